@@ -1,0 +1,92 @@
+// Package cli owns the tailgate command line: subcommands, flags, wiring of
+// the other packages, and the mapping of errors to exit codes. It is the only
+// package that touches the process (arguments, environment, signals).
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+)
+
+// Version is the tailgate version, set at build time with
+// -ldflags "-X github.com/tailgate-ci/tailgate/internal/cli.Version=v1.2.3".
+var Version = "dev"
+
+// env is what a command may use of the process.
+type env struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+type command struct {
+	summary string
+	run     func(ctx context.Context, e env, args []string) error
+}
+
+var commands = map[string]command{}
+
+func register(name, summary string, run func(context.Context, env, []string) error) {
+	commands[name] = command{summary, run}
+}
+
+// Main runs tailgate with args (without the program name) and returns the
+// process exit code.
+func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e := env{stdout: stdout, stderr: stderr, getenv: getenv}
+	if len(args) == 0 {
+		usage(stderr)
+		return ExitUsage
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		usage(stdout)
+		return ExitPass
+	case "version", "--version":
+		fmt.Fprintln(stdout, "tailgate", Version)
+		return ExitPass
+	}
+	cmd, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "tailgate: unknown command %q\n\n", name)
+		usage(stderr)
+		return ExitUsage
+	}
+	err := cmd.run(ctx, e, rest)
+	if err != nil && err != errHelpShown {
+		fmt.Fprintf(stderr, "tailgate %s: %v\n", name, err)
+	}
+	if err == errHelpShown {
+		return ExitPass
+	}
+	return exitCode(err)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `tailgate: a CI performance-regression gate for HTTP services.
+
+Usage: tailgate <command> [flags]
+
+Commands:
+`)
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprint(w, `  version    print the version
+
+Run 'tailgate <command> -h' for a command's flags.
+Exit codes: 0 pass, 1 regression, 2 usage or config error, 3 runtime failure.
+`)
+}

@@ -1,0 +1,163 @@
+// Package config owns the benchmark file, tailgate.yml: its types, defaults,
+// strict parsing and validation. Every problem is reported with the file,
+// line and column it comes from, all at once.
+package config
+
+import "time"
+
+// Config is one benchmark definition.
+type Config struct {
+	// Path is the file the config was read from (not part of the YAML).
+	Path string `yaml:"-"`
+
+	Name      string     `yaml:"name"`
+	Seed      int64      `yaml:"seed"`
+	Target    Target     `yaml:"target"`
+	Dataset   Dataset    `yaml:"dataset"`
+	Drain     *Drain     `yaml:"drain"`
+	Load      Load       `yaml:"load"`
+	Scenarios []Scenario `yaml:"scenarios"`
+	Gate      Gate       `yaml:"gate"`
+}
+
+// Target is the service under test.
+type Target struct {
+	URL   string `yaml:"url"`
+	Start *Start `yaml:"start"`
+	Ready *Ready `yaml:"ready"`
+	// PIDFile names a file holding the pid of a target started elsewhere,
+	// so that its CPU and memory can be sampled.
+	PIDFile string `yaml:"pid_file"`
+}
+
+// Start is a command tailgate starts before the runs and stops after them.
+type Start struct {
+	Command Command           `yaml:"command"`
+	Dir     string            `yaml:"dir"`
+	Env     map[string]string `yaml:"env"`
+}
+
+// Command is a program with arguments. In YAML it is either a list
+// (run directly) or a string (run by `sh -c`).
+type Command struct {
+	Args  []string
+	Shell string
+}
+
+// Ready is the readiness probe polled after start (and before the first run).
+type Ready struct {
+	Path     string   `yaml:"path"`
+	Status   int      `yaml:"status"`   // default 200
+	Timeout  Duration `yaml:"timeout"`  // default 30s
+	Interval Duration `yaml:"interval"` // default 100ms
+}
+
+// Dataset puts the target into the fixed state every run starts from.
+type Dataset struct {
+	Reset  *Action `yaml:"reset"`
+	Verify *Check  `yaml:"verify"`
+}
+
+// Action is an HTTP request or a command; exactly one is set.
+type Action struct {
+	Request *Request `yaml:"request"`
+	Command *Command `yaml:"command"`
+}
+
+// Check is an Action whose outcome must match: for a request, the status and
+// JSON values; for a command, exit status 0.
+type Check struct {
+	Action `yaml:",inline"`
+	// Expect holds JSON path → expected value, e.g. {"count": 3}.
+	Expect map[string]any `yaml:"expect"`
+}
+
+// Request is one HTTP request template.
+type Request struct {
+	Method  string            `yaml:"method"` // default GET
+	Path    string            `yaml:"path"`
+	Headers map[string]string `yaml:"headers"`
+	// JSON is a body given as a YAML value and sent as JSON; string leaves
+	// may hold templates. Body is a raw body template. At most one is set.
+	JSON any    `yaml:"json"`
+	Body string `yaml:"body"`
+	// Status is the expected status; default any 2xx.
+	Status int `yaml:"status"`
+}
+
+// Drain waits until the target is idle: Probe is polled every Interval until
+// Until holds continuously for Quiet, failing after Timeout.
+type Drain struct {
+	Probe    Request        `yaml:"probe"`
+	Until    map[string]any `yaml:"until"`
+	Quiet    Duration       `yaml:"quiet"`    // default 500ms
+	Timeout  Duration       `yaml:"timeout"`  // default 30s
+	Interval Duration       `yaml:"interval"` // default 100ms
+}
+
+// Load models.
+const (
+	ModelOpen   = "open"
+	ModelClosed = "closed"
+)
+
+// Load says how work is offered and for how long.
+type Load struct {
+	Model string `yaml:"model"` // open (default) or closed
+	// Open model: iterations start at Rate; with RampFrom set the rate
+	// rises linearly from RampFrom to Rate over Ramp, then stays at Rate.
+	Rate        Rate     `yaml:"rate"`
+	RampFrom    *Rate    `yaml:"ramp_from"`
+	Ramp        Duration `yaml:"ramp"`
+	MaxInflight int      `yaml:"max_inflight"` // default 256
+	// Closed model: VUs loop iterations, pausing Think between them.
+	VUs   int      `yaml:"vus"`
+	Think Duration `yaml:"think"`
+
+	Warmup         Duration `yaml:"warmup"`          // default 2s
+	Duration       Duration `yaml:"duration"`        // default 10s
+	Runs           int      `yaml:"runs"`            // default 5
+	RequestTimeout Duration `yaml:"request_timeout"` // default 10s
+}
+
+// Scenario is a weighted sequence of steps: one iteration runs them in order.
+type Scenario struct {
+	Name   string `yaml:"name"`
+	Weight int    `yaml:"weight"` // default 1
+	Steps  []Step `yaml:"steps"`
+}
+
+// Step is one request of a scenario.
+type Step struct {
+	Name    string `yaml:"name"`
+	Request `yaml:",inline"`
+	// Save maps a variable name to a JSON path in the response body; later
+	// steps of the same iteration use it as {{.name}}.
+	Save map[string]string `yaml:"save"`
+	// Expect holds JSON path → expected value checked on the response.
+	Expect map[string]any `yaml:"expect"`
+}
+
+// Gate is the decision policy.
+type Gate struct {
+	Baseline string  `yaml:"baseline"` // default baselines/<name>.json
+	Window   int     `yaml:"window"`   // default 30 samples
+	Alpha    float64 `yaml:"alpha"`    // default 0.05
+	// Floors overrides the default noise floors by metric key: a relative
+	// change in percent for ratio metrics, percentage points for rates.
+	Floors map[string]float64 `yaml:"floors"`
+	// Metrics lists the gated metric keys; default: iterations/s, p95,
+	// request error % and lifecycle success %.
+	Metrics []string `yaml:"metrics"`
+}
+
+// Duration is a time.Duration written as "10s", "500ms".
+type Duration time.Duration
+
+// D returns the value as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// Rate is a number of events per second, written as "50/s", "3000/m" or "50".
+type Rate struct {
+	PerSecond float64
+}

@@ -1,0 +1,124 @@
+// Package hist owns latency histograms: recording at microsecond resolution,
+// quantiles, merging and a compact text encoding for result files. It wraps
+// HdrHistogram so that no other package depends on that library's units
+// (its ValueAtPercentile takes 0–100; Quantile here takes 0–1).
+package hist
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+const (
+	lowestMicros  = 1
+	highestMicros = int64(time.Hour / time.Microsecond)
+	sigFigs       = 3
+)
+
+// Histogram records durations with 3 significant digits from 1 µs to 1 h.
+// Values outside that range are clamped, never dropped: a request that took
+// longer than an hour still counts as one (very) slow request.
+//
+// A Histogram is not safe for concurrent use: keep one per goroutine and
+// Merge them when the goroutines are done.
+type Histogram struct {
+	h *hdr.Histogram
+}
+
+// New returns an empty histogram.
+func New() *Histogram {
+	return &Histogram{h: hdr.New(lowestMicros, highestMicros, sigFigs)}
+}
+
+// Record adds one duration.
+func (h *Histogram) Record(d time.Duration) {
+	us := d.Microseconds()
+	if us < lowestMicros {
+		us = lowestMicros
+	}
+	if us > highestMicros {
+		us = highestMicros
+	}
+	_ = h.h.RecordValue(us) // cannot fail: the value is clamped into range
+}
+
+// Merge adds every value recorded in o.
+func (h *Histogram) Merge(o *Histogram) {
+	if o == nil {
+		return
+	}
+	h.h.Merge(o.h)
+}
+
+// Count is the number of recorded values.
+func (h *Histogram) Count() int64 { return h.h.TotalCount() }
+
+// Quantile returns the value at quantile q in [0, 1] (0.95 is p95).
+// It returns 0 for an empty histogram.
+func (h *Histogram) Quantile(q float64) time.Duration {
+	if h.Count() == 0 {
+		return 0
+	}
+	return micros(h.h.ValueAtPercentile(q * 100))
+}
+
+// Max returns the largest recorded value (to histogram precision).
+func (h *Histogram) Max() time.Duration { return micros(h.h.Max()) }
+
+// Min returns the smallest recorded value (to histogram precision).
+func (h *Histogram) Min() time.Duration { return micros(h.h.Min()) }
+
+// Mean returns the mean of the recorded values.
+func (h *Histogram) Mean() time.Duration {
+	return time.Duration(h.h.Mean() * float64(time.Microsecond))
+}
+
+// Clone returns an independent copy.
+func (h *Histogram) Clone() *Histogram { return &Histogram{h: h.h.Clone()} }
+
+// Encode returns the standard HdrHistogram V2 compressed base64 form, which
+// other HdrHistogram implementations can read too.
+func (h *Histogram) Encode() (string, error) {
+	b, err := h.h.Encode(hdr.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return "", fmt.Errorf("encoding histogram: %w", err)
+	}
+	return string(b), nil
+}
+
+// Decode parses the form written by Encode.
+func Decode(s string) (*Histogram, error) {
+	h, err := hdr.Decode([]byte(s))
+	if err != nil {
+		return nil, fmt.Errorf("decoding histogram: %w", err)
+	}
+	return &Histogram{h: h}, nil
+}
+
+// MarshalJSON writes the histogram as its encoded string.
+func (h *Histogram) MarshalJSON() ([]byte, error) {
+	s, err := h.Encode()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(s)
+}
+
+// UnmarshalJSON reads the form written by MarshalJSON.
+func (h *Histogram) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("histogram must be an encoded string: %w", err)
+	}
+	d, err := Decode(s)
+	if err != nil {
+		return err
+	}
+	*h = *d
+	return nil
+}
+
+func micros(v int64) time.Duration { return time.Duration(v) * time.Microsecond }

@@ -1,0 +1,129 @@
+// Package result owns the canonical measurement model: a File of Runs, each
+// Run with its counts, histograms and summary metrics, and its versioned JSON
+// form. The load engine and every importer produce it; baselines, the
+// statistics and the reports read it. It has no behaviour beyond computing
+// summaries, validation and (un)marshalling.
+package result
+
+import (
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/hist"
+)
+
+// SchemaVersion is the version of the result JSON written by this build.
+const SchemaVersion = 1
+
+// File is one benchmark's result: what `tailgate run` and `tailgate import`
+// write, and what `check --result` and `compare` read.
+type File struct {
+	Schema    int    `json:"schema"`
+	Benchmark string `json:"benchmark"`
+	// DefinitionHash identifies the benchmark definition (config) that
+	// produced the runs; results of different definitions are not comparable.
+	DefinitionHash string    `json:"definition_hash,omitempty"`
+	Source         string    `json:"source"` // "tailgate", or the imported format ("k6-summary-export", …)
+	Created        time.Time `json:"created"`
+	Env            Env       `json:"env"`
+	Runs           []Run     `json:"runs"`
+}
+
+// Env describes the machine and build that measured the runs.
+type Env struct {
+	CPUModel        string `json:"cpu_model,omitempty"`
+	Cores           int    `json:"cores,omitempty"`
+	OS              string `json:"os,omitempty"`
+	Arch            string `json:"arch,omitempty"`
+	GoVersion       string `json:"go_version,omitempty"`
+	TailgateVersion string `json:"tailgate_version,omitempty"`
+}
+
+// Run is one sample: one reset → verify → drain → warm-up → measure cycle
+// (or one imported result file).
+type Run struct {
+	Index   int       `json:"index"`
+	Started time.Time `json:"started"`
+	// Window is the measured time (warm-up excluded), in seconds.
+	Window float64 `json:"window_s"`
+	// Model is "open" or "closed" for tailgate runs; empty when unknown.
+	Model string `json:"model,omitempty"`
+	// OfferedRate is the open-loop target rate of iterations per second.
+	OfferedRate float64      `json:"offered_rate,omitempty"`
+	Iterations  Iterations   `json:"iterations"`
+	Requests    Requests     `json:"requests"`
+	Errors      []ErrorClass `json:"errors,omitempty"`
+	Steps       []Step       `json:"steps,omitempty"`
+	// Latency holds the service time of every request of every step.
+	Latency *hist.Histogram `json:"latency,omitempty"`
+	// IterationLatency holds whole-iteration latency, timed from the
+	// scheduled start in the open model (no coordinated omission).
+	IterationLatency *hist.Histogram `json:"iteration_latency,omitempty"`
+	// ScheduleLag holds how late iterations started after their scheduled
+	// time (open model only).
+	ScheduleLag *hist.Histogram `json:"schedule_lag,omitempty"`
+	Resources   *Resources      `json:"resources,omitempty"`
+	// Metrics are the summary figures the verdict reads, by metric key.
+	// Only measured metrics are present.
+	Metrics map[string]float64 `json:"metrics"`
+	// Notes are caveats about this run ("file was cut at line 812").
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Iterations counts lifecycles (one pass through a scenario's steps).
+type Iterations struct {
+	// Offered is the number of iterations the schedule asked for (open model).
+	Offered   int64 `json:"offered,omitempty"`
+	Started   int64 `json:"started"`
+	Completed int64 `json:"completed"`
+	// Succeeded iterations passed every step's expectations.
+	Succeeded int64 `json:"succeeded"`
+	// Dropped iterations were due but could not start because max_inflight
+	// iterations were already running: offered work never started.
+	Dropped int64 `json:"dropped,omitempty"`
+}
+
+// Requests counts HTTP calls.
+type Requests struct {
+	Total  int64 `json:"total"`
+	Failed int64 `json:"failed"`
+}
+
+// Error classes.
+const (
+	ErrStatus     = "unexpected_status"
+	ErrExpect     = "expectation_failed"
+	ErrTimeout    = "timeout"
+	ErrConnection = "connection"
+)
+
+// ErrorClass counts the failed requests of one class on one step, with one
+// sample message such as `409 INVALID ACTION`.
+type ErrorClass struct {
+	Class  string `json:"class"`
+	Step   string `json:"step,omitempty"`
+	Count  int64  `json:"count"`
+	Sample string `json:"sample,omitempty"`
+}
+
+// Step holds the figures of one named step across all iterations of a run.
+type Step struct {
+	Name     string          `json:"name"`
+	Requests int64           `json:"requests"`
+	Failed   int64           `json:"failed"`
+	Latency  *hist.Histogram `json:"latency,omitempty"`
+	// Metrics holds the step's summary figures when only summaries are
+	// known (imported files); keys as for Run.Metrics.
+	Metrics map[string]float64 `json:"metrics,omitempty"`
+}
+
+// Resources is what the target's process tree used during the measure window.
+type Resources struct {
+	CPUSeconds   float64 `json:"cpu_s"`
+	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+}
+
+// Value returns a metric of the run and whether the run has it.
+func (r *Run) Value(key string) (float64, bool) {
+	v, ok := r.Metrics[key]
+	return v, ok
+}

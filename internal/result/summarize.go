@@ -1,0 +1,60 @@
+package result
+
+import "time"
+
+// Summarize fills r.Metrics from the run's counts, histograms and resources.
+// Metrics whose inputs the run lacks are left out; values already present
+// (set by an importer from a summary file) are kept.
+func (r *Run) Summarize() {
+	if r.Metrics == nil {
+		r.Metrics = map[string]float64{}
+	}
+	set := func(key string, v float64) {
+		if _, ok := r.Metrics[key]; !ok {
+			r.Metrics[key] = v
+		}
+	}
+	if r.Window > 0 {
+		if r.Iterations.Completed > 0 || r.Iterations.Started > 0 {
+			set(IterationsPerSec, float64(r.Iterations.Completed)/r.Window)
+		}
+		set(RequestsPerSec, float64(r.Requests.Total)/r.Window)
+	}
+	if h := r.Latency; h != nil && h.Count() > 0 {
+		set(LatencyMean, ms(h.Mean()))
+		set(LatencyP50, ms(h.Quantile(0.50)))
+		set(LatencyP90, ms(h.Quantile(0.90)))
+		set(LatencyP95, ms(h.Quantile(0.95)))
+		set(LatencyP99, ms(h.Quantile(0.99)))
+		set(LatencyMax, ms(h.Max()))
+	}
+	if h := r.IterationLatency; h != nil && h.Count() > 0 {
+		set(IterationP50, ms(h.Quantile(0.50)))
+		set(IterationP95, ms(h.Quantile(0.95)))
+		set(IterationP99, ms(h.Quantile(0.99)))
+	}
+	if h := r.ScheduleLag; h != nil && h.Count() > 0 {
+		set(ScheduleLagP99, ms(h.Quantile(0.99)))
+	}
+	if r.Requests.Total > 0 {
+		set(RequestErrorPct, pct(r.Requests.Failed, r.Requests.Total))
+	}
+	if r.Iterations.Completed > 0 {
+		set(LifecycleSuccess, pct(r.Iterations.Succeeded, r.Iterations.Completed))
+	}
+	if offered := r.Iterations.Started + r.Iterations.Dropped; r.Model == "open" && offered > 0 {
+		set(DroppedPct, pct(r.Iterations.Dropped, offered))
+	}
+	if res := r.Resources; res != nil {
+		if r.Iterations.Completed > 0 {
+			set(CPUPerIteration, res.CPUSeconds*1000/float64(r.Iterations.Completed))
+		}
+		if res.PeakRSSBytes > 0 {
+			set(PeakRSS, float64(res.PeakRSSBytes)/(1<<20))
+		}
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func pct(part, whole int64) float64 { return 100 * float64(part) / float64(whole) }
