@@ -1,0 +1,96 @@
+// Package importer owns turning foreign load-test results (k6, Locust,
+// JMeter, Gatling, vegeta) into result.Run. Each format lives in its own
+// sub-package and registers itself here; internal/importer/all links them
+// all in. Formats are adapters at the edge: nothing past this package knows
+// which tool measured a run.
+package importer
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// Format decodes one foreign file format into one run.
+type Format interface {
+	// Name is the format's name for --format, e.g. "k6-summary-export".
+	Name() string
+	// Sniff reports whether a file with this name and these first bytes
+	// (up to 64 KiB) is in this format.
+	Sniff(name string, head []byte) bool
+	// Import reads one file. name is used in messages and, for formats
+	// spread over several files, to find the siblings.
+	Import(name string, r io.Reader) (*result.Run, error)
+}
+
+// SyntaxError is a file that does not parse: where, and what was expected.
+type SyntaxError struct {
+	File string
+	Line int // 1-based; 0 when unknown
+	Msg  string
+}
+
+func (e *SyntaxError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// Unsupported is a well-formed file that holds nothing tailgate can judge,
+// e.g. a k6 browser test without HTTP request metrics.
+type Unsupported struct {
+	File   string
+	Reason string
+}
+
+func (e *Unsupported) Error() string { return fmt.Sprintf("%s: %s", e.File, e.Reason) }
+
+var (
+	mu      sync.RWMutex
+	formats = map[string]Format{}
+)
+
+// Register makes a format available; sub-packages call it from init.
+func Register(f Format) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := formats[f.Name()]; dup {
+		panic("importer: format registered twice: " + f.Name())
+	}
+	formats[f.Name()] = f
+}
+
+// Lookup returns the format with this name.
+func Lookup(name string) (Format, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	f, ok := formats[name]
+	return f, ok
+}
+
+// Names lists the registered formats, sorted.
+func Names() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	names := make([]string, 0, len(formats))
+	for n := range formats {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Detect returns the format of a file from its name and first bytes.
+func Detect(name string, head []byte) (Format, error) {
+	for _, n := range Names() {
+		f, _ := Lookup(n)
+		if f.Sniff(name, head) {
+			return f, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: format not recognised (known: %v); name it with --format", name, Names())
+}
