@@ -1,0 +1,150 @@
+// Package baseline owns the stored baselines, baselines/<name>.json: the
+// rolling window of per-run samples a head is judged against, and the noise
+// measured by calibration. Files are written atomically and a file that
+// cannot be read is reported, never overwritten.
+package baseline
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/atomicfile"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// SchemaVersion is the version of the baseline file written by this build.
+const SchemaVersion = 1
+
+// DefaultWindow is how many samples a baseline keeps by default.
+const DefaultWindow = 30
+
+var (
+	// ErrNotFound: there is no baseline file yet.
+	ErrNotFound = errors.New("no baseline yet")
+	// ErrCorrupt: the file exists but is not a baseline this build can read.
+	ErrCorrupt = errors.New("baseline file unreadable")
+)
+
+// File is one benchmark's baseline.
+type File struct {
+	Schema         int        `json:"schema"`
+	Benchmark      string     `json:"benchmark"`
+	DefinitionHash string     `json:"definition_hash"`
+	Env            result.Env `json:"env"`
+	// Window is the number of samples kept; older ones are dropped.
+	Window  int      `json:"window"`
+	Samples []Sample `json:"samples"`
+	// Calibration holds the A/A jobs and the noise measured from them.
+	Calibration *Calibration `json:"calibration,omitempty"`
+}
+
+// Sample is one run of a recorded job.
+type Sample struct {
+	Commit  string             `json:"commit,omitempty"`
+	Ref     string             `json:"ref,omitempty"`
+	Job     string             `json:"job"`
+	Time    time.Time          `json:"time"`
+	Metrics map[string]float64 `json:"metrics"`
+}
+
+// Provenance says where and from which job recorded runs came.
+type Provenance struct {
+	Commit, Ref, Job string
+	Time             time.Time
+}
+
+// Decode parses a baseline file. The name is used in messages.
+func Decode(name string, data []byte) (*File, error) {
+	var f File
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v (fix or remove the file; it was not changed)", ErrCorrupt, name, err)
+	}
+	if f.Schema != SchemaVersion {
+		return nil, fmt.Errorf("%w: %s: schema %d, this build reads schema %d (it was not changed)", ErrCorrupt, name, f.Schema, SchemaVersion)
+	}
+	if f.Window <= 0 {
+		f.Window = DefaultWindow
+	}
+	return &f, nil
+}
+
+// Read reads the baseline at path; ErrNotFound when there is none.
+func Read(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading baseline: %w", err)
+	}
+	return Decode(path, data)
+}
+
+// Write replaces the file at path atomically.
+func Write(path string, f *File) error {
+	f.Schema = SchemaVersion
+	return atomicfile.Write(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(f)
+	})
+}
+
+// New returns an empty baseline for a benchmark.
+func New(benchmark, definitionHash string, env result.Env, window int) *File {
+	if window <= 0 {
+		window = DefaultWindow
+	}
+	return &File{Schema: SchemaVersion, Benchmark: benchmark, DefinitionHash: definitionHash, Env: env, Window: window}
+}
+
+// Append adds one sample per run and keeps the last Window samples.
+// Runs of a different benchmark definition replace the window: samples of
+// another definition are not comparable.
+func (f *File) Append(res *result.File, p Provenance) {
+	if f.DefinitionHash != res.DefinitionHash {
+		f.Samples = nil
+		f.Calibration = nil
+		f.DefinitionHash = res.DefinitionHash
+	}
+	f.Env = res.Env
+	for _, r := range res.Runs {
+		f.Samples = append(f.Samples, Sample{Commit: p.Commit, Ref: p.Ref, Job: p.Job, Time: p.Time, Metrics: copyMetrics(r.Metrics)})
+	}
+	if extra := len(f.Samples) - f.Window; extra > 0 {
+		f.Samples = append([]Sample(nil), f.Samples[extra:]...)
+	}
+}
+
+// Runs returns the samples as runs, which is all the verdict needs of them.
+func (f *File) Runs() []result.Run {
+	runs := make([]result.Run, len(f.Samples))
+	for i, s := range f.Samples {
+		runs[i] = result.Run{Index: i, Started: s.Time, Metrics: copyMetrics(s.Metrics)}
+	}
+	return runs
+}
+
+// Jobs counts the distinct jobs in the window (S_b of the noise model).
+func (f *File) Jobs() int {
+	seen := map[string]bool{}
+	for _, s := range f.Samples {
+		seen[s.Job] = true
+	}
+	return len(seen)
+}
+
+func copyMetrics(m map[string]float64) map[string]float64 {
+	c := make(map[string]float64, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
