@@ -1,0 +1,91 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// LoadFile reads, parses and validates the benchmark file at path. A file
+// that cannot be read is an ordinary wrapped error; a file with problems
+// gives an *Error listing all of them. (The name Load is taken by the load
+// section's type.)
+func LoadFile(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse parses and validates a benchmark file; path is used in messages and
+// for the default name. It returns the config with defaults applied, or an
+// *Error holding every problem found.
+func Parse(path string, data []byte) (*Config, error) {
+	c := newCollector(path)
+	cfg := &Config{Path: path}
+	if root := readDocument(c, data); root != nil {
+		c.spots[""] = spot{key: posOf(root), val: posOf(root)}
+		d := &decoder{c: c}
+		d.decode(root, reflect.ValueOf(cfg).Elem(), "", 0)
+		if d.nodes <= maxNodes {
+			applyDefaults(cfg, c)
+			validate(cfg, c)
+		}
+	}
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// yamlLine finds the line number in a yaml.v3 syntax error.
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+
+// readDocument parses data as exactly one YAML document and returns its
+// top node, or nil after recording why there is none.
+func readDocument(c *collector, data []byte) *yaml.Node {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			c.note(position{1, 1}, "the file is empty: expected a mapping with target, load and scenarios")
+			return nil
+		}
+		c.note(syntaxPosition(err), "invalid YAML: %s", syntaxMessage(err))
+		return nil
+	}
+	var extra yaml.Node
+	switch err := dec.Decode(&extra); {
+	case err == nil:
+		c.note(posOf(&extra), "a second YAML document starts here: the file must hold exactly one")
+	case !errors.Is(err, io.EOF):
+		c.note(syntaxPosition(err), "invalid YAML: %s", syntaxMessage(err))
+	}
+	if len(doc.Content) == 0 {
+		c.note(position{1, 1}, "the file is empty: expected a mapping with target, load and scenarios")
+		return nil
+	}
+	return doc.Content[0]
+}
+
+func syntaxPosition(err error) position {
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return position{line: line}
+	}
+	return position{}
+}
+
+func syntaxMessage(err error) string {
+	msg := yamlLine.ReplaceAllString(err.Error(), "")
+	return strings.TrimPrefix(msg, "yaml: ")
+}

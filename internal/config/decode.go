@@ -1,0 +1,323 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// YAML short tags of resolved scalars.
+const (
+	strTag   = "!!str"
+	intTag   = "!!int"
+	floatTag = "!!float"
+	boolTag  = "!!bool"
+	nullTag  = "!!null"
+	mergeTag = "!!merge"
+)
+
+// maxDepth bounds nesting (and alias chains) so hostile input cannot
+// exhaust the stack; maxNodes bounds the values read, so aliases that
+// expand exponentially ("billion laughs") cannot exhaust memory or time.
+const (
+	maxDepth = 64
+	maxNodes = 100_000
+)
+
+var unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
+
+// decoder walks a YAML node tree against a Go value, strictly: every key
+// must be a field, every scalar must have the right type. Unlike
+// yaml.Node.Decode it reports every problem with its position, and records
+// where each key path was written.
+type decoder struct {
+	c     *collector
+	nodes int // values read so far, aliases counted at every use
+}
+
+// tooBig counts one value read and reports, once, when the budget is spent.
+func (d *decoder) tooBig(n *yaml.Node) bool {
+	d.nodes++
+	if d.nodes == maxNodes+1 {
+		d.c.note(posOf(n), "the file expands to more than %d values (aliases included): refusing to read further", maxNodes)
+	}
+	return d.nodes > maxNodes
+}
+
+// decode fills v (addressable) from n; path names v in messages.
+func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, depth int) {
+	if d.tooBig(n) {
+		return
+	}
+	if depth > maxDepth {
+		d.c.addAt(path, posOf(n), "nested too deeply (more than %d levels)", maxDepth)
+		return
+	}
+	n = resolveAlias(n)
+	if isNull(n) {
+		return // null leaves the zero value: "not set"
+	}
+	if u, ok := unmarshaler(v); ok {
+		if err := u.UnmarshalYAML(n); err != nil {
+			d.c.addAt(path, posOf(n), "%s", err.Error())
+		}
+		return
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		elem := reflect.New(v.Type().Elem())
+		d.decode(n, elem.Elem(), path, depth+1)
+		v.Set(elem)
+	case reflect.Struct:
+		d.decodeStruct(n, v, path, depth)
+	case reflect.Map:
+		d.decodeMap(n, v, path, depth)
+	case reflect.Slice:
+		d.decodeSlice(n, v, path, depth)
+	case reflect.Interface:
+		if x, ok := d.decodeAny(n, path, depth); ok {
+			v.Set(reflect.ValueOf(&x).Elem())
+		}
+	default:
+		d.decodeScalar(n, v, path)
+	}
+}
+
+// unknownKey reports a key the struct does not have. When it looks like a
+// typo of a key that is absent, that key is marked as dealt with, so that
+// "required" problems about it do not repeat the same mistake.
+func (d *decoder) unknownKey(key *yaml.Node, path string, fields map[string]field, present map[string]bool) {
+	names := fieldNames(fields)
+	d.c.addAt(joinKey(path, key.Value), posOf(key), "%s", unknownKeyMsg(key.Value, names))
+	if best := closest(key.Value, names); best != "" && !present[best] {
+		d.c.flagged[joinKey(path, best)] = true
+	}
+}
+
+// unmarshaler returns v's yaml.Unmarshaler, if its pointer has one.
+func unmarshaler(v reflect.Value) (yaml.Unmarshaler, bool) {
+	if v.Kind() != reflect.Pointer && v.CanAddr() && reflect.PointerTo(v.Type()).Implements(unmarshalerType) {
+		return v.Addr().Interface().(yaml.Unmarshaler), true
+	}
+	return nil, false
+}
+
+func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, depth int) {
+	fields := fieldsOf(v.Type())
+	pairs, ok := d.pairs(n, path, "a mapping with the keys "+strings.Join(fieldNames(fields), ", "), depth)
+	if !ok {
+		return
+	}
+	present := map[string]bool{}
+	for _, p := range pairs {
+		present[p.key.Value] = true
+	}
+	for _, p := range pairs {
+		name := p.key.Value
+		f, known := fields[name]
+		if !known {
+			d.unknownKey(p.key, path, fields, present)
+			continue
+		}
+		d.decodeEntry(p, v.FieldByIndex(f.index), joinKey(path, name), depth)
+	}
+}
+
+func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string, depth int) {
+	if v.Type().Key().Kind() != reflect.String {
+		d.c.addAt(path, posOf(n), "internal error: map key type %s is not supported", v.Type().Key())
+		return
+	}
+	pairs, ok := d.pairs(n, path, "a mapping", depth)
+	if !ok {
+		return
+	}
+	m := reflect.MakeMapWithSize(v.Type(), len(pairs))
+	for _, p := range pairs {
+		elem := reflect.New(v.Type().Elem()).Elem()
+		d.decodeEntry(p, elem, joinKey(path, p.key.Value), depth)
+		m.SetMapIndex(reflect.ValueOf(p.key.Value).Convert(v.Type().Key()), elem)
+	}
+	v.Set(m)
+}
+
+// decodeEntry records where a key and its value are, then decodes the value.
+func (d *decoder) decodeEntry(p pair, v reflect.Value, path string, depth int) {
+	val := resolveAlias(p.value)
+	if !isNull(val) {
+		d.c.spots[path] = spot{key: posOf(p.key), val: posOf(val)}
+	}
+	d.decode(val, v, path, depth+1)
+}
+
+func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string, depth int) {
+	if n.Kind != yaml.SequenceNode {
+		d.c.addAt(path, posOf(n), "expected a list, got %s", describe(n))
+		return
+	}
+	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+	for i, item := range n.Content {
+		itemPath := joinIndex(path, i)
+		item = resolveAlias(item)
+		d.c.spots[itemPath] = spot{key: posOf(item), val: posOf(item)}
+		if isNull(item) {
+			d.c.addAt(itemPath, posOf(item), "empty list item")
+			continue
+		}
+		d.decode(item, s.Index(i), itemPath, depth+1)
+	}
+	v.Set(s)
+}
+
+// decodeAny reads free-form YAML (JSON bodies, expected values) into plain
+// Go values that encode to JSON: map[string]any, []any, string, int,
+// float64, bool and nil.
+func (d *decoder) decodeAny(n *yaml.Node, path string, depth int) (any, bool) {
+	if d.tooBig(n) {
+		return nil, false
+	}
+	if depth > maxDepth {
+		d.c.addAt(path, posOf(n), "nested too deeply (more than %d levels)", maxDepth)
+		return nil, false
+	}
+	n = resolveAlias(n)
+	switch n.Kind {
+	case yaml.MappingNode:
+		pairs, ok := d.pairs(n, path, "a mapping", depth)
+		if !ok {
+			return nil, false
+		}
+		m := make(map[string]any, len(pairs))
+		good := true
+		for _, p := range pairs {
+			key := joinKey(path, p.key.Value)
+			d.c.spots[key] = spot{key: posOf(p.key), val: posOf(resolveAlias(p.value))}
+			x, ok := d.decodeAny(p.value, key, depth+1)
+			good = good && ok
+			m[p.key.Value] = x
+		}
+		return m, good
+	case yaml.SequenceNode:
+		s := make([]any, len(n.Content))
+		good := true
+		for i, item := range n.Content {
+			d.c.spots[joinIndex(path, i)] = spot{key: posOf(resolveAlias(item)), val: posOf(resolveAlias(item))}
+			x, ok := d.decodeAny(item, joinIndex(path, i), depth+1)
+			good = good && ok
+			s[i] = x
+		}
+		return s, good
+	}
+	return d.anyScalar(n, path)
+}
+
+func (d *decoder) anyScalar(n *yaml.Node, path string) (any, bool) {
+	switch n.ShortTag() {
+	case nullTag:
+		return nil, true
+	case boolTag, intTag, floatTag:
+		var x any
+		if err := n.Decode(&x); err != nil {
+			d.c.addAt(path, posOf(n), "cannot read %s: %v", describe(n), err)
+			return nil, false
+		}
+		if f, ok := x.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			d.c.addAt(path, posOf(n), "%s cannot be sent as JSON: expected a finite number", n.Value)
+			return nil, false
+		}
+		return x, true
+	default:
+		return n.Value, true
+	}
+}
+
+// decodeScalar reads strings, integers, floats and booleans.
+func (d *decoder) decodeScalar(n *yaml.Node, v reflect.Value, path string) {
+	fail := func(want string) { d.c.addAt(path, posOf(n), "expected %s, got %s", want, describe(n)) }
+	if n.Kind != yaml.ScalarNode {
+		fail(kindName(v.Kind()))
+		return
+	}
+	tag := n.ShortTag()
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(n.Value) // any scalar reads as its text: env: {PORT: 8080}
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		var x int64
+		if tag != intTag || n.Decode(&x) != nil || v.OverflowInt(x) {
+			fail("an integer")
+			return
+		}
+		v.SetInt(x)
+	case reflect.Float64:
+		var x float64
+		if (tag != intTag && tag != floatTag) || n.Decode(&x) != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			fail("a number")
+			return
+		}
+		v.SetFloat(x)
+	case reflect.Bool:
+		var x bool
+		if tag != boolTag || n.Decode(&x) != nil {
+			fail("true or false")
+			return
+		}
+		v.SetBool(x)
+	default:
+		d.c.addAt(path, posOf(n), "internal error: field type %s is not supported", v.Type())
+	}
+}
+
+// kindName names what a Go kind expects, for messages.
+func kindName(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return "a string"
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return "an integer"
+	case reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	}
+	return "a value"
+}
+
+// describe says what a node is, for messages: "a list", `the string "x"`.
+func describe(n *yaml.Node) string {
+	n = resolveAlias(n)
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.DocumentNode:
+		return "a document"
+	}
+	switch n.ShortTag() {
+	case nullTag:
+		return "nothing (null)"
+	case strTag:
+		return fmt.Sprintf("the string %q", n.Value)
+	case intTag, floatTag:
+		return "the number " + n.Value
+	case boolTag:
+		return n.Value
+	}
+	return fmt.Sprintf("%q", n.Value)
+}
+
+func posOf(n *yaml.Node) position { return position{n.Line, n.Column} }
+
+func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.ShortTag() == nullTag }
+
+// resolveAlias follows *alias nodes to their anchored value.
+func resolveAlias(n *yaml.Node) *yaml.Node {
+	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < maxDepth; i++ {
+		n = n.Alias
+	}
+	return n
+}

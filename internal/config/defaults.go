@@ -1,0 +1,132 @@
+package config
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// Defaults for keys the file leaves out. A key the file sets is kept as
+// written, even when zero (warmup: 0s means no warm-up), and validated.
+const (
+	DefaultMaxInflight    = 256
+	DefaultWarmup         = Duration(2 * time.Second)
+	DefaultDuration       = Duration(10 * time.Second)
+	DefaultRuns           = 5
+	DefaultRequestTimeout = Duration(10 * time.Second)
+	DefaultReadyStatus    = 200
+	DefaultReadyTimeout   = Duration(30 * time.Second)
+	DefaultReadyInterval  = Duration(100 * time.Millisecond)
+	DefaultDrainQuiet     = Duration(500 * time.Millisecond)
+	DefaultDrainTimeout   = Duration(30 * time.Second)
+	DefaultDrainInterval  = Duration(100 * time.Millisecond)
+	DefaultWeight         = 1
+	DefaultWindow         = 30
+	DefaultAlpha          = 0.05
+)
+
+// DefaultGateMetrics are the metrics gated when gate.metrics is left out.
+func DefaultGateMetrics() []string {
+	return []string{result.IterationsPerSec, result.LatencyP95, result.RequestErrorPct, result.LifecycleSuccess}
+}
+
+// applyDefaults fills every key the file left out.
+func applyDefaults(cfg *Config, c *collector) {
+	if !c.given("name") {
+		base := filepath.Base(cfg.Path)
+		cfg.Name = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	if r := cfg.Target.Ready; r != nil {
+		setString(&r.Path, c, "target.ready.path", "/")
+		setInt(&r.Status, c, "target.ready.status", DefaultReadyStatus)
+		setDuration(&r.Timeout, c, "target.ready.timeout", DefaultReadyTimeout)
+		setDuration(&r.Interval, c, "target.ready.interval", DefaultReadyInterval)
+	}
+	defaultDataset(&cfg.Dataset)
+	if d := cfg.Drain; d != nil {
+		defaultRequest(&d.Probe)
+		setDuration(&d.Quiet, c, "drain.quiet", DefaultDrainQuiet)
+		setDuration(&d.Timeout, c, "drain.timeout", DefaultDrainTimeout)
+		setDuration(&d.Interval, c, "drain.interval", DefaultDrainInterval)
+	}
+	defaultLoad(&cfg.Load, c)
+	for i := range cfg.Scenarios {
+		defaultScenario(&cfg.Scenarios[i], c, joinIndex("scenarios", i), i)
+	}
+	defaultGate(&cfg.Gate, cfg.Name, c)
+}
+
+func defaultDataset(ds *Dataset) {
+	if ds.Reset != nil && ds.Reset.Request != nil {
+		defaultRequest(ds.Reset.Request)
+	}
+	if ds.Verify != nil && ds.Verify.Request != nil {
+		defaultRequest(ds.Verify.Request)
+	}
+}
+
+func defaultLoad(l *Load, c *collector) {
+	setString(&l.Model, c, "load.model", ModelOpen)
+	if l.Model == ModelOpen {
+		setInt(&l.MaxInflight, c, "load.max_inflight", DefaultMaxInflight)
+	}
+	setDuration(&l.Warmup, c, "load.warmup", DefaultWarmup)
+	setDuration(&l.Duration, c, "load.duration", DefaultDuration)
+	setInt(&l.Runs, c, "load.runs", DefaultRuns)
+	setDuration(&l.RequestTimeout, c, "load.request_timeout", DefaultRequestTimeout)
+}
+
+func defaultScenario(s *Scenario, c *collector, path string, i int) {
+	setString(&s.Name, c, path+".name", fmt.Sprintf("scenario-%d", i+1))
+	setInt(&s.Weight, c, path+".weight", DefaultWeight)
+	for j := range s.Steps {
+		st := &s.Steps[j]
+		defaultRequest(&st.Request)
+		setString(&st.Name, c, joinIndex(path+".steps", j)+".name", st.Method+" "+st.Path)
+	}
+}
+
+// defaultRequest sets the method: GET, or POST when there is a body.
+// Methods are upper-cased, so "post" works.
+func defaultRequest(r *Request) {
+	r.Method = strings.ToUpper(r.Method)
+	if r.Method != "" {
+		return
+	}
+	r.Method = "GET"
+	if r.JSON != nil || r.Body != "" {
+		r.Method = "POST"
+	}
+}
+
+func defaultGate(g *Gate, name string, c *collector) {
+	setString(&g.Baseline, c, "gate.baseline", "baselines/"+name+".json")
+	setInt(&g.Window, c, "gate.window", DefaultWindow)
+	if !c.given("gate.alpha") {
+		g.Alpha = DefaultAlpha
+	}
+	if !c.given("gate.metrics") {
+		g.Metrics = DefaultGateMetrics()
+	}
+}
+
+func setString(v *string, c *collector, path, def string) {
+	if !c.given(path) {
+		*v = def
+	}
+}
+
+func setInt(v *int, c *collector, path string, def int) {
+	if !c.given(path) {
+		*v = def
+	}
+}
+
+func setDuration(v *Duration, c *collector, path string, def Duration) {
+	if !c.given(path) {
+		*v = def
+	}
+}

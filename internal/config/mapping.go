@@ -1,0 +1,166 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// pair is one key: value entry of a YAML mapping.
+type pair struct{ key, value *yaml.Node }
+
+// pairs returns the entries of mapping n with merge keys ("<<: *anchor")
+// expanded: explicit keys win over merged ones, earlier merged mappings
+// over later ones. It reports non-string and duplicate keys; want says
+// what n should have been when it is not a mapping.
+func (d *decoder) pairs(n *yaml.Node, path, want string, depth int) ([]pair, bool) {
+	n = resolveAlias(n)
+	if n.Kind != yaml.MappingNode {
+		d.c.addAt(path, posOf(n), "expected %s, got %s", want, describe(n))
+		return nil, false
+	}
+	var explicit, merged []pair
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.ShortTag() == mergeTag {
+			merged = append(merged, d.mergedPairs(v, path, depth)...)
+			continue
+		}
+		if k.Kind != yaml.ScalarNode {
+			d.c.addAt(path, posOf(k), "expected a plain key, got %s", describe(k))
+			continue
+		}
+		explicit = append(explicit, pair{k, v})
+	}
+	out := make([]pair, 0, len(explicit)+len(merged))
+	first := map[string]*yaml.Node{}
+	for _, p := range explicit {
+		if prev, dup := first[p.key.Value]; dup {
+			d.c.addAt(joinKey(path, p.key.Value), posOf(p.key),
+				"key %q is given twice (first at line %d)", p.key.Value, prev.Line)
+			continue
+		}
+		first[p.key.Value] = p.key
+		out = append(out, p)
+	}
+	for _, p := range merged {
+		if _, seen := first[p.key.Value]; !seen {
+			first[p.key.Value] = p.key
+			out = append(out, p)
+		}
+	}
+	return out, true
+}
+
+// mergedPairs returns the entries a merge key brings in: one mapping or a
+// list of mappings.
+func (d *decoder) mergedPairs(v *yaml.Node, path string, depth int) []pair {
+	if depth > maxDepth {
+		d.c.addAt(path, posOf(v), "merge keys nested too deeply")
+		return nil
+	}
+	v = resolveAlias(v)
+	sources := []*yaml.Node{v}
+	if v.Kind == yaml.SequenceNode {
+		sources = v.Content
+	}
+	var out []pair
+	for _, src := range sources {
+		src = resolveAlias(src)
+		if src.Kind != yaml.MappingNode {
+			d.c.addAt(path, posOf(src), "a merge key (<<) needs a mapping or a list of mappings, got %s", describe(src))
+			continue
+		}
+		ps, _ := d.pairs(src, path, "a mapping", depth+1)
+		out = append(out, ps...)
+	}
+	return out
+}
+
+// field is a struct field reachable by a YAML key.
+type field struct{ index []int }
+
+// fieldsOf maps YAML keys to the fields of struct type t, descending into
+// `yaml:",inline"` structs.
+func fieldsOf(t reflect.Type) map[string]field {
+	out := map[string]field{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name == "-" {
+			continue
+		}
+		if strings.Contains(opts, "inline") && f.Type.Kind() == reflect.Struct {
+			for k, sub := range fieldsOf(f.Type) {
+				out[k] = field{index: append([]int{i}, sub.index...)}
+			}
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		out[name] = field{index: []int{i}}
+	}
+	return out
+}
+
+// fieldNames lists the keys of a struct in sorted order.
+func fieldNames(fields map[string]field) []string {
+	names := make([]string, 0, len(fields))
+	for k := range fields {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// unknownKeyMsg says a key is unknown, suggests the closest known key when
+// it looks like a typo, and lists the keys allowed here.
+func unknownKeyMsg(name string, known []string) string {
+	msg := fmt.Sprintf("unknown key %q", name)
+	if best := closest(name, known); best != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return msg + "; expected one of: " + strings.Join(known, ", ")
+}
+
+// closest returns the known key within a small edit distance of name, if any.
+func closest(name string, known []string) string {
+	best, bestDist := "", 3
+	if len(name) <= 3 {
+		bestDist = 2
+	}
+	for _, k := range known {
+		if d := editDistance(strings.ToLower(name), k); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,172 @@
+package config
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Problem is one thing wrong with a config file, at the place it was found.
+type Problem struct {
+	File string
+	Line int // 1-based; 0 when unknown
+	Col  int // 1-based; 0 when unknown
+	// Key is the dotted path of the key concerned, e.g. "load.rate" or
+	// "scenarios[0].steps[2].path"; empty for the file as a whole.
+	Key string
+	Msg string
+}
+
+// String formats the problem as "file:line:col: key: message", leaving out
+// the parts that are unknown.
+func (p Problem) String() string {
+	var b strings.Builder
+	b.WriteString(p.File)
+	if p.Line > 0 {
+		b.WriteString(":" + strconv.Itoa(p.Line))
+		if p.Col > 0 {
+			b.WriteString(":" + strconv.Itoa(p.Col))
+		}
+	}
+	b.WriteString(": ")
+	if p.Key != "" {
+		b.WriteString(p.Key + ": ")
+	}
+	b.WriteString(p.Msg)
+	return b.String()
+}
+
+// Error is every problem found in a config file, in file order.
+type Error struct {
+	Problems []Problem
+}
+
+// Error prints one problem per line.
+func (e *Error) Error() string {
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		lines[i] = p.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// position is a place in the file.
+type position struct{ line, col int }
+
+// spot is where a key path appears: its key (the start of its section) and
+// its value.
+type spot struct{ key, val position }
+
+// collector gathers problems and remembers where every key path was read,
+// so that validation can point at the right place.
+type collector struct {
+	file     string
+	spots    map[string]spot // key path → where it is written
+	problems []Problem
+	flagged  map[string]bool // key paths that already have a problem
+}
+
+func newCollector(file string) *collector {
+	return &collector{file: file, spots: map[string]spot{}, flagged: map[string]bool{}}
+}
+
+// given reports whether the file sets path (to something other than null).
+func (c *collector) given(path string) bool {
+	_, ok := c.spots[path]
+	return ok
+}
+
+// addAt records a problem at an explicit position.
+func (c *collector) addAt(path string, at position, format string, a ...any) {
+	c.flagged[path] = true
+	c.problems = append(c.problems, Problem{
+		File: c.file, Line: at.line, Col: at.col, Key: path, Msg: fmt.Sprintf(format, a...),
+	})
+}
+
+// note records a problem about the file as a whole; unlike addAt it does
+// not silence later problems.
+func (c *collector) note(at position, format string, a ...any) {
+	c.problems = append(c.problems, Problem{File: c.file, Line: at.line, Col: at.col, Msg: fmt.Sprintf(format, a...)})
+}
+
+// add records a problem about path: at its value when the file sets it,
+// else at the nearest enclosing key the file does set. A path (or an
+// enclosing one) that already has a problem gets no second one: the first
+// problem is the cause, the others would be consequences.
+func (c *collector) add(path string, format string, a ...any) {
+	c.addPointing(path, false, format, a...)
+}
+
+// addKey is add for problems with a key itself (a bad name), pointing at
+// the key rather than its value.
+func (c *collector) addKey(path string, format string, a ...any) {
+	c.addPointing(path, true, format, a...)
+}
+
+func (c *collector) addPointing(path string, atKey bool, format string, a ...any) {
+	for p := path; ; p = parentPath(p) {
+		if c.flagged[p] {
+			return
+		}
+		if p == "" {
+			break
+		}
+	}
+	at := position{}
+	if s, ok := c.spots[path]; ok {
+		at = s.val
+		if atKey {
+			at = s.key
+		}
+	} else {
+		for p := parentPath(path); ; p = parentPath(p) {
+			if s, ok := c.spots[p]; ok {
+				at = s.key
+				break
+			}
+			if p == "" {
+				break
+			}
+		}
+	}
+	c.addAt(path, at, format, a...)
+}
+
+// err returns the problems sorted by place, or nil when there are none.
+func (c *collector) err() error {
+	if len(c.problems) == 0 {
+		return nil
+	}
+	ps := append([]Problem(nil), c.problems...)
+	sort.SliceStable(ps, func(i, j int) bool {
+		if ps[i].Line != ps[j].Line {
+			return ps[i].Line < ps[j].Line
+		}
+		return ps[i].Col < ps[j].Col
+	})
+	return &Error{Problems: ps}
+}
+
+// parentPath strips the last ".key" or "[i]" from a key path.
+func parentPath(p string) string {
+	i := strings.LastIndexAny(p, ".[")
+	if i < 0 {
+		return ""
+	}
+	return p[:i]
+}
+
+// joinKey appends a mapping key to a key path.
+func joinKey(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// joinIndex appends a list index to a key path.
+func joinIndex(path string, i int) string {
+	return path + "[" + strconv.Itoa(i) + "]"
+}

@@ -1,0 +1,179 @@
+package config
+
+import (
+	"net"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// validate checks the decoded, defaulted config and records every problem.
+func validate(cfg *Config, c *collector) {
+	validateName(cfg, c)
+	validateTarget(&cfg.Target, c)
+	validateDataset(&cfg.Dataset, c)
+	if cfg.Drain != nil {
+		validateDrain(cfg.Drain, c)
+	}
+	validateLoad(&cfg.Load, c)
+	validateScenarios(cfg.Scenarios, c)
+	validateGate(&cfg.Gate, c)
+}
+
+// namePattern keeps names safe inside file paths (baselines/<name>.json).
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+func validateName(cfg *Config, c *collector) {
+	if namePattern.MatchString(cfg.Name) {
+		return
+	}
+	from := ""
+	if !c.given("name") {
+		from = " (taken from the file name; set name: to choose another)"
+	}
+	c.add("name", "invalid name %q%s: use letters, digits, '.', '_' and '-', starting with a letter or digit", cfg.Name, from)
+}
+
+func validateTarget(t *Target, c *collector) {
+	validateTargetURL(t.URL, c)
+	if t.Start != nil && t.Start.Command.IsZero() {
+		c.add("target.start.command", "required: the command that starts the service, e.g. [./server, --port, \"8080\"]")
+	}
+	if t.Start != nil && t.PIDFile != "" {
+		c.addKey("target.pid_file", "pid_file is for a target started elsewhere; with start, tailgate knows the pid itself: remove one of them")
+	}
+	if r := t.Ready; r != nil {
+		checkPath(r.Path, "target.ready.path", c)
+		checkStatus(r.Status, "target.ready.status", c)
+		checkPositive(r.Timeout, "target.ready.timeout", c)
+		checkPositive(r.Interval, "target.ready.interval", c)
+	}
+}
+
+// validateTargetURL requires an http(s) URL on a loopback address.
+func validateTargetURL(raw string, c *collector) {
+	const key = "target.url"
+	if raw == "" {
+		c.add(key, "required: the base URL of the service under test, e.g. http://127.0.0.1:8080")
+		return
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		c.add(key, "invalid URL %q: expected http://host:port or https://host:port", raw)
+		return
+	}
+	if !isLoopback(u.Hostname()) {
+		c.add(key, "host %q is not this machine: tailgate only sends load to a loopback address (127.0.0.0/8, ::1 or localhost), where CI starts the service under test", u.Hostname())
+	}
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func validateLoad(l *Load, c *collector) {
+	switch l.Model {
+	case ModelOpen:
+		validateOpen(l, c)
+	case ModelClosed:
+		validateClosed(l, c)
+	default:
+		c.add("load.model", "unknown model %q: expected open (a fixed arrival rate) or closed (a fixed number of VUs)", l.Model)
+	}
+	checkPositive(l.Duration, "load.duration", c)
+	checkPositive(l.RequestTimeout, "load.request_timeout", c)
+	if l.Runs < 1 {
+		c.add("load.runs", "must be at least 1, got %d", l.Runs)
+	}
+}
+
+func validateOpen(l *Load, c *collector) {
+	if l.Rate.IsZero() {
+		c.add("load.rate", "required with the open model: iterations started per second, e.g. 100/s")
+	}
+	if l.MaxInflight < 1 {
+		c.add("load.max_inflight", "must be at least 1, got %d", l.MaxInflight)
+	}
+	switch {
+	case l.RampFrom != nil && l.Ramp <= 0:
+		c.add("load.ramp", "required with ramp_from: how long the rate takes to rise, e.g. 5s")
+	case l.RampFrom == nil && c.given("load.ramp"):
+		c.addKey("load.ramp", "ramp needs ramp_from: the rate the ramp starts at, e.g. 10/s")
+	}
+	notFor(c, "open", "load.vus", "load.think")
+}
+
+func validateClosed(l *Load, c *collector) {
+	if l.VUs < 1 {
+		c.add("load.vus", "required with the closed model: at least 1 virtual user, got %d", l.VUs)
+	}
+	notFor(c, "closed", "load.rate", "load.ramp_from", "load.ramp", "load.max_inflight")
+}
+
+// notFor reports keys set that the chosen load model does not use.
+func notFor(c *collector, model string, keys ...string) {
+	for _, k := range keys {
+		if c.given(k) {
+			c.addKey(k, "not used by the %s model: remove it or set load.model", model)
+		}
+	}
+}
+
+func validateGate(g *Gate, c *collector) {
+	if g.Baseline == "" {
+		c.add("gate.baseline", "must not be empty: the baseline file, e.g. baselines/api.json")
+	}
+	if g.Window < 2 {
+		c.add("gate.window", "must be at least 2 samples, got %d", g.Window)
+	}
+	if !(g.Alpha > 0 && g.Alpha <= 0.5) {
+		c.add("gate.alpha", "must be in (0, 0.5], got %g; 0.05 is usual", g.Alpha)
+	}
+	if c.given("gate.metrics") && len(g.Metrics) == 0 {
+		c.add("gate.metrics", "lists no metric: leave it out for the defaults (%s)", strings.Join(DefaultGateMetrics(), ", "))
+	}
+	seen := map[string]bool{}
+	for i, m := range g.Metrics {
+		key := joinIndex("gate.metrics", i)
+		if _, ok := result.Lookup(m); !ok {
+			c.add(key, "unknown metric %q: expected one of %s", m, metricKeys())
+		} else if seen[m] {
+			c.add(key, "metric %q is listed twice", m)
+		}
+		seen[m] = true
+	}
+	for _, m := range sortedKeys(g.Floors) {
+		key := joinKey("gate.floors", m)
+		if _, ok := result.Lookup(m); !ok {
+			c.addKey(key, "unknown metric %q: expected one of %s", m, metricKeys())
+		} else if g.Floors[m] < 0 {
+			c.add(key, "a floor cannot be negative, got %g", g.Floors[m])
+		}
+	}
+}
+
+func metricKeys() string {
+	keys := make([]string, len(result.Metrics))
+	for i, m := range result.Metrics {
+		keys[i] = m.Key
+	}
+	return strings.Join(keys, ", ")
+}
+
+func checkPositive(d Duration, key string, c *collector) {
+	if d <= 0 {
+		c.add(key, "must be longer than 0, got %s", d)
+	}
+}
+
+func checkStatus(status int, key string, c *collector) {
+	if status < 100 || status > 599 {
+		c.add(key, "invalid HTTP status %d: expected 100–599", status)
+	}
+}

@@ -1,0 +1,195 @@
+package config
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+)
+
+func validateDataset(ds *Dataset, c *collector) {
+	if ds.Reset != nil {
+		validateAction(ds.Reset, "dataset.reset", c)
+	}
+	if v := ds.Verify; v != nil {
+		validateAction(&v.Action, "dataset.verify", c)
+		if v.Command != nil && len(v.Expect) > 0 {
+			c.add("dataset.verify.expect", "expect checks a JSON response and needs a request; a command passes by exiting 0")
+		}
+	}
+}
+
+// validateAction requires exactly one of request and command.
+func validateAction(a *Action, path string, c *collector) {
+	switch {
+	case a.Request == nil && a.Command == nil:
+		c.add(path, "needs a request or a command, e.g. request: {method: POST, path: /reset}")
+	case a.Request != nil && a.Command != nil:
+		c.add(path+".command", "give a request or a command, not both")
+	case a.Request != nil:
+		validateRequest(a.Request, path+".request", c)
+	case a.Command.IsZero():
+		c.add(path+".command", "required: the command to run")
+	}
+}
+
+func validateDrain(d *Drain, c *collector) {
+	validateRequest(&d.Probe, "drain.probe", c)
+	if len(d.Until) == 0 {
+		c.add("drain.until", "required: the JSON values that mean idle, e.g. {pending: 0}")
+	}
+	checkPositive(d.Timeout, "drain.timeout", c)
+	checkPositive(d.Interval, "drain.interval", c)
+	if d.Timeout > 0 && d.Quiet >= d.Timeout {
+		c.add("drain.quiet", "quiet (%s) must be shorter than timeout (%s), or the drain can never succeed", d.Quiet, d.Timeout)
+	}
+}
+
+func validateScenarios(ss []Scenario, c *collector) {
+	if len(ss) == 0 {
+		c.add("scenarios", "required: at least one scenario with steps")
+		return
+	}
+	names := map[string]int{}
+	total := 0
+	for i := range ss {
+		path := joinIndex("scenarios", i)
+		s := &ss[i]
+		if s.Name == "" {
+			c.add(path+".name", "must not be empty")
+		} else if j, dup := names[s.Name]; dup {
+			c.add(path+".name", "scenario name %q is already used by scenarios[%d]", s.Name, j)
+		} else {
+			names[s.Name] = i
+		}
+		if s.Weight < 0 {
+			c.add(path+".weight", "must be 0 or more, got %d", s.Weight)
+		} else {
+			total += s.Weight
+		}
+		validateSteps(s.Steps, path+".steps", c)
+	}
+	if total == 0 {
+		c.add("scenarios", "the weights add up to 0: at least one scenario needs a positive weight")
+	}
+}
+
+func validateSteps(steps []Step, path string, c *collector) {
+	if len(steps) == 0 {
+		c.add(path, "required: at least one step, e.g. - {method: GET, path: /health}")
+		return
+	}
+	names := map[string]int{}
+	for j := range steps {
+		st := &steps[j]
+		stepPath := joinIndex(path, j)
+		validateRequest(&st.Request, stepPath, c)
+		checkStepName(st, stepPath, names, j, c)
+		checkSave(st.Save, stepPath+".save", c)
+	}
+}
+
+// checkStepName requires step names to be unique within their scenario;
+// names holds the names seen so far.
+func checkStepName(st *Step, stepPath string, names map[string]int, j int, c *collector) {
+	if st.Path == "" && !c.given(stepPath+".name") {
+		return // the default name of a step without a path says nothing new
+	}
+	if k, dup := names[st.Name]; dup {
+		c.add(stepPath+".name", "step name %q is already used by step %d of this scenario: give each step a distinct name", st.Name, k)
+		return
+	}
+	names[st.Name] = j
+}
+
+// checkSave requires variable names usable as {{.name}} and a JSON path.
+func checkSave(save map[string]string, path string, c *collector) {
+	for _, v := range sortedKeys(save) {
+		key := joinKey(path, v)
+		if !identifier.MatchString(v) {
+			c.addKey(key, "invalid variable name %q: use letters, digits and '_', not starting with a digit (it is used as {{.%s}})", v, v)
+		} else if save[v] == "" {
+			c.add(key, "needs a JSON path in the response, e.g. id or items.0.id")
+		}
+	}
+}
+
+// identifier is what text/template accepts after a dot: {{.name}}.
+var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// methodPattern is an HTTP method token as users write them.
+var methodPattern = regexp.MustCompile(`^[A-Z]+$`)
+
+// validateRequest checks one request template at path.
+func validateRequest(r *Request, path string, c *collector) {
+	checkPath(r.Path, joinKey(path, "path"), c)
+	if !methodPattern.MatchString(r.Method) {
+		c.add(joinKey(path, "method"), "invalid method %q: expected GET, POST, PUT, PATCH, DELETE, …", r.Method)
+	}
+	if r.JSON != nil && r.Body != "" {
+		c.add(joinKey(path, "body"), "give json or body, not both")
+	}
+	if c.given(joinKey(path, "status")) {
+		checkStatus(r.Status, joinKey(path, "status"), c)
+	}
+	for _, h := range sortedKeys(r.Headers) {
+		checkTemplate(r.Headers[h], joinKey(joinKey(path, "headers"), h), c)
+	}
+	checkTemplate(r.Body, joinKey(path, "body"), c)
+	checkJSONTemplates(r.JSON, joinKey(path, "json"), c)
+}
+
+// checkPath requires a path starting with "/" (and well-formed templates).
+func checkPath(p, key string, c *collector) {
+	switch {
+	case p == "":
+		c.add(key, "required: a path starting with /, e.g. /items")
+	case !strings.HasPrefix(p, "/"):
+		c.add(key, "path %q must start with /: the target URL gives scheme, host and port", p)
+	default:
+		checkTemplate(p, key, c)
+	}
+}
+
+// checkJSONTemplates checks the string leaves of a JSON body.
+func checkJSONTemplates(v any, key string, c *collector) {
+	switch x := v.(type) {
+	case string:
+		checkTemplate(x, key, c)
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			checkJSONTemplates(x[k], joinKey(key, k), c)
+		}
+	case []any:
+		for i, item := range x {
+			checkJSONTemplates(item, joinIndex(key, i), c)
+		}
+	}
+}
+
+// checkTemplate catches an unclosed {{ action; the template itself is run
+// by the scenario package.
+func checkTemplate(s, key string, c *collector) {
+	rest := s
+	for {
+		open := strings.Index(rest, "{{")
+		if open < 0 {
+			return
+		}
+		rest = rest[open+2:]
+		end := strings.Index(rest, "}}")
+		if end < 0 || strings.Contains(rest[:end], "{{") {
+			c.add(key, "unclosed {{ in %q: templates look like {{.id}} or {{randInt 1 9}}", s)
+			return
+		}
+		rest = rest[end+2:]
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,187 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Compile-time checks: the custom value types read and write themselves.
+var (
+	_ yaml.Unmarshaler = (*Duration)(nil)
+	_ yaml.Marshaler   = Duration(0)
+	_ yaml.Unmarshaler = (*Rate)(nil)
+	_ yaml.Marshaler   = Rate{}
+	_ yaml.Unmarshaler = (*Command)(nil)
+	_ yaml.Marshaler   = Command{}
+)
+
+// durationForm is the hint every duration error ends with.
+const durationForm = "expected a duration such as 10s, 500ms, 2m or 1m30s"
+
+// ParseDuration reads a non-negative duration written as "10s", "500ms",
+// "2m" or "1m30s". A bare number other than 0 is refused: its unit would be
+// a guess.
+func ParseDuration(s string) (Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil {
+		return 0, fmt.Errorf("invalid duration %q: %s", s, durationForm)
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("negative duration %q: %s", s, durationForm)
+	}
+	return Duration(d), nil
+}
+
+// String writes the duration the way Go does ("1m30s", "500ms").
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// UnmarshalYAML reads a duration from a scalar.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("expected a duration such as 10s or 500ms, got %s", describe(n))
+	}
+	v, err := ParseDuration(n.Value)
+	if err != nil {
+		return err
+	}
+	*d = v
+	return nil
+}
+
+// MarshalYAML writes the duration as text that ParseDuration reads back.
+func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
+
+// rateForm is the hint every rate error ends with.
+const rateForm = "expected a positive number per second, minute or hour, such as 50/s, 3000/m, 10/h, or a bare number meaning per second"
+
+// rateUnits maps the unit after "/" to its length in seconds.
+var rateUnits = map[string]float64{"s": 1, "m": 60, "h": 3600}
+
+// ParseRate reads a strictly positive rate written as "50/s", "3000/m",
+// "10/h" or "50" (per second).
+func ParseRate(s string) (Rate, error) {
+	text := strings.TrimSpace(s)
+	num, unit, hasUnit := strings.Cut(text, "/")
+	seconds := 1.0
+	if hasUnit {
+		var ok bool
+		if seconds, ok = rateUnits[strings.TrimSpace(unit)]; !ok {
+			return Rate{}, fmt.Errorf("invalid rate %q: unknown unit %q: %s", s, unit, rateForm)
+		}
+	}
+	n, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if err != nil || math.IsNaN(n) || math.IsInf(n, 0) {
+		return Rate{}, fmt.Errorf("invalid rate %q: %s", s, rateForm)
+	}
+	if n <= 0 {
+		return Rate{}, fmt.Errorf("rate %q is not positive: %s", s, rateForm)
+	}
+	return Rate{PerSecond: n / seconds}, nil
+}
+
+// IsZero reports whether no rate is set.
+func (r Rate) IsZero() bool { return r.PerSecond == 0 }
+
+// String writes the rate per second, e.g. "50/s".
+func (r Rate) String() string {
+	return strconv.FormatFloat(r.PerSecond, 'g', -1, 64) + "/s"
+}
+
+// Interval is the time between two events at this rate (0 for no rate).
+func (r Rate) Interval() time.Duration {
+	if r.PerSecond <= 0 {
+		return 0
+	}
+	return time.Duration(float64(time.Second) / r.PerSecond)
+}
+
+// UnmarshalYAML reads a rate from a scalar.
+func (r *Rate) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("expected a rate such as 50/s, got %s", describe(n))
+	}
+	v, err := ParseRate(n.Value)
+	if err != nil {
+		return err
+	}
+	*r = v
+	return nil
+}
+
+// MarshalYAML writes the rate per second; an unset rate is written as null
+// so that it reads back as unset.
+func (r Rate) MarshalYAML() (any, error) {
+	if r.IsZero() {
+		return nil, nil
+	}
+	return r.String(), nil
+}
+
+// IsZero reports whether no command is set.
+func (c Command) IsZero() bool { return len(c.Args) == 0 && c.Shell == "" }
+
+// String is the command as a user would type it (for messages).
+func (c Command) String() string {
+	if c.Shell != "" {
+		return c.Shell
+	}
+	quoted := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		if a == "" || strings.ContainsAny(a, " \t\n\"'\\$`") {
+			a = strconv.Quote(a)
+		}
+		quoted[i] = a
+	}
+	return strings.Join(quoted, " ")
+}
+
+// errEmptyCommand is returned for an empty command string or list.
+var errEmptyCommand = errors.New("empty command: expected a list such as [./server, --port, \"8080\"] or a shell string")
+
+// UnmarshalYAML reads a list of strings (Args, run directly) or a string
+// (Shell, run by sh -c).
+func (c *Command) UnmarshalYAML(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.ShortTag() != strTag {
+			return fmt.Errorf("expected a command (a list of strings or a shell string), got %s", describe(n))
+		}
+		if strings.TrimSpace(n.Value) == "" {
+			return errEmptyCommand
+		}
+		*c = Command{Shell: n.Value}
+		return nil
+	case yaml.SequenceNode:
+		args := make([]string, 0, len(n.Content))
+		for i, item := range n.Content {
+			if item.Kind != yaml.ScalarNode || item.ShortTag() == nullTag {
+				return fmt.Errorf("argument %d: expected a string, got %s", i, describe(item))
+			}
+			args = append(args, item.Value)
+		}
+		if len(args) == 0 || args[0] == "" {
+			return errEmptyCommand
+		}
+		*c = Command{Args: args}
+		return nil
+	default:
+		return fmt.Errorf("expected a command (a list of strings or a shell string), got %s", describe(n))
+	}
+}
+
+// MarshalYAML writes Args as a list and Shell as a string.
+func (c Command) MarshalYAML() (any, error) {
+	if c.Shell != "" {
+		return c.Shell, nil
+	}
+	if len(c.Args) == 0 {
+		return nil, nil
+	}
+	return c.Args, nil
+}
