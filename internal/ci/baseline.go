@@ -1,0 +1,115 @@
+package ci
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// Runner runs git with args in dir and returns its standard output.
+type Runner interface {
+	Run(ctx context.Context, dir string, args ...string) ([]byte, error)
+}
+
+// ExecGit runs the git binary found on PATH, never prompting for credentials.
+type ExecGit struct{}
+
+var _ Runner = ExecGit{}
+
+// Run runs git; a failure's error carries git's standard error.
+func (ExecGit) Run(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(cmd.Environ(), "GIT_TERMINAL_PROMPT=0")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return stdout.Bytes(), nil
+}
+
+// ErrBaselineNotAtCommit reports that the baseline file does not exist at the
+// commit asked for (e.g. the PR adds the first baseline).
+var ErrBaselineNotAtCommit = errors.New("baseline file does not exist at that commit")
+
+var shaPattern = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
+
+// BaselineFromBase reads the file at path (relative to repoDir) as it is in
+// commit baseSHA, never from the working tree, so a pull request cannot edit
+// the baseline it is judged against. When the checkout lacks the commit (a
+// shallow clone), it fetches just that commit from origin first.
+func BaselineFromBase(ctx context.Context, repoDir, baseSHA, file string, git Runner) ([]byte, error) {
+	if !shaPattern.MatchString(baseSHA) {
+		return nil, fmt.Errorf("read baseline at the base commit: %q is not a commit sha", baseSHA)
+	}
+	spec, err := treePath(file)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := git.Run(ctx, repoDir, "cat-file", "-e", baseSHA+"^{commit}"); err != nil {
+		if _, err := git.Run(ctx, repoDir, "fetch", "--no-tags", "--depth=1", "origin", baseSHA); err != nil {
+			return nil, fmt.Errorf("fetch the base commit %s to read the baseline: %w", baseSHA, err)
+		}
+	}
+	return showAt(ctx, git, repoDir, baseSHA, spec, file)
+}
+
+// BaselineFromBranch reads the file at path (relative to repoDir) as it is at
+// the tip of branch on origin, fetching the branch first so the tip is current.
+func BaselineFromBranch(ctx context.Context, repoDir, branch, file string, git Runner) ([]byte, error) {
+	if !validRefName(branch) || branch == "" {
+		return nil, fmt.Errorf("read baseline from branch: %q is not a branch name", branch)
+	}
+	spec, err := treePath(file)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := git.Run(ctx, repoDir, "fetch", "--no-tags", "--depth=1", "origin", "refs/heads/"+branch); err != nil {
+		return nil, fmt.Errorf("fetch branch %s to read the baseline: %w", branch, err)
+	}
+	out, err := git.Run(ctx, repoDir, "rev-parse", "--verify", "FETCH_HEAD^{commit}")
+	if err != nil {
+		return nil, fmt.Errorf("resolve the fetched branch %s: %w", branch, err)
+	}
+	return showAt(ctx, git, repoDir, strings.TrimSpace(string(out)), spec, file)
+}
+
+// showAt prints spec at rev, telling a missing file from a git failure.
+func showAt(ctx context.Context, git Runner, dir, rev, spec, file string) ([]byte, error) {
+	obj := rev + ":" + spec
+	if _, err := git.Run(ctx, dir, "cat-file", "-e", obj); err != nil {
+		return nil, fmt.Errorf("baseline %s at %s: %w", file, shortSHA(rev), ErrBaselineNotAtCommit)
+	}
+	data, err := git.Run(ctx, dir, "show", obj)
+	if err != nil {
+		return nil, fmt.Errorf("read baseline %s at %s: %w", file, shortSHA(rev), err)
+	}
+	return data, nil
+}
+
+// treePath turns a path relative to the git working directory into the
+// "./path" form git resolves against that directory.
+func treePath(file string) (string, error) {
+	if file == "" || filepath.IsAbs(file) {
+		return "", fmt.Errorf("baseline path %q must be relative to the working directory", file)
+	}
+	clean := path.Clean(filepath.ToSlash(file))
+	if clean == ".." || strings.HasPrefix(clean, "../") {
+		return "", fmt.Errorf("baseline path %q leaves the working directory", file)
+	}
+	return "./" + clean, nil
+}
+
+func shortSHA(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}

@@ -1,0 +1,136 @@
+// Package ci owns the GitHub Actions runtime contract: the job's context (the
+// environment and the event payload), the action's inputs and outputs, the
+// workflow commands (annotations, groups, masks), the job summary, and reading
+// a trusted baseline from the PR's base commit. It is the only package that
+// imports go-githubactions; the environment and the writers are injected.
+package ci
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// DefaultAPIURL is github.com's REST API, used when GITHUB_API_URL is unset.
+const DefaultAPIURL = "https://api.github.com"
+
+// APIURLOverrideEnv names a variable that, when set, replaces GITHUB_API_URL.
+// GitHub ignores attempts to override its default variables, so tests and
+// local runs point tailgate at a fake API through this one.
+const APIURLOverrideEnv = "TAILGATE_GITHUB_API_URL"
+
+// Context is what tailgate needs to know about the job it runs in.
+type Context struct {
+	IsActions  bool   // GITHUB_ACTIONS == "true"
+	EventName  string // pull_request, push, workflow_run, ...
+	EventPath  string
+	Owner      string
+	Repo       string
+	SHA        string // GITHUB_SHA: the merge commit on pull_request
+	Ref        string
+	Actor      string
+	APIURL     string // no trailing slash
+	ServerURL  string
+	Workspace  string
+	RunID      string
+	RunAttempt string
+	JobID      string // GITHUB_JOB, the job's key in the workflow
+	Workflow   string
+
+	// Pull request facts; PR is 0 when the event has no (single) PR.
+	PR      int
+	PRs     []int // all PRs a workflow_run was triggered for
+	BaseSHA string
+	BaseRef string
+	HeadSHA string // the PR head (pull_request) or the run's head (workflow_run)
+	HeadRef string
+	// IsFork: the head repository is not the base repository (or was deleted).
+	IsFork bool
+	// ReadOnlyToken: GitHub gives this event a read-only GITHUB_TOKEN
+	// (fork or Dependabot pull_request), so API writes will get 403.
+	ReadOnlyToken bool
+
+	// Push facts.
+	Before string // the sha the branch pointed at before the push
+
+	// workflow_run facts: the run that triggered this workflow.
+	TriggerEvent      string
+	TriggerRunID      int64
+	TriggerConclusion string
+}
+
+// IsPullRequest reports whether the job runs for a pull request event.
+func (c Context) IsPullRequest() bool {
+	return c.EventName == "pull_request" || c.EventName == "pull_request_target"
+}
+
+// RunURL is the link to this workflow run, or "" outside Actions.
+func (c Context) RunURL() string {
+	if c.ServerURL == "" || c.Owner == "" || c.RunID == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s/%s/%s/actions/runs/%s", c.ServerURL, c.Owner, c.Repo, c.RunID)
+}
+
+// Detect reads the job's context from the environment (through getenv) and
+// the event payload file named by GITHUB_EVENT_PATH. Outside Actions
+// (GITHUB_ACTIONS unset) it returns what the environment has and no error.
+func Detect(getenv func(string) string) (Context, error) {
+	c := Context{
+		IsActions:  getenv("GITHUB_ACTIONS") == "true",
+		EventName:  getenv("GITHUB_EVENT_NAME"),
+		EventPath:  getenv("GITHUB_EVENT_PATH"),
+		SHA:        getenv("GITHUB_SHA"),
+		Ref:        getenv("GITHUB_REF"),
+		Actor:      getenv("GITHUB_ACTOR"),
+		APIURL:     firstNonEmpty(getenv(APIURLOverrideEnv), getenv("GITHUB_API_URL"), DefaultAPIURL),
+		ServerURL:  firstNonEmpty(getenv("GITHUB_SERVER_URL"), "https://github.com"),
+		Workspace:  getenv("GITHUB_WORKSPACE"),
+		RunID:      getenv("GITHUB_RUN_ID"),
+		RunAttempt: getenv("GITHUB_RUN_ATTEMPT"),
+		JobID:      getenv("GITHUB_JOB"),
+		Workflow:   getenv("GITHUB_WORKFLOW"),
+		BaseRef:    getenv("GITHUB_BASE_REF"),
+		HeadRef:    getenv("GITHUB_HEAD_REF"),
+	}
+	c.APIURL = strings.TrimRight(c.APIURL, "/")
+	if repo := getenv("GITHUB_REPOSITORY"); repo != "" {
+		owner, name, ok := strings.Cut(repo, "/")
+		if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
+			return c, fmt.Errorf("GITHUB_REPOSITORY %q is not owner/name", repo)
+		}
+		c.Owner, c.Repo = owner, name
+	}
+	if c.RunID != "" {
+		if _, err := strconv.ParseInt(c.RunID, 10, 64); err != nil {
+			return c, fmt.Errorf("GITHUB_RUN_ID %q is not a number", c.RunID)
+		}
+	}
+	if c.EventPath == "" {
+		if c.IsActions && needsPayload(c.EventName) {
+			return c, fmt.Errorf("GITHUB_EVENT_PATH is unset for a %s event: cannot find the pull request", c.EventName)
+		}
+		return c, nil
+	}
+	if err := applyEvent(&c); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+func needsPayload(event string) bool {
+	switch event {
+	case "pull_request", "pull_request_target", "workflow_run":
+		return true
+	}
+	return false
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

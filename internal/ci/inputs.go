@@ -1,0 +1,179 @@
+package ci
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/sethvargo/go-githubactions"
+)
+
+// Mode is what the action does.
+type Mode string
+
+// The modes, one per tailgate command the action can run.
+const (
+	ModeCheck     Mode = "check"
+	ModeRecord    Mode = "record"
+	ModeCalibrate Mode = "calibrate"
+	ModeAB        Mode = "ab"
+)
+
+// CommentPolicy says when the action posts its sticky PR comment.
+type CommentPolicy string
+
+// The comment policies.
+const (
+	CommentAlways       CommentPolicy = "always"
+	CommentOnRegression CommentPolicy = "on_regression"
+	CommentNever        CommentPolicy = "never"
+)
+
+// BaselineFrom says where the baseline file is read from.
+type BaselineFrom string
+
+// The baseline sources. BaselineBranchPrefix is a prefix: "branch:NAME".
+const (
+	// BaselineAuto reads the PR's base commit on pull_request events and
+	// the checkout otherwise.
+	BaselineAuto BaselineFrom = "auto"
+	// BaselineBase reads the PR's base commit; an error outside PRs.
+	BaselineBase BaselineFrom = "base"
+	// BaselineWorkspace reads the checkout; a PR can edit it.
+	BaselineWorkspace BaselineFrom = "workspace"
+	// BaselineBranchPrefix reads the tip of a branch that only push runs write.
+	BaselineBranchPrefix BaselineFrom = "branch:"
+)
+
+// Branch returns the branch of a "branch:NAME" source.
+func (b BaselineFrom) Branch() (string, bool) {
+	name, ok := strings.CutPrefix(string(b), string(BaselineBranchPrefix))
+	return name, ok && name != ""
+}
+
+// Inputs holds every input declared in action.yml. The input tag is the
+// input's name; the default tag repeats action.yml's default so that runs
+// outside the composite (which supplies defaults) behave the same.
+type Inputs struct {
+	Config             string        `input:"config" default:"tailgate.yml"`
+	Mode               Mode          `input:"mode" default:"check"`
+	Baseline           string        `input:"baseline"` // empty: the config's baseline path
+	BaselineFrom       BaselineFrom  `input:"baseline_from" default:"auto"`
+	Comment            CommentPolicy `input:"comment" default:"always"`
+	FailOnRegression   bool          `input:"fail_on_regression" default:"true"`
+	FailOnInconclusive bool          `input:"fail_on_inconclusive" default:"false"`
+	GitHubToken        string        `input:"github_token"`
+	WorkingDirectory   string        `input:"working_directory" default:"."`
+}
+
+// InputEnv is the variable an input is read from: INPUT_ and the name upper-cased
+// with spaces as underscores, as the runner and go-githubactions spell it.
+func InputEnv(name string) string {
+	return "INPUT_" + strings.ToUpper(strings.ReplaceAll(name, " ", "_"))
+}
+
+// InputNames lists the input names Inputs declares, in field order.
+func InputNames() []string {
+	t := reflect.TypeFor[Inputs]()
+	names := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		if name := t.Field(i).Tag.Get("input"); name != "" {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// ReadInputs reads and validates every input through go-githubactions with
+// the injected getenv. All problems are reported together.
+func ReadInputs(getenv func(string) string) (Inputs, error) {
+	action := githubactions.New(githubactions.WithGetenv(getenv))
+	var in Inputs
+	v := reflect.ValueOf(&in).Elem()
+	var errs []error
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		name := f.Tag.Get("input")
+		raw := action.GetInput(name)
+		if raw == "" {
+			raw = f.Tag.Get("default")
+		}
+		if err := setInput(v.Field(i), raw); err != nil {
+			errs = append(errs, fmt.Errorf("input %s (%s): %w", name, InputEnv(name), err))
+		}
+	}
+	errs = append(errs, in.validate()...)
+	return in, errors.Join(errs...)
+}
+
+func setInput(field reflect.Value, raw string) error {
+	if field.Kind() == reflect.Bool {
+		b, err := parseBool(raw)
+		if err != nil {
+			return err
+		}
+		field.SetBool(b)
+		return nil
+	}
+	field.SetString(raw)
+	return nil
+}
+
+// parseBool accepts the YAML 1.2 core booleans, as actions/toolkit does.
+func parseBool(s string) (bool, error) {
+	switch s {
+	case "true", "True", "TRUE":
+		return true, nil
+	case "false", "False", "FALSE":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is not a boolean: use true or false", s)
+}
+
+func (in Inputs) validate() []error {
+	var errs []error
+	if err := oneOf("mode", string(in.Mode), ModeCheck, ModeRecord, ModeCalibrate, ModeAB); err != nil {
+		errs = append(errs, err)
+	}
+	if err := oneOf("comment", string(in.Comment), CommentAlways, CommentOnRegression, CommentNever); err != nil {
+		errs = append(errs, err)
+	}
+	if err := in.validateBaselineFrom(); err != nil {
+		errs = append(errs, err)
+	}
+	return errs
+}
+
+func (in Inputs) validateBaselineFrom() error {
+	switch in.BaselineFrom {
+	case BaselineAuto, BaselineBase, BaselineWorkspace:
+		return nil
+	}
+	if strings.HasPrefix(string(in.BaselineFrom), string(BaselineBranchPrefix)) {
+		if name, ok := in.BaselineFrom.Branch(); !ok || !validRefName(name) {
+			return fmt.Errorf("input baseline_from: %q does not name a branch: use branch:NAME, e.g. branch:tailgate-baselines", in.BaselineFrom)
+		}
+		return nil
+	}
+	return fmt.Errorf("input baseline_from: %q is not one of auto, base, workspace, branch:NAME", in.BaselineFrom)
+}
+
+func oneOf[T ~string](input, got string, allowed ...T) error {
+	names := make([]string, len(allowed))
+	for i, a := range allowed {
+		if got == string(a) {
+			return nil
+		}
+		names[i] = string(a)
+	}
+	return fmt.Errorf("input %s: %q is not one of %s", input, got, strings.Join(names, ", "))
+}
+
+// validRefName rejects names git would read as options or revision syntax.
+func validRefName(name string) bool {
+	if strings.HasPrefix(name, "-") || strings.Contains(name, "..") {
+		return false
+	}
+	return !strings.ContainsAny(name, " ~^:?*[\\\t\n")
+}

@@ -1,0 +1,86 @@
+package ci
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestReadInputsDefaults(t *testing.T) {
+	in, err := ReadInputs(mapEnv(nil))
+	if err != nil {
+		t.Fatalf("ReadInputs with no inputs: %v", err)
+	}
+	want := Inputs{Config: "tailgate.yml", Mode: ModeCheck, BaselineFrom: BaselineAuto, Comment: CommentAlways,
+		FailOnRegression: true, FailOnInconclusive: false, WorkingDirectory: "."}
+	if in != want {
+		t.Errorf("ReadInputs = %+v, want %+v", in, want)
+	}
+}
+
+func TestReadInputsValues(t *testing.T) {
+	env := map[string]string{
+		"INPUT_CONFIG":               " bench/api.yml ",
+		"INPUT_MODE":                 "ab",
+		"INPUT_BASELINE":             "baselines/api.json",
+		"INPUT_BASELINE_FROM":        "branch:tailgate-baselines",
+		"INPUT_COMMENT":              "on_regression",
+		"INPUT_FAIL_ON_REGRESSION":   "False",
+		"INPUT_FAIL_ON_INCONCLUSIVE": "TRUE",
+		"INPUT_GITHUB_TOKEN":         "ghs_secret",
+		"INPUT_WORKING_DIRECTORY":    "services/api",
+	}
+	in, err := ReadInputs(mapEnv(env))
+	if err != nil {
+		t.Fatalf("ReadInputs: %v", err)
+	}
+	want := Inputs{Config: "bench/api.yml", Mode: ModeAB, Baseline: "baselines/api.json",
+		BaselineFrom: "branch:tailgate-baselines", Comment: CommentOnRegression, FailOnRegression: false,
+		FailOnInconclusive: true, GitHubToken: "ghs_secret", WorkingDirectory: "services/api"}
+	if in != want {
+		t.Errorf("ReadInputs = %+v, want %+v", in, want)
+	}
+	if b, ok := in.BaselineFrom.Branch(); !ok || b != "tailgate-baselines" {
+		t.Errorf("Branch() = %q, %v", b, ok)
+	}
+}
+
+func TestReadInputsReportsEveryBadValue(t *testing.T) {
+	env := map[string]string{
+		"INPUT_MODE":               "benchmark",
+		"INPUT_COMMENT":            "sometimes",
+		"INPUT_FAIL_ON_REGRESSION": "yes",
+		"INPUT_BASELINE_FROM":      "branch:-upload-pack=evil",
+	}
+	_, err := ReadInputs(mapEnv(env))
+	if err == nil {
+		t.Fatal("ReadInputs accepted bad values")
+	}
+	for _, want := range []string{
+		`input mode: "benchmark" is not one of check, record, calibrate, ab`,
+		`input comment: "sometimes" is not one of always, on_regression, never`,
+		`input fail_on_regression (INPUT_FAIL_ON_REGRESSION): "yes" is not a boolean: use true or false`,
+		`input baseline_from: "branch:-upload-pack=evil" does not name a branch`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q\nlacks %q", err, want)
+		}
+	}
+	for _, bad := range []string{"nowhere", "branch:", "branch:a..b"} {
+		if _, err := ReadInputs(mapEnv(map[string]string{"INPUT_BASELINE_FROM": bad})); err == nil {
+			t.Errorf("baseline_from %q accepted", bad)
+		}
+	}
+}
+
+func TestInputEnvMatchesTheRunner(t *testing.T) {
+	for name, want := range map[string]string{
+		"config":             "INPUT_CONFIG",
+		"fail_on_regression": "INPUT_FAIL_ON_REGRESSION",
+		"fail on":            "INPUT_FAIL_ON",
+		"with-hyphen":        "INPUT_WITH-HYPHEN", // kept, as the runner keeps it
+	} {
+		if got := InputEnv(name); got != want {
+			t.Errorf("InputEnv(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

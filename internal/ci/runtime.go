@@ -1,0 +1,182 @@
+package ci
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/tailgate-ci/tailgate/internal/ci/mdtrunc"
+)
+
+// The action's outputs, as declared in action.yml.
+const (
+	OutputVerdict     = "verdict"
+	OutputRegressions = "regressions"
+	OutputReportPath  = "report_path"
+	OutputCommentURL  = "comment_url"
+)
+
+// Outputs is every output the action sets; the output tag is its name.
+type Outputs struct {
+	Verdict     string `output:"verdict"`     // pass, regression, inconclusive, ...
+	Regressions int    `output:"regressions"` // the number of regressed metrics
+	ReportPath  string `output:"report_path"`
+	CommentURL  string `output:"comment_url"` // empty when no comment was posted
+}
+
+// SummaryLimit is GitHub's per-step job summary limit; above it the runner
+// drops the whole summary.
+const SummaryLimit = 1024 * 1024
+
+// ErrNotInStep reports that a file command's variable (GITHUB_OUTPUT,
+// GITHUB_STEP_SUMMARY) is unset: the process does not run in an Actions step.
+var ErrNotInStep = errors.New("not running in a GitHub Actions step")
+
+// fileCommandDelimiter is the fixed heredoc delimiter go-githubactions v1.3.0
+// writes; a value containing it would end the value early and inject outputs.
+const fileCommandDelimiter = "_GitHubActionsFileCommandDelimeter_"
+
+// Runtime issues workflow commands and file commands through go-githubactions,
+// never panicking: a file command returns an error, and the first failed write
+// to the log is kept for Err.
+type Runtime struct {
+	action *githubactions.Action
+	getenv func(string) string
+	err    error
+}
+
+// NewRuntime returns a Runtime that writes workflow commands to w and finds the
+// file commands' paths through getenv.
+func NewRuntime(w io.Writer, getenv func(string) string) *Runtime {
+	return &Runtime{
+		action: githubactions.New(githubactions.WithWriter(w), githubactions.WithGetenv(getenv)),
+		getenv: getenv,
+	}
+}
+
+// Err returns the first error writing a workflow command to the log.
+func (r *Runtime) Err() error { return r.err }
+
+// Errorf emits an ::error annotation with a title.
+func (r *Runtime) Errorf(title, format string, args ...any) {
+	r.command(func() { r.titled(title).Errorf(format, args...) })
+}
+
+// Warningf emits a ::warning annotation with a title.
+func (r *Runtime) Warningf(title, format string, args ...any) {
+	r.command(func() { r.titled(title).Warningf(format, args...) })
+}
+
+// Noticef emits a ::notice annotation with a title.
+func (r *Runtime) Noticef(title, format string, args ...any) {
+	r.command(func() { r.titled(title).Noticef(format, args...) })
+}
+
+// Group starts a collapsible group in the log; EndGroup ends it. Groups do
+// not nest.
+func (r *Runtime) Group(title string) { r.command(func() { r.action.Group(title) }) }
+
+// EndGroup ends the group Group started.
+func (r *Runtime) EndGroup() { r.command(r.action.EndGroup) }
+
+// AddMask makes the runner replace secret with *** in the log from now on.
+// Call it before anything could print the secret.
+func (r *Runtime) AddMask(secret string) {
+	if secret == "" {
+		return
+	}
+	r.command(func() { r.action.AddMask(secret) })
+}
+
+func (r *Runtime) titled(title string) *githubactions.Action {
+	if title == "" {
+		return r.action
+	}
+	return r.action.WithFieldsMap(map[string]string{"title": title})
+}
+
+// command runs a go-githubactions call that panics on a write error.
+func (r *Runtime) command(f func()) {
+	if err := recovered(f); err != nil && r.err == nil {
+		r.err = fmt.Errorf("write a workflow command: %w", err)
+	}
+}
+
+// SetOutput sets one step output. It fails when GITHUB_OUTPUT is unset or
+// the value could break the output file's format.
+func (r *Runtime) SetOutput(name, value string) error {
+	if r.getenv("GITHUB_OUTPUT") == "" {
+		return fmt.Errorf("set output %s: GITHUB_OUTPUT is unset: %w", name, ErrNotInStep)
+	}
+	if name == "" || strings.ContainsAny(name, "=<\r\n") {
+		return fmt.Errorf("set output: %q is not a valid output name", name)
+	}
+	if strings.Contains(value, fileCommandDelimiter) {
+		return fmt.Errorf("set output %s: the value contains the file-command delimiter; refusing to write it", name)
+	}
+	if err := recovered(func() { r.action.SetOutput(name, value) }); err != nil {
+		return fmt.Errorf("set output %s: %w", name, err)
+	}
+	return nil
+}
+
+// WriteOutputs sets every output in o.
+func (r *Runtime) WriteOutputs(o Outputs) error {
+	v := reflect.ValueOf(o)
+	var errs []error
+	for i := range v.NumField() {
+		name := v.Type().Field(i).Tag.Get("output")
+		errs = append(errs, r.SetOutput(name, formatOutput(v.Field(i))))
+	}
+	return errors.Join(errs...)
+}
+
+func formatOutput(v reflect.Value) string {
+	if v.Kind() == reflect.Int {
+		return strconv.FormatInt(v.Int(), 10)
+	}
+	return v.String()
+}
+
+// AddStepSummary appends markdown to the job summary. Markdown that would
+// take the step's summary past SummaryLimit is cut (see mdtrunc.Fit) with a
+// note saying so, and truncated is true.
+func (r *Runtime) AddStepSummary(markdown string) (truncated bool, err error) {
+	path := r.getenv("GITHUB_STEP_SUMMARY")
+	if path == "" {
+		return false, fmt.Errorf("write the job summary: GITHUB_STEP_SUMMARY is unset: %w", ErrNotInStep)
+	}
+	var used int64
+	if st, err := os.Stat(path); err == nil {
+		used = st.Size()
+	}
+	budget := SummaryLimit - int(used) - len("\n") // go-githubactions appends a line break
+	note := fmt.Sprintf("> [!WARNING]\n> This summary was cut to stay under GitHub's 1 MiB job summary limit "+
+		"(it was %d bytes); the full report is in the report file.", len(markdown))
+	markdown, truncated = mdtrunc.Fit(markdown, budget, note)
+	if err := recovered(func() { r.action.AddStepSummary(markdown) }); err != nil {
+		return truncated, fmt.Errorf("write the job summary: %w", err)
+	}
+	return truncated, nil
+}
+
+// recovered runs f and turns a panic into an error.
+func recovered(f func()) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if e, ok := p.(error); ok {
+				err = e
+				return
+			}
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	f()
+	return nil
+}

@@ -1,0 +1,111 @@
+package gate
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+const simulatedGates = 1000
+
+// calibrationJobs is the A/A job count stats.md §6.5 prefers (K = 20);
+// with 10 the estimated floor varies by −30…+40 % (S4).
+const calibrationJobs = 20
+
+// TestAAFalsePositiveRate: the whole gate with default floors on A/A data,
+// 5 runs against 30 baseline samples, CV 7 %, no job drift.
+func TestAAFalsePositiveRate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 1))
+	w := world{cv: 0.07}
+	fp := 0
+	for range simulatedGates {
+		base, head := w.jobs(rng, 6, 5), w.job(rng, 5, 1, 1)
+		if Judge(base, head, Policy{BaselineJobs: 6}).Outcome == Regression {
+			fp++
+		}
+	}
+	rate := float64(fp) / simulatedGates
+	t.Logf("A/A false-positive rate of the whole gate, 5 vs 30, CV 7 %%, default floors: %.1f %% (%d of %d gates)", 100*rate, fp, simulatedGates)
+	if rate > 0.05 {
+		t.Errorf("A/A false-positive rate %.1f %% exceeds 5 %%", 100*rate)
+	}
+}
+
+// TestPowerThroughputDrop: a 20 % throughput drop at CV 3 %, 5 vs 30.
+func TestPowerThroughputDrop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 1))
+	w := world{cv: 0.03}
+	caught := 0
+	for range simulatedGates {
+		base, head := w.jobs(rng, 6, 5), w.job(rng, 5, 0.8, 1)
+		v := Judge(base, head, Policy{BaselineJobs: 6})
+		if v.Outcome == Regression && slices.Contains(v.Regressions, result.IterationsPerSec) {
+			caught++
+		}
+	}
+	power := float64(caught) / simulatedGates
+	t.Logf("power for a 20 %% throughput drop, 5 vs 30, CV 3 %%: %.1f %% (%d of %d gates)", 100*power, caught, simulatedGates)
+	if power < 0.90 {
+		t.Errorf("power %.1f %% is below 90 %%", 100*power)
+	}
+}
+
+// TestCalibratedFloorsUnderDrift: job-to-job drift as large as the run
+// noise (σ_b = σ_w, CV 7 %). Each simulated gate first calibrates from 20
+// A/A jobs of 5 runs, then judges a fresh job of 5 runs against 6 earlier
+// jobs of 5. The default floors are judged on the same data for contrast.
+func TestCalibratedFloorsUnderDrift(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 1))
+	w := world{cv: 0.07, drift: 1}
+	fpCal, fpDefault := 0, 0
+	for range simulatedGates {
+		noise := w.calibrate(rng, calibrationJobs, 5)
+		base, head := w.jobs(rng, 6, 5), w.job(rng, 5, 1, 1)
+		if Judge(base, head, Policy{BaselineJobs: 6, Noise: noise}).Outcome == Regression {
+			fpCal++
+		}
+		if Judge(base, head, Policy{BaselineJobs: 6}).Outcome == Regression {
+			fpDefault++
+		}
+	}
+	cal, def := float64(fpCal)/simulatedGates, float64(fpDefault)/simulatedGates
+	t.Logf("A/A false-positive rate under drift σ_b = σ_w, CV 7 %%, 5 vs 6×5: calibrated floors %.1f %%, default floors %.1f %%", 100*cal, 100*def)
+	if cal > 0.05 {
+		t.Errorf("calibrated A/A false-positive rate %.1f %% exceeds 5 %%", 100*cal)
+	}
+	// With only 10 calibration jobs the floor estimate is noisier (stats.md
+	// S4); measured here for the record.
+	fp10 := 0
+	for range simulatedGates {
+		noise := w.calibrate(rng, 10, 5)
+		base, head := w.jobs(rng, 6, 5), w.job(rng, 5, 1, 1)
+		if Judge(base, head, Policy{BaselineJobs: 6, Noise: noise}).Outcome == Regression {
+			fp10++
+		}
+	}
+	t.Logf("the same with 10 calibration jobs instead of 20: %.1f %%", 100*float64(fp10)/simulatedGates)
+	if !(def > cal) {
+		t.Errorf("default floors (%.1f %%) should suffer more from drift than calibrated ones (%.1f %%)", 100*def, 100*cal)
+	}
+}
+
+// TestCalibratedPowerUnderDrift: the price of drift-aware floors, measured.
+func TestCalibratedPowerUnderDrift(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 1))
+	w := world{cv: 0.03, drift: 1}
+	caught := 0
+	for range simulatedGates {
+		noise := w.calibrate(rng, calibrationJobs, 5)
+		base, head := w.jobs(rng, 6, 5), w.job(rng, 5, 0.8, 1)
+		if slices.Contains(Judge(base, head, Policy{BaselineJobs: 6, Noise: noise}).Regressions, result.IterationsPerSec) {
+			caught++
+		}
+	}
+	power := float64(caught) / simulatedGates
+	t.Logf("power for a 20 %% throughput drop with calibrated floors, CV 3 %%, σ_b = σ_w: %.1f %%", 100*power)
+	if power < 0.90 {
+		t.Errorf("power %.1f %% is below 90 %%", 100*power)
+	}
+}

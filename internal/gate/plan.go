@@ -1,0 +1,168 @@
+package gate
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/stats"
+)
+
+// plan is what the gate will do with one metric.
+type plan struct {
+	meta   result.Metric
+	gated  bool
+	source FloorSource
+	// userFloor is the configured or default floor in the metric's user
+	// units (percent or percentage points); NaN for calibrated floors,
+	// which depend on the sample sizes.
+	userFloor float64
+	noise     *stats.Noise
+	note      string
+}
+
+func (pl plan) direction() stats.Direction {
+	if pl.meta.Better == result.HigherIsBetter {
+		return stats.LowerIsWorse
+	}
+	return stats.HigherIsWorse
+}
+
+func (pl plan) percent() bool { return pl.meta.Scale == result.Percent }
+
+// planMetrics decides, for every metric present on either side and every
+// gated metric, whether it is gated and by which floor. It returns the
+// plans in catalogue order plus warnings about the policy.
+func planMetrics(base, head []result.Run, p Policy) ([]plan, []string) {
+	var warnings []string
+	gated := map[string]bool{}
+	for _, key := range p.metrics() {
+		if _, ok := result.Lookup(key); !ok {
+			warnings = append(warnings, fmt.Sprintf("gate.metrics: unknown metric %q is ignored", key))
+			continue
+		}
+		gated[key] = true
+	}
+	substituted := throughputSubstitute(base, head, gated)
+
+	var plans []plan
+	for _, m := range result.Metrics {
+		present := hasKey(base, m.Key) || hasKey(head, m.Key)
+		replaced := substituted && m.Key == result.IterationsPerSec
+		if !present && !gated[m.Key] && !replaced {
+			continue
+		}
+		pl := planOne(m, gated[m.Key], p)
+		if substituted {
+			pl = substituteNotes(pl, p)
+		}
+		plans = append(plans, pl)
+	}
+	return plans, warnings
+}
+
+// substituteNotes explains the throughput substitution on both metrics and
+// lets a configured iterations/s floor apply to requests/s.
+func substituteNotes(pl plan, p Policy) plan {
+	switch pl.meta.Key {
+	case result.IterationsPerSec:
+		pl.note = "not measured on both sides; requests/s is gated as the throughput"
+	case result.RequestsPerSec:
+		if f, ok := p.Floors[result.IterationsPerSec]; ok && pl.source != FromConfig {
+			pl.source, pl.userFloor, pl.noise = FromConfig, f, nil
+		}
+		pl.note = "gated as the throughput (iterations/s not available)"
+	}
+	return pl
+}
+
+// throughputSubstitute gates requests/s in place of iterations/s when a
+// side lacks iterations/s but both have requests/s (imported tools).
+func throughputSubstitute(base, head []result.Run, gated map[string]bool) bool {
+	if !gated[result.IterationsPerSec] {
+		return false
+	}
+	if allHave(base, result.IterationsPerSec) && allHave(head, result.IterationsPerSec) {
+		return false
+	}
+	if !allHave(base, result.RequestsPerSec) || !allHave(head, result.RequestsPerSec) {
+		return false
+	}
+	gated[result.RequestsPerSec] = true
+	delete(gated, result.IterationsPerSec)
+	return true
+}
+
+func planOne(m result.Metric, wanted bool, p Policy) plan {
+	pl := plan{meta: m, source: NoFloor, userFloor: math.NaN()}
+	if f, ok := p.Floors[m.Key]; ok && wanted {
+		pl.gated, pl.source, pl.userFloor = true, FromConfig, f
+		return pl
+	}
+	if nz, ok := p.Noise[m.Key]; ok && wanted && nz.Check() == nil {
+		pl.gated, pl.source, pl.noise = true, FromCalibration, &nz
+		return pl
+	}
+	if f, ok := DefaultFloors[m.Key]; ok && wanted {
+		pl.gated, pl.source, pl.userFloor = true, FromDefault, f
+		return pl
+	}
+	if wanted {
+		pl.note = fmt.Sprintf("report-only: no measured floor yet; run tailgate calibrate or set gate.floors.%s", m.Key)
+	}
+	return pl
+}
+
+// logFloor is the floor on the comparison scale for n head runs against m
+// baseline samples with k gated metrics.
+func (pl plan) logFloor(n, m, k int, p Policy) float64 {
+	if pl.noise != nil {
+		return stats.Floor(*pl.noise, n, m, p.BaselineJobs, p.SameJob, p.alpha(), k)
+	}
+	return pl.toScale(pl.userFloor)
+}
+
+// toScale converts an effect in user units (percent worse, or percentage
+// points worse) to the comparison scale, where bigger is worse.
+func (pl plan) toScale(userWorse float64) float64 {
+	switch {
+	case pl.percent():
+		return userWorse
+	case pl.direction() == stats.LowerIsWorse:
+		return stats.DropFloor(userWorse / 100)
+	default:
+		return stats.RiseFloor(userWorse / 100)
+	}
+}
+
+// fromScale is the inverse of toScale.
+func (pl plan) fromScale(w float64) float64 {
+	switch {
+	case pl.percent():
+		return w
+	case pl.direction() == stats.LowerIsWorse:
+		return 100 * -math.Expm1(-w)
+	default:
+		return 100 * math.Expm1(w)
+	}
+}
+
+// values returns the metric's values of the runs that carry it.
+func values(runs []result.Run, key string) []float64 {
+	var out []float64
+	for i := range runs {
+		if v, ok := runs[i].Value(key); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func hasKey(runs []result.Run, key string) bool {
+	return slices.ContainsFunc(runs, func(r result.Run) bool { _, ok := r.Value(key); return ok })
+}
+
+func allHave(runs []result.Run, key string) bool {
+	return len(runs) > 0 && !slices.ContainsFunc(runs, func(r result.Run) bool { _, ok := r.Value(key); return !ok })
+}

@@ -1,0 +1,80 @@
+package gate
+
+import (
+	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/stats"
+)
+
+// DefaultAlpha is the one-sided significance level of every test.
+const DefaultAlpha = 0.05
+
+// DefaultMetrics are gated when the policy names none (DESIGN.md §4).
+var DefaultMetrics = []string{
+	result.IterationsPerSec,
+	result.LatencyP95,
+	result.RequestErrorPct,
+	result.LifecycleSuccess,
+}
+
+// DefaultFloors are the floors used until calibrate has measured the noise:
+// a drop in percent for throughput and a rise in percent for p95 (the
+// campaign figures of DESIGN.md §1), percentage points for the rates.
+// Metrics without a default are reported, not gated, until calibrated.
+var DefaultFloors = map[string]float64{
+	result.IterationsPerSec: 6.7,
+	result.RequestsPerSec:   6.7,
+	result.LatencyP95:       51,
+	result.RequestErrorPct:  1,
+	result.LifecycleSuccess: 1,
+}
+
+// Policy is how a comparison is judged.
+type Policy struct {
+	// Alpha is the one-sided level of the tests; 0 means DefaultAlpha.
+	Alpha float64
+	// Metrics are the gated metric keys; empty means DefaultMetrics.
+	Metrics []string
+	// Floors are user floors from the config (gate.floors): percent for
+	// ratio metrics, percentage points for rates. They override calibrated
+	// and default floors and make any metric gateable.
+	Floors map[string]float64
+	// Noise is the calibrated noise by metric key (logs for ratio metrics,
+	// percentage points for rates).
+	Noise map[string]stats.Noise
+	// BaselineJobs is S_b, the number of jobs the baseline samples come
+	// from; 0 counts as 1 (the most conservative).
+	BaselineJobs int
+	// SameJob is set for A/B comparisons measured in one job: the
+	// between-job noise then cancels and is left out of the floor.
+	SameJob bool
+	// Context is what the caller knows about the comparison.
+	Context Context
+}
+
+// Context holds facts only the caller can establish.
+type Context struct {
+	// NoBaseline: there is no baseline yet; the head runs pass and should
+	// be recorded.
+	NoBaseline bool
+	// DefinitionChanged: the benchmark definition differs from the one the
+	// baseline was recorded with; nothing is compared.
+	DefinitionChanged bool
+	// EnvDiffers: the environment fingerprint differs from the baseline's.
+	EnvDiffers bool
+	// EnvDiff optionally says how ("cpu_model: A → B").
+	EnvDiff string
+}
+
+func (p Policy) alpha() float64 {
+	if p.Alpha > 0 && p.Alpha < 1 {
+		return p.Alpha
+	}
+	return DefaultAlpha
+}
+
+func (p Policy) metrics() []string {
+	if len(p.Metrics) > 0 {
+		return p.Metrics
+	}
+	return DefaultMetrics
+}

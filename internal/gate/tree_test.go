@@ -1,0 +1,248 @@
+package gate
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/stats"
+)
+
+var tput = result.IterationsPerSec
+
+func TestOneVsOneIsInconclusive(t *testing.T) {
+	v := Judge(runsOf(tput, 100), runsOf(tput, 50), Policy{Metrics: []string{tput}})
+	f, _ := finding(v, tput)
+	if v.Outcome != Inconclusive || f.Outcome != MetricInconclusive {
+		t.Fatalf("1 vs 1: verdict %s, finding %s; want inconclusive", v.Outcome, f.Outcome)
+	}
+	if !strings.Contains(f.Note, "need ≥ 19 head runs") {
+		t.Errorf("note %q should say how many runs are needed", f.Note)
+	}
+	if len(v.Detect) != 1 || v.Detect[0].Possible || !strings.Contains(v.Detect[0].Note, "need ≥ 19") {
+		t.Errorf("detectable effect at 1 vs 1 should be impossible with advice: %+v", v.Detect)
+	}
+}
+
+func TestOneVsNineteenUsesExactTest(t *testing.T) {
+	base := make([]float64, 19)
+	for i := range base {
+		base[i] = 100 + float64(i)
+	}
+	v := Judge(runsOf(tput, base...), runsOf(tput, 80), Policy{Metrics: []string{tput}})
+	f, _ := finding(v, tput)
+	if f.Test != TestExact || f.P != 0.05 || v.Outcome != Regression {
+		t.Errorf("1 vs 19, head below all: test %q p %v verdict %s; want exact, p = 0.05, regression", f.Test, f.P, v.Outcome)
+	}
+	// One baseline sample fewer and the exact test can no longer reach α:
+	// the t prediction test takes over.
+	v = Judge(runsOf(tput, base[:18]...), runsOf(tput, 80), Policy{Metrics: []string{tput}})
+	if f, _ := finding(v, tput); f.Test != TestTPrediction {
+		t.Errorf("1 vs 18: test %q, want %q", f.Test, TestTPrediction)
+	}
+}
+
+func TestCalibratedZPath(t *testing.T) {
+	noise := map[string]stats.Noise{tput: {SigmaW: 0.03, SigmaB: 0.01, Jobs: 10, Runs: 5}}
+	p := Policy{Metrics: []string{tput}, Noise: noise, BaselineJobs: 1}
+	v := Judge(runsOf(tput, 100), runsOf(tput, 70), p)
+	f, _ := finding(v, tput)
+	if f.Test != TestZ || f.FloorSource != FromCalibration || v.Outcome != Regression {
+		t.Errorf("calibrated 1 vs 1, −30 %%: test %q source %s verdict %s; want z-test, calibrated, regression", f.Test, f.FloorSource, v.Outcome)
+	}
+	v = Judge(runsOf(tput, 100), runsOf(tput, 99), p)
+	if f, _ := finding(v, tput); v.Outcome != Pass || f.Outcome != MetricPass {
+		t.Errorf("calibrated 1 vs 1, −1 %%: %s/%s, want pass", v.Outcome, f.Outcome)
+	}
+}
+
+func TestTPredictionPath(t *testing.T) {
+	v := Judge(runsOf(tput, 100), runsOf(tput, 60, 61, 59), Policy{Metrics: []string{tput}})
+	f, _ := finding(v, tput)
+	if f.Test != TestTPrediction || v.Outcome != Regression || !strings.Contains(f.Note, "low confidence") {
+		t.Errorf("3 vs 1, −40 %%: test %q verdict %s note %q; want t prediction, regression, low confidence", f.Test, v.Outcome, f.Note)
+	}
+	if v.Detect[0].Method != "monte carlo" || !v.Detect[0].Possible {
+		t.Errorf("3 vs 1 should simulate a detectable effect: %+v", v.Detect[0])
+	}
+}
+
+func TestImprovementsNeverFail(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 1))
+	w := world{cv: 0.05}
+	for i := range 84 { // every (n, jobs) pair twice
+		n, jobs := 1+i%7, 1+i%6
+		base, head := w.jobs(rng, jobs, 5), w.job(rng, n, 1.5, 0.5)
+		v := Judge(base, head, Policy{BaselineJobs: jobs})
+		if v.Outcome == Regression {
+			t.Fatalf("%d vs %d: an improvement failed the gate: %v", n, len(base), v.Regressions)
+		}
+	}
+	v := Judge(w.jobs(rng, 6, 5), w.job(rng, 5, 1.5, 0.5), Policy{})
+	for _, key := range []string{tput, result.LatencyP95} {
+		if f, _ := finding(v, key); f.Outcome != Improvement || f.Worse >= 0 {
+			t.Errorf("%s: outcome %s worse %.1f, want improvement", key, f.Outcome, f.Worse)
+		}
+	}
+}
+
+func TestChangedWithinNoisePasses(t *testing.T) {
+	rng := rand.New(rand.NewPCG(22, 1))
+	w := world{cv: 0.01}
+	v := Judge(w.jobs(rng, 6, 5), w.job(rng, 5, 0.96, 1), Policy{})
+	f, _ := finding(v, tput)
+	if f.Outcome != WithinNoise || v.Outcome != Pass || !(f.P <= 0.05) {
+		t.Errorf("4 %% drop at CV 1 %%: %s p %.3g verdict %s; want within_noise and pass", f.Outcome, f.P, v.Outcome)
+	}
+}
+
+func TestErrorRateRule(t *testing.T) {
+	key := result.RequestErrorPct
+	zeros := func(n int) []float64 { return make([]float64, n) }
+	v := Judge(runsOf(key, zeros(30)...), runsOf(key, zeros(5)...), Policy{Metrics: []string{key}})
+	f, _ := finding(v, key)
+	if v.Outcome != Pass || f.Outcome != MetricPass || f.P != 1 || f.FloorSource != FromDefault {
+		t.Errorf("all zeros: verdict %s finding %+v; want pass with p = 1", v.Outcome, f)
+	}
+	v = Judge(runsOf(key, zeros(30)...), runsOf(key, 5, 5, 5, 5, 5), Policy{Metrics: []string{key}})
+	f, _ = finding(v, key)
+	if v.Outcome != Regression || !slices.Equal(v.Regressions, []string{key}) || f.Change != 5 || f.Floor != 1 {
+		t.Errorf("0 %% → 5 %%: verdict %s %v, change %v pp floor %v; want regression of %s", v.Outcome, v.Regressions, f.Change, f.Floor, key)
+	}
+	// A rise below the floor in percentage points is within noise.
+	v = Judge(runsOf(key, zeros(30)...), runsOf(key, 0.5, 0.5, 0.5, 0.5, 0.5), Policy{Metrics: []string{key}})
+	if f, _ := finding(v, key); f.Outcome != WithinNoise || v.Outcome != Pass {
+		t.Errorf("0 %% → 0.5 %%: %s / %s, want within_noise / pass", f.Outcome, v.Outcome)
+	}
+	// Lifecycle success falls: lower is worse.
+	ls := result.LifecycleSuccess
+	v = Judge(runsOf(ls, 100, 100, 100, 100, 100), runsOf(ls, 90, 91, 89, 92, 90), Policy{Metrics: []string{ls}})
+	if f, _ := finding(v, ls); v.Outcome != Regression || f.Worse < 8 {
+		t.Errorf("lifecycle success 100 → 90: %s worse %v pp; want regression", v.Outcome, f.Worse)
+	}
+}
+
+func TestDefinitionChangedComparesNothing(t *testing.T) {
+	v := Judge(runsOf(tput, 100, 100), runsOf(tput, 1, 1), Policy{Context: Context{DefinitionChanged: true}})
+	if v.Outcome != Inconclusive || len(v.Findings) != 0 || len(v.Detect) != 0 || !slices.Contains(v.Warnings, WarnDefinitionChanged) {
+		t.Errorf("definition changed: %+v; want inconclusive, no findings, the warning", v)
+	}
+}
+
+func TestNoBaselinePasses(t *testing.T) {
+	v := Judge(nil, runsOf(tput, 100, 101), Policy{})
+	f, ok := finding(v, tput)
+	if v.Outcome != Pass || !slices.Contains(v.Warnings, WarnNoBaseline) || !ok || f.HeadMedian != 100.5 || !math.IsNaN(f.BaseMedian) {
+		t.Errorf("no baseline: %+v", v)
+	}
+	if v := Judge(runsOf(tput, 1), nil, Policy{}); v.Outcome != Inconclusive {
+		t.Errorf("no head runs: %s, want inconclusive", v.Outcome)
+	}
+}
+
+func TestMissingMetricIsNotAvailable(t *testing.T) {
+	base := runsOf(tput, 100, 100, 100, 100, 100)
+	for i := range base {
+		base[i].Metrics[result.LatencyP95] = 10
+	}
+	v := Judge(base, runsOf(tput, 99, 100, 101, 100, 99), Policy{})
+	f, _ := finding(v, result.LatencyP95)
+	if f.Outcome != NotAvailable || !math.IsNaN(f.HeadMedian) || !math.IsNaN(f.Change) || f.Note != "not in the head runs" {
+		t.Errorf("p95 missing from head: %+v", f)
+	}
+	if v.Outcome != Pass || !slices.ContainsFunc(v.Warnings, func(w string) bool { return strings.Contains(w, "one side only") }) {
+		t.Errorf("verdict %s warnings %q", v.Outcome, v.Warnings)
+	}
+}
+
+func TestRequestsPerSecondStandsInForThroughput(t *testing.T) {
+	rps := result.RequestsPerSec
+	v := Judge(runsOf(rps, 100, 101, 99, 100, 102, 98), runsOf(rps, 80, 81, 79, 80, 80), Policy{})
+	f, _ := finding(v, rps)
+	if !f.Gated || f.FloorSource != FromDefault || math.Abs(f.Floor-6.7) > 1e-9 || !slices.Equal(v.Regressions, []string{rps}) {
+		t.Errorf("requests/s as throughput: %+v, regressions %v", f, v.Regressions)
+	}
+	if f, _ := finding(v, tput); f.Gated || f.Outcome != NotAvailable {
+		t.Errorf("iterations/s should be listed as not available: %+v", f)
+	}
+}
+
+func TestFloorSources(t *testing.T) {
+	p99 := result.LatencyP99
+	rng := rand.New(rand.NewPCG(23, 1))
+	w := world{cv: 0.03}
+	base, head := w.jobs(rng, 6, 5), w.job(rng, 5, 1, 1.3)
+	metrics := []string{tput, result.LatencyP95, p99}
+
+	v := Judge(base, head, Policy{Metrics: metrics})
+	if f, _ := finding(v, p99); f.Gated || f.Outcome != NotGated || !strings.Contains(f.Note, "gate.floors.latency_p99_ms") {
+		t.Errorf("uncalibrated p99 without a config floor should be report-only: %+v", f)
+	}
+	v = Judge(base, head, Policy{Metrics: metrics, Floors: map[string]float64{p99: 10}})
+	if f, _ := finding(v, p99); !f.Gated || f.FloorSource != FromConfig || f.Floor != 10 || f.Outcome != MetricRegression {
+		t.Errorf("config floor 10 %% on p99 with a 30 %% rise: %+v", f)
+	}
+	nz := map[string]stats.Noise{p99: {SigmaW: 0.03, Jobs: 10, Runs: 5}}
+	v = Judge(base, head, Policy{Metrics: metrics, Noise: nz, BaselineJobs: 6})
+	if f, _ := finding(v, p99); !f.Gated || f.FloorSource != FromCalibration || f.Outcome != MetricRegression {
+		t.Errorf("calibrated p99: %+v", f)
+	}
+	// Calibrated noise of a metric that is not in gate.metrics does not gate it.
+	v = Judge(base, head, Policy{Noise: nz})
+	if f, _ := finding(v, p99); f.Gated {
+		t.Errorf("p99 is not in gate.metrics and must stay report-only: %+v", f)
+	}
+}
+
+func TestSameJobDropsBetweenJobNoise(t *testing.T) {
+	nz := map[string]stats.Noise{tput: {SigmaW: 0.02, SigmaB: 0.05, Jobs: 10, Runs: 5}}
+	base, head := runsOf(tput, 100, 101, 99, 100, 102), runsOf(tput, 90, 91, 89, 90, 90)
+	stored := Judge(base, head, Policy{Metrics: []string{tput}, Noise: nz})
+	ab := Judge(base, head, Policy{Metrics: []string{tput}, Noise: nz, SameJob: true})
+	fs, _ := finding(stored, tput)
+	fa, _ := finding(ab, tput)
+	if !(fa.Floor < fs.Floor) || stored.Outcome != Pass || ab.Outcome != Regression {
+		t.Errorf("a 10 %% drop: stored floor %.1f %% (%s), A/B floor %.1f %% (%s); want the A/B floor smaller and only A/B to fail",
+			fs.Floor, stored.Outcome, fa.Floor, ab.Outcome)
+	}
+}
+
+func TestWarnings(t *testing.T) {
+	v := Judge(runsOf(tput, 100, 100, 100), runsOf(tput, 100, 100, 100),
+		Policy{Metrics: []string{tput, "nope"}, Context: Context{EnvDiffers: true, EnvDiff: "cores: 4 → 2"}})
+	want := []string{"environment fingerprint differs", "cores: 4 → 2", `unknown metric "nope"`, "floors not calibrated", "iterations/s 6.7 %"}
+	all := strings.Join(v.Warnings, "\n")
+	for _, w := range want {
+		if !strings.Contains(all, w) {
+			t.Errorf("warnings %q lack %q", v.Warnings, w)
+		}
+	}
+}
+
+func TestDetectShrinksWithMoreRuns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 1))
+	w := world{cv: 0.07}
+	nz := w.calibrate(rng, 20, 5)
+	base := w.jobs(rng, 6, 5)
+	prev := math.Inf(1)
+	for _, n := range []int{3, 5, 10, 20} {
+		v := Judge(base, w.job(rng, n, 1, 1), Policy{Noise: nz, BaselineJobs: 6})
+		d := v.Detect[0]
+		if d.Key != tput || !d.Possible || d.Direction != "drop" || !(d.Effect < prev) {
+			t.Errorf("n = %d: %+v (previous %.1f %%)", n, d, prev)
+		}
+		t.Logf("CV 7 %%, calibrated, %d vs 30: detects a throughput drop of ≥ %.1f %% (%s)", n, d.Effect, d.Method)
+		prev = d.Effect
+	}
+}
+
+func TestBadValuesAreInconclusive(t *testing.T) {
+	v := Judge(runsOf(tput, 100, 0, 100), runsOf(tput, 100, 100, 100), Policy{Metrics: []string{tput}})
+	f, _ := finding(v, tput)
+	if f.Outcome != MetricInconclusive || !strings.Contains(f.Note, "cannot compare") || v.Outcome != Inconclusive {
+		t.Errorf("a zero throughput: %+v", f)
+	}
+}

@@ -1,0 +1,91 @@
+// Package gate owns the decision policy: given baseline runs, head runs and
+// a Policy, it judges every metric (regression, changed within noise,
+// improvement, pass, inconclusive, not available, not gated), states what
+// effect sizes the comparison could detect, and combines the gated metrics
+// into one Verdict. It does no I/O; the caller supplies the context
+// (no baseline, definition changed, environment differs) it cannot see.
+package gate
+
+// Outcome is the overall verdict.
+type Outcome string
+
+const (
+	Pass         Outcome = "pass"
+	Regression   Outcome = "regression"
+	Inconclusive Outcome = "inconclusive"
+)
+
+// MetricOutcome is the verdict on one metric.
+type MetricOutcome string
+
+const (
+	MetricPass         MetricOutcome = "pass"
+	MetricRegression   MetricOutcome = "regression"
+	WithinNoise        MetricOutcome = "within_noise" // significant, but inside the floor: passes
+	Improvement        MetricOutcome = "improvement"  // significant and beyond the floor, the good way
+	MetricInconclusive MetricOutcome = "inconclusive"
+	NotAvailable       MetricOutcome = "not_available" // missing from one side (never read as zero)
+	NotGated           MetricOutcome = "not_gated"     // reported only: no floor to judge it by
+)
+
+// FloorSource says where a metric's noise floor comes from.
+type FloorSource string
+
+const (
+	FromCalibration FloorSource = "calibrated"
+	FromDefault     FloorSource = "default"
+	FromConfig      FloorSource = "config"
+	NoFloor         FloorSource = "none"
+)
+
+// Verdict is the judgement of one comparison.
+type Verdict struct {
+	Outcome     Outcome
+	Regressions []string // keys of the gated metrics that regressed
+	Findings    []Finding
+	Detect      []Detectable
+	Warnings    []string
+	HeadRuns    int
+	BaseRuns    int
+}
+
+// Finding is the judgement of one metric. Figures a comparison could not
+// produce are NaN.
+type Finding struct {
+	Key        string
+	Label      string
+	Unit       string // the metric's unit: "/s", "ms", "%"
+	Percent    bool   // a rate in percent: Change, Worse and Floor are in percentage points
+	Gated      bool
+	BaseMedian float64
+	HeadMedian float64
+	// Change is head against base: a signed relative change in percent for
+	// ratio metrics, a difference in percentage points for rates.
+	Change float64
+	// Worse is the change in the bad direction, in the units of Change
+	// (negative when the metric improved); compared with Floor.
+	Worse float64
+	// P is the one-sided p-value in the direction the metric moved.
+	P float64
+	// Test names the test that produced P.
+	Test        string
+	Floor       float64 // in the units of Change; NaN without a floor
+	FloorSource FloorSource
+	Outcome     MetricOutcome
+	Note        string
+	N, M        int // head runs, baseline samples
+}
+
+// Detectable states the smallest regression of a gated metric the
+// comparison detects with 80 % probability.
+type Detectable struct {
+	Key       string
+	Label     string
+	N, M      int
+	Effect    float64 // in Unit; NaN when Possible is false
+	Unit      string  // "%" for ratio metrics, "pp" for rates
+	Direction string  // "drop" or "rise": the bad direction
+	Method    string  // "formula" or "monte carlo"
+	Possible  bool
+	Note      string
+}

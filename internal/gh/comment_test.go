@@ -1,0 +1,380 @@
+package gh
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+const testMarker = "<!-- tailgate:api -->"
+
+// sleeps records the waits the client asked for, without waiting.
+type sleeps struct{ got []time.Duration }
+
+func (s *sleeps) sleep(_ context.Context, d time.Duration) error {
+	s.got = append(s.got, d)
+	return nil
+}
+
+func newTestClient(t *testing.T, f *fakeGitHub, s *sleeps, opts ...Option) *Client {
+	t.Helper()
+	opts = append([]Option{WithSleep(s.sleep)}, opts...)
+	c, err := New(f.token, f.apiURL(), opts...)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return c
+}
+
+func decodeBody(t *testing.T, call fakeCall) string {
+	t.Helper()
+	var in struct{ Body string }
+	if err := json.Unmarshal([]byte(call.Body), &in); err != nil {
+		t.Fatalf("%s %s body is not JSON: %v", call.Method, call.Path, err)
+	}
+	return in.Body
+}
+
+func TestUpsertCreatesWhenNoMarkedComment(t *testing.T) {
+	f := newFakeGitHub(t) // an Actions token: GET /user is 403
+	f.seed(7, "alice", "LGTM")
+	f.seed(7, ActionsBotLogin, "another bot message without the marker")
+	c := newTestClient(t, f, &sleeps{})
+
+	got, err := c.Upsert(t.Context(), "o", "r", 7, testMarker, "## tailgate\n\npass")
+	if err != nil {
+		t.Fatalf("Upsert: %v", err)
+	}
+	if !got.Created || got.ID == 0 || !strings.Contains(got.URL, "issuecomment-") || got.Truncated {
+		t.Errorf("Upsert = %+v, want a created, untruncated comment with an id and URL", got)
+	}
+	calls := f.callLog()
+	wantSeq := []string{"GET /user", "GET /repos/o/r/issues/7/comments", "POST /repos/o/r/issues/7/comments"}
+	if len(calls) != len(wantSeq) {
+		t.Fatalf("calls = %v, want %v", calls, wantSeq)
+	}
+	for i, w := range wantSeq {
+		if got := calls[i].Method + " " + calls[i].Path; got != w {
+			t.Errorf("call %d = %s, want %s", i, got, w)
+		}
+	}
+	if calls[1].Query != "per_page=100" {
+		t.Errorf("list query = %q, want per_page=100", calls[1].Query)
+	}
+	if body := decodeBody(t, calls[2]); !strings.HasPrefix(body, testMarker+"\n") || !strings.Contains(body, "pass") {
+		t.Errorf("created body %q does not start with the marker and carry the report", body)
+	}
+	if n := len(f.prComments(7)); n != 3 {
+		t.Errorf("PR has %d comments, want 3", n)
+	}
+}
+
+func TestUpsertEditsOwnCommentFoundOnLaterPage(t *testing.T) {
+	f := newFakeGitHub(t)
+	f.seed(7, "alice", "first")
+	f.seed(7, "bob", "second")
+	f.seed(7, "carol", "third")
+	own := f.seed(7, ActionsBotLogin, testMarker+"\nold report")
+	c := newTestClient(t, f, &sleeps{})
+
+	got, err := c.Upsert(t.Context(), "o", "r", 7, testMarker, "new report")
+	if err != nil {
+		t.Fatalf("Upsert: %v", err)
+	}
+	if got.Created || got.ID != own {
+		t.Errorf("Upsert = %+v, want an edit of comment %d", got, own)
+	}
+	if n := f.count("GET", "/repos/o/r/issues/7/comments"); n != 2 {
+		t.Errorf("listed %d pages, want 2 (the marker is on page 2)", n)
+	}
+	if n := f.count("POST", "/repos/o/r/issues/7/comments"); n != 0 {
+		t.Errorf("created %d comments, want none", n)
+	}
+	patch := fmt.Sprintf("/repos/o/r/issues/comments/%d", own)
+	if n := f.count("PATCH", patch); n != 1 {
+		t.Fatalf("PATCH %s called %d times, want 1", patch, n)
+	}
+	for _, call := range f.callLog() {
+		if call.Method == "GET" && strings.Contains(call.Query, "page=2") && !strings.Contains(call.Query, "per_page=") {
+			t.Errorf("page 2 request %q lost per_page", call.Query)
+		}
+	}
+	comments := f.prComments(7)
+	if len(comments) != 4 || comments[3].Body != testMarker+"\nnew report" {
+		t.Errorf("comments after edit = %+v", comments)
+	}
+}
+
+func TestUpsertNeverEditsAnotherUsersMarkedComment(t *testing.T) {
+	f := newFakeGitHub(t)
+	f.login = "tailgate-bot" // a personal token: GET /user answers
+	foreign := f.seed(7, "mallory", testMarker+"\nfake all-clear")
+	c := newTestClient(t, f, &sleeps{})
+
+	got, err := c.Upsert(t.Context(), "o", "r", 7, testMarker, "real report")
+	if err != nil {
+		t.Fatalf("Upsert: %v", err)
+	}
+	if !got.Created || got.ID == foreign {
+		t.Errorf("Upsert = %+v, want a new comment, not mallory's %d", got, foreign)
+	}
+	if n := f.count("PATCH", fmt.Sprintf("/repos/o/r/issues/comments/%d", foreign)); n != 0 {
+		t.Errorf("mallory's comment was edited %d times", n)
+	}
+	comments := f.prComments(7)
+	if comments[0].Body != testMarker+"\nfake all-clear" || comments[1].User.Login != "tailgate-bot" {
+		t.Errorf("comments = %+v", comments)
+	}
+
+	// The next push edits our own comment, still leaving mallory's alone.
+	again, err := c.Upsert(t.Context(), "o", "r", 7, testMarker, "second report")
+	if err != nil || again.Created || again.ID != got.ID {
+		t.Errorf("second Upsert = %+v, %v; want an edit of %d", again, err, got.ID)
+	}
+	if n := f.count("GET", "/user"); n != 1 {
+		t.Errorf("GET /user called %d times, want once (cached)", n)
+	}
+}
+
+func TestUpsertPermissionDenied(t *testing.T) {
+	for _, status := range []int{403, 404} {
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			f := newFakeGitHub(t)
+			f.queue("POST /repos/o/r/issues/7/comments", fakeReply{status: status,
+				body: `{"message":"Resource not accessible by integration","documentation_url":"https://docs.github.com/rest/issues/comments#create-an-issue-comment"}`})
+			s := &sleeps{}
+			c := newTestClient(t, f, s)
+			_, err := c.Upsert(t.Context(), "o", "r", 7, testMarker, "report")
+			if !IsPermission(err) || IsRateLimit(err) {
+				t.Fatalf("err = %v; IsPermission %v, IsRateLimit %v; want a permission error", err, IsPermission(err), IsRateLimit(err))
+			}
+			if strings.Contains(err.Error(), f.token) {
+				t.Errorf("the error leaks the token: %v", err)
+			}
+			if n := f.count("POST", "/repos/o/r/issues/7/comments"); n != 1 || len(s.got) != 0 {
+				t.Errorf("POST called %d times with %d retries, want 1 and none", n, len(s.got))
+			}
+		})
+	}
+}
+
+func TestPrimaryRateLimitIsRetried(t *testing.T) {
+	f := newFakeGitHub(t)
+	now := time.Unix(1_800_000_000, 0)
+	f.queue("POST /repos/o/r/issues/7/comments", fakeReply{status: 403,
+		header: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Limit": "1000",
+			"X-RateLimit-Reset": fmt.Sprint(now.Unix() + 2)},
+		body: `{"message":"API rate limit exceeded for installation.","documentation_url":"https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting"}`})
+	s := &sleeps{}
+	c := newTestClient(t, f, s, WithClock(func() time.Time { return now }))
+
+	got, err := c.Upsert(t.Context(), "o", "r", 7, testMarker, "report")
+	if err != nil || !got.Created {
+		t.Fatalf("Upsert = %+v, %v; want a created comment after the retry", got, err)
+	}
+	if n := f.count("POST", "/repos/o/r/issues/7/comments"); n != 2 {
+		t.Errorf("POST called %d times, want 2", n)
+	}
+	if len(s.got) != 1 || s.got[0] < 2*time.Second || s.got[0] > 4*time.Second {
+		t.Errorf("waits = %v, want one wait until the reset (2–4 s)", s.got)
+	}
+	if n := len(f.prComments(7)); n != 1 {
+		t.Errorf("PR has %d comments, want exactly 1", n)
+	}
+	posts := 0
+	for _, call := range f.callLog() {
+		if call.Method == "POST" {
+			posts++
+			if body := decodeBody(t, call); !strings.Contains(body, "report") {
+				t.Errorf("POST %d sent body %q; the retry must resend the body", posts, body)
+			}
+		}
+	}
+}
+
+func TestSecondaryRateLimitHonoursRetryAfter(t *testing.T) {
+	f := newFakeGitHub(t)
+	f.queue("GET /repos/o/r/issues/7/comments", fakeReply{status: 403,
+		header: map[string]string{"Retry-After": "3"},
+		body:   `{"message":"You have exceeded a secondary rate limit.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`})
+	s := &sleeps{}
+	c := newTestClient(t, f, s)
+	if _, err := c.Upsert(t.Context(), "o", "r", 7, testMarker, "report"); err != nil {
+		t.Fatalf("Upsert: %v", err)
+	}
+	if len(s.got) != 1 || s.got[0] != 3*time.Second {
+		t.Errorf("waits = %v, want [3s]", s.got)
+	}
+	if n := f.count("GET", "/repos/o/r/issues/7/comments"); n != 2 {
+		t.Errorf("listed %d times, want 2", n)
+	}
+}
+
+func TestServerErrorsAreRetriedWithBackoff(t *testing.T) {
+	f := newFakeGitHub(t)
+	f.queue("GET /repos/o/r/issues/7/comments",
+		fakeReply{status: 502, body: `{"message":"Server Error"}`},
+		fakeReply{status: 503, body: `{"message":"Service Unavailable"}`})
+	s := &sleeps{}
+	c := newTestClient(t, f, s)
+	got, err := c.Upsert(t.Context(), "o", "r", 7, testMarker, "report")
+	if err != nil || !got.Created {
+		t.Fatalf("Upsert = %+v, %v", got, err)
+	}
+	if n := f.count("GET", "/repos/o/r/issues/7/comments"); n != 3 {
+		t.Errorf("listed %d times, want 3", n)
+	}
+	if len(s.got) != 2 || s.got[1] <= s.got[0] {
+		t.Errorf("waits = %v, want two growing waits", s.got)
+	}
+}
+
+func TestRetriesAreBounded(t *testing.T) {
+	limited := fakeReply{status: 403, header: map[string]string{"X-RateLimit-Remaining": "0", "Retry-After": "1"},
+		body: `{"message":"API rate limit exceeded"}`}
+	t.Run("attempts", func(t *testing.T) {
+		f := newFakeGitHub(t)
+		f.queue("POST /repos/o/r/issues/7/comments", limited, limited, limited, limited)
+		s := &sleeps{}
+		c := newTestClient(t, f, s)
+		_, err := c.Upsert(t.Context(), "o", "r", 7, testMarker, "report")
+		if !IsRateLimit(err) || IsPermission(err) {
+			t.Fatalf("err = %v, want a rate-limit error that is not a permission error", err)
+		}
+		if n := f.count("POST", "/repos/o/r/issues/7/comments"); n != 3 || len(s.got) != 2 {
+			t.Errorf("POST called %d times with %d waits, want 3 and 2", n, len(s.got))
+		}
+	})
+	t.Run("secondary limit go-github does not recognise", func(t *testing.T) {
+		f := newFakeGitHub(t)
+		secondary := fakeReply{status: 403, header: map[string]string{"Retry-After": "2"},
+			body: `{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again."}`}
+		f.queue("POST /repos/o/r/issues/7/comments", secondary, secondary, secondary)
+		s := &sleeps{}
+		c := newTestClient(t, f, s)
+		_, err := c.Upsert(t.Context(), "o", "r", 7, testMarker, "report")
+		if !IsRateLimit(err) || IsPermission(err) {
+			t.Fatalf("err = %v; IsRateLimit %v, IsPermission %v; want a rate limit, not a permission error",
+				err, IsRateLimit(err), IsPermission(err))
+		}
+		if len(s.got) != 2 || s.got[0] != 2*time.Second {
+			t.Errorf("waits = %v, want [2s 2s]", s.got)
+		}
+	})
+	t.Run("reset too far away", func(t *testing.T) {
+		f := newFakeGitHub(t)
+		now := time.Unix(1_800_000_000, 0)
+		f.queue("POST /repos/o/r/issues/7/comments", fakeReply{status: 403,
+			header: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": fmt.Sprint(now.Unix() + 3600)},
+			body:   `{"message":"API rate limit exceeded"}`})
+		s := &sleeps{}
+		c := newTestClient(t, f, s, WithClock(func() time.Time { return now }))
+		_, err := c.Upsert(t.Context(), "o", "r", 7, testMarker, "report")
+		if !IsRateLimit(err) {
+			t.Fatalf("err = %v, want a rate-limit error", err)
+		}
+		if n := f.count("POST", "/repos/o/r/issues/7/comments"); n != 1 || len(s.got) != 0 {
+			t.Errorf("POST called %d times with waits %v, want 1 and none", n, s.got)
+		}
+	})
+}
+
+func TestUpsertRejectsPRZeroWithoutCalls(t *testing.T) {
+	f := newFakeGitHub(t)
+	c := newTestClient(t, f, &sleeps{})
+	for _, pr := range []int{0, -3} {
+		if _, err := c.Upsert(t.Context(), "o", "r", pr, testMarker, "report"); err == nil ||
+			!strings.Contains(err.Error(), "no pull request number") {
+			t.Errorf("Upsert(pr=%d) err = %v, want a clear error", pr, err)
+		}
+	}
+	if _, err := c.Upsert(t.Context(), "o", "r", 7, "tailgate", "report"); err == nil {
+		t.Error("Upsert with a visible marker succeeded, want an error")
+	}
+	if calls := f.callLog(); len(calls) != 0 {
+		t.Errorf("calls = %v, want none", calls)
+	}
+}
+
+func TestUpsertTruncatesLongBody(t *testing.T) {
+	f := newFakeGitHub(t)
+	own := f.seed(7, ActionsBotLogin, testMarker+"\nold")
+	c := newTestClient(t, f, &sleeps{})
+	var b strings.Builder
+	b.WriteString("## tailgate: regression\n\n<details><summary>all metrics</summary>\n\n| metric | base | head |\n|---|---|---|\n")
+	for i := 0; b.Len() < 200_000; i++ {
+		fmt.Fprintf(&b, "| GET /items/%d p99 | %d ms | %d ms |\n", i, i%50, i%70)
+	}
+	b.WriteString("</details>\n")
+
+	got, err := c.Upsert(t.Context(), "o", "r", 7, testMarker, b.String())
+	if err != nil {
+		t.Fatalf("Upsert: %v", err)
+	}
+	if !got.Truncated || got.Created || got.ID != own {
+		t.Errorf("Upsert = %+v, want a truncated edit of %d", got, own)
+	}
+	body := f.prComments(7)[0].Body
+	if len(body) > MaxCommentBytes || !strings.HasPrefix(body, testMarker) ||
+		!strings.Contains(body, "cut to fit GitHub's comment size limit") || !strings.HasPrefix(body[len(testMarker)+1:], "## tailgate: regression") {
+		t.Errorf("stored body: %d bytes, prefix %q, suffix %q", len(body), body[:60], body[len(body)-160:])
+	}
+	if strings.Count(body, "<details>") != strings.Count(body, "</details>") {
+		t.Error("the cut left <details> open")
+	}
+}
+
+func TestUpdateExistingWritesOnlyWhenFound(t *testing.T) {
+	f := newFakeGitHub(t)
+	c := newTestClient(t, f, &sleeps{})
+	if _, found, err := c.UpdateExisting(t.Context(), "o", "r", 7, testMarker, "fixed"); err != nil || found {
+		t.Fatalf("UpdateExisting with no comment: found %v, err %v", found, err)
+	}
+	if n := f.count("POST", "/repos/o/r/issues/7/comments"); n != 0 {
+		t.Errorf("UpdateExisting created %d comments", n)
+	}
+	own := f.seed(7, ActionsBotLogin, testMarker+"\nregression")
+	got, found, err := c.UpdateExisting(t.Context(), "o", "r", 7, testMarker, "fixed")
+	if err != nil || !found || got.ID != own {
+		t.Fatalf("UpdateExisting = %+v, %v, %v; want an edit of %d", got, found, err, own)
+	}
+	if body := f.prComments(7)[0].Body; body != testMarker+"\nfixed" {
+		t.Errorf("body = %q", body)
+	}
+}
+
+func TestNewValidatesTokenAndURL(t *testing.T) {
+	if _, err := New("", "https://api.github.com"); err == nil || !strings.Contains(err.Error(), "github_token") {
+		t.Errorf("New with no token: %v, want an error naming the input", err)
+	}
+	for _, bad := range []string{"ftp://ghe.example.com/api/v3", "api.github.com", "http://"} {
+		if _, err := New("t", bad); err == nil {
+			t.Errorf("New(%q) succeeded, want an error", bad)
+		}
+	}
+	for in, want := range map[string]string{
+		"":                                "https://api.github.com/",
+		"https://api.github.com":          "https://api.github.com/",
+		"https://ghe.example.com/api/v3":  "https://ghe.example.com/api/v3/",
+		"https://ghe.example.com/api/v3/": "https://ghe.example.com/api/v3/",
+	} {
+		c, err := New("t", in)
+		if err != nil {
+			t.Fatalf("New(%q): %v", in, err)
+		}
+		if got := c.api.BaseURL.String(); got != want {
+			t.Errorf("New(%q) base URL = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestMarkerStaysHidden(t *testing.T) {
+	m := Marker("api --> <script> -- x\nnext")
+	if !strings.HasPrefix(m, "<!-- tailgate:") || !strings.HasSuffix(m, " -->") || strings.Count(m, "-->") != 1 ||
+		strings.Contains(m[4:len(m)-3], "--") || strings.Contains(m, "\n") {
+		t.Errorf("Marker = %q, want one hidden HTML comment", m)
+	}
+}

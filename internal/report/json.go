@@ -1,0 +1,117 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+
+	"github.com/tailgate-ci/tailgate/internal/gate"
+)
+
+// JSONSchemaVersion is the version of report.json written by this build
+// (docs/report-json.md).
+const JSONSchemaVersion = 1
+
+// jsonReport is report.json. Figures that do not exist are null, never 0.
+type jsonReport struct {
+	Schema         int            `json:"schema"`
+	Benchmark      string         `json:"benchmark"`
+	Mode           string         `json:"mode,omitempty"`
+	BaselineSource string         `json:"baseline_source,omitempty"`
+	Verdict        gate.Outcome   `json:"verdict"`
+	Summary        string         `json:"summary"`
+	Regressions    []string       `json:"regressions"`
+	HeadRuns       int            `json:"head_runs"`
+	BaselineRuns   int            `json:"baseline_runs"`
+	Metrics        []jsonMetric   `json:"metrics"`
+	Detectable     []jsonDetect   `json:"detectable"`
+	Warnings       []string       `json:"warnings"`
+	Notes          []string       `json:"notes"`
+	Steps          []jsonStep     `json:"steps"`
+	Errors         []errorFigures `json:"errors"`
+}
+
+type jsonMetric struct {
+	Key            string             `json:"key"`
+	Label          string             `json:"label"`
+	Unit           string             `json:"unit"`
+	Gated          bool               `json:"gated"`
+	BaselineMedian *float64           `json:"baseline_median"`
+	HeadMedian     *float64           `json:"head_median"`
+	Change         *float64           `json:"change"`
+	ChangeUnit     string             `json:"change_unit"`
+	Worse          *float64           `json:"worse"`
+	P              *float64           `json:"p"`
+	Test           string             `json:"test,omitempty"`
+	Floor          *float64           `json:"floor"`
+	FloorSource    gate.FloorSource   `json:"floor_source"`
+	Verdict        gate.MetricOutcome `json:"verdict"`
+	Note           string             `json:"note,omitempty"`
+	HeadN          int                `json:"head_n"`
+	BaselineN      int                `json:"baseline_n"`
+}
+
+type jsonDetect struct {
+	Key       string   `json:"key"`
+	Effect    *float64 `json:"effect"`
+	Unit      string   `json:"unit"`
+	Direction string   `json:"direction"`
+	Method    string   `json:"method"`
+	Possible  bool     `json:"possible"`
+	Note      string   `json:"note,omitempty"`
+}
+
+type jsonStep struct {
+	stepFigures
+	P50 *float64 `json:"p50_ms"`
+	P95 *float64 `json:"p95_ms"`
+}
+
+// WriteJSON writes report.json (indented).
+func WriteJSON(w io.Writer, in Input) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(toJSON(in))
+}
+
+func toJSON(in Input) jsonReport {
+	v := in.Verdict
+	r := jsonReport{
+		Schema: JSONSchemaVersion, Benchmark: in.Name, Mode: in.Mode, BaselineSource: in.BaselineSource,
+		Verdict: v.Outcome, Summary: headline(in), Regressions: nonNil(v.Regressions),
+		HeadRuns: v.HeadRuns, BaselineRuns: v.BaseRuns, Metrics: []jsonMetric{}, Detectable: []jsonDetect{},
+		Warnings: nonNil(v.Warnings), Notes: nonNil(in.Notes), Steps: []jsonStep{}, Errors: errorClasses(in.Head),
+	}
+	for _, f := range v.Findings {
+		r.Metrics = append(r.Metrics, jsonMetric{
+			Key: f.Key, Label: f.Label, Unit: f.Unit, Gated: f.Gated,
+			BaselineMedian: num(f.BaseMedian), HeadMedian: num(f.HeadMedian),
+			Change: num(f.Change), ChangeUnit: unitOf(f), Worse: num(f.Worse), P: num(f.P), Test: f.Test,
+			Floor: num(f.Floor), FloorSource: f.FloorSource, Verdict: f.Outcome, Note: f.Note,
+			HeadN: f.N, BaselineN: f.M,
+		})
+	}
+	for _, d := range v.Detect {
+		r.Detectable = append(r.Detectable, jsonDetect{Key: d.Key, Effect: num(d.Effect), Unit: d.Unit,
+			Direction: d.Direction, Method: d.Method, Possible: d.Possible, Note: d.Note})
+	}
+	for _, s := range steps(in.Head) {
+		r.Steps = append(r.Steps, jsonStep{stepFigures: s, P50: num(s.P50), P95: num(s.P95)})
+	}
+	return r
+}
+
+// num maps NaN and ±Inf, which JSON cannot hold, to null.
+func num(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

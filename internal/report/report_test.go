@@ -1,0 +1,183 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/hist"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// fixtureRuns builds n deterministic runs whose throughput is scaled by
+// tput; with steps and error classes when detailed.
+func fixtureRuns(n int, tput float64, detailed bool) []result.Run {
+	out := make([]result.Run, n)
+	for i := range out {
+		wobble := 1 + 0.004*float64((7*i)%n-n/2) // distinct values, ±6 % at most
+		r := result.Run{Index: i, Metrics: map[string]float64{
+			result.IterationsPerSec: 100 * tput * wobble,
+			result.RequestsPerSec:   400 * tput * wobble,
+			result.LatencyP50:       10 * wobble,
+			result.LatencyP95:       50 / wobble,
+			result.LatencyP99:       80 / wobble,
+			result.RequestErrorPct:  0,
+			result.LifecycleSuccess: 100,
+		}}
+		if detailed {
+			r.Steps = []result.Step{fixtureStep("create", 400, 0, 10*time.Millisecond), fixtureStep("assign | resolve", 400, 3, 20*time.Millisecond)}
+			r.Errors = []result.ErrorClass{{Class: result.ErrStatus, Step: "assign | resolve", Count: 3, Sample: "409 <INVALID ACTION>"}}
+			r.Metrics[result.RequestErrorPct] = 0.375
+		}
+		out[i] = r
+	}
+	return out
+}
+
+func fixtureStep(name string, requests, failed int64, base time.Duration) result.Step {
+	h := hist.New()
+	for i := range 100 {
+		h.Record(base + time.Duration(i)*base/50)
+	}
+	return result.Step{Name: name, Requests: requests, Failed: failed, Latency: h}
+}
+
+func cases() map[string]Input {
+	base, slow := fixtureRuns(30, 1, false), fixtureRuns(5, 0.8, true)
+	return map[string]Input{
+		"regression": {Name: "api", Mode: "check", BaselineSource: "baselines/api.json at origin/main",
+			Verdict: gate.Judge(base, slow, gate.Policy{BaselineJobs: 6}), Head: slow,
+			Notes: []string{"fork PR: comment not posted, see the job summary"}},
+		"pass": {Name: "api", Mode: "compare", BaselineSource: "base.json",
+			Verdict: gate.Judge(base, fixtureRuns(5, 1.01, false), gate.Policy{BaselineJobs: 6})},
+		"nobaseline": {Name: "api", Mode: "check", Verdict: gate.Judge(nil, slow, gate.Policy{}), Head: slow},
+		"changed": {Name: "api", Mode: "check", BaselineSource: "baselines/api.json",
+			Verdict: gate.Judge(base, slow, gate.Policy{Context: gate.Context{DefinitionChanged: true}})},
+		"toofew": {Name: "api", Mode: "compare", BaselineSource: "one.json",
+			Verdict: gate.Judge(base[:1], slow[:1], gate.Policy{})},
+	}
+}
+
+func TestGolden(t *testing.T) {
+	for name, in := range cases() {
+		var txt, js bytes.Buffer
+		if err := WriteText(&txt, in); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteJSON(&js, in); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, name+".txt", txt.String())
+		golden(t, name+".md", Markdown(in))
+		golden(t, name+".json", js.String())
+	}
+}
+
+func golden(t *testing.T, file, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", file)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/report -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (go test ./internal/report -update rewrites it):\n--- got ---\n%s\n--- want ---\n%s", file, got, want)
+	}
+}
+
+func TestMarkdownContent(t *testing.T) {
+	in := cases()["regression"]
+	md := Markdown(in)
+	lines := strings.Split(md, "\n")
+	if lines[0] != "<!-- tailgate:api -->" || !strings.HasPrefix(lines[1], "### ❌ tailgate · api: regression in iterations/s") {
+		t.Errorf("marker and one-line verdict must come first:\n%s", strings.Join(lines[:2], "\n"))
+	}
+	for _, want := range []string{
+		"| metric | baseline median | head median | change | floor | p | verdict |",
+		"With 5 runs against 30 baseline samples this gate detects a drop of ≥",
+		"(80 % power)", "floors not calibrated", "<details>", "</details>",
+		`assign \| resolve`, "`409 <INVALID ACTION>`",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q", want)
+		}
+	}
+	// Text outside code spans is escaped so that it cannot inject HTML.
+	if got := mdEscape("a <b>|c"); got != `a &lt;b&gt;\|c` {
+		t.Errorf("mdEscape = %q", got)
+	}
+}
+
+func TestMarker(t *testing.T) {
+	if got := Marker("my bench --> x"); got != "<!-- tailgate:my_bench_-_x -->" && strings.Count(got, "-->") != 1 {
+		t.Errorf("Marker must not close the comment early: %q", got)
+	}
+	if !strings.HasPrefix(Marker("api"), MarkerPrefix) {
+		t.Error("Marker must start with MarkerPrefix")
+	}
+}
+
+func TestTruncateCutsDetailsFirst(t *testing.T) {
+	in := cases()["regression"]
+	for i := range 2000 { // a long details section
+		in.Head[0].Steps = append(in.Head[0].Steps, result.Step{Name: fmt.Sprintf("step-%04d-%s", i, strings.Repeat("é", 10)), Requests: 1})
+	}
+	md := Markdown(in)
+	if len(md) <= CommentLimit {
+		t.Fatalf("fixture too small: %d bytes", len(md))
+	}
+	cut := Truncate(md, CommentLimit)
+	if len(cut) > CommentLimit || strings.Contains(cut, "<details>") || !strings.Contains(cut, "were cut to fit the comment limit") {
+		t.Errorf("details should be cut with a notice; got %d bytes", len(cut))
+	}
+	if !strings.Contains(cut, "| metric | baseline median") || !strings.HasPrefix(cut, Marker("api")) {
+		t.Error("the verdict table and the marker must survive")
+	}
+	// Too small even without details: hard cut on a rune boundary, with a notice.
+	hard := Truncate(md, 400)
+	if len(hard) > 400 || !strings.HasPrefix(hard, Marker("api")) || !strings.Contains(hard, "report cut to fit") || !utf8Valid(hard) {
+		t.Errorf("hard cut: %d bytes, %q", len(hard), hard)
+	}
+	if short := Markdown(cases()["pass"]); Truncate(short, CommentLimit) != short {
+		t.Error("a short report must not change")
+	}
+}
+
+func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
+
+func TestJSONNullsAndSchema(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, cases()["nobaseline"]); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got["schema"] != float64(JSONSchemaVersion) || got["verdict"] != "pass" {
+		t.Errorf("schema/verdict: %v %v", got["schema"], got["verdict"])
+	}
+	m := got["metrics"].([]any)[0].(map[string]any)
+	if m["baseline_median"] != nil || m["change"] != nil || m["head_median"] == nil {
+		t.Errorf("a missing baseline must be null, never 0: %v", m)
+	}
+	if num(math.NaN()) != nil || num(math.Inf(1)) != nil || *num(2) != 2 {
+		t.Error("num must map NaN and Inf to null")
+	}
+}

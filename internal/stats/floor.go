@@ -1,0 +1,71 @@
+package stats
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// medianFactors[k-1] is c_k = k·Var(median of k iid N(0,1)), computed by
+// numerical integration of the order-statistic densities; it agrees with
+// the Monte Carlo table of stats.md §6.5 (c_4 = 1.19, c_10 = 1.38,
+// c_20 = 1.47, c_30 = 1.50). Even k are smaller because the median then
+// averages two values.
+var medianFactors = [...]float64{
+	1.0000, 1.0000, 1.3460, 1.1932, 1.4342, 1.2885, 1.4731, 1.3454, 1.4949, 1.3833,
+	1.5088, 1.4102, 1.5184, 1.4303, 1.5254, 1.4460, 1.5308, 1.4585, 1.5350, 1.4687,
+	1.5385, 1.4773, 1.5413, 1.4845, 1.5437, 1.4906, 1.5457, 1.4960, 1.5474, 1.5007,
+	1.5489, 1.5048, 1.5503, 1.5085, 1.5514, 1.5117, 1.5525, 1.5147, 1.5534, 1.5174,
+	1.5543, 1.5198, 1.5551, 1.5220, 1.5558, 1.5240, 1.5564, 1.5259, 1.5570, 1.5276,
+}
+
+// MedianFactor returns c_k, the variance of a median of k values relative
+// to a mean of k values. Beyond the table it returns the limit π/2, which
+// slightly overstates the variance (a conservative floor).
+func MedianFactor(k int) float64 {
+	switch {
+	case k <= 0:
+		return math.NaN()
+	case k <= len(medianFactors):
+		return medianFactors[k-1]
+	default:
+		return math.Pi / 2
+	}
+}
+
+// SE is the standard error of the log ratio of medians of n head runs and
+// m base values from baseJobs jobs under the noise model:
+// sqrt(σ_b²(1+1/S_b) + σ_w²(c_n/n + c_m/m)). sameJob (A/B in one job)
+// drops the between-job term. baseJobs < 1 counts as 1 (conservative).
+func SE(nz Noise, n, m, baseJobs int, sameJob bool) float64 {
+	if n <= 0 || m <= 0 {
+		return math.NaN()
+	}
+	v := nz.SigmaW * nz.SigmaW * (MedianFactor(n)/float64(n) + MedianFactor(m)/float64(m))
+	if !sameJob {
+		v += nz.SigmaB * nz.SigmaB * (1 + 1/float64(max(baseJobs, 1)))
+	}
+	return math.Sqrt(v)
+}
+
+// Floor is the calibrated noise floor on the comparison scale,
+// L = z(1−α/K)·SE: K gated metrics share the family-wise α (stats.md §0).
+func Floor(nz Noise, n, m, baseJobs int, sameJob bool, alpha float64, k int) float64 {
+	return zUpper(alpha/float64(max(k, 1))) * SE(nz, n, m, baseJobs, sameJob)
+}
+
+// zUpper is the standard normal quantile z(1−a).
+func zUpper(a float64) float64 { return distuv.UnitNormal.Quantile(1 - a) }
+
+// RiseFloor converts a relative floor for a higher-is-worse metric (0.51 =
+// a 51 % rise) to the log scale: ln(1+f).
+func RiseFloor(f float64) float64 { return math.Log1p(f) }
+
+// DropFloor converts a relative floor for a lower-is-worse metric (0.067 =
+// a 6.7 % drop) to the log scale: −ln(1−f); +Inf for f ≥ 1.
+func DropFloor(f float64) float64 {
+	if f >= 1 {
+		return math.Inf(1)
+	}
+	return -math.Log1p(-f)
+}

@@ -1,0 +1,157 @@
+package stats
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// Noise is the measured noise of one metric on the comparison scale (logs
+// for ratio metrics, percentage points for rates): SigmaW within a job
+// (run to run), SigmaB between jobs (job to job drift), estimated from Jobs
+// A/A jobs of about Runs runs each.
+type Noise struct {
+	SigmaW float64 `json:"sigma_w"`
+	SigmaB float64 `json:"sigma_b"`
+	Jobs   int     `json:"jobs"`
+	Runs   int     `json:"runs"`
+}
+
+// Check reports a noise value that cannot be used.
+func (nz Noise) Check() error {
+	for _, s := range []struct {
+		name string
+		v    float64
+	}{{"sigma_w", nz.SigmaW}, {"sigma_b", nz.SigmaB}} {
+		if !(s.v >= 0) || math.IsInf(s.v, 1) {
+			return fmt.Errorf("calibrated noise %s = %g is not a finite value ≥ 0; re-run calibrate", s.name, s.v)
+		}
+	}
+	return nil
+}
+
+// minCalibrationJobs and minCalibrationRuns are the least data from which a
+// between-job and a within-job variance can be estimated at all.
+const (
+	minCalibrationJobs = 2
+	minCalibrationRuns = 2
+)
+
+// Calibrate estimates σ_w and σ_b of a ratio metric from A/A jobs (one
+// slice of per-run values per job, all on one build) by a one-way
+// random-effects ANOVA on logs (stats.md §6.5). Jobs may have different
+// run counts. stats.md recommends ≥ 10 jobs; fewer are accepted.
+func Calibrate(jobs [][]float64) (Noise, error) {
+	logs := make([][]float64, len(jobs))
+	for i, job := range jobs {
+		l, err := Logs(job)
+		if err != nil {
+			return Noise{}, fmt.Errorf("job %d: %w", i+1, err)
+		}
+		logs[i] = l
+	}
+	return varianceComponents(logs)
+}
+
+// CalibrateAbsolute is Calibrate for rate metrics in percent: the same
+// ANOVA on the raw values, so σ's are in percentage points (stats.md §6.7).
+func CalibrateAbsolute(jobs [][]float64) (Noise, error) {
+	for i, job := range jobs {
+		if err := CheckFinite(job); err != nil {
+			return Noise{}, fmt.Errorf("job %d: %w", i+1, err)
+		}
+	}
+	return varianceComponents(jobs)
+}
+
+// varianceComponents is the one-way random-effects ANOVA, with the usual
+// n₀ for unbalanced jobs: σ_w² = MS_w, σ_b² = max(0, (MS_b − MS_w)/n₀).
+func varianceComponents(y [][]float64) (Noise, error) {
+	k := len(y)
+	if k < minCalibrationJobs {
+		return Noise{}, fmt.Errorf("calibration needs at least %d jobs, got %d", minCalibrationJobs, k)
+	}
+	var total, sumSq int
+	var grand float64
+	means := make([]float64, k)
+	for i, job := range y {
+		if len(job) < minCalibrationRuns {
+			return Noise{}, fmt.Errorf("calibration job %d has %d runs; each job needs at least %d", i+1, len(job), minCalibrationRuns)
+		}
+		means[i] = Mean(job)
+		total += len(job)
+		sumSq += len(job) * len(job)
+		for _, v := range job {
+			grand += v
+		}
+	}
+	grand /= float64(total)
+	var ssw, ssb float64
+	for i, job := range y {
+		for _, v := range job {
+			ssw += (v - means[i]) * (v - means[i])
+		}
+		ssb += float64(len(job)) * (means[i] - grand) * (means[i] - grand)
+	}
+	msw := ssw / float64(total-k)
+	msb := ssb / float64(k-1)
+	n0 := (float64(total) - float64(sumSq)/float64(total)) / float64(k-1)
+	return Noise{
+		SigmaW: math.Sqrt(msw),
+		SigmaB: math.Sqrt(math.Max(0, (msb-msw)/n0)),
+		Jobs:   k,
+		Runs:   int(math.Round(float64(total) / float64(k))),
+	}, nil
+}
+
+// EmpiricalFloor is the cross-check of a calibration (stats.md §6.5 step
+// 4): the 95th percentile of median(job j)/median(job i) − 1 over all
+// ordered pairs of distinct jobs, as a fraction (0.08 = 8 %).
+func EmpiricalFloor(jobs [][]float64) (float64, error) {
+	if len(jobs) < minCalibrationJobs {
+		return math.NaN(), fmt.Errorf("empirical floor needs at least %d jobs, got %d", minCalibrationJobs, len(jobs))
+	}
+	meds := make([]float64, len(jobs))
+	for i, job := range jobs {
+		if _, err := Logs(job); err != nil || len(job) == 0 {
+			return math.NaN(), fmt.Errorf("job %d: needs positive finite values", i+1)
+		}
+		meds[i] = Median(job)
+	}
+	var ratios []float64
+	for i := range meds {
+		for j := range meds {
+			if i != j {
+				ratios = append(ratios, meds[j]/meds[i]-1)
+			}
+		}
+	}
+	slices.Sort(ratios)
+	return stat.Quantile(0.95, stat.Empirical, ratios, nil), nil
+}
+
+// PairFloor is the parametric counterpart of EmpiricalFloor: the relative
+// floor for one job of nz.Runs runs against another (n = m = Runs, S_b = 1)
+// at level alpha, as a fraction.
+func PairFloor(nz Noise, alpha float64) float64 {
+	runs := max(nz.Runs, 1)
+	se := SE(nz, runs, runs, 1, false)
+	return math.Exp(zUpper(alpha)*se) - 1
+}
+
+// crossCheckTolerance is how far (as a factor) the empirical and the
+// parametric floor may differ before calibrate warns (a design choice,
+// stats.md §6.5).
+const crossCheckTolerance = 1.5
+
+// FloorsAgree reports whether the empirical and parametric pair floors are
+// within a factor of 1.5 of each other.
+func FloorsAgree(empirical, parametric float64) bool {
+	if empirical <= 0 || parametric <= 0 {
+		return empirical <= 0 && parametric <= 0
+	}
+	r := empirical / parametric
+	return r <= crossCheckTolerance && r >= 1/crossCheckTolerance
+}
