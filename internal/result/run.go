@@ -45,7 +45,7 @@ type Run struct {
 	Started time.Time `json:"started"`
 	// Window is the measured time (warm-up excluded), in seconds.
 	Window float64 `json:"window_s"`
-	// Model is "open" or "closed" for tailgate runs; empty when unknown.
+	// Model is "open" or "closed" for tailgate runs; empty for imported runs.
 	Model string `json:"model,omitempty"`
 	// OfferedRate is the open-loop target rate of iterations per second.
 	OfferedRate float64      `json:"offered_rate,omitempty"`

@@ -39,7 +39,9 @@ func (r *Run) Summarize() {
 	if r.Requests.Total > 0 {
 		set(RequestErrorPct, pct(r.Requests.Failed, r.Requests.Total))
 	}
-	if r.Iterations.Completed > 0 {
+	// Lifecycle success is known only where every step's outcome was
+	// checked per iteration: tailgate's own runs (Model set), not imports.
+	if r.Iterations.Completed > 0 && r.Model != "" {
 		set(LifecycleSuccess, pct(r.Iterations.Succeeded, r.Iterations.Completed))
 	}
 	if offered := r.Iterations.Started + r.Iterations.Dropped; r.Model == "open" && offered > 0 {

@@ -1,0 +1,138 @@
+package k6
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// CSV reads `k6 run --out csv`: a header naming metric_name, timestamp,
+// metric_value and the tag columns, then one sample per line.
+type CSV struct{}
+
+var _ importer.Format = CSV{}
+
+func (CSV) Name() string { return "k6-csv" }
+
+const csvHeaderStart = "metric_name,timestamp,metric_value"
+
+func (CSV) Sniff(_ string, head []byte) bool {
+	return bytes.HasPrefix(bytes.TrimLeft(head, "\ufeff"), []byte(csvHeaderStart))
+}
+
+func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
+	lines := newLineReader(r)
+	header, _, err := lines.next()
+	if errors.Is(err, io.EOF) {
+		return nil, &importer.SyntaxError{File: name, Line: 1, Msg: "empty file; expected a k6 CSV header starting " + csvHeaderStart}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	cols, err := parseCSVLine(bytes.TrimPrefix(header, []byte("\ufeff")))
+	if err != nil || !strings.HasPrefix(strings.Join(cols, ","), csvHeaderStart) {
+		return nil, &importer.SyntaxError{File: name, Line: 1, Msg: "expected a k6 CSV header starting " + csvHeaderStart}
+	}
+	index := map[string]int{}
+	for i, c := range cols {
+		index[c] = i
+	}
+	agg := newAggregator()
+	var notes []string
+	coarse := true
+	for {
+		b, complete, err := lines.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if len(b) == 0 {
+			continue
+		}
+		p, whole, err := csvPoint(b, cols, index)
+		if err != nil && !complete {
+			notes = append(notes, cutNote(lines.n))
+			break
+		}
+		if err != nil {
+			return nil, &importer.SyntaxError{File: name, Line: lines.n, Msg: err.Error()}
+		}
+		coarse = coarse && whole
+		agg.add(p)
+	}
+	run, err := agg.run(name)
+	if err != nil {
+		return nil, err
+	}
+	if coarse {
+		run.Notes = append(run.Notes, "timestamps have 1 s resolution: the window and rates are accurate to about a second")
+	}
+	run.Notes = append(run.Notes, notes...)
+	return run, nil
+}
+
+// csvPoint parses one sample line; whole says the timestamp was in whole
+// seconds.
+func csvPoint(b []byte, cols []string, index map[string]int) (point, bool, error) {
+	f, err := parseCSVLine(b)
+	if err != nil {
+		return point{}, false, fmt.Errorf("%v; expected a k6 CSV sample line", err)
+	}
+	if len(f) != len(cols) {
+		return point{}, false, fmt.Errorf("%d fields, expected %d as in the header", len(f), len(cols))
+	}
+	ts, whole, err := parseTimestamp(f[1])
+	if err != nil {
+		return point{}, false, fmt.Errorf("timestamp %q: expected Unix time or RFC 3339", f[1])
+	}
+	v, err := strconv.ParseFloat(f[2], 64)
+	if err != nil {
+		return point{}, false, fmt.Errorf("metric_value %q: expected a number", f[2])
+	}
+	return point{metric: f[0], time: ts, value: v, tag: func(k string) string {
+		if i, ok := index[k]; ok {
+			return f[i]
+		}
+		return ""
+	}}, whole, nil
+}
+
+func parseCSVLine(b []byte) ([]string, error) {
+	cr := csv.NewReader(bytes.NewReader(b))
+	cr.FieldsPerRecord = -1
+	return cr.Read()
+}
+
+// parseTimestamp reads k6's timeFormat variants: Unix seconds (the
+// default), milli-, micro- or nanoseconds told apart by magnitude, and
+// RFC 3339.
+func parseTimestamp(s string) (t time.Time, whole bool, err error) {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		switch {
+		case n > 1e17:
+			return time.Unix(0, n), false, nil
+		case n > 1e14:
+			return time.UnixMicro(n), false, nil
+		case n > 1e11:
+			return time.UnixMilli(n), false, nil
+		}
+		return time.Unix(n, 0), true, nil
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) && math.Abs(f) < 1e11 {
+		sec, frac := math.Modf(f)
+		return time.Unix(int64(sec), int64(frac*1e9)), false, nil
+	}
+	t, err = time.Parse(time.RFC3339Nano, s)
+	return t, false, err
+}

@@ -1,0 +1,93 @@
+package k6
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"regexp"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// SummaryExport reads `k6 run --summary-export` JSON: each metric's stats
+// sit directly in its object ({"avg":…, "p(95)":…}).
+type SummaryExport struct{}
+
+// HandleSummary reads the JSON a handleSummary(data) callback writes with
+// JSON.stringify(data): each metric's stats sit under "values".
+type HandleSummary struct{}
+
+var (
+	_ importer.Format = SummaryExport{}
+	_ importer.Format = HandleSummary{}
+)
+
+func (SummaryExport) Name() string { return "k6-summary-export" }
+func (HandleSummary) Name() string { return "k6-handlesummary" }
+
+// valuesRe finds handleSummary's per-metric "values" object.
+var valuesRe = regexp.MustCompile(`"values"\s*:\s*\{`)
+
+// looksLikeSummary: one JSON document (not NDJSON) with a k6 "metrics"
+// object holding metrics every k6 test emits.
+func looksLikeSummary(head []byte) bool {
+	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
+	if len(t) == 0 || t[0] != '{' || looksLikeNDJSON(head) {
+		return false
+	}
+	return bytes.Contains(t, []byte(`"metrics"`)) &&
+		(bytes.Contains(t, []byte(`"root_group"`)) || bytes.Contains(t, []byte(`"vus"`)) ||
+			bytes.Contains(t, []byte(`"data_sent"`)))
+}
+
+func (SummaryExport) Sniff(_ string, head []byte) bool {
+	return looksLikeSummary(head) && !valuesRe.Match(head)
+}
+
+func (HandleSummary) Sniff(_ string, head []byte) bool {
+	return looksLikeSummary(head) && valuesRe.Match(head)
+}
+
+const exportWhat = "k6 --summary-export object with a \"metrics\" object"
+
+func (SummaryExport) Import(name string, r io.Reader) (*result.Run, error) {
+	var doc struct {
+		Metrics map[string]map[string]json.RawMessage `json:"metrics"`
+	}
+	if err := decodeJSON(name, r, &doc, exportWhat); err != nil {
+		return nil, err
+	}
+	if doc.Metrics == nil {
+		return nil, &importer.SyntaxError{File: name, Msg: "no \"metrics\" object; expected a " + exportWhat}
+	}
+	s := summary{metrics: map[string]stats{}}
+	for k, v := range doc.Metrics {
+		s.metrics[k] = numbers(v)
+	}
+	return fromSummary(name, s)
+}
+
+const handleWhat = "k6 handleSummary object with \"metrics\" entries holding \"values\""
+
+func (HandleSummary) Import(name string, r io.Reader) (*result.Run, error) {
+	var doc struct {
+		Metrics map[string]struct {
+			Values map[string]json.RawMessage `json:"values"`
+		} `json:"metrics"`
+		State struct {
+			TestRunDurationMs float64 `json:"testRunDurationMs"`
+		} `json:"state"`
+	}
+	if err := decodeJSON(name, r, &doc, handleWhat); err != nil {
+		return nil, err
+	}
+	if doc.Metrics == nil {
+		return nil, &importer.SyntaxError{File: name, Msg: "no \"metrics\" object; expected a " + handleWhat}
+	}
+	s := summary{metrics: map[string]stats{}, durationS: doc.State.TestRunDurationMs / 1000}
+	for k, v := range doc.Metrics {
+		s.metrics[k] = numbers(v.Values)
+	}
+	return fromSummary(name, s)
+}

@@ -1,0 +1,223 @@
+package k6
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// stats are one metric's figures by k6 stat name ("avg", "p(95)", "count",
+// "passes", "rate", …).
+type stats map[string]float64
+
+// summary is what both k6 summary layouts carry, reduced to numbers.
+type summary struct {
+	metrics map[string]stats
+	// durationS is the test's run time when the file states it
+	// (handleSummary's state.testRunDurationMs); 0 when unknown.
+	durationS float64
+}
+
+// trendKeys maps k6 trend stats to run metrics. p(99) appears only when the
+// test asked for it in summaryTrendStats; absent stats stay absent.
+var trendKeys = []struct{ stat, key string }{
+	{"avg", result.LatencyMean},
+	{"med", result.LatencyP50},
+	{"p(90)", result.LatencyP90},
+	{"p(95)", result.LatencyP95},
+	{"p(99)", result.LatencyP99},
+	{"max", result.LatencyMax},
+}
+
+var iterationKeys = []struct{ stat, key string }{
+	{"med", result.IterationP50},
+	{"p(95)", result.IterationP95},
+	{"p(99)", result.IterationP99},
+}
+
+// fromSummary maps a k6 summary onto a run: only the figures the file has.
+func fromSummary(file string, s summary) (*result.Run, error) {
+	dur, ok := s.metrics["http_req_duration"]
+	if !ok {
+		return nil, &importer.Unsupported{File: file, Reason: unsupportedReason(func(p string) bool {
+			for name := range s.metrics {
+				if strings.HasPrefix(name, p) {
+					return true
+				}
+			}
+			return false
+		})}
+	}
+	run := &result.Run{Metrics: map[string]float64{}}
+	copyStats(run.Metrics, dur, trendKeys)
+	lacks := []string{}
+	reqs, hasReqs := s.metrics["http_reqs"]
+	if hasReqs {
+		run.Requests.Total = count(reqs["count"])
+		if rate, ok := reqs["rate"]; ok && rate > 0 {
+			run.Metrics[result.RequestsPerSec] = rate
+			run.Window = reqs["count"] / rate
+		}
+	}
+	if s.durationS > 0 {
+		run.Window = s.durationS
+	}
+	if failed, ok := s.metrics["http_req_failed"]; ok {
+		run.Requests.Failed = count(failed["passes"])
+		if rate, ok := rateOf(failed); ok {
+			run.Metrics[result.RequestErrorPct] = 100 * rate
+		}
+	} else {
+		lacks = append(lacks, result.RequestErrorPct)
+		run.Notes = append(run.Notes, "request errors not available: the file has no http_req_failed metric (k6 before v0.31)")
+	}
+	if it, ok := s.metrics["iterations"]; ok {
+		run.Iterations.Completed = count(it["count"])
+		run.Iterations.Started = run.Iterations.Completed
+		if rate, ok := it["rate"]; ok && rate > 0 {
+			run.Metrics[result.IterationsPerSec] = rate
+		}
+	}
+	if itd, ok := s.metrics["iteration_duration"]; ok {
+		copyStats(run.Metrics, itd, iterationKeys)
+	}
+	if d, ok := s.metrics["dropped_iterations"]; ok {
+		run.Iterations.Dropped = count(d["count"])
+		if offered := run.Iterations.Dropped + run.Iterations.Completed; offered > 0 {
+			run.Metrics[result.DroppedPct] = 100 * float64(run.Iterations.Dropped) / float64(offered)
+		}
+	}
+	if c, ok := s.metrics["checks"]; ok {
+		run.Notes = append(run.Notes, fmt.Sprintf(checksNote, count(c["passes"]), count(c["fails"])))
+	}
+	run.Steps = summarySteps(s.metrics)
+	if !hasReqs {
+		// Without a request count the error share is all the file has.
+		lacks = append(lacks, result.RequestsPerSec)
+	}
+	finish(run, lacks...)
+	return run, nil
+}
+
+func copyStats(dst map[string]float64, src stats, keys []struct{ stat, key string }) {
+	for _, k := range keys {
+		if v, ok := src[k.stat]; ok {
+			dst[k.key] = v
+		}
+	}
+}
+
+// rateOf reads a k6 rate: "rate" in handleSummary, "value" in the export.
+func rateOf(s stats) (float64, bool) {
+	if v, ok := s["rate"]; ok {
+		return v, true
+	}
+	v, ok := s["value"]
+	return v, ok
+}
+
+// submetricRe matches a per-request submetric such as
+// http_req_duration{name:login} or http_reqs{url:https://x/}.
+var submetricRe = regexp.MustCompile(`^(http_req_duration|http_reqs|http_req_failed)\{(name|url|group):(.*)\}$`)
+
+// summarySteps builds steps from the submetrics a test defined through
+// thresholds on request names; most summaries have none.
+func summarySteps(metrics map[string]stats) []result.Step {
+	byName := map[string]*result.Step{}
+	for key, st := range metrics {
+		m := submetricRe.FindStringSubmatch(key)
+		if m == nil {
+			continue
+		}
+		step := byName[m[3]]
+		if step == nil {
+			step = &result.Step{Name: m[3], Metrics: map[string]float64{}}
+			byName[m[3]] = step
+		}
+		switch m[1] {
+		case "http_req_duration":
+			copyStats(step.Metrics, st, trendKeys)
+		case "http_reqs":
+			step.Requests = count(st["count"])
+		case "http_req_failed":
+			step.Failed = count(st["passes"])
+			if rate, ok := rateOf(st); ok {
+				step.Metrics[result.RequestErrorPct] = 100 * rate
+			}
+		}
+	}
+	steps := make([]result.Step, 0, len(byName))
+	for _, s := range byName {
+		steps = append(steps, *s)
+	}
+	sort.Slice(steps, func(i, j int) bool { return steps[i].Name < steps[j].Name })
+	return steps
+}
+
+// numbers keeps the numeric fields of a JSON object; thresholds (booleans
+// or objects) and nulls are skipped.
+func numbers(raw map[string]json.RawMessage) stats {
+	s := stats{}
+	for k, v := range raw {
+		var f float64
+		if json.Unmarshal(v, &f) == nil {
+			s[k] = f
+		}
+	}
+	return s
+}
+
+// decodeJSON reads a whole JSON document into v, turning decoder errors into
+// a SyntaxError with the line they happened on.
+func decodeJSON(file string, r io.Reader, v any, what string) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", file, err)
+	}
+	err = json.Unmarshal(data, v)
+	if err == nil {
+		return nil
+	}
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn) && syn.Offset >= int64(len(bytes.TrimRight(data, " \t\r\n"))):
+		return &importer.SyntaxError{File: file, Line: lineAt(data, syn.Offset),
+			Msg: "file is cut: the JSON ends before the " + what + " is complete"}
+	case errors.As(err, &syn):
+		return &importer.SyntaxError{File: file, Line: lineAt(data, syn.Offset),
+			Msg: fmt.Sprintf("invalid JSON (%v); expected a %s", syn, what)}
+	case errors.As(err, &typ):
+		return &importer.SyntaxError{File: file, Line: lineAt(data, typ.Offset),
+			Msg: fmt.Sprintf("%s: expected a %s", strings.TrimPrefix(typ.Error(), "json: "), what)}
+	}
+	return &importer.SyntaxError{File: file, Msg: fmt.Sprintf("%v; expected a %s", err, what)}
+}
+
+// lineAt is the 1-based line holding byte offset off.
+func lineAt(data []byte, off int64) int {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	return 1 + bytes.Count(data[:off], []byte{'\n'})
+}
+
+// count reads a k6 count; values outside what a count can be (negative,
+// fractional noise, beyond 2^53) are clamped rather than wrapped.
+func count(v float64) int64 {
+	switch {
+	case !(v > 0):
+		return 0
+	case v > 1<<53:
+		return 1 << 53
+	}
+	return int64(v)
+}

@@ -1,0 +1,121 @@
+package k6
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+func TestSummaryExportCarriesOnlyItsFigures(t *testing.T) {
+	run := mustImport(t, SummaryExport{}, "summary-export.json")
+	wantMetric(t, run, result.LatencyP95, 120.25)
+	wantMetric(t, run, result.LatencyP90, 80)
+	wantMetric(t, run, result.LatencyP50, 40)
+	wantMetric(t, run, result.LatencyMean, 42.5)
+	wantMetric(t, run, result.LatencyMax, 250)
+	wantMetric(t, run, result.RequestsPerSec, 10)
+	wantMetric(t, run, result.RequestErrorPct, 2)
+	wantMetric(t, run, result.IterationsPerSec, 5)
+	wantMetric(t, run, result.IterationP95, 1300)
+	wantAbsent(t, run, result.LatencyP99, result.IterationP99, result.LifecycleSuccess, result.DroppedPct)
+	if run.Requests != (result.Requests{Total: 100, Failed: 2}) || run.Iterations.Completed != 50 {
+		t.Errorf("counts: %+v %+v", run.Requests, run.Iterations)
+	}
+	if run.Window != 10 || run.Latency != nil {
+		t.Errorf("window %v (want 10 = count/rate), latency histogram %v (want none)", run.Window, run.Latency)
+	}
+	login := findStep(t, run, "login")
+	if login.Requests != 20 || login.Metrics[result.LatencyP95] != 150 {
+		t.Errorf("login step: %+v", login)
+	}
+	if len(run.Notes) != 1 || !strings.Contains(run.Notes[0], "98 passed, 2 failed") {
+		t.Errorf("notes: %q", run.Notes)
+	}
+}
+
+func TestSummaryExportWithoutFailedMetricLeavesErrorRateOut(t *testing.T) {
+	run := mustImport(t, SummaryExport{}, "summary-export-old.json")
+	wantAbsent(t, run, result.RequestErrorPct)
+	wantMetric(t, run, result.LatencyP99, 80)
+	wantMetric(t, run, result.RequestsPerSec, 20)
+	if !strings.Contains(strings.Join(run.Notes, "\n"), "no http_req_failed") {
+		t.Errorf("notes do not say why errors are missing: %q", run.Notes)
+	}
+}
+
+func TestHandleSummary(t *testing.T) {
+	run := mustImport(t, HandleSummary{}, "handlesummary.json")
+	wantMetric(t, run, result.LatencyP99, 310.5)
+	wantMetric(t, run, result.LatencyP95, 250)
+	wantMetric(t, run, result.RequestsPerSec, 10.1)
+	wantMetric(t, run, result.RequestErrorPct, 1)
+	wantMetric(t, run, result.DroppedPct, 25)
+	wantAbsent(t, run, result.LifecycleSuccess, result.IterationP50)
+	if run.Window != 30 || run.Requests.Failed != 3 || run.Iterations.Dropped != 50 {
+		t.Errorf("window %v failed %d dropped %d", run.Window, run.Requests.Failed, run.Iterations.Dropped)
+	}
+}
+
+func TestSummaryLayoutsAreToldApart(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		want importer.Format
+		not  importer.Format
+	}{
+		{"summary-export.json", SummaryExport{}, HandleSummary{}},
+		{"handlesummary.json", HandleSummary{}, SummaryExport{}},
+	} {
+		run, err := importTestdata(t, tc.want, tc.file)
+		if err != nil || run == nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		if tc.not.Sniff(tc.file, mustRead(t, tc.file)) {
+			t.Errorf("%s also sniffs %s", tc.not.Name(), tc.file)
+		}
+		if (NDJSON{}).Sniff(tc.file, mustRead(t, tc.file)) || (CSV{}).Sniff(tc.file, mustRead(t, tc.file)) {
+			t.Errorf("a raw format sniffs %s", tc.file)
+		}
+	}
+}
+
+func TestBrowserSummaryIsRejectedWithReason(t *testing.T) {
+	_, err := importTestdata(t, SummaryExport{}, "browser-summary.json")
+	var uns *importer.Unsupported
+	if !errors.As(err, &uns) || !strings.HasPrefix(uns.Reason, "k6 browser test: no http_req_duration metric") {
+		t.Fatalf("err = %v, want Unsupported browser test", err)
+	}
+}
+
+func TestCutSummaryIsASyntaxErrorSayingSo(t *testing.T) {
+	data := mustRead(t, "summary-export.json")
+	cut := data[:len(data)/2]
+	_, err := SummaryExport{}.Import("s.json", strings.NewReader(string(cut)))
+	var syn *importer.SyntaxError
+	if !errors.As(err, &syn) || !strings.Contains(syn.Msg, "file is cut") || syn.Line == 0 {
+		t.Fatalf("err = %v, want a SyntaxError saying the file is cut, with a line", err)
+	}
+}
+
+func TestSummaryTypeErrorNamesLine(t *testing.T) {
+	doc := "{\n\"metrics\": {\n\"http_reqs\": [1, 2]\n}\n}"
+	_, err := SummaryExport{}.Import("s.json", strings.NewReader(doc))
+	if err == nil || !strings.HasPrefix(err.Error(), "s.json:3: ") {
+		t.Fatalf("err = %v, want it at s.json:3", err)
+	}
+}
+
+func TestAbsurdFiguresStayFinite(t *testing.T) {
+	doc := `{"metrics":{"vus":{},"http_reqs":{"count":1e308,"rate":1e-308},"http_req_duration":{"p(95)":1e308},
+		"http_req_failed":{"passes":1,"value":1e308}}}`
+	run, err := SummaryExport{}.Import("s.json", strings.NewReader(doc))
+	checkOutcome(t, run, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Window != 0 || run.Requests.Total != 1<<53 {
+		t.Errorf("window %v (want 0, unknown), total %d (want clamped to 2^53)", run.Window, run.Requests.Total)
+	}
+}

@@ -1,0 +1,94 @@
+package locust
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// readOr returns a file's bytes, or nil when it is absent; seeds are capped
+// so that mutation stays quick.
+func readOr(path string) []byte {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	return data[:min(len(data), 16<<10)]
+}
+
+// familySeeds lists (stats, history, failures) triples from testdata and,
+// when present, the shared Locust fixtures.
+func familySeeds() [][3][]byte {
+	var out [][3][]byte
+	add := func(statsPath string) {
+		base, _ := splitSuffix(statsPath)
+		out = append(out, [3][]byte{readOr(statsPath), readOr(base + "_stats_history.csv"), readOr(base + "_failures.csv")})
+	}
+	stats, _ := filepath.Glob(filepath.Join("testdata", "*_stats.csv"))
+	dir, _ := os.Getwd()
+	for dir != filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		dir = filepath.Dir(dir)
+	}
+	fixtures, _ := filepath.Glob(filepath.Join(dir, "..", "shared", "fixtures", "locust", "*_stats.csv"))
+	for _, s := range append(stats, fixtures...) {
+		add(s)
+	}
+	out = append(out, [3][]byte{readOr("testdata/old_requests.csv"), nil, nil})
+	return out
+}
+
+// FuzzImport parses a fuzzed family of stats, history and failures files,
+// and each file alone: no panic, and a run that encodes or a typed error.
+func FuzzImport(f *testing.F) {
+	for _, s := range familySeeds() {
+		f.Add(s[0], s[1], s[2])
+	}
+	f.Fuzz(func(t *testing.T, stats, history, failures []byte) {
+		fam := &family{statsName: "f_stats.csv", stats: stats, historyName: "f_stats_history.csv", history: history,
+			failuresName: "f_failures.csv", failures: failures}
+		if len(history) == 0 {
+			fam.history = nil
+		}
+		if len(failures) == 0 {
+			fam.failures = nil
+		}
+		run, err := fam.run()
+		checkOutcome(t, run, err)
+		for _, data := range [][]byte{stats, history, failures} {
+			CSV{}.Sniff("fuzz", data)
+			run, err := CSV{}.Import("fuzz", bytes.NewReader(data))
+			checkOutcome(t, run, err)
+		}
+	})
+}
+
+func checkOutcome(t *testing.T, run *result.Run, err error) {
+	t.Helper()
+	if err != nil {
+		var syn *importer.SyntaxError
+		var uns *importer.Unsupported
+		if !(errors.As(err, &syn) && syn.Msg != "") && !(errors.As(err, &uns) && uns.Reason != "") {
+			t.Fatalf("error %T without a reason: %v", err, err)
+		}
+		return
+	}
+	if run == nil || run.Metrics == nil {
+		t.Fatal("nil run without an error")
+	}
+	var buf bytes.Buffer
+	if err := result.Encode(&buf, &result.File{Runs: []result.Run{*run}}); err != nil {
+		t.Fatalf("run does not encode: %v", err)
+	}
+	if strings.Contains(buf.String(), "\ufffd") {
+		t.Fatalf("a name lost bytes to U+FFFD: %s", buf.String())
+	}
+}

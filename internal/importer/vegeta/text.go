@@ -1,0 +1,147 @@
+package vegeta
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// Text reads `vegeta report` (the default text layout). Each line names its
+// fields in brackets, so both the old "Latencies [mean, 50, 95, 99, max]"
+// and the newer "[min, mean, 50, 90, 95, 99, max]" read the same way.
+type Text struct{}
+
+var _ importer.Format = Text{}
+
+func (Text) Name() string { return "vegeta-text" }
+
+// textLineRe splits "Label  [f1, f2]  v1, v2" into its parts.
+var textLineRe = regexp.MustCompile(`^([A-Za-z][A-Za-z ]*?)\s*\[([^\]]*)\]\s*(.*)$`)
+
+func (Text) Sniff(_ string, head []byte) bool {
+	return bytes.Contains(head, []byte("Requests      [total, rate")) && bytes.Contains(head, []byte("Latencies"))
+}
+
+// textLatency maps vegeta's latency field names to metrics.
+var textLatency = map[string]string{
+	"mean": result.LatencyMean, "50": result.LatencyP50, "90": result.LatencyP90,
+	"95": result.LatencyP95, "99": result.LatencyP99, "max": result.LatencyMax,
+}
+
+func (Text) Import(name string, r io.Reader) (*result.Run, error) {
+	run := &result.Run{Metrics: map[string]float64{}}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	reports, line, sawStatus := 0, 0, false
+	for sc.Scan() {
+		line++
+		m := textLineRe.FindStringSubmatch(strings.TrimSpace(sc.Text()))
+		if m == nil {
+			continue
+		}
+		fields, values := splitList(m[2]), splitList(m[3])
+		if m[1] == "Requests" {
+			if reports++; reports > 1 {
+				return nil, &importer.Unsupported{File: name, Reason: fmt.Sprintf(
+					"several vegeta text reports in one file (the second starts at line %d); import each report from its own file", line)}
+			}
+		}
+		sawStatus = sawStatus || m[1] == "Status Codes"
+		if err := applyTextLine(run, m[1], fields, values); err != nil {
+			return nil, &importer.SyntaxError{File: name, Line: line, Msg: err.Error()}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	if reports == 0 || run.Requests.Total <= 0 {
+		return nil, &importer.SyntaxError{File: name, Msg: "no \"Requests [total, rate, throughput]\" line with requests; expected a vegeta text report"}
+	}
+	finish(run)
+	if !sawStatus {
+		delete(run.Metrics, result.RequestErrorPct) // no status codes: failures unknown, not zero
+	}
+	return run, nil
+}
+
+// applyTextLine takes the figures of one report line.
+func applyTextLine(run *result.Run, label string, fields, values []string) error {
+	if len(values) < len(fields) && label != "Status Codes" {
+		return fmt.Errorf("%s: %d values for %d fields [%s]", label, len(values), len(fields), strings.Join(fields, ", "))
+	}
+	switch label {
+	case "Requests":
+		for i, f := range fields {
+			v, err := strconv.ParseFloat(values[i], 64)
+			if err != nil || v < 0 {
+				return fmt.Errorf("Requests %s: expected a number, got %q", f, values[i])
+			}
+			switch f {
+			case "total":
+				run.Requests.Total = int64(v)
+			case "rate":
+				run.Metrics[result.RequestsPerSec] = v
+			}
+		}
+	case "Duration":
+		for i, f := range fields {
+			if f == "attack" {
+				d, err := time.ParseDuration(values[i])
+				if err != nil {
+					return fmt.Errorf("Duration attack: expected a Go duration such as 10.5s, got %q", values[i])
+				}
+				run.Window = d.Seconds()
+			}
+		}
+	case "Latencies":
+		for i, f := range fields {
+			d, err := time.ParseDuration(values[i])
+			if err != nil {
+				return fmt.Errorf("Latencies %s: expected a Go duration such as 5.2ms, got %q", f, values[i])
+			}
+			if key, ok := textLatency[f]; ok {
+				run.Metrics[key] = float64(d) / float64(time.Millisecond)
+			}
+		}
+	case "Status Codes":
+		return textStatusCodes(run, values)
+	}
+	return nil
+}
+
+// textStatusCodes reads "200:90  503:5" into failures per status.
+func textStatusCodes(run *result.Run, values []string) error {
+	for _, pair := range strings.Fields(strings.Join(values, " ")) {
+		c, n, ok := strings.Cut(pair, ":")
+		code, err1 := strconv.Atoi(c)
+		count, err2 := strconv.ParseInt(n, 10, 64)
+		if !ok || err1 != nil || err2 != nil || count < 0 {
+			return fmt.Errorf("Status Codes: expected code:count pairs, got %q", pair)
+		}
+		if failedCode(code) && count > 0 {
+			run.Requests.Failed += count
+			run.Errors = append(run.Errors, result.ErrorClass{Class: errorClass(code, ""), Count: count, Sample: statusSample(code, "")})
+		}
+	}
+	return nil
+}
+
+func splitList(s string) []string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil
+	}
+	parts := strings.Split(s, ",")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	return parts
+}

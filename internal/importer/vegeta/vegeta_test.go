@@ -1,0 +1,201 @@
+package vegeta
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+func TestReport(t *testing.T) {
+	data := readTestdata(t, "report.json")
+	if !(Report{}).Sniff("r.json", data) || (Results{}).Sniff("r.json", data) {
+		t.Fatal("sniffing")
+	}
+	run, err := Report{}.Import("r.json", bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantMetric(t, run, result.LatencyP50, 15)
+	wantMetric(t, run, result.LatencyP90, 40)
+	wantMetric(t, run, result.LatencyP95, 55)
+	wantMetric(t, run, result.LatencyP99, 90)
+	wantMetric(t, run, result.LatencyMax, 120)
+	wantMetric(t, run, result.LatencyMean, 20)
+	wantMetric(t, run, result.RequestsPerSec, 10)
+	wantMetric(t, run, result.RequestErrorPct, 10)
+	wantAbsent(t, run, result.IterationsPerSec, result.LifecycleSuccess)
+	if run.Window != 10 || run.Requests != (result.Requests{Total: 100, Failed: 10}) {
+		t.Errorf("window %v requests %+v", run.Window, run.Requests)
+	}
+	want := []result.ErrorClass{
+		{Class: result.ErrConnection, Count: 4, Sample: `Get "http://127.0.0.1:8080/": dial tcp 127.0.0.1:8080: connect: connection refused`},
+		{Class: result.ErrStatus, Count: 1, Sample: "404 Not Found"},
+		{Class: result.ErrStatus, Count: 5, Sample: "503 Service Unavailable"},
+	}
+	if len(run.Errors) != 3 || run.Errors[0] != want[0] || run.Errors[1] != want[1] || run.Errors[2] != want[2] {
+		t.Errorf("errors %+v, want %+v", run.Errors, want)
+	}
+}
+
+func TestOldReportLacksP90(t *testing.T) {
+	run, err := Report{}.Import("old.json", bytes.NewReader(readTestdata(t, "report-old.json")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantAbsent(t, run, result.LatencyP90)
+	wantMetric(t, run, result.LatencyP99, 9)
+	wantMetric(t, run, result.RequestErrorPct, 0)
+}
+
+func TestReportErrors(t *testing.T) {
+	data := readTestdata(t, "report.json")
+	_, err := Report{}.Import("r.json", bytes.NewReader(data[:200]))
+	var syn *importer.SyntaxError
+	if !errors.As(err, &syn) || !strings.Contains(syn.Msg, "file is cut") {
+		t.Errorf("cut report: %v", err)
+	}
+	_, err = Report{}.Import("r.json", strings.NewReader("{\n\"latencies\": {},\n\"requests\": \"many\"}"))
+	if !errors.As(err, &syn) || !strings.HasPrefix(err.Error(), "r.json:3: ") {
+		t.Errorf("typed field: %v", err)
+	}
+	_, err = Report{}.Import("r.json", strings.NewReader(`{"latencies":{},"status_codes":{},"requests":0}`))
+	var uns *importer.Unsupported
+	if !errors.As(err, &uns) {
+		t.Errorf("empty report: %v", err)
+	}
+}
+
+func TestGobResultsGiveFullHistogram(t *testing.T) {
+	stream := gobStream(t, sampleResults())
+	if !(Results{}).Sniff("results.bin", stream) || (Report{}).Sniff("results.bin", stream) {
+		t.Fatal("sniffing")
+	}
+	run, err := Results{}.Import("results.bin", bytes.NewReader(stream))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Latency.Count() != 4 || run.Window != 8 || run.Requests != (result.Requests{Total: 4, Failed: 1}) {
+		t.Errorf("count %d window %v requests %+v", run.Latency.Count(), run.Window, run.Requests)
+	}
+	wantMetric(t, run, result.RequestsPerSec, 0.5)
+	wantMetric(t, run, result.LatencyMax, 40)
+	wantMetric(t, run, result.RequestErrorPct, 25)
+	if len(run.Steps) != 1 || run.Steps[0].Name != "GET http://127.0.0.1/a" || run.Steps[0].Failed != 1 {
+		t.Errorf("steps %+v", run.Steps)
+	}
+	if len(run.Errors) != 1 || run.Errors[0].Class != result.ErrStatus || run.Errors[0].Sample != "503 Service Unavailable" {
+		t.Errorf("errors %+v", run.Errors)
+	}
+}
+
+func TestCutGobKeepsCompleteResults(t *testing.T) {
+	stream := gobStream(t, sampleResults())
+	run, err := Results{}.Import("results.bin", bytes.NewReader(stream[:len(stream)-5]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Requests.Total != 3 || len(run.Notes) != 1 || !strings.Contains(run.Notes[0], "file was cut: result 4") {
+		t.Errorf("total %d notes %q", run.Requests.Total, run.Notes)
+	}
+	_, err = Results{}.Import("results.bin", bytes.NewReader(stream[:40]))
+	var syn *importer.SyntaxError
+	if !errors.As(err, &syn) {
+		t.Errorf("stream cut inside its type definition: %v", err)
+	}
+}
+
+func TestJSONLinesResults(t *testing.T) {
+	data := readTestdata(t, "results.jsonl")
+	if !(Results{}).Sniff("r.jsonl", data) {
+		t.Fatal("not sniffed")
+	}
+	run, err := Results{}.Import("r.jsonl", bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Requests != (result.Requests{Total: 5, Failed: 2}) || run.Window != 4 || len(run.Steps) != 2 {
+		t.Errorf("requests %+v window %v steps %d", run.Requests, run.Window, len(run.Steps))
+	}
+	classes := map[string]int64{}
+	for _, e := range run.Errors {
+		classes[e.Class] += e.Count
+	}
+	if classes[result.ErrStatus] != 1 || classes[result.ErrTimeout] != 1 {
+		t.Errorf("errors %+v", run.Errors)
+	}
+	wantMetric(t, run, result.LatencyMax, 5000)
+}
+
+func TestJSONLinesCutAndBad(t *testing.T) {
+	run, err := Results{}.Import("cut.jsonl", bytes.NewReader(readTestdata(t, "cut.jsonl")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Requests.Total != 4 || !strings.Contains(strings.Join(run.Notes, ""), "file was cut: line 5") {
+		t.Errorf("total %d notes %q", run.Requests.Total, run.Notes)
+	}
+	_, err = Results{}.Import("bad.jsonl", bytes.NewReader(readTestdata(t, "bad.jsonl")))
+	var syn *importer.SyntaxError
+	if !errors.As(err, &syn) || !strings.HasPrefix(err.Error(), "bad.jsonl:3: ") {
+		t.Errorf("bad line: %v", err)
+	}
+}
+
+func TestAbsurdReportFiguresStayFinite(t *testing.T) {
+	run, err := Report{}.Import("r.json", strings.NewReader(`{"latencies":{"max":1e308},"status_codes":null,"requests":5,"success":-1e308}`))
+	var syn *importer.SyntaxError
+	if !errors.As(err, &syn) || !strings.Contains(syn.Msg, "expected a ratio from 0 to 1") {
+		t.Errorf("success -1e308: %v", err)
+	}
+	run, err = Report{}.Import("r.json", strings.NewReader(`{"latencies":{"max":1e308,"mean":-1e308},"status_codes":{"0":1e18},"requests":5}`))
+	checkOutcome(t, run, err)
+}
+
+func TestTextReport(t *testing.T) {
+	data := readTestdata(t, "report.txt")
+	if !(Text{}).Sniff("r.txt", data) || (Report{}).Sniff("r.txt", data) || (Results{}).Sniff("r.txt", data) {
+		t.Fatal("sniffing")
+	}
+	run, err := Text{}.Import("r.txt", bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantMetric(t, run, result.LatencyP90, 30004)
+	wantMetric(t, run, result.LatencyMean, 24398)
+	wantMetric(t, run, result.RequestsPerSec, 10.02)
+	wantMetric(t, run, result.RequestErrorPct, 100*592.0/600)
+	if run.Window != 59.9 || run.Requests != (result.Requests{Total: 600, Failed: 592}) || len(run.Errors) != 2 {
+		t.Errorf("window %v requests %+v errors %+v", run.Window, run.Requests, run.Errors)
+	}
+	old := strings.Replace(string(data), "[min, mean, 50, 90, 95, 99, max]  1.726ms, ", "[mean, 50, 95, 99, max]  ", 1)
+	old = strings.Replace(old, "30.001s, 30.004s, 30.005s", "30.001s, 30.005s", 1)
+	run, err = Text{}.Import("old.txt", strings.NewReader(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantAbsent(t, run, result.LatencyP90)
+	wantMetric(t, run, result.LatencyP95, 30005)
+}
+
+func TestTextReportErrors(t *testing.T) {
+	data := string(readTestdata(t, "report.txt"))
+	_, err := Text{}.Import("two.txt", strings.NewReader(data+"\n"+data))
+	var uns *importer.Unsupported
+	if !errors.As(err, &uns) || !strings.Contains(uns.Reason, "second starts at line 12") {
+		t.Errorf("two reports: %v", err)
+	}
+	run, err := Text{}.Import("nostatus.txt", strings.NewReader(strings.Replace(data, "Status Codes", "Status Cod", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantAbsent(t, run, result.RequestErrorPct)
+	bad := strings.Replace(data, "24.398s", "soon", 1)
+	_, err = Text{}.Import("bad.txt", strings.NewReader(bad))
+	if err == nil || err.Error() != `bad.txt:3: Latencies mean: expected a Go duration such as 5.2ms, got "soon"` {
+		t.Errorf("bad latency: %v", err)
+	}
+}

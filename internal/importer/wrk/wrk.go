@@ -1,0 +1,179 @@
+// Package wrk owns the importer of wrk and wrk2 text output. The text
+// carries summary figures only: the mean and max latency, the percentiles
+// of the --latency table (50/75/90/99 for wrk; 50…100 for wrk2, whose table
+// has no 95th), the request count, duration and rate, and error counts.
+package wrk
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+func init() { importer.Register(Text{}) }
+
+// Text reads one wrk or wrk2 report; lines around it (a shell prompt, the
+// command) are ignored.
+type Text struct{}
+
+var _ importer.Format = Text{}
+
+func (Text) Name() string { return "wrk-text" }
+
+var (
+	runningRe  = regexp.MustCompile(`^Running \S+ test @ `)
+	latencyRe  = regexp.MustCompile(`^Latency\s+(\S+)\s+(\S+)\s+(\S+)`)
+	percentRe  = regexp.MustCompile(`^(\d+(?:\.\d+)?)%\s+(\d\S*)$`)
+	requestsRe = regexp.MustCompile(`^(\d+) requests in ([^,]+),`)
+	rateRe     = regexp.MustCompile(`^Requests/sec:\s+(\S+)`)
+	socketRe   = regexp.MustCompile(`^Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)`)
+	non2xxRe   = regexp.MustCompile(`^Non-2xx or 3xx responses: (\d+)`)
+)
+
+func (Text) Sniff(_ string, head []byte) bool {
+	return bytes.Contains(head, []byte(" test @ ")) && bytes.Contains(head, []byte("Thread Stats")) &&
+		bytes.Contains(head, []byte("Requests/sec:"))
+}
+
+// percentileKeys maps the --latency table to metrics.
+var percentileKeys = map[float64]string{
+	50: result.LatencyP50, 90: result.LatencyP90, 95: result.LatencyP95, 99: result.LatencyP99,
+}
+
+// report collects the figures while the lines are read.
+type report struct {
+	run                     *result.Run
+	runs                    int
+	sawLatency, sawCount    bool
+	connErrs, timeouts, bad int64
+	// wrk2 marks itself with calibration lines and an HdrHistogram table.
+	wrk2 bool
+}
+
+func (Text) Import(name string, r io.Reader) (*result.Run, error) {
+	rep := &report{run: &result.Run{Metrics: map[string]float64{}}}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if runningRe.MatchString(text) {
+			if rep.runs++; rep.runs > 1 {
+				return nil, &importer.Unsupported{File: name, Reason: fmt.Sprintf(
+					"several wrk reports in one file (the second starts at line %d); import each report from its own file", line)}
+			}
+		}
+		if err := rep.take(text); err != nil {
+			return nil, &importer.SyntaxError{File: name, Line: line, Msg: err.Error()}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	return rep.finish(name)
+}
+
+// take reads one line's figures, if it has any.
+func (rep *report) take(text string) error {
+	run := rep.run
+	rep.wrk2 = rep.wrk2 || strings.HasPrefix(text, "Thread calibration") || strings.Contains(text, "HdrHistogram")
+	if m := latencyRe.FindStringSubmatch(text); m != nil && !rep.sawLatency && !strings.Contains(text, "nan") {
+		rep.sawLatency = true
+		mean, err1 := parseLatency(m[1])
+		max, err2 := parseLatency(m[3])
+		if err1 != nil || err2 != nil {
+			return fmt.Errorf("Latency: expected avg, stdev and max such as 15.52ms, got %q, %q", m[1], m[3])
+		}
+		run.Metrics[result.LatencyMean], run.Metrics[result.LatencyMax] = mean, max
+		return nil
+	}
+	if m := percentRe.FindStringSubmatch(text); m != nil {
+		v, err := parseLatency(m[2])
+		if err != nil {
+			return fmt.Errorf("latency %s%%: expected a duration such as 15.25ms, got %q", m[1], m[2])
+		}
+		p, _ := strconv.ParseFloat(m[1], 64)
+		if key, ok := percentileKeys[p]; ok {
+			run.Metrics[key] = v
+		}
+		return nil
+	}
+	if m := requestsRe.FindStringSubmatch(text); m != nil {
+		n, err1 := strconv.ParseInt(m[1], 10, 64)
+		d, err2 := time.ParseDuration(strings.TrimSpace(m[2]))
+		if err1 != nil || err2 != nil {
+			return fmt.Errorf("expected \"N requests in 30.00s, …\", got %q", text)
+		}
+		rep.sawCount = true
+		run.Requests.Total, run.Window = n, d.Seconds()
+		return nil
+	}
+	if m := rateRe.FindStringSubmatch(text); m != nil {
+		v, err := strconv.ParseFloat(m[1], 64)
+		if err != nil || v < 0 {
+			return fmt.Errorf("Requests/sec: expected a number, got %q", m[1])
+		}
+		run.Metrics[result.RequestsPerSec] = v
+		return nil
+	}
+	if m := socketRe.FindStringSubmatch(text); m != nil {
+		for _, s := range m[1:4] {
+			n, _ := strconv.ParseInt(s, 10, 64)
+			rep.connErrs += n
+		}
+		rep.timeouts, _ = strconv.ParseInt(m[4], 10, 64)
+		return nil
+	}
+	if m := non2xxRe.FindStringSubmatch(text); m != nil {
+		rep.bad, _ = strconv.ParseInt(m[1], 10, 64)
+	}
+	return nil
+}
+
+// finish turns the figures into a run. A failed request is a response
+// outside 2xx/3xx or a timeout (wrk counts timed-out requests among its
+// requests). Connect, read and write errors are listed as errors but not
+// counted as failed requests: wrk does not count them as requests, and a
+// read error often belongs to a response already counted as non-2xx.
+func (rep *report) finish(name string) (*result.Run, error) {
+	run := rep.run
+	if rep.runs == 0 || !rep.sawCount {
+		return nil, &importer.SyntaxError{File: name, Msg: `no "N requests in D" line; expected a wrk or wrk2 report`}
+	}
+	if run.Requests.Total == 0 || !rep.sawLatency {
+		return nil, &importer.Unsupported{File: name, Reason: "wrk report of 0 requests"}
+	}
+	run.Requests.Failed = min(rep.bad+rep.timeouts, run.Requests.Total)
+	if rep.bad > 0 {
+		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrStatus, Count: rep.bad, Sample: "Non-2xx or 3xx responses"})
+	}
+	if rep.timeouts > 0 {
+		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrTimeout, Count: rep.timeouts, Sample: "socket timeout"})
+	}
+	if rep.connErrs > 0 {
+		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrConnection, Count: rep.connErrs, Sample: "socket errors (connect, read, write)"})
+		run.Notes = append(run.Notes, fmt.Sprintf("%d wrk socket errors (connect/read/write) are listed as errors but not counted as failed requests", rep.connErrs))
+	}
+	if !rep.wrk2 {
+		run.Notes = append(run.Notes, "wrk times each request from when it was sent, not from when it was due, so its latencies hide queueing under overload (coordinated omission); wrk2 corrects this")
+	}
+	run.Summarize()
+	return run, nil
+}
+
+// parseLatency reads wrk's durations ("850.00us", "15.52ms", "1.83s",
+// "1.00m") in milliseconds.
+func parseLatency(s string) (float64, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("bad duration %q", s)
+	}
+	return float64(d) / float64(time.Millisecond), nil
+}
