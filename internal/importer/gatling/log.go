@@ -1,0 +1,228 @@
+package gatling
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// LogFormat reads a Gatling simulation.log: tab-separated records.
+type LogFormat struct{}
+
+var _ importer.Format = LogFormat{}
+
+// Name implements importer.Format.
+func (LogFormat) Name() string { return "gatling-simulation-log" }
+
+// recordTypes are the first fields of the text log's records.
+var recordTypes = map[string]bool{"RUN": true, "USER": true, "REQUEST": true, "GROUP": true, "ERROR": true, "ASSERTION": true}
+
+// Sniff accepts text whose first line is a known record, or any file named
+// simulation.log (so that the binary log of Gatling 3.10+ is named as such
+// on import rather than left unrecognised).
+func (LogFormat) Sniff(name string, head []byte) bool {
+	if filepath.Base(name) == "simulation.log" {
+		return true
+	}
+	line, _, _ := bytes.Cut(head, []byte{'\n'})
+	typ, rest, found := bytes.Cut(line, []byte{'\t'})
+	return found && len(rest) > 0 && recordTypes[string(typ)]
+}
+
+// Import implements importer.Format.
+func (LogFormat) Import(name string, r io.Reader) (*result.Run, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if head, _ := br.Peek(512); isBinary(head) {
+		return nil, &importer.Unsupported{File: name, Reason: "a binary simulation.log (Gatling 3.10 or later); " +
+			"tailgate reads the text log of Gatling 2.x–3.9: import the report's js/stats.json instead"}
+	}
+	p := &logParse{file: name, runs: newRunBuilder()}
+	for lineNo := 1; ; lineNo++ {
+		line, err := br.ReadString('\n')
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("reading %s: %w", name, err)
+		}
+		if line == "" && err == io.EOF {
+			break
+		}
+		terminated := strings.HasSuffix(line, "\n")
+		if perr := p.record(strings.TrimRight(line, "\r\n")); perr != nil {
+			if !terminated { // the writer stopped mid-line
+				p.notes = append(p.notes, fmt.Sprintf("the file was cut: its last line (%d) is incomplete (%v) and was skipped", lineNo, perr))
+				break
+			}
+			return nil, &importer.SyntaxError{File: name, Line: lineNo, Msg: perr.Error()}
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	return p.finish()
+}
+
+func isBinary(head []byte) bool {
+	if bytes.IndexByte(head, 0) >= 0 {
+		return true
+	}
+	// The peek may end inside a multi-byte character: trim up to 3 bytes.
+	for i := 0; i < 4 && len(head) > 0; i++ {
+		if utf8.Valid(head) {
+			return false
+		}
+		head = head[:len(head)-1]
+	}
+	return !utf8.Valid(head)
+}
+
+type logParse struct {
+	file       string
+	runs       *runBuilder
+	version    string
+	seenRecord bool
+	errors     int
+	errorMsg   string
+	groups     int
+	notes      []string
+}
+
+func (p *logParse) record(line string) error {
+	if strings.TrimSpace(line) == "" {
+		return nil
+	}
+	f := strings.Split(line, "\t")
+	p.seenRecord = true
+	switch f[0] {
+	case "REQUEST":
+		q, err := parseRequest(f)
+		if err != nil {
+			return err
+		}
+		p.runs.add(q)
+	case "RUN":
+		if len(f) < 5 {
+			return fmt.Errorf("RUN record with %d fields; expected RUN, simulation, id, start, description, version", len(f))
+		}
+		p.version = strings.TrimSpace(f[len(f)-1])
+	case "ERROR":
+		p.errors++
+		if p.errorMsg == "" && len(f) > 1 {
+			p.errorMsg = shorten(f[1])
+		}
+	case "GROUP":
+		p.groups++
+	case "USER", "ASSERTION":
+	default:
+		return fmt.Errorf("unknown record type %q; expected RUN, USER, REQUEST, GROUP, ERROR or ASSERTION, tab-separated (a Gatling 2.x–3.9 simulation.log)",
+			shorten(f[0]))
+	}
+	return nil
+}
+
+func (p *logParse) finish() (*result.Run, error) {
+	if !p.seenRecord {
+		return nil, &importer.SyntaxError{File: p.file, Msg: "the file is empty; expected Gatling's RUN, USER and REQUEST records"}
+	}
+	if p.runs.run.Requests.Total == 0 {
+		return nil, &importer.Unsupported{File: p.file, Reason: "the log holds no REQUEST records"}
+	}
+	notes := p.notes
+	if p.groups > 0 {
+		notes = append(notes, fmt.Sprintf("%d GROUP records not counted: groups time requests that are counted on their own", p.groups))
+	}
+	if p.errors > 0 {
+		notes = append(notes, fmt.Sprintf("%d ERROR records (failures before a request was sent, e.g. %q) are not requests and not counted", p.errors, p.errorMsg))
+	}
+	return p.runs.finish(notes), nil
+}
+
+// requestLayout says where a REQUEST record keeps its fields; the layout
+// changed between Gatling releases.
+type requestLayout struct {
+	groups, name, start, end, status, message int
+}
+
+var (
+	layout34 = requestLayout{1, 2, 3, 4, 5, 6}  // 3.4–3.9: no user id
+	layout30 = requestLayout{2, 3, 4, 5, 6, 7}  // 3.0–3.3: user id first
+	layout22 = requestLayout{3, 4, 5, 6, 7, 8}  // 2.2–2.3: scenario, user id
+	layout20 = requestLayout{3, 4, 5, 8, 9, 10} // 2.0–2.1: request start … response end
+)
+
+const layoutsHelp = "expected 7 tab-separated fields (Gatling 3.4–3.9: REQUEST, groups, name, start, end, OK/KO, message), " +
+	"8 (3.0–3.3: with a user id after REQUEST) or 9 or more (2.x: with scenario and user id)"
+
+func pickLayout(f []string) (requestLayout, error) {
+	switch {
+	case len(f) == 7:
+		return layout34, nil
+	case len(f) == 8:
+		return layout30, nil
+	case len(f) >= 11 && isStatus(f[9]):
+		return layout20, nil
+	case len(f) >= 9 && isStatus(f[7]):
+		return layout22, nil
+	}
+	return requestLayout{}, fmt.Errorf("REQUEST record with %d fields; %s", len(f), layoutsHelp)
+}
+
+// maxDurationMS bounds a request's duration, far above any real one, so
+// that a corrupt time cannot overflow a time.Duration.
+const maxDurationMS = 366 * 24 * 3600 * 1000
+
+func isStatus(s string) bool { return s == "OK" || s == "KO" }
+
+func parseRequest(f []string) (request, error) {
+	l, err := pickLayout(f)
+	if err != nil {
+		return request{}, err
+	}
+	start, err := millis(f[l.start], "start")
+	if err != nil {
+		return request{}, err
+	}
+	end, err := millis(f[l.end], "end")
+	if err != nil {
+		return request{}, err
+	}
+	if end < start {
+		return request{}, fmt.Errorf("request ends (%d) before it starts (%d)", end, start)
+	}
+	if end-start > maxDurationMS {
+		return request{}, fmt.Errorf("request lasts %d ms, more than a year: the start or end time is wrong", end-start)
+	}
+	if !isStatus(f[l.status]) {
+		return request{}, fmt.Errorf("status %q is not OK or KO; %s", shorten(f[l.status]), layoutsHelp)
+	}
+	return request{
+		step:    stepName(f[l.groups], f[l.name]),
+		start:   start,
+		end:     end,
+		ok:      f[l.status] == "OK",
+		message: strings.TrimSpace(f[l.message]),
+	}, nil
+}
+
+// stepName joins the group path (comma-separated in the log) and the
+// request name as the report does.
+func stepName(groups, name string) string {
+	if strings.TrimSpace(groups) == "" {
+		return name
+	}
+	return strings.Join(append(strings.Split(groups, ","), name), " / ")
+}
+
+func millis(s, what string) (int64, error) {
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("%s time %q is not epoch milliseconds", what, shorten(s))
+	}
+	return v, nil
+}

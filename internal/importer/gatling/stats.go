@@ -1,0 +1,245 @@
+package gatling
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// StatsFormat reads the report's js/stats.json (a tree of groups and
+// requests) or js/global_stats.json (the top node's figures only).
+type StatsFormat struct{}
+
+var _ importer.Format = StatsFormat{}
+
+// Name implements importer.Format.
+func (StatsFormat) Name() string { return "gatling-stats-json" }
+
+// Sniff accepts a JSON object with Gatling's statistics fields.
+func (StatsFormat) Sniff(_ string, head []byte) bool {
+	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
+	return len(t) > 0 && t[0] == '{' &&
+		bytes.Contains(head, []byte(`"numberOfRequests"`)) &&
+		(bytes.Contains(head, []byte(`"percentiles1"`)) || bytes.Contains(head, []byte(`"meanResponseTime"`)))
+}
+
+// figure is one statistic split by outcome.
+type figure struct {
+	Total number `json:"total"`
+	OK    number `json:"ok"`
+	KO    number `json:"ko"`
+}
+
+// number is a figure that Gatling writes as a JSON number, a numeric
+// string (2.x) or "-" when it has no value.
+type number struct {
+	V   float64
+	Set bool
+}
+
+func (n *number) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		s = strings.TrimSpace(s)
+		if s == "" || s == "-" {
+			return nil
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return &numberError{text: s}
+		}
+		n.V, n.Set = v, true
+		return nil
+	}
+	if err := json.Unmarshal(b, &n.V); err != nil {
+		return err
+	}
+	n.Set = true
+	return nil
+}
+
+// numberError is a figure that is neither a number nor "-".
+type numberError struct{ text string }
+
+func (e *numberError) Error() string { return fmt.Sprintf("%q is not a number", e.text) }
+
+// statistics are one node's figures.
+type statistics struct {
+	NumberOfRequests *figure `json:"numberOfRequests"`
+	Max              figure  `json:"maxResponseTime"`
+	Mean             figure  `json:"meanResponseTime"`
+	P1               figure  `json:"percentiles1"`
+	P3               figure  `json:"percentiles3"`
+	P4               figure  `json:"percentiles4"`
+	RPS              figure  `json:"meanNumberOfRequestsPerSecond"`
+}
+
+// metrics maps the totals (OK and KO together, as raw imports count them).
+// percentiles1–4 are read as p50/p75/p95/p99, Gatling's defaults; p75 has
+// no metric.
+func (s statistics) metrics() map[string]float64 {
+	m := map[string]float64{}
+	put := func(key string, n number) {
+		if n.Set {
+			m[key] = n.V
+		}
+	}
+	put(result.LatencyMean, s.Mean.Total)
+	put(result.LatencyP50, s.P1.Total)
+	put(result.LatencyP95, s.P3.Total)
+	put(result.LatencyP99, s.P4.Total)
+	put(result.LatencyMax, s.Max.Total)
+	put(result.RequestsPerSec, s.RPS.Total)
+	if n := s.NumberOfRequests; n != nil && n.Total.Set && n.KO.Set && n.Total.V > 0 {
+		m[result.RequestErrorPct] = 100 * n.KO.V / n.Total.V
+	}
+	return m
+}
+
+// node is a group or request of stats.json.
+type node struct {
+	Type     string      `json:"type"`
+	Name     string      `json:"name"`
+	Path     string      `json:"path"`
+	Stats    *statistics `json:"stats"`
+	Contents nodes       `json:"contents"`
+}
+
+// nodes keeps the report's order of a "contents" object.
+type nodes []node
+
+func (ns *nodes) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return errors.New(`"contents" is not an object`)
+	}
+	for dec.More() {
+		if _, err := dec.Token(); err != nil { // the key
+			return err
+		}
+		var n node
+		if err := dec.Decode(&n); err != nil {
+			return err
+		}
+		*ns = append(*ns, n)
+	}
+	return nil
+}
+
+// document is either file: stats.json has "stats", global_stats.json has
+// the figures at the top.
+type document struct {
+	node
+	statistics
+}
+
+// Import implements importer.Format.
+func (StatsFormat) Import(name string, r io.Reader) (*result.Run, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	const expected = `expected Gatling's js/stats.json or js/global_stats.json: an object with "numberOfRequests" figures`
+	var doc document
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, jsonSyntaxError(name, data, err, expected)
+	}
+	top, steps := doc.statistics, []result.Step(nil)
+	if doc.Stats != nil {
+		top = *doc.Stats
+		steps = requestSteps(doc.Contents, nil)
+	}
+	n := top.NumberOfRequests
+	if n == nil || !n.Total.Set {
+		return nil, &importer.SyntaxError{File: name, Msg: "no numberOfRequests.total; " + expected}
+	}
+	if err := checkCounts(name, n); err != nil {
+		return nil, err
+	}
+	run := &result.Run{Metrics: top.metrics(), Steps: steps}
+	run.Requests.Total = int64(n.Total.V)
+	run.Requests.Failed = int64(n.KO.V)
+	run.Notes = []string{"summary file: figures as Gatling's report computed them; percentiles1/3/4 read as p50/p95/p99 (Gatling's defaults), no p90"}
+	return run, nil
+}
+
+// checkCounts rejects request counts that count nothing or count
+// impossibly.
+func checkCounts(name string, n *figure) error {
+	total, ko := n.Total.V, n.KO.V
+	switch {
+	case total < 0 || total != math.Trunc(total) || total > math.MaxInt64/2:
+		return &importer.SyntaxError{File: name, Msg: fmt.Sprintf("numberOfRequests.total %v is not a count", total)}
+	case total == 0:
+		return &importer.Unsupported{File: name, Reason: "the report counts no requests"}
+	case ko < 0 || ko > total || ko != math.Trunc(ko):
+		return &importer.SyntaxError{File: name, Msg: fmt.Sprintf("numberOfRequests.ko %v is not a count between 0 and the total %v", ko, total)}
+	}
+	return nil
+}
+
+// requestSteps flattens the tree's requests into steps named by their path.
+func requestSteps(ns nodes, out []result.Step) []result.Step {
+	for _, n := range ns {
+		if n.Type == "REQUEST" && n.Stats != nil {
+			st := result.Step{Name: n.Path, Metrics: n.Stats.metrics()}
+			if st.Name == "" {
+				st.Name = n.Name
+			}
+			if c := n.Stats.NumberOfRequests; c != nil {
+				st.Requests, st.Failed = int64(c.Total.V), int64(c.KO.V)
+			}
+			out = append(out, st)
+		}
+		out = requestSteps(n.Contents, out)
+	}
+	return out
+}
+
+// jsonSyntaxError turns a decoding error into a SyntaxError with a line.
+func jsonSyntaxError(name string, data []byte, err error, expected string) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return &importer.SyntaxError{File: name, Msg: "the file is empty; " + expected}
+	}
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	var ne *numberError
+	switch {
+	case errors.As(err, &ne):
+		// The decoder gives no offset for it: name the line of its first use.
+		line := 0
+		if at := bytes.Index(data, []byte(strconv.Quote(ne.text))); at >= 0 {
+			line = lineAt(data, int64(at))
+		}
+		return &importer.SyntaxError{File: name, Line: line, Msg: fmt.Sprintf("%v; %s", ne, expected)}
+	case errors.As(err, &se):
+		return &importer.SyntaxError{File: name, Line: lineAt(data, se.Offset), Msg: fmt.Sprintf("%v; %s", se, expected)}
+	case errors.As(err, &te):
+		field := "the document"
+		if te.Field != "" {
+			field = strconv.Quote(te.Field)
+		}
+		return &importer.SyntaxError{File: name, Line: lineAt(data, te.Offset), Msg: fmt.Sprintf("%s is a JSON %s; %s", field, te.Value, expected)}
+	}
+	return &importer.SyntaxError{File: name, Msg: fmt.Sprintf("%v; %s", err, expected)}
+}
+
+func lineAt(data []byte, offset int64) int {
+	offset = min(max(offset, 0), int64(len(data)))
+	return 1 + bytes.Count(data[:offset], []byte{'\n'})
+}

@@ -1,0 +1,74 @@
+package gatling
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+func TestStatsTree(t *testing.T) {
+	run := mustImport(t, StatsFormat{}, "testdata/stats.json")
+	if run.Requests.Total != 200 || run.Requests.Failed != 10 {
+		t.Fatalf("requests = %+v, want 200 total, 10 failed", run.Requests)
+	}
+	for key, want := range map[string]float64{
+		result.LatencyMean: 120, result.LatencyP50: 100, result.LatencyP95: 300, result.LatencyP99: 800,
+		result.LatencyMax: 1200, result.RequestsPerSec: 20, result.RequestErrorPct: 5,
+	} {
+		wantMetric(t, run, key, want)
+	}
+	wantAbsent(t, run, result.LatencyP90)
+	if len(run.Metrics) != 7 {
+		t.Errorf("metrics = %v, want exactly 7", run.Metrics)
+	}
+	// The group is not a step; its request is, named by its path.
+	if got := strings.Join(stepNames(run), "|"); got != "GET /items|checkout / POST /pay" {
+		t.Fatalf("steps = %s", got)
+	}
+	pay := run.Steps[1]
+	if pay.Requests != 50 || pay.Failed != 10 || pay.Metrics[result.LatencyP95] != 900 || pay.Metrics[result.RequestErrorPct] != 20 {
+		t.Errorf("POST /pay = %+v", pay)
+	}
+}
+
+func TestStatsGlobalWithStringsAndMissingPercentiles(t *testing.T) {
+	run := mustImport(t, StatsFormat{}, "testdata/global_stats.json")
+	if run.Requests.Total != 40 || run.Requests.Failed != 0 {
+		t.Fatalf("requests = %+v", run.Requests)
+	}
+	wantMetric(t, run, result.LatencyP50, 48)
+	wantMetric(t, run, result.LatencyMean, 50)
+	wantMetric(t, run, result.RequestsPerSec, 4)
+	wantMetric(t, run, result.RequestErrorPct, 0)
+	wantAbsent(t, run, result.LatencyP90, result.LatencyP95, result.LatencyP99)
+	if len(run.Steps) != 0 {
+		t.Errorf("steps = %v, want none from global_stats.json", stepNames(run))
+	}
+}
+
+func TestStatsBadFiles(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"bad-stats.json", `testdata/bad-stats.json:3: "lots" is not a number`},
+		{"bad-stats-syntax.json", `testdata/bad-stats-syntax.json:3: invalid character '"' after object key:value pair`},
+		{"nocount-stats.json", `testdata/nocount-stats.json: no numberOfRequests.total; expected Gatling's`},
+		{"v39.log", `testdata/v39.log:1: invalid character 'A' looking for beginning of value`},
+	} {
+		_, err := importFile(StatsFormat{}, "testdata/"+tc.file)
+		var syn *importer.SyntaxError
+		if !errors.As(err, &syn) || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v\nwant SyntaxError %q", tc.file, err, tc.want)
+		}
+	}
+}
+
+func TestStatsSniff(t *testing.T) {
+	if !(StatsFormat{}).Sniff("g.json", []byte(`{"name": "x", "numberOfRequests": {"total": 1}, "percentiles1": {}}`)) {
+		t.Error("global_stats.json not recognised")
+	}
+	if (StatsFormat{}).Sniff("s.json", []byte(`{"Total": {"transaction": "Total", "sampleCount": 1, "meanResTime": 2}}`)) {
+		t.Error("a JMeter file taken for Gatling's")
+	}
+}

@@ -1,0 +1,245 @@
+package jmeter
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// CSVFormat reads a JTL file in CSV form, with or without a header row.
+type CSVFormat struct{}
+
+var _ importer.Format = CSVFormat{}
+
+// Name implements importer.Format.
+func (CSVFormat) Name() string { return "jmeter-jtl-csv" }
+
+// Sniff accepts a first line that is JMeter's header row, or a sample in
+// one of JMeter's default layouts.
+func (CSVFormat) Sniff(_ string, head []byte) bool {
+	line := firstLine(head)
+	if line == "" || line[0] == '<' || line[0] == '{' || line[0] == '[' {
+		return false
+	}
+	cr := csv.NewReader(strings.NewReader(line))
+	cr.Comma = delimiter(line)
+	cr.FieldsPerRecord = -1
+	row, err := cr.Read()
+	if err != nil {
+		return false
+	}
+	if isHeader(row) {
+		return true
+	}
+	if !looksLikeTimestamp(row[0]) || len(row) < 2 || !isDigits(row[1]) {
+		return false
+	}
+	_, err = columnsFromDefaults(row)
+	return err == nil
+}
+
+// Import implements importer.Format.
+func (CSVFormat) Import(name string, r io.Reader) (*result.Run, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
+		_, _ = br.Discard(3)
+	}
+	head, _ := br.Peek(64 << 10)
+	tail := &tailReader{r: br}
+	cr := csv.NewReader(tail)
+	cr.Comma = delimiter(firstLine(head))
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	p := &csvParse{file: name, filter: newSampleFilter()}
+	for {
+		row, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			if tail.cutAt(pe.StartLine, cr) {
+				p.cut(pe.StartLine, pe.Err.Error())
+				break
+			}
+			return nil, &importer.SyntaxError{File: name, Line: pe.Line, Msg: pe.Err.Error()}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if err := p.row(row, line); err != nil {
+			var unsupported *importer.Unsupported
+			if errors.As(err, &unsupported) {
+				return nil, err
+			}
+			if tail.cutAt(line, cr) {
+				p.cut(line, err.Error())
+				break
+			}
+			return nil, &importer.SyntaxError{File: name, Line: line, Msg: err.Error()}
+		}
+	}
+	return p.finish()
+}
+
+// csvParse is the state of one CSV import.
+type csvParse struct {
+	file    string
+	cols    *columns
+	times   timeParser
+	filter  *sampleFilter
+	samples int
+	notes   []string
+}
+
+func (p *csvParse) row(row []string, line int) error {
+	if p.cols == nil {
+		return p.firstRow(row, line)
+	}
+	if !p.cols.headerless && isHeader(row) {
+		p.notes = append(p.notes, fmt.Sprintf("a repeated header row at line %d was skipped (files appended together?)", line))
+		return nil
+	}
+	if len(row) != p.cols.n {
+		if p.cols.headerless {
+			return fmt.Errorf("expected %d fields like the first row (JMeter's default layout), got %d", p.cols.n, len(row))
+		}
+		return fmt.Errorf("expected %d fields as in the header row, got %d", p.cols.n, len(row))
+	}
+	s, err := p.sample(row)
+	if err != nil {
+		return err
+	}
+	p.samples++
+	p.filter.add(s)
+	return nil
+}
+
+func (p *csvParse) firstRow(row []string, line int) error {
+	if isHeader(row) {
+		c, err := columnsFromHeader(row)
+		p.cols = &c
+		return err
+	}
+	if !looksLikeTimestamp(row[0]) {
+		return fmt.Errorf("expected JMeter's header row (timeStamp,elapsed,label,…) or a sample starting with a timestamp, got %q", truncate(strings.Join(row, string(',')), 80))
+	}
+	c, err := columnsFromDefaults(row)
+	if err != nil {
+		return err
+	}
+	p.cols = &c
+	p.notes = append(p.notes, fmt.Sprintf("no header row: read with JMeter's default %d-column layout", c.n))
+	return p.row(row, line)
+}
+
+func (p *csvParse) sample(row []string) (sample, error) {
+	c := p.cols
+	start, err := p.times.parse(row[c.timeStamp])
+	if err != nil {
+		return sample{}, err
+	}
+	elapsed, err := parseElapsed(row[c.elapsed])
+	if err != nil {
+		return sample{}, fmt.Errorf("elapsed %w", err)
+	}
+	if n := strings.TrimSpace(field(row, c.sampleCount)); n != "" && n != "1" && n != "0" {
+		return sample{}, &importer.Unsupported{File: p.file, Reason: fmt.Sprintf(
+			"a row stands for %s samples (JMeter's statistical sample mode); tailgate needs one row per sample", n)}
+	}
+	s := sample{
+		start: start, elapsedMS: elapsed, label: field(row, c.label), code: field(row, c.code),
+		message: field(row, c.message), thread: field(row, c.thread), failure: field(row, c.failure),
+	}
+	if c.success >= 0 {
+		switch v := strings.TrimSpace(row[c.success]); v {
+		case "true":
+			s.success, s.hasSuccess = true, true
+		case "false":
+			s.hasSuccess = true
+		default:
+			return sample{}, fmt.Errorf("success %q is not true or false", v)
+		}
+	}
+	return s, nil
+}
+
+func (p *csvParse) cut(line int, why string) {
+	p.notes = append(p.notes, fmt.Sprintf("the file was cut: its last line (%d) is incomplete (%s) and was skipped", line, why))
+}
+
+func (p *csvParse) finish() (*result.Run, error) {
+	if p.cols == nil {
+		return nil, &importer.SyntaxError{File: p.file, Msg: "the file is empty; expected JMeter's header row or samples"}
+	}
+	if p.samples == 0 {
+		return nil, &importer.Unsupported{File: p.file, Reason: "the file holds no samples"}
+	}
+	if p.times.zoneless() {
+		p.notes = append(p.notes, "timestamps carry no time zone: read as UTC")
+	}
+	return p.filter.finish(p.notes), nil
+}
+
+// tailReader remembers how many lines it has passed and whether the data
+// ended with a line end, to tell a cut last line from a broken one.
+type tailReader struct {
+	r        io.Reader
+	newlines int
+	last     byte
+}
+
+func (t *tailReader) Read(b []byte) (int, error) {
+	n, err := t.r.Read(b)
+	if n > 0 {
+		t.newlines += bytes.Count(b[:n], []byte{'\n'})
+		t.last = b[n-1]
+	}
+	return n, err
+}
+
+// cutAt reports whether the record starting at line is the file's last,
+// unterminated line: what a writer stopped mid-row leaves behind.
+func (t *tailReader) cutAt(line int, cr *csv.Reader) bool {
+	if _, err := cr.Read(); err != io.EOF {
+		return false
+	}
+	return t.last != '\n' && line == t.newlines+1
+}
+
+func firstLine(head []byte) string {
+	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		head = head[:i]
+	}
+	return strings.TrimRight(string(head), "\r")
+}
+
+// delimiter is the first of JMeter's usual delimiters on the first line;
+// timestamps contain none of them.
+func delimiter(line string) rune {
+	if i := strings.IndexAny(line, ",;\t|"); i >= 0 {
+		return rune(line[i])
+	}
+	return ','
+}
+
+func isDigits(s string) bool {
+	s = strings.TrimSpace(s)
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+func truncate(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

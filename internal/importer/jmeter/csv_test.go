@@ -1,0 +1,269 @@
+package jmeter
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+func TestCSVBasic(t *testing.T) {
+	run := mustImport(t, CSVFormat{}, "testdata/basic.csv")
+	if run.Requests.Total != 14 || run.Requests.Failed != 4 {
+		t.Fatalf("requests = %+v, want 14 total, 4 failed", run.Requests)
+	}
+	if run.Window != 9.1 {
+		t.Errorf("window = %v s, want 9.1 (first start to last end)", run.Window)
+	}
+	if want := time.UnixMilli(1700000000000).UTC(); !run.Started.Equal(want) {
+		t.Errorf("started = %v, want %v", run.Started, want)
+	}
+	wantMetric(t, run, result.RequestsPerSec, 14/9.1)
+	wantMetric(t, run, result.RequestErrorPct, 100*4.0/14)
+	wantMetric(t, run, result.LatencyMax, 5000)
+	if len(run.Steps) != 2 || run.Steps[0].Name != "GET /a" || run.Steps[1].Name != "POST /b" {
+		t.Fatalf("steps = %v, want GET /a then POST /b", stepNames(run))
+	}
+	a := run.Steps[0]
+	if a.Requests != 10 || a.Failed != 0 {
+		t.Errorf("GET /a = %d requests, %d failed; want 10, 0", a.Requests, a.Failed)
+	}
+	// Elapsed 10, 20, … 100 ms: p50 is 50 ms, p90 is 90 ms.
+	if p50 := a.Latency.Quantile(0.5); !approx(float64(p50), float64(50*time.Millisecond), 0.002) {
+		t.Errorf("GET /a p50 = %v, want 50ms", p50)
+	}
+	if p90 := a.Latency.Quantile(0.9); !approx(float64(p90), float64(90*time.Millisecond), 0.002) {
+		t.Errorf("GET /a p90 = %v, want 90ms", p90)
+	}
+	want := []result.ErrorClass{
+		{Class: result.ErrStatus, Step: "POST /b", Count: 1, Sample: "500 Internal Server Error"},
+		{Class: result.ErrExpect, Step: "POST /b", Count: 1, Sample: "Test failed: text expected to contain /ok/"},
+		{Class: result.ErrConnection, Step: "POST /b", Count: 1, Sample: "java.net.ConnectException: Connection refused"},
+		{Class: result.ErrTimeout, Step: "POST /b", Count: 1, Sample: "java.net.SocketTimeoutException: Read timed out"},
+	}
+	if len(run.Errors) != len(want) {
+		t.Fatalf("errors = %+v, want %+v", run.Errors, want)
+	}
+	for i := range want {
+		if run.Errors[i] != want[i] {
+			t.Errorf("error %d = %+v, want %+v", i, run.Errors[i], want[i])
+		}
+	}
+	if len(run.Notes) != 0 {
+		t.Errorf("notes = %q, want none", run.Notes)
+	}
+}
+
+func TestCSVWithoutHeaderUsesDefaultLayout(t *testing.T) {
+	run := mustImport(t, CSVFormat{}, "testdata/noheader.csv")
+	if run.Requests.Total != 3 || run.Requests.Failed != 1 {
+		t.Fatalf("requests = %+v, want 3 total, 1 failed", run.Requests)
+	}
+	if run.Window != 1.2 {
+		t.Errorf("window = %v, want 1.2", run.Window)
+	}
+	if !hasNote(run, "default 12-column layout") {
+		t.Errorf("notes = %q, want the layout named", run.Notes)
+	}
+	if len(run.Errors) != 1 || run.Errors[0].Class != result.ErrExpect {
+		t.Errorf("errors = %+v, want one expectation_failed", run.Errors)
+	}
+}
+
+func TestCSVDateTimestamps(t *testing.T) {
+	run := mustImport(t, CSVFormat{}, "testdata/dates.csv")
+	if want := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC); !run.Started.Equal(want) {
+		t.Errorf("started = %v, want %v", run.Started, want)
+	}
+	if run.Window != 5 {
+		t.Errorf("window = %v, want 5", run.Window)
+	}
+	wantMetric(t, run, result.RequestsPerSec, 0.6)
+	if !hasNote(run, "no time zone") {
+		t.Errorf("notes = %q, want the zone caveat", run.Notes)
+	}
+}
+
+func TestCSVCustomColumnsAndDelimiter(t *testing.T) {
+	run := mustImport(t, CSVFormat{}, "testdata/custom.csv")
+	if run.Requests.Total != 3 || run.Requests.Failed != 1 {
+		t.Fatalf("requests = %+v, want 3 total, 1 failed", run.Requests)
+	}
+	wantMetric(t, run, result.LatencyMax, 80)
+	wantMetric(t, run, result.RequestsPerSec, 3/2.04)
+	if len(run.Steps) != 1 || run.Steps[0].Name != "checkout" {
+		t.Errorf("steps = %v, want [checkout]", stepNames(run))
+	}
+}
+
+func TestCSVWithoutSuccessHasNoErrorRate(t *testing.T) {
+	run := mustImport(t, CSVFormat{}, "testdata/nosuccess.csv")
+	if run.Requests.Total != 2 {
+		t.Fatalf("requests = %+v, want 2", run.Requests)
+	}
+	wantAbsent(t, run, result.RequestErrorPct)
+	wantMetric(t, run, result.LatencyMax, 30)
+	if !hasNote(run, "no error rate") {
+		t.Errorf("notes = %q, want the missing success column named", run.Notes)
+	}
+}
+
+func TestCSVTransactionsAndSubSamples(t *testing.T) {
+	run := mustImport(t, CSVFormat{}, "testdata/transactions.csv")
+	// The transaction row is excluded, GET /login-0 and -1 fold into
+	// GET /login; GET /login-7 lies outside its time and is a request.
+	if run.Requests.Total != 3 {
+		t.Fatalf("requests = %+v, want 3", run.Requests)
+	}
+	if got := stepNames(run); strings.Join(got, "|") != "GET /login|POST /session|GET /login-7" {
+		t.Errorf("steps = %v", got)
+	}
+	if !hasNote(run, "2 sub-samples") || !hasNote(run, "1 transaction controller samples excluded") {
+		t.Errorf("notes = %q, want folded and excluded counts", run.Notes)
+	}
+}
+
+func TestCSVCutFileImportsCompleteRows(t *testing.T) {
+	run := mustImport(t, CSVFormat{}, "testdata/cut.csv")
+	if run.Requests.Total != 3 {
+		t.Fatalf("requests = %+v, want the 3 complete rows", run.Requests)
+	}
+	if !hasNote(run, "the file was cut: its last line (5) is incomplete") {
+		t.Errorf("notes = %q, want the cut named", run.Notes)
+	}
+}
+
+func TestCSVBadFiles(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"elapsed.csv", `testdata/bad/elapsed.csv:4: elapsed "abc" is not a whole number of milliseconds`},
+		{"fields.csv", `testdata/bad/fields.csv:3: expected 17 fields as in the header row, got 5`},
+		{"timestamp.csv", `testdata/bad/timestamp.csv:3: timestamp "05/12/2019 12:37:24" is not epoch milliseconds like the rest of the file`},
+		{"dateformat.csv", `testdata/bad/dateformat.csv:2: timestamp "05/12/2019 12:37:24" is not epoch milliseconds or a date like 2019/12/05 12:37:24`},
+		{"header.csv", `testdata/bad/header.csv:1: expected JMeter's header row (timeStamp,elapsed,label,…) or a sample starting with a timestamp, got "label,code,message"`},
+		{"success.csv", `testdata/bad/success.csv:2: success "maybe" is not true or false`},
+		{"layout.csv", `testdata/bad/layout.csv:1: no header row, and 14 fields match none of JMeter's default layouts (12, 16 or 17 fields)`},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			_, err := importFile(CSVFormat{}, "testdata/bad/"+tc.file)
+			var syn *importer.SyntaxError
+			if !errors.As(err, &syn) {
+				t.Fatalf("err = %v, want a SyntaxError", err)
+			}
+			if !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("err = %q\nwant prefix %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCSVEmptyAndHeaderOnly(t *testing.T) {
+	_, err := CSVFormat{}.Import("empty.csv", strings.NewReader(""))
+	var syn *importer.SyntaxError
+	if !errors.As(err, &syn) || err.Error() != "empty.csv: the file is empty; expected JMeter's header row or samples" {
+		t.Errorf("empty: err = %v", err)
+	}
+	_, err = importFile(CSVFormat{}, "testdata/headeronly.csv")
+	var uns *importer.Unsupported
+	if !errors.As(err, &uns) || !strings.Contains(err.Error(), "no samples") {
+		t.Errorf("header only: err = %v, want Unsupported naming no samples", err)
+	}
+}
+
+func TestCSVStatisticalRowsUnsupported(t *testing.T) {
+	in := "timeStamp,elapsed,label,success,SampleCount,ErrorCount\n1700000000000,10,a,true,5,0\n"
+	_, err := CSVFormat{}.Import("batch.csv", strings.NewReader(in))
+	var uns *importer.Unsupported
+	if !errors.As(err, &uns) || !strings.Contains(err.Error(), "5 samples") {
+		t.Errorf("err = %v, want Unsupported naming the 5-sample row", err)
+	}
+}
+
+func TestCSVSniff(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		want bool
+	}{
+		{"testdata/basic.csv", true},
+		{"testdata/noheader.csv", true},
+		{"testdata/custom.csv", true},
+		{"testdata/bad/header.csv", false},
+		{"testdata/transactions.xml", false},
+		{"testdata/statistics.json", false},
+	} {
+		b, err := os.ReadFile(tc.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := (CSVFormat{}).Sniff(tc.file, b); got != tc.want {
+			t.Errorf("Sniff(%s) = %v, want %v", tc.file, got, tc.want)
+		}
+	}
+}
+
+func stepNames(run *result.Run) []string {
+	var names []string
+	for _, s := range run.Steps {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+func TestCSVRepeatedHeaderSkipped(t *testing.T) {
+	in := "timeStamp,elapsed,label,success\n1700000000000,10,a,true\ntimeStamp,elapsed,label,success\n1700000000100,20,a,false\n"
+	run, err := CSVFormat{}.Import("two.csv", strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Requests.Total != 2 || run.Requests.Failed != 1 {
+		t.Errorf("requests = %+v, want 2 total, 1 failed", run.Requests)
+	}
+	if !hasNote(run, "repeated header row at line 3") {
+		t.Errorf("notes = %q", run.Notes)
+	}
+}
+
+func TestCSVManyLabelsBoundHistograms(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("timeStamp,elapsed,label,success\n")
+	for i := range maxStepHistograms + 5 {
+		fmt.Fprintf(&b, "%d,10,GET /item/%d,true\n", 1700000000000+i, i)
+	}
+	run, err := CSVFormat{}.Import("many.csv", strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Requests.Total != maxStepHistograms+5 || len(run.Steps) != maxStepHistograms+5 {
+		t.Fatalf("requests = %d, steps = %d", run.Requests.Total, len(run.Steps))
+	}
+	if run.Steps[maxStepHistograms-1].Latency == nil || run.Steps[maxStepHistograms].Latency != nil {
+		t.Error("want histograms for the first steps only")
+	}
+	if run.Latency.Count() != run.Requests.Total || !hasNote(run, "per-step latency kept for the first 200") {
+		t.Errorf("run histogram %d, notes %q", run.Latency.Count(), run.Notes)
+	}
+}
+
+func TestCSVCutInsideQuotedField(t *testing.T) {
+	in := "timeStamp,elapsed,label,responseMessage,success\r\n" +
+		"1700000000000,10,a,OK,true\r\n" +
+		"1700000000100,20,a,\"Number of samples in transaction : 1, number of fail"
+	run, err := CSVFormat{}.Import("cut.csv", strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Requests.Total != 1 || !hasNote(run, "its last line (3) is incomplete") {
+		t.Errorf("requests = %+v, notes %q", run.Requests, run.Notes)
+	}
+	// The same broken quote before the last line is an error, not a cut.
+	in = strings.Replace(in, "\"Number", "Number\"", 1) + "\r\n1700000000200,20,a,OK,true\r\n"
+	_, err = CSVFormat{}.Import("quote.csv", strings.NewReader(in))
+	var syn *importer.SyntaxError
+	if !errors.As(err, &syn) || !strings.HasPrefix(err.Error(), `quote.csv:3: bare " in non-quoted-field`) {
+		t.Errorf("err = %v", err)
+	}
+}

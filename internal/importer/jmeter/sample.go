@@ -1,0 +1,216 @@
+package jmeter
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/hist"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// sample is one JTL row or element, in the units JMeter writes.
+type sample struct {
+	start      time.Time
+	elapsedMS  int64
+	label      string
+	code       string // responseCode
+	message    string // responseMessage
+	thread     string
+	failure    string // failureMessage or the first failed assertion
+	success    bool
+	hasSuccess bool // the file records success at all
+}
+
+func (s sample) end() time.Time { return s.start.Add(time.Duration(s.elapsedMS) * time.Millisecond) }
+
+// maxElapsedMS bounds a sample's elapsed time, far above any real one, so
+// that a corrupt value cannot overflow a time.Duration.
+const maxElapsedMS = 366 * 24 * 3600 * 1000
+
+// parseElapsed reads an elapsed time in whole milliseconds.
+func parseElapsed(s string) (int64, error) {
+	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil || v < 0 || v > maxElapsedMS {
+		return 0, fmt.Errorf("%q is not a whole number of milliseconds", s)
+	}
+	return v, nil
+}
+
+// transactionPrefix starts the response message JMeter's Transaction
+// Controller gives the samples it generates.
+const transactionPrefix = "Number of samples in transaction"
+
+func (s sample) isTransaction() bool { return strings.HasPrefix(s.message, transactionPrefix) }
+
+// isSubSampleOf reports whether s is a redirect hop or embedded resource of
+// parent: labelled "<parent>-<n>" (or "-<n>-<m>" for nested ones), on the
+// same thread and starting within the parent's time.
+func (s sample) isSubSampleOf(parent sample) bool {
+	if s.thread != parent.thread || !strings.HasPrefix(s.label, parent.label+"-") {
+		return false
+	}
+	if !isDashedDigits(s.label[len(parent.label)+1:]) {
+		return false
+	}
+	return !s.start.Before(parent.start) && !s.start.After(parent.end())
+}
+
+func isDashedDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, part := range strings.Split(s, "-") {
+		if part == "" {
+			return false
+		}
+		for _, c := range part {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// maxStepHistograms bounds the per-step histograms of one run (each takes
+// about 190 KB): a file that labels every URL apart must not exhaust memory.
+const maxStepHistograms = 200
+
+// runBuilder accumulates samples into a run.
+type runBuilder struct {
+	run        result.Run
+	steps      map[string]*result.Step
+	stepOrder  []string
+	errs       map[errKey]*result.ErrorClass
+	errOrder   []errKey
+	first      time.Time
+	last       time.Time
+	hasSuccess bool
+}
+
+type errKey struct{ class, step string }
+
+func newRunBuilder() *runBuilder {
+	return &runBuilder{
+		run:   result.Run{Latency: hist.New(), Metrics: map[string]float64{}},
+		steps: map[string]*result.Step{},
+		errs:  map[errKey]*result.ErrorClass{},
+	}
+}
+
+func (b *runBuilder) count() int64 { return b.run.Requests.Total }
+
+func (b *runBuilder) add(s sample) {
+	st := b.step(s.label)
+	d := time.Duration(s.elapsedMS) * time.Millisecond
+	st.Requests++
+	if st.Latency != nil {
+		st.Latency.Record(d)
+	}
+	b.run.Requests.Total++
+	b.run.Latency.Record(d)
+	if b.first.IsZero() || s.start.Before(b.first) {
+		b.first = s.start
+	}
+	if end := s.end(); end.After(b.last) {
+		b.last = end
+	}
+	b.hasSuccess = b.hasSuccess || s.hasSuccess
+	if !s.hasSuccess || s.success {
+		return
+	}
+	st.Failed++
+	b.run.Requests.Failed++
+	class, msg := classify(s)
+	k := errKey{class, s.label}
+	e, ok := b.errs[k]
+	if !ok {
+		e = &result.ErrorClass{Class: class, Step: s.label, Sample: msg}
+		b.errs[k] = e
+		b.errOrder = append(b.errOrder, k)
+	}
+	e.Count++
+}
+
+func (b *runBuilder) step(label string) *result.Step {
+	if st, ok := b.steps[label]; ok {
+		return st
+	}
+	st := &result.Step{Name: label}
+	if len(b.steps) < maxStepHistograms {
+		st.Latency = hist.New()
+	}
+	b.steps[label] = st
+	b.stepOrder = append(b.stepOrder, label)
+	return st
+}
+
+// finish returns the run with its summary metrics. A file without a success
+// column says nothing about failures, so it gets no error rate.
+func (b *runBuilder) finish(notes []string) *result.Run {
+	r := b.run
+	r.Started = b.first.UTC()
+	r.Window = b.last.Sub(b.first).Seconds()
+	for _, name := range b.stepOrder {
+		r.Steps = append(r.Steps, *b.steps[name])
+	}
+	for _, k := range b.errOrder {
+		r.Errors = append(r.Errors, *b.errs[k])
+	}
+	r.Notes = append(r.Notes, notes...)
+	if n := len(b.steps); n > maxStepHistograms {
+		r.Notes = append(r.Notes, fmt.Sprintf("%d distinct %s: per-step latency kept for the first %d only", n, "labels", maxStepHistograms))
+	}
+	r.Summarize()
+	if !b.hasSuccess {
+		delete(r.Metrics, result.RequestErrorPct)
+		r.Notes = append(r.Notes, "the file does not record whether samples succeeded: no error rate")
+	}
+	return &r
+}
+
+// sampleFilter applies the request rules of the package doc to a stream of
+// samples in file order.
+type sampleFilter struct {
+	requests     *runBuilder
+	transactions *runBuilder
+	parents      map[string]sample // last request per thread
+	folded       int
+}
+
+func newSampleFilter() *sampleFilter {
+	return &sampleFilter{requests: newRunBuilder(), transactions: newRunBuilder(), parents: map[string]sample{}}
+}
+
+// add takes a sample of a flat file (CSV), where sub-samples are known
+// only by their label, thread and time.
+func (f *sampleFilter) add(s sample) {
+	if s.isTransaction() {
+		f.transactions.add(s)
+		return
+	}
+	if p, ok := f.parents[s.thread]; ok && s.isSubSampleOf(p) {
+		f.folded++
+		return
+	}
+	f.parents[s.thread] = s
+	f.requests.add(s)
+}
+
+// finish builds the run, with notes on what was excluded and why.
+func (f *sampleFilter) finish(notes []string) *result.Run {
+	if f.folded > 0 {
+		notes = append(notes, fmt.Sprintf("%d sub-samples (redirect hops, embedded resources) folded into their parent request", f.folded))
+	}
+	tx := f.transactions.count()
+	switch {
+	case tx > 0 && f.requests.count() == 0:
+		notes = append(notes, fmt.Sprintf("the file holds only transaction controller samples: imported its %d transactions as the requests", tx))
+		return f.transactions.finish(notes)
+	case tx > 0:
+		notes = append(notes, fmt.Sprintf("%d transaction controller samples excluded: their requests are counted on their own", tx))
+	}
+	return f.requests.finish(notes)
+}

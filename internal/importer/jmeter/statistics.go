@@ -1,0 +1,206 @@
+package jmeter
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"regexp"
+	"sort"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// StatisticsFormat reads the statistics.json of JMeter's HTML dashboard:
+// an object of per-label summaries plus a "Total" entry.
+type StatisticsFormat struct{}
+
+var _ importer.Format = StatisticsFormat{}
+
+// Name implements importer.Format.
+func (StatisticsFormat) Name() string { return "jmeter-statistics-json" }
+
+// Sniff accepts a JSON object whose entries carry the dashboard's field
+// names.
+func (StatisticsFormat) Sniff(_ string, head []byte) bool {
+	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
+	return len(t) > 0 && t[0] == '{' &&
+		bytes.Contains(head, []byte(`"sampleCount"`)) &&
+		bytes.Contains(head, []byte(`"transaction"`)) &&
+		bytes.Contains(head, []byte(`"meanResTime"`))
+}
+
+// labelStats is one entry. Pointers tell a missing figure from a zero.
+type labelStats struct {
+	Transaction string   `json:"transaction"`
+	SampleCount *int64   `json:"sampleCount"`
+	ErrorCount  *int64   `json:"errorCount"`
+	ErrorPct    *float64 `json:"errorPct"`
+	Mean        *float64 `json:"meanResTime"`
+	Median      *float64 `json:"medianResTime"`
+	Max         *float64 `json:"maxResTime"`
+	Pct1        *float64 `json:"pct1ResTime"`
+	Pct2        *float64 `json:"pct2ResTime"`
+	Pct3        *float64 `json:"pct3ResTime"`
+	Throughput  *float64 `json:"throughput"`
+}
+
+// metrics maps the entry's figures to metric keys. pct1–pct3 are read as
+// p90/p95/p99, JMeter's defaults (aggregate_rpt_pct1..3); the file does not
+// say which percentiles they are.
+func (s labelStats) metrics() map[string]float64 {
+	m := map[string]float64{}
+	put := func(key string, v *float64) {
+		if v != nil {
+			m[key] = *v
+		}
+	}
+	put(result.LatencyMean, s.Mean)
+	put(result.LatencyP50, s.Median)
+	put(result.LatencyP90, s.Pct1)
+	put(result.LatencyP95, s.Pct2)
+	put(result.LatencyP99, s.Pct3)
+	put(result.LatencyMax, s.Max)
+	put(result.RequestsPerSec, s.Throughput)
+	put(result.RequestErrorPct, s.ErrorPct)
+	return m
+}
+
+const totalKey = "Total"
+
+// Import implements importer.Format.
+func (StatisticsFormat) Import(name string, r io.Reader) (*result.Run, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	var entries map[string]labelStats
+	if err := json.Unmarshal(data, &entries); err != nil {
+		return nil, jsonSyntaxError(name, data, err,
+			`expected the dashboard's statistics.json: an object of {"transaction", "sampleCount", …} entries`)
+	}
+	total, ok := entries[totalKey]
+	if !ok {
+		return nil, &importer.Unsupported{File: name, Reason: `no "Total" entry: not a complete JMeter dashboard statistics.json`}
+	}
+	if total.SampleCount == nil {
+		return nil, &importer.SyntaxError{File: name, Msg: `the "Total" entry has no sampleCount`}
+	}
+	if err := checkCounts(name, total); err != nil {
+		return nil, err
+	}
+	run := &result.Run{Metrics: total.metrics()}
+	run.Requests.Total = *total.SampleCount
+	if total.ErrorCount != nil {
+		run.Requests.Failed = *total.ErrorCount
+	} else {
+		delete(run.Metrics, result.RequestErrorPct)
+	}
+	labels := make([]string, 0, len(entries))
+	for label := range entries {
+		if label != totalKey {
+			labels = append(labels, label)
+		}
+	}
+	sort.Strings(labels)
+	for _, label := range labels {
+		run.Steps = append(run.Steps, step(label, entries[label]))
+	}
+	run.Notes = statisticsNotes(labels)
+	return run, nil
+}
+
+// checkCounts rejects a Total that counts nothing or counts impossibly.
+func checkCounts(name string, total labelStats) error {
+	n := *total.SampleCount
+	switch {
+	case n < 0:
+		return &importer.SyntaxError{File: name, Msg: fmt.Sprintf(`the "Total" sampleCount is %d`, n)}
+	case n == 0:
+		return &importer.Unsupported{File: name, Reason: `the "Total" entry counts no samples`}
+	case total.ErrorCount != nil && (*total.ErrorCount < 0 || *total.ErrorCount > n):
+		return &importer.SyntaxError{File: name, Msg: fmt.Sprintf(`the "Total" errorCount %d is not between 0 and the sampleCount %d`, *total.ErrorCount, n)}
+	}
+	return nil
+}
+
+func step(label string, s labelStats) result.Step {
+	st := result.Step{Name: label, Metrics: s.metrics()}
+	if s.Transaction != "" {
+		st.Name = s.Transaction
+	}
+	if s.SampleCount != nil {
+		st.Requests = *s.SampleCount
+	}
+	if s.ErrorCount != nil {
+		st.Failed = *s.ErrorCount
+	}
+	return st
+}
+
+var subSampleLabel = regexp.MustCompile(`^(.+)-[0-9]+$`)
+
+func statisticsNotes(labels []string) []string {
+	notes := []string{"summary file: figures as JMeter's dashboard computed them; pct1/pct2/pct3 read as p90/p95/p99 (JMeter's defaults)"}
+	have := map[string]bool{}
+	for _, l := range labels {
+		have[l] = true
+	}
+	for _, l := range labels {
+		if m := subSampleLabel.FindStringSubmatch(l); m != nil && have[m[1]] {
+			notes = append(notes, fmt.Sprintf("the Total counts sub-samples such as %q along with their parent %q: requests are counted more than once", l, m[1]))
+			break
+		}
+	}
+	return notes
+}
+
+// jsonSyntaxError turns a decoding error into a SyntaxError with a line.
+func jsonSyntaxError(name string, data []byte, err error, expected string) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return &importer.SyntaxError{File: name, Msg: "the file is empty; " + expected}
+	}
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return &importer.SyntaxError{File: name, Line: lineAt(data, se.Offset), Msg: fmt.Sprintf("%v; %s", se, expected)}
+	case errors.As(err, &te):
+		return &importer.SyntaxError{File: name, Line: lineAt(data, te.Offset),
+			Msg: fmt.Sprintf("%s is a JSON %s where %s belongs; %s", fieldName(te.Field), te.Value, kindOf(te), expected)}
+	}
+	return &importer.SyntaxError{File: name, Msg: fmt.Sprintf("%v; %s", err, expected)}
+}
+
+func kindOf(te *json.UnmarshalTypeError) string {
+	switch te.Type.Kind() {
+	case reflect.Int, reflect.Int64, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	}
+	return "an object"
+}
+
+func fieldName(f string) string {
+	if f == "" {
+		return "the document"
+	}
+	return fmt.Sprintf("%q", f)
+}
+
+func lineAt(data []byte, offset int64) int {
+	if offset > int64(len(data)) {
+		offset = int64(len(data))
+	}
+	if offset < 0 {
+		offset = 0
+	}
+	return 1 + bytes.Count(data[:offset], []byte{'\n'})
+}

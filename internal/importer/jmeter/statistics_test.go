@@ -1,0 +1,76 @@
+package jmeter
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+func TestStatisticsFigures(t *testing.T) {
+	run := mustImport(t, StatisticsFormat{}, "testdata/statistics.json")
+	if run.Requests.Total != 100 || run.Requests.Failed != 4 {
+		t.Fatalf("requests = %+v, want 100 total, 4 failed", run.Requests)
+	}
+	for key, want := range map[string]float64{
+		result.LatencyMean: 110, result.LatencyP50: 90, result.LatencyP90: 240, result.LatencyP95: 380,
+		result.LatencyP99: 790, result.LatencyMax: 950, result.RequestsPerSec: 10, result.RequestErrorPct: 4,
+	} {
+		wantMetric(t, run, key, want)
+	}
+	if len(run.Metrics) != 8 {
+		t.Errorf("metrics = %v, want exactly the 8 the file carries", run.Metrics)
+	}
+	if run.Latency != nil {
+		t.Error("a summary file has no histogram")
+	}
+	if got := strings.Join(stepNames(run), "|"); got != "GET /a|POST /b" {
+		t.Fatalf("steps = %s", got)
+	}
+	b := run.Steps[1]
+	if b.Requests != 20 || b.Failed != 2 || b.Metrics[result.LatencyP99] != 950 {
+		t.Errorf("POST /b = %+v", b)
+	}
+}
+
+func TestStatisticsMissingFiguresAreAbsent(t *testing.T) {
+	run := mustImport(t, StatisticsFormat{}, "testdata/statistics-nomedian.json")
+	wantMetric(t, run, result.LatencyP90, 90)
+	wantMetric(t, run, result.RequestsPerSec, 1.5)
+	wantAbsent(t, run, result.LatencyP50, result.LatencyP95, result.LatencyP99)
+}
+
+func TestStatisticsBadFiles(t *testing.T) {
+	for _, tc := range []struct {
+		file, want  string
+		unsupported bool
+	}{
+		{"bad/statistics.json", `testdata/bad/statistics.json:4: "sampleCount" is a JSON string where a number belongs`, false},
+		{"bad/statistics-syntax.json", `testdata/bad/statistics-syntax.json:5: invalid character '}' looking for beginning of object key string`, false},
+		{"bad/statistics-nototal.json", `testdata/bad/statistics-nototal.json: no "Total" entry`, true},
+		{"basic.csv", `testdata/basic.csv:1: invalid character 'i' in literal true`, false},
+	} {
+		_, err := importFile(StatisticsFormat{}, "testdata/"+tc.file)
+		var syn *importer.SyntaxError
+		var uns *importer.Unsupported
+		ok := errors.As(err, &syn)
+		if tc.unsupported {
+			ok = errors.As(err, &uns)
+		}
+		if !ok || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v\nwant %q", tc.file, err, tc.want)
+		}
+	}
+}
+
+func TestStatisticsSniff(t *testing.T) {
+	b := []byte(`{ "Total" : { "transaction" : "Total", "sampleCount" : 1, "meanResTime" : 2 } }`)
+	if !(StatisticsFormat{}).Sniff("s.json", b) {
+		t.Error("statistics.json not recognised")
+	}
+	if (StatisticsFormat{}).Sniff("s.json", []byte(`{"numberOfRequests": {"total": 1}}`)) {
+		t.Error("a Gatling file taken for JMeter's")
+	}
+}
