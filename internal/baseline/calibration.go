@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
 // Calibration holds A/A jobs run on one build and the noise measured from them.
@@ -11,8 +12,10 @@ type Calibration struct {
 	Updated time.Time `json:"updated"`
 	// Jobs are the A/A jobs: each holds the per-run metrics of one job.
 	Jobs []CalibrationJob `json:"jobs"`
-	// Noise is the per-metric estimate computed from Jobs.
-	Noise map[string]Noise `json:"noise"`
+	// Noise is the per-metric estimate computed from Jobs: the within-job
+	// and between-job standard deviations (of logs for ratio metrics, of
+	// percentage points for percent metrics).
+	Noise map[string]stats.Noise `json:"noise"`
 }
 
 // CalibrationJob is one A/A job.
@@ -20,16 +23,6 @@ type CalibrationJob struct {
 	Job  string               `json:"job"`
 	Time time.Time            `json:"time"`
 	Runs []map[string]float64 `json:"runs"`
-}
-
-// Noise is the measured noise of one metric: the within-job and
-// between-job standard deviations (of logs for ratio metrics, of
-// percentage points for percent metrics), and what they were measured on.
-type Noise struct {
-	SigmaW float64 `json:"sigma_w"`
-	SigmaB float64 `json:"sigma_b"`
-	Jobs   int     `json:"jobs"`
-	Runs   int     `json:"runs_per_job"`
 }
 
 // AddJob appends one A/A job's runs to the calibration.

@@ -30,6 +30,9 @@ type command struct {
 
 var commands = map[string]command{}
 
+// hidden commands are run like the others but not listed in help.
+var hidden = map[string]func(context.Context, env, []string) error{}
+
 func register(name, summary string, run func(context.Context, env, []string) error) {
 	commands[name] = command{summary, run}
 }
@@ -54,6 +57,9 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) i
 		return ExitPass
 	}
 	cmd, ok := commands[name]
+	if h, isHidden := hidden[name]; isHidden {
+		cmd, ok = command{run: h}, true
+	}
 	if !ok {
 		fmt.Fprintf(stderr, "tailgate: unknown command %q\n\n", name)
 		usage(stderr)

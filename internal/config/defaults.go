@@ -39,11 +39,13 @@ func applyDefaults(cfg *Config, c *collector) {
 		base := filepath.Base(cfg.Path)
 		cfg.Name = strings.TrimSuffix(base, filepath.Ext(base))
 	}
-	if r := cfg.Target.Ready; r != nil {
-		setString(&r.Path, c, "target.ready.path", "/")
-		setInt(&r.Status, c, "target.ready.status", DefaultReadyStatus)
-		setDuration(&r.Timeout, c, "target.ready.timeout", DefaultReadyTimeout)
-		setDuration(&r.Interval, c, "target.ready.interval", DefaultReadyInterval)
+	defaultTarget(&cfg.Target, "target", c)
+	if ab := cfg.AB; ab != nil {
+		defaultTarget(&ab.Base, "ab.base", c)
+		defaultTarget(&ab.Head, "ab.head", c)
+		if ab.Order == "" {
+			ab.Order = OrderABBA
+		}
 	}
 	defaultDataset(&cfg.Dataset)
 	if d := cfg.Drain; d != nil {
@@ -128,5 +130,14 @@ func setInt(v *int, c *collector, path string, def int) {
 func setDuration(v *Duration, c *collector, path string, def Duration) {
 	if !c.given(path) {
 		*v = def
+	}
+}
+
+func defaultTarget(t *Target, key string, c *collector) {
+	if r := t.Ready; r != nil {
+		setString(&r.Path, c, key+".ready.path", "/")
+		setInt(&r.Status, c, key+".ready.status", DefaultReadyStatus)
+		setDuration(&r.Timeout, c, key+".ready.timeout", DefaultReadyTimeout)
+		setDuration(&r.Interval, c, key+".ready.interval", DefaultReadyInterval)
 	}
 }

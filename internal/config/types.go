@@ -18,6 +18,24 @@ type Config struct {
 	Load      Load       `yaml:"load"`
 	Scenarios []Scenario `yaml:"scenarios"`
 	Gate      Gate       `yaml:"gate"`
+	// AB names the two targets of `tailgate ab`; with it, target may be left out.
+	AB *AB `yaml:"ab"`
+}
+
+// A/B run orders.
+const (
+	OrderABBA   = "abba"
+	OrderRandom = "random"
+)
+
+// AB is same-runner A/B: a base and a head target measured in one job with
+// their runs interleaved, so that drift hits both sides alike.
+type AB struct {
+	Base Target `yaml:"base"`
+	Head Target `yaml:"head"`
+	// Order is "abba" (AB BA AB …, the default) or "random" (each pair in
+	// a seeded random order).
+	Order string `yaml:"order"`
 }
 
 // Target is the service under test.

@@ -12,7 +12,16 @@ import (
 // validate checks the decoded, defaulted config and records every problem.
 func validate(cfg *Config, c *collector) {
 	validateName(cfg, c)
-	validateTarget(&cfg.Target, c)
+	if cfg.AB == nil || c.given("target") {
+		validateTarget(&cfg.Target, "target", c)
+	}
+	if ab := cfg.AB; ab != nil {
+		validateTarget(&ab.Base, "ab.base", c)
+		validateTarget(&ab.Head, "ab.head", c)
+		if ab.Order != OrderABBA && ab.Order != OrderRandom {
+			c.add("ab.order", "invalid order %q: expected %s or %s", ab.Order, OrderABBA, OrderRandom)
+		}
+	}
 	validateDataset(&cfg.Dataset, c)
 	if cfg.Drain != nil {
 		validateDrain(cfg.Drain, c)
@@ -36,25 +45,24 @@ func validateName(cfg *Config, c *collector) {
 	c.add("name", "invalid name %q%s: use letters, digits, '.', '_' and '-', starting with a letter or digit", cfg.Name, from)
 }
 
-func validateTarget(t *Target, c *collector) {
-	validateTargetURL(t.URL, c)
+func validateTarget(t *Target, key string, c *collector) {
+	validateTargetURL(t.URL, key+".url", c)
 	if t.Start != nil && t.Start.Command.IsZero() {
-		c.add("target.start.command", "required: the command that starts the service, e.g. [./server, --port, \"8080\"]")
+		c.add(key+".start.command", "required: the command that starts the service, e.g. [./server, --port, \"8080\"]")
 	}
 	if t.Start != nil && t.PIDFile != "" {
-		c.addKey("target.pid_file", "pid_file is for a target started elsewhere; with start, tailgate knows the pid itself: remove one of them")
+		c.addKey(key+".pid_file", "pid_file is for a target started elsewhere; with start, tailgate knows the pid itself: remove one of them")
 	}
 	if r := t.Ready; r != nil {
-		checkPath(r.Path, "target.ready.path", c)
-		checkStatus(r.Status, "target.ready.status", c)
-		checkPositive(r.Timeout, "target.ready.timeout", c)
-		checkPositive(r.Interval, "target.ready.interval", c)
+		checkPath(r.Path, key+".ready.path", c)
+		checkStatus(r.Status, key+".ready.status", c)
+		checkPositive(r.Timeout, key+".ready.timeout", c)
+		checkPositive(r.Interval, key+".ready.interval", c)
 	}
 }
 
 // validateTargetURL requires an http(s) URL on a loopback address.
-func validateTargetURL(raw string, c *collector) {
-	const key = "target.url"
+func validateTargetURL(raw, key string, c *collector) {
 	if raw == "" {
 		c.add(key, "required: the base URL of the service under test, e.g. http://127.0.0.1:8080")
 		return

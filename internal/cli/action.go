@@ -1,0 +1,213 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/tailgate-ci/tailgate/internal/atomicfile"
+	"github.com/tailgate-ci/tailgate/internal/baseline"
+	"github.com/tailgate-ci/tailgate/internal/ci"
+	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/gh"
+	"github.com/tailgate-ci/tailgate/internal/report"
+)
+
+func init() {
+	register("action", "run as the GitHub Action step (inputs from INPUT_* variables)", cmdAction)
+}
+
+// maxAnnotations bounds the ::error lines: the summary has the rest.
+const maxAnnotations = 10
+
+// actionRun is one step of the Action: its inputs, the job's context and
+// the runtime that speaks to the runner.
+type actionRun struct {
+	e   env
+	in  ci.Inputs
+	job ci.Context
+	rt  *ci.Runtime
+	cfg *config.Config
+}
+
+func cmdAction(ctx context.Context, e env, args []string) error {
+	if len(args) > 0 {
+		return usageErr("action takes no arguments: it reads the INPUT_* variables action.yml sets")
+	}
+	in, err := ci.ReadInputs(e.getenv)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	rt := ci.NewRuntime(e.stdout, e.getenv)
+	rt.AddMask(in.GitHubToken)
+	job, err := ci.Detect(e.getenv)
+	if err != nil {
+		return withCode(ExitRuntime, err)
+	}
+	cfg, err := config.LoadFile(in.Config)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	a := &actionRun{e: e, in: in, job: job, rt: rt, cfg: cfg}
+	switch in.Mode {
+	case ci.ModeCheck:
+		err = a.check(ctx)
+	case ci.ModeRecord:
+		err = cmdBaseline(ctx, e, []string{"record", "-c", in.Config, "--baseline", a.baselinePath()})
+	case ci.ModeCalibrate:
+		err = cmdCalibrate(ctx, e, []string{"-c", in.Config, "--append", "--baseline", a.baselinePath()})
+	default:
+		err = usageErr("mode %q is not available yet in this version", in.Mode)
+	}
+	if werr := rt.Err(); err == nil && werr != nil {
+		err = withCode(ExitRuntime, fmt.Errorf("writing to the job log: %w", werr))
+	}
+	return err
+}
+
+func (a *actionRun) baselinePath() string { return baselinePath(a.in.Baseline, a.cfg, a.cfg.Name) }
+
+// check runs the benchmark, judges it against the trusted baseline and
+// reports through every channel the runner offers.
+func (a *actionRun) check(ctx context.Context) error {
+	bl, src, err := a.trustedBaseline(ctx)
+	if err != nil {
+		return err
+	}
+	head, err := runBenchmark(ctx, a.e, a.cfg, false)
+	if err != nil {
+		return err
+	}
+	v := judgeAgainstBaseline(head, bl, policyFor(a.cfg, bl))
+	j := judged{name: a.cfg.Name, mode: "check", baselineSource: src, verdict: v, head: head}
+	out := ci.Outputs{Verdict: string(v.Outcome), Regressions: len(v.Regressions)}
+	out.ReportPath, err = a.writeJSONReport(j)
+	if err != nil {
+		return err
+	}
+	out.CommentURL = a.publish(ctx, j)
+	if err := report.WriteText(a.e.stdout, j.input()); err != nil {
+		return withCode(ExitRuntime, err)
+	}
+	if err := a.rt.WriteOutputs(out); err != nil && !errors.Is(err, ci.ErrNotInStep) {
+		return withCode(ExitRuntime, err)
+	}
+	return a.exit(v)
+}
+
+// trustedBaseline reads the baseline from where the inputs say: on a pull
+// request, by default from the PR's base commit, so that a PR cannot edit
+// the baseline it is judged against.
+func (a *actionRun) trustedBaseline(ctx context.Context) (*baseline.File, string, error) {
+	path := a.baselinePath()
+	from := a.in.BaselineFrom
+	var data []byte
+	var src string
+	var err error
+	switch branch, isBranch := from.Branch(); {
+	case isBranch:
+		src = fmt.Sprintf("%s on branch %s", path, branch)
+		data, err = ci.BaselineFromBranch(ctx, ".", branch, path, ci.ExecGit{})
+	case from == ci.BaselineBase || (from == ci.BaselineAuto && a.job.IsPullRequest()):
+		if a.job.BaseSHA == "" {
+			return nil, "", usageErr("baseline_from %s needs a pull request event with a base commit", from)
+		}
+		src = fmt.Sprintf("%s at the PR's base commit %.12s", path, a.job.BaseSHA)
+		data, err = ci.BaselineFromBase(ctx, ".", a.job.BaseSHA, path, ci.ExecGit{})
+	default:
+		bl, err := readBaseline(path)
+		return bl, path + " in the checkout", err
+	}
+	if errors.Is(err, ci.ErrBaselineNotAtCommit) {
+		return nil, src + ": none yet", nil
+	}
+	if err != nil {
+		return nil, "", withCode(ExitRuntime, fmt.Errorf("reading the baseline: %w", err))
+	}
+	bl, err := baseline.Decode(src, data)
+	if err != nil {
+		return nil, "", withCode(ExitRuntime, err)
+	}
+	return bl, src, nil
+}
+
+// writeJSONReport writes report.json beside the runner's temp files (or in
+// the working directory outside a runner) and returns its path.
+func (a *actionRun) writeJSONReport(j judged) (string, error) {
+	dir := a.e.getenv("RUNNER_TEMP")
+	if dir == "" {
+		dir = "."
+	}
+	path := filepath.Join(dir, "tailgate-"+j.name+"-report.json")
+	in := j.input()
+	if err := atomicfile.Write(path, func(w io.Writer) error { return report.WriteJSON(w, in) }); err != nil {
+		return "", withCode(ExitRuntime, err)
+	}
+	return path, nil
+}
+
+// publish writes the job summary, the annotations and the sticky comment.
+// None of them can change the exit code: a failure is one warning.
+func (a *actionRun) publish(ctx context.Context, j judged) (commentURL string) {
+	v := j.verdict
+	for i, key := range v.Regressions {
+		if i == maxAnnotations {
+			break
+		}
+		a.rt.Errorf("performance regression", "%s: %s regressed beyond the noise floor (see the job summary)", j.name, key)
+	}
+	for _, w := range v.Warnings {
+		a.rt.Warningf("tailgate", "%s", w)
+	}
+	md := report.Markdown(j.input())
+	if _, err := a.rt.AddStepSummary(md); err != nil && !errors.Is(err, ci.ErrNotInStep) {
+		a.rt.Warningf("job summary", "could not write the job summary: %v", err)
+	}
+	return a.comment(ctx, j, md)
+}
+
+// comment upserts the sticky PR comment when the inputs ask for it.
+func (a *actionRun) comment(ctx context.Context, j judged, md string) string {
+	if a.job.PR == 0 || a.in.Comment == ci.CommentNever {
+		return ""
+	}
+	if a.job.ReadOnlyToken {
+		a.rt.Warningf("PR comment skipped", "this pull request comes from a fork, whose token cannot comment; the job summary has the report (see the README for the workflow_run pattern)")
+		return ""
+	}
+	client, err := gh.New(a.in.GitHubToken, a.job.APIURL)
+	if err != nil {
+		a.rt.Warningf("PR comment skipped", "%v", err)
+		return ""
+	}
+	marker := report.Marker(j.name)
+	var c gh.Comment
+	if a.in.Comment == ci.CommentOnRegression && j.verdict.Outcome != gate.Regression {
+		c, _, err = client.UpdateExisting(ctx, a.job.Owner, a.job.Repo, a.job.PR, marker, md)
+	} else {
+		c, err = client.Upsert(ctx, a.job.Owner, a.job.Repo, a.job.PR, marker, md)
+	}
+	switch {
+	case gh.IsPermission(err):
+		a.rt.Warningf("PR comment skipped", "the token may not comment on this pull request (grant `permissions: pull-requests: write`, or use the workflow_run pattern for fork PRs): %v", err)
+		return ""
+	case err != nil:
+		a.rt.Warningf("PR comment failed", "%v", err)
+		return ""
+	}
+	return c.URL
+}
+
+// exit maps the verdict to the step's exit code under the fail_* inputs.
+func (a *actionRun) exit(v gate.Verdict) error {
+	switch {
+	case v.Outcome == gate.Regression && a.in.FailOnRegression:
+		return &exitError{ExitRegression, fmt.Errorf("regression in %v", v.Regressions)}
+	case v.Outcome == gate.Inconclusive && a.in.FailOnInconclusive:
+		return &exitError{ExitRegression, errors.New("inconclusive, and fail_on_inconclusive is set")}
+	}
+	return nil
+}

@@ -1,0 +1,184 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/baseline"
+	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/stats"
+)
+
+func init() {
+	register("calibrate", "run A/A jobs on one build and store the measured noise in the baseline", cmdCalibrate)
+}
+
+func cmdCalibrate(ctx context.Context, e env, args []string) error {
+	fs := newFlagSet("calibrate", "calibrate -c tailgate.yml [--jobs 10 | --append] [--pause 0s]", e.stderr)
+	var bf benchFlags
+	bf.register(fs)
+	jobs := fs.Int("jobs", 10, "number of A/A jobs to run here, each of load.runs runs")
+	appendJob := fs.Bool("append", false, "run one job and add it to the stored calibration (run this in separate CI jobs to measure the drift between jobs)")
+	pause := fs.Duration("pause", 0, "wait this long between jobs, to spread them over time")
+	blFlag := fs.String("baseline", "", "the baseline `file` (default: gate.baseline, else baselines/<name>.json)")
+	var prov provenanceFlags
+	prov.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *appendJob {
+		*jobs = 1
+	}
+	if *jobs < 1 {
+		return usageErr("--jobs must be at least 1")
+	}
+	if !*appendJob && *jobs < 2 {
+		return usageErr("--jobs must be at least 2 to measure the drift between jobs (10 or more recommended)")
+	}
+	cfg, err := bf.load()
+	if err != nil {
+		return err
+	}
+	path := baselinePath(*blFlag, cfg, cfg.Name)
+	bl, err := readBaseline(path) // an unreadable file stops here, untouched
+	if err != nil {
+		return err
+	}
+	if bl == nil || bl.DefinitionHash != cfg.DefinitionHash() {
+		bl = baseline.New(cfg.Name, cfg.DefinitionHash(), result.Env{}, cfg.Gate.Window)
+	}
+	if !*appendJob {
+		bl.Calibration = nil // a fresh calibration replaces the old one
+	}
+	for j := 0; j < *jobs; j++ {
+		if j > 0 && *pause > 0 {
+			if err := sleep(ctx, *pause); err != nil {
+				return withCode(ExitRuntime, err)
+			}
+		}
+		fmt.Fprintf(e.stderr, "calibration job %d of %d\n", j+1, *jobs)
+		res, err := runBenchmark(ctx, e, cfg, bf.quiet)
+		if err != nil {
+			return err
+		}
+		pr := prov.provenance(e.getenv, res.Created)
+		if !*appendJob || pr.Job == "" {
+			pr.Job = fmt.Sprintf("calibrate-%s-%d", res.Created.Format("20060102T150405"), j+1)
+		}
+		bl.Append(res, pr)
+		bl.AddJob(pr.Job, res.Created, res.Runs)
+	}
+	warnings := estimateNoise(bl)
+	if err := baseline.Write(path, bl); err != nil {
+		return withCode(ExitRuntime, err)
+	}
+	fmt.Fprintf(e.stdout, "calibration of %s: %d jobs stored in %s\n\n", cfg.Name, len(bl.Calibration.Jobs), path)
+	writeFloors(e.stdout, cfg, bl)
+	for _, w := range warnings {
+		fmt.Fprintln(e.stdout, "warning:", w)
+	}
+	return nil
+}
+
+// estimateNoise recomputes the per-metric noise from the calibration jobs
+// and returns warnings about estimates that are weak or inconsistent.
+func estimateNoise(bl *baseline.File) []string {
+	c := bl.Calibration
+	c.Noise = map[string]stats.Noise{}
+	var warnings []string
+	if len(c.Jobs) < 2 {
+		return []string{fmt.Sprintf("%d job so far: the noise needs at least 2 jobs (10 or more recommended); run calibrate --append in more jobs", len(c.Jobs))}
+	}
+	for _, m := range result.Metrics {
+		jobs := c.MetricJobs(m.Key)
+		if len(jobs) < 2 {
+			continue
+		}
+		calibrate := stats.Calibrate
+		if m.Scale == result.Percent {
+			calibrate = stats.CalibrateAbsolute
+		}
+		nz, err := calibrate(jobs)
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("%s: %v", m.Key, err))
+			continue
+		}
+		c.Noise[m.Key] = nz
+		if m.Scale == result.Ratio {
+			if emp, err := stats.EmpiricalFloor(jobs); err == nil && !stats.FloorsAgree(emp, stats.PairFloor(nz, gate.DefaultAlpha)) {
+				warnings = append(warnings, fmt.Sprintf("%s: job-to-job differences (95th percentile %.1f %%) disagree with the noise model (%.1f %%): the noise may not be lognormal or stationary", m.Key, 100*emp, 100*stats.PairFloor(nz, gate.DefaultAlpha)))
+			}
+		}
+	}
+	if len(c.Jobs) < 10 {
+		warnings = append(warnings, fmt.Sprintf("only %d jobs: the between-job noise is a rough estimate (10 or more recommended)", len(c.Jobs)))
+	}
+	return warnings
+}
+
+// writeFloors prints, per calibrated metric, the noise and what it implies
+// for a check of load.runs runs against the baseline window.
+func writeFloors(w io.Writer, cfg *config.Config, bl *baseline.File) {
+	n := cfg.Load.Runs
+	m := min(len(bl.Samples), bl.Window)
+	k := len(cfg.Gate.Metrics)
+	alpha := cfg.Gate.Alpha
+	fmt.Fprintf(w, "for a check of %d runs against %d baseline samples from %d jobs (α = %g, %d gated metrics):\n", n, m, bl.Jobs(), alpha, k)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "metric\tσ within job\tσ between jobs\tfloor\tdetects (80 % power)\tgated")
+	gated := map[string]bool{}
+	for _, key := range cfg.Gate.Metrics {
+		gated[key] = true
+	}
+	for _, meta := range result.Metrics {
+		nz, ok := bl.Calibration.Noise[meta.Key]
+		if !ok {
+			continue
+		}
+		se := stats.SE(nz, n, m, bl.Jobs(), false)
+		floor := stats.Floor(nz, n, m, bl.Jobs(), false, alpha, k)
+		mde := stats.MDE(stats.MDEInput{SigmaW: nz.SigmaW, SE: se, Floor: floor, N: n, M: m, Alpha: alpha})
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%v\n", meta.Label, sigma(meta, nz.SigmaW), sigma(meta, nz.SigmaB),
+			effect(meta, floor), effect(meta, mde), gated[meta.Key])
+	}
+	tw.Flush()
+}
+
+func sigma(m result.Metric, s float64) string {
+	if m.Scale == result.Percent {
+		return fmt.Sprintf("%.2f pp", s)
+	}
+	return fmt.Sprintf("%.1f %%", 100*s)
+}
+
+// effect shows a log-scale effect as the percent change in the bad
+// direction (a drop for higher-is-better metrics).
+func effect(m result.Metric, l float64) string {
+	switch {
+	case math.IsNaN(l):
+		return "–"
+	case m.Scale == result.Percent:
+		return fmt.Sprintf("%.2f pp", l)
+	case m.Better == result.HigherIsBetter:
+		return fmt.Sprintf("−%.1f %%", 100*(1-math.Exp(-l)))
+	default:
+		return fmt.Sprintf("+%.1f %%", 100*(math.Exp(l)-1))
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,30 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tailgate-ci/tailgate/internal/demo"
+)
+
+func init() {
+	// Not listed in help: `tailgate demo` starts it as the target process.
+	hidden["demo-serve"] = cmdDemoServe
+}
+
+// cmdDemoServe runs the demo service until interrupted.
+func cmdDemoServe(ctx context.Context, e env, args []string) error {
+	fs := newFlagSet("demo-serve", "demo-serve --addr 127.0.0.1:PORT [--slowdown 30%] [--async]", e.stderr)
+	addr := fs.String("addr", "127.0.0.1:8080", "listen `address` (loopback)")
+	slow := fs.String("slowdown", "0%", "extra CPU work per request, e.g. `30%`")
+	async := fs.Bool("async", false, "assign answers 202 and commits a little later")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	s, err := demo.ParseSlowdown(*slow)
+	if err != nil {
+		return usageErr("--slowdown: %v", err)
+	}
+	fmt.Fprintf(e.stderr, "demo service on http://%s (slowdown %.0f%%, async %v)\n", *addr, 100*s, *async)
+	return demo.Serve(ctx, *addr, demo.Options{Slowdown: s, Async: *async}, nil)
+}

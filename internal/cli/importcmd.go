@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+func init() {
+	register("import", "convert k6, Locust, JMeter, Gatling or vegeta results to tailgate result JSON", cmdImport)
+}
+
+func cmdImport(ctx context.Context, e env, args []string) error {
+	fs := newFlagSet("import", "import [--format F] [-o result.json] FILE...", e.stderr)
+	format := fs.String("format", "", "the `format` of every file (default: detected from content); one of "+strings.Join(importer.Names(), ", "))
+	out := fs.String("o", "result.json", "write the result JSON to `file`")
+	name := fs.String("name", "", "benchmark `name` to record in the result (default: imported)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usageErr("import needs at least one file")
+	}
+	if *format != "" {
+		if _, ok := importer.Lookup(*format); !ok {
+			return usageErr("unknown --format %q; known: %s", *format, strings.Join(importer.Names(), ", "))
+		}
+	}
+	res := &result.File{Schema: result.SchemaVersion, Benchmark: *name, Source: *format, Created: time.Now().UTC()}
+	if res.Benchmark == "" {
+		res.Benchmark = "imported"
+	}
+	if res.Source == "" {
+		res.Source = "imported"
+	}
+	for i, path := range fs.Args() {
+		run, err := importer.ImportFile(path, *format)
+		if err != nil {
+			return withCode(ExitUsage, err)
+		}
+		run.Index = i
+		res.Runs = append(res.Runs, *run)
+		fmt.Fprintf(e.stderr, "%s: %d requests, %d metrics\n", path, run.Requests.Total, len(run.Metrics))
+		for _, n := range run.Notes {
+			fmt.Fprintf(e.stderr, "%s: note: %s\n", path, n)
+		}
+	}
+	if err := result.WriteFile(*out, res); err != nil {
+		return withCode(ExitRuntime, err)
+	}
+	writeRunTable(e.stdout, res)
+	fmt.Fprintf(e.stdout, "\n%d runs written to %s\n", len(res.Runs), *out)
+	return nil
+}

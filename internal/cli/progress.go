@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/load"
+	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/runner"
+)
+
+// newProgress returns the progress display for a benchmark: a bar per run
+// on a terminal, one line per run elsewhere (CI logs), nothing when quiet.
+func newProgress(e env, cfg *config.Config, quiet bool) runner.Observer {
+	if quiet {
+		return nil
+	}
+	if isTerminal(e.stderr) && e.getenv("CI") == "" {
+		return &barProgress{w: e.stderr, window: cfg.Load.Warmup.D() + cfg.Load.Duration.D()}
+	}
+	return &lineProgress{w: e.stderr, group: e.getenv("GITHUB_ACTIONS") == "true"}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// lineProgress prints one line when a run starts and one when it ends; in
+// GitHub Actions each run is a collapsible group of the log.
+type lineProgress struct {
+	w     io.Writer
+	group bool
+}
+
+func (p *lineProgress) RunStarted(run, runs int, label string) {
+	if p.group {
+		fmt.Fprintf(p.w, "::group::%s\n", runName(run, runs, label))
+		return
+	}
+	fmt.Fprintf(p.w, "%s: ", runName(run, runs, label))
+}
+
+// runName is "run 3 of 10", with the A/B side when there is one.
+func runName(run, runs int, label string) string {
+	s := fmt.Sprintf("run %d of %d", run+1, runs)
+	if label != "" {
+		s += " (" + label + ")"
+	}
+	return s
+}
+
+func (p *lineProgress) Step(int, string)            {}
+func (p *lineProgress) Progress(int, load.Progress) {}
+
+func (p *lineProgress) RunDone(run int, r *result.Run) {
+	fmt.Fprintln(p.w, runLine(r))
+	if p.group {
+		fmt.Fprintln(p.w, "::endgroup::")
+	}
+}
+
+// barProgress draws a bar over each run's warm-up and measure window.
+type barProgress struct {
+	w      io.Writer
+	window time.Duration
+	bar    *progressbar.ProgressBar
+	name   string
+}
+
+func (p *barProgress) RunStarted(run, runs int, label string) {
+	p.name = runName(run, runs, label)
+	p.bar = progressbar.NewOptions64(p.window.Milliseconds(),
+		progressbar.OptionSetWriter(p.w),
+		progressbar.OptionSetDescription(p.name+" preparing"),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+}
+
+func (p *barProgress) Step(run int, step string) {
+	p.bar.Describe(fmt.Sprintf("%s %-8s", p.name, step))
+}
+
+func (p *barProgress) Progress(run int, pr load.Progress) {
+	p.bar.Describe(fmt.Sprintf("%s %-8s %d done, %d failed", p.name, pr.Phase, pr.Completed, pr.Failed))
+	p.bar.Set64(pr.Elapsed.Milliseconds())
+}
+
+func (p *barProgress) RunDone(run int, r *result.Run) {
+	p.bar.Finish()
+	fmt.Fprintf(p.w, "%s: %s\n", p.name, runLine(r))
+}
+
+// runLine is the one-line summary of a run.
+func runLine(r *result.Run) string {
+	m := r.Metrics
+	s := fmt.Sprintf("%.1f iterations/s, %.1f requests/s, p95 %.2f ms, errors %.2f %%",
+		m[result.IterationsPerSec], m[result.RequestsPerSec], m[result.LatencyP95], m[result.RequestErrorPct])
+	if d, ok := m[result.DroppedPct]; ok && d > 0 {
+		s += fmt.Sprintf(", dropped %.2f %%", d)
+	}
+	return s
+}

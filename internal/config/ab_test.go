@@ -1,0 +1,42 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestABConfig(t *testing.T) {
+	cfg, err := LoadFile("../../testdata/config/ab.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.AB == nil || cfg.AB.Base.URL != "http://127.0.0.1:8081" || cfg.AB.Head.URL != "http://127.0.0.1:8082" {
+		t.Fatalf("ab = %+v", cfg.AB)
+	}
+	if cfg.AB.Order != OrderABBA || cfg.AB.Base.Ready.Timeout != DefaultReadyTimeout {
+		t.Errorf("defaults not applied to ab: order %q, base ready %+v", cfg.AB.Order, cfg.AB.Base.Ready)
+	}
+}
+
+func TestABConfigProblems(t *testing.T) {
+	src := `name: x
+ab:
+  base: {url: "http://10.0.0.1:80"}
+  head: {url: "http://127.0.0.1:81"}
+  order: sideways
+load: {rate: 10/s}
+scenarios: [{steps: [{path: /}]}]
+`
+	_, err := Parse("ab.yml", []byte(src))
+	if err == nil {
+		t.Fatal("want problems")
+	}
+	for _, want := range []string{"ab.yml:3:", "ab.base.url: host \"10.0.0.1\" is not this machine", "ab.order: invalid order \"sideways\""} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "target.url") {
+		t.Errorf("with ab, target may be left out; got %q", err)
+	}
+}

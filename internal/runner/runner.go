@@ -1,0 +1,163 @@
+// Package runner owns the run loop of a benchmark: start the target, then for
+// each run reset the dataset, verify it, drain, warm up and measure, drain
+// again; and stop the target at the end, also on Ctrl-C. In A/B mode it does
+// the same for a base and a head target with their runs interleaved. It wires
+// target and load together and produces result files; it judges nothing.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/load"
+	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/scenario"
+	"github.com/tailgate-ci/tailgate/internal/target"
+)
+
+// Observer hears about the progress of a benchmark, for progress displays.
+// Calls come from one goroutine at a time. label names the side in A/B
+// mode ("base", "head") and is empty otherwise.
+type Observer interface {
+	RunStarted(run, runs int, label string)
+	Step(run int, step string) // "reset", "verify", "drain", "measure"
+	Progress(run int, p load.Progress)
+	RunDone(run int, r *result.Run)
+}
+
+// Runner runs one benchmark definition.
+type Runner struct {
+	Config   *config.Config
+	Env      result.Env
+	Observer Observer
+	// Log receives the target's output.
+	Log io.Writer
+}
+
+// Run starts the target (when configured), runs every run and stops the
+// target. An error means no result: a failed run is never written as if it
+// were one.
+func (r *Runner) Run(ctx context.Context) (*result.File, error) {
+	plan, err := scenario.Compile(r.Config.Scenarios, r.Config.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("compiling scenarios: %w", err)
+	}
+	tgt, err := r.start(ctx, r.Config.Target, "")
+	if err != nil {
+		return nil, err
+	}
+	defer tgt.stop()
+	out := r.newFile()
+	runs := r.Config.Load.Runs
+	for i := 0; i < runs; i++ {
+		run, err := r.runOnce(ctx, plan, tgt, i, runs)
+		if err != nil {
+			return nil, fmt.Errorf("run %d of %d: %w", i+1, runs, err)
+		}
+		out.Runs = append(out.Runs, *run)
+	}
+	return out, nil
+}
+
+func (r *Runner) newFile() *result.File {
+	return &result.File{
+		Schema:         result.SchemaVersion,
+		Benchmark:      r.Config.Name,
+		DefinitionHash: r.Config.DefinitionHash(),
+		Source:         "tailgate",
+		Created:        time.Now().UTC(),
+		Env:            r.Env,
+	}
+}
+
+// runOnce is one sample: reset → verify → drain → warm-up + measure → drain.
+func (r *Runner) runOnce(ctx context.Context, plan *scenario.Plan, tgt *running, i, runs int) (*result.Run, error) {
+	obs := r.observer()
+	obs.RunStarted(i, runs, tgt.label)
+	if err := r.prepare(ctx, tgt, i); err != nil {
+		return nil, err
+	}
+	opt := load.FromConfig(r.Config.Load)
+	opt.Progress = func(p load.Progress) { obs.Progress(i, p) }
+	obs.Step(i, "measure")
+	sampler := tgt.sample()
+	started := time.Now().UTC()
+	run, err := load.Run(ctx, plan, tgt.url, opt)
+	res := sampler.stop()
+	if err != nil {
+		return nil, err
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	run.Index, run.Started = i, started
+	if res != nil {
+		run.Resources = res
+		run.Summarize()
+	}
+	if d := r.Config.Drain; d != nil {
+		obs.Step(i, "drain")
+		if err := target.Drain(ctx, tgt.client, tgt.url, d); err != nil {
+			return nil, err
+		}
+	}
+	obs.RunDone(i, run)
+	return run, nil
+}
+
+// prepare puts the target into the fixed starting state and waits until
+// it is idle.
+func (r *Runner) prepare(ctx context.Context, tgt *running, i int) error {
+	ds, obs := r.Config.Dataset, r.observer()
+	if ds.Reset != nil {
+		obs.Step(i, "reset")
+		if err := target.Reset(ctx, tgt.client, tgt.url, ds.Reset); err != nil {
+			return err
+		}
+	}
+	if ds.Verify != nil {
+		obs.Step(i, "verify")
+		if err := target.Verify(ctx, tgt.client, tgt.url, ds.Verify); err != nil {
+			return err
+		}
+	}
+	if d := r.Config.Drain; d != nil {
+		obs.Step(i, "drain")
+		if err := target.Drain(ctx, tgt.client, tgt.url, d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *Runner) observer() Observer {
+	if r.Observer == nil {
+		return nopObserver{}
+	}
+	return r.Observer
+}
+
+func (r *Runner) log() io.Writer {
+	if r.Log == nil {
+		return io.Discard
+	}
+	return r.Log
+}
+
+// IsTargetError reports whether err is a failure of the target or its
+// dataset, as opposed to a bad definition.
+func IsTargetError(err error) bool {
+	var se *target.StepError
+	return errors.As(err, &se)
+}
+
+type nopObserver struct{}
+
+func (nopObserver) RunStarted(int, int, string) {}
+func (nopObserver) Step(int, string)            {}
+func (nopObserver) Progress(int, load.Progress) {}
+func (nopObserver) RunDone(int, *result.Run)    {}
