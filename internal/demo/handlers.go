@@ -1,0 +1,137 @@
+package demo
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// maxBody bounds a request body.
+const maxBody = 64 << 10
+
+func (s *Service) routes() *http.ServeMux {
+	m := http.NewServeMux()
+	m.HandleFunc("POST /complaints", s.handleCreate)
+	m.HandleFunc("POST /complaints/{id}/assign", s.handleAssign)
+	m.HandleFunc("POST /complaints/{id}/resolve", s.handleResolve)
+	m.HandleFunc("GET /complaints/search", s.handleSearch)
+	m.HandleFunc("GET /complaints/{id}", s.handleGet)
+	m.HandleFunc("GET /health", s.handleHealth)
+	m.HandleFunc("GET /count", s.handleCount)
+	m.HandleFunc("POST /reset", s.handleReset)
+	m.HandleFunc("GET /stats", s.handleStats)
+	m.HandleFunc("GET /{$}", s.handleHealth)
+	return m
+}
+
+func (s *Service) handleCreate(w http.ResponseWriter, r *http.Request) {
+	var in struct{ Title, Body string }
+	if err := decode(r, &in); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if in.Title == "" {
+		writeError(w, http.StatusBadRequest, "title is required")
+		return
+	}
+	c := s.store.create(in.Title, in.Body)
+	writeJSON(w, http.StatusCreated, c)
+}
+
+func (s *Service) handleAssign(w http.ResponseWriter, r *http.Request) {
+	var in struct{ Assignee string }
+	if err := decode(r, &in); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if in.Assignee == "" {
+		writeError(w, http.StatusBadRequest, "assignee is required")
+		return
+	}
+	id := r.PathValue("id")
+	if !s.opt.Async {
+		c, err := s.store.assign(id, in.Assignee, 0)
+		s.writeResult(w, id, c, err)
+		return
+	}
+	gen, err := s.store.checkAssignable(id)
+	if err != nil {
+		s.writeResult(w, id, Complaint{}, err)
+		return
+	}
+	s.commitLater(id, in.Assignee, gen)
+	writeJSON(w, http.StatusAccepted, map[string]string{"id": id, "state": StateAccepted})
+}
+
+func (s *Service) handleResolve(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	c, err := s.store.resolve(id)
+	s.writeResult(w, id, c, err)
+}
+
+func (s *Service) handleGet(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	c, err := s.store.get(id)
+	s.writeResult(w, id, c, err)
+}
+
+func (s *Service) handleSearch(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	count, items := s.store.search(q.Get("q"), q.Get("state"), searchLimit)
+	writeJSON(w, http.StatusOK, map[string]any{"count": count, "items": items})
+}
+
+func (s *Service) handleHealth(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *Service) handleCount(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]int{"count": s.store.count()})
+}
+
+func (s *Service) handleReset(w http.ResponseWriter, _ *http.Request) {
+	s.store.reset()
+	writeJSON(w, http.StatusOK, map[string]int{"count": s.store.count()})
+}
+
+func (s *Service) handleStats(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, s.Counters())
+}
+
+// writeResult answers a lifecycle call. An invalid action is a 409 whose
+// body is the bare text INVALID ACTION, so a load tool that reports
+// "status body" shows `409 INVALID ACTION`, as the field's tools did.
+func (s *Service) writeResult(w http.ResponseWriter, id string, c Complaint, err error) {
+	switch {
+	case err == nil:
+		writeJSON(w, http.StatusOK, c)
+	case errors.Is(err, errInvalidAction):
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusConflict)
+		io.WriteString(w, errInvalidAction.Error())
+	case errors.Is(err, errNotFound):
+		writeError(w, http.StatusNotFound, fmt.Sprintf("complaint %s not found", id))
+	default:
+		writeError(w, http.StatusInternalServerError, err.Error())
+	}
+}
+
+func decode(r *http.Request, v any) error {
+	dec := json.NewDecoder(io.LimitReader(r.Body, maxBody))
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("request body is not the expected JSON object: %v", err)
+	}
+	return nil
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"error": msg})
+}

@@ -1,0 +1,118 @@
+package target
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/config"
+)
+
+// CommandTimeout bounds a reset or verify command.
+const CommandTimeout = 2 * time.Minute
+
+// outputTail is how much of a command's output an error message quotes.
+const outputTail = 1000
+
+// newCmd builds the command: a list runs directly, a string by `sh -c`.
+func newCmd(ctx context.Context, c *config.Command) (*exec.Cmd, error) {
+	switch {
+	case len(c.Args) > 0:
+		return exec.CommandContext(ctx, c.Args[0], c.Args[1:]...), nil
+	case strings.TrimSpace(c.Shell) != "":
+		return exec.CommandContext(ctx, "sh", "-c", c.Shell), nil
+	}
+	return nil, errors.New("command is empty: give a list of arguments or a shell string")
+}
+
+// describe renders a command for messages.
+func describe(c *config.Command) string {
+	if len(c.Args) > 0 {
+		q := make([]string, len(c.Args))
+		for i, a := range c.Args {
+			q[i] = a
+			if a == "" || strings.ContainsAny(a, " \t\"'") {
+				q[i] = strconv.Quote(a)
+			}
+		}
+		return strings.Join(q, " ")
+	}
+	return "sh -c " + strconv.Quote(c.Shell)
+}
+
+// runCommand runs c to completion within CommandTimeout, in its own process
+// group so that a timeout kills everything it started. It returns stdout
+// and an error that quotes the end of the output.
+func runCommand(ctx context.Context, c *config.Command) (stdout []byte, saw string, err error) {
+	saw = describe(c)
+	ctx, cancel := context.WithTimeout(ctx, CommandTimeout)
+	defer cancel()
+	cmd, err := newCmd(ctx, c)
+	if err != nil {
+		return nil, saw, err
+	}
+	var out bytes.Buffer
+	combined := &lockedBuffer{}
+	cmd.Stdout = teeWriter{&out, combined}
+	cmd.Stderr = combined
+	inOwnGroup(cmd)
+	cmd.Cancel = func() error { return signalGroup(cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	start := time.Now()
+	err = cmd.Run()
+	if ctx.Err() != nil {
+		err = fmt.Errorf("stopped after %v: %w", time.Since(start).Round(time.Millisecond), ctx.Err())
+	}
+	if err != nil {
+		if tail := lastBytes(combined.Bytes(), outputTail); tail != "" {
+			saw += " → output: " + tail
+		}
+		return out.Bytes(), saw, err
+	}
+	return out.Bytes(), saw, nil
+}
+
+// teeWriter keeps stdout on its own and in the combined output.
+type teeWriter struct {
+	out      *bytes.Buffer
+	combined *lockedBuffer
+}
+
+func (t teeWriter) Write(p []byte) (int, error) {
+	t.out.Write(p)
+	return t.combined.Write(p)
+}
+
+// lockedBuffer is written by the stdout and the stderr copier at once.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return bytes.Clone(b.buf.Bytes())
+}
+
+// lastBytes is the end of b on one line, marked when cut.
+func lastBytes(b []byte, n int) string {
+	s := strings.Join(strings.Fields(string(b)), " ")
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}

@@ -1,0 +1,61 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/jsonmatch"
+)
+
+// Reset puts the target back to its fixed dataset with a request (which
+// must answer its expected status, by default any 2xx) or a command (which
+// must exit 0). A nil action does nothing.
+func Reset(ctx context.Context, client *http.Client, baseURL string, a *config.Action) error {
+	if a == nil {
+		return nil
+	}
+	saw, err := perform(ctx, client, baseURL, a, nil)
+	if err != nil {
+		return &StepError{Step: StepReset, Saw: saw, Err: err}
+	}
+	return nil
+}
+
+// Verify checks the dataset after a reset: a request must answer its
+// expected status and the JSON values of c.Expect (e.g. {"count": 3}); a
+// command must exit 0 and, when c.Expect is set, print JSON that matches
+// it. A nil check does nothing.
+func Verify(ctx context.Context, client *http.Client, baseURL string, c *config.Check) error {
+	if c == nil {
+		return nil
+	}
+	saw, err := perform(ctx, client, baseURL, &c.Action, c.Expect)
+	if err != nil {
+		return &StepError{Step: StepVerify, Saw: saw, Err: err}
+	}
+	return nil
+}
+
+// perform runs an action and matches its outcome; it returns what was seen.
+func perform(ctx context.Context, client *http.Client, baseURL string, a *config.Action, expect map[string]any) (string, error) {
+	switch {
+	case a.Request != nil:
+		ans, err := send(ctx, client, baseURL, a.Request)
+		if err != nil {
+			return ans.Saw, err
+		}
+		if err := checkStatus(ans.Status, a.Request.Status); err != nil {
+			return ans.Saw, err
+		}
+		return ans.Saw, jsonmatch.Match(ans.Body, expect)
+	case a.Command != nil:
+		stdout, saw, err := runCommand(ctx, a.Command)
+		if err != nil || len(expect) == 0 {
+			return saw, err
+		}
+		return saw + " → " + snippet(stdout), jsonmatch.Match(stdout, expect)
+	}
+	return "", errors.New("neither a request nor a command is set")
+}

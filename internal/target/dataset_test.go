@@ -1,0 +1,225 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/demo"
+)
+
+func demoServer(t *testing.T, opt demo.Options) (*demo.Service, string) {
+	t.Helper()
+	svc := demo.New(opt)
+	srv := httptest.NewServer(svc)
+	t.Cleanup(func() { srv.Close(); svc.Close() })
+	return svc, srv.URL
+}
+
+var (
+	resetRequest = &config.Action{Request: &config.Request{Method: "POST", Path: "/reset"}}
+	verifyCount3 = &config.Check{
+		Action: config.Action{Request: &config.Request{Path: "/count"}},
+		Expect: map[string]any{"count": 3},
+	}
+)
+
+func post(t *testing.T, url, body string) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		t.Fatalf("POST %s = %d", url, resp.StatusCode)
+	}
+}
+
+func TestResetAndVerifyAgainstTheDemo(t *testing.T) {
+	_, base := demoServer(t, demo.Options{Work: 1})
+	ctx := context.Background()
+	if err := Verify(ctx, nil, base, verifyCount3); err != nil {
+		t.Fatalf("verify of a fresh demo: %v", err)
+	}
+	post(t, base+"/complaints", `{"title":"a fourth"}`)
+	err := Verify(ctx, nil, base, verifyCount3)
+	want := `dataset verify: GET /count → 200 {"count":4}: count = 4, want 3`
+	if err == nil || err.Error() != want {
+		t.Fatalf("verify after a 4th complaint = %v\nwant %s", err, want)
+	}
+	var se *StepError
+	if !errors.As(err, &se) || se.Step != StepVerify {
+		t.Fatalf("verify error is %T, want *StepError with step %q", err, StepVerify)
+	}
+	if err := Reset(ctx, nil, base, resetRequest); err != nil {
+		t.Fatalf("reset: %v", err)
+	}
+	if err := Verify(ctx, nil, base, verifyCount3); err != nil {
+		t.Fatalf("verify after reset: %v", err)
+	}
+}
+
+func TestResetRequestFailures(t *testing.T) {
+	_, base := demoServer(t, demo.Options{Work: 1})
+	ctx := context.Background()
+	wrongPath := &config.Action{Request: &config.Request{Method: "POST", Path: "/nope"}}
+	err := Reset(ctx, nil, base, wrongPath)
+	if err == nil || !strings.HasPrefix(err.Error(), "dataset reset: POST /nope → 404") || !strings.HasSuffix(err.Error(), "status 404, want 2xx") {
+		t.Fatalf("reset on a wrong path = %v", err)
+	}
+	wantStatus := &config.Action{Request: &config.Request{Method: "POST", Path: "/reset", Status: 204}}
+	if err := Reset(ctx, nil, base, wantStatus); err == nil || !strings.Contains(err.Error(), "status 200, want 204") {
+		t.Fatalf("reset with an unexpected status = %v", err)
+	}
+	err = Reset(ctx, nil, "http://"+freeAddr(t), resetRequest)
+	if err == nil || !strings.HasPrefix(err.Error(), "dataset reset: POST /reset: ") || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("reset of an unreachable target = %v", err)
+	}
+	if err := Reset(ctx, nil, base, &config.Action{}); err == nil || !strings.Contains(err.Error(), "neither a request nor a command") {
+		t.Fatalf("reset with an empty action = %v", err)
+	}
+	if Reset(ctx, nil, base, nil) != nil || Verify(ctx, nil, base, nil) != nil || Drain(ctx, nil, base, nil) != nil {
+		t.Fatal("nil reset, verify or drain should do nothing")
+	}
+}
+
+func TestResetAndVerifyCommands(t *testing.T) {
+	ctx := context.Background()
+	ok := &config.Action{Command: &config.Command{Args: []string{"true"}}}
+	if err := Reset(ctx, nil, "", ok); err != nil {
+		t.Fatalf("reset command `true`: %v", err)
+	}
+	failing := &config.Action{Command: &config.Command{Shell: "echo truncating tables; echo 'permission denied' >&2; exit 4"}}
+	err := Reset(ctx, nil, "", failing)
+	for _, want := range []string{"dataset reset: sh -c ", "output: truncating tables permission denied", "exit status 4"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("failing reset command = %v, want it to contain %q", err, want)
+		}
+	}
+	check := &config.Check{
+		Action: config.Action{Command: &config.Command{Shell: `echo '{"rows": 5}'`}},
+		Expect: map[string]any{"rows": 3},
+	}
+	err = Verify(ctx, nil, "", check)
+	if want := `dataset verify: sh -c "echo '{\"rows\": 5}'" → {"rows": 5}: rows = 5, want 3`; err == nil || err.Error() != want {
+		t.Fatalf("verify command = %v\nwant %s", err, want)
+	}
+	missing := &config.Action{Command: &config.Command{Args: []string{"/no/such/reset-tool"}}}
+	if err := Reset(ctx, nil, "", missing); err == nil || !strings.Contains(err.Error(), "/no/such/reset-tool") {
+		t.Fatalf("reset with a missing program = %v", err)
+	}
+}
+
+func TestDrainWaitsForAsyncCommits(t *testing.T) {
+	svc, base := demoServer(t, demo.Options{Work: 1, Async: true, AsyncDelay: 300 * time.Millisecond})
+	for _, id := range []string{"CMP-0001", "CMP-0002"} {
+		post(t, base+"/complaints/"+id+"/assign", `{"assignee":"x"}`)
+	}
+	if svc.Counters().Pending != 2 {
+		t.Fatalf("pending = %d before the drain, want 2", svc.Counters().Pending)
+	}
+	d := &config.Drain{
+		Probe:    config.Request{Path: "/stats"},
+		Until:    map[string]any{"pending": 0},
+		Quiet:    config.Duration(100 * time.Millisecond),
+		Timeout:  config.Duration(10 * time.Second),
+		Interval: config.Duration(20 * time.Millisecond),
+	}
+	start := time.Now()
+	if err := Drain(context.Background(), nil, base, d); err != nil {
+		t.Fatalf("drain: %v", err)
+	}
+	if svc.Counters().Pending != 0 {
+		t.Fatalf("drain returned with %d commits pending", svc.Counters().Pending)
+	}
+	if waited := time.Since(start); waited < 300*time.Millisecond {
+		t.Fatalf("drain returned after %v, before the async commits (300ms) and the quiet period", waited)
+	}
+}
+
+func TestDrainTimesOutOnABusyTarget(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Write([]byte(`{"pending": 7}`))
+	}))
+	defer srv.Close()
+	d := &config.Drain{
+		Probe:    config.Request{Path: "/stats"},
+		Until:    map[string]any{"pending": 0},
+		Quiet:    config.Duration(50 * time.Millisecond),
+		Timeout:  config.Duration(300 * time.Millisecond),
+		Interval: config.Duration(20 * time.Millisecond),
+	}
+	err := Drain(context.Background(), nil, srv.URL, d)
+	want := `drain: GET /stats → 200 {"pending": 7}: pending = 7, want 0 (not idle for 50ms within 300ms)`
+	if err == nil || err.Error() != want {
+		t.Fatalf("drain = %v\nwant %s", err, want)
+	}
+}
+
+func TestDrainNeedsAQuietPeriod(t *testing.T) {
+	// the probe flips between idle and busy: never idle for the quiet period
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if n.Add(1)%2 == 0 {
+			w.Write([]byte(`{"pending": 1}`))
+			return
+		}
+		w.Write([]byte(`{"pending": 0}`))
+	}))
+	defer srv.Close()
+	d := &config.Drain{
+		Probe:    config.Request{Path: "/stats"},
+		Until:    map[string]any{"pending": 0},
+		Quiet:    config.Duration(200 * time.Millisecond),
+		Timeout:  config.Duration(500 * time.Millisecond),
+		Interval: config.Duration(20 * time.Millisecond),
+	}
+	if err := Drain(context.Background(), nil, srv.URL, d); err == nil || !strings.Contains(err.Error(), "not idle for 200ms within 500ms") {
+		t.Fatalf("drain on a flapping probe = %v, want a timeout", err)
+	}
+}
+
+func TestDrainStopsOnCancel(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Write([]byte(`{"pending": 1}`))
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	d := &config.Drain{Probe: config.Request{Path: "/stats"}, Until: map[string]any{"pending": 0}}
+	err := Drain(ctx, nil, srv.URL, d)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("drain after its context ended = %v, want the context's error", err)
+	}
+}
+
+func TestResetCommandIsKilledAtItsDeadline(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	marker := "tailgate-reset-test-" + itoa(os.Getpid())
+	// a grandchild in the background: only killing the group reaches it
+	hang := &config.Action{Command: &config.Command{Shell: "echo working; sh -c 'sleep 30; : " + marker + "' & wait"}}
+	start := time.Now()
+	err := Reset(ctx, nil, "", hang)
+	if err == nil || !strings.Contains(err.Error(), "stopped after") || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "output: working") {
+		t.Fatalf("hanging reset = %v, want it stopped at the deadline with its output", err)
+	}
+	if waited := time.Since(start); waited > 10*time.Second {
+		t.Fatalf("hanging reset returned after %v", waited)
+	}
+	time.Sleep(100 * time.Millisecond) // SIGKILL is delivered asynchronously
+	for _, st := range mustAllStats(t) {
+		cmdline, _ := os.ReadFile("/proc/" + itoa(st.PID) + "/cmdline")
+		if strings.Contains(string(cmdline), marker) && !st.gone() {
+			t.Errorf("process %d of the reset command still runs: %q", st.PID, cmdline)
+		}
+	}
+}

@@ -1,0 +1,41 @@
+//go:build unix
+
+package target
+
+import (
+	"errors"
+	"os/exec"
+	"syscall"
+)
+
+// inOwnGroup makes cmd the leader of a new process group, so that stopping
+// it reaches everything it started.
+func inOwnGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// signalGroup sends sig to every process of group pgid; a group that is
+// already gone is not an error.
+func signalGroup(pgid int, sig syscall.Signal) error {
+	err := syscall.Kill(-pgid, sig)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return err
+}
+
+// groupRunning reports whether any process of group pgid still runs
+// (zombies waiting to be reaped do not count). Without /proc it asks the
+// kernel, which counts zombies too.
+func groupRunning(pgid int) bool {
+	all, err := allStats()
+	if err != nil {
+		return syscall.Kill(-pgid, 0) == nil
+	}
+	for _, st := range all {
+		if st.PGRP == pgid && !st.gone() {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,141 @@
+package target
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// procRoot is where the process table is read from (Linux procfs).
+const procRoot = "/proc"
+
+// clockTicks is USER_HZ, the unit of the CPU times in /proc/<pid>/stat. It
+// is 100 on every Linux architecture Go supports; reading it properly needs
+// sysconf(3) and so cgo.
+const clockTicks = 100
+
+// procStat is what tailgate reads of /proc/<pid>/stat (see proc(5)).
+type procStat struct {
+	PID       int
+	State     byte
+	PPID      int
+	PGRP      int
+	CPUTicks  uint64 // utime+stime+cutime+cstime: own and reaped children's CPU
+	StartTime uint64 // ticks after boot; with PID it names a process uniquely
+	RSSPages  int64
+}
+
+// readStat reads one process's stat file.
+func readStat(pid int) (procStat, error) {
+	data, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return procStat{}, err
+	}
+	return parseStat(pid, string(data))
+}
+
+// parseStat parses a stat line. The command name is in parentheses and may
+// itself hold spaces and parentheses, so fields are counted from the last ')'.
+func parseStat(pid int, line string) (procStat, error) {
+	end := strings.LastIndexByte(line, ')')
+	if end < 0 {
+		return procStat{}, fmt.Errorf("/proc/%d/stat: no command name in %q", pid, line)
+	}
+	// fields[0] is field 3 of proc(5) (state)
+	fields := strings.Fields(line[end+1:])
+	if len(fields) < 22 {
+		return procStat{}, fmt.Errorf("/proc/%d/stat: %d fields after the name, want ≥ 22", pid, len(fields))
+	}
+	num := func(field int) uint64 {
+		v, _ := strconv.ParseUint(fields[field-3], 10, 64)
+		return v
+	}
+	st := procStat{
+		PID:       pid,
+		State:     fields[0][0],
+		PPID:      int(num(4)),
+		PGRP:      int(num(5)),
+		CPUTicks:  num(14) + num(15) + num(16) + num(17),
+		StartTime: num(22),
+	}
+	rss, _ := strconv.ParseInt(fields[24-3], 10, 64)
+	st.RSSPages = rss
+	return st, nil
+}
+
+// gone reports whether a process has ended: a zombie or a dead entry no
+// longer runs, even when nobody has reaped it yet.
+func (s procStat) gone() bool { return s.State == 'Z' || s.State == 'X' }
+
+// allStats reads every process in /proc. Processes that end while the
+// table is read are skipped.
+func allStats() ([]procStat, error) {
+	entries, err := os.ReadDir(procRoot)
+	if err != nil {
+		return nil, fmt.Errorf("reading the process table: %w (CPU and memory sampling needs Linux /proc)", err)
+	}
+	out := make([]procStat, 0, len(entries))
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		st, err := readStat(pid)
+		if err != nil {
+			continue
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// tree returns root and all its descendants from a process table.
+func tree(all []procStat, root int) []procStat {
+	children := map[int][]int{}
+	byPID := map[int]procStat{}
+	for _, st := range all {
+		children[st.PPID] = append(children[st.PPID], st.PID)
+		byPID[st.PID] = st
+	}
+	if _, ok := byPID[root]; !ok {
+		return nil
+	}
+	var out []procStat
+	queue := []int{root}
+	seen := map[int]bool{}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		if seen[pid] {
+			continue
+		}
+		seen[pid] = true
+		out = append(out, byPID[pid])
+		queue = append(queue, children[pid]...)
+	}
+	return out
+}
+
+// PIDFromFile reads the pid of a target started elsewhere from a pid file.
+func PIDFromFile(path string) (int, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("reading the target pid file: %w", err)
+	}
+	text := strings.TrimSpace(string(data))
+	pid, err := strconv.Atoi(text)
+	if err != nil || pid <= 0 {
+		return 0, fmt.Errorf("target pid file %s holds %q, want a process id", path, snippet([]byte(text)))
+	}
+	if _, err := os.Stat(filepath.Join(procRoot, text)); errors.Is(err, os.ErrNotExist) {
+		return 0, fmt.Errorf("target pid file %s names process %d, which is not running", path, pid)
+	}
+	return pid, nil
+}
+
+func errProcessGone(pid int) error {
+	return fmt.Errorf("process %d is not running, so its CPU and memory cannot be sampled", pid)
+}
