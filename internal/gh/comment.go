@@ -37,16 +37,6 @@ const MaxCommentBytes = 60000
 // maxCommentPages bounds the search for our comment (100 comments a page).
 const maxCommentPages = 30
 
-// Marker returns the hidden HTML comment that identifies the sticky comment
-// for key (e.g. the benchmark's name), so benchmarks don't overwrite each other.
-func Marker(key string) string {
-	key = strings.NewReplacer(">", "", "\n", " ", "\r", " ").Replace(key)
-	for strings.Contains(key, "--") {
-		key = strings.ReplaceAll(key, "--", "-")
-	}
-	return "<!-- tailgate:" + key + " -->"
-}
-
 // Upsert edits the comment on pull request pr that the token's user wrote
 // and that carries marker, or creates one. Comments by anyone else are never
 // edited, even when they carry the marker. A body over MaxCommentBytes is cut
@@ -92,7 +82,7 @@ func (c *Client) prepare(ctx context.Context, owner, repo string, pr int, marker
 		return nil, errors.New("comment: the repository owner and name are required")
 	}
 	if !strings.HasPrefix(marker, "<!--") || !strings.HasSuffix(marker, "-->") || len(marker) < 8 {
-		return nil, fmt.Errorf("comment marker %q must be a hidden HTML comment, e.g. %s", marker, Marker("name"))
+		return nil, fmt.Errorf("comment marker %q must be a hidden HTML comment, e.g. <!-- tailgate:name -->", marker)
 	}
 	author, err := c.authorLogin(ctx)
 	if err != nil {
