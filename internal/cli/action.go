@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/atomicfile"
 	"github.com/tailgate-ci/tailgate/internal/baseline"
@@ -34,8 +35,13 @@ type actionRun struct {
 }
 
 func cmdAction(ctx context.Context, e env, args []string) error {
+	const usage = "Usage: tailgate action (no arguments: it reads the INPUT_* variables that action.yml sets; see docs/github-action.md)"
+	if len(args) == 1 && isHelp(args[0]) {
+		fmt.Fprintln(e.stdout, usage)
+		return errHelpShown
+	}
 	if len(args) > 0 {
-		return usageErr("action takes no arguments: it reads the INPUT_* variables action.yml sets")
+		return usageErr(usage)
 	}
 	in, err := ci.ReadInputs(e.getenv)
 	if err != nil {
@@ -62,10 +68,27 @@ func cmdAction(ctx context.Context, e env, args []string) error {
 	default:
 		err = usageErr("mode %q is not available yet in this version", in.Mode)
 	}
+	if err != nil && exitCode(err) != ExitRegression {
+		a.reportFailure(err)
+	}
 	if werr := rt.Err(); err == nil && werr != nil {
 		err = withCode(ExitRuntime, fmt.Errorf("writing to the job log: %w", werr))
 	}
 	return err
+}
+
+// reportFailure tells the job that tailgate could not judge: one error
+// annotation, a job summary that says why, and verdict=error, so that a
+// broken environment is never mistaken for a pass or a regression.
+func (a *actionRun) reportFailure(err error) {
+	a.rt.Errorf("tailgate could not judge", "%v", err)
+	md := fmt.Sprintf("%s\n### ⚠️ tailgate · %s: no verdict\n\ntailgate stopped before it could judge (exit code %d):\n\n```\n%v\n```\n", report.Marker(a.cfg.Name), a.cfg.Name, exitCode(err), err)
+	if _, serr := a.rt.AddStepSummary(md); serr != nil && !errors.Is(serr, ci.ErrNotInStep) {
+		a.rt.Warningf("job summary", "could not write the job summary: %v", serr)
+	}
+	if oerr := a.rt.WriteOutputs(ci.Outputs{Verdict: "error"}); oerr != nil && !errors.Is(oerr, ci.ErrNotInStep) {
+		a.rt.Warningf("outputs", "could not write the outputs: %v", oerr)
+	}
 }
 
 func (a *actionRun) baselinePath() string { return baselinePath(a.in.Baseline, a.cfg, a.cfg.Name) }
@@ -205,7 +228,7 @@ func (a *actionRun) comment(ctx context.Context, j judged, md string) string {
 func (a *actionRun) exit(v gate.Verdict) error {
 	switch {
 	case v.Outcome == gate.Regression && a.in.FailOnRegression:
-		return &exitError{ExitRegression, fmt.Errorf("regression in %v", v.Regressions)}
+		return &exitError{ExitRegression, fmt.Errorf("regression in %s", strings.Join(v.Regressions, ", "))}
 	case v.Outcome == gate.Inconclusive && a.in.FailOnInconclusive:
 		return &exitError{ExitRegression, errors.New("inconclusive, and fail_on_inconclusive is set")}
 	}

@@ -24,10 +24,11 @@ func cmdCompare(ctx context.Context, e env, args []string) error {
 	format := fs.String("format", "", "read every foreign file as this `format` instead of detecting it")
 	var rf reportFlags
 	rf.register(fs)
-	if err := parseFlags(fs, args); err != nil {
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
 		return err
 	}
-	baseFiles, headFiles, err := splitSides(fs.Args())
+	baseFiles, headFiles, err := splitSides(files)
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ func cmdDemo(ctx context.Context, e env, args []string) error {
 	var f demoFlags
 	fs.IntVar(&f.bench.runs, "runs", 0, "number of runs (default 5)")
 	fs.DurationVar(&f.bench.duration, "duration", 0, "measure window of each run (default 4s)")
-	fs.DurationVar(&f.bench.warmup, "warmup", -1, "warm-up of each run (default 1s)")
+	fs.Var(&f.bench.warmup, "warmup", "warm-up of each run (default 1s)")
 	fs.BoolVar(&f.bench.quiet, "q", false, "no progress output")
 	fs.StringVar(&f.out, "o", "", "also write the result JSON to `file`")
 	fs.StringVar(&f.slowdown, "slowdown", "0%", "make the service do this much more work per request, e.g. `30%`")
@@ -53,6 +53,9 @@ func cmdDemo(ctx context.Context, e env, args []string) error {
 	fs.BoolVar(&f.aa, "aa", false, "with --ab: the clean service on both sides, to see this job's noise")
 	f.reports.register(fs)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := f.bench.check(); err != nil {
 		return err
 	}
 	slow, err := demo.ParseSlowdown(f.slowdown)

@@ -31,3 +31,36 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	}
 	return nil
 }
+
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help"
+}
+
+// parseInterspersed parses flags that may come before, between or after
+// the positional arguments (`compare A -- B --report r.json`), and returns
+// the positional arguments in order. A "--" is kept as a positional
+// argument: compare uses it to separate its two sets.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := parseFlags(fs, args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if consumedDashDash(args, rest) {
+			pos = append(pos, "--")
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// consumedDashDash reports whether the flag parser ate a "--" that ended
+// the flags: it is then missing from rest.
+func consumedDashDash(args, rest []string) bool {
+	i := len(args) - len(rest) - 1
+	return i >= 0 && args[i] == "--"
+}

@@ -19,10 +19,11 @@ func cmdImport(ctx context.Context, e env, args []string) error {
 	format := fs.String("format", "", "the `format` of every file (default: detected from content); one of "+strings.Join(importer.Names(), ", "))
 	out := fs.String("o", "result.json", "write the result JSON to `file`")
 	name := fs.String("name", "", "benchmark `name` to record in the result (default: imported)")
-	if err := parseFlags(fs, args); err != nil {
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
+	if len(files) == 0 {
 		return usageErr("import needs at least one file")
 	}
 	if *format != "" {
@@ -37,7 +38,7 @@ func cmdImport(ctx context.Context, e env, args []string) error {
 	if res.Source == "" {
 		res.Source = "imported"
 	}
-	for i, path := range fs.Args() {
+	for i, path := range files {
 		run, err := importer.ImportFile(path, *format)
 		if err != nil {
 			return withCode(ExitUsage, err)

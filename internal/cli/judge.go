@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
@@ -81,7 +82,7 @@ func judgeRuns(base, head *result.File, p gate.Policy) gate.Verdict {
 func verdictExit(v gate.Verdict, failOnInconclusive bool) error {
 	switch {
 	case v.Outcome == gate.Regression:
-		return &exitError{ExitRegression, fmt.Errorf("regression in %v", v.Regressions)}
+		return &exitError{ExitRegression, fmt.Errorf("regression in %s", strings.Join(v.Regressions, ", "))}
 	case v.Outcome == gate.Inconclusive && failOnInconclusive:
 		return &exitError{ExitRegression, errors.New("inconclusive, and --fail-on-inconclusive is set")}
 	}

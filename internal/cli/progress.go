@@ -37,14 +37,14 @@ func isTerminal(w io.Writer) bool {
 type lineProgress struct {
 	w     io.Writer
 	group bool
+	name  string
 }
 
 func (p *lineProgress) RunStarted(run, runs int, label string) {
+	p.name = runName(run, runs, label)
 	if p.group {
-		fmt.Fprintf(p.w, "::group::%s\n", runName(run, runs, label))
-		return
+		fmt.Fprintf(p.w, "::group::%s\n", p.name)
 	}
-	fmt.Fprintf(p.w, "%s: ", runName(run, runs, label))
 }
 
 // runName is "run 3 of 10", with the A/B side when there is one.
@@ -59,8 +59,10 @@ func runName(run, runs int, label string) string {
 func (p *lineProgress) Step(int, string)            {}
 func (p *lineProgress) Progress(int, load.Progress) {}
 
-func (p *lineProgress) RunDone(run int, r *result.Run) {
-	fmt.Fprintln(p.w, runLine(r))
+func (p *lineProgress) RunDone(run int, r *result.Run, err error) {
+	if err == nil {
+		fmt.Fprintf(p.w, "%s: %s\n", p.name, runLine(r))
+	}
 	if p.group {
 		fmt.Fprintln(p.w, "::endgroup::")
 	}
@@ -94,9 +96,11 @@ func (p *barProgress) Progress(run int, pr load.Progress) {
 	p.bar.Set64(pr.Elapsed.Milliseconds())
 }
 
-func (p *barProgress) RunDone(run int, r *result.Run) {
+func (p *barProgress) RunDone(run int, r *result.Run, err error) {
 	p.bar.Finish()
-	fmt.Fprintf(p.w, "%s: %s\n", p.name, runLine(r))
+	if err == nil {
+		fmt.Fprintf(p.w, "%s: %s\n", p.name, runLine(r))
+	}
 }
 
 // runLine is the one-line summary of a run.

@@ -14,8 +14,13 @@ func init() {
 }
 
 func cmdBaseline(ctx context.Context, e env, args []string) error {
+	const usage = "Usage: tailgate baseline record -c tailgate.yml | --result result.json (record -h for the flags)"
+	if len(args) == 1 && isHelp(args[0]) {
+		fmt.Fprintln(e.stdout, usage)
+		return errHelpShown
+	}
 	if len(args) == 0 || args[0] != "record" {
-		return usageErr("usage: tailgate baseline record -c tailgate.yml | --result result.json")
+		return usageErr(usage)
 	}
 	fs := newFlagSet("baseline record", "baseline record -c tailgate.yml | --result result.json [--baseline FILE]", e.stderr)
 	var bf benchFlags

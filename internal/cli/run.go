@@ -21,7 +21,7 @@ type benchFlags struct {
 	config   string
 	runs     int
 	duration time.Duration
-	warmup   time.Duration
+	warmup   optionalDuration
 	quiet    bool
 }
 
@@ -29,18 +29,34 @@ func (b *benchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&b.config, "c", "tailgate.yml", "the benchmark `file`")
 	fs.IntVar(&b.runs, "runs", 0, "number of runs (overrides load.runs)")
 	fs.DurationVar(&b.duration, "duration", 0, "measure window of each run (overrides load.duration)")
-	fs.DurationVar(&b.warmup, "warmup", -1, "warm-up of each run (overrides load.warmup)")
+	fs.Var(&b.warmup, "warmup", "warm-up of each run (overrides load.warmup; 0s for none)")
 	fs.BoolVar(&b.quiet, "q", false, "no progress output")
 }
 
 // load reads the benchmark file and applies the overrides.
 func (b *benchFlags) load() (*config.Config, error) {
+	if err := b.check(); err != nil {
+		return nil, err
+	}
 	cfg, err := config.LoadFile(b.config)
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
 	}
 	b.apply(cfg)
 	return cfg, nil
+}
+
+// check refuses override values no benchmark can have.
+func (b *benchFlags) check() error {
+	switch {
+	case b.runs < 0:
+		return usageErr("--runs must be at least 1")
+	case b.duration < 0:
+		return usageErr("--duration must be positive")
+	case b.warmup.set && b.warmup.d < 0:
+		return usageErr("--warmup must not be negative")
+	}
+	return nil
 }
 
 func (b *benchFlags) apply(cfg *config.Config) {
@@ -50,9 +66,32 @@ func (b *benchFlags) apply(cfg *config.Config) {
 	if b.duration > 0 {
 		cfg.Load.Duration = config.Duration(b.duration)
 	}
-	if b.warmup >= 0 {
-		cfg.Load.Warmup = config.Duration(b.warmup)
+	if b.warmup.set {
+		cfg.Load.Warmup = config.Duration(b.warmup.d)
 	}
+}
+
+// optionalDuration is a duration flag that knows whether it was given, so
+// that 0s can override the config and an absent flag leaves it alone.
+type optionalDuration struct {
+	d   time.Duration
+	set bool
+}
+
+func (o *optionalDuration) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return o.d.String()
+}
+
+func (o *optionalDuration) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	o.d, o.set = d, true
+	return nil
 }
 
 func cmdRun(ctx context.Context, e env, args []string) error {

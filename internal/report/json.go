@@ -53,6 +53,7 @@ type jsonMetric struct {
 
 type jsonDetect struct {
 	Key       string   `json:"key"`
+	Label     string   `json:"label"`
 	Effect    *float64 `json:"effect"`
 	Unit      string   `json:"unit"`
 	Direction string   `json:"direction"`
@@ -92,7 +93,7 @@ func toJSON(in Input) jsonReport {
 		})
 	}
 	for _, d := range v.Detect {
-		r.Detectable = append(r.Detectable, jsonDetect{Key: d.Key, Effect: num(d.Effect), Unit: d.Unit,
+		r.Detectable = append(r.Detectable, jsonDetect{Key: d.Key, Label: d.Label, Effect: num(d.Effect), Unit: d.Unit,
 			Direction: d.Direction, Method: d.Method, Possible: d.Possible, Note: d.Note})
 	}
 	for _, s := range steps(in.Head) {

@@ -125,8 +125,10 @@ func TestMarkdownContent(t *testing.T) {
 }
 
 func TestMarker(t *testing.T) {
-	if got := Marker("my bench --> x"); got != "<!-- tailgate:my_bench_-_x -->" && strings.Count(got, "-->") != 1 {
-		t.Errorf("Marker must not close the comment early: %q", got)
+	got := Marker("my bench --> x\nnext")
+	inner := strings.TrimSuffix(strings.TrimPrefix(got, "<!--"), "-->")
+	if strings.Count(got, "-->") != 1 || strings.Contains(inner, "--") || strings.Contains(got, "\n") {
+		t.Errorf("Marker must stay one hidden HTML comment: %q", got)
 	}
 	if !strings.HasPrefix(Marker("api"), MarkerPrefix) {
 		t.Error("Marker must start with MarkerPrefix")

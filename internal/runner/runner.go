@@ -26,7 +26,9 @@ type Observer interface {
 	RunStarted(run, runs int, label string)
 	Step(run int, step string) // "reset", "verify", "drain", "measure"
 	Progress(run int, p load.Progress)
-	RunDone(run int, r *result.Run)
+	// RunDone ends every started run: with its result, or with the error
+	// that stopped it (r is then nil).
+	RunDone(run int, r *result.Run, err error)
 }
 
 // Runner runs one benchmark definition.
@@ -75,9 +77,15 @@ func (r *Runner) newFile() *result.File {
 }
 
 // runOnce is one sample: reset → verify → drain → warm-up + measure → drain.
-func (r *Runner) runOnce(ctx context.Context, plan *scenario.Plan, tgt *running, i, runs int) (*result.Run, error) {
+func (r *Runner) runOnce(ctx context.Context, plan *scenario.Plan, tgt *running, i, runs int) (run *result.Run, err error) {
 	obs := r.observer()
 	obs.RunStarted(i, runs, tgt.label)
+	defer func() { obs.RunDone(i, run, err) }()
+	return r.measure(ctx, plan, tgt, i)
+}
+
+func (r *Runner) measure(ctx context.Context, plan *scenario.Plan, tgt *running, i int) (*result.Run, error) {
+	obs := r.observer()
 	if err := r.prepare(ctx, tgt, i); err != nil {
 		return nil, err
 	}
@@ -105,7 +113,6 @@ func (r *Runner) runOnce(ctx context.Context, plan *scenario.Plan, tgt *running,
 			return nil, err
 		}
 	}
-	obs.RunDone(i, run)
 	return run, nil
 }
 
@@ -160,4 +167,4 @@ type nopObserver struct{}
 func (nopObserver) RunStarted(int, int, string) {}
 func (nopObserver) Step(int, string)            {}
 func (nopObserver) Progress(int, load.Progress) {}
-func (nopObserver) RunDone(int, *result.Run)    {}
+func (nopObserver) RunDone(int, *result.Run, error) {}

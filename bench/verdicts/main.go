@@ -1,0 +1,127 @@
+// Command verdicts runs a tailgate command many times and counts its
+// verdicts: the evidence that the gate neither cries wolf on unchanged code
+// nor misses a real regression on this machine.
+//
+//	go build -o /tmp/tailgate ./cmd/tailgate
+//	go run ./bench/verdicts -bin /tmp/tailgate -n 20 -- demo --baseline /tmp/demo.json
+//	go run ./bench/verdicts -bin /tmp/tailgate -n 20 -- demo --baseline /tmp/demo.json --slowdown 30%
+//
+// For each repetition it prints the exit code, the verdict and the change of
+// every gated metric; at the end the counts per verdict and, per gated
+// metric, the median and range of the changes seen.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+type reportJSON struct {
+	Verdict     string   `json:"verdict"`
+	Regressions []string `json:"regressions"`
+	Metrics     []struct {
+		Key         string   `json:"key"`
+		Gated       bool     `json:"gated"`
+		Change      *float64 `json:"change"`
+		ChangeUnit  string   `json:"change_unit"`
+		Floor       *float64 `json:"floor"`
+		FloorSource string   `json:"floor_source"`
+		P           *float64 `json:"p"`
+		Verdict     string   `json:"verdict"`
+	} `json:"metrics"`
+}
+
+func main() {
+	bin := flag.String("bin", "tailgate", "the tailgate binary")
+	n := flag.Int("n", 20, "repetitions")
+	timeout := flag.Duration("timeout", 5*time.Minute, "limit for one repetition")
+	flag.Parse()
+	args := flag.Args()
+	if len(args) == 0 {
+		fmt.Fprintln(os.Stderr, "usage: verdicts [-bin tailgate] [-n 20] -- COMMAND ARGS...")
+		os.Exit(2)
+	}
+	dir, err := os.MkdirTemp("", "verdicts")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	defer os.RemoveAll(dir)
+	counts := map[string]int{}
+	changes := map[string][]float64{}
+	units := map[string]string{}
+	for i := 1; i <= *n; i++ {
+		rep, code, err := once(*bin, args, filepath.Join(dir, fmt.Sprintf("r%d.json", i)), *timeout)
+		if err != nil {
+			fmt.Printf("%2d  exit %d  error: %v\n", i, code, err)
+			counts["error"]++
+			continue
+		}
+		counts[rep.Verdict]++
+		var parts []string
+		for _, m := range rep.Metrics {
+			if !m.Gated || m.Change == nil {
+				continue
+			}
+			changes[m.Key] = append(changes[m.Key], *m.Change)
+			units[m.Key] = m.ChangeUnit
+			parts = append(parts, fmt.Sprintf("%s %+.1f%s (%s)", m.Key, *m.Change, m.ChangeUnit, m.Verdict))
+		}
+		fmt.Printf("%2d  exit %d  %-12s %s\n", i, code, rep.Verdict, strings.Join(parts, ", "))
+	}
+	fmt.Printf("\nverdicts over %d runs of `tailgate %s`:", *n, strings.Join(args, " "))
+	for _, v := range []string{"pass", "regression", "inconclusive", "error"} {
+		fmt.Printf(" %s %d", v, counts[v])
+	}
+	fmt.Println()
+	keys := make([]string, 0, len(changes))
+	for k := range changes {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		c := append([]float64(nil), changes[k]...)
+		sort.Float64s(c)
+		fmt.Printf("  %-24s change median %+.1f%s, range %+.1f … %+.1f\n", k, c[len(c)/2], units[k], c[0], c[len(c)-1])
+	}
+}
+
+// once runs the command with --report and -q and reads the report.
+func once(bin string, args []string, report string, timeout time.Duration) (*reportJSON, int, error) {
+	cmd := exec.Command(bin, append(append([]string(nil), args...), "-q", "--report", report)...)
+	cmd.Stdout = nil
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	timer := time.AfterFunc(timeout, func() { cmd.Process.Kill() })
+	err := cmd.Run()
+	timer.Stop()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		return nil, -1, err
+	}
+	data, rerr := os.ReadFile(report)
+	if rerr != nil {
+		return nil, code, fmt.Errorf("no report (%v): %s", rerr, lastLine(stderr.String()))
+	}
+	var rep reportJSON
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return nil, code, fmt.Errorf("reading the report: %w", err)
+	}
+	return &rep, code, nil
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}

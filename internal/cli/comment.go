@@ -1,0 +1,224 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/ci"
+	"github.com/tailgate-ci/tailgate/internal/gh"
+	"github.com/tailgate-ci/tailgate/internal/report"
+)
+
+func init() {
+	register("comment", "post the sticky PR comment from a report.json (the workflow_run publisher for fork PRs)", cmdComment)
+}
+
+// maxPRFileBytes bounds the PR number file of an artifact: a number and a
+// line break.
+const maxPRFileBytes = 32
+
+var prNumberPattern = regexp.MustCompile(`^[1-9][0-9]{0,9}$`)
+
+// commentFlags are the arguments of tailgate comment.
+type commentFlags struct {
+	report string
+	prFile string
+	pr     int
+}
+
+// cmdComment renders the sticky PR comment from a report.json and upserts
+// it. It runs in a workflow_run job with a write token, on a report that a
+// fork PR's unprivileged run uploaded as an artifact: the report and the PR
+// number are untrusted data, validated and never executed, and the Markdown
+// is rendered here, never taken from the artifact. Posting the comment is
+// the job's whole purpose, so any failure to post exits 3.
+func cmdComment(ctx context.Context, e env, args []string) error {
+	f, err := parseCommentFlags(e, args)
+	if err != nil {
+		return err
+	}
+	job, err := ci.Detect(e.getenv)
+	if err != nil {
+		return withCode(ExitRuntime, err)
+	}
+	token := firstNonEmptyEnv(e.getenv, ci.InputEnv("github_token"), "GITHUB_TOKEN")
+	rt := ci.NewRuntime(e.stdout, e.getenv)
+	if job.IsActions {
+		rt.AddMask(token) // outside Actions the mask command would print it
+	}
+	if token == "" {
+		return usageErr("no GitHub token: set GITHUB_TOKEN (or INPUT_GITHUB_TOKEN) to a token with pull-requests: write")
+	}
+	pr, err := f.prNumber()
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	if err := checkTriggerPR(job, pr); err != nil {
+		return withCode(ExitUsage, err)
+	}
+	in, err := readReportFile(f.report)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	if url := triggerRunURL(job); url != "" {
+		in.Notes = append(in.Notes, "Posted from the report of run "+url+"; its figures come from the pull request's own workflow run.")
+	}
+	url, err := postComment(ctx, job, token, pr, in)
+	if err != nil {
+		if gh.IsPermission(err) {
+			rt.Warningf("PR comment failed", "the token may not comment on %s/%s#%d: give this workflow `permissions: pull-requests: write`", job.Owner, job.Repo, pr)
+		}
+		return withCode(ExitRuntime, err)
+	}
+	fmt.Fprintf(e.stdout, "tailgate: sticky comment for %s on #%d: %s\n", in.Name, pr, url)
+	if err := rt.SetOutput(ci.OutputCommentURL, url); err != nil && !errors.Is(err, ci.ErrNotInStep) {
+		return withCode(ExitRuntime, err)
+	}
+	if err := rt.Err(); err != nil {
+		return withCode(ExitRuntime, fmt.Errorf("writing to the job log: %w", err))
+	}
+	return nil
+}
+
+func parseCommentFlags(e env, args []string) (commentFlags, error) {
+	var f commentFlags
+	fs := newFlagSet("comment", "comment --report report.json (--pr-file pr.txt | --pr N)\n\n"+
+		"Environment: GITHUB_REPOSITORY, INPUT_GITHUB_TOKEN or GITHUB_TOKEN, GITHUB_API_URL.", e.stderr)
+	fs.StringVar(&f.report, "report", "", "the report.json `file` to render (untrusted: validated, never executed)")
+	fs.StringVar(&f.prFile, "pr-file", "", "read the pull request number from this `file` (at most 32 bytes)")
+	fs.IntVar(&f.pr, "pr", 0, "the pull request `number`")
+	if err := parseFlags(fs, args); err != nil {
+		return f, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return f, usageErr("unexpected argument %q: comment takes only flags", fs.Arg(0))
+	case f.report == "":
+		return f, usageErr("--report is required: the report.json that tailgate action wrote")
+	case (f.prFile == "") == (f.pr == 0):
+		return f, usageErr("give the pull request as exactly one of --pr-file FILE or --pr N")
+	}
+	return f, nil
+}
+
+// prNumber is the validated pull request number from --pr or --pr-file.
+func (f commentFlags) prNumber() (int, error) {
+	if f.prFile == "" {
+		if f.pr <= 0 {
+			return 0, fmt.Errorf("--pr %d is not a pull request number", f.pr)
+		}
+		return f.pr, nil
+	}
+	data, err := readSmallFile(f.prFile, maxPRFileBytes)
+	if err != nil {
+		return 0, fmt.Errorf("--pr-file: %w", err)
+	}
+	s := strings.TrimSpace(string(data))
+	if !prNumberPattern.MatchString(s) {
+		return 0, fmt.Errorf("--pr-file %s: %q is not a pull request number (a positive integer)", f.prFile, clipped(s))
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n > 1<<31-1 {
+		return 0, fmt.Errorf("--pr-file %s: %s is not a pull request number", f.prFile, s)
+	}
+	return n, nil
+}
+
+// checkTriggerPR refuses a PR number that contradicts the triggering run:
+// for same-repository PRs the workflow_run payload lists its PRs. For fork
+// PRs the list is empty and the number can only come from the artifact.
+func checkTriggerPR(job ci.Context, pr int) error {
+	if job.EventName != "workflow_run" || len(job.PRs) == 0 || slices.Contains(job.PRs, pr) {
+		return nil
+	}
+	return fmt.Errorf("the artifact names PR #%d, but the triggering run was for %v: refusing to comment elsewhere", pr, job.PRs)
+}
+
+// readReportFile reads a report.json from a regular file, never through a
+// symbolic link an artifact might carry.
+func readReportFile(path string) (report.Input, error) {
+	f, err := openRegular(path)
+	if err != nil {
+		return report.Input{}, fmt.Errorf("--report: %w", err)
+	}
+	defer f.Close()
+	in, err := report.ReadJSON(f)
+	if err != nil {
+		return report.Input{}, fmt.Errorf("--report %s: %w", path, err)
+	}
+	return in, nil
+}
+
+func readSmallFile(path string, limit int64) ([]byte, error) {
+	f, err := openRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s is longer than %d bytes", path, limit)
+	}
+	return data, nil
+}
+
+func openRegular(path string) (*os.File, error) {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s)", path, st.Mode().Type())
+	}
+	return os.Open(path)
+}
+
+// postComment upserts the sticky comment of the report's benchmark.
+func postComment(ctx context.Context, job ci.Context, token string, pr int, in report.Input) (string, error) {
+	if job.Owner == "" {
+		return "", withCode(ExitUsage, errors.New("GITHUB_REPOSITORY is unset: cannot tell which repository to comment on"))
+	}
+	client, err := gh.New(token, job.APIURL)
+	if err != nil {
+		return "", withCode(ExitUsage, err)
+	}
+	c, err := client.Upsert(ctx, job.Owner, job.Repo, pr, report.Marker(in.Name), report.Markdown(in))
+	if err != nil {
+		return "", err
+	}
+	return c.URL, nil
+}
+
+// triggerRunURL links the run that produced the report, when known.
+func triggerRunURL(job ci.Context) string {
+	if job.TriggerRunID == 0 || job.Owner == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s/%s/%s/actions/runs/%d", job.ServerURL, job.Owner, job.Repo, job.TriggerRunID)
+}
+
+func firstNonEmptyEnv(getenv func(string) string, names ...string) string {
+	for _, n := range names {
+		if v := strings.TrimSpace(getenv(n)); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func clipped(s string) string {
+	if len(s) > 20 {
+		return s[:20] + "…"
+	}
+	return s
+}

@@ -1,0 +1,217 @@
+package cli_test
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestDemoRecordsThenChecks runs the real demo end to end: the demo service
+// is this test binary re-executed as demo-serve (see TestMain).
+func TestDemoRecordsThenChecks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the demo service twice")
+	}
+	dir := t.TempDir()
+	bl := filepath.Join(dir, "demo.json")
+	args := []string{"demo", "--runs", "2", "--duration", "500ms", "--warmup", "0s", "--baseline", bl}
+
+	// Watch the processes while the first demo runs: the leak check below
+	// only means something if it can see the service while it is up.
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop, seen := make(chan struct{}), make(chan bool)
+	go func() {
+		saw := false
+		for !saw {
+			select {
+			case <-stop:
+				seen <- saw
+				return
+			case <-time.After(20 * time.Millisecond):
+				saw = len(demoServeProcesses(exe)) > 0
+			}
+		}
+		<-stop
+		seen <- saw
+	}()
+	first := tailgate(t, args...)
+	close(stop)
+	if !<-seen {
+		t.Errorf("demo-serve was never seen running during the demo: the leak check cannot work")
+	}
+	wantCode(t, first, 0)
+	wantContains(t, "stdout", first.stdout, "recorded a baseline for this machine: "+bl)
+	f := readBaselineFile(t, bl)
+	if len(f.Samples) != 2 || f.Benchmark != "demo" {
+		t.Fatalf("the demo recorded %d samples of %q, want 2 of demo", len(f.Samples), f.Benchmark)
+	}
+	wantNoDemoServe(t)
+
+	second := tailgate(t, args...)
+	if second.code != 0 && second.code != 1 {
+		t.Fatalf("the check exited %d, want 0 (pass, inconclusive) or 1 (regression on a noisy machine)\n%s", second.code, second)
+	}
+	if !regexp.MustCompile(`(?m)^tailgate: demo: (PASS|REGRESSION|INCONCLUSIVE)$`).MatchString(second.stdout) {
+		t.Errorf("the check printed no verdict line:\n%s", second.stdout)
+	}
+	if strings.Contains(second.stdout, "recorded a baseline") {
+		t.Errorf("the second demo recorded again instead of checking:\n%s", second.stdout)
+	}
+	wantNoDemoServe(t)
+	if got := readBaselineFile(t, bl); len(got.Samples) != 2 {
+		t.Errorf("the check changed the baseline: %d samples, want 2", len(got.Samples))
+	}
+}
+
+func TestDemoBadFlagsAreUsageErrors(t *testing.T) {
+	bl := filepath.Join(t.TempDir(), "demo.json")
+	for name, args := range map[string][]string{
+		"slowdown": {"demo", "--slowdown", "lots", "--baseline", bl},
+		"rate":     {"demo", "--rate", "0", "--baseline", bl},
+	} {
+		t.Run(name, func(t *testing.T) {
+			o := tailgate(t, args...)
+			wantCode(t, o, 2)
+			wantContains(t, "stderr", o.stderr, "--"+name)
+			wantNoFile(t, bl)
+		})
+	}
+}
+
+func TestDemoCorruptBaselineIsLeftAlone(t *testing.T) {
+	bl := filepath.Join(t.TempDir(), "demo.json")
+	mustWrite(t, bl, "[1, 2")
+	o := tailgate(t, "demo", "--runs", "2", "--duration", "300ms", "--warmup", "0s", "--baseline", bl)
+	wantCode(t, o, 3)
+	wantContains(t, "stderr", o.stderr, bl)
+	if got := string(mustRead(t, bl)); got != "[1, 2" {
+		t.Errorf("the corrupt baseline was rewritten: %q", got)
+	}
+	wantNoDemoServe(t)
+}
+
+// wantNoDemoServe fails when a demo-serve child of this test binary is
+// still running. The demo stops its service before it returns; the wait
+// only absorbs the kernel's reaping, not a service left behind.
+func wantNoDemoServe(t *testing.T) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	var left []string
+	for {
+		left = demoServeProcesses(exe)
+		if len(left) == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(left) > 0 {
+		t.Errorf("demo-serve is still running after the demo returned: %v", left)
+	}
+}
+
+// demoServeProcesses lists the children of this test process whose command
+// line is exe demo-serve …, as "pid: cmdline". Only children count, so that
+// another run of the same test binary cannot be mistaken for a leak.
+func demoServeProcesses(exe string) []string {
+	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	var found []string
+	for _, path := range cmdlines {
+		data, err := os.ReadFile(path)
+		if err != nil || len(data) == 0 {
+			continue // gone, or a zombie
+		}
+		argv := bytes.Split(bytes.TrimRight(data, "\x00"), []byte{0})
+		if len(argv) < 2 || string(argv[0]) != exe || string(argv[1]) != "demo-serve" {
+			continue
+		}
+		pidDir := filepath.Dir(path)
+		if parentPID(filepath.Join(pidDir, "stat")) != os.Getpid() {
+			continue
+		}
+		found = append(found, filepath.Base(pidDir)+": "+strings.Join(strings.Split(string(data), "\x00"), " "))
+	}
+	return found
+}
+
+// parentPID reads the parent pid from /proc/PID/stat ("pid (comm) state
+// ppid …"; comm may hold spaces and parentheses), or -1.
+func parentPID(statPath string) int {
+	data, err := os.ReadFile(statPath)
+	if err != nil {
+		return -1
+	}
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return -1
+	}
+	fields := strings.Fields(string(data[i+1:]))
+	if len(fields) < 2 {
+		return -1
+	}
+	ppid, err := strconv.Atoi(fields[1])
+	if err != nil {
+		return -1
+	}
+	return ppid
+}
+
+// The leak check above must be able to see a demo-serve child: start one
+// (this binary as demo-serve, as the demo does), find it, stop it.
+func TestDemoServeProcessesSeesARunningService(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "demo-serve", "--addr", "127.0.0.1:0")
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	// The first line says the service is up (and its signal handling is).
+	stderr, err := bufio.NewReader(pipe).ReadString('\n')
+	if err != nil || !strings.Contains(stderr, "demo service on") {
+		t.Fatalf("demo-serve did not announce itself: %q, %v", stderr, err)
+	}
+	pid := strconv.Itoa(cmd.Process.Pid)
+	found := false
+	for deadline := time.Now().Add(5 * time.Second); !found && time.Now().Before(deadline); {
+		for _, p := range demoServeProcesses(exe) {
+			found = found || strings.HasPrefix(p, pid+": ")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !found {
+		t.Fatalf("demoServeProcesses does not list the running demo-serve (pid %s); stderr: %s", pid, stderr)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("demo-serve did not end cleanly on SIGTERM: %v; stderr: %s", err, stderr)
+	}
+	for _, p := range demoServeProcesses(exe) {
+		if strings.HasPrefix(p, pid+": ") {
+			t.Errorf("demoServeProcesses still lists the stopped demo-serve: %s", p)
+		}
+	}
+}

@@ -1,0 +1,32 @@
+package load
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// runClosed runs one goroutine per virtual user; each loops iterations
+// until the window closes. Latency counts from each iteration's actual
+// start: in a closed model, no iteration waits for a free worker.
+func (e *engine) runClosed(workers []*worker) {
+	var seq atomic.Uint64
+	var wg sync.WaitGroup
+	for _, w := range workers {
+		wg.Go(func() {
+			defer w.begin(e.hard)()
+			for e.hard.Err() == nil {
+				now := time.Now()
+				if !now.Before(e.end) {
+					return
+				}
+				w.iterate(seq.Add(1)-1, now, !now.Before(e.warmEnd))
+				if e.opt.Think > 0 && !e.sleepUntil(time.Now().Add(e.opt.Think)) {
+					return
+				}
+			}
+		})
+	}
+	e.sleepUntil(e.end)
+	e.finish(&wg)
+}

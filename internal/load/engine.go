@@ -1,0 +1,140 @@
+// Package load owns the load generator: the open model (iterations start at
+// the times a Pacer schedules, on a bounded worker pool, with the excess
+// dropped and counted), the closed model (virtual users looping
+// iterations), the warm-up and measure windows, and the aggregation of
+// every request into a result.Run. Latency in the open model is timed from
+// each iteration's scheduled start, so a slow target cannot hide its
+// queueing (no coordinated omission).
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/scenario"
+)
+
+// errGraceOver cancels iterations still running when the grace period
+// after the measure window ends.
+var errGraceOver = errors.New("grace period after the measure window is over")
+
+type engine struct {
+	opt     Options
+	plan    *scenario.Plan
+	baseURL string
+	steps   []string
+	client  *http.Client
+	coll    *collector
+	live    liveCounts
+
+	start   time.Time // warm-up begins
+	warmEnd time.Time // measure window begins
+	end     time.Time // measure window ends: no iteration starts after it
+
+	hard       context.Context // cancelled by the caller, or when the grace period is over
+	cancelHard context.CancelCauseFunc
+	dropped    int64 // written by the scheduler before it returns
+}
+
+// liveCounts are the figures a progress display reads while workers run.
+type liveCounts struct {
+	completed, failed, dropped, inflight, peak atomic.Int64
+}
+
+func (l *liveCounts) enter() {
+	n := l.inflight.Add(1)
+	for p := l.peak.Load(); n > p && !l.peak.CompareAndSwap(p, n); p = l.peak.Load() {
+	}
+}
+
+// Run offers load to the target at baseURL as opt says and returns the
+// measured run, summarized. Failures under load are data in the result; an
+// error means misuse (bad options, a bad URL) or that ctx was cancelled, in
+// which case no partial result is returned.
+func Run(ctx context.Context, plan *scenario.Plan, baseURL string, opt Options) (*result.Run, error) {
+	e, workers, err := newEngine(plan, baseURL, opt)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Client == nil {
+		tr := e.client.Transport.(*http.Transport)
+		defer tr.CloseIdleConnections()
+	}
+	e.hard, e.cancelHard = context.WithCancelCause(ctx)
+	defer e.cancelHard(nil)
+
+	e.start = time.Now()
+	e.warmEnd = e.start.Add(opt.Warmup)
+	e.end = e.warmEnd.Add(opt.Duration)
+	stopProgress := e.startProgress()
+	if opt.Model == Open {
+		e.runOpen(workers)
+	} else {
+		e.runClosed(workers)
+	}
+	stopProgress()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("load run interrupted after %v: %w", time.Since(e.start).Round(time.Millisecond), err)
+	}
+	for _, w := range workers {
+		w.flush()
+	}
+	return e.result(workers), nil
+}
+
+// newEngine checks the inputs and prepares the engine and its workers.
+func newEngine(plan *scenario.Plan, baseURL string, opt Options) (*engine, []*worker, error) {
+	if plan == nil {
+		return nil, nil, errors.New("load: no scenario plan")
+	}
+	if err := opt.check(); err != nil {
+		return nil, nil, fmt.Errorf("load options: %w", err)
+	}
+	e := &engine{opt: opt, plan: plan, baseURL: baseURL, steps: plan.StepNames(), client: opt.Client}
+	e.coll = newCollector(len(e.steps))
+	workers := make([]*worker, opt.workers())
+	for i := range workers {
+		w, err := newWorker(e, i)
+		if err != nil {
+			return nil, nil, err
+		}
+		workers[i] = w
+	}
+	if e.client == nil {
+		e.client, _ = newClient(opt.workers(), opt.RequestTimeout)
+	}
+	return e, workers, nil
+}
+
+// finish waits for the workers after the window has closed: in-flight
+// iterations get RequestTimeout to end, then they are cancelled.
+func (e *engine) finish(wg *sync.WaitGroup) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	grace := time.NewTimer(e.opt.RequestTimeout)
+	defer grace.Stop()
+	select {
+	case <-done:
+	case <-grace.C:
+		e.cancelHard(errGraceOver)
+		<-done
+	}
+}
+
+// sleepUntil sleeps until t, or until the run is cancelled (false).
+func (e *engine) sleepUntil(t time.Time) bool {
+	timer := time.NewTimer(time.Until(t))
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-e.hard.Done():
+		return false
+	}
+}

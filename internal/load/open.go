@@ -1,0 +1,102 @@
+package load
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// job is one scheduled iteration handed to a free worker.
+type job struct {
+	seq      uint64
+	due      time.Time
+	measured bool
+}
+
+// runOpen starts one goroutine per allowed in-flight iteration and feeds
+// them from the scheduler until the window closes. free counts the
+// iterations that may still start: only the scheduler takes from it and a
+// worker gives back when its iteration ends, so a handed-out job never
+// waits for a slot, and jobs (buffered to the same size) never blocks.
+func (e *engine) runOpen(workers []*worker) {
+	jobs := make(chan job, len(workers))
+	var free atomic.Int64
+	free.Store(int64(len(workers)))
+	var wg sync.WaitGroup
+	for _, w := range workers {
+		wg.Go(func() {
+			defer w.begin(e.hard)()
+			for j := range jobs {
+				if j.measured {
+					w.record(kindLag, 0, time.Since(j.due))
+				}
+				w.iterate(j.seq, j.due, j.measured)
+				free.Add(1)
+			}
+		})
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.schedule(jobs, &free)
+	}()
+	<-done
+	close(jobs)
+	e.finish(&wg)
+}
+
+// schedule offers every iteration the Pacer makes due before the window
+// closes. An iteration whose time has come while every worker is busy is
+// dropped: offered work that never started, counted when measured.
+func (e *engine) schedule(jobs chan<- job, free *atomic.Int64) {
+	nap := newSleeper()
+	defer nap.close()
+	total := e.end.Sub(e.start)
+	var dropped int64
+	defer func() { e.dropped = dropped }()
+	for hits := uint64(0); ; hits++ {
+		at, stop := e.opt.Pacer.Pace(0, hits)
+		if stop || at >= total {
+			e.sleepUntil(e.end) // the window lasts its full length
+			return
+		}
+		due := e.start.Add(at)
+		if !e.waitUntil(nap, due, hits) {
+			return
+		}
+		measured := at >= e.opt.Warmup
+		switch {
+		case free.Load() > 0:
+			free.Add(-1)
+			jobs <- job{seq: hits, due: due, measured: measured}
+		case measured:
+			dropped++
+			e.live.dropped.Add(1)
+		}
+	}
+}
+
+// maxNap bounds one uninterruptible sleep, so cancellation is seen
+// quickly. minNap bounds the wake-ups per second: at rates with gaps
+// shorter than it, the scheduler wakes every minNap and starts every hit
+// that has come due (each late by less than minNap, which the schedule lag
+// records), instead of paying a wake-up per hit.
+const (
+	maxNap = 20 * time.Millisecond
+	minNap = 100 * time.Microsecond
+)
+
+// waitUntil sleeps until due; false when the run is cancelled.
+func (e *engine) waitUntil(nap *sleeper, due time.Time, hits uint64) bool {
+	for {
+		wait := time.Until(due)
+		if wait <= 0 {
+			// Behind schedule: no sleep, but look at cancellation now and then.
+			return hits%256 != 0 || e.hard.Err() == nil
+		}
+		if e.hard.Err() != nil {
+			return false
+		}
+		nap.sleep(min(max(wait, minNap), maxNap))
+	}
+}

@@ -1,0 +1,148 @@
+package load
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/config"
+)
+
+// Defaults, also used by the config layer and the CLI.
+const (
+	DefaultMaxInflight    = 256
+	DefaultRequestTimeout = 10 * time.Second
+	// ProgressInterval is how often Options.Progress is called.
+	ProgressInterval = 250 * time.Millisecond
+)
+
+// Load models.
+const (
+	Open   = config.ModelOpen
+	Closed = config.ModelClosed
+)
+
+// Options say how a run offers work. Warmup comes first: iterations that
+// start in it are excluded from every figure. Duration is the measured
+// window after it; no iteration starts after the window, and those running
+// when it closes get RequestTimeout to finish and still count (iterations
+// still running then are cut, counted as started, and noted).
+type Options struct {
+	Model string // Open or Closed
+	// Open model: Pacer schedules iteration starts; at most MaxInflight
+	// iterations run at once, and an iteration due while all are busy is
+	// dropped and counted.
+	Pacer       Pacer
+	MaxInflight int
+	// Closed model: VUs workers loop iterations, pausing Think in between.
+	VUs   int
+	Think time.Duration
+
+	Warmup   time.Duration
+	Duration time.Duration
+	// RequestTimeout bounds each request, and how long in-flight
+	// iterations may finish after the window closes.
+	RequestTimeout time.Duration
+	// Client sends the requests; nil means the engine's own client, tuned
+	// for load (no proxy, no compression, connections bounded by
+	// MaxInflight or VUs, redirects not followed).
+	Client *http.Client
+	// Progress, when set, is called every ProgressInterval from one
+	// goroutine, and once more when the run ends.
+	Progress func(Progress)
+}
+
+// Progress is a snapshot of a run for a progress display. Counts cover the
+// measured window only.
+type Progress struct {
+	Phase     string // "warmup" or "measure"
+	Elapsed   time.Duration
+	Total     time.Duration // warm-up plus measure window
+	Completed int64         // iterations that ran to their end
+	Failed    int64         // of those, iterations with a failed step
+	Dropped   int64         // open model: due iterations that found no free worker
+	Inflight  int64         // iterations running now
+	// PeakInflight is the most iterations seen running at once.
+	PeakInflight int64
+}
+
+// Progress phases.
+const (
+	PhaseWarmup  = "warmup"
+	PhaseMeasure = "measure"
+)
+
+// FromConfig returns the Options a config's load section asks for. Client
+// and Progress are left for the caller.
+func FromConfig(l config.Load) Options {
+	o := Options{
+		Model:          l.Model,
+		MaxInflight:    l.MaxInflight,
+		VUs:            l.VUs,
+		Think:          l.Think.D(),
+		Warmup:         l.Warmup.D(),
+		Duration:       l.Duration.D(),
+		RequestTimeout: l.RequestTimeout.D(),
+	}
+	if o.Model == "" {
+		o.Model = Open
+	}
+	if o.MaxInflight == 0 {
+		o.MaxInflight = DefaultMaxInflight
+	}
+	if o.RequestTimeout == 0 {
+		o.RequestTimeout = DefaultRequestTimeout
+	}
+	o.Pacer = Constant{PerSecond: l.Rate.PerSecond}
+	if l.RampFrom != nil {
+		o.Pacer = LinearRamp{From: l.RampFrom.PerSecond, To: l.Rate.PerSecond, Over: l.Ramp.D()}
+	}
+	return o
+}
+
+// check reports options no run can use; it fills RequestTimeout's default.
+func (o *Options) check() error {
+	if o.RequestTimeout == 0 {
+		o.RequestTimeout = DefaultRequestTimeout
+	}
+	var errs []error
+	switch o.Model {
+	case Open:
+		if o.Pacer == nil {
+			errs = append(errs, errors.New("open model needs a Pacer (a rate)"))
+		} else if _, stop := o.Pacer.Pace(0, 0); stop {
+			errs = append(errs, errors.New("open model: the rate offers no iterations; set a rate above 0"))
+		}
+		if o.MaxInflight <= 0 {
+			errs = append(errs, fmt.Errorf("open model: max_inflight is %d; it must be at least 1", o.MaxInflight))
+		}
+	case Closed:
+		if o.VUs <= 0 {
+			errs = append(errs, fmt.Errorf("closed model: vus is %d; it must be at least 1", o.VUs))
+		}
+		if o.Think < 0 {
+			errs = append(errs, fmt.Errorf("closed model: think %v is negative", o.Think))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("model %q: use %q or %q", o.Model, Open, Closed))
+	}
+	if o.Duration <= 0 {
+		errs = append(errs, fmt.Errorf("duration %v: the measure window must be longer than 0", o.Duration))
+	}
+	if o.Warmup < 0 {
+		errs = append(errs, fmt.Errorf("warmup %v is negative", o.Warmup))
+	}
+	if o.RequestTimeout < 0 {
+		errs = append(errs, fmt.Errorf("request_timeout %v is negative", o.RequestTimeout))
+	}
+	return errors.Join(errs...)
+}
+
+// workers is how many goroutines (and at most connections) the run uses.
+func (o *Options) workers() int {
+	if o.Model == Closed {
+		return o.VUs
+	}
+	return o.MaxInflight
+}

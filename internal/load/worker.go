@@ -1,0 +1,199 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/scenario"
+)
+
+// Error classes in report order; a class's index is its slot in a
+// worker's error table.
+var classes = [...]string{result.ErrStatus, result.ErrExpect, result.ErrTimeout, result.ErrConnection}
+
+const (
+	slotStatus = iota
+	slotExpect
+	slotTimeout
+	slotConnection
+)
+
+// worker runs iterations on one goroutine. Its counters are plain fields:
+// only it writes them, and the engine reads them after the worker is done.
+type worker struct {
+	e      *engine
+	ctx    context.Context // the worker's own child of engine.hard
+	runner *scenario.Runner
+	batch  []sample
+	its    result.Iterations // Started, Completed, Succeeded
+	cut    int64             // iterations interrupted at the end of the grace period
+	reqs   []stepCount       // by step ID
+	errs   []errorCount      // by step ID × class slot
+}
+
+type stepCount struct{ total, failed int64 }
+
+type errorCount struct {
+	count  int64
+	sample string
+}
+
+type outcome int
+
+const (
+	passed outcome = iota
+	failed
+	aborted // the engine cancelled the request: not a result
+)
+
+func newWorker(e *engine, id int) (*worker, error) {
+	r, err := e.plan.NewRunner(e.baseURL, id)
+	if err != nil {
+		return nil, err
+	}
+	n := len(e.steps)
+	return &worker{
+		e: e, runner: r, batch: make([]sample, 0, batchSize),
+		reqs: make([]stepCount, n), errs: make([]errorCount, n*len(classes)),
+	}, nil
+}
+
+// begin derives the worker's context from the run's. Each request's
+// timeout context then registers with this private parent, not with one
+// context shared (and locked) by every worker.
+func (w *worker) begin(run context.Context) (end context.CancelFunc) {
+	w.ctx, end = context.WithCancel(run)
+	return end
+}
+
+// iterate runs iteration seq whose latency counts from origin (its
+// scheduled start in the open model). An iteration stops at its first
+// failed step: later steps would only repeat the failure.
+func (w *worker) iterate(seq uint64, origin time.Time, measured bool) {
+	w.e.live.enter()
+	defer w.e.live.inflight.Add(-1)
+	w.runner.Begin(seq)
+	out := passed
+	for i := 0; i < w.runner.Steps() && out == passed; i++ {
+		out = w.step(i, measured)
+	}
+	if !measured {
+		return
+	}
+	w.its.Started++
+	switch out {
+	case aborted:
+		w.cut++
+		return
+	case failed:
+		w.e.live.failed.Add(1)
+	default:
+		w.its.Succeeded++
+	}
+	w.its.Completed++
+	w.e.live.completed.Add(1)
+	w.record(kindIteration, 0, time.Since(origin))
+}
+
+// step sends step i's request and checks the response.
+func (w *worker) step(i int, measured bool) outcome {
+	id := w.runner.StepID(i)
+	ctx, cancel := context.WithTimeout(w.ctx, w.e.opt.RequestTimeout)
+	defer cancel()
+	req, err := w.runner.Request(ctx, i)
+	if err != nil {
+		if measured {
+			w.reqs[id].total++
+			if e := w.fail(id, slotExpect); e.sample == "" {
+				e.sample = w.runner.RequestFailed(err).Message()
+			}
+		}
+		return failed
+	}
+	start := time.Now()
+	fail, err := w.send(req, i)
+	took := time.Since(start)
+	if err != nil && w.e.hard.Err() != nil {
+		return aborted
+	}
+	if !measured {
+		if err != nil || fail != nil {
+			return failed
+		}
+		return passed
+	}
+	return w.tally(id, took, fail, err)
+}
+
+// tally counts one measured request and its failure, if any.
+func (w *worker) tally(id int, took time.Duration, fail *scenario.Failure, err error) outcome {
+	w.reqs[id].total++
+	w.record(kindRequest, id, took)
+	switch {
+	case err != nil:
+		if e := w.fail(id, transportSlot(err)); e.sample == "" {
+			e.sample = describe(err, w.e.opt.RequestTimeout)
+		}
+	case fail != nil:
+		slot := slotExpect
+		if fail.Kind == scenario.StatusMismatch {
+			slot = slotStatus
+		}
+		if e := w.fail(id, slot); e.sample == "" {
+			e.sample = fail.Message()
+		}
+	default:
+		return passed
+	}
+	return failed
+}
+
+func (w *worker) send(req *http.Request, i int) (*scenario.Failure, error) {
+	resp, err := w.e.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return w.runner.Check(i, resp)
+}
+
+// fail counts a failed request and returns its class's counter, whose
+// sample the caller fills the first time (messages cost allocations).
+func (w *worker) fail(step, slot int) *errorCount {
+	w.reqs[step].failed++
+	e := &w.errs[step*len(classes)+slot]
+	e.count++
+	return e
+}
+
+func (w *worker) record(kind sampleKind, step int, d time.Duration) {
+	w.batch = append(w.batch, sample{d: d, step: int32(step), kind: kind})
+	if len(w.batch) == cap(w.batch) {
+		w.flush()
+	}
+}
+
+func (w *worker) flush() {
+	w.e.coll.flush(w.batch)
+	w.batch = w.batch[:0]
+}
+
+func transportSlot(err error) int {
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		return slotTimeout
+	}
+	return slotConnection
+}
+
+func describe(err error, timeout time.Duration) string {
+	if transportSlot(err) == slotTimeout {
+		return fmt.Sprintf("no response within %v: %v", timeout, err)
+	}
+	return err.Error()
+}

@@ -1,0 +1,326 @@
+package report
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// MaxJSONBytes bounds a report.json that ReadJSON accepts. Reports tailgate
+// writes are a few kilobytes; the bound keeps an untrusted artifact from
+// exhausting memory.
+const MaxJSONBytes = 1 << 20
+
+// Caps on what a report may hold; far above anything tailgate writes.
+const (
+	maxNameRunes  = 100
+	maxLabelRunes = 100
+	maxTextRunes  = 2000
+	maxListItems  = 100
+	maxRowItems   = 1000 // steps and error classes
+	maxRuns       = 1_000_000
+	maxCount      = 1 << 53 // exact in a float64, as JSON readers may hold it
+)
+
+// ReadJSON decodes a report.json written by WriteJSON back into an Input,
+// so that the Markdown is rendered again by tailgate rather than taken from
+// the file. The file is treated as untrusted (an artifact of a fork PR's
+// workflow): it must be at most MaxJSONBytes, carry JSONSchemaVersion, hold
+// no unknown fields, only known enum values, bounded strings without
+// control characters, and consistent verdicts. The head runs are rebuilt as
+// one run carrying the per-step figures and error classes.
+func ReadJSON(r io.Reader) (Input, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxJSONBytes+1))
+	if err != nil {
+		return Input{}, fmt.Errorf("read the report: %w", err)
+	}
+	if len(data) > MaxJSONBytes {
+		return Input{}, fmt.Errorf("the report is larger than %d bytes: not a report tailgate wrote", MaxJSONBytes)
+	}
+	var rep jsonReport
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rep); err != nil {
+		return Input{}, fmt.Errorf("decode the report: %w", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return Input{}, errors.New("decode the report: data after the JSON object")
+	}
+	if rep.Schema != JSONSchemaVersion {
+		return Input{}, fmt.Errorf("report schema %d is not supported: this tailgate reads schema %d (use the same tailgate version to write and read it)", rep.Schema, JSONSchemaVersion)
+	}
+	var c checker
+	c.report(rep)
+	if err := errors.Join(c.errs...); err != nil {
+		return Input{}, fmt.Errorf("invalid report: %w", err)
+	}
+	return fromJSON(rep), nil
+}
+
+// checker collects every problem with a report, each with its JSON path.
+type checker struct{ errs []error }
+
+func (c *checker) add(path, format string, args ...any) {
+	if len(c.errs) < 20 {
+		c.errs = append(c.errs, fmt.Errorf("%s: "+format, append([]any{path}, args...)...))
+	}
+}
+
+var (
+	keyPattern = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
+
+	outcomes       = []string{string(gate.Pass), string(gate.Regression), string(gate.Inconclusive)}
+	metricOutcomes = []string{string(gate.MetricPass), string(gate.MetricRegression), string(gate.WithinNoise),
+		string(gate.Improvement), string(gate.MetricInconclusive), string(gate.NotAvailable), string(gate.NotGated)}
+	floorSources = []string{string(gate.FromCalibration), string(gate.FromDefault), string(gate.FromConfig), string(gate.NoFloor)}
+	tests        = []string{"", gate.TestExact, gate.TestApprox, gate.TestZ, gate.TestTPrediction}
+	modes        = []string{"", "check", "compare", "ab", "demo"}
+	metricUnits  = []string{"", "/s", "ms", "%", "MB"}
+	changeUnits  = []string{"%", "pp"}
+	directions   = []string{"drop", "rise"}
+	methods      = []string{"formula", "monte carlo"}
+	errorKinds   = []string{result.ErrStatus, result.ErrExpect, result.ErrTimeout, result.ErrConnection}
+)
+
+func (c *checker) report(r jsonReport) {
+	c.text("benchmark", r.Benchmark, maxNameRunes, true)
+	c.enum("mode", r.Mode, modes)
+	c.text("baseline_source", r.BaselineSource, maxTextRunes, false)
+	c.enum("verdict", string(r.Verdict), outcomes)
+	c.text("summary", r.Summary, maxTextRunes, false)
+	c.count("head_runs", int64(r.HeadRuns), maxRuns)
+	c.count("baseline_runs", int64(r.BaselineRuns), maxRuns)
+	c.texts("warnings", r.Warnings, maxTextRunes)
+	c.texts("notes", r.Notes, maxTextRunes)
+	c.length("metrics", len(r.Metrics), maxListItems)
+	for i, m := range r.Metrics {
+		c.metric(fmt.Sprintf("metrics[%d]", i), m)
+	}
+	c.length("detectable", len(r.Detectable), maxListItems)
+	for i, d := range r.Detectable {
+		c.detect(fmt.Sprintf("detectable[%d]", i), d)
+	}
+	c.length("steps", len(r.Steps), maxRowItems)
+	for i, s := range r.Steps {
+		c.step(fmt.Sprintf("steps[%d]", i), s)
+	}
+	c.length("errors", len(r.Errors), maxRowItems)
+	for i, e := range r.Errors {
+		c.errorClass(fmt.Sprintf("errors[%d]", i), e)
+	}
+	c.regressions(r)
+}
+
+func (c *checker) metric(path string, m jsonMetric) {
+	c.key(path+".key", m.Key)
+	c.text(path+".label", m.Label, maxLabelRunes, true)
+	c.enum(path+".unit", m.Unit, metricUnits)
+	c.enum(path+".change_unit", m.ChangeUnit, changeUnits)
+	c.enum(path+".test", m.Test, tests)
+	c.enum(path+".floor_source", string(m.FloorSource), floorSources)
+	c.enum(path+".verdict", string(m.Verdict), metricOutcomes)
+	c.text(path+".note", m.Note, maxTextRunes, false)
+	c.count(path+".head_n", int64(m.HeadN), maxRuns)
+	c.count(path+".baseline_n", int64(m.BaselineN), maxRuns)
+	for name, v := range map[string]*float64{"baseline_median": m.BaselineMedian, "head_median": m.HeadMedian,
+		"change": m.Change, "worse": m.Worse, "floor": m.Floor} {
+		c.finite(path+"."+name, v)
+	}
+	if c.finite(path+".p", m.P) && m.P != nil && (*m.P < 0 || *m.P > 1) {
+		c.add(path+".p", "%g is not a probability in [0, 1]", *m.P)
+	}
+}
+
+func (c *checker) detect(path string, d jsonDetect) {
+	c.key(path+".key", d.Key)
+	c.text(path+".label", d.Label, maxLabelRunes, false)
+	c.finite(path+".effect", d.Effect)
+	c.enum(path+".unit", d.Unit, changeUnits)
+	c.enum(path+".direction", d.Direction, directions)
+	c.enum(path+".method", d.Method, methods)
+	c.text(path+".note", d.Note, maxTextRunes, false)
+}
+
+func (c *checker) step(path string, s jsonStep) {
+	c.text(path+".name", s.Name, maxLabelRunes*2, true)
+	c.count(path+".requests", s.Requests, maxCount)
+	c.count(path+".failed", s.Failed, maxCount)
+	if s.Failed > s.Requests {
+		c.add(path+".failed", "%d failed of %d requests", s.Failed, s.Requests)
+	}
+	c.finite(path+".p50_ms", s.P50)
+	c.finite(path+".p95_ms", s.P95)
+}
+
+func (c *checker) errorClass(path string, e errorFigures) {
+	c.enum(path+".class", e.Class, errorKinds)
+	c.text(path+".step", e.Step, maxLabelRunes*2, false)
+	c.count(path+".count", e.Count, maxCount)
+	c.text(path+".sample", e.Sample, maxTextRunes, false)
+}
+
+// regressions checks that the verdict agrees with the metrics: regressions
+// lists exactly the gated metrics that regressed, and the verdict is
+// regression exactly when there is one.
+func (c *checker) regressions(r jsonReport) {
+	var want []string
+	for _, m := range r.Metrics {
+		if m.Gated && m.Verdict == gate.MetricRegression {
+			want = append(want, m.Key)
+		}
+	}
+	if !slices.Equal(want, r.Regressions) {
+		c.add("regressions", "%q does not list the gated metrics whose verdict is regression (%q)", r.Regressions, want)
+	}
+	if (r.Verdict == gate.Regression) != (len(want) > 0) {
+		c.add("verdict", "%q disagrees with the metrics (%d gated regressions)", r.Verdict, len(want))
+	}
+}
+
+func (c *checker) key(path, s string) {
+	if !keyPattern.MatchString(s) {
+		c.add(path, "%q is not a metric key (lower-case letters, digits and _)", clip(s))
+	}
+}
+
+func (c *checker) enum(path, s string, allowed []string) {
+	if !slices.Contains(allowed, s) {
+		c.add(path, "%q is not one of %q", clip(s), allowed)
+	}
+}
+
+func (c *checker) text(path, s string, maxRunes int, required bool) {
+	switch n := utf8.RuneCountInString(s); {
+	case required && strings.TrimSpace(s) == "":
+		c.add(path, "is empty")
+	case n > maxRunes:
+		c.add(path, "is %d characters long, more than %d", n, maxRunes)
+	}
+	if i := strings.IndexFunc(s, forbiddenRune); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		c.add(path, "contains the control character %U at byte %d", r, i)
+	}
+}
+
+func (c *checker) texts(path string, items []string, maxRunes int) {
+	c.length(path, len(items), maxListItems)
+	for i, s := range items {
+		c.text(fmt.Sprintf("%s[%d]", path, i), s, maxRunes, false)
+	}
+}
+
+func (c *checker) length(path string, n, maxItems int) {
+	if n > maxItems {
+		c.add(path, "has %d entries, more than %d", n, maxItems)
+	}
+}
+
+func (c *checker) count(path string, n, maxN int64) {
+	if n < 0 || n > maxN {
+		c.add(path, "%d is outside [0, %d]", n, maxN)
+	}
+}
+
+// finite reports whether v is null or a finite number. JSON cannot spell
+// NaN or infinities, so this guards Inputs built by other decoders.
+func (c *checker) finite(path string, v *float64) bool {
+	if v != nil && (math.IsNaN(*v) || math.IsInf(*v, 0)) {
+		c.add(path, "is not a finite number")
+		return false
+	}
+	return true
+}
+
+// forbiddenRune rejects control characters other than tab and line breaks,
+// and the bidirectional overrides that make text read differently than it is.
+func forbiddenRune(r rune) bool {
+	switch {
+	case r == '\t' || r == '\n' || r == '\r':
+		return false
+	case unicode.IsControl(r):
+		return true
+	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
+}
+
+// clip shortens a bad value quoted in an error message.
+func clip(s string) string {
+	if utf8.RuneCountInString(s) <= 40 {
+		return s
+	}
+	return string([]rune(s)[:40]) + "…"
+}
+
+// fromJSON turns a checked report back into the Input it was written from,
+// as far as the reports need it.
+func fromJSON(r jsonReport) Input {
+	v := gate.Verdict{Outcome: r.Verdict, Regressions: r.Regressions, Warnings: r.Warnings,
+		HeadRuns: r.HeadRuns, BaseRuns: r.BaselineRuns}
+	byKey := map[string]jsonMetric{}
+	for _, m := range r.Metrics {
+		byKey[m.Key] = m
+		v.Findings = append(v.Findings, gate.Finding{
+			Key: m.Key, Label: m.Label, Unit: m.Unit, Percent: m.ChangeUnit == "pp", Gated: m.Gated,
+			BaseMedian: orNaN(m.BaselineMedian), HeadMedian: orNaN(m.HeadMedian),
+			Change: orNaN(m.Change), Worse: orNaN(m.Worse), P: orNaN(m.P), Test: m.Test,
+			Floor: orNaN(m.Floor), FloorSource: m.FloorSource, Outcome: m.Verdict, Note: m.Note,
+			N: m.HeadN, M: m.BaselineN,
+		})
+	}
+	for _, d := range r.Detectable {
+		label := d.Label
+		if label == "" {
+			label = cmp.Or(byKey[d.Key].Label, d.Key)
+		}
+		v.Detect = append(v.Detect, gate.Detectable{Key: d.Key, Label: label, N: byKey[d.Key].HeadN,
+			M: byKey[d.Key].BaselineN, Effect: orNaN(d.Effect), Unit: d.Unit, Direction: d.Direction,
+			Method: d.Method, Possible: d.Possible, Note: d.Note})
+	}
+	return Input{Name: r.Benchmark, Mode: r.Mode, BaselineSource: r.BaselineSource, Verdict: v,
+		Head: headFromJSON(r.Steps, r.Errors), Notes: r.Notes}
+}
+
+// headFromJSON rebuilds the head runs' details as one run: steps with their
+// summed counts and percentiles as metrics, and the error classes. The
+// reports aggregate it to the same figures the file holds.
+func headFromJSON(steps []jsonStep, errs []errorFigures) []result.Run {
+	if len(steps) == 0 && len(errs) == 0 {
+		return nil
+	}
+	run := result.Run{}
+	for _, s := range steps {
+		st := result.Step{Name: s.Name, Requests: s.Requests, Failed: s.Failed, Metrics: map[string]float64{}}
+		if s.P50 != nil {
+			st.Metrics[result.LatencyP50] = *s.P50
+		}
+		if s.P95 != nil {
+			st.Metrics[result.LatencyP95] = *s.P95
+		}
+		run.Steps = append(run.Steps, st)
+	}
+	for _, e := range errs {
+		run.Errors = append(run.Errors, result.ErrorClass{Class: e.Class, Step: e.Step, Count: e.Count, Sample: e.Sample})
+	}
+	return []result.Run{run}
+}
+
+func orNaN(v *float64) float64 {
+	if v == nil {
+		return math.NaN()
+	}
+	return *v
+}

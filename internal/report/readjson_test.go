@@ -1,0 +1,156 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The Markdown re-rendered from report.json is the Markdown of the Input it
+// was written from, and reading then writing gives the same file.
+func TestReadJSONRoundTrip(t *testing.T) {
+	for name, in := range cases() {
+		t.Run(name, func(t *testing.T) {
+			var js bytes.Buffer
+			if err := WriteJSON(&js, in); err != nil {
+				t.Fatal(err)
+			}
+			got, err := ReadJSON(bytes.NewReader(js.Bytes()))
+			if err != nil {
+				t.Fatalf("ReadJSON of WriteJSON's output: %v", err)
+			}
+			if a, b := Markdown(got), Markdown(in); a != b {
+				t.Errorf("Markdown after the round trip differs:\n--- read ---\n%s\n--- original ---\n%s", a, b)
+			}
+			var again bytes.Buffer
+			if err := WriteJSON(&again, got); err != nil {
+				t.Fatal(err)
+			}
+			if again.String() != js.String() {
+				t.Errorf("WriteJSON(ReadJSON(x)) != x:\n%s\n---\n%s", again.String(), js.String())
+			}
+		})
+	}
+}
+
+// The stored golden reports render to the stored golden Markdown.
+func TestReadJSONGoldenFiles(t *testing.T) {
+	for name := range cases() {
+		f, err := os.Open(filepath.Join("testdata", name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := ReadJSON(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s.json: %v", name, err)
+		}
+		want, err := os.ReadFile(filepath.Join("testdata", name+".md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Markdown(in); got != string(want) {
+			t.Errorf("%s.json renders differently from %s.md:\n%s", name, name, got)
+		}
+	}
+}
+
+// mutated returns the regression golden report with edit applied.
+func mutated(t *testing.T, edit func(m map[string]any)) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "regression.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	edit(m)
+	out, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func metric0(m map[string]any) map[string]any { return m["metrics"].([]any)[0].(map[string]any) }
+
+func TestReadJSONRejects(t *testing.T) {
+	huge := strings.Repeat(" ", MaxJSONBytes) + "{}"
+	for _, tc := range []struct {
+		name, want string
+		data       []byte
+	}{
+		{"oversize", "larger than 1048576 bytes", []byte(huge)},
+		{"not JSON", "decode the report", []byte("<html>")},
+		{"null", "schema 0 is not supported", []byte("null")},
+		{"trailing data", "data after the JSON object", append(mutated(t, func(map[string]any) {}), []byte(" {}")...)},
+		{"future schema", "schema 2 is not supported", mutated(t, func(m map[string]any) { m["schema"] = 2 })},
+		{"no schema", "schema 0 is not supported", mutated(t, func(m map[string]any) { delete(m, "schema") })},
+		{"unknown field", `unknown field "markdown"`, mutated(t, func(m map[string]any) { m["markdown"] = "<b>hi</b>" })},
+		{"unknown nested field", `unknown field "html"`, mutated(t, func(m map[string]any) { metric0(m)["html"] = "x" })},
+		{"bad verdict", `verdict: "lgtm" is not one of`, mutated(t, func(m map[string]any) { m["verdict"] = "lgtm" })},
+		{"bad metric verdict", `metrics[0].verdict: "fine"`, mutated(t, func(m map[string]any) { metric0(m)["verdict"] = "fine" })},
+		{"markup in unit", `metrics[0].unit: "<img src=x>"`, mutated(t, func(m map[string]any) { metric0(m)["unit"] = "<img src=x>" })},
+		{"bad key", "metrics[0].key", mutated(t, func(m map[string]any) { metric0(m)["key"] = "Iter/s" })},
+		{"bad floor source", "metrics[0].floor_source", mutated(t, func(m map[string]any) { metric0(m)["floor_source"] = "trust me" })},
+		{"p above 1", "metrics[0].p: 7 is not a probability", mutated(t, func(m map[string]any) { metric0(m)["p"] = 7 })},
+		{"number out of range", "decode the report", []byte(strings.Replace(string(mutated(t, func(map[string]any) {})), `"head_runs":5`, `"head_runs":1e400`, 1))},
+		{"string for number", "decode the report", mutated(t, func(m map[string]any) { metric0(m)["head_median"] = "80" })},
+		{"negative count", "head_runs: -1 is outside", mutated(t, func(m map[string]any) { m["head_runs"] = -1 })},
+		{"long name", "benchmark: is 101 characters long", mutated(t, func(m map[string]any) { m["benchmark"] = strings.Repeat("é", 101) })},
+		{"empty name", "benchmark: is empty", mutated(t, func(m map[string]any) { m["benchmark"] = " " })},
+		{"control character", "notes[0]: contains the control character U+0007", mutated(t, func(m map[string]any) { m["notes"] = []any{"ding\a"} })},
+		{"bidi override", "warnings[0]: contains the control character U+202E", mutated(t, func(m map[string]any) { m["warnings"] = []any{"abc\u202edef"} })},
+		{"too many notes", "notes: has 101 entries", mutated(t, func(m map[string]any) {
+			notes := make([]any, 101)
+			for i := range notes {
+				notes[i] = "n"
+			}
+			m["notes"] = notes
+		})},
+		{"failed above requests", "steps[0].failed: 5 failed of 4 requests", mutated(t, func(m map[string]any) {
+			st := m["steps"].([]any)[0].(map[string]any)
+			st["requests"], st["failed"] = 4, 5
+		})},
+		{"bad error class", `errors[0].class: "oops"`, mutated(t, func(m map[string]any) { m["errors"].([]any)[0].(map[string]any)["class"] = "oops" })},
+		{"pass despite a regressed metric", `verdict: "pass" disagrees`, mutated(t, func(m map[string]any) { m["verdict"] = "pass" })},
+		{"regressions not matching", "regressions: [\"latency_p95_ms\"] does not list", mutated(t, func(m map[string]any) { m["regressions"] = []any{"latency_p95_ms"} })},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadJSON(bytes.NewReader(tc.data))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("ReadJSON error = %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// A report exactly at the size limit is read; one byte more is not.
+func TestReadJSONSizeLimitBoundary(t *testing.T) {
+	doc := mutated(t, func(map[string]any) {})
+	pad := MaxJSONBytes - len(doc)
+	atLimit := append(bytes.Repeat([]byte(" "), pad), doc...)
+	if _, err := ReadJSON(bytes.NewReader(atLimit)); err != nil {
+		t.Errorf("a report of exactly %d bytes: %v", len(atLimit), err)
+	}
+	if _, err := ReadJSON(bytes.NewReader(append([]byte(" "), atLimit...))); err == nil {
+		t.Error("a report one byte over the limit was accepted")
+	}
+}
+
+// Every problem is reported, each with its path.
+func TestReadJSONReportsAllProblems(t *testing.T) {
+	data := mutated(t, func(m map[string]any) {
+		m["mode"] = "yolo"
+		metric0(m)["change_unit"] = "x"
+	})
+	_, err := ReadJSON(bytes.NewReader(data))
+	if err == nil || !strings.Contains(err.Error(), `mode: "yolo"`) || !strings.Contains(err.Error(), `metrics[0].change_unit: "x"`) {
+		t.Errorf("error = %v, want both problems", err)
+	}
+}

@@ -1,0 +1,179 @@
+package scenario
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/tailgate-ci/tailgate/internal/config"
+)
+
+// body is a step's compiled request body. A JSON body is marshalled once:
+// templated string leaves are replaced by placeholders whose marshalled
+// form splits the document into constant segments, so a request only
+// renders the leaves and writes them, JSON-escaped, between the segments.
+type body struct {
+	json     bool
+	raw      *text    // Request.Body
+	segments [][]byte // JSON: len(leaves)+1 constant parts
+	leaves   []*text  // JSON: templated string leaves, in document order
+}
+
+func compileBody(where func(string) string, r *config.Request, saved map[string]bool) (body, error) {
+	if r.JSON != nil && r.Body != "" {
+		return body{}, fmt.Errorf("%s: both json and body are set; use one", where("body"))
+	}
+	if r.JSON == nil {
+		if r.Body == "" {
+			return body{}, nil
+		}
+		t, err := compileText(where("body"), r.Body, saved)
+		return body{raw: t}, err
+	}
+	b := body{json: true}
+	var leaves []*text
+	tree, err := placehold(r.JSON, "", func(path, s string) (string, error) {
+		t, err := compileText(where("json "+path), s, saved)
+		if err != nil {
+			return "", err
+		}
+		leaves = append(leaves, t)
+		return placeholder(len(leaves) - 1), nil
+	})
+	if err != nil {
+		return body{}, err
+	}
+	doc, err := json.Marshal(tree)
+	if err != nil {
+		return body{}, fmt.Errorf("%s: cannot be sent as JSON: %w", where("json"), err)
+	}
+	b.leaves = leaves
+	// json.Marshal sorts map keys, so leaves may appear in another order
+	// than they were found: split by each placeholder's position.
+	rest := doc
+	order := make([]*text, 0, len(leaves))
+	for len(order) < len(leaves) {
+		at, idx := firstPlaceholder(rest, len(leaves))
+		b.segments = append(b.segments, rest[:at])
+		order = append(order, leaves[idx])
+		rest = rest[at+len(quotedPlaceholder(idx)):]
+	}
+	b.segments = append(b.segments, rest)
+	b.leaves = order
+	return b, nil
+}
+
+// placehold copies v, replacing every string leaf that holds a template by
+// the result of leaf, and normalising YAML maps to JSON objects.
+func placehold(v any, path string, leaf func(path, s string) (string, error)) (any, error) {
+	switch v := v.(type) {
+	case string:
+		if !bytes.Contains([]byte(v), []byte("{{")) {
+			return v, nil
+		}
+		return leaf(jsonPath(path), v)
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for _, k := range sortedKeys(v) {
+			c, err := placehold(v[k], join(path, k), leaf)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = c
+		}
+		return out, nil
+	case map[any]any:
+		m := make(map[string]any, len(v))
+		for k, c := range v {
+			ks, ok := k.(string)
+			if !ok {
+				return nil, fmt.Errorf("json %s: key %v is not a string; JSON object keys must be strings", jsonPath(path), k)
+			}
+			m[ks] = c
+		}
+		return placehold(m, path, leaf)
+	case []any:
+		out := make([]any, len(v))
+		for i, c := range v {
+			x, err := placehold(c, join(path, fmt.Sprint(i)), leaf)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = x
+		}
+		return out, nil
+	default:
+		return v, nil
+	}
+}
+
+func join(path, k string) string {
+	if path == "" {
+		return k
+	}
+	return path + "." + k
+}
+
+func jsonPath(p string) string {
+	if p == "" {
+		return "(root)"
+	}
+	return p
+}
+
+// placeholder is a string no YAML author writes: NUL bytes marshal to \u0000.
+func placeholder(i int) string { return fmt.Sprintf("\x00tailgate-leaf-%d\x00", i) }
+
+func quotedPlaceholder(i int) []byte {
+	b, _ := json.Marshal(placeholder(i)) // a plain string always marshals
+	return b
+}
+
+func firstPlaceholder(doc []byte, n int) (at, idx int) {
+	at = -1
+	for i := 0; i < n; i++ {
+		if j := bytes.Index(doc, quotedPlaceholder(i)); j >= 0 && (at < 0 || j < at) {
+			at, idx = j, i
+		}
+	}
+	return at, idx
+}
+
+// appendJSONString appends s as a JSON string literal.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, `\ufffd`...)
+		} else {
+			dst = append(dst, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(dst, '"')
+}

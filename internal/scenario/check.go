@@ -1,0 +1,139 @@
+package scenario
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/jsonmatch"
+)
+
+// FailureKind says which check a response failed.
+type FailureKind int
+
+// Failure kinds.
+const (
+	// StatusMismatch: the status was not the step's status (default any 2xx).
+	StatusMismatch FailureKind = iota + 1
+	// ExpectationFailed: an expected JSON value differed, a saved path was
+	// missing, the body was too large to check, or the request could not
+	// be rendered.
+	ExpectationFailed
+)
+
+// Failure describes a response that failed its step's checks. The message
+// is built only when asked for, so counting failures under load stays cheap.
+type Failure struct {
+	Kind    FailureKind
+	Status  int
+	snippet [160]byte
+	n       int
+	err     error
+}
+
+// Message is a one-line sample such as `409 INVALID ACTION`.
+func (f *Failure) Message() string {
+	if f.Kind == ExpectationFailed {
+		return f.err.Error()
+	}
+	line := string(f.snippet[:f.n])
+	if i := strings.IndexAny(line, "\r\n"); i >= 0 {
+		line = line[:i]
+	}
+	line = strings.TrimSpace(line)
+	if line == "" {
+		line = http.StatusText(f.Status)
+	}
+	return strings.TrimSpace(fmt.Sprintf("%d %s", f.Status, line))
+}
+
+// Check checks the response of step i, reads what the checks need and
+// drains the rest of the body (so the connection can be reused), and saves
+// values for later steps. A non-nil *Failure (valid until the next Check)
+// means the response failed a check; a non-nil error means reading the body
+// failed. The caller closes the body.
+func (r *Runner) Check(i int, resp *http.Response) (*Failure, error) {
+	st := &r.cur[i]
+	if !statusOK(st.status, resp.StatusCode) {
+		n, _ := io.ReadFull(resp.Body, r.fail.snippet[:])
+		_, _ = io.Copy(io.Discard, resp.Body) // the failure is known; a read error changes nothing
+		r.fail.Kind, r.fail.Status, r.fail.n, r.fail.err = StatusMismatch, resp.StatusCode, n, nil
+		return &r.fail, nil
+	}
+	if !st.needBody {
+		_, err := io.Copy(io.Discard, resp.Body)
+		return nil, err
+	}
+	body, err := r.readBody(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if len(body) > MaxBodyBytes {
+		_, err := io.Copy(io.Discard, resp.Body)
+		return r.expectFailed(fmt.Errorf("response body is larger than %d bytes; expect and save read at most that", MaxBodyBytes)), err
+	}
+	want, err := r.expectations(st)
+	if err != nil {
+		return r.expectFailed(err), nil
+	}
+	if err := jsonmatch.Match(body, want); err != nil {
+		return r.expectFailed(err), nil
+	}
+	for _, s := range st.save {
+		v, ok := jsonmatch.Get(body, s.path)
+		if !ok {
+			return r.expectFailed(fmt.Errorf("save %s: %s missing in response %s", s.name, s.path, jsonmatch.Snippet(body))), nil
+		}
+		r.vars[s.name] = strings.Clone(v)
+	}
+	return nil, nil
+}
+
+// expectations returns the step's expected values, rendering the
+// templated ones with this iteration's saved values.
+func (r *Runner) expectations(st *boundStep) (map[string]any, error) {
+	if len(st.expectT) == 0 {
+		return st.expect, nil
+	}
+	clear(r.want)
+	for k, v := range st.expect {
+		r.want[k] = v
+	}
+	for i := range st.expectT {
+		x := &st.expectT[i]
+		if err := x.value.render(&r.buf, r.vars); err != nil {
+			return nil, fmt.Errorf("expect %s: %w", x.path, err)
+		}
+		r.want[x.path] = r.buf.String()
+	}
+	return r.want, nil
+}
+
+// RequestFailed returns a Failure for a request that could not be built.
+func (r *Runner) RequestFailed(err error) *Failure { return r.expectFailed(err) }
+
+func (r *Runner) expectFailed(err error) *Failure {
+	r.fail = Failure{Kind: ExpectationFailed, err: err}
+	return &r.fail
+}
+
+// readBody reads up to MaxBodyBytes+1 bytes into the reusable buffer.
+func (r *Runner) readBody(body io.Reader) ([]byte, error) {
+	if r.resp.Cap() > 64<<10 {
+		r.resp = bytes.Buffer{} // one large body must not pin memory in every worker
+	}
+	r.resp.Reset()
+	r.limit = io.LimitedReader{R: body, N: MaxBodyBytes + 1}
+	_, err := r.resp.ReadFrom(&r.limit)
+	r.limit.R = nil
+	return r.resp.Bytes(), err
+}
+
+func statusOK(want, got int) bool {
+	if want == 0 {
+		return got >= 200 && got <= 299
+	}
+	return got == want
+}

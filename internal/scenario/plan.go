@@ -1,0 +1,219 @@
+// Package scenario owns what one iteration does: the weighted choice of a
+// scenario, its steps compiled once into request templates, the
+// deterministic random values those templates draw, the values saved from one
+// response for the next steps, and the checks on every response. It knows
+// nothing about rates, workers or timing; internal/load drives it.
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/config"
+)
+
+// MaxBodyBytes bounds how much of a response body is read when a step's
+// expectations or saved values need it.
+const MaxBodyBytes = 1 << 20
+
+// Plan is the compiled form of a benchmark's scenarios. It is immutable and
+// safe for concurrent use; each goroutine executes it through its own Runner.
+type Plan struct {
+	seed      int64
+	scenarios []*compiledScenario
+	cumWeight []uint64 // cumulative weights, for the weighted pick
+	stepNames []string // unique step names; a step's ID indexes this
+}
+
+type compiledScenario struct {
+	name  string
+	steps []*compiledStep
+}
+
+type compiledStep struct {
+	id      int // index into Plan.stepNames
+	name    string
+	method  string
+	path    *text
+	headers []header
+	body    body
+	status  int // 0 = any 2xx
+	expect  map[string]any
+	// expectT holds the expected values that are templates, such as
+	// {"id": "{{.id}}"}; they are rendered per response.
+	expectT []expectTemplate
+	save    []saveRule
+}
+
+type expectTemplate struct {
+	path  string
+	value *text
+}
+
+type header struct {
+	name  string
+	value *text
+}
+
+type saveRule struct {
+	name, path string
+}
+
+// Compile checks and compiles scenarios. seed makes every random template
+// value and every scenario pick reproducible. Steps with the same name in
+// different scenarios share one StepID (and one line in the results).
+func Compile(scenarios []config.Scenario, seed int64) (*Plan, error) {
+	if len(scenarios) == 0 {
+		return nil, errors.New("no scenarios: define at least one scenario with steps")
+	}
+	p := &Plan{seed: seed}
+	ids := map[string]int{}
+	var total uint64
+	for i := range scenarios {
+		sc := &scenarios[i]
+		name := sc.Name
+		if name == "" {
+			name = fmt.Sprintf("scenario %d", i+1)
+		}
+		if sc.Weight < 0 {
+			return nil, fmt.Errorf("scenario %q: weight %d is negative; use a positive weight", name, sc.Weight)
+		}
+		cs, err := compileScenario(name, sc.Steps, ids, &p.stepNames)
+		if err != nil {
+			return nil, err
+		}
+		w := uint64(sc.Weight)
+		if w == 0 {
+			w = 1 // the documented default
+		}
+		total += w
+		p.scenarios = append(p.scenarios, cs)
+		p.cumWeight = append(p.cumWeight, total)
+	}
+	return p, nil
+}
+
+func compileScenario(name string, steps []config.Step, ids map[string]int, names *[]string) (*compiledScenario, error) {
+	if len(steps) == 0 {
+		return nil, fmt.Errorf("scenario %q has no steps", name)
+	}
+	cs := &compiledScenario{name: name}
+	saved := map[string]bool{} // variables saved by earlier steps
+	for j := range steps {
+		st, err := compileStep(&steps[j], j, saved)
+		if err != nil {
+			return nil, fmt.Errorf("scenario %q: %w", name, err)
+		}
+		id, ok := ids[st.name]
+		if !ok {
+			id = len(*names)
+			ids[st.name] = id
+			*names = append(*names, st.name)
+		}
+		st.id = id
+		for _, s := range st.save {
+			saved[s.name] = true
+		}
+		cs.steps = append(cs.steps, st)
+	}
+	return cs, nil
+}
+
+func compileStep(s *config.Step, index int, saved map[string]bool) (*compiledStep, error) {
+	name := s.Name
+	if name == "" {
+		name = fmt.Sprintf("step %d", index+1)
+	}
+	where := func(part string) string { return fmt.Sprintf("step %q %s", name, part) }
+	st := &compiledStep{name: name, method: strings.ToUpper(s.Method), status: s.Status, expect: map[string]any{}}
+	if st.method == "" {
+		st.method = http.MethodGet
+	}
+	if s.Status != 0 && (s.Status < 100 || s.Status > 599) {
+		return nil, fmt.Errorf("%s: status %d is not an HTTP status code", where("status"), s.Status)
+	}
+	path := s.Path
+	if path == "" {
+		path = "/"
+	}
+	if !strings.HasPrefix(path, "/") {
+		return nil, fmt.Errorf("%s: %q must start with /", where("path"), path)
+	}
+	var err error
+	if st.path, err = compileText(where("path"), path, saved); err != nil {
+		return nil, err
+	}
+	if st.headers, err = compileHeaders(where, s.Headers, saved); err != nil {
+		return nil, err
+	}
+	if st.body, err = compileBody(where, &s.Request, saved); err != nil {
+		return nil, err
+	}
+	for _, p := range sortedKeys(s.Expect) {
+		v, ok := s.Expect[p].(string)
+		if !ok || !strings.Contains(v, "{{") {
+			st.expect[p] = s.Expect[p]
+			continue
+		}
+		t, err := compileText(where(fmt.Sprintf("expect %q", p)), v, saved)
+		if err != nil {
+			return nil, err
+		}
+		st.expectT = append(st.expectT, expectTemplate{path: p, value: t})
+	}
+	for _, v := range sortedKeys(s.Save) {
+		if s.Save[v] == "" {
+			return nil, fmt.Errorf("%s: variable %q has an empty JSON path", where("save"), v)
+		}
+		st.save = append(st.save, saveRule{name: v, path: s.Save[v]})
+	}
+	return st, nil
+}
+
+func compileHeaders(where func(string) string, hs map[string]string, saved map[string]bool) ([]header, error) {
+	var out []header
+	for _, k := range sortedKeys(hs) {
+		v, err := compileText(where(fmt.Sprintf("header %q", k)), hs[k], saved)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, header{name: http.CanonicalHeaderKey(k), value: v})
+	}
+	return out, nil
+}
+
+// StepNames returns the unique step names in order of first appearance;
+// a StepID indexes this slice.
+func (p *Plan) StepNames() []string { return append([]string(nil), p.stepNames...) }
+
+// ScenarioNames returns the scenario names in config order.
+func (p *Plan) ScenarioNames() []string {
+	out := make([]string, len(p.scenarios))
+	for i, s := range p.scenarios {
+		out[i] = s.name
+	}
+	return out
+}
+
+// Pick returns the index of the scenario iteration seq runs: a weighted
+// choice that depends only on the seed and seq.
+func (p *Plan) Pick(seq uint64) int {
+	total := p.cumWeight[len(p.cumWeight)-1]
+	x := mix(uint64(p.seed)^0x5ca1ab1e, seq) % total
+	for i, c := range p.cumWeight {
+		if x < c {
+			return i
+		}
+	}
+	return len(p.cumWeight) - 1 // unreachable: x < total
+}
+
+// mix derives a well-spread 64-bit value from two inputs (splitmix64).
+func mix(a, b uint64) uint64 {
+	z := a + b*0x9e3779b97f4a7c15 + 0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}

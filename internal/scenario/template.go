@@ -1,0 +1,201 @@
+package scenario
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"text/template"
+	"text/template/parse"
+)
+
+// text is one compiled string: either a constant, or a template executed
+// per request. Strings without "{{" are never templated.
+type text struct {
+	static string
+	tmpl   *template.Template // nil for a constant
+}
+
+func compileText(where, s string, saved map[string]bool) (*text, error) {
+	if !strings.Contains(s, "{{") {
+		return &text{static: s}, nil
+	}
+	t, err := template.New(where).Funcs(funcsFor(nil)).Option("missingkey=error").Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	if err := checkFields(t.Tree.Root, saved); err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	return &text{tmpl: t}, nil
+}
+
+// checkFields reports a {{.name}} that no earlier step saves, so a typo
+// fails at load time instead of failing every iteration.
+func checkFields(n parse.Node, saved map[string]bool) error {
+	var err error
+	walk(n, func(n parse.Node) {
+		f, ok := n.(*parse.FieldNode)
+		if !ok || err != nil {
+			return
+		}
+		switch {
+		case len(f.Ident) > 1:
+			err = fmt.Errorf("%s: saved values are strings and have no fields", f)
+		case !saved[f.Ident[0]]:
+			err = fmt.Errorf("%s is not saved by an earlier step of this scenario (saved: %s)", f, savedList(saved))
+		}
+	})
+	return err
+}
+
+func walk(n parse.Node, visit func(parse.Node)) {
+	if n == nil {
+		return
+	}
+	visit(n)
+	switch n := n.(type) {
+	case *parse.ListNode:
+		if n == nil {
+			return
+		}
+		for _, c := range n.Nodes {
+			walk(c, visit)
+		}
+	case *parse.ActionNode:
+		walk(n.Pipe, visit)
+	case *parse.PipeNode:
+		if n == nil {
+			return
+		}
+		for _, c := range n.Cmds {
+			walk(c, visit)
+		}
+	case *parse.CommandNode:
+		for _, a := range n.Args {
+			walk(a, visit)
+		}
+	case *parse.ChainNode:
+		walk(n.Node, visit)
+	case *parse.IfNode:
+		walkBranch(&n.BranchNode, visit)
+	case *parse.RangeNode:
+		walkBranch(&n.BranchNode, visit)
+	case *parse.WithNode:
+		walkBranch(&n.BranchNode, visit)
+	case *parse.TemplateNode:
+		walk(n.Pipe, visit)
+	}
+}
+
+func walkBranch(b *parse.BranchNode, visit func(parse.Node)) {
+	walk(b.Pipe, visit)
+	walk(b.List, visit)
+	walk(b.ElseList, visit)
+}
+
+func savedList(saved map[string]bool) string {
+	if len(saved) == 0 {
+		return "none"
+	}
+	names := make([]string, 0, len(saved))
+	for k := range saved {
+		names = append(names, "."+k)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// iterState is what the template functions read: the iteration number, the
+// worker id and the iteration's random stream, seeded from (seed, seq) so
+// values do not depend on which goroutine runs the iteration.
+type iterState struct {
+	seq uint64
+	vu  int
+	pcg rand.PCG
+	rng *rand.Rand
+}
+
+func newIterState(vu int) *iterState {
+	s := &iterState{vu: vu}
+	s.rng = rand.New(&s.pcg)
+	return s
+}
+
+func (s *iterState) begin(seed int64, seq uint64) {
+	s.seq = seq
+	s.pcg.Seed(uint64(seed), mix(seq, 0x7e3a11))
+}
+
+const alphanumeric = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+// funcsFor returns the template functions bound to s; with s == nil the
+// functions only serve to parse templates.
+func funcsFor(s *iterState) template.FuncMap {
+	return template.FuncMap{
+		"seq": func() uint64 { return s.seq },
+		"vu":  func() int { return s.vu },
+		"randInt": func(lo, hi int) (int, error) {
+			if hi < lo {
+				return 0, fmt.Errorf("randInt %d %d: the upper bound is below the lower bound", lo, hi)
+			}
+			return lo + s.rng.IntN(hi-lo+1), nil
+		},
+		"randString": func(n int) (string, error) {
+			if n < 0 || n > MaxBodyBytes {
+				return "", fmt.Errorf("randString %d: length must be between 0 and %d", n, MaxBodyBytes)
+			}
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = alphanumeric[s.rng.IntN(len(alphanumeric))]
+			}
+			return string(b), nil
+		},
+		"uuid": func() string {
+			var u [16]byte
+			a, b := s.rng.Uint64(), s.rng.Uint64()
+			for i := 0; i < 8; i++ {
+				u[i], u[8+i] = byte(a>>(8*i)), byte(b>>(8*i))
+			}
+			u[6] = u[6]&0x0f | 0x40 // version 4
+			u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
+			return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+		},
+	}
+}
+
+// boundText is a text bound to one Runner's template functions.
+type boundText struct {
+	static string
+	tmpl   *template.Template
+}
+
+func (t *text) bind(funcs template.FuncMap) boundText {
+	if t.tmpl == nil {
+		return boundText{static: t.static}
+	}
+	c := template.Must(t.tmpl.Clone()) // Clone fails only after Execute of an html/template
+	return boundText{tmpl: c.Funcs(funcs)}
+}
+
+func (t *boundText) templated() bool { return t.tmpl != nil }
+
+// render writes the value into buf (reset first).
+func (t *boundText) render(buf *bytes.Buffer, vars map[string]string) error {
+	buf.Reset()
+	if t.tmpl == nil {
+		buf.WriteString(t.static)
+		return nil
+	}
+	return t.tmpl.Execute(buf, vars)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
