@@ -164,7 +164,7 @@ func IsTargetError(err error) bool {
 
 type nopObserver struct{}
 
-func (nopObserver) RunStarted(int, int, string) {}
-func (nopObserver) Step(int, string)            {}
-func (nopObserver) Progress(int, load.Progress) {}
+func (nopObserver) RunStarted(int, int, string)     {}
+func (nopObserver) Step(int, string)                {}
+func (nopObserver) Progress(int, load.Progress)     {}
 func (nopObserver) RunDone(int, *result.Run, error) {}
