@@ -21,6 +21,10 @@ func init() {
 	register("action", "run as the GitHub Action step (inputs from INPUT_* variables)", cmdAction)
 }
 
+// forkNote says once, in the report and as a warning, why a fork PR gets
+// no comment.
+const forkNote = "this pull request comes from a fork, whose token cannot comment: the report is in the job summary (docs/github-action.md shows the workflow_run pattern that comments on fork PRs)"
+
 // maxAnnotations bounds the ::error lines: the summary has the rest.
 const maxAnnotations = 10
 
@@ -48,10 +52,12 @@ func cmdAction(ctx context.Context, e env, args []string) error {
 		return withCode(ExitUsage, err)
 	}
 	rt := ci.NewRuntime(e.stdout, e.getenv)
-	rt.AddMask(in.GitHubToken)
 	job, err := ci.Detect(e.getenv)
 	if err != nil {
 		return withCode(ExitRuntime, err)
+	}
+	if job.IsActions { // outside a runner, ::add-mask:: would print the token
+		rt.AddMask(in.GitHubToken)
 	}
 	cfg, err := config.LoadFile(in.Config)
 	if err != nil {
@@ -106,6 +112,9 @@ func (a *actionRun) check(ctx context.Context) error {
 	}
 	v := judgeAgainstBaseline(head, bl, policyFor(a.cfg, bl))
 	j := judged{name: a.cfg.Name, mode: "check", baselineSource: src, verdict: v, head: head}
+	if a.job.PR > 0 && a.job.ReadOnlyToken && a.in.Comment != ci.CommentNever {
+		j.notes = append(j.notes, forkNote)
+	}
 	out := ci.Outputs{Verdict: string(v.Outcome), Regressions: len(v.Regressions)}
 	out.ReportPath, err = a.writeJSONReport(j)
 	if err != nil {
@@ -198,7 +207,7 @@ func (a *actionRun) comment(ctx context.Context, j judged, md string) string {
 		return ""
 	}
 	if a.job.ReadOnlyToken {
-		a.rt.Warningf("PR comment skipped", "this pull request comes from a fork, whose token cannot comment; the job summary has the report (see the README for the workflow_run pattern)")
+		a.rt.Warningf("PR comment skipped", "%s", forkNote)
 		return ""
 	}
 	client, err := gh.New(a.in.GitHubToken, a.job.APIURL)

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -114,6 +115,8 @@ func TestActionEndToEnd(t *testing.T) {
 		t.Errorf("run 3: %d POST, %d PATCH; want the sticky comment edited again", fake.count("POST"), fake.count("PATCH"))
 	}
 	actionBody := fake.wantOneSticky(t, "### ❌ tailgate · e2e: regression in")
+	hidden := runAction(t, bin, repo, fake, event, map[string]string{"baseline_from": "workspace", "comment": "never"})
+	hidden.wantExit(t, ExitPass) // control: the lowered working-tree baseline would have hidden it
 
 	t.Run("comment publisher", func(t *testing.T) { testCommentPublisher(t, bin, fake, run3, actionBody) })
 	t.Run("token without write access", func(t *testing.T) { testForbidden(t, bin, repo, event) })
@@ -263,7 +266,7 @@ func runAction(t *testing.T, bin, repo string, fake *e2eGitHub, event string, in
 		"GITHUB_REF=refs/pull/7/merge", "GITHUB_BASE_REF=main", "GITHUB_HEAD_REF=faster-orders",
 		"GITHUB_OUTPUT="+output, "GITHUB_STEP_SUMMARY="+summary, "TAILGATE_GITHUB_API_URL="+fake.apiURL())
 	env = append(env, actionInputEnv(t, inputs)...)
-	wd := cmpOr(inputs["working_directory"], ".")
+	wd := cmp.Or(inputs["working_directory"], ".")
 	res := runTailgate(t, bin, filepath.Join(repo, wd), env, "action")
 	outData, _ := os.ReadFile(output)
 	sumData, _ := os.ReadFile(summary)
@@ -520,13 +523,6 @@ func writeFile(t *testing.T, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // --- a fake GitHub API ------------------------------------------------------

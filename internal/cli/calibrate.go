@@ -45,7 +45,22 @@ func cmdCalibrate(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	path := baselinePath(*blFlag, cfg, cfg.Name)
+	cal := calibration{jobs: *jobs, appendJob: *appendJob, pause: *pause, prov: prov, quiet: bf.quiet}
+	return cal.run(ctx, e, cfg, baselinePath(*blFlag, cfg, cfg.Name))
+}
+
+// calibration is a series of A/A jobs on one build.
+type calibration struct {
+	jobs      int
+	appendJob bool // add one job to the stored calibration instead of starting over
+	pause     time.Duration
+	prov      provenanceFlags
+	quiet     bool
+}
+
+// run makes the jobs, stores their runs as baseline samples and as
+// calibration jobs, and prints the noise and the floors it implies.
+func (c calibration) run(ctx context.Context, e env, cfg *config.Config, path string) error {
 	bl, err := readBaseline(path) // an unreadable file stops here, untouched
 	if err != nil {
 		return err
@@ -53,22 +68,22 @@ func cmdCalibrate(ctx context.Context, e env, args []string) error {
 	if bl == nil || bl.DefinitionHash != cfg.DefinitionHash() {
 		bl = baseline.New(cfg.Name, cfg.DefinitionHash(), result.Env{}, cfg.Gate.Window)
 	}
-	if !*appendJob {
+	if !c.appendJob {
 		bl.Calibration = nil // a fresh calibration replaces the old one
 	}
-	for j := 0; j < *jobs; j++ {
-		if j > 0 && *pause > 0 {
-			if err := sleep(ctx, *pause); err != nil {
+	for j := 0; j < c.jobs; j++ {
+		if j > 0 && c.pause > 0 {
+			if err := sleep(ctx, c.pause); err != nil {
 				return withCode(ExitRuntime, err)
 			}
 		}
-		fmt.Fprintf(e.stderr, "calibration job %d of %d\n", j+1, *jobs)
-		res, err := runBenchmark(ctx, e, cfg, bf.quiet)
+		fmt.Fprintf(e.stderr, "calibration job %d of %d\n", j+1, c.jobs)
+		res, err := runBenchmark(ctx, e, cfg, c.quiet)
 		if err != nil {
 			return err
 		}
-		pr := prov.provenance(e.getenv, res.Created)
-		if !*appendJob || pr.Job == "" {
+		pr := c.prov.provenance(e.getenv, res.Created)
+		if c.jobs > 1 || pr.Job == "" { // one id per job: S_b counts them
 			pr.Job = fmt.Sprintf("calibrate-%s-%d", res.Created.Format("20060102T150405"), j+1)
 		}
 		bl.Append(res, pr)

@@ -24,16 +24,17 @@ func init() {
 }
 
 type demoFlags struct {
-	bench    benchFlags
-	out      string
-	slowdown string
-	async    bool
-	rate     int
-	baseline string
-	record   bool
-	ab       bool
-	aa       bool
-	reports  reportFlags
+	bench     benchFlags
+	out       string
+	slowdown  string
+	async     bool
+	rate      int
+	baseline  string
+	record    bool
+	ab        bool
+	aa        bool
+	calibrate int
+	reports   reportFlags
 }
 
 func cmdDemo(ctx context.Context, e env, args []string) error {
@@ -51,6 +52,7 @@ func cmdDemo(ctx context.Context, e env, args []string) error {
 	fs.BoolVar(&f.record, "record", false, "record a new baseline for this machine, replacing the old one")
 	fs.BoolVar(&f.ab, "ab", false, "run a clean and a slowed service side by side in one job (A/B), instead of checking against the stored baseline")
 	fs.BoolVar(&f.aa, "aa", false, "with --ab: the clean service on both sides, to see this job's noise")
+	fs.IntVar(&f.calibrate, "calibrate", 0, "run this many A/A `jobs` of the clean service and store the measured noise in this machine's demo baseline")
 	f.reports.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -74,6 +76,13 @@ func cmdDemo(ctx context.Context, e env, args []string) error {
 	}
 	if f.ab || f.aa {
 		return demoAB(ctx, e, f, cfg)
+	}
+	if f.calibrate > 0 {
+		if slow != 0 || f.async {
+			return usageErr("--calibrate measures the clean service: leave out --slowdown and --async")
+		}
+		cal := calibration{jobs: f.calibrate, appendJob: true, quiet: f.bench.quiet}
+		return cal.run(ctx, e, cfg, f.baseline)
 	}
 	bl, err := readBaseline(f.baseline)
 	if err != nil {

@@ -118,9 +118,20 @@ func planOne(m result.Metric, wanted bool, p Policy) plan {
 // baseline samples with k gated metrics.
 func (pl plan) logFloor(n, m, k int, p Policy) float64 {
 	if pl.noise != nil {
-		return stats.Floor(*pl.noise, n, m, p.BaselineJobs, p.SameJob, p.alpha(), k)
+		return math.Max(stats.Floor(*pl.noise, n, m, p.BaselineJobs, p.SameJob, p.alpha(), k), pl.toScale(pl.resolution()))
 	}
 	return pl.toScale(pl.userFloor)
+}
+
+// resolution is the least calibrated floor, in user units: a metric that
+// measured no noise at all (an open-loop rate that always met its target)
+// would otherwise have a floor of zero, and one cut iteration would fail
+// the gate.
+func (pl plan) resolution() float64 {
+	if pl.percent() {
+		return MinCalibratedFloorPoints
+	}
+	return MinCalibratedFloorPercent
 }
 
 // toScale converts an effect in user units (percent worse, or percentage

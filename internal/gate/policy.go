@@ -28,6 +28,14 @@ var DefaultFloors = map[string]float64{
 	result.LifecycleSuccess: 1,
 }
 
+// The least calibrated floors: 1 % for ratio metrics, 0.1 percentage
+// points for rates. Below them a difference is within the resolution of a
+// short benchmark, however quiet the calibration jobs were.
+const (
+	MinCalibratedFloorPercent = 1.0
+	MinCalibratedFloorPoints  = 0.1
+)
+
 // Policy is how a comparison is judged.
 type Policy struct {
 	// Alpha is the one-sided level of the tests; 0 means DefaultAlpha.

@@ -246,3 +246,29 @@ func TestBadValuesAreInconclusive(t *testing.T) {
 		t.Errorf("a zero throughput: %+v", f)
 	}
 }
+
+// A calibration that saw no noise at all still leaves a floor at the
+// resolution of a short benchmark: one cut iteration must not fail the gate.
+func TestCalibratedFloorHasAMinimum(t *testing.T) {
+	base := make([]result.Run, 20)
+	for i := range base {
+		base[i] = result.Run{Metrics: map[string]float64{result.IterationsPerSec: 100}}
+	}
+	head := make([]result.Run, 5)
+	for i := range head {
+		head[i] = result.Run{Metrics: map[string]float64{result.IterationsPerSec: 99.75}}
+	}
+	p := Policy{Metrics: []string{result.IterationsPerSec}, Noise: map[string]stats.Noise{result.IterationsPerSec: {Jobs: 4, Runs: 5}}, BaselineJobs: 4}
+	v := Judge(base, head, p)
+	f := v.Findings[0]
+	if v.Outcome == Regression || f.Floor < MinCalibratedFloorPercent {
+		t.Fatalf("outcome %s, floor %.2f %%: a 0.25 %% dip must stay within the %.0f %% resolution floor", v.Outcome, f.Floor, MinCalibratedFloorPercent)
+	}
+	head[0].Metrics[result.IterationsPerSec] = 90
+	for i := range head {
+		head[i].Metrics[result.IterationsPerSec] = 90
+	}
+	if v := Judge(base, head, p); v.Outcome != Regression {
+		t.Fatalf("a 10 %% drop against a noiseless calibration: outcome %s, want regression", v.Outcome)
+	}
+}

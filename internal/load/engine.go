@@ -72,6 +72,10 @@ func Run(ctx context.Context, plan *scenario.Plan, baseURL string, opt Options) 
 	e.start = time.Now()
 	e.warmEnd = e.start.Add(opt.Warmup)
 	e.end = e.warmEnd.Add(opt.Duration)
+	if opt.OnMeasure != nil {
+		measure := time.AfterFunc(opt.Warmup, opt.OnMeasure)
+		defer measure.Stop()
+	}
 	stopProgress := e.startProgress()
 	if opt.Model == Open {
 		e.runOpen(workers)

@@ -255,3 +255,25 @@ func TestTemplateValuesDependOnlyOnSeedAndIteration(t *testing.T) {
 		t.Errorf("seed 12 repeated %d of seed 11's values", same)
 	}
 }
+
+// OnMeasure fires once, when the warm-up is over: the server has by then
+// seen (about) the warm-up's requests, not the window's.
+func TestOnMeasureFiresAtWindowStart(t *testing.T) {
+	t.Parallel()
+	var served atomic.Int64
+	srv := server(t, func(w http.ResponseWriter, r *http.Request) { served.Add(1) })
+	opt := openOpts(200, 256, 500*time.Millisecond, 500*time.Millisecond)
+	var calls, seenAtStart atomic.Int64
+	opt.OnMeasure = func() {
+		calls.Add(1)
+		seenAtStart.Store(served.Load())
+	}
+	run(t, compile(t, 1, oneStep("a", "/")), srv.URL, opt)
+	if calls.Load() != 1 {
+		t.Fatalf("OnMeasure called %d times, want once", calls.Load())
+	}
+	// 100 warm-up requests are due before the window; allow wide timing slack.
+	if got := seenAtStart.Load(); got < 50 || got > 150 {
+		t.Errorf("at the window's start the server had seen %d requests, want about the warm-up's 100", got)
+	}
+}

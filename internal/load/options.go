@@ -51,6 +51,10 @@ type Options struct {
 	// Progress, when set, is called every ProgressInterval from one
 	// goroutine, and once more when the run ends.
 	Progress func(Progress)
+	// OnMeasure, when set, is called once, from another goroutine, when
+	// the warm-up ends and the measured window starts: the moment to start
+	// sampling the target's resources.
+	OnMeasure func()
 }
 
 // Progress is a snapshot of a run for a progress display. Counts cover the

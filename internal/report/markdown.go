@@ -121,9 +121,14 @@ func writeMarkdownDetails(b *strings.Builder, in Input) {
 // mdEscape keeps text from the runs and the config from breaking a table
 // or injecting HTML.
 func mdEscape(s string) string {
-	r := strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;", "\r", " ", "\n", " ")
-	return r.Replace(s)
+	return mdEscaper.Replace(s)
 }
+
+// mdEscaper keeps text from a report (which may come from a fork's
+// artifact) inert: no HTML, no table breaks, no @mentions that notify
+// people, no links or images.
+var mdEscaper = strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;", "\r", " ", "\n", " ",
+	"@", "@\u200b", "[", `\[`, "]", `\]`, "!", `\!`)
 
 // codeSpan shows a sample message verbatim in a table cell.
 func codeSpan(s string) string {

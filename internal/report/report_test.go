@@ -119,6 +119,9 @@ func TestMarkdownContent(t *testing.T) {
 		}
 	}
 	// Text outside code spans is escaped so that it cannot inject HTML.
+	if got := mdEscape("@team see [x](http://e) ![i](http://e)"); strings.Contains(got, "@t") || !strings.Contains(got, `\[x\](`) || !strings.Contains(got, `\!\[i\]`) {
+		t.Errorf("mdEscape left a mention or a link: %q", got)
+	}
 	if got := mdEscape("a <b>|c"); got != `a &lt;b&gt;\|c` {
 		t.Errorf("mdEscape = %q", got)
 	}

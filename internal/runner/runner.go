@@ -91,8 +91,9 @@ func (r *Runner) measure(ctx context.Context, plan *scenario.Plan, tgt *running,
 	}
 	opt := load.FromConfig(r.Config.Load)
 	opt.Progress = func(p load.Progress) { obs.Progress(i, p) }
+	var sampler sampling
+	opt.OnMeasure = func() { sampler.start(tgt.pid) } // the window only: warm-up is not measured
 	obs.Step(i, "measure")
-	sampler := tgt.sample()
 	started := time.Now().UTC()
 	run, err := load.Run(ctx, plan, tgt.url, opt)
 	res := sampler.stop()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
@@ -63,17 +64,28 @@ func (t *running) stop() {
 	t.client.CloseIdleConnections()
 }
 
-// sampling measures the target's CPU and memory over a measure window.
-type sampling struct{ s *target.Sampler }
-
-func (t *running) sample() sampling {
-	if t.pid == 0 {
-		return sampling{}
-	}
-	return sampling{target.StartSampler(t.pid, 100*time.Millisecond)}
+// sampling measures the target's CPU and memory over a measure window. It
+// is started from the load engine's timer goroutine and stopped by the
+// runner, hence the lock.
+type sampling struct {
+	mu      sync.Mutex
+	s       *target.Sampler
+	stopped bool // a start that comes after stop (a cancelled run) does nothing
 }
 
-func (s sampling) stop() *result.Resources {
+func (s *sampling) start(pid int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if pid == 0 || s.stopped {
+		return
+	}
+	s.s = target.StartSampler(pid, 100*time.Millisecond)
+}
+
+func (s *sampling) stop() *result.Resources {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopped = true
 	if s.s == nil {
 		return nil
 	}
