@@ -40,3 +40,39 @@ scenarios: [{steps: [{path: /}]}]
 		t.Errorf("with ab, target may be left out; got %q", err)
 	}
 }
+
+func TestCommandEngineProblems(t *testing.T) {
+	src := `name: x
+target: {url: "http://127.0.0.1:80"}
+load:
+  engine: command
+  rate: 10/s
+scenarios: [{steps: [{path: /}]}]
+`
+	_, err := Parse("cmd.yml", []byte(src))
+	if err == nil {
+		t.Fatal("want problems")
+	}
+	for _, want := range []string{
+		"load.command: required with engine: command",
+		"load.output: required with engine: command",
+		"cmd.yml:5:3: load.rate: not used with engine: command",
+		"cmd.yml:6:1: scenarios: not used with engine: command",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+func TestCommandKeysNeedCommandEngine(t *testing.T) {
+	src := `name: x
+target: {url: "http://127.0.0.1:80"}
+load: {rate: 10/s, output: out.json}
+scenarios: [{steps: [{path: /}]}]
+`
+	_, err := Parse("t.yml", []byte(src))
+	if err == nil || !strings.Contains(err.Error(), "load.output: only used with engine: command") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -16,6 +16,7 @@ const (
 	DefaultWarmup         = Duration(2 * time.Second)
 	DefaultDuration       = Duration(10 * time.Second)
 	DefaultRuns           = 5
+	DefaultCommandTimeout = Duration(10 * time.Minute)
 	DefaultRequestTimeout = Duration(10 * time.Second)
 	DefaultReadyStatus    = 200
 	DefaultReadyTimeout   = Duration(30 * time.Second)
@@ -71,6 +72,12 @@ func defaultDataset(ds *Dataset) {
 }
 
 func defaultLoad(l *Load, c *collector) {
+	setString(&l.Engine, c, "load.engine", EngineTailgate)
+	if l.Engine == EngineCommand {
+		setDuration(&l.CommandTimeout, c, "load.command_timeout", DefaultCommandTimeout)
+		setInt(&l.Runs, c, "load.runs", DefaultRuns)
+		return
+	}
 	setString(&l.Model, c, "load.model", ModelOpen)
 	if l.Model == ModelOpen {
 		setInt(&l.MaxInflight, c, "load.max_inflight", DefaultMaxInflight)

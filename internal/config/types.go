@@ -119,8 +119,23 @@ const (
 	ModelClosed = "closed"
 )
 
+// Load engines.
+const (
+	EngineTailgate = "tailgate"
+	EngineCommand  = "command"
+)
+
 // Load says how work is offered and for how long.
 type Load struct {
+	// Engine is "tailgate" (the built-in generator, the default) or
+	// "command": each run executes Command, a load tool of the user's
+	// (k6, Locust, JMeter, …), and imports the file it writes to Output.
+	Engine         string   `yaml:"engine"`
+	Command        *Command `yaml:"command"`
+	Output         string   `yaml:"output"`
+	Format         string   `yaml:"format"`          // the output's format; detected when empty
+	CommandTimeout Duration `yaml:"command_timeout"` // default 10m
+
 	Model string `yaml:"model"` // open (default) or closed
 	// Open model: iterations start at Rate; with RampFrom set the rate
 	// rises linearly from RampFrom to Rate over Ramp, then stays at Rate.

@@ -26,8 +26,15 @@ func validate(cfg *Config, c *collector) {
 	if cfg.Drain != nil {
 		validateDrain(cfg.Drain, c)
 	}
-	validateLoad(&cfg.Load, c)
-	validateScenarios(cfg.Scenarios, c)
+	switch cfg.Load.Engine {
+	case EngineTailgate:
+		validateLoad(&cfg.Load, c)
+		validateScenarios(cfg.Scenarios, c)
+	case EngineCommand:
+		validateCommandLoad(&cfg.Load, c)
+	default:
+		c.add("load.engine", "unknown engine %q: expected tailgate (the built-in generator) or command (your load tool)", cfg.Load.Engine)
+	}
 	validateGate(&cfg.Gate, c)
 }
 
@@ -86,6 +93,11 @@ func isLoopback(host string) bool {
 }
 
 func validateLoad(l *Load, c *collector) {
+	for _, k := range []string{"load.command", "load.output", "load.format", "load.command_timeout"} {
+		if c.given(k) {
+			c.addKey(k, "only used with engine: command")
+		}
+	}
 	switch l.Model {
 	case ModelOpen:
 		validateOpen(l, c)
@@ -98,6 +110,26 @@ func validateLoad(l *Load, c *collector) {
 	checkPositive(l.RequestTimeout, "load.request_timeout", c)
 	if l.Runs < 1 {
 		c.add("load.runs", "must be at least 1, got %d", l.Runs)
+	}
+}
+
+// validateCommandLoad checks engine: command, where the user's tool makes
+// the load: the built-in generator's keys have no meaning there.
+func validateCommandLoad(l *Load, c *collector) {
+	if l.Command == nil || l.Command.IsZero() {
+		c.add("load.command", "required with engine: command: the load tool's command, e.g. k6 run --summary-export \"$TAILGATE_OUTPUT\" script.js")
+	}
+	if l.Output == "" {
+		c.add("load.output", "required with engine: command: the result file the command writes, e.g. out/summary.json")
+	}
+	checkPositive(l.CommandTimeout, "load.command_timeout", c)
+	if l.Runs < 1 {
+		c.add("load.runs", "must be at least 1, got %d", l.Runs)
+	}
+	for _, k := range []string{"load.model", "load.rate", "load.ramp_from", "load.ramp", "load.max_inflight", "load.vus", "load.think", "load.warmup", "load.duration", "load.request_timeout", "scenarios"} {
+		if c.given(k) {
+			c.addKey(k, "not used with engine: command: the load tool's own script sets it")
+		}
 	}
 }
 

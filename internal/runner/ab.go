@@ -53,9 +53,9 @@ type ABResult struct {
 // dataset reset, verify and drain. With aa set, the base target stands on
 // both sides (an A/A check of the noise this job sees).
 func (r *Runner) RunAB(ctx context.Context, ab config.AB, aa bool) (*ABResult, error) {
-	plan, err := scenario.Compile(r.Config.Scenarios, r.Config.Seed)
+	plan, err := r.compile()
 	if err != nil {
-		return nil, fmt.Errorf("compiling scenarios: %w", err)
+		return nil, err
 	}
 	headTarget := ab.Head
 	if aa {

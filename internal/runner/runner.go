@@ -44,9 +44,9 @@ type Runner struct {
 // target. An error means no result: a failed run is never written as if it
 // were one.
 func (r *Runner) Run(ctx context.Context) (*result.File, error) {
-	plan, err := scenario.Compile(r.Config.Scenarios, r.Config.Seed)
+	plan, err := r.compile()
 	if err != nil {
-		return nil, fmt.Errorf("compiling scenarios: %w", err)
+		return nil, err
 	}
 	tgt, err := r.start(ctx, r.Config.Target, "")
 	if err != nil {
@@ -65,6 +65,19 @@ func (r *Runner) Run(ctx context.Context) (*result.File, error) {
 	return out, nil
 }
 
+// compile prepares the scenarios for the built-in generator; a load tool
+// (engine: command) has its own, and gets no plan.
+func (r *Runner) compile() (*scenario.Plan, error) {
+	if r.Config.Load.Engine == config.EngineCommand {
+		return nil, nil
+	}
+	plan, err := scenario.Compile(r.Config.Scenarios, r.Config.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("compiling scenarios: %w", err)
+	}
+	return plan, nil
+}
+
 func (r *Runner) newFile() *result.File {
 	return &result.File{
 		Schema:         result.SchemaVersion,
@@ -81,6 +94,16 @@ func (r *Runner) runOnce(ctx context.Context, plan *scenario.Plan, tgt *running,
 	obs := r.observer()
 	obs.RunStarted(i, runs, tgt.label)
 	defer func() { obs.RunDone(i, run, err) }()
+	if r.Config.Load.Engine == config.EngineCommand {
+		if err := r.prepare(ctx, tgt, i); err != nil {
+			return nil, err
+		}
+		obs.Step(i, "measure")
+		if run, err = r.measureTool(ctx, tgt, i, runs); err != nil {
+			return nil, err
+		}
+		return run, r.drainAfter(ctx, tgt, i)
+	}
 	return r.measure(ctx, plan, tgt, i)
 }
 
@@ -108,13 +131,17 @@ func (r *Runner) measure(ctx context.Context, plan *scenario.Plan, tgt *running,
 		run.Resources = res
 		run.Summarize()
 	}
-	if d := r.Config.Drain; d != nil {
-		obs.Step(i, "drain")
-		if err := target.Drain(ctx, tgt.client, tgt.url, d); err != nil {
-			return nil, err
-		}
+	return run, r.drainAfter(ctx, tgt, i)
+}
+
+// drainAfter waits until the target is idle again after a run.
+func (r *Runner) drainAfter(ctx context.Context, tgt *running, i int) error {
+	d := r.Config.Drain
+	if d == nil {
+		return nil
 	}
-	return run, nil
+	r.observer().Step(i, "drain")
+	return target.Drain(ctx, tgt.client, tgt.url, d)
 }
 
 // prepare puts the target into the fixed starting state and waits until

@@ -1,0 +1,63 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
+	_ "github.com/tailgate-ci/tailgate/internal/importer/all" // every format a tool can write
+	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/target"
+)
+
+// measureTool is the measure step of engine: command: the user's load tool
+// makes the load and writes its results, which are imported as the run.
+// The target's resources are sampled while the tool runs.
+func (r *Runner) measureTool(ctx context.Context, tgt *running, i, runs int) (*result.Run, error) {
+	l := r.Config.Load
+	if err := freshOutput(l.Output); err != nil {
+		return nil, err
+	}
+	env := []string{
+		"TAILGATE_TARGET_URL=" + tgt.url,
+		"TAILGATE_OUTPUT=" + l.Output,
+		"TAILGATE_RUN=" + strconv.Itoa(i),
+		"TAILGATE_RUNS=" + strconv.Itoa(runs),
+	}
+	var sampler sampling
+	sampler.start(tgt.pid)
+	started := time.Now().UTC()
+	exit, err := target.RunTool(ctx, l.Command, env, l.CommandTimeout.D(), r.log())
+	res := sampler.stop()
+	if err != nil {
+		return nil, err
+	}
+	run, err := importer.ImportFile(l.Output, l.Format)
+	if err != nil {
+		return nil, &target.StepError{Step: target.StepLoad, Saw: fmt.Sprintf("the command exited with status %d", exit), Err: fmt.Errorf("importing its output: %w", err)}
+	}
+	run.Index, run.Started, run.Resources = i, started, res
+	if exit != 0 {
+		run.Notes = append(run.Notes, fmt.Sprintf("the load command exited with status %d (failed thresholds?)", exit))
+	}
+	run.Summarize()
+	return run, nil
+}
+
+// freshOutput removes the previous run's output, so that a tool that fails
+// to write it is an error instead of a stale result.
+func freshOutput(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("preparing load.output: %w", err)
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("removing the previous load.output: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,57 @@
+package target
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/config"
+)
+
+func TestRunToolPassesEnvAndExitStatus(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.txt")
+	var log bytes.Buffer
+	c := &config.Command{Shell: `echo started; echo "$TAILGATE_RUN" > "$OUT"; exit 3`}
+	exit, err := RunTool(context.Background(), c, []string{"TAILGATE_RUN=2", "OUT=" + out}, 10*time.Second, &log)
+	if err != nil || exit != 3 {
+		t.Fatalf("RunTool = %d, %v; want exit 3 and no error (a tool may fail thresholds and still write results)", exit, err)
+	}
+	if b, _ := os.ReadFile(out); strings.TrimSpace(string(b)) != "2" {
+		t.Errorf("the command saw TAILGATE_RUN=%q, want 2", b)
+	}
+	if !strings.Contains(log.String(), "[load] started") {
+		t.Errorf("log = %q, want the tool's output prefixed", log.String())
+	}
+}
+
+func TestRunToolTimeoutKillsTheGroup(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	c := &config.Command{Shell: `sleep 30 & echo $! > "` + pidFile + `"; wait`}
+	start := time.Now()
+	_, err := RunTool(context.Background(), c, nil, 300*time.Millisecond, &bytes.Buffer{})
+	var se *StepError
+	if !errors.As(err, &se) || se.Step != StepLoad {
+		t.Fatalf("err = %v, want a %q StepError", err, StepLoad)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Errorf("RunTool took %v after a 300ms timeout", time.Since(start))
+	}
+	b, rerr := os.ReadFile(pidFile)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	pid := strings.TrimSpace(string(b))
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat("/proc/" + pid); err != nil {
+			return // the background sleep is gone
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Errorf("the tool's child %s still runs after the timeout", pid)
+}
