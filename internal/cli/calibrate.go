@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -101,6 +102,10 @@ func (c calibration) run(ctx context.Context, e env, cfg *config.Config, path st
 	return nil
 }
 
+// minCrossCheckJobs is how many jobs the empirical cross-check of the
+// noise model needs before its 95th percentile means anything.
+const minCrossCheckJobs = 5
+
 // estimateNoise recomputes the per-metric noise from the calibration jobs
 // and returns warnings about estimates that are weak or inconsistent.
 func estimateNoise(bl *baseline.File) []string {
@@ -110,6 +115,7 @@ func estimateNoise(bl *baseline.File) []string {
 	if len(c.Jobs) < 2 {
 		return []string{fmt.Sprintf("%d job so far: the noise needs at least 2 jobs (10 or more recommended); run calibrate --append in more jobs", len(c.Jobs))}
 	}
+	var disagree []string
 	for _, m := range result.Metrics {
 		jobs := c.MetricJobs(m.Key)
 		if len(jobs) < 2 {
@@ -125,11 +131,14 @@ func estimateNoise(bl *baseline.File) []string {
 			continue
 		}
 		c.Noise[m.Key] = nz
-		if m.Scale == result.Ratio {
+		if m.Scale == result.Ratio && len(jobs) >= minCrossCheckJobs {
 			if emp, err := stats.EmpiricalFloor(jobs); err == nil && !stats.FloorsAgree(emp, stats.PairFloor(nz, gate.DefaultAlpha)) {
-				warnings = append(warnings, fmt.Sprintf("%s: job-to-job differences (95th percentile %.1f %%) disagree with the noise model (%.1f %%): the noise may not be lognormal or stationary", m.Key, 100*emp, 100*stats.PairFloor(nz, gate.DefaultAlpha)))
+				disagree = append(disagree, fmt.Sprintf("%s (%.1f %% seen, %.1f %% modelled)", m.Key, 100*emp, 100*stats.PairFloor(nz, gate.DefaultAlpha)))
 			}
 		}
+	}
+	if len(disagree) > 0 {
+		warnings = append(warnings, "job-to-job differences (95th percentile) disagree with the noise model for "+strings.Join(disagree, ", ")+": the noise may not be lognormal or stationary; more jobs spread over time make the estimate firmer")
 	}
 	if len(c.Jobs) < 10 {
 		warnings = append(warnings, fmt.Sprintf("only %d jobs: the between-job noise is a rough estimate (10 or more recommended)", len(c.Jobs)))
