@@ -11,31 +11,8 @@ import (
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
 	_ "github.com/tailgate-ci/tailgate/internal/importer/all"
+	"github.com/tailgate-ci/tailgate/internal/importer/importertest"
 )
-
-// fixturesDir finds ../shared/fixtures next to the module root.
-func fixturesDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("module root not found")
-		}
-		dir = parent
-	}
-	fx := filepath.Join(dir, "..", "shared", "fixtures")
-	if _, err := os.Stat(fx); err != nil {
-		t.Skipf("shared fixtures not present at %s", fx)
-	}
-	return fx
-}
 
 // supportedFolders are fixture folders whose format has an importer: each
 // must import at least one of its files.
@@ -54,7 +31,7 @@ type tally struct {
 // TestFixtures imports every shared fixture: each must import, or be
 // rejected with a *SyntaxError or *Unsupported that says why.
 func TestFixtures(t *testing.T) {
-	root := fixturesDir(t)
+	root := importertest.FixturesDir(t, ".")
 	counts := map[string]*tally{}
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || filepath.Dir(path) == root {
@@ -95,7 +72,7 @@ func importOne(t *testing.T, path string) (reason string, ok bool) {
 			reason, ok = "panic", false
 		}
 	}()
-	if head := readHead(t, path); len(sniffers(path, head)) > 1 {
+	if head := importertest.ReadHead(t, path); len(sniffers(path, head)) > 1 {
 		t.Errorf("%s: sniffed by several formats %v; detection must be unambiguous", path, sniffers(path, head))
 	}
 	run, err := importer.ImportFile(path, "")
@@ -105,13 +82,8 @@ func importOne(t *testing.T, path string) (reason string, ok bool) {
 		}
 		return "", true
 	}
-	var syn *importer.SyntaxError
-	var uns *importer.Unsupported
-	switch {
-	case errors.As(err, &syn) && syn.Msg != "":
-		return "syntax: " + shorten(syn.Msg), false
-	case errors.As(err, &uns) && uns.Reason != "":
-		return "unsupported: " + shorten(uns.Reason), false
+	if reason, ok := importertest.Rejection(err); ok {
+		return shorten(reason), false
 	}
 	t.Errorf("%s: rejected with %T, want *SyntaxError or *Unsupported: %v", path, err, err)
 	return err.Error(), false
@@ -214,15 +186,6 @@ func TestEveryTestdataFileIsDetectedAsItsFormat(t *testing.T) {
 			t.Errorf("%s sniffed as %v, want only %s", path, matched, want)
 		}
 	}
-}
-
-func readHead(t *testing.T, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data[:min(len(data), 64<<10)]
 }
 
 // sniffers lists the formats that claim a file.

@@ -1,8 +1,13 @@
 // Package importer owns turning foreign load-test results (k6, Locust,
-// JMeter, Gatling, vegeta) into result.Run. Each format lives in its own
-// sub-package and registers itself here; internal/importer/all links them
-// all in. Formats are adapters at the edge: nothing past this package knows
-// which tool measured a run.
+// JMeter, Gatling, vegeta, wrk) into result.Run. Each format lives in its
+// own sub-package and registers itself here; internal/importer/all links
+// them all in. Formats are adapters at the edge: nothing past this package
+// knows which tool measured a run.
+//
+// Besides the Format contract and its typed errors, it holds what the
+// formats share in reading foreign files: a line reader that sees where a
+// file was cut, and the classing and shortening of failure messages.
+// Building a run from per-request records is internal/importer/rawrun.
 package importer
 
 import (

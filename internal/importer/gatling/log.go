@@ -114,14 +114,14 @@ func (p *logParse) record(line string) error {
 	case "ERROR":
 		p.errors++
 		if p.errorMsg == "" && len(f) > 1 {
-			p.errorMsg = shorten(f[1])
+			p.errorMsg = importer.OneLine(f[1])
 		}
 	case "GROUP":
 		p.groups++
 	case "USER", "ASSERTION":
 	default:
 		return fmt.Errorf("unknown record type %q; expected RUN, USER, REQUEST, GROUP, ERROR or ASSERTION, tab-separated (a Gatling 2.x–3.9 simulation.log)",
-			shorten(f[0]))
+			importer.OneLine(f[0]))
 	}
 	return nil
 }
@@ -130,7 +130,7 @@ func (p *logParse) finish() (*result.Run, error) {
 	if !p.seenRecord {
 		return nil, &importer.SyntaxError{File: p.file, Msg: "the file is empty; expected Gatling's RUN, USER and REQUEST records"}
 	}
-	if p.runs.run.Requests.Total == 0 {
+	if p.runs.count() == 0 {
 		return nil, &importer.Unsupported{File: p.file, Reason: "the log holds no REQUEST records"}
 	}
 	notes := p.notes
@@ -199,7 +199,7 @@ func parseRequest(f []string) (request, error) {
 		return request{}, fmt.Errorf("request lasts %d ms, more than a year: the start or end time is wrong", end-start)
 	}
 	if !isStatus(f[l.status]) {
-		return request{}, fmt.Errorf("status %q is not OK or KO; %s", shorten(f[l.status]), layoutsHelp)
+		return request{}, fmt.Errorf("status %q is not OK or KO; %s", importer.OneLine(f[l.status]), layoutsHelp)
 	}
 	return request{
 		step:    stepName(f[l.groups], f[l.name]),
@@ -222,7 +222,7 @@ func stepName(groups, name string) string {
 func millis(s, what string) (int64, error) {
 	v, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || v < 0 {
-		return 0, fmt.Errorf("%s time %q is not epoch milliseconds", what, shorten(s))
+		return 0, fmt.Errorf("%s time %q is not epoch milliseconds", what, importer.OneLine(s))
 	}
 	return v, nil
 }

@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/importer/importertest"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
 func TestLog39(t *testing.T) {
-	run := mustImport(t, LogFormat{}, "testdata/v39.log")
+	run := importertest.MustImport(t, LogFormat{}, "testdata/v39.log")
 	if run.Requests.Total != 14 || run.Requests.Failed != 4 {
 		t.Fatalf("requests = %+v, want 14 total, 4 failed", run.Requests)
 	}
@@ -21,18 +22,18 @@ func TestLog39(t *testing.T) {
 	if want := time.UnixMilli(1700000000000).UTC(); !run.Started.Equal(want) {
 		t.Errorf("started = %v, want %v", run.Started, want)
 	}
-	wantMetric(t, run, result.RequestsPerSec, 14/9.1)
-	wantMetric(t, run, result.RequestErrorPct, 100*4.0/14)
-	wantMetric(t, run, result.LatencyMax, 5000)
-	if got := strings.Join(stepNames(run), "|"); got != "GET /items|checkout / POST /cart|checkout / POST /pay" {
+	importertest.WantMetric(t, run, result.RequestsPerSec, 14/9.1)
+	importertest.WantMetric(t, run, result.RequestErrorPct, 100*4.0/14)
+	importertest.WantMetric(t, run, result.LatencyMax, 5000)
+	if got := strings.Join(importertest.StepNames(run), "|"); got != "GET /items|checkout / POST /cart|checkout / POST /pay" {
 		t.Fatalf("steps = %s", got)
 	}
 	items := run.Steps[0]
 	// Durations 10, 20, … 100 ms: p50 is 50 ms, p90 is 90 ms.
-	if p50 := items.Latency.Quantile(0.5); !approx(float64(p50), float64(50*time.Millisecond), 0.002) {
+	if p50 := items.Latency.Quantile(0.5); !importertest.Approx(float64(p50), float64(50*time.Millisecond), 0.002) {
 		t.Errorf("p50 = %v, want 50ms", p50)
 	}
-	if p90 := items.Latency.Quantile(0.9); !approx(float64(p90), float64(90*time.Millisecond), 0.002) {
+	if p90 := items.Latency.Quantile(0.9); !importertest.Approx(float64(p90), float64(90*time.Millisecond), 0.002) {
 		t.Errorf("p90 = %v, want 90ms", p90)
 	}
 	want := []result.ErrorClass{
@@ -41,15 +42,8 @@ func TestLog39(t *testing.T) {
 		{Class: result.ErrConnection, Step: "checkout / POST /pay", Count: 1, Sample: "j.n.ConnectException: Connection refused"},
 		{Class: result.ErrTimeout, Step: "checkout / POST /pay", Count: 1, Sample: "i.g.h.c.i.RequestTimeoutException: Request timeout to localhost/127.0.0.1:8080 after 5000 ms"},
 	}
-	if len(run.Errors) != len(want) {
-		t.Fatalf("errors = %+v", run.Errors)
-	}
-	for i := range want {
-		if run.Errors[i] != want[i] {
-			t.Errorf("error %d = %+v, want %+v", i, run.Errors[i], want[i])
-		}
-	}
-	if !hasNote(run, "1 GROUP records not counted") || !hasNote(run, "1 ERROR records") {
+	importertest.WantErrors(t, run, want)
+	if !importertest.HasNote(run, "1 GROUP records not counted") || !importertest.HasNote(run, "1 ERROR records") {
 		t.Errorf("notes = %q", run.Notes)
 	}
 }
@@ -66,26 +60,26 @@ func TestLogOlderLayouts(t *testing.T) {
 		{"v22.log", 2, 1, 1.3, "home", 300},
 		{"v20.log", 2, 0, 0.5, "home", 300}, // request start to response end
 	} {
-		run := mustImport(t, LogFormat{}, "testdata/"+tc.file)
+		run := importertest.MustImport(t, LogFormat{}, "testdata/"+tc.file)
 		if run.Requests.Total != tc.total || run.Requests.Failed != tc.failed {
 			t.Errorf("%s: requests = %+v", tc.file, run.Requests)
 		}
 		if run.Window != tc.window {
 			t.Errorf("%s: window = %v, want %v", tc.file, run.Window, tc.window)
 		}
-		if got := strings.Join(stepNames(run), "|"); got != tc.steps {
+		if got := strings.Join(importertest.StepNames(run), "|"); got != tc.steps {
 			t.Errorf("%s: steps = %s, want %s", tc.file, got, tc.steps)
 		}
-		wantMetric(t, run, result.LatencyMax, tc.max)
+		importertest.WantMetric(t, run, result.LatencyMax, tc.max)
 	}
 }
 
 func TestLogCut(t *testing.T) {
-	run := mustImport(t, LogFormat{}, "testdata/cut.log")
+	run := importertest.MustImport(t, LogFormat{}, "testdata/cut.log")
 	if run.Requests.Total != 3 {
 		t.Fatalf("requests = %+v, want the 3 complete records", run.Requests)
 	}
-	if !hasNote(run, "the file was cut: its last line (7) is incomplete") {
+	if !importertest.HasNote(run, "the file was cut: its last line (7) is incomplete") {
 		t.Errorf("notes = %q", run.Notes)
 	}
 }
@@ -97,7 +91,7 @@ func TestLogBadFiles(t *testing.T) {
 		{"bad-status.log", `testdata/bad-status.log:4: status "MAYBE" is not OK or KO`},
 		{"bad-type.log", `testdata/bad-type.log:4: unknown record type "RESPONSE"; expected RUN, USER, REQUEST, GROUP, ERROR or ASSERTION`},
 	} {
-		_, err := importFile(LogFormat{}, "testdata/"+tc.file)
+		_, err := importertest.ImportPath(LogFormat{}, "testdata/"+tc.file)
 		var syn *importer.SyntaxError
 		if !errors.As(err, &syn) || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v\nwant SyntaxError %q", tc.file, err, tc.want)
@@ -107,7 +101,7 @@ func TestLogBadFiles(t *testing.T) {
 		{"norequests.log", "no REQUEST records"},
 		{"binary.log", "binary simulation.log (Gatling 3.10 or later)"},
 	} {
-		_, err := importFile(LogFormat{}, "testdata/"+tc.file)
+		_, err := importertest.ImportPath(LogFormat{}, "testdata/"+tc.file)
 		var uns *importer.Unsupported
 		if !errors.As(err, &uns) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want Unsupported %q", tc.file, err, tc.want)
@@ -134,12 +128,4 @@ func TestLogSniff(t *testing.T) {
 			t.Errorf("Sniff(%q, %q) = %v, want %v", tc.name, tc.head, got, tc.want)
 		}
 	}
-}
-
-func stepNames(run *result.Run) []string {
-	var names []string
-	for _, s := range run.Steps {
-		names = append(names, s.Name)
-	}
-	return names
 }

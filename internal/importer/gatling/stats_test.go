@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/importer/importertest"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
 func TestStatsTree(t *testing.T) {
-	run := mustImport(t, StatsFormat{}, "testdata/stats.json")
+	run := importertest.MustImport(t, StatsFormat{}, "testdata/stats.json")
 	if run.Requests.Total != 200 || run.Requests.Failed != 10 {
 		t.Fatalf("requests = %+v, want 200 total, 10 failed", run.Requests)
 	}
@@ -18,14 +19,14 @@ func TestStatsTree(t *testing.T) {
 		result.LatencyMean: 120, result.LatencyP50: 100, result.LatencyP95: 300, result.LatencyP99: 800,
 		result.LatencyMax: 1200, result.RequestsPerSec: 20, result.RequestErrorPct: 5,
 	} {
-		wantMetric(t, run, key, want)
+		importertest.WantMetric(t, run, key, want)
 	}
-	wantAbsent(t, run, result.LatencyP90)
+	importertest.WantAbsent(t, run, result.LatencyP90)
 	if len(run.Metrics) != 7 {
 		t.Errorf("metrics = %v, want exactly 7", run.Metrics)
 	}
 	// The group is not a step; its request is, named by its path.
-	if got := strings.Join(stepNames(run), "|"); got != "GET /items|checkout / POST /pay" {
+	if got := strings.Join(importertest.StepNames(run), "|"); got != "GET /items|checkout / POST /pay" {
 		t.Fatalf("steps = %s", got)
 	}
 	pay := run.Steps[1]
@@ -35,17 +36,17 @@ func TestStatsTree(t *testing.T) {
 }
 
 func TestStatsGlobalWithStringsAndMissingPercentiles(t *testing.T) {
-	run := mustImport(t, StatsFormat{}, "testdata/global_stats.json")
+	run := importertest.MustImport(t, StatsFormat{}, "testdata/global_stats.json")
 	if run.Requests.Total != 40 || run.Requests.Failed != 0 {
 		t.Fatalf("requests = %+v", run.Requests)
 	}
-	wantMetric(t, run, result.LatencyP50, 48)
-	wantMetric(t, run, result.LatencyMean, 50)
-	wantMetric(t, run, result.RequestsPerSec, 4)
-	wantMetric(t, run, result.RequestErrorPct, 0)
-	wantAbsent(t, run, result.LatencyP90, result.LatencyP95, result.LatencyP99)
+	importertest.WantMetric(t, run, result.LatencyP50, 48)
+	importertest.WantMetric(t, run, result.LatencyMean, 50)
+	importertest.WantMetric(t, run, result.RequestsPerSec, 4)
+	importertest.WantMetric(t, run, result.RequestErrorPct, 0)
+	importertest.WantAbsent(t, run, result.LatencyP90, result.LatencyP95, result.LatencyP99)
 	if len(run.Steps) != 0 {
-		t.Errorf("steps = %v, want none from global_stats.json", stepNames(run))
+		t.Errorf("steps = %v, want none from global_stats.json", importertest.StepNames(run))
 	}
 }
 
@@ -56,7 +57,7 @@ func TestStatsBadFiles(t *testing.T) {
 		{"nocount-stats.json", `testdata/nocount-stats.json: no numberOfRequests.total; expected Gatling's`},
 		{"v39.log", `testdata/v39.log:1: invalid character 'A' looking for beginning of value`},
 	} {
-		_, err := importFile(StatsFormat{}, "testdata/"+tc.file)
+		_, err := importertest.ImportPath(StatsFormat{}, "testdata/"+tc.file)
 		var syn *importer.SyntaxError
 		if !errors.As(err, &syn) || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v\nwant SyntaxError %q", tc.file, err, tc.want)

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tailgate-ci/tailgate/internal/importer"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
@@ -21,26 +22,26 @@ func classify(s sample) (class, msg string) {
 		if m := strings.TrimSpace(s.message); m != "" {
 			msg += ": " + strings.TrimSpace(strings.TrimPrefix(m, "Non HTTP response message:"))
 		}
-		return transportClass(exc), shorten(msg)
+		return transportClass(exc), importer.OneLine(msg)
 	}
 	// A page whose embedded resource got no response says so in its message.
 	if i := strings.Index(s.message, nonHTTPPrefix); i >= 0 {
-		return transportClass(s.message[i:]), shorten(s.message)
+		return transportClass(s.message[i:]), importer.OneLine(s.message)
 	}
 	if strings.Contains(s.failure, "lasted too long") { // Duration Assertion
-		return result.ErrTimeout, shorten(s.failure)
+		return result.ErrTimeout, importer.OneLine(s.failure)
 	}
 	status, err := strconv.Atoi(code)
 	if err == nil && (status < 200 || status >= 400) {
-		return result.ErrStatus, shorten(code + " " + s.message)
+		return result.ErrStatus, importer.OneLine(code + " " + s.message)
 	}
 	if s.failure != "" {
-		return result.ErrExpect, shorten(s.failure)
+		return result.ErrExpect, importer.OneLine(s.failure)
 	}
 	if code == "" {
 		return result.ErrExpect, "sample failed without a response code"
 	}
-	return result.ErrExpect, shorten("sample marked failed with response " + code + " " + s.message)
+	return result.ErrExpect, importer.OneLine("sample marked failed with response " + code + " " + s.message)
 }
 
 // transportClass classes a failure without an HTTP response by the
@@ -50,14 +51,4 @@ func transportClass(text string) string {
 		return result.ErrTimeout
 	}
 	return result.ErrConnection
-}
-
-// shorten keeps sample messages to one readable line.
-func shorten(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	const max = 200
-	if r := []rune(s); len(r) > max {
-		return string(r[:max]) + "…"
-	}
-	return s
 }

@@ -130,7 +130,7 @@ func (p *csvParse) firstRow(row []string, line int) error {
 		return err
 	}
 	if !looksLikeTimestamp(row[0]) {
-		return fmt.Errorf("expected JMeter's header row (timeStamp,elapsed,label,…) or a sample starting with a timestamp, got %q", truncate(strings.Join(row, string(',')), 80))
+		return fmt.Errorf("expected JMeter's header row (timeStamp,elapsed,label,…) or a sample starting with a timestamp, got %q", importer.Clip(strings.Join(row, string(',')), 80))
 	}
 	c, err := columnsFromDefaults(row)
 	if err != nil {
@@ -235,11 +235,4 @@ func delimiter(line string) rune {
 func isDigits(s string) bool {
 	s = strings.TrimSpace(s)
 	return s != "" && strings.Trim(s, "0123456789") == ""
-}
-
-func truncate(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }

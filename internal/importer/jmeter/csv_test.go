@@ -9,11 +9,13 @@ import (
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/importer/importertest"
+	"github.com/tailgate-ci/tailgate/internal/importer/rawrun"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
 func TestCSVBasic(t *testing.T) {
-	run := mustImport(t, CSVFormat{}, "testdata/basic.csv")
+	run := importertest.MustImport(t, CSVFormat{}, "testdata/basic.csv")
 	if run.Requests.Total != 14 || run.Requests.Failed != 4 {
 		t.Fatalf("requests = %+v, want 14 total, 4 failed", run.Requests)
 	}
@@ -23,21 +25,21 @@ func TestCSVBasic(t *testing.T) {
 	if want := time.UnixMilli(1700000000000).UTC(); !run.Started.Equal(want) {
 		t.Errorf("started = %v, want %v", run.Started, want)
 	}
-	wantMetric(t, run, result.RequestsPerSec, 14/9.1)
-	wantMetric(t, run, result.RequestErrorPct, 100*4.0/14)
-	wantMetric(t, run, result.LatencyMax, 5000)
+	importertest.WantMetric(t, run, result.RequestsPerSec, 14/9.1)
+	importertest.WantMetric(t, run, result.RequestErrorPct, 100*4.0/14)
+	importertest.WantMetric(t, run, result.LatencyMax, 5000)
 	if len(run.Steps) != 2 || run.Steps[0].Name != "GET /a" || run.Steps[1].Name != "POST /b" {
-		t.Fatalf("steps = %v, want GET /a then POST /b", stepNames(run))
+		t.Fatalf("steps = %v, want GET /a then POST /b", importertest.StepNames(run))
 	}
 	a := run.Steps[0]
 	if a.Requests != 10 || a.Failed != 0 {
 		t.Errorf("GET /a = %d requests, %d failed; want 10, 0", a.Requests, a.Failed)
 	}
 	// Elapsed 10, 20, … 100 ms: p50 is 50 ms, p90 is 90 ms.
-	if p50 := a.Latency.Quantile(0.5); !approx(float64(p50), float64(50*time.Millisecond), 0.002) {
+	if p50 := a.Latency.Quantile(0.5); !importertest.Approx(float64(p50), float64(50*time.Millisecond), 0.002) {
 		t.Errorf("GET /a p50 = %v, want 50ms", p50)
 	}
-	if p90 := a.Latency.Quantile(0.9); !approx(float64(p90), float64(90*time.Millisecond), 0.002) {
+	if p90 := a.Latency.Quantile(0.9); !importertest.Approx(float64(p90), float64(90*time.Millisecond), 0.002) {
 		t.Errorf("GET /a p90 = %v, want 90ms", p90)
 	}
 	want := []result.ErrorClass{
@@ -46,28 +48,21 @@ func TestCSVBasic(t *testing.T) {
 		{Class: result.ErrConnection, Step: "POST /b", Count: 1, Sample: "java.net.ConnectException: Connection refused"},
 		{Class: result.ErrTimeout, Step: "POST /b", Count: 1, Sample: "java.net.SocketTimeoutException: Read timed out"},
 	}
-	if len(run.Errors) != len(want) {
-		t.Fatalf("errors = %+v, want %+v", run.Errors, want)
-	}
-	for i := range want {
-		if run.Errors[i] != want[i] {
-			t.Errorf("error %d = %+v, want %+v", i, run.Errors[i], want[i])
-		}
-	}
+	importertest.WantErrors(t, run, want)
 	if len(run.Notes) != 0 {
 		t.Errorf("notes = %q, want none", run.Notes)
 	}
 }
 
 func TestCSVWithoutHeaderUsesDefaultLayout(t *testing.T) {
-	run := mustImport(t, CSVFormat{}, "testdata/noheader.csv")
+	run := importertest.MustImport(t, CSVFormat{}, "testdata/noheader.csv")
 	if run.Requests.Total != 3 || run.Requests.Failed != 1 {
 		t.Fatalf("requests = %+v, want 3 total, 1 failed", run.Requests)
 	}
 	if run.Window != 1.2 {
 		t.Errorf("window = %v, want 1.2", run.Window)
 	}
-	if !hasNote(run, "default 12-column layout") {
+	if !importertest.HasNote(run, "default 12-column layout") {
 		t.Errorf("notes = %q, want the layout named", run.Notes)
 	}
 	if len(run.Errors) != 1 || run.Errors[0].Class != result.ErrExpect {
@@ -76,64 +71,64 @@ func TestCSVWithoutHeaderUsesDefaultLayout(t *testing.T) {
 }
 
 func TestCSVDateTimestamps(t *testing.T) {
-	run := mustImport(t, CSVFormat{}, "testdata/dates.csv")
+	run := importertest.MustImport(t, CSVFormat{}, "testdata/dates.csv")
 	if want := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC); !run.Started.Equal(want) {
 		t.Errorf("started = %v, want %v", run.Started, want)
 	}
 	if run.Window != 5 {
 		t.Errorf("window = %v, want 5", run.Window)
 	}
-	wantMetric(t, run, result.RequestsPerSec, 0.6)
-	if !hasNote(run, "no time zone") {
+	importertest.WantMetric(t, run, result.RequestsPerSec, 0.6)
+	if !importertest.HasNote(run, "no time zone") {
 		t.Errorf("notes = %q, want the zone caveat", run.Notes)
 	}
 }
 
 func TestCSVCustomColumnsAndDelimiter(t *testing.T) {
-	run := mustImport(t, CSVFormat{}, "testdata/custom.csv")
+	run := importertest.MustImport(t, CSVFormat{}, "testdata/custom.csv")
 	if run.Requests.Total != 3 || run.Requests.Failed != 1 {
 		t.Fatalf("requests = %+v, want 3 total, 1 failed", run.Requests)
 	}
-	wantMetric(t, run, result.LatencyMax, 80)
-	wantMetric(t, run, result.RequestsPerSec, 3/2.04)
+	importertest.WantMetric(t, run, result.LatencyMax, 80)
+	importertest.WantMetric(t, run, result.RequestsPerSec, 3/2.04)
 	if len(run.Steps) != 1 || run.Steps[0].Name != "checkout" {
-		t.Errorf("steps = %v, want [checkout]", stepNames(run))
+		t.Errorf("steps = %v, want [checkout]", importertest.StepNames(run))
 	}
 }
 
 func TestCSVWithoutSuccessHasNoErrorRate(t *testing.T) {
-	run := mustImport(t, CSVFormat{}, "testdata/nosuccess.csv")
+	run := importertest.MustImport(t, CSVFormat{}, "testdata/nosuccess.csv")
 	if run.Requests.Total != 2 {
 		t.Fatalf("requests = %+v, want 2", run.Requests)
 	}
-	wantAbsent(t, run, result.RequestErrorPct)
-	wantMetric(t, run, result.LatencyMax, 30)
-	if !hasNote(run, "no error rate") {
+	importertest.WantAbsent(t, run, result.RequestErrorPct)
+	importertest.WantMetric(t, run, result.LatencyMax, 30)
+	if !importertest.HasNote(run, "no error rate") {
 		t.Errorf("notes = %q, want the missing success column named", run.Notes)
 	}
 }
 
 func TestCSVTransactionsAndSubSamples(t *testing.T) {
-	run := mustImport(t, CSVFormat{}, "testdata/transactions.csv")
+	run := importertest.MustImport(t, CSVFormat{}, "testdata/transactions.csv")
 	// The transaction row is excluded, GET /login-0 and -1 fold into
 	// GET /login; GET /login-7 lies outside its time and is a request.
 	if run.Requests.Total != 3 {
 		t.Fatalf("requests = %+v, want 3", run.Requests)
 	}
-	if got := stepNames(run); strings.Join(got, "|") != "GET /login|POST /session|GET /login-7" {
+	if got := importertest.StepNames(run); strings.Join(got, "|") != "GET /login|POST /session|GET /login-7" {
 		t.Errorf("steps = %v", got)
 	}
-	if !hasNote(run, "2 sub-samples") || !hasNote(run, "1 transaction controller samples excluded") {
+	if !importertest.HasNote(run, "2 sub-samples") || !importertest.HasNote(run, "1 transaction controller samples excluded") {
 		t.Errorf("notes = %q, want folded and excluded counts", run.Notes)
 	}
 }
 
 func TestCSVCutFileImportsCompleteRows(t *testing.T) {
-	run := mustImport(t, CSVFormat{}, "testdata/cut.csv")
+	run := importertest.MustImport(t, CSVFormat{}, "testdata/cut.csv")
 	if run.Requests.Total != 3 {
 		t.Fatalf("requests = %+v, want the 3 complete rows", run.Requests)
 	}
-	if !hasNote(run, "the file was cut: its last line (5) is incomplete") {
+	if !importertest.HasNote(run, "the file was cut: its last line (5) is incomplete") {
 		t.Errorf("notes = %q, want the cut named", run.Notes)
 	}
 }
@@ -149,7 +144,7 @@ func TestCSVBadFiles(t *testing.T) {
 		{"layout.csv", `testdata/bad/layout.csv:1: no header row, and 14 fields match none of JMeter's default layouts (12, 16 or 17 fields)`},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			_, err := importFile(CSVFormat{}, "testdata/bad/"+tc.file)
+			_, err := importertest.ImportPath(CSVFormat{}, "testdata/bad/"+tc.file)
 			var syn *importer.SyntaxError
 			if !errors.As(err, &syn) {
 				t.Fatalf("err = %v, want a SyntaxError", err)
@@ -167,7 +162,7 @@ func TestCSVEmptyAndHeaderOnly(t *testing.T) {
 	if !errors.As(err, &syn) || err.Error() != "empty.csv: the file is empty; expected JMeter's header row or samples" {
 		t.Errorf("empty: err = %v", err)
 	}
-	_, err = importFile(CSVFormat{}, "testdata/headeronly.csv")
+	_, err = importertest.ImportPath(CSVFormat{}, "testdata/headeronly.csv")
 	var uns *importer.Unsupported
 	if !errors.As(err, &uns) || !strings.Contains(err.Error(), "no samples") {
 		t.Errorf("header only: err = %v, want Unsupported naming no samples", err)
@@ -205,14 +200,6 @@ func TestCSVSniff(t *testing.T) {
 	}
 }
 
-func stepNames(run *result.Run) []string {
-	var names []string
-	for _, s := range run.Steps {
-		names = append(names, s.Name)
-	}
-	return names
-}
-
 func TestCSVRepeatedHeaderSkipped(t *testing.T) {
 	in := "timeStamp,elapsed,label,success\n1700000000000,10,a,true\ntimeStamp,elapsed,label,success\n1700000000100,20,a,false\n"
 	run, err := CSVFormat{}.Import("two.csv", strings.NewReader(in))
@@ -222,7 +209,7 @@ func TestCSVRepeatedHeaderSkipped(t *testing.T) {
 	if run.Requests.Total != 2 || run.Requests.Failed != 1 {
 		t.Errorf("requests = %+v, want 2 total, 1 failed", run.Requests)
 	}
-	if !hasNote(run, "repeated header row at line 3") {
+	if !importertest.HasNote(run, "repeated header row at line 3") {
 		t.Errorf("notes = %q", run.Notes)
 	}
 }
@@ -230,20 +217,20 @@ func TestCSVRepeatedHeaderSkipped(t *testing.T) {
 func TestCSVManyLabelsBoundHistograms(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("timeStamp,elapsed,label,success\n")
-	for i := range maxStepHistograms + 5 {
+	for i := range rawrun.MaxSteps + 5 {
 		fmt.Fprintf(&b, "%d,10,GET /item/%d,true\n", 1700000000000+i, i)
 	}
 	run, err := CSVFormat{}.Import("many.csv", strings.NewReader(b.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Requests.Total != maxStepHistograms+5 || len(run.Steps) != maxStepHistograms+5 {
+	if run.Requests.Total != rawrun.MaxSteps+5 || len(run.Steps) != rawrun.MaxSteps+5 {
 		t.Fatalf("requests = %d, steps = %d", run.Requests.Total, len(run.Steps))
 	}
-	if run.Steps[maxStepHistograms-1].Latency == nil || run.Steps[maxStepHistograms].Latency != nil {
+	if run.Steps[rawrun.MaxSteps-1].Latency == nil || run.Steps[rawrun.MaxSteps].Latency != nil {
 		t.Error("want histograms for the first steps only")
 	}
-	if run.Latency.Count() != run.Requests.Total || !hasNote(run, "per-step latency kept for the first 200") {
+	if run.Latency.Count() != run.Requests.Total || !importertest.HasNote(run, "per-step latency kept for the first 200") {
 		t.Errorf("run histogram %d, notes %q", run.Latency.Count(), run.Notes)
 	}
 }
@@ -256,7 +243,7 @@ func TestCSVCutInsideQuotedField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Requests.Total != 1 || !hasNote(run, "its last line (3) is incomplete") {
+	if run.Requests.Total != 1 || !importertest.HasNote(run, "its last line (3) is incomplete") {
 		t.Errorf("requests = %+v, notes %q", run.Requests, run.Notes)
 	}
 	// The same broken quote before the last line is an error, not a cut.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tailgate-ci/tailgate/internal/hist"
+	"github.com/tailgate-ci/tailgate/internal/importer/rawrun"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
@@ -74,101 +74,42 @@ func isDashedDigits(s string) bool {
 	return true
 }
 
-// maxStepHistograms bounds the per-step histograms of one run (each takes
-// about 190 KB): a file that labels every URL apart must not exhaust memory.
-const maxStepHistograms = 200
-
 // runBuilder accumulates samples into a run.
 type runBuilder struct {
-	run        result.Run
-	steps      map[string]*result.Step
-	stepOrder  []string
-	errs       map[errKey]*result.ErrorClass
-	errOrder   []errKey
-	first      time.Time
-	last       time.Time
+	rb         *rawrun.Builder
+	span       rawrun.Span
 	hasSuccess bool
 }
 
-type errKey struct{ class, step string }
-
 func newRunBuilder() *runBuilder {
-	return &runBuilder{
-		run:   result.Run{Latency: hist.New(), Metrics: map[string]float64{}},
-		steps: map[string]*result.Step{},
-		errs:  map[errKey]*result.ErrorClass{},
-	}
+	return &runBuilder{rb: rawrun.New(rawrun.Options{What: "labels"})}
 }
 
-func (b *runBuilder) count() int64 { return b.run.Requests.Total }
+func (b *runBuilder) count() int64 { return b.rb.Requests().Total }
 
 func (b *runBuilder) add(s sample) {
-	st := b.step(s.label)
-	d := time.Duration(s.elapsedMS) * time.Millisecond
-	st.Requests++
-	if st.Latency != nil {
-		st.Latency.Record(d)
-	}
-	b.run.Requests.Total++
-	b.run.Latency.Record(d)
-	if b.first.IsZero() || s.start.Before(b.first) {
-		b.first = s.start
-	}
-	if end := s.end(); end.After(b.last) {
-		b.last = end
-	}
+	st := b.rb.Request(s.label, time.Duration(s.elapsedMS)*time.Millisecond)
+	b.span.Add(s.start, s.end())
 	b.hasSuccess = b.hasSuccess || s.hasSuccess
 	if !s.hasSuccess || s.success {
 		return
 	}
-	st.Failed++
-	b.run.Requests.Failed++
 	class, msg := classify(s)
-	k := errKey{class, s.label}
-	e, ok := b.errs[k]
-	if !ok {
-		e = &result.ErrorClass{Class: class, Step: s.label, Sample: msg}
-		b.errs[k] = e
-		b.errOrder = append(b.errOrder, k)
-	}
-	e.Count++
-}
-
-func (b *runBuilder) step(label string) *result.Step {
-	if st, ok := b.steps[label]; ok {
-		return st
-	}
-	st := &result.Step{Name: label}
-	if len(b.steps) < maxStepHistograms {
-		st.Latency = hist.New()
-	}
-	b.steps[label] = st
-	b.stepOrder = append(b.stepOrder, label)
-	return st
+	b.rb.Fail(st, class, "", msg)
 }
 
 // finish returns the run with its summary metrics. A file without a success
 // column says nothing about failures, so it gets no error rate.
 func (b *runBuilder) finish(notes []string) *result.Run {
-	r := b.run
-	r.Started = b.first.UTC()
-	r.Window = b.last.Sub(b.first).Seconds()
-	for _, name := range b.stepOrder {
-		r.Steps = append(r.Steps, *b.steps[name])
-	}
-	for _, k := range b.errOrder {
-		r.Errors = append(r.Errors, *b.errs[k])
-	}
-	r.Notes = append(r.Notes, notes...)
-	if n := len(b.steps); n > maxStepHistograms {
-		r.Notes = append(r.Notes, fmt.Sprintf("%d distinct %s: per-step latency kept for the first %d only", n, "labels", maxStepHistograms))
-	}
+	r := b.rb.Run(notes...)
+	r.Started = b.span.First.UTC()
+	r.Window = b.span.Seconds()
 	r.Summarize()
 	if !b.hasSuccess {
 		delete(r.Metrics, result.RequestErrorPct)
 		r.Notes = append(r.Notes, "the file does not record whether samples succeeded: no error rate")
 	}
-	return &r
+	return r
 }
 
 // sampleFilter applies the request rules of the package doc to a stream of

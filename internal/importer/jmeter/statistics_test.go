@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/importer/importertest"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
 func TestStatisticsFigures(t *testing.T) {
-	run := mustImport(t, StatisticsFormat{}, "testdata/statistics.json")
+	run := importertest.MustImport(t, StatisticsFormat{}, "testdata/statistics.json")
 	if run.Requests.Total != 100 || run.Requests.Failed != 4 {
 		t.Fatalf("requests = %+v, want 100 total, 4 failed", run.Requests)
 	}
@@ -18,7 +19,7 @@ func TestStatisticsFigures(t *testing.T) {
 		result.LatencyMean: 110, result.LatencyP50: 90, result.LatencyP90: 240, result.LatencyP95: 380,
 		result.LatencyP99: 790, result.LatencyMax: 950, result.RequestsPerSec: 10, result.RequestErrorPct: 4,
 	} {
-		wantMetric(t, run, key, want)
+		importertest.WantMetric(t, run, key, want)
 	}
 	if len(run.Metrics) != 8 {
 		t.Errorf("metrics = %v, want exactly the 8 the file carries", run.Metrics)
@@ -26,7 +27,7 @@ func TestStatisticsFigures(t *testing.T) {
 	if run.Latency != nil {
 		t.Error("a summary file has no histogram")
 	}
-	if got := strings.Join(stepNames(run), "|"); got != "GET /a|POST /b" {
+	if got := strings.Join(importertest.StepNames(run), "|"); got != "GET /a|POST /b" {
 		t.Fatalf("steps = %s", got)
 	}
 	b := run.Steps[1]
@@ -36,10 +37,10 @@ func TestStatisticsFigures(t *testing.T) {
 }
 
 func TestStatisticsMissingFiguresAreAbsent(t *testing.T) {
-	run := mustImport(t, StatisticsFormat{}, "testdata/statistics-nomedian.json")
-	wantMetric(t, run, result.LatencyP90, 90)
-	wantMetric(t, run, result.RequestsPerSec, 1.5)
-	wantAbsent(t, run, result.LatencyP50, result.LatencyP95, result.LatencyP99)
+	run := importertest.MustImport(t, StatisticsFormat{}, "testdata/statistics-nomedian.json")
+	importertest.WantMetric(t, run, result.LatencyP90, 90)
+	importertest.WantMetric(t, run, result.RequestsPerSec, 1.5)
+	importertest.WantAbsent(t, run, result.LatencyP50, result.LatencyP95, result.LatencyP99)
 }
 
 func TestStatisticsBadFiles(t *testing.T) {
@@ -52,7 +53,7 @@ func TestStatisticsBadFiles(t *testing.T) {
 		{"bad/statistics-nototal.json", `testdata/bad/statistics-nototal.json: no "Total" entry`, true},
 		{"basic.csv", `testdata/basic.csv:1: invalid character 'i' in literal true`, false},
 	} {
-		_, err := importFile(StatisticsFormat{}, "testdata/"+tc.file)
+		_, err := importertest.ImportPath(StatisticsFormat{}, "testdata/"+tc.file)
 		var syn *importer.SyntaxError
 		var uns *importer.Unsupported
 		ok := errors.As(err, &syn)

@@ -111,7 +111,7 @@ func (p *xmlParse) root() error {
 			if t := bytes.TrimSpace(text); len(t) > 0 {
 				lead := text[:bytes.Index(text, t)]
 				return p.syntax(before+bytes.Count(lead, []byte{'\n'}),
-					"expected JMeter's <testResults> root element, got text %q", truncate(string(t), 40))
+					"expected JMeter's <testResults> root element, got text %q", importer.Clip(string(t), 40))
 			}
 		}
 		if el, ok := tok.(xml.StartElement); ok {

@@ -6,17 +6,18 @@ import (
 	"testing"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/importer/importertest"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
 func TestXMLNestedSamples(t *testing.T) {
-	run := mustImport(t, XMLFormat{}, "testdata/transactions.xml")
+	run := importertest.MustImport(t, XMLFormat{}, "testdata/transactions.xml")
 	// Checkout is a transaction: excluded, its two children count; the
 	// redirect hops inside GET /cart fold into it.
 	if run.Requests.Total != 5 || run.Requests.Failed != 2 {
 		t.Fatalf("requests = %+v, want 5 total, 2 failed", run.Requests)
 	}
-	if got := strings.Join(stepNames(run), "|"); got != "GET /cart|POST /pay|GET /health|Action = <EOF>" {
+	if got := strings.Join(importertest.StepNames(run), "|"); got != "GET /cart|POST /pay|GET /health|Action = <EOF>" {
 		t.Errorf("steps = %s", got)
 	}
 	if run.Window != 1.22 {
@@ -29,27 +30,27 @@ func TestXMLNestedSamples(t *testing.T) {
 	if len(run.Errors) != 2 || run.Errors[0] != want[0] || run.Errors[1] != want[1] {
 		t.Errorf("errors = %+v, want %+v", run.Errors, want)
 	}
-	wantMetric(t, run, result.LatencyMax, 250)
-	wantMetric(t, run, result.RequestErrorPct, 40)
-	if !hasNote(run, "2 sub-samples") || !hasNote(run, "1 transaction controller samples excluded") {
+	importertest.WantMetric(t, run, result.LatencyMax, 250)
+	importertest.WantMetric(t, run, result.RequestErrorPct, 40)
+	if !importertest.HasNote(run, "2 sub-samples") || !importertest.HasNote(run, "1 transaction controller samples excluded") {
 		t.Errorf("notes = %q", run.Notes)
 	}
 }
 
 func TestXMLCutFile(t *testing.T) {
-	run := mustImport(t, XMLFormat{}, "testdata/cut.xml")
+	run := importertest.MustImport(t, XMLFormat{}, "testdata/cut.xml")
 	if run.Requests.Total != 2 {
 		t.Fatalf("requests = %+v, want the 2 complete samples", run.Requests)
 	}
-	if !hasNote(run, "the file was cut at line 7") {
+	if !importertest.HasNote(run, "the file was cut at line 7") {
 		t.Errorf("notes = %q, want the cut named", run.Notes)
 	}
 }
 
 func TestXMLLatin1(t *testing.T) {
-	run := mustImport(t, XMLFormat{}, "testdata/latin1.xml")
+	run := importertest.MustImport(t, XMLFormat{}, "testdata/latin1.xml")
 	if len(run.Steps) != 1 || run.Steps[0].Name != "GET /café" {
-		t.Errorf("steps = %q, want [GET /café]", stepNames(run))
+		t.Errorf("steps = %q, want [GET /café]", importertest.StepNames(run))
 	}
 }
 
@@ -59,7 +60,7 @@ func TestXMLBadFiles(t *testing.T) {
 		{"malformed.xml", `testdata/malformed.xml:5: malformed XML: element <httpSample> closed by </sample>`},
 		{"statistics.json", "testdata/statistics.json:1: expected JMeter's <testResults> root element, got text \"{\\n  \\\"GET /a\\\""},
 	} {
-		_, err := importFile(XMLFormat{}, "testdata/"+tc.file)
+		_, err := importertest.ImportPath(XMLFormat{}, "testdata/"+tc.file)
 		var syn *importer.SyntaxError
 		if !errors.As(err, &syn) || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v\nwant SyntaxError %q", tc.file, err, tc.want)

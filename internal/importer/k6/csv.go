@@ -3,7 +3,6 @@ package k6
 import (
 	"bytes"
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -30,15 +29,14 @@ func (CSV) Sniff(_ string, head []byte) bool {
 }
 
 func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
-	lines := newLineReader(r)
-	header, _, err := lines.next()
-	if errors.Is(err, io.EOF) {
+	lines := importer.NewLineReader(r)
+	if !lines.Scan() {
+		if err := lines.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
 		return nil, &importer.SyntaxError{File: name, Line: 1, Msg: "empty file; expected a k6 CSV header starting " + csvHeaderStart}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	cols, err := parseCSVLine(bytes.TrimPrefix(header, []byte("\ufeff")))
+	cols, err := parseCSVLine(bytes.TrimPrefix(lines.Bytes(), []byte("\ufeff")))
 	if err != nil || !strings.HasPrefix(strings.Join(cols, ","), csvHeaderStart) {
 		return nil, &importer.SyntaxError{File: name, Line: 1, Msg: "expected a k6 CSV header starting " + csvHeaderStart}
 	}
@@ -49,27 +47,23 @@ func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 	agg := newAggregator()
 	var notes []string
 	coarse := true
-	for {
-		b, complete, err := lines.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if len(b) == 0 {
+	for lines.Scan() {
+		if len(lines.Bytes()) == 0 {
 			continue
 		}
-		p, whole, err := csvPoint(b, cols, index)
-		if err != nil && !complete {
-			notes = append(notes, cutNote(lines.n))
+		p, whole, err := csvPoint(lines.Bytes(), cols, index)
+		if err != nil && !lines.Complete() {
+			notes = append(notes, importer.CutNote(lines.Line()))
 			break
 		}
 		if err != nil {
-			return nil, &importer.SyntaxError{File: name, Line: lines.n, Msg: err.Error()}
+			return nil, &importer.SyntaxError{File: name, Line: lines.Line(), Msg: err.Error()}
 		}
 		coarse = coarse && whole
 		agg.add(p)
+	}
+	if err := lines.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	run, err := agg.run(name)
 	if err != nil {

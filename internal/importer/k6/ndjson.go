@@ -3,7 +3,6 @@ package k6
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -50,30 +49,24 @@ const ndWhat = `a k6 --out json line: {"type":"Metric"|"Point","metric":…,"dat
 
 func (NDJSON) Import(name string, r io.Reader) (*result.Run, error) {
 	agg := newAggregator()
-	lines := newLineReader(r)
+	lines := importer.NewLineReader(r)
 	var notes []string
-	for {
-		b, complete, err := lines.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
+	for lines.Scan() {
+		b := lines.Bytes()
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
 		var l ndLine
-		err = json.Unmarshal(b, &l)
+		err := json.Unmarshal(b, &l)
 		if err == nil && l.Type != "Metric" && l.Type != "Point" {
 			err = fmt.Errorf("unknown type %q", l.Type)
 		}
-		if err != nil && !complete {
-			notes = append(notes, cutNote(lines.n))
+		if err != nil && !lines.Complete() {
+			notes = append(notes, importer.CutNote(lines.Line()))
 			break
 		}
 		if err != nil {
-			return nil, &importer.SyntaxError{File: name, Line: lines.n, Msg: fmt.Sprintf("%v; expected %s", err, ndWhat)}
+			return nil, &importer.SyntaxError{File: name, Line: lines.Line(), Msg: fmt.Sprintf("%v; expected %s", err, ndWhat)}
 		}
 		if l.Type == "Point" {
 			tags := l.Data.Tags
@@ -82,6 +75,9 @@ func (NDJSON) Import(name string, r io.Reader) (*result.Run, error) {
 				return s
 			}})
 		}
+	}
+	if err := lines.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	run, err := agg.run(name)
 	if err != nil {

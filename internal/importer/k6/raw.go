@@ -9,16 +9,14 @@ import (
 
 	"github.com/tailgate-ci/tailgate/internal/hist"
 	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/importer/rawrun"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// maxSteps bounds the number of per-request steps: a script that does not
-// name its requests gets one k6 "name" per distinct URL, which can be
-// unbounded. Requests past the bound are pooled into otherStep.
-const (
-	maxSteps  = 200
-	otherStep = "(other requests)"
-)
+// otherStep pools the requests past rawrun.MaxSteps distinct names: a
+// script that does not name its requests gets one k6 "name" per distinct
+// URL, which can be unbounded.
+const otherStep = "(other requests)"
 
 // point is one k6 sample as both raw formats carry it.
 type point struct {
@@ -30,21 +28,16 @@ type point struct {
 
 // aggregator folds a stream of k6 samples into a run.
 type aggregator struct {
-	first, last      time.Time
-	latency, iterLat *hist.Histogram
-	steps            map[string]*result.Step
-	order            []string
-	requests, failed int64
-	iterations       int64
-	dropped          float64
-	sawDropped       bool
-	checksPass       float64
-	checksTotal      int64
-	sawChecks        bool
-	errs             map[[3]string]*result.ErrorClass
-	errOrder         [][3]string
-	prefixes         map[string]bool
-	pooled           bool
+	span        rawrun.Span
+	requests    *rawrun.Builder
+	iterLat     *hist.Histogram
+	iterations  int64
+	dropped     float64
+	sawDropped  bool
+	checksPass  float64
+	checksTotal int64
+	sawChecks   bool
+	prefixes    map[string]bool
 	// unknownOutcome counts requests with neither expected_response nor
 	// status tag (system tags turned off): their success is unknown.
 	unknownOutcome int64
@@ -52,22 +45,15 @@ type aggregator struct {
 
 func newAggregator() *aggregator {
 	return &aggregator{
-		latency:  hist.New(),
+		requests: rawrun.New(rawrun.Options{What: "request names", Pool: otherStep}),
 		iterLat:  hist.New(),
-		steps:    map[string]*result.Step{},
-		errs:     map[[3]string]*result.ErrorClass{},
 		prefixes: map[string]bool{},
 	}
 }
 
 func (a *aggregator) add(p point) {
 	if !p.time.IsZero() {
-		if a.first.IsZero() || p.time.Before(a.first) {
-			a.first = p.time
-		}
-		if p.time.After(a.last) {
-			a.last = p.time
-		}
+		a.span.Add(p.time, p.time)
 	}
 	if i := strings.IndexByte(p.metric, '_'); i > 0 {
 		a.prefixes[p.metric[:i+1]] = true
@@ -92,12 +78,7 @@ func (a *aggregator) add(p point) {
 // request records one HTTP request. Failure follows k6's own rule: the
 // expected_response tag (k6 ≥ 0.31); without it, a status of 0 or ≥ 400.
 func (a *aggregator) request(p point) {
-	d := millis(p.value)
-	a.requests++
-	a.latency.Record(d)
-	step := a.step(p)
-	step.Requests++
-	step.Latency.Record(d)
+	step := a.requests.Request(stepName(p), millis(p.value))
 	status := p.tag("status")
 	var failed bool
 	switch p.tag("expected_response") {
@@ -115,24 +96,17 @@ func (a *aggregator) request(p point) {
 	if !failed {
 		return
 	}
-	a.failed++
-	step.Failed++
 	class := errorClass(status, p.tag("error_code"))
-	key := [3]string{class, step.Name, status}
-	e := a.errs[key]
-	if e == nil {
-		sample := p.tag("error")
-		if class == result.ErrStatus {
-			sample = strings.TrimSuffix("status "+status+": "+sample, ": ")
-		}
-		e = &result.ErrorClass{Class: class, Step: step.Name, Sample: sample}
-		a.errs[key] = e
-		a.errOrder = append(a.errOrder, key)
+	sample := p.tag("error")
+	if class == result.ErrStatus {
+		sample = strings.TrimSuffix("status "+status+": "+sample, ": ")
 	}
-	e.Count++
+	a.requests.Fail(step, class, status, sample)
 }
 
-func (a *aggregator) step(p point) *result.Step {
+// stepName names a request's step by its name tag (k6 sets it to the URL
+// when the script does not) and method.
+func stepName(p point) string {
 	name := p.tag("name")
 	if name == "" {
 		name = p.tag("url")
@@ -143,34 +117,22 @@ func (a *aggregator) step(p point) *result.Step {
 	if name == "" {
 		name = "(unnamed)"
 	}
-	if s, ok := a.steps[name]; ok {
-		return s
-	}
-	if len(a.order) >= maxSteps {
-		a.pooled = true
-		name = otherStep
-		if s, ok := a.steps[name]; ok {
-			return s
-		}
-	}
-	s := &result.Step{Name: name, Latency: hist.New()}
-	a.steps[name] = s
-	a.order = append(a.order, name)
-	return s
+	return name
 }
 
 // run turns the aggregate into a run, or says why there is nothing to judge.
 func (a *aggregator) run(file string) (*result.Run, error) {
-	if a.requests == 0 {
+	if a.requests.Requests().Total == 0 {
 		return nil, &importer.Unsupported{File: file, Reason: unsupportedReason(func(p string) bool { return a.prefixes[p] })}
 	}
-	run := &result.Run{
-		Started:  a.first,
-		Window:   a.last.Sub(a.first).Seconds(),
-		Latency:  a.latency,
-		Requests: result.Requests{Total: a.requests, Failed: a.failed},
-		Metrics:  map[string]float64{},
+	var notes []string
+	if a.sawChecks {
+		pass := int64(a.checksPass)
+		notes = append(notes, fmt.Sprintf(checksNote, pass, a.checksTotal-pass))
 	}
+	run := a.requests.Run(notes...)
+	run.Started = a.span.First
+	run.Window = a.span.Seconds()
 	if a.iterations > 0 {
 		run.Iterations.Started = a.iterations
 		run.Iterations.Completed = a.iterations
@@ -183,19 +145,6 @@ func (a *aggregator) run(file string) (*result.Run, error) {
 		if offered := a.dropped + float64(a.iterations); offered > 0 {
 			run.Metrics[result.DroppedPct] = 100 * a.dropped / offered
 		}
-	}
-	for _, n := range a.order {
-		run.Steps = append(run.Steps, *a.steps[n])
-	}
-	for _, k := range a.errOrder {
-		run.Errors = append(run.Errors, *a.errs[k])
-	}
-	if a.sawChecks {
-		pass := int64(a.checksPass)
-		run.Notes = append(run.Notes, fmt.Sprintf(checksNote, pass, a.checksTotal-pass))
-	}
-	if a.pooled {
-		run.Notes = append(run.Notes, fmt.Sprintf("more than %d distinct request names: the rest are pooled in step %q", maxSteps, otherStep))
 	}
 	var lacks []string
 	if a.unknownOutcome > 0 {

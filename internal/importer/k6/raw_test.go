@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/importer/importertest"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
@@ -20,15 +21,15 @@ func TestNDJSONBuildsHistograms(t *testing.T) {
 	if run.Window != 4 {
 		t.Errorf("window %v, want 4 s (first to last sample)", run.Window)
 	}
-	wantMetric(t, run, result.RequestsPerSec, 5.0/4)
-	wantMetric(t, run, result.RequestErrorPct, 40)
-	wantMetric(t, run, result.LatencyP50, 30)
-	wantMetric(t, run, result.LatencyMax, 60000)
-	wantMetric(t, run, result.IterationsPerSec, 0.5)
-	wantMetric(t, run, result.IterationP50, 1500)
-	wantAbsent(t, run, result.LifecycleSuccess, result.DroppedPct)
-	list := findStep(t, run, "GET list")
-	post := findStep(t, run, "POST http://127.0.0.1/items")
+	importertest.WantMetric(t, run, result.RequestsPerSec, 5.0/4)
+	importertest.WantMetric(t, run, result.RequestErrorPct, 40)
+	importertest.WantMetric(t, run, result.LatencyP50, 30)
+	importertest.WantMetric(t, run, result.LatencyMax, 60000)
+	importertest.WantMetric(t, run, result.IterationsPerSec, 0.5)
+	importertest.WantMetric(t, run, result.IterationP50, 1500)
+	importertest.WantAbsent(t, run, result.LifecycleSuccess, result.DroppedPct)
+	list := importertest.FindStep(t, run, "GET list")
+	post := importertest.FindStep(t, run, "POST http://127.0.0.1/items")
 	if list.Requests != 3 || list.Failed != 1 || post.Requests != 2 || post.Failed != 1 || list.Latency.Count() != 3 {
 		t.Errorf("steps: list %+v post %+v", list, post)
 	}
@@ -36,9 +37,7 @@ func TestNDJSONBuildsHistograms(t *testing.T) {
 		{Class: result.ErrStatus, Step: "POST http://127.0.0.1/items", Count: 1, Sample: "status 503"},
 		{Class: result.ErrTimeout, Step: "GET list", Count: 1, Sample: "request timeout"},
 	}
-	if len(run.Errors) != len(want) || run.Errors[0] != want[0] || run.Errors[1] != want[1] {
-		t.Errorf("errors %+v, want %+v", run.Errors, want)
-	}
+	importertest.WantErrors(t, run, want)
 	if !strings.Contains(strings.Join(run.Notes, "\n"), "1 passed, 1 failed") {
 		t.Errorf("notes: %q", run.Notes)
 	}
@@ -49,8 +48,8 @@ func TestCSVMatchesNDJSONMapping(t *testing.T) {
 	if run.Requests != (result.Requests{Total: 4, Failed: 1}) || run.Window != 4 || run.Iterations.Completed != 1 {
 		t.Errorf("requests %+v window %v iterations %+v", run.Requests, run.Window, run.Iterations)
 	}
-	wantMetric(t, run, result.LatencyP95, 40)
-	wantMetric(t, run, result.RequestErrorPct, 25)
+	importertest.WantMetric(t, run, result.LatencyP95, 40)
+	importertest.WantMetric(t, run, result.RequestErrorPct, 25)
 	if len(run.Errors) != 1 || run.Errors[0].Sample != "status 503: status 503, retry" {
 		t.Errorf("errors %+v", run.Errors)
 	}
@@ -113,8 +112,8 @@ func TestRequestsWithoutStatusTagsLeaveErrorRateOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantAbsent(t, run, result.RequestErrorPct)
-	wantMetric(t, run, result.RequestsPerSec, 1)
+	importertest.WantAbsent(t, run, result.RequestErrorPct)
+	importertest.WantMetric(t, run, result.RequestsPerSec, 1)
 }
 
 func TestParseTimestampVariants(t *testing.T) {

@@ -6,28 +6,29 @@ import (
 	"testing"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/importer/importertest"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
 func TestSummaryExportCarriesOnlyItsFigures(t *testing.T) {
 	run := mustImport(t, SummaryExport{}, "summary-export.json")
-	wantMetric(t, run, result.LatencyP95, 120.25)
-	wantMetric(t, run, result.LatencyP90, 80)
-	wantMetric(t, run, result.LatencyP50, 40)
-	wantMetric(t, run, result.LatencyMean, 42.5)
-	wantMetric(t, run, result.LatencyMax, 250)
-	wantMetric(t, run, result.RequestsPerSec, 10)
-	wantMetric(t, run, result.RequestErrorPct, 2)
-	wantMetric(t, run, result.IterationsPerSec, 5)
-	wantMetric(t, run, result.IterationP95, 1300)
-	wantAbsent(t, run, result.LatencyP99, result.IterationP99, result.LifecycleSuccess, result.DroppedPct)
+	importertest.WantMetric(t, run, result.LatencyP95, 120.25)
+	importertest.WantMetric(t, run, result.LatencyP90, 80)
+	importertest.WantMetric(t, run, result.LatencyP50, 40)
+	importertest.WantMetric(t, run, result.LatencyMean, 42.5)
+	importertest.WantMetric(t, run, result.LatencyMax, 250)
+	importertest.WantMetric(t, run, result.RequestsPerSec, 10)
+	importertest.WantMetric(t, run, result.RequestErrorPct, 2)
+	importertest.WantMetric(t, run, result.IterationsPerSec, 5)
+	importertest.WantMetric(t, run, result.IterationP95, 1300)
+	importertest.WantAbsent(t, run, result.LatencyP99, result.IterationP99, result.LifecycleSuccess, result.DroppedPct)
 	if run.Requests != (result.Requests{Total: 100, Failed: 2}) || run.Iterations.Completed != 50 {
 		t.Errorf("counts: %+v %+v", run.Requests, run.Iterations)
 	}
 	if run.Window != 10 || run.Latency != nil {
 		t.Errorf("window %v (want 10 = count/rate), latency histogram %v (want none)", run.Window, run.Latency)
 	}
-	login := findStep(t, run, "login")
+	login := importertest.FindStep(t, run, "login")
 	if login.Requests != 20 || login.Metrics[result.LatencyP95] != 150 {
 		t.Errorf("login step: %+v", login)
 	}
@@ -38,9 +39,9 @@ func TestSummaryExportCarriesOnlyItsFigures(t *testing.T) {
 
 func TestSummaryExportWithoutFailedMetricLeavesErrorRateOut(t *testing.T) {
 	run := mustImport(t, SummaryExport{}, "summary-export-old.json")
-	wantAbsent(t, run, result.RequestErrorPct)
-	wantMetric(t, run, result.LatencyP99, 80)
-	wantMetric(t, run, result.RequestsPerSec, 20)
+	importertest.WantAbsent(t, run, result.RequestErrorPct)
+	importertest.WantMetric(t, run, result.LatencyP99, 80)
+	importertest.WantMetric(t, run, result.RequestsPerSec, 20)
 	if !strings.Contains(strings.Join(run.Notes, "\n"), "no http_req_failed") {
 		t.Errorf("notes do not say why errors are missing: %q", run.Notes)
 	}
@@ -48,12 +49,12 @@ func TestSummaryExportWithoutFailedMetricLeavesErrorRateOut(t *testing.T) {
 
 func TestHandleSummary(t *testing.T) {
 	run := mustImport(t, HandleSummary{}, "handlesummary.json")
-	wantMetric(t, run, result.LatencyP99, 310.5)
-	wantMetric(t, run, result.LatencyP95, 250)
-	wantMetric(t, run, result.RequestsPerSec, 10.1)
-	wantMetric(t, run, result.RequestErrorPct, 1)
-	wantMetric(t, run, result.DroppedPct, 25)
-	wantAbsent(t, run, result.LifecycleSuccess, result.IterationP50)
+	importertest.WantMetric(t, run, result.LatencyP99, 310.5)
+	importertest.WantMetric(t, run, result.LatencyP95, 250)
+	importertest.WantMetric(t, run, result.RequestsPerSec, 10.1)
+	importertest.WantMetric(t, run, result.RequestErrorPct, 1)
+	importertest.WantMetric(t, run, result.DroppedPct, 25)
+	importertest.WantAbsent(t, run, result.LifecycleSuccess, result.IterationP50)
 	if run.Window != 30 || run.Requests.Failed != 3 || run.Iterations.Dropped != 50 {
 		t.Errorf("window %v failed %d dropped %d", run.Window, run.Requests.Failed, run.Iterations.Dropped)
 	}
@@ -72,10 +73,10 @@ func TestSummaryLayoutsAreToldApart(t *testing.T) {
 		if err != nil || run == nil {
 			t.Fatalf("%s: %v", tc.file, err)
 		}
-		if tc.not.Sniff(tc.file, mustRead(t, tc.file)) {
+		if tc.not.Sniff(tc.file, importertest.Testdata(t, tc.file)) {
 			t.Errorf("%s also sniffs %s", tc.not.Name(), tc.file)
 		}
-		if (NDJSON{}).Sniff(tc.file, mustRead(t, tc.file)) || (CSV{}).Sniff(tc.file, mustRead(t, tc.file)) {
+		if (NDJSON{}).Sniff(tc.file, importertest.Testdata(t, tc.file)) || (CSV{}).Sniff(tc.file, importertest.Testdata(t, tc.file)) {
 			t.Errorf("a raw format sniffs %s", tc.file)
 		}
 	}
@@ -90,7 +91,7 @@ func TestBrowserSummaryIsRejectedWithReason(t *testing.T) {
 }
 
 func TestCutSummaryIsASyntaxErrorSayingSo(t *testing.T) {
-	data := mustRead(t, "summary-export.json")
+	data := importertest.Testdata(t, "summary-export.json")
 	cut := data[:len(data)/2]
 	_, err := SummaryExport{}.Import("s.json", strings.NewReader(string(cut)))
 	var syn *importer.SyntaxError

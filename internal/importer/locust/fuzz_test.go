@@ -2,13 +2,11 @@ package locust
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/importer/importertest"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
@@ -30,16 +28,11 @@ func familySeeds() [][3][]byte {
 		base, _ := splitSuffix(statsPath)
 		out = append(out, [3][]byte{readOr(statsPath), readOr(base + "_stats_history.csv"), readOr(base + "_failures.csv")})
 	}
-	stats, _ := filepath.Glob(filepath.Join("testdata", "*_stats.csv"))
-	dir, _ := os.Getwd()
-	for dir != filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		dir = filepath.Dir(dir)
+	stats := importertest.Files(filepath.Join("testdata", "*_stats.csv"))
+	if dir, ok := importertest.SharedFixtures("locust"); ok {
+		stats = append(stats, importertest.Files(filepath.Join(dir, "*_stats.csv"))...)
 	}
-	fixtures, _ := filepath.Glob(filepath.Join(dir, "..", "shared", "fixtures", "locust", "*_stats.csv"))
-	for _, s := range append(stats, fixtures...) {
+	for _, s := range stats {
 		add(s)
 	}
 	out = append(out, [3][]byte{readOr("testdata/old_requests.csv"), nil, nil})
@@ -71,24 +64,10 @@ func FuzzImport(f *testing.F) {
 	})
 }
 
+// checkOutcome is importertest.CheckOutcome, and names keep their bytes.
 func checkOutcome(t *testing.T, run *result.Run, err error) {
 	t.Helper()
-	if err != nil {
-		var syn *importer.SyntaxError
-		var uns *importer.Unsupported
-		if !(errors.As(err, &syn) && syn.Msg != "") && !(errors.As(err, &uns) && uns.Reason != "") {
-			t.Fatalf("error %T without a reason: %v", err, err)
-		}
-		return
-	}
-	if run == nil || run.Metrics == nil {
-		t.Fatal("nil run without an error")
-	}
-	var buf bytes.Buffer
-	if err := result.Encode(&buf, &result.File{Runs: []result.Run{*run}}); err != nil {
-		t.Fatalf("run does not encode: %v", err)
-	}
-	if strings.Contains(buf.String(), "\ufffd") {
-		t.Fatalf("a name lost bytes to U+FFFD: %s", buf.String())
+	if js := importertest.CheckOutcome(t, run, err); bytes.Contains(js, []byte("\ufffd")) {
+		t.Fatalf("a name lost bytes to U+FFFD: %s", js)
 	}
 }

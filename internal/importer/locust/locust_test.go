@@ -175,7 +175,7 @@ func TestClassifyFailure(t *testing.T) {
 		"ConnectionAbortedError(10053, 'An established connection was aborted', None)": result.ErrConnection,
 		"CatchResponseError('Got wrong response')":                                     result.ErrExpect,
 	} {
-		if got := classifyFailure(msg); got != want {
+		if got := failureClasses.Class(msg); got != want {
 			t.Errorf("%s → %s, want %s", msg, got, want)
 		}
 	}

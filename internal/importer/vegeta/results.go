@@ -8,10 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
-	"github.com/tailgate-ci/tailgate/internal/hist"
 	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/importer/rawrun"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
@@ -104,129 +105,72 @@ func readGob(name string, r io.Reader, agg *tally) error {
 	}
 }
 
-func readJSONLines(name string, r *bufio.Reader, agg *tally) error {
-	for n := 1; ; n++ {
-		b, err := r.ReadBytes('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("%s: reading line %d: %w", name, n, err)
+func readJSONLines(name string, r io.Reader, agg *tally) error {
+	lines := importer.NewLineReader(r)
+	for lines.Scan() {
+		t := bytes.TrimSpace(lines.Bytes())
+		if len(t) == 0 {
+			continue
 		}
-		complete := err == nil
-		if len(b) == 0 {
-			return nil
-		}
-		if t := bytes.TrimSpace(b); len(t) > 0 {
-			var h hit
-			if jerr := json.Unmarshal(t, &h); jerr != nil {
-				if !complete {
-					agg.notes = append(agg.notes, fmt.Sprintf("file was cut: line %d is incomplete and was skipped; the lines before it were imported", n))
-					return nil
-				}
-				return &importer.SyntaxError{File: name, Line: n, Msg: fmt.Sprintf("%v; expected a vegeta result as JSON ({\"code\":…,\"timestamp\":…,\"latency\":…})", jerr)}
+		var h hit
+		if jerr := json.Unmarshal(t, &h); jerr != nil {
+			if !lines.Complete() {
+				agg.notes = append(agg.notes, importer.CutNote(lines.Line()))
+				return nil
 			}
-			agg.add(h)
+			return &importer.SyntaxError{File: name, Line: lines.Line(), Msg: fmt.Sprintf("%v; expected a vegeta result as JSON ({\"code\":…,\"timestamp\":…,\"latency\":…})", jerr)}
 		}
-		if !complete {
-			return nil
-		}
+		agg.add(h)
 	}
+	if err := lines.Err(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
 }
 
-// maxSteps bounds per-target steps; further targets are pooled.
-const (
-	maxSteps  = 200
-	otherStep = "(other targets)"
-)
+// otherStep pools the requests past rawrun.MaxSteps distinct targets.
+const otherStep = "(other targets)"
 
 // tally folds results into a run.
 type tally struct {
-	first, last time.Time
-	latency     *hist.Histogram
-	total, fail int64
-	steps       map[string]*result.Step
-	order       []string
-	errs        map[string]*result.ErrorClass
-	errOrder    []string
-	notes       []string
-	pooled      bool
+	span     rawrun.Span
+	requests *rawrun.Builder
+	notes    []string
 }
 
 func newTally() *tally {
-	return &tally{latency: hist.New(), steps: map[string]*result.Step{}, errs: map[string]*result.ErrorClass{}}
+	return &tally{requests: rawrun.New(rawrun.Options{What: "targets", Pool: otherStep})}
 }
 
 func (t *tally) add(h hit) {
-	if t.first.IsZero() || h.Timestamp.Before(t.first) {
-		t.first = h.Timestamp
-	}
-	if h.Timestamp.After(t.last) {
-		t.last = h.Timestamp
-	}
-	t.total++
-	t.latency.Record(h.Latency)
-	step := t.step(h)
-	step.Requests++
-	step.Latency.Record(h.Latency)
+	t.span.Add(h.Timestamp, h.Timestamp)
+	step := t.requests.Request(stepName(h), h.Latency)
 	if !failedCode(int(h.Code)) && h.Error == "" {
 		return
 	}
-	t.fail++
-	step.Failed++
 	class := errorClass(int(h.Code), h.Error)
-	key := fmt.Sprintf("%s\x00%s\x00%d", class, step.Name, h.Code)
-	e := t.errs[key]
-	if e == nil {
-		e = &result.ErrorClass{Class: class, Step: step.Name, Sample: statusSample(int(h.Code), h.Error)}
-		t.errs[key] = e
-		t.errOrder = append(t.errOrder, key)
-	}
-	e.Count++
+	t.requests.Fail(step, class, strconv.Itoa(int(h.Code)), statusSample(int(h.Code), h.Error))
 }
 
-func (t *tally) step(h hit) *result.Step {
-	name := h.Method + " " + h.URL
+// stepName names a result's step by its target.
+func stepName(h hit) string {
 	if h.Method == "" && h.URL == "" {
-		name = "(unnamed)"
+		return "(unnamed)"
 	}
-	if s, ok := t.steps[name]; ok {
-		return s
-	}
-	if len(t.order) >= maxSteps {
-		t.pooled = true
-		name = otherStep
-		if s, ok := t.steps[name]; ok {
-			return s
-		}
-	}
-	s := &result.Step{Name: name, Latency: hist.New()}
-	t.steps[name] = s
-	t.order = append(t.order, name)
-	return s
+	return h.Method + " " + h.URL
 }
 
 func (t *tally) run(name string) (*result.Run, error) {
-	if t.total == 0 && len(t.notes) > 0 {
+	total := t.requests.Requests().Total
+	if total == 0 && len(t.notes) > 0 {
 		return nil, &importer.SyntaxError{File: name, Msg: "file was cut before its first complete result"}
 	}
-	if t.total == 0 {
+	if total == 0 {
 		return nil, &importer.Unsupported{File: name, Reason: "vegeta results stream holds no results"}
 	}
-	run := &result.Run{
-		Started:  t.first,
-		Window:   t.last.Sub(t.first).Seconds(),
-		Latency:  t.latency,
-		Requests: result.Requests{Total: t.total, Failed: t.fail},
-		Metrics:  map[string]float64{},
-		Notes:    t.notes,
-	}
-	for _, n := range t.order {
-		run.Steps = append(run.Steps, *t.steps[n])
-	}
-	for _, k := range t.errOrder {
-		run.Errors = append(run.Errors, *t.errs[k])
-	}
-	if t.pooled {
-		run.Notes = append(run.Notes, fmt.Sprintf("more than %d distinct targets: the rest are pooled in step %q", maxSteps, otherStep))
-	}
+	run := t.requests.Run(t.notes...)
+	run.Started = t.span.First
+	run.Window = t.span.Seconds()
 	finish(run)
 	return run, nil
 }

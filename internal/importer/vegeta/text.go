@@ -1,7 +1,6 @@
 package vegeta
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -38,29 +37,24 @@ var textLatency = map[string]string{
 
 func (Text) Import(name string, r io.Reader) (*result.Run, error) {
 	run := &result.Run{Metrics: map[string]float64{}}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	reports, line, sawStatus := 0, 0, false
-	for sc.Scan() {
-		line++
-		m := textLineRe.FindStringSubmatch(strings.TrimSpace(sc.Text()))
-		if m == nil {
-			continue
-		}
-		fields, values := splitList(m[2]), splitList(m[3])
-		if m[1] == "Requests" {
-			if reports++; reports > 1 {
-				return nil, &importer.Unsupported{File: name, Reason: fmt.Sprintf(
-					"several vegeta text reports in one file (the second starts at line %d); import each report from its own file", line)}
+	sawStatus := false
+	reports, err := importer.TextReport{
+		Tool: "vegeta text",
+		Starts: func(text string) bool {
+			m := textLineRe.FindStringSubmatch(text)
+			return m != nil && m[1] == "Requests"
+		},
+		Take: func(text string) error {
+			m := textLineRe.FindStringSubmatch(text)
+			if m == nil {
+				return nil
 			}
-		}
-		sawStatus = sawStatus || m[1] == "Status Codes"
-		if err := applyTextLine(run, m[1], fields, values); err != nil {
-			return nil, &importer.SyntaxError{File: name, Line: line, Msg: err.Error()}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, err)
+			sawStatus = sawStatus || m[1] == "Status Codes"
+			return applyTextLine(run, m[1], splitList(m[2]), splitList(m[3]))
+		},
+	}.Read(name, r)
+	if err != nil {
+		return nil, err
 	}
 	if reports == 0 || run.Requests.Total <= 0 {
 		return nil, &importer.SyntaxError{File: name, Msg: "no \"Requests [total, rate, throughput]\" line with requests; expected a vegeta text report"}

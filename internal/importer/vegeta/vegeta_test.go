@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/importer/importertest"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
 func TestReport(t *testing.T) {
-	data := readTestdata(t, "report.json")
+	data := importertest.Testdata(t, "report.json")
 	if !(Report{}).Sniff("r.json", data) || (Results{}).Sniff("r.json", data) {
 		t.Fatal("sniffing")
 	}
@@ -19,15 +20,15 @@ func TestReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantMetric(t, run, result.LatencyP50, 15)
-	wantMetric(t, run, result.LatencyP90, 40)
-	wantMetric(t, run, result.LatencyP95, 55)
-	wantMetric(t, run, result.LatencyP99, 90)
-	wantMetric(t, run, result.LatencyMax, 120)
-	wantMetric(t, run, result.LatencyMean, 20)
-	wantMetric(t, run, result.RequestsPerSec, 10)
-	wantMetric(t, run, result.RequestErrorPct, 10)
-	wantAbsent(t, run, result.IterationsPerSec, result.LifecycleSuccess)
+	importertest.WantMetric(t, run, result.LatencyP50, 15)
+	importertest.WantMetric(t, run, result.LatencyP90, 40)
+	importertest.WantMetric(t, run, result.LatencyP95, 55)
+	importertest.WantMetric(t, run, result.LatencyP99, 90)
+	importertest.WantMetric(t, run, result.LatencyMax, 120)
+	importertest.WantMetric(t, run, result.LatencyMean, 20)
+	importertest.WantMetric(t, run, result.RequestsPerSec, 10)
+	importertest.WantMetric(t, run, result.RequestErrorPct, 10)
+	importertest.WantAbsent(t, run, result.IterationsPerSec, result.LifecycleSuccess)
 	if run.Window != 10 || run.Requests != (result.Requests{Total: 100, Failed: 10}) {
 		t.Errorf("window %v requests %+v", run.Window, run.Requests)
 	}
@@ -42,17 +43,17 @@ func TestReport(t *testing.T) {
 }
 
 func TestOldReportLacksP90(t *testing.T) {
-	run, err := Report{}.Import("old.json", bytes.NewReader(readTestdata(t, "report-old.json")))
+	run, err := Report{}.Import("old.json", bytes.NewReader(importertest.Testdata(t, "report-old.json")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantAbsent(t, run, result.LatencyP90)
-	wantMetric(t, run, result.LatencyP99, 9)
-	wantMetric(t, run, result.RequestErrorPct, 0)
+	importertest.WantAbsent(t, run, result.LatencyP90)
+	importertest.WantMetric(t, run, result.LatencyP99, 9)
+	importertest.WantMetric(t, run, result.RequestErrorPct, 0)
 }
 
 func TestReportErrors(t *testing.T) {
-	data := readTestdata(t, "report.json")
+	data := importertest.Testdata(t, "report.json")
 	_, err := Report{}.Import("r.json", bytes.NewReader(data[:200]))
 	var syn *importer.SyntaxError
 	if !errors.As(err, &syn) || !strings.Contains(syn.Msg, "file is cut") {
@@ -81,9 +82,9 @@ func TestGobResultsGiveFullHistogram(t *testing.T) {
 	if run.Latency.Count() != 4 || run.Window != 8 || run.Requests != (result.Requests{Total: 4, Failed: 1}) {
 		t.Errorf("count %d window %v requests %+v", run.Latency.Count(), run.Window, run.Requests)
 	}
-	wantMetric(t, run, result.RequestsPerSec, 0.5)
-	wantMetric(t, run, result.LatencyMax, 40)
-	wantMetric(t, run, result.RequestErrorPct, 25)
+	importertest.WantMetric(t, run, result.RequestsPerSec, 0.5)
+	importertest.WantMetric(t, run, result.LatencyMax, 40)
+	importertest.WantMetric(t, run, result.RequestErrorPct, 25)
 	if len(run.Steps) != 1 || run.Steps[0].Name != "GET http://127.0.0.1/a" || run.Steps[0].Failed != 1 {
 		t.Errorf("steps %+v", run.Steps)
 	}
@@ -109,7 +110,7 @@ func TestCutGobKeepsCompleteResults(t *testing.T) {
 }
 
 func TestJSONLinesResults(t *testing.T) {
-	data := readTestdata(t, "results.jsonl")
+	data := importertest.Testdata(t, "results.jsonl")
 	if !(Results{}).Sniff("r.jsonl", data) {
 		t.Fatal("not sniffed")
 	}
@@ -127,18 +128,18 @@ func TestJSONLinesResults(t *testing.T) {
 	if classes[result.ErrStatus] != 1 || classes[result.ErrTimeout] != 1 {
 		t.Errorf("errors %+v", run.Errors)
 	}
-	wantMetric(t, run, result.LatencyMax, 5000)
+	importertest.WantMetric(t, run, result.LatencyMax, 5000)
 }
 
 func TestJSONLinesCutAndBad(t *testing.T) {
-	run, err := Results{}.Import("cut.jsonl", bytes.NewReader(readTestdata(t, "cut.jsonl")))
+	run, err := Results{}.Import("cut.jsonl", bytes.NewReader(importertest.Testdata(t, "cut.jsonl")))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if run.Requests.Total != 4 || !strings.Contains(strings.Join(run.Notes, ""), "file was cut: line 5") {
 		t.Errorf("total %d notes %q", run.Requests.Total, run.Notes)
 	}
-	_, err = Results{}.Import("bad.jsonl", bytes.NewReader(readTestdata(t, "bad.jsonl")))
+	_, err = Results{}.Import("bad.jsonl", bytes.NewReader(importertest.Testdata(t, "bad.jsonl")))
 	var syn *importer.SyntaxError
 	if !errors.As(err, &syn) || !strings.HasPrefix(err.Error(), "bad.jsonl:3: ") {
 		t.Errorf("bad line: %v", err)
@@ -152,11 +153,11 @@ func TestAbsurdReportFiguresStayFinite(t *testing.T) {
 		t.Errorf("success -1e308: %v", err)
 	}
 	run, err = Report{}.Import("r.json", strings.NewReader(`{"latencies":{"max":1e308,"mean":-1e308},"status_codes":{"0":1e18},"requests":5}`))
-	checkOutcome(t, run, err)
+	importertest.CheckOutcome(t, run, err)
 }
 
 func TestTextReport(t *testing.T) {
-	data := readTestdata(t, "report.txt")
+	data := importertest.Testdata(t, "report.txt")
 	if !(Text{}).Sniff("r.txt", data) || (Report{}).Sniff("r.txt", data) || (Results{}).Sniff("r.txt", data) {
 		t.Fatal("sniffing")
 	}
@@ -164,10 +165,10 @@ func TestTextReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantMetric(t, run, result.LatencyP90, 30004)
-	wantMetric(t, run, result.LatencyMean, 24398)
-	wantMetric(t, run, result.RequestsPerSec, 10.02)
-	wantMetric(t, run, result.RequestErrorPct, 100*592.0/600)
+	importertest.WantMetric(t, run, result.LatencyP90, 30004)
+	importertest.WantMetric(t, run, result.LatencyMean, 24398)
+	importertest.WantMetric(t, run, result.RequestsPerSec, 10.02)
+	importertest.WantMetric(t, run, result.RequestErrorPct, 100*592.0/600)
 	if run.Window != 59.9 || run.Requests != (result.Requests{Total: 600, Failed: 592}) || len(run.Errors) != 2 {
 		t.Errorf("window %v requests %+v errors %+v", run.Window, run.Requests, run.Errors)
 	}
@@ -177,12 +178,12 @@ func TestTextReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantAbsent(t, run, result.LatencyP90)
-	wantMetric(t, run, result.LatencyP95, 30005)
+	importertest.WantAbsent(t, run, result.LatencyP90)
+	importertest.WantMetric(t, run, result.LatencyP95, 30005)
 }
 
 func TestTextReportErrors(t *testing.T) {
-	data := string(readTestdata(t, "report.txt"))
+	data := string(importertest.Testdata(t, "report.txt"))
 	_, err := Text{}.Import("two.txt", strings.NewReader(data+"\n"+data))
 	var uns *importer.Unsupported
 	if !errors.As(err, &uns) || !strings.Contains(uns.Reason, "second starts at line 12") {
@@ -192,7 +193,7 @@ func TestTextReportErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantAbsent(t, run, result.RequestErrorPct)
+	importertest.WantAbsent(t, run, result.RequestErrorPct)
 	bad := strings.Replace(data, "24.398s", "soon", 1)
 	_, err = Text{}.Import("bad.txt", strings.NewReader(bad))
 	if err == nil || err.Error() != `bad.txt:3: Latencies mean: expected a Go duration such as 5.2ms, got "soon"` {

@@ -5,7 +5,6 @@
 package wrk
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -60,23 +59,11 @@ type report struct {
 
 func (Text) Import(name string, r io.Reader) (*result.Run, error) {
 	rep := &report{run: &result.Run{Metrics: map[string]float64{}}}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		text := strings.TrimSpace(sc.Text())
-		if runningRe.MatchString(text) {
-			if rep.runs++; rep.runs > 1 {
-				return nil, &importer.Unsupported{File: name, Reason: fmt.Sprintf(
-					"several wrk reports in one file (the second starts at line %d); import each report from its own file", line)}
-			}
-		}
-		if err := rep.take(text); err != nil {
-			return nil, &importer.SyntaxError{File: name, Line: line, Msg: err.Error()}
-		}
+	runs, err := importer.TextReport{Tool: "wrk", Starts: runningRe.MatchString, Take: rep.take}.Read(name, r)
+	if err != nil {
+		return nil, err
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, err)
-	}
+	rep.runs = runs
 	return rep.finish(name)
 }
 

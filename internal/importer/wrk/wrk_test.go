@@ -4,23 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/importer/importertest"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
-
-func read(t testing.TB, file string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
 
 func wantMetric(t *testing.T, run *result.Run, key string, want float64) {
 	t.Helper()
@@ -30,7 +20,7 @@ func wantMetric(t *testing.T, run *result.Run, key string, want float64) {
 }
 
 func TestWrkLatencyReport(t *testing.T) {
-	data := read(t, "latency.txt")
+	data := importertest.Testdata(t, "latency.txt")
 	if !(Text{}).Sniff("w.txt", data) {
 		t.Fatal("not sniffed")
 	}
@@ -57,7 +47,7 @@ func TestWrkLatencyReport(t *testing.T) {
 }
 
 func TestWrk2Report(t *testing.T) {
-	run, err := Text{}.Import("w2.txt", bytes.NewReader(read(t, "wrk2.txt")))
+	run, err := Text{}.Import("w2.txt", bytes.NewReader(importertest.Testdata(t, "wrk2.txt")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +66,7 @@ func TestWrk2Report(t *testing.T) {
 }
 
 func TestWrkRejections(t *testing.T) {
-	data := string(read(t, "latency.txt"))
+	data := string(importertest.Testdata(t, "latency.txt"))
 	_, err := Text{}.Import("two.txt", strings.NewReader(data+data))
 	var uns *importer.Unsupported
 	if !errors.As(err, &uns) || !strings.Contains(uns.Reason, "second starts at line 18") {
@@ -94,38 +84,9 @@ func TestWrkRejections(t *testing.T) {
 	}
 }
 
+// FuzzImport: no panic, and a run that encodes or a typed error.
 func FuzzImport(f *testing.F) {
-	f.Add(read(f, "latency.txt"))
-	f.Add(read(f, "wrk2.txt"))
-	dir, _ := os.Getwd()
-	for dir != filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		dir = filepath.Dir(dir)
-	}
-	for _, folder := range []string{"wrk", "wrk2"} {
-		files, _ := filepath.Glob(filepath.Join(dir, "..", "shared", "fixtures", folder, "*"))
-		for _, file := range files {
-			if data, err := os.ReadFile(file); err == nil {
-				f.Add(data)
-			}
-		}
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		Text{}.Sniff("fuzz", data)
-		run, err := Text{}.Import("fuzz", bytes.NewReader(data))
-		if err != nil {
-			var syn *importer.SyntaxError
-			var uns *importer.Unsupported
-			if !errors.As(err, &syn) && !errors.As(err, &uns) {
-				t.Fatalf("untyped error: %v", err)
-			}
-			return
-		}
-		var buf bytes.Buffer
-		if err := result.Encode(&buf, &result.File{Runs: []result.Run{*run}}); err != nil {
-			t.Fatalf("run does not encode: %v", err)
-		}
-	})
+	importertest.AddSeeds(f, 0, "testdata/latency.txt", "testdata/wrk2.txt")
+	importertest.AddSeeds(f, 0, importertest.SharedFixtureFiles("wrk", "wrk2")...)
+	importertest.Fuzz(f, nil, Text{})
 }

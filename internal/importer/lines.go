@@ -1,0 +1,59 @@
+package importer
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+)
+
+// LineReader reads a file line by line, as bufio.Scanner does, but with no
+// limit on a line's length, the lines' 1-based numbers, and whether each
+// ended with a newline: a last line without one, that does not parse, is
+// where the file was cut (see CutNote).
+type LineReader struct {
+	br       *bufio.Reader
+	n        int
+	line     []byte
+	complete bool
+	err      error
+}
+
+// NewLineReader reads lines from r.
+func NewLineReader(r io.Reader) *LineReader {
+	return &LineReader{br: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// Scan advances to the next line; it is false at the end of the file or
+// on a read error (see Err).
+func (l *LineReader) Scan() bool {
+	b, err := l.br.ReadBytes('\n')
+	if err != nil && err != io.EOF {
+		l.line, l.complete, l.err = nil, false, fmt.Errorf("reading line %d: %w", l.n+1, err)
+		return false
+	}
+	if len(b) == 0 {
+		l.line, l.complete = nil, false
+		return false
+	}
+	l.n++
+	l.line, l.complete = bytes.TrimRight(b, "\r\n"), err == nil
+	return true
+}
+
+// Bytes is the current line without its line ending.
+func (l *LineReader) Bytes() []byte { return l.line }
+
+// Complete reports whether the current line ended with a newline.
+func (l *LineReader) Complete() bool { return l.complete }
+
+// Line is the current line's number.
+func (l *LineReader) Line() int { return l.n }
+
+// Err is the read error that ended Scan, if any.
+func (l *LineReader) Err() error { return l.err }
+
+// CutNote is the run's note for a file whose last line is incomplete.
+func CutNote(line int) string {
+	return fmt.Sprintf("file was cut: line %d is incomplete and was skipped; the lines before it were imported", line)
+}

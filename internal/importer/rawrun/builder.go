@@ -1,0 +1,133 @@
+// Package rawrun owns building a result.Run from per-request records, as
+// the importers of raw results read them (Gatling's simulation.log,
+// JMeter's JTL files, k6's and vegeta's sample streams): the run's latency
+// histogram and counts, one step per request name and one error class per
+// class, step and detail, each in the order first seen, with the number of
+// steps bounded. The time a run covers is the caller's (see Span): formats
+// tell it differently.
+package rawrun
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/hist"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// MaxSteps bounds the steps of one run that get a latency histogram (each
+// takes about 190 KB): a file that names every URL apart must not exhaust
+// memory.
+const MaxSteps = 200
+
+// Options say how a Builder names and bounds its steps.
+type Options struct {
+	// What the step names are, for the note on steps past MaxSteps, e.g.
+	// "request names".
+	What string
+	// Pool, when set, is the step that takes the requests of every name
+	// past MaxSteps. When empty, such steps are kept, without a latency
+	// histogram.
+	Pool string
+}
+
+// Builder accumulates requests into a run.
+type Builder struct {
+	opts     Options
+	latency  *hist.Histogram
+	requests result.Requests
+	steps    map[string]*result.Step
+	order    []string
+	errs     map[errKey]*result.ErrorClass
+	errOrder []errKey
+	pooled   bool
+}
+
+// errKey is one error class of one step; detail splits a class further,
+// e.g. by HTTP status.
+type errKey struct{ class, step, detail string }
+
+// New returns an empty builder.
+func New(opts Options) *Builder {
+	return &Builder{
+		opts:    opts,
+		latency: hist.New(),
+		steps:   map[string]*result.Step{},
+		errs:    map[errKey]*result.ErrorClass{},
+	}
+}
+
+// Requests is the count of requests so far.
+func (b *Builder) Requests() result.Requests { return b.requests }
+
+// Request records one request of the named step that took d, and returns
+// the step it was counted in (the pool, past MaxSteps names, when the
+// builder pools).
+func (b *Builder) Request(step string, d time.Duration) *result.Step {
+	st := b.step(step)
+	st.Requests++
+	if st.Latency != nil {
+		st.Latency.Record(d)
+	}
+	b.requests.Total++
+	b.latency.Record(d)
+	return st
+}
+
+// Fail counts the request just recorded in st as failed, in the error
+// class of this class, step and detail; sample is the class's message
+// when it is new.
+func (b *Builder) Fail(st *result.Step, class, detail, sample string) {
+	st.Failed++
+	b.requests.Failed++
+	k := errKey{class, st.Name, detail}
+	e, ok := b.errs[k]
+	if !ok {
+		e = &result.ErrorClass{Class: class, Step: st.Name, Sample: sample}
+		b.errs[k] = e
+		b.errOrder = append(b.errOrder, k)
+	}
+	e.Count++
+}
+
+func (b *Builder) step(name string) *result.Step {
+	if st, ok := b.steps[name]; ok {
+		return st
+	}
+	if b.opts.Pool != "" && len(b.order) >= MaxSteps {
+		b.pooled = true
+		name = b.opts.Pool
+		if st, ok := b.steps[name]; ok {
+			return st
+		}
+	}
+	st := &result.Step{Name: name}
+	if b.opts.Pool != "" || len(b.steps) < MaxSteps {
+		st.Latency = hist.New()
+	}
+	b.steps[name] = st
+	b.order = append(b.order, name)
+	return st
+}
+
+// Run returns the run built so far: its latency, counts, steps and error
+// classes, no metrics yet, and these notes followed by one on the steps
+// past MaxSteps, if there were any. Started, Window and the summary
+// metrics are the caller's to fill in.
+func (b *Builder) Run(notes ...string) *result.Run {
+	r := &result.Run{Latency: b.latency, Requests: b.requests, Metrics: map[string]float64{}}
+	for _, name := range b.order {
+		r.Steps = append(r.Steps, *b.steps[name])
+	}
+	for _, k := range b.errOrder {
+		r.Errors = append(r.Errors, *b.errs[k])
+	}
+	r.Notes = append(r.Notes, notes...)
+	switch {
+	case b.pooled:
+		r.Notes = append(r.Notes, fmt.Sprintf("more than %d distinct %s: the rest are pooled in step %q", MaxSteps, b.opts.What, b.opts.Pool))
+	case b.opts.Pool == "" && len(b.steps) > MaxSteps:
+		r.Notes = append(r.Notes, fmt.Sprintf("%d distinct %s: per-step latency kept for the first %d only", len(b.steps), b.opts.What, MaxSteps))
+	}
+	return r
+}
