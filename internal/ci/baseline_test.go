@@ -63,9 +63,11 @@ func newGitRepos(t *testing.T) gitRepos {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
-	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull) // no user config (signing, hooks) in the way
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	root := t.TempDir()
+	empty := filepath.Join(root, "gitconfig") // no user config (signing, hooks) in the way
+	writeFile(t, empty, "")
+	t.Setenv("GIT_CONFIG_GLOBAL", empty)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	r := gitRepos{origin: filepath.Join(root, "origin"), workspace: filepath.Join(root, "workspace")}
 	git(t, root, "init", "-q", "-b", "main", r.origin)
 	// GitHub serves any reachable commit by sha; a local origin must be told to.
