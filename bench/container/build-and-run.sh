@@ -104,6 +104,13 @@ cleanup() {
 	remove_containers
 	if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
 	rm -rf "$TMP"
+	# Seen once on this machine while builds ran: the host's /dev/null became a
+	# regular file, which breaks every later `>/dev/null` and git's config
+	# reads. Put the device back if that happened.
+	if [ ! -c /dev/null ]; then
+		echo "warning: /dev/null was not a character device; restoring it" >&2
+		rm -f /dev/null && mknod -m 666 /dev/null c 1 3
+	fi
 }
 trap cleanup EXIT
 
