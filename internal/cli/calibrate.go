@@ -106,6 +106,10 @@ func (c calibration) run(ctx context.Context, e env, cfg *config.Config, path st
 // noise model needs before its 95th percentile means anything.
 const minCrossCheckJobs = 5
 
+// minCrossCheckSigma leaves out metrics that showed no noise at all (an
+// open-loop rate that always met its target): there is nothing to compare.
+const minCrossCheckSigma = 0.001
+
 // estimateNoise recomputes the per-metric noise from the calibration jobs
 // and returns warnings about estimates that are weak or inconsistent.
 func estimateNoise(bl *baseline.File) []string {
@@ -131,7 +135,7 @@ func estimateNoise(bl *baseline.File) []string {
 			continue
 		}
 		c.Noise[m.Key] = nz
-		if m.Scale == result.Ratio && len(jobs) >= minCrossCheckJobs {
+		if m.Scale == result.Ratio && len(jobs) >= minCrossCheckJobs && nz.SigmaW > minCrossCheckSigma {
 			if emp, err := stats.EmpiricalFloor(jobs); err == nil && !stats.FloorsAgree(emp, stats.PairFloor(nz, gate.DefaultAlpha)) {
 				disagree = append(disagree, fmt.Sprintf("%s (%.1f %% seen, %.1f %% modelled)", m.Key, 100*emp, 100*stats.PairFloor(nz, gate.DefaultAlpha)))
 			}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
@@ -47,7 +48,7 @@ func cmdDemo(ctx context.Context, e env, args []string) error {
 	fs.StringVar(&f.out, "o", "", "also write the result JSON to `file`")
 	fs.StringVar(&f.slowdown, "slowdown", "0%", "make the service do this much more work per request, e.g. `30%`")
 	fs.BoolVar(&f.async, "async", false, "assign answers 202 and commits later: a resolve may overtake it (409 INVALID ACTION)")
-	fs.IntVar(&f.rate, "rate", 100, "lifecycles offered per second")
+	fs.IntVar(&f.rate, "rate", 50, "lifecycles offered per second")
 	fs.StringVar(&f.baseline, "baseline", "", "this machine's demo baseline `file` (default in the user cache directory)")
 	fs.BoolVar(&f.record, "record", false, "record a new baseline for this machine, replacing the old one")
 	fs.BoolVar(&f.ab, "ab", false, "run a clean and a slowed service side by side in one job (A/B), instead of checking against the stored baseline")
@@ -128,8 +129,24 @@ func demoAB(ctx context.Context, e env, f demoFlags, head *config.Config) error 
 	if err != nil {
 		return err
 	}
+	abDefaults(head, f.bench)
 	head.AB = &config.AB{Base: base.Target, Head: head.Target, Order: config.OrderABBA}
 	return runAndJudgeAB(ctx, e, head, abFlags{aa: f.aa, baseline: f.baseline, reports: f.reports}, f.bench.quiet)
+}
+
+// abDefaults makes A/B runs more and shorter than the check's: the floor is
+// measured from the job's own runs, and eight runs a side measure it well
+// (16 runs in about a minute). Flags still override.
+func abDefaults(cfg *config.Config, b benchFlags) {
+	if b.runs == 0 {
+		cfg.Load.Runs = 8
+	}
+	if b.duration == 0 {
+		cfg.Load.Duration = config.Duration(2500 * time.Millisecond)
+	}
+	if !b.warmup.set {
+		cfg.Load.Warmup = config.Duration(500 * time.Millisecond)
+	}
 }
 
 // demoRecordFirst is the first use on a machine: run the clean service,

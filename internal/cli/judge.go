@@ -45,6 +45,7 @@ func policyFor(cfg *config.Config, bl *baseline.File) gate.Policy {
 		p.Alpha = cfg.Gate.Alpha
 		p.Metrics = cfg.Gate.Metrics
 		p.Floors = cfg.Gate.Floors
+		p.MinEffect = cfg.Gate.MinEffect
 	}
 	if bl != nil {
 		p.BaselineJobs = bl.Jobs()

@@ -176,9 +176,14 @@ type Gate struct {
 	Baseline string  `yaml:"baseline"` // default baselines/<name>.json
 	Window   int     `yaml:"window"`   // default 30 samples
 	Alpha    float64 `yaml:"alpha"`    // default 0.05
-	// Floors overrides the default noise floors by metric key: a relative
+	// Floors stand in for the noise floor until it is measured (by
+	// calibrate, or in A/B by the job itself), by metric key: a relative
 	// change in percent for ratio metrics, percentage points for rates.
+	// They replace the built-in defaults and make any metric gateable.
 	Floors map[string]float64 `yaml:"floors"`
+	// MinEffect is the smallest change worth failing for, by metric key,
+	// in the units of Floors: it applies on top of any floor, measured or not.
+	MinEffect map[string]float64 `yaml:"min_effect"`
 	// Metrics lists the gated metric keys; default: iterations/s, p95,
 	// request error % and lifecycle success %.
 	Metrics []string `yaml:"metrics"`

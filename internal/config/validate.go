@@ -188,12 +188,18 @@ func validateGate(g *Gate, c *collector) {
 		}
 		seen[m] = true
 	}
-	for _, m := range sortedKeys(g.Floors) {
-		key := joinKey("gate.floors", m)
+	validateMetricValues(g.Floors, "gate.floors", c)
+	validateMetricValues(g.MinEffect, "gate.min_effect", c)
+}
+
+// validateMetricValues checks a map of metric key → non-negative value.
+func validateMetricValues(values map[string]float64, section string, c *collector) {
+	for _, m := range sortedKeys(values) {
+		key := joinKey(section, m)
 		if _, ok := result.Lookup(m); !ok {
 			c.addKey(key, "unknown metric %q: expected one of %s", m, metricKeys())
-		} else if g.Floors[m] < 0 {
-			c.add(key, "a floor cannot be negative, got %g", g.Floors[m])
+		} else if values[m] < 0 {
+			c.add(key, "cannot be negative, got %g", values[m])
 		}
 	}
 }

@@ -31,7 +31,7 @@ func (pl plan) detect(base, head []float64, k int, p Policy) Detectable {
 		dt.Note = needRuns(m, p.alpha())
 		return dt
 	}
-	floor := pl.logFloor(n, m, k, p)
+	floor := pl.logFloor(base, head, k, p)
 	se := stats.SE(nz, n, m, p.BaselineJobs, p.SameJob)
 	var x float64
 	if n+m <= monteCarloMaxRuns {
@@ -129,5 +129,5 @@ func (pl plan) floorBelowNoise(base, head []float64, k int, p Policy) bool {
 		return false
 	}
 	visible := stats.Floor(stats.Noise{SigmaW: nz.SigmaW}, len(head), len(base), 1, true, p.alpha(), k)
-	return pl.logFloor(len(head), len(base), k, p) < visible
+	return pl.logFloor(base, head, k, p) < visible
 }

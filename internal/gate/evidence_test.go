@@ -109,3 +109,42 @@ func TestCalibratedPowerUnderDrift(t *testing.T) {
 		t.Errorf("power %.1f %% is below 90 %%", 100*power)
 	}
 }
+
+// TestABJobFloorFalsePositiveRate: same-job A/B without calibration, the
+// floor measured from the job's own runs; 8 vs 8 runs at CV 7 %. Both sides
+// share the job, so there is no job offset (drift 0).
+func TestABJobFloorFalsePositiveRate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 1))
+	w := world{cv: 0.07}
+	fp := 0
+	for range simulatedGates {
+		base, head := w.job(rng, 8, 1, 1), w.job(rng, 8, 1, 1)
+		if Judge(base, head, Policy{SameJob: true}).Outcome == Regression {
+			fp++
+		}
+	}
+	rate := float64(fp) / simulatedGates
+	t.Logf("A/A false-positive rate of the whole A/B gate, 8 vs 8, CV 7 %%, floors from the job: %.1f %% (%d of %d gates)", 100*rate, fp, simulatedGates)
+	if rate > 0.05 {
+		t.Errorf("A/A false-positive rate %.1f %% exceeds 5 %%", 100*rate)
+	}
+}
+
+// TestABJobFloorPower: a 10 % throughput drop at CV 3 %, 8 vs 8 in one job.
+func TestABJobFloorPower(t *testing.T) {
+	rng := rand.New(rand.NewPCG(22, 1))
+	w := world{cv: 0.03}
+	caught := 0
+	for range simulatedGates {
+		base, head := w.job(rng, 8, 1, 1), w.job(rng, 8, 0.9, 1)
+		v := Judge(base, head, Policy{SameJob: true})
+		if v.Outcome == Regression && slices.Contains(v.Regressions, result.IterationsPerSec) {
+			caught++
+		}
+	}
+	power := float64(caught) / simulatedGates
+	t.Logf("power of the A/B gate for a 10 %% throughput drop, 8 vs 8, CV 3 %%: %.1f %% (%d of %d gates)", 100*power, caught, simulatedGates)
+	if power < 0.90 {
+		t.Errorf("power %.1f %% is below 90 %%", 100*power)
+	}
+}

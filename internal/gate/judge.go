@@ -90,7 +90,7 @@ func (pl plan) judge(base, head []float64, k int, p Policy) Finding {
 	}
 	f.Change = pl.change(f.HeadMedian, f.BaseMedian)
 	f.Worse = f.Change * pl.direction().Sign()
-	floor := pl.logFloor(len(head), len(base), k, p)
+	floor := pl.logFloor(base, head, k, p)
 	if pl.gated {
 		f.Floor = pl.fromScale(floor)
 	}

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"gonum.org/v1/gonum/stat/distuv"
 	"math"
 	"slices"
 
@@ -18,6 +19,9 @@ type plan struct {
 	// units (percent or percentage points); NaN for calibrated floors,
 	// which depend on the sample sizes.
 	userFloor float64
+	// minEffect is gate.min_effect in user units (0 when unset): no floor
+	// is below it.
+	minEffect float64
 	noise     *stats.Noise
 	note      string
 }
@@ -96,12 +100,21 @@ func throughputSubstitute(base, head []result.Run, gated map[string]bool) bool {
 
 func planOne(m result.Metric, wanted bool, p Policy) plan {
 	pl := plan{meta: m, source: NoFloor, userFloor: math.NaN()}
-	if f, ok := p.Floors[m.Key]; ok && wanted {
-		pl.gated, pl.source, pl.userFloor = true, FromConfig, f
-		return pl
-	}
+	pl.minEffect = p.MinEffect[m.Key]
+	// A measured floor first; the config's, then the defaults, stand in
+	// until the noise is measured.
 	if nz, ok := p.Noise[m.Key]; ok && wanted && nz.Check() == nil {
 		pl.gated, pl.source, pl.noise = true, FromCalibration, &nz
+		return pl
+	}
+	if p.SameJob && wanted {
+		// Both sides share the job: the noise that matters is this job's,
+		// and both sides' spread measures it.
+		pl.gated, pl.source = true, FromJob
+		return pl
+	}
+	if f, ok := p.Floors[m.Key]; ok && wanted {
+		pl.gated, pl.source, pl.userFloor = true, FromConfig, f
 		return pl
 	}
 	if f, ok := DefaultFloors[m.Key]; ok && wanted {
@@ -114,13 +127,41 @@ func planOne(m result.Metric, wanted bool, p Policy) plan {
 	return pl
 }
 
-// logFloor is the floor on the comparison scale for n head runs against m
-// baseline samples with k gated metrics.
-func (pl plan) logFloor(n, m, k int, p Policy) float64 {
-	if pl.noise != nil {
+// logFloor is the floor on the comparison scale for the head runs against
+// the baseline samples with k gated metrics.
+func (pl plan) logFloor(base, head []float64, k int, p Policy) float64 {
+	return math.Max(pl.noiseFloor(base, head, k, p), pl.toScale(pl.minEffect))
+}
+
+// noiseFloor is the floor the noise alone sets: measured, else the
+// config's or the default.
+func (pl plan) noiseFloor(base, head []float64, k int, p Policy) float64 {
+	n, m := len(head), len(base)
+	switch {
+	case pl.noise != nil:
 		return math.Max(stats.Floor(*pl.noise, n, m, p.BaselineJobs, p.SameJob, p.alpha(), k), pl.toScale(pl.resolution()))
+	case pl.source == FromJob:
+		return math.Max(pl.jobFloor(base, head, k, p), pl.toScale(pl.resolution()))
 	}
 	return pl.toScale(pl.userFloor)
+}
+
+// jobFloor is the floor measured in this job (A/B): the spread of both
+// sides' runs, pooled, with a Student t quantile for the few degrees of
+// freedom that estimate has: t(1−α/K, n+m−2)·σ̂·sqrt(c_n/n + c_m/m).
+// Without two runs on some side there is no spread to measure: +Inf, so
+// nothing is called a regression.
+func (pl plan) jobFloor(base, head []float64, k int, p Policy) float64 {
+	hs, err1 := pl.scale(head)
+	bs, err2 := pl.scale(base)
+	sd, ok := pooledSD(hs, bs)
+	if err1 != nil || err2 != nil || !ok {
+		return math.Inf(1)
+	}
+	n, m := len(head), len(base)
+	df := float64(n + m - 2)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - p.alpha()/float64(max(k, 1)))
+	return t * sd * math.Sqrt(stats.MedianFactor(n)/float64(n)+stats.MedianFactor(m)/float64(m))
 }
 
 // resolution is the least calibrated floor, in user units: a metric that

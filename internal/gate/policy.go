@@ -43,9 +43,13 @@ type Policy struct {
 	// Metrics are the gated metric keys; empty means DefaultMetrics.
 	Metrics []string
 	// Floors are user floors from the config (gate.floors): percent for
-	// ratio metrics, percentage points for rates. They override calibrated
-	// and default floors and make any metric gateable.
+	// ratio metrics, percentage points for rates. They stand in for the
+	// floor until the noise is measured (calibrated, or by the job in A/B),
+	// replace the defaults, and make any metric gateable.
 	Floors map[string]float64
+	// MinEffect is the smallest change worth failing for (gate.min_effect),
+	// in the units of Floors; it applies on top of every floor.
+	MinEffect map[string]float64
 	// Noise is the calibrated noise by metric key (logs for ratio metrics,
 	// percentage points for rates).
 	Noise map[string]stats.Noise

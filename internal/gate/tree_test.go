@@ -272,3 +272,56 @@ func TestCalibratedFloorHasAMinimum(t *testing.T) {
 		t.Fatalf("a 10 %% drop against a noiseless calibration: outcome %s, want regression", v.Outcome)
 	}
 }
+
+// In A/B (same job) without calibration, the floor is measured from both
+// sides' runs: quiet runs give a narrow floor that catches a small shift,
+// noisy runs a wide one that does not cry wolf.
+func TestSameJobFloorComesFromTheJob(t *testing.T) {
+	mk := func(vals ...float64) []result.Run {
+		runs := make([]result.Run, len(vals))
+		for i, v := range vals {
+			runs[i] = result.Run{Metrics: map[string]float64{result.CPUPerIteration: v}}
+		}
+		return runs
+	}
+	p := Policy{Metrics: []string{result.CPUPerIteration}, SameJob: true}
+	quietBase := mk(5.00, 5.05, 4.95, 5.02, 4.98, 5.01, 4.99, 5.03)
+	quietHead := mk(5.40, 5.45, 5.35, 5.42, 5.38, 5.41, 5.39, 5.43) // +8 %
+	v := Judge(quietBase, quietHead, p)
+	f := v.Findings[0]
+	if f.FloorSource != FromJob || v.Outcome != Regression || f.Floor > 3 {
+		t.Fatalf("quiet runs: source %s, floor %.2f %%, outcome %s; want a narrow job floor and a regression", f.FloorSource, f.Floor, v.Outcome)
+	}
+	noisyBase := mk(5.0, 6.1, 4.4, 5.6, 4.7, 6.3, 4.9, 5.5)
+	noisyHead := mk(5.4, 6.6, 4.8, 6.0, 5.1, 6.8, 5.3, 5.9) // +8 % again, inside ±15 % noise
+	v = Judge(noisyBase, noisyHead, p)
+	f = v.Findings[0]
+	if v.Outcome == Regression || f.Floor < 8 {
+		t.Fatalf("noisy runs: floor %.2f %%, outcome %s; want a floor wider than the shift and no regression", f.Floor, v.Outcome)
+	}
+}
+
+// A config floor stands in until the noise is measured; a calibration
+// replaces it; min_effect applies on top of any floor.
+func TestFloorPrecedence(t *testing.T) {
+	base := runsOf(result.CPUPerIteration, 5, 5.05, 4.95, 5.02, 4.98, 5.01, 4.99, 5.03, 5.0, 5.0)
+	head := runsOf(result.CPUPerIteration, 5.4, 5.45, 5.35, 5.42, 5.38) // +8 %
+	metrics := []string{result.CPUPerIteration}
+	cfgOnly := Policy{Metrics: metrics, Floors: map[string]float64{result.CPUPerIteration: 10}}
+	f, _ := finding(Judge(base, head, cfgOnly), result.CPUPerIteration)
+	if f.FloorSource != FromConfig || f.Floor != 10 || f.Outcome == MetricRegression {
+		t.Errorf("config floor alone: source %s, floor %.1f, outcome %s; want config, 10, no regression", f.FloorSource, f.Floor, f.Outcome)
+	}
+	calibrated := cfgOnly
+	calibrated.Noise = map[string]stats.Noise{result.CPUPerIteration: {SigmaW: 0.01, SigmaB: 0.005, Jobs: 10, Runs: 5}}
+	calibrated.BaselineJobs = 2
+	f, _ = finding(Judge(base, head, calibrated), result.CPUPerIteration)
+	if f.FloorSource != FromCalibration || f.Floor >= 8 || f.Outcome != MetricRegression {
+		t.Errorf("calibrated: source %s, floor %.1f, outcome %s; want the calibrated floor below 8 %% and a regression", f.FloorSource, f.Floor, f.Outcome)
+	}
+	calibrated.MinEffect = map[string]float64{result.CPUPerIteration: 12}
+	f, _ = finding(Judge(base, head, calibrated), result.CPUPerIteration)
+	if f.Floor != 12 || f.Outcome == MetricRegression {
+		t.Errorf("min_effect 12 %%: floor %.1f, outcome %s; want 12 and no regression", f.Floor, f.Outcome)
+	}
+}

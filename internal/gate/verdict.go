@@ -35,6 +35,7 @@ const (
 	FromCalibration FloorSource = "calibrated"
 	FromDefault     FloorSource = "default"
 	FromConfig      FloorSource = "config"
+	FromJob         FloorSource = "this job" // A/B: measured from both sides' runs
 	NoFloor         FloorSource = "none"
 )
 

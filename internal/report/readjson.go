@@ -84,7 +84,7 @@ var (
 	outcomes       = []string{string(gate.Pass), string(gate.Regression), string(gate.Inconclusive)}
 	metricOutcomes = []string{string(gate.MetricPass), string(gate.MetricRegression), string(gate.WithinNoise),
 		string(gate.Improvement), string(gate.MetricInconclusive), string(gate.NotAvailable), string(gate.NotGated)}
-	floorSources = []string{string(gate.FromCalibration), string(gate.FromDefault), string(gate.FromConfig), string(gate.NoFloor)}
+	floorSources = []string{string(gate.FromCalibration), string(gate.FromDefault), string(gate.FromConfig), string(gate.FromJob), string(gate.NoFloor)}
 	tests        = []string{"", gate.TestExact, gate.TestApprox, gate.TestZ, gate.TestTPrediction}
 	modes        = []string{"", "check", "compare", "ab", "demo"}
 	metricUnits  = []string{"", "/s", "ms", "%", "MB"}
