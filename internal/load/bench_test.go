@@ -45,6 +45,9 @@ func benchWorker(b *testing.B, sc config.Scenario, client *http.Client, url stri
 	}
 	e.hard, e.cancelHard = context.WithCancelCause(context.Background())
 	b.Cleanup(func() { e.cancelHard(nil) })
+	if client == nil { // the engine's own client: close its connections
+		b.Cleanup(e.client.CloseIdleConnections)
+	}
 	b.Cleanup(workers[0].begin(e.hard))
 	return e, workers[0]
 }
@@ -69,15 +72,14 @@ func BenchmarkGeneratorOverhead(b *testing.B) {
 }
 
 // BenchmarkLoopbackRequest is one whole request to an in-process server
-// over loopback (the server's own cost included).
+// over loopback (the server's own cost included), sent the way a run sends
+// it: through the engine's own client.
 func BenchmarkLoopbackRequest(b *testing.B) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`{"id":"x-1","state":"open"}`))
 	}))
 	defer srv.Close()
-	client, tr := newClient(1, time.Second)
-	defer tr.CloseIdleConnections()
-	_, w := benchWorker(b, benchScenarios["static-get"], client, srv.URL)
+	_, w := benchWorker(b, benchScenarios["static-get"], nil, srv.URL)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		w.iterate(uint64(i), time.Now(), true)

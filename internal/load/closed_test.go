@@ -128,6 +128,14 @@ func TestErrorClasses(t *testing.T) {
 			case <-r.Context().Done():
 			case <-time.After(3 * time.Second):
 			}
+		case "/stall-body": // headers and part of the body, then nothing
+			w.Header().Set("Content-Length", "100")
+			_, _ = w.Write([]byte(`{"state":`))
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+			case <-time.After(3 * time.Second):
+			}
 		}
 	})
 	closed := closedPort(t)
@@ -140,6 +148,7 @@ func TestErrorClasses(t *testing.T) {
 		{"status", srv.URL, config.Step{Name: "resolve", Request: config.Request{Path: "/500"}}, result.ErrStatus, "500 boom: database locked"},
 		{"expect", srv.URL, config.Step{Name: "check", Request: config.Request{Path: "/state"}, Expect: map[string]any{"state": "done"}}, result.ErrExpect, `state = "queued", want done`},
 		{"timeout", srv.URL, config.Step{Name: "wait", Request: config.Request{Path: "/slow"}}, result.ErrTimeout, "no response within 100ms"},
+		{"timeout in body", srv.URL, config.Step{Name: "read", Request: config.Request{Path: "/stall-body"}}, result.ErrTimeout, "no response within 100ms"},
 		{"connection", closed, config.Step{Name: "dial", Request: config.Request{Path: "/"}}, result.ErrConnection, "connection refused"},
 	}
 	for _, tt := range tests {
@@ -149,6 +158,9 @@ func TestErrorClasses(t *testing.T) {
 			opt := closedOpts(2, 0, 300*time.Millisecond)
 			if tt.class == result.ErrTimeout {
 				opt.RequestTimeout = 100 * time.Millisecond
+			}
+			if tt.class == result.ErrConnection { // worded as http.Client words it
+				tt.sample = `Get "` + closed + `/": dial tcp ` + strings.TrimPrefix(closed, "http://") + `: connect: connection refused`
 			}
 			r := run(t, compile(t, 1, sc), tt.url, opt)
 			if len(r.Errors) != 1 {

@@ -30,6 +30,7 @@ type engine struct {
 	baseURL string
 	steps   []string
 	client  *http.Client
+	do      sendFunc // sends through client
 	coll    *collector
 	live    liveCounts
 
@@ -111,7 +112,11 @@ func newEngine(plan *scenario.Plan, baseURL string, opt Options) (*engine, []*wo
 		workers[i] = w
 	}
 	if e.client == nil {
-		e.client, _ = newClient(opt.workers(), opt.RequestTimeout)
+		var tr *http.Transport
+		e.client, tr = newClient(opt.workers(), opt.RequestTimeout)
+		e.do = direct(e.client, tr)
+	} else {
+		e.do = e.client.Do
 	}
 	return e, workers, nil
 }

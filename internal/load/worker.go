@@ -27,7 +27,7 @@ const (
 // only it writes them, and the engine reads them after the worker is done.
 type worker struct {
 	e      *engine
-	ctx    context.Context // the worker's own child of engine.hard
+	timer  *requestTimer // bounds each request; set by begin
 	runner *scenario.Runner
 	batch  []sample
 	its    result.Iterations // Started, Completed, Succeeded
@@ -63,12 +63,11 @@ func newWorker(e *engine, id int) (*worker, error) {
 	}, nil
 }
 
-// begin derives the worker's context from the run's. Each request's
-// timeout context then registers with this private parent, not with one
-// context shared (and locked) by every worker.
-func (w *worker) begin(run context.Context) (end context.CancelFunc) {
-	w.ctx, end = context.WithCancel(run)
-	return end
+// begin prepares the worker's request timer under the run's context; the
+// returned function releases it when the worker is done.
+func (w *worker) begin(run context.Context) (end func()) {
+	w.timer = newRequestTimer(run, w.e.opt.RequestTimeout)
+	return w.timer.close
 }
 
 // iterate runs iteration seq whose latency counts from origin (its
@@ -103,10 +102,9 @@ func (w *worker) iterate(seq uint64, origin time.Time, measured bool) {
 // step sends step i's request and checks the response.
 func (w *worker) step(i int, measured bool) outcome {
 	id := w.runner.StepID(i)
-	ctx, cancel := context.WithTimeout(w.ctx, w.e.opt.RequestTimeout)
-	defer cancel()
-	req, err := w.runner.Request(ctx, i)
+	req, err := w.runner.Request(w.timer.start(), i)
 	if err != nil {
+		w.timer.stop()
 		if measured {
 			w.reqs[id].total++
 			if e := w.fail(id, slotExpect); e.sample == "" {
@@ -117,6 +115,7 @@ func (w *worker) step(i int, measured bool) outcome {
 	}
 	start := time.Now()
 	fail, err := w.send(req, i)
+	expired := w.timer.stop()
 	took := time.Since(start)
 	if err != nil && w.e.hard.Err() != nil {
 		return aborted
@@ -127,17 +126,23 @@ func (w *worker) step(i int, measured bool) outcome {
 		}
 		return passed
 	}
-	return w.tally(id, took, fail, err)
+	return w.tally(id, took, fail, err, expired)
 }
 
-// tally counts one measured request and its failure, if any.
-func (w *worker) tally(id int, took time.Duration, fail *scenario.Failure, err error) outcome {
+// tally counts one measured request and its failure, if any. expired
+// says the request's timer fired: whatever error net/http made of the
+// cancellation, the request timed out.
+func (w *worker) tally(id int, took time.Duration, fail *scenario.Failure, err error, expired bool) outcome {
 	w.reqs[id].total++
 	w.record(kindRequest, id, took)
 	switch {
 	case err != nil:
-		if e := w.fail(id, transportSlot(err)); e.sample == "" {
-			e.sample = describe(err, w.e.opt.RequestTimeout)
+		slot := transportSlot(err)
+		if expired {
+			slot = slotTimeout
+		}
+		if e := w.fail(id, slot); e.sample == "" {
+			e.sample = describe(slot, err, w.e.opt.RequestTimeout)
 		}
 	case fail != nil:
 		slot := slotExpect
@@ -154,7 +159,7 @@ func (w *worker) tally(id int, took time.Duration, fail *scenario.Failure, err e
 }
 
 func (w *worker) send(req *http.Request, i int) (*scenario.Failure, error) {
-	resp, err := w.e.client.Do(req)
+	resp, err := w.e.do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -191,8 +196,8 @@ func transportSlot(err error) int {
 	return slotConnection
 }
 
-func describe(err error, timeout time.Duration) string {
-	if transportSlot(err) == slotTimeout {
+func describe(slot int, err error, timeout time.Duration) string {
+	if slot == slotTimeout {
 		return fmt.Sprintf("no response within %v: %v", timeout, err)
 	}
 	return err.Error()
