@@ -19,13 +19,15 @@ const clockTicks = 100
 
 // procStat is what tailgate reads of /proc/<pid>/stat (see proc(5)).
 type procStat struct {
-	PID       int
-	State     byte
-	PPID      int
-	PGRP      int
-	CPUTicks  uint64 // utime+stime+cutime+cstime: own and reaped children's CPU
-	StartTime uint64 // ticks after boot; with PID it names a process uniquely
-	RSSPages  int64
+	PID      int
+	State    byte
+	PPID     int
+	PGRP     int
+	CPUTicks uint64 // utime+stime+cutime+cstime: own and reaped children's CPU
+	// ChildTicks is cutime+cstime: the CPU of children it reaped.
+	ChildTicks uint64
+	StartTime  uint64 // ticks after boot; with PID it names a process uniquely
+	RSSPages   int64
 }
 
 // readStat reads one process's stat file.
@@ -54,12 +56,13 @@ func parseStat(pid int, line string) (procStat, error) {
 		return v
 	}
 	st := procStat{
-		PID:       pid,
-		State:     fields[0][0],
-		PPID:      int(num(4)),
-		PGRP:      int(num(5)),
-		CPUTicks:  num(14) + num(15) + num(16) + num(17),
-		StartTime: num(22),
+		PID:        pid,
+		State:      fields[0][0],
+		PPID:       int(num(4)),
+		PGRP:       int(num(5)),
+		CPUTicks:   num(14) + num(15) + num(16) + num(17),
+		ChildTicks: num(16) + num(17),
+		StartTime:  num(22),
 	}
 	rss, _ := strconv.ParseInt(fields[24-3], 10, 64)
 	st.RSSPages = rss

@@ -17,8 +17,17 @@ type procKey struct {
 	start uint64
 }
 
-// cpuSpan is one process's CPU ticks when first and last seen.
-type cpuSpan struct{ first, last uint64 }
+// cpuSpan is one process's CPU time when first and last seen: in clock
+// ticks from /proc/<pid>/stat, and in nanoseconds from its threads'
+// schedstat while every sample could read that (exact is false otherwise).
+type cpuSpan struct {
+	first, last           uint64
+	firstNanos, lastNanos uint64
+	// firstChild and lastChild are the reaped children's ticks, which
+	// schedstat does not hold: the exact sum adds them.
+	firstChild, lastChild uint64
+	exact                 bool
+}
 
 // Sampler measures the CPU time and peak memory of a process tree (a pid
 // and all its descendants) over a window, from /proc.
@@ -83,14 +92,27 @@ func (s *Sampler) Stop() result.Resources {
 	s.sample(false)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var ticks uint64
-	for _, sp := range s.spans {
-		ticks += sp.last - sp.first
-	}
 	return result.Resources{
-		CPUSeconds:   float64(ticks) / clockTicks,
+		CPUSeconds:   s.cpuSeconds(),
 		PeakRSSBytes: s.peakRSS,
 	}
+}
+
+// cpuSeconds adds up the tree's CPU time over the window: exact
+// (schedstat) when every process's was, else from clock ticks.
+func (s *Sampler) cpuSeconds() float64 {
+	var ticks, nanos, childTicks uint64
+	exact := len(s.spans) > 0
+	for _, sp := range s.spans {
+		ticks += sp.last - sp.first
+		nanos += sp.lastNanos - sp.firstNanos
+		childTicks += sp.lastChild - sp.firstChild
+		exact = exact && sp.exact
+	}
+	if exact {
+		return float64(nanos)/1e9 + float64(childTicks)/clockTicks
+	}
+	return float64(ticks) / clockTicks
 }
 
 // Err reports why sampling saw nothing (no /proc, or the process was gone
@@ -120,13 +142,25 @@ func (s *Sampler) sample(first bool) {
 	for _, st := range members {
 		rss += st.RSSPages
 		key := procKey{st.PID, st.StartTime}
+		nanos, exact := threadNanos(st.PID)
 		sp, seen := s.spans[key]
 		if !seen {
-			sp = &cpuSpan{}
+			// A process born during the window counts from zero.
+			sp = &cpuSpan{exact: exact}
 			if first {
-				sp.first = st.CPUTicks
+				sp.first, sp.firstNanos, sp.firstChild = st.CPUTicks, nanos, st.ChildTicks
+				sp.lastNanos, sp.lastChild = nanos, st.ChildTicks
 			}
 			s.spans[key] = sp
+		}
+		switch {
+		case !exact:
+			sp.exact = false // a thread's time may be missing: fall back to ticks
+		case nanos >= sp.lastNanos:
+			sp.lastNanos = nanos
+		}
+		if st.ChildTicks > sp.lastChild {
+			sp.lastChild = st.ChildTicks
 		}
 		if st.CPUTicks > sp.last {
 			sp.last = st.CPUTicks

@@ -70,7 +70,7 @@ func TestParseStat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := procStat{PID: 4242, State: 'S', PPID: 1, PGRP: 4242, CPUTicks: 150 + 50 + 7 + 3, StartTime: 98765, RSSPages: 321}
+	want := procStat{PID: 4242, State: 'S', PPID: 1, PGRP: 4242, CPUTicks: 150 + 50 + 7 + 3, ChildTicks: 7 + 3, StartTime: 98765, RSSPages: 321}
 	if st != want {
 		t.Fatalf("parseStat = %+v\nwant %+v", st, want)
 	}
@@ -99,5 +99,21 @@ func TestPIDFromFile(t *testing.T) {
 		if _, err := PIDFromFile(path); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("PIDFromFile(%s) = %v, want an error containing %q", path, err, want)
 		}
+	}
+}
+
+func TestThreadNanosCountsThisProcess(t *testing.T) {
+	before, ok := threadNanos(os.Getpid())
+	if !ok {
+		t.Skip("no /proc/<pid>/task/*/schedstat on this kernel")
+	}
+	deadline := time.Now().Add(50 * time.Millisecond)
+	x := 0
+	for time.Now().Before(deadline) { // burn ~50 ms of CPU
+		x++
+	}
+	after, _ := threadNanos(os.Getpid())
+	if d := time.Duration(after - before); d < 20*time.Millisecond || d > 5*time.Second {
+		t.Errorf("50 ms of spinning counted as %v (x=%d)", d, x)
 	}
 }
