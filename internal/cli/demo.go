@@ -48,7 +48,7 @@ func cmdDemo(ctx context.Context, e env, args []string) error {
 	fs.StringVar(&f.out, "o", "", "also write the result JSON to `file`")
 	fs.StringVar(&f.slowdown, "slowdown", "0%", "make the service do this much more work per request, e.g. `30%`")
 	fs.BoolVar(&f.async, "async", false, "assign answers 202 and commits later: a resolve may overtake it (409 INVALID ACTION)")
-	fs.IntVar(&f.rate, "rate", 50, "lifecycles offered per second")
+	fs.IntVar(&f.rate, "rate", 10, "lifecycles offered per second")
 	fs.StringVar(&f.baseline, "baseline", "", "this machine's demo baseline `file` (default in the user cache directory)")
 	fs.BoolVar(&f.record, "record", false, "record a new baseline for this machine, replacing the old one")
 	fs.BoolVar(&f.ab, "ab", false, "run a clean and a slowed service side by side in one job (A/B), instead of checking against the stored baseline")

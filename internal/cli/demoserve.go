@@ -18,6 +18,7 @@ func cmdDemoServe(ctx context.Context, e env, args []string) error {
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `address` (loopback)")
 	slow := fs.String("slowdown", "0%", "extra CPU work per request, e.g. `30%`")
 	async := fs.Bool("async", false, "assign answers 202 and commits a little later")
+	work := fs.Int("work", 0, "base CPU work per request in hash `rounds` (default demo.DefaultWork)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -26,5 +27,5 @@ func cmdDemoServe(ctx context.Context, e env, args []string) error {
 		return usageErr("--slowdown: %v", err)
 	}
 	fmt.Fprintf(e.stderr, "demo service on http://%s (slowdown %.0f%%, async %v)\n", *addr, 100*s, *async)
-	return demo.Serve(ctx, *addr, demo.Options{Slowdown: s, Async: *async}, nil)
+	return demo.Serve(ctx, *addr, demo.Options{Slowdown: s, Async: *async, Work: *work}, nil)
 }

@@ -6,12 +6,12 @@ import (
 )
 
 // DefaultWork is the number of hash rounds every request costs when
-// Options.Work is zero: about 1 ms of one modern x86 core (see the
+// Options.Work is zero: about 5 ms of one modern x86 core (see the
 // package benchmarks), a stand-in for the parsing, validation and
 // serialisation a real service does per call. It is large next to the
 // ~0.15 ms Go's HTTP server costs per request, so that a slowdown of the
 // service's own work shows in its CPU time per lifecycle.
-const DefaultWork = 12000
+const DefaultWork = 60000
 
 // burn does rounds of chained SHA-256 over a 32-byte state. The work is
 // deterministic, so a given Options costs the same on every run and a
