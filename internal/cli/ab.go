@@ -71,6 +71,7 @@ func runAndJudgeAB(ctx context.Context, e env, cfg *config.Config, f abFlags, qu
 	fmt.Fprintln(e.stdout)
 	p := policyFor(cfg, bl)
 	p.SameJob = true
+	p.Paired = true // every pair of the order holds one run of each side
 	v := judgeRuns(res.Base, res.Head, p)
 	j := judged{name: cfg.Name, mode: "ab", baselineSource: abSource(f.aa, bl, path), verdict: v, head: res.Head, notes: abNotes(res, v, f.aa)}
 	if err := present(e, f.reports, j); err != nil {

@@ -24,6 +24,7 @@ const (
 	TestApprox      = "mann-whitney (normal approx.)"
 	TestZ           = "z-test (calibrated σ)"
 	TestTPrediction = "t prediction (low confidence)"
+	TestSignedRank  = "wilcoxon signed-rank exact (pairs)"
 )
 
 // scale puts raw values on the comparison scale: logs for ratio metrics.
@@ -45,6 +46,9 @@ func (pl plan) compare(head, base []float64, p Policy) comparison {
 	bs, err := pl.scale(base)
 	if err != nil {
 		return comparison{err: fmt.Errorf("baseline: %w", err)}
+	}
+	if pl.paired && math.Ldexp(1, -len(head)) <= p.alpha() {
+		return pl.comparePairs(head, base)
 	}
 	d := pl.direction()
 	c := comparison{w: pl.effect(head, base)}
@@ -69,6 +73,18 @@ func (pl plan) compare(head, base []float64, p Policy) comparison {
 		c.pWorse, c.pBetter = math.NaN(), math.NaN()
 		c.note = needRuns(m, alpha)
 	}
+	return c
+}
+
+// comparePairs judges A/B pairs on their differences: the effect is the
+// median difference, the test the exact signed-rank test.
+func (pl plan) comparePairs(head, base []float64) comparison {
+	d, err := pl.differences(base, head)
+	if err != nil {
+		return comparison{err: err}
+	}
+	c := comparison{w: stats.Median(d), test: TestSignedRank}
+	c.pWorse, c.pBetter, c.err = stats.SignedRankTest(d)
 	return c
 }
 

@@ -1,6 +1,8 @@
 package gate
 
 import (
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 	"math"
 
 	"github.com/tailgate-ci/tailgate/internal/stats"
@@ -25,6 +27,9 @@ func (pl plan) detect(base, head []float64, k int, p Policy) Detectable {
 	}
 	if pl.direction() == stats.LowerIsWorse {
 		dt.Direction = "drop"
+	}
+	if pl.paired {
+		return pl.detectPairs(dt, base, head, k, p)
 	}
 	nz, ok := pl.noiseFor(base, head)
 	if !ok {
@@ -130,4 +135,29 @@ func (pl plan) floorBelowNoise(base, head []float64, k int, p Policy) bool {
 	}
 	visible := stats.Floor(stats.Noise{SigmaW: nz.SigmaW}, len(head), len(base), 1, true, p.alpha(), k)
 	return pl.logFloor(base, head, k, p) < visible
+}
+
+// detectPairs is the detectable effect of a paired A/B comparison, from the
+// spread of the pairs' differences σ_d: max(A, B) with
+// A = (z(1−α) + z(.8))·σ_d·sqrt(π/3)/sqrt(n) for the signed-rank test
+// (efficiency 3/π against t) and B = L + z(.8)·σ_d·sqrt(c_n/n) for the floor.
+func (pl plan) detectPairs(dt Detectable, base, head []float64, k int, p Policy) Detectable {
+	dt.Method = "formula (pairs)"
+	d, err := pl.differences(base, head)
+	if err != nil || len(d) < 2 {
+		dt.Note = "too few pairs to measure their spread"
+		return dt
+	}
+	sd := math.Sqrt(stat.Variance(d, nil))
+	n := float64(len(d))
+	zp, za := distuv.UnitNormal.Quantile(stats.Power), distuv.UnitNormal.Quantile(1-p.alpha())
+	a := (za + zp) * sd * math.Sqrt(math.Pi/3) / math.Sqrt(n)
+	b := pl.logFloor(base, head, k, p) + zp*sd*math.Sqrt(stats.MedianFactor(len(d))/n)
+	x := math.Max(a, b)
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		dt.Note = "no regression is detected reliably with these pairs"
+		return dt
+	}
+	dt.Possible, dt.Effect = true, pl.fromScale(x)
+	return dt
 }

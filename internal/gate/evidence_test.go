@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -146,5 +147,55 @@ func TestABJobFloorPower(t *testing.T) {
 	t.Logf("power of the A/B gate for a 10 %% throughput drop, 8 vs 8, CV 3 %%: %.1f %% (%d of %d gates)", 100*power, caught, simulatedGates)
 	if power < 0.90 {
 		t.Errorf("power %.1f %% is below 90 %%", 100*power)
+	}
+}
+
+// pairedJob draws 8 A/B pairs whose runs share a drifting machine speed
+// (log-sd 8 % between pairs) plus 2 % run noise; head is scaled by headScale.
+func pairedJob(rng *rand.Rand, pairs int, headScale float64) (base, head []result.Run) {
+	for range pairs {
+		drift := 0.08 * rng.NormFloat64()
+		for _, side := range []struct {
+			runs  *[]result.Run
+			scale float64
+		}{{&base, 1}, {&head, headScale}} {
+			v := 100 * side.scale * math.Exp(drift+0.02*rng.NormFloat64())
+			*side.runs = append(*side.runs, run(map[string]float64{
+				result.IterationsPerSec: v, result.RequestErrorPct: 0, result.LifecycleSuccess: 100,
+			}))
+		}
+	}
+	return base, head
+}
+
+// TestPairedABUnderDrift: the job drifts between pairs by 4× the run noise.
+// Judged on the pairs' differences, the A/B gate holds its false-alarm rate
+// and still catches a 10 % drop; judged unpaired, the drift hides it.
+func TestPairedABUnderDrift(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 1))
+	metrics := []string{result.IterationsPerSec, result.RequestErrorPct, result.LifecycleSuccess}
+	paired := Policy{Metrics: metrics, SameJob: true, Paired: true}
+	unpaired := Policy{Metrics: metrics, SameJob: true}
+	var fp, caught, caughtUnpaired int
+	for range simulatedGates {
+		b, h := pairedJob(rng, 8, 1)
+		if Judge(b, h, paired).Outcome == Regression {
+			fp++
+		}
+		b, h = pairedJob(rng, 8, 0.9)
+		if Judge(b, h, paired).Outcome == Regression {
+			caught++
+		}
+		if Judge(b, h, unpaired).Outcome == Regression {
+			caughtUnpaired++
+		}
+	}
+	t.Logf("paired A/B, 8 pairs, drift 8 %% between pairs, run noise 2 %%: false alarms %.1f %%, power for a 10 %% drop %.1f %% (unpaired: %.1f %%)",
+		100*float64(fp)/simulatedGates, 100*float64(caught)/simulatedGates, 100*float64(caughtUnpaired)/simulatedGates)
+	if float64(fp)/simulatedGates > 0.05 {
+		t.Errorf("false-alarm rate %.1f %% exceeds 5 %%", 100*float64(fp)/simulatedGates)
+	}
+	if float64(caught)/simulatedGates < 0.90 {
+		t.Errorf("power %.1f %% is below 90 %%", 100*float64(caught)/simulatedGates)
 	}
 }

@@ -42,6 +42,11 @@ func Judge(base, head []result.Run, p Policy) Verdict {
 	}
 	plans, warnings := planMetrics(base, head, p)
 	v.Warnings = append(v.Warnings, warnings...)
+	for i := range plans {
+		key := plans[i].meta.Key
+		plans[i].paired = p.Paired && len(base) == len(head) &&
+			len(values(base, key)) == len(base) && len(values(head, key)) == len(head)
+	}
 	k := comparedGated(plans, base, head)
 	for _, pl := range plans {
 		f := pl.judge(values(base, pl.meta.Key), values(head, pl.meta.Key), k, p)
@@ -89,6 +94,11 @@ func (pl plan) judge(base, head []float64, k int, p Policy) Finding {
 		return f
 	}
 	f.Change = pl.change(f.HeadMedian, f.BaseMedian)
+	if pl.paired {
+		if d, err := pl.differences(base, head); err == nil {
+			f.Change = pl.direction().Sign() * pl.fromScale(stats.Median(d)) // the typical pair's change
+		}
+	}
 	f.Worse = f.Change * pl.direction().Sign()
 	floor := pl.logFloor(base, head, k, p)
 	if pl.gated {

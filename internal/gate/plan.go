@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 	"math"
 	"slices"
@@ -22,8 +23,11 @@ type plan struct {
 	// minEffect is gate.min_effect in user units (0 when unset): no floor
 	// is below it.
 	minEffect float64
-	noise     *stats.Noise
-	note      string
+	// paired: A/B runs made in pairs (ABBA), judged on the pairs'
+	// differences, which cancel the drift a job sees.
+	paired bool
+	noise  *stats.Noise
+	note   string
 }
 
 func (pl plan) direction() stats.Direction {
@@ -138,12 +142,45 @@ func (pl plan) logFloor(base, head []float64, k int, p Policy) float64 {
 func (pl plan) noiseFloor(base, head []float64, k int, p Policy) float64 {
 	n, m := len(head), len(base)
 	switch {
+	case pl.paired:
+		return math.Max(pl.pairFloor(base, head, k, p), pl.toScale(pl.resolution()))
 	case pl.noise != nil:
 		return math.Max(stats.Floor(*pl.noise, n, m, p.BaselineJobs, p.SameJob, p.alpha(), k), pl.toScale(pl.resolution()))
 	case pl.source == FromJob:
 		return math.Max(pl.jobFloor(base, head, k, p), pl.toScale(pl.resolution()))
 	}
 	return pl.toScale(pl.userFloor)
+}
+
+// pairFloor is the floor of a paired A/B comparison: the spread of the
+// pairs' differences, t(1−α/K, n−1)·sd(d)·sqrt(c_n/n); +Inf without it.
+func (pl plan) pairFloor(base, head []float64, k int, p Policy) float64 {
+	d, err := pl.differences(base, head)
+	if err != nil || len(d) < 2 {
+		return math.Inf(1)
+	}
+	sd := math.Sqrt(stat.Variance(d, nil))
+	n := len(d)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(1 - p.alpha()/float64(max(k, 1)))
+	return t * sd * math.Sqrt(stats.MedianFactor(n)/float64(n))
+}
+
+// differences are the pairs' differences on the comparison scale, bigger
+// is worse: d_k = dir·(scale(head_k) − scale(base_k)).
+func (pl plan) differences(base, head []float64) ([]float64, error) {
+	hs, err := pl.scale(head)
+	if err != nil {
+		return nil, err
+	}
+	bs, err := pl.scale(base)
+	if err != nil {
+		return nil, err
+	}
+	d := make([]float64, len(hs))
+	for i := range hs {
+		d[i] = pl.direction().Sign() * (hs[i] - bs[i])
+	}
+	return d, nil
 }
 
 // jobFloor is the floor measured in this job (A/B): the spread of both

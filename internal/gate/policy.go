@@ -59,6 +59,10 @@ type Policy struct {
 	// SameJob is set for A/B comparisons measured in one job: the
 	// between-job noise then cancels and is left out of the floor.
 	SameJob bool
+	// Paired is set for A/B runs made in pairs (one of each side per pair,
+	// in the same order on both sides): metrics every run has are judged
+	// on the pairs' differences, which cancel the job's drift.
+	Paired bool
 	// Context is what the caller knows about the comparison.
 	Context Context
 }

@@ -85,7 +85,7 @@ var (
 	metricOutcomes = []string{string(gate.MetricPass), string(gate.MetricRegression), string(gate.WithinNoise),
 		string(gate.Improvement), string(gate.MetricInconclusive), string(gate.NotAvailable), string(gate.NotGated)}
 	floorSources = []string{string(gate.FromCalibration), string(gate.FromDefault), string(gate.FromConfig), string(gate.FromJob), string(gate.NoFloor)}
-	tests        = []string{"", gate.TestExact, gate.TestApprox, gate.TestZ, gate.TestTPrediction}
+	tests        = []string{"", gate.TestExact, gate.TestApprox, gate.TestZ, gate.TestTPrediction, gate.TestSignedRank}
 	modes        = []string{"", "check", "compare", "ab", "demo"}
 	metricUnits  = []string{"", "/s", "ms", "%", "MB"}
 	changeUnits  = []string{"%", "pp"}
