@@ -48,21 +48,37 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 	return runAndJudgeAB(ctx, e, cfg, f, bf.quiet)
 }
 
-// runAndJudgeAB measures both sides and judges head against base with the
-// between-job noise left out of the floor: both sides share the job.
+// runAndJudgeAB measures both sides, judges them and reports.
 func runAndJudgeAB(ctx context.Context, e env, cfg *config.Config, f abFlags, quiet bool) error {
+	j, err := measureAB(ctx, e, cfg, f, quiet)
+	if err != nil {
+		return err
+	}
+	if err := present(e, f.reports, j); err != nil {
+		return err
+	}
+	if f.aa {
+		return nil // an A/A run measures noise; it has nothing to fail
+	}
+	return verdictExit(j.verdict, f.reports.failOnInconclusive)
+}
+
+// measureAB measures both sides and judges head against base with the
+// between-job noise left out of the floor (both sides share the job), on
+// the pairs' differences (each pair shares the machine's moment).
+func measureAB(ctx context.Context, e env, cfg *config.Config, f abFlags, quiet bool) (judged, error) {
 	path := baselinePath(f.baseline, cfg, cfg.Name)
 	bl, err := readBaseline(path)
 	if err != nil {
-		return err
+		return judged{}, err
 	}
 	r := &runner.Runner{Config: cfg, Env: runner.DetectEnv(Version), Observer: newProgress(e, cfg, quiet), Log: e.stderr}
 	res, err := r.RunAB(ctx, *cfg.AB, f.aa)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			return withCode(ExitRuntime, errors.New("interrupted: no result was written"))
+			return judged{}, withCode(ExitRuntime, errors.New("interrupted: no result was written"))
 		}
-		return withCode(ExitRuntime, err)
+		return judged{}, withCode(ExitRuntime, err)
 	}
 	fmt.Fprintln(e.stdout, "base:")
 	writeRunTable(e.stdout, res.Base)
@@ -73,19 +89,12 @@ func runAndJudgeAB(ctx context.Context, e env, cfg *config.Config, f abFlags, qu
 	p.SameJob = true
 	p.Paired = true // every pair of the order holds one run of each side
 	v := judgeRuns(res.Base, res.Head, p)
-	j := judged{name: cfg.Name, mode: "ab", baselineSource: abSource(f.aa, bl, path), verdict: v, head: res.Head, notes: abNotes(res, v, f.aa)}
-	if err := present(e, f.reports, j); err != nil {
-		return err
-	}
 	if f.recordBase {
 		if err := appendBase(e, path, bl, cfg, res.Base, f.prov); err != nil {
-			return err
+			return judged{}, err
 		}
 	}
-	if f.aa {
-		return nil // an A/A run measures noise; it has nothing to fail
-	}
-	return verdictExit(v, f.reports.failOnInconclusive)
+	return judged{name: cfg.Name, mode: "ab", baselineSource: abSource(f.aa, bl, path), verdict: v, head: res.Head, notes: abNotes(res, v, f.aa)}, nil
 }
 
 func abSource(aa bool, bl *baseline.File, path string) string {

@@ -71,8 +71,10 @@ func cmdAction(ctx context.Context, e env, args []string) error {
 		err = cmdBaseline(ctx, e, []string{"record", "-c", in.Config, "--baseline", a.baselinePath()})
 	case ci.ModeCalibrate:
 		err = cmdCalibrate(ctx, e, []string{"-c", in.Config, "--append", "--baseline", a.baselinePath()})
+	case ci.ModeAB:
+		err = a.ab(ctx)
 	default:
-		err = usageErr("mode %q is not available yet in this version", in.Mode)
+		err = usageErr("unknown mode %q", in.Mode)
 	}
 	if err != nil && exitCode(err) != ExitRegression {
 		a.reportFailure(err)
@@ -111,11 +113,33 @@ func (a *actionRun) check(ctx context.Context) error {
 		return err
 	}
 	v := judgeAgainstBaseline(head, bl, policyFor(a.cfg, bl))
-	j := judged{name: a.cfg.Name, mode: "check", baselineSource: src, verdict: v, head: head}
+	return a.report(ctx, judged{name: a.cfg.Name, mode: "check", baselineSource: src, verdict: v, head: head})
+}
+
+// ab measures the base and head targets of the config's ab: section in this
+// job and reports like check. The baseline file, when there is one, only
+// lends its calibrated noise.
+func (a *actionRun) ab(ctx context.Context) error {
+	if a.cfg.AB == nil {
+		return usageErr("mode ab needs an ab: section in %s naming the base and head targets (see docs/config.md)", a.in.Config)
+	}
+	j, err := measureAB(ctx, a.e, a.cfg, abFlags{baseline: a.baselinePath()}, false)
+	if err != nil {
+		return err
+	}
+	return a.report(ctx, j)
+}
+
+// report writes the JSON report, the job summary, annotations, the sticky
+// comment, the terminal report and the outputs, then exits as the inputs
+// say.
+func (a *actionRun) report(ctx context.Context, j judged) error {
+	v := j.verdict
 	if a.job.PR > 0 && a.job.ReadOnlyToken && a.in.Comment != ci.CommentNever {
 		j.notes = append(j.notes, forkNote)
 	}
 	out := ci.Outputs{Verdict: string(v.Outcome), Regressions: len(v.Regressions)}
+	var err error
 	out.ReportPath, err = a.writeJSONReport(j)
 	if err != nil {
 		return err
