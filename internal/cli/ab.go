@@ -18,11 +18,15 @@ func init() {
 }
 
 type abFlags struct {
-	aa         bool
-	recordBase bool
-	baseline   string
-	prov       provenanceFlags
-	reports    reportFlags
+	aa bool
+	// twoProcesses: with aa, the head side is a second instance of the base
+	// build (the demo starts one), not the same process, so the A/A noise
+	// includes the difference between two processes of one build.
+	twoProcesses bool
+	recordBase   bool
+	baseline     string
+	prov         provenanceFlags
+	reports      reportFlags
 }
 
 func cmdAB(ctx context.Context, e env, args []string) error {
@@ -73,7 +77,7 @@ func measureAB(ctx context.Context, e env, cfg *config.Config, f abFlags, quiet 
 		return judged{}, err
 	}
 	r := &runner.Runner{Config: cfg, Env: runner.DetectEnv(Version), Observer: newProgress(e, cfg, quiet), Log: e.stderr}
-	res, err := r.RunAB(ctx, *cfg.AB, f.aa)
+	res, err := r.RunAB(ctx, *cfg.AB, f.aa && !f.twoProcesses)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return judged{}, withCode(ExitRuntime, errors.New("interrupted: no result was written"))
@@ -94,12 +98,15 @@ func measureAB(ctx context.Context, e env, cfg *config.Config, f abFlags, quiet 
 			return judged{}, err
 		}
 	}
-	return judged{name: cfg.Name, mode: "ab", baselineSource: abSource(f.aa, bl, path), verdict: v, head: res.Head, notes: abNotes(res, v, f.aa)}, nil
+	return judged{name: cfg.Name, mode: "ab", baselineSource: abSource(f, bl, path), verdict: v, head: res.Head, notes: abNotes(res, v, f.aa)}, nil
 }
 
-func abSource(aa bool, bl *baseline.File, path string) string {
+func abSource(f abFlags, bl *baseline.File, path string) string {
 	s := "the base target, measured in this job"
-	if aa {
+	switch {
+	case f.aa && f.twoProcesses:
+		s = "a second process of the base build (A/A), measured in this job"
+	case f.aa:
 		s = "the base target against itself (A/A), measured in this job"
 	}
 	if bl != nil && bl.Calibration != nil {

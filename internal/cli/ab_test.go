@@ -20,7 +20,6 @@ func abConfig(t *testing.T, dir, baseURL, headURL string, runs int) string {
 	return path
 }
 
-
 func TestABCommandJudgesPairs(t *testing.T) {
 	base, head := newItemService(t, 3), newItemService(t, 3)
 	dir := t.TempDir()

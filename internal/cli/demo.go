@@ -71,6 +71,9 @@ func cmdDemo(ctx context.Context, e env, args []string) error {
 	if f.baseline == "" {
 		f.baseline = demoBaselinePath(e.getenv)
 	}
+	if f.aa {
+		slow = 0 // A/A: both sides clean
+	}
 	cfg, err := demoConfig(f, slow)
 	if err != nil {
 		return err
@@ -131,7 +134,10 @@ func demoAB(ctx context.Context, e env, f demoFlags, head *config.Config) error 
 	}
 	abDefaults(head, f.bench)
 	head.AB = &config.AB{Base: base.Target, Head: head.Target, Order: config.OrderABBA}
-	return runAndJudgeAB(ctx, e, head, abFlags{aa: f.aa, baseline: f.baseline, reports: f.reports}, f.bench.quiet)
+	// Both sides are processes of their own, also for --aa: then the head
+	// is a second clean process, so the A/A shows what two processes of one
+	// build differ by, which a real A/B sees too.
+	return runAndJudgeAB(ctx, e, head, abFlags{aa: f.aa, twoProcesses: true, baseline: f.baseline, reports: f.reports}, f.bench.quiet)
 }
 
 // abDefaults makes A/B runs more and shorter than the check's: the floor is
