@@ -170,12 +170,25 @@ func writeFloors(w io.Writer, cfg *config.Config, bl *baseline.File) {
 			continue
 		}
 		se := stats.SE(nz, n, m, bl.Jobs(), false)
-		floor := stats.Floor(nz, n, m, bl.Jobs(), false, alpha, k)
+		floor := math.Max(stats.Floor(nz, n, m, bl.Jobs(), false, alpha, k), resolutionFloor(meta))
 		mde := stats.MDE(stats.MDEInput{SigmaW: nz.SigmaW, SE: se, Floor: floor, N: n, M: m, Alpha: alpha})
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%v\n", meta.Label, sigma(meta, nz.SigmaW), sigma(meta, nz.SigmaB),
 			effect(meta, floor), effect(meta, mde), gated[meta.Key])
 	}
 	tw.Flush()
+}
+
+// resolutionFloor is the gate's least calibrated floor on the log (or
+// percentage-point) scale, so that the table shows the floor the gate uses.
+func resolutionFloor(m result.Metric) float64 {
+	switch {
+	case m.Scale == result.Percent:
+		return gate.MinCalibratedFloorPoints
+	case m.Better == result.HigherIsBetter:
+		return stats.DropFloor(gate.MinCalibratedFloorPercent / 100)
+	default:
+		return stats.RiseFloor(gate.MinCalibratedFloorPercent / 100)
+	}
 }
 
 func sigma(m result.Metric, s float64) string {
