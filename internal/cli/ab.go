@@ -11,6 +11,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/runner"
+	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
 func init() {
@@ -129,7 +130,7 @@ func abNotes(res *runner.ABResult, v gate.Verdict, aa bool) []string {
 	for _, key := range []string{result.IterationsPerSec, result.RequestsPerSec, result.LatencyP95, result.CPUPerIteration} {
 		a, b := values(res.Base.Runs, key), values(res.Head.Runs, key)
 		if len(a) > 1 && len(b) > 1 {
-			notes = append(notes, fmt.Sprintf("A/A noise of %s: run-to-run CV %.1f %% and %.1f %%, medians differ by %+.1f %%", key, 100*cv(a), 100*cv(b), 100*(median(b)/median(a)-1)))
+			notes = append(notes, fmt.Sprintf("A/A noise of %s: run-to-run CV %.1f %% and %.1f %%, medians differ by %+.1f %%", key, 100*cv(a), 100*cv(b), 100*(stats.Median(b)/stats.Median(a)-1)))
 		}
 	}
 	if v.Outcome == gate.Regression {

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
 // tableMetrics are the columns of the run table, in order.
@@ -41,7 +42,7 @@ func writeRunTable(w io.Writer, f *result.File) {
 		name string
 		f    func([]float64) string
 	}{
-		{"median", func(v []float64) string { return num(median(v)) }},
+		{"median", func(v []float64) string { return num(stats.Median(v)) }},
 		{"min–max", func(v []float64) string { return num(v[0]) + "–" + num(v[len(v)-1]) }},
 		{"CV", func(v []float64) string { return fmt.Sprintf("%.1f%%", 100*cv(v)) }},
 	} {
@@ -105,14 +106,6 @@ func num(v float64) string {
 	default:
 		return fmt.Sprintf("%.2f", v)
 	}
-}
-
-func median(sorted []float64) float64 {
-	n := len(sorted)
-	if n%2 == 1 {
-		return sorted[n/2]
-	}
-	return (sorted[n/2-1] + sorted[n/2]) / 2
 }
 
 func cv(v []float64) float64 {
