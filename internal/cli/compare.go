@@ -95,9 +95,20 @@ func readRunSet(paths []string, format string) (*result.File, error) {
 }
 
 // readAnyResult reads a tailgate result file, or imports a foreign one.
+// The file is read once: the bytes that were probed are the ones decoded.
 func readAnyResult(path, format string) (*result.File, error) {
-	if format == "" && isTailgateResult(path) {
-		return readResults(path)
+	if format == "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, withCode(ExitUsage, err)
+		}
+		if isTailgateResult(data) {
+			f, err := result.Decode(bytes.NewReader(data))
+			if err != nil {
+				return nil, withCode(ExitUsage, fmt.Errorf("reading %s: %w", path, err))
+			}
+			return f, nil
+		}
 	}
 	run, err := importer.ImportFile(path, format)
 	if err != nil {
@@ -106,11 +117,10 @@ func readAnyResult(path, format string) (*result.File, error) {
 	return &result.File{Schema: result.SchemaVersion, Source: format, Runs: []result.Run{*run}}, nil
 }
 
-// isTailgateResult reports whether the file is a JSON object with the
+// isTailgateResult reports whether data is a JSON object with the
 // "schema" and "runs" keys of tailgate's result JSON.
-func isTailgateResult(path string) bool {
-	data, err := os.ReadFile(path)
-	if err != nil || !bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
+func isTailgateResult(data []byte) bool {
+	if !bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
 		return false
 	}
 	var probe struct {
