@@ -41,9 +41,9 @@ type demoFlags struct {
 func cmdDemo(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet("demo", "demo [--slowdown 30%] [--runs N] [--duration D] [-o result.json]", e.stderr)
 	var f demoFlags
-	fs.IntVar(&f.bench.runs, "runs", 0, "number of runs (default 5)")
-	fs.DurationVar(&f.bench.duration, "duration", 0, "measure window of each run (default 4s)")
-	fs.Var(&f.bench.warmup, "warmup", "warm-up of each run (default 1s)")
+	fs.IntVar(&f.bench.runs, "runs", 0, "number of runs (default 5; with --ab 8 a side)")
+	fs.DurationVar(&f.bench.duration, "duration", 0, "measure window of each run (default 4s; with --ab 2.5s)")
+	fs.Var(&f.bench.warmup, "warmup", "warm-up of each run (default 1s; with --ab 500ms)")
 	fs.BoolVar(&f.bench.quiet, "q", false, "no progress output")
 	fs.StringVar(&f.out, "o", "", "also write the result JSON to `file`")
 	fs.StringVar(&f.slowdown, "slowdown", "0%", "make the service do this much more work per request, e.g. `30%`")
