@@ -7,7 +7,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -181,13 +180,6 @@ func (r *Runner) log() io.Writer {
 		return io.Discard
 	}
 	return r.Log
-}
-
-// IsTargetError reports whether err is a failure of the target or its
-// dataset, as opposed to a bad definition.
-func IsTargetError(err error) bool {
-	var se *target.StepError
-	return errors.As(err, &se)
 }
 
 type nopObserver struct{}

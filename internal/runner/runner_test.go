@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -162,7 +161,8 @@ func TestRunStopsWhenTheDatasetDoesNotVerify(t *testing.T) {
 	obs := &recorder{}
 	r := &Runner{Config: benchConfig(svc.URL, 3), Observer: obs}
 	res, err := r.Run(context.Background())
-	if res != nil || !IsTargetError(err) || !strings.Contains(err.Error(), "dataset verify") {
+	var se *target.StepError
+	if res != nil || !errors.As(err, &se) || se.Step != target.StepVerify {
 		t.Fatalf("Run = %v, %v; want no result and a dataset verify error", res, err)
 	}
 	if svc.items.Load() != 0 {
