@@ -9,6 +9,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
+	"github.com/tailgate-ci/tailgate/internal/ci"
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/load"
 	"github.com/tailgate-ci/tailgate/internal/result"
@@ -24,7 +25,11 @@ func newProgress(e env, cfg *config.Config, quiet bool) runner.Observer {
 	if isTerminal(e.stderr) && e.getenv("CI") == "" {
 		return &barProgress{w: e.stderr, window: cfg.Load.Warmup.D() + cfg.Load.Duration.D()}
 	}
-	return &lineProgress{w: e.stderr, group: e.getenv("GITHUB_ACTIONS") == "true"}
+	p := &lineProgress{w: e.stderr}
+	if e.getenv("GITHUB_ACTIONS") == "true" {
+		p.actions = ci.NewRuntime(e.stderr, e.getenv) // each run a collapsible group of the log
+	}
+	return p
 }
 
 func isTerminal(w io.Writer) bool {
@@ -35,15 +40,15 @@ func isTerminal(w io.Writer) bool {
 // lineProgress prints one line when a run starts and one when it ends; in
 // GitHub Actions each run is a collapsible group of the log.
 type lineProgress struct {
-	w     io.Writer
-	group bool
-	name  string
+	w       io.Writer
+	actions *ci.Runtime // nil outside GitHub Actions
+	name    string
 }
 
 func (p *lineProgress) RunStarted(run, runs int, label string) {
 	p.name = runName(run, runs, label)
-	if p.group {
-		fmt.Fprintf(p.w, "::group::%s\n", p.name)
+	if p.actions != nil {
+		p.actions.Group(p.name)
 	}
 }
 
@@ -63,8 +68,8 @@ func (p *lineProgress) RunDone(run int, r *result.Run, err error) {
 	if err == nil {
 		fmt.Fprintf(p.w, "%s: %s\n", p.name, runLine(r))
 	}
-	if p.group {
-		fmt.Fprintln(p.w, "::endgroup::")
+	if p.actions != nil {
+		p.actions.EndGroup()
 	}
 }
 
