@@ -21,8 +21,8 @@ func Marker(name string) string {
 
 var markerUnsafe = regexp.MustCompile(`[^A-Za-z0-9._/-]|-{2,}`)
 
-// Markdown opening and closing of the collapsed details section; Truncate
-// cuts between them first.
+// Markdown opening and closing of the collapsed details section, which
+// ci/mdtrunc (job summary, PR comment) keeps balanced when it cuts.
 const (
 	detailsOpen  = "<details>"
 	detailsClose = "</details>"

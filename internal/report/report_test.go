@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -138,31 +137,6 @@ func TestMarker(t *testing.T) {
 	}
 }
 
-func TestTruncateCutsDetailsFirst(t *testing.T) {
-	in := cases()["regression"]
-	for i := range 2000 { // a long details section
-		in.Head[0].Steps = append(in.Head[0].Steps, result.Step{Name: fmt.Sprintf("step-%04d-%s", i, strings.Repeat("é", 10)), Requests: 1})
-	}
-	md := Markdown(in)
-	if len(md) <= CommentLimit {
-		t.Fatalf("fixture too small: %d bytes", len(md))
-	}
-	cut := Truncate(md, CommentLimit)
-	if len(cut) > CommentLimit || strings.Contains(cut, "<details>") || !strings.Contains(cut, "were cut to fit the comment limit") {
-		t.Errorf("details should be cut with a notice; got %d bytes", len(cut))
-	}
-	if !strings.Contains(cut, "| metric | baseline median") || !strings.HasPrefix(cut, Marker("api")) {
-		t.Error("the verdict table and the marker must survive")
-	}
-	// Too small even without details: hard cut on a rune boundary, with a notice.
-	hard := Truncate(md, 400)
-	if len(hard) > 400 || !strings.HasPrefix(hard, Marker("api")) || !strings.Contains(hard, "report cut to fit") || !utf8Valid(hard) {
-		t.Errorf("hard cut: %d bytes, %q", len(hard), hard)
-	}
-	if short := Markdown(cases()["pass"]); Truncate(short, CommentLimit) != short {
-		t.Error("a short report must not change")
-	}
-}
 
 func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
 
