@@ -137,7 +137,6 @@ func TestMarker(t *testing.T) {
 	}
 }
 
-
 func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
 
 func TestJSONNullsAndSchema(t *testing.T) {
