@@ -17,7 +17,7 @@
 //     Monte Carlo error (±3.5 % of the level), whatever the noise. No
 //     plug-in σ is trusted: a mixture SPRT (Johari, Pekelis & Walsh,
 //     Operations Research 70(3), 2022) with the sample variance in place
-//     of σ fails 3–4× too often at α/6 (sequential_tables_test.go). Exact
+//     of σ fails about 3–4× too often at α/6 (sequential_tables_test.go). Exact
 //     sequential t boundaries: Jennison & Turnbull, "Exact calculations for
 //     sequential t, χ² and F tests", Biometrika 78(1), 1991.
 //   - The level is spent over the looks by the Kim–DeMets power family
@@ -57,11 +57,12 @@ import (
 
 // Defaults of SeqDesign, chosen by the tables of sequential_tables_test.go
 // (a job of 6 metrics at run CV 3 %): looking after every pair costs
-// nothing and stops soonest; a first look at 4 pairs ends 20 % effects in
-// under 5 pairs on average (6 with a first look at 6); ρ = 2 keeps more
-// of α for the budget than even spending (ρ = 1): +5 points of power at
-// CV 10 % for +0.7 pairs on clear cases; 20 pairs catch +10 % at ≤ 5 %
-// pair noise every time (budget 12: 85 % of +20 % at CV 10 %).
+// nothing and stops soonest; a first look at 4 pairs ends +20 % in 5.3
+// pairs on average (6.0 with a first look at 6); ρ = 2 keeps more of α
+// for the budget than even spending (ρ = 1): +5 points of power at CV 10 %
+// for +0.7 pairs on clear cases; 20 pairs catch +10 % at ≤ 5 % pair noise
+// every time (a budget of 12 catches +20 % at CV 10 % only 85 % of the
+// time; 40 pairs are needed for +10 % at CV 10 %).
 const (
 	DefaultSeqAlpha    = 0.05
 	DefaultSeqBeta     = 0.05
