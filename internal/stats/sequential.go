@@ -1,0 +1,545 @@
+// Sequential same-runner A/B (DESIGN.md §4, issue 10): SeqDesign decides,
+// after each pair of runs, whether head regressed, passed or needs more
+// pairs, holding the false-alarm rate across the looks.
+//
+// Data. Per gated metric the unit is one pair's difference on the
+// comparison scale, oriented so that bigger is worse: d_k = dir·(ln head_k
+// − ln base_k), or percentage points for rates. Drift between pairs
+// cancels in d_k; a bias between two processes does not, unless both
+// restart every pair (sequential_evidence_test.go).
+//
+// Method: a group-sequential one-sample t test read as repeated
+// confidence bounds.
+//   - At looks n = MinPairs, MinPairs+Every, …, MaxPairs the statistic is
+//     T_n = √n·(mean_n − θ)/sd_n. Under normal differences the joint law of
+//     (T_n) is free of σ, so critical values calibrated once by a seeded
+//     Monte Carlo over the look schedule hold the level exactly, up to
+//     Monte Carlo error (±3.5 % of the level), whatever the noise. No
+//     plug-in σ is trusted: a mixture SPRT (Johari, Pekelis & Walsh,
+//     Operations Research 70(3), 2022) with the sample variance in place
+//     of σ fails about 3–4× too often at α/6 (sequential_tables_test.go). Exact
+//     sequential t boundaries: Jennison & Turnbull, "Exact calculations for
+//     sequential t, χ² and F tests", Biometrika 78(1), 1991.
+//   - The level is spent over the looks by the Kim–DeMets power family
+//     a·(n/N)^ρ: Lan & DeMets, Biometrika 70(3), 1983; Kim & DeMets,
+//     Biometrika 74(1), 1987; Jennison & Turnbull, "Group Sequential
+//     Methods with Applications to Clinical Trials", 2000, ch. 7. A time
+//     budget that ends the job before N is a last look that spends what is
+//     left (valid while the stopping time does not depend on the data).
+//   - Lower_n = mean − c_n(α/K)·sd/√n and Upper_n = mean + c_n(β)·sd/√n are
+//     repeated confidence bounds: P(Lower_n > θ for some n) ≤ α/K for every
+//     θ, whatever rule stops the job (Jennison & Turnbull 2000, ch. 9,
+//     eqs. 9.1–9.2). Every decision is read off them, so the bound on false
+//     alarms survives stopping early for a pass, and holds for K metrics by
+//     Bonferroni (α/K each, valid under any dependence between metrics).
+//   - Regression: RuleChangeBeyond (default) ⇔ Lower > 0 and mean > the
+//     threshold max(min_effect, resolution), as stats.md §4.4 recommends;
+//     RuleBoundBeyond ⇔ Lower > threshold (minimal-effect test, measured
+//     much weaker). Pass ⇔ Upper < threshold: confidently below the
+//     smallest effect worth failing for. Inconclusive at the budget.
+//   - Robustness: A/A pair differences are symmetric whenever the two
+//     sides are exchangeable, and under symmetric heavy tails the t
+//     statistic is lighter tailed than under normality (Efron, JASA 64,
+//     1969; Cressie, Australian J. Statistics 22, 1980): measured, Student
+//     t noise with 3 or 5 df and hiccup runs keep the level below α. Positive
+//     correlation between pairs makes t heavier tailed: a process bias
+//     shared by several pairs, or a run-order effect with head always
+//     second, breaks the level (measured).
+package stats
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Defaults of SeqDesign, chosen by the tables of sequential_tables_test.go
+// (a job of 6 metrics at run CV 3 %): looking after every pair costs
+// nothing and stops soonest; a first look at 4 pairs ends +20 % in 5.3
+// pairs on average (6.0 with a first look at 6); ρ = 2 keeps more of α
+// for the budget than even spending (ρ = 1): +5 points of power at CV 10 %
+// for +0.7 pairs on clear cases; 20 pairs catch +10 % at ≤ 5 % pair noise
+// every time (a budget of 12 catches +20 % at CV 10 % only 85 % of the
+// time; 40 pairs are needed for +10 % at CV 10 %).
+const (
+	DefaultSeqAlpha    = 0.05
+	DefaultSeqBeta     = 0.05
+	DefaultSeqMinPairs = 4
+	DefaultSeqMaxPairs = 20
+	DefaultSeqEvery    = 1
+	DefaultSeqRho      = 2
+)
+
+// Limits of a design: the t statistic needs two degrees of freedom at the
+// first look, and calibration time grows with the budget.
+const (
+	minSeqPairs = 3
+	maxSeqPairs = 500
+)
+
+// maxPairsAdvice bounds "more pairs would likely decide".
+const maxPairsAdvice = 1000
+
+// SeqRule says what counts as a regression.
+type SeqRule int
+
+const (
+	// RuleChangeBeyond: the lower bound is above 0 (a change, with
+	// confidence) and the estimate is beyond the threshold.
+	RuleChangeBeyond SeqRule = iota
+	// RuleBoundBeyond: the lower bound itself is beyond the threshold.
+	RuleBoundBeyond
+)
+
+// SeqOutcome is what a look decides.
+type SeqOutcome int
+
+const (
+	SeqContinue SeqOutcome = iota
+	SeqRegression
+	SeqPass
+	SeqInconclusive
+)
+
+func (o SeqOutcome) String() string {
+	switch o {
+	case SeqRegression:
+		return "regression"
+	case SeqPass:
+		return "pass"
+	case SeqInconclusive:
+		return "inconclusive"
+	default:
+		return "continue"
+	}
+}
+
+// SeqReason says why a look decided what it did.
+type SeqReason int
+
+const (
+	// ReasonTooFewPairs: fewer pairs than MinPairs.
+	ReasonTooFewPairs SeqReason = iota
+	// ReasonBetweenLooks: this pair count is not a planned look.
+	ReasonBetweenLooks
+	// ReasonUndecided: the bounds straddle the threshold.
+	ReasonUndecided
+	// ReasonChangedNotBeyond: a change is confident but its estimate is not
+	// beyond the threshold, nor is it confidently below (continue).
+	ReasonChangedNotBeyond
+	// ReasonBeyond: the regression rule holds.
+	ReasonBeyond
+	// ReasonBelow: the upper bound is below the threshold.
+	ReasonBelow
+	// ReasonChangedWithin: a pass, though the lower bound is above 0: a
+	// real change smaller than the threshold.
+	ReasonChangedWithin
+	// ReasonImproved: a pass with the upper bound below 0.
+	ReasonImproved
+	// ReasonBudget: the budget is spent and neither bound decided.
+	ReasonBudget
+	// ReasonBudgetAtThreshold: as ReasonBudget, and the estimate is so
+	// close to the threshold that no practical number of pairs would
+	// likely decide.
+	ReasonBudgetAtThreshold
+)
+
+func (r SeqReason) String() string {
+	switch r {
+	case ReasonTooFewPairs:
+		return "fewer pairs than the first look"
+	case ReasonBetweenLooks:
+		return "between looks"
+	case ReasonUndecided:
+		return "not yet clear"
+	case ReasonChangedNotBeyond:
+		return "changed, not yet clear whether beyond min_effect"
+	case ReasonBeyond:
+		return "worse beyond min_effect"
+	case ReasonBelow:
+		return "confidently below min_effect"
+	case ReasonChangedWithin:
+		return "changed, but confidently below min_effect"
+	case ReasonImproved:
+		return "improved"
+	case ReasonBudget:
+		return "budget spent"
+	case ReasonBudgetAtThreshold:
+		return "budget spent; the estimate sits at min_effect"
+	default:
+		return "unknown"
+	}
+}
+
+// SeqDesign is a sequential A/B design. Zero fields take the defaults.
+type SeqDesign struct {
+	// Alpha is the one-sided false-alarm rate of the whole gate over all
+	// looks; each of k gated metrics gets Alpha/k.
+	Alpha float64
+	// Beta is, per metric, the largest probability of passing an effect
+	// exactly at the threshold.
+	Beta float64
+	// MinPairs is the first look; MaxPairs the budget; Every the look
+	// cadence in pairs (the budget is always a look).
+	MinPairs, MaxPairs, Every int
+	// Rho shapes the spending α·(n/MaxPairs)^ρ: 1 spends evenly, 3 keeps
+	// most of α for the end (O'Brien–Fleming-like).
+	Rho float64
+	// Rule is the regression rule.
+	Rule SeqRule
+}
+
+// SeqDecision is one look's verdict for one metric. Values are on the
+// comparison scale (logs, or percentage points), bigger is worse.
+type SeqDecision struct {
+	Outcome SeqOutcome
+	Reason  SeqReason
+	// Pairs is the number of pairs judged.
+	Pairs int
+	// Estimate is the mean difference; Lower and Upper its repeated
+	// confidence bounds (levels α/k and β); NaN before the first look and
+	// between looks, −Inf/+Inf at a look that spends nothing.
+	Estimate, Lower, Upper float64
+	// Threshold is max(min_effect, resolution).
+	Threshold float64
+	// Spread is the pairs' standard deviation used (never below the
+	// resolution); NaN with fewer than 2 pairs.
+	Spread float64
+	// Detectable is the smallest effect the whole design catches with 80 %
+	// probability within MaxPairs at the measured Spread ("with up to N
+	// pairs this gate detects ≥ X"); set when the look decides, NaN when
+	// not computed or when no effect is caught reliably.
+	Detectable float64
+	// MorePairs, when inconclusive, is about how many pairs beyond Pairs a
+	// job with a larger budget would likely (80 %) need to decide, if the
+	// estimate and spread are the truth; 0 otherwise.
+	MorePairs int
+}
+
+// Decided reports whether the look ends the metric's sequence.
+func (s SeqDecision) Decided() bool { return s.Outcome != SeqContinue }
+
+func (d SeqDesign) withDefaults() SeqDesign {
+	if d.Alpha == 0 {
+		d.Alpha = DefaultSeqAlpha
+	}
+	if d.Beta == 0 {
+		d.Beta = DefaultSeqBeta
+	}
+	if d.MinPairs == 0 {
+		d.MinPairs = DefaultSeqMinPairs
+	}
+	if d.MaxPairs == 0 {
+		d.MaxPairs = max(DefaultSeqMaxPairs, d.MinPairs)
+	}
+	if d.Every == 0 {
+		d.Every = DefaultSeqEvery
+	}
+	if d.Rho == 0 {
+		d.Rho = DefaultSeqRho
+	}
+	return d
+}
+
+// Validate reports a design that cannot be used (after defaults).
+func (d SeqDesign) Validate() error {
+	d = d.withDefaults()
+	switch {
+	case !(d.Alpha > 0 && d.Alpha < 0.5):
+		return fmt.Errorf("sequential alpha %g is not in (0, 0.5)", d.Alpha)
+	case !(d.Beta > 0 && d.Beta < 0.5):
+		return fmt.Errorf("sequential beta %g is not in (0, 0.5)", d.Beta)
+	case d.MinPairs < minSeqPairs:
+		return fmt.Errorf("minimum pairs %d is below %d (the spread needs 2 degrees of freedom)", d.MinPairs, minSeqPairs)
+	case d.MaxPairs < d.MinPairs || d.MaxPairs > maxSeqPairs:
+		return fmt.Errorf("pair budget %d is not between the minimum %d and %d", d.MaxPairs, d.MinPairs, maxSeqPairs)
+	case d.Every < 1:
+		return fmt.Errorf("look cadence %d is not ≥ 1 pair", d.Every)
+	case !(d.Rho > 0 && d.Rho <= 10):
+		return fmt.Errorf("spending shape rho %g is not in (0, 10]", d.Rho)
+	case d.Rule != RuleChangeBeyond && d.Rule != RuleBoundBeyond:
+		return fmt.Errorf("unknown regression rule %d", d.Rule)
+	}
+	return nil
+}
+
+func (d SeqDesign) schedule() schedule {
+	return schedule{min: d.MinPairs, max: d.MaxPairs, every: d.Every, rho: d.Rho}
+}
+
+// Look judges the pair differences so far (all of them, in order; bigger
+// is worse) for one of k gated metrics. minEffect and resolution are on
+// the comparison scale and the threshold is the larger; the spread is
+// never taken below the resolution. Call it after every pair: between
+// planned looks it continues, at MaxPairs it never does. Look keeps no
+// state; once a metric has decided, keep that decision (CombineSeq) rather
+// than looking again.
+func (d SeqDesign) Look(diffs []float64, minEffect, resolution float64, k int) (SeqDecision, error) {
+	return d.look(diffs, minEffect, resolution, k, false, true)
+}
+
+// Final is the last look when the job must stop at len(diffs) pairs
+// before the budget: it spends the level left and never continues. The
+// reason to stop must not come from the differences (a time budget that
+// ran out, not a look that "almost" decided), or the level is not held.
+func (d SeqDesign) Final(diffs []float64, minEffect, resolution float64, k int) (SeqDecision, error) {
+	return d.look(diffs, minEffect, resolution, k, true, true)
+}
+
+// look is Look (or Final when final is set); detect fills Detectable when
+// the look decides (about half a millisecond; simulations of the decision
+// alone skip it).
+func (d SeqDesign) look(diffs []float64, minEffect, resolution float64, k int, final, detect bool) (SeqDecision, error) {
+	d = d.withDefaults()
+	if err := d.check(diffs, minEffect, resolution); err != nil {
+		return SeqDecision{}, err
+	}
+	k = max(k, 1)
+	n := len(diffs)
+	final = final || n == d.MaxPairs
+	dec := summarize(diffs, minEffect, resolution)
+	switch {
+	case n < d.MinPairs && final:
+		dec.Outcome, dec.Reason, dec.MorePairs = SeqInconclusive, ReasonTooFewPairs, d.MinPairs-n
+	case n < d.MinPairs:
+		dec.Reason = ReasonTooFewPairs
+	case !final && !d.schedule().isLook(n):
+		dec.Reason = ReasonBetweenLooks
+	default:
+		d.judge(&dec, k, final)
+	}
+	if detect && dec.Decided() {
+		d.fillDetectable(&dec, resolution, k)
+	}
+	return dec, nil
+}
+
+// summarize is a decision that has not looked yet: the estimate and the
+// spread, with the bounds and the detectable effect unknown.
+func summarize(diffs []float64, minEffect, resolution float64) SeqDecision {
+	dec := SeqDecision{Pairs: len(diffs), Threshold: math.Max(minEffect, resolution),
+		Estimate: math.NaN(), Lower: math.NaN(), Upper: math.NaN(), Spread: math.NaN(), Detectable: math.NaN()}
+	if len(diffs) > 0 {
+		dec.Estimate = Mean(diffs)
+	}
+	if len(diffs) >= 2 {
+		dec.Spread = math.Max(sampleSD(diffs), resolution)
+	}
+	return dec
+}
+
+// judge sets the bounds at a look and decides; when inconclusive it
+// projects the pairs that would likely decide.
+func (d SeqDesign) judge(dec *SeqDecision, k int, final bool) {
+	cLow, cUp := d.critical(dec.Pairs, k, final)
+	dec.Lower = bound(dec.Estimate, -cLow, dec.Spread, dec.Pairs)
+	dec.Upper = bound(dec.Estimate, cUp, dec.Spread, dec.Pairs)
+	d.decide(dec, final)
+	if dec.Outcome == SeqInconclusive {
+		dec.MorePairs = d.morePairs(*dec, cLow, cUp)
+		if dec.MorePairs == 0 {
+			dec.Reason = ReasonBudgetAtThreshold
+		}
+	}
+}
+
+func (d SeqDesign) check(diffs []float64, minEffect, resolution float64) error {
+	if err := d.Validate(); err != nil {
+		return err
+	}
+	if len(diffs) > d.MaxPairs {
+		return fmt.Errorf("%d pairs exceed the budget of %d", len(diffs), d.MaxPairs)
+	}
+	if !(minEffect >= 0) || math.IsInf(minEffect, 1) || !(resolution >= 0) || math.IsInf(resolution, 1) {
+		return fmt.Errorf("min_effect %g and resolution %g must be finite and ≥ 0", minEffect, resolution)
+	}
+	if minEffect == 0 && resolution == 0 {
+		return errors.New("a sequential pass needs a threshold: min_effect or resolution must be > 0")
+	}
+	return CheckFinite(diffs)
+}
+
+// critical returns the critical values of the lower bound (level α/k) and
+// the upper bound (level β) at n.
+func (d SeqDesign) critical(n, k int, final bool) (float64, float64) {
+	i := n - d.MinPairs
+	low, up := d.boundaries(k)
+	if final {
+		return low.final[i], up.final[i]
+	}
+	return low.crit[i], up.crit[i]
+}
+
+// boundaries are the cached boundaries of the lower bound (level α/k)
+// and of the upper bound (level β).
+func (d SeqDesign) boundaries(k int) (low, up *tBoundary) {
+	return boundaryFor(d.schedule(), d.Alpha/float64(k)), boundaryFor(d.schedule(), d.Beta)
+}
+
+// bound is mean + c·sd/√n, with c = ±Inf giving ±Inf even at sd 0.
+func bound(mean, c, sd float64, n int) float64 {
+	if math.IsInf(c, 0) {
+		return c
+	}
+	return mean + c*sd/math.Sqrt(float64(n))
+}
+
+// decide applies the rule to the bounds.
+func (d SeqDesign) decide(dec *SeqDecision, final bool) {
+	thr := dec.Threshold
+	regression := dec.Lower > thr
+	if d.Rule == RuleChangeBeyond {
+		regression = dec.Lower > 0 && dec.Estimate > thr
+	}
+	switch {
+	case regression:
+		dec.Outcome, dec.Reason = SeqRegression, ReasonBeyond
+	case dec.Upper < thr:
+		dec.Outcome, dec.Reason = SeqPass, ReasonBelow
+		if dec.Upper < 0 {
+			dec.Reason = ReasonImproved
+		} else if dec.Lower > 0 {
+			dec.Reason = ReasonChangedWithin
+		}
+	case final:
+		dec.Outcome, dec.Reason = SeqInconclusive, ReasonBudget
+	case dec.Lower > 0:
+		dec.Reason = ReasonChangedNotBeyond
+	default:
+		dec.Reason = ReasonUndecided
+	}
+}
+
+func (d SeqDesign) fillDetectable(dec *SeqDecision, resolution float64, k int) {
+	if math.IsNaN(dec.Spread) {
+		return
+	}
+	dec.Detectable = d.detectable(dec.Spread, dec.Threshold, resolution, k)
+}
+
+// Detectable is the smallest effect (comparison scale) that the design
+// calls a regression with 80 % probability within MaxPairs when the pair
+// differences are normal with standard deviation sigma; NaN when even a
+// huge effect is not caught that often. It is a planning figure: the
+// report's "with up to N pairs this gate detects ≥ X".
+func (d SeqDesign) Detectable(sigma, minEffect, resolution float64, k int) (float64, error) {
+	d = d.withDefaults()
+	if err := d.check(nil, minEffect, resolution); err != nil {
+		return math.NaN(), err
+	}
+	if !(sigma >= 0) || math.IsInf(sigma, 1) {
+		return math.NaN(), fmt.Errorf("pair spread %g is not finite and ≥ 0", sigma)
+	}
+	return d.detectable(math.Max(sigma, resolution), math.Max(minEffect, resolution), resolution, max(k, 1)), nil
+}
+
+func (d SeqDesign) detectable(sigma, thr, resolution float64, k int) float64 {
+	if !(sigma > 0) {
+		return thr
+	}
+	paths := standardPathsFor(d.schedule())
+	low, up := d.boundaries(k)
+	critical := make([]float64, len(paths.mean))
+	for p := range paths.mean {
+		critical[p] = d.criticalShift(paths, p, low, up, thr/sigma, resolution/sigma)
+	}
+	// The Power quantile: the shift that Power of the paths are caught at.
+	x := selectDescending(critical, len(critical)-int(math.Ceil(Power*float64(len(critical)))))
+	if math.IsInf(x, 1) {
+		return math.NaN()
+	}
+	return math.Max(x, 0) * sigma
+}
+
+// criticalShift is, for standard path p, the smallest shift δ (in σ
+// units) at which the design calls it a regression within the budget.
+// Raising δ only brings a regression sooner and a pass later, so the path
+// is a regression exactly for δ above
+//
+//	min over looks n of max(r_n, max_{m<n} q_m),
+//
+// where the regression rule holds at n for δ > r_n and the pass rule at m
+// for δ < q_m. The power at δ is the share of paths whose critical shift
+// is below δ: no search over δ is needed.
+func (d SeqDesign) criticalShift(paths *standardPaths, p int, low, up *tBoundary, thr, floor float64) float64 {
+	sch := d.schedule()
+	best, passBelow := math.Inf(1), math.Inf(-1)
+	for n := d.MinPairs; n <= d.MaxPairs; n++ {
+		if !sch.isLook(n) {
+			continue
+		}
+		i := n - d.MinPairs
+		mean := paths.mean[p][i]
+		se := math.Max(paths.sd[p][i], floor) / math.Sqrt(float64(n))
+		r := thr + low.crit[i]*se - mean // δ beyond which Lower > thr
+		if d.Rule == RuleChangeBeyond {
+			r = math.Max(low.crit[i]*se-mean, thr-mean)
+		}
+		best = math.Min(best, math.Max(r, passBelow))
+		passBelow = math.Max(passBelow, thr-up.crit[i]*se-mean)
+	}
+	return best
+}
+
+// morePairs projects, from the estimate and spread taken as the truth, the
+// total pairs a fixed look with this design's last critical values would
+// need to decide with 80 % probability, minus the pairs done. It returns 0
+// when more than maxPairsAdvice would be needed.
+func (d SeqDesign) morePairs(dec SeqDecision, cLow, cUp float64) int {
+	zp := distuv.UnitNormal.Quantile(Power)
+	est, sd, thr := dec.Estimate, dec.Spread, dec.Threshold
+	need := math.Inf(1)
+	if est < thr {
+		need = sq((cUp + zp) * sd / (thr - est))
+	}
+	if est > thr {
+		reg := sq((cLow + zp) * sd / (est - thr))
+		if d.Rule == RuleChangeBeyond {
+			reg = math.Max(sq((cLow+zp)*sd/est), sq(zp*sd/(est-thr)))
+		}
+		need = math.Min(need, reg)
+	}
+	if !(need <= maxPairsAdvice) {
+		return 0
+	}
+	return max(int(math.Ceil(need))-dec.Pairs, 1)
+}
+
+func sq(x float64) float64 { return x * x }
+
+// sampleSD is the sample standard deviation (n−1); 0 for one value.
+func sampleSD(x []float64) float64 {
+	if len(x) < 2 {
+		return 0
+	}
+	m := Mean(x)
+	var ss float64
+	for _, v := range x {
+		ss += (v - m) * (v - m)
+	}
+	return math.Sqrt(ss / float64(len(x)-1))
+}
+
+// CombineSeq is the job's outcome from its gated metrics' latest looks:
+// a regression in any metric ends the job as a regression; otherwise the
+// job continues while any metric continues; otherwise it is inconclusive
+// if any metric is, else a pass. A metric's decision is final: once it
+// has decided, keep its decision instead of looking again.
+func CombineSeq(ds []SeqDecision) SeqOutcome {
+	out := SeqPass
+	for _, dec := range ds {
+		switch dec.Outcome {
+		case SeqRegression:
+			return SeqRegression
+		case SeqContinue:
+			out = SeqContinue
+		case SeqInconclusive:
+			if out != SeqContinue {
+				out = SeqInconclusive
+			}
+		}
+	}
+	return out
+}
