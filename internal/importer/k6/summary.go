@@ -80,8 +80,8 @@ func fromSummary(file string, s summary) (*result.Run, error) {
 		run.Notes = append(run.Notes, "request errors not available: the file has no http_req_failed metric (k6 before v0.31)")
 	}
 	if it, ok := s.metrics["iterations"]; ok {
-		run.Iterations.Completed = count(it["count"])
-		run.Iterations.Started = run.Iterations.Completed
+		// k6 counts an iteration when it ends; how many began is unknown.
+		run.Iterations.Completed, run.Iterations.Counted = count(it["count"]), result.CountCompleted
 		if rate, ok := it["rate"]; ok && rate > 0 {
 			run.Metrics[result.IterationsPerSec] = rate
 		}
