@@ -15,6 +15,7 @@ import (
 	"io"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
@@ -98,4 +99,10 @@ func Detect(name string, head []byte) (Format, error) {
 		}
 	}
 	return nil, fmt.Errorf("%s: format not recognised (known: %v); name it with --format", name, Names())
+}
+
+// ValidTime reports whether t can be written in result JSON (RFC 3339
+// holds the years 0–9999); the zero time (unknown) is valid.
+func ValidTime(t time.Time) bool {
+	return t.IsZero() || (t.Year() >= 0 && t.Year() <= 9999)
 }

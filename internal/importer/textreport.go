@@ -7,37 +7,39 @@ import (
 	"strings"
 )
 
-// TextReport reads a tool's text report (the output of vegeta report or
-// wrk) line by line, each line trimmed, and holds a file to one report.
+// TextReport reads a tool's text output (vegeta report, wrk, ab) line by
+// line, each line trimmed. A file may hold several reports one after
+// another (a log of a sweep), each opened by a line Starts accepts; lines
+// before the first report (a shell prompt, the command) are skipped.
 type TextReport struct {
-	// Tool names the tool in messages, e.g. "wrk".
-	Tool string
 	// Starts reports whether a line opens a report.
 	Starts func(line string) bool
-	// Take reads a line's figures, if it has any.
+	// Begin starts a new report at its first line, numbered from 1.
+	Begin func(line int)
+	// Take reads a line of the current report, its first line included.
 	Take func(line string) error
 }
 
-// Read reads the report in file name from r. A second report is
-// *Unsupported, and a line Take fails on a *SyntaxError at that line. It
-// returns the number of reports begun: 0 or 1.
+// Read reads the reports in file name from r; a line Take fails on is a
+// *SyntaxError at that line. It returns the number of reports begun.
 func (t TextReport) Read(name string, r io.Reader) (reports int, err error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for line := 1; sc.Scan(); line++ {
 		text := strings.TrimSpace(sc.Text())
 		if t.Starts(text) {
-			if reports++; reports > 1 {
-				return reports, &Unsupported{File: name, Reason: fmt.Sprintf(
-					"several %s reports in one file (the second starts at line %d); import each report from its own file", t.Tool, line)}
-			}
+			reports++
+			t.Begin(line)
+		}
+		if reports == 0 {
+			continue
 		}
 		if err := t.Take(text); err != nil {
 			return reports, &SyntaxError{File: name, Line: line, Msg: err.Error()}
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return reports, fmt.Errorf("reading %s: %w", name, err)
+		return reports, &SyntaxError{File: name, Msg: fmt.Sprintf("reading: %v; expected a text report", err)}
 	}
 	return reports, nil
 }

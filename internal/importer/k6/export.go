@@ -3,6 +3,7 @@ package k6
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"regexp"
 
@@ -63,6 +64,10 @@ func (SummaryExport) Import(name string, r io.Reader) (*result.Run, error) {
 	}
 	s := summary{metrics: map[string]stats{}}
 	for k, v := range doc.Metrics {
+		if _, ok := v["values"]; ok {
+			return nil, &importer.SyntaxError{File: name, Msg: fmt.Sprintf(
+				"metric %q keeps its figures under \"values\": this is handleSummary JSON, not --summary-export (use --format k6-handlesummary)", k)}
+		}
 		s.metrics[k] = numbers(v)
 	}
 	return fromSummary(name, s)
@@ -87,6 +92,10 @@ func (HandleSummary) Import(name string, r io.Reader) (*result.Run, error) {
 	}
 	s := summary{metrics: map[string]stats{}, durationS: doc.State.TestRunDurationMs / 1000}
 	for k, v := range doc.Metrics {
+		if v.Values == nil {
+			return nil, &importer.SyntaxError{File: name, Msg: fmt.Sprintf(
+				"metric %q has no \"values\" object: this is not handleSummary JSON (a --summary-export file is read with --format k6-summary-export)", k)}
+		}
 		s.metrics[k] = numbers(v.Values)
 	}
 	return fromSummary(name, s)

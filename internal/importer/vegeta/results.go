@@ -112,8 +112,8 @@ func readJSONLines(name string, r io.Reader, agg *tally) error {
 		if len(t) == 0 {
 			continue
 		}
-		var h hit
-		if jerr := json.Unmarshal(t, &h); jerr != nil {
+		h, jerr := decodeHit(t)
+		if jerr != nil {
 			if !lines.Complete() {
 				agg.notes = append(agg.notes, importer.CutNote(lines.Line()))
 				return nil
@@ -126,6 +126,26 @@ func readJSONLines(name string, r io.Reader, agg *tally) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
+}
+
+// decodeHit reads one `vegeta encode` line. The fields every result has
+// are required: any JSON object would otherwise decode, as a request with
+// status 0 and no latency.
+func decodeHit(line []byte) (hit, error) {
+	var h hit
+	if err := json.Unmarshal(line, &h); err != nil {
+		return h, err
+	}
+	var present struct {
+		Code      *uint16          `json:"code"`
+		Timestamp *json.RawMessage `json:"timestamp"`
+		Latency   *int64           `json:"latency"`
+	}
+	_ = json.Unmarshal(line, &present) // the same line decoded above
+	if present.Code == nil || present.Timestamp == nil || present.Latency == nil {
+		return h, fmt.Errorf("not a vegeta result: the line lacks \"code\", \"timestamp\" or \"latency\"")
+	}
+	return h, nil
 }
 
 // otherStep pools the requests past rawrun.MaxSteps distinct targets.

@@ -186,8 +186,16 @@ func TestTextReportErrors(t *testing.T) {
 	data := string(importertest.Testdata(t, "report.txt"))
 	_, err := Text{}.Import("two.txt", strings.NewReader(data+"\n"+data))
 	var uns *importer.Unsupported
-	if !errors.As(err, &uns) || !strings.Contains(uns.Reason, "second starts at line 12") {
-		t.Errorf("two reports: %v", err)
+	if !errors.As(err, &uns) || !strings.Contains(uns.Reason, "2 vegeta text reports in one file") {
+		t.Errorf("two reports, one run asked for: %v", err)
+	}
+	runs, err := Text{}.ImportAll("two.txt", strings.NewReader(data+"\n"+strings.Replace(data, "24.398s", "12.5s", 1)))
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("two reports: %d runs, %v", len(runs), err)
+	}
+	importertest.WantMetric(t, runs[1], result.LatencyMean, 12500)
+	if runs[0].Metrics[result.LatencyMean] == runs[1].Metrics[result.LatencyMean] {
+		t.Error("the second report's figures leaked into the first")
 	}
 	run, err := Text{}.Import("nostatus.txt", strings.NewReader(strings.Replace(data, "Status Codes", "Status Cod", 1)))
 	if err != nil {
