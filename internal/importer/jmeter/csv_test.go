@@ -141,7 +141,7 @@ func TestCSVBadFiles(t *testing.T) {
 		{"dateformat.csv", `testdata/bad/dateformat.csv:2: timestamp "05/12/2019 12:37:24" is not epoch milliseconds or a date like 2019/12/05 12:37:24`},
 		{"header.csv", `testdata/bad/header.csv:1: expected JMeter's header row (timeStamp,elapsed,label,…) or a sample starting with a timestamp, got "label,code,message"`},
 		{"success.csv", `testdata/bad/success.csv:2: success "maybe" is not true or false`},
-		{"layout.csv", `testdata/bad/layout.csv:1: no header row, and 14 fields match none of JMeter's default layouts (12, 16 or 17 fields)`},
+		{"layout.csv", `testdata/bad/layout.csv:1: no header row, and 14 fields match none of JMeter's default layouts (11, 12, 13, 15, 16 or 17 fields)`},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			_, err := importertest.ImportPath(CSVFormat{}, "testdata/bad/"+tc.file)
@@ -252,5 +252,42 @@ func TestCSVCutInsideQuotedField(t *testing.T) {
 	var syn *importer.SyntaxError
 	if !errors.As(err, &syn) || !strings.HasPrefix(err.Error(), `quote.csv:3: bare " in non-quoted-field`) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// JMeter 2.x wrote pipe-delimited rows without a header; with the failure
+// message saved, a row has 13 fields.
+func TestCSVHeaderlessPipes13Fields(t *testing.T) {
+	t.Parallel()
+	data := importertest.Testdata(t, "pipes13.jtl")
+	if !(CSVFormat{}).Sniff("pipes13.jtl", data) {
+		t.Fatal("not sniffed")
+	}
+	run := importertest.MustImport(t, CSVFormat{}, "testdata/pipes13.jtl")
+	if run.Requests.Total != 6 || run.Requests.Failed != 2 {
+		t.Fatalf("requests %+v, want 6 with 2 failed", run.Requests)
+	}
+	if names := importertest.StepNames(run); strings.Join(names, ",") != "Login,Home,Search" {
+		t.Errorf("steps %v", names)
+	}
+	importertest.WantErrors(t, run, []result.ErrorClass{
+		{Class: result.ErrStatus, Step: "Search", Count: 1, Sample: "500 Internal Server Error"},
+		{Class: result.ErrTimeout, Step: "Search", Count: 1, Sample: "The operation lasted too long: It took 2,100 milliseconds, but should not have lasted longer than 2,000 milliseconds."},
+	})
+	importertest.WantMetric(t, run, result.LatencyMax, 2100)
+	if !importertest.HasNote(run, "default 13-column layout") {
+		t.Errorf("notes %q", run.Notes)
+	}
+}
+
+// A timestamp past the year 9999 is a corrupt file (bad input), not a run
+// that fails when it is written.
+func TestCSVTimestampPastYear9999IsASyntaxError(t *testing.T) {
+	t.Parallel()
+	data := "timeStamp,elapsed,label,responseCode,success\n1700000000000,5,a,200,true\n0700000000000000,5,a,200,true\n1700000000010,5,a,200,true\n"
+	_, err := CSVFormat{}.Import("future.jtl", strings.NewReader(data))
+	var syn *importer.SyntaxError
+	if !errors.As(err, &syn) || syn.Line != 3 || !strings.Contains(syn.Msg, "9999") {
+		t.Errorf("err = %v, want a syntax error at line 3", err)
 	}
 }

@@ -92,6 +92,8 @@ func readGob(name string, r io.Reader, agg *tally) error {
 		var h hit
 		err := dec.Decode(&h)
 		switch {
+		case err == nil && importer.CheckTime(h.Timestamp) != nil:
+			return &importer.SyntaxError{File: name, Msg: fmt.Sprintf("result %d: %v", i, importer.CheckTime(h.Timestamp))}
 		case err == nil:
 			agg.add(h)
 		case errors.Is(err, io.EOF) && i > 1:
