@@ -18,7 +18,8 @@ import (
 // must import at least one of its files.
 var supportedFolders = []string{
 	"k6-summary-export", "k6-handlesummary", "k6-ndjson", "k6-csv",
-	"locust", "vegeta-report-json", "vegeta-results-gob", "wrk", "wrk2",
+	"locust", "vegeta-report-json", "vegeta-results-gob", "vegeta-report-text", "wrk", "wrk2",
+	"ab", "hey", "artillery",
 	// Formats of the jmeter and gatling packages, linked in by importer/all.
 	"jmeter-jtl-csv", "jmeter-jtl-xml", "jmeter-statistics-json", "gatling-simulation-log", "gatling-stats-json",
 }

@@ -18,6 +18,9 @@ type TextReport struct {
 	Begin func(line int)
 	// Take reads a line of the current report, its first line included.
 	Take func(line string) error
+	// Before, when set, sees the lines before the first report (where a
+	// tool that gave up says why).
+	Before func(line string)
 }
 
 // Read reads the reports in file name from r; a line Take fails on is a
@@ -32,6 +35,9 @@ func (t TextReport) Read(name string, r io.Reader) (reports int, err error) {
 			t.Begin(line)
 		}
 		if reports == 0 {
+			if t.Before != nil {
+				t.Before(text)
+			}
 			continue
 		}
 		if err := t.Take(text); err != nil {

@@ -208,3 +208,34 @@ func TestTextReportErrors(t *testing.T) {
 		t.Errorf("bad latency: %v", err)
 	}
 }
+
+// results.csv is real `vegeta encode -to csv` output
+// (bench/importer-fixtures/make.sh): 400 requests at 100/s to a service
+// that answers every tenth with 503.
+func TestResultsCSV(t *testing.T) {
+	t.Parallel()
+	data := importertest.Testdata(t, "results.csv")
+	if !(Results{}).Sniff("results.csv", data) {
+		t.Fatal("not sniffed")
+	}
+	run := importertest.MustImport(t, Results{}, "testdata/results.csv")
+	importertest.CheckCounts(t, run)
+	if run.Requests != (result.Requests{Total: 400, Failed: 40}) {
+		t.Errorf("requests %+v", run.Requests)
+	}
+	if len(run.Steps) != 1 || run.Steps[0].Name != "GET http://127.0.0.1:18091/mixed" {
+		t.Errorf("steps %v", importertest.StepNames(run))
+	}
+	if run.Window < 3.9 || run.Window > 4.1 || run.Started.IsZero() {
+		t.Errorf("window %v, started %v; want the 4 s attack", run.Window, run.Started)
+	}
+	importertest.WantMetric(t, run, result.RequestErrorPct, 10)
+	// The file's own figures by nearest rank: row 200 of the sorted latencies.
+	importertest.WantMetric(t, run, result.LatencyP50, 7.937014)
+	importertest.WantMetric(t, run, result.LatencyMax, 26.726354)
+	_, err := Results{}.Import("bad.csv", strings.NewReader("1796116924745268833,200,fast,0,3,,,t,0,GET,http://x/,\n"))
+	var syn *importer.SyntaxError
+	if !errors.As(err, &syn) || syn.Line != 1 {
+		t.Errorf("bad row: %v", err)
+	}
+}
