@@ -79,7 +79,9 @@ func isCSV(head []byte) bool {
 
 func digits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
 
-func (Results) Sniff(_ string, head []byte) bool { return isGob(head) || isJSONLines(head) || isCSV(head) }
+func (Results) Sniff(_ string, head []byte) bool {
+	return isGob(head) || isJSONLines(head) || isCSV(head)
+}
 
 func (Results) Import(name string, r io.Reader) (*result.Run, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
