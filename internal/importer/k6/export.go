@@ -69,6 +69,13 @@ func (SummaryExport) Import(name string, r io.Reader) (*result.Run, error) {
 				"metric %q keeps its figures under \"values\": this is handleSummary JSON, not --summary-export (use --format k6-handlesummary)", k)}
 		}
 		s.metrics[k] = numbers(v)
+		// The export writes whether each threshold failed: false is a pass.
+		var failed map[string]bool
+		if t, ok := v["thresholds"]; ok && json.Unmarshal(t, &failed) == nil {
+			for expr, f := range failed {
+				s.thresholds = append(s.thresholds, threshold{metric: k, expr: expr, ok: !f})
+			}
+		}
 	}
 	return fromSummary(name, s)
 }
@@ -78,7 +85,10 @@ const handleWhat = "k6 handleSummary object with \"metrics\" entries holding \"v
 func (HandleSummary) Import(name string, r io.Reader) (*result.Run, error) {
 	var doc struct {
 		Metrics map[string]struct {
-			Values map[string]json.RawMessage `json:"values"`
+			Values     map[string]json.RawMessage `json:"values"`
+			Thresholds map[string]struct {
+				OK bool `json:"ok"`
+			} `json:"thresholds"`
 		} `json:"metrics"`
 		State struct {
 			TestRunDurationMs float64 `json:"testRunDurationMs"`
@@ -97,6 +107,9 @@ func (HandleSummary) Import(name string, r io.Reader) (*result.Run, error) {
 				"metric %q has no \"values\" object: this is not handleSummary JSON (a --summary-export file is read with --format k6-summary-export)", k)}
 		}
 		s.metrics[k] = numbers(v.Values)
+		for expr, t := range v.Thresholds {
+			s.thresholds = append(s.thresholds, threshold{metric: k, expr: expr, ok: t.OK})
+		}
 	}
 	return fromSummary(name, s)
 }

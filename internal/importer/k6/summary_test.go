@@ -32,7 +32,8 @@ func TestSummaryExportCarriesOnlyItsFigures(t *testing.T) {
 	if login.Requests != 20 || login.Metrics[result.LatencyP95] != 150 {
 		t.Errorf("login step: %+v", login)
 	}
-	if len(run.Notes) != 1 || !strings.Contains(run.Notes[0], "98 passed, 2 failed") {
+	if len(run.Notes) != 2 || !strings.Contains(run.Notes[0], "98 passed, 2 failed") ||
+		run.Notes[1] != "k6 thresholds: 0 of 1 failed: http_req_duration p(95)<500 passed" {
 		t.Errorf("notes: %q", run.Notes)
 	}
 }
@@ -118,5 +119,35 @@ func TestAbsurdFiguresStayFinite(t *testing.T) {
 	}
 	if run.Window != 0 || run.Requests.Total != 1<<53 {
 		t.Errorf("window %v (want 0, unknown), total %d (want clamped to 2^53)", run.Window, run.Requests.Total)
+	}
+}
+
+// k6's own thresholds are noted with their outcome, failed ones first: the
+// export writes whether each failed, handleSummary whether each was ok.
+func TestSummaryThresholdsAreNoted(t *testing.T) {
+	t.Parallel()
+	export := `{"metrics": {
+		"http_req_duration": {"avg": 10, "med": 9, "p(95)": 30, "max": 40, "thresholds": {"p(95)<25": true, "avg<100": false}},
+		"http_reqs": {"count": 10, "rate": 1},
+		"http_req_failed": {"passes": 0, "fails": 10, "value": 0, "thresholds": {"rate<0.01": false}}},
+		"root_group": {"name": "", "path": "", "id": "x", "groups": {}, "checks": {}}}`
+	run, err := SummaryExport{}.Import("export.json", strings.NewReader(export))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "k6 thresholds: 1 of 3 failed: http_req_duration p(95)<25 failed; http_req_duration avg<100 passed; http_req_failed rate<0.01 passed"
+	if !importertest.HasNote(run, want) {
+		t.Errorf("notes %q, want %q", run.Notes, want)
+	}
+	handle := `{"metrics": {
+		"http_req_duration": {"type": "trend", "contains": "time", "values": {"avg": 10, "med": 9, "p(95)": 30, "max": 40}, "thresholds": {"p(95)<500": {"ok": true}}},
+		"http_reqs": {"type": "counter", "contains": "default", "values": {"count": 10, "rate": 1}}},
+		"root_group": {"name": "", "path": "", "id": "x", "groups": [], "checks": []}}`
+	run, err = HandleSummary{}.Import("handle.json", strings.NewReader(handle))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "k6 thresholds: 0 of 1 failed: http_req_duration p(95)<500 passed"; !importertest.HasNote(run, want) {
+		t.Errorf("notes %q, want %q", run.Notes, want)
 	}
 }
