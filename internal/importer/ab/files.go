@@ -61,10 +61,10 @@ func (Percentiles) Import(name string, r io.Reader) (*result.Run, error) {
 		if err == io.EOF {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
 			return nil, csvError(name, err)
 		}
+		line, _ := cr.FieldPos(0)
 		p, err1 := strconv.Atoi(row[0])
 		ms, err2 := strconv.ParseFloat(row[1], 64)
 		if err1 != nil || err2 != nil || p < 0 || p > 100 || !(ms >= 0) || ms > 1e10 {

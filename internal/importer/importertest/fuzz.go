@@ -128,6 +128,9 @@ func importRuns(format importer.Format, data []byte) ([]*result.Run, error) {
 func AddSeeds(f *testing.F, max int, paths ...string) {
 	f.Helper()
 	for _, path := range paths {
+		if st, err := os.Stat(path); err == nil && st.IsDir() {
+			continue // testdata/fuzz, the corpus Go keeps itself
+		}
 		b, err := os.ReadFile(path)
 		if err != nil {
 			f.Fatal(err)
