@@ -32,6 +32,7 @@ type tally struct {
 // TestFixtures imports every shared fixture: each must import, or be
 // rejected with a *SyntaxError or *Unsupported that says why.
 func TestFixtures(t *testing.T) {
+	t.Parallel()
 	root := importertest.FixturesDir(t, ".")
 	counts := map[string]*tally{}
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
@@ -132,6 +133,7 @@ func uniq(xs []string) []string {
 }
 
 func TestImportFileDetectsAndForces(t *testing.T) {
+	t.Parallel()
 	run, err := importer.ImportFile(filepath.Join("k6", "testdata", "summary-export.json"), "")
 	if err != nil || run.Metrics["latency_p95_ms"] != 120.25 {
 		t.Fatalf("detected import: %v, %v", run, err)
@@ -166,6 +168,7 @@ func TestImportFileDetectsAndForces(t *testing.T) {
 // TestEveryTestdataFileIsDetectedAsItsFormat guards sniffing: each format's
 // own test files must be detected as that format and no other.
 func TestEveryTestdataFileIsDetectedAsItsFormat(t *testing.T) {
+	t.Parallel()
 	for path, want := range map[string]string{
 		"k6/testdata/summary-export.json":       "k6-summary-export",
 		"k6/testdata/summary-export-old.json":   "k6-summary-export",

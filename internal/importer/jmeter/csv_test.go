@@ -15,6 +15,7 @@ import (
 )
 
 func TestCSVBasic(t *testing.T) {
+	t.Parallel()
 	run := importertest.MustImport(t, CSVFormat{}, "testdata/basic.csv")
 	if run.Requests.Total != 14 || run.Requests.Failed != 4 {
 		t.Fatalf("requests = %+v, want 14 total, 4 failed", run.Requests)
@@ -55,6 +56,7 @@ func TestCSVBasic(t *testing.T) {
 }
 
 func TestCSVWithoutHeaderUsesDefaultLayout(t *testing.T) {
+	t.Parallel()
 	run := importertest.MustImport(t, CSVFormat{}, "testdata/noheader.csv")
 	if run.Requests.Total != 3 || run.Requests.Failed != 1 {
 		t.Fatalf("requests = %+v, want 3 total, 1 failed", run.Requests)
@@ -71,6 +73,7 @@ func TestCSVWithoutHeaderUsesDefaultLayout(t *testing.T) {
 }
 
 func TestCSVDateTimestamps(t *testing.T) {
+	t.Parallel()
 	run := importertest.MustImport(t, CSVFormat{}, "testdata/dates.csv")
 	if want := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC); !run.Started.Equal(want) {
 		t.Errorf("started = %v, want %v", run.Started, want)
@@ -85,6 +88,7 @@ func TestCSVDateTimestamps(t *testing.T) {
 }
 
 func TestCSVCustomColumnsAndDelimiter(t *testing.T) {
+	t.Parallel()
 	run := importertest.MustImport(t, CSVFormat{}, "testdata/custom.csv")
 	if run.Requests.Total != 3 || run.Requests.Failed != 1 {
 		t.Fatalf("requests = %+v, want 3 total, 1 failed", run.Requests)
@@ -97,6 +101,7 @@ func TestCSVCustomColumnsAndDelimiter(t *testing.T) {
 }
 
 func TestCSVWithoutSuccessHasNoErrorRate(t *testing.T) {
+	t.Parallel()
 	run := importertest.MustImport(t, CSVFormat{}, "testdata/nosuccess.csv")
 	if run.Requests.Total != 2 {
 		t.Fatalf("requests = %+v, want 2", run.Requests)
@@ -109,6 +114,7 @@ func TestCSVWithoutSuccessHasNoErrorRate(t *testing.T) {
 }
 
 func TestCSVTransactionsAndSubSamples(t *testing.T) {
+	t.Parallel()
 	run := importertest.MustImport(t, CSVFormat{}, "testdata/transactions.csv")
 	// The transaction row is excluded, GET /login-0 and -1 fold into
 	// GET /login; GET /login-7 lies outside its time and is a request.
@@ -124,6 +130,7 @@ func TestCSVTransactionsAndSubSamples(t *testing.T) {
 }
 
 func TestCSVCutFileImportsCompleteRows(t *testing.T) {
+	t.Parallel()
 	run := importertest.MustImport(t, CSVFormat{}, "testdata/cut.csv")
 	if run.Requests.Total != 3 {
 		t.Fatalf("requests = %+v, want the 3 complete rows", run.Requests)
@@ -134,6 +141,7 @@ func TestCSVCutFileImportsCompleteRows(t *testing.T) {
 }
 
 func TestCSVBadFiles(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ file, want string }{
 		{"elapsed.csv", `testdata/bad/elapsed.csv:4: elapsed "abc" is not a whole number of milliseconds`},
 		{"fields.csv", `testdata/bad/fields.csv:3: expected 17 fields as in the header row, got 5`},
@@ -157,6 +165,7 @@ func TestCSVBadFiles(t *testing.T) {
 }
 
 func TestCSVEmptyAndHeaderOnly(t *testing.T) {
+	t.Parallel()
 	_, err := CSVFormat{}.Import("empty.csv", strings.NewReader(""))
 	var syn *importer.SyntaxError
 	if !errors.As(err, &syn) || err.Error() != "empty.csv: the file is empty; expected JMeter's header row or samples" {
@@ -170,6 +179,7 @@ func TestCSVEmptyAndHeaderOnly(t *testing.T) {
 }
 
 func TestCSVStatisticalRowsUnsupported(t *testing.T) {
+	t.Parallel()
 	in := "timeStamp,elapsed,label,success,SampleCount,ErrorCount\n1700000000000,10,a,true,5,0\n"
 	_, err := CSVFormat{}.Import("batch.csv", strings.NewReader(in))
 	var uns *importer.Unsupported
@@ -179,6 +189,7 @@ func TestCSVStatisticalRowsUnsupported(t *testing.T) {
 }
 
 func TestCSVSniff(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		file string
 		want bool
@@ -201,6 +212,7 @@ func TestCSVSniff(t *testing.T) {
 }
 
 func TestCSVRepeatedHeaderSkipped(t *testing.T) {
+	t.Parallel()
 	in := "timeStamp,elapsed,label,success\n1700000000000,10,a,true\ntimeStamp,elapsed,label,success\n1700000000100,20,a,false\n"
 	run, err := CSVFormat{}.Import("two.csv", strings.NewReader(in))
 	if err != nil {
@@ -215,6 +227,7 @@ func TestCSVRepeatedHeaderSkipped(t *testing.T) {
 }
 
 func TestCSVManyLabelsBoundHistograms(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString("timeStamp,elapsed,label,success\n")
 	for i := range rawrun.MaxSteps + 5 {
@@ -236,6 +249,7 @@ func TestCSVManyLabelsBoundHistograms(t *testing.T) {
 }
 
 func TestCSVCutInsideQuotedField(t *testing.T) {
+	t.Parallel()
 	in := "timeStamp,elapsed,label,responseMessage,success\r\n" +
 		"1700000000000,10,a,OK,true\r\n" +
 		"1700000000100,20,a,\"Number of samples in transaction : 1, number of fail"

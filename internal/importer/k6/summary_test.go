@@ -11,6 +11,7 @@ import (
 )
 
 func TestSummaryExportCarriesOnlyItsFigures(t *testing.T) {
+	t.Parallel()
 	run := mustImport(t, SummaryExport{}, "summary-export.json")
 	importertest.WantMetric(t, run, result.LatencyP95, 120.25)
 	importertest.WantMetric(t, run, result.LatencyP90, 80)
@@ -39,6 +40,7 @@ func TestSummaryExportCarriesOnlyItsFigures(t *testing.T) {
 }
 
 func TestSummaryExportWithoutFailedMetricLeavesErrorRateOut(t *testing.T) {
+	t.Parallel()
 	run := mustImport(t, SummaryExport{}, "summary-export-old.json")
 	importertest.WantAbsent(t, run, result.RequestErrorPct)
 	importertest.WantMetric(t, run, result.LatencyP99, 80)
@@ -49,6 +51,7 @@ func TestSummaryExportWithoutFailedMetricLeavesErrorRateOut(t *testing.T) {
 }
 
 func TestHandleSummary(t *testing.T) {
+	t.Parallel()
 	run := mustImport(t, HandleSummary{}, "handlesummary.json")
 	importertest.WantMetric(t, run, result.LatencyP99, 310.5)
 	importertest.WantMetric(t, run, result.LatencyP95, 250)
@@ -62,6 +65,7 @@ func TestHandleSummary(t *testing.T) {
 }
 
 func TestSummaryLayoutsAreToldApart(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		file string
 		want importer.Format
@@ -84,6 +88,7 @@ func TestSummaryLayoutsAreToldApart(t *testing.T) {
 }
 
 func TestBrowserSummaryIsRejectedWithReason(t *testing.T) {
+	t.Parallel()
 	_, err := importTestdata(t, SummaryExport{}, "browser-summary.json")
 	var uns *importer.Unsupported
 	if !errors.As(err, &uns) || !strings.HasPrefix(uns.Reason, "k6 browser test: no http_req_duration metric") {
@@ -92,6 +97,7 @@ func TestBrowserSummaryIsRejectedWithReason(t *testing.T) {
 }
 
 func TestCutSummaryIsASyntaxErrorSayingSo(t *testing.T) {
+	t.Parallel()
 	data := importertest.Testdata(t, "summary-export.json")
 	cut := data[:len(data)/2]
 	_, err := SummaryExport{}.Import("s.json", strings.NewReader(string(cut)))
@@ -102,6 +108,7 @@ func TestCutSummaryIsASyntaxErrorSayingSo(t *testing.T) {
 }
 
 func TestSummaryTypeErrorNamesLine(t *testing.T) {
+	t.Parallel()
 	doc := "{\n\"metrics\": {\n\"http_reqs\": [1, 2]\n}\n}"
 	_, err := SummaryExport{}.Import("s.json", strings.NewReader(doc))
 	if err == nil || !strings.HasPrefix(err.Error(), "s.json:3: ") {
@@ -110,6 +117,7 @@ func TestSummaryTypeErrorNamesLine(t *testing.T) {
 }
 
 func TestAbsurdFiguresStayFinite(t *testing.T) {
+	t.Parallel()
 	doc := `{"metrics":{"vus":{},"http_reqs":{"count":1e308,"rate":1e-308},"http_req_duration":{"p(95)":1e308},
 		"http_req_failed":{"passes":1,"value":1e308}}}`
 	run, err := SummaryExport{}.Import("s.json", strings.NewReader(doc))

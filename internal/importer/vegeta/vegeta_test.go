@@ -12,6 +12,7 @@ import (
 )
 
 func TestReport(t *testing.T) {
+	t.Parallel()
 	data := importertest.Testdata(t, "report.json")
 	if !(Report{}).Sniff("r.json", data) || (Results{}).Sniff("r.json", data) {
 		t.Fatal("sniffing")
@@ -43,6 +44,7 @@ func TestReport(t *testing.T) {
 }
 
 func TestOldReportLacksP90(t *testing.T) {
+	t.Parallel()
 	run, err := Report{}.Import("old.json", bytes.NewReader(importertest.Testdata(t, "report-old.json")))
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +55,7 @@ func TestOldReportLacksP90(t *testing.T) {
 }
 
 func TestReportErrors(t *testing.T) {
+	t.Parallel()
 	data := importertest.Testdata(t, "report.json")
 	_, err := Report{}.Import("r.json", bytes.NewReader(data[:200]))
 	var syn *importer.SyntaxError
@@ -71,6 +74,7 @@ func TestReportErrors(t *testing.T) {
 }
 
 func TestGobResultsGiveFullHistogram(t *testing.T) {
+	t.Parallel()
 	stream := gobStream(t, sampleResults())
 	if !(Results{}).Sniff("results.bin", stream) || (Report{}).Sniff("results.bin", stream) {
 		t.Fatal("sniffing")
@@ -94,6 +98,7 @@ func TestGobResultsGiveFullHistogram(t *testing.T) {
 }
 
 func TestCutGobKeepsCompleteResults(t *testing.T) {
+	t.Parallel()
 	stream := gobStream(t, sampleResults())
 	run, err := Results{}.Import("results.bin", bytes.NewReader(stream[:len(stream)-5]))
 	if err != nil {
@@ -110,6 +115,7 @@ func TestCutGobKeepsCompleteResults(t *testing.T) {
 }
 
 func TestJSONLinesResults(t *testing.T) {
+	t.Parallel()
 	data := importertest.Testdata(t, "results.jsonl")
 	if !(Results{}).Sniff("r.jsonl", data) {
 		t.Fatal("not sniffed")
@@ -132,6 +138,7 @@ func TestJSONLinesResults(t *testing.T) {
 }
 
 func TestJSONLinesCutAndBad(t *testing.T) {
+	t.Parallel()
 	run, err := Results{}.Import("cut.jsonl", bytes.NewReader(importertest.Testdata(t, "cut.jsonl")))
 	if err != nil {
 		t.Fatal(err)
@@ -147,6 +154,7 @@ func TestJSONLinesCutAndBad(t *testing.T) {
 }
 
 func TestAbsurdReportFiguresStayFinite(t *testing.T) {
+	t.Parallel()
 	run, err := Report{}.Import("r.json", strings.NewReader(`{"latencies":{"max":1e308},"status_codes":null,"requests":5,"success":-1e308}`))
 	var syn *importer.SyntaxError
 	if !errors.As(err, &syn) || !strings.Contains(syn.Msg, "expected a ratio from 0 to 1") {
@@ -157,6 +165,7 @@ func TestAbsurdReportFiguresStayFinite(t *testing.T) {
 }
 
 func TestTextReport(t *testing.T) {
+	t.Parallel()
 	data := importertest.Testdata(t, "report.txt")
 	if !(Text{}).Sniff("r.txt", data) || (Report{}).Sniff("r.txt", data) || (Results{}).Sniff("r.txt", data) {
 		t.Fatal("sniffing")
@@ -183,6 +192,7 @@ func TestTextReport(t *testing.T) {
 }
 
 func TestTextReportErrors(t *testing.T) {
+	t.Parallel()
 	data := string(importertest.Testdata(t, "report.txt"))
 	_, err := Text{}.Import("two.txt", strings.NewReader(data+"\n"+data))
 	var uns *importer.Unsupported
