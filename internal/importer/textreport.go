@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
 // TextReport reads a tool's text output (vegeta report, wrk, ab) line by
@@ -48,4 +50,36 @@ func (t TextReport) Read(name string, r io.Reader) (reports int, err error) {
 		return reports, &SyntaxError{File: name, Msg: fmt.Sprintf("reading: %v; expected a text report", err)}
 	}
 	return reports, nil
+}
+
+// Report is the state of one text report while its lines are read.
+type Report interface {
+	// Take reads one line of the report.
+	Take(line string) error
+	// Finish turns the report into a run, or says why it holds none.
+	Finish(file string) (*result.Run, error)
+}
+
+// ReadReports reads every report of a text file, each into the state
+// begin makes at its first line, and returns their runs in file order; a
+// file without a report is a *SyntaxError that says what was expected.
+func (t TextReport) ReadReports(name, expected string, r io.Reader, begin func(line int) Report) ([]*result.Run, error) {
+	var reps []Report
+	t.Begin = func(line int) { reps = append(reps, begin(line)) }
+	t.Take = func(line string) error { return reps[len(reps)-1].Take(line) }
+	if _, err := t.Read(name, r); err != nil {
+		return nil, err
+	}
+	if len(reps) == 0 {
+		return nil, &SyntaxError{File: name, Msg: expected}
+	}
+	runs := make([]*result.Run, 0, len(reps))
+	for _, rep := range reps {
+		run, err := rep.Finish(name)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, run)
+	}
+	return runs, nil
 }

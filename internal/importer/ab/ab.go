@@ -67,42 +67,25 @@ func (Text) Import(name string, r io.Reader) (*result.Run, error) {
 // ImportAll reads every report of the file, in order. A report opens with
 // its "Server Software:" line, which ab always prints.
 func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
-	var reps []*report
 	var aborted string
-	_, err := importer.TextReport{
+	runs, err := importer.TextReport{
 		Starts: func(line string) bool { return strings.HasPrefix(line, "Server Software:") },
-		Begin: func(line int) {
-			reps = append(reps, &report{line: line, run: &result.Run{Metrics: map[string]float64{}}})
-		},
-		Take: func(text string) error { return reps[len(reps)-1].take(text) },
 		Before: func(text string) {
 			// ab gives up with a line such as "apr_socket_recv: Connection refused (111)".
 			if i := strings.Index(text, "apr_"); i >= 0 && aborted == "" {
 				aborted = importer.OneLine(text[i:])
 			}
 		},
-	}.Read(name, r)
-	if err != nil {
-		return nil, err
+	}.ReadReports(name, `no "Server Software:" line; expected an ab report`, r, func(line int) importer.Report {
+		return &report{line: line, run: &result.Run{Metrics: map[string]float64{}}}
+	})
+	if err != nil && aborted != "" {
+		return nil, &importer.Unsupported{File: name, Reason: fmt.Sprintf("ab stopped before its report (%s): nothing was measured", aborted)}
 	}
-	if len(reps) == 0 {
-		if aborted != "" {
-			return nil, &importer.Unsupported{File: name, Reason: fmt.Sprintf("ab stopped before its report (%s): nothing was measured", aborted)}
-		}
-		return nil, &importer.SyntaxError{File: name, Msg: `no "Server Software:" line; expected an ab report`}
-	}
-	runs := make([]*result.Run, 0, len(reps))
-	for _, rep := range reps {
-		run, err := rep.finish(name)
-		if err != nil {
-			return nil, err
-		}
-		runs = append(runs, run)
-	}
-	return runs, nil
+	return runs, err
 }
 
-func (rep *report) take(text string) error {
+func (rep *report) Take(text string) error {
 	run := rep.run
 	if m := percentRe.FindStringSubmatch(text); m != nil {
 		p, _ := strconv.Atoi(m[1])
@@ -163,7 +146,7 @@ func atoi(s string) int64 {
 // outside 2xx (ab's Non-2xx count) or one that ab could not connect,
 // receive or complete; a length mismatch, which ab counts as failed, is
 // not a failure here: the body of a dynamic page may vary.
-func (rep *report) finish(name string) (*result.Run, error) {
+func (rep *report) Finish(name string) (*result.Run, error) {
 	run := rep.run
 	if !rep.sawCount || !rep.sawTime {
 		return nil, &importer.SyntaxError{File: name, Line: rep.line, Msg: `the report that starts here lacks "Complete requests:" or "Time taken for tests:"; expected a whole ab report`}

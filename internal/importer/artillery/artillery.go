@@ -11,7 +11,6 @@ package artillery
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -59,7 +58,7 @@ type doc struct {
 	} `json:"aggregate"`
 }
 
-const what = `Artillery JSON report with an "aggregate" object`
+const what = `JSON report of Artillery with an "aggregate" object`
 
 func (Report) Import(name string, r io.Reader) (*result.Run, error) {
 	data, err := io.ReadAll(r)
@@ -68,18 +67,18 @@ func (Report) Import(name string, r io.Reader) (*result.Run, error) {
 	}
 	var d doc
 	if err := json.Unmarshal(data, &d); err != nil {
-		return nil, jsonError(name, data, err)
+		return nil, importer.JSONError(name, data, err, what)
 	}
 	a := d.Aggregate
 	switch {
 	case a == nil:
-		return nil, &importer.SyntaxError{File: name, Msg: `no "aggregate" object; expected an ` + what}
+		return nil, &importer.SyntaxError{File: name, Msg: `no "aggregate" object; expected a ` + what}
 	case a.Counters != nil && a.Summaries != nil:
 		return v2(name, d)
 	case a.RequestsCompleted != nil && a.Latency != nil:
 		return v1(name, d)
 	}
-	return nil, &importer.SyntaxError{File: name, Msg: `the aggregate has neither 2.x's "counters" and "summaries" nor 1.x's "requestsCompleted" and "latency"; expected an ` + what}
+	return nil, &importer.SyntaxError{File: name, Msg: `the aggregate has neither 2.x's "counters" and "summaries" nor 1.x's "requestsCompleted" and "latency"; expected a ` + what}
 }
 
 // v2Latency maps 2.x summary stats to metrics.
@@ -250,25 +249,4 @@ func count(v float64) int64 {
 		return 1 << 53
 	}
 	return int64(v)
-}
-
-func jsonError(name string, data []byte, err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn) && syn.Offset >= int64(len(bytes.TrimRight(data, " \t\r\n"))):
-		return &importer.SyntaxError{File: name, Line: lineAt(data, syn.Offset), Msg: "file is cut: the JSON ends before the report is complete"}
-	case errors.As(err, &syn):
-		return &importer.SyntaxError{File: name, Line: lineAt(data, syn.Offset), Msg: fmt.Sprintf("invalid JSON (%v); expected an %s", syn, what)}
-	case errors.As(err, &typ):
-		return &importer.SyntaxError{File: name, Line: lineAt(data, typ.Offset), Msg: fmt.Sprintf("field %q: expected %s, got JSON %s; expected an %s", typ.Field, typ.Type, typ.Value, what)}
-	}
-	return &importer.SyntaxError{File: name, Msg: fmt.Sprintf("%v; expected an %s", err, what)}
-}
-
-func lineAt(data []byte, off int64) int {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	return 1 + bytes.Count(data[:off], []byte{'\n'})
 }

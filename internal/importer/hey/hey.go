@@ -83,32 +83,14 @@ func (Text) Import(name string, r io.Reader) (*result.Run, error) {
 
 // ImportAll reads every summary of the file, in order.
 func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
-	var reps []*report
-	_, err := importer.TextReport{
-		Starts: func(line string) bool { return line == "Summary:" },
-		Begin: func(line int) {
-			reps = append(reps, &report{line: line, run: &result.Run{Metrics: map[string]float64{}}})
-		},
-		Take: func(text string) error { return reps[len(reps)-1].take(text) },
-	}.Read(name, r)
-	if err != nil {
-		return nil, err
-	}
-	if len(reps) == 0 {
-		return nil, &importer.SyntaxError{File: name, Msg: `no "Summary:" line; expected a hey report`}
-	}
-	runs := make([]*result.Run, 0, len(reps))
-	for _, rep := range reps {
-		run, err := rep.finish(name)
-		if err != nil {
-			return nil, err
-		}
-		runs = append(runs, run)
-	}
-	return runs, nil
+	starts := func(line string) bool { return line == "Summary:" }
+	return importer.TextReport{Starts: starts}.ReadReports(name, `no "Summary:" line; expected a hey report`, r,
+		func(line int) importer.Report {
+			return &report{line: line, run: &result.Run{Metrics: map[string]float64{}}}
+		})
 }
 
-func (rep *report) take(text string) error {
+func (rep *report) Take(text string) error {
 	run := rep.run
 	if strings.HasSuffix(text, ":") && !strings.Contains(text, "\t") {
 		rep.section = text
@@ -184,7 +166,7 @@ func (rep *report) take(text string) error {
 
 // finish turns the figures into a run: every response and every error is
 // a request; a response outside 2xx/3xx or an error failed it.
-func (rep *report) finish(name string) (*result.Run, error) {
+func (rep *report) Finish(name string) (*result.Run, error) {
 	run := rep.run
 	if !rep.sawTime {
 		return nil, &importer.SyntaxError{File: name, Line: rep.line, Msg: `the summary that starts here has no "Total:" line; expected a whole hey report`}

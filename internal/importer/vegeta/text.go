@@ -50,47 +50,38 @@ type textRun struct {
 // ImportAll reads every report of the file, in order (several runs'
 // reports are often kept in one log).
 func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
-	var reps []*textRun
-	_, err := importer.TextReport{
-		Starts: func(text string) bool {
-			m := textLineRe.FindStringSubmatch(text)
-			return m != nil && m[1] == "Requests"
-		},
-		Begin: func(line int) {
-			reps = append(reps, &textRun{line: line, run: &result.Run{Metrics: map[string]float64{}}})
-		},
-		Take: func(text string) error {
-			m := textLineRe.FindStringSubmatch(text)
-			if m == nil {
-				return nil
-			}
-			rep := reps[len(reps)-1]
-			rep.sawStatus = rep.sawStatus || m[1] == "Status Codes"
-			return applyTextLine(rep.run, m[1], splitList(m[2]), splitList(m[3]))
-		},
-	}.Read(name, r)
-	if err != nil {
-		return nil, err
+	starts := func(text string) bool {
+		m := textLineRe.FindStringSubmatch(text)
+		return m != nil && m[1] == "Requests"
 	}
-	if len(reps) == 0 {
-		return nil, &importer.SyntaxError{File: name, Msg: "no \"Requests [total, rate, throughput]\" line; expected a vegeta text report"}
+	return importer.TextReport{Starts: starts}.ReadReports(name,
+		"no \"Requests [total, rate, throughput]\" line; expected a vegeta text report", r, func(line int) importer.Report {
+			return &textRun{line: line, run: &result.Run{Metrics: map[string]float64{}}}
+		})
+}
+
+func (rep *textRun) Take(text string) error {
+	m := textLineRe.FindStringSubmatch(text)
+	if m == nil {
+		return nil
 	}
-	runs := make([]*result.Run, 0, len(reps))
-	for _, rep := range reps {
-		run := rep.run
-		if run.Requests.Total <= 0 {
-			return nil, &importer.Unsupported{File: name, Reason: fmt.Sprintf("the vegeta report at line %d has no requests: nothing to judge", rep.line)}
-		}
-		if _, ok := run.Metrics[result.LatencyMean]; !ok {
-			return nil, &importer.SyntaxError{File: name, Line: rep.line, Msg: "the report that starts here has no Latencies line; expected a whole vegeta text report"}
-		}
-		finish(run)
-		if !rep.sawStatus {
-			delete(run.Metrics, result.RequestErrorPct) // no status codes: failures unknown, not zero
-		}
-		runs = append(runs, run)
+	rep.sawStatus = rep.sawStatus || m[1] == "Status Codes"
+	return applyTextLine(rep.run, m[1], splitList(m[2]), splitList(m[3]))
+}
+
+func (rep *textRun) Finish(name string) (*result.Run, error) {
+	run := rep.run
+	if run.Requests.Total <= 0 {
+		return nil, &importer.Unsupported{File: name, Reason: fmt.Sprintf("the vegeta report at line %d has no requests: nothing to judge", rep.line)}
 	}
-	return runs, nil
+	if _, ok := run.Metrics[result.LatencyMean]; !ok {
+		return nil, &importer.SyntaxError{File: name, Line: rep.line, Msg: "the report that starts here has no Latencies line; expected a whole vegeta text report"}
+	}
+	finish(run)
+	if !rep.sawStatus {
+		delete(run.Metrics, result.RequestErrorPct) // no status codes: failures unknown, not zero
+	}
+	return run, nil
 }
 
 // applyTextLine takes the figures of one report line.

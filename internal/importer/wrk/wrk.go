@@ -70,33 +70,14 @@ func (Text) Import(name string, r io.Reader) (*result.Run, error) {
 
 // ImportAll reads every report of the file, in order.
 func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
-	var reps []*report
-	_, err := importer.TextReport{
-		Starts: runningRe.MatchString,
-		Begin: func(line int) {
-			reps = append(reps, &report{line: line, run: &result.Run{Metrics: map[string]float64{}}})
-		},
-		Take: func(text string) error { return reps[len(reps)-1].take(text) },
-	}.Read(name, r)
-	if err != nil {
-		return nil, err
-	}
-	if len(reps) == 0 {
-		return nil, &importer.SyntaxError{File: name, Msg: `no "Running … test @ …" line; expected a wrk or wrk2 report`}
-	}
-	runs := make([]*result.Run, 0, len(reps))
-	for _, rep := range reps {
-		run, err := rep.finish(name)
-		if err != nil {
-			return nil, err
-		}
-		runs = append(runs, run)
-	}
-	return runs, nil
+	return importer.TextReport{Starts: runningRe.MatchString}.ReadReports(name,
+		`no "Running … test @ …" line; expected a wrk or wrk2 report`, r, func(line int) importer.Report {
+			return &report{line: line, run: &result.Run{Metrics: map[string]float64{}}}
+		})
 }
 
 // take reads one line's figures, if it has any.
-func (rep *report) take(text string) error {
+func (rep *report) Take(text string) error {
 	run := rep.run
 	rep.wrk2 = rep.wrk2 || strings.HasPrefix(text, "Thread calibration") || strings.Contains(text, "HdrHistogram")
 	if strings.HasPrefix(text, "Latency Distribution") {
@@ -168,7 +149,7 @@ func (rep *report) take(text string) error {
 // read error often belongs to a response already counted as non-2xx. A
 // report of 0 requests with socket errors is a run in which every attempt
 // failed: 100 % errors and no latency.
-func (rep *report) finish(name string) (*result.Run, error) {
+func (rep *report) Finish(name string) (*result.Run, error) {
 	run := rep.run
 	if !rep.sawCount {
 		return nil, &importer.SyntaxError{File: name, Line: rep.line, Msg: `the report that starts here has no "N requests in D" line; expected a whole wrk or wrk2 report`}
