@@ -25,7 +25,7 @@ for pkg in "${pkgs[@]}"; do
 	for t in $targets; do
 		log="$out/$(basename "$pkg")-$t.log"
 		# Minimizing a new input is capped so that it does not eat the run.
-		go test -run '^$' -fuzz "^$t\$" -fuzztime "$dur" -fuzzminimizetime 10s -parallel 1 "$pkg" >"$log" 2>&1
+		go test -run '^$' -fuzz "^$t\$" -fuzztime "$dur" -fuzzminimizetime 3s -parallel 1 "$pkg" >"$log" 2>&1
 		rc=$?
 		execs=$(grep -o 'execs: [0-9]*' "$log" | tail -1 | awk '{print $2}')
 		finding=none
