@@ -110,11 +110,15 @@ func readAnyResult(path, format string) (*result.File, error) {
 			return f, nil
 		}
 	}
-	run, err := importer.ImportFile(path, format)
+	im, err := importer.Read(path, format)
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
 	}
-	return &result.File{Schema: result.SchemaVersion, Source: format, Runs: []result.Run{*run}}, nil
+	f := &result.File{Schema: result.SchemaVersion, Source: im.Format}
+	for _, run := range im.Runs {
+		f.Runs = append(f.Runs, *run)
+	}
+	return f, nil
 }
 
 // isTailgateResult reports whether data is a JSON object with the

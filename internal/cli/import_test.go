@@ -3,6 +3,7 @@ package cli_test
 import (
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tailgate-ci/tailgate/internal/result"
@@ -17,7 +18,7 @@ func TestImportK6Summary(t *testing.T) {
 	o := tailgate(t, "import", "--name", "shop", "-o", out, k6)
 	wantCode(t, o, 0)
 	wantContains(t, "stdout", o.stdout, "1 runs written to "+out)
-	wantContains(t, "stderr", o.stderr, k6+": 200 requests")
+	wantContains(t, "stderr", o.stderr, k6+": detected k6-summary-export: 200 requests")
 
 	res, err := result.ReadFile(out)
 	if err != nil {
@@ -96,4 +97,47 @@ func TestImportWithoutFilesIsUsageError(t *testing.T) {
 	o := tailgate(t, "import", "-o", filepath.Join(t.TempDir(), "r.json"))
 	wantCode(t, o, 2)
 	wantContains(t, "stderr", o.stderr, "at least one file")
+}
+
+// A log of several wrk reports is several runs; the file's source and the
+// detected format are reported.
+func TestImportSeveralReportsOfOneFile(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "sweep.log")
+	report := func(p99 string) string {
+		return "Running 10s test @ http://127.0.0.1:8080/\n  2 threads and 10 connections\n" +
+			"  Thread Stats   Avg      Stdev     Max   +/- Stdev\n    Latency     2.50ms    1.00ms  20.00ms   90.00%\n" +
+			"  Latency Distribution\n     50%    2.10ms\n     99%    " + p99 + "\n" +
+			"  40000 requests in 10.00s, 4.00MB read\nRequests/sec:   4000.00\n"
+	}
+	mustWrite(t, log, "$ ./sweep.sh\n"+report("9.00ms")+"$ next\n"+report("12.00ms"))
+	out := filepath.Join(dir, "result.json")
+	o := tailgate(t, "import", "-o", out, log)
+	wantCode(t, o, 0)
+	wantContains(t, "stderr", o.stderr, log+": detected wrk-text: 40000 requests")
+	res, err := result.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 2 || res.Source != "wrk-text" || res.Runs[1].Index != 1 || res.Runs[1].Metrics[result.LatencyP99] != 12 {
+		t.Errorf("%d runs, source %q, second run %+v", len(res.Runs), res.Source, res.Runs[len(res.Runs)-1])
+	}
+}
+
+// A file forced through the wrong format is refused with exit 2 and one
+// line naming the file, not imported as an empty run.
+func TestImportForcedWrongFormatIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	k6 := filepath.Join(dir, "summary.json")
+	mustWrite(t, k6, k6Summary)
+	out := filepath.Join(dir, "result.json")
+	for _, format := range []string{"k6-handlesummary", "vegeta-results", "wrk-text", "jmeter-jtl-csv"} {
+		o := tailgate(t, "import", "--format", format, "-o", out, k6)
+		wantCode(t, o, 2)
+		wantContains(t, "stderr", o.stderr, "tailgate import: "+k6+":")
+		if lines := strings.Count(strings.TrimSpace(o.stderr), "\n"); lines != 0 {
+			t.Errorf("--format %s: %d lines of error, want one:\n%s", format, lines+1, o.stderr)
+		}
+		wantNoFile(t, out)
+	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,7 +12,7 @@ import (
 )
 
 func init() {
-	register("import", "convert k6, Locust, JMeter, Gatling or vegeta results to tailgate result JSON", cmdImport)
+	register("import", "convert k6, Locust, JMeter, Gatling, vegeta, wrk, ab, hey or Artillery results to tailgate result JSON", cmdImport)
 }
 
 func cmdImport(ctx context.Context, e env, args []string) error {
@@ -31,25 +32,33 @@ func cmdImport(ctx context.Context, e env, args []string) error {
 			return usageErr("unknown --format %q; known: %s", *format, strings.Join(importer.Names(), ", "))
 		}
 	}
-	res := &result.File{Schema: result.SchemaVersion, Benchmark: *name, Source: *format, Created: time.Now().UTC()}
+	res := &result.File{Schema: result.SchemaVersion, Benchmark: *name, Created: time.Now().UTC()}
 	if res.Benchmark == "" {
 		res.Benchmark = "imported"
 	}
-	if res.Source == "" {
-		res.Source = "imported"
-	}
-	for i, path := range files {
-		run, err := importer.ImportFile(path, *format)
+	var formats []string
+	for _, path := range files {
+		im, err := importer.Read(path, *format)
 		if err != nil {
 			return withCode(ExitUsage, err)
 		}
-		run.Index = i
-		res.Runs = append(res.Runs, *run)
-		fmt.Fprintf(e.stderr, "%s: %d requests, %d metrics\n", path, run.Requests.Total, len(run.Metrics))
-		for _, n := range run.Notes {
-			fmt.Fprintf(e.stderr, "%s: note: %s\n", path, n)
+		if !slices.Contains(formats, im.Format) {
+			formats = append(formats, im.Format)
+		}
+		how := "detected " + im.Format
+		if *format != "" {
+			how = "read as " + im.Format + " (--format)"
+		}
+		for _, run := range im.Runs {
+			run.Index = len(res.Runs)
+			res.Runs = append(res.Runs, *run)
+			fmt.Fprintf(e.stderr, "%s: %s: %d requests, %d metrics\n", path, how, run.Requests.Total, len(run.Metrics))
+			for _, n := range run.Notes {
+				fmt.Fprintf(e.stderr, "%s: note: %s\n", path, n)
+			}
 		}
 	}
+	res.Source = strings.Join(formats, ", ")
 	if err := result.WriteFile(*out, res); err != nil {
 		return withCode(ExitRuntime, err)
 	}

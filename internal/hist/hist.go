@@ -1,12 +1,15 @@
 // Package hist owns latency histograms: recording at microsecond resolution,
 // quantiles, merging and a compact text encoding for result files. It wraps
 // HdrHistogram so that no other package depends on that library's units
-// (its ValueAtPercentile takes 0–100; Quantile here takes 0–1).
+// (its ValueAtPercentile takes 0–100; Quantile here takes 0–1) or on its
+// percentile rule (see Rank: tailgate's is nearest-rank, HdrHistogram's
+// rounds the rank).
 package hist
 
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -56,13 +59,62 @@ func (h *Histogram) Merge(o *Histogram) {
 // Count is the number of recorded values.
 func (h *Histogram) Count() int64 { return h.h.TotalCount() }
 
-// Quantile returns the value at quantile q in [0, 1] (0.95 is p95).
-// It returns 0 for an empty histogram.
-func (h *Histogram) Quantile(q float64) time.Duration {
-	if h.Count() == 0 {
+// Rank is the nearest-rank rule, the one percentile rule of tailgate: the
+// q quantile of n values is the value at rank ceil(q·n) (1-based) of the
+// sorted values, clamped to [1, n]. Unlike a rule that rounds the rank
+// (HdrHistogram's ValueAtPercentile), it never reports a value below the q
+// share of the samples: on 71 samples the p99 is the largest value, not
+// the second largest. q·n is first rounded to 13 significant digits, so
+// that 0.07·100, which is 7.000000000000001 in floating point, is rank 7.
+// q outside [0, 1] is clamped; NaN counts as 0.
+func Rank(q float64, n int64) int64 {
+	if n <= 0 {
 		return 0
 	}
-	return micros(h.h.ValueAtPercentile(q * 100))
+	if !(q > 0) {
+		return 1
+	}
+	if q >= 1 {
+		return n
+	}
+	x := q * float64(n)
+	k := int64(math.Ceil(x * (1 - 1e-13)))
+	return min(max(k, 1), n)
+}
+
+// Quantile returns the value at quantile q in [0, 1] (0.95 is p95) by the
+// nearest-rank rule (see Rank), to histogram precision: the highest value
+// of the bucket that holds that rank, as Max is. It returns 0 for an empty
+// histogram.
+func (h *Histogram) Quantile(q float64) time.Duration {
+	return h.Quantiles(q)[0]
+}
+
+// Quantiles returns the value at each quantile of qs, in order, with one
+// walk over the counts (see Quantile).
+func (h *Histogram) Quantiles(qs ...float64) []time.Duration {
+	out := make([]time.Duration, len(qs))
+	n := h.Count()
+	if n == 0 {
+		return out
+	}
+	ranks := make([]int64, len(qs))
+	for i, q := range qs {
+		ranks[i] = Rank(q, n)
+	}
+	// The buckets in ascending order with their counts: the value at rank
+	// k is the top of the first bucket whose running count reaches k.
+	bars := h.h.Distribution()
+	for i, k := range ranks {
+		var cum int64
+		for _, b := range bars {
+			if cum += b.Count; cum >= k {
+				out[i] = micros(b.To)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // Max returns the largest recorded value (to histogram precision).

@@ -18,7 +18,8 @@ import (
 // must import at least one of its files.
 var supportedFolders = []string{
 	"k6-summary-export", "k6-handlesummary", "k6-ndjson", "k6-csv",
-	"locust", "vegeta-report-json", "vegeta-results-gob", "wrk", "wrk2",
+	"locust", "vegeta-report-json", "vegeta-results-gob", "vegeta-report-text", "wrk", "wrk2",
+	"ab", "hey", "artillery",
 	// Formats of the jmeter and gatling packages, linked in by importer/all.
 	"jmeter-jtl-csv", "jmeter-jtl-xml", "jmeter-statistics-json", "gatling-simulation-log", "gatling-stats-json",
 }
@@ -31,6 +32,7 @@ type tally struct {
 // TestFixtures imports every shared fixture: each must import, or be
 // rejected with a *SyntaxError or *Unsupported that says why.
 func TestFixtures(t *testing.T) {
+	t.Parallel()
 	root := importertest.FixturesDir(t, ".")
 	counts := map[string]*tally{}
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
@@ -75,10 +77,12 @@ func importOne(t *testing.T, path string) (reason string, ok bool) {
 	if head := importertest.ReadHead(t, path); len(sniffers(path, head)) > 1 {
 		t.Errorf("%s: sniffed by several formats %v; detection must be unambiguous", path, sniffers(path, head))
 	}
-	run, err := importer.ImportFile(path, "")
+	im, err := importer.Read(path, "")
 	if err == nil {
-		if run == nil || run.Requests.Total <= 0 || len(run.Metrics) == 0 {
-			t.Errorf("%s: imported an empty run: %+v", path, run)
+		for _, run := range im.Runs {
+			if run == nil || (run.Requests.Total <= 0 && len(run.Errors) == 0) || len(run.Metrics) == 0 {
+				t.Errorf("%s: imported an empty run: %+v", path, run)
+			}
 		}
 		return "", true
 	}
@@ -129,6 +133,7 @@ func uniq(xs []string) []string {
 }
 
 func TestImportFileDetectsAndForces(t *testing.T) {
+	t.Parallel()
 	run, err := importer.ImportFile(filepath.Join("k6", "testdata", "summary-export.json"), "")
 	if err != nil || run.Metrics["latency_p95_ms"] != 120.25 {
 		t.Fatalf("detected import: %v, %v", run, err)
@@ -163,6 +168,7 @@ func TestImportFileDetectsAndForces(t *testing.T) {
 // TestEveryTestdataFileIsDetectedAsItsFormat guards sniffing: each format's
 // own test files must be detected as that format and no other.
 func TestEveryTestdataFileIsDetectedAsItsFormat(t *testing.T) {
+	t.Parallel()
 	for path, want := range map[string]string{
 		"k6/testdata/summary-export.json":       "k6-summary-export",
 		"k6/testdata/summary-export-old.json":   "k6-summary-export",

@@ -15,6 +15,7 @@ import (
 	"io"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
@@ -98,4 +99,31 @@ func Detect(name string, head []byte) (Format, error) {
 		}
 	}
 	return nil, fmt.Errorf("%s: format not recognised (known: %v); name it with --format", name, Names())
+}
+
+// ValidTime reports whether t can be written in result JSON (RFC 3339
+// holds the years 0–9999); the zero time (unknown) is valid.
+func ValidTime(t time.Time) bool {
+	return t.IsZero() || (t.Year() >= 0 && t.Year() <= 9999)
+}
+
+// maxEpochMillis is the last millisecond of the year 9999.
+const maxEpochMillis = 253402300799999
+
+// CheckEpochMillis checks a timestamp in epoch milliseconds, as JMeter and
+// Gatling write them: a value past the year 9999 is a corrupt file.
+func CheckEpochMillis(ms int64) error {
+	if ms < 0 || ms > maxEpochMillis {
+		return fmt.Errorf("timestamp %d ms is outside the years 1970–9999", ms)
+	}
+	return nil
+}
+
+// CheckTime checks a time read from a file: result JSON holds the years
+// 0–9999 only.
+func CheckTime(t time.Time) error {
+	if !ValidTime(t) {
+		return fmt.Errorf("timestamp in the year %d; expected the years 0–9999", t.Year())
+	}
+	return nil
 }

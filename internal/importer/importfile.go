@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 
@@ -14,10 +15,26 @@ import (
 // headSize is how much of a file Detect sees.
 const headSize = 64 << 10
 
-// ImportFile reads the result file at path. An empty format detects it
-// from the file's name and first bytes; a named format is used as is.
-// Errors name the file; a file in no known format is *Unsupported.
-func ImportFile(path, format string) (*result.Run, error) {
+// Several is a Format whose files may hold several runs one after another,
+// such as a log of a sweep of wrk runs. Its Import takes a file of one run
+// and refuses one of several; ImportAll takes either.
+type Several interface {
+	Format
+	ImportAll(name string, r io.Reader) ([]*result.Run, error)
+}
+
+// Imported is what one file held: its format and its runs, in file order.
+type Imported struct {
+	Format string
+	Runs   []*result.Run
+}
+
+// Read reads the result file at path. An empty format detects it from the
+// file's name and first bytes; a named format is used as is, and refuses a
+// file that is not in it. Errors name the file; a file in no known format
+// is *Unsupported, and a run that result JSON cannot hold is a
+// *SyntaxError: both are bad input.
+func Read(path, format string) (*Imported, error) {
 	var f Format
 	if format != "" {
 		var ok bool
@@ -42,7 +59,7 @@ func ImportFile(path, format string) (*result.Run, error) {
 				"format not recognised (known: %s); name it with --format", strings.Join(Names(), ", "))}
 		}
 	}
-	run, err := f.Import(path, io.MultiReader(bytes.NewReader(head), fh))
+	runs, err := importAll(f, path, io.MultiReader(bytes.NewReader(head), fh))
 	if err != nil {
 		var syn *SyntaxError
 		var uns *Unsupported
@@ -51,5 +68,73 @@ func ImportFile(path, format string) (*result.Run, error) {
 		}
 		return nil, fmt.Errorf("importing %s as %s: %w", path, f.Name(), err)
 	}
-	return run, nil
+	for _, run := range runs {
+		if err := Encodable(path, run); err != nil {
+			return nil, err
+		}
+	}
+	return &Imported{Format: f.Name(), Runs: runs}, nil
+}
+
+func importAll(f Format, name string, r io.Reader) ([]*result.Run, error) {
+	if s, ok := f.(Several); ok {
+		return s.ImportAll(name, r)
+	}
+	run, err := f.Import(name, r)
+	if err != nil {
+		return nil, err
+	}
+	return []*result.Run{run}, nil
+}
+
+// ImportFile reads a result file that holds one run, as a load tool
+// writes per run of tailgate's engine: command. See Read.
+func ImportFile(path, format string) (*result.Run, error) {
+	im, err := Read(path, format)
+	if err != nil {
+		return nil, err
+	}
+	if len(im.Runs) != 1 {
+		return nil, &Unsupported{File: path, Reason: fmt.Sprintf("holds %d %s reports; one run's output must hold one", len(im.Runs), im.Format)}
+	}
+	return im.Runs[0], nil
+}
+
+// One is Import of a Several format: the file's one run, or why not.
+func One(name, tool string, runs []*result.Run, err error) (*result.Run, error) {
+	if err != nil {
+		return nil, err
+	}
+	if len(runs) != 1 {
+		return nil, &Unsupported{File: name, Reason: fmt.Sprintf(
+			"%d %s reports in one file; tailgate import takes each as a run", len(runs), tool)}
+	}
+	return runs[0], nil
+}
+
+// Encodable checks what result JSON cannot hold: a time outside the years
+// 0–9999 or a metric that is not a finite number. Such a run comes from a
+// corrupt file, so it is a *SyntaxError (bad input), not a failure to
+// write the result.
+func Encodable(name string, run *result.Run) error {
+	if !ValidTime(run.Started) {
+		return &SyntaxError{File: name, Msg: fmt.Sprintf("the run starts in the year %d; timestamps must fall in the years 0–9999", run.Started.Year())}
+	}
+	check := func(m map[string]float64) error {
+		for k, v := range m {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return &SyntaxError{File: name, Msg: fmt.Sprintf("metric %s is %v; expected a finite number", k, v)}
+			}
+		}
+		return nil
+	}
+	if err := check(run.Metrics); err != nil {
+		return err
+	}
+	for _, s := range run.Steps {
+		if err := check(s.Metrics); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 )
 
 func TestLineReaderNumbersLinesAndSeesTheCut(t *testing.T) {
+	t.Parallel()
 	lr := importer.NewLineReader(strings.NewReader("a\r\n\nb,c\nlast"))
 	type line struct {
 		text     string
@@ -39,6 +40,7 @@ func TestLineReaderNumbersLinesAndSeesTheCut(t *testing.T) {
 }
 
 func TestLineReaderReadsLongLines(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("x", 200<<10)
 	lr := importer.NewLineReader(strings.NewReader(long + "\nend\n"))
 	if !lr.Scan() || len(lr.Bytes()) != len(long) || !lr.Scan() || string(lr.Bytes()) != "end" || lr.Line() != 2 {
@@ -47,6 +49,7 @@ func TestLineReaderReadsLongLines(t *testing.T) {
 }
 
 func TestLineReaderNamesTheLineAReadFailedAt(t *testing.T) {
+	t.Parallel()
 	lr := importer.NewLineReader(io.MultiReader(strings.NewReader("ok\n"), iotest.ErrReader(errors.New("disk gone"))))
 	if !lr.Scan() {
 		t.Fatal(lr.Err())

@@ -9,6 +9,7 @@ import (
 )
 
 func TestMessageClassesOrder(t *testing.T) {
+	t.Parallel()
 	c := importer.MessageClasses{
 		Status:     func(msg string) bool { return strings.HasPrefix(msg, "HTTP ") },
 		Timeout:    []string{"timed out"},
@@ -28,6 +29,7 @@ func TestMessageClassesOrder(t *testing.T) {
 }
 
 func TestOneLineFoldsAndClips(t *testing.T) {
+	t.Parallel()
 	if got := importer.OneLine("  a\n\tb   c \r\n"); got != "a b c" {
 		t.Errorf("OneLine = %q", got)
 	}

@@ -46,6 +46,7 @@ func (e *engine) result(workers []*worker) *result.Run {
 		run.Requests.Total += s.Requests
 		run.Requests.Failed += s.Failed
 	}
+	run.Iterations.Counted = result.CountAll
 	run.Steps = steps
 	run.Errors = errorClasses(e.steps, errs)
 	if run.Iterations.Completed > 0 {

@@ -40,16 +40,20 @@ type Env struct {
 
 // Run is one sample: one reset → verify → drain → warm-up → measure cycle
 // (or one imported result file).
+//
+// A figure the source did not measure is absent from the JSON, never zero:
+// Started and Window are left out when zero (tailgate's own runs always
+// have both), and Iterations holds only the counts the source has.
 type Run struct {
 	Index   int       `json:"index"`
-	Started time.Time `json:"started"`
+	Started time.Time `json:"started,omitzero"`
 	// Window is the measured time (warm-up excluded), in seconds.
-	Window float64 `json:"window_s"`
+	Window float64 `json:"window_s,omitzero"`
 	// Model is "open" or "closed" for tailgate runs; empty for imported runs.
 	Model string `json:"model,omitempty"`
 	// OfferedRate is the open-loop target rate of iterations per second.
 	OfferedRate float64      `json:"offered_rate,omitempty"`
-	Iterations  Iterations   `json:"iterations"`
+	Iterations  Iterations   `json:"iterations,omitzero"`
 	Requests    Requests     `json:"requests"`
 	Errors      []ErrorClass `json:"errors,omitempty"`
 	Steps       []Step       `json:"steps,omitempty"`
@@ -70,16 +74,22 @@ type Run struct {
 }
 
 // Iterations counts lifecycles (one pass through a scenario's steps).
+// Its JSON (see iterations.go) holds the counts Counted names and the
+// non-zero Offered and Dropped; with none of them it is left out.
 type Iterations struct {
 	// Offered is the number of iterations the schedule asked for (open model).
-	Offered   int64 `json:"offered,omitempty"`
-	Started   int64 `json:"started"`
-	Completed int64 `json:"completed"`
+	Offered   int64
+	Started   int64
+	Completed int64
 	// Succeeded iterations passed every step's expectations.
-	Succeeded int64 `json:"succeeded"`
+	Succeeded int64
 	// Dropped iterations were due but could not start because max_inflight
 	// iterations were already running: offered work never started.
-	Dropped int64 `json:"dropped,omitempty"`
+	Dropped int64
+	// Counted says which of Started, Completed and Succeeded the source
+	// counts: all of them for tailgate's own runs, some or none for an
+	// imported file. A count not counted is unknown, not zero.
+	Counted Counts
 }
 
 // Requests counts HTTP calls.

@@ -14,24 +14,27 @@ func (r *Run) Summarize() {
 			r.Metrics[key] = v
 		}
 	}
+	it := r.Iterations
 	if r.Window > 0 {
-		if r.Iterations.Completed > 0 || r.Iterations.Started > 0 {
-			set(IterationsPerSec, float64(r.Iterations.Completed)/r.Window)
+		if it.Counted&CountCompleted != 0 {
+			set(IterationsPerSec, float64(it.Completed)/r.Window)
 		}
 		set(RequestsPerSec, float64(r.Requests.Total)/r.Window)
 	}
 	if h := r.Latency; h != nil && h.Count() > 0 {
+		q := h.Quantiles(0.50, 0.90, 0.95, 0.99)
 		set(LatencyMean, ms(h.Mean()))
-		set(LatencyP50, ms(h.Quantile(0.50)))
-		set(LatencyP90, ms(h.Quantile(0.90)))
-		set(LatencyP95, ms(h.Quantile(0.95)))
-		set(LatencyP99, ms(h.Quantile(0.99)))
+		set(LatencyP50, ms(q[0]))
+		set(LatencyP90, ms(q[1]))
+		set(LatencyP95, ms(q[2]))
+		set(LatencyP99, ms(q[3]))
 		set(LatencyMax, ms(h.Max()))
 	}
 	if h := r.IterationLatency; h != nil && h.Count() > 0 {
-		set(IterationP50, ms(h.Quantile(0.50)))
-		set(IterationP95, ms(h.Quantile(0.95)))
-		set(IterationP99, ms(h.Quantile(0.99)))
+		q := h.Quantiles(0.50, 0.95, 0.99)
+		set(IterationP50, ms(q[0]))
+		set(IterationP95, ms(q[1]))
+		set(IterationP99, ms(q[2]))
 	}
 	if h := r.ScheduleLag; h != nil && h.Count() > 0 {
 		set(ScheduleLagP99, ms(h.Quantile(0.99)))
@@ -41,15 +44,15 @@ func (r *Run) Summarize() {
 	}
 	// Lifecycle success is known only where every step's outcome was
 	// checked per iteration: tailgate's own runs (Model set), not imports.
-	if r.Iterations.Completed > 0 && r.Model != "" {
-		set(LifecycleSuccess, pct(r.Iterations.Succeeded, r.Iterations.Completed))
+	if it.Completed > 0 && it.Counted&CountSucceeded != 0 && r.Model != "" {
+		set(LifecycleSuccess, pct(it.Succeeded, it.Completed))
 	}
-	if offered := r.Iterations.Started + r.Iterations.Dropped; r.Model == "open" && offered > 0 {
-		set(DroppedPct, pct(r.Iterations.Dropped, offered))
+	if offered := it.Started + it.Dropped; r.Model == "open" && offered > 0 {
+		set(DroppedPct, pct(it.Dropped, offered))
 	}
 	if res := r.Resources; res != nil {
-		if r.Iterations.Completed > 0 {
-			set(CPUPerIteration, res.CPUSeconds*1000/float64(r.Iterations.Completed))
+		if it.Completed > 0 && it.Counted&CountCompleted != 0 {
+			set(CPUPerIteration, res.CPUSeconds*1000/float64(it.Completed))
 		}
 		if res.PeakRSSBytes > 0 {
 			set(PeakRSS, float64(res.PeakRSSBytes)/(1<<20))

@@ -3,7 +3,10 @@
 package all
 
 import (
+	_ "github.com/tailgate-ci/tailgate/internal/importer/ab"
+	_ "github.com/tailgate-ci/tailgate/internal/importer/artillery"
 	_ "github.com/tailgate-ci/tailgate/internal/importer/gatling"
+	_ "github.com/tailgate-ci/tailgate/internal/importer/hey"
 	_ "github.com/tailgate-ci/tailgate/internal/importer/jmeter"
 	_ "github.com/tailgate-ci/tailgate/internal/importer/k6"
 	_ "github.com/tailgate-ci/tailgate/internal/importer/locust"

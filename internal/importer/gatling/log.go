@@ -224,5 +224,8 @@ func millis(s, what string) (int64, error) {
 	if err != nil || v < 0 {
 		return 0, fmt.Errorf("%s time %q is not epoch milliseconds", what, importer.OneLine(s))
 	}
+	if err := importer.CheckEpochMillis(v); err != nil {
+		return 0, fmt.Errorf("%s %w", what, err)
+	}
 	return v, nil
 }

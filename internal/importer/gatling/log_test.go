@@ -12,6 +12,7 @@ import (
 )
 
 func TestLog39(t *testing.T) {
+	t.Parallel()
 	run := importertest.MustImport(t, LogFormat{}, "testdata/v39.log")
 	if run.Requests.Total != 14 || run.Requests.Failed != 4 {
 		t.Fatalf("requests = %+v, want 14 total, 4 failed", run.Requests)
@@ -49,6 +50,7 @@ func TestLog39(t *testing.T) {
 }
 
 func TestLogOlderLayouts(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		file          string
 		total, failed int64
@@ -75,6 +77,7 @@ func TestLogOlderLayouts(t *testing.T) {
 }
 
 func TestLogCut(t *testing.T) {
+	t.Parallel()
 	run := importertest.MustImport(t, LogFormat{}, "testdata/cut.log")
 	if run.Requests.Total != 3 {
 		t.Fatalf("requests = %+v, want the 3 complete records", run.Requests)
@@ -85,6 +88,7 @@ func TestLogCut(t *testing.T) {
 }
 
 func TestLogBadFiles(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ file, want string }{
 		{"bad-time.log", `testdata/bad-time.log:5: end time "soon" is not epoch milliseconds`},
 		{"bad-fields.log", `testdata/bad-fields.log:4: REQUEST record with 4 fields; expected 7 tab-separated fields (Gatling 3.4–3.9`},
@@ -114,6 +118,7 @@ func TestLogBadFiles(t *testing.T) {
 }
 
 func TestLogSniff(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, head string
 		want       bool

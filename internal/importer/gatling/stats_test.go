@@ -11,6 +11,7 @@ import (
 )
 
 func TestStatsTree(t *testing.T) {
+	t.Parallel()
 	run := importertest.MustImport(t, StatsFormat{}, "testdata/stats.json")
 	if run.Requests.Total != 200 || run.Requests.Failed != 10 {
 		t.Fatalf("requests = %+v, want 200 total, 10 failed", run.Requests)
@@ -36,6 +37,7 @@ func TestStatsTree(t *testing.T) {
 }
 
 func TestStatsGlobalWithStringsAndMissingPercentiles(t *testing.T) {
+	t.Parallel()
 	run := importertest.MustImport(t, StatsFormat{}, "testdata/global_stats.json")
 	if run.Requests.Total != 40 || run.Requests.Failed != 0 {
 		t.Fatalf("requests = %+v", run.Requests)
@@ -51,6 +53,7 @@ func TestStatsGlobalWithStringsAndMissingPercentiles(t *testing.T) {
 }
 
 func TestStatsBadFiles(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ file, want string }{
 		{"bad-stats.json", `testdata/bad-stats.json:3: "lots" is not a number`},
 		{"bad-stats-syntax.json", `testdata/bad-stats-syntax.json:3: invalid character '"' after object key:value pair`},
@@ -66,6 +69,7 @@ func TestStatsBadFiles(t *testing.T) {
 }
 
 func TestStatsSniff(t *testing.T) {
+	t.Parallel()
 	if !(StatsFormat{}).Sniff("g.json", []byte(`{"name": "x", "numberOfRequests": {"total": 1}, "percentiles1": {}}`)) {
 		t.Error("global_stats.json not recognised")
 	}

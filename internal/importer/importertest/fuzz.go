@@ -89,20 +89,38 @@ func CheckCounts(t *testing.T, run *result.Run) {
 	}
 }
 
-// Fuzz feeds every format the same fuzzed bytes, as ImportFile would (Sniff,
-// then Import), and holds each outcome to CheckOutcome; check, when not
-// nil, adds what these formats promise of every run they return.
+// Fuzz feeds every format the same fuzzed bytes, as importer.Read would
+// (Sniff, then Import, or ImportAll for a format of several runs), and
+// holds each outcome to CheckOutcome; check, when not nil, adds what these
+// formats promise of every run they return.
 func Fuzz(f *testing.F, check func(*testing.T, *result.Run), formats ...importer.Format) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, format := range formats {
 			format.Sniff("fuzz", data)
-			run, err := format.Import("fuzz", bytes.NewReader(data))
-			CheckOutcome(t, run, err)
-			if err == nil && check != nil {
-				check(t, run)
+			runs, err := importRuns(format, data)
+			if err != nil {
+				CheckOutcome(t, nil, err)
+				continue
+			}
+			if len(runs) == 0 {
+				t.Fatalf("%s: no run and no error", format.Name())
+			}
+			for _, run := range runs {
+				CheckOutcome(t, run, nil)
+				if check != nil {
+					check(t, run)
+				}
 			}
 		}
 	})
+}
+
+func importRuns(format importer.Format, data []byte) ([]*result.Run, error) {
+	if s, ok := format.(importer.Several); ok {
+		return s.ImportAll("fuzz", bytes.NewReader(data))
+	}
+	run, err := format.Import("fuzz", bytes.NewReader(data))
+	return []*result.Run{run}, err
 }
 
 // AddSeeds adds these files to the fuzzer's corpus, each cut to max bytes
@@ -110,6 +128,9 @@ func Fuzz(f *testing.F, check func(*testing.T, *result.Run), formats ...importer
 func AddSeeds(f *testing.F, max int, paths ...string) {
 	f.Helper()
 	for _, path := range paths {
+		if st, err := os.Stat(path); err == nil && st.IsDir() {
+			continue // testdata/fuzz, the corpus Go keeps itself
+		}
 		b, err := os.ReadFile(path)
 		if err != nil {
 			f.Fatal(err)

@@ -18,8 +18,14 @@ type columns struct {
 // their count, for files written without a header row
 // (jmeter.save.saveservice.print_field_names=false).
 var defaultLayouts = map[int][]string{
+	// JMeter 2.x before thread counts were saved, with the failure message
+	11: {"timeStamp", "elapsed", "label", "responseCode", "responseMessage", "threadName", "dataType", "success", "failureMessage", "bytes", "Latency"},
 	// JMeter 2.x
 	12: {"timeStamp", "elapsed", "label", "responseCode", "responseMessage", "threadName", "dataType", "success", "bytes", "grpThreads", "allThreads", "Latency"},
+	// JMeter 2.x saving the failure message (assertion_results_failure_message=true)
+	13: {"timeStamp", "elapsed", "label", "responseCode", "responseMessage", "threadName", "dataType", "success", "failureMessage", "bytes", "grpThreads", "allThreads", "Latency"},
+	// JMeter 3.0
+	15: {"timeStamp", "elapsed", "label", "responseCode", "responseMessage", "threadName", "dataType", "success", "failureMessage", "bytes", "grpThreads", "allThreads", "Latency", "IdleTime", "Connect"},
 	// JMeter 3.1 – 4.x
 	16: {"timeStamp", "elapsed", "label", "responseCode", "responseMessage", "threadName", "dataType", "success", "failureMessage", "bytes", "sentBytes", "grpThreads", "allThreads", "Latency", "IdleTime", "Connect"},
 	// JMeter 5.x
@@ -54,7 +60,7 @@ func columnsFromHeader(row []string) (columns, error) {
 func columnsFromDefaults(first []string) (columns, error) {
 	names, ok := defaultLayouts[len(first)]
 	if !ok {
-		return columns{}, fmt.Errorf("no header row, and %d fields match none of JMeter's default layouts (12, 16 or 17 fields); "+
+		return columns{}, fmt.Errorf("no header row, and %d fields match none of JMeter's default layouts (11, 12, 13, 15, 16 or 17 fields); "+
 			"add the header row (jmeter.save.saveservice.print_field_names=true)", len(first))
 	}
 	c := newColumns(names)

@@ -15,6 +15,7 @@ import (
 )
 
 func TestCSVBasic(t *testing.T) {
+	t.Parallel()
 	run := importertest.MustImport(t, CSVFormat{}, "testdata/basic.csv")
 	if run.Requests.Total != 14 || run.Requests.Failed != 4 {
 		t.Fatalf("requests = %+v, want 14 total, 4 failed", run.Requests)
@@ -55,6 +56,7 @@ func TestCSVBasic(t *testing.T) {
 }
 
 func TestCSVWithoutHeaderUsesDefaultLayout(t *testing.T) {
+	t.Parallel()
 	run := importertest.MustImport(t, CSVFormat{}, "testdata/noheader.csv")
 	if run.Requests.Total != 3 || run.Requests.Failed != 1 {
 		t.Fatalf("requests = %+v, want 3 total, 1 failed", run.Requests)
@@ -71,6 +73,7 @@ func TestCSVWithoutHeaderUsesDefaultLayout(t *testing.T) {
 }
 
 func TestCSVDateTimestamps(t *testing.T) {
+	t.Parallel()
 	run := importertest.MustImport(t, CSVFormat{}, "testdata/dates.csv")
 	if want := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC); !run.Started.Equal(want) {
 		t.Errorf("started = %v, want %v", run.Started, want)
@@ -85,6 +88,7 @@ func TestCSVDateTimestamps(t *testing.T) {
 }
 
 func TestCSVCustomColumnsAndDelimiter(t *testing.T) {
+	t.Parallel()
 	run := importertest.MustImport(t, CSVFormat{}, "testdata/custom.csv")
 	if run.Requests.Total != 3 || run.Requests.Failed != 1 {
 		t.Fatalf("requests = %+v, want 3 total, 1 failed", run.Requests)
@@ -97,6 +101,7 @@ func TestCSVCustomColumnsAndDelimiter(t *testing.T) {
 }
 
 func TestCSVWithoutSuccessHasNoErrorRate(t *testing.T) {
+	t.Parallel()
 	run := importertest.MustImport(t, CSVFormat{}, "testdata/nosuccess.csv")
 	if run.Requests.Total != 2 {
 		t.Fatalf("requests = %+v, want 2", run.Requests)
@@ -109,6 +114,7 @@ func TestCSVWithoutSuccessHasNoErrorRate(t *testing.T) {
 }
 
 func TestCSVTransactionsAndSubSamples(t *testing.T) {
+	t.Parallel()
 	run := importertest.MustImport(t, CSVFormat{}, "testdata/transactions.csv")
 	// The transaction row is excluded, GET /login-0 and -1 fold into
 	// GET /login; GET /login-7 lies outside its time and is a request.
@@ -124,6 +130,7 @@ func TestCSVTransactionsAndSubSamples(t *testing.T) {
 }
 
 func TestCSVCutFileImportsCompleteRows(t *testing.T) {
+	t.Parallel()
 	run := importertest.MustImport(t, CSVFormat{}, "testdata/cut.csv")
 	if run.Requests.Total != 3 {
 		t.Fatalf("requests = %+v, want the 3 complete rows", run.Requests)
@@ -134,6 +141,7 @@ func TestCSVCutFileImportsCompleteRows(t *testing.T) {
 }
 
 func TestCSVBadFiles(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ file, want string }{
 		{"elapsed.csv", `testdata/bad/elapsed.csv:4: elapsed "abc" is not a whole number of milliseconds`},
 		{"fields.csv", `testdata/bad/fields.csv:3: expected 17 fields as in the header row, got 5`},
@@ -141,7 +149,7 @@ func TestCSVBadFiles(t *testing.T) {
 		{"dateformat.csv", `testdata/bad/dateformat.csv:2: timestamp "05/12/2019 12:37:24" is not epoch milliseconds or a date like 2019/12/05 12:37:24`},
 		{"header.csv", `testdata/bad/header.csv:1: expected JMeter's header row (timeStamp,elapsed,label,…) or a sample starting with a timestamp, got "label,code,message"`},
 		{"success.csv", `testdata/bad/success.csv:2: success "maybe" is not true or false`},
-		{"layout.csv", `testdata/bad/layout.csv:1: no header row, and 14 fields match none of JMeter's default layouts (12, 16 or 17 fields)`},
+		{"layout.csv", `testdata/bad/layout.csv:1: no header row, and 14 fields match none of JMeter's default layouts (11, 12, 13, 15, 16 or 17 fields)`},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			_, err := importertest.ImportPath(CSVFormat{}, "testdata/bad/"+tc.file)
@@ -157,6 +165,7 @@ func TestCSVBadFiles(t *testing.T) {
 }
 
 func TestCSVEmptyAndHeaderOnly(t *testing.T) {
+	t.Parallel()
 	_, err := CSVFormat{}.Import("empty.csv", strings.NewReader(""))
 	var syn *importer.SyntaxError
 	if !errors.As(err, &syn) || err.Error() != "empty.csv: the file is empty; expected JMeter's header row or samples" {
@@ -170,6 +179,7 @@ func TestCSVEmptyAndHeaderOnly(t *testing.T) {
 }
 
 func TestCSVStatisticalRowsUnsupported(t *testing.T) {
+	t.Parallel()
 	in := "timeStamp,elapsed,label,success,SampleCount,ErrorCount\n1700000000000,10,a,true,5,0\n"
 	_, err := CSVFormat{}.Import("batch.csv", strings.NewReader(in))
 	var uns *importer.Unsupported
@@ -179,6 +189,7 @@ func TestCSVStatisticalRowsUnsupported(t *testing.T) {
 }
 
 func TestCSVSniff(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		file string
 		want bool
@@ -201,6 +212,7 @@ func TestCSVSniff(t *testing.T) {
 }
 
 func TestCSVRepeatedHeaderSkipped(t *testing.T) {
+	t.Parallel()
 	in := "timeStamp,elapsed,label,success\n1700000000000,10,a,true\ntimeStamp,elapsed,label,success\n1700000000100,20,a,false\n"
 	run, err := CSVFormat{}.Import("two.csv", strings.NewReader(in))
 	if err != nil {
@@ -215,6 +227,7 @@ func TestCSVRepeatedHeaderSkipped(t *testing.T) {
 }
 
 func TestCSVManyLabelsBoundHistograms(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString("timeStamp,elapsed,label,success\n")
 	for i := range rawrun.MaxSteps + 5 {
@@ -236,6 +249,7 @@ func TestCSVManyLabelsBoundHistograms(t *testing.T) {
 }
 
 func TestCSVCutInsideQuotedField(t *testing.T) {
+	t.Parallel()
 	in := "timeStamp,elapsed,label,responseMessage,success\r\n" +
 		"1700000000000,10,a,OK,true\r\n" +
 		"1700000000100,20,a,\"Number of samples in transaction : 1, number of fail"
@@ -252,5 +266,42 @@ func TestCSVCutInsideQuotedField(t *testing.T) {
 	var syn *importer.SyntaxError
 	if !errors.As(err, &syn) || !strings.HasPrefix(err.Error(), `quote.csv:3: bare " in non-quoted-field`) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// JMeter 2.x wrote pipe-delimited rows without a header; with the failure
+// message saved, a row has 13 fields.
+func TestCSVHeaderlessPipes13Fields(t *testing.T) {
+	t.Parallel()
+	data := importertest.Testdata(t, "pipes13.jtl")
+	if !(CSVFormat{}).Sniff("pipes13.jtl", data) {
+		t.Fatal("not sniffed")
+	}
+	run := importertest.MustImport(t, CSVFormat{}, "testdata/pipes13.jtl")
+	if run.Requests.Total != 6 || run.Requests.Failed != 2 {
+		t.Fatalf("requests %+v, want 6 with 2 failed", run.Requests)
+	}
+	if names := importertest.StepNames(run); strings.Join(names, ",") != "Login,Home,Search" {
+		t.Errorf("steps %v", names)
+	}
+	importertest.WantErrors(t, run, []result.ErrorClass{
+		{Class: result.ErrStatus, Step: "Search", Count: 1, Sample: "500 Internal Server Error"},
+		{Class: result.ErrTimeout, Step: "Search", Count: 1, Sample: "The operation lasted too long: It took 2,100 milliseconds, but should not have lasted longer than 2,000 milliseconds."},
+	})
+	importertest.WantMetric(t, run, result.LatencyMax, 2100)
+	if !importertest.HasNote(run, "default 13-column layout") {
+		t.Errorf("notes %q", run.Notes)
+	}
+}
+
+// A timestamp past the year 9999 is a corrupt file (bad input), not a run
+// that fails when it is written.
+func TestCSVTimestampPastYear9999IsASyntaxError(t *testing.T) {
+	t.Parallel()
+	data := "timeStamp,elapsed,label,responseCode,success\n1700000000000,5,a,200,true\n0700000000000000,5,a,200,true\n1700000000010,5,a,200,true\n"
+	_, err := CSVFormat{}.Import("future.jtl", strings.NewReader(data))
+	var syn *importer.SyntaxError
+	if !errors.As(err, &syn) || syn.Line != 3 || !strings.Contains(syn.Msg, "9999") {
+		t.Errorf("err = %v, want a syntax error at line 3", err)
 	}
 }

@@ -15,8 +15,14 @@ var ownFixtures = []importertest.Folder{
 
 // TestFixtures imports every shared fixture of the three formats: each one
 // imports with requests, or is rejected with a typed error and a reason.
-func TestFixtures(t *testing.T) { importertest.ImportFolders(t, ownFixtures...) }
+func TestFixtures(t *testing.T) {
+	t.Parallel()
+	importertest.ImportFolders(t, ownFixtures...)
+}
 
 // TestSniffOnlyOwnFixtures checks detection from content: across every
 // fixture folder of every tool, each format claims only its own files.
-func TestSniffOnlyOwnFixtures(t *testing.T) { importertest.SniffOnlyOwn(t, ownFixtures...) }
+func TestSniffOnlyOwnFixtures(t *testing.T) {
+	t.Parallel()
+	importertest.SniffOnlyOwn(t, ownFixtures...)
+}

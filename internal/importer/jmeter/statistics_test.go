@@ -11,6 +11,7 @@ import (
 )
 
 func TestStatisticsFigures(t *testing.T) {
+	t.Parallel()
 	run := importertest.MustImport(t, StatisticsFormat{}, "testdata/statistics.json")
 	if run.Requests.Total != 100 || run.Requests.Failed != 4 {
 		t.Fatalf("requests = %+v, want 100 total, 4 failed", run.Requests)
@@ -37,6 +38,7 @@ func TestStatisticsFigures(t *testing.T) {
 }
 
 func TestStatisticsMissingFiguresAreAbsent(t *testing.T) {
+	t.Parallel()
 	run := importertest.MustImport(t, StatisticsFormat{}, "testdata/statistics-nomedian.json")
 	importertest.WantMetric(t, run, result.LatencyP90, 90)
 	importertest.WantMetric(t, run, result.RequestsPerSec, 1.5)
@@ -44,6 +46,7 @@ func TestStatisticsMissingFiguresAreAbsent(t *testing.T) {
 }
 
 func TestStatisticsBadFiles(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		file, want  string
 		unsupported bool
@@ -67,6 +70,7 @@ func TestStatisticsBadFiles(t *testing.T) {
 }
 
 func TestStatisticsSniff(t *testing.T) {
+	t.Parallel()
 	b := []byte(`{ "Total" : { "transaction" : "Total", "sampleCount" : 1, "meanResTime" : 2 } }`)
 	if !(StatisticsFormat{}).Sniff("s.json", b) {
 		t.Error("statistics.json not recognised")

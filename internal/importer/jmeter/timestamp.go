@@ -2,6 +2,8 @@ package jmeter
 
 import (
 	"fmt"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
 	"strconv"
 	"strings"
 	"time"
@@ -45,6 +47,9 @@ func (p *timeParser) parse(s string) (time.Time, error) {
 		ms, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || ms < 0 {
 			return time.Time{}, fmt.Errorf("timestamp %q is not epoch milliseconds like the rest of the file", s)
+		}
+		if err := importer.CheckEpochMillis(ms); err != nil {
+			return time.Time{}, err
 		}
 		return time.UnixMilli(ms), nil
 	}

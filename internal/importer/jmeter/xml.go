@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -158,6 +159,10 @@ func (p *xmlParse) cutOrFail(err error) error {
 	var se *xml.SyntaxError
 	if errors.As(err, &se) {
 		return p.syntax(se.Line, "malformed XML: %s", se.Msg)
+	}
+	var ne *strconv.NumError
+	if errors.As(err, &ne) { // an element's value that is not a number or boolean
+		return p.syntax(p.line(), "%q is not a valid %s value", ne.Num, strings.TrimPrefix(ne.Func, "Parse"))
 	}
 	return fmt.Errorf("reading %s: %w", p.file, err)
 }

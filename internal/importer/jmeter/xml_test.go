@@ -11,6 +11,7 @@ import (
 )
 
 func TestXMLNestedSamples(t *testing.T) {
+	t.Parallel()
 	run := importertest.MustImport(t, XMLFormat{}, "testdata/transactions.xml")
 	// Checkout is a transaction: excluded, its two children count; the
 	// redirect hops inside GET /cart fold into it.
@@ -38,6 +39,7 @@ func TestXMLNestedSamples(t *testing.T) {
 }
 
 func TestXMLCutFile(t *testing.T) {
+	t.Parallel()
 	run := importertest.MustImport(t, XMLFormat{}, "testdata/cut.xml")
 	if run.Requests.Total != 2 {
 		t.Fatalf("requests = %+v, want the 2 complete samples", run.Requests)
@@ -48,6 +50,7 @@ func TestXMLCutFile(t *testing.T) {
 }
 
 func TestXMLLatin1(t *testing.T) {
+	t.Parallel()
 	run := importertest.MustImport(t, XMLFormat{}, "testdata/latin1.xml")
 	if len(run.Steps) != 1 || run.Steps[0].Name != "GET /café" {
 		t.Errorf("steps = %q, want [GET /café]", importertest.StepNames(run))
@@ -55,6 +58,7 @@ func TestXMLLatin1(t *testing.T) {
 }
 
 func TestXMLBadFiles(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ file, want string }{
 		{"bad.xml", `testdata/bad.xml:4: <httpSample>: t="x" is not a whole number of milliseconds`},
 		{"malformed.xml", `testdata/malformed.xml:5: malformed XML: element <httpSample> closed by </sample>`},
@@ -78,6 +82,7 @@ func TestXMLBadFiles(t *testing.T) {
 }
 
 func TestXMLSniff(t *testing.T) {
+	t.Parallel()
 	if !(XMLFormat{}).Sniff("x", []byte(`<?xml version="1.0"?><testResults version="1.2"><httpSample`)) {
 		t.Error("testResults root not recognised")
 	}

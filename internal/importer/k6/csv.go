@@ -87,6 +87,9 @@ func csvPoint(b []byte, cols []string, index map[string]int) (point, bool, error
 		return point{}, false, fmt.Errorf("%d fields, expected %d as in the header", len(f), len(cols))
 	}
 	ts, whole, err := parseTimestamp(f[1])
+	if err == nil {
+		err = importer.CheckTime(ts)
+	}
 	if err != nil {
 		return point{}, false, fmt.Errorf("timestamp %q: expected Unix time or RFC 3339", f[1])
 	}

@@ -3,6 +3,7 @@ package k6
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"regexp"
 
@@ -63,7 +64,18 @@ func (SummaryExport) Import(name string, r io.Reader) (*result.Run, error) {
 	}
 	s := summary{metrics: map[string]stats{}}
 	for k, v := range doc.Metrics {
+		if _, ok := v["values"]; ok {
+			return nil, &importer.SyntaxError{File: name, Msg: fmt.Sprintf(
+				"metric %q keeps its figures under \"values\": this is handleSummary JSON, not --summary-export (use --format k6-handlesummary)", k)}
+		}
 		s.metrics[k] = numbers(v)
+		// The export writes whether each threshold failed: false is a pass.
+		var failed map[string]bool
+		if t, ok := v["thresholds"]; ok && json.Unmarshal(t, &failed) == nil {
+			for expr, f := range failed {
+				s.thresholds = append(s.thresholds, threshold{metric: k, expr: expr, ok: !f})
+			}
+		}
 	}
 	return fromSummary(name, s)
 }
@@ -73,7 +85,10 @@ const handleWhat = "k6 handleSummary object with \"metrics\" entries holding \"v
 func (HandleSummary) Import(name string, r io.Reader) (*result.Run, error) {
 	var doc struct {
 		Metrics map[string]struct {
-			Values map[string]json.RawMessage `json:"values"`
+			Values     map[string]json.RawMessage `json:"values"`
+			Thresholds map[string]struct {
+				OK bool `json:"ok"`
+			} `json:"thresholds"`
 		} `json:"metrics"`
 		State struct {
 			TestRunDurationMs float64 `json:"testRunDurationMs"`
@@ -87,7 +102,14 @@ func (HandleSummary) Import(name string, r io.Reader) (*result.Run, error) {
 	}
 	s := summary{metrics: map[string]stats{}, durationS: doc.State.TestRunDurationMs / 1000}
 	for k, v := range doc.Metrics {
+		if v.Values == nil {
+			return nil, &importer.SyntaxError{File: name, Msg: fmt.Sprintf(
+				"metric %q has no \"values\" object: this is not handleSummary JSON (a --summary-export file is read with --format k6-summary-export)", k)}
+		}
 		s.metrics[k] = numbers(v.Values)
+		for expr, t := range v.Thresholds {
+			s.thresholds = append(s.thresholds, threshold{metric: k, expr: expr, ok: t.OK})
+		}
 	}
 	return fromSummary(name, s)
 }

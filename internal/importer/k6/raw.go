@@ -134,8 +134,8 @@ func (a *aggregator) run(file string) (*result.Run, error) {
 	run.Started = a.span.First
 	run.Window = a.span.Seconds()
 	if a.iterations > 0 {
-		run.Iterations.Started = a.iterations
-		run.Iterations.Completed = a.iterations
+		// k6 counts an iteration when it ends; how many began is unknown.
+		run.Iterations.Completed, run.Iterations.Counted = a.iterations, result.CountCompleted
 	}
 	if a.iterLat.Count() > 0 {
 		run.IterationLatency = a.iterLat

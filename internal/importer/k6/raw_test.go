@@ -11,6 +11,7 @@ import (
 )
 
 func TestNDJSONBuildsHistograms(t *testing.T) {
+	t.Parallel()
 	run := mustImport(t, NDJSON{}, "results.ndjson")
 	if run.Requests != (result.Requests{Total: 5, Failed: 2}) {
 		t.Errorf("requests %+v, want 5 total, 2 failed", run.Requests)
@@ -44,6 +45,7 @@ func TestNDJSONBuildsHistograms(t *testing.T) {
 }
 
 func TestCSVMatchesNDJSONMapping(t *testing.T) {
+	t.Parallel()
 	run := mustImport(t, CSV{}, "results.csv")
 	if run.Requests != (result.Requests{Total: 4, Failed: 1}) || run.Window != 4 || run.Iterations.Completed != 1 {
 		t.Errorf("requests %+v window %v iterations %+v", run.Requests, run.Window, run.Iterations)
@@ -59,6 +61,7 @@ func TestCSVMatchesNDJSONMapping(t *testing.T) {
 }
 
 func TestCutRawFilesImportWhatIsComplete(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		f        importer.Format
 		file     string
@@ -79,6 +82,7 @@ func TestCutRawFilesImportWhatIsComplete(t *testing.T) {
 }
 
 func TestBadRawLinesNameFileAndLine(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		f    importer.Format
 		file string
@@ -96,6 +100,7 @@ func TestBadRawLinesNameFileAndLine(t *testing.T) {
 }
 
 func TestNDJSONWithoutHTTPIsUnsupported(t *testing.T) {
+	t.Parallel()
 	in := `{"metric":"browser_web_vital_lcp","type":"Point","data":{"time":"2024-01-01T00:00:00Z","value":900,"tags":{}}}` + "\n"
 	_, err := NDJSON{}.Import("b.json", strings.NewReader(in))
 	var uns *importer.Unsupported
@@ -105,6 +110,7 @@ func TestNDJSONWithoutHTTPIsUnsupported(t *testing.T) {
 }
 
 func TestRequestsWithoutStatusTagsLeaveErrorRateOut(t *testing.T) {
+	t.Parallel()
 	in := `{"metric":"http_req_duration","type":"Point","data":{"time":"2024-01-01T00:00:00Z","value":5,"tags":{}}}
 {"metric":"http_req_duration","type":"Point","data":{"time":"2024-01-01T00:00:02Z","value":7,"tags":{}}}
 `
@@ -117,6 +123,7 @@ func TestRequestsWithoutStatusTagsLeaveErrorRateOut(t *testing.T) {
 }
 
 func TestParseTimestampVariants(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"1722852000", "1722852000000", "1722852000000000", "1722852000000000000", "1722852000.0", "2024-08-05T10:00:00Z"} {
 		ts, _, err := parseTimestamp(s)
 		if err != nil || ts.Unix() != 1722852000 {

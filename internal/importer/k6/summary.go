@@ -24,6 +24,36 @@ type summary struct {
 	// durationS is the test's run time when the file states it
 	// (handleSummary's state.testRunDurationMs); 0 when unknown.
 	durationS float64
+	// thresholds are the test's own pass/fail criteria and their outcome.
+	thresholds []threshold
+}
+
+// threshold is one k6 threshold expression on a metric and its outcome.
+type threshold struct {
+	metric, expr string
+	ok           bool
+}
+
+// thresholdsNote lists the thresholds, failed ones first: the verdict k6
+// itself gave the run, which the gate does not use but a reader wants.
+func thresholdsNote(ts []threshold) string {
+	sort.Slice(ts, func(i, j int) bool {
+		if ts[i].ok != ts[j].ok {
+			return !ts[i].ok
+		}
+		return ts[i].metric+" "+ts[i].expr < ts[j].metric+" "+ts[j].expr
+	})
+	parts := make([]string, len(ts))
+	failed := 0
+	for i, t := range ts {
+		outcome := "passed"
+		if !t.ok {
+			outcome = "failed"
+			failed++
+		}
+		parts[i] = fmt.Sprintf("%s %s %s", importer.Clip(t.metric, 80), importer.Clip(t.expr, 80), outcome)
+	}
+	return importer.OneLine(fmt.Sprintf("k6 thresholds: %d of %d failed", failed, len(ts))) + ": " + strings.Join(parts, "; ")
 }
 
 // trendKeys maps k6 trend stats to run metrics. p(99) appears only when the
@@ -80,8 +110,8 @@ func fromSummary(file string, s summary) (*result.Run, error) {
 		run.Notes = append(run.Notes, "request errors not available: the file has no http_req_failed metric (k6 before v0.31)")
 	}
 	if it, ok := s.metrics["iterations"]; ok {
-		run.Iterations.Completed = count(it["count"])
-		run.Iterations.Started = run.Iterations.Completed
+		// k6 counts an iteration when it ends; how many began is unknown.
+		run.Iterations.Completed, run.Iterations.Counted = count(it["count"]), result.CountCompleted
 		if rate, ok := it["rate"]; ok && rate > 0 {
 			run.Metrics[result.IterationsPerSec] = rate
 		}
@@ -97,6 +127,9 @@ func fromSummary(file string, s summary) (*result.Run, error) {
 	}
 	if c, ok := s.metrics["checks"]; ok {
 		run.Notes = append(run.Notes, fmt.Sprintf(checksNote, count(c["passes"]), count(c["fails"])))
+	}
+	if len(s.thresholds) > 0 {
+		run.Notes = append(run.Notes, thresholdsNote(s.thresholds))
 	}
 	run.Steps = summarySteps(s.metrics)
 	if !hasReqs {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestSummaryExportCarriesOnlyItsFigures(t *testing.T) {
+	t.Parallel()
 	run := mustImport(t, SummaryExport{}, "summary-export.json")
 	importertest.WantMetric(t, run, result.LatencyP95, 120.25)
 	importertest.WantMetric(t, run, result.LatencyP90, 80)
@@ -32,12 +33,14 @@ func TestSummaryExportCarriesOnlyItsFigures(t *testing.T) {
 	if login.Requests != 20 || login.Metrics[result.LatencyP95] != 150 {
 		t.Errorf("login step: %+v", login)
 	}
-	if len(run.Notes) != 1 || !strings.Contains(run.Notes[0], "98 passed, 2 failed") {
+	if len(run.Notes) != 2 || !strings.Contains(run.Notes[0], "98 passed, 2 failed") ||
+		run.Notes[1] != "k6 thresholds: 0 of 1 failed: http_req_duration p(95)<500 passed" {
 		t.Errorf("notes: %q", run.Notes)
 	}
 }
 
 func TestSummaryExportWithoutFailedMetricLeavesErrorRateOut(t *testing.T) {
+	t.Parallel()
 	run := mustImport(t, SummaryExport{}, "summary-export-old.json")
 	importertest.WantAbsent(t, run, result.RequestErrorPct)
 	importertest.WantMetric(t, run, result.LatencyP99, 80)
@@ -48,6 +51,7 @@ func TestSummaryExportWithoutFailedMetricLeavesErrorRateOut(t *testing.T) {
 }
 
 func TestHandleSummary(t *testing.T) {
+	t.Parallel()
 	run := mustImport(t, HandleSummary{}, "handlesummary.json")
 	importertest.WantMetric(t, run, result.LatencyP99, 310.5)
 	importertest.WantMetric(t, run, result.LatencyP95, 250)
@@ -61,6 +65,7 @@ func TestHandleSummary(t *testing.T) {
 }
 
 func TestSummaryLayoutsAreToldApart(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		file string
 		want importer.Format
@@ -83,6 +88,7 @@ func TestSummaryLayoutsAreToldApart(t *testing.T) {
 }
 
 func TestBrowserSummaryIsRejectedWithReason(t *testing.T) {
+	t.Parallel()
 	_, err := importTestdata(t, SummaryExport{}, "browser-summary.json")
 	var uns *importer.Unsupported
 	if !errors.As(err, &uns) || !strings.HasPrefix(uns.Reason, "k6 browser test: no http_req_duration metric") {
@@ -91,6 +97,7 @@ func TestBrowserSummaryIsRejectedWithReason(t *testing.T) {
 }
 
 func TestCutSummaryIsASyntaxErrorSayingSo(t *testing.T) {
+	t.Parallel()
 	data := importertest.Testdata(t, "summary-export.json")
 	cut := data[:len(data)/2]
 	_, err := SummaryExport{}.Import("s.json", strings.NewReader(string(cut)))
@@ -101,6 +108,7 @@ func TestCutSummaryIsASyntaxErrorSayingSo(t *testing.T) {
 }
 
 func TestSummaryTypeErrorNamesLine(t *testing.T) {
+	t.Parallel()
 	doc := "{\n\"metrics\": {\n\"http_reqs\": [1, 2]\n}\n}"
 	_, err := SummaryExport{}.Import("s.json", strings.NewReader(doc))
 	if err == nil || !strings.HasPrefix(err.Error(), "s.json:3: ") {
@@ -109,6 +117,7 @@ func TestSummaryTypeErrorNamesLine(t *testing.T) {
 }
 
 func TestAbsurdFiguresStayFinite(t *testing.T) {
+	t.Parallel()
 	doc := `{"metrics":{"vus":{},"http_reqs":{"count":1e308,"rate":1e-308},"http_req_duration":{"p(95)":1e308},
 		"http_req_failed":{"passes":1,"value":1e308}}}`
 	run, err := SummaryExport{}.Import("s.json", strings.NewReader(doc))
@@ -118,5 +127,35 @@ func TestAbsurdFiguresStayFinite(t *testing.T) {
 	}
 	if run.Window != 0 || run.Requests.Total != 1<<53 {
 		t.Errorf("window %v (want 0, unknown), total %d (want clamped to 2^53)", run.Window, run.Requests.Total)
+	}
+}
+
+// k6's own thresholds are noted with their outcome, failed ones first: the
+// export writes whether each failed, handleSummary whether each was ok.
+func TestSummaryThresholdsAreNoted(t *testing.T) {
+	t.Parallel()
+	export := `{"metrics": {
+		"http_req_duration": {"avg": 10, "med": 9, "p(95)": 30, "max": 40, "thresholds": {"p(95)<25": true, "avg<100": false}},
+		"http_reqs": {"count": 10, "rate": 1},
+		"http_req_failed": {"passes": 0, "fails": 10, "value": 0, "thresholds": {"rate<0.01": false}}},
+		"root_group": {"name": "", "path": "", "id": "x", "groups": {}, "checks": {}}}`
+	run, err := SummaryExport{}.Import("export.json", strings.NewReader(export))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "k6 thresholds: 1 of 3 failed: http_req_duration p(95)<25 failed; http_req_duration avg<100 passed; http_req_failed rate<0.01 passed"
+	if !importertest.HasNote(run, want) {
+		t.Errorf("notes %q, want %q", run.Notes, want)
+	}
+	handle := `{"metrics": {
+		"http_req_duration": {"type": "trend", "contains": "time", "values": {"avg": 10, "med": 9, "p(95)": 30, "max": 40}, "thresholds": {"p(95)<500": {"ok": true}}},
+		"http_reqs": {"type": "counter", "contains": "default", "values": {"count": 10, "rate": 1}}},
+		"root_group": {"name": "", "path": "", "id": "x", "groups": [], "checks": []}}`
+	run, err = HandleSummary{}.Import("handle.json", strings.NewReader(handle))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "k6 thresholds: 0 of 1 failed: http_req_duration p(95)<500 passed"; !importertest.HasNote(run, want) {
+		t.Errorf("notes %q, want %q", run.Notes, want)
 	}
 }

@@ -30,6 +30,9 @@ func parseHistory(t *table) (*span, error) {
 			return nil, &importer.SyntaxError{File: t.file, Line: r.line, Msg: fmt.Sprintf("column \"timestamp\": expected Unix seconds, got %q", ts)}
 		}
 		at := time.Unix(sec, 0)
+		if err := importer.CheckTime(at); err != nil {
+			return nil, &importer.SyntaxError{File: t.file, Line: r.line, Msg: fmt.Sprintf("column \"timestamp\": %v", err)}
+		}
 		if s.first.IsZero() || at.Before(s.first) {
 			s.first = at
 		}

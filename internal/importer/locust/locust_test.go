@@ -55,6 +55,7 @@ func wantAbsent(t *testing.T, m map[string]float64, keys ...string) {
 func notes(run *result.Run) string { return strings.Join(run.Notes, "\n") }
 
 func TestStatsFamily(t *testing.T) {
+	t.Parallel()
 	run := mustImport(t, "run_stats.csv")
 	if run.Requests != (result.Requests{Total: 400, Failed: 10}) {
 		t.Errorf("requests %+v", run.Requests)
@@ -93,6 +94,7 @@ func TestStatsFamily(t *testing.T) {
 }
 
 func TestAnySiblingImportsTheSameRun(t *testing.T) {
+	t.Parallel()
 	want := mustImport(t, "run_stats.csv")
 	for _, f := range []string{"run_stats_history.csv", "run_failures.csv", "run_exceptions.csv"} {
 		run := mustImport(t, f)
@@ -104,6 +106,7 @@ func TestAnySiblingImportsTheSameRun(t *testing.T) {
 }
 
 func TestLocust0xRequestsAndDistribution(t *testing.T) {
+	t.Parallel()
 	for _, f := range []string{"old_requests.csv", "old_distribution.csv"} {
 		run := mustImport(t, f)
 		if run.Requests != (result.Requests{Total: 829, Failed: 388}) {
@@ -124,6 +127,7 @@ func TestLocust0xRequestsAndDistribution(t *testing.T) {
 }
 
 func TestNonUTF8NamesStayDistinct(t *testing.T) {
+	t.Parallel()
 	run := mustImport(t, "v1_stats.csv")
 	if len(run.Steps) != 2 || run.Steps[0].Name == run.Steps[1].Name || run.Steps[0].Name != `GET \xb2\xe9\xbf\xb4` {
 		t.Errorf("steps %q %q", run.Steps[0].Name, run.Steps[1].Name)
@@ -135,6 +139,7 @@ func TestNonUTF8NamesStayDistinct(t *testing.T) {
 }
 
 func TestCutStatsKeepsCompleteRows(t *testing.T) {
+	t.Parallel()
 	run := mustImport(t, "cut_stats.csv")
 	if run.Requests != (result.Requests{Total: 400, Failed: 10}) || len(run.Steps) != 2 {
 		t.Errorf("requests %+v steps %d", run.Requests, len(run.Steps))
@@ -146,6 +151,7 @@ func TestCutStatsKeepsCompleteRows(t *testing.T) {
 }
 
 func TestBadFiles(t *testing.T) {
+	t.Parallel()
 	_, err := importFile(t, "bad_stats.csv")
 	want := `testdata/bad_stats.csv:3: column "request count": expected a non-negative number, got "many"`
 	if err == nil || err.Error() != want {
@@ -167,6 +173,7 @@ func TestBadFiles(t *testing.T) {
 }
 
 func TestClassifyFailure(t *testing.T) {
+	t.Parallel()
 	for msg, want := range map[string]string{
 		"HTTPError('404 Client Error: Not Found for url: /x')":                         result.ErrStatus,
 		"504 Server Error: Gateway Time-out for url: /":                                result.ErrStatus,

@@ -10,6 +10,7 @@ import (
 )
 
 func TestBuilderCountsStepsAndErrorClassesInOrderSeen(t *testing.T) {
+	t.Parallel()
 	b := New(Options{What: "labels"})
 	for i, name := range []string{"GET /b", "GET /a", "GET /b", "GET /b"} {
 		st := b.Request(name, time.Duration(10*(i+1))*time.Millisecond)
@@ -48,6 +49,7 @@ func TestBuilderCountsStepsAndErrorClassesInOrderSeen(t *testing.T) {
 }
 
 func TestBuilderSplitsErrorClassesByDetail(t *testing.T) {
+	t.Parallel()
 	b := New(Options{What: "targets"})
 	st := b.Request("GET /", time.Millisecond)
 	b.Fail(st, result.ErrStatus, "500", "status 500")
@@ -59,6 +61,7 @@ func TestBuilderSplitsErrorClassesByDetail(t *testing.T) {
 }
 
 func TestBuilderWithoutPoolKeepsStepsButBoundsHistograms(t *testing.T) {
+	t.Parallel()
 	b := New(Options{What: "labels"})
 	for i := range MaxSteps + 3 {
 		b.Request(fmt.Sprintf("GET /%d", i), time.Millisecond)
@@ -78,6 +81,7 @@ func TestBuilderWithoutPoolKeepsStepsButBoundsHistograms(t *testing.T) {
 }
 
 func TestBuilderWithPoolPoolsNamesPastTheBound(t *testing.T) {
+	t.Parallel()
 	b := New(Options{What: "targets", Pool: "(other targets)"})
 	for i := range MaxSteps + 3 {
 		st := b.Request(fmt.Sprintf("GET /%d", i), time.Millisecond)
@@ -106,6 +110,7 @@ func TestBuilderWithPoolPoolsNamesPastTheBound(t *testing.T) {
 }
 
 func TestBuilderWithoutOverflowHasNoNote(t *testing.T) {
+	t.Parallel()
 	for _, opts := range []Options{{What: "labels"}, {What: "targets", Pool: "(other)"}} {
 		b := New(opts)
 		for i := range MaxSteps {
@@ -118,6 +123,7 @@ func TestBuilderWithoutOverflowHasNoNote(t *testing.T) {
 }
 
 func TestSpanCoversEarliestStartToLatestEnd(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	var s Span
 	if s.Seconds() != 0 {

@@ -3,7 +3,6 @@ package vegeta
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -59,7 +58,7 @@ func (Report) Import(name string, r io.Reader) (*result.Run, error) {
 	}
 	var rep report
 	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, jsonError(name, data, err)
+		return nil, importer.JSONError(name, data, err, reportWhat)
 	}
 	if rep.Requests == nil || rep.Latencies == nil {
 		return nil, &importer.SyntaxError{File: name, Msg: "missing \"requests\" or \"latencies\"; expected a " + reportWhat}
@@ -139,25 +138,4 @@ func sampleFor(code int, msgs []string) string {
 
 func startsWithStatus(m string) bool {
 	return len(m) > 4 && m[3] == ' ' && m[0] >= '1' && m[0] <= '5' && m[1] >= '0' && m[1] <= '9' && m[2] >= '0' && m[2] <= '9'
-}
-
-func jsonError(name string, data []byte, err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn) && syn.Offset >= int64(len(bytes.TrimRight(data, " \t\r\n"))):
-		return &importer.SyntaxError{File: name, Line: lineAt(data, syn.Offset), Msg: "file is cut: the JSON ends before the report is complete"}
-	case errors.As(err, &syn):
-		return &importer.SyntaxError{File: name, Line: lineAt(data, syn.Offset), Msg: fmt.Sprintf("invalid JSON (%v); expected a %s", syn, reportWhat)}
-	case errors.As(err, &typ):
-		return &importer.SyntaxError{File: name, Line: lineAt(data, typ.Offset), Msg: fmt.Sprintf("field %q: expected %s, got JSON %s", typ.Field, typ.Type, typ.Value)}
-	}
-	return &importer.SyntaxError{File: name, Msg: fmt.Sprintf("%v; expected a %s", err, reportWhat)}
-}
-
-func lineAt(data []byte, off int64) int {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	return 1 + bytes.Count(data[:off], []byte{'\n'})
 }

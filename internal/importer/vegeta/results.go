@@ -3,12 +3,14 @@ package vegeta
 import (
 	"bufio"
 	"bytes"
+	"encoding/csv"
 	"encoding/gob"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
@@ -16,8 +18,9 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// Results reads vegeta's per-request results: the gob stream that
-// `vegeta attack` writes, or the JSON lines of `vegeta encode`.
+// Results reads vegeta's per-request results in each of its encodings: the
+// gob stream that `vegeta attack` writes, and the JSON lines and CSV rows
+// of `vegeta encode -to json|csv`.
 type Results struct{}
 
 var _ importer.Format = Results{}
@@ -66,16 +69,31 @@ func isJSONLines(head []byte) bool {
 	return true
 }
 
-func (Results) Sniff(_ string, head []byte) bool { return isGob(head) || isJSONLines(head) }
+// isCSV: `vegeta encode -to csv` rows have no header and start with a
+// Unix time in nanoseconds, a status and a latency in nanoseconds.
+func isCSV(head []byte) bool {
+	first, _, _ := bytes.Cut(head, []byte{'\n'})
+	f, err := csv.NewReader(bytes.NewReader(first)).Read()
+	return err == nil && len(f) >= csvFields && len(f[0]) >= 16 && digits(f[0]) && digits(f[1]) && len(f[1]) <= 3 && digits(f[2])
+}
+
+func digits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
+
+func (Results) Sniff(_ string, head []byte) bool {
+	return isGob(head) || isJSONLines(head) || isCSV(head)
+}
 
 func (Results) Import(name string, r io.Reader) (*result.Run, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, _ := br.Peek(512)
 	agg := newTally()
 	var err error
-	if t := bytes.TrimLeft(head, " \t\r\n\ufeff"); len(t) > 0 && t[0] == '{' {
+	switch t := bytes.TrimLeft(head, " \t\r\n\ufeff"); {
+	case len(t) > 0 && t[0] == '{':
 		err = readJSONLines(name, br, agg)
-	} else {
+	case len(t) > 0 && t[0] >= '0' && t[0] <= '9' && !isGob(head):
+		err = readCSV(name, br, agg)
+	default:
 		err = readGob(name, br, agg)
 	}
 	if err != nil {
@@ -92,6 +110,8 @@ func readGob(name string, r io.Reader, agg *tally) error {
 		var h hit
 		err := dec.Decode(&h)
 		switch {
+		case err == nil && importer.CheckTime(h.Timestamp) != nil:
+			return &importer.SyntaxError{File: name, Msg: fmt.Sprintf("result %d: %v", i, importer.CheckTime(h.Timestamp))}
 		case err == nil:
 			agg.add(h)
 		case errors.Is(err, io.EOF) && i > 1:
@@ -112,8 +132,8 @@ func readJSONLines(name string, r io.Reader, agg *tally) error {
 		if len(t) == 0 {
 			continue
 		}
-		var h hit
-		if jerr := json.Unmarshal(t, &h); jerr != nil {
+		h, jerr := decodeHit(t)
+		if jerr != nil {
 			if !lines.Complete() {
 				agg.notes = append(agg.notes, importer.CutNote(lines.Line()))
 				return nil
@@ -126,6 +146,74 @@ func readJSONLines(name string, r io.Reader, agg *tally) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
+}
+
+// csvFields are the columns every vegeta CSV has: timestamp, code,
+// latency, bytes_out, bytes_in, error, body; vegeta 12 adds attack, seq,
+// method, url and headers.
+const csvFields = 7
+
+func readCSV(name string, r io.Reader, agg *tally) error {
+	lines := importer.NewLineReader(r)
+	for lines.Scan() {
+		if len(bytes.TrimSpace(lines.Bytes())) == 0 {
+			continue
+		}
+		h, err := csvHit(lines.Bytes())
+		if err != nil && !lines.Complete() {
+			agg.notes = append(agg.notes, importer.CutNote(lines.Line()))
+			return nil
+		}
+		if err != nil {
+			return &importer.SyntaxError{File: name, Line: lines.Line(), Msg: err.Error() + "; expected a vegeta result as CSV (timestamp,code,latency,bytes_out,bytes_in,error,body,…)"}
+		}
+		agg.add(h)
+	}
+	if err := lines.Err(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+func csvHit(line []byte) (hit, error) {
+	f, err := csv.NewReader(bytes.NewReader(line)).Read()
+	if err != nil {
+		return hit{}, err
+	}
+	if len(f) < csvFields {
+		return hit{}, fmt.Errorf("%d fields, expected at least %d", len(f), csvFields)
+	}
+	ts, err1 := strconv.ParseInt(f[0], 10, 64)
+	code, err2 := strconv.ParseUint(f[1], 10, 16)
+	lat, err3 := strconv.ParseInt(f[2], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil || lat < 0 {
+		return hit{}, fmt.Errorf("timestamp %q, code %q, latency %q: expected nanoseconds, a status and nanoseconds", f[0], f[1], f[2])
+	}
+	h := hit{Timestamp: time.Unix(0, ts).UTC(), Code: uint16(code), Latency: time.Duration(lat), Error: f[5]}
+	if len(f) >= 11 {
+		h.Attack, h.Method, h.URL = f[7], f[9], f[10]
+	}
+	return h, nil
+}
+
+// decodeHit reads one `vegeta encode` line. The fields every result has
+// are required: any JSON object would otherwise decode, as a request with
+// status 0 and no latency.
+func decodeHit(line []byte) (hit, error) {
+	var h hit
+	if err := json.Unmarshal(line, &h); err != nil {
+		return h, err
+	}
+	var present struct {
+		Code      *uint16          `json:"code"`
+		Timestamp *json.RawMessage `json:"timestamp"`
+		Latency   *int64           `json:"latency"`
+	}
+	_ = json.Unmarshal(line, &present) // the same line decoded above
+	if present.Code == nil || present.Timestamp == nil || present.Latency == nil {
+		return h, fmt.Errorf("not a vegeta result: the line lacks \"code\", \"timestamp\" or \"latency\"")
+	}
+	return h, nil
 }
 
 // otherStep pools the requests past rawrun.MaxSteps distinct targets.

@@ -18,7 +18,7 @@ import (
 // and the newer "[min, mean, 50, 90, 95, 99, max]" read the same way.
 type Text struct{}
 
-var _ importer.Format = Text{}
+var _ importer.Several = Text{}
 
 func (Text) Name() string { return "vegeta-text" }
 
@@ -36,31 +36,49 @@ var textLatency = map[string]string{
 }
 
 func (Text) Import(name string, r io.Reader) (*result.Run, error) {
-	run := &result.Run{Metrics: map[string]float64{}}
-	sawStatus := false
-	reports, err := importer.TextReport{
-		Tool: "vegeta text",
-		Starts: func(text string) bool {
-			m := textLineRe.FindStringSubmatch(text)
-			return m != nil && m[1] == "Requests"
-		},
-		Take: func(text string) error {
-			m := textLineRe.FindStringSubmatch(text)
-			if m == nil {
-				return nil
-			}
-			sawStatus = sawStatus || m[1] == "Status Codes"
-			return applyTextLine(run, m[1], splitList(m[2]), splitList(m[3]))
-		},
-	}.Read(name, r)
-	if err != nil {
-		return nil, err
+	runs, err := Text{}.ImportAll(name, r)
+	return importer.One(name, "vegeta text", runs, err)
+}
+
+// textRun is one report while its lines are read.
+type textRun struct {
+	line      int
+	run       *result.Run
+	sawStatus bool
+}
+
+// ImportAll reads every report of the file, in order (several runs'
+// reports are often kept in one log).
+func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
+	starts := func(text string) bool {
+		m := textLineRe.FindStringSubmatch(text)
+		return m != nil && m[1] == "Requests"
 	}
-	if reports == 0 || run.Requests.Total <= 0 {
-		return nil, &importer.SyntaxError{File: name, Msg: "no \"Requests [total, rate, throughput]\" line with requests; expected a vegeta text report"}
+	return importer.TextReport{Starts: starts}.ReadReports(name,
+		"no \"Requests [total, rate, throughput]\" line; expected a vegeta text report", r, func(line int) importer.Report {
+			return &textRun{line: line, run: &result.Run{Metrics: map[string]float64{}}}
+		})
+}
+
+func (rep *textRun) Take(text string) error {
+	m := textLineRe.FindStringSubmatch(text)
+	if m == nil {
+		return nil
+	}
+	rep.sawStatus = rep.sawStatus || m[1] == "Status Codes"
+	return applyTextLine(rep.run, m[1], splitList(m[2]), splitList(m[3]))
+}
+
+func (rep *textRun) Finish(name string) (*result.Run, error) {
+	run := rep.run
+	if run.Requests.Total <= 0 {
+		return nil, &importer.Unsupported{File: name, Reason: fmt.Sprintf("the vegeta report at line %d has no requests: nothing to judge", rep.line)}
+	}
+	if _, ok := run.Metrics[result.LatencyMean]; !ok {
+		return nil, &importer.SyntaxError{File: name, Line: rep.line, Msg: "the report that starts here has no Latencies line; expected a whole vegeta text report"}
 	}
 	finish(run)
-	if !sawStatus {
+	if !rep.sawStatus {
 		delete(run.Metrics, result.RequestErrorPct) // no status codes: failures unknown, not zero
 	}
 	return run, nil

@@ -12,6 +12,7 @@ import (
 )
 
 func TestReport(t *testing.T) {
+	t.Parallel()
 	data := importertest.Testdata(t, "report.json")
 	if !(Report{}).Sniff("r.json", data) || (Results{}).Sniff("r.json", data) {
 		t.Fatal("sniffing")
@@ -43,6 +44,7 @@ func TestReport(t *testing.T) {
 }
 
 func TestOldReportLacksP90(t *testing.T) {
+	t.Parallel()
 	run, err := Report{}.Import("old.json", bytes.NewReader(importertest.Testdata(t, "report-old.json")))
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +55,7 @@ func TestOldReportLacksP90(t *testing.T) {
 }
 
 func TestReportErrors(t *testing.T) {
+	t.Parallel()
 	data := importertest.Testdata(t, "report.json")
 	_, err := Report{}.Import("r.json", bytes.NewReader(data[:200]))
 	var syn *importer.SyntaxError
@@ -71,6 +74,7 @@ func TestReportErrors(t *testing.T) {
 }
 
 func TestGobResultsGiveFullHistogram(t *testing.T) {
+	t.Parallel()
 	stream := gobStream(t, sampleResults())
 	if !(Results{}).Sniff("results.bin", stream) || (Report{}).Sniff("results.bin", stream) {
 		t.Fatal("sniffing")
@@ -94,6 +98,7 @@ func TestGobResultsGiveFullHistogram(t *testing.T) {
 }
 
 func TestCutGobKeepsCompleteResults(t *testing.T) {
+	t.Parallel()
 	stream := gobStream(t, sampleResults())
 	run, err := Results{}.Import("results.bin", bytes.NewReader(stream[:len(stream)-5]))
 	if err != nil {
@@ -110,6 +115,7 @@ func TestCutGobKeepsCompleteResults(t *testing.T) {
 }
 
 func TestJSONLinesResults(t *testing.T) {
+	t.Parallel()
 	data := importertest.Testdata(t, "results.jsonl")
 	if !(Results{}).Sniff("r.jsonl", data) {
 		t.Fatal("not sniffed")
@@ -132,6 +138,7 @@ func TestJSONLinesResults(t *testing.T) {
 }
 
 func TestJSONLinesCutAndBad(t *testing.T) {
+	t.Parallel()
 	run, err := Results{}.Import("cut.jsonl", bytes.NewReader(importertest.Testdata(t, "cut.jsonl")))
 	if err != nil {
 		t.Fatal(err)
@@ -147,6 +154,7 @@ func TestJSONLinesCutAndBad(t *testing.T) {
 }
 
 func TestAbsurdReportFiguresStayFinite(t *testing.T) {
+	t.Parallel()
 	run, err := Report{}.Import("r.json", strings.NewReader(`{"latencies":{"max":1e308},"status_codes":null,"requests":5,"success":-1e308}`))
 	var syn *importer.SyntaxError
 	if !errors.As(err, &syn) || !strings.Contains(syn.Msg, "expected a ratio from 0 to 1") {
@@ -157,6 +165,7 @@ func TestAbsurdReportFiguresStayFinite(t *testing.T) {
 }
 
 func TestTextReport(t *testing.T) {
+	t.Parallel()
 	data := importertest.Testdata(t, "report.txt")
 	if !(Text{}).Sniff("r.txt", data) || (Report{}).Sniff("r.txt", data) || (Results{}).Sniff("r.txt", data) {
 		t.Fatal("sniffing")
@@ -183,11 +192,20 @@ func TestTextReport(t *testing.T) {
 }
 
 func TestTextReportErrors(t *testing.T) {
+	t.Parallel()
 	data := string(importertest.Testdata(t, "report.txt"))
 	_, err := Text{}.Import("two.txt", strings.NewReader(data+"\n"+data))
 	var uns *importer.Unsupported
-	if !errors.As(err, &uns) || !strings.Contains(uns.Reason, "second starts at line 12") {
-		t.Errorf("two reports: %v", err)
+	if !errors.As(err, &uns) || !strings.Contains(uns.Reason, "2 vegeta text reports in one file") {
+		t.Errorf("two reports, one run asked for: %v", err)
+	}
+	runs, err := Text{}.ImportAll("two.txt", strings.NewReader(data+"\n"+strings.Replace(data, "24.398s", "12.5s", 1)))
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("two reports: %d runs, %v", len(runs), err)
+	}
+	importertest.WantMetric(t, runs[1], result.LatencyMean, 12500)
+	if runs[0].Metrics[result.LatencyMean] == runs[1].Metrics[result.LatencyMean] {
+		t.Error("the second report's figures leaked into the first")
 	}
 	run, err := Text{}.Import("nostatus.txt", strings.NewReader(strings.Replace(data, "Status Codes", "Status Cod", 1)))
 	if err != nil {
@@ -198,5 +216,36 @@ func TestTextReportErrors(t *testing.T) {
 	_, err = Text{}.Import("bad.txt", strings.NewReader(bad))
 	if err == nil || err.Error() != `bad.txt:3: Latencies mean: expected a Go duration such as 5.2ms, got "soon"` {
 		t.Errorf("bad latency: %v", err)
+	}
+}
+
+// results.csv is real `vegeta encode -to csv` output
+// (bench/importer-fixtures/make.sh): 400 requests at 100/s to a service
+// that answers every tenth with 503.
+func TestResultsCSV(t *testing.T) {
+	t.Parallel()
+	data := importertest.Testdata(t, "results.csv")
+	if !(Results{}).Sniff("results.csv", data) {
+		t.Fatal("not sniffed")
+	}
+	run := importertest.MustImport(t, Results{}, "testdata/results.csv")
+	importertest.CheckCounts(t, run)
+	if run.Requests != (result.Requests{Total: 400, Failed: 40}) {
+		t.Errorf("requests %+v", run.Requests)
+	}
+	if len(run.Steps) != 1 || run.Steps[0].Name != "GET http://127.0.0.1:18091/mixed" {
+		t.Errorf("steps %v", importertest.StepNames(run))
+	}
+	if run.Window < 3.9 || run.Window > 4.1 || run.Started.IsZero() {
+		t.Errorf("window %v, started %v; want the 4 s attack", run.Window, run.Started)
+	}
+	importertest.WantMetric(t, run, result.RequestErrorPct, 10)
+	// The file's own figures by nearest rank: row 200 of the sorted latencies.
+	importertest.WantMetric(t, run, result.LatencyP50, 7.937014)
+	importertest.WantMetric(t, run, result.LatencyMax, 26.726354)
+	_, err := Results{}.Import("bad.csv", strings.NewReader("1796116924745268833,200,fast,0,3,,,t,0,GET,http://x/,\n"))
+	var syn *importer.SyntaxError
+	if !errors.As(err, &syn) || syn.Line != 1 {
+		t.Errorf("bad row: %v", err)
 	}
 }

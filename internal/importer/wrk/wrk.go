@@ -1,7 +1,8 @@
 // Package wrk owns the importer of wrk and wrk2 text output. The text
 // carries summary figures only: the mean and max latency, the percentiles
 // of the --latency table (50/75/90/99 for wrk; 50…100 for wrk2, whose table
-// has no 95th), the request count, duration and rate, and error counts.
+// has no 95th), the request count, duration and rate, and error counts. A
+// log may hold several reports (a sweep): each is one run.
 package wrk
 
 import (
@@ -19,11 +20,11 @@ import (
 
 func init() { importer.Register(Text{}) }
 
-// Text reads one wrk or wrk2 report; lines around it (a shell prompt, the
+// Text reads wrk or wrk2 reports; lines around them (a shell prompt, the
 // command) are ignored.
 type Text struct{}
 
-var _ importer.Format = Text{}
+var _ importer.Several = Text{}
 
 func (Text) Name() string { return "wrk-text" }
 
@@ -47,30 +48,44 @@ var percentileKeys = map[float64]string{
 	50: result.LatencyP50, 90: result.LatencyP90, 95: result.LatencyP95, 99: result.LatencyP99,
 }
 
-// report collects the figures while the lines are read.
+// report collects one report's figures while its lines are read.
 type report struct {
+	line                    int // where the report starts
 	run                     *result.Run
-	runs                    int
 	sawLatency, sawCount    bool
 	connErrs, timeouts, bad int64
 	// wrk2 marks itself with calibration lines and an HdrHistogram table.
 	wrk2 bool
+	// distributions counts the latency tables begun; uncorrected is set
+	// inside wrk2's --u_latency table, whose latencies are timed from
+	// when a request was sent, not when it was due.
+	distributions int
+	uncorrected   bool
 }
 
 func (Text) Import(name string, r io.Reader) (*result.Run, error) {
-	rep := &report{run: &result.Run{Metrics: map[string]float64{}}}
-	runs, err := importer.TextReport{Tool: "wrk", Starts: runningRe.MatchString, Take: rep.take}.Read(name, r)
-	if err != nil {
-		return nil, err
-	}
-	rep.runs = runs
-	return rep.finish(name)
+	runs, err := Text{}.ImportAll(name, r)
+	return importer.One(name, "wrk", runs, err)
+}
+
+// ImportAll reads every report of the file, in order.
+func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
+	return importer.TextReport{Starts: runningRe.MatchString}.ReadReports(name,
+		`no "Running … test @ …" line; expected a wrk or wrk2 report`, r, func(line int) importer.Report {
+			return &report{line: line, run: &result.Run{Metrics: map[string]float64{}}}
+		})
 }
 
 // take reads one line's figures, if it has any.
-func (rep *report) take(text string) error {
+func (rep *report) Take(text string) error {
 	run := rep.run
 	rep.wrk2 = rep.wrk2 || strings.HasPrefix(text, "Thread calibration") || strings.Contains(text, "HdrHistogram")
+	if strings.HasPrefix(text, "Latency Distribution") {
+		rep.distributions++
+	}
+	if strings.Contains(text, "Uncorrected Latency") || strings.HasPrefix(text, "Uncorrected Percentile") {
+		rep.uncorrected = true
+	}
 	if m := latencyRe.FindStringSubmatch(text); m != nil && !rep.sawLatency && !strings.Contains(text, "nan") {
 		rep.sawLatency = true
 		mean, err1 := parseLatency(m[1])
@@ -82,6 +97,9 @@ func (rep *report) take(text string) error {
 		return nil
 	}
 	if m := percentRe.FindStringSubmatch(text); m != nil {
+		if rep.uncorrected || rep.distributions > 1 {
+			return nil // only the first table, wrk2's recorded latencies
+		}
 		v, err := parseLatency(m[2])
 		if err != nil {
 			return fmt.Errorf("latency %s%%: expected a duration such as 15.25ms, got %q", m[1], m[2])
@@ -128,14 +146,19 @@ func (rep *report) take(text string) error {
 // outside 2xx/3xx or a timeout (wrk counts timed-out requests among its
 // requests). Connect, read and write errors are listed as errors but not
 // counted as failed requests: wrk does not count them as requests, and a
-// read error often belongs to a response already counted as non-2xx.
-func (rep *report) finish(name string) (*result.Run, error) {
+// read error often belongs to a response already counted as non-2xx. A
+// report of 0 requests with socket errors is a run in which every attempt
+// failed: 100 % errors and no latency.
+func (rep *report) Finish(name string) (*result.Run, error) {
 	run := rep.run
-	if rep.runs == 0 || !rep.sawCount {
-		return nil, &importer.SyntaxError{File: name, Msg: `no "N requests in D" line; expected a wrk or wrk2 report`}
+	if !rep.sawCount {
+		return nil, &importer.SyntaxError{File: name, Line: rep.line, Msg: `the report that starts here has no "N requests in D" line; expected a whole wrk or wrk2 report`}
 	}
-	if run.Requests.Total == 0 || !rep.sawLatency {
-		return nil, &importer.Unsupported{File: name, Reason: "wrk report of 0 requests"}
+	if run.Requests.Total == 0 {
+		return rep.failedRun(name)
+	}
+	if !rep.sawLatency {
+		return nil, &importer.SyntaxError{File: name, Line: rep.line, Msg: "the report that starts here has no Latency line; expected a whole wrk or wrk2 report"}
 	}
 	run.Requests.Failed = min(rep.bad+rep.timeouts, run.Requests.Total)
 	if rep.bad > 0 {
@@ -148,11 +171,41 @@ func (rep *report) finish(name string) (*result.Run, error) {
 		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrConnection, Count: rep.connErrs, Sample: "socket errors (connect, read, write)"})
 		run.Notes = append(run.Notes, fmt.Sprintf("%d wrk socket errors (connect/read/write) are listed as errors but not counted as failed requests", rep.connErrs))
 	}
-	if !rep.wrk2 {
-		run.Notes = append(run.Notes, "wrk times each request from when it was sent, not from when it was due, so its latencies hide queueing under overload (coordinated omission); wrk2 corrects this")
-	}
+	rep.timingNotes()
 	run.Summarize()
 	return run, nil
+}
+
+// failedRun is a report of 0 requests: a run whose every attempt failed
+// when wrk saw socket errors, else nothing to judge.
+func (rep *report) failedRun(name string) (*result.Run, error) {
+	run := rep.run
+	errs := rep.connErrs + rep.timeouts
+	if errs == 0 {
+		return nil, &importer.Unsupported{File: name, Reason: fmt.Sprintf("the wrk report at line %d has 0 requests and no socket errors: nothing to judge", rep.line)}
+	}
+	for _, k := range []string{result.LatencyMean, result.LatencyMax, result.LatencyP50, result.LatencyP90, result.LatencyP95, result.LatencyP99} {
+		delete(run.Metrics, k) // wrk prints 0.00us for latencies it never measured
+	}
+	run.Metrics[result.RequestErrorPct] = 100
+	if rep.connErrs > 0 {
+		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrConnection, Count: rep.connErrs, Sample: "socket errors (connect, read, write)"})
+	}
+	if rep.timeouts > 0 {
+		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrTimeout, Count: rep.timeouts, Sample: "socket timeout"})
+	}
+	run.Notes = append(run.Notes, fmt.Sprintf("no request completed: all %d of wrk's attempts ended in socket errors", errs))
+	run.Summarize()
+	return run, nil
+}
+
+func (rep *report) timingNotes() {
+	switch {
+	case !rep.wrk2:
+		rep.run.Notes = append(rep.run.Notes, "wrk times each request from when it was sent, not from when it was due, so its latencies hide queueing under overload (coordinated omission); wrk2 corrects this")
+	case rep.uncorrected:
+		rep.run.Notes = append(rep.run.Notes, "wrk2 --u_latency: imported the recorded latencies (timed from when each request was due); the uncorrected table was ignored")
+	}
 }
 
 // parseLatency reads wrk's durations ("850.00us", "15.52ms", "1.83s",

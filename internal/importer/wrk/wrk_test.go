@@ -20,6 +20,7 @@ func wantMetric(t *testing.T, run *result.Run, key string, want float64) {
 }
 
 func TestWrkLatencyReport(t *testing.T) {
+	t.Parallel()
 	data := importertest.Testdata(t, "latency.txt")
 	if !(Text{}).Sniff("w.txt", data) {
 		t.Fatal("not sniffed")
@@ -47,6 +48,7 @@ func TestWrkLatencyReport(t *testing.T) {
 }
 
 func TestWrk2Report(t *testing.T) {
+	t.Parallel()
 	run, err := Text{}.Import("w2.txt", bytes.NewReader(importertest.Testdata(t, "wrk2.txt")))
 	if err != nil {
 		t.Fatal(err)
@@ -66,11 +68,12 @@ func TestWrk2Report(t *testing.T) {
 }
 
 func TestWrkRejections(t *testing.T) {
+	t.Parallel()
 	data := string(importertest.Testdata(t, "latency.txt"))
 	_, err := Text{}.Import("two.txt", strings.NewReader(data+data))
 	var uns *importer.Unsupported
-	if !errors.As(err, &uns) || !strings.Contains(uns.Reason, "second starts at line 18") {
-		t.Errorf("two reports: %v", err)
+	if !errors.As(err, &uns) || !strings.Contains(uns.Reason, "2 wrk reports in one file") {
+		t.Errorf("two reports, one run asked for: %v", err)
 	}
 	_, err = Text{}.Import("bad.txt", strings.NewReader(strings.Replace(data, "10.00s,", "ten seconds,", 1)))
 	if err == nil || !strings.HasPrefix(err.Error(), "bad.txt:12: expected \"N requests in 30.00s, …\"") {
@@ -89,4 +92,81 @@ func FuzzImport(f *testing.F) {
 	importertest.AddSeeds(f, 0, "testdata/latency.txt", "testdata/wrk2.txt")
 	importertest.AddSeeds(f, 0, importertest.SharedFixtureFiles("wrk", "wrk2")...)
 	importertest.Fuzz(f, nil, Text{})
+}
+
+// wrk2 --u_latency prints a second table of latencies timed from when each
+// request was sent; the recorded table (timed from when it was due) is the
+// one imported.
+func TestWrk2UncorrectedTableIsIgnored(t *testing.T) {
+	t.Parallel()
+	run, err := Text{}.Import("u.txt", bytes.NewReader(importertest.Testdata(t, "wrk2-u_latency.txt")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantMetric(t, run, result.LatencyP50, 2.28)
+	wantMetric(t, run, result.LatencyP90, 36.51)
+	wantMetric(t, run, result.LatencyP99, 125.44)
+	wantMetric(t, run, result.LatencyMean, 9.87)
+	if run.Metrics[result.LatencyP99] < run.Metrics[result.LatencyMean] {
+		t.Errorf("p99 %v below the mean %v", run.Metrics[result.LatencyP99], run.Metrics[result.LatencyMean])
+	}
+	if !importertest.HasNote(run, "uncorrected table was ignored") {
+		t.Errorf("notes %q", run.Notes)
+	}
+}
+
+// A log of several reports imports as one run per report, in order.
+func TestWrkSeveralReportsAreSeveralRuns(t *testing.T) {
+	t.Parallel()
+	one := string(importertest.Testdata(t, "latency.txt"))
+	two := string(importertest.Testdata(t, "wrk2-u_latency.txt"))
+	runs, err := Text{}.ImportAll("sweep.txt", strings.NewReader("$ ./sweep.sh\n"+one+"\n$ next\n"+two))
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("%d runs, %v", len(runs), err)
+	}
+	wantMetric(t, runs[0], result.LatencyP50, 2.1)
+	wantMetric(t, runs[1], result.LatencyP50, 2.28)
+	if runs[0].Requests.Total != 40000 || runs[1].Requests.Total != 60001 {
+		t.Errorf("requests %d, %d", runs[0].Requests.Total, runs[1].Requests.Total)
+	}
+	cut := one + "\n" + two[:strings.Index(two, "  60001 requests")]
+	_, err = Text{}.ImportAll("cut.txt", strings.NewReader(cut))
+	var syn *importer.SyntaxError
+	if !errors.As(err, &syn) || syn.Line != 18 {
+		t.Errorf("second report cut: %v, want a syntax error at its first line", err)
+	}
+}
+
+// A run whose every connection failed is data: 100 % errors, no latency.
+func TestWrkRunOfOnlySocketErrors(t *testing.T) {
+	t.Parallel()
+	data := `Running 2s test @ http://127.0.0.1:18999/
+  1 threads and 2 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency     0.00us    0.00us   0.00us    -nan%
+    Req/Sec     0.00      0.00     0.00      -nan%
+  Latency Distribution
+     50%    0.00us
+     75%    0.00us
+     90%    0.00us
+     99%    0.00us
+  0 requests in 2.00s, 0.00B read
+  Socket errors: connect 0, read 66182, write 0, timeout 0
+Requests/sec:      0.00
+Transfer/sec:       0.00B
+`
+	run, err := Text{}.Import("failed.txt", strings.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantMetric(t, run, result.RequestErrorPct, 100)
+	importertest.WantAbsent(t, run, result.LatencyP50, result.LatencyMean, result.LatencyMax)
+	if len(run.Errors) != 1 || run.Errors[0].Class != result.ErrConnection || run.Errors[0].Count != 66182 {
+		t.Errorf("errors %+v", run.Errors)
+	}
+	_, err = Text{}.Import("none.txt", strings.NewReader(strings.Replace(data, "read 66182", "read 0", 1)))
+	var uns *importer.Unsupported
+	if !errors.As(err, &uns) {
+		t.Errorf("0 requests, no errors: %v", err)
+	}
 }

@@ -1,0 +1,120 @@
+package ab
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/importer/importertest"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// The test files are real ab output (bench/importer-fixtures/make.sh): one
+// run of 400 requests to a service that answers every tenth with 503, in
+// the text, -e and -g forms.
+
+func TestTextReport(t *testing.T) {
+	t.Parallel()
+	run := importertest.MustImport(t, Text{}, "testdata/ab.txt")
+	if run.Requests != (result.Requests{Total: 400, Failed: 40}) || run.Window != 0.805 {
+		t.Errorf("requests %+v, window %v; want 400 with 40 failed in 0.805 s", run.Requests, run.Window)
+	}
+	for key, want := range map[string]float64{
+		result.RequestsPerSec: 496.85, result.LatencyMean: 8, result.LatencyP50: 8, result.LatencyP90: 13,
+		result.LatencyP95: 14, result.LatencyP99: 15, result.LatencyMax: 22, result.RequestErrorPct: 10,
+	} {
+		importertest.WantMetric(t, run, key, want)
+	}
+	importertest.WantErrors(t, run, []result.ErrorClass{{Class: result.ErrStatus, Count: 40, Sample: "Non-2xx responses"}})
+	if !importertest.HasNote(run, "40 responses of another length") {
+		t.Errorf("notes %q", run.Notes)
+	}
+	if !run.Started.IsZero() || run.Iterations.Counted != 0 {
+		t.Errorf("started %v, iterations %+v: the report has neither", run.Started, run.Iterations)
+	}
+}
+
+func TestTextSweepIsOneRunPerReport(t *testing.T) {
+	t.Parallel()
+	data := importertest.Testdata(t, "sweep.txt")
+	runs, err := Text{}.ImportAll("sweep.txt", bytes.NewReader(data))
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("%d runs, %v", len(runs), err)
+	}
+	for i, run := range runs {
+		if run.Requests.Total != 200 || run.Requests.Failed != 0 {
+			t.Errorf("run %d: requests %+v, want 200 without failures", i, run.Requests)
+		}
+	}
+	if _, err := (Text{}).Import("sweep.txt", bytes.NewReader(data)); err == nil {
+		t.Error("Import of a two-report log gave one run")
+	}
+}
+
+func TestTextAbortedIsUnsupported(t *testing.T) {
+	t.Parallel()
+	_, err := importertest.ImportPath(Text{}, "testdata/refused.txt")
+	var uns *importer.Unsupported
+	if !errors.As(err, &uns) || !strings.Contains(uns.Reason, "apr_socket_recv: Connection refused (111)") {
+		t.Errorf("err = %v", err)
+	}
+	_, err = Text{}.Import("cut.txt", strings.NewReader("Server Software:   x\nServer Port: 80\nComplete requests: 10\n"))
+	var syn *importer.SyntaxError
+	if !errors.As(err, &syn) || syn.Line != 1 {
+		t.Errorf("cut report: %v", err)
+	}
+}
+
+func TestPercentilesCSV(t *testing.T) {
+	t.Parallel()
+	run := importertest.MustImport(t, Percentiles{}, "testdata/percentiles.csv")
+	for key, want := range map[string]float64{
+		result.LatencyP50: 7.611, result.LatencyP90: 13.013, result.LatencyP95: 13.958, result.LatencyP99: 14.512, result.LatencyMax: 22.006,
+	} {
+		importertest.WantMetric(t, run, key, want)
+	}
+	importertest.WantAbsent(t, run, result.RequestsPerSec, result.RequestErrorPct, result.LatencyMean)
+	_, err := Percentiles{}.Import("bad.csv", strings.NewReader(percentilesHeader+"\n50,fast\n"))
+	var syn *importer.SyntaxError
+	if !errors.As(err, &syn) || syn.Line != 2 {
+		t.Errorf("bad row: %v", err)
+	}
+}
+
+func TestGnuplotTSV(t *testing.T) {
+	t.Parallel()
+	run := importertest.MustImport(t, Gnuplot{}, "testdata/gnuplot.tsv")
+	importertest.CheckCounts(t, run)
+	if run.Requests.Total != 400 || run.Started.IsZero() {
+		t.Errorf("requests %+v, started %v", run.Requests, run.Started)
+	}
+	// The -g file's own figures, by the nearest-rank rule: p50 is the
+	// 200th of the sorted total times, p99 the 396th.
+	importertest.WantMetric(t, run, result.LatencyP50, 7)
+	importertest.WantMetric(t, run, result.LatencyP99, 14)
+	importertest.WantMetric(t, run, result.LatencyMax, 22)
+	importertest.WantAbsent(t, run, result.RequestErrorPct)
+}
+
+func TestSniffTellsTheThreeFormsApart(t *testing.T) {
+	t.Parallel()
+	formats := []importer.Format{Text{}, Percentiles{}, Gnuplot{}}
+	for file, want := range map[string]string{"ab.txt": "ab-text", "sweep.txt": "ab-text", "refused.txt": "ab-text", "percentiles.csv": "ab-csv", "gnuplot.tsv": "ab-gnuplot"} {
+		data := importertest.Testdata(t, file)
+		for _, f := range formats {
+			if got := f.Sniff(file, data); got != (f.Name() == want) {
+				t.Errorf("%s: %s.Sniff = %v", file, f.Name(), got)
+			}
+		}
+	}
+}
+
+// FuzzImport: no panic, and a run that encodes or a typed error, from
+// each of the three forms.
+func FuzzImport(f *testing.F) {
+	importertest.AddSeeds(f, 16<<10, importertest.Files("testdata/*")...)
+	importertest.AddSeeds(f, 16<<10, importertest.SharedFixtureFiles("ab")...)
+	importertest.Fuzz(f, nil, Text{}, Percentiles{}, Gnuplot{})
+}

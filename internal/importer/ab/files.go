@@ -1,0 +1,142 @@
+package ab
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/importer/rawrun"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// Percentiles reads `ab -e FILE`: the time within which each percentage
+// of the requests was served, 0 to 100, in milliseconds. It holds nothing
+// else: no request count, errors or rate.
+type Percentiles struct{}
+
+// Gnuplot reads `ab -g FILE`: one tab-separated row per request with its
+// start (a date and Unix seconds) and its connect, processing, total and
+// waiting times in whole milliseconds. It holds no status: whether a
+// request failed is unknown.
+type Gnuplot struct{}
+
+var (
+	_ importer.Format = Percentiles{}
+	_ importer.Format = Gnuplot{}
+)
+
+func (Percentiles) Name() string { return "ab-csv" }
+func (Gnuplot) Name() string     { return "ab-gnuplot" }
+
+const (
+	percentilesHeader = "Percentage served,Time in ms"
+	gnuplotHeader     = "starttime\tseconds\tctime\tdtime\tttime\twait"
+)
+
+func firstLine(head []byte) string {
+	line, _, _ := bytes.Cut(bytes.TrimPrefix(head, []byte("\ufeff")), []byte{'\n'})
+	return strings.TrimRight(string(line), "\r")
+}
+
+func (Percentiles) Sniff(_ string, head []byte) bool { return firstLine(head) == percentilesHeader }
+func (Gnuplot) Sniff(_ string, head []byte) bool     { return firstLine(head) == gnuplotHeader }
+
+func (Percentiles) Import(name string, r io.Reader) (*result.Run, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = 2
+	head, err := cr.Read()
+	if err != nil || strings.Join(head, ",") != percentilesHeader {
+		return nil, &importer.SyntaxError{File: name, Line: 1, Msg: "expected ab -e's header " + percentilesHeader}
+	}
+	run := &result.Run{Metrics: map[string]float64{}}
+	seen := map[int]bool{}
+	for {
+		row, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, csvError(name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		p, err1 := strconv.Atoi(row[0])
+		ms, err2 := strconv.ParseFloat(row[1], 64)
+		if err1 != nil || err2 != nil || p < 0 || p > 100 || !(ms >= 0) || ms > 1e10 {
+			return nil, &importer.SyntaxError{File: name, Line: line, Msg: fmt.Sprintf("expected a percentage 0–100 and a time in ms, got %q", strings.Join(row, ","))}
+		}
+		seen[p] = true
+		if key, ok := percentileKeys[p]; ok {
+			run.Metrics[key] = ms
+		}
+	}
+	if !seen[50] || !seen[100] {
+		return nil, &importer.SyntaxError{File: name, Msg: "the table lacks the 50 % or 100 % row; expected ab -e's 0–100 table"}
+	}
+	run.Notes = append(run.Notes, "ab -e holds percentiles only: no request count, errors or rate")
+	return run, nil
+}
+
+func (Gnuplot) Import(name string, r io.Reader) (*result.Run, error) {
+	cr := csv.NewReader(r)
+	cr.Comma = '\t'
+	cr.FieldsPerRecord = 6
+	cr.LazyQuotes = true
+	cr.ReuseRecord = true
+	head, err := cr.Read()
+	if err != nil || strings.Join(head, "\t") != gnuplotHeader {
+		return nil, &importer.SyntaxError{File: name, Line: 1, Msg: "expected ab -g's header starttime, seconds, ctime, dtime, ttime, wait"}
+	}
+	b := rawrun.New(rawrun.Options{What: "requests"})
+	var span rawrun.Span
+	for {
+		row, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, csvError(name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		sec, err1 := strconv.ParseInt(row[1], 10, 64)
+		ms, err2 := strconv.ParseInt(row[4], 10, 64)
+		if err1 != nil || err2 != nil || ms < 0 || ms > maxMillis {
+			return nil, &importer.SyntaxError{File: name, Line: line, Msg: fmt.Sprintf("expected Unix seconds and a total time in ms, got %q and %q", row[1], row[4])}
+		}
+		at := time.Unix(sec, 0)
+		if err := importer.CheckTime(at); err != nil {
+			return nil, &importer.SyntaxError{File: name, Line: line, Msg: err.Error()}
+		}
+		span.Add(at, at)
+		b.Request("(unnamed)", time.Duration(ms)*time.Millisecond)
+	}
+	if b.Requests().Total == 0 {
+		return nil, &importer.Unsupported{File: name, Reason: "ab -g file of 0 requests"}
+	}
+	run := b.Run("ab -g holds no status per request: no error rate",
+		"ab -g times requests in whole milliseconds and their starts in whole seconds: the window is accurate to about a second")
+	run.Started = span.First.UTC()
+	run.Window = span.Seconds()
+	run.Summarize()
+	delete(run.Metrics, result.RequestErrorPct)
+	if run.Window == 0 {
+		delete(run.Metrics, result.RequestsPerSec)
+	}
+	return run, nil
+}
+
+// maxMillis bounds a request's time, far above any real one.
+const maxMillis = 366 * 24 * 3600 * 1000
+
+func csvError(name string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return &importer.SyntaxError{File: name, Line: pe.Line, Msg: pe.Err.Error()}
+	}
+	return &importer.SyntaxError{File: name, Msg: err.Error()}
+}

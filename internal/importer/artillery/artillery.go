@@ -1,0 +1,252 @@
+// Package artillery owns the importer of Artillery's JSON report
+// (`artillery run --output report.json`), in both of its layouts: 2.x's
+// counters and summaries (aggregate.counters["http.requests"],
+// aggregate.summaries["http.response_time"]) and 1.x's fixed fields
+// (aggregate.requestsCompleted, aggregate.latency). The report carries
+// Artillery's own summary figures only. Artillery prints the results of
+// its ensure checks to the console, not into this file, so they cannot be
+// imported.
+package artillery
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+func init() { importer.Register(Report{}) }
+
+// Report reads an Artillery JSON report.
+type Report struct{}
+
+var _ importer.Format = Report{}
+
+func (Report) Name() string { return "artillery-json" }
+
+func (Report) Sniff(_ string, head []byte) bool {
+	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
+	return len(t) > 0 && t[0] == '{' && bytes.Contains(t, []byte(`"aggregate"`)) &&
+		(bytes.Contains(t, []byte(`"http.requests"`)) || bytes.Contains(t, []byte(`"vusers.created"`)) ||
+			bytes.Contains(t, []byte(`"scenariosCreated"`)))
+}
+
+// doc is both layouts: 2.x fills counters and summaries, 1.x the rest.
+type doc struct {
+	Aggregate *struct {
+		Counters      map[string]float64            `json:"counters"`
+		Summaries     map[string]map[string]float64 `json:"summaries"`
+		FirstMetricAt *float64                      `json:"firstMetricAt"`
+		LastMetricAt  *float64                      `json:"lastMetricAt"`
+
+		ScenariosCreated   *float64           `json:"scenariosCreated"`
+		ScenariosCompleted *float64           `json:"scenariosCompleted"`
+		RequestsCompleted  *float64           `json:"requestsCompleted"`
+		Latency            map[string]float64 `json:"latency"`
+		RPS                *struct {
+			Mean float64 `json:"mean"`
+		} `json:"rps"`
+		Errors map[string]float64 `json:"errors"`
+		Codes  map[string]float64 `json:"codes"`
+	} `json:"aggregate"`
+}
+
+const what = `JSON report of Artillery with an "aggregate" object`
+
+func (Report) Import(name string, r io.Reader) (*result.Run, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	var d doc
+	if err := json.Unmarshal(data, &d); err != nil {
+		return nil, importer.JSONError(name, data, err, what)
+	}
+	a := d.Aggregate
+	switch {
+	case a == nil:
+		return nil, &importer.SyntaxError{File: name, Msg: `no "aggregate" object; expected a ` + what}
+	case a.Counters != nil && a.Summaries != nil:
+		return v2(name, d)
+	case a.RequestsCompleted != nil && a.Latency != nil:
+		return v1(name, d)
+	}
+	return nil, &importer.SyntaxError{File: name, Msg: `the aggregate has neither 2.x's "counters" and "summaries" nor 1.x's "requestsCompleted" and "latency"; expected a ` + what}
+}
+
+// v2Latency maps 2.x summary stats to metrics.
+var v2Latency = []struct{ stat, key string }{
+	{"mean", result.LatencyMean}, {"median", result.LatencyP50}, {"p90", result.LatencyP90},
+	{"p95", result.LatencyP95}, {"p99", result.LatencyP99}, {"max", result.LatencyMax},
+}
+
+// v1Latency maps 1.x latency fields to metrics; 1.x has no mean or p90.
+var v1Latency = []struct{ stat, key string }{
+	{"median", result.LatencyP50}, {"p95", result.LatencyP95}, {"p99", result.LatencyP99}, {"max", result.LatencyMax},
+}
+
+func copyStats(dst, src map[string]float64, keys []struct{ stat, key string }) {
+	for _, k := range keys {
+		if v, ok := src[k.stat]; ok && v >= 0 {
+			dst[k.key] = v
+		}
+	}
+}
+
+// v2 reads 2.x: a request failed when its status is outside 2xx/3xx or
+// it got no response (an errors.* counter).
+func v2(name string, d doc) (*result.Run, error) {
+	a := d.Aggregate
+	c := a.Counters
+	total, ok := c["http.requests"]
+	if !ok {
+		return nil, &importer.Unsupported{File: name, Reason: "no http.requests counter: the Artillery report holds no HTTP requests"}
+	}
+	run := &result.Run{Requests: result.Requests{Total: count(total)}, Metrics: map[string]float64{}}
+	if rt, ok := a.Summaries["http.response_time"]; ok {
+		copyStats(run.Metrics, rt, v2Latency)
+	}
+	codes, errs := map[string]float64{}, map[string]float64{}
+	for k, v := range c {
+		if code, ok := strings.CutPrefix(k, "http.codes."); ok {
+			codes[code] = v
+		} else if e, ok := strings.CutPrefix(k, "errors."); ok {
+			errs[e] = v
+		}
+	}
+	failures(run, codes, errs)
+	if a.FirstMetricAt != nil && a.LastMetricAt != nil && *a.LastMetricAt > *a.FirstMetricAt {
+		first := time.UnixMilli(int64(*a.FirstMetricAt)).UTC()
+		if err := importer.CheckTime(first); err != nil {
+			return nil, &importer.SyntaxError{File: name, Msg: "firstMetricAt: " + err.Error()}
+		}
+		run.Started, run.Window = first, (*a.LastMetricAt-*a.FirstMetricAt)/1000
+	}
+	if created, ok := c["vusers.created"]; ok {
+		run.Iterations.Started = count(created)
+		run.Iterations.Completed = count(c["vusers.completed"]) + count(c["vusers.failed"])
+		run.Iterations.Counted = result.CountStarted | result.CountCompleted
+	}
+	run.Steps = endpointSteps(a.Counters, a.Summaries)
+	if ok, failed := c["plugins.expect.ok"], c["plugins.expect.failed"]; ok+failed > 0 {
+		run.Notes = append(run.Notes, fmt.Sprintf("Artillery expect checks: %d passed, %d failed", count(ok), count(failed)))
+	}
+	return finish(run), nil
+}
+
+// v1 reads 1.x: requestsCompleted are responses; the requests that got
+// none are counted in errors.
+func v1(name string, d doc) (*result.Run, error) {
+	a := d.Aggregate
+	run := &result.Run{Metrics: map[string]float64{}}
+	copyStats(run.Metrics, a.Latency, v1Latency)
+	run.Requests.Total = count(*a.RequestsCompleted)
+	for _, n := range a.Errors {
+		run.Requests.Total += count(n)
+	}
+	failures(run, a.Codes, a.Errors)
+	if a.RPS != nil && a.RPS.Mean > 0 {
+		run.Metrics[result.RequestsPerSec] = a.RPS.Mean
+	}
+	if a.ScenariosCreated != nil {
+		run.Iterations.Started = count(*a.ScenariosCreated)
+		run.Iterations.Counted = result.CountStarted
+		if a.ScenariosCompleted != nil {
+			run.Iterations.Completed = count(*a.ScenariosCompleted)
+			run.Iterations.Counted |= result.CountCompleted
+		}
+	}
+	if run.Requests.Total == 0 {
+		return nil, &importer.Unsupported{File: name, Reason: "Artillery 1.x report of 0 requests"}
+	}
+	run.Notes = append(run.Notes, "Artillery 1.x reports no measured duration: the window is unknown")
+	return finish(run), nil
+}
+
+// failures counts failed requests: statuses outside 2xx/3xx, then the
+// errors of requests without a response, each an error class.
+func failures(run *result.Run, codes, errs map[string]float64) {
+	for _, code := range sortedKeys(codes) {
+		n, err := strconv.Atoi(code)
+		if err != nil || (n >= 200 && n < 400) || count(codes[code]) == 0 {
+			continue
+		}
+		run.Requests.Failed += count(codes[code])
+		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrStatus, Count: count(codes[code]), Sample: "status " + code})
+	}
+	for _, e := range sortedKeys(errs) {
+		if count(errs[e]) == 0 {
+			continue
+		}
+		run.Requests.Failed += count(errs[e])
+		run.Errors = append(run.Errors, result.ErrorClass{Class: errorClasses.Class(e), Count: count(errs[e]), Sample: importer.OneLine(e)})
+	}
+	run.Requests.Failed = min(run.Requests.Failed, run.Requests.Total)
+}
+
+// errorClasses classes Node's error codes (ETIMEDOUT, ECONNREFUSED, …).
+var errorClasses = importer.MessageClasses{
+	Status:     func(string) bool { return false },
+	Timeout:    []string{"timedout", "timeout"},
+	Connection: []string{"econn", "enotfound", "eai_again", "epipe", "socket", "ehostunreach", "enetunreach"},
+}
+
+// endpointSteps builds steps from the metrics-by-endpoint plugin's figures.
+func endpointSteps(counters map[string]float64, summaries map[string]map[string]float64) []result.Step {
+	const prefix = "plugins.metrics-by-endpoint.response_time."
+	var steps []result.Step
+	for _, key := range sortedKeys(summaries) {
+		path, ok := strings.CutPrefix(key, prefix)
+		if !ok {
+			continue
+		}
+		st := result.Step{Name: path, Metrics: map[string]float64{}}
+		copyStats(st.Metrics, summaries[key], v2Latency)
+		st.Requests = count(summaries[key]["count"])
+		codesPrefix := "plugins.metrics-by-endpoint." + path + ".codes."
+		for k, v := range counters {
+			if code, ok := strings.CutPrefix(k, codesPrefix); ok {
+				if n, err := strconv.Atoi(code); err == nil && (n < 200 || n >= 400) {
+					st.Failed += count(v)
+				}
+			}
+		}
+		steps = append(steps, st)
+	}
+	return steps
+}
+
+func finish(run *result.Run) *result.Run {
+	run.Summarize()
+	if run.Requests.Total == 0 {
+		delete(run.Metrics, result.RequestErrorPct)
+	}
+	return run
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// count reads an Artillery count, clamped to what a count can be.
+func count(v float64) int64 {
+	switch {
+	case !(v > 0):
+		return 0
+	case v > 1<<53:
+		return 1 << 53
+	}
+	return int64(v)
+}

@@ -1,0 +1,96 @@
+package artillery
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/importer/importertest"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// The test files are real Artillery reports (bench/importer-fixtures/make.sh,
+// Artillery 2.0.21 and 1.7.9): 40 virtual users of two requests each, to
+// a service that answers every tenth request to /mixed with 503.
+
+func TestV2Report(t *testing.T) {
+	t.Parallel()
+	run := importertest.MustImport(t, Report{}, "testdata/v2.json")
+	if run.Requests != (result.Requests{Total: 80, Failed: 4}) {
+		t.Errorf("requests %+v", run.Requests)
+	}
+	for key, want := range map[string]float64{
+		result.LatencyMean: 8.6, result.LatencyP50: 7.9, result.LatencyP90: 13.9, result.LatencyP95: 15,
+		result.LatencyP99: 19.1, result.LatencyMax: 41, result.RequestErrorPct: 5,
+	} {
+		importertest.WantMetric(t, run, key, want)
+	}
+	if want := time.UnixMilli(1796116971310).UTC(); !run.Started.Equal(want) || run.Window != 3.913 {
+		t.Errorf("started %v, window %v; want %v and 3.913 s (firstMetricAt to lastMetricAt)", run.Started, run.Window, want)
+	}
+	it := run.Iterations
+	if it.Started != 40 || it.Completed != 40 || it.Counted != result.CountStarted|result.CountCompleted {
+		t.Errorf("iterations %+v", it)
+	}
+	if len(run.Steps) != 2 || run.Steps[0].Name != "/mixed" || run.Steps[0].Requests != 40 || run.Steps[0].Failed != 4 {
+		t.Errorf("steps %+v", run.Steps)
+	}
+	importertest.WantErrors(t, run, []result.ErrorClass{{Class: result.ErrStatus, Count: 4, Sample: "status 503"}})
+}
+
+func TestV1Report(t *testing.T) {
+	t.Parallel()
+	run := importertest.MustImport(t, Report{}, "testdata/v1.json")
+	if run.Requests != (result.Requests{Total: 80, Failed: 4}) {
+		t.Errorf("requests %+v", run.Requests)
+	}
+	for key, want := range map[string]float64{
+		result.LatencyP50: 8, result.LatencyP95: 13, result.LatencyP99: 14, result.LatencyMax: 14,
+		result.RequestsPerSec: 18.18, result.RequestErrorPct: 5,
+	} {
+		importertest.WantMetric(t, run, key, want)
+	}
+	importertest.WantAbsent(t, run, result.LatencyMean, result.LatencyP90)
+	if run.Window != 0 || !run.Started.IsZero() {
+		t.Errorf("window %v, started %v: 1.x states neither", run.Window, run.Started)
+	}
+}
+
+// 1.x counts requests that got no response under errors, not among the
+// completed ones.
+func TestV1ErrorsAreRequests(t *testing.T) {
+	t.Parallel()
+	data := `{"aggregate": {"scenariosCreated": 10, "scenariosCompleted": 4, "requestsCompleted": 4,
+		"latency": {"min": 3, "max": 90, "median": 7, "p95": 80, "p99": 90}, "rps": {"count": 10, "mean": 2},
+		"errors": {"ETIMEDOUT": 5, "ECONNREFUSED": 1}, "codes": {"200": 4}}, "intermediate": []}`
+	run, err := Report{}.Import("v1.json", strings.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Requests != (result.Requests{Total: 10, Failed: 6}) {
+		t.Errorf("requests %+v", run.Requests)
+	}
+	importertest.WantErrors(t, run, []result.ErrorClass{
+		{Class: result.ErrConnection, Count: 1, Sample: "ECONNREFUSED"},
+		{Class: result.ErrTimeout, Count: 5, Sample: "ETIMEDOUT"},
+	})
+}
+
+func TestRejections(t *testing.T) {
+	t.Parallel()
+	var syn *importer.SyntaxError
+	for _, data := range []string{`{"aggregate": {"counters": {}}}`, `{"intermediate": []}`, `{"aggregate": {"counters": {"http.requests": 1}, "summaries": {}`} {
+		if _, err := (Report{}).Import("bad.json", strings.NewReader(data)); !errors.As(err, &syn) {
+			t.Errorf("%s: %v, want a syntax error", data, err)
+		}
+	}
+}
+
+// FuzzImport: no panic, and a run that encodes or a typed error.
+func FuzzImport(f *testing.F) {
+	importertest.AddSeeds(f, 16<<10, importertest.Files("testdata/*.json")...)
+	importertest.AddSeeds(f, 16<<10, importertest.SharedFixtureFiles("artillery")...)
+	importertest.Fuzz(f, nil, Report{})
+}

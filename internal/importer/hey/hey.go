@@ -1,0 +1,232 @@
+// Package hey owns the hey importers: the text summary, which carries
+// hey's own figures (seconds to four decimals), and the -o csv output of
+// one row per response, from which it builds a latency histogram.
+package hey
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/importer/rawrun"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+func init() {
+	importer.Register(Text{})
+	importer.Register(CSV{})
+}
+
+// Text reads hey's text summary; a log may hold several, each a run.
+type Text struct{}
+
+// CSV reads `hey -o csv`: one row per response, times in seconds.
+type CSV struct{}
+
+var (
+	_ importer.Several = Text{}
+	_ importer.Format  = CSV{}
+)
+
+func (Text) Name() string { return "hey-text" }
+func (CSV) Name() string  { return "hey-csv" }
+
+func (Text) Sniff(_ string, head []byte) bool {
+	return bytes.Contains(head, []byte("Summary:")) && bytes.Contains(head, []byte("Requests/sec:")) &&
+		(bytes.Contains(head, []byte("Status code distribution:")) || bytes.Contains(head, []byte("Response time histogram:")))
+}
+
+const csvHeader = "response-time,DNS+dialup,DNS,Request-write,Response-delay,Response-read,status-code,offset"
+
+func (CSV) Sniff(_ string, head []byte) bool {
+	return bytes.HasPrefix(bytes.TrimPrefix(head, []byte("\ufeff")), []byte(csvHeader))
+}
+
+var (
+	fieldRe   = regexp.MustCompile(`^(Total|Slowest|Fastest|Average|Requests/sec):\s+(\S+)(?:\s+secs)?$`)
+	percentRe = regexp.MustCompile(`^(\d+)%{1,2} in (\S+) secs$`)
+	countRe   = regexp.MustCompile(`^\[(\d+)\]\s+(\d+) responses$`)
+	errorRe   = regexp.MustCompile(`^\[(\d+)\]\s+(.*)$`)
+)
+
+var (
+	timeKeys    = map[string]string{"Slowest": result.LatencyMax, "Average": result.LatencyMean}
+	percentKeys = map[int]string{50: result.LatencyP50, 90: result.LatencyP90, 95: result.LatencyP95, 99: result.LatencyP99}
+	// transport classes hey's error lines (Go's net/http errors).
+	transport = importer.MessageClasses{
+		Status:     func(string) bool { return false },
+		Timeout:    []string{"timeout", "deadline exceeded"},
+		Connection: []string{"dial", "connection", "eof", "broken pipe", "reset", "refused"},
+	}
+)
+
+// report collects one summary's figures.
+type report struct {
+	line    int
+	run     *result.Run
+	section string // the heading of the part being read
+	sawTime bool
+}
+
+func (Text) Import(name string, r io.Reader) (*result.Run, error) {
+	runs, err := Text{}.ImportAll(name, r)
+	return importer.One(name, "hey", runs, err)
+}
+
+// ImportAll reads every summary of the file, in order.
+func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
+	starts := func(line string) bool { return line == "Summary:" }
+	return importer.TextReport{Starts: starts}.ReadReports(name, `no "Summary:" line; expected a hey report`, r,
+		func(line int) importer.Report {
+			return &report{line: line, run: &result.Run{Metrics: map[string]float64{}}}
+		})
+}
+
+func (rep *report) Take(text string) error {
+	run := rep.run
+	if strings.HasSuffix(text, ":") && !strings.Contains(text, "\t") {
+		rep.section = text
+		return nil
+	}
+	switch rep.section {
+	case "Summary:":
+		m := fieldRe.FindStringSubmatch(text)
+		if m == nil {
+			return nil
+		}
+		v, err := strconv.ParseFloat(m[2], 64)
+		if err != nil || v < 0 || v > 1e9 {
+			return fmt.Errorf("%s: expected a number, got %q", m[1], m[2])
+		}
+		if math.IsNaN(v) {
+			return nil // hey prints NaN for latencies it never measured
+		}
+		switch m[1] {
+		case "Total":
+			run.Window, rep.sawTime = v, true
+		case "Requests/sec":
+			run.Metrics[result.RequestsPerSec] = v
+		default:
+			if key, ok := timeKeys[m[1]]; ok {
+				run.Metrics[key] = 1000 * v
+			}
+		}
+	case "Latency distribution:":
+		m := percentRe.FindStringSubmatch(text)
+		if m == nil {
+			return nil
+		}
+		p, _ := strconv.Atoi(m[1])
+		v, err := strconv.ParseFloat(m[2], 64)
+		if err != nil || !(v >= 0) || v > 1e9 {
+			return fmt.Errorf("latency %s%%: expected seconds, got %q", m[1], m[2])
+		}
+		// hey 0.1.5 prints "0%% in 0.0000 secs" for a percentile it lacks.
+		if key, ok := percentKeys[p]; ok {
+			run.Metrics[key] = 1000 * v
+		}
+	case "Status code distribution:":
+		m := countRe.FindStringSubmatch(text)
+		if m == nil {
+			return nil
+		}
+		code, _ := strconv.Atoi(m[1])
+		n, err := strconv.ParseInt(m[2], 10, 64)
+		if err != nil || n > 1<<53 {
+			return fmt.Errorf("status %s: expected a count, got %q", m[1], m[2])
+		}
+		run.Requests.Total += n
+		if code < 200 || code >= 400 {
+			run.Requests.Failed += n
+			run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrStatus, Count: n, Sample: "status " + m[1]})
+		}
+	case "Error distribution:":
+		m := errorRe.FindStringSubmatch(text)
+		if m == nil {
+			return nil
+		}
+		n, err := strconv.ParseInt(m[1], 10, 64)
+		if err != nil || n > 1<<53 {
+			return fmt.Errorf("error count %q: expected a number", m[1])
+		}
+		run.Requests.Total += n
+		run.Requests.Failed += n
+		run.Errors = append(run.Errors, result.ErrorClass{Class: transport.Class(m[2]), Count: n, Sample: importer.OneLine(m[2])})
+	}
+	return nil
+}
+
+// finish turns the figures into a run: every response and every error is
+// a request; a response outside 2xx/3xx or an error failed it.
+func (rep *report) Finish(name string) (*result.Run, error) {
+	run := rep.run
+	if !rep.sawTime {
+		return nil, &importer.SyntaxError{File: name, Line: rep.line, Msg: `the summary that starts here has no "Total:" line; expected a whole hey report`}
+	}
+	if run.Requests.Total == 0 {
+		return nil, &importer.Unsupported{File: name, Reason: fmt.Sprintf("the hey report at line %d lists no responses and no errors: nothing to judge", rep.line)}
+	}
+	if run.Requests.Failed == run.Requests.Total {
+		// Slowest and Fastest are 0 when nothing was timed.
+		for _, k := range []string{result.LatencyMax, result.LatencyMean, result.LatencyP50, result.LatencyP90, result.LatencyP95, result.LatencyP99} {
+			if run.Metrics[k] == 0 {
+				delete(run.Metrics, k)
+			}
+		}
+	}
+	run.Summarize()
+	return run, nil
+}
+
+func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = 8
+	cr.ReuseRecord = true
+	head, err := cr.Read()
+	if err != nil || strings.TrimPrefix(strings.Join(head, ","), "\ufeff") != csvHeader {
+		return nil, &importer.SyntaxError{File: name, Line: 1, Msg: "expected hey -o csv's header " + csvHeader}
+	}
+	b := rawrun.New(rawrun.Options{What: "requests"})
+	first, last := math.Inf(1), math.Inf(-1)
+	for {
+		row, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return nil, &importer.SyntaxError{File: name, Line: pe.Line, Msg: pe.Err.Error()}
+			}
+			return nil, &importer.SyntaxError{File: name, Msg: err.Error()}
+		}
+		line, _ := cr.FieldPos(0)
+		rt, err1 := strconv.ParseFloat(row[0], 64)
+		code, err2 := strconv.Atoi(row[6])
+		off, err3 := strconv.ParseFloat(row[7], 64)
+		if err1 != nil || err2 != nil || err3 != nil || !(rt >= 0) || rt > 1e7 || !(off >= 0) || off > 1e9 {
+			return nil, &importer.SyntaxError{File: name, Line: line, Msg: fmt.Sprintf(
+				"expected response-time and offset in seconds and a status code, got %q, %q, %q", row[0], row[7], row[6])}
+		}
+		first, last = min(first, off), max(last, off+rt)
+		st := b.Request("(unnamed)", time.Duration(rt*float64(time.Second)))
+		if code < 200 || code >= 400 {
+			b.Fail(st, result.ErrStatus, row[6], "status "+row[6])
+		}
+	}
+	if b.Requests().Total == 0 {
+		return nil, &importer.Unsupported{File: name, Reason: "hey csv of 0 responses"}
+	}
+	run := b.Run("hey -o csv lists responses only: requests that got no response (hey's error distribution) are not in the file")
+	run.Window = last - first
+	run.Summarize()
+	return run, nil
+}
