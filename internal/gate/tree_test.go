@@ -34,14 +34,14 @@ func TestOneVsNineteenUsesExactTest(t *testing.T) {
 	}
 	v := Judge(runsOf(tput, base...), runsOf(tput, 80), Policy{Metrics: []string{tput}})
 	f, _ := finding(v, tput)
-	if f.Test != TestExact || f.P != 0.05 || v.Outcome != Regression {
+	if f.Test != stats.TestExact || f.P != 0.05 || v.Outcome != Regression {
 		t.Errorf("1 vs 19, head below all: test %q p %v verdict %s; want exact, p = 0.05, regression", f.Test, f.P, v.Outcome)
 	}
 	// One baseline sample fewer and the exact test can no longer reach α:
 	// the t prediction test takes over.
 	v = Judge(runsOf(tput, base[:18]...), runsOf(tput, 80), Policy{Metrics: []string{tput}})
-	if f, _ := finding(v, tput); f.Test != TestTPrediction {
-		t.Errorf("1 vs 18: test %q, want %q", f.Test, TestTPrediction)
+	if f, _ := finding(v, tput); f.Test != stats.TestTPrediction {
+		t.Errorf("1 vs 18: test %q, want %q", f.Test, stats.TestTPrediction)
 	}
 }
 
@@ -50,7 +50,7 @@ func TestCalibratedZPath(t *testing.T) {
 	p := Policy{Metrics: []string{tput}, Noise: noise, BaselineJobs: 1}
 	v := Judge(runsOf(tput, 100), runsOf(tput, 70), p)
 	f, _ := finding(v, tput)
-	if f.Test != TestZ || f.FloorSource != FromCalibration || v.Outcome != Regression {
+	if f.Test != stats.TestZ || f.FloorSource != FromCalibration || v.Outcome != Regression {
 		t.Errorf("calibrated 1 vs 1, −30 %%: test %q source %s verdict %s; want z-test, calibrated, regression", f.Test, f.FloorSource, v.Outcome)
 	}
 	v = Judge(runsOf(tput, 100), runsOf(tput, 99), p)
@@ -62,7 +62,7 @@ func TestCalibratedZPath(t *testing.T) {
 func TestTPredictionPath(t *testing.T) {
 	v := Judge(runsOf(tput, 100), runsOf(tput, 60, 61, 59), Policy{Metrics: []string{tput}})
 	f, _ := finding(v, tput)
-	if f.Test != TestTPrediction || v.Outcome != Regression || !strings.Contains(f.Note, "low confidence") {
+	if f.Test != stats.TestTPrediction || v.Outcome != Regression || !strings.Contains(f.Note, "low confidence") {
 		t.Errorf("3 vs 1, −40 %%: test %q verdict %s note %q; want t prediction, regression, low confidence", f.Test, v.Outcome, f.Note)
 	}
 	if v.Detect[0].Method != "monte carlo" || !v.Detect[0].Possible {
@@ -127,7 +127,7 @@ func TestErrorRateRule(t *testing.T) {
 
 func TestDefinitionChangedComparesNothing(t *testing.T) {
 	v := Judge(runsOf(tput, 100, 100), runsOf(tput, 1, 1), Policy{Context: Context{DefinitionChanged: true}})
-	if v.Outcome != Inconclusive || len(v.Findings) != 0 || len(v.Detect) != 0 || !slices.Contains(v.Warnings, WarnDefinitionChanged) {
+	if v.Outcome != Inconclusive || len(v.Findings) != 0 || len(v.Detect) != 0 || !v.HasWarning(WarnDefinitionChanged) {
 		t.Errorf("definition changed: %+v; want inconclusive, no findings, the warning", v)
 	}
 }
@@ -135,7 +135,7 @@ func TestDefinitionChangedComparesNothing(t *testing.T) {
 func TestNoBaselinePasses(t *testing.T) {
 	v := Judge(nil, runsOf(tput, 100, 101), Policy{})
 	f, ok := finding(v, tput)
-	if v.Outcome != Pass || !slices.Contains(v.Warnings, WarnNoBaseline) || !ok || f.HeadMedian != 100.5 || !math.IsNaN(f.BaseMedian) {
+	if v.Outcome != Pass || !v.HasWarning(WarnNoBaseline) || !ok || f.HeadMedian != 100.5 || !math.IsNaN(f.BaseMedian) {
 		t.Errorf("no baseline: %+v", v)
 	}
 	if v := Judge(runsOf(tput, 1), nil, Policy{}); v.Outcome != Inconclusive {
@@ -153,7 +153,7 @@ func TestMissingMetricIsNotAvailable(t *testing.T) {
 	if f.Outcome != NotAvailable || !math.IsNaN(f.HeadMedian) || !math.IsNaN(f.Change) || f.Note != "not in the head runs" {
 		t.Errorf("p95 missing from head: %+v", f)
 	}
-	if v.Outcome != Pass || !slices.ContainsFunc(v.Warnings, func(w string) bool { return strings.Contains(w, "one side only") }) {
+	if v.Outcome != Pass || !slices.ContainsFunc(stats.Messages(v.Warnings), func(w string) bool { return strings.Contains(w, "one side only") }) {
 		t.Errorf("verdict %s warnings %q", v.Outcome, v.Warnings)
 	}
 }
@@ -214,7 +214,7 @@ func TestWarnings(t *testing.T) {
 	v := Judge(runsOf(tput, 100, 100, 100), runsOf(tput, 100, 100, 100),
 		Policy{Metrics: []string{tput, "nope"}, Context: Context{EnvDiffers: true, EnvDiff: "cores: 4 → 2"}})
 	want := []string{"environment fingerprint differs", "cores: 4 → 2", `unknown metric "nope"`, "floors not calibrated", "iterations/s 6.7 %"}
-	all := strings.Join(v.Warnings, "\n")
+	all := strings.Join(stats.Messages(v.Warnings), "\n")
 	for _, w := range want {
 		if !strings.Contains(all, w) {
 			t.Errorf("warnings %q lack %q", v.Warnings, w)

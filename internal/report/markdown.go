@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
 // MarkerPrefix starts the hidden marker that identifies tailgate's sticky
@@ -48,7 +49,7 @@ func Markdown(in Input) string {
 	if line := detectLine(in.Verdict); line != "" {
 		b.WriteString(line + "\n\n")
 	}
-	writeMarkdownList(&b, "Warnings", "⚠️ ", in.Verdict.Warnings)
+	writeMarkdownList(&b, "Warnings", "⚠️ ", stats.Messages(in.Verdict.Warnings))
 	writeMarkdownList(&b, "Notes", "", append(findingNotes(in.Verdict), in.Notes...))
 	b.WriteString("<sub>" + mdEscape(contextLine(in)) + "</sub>\n")
 	writeMarkdownDetails(&b, in)

@@ -119,7 +119,7 @@ func TestZTest(t *testing.T) {
 	}
 }
 
-func TestTPrediction(t *testing.T) {
+func TestTPredictionFallback(t *testing.T) {
 	base := []float64{0, 0.1, 0.2}
 	head := []float64{0.4}
 	// s_base = 0.1, t = (0.4−0.1)/(0.1·sqrt(1+1/3)) with 2 df.
