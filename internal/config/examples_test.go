@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/gate"
 )
 
 const examplesDir = "../../testdata/config"
@@ -25,7 +27,7 @@ func TestExamplesParse(t *testing.T) {
 			t.Errorf("%s:\n%v", f, err)
 			continue
 		}
-		if !reflect.DeepEqual(cfg.Gate.Metrics, DefaultGateMetrics()) && filepath.Base(f) != "open.yml" {
+		if !reflect.DeepEqual(cfg.Gate.Metrics, gate.DefaultMetrics()) && filepath.Base(f) != "open.yml" {
 			t.Errorf("%s: gate metrics %v, want the defaults", f, cfg.Gate.Metrics)
 		}
 	}
