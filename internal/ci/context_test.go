@@ -97,17 +97,19 @@ func TestDetectEvents(t *testing.T) {
 	}
 }
 
+// The API base URL comes from GITHUB_API_URL alone: no other variable can
+// redirect where the token is sent.
 func TestDetectAPIURL(t *testing.T) {
 	for _, tt := range []struct{ api, override, want string }{
 		{"", "", DefaultAPIURL},
 		{"https://ghe.example.com/api/v3", "", "https://ghe.example.com/api/v3"},
 		{"https://ghe.example.com/api/v3/", "", "https://ghe.example.com/api/v3"},
-		{"https://api.github.com", "http://127.0.0.1:8123/api/v3", "http://127.0.0.1:8123/api/v3"},
+		{"https://api.github.com", "http://127.0.0.1:8123/api/v3", "https://api.github.com"},
 	} {
-		env := map[string]string{"GITHUB_API_URL": tt.api, APIURLOverrideEnv: tt.override}
+		env := map[string]string{"GITHUB_API_URL": tt.api, "TAILGATE_GITHUB_API_URL": tt.override}
 		got, err := Detect(mapEnv(env))
 		if err != nil || got.APIURL != tt.want {
-			t.Errorf("Detect(api %q, override %q).APIURL = %q, %v; want %q", tt.api, tt.override, got.APIURL, err, tt.want)
+			t.Errorf("Detect(api %q, TAILGATE_GITHUB_API_URL %q).APIURL = %q, %v; want %q", tt.api, tt.override, got.APIURL, err, tt.want)
 		}
 	}
 }
@@ -122,6 +124,18 @@ func TestDetectRunURL(t *testing.T) {
 	}
 	if got := (Context{}).RunURL(); got != "" {
 		t.Errorf("RunURL outside Actions = %q, want empty", got)
+	}
+	if got := c.TriggerRunURL(); got != "" {
+		t.Errorf("TriggerRunURL of a push = %q, want empty", got)
+	}
+	env := actionsEnv("workflow_run", "workflow_run.json")
+	env["GITHUB_RUN_ID"] = "777" // this run; the trigger is the payload's
+	wr, err := Detect(mapEnv(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := wr.TriggerRunURL(), "https://github.com/tailgate-ci/shop/actions/runs/12004005006"; got != want {
+		t.Errorf("TriggerRunURL = %q, want %q", got, want)
 	}
 }
 

@@ -50,8 +50,9 @@ func actionEnv(t *testing.T, dir, config, baselinePath string) environ {
 		"GITHUB_OUTPUT":       output,
 		"GITHUB_STEP_SUMMARY": summary,
 		"RUNNER_TEMP":         runnerTemp,
-		// Nothing may call the real API from a test.
-		ci.APIURLOverrideEnv: "http://127.0.0.1:1",
+		// Nothing may call the real API from a test: the injected
+		// environment points the API at a closed loopback port.
+		"GITHUB_API_URL": "http://127.0.0.1:1",
 	}
 	inputs := map[string]string{
 		"config":               config,

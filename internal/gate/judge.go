@@ -38,12 +38,12 @@ func Judge(base, head []result.Run, p Policy) Verdict {
 	for i := range policies {
 		key := policies[i].meta.Key
 		policies[i].paired = p.Paired && len(base) == len(head) &&
-			len(values(base, key)) == len(base) && len(values(head, key)) == len(head)
+			len(result.Values(base, key)) == len(base) && len(result.Values(head, key)) == len(head)
 	}
 	k := comparedGated(policies, base, head)
 	comparisons := make([]stats.Comparison, len(policies))
 	for i, mp := range policies {
-		f, c := mp.judge(values(base, mp.meta.Key), values(head, mp.meta.Key), k, p)
+		f, c := mp.judge(result.Values(base, mp.meta.Key), result.Values(head, mp.meta.Key), k, p)
 		v.Findings = append(v.Findings, f)
 		comparisons[i] = c
 		if f.Gated && f.Outcome != NotAvailable {
@@ -191,7 +191,7 @@ func headOnly(head []result.Run, p Policy) []Finding {
 	policies, _ := metricPolicies(nil, head, p)
 	var out []Finding
 	for _, mp := range policies {
-		f, _ := mp.judge(nil, values(head, mp.meta.Key), 1, p)
+		f, _ := mp.judge(nil, result.Values(head, mp.meta.Key), 1, p)
 		f.Note = "" // the no-baseline warning says it once
 		out = append(out, f)
 	}

@@ -152,17 +152,6 @@ func (mp metricPolicy) fromScale(w float64) float64 {
 	return stats.FromScale(mp.scale(), mp.direction(), w)
 }
 
-// values returns the metric's values of the runs that carry it.
-func values(runs []result.Run, key string) []float64 {
-	var out []float64
-	for i := range runs {
-		if v, ok := runs[i].Value(key); ok {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
 func hasKey(runs []result.Run, key string) bool {
 	return slices.ContainsFunc(runs, func(r result.Run) bool { _, ok := r.Value(key); return ok })
 }

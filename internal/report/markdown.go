@@ -139,3 +139,9 @@ func codeSpan(s string) string {
 	s = strings.ReplaceAll(oneLine(s), "`", "'")
 	return "`" + strings.ReplaceAll(s, "|", `\|`) + "`"
 }
+
+// NoVerdictMarkdown is the job summary of a run that stopped before it could
+// judge: what failed, and the exit code it ends with.
+func NoVerdictMarkdown(name string, code int, err error) string {
+	return fmt.Sprintf("%s\n### ⚠️ tailgate · %s: no verdict\n\ntailgate stopped before it could judge (exit code %d):\n\n```\n%v\n```\n", Marker(name), name, code, err)
+}

@@ -162,7 +162,7 @@ func TestCalibrateRecoversVarianceComponents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	par := PairFloor(nz, 0.05)
+	par := JobToJobFloor(nz, 0.05)
 	if !FloorsAgree(emp, par) {
 		t.Errorf("empirical floor %.4f and parametric floor %.4f should agree", emp, par)
 	}
