@@ -19,6 +19,7 @@ func resultWith(hash string, values ...float64) *result.File {
 }
 
 func TestAppendKeepsWindow(t *testing.T) {
+	t.Parallel()
 	f := New("b", "h1", result.Env{}, 4)
 	f.Append(resultWith("h1", 1, 2, 3), Provenance{Job: "j1"})
 	f.Append(resultWith("h1", 4, 5, 6), Provenance{Job: "j2"})
@@ -34,6 +35,7 @@ func TestAppendKeepsWindow(t *testing.T) {
 }
 
 func TestAppendNewDefinitionStartsOver(t *testing.T) {
+	t.Parallel()
 	f := New("b", "h1", result.Env{}, 30)
 	f.Append(resultWith("h1", 1, 2), Provenance{Job: "j1"})
 	f.AddJob("cal", time.Now(), resultWith("h1", 1, 2).Runs)
@@ -44,6 +46,7 @@ func TestAppendNewDefinitionStartsOver(t *testing.T) {
 }
 
 func TestWriteReadRoundTrip(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "baselines", "b.json")
 	f := New("b", "h1", result.Env{}, 30)
 	res := resultWith("h1", 10, 11)
@@ -62,6 +65,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 }
 
 func TestReadErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, err := Read(filepath.Join(dir, "none.json")); !errors.Is(err, ErrNotFound) {
 		t.Errorf("missing file: %v, want ErrNotFound", err)
@@ -79,6 +83,7 @@ func TestReadErrors(t *testing.T) {
 }
 
 func TestMetricJobs(t *testing.T) {
+	t.Parallel()
 	f := New("b", "h", result.Env{}, 30)
 	f.AddJob("a", time.Now(), resultWith("h", 1, 2, 3).Runs)
 	f.AddJob("b", time.Now(), resultWith("h", 4).Runs) // one run: no within-job spread

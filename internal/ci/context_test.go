@@ -35,6 +35,7 @@ func actionsEnv(event, fixture string) map[string]string {
 }
 
 func TestDetectEvents(t *testing.T) {
+	t.Parallel()
 	const (
 		prHead   = "b7e4c1d2a3f4e5d6c7b8a9f0e1d2c3b4a5f6e7d8"
 		prBase   = "3a9c5e7f1b2d4c6e8a0b1c2d3e4f5a6b7c8d9e0f"
@@ -100,6 +101,7 @@ func TestDetectEvents(t *testing.T) {
 // The API base URL comes from GITHUB_API_URL alone: no other variable can
 // redirect where the token is sent.
 func TestDetectAPIURL(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ api, override, want string }{
 		{"", "", DefaultAPIURL},
 		{"https://ghe.example.com/api/v3", "", "https://ghe.example.com/api/v3"},
@@ -115,6 +117,7 @@ func TestDetectAPIURL(t *testing.T) {
 }
 
 func TestDetectRunURL(t *testing.T) {
+	t.Parallel()
 	c, err := Detect(mapEnv(actionsEnv("push", "push.json")))
 	if err != nil {
 		t.Fatal(err)
@@ -140,6 +143,7 @@ func TestDetectRunURL(t *testing.T) {
 }
 
 func TestDetectOutsideActions(t *testing.T) {
+	t.Parallel()
 	c, err := Detect(mapEnv(nil))
 	if err != nil {
 		t.Fatalf("Detect with an empty environment: %v", err)
@@ -150,6 +154,7 @@ func TestDetectOutsideActions(t *testing.T) {
 }
 
 func TestDetectErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)
@@ -186,6 +191,7 @@ func TestDetectErrors(t *testing.T) {
 }
 
 func TestDeletedForkCountsAsFork(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "event.json")
 	payload := `{"number":9,"pull_request":{"number":9,"head":{"ref":"x","sha":"abc1234","repo":null},
 		"base":{"ref":"main","sha":"def5678","repo":{"full_name":"tailgate-ci/shop"}}}}`

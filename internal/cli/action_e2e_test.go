@@ -739,6 +739,7 @@ var stepOutputExpr = regexp.MustCompile(`steps\.([A-Za-z0-9_-]+)\.outputs\.([A-Z
 // read only outputs it declares, point at benchmark files that load, keep
 // expressions out of shell scripts, and wire the fork-PR pair by name.
 func TestRepositoryWorkflows(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join("..", "..")
 	paths, _ := filepath.Glob(filepath.Join(root, ".github", "workflows", "*.yml"))
 	if len(paths) < 3 {

@@ -76,6 +76,7 @@ func actionEnv(t *testing.T, dir, config, baselinePath string) environ {
 }
 
 func TestActionMissingConfigIsUsageError(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "nope.yml")
 	env := actionEnv(t, dir, missing, filepath.Join(dir, "b.json"))
@@ -87,6 +88,7 @@ func TestActionMissingConfigIsUsageError(t *testing.T) {
 }
 
 func TestActionBadInputIsUsageError(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	env := actionEnv(t, dir, filepath.Join(dir, "c.yml"), filepath.Join(dir, "b.json"))
 	env[ci.InputEnv("mode")] = "benchmark-everything"
@@ -99,6 +101,7 @@ func TestActionBadInputIsUsageError(t *testing.T) {
 }
 
 func TestActionTakesNoArguments(t *testing.T) {
+	t.Parallel()
 	o := tailgate(t, "action", "check")
 	wantCode(t, o, 2)
 }

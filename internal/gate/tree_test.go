@@ -14,6 +14,7 @@ import (
 var tput = result.IterationsPerSec
 
 func TestOneVsOneIsInconclusive(t *testing.T) {
+	t.Parallel()
 	v := Judge(runsOf(tput, 100), runsOf(tput, 50), Policy{Metrics: []string{tput}})
 	f, _ := finding(v, tput)
 	if v.Outcome != Inconclusive || f.Outcome != MetricInconclusive {
@@ -28,6 +29,7 @@ func TestOneVsOneIsInconclusive(t *testing.T) {
 }
 
 func TestOneVsNineteenUsesExactTest(t *testing.T) {
+	t.Parallel()
 	base := make([]float64, 19)
 	for i := range base {
 		base[i] = 100 + float64(i)
@@ -46,6 +48,7 @@ func TestOneVsNineteenUsesExactTest(t *testing.T) {
 }
 
 func TestCalibratedZPath(t *testing.T) {
+	t.Parallel()
 	noise := map[string]stats.Noise{tput: {SigmaW: 0.03, SigmaB: 0.01, Jobs: 10, Runs: 5}}
 	p := Policy{Metrics: []string{tput}, Noise: noise, BaselineJobs: 1}
 	v := Judge(runsOf(tput, 100), runsOf(tput, 70), p)
@@ -60,6 +63,7 @@ func TestCalibratedZPath(t *testing.T) {
 }
 
 func TestTPredictionPath(t *testing.T) {
+	t.Parallel()
 	v := Judge(runsOf(tput, 100), runsOf(tput, 60, 61, 59), Policy{Metrics: []string{tput}})
 	f, _ := finding(v, tput)
 	if f.Test != stats.TestTPrediction || v.Outcome != Regression || !strings.Contains(f.Note, "low confidence") {
@@ -71,6 +75,7 @@ func TestTPredictionPath(t *testing.T) {
 }
 
 func TestImprovementsNeverFail(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(21, 1))
 	w := world{cv: 0.05}
 	for i := range 84 { // every (n, jobs) pair twice
@@ -90,6 +95,7 @@ func TestImprovementsNeverFail(t *testing.T) {
 }
 
 func TestChangedWithinNoisePasses(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(22, 1))
 	w := world{cv: 0.01}
 	v := Judge(w.jobs(rng, 6, 5), w.job(rng, 5, 0.96, 1), Policy{})
@@ -100,6 +106,7 @@ func TestChangedWithinNoisePasses(t *testing.T) {
 }
 
 func TestErrorRateRule(t *testing.T) {
+	t.Parallel()
 	key := result.RequestErrorPct
 	zeros := func(n int) []float64 { return make([]float64, n) }
 	v := Judge(runsOf(key, zeros(30)...), runsOf(key, zeros(5)...), Policy{Metrics: []string{key}})
@@ -126,6 +133,7 @@ func TestErrorRateRule(t *testing.T) {
 }
 
 func TestDefinitionChangedComparesNothing(t *testing.T) {
+	t.Parallel()
 	v := Judge(runsOf(tput, 100, 100), runsOf(tput, 1, 1), Policy{Context: Context{DefinitionChanged: true}})
 	if v.Outcome != Inconclusive || len(v.Findings) != 0 || len(v.Detect) != 0 || !v.HasWarning(WarnDefinitionChanged) {
 		t.Errorf("definition changed: %+v; want inconclusive, no findings, the warning", v)
@@ -133,6 +141,7 @@ func TestDefinitionChangedComparesNothing(t *testing.T) {
 }
 
 func TestNoBaselinePasses(t *testing.T) {
+	t.Parallel()
 	v := Judge(nil, runsOf(tput, 100, 101), Policy{})
 	f, ok := finding(v, tput)
 	if v.Outcome != Pass || !v.HasWarning(WarnNoBaseline) || !ok || f.HeadMedian != 100.5 || !math.IsNaN(f.BaseMedian) {
@@ -144,6 +153,7 @@ func TestNoBaselinePasses(t *testing.T) {
 }
 
 func TestMissingMetricIsNotAvailable(t *testing.T) {
+	t.Parallel()
 	base := runsOf(tput, 100, 100, 100, 100, 100)
 	for i := range base {
 		base[i].Metrics[result.LatencyP95] = 10
@@ -159,6 +169,7 @@ func TestMissingMetricIsNotAvailable(t *testing.T) {
 }
 
 func TestRequestsPerSecondStandsInForThroughput(t *testing.T) {
+	t.Parallel()
 	rps := result.RequestsPerSec
 	v := Judge(runsOf(rps, 100, 101, 99, 100, 102, 98), runsOf(rps, 80, 81, 79, 80, 80), Policy{})
 	f, _ := finding(v, rps)
@@ -171,6 +182,7 @@ func TestRequestsPerSecondStandsInForThroughput(t *testing.T) {
 }
 
 func TestFloorSources(t *testing.T) {
+	t.Parallel()
 	p99 := result.LatencyP99
 	rng := rand.New(rand.NewPCG(23, 1))
 	w := world{cv: 0.03}
@@ -198,6 +210,7 @@ func TestFloorSources(t *testing.T) {
 }
 
 func TestSameJobDropsBetweenJobNoise(t *testing.T) {
+	t.Parallel()
 	nz := map[string]stats.Noise{tput: {SigmaW: 0.02, SigmaB: 0.05, Jobs: 10, Runs: 5}}
 	base, head := runsOf(tput, 100, 101, 99, 100, 102), runsOf(tput, 90, 91, 89, 90, 90)
 	stored := Judge(base, head, Policy{Metrics: []string{tput}, Noise: nz})
@@ -211,6 +224,7 @@ func TestSameJobDropsBetweenJobNoise(t *testing.T) {
 }
 
 func TestWarnings(t *testing.T) {
+	t.Parallel()
 	v := Judge(runsOf(tput, 100, 100, 100), runsOf(tput, 100, 100, 100),
 		Policy{Metrics: []string{tput, "nope"}, Context: Context{EnvDiffers: true, EnvDiff: "cores: 4 → 2"}})
 	want := []string{"environment fingerprint differs", "cores: 4 → 2", `unknown metric "nope"`, "floors not calibrated", "iterations/s 6.7 %"}
@@ -223,6 +237,7 @@ func TestWarnings(t *testing.T) {
 }
 
 func TestDetectShrinksWithMoreRuns(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(24, 1))
 	w := world{cv: 0.07}
 	nz := w.calibrate(rng, 20, 5)
@@ -240,6 +255,7 @@ func TestDetectShrinksWithMoreRuns(t *testing.T) {
 }
 
 func TestBadValuesAreInconclusive(t *testing.T) {
+	t.Parallel()
 	v := Judge(runsOf(tput, 100, 0, 100), runsOf(tput, 100, 100, 100), Policy{Metrics: []string{tput}})
 	f, _ := finding(v, tput)
 	if f.Outcome != MetricInconclusive || !strings.Contains(f.Note, "cannot compare") || v.Outcome != Inconclusive {
@@ -250,6 +266,7 @@ func TestBadValuesAreInconclusive(t *testing.T) {
 // A calibration that saw no noise at all still leaves a floor at the
 // resolution of a short benchmark: one cut iteration must not fail the gate.
 func TestCalibratedFloorHasAMinimum(t *testing.T) {
+	t.Parallel()
 	base := make([]result.Run, 20)
 	for i := range base {
 		base[i] = result.Run{Metrics: map[string]float64{result.IterationsPerSec: 100}}
@@ -277,6 +294,7 @@ func TestCalibratedFloorHasAMinimum(t *testing.T) {
 // sides' runs: quiet runs give a narrow floor that catches a small shift,
 // noisy runs a wide one that does not cry wolf.
 func TestSameJobFloorComesFromTheJob(t *testing.T) {
+	t.Parallel()
 	mk := func(vals ...float64) []result.Run {
 		runs := make([]result.Run, len(vals))
 		for i, v := range vals {
@@ -304,6 +322,7 @@ func TestSameJobFloorComesFromTheJob(t *testing.T) {
 // A config floor stands in until the noise is measured; a calibration
 // replaces it; min_effect applies on top of any floor.
 func TestFloorPrecedence(t *testing.T) {
+	t.Parallel()
 	base := runsOf(result.CPUPerIteration, 5, 5.05, 4.95, 5.02, 4.98, 5.01, 4.99, 5.03, 5.0, 5.0)
 	head := runsOf(result.CPUPerIteration, 5.4, 5.45, 5.35, 5.42, 5.38) // +8 %
 	metrics := []string{result.CPUPerIteration}

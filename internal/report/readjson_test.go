@@ -12,6 +12,7 @@ import (
 // The Markdown re-rendered from report.json is the Markdown of the Input it
 // was written from, and reading then writing gives the same file.
 func TestReadJSONRoundTrip(t *testing.T) {
+	t.Parallel()
 	for name, in := range cases() {
 		t.Run(name, func(t *testing.T) {
 			var js bytes.Buffer
@@ -38,6 +39,7 @@ func TestReadJSONRoundTrip(t *testing.T) {
 
 // The stored golden reports render to the stored golden Markdown.
 func TestReadJSONGoldenFiles(t *testing.T) {
+	t.Parallel()
 	for name := range cases() {
 		f, err := os.Open(filepath.Join("testdata", name+".json"))
 		if err != nil {
@@ -80,6 +82,7 @@ func mutated(t *testing.T, edit func(m map[string]any)) []byte {
 func metric0(m map[string]any) map[string]any { return m["metrics"].([]any)[0].(map[string]any) }
 
 func TestReadJSONRejects(t *testing.T) {
+	t.Parallel()
 	huge := strings.Repeat(" ", MaxJSONBytes) + "{}"
 	for _, tc := range []struct {
 		name, want string
@@ -132,6 +135,7 @@ func TestReadJSONRejects(t *testing.T) {
 
 // A report exactly at the size limit is read; one byte more is not.
 func TestReadJSONSizeLimitBoundary(t *testing.T) {
+	t.Parallel()
 	doc := mutated(t, func(map[string]any) {})
 	pad := MaxJSONBytes - len(doc)
 	atLimit := append(bytes.Repeat([]byte(" "), pad), doc...)
@@ -145,6 +149,7 @@ func TestReadJSONSizeLimitBoundary(t *testing.T) {
 
 // Every problem is reported, each with its path.
 func TestReadJSONReportsAllProblems(t *testing.T) {
+	t.Parallel()
 	data := mutated(t, func(m map[string]any) {
 		m["mode"] = "yolo"
 		metric0(m)["change_unit"] = "x"

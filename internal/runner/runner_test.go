@@ -190,6 +190,7 @@ func TestRunIsCancelledWithoutAResult(t *testing.T) {
 }
 
 func TestOrder(t *testing.T) {
+	t.Parallel()
 	abba := Order(config.OrderABBA, 3, 1)
 	if want := []Side{Base, Head, Head, Base, Base, Head}; !slices.Equal(abba, want) {
 		t.Errorf("abba order = %v, want %v", abba, want)
