@@ -180,3 +180,26 @@ func TestReadAtBranchReadsTheCurrentTip(t *testing.T) {
 		t.Error("a branch name starting with '-' was accepted")
 	}
 }
+
+// A git source reads the file at the trusted commit: missing there is no
+// baseline yet, present but not a baseline is an error naming the place.
+func TestGitSources(t *testing.T) {
+	r := newGitRepos(t)
+	missing := BaseCommitSource{Dir: r.workspace, Commit: r.baseSHA, Path: "baselines/missing.json", Git: ExecGit{}}
+	if bl, err := missing.Read(t.Context()); bl != nil || err != nil {
+		t.Errorf("missing at the commit: %v, %v; want no baseline and no error", bl, err)
+	}
+	src := BaseCommitSource{Dir: r.workspace, Commit: r.baseSHA, Path: "baselines/api.json", Git: ExecGit{}}
+	if want := "baselines/api.json at the PR's base commit " + r.baseSHA[:12]; src.String() != want {
+		t.Errorf("String = %q, want %q", src, want)
+	}
+	// The fixture's file is not a baseline: the error proves it was read
+	// from the commit ({"p99_ms": 12}), not the working tree.
+	if _, err := src.Read(t.Context()); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), src.String()) {
+		t.Errorf("Read = %v, want ErrCorrupt naming %s", err, src)
+	}
+	branch := BranchSource{Dir: r.workspace, Branch: "tailgate-baselines", Path: "baselines/api.json", Git: ExecGit{}}
+	if _, err := branch.Read(t.Context()); !errors.Is(err, ErrCorrupt) || branch.String() != "baselines/api.json on branch tailgate-baselines" {
+		t.Errorf("branch source %s: %v", branch, err)
+	}
+}
