@@ -50,12 +50,9 @@ func Check(ctx context.Context, env Env, o CheckOptions) (Judged, error) {
 	if err != nil {
 		return Judged{}, err
 	}
-	head := o.Head
-	if head == nil {
-		if head, err = measure(ctx, env, o.Config); err != nil {
-			return Judged{}, err
-		}
-		showRuns(env, head)
+	head, err := headRuns(ctx, env, o.Config, o.Head)
+	if err != nil {
+		return Judged{}, err
 	}
 	if err := writeResult(o.ResultPath, head); err != nil {
 		return Judged{}, err

@@ -54,11 +54,10 @@ func Demo(ctx context.Context, env Env, o DemoOptions) (*Judged, error) {
 
 // recordDemo records a new demo baseline from cfg, replacing the old one.
 func recordDemo(ctx context.Context, env Env, cfg *config.Config, path string) error {
-	res, err := measure(ctx, env, cfg)
+	res, err := headRuns(ctx, env, cfg, nil)
 	if err != nil {
 		return err
 	}
-	showRuns(env, res)
 	bl := baseline.New(cfg.Name, res.DefinitionHash, res.Env, cfg.Gate.Window)
 	bl.Append(res, baseline.Provenance{Job: "demo-" + res.Created.Format("20060102T150405"), Ref: "demo", Time: res.Created})
 	if err := Runtime.Wrap(baseline.Write(path, bl)); err != nil {

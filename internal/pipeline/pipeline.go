@@ -80,6 +80,20 @@ func runFailure(err error) error {
 	return Runtime.Wrap(err)
 }
 
+// headRuns are the given runs, or else the benchmark's, measured now and
+// shown.
+func headRuns(ctx context.Context, env Env, cfg *config.Config, given *result.File) (*result.File, error) {
+	if given != nil {
+		return given, nil
+	}
+	head, err := measure(ctx, env, cfg)
+	if err != nil {
+		return nil, err
+	}
+	showRuns(env, head)
+	return head, nil
+}
+
 // showRuns writes the table of measured runs and a blank line.
 func showRuns(env Env, f *result.File) {
 	report.WriteRunTable(env.out(), f)

@@ -38,12 +38,9 @@ func Record(ctx context.Context, env Env, o RecordOptions) (Recorded, error) {
 	if err != nil {
 		return Recorded{}, err
 	}
-	head := o.Head
-	if head == nil {
-		if head, err = measure(ctx, env, o.Config); err != nil {
-			return Recorded{}, err
-		}
-		showRuns(env, head)
+	head, err := headRuns(ctx, env, o.Config, o.Head)
+	if err != nil {
+		return Recorded{}, err
 	}
 	window := 0
 	if o.Config != nil {
