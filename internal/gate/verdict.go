@@ -2,8 +2,11 @@
 // a Policy, it judges every metric (regression, changed within noise,
 // improvement, pass, inconclusive, not available, not gated), states what
 // effect sizes the comparison could detect, and combines the gated metrics
-// into one Verdict. It does no I/O; the caller supplies the context
-// (no baseline, definition changed, environment differs) it cannot see.
+// into one Verdict. The statistics of each metric come from stats.Compare;
+// the gate decides which metrics are gated, by which floor, and what the
+// comparison means (regression ⇔ p ≤ α and effect > floor). It does no
+// I/O; the caller supplies the context (no baseline, definition changed,
+// environment differs) it cannot see.
 package gate
 
 import "github.com/tailgate-ci/tailgate/internal/stats"
