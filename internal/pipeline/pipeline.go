@@ -30,7 +30,8 @@ import (
 
 // Env is the world a use case runs in.
 type Env struct {
-	// Out shows what a use case measured as it goes: the table of runs.
+	// Out shows what a use case does as it goes: the table of the runs it
+	// measured, and what the demo recorded. Reports are the publishers'.
 	Out io.Writer
 	// Log receives notices and the target's and load tools' output.
 	Log io.Writer
