@@ -20,7 +20,7 @@ func sampleFile() *File {
 	}
 	run := Run{
 		Index: 0, Started: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC), Window: 4, Model: "open", OfferedRate: 50,
-		Iterations: Iterations{Offered: 200, Started: 190, Completed: 188, Succeeded: 180, Dropped: 10},
+		Iterations: Iterations{Offered: 200, Started: 190, Completed: 188, Succeeded: 180, Dropped: 10, Counted: CountAll},
 		Requests:   Requests{Total: 752, Failed: 8},
 		Errors:     []ErrorClass{{Class: ErrStatus, Step: "assign", Count: 8, Sample: "409 INVALID ACTION"}},
 		Steps:      []Step{{Name: "create", Requests: 188, Failed: 0, Latency: h}},
