@@ -91,7 +91,7 @@ var (
 	metricUnits  = []string{"", "/s", "ms", "%", "MB"}
 	changeUnits  = []string{"%", "pp"}
 	directions   = []string{"drop", "rise"}
-	methods      = []string{stats.MethodFormula, stats.MethodMonteCarlo}
+	methods      = []string{stats.MethodFormula, stats.MethodMonteCarlo, stats.MethodPairs}
 	errorKinds   = []string{result.ErrStatus, result.ErrExpect, result.ErrTimeout, result.ErrConnection}
 )
 

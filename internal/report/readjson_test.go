@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
 // The Markdown re-rendered from report.json is the Markdown of the Input it
@@ -157,5 +160,28 @@ func TestReadJSONReportsAllProblems(t *testing.T) {
 	_, err := ReadJSON(bytes.NewReader(data))
 	if err == nil || !strings.Contains(err.Error(), `mode: "yolo"`) || !strings.Contains(err.Error(), `metrics[0].change_unit: "x"`) {
 		t.Errorf("error = %v, want both problems", err)
+	}
+}
+
+// A paired A/B report (its detectable effects found by the pairs' formula)
+// reads back too: `tailgate comment` posts the reports of mode ab.
+func TestReadJSONReadsAnABReport(t *testing.T) {
+	t.Parallel()
+	base, head := fixtureRuns(8, 1, false), fixtureRuns(8, 0.9, true)
+	in := Input{Name: "api", Mode: "ab", BaselineSource: "the base target, measured in this job",
+		Verdict: gate.Judge(base, head, gate.Policy{SameJob: true, Paired: true}), Head: head}
+	if len(in.Verdict.Detect) == 0 || in.Verdict.Detect[0].Method != stats.MethodPairs {
+		t.Fatalf("not a paired comparison: %+v", in.Verdict.Detect)
+	}
+	var js bytes.Buffer
+	if err := WriteJSON(&js, in); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadJSON(bytes.NewReader(js.Bytes()))
+	if err != nil {
+		t.Fatalf("ReadJSON of an A/B report: %v", err)
+	}
+	if Markdown(got) != Markdown(in) {
+		t.Errorf("the A/B report renders differently after the round trip")
 	}
 }
