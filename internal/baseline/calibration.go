@@ -1,6 +1,8 @@
 package baseline
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/result"
@@ -54,4 +56,66 @@ func (c *Calibration) MetricJobs(key string) [][]float64 {
 		}
 	}
 	return jobs
+}
+
+// The warnings EstimateNoise raises.
+const (
+	WarnTooFewJobs         stats.WarningCode = "too_few_jobs"
+	WarnMetricNotEstimated stats.WarningCode = "metric_not_estimated"
+	WarnNoiseModel         stats.WarningCode = "noise_model_disagrees"
+	WarnRoughEstimate      stats.WarningCode = "rough_estimate"
+)
+
+// minCrossCheckJobs is how many jobs the empirical cross-check of the
+// noise model needs before its 95th percentile means anything.
+const minCrossCheckJobs = 5
+
+// minCrossCheckSigma leaves out metrics that showed no noise at all (an
+// open-loop rate that always met its target): there is nothing to compare.
+const minCrossCheckSigma = 0.001
+
+// recommendedJobs is how many calibration jobs give a firm estimate of the
+// between-job noise (stats.md §6.5).
+const recommendedJobs = 10
+
+// EstimateNoise recomputes the per-metric noise from the calibration jobs
+// (stats.Calibrate on logs for ratio metrics, on percentage points for
+// rates) and cross-checks it at level alpha against the job-to-job
+// differences seen. It returns warnings about estimates that are weak or
+// inconsistent.
+func (c *Calibration) EstimateNoise(alpha float64) []stats.Warning {
+	c.Noise = map[string]stats.Noise{}
+	if len(c.Jobs) < 2 {
+		return []stats.Warning{stats.Warn(WarnTooFewJobs, fmt.Sprintf("%d job so far: the noise needs at least 2 jobs (10 or more recommended); run calibrate --append in more jobs", len(c.Jobs)))}
+	}
+	var warnings []stats.Warning
+	var disagree []string
+	for _, m := range result.Metrics {
+		jobs := c.MetricJobs(m.Key)
+		if len(jobs) < 2 {
+			continue
+		}
+		calibrate := stats.Calibrate
+		if m.Scale == result.Percent {
+			calibrate = stats.CalibrateAbsolute
+		}
+		nz, err := calibrate(jobs)
+		if err != nil {
+			warnings = append(warnings, stats.Warn(WarnMetricNotEstimated, fmt.Sprintf("%s: %v", m.Key, err)))
+			continue
+		}
+		c.Noise[m.Key] = nz
+		if m.Scale == result.Ratio && len(jobs) >= minCrossCheckJobs && nz.SigmaW > minCrossCheckSigma {
+			if seen, err := stats.EmpiricalFloor(jobs); err == nil && !stats.FloorsAgree(seen, stats.JobToJobFloor(nz, alpha)) {
+				disagree = append(disagree, fmt.Sprintf("%s (%.1f %% seen, %.1f %% modelled)", m.Key, 100*seen, 100*stats.JobToJobFloor(nz, alpha)))
+			}
+		}
+	}
+	if len(disagree) > 0 {
+		warnings = append(warnings, stats.Warn(WarnNoiseModel, "job-to-job differences (95th percentile) disagree with the noise model for "+strings.Join(disagree, ", ")+": the noise may not be lognormal or stationary; more jobs spread over time make the estimate firmer"))
+	}
+	if len(c.Jobs) < recommendedJobs {
+		warnings = append(warnings, stats.Warn(WarnRoughEstimate, fmt.Sprintf("only %d jobs: the between-job noise is a rough estimate (10 or more recommended)", len(c.Jobs))))
+	}
+	return warnings
 }

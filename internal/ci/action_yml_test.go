@@ -59,6 +59,7 @@ func keys[M ~map[string]V, V any](m M) []string {
 }
 
 func TestActionYMLInputsMatchCode(t *testing.T) {
+	t.Parallel()
 	a := readActionFile(t)
 	if a.Runs.Using != "composite" {
 		t.Fatalf("runs.using = %q, want composite (a docker action cannot reach the host's 127.0.0.1)", a.Runs.Using)
@@ -105,6 +106,7 @@ func TestActionYMLInputsMatchCode(t *testing.T) {
 }
 
 func TestActionYMLDefaultsMatchCode(t *testing.T) {
+	t.Parallel()
 	a := readActionFile(t)
 	typ := reflect.TypeFor[Inputs]()
 	for i := range typ.NumField() {
@@ -124,6 +126,7 @@ func TestActionYMLDefaultsMatchCode(t *testing.T) {
 }
 
 func TestActionYMLOutputsMatchCode(t *testing.T) {
+	t.Parallel()
 	a := readActionFile(t)
 	var written []string
 	typ := reflect.TypeFor[Outputs]()
@@ -147,6 +150,7 @@ func TestActionYMLOutputsMatchCode(t *testing.T) {
 }
 
 func TestActionYMLBuildsFromItsOwnSource(t *testing.T) {
+	t.Parallel()
 	a := readActionFile(t)
 	var setup, cache, build bool
 	for _, s := range a.Runs.Steps {

@@ -1,8 +1,8 @@
 // Package ci owns the GitHub Actions runtime contract: the job's context (the
 // environment and the event payload), the action's inputs and outputs, the
-// workflow commands (annotations, groups, masks), the job summary, and reading
-// a trusted baseline from the PR's base commit. It is the only package that
-// imports go-githubactions; the environment and the writers are injected.
+// workflow commands (annotations, groups, masks) and the job summary. It is
+// the only package that imports go-githubactions; the environment and the
+// writers are injected.
 package ci
 
 import (
@@ -13,11 +13,6 @@ import (
 
 // DefaultAPIURL is github.com's REST API, used when GITHUB_API_URL is unset.
 const DefaultAPIURL = "https://api.github.com"
-
-// APIURLOverrideEnv names a variable that, when set, replaces GITHUB_API_URL.
-// GitHub ignores attempts to override its default variables, so tests and
-// local runs point tailgate at a fake API through this one.
-const APIURLOverrideEnv = "TAILGATE_GITHUB_API_URL"
 
 // Context is what tailgate needs to know about the job it runs in.
 type Context struct {
@@ -65,11 +60,23 @@ func (c Context) IsPullRequest() bool {
 }
 
 // RunURL is the link to this workflow run, or "" outside Actions.
-func (c Context) RunURL() string {
-	if c.ServerURL == "" || c.Owner == "" || c.RunID == "" {
+func (c Context) RunURL() string { return c.runURL(c.RunID) }
+
+// TriggerRunURL is the link to the run that triggered this workflow_run
+// job, or "" when there is none.
+func (c Context) TriggerRunURL() string {
+	if c.TriggerRunID == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s/%s/%s/actions/runs/%s", c.ServerURL, c.Owner, c.Repo, c.RunID)
+	return c.runURL(strconv.FormatInt(c.TriggerRunID, 10))
+}
+
+// runURL links the workflow run with the id in this repository.
+func (c Context) runURL(id string) string {
+	if c.ServerURL == "" || c.Owner == "" || id == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s/%s/%s/actions/runs/%s", c.ServerURL, c.Owner, c.Repo, id)
 }
 
 // Detect reads the job's context from the environment (through getenv) and
@@ -83,7 +90,7 @@ func Detect(getenv func(string) string) (Context, error) {
 		SHA:        getenv("GITHUB_SHA"),
 		Ref:        getenv("GITHUB_REF"),
 		Actor:      getenv("GITHUB_ACTOR"),
-		APIURL:     firstNonEmpty(getenv(APIURLOverrideEnv), getenv("GITHUB_API_URL"), DefaultAPIURL),
+		APIURL:     firstNonEmpty(getenv("GITHUB_API_URL"), DefaultAPIURL),
 		ServerURL:  firstNonEmpty(getenv("GITHUB_SERVER_URL"), "https://github.com"),
 		Workspace:  getenv("GITHUB_WORKSPACE"),
 		RunID:      getenv("GITHUB_RUN_ID"),

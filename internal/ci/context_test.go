@@ -35,6 +35,7 @@ func actionsEnv(event, fixture string) map[string]string {
 }
 
 func TestDetectEvents(t *testing.T) {
+	t.Parallel()
 	const (
 		prHead   = "b7e4c1d2a3f4e5d6c7b8a9f0e1d2c3b4a5f6e7d8"
 		prBase   = "3a9c5e7f1b2d4c6e8a0b1c2d3e4f5a6b7c8d9e0f"
@@ -97,22 +98,26 @@ func TestDetectEvents(t *testing.T) {
 	}
 }
 
+// The API base URL comes from GITHUB_API_URL alone: no other variable can
+// redirect where the token is sent.
 func TestDetectAPIURL(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ api, override, want string }{
 		{"", "", DefaultAPIURL},
 		{"https://ghe.example.com/api/v3", "", "https://ghe.example.com/api/v3"},
 		{"https://ghe.example.com/api/v3/", "", "https://ghe.example.com/api/v3"},
-		{"https://api.github.com", "http://127.0.0.1:8123/api/v3", "http://127.0.0.1:8123/api/v3"},
+		{"https://api.github.com", "http://127.0.0.1:8123/api/v3", "https://api.github.com"},
 	} {
-		env := map[string]string{"GITHUB_API_URL": tt.api, APIURLOverrideEnv: tt.override}
+		env := map[string]string{"GITHUB_API_URL": tt.api, "TAILGATE_GITHUB_API_URL": tt.override}
 		got, err := Detect(mapEnv(env))
 		if err != nil || got.APIURL != tt.want {
-			t.Errorf("Detect(api %q, override %q).APIURL = %q, %v; want %q", tt.api, tt.override, got.APIURL, err, tt.want)
+			t.Errorf("Detect(api %q, TAILGATE_GITHUB_API_URL %q).APIURL = %q, %v; want %q", tt.api, tt.override, got.APIURL, err, tt.want)
 		}
 	}
 }
 
 func TestDetectRunURL(t *testing.T) {
+	t.Parallel()
 	c, err := Detect(mapEnv(actionsEnv("push", "push.json")))
 	if err != nil {
 		t.Fatal(err)
@@ -123,9 +128,22 @@ func TestDetectRunURL(t *testing.T) {
 	if got := (Context{}).RunURL(); got != "" {
 		t.Errorf("RunURL outside Actions = %q, want empty", got)
 	}
+	if got := c.TriggerRunURL(); got != "" {
+		t.Errorf("TriggerRunURL of a push = %q, want empty", got)
+	}
+	env := actionsEnv("workflow_run", "workflow_run.json")
+	env["GITHUB_RUN_ID"] = "777" // this run; the trigger is the payload's
+	wr, err := Detect(mapEnv(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := wr.TriggerRunURL(), "https://github.com/tailgate-ci/shop/actions/runs/12004005006"; got != want {
+		t.Errorf("TriggerRunURL = %q, want %q", got, want)
+	}
 }
 
 func TestDetectOutsideActions(t *testing.T) {
+	t.Parallel()
 	c, err := Detect(mapEnv(nil))
 	if err != nil {
 		t.Fatalf("Detect with an empty environment: %v", err)
@@ -136,6 +154,7 @@ func TestDetectOutsideActions(t *testing.T) {
 }
 
 func TestDetectErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)
@@ -172,6 +191,7 @@ func TestDetectErrors(t *testing.T) {
 }
 
 func TestDeletedForkCountsAsFork(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "event.json")
 	payload := `{"number":9,"pull_request":{"number":9,"head":{"ref":"x","sha":"abc1234","repo":null},
 		"base":{"ref":"main","sha":"def5678","repo":{"full_name":"tailgate-ci/shop"}}}}`

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
+
+	"github.com/tailgate-ci/tailgate/internal/baseline"
 )
 
 // Mode is what the action does.
@@ -151,7 +153,7 @@ func (in Inputs) validateBaselineFrom() error {
 		return nil
 	}
 	if strings.HasPrefix(string(in.BaselineFrom), string(BaselineBranchPrefix)) {
-		if name, ok := in.BaselineFrom.Branch(); !ok || !validRefName(name) {
+		if name, ok := in.BaselineFrom.Branch(); !ok || !baseline.ValidBranch(name) {
 			return fmt.Errorf("input baseline_from: %q does not name a branch: use branch:NAME, e.g. branch:tailgate-baselines", in.BaselineFrom)
 		}
 		return nil
@@ -168,12 +170,4 @@ func oneOf[T ~string](input, got string, allowed ...T) error {
 		names[i] = string(a)
 	}
 	return fmt.Errorf("input %s: %q is not one of %s", input, got, strings.Join(names, ", "))
-}
-
-// validRefName rejects names git would read as options or revision syntax.
-func validRefName(name string) bool {
-	if strings.HasPrefix(name, "-") || strings.Contains(name, "..") {
-		return false
-	}
-	return !strings.ContainsAny(name, " ~^:?*[\\\t\n")
 }

@@ -6,6 +6,7 @@ import (
 )
 
 func TestReadInputsDefaults(t *testing.T) {
+	t.Parallel()
 	in, err := ReadInputs(mapEnv(nil))
 	if err != nil {
 		t.Fatalf("ReadInputs with no inputs: %v", err)
@@ -18,6 +19,7 @@ func TestReadInputsDefaults(t *testing.T) {
 }
 
 func TestReadInputsValues(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{
 		"INPUT_CONFIG":               " bench/api.yml ",
 		"INPUT_MODE":                 "ab",
@@ -45,6 +47,7 @@ func TestReadInputsValues(t *testing.T) {
 }
 
 func TestReadInputsReportsEveryBadValue(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{
 		"INPUT_MODE":               "benchmark",
 		"INPUT_COMMENT":            "sometimes",
@@ -73,6 +76,7 @@ func TestReadInputsReportsEveryBadValue(t *testing.T) {
 }
 
 func TestInputEnvMatchesTheRunner(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string]string{
 		"config":             "INPUT_CONFIG",
 		"fail_on_regression": "INPUT_FAIL_ON_REGRESSION",

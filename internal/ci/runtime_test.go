@@ -45,6 +45,7 @@ func parseOutputFile(t *testing.T, path string) map[string]string {
 }
 
 func TestWriteOutputs(t *testing.T) {
+	t.Parallel()
 	env, output, _ := stepFiles(t)
 	r := NewRuntime(&bytes.Buffer{}, mapEnv(env))
 	err := r.WriteOutputs(Outputs{Verdict: "regression", Regressions: 2, ReportPath: "/tmp/tailgate/report.json",
@@ -66,6 +67,7 @@ func TestWriteOutputs(t *testing.T) {
 }
 
 func TestSetOutputRefusesDelimiterInjection(t *testing.T) {
+	t.Parallel()
 	env, output, _ := stepFiles(t)
 	r := NewRuntime(&bytes.Buffer{}, mapEnv(env))
 	evil := "x\n" + fileCommandDelimiter + "\nverdict=pass"
@@ -81,6 +83,7 @@ func TestSetOutputRefusesDelimiterInjection(t *testing.T) {
 }
 
 func TestFileCommandsOutsideAStepReturnErrors(t *testing.T) {
+	t.Parallel()
 	r := NewRuntime(&bytes.Buffer{}, mapEnv(nil))
 	if err := r.SetOutput(OutputVerdict, "pass"); !errors.Is(err, ErrNotInStep) {
 		t.Errorf("SetOutput without GITHUB_OUTPUT: %v, want ErrNotInStep", err)
@@ -96,6 +99,7 @@ func TestFileCommandsOutsideAStepReturnErrors(t *testing.T) {
 }
 
 func TestAddStepSummary(t *testing.T) {
+	t.Parallel()
 	env, _, summary := stepFiles(t)
 	r := NewRuntime(&bytes.Buffer{}, mapEnv(env))
 	cut, err := r.AddStepSummary("## tailgate: pass\n")
@@ -109,6 +113,7 @@ func TestAddStepSummary(t *testing.T) {
 }
 
 func TestAddStepSummaryStaysUnderOneMiB(t *testing.T) {
+	t.Parallel()
 	env, _, summary := stepFiles(t)
 	// An earlier write in the same step already used 300 KiB.
 	if err := os.WriteFile(summary, bytes.Repeat([]byte("earlier line\n"), 300*1024/13), 0o600); err != nil {
@@ -143,6 +148,7 @@ func TestAddStepSummaryStaysUnderOneMiB(t *testing.T) {
 }
 
 func TestWorkflowCommands(t *testing.T) {
+	t.Parallel()
 	var log bytes.Buffer
 	r := NewRuntime(&log, mapEnv(nil))
 	r.AddMask("ghs_s3cret")
@@ -171,6 +177,7 @@ type failingWriter struct{}
 func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
 
 func TestWorkflowCommandWriteFailureIsAnError(t *testing.T) {
+	t.Parallel()
 	r := NewRuntime(failingWriter{}, mapEnv(nil))
 	r.Errorf("t", "boom")
 	r.Warningf("t", "again")

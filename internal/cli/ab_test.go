@@ -38,6 +38,7 @@ func TestABCommandJudgesPairs(t *testing.T) {
 }
 
 func TestABCommandNeedsAnABSection(t *testing.T) {
+	t.Parallel()
 	svc := newItemService(t, 3)
 	dir := t.TempDir()
 	o := tailgate(t, "ab", "-c", writeBenchConfig(t, dir, "items", svc.URL, 0))

@@ -2,19 +2,15 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
-	"strings"
 
-	"github.com/tailgate-ci/tailgate/internal/atomicfile"
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/ci"
 	"github.com/tailgate-ci/tailgate/internal/config"
-	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/gh"
-	"github.com/tailgate-ci/tailgate/internal/report"
+	"github.com/tailgate-ci/tailgate/internal/pipeline"
+	"github.com/tailgate-ci/tailgate/internal/publish"
 )
 
 func init() {
@@ -24,9 +20,6 @@ func init() {
 // forkNote says once, in the report and as a warning, why a fork PR gets
 // no comment.
 const forkNote = "this pull request comes from a fork, whose token cannot comment: the report is in the job summary (docs/github-action.md shows the workflow_run pattern that comments on fork PRs)"
-
-// maxAnnotations bounds the ::error lines: the summary has the rest.
-const maxAnnotations = 10
 
 // actionRun is one step of the Action: its inputs, the job's context and
 // the runtime that speaks to the runner.
@@ -49,221 +42,121 @@ func cmdAction(ctx context.Context, e env, args []string) error {
 	}
 	in, err := ci.ReadInputs(e.getenv)
 	if err != nil {
-		return withCode(ExitUsage, err)
+		return pipeline.Usage.Wrap(err)
 	}
 	rt := ci.NewRuntime(e.stdout, e.getenv)
 	job, err := ci.Detect(e.getenv)
 	if err != nil {
-		return withCode(ExitRuntime, err)
+		return pipeline.Runtime.Wrap(err)
 	}
 	if job.IsActions { // outside a runner, ::add-mask:: would print the token
 		rt.AddMask(in.GitHubToken)
 	}
 	cfg, err := config.LoadFile(in.Config)
 	if err != nil {
-		return withCode(ExitUsage, err)
+		return pipeline.Usage.Wrap(err)
 	}
 	a := &actionRun{e: e, in: in, job: job, rt: rt, cfg: cfg}
-	switch in.Mode {
-	case ci.ModeCheck:
-		err = a.check(ctx)
-	case ci.ModeRecord:
-		err = cmdBaseline(ctx, e, []string{"record", "-c", in.Config, "--baseline", a.baselinePath()})
-	case ci.ModeCalibrate:
-		err = cmdCalibrate(ctx, e, []string{"-c", in.Config, "--append", "--baseline", a.baselinePath()})
-	case ci.ModeAB:
-		err = a.ab(ctx)
-	default:
-		err = usageErr("unknown mode %q", in.Mode)
-	}
-	if err != nil && exitCode(err) != ExitRegression {
-		a.reportFailure(err)
+	err = a.run(ctx)
+	if code := exitCode(err); err != nil && code != ExitRegression {
+		publish.Failure(rt, cfg.Name, code, err)
 	}
 	if werr := rt.Err(); err == nil && werr != nil {
-		err = withCode(ExitRuntime, fmt.Errorf("writing to the job log: %w", werr))
+		err = pipeline.Runtime.Wrap(fmt.Errorf("writing to the job log: %w", werr))
 	}
 	return err
 }
 
-// reportFailure tells the job that tailgate could not judge: one error
-// annotation, a job summary that says why, and verdict=error, so that a
-// broken environment is never mistaken for a pass or a regression.
-func (a *actionRun) reportFailure(err error) {
-	a.rt.Errorf("tailgate could not judge", "%v", err)
-	md := fmt.Sprintf("%s\n### ⚠️ tailgate · %s: no verdict\n\ntailgate stopped before it could judge (exit code %d):\n\n```\n%v\n```\n", report.Marker(a.cfg.Name), a.cfg.Name, exitCode(err), err)
-	if _, serr := a.rt.AddStepSummary(md); serr != nil && !errors.Is(serr, ci.ErrNotInStep) {
-		a.rt.Warningf("job summary", "could not write the job summary: %v", serr)
+// run does what the mode says, with the same use cases as the commands.
+func (a *actionRun) run(ctx context.Context) error {
+	env, path := a.e.pipelineEnv(a.cfg, false), a.baselinePath()
+	switch a.in.Mode {
+	case ci.ModeCheck:
+		src, err := a.baselineSource(path)
+		if err != nil {
+			return err
+		}
+		j, err := pipeline.Check(ctx, env, pipeline.CheckOptions{Config: a.cfg, Baseline: src})
+		if err != nil {
+			return err
+		}
+		return a.publish(ctx, j)
+	case ci.ModeRecord:
+		return record(ctx, a.e, a.cfg, pipeline.RecordOptions{Config: a.cfg, Path: path, Provenance: provenanceFlags{}.provenance(a.e.getenv)}, false)
+	case ci.ModeCalibrate:
+		o := pipeline.CalibrateOptions{Config: a.cfg, Path: path, Jobs: 1, Append: true, Provenance: provenanceFlags{}.provenance(a.e.getenv)}
+		return calibrate(ctx, a.e, a.cfg, o, false)
+	case ci.ModeAB:
+		// The baseline file, when there is one, only lends its calibrated noise.
+		j, err := pipeline.AB(ctx, env, pipeline.ABOptions{Config: a.cfg, Baseline: baseline.FileSource{Path: path}})
+		if err != nil {
+			return err
+		}
+		return a.publish(ctx, j)
 	}
-	if oerr := a.rt.WriteOutputs(ci.Outputs{Verdict: "error"}); oerr != nil && !errors.Is(oerr, ci.ErrNotInStep) {
-		a.rt.Warningf("outputs", "could not write the outputs: %v", oerr)
-	}
+	return usageErr("unknown mode %q", a.in.Mode)
 }
 
 func (a *actionRun) baselinePath() string { return baselinePath(a.in.Baseline, a.cfg, a.cfg.Name) }
 
-// check runs the benchmark, judges it against the trusted baseline and
-// reports through every channel the runner offers.
-func (a *actionRun) check(ctx context.Context) error {
-	bl, src, err := a.trustedBaseline(ctx)
-	if err != nil {
-		return err
-	}
-	head, err := runBenchmark(ctx, a.e, a.cfg, false)
-	if err != nil {
-		return err
-	}
-	v := judgeAgainstBaseline(head, bl, policyFor(a.cfg, bl))
-	return a.report(ctx, judged{name: a.cfg.Name, mode: "check", baselineSource: src, verdict: v, head: head})
-}
-
-// ab measures the base and head targets of the config's ab: section in this
-// job and reports like check. The baseline file, when there is one, only
-// lends its calibrated noise.
-func (a *actionRun) ab(ctx context.Context) error {
-	if a.cfg.AB == nil {
-		return usageErr("mode ab needs an ab: section in %s naming the base and head targets (see docs/config.md)", a.in.Config)
-	}
-	j, err := measureAB(ctx, a.e, a.cfg, abFlags{baseline: a.baselinePath()}, false)
-	if err != nil {
-		return err
-	}
-	return a.report(ctx, j)
-}
-
-// report writes the JSON report, the job summary, annotations, the sticky
-// comment, the terminal report and the outputs, then exits as the inputs
-// say.
-func (a *actionRun) report(ctx context.Context, j judged) error {
-	v := j.verdict
-	if a.job.PR > 0 && a.job.ReadOnlyToken && a.in.Comment != ci.CommentNever {
-		j.notes = append(j.notes, forkNote)
-	}
-	out := ci.Outputs{Verdict: string(v.Outcome), Regressions: len(v.Regressions)}
-	var err error
-	out.ReportPath, err = a.writeJSONReport(j)
-	if err != nil {
-		return err
-	}
-	out.CommentURL = a.publish(ctx, j)
-	if err := report.WriteText(a.e.stdout, j.input()); err != nil {
-		return withCode(ExitRuntime, err)
-	}
-	if err := a.rt.WriteOutputs(out); err != nil && !errors.Is(err, ci.ErrNotInStep) {
-		return withCode(ExitRuntime, err)
-	}
-	return a.exit(v)
-}
-
-// trustedBaseline reads the baseline from where the inputs say: on a pull
-// request, by default from the PR's base commit, so that a PR cannot edit
+// baselineSource is where the inputs say the baseline is read from: on a
+// pull request, by default the PR's base commit, so that a PR cannot edit
 // the baseline it is judged against.
-func (a *actionRun) trustedBaseline(ctx context.Context) (*baseline.File, string, error) {
-	path := a.baselinePath()
+func (a *actionRun) baselineSource(path string) (baseline.Source, error) {
 	from := a.in.BaselineFrom
-	var data []byte
-	var src string
-	var err error
 	switch branch, isBranch := from.Branch(); {
 	case isBranch:
-		src = fmt.Sprintf("%s on branch %s", path, branch)
-		data, err = ci.BaselineFromBranch(ctx, ".", branch, path, ci.ExecGit{})
+		return baseline.BranchSource{Dir: ".", Branch: branch, Path: path, Git: baseline.ExecGit{}}, nil
 	case from == ci.BaselineBase || (from == ci.BaselineAuto && a.job.IsPullRequest()):
 		if a.job.BaseSHA == "" {
-			return nil, "", usageErr("baseline_from %s needs a pull request event with a base commit", from)
+			return nil, usageErr("baseline_from %s needs a pull request event with a base commit", from)
 		}
-		src = fmt.Sprintf("%s at the PR's base commit %.12s", path, a.job.BaseSHA)
-		data, err = ci.BaselineFromBase(ctx, ".", a.job.BaseSHA, path, ci.ExecGit{})
-	default:
-		bl, err := readBaseline(path)
-		return bl, path + " in the checkout", err
+		return baseline.BaseCommitSource{Dir: ".", Commit: a.job.BaseSHA, Path: path, Git: baseline.ExecGit{}}, nil
 	}
-	if errors.Is(err, ci.ErrBaselineNotAtCommit) {
-		return nil, src + ": none yet", nil
-	}
-	if err != nil {
-		return nil, "", withCode(ExitRuntime, fmt.Errorf("reading the baseline: %w", err))
-	}
-	bl, err := baseline.Decode(src, data)
-	if err != nil {
-		return nil, "", withCode(ExitRuntime, err)
-	}
-	return bl, src, nil
+	return baseline.FileSource{Path: path, Name: path + " in the checkout"}, nil
 }
 
-// writeJSONReport writes report.json beside the runner's temp files (or in
-// the working directory outside a runner) and returns its path.
-func (a *actionRun) writeJSONReport(j judged) (string, error) {
+// publish hands the judged comparison to every channel the runner offers:
+// report.json beside the runner's temp files, the job summary and
+// annotations, the sticky comment, the terminal report and the outputs;
+// then the step ends as the fail_* inputs say.
+func (a *actionRun) publish(ctx context.Context, j pipeline.Judged) error {
+	if a.job.PR > 0 && a.job.ReadOnlyToken && a.in.Comment != ci.CommentNever {
+		j.Notes = append(j.Notes, forkNote)
+	}
 	dir := a.e.getenv("RUNNER_TEMP")
 	if dir == "" {
 		dir = "."
 	}
-	path := filepath.Join(dir, "tailgate-"+j.name+"-report.json")
-	in := j.input()
-	if err := atomicfile.Write(path, func(w io.Writer) error { return report.WriteJSON(w, in) }); err != nil {
-		return "", withCode(ExitRuntime, err)
+	reportPath := filepath.Join(dir, "tailgate-"+j.Name+"-report.json")
+	pubs := []publish.Publisher{publish.Files{JSON: reportPath}, publish.JobSummary{Runtime: a.rt}}
+	comment := a.stickyComment()
+	if comment != nil {
+		pubs = append(pubs, comment)
 	}
-	return path, nil
+	pubs = append(pubs, publish.Terminal{W: a.e.stdout}, publish.Outputs{Runtime: a.rt, ReportPath: reportPath, Comment: comment})
+	fail := pipeline.FailOn{Regression: a.in.FailOnRegression, Inconclusive: a.in.FailOnInconclusive, InconclusiveSetting: "fail_on_inconclusive"}
+	return conclude(ctx, j, fail, pubs...)
 }
 
-// publish writes the job summary, the annotations and the sticky comment.
-// None of them can change the exit code: a failure is one warning.
-func (a *actionRun) publish(ctx context.Context, j judged) (commentURL string) {
-	v := j.verdict
-	for i, key := range v.Regressions {
-		if i == maxAnnotations {
-			break
-		}
-		a.rt.Errorf("performance regression", "%s: %s regressed beyond the noise floor (see the job summary)", j.name, key)
-	}
-	for _, w := range v.Warnings {
-		a.rt.Warningf("tailgate", "%s", w)
-	}
-	md := report.Markdown(j.input())
-	if _, err := a.rt.AddStepSummary(md); err != nil && !errors.Is(err, ci.ErrNotInStep) {
-		a.rt.Warningf("job summary", "could not write the job summary: %v", err)
-	}
-	return a.comment(ctx, j, md)
-}
-
-// comment upserts the sticky PR comment when the inputs ask for it.
-func (a *actionRun) comment(ctx context.Context, j judged, md string) string {
+// stickyComment is the comment publisher the inputs ask for, or nil. A
+// comment that cannot be posted is one warning and never changes the exit
+// code.
+func (a *actionRun) stickyComment() *publish.StickyComment {
 	if a.job.PR == 0 || a.in.Comment == ci.CommentNever {
-		return ""
+		return nil
 	}
+	c := &publish.StickyComment{Owner: a.job.Owner, Repo: a.job.Repo, PR: a.job.PR,
+		OnlyRegressions: a.in.Comment == ci.CommentOnRegression, Warn: a.rt}
 	if a.job.ReadOnlyToken {
-		a.rt.Warningf("PR comment skipped", "%s", forkNote)
-		return ""
+		c.Skip = forkNote
+		return c
 	}
 	client, err := gh.New(a.in.GitHubToken, a.job.APIURL)
 	if err != nil {
-		a.rt.Warningf("PR comment skipped", "%v", err)
-		return ""
+		c.Skip = err.Error()
+		return c
 	}
-	marker := report.Marker(j.name)
-	var c gh.Comment
-	if a.in.Comment == ci.CommentOnRegression && j.verdict.Outcome != gate.Regression {
-		c, _, err = client.UpdateExisting(ctx, a.job.Owner, a.job.Repo, a.job.PR, marker, md)
-	} else {
-		c, err = client.Upsert(ctx, a.job.Owner, a.job.Repo, a.job.PR, marker, md)
-	}
-	switch {
-	case gh.IsPermission(err):
-		a.rt.Warningf("PR comment skipped", "the token may not comment on this pull request (grant `permissions: pull-requests: write`, or use the workflow_run pattern for fork PRs): %v", err)
-		return ""
-	case err != nil:
-		a.rt.Warningf("PR comment failed", "%v", err)
-		return ""
-	}
-	return c.URL
-}
-
-// exit maps the verdict to the step's exit code under the fail_* inputs.
-func (a *actionRun) exit(v gate.Verdict) error {
-	switch {
-	case v.Outcome == gate.Regression && a.in.FailOnRegression:
-		return &exitError{ExitRegression, fmt.Errorf("regression in %s", strings.Join(v.Regressions, ", "))}
-	case v.Outcome == gate.Inconclusive && a.in.FailOnInconclusive:
-		return &exitError{ExitRegression, errors.New("inconclusive, and fail_on_inconclusive is set")}
-	}
-	return nil
+	c.Commenter = client
+	return c
 }

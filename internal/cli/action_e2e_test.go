@@ -262,9 +262,9 @@ func runAction(t *testing.T, bin, repo string, fake *e2eGitHub, event string, in
 	t.Helper()
 	files := t.TempDir()
 	output, summary := filepath.Join(files, "set_output"), filepath.Join(files, "step_summary")
-	env := append(runnerEnv(t, files), "GITHUB_EVENT_NAME=pull_request", "GITHUB_EVENT_PATH="+event,
+	env := append(runnerEnv(t, files, fake.apiURL()), "GITHUB_EVENT_NAME=pull_request", "GITHUB_EVENT_PATH="+event,
 		"GITHUB_REF=refs/pull/7/merge", "GITHUB_BASE_REF=main", "GITHUB_HEAD_REF=faster-orders",
-		"GITHUB_OUTPUT="+output, "GITHUB_STEP_SUMMARY="+summary, "TAILGATE_GITHUB_API_URL="+fake.apiURL())
+		"GITHUB_OUTPUT="+output, "GITHUB_STEP_SUMMARY="+summary)
 	env = append(env, actionInputEnv(t, inputs)...)
 	wd := cmp.Or(inputs["working_directory"], ".")
 	res := runTailgate(t, bin, filepath.Join(repo, wd), env, "action")
@@ -279,19 +279,20 @@ func runAction(t *testing.T, bin, repo string, fake *e2eGitHub, event string, in
 }
 
 // runnerEnv is what a runner sets for every step (the subset tailgate may
-// read), with PATH for git and a private HOME so no user config applies.
-func runnerEnv(t *testing.T, temp string) []string {
+// read), with PATH for git and a private HOME so no user config applies;
+// GITHUB_API_URL is the fake API's.
+func runnerEnv(t *testing.T, temp, apiURL string) []string {
 	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "CI=true", "GITHUB_ACTIONS=true",
 		"GITHUB_REPOSITORY=" + e2eOwner + "/" + e2eRepo, "GITHUB_REPOSITORY_OWNER=" + e2eOwner,
 		"GITHUB_SHA=c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00", "GITHUB_ACTOR=alice",
-		"GITHUB_API_URL=https://api.github.invalid", "GITHUB_SERVER_URL=https://github.com",
+		"GITHUB_API_URL=" + apiURL, "GITHUB_SERVER_URL=https://github.com",
 		"GITHUB_RUN_ID=1001", "GITHUB_RUN_ATTEMPT=1", "GITHUB_JOB=perf", "GITHUB_WORKFLOW=tailgate",
 		"RUNNER_TEMP=" + temp, "RUNNER_OS=Linux", "RUNNER_ARCH=X64"}
 }
 
 func commentEnv(t *testing.T, fake *e2eGitHub, event string) []string {
-	return append(runnerEnv(t, t.TempDir()), "GITHUB_EVENT_NAME=workflow_run", "GITHUB_EVENT_PATH="+event,
-		"GITHUB_TOKEN="+e2eToken, "TAILGATE_GITHUB_API_URL="+fake.apiURL())
+	return append(runnerEnv(t, t.TempDir(), fake.apiURL()), "GITHUB_EVENT_NAME=workflow_run", "GITHUB_EVENT_PATH="+event,
+		"GITHUB_TOKEN="+e2eToken)
 }
 
 // e2eAction is the part of action.yml the runner emulation reads.
@@ -738,6 +739,7 @@ var stepOutputExpr = regexp.MustCompile(`steps\.([A-Za-z0-9_-]+)\.outputs\.([A-Z
 // read only outputs it declares, point at benchmark files that load, keep
 // expressions out of shell scripts, and wire the fork-PR pair by name.
 func TestRepositoryWorkflows(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join("..", "..")
 	paths, _ := filepath.Glob(filepath.Join(root, ".github", "workflows", "*.yml"))
 	if len(paths) < 3 {

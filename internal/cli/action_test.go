@@ -50,8 +50,9 @@ func actionEnv(t *testing.T, dir, config, baselinePath string) environ {
 		"GITHUB_OUTPUT":       output,
 		"GITHUB_STEP_SUMMARY": summary,
 		"RUNNER_TEMP":         runnerTemp,
-		// Nothing may call the real API from a test.
-		ci.APIURLOverrideEnv: "http://127.0.0.1:1",
+		// Nothing may call the real API from a test: the injected
+		// environment points the API at a closed loopback port.
+		"GITHUB_API_URL": "http://127.0.0.1:1",
 	}
 	inputs := map[string]string{
 		"config":               config,
@@ -75,6 +76,7 @@ func actionEnv(t *testing.T, dir, config, baselinePath string) environ {
 }
 
 func TestActionMissingConfigIsUsageError(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "nope.yml")
 	env := actionEnv(t, dir, missing, filepath.Join(dir, "b.json"))
@@ -86,6 +88,7 @@ func TestActionMissingConfigIsUsageError(t *testing.T) {
 }
 
 func TestActionBadInputIsUsageError(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	env := actionEnv(t, dir, filepath.Join(dir, "c.yml"), filepath.Join(dir, "b.json"))
 	env[ci.InputEnv("mode")] = "benchmark-everything"
@@ -98,6 +101,7 @@ func TestActionBadInputIsUsageError(t *testing.T) {
 }
 
 func TestActionTakesNoArguments(t *testing.T) {
+	t.Parallel()
 	o := tailgate(t, "action", "check")
 	wantCode(t, o, 2)
 }

@@ -45,6 +45,7 @@ func TestCalibrateStoresNoise(t *testing.T) {
 }
 
 func TestCalibrateNeedsTwoJobsUnlessAppending(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := writeBenchConfig(t, dir, "items", closedPortURL(t), 0)
 	bl := filepath.Join(dir, "b.json")
@@ -60,6 +61,7 @@ func TestCalibrateNeedsTwoJobsUnlessAppending(t *testing.T) {
 }
 
 func TestCalibrateCorruptBaselineIsLeftAlone(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := writeBenchConfig(t, dir, "items", closedPortURL(t), 0)
 	bl := filepath.Join(dir, "b.json")
@@ -74,6 +76,7 @@ func TestCalibrateCorruptBaselineIsLeftAlone(t *testing.T) {
 
 // A broken target during calibration writes nothing.
 func TestCalibrateUnreachableTargetWritesNothing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := writeBenchConfig(t, dir, "items", closedPortURL(t), 0)
 	bl := filepath.Join(dir, "b.json")

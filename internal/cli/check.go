@@ -3,9 +3,10 @@ package cli
 import (
 	"context"
 	"flag"
-	"fmt"
 
+	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/pipeline"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
@@ -25,44 +26,26 @@ func cmdCheck(ctx context.Context, e env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg, head, err := headRuns(ctx, e, fs, &bf, *resultPath)
+	cfg, head, err := benchInput(fs, &bf, *resultPath)
 	if err != nil {
 		return err
 	}
-	if err := writeResultIfAsked(*out, head); err != nil {
-		return err
-	}
-	path := baselinePath(*blFlag, cfg, head.Benchmark)
-	bl, err := readBaseline(path)
+	src := baseline.FileSource{Path: baselinePath(*blFlag, cfg, benchmarkName(cfg, head))}
+	j, err := pipeline.Check(ctx, e.pipelineEnv(cfg, bf.quiet), pipeline.CheckOptions{Config: cfg, Head: head, ResultPath: *out, Baseline: src})
 	if err != nil {
 		return err
 	}
-	v := judgeAgainstBaseline(head, bl, policyFor(cfg, bl))
-	src := "none yet (" + path + ")"
-	if bl != nil {
-		src = fmt.Sprintf("%s (%d samples from %d jobs)", path, len(bl.Samples), bl.Jobs())
-	}
-	if err := present(e, rf, judged{name: head.Benchmark, mode: "check", baselineSource: src, verdict: v, head: head}); err != nil {
-		return err
-	}
-	return verdictExit(v, rf.failOnInconclusive)
+	return conclude(ctx, j, rf.failOn(), rf.publishers(e)...)
 }
 
-// headRuns runs the benchmark, or reads --result. With --result the config
-// is read only when -c was given, for its gate settings.
-func headRuns(ctx context.Context, e env, fs *flag.FlagSet, bf *benchFlags, resultPath string) (*config.Config, *result.File, error) {
+// benchInput is what a command that runs the benchmark or takes --result
+// works on: the config, and with --result the runs of that file. With
+// --result the config is read only when -c was given, for its gate
+// settings.
+func benchInput(fs *flag.FlagSet, bf *benchFlags, resultPath string) (*config.Config, *result.File, error) {
 	if resultPath == "" {
 		cfg, err := bf.load()
-		if err != nil {
-			return nil, nil, err
-		}
-		head, err := runBenchmark(ctx, e, cfg, bf.quiet)
-		if err != nil {
-			return nil, nil, err
-		}
-		writeRunTable(e.stdout, head)
-		fmt.Fprintln(e.stdout)
-		return cfg, head, nil
+		return cfg, nil, err
 	}
 	head, err := readResults(resultPath)
 	if err != nil {
@@ -76,6 +59,20 @@ func headRuns(ctx context.Context, e env, fs *flag.FlagSet, bf *benchFlags, resu
 		return nil, nil, err
 	}
 	return cfg, head, nil
+}
+
+// benchmarkName is the benchmark's name: the given runs', else the config's.
+func benchmarkName(cfg *config.Config, head *result.File) string {
+	if head != nil {
+		return head.Benchmark
+	}
+	return cfg.Name
+}
+
+// readResults reads a tailgate result file; a bad file is bad input.
+func readResults(path string) (*result.File, error) {
+	f, err := result.ReadFile(path)
+	return f, pipeline.Usage.Wrap(err)
 }
 
 // flagSet reports whether the flag was given on the command line.

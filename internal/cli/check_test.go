@@ -10,6 +10,7 @@ import (
 )
 
 func TestCheckWithoutBaselinePasses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	head := writeResult(t, dir, "head.json", synthResult(5, 1, synthHash))
 	bl := filepath.Join(dir, "baseline.json")
@@ -21,6 +22,7 @@ func TestCheckWithoutBaselinePasses(t *testing.T) {
 }
 
 func TestCheckEqualHeadPasses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	head := writeResult(t, dir, "head.json", synthResult(5, 1, synthHash))
 	bl := writeBaseline(t, dir, "baseline.json", synthBaseline(6, 5, synthHash))
@@ -40,6 +42,7 @@ func TestCheckEqualHeadPasses(t *testing.T) {
 }
 
 func TestCheckThroughputDropIsRegression(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	head := writeResult(t, dir, "head.json", synthResult(5, 0.7, synthHash))
 	bl := writeBaseline(t, dir, "baseline.json", synthBaseline(6, 5, synthHash))
@@ -53,6 +56,7 @@ func TestCheckThroughputDropIsRegression(t *testing.T) {
 
 // An improvement never fails.
 func TestCheckThroughputGainPasses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	head := writeResult(t, dir, "head.json", synthResult(5, 1.3, synthHash))
 	bl := writeBaseline(t, dir, "baseline.json", synthBaseline(6, 5, synthHash))
@@ -65,6 +69,7 @@ func TestCheckThroughputGainPasses(t *testing.T) {
 }
 
 func TestCheckChangedDefinitionIsInconclusive(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	head := writeResult(t, dir, "head.json", synthResult(5, 0.7, "sha256:definition-2"))
 	bl := writeBaseline(t, dir, "baseline.json", synthBaseline(6, 5, synthHash))
@@ -80,6 +85,7 @@ func TestCheckChangedDefinitionIsInconclusive(t *testing.T) {
 }
 
 func TestCheckCorruptBaselineIsRuntimeFailureAndLeftAlone(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	head := writeResult(t, dir, "head.json", synthResult(5, 1, synthHash))
 	for name, content := range map[string]string{
@@ -101,6 +107,7 @@ func TestCheckCorruptBaselineIsRuntimeFailureAndLeftAlone(t *testing.T) {
 }
 
 func TestCheckWritesReports(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	head := writeResult(t, dir, "head.json", synthResult(5, 0.7, synthHash))
 	bl := writeBaseline(t, dir, "baseline.json", synthBaseline(6, 5, synthHash))
@@ -154,6 +161,7 @@ func TestCheckWritesReports(t *testing.T) {
 
 // The JSON report of a passing check says pass; the Markdown says it too.
 func TestCheckReportOfPass(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	head := writeResult(t, dir, "head.json", synthResult(5, 1, synthHash))
 	bl := writeBaseline(t, dir, "baseline.json", synthBaseline(6, 5, synthHash))
@@ -173,6 +181,7 @@ func TestCheckReportOfPass(t *testing.T) {
 }
 
 func TestCheckMissingResultIsUsageError(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	o := tailgate(t, "check", "--result", filepath.Join(dir, "nope.json"), "--baseline", filepath.Join(dir, "b.json"))
 	wantCode(t, o, 2)
@@ -180,6 +189,7 @@ func TestCheckMissingResultIsUsageError(t *testing.T) {
 }
 
 func TestCheckResultOfOtherSchemaIsUsageError(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	head := filepath.Join(dir, "head.json")
 	mustWrite(t, head, `{"schema": 7, "benchmark": "x", "runs": []}`)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/tailgate-ci/tailgate/internal/ci"
 	"github.com/tailgate-ci/tailgate/internal/gh"
+	"github.com/tailgate-ci/tailgate/internal/pipeline"
+	"github.com/tailgate-ci/tailgate/internal/publish"
 	"github.com/tailgate-ci/tailgate/internal/report"
 )
 
@@ -46,7 +48,7 @@ func cmdComment(ctx context.Context, e env, args []string) error {
 	}
 	job, err := ci.Detect(e.getenv)
 	if err != nil {
-		return withCode(ExitRuntime, err)
+		return pipeline.Runtime.Wrap(err)
 	}
 	token := firstNonEmptyEnv(e.getenv, ci.InputEnv("github_token"), "GITHUB_TOKEN")
 	rt := ci.NewRuntime(e.stdout, e.getenv)
@@ -58,16 +60,16 @@ func cmdComment(ctx context.Context, e env, args []string) error {
 	}
 	pr, err := f.prNumber()
 	if err != nil {
-		return withCode(ExitUsage, err)
+		return pipeline.Usage.Wrap(err)
 	}
 	if err := checkTriggerPR(job, pr); err != nil {
-		return withCode(ExitUsage, err)
+		return pipeline.Usage.Wrap(err)
 	}
 	in, err := readReportFile(f.report)
 	if err != nil {
-		return withCode(ExitUsage, err)
+		return pipeline.Usage.Wrap(err)
 	}
-	if url := triggerRunURL(job); url != "" {
+	if url := job.TriggerRunURL(); url != "" {
 		in.Notes = append(in.Notes, "Posted from the report of run "+url+"; its figures come from the pull request's own workflow run.")
 	}
 	url, err := postComment(ctx, job, token, pr, in)
@@ -75,14 +77,14 @@ func cmdComment(ctx context.Context, e env, args []string) error {
 		if gh.IsPermission(err) {
 			rt.Warningf("PR comment failed", "the token may not comment on %s/%s#%d: give this workflow `permissions: pull-requests: write`", job.Owner, job.Repo, pr)
 		}
-		return withCode(ExitRuntime, err)
+		return pipeline.Runtime.Wrap(err)
 	}
 	fmt.Fprintf(e.stdout, "tailgate: sticky comment for %s on #%d: %s\n", in.Name, pr, url)
 	if err := rt.SetOutput(ci.OutputCommentURL, url); err != nil && !errors.Is(err, ci.ErrNotInStep) {
-		return withCode(ExitRuntime, err)
+		return pipeline.Runtime.Wrap(err)
 	}
 	if err := rt.Err(); err != nil {
-		return withCode(ExitRuntime, fmt.Errorf("writing to the job log: %w", err))
+		return pipeline.Runtime.Wrap(fmt.Errorf("writing to the job log: %w", err))
 	}
 	return nil
 }
@@ -183,28 +185,21 @@ func openRegular(path string) (*os.File, error) {
 	return os.Open(path)
 }
 
-// postComment upserts the sticky comment of the report's benchmark.
+// postComment upserts the sticky comment of the report's benchmark: the
+// comment publisher, with failures returned rather than warned about.
 func postComment(ctx context.Context, job ci.Context, token string, pr int, in report.Input) (string, error) {
 	if job.Owner == "" {
-		return "", withCode(ExitUsage, errors.New("GITHUB_REPOSITORY is unset: cannot tell which repository to comment on"))
+		return "", usageErr("GITHUB_REPOSITORY is unset: cannot tell which repository to comment on")
 	}
 	client, err := gh.New(token, job.APIURL)
 	if err != nil {
-		return "", withCode(ExitUsage, err)
+		return "", pipeline.Usage.Wrap(err)
 	}
-	c, err := client.Upsert(ctx, job.Owner, job.Repo, pr, report.Marker(in.Name), report.Markdown(in))
-	if err != nil {
+	c := &publish.StickyComment{Commenter: client, Owner: job.Owner, Repo: job.Repo, PR: pr}
+	if err := c.Publish(ctx, in); err != nil {
 		return "", err
 	}
 	return c.URL, nil
-}
-
-// triggerRunURL links the run that produced the report, when known.
-func triggerRunURL(job ci.Context) string {
-	if job.TriggerRunID == 0 || job.Owner == "" {
-		return ""
-	}
-	return fmt.Sprintf("%s/%s/%s/actions/runs/%d", job.ServerURL, job.Owner, job.Repo, job.TriggerRunID)
 }
 
 func firstNonEmptyEnv(getenv func(string) string, names ...string) string {

@@ -1,17 +1,11 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"os"
 	"slices"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
-	"github.com/tailgate-ci/tailgate/internal/importer"
-	_ "github.com/tailgate-ci/tailgate/internal/importer/all" // every foreign format
-	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/pipeline"
 )
 
 func init() {
@@ -32,26 +26,22 @@ func cmdCompare(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	base, err := readRunSet(baseFiles, *format)
+	base, err := pipeline.ReadRunSet(baseFiles, *format)
 	if err != nil {
 		return err
 	}
-	head, err := readRunSet(headFiles, *format)
+	head, err := pipeline.ReadRunSet(headFiles, *format)
 	if err != nil {
 		return err
 	}
 	var cfg *config.Config
 	if *cfgPath != "" {
 		if cfg, err = config.LoadFile(*cfgPath); err != nil {
-			return withCode(ExitUsage, err)
+			return pipeline.Usage.Wrap(err)
 		}
 	}
-	v := judgeRuns(base, head, policyFor(cfg, nil))
-	src := fmt.Sprintf("%d file(s), %d runs", len(baseFiles), len(base.Runs))
-	if err := present(e, rf, judged{name: head.Benchmark, mode: "compare", baselineSource: src, verdict: v, head: head}); err != nil {
-		return err
-	}
-	return verdictExit(v, rf.failOnInconclusive)
+	j := pipeline.Compare(pipeline.CompareOptions{Base: base, Head: head, BaseFiles: len(baseFiles), Config: cfg})
+	return conclude(ctx, j, rf.failOn(), rf.publishers(e)...)
 }
 
 // splitSides splits BASE... -- HEAD...
@@ -65,80 +55,4 @@ func splitSides(args []string) (base, head []string, err error) {
 		return nil, nil, usageErr("compare needs at least one file on each side of --")
 	}
 	return base, head, nil
-}
-
-// readRunSet reads result files into one set of runs: a tailgate result
-// file gives all its runs, a foreign file one run.
-func readRunSet(paths []string, format string) (*result.File, error) {
-	set := &result.File{Schema: result.SchemaVersion}
-	hashes := map[string]bool{}
-	for _, p := range paths {
-		f, err := readAnyResult(p, format)
-		if err != nil {
-			return nil, err
-		}
-		if set.Benchmark == "" {
-			set.Benchmark, set.Env, set.Source = f.Benchmark, f.Env, f.Source
-		}
-		hashes[f.DefinitionHash] = true
-		set.Runs = append(set.Runs, f.Runs...)
-	}
-	if len(hashes) == 1 {
-		for h := range hashes {
-			set.DefinitionHash = h
-		}
-	}
-	if set.Benchmark == "" {
-		set.Benchmark = "compare"
-	}
-	return set, nil
-}
-
-// readAnyResult reads a tailgate result file, or imports a foreign one.
-// The file is read once: the bytes that were probed are the ones decoded.
-func readAnyResult(path, format string) (*result.File, error) {
-	if format == "" {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, withCode(ExitUsage, err)
-		}
-		if isTailgateResult(data) {
-			f, err := result.Decode(bytes.NewReader(data))
-			if err != nil {
-				return nil, withCode(ExitUsage, fmt.Errorf("reading %s: %w", path, err))
-			}
-			return f, nil
-		}
-	}
-	im, err := importer.Read(path, format)
-	if err != nil {
-		return nil, withCode(ExitUsage, err)
-	}
-	f := &result.File{Schema: result.SchemaVersion, Source: im.Format}
-	for _, run := range im.Runs {
-		f.Runs = append(f.Runs, *run)
-	}
-	return f, nil
-}
-
-// isTailgateResult reports whether data is a JSON object with the
-// "schema" and "runs" keys of tailgate's result JSON.
-func isTailgateResult(data []byte) bool {
-	if !bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
-		return false
-	}
-	var probe struct {
-		Schema *int            `json:"schema"`
-		Runs   json.RawMessage `json:"runs"`
-	}
-	return json.Unmarshal(data, &probe) == nil && probe.Schema != nil && probe.Runs != nil
-}
-
-// readResults reads a tailgate result file; a bad file is bad input.
-func readResults(path string) (*result.File, error) {
-	f, err := result.ReadFile(path)
-	if err != nil {
-		return nil, withCode(ExitUsage, err)
-	}
-	return f, nil
 }

@@ -23,6 +23,7 @@ const k6Summary = `{
 `
 
 func TestComparePassAndRegression(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	base1 := writeResult(t, dir, "base1.json", synthResult(5, 1, synthHash))
 	base2 := writeResult(t, dir, "base2.json", synthResult(5, 1, synthHash))
@@ -39,6 +40,7 @@ func TestComparePassAndRegression(t *testing.T) {
 }
 
 func TestCompareWritesReports(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	base := writeResult(t, dir, "base.json", synthResult(10, 1, synthHash))
 	slow := writeResult(t, dir, "slow.json", synthResult(5, 0.7, synthHash))
@@ -51,6 +53,7 @@ func TestCompareWritesReports(t *testing.T) {
 }
 
 func TestCompareNeedsSeparator(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := writeResult(t, dir, "a.json", synthResult(5, 1, synthHash))
 	b := writeResult(t, dir, "b.json", synthResult(5, 1, synthHash))
@@ -77,6 +80,7 @@ func TestCompareNeedsSeparator(t *testing.T) {
 // A foreign file compared with itself passes: the importer detects k6's
 // summary export by its content.
 func TestCompareK6SummaryWithItself(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	k6 := filepath.Join(dir, "k6-summary.json")
 	mustWrite(t, k6, k6Summary)
@@ -90,6 +94,7 @@ func TestCompareK6SummaryWithItself(t *testing.T) {
 }
 
 func TestCompareGarbageFileIsUsageError(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	junk := filepath.Join(dir, "junk.txt")
 	mustWrite(t, junk, "\x00\x01 not a result in any format\n")
@@ -102,6 +107,7 @@ func TestCompareGarbageFileIsUsageError(t *testing.T) {
 
 // The gate settings of -c apply: a floor larger than the drop passes it.
 func TestCompareTakesGateFromConfig(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	base := writeResult(t, dir, "base.json", synthResult(10, 1, synthHash))
 	slow := writeResult(t, dir, "slow.json", synthResult(5, 0.7, synthHash))
@@ -116,6 +122,7 @@ func TestCompareTakesGateFromConfig(t *testing.T) {
 }
 
 func TestCompareFlagsAfterFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := writeResult(t, dir, "a.json", synthResult(5, 1, synthHash))
 	b := writeResult(t, dir, "b.json", synthResult(5, 1, synthHash))

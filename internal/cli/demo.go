@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -14,7 +13,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/demo"
-	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/pipeline"
 )
 
 //go:embed demo.yml
@@ -78,51 +77,28 @@ func cmdDemo(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if f.ab || f.aa {
+	switch {
+	case f.ab || f.aa:
 		return demoAB(ctx, e, f, cfg)
-	}
-	if f.calibrate > 0 {
+	case f.calibrate > 0:
 		if slow != 0 || f.async {
 			return usageErr("--calibrate measures the clean service: leave out --slowdown and --async")
 		}
-		cal := calibration{jobs: f.calibrate, appendJob: true, quiet: f.bench.quiet}
-		return cal.run(ctx, e, cfg, f.baseline)
+		o := pipeline.CalibrateOptions{Config: cfg, Path: f.baseline, Jobs: f.calibrate, Append: true,
+			Provenance: provenanceFlags{}.provenance(e.getenv)}
+		return calibrate(ctx, e, cfg, o, f.bench.quiet)
 	}
-	bl, err := readBaseline(f.baseline)
-	if err != nil {
-		return err
-	}
-	if bl == nil || f.record || bl.DefinitionHash != cfg.DefinitionHash() {
-		if slow == 0 && !f.async {
-			return demoRecordFirst(ctx, e, f, cfg)
-		}
-		fmt.Fprintf(e.stderr, "no demo baseline for this machine yet: recording one with the clean service first\n")
-		clean, err := demoConfig(demoFlags{bench: f.bench, rate: f.rate}, 0)
-		if err != nil {
-			return err
-		}
-		if err := recordDemoBaseline(ctx, e, f, clean); err != nil {
-			return err
-		}
-		if bl, err = readBaseline(f.baseline); err != nil {
+	o := pipeline.DemoOptions{Service: cfg, BaselinePath: f.baseline, Rerecord: f.record, ResultPath: f.out}
+	if slow != 0 || f.async {
+		if o.Clean, err = demoConfig(demoFlags{bench: f.bench, rate: f.rate}, 0); err != nil {
 			return err
 		}
 	}
-	head, err := runBenchmark(ctx, e, cfg, f.bench.quiet)
-	if err != nil {
+	j, err := pipeline.Demo(ctx, e.pipelineEnv(cfg, f.bench.quiet), o)
+	if err != nil || j == nil {
 		return err
 	}
-	if err := writeResultIfAsked(f.out, head); err != nil {
-		return err
-	}
-	writeRunTable(e.stdout, head)
-	fmt.Fprintln(e.stdout)
-	v := judgeAgainstBaseline(head, bl, policyFor(cfg, bl))
-	src := fmt.Sprintf("this machine's demo baseline (%s, %d samples from %d jobs)", f.baseline, len(bl.Samples), bl.Jobs())
-	if err := present(e, f.reports, judged{name: cfg.Name, mode: "check", baselineSource: src, verdict: v, head: head}); err != nil {
-		return err
-	}
-	return verdictExit(v, f.reports.failOnInconclusive)
+	return conclude(ctx, *j, f.reports.failOn(), f.reports.publishers(e)...)
 }
 
 // demoAB runs a clean demo service (base) against one with the requested
@@ -137,7 +113,12 @@ func demoAB(ctx context.Context, e env, f demoFlags, head *config.Config) error 
 	// Both sides are processes of their own, also for --aa: then the head
 	// is a second clean process, so the A/A shows what two processes of one
 	// build differ by, which a real A/B sees too.
-	return runAndJudgeAB(ctx, e, head, abFlags{aa: f.aa, twoProcesses: true, baseline: f.baseline, reports: f.reports}, f.bench.quiet)
+	o := pipeline.ABOptions{Config: head, Baseline: baseline.FileSource{Path: f.baseline}, AA: f.aa, TwoProcesses: true}
+	j, err := pipeline.AB(ctx, e.pipelineEnv(head, f.bench.quiet), o)
+	if err != nil {
+		return err
+	}
+	return conclude(ctx, j, abFailOn(f.reports, f.aa), f.reports.publishers(e)...)
 }
 
 // abDefaults makes A/B runs more and shorter than the check's: the floor is
@@ -155,38 +136,16 @@ func abDefaults(cfg *config.Config, b benchFlags) {
 	}
 }
 
-// demoRecordFirst is the first use on a machine: run the clean service,
-// record the runs as the baseline, and say so.
-func demoRecordFirst(ctx context.Context, e env, f demoFlags, cfg *config.Config) error {
-	fmt.Fprintf(e.stderr, "no demo baseline for this machine yet: this run records one\n")
-	return recordDemoBaseline(ctx, e, f, cfg)
-}
-
-func recordDemoBaseline(ctx context.Context, e env, f demoFlags, cfg *config.Config) error {
-	res, err := runBenchmark(ctx, e, cfg, f.bench.quiet)
-	if err != nil {
-		return err
-	}
-	writeRunTable(e.stdout, res)
-	bl := baseline.New(cfg.Name, res.DefinitionHash, res.Env, cfg.Gate.Window)
-	bl.Append(res, baseline.Provenance{Job: "demo-" + res.Created.Format("20060102T150405"), Ref: "demo", Time: res.Created})
-	if err := baseline.Write(f.baseline, bl); err != nil {
-		return withCode(ExitRuntime, err)
-	}
-	fmt.Fprintf(e.stdout, "\nrecorded a baseline for this machine: %s (%d runs)\nrun `tailgate demo` again to check against it; `tailgate demo --slowdown 30%%` to see a regression caught\n", f.baseline, len(res.Runs))
-	return nil
-}
-
 // demoConfig fills the embedded demo benchmark with this executable, a
 // free loopback port and the flags.
 func demoConfig(f demoFlags, slowdown float64) (*config.Config, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, withCode(ExitRuntime, fmt.Errorf("finding the tailgate executable to start the demo service: %w", err))
+		return nil, pipeline.Runtime.Wrap(fmt.Errorf("finding the tailgate executable to start the demo service: %w", err))
 	}
 	port, err := freePort()
 	if err != nil {
-		return nil, withCode(ExitRuntime, err)
+		return nil, pipeline.Runtime.Wrap(err)
 	}
 	async := ""
 	if f.async {
@@ -217,28 +176,4 @@ func freePort() (int, error) {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
-// demoBaselinePath is the per-user, per-machine place of the demo baseline.
-func demoBaselinePath(getenv func(string) string) string {
-	dir := getenv("XDG_CACHE_HOME")
-	if dir == "" {
-		if home := getenv("HOME"); home != "" {
-			dir = filepath.Join(home, ".cache")
-		}
-	}
-	if dir == "" {
-		return filepath.Join("baselines", "demo.json")
-	}
-	return filepath.Join(dir, "tailgate", "demo-baseline.json")
-}
-
-func writeResultIfAsked(path string, f *result.File) error {
-	if path == "" {
-		return nil
-	}
-	if err := result.WriteFile(path, f); err != nil {
-		return withCode(ExitRuntime, err)
-	}
-	return nil
 }

@@ -75,6 +75,7 @@ func TestDemoRecordsThenChecks(t *testing.T) {
 }
 
 func TestDemoBadFlagsAreUsageErrors(t *testing.T) {
+	t.Parallel()
 	bl := filepath.Join(t.TempDir(), "demo.json")
 	for name, args := range map[string][]string{
 		"slowdown": {"demo", "--slowdown", "lots", "--baseline", bl},
@@ -90,6 +91,7 @@ func TestDemoBadFlagsAreUsageErrors(t *testing.T) {
 }
 
 func TestDemoCorruptBaselineIsLeftAlone(t *testing.T) {
+	t.Parallel()
 	bl := filepath.Join(t.TempDir(), "demo.json")
 	mustWrite(t, bl, "[1, 2")
 	o := tailgate(t, "demo", "--runs", "2", "--duration", "300ms", "--warmup", "0s", "--baseline", bl)

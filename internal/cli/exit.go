@@ -1,9 +1,6 @@
 package cli
 
-import (
-	"errors"
-	"fmt"
-)
+import "github.com/tailgate-ci/tailgate/internal/pipeline"
 
 // Exit codes (DESIGN.md §3).
 const (
@@ -13,39 +10,20 @@ const (
 	ExitRuntime    = 3 // the environment broke: target, dataset, baseline, GitHub
 )
 
-// exitError carries the exit code an error should end the process with.
-type exitError struct {
-	code int
-	err  error
-}
+// usageErr is a usage error (exit 2).
+func usageErr(format string, a ...any) error { return pipeline.Usage.Errorf(format, a...) }
 
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-func usageErr(format string, a ...any) error {
-	return &exitError{ExitUsage, fmt.Errorf(format, a...)}
-}
-
-func withCode(code int, err error) error {
-	if err == nil {
-		return nil
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return err
-	}
-	return &exitError{code, err}
-}
-
-// exitCode maps an error to the process exit code: an error never exits 0,
-// and an error without a code is a runtime failure.
+// exitCode maps an error to the process exit code by its kind: an error
+// never exits 0, and an error without a kind is a runtime failure.
 func exitCode(err error) int {
 	if err == nil {
 		return ExitPass
 	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return ee.code
+	switch pipeline.KindOf(err) {
+	case pipeline.Usage:
+		return ExitUsage
+	case pipeline.Regression:
+		return ExitRegression
 	}
 	return ExitRuntime
 }

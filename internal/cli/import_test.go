@@ -10,6 +10,7 @@ import (
 )
 
 func TestImportK6Summary(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	k6 := filepath.Join(dir, "summary.json")
 	mustWrite(t, k6, k6Summary)
@@ -41,6 +42,7 @@ func TestImportK6Summary(t *testing.T) {
 
 // Several files become several runs, indexed in order; --format skips detection.
 func TestImportSeveralFilesWithFormat(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
 	mustWrite(t, a, k6Summary)
@@ -62,6 +64,7 @@ func TestImportSeveralFilesWithFormat(t *testing.T) {
 }
 
 func TestImportUnknownFormatIsUsageError(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	k6 := filepath.Join(dir, "summary.json")
 	mustWrite(t, k6, k6Summary)
@@ -74,6 +77,7 @@ func TestImportUnknownFormatIsUsageError(t *testing.T) {
 }
 
 func TestImportGarbageIsUsageErrorNamingFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	junk := filepath.Join(dir, "junk.bin")
 	mustWrite(t, junk, "\x00\x01\x02 definitely not a load-test result\n")
@@ -94,6 +98,7 @@ func TestImportGarbageIsUsageErrorNamingFile(t *testing.T) {
 }
 
 func TestImportWithoutFilesIsUsageError(t *testing.T) {
+	t.Parallel()
 	o := tailgate(t, "import", "-o", filepath.Join(t.TempDir(), "r.json"))
 	wantCode(t, o, 2)
 	wantContains(t, "stderr", o.stderr, "at least one file")

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/pipeline"
+	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
@@ -40,7 +42,7 @@ func cmdImport(ctx context.Context, e env, args []string) error {
 	for _, path := range files {
 		im, err := importer.Read(path, *format)
 		if err != nil {
-			return withCode(ExitUsage, err)
+			return pipeline.Usage.Wrap(err)
 		}
 		if !slices.Contains(formats, im.Format) {
 			formats = append(formats, im.Format)
@@ -60,9 +62,9 @@ func cmdImport(ctx context.Context, e env, args []string) error {
 	}
 	res.Source = strings.Join(formats, ", ")
 	if err := result.WriteFile(*out, res); err != nil {
-		return withCode(ExitRuntime, err)
+		return pipeline.Runtime.Wrap(err)
 	}
-	writeRunTable(e.stdout, res)
+	report.WriteRunTable(e.stdout, res)
 	fmt.Fprintf(e.stdout, "\n%d runs written to %s\n", len(res.Runs), *out)
 	return nil
 }

@@ -1,6 +1,9 @@
-// Package cli owns the tailgate command line: subcommands, flags, wiring of
-// the other packages, and the mapping of errors to exit codes. It is the only
-// package that touches the process (arguments, environment, signals).
+// Package cli owns the tailgate command line: each subcommand turns its
+// flags (or, for `tailgate action`, the Action's inputs) into the options of
+// a pipeline use case, runs it, hands the result to its publishers, and maps
+// the error's kind to the exit code. It is the only package that touches the
+// process (arguments, environment, signals), and the one place where the
+// outside systems are wired in (the GitHub client, the git runner).
 package cli
 
 import (

@@ -1,13 +1,13 @@
 package cli
 
 import (
+	"context"
 	"flag"
-	"io"
 
-	"github.com/tailgate-ci/tailgate/internal/atomicfile"
-	"github.com/tailgate-ci/tailgate/internal/gate"
-	"github.com/tailgate-ci/tailgate/internal/report"
-	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/pipeline"
+	"github.com/tailgate-ci/tailgate/internal/publish"
+	"github.com/tailgate-ci/tailgate/internal/runner"
 )
 
 // reportFlags choose the reports a judging command writes.
@@ -23,33 +23,26 @@ func (r *reportFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&r.failOnInconclusive, "fail-on-inconclusive", false, "exit 1 when the verdict is inconclusive")
 }
 
-// judged is a verdict with what the reports say around it.
-type judged struct {
-	name, mode, baselineSource string
-	verdict                    gate.Verdict
-	head                       *result.File
-	notes                      []string
+// publishers are the terminal report and the files asked for.
+func (r reportFlags) publishers(e env) []publish.Publisher {
+	return []publish.Publisher{publish.Terminal{W: e.stdout}, publish.Files{JSON: r.jsonPath, Markdown: r.markdownPath}}
 }
 
-func (j judged) input() report.Input {
-	return report.Input{Name: j.name, Mode: j.mode, BaselineSource: j.baselineSource, Verdict: j.verdict, Head: j.head.Runs, Notes: j.notes}
+// failOn: a regression fails, an inconclusive verdict when asked.
+func (r reportFlags) failOn() pipeline.FailOn {
+	return pipeline.FailOn{Regression: true, Inconclusive: r.failOnInconclusive, InconclusiveSetting: "--fail-on-inconclusive"}
 }
 
-// present prints the terminal report and writes the files asked for.
-func present(e env, rf reportFlags, j judged) error {
-	in := j.input()
-	if err := report.WriteText(e.stdout, in); err != nil {
-		return withCode(ExitRuntime, err)
+// conclude publishes a judged comparison and ends as its verdict says.
+func conclude(ctx context.Context, j pipeline.Judged, fail pipeline.FailOn, pubs ...publish.Publisher) error {
+	if err := publish.All(ctx, j.Input, pubs...); err != nil {
+		return pipeline.Runtime.Wrap(err)
 	}
-	if rf.jsonPath != "" {
-		if err := atomicfile.Write(rf.jsonPath, func(w io.Writer) error { return report.WriteJSON(w, in) }); err != nil {
-			return withCode(ExitRuntime, err)
-		}
-	}
-	if rf.markdownPath != "" {
-		if err := atomicfile.Write(rf.markdownPath, func(w io.Writer) error { return report.WriteMarkdown(w, in) }); err != nil {
-			return withCode(ExitRuntime, err)
-		}
-	}
-	return nil
+	return fail.Err(j.Verdict)
+}
+
+// pipelineEnv is the world of a use case that runs the benchmark cfg:
+// stdout for its tables, stderr for notices and progress (none when quiet).
+func (e env) pipelineEnv(cfg *config.Config, quiet bool) pipeline.Env {
+	return pipeline.Env{Out: e.stdout, Log: e.stderr, Progress: newProgress(e, cfg, quiet), Machine: runner.DetectEnv(Version)}
 }

@@ -19,7 +19,7 @@ import (
 // newProgress returns the progress display for a benchmark: a bar per run
 // on a terminal, one line per run elsewhere (CI logs), nothing when quiet.
 func newProgress(e env, cfg *config.Config, quiet bool) runner.Observer {
-	if quiet {
+	if quiet || cfg == nil {
 		return nil
 	}
 	if isTerminal(e.stderr) && e.getenv("CI") == "" {

@@ -4,9 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
+	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/pipeline"
 )
 
 func init() {
@@ -32,32 +33,22 @@ func cmdBaseline(ctx context.Context, e env, args []string) error {
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
-	cfg, head, err := headRuns(ctx, e, fs, &bf, *resultPath)
+	cfg, head, err := benchInput(fs, &bf, *resultPath)
 	if err != nil {
 		return err
 	}
-	path := baselinePath(*blFlag, cfg, head.Benchmark)
-	bl, err := readBaseline(path) // an unreadable file stops here, untouched
+	path := baselinePath(*blFlag, cfg, benchmarkName(cfg, head))
+	return record(ctx, e, cfg, pipeline.RecordOptions{Config: cfg, Head: head, Path: path, Provenance: prov.provenance(e.getenv)}, bf.quiet)
+}
+
+// record records and says what it stored.
+func record(ctx context.Context, e env, cfg *config.Config, o pipeline.RecordOptions, quiet bool) error {
+	rec, err := pipeline.Record(ctx, e.pipelineEnv(cfg, quiet), o)
 	if err != nil {
 		return err
 	}
-	window := 0
-	if cfg != nil {
-		window = cfg.Gate.Window
-	}
-	if bl == nil {
-		bl = baseline.New(head.Benchmark, head.DefinitionHash, head.Env, window)
-	} else if window > 0 {
-		bl.Window = window
-	}
-	if bl.DefinitionHash != head.DefinitionHash && len(bl.Samples) > 0 {
-		fmt.Fprintf(e.stderr, "the benchmark definition changed: the %d old samples and the calibration are dropped\n", len(bl.Samples))
-	}
-	bl.Append(head, prov.provenance(e.getenv, head.Created))
-	if err := baseline.Write(path, bl); err != nil {
-		return withCode(ExitRuntime, err)
-	}
-	fmt.Fprintf(e.stdout, "recorded %d runs in %s (%d samples from %d jobs, window %d)\n", len(head.Runs), path, len(bl.Samples), bl.Jobs(), bl.Window)
+	bl := rec.Baseline
+	fmt.Fprintf(e.stdout, "recorded %d runs in %s (%d samples from %d jobs, window %d)\n", len(rec.Head.Runs), o.Path, len(bl.Samples), bl.Jobs(), bl.Window)
 	return nil
 }
 
@@ -71,20 +62,18 @@ func (p *provenanceFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&p.job, "job", "", "id of the job that produced the runs (default $GITHUB_RUN_ID-$GITHUB_RUN_ATTEMPT, else local-<time>)")
 }
 
-func (p *provenanceFlags) provenance(getenv func(string) string, at time.Time) baseline.Provenance {
-	pr := baseline.Provenance{Commit: p.commit, Ref: p.ref, Job: p.job, Time: at}
+// provenance is what the flags say, else what the runner's environment
+// does; a job left unnamed gets a local id from the runs' time.
+func (p provenanceFlags) provenance(getenv func(string) string) baseline.Provenance {
+	pr := baseline.Provenance{Commit: p.commit, Ref: p.ref, Job: p.job}
 	if pr.Commit == "" {
 		pr.Commit = getenv("GITHUB_SHA")
 	}
 	if pr.Ref == "" {
 		pr.Ref = getenv("GITHUB_REF")
 	}
-	if pr.Job == "" {
-		if id := getenv("GITHUB_RUN_ID"); id != "" {
-			pr.Job = id + "-" + getenv("GITHUB_RUN_ATTEMPT")
-		} else {
-			pr.Job = "local-" + at.UTC().Format("20060102T150405.000")
-		}
+	if id := getenv("GITHUB_RUN_ID"); pr.Job == "" && id != "" {
+		pr.Job = id + "-" + getenv("GITHUB_RUN_ATTEMPT")
 	}
 	return pr
 }

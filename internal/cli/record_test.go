@@ -17,6 +17,7 @@ func readBaselineFile(t *testing.T, path string) *baseline.File {
 }
 
 func TestBaselineRecordAccumulates(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	res := writeResult(t, dir, "r.json", synthResult(5, 1, synthHash))
 	bl := filepath.Join(dir, "b.json")
@@ -51,6 +52,7 @@ func TestBaselineRecordAccumulates(t *testing.T) {
 
 // gate.window of the -c config bounds the samples kept: the newest stay.
 func TestBaselineRecordHonoursWindow(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := writeBenchConfig(t, dir, "synthetic", "http://127.0.0.1:1", 7)
 	bl := filepath.Join(dir, "b.json")
@@ -70,6 +72,7 @@ func TestBaselineRecordHonoursWindow(t *testing.T) {
 
 // A changed definition drops the old samples and says so.
 func TestBaselineRecordNewDefinitionReplacesSamples(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bl := writeBaseline(t, dir, "b.json", synthBaseline(2, 5, synthHash))
 	res := writeResult(t, dir, "r.json", synthResult(3, 1, "sha256:definition-2"))
@@ -84,6 +87,7 @@ func TestBaselineRecordNewDefinitionReplacesSamples(t *testing.T) {
 }
 
 func TestBaselineRecordCorruptBaselineIsLeftAlone(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	res := writeResult(t, dir, "r.json", synthResult(5, 1, synthHash))
 	bl := filepath.Join(dir, "b.json")

@@ -2,14 +2,12 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
-	"github.com/tailgate-ci/tailgate/internal/result"
-	"github.com/tailgate-ci/tailgate/internal/runner"
+	"github.com/tailgate-ci/tailgate/internal/pipeline"
 )
 
 func init() {
@@ -40,7 +38,7 @@ func (b *benchFlags) load() (*config.Config, error) {
 	}
 	cfg, err := config.LoadFile(b.config)
 	if err != nil {
-		return nil, withCode(ExitUsage, err)
+		return nil, pipeline.Usage.Wrap(err)
 	}
 	b.apply(cfg)
 	return cfg, nil
@@ -106,34 +104,9 @@ func cmdRun(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := runBenchmark(ctx, e, cfg, bf.quiet)
-	if err != nil {
+	if _, err := pipeline.Run(ctx, e.pipelineEnv(cfg, bf.quiet), pipeline.RunOptions{Config: cfg, ResultPath: *out}); err != nil {
 		return err
 	}
-	if err := result.WriteFile(*out, res); err != nil {
-		return withCode(ExitRuntime, err)
-	}
-	writeRunTable(e.stdout, res)
-	fmt.Fprintf(e.stdout, "\nresult written to %s\n", *out)
+	fmt.Fprintf(e.stdout, "result written to %s\n", *out)
 	return nil
-}
-
-// runBenchmark runs cfg with progress on stderr and maps failures to exit
-// codes: a broken target or dataset is a runtime failure (3), never a
-// result.
-func runBenchmark(ctx context.Context, e env, cfg *config.Config, quiet bool) (*result.File, error) {
-	r := &runner.Runner{
-		Config:   cfg,
-		Env:      runner.DetectEnv(Version),
-		Observer: newProgress(e, cfg, quiet),
-		Log:      e.stderr,
-	}
-	res, err := r.Run(ctx)
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return nil, withCode(ExitRuntime, errors.New("interrupted: no result was written"))
-		}
-		return nil, withCode(ExitRuntime, err)
-	}
-	return res, nil
 }

@@ -82,6 +82,7 @@ func TestRunFlagsOverrideConfig(t *testing.T) {
 }
 
 func TestRunBadConfigNamesFileLineColumn(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "bad.yml")
 	mustWrite(t, cfg, "name: bad\ntarget:\n  url: http://127.0.0.1:1\nload:\n  rate: 10/s\n  durashun: 1s\nscenarios:\n  - steps:\n      - path: /\n")
@@ -97,6 +98,7 @@ func TestRunBadConfigNamesFileLineColumn(t *testing.T) {
 }
 
 func TestRunUnreachableTargetIsRuntimeFailure(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := writeBenchConfig(t, dir, "items", closedPortURL(t), 0)
 	out := filepath.Join(dir, "result.json")

@@ -8,6 +8,7 @@ import (
 )
 
 func TestHelpPrintsUsageOnStdout(t *testing.T) {
+	t.Parallel()
 	for _, arg := range []string{"help", "-h", "--help"} {
 		o := tailgate(t, arg)
 		wantCode(t, o, 0)
@@ -19,6 +20,7 @@ func TestHelpPrintsUsageOnStdout(t *testing.T) {
 }
 
 func TestHelpListsEveryCommandButNotHiddenOnes(t *testing.T) {
+	t.Parallel()
 	o := tailgate(t, "help")
 	for _, name := range []string{"action", "baseline", "calibrate", "check", "compare", "demo", "import", "run", "version"} {
 		if !strings.Contains(o.stdout, "\n  "+name+" ") {
@@ -31,6 +33,7 @@ func TestHelpListsEveryCommandButNotHiddenOnes(t *testing.T) {
 }
 
 func TestNoArgumentsIsUsageError(t *testing.T) {
+	t.Parallel()
 	o := tailgate(t)
 	wantCode(t, o, 2)
 	if o.stdout != "" {
@@ -40,12 +43,14 @@ func TestNoArgumentsIsUsageError(t *testing.T) {
 }
 
 func TestUnknownCommandIsUsageError(t *testing.T) {
+	t.Parallel()
 	o := tailgate(t, "frobnicate", "-x")
 	wantCode(t, o, 2)
 	wantContains(t, "stderr", o.stderr, `unknown command "frobnicate"`, "Usage: tailgate <command>")
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	for _, arg := range []string{"version", "--version"} {
 		o := tailgate(t, arg)
 		wantCode(t, o, 0)
@@ -58,6 +63,7 @@ func TestVersion(t *testing.T) {
 // Every command's -h exits 0 and lists its flags; the usage goes to stderr
 // (the flag package's output) and nothing else happens.
 func TestCommandHelpExitsZero(t *testing.T) {
+	t.Parallel()
 	cases := map[string][]string{
 		"run":       {"run", "-h"},
 		"check":     {"check", "-h"},
@@ -81,12 +87,14 @@ func TestCommandHelpExitsZero(t *testing.T) {
 }
 
 func TestCommandUsageGolden(t *testing.T) {
+	t.Parallel()
 	o := tailgate(t, "check", "-h")
 	wantCode(t, o, 0)
 	golden(t, "check-h.txt", o.stderr, "")
 }
 
 func TestBadFlagIsUsageError(t *testing.T) {
+	t.Parallel()
 	cases := map[string][]string{
 		"run":       {"run", "--no-such-flag"},
 		"check":     {"check", "--runs", "many"},
@@ -106,6 +114,7 @@ func TestBadFlagIsUsageError(t *testing.T) {
 }
 
 func TestBaselineWithoutRecordIsUsageError(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"baseline"}, {"baseline", "show"}} {
 		o := tailgate(t, args...)
 		wantCode(t, o, 2)
@@ -114,6 +123,7 @@ func TestBaselineWithoutRecordIsUsageError(t *testing.T) {
 }
 
 func TestMissingConfigIsUsageError(t *testing.T) {
+	t.Parallel()
 	missing := t.TempDir() + "/nope.yml"
 	o := tailgate(t, "run", "-c", missing, "-o", t.TempDir()+"/r.json")
 	wantCode(t, o, 2)
@@ -123,6 +133,7 @@ func TestMissingConfigIsUsageError(t *testing.T) {
 // -h of the commands whose first argument is not a flag (baseline takes
 // the sub-command record, action takes no arguments) also shows help.
 func TestGroupCommandHelpExitsZero(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"baseline", "-h"}, {"action", "-h"}} {
 		t.Run(args[0], func(t *testing.T) {
 			o := tailgate(t, args...)
@@ -135,6 +146,7 @@ func TestGroupCommandHelpExitsZero(t *testing.T) {
 // A flag's help shows a default a user can type, never the internal
 // "unset" sentinel.
 func TestCommandHelpShowsNoSentinelDefault(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"run", "-h"}, {"check", "-h"}, {"calibrate", "-h"}, {"demo", "-h"}, {"baseline", "record", "-h"}} {
 		o := tailgate(t, args...)
 		for _, line := range strings.Split(o.stderr, "\n") {

@@ -6,6 +6,7 @@ import (
 )
 
 func TestABConfig(t *testing.T) {
+	t.Parallel()
 	cfg, err := LoadFile("../../testdata/config/ab.yml")
 	if err != nil {
 		t.Fatal(err)
@@ -19,6 +20,7 @@ func TestABConfig(t *testing.T) {
 }
 
 func TestABConfigProblems(t *testing.T) {
+	t.Parallel()
 	src := `name: x
 ab:
   base: {url: "http://10.0.0.1:80"}
@@ -42,6 +44,7 @@ scenarios: [{steps: [{path: /}]}]
 }
 
 func TestCommandEngineProblems(t *testing.T) {
+	t.Parallel()
 	src := `name: x
 target: {url: "http://127.0.0.1:80"}
 load:
@@ -66,6 +69,7 @@ scenarios: [{steps: [{path: /}]}]
 }
 
 func TestCommandKeysNeedCommandEngine(t *testing.T) {
+	t.Parallel()
 	src := `name: x
 target: {url: "http://127.0.0.1:80"}
 load: {rate: 10/s, output: out.json}

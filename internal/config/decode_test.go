@@ -10,6 +10,7 @@ import (
 // TestEveryFieldTypeIsSupported walks the Config type: every field must be
 // a kind the decoder reads, so no YAML input can reach its internal error.
 func TestEveryFieldTypeIsSupported(t *testing.T) {
+	t.Parallel()
 	var walk func(reflect.Type, string)
 	seen := map[reflect.Type]bool{}
 	walk = func(typ reflect.Type, path string) {
@@ -43,6 +44,7 @@ func TestEveryFieldTypeIsSupported(t *testing.T) {
 }
 
 func TestAliasBombIsRefused(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString("target: {url: 'http://127.0.0.1:1'}\nload: {rate: 1}\nscenarios:\n  - steps:\n      - path: /\n")
 	b.WriteString("        json:\n          a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n")
@@ -62,6 +64,7 @@ func TestAliasBombIsRefused(t *testing.T) {
 }
 
 func TestDeepNestingIsRefused(t *testing.T) {
+	t.Parallel()
 	src := "target: {url: 'http://127.0.0.1:1'}\nload: {rate: 1}\nscenarios: [{steps: [{path: /, json: " +
 		strings.Repeat("[", 100) + strings.Repeat("]", 100) + "}]}]\n"
 	ps := problemsOf(t, src)

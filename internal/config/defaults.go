@@ -6,7 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/baseline"
+	"github.com/tailgate-ci/tailgate/internal/gate"
 )
 
 // Defaults for keys the file leaves out. A key the file sets is kept as
@@ -25,14 +26,11 @@ const (
 	DefaultDrainTimeout   = Duration(30 * time.Second)
 	DefaultDrainInterval  = Duration(100 * time.Millisecond)
 	DefaultWeight         = 1
-	DefaultWindow         = 30
-	DefaultAlpha          = 0.05
 )
 
-// DefaultGateMetrics are the metrics gated when gate.metrics is left out.
-func DefaultGateMetrics() []string {
-	return []string{result.IterationsPerSec, result.LatencyP95, result.RequestErrorPct, result.LifecycleSuccess}
-}
+// The gate section's defaults are the gate's and the baseline's own
+// (gate.DefaultAlpha, gate.DefaultMetrics, baseline.DefaultWindow): one
+// definition each.
 
 // applyDefaults fills every key the file left out.
 func applyDefaults(cfg *Config, c *collector) {
@@ -113,12 +111,12 @@ func defaultRequest(r *Request) {
 
 func defaultGate(g *Gate, name string, c *collector) {
 	setString(&g.Baseline, c, "gate.baseline", "baselines/"+name+".json")
-	setInt(&g.Window, c, "gate.window", DefaultWindow)
+	setInt(&g.Window, c, "gate.window", baseline.DefaultWindow)
 	if !c.given("gate.alpha") {
-		g.Alpha = DefaultAlpha
+		g.Alpha = gate.DefaultAlpha
 	}
 	if !c.given("gate.metrics") {
-		g.Metrics = DefaultGateMetrics()
+		g.Metrics = gate.DefaultMetrics()
 	}
 }
 

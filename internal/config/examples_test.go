@@ -7,11 +7,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/gate"
 )
 
 const examplesDir = "../../testdata/config"
 
 func TestExamplesParse(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join(examplesDir, "*.yml"))
 	if err != nil {
 		t.Fatal(err)
@@ -25,13 +28,14 @@ func TestExamplesParse(t *testing.T) {
 			t.Errorf("%s:\n%v", f, err)
 			continue
 		}
-		if !reflect.DeepEqual(cfg.Gate.Metrics, DefaultGateMetrics()) && filepath.Base(f) != "open.yml" {
+		if !reflect.DeepEqual(cfg.Gate.Metrics, gate.DefaultMetrics()) && filepath.Base(f) != "open.yml" {
 			t.Errorf("%s: gate metrics %v, want the defaults", f, cfg.Gate.Metrics)
 		}
 	}
 }
 
 func TestOpenExample(t *testing.T) {
+	t.Parallel()
 	cfg, err := LoadFile(filepath.Join(examplesDir, "open.yml"))
 	if err != nil {
 		t.Fatal(err)
@@ -88,6 +92,7 @@ scenarios:
 `
 
 func TestDemoShapeAndDefaults(t *testing.T) {
+	t.Parallel()
 	cfg, err := Parse("/tmp/demo.yml", []byte(demoConfig))
 	if err != nil {
 		t.Fatal(err)
@@ -129,6 +134,7 @@ func TestDemoShapeAndDefaults(t *testing.T) {
 }
 
 func TestExplicitZeroIsKept(t *testing.T) {
+	t.Parallel()
 	cfg := mustParse(t, minimal+"load: {rate: 10/s, warmup: 0s}\n")
 	if cfg.Load.Warmup != 0 {
 		t.Errorf("warmup: 0s became %v; an explicit zero must not be replaced by the default", cfg.Load.Warmup)
@@ -136,6 +142,7 @@ func TestExplicitZeroIsKept(t *testing.T) {
 }
 
 func TestStepDefaults(t *testing.T) {
+	t.Parallel()
 	cfg := mustParse(t, `
 target: {url: "http://localhost:1"}
 load: {rate: 1}
@@ -161,6 +168,7 @@ scenarios:
 }
 
 func TestMergeKeysAndAliases(t *testing.T) {
+	t.Parallel()
 	cfg := mustParse(t, `
 target: {url: "http://127.0.0.1:1"}
 load: {rate: 5/s}
@@ -193,6 +201,7 @@ func mustParse(t *testing.T, src string) *Config {
 
 // TestDocExampleParses keeps the full example in docs/config.md valid.
 func TestDocExampleParses(t *testing.T) {
+	t.Parallel()
 	text, err := os.ReadFile("../../docs/config.md")
 	if err != nil {
 		t.Fatal(err)

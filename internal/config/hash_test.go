@@ -66,6 +66,7 @@ seed: 1
 `
 
 func TestDefinitionHashIgnoresFormAndTarget(t *testing.T) {
+	t.Parallel()
 	a := mustParse(t, hashBase).DefinitionHash()
 	if !regexp.MustCompile(`^sha256:[0-9a-f]{64}$`).MatchString(a) {
 		t.Fatalf("hash %q is not sha256:<64 hex>", a)
@@ -79,6 +80,7 @@ func TestDefinitionHashIgnoresFormAndTarget(t *testing.T) {
 }
 
 func TestDefinitionHashSeesEveryChange(t *testing.T) {
+	t.Parallel()
 	base := mustParse(t, hashBase).DefinitionHash()
 	changes := map[string][2]string{
 		"seed":          {"seed: 1", "seed: 2"},
@@ -110,6 +112,7 @@ func TestDefinitionHashSeesEveryChange(t *testing.T) {
 }
 
 func TestDefinitionHashIgnoresNameGateAndTarget(t *testing.T) {
+	t.Parallel()
 	base := mustParse(t, hashBase).DefinitionHash()
 	for _, c := range [][2]string{
 		{"name: h", "name: other"},
@@ -123,6 +126,7 @@ func TestDefinitionHashIgnoresNameGateAndTarget(t *testing.T) {
 }
 
 func TestDefinitionHashOfUnencodableValues(t *testing.T) {
+	t.Parallel()
 	cfg := &Config{Scenarios: []Scenario{{Steps: []Step{{Request: Request{JSON: map[any]any{1: "x"}}}}}}}
 	a, b := cfg.DefinitionHash(), cfg.DefinitionHash()
 	if a != b || !strings.HasPrefix(a, "sha256:") {

@@ -151,6 +151,7 @@ var badCases = []badCase{
 }
 
 func TestBadInputs(t *testing.T) {
+	t.Parallel()
 	for _, tc := range badCases {
 		t.Run(tc.name, func(t *testing.T) {
 			ps := problemsOf(t, tc.src)
@@ -180,6 +181,7 @@ func problemsOf(t *testing.T, src string) []Problem {
 }
 
 func TestWholeFileProblems(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, src string
 		want      string
@@ -204,6 +206,7 @@ func TestWholeFileProblems(t *testing.T) {
 // TestAllProblemsReported checks that problems of every kind in one file
 // are reported together, in file order, each at its place.
 func TestAllProblemsReported(t *testing.T) {
+	t.Parallel()
 	src := doc(
 		"name: demo",                         // 1
 		"target:",                            // 2
@@ -250,6 +253,7 @@ func TestAllProblemsReported(t *testing.T) {
 }
 
 func TestProblemString(t *testing.T) {
+	t.Parallel()
 	cases := map[string]Problem{
 		"f.yml:3:7: load.rate: bad": {File: "f.yml", Line: 3, Col: 7, Key: "load.rate", Msg: "bad"},
 		"f.yml:3: invalid YAML: x":  {File: "f.yml", Line: 3, Msg: "invalid YAML: x"},
@@ -263,6 +267,7 @@ func TestProblemString(t *testing.T) {
 }
 
 func TestLoadFileMissing(t *testing.T) {
+	t.Parallel()
 	_, err := LoadFile("testdata-does-not-exist.yml")
 	var perr *Error
 	if err == nil || errors.As(err, &perr) || !strings.Contains(err.Error(), "read config") {
@@ -273,6 +278,7 @@ func TestLoadFileMissing(t *testing.T) {
 // TestTypoIsReportedOnce checks that a misspelt key is reported as unknown,
 // without a second "required" problem for the key it was meant to be.
 func TestTypoIsReportedOnce(t *testing.T) {
+	t.Parallel()
 	src := lines(targetOK, l("load: {rate: 1}", "scenarios:", "  - stpes:", "      - pth: /a", "  - steps:", "      - pth: /a", "      - pth: /b"))
 	ps := problemsOf(t, src)
 	want := []string{

@@ -1,11 +1,14 @@
 package config
 
 import (
+	"maps"
 	"net"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
@@ -176,7 +179,7 @@ func validateGate(g *Gate, c *collector) {
 		c.add("gate.alpha", "must be in (0, 0.5], got %g; 0.05 is usual", g.Alpha)
 	}
 	if c.given("gate.metrics") && len(g.Metrics) == 0 {
-		c.add("gate.metrics", "lists no metric: leave it out for the defaults (%s)", strings.Join(DefaultGateMetrics(), ", "))
+		c.add("gate.metrics", "lists no metric: leave it out for the defaults (%s)", strings.Join(gate.DefaultMetrics(), ", "))
 	}
 	seen := map[string]bool{}
 	for i, m := range g.Metrics {
@@ -194,7 +197,7 @@ func validateGate(g *Gate, c *collector) {
 
 // validateMetricValues checks a map of metric key → non-negative value.
 func validateMetricValues(values map[string]float64, section string, c *collector) {
-	for _, m := range sortedKeys(values) {
+	for _, m := range slices.Sorted(maps.Keys(values)) {
 		key := joinKey(section, m)
 		if _, ok := result.Lookup(m); !ok {
 			c.addKey(key, "unknown metric %q: expected one of %s", m, metricKeys())

@@ -1,8 +1,9 @@
 package config
 
 import (
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -103,7 +104,7 @@ func checkStepName(st *Step, stepPath string, names map[string]int, j int, c *co
 
 // checkSave requires variable names usable as {{.name}} and a JSON path.
 func checkSave(save map[string]string, path string, c *collector) {
-	for _, v := range sortedKeys(save) {
+	for _, v := range slices.Sorted(maps.Keys(save)) {
 		key := joinKey(path, v)
 		if !identifier.MatchString(v) {
 			c.addKey(key, "invalid variable name %q: use letters, digits and '_', not starting with a digit (it is used as {{.%s}})", v, v)
@@ -131,7 +132,7 @@ func validateRequest(r *Request, path string, c *collector) {
 	if c.given(joinKey(path, "status")) {
 		checkStatus(r.Status, joinKey(path, "status"), c)
 	}
-	for _, h := range sortedKeys(r.Headers) {
+	for _, h := range slices.Sorted(maps.Keys(r.Headers)) {
 		checkTemplate(r.Headers[h], joinKey(joinKey(path, "headers"), h), c)
 	}
 	checkTemplate(r.Body, joinKey(path, "body"), c)
@@ -156,7 +157,7 @@ func checkJSONTemplates(v any, key string, c *collector) {
 	case string:
 		checkTemplate(x, key, c)
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			checkJSONTemplates(x[k], joinKey(key, k), c)
 		}
 	case []any:
@@ -183,13 +184,4 @@ func checkTemplate(s, key string, c *collector) {
 		}
 		rest = rest[end+2:]
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -10,6 +10,7 @@ import (
 )
 
 func TestParseDuration(t *testing.T) {
+	t.Parallel()
 	good := map[string]time.Duration{
 		"10s": 10 * time.Second, "500ms": 500 * time.Millisecond, "2m": 2 * time.Minute,
 		"1m30s": 90 * time.Second, "0": 0, "0s": 0,
@@ -36,6 +37,7 @@ func TestParseDuration(t *testing.T) {
 }
 
 func TestParseRate(t *testing.T) {
+	t.Parallel()
 	good := map[string]float64{
 		"50/s": 50, "3000/m": 50, "7200/h": 2, "50": 50, "0.5/s": 0.5, " 10 / s ": 10, "1e3/s": 1000,
 	}
@@ -64,6 +66,7 @@ func TestParseRate(t *testing.T) {
 }
 
 func TestRateIntervalAndString(t *testing.T) {
+	t.Parallel()
 	r := Rate{PerSecond: 4}
 	if r.Interval() != 250*time.Millisecond || r.String() != "4/s" {
 		t.Errorf("Rate{4}: interval %v, string %q", r.Interval(), r.String())
@@ -85,6 +88,7 @@ type valuesDoc struct {
 }
 
 func TestValuesRoundTrip(t *testing.T) {
+	t.Parallel()
 	in := valuesDoc{
 		D: Duration(1500 * time.Millisecond), R: Rate{PerSecond: 1.0 / 3},
 		List: Command{Args: []string{"./server", "--port", "8080"}}, Sh: Command{Shell: "make run"},
@@ -109,6 +113,7 @@ func TestValuesRoundTrip(t *testing.T) {
 }
 
 func TestCommandUnmarshal(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		yaml    string
 		want    Command
@@ -142,6 +147,7 @@ func TestCommandUnmarshal(t *testing.T) {
 }
 
 func TestCommandString(t *testing.T) {
+	t.Parallel()
 	c := Command{Args: []string{"./server", "--name", "my service", ""}}
 	if got, want := c.String(), `./server --name "my service" ""`; got != want {
 		t.Errorf("String() = %s, want %s", got, want)

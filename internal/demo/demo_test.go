@@ -66,6 +66,7 @@ func (c client) count() int {
 }
 
 func TestLifecycle(t *testing.T) {
+	t.Parallel()
 	_, c := startService(t, Options{})
 	if n := c.count(); n != 3 {
 		t.Fatalf("fresh service holds %d complaints, want the fixed 3", n)
@@ -95,6 +96,7 @@ func TestLifecycle(t *testing.T) {
 }
 
 func TestResolveBeforeAssignIsInvalidAction(t *testing.T) {
+	t.Parallel()
 	_, c := startService(t, Options{})
 	id := c.json("POST", "/complaints", map[string]string{"title": "t"}, 201)["id"].(string)
 	status, body := c.do("POST", "/complaints/"+id+"/resolve", nil)
@@ -143,6 +145,7 @@ func TestAsyncCommitBeforeResetDoesNotTouchNewDataset(t *testing.T) {
 }
 
 func TestResetRestoresExactlyThree(t *testing.T) {
+	t.Parallel()
 	_, c := startService(t, Options{})
 	for i := 0; i < 5; i++ {
 		c.json("POST", "/complaints", map[string]string{"title": fmt.Sprint("c", i)}, 201)
@@ -163,6 +166,7 @@ func TestResetRestoresExactlyThree(t *testing.T) {
 }
 
 func TestSearchCostGrowsWithStoredComplaints(t *testing.T) {
+	t.Parallel()
 	svc, c := startService(t, Options{})
 	scannedBy := func() int64 {
 		before := svc.Counters().Scanned
@@ -185,6 +189,7 @@ func TestSearchCostGrowsWithStoredComplaints(t *testing.T) {
 }
 
 func TestEveryRequestBurnsWorkScaledBySlowdown(t *testing.T) {
+	t.Parallel()
 	base, c := startService(t, Options{Work: 200})
 	slow, cs := startService(t, Options{Work: 200, Slowdown: 0.3})
 	for i := 0; i < 4; i++ {
@@ -203,6 +208,7 @@ func TestEveryRequestBurnsWorkScaledBySlowdown(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	_, c := startService(t, Options{})
 	cases := []struct {
 		method, path string
@@ -227,6 +233,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestParseSlowdown(t *testing.T) {
+	t.Parallel()
 	good := map[string]float64{"30%": 0.3, "0.3": 0.3, " 5 % ": 0.05, "0": 0, "0%": 0, "150%": 1.5, "2": 2}
 	for in, want := range good {
 		got, err := ParseSlowdown(in)

@@ -11,6 +11,7 @@ import (
 )
 
 func TestServeAnnouncesURLAndStopsOnCancel(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
@@ -43,6 +44,7 @@ func TestServeAnnouncesURLAndStopsOnCancel(t *testing.T) {
 }
 
 func TestServeBadAddress(t *testing.T) {
+	t.Parallel()
 	err := Serve(context.Background(), "127.0.0.1:notaport", Options{}, nil)
 	if err == nil || !strings.Contains(err.Error(), "listen on 127.0.0.1:notaport") {
 		t.Fatalf("Serve on a bad address = %v, want a listen error naming it", err)

@@ -18,6 +18,7 @@ const calibrationJobs = 20
 // TestAAFalsePositiveRate: the whole gate with default floors on A/A data,
 // 5 runs against 30 baseline samples, CV 7 %, no job drift.
 func TestAAFalsePositiveRate(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 1))
 	w := world{cv: 0.07}
 	fp := 0
@@ -36,6 +37,7 @@ func TestAAFalsePositiveRate(t *testing.T) {
 
 // TestPowerThroughputDrop: a 20 % throughput drop at CV 3 %, 5 vs 30.
 func TestPowerThroughputDrop(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(12, 1))
 	w := world{cv: 0.03}
 	caught := 0
@@ -58,6 +60,7 @@ func TestPowerThroughputDrop(t *testing.T) {
 // A/A jobs of 5 runs, then judges a fresh job of 5 runs against 6 earlier
 // jobs of 5. The default floors are judged on the same data for contrast.
 func TestCalibratedFloorsUnderDrift(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(13, 1))
 	w := world{cv: 0.07, drift: 1}
 	fpCal, fpDefault := 0, 0
@@ -94,6 +97,7 @@ func TestCalibratedFloorsUnderDrift(t *testing.T) {
 
 // TestCalibratedPowerUnderDrift: the price of drift-aware floors, measured.
 func TestCalibratedPowerUnderDrift(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(14, 1))
 	w := world{cv: 0.03, drift: 1}
 	caught := 0
@@ -115,6 +119,7 @@ func TestCalibratedPowerUnderDrift(t *testing.T) {
 // floor measured from the job's own runs; 8 vs 8 runs at CV 7 %. Both sides
 // share the job, so there is no job offset (drift 0).
 func TestABJobFloorFalsePositiveRate(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(21, 1))
 	w := world{cv: 0.07}
 	fp := 0
@@ -133,6 +138,7 @@ func TestABJobFloorFalsePositiveRate(t *testing.T) {
 
 // TestABJobFloorPower: a 10 % throughput drop at CV 3 %, 8 vs 8 in one job.
 func TestABJobFloorPower(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(22, 1))
 	w := world{cv: 0.03}
 	caught := 0
@@ -172,6 +178,7 @@ func pairedJob(rng *rand.Rand, pairs int, headScale float64) (base, head []resul
 // Judged on the pairs' differences, the A/B gate holds its false-alarm rate
 // and still catches a 10 % drop; judged unpaired, the drift hides it.
 func TestPairedABUnderDrift(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(23, 1))
 	metrics := []string{result.IterationsPerSec, result.RequestErrorPct, result.LifecycleSuccess}
 	paired := Policy{Metrics: metrics, SameJob: true, Paired: true}

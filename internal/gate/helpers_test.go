@@ -52,7 +52,7 @@ func (w world) calibrate(rng *rand.Rand, jobs, runs int) map[string]stats.Noise 
 	for range jobs {
 		j := w.job(rng, runs, 1, 1)
 		for _, key := range []string{result.IterationsPerSec, result.LatencyP95} {
-			perKey[key] = append(perKey[key], values(j, key))
+			perKey[key] = append(perKey[key], result.Values(j, key))
 		}
 	}
 	out := map[string]stats.Noise{}

@@ -9,129 +9,157 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
-// Warning texts for the contexts the caller reports.
-const (
-	WarnDefinitionChanged = "benchmark changed since the baseline was recorded: metrics not compared; re-record the baseline"
-	WarnNoBaseline        = "no baseline yet: record one (tailgate baseline record); this comparison passes"
-	WarnNoHeadRuns        = "no head runs to judge"
-)
-
 // Judge compares head runs against baseline runs under policy p.
 func Judge(base, head []result.Run, p Policy) Verdict {
 	v := Verdict{HeadRuns: len(head), BaseRuns: len(base)}
 	if p.Alpha != 0 && p.alpha() != p.Alpha {
-		v.Warnings = append(v.Warnings, fmt.Sprintf("alpha %g is outside (0, 1); using %g", p.Alpha, DefaultAlpha))
+		v.Warnings = append(v.Warnings, stats.Warn(WarnBadAlpha, fmt.Sprintf("alpha %g is outside (0, 1); using %g", p.Alpha, DefaultAlpha)))
 	}
 	switch {
 	case p.Context.DefinitionChanged:
 		v.Outcome = Inconclusive
-		v.Warnings = append(v.Warnings, WarnDefinitionChanged)
+		v.Warnings = append(v.Warnings, fixedWarning(WarnDefinitionChanged))
 		return v
 	case len(head) == 0:
 		v.Outcome = Inconclusive
-		v.Warnings = append(v.Warnings, WarnNoHeadRuns)
+		v.Warnings = append(v.Warnings, fixedWarning(WarnNoHeadRuns))
 		return v
 	case p.Context.NoBaseline || len(base) == 0:
 		v.Outcome = Pass
-		v.Warnings = append(v.Warnings, WarnNoBaseline)
+		v.Warnings = append(v.Warnings, fixedWarning(WarnNoBaseline))
 		v.Findings = headOnly(head, p)
 		return v
 	}
 	if p.Context.EnvDiffers {
 		v.Warnings = append(v.Warnings, envWarning(p.Context.EnvDiff))
 	}
-	plans, warnings := planMetrics(base, head, p)
+	policies, warnings := metricPolicies(base, head, p)
 	v.Warnings = append(v.Warnings, warnings...)
-	for i := range plans {
-		key := plans[i].meta.Key
-		plans[i].paired = p.Paired && len(base) == len(head) &&
-			len(values(base, key)) == len(base) && len(values(head, key)) == len(head)
+	for i := range policies {
+		key := policies[i].meta.Key
+		policies[i].paired = p.Paired && len(base) == len(head) &&
+			len(result.Values(base, key)) == len(base) && len(result.Values(head, key)) == len(head)
 	}
-	k := comparedGated(plans, base, head)
-	for _, pl := range plans {
-		f := pl.judge(values(base, pl.meta.Key), values(head, pl.meta.Key), k, p)
+	k := comparedGated(policies, base, head)
+	comparisons := make([]stats.Comparison, len(policies))
+	for i, mp := range policies {
+		f, c := mp.judge(result.Values(base, mp.meta.Key), result.Values(head, mp.meta.Key), k, p)
 		v.Findings = append(v.Findings, f)
+		comparisons[i] = c
 		if f.Gated && f.Outcome != NotAvailable {
-			v.Detect = append(v.Detect, pl.detect(values(base, pl.meta.Key), values(head, pl.meta.Key), k, p))
+			v.Detect = append(v.Detect, mp.detectable(c.Detectable, len(head), len(base), f))
 		}
 	}
-	v.Warnings = append(v.Warnings, findingWarnings(plans, v.Findings, base, head, k, p)...)
+	v.Warnings = append(v.Warnings, findingWarnings(v.Findings, comparisons)...)
 	v.Outcome, v.Regressions = overall(v.Findings)
 	return v
 }
 
-func envWarning(diff string) string {
-	w := "environment fingerprint differs from the baseline's: differences may come from the machine, not the code"
-	if diff != "" {
-		w += " (" + diff + ")"
-	}
-	return w
-}
-
 // comparedGated is K, the number of gated metrics present on both sides:
 // the family-wise α is split among the comparisons actually made.
-func comparedGated(plans []plan, base, head []result.Run) int {
+func comparedGated(policies []metricPolicy, base, head []result.Run) int {
 	k := 0
-	for _, pl := range plans {
-		if pl.gated && hasKey(base, pl.meta.Key) && hasKey(head, pl.meta.Key) {
+	for _, mp := range policies {
+		if mp.gated && hasKey(base, mp.meta.Key) && hasKey(head, mp.meta.Key) {
 			k++
 		}
 	}
 	return max(k, 1)
 }
 
-// judge produces the finding of one metric.
-func (pl plan) judge(base, head []float64, k int, p Policy) Finding {
+// judge produces the finding of one metric, and the comparison behind it
+// (the zero Comparison when a side has no values).
+func (mp metricPolicy) judge(base, head []float64, k int, p Policy) (Finding, stats.Comparison) {
 	f := Finding{
-		Key: pl.meta.Key, Label: pl.meta.Label, Unit: pl.meta.Unit, Percent: pl.percent(),
-		Gated: pl.gated, BaseMedian: stats.Median(base), HeadMedian: stats.Median(head),
+		Key: mp.meta.Key, Label: mp.meta.Label, Unit: mp.meta.Unit, Percent: mp.percent(),
+		Gated: mp.gated, BaseMedian: stats.Median(base), HeadMedian: stats.Median(head),
 		Change: math.NaN(), Worse: math.NaN(), P: math.NaN(), Floor: math.NaN(),
-		FloorSource: pl.source, Note: pl.note, N: len(head), M: len(base),
+		FloorSource: mp.source, Note: mp.note, N: len(head), M: len(base),
 	}
 	if len(base) == 0 || len(head) == 0 {
 		f.Outcome = NotAvailable
-		f.Note = joinNotes(missingNote(len(base), len(head)), pl.note)
-		return f
+		f.Note = joinNotes(missingNote(len(base), len(head)), mp.note)
+		return f, stats.Comparison{}
 	}
-	f.Change = pl.change(f.HeadMedian, f.BaseMedian)
-	if pl.paired {
-		if d, err := pl.differences(base, head); err == nil {
-			f.Change = pl.direction().Sign() * pl.fromScale(stats.Median(d)) // the typical pair's change
-		}
+	c := stats.Compare(mp.input(base, head, k, p))
+	f.Change = mp.change(f.HeadMedian, f.BaseMedian)
+	if !math.IsNaN(c.PairEffect) {
+		f.Change = mp.direction().Sign() * mp.fromScale(c.PairEffect) // the typical pair's change
 	}
-	f.Worse = f.Change * pl.direction().Sign()
-	floor := pl.logFloor(base, head, k, p)
-	if pl.gated {
-		f.Floor = pl.fromScale(floor)
+	f.Worse = f.Change * mp.direction().Sign()
+	if mp.gated {
+		f.Floor = mp.fromScale(c.Floor)
 	}
-	c := pl.compare(head, base, p)
-	f.Test = c.test
-	if c.err == nil && !c.small {
-		f.P = c.reportedP(p.alpha())
+	f.Test = c.Test
+	if c.Tested() {
+		f.P = c.ReportedP(p.alpha())
 	}
-	o := outcome(c, floor, p.alpha())
-	switch {
-	case c.err != nil:
-		f.Note = joinNotes("cannot compare: "+c.err.Error(), pl.note)
-	case c.small:
-		f.Note = joinNotes(c.note, pl.note)
-	case c.test == TestTPrediction && o == MetricRegression:
-		f.Note = joinNotes("low confidence: t prediction test on few samples", pl.note)
-	}
+	o := outcome(c, p.alpha())
+	f.Note = joinNotes(comparisonNote(c, o), mp.note)
 	f.Outcome = o
-	if !pl.gated {
+	if !mp.gated {
 		f.Outcome = NotGated
 		if o == MetricRegression || o == WithinNoise || o == Improvement {
 			f.Note = joinNotes(f.Note, fmt.Sprintf("changed significantly (p = %.3g)", f.P))
 		}
 	}
-	return f
+	return f, c
+}
+
+// outcome applies the rule of DESIGN.md §4 to a metric: regression ⇔
+// p ≤ α and w > L; significant inside the floor is "within noise";
+// significant and beyond the floor the good way is an improvement.
+func outcome(c stats.Comparison, alpha float64) MetricOutcome {
+	switch {
+	case !c.Tested():
+		return MetricInconclusive
+	case c.PWorse <= alpha && c.Effect > c.Floor:
+		return MetricRegression
+	case c.PWorse <= alpha:
+		return WithinNoise
+	case c.PBetter <= alpha && -c.Effect > c.Floor:
+		return Improvement
+	case c.PBetter <= alpha:
+		return WithinNoise
+	default:
+		return MetricPass
+	}
+}
+
+// comparisonNote is what the finding says about its comparison: why no
+// test could judge it, or that a regression rests on a low-confidence test.
+func comparisonNote(c stats.Comparison, o MetricOutcome) string {
+	for _, w := range c.Warnings {
+		switch {
+		case w.Code == stats.WarnCannotCompare || w.Code == stats.WarnTooFewSamples:
+			return w.Message
+		case w.Code == stats.WarnLowConfidence && o == MetricRegression:
+			return w.Message
+		}
+	}
+	return ""
+}
+
+// detectable states the comparison's detectable effect in user units.
+func (mp metricPolicy) detectable(d stats.Detectable, n, m int, f Finding) Detectable {
+	dt := Detectable{Key: mp.meta.Key, Label: mp.meta.Label, N: n, M: m, Effect: math.NaN(),
+		Unit: "%", Direction: "rise", Method: d.Method, Possible: d.Possible, Note: d.Note}
+	if mp.percent() {
+		dt.Unit = "pp"
+	}
+	if mp.direction() == stats.LowerIsWorse {
+		dt.Direction = "drop"
+	}
+	if d.Possible {
+		dt.Effect = mp.fromScale(d.Effect)
+	}
+	return dt
 }
 
 // change is the signed relative change in percent, or the difference in
 // percentage points for rates.
-func (pl plan) change(head, base float64) float64 {
-	if pl.percent() {
+func (mp metricPolicy) change(head, base float64) float64 {
+	if mp.percent() {
 		return head - base
 	}
 	return 100 * (head/base - 1)
@@ -160,10 +188,10 @@ func joinNotes(a, b string) string {
 
 // headOnly lists the head medians when there is nothing to compare with.
 func headOnly(head []result.Run, p Policy) []Finding {
-	plans, _ := planMetrics(nil, head, p)
+	policies, _ := metricPolicies(nil, head, p)
 	var out []Finding
-	for _, pl := range plans {
-		f := pl.judge(nil, values(head, pl.meta.Key), 1, p)
+	for _, mp := range policies {
+		f, _ := mp.judge(nil, result.Values(head, mp.meta.Key), 1, p)
 		f.Note = "" // the no-baseline warning says it once
 		out = append(out, f)
 	}
@@ -202,7 +230,7 @@ func overall(findings []Finding) (Outcome, []string) {
 // findingWarnings are the warnings that follow from the findings: default
 // floors, floors below the visible noise, metrics on one side only, and no
 // gated metric compared.
-func findingWarnings(plans []plan, findings []Finding, base, head []result.Run, k int, p Policy) []string {
+func findingWarnings(findings []Finding, comparisons []stats.Comparison) []stats.Warning {
 	var defaults, oneSided, tight []string
 	compared := 0
 	for i, f := range findings {
@@ -214,23 +242,23 @@ func findingWarnings(plans []plan, findings []Finding, base, head []result.Run, 
 		}
 		if f.Gated && f.Outcome != NotAvailable {
 			compared++
-			if plans[i].floorBelowNoise(values(base, f.Key), values(head, f.Key), k, p) {
+			if stats.HasWarning(comparisons[i].Warnings, stats.WarnFloorBelowNoise) {
 				tight = append(tight, f.Label)
 			}
 		}
 	}
-	var w []string
+	var w []stats.Warning
 	if len(defaults) > 0 {
-		w = append(w, "floors not calibrated: using defaults for "+strings.Join(defaults, ", ")+"; run tailgate calibrate to measure this machine's noise")
+		w = append(w, stats.Warn(WarnDefaultFloors, "floors not calibrated: using defaults for "+strings.Join(defaults, ", ")+"; run tailgate calibrate to measure this machine's noise"))
 	}
 	if len(tight) > 0 {
-		w = append(w, "the floor of "+strings.Join(tight, ", ")+" is below the run-to-run noise these samples show: expect false alarms until calibrated")
+		w = append(w, stats.Warn(stats.WarnFloorBelowNoise, "the floor of "+strings.Join(tight, ", ")+" is below the run-to-run noise these samples show: expect false alarms until calibrated"))
 	}
 	if len(oneSided) > 0 {
-		w = append(w, "measured on one side only, not compared: "+strings.Join(oneSided, ", "))
+		w = append(w, stats.Warn(WarnOneSided, "measured on one side only, not compared: "+strings.Join(oneSided, ", ")))
 	}
 	if compared == 0 {
-		w = append(w, "no gated metric is present on both sides: nothing to judge")
+		w = append(w, stats.Warn(WarnNothingCompared, "no gated metric is present on both sides: nothing to judge"))
 	}
 	return w
 }

@@ -8,12 +8,10 @@ import (
 // DefaultAlpha is the one-sided significance level of every test.
 const DefaultAlpha = 0.05
 
-// DefaultMetrics are gated when the policy names none (DESIGN.md §4).
-var DefaultMetrics = []string{
-	result.IterationsPerSec,
-	result.LatencyP95,
-	result.RequestErrorPct,
-	result.LifecycleSuccess,
+// DefaultMetrics returns the metrics gated when the policy names none
+// (DESIGN.md §4), as a new slice.
+func DefaultMetrics() []string {
+	return []string{result.IterationsPerSec, result.LatencyP95, result.RequestErrorPct, result.LifecycleSuccess}
 }
 
 // DefaultFloors are the floors used until calibrate has measured the noise:
@@ -92,5 +90,39 @@ func (p Policy) metrics() []string {
 	if len(p.Metrics) > 0 {
 		return p.Metrics
 	}
-	return DefaultMetrics
+	return DefaultMetrics()
+}
+
+// CalibratedFloor is the floor the gate sets metric m, calibrated with nz,
+// for a check of n head runs against baseSamples samples from baseJobs
+// jobs with k gated metrics, on the comparison scale (before min_effect):
+// what the gate uses for a calibrated metric against a stored baseline.
+func CalibratedFloor(m result.Metric, nz stats.Noise, n, baseSamples, baseJobs, k int, alpha float64) float64 {
+	return stats.CalibratedFloor(nz, n, baseSamples, baseJobs, false, alpha, k, leastFloor(m))
+}
+
+// leastFloor is the least calibrated floor on the comparison scale: a
+// metric that measured no noise at all (an open-loop rate that always met
+// its target) would otherwise have a floor of zero, and one cut iteration
+// would fail the gate.
+func leastFloor(m result.Metric) float64 {
+	if m.Scale == result.Percent {
+		return stats.ToScale(stats.Points, direction(m), MinCalibratedFloorPoints)
+	}
+	return stats.ToScale(stats.Ratio, direction(m), MinCalibratedFloorPercent)
+}
+
+// direction and scale say how stats compares metric m.
+func direction(m result.Metric) stats.Direction {
+	if m.Better == result.HigherIsBetter {
+		return stats.LowerIsWorse
+	}
+	return stats.HigherIsWorse
+}
+
+func scale(m result.Metric) stats.Scale {
+	if m.Scale == result.Percent {
+		return stats.Points
+	}
+	return stats.Ratio
 }

@@ -14,6 +14,7 @@ import (
 var tput = result.IterationsPerSec
 
 func TestOneVsOneIsInconclusive(t *testing.T) {
+	t.Parallel()
 	v := Judge(runsOf(tput, 100), runsOf(tput, 50), Policy{Metrics: []string{tput}})
 	f, _ := finding(v, tput)
 	if v.Outcome != Inconclusive || f.Outcome != MetricInconclusive {
@@ -28,29 +29,31 @@ func TestOneVsOneIsInconclusive(t *testing.T) {
 }
 
 func TestOneVsNineteenUsesExactTest(t *testing.T) {
+	t.Parallel()
 	base := make([]float64, 19)
 	for i := range base {
 		base[i] = 100 + float64(i)
 	}
 	v := Judge(runsOf(tput, base...), runsOf(tput, 80), Policy{Metrics: []string{tput}})
 	f, _ := finding(v, tput)
-	if f.Test != TestExact || f.P != 0.05 || v.Outcome != Regression {
+	if f.Test != stats.TestExact || f.P != 0.05 || v.Outcome != Regression {
 		t.Errorf("1 vs 19, head below all: test %q p %v verdict %s; want exact, p = 0.05, regression", f.Test, f.P, v.Outcome)
 	}
 	// One baseline sample fewer and the exact test can no longer reach α:
 	// the t prediction test takes over.
 	v = Judge(runsOf(tput, base[:18]...), runsOf(tput, 80), Policy{Metrics: []string{tput}})
-	if f, _ := finding(v, tput); f.Test != TestTPrediction {
-		t.Errorf("1 vs 18: test %q, want %q", f.Test, TestTPrediction)
+	if f, _ := finding(v, tput); f.Test != stats.TestTPrediction {
+		t.Errorf("1 vs 18: test %q, want %q", f.Test, stats.TestTPrediction)
 	}
 }
 
 func TestCalibratedZPath(t *testing.T) {
+	t.Parallel()
 	noise := map[string]stats.Noise{tput: {SigmaW: 0.03, SigmaB: 0.01, Jobs: 10, Runs: 5}}
 	p := Policy{Metrics: []string{tput}, Noise: noise, BaselineJobs: 1}
 	v := Judge(runsOf(tput, 100), runsOf(tput, 70), p)
 	f, _ := finding(v, tput)
-	if f.Test != TestZ || f.FloorSource != FromCalibration || v.Outcome != Regression {
+	if f.Test != stats.TestZ || f.FloorSource != FromCalibration || v.Outcome != Regression {
 		t.Errorf("calibrated 1 vs 1, −30 %%: test %q source %s verdict %s; want z-test, calibrated, regression", f.Test, f.FloorSource, v.Outcome)
 	}
 	v = Judge(runsOf(tput, 100), runsOf(tput, 99), p)
@@ -60,9 +63,10 @@ func TestCalibratedZPath(t *testing.T) {
 }
 
 func TestTPredictionPath(t *testing.T) {
+	t.Parallel()
 	v := Judge(runsOf(tput, 100), runsOf(tput, 60, 61, 59), Policy{Metrics: []string{tput}})
 	f, _ := finding(v, tput)
-	if f.Test != TestTPrediction || v.Outcome != Regression || !strings.Contains(f.Note, "low confidence") {
+	if f.Test != stats.TestTPrediction || v.Outcome != Regression || !strings.Contains(f.Note, "low confidence") {
 		t.Errorf("3 vs 1, −40 %%: test %q verdict %s note %q; want t prediction, regression, low confidence", f.Test, v.Outcome, f.Note)
 	}
 	if v.Detect[0].Method != "monte carlo" || !v.Detect[0].Possible {
@@ -71,6 +75,7 @@ func TestTPredictionPath(t *testing.T) {
 }
 
 func TestImprovementsNeverFail(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(21, 1))
 	w := world{cv: 0.05}
 	for i := range 84 { // every (n, jobs) pair twice
@@ -90,6 +95,7 @@ func TestImprovementsNeverFail(t *testing.T) {
 }
 
 func TestChangedWithinNoisePasses(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(22, 1))
 	w := world{cv: 0.01}
 	v := Judge(w.jobs(rng, 6, 5), w.job(rng, 5, 0.96, 1), Policy{})
@@ -100,6 +106,7 @@ func TestChangedWithinNoisePasses(t *testing.T) {
 }
 
 func TestErrorRateRule(t *testing.T) {
+	t.Parallel()
 	key := result.RequestErrorPct
 	zeros := func(n int) []float64 { return make([]float64, n) }
 	v := Judge(runsOf(key, zeros(30)...), runsOf(key, zeros(5)...), Policy{Metrics: []string{key}})
@@ -126,16 +133,18 @@ func TestErrorRateRule(t *testing.T) {
 }
 
 func TestDefinitionChangedComparesNothing(t *testing.T) {
+	t.Parallel()
 	v := Judge(runsOf(tput, 100, 100), runsOf(tput, 1, 1), Policy{Context: Context{DefinitionChanged: true}})
-	if v.Outcome != Inconclusive || len(v.Findings) != 0 || len(v.Detect) != 0 || !slices.Contains(v.Warnings, WarnDefinitionChanged) {
+	if v.Outcome != Inconclusive || len(v.Findings) != 0 || len(v.Detect) != 0 || !v.HasWarning(WarnDefinitionChanged) {
 		t.Errorf("definition changed: %+v; want inconclusive, no findings, the warning", v)
 	}
 }
 
 func TestNoBaselinePasses(t *testing.T) {
+	t.Parallel()
 	v := Judge(nil, runsOf(tput, 100, 101), Policy{})
 	f, ok := finding(v, tput)
-	if v.Outcome != Pass || !slices.Contains(v.Warnings, WarnNoBaseline) || !ok || f.HeadMedian != 100.5 || !math.IsNaN(f.BaseMedian) {
+	if v.Outcome != Pass || !v.HasWarning(WarnNoBaseline) || !ok || f.HeadMedian != 100.5 || !math.IsNaN(f.BaseMedian) {
 		t.Errorf("no baseline: %+v", v)
 	}
 	if v := Judge(runsOf(tput, 1), nil, Policy{}); v.Outcome != Inconclusive {
@@ -144,6 +153,7 @@ func TestNoBaselinePasses(t *testing.T) {
 }
 
 func TestMissingMetricIsNotAvailable(t *testing.T) {
+	t.Parallel()
 	base := runsOf(tput, 100, 100, 100, 100, 100)
 	for i := range base {
 		base[i].Metrics[result.LatencyP95] = 10
@@ -153,12 +163,13 @@ func TestMissingMetricIsNotAvailable(t *testing.T) {
 	if f.Outcome != NotAvailable || !math.IsNaN(f.HeadMedian) || !math.IsNaN(f.Change) || f.Note != "not in the head runs" {
 		t.Errorf("p95 missing from head: %+v", f)
 	}
-	if v.Outcome != Pass || !slices.ContainsFunc(v.Warnings, func(w string) bool { return strings.Contains(w, "one side only") }) {
+	if v.Outcome != Pass || !slices.ContainsFunc(stats.Messages(v.Warnings), func(w string) bool { return strings.Contains(w, "one side only") }) {
 		t.Errorf("verdict %s warnings %q", v.Outcome, v.Warnings)
 	}
 }
 
 func TestRequestsPerSecondStandsInForThroughput(t *testing.T) {
+	t.Parallel()
 	rps := result.RequestsPerSec
 	v := Judge(runsOf(rps, 100, 101, 99, 100, 102, 98), runsOf(rps, 80, 81, 79, 80, 80), Policy{})
 	f, _ := finding(v, rps)
@@ -171,6 +182,7 @@ func TestRequestsPerSecondStandsInForThroughput(t *testing.T) {
 }
 
 func TestFloorSources(t *testing.T) {
+	t.Parallel()
 	p99 := result.LatencyP99
 	rng := rand.New(rand.NewPCG(23, 1))
 	w := world{cv: 0.03}
@@ -198,6 +210,7 @@ func TestFloorSources(t *testing.T) {
 }
 
 func TestSameJobDropsBetweenJobNoise(t *testing.T) {
+	t.Parallel()
 	nz := map[string]stats.Noise{tput: {SigmaW: 0.02, SigmaB: 0.05, Jobs: 10, Runs: 5}}
 	base, head := runsOf(tput, 100, 101, 99, 100, 102), runsOf(tput, 90, 91, 89, 90, 90)
 	stored := Judge(base, head, Policy{Metrics: []string{tput}, Noise: nz})
@@ -211,10 +224,11 @@ func TestSameJobDropsBetweenJobNoise(t *testing.T) {
 }
 
 func TestWarnings(t *testing.T) {
+	t.Parallel()
 	v := Judge(runsOf(tput, 100, 100, 100), runsOf(tput, 100, 100, 100),
 		Policy{Metrics: []string{tput, "nope"}, Context: Context{EnvDiffers: true, EnvDiff: "cores: 4 → 2"}})
 	want := []string{"environment fingerprint differs", "cores: 4 → 2", `unknown metric "nope"`, "floors not calibrated", "iterations/s 6.7 %"}
-	all := strings.Join(v.Warnings, "\n")
+	all := strings.Join(stats.Messages(v.Warnings), "\n")
 	for _, w := range want {
 		if !strings.Contains(all, w) {
 			t.Errorf("warnings %q lack %q", v.Warnings, w)
@@ -223,6 +237,7 @@ func TestWarnings(t *testing.T) {
 }
 
 func TestDetectShrinksWithMoreRuns(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(24, 1))
 	w := world{cv: 0.07}
 	nz := w.calibrate(rng, 20, 5)
@@ -240,6 +255,7 @@ func TestDetectShrinksWithMoreRuns(t *testing.T) {
 }
 
 func TestBadValuesAreInconclusive(t *testing.T) {
+	t.Parallel()
 	v := Judge(runsOf(tput, 100, 0, 100), runsOf(tput, 100, 100, 100), Policy{Metrics: []string{tput}})
 	f, _ := finding(v, tput)
 	if f.Outcome != MetricInconclusive || !strings.Contains(f.Note, "cannot compare") || v.Outcome != Inconclusive {
@@ -250,6 +266,7 @@ func TestBadValuesAreInconclusive(t *testing.T) {
 // A calibration that saw no noise at all still leaves a floor at the
 // resolution of a short benchmark: one cut iteration must not fail the gate.
 func TestCalibratedFloorHasAMinimum(t *testing.T) {
+	t.Parallel()
 	base := make([]result.Run, 20)
 	for i := range base {
 		base[i] = result.Run{Metrics: map[string]float64{result.IterationsPerSec: 100}}
@@ -277,6 +294,7 @@ func TestCalibratedFloorHasAMinimum(t *testing.T) {
 // sides' runs: quiet runs give a narrow floor that catches a small shift,
 // noisy runs a wide one that does not cry wolf.
 func TestSameJobFloorComesFromTheJob(t *testing.T) {
+	t.Parallel()
 	mk := func(vals ...float64) []result.Run {
 		runs := make([]result.Run, len(vals))
 		for i, v := range vals {
@@ -304,6 +322,7 @@ func TestSameJobFloorComesFromTheJob(t *testing.T) {
 // A config floor stands in until the noise is measured; a calibration
 // replaces it; min_effect applies on top of any floor.
 func TestFloorPrecedence(t *testing.T) {
+	t.Parallel()
 	base := runsOf(result.CPUPerIteration, 5, 5.05, 4.95, 5.02, 4.98, 5.01, 4.99, 5.03, 5.0, 5.0)
 	head := runsOf(result.CPUPerIteration, 5.4, 5.45, 5.35, 5.42, 5.38) // +8 %
 	metrics := []string{result.CPUPerIteration}

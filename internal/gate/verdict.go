@@ -2,9 +2,14 @@
 // a Policy, it judges every metric (regression, changed within noise,
 // improvement, pass, inconclusive, not available, not gated), states what
 // effect sizes the comparison could detect, and combines the gated metrics
-// into one Verdict. It does no I/O; the caller supplies the context
-// (no baseline, definition changed, environment differs) it cannot see.
+// into one Verdict. The statistics of each metric come from stats.Compare;
+// the gate decides which metrics are gated, by which floor, and what the
+// comparison means (regression ⇔ p ≤ α and effect > floor). It does no
+// I/O; the caller supplies the context (no baseline, definition changed,
+// environment differs) it cannot see.
 package gate
+
+import "github.com/tailgate-ci/tailgate/internal/stats"
 
 // Outcome is the overall verdict.
 type Outcome string
@@ -45,7 +50,7 @@ type Verdict struct {
 	Regressions []string // keys of the gated metrics that regressed
 	Findings    []Finding
 	Detect      []Detectable
-	Warnings    []string
+	Warnings    []stats.Warning
 	HeadRuns    int
 	BaseRuns    int
 }
@@ -86,7 +91,10 @@ type Detectable struct {
 	Effect    float64 // in Unit; NaN when Possible is false
 	Unit      string  // "%" for ratio metrics, "pp" for rates
 	Direction string  // "drop" or "rise": the bad direction
-	Method    string  // "formula" or "monte carlo"
+	Method    string  // how Effect was found: stats.MethodFormula, MethodMonteCarlo or MethodPairs
 	Possible  bool
 	Note      string
 }
+
+// HasWarning reports whether the verdict carries a warning of code.
+func (v Verdict) HasWarning(code stats.WarningCode) bool { return stats.HasWarning(v.Warnings, code) }

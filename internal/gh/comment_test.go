@@ -39,6 +39,7 @@ func decodeBody(t *testing.T, call fakeCall) string {
 }
 
 func TestUpsertCreatesWhenNoMarkedComment(t *testing.T) {
+	t.Parallel()
 	f := newFakeGitHub(t) // an Actions token: GET /user is 403
 	f.seed(7, "alice", "LGTM")
 	f.seed(7, ActionsBotLogin, "another bot message without the marker")
@@ -73,6 +74,7 @@ func TestUpsertCreatesWhenNoMarkedComment(t *testing.T) {
 }
 
 func TestUpsertEditsOwnCommentFoundOnLaterPage(t *testing.T) {
+	t.Parallel()
 	f := newFakeGitHub(t)
 	f.seed(7, "alice", "first")
 	f.seed(7, "bob", "second")
@@ -109,6 +111,7 @@ func TestUpsertEditsOwnCommentFoundOnLaterPage(t *testing.T) {
 }
 
 func TestUpsertNeverEditsAnotherUsersMarkedComment(t *testing.T) {
+	t.Parallel()
 	f := newFakeGitHub(t)
 	f.login = "tailgate-bot" // a personal token: GET /user answers
 	foreign := f.seed(7, "mallory", testMarker+"\nfake all-clear")
@@ -140,6 +143,7 @@ func TestUpsertNeverEditsAnotherUsersMarkedComment(t *testing.T) {
 }
 
 func TestUpsertPermissionDenied(t *testing.T) {
+	t.Parallel()
 	for _, status := range []int{403, 404} {
 		t.Run(fmt.Sprint(status), func(t *testing.T) {
 			f := newFakeGitHub(t)
@@ -162,6 +166,7 @@ func TestUpsertPermissionDenied(t *testing.T) {
 }
 
 func TestPrimaryRateLimitIsRetried(t *testing.T) {
+	t.Parallel()
 	f := newFakeGitHub(t)
 	now := time.Unix(1_800_000_000, 0)
 	f.queue("POST /repos/o/r/issues/7/comments", fakeReply{status: 403,
@@ -196,6 +201,7 @@ func TestPrimaryRateLimitIsRetried(t *testing.T) {
 }
 
 func TestSecondaryRateLimitHonoursRetryAfter(t *testing.T) {
+	t.Parallel()
 	f := newFakeGitHub(t)
 	f.queue("GET /repos/o/r/issues/7/comments", fakeReply{status: 403,
 		header: map[string]string{"Retry-After": "3"},
@@ -214,6 +220,7 @@ func TestSecondaryRateLimitHonoursRetryAfter(t *testing.T) {
 }
 
 func TestServerErrorsAreRetriedWithBackoff(t *testing.T) {
+	t.Parallel()
 	f := newFakeGitHub(t)
 	f.queue("GET /repos/o/r/issues/7/comments",
 		fakeReply{status: 502, body: `{"message":"Server Error"}`},
@@ -233,6 +240,7 @@ func TestServerErrorsAreRetriedWithBackoff(t *testing.T) {
 }
 
 func TestRetriesAreBounded(t *testing.T) {
+	t.Parallel()
 	limited := fakeReply{status: 403, header: map[string]string{"X-RateLimit-Remaining": "0", "Retry-After": "1"},
 		body: `{"message":"API rate limit exceeded"}`}
 	t.Run("attempts", func(t *testing.T) {
@@ -283,6 +291,7 @@ func TestRetriesAreBounded(t *testing.T) {
 }
 
 func TestUpsertRejectsPRZeroWithoutCalls(t *testing.T) {
+	t.Parallel()
 	f := newFakeGitHub(t)
 	c := newTestClient(t, f, &sleeps{})
 	for _, pr := range []int{0, -3} {
@@ -300,6 +309,7 @@ func TestUpsertRejectsPRZeroWithoutCalls(t *testing.T) {
 }
 
 func TestUpsertTruncatesLongBody(t *testing.T) {
+	t.Parallel()
 	f := newFakeGitHub(t)
 	own := f.seed(7, ActionsBotLogin, testMarker+"\nold")
 	c := newTestClient(t, f, &sleeps{})
@@ -328,6 +338,7 @@ func TestUpsertTruncatesLongBody(t *testing.T) {
 }
 
 func TestUpdateExistingWritesOnlyWhenFound(t *testing.T) {
+	t.Parallel()
 	f := newFakeGitHub(t)
 	c := newTestClient(t, f, &sleeps{})
 	if _, found, err := c.UpdateExisting(t.Context(), "o", "r", 7, testMarker, "fixed"); err != nil || found {
@@ -347,6 +358,7 @@ func TestUpdateExistingWritesOnlyWhenFound(t *testing.T) {
 }
 
 func TestNewValidatesTokenAndURL(t *testing.T) {
+	t.Parallel()
 	if _, err := New("", "https://api.github.com"); err == nil || !strings.Contains(err.Error(), "github_token") {
 		t.Errorf("New with no token: %v, want an error naming the input", err)
 	}

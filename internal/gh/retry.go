@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/clock"
 )
 
 // retryPolicy bounds how often and how long a request is retried.
@@ -20,18 +22,7 @@ type retryPolicy struct {
 }
 
 func defaultRetry() retryPolicy {
-	return retryPolicy{attempts: 3, backoff: time.Second, maxWait: 10 * time.Second, sleep: sleepCtx, now: time.Now}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return retryPolicy{attempts: 3, backoff: time.Second, maxWait: 10 * time.Second, sleep: clock.Sleep, now: time.Now}
 }
 
 // retryTransport retries rate-limited (primary and secondary) and 5xx

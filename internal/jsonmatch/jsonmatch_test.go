@@ -6,6 +6,7 @@ import (
 )
 
 func TestMatch(t *testing.T) {
+	t.Parallel()
 	body := []byte(`{"count":3,"state":"RESOLVED","ok":true,"items":[{"id":7}],"none":null,"tags":["a","b"]}`)
 	cases := []struct {
 		want    map[string]any
@@ -36,12 +37,14 @@ func TestMatch(t *testing.T) {
 }
 
 func TestMatchNotJSON(t *testing.T) {
+	t.Parallel()
 	if err := Match([]byte("<html>"), map[string]any{"a": 1}); err == nil || !strings.Contains(err.Error(), "not JSON") {
 		t.Fatalf("got %v, want a not-JSON error", err)
 	}
 }
 
 func TestGet(t *testing.T) {
+	t.Parallel()
 	body := []byte(`{"id":"c-12","n":5}`)
 	if v, ok := Get(body, "id"); !ok || v != "c-12" {
 		t.Errorf("Get(id) = %q, %v", v, ok)

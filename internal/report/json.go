@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
 // JSONSchemaVersion is the version of report.json written by this build
@@ -81,7 +82,7 @@ func toJSON(in Input) jsonReport {
 		Schema: JSONSchemaVersion, Benchmark: in.Name, Mode: in.Mode, BaselineSource: in.BaselineSource,
 		Verdict: v.Outcome, Summary: headline(in), Regressions: nonNil(v.Regressions),
 		HeadRuns: v.HeadRuns, BaselineRuns: v.BaseRuns, Metrics: []jsonMetric{}, Detectable: []jsonDetect{},
-		Warnings: nonNil(v.Warnings), Notes: nonNil(in.Notes), Steps: []jsonStep{}, Errors: errorClasses(in.Head),
+		Warnings: nonNil(stats.Messages(v.Warnings)), Notes: nonNil(in.Notes), Steps: []jsonStep{}, Errors: errorClasses(in.Head),
 	}
 	for _, f := range v.Findings {
 		r.Metrics = append(r.Metrics, jsonMetric{

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
 // MarkerPrefix starts the hidden marker that identifies tailgate's sticky
@@ -48,7 +49,7 @@ func Markdown(in Input) string {
 	if line := detectLine(in.Verdict); line != "" {
 		b.WriteString(line + "\n\n")
 	}
-	writeMarkdownList(&b, "Warnings", "⚠️ ", in.Verdict.Warnings)
+	writeMarkdownList(&b, "Warnings", "⚠️ ", stats.Messages(in.Verdict.Warnings))
 	writeMarkdownList(&b, "Notes", "", append(findingNotes(in.Verdict), in.Notes...))
 	b.WriteString("<sub>" + mdEscape(contextLine(in)) + "</sub>\n")
 	writeMarkdownDetails(&b, in)
@@ -137,4 +138,10 @@ func codeSpan(s string) string {
 	}
 	s = strings.ReplaceAll(oneLine(s), "`", "'")
 	return "`" + strings.ReplaceAll(s, "|", `\|`) + "`"
+}
+
+// NoVerdictMarkdown is the job summary of a run that stopped before it could
+// judge: what failed, and the exit code it ends with.
+func NoVerdictMarkdown(name string, code int, err error) string {
+	return fmt.Sprintf("%s\n### ⚠️ tailgate · %s: no verdict\n\ntailgate stopped before it could judge (exit code %d):\n\n```\n%v\n```\n", Marker(name), name, code, err)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
 // MaxJSONBytes bounds a report.json that ReadJSON accepts. Reports tailgate
@@ -85,12 +86,12 @@ var (
 	metricOutcomes = []string{string(gate.MetricPass), string(gate.MetricRegression), string(gate.WithinNoise),
 		string(gate.Improvement), string(gate.MetricInconclusive), string(gate.NotAvailable), string(gate.NotGated)}
 	floorSources = []string{string(gate.FromCalibration), string(gate.FromDefault), string(gate.FromConfig), string(gate.FromJob), string(gate.NoFloor)}
-	tests        = []string{"", gate.TestExact, gate.TestApprox, gate.TestZ, gate.TestTPrediction, gate.TestSignedRank}
+	tests        = []string{"", stats.TestExact, stats.TestApprox, stats.TestZ, stats.TestTPrediction, stats.TestSignedRank}
 	modes        = []string{"", "check", "compare", "ab", "demo"}
 	metricUnits  = []string{"", "/s", "ms", "%", "MB"}
 	changeUnits  = []string{"%", "pp"}
 	directions   = []string{"drop", "rise"}
-	methods      = []string{"formula", "monte carlo"}
+	methods      = []string{stats.MethodFormula, stats.MethodMonteCarlo, stats.MethodPairs}
 	errorKinds   = []string{result.ErrStatus, result.ErrExpect, result.ErrTimeout, result.ErrConnection}
 )
 
@@ -268,8 +269,10 @@ func clip(s string) string {
 // fromJSON turns a checked report back into the Input it was written from,
 // as far as the reports need it.
 func fromJSON(r jsonReport) Input {
-	v := gate.Verdict{Outcome: r.Verdict, Regressions: r.Regressions, Warnings: r.Warnings,
-		HeadRuns: r.HeadRuns, BaseRuns: r.BaselineRuns}
+	v := gate.Verdict{Outcome: r.Verdict, Regressions: r.Regressions, HeadRuns: r.HeadRuns, BaseRuns: r.BaselineRuns}
+	for _, w := range r.Warnings {
+		v.Warnings = append(v.Warnings, gate.WarningOf(w))
+	}
 	byKey := map[string]jsonMetric{}
 	for _, m := range r.Metrics {
 		byKey[m.Key] = m

@@ -7,11 +7,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
 // The Markdown re-rendered from report.json is the Markdown of the Input it
 // was written from, and reading then writing gives the same file.
 func TestReadJSONRoundTrip(t *testing.T) {
+	t.Parallel()
 	for name, in := range cases() {
 		t.Run(name, func(t *testing.T) {
 			var js bytes.Buffer
@@ -38,6 +42,7 @@ func TestReadJSONRoundTrip(t *testing.T) {
 
 // The stored golden reports render to the stored golden Markdown.
 func TestReadJSONGoldenFiles(t *testing.T) {
+	t.Parallel()
 	for name := range cases() {
 		f, err := os.Open(filepath.Join("testdata", name+".json"))
 		if err != nil {
@@ -80,6 +85,7 @@ func mutated(t *testing.T, edit func(m map[string]any)) []byte {
 func metric0(m map[string]any) map[string]any { return m["metrics"].([]any)[0].(map[string]any) }
 
 func TestReadJSONRejects(t *testing.T) {
+	t.Parallel()
 	huge := strings.Repeat(" ", MaxJSONBytes) + "{}"
 	for _, tc := range []struct {
 		name, want string
@@ -132,6 +138,7 @@ func TestReadJSONRejects(t *testing.T) {
 
 // A report exactly at the size limit is read; one byte more is not.
 func TestReadJSONSizeLimitBoundary(t *testing.T) {
+	t.Parallel()
 	doc := mutated(t, func(map[string]any) {})
 	pad := MaxJSONBytes - len(doc)
 	atLimit := append(bytes.Repeat([]byte(" "), pad), doc...)
@@ -145,6 +152,7 @@ func TestReadJSONSizeLimitBoundary(t *testing.T) {
 
 // Every problem is reported, each with its path.
 func TestReadJSONReportsAllProblems(t *testing.T) {
+	t.Parallel()
 	data := mutated(t, func(m map[string]any) {
 		m["mode"] = "yolo"
 		metric0(m)["change_unit"] = "x"
@@ -152,5 +160,28 @@ func TestReadJSONReportsAllProblems(t *testing.T) {
 	_, err := ReadJSON(bytes.NewReader(data))
 	if err == nil || !strings.Contains(err.Error(), `mode: "yolo"`) || !strings.Contains(err.Error(), `metrics[0].change_unit: "x"`) {
 		t.Errorf("error = %v, want both problems", err)
+	}
+}
+
+// A paired A/B report (its detectable effects found by the pairs' formula)
+// reads back too: `tailgate comment` posts the reports of mode ab.
+func TestReadJSONReadsAnABReport(t *testing.T) {
+	t.Parallel()
+	base, head := fixtureRuns(8, 1, false), fixtureRuns(8, 0.9, true)
+	in := Input{Name: "api", Mode: "ab", BaselineSource: "the base target, measured in this job",
+		Verdict: gate.Judge(base, head, gate.Policy{SameJob: true, Paired: true}), Head: head}
+	if len(in.Verdict.Detect) == 0 || in.Verdict.Detect[0].Method != stats.MethodPairs {
+		t.Fatalf("not a paired comparison: %+v", in.Verdict.Detect)
+	}
+	var js bytes.Buffer
+	if err := WriteJSON(&js, in); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadJSON(bytes.NewReader(js.Bytes()))
+	if err != nil {
+		t.Fatalf("ReadJSON of an A/B report: %v", err)
+	}
+	if Markdown(got) != Markdown(in) {
+		t.Errorf("the A/B report renders differently after the round trip")
 	}
 }

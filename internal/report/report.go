@@ -12,6 +12,7 @@ import (
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
 // Input is everything a report shows.
@@ -33,7 +34,7 @@ func headline(in Input) string {
 	case gate.Inconclusive:
 		return "inconclusive: " + inconclusiveReason(v)
 	default:
-		if hasWarning(v, gate.WarnNoBaseline) {
+		if v.HasWarning(gate.WarnNoBaseline) {
 			return "pass (no baseline yet)"
 		}
 		return "pass: no gated metric regressed beyond its noise floor"
@@ -51,7 +52,7 @@ func regressionLabels(v gate.Verdict) []string {
 }
 
 func inconclusiveReason(v gate.Verdict) string {
-	if hasWarning(v, gate.WarnDefinitionChanged) {
+	if v.HasWarning(gate.WarnDefinitionChanged) {
 		return "benchmark changed, re-record the baseline"
 	}
 	var labels []string
@@ -64,18 +65,9 @@ func inconclusiveReason(v gate.Verdict) string {
 		return "could not judge " + strings.Join(labels, ", ")
 	}
 	if len(v.Warnings) > 0 {
-		return v.Warnings[len(v.Warnings)-1]
+		return v.Warnings[len(v.Warnings)-1].Message
 	}
 	return "nothing to judge"
-}
-
-func hasWarning(v gate.Verdict, w string) bool {
-	for _, x := range v.Warnings {
-		if x == w {
-			return true
-		}
-	}
-	return false
 }
 
 // detectLine is the sentence saying what the comparison can see.
@@ -229,7 +221,7 @@ func findingNotes(v gate.Verdict) []string {
 	var out []string
 	for _, f := range v.Findings {
 		note := f.Note
-		if f.Test != "" && f.Test != gate.TestExact {
+		if f.Test != "" && f.Test != stats.TestExact {
 			note = joinNote("test: "+f.Test, note)
 		}
 		if note != "" {

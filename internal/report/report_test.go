@@ -68,6 +68,7 @@ func cases() map[string]Input {
 }
 
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	for name, in := range cases() {
 		var txt, js bytes.Buffer
 		if err := WriteText(&txt, in); err != nil {
@@ -101,6 +102,7 @@ func golden(t *testing.T, file, got string) {
 }
 
 func TestMarkdownContent(t *testing.T) {
+	t.Parallel()
 	in := cases()["regression"]
 	md := Markdown(in)
 	lines := strings.Split(md, "\n")
@@ -127,6 +129,7 @@ func TestMarkdownContent(t *testing.T) {
 }
 
 func TestMarker(t *testing.T) {
+	t.Parallel()
 	got := Marker("my bench --> x\nnext")
 	inner := strings.TrimSuffix(strings.TrimPrefix(got, "<!--"), "-->")
 	if strings.Count(got, "-->") != 1 || strings.Contains(inner, "--") || strings.Contains(got, "\n") {
@@ -140,6 +143,7 @@ func TestMarker(t *testing.T) {
 func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
 
 func TestJSONNullsAndSchema(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	if err := WriteJSON(&buf, cases()["nobaseline"]); err != nil {
 		t.Fatal(err)

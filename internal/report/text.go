@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
 // WriteText writes the terminal report: the verdict, the metric table, what
@@ -24,7 +25,7 @@ func WriteText(w io.Writer, in Input) error {
 	if line := detectLine(in.Verdict); line != "" {
 		b.WriteString(line + "\n\n")
 	}
-	writeTextList(&b, "Warnings", "!", in.Verdict.Warnings)
+	writeTextList(&b, "Warnings", "!", stats.Messages(in.Verdict.Warnings))
 	writeTextList(&b, "Notes", "-", append(findingNotes(in.Verdict), in.Notes...))
 	writeTextDetails(&b, in)
 	_, err := io.WriteString(w, b.String())

@@ -137,3 +137,15 @@ func (r *Run) Value(key string) (float64, bool) {
 	v, ok := r.Metrics[key]
 	return v, ok
 }
+
+// Values returns a metric's values of the runs that carry it, in run
+// order: runs that did not measure it are left out, never read as zero.
+func Values(runs []Run, key string) []float64 {
+	var out []float64
+	for i := range runs {
+		if v, ok := runs[i].Value(key); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -52,8 +52,8 @@ type ABResult struct {
 // load.runs runs of each are made in the interleaved order, each with its own
 // dataset reset, verify and drain. With aa set, the base target stands on
 // both sides (an A/A check of the noise this job sees).
-func (r *Runner) RunAB(ctx context.Context, ab config.AB, aa bool) (*ABResult, error) {
-	plan, err := r.compile()
+func (b *Benchmark) RunAB(ctx context.Context, ab config.AB, aa bool) (*ABResult, error) {
+	plan, err := b.compile()
 	if err != nil {
 		return nil, err
 	}
@@ -61,23 +61,23 @@ func (r *Runner) RunAB(ctx context.Context, ab config.AB, aa bool) (*ABResult, e
 	if aa {
 		headTarget = ab.Base
 	}
-	base, err := r.start(ctx, ab.Base, "base")
+	base, err := b.start(ctx, ab.Base, "base")
 	if err != nil {
 		return nil, err
 	}
 	defer base.stop()
 	head := base
 	if !aa {
-		if head, err = r.start(ctx, headTarget, "head"); err != nil {
+		if head, err = b.start(ctx, headTarget, "head"); err != nil {
 			return nil, err
 		}
 		defer head.stop()
 	}
-	return r.interleave(ctx, plan, map[Side]*running{Base: base, Head: head}, Order(ab.Order, r.Config.Load.Runs, r.Config.Seed), aa)
+	return b.interleave(ctx, plan, map[Side]*running{Base: base, Head: head}, Order(ab.Order, b.Config.Load.Runs, b.Config.Seed), aa)
 }
 
-func (r *Runner) interleave(ctx context.Context, plan *scenario.Plan, targets map[Side]*running, order []Side, aa bool) (*ABResult, error) {
-	out := &ABResult{Base: r.newFile(), Head: r.newFile(), Order: order}
+func (b *Benchmark) interleave(ctx context.Context, plan *scenario.Plan, targets map[Side]*running, order []Side, aa bool) (*ABResult, error) {
+	out := &ABResult{Base: b.newFile(), Head: b.newFile(), Order: order}
 	files := map[Side]*result.File{Base: out.Base, Head: out.Head}
 	for i, side := range order {
 		tgt := *targets[side]
@@ -85,7 +85,7 @@ func (r *Runner) interleave(ctx context.Context, plan *scenario.Plan, targets ma
 		if aa {
 			tgt.label = "base as " + side.String()
 		}
-		run, err := r.runOnce(ctx, plan, &tgt, i, len(order))
+		run, err := b.runOnce(ctx, plan, &tgt, i, len(order))
 		if err != nil {
 			return nil, fmt.Errorf("run %d of %d (%s): %w", i+1, len(order), side, err)
 		}

@@ -30,32 +30,36 @@ type Observer interface {
 	RunDone(run int, r *result.Run, err error)
 }
 
-// Runner runs one benchmark definition.
-type Runner struct {
+// Benchmark runs one benchmark definition: its runs, or in A/B mode the
+// runs of its two targets.
+type Benchmark struct {
 	Config   *config.Config
 	Env      result.Env
 	Observer Observer
 	// Log receives the target's output.
 	Log io.Writer
+	// Now is the clock that stamps the result and its runs; nil for the
+	// wall clock.
+	Now func() time.Time
 }
 
 // Run starts the target (when configured), runs every run and stops the
 // target. An error means no result: a failed run is never written as if it
 // were one.
-func (r *Runner) Run(ctx context.Context) (*result.File, error) {
-	plan, err := r.compile()
+func (b *Benchmark) Run(ctx context.Context) (*result.File, error) {
+	plan, err := b.compile()
 	if err != nil {
 		return nil, err
 	}
-	tgt, err := r.start(ctx, r.Config.Target, "")
+	tgt, err := b.start(ctx, b.Config.Target, "")
 	if err != nil {
 		return nil, err
 	}
 	defer tgt.stop()
-	out := r.newFile()
-	runs := r.Config.Load.Runs
+	out := b.newFile()
+	runs := b.Config.Load.Runs
 	for i := 0; i < runs; i++ {
-		run, err := r.runOnce(ctx, plan, tgt, i, runs)
+		run, err := b.runOnce(ctx, plan, tgt, i, runs)
 		if err != nil {
 			return nil, fmt.Errorf("run %d of %d: %w", i+1, runs, err)
 		}
@@ -66,57 +70,57 @@ func (r *Runner) Run(ctx context.Context) (*result.File, error) {
 
 // compile prepares the scenarios for the built-in generator; a load tool
 // (engine: command) has its own, and gets no plan.
-func (r *Runner) compile() (*scenario.Plan, error) {
-	if r.Config.Load.Engine == config.EngineCommand {
+func (b *Benchmark) compile() (*scenario.Plan, error) {
+	if b.Config.Load.Engine == config.EngineCommand {
 		return nil, nil
 	}
-	plan, err := scenario.Compile(r.Config.Scenarios, r.Config.Seed)
+	plan, err := scenario.Compile(b.Config.Scenarios, b.Config.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("compiling scenarios: %w", err)
 	}
 	return plan, nil
 }
 
-func (r *Runner) newFile() *result.File {
+func (b *Benchmark) newFile() *result.File {
 	return &result.File{
 		Schema:         result.SchemaVersion,
-		Benchmark:      r.Config.Name,
-		DefinitionHash: r.Config.DefinitionHash(),
+		Benchmark:      b.Config.Name,
+		DefinitionHash: b.Config.DefinitionHash(),
 		Source:         "tailgate",
-		Created:        time.Now().UTC(),
-		Env:            r.Env,
+		Created:        b.now(),
+		Env:            b.Env,
 	}
 }
 
 // runOnce is one sample: reset → verify → drain → warm-up + measure → drain.
-func (r *Runner) runOnce(ctx context.Context, plan *scenario.Plan, tgt *running, i, runs int) (run *result.Run, err error) {
-	obs := r.observer()
+func (b *Benchmark) runOnce(ctx context.Context, plan *scenario.Plan, tgt *running, i, runs int) (run *result.Run, err error) {
+	obs := b.observer()
 	obs.RunStarted(i, runs, tgt.label)
 	defer func() { obs.RunDone(i, run, err) }()
-	if r.Config.Load.Engine == config.EngineCommand {
-		if err := r.prepare(ctx, tgt, i); err != nil {
+	if b.Config.Load.Engine == config.EngineCommand {
+		if err := b.prepare(ctx, tgt, i); err != nil {
 			return nil, err
 		}
 		obs.Step(i, "measure")
-		if run, err = r.measureTool(ctx, tgt, i, runs); err != nil {
+		if run, err = b.measureTool(ctx, tgt, i, runs); err != nil {
 			return nil, err
 		}
-		return run, r.drainAfter(ctx, tgt, i)
+		return run, b.drainAfter(ctx, tgt, i)
 	}
-	return r.measure(ctx, plan, tgt, i)
+	return b.measure(ctx, plan, tgt, i)
 }
 
-func (r *Runner) measure(ctx context.Context, plan *scenario.Plan, tgt *running, i int) (*result.Run, error) {
-	obs := r.observer()
-	if err := r.prepare(ctx, tgt, i); err != nil {
+func (b *Benchmark) measure(ctx context.Context, plan *scenario.Plan, tgt *running, i int) (*result.Run, error) {
+	obs := b.observer()
+	if err := b.prepare(ctx, tgt, i); err != nil {
 		return nil, err
 	}
-	opt := load.FromConfig(r.Config.Load)
+	opt := load.FromConfig(b.Config.Load)
 	opt.Progress = func(p load.Progress) { obs.Progress(i, p) }
 	var sampler sampling
 	opt.OnMeasure = func() { sampler.start(tgt.pid) } // the window only: warm-up is not measured
 	obs.Step(i, "measure")
-	started := time.Now().UTC()
+	started := b.now()
 	run, err := load.Run(ctx, plan, tgt.url, opt)
 	res := sampler.stop()
 	if err != nil {
@@ -130,23 +134,23 @@ func (r *Runner) measure(ctx context.Context, plan *scenario.Plan, tgt *running,
 		run.Resources = res
 		run.Summarize()
 	}
-	return run, r.drainAfter(ctx, tgt, i)
+	return run, b.drainAfter(ctx, tgt, i)
 }
 
 // drainAfter waits until the target is idle again after a run.
-func (r *Runner) drainAfter(ctx context.Context, tgt *running, i int) error {
-	d := r.Config.Drain
+func (b *Benchmark) drainAfter(ctx context.Context, tgt *running, i int) error {
+	d := b.Config.Drain
 	if d == nil {
 		return nil
 	}
-	r.observer().Step(i, "drain")
+	b.observer().Step(i, "drain")
 	return target.Drain(ctx, tgt.client, tgt.url, d)
 }
 
 // prepare puts the target into the fixed starting state and waits until
 // it is idle.
-func (r *Runner) prepare(ctx context.Context, tgt *running, i int) error {
-	ds, obs := r.Config.Dataset, r.observer()
+func (b *Benchmark) prepare(ctx context.Context, tgt *running, i int) error {
+	ds, obs := b.Config.Dataset, b.observer()
 	if ds.Reset != nil {
 		obs.Step(i, "reset")
 		if err := target.Reset(ctx, tgt.client, tgt.url, ds.Reset); err != nil {
@@ -159,7 +163,7 @@ func (r *Runner) prepare(ctx context.Context, tgt *running, i int) error {
 			return err
 		}
 	}
-	if d := r.Config.Drain; d != nil {
+	if d := b.Config.Drain; d != nil {
 		obs.Step(i, "drain")
 		if err := target.Drain(ctx, tgt.client, tgt.url, d); err != nil {
 			return err
@@ -168,18 +172,25 @@ func (r *Runner) prepare(ctx context.Context, tgt *running, i int) error {
 	return nil
 }
 
-func (r *Runner) observer() Observer {
-	if r.Observer == nil {
-		return nopObserver{}
+func (b *Benchmark) now() time.Time {
+	if b.Now == nil {
+		return time.Now().UTC()
 	}
-	return r.Observer
+	return b.Now().UTC()
 }
 
-func (r *Runner) log() io.Writer {
-	if r.Log == nil {
+func (b *Benchmark) observer() Observer {
+	if b.Observer == nil {
+		return nopObserver{}
+	}
+	return b.Observer
+}
+
+func (b *Benchmark) log() io.Writer {
+	if b.Log == nil {
 		return io.Discard
 	}
-	return r.Log
+	return b.Log
 }
 
 type nopObserver struct{}

@@ -133,7 +133,7 @@ func (o *recorder) RunDone(run int, r *result.Run, err error) {
 func TestRunResetsAndVerifiesBeforeEveryRun(t *testing.T) {
 	svc := newService(t)
 	obs := &recorder{}
-	r := &Runner{Config: benchConfig(svc.URL, 3), Observer: obs}
+	r := &Benchmark{Config: benchConfig(svc.URL, 3), Observer: obs}
 	res, err := r.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -159,7 +159,7 @@ func TestRunStopsWhenTheDatasetDoesNotVerify(t *testing.T) {
 	svc := newService(t)
 	svc.count.Store(5)
 	obs := &recorder{}
-	r := &Runner{Config: benchConfig(svc.URL, 3), Observer: obs}
+	r := &Benchmark{Config: benchConfig(svc.URL, 3), Observer: obs}
 	res, err := r.Run(context.Background())
 	var se *target.StepError
 	if res != nil || !errors.As(err, &se) || se.Step != target.StepVerify {
@@ -180,7 +180,7 @@ func TestRunIsCancelledWithoutAResult(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	res, err := (&Runner{Config: cfg}).Run(ctx)
+	res, err := (&Benchmark{Config: cfg}).Run(ctx)
 	if res != nil || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Run = %v, %v; want no result and the context's error", res, err)
 	}
@@ -190,6 +190,7 @@ func TestRunIsCancelledWithoutAResult(t *testing.T) {
 }
 
 func TestOrder(t *testing.T) {
+	t.Parallel()
 	abba := Order(config.OrderABBA, 3, 1)
 	if want := []Side{Base, Head, Head, Base, Base, Head}; !slices.Equal(abba, want) {
 		t.Errorf("abba order = %v, want %v", abba, want)
@@ -212,7 +213,7 @@ func TestRunABInterleavesTwoTargets(t *testing.T) {
 	base, head := newService(t), newService(t)
 	cfg := benchConfig(base.URL, 2)
 	obs := &recorder{}
-	r := &Runner{Config: cfg, Observer: obs}
+	r := &Benchmark{Config: cfg, Observer: obs}
 	res, err := r.RunAB(context.Background(), config.AB{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, Order: config.OrderABBA}, false)
 	if err != nil {
 		t.Fatal(err)
@@ -231,7 +232,7 @@ func TestRunABInterleavesTwoTargets(t *testing.T) {
 
 func TestRunABWithAAMeasuresTheBaseOnBothSides(t *testing.T) {
 	base, head := newService(t), newService(t)
-	r := &Runner{Config: benchConfig(base.URL, 2)}
+	r := &Benchmark{Config: benchConfig(base.URL, 2)}
 	res, err := r.RunAB(context.Background(), config.AB{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, Order: config.OrderABBA}, true)
 	if err != nil {
 		t.Fatal(err)
@@ -255,7 +256,7 @@ func TestEngineCommandImportsTheToolsOutput(t *testing.T) {
 		Command:        &config.Command{Shell: "TAILGATE_TEST_TOOL=1 " + exe},
 		CommandTimeout: config.Duration(30 * time.Second),
 	}
-	res, err := (&Runner{Config: cfg}).Run(context.Background())
+	res, err := (&Benchmark{Config: cfg}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +280,7 @@ func TestEngineCommandThatWritesNothingIsAnError(t *testing.T) {
 	cfg.Scenarios = nil
 	cfg.Load = config.Load{Engine: config.EngineCommand, Runs: 2, Output: filepath.Join(t.TempDir(), "none.json"),
 		Command: &config.Command{Shell: "exit 0"}, CommandTimeout: config.Duration(10 * time.Second)}
-	res, err := (&Runner{Config: cfg}).Run(context.Background())
+	res, err := (&Benchmark{Config: cfg}).Run(context.Background())
 	var se *target.StepError
 	if res != nil || !errors.As(err, &se) || se.Step != target.StepLoad {
 		t.Fatalf("Run = %v, %v; want a %q error and no result", res, err, target.StepLoad)

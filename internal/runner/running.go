@@ -23,14 +23,14 @@ type running struct {
 
 // start starts the target when it has a start command, else waits until the
 // target started elsewhere answers.
-func (r *Runner) start(ctx context.Context, t config.Target, label string) (*running, error) {
+func (b *Benchmark) start(ctx context.Context, t config.Target, label string) (*running, error) {
 	tgt := &running{
 		label:  label,
 		url:    t.URL,
 		client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: nil}},
 	}
 	if t.Start != nil {
-		p, err := target.Start(ctx, t.URL, t, r.log())
+		p, err := target.Start(ctx, t.URL, t, b.log())
 		if err != nil {
 			return nil, withLabel(label, err)
 		}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
 	_ "github.com/tailgate-ci/tailgate/internal/importer/all" // every format a tool can write
@@ -19,8 +18,8 @@ import (
 // measureTool is the measure step of engine: command: the user's load tool
 // makes the load and writes its results, which are imported as the run.
 // The target's resources are sampled while the tool runs.
-func (r *Runner) measureTool(ctx context.Context, tgt *running, i, runs int) (*result.Run, error) {
-	l := r.Config.Load
+func (b *Benchmark) measureTool(ctx context.Context, tgt *running, i, runs int) (*result.Run, error) {
+	l := b.Config.Load
 	if err := freshOutput(l.Output); err != nil {
 		return nil, err
 	}
@@ -32,8 +31,8 @@ func (r *Runner) measureTool(ctx context.Context, tgt *running, i, runs int) (*r
 	}
 	var sampler sampling
 	sampler.start(tgt.pid)
-	started := time.Now().UTC()
-	exit, err := target.RunTool(ctx, l.Command, env, l.CommandTimeout.D(), r.log())
+	started := b.now()
+	exit, err := target.RunTool(ctx, l.Command, env, l.CommandTimeout.D(), b.log())
 	res := sampler.stop()
 	if err != nil {
 		return nil, err

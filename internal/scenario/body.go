@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
@@ -75,7 +77,7 @@ func placehold(v any, path string, leaf func(path, s string) (string, error)) (a
 		return leaf(jsonPath(path), v)
 	case map[string]any:
 		out := make(map[string]any, len(v))
-		for _, k := range sortedKeys(v) {
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			c, err := placehold(v[k], join(path, k), leaf)
 			if err != nil {
 				return nil, err

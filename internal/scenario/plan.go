@@ -8,7 +8,9 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
@@ -151,7 +153,7 @@ func compileStep(s *config.Step, index int, saved map[string]bool) (*compiledSte
 	if st.body, err = compileBody(where, &s.Request, saved); err != nil {
 		return nil, err
 	}
-	for _, p := range sortedKeys(s.Expect) {
+	for _, p := range slices.Sorted(maps.Keys(s.Expect)) {
 		v, ok := s.Expect[p].(string)
 		if !ok || !strings.Contains(v, "{{") {
 			st.expect[p] = s.Expect[p]
@@ -163,7 +165,7 @@ func compileStep(s *config.Step, index int, saved map[string]bool) (*compiledSte
 		}
 		st.expectT = append(st.expectT, expectTemplate{path: p, value: t})
 	}
-	for _, v := range sortedKeys(s.Save) {
+	for _, v := range slices.Sorted(maps.Keys(s.Save)) {
 		if s.Save[v] == "" {
 			return nil, fmt.Errorf("%s: variable %q has an empty JSON path", where("save"), v)
 		}
@@ -174,7 +176,7 @@ func compileStep(s *config.Step, index int, saved map[string]bool) (*compiledSte
 
 func compileHeaders(where func(string) string, hs map[string]string, saved map[string]bool) ([]header, error) {
 	var out []header
-	for _, k := range sortedKeys(hs) {
+	for _, k := range slices.Sorted(maps.Keys(hs)) {
 		v, err := compileText(where(fmt.Sprintf("header %q", k)), hs[k], saved)
 		if err != nil {
 			return nil, err

@@ -190,12 +190,3 @@ func (t *boundText) render(buf *bytes.Buffer, vars map[string]string) error {
 	}
 	return t.tmpl.Execute(buf, vars)
 }
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}

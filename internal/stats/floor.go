@@ -3,6 +3,7 @@ package stats
 import (
 	"math"
 
+	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -68,4 +69,94 @@ func DropFloor(f float64) float64 {
 		return math.Inf(1)
 	}
 	return -math.Log1p(-f)
+}
+
+// CalibratedFloor is the floor calibrated noise sets for n head runs
+// against m base values from baseJobs jobs: Floor, but at least least (the
+// resolution of a short benchmark, so that a calibration that saw no noise
+// at all does not leave a floor of zero).
+func CalibratedFloor(nz Noise, n, m, baseJobs int, sameJob bool, alpha float64, k int, least float64) float64 {
+	return math.Max(Floor(nz, n, m, baseJobs, sameJob, alpha, k), least)
+}
+
+// floor is the floor of the comparison: the one the noise sets, and never
+// below the minimum effect.
+func (in Input) floor() float64 {
+	return math.Max(in.noiseFloor(), in.MinEffect)
+}
+
+// noiseFloor is the floor the noise alone sets: the pairs' spread, the
+// calibrated noise, both sides' spread, or the caller's fixed floor.
+func (in Input) noiseFloor() float64 {
+	n, m := len(in.Head), len(in.Base)
+	switch {
+	case in.Paired:
+		return math.Max(in.pairsFloor(), in.LeastFloor)
+	case in.Floor == FloorCalibrated && in.Noise != nil:
+		return CalibratedFloor(*in.Noise, n, m, in.BaseJobs, in.SameJob, in.Alpha, in.K, in.LeastFloor)
+	case in.Floor == FloorSpread:
+		return math.Max(in.spreadFloor(), in.LeastFloor)
+	}
+	return in.FixedFloor
+}
+
+// pairsFloor is the floor of paired samples, from the spread of their
+// differences: t(1−α/K, n−1)·sd(d)·sqrt(c_n/n); +Inf without a spread.
+func (in Input) pairsFloor() float64 {
+	d, err := in.differences()
+	if err != nil || len(d) < 2 {
+		return math.Inf(1)
+	}
+	sd := math.Sqrt(stat.Variance(d, nil))
+	n := len(d)
+	return tUpper(in.Alpha/float64(max(in.K, 1)), n-1) * sd * math.Sqrt(MedianFactor(n)/float64(n))
+}
+
+// spreadFloor is the FloorSpread rule. Without two values on some side
+// there is no spread to measure: +Inf, so that nothing is a regression.
+func (in Input) spreadFloor() float64 {
+	hs, err1 := in.Scale.Values(in.Head)
+	bs, err2 := in.Scale.Values(in.Base)
+	sd, ok := pooledSD(hs, bs)
+	if err1 != nil || err2 != nil || !ok {
+		return math.Inf(1)
+	}
+	n, m := len(in.Head), len(in.Base)
+	t := tUpper(in.Alpha/float64(max(in.K, 1)), n+m-2)
+	return t * sd * math.Sqrt(MedianFactor(n)/float64(n)+MedianFactor(m)/float64(m))
+}
+
+// tUpper is the Student t quantile t(1−a) with df degrees of freedom.
+func tUpper(a float64, df int) float64 {
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(1 - a)
+}
+
+// floorBelowNoise is the online sanity check of stats.md §6.3: an
+// uncalibrated floor smaller than z(1−α/K)·σ̂·sqrt(c_n/n + c_m/m), the
+// noise of the estimate itself.
+func (in Input) floorBelowNoise(floor float64) bool {
+	if in.Noise != nil || len(in.Base) < 2 || len(in.Head) < 2 {
+		return false
+	}
+	nz, ok := in.noise()
+	if !ok {
+		return false
+	}
+	return floor < Floor(Noise{SigmaW: nz.SigmaW}, len(in.Head), len(in.Base), 1, true, in.Alpha, in.K)
+}
+
+// noise is the calibrated noise, or else the spread the samples show
+// (pooled within each side; between-job drift unknown). ok is false when
+// neither exists or the values cannot be put on the comparison scale.
+func (in Input) noise() (Noise, bool) {
+	if in.Noise != nil {
+		return *in.Noise, true
+	}
+	hs, err1 := in.Scale.Values(in.Head)
+	bs, err2 := in.Scale.Values(in.Base)
+	if err1 != nil || err2 != nil {
+		return Noise{}, false
+	}
+	s, ok := pooledSD(hs, bs)
+	return Noise{SigmaW: s}, ok
 }

@@ -132,10 +132,10 @@ func EmpiricalFloor(jobs [][]float64) (float64, error) {
 	return stat.Quantile(0.95, stat.Empirical, ratios, nil), nil
 }
 
-// PairFloor is the parametric counterpart of EmpiricalFloor: the relative
-// floor for one job of nz.Runs runs against another (n = m = Runs, S_b = 1)
-// at level alpha, as a fraction.
-func PairFloor(nz Noise, alpha float64) float64 {
+// JobToJobFloor is the parametric counterpart of EmpiricalFloor: the
+// relative floor for one job of nz.Runs runs against another (n = m = Runs,
+// S_b = 1) at level alpha, as a fraction.
+func JobToJobFloor(nz Noise, alpha float64) float64 {
 	runs := max(nz.Runs, 1)
 	se := SE(nz, runs, runs, 1, false)
 	return math.Exp(zUpper(alpha)*se) - 1

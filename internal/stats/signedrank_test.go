@@ -7,6 +7,7 @@ import (
 )
 
 func TestSignedRankExactValues(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		d             []float64
 		worse, better float64
@@ -34,6 +35,7 @@ func TestSignedRankExactValues(t *testing.T) {
 
 // Under the null (symmetric differences) the test holds its level.
 func TestSignedRankLevel(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	const trials = 4000
 	reject := 0

@@ -10,6 +10,7 @@ import (
 )
 
 func TestMedian(t *testing.T) {
+	t.Parallel()
 	x := []float64{5, 1, 3}
 	if got := Median(x); got != 3 {
 		t.Errorf("Median odd = %v, want 3", got)
@@ -26,6 +27,7 @@ func TestMedian(t *testing.T) {
 }
 
 func TestMinPMatchesResearchTable(t *testing.T) {
+	t.Parallel()
 	// stats.md §1: minimum attainable one-sided exact p.
 	cases := []struct {
 		n, m int
@@ -46,6 +48,7 @@ func TestMinPMatchesResearchTable(t *testing.T) {
 }
 
 func TestUTestEqualsGoMoremath(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	maxDiff := 0.0
 	for i := range 300 {
@@ -77,6 +80,7 @@ func TestUTestEqualsGoMoremath(t *testing.T) {
 }
 
 func TestUTestAllEqualIsNoChange(t *testing.T) {
+	t.Parallel()
 	r, err := UTest([]float64{0, 0, 0}, []float64{0, 0, 0, 0}, HigherIsWorse)
 	if err != nil || r.P != 1 || !r.AllEqual {
 		t.Errorf("all-equal samples: got %+v, %v; want P=1, AllEqual", r, err)
@@ -96,6 +100,7 @@ func TestUTestAllEqualIsNoChange(t *testing.T) {
 }
 
 func TestZTest(t *testing.T) {
+	t.Parallel()
 	nz := Noise{SigmaW: 0.1, SigmaB: 0}
 	// One head and one base value 0.1·√2 apart: z = 1, p = 1−Φ(1).
 	p, err := ZTest([]float64{0.1 * math.Sqrt2}, []float64{0}, HigherIsWorse, nz, 1, false)
@@ -119,7 +124,8 @@ func TestZTest(t *testing.T) {
 	}
 }
 
-func TestTPrediction(t *testing.T) {
+func TestTPredictionFallback(t *testing.T) {
+	t.Parallel()
 	base := []float64{0, 0.1, 0.2}
 	head := []float64{0.4}
 	// s_base = 0.1, t = (0.4−0.1)/(0.1·sqrt(1+1/3)) with 2 df.
@@ -139,6 +145,7 @@ func TestTPrediction(t *testing.T) {
 }
 
 func TestCalibrateRecoversVarianceComponents(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	const sw, sb = 0.05, 0.04
 	jobs := make([][]float64, 200)
@@ -162,7 +169,7 @@ func TestCalibrateRecoversVarianceComponents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	par := PairFloor(nz, 0.05)
+	par := JobToJobFloor(nz, 0.05)
 	if !FloorsAgree(emp, par) {
 		t.Errorf("empirical floor %.4f and parametric floor %.4f should agree", emp, par)
 	}
@@ -170,6 +177,7 @@ func TestCalibrateRecoversVarianceComponents(t *testing.T) {
 }
 
 func TestCalibrateRejectsBadInput(t *testing.T) {
+	t.Parallel()
 	for name, jobs := range map[string][][]float64{
 		"one job":      {{1, 2, 3}},
 		"one run":      {{1, 2}, {3}},
@@ -194,6 +202,7 @@ func TestCalibrateRejectsBadInput(t *testing.T) {
 }
 
 func TestMedianFactorMatchesResearchTable(t *testing.T) {
+	t.Parallel()
 	// stats.md §6.5, measured with 200k Monte Carlo repetitions.
 	table := map[int]float64{1: 1.00, 2: 1.00, 3: 1.34, 4: 1.19, 5: 1.44, 6: 1.29, 8: 1.35, 10: 1.39, 15: 1.52, 20: 1.47, 30: 1.50}
 	for k, want := range table {
@@ -207,6 +216,7 @@ func TestMedianFactorMatchesResearchTable(t *testing.T) {
 }
 
 func TestFloorAndMDEMatchResearch(t *testing.T) {
+	t.Parallel()
 	// stats.md §5 S7, row "CV 7 %, σ_b 0, n 5, baseline 6×5": Fcal 10.2 %,
 	// MDE80 formula 14.0 %.
 	sw := math.Sqrt(math.Log(1 + 0.07*0.07))
@@ -232,6 +242,7 @@ func TestFloorAndMDEMatchResearch(t *testing.T) {
 }
 
 func TestMonteCarloMDEMatchesSimulation(t *testing.T) {
+	t.Parallel()
 	// stats.md §5 S2: CV 7 %, floor 6.7 %, 5 vs 5, U-test + floor: 14.3 %.
 	sw := math.Sqrt(math.Log(1 + 0.07*0.07))
 	l := RiseFloor(0.067)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/tailgate-ci/tailgate/internal/clock"
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/jsonmatch"
 )
@@ -52,7 +53,7 @@ func Drain(ctx context.Context, client *http.Client, baseURL string, d *config.D
 			}
 			return &StepError{Step: StepDrain, Saw: saw, Err: fmt.Errorf("%w (not idle for %v within %v)", err, quiet, timeout)}
 		}
-		if err := sleep(ctx, interval); err != nil {
+		if err := clock.Sleep(ctx, interval); err != nil {
 			return &StepError{Step: StepDrain, Saw: saw, Err: err}
 		}
 	}
@@ -68,15 +69,4 @@ func probeIdle(ctx context.Context, client *http.Client, baseURL string, d *conf
 		return a.Saw, err
 	}
 	return a.Saw, jsonmatch.Match(a.Body, d.Until)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

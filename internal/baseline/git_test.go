@@ -1,4 +1,4 @@
-package ci
+package baseline
 
 import (
 	"context"
@@ -94,7 +94,7 @@ func newGitRepos(t *testing.T) gitRepos {
 	return r
 }
 
-func TestBaselineFromBaseIgnoresThePRsWorkingTree(t *testing.T) {
+func TestReadAtCommitIgnoresThePRsWorkingTree(t *testing.T) {
 	r := newGitRepos(t)
 	g := &recordingGit{}
 	if _, err := g.Run(t.Context(), r.workspace, "cat-file", "-e", r.baseSHA+"^{commit}"); err == nil {
@@ -102,7 +102,7 @@ func TestBaselineFromBaseIgnoresThePRsWorkingTree(t *testing.T) {
 	}
 	headBefore := git(t, r.workspace, "rev-parse", "HEAD")
 
-	got, err := BaselineFromBase(t.Context(), r.workspace, r.baseSHA, "baselines/api.json", g)
+	got, err := ReadAtCommit(t.Context(), r.workspace, r.baseSHA, "baselines/api.json", g)
 	if err != nil {
 		t.Fatalf("BaselineFromBase: %v", err)
 	}
@@ -118,7 +118,7 @@ func TestBaselineFromBaseIgnoresThePRsWorkingTree(t *testing.T) {
 	}
 
 	// The commit is now present: no second fetch.
-	if _, err := BaselineFromBase(t.Context(), r.workspace, r.baseSHA, "./baselines/api.json", g); err != nil {
+	if _, err := ReadAtCommit(t.Context(), r.workspace, r.baseSHA, "./baselines/api.json", g); err != nil {
 		t.Fatalf("second read: %v", err)
 	}
 	if g.fetches() != 1 {
@@ -126,20 +126,20 @@ func TestBaselineFromBaseIgnoresThePRsWorkingTree(t *testing.T) {
 	}
 }
 
-func TestBaselineFromBaseRelativeToWorkingDirectory(t *testing.T) {
+func TestReadAtCommitRelativeToWorkingDirectory(t *testing.T) {
 	r := newGitRepos(t)
 	dir := filepath.Join(r.workspace, "services", "api")
-	got, err := BaselineFromBase(t.Context(), dir, r.baseSHA, "baselines/api.json", ExecGit{})
+	got, err := ReadAtCommit(t.Context(), dir, r.baseSHA, "baselines/api.json", ExecGit{})
 	if err != nil || string(got) != `{"p99_ms": 30}` {
 		t.Errorf("read from services/api = %q, %v; want the subdirectory's baseline", got, err)
 	}
 }
 
-func TestBaselineFromBaseErrors(t *testing.T) {
+func TestReadAtCommitErrors(t *testing.T) {
 	r := newGitRepos(t)
-	_, err := BaselineFromBase(t.Context(), r.workspace, r.baseSHA, "baselines/missing.json", ExecGit{})
-	if !errors.Is(err, ErrBaselineNotAtCommit) {
-		t.Errorf("missing file: %v, want ErrBaselineNotAtCommit", err)
+	_, err := ReadAtCommit(t.Context(), r.workspace, r.baseSHA, "baselines/missing.json", ExecGit{})
+	if !errors.Is(err, ErrNotAtCommit) {
+		t.Errorf("missing file: %v, want ErrNotAtCommit", err)
 	}
 	g := &recordingGit{}
 	for _, tt := range []struct{ sha, path, want string }{
@@ -149,34 +149,57 @@ func TestBaselineFromBaseErrors(t *testing.T) {
 		{r.baseSHA, "/etc/passwd", "must be relative"},
 		{r.baseSHA, "", "must be relative"},
 	} {
-		if _, err := BaselineFromBase(t.Context(), r.workspace, tt.sha, tt.path, g); err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("BaselineFromBase(%q, %q) = %v, want %q", tt.sha, tt.path, err, tt.want)
+		if _, err := ReadAtCommit(t.Context(), r.workspace, tt.sha, tt.path, g); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("ReadAtCommit(%q, %q) = %v, want %q", tt.sha, tt.path, err, tt.want)
 		}
 	}
 	if len(g.cmds) != 0 {
 		t.Errorf("bad arguments still ran git: %v", g.cmds)
 	}
 	unknown := strings.Repeat("ab", 20)
-	if _, err := BaselineFromBase(t.Context(), r.workspace, unknown, "baselines/api.json", ExecGit{}); err == nil ||
+	if _, err := ReadAtCommit(t.Context(), r.workspace, unknown, "baselines/api.json", ExecGit{}); err == nil ||
 		!strings.Contains(err.Error(), "fetch the base commit") {
 		t.Errorf("unknown commit: %v, want a fetch error", err)
 	}
 }
 
-func TestBaselineFromBranchReadsTheCurrentTip(t *testing.T) {
+func TestReadAtBranchReadsTheCurrentTip(t *testing.T) {
 	r := newGitRepos(t)
-	got, err := BaselineFromBranch(t.Context(), r.workspace, "tailgate-baselines", "baselines/api.json", ExecGit{})
+	got, err := ReadAtBranch(t.Context(), r.workspace, "tailgate-baselines", "baselines/api.json", ExecGit{})
 	if err != nil || string(got) != `{"p99_ms": 11, "branch": true}` {
 		t.Fatalf("read = %q, %v; want the branch's baseline", got, err)
 	}
 	git(t, r.origin, "checkout", "-q", "tailgate-baselines")
 	writeFile(t, filepath.Join(r.origin, "baselines", "api.json"), `{"p99_ms": 10}`)
 	git(t, r.origin, "commit", "-q", "-am", "newer push")
-	got, err = BaselineFromBranch(t.Context(), r.workspace, "tailgate-baselines", "baselines/api.json", ExecGit{})
+	got, err = ReadAtBranch(t.Context(), r.workspace, "tailgate-baselines", "baselines/api.json", ExecGit{})
 	if err != nil || string(got) != `{"p99_ms": 10}` {
 		t.Errorf("after a new push read = %q, %v; want the new tip", got, err)
 	}
-	if _, err := BaselineFromBranch(t.Context(), r.workspace, "-x", "baselines/api.json", ExecGit{}); err == nil {
+	if _, err := ReadAtBranch(t.Context(), r.workspace, "-x", "baselines/api.json", ExecGit{}); err == nil {
 		t.Error("a branch name starting with '-' was accepted")
+	}
+}
+
+// A git source reads the file at the trusted commit: missing there is no
+// baseline yet, present but not a baseline is an error naming the place.
+func TestGitSources(t *testing.T) {
+	r := newGitRepos(t)
+	missing := BaseCommitSource{Dir: r.workspace, Commit: r.baseSHA, Path: "baselines/missing.json", Git: ExecGit{}}
+	if bl, err := missing.Read(t.Context()); bl != nil || err != nil {
+		t.Errorf("missing at the commit: %v, %v; want no baseline and no error", bl, err)
+	}
+	src := BaseCommitSource{Dir: r.workspace, Commit: r.baseSHA, Path: "baselines/api.json", Git: ExecGit{}}
+	if want := "baselines/api.json at the PR's base commit " + r.baseSHA[:12]; src.String() != want {
+		t.Errorf("String = %q, want %q", src, want)
+	}
+	// The fixture's file is not a baseline: the error proves it was read
+	// from the commit ({"p99_ms": 12}), not the working tree.
+	if _, err := src.Read(t.Context()); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), src.String()) {
+		t.Errorf("Read = %v, want ErrCorrupt naming %s", err, src)
+	}
+	branch := BranchSource{Dir: r.workspace, Branch: "tailgate-baselines", Path: "baselines/api.json", Git: ExecGit{}}
+	if _, err := branch.Read(t.Context()); !errors.Is(err, ErrCorrupt) || branch.String() != "baselines/api.json on branch tailgate-baselines" {
+		t.Errorf("branch source %s: %v", branch, err)
 	}
 }

@@ -1,4 +1,4 @@
-package ci
+package baseline
 
 import (
 	"bytes"
@@ -12,15 +12,15 @@ import (
 	"strings"
 )
 
-// Runner runs git with args in dir and returns its standard output.
-type Runner interface {
+// Git runs git with args in dir and returns its standard output.
+type Git interface {
 	Run(ctx context.Context, dir string, args ...string) ([]byte, error)
 }
 
 // ExecGit runs the git binary found on PATH, never prompting for credentials.
 type ExecGit struct{}
 
-var _ Runner = ExecGit{}
+var _ Git = ExecGit{}
 
 // Run runs git; a failure's error carries git's standard error.
 func (ExecGit) Run(ctx context.Context, dir string, args ...string) ([]byte, error) {
@@ -35,17 +35,17 @@ func (ExecGit) Run(ctx context.Context, dir string, args ...string) ([]byte, err
 	return stdout.Bytes(), nil
 }
 
-// ErrBaselineNotAtCommit reports that the baseline file does not exist at the
+// ErrNotAtCommit reports that the baseline file does not exist at the
 // commit asked for (e.g. the PR adds the first baseline).
-var ErrBaselineNotAtCommit = errors.New("baseline file does not exist at that commit")
+var ErrNotAtCommit = errors.New("baseline file does not exist at that commit")
 
 var shaPattern = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 
-// BaselineFromBase reads the file at path (relative to repoDir) as it is in
+// ReadAtCommit reads the file at path (relative to repoDir) as it is in
 // commit baseSHA, never from the working tree, so a pull request cannot edit
 // the baseline it is judged against. When the checkout lacks the commit (a
 // shallow clone), it fetches just that commit from origin first.
-func BaselineFromBase(ctx context.Context, repoDir, baseSHA, file string, git Runner) ([]byte, error) {
+func ReadAtCommit(ctx context.Context, repoDir, baseSHA, file string, git Git) ([]byte, error) {
 	if !shaPattern.MatchString(baseSHA) {
 		return nil, fmt.Errorf("read baseline at the base commit: %q is not a commit sha", baseSHA)
 	}
@@ -61,10 +61,10 @@ func BaselineFromBase(ctx context.Context, repoDir, baseSHA, file string, git Ru
 	return showAt(ctx, git, repoDir, baseSHA, spec, file)
 }
 
-// BaselineFromBranch reads the file at path (relative to repoDir) as it is at
+// ReadAtBranch reads the file at path (relative to repoDir) as it is at
 // the tip of branch on origin, fetching the branch first so the tip is current.
-func BaselineFromBranch(ctx context.Context, repoDir, branch, file string, git Runner) ([]byte, error) {
-	if !validRefName(branch) || branch == "" {
+func ReadAtBranch(ctx context.Context, repoDir, branch, file string, git Git) ([]byte, error) {
+	if !ValidBranch(branch) {
 		return nil, fmt.Errorf("read baseline from branch: %q is not a branch name", branch)
 	}
 	spec, err := treePath(file)
@@ -82,10 +82,10 @@ func BaselineFromBranch(ctx context.Context, repoDir, branch, file string, git R
 }
 
 // showAt prints spec at rev, telling a missing file from a git failure.
-func showAt(ctx context.Context, git Runner, dir, rev, spec, file string) ([]byte, error) {
+func showAt(ctx context.Context, git Git, dir, rev, spec, file string) ([]byte, error) {
 	obj := rev + ":" + spec
 	if _, err := git.Run(ctx, dir, "cat-file", "-e", obj); err != nil {
-		return nil, fmt.Errorf("baseline %s at %s: %w", file, shortSHA(rev), ErrBaselineNotAtCommit)
+		return nil, fmt.Errorf("baseline %s at %s: %w", file, shortSHA(rev), ErrNotAtCommit)
 	}
 	data, err := git.Run(ctx, dir, "show", obj)
 	if err != nil {
@@ -112,4 +112,13 @@ func shortSHA(sha string) string {
 		return sha[:12]
 	}
 	return sha
+}
+
+// ValidBranch reports whether name can name a branch for ReadAtBranch:
+// not empty, and nothing git would read as an option or revision syntax.
+func ValidBranch(name string) bool {
+	if name == "" || strings.HasPrefix(name, "-") || strings.Contains(name, "..") {
+		return false
+	}
+	return !strings.ContainsAny(name, " ~^:?*[\\\t\n")
 }

@@ -1,10 +1,10 @@
-package cli
+package report
 
 import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -20,9 +20,10 @@ var tableMetrics = []string{
 	result.CPUPerIteration, result.PeakRSS,
 }
 
-// writeRunTable prints a row per run, then the median, min–max and CV of
-// each metric across runs. Metrics no run has are left out.
-func writeRunTable(w io.Writer, f *result.File) {
+// WriteRunTable writes the table of measured runs: a row per run, then the
+// median, min–max and CV of each metric across runs. Metrics no run has are
+// left out.
+func WriteRunTable(w io.Writer, f *result.File) error {
 	cols := presentMetrics(f.Runs)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	header := []string{"run"}
@@ -42,13 +43,13 @@ func writeRunTable(w io.Writer, f *result.File) {
 		name string
 		f    func([]float64) string
 	}{
-		{"median", func(v []float64) string { return num(stats.Median(v)) }},
-		{"min–max", func(v []float64) string { return num(v[0]) + "–" + num(v[len(v)-1]) }},
-		{"CV", func(v []float64) string { return fmt.Sprintf("%.1f%%", 100*cv(v)) }},
+		{"median", func(v []float64) string { return tableNumber(stats.Median(v)) }},
+		{"min–max", func(v []float64) string { return tableNumber(v[0]) + "–" + tableNumber(v[len(v)-1]) }},
+		{"CV", func(v []float64) string { return fmt.Sprintf("%.1f%%", 100*stats.CV(v)) }},
 	} {
 		row := []string{s.name}
 		for _, k := range cols {
-			vals := values(f.Runs, k)
+			vals := sortedValues(f.Runs, k)
 			if len(vals) == 0 {
 				row = append(row, "–")
 				continue
@@ -57,29 +58,22 @@ func writeRunTable(w io.Writer, f *result.File) {
 		}
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	}
-	tw.Flush()
+	return tw.Flush()
 }
 
 func presentMetrics(runs []result.Run) []string {
 	var cols []string
 	for _, k := range tableMetrics {
-		if len(values(runs, k)) > 0 {
+		if len(sortedValues(runs, k)) > 0 {
 			cols = append(cols, k)
 		}
 	}
 	return cols
 }
 
-// values returns a metric's values across runs, sorted.
-func values(runs []result.Run, key string) []float64 {
-	var v []float64
-	for _, r := range runs {
-		if x, ok := r.Metrics[key]; ok {
-			v = append(v, x)
-		}
-	}
-	sort.Float64s(v)
-	return v
+// sortedValues returns a metric's values across runs, sorted.
+func sortedValues(runs []result.Run, key string) []float64 {
+	return slices.Sorted(slices.Values(result.Values(runs, key)))
 }
 
 func unitSuffix(m result.Metric) string {
@@ -94,10 +88,10 @@ func cell(m map[string]float64, key string) string {
 	if !ok {
 		return "–"
 	}
-	return num(v)
+	return tableNumber(v)
 }
 
-func num(v float64) string {
+func tableNumber(v float64) string {
 	switch a := math.Abs(v); {
 	case a >= 100:
 		return fmt.Sprintf("%.0f", v)
@@ -106,22 +100,4 @@ func num(v float64) string {
 	default:
 		return fmt.Sprintf("%.2f", v)
 	}
-}
-
-func cv(v []float64) float64 {
-	if len(v) < 2 {
-		return 0
-	}
-	var sum, sq float64
-	for _, x := range v {
-		sum += x
-	}
-	mean := sum / float64(len(v))
-	if mean == 0 {
-		return 0
-	}
-	for _, x := range v {
-		sq += (x - mean) * (x - mean)
-	}
-	return math.Sqrt(sq/float64(len(v)-1)) / mean
 }

@@ -1,0 +1,161 @@
+package gate
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/stats"
+)
+
+// metricPolicy is what the gate will do with one metric.
+type metricPolicy struct {
+	meta   result.Metric
+	gated  bool
+	source FloorSource
+	// userFloor is the configured or default floor in the metric's user
+	// units (percent or percentage points); NaN for measured floors,
+	// which depend on the samples.
+	userFloor float64
+	// minEffect is gate.min_effect in user units (0 when unset): no floor
+	// is below it.
+	minEffect float64
+	// paired: A/B runs made in pairs (ABBA), judged on the pairs'
+	// differences, which cancel the drift a job sees.
+	paired bool
+	noise  *stats.Noise
+	note   string
+}
+
+func (mp metricPolicy) direction() stats.Direction { return direction(mp.meta) }
+func (mp metricPolicy) scale() stats.Scale         { return scale(mp.meta) }
+func (mp metricPolicy) percent() bool              { return mp.meta.Scale == result.Percent }
+
+// metricPolicies decides, for every metric present on either side and
+// every gated metric, whether it is gated and by which floor. It returns
+// them in catalogue order plus warnings about the policy.
+func metricPolicies(base, head []result.Run, p Policy) ([]metricPolicy, []stats.Warning) {
+	var warnings []stats.Warning
+	gated := map[string]bool{}
+	for _, key := range p.metrics() {
+		if _, ok := result.Lookup(key); !ok {
+			warnings = append(warnings, stats.Warn(WarnUnknownMetric, fmt.Sprintf("gate.metrics: unknown metric %q is ignored", key)))
+			continue
+		}
+		gated[key] = true
+	}
+	substituted := throughputSubstitute(base, head, gated)
+
+	var out []metricPolicy
+	for _, m := range result.Metrics {
+		present := hasKey(base, m.Key) || hasKey(head, m.Key)
+		replaced := substituted && m.Key == result.IterationsPerSec
+		if !present && !gated[m.Key] && !replaced {
+			continue
+		}
+		mp := policyOne(m, gated[m.Key], p)
+		if substituted {
+			mp = substituteNotes(mp, p)
+		}
+		out = append(out, mp)
+	}
+	return out, warnings
+}
+
+// substituteNotes explains the throughput substitution on both metrics and
+// lets a configured iterations/s floor apply to requests/s.
+func substituteNotes(mp metricPolicy, p Policy) metricPolicy {
+	switch mp.meta.Key {
+	case result.IterationsPerSec:
+		mp.note = "not measured on both sides; requests/s is gated as the throughput"
+	case result.RequestsPerSec:
+		if f, ok := p.Floors[result.IterationsPerSec]; ok && mp.source != FromConfig {
+			mp.source, mp.userFloor, mp.noise = FromConfig, f, nil
+		}
+		mp.note = "gated as the throughput (iterations/s not available)"
+	}
+	return mp
+}
+
+// throughputSubstitute gates requests/s in place of iterations/s when a
+// side lacks iterations/s but both have requests/s (imported tools).
+func throughputSubstitute(base, head []result.Run, gated map[string]bool) bool {
+	if !gated[result.IterationsPerSec] {
+		return false
+	}
+	if allHave(base, result.IterationsPerSec) && allHave(head, result.IterationsPerSec) {
+		return false
+	}
+	if !allHave(base, result.RequestsPerSec) || !allHave(head, result.RequestsPerSec) {
+		return false
+	}
+	gated[result.RequestsPerSec] = true
+	delete(gated, result.IterationsPerSec)
+	return true
+}
+
+func policyOne(m result.Metric, wanted bool, p Policy) metricPolicy {
+	mp := metricPolicy{meta: m, source: NoFloor, userFloor: math.NaN()}
+	mp.minEffect = p.MinEffect[m.Key]
+	// A measured floor first; the config's, then the defaults, stand in
+	// until the noise is measured.
+	if nz, ok := p.Noise[m.Key]; ok && wanted && nz.Check() == nil {
+		mp.gated, mp.source, mp.noise = true, FromCalibration, &nz
+		return mp
+	}
+	if p.SameJob && wanted {
+		// Both sides share the job: the noise that matters is this job's,
+		// and both sides' spread measures it.
+		mp.gated, mp.source = true, FromJob
+		return mp
+	}
+	if f, ok := p.Floors[m.Key]; ok && wanted {
+		mp.gated, mp.source, mp.userFloor = true, FromConfig, f
+		return mp
+	}
+	if f, ok := DefaultFloors[m.Key]; ok && wanted {
+		mp.gated, mp.source, mp.userFloor = true, FromDefault, f
+		return mp
+	}
+	if wanted {
+		mp.note = fmt.Sprintf("report-only: no measured floor yet; run tailgate calibrate or set gate.floors.%s", m.Key)
+	}
+	return mp
+}
+
+// input states what the gate has for this metric, for stats.Compare.
+func (mp metricPolicy) input(base, head []float64, k int, p Policy) stats.Input {
+	in := stats.Input{
+		Head: head, Base: base, Direction: mp.direction(), Scale: mp.scale(), Paired: mp.paired,
+		Noise: mp.noise, BaseJobs: p.BaselineJobs, SameJob: p.SameJob, Alpha: p.alpha(), K: k,
+		Floor: stats.FloorFixed, FixedFloor: mp.toScale(mp.userFloor),
+		LeastFloor: leastFloor(mp.meta), MinEffect: mp.toScale(mp.minEffect),
+		Detect: mp.gated,
+	}
+	switch {
+	case mp.noise != nil:
+		in.Floor = stats.FloorCalibrated
+	case mp.source == FromJob:
+		in.Floor = stats.FloorSpread
+	}
+	return in
+}
+
+// toScale and fromScale convert between user units (percent worse, or
+// percentage points worse) and the comparison scale.
+func (mp metricPolicy) toScale(userWorse float64) float64 {
+	return stats.ToScale(mp.scale(), mp.direction(), userWorse)
+}
+
+func (mp metricPolicy) fromScale(w float64) float64 {
+	return stats.FromScale(mp.scale(), mp.direction(), w)
+}
+
+func hasKey(runs []result.Run, key string) bool {
+	return slices.ContainsFunc(runs, func(r result.Run) bool { _, ok := r.Value(key); return ok })
+}
+
+func allHave(runs []result.Run, key string) bool {
+	return len(runs) > 0 && !slices.ContainsFunc(runs, func(r result.Run) bool { _, ok := r.Value(key); return !ok })
+}

@@ -1,0 +1,63 @@
+package pipeline
+
+import (
+	"context"
+
+	"github.com/tailgate-ci/tailgate/internal/baseline"
+	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/report"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// RunOptions are the options of Run.
+type RunOptions struct {
+	Config     *config.Config
+	ResultPath string // where the result file is written
+}
+
+// Run measures the benchmark, writes the result file and shows the runs.
+func Run(ctx context.Context, env Env, o RunOptions) (*result.File, error) {
+	res, err := measure(ctx, env, o.Config)
+	if err != nil {
+		return nil, err
+	}
+	if err := Runtime.Wrap(result.WriteFile(o.ResultPath, res)); err != nil {
+		return nil, err
+	}
+	showRuns(env, res)
+	return res, nil
+}
+
+// CheckOptions are the options of Check.
+type CheckOptions struct {
+	// Config is the benchmark; its gate section is the policy. It may be
+	// nil when Head is given.
+	Config *config.Config
+	// Head holds the runs to judge; nil to run the benchmark.
+	Head *result.File
+	// ResultPath, when set, receives the measured runs as soon as they
+	// are measured, so that nothing later can lose them.
+	ResultPath string
+	// Baseline is where the stored baseline is read from.
+	Baseline baseline.Source
+}
+
+// Check judges the head runs (measured now, unless given) against the
+// stored baseline. The baseline is read first: an unreadable one stops
+// the check before a benchmark is spent on it.
+func Check(ctx context.Context, env Env, o CheckOptions) (Judged, error) {
+	bl, err := readBaseline(ctx, o.Baseline)
+	if err != nil {
+		return Judged{}, err
+	}
+	head, err := headRuns(ctx, env, o.Config, o.Head)
+	if err != nil {
+		return Judged{}, err
+	}
+	if err := writeResult(o.ResultPath, head); err != nil {
+		return Judged{}, err
+	}
+	v := judgeAgainstBaseline(head, bl, policyFor(o.Config, bl))
+	in := report.Input{Name: head.Benchmark, Mode: "check", BaselineSource: describe(o.Baseline, bl), Verdict: v, Head: head.Runs}
+	return Judged{Input: in, Head: head}, nil
+}

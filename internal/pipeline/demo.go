@@ -1,0 +1,68 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tailgate-ci/tailgate/internal/baseline"
+	"github.com/tailgate-ci/tailgate/internal/config"
+)
+
+// DemoOptions are the options of Demo.
+type DemoOptions struct {
+	// Service is the demo service to check.
+	Service *config.Config
+	// Clean is the clean service, when Service is not (a slowdown, async
+	// answers): the baseline is always recorded from the clean service.
+	// Nil when Service is the clean service.
+	Clean *config.Config
+	// BaselinePath is this machine's demo baseline.
+	BaselinePath string
+	// Rerecord records a new baseline even when there is one.
+	Rerecord bool
+	// ResultPath, when set, receives the checked runs.
+	ResultPath string
+}
+
+// Demo checks the demo service against this machine's demo baseline. When
+// there is none yet (or Rerecord asks, or the benchmark changed) it first
+// records one from the clean service; when the service to check is the
+// clean one, that recording is the whole run and Demo returns nil.
+func Demo(ctx context.Context, env Env, o DemoOptions) (*Judged, error) {
+	src := baseline.FileSource{Path: o.BaselinePath}
+	bl, err := readBaseline(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	if bl == nil || o.Rerecord || bl.DefinitionHash != o.Service.DefinitionHash() {
+		if o.Clean == nil {
+			fmt.Fprintf(env.log(), "no demo baseline for this machine yet: this run records one\n")
+			return nil, recordDemo(ctx, env, o.Service, o.BaselinePath)
+		}
+		fmt.Fprintf(env.log(), "no demo baseline for this machine yet: recording one with the clean service first\n")
+		if err := recordDemo(ctx, env, o.Clean, o.BaselinePath); err != nil {
+			return nil, err
+		}
+	}
+	src.Name = "this machine's demo baseline " + o.BaselinePath
+	j, err := Check(ctx, env, CheckOptions{Config: o.Service, ResultPath: o.ResultPath, Baseline: src})
+	if err != nil {
+		return nil, err
+	}
+	return &j, nil
+}
+
+// recordDemo records a new demo baseline from cfg, replacing the old one.
+func recordDemo(ctx context.Context, env Env, cfg *config.Config, path string) error {
+	res, err := headRuns(ctx, env, cfg, nil)
+	if err != nil {
+		return err
+	}
+	bl := baseline.New(cfg.Name, res.DefinitionHash, res.Env, cfg.Gate.Window)
+	bl.Append(res, baseline.Provenance{Job: "demo-" + res.Created.Format("20060102T150405"), Ref: "demo", Time: res.Created})
+	if err := Runtime.Wrap(baseline.Write(path, bl)); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.out(), "recorded a baseline for this machine: %s (%d runs)\nrun `tailgate demo` again to check against it; `tailgate demo --slowdown 30%%` to see a regression caught\n", path, len(res.Runs))
+	return nil
+}

@@ -1,0 +1,75 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/gate"
+)
+
+// Kind is what a failure means for the process; the CLI maps each kind to
+// its exit code (DESIGN.md §3).
+type Kind int
+
+const (
+	// Runtime: the environment broke (the target, the dataset, a baseline
+	// file, GitHub). An error without a kind is a runtime failure.
+	Runtime Kind = iota
+	// Usage: usage, config or bad input.
+	Usage
+	// Regression: the verdict fails the gate.
+	Regression
+)
+
+// Error is an error with its kind.
+type Error struct {
+	Kind Kind
+	Err  error
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Wrap gives err kind k, unless it already has a kind; nil stays nil.
+func (k Kind) Wrap(err error) error {
+	var e *Error
+	if err == nil || errors.As(err, &e) {
+		return err
+	}
+	return &Error{Kind: k, Err: err}
+}
+
+// Errorf returns a new error of kind k.
+func (k Kind) Errorf(format string, a ...any) error {
+	return &Error{Kind: k, Err: fmt.Errorf(format, a...)}
+}
+
+// KindOf is the kind of err: Runtime for an error without one.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return Runtime
+}
+
+// FailOn says which verdicts fail the process.
+type FailOn struct {
+	Regression   bool
+	Inconclusive bool
+	// InconclusiveSetting names how the user asked to fail on an
+	// inconclusive verdict, for the message ("--fail-on-inconclusive").
+	InconclusiveSetting string
+}
+
+// Err is the Regression error a verdict ends with, or nil when it passes.
+func (f FailOn) Err(v gate.Verdict) error {
+	switch {
+	case v.Outcome == gate.Regression && f.Regression:
+		return Regression.Errorf("regression in %s", strings.Join(v.Regressions, ", "))
+	case v.Outcome == gate.Inconclusive && f.Inconclusive:
+		return Regression.Errorf("inconclusive, and %s is set", f.InconclusiveSetting)
+	}
+	return nil
+}

@@ -1,0 +1,167 @@
+// Package pipeline owns the use cases of tailgate, each written once:
+// Run (measure and write the result), Record (append runs to the
+// baseline), Check (judge runs against a stored baseline), Compare (judge
+// two sets of result files), Calibrate (A/A jobs that measure the noise),
+// AB (measure a base and a head target in one job and judge them on their
+// pairs) and Demo (check, recording first, on the embedded demo service).
+//
+// A use case takes an options struct and the Env it may use, and returns
+// what it judged or stored with an error that carries its Kind; it reads
+// nothing from the process (no flags, no environment variables) and
+// publishes nothing: the CLI and the GitHub Action call the same functions
+// and hand the result to their publishers. FailOn maps a verdict to the
+// Regression kind, in one place.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/baseline"
+	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/report"
+	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/runner"
+)
+
+// Env is the world a use case runs in.
+type Env struct {
+	// Out shows what a use case does as it goes: the table of the runs it
+	// measured, and what the demo recorded. Reports are the publishers'.
+	Out io.Writer
+	// Log receives notices and the target's and load tools' output.
+	Log io.Writer
+	// Progress hears about every run; nil for none.
+	Progress runner.Observer
+	// Machine describes this machine and build in the result files.
+	Machine result.Env
+	// Now is the clock of the result files; nil for the wall clock.
+	Now func() time.Time
+}
+
+func (e Env) out() io.Writer { return orDiscard(e.Out) }
+func (e Env) log() io.Writer { return orDiscard(e.Log) }
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
+
+// Judged is a judged comparison: what its reports show, and the runs
+// behind it.
+type Judged struct {
+	report.Input
+	Head *result.File
+	// Base is the base side of an A/B comparison; nil otherwise.
+	Base *result.File
+}
+
+// measure runs the benchmark cfg. A broken target or dataset is a runtime
+// failure, never a result.
+func measure(ctx context.Context, env Env, cfg *config.Config) (*result.File, error) {
+	b := &runner.Benchmark{Config: cfg, Env: env.Machine, Observer: env.Progress, Log: env.log(), Now: env.Now}
+	res, err := b.Run(ctx)
+	if err != nil {
+		return nil, runFailure(err)
+	}
+	return res, nil
+}
+
+// runFailure is the error of a benchmark that did not finish.
+func runFailure(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return Runtime.Wrap(errors.New("interrupted: no result was written"))
+	}
+	return Runtime.Wrap(err)
+}
+
+// headRuns are the given runs, or else the benchmark's, measured now and
+// shown.
+func headRuns(ctx context.Context, env Env, cfg *config.Config, given *result.File) (*result.File, error) {
+	if given != nil {
+		return given, nil
+	}
+	head, err := measure(ctx, env, cfg)
+	if err != nil {
+		return nil, err
+	}
+	showRuns(env, head)
+	return head, nil
+}
+
+// showRuns writes the table of measured runs and a blank line.
+func showRuns(env Env, f *result.File) {
+	report.WriteRunTable(env.out(), f)
+	fmt.Fprintln(env.out())
+}
+
+// writeResult writes the result file when a path is given.
+func writeResult(path string, f *result.File) error {
+	if path == "" {
+		return nil
+	}
+	return Runtime.Wrap(result.WriteFile(path, f))
+}
+
+// readBaseline reads the baseline from src (nil when there is none yet);
+// an unreadable one is a runtime failure that leaves the file as it is.
+func readBaseline(ctx context.Context, src baseline.Source) (*baseline.File, error) {
+	bl, err := src.Read(ctx)
+	return bl, Runtime.Wrap(err)
+}
+
+// describe says where the baseline came from and what it holds.
+func describe(src baseline.Source, bl *baseline.File) string {
+	if bl == nil {
+		return "none yet (" + src.String() + ")"
+	}
+	return fmt.Sprintf("%s (%d samples from %d jobs)", src, len(bl.Samples), bl.Jobs())
+}
+
+// policyFor builds the gate policy from the config's gate section (when
+// there is a config) and the noise calibrated into the baseline.
+func policyFor(cfg *config.Config, bl *baseline.File) gate.Policy {
+	var p gate.Policy
+	if cfg != nil {
+		p.Alpha = cfg.Gate.Alpha
+		p.Metrics = cfg.Gate.Metrics
+		p.Floors = cfg.Gate.Floors
+		p.MinEffect = cfg.Gate.MinEffect
+	}
+	if bl != nil {
+		p.BaselineJobs = bl.Jobs()
+		if bl.Calibration != nil {
+			p.Noise = bl.Calibration.Noise
+		}
+	}
+	return p
+}
+
+// judgeAgainstBaseline judges head runs against a stored baseline (nil when
+// there is none yet).
+func judgeAgainstBaseline(head *result.File, bl *baseline.File, p gate.Policy) gate.Verdict {
+	if bl == nil {
+		p.Context.NoBaseline = true
+		return gate.Judge(nil, head.Runs, p)
+	}
+	return judgeRuns(&result.File{DefinitionHash: bl.DefinitionHash, Env: bl.Env, Runs: bl.Runs()}, head, p)
+}
+
+// judgeRuns judges head against base, telling the gate when the two were
+// measured by different benchmark definitions or on different machines.
+func judgeRuns(base, head *result.File, p gate.Policy) gate.Verdict {
+	if base.DefinitionHash != "" && head.DefinitionHash != "" && base.DefinitionHash != head.DefinitionHash {
+		p.Context.DefinitionChanged = true
+	}
+	if a, b := base.Env.Fingerprint(), head.Env.Fingerprint(); base.Env.Cores != 0 && head.Env.Cores != 0 && a != b {
+		p.Context.EnvDiffers = true
+		p.Context.EnvDiff = fmt.Sprintf("%s → %s", a, b)
+	}
+	return gate.Judge(base.Runs, head.Runs, p)
+}

@@ -1,0 +1,78 @@
+package publish
+
+import (
+	"context"
+	"errors"
+
+	"github.com/tailgate-ci/tailgate/internal/ci"
+	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/report"
+)
+
+// MaxAnnotations bounds the ::error lines of one step: the job summary has
+// the rest.
+const MaxAnnotations = 10
+
+// JobSummary annotates the step (an ::error per regressed metric, a
+// ::warning per verdict warning) and appends the Markdown report to the job
+// summary. None of it can fail the step: a summary that cannot be written
+// is one warning.
+type JobSummary struct{ Runtime *ci.Runtime }
+
+var _ Publisher = JobSummary{}
+
+func (s JobSummary) Publish(_ context.Context, in report.Input) error {
+	v := in.Verdict
+	for i, key := range v.Regressions {
+		if i == MaxAnnotations {
+			break
+		}
+		s.Runtime.Errorf("performance regression", "%s: %s regressed beyond the noise floor (see the job summary)", in.Name, key)
+	}
+	for _, w := range v.Warnings {
+		s.Runtime.Warningf("tailgate", "%s", w.Message)
+	}
+	if _, err := s.Runtime.AddStepSummary(report.Markdown(in)); err != nil && !errors.Is(err, ci.ErrNotInStep) {
+		s.Runtime.Warningf("job summary", "could not write the job summary: %v", err)
+	}
+	return nil
+}
+
+// Outputs sets the step's outputs: the verdict, the number of regressions,
+// the path of report.json and the sticky comment's URL (when Comment
+// posted one). It fails the step only when it cannot write them in a step.
+type Outputs struct {
+	Runtime    *ci.Runtime
+	ReportPath string
+	Comment    *StickyComment // nil when no comment is posted
+}
+
+var _ Publisher = Outputs{}
+
+func (o Outputs) Publish(_ context.Context, in report.Input) error {
+	out := ci.Outputs{Verdict: string(in.Verdict.Outcome), Regressions: len(in.Verdict.Regressions), ReportPath: o.ReportPath}
+	if o.Comment != nil {
+		out.CommentURL = o.Comment.URL
+	}
+	if err := o.Runtime.WriteOutputs(out); err != nil && !errors.Is(err, ci.ErrNotInStep) {
+		return err
+	}
+	return nil
+}
+
+// Failure tells the step that tailgate could not judge: one error
+// annotation, a job summary that says why, and verdict=error, so that a
+// broken environment is never mistaken for a pass or a regression. code is
+// the exit code the step ends with.
+func Failure(rt *ci.Runtime, name string, code int, err error) {
+	rt.Errorf("tailgate could not judge", "%v", err)
+	if _, serr := rt.AddStepSummary(report.NoVerdictMarkdown(name, code, err)); serr != nil && !errors.Is(serr, ci.ErrNotInStep) {
+		rt.Warningf("job summary", "could not write the job summary: %v", serr)
+	}
+	if oerr := rt.WriteOutputs(ci.Outputs{Verdict: "error"}); oerr != nil && !errors.Is(oerr, ci.ErrNotInStep) {
+		rt.Warningf("outputs", "could not write the outputs: %v", oerr)
+	}
+}
+
+// isRegression reports whether the verdict is a regression.
+func isRegression(in report.Input) bool { return in.Verdict.Outcome == gate.Regression }

@@ -1,0 +1,63 @@
+package publish
+
+import (
+	"context"
+
+	"github.com/tailgate-ci/tailgate/internal/ci"
+	"github.com/tailgate-ci/tailgate/internal/gh"
+	"github.com/tailgate-ci/tailgate/internal/report"
+)
+
+// StickyComment keeps the one tailgate comment of the benchmark on a pull
+// request up to date, through a gh.Commenter: the Markdown report under
+// the benchmark's hidden marker, created once and edited on later pushes.
+type StickyComment struct {
+	Commenter   gh.Commenter
+	Owner, Repo string
+	PR          int
+	// OnlyRegressions posts a new comment only for a regression; an
+	// existing comment is still updated, so that it shows the fix.
+	OnlyRegressions bool
+	// Skip, when set, is why no comment may be posted (a fork PR's
+	// read-only token, no usable client): it is said once, as a warning.
+	Skip string
+	// Warn receives a failure to comment as a warning; without it (when
+	// commenting is the job's whole purpose) the failure is returned.
+	Warn *ci.Runtime
+	// URL is the comment's address once posted.
+	URL string
+}
+
+var _ Publisher = (*StickyComment)(nil)
+
+func (c *StickyComment) Publish(ctx context.Context, in report.Input) error {
+	if c.Skip != "" {
+		c.warn("PR comment skipped", "%s", c.Skip)
+		return nil
+	}
+	marker, body := report.Marker(in.Name), report.Markdown(in)
+	var made gh.Comment
+	var err error
+	if c.OnlyRegressions && !isRegression(in) {
+		made, _, err = c.Commenter.UpdateExisting(ctx, c.Owner, c.Repo, c.PR, marker, body)
+	} else {
+		made, err = c.Commenter.Upsert(ctx, c.Owner, c.Repo, c.PR, marker, body)
+	}
+	switch {
+	case err != nil && c.Warn == nil:
+		return err
+	case gh.IsPermission(err):
+		c.warn("PR comment skipped", "the token may not comment on this pull request (grant `permissions: pull-requests: write`, or use the workflow_run pattern for fork PRs): %v", err)
+	case err != nil:
+		c.warn("PR comment failed", "%v", err)
+	default:
+		c.URL = made.URL
+	}
+	return nil
+}
+
+func (c *StickyComment) warn(title, format string, args ...any) {
+	if c.Warn != nil {
+		c.Warn.Warningf(title, format, args...)
+	}
+}

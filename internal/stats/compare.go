@@ -1,0 +1,283 @@
+package stats
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Test names, as reports print them.
+const (
+	TestExact       = "mann-whitney exact"
+	TestApprox      = "mann-whitney (normal approx.)"
+	TestZ           = "z-test (calibrated σ)"
+	TestTPrediction = "t prediction (low confidence)"
+	TestSignedRank  = "wilcoxon signed-rank exact (pairs)"
+)
+
+// FloorRule says where the floor of an unpaired comparison comes from.
+// Paired samples carry their own floor: the spread of their differences.
+type FloorRule int
+
+const (
+	// FloorFixed is Input.FixedFloor: a floor the caller chose (from the
+	// config, or a default); NaN for none.
+	FloorFixed FloorRule = iota
+	// FloorCalibrated is z(1−α/K)·SE under Input.Noise (see Floor).
+	FloorCalibrated
+	// FloorSpread is measured from both sides' spread, for an A/B in one
+	// job without calibration: t(1−α/K, n+m−2)·σ̂·sqrt(c_n/n + c_m/m), with
+	// σ̂ pooled within the sides.
+	FloorSpread
+)
+
+// Input is what the caller has for one metric: the samples, how they were
+// taken, and the question asked of them.
+type Input struct {
+	// Head and Base are the raw values (not on the comparison scale).
+	Head, Base []float64
+	Direction  Direction
+	Scale      Scale
+	// Paired: Head[i] and Base[i] were measured as a pair (A/B runs in
+	// ABBA order). The comparison is then made on the pairs' differences
+	// when the signed-rank test can reach α, and the floor is their spread.
+	Paired bool
+	// Noise is the calibrated noise; nil when there is none. It enables
+	// the z-test where the rank test cannot reach α.
+	Noise *Noise
+	// BaseJobs is S_b, the number of jobs Base comes from (< 1 counts as 1).
+	BaseJobs int
+	// SameJob: both sides were measured in one job, so the between-job
+	// noise cancels.
+	SameJob bool
+	// Alpha is the one-sided level; K the number of gated metrics that
+	// share it (floors use α/K).
+	Alpha float64
+	K     int
+	// Floor is the rule of an unpaired comparison's floor; FixedFloor
+	// holds the floor of the FixedFloor rule. All floors are on the
+	// comparison scale.
+	Floor      FloorRule
+	FixedFloor float64
+	// LeastFloor is the least floor measured noise may set (the
+	// resolution of a short benchmark), for calibrated, spread and paired
+	// floors; MinEffect is the least floor of any rule.
+	LeastFloor float64
+	MinEffect  float64
+	// Detect asks for the smallest regression the comparison detects.
+	Detect bool
+}
+
+// Comparison is what Compare found. Effects and floors are on the
+// comparison scale, oriented so that bigger is worse.
+type Comparison struct {
+	// Test names the test that produced the p-values ("" when none ran).
+	Test string
+	// Effect is the effect the test judged: d·ln(median(head)/median(base))
+	// for Ratio metrics, d·(median(head) − median(base)) for Points, the
+	// median of the pairs' differences for the signed-rank test.
+	Effect float64
+	// PairEffect is the median of the pairs' differences for paired
+	// samples (the typical pair's change); NaN otherwise.
+	PairEffect float64
+	// PWorse and PBetter are the one-sided p-values for "head is worse"
+	// and "head is better"; NaN when no test could run.
+	PWorse, PBetter float64
+	// Floor is the floor of the comparison; NaN without one.
+	Floor float64
+	// Detectable is the smallest regression detected with 80 % power,
+	// when Input.Detect asked for it.
+	Detectable Detectable
+	// Warnings say what limits the comparison (see the Warn… codes).
+	Warnings []Warning
+}
+
+// Detectable is the smallest regression a comparison detects with 80 %
+// probability (stats.md §6.6).
+type Detectable struct {
+	Effect   float64 // on the comparison scale; NaN unless Possible
+	Method   string  // MethodFormula, MethodMonteCarlo or MethodPairs
+	Possible bool
+	Note     string // why it is not possible
+}
+
+// Methods of the detectable effect.
+const (
+	MethodFormula    = "formula"
+	MethodMonteCarlo = "monte carlo"
+	MethodPairs      = "formula (pairs)"
+)
+
+// Settings of the Monte Carlo MDE, used where the closed form is optimistic.
+const (
+	monteCarloMaxRuns = 10 // n+m at or below which the MDE is simulated
+	monteCarloTrials  = 1000
+	monteCarloSeed    = 20261129
+	maxShiftNoises    = 20 // the largest simulated effect, in standard errors beyond the floor
+)
+
+// Compare judges head against base the way the samples allow (stats.md
+// §6.4): pairs by the exact signed-rank test on their differences when it
+// can reach α; otherwise the exact U-test when it can reach α, else the
+// z-test with calibrated noise, else a t prediction test when one side has
+// two values, else no test (too few samples). It returns the effect, both
+// one-sided p-values, the floor, the warnings and, when asked, the
+// detectable effect. Deciding what they mean is the caller's policy.
+func Compare(in Input) Comparison {
+	c := Comparison{Effect: math.NaN(), PairEffect: math.NaN(), PWorse: math.NaN(), PBetter: math.NaN()}
+	c.Floor = in.floor()
+	if d, err := in.differences(); in.Paired && err == nil {
+		c.PairEffect = Median(d)
+	}
+	in.test(&c)
+	if in.floorBelowNoise(c.Floor) {
+		c.Warnings = append(c.Warnings, Warn(WarnFloorBelowNoise, "the floor is below the run-to-run noise these samples show"))
+	}
+	if in.Detect {
+		c.Detectable = in.detect(c.Floor)
+	}
+	return c
+}
+
+// Tested reports whether a test ran: the values could be compared and the
+// samples were enough.
+func (c Comparison) Tested() bool {
+	return !HasWarning(c.Warnings, WarnCannotCompare) && !HasWarning(c.Warnings, WarnTooFewSamples)
+}
+
+// ReportedP is the one-sided p in the direction the evidence points: the
+// significant one at alpha, else the one the effect leans to.
+func (c Comparison) ReportedP(alpha float64) float64 {
+	switch {
+	case c.PWorse <= alpha:
+		return c.PWorse
+	case c.PBetter <= alpha:
+		return c.PBetter
+	case c.Effect > 0:
+		return c.PWorse
+	default:
+		return c.PBetter
+	}
+}
+
+// test picks and runs the test, filling c's test, effect and p-values.
+func (in Input) test(c *Comparison) {
+	hs, err := in.Scale.Values(in.Head)
+	if err != nil {
+		c.cannot(fmt.Errorf("head: %w", err))
+		return
+	}
+	bs, err := in.Scale.Values(in.Base)
+	if err != nil {
+		c.cannot(fmt.Errorf("baseline: %w", err))
+		return
+	}
+	n, m, alpha := len(in.Head), len(in.Base), in.Alpha
+	if in.Paired && math.Ldexp(1, -n) <= alpha {
+		in.testPairs(c)
+		return
+	}
+	c.Effect = in.effect(in.Head, in.Base)
+	d := in.Direction
+	switch {
+	case MinP(n, m) <= alpha:
+		c.PWorse, c.PBetter, c.Test, err = uTests(in.Head, in.Base, d)
+	case in.Noise != nil:
+		c.Test = TestZ
+		c.PWorse, err = ZTest(hs, bs, d, *in.Noise, in.BaseJobs, in.SameJob)
+		if err == nil {
+			c.PBetter, err = ZTest(hs, bs, -d, *in.Noise, in.BaseJobs, in.SameJob)
+		}
+	case n >= 2 || m >= 2:
+		c.Test = TestTPrediction
+		c.PWorse, err = TPrediction(hs, bs, d)
+		if err == nil {
+			c.PBetter, err = TPrediction(hs, bs, -d)
+		}
+		c.Warnings = append(c.Warnings, Warn(WarnLowConfidence, "low confidence: t prediction test on few samples"))
+	default:
+		c.PWorse, c.PBetter = math.NaN(), math.NaN()
+		c.Warnings = append(c.Warnings, Warn(WarnTooFewSamples, needRuns(m, alpha)))
+	}
+	if err != nil {
+		c.cannot(err)
+	}
+}
+
+// testPairs judges the pairs on their differences: the effect is the
+// median difference, the test the exact signed-rank test.
+func (in Input) testPairs(c *Comparison) {
+	d, err := in.differences()
+	if err != nil {
+		c.cannot(err)
+		return
+	}
+	c.Effect, c.Test = Median(d), TestSignedRank
+	if c.PWorse, c.PBetter, err = SignedRankTest(d); err != nil {
+		c.cannot(err)
+	}
+}
+
+// cannot records that the values could not be compared.
+func (c *Comparison) cannot(err error) {
+	c.PWorse, c.PBetter = math.NaN(), math.NaN()
+	c.Warnings = append(c.Warnings, Warn(WarnCannotCompare, "cannot compare: "+err.Error()))
+}
+
+func uTests(head, base []float64, d Direction) (pWorse, pBetter float64, test string, err error) {
+	worse, err := UTest(head, base, d)
+	if err != nil {
+		return math.NaN(), math.NaN(), "", err
+	}
+	better, err := UTest(head, base, -d)
+	if err != nil {
+		return math.NaN(), math.NaN(), "", err
+	}
+	test = TestExact
+	if !worse.Exact {
+		test = TestApprox
+	}
+	return worse.P, better.P, test, nil
+}
+
+// effect is w = d·ln(median(head)/median(base)) for Ratio metrics and
+// d·(median(head) − median(base)) for Points (stats.md §6.2, §6.7).
+func (in Input) effect(head, base []float64) float64 {
+	d := in.Direction.Sign()
+	if in.Scale == Points {
+		return d * (Median(head) - Median(base))
+	}
+	return d * math.Log(Median(head)/Median(base))
+}
+
+// differences are the pairs' differences on the comparison scale, bigger
+// is worse: d_k = dir·(scale(head_k) − scale(base_k)).
+func (in Input) differences() ([]float64, error) {
+	if len(in.Head) != len(in.Base) {
+		return nil, errors.New("pairs need as many head as base values")
+	}
+	hs, err := in.Scale.Values(in.Head)
+	if err != nil {
+		return nil, err
+	}
+	bs, err := in.Scale.Values(in.Base)
+	if err != nil {
+		return nil, err
+	}
+	d := make([]float64, len(hs))
+	for i := range hs {
+		d[i] = in.Direction.Sign() * (hs[i] - bs[i])
+	}
+	return d, nil
+}
+
+func needRuns(m int, alpha float64) string {
+	if n := RunsNeeded(m, alpha); n > 0 {
+		samples := "samples"
+		if m == 1 {
+			samples = "sample"
+		}
+		return fmt.Sprintf("too few samples: need ≥ %d head runs against %d baseline %s (or calibrate the noise)", n, m, samples)
+	}
+	return "too few samples for any test (calibrate the noise)"
+}

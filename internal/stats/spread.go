@@ -1,0 +1,41 @@
+package stats
+
+import "math"
+
+// CV is the coefficient of variation of x: the sample standard deviation
+// (n−1) over the mean; 0 for fewer than two values or a zero mean.
+func CV(x []float64) float64 {
+	if len(x) < 2 {
+		return 0
+	}
+	mean := Mean(x)
+	if mean == 0 {
+		return 0
+	}
+	var sq float64
+	for _, v := range x {
+		sq += (v - mean) * (v - mean)
+	}
+	return math.Sqrt(sq/float64(len(x)-1)) / mean
+}
+
+// pooledSD is the within-side standard deviation pooled over both sides;
+// ok is false when neither side has two values.
+func pooledSD(a, b []float64) (sd float64, ok bool) {
+	var ss float64
+	df := 0
+	for _, x := range [][]float64{a, b} {
+		if len(x) < 2 {
+			continue
+		}
+		mean := Mean(x)
+		for _, v := range x {
+			ss += (v - mean) * (v - mean)
+		}
+		df += len(x) - 1
+	}
+	if df == 0 {
+		return math.NaN(), false
+	}
+	return math.Sqrt(ss / float64(df)), true
+}
