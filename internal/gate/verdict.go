@@ -53,6 +53,8 @@ type Verdict struct {
 	Warnings    []stats.Warning
 	HeadRuns    int
 	BaseRuns    int
+	// Sequential is set for sequential A/B verdicts (JudgeSequential).
+	Sequential *Sequential
 }
 
 // Finding is the judgement of one metric. Figures a comparison could not
@@ -98,3 +100,20 @@ type Detectable struct {
 
 // HasWarning reports whether the verdict carries a warning of code.
 func (v Verdict) HasWarning(code stats.WarningCode) bool { return stats.HasWarning(v.Warnings, code) }
+
+// Sequential describes a sequential A/B verdict: how many pairs were
+// judged, whether the look decided, and why it stopped. It is nil for
+// fixed-sample comparisons.
+type Sequential struct {
+	// Pairs is the number of pairs judged; MinPairs and MaxPairs are the
+	// design's first look and budget.
+	Pairs, MinPairs, MaxPairs int
+	// Done is set when the verdict is final: every gated metric decided,
+	// a regression was found, or the budget is spent.
+	Done bool
+	// Reason says why the job stopped (or why it goes on).
+	Reason string
+	// MorePairs, when the budget ended undecided, is how many more pairs
+	// would likely decide; 0 when unknown.
+	MorePairs int
+}

@@ -69,6 +69,10 @@ type Run struct {
 	// Metrics are the summary figures the verdict reads, by metric key.
 	// Only measured metrics are present.
 	Metrics map[string]float64 `json:"metrics"`
+	// SetByLoad lists the metric keys whose value the load fixes by
+	// construction (open-loop iterations/s below saturation is the offered
+	// rate): they are reported, never gated, never claimed as detectable.
+	SetByLoad []string `json:"set_by_load,omitempty"`
 	// Notes are caveats about this run ("file was cut at line 812").
 	Notes []string `json:"notes,omitempty"`
 }
