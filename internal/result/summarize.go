@@ -48,7 +48,8 @@ func (r *Run) Summarize() {
 		set(DroppedPct, pct(r.Iterations.Dropped, offered))
 	}
 	if res := r.Resources; res != nil {
-		if r.Iterations.Completed > 0 {
+		// zero is "not measured": a process that served requests used CPU
+		if r.Iterations.Completed > 0 && res.CPUSeconds > 0 {
 			set(CPUPerIteration, res.CPUSeconds*1000/float64(r.Iterations.Completed))
 		}
 		if res.PeakRSSBytes > 0 {
