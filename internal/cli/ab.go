@@ -50,7 +50,7 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 	if cfg.AB == nil {
 		return usageErr("%s has no ab: section naming the base and head targets (see docs/config.md)", cfg.Path)
 	}
-	return runAndJudgeAB(ctx, e, cfg, f, bf.quiet)
+	return runAndJudgeAB(ctx, bf.output.apply(e), cfg, f, bf.quiet)
 }
 
 // runAndJudgeAB measures both sides, judges them and reports.
@@ -77,8 +77,7 @@ func measureAB(ctx context.Context, e env, cfg *config.Config, f abFlags, quiet 
 	if err != nil {
 		return judged{}, err
 	}
-	r := &runner.Runner{Config: cfg, Env: runner.DetectEnv(Version), Observer: newProgress(e, cfg, quiet), Log: e.stderr}
-	res, err := r.RunAB(ctx, *cfg.AB, f.aa && !f.twoProcesses)
+	res, err := newRunner(e, cfg, quiet).RunAB(ctx, *cfg.AB, f.aa && !f.twoProcesses)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return judged{}, withCode(ExitRuntime, errors.New("interrupted: no result was written"))

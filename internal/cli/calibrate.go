@@ -47,7 +47,7 @@ func cmdCalibrate(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	cal := calibration{jobs: *jobs, appendJob: *appendJob, pause: *pause, prov: prov, quiet: bf.quiet}
-	return cal.run(ctx, e, cfg, baselinePath(*blFlag, cfg, cfg.Name))
+	return cal.run(ctx, bf.output.apply(e), cfg, baselinePath(*blFlag, cfg, cfg.Name))
 }
 
 // calibration is a series of A/A jobs on one build.

@@ -56,7 +56,7 @@ func headRuns(ctx context.Context, e env, fs *flag.FlagSet, bf *benchFlags, resu
 		if err != nil {
 			return nil, nil, err
 		}
-		head, err := runBenchmark(ctx, e, cfg, bf.quiet)
+		head, err := runBenchmark(ctx, bf.output.apply(e), cfg, bf.quiet)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/result"
-	"github.com/tailgate-ci/tailgate/internal/runner"
 )
 
 func init() {
@@ -23,6 +22,7 @@ type benchFlags struct {
 	duration time.Duration
 	warmup   optionalDuration
 	quiet    bool
+	output   targetOutput
 }
 
 func (b *benchFlags) register(fs *flag.FlagSet) {
@@ -31,6 +31,8 @@ func (b *benchFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&b.duration, "duration", 0, "measure window of each run (overrides load.duration)")
 	fs.Var(&b.warmup, "warmup", "warm-up of each run (overrides load.warmup; 0s for none)")
 	fs.BoolVar(&b.quiet, "q", false, "no progress output")
+	b.output = targetOutputFile
+	fs.Var(&b.output, "target-output", "a started target's output: `file` (a log file in $RUNNER_TEMP or the temp directory; its last lines are shown if it fails) or live (also on stderr)")
 }
 
 // load reads the benchmark file and applies the overrides.
@@ -106,7 +108,7 @@ func cmdRun(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := runBenchmark(ctx, e, cfg, bf.quiet)
+	res, err := runBenchmark(ctx, bf.output.apply(e), cfg, bf.quiet)
 	if err != nil {
 		return err
 	}
@@ -122,13 +124,7 @@ func cmdRun(ctx context.Context, e env, args []string) error {
 // codes: a broken target or dataset is a runtime failure (3), never a
 // result.
 func runBenchmark(ctx context.Context, e env, cfg *config.Config, quiet bool) (*result.File, error) {
-	r := &runner.Runner{
-		Config:   cfg,
-		Env:      runner.DetectEnv(Version),
-		Observer: newProgress(e, cfg, quiet),
-		Log:      e.stderr,
-	}
-	res, err := r.Run(ctx)
+	res, err := newRunner(e, cfg, quiet).Run(ctx)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return nil, withCode(ExitRuntime, errors.New("interrupted: no result was written"))
