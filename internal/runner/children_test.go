@@ -59,14 +59,7 @@ func serveService(addr string) int {
 	return 0
 }
 
-func testExe(t *testing.T) string {
-	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return exe
-}
+func testExe(t *testing.T) string { return targettest.Executable(t) }
 
 // serviceTarget is a target that tailgate starts: a shell that writes its
 // environment to envFile and execs the service.

@@ -44,14 +44,7 @@ func TestMain(m *testing.M) {
 }
 
 // testExe is this test binary.
-func testExe(t *testing.T) string {
-	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return exe
-}
+func testExe(t *testing.T) string { return targettest.Executable(t) }
 
 // supervised starts children as tailgate does: under the supervisor (this
 // test binary), with this process's environment.

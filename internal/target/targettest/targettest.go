@@ -1,9 +1,11 @@
-// Package targettest helps tests that start real servers on loopback.
+// Package targettest helps tests that start real processes and servers on
+// loopback.
 package targettest
 
 import (
 	"math/rand/v2"
 	"net"
+	"os"
 	"strconv"
 	"testing"
 )
@@ -31,4 +33,15 @@ func FreeAddr(t testing.TB) string {
 	}
 	t.Fatalf("no free port in %d–%d on 127.0.0.1", lowPort, highPort)
 	return ""
+}
+
+// Executable is the running test binary, which tests re-execute as the
+// processes tailgate starts (a service, the supervisor).
+func Executable(t testing.TB) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
 }
