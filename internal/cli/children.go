@@ -42,9 +42,10 @@ func newRunner(e env, cfg *config.Config, quiet bool) *runner.Runner {
 		TargetLogDir: targetLogDir(e),
 		TargetLive:   e.targetLive,
 	}
-	// Without its own executable tailgate cannot supervise: children then
-	// start directly, with a parent-death signal where there is one.
-	if exe, err := os.Executable(); err == nil {
+	// Without its own executable (or process groups) tailgate cannot
+	// supervise: children then start directly, with a parent-death signal
+	// where there is one.
+	if exe, err := os.Executable(); err == nil && target.CanSupervise {
 		r.Supervisor = []string{exe, supervisorCommand}
 	}
 	return r

@@ -13,6 +13,9 @@ import (
 	"time"
 )
 
+// CanSupervise says whether Supervise works here: it needs process groups.
+const CanSupervise = true
+
 // Supervise is the body of the supervisor process that Children.Supervisor
 // starts (tailgate's hidden subcommand; a re-executed test binary in
 // tests). args are "--", the command's path, then its argv. It starts the
