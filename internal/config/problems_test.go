@@ -148,6 +148,10 @@ var badCases = []badCase{
 		7, 17, "gate.metrics", "lists no metric"},
 	{"bad name", lines(l("name: ../escape"), targetOK, l("load: {rate: 1}"), scenarioOK),
 		1, 7, "name", `invalid name "../escape"`},
+	{"bad pass_env name", lines(targetOK, l("load: {rate: 1}"), scenarioOK, l("pass_env: [GH_TOKEN, API-KEY]")),
+		7, 22, "pass_env[1]", `invalid variable name "API-KEY"`},
+	{"pass_env name twice", lines(targetOK, l("load: {rate: 1}"), scenarioOK, l("pass_env:", "  - GH_TOKEN", "  - GH_TOKEN")),
+		9, 5, "pass_env[1]", "GH_TOKEN is listed twice"},
 }
 
 func TestBadInputs(t *testing.T) {
@@ -191,7 +195,7 @@ func TestWholeFileProblems(t *testing.T) {
 		{"syntax error", "target:\n  url: [\n", "bad.yml:2: invalid YAML: did not find expected node content"},
 		{"tab indentation", "target:\n\t- x\n", "bad.yml:2: invalid YAML: found character that cannot start any token"},
 		{"two documents", lines(targetOK, l("load: {rate: 1}"), scenarioOK, l("---", "name: x")), "bad.yml:7:1: a second YAML document starts here"},
-		{"top level is a list", "- a\n", `bad.yml:1:1: expected a mapping with the keys ab, dataset, drain, gate, load, name, scenarios, seed, target, got a list`},
+		{"top level is a list", "- a\n", `bad.yml:1:1: expected a mapping with the keys ab, dataset, drain, gate, load, name, pass_env, scenarios, seed, target, got a list`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

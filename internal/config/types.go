@@ -20,6 +20,10 @@ type Config struct {
 	Gate      Gate       `yaml:"gate"`
 	// AB names the two targets of `tailgate ab`; with it, target may be left out.
 	AB *AB `yaml:"ab"`
+	// PassEnv names environment variables that tailgate's children (the
+	// target, dataset commands, the load tool) get although they hold
+	// GitHub or Actions credentials, which children lose by default.
+	PassEnv []string `yaml:"pass_env"`
 }
 
 // A/B run orders.

@@ -39,6 +39,24 @@ func validate(cfg *Config, c *collector) {
 		c.add("load.engine", "unknown engine %q: expected tailgate (the built-in generator) or command (your load tool)", cfg.Load.Engine)
 	}
 	validateGate(&cfg.Gate, c)
+	validatePassEnv(cfg.PassEnv, c)
+}
+
+// envName is a variable name a shell can set.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func validatePassEnv(names []string, c *collector) {
+	seen := map[string]bool{}
+	for i, n := range names {
+		key := joinIndex("pass_env", i)
+		switch {
+		case !envName.MatchString(n):
+			c.add(key, "invalid variable name %q: expected letters, digits and _, not starting with a digit, e.g. GITHUB_TOKEN", n)
+		case seen[n]:
+			c.add(key, "%s is listed twice", n)
+		}
+		seen[n] = true
+	}
 }
 
 // namePattern keeps names safe inside file paths (baselines/<name>.json).
