@@ -38,16 +38,14 @@ func benchWorker(b *testing.B, sc config.Scenario, client *http.Client, url stri
 	b.Helper()
 	p := compile(b, 1, sc)
 	opt := openOpts(1, 1, 0, time.Second)
-	opt.Client = client
+	opt.HTTPClient = client
 	e, workers, err := newEngine(p, url, opt)
 	if err != nil {
 		b.Fatal(err)
 	}
 	e.hard, e.cancelHard = context.WithCancelCause(context.Background())
 	b.Cleanup(func() { e.cancelHard(nil) })
-	if client == nil { // the engine's own client: close its connections
-		b.Cleanup(e.client.CloseIdleConnections)
-	}
+	b.Cleanup(e.transport.close)
 	b.Cleanup(workers[0].begin(e.hard))
 	return e, workers[0]
 }

@@ -132,6 +132,7 @@ func TestIterationLatencyCountsFromTheSchedule(t *testing.T) {
 	}
 	e.hard, e.cancelHard = context.WithCancelCause(context.Background())
 	defer e.cancelHard(nil)
+	defer e.transport.close()
 	defer workers[0].begin(e.hard)()
 	const late = 300 * time.Millisecond
 	workers[0].iterate(0, time.Now().Add(-late), true)

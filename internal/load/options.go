@@ -1,6 +1,7 @@
 package load
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
@@ -44,10 +45,13 @@ type Options struct {
 	// RequestTimeout bounds each request, and how long in-flight
 	// iterations may finish after the window closes.
 	RequestTimeout time.Duration
-	// Client sends the requests; nil means the engine's own client, tuned
-	// for load (no proxy, no compression, connections bounded by
+	// HTTPClient sends the requests; nil means the engine's own client,
+	// tuned for load (no proxy, no compression, connections bounded by
 	// MaxInflight or VUs, redirects not followed).
-	Client *http.Client
+	HTTPClient *http.Client
+	// TLS configures the engine's own client's connections to an https
+	// target; nil means the system's roots.
+	TLS *tls.Config
 	// Progress, when set, is called every ProgressInterval from one
 	// goroutine, and once more when the run ends.
 	Progress func(Progress)
@@ -77,8 +81,8 @@ const (
 	PhaseMeasure = "measure"
 )
 
-// FromConfig returns the Options a config's load section asks for. Client
-// and Progress are left for the caller.
+// FromConfig returns the Options a config's load section asks for.
+// HTTPClient, TLS, Progress and OnMeasure are left for the caller.
 func FromConfig(l config.Load) Options {
 	o := Options{
 		Model:          l.Model,

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/result"
@@ -27,8 +26,8 @@ const (
 // only it writes them, and the engine reads them after the worker is done.
 type worker struct {
 	e      *engine
-	timer  *requestTimer // bounds each request; set by begin
-	runner *scenario.Runner
+	client client // sends the requests; set by begin
+	exec   *scenario.Executor
 	batch  []sample
 	its    result.Iterations // Started, Completed, Succeeded
 	cut    int64             // iterations interrupted at the end of the grace period
@@ -52,22 +51,22 @@ const (
 )
 
 func newWorker(e *engine, id int) (*worker, error) {
-	r, err := e.plan.NewRunner(e.baseURL, id)
+	x, err := e.plan.NewExecutor(e.baseURL, id)
 	if err != nil {
 		return nil, err
 	}
 	n := len(e.steps)
 	return &worker{
-		e: e, runner: r, batch: make([]sample, 0, batchSize),
+		e: e, exec: x, batch: make([]sample, 0, batchSize),
 		reqs: make([]stepCount, n), errs: make([]errorCount, n*len(classes)),
 	}, nil
 }
 
-// begin prepares the worker's request timer under the run's context; the
+// begin gives the worker its client under the run's context; the
 // returned function releases it when the worker is done.
 func (w *worker) begin(run context.Context) (end func()) {
-	w.timer = newRequestTimer(run, w.e.opt.RequestTimeout)
-	return w.timer.close
+	w.client = w.e.transport.client(run)
+	return w.client.close
 }
 
 // iterate runs iteration seq whose latency counts from origin (its
@@ -76,9 +75,9 @@ func (w *worker) begin(run context.Context) (end func()) {
 func (w *worker) iterate(seq uint64, origin time.Time, measured bool) {
 	w.e.live.enter()
 	defer w.e.live.inflight.Add(-1)
-	w.runner.Begin(seq)
+	w.exec.Begin(seq)
 	out := passed
-	for i := 0; i < w.runner.Steps() && out == passed; i++ {
+	for i := 0; i < w.exec.Steps() && out == passed; i++ {
 		out = w.step(i, measured)
 	}
 	if !measured {
@@ -101,21 +100,19 @@ func (w *worker) iterate(seq uint64, origin time.Time, measured bool) {
 
 // step sends step i's request and checks the response.
 func (w *worker) step(i int, measured bool) outcome {
-	id := w.runner.StepID(i)
-	req, err := w.runner.Request(w.timer.start(), i)
+	id := w.exec.StepID(i)
+	req, err := w.exec.Request(i)
 	if err != nil {
-		w.timer.stop()
 		if measured {
 			w.reqs[id].total++
 			if e := w.fail(id, slotExpect); e.sample == "" {
-				e.sample = w.runner.RequestFailed(err).Message()
+				e.sample = w.exec.RequestFailed(err).Message()
 			}
 		}
 		return failed
 	}
 	start := time.Now()
-	fail, err := w.send(req, i)
-	expired := w.timer.stop()
+	fail, expired, err := w.exchange(req, i)
 	took := time.Since(start)
 	if err != nil && w.e.hard.Err() != nil {
 		return aborted
@@ -130,8 +127,8 @@ func (w *worker) step(i int, measured bool) outcome {
 }
 
 // tally counts one measured request and its failure, if any. expired
-// says the request's timer fired: whatever error net/http made of the
-// cancellation, the request timed out.
+// says the request's time ran out: whatever error the client made of
+// the cancellation, the request timed out.
 func (w *worker) tally(id int, took time.Duration, fail *scenario.Failure, err error, expired bool) outcome {
 	w.reqs[id].total++
 	w.record(kindRequest, id, took)
@@ -158,13 +155,14 @@ func (w *worker) tally(id int, took time.Duration, fail *scenario.Failure, err e
 	return failed
 }
 
-func (w *worker) send(req *http.Request, i int) (*scenario.Failure, error) {
-	resp, err := w.e.do(req)
-	if err != nil {
-		return nil, err
+// exchange sends step i's request and checks its response, body read
+// included.
+func (w *worker) exchange(req *scenario.Request, i int) (fail *scenario.Failure, expired bool, err error) {
+	resp, err := w.client.send(req)
+	if err == nil {
+		fail, err = w.exec.Check(i, resp)
 	}
-	defer resp.Body.Close()
-	return w.runner.Check(i, resp)
+	return fail, w.client.done(), err
 }
 
 // fail counts a failed request and returns its class's counter, whose
