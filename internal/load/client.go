@@ -2,6 +2,8 @@ package load
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -40,12 +42,27 @@ var (
 	_ client    = (*netHTTPClient)(nil)
 )
 
-// newTransport returns the caller's *http.Client or the engine's own.
-func newTransport(opt Options, _ string) (transport, error) {
+// newTransport picks the client opt asks for: the caller's *http.Client,
+// the engine's own net/http client, or the fast one (the default, which
+// serves every plan: scenario steps are plain HTTP/1.1 requests).
+func newTransport(opt Options, baseURL string) (transport, error) {
 	if opt.HTTPClient != nil {
+		if opt.Client == ClientFast {
+			return nil, errors.New("client fast cannot send through the given net/http client; leave Client empty or set it to nethttp")
+		}
 		return &netHTTPTransport{do: opt.HTTPClient.Do, timeout: opt.RequestTimeout}, nil
 	}
-	return newNetHTTPTransport(opt), nil
+	switch opt.Client {
+	case "", ClientFast:
+		base, err := url.Parse(baseURL)
+		if err != nil {
+			return nil, fmt.Errorf("target url %q: %w", baseURL, err)
+		}
+		return newFastTransport(base, opt.workers(), opt.RequestTimeout, opt.TLS), nil
+	case ClientNetHTTP:
+		return newNetHTTPTransport(opt), nil
+	}
+	return nil, fmt.Errorf("client %q: use %q or %q", opt.Client, ClientFast, ClientNetHTTP)
 }
 
 // sendFunc sends one request: http.Client.Do, or the engine's own

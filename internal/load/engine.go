@@ -4,7 +4,9 @@
 // iterations), the warm-up and measure windows, and the aggregation of
 // every request into a result.Run. Latency in the open model is timed from
 // each iteration's scheduled start, so a slow target cannot hide its
-// queueing (no coordinated omission).
+// queueing (no coordinated omission). Requests go out through one of two
+// HTTP/1.1 clients behind one interface (client.go): fasthttp by default,
+// Go's net/http on request.
 package load
 
 import (

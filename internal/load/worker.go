@@ -188,8 +188,11 @@ func (w *worker) flush() {
 
 func transportSlot(err error) int {
 	var ne net.Error
-	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
 		return slotTimeout
+	case errors.Is(err, errBodyTooLarge):
+		return slotExpect
 	}
 	return slotConnection
 }
