@@ -278,6 +278,9 @@ type countingConn struct {
 	reads, writes int
 }
 
+func (c *countingConn) SetDeadline(time.Time) error {
+	panic("both deadlines go through their own setters")
+}
 func (c *countingConn) SetReadDeadline(time.Time) error  { c.reads++; return nil }
 func (c *countingConn) SetWriteDeadline(time.Time) error { c.writes++; return nil }
 
@@ -294,5 +297,13 @@ func TestBusyConnectionsMoveTheirDeadlinesRarely(t *testing.T) {
 	// 100ms of deadlines cross at most 11 steps of 10ms.
 	if cc.reads > 11 || cc.writes > 11 || cc.reads == 0 {
 		t.Errorf("%d read and %d write deadline changes for 1000 requests over 100ms; want ≤ 11 each", cc.reads, cc.writes)
+	}
+	// SetDeadline (as TLS sets it around a handshake) goes through the
+	// setters: clearing both is seen by both, and the next deadline is set.
+	r, w := cc.reads, cc.writes
+	_ = tc.SetDeadline(time.Time{})
+	_ = tc.SetReadDeadline(start.Add(time.Second))
+	if cc.reads != r+2 || cc.writes != w+1 {
+		t.Errorf("after SetDeadline: %d read and %d write changes, want %d and %d", cc.reads-r, cc.writes-w, 2, 1)
 	}
 }

@@ -235,6 +235,12 @@ type trackedConn struct {
 // request times out at most this much later than asked.
 const deadlineStep = 10 * time.Millisecond
 
+// SetDeadline sets both deadlines through the two setters, so that what
+// they know of the socket's deadlines stays true.
+func (c *trackedConn) SetDeadline(t time.Time) error {
+	return errors.Join(c.SetReadDeadline(t), c.SetWriteDeadline(t))
+}
+
 func (c *trackedConn) SetReadDeadline(t time.Time) error {
 	if t, ok := moveDeadline(&c.read, t); ok {
 		return c.Conn.SetReadDeadline(t)
