@@ -307,3 +307,44 @@ func TestBusyConnectionsMoveTheirDeadlinesRarely(t *testing.T) {
 		t.Errorf("after SetDeadline: %d read and %d write changes, want %d and %d", cc.reads-r, cc.writes-w, 2, 1)
 	}
 }
+
+// The set knows the open connections only: a connection closed by the
+// client leaves it, and closing the set closes the rest and refuses new
+// ones.
+func TestConnSetTracksOpenConnections(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	s := &connSet{timeout: time.Second, open: map[*trackedConn]struct{}{}}
+	a, err := s.dial(ln.Addr().String(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.dial(ln.Addr().String(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	if n := len(s.open); n != 1 {
+		t.Errorf("%d open after closing one of two, want 1", n)
+	}
+	s.closeAll()
+	if _, err := b.Write([]byte("x")); err == nil {
+		t.Error("a connection still writes after closeAll")
+	}
+	if _, err := s.dial(ln.Addr().String(), 0); err == nil {
+		t.Error("dial after closeAll succeeded")
+	}
+}

@@ -235,6 +235,11 @@ type trackedConn struct {
 // request times out at most this much later than asked.
 const deadlineStep = 10 * time.Millisecond
 
+func (c *trackedConn) Close() error {
+	c.set.forget(c)
+	return c.Conn.Close()
+}
+
 // SetDeadline sets both deadlines through the two setters, so that what
 // they know of the socket's deadlines stays true.
 func (c *trackedConn) SetDeadline(t time.Time) error {
