@@ -29,6 +29,7 @@ type worker struct {
 	client client // sends the requests; set by begin
 	exec   *scenario.Executor
 	batch  []sample
+	ended  time.Time         // when the last step ended
 	its    result.Iterations // Started, Completed, Succeeded
 	cut    int64             // iterations interrupted at the end of the grace period
 	reqs   []stepCount       // by step ID
@@ -70,9 +71,10 @@ func (w *worker) begin(run context.Context) (end func()) {
 }
 
 // iterate runs iteration seq whose latency counts from origin (its
-// scheduled start in the open model). An iteration stops at its first
-// failed step: later steps would only repeat the failure.
-func (w *worker) iterate(seq uint64, origin time.Time, measured bool) {
+// scheduled start in the open model) and returns when it ended: when its
+// last step did (one clock reading serves both). An iteration stops at
+// its first failed step: later steps would only repeat the failure.
+func (w *worker) iterate(seq uint64, origin time.Time, measured bool) (ended time.Time) {
 	w.e.live.enter()
 	defer w.e.live.inflight.Add(-1)
 	w.exec.Begin(seq)
@@ -81,13 +83,13 @@ func (w *worker) iterate(seq uint64, origin time.Time, measured bool) {
 		out = w.step(i, measured)
 	}
 	if !measured {
-		return
+		return w.ended
 	}
 	w.its.Started++
 	switch out {
 	case aborted:
 		w.cut++
-		return
+		return w.ended
 	case failed:
 		w.e.live.failed.Add(1)
 	default:
@@ -95,7 +97,8 @@ func (w *worker) iterate(seq uint64, origin time.Time, measured bool) {
 	}
 	w.its.Completed++
 	w.e.live.completed.Add(1)
-	w.record(kindIteration, 0, time.Since(origin))
+	w.record(kindIteration, 0, w.ended.Sub(origin))
+	return w.ended
 }
 
 // step sends step i's request and checks the response.
@@ -103,6 +106,7 @@ func (w *worker) step(i int, measured bool) outcome {
 	id := w.exec.StepID(i)
 	req, err := w.exec.Request(i)
 	if err != nil {
+		w.ended = time.Now()
 		if measured {
 			w.reqs[id].total++
 			if e := w.fail(id, slotExpect); e.sample == "" {
@@ -113,7 +117,8 @@ func (w *worker) step(i int, measured bool) outcome {
 	}
 	start := time.Now()
 	fail, expired, err := w.exchange(req, i)
-	took := time.Since(start)
+	w.ended = time.Now()
+	took := w.ended.Sub(start)
 	if err != nil && w.e.hard.Err() != nil {
 		return aborted
 	}
