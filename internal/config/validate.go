@@ -129,6 +129,11 @@ func validateLoad(l *Load, c *collector) {
 	}
 	checkPositive(l.Duration, "load.duration", c)
 	checkPositive(l.RequestTimeout, "load.request_timeout", c)
+	switch l.Client {
+	case "", ClientFast, ClientNetHTTP:
+	default:
+		c.add("load.client", "unknown client %q: expected fast (the default) or nethttp (Go's net/http)", l.Client)
+	}
 	if l.Runs < 1 {
 		c.add("load.runs", "must be at least 1, got %d", l.Runs)
 	}
@@ -147,7 +152,7 @@ func validateCommandLoad(l *Load, c *collector) {
 	if l.Runs < 1 {
 		c.add("load.runs", "must be at least 1, got %d", l.Runs)
 	}
-	for _, k := range []string{"load.model", "load.rate", "load.ramp_from", "load.ramp", "load.max_inflight", "load.vus", "load.think", "load.warmup", "load.duration", "load.request_timeout", "scenarios"} {
+	for _, k := range []string{"load.model", "load.rate", "load.ramp_from", "load.ramp", "load.max_inflight", "load.vus", "load.think", "load.warmup", "load.duration", "load.request_timeout", "load.client", "scenarios"} {
 		if c.given(k) {
 			c.addKey(k, "not used with engine: command: the load tool's own script sets it")
 		}
