@@ -82,18 +82,18 @@ func (x *Executor) Check(i int, resp Response) (*Failure, error) {
 	}
 	if len(body) > MaxBodyBytes {
 		_, err := io.Copy(io.Discard, resp.Body)
-		return x.expectFailed(fmt.Errorf("response body is larger than %d bytes; expect and save read at most that", MaxBodyBytes)), err
+		return x.expectFailedAt(resp.Status, fmt.Errorf("response body is larger than %d bytes; expect and save read at most that", MaxBodyBytes)), err
 	}
 	if err := jsonmatch.Match(body, st.expect); err != nil {
-		return x.expectFailed(err), nil
+		return x.expectFailedAt(resp.Status, err), nil
 	}
 	if err := x.matchTemplated(st, body); err != nil {
-		return x.expectFailed(err), nil
+		return x.expectFailedAt(resp.Status, err), nil
 	}
 	for _, s := range st.save {
 		v, ok := jsonmatch.Get(body, s.path)
 		if !ok {
-			return x.expectFailed(fmt.Errorf("save %s: %s missing in response %s", s.name, s.path, jsonmatch.Snippet(body))), nil
+			return x.expectFailedAt(resp.Status, fmt.Errorf("save %s: %s missing in response %s", s.name, s.path, jsonmatch.Snippet(body))), nil
 		}
 		x.vars[s.name] = strings.Clone(v)
 	}
@@ -123,6 +123,13 @@ func (x *Executor) RequestFailed(err error) *Failure { return x.expectFailed(err
 func (x *Executor) expectFailed(err error) *Failure {
 	x.fail = Failure{Kind: ExpectationFailed, err: err}
 	return &x.fail
+}
+
+// expectFailedAt is expectFailed for a response with its status.
+func (x *Executor) expectFailedAt(status int, err error) *Failure {
+	f := x.expectFailed(err)
+	f.Status = status
+	return f
 }
 
 // readBody reads up to MaxBodyBytes+1 bytes into the reusable buffer.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"text/template"
 )
@@ -263,5 +264,30 @@ func (x *Executor) Mask(s string) string {
 func (x *Executor) Steps() int { return len(x.cur) }
 
 // StepID identifies step i of the current scenario; it indexes
-// Plan.StepNames.
+// Plan.StepNames. A setup step has none: -1.
 func (x *Executor) StepID(i int) int { return x.cur[i].id }
+
+// StepName names step i of the current steps.
+func (x *Executor) StepName(i int) string { return x.cur[i].name }
+
+// Describe says what step i's exchange sent and got, for a message about
+// a failed setup step, secrets masked: `POST /login → 401 {"error":"bad
+// password"} (want 200)`. fail and err are Check's or the client's.
+func (x *Executor) Describe(i int, fail *Failure, err error) string {
+	st := &x.cur[i]
+	line := st.method + " " + strings.TrimPrefix(x.req.URL, st.prefix)
+	var what string
+	switch {
+	case err != nil:
+		what = line + ": " + err.Error()
+	case fail.Kind == StatusMismatch:
+		want := "2xx"
+		if st.status != 0 {
+			want = strconv.Itoa(st.status)
+		}
+		what = fmt.Sprintf("%s → %s (want %s)", line, fail.Message(), want)
+	default:
+		what = fmt.Sprintf("%s → %d: %s", line, fail.Status, fail.Message())
+	}
+	return x.Mask(what)
+}
