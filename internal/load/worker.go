@@ -26,7 +26,7 @@ const (
 // only it writes them, and the engine reads them after the worker is done.
 type worker struct {
 	e      *engine
-	id     int // 0-based: the VU (closed model) or the slot (open model)
+	id     int    // 0-based: the VU (closed model) or the slot (open model)
 	client client // sends the requests; set by begin
 	exec   *scenario.Executor
 	batch  []sample
