@@ -40,8 +40,8 @@ type demoFlags struct {
 func cmdDemo(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet("demo", "demo [--slowdown 30%] [--runs N] [--duration D] [-o result.json]", e.stderr)
 	var f demoFlags
-	fs.IntVar(&f.bench.runs, "runs", 0, "number of runs (default 5; with --ab 8 a side)")
-	fs.DurationVar(&f.bench.duration, "duration", 0, "measure window of each run (default 4s; with --ab 2.5s)")
+	fs.Var((*countFlag)(&f.bench.runs), "runs", "number of runs, `N` ≥ 1 (default 5; with --ab 8 a side)")
+	fs.Var((*positiveDuration)(&f.bench.duration), "duration", "measure window of each run, a `duration` > 0 (default 4s; with --ab 2.5s)")
 	fs.Var(&f.bench.warmup, "warmup", "warm-up of each run (default 1s; with --ab 500ms)")
 	fs.BoolVar(&f.bench.quiet, "q", false, "no progress output")
 	fs.StringVar(&f.out, "o", "", "also write the result JSON to `file`")
@@ -52,7 +52,7 @@ func cmdDemo(ctx context.Context, e env, args []string) error {
 	fs.BoolVar(&f.record, "record", false, "record a new baseline for this machine, replacing the old one")
 	fs.BoolVar(&f.ab, "ab", false, "run a clean and a slowed service side by side in one job (A/B), instead of checking against the stored baseline")
 	fs.BoolVar(&f.aa, "aa", false, "with --ab: the clean service on both sides, to see this job's noise")
-	fs.IntVar(&f.calibrate, "calibrate", 0, "run this many A/A `jobs` of the clean service and store the measured noise in this machine's demo baseline")
+	fs.Var((*countFlag)(&f.calibrate), "calibrate", "run this many A/A `jobs` of the clean service and store the measured noise in this machine's demo baseline")
 	f.reports.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -61,6 +61,15 @@ type Target struct {
 	TLS *TLS `yaml:"tls"`
 }
 
+// RemoteTarget reports whether any target of the benchmark is on another
+// machine (remote: true), so that the network is part of what it measures.
+func (c *Config) RemoteTarget() bool {
+	if c.Target.Remote {
+		return true
+	}
+	return c.AB != nil && (c.AB.Base.Remote || c.AB.Head.Remote)
+}
+
 // TLS configures the connections to an https target. The system's roots
 // are always trusted; CAFile adds the certificates of a private CA (PEM).
 type TLS struct {

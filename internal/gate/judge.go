@@ -15,6 +15,9 @@ func Judge(base, head []result.Run, p Policy) Verdict {
 	if p.Alpha != 0 && p.alpha() != p.Alpha {
 		v.Warnings = append(v.Warnings, stats.Warn(WarnBadAlpha, fmt.Sprintf("alpha %g is outside (0, 1); using %g", p.Alpha, DefaultAlpha)))
 	}
+	if p.Context.RemoteTarget {
+		v.Warnings = append(v.Warnings, fixedWarning(WarnRemoteTarget))
+	}
 	switch {
 	case p.Context.DefinitionChanged:
 		v.Outcome = Inconclusive

@@ -77,6 +77,9 @@ type Context struct {
 	EnvDiffers bool
 	// EnvDiff optionally says how ("cpu_model: A → B").
 	EnvDiff string
+	// RemoteTarget: the target is on another machine (target.remote), so
+	// the network is part of every measurement; every verdict says so.
+	RemoteTarget bool
 }
 
 func (p Policy) alpha() float64 {

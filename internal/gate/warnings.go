@@ -13,6 +13,7 @@ const (
 	WarnDefaultFloors     stats.WarningCode = "default_floors"
 	WarnOneSided          stats.WarningCode = "one_sided"
 	WarnNothingCompared   stats.WarningCode = "nothing_compared"
+	WarnRemoteTarget      stats.WarningCode = "remote_target"
 )
 
 // fixedTexts are the messages of the warnings whose text never varies.
@@ -20,6 +21,7 @@ var fixedTexts = map[stats.WarningCode]string{
 	WarnDefinitionChanged: "benchmark changed since the baseline was recorded: metrics not compared; re-record the baseline",
 	WarnNoBaseline:        "no baseline yet: record one (tailgate baseline record); this comparison passes",
 	WarnNoHeadRuns:        "no head runs to judge",
+	WarnRemoteTarget:      "the target is remote (target.remote): the network between this machine and the target is part of what is measured, and the target's CPU and memory are not measured",
 }
 
 func fixedWarning(code stats.WarningCode) stats.Warning { return stats.Warn(code, fixedTexts[code]) }

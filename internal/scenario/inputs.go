@@ -54,13 +54,17 @@ func (sc *scope) label(scenario string) string {
 // envRefs looks up the variables templates read and records their values
 // in the plan.
 type envRefs struct {
-	getenv func(string) string
-	plan   *Plan
+	getenv   func(string) string
+	withheld func(string) bool
+	plan     *Plan
 }
 
 func (r *envRefs) lookup(name string) error {
 	if _, ok := r.plan.env[name]; ok {
 		return nil
+	}
+	if r.withheld != nil && r.withheld(name) {
+		return fmt.Errorf("{{env %q}}: %s is a GitHub or Actions credential, which tailgate gives neither to its child processes nor to requests unless pass_env names it", name, name)
 	}
 	v := ""
 	if r.getenv != nil {

@@ -88,6 +88,9 @@ type Inputs struct {
 	// Getenv reads the environment tailgate was given, for {{env "NAME"}};
 	// a variable that is empty counts as not set. Nil: none is set.
 	Getenv func(string) string
+	// Withheld reports the variables templates may not read (credentials
+	// not passed on, as children do not get them); nil: none.
+	Withheld func(string) bool
 }
 
 // CompileWith checks and compiles scenarios with their setup steps, feed
@@ -117,7 +120,7 @@ func compilePlan(scenarios []config.Scenario, in Inputs) (*Plan, error) {
 	if in.Feed != nil {
 		p.feed = newFeedRows(in.Feed)
 	}
-	refs := &envRefs{getenv: in.Getenv, plan: p}
+	refs := &envRefs{getenv: in.Getenv, withheld: in.Withheld, plan: p}
 	saved, err := p.compileSetup(in.Setup, refs)
 	if err != nil {
 		return nil, err
