@@ -67,15 +67,15 @@ func cmdDemo(ctx context.Context, e env, args []string) error {
 	if f.rate <= 0 {
 		return usageErr("--rate must be at least 1")
 	}
-	if f.baseline == "" {
-		f.baseline = demoBaselinePath(e.getenv)
-	}
 	if f.aa {
 		slow = 0 // A/A: both sides clean
 	}
 	cfg, err := demoConfig(f, slow)
 	if err != nil {
 		return err
+	}
+	if f.baseline == "" {
+		f.baseline = demoBaselinePath(e.getenv, cfg.DefinitionHash())
 	}
 	switch {
 	case f.ab || f.aa:
