@@ -22,19 +22,15 @@ const maxFeedBytes = 64 << 20
 // .csv (a header line, then rows) or .json (a list of objects whose
 // values are strings, numbers or booleans). It records the file's hash.
 func readFeed(f *Feed, path string) error {
+	parse := map[string]func([]byte) ([]string, [][]string, error){".csv": feedCSV, ".json": feedJSON}[strings.ToLower(filepath.Ext(path))]
+	if parse == nil {
+		return fmt.Errorf("%s: expected a .csv file (a header line, then rows) or a .json file (a list of objects)", f.File)
+	}
 	data, err := readLimited(path, maxFeedBytes)
 	if err != nil {
 		return err
 	}
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".csv":
-		f.Columns, f.Rows, err = feedCSV(data)
-	case ".json":
-		f.Columns, f.Rows, err = feedJSON(data)
-	default:
-		return fmt.Errorf("%s: expected a .csv file (a header line, then rows) or a .json file (a list of objects)", f.File)
-	}
-	if err != nil {
+	if f.Columns, f.Rows, err = parse(data); err != nil {
 		return fmt.Errorf("%s: %w", f.File, err)
 	}
 	if len(f.Rows) == 0 {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -101,6 +102,9 @@ func TestFeedProblems(t *testing.T) {
 	} {
 		writeFile(t, filepath.Join(dir, name), content)
 	}
+	if err := os.Mkdir(filepath.Join(dir, "adir.csv"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct{ file, extra, key, msg string }{
 		{"ragged.csv", "", "feed.file", "wrong number of fields"},
 		{"dup.csv", "", "feed.file", `column "user" is named twice`},
@@ -113,6 +117,7 @@ func TestFeedProblems(t *testing.T) {
 		{"none.json", "", "feed.file", "has no rows"},
 		{"users.txt", "", "feed.file", "expected a .csv file"},
 		{"missing.csv", "", "feed.file", "cannot read"},
+		{"adir.csv", "", "feed.file", "is not a regular file"},
 		{`""`, "", "feed.file", "required"},
 	}
 	for _, tc := range cases {

@@ -121,14 +121,10 @@ func resolvePath(configPath, p string) string {
 	return filepath.Join(filepath.Dir(configPath), p)
 }
 
-// readLimited reads a file of at most max bytes.
+// readLimited reads a regular file of at most max bytes. It looks before
+// it opens, so that a name of a FIFO or a device never blocks or streams.
 func readLimited(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
-	}
-	defer f.Close()
-	info, err := f.Stat()
+	info, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
 	}
@@ -138,6 +134,11 @@ func readLimited(path string, max int64) ([]byte, error) {
 	if info.Size() > max {
 		return nil, fmt.Errorf("%s is %d bytes, more than the %d MiB tailgate reads", path, info.Size(), max>>20)
 	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
+	}
+	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
