@@ -44,7 +44,7 @@ func cmdDemo(ctx context.Context, e env, args []string) error {
 	fs.Var((*positiveDuration)(&f.bench.duration), "duration", "measure window of each run, a `duration` > 0 (default 4s; with --ab 2.5s)")
 	fs.Var(&f.bench.warmup, "warmup", "warm-up of each run (default 1s; with --ab 500ms)")
 	fs.BoolVar(&f.bench.quiet, "q", false, "no progress output")
-	fs.StringVar(&f.out, "o", "", "also write the result JSON to `file`")
+	fs.StringVar(&f.out, "o", "", "also write the result JSON to `file` (with --ab: the head side's runs)")
 	fs.StringVar(&f.slowdown, "slowdown", "0%", "make the service do this much more work per request, e.g. `30%`")
 	fs.BoolVar(&f.async, "async", false, "assign answers 202 and commits later: a resolve may overtake it (409 INVALID ACTION)")
 	fs.IntVar(&f.rate, "rate", 10, "lifecycles offered per second")
@@ -84,6 +84,9 @@ func cmdDemo(ctx context.Context, e env, args []string) error {
 		if slow != 0 || f.async {
 			return usageErr("--calibrate measures the clean service: leave out --slowdown and --async")
 		}
+		if f.out != "" {
+			return usageErr("--calibrate stores noise in the baseline and writes no result: leave out -o")
+		}
 		o := pipeline.CalibrateOptions{Config: cfg, Path: f.baseline, Jobs: f.calibrate, Append: true,
 			Provenance: provenanceFlags{}.provenance(e.getenv)}
 		return calibrate(ctx, e, cfg, o, f.bench.quiet)
@@ -113,7 +116,7 @@ func demoAB(ctx context.Context, e env, f demoFlags, head *config.Config) error 
 	// Both sides are processes of their own, also for --aa: then the head
 	// is a second clean process, so the A/A shows what two processes of one
 	// build differ by, which a real A/B sees too.
-	o := pipeline.ABOptions{Config: head, Baseline: baseline.FileSource{Path: f.baseline}, AA: f.aa, TwoProcesses: true}
+	o := pipeline.ABOptions{Config: head, Baseline: baseline.FileSource{Path: f.baseline}, AA: f.aa, TwoProcesses: true, ResultPath: f.out}
 	j, err := pipeline.AB(ctx, e.pipelineEnv(head, f.bench.quiet), o)
 	if err != nil {
 		return err

@@ -279,3 +279,24 @@ func TestDemoWritesItsResultAndKeepsABaselinePerDefinition(t *testing.T) {
 	wantContains(t, "stderr", o.stderr, "the demo baseline "+first[0]+" was recorded for another benchmark definition",
 		"a baseline only compares runs of one definition, so a new one replaces it")
 }
+
+// In A/B, -o gets the head side's runs; --calibrate writes no result and
+// says so instead of ignoring -o.
+func TestDemoABWritesTheHeadRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts two demo services")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "head.json")
+	o := tailgate(t, "demo", "-q", "--ab", "--runs", "2", "--duration", "300ms", "--warmup", "0s", "-o", out, "--baseline", filepath.Join(dir, "bl.json"))
+	if o.code != 0 && o.code != 1 {
+		t.Fatalf("demo --ab exited %d\n%s", o.code, o)
+	}
+	if f, err := result.ReadFile(out); err != nil || len(f.Runs) != 2 {
+		t.Errorf("-o with --ab: %v, want the head side's 2 runs", err)
+	}
+	o = tailgate(t, "demo", "--calibrate", "2", "-o", out, "--baseline", filepath.Join(dir, "bl.json"))
+	wantCode(t, o, 2)
+	wantContains(t, "stderr", o.stderr, "--calibrate stores noise in the baseline and writes no result: leave out -o")
+}
