@@ -24,7 +24,7 @@ const (
 
 // Outputs is every output the action sets; the output tag is its name.
 type Outputs struct {
-	Verdict     string `output:"verdict"`     // pass, regression, inconclusive, ...
+	Verdict     string `output:"verdict"`     // pass, regression, inconclusive; error when tailgate could not judge
 	Regressions int    `output:"regressions"` // the number of regressed metrics
 	ReportPath  string `output:"report_path"`
 	CommentURL  string `output:"comment_url"` // empty when no comment was posted

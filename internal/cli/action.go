@@ -10,6 +10,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/gh"
 	"github.com/tailgate-ci/tailgate/internal/pipeline"
+	"github.com/tailgate-ci/tailgate/internal/printable"
 	"github.com/tailgate-ci/tailgate/internal/publish"
 )
 
@@ -32,39 +33,71 @@ type actionRun struct {
 }
 
 func cmdAction(ctx context.Context, e env, args []string) error {
-	const usage = "Usage: tailgate action (no arguments: it reads the INPUT_* variables that action.yml sets; see docs/github-action.md)"
 	if len(args) == 1 && isHelp(args[0]) {
-		fmt.Fprintln(e.stdout, usage)
+		fmt.Fprintln(e.stdout, actionUsage)
 		return errHelpShown
 	}
+	a, err := newActionRun(e, args)
+	if err == nil {
+		err = a.run(ctx)
+	}
+	return a.end(err)
+}
+
+const actionUsage = "Usage: tailgate action (no arguments: it reads the INPUT_* variables that action.yml sets; see docs/github-action.md)"
+
+// newActionRun reads what the step is given: the inputs, the job's context
+// and the benchmark file. The token is masked before anything could print
+// it. Whatever fails here still leaves its trace (end).
+func newActionRun(e env, args []string) (*actionRun, error) {
+	a := &actionRun{e: e, rt: ci.NewRuntime(e.stdout, e.getenv)}
+	in, inErr := ci.ReadInputs(e.getenv)
+	a.in = in
+	if e.getenv("GITHUB_ACTIONS") == "true" { // outside a runner, ::add-mask:: would print the token
+		a.rt.AddMask(in.GitHubToken)
+	}
 	if len(args) > 0 {
-		return usageErr(usage)
+		return a, usageErr(actionUsage)
 	}
-	in, err := ci.ReadInputs(e.getenv)
-	if err != nil {
-		return pipeline.Usage.Wrap(err)
+	if inErr != nil {
+		return a, pipeline.Usage.Wrap(inErr)
 	}
-	rt := ci.NewRuntime(e.stdout, e.getenv)
 	job, err := ci.Detect(e.getenv)
 	if err != nil {
-		return pipeline.Runtime.Wrap(err)
+		return a, pipeline.Runtime.Wrap(err)
 	}
-	if job.IsActions { // outside a runner, ::add-mask:: would print the token
-		rt.AddMask(in.GitHubToken)
-	}
+	a.job = job
 	cfg, err := config.LoadFile(in.Config)
 	if err != nil {
-		return pipeline.Usage.Wrap(err)
+		return a, pipeline.Usage.Wrap(err)
 	}
-	a := &actionRun{e: e, in: in, job: job, rt: rt, cfg: cfg}
-	err = a.run(ctx)
+	a.cfg = cfg
+	return a, nil
+}
+
+// end leaves a trace of every failure but a regression (whose report has
+// been published): one ::error annotation, a job summary saying what went
+// wrong and verdict=error, from the first input read to the last output.
+func (a *actionRun) end(err error) error {
 	if code := exitCode(err); err != nil && code != ExitRegression {
-		publish.Failure(rt, cfg.Name, code, err)
+		publish.Failure(a.rt, a.name(), code, err)
 	}
-	if werr := rt.Err(); err == nil && werr != nil {
+	if werr := a.rt.Err(); err == nil && werr != nil {
 		err = pipeline.Runtime.Wrap(fmt.Errorf("writing to the job log: %w", werr))
 	}
 	return err
+}
+
+// name is the benchmark's name, or before the config is read the config
+// file's name.
+func (a *actionRun) name() string {
+	if a.cfg != nil {
+		return a.cfg.Name
+	}
+	if base := filepath.Base(a.in.Config); printable.Check(base) == nil && base != "." && len(base) <= 100 {
+		return base
+	}
+	return "tailgate"
 }
 
 // run does what the mode says, with the same use cases as the commands.
