@@ -2,8 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/ci"
@@ -102,35 +105,105 @@ func (a *actionRun) name() string {
 
 // run does what the mode says, with the same use cases as the commands.
 func (a *actionRun) run(ctx context.Context) error {
-	env, path := a.e.pipelineEnv(a.cfg, false), a.baselinePath()
+	env := a.e.pipelineEnv(a.cfg, false)
 	switch a.in.Mode {
-	case ci.ModeCheck:
-		src, err := a.baselineSource(path)
+	case ci.ModeCheck, ci.ModeAB:
+		pol, err := a.policy(ctx)
 		if err != nil {
 			return err
 		}
-		j, err := pipeline.Check(ctx, env, pipeline.CheckOptions{Config: a.cfg, Baseline: src})
+		src, err := a.baselineSource(a.baselinePath(pol))
+		if err != nil {
+			return err
+		}
+		var j pipeline.Judged
+		if a.in.Mode == ci.ModeCheck {
+			j, err = pipeline.Check(ctx, env, pipeline.CheckOptions{Config: a.cfg, Baseline: src, Policy: pol})
+		} else { // the baseline file, when there is one, only lends its calibrated noise
+			j, err = pipeline.AB(ctx, env, pipeline.ABOptions{Config: a.cfg, Baseline: src, Policy: pol})
+		}
 		if err != nil {
 			return err
 		}
 		return a.publish(ctx, j)
 	case ci.ModeRecord:
-		return record(ctx, a.e, a.cfg, pipeline.RecordOptions{Config: a.cfg, Path: path, Provenance: provenanceFlags{}.provenance(a.e.getenv)}, false)
+		o := pipeline.RecordOptions{Config: a.cfg, Path: a.baselinePath(nil), Provenance: provenanceFlags{}.provenance(a.e.getenv)}
+		return record(ctx, a.e, a.cfg, o, false)
 	case ci.ModeCalibrate:
-		o := pipeline.CalibrateOptions{Config: a.cfg, Path: path, Jobs: 1, Append: true, Provenance: provenanceFlags{}.provenance(a.e.getenv)}
+		o := pipeline.CalibrateOptions{Config: a.cfg, Path: a.baselinePath(nil), Jobs: 1, Append: true, Provenance: provenanceFlags{}.provenance(a.e.getenv)}
 		return calibrate(ctx, a.e, a.cfg, o, false)
-	case ci.ModeAB:
-		// The baseline file, when there is one, only lends its calibrated noise.
-		j, err := pipeline.AB(ctx, env, pipeline.ABOptions{Config: a.cfg, Baseline: baseline.FileSource{Path: path}})
-		if err != nil {
-			return err
-		}
-		return a.publish(ctx, j)
 	}
 	return usageErr("unknown mode %q", a.in.Mode)
 }
 
-func (a *actionRun) baselinePath() string { return baselinePath(a.in.Baseline, a.cfg, a.cfg.Name) }
+// baselinePath is the baseline input, else the trusted policy's
+// gate.baseline (a PR cannot point its check at a fresh file), else the
+// benchmark file's.
+func (a *actionRun) baselinePath(pol *pipeline.Policy) string {
+	if pol != nil && a.in.Baseline == "" {
+		return pol.Gate.Baseline
+	}
+	return baselinePath(a.in.Baseline, a.cfg, a.cfg.Name)
+}
+
+// trustsBase reports whether the step reads what it is judged against
+// from the PR's base commit: on a pull request, unless baseline_from is
+// workspace (the explicit opt-out). With branch:NAME the baseline comes
+// from that branch and the policy still from the base commit.
+func (a *actionRun) trustsBase() bool {
+	_, isBranch := a.in.BaselineFrom.Branch()
+	switch {
+	case a.in.BaselineFrom == ci.BaselineWorkspace:
+		return false
+	case a.in.BaselineFrom == ci.BaselineBase:
+		return true
+	}
+	return (isBranch || a.in.BaselineFrom == ci.BaselineAuto) && a.job.IsPullRequest()
+}
+
+// policy is the gate section a check on a pull request is judged by: the
+// benchmark file as the PR's base commit has it (pipeline.TrustedPolicy);
+// nil (the benchmark file's own) when the step does not trust the base.
+func (a *actionRun) policy(ctx context.Context) (*pipeline.Policy, error) {
+	if !a.trustsBase() {
+		return nil, nil
+	}
+	if a.job.BaseSHA == "" {
+		return nil, usageErr("baseline_from %s needs a pull request event with a base commit", a.in.BaselineFrom)
+	}
+	file, err := inCheckout(a.in.Config)
+	if err != nil {
+		return nil, pipeline.Usage.Wrap(err)
+	}
+	where := fmt.Sprintf("%s at the PR's base commit %.12s", file, a.job.BaseSHA)
+	data, err := baseline.ReadFileAtCommit(ctx, ".", a.job.BaseSHA, file, "benchmark file", baseline.ExecGit{})
+	found := err == nil
+	if err != nil && !errors.Is(err, baseline.ErrNotAtCommit) {
+		return nil, pipeline.Runtime.Wrap(fmt.Errorf("reading the gate's policy: %w", err))
+	}
+	pol := pipeline.TrustedPolicy(a.cfg, data, found, where)
+	if pol.Warning != "" {
+		a.rt.Warningf("gate policy", "%s", pol.Warning)
+	}
+	return pol, nil
+}
+
+// inCheckout is path relative to the working directory (the checkout),
+// as git reads it at a commit.
+func inCheckout(path string) (string, error) {
+	if !filepath.IsAbs(path) {
+		return path, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(wd, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("the config %s is outside the working directory: the gate's policy is read from it at the PR's base commit", path)
+	}
+	return rel, nil
+}
 
 // baselineSource is where the inputs say the baseline is read from: on a
 // pull request, by default the PR's base commit, so that a PR cannot edit
