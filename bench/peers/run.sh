@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Peer benchmark of tailgate's load generator: tailgate, wrk, hey and vegeta
-# against the same "ok" handler (bench/echo), closed loop, 64 connections,
-# server pinned to CPU 0 and generator to CPU 1, tools alternated within each
-# round so they share the machine's drift. Prints per round and in summary
-# the max req/s and the generator's CPU µs per request, and tailgate's ratios.
+# Peer benchmark of tailgate's load generator: tailgate, bombardier, wrk, hey
+# and vegeta against the same "ok" handler (bench/echo), closed loop, 64
+# connections, server pinned to CPU 0 and generator to CPU 1, tools alternated
+# within each round so they share the machine's drift. Prints per round and in
+# summary the max req/s and the generator's CPU µs per request, and
+# tailgate's ratios: per round, then median [min–max] over the rounds.
 #
 #   bench/peers/run.sh                 # 3 rounds × 10 s per tool
 #   bench/peers/run.sh -r 1 -d 3       # quick check
-#   bench/peers/run.sh -t "tailgate nethttp wrk"   # tailgate vs bare net/http
+#   bench/peers/run.sh -t "tailgate tailgate-nethttp nethttp wrk"   # tailgate's two clients vs bare net/http
 #
 # Raw output of every run goes to bench/out/peers-<time>/.
 set -euo pipefail
@@ -19,13 +20,15 @@ usage: $0 [-r ROUNDS] [-d SECONDS] [-c CONNS] [-p PORT] [-t "TOOLS"]
   -d  seconds each tool runs (default 10)
   -c  connections / virtual users (default 64)
   -p  loopback port of the echo server (default 18088)
-  -t  tools, space separated, from: tailgate wrk hey vegeta nethttp
-      (default "tailgate wrk hey vegeta"; nethttp is the bare net/http floor)
+  -t  tools, space separated, from: tailgate bombardier wrk hey vegeta
+      tailgate-nethttp nethttp (default "tailgate bombardier wrk hey vegeta";
+      tailgate-nethttp is tailgate with load.client: nethttp, nethttp the bare
+      net/http floor)
 EOF
 	exit 2
 }
 
-ROUNDS=3 DURATION=10 CONNS=64 PORT=18088 TOOLS="tailgate wrk hey vegeta"
+ROUNDS=3 DURATION=10 CONNS=64 PORT=18088 TOOLS="tailgate bombardier wrk hey vegeta"
 while getopts "r:d:c:p:t:h" opt; do
 	case $opt in
 	r) ROUNDS=$OPTARG ;;
@@ -41,7 +44,7 @@ for v in r:ROUNDS d:DURATION c:CONNS p:PORT; do
 	[[ ${!name} =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: -${v%%:*} must be a positive integer, got '${!name}'" >&2; exit 2; }
 done
 for t in $TOOLS; do
-	case $t in tailgate | wrk | hey | vegeta | nethttp) ;; *) echo "run.sh: unknown tool '$t' (want tailgate, wrk, hey, vegeta, nethttp)" >&2; exit 2 ;; esac
+	case $t in tailgate | bombardier | wrk | hey | vegeta | tailgate-nethttp | nethttp) ;; *) echo "run.sh: unknown tool '$t' (want tailgate, bombardier, wrk, hey, vegeta, tailgate-nethttp, nethttp)" >&2; exit 2 ;; esac
 done
 read -r -a TOOL_LIST <<<"$TOOLS"
 
@@ -90,6 +93,10 @@ install_missing() {
 	if [[ ! -x $GOBIN_DIR/hey ]]; then
 		log "installing hey v0.1.5"
 		(cd "$WORK" && timeout 300 go install github.com/rakyll/hey@v0.1.5)
+	fi
+	if [[ ! -x $GOBIN_DIR/bombardier ]]; then
+		log "installing bombardier v1.2.6"
+		(cd "$WORK" && timeout 300 go install github.com/codesenberg/bombardier@v1.2.6)
 	fi
 	if [[ ! -x $GOBIN_DIR/vegeta ]]; then
 		log "installing vegeta v12.13.0 (about 1.5 min)"
@@ -169,6 +176,13 @@ run_hey() {
 		END {print rps, ok + 0, bad + 0}' "$base.out"
 }
 
+run_bombardier() {
+	local base=$1
+	# fasthttp is bombardier's default client; -t is its request timeout
+	timed "$base" "$GOBIN_DIR/bombardier" -c "$CONNS" -d "${DURATION}s" -t 10s -p r -o j "$URL" >"$base.json" 2>"$base.err" || return 1
+	jq -r '.result | "\((.req2xx) / .timeTakenSeconds) \(.req2xx) \(.req1xx + .req3xx + .req4xx + .req5xx + .others)"' "$base.json"
+}
+
 run_vegeta() {
 	local base=$1
 	# the attack alone is timed; the report is built afterwards, off the clock
@@ -186,14 +200,25 @@ run_nethttp() {
 	awk '$1 == "requests" {n = $2} $1 == "failed" {f = $2} $1 == "req/s" {r = $2} END {print r, n, f}' "$base.out"
 }
 
+# run_tailgate runs tailgate with the config of its client ($2: fast by
+# default, or nethttp).
 run_tailgate() {
-	local base=$1
-	timed "$base" "$WORK/tailgate" run -c "$WORK/tailgate.yml" -o "$base.json" >"$base.out" 2>&1 || return 1
+	local base=$1 cfg=$WORK/tailgate${2:+-$2}.yml
+	timed "$base" "$WORK/tailgate" run -c "$cfg" -o "$base.json" >"$base.out" 2>&1 || return 1
 	jq -r '.runs[0] | "\(.metrics.requests_per_s) \(.requests.total - .requests.failed) \(.requests.failed)"' "$base.json"
 }
 
+run_tailgate-nethttp() { run_tailgate "$1" nethttp; }
+
+# write_tailgate_config writes tailgate.yml (the default client) and
+# tailgate-nethttp.yml (load.client: nethttp).
 write_tailgate_config() {
-	cat >"$WORK/tailgate.yml" <<EOF
+	tailgate_config >"$WORK/tailgate.yml"
+	tailgate_config "  client: nethttp" >"$WORK/tailgate-nethttp.yml"
+}
+
+tailgate_config() {
+	cat <<EOF
 name: peers
 target:
   url: http://127.0.0.1:$PORT
@@ -203,6 +228,7 @@ load:
   warmup: 1s
   duration: ${DURATION}s
   runs: 1
+${1:-}
 scenarios:
   - name: get
     steps:
@@ -253,28 +279,58 @@ print_round() {
 		echo -e "$HEADER"
 		awk -F'\t' -v r="$1" '$1 == r {print $2 "\t" $3 "\t" $4 "\t" $5 "\t" $6 "\t" $7 "\t" $8 "\t" $9 "\t" $10 "\t" $11 "\t" $12}' "$OUT/rows.tsv"
 	} | column -t -s $'\t'
+	has_tailgate || return 0
+	local t line=""
+	for t in $(peers); do
+		line+="  tailgate/$t $(round_ratio "$1" "$t" 9)"
+	done
+	echo "cpu / req ratios this round:$line"
+}
+
+has_tailgate() { [[ " ${TOOL_LIST[*]} " == *" tailgate "* ]]; }
+
+# peers lists the tools tailgate is compared with, bombardier and wrk first.
+peers() {
+	local t
+	for t in bombardier wrk "${TOOL_LIST[@]}"; do
+		[[ $t == tailgate || " ${TOOL_LIST[*]} " != *" $t "* ]] && continue
+		echo "$t"
+	done | awk '!seen[$0]++'
 }
 
 # stats prints "median min max" of column $2 of tool $1's rows.
 stats() {
-	awk -F'\t' -v t="$1" -v c="$2" '$2 == t {print $c}' "$OUT/rows.tsv" | sort -g |
-		awk '{v[NR] = $1} END {
-			if (NR == 0) { print "- - -"; exit }
-			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-			print m, v[1], v[NR]
-		}'
+	awk -F'\t' -v t="$1" -v c="$2" '$2 == t {print $c}' "$OUT/rows.tsv" | median_range
 }
 
-# round_ratios prints the median [min max] over rounds of tailgate's
-# column-$2 value divided by tool $1's in the same round.
+# median_range reads numbers, one a line, and prints "median min max".
+median_range() {
+	sort -g | awk '{v[NR] = $1} END {
+		if (NR == 0) { print "- - -"; exit }
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		print m, v[1], v[NR]
+	}'
+}
+
+# round_ratio prints tailgate's column-$3 value divided by tool $2's in
+# round $1.
+round_ratio() {
+	awk -F'\t' -v r="$1" -v t="$2" -v c="$3" '$1 == r && $2 == "tailgate" {a = $c} $1 == r && $2 == t {b = $c}
+		END {if (a != "" && b > 0) printf "%.2f\n", a / b; else print "-"}' "$OUT/rows.tsv"
+}
+
+# round_ratios prints tailgate's column-$2 value divided by tool $1's, per
+# round, then their median [min–max] over the rounds.
 round_ratios() {
-	awk -F'\t' -v t="$1" -v c="$2" '$2 == "tailgate" {a[$1] = $c} $2 == t {b[$1] = $c}
-		END {for (r in a) if (r in b && b[r] > 0) print a[r] / b[r]}' "$OUT/rows.tsv" | sort -g |
-		awk '{v[NR] = $1} END {
-			if (NR == 0) { print "-"; exit }
-			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-			printf "%.2f [%.2f–%.2f]\n", m, v[1], v[NR]
-		}'
+	local r per=()
+	for ((r = 1; r <= ROUNDS; r++)); do per+=("$(round_ratio "$r" "$1" "$2")"); done
+	local m lo hi
+	read -r m lo hi <<<"$(printf '%s\n' "${per[@]}" | grep -v '^-$' | median_range)"
+	if [[ $m == - ]]; then
+		echo "-"
+	else
+		printf "%.2f [%.2f–%.2f]   (rounds: %s)\n" "$m" "$lo" "$hi" "${per[*]}"
+	fi
 }
 
 print_summary() {
@@ -293,19 +349,17 @@ print_summary() {
 			printf "%s\t%.0f [%.0f–%.0f]\t%.1f [%.1f–%.1f]\t%.0f\t%.0f\t%.1f\n" "$t" "$q1" "$q2" "$q3" "$c1" "$c2" "$c3" "$g1" "$s1" "$u1"
 		done
 	} | column -t -s $'\t'
-	[[ " ${TOOL_LIST[*]} " == *" tailgate "* ]] || return 0
+	has_tailgate || return 0
 	echo
-	echo "tailgate's ratios, per round then median [min–max] over rounds:"
+	echo "tailgate's ratios within each round: median [min–max] over rounds (rounds: per round)"
 	local t
-	for t in "${TOOL_LIST[@]}"; do
-		[[ $t == tailgate ]] && continue
-		echo "  max rate   tailgate / $t: $(round_ratios "$t" 3)"
-	done
-	for t in "${TOOL_LIST[@]}"; do
-		[[ $t == tailgate ]] && continue
+	for t in $(peers); do
 		echo "  cpu / req  tailgate / $t: $(round_ratios "$t" 9)"
 	done
-	echo "  targets: max rate ≥ 1.00 vs hey and vegeta; cpu / req ≤ 2.00 vs wrk"
+	for t in $(peers); do
+		echo "  max rate   tailgate / $t: $(round_ratios "$t" 3)"
+	done
+	echo "  targets: cpu / req ≤ 1.00 vs bombardier and ≤ 2.00 vs wrk; max rate ≥ 1.00 vs hey and vegeta"
 }
 
 # --- main ---------------------------------------------------------------------
@@ -316,13 +370,14 @@ log "building echo and tailgate"
 (cd "$ROOT" && go build -o "$WORK/echo" ./bench/echo && go build -o "$WORK/tailgate" ./cmd/tailgate &&
 	go build -o "$WORK/nethttp" ./bench/peers/nethttp)
 write_tailgate_config
-cp "$WORK/tailgate.yml" "$OUT/tailgate.yml"
+cp "$WORK/tailgate.yml" "$WORK/tailgate-nethttp.yml" "$OUT/"
 start_echo
 {
 	echo "date: $(date -u +%FT%TZ)  host cores: $(nproc --all)  load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "wrk: $(wrk -v 2>&1 | head -1)"
 	go version -m "$GOBIN_DIR/hey" | awk 'NR <= 2'
 	go version -m "$GOBIN_DIR/vegeta" | awk '$1 == "mod"'
+	go version -m "$GOBIN_DIR/bombardier" | awk '$1 == "mod" || $2 == "github.com/valyala/fasthttp"'
 } >"$OUT/versions.txt"
 log "results in $OUT"
 : >"$OUT/rows.tsv"

@@ -26,6 +26,7 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	e = bf.output.apply(e)
 	cfg, err := bf.load()
 	if err != nil {
 		return err

@@ -25,6 +25,7 @@ func cmdCalibrate(ctx context.Context, e env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	e = bf.output.apply(e)
 	if *appendJob {
 		*jobs = 1
 	}

@@ -26,6 +26,7 @@ func cmdCheck(ctx context.Context, e env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	e = bf.output.apply(e)
 	cfg, head, err := benchInput(fs, &bf, *resultPath)
 	if err != nil {
 		return err

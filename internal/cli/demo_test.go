@@ -126,9 +126,11 @@ func wantNoDemoServe(t *testing.T) {
 	}
 }
 
-// demoServeProcesses lists the children of this test process whose command
-// line is exe demo-serve …, as "pid: cmdline". Only children count, so that
-// another run of the same test binary cannot be mistaken for a leak.
+// demoServeProcesses lists the descendants of this test process (the demo
+// service runs under tailgate's supervisor, a child of this process) whose
+// command line is exe demo-serve …, as "pid: cmdline". Only descendants
+// count, so that another run of the same test binary cannot be mistaken for
+// a leak.
 func demoServeProcesses(exe string) []string {
 	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	var found []string
@@ -142,12 +144,28 @@ func demoServeProcesses(exe string) []string {
 			continue
 		}
 		pidDir := filepath.Dir(path)
-		if parentPID(filepath.Join(pidDir, "stat")) != os.Getpid() {
+		if !descendsFromThisProcess(filepath.Base(pidDir)) {
 			continue
 		}
 		found = append(found, filepath.Base(pidDir)+": "+strings.Join(strings.Split(string(data), "\x00"), " "))
 	}
 	return found
+}
+
+// descendsFromThisProcess reports whether this test process is among the
+// first few ancestors of pid.
+func descendsFromThisProcess(pid string) bool {
+	for i := 0; i < 4; i++ {
+		ppid := parentPID(filepath.Join("/proc", pid, "stat"))
+		if ppid == os.Getpid() {
+			return true
+		}
+		if ppid <= 1 {
+			return false
+		}
+		pid = strconv.Itoa(ppid)
+	}
+	return false
 }
 
 // parentPID reads the parent pid from /proc/PID/stat ("pid (comm) state

@@ -1,6 +1,10 @@
 package cli
 
-import "github.com/tailgate-ci/tailgate/internal/pipeline"
+import (
+	"errors"
+
+	"github.com/tailgate-ci/tailgate/internal/pipeline"
+)
 
 // Exit codes (DESIGN.md §3).
 const (
@@ -18,6 +22,10 @@ func usageErr(format string, a ...any) error { return pipeline.Usage.Errorf(form
 func exitCode(err error) int {
 	if err == nil {
 		return ExitPass
+	}
+	var status statusError
+	if errors.As(err, &status) {
+		return int(status)
 	}
 	switch pipeline.KindOf(err) {
 	case pipeline.Usage:

@@ -8,6 +8,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -27,6 +28,12 @@ var Version = "dev"
 type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	// environ is the process environment, which children get without
+	// credentials (target.ChildEnv).
+	environ []string
+	// targetLive, when set, gets a started target's output as it comes
+	// (--target-output live).
+	targetLive io.Writer
 }
 
 type command struct {
@@ -64,7 +71,7 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) (
 	}()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	e := env{stdout: stdout, stderr: stderr, getenv: getenv}
+	e := env{stdout: stdout, stderr: stderr, getenv: getenv, environ: os.Environ()}
 	if len(args) == 0 {
 		usage(stderr)
 		return ExitUsage
@@ -88,7 +95,7 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) (
 		return ExitUsage
 	}
 	err := cmd.run(ctx, e, rest)
-	if err != nil && err != errHelpShown {
+	if err != nil && err != errHelpShown && !errors.Is(err, errQuiet) {
 		fmt.Fprintf(stderr, "tailgate %s: %v\n", name, err)
 	}
 	if err == errHelpShown {

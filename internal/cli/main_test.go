@@ -15,13 +15,23 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 // TestMain lets the test binary stand in for the tailgate binary: `tailgate
-// demo` re-executes os.Executable() with demo-serve, which in a test is this
-// binary.
+// demo` re-executes os.Executable() with demo-serve, and every child runs
+// under `tailgate supervise`, which in a test is this binary; with
+// asTailgateEnv set it is tailgate itself (children_test.go).
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == "demo-serve" {
+	if len(os.Args) > 1 && (os.Args[1] == "demo-serve" || os.Args[1] == "supervise" || os.Getenv(asTailgateEnv) != "") {
 		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
 	}
-	os.Exit(m.Run())
+	// Started targets write their log files to the temp directory: one of
+	// this test binary's own, removed at the end.
+	tmp, err := os.MkdirTemp("", "tailgate-cli-test-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("TMPDIR", tmp)
+	code := m.Run()
+	os.RemoveAll(tmp)
+	os.Exit(code)
 }
 
 // outcome is what one in-process tailgate invocation produced.

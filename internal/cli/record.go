@@ -33,6 +33,7 @@ func cmdBaseline(ctx context.Context, e env, args []string) error {
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
+	e = bf.output.apply(e)
 	cfg, head, err := benchInput(fs, &bf, *resultPath)
 	if err != nil {
 		return err

@@ -21,6 +21,7 @@ type benchFlags struct {
 	duration time.Duration
 	warmup   optionalDuration
 	quiet    bool
+	output   targetOutput
 }
 
 func (b *benchFlags) register(fs *flag.FlagSet) {
@@ -29,6 +30,8 @@ func (b *benchFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&b.duration, "duration", 0, "measure window of each run (overrides load.duration)")
 	fs.Var(&b.warmup, "warmup", "warm-up of each run (overrides load.warmup; 0s for none)")
 	fs.BoolVar(&b.quiet, "q", false, "no progress output")
+	b.output = targetOutputFile
+	fs.Var(&b.output, "target-output", "a started target's output: `file` (a log file in $RUNNER_TEMP or the temp directory; its last lines are shown if it fails) or live (also on stderr)")
 }
 
 // load reads the benchmark file and applies the overrides.
@@ -100,6 +103,7 @@ func cmdRun(ctx context.Context, e env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	e = bf.output.apply(e)
 	cfg, err := bf.load()
 	if err != nil {
 		return err

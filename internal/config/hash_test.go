@@ -63,6 +63,7 @@ target:
   start: {command: [./demo]}
 name: other-name
 seed: 1
+pass_env: [GH_TOKEN]   # which credentials children get is not what is measured
 `
 
 func TestDefinitionHashIgnoresFormAndTarget(t *testing.T) {

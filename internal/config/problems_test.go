@@ -37,7 +37,7 @@ var badCases = []badCase{
 	{"unknown top-level key", lines(targetOK, l("laod: {rate: 1}"), scenarioOK),
 		3, 1, "laod", `unknown key "laod" (did you mean "load"?)`},
 	{"unknown nested key", lines(targetOK, l("load:", "  rate: 10/s", "  rmp: 2s"), scenarioOK),
-		5, 3, "load.rmp", `unknown key "rmp" (did you mean "ramp"?); expected one of: command, command_timeout, duration, engine`},
+		5, 3, "load.rmp", `unknown key "rmp" (did you mean "ramp"?); expected one of: client, command, command_timeout, duration, engine`},
 	{"unknown key in a list item", lines(targetOK, l("load: {rate: 1}", "scenarios:", "  - steps:", "      - pth: /a")),
 		6, 9, "scenarios[0].steps[0].pth", `unknown key "pth" (did you mean "path"?)`},
 	{"unknown key beside an inline action", lines(targetOK, l("dataset:", "  verify:", "    request: {path: /n}", "    expected: {n: 1}", "load: {rate: 1}"), scenarioOK),
@@ -55,7 +55,7 @@ var badCases = []badCase{
 	{"string for an integer", lines(targetOK, l("load:", "  rate: 1", "  runs: five"), scenarioOK),
 		5, 9, "load.runs", `expected an integer, got the string "five"`},
 	{"scalar for a section", lines(targetOK, l("load: fast"), scenarioOK),
-		3, 7, "load", `expected a mapping with the keys command, command_timeout, duration, engine`},
+		3, 7, "load", `expected a mapping with the keys client, command, command_timeout, duration, engine`},
 	{"mapping for a list", lines(targetOK, l("load: {rate: 1}", "scenarios: {steps: []}")),
 		4, 12, "scenarios", "expected a list, got a mapping"},
 	{"list for a string", lines(targetOK, l("load: {rate: 1}", "scenarios:", "  - steps:", "      - path: [/a]")),
@@ -96,6 +96,8 @@ var badCases = []badCase{
 		5, 13, "load.duration", "must be longer than 0"},
 	{"zero max_inflight", lines(targetOK, l("load:", "  rate: 5", "  max_inflight: 0"), scenarioOK),
 		5, 17, "load.max_inflight", "must be at least 1"},
+	{"unknown client", lines(targetOK, l("load:", "  rate: 5", "  client: curl"), scenarioOK),
+		5, 11, "load.client", `unknown client "curl": expected fast (the default) or nethttp`},
 	{"action with both", lines(targetOK, l("dataset:", "  reset:", "    request: {path: /r}", "    command: [./r]", "load: {rate: 1}"), scenarioOK),
 		6, 14, "dataset.reset.command", "give a request or a command, not both"},
 	{"action with neither", lines(targetOK, l("dataset:", "  reset: {}", "load: {rate: 1}"), scenarioOK),
@@ -160,6 +162,10 @@ var badCases = []badCase{
 		7, 17, "gate.metrics", "lists no metric"},
 	{"bad name", lines(l("name: ../escape"), targetOK, l("load: {rate: 1}"), scenarioOK),
 		1, 7, "name", `invalid name "../escape"`},
+	{"bad pass_env name", lines(targetOK, l("load: {rate: 1}"), scenarioOK, l("pass_env: [GH_TOKEN, API-KEY]")),
+		7, 22, "pass_env[1]", `invalid variable name "API-KEY"`},
+	{"pass_env name twice", lines(targetOK, l("load: {rate: 1}"), scenarioOK, l("pass_env:", "  - GH_TOKEN", "  - GH_TOKEN")),
+		9, 5, "pass_env[1]", "GH_TOKEN is listed twice"},
 }
 
 func TestBadInputs(t *testing.T) {
@@ -203,7 +209,7 @@ func TestWholeFileProblems(t *testing.T) {
 		{"syntax error", "target:\n  url: [\n", "bad.yml:2: invalid YAML: did not find expected node content"},
 		{"tab indentation", "target:\n\t- x\n", "bad.yml:2: invalid YAML: found character that cannot start any token"},
 		{"two documents", lines(targetOK, l("load: {rate: 1}"), scenarioOK, l("---", "name: x")), "bad.yml:7:1: a second YAML document starts here"},
-		{"top level is a list", "- a\n", `bad.yml:1:1: expected a mapping with the keys ab, dataset, drain, gate, load, name, scenarios, seed, target, got a list`},
+		{"top level is a list", "- a\n", `bad.yml:1:1: expected a mapping with the keys ab, dataset, drain, gate, load, name, pass_env, scenarios, seed, target, got a list`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,6 +20,10 @@ type Config struct {
 	Gate      Gate       `yaml:"gate"`
 	// AB names the two targets of `tailgate ab`; with it, target may be left out.
 	AB *AB `yaml:"ab"`
+	// PassEnv names environment variables that tailgate's children (the
+	// target, dataset commands, the load tool) get although they hold
+	// GitHub or Actions credentials, which children lose by default.
+	PassEnv []string `yaml:"pass_env"`
 }
 
 // A/B run orders.
@@ -125,6 +129,12 @@ const (
 	EngineCommand  = "command"
 )
 
+// HTTP clients of the built-in generator.
+const (
+	ClientFast    = "fast"
+	ClientNetHTTP = "nethttp"
+)
+
 // Load says how work is offered and for how long.
 type Load struct {
 	// Engine is "tailgate" (the built-in generator, the default) or
@@ -151,6 +161,10 @@ type Load struct {
 	Duration       Duration `yaml:"duration"`        // default 10s
 	Runs           int      `yaml:"runs"`            // default 5
 	RequestTimeout Duration `yaml:"request_timeout"` // default 10s
+	// Client is the generator's HTTP client: ClientFast, ClientNetHTTP,
+	// or empty for the fast one. Which client sends the requests does not
+	// change what is measured, so it is left out of the definition hash.
+	Client string `yaml:"client" json:"-"`
 }
 
 // Scenario is a weighted sequence of steps: one iteration runs them in order.

@@ -39,6 +39,24 @@ func validate(cfg *Config, c *collector) {
 		c.add("load.engine", "unknown engine %q: expected tailgate (the built-in generator) or command (your load tool)", cfg.Load.Engine)
 	}
 	validateGate(&cfg.Gate, c)
+	validatePassEnv(cfg.PassEnv, c)
+}
+
+// envName is a variable name a shell can set.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func validatePassEnv(names []string, c *collector) {
+	seen := map[string]bool{}
+	for i, n := range names {
+		key := joinIndex("pass_env", i)
+		switch {
+		case !envName.MatchString(n):
+			c.add(key, "invalid variable name %q: expected letters, digits and _, not starting with a digit, e.g. GITHUB_TOKEN", n)
+		case seen[n]:
+			c.add(key, "%s is listed twice", n)
+		}
+		seen[n] = true
+	}
 }
 
 // namePattern keeps names safe inside file paths (baselines/<name>.json).
@@ -111,6 +129,11 @@ func validateLoad(l *Load, c *collector) {
 	}
 	checkPositive(l.Duration, "load.duration", c)
 	checkPositive(l.RequestTimeout, "load.request_timeout", c)
+	switch l.Client {
+	case "", ClientFast, ClientNetHTTP:
+	default:
+		c.add("load.client", "unknown client %q: expected fast (the default) or nethttp (Go's net/http)", l.Client)
+	}
 	if l.Runs < 1 {
 		c.add("load.runs", "must be at least 1, got %d", l.Runs)
 	}
@@ -129,7 +152,7 @@ func validateCommandLoad(l *Load, c *collector) {
 	if l.Runs < 1 {
 		c.add("load.runs", "must be at least 1, got %d", l.Runs)
 	}
-	for _, k := range []string{"load.model", "load.rate", "load.ramp_from", "load.ramp", "load.max_inflight", "load.vus", "load.think", "load.warmup", "load.duration", "load.request_timeout", "scenarios"} {
+	for _, k := range []string{"load.model", "load.rate", "load.ramp_from", "load.ramp", "load.max_inflight", "load.vus", "load.think", "load.warmup", "load.duration", "load.request_timeout", "load.client", "scenarios"} {
 		if c.given(k) {
 			c.addKey(k, "not used with engine: command: the load tool's own script sets it")
 		}

@@ -1,24 +1,90 @@
 package load
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/scenario"
 )
+
+// client sends one worker's requests, one at a time, over a connection
+// kept alive between them. Each worker owns its client.
+type client interface {
+	// send sends req and returns its response, whose body stays readable
+	// until done.
+	send(req *scenario.Request) (scenario.Response, error)
+	// done ends the exchange begun by send, whatever its outcome, and
+	// reports whether the request ran out of time before.
+	done() (expired bool)
+	// close releases the client when its worker ends.
+	close()
+}
+
+// transport makes the clients of a run's workers and owns their
+// connections.
+type transport interface {
+	// client returns a new worker's client; run is cancelled when the
+	// worker's requests must stop.
+	client(run context.Context) client
+	// close closes the connections, those in use too where the transport
+	// can: requests in flight then fail at once.
+	close()
+}
+
+var (
+	_ transport = (*netHTTPTransport)(nil)
+	_ client    = (*netHTTPClient)(nil)
+)
+
+// newTransport picks the client opt asks for: the caller's *http.Client,
+// the engine's own net/http client, or the fast one (the default, which
+// serves every plan: scenario steps are plain HTTP/1.1 requests).
+func newTransport(opt Options, baseURL string) (transport, error) {
+	if opt.HTTPClient != nil {
+		if opt.Client == ClientFast {
+			return nil, errors.New("client fast cannot send through the given net/http client; leave Client empty or set it to nethttp")
+		}
+		return &netHTTPTransport{do: opt.HTTPClient.Do, timeout: opt.RequestTimeout}, nil
+	}
+	switch opt.Client {
+	case "", ClientFast:
+		base, err := url.Parse(baseURL)
+		if err != nil {
+			return nil, fmt.Errorf("target url %q: %w", baseURL, err)
+		}
+		return newFastTransport(base, opt.workers(), opt.RequestTimeout, opt.TLS), nil
+	case ClientNetHTTP:
+		return newNetHTTPTransport(opt), nil
+	}
+	return nil, fmt.Errorf("client %q: use %q or %q", opt.Client, ClientFast, ClientNetHTTP)
+}
 
 // sendFunc sends one request: http.Client.Do, or the engine's own
 // shortcut to its Transport.
 type sendFunc func(*http.Request) (*http.Response, error)
 
-// newClient returns a client tuned for generating load on one host: no
-// proxy lookups, no transparent gzip, HTTP/1.1 keep-alive connections
-// bounded by the number of workers (so sockets never outnumber in-flight
-// iterations), and redirects returned rather than followed (a step expects
-// a status). Idle connections never time out: the run closes them at its
-// end, and an idle timer would cost two timer operations per request.
-func newClient(conns int, timeout time.Duration) (*http.Client, *http.Transport) {
+// netHTTPTransport sends through Go's net/http.
+type netHTTPTransport struct {
+	do      sendFunc
+	tr      *http.Transport // the engine's own; nil for the caller's client
+	timeout time.Duration   // of each request
+}
+
+// newNetHTTPTransport returns a client tuned for generating load on one
+// host: no proxy lookups, no transparent gzip, HTTP/1.1 keep-alive
+// connections bounded by the number of workers (so sockets never outnumber
+// in-flight iterations), and redirects returned rather than followed (a
+// step expects a status). Idle connections never time out: the run closes
+// them at its end, and an idle timer would cost two timer operations per
+// request.
+func newNetHTTPTransport(opt Options) *netHTTPTransport {
+	conns, timeout := opt.workers(), opt.RequestTimeout
 	tr := &http.Transport{
 		Proxy:                 nil,
 		DialContext:           (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext,
@@ -26,6 +92,7 @@ func newClient(conns int, timeout time.Duration) (*http.Client, *http.Transport)
 		MaxIdleConnsPerHost:   conns,
 		MaxConnsPerHost:       conns,
 		TLSHandshakeTimeout:   timeout,
+		TLSClientConfig:       opt.TLS,
 		DisableCompression:    true,
 		ExpectContinueTimeout: time.Second,
 	}
@@ -33,7 +100,19 @@ func newClient(conns int, timeout time.Duration) (*http.Client, *http.Transport)
 		Transport:     tr,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	return c, tr
+	return &netHTTPTransport{do: direct(c, tr), tr: tr, timeout: timeout}
+}
+
+func (t *netHTTPTransport) client(run context.Context) client {
+	return &netHTTPClient{do: t.do, timer: newRequestTimer(run, t.timeout)}
+}
+
+// close closes idle connections; the ones in use end with their
+// requests' contexts.
+func (t *netHTTPTransport) close() {
+	if t.tr != nil {
+		t.tr.CloseIdleConnections()
+	}
 }
 
 // direct sends through tr itself rather than through c, which would cost
@@ -52,6 +131,37 @@ func direct(c *http.Client, tr *http.Transport) sendFunc {
 		return resp, nil
 	}
 }
+
+// netHTTPClient bounds each request, body read included, with its
+// worker's requestTimer.
+type netHTTPClient struct {
+	do    sendFunc
+	timer *requestTimer
+	resp  *http.Response // of the exchange in progress
+}
+
+func (c *netHTTPClient) send(r *scenario.Request) (scenario.Response, error) {
+	req, err := r.HTTP(c.timer.start())
+	if err != nil {
+		return scenario.Response{}, err
+	}
+	resp, err := c.do(req)
+	if err != nil {
+		return scenario.Response{}, err
+	}
+	c.resp = resp
+	return scenario.Response{Status: resp.StatusCode, Body: resp.Body}, nil
+}
+
+func (c *netHTTPClient) done() bool {
+	if c.resp != nil {
+		c.resp.Body.Close()
+		c.resp = nil
+	}
+	return c.timer.stop()
+}
+
+func (c *netHTTPClient) close() { c.timer.close() }
 
 // errorOp names a method as http.Client's errors do: "Get", "Post".
 func errorOp(method string) string {

@@ -8,21 +8,22 @@ import (
 
 // runClosed runs one goroutine per virtual user; each loops iterations
 // until the window closes. Latency counts from each iteration's actual
-// start: in a closed model, no iteration waits for a free worker.
+// start: in a closed model, no iteration waits for a free worker, and
+// without think time the next one starts as the last one ends.
 func (e *engine) runClosed(workers []*worker) {
 	var seq atomic.Uint64
 	var wg sync.WaitGroup
 	for _, w := range workers {
 		wg.Go(func() {
 			defer w.begin(e.hard)()
-			for e.hard.Err() == nil {
-				now := time.Now()
-				if !now.Before(e.end) {
-					return
-				}
-				w.iterate(seq.Add(1)-1, now, !now.Before(e.warmEnd))
-				if e.opt.Think > 0 && !e.sleepUntil(time.Now().Add(e.opt.Think)) {
-					return
+			now := time.Now()
+			for e.hard.Err() == nil && now.Before(e.end) {
+				now = w.iterate(seq.Add(1)-1, now, !now.Before(e.warmEnd))
+				if e.opt.Think > 0 {
+					if !e.sleepUntil(now.Add(e.opt.Think)) {
+						return
+					}
+					now = time.Now()
 				}
 			}
 		})

@@ -70,9 +70,18 @@ func (s *itemServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func TestClosedModelRunsLifecyclesWithSavedValues(t *testing.T) {
 	t.Parallel()
-	items := &itemServer{items: map[string]string{}}
-	srv := server(t, items.ServeHTTP)
-	r := run(t, compile(t, 1, lifecycle()), srv.URL, closedOpts(4, 0, time.Second))
+	forEachClient(t, func(t *testing.T, client string) {
+		items := &itemServer{items: map[string]string{}}
+		srv := server(t, items.ServeHTTP)
+		opt := closedOpts(4, 0, time.Second)
+		opt.Client = client
+		r := run(t, compile(t, 1, lifecycle()), srv.URL, opt)
+		checkLifecycles(t, r, items)
+	})
+}
+
+func checkLifecycles(t *testing.T, r *result.Run, items *itemServer) {
+	t.Helper()
 	it := r.Iterations
 	if it.Completed < 4 || it.Started != it.Completed || it.Succeeded != it.Completed {
 		t.Errorf("iterations %+v: want ≥ 4, all completed and succeeded", it)
@@ -149,37 +158,46 @@ func TestErrorClasses(t *testing.T) {
 		{"expect", srv.URL, config.Step{Name: "check", Request: config.Request{Path: "/state"}, Expect: map[string]any{"state": "done"}}, result.ErrExpect, `state = "queued", want done`},
 		{"timeout", srv.URL, config.Step{Name: "wait", Request: config.Request{Path: "/slow"}}, result.ErrTimeout, "no response within 100ms"},
 		{"timeout in body", srv.URL, config.Step{Name: "read", Request: config.Request{Path: "/stall-body"}}, result.ErrTimeout, "no response within 100ms"},
-		{"connection", closed, config.Step{Name: "dial", Request: config.Request{Path: "/"}}, result.ErrConnection, "connection refused"},
+		// worded as http.Client words it, whichever client sends
+		{"connection", closed, config.Step{Name: "dial", Request: config.Request{Path: "/"}}, result.ErrConnection,
+			`Get "` + closed + `/": dial tcp ` + strings.TrimPrefix(closed, "http://") + `: connect: connection refused`},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			sc := config.Scenario{Name: "s", Steps: []config.Step{tt.step, {Name: "after", Request: config.Request{Path: "/"}}}}
-			opt := closedOpts(2, 0, 300*time.Millisecond)
-			if tt.class == result.ErrTimeout {
-				opt.RequestTimeout = 100 * time.Millisecond
-			}
-			if tt.class == result.ErrConnection { // worded as http.Client words it
-				tt.sample = `Get "` + closed + `/": dial tcp ` + strings.TrimPrefix(closed, "http://") + `: connect: connection refused`
-			}
-			r := run(t, compile(t, 1, sc), tt.url, opt)
-			if len(r.Errors) != 1 {
-				t.Fatalf("errors %+v, want one class", r.Errors)
-			}
-			e := r.Errors[0]
-			if e.Class != tt.class || e.Step != tt.step.Name || !strings.Contains(e.Sample, tt.sample) {
-				t.Errorf("error %+v, want class %s on step %s with sample containing %q", e, tt.class, tt.step.Name, tt.sample)
-			}
-			if e.Count != r.Requests.Failed || e.Count != r.Requests.Total || e.Count != r.Iterations.Completed {
-				t.Errorf("count %d, requests %+v, iterations %+v: every iteration fails once at its first step", e.Count, r.Requests, r.Iterations)
-			}
-			if r.Iterations.Succeeded != 0 || r.Steps[1].Requests != 0 {
-				t.Errorf("iterations %+v, step after sent %d: an iteration stops at its failed step", r.Iterations, r.Steps[1].Requests)
-			}
-			if v, _ := r.Value(result.RequestErrorPct); v != 100 {
-				t.Errorf("request error %% = %v, want 100", v)
-			}
-		})
+	for _, client := range clients {
+		for _, tt := range tests {
+			t.Run(client+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				checkErrorClass(t, client, tt.url, tt.step, tt.class, tt.sample)
+			})
+		}
+	}
+}
+
+// checkErrorClass runs step, then a step that must never be sent, and
+// checks that every iteration failed once, in class, with sample.
+func checkErrorClass(t *testing.T, client, url string, step config.Step, class, sample string) {
+	t.Helper()
+	sc := config.Scenario{Name: "s", Steps: []config.Step{step, {Name: "after", Request: config.Request{Path: "/"}}}}
+	opt := closedOpts(2, 0, 300*time.Millisecond)
+	opt.Client = client
+	if class == result.ErrTimeout {
+		opt.RequestTimeout = 100 * time.Millisecond
+	}
+	r := run(t, compile(t, 1, sc), url, opt)
+	if len(r.Errors) != 1 {
+		t.Fatalf("errors %+v, want one class", r.Errors)
+	}
+	e := r.Errors[0]
+	if e.Class != class || e.Step != step.Name || !strings.Contains(e.Sample, sample) {
+		t.Errorf("error %+v, want class %s on step %s with sample containing %q", e, class, step.Name, sample)
+	}
+	if e.Count != r.Requests.Failed || e.Count != r.Requests.Total || e.Count != r.Iterations.Completed {
+		t.Errorf("count %d, requests %+v, iterations %+v: every iteration fails once at its first step", e.Count, r.Requests, r.Iterations)
+	}
+	if r.Iterations.Succeeded != 0 || r.Steps[1].Requests != 0 {
+		t.Errorf("iterations %+v, step after sent %d: an iteration stops at its failed step", r.Iterations, r.Steps[1].Requests)
+	}
+	if v, _ := r.Value(result.RequestErrorPct); v != 100 {
+		t.Errorf("request error %% = %v, want 100", v)
 	}
 }
 
@@ -211,44 +229,56 @@ func TestGracePeriodCutsLongIterations(t *testing.T) {
 		steps = append(steps, config.Step{Name: fmt.Sprint("s", i), Request: config.Request{Path: "/"}})
 	}
 	sc := config.Scenario{Name: "long", Steps: steps}
-	opt := closedOpts(1, 0, 50*time.Millisecond)
-	opt.RequestTimeout = time.Second
-	begin := time.Now()
-	r := run(t, compile(t, 1, sc), srv.URL, opt)
-	if took := time.Since(begin); took > 1500*time.Millisecond {
-		t.Errorf("run took %v; want window 50ms + grace 1s", took)
-	}
-	if r.Iterations.Started != 1 || r.Iterations.Completed != 0 {
-		t.Errorf("iterations %+v, want 1 started, 0 completed", r.Iterations)
-	}
-	if r.Requests.Failed != 0 || len(r.Errors) != 0 {
-		t.Errorf("the cut request counted as a failure: %+v %+v", r.Requests, r.Errors)
-	}
-	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "1 iterations were still running") {
-		t.Errorf("notes %q, want the cut explained", r.Notes)
-	}
-}
-
-func TestCancelReturnsAnErrorPromptly(t *testing.T) {
-	t.Parallel()
-	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-time.After(100 * time.Millisecond):
+	forEachClient(t, func(t *testing.T, client string) {
+		opt := closedOpts(1, 0, 50*time.Millisecond)
+		opt.RequestTimeout, opt.Client = time.Second, client
+		begin := time.Now()
+		r := run(t, compile(t, 1, sc), srv.URL, opt)
+		if took := time.Since(begin); took > 1500*time.Millisecond {
+			t.Errorf("run took %v; want window 50ms + grace 1s", took)
+		}
+		if r.Iterations.Started != 1 || r.Iterations.Completed != 0 {
+			t.Errorf("iterations %+v, want 1 started, 0 completed", r.Iterations)
+		}
+		if r.Requests.Failed != 0 || len(r.Errors) != 0 {
+			t.Errorf("the cut request counted as a failure: %+v %+v", r.Requests, r.Errors)
+		}
+		if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "1 iterations were still running") {
+			t.Errorf("notes %q, want the cut explained", r.Notes)
 		}
 	})
-	for _, opt := range []Options{openOpts(100, 8, time.Second, 10*time.Second), closedOpts(4, time.Second, 10*time.Second)} {
-		ctx, cancel := context.WithCancel(context.Background())
-		time.AfterFunc(300*time.Millisecond, cancel)
-		begin := time.Now()
-		r, err := Run(ctx, compile(t, 1, oneStep("a", "/")), srv.URL, opt)
-		if took := time.Since(begin); took > 1500*time.Millisecond {
-			t.Errorf("%s: Run returned %v after cancel, want promptly", opt.Model, took-300*time.Millisecond)
+}
+
+// Cancelling a run ends it at once, requests in flight included: the
+// server holds each for 5s, longer than the test waits.
+func TestCancelReturnsAnErrorPromptly(t *testing.T) {
+	t.Parallel()
+	forEachClient(t, func(t *testing.T, client string) {
+		srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-r.Context().Done():
+			case <-time.After(5 * time.Second):
+			}
+		})
+		for _, opt := range []Options{openOpts(100, 8, time.Second, 10*time.Second), closedOpts(4, time.Second, 10*time.Second)} {
+			opt.Client = client
+			checkCancel(t, srv.URL, opt)
 		}
-		if !errors.Is(err, context.Canceled) || r != nil {
-			t.Errorf("%s: Run = %v, %v; want no result and context.Canceled", opt.Model, r, err)
-		}
-		cancel()
+	})
+}
+
+func checkCancel(t *testing.T, url string, opt Options) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	time.AfterFunc(300*time.Millisecond, cancel)
+	begin := time.Now()
+	r, err := Run(ctx, compile(t, 1, oneStep("a", "/")), url, opt)
+	if took := time.Since(begin); took > 1500*time.Millisecond {
+		t.Errorf("%s: Run returned %v after cancel, want promptly", opt.Model, took-300*time.Millisecond)
+	}
+	if !errors.Is(err, context.Canceled) || r != nil {
+		t.Errorf("%s: Run = %v, %v; want no result and context.Canceled", opt.Model, r, err)
 	}
 }
 
@@ -292,6 +322,8 @@ func TestOptionsMisuseIsAnError(t *testing.T) {
 		{"duration", func(o *Options) { o.Duration = 0 }, "", "measure window"},
 		{"warmup", func(o *Options) { o.Warmup = -time.Second }, "", "warmup -1s"},
 		{"url", func(o *Options) {}, "localhost:8080", "absolute http"},
+		{"client", func(o *Options) { o.Client = "curl" }, "", `client "curl": use "fast" or "nethttp"`},
+		{"fast with a net/http client", func(o *Options) { o.Client, o.HTTPClient = ClientFast, &http.Client{} }, "", "client fast cannot send through the given net/http client"},
 	}
 	for _, tt := range tests {
 		opt := ok
@@ -321,8 +353,8 @@ func TestFromConfig(t *testing.T) {
 	if o.Pacer != (LinearRamp{From: 10, To: 100, Over: time.Minute}) {
 		t.Errorf("ramp pacer = %+v", o.Pacer)
 	}
-	o = FromConfig(config.Load{Model: config.ModelClosed, VUs: 7, Think: config.Duration(time.Second)})
-	if o.Model != Closed || o.VUs != 7 || o.Think != time.Second {
+	o = FromConfig(config.Load{Model: config.ModelClosed, VUs: 7, Think: config.Duration(time.Second), Client: config.ClientNetHTTP})
+	if o.Model != Closed || o.VUs != 7 || o.Think != time.Second || o.Client != ClientNetHTTP {
 		t.Errorf("closed = %+v", o)
 	}
 }

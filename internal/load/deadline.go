@@ -5,7 +5,8 @@ import (
 	"time"
 )
 
-// requestTimer bounds each request of one worker, body read included, by
+// requestTimer bounds each request of one worker on the net/http client
+// (the fast client bounds them with deadlines), body read included, by
 // RequestTimeout without a context and a timer per request: one context
 // serves the worker's requests one after another, and one timer, re-armed
 // per request, cancels it only when a request overruns. The next request

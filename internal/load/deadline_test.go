@@ -15,41 +15,47 @@ import (
 // one overruns, the next ones are bounded afresh, not failed at once.
 func TestEachRequestGetsItsOwnTimeout(t *testing.T) {
 	t.Parallel()
-	var n atomic.Int64
-	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
-		if k := n.Add(1); k == 1 || k == 3 {
-			<-r.Context().Done() // the client gives up on requests 1 and 3
-			return
+	forEachClient(t, func(t *testing.T, client string) {
+		var n atomic.Int64
+		srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+			if k := n.Add(1); k == 1 || k == 3 {
+				<-r.Context().Done() // the client gives up on requests 1 and 3
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		})
+		opt := closedOpts(1, 0, 600*time.Millisecond)
+		opt.RequestTimeout, opt.Client = 150*time.Millisecond, client
+		r := run(t, compile(t, 1, oneStep("a", "/")), srv.URL, opt)
+		if len(r.Errors) != 1 || r.Errors[0].Class != result.ErrTimeout || r.Errors[0].Count != 2 {
+			t.Fatalf("errors %+v, want exactly the 2 stalled requests as timeouts", r.Errors)
 		}
-		time.Sleep(20 * time.Millisecond)
+		it := r.Iterations
+		// 2 × 150ms of timeouts leave 300ms of the window for 20ms requests.
+		if it.Completed < 5 || it.Succeeded != it.Completed-2 || r.Requests.Total != it.Completed {
+			t.Errorf("iterations %+v, requests %+v; want all but the 2 stalled ones to succeed, and at least 5 in all", it, r.Requests)
+		}
 	})
-	opt := closedOpts(1, 0, 600*time.Millisecond)
-	opt.RequestTimeout = 150 * time.Millisecond
-	r := run(t, compile(t, 1, oneStep("a", "/")), srv.URL, opt)
-	if len(r.Errors) != 1 || r.Errors[0].Class != result.ErrTimeout || r.Errors[0].Count != 2 {
-		t.Fatalf("errors %+v, want exactly the 2 stalled requests as timeouts", r.Errors)
-	}
-	it := r.Iterations
-	// 2 × 150ms of timeouts leave 300ms of the window for 20ms requests.
-	if it.Completed < 5 || it.Succeeded != it.Completed-2 || r.Requests.Total != it.Completed {
-		t.Errorf("iterations %+v, requests %+v; want all but the 2 stalled ones to succeed, and at least 5 in all", it, r.Requests)
-	}
 }
 
 // The engine sends through its Transport directly; a base URL with
 // credentials must still reach the target as basic auth.
 func TestCredentialsInTheURLBecomeBasicAuth(t *testing.T) {
 	t.Parallel()
-	var bad atomic.Int64
-	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
-		if u, p, ok := r.BasicAuth(); !ok || u != "gate" || p != "s3cret" {
-			bad.Add(1)
-			w.WriteHeader(http.StatusUnauthorized)
+	forEachClient(t, func(t *testing.T, client string) {
+		var bad atomic.Int64
+		srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+			if u, p, ok := r.BasicAuth(); !ok || u != "gate" || p != "s3cret" {
+				bad.Add(1)
+				w.WriteHeader(http.StatusUnauthorized)
+			}
+		})
+		base := strings.Replace(srv.URL, "http://", "http://gate:s3cret@", 1)
+		opt := closedOpts(2, 0, 100*time.Millisecond)
+		opt.Client = client
+		r := run(t, compile(t, 1, oneStep("a", "/")), base, opt)
+		if r.Requests.Total == 0 || r.Requests.Failed != 0 || bad.Load() != 0 {
+			t.Errorf("requests %+v, %d without the credentials; want all sent with basic auth", r.Requests, bad.Load())
 		}
 	})
-	base := strings.Replace(srv.URL, "http://", "http://gate:s3cret@", 1)
-	r := run(t, compile(t, 1, oneStep("a", "/")), base, closedOpts(2, 0, 100*time.Millisecond))
-	if r.Requests.Total == 0 || r.Requests.Failed != 0 || bad.Load() != 0 {
-		t.Errorf("requests %+v, %d without the credentials; want all sent with basic auth", r.Requests, bad.Load())
-	}
 }

@@ -4,14 +4,15 @@
 // iterations), the warm-up and measure windows, and the aggregation of
 // every request into a result.Run. Latency in the open model is timed from
 // each iteration's scheduled start, so a slow target cannot hide its
-// queueing (no coordinated omission).
+// queueing (no coordinated omission). Requests go out through one of two
+// HTTP/1.1 clients behind one interface (client.go): fasthttp by default,
+// Go's net/http on request.
 package load
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,14 +26,13 @@ import (
 var errGraceOver = errors.New("grace period after the measure window is over")
 
 type engine struct {
-	opt     Options
-	plan    *scenario.Plan
-	baseURL string
-	steps   []string
-	client  *http.Client
-	do      sendFunc // sends through client
-	coll    *collector
-	live    liveCounts
+	opt       Options
+	plan      *scenario.Plan
+	baseURL   string
+	steps     []string
+	transport transport
+	coll      *collector
+	live      liveCounts
 
 	start   time.Time // warm-up begins
 	warmEnd time.Time // measure window begins
@@ -63,12 +63,14 @@ func Run(ctx context.Context, plan *scenario.Plan, baseURL string, opt Options) 
 	if err != nil {
 		return nil, err
 	}
-	if opt.Client == nil {
-		tr := e.client.Transport.(*http.Transport)
-		defer tr.CloseIdleConnections()
-	}
 	e.hard, e.cancelHard = context.WithCancelCause(ctx)
 	defer e.cancelHard(nil)
+	// However the run ends, its connections close: at once when it is
+	// cancelled or its grace period is over, which ends the requests still
+	// in flight, and when Run returns.
+	defer e.transport.close()
+	stopClosing := context.AfterFunc(e.hard, e.transport.close)
+	defer stopClosing()
 
 	e.start = time.Now()
 	e.warmEnd = e.start.Add(opt.Warmup)
@@ -101,7 +103,7 @@ func newEngine(plan *scenario.Plan, baseURL string, opt Options) (*engine, []*wo
 	if err := opt.check(); err != nil {
 		return nil, nil, fmt.Errorf("load options: %w", err)
 	}
-	e := &engine{opt: opt, plan: plan, baseURL: baseURL, steps: plan.StepNames(), client: opt.Client}
+	e := &engine{opt: opt, plan: plan, baseURL: baseURL, steps: plan.StepNames()}
 	e.coll = newCollector(len(e.steps))
 	workers := make([]*worker, opt.workers())
 	for i := range workers {
@@ -111,12 +113,9 @@ func newEngine(plan *scenario.Plan, baseURL string, opt Options) (*engine, []*wo
 		}
 		workers[i] = w
 	}
-	if e.client == nil {
-		var tr *http.Transport
-		e.client, tr = newClient(opt.workers(), opt.RequestTimeout)
-		e.do = direct(e.client, tr)
-	} else {
-		e.do = e.client.Do
+	var err error
+	if e.transport, err = newTransport(opt, baseURL); err != nil {
+		return nil, nil, fmt.Errorf("load options: %w", err)
 	}
 	return e, workers, nil
 }

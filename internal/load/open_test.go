@@ -82,6 +82,10 @@ func TestOpenModelOffersTheScheduleAndCountsEverything(t *testing.T) {
 
 func TestOpenModelDropsWhatItCannotStart(t *testing.T) {
 	t.Parallel()
+	forEachClient(t, checkDrops)
+}
+
+func checkDrops(t *testing.T, client string) {
 	const delay = 50 * time.Millisecond
 	var inflight, peak atomic.Int64
 	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
@@ -93,6 +97,7 @@ func TestOpenModelDropsWhatItCannotStart(t *testing.T) {
 	})
 	var maxSeen atomic.Int64
 	opt := openOpts(200, 4, 0, time.Second)
+	opt.Client = client
 	opt.Progress = func(p Progress) { maxSeen.Store(max(maxSeen.Load(), p.PeakInflight)) }
 	begin := time.Now()
 	r := run(t, compile(t, 1, oneStep("slow", "/")), srv.URL, opt)
@@ -132,6 +137,7 @@ func TestIterationLatencyCountsFromTheSchedule(t *testing.T) {
 	}
 	e.hard, e.cancelHard = context.WithCancelCause(context.Background())
 	defer e.cancelHard(nil)
+	defer e.transport.close()
 	defer workers[0].begin(e.hard)()
 	const late = 300 * time.Millisecond
 	workers[0].iterate(0, time.Now().Add(-late), true)
@@ -147,6 +153,12 @@ func TestIterationLatencyCountsFromTheSchedule(t *testing.T) {
 // Not parallel: it saturates the CPU on purpose, which would starve the
 // other tests' schedules.
 func TestOpenModelBoundsSocketsUnderOverload(t *testing.T) {
+	for _, client := range clients {
+		t.Run(client, func(t *testing.T) { checkSocketBound(t, client) })
+	}
+}
+
+func checkSocketBound(t *testing.T, client string) {
 	var conns atomic.Int64
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(2 * time.Millisecond)
@@ -159,7 +171,9 @@ func TestOpenModelBoundsSocketsUnderOverload(t *testing.T) {
 	srv.Start()
 	t.Cleanup(srv.Close)
 	begin := time.Now()
-	r := run(t, compile(t, 1, oneStep("a", "/")), srv.URL, openOpts(20000, 8, 0, 500*time.Millisecond))
+	opt := openOpts(20000, 8, 0, 500*time.Millisecond)
+	opt.Client = client
+	r := run(t, compile(t, 1, oneStep("a", "/")), srv.URL, opt)
 	if took := time.Since(begin); took > 1500*time.Millisecond {
 		t.Errorf("run took %v, want about 0.5s", took)
 	}

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
@@ -21,6 +22,15 @@ const (
 const (
 	Open   = config.ModelOpen
 	Closed = config.ModelClosed
+)
+
+// HTTP clients (Options.Client).
+const (
+	// ClientFast is fasthttp: HTTP/1.1 at a fraction of net/http's CPU per
+	// request. The default.
+	ClientFast = config.ClientFast
+	// ClientNetHTTP is Go's net/http client, tuned for load.
+	ClientNetHTTP = config.ClientNetHTTP
 )
 
 // Options say how a run offers work. Warmup comes first: iterations that
@@ -44,10 +54,17 @@ type Options struct {
 	// RequestTimeout bounds each request, and how long in-flight
 	// iterations may finish after the window closes.
 	RequestTimeout time.Duration
-	// Client sends the requests; nil means the engine's own client, tuned
-	// for load (no proxy, no compression, connections bounded by
-	// MaxInflight or VUs, redirects not followed).
-	Client *http.Client
+	// Client chooses the engine's own HTTP client: ClientFast (also when
+	// empty) or ClientNetHTTP. Either is tuned for load: no proxy, no
+	// compression, keep-alive connections bounded by MaxInflight or VUs,
+	// redirects not followed.
+	Client string
+	// HTTPClient, when set, sends the requests instead of the engine's
+	// own client (as net/http, so Client must be empty or ClientNetHTTP).
+	HTTPClient *http.Client
+	// TLS configures the engine's own clients' connections to an https
+	// target; nil means the system's roots.
+	TLS *tls.Config
 	// Progress, when set, is called every ProgressInterval from one
 	// goroutine, and once more when the run ends.
 	Progress func(Progress)
@@ -77,8 +94,8 @@ const (
 	PhaseMeasure = "measure"
 )
 
-// FromConfig returns the Options a config's load section asks for. Client
-// and Progress are left for the caller.
+// FromConfig returns the Options a config's load section asks for.
+// HTTPClient, TLS, Progress and OnMeasure are left for the caller.
 func FromConfig(l config.Load) Options {
 	o := Options{
 		Model:          l.Model,
@@ -88,6 +105,7 @@ func FromConfig(l config.Load) Options {
 		Warmup:         l.Warmup.D(),
 		Duration:       l.Duration.D(),
 		RequestTimeout: l.RequestTimeout.D(),
+		Client:         l.Client,
 	}
 	if o.Model == "" {
 		o.Model = Open

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/result"
@@ -27,9 +26,10 @@ const (
 // only it writes them, and the engine reads them after the worker is done.
 type worker struct {
 	e      *engine
-	timer  *requestTimer // bounds each request; set by begin
-	runner *scenario.Runner
+	client client // sends the requests; set by begin
+	exec   *scenario.Executor
 	batch  []sample
+	ended  time.Time         // when the last step ended
 	its    result.Iterations // Started, Completed, Succeeded
 	cut    int64             // iterations interrupted at the end of the grace period
 	reqs   []stepCount       // by step ID
@@ -52,43 +52,44 @@ const (
 )
 
 func newWorker(e *engine, id int) (*worker, error) {
-	r, err := e.plan.NewRunner(e.baseURL, id)
+	x, err := e.plan.NewExecutor(e.baseURL, id)
 	if err != nil {
 		return nil, err
 	}
 	n := len(e.steps)
 	return &worker{
-		e: e, runner: r, batch: make([]sample, 0, batchSize),
+		e: e, exec: x, batch: make([]sample, 0, batchSize),
 		reqs: make([]stepCount, n), errs: make([]errorCount, n*len(classes)),
 	}, nil
 }
 
-// begin prepares the worker's request timer under the run's context; the
+// begin gives the worker its client under the run's context; the
 // returned function releases it when the worker is done.
 func (w *worker) begin(run context.Context) (end func()) {
-	w.timer = newRequestTimer(run, w.e.opt.RequestTimeout)
-	return w.timer.close
+	w.client = w.e.transport.client(run)
+	return w.client.close
 }
 
 // iterate runs iteration seq whose latency counts from origin (its
-// scheduled start in the open model). An iteration stops at its first
-// failed step: later steps would only repeat the failure.
-func (w *worker) iterate(seq uint64, origin time.Time, measured bool) {
+// scheduled start in the open model) and returns when it ended: when its
+// last step did (one clock reading serves both). An iteration stops at
+// its first failed step: later steps would only repeat the failure.
+func (w *worker) iterate(seq uint64, origin time.Time, measured bool) (ended time.Time) {
 	w.e.live.enter()
 	defer w.e.live.inflight.Add(-1)
-	w.runner.Begin(seq)
+	w.exec.Begin(seq)
 	out := passed
-	for i := 0; i < w.runner.Steps() && out == passed; i++ {
+	for i := 0; i < w.exec.Steps() && out == passed; i++ {
 		out = w.step(i, measured)
 	}
 	if !measured {
-		return
+		return w.ended
 	}
 	w.its.Started++
 	switch out {
 	case aborted:
 		w.cut++
-		return
+		return w.ended
 	case failed:
 		w.e.live.failed.Add(1)
 	default:
@@ -96,27 +97,28 @@ func (w *worker) iterate(seq uint64, origin time.Time, measured bool) {
 	}
 	w.its.Completed++
 	w.e.live.completed.Add(1)
-	w.record(kindIteration, 0, time.Since(origin))
+	w.record(kindIteration, 0, w.ended.Sub(origin))
+	return w.ended
 }
 
 // step sends step i's request and checks the response.
 func (w *worker) step(i int, measured bool) outcome {
-	id := w.runner.StepID(i)
-	req, err := w.runner.Request(w.timer.start(), i)
+	id := w.exec.StepID(i)
+	req, err := w.exec.Request(i)
 	if err != nil {
-		w.timer.stop()
+		w.ended = time.Now()
 		if measured {
 			w.reqs[id].total++
 			if e := w.fail(id, slotExpect); e.sample == "" {
-				e.sample = w.runner.RequestFailed(err).Message()
+				e.sample = w.exec.RequestFailed(err).Message()
 			}
 		}
 		return failed
 	}
 	start := time.Now()
-	fail, err := w.send(req, i)
-	expired := w.timer.stop()
-	took := time.Since(start)
+	fail, expired, err := w.exchange(req, i)
+	w.ended = time.Now()
+	took := w.ended.Sub(start)
 	if err != nil && w.e.hard.Err() != nil {
 		return aborted
 	}
@@ -130,8 +132,8 @@ func (w *worker) step(i int, measured bool) outcome {
 }
 
 // tally counts one measured request and its failure, if any. expired
-// says the request's timer fired: whatever error net/http made of the
-// cancellation, the request timed out.
+// says the request's time ran out: whatever error the client made of
+// the cancellation, the request timed out.
 func (w *worker) tally(id int, took time.Duration, fail *scenario.Failure, err error, expired bool) outcome {
 	w.reqs[id].total++
 	w.record(kindRequest, id, took)
@@ -158,13 +160,14 @@ func (w *worker) tally(id int, took time.Duration, fail *scenario.Failure, err e
 	return failed
 }
 
-func (w *worker) send(req *http.Request, i int) (*scenario.Failure, error) {
-	resp, err := w.e.do(req)
-	if err != nil {
-		return nil, err
+// exchange sends step i's request and checks its response, body read
+// included.
+func (w *worker) exchange(req *scenario.Request, i int) (fail *scenario.Failure, expired bool, err error) {
+	resp, err := w.client.send(req)
+	if err == nil {
+		fail, err = w.exec.Check(i, resp)
 	}
-	defer resp.Body.Close()
-	return w.runner.Check(i, resp)
+	return fail, w.client.done(), err
 }
 
 // fail counts a failed request and returns its class's counter, whose
@@ -190,8 +193,11 @@ func (w *worker) flush() {
 
 func transportSlot(err error) int {
 	var ne net.Error
-	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
 		return slotTimeout
+	case errors.Is(err, errBodyTooLarge):
+		return slotExpect
 	}
 	return slotConnection
 }

@@ -49,8 +49,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	if err != nil {
 		return Judged{}, err
 	}
-	b := &runner.Benchmark{Config: cfg, Env: env.Machine, Observer: env.Progress, Log: env.log(), Now: env.Now}
-	res, err := b.RunAB(ctx, *cfg.AB, o.AA && !o.TwoProcesses)
+	res, err := env.benchmark(cfg).RunAB(ctx, *cfg.AB, o.AA && !o.TwoProcesses)
 	if err != nil {
 		return Judged{}, runFailure(err)
 	}

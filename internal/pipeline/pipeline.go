@@ -41,6 +41,26 @@ type Env struct {
 	Machine result.Env
 	// Now is the clock of the result files; nil for the wall clock.
 	Now func() time.Time
+	// Processes is how the benchmark's child processes are started: the
+	// environment they inherit (credentials removed), the supervisor that
+	// ends them with tailgate, and where a started target's output goes.
+	Processes Processes
+}
+
+// Processes describes the child processes of a benchmark (runner.Benchmark
+// has the meaning of each field).
+type Processes struct {
+	Environ      []string
+	Supervisor   []string
+	TargetLogDir string
+	TargetLive   io.Writer
+}
+
+// benchmark is the runner of cfg in this environment.
+func (e Env) benchmark(cfg *config.Config) *runner.Benchmark {
+	return &runner.Benchmark{Config: cfg, Env: e.Machine, Observer: e.Progress, Log: e.log(), Now: e.Now,
+		Environ: e.Processes.Environ, Supervisor: e.Processes.Supervisor,
+		TargetLogDir: e.Processes.TargetLogDir, TargetLive: e.Processes.TargetLive}
 }
 
 func (e Env) out() io.Writer { return orDiscard(e.Out) }
@@ -65,8 +85,7 @@ type Judged struct {
 // measure runs the benchmark cfg. A broken target or dataset is a runtime
 // failure, never a result.
 func measure(ctx context.Context, env Env, cfg *config.Config) (*result.File, error) {
-	b := &runner.Benchmark{Config: cfg, Env: env.Machine, Observer: env.Progress, Log: env.log(), Now: env.Now}
-	res, err := b.Run(ctx)
+	res, err := env.benchmark(cfg).Run(ctx)
 	if err != nil {
 		return nil, runFailure(err)
 	}

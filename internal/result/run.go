@@ -25,7 +25,10 @@ type File struct {
 	Source         string    `json:"source"` // "tailgate", or the imported format ("k6-summary-export", …)
 	Created        time.Time `json:"created"`
 	Env            Env       `json:"env"`
-	Runs           []Run     `json:"runs"`
+	// TargetLog is the file holding the output of the target tailgate
+	// started for these runs (its stdout and stderr), if it started one.
+	TargetLog string `json:"target_log,omitempty"`
+	Runs      []Run  `json:"runs"`
 }
 
 // Env describes the machine and build that measured the runs.
@@ -130,10 +133,12 @@ type Step struct {
 	Metrics map[string]float64 `json:"metrics,omitempty"`
 }
 
-// Resources is what the target's process tree used during the measure window.
+// Resources is what the target's process tree used during the measure
+// window. A figure that was not measured is 0 here and left out of the
+// JSON and of the metrics: absent, never a measured zero.
 type Resources struct {
-	CPUSeconds   float64 `json:"cpu_s"`
-	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+	CPUSeconds   float64 `json:"cpu_s,omitempty"`
+	PeakRSSBytes int64   `json:"peak_rss_bytes,omitempty"`
 }
 
 // Value returns a metric of the run and whether the run has it.

@@ -51,7 +51,8 @@ func (r *Run) Summarize() {
 		set(DroppedPct, pct(it.Dropped, offered))
 	}
 	if res := r.Resources; res != nil {
-		if it.Completed > 0 && it.Counted&CountCompleted != 0 {
+		// zero is "not measured": a process that served requests used CPU
+		if it.Completed > 0 && it.Counted&CountCompleted != 0 && res.CPUSeconds > 0 {
 			set(CPUPerIteration, res.CPUSeconds*1000/float64(it.Completed))
 		}
 		if res.PeakRSSBytes > 0 {

@@ -41,8 +41,9 @@ func Order(kind string, runs int, seed int64) []Side {
 	return order
 }
 
-// ABResult is what an A/B benchmark measured: a result file per side and
-// the order the runs were made in.
+// ABResult is what an A/B benchmark measured: a result file per side
+// (each naming its target's log file in TargetLog) and the order the runs
+// were made in.
 type ABResult struct {
 	Base, Head *result.File
 	Order      []Side
@@ -78,6 +79,7 @@ func (b *Benchmark) RunAB(ctx context.Context, ab config.AB, aa bool) (*ABResult
 
 func (b *Benchmark) interleave(ctx context.Context, plan *scenario.Plan, targets map[Side]*running, order []Side, aa bool) (*ABResult, error) {
 	out := &ABResult{Base: b.newFile(), Head: b.newFile(), Order: order}
+	out.Base.TargetLog, out.Head.TargetLog = targets[Base].logPath, targets[Head].logPath
 	files := map[Side]*result.File{Base: out.Base, Head: out.Head}
 	for i, side := range order {
 		tgt := *targets[side]

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
@@ -36,11 +37,30 @@ type Benchmark struct {
 	Config   *config.Config
 	Env      result.Env
 	Observer Observer
-	// Log receives the target's output.
+	// Log receives the load tool's output (engine: command).
 	Log io.Writer
 	// Now is the clock that stamps the result and its runs; nil for the
 	// wall clock.
 	Now func() time.Time
+
+	// Environ is the environment tailgate was given ("NAME=value"): the
+	// target, dataset commands and the load tool get it without
+	// credentials (config pass_env names those passed on). Nil gives them
+	// an empty one.
+	Environ []string
+	// Supervisor is the command that runs target.Supervise (tailgate's
+	// hidden subcommand), under which every child is started so that it
+	// dies with tailgate; empty: children are started directly.
+	Supervisor []string
+	// TargetLogDir is where a started target's output is written, one file
+	// per side (named in the result's TargetLog); empty: it is not kept.
+	TargetLogDir string
+	// TargetLive, when set, also gets the target's output as it comes,
+	// each line prefixed "[target] ".
+	TargetLive io.Writer
+
+	mu   sync.Mutex
+	logs map[string]string // log file per side
 }
 
 // Run starts the target (when configured), runs every run and stops the
@@ -57,6 +77,7 @@ func (b *Benchmark) Run(ctx context.Context) (*result.File, error) {
 	}
 	defer tgt.stop()
 	out := b.newFile()
+	out.TargetLog = tgt.logPath
 	runs := b.Config.Load.Runs
 	for i := 0; i < runs; i++ {
 		run, err := b.runOnce(ctx, plan, tgt, i, runs)
@@ -93,10 +114,21 @@ func (b *Benchmark) newFile() *result.File {
 }
 
 // runOnce is one sample: reset → verify → drain → warm-up + measure → drain.
+// A target tailgate started that has ended fails the run.
 func (b *Benchmark) runOnce(ctx context.Context, plan *scenario.Plan, tgt *running, i, runs int) (run *result.Run, err error) {
 	obs := b.observer()
 	obs.RunStarted(i, runs, tgt.label)
 	defer func() { obs.RunDone(i, run, err) }()
+	if err := tgt.exited(); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err == nil {
+			if err = tgt.exited(); err != nil {
+				run = nil
+			}
+		}
+	}()
 	if b.Config.Load.Engine == config.EngineCommand {
 		if err := b.prepare(ctx, tgt, i); err != nil {
 			return nil, err
@@ -118,11 +150,11 @@ func (b *Benchmark) measure(ctx context.Context, plan *scenario.Plan, tgt *runni
 	opt := load.FromConfig(b.Config.Load)
 	opt.Progress = func(p load.Progress) { obs.Progress(i, p) }
 	var sampler sampling
-	opt.OnMeasure = func() { sampler.start(tgt.pid) } // the window only: warm-up is not measured
+	opt.OnMeasure = func() { sampler.start(tgt) } // the window only: warm-up is not measured
 	obs.Step(i, "measure")
 	started := b.now()
 	run, err := load.Run(ctx, plan, tgt.url, opt)
-	res := sampler.stop()
+	res, note := sampler.stop(tgt)
 	if err != nil {
 		return nil, err
 	}
@@ -130,10 +162,7 @@ func (b *Benchmark) measure(ctx context.Context, plan *scenario.Plan, tgt *runni
 		return nil, ctx.Err()
 	}
 	run.Index, run.Started = i, started
-	if res != nil {
-		run.Resources = res
-		run.Summarize()
-	}
+	addResources(run, res, note)
 	return run, b.drainAfter(ctx, tgt, i)
 }
 
@@ -153,13 +182,13 @@ func (b *Benchmark) prepare(ctx context.Context, tgt *running, i int) error {
 	ds, obs := b.Config.Dataset, b.observer()
 	if ds.Reset != nil {
 		obs.Step(i, "reset")
-		if err := target.Reset(ctx, tgt.client, tgt.url, ds.Reset); err != nil {
+		if err := target.Reset(ctx, tgt.client, tgt.url, ds.Reset, tgt.children); err != nil {
 			return err
 		}
 	}
 	if ds.Verify != nil {
 		obs.Step(i, "verify")
-		if err := target.Verify(ctx, tgt.client, tgt.url, ds.Verify); err != nil {
+		if err := target.Verify(ctx, tgt.client, tgt.url, ds.Verify, tgt.children); err != nil {
 			return err
 		}
 	}

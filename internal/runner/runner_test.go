@@ -8,11 +8,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -27,6 +29,14 @@ import (
 // $TAILGATE_TARGET_URL and writes a k6 --summary-export file to
 // $TAILGATE_OUTPUT.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == supervisorArg {
+		// caught, not ignored: an ignored signal would stay ignored in the command
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGTERM, os.Interrupt)
+		os.Exit(target.Supervise(os.Args[2:]))
+	}
+	if addr := os.Getenv(serveEnv); addr != "" {
+		os.Exit(serveService(addr))
+	}
 	if os.Getenv("TAILGATE_TEST_TOOL") != "" {
 		os.Exit(fakeLoadTool())
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
@@ -15,39 +16,81 @@ import (
 // running is a target while the benchmark runs.
 type running struct {
 	label  string
+	side   string // "base" or "head" in A/B (TAILGATE_SIDE), else ""
 	url    string
-	proc   *target.Process // nil when the target was started elsewhere
-	pid    int             // process to sample; 0 when unknown
-	client *http.Client    // for reset, verify and drain (not the load)
+	proc   *target.Process
+	pid    int          // process to sample; 0 when unknown
+	client *http.Client // for reset, verify and drain (not the load)
+	// children runs the dataset commands and the load tool of this target.
+	children target.Children
+	// notMeasured says why the CPU and memory of pid are not the target's.
+	notMeasured error
+	logPath     string // the started target's output, or ""
 }
 
 // start starts the target when it has a start command, else waits until the
-// target started elsewhere answers.
-func (b *Benchmark) start(ctx context.Context, t config.Target, label string) (*running, error) {
-	tgt := &running{
-		label:  label,
-		url:    t.URL,
-		client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: nil}},
-	}
+// target started elsewhere answers. side names it in A/B ("base", "head").
+func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*running, error) {
+	ch := b.children()
+	opt := target.StartOptions{Children: ch, Live: b.TargetLive}
 	if t.Start != nil {
-		p, err := target.Start(ctx, t.URL, t, b.log())
+		path, err := b.targetLog(side)
 		if err != nil {
-			return nil, withLabel(label, err)
+			return nil, withLabel(side, err)
 		}
-		tgt.proc, tgt.pid = p, p.PID()
-		return tgt, nil
+		opt.LogPath = path
 	}
-	if err := target.WaitReady(ctx, tgt.client, t.URL, t.Ready); err != nil {
-		return nil, withLabel(label, err)
+	p, err := target.Start(ctx, t.URL, t, opt)
+	if err != nil {
+		return nil, withLabel(side, err)
 	}
-	if t.PIDFile != "" {
-		pid, err := target.PIDFromFile(t.PIDFile)
-		if err != nil {
-			return nil, withLabel(label, fmt.Errorf("target pid_file: %w", err))
-		}
-		tgt.pid = pid
+	if side != "" {
+		ch = ch.With(target.SideEnv + "=" + side)
 	}
-	return tgt, nil
+	return &running{
+		label:       side,
+		side:        side,
+		url:         t.URL,
+		proc:        p,
+		pid:         p.PID(),
+		client:      &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: nil}},
+		children:    ch,
+		notMeasured: p.Measurable(),
+		logPath:     p.LogPath(),
+	}, nil
+}
+
+// children is how this benchmark's processes are started.
+func (b *Benchmark) children() target.Children {
+	return target.Children{Environ: b.Environ, PassEnv: b.Config.PassEnv, Supervisor: b.Supervisor}
+}
+
+// targetLog is the log file of the target on side: one per side and
+// Benchmark, appended to when the target is started again; "" without
+// TargetLogDir.
+func (b *Benchmark) targetLog(side string) (string, error) {
+	if b.TargetLogDir == "" {
+		return "", nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if path, ok := b.logs[side]; ok {
+		return path, nil
+	}
+	name := "tailgate-" + b.Config.Name + "-target"
+	if side != "" {
+		name += "-" + side
+	}
+	f, err := os.CreateTemp(b.TargetLogDir, name+"-*.log")
+	if err != nil {
+		return "", fmt.Errorf("creating the target's log file: %w", err)
+	}
+	f.Close()
+	if b.logs == nil {
+		b.logs = map[string]string{}
+	}
+	b.logs[side] = f.Name()
+	return f.Name(), nil
 }
 
 func withLabel(label string, err error) error {
@@ -58,10 +101,16 @@ func withLabel(label string, err error) error {
 }
 
 func (t *running) stop() {
-	if t.proc != nil {
-		t.proc.Stop()
-	}
+	t.proc.Stop()
 	t.client.CloseIdleConnections()
+}
+
+// exited is an error once a started target has ended: no run can measure it.
+func (t *running) exited() error {
+	if err := t.proc.Exited(); err != nil {
+		return withLabel(t.side, err)
+	}
+	return nil
 }
 
 // sampling measures the target's CPU and memory over a measure window. It
@@ -73,22 +122,46 @@ type sampling struct {
 	stopped bool // a start that comes after stop (a cancelled run) does nothing
 }
 
-func (s *sampling) start(pid int) {
+func (s *sampling) start(tgt *running) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if pid == 0 || s.stopped {
+	if tgt.pid == 0 || tgt.notMeasured != nil || s.stopped {
 		return
 	}
-	s.s = target.StartSampler(pid, 100*time.Millisecond)
+	s.s = target.StartSampler(tgt.pid, 100*time.Millisecond)
 }
 
-func (s *sampling) stop() *result.Resources {
+// stop ends the window and returns what was measured: nil where nothing
+// could be (never zero), with a note for the run saying why.
+func (s *sampling) stop(tgt *running) (*result.Resources, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stopped = true
-	if s.s == nil {
-		return nil
+	switch {
+	case tgt.pid == 0:
+		return nil, "" // nothing to measure: a target started elsewhere without pid_file
+	case tgt.notMeasured != nil:
+		return nil, "CPU and memory not measured: " + tgt.notMeasured.Error()
+	case s.s == nil:
+		return nil, "" // the window never opened (a cancelled run)
 	}
-	res := s.s.Stop()
-	return &res
+	res, err := s.s.Stop()
+	switch {
+	case res == nil:
+		return nil, "CPU and memory not measured: " + err.Error()
+	case err != nil:
+		return res, "CPU not measured: " + err.Error()
+	}
+	return res, ""
+}
+
+// addResources puts a window's measurement on run and sums it up.
+func addResources(run *result.Run, res *result.Resources, note string) {
+	if note != "" {
+		run.Notes = append(run.Notes, note)
+	}
+	if res != nil {
+		run.Resources = res
+		run.Summarize()
+	}
 }

@@ -23,17 +23,17 @@ func (b *Benchmark) measureTool(ctx context.Context, tgt *running, i, runs int) 
 	if err := freshOutput(l.Output); err != nil {
 		return nil, err
 	}
-	env := []string{
-		"TAILGATE_TARGET_URL=" + tgt.url,
-		"TAILGATE_OUTPUT=" + l.Output,
-		"TAILGATE_RUN=" + strconv.Itoa(i),
-		"TAILGATE_RUNS=" + strconv.Itoa(runs),
-	}
+	ch := tgt.children.With(
+		target.TargetURLEnv+"="+tgt.url,
+		"TAILGATE_OUTPUT="+l.Output,
+		"TAILGATE_RUN="+strconv.Itoa(i),
+		"TAILGATE_RUNS="+strconv.Itoa(runs),
+	)
 	var sampler sampling
-	sampler.start(tgt.pid)
+	sampler.start(tgt)
 	started := b.now()
-	exit, err := target.RunTool(ctx, l.Command, env, l.CommandTimeout.D(), b.log())
-	res := sampler.stop()
+	exit, err := target.RunTool(ctx, l.Command, ch, l.CommandTimeout.D(), b.log())
+	res, note := sampler.stop(tgt)
 	if err != nil {
 		return nil, err
 	}
@@ -41,11 +41,12 @@ func (b *Benchmark) measureTool(ctx context.Context, tgt *running, i, runs int) 
 	if err != nil {
 		return nil, &target.StepError{Step: target.StepLoad, Saw: fmt.Sprintf("the command exited with status %d", exit), Err: fmt.Errorf("importing its output: %w", err)}
 	}
-	run.Index, run.Started, run.Resources = i, started, res
+	run.Index, run.Started = i, started
 	if exit != 0 {
 		run.Notes = append(run.Notes, fmt.Sprintf("the load command exited with status %d (failed thresholds?)", exit))
 	}
 	run.Summarize()
+	addResources(run, res, note)
 	return run, nil
 }
 

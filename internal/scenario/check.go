@@ -49,86 +49,96 @@ func (f *Failure) Message() string {
 	return strings.TrimSpace(fmt.Sprintf("%d %s", f.Status, line))
 }
 
+// Response is what the checks read of a response, whichever client
+// received it.
+type Response struct {
+	Status int
+	// Body is the response body: a stream, or a reader over a body the
+	// client has read already. Check reads what the checks need and drains
+	// the rest.
+	Body io.Reader
+}
+
 // Check checks the response of step i, reads what the checks need and
 // drains the rest of the body (so the connection can be reused), and saves
 // values for later steps. A non-nil *Failure (valid until the next Check)
 // means the response failed a check; a non-nil error means reading the body
 // failed. The caller closes the body.
-func (r *Runner) Check(i int, resp *http.Response) (*Failure, error) {
-	st := &r.cur[i]
-	if !statusOK(st.status, resp.StatusCode) {
-		n, _ := io.ReadFull(resp.Body, r.fail.snippet[:])
+func (x *Executor) Check(i int, resp Response) (*Failure, error) {
+	st := &x.cur[i]
+	if !statusOK(st.status, resp.Status) {
+		n, _ := io.ReadFull(resp.Body, x.fail.snippet[:])
 		_, _ = io.Copy(io.Discard, resp.Body) // the failure is known; a read error changes nothing
-		r.fail.Kind, r.fail.Status, r.fail.n, r.fail.err = StatusMismatch, resp.StatusCode, n, nil
-		return &r.fail, nil
+		x.fail.Kind, x.fail.Status, x.fail.n, x.fail.err = StatusMismatch, resp.Status, n, nil
+		return &x.fail, nil
 	}
 	if !st.needBody {
 		_, err := io.Copy(io.Discard, resp.Body)
 		return nil, err
 	}
-	body, err := r.readBody(resp.Body)
+	body, err := x.readBody(resp.Body)
 	if err != nil {
 		return nil, err
 	}
 	if len(body) > MaxBodyBytes {
 		_, err := io.Copy(io.Discard, resp.Body)
-		return r.expectFailed(fmt.Errorf("response body is larger than %d bytes; expect and save read at most that", MaxBodyBytes)), err
+		return x.expectFailed(fmt.Errorf("response body is larger than %d bytes; expect and save read at most that", MaxBodyBytes)), err
 	}
-	want, err := r.expectations(st)
+	want, err := x.expectations(st)
 	if err != nil {
-		return r.expectFailed(err), nil
+		return x.expectFailed(err), nil
 	}
 	if err := jsonmatch.Match(body, want); err != nil {
-		return r.expectFailed(err), nil
+		return x.expectFailed(err), nil
 	}
 	for _, s := range st.save {
 		v, ok := jsonmatch.Get(body, s.path)
 		if !ok {
-			return r.expectFailed(fmt.Errorf("save %s: %s missing in response %s", s.name, s.path, jsonmatch.Snippet(body))), nil
+			return x.expectFailed(fmt.Errorf("save %s: %s missing in response %s", s.name, s.path, jsonmatch.Snippet(body))), nil
 		}
-		r.vars[s.name] = strings.Clone(v)
+		x.vars[s.name] = strings.Clone(v)
 	}
 	return nil, nil
 }
 
 // expectations returns the step's expected values, rendering the
 // templated ones with this iteration's saved values.
-func (r *Runner) expectations(st *boundStep) (map[string]any, error) {
+func (x *Executor) expectations(st *boundStep) (map[string]any, error) {
 	if len(st.expectT) == 0 {
 		return st.expect, nil
 	}
-	clear(r.want)
+	clear(x.want)
 	for k, v := range st.expect {
-		r.want[k] = v
+		x.want[k] = v
 	}
 	for i := range st.expectT {
-		x := &st.expectT[i]
-		if err := x.value.render(&r.buf, r.vars); err != nil {
-			return nil, fmt.Errorf("expect %s: %w", x.path, err)
+		e := &st.expectT[i]
+		if err := e.value.render(&x.buf, x.vars); err != nil {
+			return nil, fmt.Errorf("expect %s: %w", e.path, err)
 		}
-		r.want[x.path] = r.buf.String()
+		x.want[e.path] = x.buf.String()
 	}
-	return r.want, nil
+	return x.want, nil
 }
 
 // RequestFailed returns a Failure for a request that could not be built.
-func (r *Runner) RequestFailed(err error) *Failure { return r.expectFailed(err) }
+func (x *Executor) RequestFailed(err error) *Failure { return x.expectFailed(err) }
 
-func (r *Runner) expectFailed(err error) *Failure {
-	r.fail = Failure{Kind: ExpectationFailed, err: err}
-	return &r.fail
+func (x *Executor) expectFailed(err error) *Failure {
+	x.fail = Failure{Kind: ExpectationFailed, err: err}
+	return &x.fail
 }
 
 // readBody reads up to MaxBodyBytes+1 bytes into the reusable buffer.
-func (r *Runner) readBody(body io.Reader) ([]byte, error) {
-	if r.resp.Cap() > 64<<10 {
-		r.resp = bytes.Buffer{} // one large body must not pin memory in every worker
+func (x *Executor) readBody(body io.Reader) ([]byte, error) {
+	if x.resp.Cap() > 64<<10 {
+		x.resp = bytes.Buffer{} // one large body must not pin memory in every worker
 	}
-	r.resp.Reset()
-	r.limit = io.LimitedReader{R: body, N: MaxBodyBytes + 1}
-	_, err := r.resp.ReadFrom(&r.limit)
-	r.limit.R = nil
-	return r.resp.Bytes(), err
+	x.resp.Reset()
+	x.limit = io.LimitedReader{R: body, N: MaxBodyBytes + 1}
+	_, err := x.resp.ReadFrom(&x.limit)
+	x.limit.R = nil
+	return x.resp.Bytes(), err
 }
 
 func statusOK(want, got int) bool {

@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,30 +11,18 @@ import (
 
 // checkStep sends step 0 of a one-step plan to a server answering status
 // and body, and returns the outcome of Check.
-func checkStep(t *testing.T, step config.Step, status int, body string) (*Runner, *Failure, error) {
+func checkStep(t *testing.T, step config.Step, status int, body string) (*Executor, *Failure, error) {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(status)
 		_, _ = w.Write([]byte(body))
 	}))
 	defer srv.Close()
-	p := mustCompile(t, step)
-	r, err := p.NewRunner(srv.URL, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Begin(0)
-	req, err := r.Request(context.Background(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, req := firstRequest(t, mustCompile(t, step), srv.URL)
+	resp := send(t, srv, req)
 	defer resp.Body.Close()
-	f, err := r.Check(0, resp)
-	return r, f, err
+	f, err := x.Check(0, Response{Status: resp.StatusCode, Body: resp.Body})
+	return x, f, err
 }
 
 func TestCheckStatus(t *testing.T) {
@@ -78,12 +65,12 @@ func TestCheckExpectAndSave(t *testing.T) {
 		Expect: map[string]any{"state": "open", "n": 3},
 		Save:   map[string]string{"id": "id", "tags": "tags"},
 	}
-	r, f, err := checkStep(t, step, 200, `{"id":"a-1","state":"open","n":3.0,"tags":["x"]}`)
+	x, f, err := checkStep(t, step, 200, `{"id":"a-1","state":"open","n":3.0,"tags":["x"]}`)
 	if err != nil || f != nil {
 		t.Fatalf("Check = %v, %v; want pass", f, err)
 	}
-	if r.vars["id"] != "a-1" || r.vars["tags"] != `["x"]` {
-		t.Errorf("saved %v, want id=a-1 and tags as JSON text", r.vars)
+	if x.vars["id"] != "a-1" || x.vars["tags"] != `["x"]` {
+		t.Errorf("saved %v, want id=a-1 and tags as JSON text", x.vars)
 	}
 
 	_, f, _ = checkStep(t, step, 200, `{"id":"a-1","state":"closed","n":3}`)
@@ -130,22 +117,19 @@ func TestExpectValuesMayUseSavedValues(t *testing.T) {
 		config.Step{Name: "get", Request: config.Request{Path: "/items/{{.id}}"}, Expect: map[string]any{"id": "{{.id}}", "n": 2}},
 		config.Step{Name: "lie", Request: config.Request{Path: "/items/{{.id}}?lie=1"}, Expect: map[string]any{"id": "{{.id}}"}},
 	)
-	r, err := p.NewRunner(srv.URL, 0)
+	x, err := p.NewExecutor(srv.URL, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Begin(0)
+	x.Begin(0)
 	var fails []*Failure
-	for i := 0; i < r.Steps(); i++ {
-		req, err := r.Request(context.Background(), i)
+	for i := 0; i < x.Steps(); i++ {
+		req, err := x.Request(i)
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := r.Check(i, resp)
+		resp := send(t, srv, req)
+		f, err := x.Check(i, Response{Status: resp.StatusCode, Body: resp.Body})
 		resp.Body.Close()
 		if err != nil {
 			t.Fatal(err)

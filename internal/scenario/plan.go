@@ -21,7 +21,7 @@ import (
 const MaxBodyBytes = 1 << 20
 
 // Plan is the compiled form of a benchmark's scenarios. It is immutable and
-// safe for concurrent use; each goroutine executes it through its own Runner.
+// safe for concurrent use; each goroutine executes it through its own Executor.
 type Plan struct {
 	seed      int64
 	scenarios []*compiledScenario
@@ -174,6 +174,8 @@ func compileStep(s *config.Step, index int, saved map[string]bool) (*compiledSte
 	return st, nil
 }
 
+// compileHeaders compiles a step's headers, each name once: of two keys
+// that differ only in case, the later in sorted order wins.
 func compileHeaders(where func(string) string, hs map[string]string, saved map[string]bool) ([]header, error) {
 	var out []header
 	for _, k := range slices.Sorted(maps.Keys(hs)) {
@@ -181,7 +183,17 @@ func compileHeaders(where func(string) string, hs map[string]string, saved map[s
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, header{name: http.CanonicalHeaderKey(k), value: v})
+		if !v.templated() {
+			if err := checkHeaderValue(v.static); err != nil {
+				return nil, fmt.Errorf("%s: %w", where(fmt.Sprintf("header %q", k)), err)
+			}
+		}
+		h := header{name: http.CanonicalHeaderKey(k), value: v}
+		if i := slices.IndexFunc(out, func(o header) bool { return o.name == h.name }); i >= 0 {
+			out[i] = h
+			continue
+		}
+		out = append(out, h)
 	}
 	return out, nil
 }

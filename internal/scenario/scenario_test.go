@@ -1,12 +1,15 @@
 package scenario
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,19 +43,45 @@ func mustCompile(t *testing.T, steps ...config.Step) *Plan {
 	return p
 }
 
-// roundTrip runs step i of iteration seq against srv and returns what the
-// server saw.
-func roundTrip(t *testing.T, r *Runner, srv *httptest.Server, seq uint64) echoed {
+// send sends req in its net/http form with srv's client.
+func send(t *testing.T, srv *httptest.Server, req *Request) *http.Response {
 	t.Helper()
-	r.Begin(seq)
-	req, err := r.Request(context.Background(), 0)
+	hr, err := req.HTTP(context.Background())
 	if err != nil {
-		t.Fatalf("Request: %v", err)
+		t.Fatalf("HTTP: %v", err)
 	}
-	resp, err := srv.Client().Do(req)
+	resp, err := srv.Client().Do(hr)
 	if err != nil {
 		t.Fatalf("Do: %v", err)
 	}
+	return resp
+}
+
+// firstRequest renders step 0 of iteration 0 of p for baseURL.
+func firstRequest(t *testing.T, p *Plan, baseURL string) (*Executor, *Request) {
+	t.Helper()
+	x, err := p.NewExecutor(baseURL, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Begin(0)
+	req, err := x.Request(0)
+	if err != nil {
+		t.Fatalf("Request: %v", err)
+	}
+	return x, req
+}
+
+// roundTrip runs step 0 of iteration seq against srv and returns what the
+// server saw.
+func roundTrip(t *testing.T, x *Executor, srv *httptest.Server, seq uint64) echoed {
+	t.Helper()
+	x.Begin(seq)
+	req, err := x.Request(0)
+	if err != nil {
+		t.Fatalf("Request: %v", err)
+	}
+	resp := send(t, srv, req)
 	defer resp.Body.Close()
 	var got echoed
 	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
@@ -109,11 +138,11 @@ func TestStaticRequest(t *testing.T) {
 		Headers: map[string]string{"x-team": "core"},
 		JSON:    map[string]any{"b": []any{1, "two"}, "a": map[string]any{"c": true}},
 	}})
-	r, err := p.NewRunner(srv.URL+"/api/", 0)
+	x, err := p.NewExecutor(srv.URL+"/api/", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := roundTrip(t, r, srv, 0)
+	got := roundTrip(t, x, srv, 0)
 	if got.Method != "POST" || got.Path != "/api/items" || got.Query != "x=1" {
 		t.Errorf("request line = %s %s?%s, want POST /api/items?x=1", got.Method, got.Path, got.Query)
 	}
@@ -136,17 +165,17 @@ func TestTemplatedJSONIsEscaped(t *testing.T) {
 		}}},
 	}
 	p := mustCompile(t, steps...)
-	r, err := p.NewRunner(srv.URL, 0)
+	x, err := p.NewExecutor(srv.URL, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Begin(7)
-	r.vars["v"] = tricky // as if saved from a response
-	req, err := r.Request(context.Background(), 1)
+	x.Begin(7)
+	x.vars["v"] = tricky // as if saved from a response
+	req, err := x.Request(1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, _ := io.ReadAll(req.Body)
+	body := req.Body
 	var got map[string]any
 	if err := json.Unmarshal(body, &got); err != nil {
 		t.Fatalf("body %s is not JSON: %v", body, err)
@@ -179,6 +208,15 @@ func FuzzAppendJSONString(f *testing.F) {
 	})
 }
 
+func urlPath(t *testing.T, raw string) string {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatalf("request URL %q: %v", raw, err)
+	}
+	return u.Path
+}
+
 var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 
 func TestTemplateValuesAreDeterministic(t *testing.T) {
@@ -192,21 +230,20 @@ func TestTemplateValuesAreDeterministic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := p.NewRunner("http://127.0.0.1:1", vu)
+		x, err := p.NewExecutor("http://127.0.0.1:1", vu)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.Begin(seq + 1) // another iteration first: state must not leak
-		if _, err := r.Request(context.Background(), 0); err != nil {
+		x.Begin(seq + 1) // another iteration first: state must not leak
+		if _, err := x.Request(0); err != nil {
 			t.Fatal(err)
 		}
-		r.Begin(seq)
-		req, err := r.Request(context.Background(), 0)
+		x.Begin(seq)
+		req, err := x.Request(0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _ := io.ReadAll(req.Body)
-		return req.URL.Path, string(b)
+		return urlPath(t, req.URL), string(req.Body)
 	}
 	path, a := render(1, 3, 5)
 	if path != "/5/3" {
@@ -236,18 +273,18 @@ func TestTemplateValuesAreDeterministic(t *testing.T) {
 func TestRandIntCoversItsRange(t *testing.T) {
 	t.Parallel()
 	p := mustCompile(t, config.Step{Name: "a", Request: config.Request{Path: "/{{randInt 1 3}}"}})
-	r, err := p.NewRunner("http://127.0.0.1:1", 0)
+	x, err := p.NewExecutor("http://127.0.0.1:1", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	seen := map[string]int{}
 	for seq := range uint64(300) {
-		r.Begin(seq)
-		req, err := r.Request(context.Background(), 0)
+		x.Begin(seq)
+		req, err := x.Request(0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		seen[req.URL.Path]++
+		seen[urlPath(t, req.URL)]++
 	}
 	for _, v := range []string{"/1", "/2", "/3"} {
 		if seen[v] < 60 { // expected 100 each
@@ -262,19 +299,19 @@ func TestRandIntCoversItsRange(t *testing.T) {
 func TestBadTemplateArgumentsFailTheRequest(t *testing.T) {
 	t.Parallel()
 	p := mustCompile(t, config.Step{Name: "a", Request: config.Request{Path: "/{{randInt 5 1}}"}})
-	r, _ := p.NewRunner("http://127.0.0.1:1", 0)
-	r.Begin(0)
-	if _, err := r.Request(context.Background(), 0); err == nil || !strings.Contains(err.Error(), "upper bound is below") {
+	x, _ := p.NewExecutor("http://127.0.0.1:1", 0)
+	x.Begin(0)
+	if _, err := x.Request(0); err == nil || !strings.Contains(err.Error(), "upper bound is below") {
 		t.Fatalf("Request error = %v, want the randInt bounds explained", err)
 	}
 }
 
-func TestNewRunnerRejectsBadBaseURL(t *testing.T) {
+func TestNewExecutorRejectsBadBaseURL(t *testing.T) {
 	t.Parallel()
 	p := mustCompile(t, config.Step{Name: "a"})
 	for _, u := range []string{"", "127.0.0.1:8080", "ftp://x", "http://", "://"} {
-		if _, err := p.NewRunner(u, 0); err == nil {
-			t.Errorf("NewRunner(%q) succeeded, want an error", u)
+		if _, err := p.NewExecutor(u, 0); err == nil {
+			t.Errorf("NewExecutor(%q) succeeded, want an error", u)
 		}
 	}
 }
@@ -323,4 +360,89 @@ func TestStepNamesAreSharedAcrossScenarios(t *testing.T) {
 	if got, want := strings.Join(p.StepNames(), ","), "login,list,step 2"; got != want {
 		t.Errorf("StepNames = %s, want %s", got, want)
 	}
+}
+
+// A rendered Request carries everything a client sends, in net/http's
+// form too: the URL escaped as net/http escapes it, each header once.
+func TestRequestIsComplete(t *testing.T) {
+	t.Parallel()
+	p := mustCompile(t,
+		config.Step{Name: "fixed", Request: config.Request{Method: "post", Path: "/items?x=1",
+			Headers: map[string]string{"x-team": "a", "X-Team": "b"}, JSON: map[string]any{"n": 1}},
+			Save: map[string]string{"id": "id", "tag": "tag"}},
+		config.Step{Name: "templated", Request: config.Request{Method: "PUT", Path: "/items/{{.id}}",
+			Headers: map[string]string{"X-Tag": "{{.tag}}", "Accept": "text/plain"}, Body: "v={{.id}}"}},
+	)
+	x, req := firstRequest(t, p, "http://127.0.0.1:9/api")
+	wantHeader := []Header{{"X-Team", "a"}, {"Content-Type", "application/json"}} // of keys equal but for case, the last sorted wins
+	if req.Method != "POST" || req.URL != "http://127.0.0.1:9/api/items?x=1" || !slices.Equal(req.Header, wantHeader) || string(req.Body) != `{"n":1}` {
+		t.Errorf("fixed step: %s %s %v %q", req.Method, req.URL, req.Header, req.Body)
+	}
+	checkHTTPForm(t, req)
+
+	x.vars["id"], x.vars["tag"] = "a b/ü", "t 1"
+	req, err := x.Request(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantHeader = []Header{{"Accept", "text/plain"}, {"X-Tag", "t 1"}}
+	if req.URL != "http://127.0.0.1:9/api/items/a%20b/%C3%BC" || !slices.Equal(req.Header, wantHeader) || string(req.Body) != "v=a b/ü" {
+		t.Errorf("templated step: %s %s %v %q", req.Method, req.URL, req.Header, req.Body)
+	}
+	checkHTTPForm(t, req)
+
+	x.vars["tag"] = "x\r\nInjected: 1"
+	if _, err := x.Request(1); err == nil || !strings.Contains(err.Error(), `header X-Tag: value "x\r\nInjected: 1" contains the control character 0xd`) {
+		t.Errorf("a rendered header with CR LF: error %v, want it refused", err)
+	}
+}
+
+// checkHTTPForm checks that req's net/http form says the same.
+func checkHTTPForm(t *testing.T, req *Request) {
+	t.Helper()
+	hr, err := req.HTTP(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(hr.Body)
+	if hr.Method != req.Method || hr.URL.String() != req.URL || !bytes.Equal(body, req.Body) || hr.ContentLength != int64(len(req.Body)) {
+		t.Errorf("net/http form %s %s %q (length %d), want %s %s %q", hr.Method, hr.URL, body, hr.ContentLength, req.Method, req.URL, req.Body)
+	}
+	if len(hr.Header) != len(req.Header) {
+		t.Errorf("net/http headers %v, want %v", hr.Header, req.Header)
+	}
+	for _, h := range req.Header {
+		if got := hr.Header.Values(h.Name); len(got) != 1 || got[0] != h.Value {
+			t.Errorf("net/http header %s = %q, want %q", h.Name, got, h.Value)
+		}
+	}
+}
+
+func TestStaticHeaderWithControlCharacterIsRefused(t *testing.T) {
+	t.Parallel()
+	_, err := Compile([]config.Scenario{{Name: "s", Steps: []config.Step{{Name: "a",
+		Request: config.Request{Headers: map[string]string{"X-A": "one\ntwo"}}}}}}, 1)
+	if err == nil || !strings.Contains(err.Error(), `step "a" header "X-A": value "one\ntwo" contains the control character 0xa`) {
+		t.Fatalf("Compile error = %v, want the header value refused", err)
+	}
+}
+
+// A URL taken as it is must be what parsing and writing it gives.
+func FuzzPlainURL(f *testing.F) {
+	for _, s := range []string{"/items/1?x=1&y=a+b", "/a'b!$&()*+,;=:@[]~", "/%41%2f", "/a b", "/%zz", "/é", "/a#f", "/a?b=c d", "/{x}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, path string) {
+		raw := "http://127.0.0.1:9/api" + path
+		if !plainURL([]byte(raw)) {
+			return
+		}
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatalf("plainURL(%q) but it does not parse: %v", raw, err)
+		}
+		if u.String() != raw {
+			t.Fatalf("plainURL(%q) but it is written %q", raw, u.String())
+		}
+	})
 }

@@ -165,11 +165,13 @@ func funcsFor(s *iterState) template.FuncMap {
 	}
 }
 
-// boundText is a text bound to one Runner's template functions.
+// boundText is a text bound to one Executor's template functions.
 type boundText struct {
 	static string
 	tmpl   *template.Template
 }
+
+func (t *text) templated() bool { return t.tmpl != nil }
 
 func (t *text) bind(funcs template.FuncMap) boundText {
 	if t.tmpl == nil {

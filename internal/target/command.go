@@ -3,13 +3,10 @@ package target
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
@@ -20,17 +17,6 @@ const CommandTimeout = 2 * time.Minute
 
 // outputTail is how much of a command's output an error message quotes.
 const outputTail = 1000
-
-// newCmd builds the command: a list runs directly, a string by `sh -c`.
-func newCmd(ctx context.Context, c *config.Command) (*exec.Cmd, error) {
-	switch {
-	case len(c.Args) > 0:
-		return exec.CommandContext(ctx, c.Args[0], c.Args[1:]...), nil
-	case strings.TrimSpace(c.Shell) != "":
-		return exec.CommandContext(ctx, "sh", "-c", c.Shell), nil
-	}
-	return nil, errors.New("command is empty: give a list of arguments or a shell string")
-}
 
 // describe renders a command for messages.
 func describe(c *config.Command) string {
@@ -47,26 +33,24 @@ func describe(c *config.Command) string {
 	return "sh -c " + strconv.Quote(c.Shell)
 }
 
-// runCommand runs c to completion within CommandTimeout, in its own process
-// group so that a timeout kills everything it started. It returns stdout
-// and an error that quotes the end of the output.
-func runCommand(ctx context.Context, c *config.Command) (stdout []byte, saw string, err error) {
+// runCommand runs c to completion within CommandTimeout, as a child of
+// ch, in its own process group so that a timeout kills everything it
+// started. It returns stdout and an error that quotes the end of the output.
+func runCommand(ctx context.Context, c *config.Command, ch Children) (stdout []byte, saw string, err error) {
 	saw = describe(c)
 	ctx, cancel := context.WithTimeout(ctx, CommandTimeout)
 	defer cancel()
-	cmd, err := newCmd(ctx, c)
+	p, err := ch.newProc(ctx, c)
 	if err != nil {
 		return nil, saw, err
 	}
 	var out bytes.Buffer
 	combined := &lockedBuffer{}
-	cmd.Stdout = teeWriter{&out, combined}
-	cmd.Stderr = combined
-	inOwnGroup(cmd)
-	cmd.Cancel = func() error { return signalGroup(cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = time.Second
+	p.cmd.Stdout = teeWriter{&out, combined}
+	p.cmd.Stderr = combined
+	p.cmd.WaitDelay = time.Second
 	start := time.Now()
-	err = cmd.Run()
+	err = p.run()
 	if ctx.Err() != nil {
 		err = fmt.Errorf("stopped after %v: %w", time.Since(start).Round(time.Millisecond), ctx.Err())
 	}

@@ -11,12 +11,13 @@ import (
 
 // Reset puts the target back to its fixed dataset with a request (which
 // must answer its expected status, by default any 2xx) or a command (which
-// must exit 0). A nil action does nothing.
-func Reset(ctx context.Context, client *http.Client, baseURL string, a *config.Action) error {
+// must exit 0). A command runs as a child of ch, with TAILGATE_TARGET_URL
+// set to baseURL. A nil action does nothing.
+func Reset(ctx context.Context, client *http.Client, baseURL string, a *config.Action, ch Children) error {
 	if a == nil {
 		return nil
 	}
-	saw, err := perform(ctx, client, baseURL, a, nil)
+	saw, err := perform(ctx, client, baseURL, a, nil, ch)
 	if err != nil {
 		return &StepError{Step: StepReset, Saw: saw, Err: err}
 	}
@@ -26,12 +27,12 @@ func Reset(ctx context.Context, client *http.Client, baseURL string, a *config.A
 // Verify checks the dataset after a reset: a request must answer its
 // expected status and the JSON values of c.Expect (e.g. {"count": 3}); a
 // command must exit 0 and, when c.Expect is set, print JSON that matches
-// it. A nil check does nothing.
-func Verify(ctx context.Context, client *http.Client, baseURL string, c *config.Check) error {
+// it; it runs as Reset's does. A nil check does nothing.
+func Verify(ctx context.Context, client *http.Client, baseURL string, c *config.Check, ch Children) error {
 	if c == nil {
 		return nil
 	}
-	saw, err := perform(ctx, client, baseURL, &c.Action, c.Expect)
+	saw, err := perform(ctx, client, baseURL, &c.Action, c.Expect, ch)
 	if err != nil {
 		return &StepError{Step: StepVerify, Saw: saw, Err: err}
 	}
@@ -39,7 +40,7 @@ func Verify(ctx context.Context, client *http.Client, baseURL string, c *config.
 }
 
 // perform runs an action and matches its outcome; it returns what was seen.
-func perform(ctx context.Context, client *http.Client, baseURL string, a *config.Action, expect map[string]any) (string, error) {
+func perform(ctx context.Context, client *http.Client, baseURL string, a *config.Action, expect map[string]any, ch Children) (string, error) {
 	switch {
 	case a.Request != nil:
 		ans, err := send(ctx, client, baseURL, a.Request)
@@ -51,7 +52,7 @@ func perform(ctx context.Context, client *http.Client, baseURL string, a *config
 		}
 		return ans.Saw, jsonmatch.Match(ans.Body, expect)
 	case a.Command != nil:
-		stdout, saw, err := runCommand(ctx, a.Command)
+		stdout, saw, err := runCommand(ctx, a.Command, ch.With(TargetURLEnv+"="+baseURL))
 		if err != nil || len(expect) == 0 {
 			return saw, err
 		}

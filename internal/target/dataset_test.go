@@ -44,13 +44,14 @@ func post(t *testing.T, url, body string) {
 }
 
 func TestResetAndVerifyAgainstTheDemo(t *testing.T) {
+	t.Parallel()
 	_, base := demoServer(t, demo.Options{Work: 1})
 	ctx := context.Background()
-	if err := Verify(ctx, nil, base, verifyCount3); err != nil {
+	if err := Verify(ctx, nil, base, verifyCount3, supervised(t)); err != nil {
 		t.Fatalf("verify of a fresh demo: %v", err)
 	}
 	post(t, base+"/complaints", `{"title":"a fourth"}`)
-	err := Verify(ctx, nil, base, verifyCount3)
+	err := Verify(ctx, nil, base, verifyCount3, supervised(t))
 	want := `dataset verify: GET /count → 200 {"count":4}: count = 4, want 3`
 	if err == nil || err.Error() != want {
 		t.Fatalf("verify after a 4th complaint = %v\nwant %s", err, want)
@@ -59,46 +60,54 @@ func TestResetAndVerifyAgainstTheDemo(t *testing.T) {
 	if !errors.As(err, &se) || se.Step != StepVerify {
 		t.Fatalf("verify error is %T, want *StepError with step %q", err, StepVerify)
 	}
-	if err := Reset(ctx, nil, base, resetRequest); err != nil {
+	if err := Reset(ctx, nil, base, resetRequest, supervised(t)); err != nil {
 		t.Fatalf("reset: %v", err)
 	}
-	if err := Verify(ctx, nil, base, verifyCount3); err != nil {
+	if err := Verify(ctx, nil, base, verifyCount3, supervised(t)); err != nil {
 		t.Fatalf("verify after reset: %v", err)
 	}
 }
 
 func TestResetRequestFailures(t *testing.T) {
+	t.Parallel()
 	_, base := demoServer(t, demo.Options{Work: 1})
 	ctx := context.Background()
 	wrongPath := &config.Action{Request: &config.Request{Method: "POST", Path: "/nope"}}
-	err := Reset(ctx, nil, base, wrongPath)
+	err := Reset(ctx, nil, base, wrongPath, supervised(t))
 	if err == nil || !strings.HasPrefix(err.Error(), "dataset reset: POST /nope → 404") || !strings.HasSuffix(err.Error(), "status 404, want 2xx") {
 		t.Fatalf("reset on a wrong path = %v", err)
 	}
 	wantStatus := &config.Action{Request: &config.Request{Method: "POST", Path: "/reset", Status: 204}}
-	if err := Reset(ctx, nil, base, wantStatus); err == nil || !strings.Contains(err.Error(), "status 200, want 204") {
+	if err := Reset(ctx, nil, base, wantStatus, supervised(t)); err == nil || !strings.Contains(err.Error(), "status 200, want 204") {
 		t.Fatalf("reset with an unexpected status = %v", err)
 	}
-	err = Reset(ctx, nil, "http://"+freeAddr(t), resetRequest)
+	err = Reset(ctx, nil, "http://"+freeAddr(t), resetRequest, supervised(t))
 	if err == nil || !strings.HasPrefix(err.Error(), "dataset reset: POST /reset: ") || !strings.Contains(err.Error(), "connection refused") {
 		t.Fatalf("reset of an unreachable target = %v", err)
 	}
-	if err := Reset(ctx, nil, base, &config.Action{}); err == nil || !strings.Contains(err.Error(), "neither a request nor a command") {
+	if err := Reset(ctx, nil, base, &config.Action{}, supervised(t)); err == nil || !strings.Contains(err.Error(), "neither a request nor a command") {
 		t.Fatalf("reset with an empty action = %v", err)
 	}
-	if Reset(ctx, nil, base, nil) != nil || Verify(ctx, nil, base, nil) != nil || Drain(ctx, nil, base, nil) != nil {
+	if Reset(ctx, nil, base, nil, Children{}) != nil || Verify(ctx, nil, base, nil, Children{}) != nil || Drain(ctx, nil, base, nil) != nil {
 		t.Fatal("nil reset, verify or drain should do nothing")
 	}
 }
 
 func TestResetAndVerifyCommands(t *testing.T) {
+	t.Parallel()
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) { resetAndVerifyCommands(t, m.children(t)) })
+	}
+}
+
+func resetAndVerifyCommands(t *testing.T, ch Children) {
 	ctx := context.Background()
 	ok := &config.Action{Command: &config.Command{Args: []string{"true"}}}
-	if err := Reset(ctx, nil, "", ok); err != nil {
+	if err := Reset(ctx, nil, "", ok, ch); err != nil {
 		t.Fatalf("reset command `true`: %v", err)
 	}
 	failing := &config.Action{Command: &config.Command{Shell: "echo truncating tables; echo 'permission denied' >&2; exit 4"}}
-	err := Reset(ctx, nil, "", failing)
+	err := Reset(ctx, nil, "", failing, ch)
 	// stdout and stderr come through two pipes: their order is not fixed.
 	for _, want := range []string{"dataset reset: sh -c ", "output: ", "truncating tables", "permission denied", "exit status 4"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -109,17 +118,18 @@ func TestResetAndVerifyCommands(t *testing.T) {
 		Action: config.Action{Command: &config.Command{Shell: `echo '{"rows": 5}'`}},
 		Expect: map[string]any{"rows": 3},
 	}
-	err = Verify(ctx, nil, "", check)
+	err = Verify(ctx, nil, "", check, ch)
 	if want := `dataset verify: sh -c "echo '{\"rows\": 5}'" → {"rows": 5}: rows = 5, want 3`; err == nil || err.Error() != want {
 		t.Fatalf("verify command = %v\nwant %s", err, want)
 	}
 	missing := &config.Action{Command: &config.Command{Args: []string{"/no/such/reset-tool"}}}
-	if err := Reset(ctx, nil, "", missing); err == nil || !strings.Contains(err.Error(), "/no/such/reset-tool") {
+	if err := Reset(ctx, nil, "", missing, ch); err == nil || !strings.Contains(err.Error(), "/no/such/reset-tool") {
 		t.Fatalf("reset with a missing program = %v", err)
 	}
 }
 
 func TestDrainWaitsForAsyncCommits(t *testing.T) {
+	t.Parallel()
 	svc, base := demoServer(t, demo.Options{Work: 1, Async: true, AsyncDelay: 300 * time.Millisecond})
 	for _, id := range []string{"CMP-0001", "CMP-0002"} {
 		post(t, base+"/complaints/"+id+"/assign", `{"assignee":"x"}`)
@@ -147,6 +157,7 @@ func TestDrainWaitsForAsyncCommits(t *testing.T) {
 }
 
 func TestDrainTimesOutOnABusyTarget(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Write([]byte(`{"pending": 7}`))
 	}))
@@ -166,6 +177,7 @@ func TestDrainTimesOutOnABusyTarget(t *testing.T) {
 }
 
 func TestDrainNeedsAQuietPeriod(t *testing.T) {
+	t.Parallel()
 	// the probe flips between idle and busy: never idle for the quiet period
 	var n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -189,6 +201,7 @@ func TestDrainNeedsAQuietPeriod(t *testing.T) {
 }
 
 func TestDrainStopsOnCancel(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Write([]byte(`{"pending": 1}`))
 	}))
@@ -203,13 +216,15 @@ func TestDrainStopsOnCancel(t *testing.T) {
 }
 
 func TestResetCommandIsKilledAtItsDeadline(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	t.Parallel()
+	// long enough for the command to start and print on a busy machine
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	marker := "tailgate-reset-test-" + itoa(os.Getpid())
 	// a grandchild in the background: only killing the group reaches it
 	hang := &config.Action{Command: &config.Command{Shell: "echo working; sh -c 'sleep 30; : " + marker + "' & wait"}}
 	start := time.Now()
-	err := Reset(ctx, nil, "", hang)
+	err := Reset(ctx, nil, "", hang, supervised(t))
 	if err == nil || !strings.Contains(err.Error(), "stopped after") || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "output: working") {
 		t.Fatalf("hanging reset = %v, want it stopped at the deadline with its output", err)
 	}

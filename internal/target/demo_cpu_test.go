@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -16,19 +15,15 @@ import (
 // startDemoProcess runs the demo service as a real child process.
 func startDemoProcess(t *testing.T, slowdown string) (*Process, string) {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	addr := freeAddr(t)
 	tgt := config.Target{
 		Start: &config.Start{
-			Command: config.Command{Args: []string{exe, "-test.run=^$"}},
+			Command: config.Command{Args: []string{testExe(t), "-test.run=^$"}},
 			Env:     map[string]string{demoAddrEnv: addr, demoSlowdownEnv: slowdown},
 		},
 		Ready: &config.Ready{Path: "/health", Timeout: config.Duration(20 * time.Second)},
 	}
-	p, err := Start(context.Background(), "http://"+addr, tgt, nil)
+	p, err := Start(context.Background(), "http://"+addr, tgt, StartOptions{Children: supervised(t)})
 	if err != nil {
 		t.Fatalf("Start demo: %v", err)
 	}
@@ -68,9 +63,9 @@ func cpuPerLifecycle(t *testing.T, slowdown string, n int) float64 {
 	for i := 0; i < n; i++ {
 		lifecycle(t, c, base)
 	}
-	res := s.Stop()
-	if s.Err() != nil {
-		t.Fatalf("sampler: %v", s.Err())
+	res, err := s.Stop()
+	if err != nil {
+		t.Fatalf("sampler: %v", err)
 	}
 	if res.PeakRSSBytes <= 0 {
 		t.Errorf("peak RSS of the demo process = %d, want > 0", res.PeakRSSBytes)
@@ -78,6 +73,8 @@ func cpuPerLifecycle(t *testing.T, slowdown string, n int) float64 {
 	return res.CPUSeconds * 1000 / float64(n)
 }
 
+// Not parallel: it keeps both cores busy for a while, and runs faster alone
+// than slowed down by the others.
 func TestSamplerOnTheDemoProcess(t *testing.T) {
 	const n = 400
 	base := cpuPerLifecycle(t, "0", n)

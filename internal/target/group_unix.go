@@ -11,7 +11,14 @@ import (
 // inOwnGroup makes cmd the leader of a new process group, so that stopping
 // it reaches everything it started.
 func inOwnGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	sysAttr(cmd).Setpgid = true
+}
+
+func sysAttr(cmd *exec.Cmd) *syscall.SysProcAttr {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	return cmd.SysProcAttr
 }
 
 // signalGroup sends sig to every process of group pgid; a group that is

@@ -2,12 +2,18 @@ package target
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"os"
+	"strings"
 	"sync"
 )
 
 // tailSize is how much recent output is kept to explain an early exit.
-const tailSize = 2000
+const tailSize = 4000
+
+// tailLines is how many of the last lines of output an error quotes.
+const tailLines = 10
 
 // prefixWriter copies a process's output to a log, each line prefixed, and
 // keeps the last tailSize bytes for error messages.
@@ -70,4 +76,78 @@ func (w *prefixWriter) keepTail(p []byte) {
 	if over := len(w.tail) - tailSize; over > 0 {
 		w.tail = append(w.tail[:0], w.tail[over:]...)
 	}
+}
+
+// targetOutput is where a started target's stdout and stderr go: all of
+// it to the log file, its end kept for error messages, and, when asked
+// for, each line live with a "[target] " prefix.
+type targetOutput struct {
+	file *os.File // nil without a log file
+	path string
+	view *prefixWriter
+}
+
+// openTargetOutput appends to the log file at path ("" for none).
+func openTargetOutput(path string, live io.Writer) (*targetOutput, error) {
+	o := &targetOutput{path: path, view: newPrefixWriter(live, "[target] ")}
+	if path == "" {
+		return o, nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("opening the target's log file: %w", err)
+	}
+	o.file = f
+	return o, nil
+}
+
+// Write never fails: a full disk or a closed log must not break the
+// target's pipe (it would die of SIGPIPE).
+func (o *targetOutput) Write(p []byte) (int, error) {
+	if o.file != nil {
+		o.file.Write(p)
+	}
+	return o.view.Write(p)
+}
+
+// close flushes the live view and closes the log file.
+func (o *targetOutput) close() {
+	o.view.Flush()
+	if o.file != nil {
+		o.file.Close()
+	}
+}
+
+// lastLines describes the end of the output for an error message: its
+// last lines (at most outputTail bytes), each on one line, joined by " ⏎ ",
+// and where the whole of it is.
+func (o *targetOutput) lastLines() string {
+	s := lastLines(o.view.Tail(), tailLines, outputTail)
+	if s == "" {
+		s = "no output"
+	}
+	if o.path != "" {
+		s += " (all of it in " + o.path + ")"
+	}
+	return s
+}
+
+// lastLines is the last n non-blank lines of b, whitespace folded, joined
+// by " ⏎ " and cut to max bytes from the end.
+func lastLines(b []byte, n, max int) string {
+	var keep []string
+	lines := strings.Split(string(b), "\n")
+	for i := len(lines) - 1; i >= 0 && len(keep) < n; i-- {
+		if l := strings.Join(strings.Fields(lines[i]), " "); l != "" {
+			keep = append(keep, l)
+		}
+	}
+	for i, j := 0, len(keep)-1; i < j; i, j = i+1, j-1 {
+		keep[i], keep[j] = keep[j], keep[i]
+	}
+	s := strings.Join(keep, " ⏎ ")
+	if len(s) > max {
+		s = "…" + strings.ToValidUTF8(s[len(s)-max:], "")
+	}
+	return s
 }

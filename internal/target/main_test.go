@@ -3,28 +3,71 @@ package target
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/signal"
 	"strconv"
 	"syscall"
 	"testing"
+	"time"
 
+	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/demo"
+	"github.com/tailgate-ci/tailgate/internal/target/targettest"
 )
 
-// demoAddrEnv makes the test binary run as the demo service on the address
-// it names, so tests can start a real HTTP server process.
+// The test binary stands in for the processes tailgate starts:
+//   - with demoAddrEnv set it runs as the demo service on that address, so
+//     tests can start a real HTTP server process;
+//   - with supervisorArg as its first argument it is the supervisor, as
+//     tailgate's hidden subcommand is;
+//   - with parentEnv set it is a tiny tailgate that starts a target and
+//     waits to be killed (children_test.go).
 const (
 	demoAddrEnv     = "TAILGATE_TARGET_TEST_DEMO_ADDR"
 	demoSlowdownEnv = "TAILGATE_TARGET_TEST_DEMO_SLOWDOWN"
+	supervisorArg   = "tailgate-target-test-supervise"
 )
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == supervisorArg {
+		// caught, not ignored: an ignored signal would stay ignored in the command
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGTERM, os.Interrupt)
+		os.Exit(Supervise(os.Args[2:]))
+	}
+	if spec := os.Getenv(parentEnv); spec != "" {
+		os.Exit(actAsTailgate(spec))
+	}
 	if addr := os.Getenv(demoAddrEnv); addr != "" {
 		os.Exit(serveDemo(addr))
 	}
 	os.Exit(m.Run())
+}
+
+// testExe is this test binary.
+func testExe(t *testing.T) string { return targettest.Executable(t) }
+
+// supervised starts children as tailgate does: under the supervisor (this
+// test binary), with this process's environment.
+func supervised(t *testing.T) Children {
+	return Children{Environ: os.Environ(), Supervisor: []string{testExe(t), supervisorArg}}
+}
+
+// direct starts children without a supervisor (the fallback).
+func direct() Children { return Children{Environ: os.Environ()} }
+
+// serverTarget is a target started by a shell script in which $SERVE runs
+// this test binary as the demo service on the target's address (append &
+// to run it in the background), and its URL.
+func serverTarget(t *testing.T, script string) (config.Target, string) {
+	t.Helper()
+	addr := freeAddr(t)
+	return config.Target{
+		Start: &config.Start{
+			Command: config.Command{Shell: script},
+			Env:     map[string]string{"SERVE": testExe(t) + " -test.run=^$", demoAddrEnv: addr},
+		},
+		Ready: &config.Ready{Path: "/health", Timeout: config.Duration(20 * time.Second)},
+	}, "http://" + addr
 }
 
 func serveDemo(addr string) int {
@@ -48,16 +91,7 @@ func serveDemo(addr string) int {
 	return 0
 }
 
-// freeAddr returns a loopback address with a port that was free just now.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
+func freeAddr(t *testing.T) string { return targettest.FreeAddr(t) }
 
 // groupMembers lists the running (not zombie) processes of group pgid.
 func groupMembers(t *testing.T, pgid int) []int {
@@ -82,3 +116,12 @@ func running(pid int) bool {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

@@ -2,9 +2,12 @@ package target
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -28,7 +31,11 @@ const (
 type Process struct {
 	pid  int
 	pgid int // 0 for a target started elsewhere
-	out  *prefixWriter
+	out  *targetOutput
+
+	// notMeasured says why the CPU and memory of pid are not the target's
+	// although pid is known (another process answers on its port).
+	notMeasured error
 
 	done    chan struct{} // closed when the leader has exited and been reaped
 	waitErr error
@@ -37,16 +44,35 @@ type Process struct {
 	stopErr  error
 }
 
+// StartOptions say how a target is started.
+type StartOptions struct {
+	// Children gives the target its environment and ends it when tailgate
+	// ends.
+	Children Children
+	// LogPath is the file the target's stdout and stderr are appended to;
+	// empty: the output is only kept to explain a failure.
+	LogPath string
+	// Live, when set, also gets the output, each line prefixed "[target] ".
+	Live io.Writer
+}
+
 // Start starts the target if t.Start is set (a list runs directly, a string
-// by `sh -c`, in a new process group, output to log with a "[target] "
-// prefix) and waits until it is ready. A process that exits before it is
-// ready fails at once, with its exit status and last output.
-func Start(ctx context.Context, baseURL string, t config.Target, log io.Writer) (*Process, error) {
-	client := &http.Client{Timeout: 2 * time.Second}
+// by `sh -c`, in a new process group, output as o says) and waits until it
+// is ready; a target started elsewhere is waited for. The process tailgate
+// started must be the one that answers: Start fails when the port of
+// baseURL is taken before the start, when the process exits before it is
+// ready (with its exit status and last lines of output), or when after
+// ready a process that was already running holds the port.
+func Start(ctx context.Context, baseURL string, t config.Target, o StartOptions) (*Process, error) {
+	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{Proxy: nil}}
+	defer client.CloseIdleConnections()
 	if t.Start == nil {
 		return external(ctx, client, baseURL, t)
 	}
-	p, err := launch(t.Start, log)
+	if err := checkPortFree(baseURL); err != nil {
+		return nil, err
+	}
+	p, err := launch(t.Start, o)
 	if err != nil {
 		return nil, err
 	}
@@ -54,6 +80,15 @@ func Start(ctx context.Context, baseURL string, t config.Target, log io.Writer) 
 		p.Stop()
 		return nil, err
 	}
+	notMeasured, err := checkOwner(baseURL, p.pgid, p.pid)
+	if err == nil {
+		err = p.Exited() // it may have died while the other one answered
+	}
+	if err != nil {
+		p.Stop()
+		return nil, &StepError{Step: StepReady, Err: err}
+	}
+	p.notMeasured = notMeasured
 	return p, nil
 }
 
@@ -62,47 +97,68 @@ func external(ctx context.Context, client *http.Client, baseURL string, t config
 	if t.PIDFile != "" {
 		pid, err := PIDFromFile(t.PIDFile)
 		if err != nil {
-			return nil, &StepError{Step: StepStart, Err: err}
+			return nil, &StepError{Step: StepStart, Err: fmt.Errorf("target.pid_file: %w", err)}
 		}
 		p.pid = pid
 	}
+	// The process the pid file names is measured as named, whoever holds
+	// the port: it may well sit behind a proxy that does.
 	if err := WaitReady(ctx, client, baseURL, t.Ready); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-func launch(s *config.Start, log io.Writer) (*Process, error) {
+func launch(s *config.Start, o StartOptions) (*Process, error) {
+	ch := o.Children
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		ch = ch.With(k + "=" + s.Env[k])
+	}
 	// The target outlives Start's context: it ends only through Stop.
-	cmd, err := newCmd(context.Background(), &s.Command)
+	child, err := ch.newProc(context.Background(), &s.Command)
 	if err != nil {
 		return nil, &StepError{Step: StepStart, Err: fmt.Errorf("target.start: %w", err)}
 	}
-	cmd.Dir = s.Dir
-	if len(s.Env) > 0 {
-		cmd.Env = cmd.Environ()
-		for k, v := range s.Env {
-			cmd.Env = append(cmd.Env, k+"="+v)
-		}
+	child.cmd.Dir = s.Dir
+	out, err := openTargetOutput(o.LogPath, o.Live)
+	if err != nil {
+		return nil, &StepError{Step: StepStart, Err: err}
 	}
-	out := newPrefixWriter(log, "[target] ")
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.WaitDelay = ioWait
-	inOwnGroup(cmd)
-	if err := cmd.Start(); err != nil {
+	child.cmd.Stdout, child.cmd.Stderr = out, out
+	child.cmd.WaitDelay = ioWait
+	if err := child.start(); err != nil {
+		out.close()
 		return nil, &StepError{Step: StepStart, Saw: describe(&s.Command), Err: err}
 	}
-	p := &Process{pid: cmd.Process.Pid, pgid: cmd.Process.Pid, out: out, done: make(chan struct{})}
+	p := &Process{pid: child.pid, pgid: child.group(), out: out, done: make(chan struct{})}
 	go func() {
-		p.waitErr = cmd.Wait()
-		out.Flush()
+		p.waitErr = child.wait()
+		out.close()
 		close(p.done)
 	}()
 	return p, nil
 }
 
-// PID is the target's process id, or 0 when it is not known.
+// PID is the target's process id, or 0 when it is not known. For a
+// target tailgate started it is the command's own, not the supervisor's.
 func (p *Process) PID() int { return p.pid }
+
+// Measurable is nil when the CPU and memory of PID's process tree are the
+// target's, else why they are not (another process holds its port).
+func (p *Process) Measurable() error {
+	if p.pid == 0 {
+		return errors.New("the target's process is not known (set target.pid_file for a target started elsewhere)")
+	}
+	return p.notMeasured
+}
+
+// LogPath is the file holding the started target's output, or "".
+func (p *Process) LogPath() string {
+	if p.out == nil {
+		return ""
+	}
+	return p.out.path
+}
 
 // Done is closed when a started target has exited.
 func (p *Process) Done() <-chan struct{} { return p.done }
@@ -121,17 +177,15 @@ func (p *Process) Exited() error {
 	}
 }
 
-// ExitReason describes how the process ended, with its last output.
+// ExitReason describes how the process ended, with the last lines of its
+// output and where all of it is.
 func (p *Process) ExitReason() string {
 	<-p.done
 	reason := "exit status 0"
 	if p.waitErr != nil {
 		reason = p.waitErr.Error()
 	}
-	if tail := lastBytes(p.out.Tail(), outputTail); tail != "" {
-		reason += "; last output: " + tail
-	}
-	return reason
+	return reason + "; last output: " + p.out.lastLines()
 }
 
 // Stop ends a started target: SIGTERM to its process group, then SIGKILL

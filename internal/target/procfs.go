@@ -140,5 +140,5 @@ func PIDFromFile(path string) (int, error) {
 }
 
 func errProcessGone(pid int) error {
-	return fmt.Errorf("process %d is not running, so its CPU and memory cannot be sampled", pid)
+	return fmt.Errorf("process %d is not running", pid)
 }

@@ -1,6 +1,7 @@
 package target
 
 import (
+	"fmt"
 	"os"
 	"sync"
 	"time"
@@ -44,15 +45,16 @@ type Sampler struct {
 	stop    chan struct{}
 	done    chan struct{}
 
-	mu      sync.Mutex
-	spans   map[procKey]*cpuSpan
-	peakRSS int64
-	err     error
+	mu       sync.Mutex
+	spans    map[procKey]*cpuSpan
+	peakRSS  int64
+	err      error
+	rootGone bool // the root was missing from a sample after the first
 }
 
 // StartSampler takes a first sample of pid's tree now and then one every
 // period (DefaultSampleEvery when ≤ 0) until Stop. A pid that is not
-// running (or 0, unknown) yields zero Resources and an Err.
+// running (or 0, unknown) yields no Resources and an error.
 func StartSampler(pid int, every time.Duration) *Sampler {
 	s := &Sampler{
 		root:    pid,
@@ -81,8 +83,11 @@ func (s *Sampler) loop(every time.Duration) {
 }
 
 // Stop takes a last sample and returns the tree's CPU time over the window
-// and its peak resident memory. It is safe to call more than once.
-func (s *Sampler) Stop() result.Resources {
+// and its peak resident memory. A measurement that could not be taken is
+// absent, never zero: with an error saying why, the Resources are nil
+// when nothing was measured, and hold only the peak memory when the tree
+// showed no CPU time at all. It is safe to call more than once.
+func (s *Sampler) Stop() (*result.Resources, error) {
 	select {
 	case <-s.stop:
 	default:
@@ -92,10 +97,19 @@ func (s *Sampler) Stop() result.Resources {
 	s.sample(false)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return result.Resources{
-		CPUSeconds:   s.cpuSeconds(),
-		PeakRSSBytes: s.peakRSS,
+	switch {
+	case s.err != nil:
+		return nil, s.err
+	case s.rootGone:
+		return nil, fmt.Errorf("process %d ended during the measure window", s.root)
+	case s.peakRSS <= 0:
+		return nil, fmt.Errorf("the samples of process %d showed no memory in use", s.root)
 	}
+	res := &result.Resources{CPUSeconds: s.cpuSeconds(), PeakRSSBytes: s.peakRSS}
+	if res.CPUSeconds <= 0 {
+		return res, fmt.Errorf("the samples of process %d showed no CPU time (less than the %d ms resolution of clock ticks?)", s.root, 1000/clockTicks)
+	}
+	return res, nil
 }
 
 // cpuSeconds adds up the tree's CPU time over the window: exact
@@ -115,14 +129,6 @@ func (s *Sampler) cpuSeconds() float64 {
 	return float64(ticks) / clockTicks
 }
 
-// Err reports why sampling saw nothing (no /proc, or the process was gone
-// from the start), or nil.
-func (s *Sampler) Err() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.err
-}
-
 // sample reads the tree once; the first sample sets the baseline of the
 // processes already running.
 func (s *Sampler) sample(first bool) {
@@ -134,8 +140,12 @@ func (s *Sampler) sample(first bool) {
 		s.err = err
 		return
 	}
-	if first && len(members) == 0 {
-		s.err = errProcessGone(s.root)
+	if len(members) == 0 || members[0].gone() { // members[0] is the root
+		if first {
+			s.err = errProcessGone(s.root)
+		} else {
+			s.rootGone = true
+		}
 		return
 	}
 	var rss int64

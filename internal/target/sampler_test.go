@@ -3,15 +3,18 @@ package target
 import (
 	"context"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
 )
 
-// sampleTarget runs a target, samples it for window, and returns what was seen.
+// sampleTarget runs a target (script, in which $SERVE runs the HTTP
+// server), samples it for window, and returns what was seen.
 func sampleTarget(t *testing.T, script string, window time.Duration) (cpu float64, rss int64) {
 	t.Helper()
-	p, err := Start(context.Background(), okServer(t), shellTarget(script), nil)
+	tgt, url := serverTarget(t, script)
+	p, err := Start(context.Background(), url, tgt, StartOptions{Children: supervised(t)})
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -19,8 +22,8 @@ func sampleTarget(t *testing.T, script string, window time.Duration) (cpu float6
 	time.Sleep(50 * time.Millisecond) // let the shell fork its children
 	s := StartSampler(p.PID(), 50*time.Millisecond)
 	time.Sleep(window)
-	res := s.Stop()
-	if err := s.Err(); err != nil {
+	res, err := s.Stop()
+	if res == nil {
 		t.Fatalf("sampler: %v", err)
 	}
 	return res.CPUSeconds, res.PeakRSSBytes
@@ -28,8 +31,9 @@ func sampleTarget(t *testing.T, script string, window time.Duration) (cpu float6
 
 func TestSamplerSeesCPUOfTheWholeTree(t *testing.T) {
 	// the busy loop runs in a child of the target's shell, not in the root
-	busyCPU, busyRSS := sampleTarget(t, `sh -c 'while :; do :; done' & wait`, time.Second)
-	idleCPU, idleRSS := sampleTarget(t, `sleep 30 & wait`, time.Second)
+	t.Parallel()
+	busyCPU, busyRSS := sampleTarget(t, `sh -c 'while :; do :; done' & $SERVE`, time.Second)
+	idleCPU, idleRSS := sampleTarget(t, `sleep 30 & $SERVE`, time.Second)
 	// a busy loop gets far more than 0.05 s of CPU in 1 s even on a 2-core
 	// machine shared with other test runs; sleeping processes get almost none
 	if busyCPU < 0.05 {
@@ -45,7 +49,8 @@ func TestSamplerSeesCPUOfTheWholeTree(t *testing.T) {
 
 func TestSamplerCountsShortLivedChildren(t *testing.T) {
 	// each child burns CPU and exits; the shell reaps them (cutime)
-	script := `while :; do sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done'; done`
+	t.Parallel()
+	script := `$SERVE & while :; do sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done'; done`
 	cpu, _ := sampleTarget(t, script, time.Second)
 	if cpu < 0.05 {
 		t.Errorf("tree of short-lived busy children used %.3f s CPU in 1 s, want ≥ 0.05 s", cpu)
@@ -53,18 +58,54 @@ func TestSamplerCountsShortLivedChildren(t *testing.T) {
 }
 
 func TestSamplerOfAMissingProcess(t *testing.T) {
+	t.Parallel()
 	s := StartSampler(1<<22+1, 10*time.Millisecond) // above any pid_max
-	res := s.Stop()
-	if s.Err() == nil || !strings.Contains(s.Err().Error(), "not running") {
-		t.Fatalf("sampler of a missing pid: err %v, want 'not running'", s.Err())
+	res, err := s.Stop()
+	if err == nil || !strings.Contains(err.Error(), "not running") {
+		t.Fatalf("sampler of a missing pid: err %v, want 'not running'", err)
 	}
-	if res.CPUSeconds != 0 || res.PeakRSSBytes != 0 {
-		t.Fatalf("sampler of a missing pid = %+v, want zero", res)
+	if res != nil {
+		t.Fatalf("sampler of a missing pid = %+v, want nothing (absent, not zero)", res)
 	}
 	s.Stop() // a second Stop is harmless
 }
 
+func TestSamplerOfAProcessThatEndsInTheWindow(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("sleep", "0.3")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go cmd.Wait()
+	s := StartSampler(cmd.Process.Pid, 20*time.Millisecond)
+	time.Sleep(time.Second)
+	res, err := s.Stop()
+	if res != nil || err == nil || !strings.Contains(err.Error(), "ended during the measure window") {
+		t.Fatalf("sampler of a process that ended = %+v, %v; want nothing and why", res, err)
+	}
+}
+
+func TestSamplerOfAnIdleProcessHasNoCPU(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	time.Sleep(100 * time.Millisecond) // past its start-up
+	s := StartSampler(cmd.Process.Pid, 50*time.Millisecond)
+	time.Sleep(300 * time.Millisecond)
+	res, err := s.Stop()
+	if res == nil || res.PeakRSSBytes <= 0 {
+		t.Fatalf("sampler of a sleeping process = %+v, %v; want its memory", res, err)
+	}
+	if res.CPUSeconds != 0 || err == nil || !strings.Contains(err.Error(), "no CPU time") {
+		t.Fatalf("sampler of a sleeping process: CPU %v s, err %v; want CPU absent and why", res.CPUSeconds, err)
+	}
+}
+
 func TestParseStat(t *testing.T) {
+	t.Parallel()
 	line := "4242 (a (weird) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 150 50 7 3 20 0 1 0 98765 12345678 321 18446744073709551615"
 	st, err := parseStat(4242, line)
 	if err != nil {
@@ -80,6 +121,7 @@ func TestParseStat(t *testing.T) {
 }
 
 func TestPIDFromFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := dir + "/" + name
@@ -99,21 +141,5 @@ func TestPIDFromFile(t *testing.T) {
 		if _, err := PIDFromFile(path); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("PIDFromFile(%s) = %v, want an error containing %q", path, err, want)
 		}
-	}
-}
-
-func TestThreadNanosCountsThisProcess(t *testing.T) {
-	before, ok := threadNanos(os.Getpid())
-	if !ok {
-		t.Skip("no /proc/<pid>/task/*/schedstat on this kernel")
-	}
-	deadline := time.Now().Add(50 * time.Millisecond)
-	x := 0
-	for time.Now().Before(deadline) { // burn ~50 ms of CPU
-		x++
-	}
-	after, _ := threadNanos(os.Getpid())
-	if d := time.Duration(after - before); d < 20*time.Millisecond || d > 5*time.Second {
-		t.Errorf("50 ms of spinning counted as %v (x=%d)", d, x)
 	}
 }

@@ -14,10 +14,11 @@ import (
 )
 
 func TestRunToolPassesEnvAndExitStatus(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "out.txt")
 	var log bytes.Buffer
 	c := &config.Command{Shell: `echo started; echo "$TAILGATE_RUN" > "$OUT"; exit 3`}
-	exit, err := RunTool(context.Background(), c, []string{"TAILGATE_RUN=2", "OUT=" + out}, 10*time.Second, &log)
+	exit, err := RunTool(context.Background(), c, supervised(t).With("TAILGATE_RUN=2", "OUT="+out), 10*time.Second, &log)
 	if err != nil || exit != 3 {
 		t.Fatalf("RunTool = %d, %v; want exit 3 and no error (a tool may fail thresholds and still write results)", exit, err)
 	}
@@ -30,16 +31,17 @@ func TestRunToolPassesEnvAndExitStatus(t *testing.T) {
 }
 
 func TestRunToolTimeoutKillsTheGroup(t *testing.T) {
+	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	c := &config.Command{Shell: `sleep 30 & echo $! > "` + pidFile + `"; wait`}
 	start := time.Now()
-	_, err := RunTool(context.Background(), c, nil, 300*time.Millisecond, &bytes.Buffer{})
+	_, err := RunTool(context.Background(), c, supervised(t), 3*time.Second, &bytes.Buffer{})
 	var se *StepError
 	if !errors.As(err, &se) || se.Step != StepLoad {
 		t.Fatalf("err = %v, want a %q StepError", err, StepLoad)
 	}
 	if time.Since(start) > 10*time.Second {
-		t.Errorf("RunTool took %v after a 300ms timeout", time.Since(start))
+		t.Errorf("RunTool took %v after a 3s timeout", time.Since(start))
 	}
 	b, rerr := os.ReadFile(pidFile)
 	if rerr != nil {
@@ -48,7 +50,7 @@ func TestRunToolTimeoutKillsTheGroup(t *testing.T) {
 	pid := strings.TrimSpace(string(b))
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
-		if _, err := os.Stat("/proc/" + pid); err != nil {
+		if !running(atoi(t, pid)) {
 			return // the background sleep is gone
 		}
 		time.Sleep(50 * time.Millisecond)

@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/tailgate-ci/tailgate/internal/pipeline"
+	"github.com/tailgate-ci/tailgate/internal/target"
+)
+
+// supervisorCommand is the hidden subcommand every child process runs
+// under (target.Supervise): it ends the child when tailgate dies, even by
+// SIGKILL. Main's signal handling keeps it alive through the SIGTERM that
+// stops a target's group, so that it can report how the target ended.
+const supervisorCommand = "supervise"
+
+func init() {
+	hidden[supervisorCommand] = func(_ context.Context, _ env, args []string) error {
+		if code := target.Supervise(args); code != 0 {
+			return statusError(code) // the command's own status: nothing to print
+		}
+		return nil
+	}
+}
+
+// errQuiet ends a command with its exit code and no message.
+var errQuiet = errors.New("exit without a message")
+
+// statusError ends the process with a given status and no message: the
+// supervisor passes on its command's own exit status.
+type statusError int
+
+func (s statusError) Error() string { return errQuiet.Error() }
+func (s statusError) Unwrap() error { return errQuiet }
+
+// processes is how every command starts its children: under the
+// supervisor, with the environment tailgate was given (credentials
+// removed), the target's output in a log file.
+func (e env) processes() pipeline.Processes {
+	p := pipeline.Processes{Environ: e.environ, TargetLogDir: targetLogDir(e), TargetLive: e.targetLive}
+	// Without its own executable (or process groups) tailgate cannot
+	// supervise: children then start directly, with a parent-death signal
+	// where there is one.
+	if exe, err := os.Executable(); err == nil && target.CanSupervise {
+		p.Supervisor = []string{exe, supervisorCommand}
+	}
+	return p
+}
+
+// targetLogDir is where a started target's output goes: $RUNNER_TEMP in
+// GitHub Actions (kept with the job, uploadable as an artifact), else the
+// OS temp directory.
+func targetLogDir(e env) string {
+	if dir := e.getenv("RUNNER_TEMP"); dir != "" {
+		return dir
+	}
+	return os.TempDir()
+}
+
+// Values of --target-output.
+const (
+	targetOutputFile = "file"
+	targetOutputLive = "live"
+)
+
+// targetOutput is the --target-output flag: the target's output goes to
+// its log file, and with "live" also to stderr as it comes.
+type targetOutput string
+
+func (t *targetOutput) String() string { return string(*t) }
+
+func (t *targetOutput) Set(s string) error {
+	if s != targetOutputFile && s != targetOutputLive {
+		return fmt.Errorf("want %s or %s, got %q", targetOutputFile, targetOutputLive, s)
+	}
+	*t = targetOutput(s)
+	return nil
+}
+
+// apply sets where the target's output is shown live.
+func (t targetOutput) apply(e env) env {
+	if t == targetOutputLive {
+		e.targetLive = e.stderr
+	}
+	return e
+}

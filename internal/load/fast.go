@@ -1,0 +1,310 @@
+package load
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/tailgate-ci/tailgate/internal/scenario"
+)
+
+// fastIdle is how long a connection may sit idle before the fast client
+// closes it: the pool's cleaner closes an idle connection between one and
+// two fastIdle after its last use, before the shortest keep-alive timeout
+// servers commonly use (gunicorn's 2 s, Node's 5 s) closes it under a
+// request. net/http, which notices a server's close as it happens, needs
+// no such bound.
+const fastIdle = time.Second
+
+// userAgent is sent unless a step sets its own User-Agent header.
+const userAgent = "tailgate"
+
+// fastMaxBody bounds the response bodies the fast client reads: it holds
+// each one whole in memory, one per worker.
+const fastMaxBody = 16 << 20
+
+// errBodyTooLarge fails a response the fast client will not read; it
+// counts as a failed expectation, like a body too large to check.
+var errBodyTooLarge = fmt.Errorf("response body is larger than %d MiB, the most the fast client reads; load.client: nethttp reads bodies of any size", fastMaxBody>>20)
+
+var (
+	_ transport = (*fastTransport)(nil)
+	_ client    = (*fastClient)(nil)
+)
+
+// fastTransport sends HTTP/1.1 with fasthttp, the library of bombardier
+// (the cheapest Go load generator we measured): requests and responses
+// are reused buffers, so a request costs no allocation, and a request's
+// timeout is a deadline on its connection rather than a timer of its own.
+// One HostClient serves every worker of a run; it keeps at most as many
+// connections as workers. fasthttp reads each response body whole before
+// returning it (streaming it instead would cost four allocations per
+// request), up to fastMaxBody.
+type fastTransport struct {
+	hc      *fasthttp.HostClient
+	conns   *connSet
+	timeout time.Duration
+}
+
+func newFastTransport(base *url.URL, workers int, timeout time.Duration, tlsConfig *tls.Config) *fastTransport {
+	conns := &connSet{timeout: timeout, open: map[*trackedConn]struct{}{}}
+	tlsOn := base.Scheme == "https"
+	hc := &fasthttp.HostClient{
+		Addr:                          fasthttp.AddMissingPort(base.Host, tlsOn),
+		Name:                          userAgent,
+		IsTLS:                         tlsOn,
+		TLSConfig:                     tlsConfig,
+		DialTimeout:                   conns.dial,
+		MaxConns:                      workers,
+		MaxConnWaitTimeout:            timeout,
+		MaxResponseBodySize:           fastMaxBody,
+		MaxIdleConnDuration:           fastIdle,
+		MaxIdemponentCallAttempts:     2,
+		DisablePathNormalizing:        true, // the scenario escaped the URL as net/http would
+		DisableHeaderNamesNormalizing: true, // response headers are never looked up by name
+	}
+	t := &fastTransport{hc: hc, conns: conns, timeout: timeout}
+	hc.RetryIfErr = t.retryUnanswered
+	return t
+}
+
+// client ignores run: the transport's close interrupts the requests.
+func (t *fastTransport) client(context.Context) client { return &fastClient{t: t} }
+
+func (t *fastTransport) close() {
+	t.conns.closeAll()
+	t.hc.CloseIdleConnections()
+}
+
+// retryUnanswered sends a request a second time, as net/http does, when
+// the server closed the connection before answering it (a keep-alive
+// connection it timed out just as the request went out) and sending it
+// again cannot repeat a change: the method is one that changes nothing.
+// The idle connections go first: the server has likely closed them too,
+// and the second try must go out on a new one. Every other failure
+// counts as it is.
+func (t *fastTransport) retryUnanswered(req *fasthttp.Request, attempts int, err error) (resetTimeout, retry bool) {
+	if attempts > 1 || !replayable(req) || !unanswered(err) {
+		return false, false
+	}
+	t.hc.CloseIdleConnections()
+	return false, true
+}
+
+func unanswered(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, fasthttp.ErrConnectionClosed) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+func replayable(req *fasthttp.Request) bool {
+	h := &req.Header
+	return h.IsGet() || h.IsHead() || h.IsOptions() || h.IsTrace()
+}
+
+// fastClient is one worker's view of the transport, with the request and
+// response buffers it reuses.
+type fastClient struct {
+	t    *fastTransport
+	req  fasthttp.Request
+	from scenario.Request // what req was built from; its Header is the client's copy
+	resp fasthttp.Response
+	body bytes.Reader
+}
+
+func (c *fastClient) send(r *scenario.Request) (scenario.Response, error) {
+	if !c.built(r) {
+		c.build(r)
+	}
+	if err := c.t.hc.DoTimeout(&c.req, &c.resp, c.t.timeout); err != nil {
+		return scenario.Response{}, &url.Error{Op: errorOp(r.Method), URL: redacted(r.URL), Err: plainError(err)}
+	}
+	c.body.Reset(c.resp.Body())
+	return scenario.Response{Status: c.resp.StatusCode(), Body: &c.body}, nil
+}
+
+// built reports whether req was built from a request equal to r, as it
+// is when a step without templates repeats: then it goes out as it is,
+// its URL already parsed. The comparison is cheap where it matters: the
+// constant parts of a step are the same strings and slices every time.
+func (c *fastClient) built(r *scenario.Request) bool {
+	f := &c.from
+	return f.Method == r.Method && f.URL == r.URL && bytes.Equal(f.Body, r.Body) && (f.Body == nil) == (r.Body == nil) &&
+		slices.Equal(f.Header, r.Header)
+}
+
+func (c *fastClient) build(r *scenario.Request) {
+	c.req.Reset()
+	c.req.SetRequestURI(r.URL)
+	h := &c.req.Header
+	h.SetMethod(r.Method)
+	h.SetNoDefaultContentType(true) // net/http sends none either
+	for _, f := range r.Header {
+		h.Set(f.Name, f.Value)
+	}
+	if r.Body != nil {
+		c.req.SetBodyRaw(r.Body) // valid until the next request, and only read
+	}
+	c.from = scenario.Request{Method: r.Method, URL: r.URL, Header: append(c.from.Header[:0], r.Header...), Body: r.Body}
+}
+
+// done reports no expiry: a request that outlives its deadline fails
+// with a timeout error of its own.
+func (c *fastClient) done() bool { return false }
+
+// close lets go of the last response's body.
+func (c *fastClient) close() {
+	c.body.Reset(nil)
+	c.resp.Reset()
+}
+
+// errUnanswered words fasthttp's ErrConnectionClosed for our users, as
+// net/http would: its own text advises fasthttp's.
+var errUnanswered = errors.New("EOF: the server closed the connection before answering")
+
+// plainError replaces fasthttp's errors that speak to fasthttp's users.
+func plainError(err error) error {
+	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		return errBodyTooLarge
+	case errors.Is(err, fasthttp.ErrConnectionClosed):
+		return errUnanswered
+	}
+	return err
+}
+
+func redacted(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return u.Redacted()
+}
+
+// connSet dials the fast transport's connections and tracks the open
+// ones: fasthttp can close only idle connections, and the end of a run
+// must interrupt the requests in flight too.
+type connSet struct {
+	timeout time.Duration // a dial's bound when fasthttp gives none
+	mu      sync.Mutex
+	open    map[*trackedConn]struct{}
+	closed  bool
+}
+
+var errClosed = errors.New("the run is over: no new connections")
+
+func (s *connSet) dial(addr string, timeout time.Duration) (net.Conn, error) {
+	if timeout <= 0 {
+		timeout = s.timeout
+	}
+	d := net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
+	conn, err := d.Dial("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		conn.Close()
+		return nil, errClosed
+	}
+	tc := &trackedConn{Conn: conn, set: s}
+	s.open[tc] = struct{}{}
+	return tc, nil
+}
+
+func (s *connSet) closeAll() {
+	s.mu.Lock()
+	s.closed = true
+	open := s.open
+	s.open = map[*trackedConn]struct{}{}
+	s.mu.Unlock()
+	for c := range open {
+		c.Conn.Close()
+	}
+}
+
+func (s *connSet) forget(c *trackedConn) {
+	s.mu.Lock()
+	delete(s.open, c)
+	s.mu.Unlock()
+}
+
+// trackedConn leaves its set when closed, and moves its deadlines in
+// steps of deadlineStep.
+type trackedConn struct {
+	net.Conn
+	set           *connSet
+	read, written int64 // the deadlines last set, as deadlineKey numbers them
+}
+
+// deadlineStep is the resolution of request timeouts on the fast path.
+// fasthttp sets a read and a write deadline per request, and each change
+// costs a timer update; rounded up to this step, a deadline changes on a
+// busy connection once per step rather than twice per request, and a
+// request times out at most this much later than asked.
+const deadlineStep = 10 * time.Millisecond
+
+func (c *trackedConn) Close() error {
+	c.set.forget(c)
+	return c.Conn.Close()
+}
+
+// SetDeadline sets both deadlines through the two setters, so that what
+// they know of the socket's deadlines stays true.
+func (c *trackedConn) SetDeadline(t time.Time) error {
+	return errors.Join(c.SetReadDeadline(t), c.SetWriteDeadline(t))
+}
+
+func (c *trackedConn) SetReadDeadline(t time.Time) error {
+	if t, ok := moveDeadline(&c.read, t); ok {
+		return c.Conn.SetReadDeadline(t)
+	}
+	return nil
+}
+
+func (c *trackedConn) SetWriteDeadline(t time.Time) error {
+	if t, ok := moveDeadline(&c.written, t); ok {
+		return c.Conn.SetWriteDeadline(t)
+	}
+	return nil
+}
+
+// moveDeadline returns t rounded up to its step, and whether that
+// differs from the deadline last set (*last, which it updates).
+func moveDeadline(last *int64, t time.Time) (time.Time, bool) {
+	key := deadlineKey(t)
+	if key == *last {
+		return t, false
+	}
+	*last = key
+	return roundDeadline(t, key), true
+}
+
+// deadlineKey numbers the step that t rounds up to; 0 is the zero time
+// (no deadline).
+func deadlineKey(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return (t.UnixNano() + int64(deadlineStep) - 1) / int64(deadlineStep)
+}
+
+// roundDeadline moves t up to the end of its step, keeping its monotonic
+// clock reading.
+func roundDeadline(t time.Time, key int64) time.Time {
+	if key == 0 {
+		return t
+	}
+	return t.Add(time.Duration(key*int64(deadlineStep) - t.UnixNano()))
+}

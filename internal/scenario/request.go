@@ -1,0 +1,177 @@
+package scenario
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// Request is one step's request, rendered: what any HTTP/1.1 client needs
+// to send it. It belongs to the Executor that rendered it and stays valid
+// until that Executor renders the next one; a client reads it and never
+// changes it.
+type Request struct {
+	Method string
+	URL    string   // absolute and escaped, as url.URL.String writes it
+	Header []Header // canonical names, each at most once
+	Body   []byte   // nil: no body; a rendered body is the request's own
+	// net/http's forms, prebuilt where a step's parts are constant
+	fixed     *fixedTarget
+	netHeader http.Header
+}
+
+// Header is one request header field.
+type Header struct{ Name, Value string }
+
+// Request renders step i of the current iteration. An error means the
+// request cannot be sent: a template failed (e.g. randInt 5 1), or what
+// it rendered is no URL or no header value.
+func (x *Executor) Request(i int) (*Request, error) {
+	st := &x.cur[i]
+	body, err := x.renderBody(st)
+	if err != nil {
+		return nil, fmt.Errorf("step %q body: %w", st.name, err)
+	}
+	x.req = Request{Method: st.method, Body: body, fixed: st.fixed, netHeader: st.staticNet}
+	if st.fixed != nil {
+		x.req.URL, x.req.Header = st.fixed.url, st.static
+		return &x.req, nil
+	}
+	if x.req.URL, err = x.renderURL(st); err != nil {
+		return nil, err
+	}
+	if x.req.Header, err = x.renderHeaders(st); err != nil {
+		return nil, err
+	}
+	return &x.req, nil
+}
+
+// renderURL renders the path onto the base URL and escapes it as net/http
+// would, so every client puts the same request line on the wire.
+func (x *Executor) renderURL(st *boundStep) (string, error) {
+	if err := st.path.render(&x.buf, x.vars); err != nil {
+		return "", fmt.Errorf("step %q path: %w", st.name, err)
+	}
+	x.url = append(append(x.url[:0], st.prefix...), x.buf.Bytes()...)
+	if plainURL(x.url) {
+		return string(x.url), nil
+	}
+	u, err := url.Parse(string(x.url))
+	if err != nil {
+		return "", fmt.Errorf("step %q: %w", st.name, err)
+	}
+	return u.String(), nil
+}
+
+// plainURL reports whether u is written as url.URL.String would write it
+// after parsing, so it needs neither: printable ASCII that needs no
+// escaping, no fragment, and only well-formed percent escapes.
+func plainURL(u []byte) bool {
+	for i := 0; i < len(u); i++ {
+		switch c := u[i]; {
+		case c <= ' ' || c >= 0x7f || strings.IndexByte("\"#<>\\^`{|}", c) >= 0:
+			return false
+		case c == '%' && (i+2 >= len(u) || !isHex(u[i+1]) || !isHex(u[i+2])):
+			return false
+		}
+	}
+	return true
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func (x *Executor) renderHeaders(st *boundStep) ([]Header, error) {
+	if !st.templHdrs {
+		return st.static, nil
+	}
+	x.hdrs = append(x.hdrs[:0], st.static...)
+	for i := range st.headers {
+		h := &st.headers[i]
+		if !h.value.templated() {
+			continue
+		}
+		if err := h.value.render(&x.buf, x.vars); err != nil {
+			return nil, fmt.Errorf("step %q header %s: %w", st.name, h.name, err)
+		}
+		v := x.buf.String()
+		if err := checkHeaderValue(v); err != nil {
+			return nil, fmt.Errorf("step %q header %s: %w", st.name, h.name, err)
+		}
+		x.hdrs = append(x.hdrs, Header{Name: h.name, Value: v})
+	}
+	return x.hdrs, nil
+}
+
+// checkHeaderValue refuses what would end the header line early or
+// corrupt it: a client that writes headers verbatim would send it as is.
+func checkHeaderValue(v string) error {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < 0x20 && c != '\t') || c == 0x7f {
+			return fmt.Errorf("value %q contains the control character %#x", v, c)
+		}
+	}
+	return nil
+}
+
+// renderBody returns the request body, or nil for none. A constant body is
+// shared, not copied; a rendered one is a fresh slice the request owns.
+func (x *Executor) renderBody(st *boundStep) ([]byte, error) {
+	switch {
+	case st.constBody != nil:
+		return st.constBody, nil
+	case st.body.json:
+		var out []byte
+		for i := range st.leaves {
+			out = append(out, st.body.segments[i]...)
+			if err := st.leaves[i].render(&x.buf, x.vars); err != nil {
+				return nil, err
+			}
+			out = appendJSONString(out, x.buf.String())
+		}
+		return append(out, st.body.segments[len(st.leaves)]...), nil
+	case st.raw.templated():
+		if err := st.raw.render(&x.buf, x.vars); err != nil {
+			return nil, err
+		}
+		return bytes.Clone(x.buf.Bytes()), nil
+	}
+	return nil, nil
+}
+
+// HTTP returns the request in net/http's form, bound to ctx. A step whose
+// URL and headers are constant shares one prebuilt request (copied
+// shallowly: its URL and headers are read-only).
+func (r *Request) HTTP(ctx context.Context) (*http.Request, error) {
+	var req *http.Request
+	if r.fixed != nil {
+		req = r.fixed.http.WithContext(ctx)
+	} else {
+		var err error
+		if req, err = http.NewRequestWithContext(ctx, r.Method, r.URL, nil); err != nil {
+			return nil, err
+		}
+		req.Header = r.netHeader // read-only, as the prebuilt request's
+		if req.Header == nil {
+			req.Header = httpHeader(r.Header)
+		}
+	}
+	if r.Body != nil {
+		req.Body = io.NopCloser(bytes.NewReader(r.Body))
+		req.ContentLength = int64(len(r.Body))
+	}
+	return req, nil
+}
+
+func httpHeader(hs []Header) http.Header {
+	h := make(http.Header, len(hs))
+	for _, f := range hs {
+		h[f.Name] = []string{f.Value}
+	}
+	return h
+}

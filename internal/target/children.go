@@ -1,0 +1,106 @@
+package target
+
+import (
+	"slices"
+	"strings"
+)
+
+// Variables tailgate sets for dataset commands and load tools.
+const (
+	// TargetURLEnv holds the target's base URL (target.url).
+	TargetURLEnv = "TAILGATE_TARGET_URL"
+	// SideEnv is "base" or "head" in A/B; it is not set otherwise.
+	SideEnv = "TAILGATE_SIDE"
+)
+
+// Children is how tailgate makes its child processes: the target, dataset
+// commands, a load tool (engine: command) and build commands. Each gets the
+// environment that ChildEnv builds from the one tailgate was given (never
+// tailgate's own process environment, which only the CLI reads), and each
+// ends when tailgate ends, also when tailgate is killed with SIGKILL.
+type Children struct {
+	// Environ is the environment tailgate was given, as "NAME=value".
+	// Children get it without credentials. Nil gives them an empty one
+	// (plus their TAILGATE_* variables): a caller that forgets it leaks
+	// nothing.
+	Environ []string
+	// PassEnv names credentials that children get anyway (config pass_env).
+	PassEnv []string
+	// Supervisor is the command line (tailgate's own executable and its
+	// hidden subcommand) that runs Supervise. Every child is started under
+	// it, so that when tailgate dies, even by SIGKILL, the supervisor ends
+	// the child's whole process group. Empty: children are started
+	// directly, with a parent-death signal on Linux, which reaches the
+	// direct child only (not what a `sh -c` forks).
+	Supervisor []string
+
+	extra []string // "NAME=value" set for this child, after Environ
+}
+
+// With returns c with variables ("NAME=value") added for the child; they
+// override Environ's.
+func (c Children) With(vars ...string) Children {
+	c.extra = append(slices.Clip(c.extra), vars...)
+	return c
+}
+
+// Env is the child's environment.
+func (c Children) Env() []string { return ChildEnv(c.Environ, c.PassEnv, c.extra) }
+
+// ChildEnv builds a child's environment: parent without the credentials
+// (IsCredential) that pass does not name, then extra. A name set twice keeps
+// its last value, once.
+func ChildEnv(parent, pass, extra []string) []string {
+	out := make([]string, 0, len(parent)+len(extra))
+	index := map[string]int{}
+	add := func(kv string) {
+		name, _, _ := strings.Cut(kv, "=")
+		if i, seen := index[name]; seen {
+			out[i] = kv
+			return
+		}
+		index[name] = len(out)
+		out = append(out, kv)
+	}
+	for _, kv := range parent {
+		name, _, ok := strings.Cut(kv, "=")
+		if !ok || name == "" || (IsCredential(name) && !slices.Contains(pass, name)) {
+			continue
+		}
+		add(kv)
+	}
+	for _, kv := range extra {
+		add(kv)
+	}
+	return out
+}
+
+// credentialNames are the GitHub and Actions variables that carry a token
+// or a capability of the job, and so never reach the service under test
+// or any other child unless the config passes them on.
+var credentialNames = []string{
+	"GITHUB_TOKEN", "GH_TOKEN", "GITHUB_ENTERPRISE_TOKEN", "GH_ENTERPRISE_TOKEN",
+	// The runner's command files: a child appending to them would set
+	// variables, PATH entries, outputs or the summary of later steps.
+	"GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STATE", "GITHUB_STEP_SUMMARY",
+}
+
+// credentialPrefixes: INPUT_* are an action's inputs (the token among
+// them); ACTIONS_* are the runtime's tokens and service URLs
+// (ACTIONS_RUNTIME_TOKEN, ACTIONS_ID_TOKEN_REQUEST_URL and _TOKEN,
+// ACTIONS_CACHE_URL, ACTIONS_RUNTIME_URL, ACTIONS_RESULTS_URL, …).
+var credentialPrefixes = []string{"INPUT_", "ACTIONS_"}
+
+// IsCredential reports whether children lose the variable name by default.
+func IsCredential(name string) bool {
+	upper := strings.ToUpper(name)
+	if slices.Contains(credentialNames, upper) {
+		return true
+	}
+	for _, p := range credentialPrefixes {
+		if strings.HasPrefix(upper, p) {
+			return true
+		}
+	}
+	return false
+}

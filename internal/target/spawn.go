@@ -1,0 +1,256 @@
+package target
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/config"
+)
+
+// handshakeTimeout bounds the wait for the supervisor to say it started
+// the command (or why it could not).
+const handshakeTimeout = 20 * time.Second
+
+// proc is one child process tailgate starts: directly, or under the
+// supervisor (Children.Supervisor), which then leads its process group.
+type proc struct {
+	cmd     *exec.Cmd
+	sup     *supervision // nil when started directly
+	lookErr error        // the program was not found; reported by start
+	pid     int          // the command's own pid, once started
+}
+
+// newProc prepares c as a child: its environment from ch, in a process
+// group of its own that is killed as a whole when ctx ends, and bound to
+// tailgate's life. The caller sets Dir and the output, then calls start or
+// run.
+func (ch Children) newProc(ctx context.Context, c *config.Command) (*proc, error) {
+	argv, err := commandArgs(c)
+	if err != nil {
+		return nil, err
+	}
+	p := &proc{}
+	if len(ch.Supervisor) == 0 {
+		p.cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
+		dieWithParent(p.cmd)
+	} else {
+		// The program is looked up here, in tailgate's PATH, as a direct
+		// start would; the supervisor gets its path and the whole argv.
+		inner := exec.Command(argv[0], argv[1:]...)
+		p.lookErr = inner.Err
+		args := append(slices.Clone(ch.Supervisor[1:]), "--", inner.Path)
+		p.cmd = exec.CommandContext(ctx, ch.Supervisor[0], append(args, argv...)...)
+		p.sup = &supervision{}
+	}
+	p.cmd.Env = ch.Env()
+	inOwnGroup(p.cmd)
+	p.cmd.Cancel = func() error { return signalGroup(p.cmd.Process.Pid, syscall.SIGKILL) }
+	return p, nil
+}
+
+// commandArgs is c's argv: a list runs directly, a string by `sh -c`.
+func commandArgs(c *config.Command) ([]string, error) {
+	switch {
+	case len(c.Args) > 0:
+		return c.Args, nil
+	case strings.TrimSpace(c.Shell) != "":
+		return []string{"sh", "-c", c.Shell}, nil
+	}
+	return nil, errors.New("command is empty: give a list of arguments or a shell string")
+}
+
+// start starts the child; under the supervisor it returns once the
+// supervisor has started the command and said its pid.
+func (p *proc) start() error {
+	if p.lookErr != nil {
+		return p.lookErr
+	}
+	if p.sup == nil {
+		if err := p.cmd.Start(); err != nil {
+			return err
+		}
+		p.pid = p.cmd.Process.Pid
+		return nil
+	}
+	pid, err := p.sup.start(p.cmd)
+	p.pid = pid
+	return err
+}
+
+// wait waits for the child and returns how the command ended: nil, or an
+// error with an ExitCode method ("exit status 3", "signal: killed").
+func (p *proc) wait() error {
+	err := p.cmd.Wait()
+	if p.sup == nil {
+		// Something the command left behind held its output open: the
+		// command itself has ended, and its status is what counts, as it
+		// is under the supervisor.
+		if ps := p.cmd.ProcessState; ps != nil && errors.Is(err, exec.ErrWaitDelay) {
+			if ps.Success() {
+				return nil
+			}
+			return &exec.ExitError{ProcessState: ps}
+		}
+		return err
+	}
+	if status, ok := p.sup.finish(); ok {
+		return status.err()
+	}
+	return err // the supervisor itself was killed: its own end says how
+}
+
+func (p *proc) run() error {
+	if err := p.start(); err != nil {
+		return err
+	}
+	return p.wait()
+}
+
+// group is the process group of the child: the supervisor's, or the
+// command's own when started directly.
+func (p *proc) group() int { return p.cmd.Process.Pid }
+
+// exitCodeOf is the exit code in an error from wait, if it holds one (-1
+// for a command ended by a signal).
+func exitCodeOf(err error) (int, bool) {
+	var ec interface{ ExitCode() int }
+	if errors.As(err, &ec) {
+		return ec.ExitCode(), true
+	}
+	return 0, false
+}
+
+// supervision is tailgate's end of the two pipes to the supervisor: the
+// life pipe, whose write end only tailgate holds, so that the supervisor
+// reads end-of-file exactly when tailgate is gone (however it died); and
+// the report pipe, on which the supervisor says the command's pid and, at
+// the end, its exit status.
+type supervision struct {
+	life   *os.File // write end, never written: closed when the command is done
+	file   *os.File // read end of the report pipe
+	report *bufio.Reader
+}
+
+func (s *supervision) start(cmd *exec.Cmd) (int, error) {
+	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		return 0, err
+	}
+	repR, repW, err := os.Pipe()
+	if err != nil {
+		lifeR.Close()
+		lifeW.Close()
+		return 0, err
+	}
+	cmd.ExtraFiles = []*os.File{lifeR, repW} // fds 3 and 4 of the supervisor
+	err = cmd.Start()
+	lifeR.Close()
+	repW.Close()
+	if err != nil {
+		lifeW.Close()
+		repR.Close()
+		return 0, fmt.Errorf("starting the supervisor: %w", err)
+	}
+	s.life, s.file, s.report = lifeW, repR, bufio.NewReader(repR)
+	s.file.SetReadDeadline(time.Now().Add(handshakeTimeout))
+	line, err := s.report.ReadString('\n')
+	word, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
+	if err == nil && word == "pid" {
+		if pid, perr := strconv.Atoi(rest); perr == nil && pid > 0 {
+			return pid, nil
+		}
+	}
+	// The command did not start: the supervisor said why and exits, or it
+	// is not the supervisor at all (then it is stopped here).
+	signalGroup(cmd.Process.Pid, syscall.SIGKILL)
+	cmd.Wait()
+	s.finish()
+	if word == "failed" {
+		return 0, errors.New(rest)
+	}
+	return 0, fmt.Errorf("the supervisor %s did not start the command (said %q, %v)", cmd.Path, strings.TrimSpace(line), err)
+}
+
+// finish reads the command's exit status once the supervisor has exited,
+// and closes both pipes; ok is false when the supervisor said none.
+func (s *supervision) finish() (st exitStatus, ok bool) {
+	if s.file == nil {
+		return st, false
+	}
+	s.file.SetReadDeadline(time.Now().Add(time.Second))
+	for {
+		line, err := s.report.ReadString('\n')
+		if parsed, good := parseExitStatus(line); good {
+			st, ok = parsed, true
+		}
+		if err != nil {
+			break
+		}
+	}
+	s.life.Close()
+	s.file.Close()
+	s.file = nil
+	return st, ok
+}
+
+// exitStatus is how a supervised command ended, as the supervisor saw it.
+type exitStatus struct {
+	code   int
+	signal syscall.Signal // non-zero when a signal ended it
+}
+
+// line is the report line of a status: "exit 3" or "signal 9".
+func (s exitStatus) line() string {
+	if s.signal != 0 {
+		return "signal " + strconv.Itoa(int(s.signal))
+	}
+	return "exit " + strconv.Itoa(s.code)
+}
+
+func parseExitStatus(line string) (exitStatus, bool) {
+	word, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
+	n, err := strconv.Atoi(rest)
+	switch {
+	case err != nil:
+		return exitStatus{}, false
+	case word == "exit":
+		return exitStatus{code: n}, true
+	case word == "signal" && n > 0:
+		return exitStatus{signal: syscall.Signal(n)}, true
+	}
+	return exitStatus{}, false
+}
+
+// err is nil for exit status 0, else an error worded as os/exec words it.
+func (s exitStatus) err() error {
+	if s.signal == 0 && s.code == 0 {
+		return nil
+	}
+	return exitError{s}
+}
+
+type exitError struct{ s exitStatus }
+
+func (e exitError) Error() string {
+	if e.s.signal != 0 {
+		return "signal: " + e.s.signal.String()
+	}
+	return "exit status " + strconv.Itoa(e.s.code)
+}
+
+// ExitCode is the command's exit code, or -1 when a signal ended it.
+func (e exitError) ExitCode() int {
+	if e.s.signal != 0 {
+		return -1
+	}
+	return e.s.code
+}

@@ -1,0 +1,148 @@
+//go:build unix
+
+package target
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// CanSupervise says whether Supervise works here: it needs process groups.
+const CanSupervise = true
+
+// Supervise is the body of the supervisor process that Children.Supervisor
+// starts (tailgate's hidden subcommand; a re-executed test binary in
+// tests). args are "--", the command's path, then its argv. It starts the
+// command, says its pid on fd 4 and waits:
+//   - when the command exits, Supervise reports its status on fd 4 and
+//     returns its exit code (128+n for signal n);
+//   - when tailgate is gone first (fd 3, whose other end only tailgate
+//     holds, reads end-of-file, also after a SIGKILL of tailgate), it ends
+//     every process of its group and below it: SIGTERM, then SIGKILL after
+//     StopGrace.
+//
+// The caller must catch SIGTERM and SIGINT (not ignore them: an ignored
+// signal stays ignored in the command): stopping a target signals its
+// whole group, the supervisor included, and the supervisor must outlive
+// the command to report how it ended.
+func Supervise(args []string) int {
+	life, report := os.NewFile(3, "tailgate-life"), os.NewFile(4, "tailgate-report")
+	// Neither pipe may reach the command: the life pipe's end-of-file
+	// must mean tailgate is gone, not that the command closed it.
+	syscall.CloseOnExec(3)
+	syscall.CloseOnExec(4)
+	if len(args) < 3 || args[0] != "--" {
+		fmt.Fprintln(report, "failed supervisor: want -- PATH ARGV0 [ARG...]")
+		return 2
+	}
+	// A parent-death signal follows the thread that forked, so this
+	// goroutine keeps its thread for the supervisor's whole life.
+	runtime.LockOSThread()
+	// Env left nil: the command gets the supervisor's environment, which
+	// tailgate built for it (ChildEnv).
+	cmd := &exec.Cmd{Path: args[1], Args: args[2:], Stdout: os.Stdout, Stderr: os.Stderr}
+	dieWithParent(cmd) // should the supervisor itself be killed
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(report, "failed", strings.Join(strings.Fields(err.Error()), " "))
+		return 127
+	}
+	fmt.Fprintln(report, "pid", cmd.Process.Pid)
+	exited := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(exited)
+	}()
+	orphaned := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, life) // tailgate never writes: this returns when it is gone
+		close(orphaned)
+	}()
+	select {
+	case <-exited:
+	case <-orphaned:
+		endDescendants(os.Getpid(), exited)
+		return 1 // nobody is left to read a status
+	}
+	st := statusOf(cmd.ProcessState)
+	fmt.Fprintln(report, st.line())
+	if st.signal != 0 {
+		return 128 + int(st.signal)
+	}
+	return st.code
+}
+
+func statusOf(ps *os.ProcessState) exitStatus {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return exitStatus{signal: ws.Signal()}
+	}
+	return exitStatus{code: ps.ExitCode()}
+}
+
+// endDescendants ends everything the supervisor leads (its process group)
+// or started (its process tree), itself excepted: SIGTERM first, SIGKILL
+// to what still runs after StopGrace.
+func endDescendants(self int, exited <-chan struct{}) {
+	signalOthers(self, syscall.SIGTERM)
+	deadline := time.Now().Add(StopGrace)
+	for othersRunning(self, exited) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	signalOthers(self, syscall.SIGKILL)
+	deadline = time.Now().Add(killWait)
+	for othersRunning(self, exited) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// others lists the running processes of the supervisor's group and tree;
+// ok is false without /proc.
+func others(self int) (pids []int, ok bool) {
+	all, err := allStats()
+	if err != nil {
+		return nil, false
+	}
+	seen := map[int]bool{self: true}
+	for _, st := range tree(all, self) {
+		if !seen[st.PID] && !st.gone() {
+			seen[st.PID] = true
+			pids = append(pids, st.PID)
+		}
+	}
+	for _, st := range all {
+		if st.PGRP == self && !seen[st.PID] && !st.gone() {
+			seen[st.PID] = true
+			pids = append(pids, st.PID)
+		}
+	}
+	return pids, true
+}
+
+func signalOthers(self int, sig syscall.Signal) {
+	pids, ok := others(self)
+	if !ok { // no /proc: the group, the supervisor included (it catches SIGTERM)
+		syscall.Kill(-self, sig)
+		return
+	}
+	for _, pid := range pids {
+		syscall.Kill(pid, sig)
+	}
+}
+
+func othersRunning(self int, exited <-chan struct{}) bool {
+	pids, ok := others(self)
+	if !ok {
+		select {
+		case <-exited:
+			return false
+		default:
+			return true
+		}
+	}
+	return len(pids) > 0
+}
