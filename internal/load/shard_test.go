@@ -134,13 +134,16 @@ func TestOpenShardsOfferTheWholeScheduleOnce(t *testing.T) {
 			o := Options{Model: Open, Pacer: p, MaxInflight: 30, Duration: time.Second, RequestTimeout: 2 * time.Second}
 			whole := offeredBy(p, o.Duration)
 			runs, seen := runShards(t, o, 3)
-			var offered int64
+			var offered, started int64
 			var rate float64
 			seqs := map[string]int{}
 			for i, r := range runs {
 				offered += r.Iterations.Offered
+				started += r.Iterations.Started
 				rate += r.OfferedRate
-				if r.Iterations.Dropped != 0 || r.Requests.Total != int64(len(seen[i])) {
+				// Offered counts the schedule, dropped iterations included:
+				// on a busy machine a few may be.
+				if r.Iterations.Started+r.Iterations.Dropped != r.Iterations.Offered || r.Requests.Total != int64(len(seen[i])) {
 					t.Errorf("shard %d: %+v, %d requests; the server saw %d", i+1, r.Iterations, r.Requests.Total, len(seen[i]))
 				}
 				for _, h := range seen[i] {
@@ -153,8 +156,8 @@ func TestOpenShardsOfferTheWholeScheduleOnce(t *testing.T) {
 			if want := float64(whole) / o.Duration.Seconds(); rate != want {
 				t.Errorf("offered rates sum to %v, want %v", rate, want)
 			}
-			if int64(len(seqs)) != whole {
-				t.Errorf("%d distinct seq values in %d iterations", len(seqs), whole)
+			if int64(len(seqs)) != started {
+				t.Errorf("%d distinct seq values in %d started iterations", len(seqs), started)
 			}
 			for s, c := range seqs {
 				if c > 1 {

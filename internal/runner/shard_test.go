@@ -33,7 +33,7 @@ func TestShardStartsEachRunAtItsTime(t *testing.T) {
 	}
 	for i, r := range res.Runs {
 		at := start.Add(time.Duration(i) * every)
-		if r.Started.Before(at) || r.Started.After(at.Add(150*time.Millisecond)) {
+		if r.Started.Before(at) || r.Started.After(at.Add(500*time.Millisecond)) {
 			t.Errorf("run %d started %v, want at its start time %v", i+1, r.Started, at)
 		}
 		// 100/s over 200 ms is 20 hits; shard 2 of 2 starts the odd ones.
