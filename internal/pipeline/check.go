@@ -7,17 +7,28 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/runner"
 )
 
 // RunOptions are the options of Run.
 type RunOptions struct {
 	Config     *config.Config
 	ResultPath string // where the result file is written
+	// Sharding, when set, runs one share of a load that several
+	// processes offer together (see runner.Sharding).
+	Sharding runner.Sharding
 }
 
 // Run measures the benchmark, writes the result file and shows the runs.
+// Sharding the benchmark cannot have is a usage error, found before
+// anything starts.
 func Run(ctx context.Context, env Env, o RunOptions) (*result.File, error) {
-	res, err := measure(ctx, env, o.Config)
+	if err := o.Sharding.Check(o.Config); err != nil {
+		return nil, Usage.Wrap(err)
+	}
+	b := env.benchmark(o.Config)
+	b.Sharding = o.Sharding
+	res, err := runBenchmark(ctx, b)
 	if err != nil {
 		return nil, err
 	}

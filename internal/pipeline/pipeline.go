@@ -64,6 +64,14 @@ func (e Env) benchmark(cfg *config.Config) *runner.Benchmark {
 }
 
 func (e Env) out() io.Writer { return orDiscard(e.Out) }
+
+// now is the time of the Env's clock, in UTC.
+func (e Env) now() time.Time {
+	if e.Now == nil {
+		return time.Now().UTC()
+	}
+	return e.Now().UTC()
+}
 func (e Env) log() io.Writer { return orDiscard(e.Log) }
 
 func orDiscard(w io.Writer) io.Writer {
@@ -85,7 +93,12 @@ type Judged struct {
 // measure runs the benchmark cfg. A broken target or dataset is a runtime
 // failure, never a result.
 func measure(ctx context.Context, env Env, cfg *config.Config) (*result.File, error) {
-	res, err := env.benchmark(cfg).Run(ctx)
+	return runBenchmark(ctx, env.benchmark(cfg))
+}
+
+// runBenchmark runs b; an error is a runtime failure.
+func runBenchmark(ctx context.Context, b *runner.Benchmark) (*result.File, error) {
+	res, err := b.Run(ctx)
 	if err != nil {
 		return nil, runFailure(err)
 	}
