@@ -195,3 +195,31 @@ func TestSetByLoadAndSequentialText(t *testing.T) {
 		}
 	}
 }
+
+// The calibration report claims no detectable effect for a metric the load
+// fixes (an open-loop iterations/s that never varied) and leaves it out of
+// the gated count.
+func TestCalibrationReportSetByLoad(t *testing.T) {
+	t.Parallel()
+	c := Calibration{Name: "api", Path: "b.json", Jobs: 10, Runs: 5, Samples: 30, BaselineJobs: 6, Alpha: 0.05,
+		Gated:     []string{result.IterationsPerSec, result.LatencyP95, result.RequestsPerSec},
+		SetByLoad: []string{result.IterationsPerSec, result.RequestsPerSec},
+		Noise: map[string]stats.Noise{result.IterationsPerSec: {Jobs: 10, Runs: 5}, result.LatencyP95: {SigmaW: 0.1, SigmaB: 0.05, Jobs: 10, Runs: 5},
+			result.RequestsPerSec: {Jobs: 10, Runs: 5}}}
+	var b bytes.Buffer
+	if err := WriteCalibration(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "1 gated metrics") || strings.Count(out, "set by the load") != 2 || strings.Contains(out, "−1.0 %") {
+		t.Errorf("calibration report:\n%s", out)
+	}
+	c.SetByLoad = nil // an imported rate that never varied: no claim either
+	b.Reset()
+	if err := WriteCalibration(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); strings.Count(out, "– (no variation)") != 2 {
+		t.Errorf("calibration report without set-by-load:\n%s", out)
+	}
+}
