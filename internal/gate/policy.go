@@ -107,7 +107,9 @@ type Policy struct {
 	// replace the defaults, and make any metric gateable.
 	Floors map[string]float64
 	// MinEffect is the smallest change worth failing for (gate.min_effect),
-	// in the units of Floors; it applies on top of every floor.
+	// in the units of Floors. Judge applies it on top of every floor;
+	// JudgeSequential judges against it, DefaultMinEffect standing in for
+	// the metrics it does not name.
 	MinEffect map[string]float64
 	// Noise is the calibrated noise by metric key (logs for ratio metrics,
 	// percentage points for rates).
