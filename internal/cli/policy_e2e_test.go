@@ -42,7 +42,7 @@ func TestActionGatePolicyFromTheBaseCommit(t *testing.T) {
 		{"fresh baseline", func(cfg string) string { return cfg + "  baseline: baselines/fresh.json\n" }, "gate.baseline"},
 		{"looser gate", func(cfg string) string {
 			cfg = strings.Replace(cfg, "    iterations_per_s: 30\n    latency_p95_ms: 400\n", "    iterations_per_s: 95\n    latency_p95_ms: 50000\n", 1)
-			return cfg + "  min_effect: {iterations_per_s: 99, latency_p95_ms: 100000, request_error_pct: 100, lifecycle_success_pct: 100}\n  alpha: 0.0001\n"
+			return cfg + "  min_effect: {iterations_per_s: 99, latency_p95_ms: 100000, request_error_pct: 100, lifecycle_success_pct: 100, dropped_pct: 100, cpu_ms_per_iteration: 10000}\n  alpha: 0.0001\n"
 		}, "gate.alpha, gate.floors, gate.min_effect"},
 	} {
 		t.Run(pr.name, func(t *testing.T) {

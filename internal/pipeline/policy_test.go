@@ -91,25 +91,26 @@ func TestTrustedPolicyFallsBackWithAWarning(t *testing.T) {
 func TestCheckJudgesByTheGivenPolicy(t *testing.T) {
 	t.Parallel()
 	svc := newService(t)
-	cfg := benchmark(t, svc.URL, "gate: {metrics: [iterations_per_s], floors: {iterations_per_s: 1000}}\n")
+	cfg := benchmark(t, svc.URL, "gate: {metrics: [latency_p95_ms], floors: {latency_p95_ms: 100000}}\n")
 	dir := t.TempDir()
 	head, err := Run(t.Context(), Env{}, RunOptions{Config: cfg, ResultPath: dir + "/r.json"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	bl := baseline.New(cfg.Name, head.DefinitionHash, head.Env, 30)
-	for i := range 3 { // a baseline 3× faster than the head, from 3 jobs
+	for i := range 3 { // a baseline whose p95 is a third of the head's, from 3 jobs
 		fast := *head
-		fast.Runs = scaledRuns(head.Runs, 3)
+		fast.Runs = scaledP95(head.Runs, 1.0/3)
 		bl.Append(&fast, baseline.Provenance{Job: string(rune('a' + i))})
 	}
 	path := dir + "/b.json"
 	if err := baseline.Write(path, bl); err != nil {
 		t.Fatal(err)
 	}
-	// The PR's own floor of 1000 % hides the drop; the base policy's 5 % does not.
+	// The PR's own floor of 100000 % hides the rise; the base policy's 5 % does not.
+	// (p95, not throughput: an open model sets its throughput.)
 	strict := &Policy{Gate: cfg.Gate, Notes: []string{"policy note"}}
-	strict.Gate.Floors = map[string]float64{result.IterationsPerSec: 5}
+	strict.Gate.Floors = map[string]float64{result.LatencyP95: 5}
 	for _, tc := range []struct {
 		pol  *Policy
 		want gate.Outcome
@@ -124,14 +125,14 @@ func TestCheckJudgesByTheGivenPolicy(t *testing.T) {
 	}
 }
 
-func scaledRuns(runs []result.Run, k float64) []result.Run {
+func scaledP95(runs []result.Run, k float64) []result.Run {
 	out := make([]result.Run, len(runs))
 	for i, r := range runs {
 		r.Metrics = map[string]float64{}
 		for key, v := range runs[i].Metrics {
 			r.Metrics[key] = v
 		}
-		r.Metrics[result.IterationsPerSec] *= k
+		r.Metrics[result.LatencyP95] *= k
 		out[i] = r
 	}
 	return out
