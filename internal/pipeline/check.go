@@ -51,6 +51,9 @@ type CheckOptions struct {
 	ResultPath string
 	// Baseline is where the stored baseline is read from.
 	Baseline baseline.Source
+	// Policy, when set, is the gate section to judge by instead of
+	// Config's (TrustedPolicy); its notes go into the report.
+	Policy *Policy
 }
 
 // Check judges the head runs (measured now, unless given) against the
@@ -68,7 +71,7 @@ func Check(ctx context.Context, env Env, o CheckOptions) (Judged, error) {
 	if err := writeResult(o.ResultPath, head); err != nil {
 		return Judged{}, err
 	}
-	v := judgeAgainstBaseline(head, bl, policyFor(o.Config, bl))
-	in := report.Input{Name: head.Benchmark, Mode: "check", BaselineSource: describe(o.Baseline, bl), Verdict: v, Head: head.Runs}
+	v := judgeAgainstBaseline(head, bl, policyFor(o.Config, o.Policy, bl))
+	in := report.Input{Name: head.Benchmark, Mode: "check", BaselineSource: describe(o.Baseline, bl), Verdict: v, Head: head.Runs, Notes: o.Policy.notes()}
 	return Judged{Input: in, Head: head}, nil
 }

@@ -156,15 +156,16 @@ func describe(src baseline.Source, bl *baseline.File) string {
 	return fmt.Sprintf("%s (%d samples from %d jobs)", src, len(bl.Samples), bl.Jobs())
 }
 
-// policyFor builds the gate policy from the config's gate section (when
-// there is a config) and the noise calibrated into the baseline.
-func policyFor(cfg *config.Config, bl *baseline.File) gate.Policy {
+// policyFor builds the gate policy from the gate section (pol's, else the
+// config's when there is a config) and the noise calibrated into the
+// baseline.
+func policyFor(cfg *config.Config, pol *Policy, bl *baseline.File) gate.Policy {
 	var p gate.Policy
-	if cfg != nil {
-		p.Alpha = cfg.Gate.Alpha
-		p.Metrics = cfg.Gate.Metrics
-		p.Floors = cfg.Gate.Floors
-		p.MinEffect = cfg.Gate.MinEffect
+	if g, ok := pol.gate(cfg); ok {
+		p.Alpha = g.Alpha
+		p.Metrics = g.Metrics
+		p.Floors = g.Floors
+		p.MinEffect = g.MinEffect
 	}
 	if bl != nil {
 		p.BaselineJobs = bl.Jobs()
