@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# portfree.sh PORT...: exits 3, naming the holder, when a loopback port is
+# already listened on. A benchmark that starts its own server must not be
+# answered by another process that already holds the port.
+set -euo pipefail
+status=0
+for port in "$@"; do
+	held=$(ss -Hltnp "sport = :$port" 2>/dev/null || true)
+	if [[ -n $held ]]; then
+		echo "port $port is already in use: $held" >&2
+		status=3
+	fi
+done
+exit $status
