@@ -426,29 +426,21 @@ func newE2ERepo(t *testing.T, bin, targetURL string) (string, string) {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(repo, "tailgate.yml"), strings.ReplaceAll(string(tmpl), "@URL@", targetURL))
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GIT_AUTHOR_NAME=e2e", "GIT_AUTHOR_EMAIL=e2e@example.invalid",
-		"GIT_COMMITTER_NAME=e2e", "GIT_COMMITTER_EMAIL=e2e@example.invalid"}
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
 	for range 3 { // 3 jobs of 2 runs: enough samples for the exact test
 		res := runTailgate(t, bin, repo, env, "baseline", "record", "-c", "tailgate.yml", "-q")
 		res.wantExit(t, ExitPass)
 	}
-	git := func(args ...string) string {
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = repo, env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	git("init", "-q", "-b", "main")
-	git("add", "tailgate.yml", "baselines/e2e.json")
-	git("commit", "-q", "-m", "baseline")
-	return repo, git("rev-parse", "HEAD")
+	gitIn(t, repo, "init", "-q", "-b", "main")
+	gitIn(t, repo, "add", "tailgate.yml", "baselines/e2e.json")
+	gitIn(t, repo, "commit", "-q", "-m", "baseline")
+	return repo, gitIn(t, repo, "rev-parse", "HEAD")
 }
 
 // writeScaledBaseline writes the committed baseline into the working tree
-// with throughput scaled by k and latencies by 1/k: a PR editing its baseline.
+// with throughput scaled by k and latencies by 1/k, and, when k < 1, the
+// dropped work raised to 100·(1−k) %: a PR editing its baseline (dropped
+// work is gated by default, so hiding a regression means editing it too).
 func writeScaledBaseline(t *testing.T, repo string, committed []byte, k float64) {
 	t.Helper()
 	var bl map[string]any
@@ -463,6 +455,8 @@ func writeScaledBaseline(t *testing.T, repo string, committed []byte, k float64)
 				m[key] = v.(float64) * k
 			case strings.HasPrefix(key, "latency_") || strings.HasPrefix(key, "iteration_p"):
 				m[key] = v.(float64) / k
+			case key == "dropped_pct":
+				m[key] = max(v.(float64), 100*(1-k))
 			}
 		}
 	}

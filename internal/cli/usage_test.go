@@ -23,7 +23,7 @@ func TestHelpPrintsUsageOnStdout(t *testing.T) {
 func TestHelpListsEveryCommandButNotHiddenOnes(t *testing.T) {
 	t.Parallel()
 	o := tailgate(t, "help")
-	for _, name := range []string{"action", "baseline", "calibrate", "check", "compare", "demo", "import", "run", "version"} {
+	for _, name := range []string{"action", "baseline", "calibrate", "check", "compare", "demo", "import", "merge", "run", "version"} {
 		if !strings.Contains(o.stdout, "\n  "+name+" ") {
 			t.Errorf("help does not list %q:\n%s", name, o.stdout)
 		}

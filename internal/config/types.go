@@ -264,10 +264,13 @@ type Gate struct {
 	// They replace the built-in defaults and make any metric gateable.
 	Floors map[string]float64 `yaml:"floors"`
 	// MinEffect is the smallest change worth failing for, by metric key,
-	// in the units of Floors: it applies on top of any floor, measured or not.
+	// in the units of Floors: it applies on top of any floor, measured or
+	// not, and is what sequential A/B judges against (gate.DefaultMinEffect
+	// for the metrics it does not name).
 	MinEffect map[string]float64 `yaml:"min_effect"`
-	// Metrics lists the gated metric keys; default: iterations/s, p95,
-	// request error % and lifecycle success %.
+	// Metrics lists the gated metric keys; default gate.DefaultMetrics():
+	// iterations/s, p95, request error %, lifecycle success %, dropped %
+	// and CPU per iteration.
 	Metrics []string `yaml:"metrics"`
 }
 

@@ -53,7 +53,7 @@ const (
 )
 
 func newWorker(e *engine, id int) (*worker, error) {
-	x, err := e.plan.NewExecutor(e.baseURL, id)
+	x, err := e.plan.NewExecutor(e.baseURL, e.opt.FirstVU+id)
 	if err != nil {
 		return nil, err
 	}

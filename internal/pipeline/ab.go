@@ -21,6 +21,9 @@ type ABOptions struct {
 	Config *config.Config
 	// Baseline lends its calibrated noise, when it has one.
 	Baseline baseline.Source
+	// Policy, when set, is the gate section to judge by instead of
+	// Config's (TrustedPolicy); its notes go into the report.
+	Policy *Policy
 	// AA runs the base build on both sides: the noise this job sees, and
 	// whether the gate would cry wolf on it.
 	AA bool
@@ -60,11 +63,11 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	showRuns(env, res.Base)
 	fmt.Fprintln(env.out(), "head:")
 	showRuns(env, res.Head)
-	p := policyFor(cfg, bl)
+	p := policyFor(cfg, o.Policy, bl)
 	p.SameJob = true
 	p.Paired = true // every pair of the order holds one run of each side
 	v := judgeRuns(res.Base, res.Head, p)
-	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(bl), Verdict: v, Head: res.Head.Runs, Notes: abNotes(res, v, o.AA)}
+	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(bl), Verdict: v, Head: res.Head.Runs, Notes: append(o.Policy.notes(), abNotes(res, v, o.AA)...)}
 	return Judged{Input: in, Head: res.Head, Base: res.Base}, nil
 }
 

@@ -69,6 +69,14 @@ func (e Env) benchmark(cfg *config.Config) *runner.Benchmark {
 }
 
 func (e Env) out() io.Writer { return orDiscard(e.Out) }
+
+// now is the time of the Env's clock, in UTC.
+func (e Env) now() time.Time {
+	if e.Now == nil {
+		return time.Now().UTC()
+	}
+	return e.Now().UTC()
+}
 func (e Env) log() io.Writer { return orDiscard(e.Log) }
 
 func orDiscard(w io.Writer) io.Writer {
@@ -90,7 +98,12 @@ type Judged struct {
 // measure runs the benchmark cfg. A broken target or dataset is a runtime
 // failure, never a result.
 func measure(ctx context.Context, env Env, cfg *config.Config) (*result.File, error) {
-	res, err := env.benchmark(cfg).Run(ctx)
+	return runBenchmark(ctx, env.benchmark(cfg))
+}
+
+// runBenchmark runs b; an error is a runtime failure.
+func runBenchmark(ctx context.Context, b *runner.Benchmark) (*result.File, error) {
+	res, err := b.Run(ctx)
 	if err != nil {
 		return nil, runFailure(err)
 	}
@@ -152,21 +165,25 @@ func describe(src baseline.Source, bl *baseline.File) string {
 	return fmt.Sprintf("%s (%d samples from %d jobs)", src, len(bl.Samples), bl.Jobs())
 }
 
-// policyFor builds the gate policy from the config's gate section (when
-// there is a config) and the noise calibrated into the baseline.
-func policyFor(cfg *config.Config, bl *baseline.File) gate.Policy {
+// policyFor builds the gate policy from the gate section (pol's, else the
+// config's when there is a config) and the noise calibrated into the
+// baseline.
+func policyFor(cfg *config.Config, pol *Policy, bl *baseline.File) gate.Policy {
 	var p gate.Policy
 	if cfg != nil {
 		p.Context.RemoteTarget = cfg.RemoteTarget()
-		p.Alpha = cfg.Gate.Alpha
-		p.Metrics = cfg.Gate.Metrics
-		p.Floors = cfg.Gate.Floors
-		p.MinEffect = cfg.Gate.MinEffect
+	}
+	if g, ok := pol.gate(cfg); ok {
+		p.Alpha = g.Alpha
+		p.Metrics = g.Metrics
+		p.Floors = g.Floors
+		p.MinEffect = g.MinEffect
 	}
 	if bl != nil {
 		p.BaselineJobs = bl.Jobs()
-		if bl.Calibration != nil {
-			p.Noise = bl.Calibration.Noise
+		if c := bl.Calibration; c != nil {
+			p.Noise = c.Noise
+			p.Context.CalibrationJobs, p.Context.CalibrationSpan = len(c.Jobs), c.Span()
 		}
 	}
 	return p

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -184,4 +185,100 @@ func TestReadJSONReadsAnABReport(t *testing.T) {
 	if Markdown(got) != Markdown(in) {
 		t.Errorf("the A/B report renders differently after the round trip")
 	}
+}
+
+// Names (the benchmark, labels, steps) hold one line of printable
+// characters: a hostile artifact's name with a line break, a bidi or a
+// zero-width character is refused with a one-line reason naming the field
+// and the character, never printing it.
+func TestReadJSONRefusesUnprintableNames(t *testing.T) {
+	t.Parallel()
+	step0 := func(m map[string]any) map[string]any { return m["steps"].([]any)[0].(map[string]any) }
+	for _, tc := range []struct {
+		name, want string
+		edit       func(m map[string]any)
+	}{
+		{"benchmark with a line break", "benchmark: contains a line break (U+000A) at character 5", func(m map[string]any) {
+			m["benchmark"] = "demo\n::warning title=injected::pwned\n::stop-commands::pwn"
+		}},
+		{"benchmark with a carriage return", "benchmark: contains a line break (U+000D)", func(m map[string]any) { m["benchmark"] = "demo\r::error::pwned" }},
+		{"benchmark with a tab", "benchmark: contains the control character U+0009", func(m map[string]any) { m["benchmark"] = "de\tmo" }},
+		{"benchmark with a line separator", "benchmark: contains a line break (U+2028)", func(m map[string]any) { m["benchmark"] = "demo\u2028::error::x" }},
+		{"label with a bidi override", "metrics[0].label: contains the bidirectional control U+202E", func(m map[string]any) { metric0(m)["label"] = "iter\u202es/" }},
+		{"label with a zero-width space", "metrics[0].label: contains the invisible format character U+200B", func(m map[string]any) { metric0(m)["label"] = "iter\u200bations/s" }},
+		{"detectable label with NEL", "detectable[0].label: contains a line break (U+0085)", func(m map[string]any) {
+			m["detectable"].([]any)[0].(map[string]any)["label"] = "x\u0085::error::pwned"
+		}},
+		{"step name with a line break", "steps[0].name: contains a line break (U+000A)", func(m map[string]any) { step0(m)["name"] = "get\n::error::x" }},
+		{"error step with a BOM", "errors[0].step: contains the invisible format character U+FEFF", func(m map[string]any) {
+			m["errors"].([]any)[0].(map[string]any)["step"] = "\ufeffget order"
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadJSON(bytes.NewReader(mutated(t, tc.edit)))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("ReadJSON error = %v, want one containing %q", err, tc.want)
+			}
+			if strings.ContainsAny(err.Error(), "\r\n\u0085\u2028\u202e\u200b\ufeff\t") {
+				t.Errorf("the reason is not one printable line: %q", err.Error())
+			}
+		})
+	}
+	// Several problems are still one line.
+	_, err := ReadJSON(bytes.NewReader(mutated(t, func(m map[string]any) {
+		m["benchmark"], m["mode"] = "a\nb", "yolo"
+	})))
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "; ") {
+		t.Errorf("two problems: %q, want them on one line", err)
+	}
+}
+
+// A sequential A/B report reads back with its pair counts, stopping
+// reason and the metrics' bounds, whether the job was done or not (a
+// verdict taken while undecided has no bounds yet: they are left out).
+func TestReadJSONReadsASequentialReport(t *testing.T) {
+	t.Parallel()
+	base, head := fixtureRuns(8, 1, false), fixtureRuns(8, 0.97, true)
+	for _, pairs := range []int{2, 8} {
+		in := Input{Name: "api", Mode: "ab", Verdict: gate.JudgeSequential(base[:pairs], head[:pairs], gate.Policy{}, stats.SeqDesign{}, false), Head: head}
+		var js bytes.Buffer
+		if err := WriteJSON(&js, in); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadJSON(bytes.NewReader(js.Bytes()))
+		if err != nil {
+			t.Fatalf("%d pairs: ReadJSON of a sequential report: %v", pairs, err)
+		}
+		s := got.Verdict.Sequential
+		if s == nil || *s != *in.Verdict.Sequential {
+			t.Fatalf("%d pairs: sequential %+v read back as %+v", pairs, in.Verdict.Sequential, s)
+		}
+		if Markdown(got) != Markdown(in) {
+			t.Errorf("%d pairs: the report renders differently after the round trip", pairs)
+		}
+		var again bytes.Buffer
+		if err := WriteJSON(&again, got); err != nil || again.String() != js.String() {
+			t.Errorf("%d pairs: WriteJSON(ReadJSON(x)) != x (%v)", pairs, err)
+		}
+		f := got.Verdict.Findings[0]
+		if pairs == 2 && (!math.IsNaN(f.Lower) || f.Outcome != gate.Undecided || strings.Contains(js.String(), `"lower"`)) {
+			t.Errorf("2 pairs: %+v; want undecided without bounds", f)
+		}
+		if pairs == 8 && (math.IsNaN(f.Lower) || math.IsNaN(f.Estimate) || f.DecidedAt == 0 || !strings.Contains(js.String(), `"decided_at"`)) {
+			t.Errorf("8 pairs: %+v; want the bounds and the deciding look", f)
+		}
+	}
+	bad := strings.Replace(sequentialJSON(t), `"min_pairs": 4`, `"min_pairs": 40`, 1)
+	if _, err := ReadJSON(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "sequential.min_pairs") {
+		t.Errorf("min_pairs above max_pairs: %v", err)
+	}
+}
+
+func sequentialJSON(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "sequential.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }

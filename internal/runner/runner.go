@@ -59,6 +59,9 @@ type Benchmark struct {
 	// TargetLive, when set, also gets the target's output as it comes,
 	// each line prefixed "[target] ".
 	TargetLive io.Writer
+	// Sharding, when set, makes the benchmark one share of a load that
+	// several processes offer together (shard.go).
+	Sharding Sharding
 	// Getenv reads the environment tailgate was given, for the templates'
 	// {{env "NAME"}}; nil: no variable is set.
 	Getenv func(string) string
@@ -82,6 +85,7 @@ func (b *Benchmark) Run(ctx context.Context) (*result.File, error) {
 	defer tgt.stop()
 	out := b.newFile()
 	out.TargetLog = tgt.logPath
+	b.Sharding.record(out)
 	runs := b.Config.Load.Runs
 	for i := 0; i < runs; i++ {
 		run, err := b.runOnce(ctx, plan, tgt, i, runs)
@@ -139,6 +143,9 @@ func (b *Benchmark) runOnce(ctx context.Context, plan *scenario.Plan, tgt *runni
 		if err := b.prepare(ctx, tgt, i); err != nil {
 			return nil, err
 		}
+		if err := b.waitForStart(ctx, i); err != nil {
+			return nil, err
+		}
 		obs.Step(i, "measure")
 		if run, err = b.measureTool(ctx, tgt, i, runs); err != nil {
 			return nil, err
@@ -153,8 +160,14 @@ func (b *Benchmark) measure(ctx context.Context, plan *scenario.Plan, tgt *runni
 	if err := b.prepare(ctx, tgt, i); err != nil {
 		return nil, err
 	}
-	opt := load.FromConfig(b.Config.Load)
+	opt, err := b.loadOptions(b.Config.Load)
+	if err != nil {
+		return nil, err
+	}
 	opt.TLS = tgt.tls
+	if err := b.waitForStart(ctx, i); err != nil {
+		return nil, err
+	}
 	opt.Progress = func(p load.Progress) { obs.Progress(i, p) }
 	var sampler sampling
 	opt.OnMeasure = func() { sampler.start(tgt) } // the window only: warm-up is not measured
@@ -191,6 +204,9 @@ func (b *Benchmark) drainAfter(ctx context.Context, tgt *running, i int) error {
 // it is idle.
 func (b *Benchmark) prepare(ctx context.Context, tgt *running, i int) error {
 	ds, obs := b.Config.Dataset, b.observer()
+	if !b.Sharding.resetsDataset() {
+		ds = config.Dataset{}
+	}
 	if ds.Reset != nil {
 		obs.Step(i, "reset")
 		if err := target.Reset(ctx, tgt.client, tgt.url, ds.Reset, tgt.children); err != nil {
