@@ -40,11 +40,11 @@ type demoFlags struct {
 func cmdDemo(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet("demo", "demo [--slowdown 30%] [--runs N] [--duration D] [-o result.json]", e.stderr)
 	var f demoFlags
-	fs.IntVar(&f.bench.runs, "runs", 0, "number of runs (default 5; with --ab 8 a side)")
-	fs.DurationVar(&f.bench.duration, "duration", 0, "measure window of each run (default 4s; with --ab 2.5s)")
+	fs.Var((*countFlag)(&f.bench.runs), "runs", "number of runs, `N` ≥ 1 (default 5; with --ab 8 a side)")
+	fs.Var((*positiveDuration)(&f.bench.duration), "duration", "measure window of each run, a `duration` > 0 (default 4s; with --ab 2.5s)")
 	fs.Var(&f.bench.warmup, "warmup", "warm-up of each run (default 1s; with --ab 500ms)")
 	fs.BoolVar(&f.bench.quiet, "q", false, "no progress output")
-	fs.StringVar(&f.out, "o", "", "also write the result JSON to `file`")
+	fs.StringVar(&f.out, "o", "", "also write the result JSON to `file` (with --ab: the head side's runs)")
 	fs.StringVar(&f.slowdown, "slowdown", "0%", "make the service do this much more work per request, e.g. `30%`")
 	fs.BoolVar(&f.async, "async", false, "assign answers 202 and commits later: a resolve may overtake it (409 INVALID ACTION)")
 	fs.IntVar(&f.rate, "rate", 10, "lifecycles offered per second")
@@ -52,7 +52,7 @@ func cmdDemo(ctx context.Context, e env, args []string) error {
 	fs.BoolVar(&f.record, "record", false, "record a new baseline for this machine, replacing the old one")
 	fs.BoolVar(&f.ab, "ab", false, "run a clean and a slowed service side by side in one job (A/B), instead of checking against the stored baseline")
 	fs.BoolVar(&f.aa, "aa", false, "with --ab: the clean service on both sides, to see this job's noise")
-	fs.IntVar(&f.calibrate, "calibrate", 0, "run this many A/A `jobs` of the clean service and store the measured noise in this machine's demo baseline")
+	fs.Var((*countFlag)(&f.calibrate), "calibrate", "run this many A/A `jobs` of the clean service and store the measured noise in this machine's demo baseline")
 	f.reports.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -67,9 +67,6 @@ func cmdDemo(ctx context.Context, e env, args []string) error {
 	if f.rate <= 0 {
 		return usageErr("--rate must be at least 1")
 	}
-	if f.baseline == "" {
-		f.baseline = demoBaselinePath(e.getenv)
-	}
 	if f.aa {
 		slow = 0 // A/A: both sides clean
 	}
@@ -77,12 +74,18 @@ func cmdDemo(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if f.baseline == "" {
+		f.baseline = demoBaselinePath(e.getenv, cfg.DefinitionHash())
+	}
 	switch {
 	case f.ab || f.aa:
 		return demoAB(ctx, e, f, cfg)
 	case f.calibrate > 0:
 		if slow != 0 || f.async {
 			return usageErr("--calibrate measures the clean service: leave out --slowdown and --async")
+		}
+		if f.out != "" {
+			return usageErr("--calibrate stores noise in the baseline and writes no result: leave out -o")
 		}
 		o := pipeline.CalibrateOptions{Config: cfg, Path: f.baseline, Jobs: f.calibrate, Append: true,
 			Provenance: provenanceFlags{}.provenance(e.getenv)}
@@ -113,7 +116,7 @@ func demoAB(ctx context.Context, e env, f demoFlags, head *config.Config) error 
 	// Both sides are processes of their own, also for --aa: then the head
 	// is a second clean process, so the A/A shows what two processes of one
 	// build differ by, which a real A/B sees too.
-	o := pipeline.ABOptions{Config: head, Baseline: baseline.FileSource{Path: f.baseline}, AA: f.aa, TwoProcesses: true}
+	o := pipeline.ABOptions{Config: head, Baseline: baseline.FileSource{Path: f.baseline}, AA: f.aa, TwoProcesses: true, ResultPath: f.out}
 	j, err := pipeline.AB(ctx, e.pipelineEnv(head, f.bench.quiet), o)
 	if err != nil {
 		return err

@@ -122,6 +122,6 @@ Commands:
 	fmt.Fprint(w, `  version    print the version
 
 Run 'tailgate <command> -h' for a command's flags.
-Exit codes: 0 pass, 1 regression, 2 usage or config error, 3 runtime failure.
+Exit codes: 0 pass, 1 regression, 2 usage or config error, 3 runtime failure (also Ctrl-C: no result is written).
 `)
 }

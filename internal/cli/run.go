@@ -26,8 +26,8 @@ type benchFlags struct {
 
 func (b *benchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&b.config, "c", "tailgate.yml", "the benchmark `file`")
-	fs.IntVar(&b.runs, "runs", 0, "number of runs (overrides load.runs)")
-	fs.DurationVar(&b.duration, "duration", 0, "measure window of each run (overrides load.duration)")
+	fs.Var((*countFlag)(&b.runs), "runs", "number of runs, `N` ≥ 1 (overrides load.runs)")
+	fs.Var((*positiveDuration)(&b.duration), "duration", "measure window of each run, a `duration` > 0 (overrides load.duration)")
 	fs.Var(&b.warmup, "warmup", "warm-up of each run (overrides load.warmup; 0s for none)")
 	fs.BoolVar(&b.quiet, "q", false, "no progress output")
 	b.output = targetOutputFile

@@ -96,6 +96,7 @@ func validateSteps(steps []Step, path string, c *collector) {
 		validateRequest(&st.Request, stepPath, c)
 		checkStepName(st, stepPath, names, j, c)
 		checkSave(st.Save, stepPath+".save", c)
+		checkExpectTemplates(st.Expect, stepPath+".expect", c)
 	}
 }
 

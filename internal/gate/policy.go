@@ -147,6 +147,9 @@ type Context struct {
 	// within MinCalibrationSpan, says so.
 	CalibrationJobs int
 	CalibrationSpan time.Duration
+	// RemoteTarget: the target is on another machine (target.remote), so
+	// the network is part of every measurement; every verdict says so.
+	RemoteTarget bool
 }
 
 func (p Policy) alpha() float64 {

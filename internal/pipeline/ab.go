@@ -31,6 +31,9 @@ type ABOptions struct {
 	// build (the demo starts one), not the same process, so that the A/A
 	// noise includes what two processes of one build differ by.
 	TwoProcesses bool
+	// ResultPath, when set, receives the head side's runs as soon as they
+	// are measured (the base side's are the comparison's, not the result).
+	ResultPath string
 }
 
 // abNoiseMetrics are the metrics whose A/A noise an A/A run reports.
@@ -52,6 +55,9 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	res, err := env.benchmark(cfg).RunAB(ctx, *cfg.AB, o.AA && !o.TwoProcesses)
 	if err != nil {
 		return Judged{}, runFailure(err)
+	}
+	if err := writeResult(o.ResultPath, res.Head); err != nil {
+		return Judged{}, err
 	}
 	fmt.Fprintln(env.out(), "base:")
 	showRuns(env, res.Base)

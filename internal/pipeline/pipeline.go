@@ -26,6 +26,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/runner"
+	"github.com/tailgate-ci/tailgate/internal/scenario"
 )
 
 // Env is the world a use case runs in.
@@ -45,6 +46,10 @@ type Env struct {
 	// environment they inherit (credentials removed), the supervisor that
 	// ends them with tailgate, and where a started target's output goes.
 	Processes Processes
+	// Getenv reads the environment tailgate was given, for the templates'
+	// {{env "NAME"}}; nil: no variable is set. The values stay out of the
+	// definition hash, the results and every message.
+	Getenv func(string) string
 }
 
 // Processes describes the child processes of a benchmark (runner.Benchmark
@@ -60,7 +65,7 @@ type Processes struct {
 func (e Env) benchmark(cfg *config.Config) *runner.Benchmark {
 	return &runner.Benchmark{Config: cfg, Env: e.Machine, Observer: e.Progress, Log: e.log(), Now: e.Now,
 		Environ: e.Processes.Environ, Supervisor: e.Processes.Supervisor,
-		TargetLogDir: e.Processes.TargetLogDir, TargetLive: e.Processes.TargetLive}
+		TargetLogDir: e.Processes.TargetLogDir, TargetLive: e.Processes.TargetLive, Getenv: e.Getenv}
 }
 
 func (e Env) out() io.Writer { return orDiscard(e.Out) }
@@ -107,8 +112,12 @@ func runBenchmark(ctx context.Context, b *runner.Benchmark) (*result.File, error
 
 // runFailure is the error of a benchmark that did not finish.
 func runFailure(err error) error {
-	if errors.Is(err, context.Canceled) {
+	var plan *scenario.PlanError
+	switch {
+	case errors.Is(err, context.Canceled):
 		return Runtime.Wrap(errors.New("interrupted: no result was written"))
+	case errors.As(err, &plan):
+		return Usage.Wrap(err) // the definition cannot run as written, or lacks a variable
 	}
 	return Runtime.Wrap(err)
 }
@@ -161,6 +170,9 @@ func describe(src baseline.Source, bl *baseline.File) string {
 // baseline.
 func policyFor(cfg *config.Config, pol *Policy, bl *baseline.File) gate.Policy {
 	var p gate.Policy
+	if cfg != nil {
+		p.Context.RemoteTarget = cfg.RemoteTarget()
+	}
 	if g, ok := pol.gate(cfg); ok {
 		p.Alpha = g.Alpha
 		p.Metrics = g.Metrics

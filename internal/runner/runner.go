@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -61,6 +62,9 @@ type Benchmark struct {
 	// Sharding, when set, makes the benchmark one share of a load that
 	// several processes offer together (shard.go).
 	Sharding Sharding
+	// Getenv reads the environment tailgate was given, for the templates'
+	// {{env "NAME"}}; nil: no variable is set.
+	Getenv func(string) string
 
 	mu   sync.Mutex
 	logs map[string]string // log file per side
@@ -99,7 +103,9 @@ func (b *Benchmark) compile() (*scenario.Plan, error) {
 	if b.Config.Load.Engine == config.EngineCommand {
 		return nil, nil
 	}
-	plan, err := scenario.Compile(b.Config.Scenarios, b.Config.Seed)
+	c := b.Config
+	withheld := func(name string) bool { return target.IsCredential(name) && !slices.Contains(c.PassEnv, name) }
+	plan, err := scenario.CompileWith(c.Scenarios, scenario.Inputs{Seed: c.Seed, Setup: c.Setup, Feed: c.Feed, Getenv: b.Getenv, Withheld: withheld})
 	if err != nil {
 		return nil, fmt.Errorf("compiling scenarios: %w", err)
 	}
@@ -158,13 +164,18 @@ func (b *Benchmark) measure(ctx context.Context, plan *scenario.Plan, tgt *runni
 	if err != nil {
 		return nil, err
 	}
+	opt.TLS = tgt.tls
 	if err := b.waitForStart(ctx, i); err != nil {
 		return nil, err
 	}
 	opt.Progress = func(p load.Progress) { obs.Progress(i, p) }
 	var sampler sampling
 	opt.OnMeasure = func() { sampler.start(tgt) } // the window only: warm-up is not measured
-	obs.Step(i, "measure")
+	if plan.HasSetup(scenario.SetupRun) || plan.HasSetup(scenario.SetupVU) {
+		obs.Step(i, "setup") // the load's progress follows once it is done
+	} else {
+		obs.Step(i, "measure")
+	}
 	started := b.now()
 	run, err := load.Run(ctx, plan, tgt.url, opt)
 	res, note := sampler.stop(tgt)
