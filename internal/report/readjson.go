@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -121,7 +122,34 @@ func (c *checker) report(r jsonReport) {
 	for i, e := range r.Errors {
 		c.errorClass(fmt.Sprintf("errors[%d]", i), e)
 	}
+	if s := r.Sequential; s != nil {
+		for name, n := range map[string]int{"pairs": s.Pairs, "min_pairs": s.MinPairs, "max_pairs": s.MaxPairs, "more_pairs": s.MorePairs} {
+			c.count("sequential."+name, int64(n), maxRuns)
+		}
+		c.text("sequential.reason", s.Reason, maxTextRunes, false)
+	}
+	if r.Runs != nil {
+		c.runs("runs.base", r.Runs.Base)
+		c.runs("runs.head", r.Runs.Head)
+	}
 	c.regressions(r)
+}
+
+// runs checks the per-run figures of one side: at most maxRowItems runs,
+// each holding known metric keys and finite values.
+func (c *checker) runs(path string, runs []map[string]float64) {
+	c.length(path, len(runs), maxRowItems)
+	for i, figures := range runs {
+		for _, key := range slices.Sorted(maps.Keys(figures)) {
+			at := fmt.Sprintf("%s[%d].%s", path, i, clip(key))
+			if _, ok := result.Lookup(key); !ok {
+				c.add(at, "is not a metric tailgate knows")
+				continue
+			}
+			v := figures[key]
+			c.finite(at, &v)
+		}
+	}
 }
 
 func (c *checker) metric(path string, m jsonMetric) {
@@ -270,6 +298,10 @@ func clip(s string) string {
 // as far as the reports need it.
 func fromJSON(r jsonReport) Input {
 	v := gate.Verdict{Outcome: r.Verdict, Regressions: r.Regressions, HeadRuns: r.HeadRuns, BaseRuns: r.BaselineRuns}
+	if s := r.Sequential; s != nil {
+		v.Sequential = &gate.Sequential{Pairs: s.Pairs, MinPairs: s.MinPairs, MaxPairs: s.MaxPairs, Done: s.Done,
+			Reason: s.Reason, MorePairs: s.MorePairs}
+	}
 	for _, w := range r.Warnings {
 		v.Warnings = append(v.Warnings, gate.WarningOf(w))
 	}
@@ -293,8 +325,35 @@ func fromJSON(r jsonReport) Input {
 			M: byKey[d.Key].BaselineN, Effect: orNaN(d.Effect), Unit: d.Unit, Direction: d.Direction,
 			Method: d.Method, Possible: d.Possible, Note: d.Note})
 	}
-	return Input{Name: r.Benchmark, Mode: r.Mode, BaselineSource: r.BaselineSource, Verdict: v,
+	in := Input{Name: r.Benchmark, Mode: r.Mode, BaselineSource: r.BaselineSource, Verdict: v,
 		Head: headFromJSON(r.Steps, r.Errors), Notes: r.Notes}
+	if r.Runs != nil {
+		in.Base = runsFromJSON(r.Runs.Base)
+		in.Head = withDetails(runsFromJSON(r.Runs.Head), in.Head)
+	}
+	return in
+}
+
+// runsFromJSON rebuilds runs that carry only their figures.
+func runsFromJSON(figures []map[string]float64) []result.Run {
+	var runs []result.Run
+	for i, m := range figures {
+		runs = append(runs, result.Run{Index: i, Metrics: m})
+	}
+	return runs
+}
+
+// withDetails puts the one run that carries the steps and error classes
+// (headFromJSON) into the first of runs.
+func withDetails(runs, details []result.Run) []result.Run {
+	switch {
+	case len(details) == 0:
+		return runs
+	case len(runs) == 0:
+		return details
+	}
+	runs[0].Steps, runs[0].Errors = details[0].Steps, details[0].Errors
+	return runs
 }
 
 // headFromJSON rebuilds the head runs' details as one run: steps with their

@@ -22,23 +22,27 @@ func WriteText(w io.Writer, in Input) error {
 		writeTextTable(&b, in.Verdict)
 		b.WriteString("\n")
 	}
-	if line := detectLine(in.Verdict); line != "" {
+	if line := detectLine(in.Verdict, plainText); line != "" {
 		b.WriteString(line + "\n\n")
 	}
 	writeTextList(&b, "Warnings", "!", stats.Messages(in.Verdict.Warnings))
-	writeTextList(&b, "Notes", "-", append(findingNotes(in.Verdict), in.Notes...))
+	writeTextList(&b, "Notes", "-", append(findingNotes(in.Verdict.Findings, notExact), in.Notes...))
 	writeTextDetails(&b, in)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func contextLine(in Input) string {
+func contextLine(in Input) string { return contextLineWith(in, plainText) }
+
+// contextLineWith says what was compared, with the mode and the baseline's
+// source shown through show.
+func contextLineWith(in Input, show func(string) string) string {
 	parts := []string{}
 	if in.Mode != "" {
-		parts = append(parts, "mode "+in.Mode)
+		parts = append(parts, "mode "+show(in.Mode))
 	}
 	if in.BaselineSource != "" {
-		parts = append(parts, "baseline "+in.BaselineSource)
+		parts = append(parts, "baseline "+show(in.BaselineSource))
 	}
 	parts = append(parts, fmt.Sprintf("%d head %s vs %d baseline %s", in.Verdict.HeadRuns,
 		plural(in.Verdict.HeadRuns, "run", "runs"), in.Verdict.BaseRuns, plural(in.Verdict.BaseRuns, "sample", "samples")))
