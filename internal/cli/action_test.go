@@ -141,6 +141,11 @@ func TestActionCheckOnPush(t *testing.T) {
 	if rep.Verdict != "pass" || rep.Benchmark != "items" || rep.HeadRuns != 2 {
 		t.Errorf("report: verdict %q, benchmark %q, %d head runs; want pass, items, 2", rep.Verdict, rep.Benchmark, rep.HeadRuns)
 	}
+	htmlPath := outputs["html_path"]
+	if !strings.HasPrefix(htmlPath, env["RUNNER_TEMP"]) || !strings.HasSuffix(htmlPath, ".html") {
+		t.Errorf("html_path %q is not an HTML file in RUNNER_TEMP %s", htmlPath, env["RUNNER_TEMP"])
+	}
+	wantContains(t, "the HTML report", string(mustRead(t, htmlPath)), "<!doctype html>", "tailgate · items")
 
 	summary := string(mustRead(t, env["GITHUB_STEP_SUMMARY"]))
 	if !regexp.MustCompile(`(?m)^### .* tailgate · items: pass`).MatchString(summary) {

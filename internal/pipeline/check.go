@@ -59,5 +59,6 @@ func Check(ctx context.Context, env Env, o CheckOptions) (Judged, error) {
 	}
 	v := judgeAgainstBaseline(head, bl, policyFor(o.Config, bl))
 	in := report.Input{Name: head.Benchmark, Mode: "check", BaselineSource: describe(o.Baseline, bl), Verdict: v, Head: head.Runs}
+	in.Base, in.BaseOrigins = baselineRuns(bl)
 	return Judged{Input: in, Head: head}, nil
 }
