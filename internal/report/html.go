@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,6 +52,7 @@ type page struct {
 	Noise                                   []htmlNoise
 	Steps                                   []htmlStep
 	BaseSteps                               bool
+	BaseName                                string // "base" (A/B) or "baseline"
 	Errors                                  []htmlError
 	Warnings, Notes                         []string
 	FontFace                                template.CSS
@@ -78,6 +80,15 @@ type htmlError struct {
 	Side, Class, Step, Count, Sample string
 }
 
+// baseName is what the report calls the base side: "base" for an A/B
+// job's base target, else "baseline".
+func baseName(in Input) string {
+	if in.Mode == "ab" {
+		return "base"
+	}
+	return "baseline"
+}
+
 // show is the HTML report's view of untrusted text (html/template escapes
 // what it returns).
 func show(s string) string { return visible(s, maxShownRunes) }
@@ -96,7 +107,7 @@ func newPage(in Input) (page, error) {
 	p.Notes = shown(append(findingNotes(gated, lowConfidence), in.Notes...))
 	all := seriesOf(in)
 	var err error
-	if p.Runs, err = runFigures(all); err != nil {
+	if p.Runs, err = runFigures(decisiveFirst(all), baseName(in)); err != nil {
 		return page{}, err
 	}
 	if p.Trends, err = trendFigures(in, all); err != nil {
@@ -105,8 +116,9 @@ func newPage(in Input) (page, error) {
 	if p.Distribution, p.DistributionNote, err = distribution(in); err != nil {
 		return page{}, err
 	}
-	p.Noise = noiseRows(v, all)
+	p.Noise = noiseRows(v, all, baseName(in))
 	p.Steps, p.BaseSteps = stepRows(in)
+	p.BaseName = baseName(in)
 	p.Errors = errorRows(in)
 	return p, nil
 }
@@ -138,16 +150,30 @@ func fontFace() template.CSS {
 		figure.FontFamily, base64.StdEncoding.EncodeToString(figure.FontTTF())))
 }
 
-// axisLabel is a metric's axis title: its label and unit.
+// axisLabel is a metric's axis title: its label and unit (a rate per
+// second says its unit already).
 func axisLabel(s series) string {
-	if s.Meta.Unit == "" {
+	if s.Meta.Unit == "" || s.Meta.Unit == "/s" {
 		return s.Meta.Label
 	}
 	return s.Meta.Label + " (" + s.Meta.Unit + ")"
 }
 
+// decisiveFirst orders the series as the comment ranks them: what decided
+// first, then the others in catalogue order.
+func decisiveFirst(all []series) []series {
+	first := decisive(all, len(all))
+	out := slices.Clone(first)
+	for _, s := range all {
+		if !slices.ContainsFunc(first, func(f series) bool { return f.Finding.Key == s.Finding.Key }) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // runFigures are the dot plots of every compared gated metric.
-func runFigures(all []series) ([]htmlFigure, error) {
+func runFigures(all []series, base string) ([]htmlFigure, error) {
 	var out []htmlFigure
 	for _, s := range all {
 		title := fmt.Sprintf("%s: %s", s.Meta.Label, outcomeWord(s.Finding.Outcome))
@@ -162,10 +188,10 @@ func runFigures(all []series) ([]htmlFigure, error) {
 			caption = fmt.Sprintf("▲ each pair's change of %s, head against base; dashed: the median change", s.Meta.Label)
 		} else {
 			svg, err = figure.Runs{Title: title, YLabel: axisLabel(s),
-				BaseName: fmt.Sprintf("baseline (%d)", len(s.Base)), HeadName: fmt.Sprintf("head (%d)", len(s.Head)),
+				BaseName: fmt.Sprintf("%s (%d)", base, len(s.Base)), HeadName: fmt.Sprintf("head (%d)", len(s.Head)),
 				Base: s.Base, Head: s.Head, BaseMedian: s.Finding.BaseMedian, HeadMedian: s.Finding.HeadMedian,
 				Limit: s.threshold()}.SVG()
-			caption = "● baseline samples, ▲ head runs, black bars: the medians"
+			caption = fmt.Sprintf("● %s runs, ▲ head runs, thick bars: the medians", base)
 		}
 		if err != nil {
 			return nil, err
@@ -249,7 +275,7 @@ func distribution(in Input) (*htmlFigure, string, error) {
 		name string
 		runs []result.Run
 		head bool
-	}{{"baseline", in.Base, false}, {"head", in.Head, true}} {
+	}{{baseName(in), in.Base, false}, {"head", in.Head, true}} {
 		h := merged(side.runs)
 		if h == nil {
 			if len(side.runs) > 0 || side.head {
@@ -279,7 +305,11 @@ func distribution(in Input) (*htmlFigure, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	caption := "Solid: head runs; dashed: baseline; latency at each percentile of all requests of the runs, merged."
+	caption := "Solid orange: head"
+	if len(curves) == 2 {
+		caption += "; dashed blue: " + baseName(in)
+	}
+	caption += ". The latency at each percentile of all the requests of a side's runs, merged."
 	return &htmlFigure{SVG: template.HTML(svg), Caption: caption}, note, nil
 }
 
@@ -301,7 +331,7 @@ func merged(runs []result.Run) *hist.Histogram {
 
 // noiseRows say, per compared gated metric, how noisy the runs were, the
 // floor, the smallest regression the comparison detects, and what it saw.
-func noiseRows(v gate.Verdict, all []series) []htmlNoise {
+func noiseRows(v gate.Verdict, all []series, base string) []htmlNoise {
 	detects := map[string]gate.Detectable{}
 	for _, d := range v.Detect {
 		detects[d.Key] = d
@@ -315,7 +345,7 @@ func noiseRows(v gate.Verdict, all []series) []htmlNoise {
 				row.Detects = fmt.Sprintf("a %s of ≥ %s", d.Direction, formatEffect(d.Effect, d.Unit))
 			}
 		}
-		row.Noise = noiseText(s)
+		row.Noise = noiseText(s, base)
 		out = append(out, row)
 	}
 	return out
@@ -324,13 +354,12 @@ func noiseRows(v gate.Verdict, all []series) []htmlNoise {
 // noiseText is the run-to-run spread: the pairs' changes in A/B, else
 // each side's coefficient of variation (or standard deviation in
 // percentage points for rates).
-func noiseText(s series) string {
-	unit := "%"
-	if s.Finding.Percent {
-		unit = "pp"
-	}
+func noiseText(s series, base string) string {
 	if s.Paired {
-		return fmt.Sprintf("pairs' changes spread %.2f %s (SD)", sd(s.Diffs), unit)
+		if s.Finding.Percent {
+			return fmt.Sprintf("SD of the pairs' changes %.2f pp", sd(s.Diffs))
+		}
+		return fmt.Sprintf("SD of the pairs' changes %.1f %%", sd(s.Diffs))
 	}
 	spread := func(x []float64) string {
 		if len(x) < 2 {
@@ -341,7 +370,7 @@ func noiseText(s series) string {
 		}
 		return fmt.Sprintf("%.1f %%", 100*stats.CV(x))
 	}
-	return "baseline " + spread(s.Base) + " · head " + spread(s.Head)
+	return base + " " + spread(s.Base) + " · head " + spread(s.Head)
 }
 
 // sd is the sample standard deviation.
@@ -382,7 +411,7 @@ func errorRows(in Input) []htmlError {
 	for _, side := range []struct {
 		name string
 		runs []result.Run
-	}{{"head", in.Head}, {"baseline", in.Base}} {
+	}{{"head", in.Head}, {baseName(in), in.Base}} {
 		for _, e := range errorClasses(side.runs) {
 			out = append(out, htmlError{Side: side.name, Class: show(e.Class), Step: show(e.Step), Count: fmt.Sprint(e.Count), Sample: show(e.Sample)})
 		}

@@ -21,8 +21,7 @@ import (
 //   - mdText: Markdown (PR comment, job summary). See mdText.
 //   - mermaidText: labels inside a Mermaid chart. See mermaidText.
 //   - HTML: html/template escapes text and attributes by context; the
-//     templates pass untrusted strings through visible first (the "text"
-//     template function).
+//     page model (html.go) holds untrusted strings only after visible.
 
 // maxShownRunes clips one untrusted string in a report: far above any name
 // or label, enough for an error sample, and small enough that a hostile

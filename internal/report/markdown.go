@@ -77,7 +77,7 @@ func Markdown(in Input) string {
 	}
 	for _, s := range decisive(seriesOf(in), maxCharts) {
 		block, caption := mermaidChart(s)
-		d.write(block + "<sub>" + caption + "</sub>\n\n")
+		d.write(block + caption + "\n\n")
 	}
 	d.list("**Warnings**\n\n", "⚠️ ", stats.Messages(v.Warnings))
 	d.list("**Notes**\n\n", "", append(findingNotes(gated, lowConfidence), in.Notes...), provenanceNote(in.TriggerRun)...)

@@ -13,6 +13,7 @@ import (
 	"image/color"
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"codeberg.org/go-fonts/liberation/liberationsansregular"
@@ -89,20 +90,35 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 	p := plot.New()
 	p.BackgroundColor = nil
 	p.Title.Text = title
-	p.Title.TextStyle.Font = font.From(sans, 12)
+	p.Title.TextStyle.Font = font.From(sans, 12.5)
 	p.Title.Padding = 6
 	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
 		ax.Label.TextStyle.Font = font.From(sans, 11)
-		ax.Tick.Label.Font = font.From(sans, 10)
+		ax.Tick.Label.Font = font.From(sans, 11)
 		ax.Color, ax.Label.TextStyle.Color, ax.Tick.Label.Color, ax.Tick.Color = fg.color(), fg.color(), fg.color(), fg.color()
 	}
 	p.Title.TextStyle.Color = fg.color()
 	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
+	p.Y.Tick.Marker = tidyTicks{}
 	g := plotter.NewGrid()
 	g.Vertical.Color, g.Horizontal.Color = grid.color(), grid.color()
 	g.Vertical.Width = 0
 	p.Add(g)
 	return p
+}
+
+// tidyTicks are gonum's default ticks, labelled without trailing zeros
+// ("250", not "250.00").
+type tidyTicks struct{}
+
+func (tidyTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 6, 64)
+		}
+	}
+	return ts
 }
 
 // svg draws p and returns it as an inline <svg> element with the given
