@@ -1,7 +1,6 @@
 package publish
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,24 +11,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
-
-// hostileStrings is the corpus at testdata/hostile/strings.json.
-func hostileStrings(t *testing.T) []string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "hostile", "strings.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var corpus []struct{ Name, Value string }
-	if err := json.Unmarshal(data, &corpus); err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, c := range corpus {
-		out = append(out, c.Value)
-	}
-	return out
-}
 
 // hostileInput is a regression whose name, step, error sample, baseline
 // source, warning and note carry s.
@@ -49,7 +30,8 @@ func hostileInput(s string) report.Input {
 func TestHostileTextThroughTheJobSummaryAndTheComment(t *testing.T) {
 	t.Parallel()
 	f := newFakeGitHub(t)
-	for _, s := range hostileStrings(t) {
+	for _, h := range inerttest.Corpus(t) {
+		s := h.Value
 		in := hostileInput(s)
 		step := newStep(t, true)
 		if err := (JobSummary{Runtime: step.rt}).Publish(t.Context(), in); err != nil {

@@ -2,10 +2,7 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -18,24 +15,8 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
-type hostile struct{ Name, Value string }
-
-// hostileCorpus is testdata/hostile/strings.json at the module root.
-func hostileCorpus(t testing.TB) []hostile {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "hostile", "strings.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []hostile
-	if err := json.Unmarshal(data, &out); err != nil {
-		t.Fatal(err)
-	}
-	if len(out) < 20 {
-		t.Fatalf("the hostile corpus holds %d strings", len(out))
-	}
-	return out
-}
+// hostileCorpus is the corpus of hostile strings (testdata/hostile).
+func hostileCorpus(tb testing.TB) []inerttest.Hostile { return inerttest.Corpus(tb) }
 
 // withText puts s into every string of a report that tailgate did not
 // write itself: the benchmark name, the baseline's source, metric labels
@@ -121,13 +102,18 @@ func wantInertMarkdown(t *testing.T, what, md, benign string, ownLinks ...string
 
 // TestHostileMarkdownInert renders the hostile corpus in every untrusted
 // field of the PR comment / job summary (a check and a sequential A/B
-// verdict) and parses the result as GitHub does.
+// verdict) and parses the result as GitHub does; the labels it puts in the
+// charts stay inside their quoted strings of Mermaid's grammar.
 func TestHostileMarkdownInert(t *testing.T) {
 	t.Parallel()
 	for _, ab := range []bool{false, true} {
 		benign := Markdown(withText("benign", ab))
 		for _, h := range hostileCorpus(t) {
-			wantInertMarkdown(t, h.Name, Markdown(withText(h.Value, ab)), benign)
+			md := Markdown(withText(h.Value, ab))
+			wantInertMarkdown(t, h.Name, md, benign)
+			if len(charts(t, md)) == 0 {
+				t.Errorf("%s: the chart is gone", h.Name)
+			}
 		}
 	}
 }

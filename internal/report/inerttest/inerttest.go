@@ -8,11 +8,15 @@ package inerttest
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"testing"
 	"unicode"
 
 	"github.com/yuin/goldmark"
@@ -23,6 +27,41 @@ import (
 	"github.com/yuin/goldmark/text"
 	"golang.org/x/net/html"
 )
+
+// Hostile is one entry of the hostile-input corpus.
+type Hostile struct{ Name, Value string }
+
+// Corpus reads testdata/hostile/strings.json of the module the test runs
+// in (found from the working directory up).
+func Corpus(tb testing.TB) []Hostile {
+	tb.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			tb.Fatal("no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "testdata", "hostile", "strings.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []Hostile
+	if err := json.Unmarshal(data, &out); err != nil {
+		tb.Fatal(err)
+	}
+	if len(out) < 20 {
+		tb.Fatalf("the hostile corpus holds %d strings", len(out))
+	}
+	return out
+}
 
 // gfm parses as GitHub does: tables, ~~strikethrough~~, bare URLs, www.
 // and e-mail autolinks, task lists.
