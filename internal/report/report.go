@@ -1,8 +1,11 @@
 // Package report owns the presentation of a verdict: the terminal table,
 // the Markdown of PR comments and job summaries (with the hidden marker of
-// the sticky comment and truncation to GitHub's comment limit), and
-// report.json (documented in docs/report-json.md). It computes nothing
-// statistical; it formats a gate.Verdict and the head runs' details.
+// the sticky comment, a Mermaid chart of what decided, and built to fit
+// GitHub's comment limit), the self-contained HTML report (its figures
+// drawn by report/figure), and report.json (documented in
+// docs/report-json.md). It owns the one rule by which every renderer shows
+// text tailgate did not write (inert.go). It computes nothing statistical;
+// it formats a gate.Verdict and the runs behind it.
 package report
 
 import (
