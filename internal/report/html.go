@@ -80,26 +80,17 @@ type htmlError struct {
 	Side, Class, Step, Count, Sample string
 }
 
-// baseName is what the report calls the base side: "base" for an A/B
-// job's base target, else "baseline".
-func baseName(in Input) string {
-	if in.Mode == "ab" {
-		return "base"
-	}
-	return "baseline"
-}
-
-// show is the HTML report's view of untrusted text (html/template escapes
-// what it returns).
-func show(s string) string { return visible(s, maxShownRunes) }
+// pageText is the HTML report's view of untrusted text: visible, and then
+// escaped by html/template.
+func pageText(s string) string { return visible(s, maxShownRunes) }
 
 func newPage(in Input) (page, error) {
 	v := in.Verdict
 	p := page{
 		Title:   visible(fmt.Sprintf("tailgate · %s: %s", in.Name, v.Outcome), maxShownRunes),
-		Outcome: string(v.Outcome), Name: show(in.Name),
-		Headline: headlineWith(in, show), Context: contextLineWith(in, show),
-		Detect: detectLine(v, show), Sequential: sequentialLine(v.Sequential, show),
+		Outcome: string(v.Outcome), Name: pageText(in.Name),
+		Headline: headlineWith(in, pageText), Context: contextLineWith(in, pageText),
+		Detect: detectLine(v, pageText), Sequential: sequentialLine(v.Sequential, pageText),
 		Warnings: shown(stats.Messages(v.Warnings)), FontFace: fontFace(),
 	}
 	gated, reported := splitGated(v.Findings)
@@ -126,7 +117,7 @@ func newPage(in Input) (page, error) {
 func shown(items []string) []string {
 	out := make([]string, len(items))
 	for i, s := range items {
-		out[i] = show(s)
+		out[i] = pageText(s)
 	}
 	return out
 }
@@ -138,8 +129,8 @@ func htmlFindings(fs []gate.Finding) []htmlFinding {
 		if lowConfidence(f.Test) {
 			note = joinNote("test: "+f.Test, note)
 		}
-		out[i] = htmlFinding{Label: show(f.Label), FromTo: fromTo(f), Change: formatChange(f), Floor: formatFloor(f),
-			P: formatP(f.P), Verdict: outcomeWord(f.Outcome), Note: show(note), Class: string(f.Outcome)}
+		out[i] = htmlFinding{Label: pageText(f.Label), FromTo: fromTo(f), Change: formatChange(f), Floor: formatFloor(f),
+			P: formatP(f.P), Verdict: outcomeWord(f.Outcome), Note: pageText(note), Class: string(f.Outcome)}
 	}
 	return out
 }
@@ -338,7 +329,7 @@ func noiseRows(v gate.Verdict, all []series, base string) []htmlNoise {
 	}
 	var out []htmlNoise
 	for _, s := range all {
-		row := htmlNoise{Label: show(s.Finding.Label), Floor: formatFloor(s.Finding), Observed: formatChange(s.Finding), Detects: "—"}
+		row := htmlNoise{Label: pageText(s.Finding.Label), Floor: formatFloor(s.Finding), Observed: formatChange(s.Finding), Detects: "—"}
 		if d, ok := detects[s.Finding.Key]; ok {
 			row.Detects = "not reliably"
 			if d.Possible {
@@ -394,14 +385,14 @@ func stepRows(in Input) ([]htmlStep, bool) {
 	at := map[string]int{}
 	for i := range head {
 		at[head[i].Name] = len(rows)
-		rows = append(rows, htmlStep{Name: show(head[i].Name), Head: &head[i]})
+		rows = append(rows, htmlStep{Name: pageText(head[i].Name), Head: &head[i]})
 	}
 	for i := range base {
 		if j, ok := at[base[i].Name]; ok {
 			rows[j].Base = &base[i]
 			continue
 		}
-		rows = append(rows, htmlStep{Name: show(base[i].Name), Base: &base[i]})
+		rows = append(rows, htmlStep{Name: pageText(base[i].Name), Base: &base[i]})
 	}
 	return rows, len(base) > 0
 }
@@ -413,7 +404,7 @@ func errorRows(in Input) []htmlError {
 		runs []result.Run
 	}{{"head", in.Head}, {baseName(in), in.Base}} {
 		for _, e := range errorClasses(side.runs) {
-			out = append(out, htmlError{Side: side.name, Class: show(e.Class), Step: show(e.Step), Count: fmt.Sprint(e.Count), Sample: show(e.Sample)})
+			out = append(out, htmlError{Side: side.name, Class: pageText(e.Class), Step: pageText(e.Step), Count: fmt.Sprint(e.Count), Sample: pageText(e.Sample)})
 		}
 	}
 	return out

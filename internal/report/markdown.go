@@ -90,19 +90,6 @@ func Markdown(in Input) string {
 	return d.b.String()
 }
 
-// splitGated splits the findings into the gated metrics and the
-// reported-only ones, each in catalogue order.
-func splitGated(findings []gate.Finding) (gated, reported []gate.Finding) {
-	for _, f := range findings {
-		if f.Gated {
-			gated = append(gated, f)
-		} else {
-			reported = append(reported, f)
-		}
-	}
-	return gated, reported
-}
-
 func rowsOf(fs []gate.Finding, row func(gate.Finding) string) []string {
 	out := make([]string, len(fs))
 	for i, f := range fs {
@@ -128,11 +115,6 @@ func reportedRow(f gate.Finding) string {
 	return fmt.Sprintf("| %s | %s | %s | %s | %s |\n", mdText(f.Label), fromTo(f), formatChange(f), formatP(f.P), mdText(note))
 }
 
-// fromTo is "baseline → head" of a finding's medians.
-func fromTo(f gate.Finding) string {
-	return formatValue(f.BaseMedian, f.Unit) + " → " + formatValue(f.HeadMedian, f.Unit)
-}
-
 // orDash stands in for text that shows nothing, so that a cell or an
 // emphasis never ends up empty ("****" is a thematic break).
 func orDash(s string) string {
@@ -150,25 +132,6 @@ func icon(o gate.Outcome) string {
 		return "⚠️"
 	}
 	return "✅"
-}
-
-// sequentialLine says how a sequential A/B job stopped; empty for a
-// fixed-sample comparison.
-func sequentialLine(s *gate.Sequential, show func(string) string) string {
-	if s == nil {
-		return ""
-	}
-	line := fmt.Sprintf("Sequential A/B: %d %s judged (first look at %d, budget %d)", s.Pairs, plural(s.Pairs, "pair", "pairs"), s.MinPairs, s.MaxPairs)
-	if s.Reason != "" {
-		line += "; " + show(s.Reason)
-	}
-	if !s.Done {
-		line += "; not final"
-	}
-	if s.MorePairs > 0 {
-		line += fmt.Sprintf("; about %d more %s would likely decide", s.MorePairs, plural(s.MorePairs, "pair", "pairs"))
-	}
-	return line + "."
 }
 
 // writeMarkdownDetails writes the collapsed per-step figures and error

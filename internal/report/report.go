@@ -279,3 +279,66 @@ func joinNote(a, b string) string {
 	}
 	return a + "; " + b
 }
+
+func contextLine(in Input) string { return contextLineWith(in, plainText) }
+
+// contextLineWith says what was compared, with the mode and the baseline's
+// source shown through show.
+func contextLineWith(in Input, show func(string) string) string {
+	parts := []string{}
+	if in.Mode != "" {
+		parts = append(parts, "mode "+show(in.Mode))
+	}
+	if in.BaselineSource != "" {
+		parts = append(parts, "baseline "+show(in.BaselineSource))
+	}
+	parts = append(parts, fmt.Sprintf("%d head %s vs %d baseline %s", in.Verdict.HeadRuns,
+		plural(in.Verdict.HeadRuns, "run", "runs"), in.Verdict.BaseRuns, plural(in.Verdict.BaseRuns, "sample", "samples")))
+	return strings.Join(parts, " · ")
+}
+
+// baseName is what the report calls the base side: "base" for an A/B
+// job's base target, else "baseline".
+func baseName(in Input) string {
+	if in.Mode == "ab" {
+		return "base"
+	}
+	return "baseline"
+}
+
+// splitGated splits the findings into the gated metrics and the
+// reported-only ones, each in catalogue order.
+func splitGated(findings []gate.Finding) (gated, reported []gate.Finding) {
+	for _, f := range findings {
+		if f.Gated {
+			gated = append(gated, f)
+		} else {
+			reported = append(reported, f)
+		}
+	}
+	return gated, reported
+}
+
+// fromTo is "baseline → head" of a finding's medians.
+func fromTo(f gate.Finding) string {
+	return formatValue(f.BaseMedian, f.Unit) + " → " + formatValue(f.HeadMedian, f.Unit)
+}
+
+// sequentialLine says how a sequential A/B job stopped; empty for a
+// fixed-sample comparison.
+func sequentialLine(s *gate.Sequential, show func(string) string) string {
+	if s == nil {
+		return ""
+	}
+	line := fmt.Sprintf("Sequential A/B: %d %s judged (first look at %d, budget %d)", s.Pairs, plural(s.Pairs, "pair", "pairs"), s.MinPairs, s.MaxPairs)
+	if s.Reason != "" {
+		line += "; " + show(s.Reason)
+	}
+	if !s.Done {
+		line += "; not final"
+	}
+	if s.MorePairs > 0 {
+		line += fmt.Sprintf("; about %d more %s would likely decide", s.MorePairs, plural(s.MorePairs, "pair", "pairs"))
+	}
+	return line + "."
+}

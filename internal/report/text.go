@@ -35,23 +35,6 @@ func WriteText(w io.Writer, in Input) error {
 	return err
 }
 
-func contextLine(in Input) string { return contextLineWith(in, plainText) }
-
-// contextLineWith says what was compared, with the mode and the baseline's
-// source shown through show.
-func contextLineWith(in Input, show func(string) string) string {
-	parts := []string{}
-	if in.Mode != "" {
-		parts = append(parts, "mode "+show(in.Mode))
-	}
-	if in.BaselineSource != "" {
-		parts = append(parts, "baseline "+show(in.BaselineSource))
-	}
-	parts = append(parts, fmt.Sprintf("%d head %s vs %d baseline %s", in.Verdict.HeadRuns,
-		plural(in.Verdict.HeadRuns, "run", "runs"), in.Verdict.BaseRuns, plural(in.Verdict.BaseRuns, "sample", "samples")))
-	return strings.Join(parts, " · ")
-}
-
 func writeTextTable(b *strings.Builder, v gate.Verdict) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "metric\tbaseline\thead\tchange\tfloor\tp\tverdict")
