@@ -19,6 +19,7 @@ const (
 	OutputVerdict     = "verdict"
 	OutputRegressions = "regressions"
 	OutputReportPath  = "report_path"
+	OutputHTMLPath    = "html_path"
 	OutputCommentURL  = "comment_url"
 )
 
@@ -27,6 +28,7 @@ type Outputs struct {
 	Verdict     string `output:"verdict"`     // pass, regression, inconclusive; error when tailgate could not judge
 	Regressions int    `output:"regressions"` // the number of regressed metrics
 	ReportPath  string `output:"report_path"`
+	HTMLPath    string `output:"html_path"`   // the HTML report
 	CommentURL  string `output:"comment_url"` // empty when no comment was posted
 }
 

@@ -49,13 +49,13 @@ func TestWriteOutputs(t *testing.T) {
 	env, output, _ := stepFiles(t)
 	r := NewRuntime(&bytes.Buffer{}, mapEnv(env))
 	err := r.WriteOutputs(Outputs{Verdict: "regression", Regressions: 2, ReportPath: "/tmp/tailgate/report.json",
-		CommentURL: "https://github.com/o/r/pull/1#issuecomment-5"})
+		HTMLPath: "/tmp/tailgate/report.html", CommentURL: "https://github.com/o/r/pull/1#issuecomment-5"})
 	if err != nil {
 		t.Fatalf("WriteOutputs: %v", err)
 	}
 	got := parseOutputFile(t, output)
 	want := map[string]string{"verdict": "regression", "regressions": "2", "report_path": "/tmp/tailgate/report.json",
-		"comment_url": "https://github.com/o/r/pull/1#issuecomment-5"}
+		"html_path": "/tmp/tailgate/report.html", "comment_url": "https://github.com/o/r/pull/1#issuecomment-5"}
 	if len(got) != len(want) {
 		t.Errorf("outputs = %v, want %v", got, want)
 	}

@@ -223,7 +223,8 @@ func (a *actionRun) baselineSource(path string) (baseline.Source, error) {
 }
 
 // publish hands the judged comparison to every channel the runner offers:
-// report.json beside the runner's temp files, the job summary and
+// report.json and the HTML report beside the runner's temp files (the
+// workflow may upload them as an artifact), the job summary and
 // annotations, the sticky comment, the terminal report and the outputs;
 // then the step ends as the fail_* inputs say.
 func (a *actionRun) publish(ctx context.Context, j pipeline.Judged) error {
@@ -235,12 +236,13 @@ func (a *actionRun) publish(ctx context.Context, j pipeline.Judged) error {
 		dir = "."
 	}
 	reportPath := filepath.Join(dir, "tailgate-"+j.Name+"-report.json")
-	pubs := []publish.Publisher{publish.Files{JSON: reportPath}, publish.JobSummary{Runtime: a.rt}}
+	htmlPath := filepath.Join(dir, "tailgate-"+j.Name+"-report.html")
+	pubs := []publish.Publisher{publish.Files{JSON: reportPath}, publish.HTML{Path: htmlPath}, publish.JobSummary{Runtime: a.rt}}
 	comment := a.stickyComment()
 	if comment != nil {
 		pubs = append(pubs, comment)
 	}
-	pubs = append(pubs, publish.Terminal{W: a.e.stdout}, publish.Outputs{Runtime: a.rt, ReportPath: reportPath, Comment: comment})
+	pubs = append(pubs, publish.Terminal{W: a.e.stdout}, publish.Outputs{Runtime: a.rt, ReportPath: reportPath, HTMLPath: htmlPath, Comment: comment})
 	fail := pipeline.FailOn{Regression: a.in.FailOnRegression, Inconclusive: a.in.FailOnInconclusive, InconclusiveSetting: "fail_on_inconclusive"}
 	return conclude(ctx, j, fail, pubs...)
 }

@@ -138,7 +138,7 @@ func testCommentPublisher(t *testing.T, bin string, fake *e2eGitHub, run3 e2eRes
 		t.Errorf("comment: %d POST, %d PATCH; want the action's sticky comment edited", fake.count("POST"), fake.count("PATCH"))
 	}
 	body := fake.wantOneSticky(t, "### ❌ tailgate · e2e: regression in")
-	note := "- Posted from the report of run https://github.com/tailgate-ci/e2e-shop/actions/runs/4242; its figures come from the pull request's own workflow run.\n"
+	note := "- Posted from the report of [workflow run 4242](https://github.com/tailgate-ci/e2e-shop/actions/runs/4242); its figures come from the pull request's own workflow run.\n"
 	if !strings.Contains(body, note) {
 		t.Fatalf("the publisher's comment lacks its provenance note %q:\n%s", note, body)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tailgate-ci/tailgate/internal/ci"
 	"github.com/tailgate-ci/tailgate/internal/ci/citest"
+	"github.com/tailgate-ci/tailgate/internal/report/inerttest"
 )
 
 const secretToken = "secret-token-123"
@@ -143,6 +144,11 @@ func TestActionCheckOnPush(t *testing.T) {
 	if rep.Verdict != "pass" || rep.Benchmark != "items" || rep.HeadRuns != 2 {
 		t.Errorf("report: verdict %q, benchmark %q, %d head runs; want pass, items, 2", rep.Verdict, rep.Benchmark, rep.HeadRuns)
 	}
+	htmlPath := outputs["html_path"]
+	if !strings.HasPrefix(htmlPath, env["RUNNER_TEMP"]) || !strings.HasSuffix(htmlPath, ".html") {
+		t.Errorf("html_path %q is not an HTML file in RUNNER_TEMP %s", htmlPath, env["RUNNER_TEMP"])
+	}
+	wantContains(t, "the HTML report", string(mustRead(t, htmlPath)), "<!doctype html>", "tailgate · items")
 
 	summary := string(mustRead(t, env["GITHUB_STEP_SUMMARY"]))
 	if !regexp.MustCompile(`(?m)^### .* tailgate · items: pass`).MatchString(summary) {
@@ -367,7 +373,9 @@ func TestActionEarlyFailuresLeaveATrace(t *testing.T) {
 			if len(errs) != 1 || errs[0].Props["title"] != "tailgate could not judge" || !strings.Contains(errs[0].Data, tc.why) {
 				t.Errorf("want one ::error titled 'tailgate could not judge' saying %q, got %v\n%s", tc.why, errs, o)
 			}
-			summary := string(mustRead(t, env["GITHUB_STEP_SUMMARY"]))
+			// What a reader of the summary sees: the Markdown escapes
+			// the error's punctuation (report.NoVerdictMarkdown).
+			summary, _ := inerttest.ShownText(string(mustRead(t, env["GITHUB_STEP_SUMMARY"])))
 			wantContains(t, "job summary", summary, "no verdict", fmt.Sprintf("exit code %d", tc.code), tc.why)
 			outputs := parseGitHubOutput(t, string(mustRead(t, env["GITHUB_OUTPUT"])))
 			if outputs["verdict"] != "error" {

@@ -69,9 +69,7 @@ func cmdComment(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return pipeline.Usage.Wrap(err)
 	}
-	if url := job.TriggerRunURL(); url != "" {
-		in.Notes = append(in.Notes, "Posted from the report of run "+url+"; its figures come from the pull request's own workflow run.")
-	}
+	in.TriggerRun = job.TriggerRunURL()
 	url, err := postComment(ctx, job, token, pr, in)
 	if err != nil {
 		if gh.IsPermission(err) {

@@ -44,12 +44,17 @@ func TestCompareWritesReports(t *testing.T) {
 	dir := t.TempDir()
 	base := writeResult(t, dir, "base.json", synthResult(10, 1, synthHash))
 	slow := writeResult(t, dir, "slow.json", synthResult(5, 0.7, synthHash))
-	rep, md := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.md")
+	rep, md, page := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.md"), filepath.Join(dir, "r.html")
 
-	o := tailgate(t, "compare", "--report", rep, "--markdown", md, base, "--", slow)
+	o := tailgate(t, "compare", "--report", rep, "--markdown", md, "--html", page, base, "--", slow)
 	wantCode(t, o, 1)
 	wantContains(t, "report.json", string(mustRead(t, rep)), `"verdict": "regression"`, `"mode": "compare"`)
-	wantContains(t, "markdown", string(mustRead(t, md)), "regression in iterations/s")
+	wantContains(t, "markdown", string(mustRead(t, md)), "regression in iterations/s", "```mermaid")
+	html := string(mustRead(t, page))
+	wantContains(t, "HTML report", html, "<!doctype html>", "regression in iterations/s", "<svg ", "Content-Security-Policy")
+	if strings.Contains(html, "<script") {
+		t.Error("the HTML report holds a script")
+	}
 }
 
 func TestCompareNeedsSeparator(t *testing.T) {

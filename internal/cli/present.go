@@ -14,18 +14,21 @@ import (
 type reportFlags struct {
 	jsonPath           string
 	markdownPath       string
+	htmlPath           string
 	failOnInconclusive bool
 }
 
 func (r *reportFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.jsonPath, "report", "", "write the JSON report to `file`")
 	fs.StringVar(&r.markdownPath, "markdown", "", "write the Markdown report (PR comment, job summary) to `file`")
+	fs.StringVar(&r.htmlPath, "html", "", "write the self-contained HTML report (figures of every gated metric) to `file`")
 	fs.BoolVar(&r.failOnInconclusive, "fail-on-inconclusive", false, "exit 1 when the verdict is inconclusive")
 }
 
 // publishers are the terminal report and the files asked for.
 func (r reportFlags) publishers(e env) []publish.Publisher {
-	return []publish.Publisher{publish.Terminal{W: e.stdout}, publish.Files{JSON: r.jsonPath, Markdown: r.markdownPath}}
+	return []publish.Publisher{publish.Terminal{W: e.stdout}, publish.Files{JSON: r.jsonPath, Markdown: r.markdownPath},
+		publish.HTML{Path: r.htmlPath}}
 }
 
 // failOn: a regression fails, an inconclusive verdict when asked.

@@ -67,7 +67,8 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	p.SameJob = true
 	p.Paired = true // every pair of the order holds one run of each side
 	v := judgeRuns(res.Base, res.Head, p)
-	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(bl), Verdict: v, Head: res.Head.Runs, Notes: append(o.Policy.notes(), abNotes(res, v, o.AA)...)}
+	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(bl), Verdict: v, Head: res.Head.Runs,
+		Base: res.Base.Runs, Notes: append(o.Policy.notes(), abNotes(res, v, o.AA)...)}
 	return Judged{Input: in, Head: res.Head, Base: res.Base}, nil
 }
 

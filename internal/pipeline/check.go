@@ -73,5 +73,6 @@ func Check(ctx context.Context, env Env, o CheckOptions) (Judged, error) {
 	}
 	v := judgeAgainstBaseline(head, bl, policyFor(o.Config, o.Policy, bl))
 	in := report.Input{Name: head.Benchmark, Mode: "check", BaselineSource: describe(o.Baseline, bl), Verdict: v, Head: head.Runs, Notes: o.Policy.notes()}
+	in.Base, in.BaseOrigins = baselineRuns(bl)
 	return Judged{Input: in, Head: head}, nil
 }

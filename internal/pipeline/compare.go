@@ -26,7 +26,7 @@ type CompareOptions struct {
 func Compare(o CompareOptions) Judged {
 	v := judgeRuns(o.Base, o.Head, policyFor(o.Config, nil, nil))
 	src := fmt.Sprintf("%d file(s), %d runs", o.BaseFiles, len(o.Base.Runs))
-	in := report.Input{Name: o.Head.Benchmark, Mode: "compare", BaselineSource: src, Verdict: v, Head: o.Head.Runs}
+	in := report.Input{Name: o.Head.Benchmark, Mode: "compare", BaselineSource: src, Verdict: v, Head: o.Head.Runs, Base: o.Base.Runs}
 	return Judged{Input: in, Head: o.Head, Base: o.Base}
 }
 

@@ -91,7 +91,9 @@ func orDiscard(w io.Writer) io.Writer {
 type Judged struct {
 	report.Input
 	Head *result.File
-	// Base is the base side of an A/B comparison; nil otherwise.
+	// Base is the base side of compare and A/B; nil for a stored baseline. Like Head,
+	// it shadows the Input field of the same name (the runs the reports
+	// show): use j.Input.Base for those.
 	Base *result.File
 }
 
@@ -197,6 +199,19 @@ func judgeAgainstBaseline(head *result.File, bl *baseline.File, p gate.Policy) g
 		return gate.Judge(nil, head.Runs, p)
 	}
 	return judgeRuns(&result.File{DefinitionHash: bl.DefinitionHash, Env: bl.Env, Runs: bl.Runs()}, head, p)
+}
+
+// baselineRuns are a stored baseline's samples as runs, for the reports,
+// and where each was recorded; nil when there is no baseline.
+func baselineRuns(bl *baseline.File) ([]result.Run, []report.Origin) {
+	if bl == nil {
+		return nil, nil
+	}
+	origins := make([]report.Origin, len(bl.Samples))
+	for i, s := range bl.Samples {
+		origins[i] = report.Origin{Commit: s.Commit, Ref: s.Ref, Job: s.Job, Time: s.Time}
+	}
+	return bl.Runs(), origins
 }
 
 // judgeRuns judges head against base, telling the gate when the two were

@@ -180,7 +180,7 @@ func TestCheckJudgesGivenRunsAgainstTheStoredBaseline(t *testing.T) {
 	path := filepath.Join(dir, "baseline.json")
 	bl := baseline.New("items", "sha256:1", result.Env{}, 0)
 	for j := range 4 {
-		bl.Append(synthetic(5, 1), baseline.Provenance{Job: fmt.Sprint("job-", j)})
+		bl.Append(synthetic(5, 1), baseline.Provenance{Job: fmt.Sprint("job-", j), Commit: fmt.Sprintf("c0ffee%d", j)})
 	}
 	if err := baseline.Write(path, bl); err != nil {
 		t.Fatal(err)
@@ -192,6 +192,11 @@ func TestCheckJudgesGivenRunsAgainstTheStoredBaseline(t *testing.T) {
 	}
 	if j.Verdict.Outcome != gate.Regression || j.BaselineSource != path+" (20 samples from 4 jobs)" || te.out.Len() != 0 {
 		t.Errorf("judged %s from %q; shown %q", j.Verdict.Outcome, j.BaselineSource, te.out.String())
+	}
+	// The reports get the samples and their commits (the HTML report's
+	// runs and trend).
+	if len(j.Input.Base) != 20 || len(j.BaseOrigins) != 20 || j.BaseOrigins[19].Commit != "c0ffee3" || j.BaseOrigins[0].Job != "job-0" {
+		t.Errorf("the report input has %d base runs and %d origins (%v)", len(j.Input.Base), len(j.BaseOrigins), j.BaseOrigins)
 	}
 }
 
@@ -279,6 +284,9 @@ func TestCompareReadsRunSets(t *testing.T) {
 	j := Compare(CompareOptions{Base: base, Head: head, BaseFiles: 2})
 	if j.Verdict.Outcome != gate.Regression || j.BaselineSource != "2 file(s), 20 runs" || j.Mode != "compare" {
 		t.Errorf("compare: %s from %q", j.Verdict.Outcome, j.BaselineSource)
+	}
+	if len(j.Input.Base) != 20 || len(j.Input.Head) != 5 || j.BaseOrigins != nil {
+		t.Errorf("the report input has %d base and %d head runs, origins %v", len(j.Input.Base), len(j.Input.Head), j.BaseOrigins)
 	}
 	junk := filepath.Join(dir, "junk.txt")
 	os.WriteFile(junk, []byte("\x00 not a result"), 0o644)

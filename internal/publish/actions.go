@@ -39,18 +39,20 @@ func (s JobSummary) Publish(_ context.Context, in report.Input) error {
 }
 
 // Outputs sets the step's outputs: the verdict, the number of regressions,
-// the path of report.json and the sticky comment's URL (when Comment
-// posted one). It fails the step only when it cannot write them in a step.
+// the paths of report.json and of the HTML report, and the sticky
+// comment's URL (when Comment posted one). It fails the step only when it
+// cannot write them in a step.
 type Outputs struct {
-	Runtime    *ci.Runtime
-	ReportPath string
-	Comment    *StickyComment // nil when no comment is posted
+	Runtime              *ci.Runtime
+	ReportPath, HTMLPath string
+	Comment              *StickyComment // nil when no comment is posted
 }
 
 var _ Publisher = Outputs{}
 
 func (o Outputs) Publish(_ context.Context, in report.Input) error {
-	out := ci.Outputs{Verdict: string(in.Verdict.Outcome), Regressions: len(in.Verdict.Regressions), ReportPath: o.ReportPath}
+	out := ci.Outputs{Verdict: string(in.Verdict.Outcome), Regressions: len(in.Verdict.Regressions),
+		ReportPath: o.ReportPath, HTMLPath: o.HTMLPath}
 	if o.Comment != nil {
 		out.CommentURL = o.Comment.URL
 	}

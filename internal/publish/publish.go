@@ -1,5 +1,5 @@
 // Package publish owns where a judged comparison goes: the terminal, files
-// (report.json, the Markdown report), the GitHub Actions step (job summary,
+// (report.json, the Markdown report, the HTML report), the GitHub Actions step (job summary,
 // annotations, outputs, through ci) and the sticky pull request comment
 // (through gh). Each is a Publisher; a front end picks the ones it has, so
 // that the Action is the CLI's pipeline with more publishers. Publishers
@@ -56,4 +56,17 @@ func (f Files) Publish(_ context.Context, in report.Input) error {
 		return atomicfile.Write(f.Markdown, func(w io.Writer) error { return report.WriteMarkdown(w, in) })
 	}
 	return nil
+}
+
+// HTML writes the self-contained HTML report (report.WriteHTML) atomically;
+// an empty path writes nothing.
+type HTML struct{ Path string }
+
+var _ Publisher = HTML{}
+
+func (h HTML) Publish(_ context.Context, in report.Input) error {
+	if h.Path == "" {
+		return nil
+	}
+	return atomicfile.Write(h.Path, func(w io.Writer) error { return report.WriteHTML(w, in) })
 }

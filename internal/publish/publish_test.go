@@ -29,8 +29,9 @@ func judged(regression bool) report.Input {
 	if regression {
 		head = mk(0.7, 5)
 	}
-	v := gate.Judge(mk(1, 20), head, gate.Policy{Metrics: []string{result.IterationsPerSec}, BaselineJobs: 4})
-	return report.Input{Name: "shop", Mode: "check", BaselineSource: "baselines/shop.json", Verdict: v, Head: head}
+	base := mk(1, 20)
+	v := gate.Judge(base, head, gate.Policy{Metrics: []string{result.IterationsPerSec}, BaselineJobs: 4})
+	return report.Input{Name: "shop", Mode: "check", BaselineSource: "baselines/shop.json", Verdict: v, Head: head, Base: base}
 }
 
 // step is an Actions step: a runtime writing commands to log, with its

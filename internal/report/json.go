@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
@@ -30,10 +31,15 @@ type jsonReport struct {
 	Notes          []string       `json:"notes"`
 	Steps          []jsonStep     `json:"steps"`
 	Errors         []errorFigures `json:"errors"`
-	// Sequential is present in sequential A/B reports only.
+	// Sequential says how a sequential A/B job stopped; omitted for a
+	// fixed-sample comparison.
 	Sequential *jsonSequential `json:"sequential,omitempty"`
+	// Runs holds the per-run figures of the gated metrics, so that a
+	// report read back (tailgate comment) charts what decided.
+	Runs *jsonRuns `json:"runs,omitempty"`
 }
 
+// jsonSequential is gate.Sequential.
 type jsonSequential struct {
 	Pairs     int    `json:"pairs"`
 	MinPairs  int    `json:"min_pairs"`
@@ -41,6 +47,13 @@ type jsonSequential struct {
 	Done      bool   `json:"done"`
 	Reason    string `json:"reason"`
 	MorePairs int    `json:"more_pairs"`
+}
+
+// jsonRuns are the per-run figures of the gated metrics of each side, in
+// run order (pair order in A/B): one object of metric key → value per run.
+type jsonRuns struct {
+	Base []map[string]float64 `json:"base"`
+	Head []map[string]float64 `json:"head"`
 }
 
 type jsonMetric struct {
@@ -122,7 +135,35 @@ func toJSON(in Input) jsonReport {
 	for _, s := range steps(in.Head) {
 		r.Steps = append(r.Steps, jsonStep{stepFigures: s, P50: num(s.P50), P95: num(s.P95)})
 	}
+	r.Runs = gatedRuns(in)
 	return r
+}
+
+// gatedRuns are the per-run figures of the gated metrics of both sides;
+// nil when there are none. Missing and non-finite values are left out.
+func gatedRuns(in Input) *jsonRuns {
+	var keys []string
+	for _, f := range in.Verdict.Findings {
+		if f.Gated {
+			keys = append(keys, f.Key)
+		}
+	}
+	if len(keys) == 0 || (len(in.Base) == 0 && len(in.Head) == 0) {
+		return nil
+	}
+	figures := func(runs []result.Run) []map[string]float64 {
+		out := make([]map[string]float64, len(runs))
+		for i, r := range runs {
+			out[i] = map[string]float64{}
+			for _, k := range keys {
+				if v, ok := r.Value(k); ok && num(v) != nil {
+					out[i][k] = v
+				}
+			}
+		}
+		return out
+	}
+	return &jsonRuns{Base: figures(in.Base), Head: figures(in.Head)}
 }
 
 // num maps NaN and ±Inf, which JSON cannot hold, to null.

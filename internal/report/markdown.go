@@ -15,10 +15,15 @@ import (
 const MarkerPrefix = "<!-- tailgate:"
 
 // Marker returns the hidden marker of the sticky comment of benchmark name.
-// Characters that could end an HTML comment are replaced.
+// Characters that could end an HTML comment are replaced, and a name
+// longer than maxMarkerName bytes is cut.
 func Marker(name string) string {
-	return MarkerPrefix + markerUnsafe.ReplaceAllString(name, "_") + " -->"
+	safe := markerUnsafe.ReplaceAllString(name, "_")
+	return MarkerPrefix + safe[:min(len(safe), maxMarkerName)] + " -->"
 }
+
+// maxMarkerName bounds the name in a marker: far above any benchmark name.
+const maxMarkerName = 100
 
 var markerUnsafe = regexp.MustCompile(`[^A-Za-z0-9._/-]|-{2,}`)
 
@@ -29,34 +34,94 @@ const (
 	detailsClose = "</details>"
 )
 
-// WriteMarkdown writes the report for a PR comment or a job summary: the
-// marker, a one-line verdict, the metric table, the detectable-effect line,
-// warnings, notes, and a collapsed section with per-step figures and error
-// classes.
+// MaxMarkdownBytes bounds the Markdown report. GitHub takes at most 65,536
+// characters in a comment; the report stays below that with room for the
+// marker and gh's truncation note, so that the comment is never cut (a cut
+// would break the chart). Tables and lists that do not fit say how many of
+// their rows were left out.
+const MaxMarkdownBytes = 60000 - 2000
+
+// maxCharts is how many metrics the comment charts.
+const maxCharts = 2
+
+// WriteMarkdown writes the report for a PR comment or a job summary (see
+// Markdown).
 func WriteMarkdown(w io.Writer, in Input) error {
 	_, err := io.WriteString(w, Markdown(in))
 	return err
 }
 
-// Markdown returns the Markdown report (see WriteMarkdown).
+// Markdown returns the report for a PR comment or a job summary: the
+// marker; the one-line verdict; the gated metrics, each with baseline →
+// head, change, floor and verdict; what the gate can detect; how a
+// sequential A/B job stopped; a chart of what decided; warnings and
+// notes; then, collapsed, the reported-only metrics and the head runs'
+// per-step figures and error classes; and the line that says what was
+// compared. Every string that tailgate did not write goes through mdText.
 func Markdown(in Input) string {
-	var b strings.Builder
-	b.WriteString(Marker(in.Name) + "\n")
-	fmt.Fprintf(&b, "### %s tailgate · %s: %s\n\n", icon(in.Verdict.Outcome), mdEscape(in.Name), mdEscape(headline(in)))
-	if len(in.Verdict.Findings) > 0 {
-		writeMarkdownTable(&b, in.Verdict)
+	v := in.Verdict
+	tail := "<sub>" + contextLineWith(in, mdText) + "</sub>\n"
+	d := mdDoc{left: MaxMarkdownBytes - len(tail)}
+	d.write(Marker(in.Name) + "\n")
+	d.write(fmt.Sprintf("### %s tailgate · %s: %s\n\n", icon(v.Outcome), mdText(in.Name), headlineWith(in, mdText)))
+	gated, reported := splitGated(v.Findings)
+	if len(gated) > 0 {
+		d.table("| gated metric | baseline → head | change | floor | p | verdict |\n|---|---:|---:|---:|---:|---|\n",
+			rowsOf(gated, gatedRow), "\n")
 	}
-	if line := sequentialLine(in.Verdict); line != "" {
-		b.WriteString(mdEscape(line) + "\n\n")
+	if line := detectLine(v, mdText); line != "" {
+		d.write(line + "\n\n")
 	}
-	if line := detectLine(in.Verdict); line != "" {
-		b.WriteString(line + "\n\n")
+	if line := sequentialLine(v.Sequential, mdText); line != "" {
+		d.write(line + "\n\n")
 	}
-	writeMarkdownList(&b, "Warnings", "⚠️ ", stats.Messages(in.Verdict.Warnings))
-	writeMarkdownList(&b, "Notes", "", append(findingNotes(in.Verdict), in.Notes...))
-	b.WriteString("<sub>" + mdEscape(contextLine(in)) + "</sub>\n")
-	writeMarkdownDetails(&b, in)
-	return b.String()
+	for _, s := range decisive(seriesOf(in), maxCharts) {
+		block, caption := mermaidChart(s)
+		d.write(block + caption + "\n\n")
+	}
+	d.list("**Warnings**\n\n", "⚠️ ", stats.Messages(v.Warnings))
+	d.list("**Notes**\n\n", "", append(findingNotes(gated, lowConfidence), in.Notes...), provenanceNote(in.TriggerRun)...)
+	if len(reported) > 0 {
+		d.details(fmt.Sprintf("%d reported-only %s (not gated)", len(reported), plural(len(reported), "metric", "metrics")),
+			"| metric | baseline → head | change | p | note |\n|---|---:|---:|---:|---|\n", rowsOf(reported, reportedRow))
+	}
+	writeMarkdownDetails(&d, in)
+	d.b.WriteString(tail)
+	return d.b.String()
+}
+
+func rowsOf(fs []gate.Finding, row func(gate.Finding) string) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = row(f)
+	}
+	return out
+}
+
+func gatedRow(f gate.Finding) string {
+	verdict := outcomeWord(f.Outcome)
+	if f.Outcome == gate.MetricRegression {
+		verdict = "❌ **regression**"
+	}
+	return fmt.Sprintf("| **%s** | %s | %s | %s | %s | %s |\n", orDash(mdText(f.Label)), fromTo(f), formatChange(f),
+		formatFloor(f), formatP(f.P), verdict)
+}
+
+func reportedRow(f gate.Finding) string {
+	note := f.Note
+	if lowConfidence(f.Test) {
+		note = joinNote("test: "+f.Test, note)
+	}
+	return fmt.Sprintf("| %s | %s | %s | %s | %s |\n", mdText(f.Label), fromTo(f), formatChange(f), formatP(f.P), mdText(note))
+}
+
+// orDash stands in for text that shows nothing, so that a cell or an
+// emphasis never ends up empty ("****" is a thematic break).
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
 }
 
 func icon(o gate.Outcome) string {
@@ -69,82 +134,127 @@ func icon(o gate.Outcome) string {
 	return "✅"
 }
 
-func writeMarkdownTable(b *strings.Builder, v gate.Verdict) {
-	b.WriteString("| metric | baseline median | head median | change | floor | p | verdict |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---|\n")
-	for _, f := range v.Findings {
-		label := mdEscape(f.Label)
-		if f.Gated {
-			label = "**" + label + "**"
-		}
-		verdict := outcomeWord(f.Outcome)
-		if f.Outcome == gate.MetricRegression {
-			verdict = "❌ **regression**"
-		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", label, formatValue(f.BaseMedian, f.Unit),
-			formatValue(f.HeadMedian, f.Unit), formatChange(f), formatFloor(f), formatP(f.P), verdict)
-	}
-	b.WriteString("\nGated metrics in **bold**; p is one-sided, in the direction the metric moved.\n\n")
-}
-
-func writeMarkdownList(b *strings.Builder, title, prefix string, items []string) {
-	if len(items) == 0 {
-		return
-	}
-	b.WriteString("**" + title + "**\n\n")
-	for _, it := range items {
-		b.WriteString("- " + prefix + mdEscape(it) + "\n")
-	}
-	b.WriteString("\n")
-}
-
-func writeMarkdownDetails(b *strings.Builder, in Input) {
+// writeMarkdownDetails writes the collapsed per-step figures and error
+// classes of the head runs.
+func writeMarkdownDetails(d *mdDoc, in Input) {
 	st, errs := steps(in.Head), errorClasses(in.Head)
-	if len(st) == 0 && len(errs) == 0 {
-		return
-	}
-	b.WriteString("\n" + detailsOpen + "<summary>Per-step figures and error classes of the head runs</summary>\n\n")
+	var rows []string
 	if len(st) > 0 {
-		b.WriteString("| step | requests | failed | p50 | p95 |\n|---|---:|---:|---:|---:|\n")
+		rows = append(rows, "| step | requests | failed | p50 | p95 |\n|---|---:|---:|---:|---:|\n")
 		for _, s := range st {
-			fmt.Fprintf(b, "| %s | %d | %d | %s | %s |\n", mdEscape(s.Name), s.Requests, s.Failed,
-				formatValue(s.P50, "ms"), formatValue(s.P95, "ms"))
+			rows = append(rows, fmt.Sprintf("| %s | %d | %d | %s | %s |\n", mdText(s.Name), s.Requests, s.Failed,
+				formatValue(s.P50, "ms"), formatValue(s.P95, "ms")))
 		}
-		b.WriteString("\n")
 	}
 	if len(errs) > 0 {
-		b.WriteString("| error class | step | count | sample |\n|---|---|---:|---|\n")
+		rows = append(rows, "\n| error class | step | count | sample |\n|---|---|---:|---|\n")
 		for _, e := range errs {
-			fmt.Fprintf(b, "| %s | %s | %d | %s |\n", mdEscape(e.Class), mdEscape(e.Step), e.Count, codeSpan(e.Sample))
+			rows = append(rows, fmt.Sprintf("| %s | %s | %d | %s |\n", mdText(e.Class), mdText(e.Step), e.Count, mdText(e.Sample)))
 		}
-		b.WriteString("\n")
 	}
-	b.WriteString(detailsClose + "\n")
+	if len(rows) > 0 {
+		d.details("Per-step figures and error classes of the head runs", "", rows)
+	}
 }
 
-// mdEscape keeps text from the runs and the config from breaking a table
-// or injecting HTML.
-func mdEscape(s string) string {
-	return mdEscaper.Replace(s)
+// mdDoc builds the Markdown report within MaxMarkdownBytes: a section
+// that does not fit is left out, a table or list that does not fit whole
+// keeps the rows that fit and says how many it left out.
+type mdDoc struct {
+	b    strings.Builder
+	left int
 }
 
-// mdEscaper keeps text from a report (which may come from a fork's
-// artifact) inert: no HTML, no table breaks, no @mentions that notify
-// people, no links or images.
-var mdEscaper = strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;", "\r", " ", "\n", " ",
-	"@", "@\u200b", "[", `\[`, "]", `\]`, "!", `\!`)
-
-// codeSpan shows a sample message verbatim in a table cell.
-func codeSpan(s string) string {
-	if s == "" {
-		return ""
+// write appends s if it fits.
+func (d *mdDoc) write(s string) bool {
+	if len(s) > d.left {
+		return false
 	}
-	s = strings.ReplaceAll(oneLine(s), "`", "'")
-	return "`" + strings.ReplaceAll(s, "|", `\|`) + "`"
+	d.b.WriteString(s)
+	d.left -= len(s)
+	return true
+}
+
+// omitted is the line that says how many rows did not fit.
+func omitted(n int) string {
+	return fmt.Sprintf("\n_… %d more %s: see report.json or the HTML report (`--html`)._\n", n, plural(n, "row", "rows"))
+}
+
+// rows appends head and as many rows as fit, keeping room for end, then
+// end; false when not even head fits.
+func (d *mdDoc) rows(head string, rows []string, end string) bool {
+	reserve := len(end) + len(omitted(len(rows)))
+	if len(head)+reserve > d.left {
+		return false
+	}
+	d.write(head)
+	for i, r := range rows {
+		if len(r)+reserve > d.left {
+			d.write(omitted(len(rows) - i))
+			break
+		}
+		d.write(r)
+	}
+	d.write(end)
+	return true
+}
+
+func (d *mdDoc) table(head string, rows []string, end string) { d.rows(head, rows, end) }
+
+// list writes the items, each through mdText, then the items tailgate
+// wrote itself (ours, as Markdown), under title.
+func (d *mdDoc) list(title, prefix string, items []string, ours ...string) {
+	if len(items)+len(ours) == 0 {
+		return
+	}
+	var lines []string
+	for _, it := range items {
+		lines = append(lines, "- "+prefix+mdText(it)+"\n")
+	}
+	for _, it := range ours {
+		lines = append(lines, "- "+prefix+it+"\n")
+	}
+	d.rows(title, lines, "\n")
+}
+
+// runLink is the allow-list of the one link the report writes: an https
+// address of a workflow run, made of characters that cannot end a
+// Markdown link destination or start markup.
+var runLink = regexp.MustCompile(`^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?/[A-Za-z0-9._~-]+/[A-Za-z0-9._~-]+/actions/runs/([0-9]{1,20})$`)
+
+// provenanceNote says which run's report a comment was posted from, with
+// a link to it when the address passes runLink, else as inert text.
+func provenanceNote(url string) []string {
+	if url == "" {
+		return nil
+	}
+	const rest = "; its figures come from the pull request's own workflow run."
+	m := runLink.FindStringSubmatch(url)
+	if m == nil {
+		return []string{"Posted from the report of run " + mdText(url) + rest}
+	}
+	return []string{fmt.Sprintf("Posted from the report of [workflow run %s](%s)%s", m[2], url, rest)}
+}
+
+// details writes a collapsed section with its summary, a table head and
+// rows; the closing tag always follows what was written.
+func (d *mdDoc) details(summary, head string, rows []string) {
+	d.rows(detailsOpen+"<summary>"+summary+"</summary>\n\n"+head, rows, "\n"+detailsClose+"\n\n")
 }
 
 // NoVerdictMarkdown is the job summary of a run that stopped before it could
-// judge: what failed, and the exit code it ends with.
+// judge: what failed, and the exit code it ends with. The error may quote a
+// config or a server: each of its lines is a list item through mdText.
 func NoVerdictMarkdown(name string, code int, err error) string {
-	return fmt.Sprintf("%s\n### ⚠️ tailgate · %s: no verdict\n\ntailgate stopped before it could judge (exit code %d):\n\n```\n%v\n```\n", Marker(name), name, code, err)
+	var lines strings.Builder
+	for i, line := range strings.Split(fmt.Sprint(err), "\n") {
+		if i == maxListItems {
+			break
+		}
+		if line = mdText(line); line != "" {
+			lines.WriteString("- " + line + "\n")
+		}
+	}
+	return fmt.Sprintf("%s\n### ⚠️ tailgate · %s: no verdict\n\ntailgate stopped before it could judge (exit code %d):\n\n%s",
+		Marker(name), orDash(mdText(name)), code, lines.String())
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -127,6 +128,10 @@ func (c *checker) report(r jsonReport) {
 	if s := r.Sequential; s != nil {
 		c.sequential("sequential", *s)
 	}
+	if r.Runs != nil {
+		c.runs("runs.base", r.Runs.Base)
+		c.runs("runs.head", r.Runs.Head)
+	}
 	c.regressions(r)
 }
 
@@ -138,6 +143,23 @@ func (c *checker) sequential(path string, s jsonSequential) {
 		c.add(path+".min_pairs", "%d is above max_pairs %d", s.MinPairs, s.MaxPairs)
 	}
 	c.text(path+".reason", s.Reason, maxTextRunes, false)
+}
+
+// runs checks the per-run figures of one side: at most maxRowItems runs,
+// each holding known metric keys and finite values.
+func (c *checker) runs(path string, runs []map[string]float64) {
+	c.length(path, len(runs), maxRowItems)
+	for i, figures := range runs {
+		for _, key := range slices.Sorted(maps.Keys(figures)) {
+			at := fmt.Sprintf("%s[%d].%s", path, i, clip(key))
+			if _, ok := result.Lookup(key); !ok {
+				c.add(at, "is not a metric tailgate knows")
+				continue
+			}
+			v := figures[key]
+			c.finite(at, &v)
+		}
+	}
 }
 
 func (c *checker) metric(path string, m jsonMetric) {
@@ -345,8 +367,35 @@ func fromJSON(r jsonReport) Input {
 			M: byKey[d.Key].BaselineN, Effect: orNaN(d.Effect), Unit: d.Unit, Direction: d.Direction,
 			Method: d.Method, Possible: d.Possible, Note: d.Note})
 	}
-	return Input{Name: r.Benchmark, Mode: r.Mode, BaselineSource: r.BaselineSource, Verdict: v,
+	in := Input{Name: r.Benchmark, Mode: r.Mode, BaselineSource: r.BaselineSource, Verdict: v,
 		Head: headFromJSON(r.Steps, r.Errors), Notes: r.Notes}
+	if r.Runs != nil {
+		in.Base = runsFromJSON(r.Runs.Base)
+		in.Head = withDetails(runsFromJSON(r.Runs.Head), in.Head)
+	}
+	return in
+}
+
+// runsFromJSON rebuilds runs that carry only their figures.
+func runsFromJSON(figures []map[string]float64) []result.Run {
+	var runs []result.Run
+	for i, m := range figures {
+		runs = append(runs, result.Run{Index: i, Metrics: m})
+	}
+	return runs
+}
+
+// withDetails puts the one run that carries the steps and error classes
+// (headFromJSON) into the first of runs.
+func withDetails(runs, details []result.Run) []result.Run {
+	switch {
+	case len(details) == 0:
+		return runs
+	case len(runs) == 0:
+		return details
+	}
+	runs[0].Steps, runs[0].Errors = details[0].Steps, details[0].Errors
+	return runs
 }
 
 // headFromJSON rebuilds the head runs' details as one run: steps with their

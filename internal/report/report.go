@@ -1,14 +1,18 @@
 // Package report owns the presentation of a verdict: the terminal table,
 // the Markdown of PR comments and job summaries (with the hidden marker of
-// the sticky comment and truncation to GitHub's comment limit), and
-// report.json (documented in docs/report-json.md). It computes nothing
-// statistical; it formats a gate.Verdict and the head runs' details.
+// the sticky comment, a Mermaid chart of what decided, and built to fit
+// GitHub's comment limit), the self-contained HTML report (its figures
+// drawn by report/figure), and report.json (documented in
+// docs/report-json.md). It owns the one rule by which every renderer shows
+// text tailgate did not write (inert.go). It computes nothing statistical;
+// it formats a gate.Verdict and the runs behind it.
 package report
 
 import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/result"
@@ -21,21 +25,47 @@ type Input struct {
 	Mode           string // "check", "compare", "ab", "demo"
 	BaselineSource string // where the baseline came from ("baselines/api.json at origin/main")
 	Verdict        gate.Verdict
-	Head           []result.Run // the head runs, for per-step figures and error classes
-	Notes          []string     // caller's notes (fork PR fallback, …)
+	// Head holds the head runs: their figures for the charts, per-step
+	// figures, error classes and latency histograms.
+	Head []result.Run
+	// Base holds the runs head was judged against, where the caller has
+	// them: the stored baseline's samples (figures only, no histograms),
+	// the base result files of compare, or the base target's runs of an
+	// A/B job (in pair order). Nil when there is no base side.
+	Base []result.Run
+	// BaseOrigins says where each run of Base came from (a stored
+	// baseline's commit, ref, job and time), aligned with Base; nil when
+	// the runs have no such origin.
+	BaseOrigins []Origin
+	Notes       []string // caller's notes (fork PR fallback, …)
+	// TriggerRun is the address of the workflow run whose report.json this
+	// is (tailgate comment: from the runner's environment, never from the
+	// report). It is the one link the Markdown report writes, and only
+	// when it passes runLink's allow-list.
+	TriggerRun string
+}
+
+// Origin is where one baseline sample was recorded.
+type Origin struct {
+	Commit, Ref, Job string
+	Time             time.Time
 }
 
 // headline is the one-line verdict, without decoration.
-func headline(in Input) string {
+func headline(in Input) string { return headlineWith(in, plainText) }
+
+// headlineWith is the one-line verdict with every label and message shown
+// through show (mdText for Markdown).
+func headlineWith(in Input, show func(string) string) string {
 	v := in.Verdict
 	switch v.Outcome {
 	case gate.Regression:
-		return fmt.Sprintf("regression in %s", strings.Join(regressionLabels(v), ", "))
+		return fmt.Sprintf("regression in %s", strings.Join(regressionLabels(v, show), ", "))
 	case gate.Inconclusive:
 		if s := v.Sequential; s != nil && !s.Done {
-			return "undecided so far: " + s.Reason
+			return "undecided so far: " + show(s.Reason)
 		}
-		return "inconclusive: " + inconclusiveReason(v)
+		return "inconclusive: " + inconclusiveReason(v, show)
 	default:
 		if v.HasWarning(gate.WarnNoBaseline) {
 			return "pass (no baseline yet)"
@@ -44,44 +74,48 @@ func headline(in Input) string {
 	}
 }
 
-func regressionLabels(v gate.Verdict) []string {
+func regressionLabels(v gate.Verdict, show func(string) string) []string {
 	var out []string
 	for _, f := range v.Findings {
 		if f.Outcome == gate.MetricRegression && f.Gated {
-			out = append(out, fmt.Sprintf("%s (%s)", f.Label, formatChange(f)))
+			out = append(out, fmt.Sprintf("%s (%s)", show(f.Label), formatChange(f)))
 		}
 	}
 	return out
 }
 
-func inconclusiveReason(v gate.Verdict) string {
+func inconclusiveReason(v gate.Verdict, show func(string) string) string {
 	if v.HasWarning(gate.WarnDefinitionChanged) {
 		return "benchmark changed, re-record the baseline"
 	}
 	var labels []string
 	for _, f := range v.Findings {
 		if f.Gated && f.Outcome == gate.MetricInconclusive {
-			labels = append(labels, f.Label)
+			labels = append(labels, show(f.Label))
 		}
 	}
 	if len(labels) > 0 {
 		return "could not judge " + strings.Join(labels, ", ")
 	}
 	if len(v.Warnings) > 0 {
-		return v.Warnings[len(v.Warnings)-1].Message
+		return show(v.Warnings[len(v.Warnings)-1].Message)
 	}
 	return "nothing to judge"
 }
 
-// detectLine is the sentence saying what the comparison can see.
-func detectLine(v gate.Verdict) string {
+// plainText shows text as it is: the terminal report's way.
+func plainText(s string) string { return s }
+
+// detectLine is the sentence saying what the comparison can see, with
+// every label shown through show.
+func detectLine(v gate.Verdict, show func(string) string) string {
 	var parts, blind []string
 	for _, d := range v.Detect {
 		if !d.Possible {
-			blind = append(blind, d.Label)
+			blind = append(blind, show(d.Label))
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("a %s of ≥ %s in %s", d.Direction, formatEffect(d.Effect, d.Unit), d.Label))
+		parts = append(parts, fmt.Sprintf("a %s of ≥ %s in %s", show(d.Direction), formatEffect(d.Effect, d.Unit), show(d.Label)))
 	}
 	if len(parts) == 0 && len(blind) == 0 {
 		return ""
@@ -115,20 +149,6 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// sequentialLine says how many pairs a sequential A/B job ran and why it
-// stopped; "" for fixed-sample comparisons.
-func sequentialLine(v gate.Verdict) string {
-	s := v.Sequential
-	if s == nil {
-		return ""
-	}
-	line := fmt.Sprintf("Sequential A/B: %d %s (first look at %d, budget %d): %s", s.Pairs, plural(s.Pairs, "pair", "pairs"), s.MinPairs, s.MaxPairs, s.Reason)
-	if s.MorePairs > 0 {
-		line += fmt.Sprintf("; about %d more %s would likely decide", s.MorePairs, plural(s.MorePairs, "pair", "pairs"))
-	}
-	return line + "."
 }
 
 // outcomeWord is how a metric's outcome reads in a table.
@@ -241,13 +261,13 @@ func formatP(p float64) string {
 	return fmt.Sprintf("%.3f", p)
 }
 
-// findingNotes lists what a reader needs beside the table: notes and
-// low-confidence tests.
-func findingNotes(v gate.Verdict) []string {
+// findingNotes lists what a reader needs beside the table: notes, and the
+// tests that named says are worth naming.
+func findingNotes(findings []gate.Finding, named func(test string) bool) []string {
 	var out []string
-	for _, f := range v.Findings {
+	for _, f := range findings {
 		note := f.Note
-		if f.Test != "" && f.Test != stats.TestExact && f.Test != stats.TestSequential { // the sequential line names its test
+		if named(f.Test) {
 			note = joinNote("test: "+f.Test, note)
 		}
 		if note != "" {
@@ -257,9 +277,88 @@ func findingNotes(v gate.Verdict) []string {
 	return out
 }
 
+// notExact reports whether a test is any but the exact Mann–Whitney test
+// and the sequential one (the sequential line names it): the terminal
+// names those.
+func notExact(test string) bool {
+	return test != "" && test != stats.TestExact && test != stats.TestSequential
+}
+
+// lowConfidence reports whether a test is worth naming in a PR comment or
+// the HTML report: any but the exact ones (the paired A/B test is exact).
+func lowConfidence(test string) bool { return notExact(test) && test != stats.TestSignedRank }
+
 func joinNote(a, b string) string {
 	if b == "" {
 		return a
 	}
 	return a + "; " + b
+}
+
+func contextLine(in Input) string { return contextLineWith(in, plainText) }
+
+// contextLineWith says what was compared, with the mode and the baseline's
+// source shown through show.
+func contextLineWith(in Input, show func(string) string) string {
+	parts := []string{}
+	if in.Mode != "" {
+		parts = append(parts, "mode "+show(in.Mode))
+	}
+	if in.BaselineSource != "" {
+		parts = append(parts, "baseline "+show(in.BaselineSource))
+	}
+	if s := in.Verdict.Sequential; s != nil {
+		parts = append(parts, fmt.Sprintf("%d %s of base and head", s.Pairs, plural(s.Pairs, "pair", "pairs")))
+	} else {
+		parts = append(parts, fmt.Sprintf("%d head %s vs %d baseline %s", in.Verdict.HeadRuns,
+			plural(in.Verdict.HeadRuns, "run", "runs"), in.Verdict.BaseRuns, plural(in.Verdict.BaseRuns, "sample", "samples")))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// baseName is what the report calls the base side: "base" for an A/B
+// job's base target, else "baseline".
+func baseName(in Input) string {
+	if in.Mode == "ab" {
+		return "base"
+	}
+	return "baseline"
+}
+
+// splitGated splits the findings into the gated metrics and the
+// reported-only ones, each in catalogue order.
+func splitGated(findings []gate.Finding) (gated, reported []gate.Finding) {
+	for _, f := range findings {
+		if f.Gated {
+			gated = append(gated, f)
+		} else {
+			reported = append(reported, f)
+		}
+	}
+	return gated, reported
+}
+
+// fromTo is "baseline → head" of a finding's medians.
+func fromTo(f gate.Finding) string {
+	return formatValue(f.BaseMedian, f.Unit) + " → " + formatValue(f.HeadMedian, f.Unit)
+}
+
+// sequentialLine says how many pairs a sequential A/B job ran and why it
+// stopped (or why it goes on), with the reason, which holds metric labels,
+// shown through show; empty for a fixed-sample comparison.
+func sequentialLine(s *gate.Sequential, show func(string) string) string {
+	if s == nil {
+		return ""
+	}
+	line := fmt.Sprintf("Sequential A/B: %d %s (first look at %d, budget %d)", s.Pairs, plural(s.Pairs, "pair", "pairs"), s.MinPairs, s.MaxPairs)
+	if s.Reason != "" {
+		line += ": " + show(s.Reason)
+	}
+	if !s.Done {
+		line += "; not final"
+	}
+	if s.MorePairs > 0 {
+		line += fmt.Sprintf("; about %d more %s would likely decide", s.MorePairs, plural(s.MorePairs, "pair", "pairs"))
+	}
+	return line + "."
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -52,19 +53,52 @@ func fixtureStep(name string, requests, failed int64, base time.Duration) result
 	return result.Step{Name: name, Requests: requests, Failed: failed, Latency: h}
 }
 
+// abRuns builds n pairs of A/B runs: head's throughput scaled by tput and
+// its p95 by p95, with a wobble that differs between the sides so that the
+// pairs' differences spread.
+func abRuns(n int, tput, p95 float64) (base, head []result.Run) {
+	for i := range n {
+		wb, wh := 1+0.01*float64((3*i)%5-2), 1+0.01*float64((2*i+1)%5-2)
+		base = append(base, result.Run{Index: i, Metrics: map[string]float64{
+			result.IterationsPerSec: 100 * wb, result.LatencyP95: 50 / wb, result.RequestErrorPct: 0, result.LifecycleSuccess: 100,
+		}})
+		head = append(head, result.Run{Index: i, Metrics: map[string]float64{
+			result.IterationsPerSec: 100 * tput * wh, result.LatencyP95: 50 * p95 / wh, result.RequestErrorPct: 0, result.LifecycleSuccess: 100,
+		}})
+	}
+	return base, head
+}
+
+// origins are the commits of n baseline samples, three runs a job.
+func origins(n int) []Origin {
+	out := make([]Origin, n)
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	for i := range out {
+		job := i / 3
+		out[i] = Origin{Commit: fmt.Sprintf("%07x%033d", 0xa1b2c3+job*0x1111, job), Ref: "main",
+			Job: fmt.Sprintf("run-%d", job), Time: t0.Add(time.Duration(job) * 6 * time.Hour)}
+	}
+	return out
+}
+
 func cases() map[string]Input {
 	base, slow := fixtureRuns(30, 1, false), fixtureRuns(5, 0.8, true)
+	same := fixtureRuns(5, 1.01, false)
+	abBase, abHead := abRuns(8, 0.88, 1.3)
+	seq := gate.JudgeSequential(abBase, abHead, gate.Policy{}, stats.SeqDesign{MinPairs: 6, MaxPairs: 8}, true)
 	return map[string]Input{
 		"regression": {Name: "api", Mode: "check", BaselineSource: "baselines/api.json at origin/main",
-			Verdict: gate.Judge(base, slow, gate.Policy{BaselineJobs: 6}), Head: slow,
+			Verdict: gate.Judge(base, slow, gate.Policy{BaselineJobs: 6}), Head: slow, Base: base, BaseOrigins: origins(len(base)),
 			Notes: []string{"fork PR: comment not posted, see the job summary"}},
 		"pass": {Name: "api", Mode: "compare", BaselineSource: "base.json",
-			Verdict: gate.Judge(base, fixtureRuns(5, 1.01, false), gate.Policy{BaselineJobs: 6})},
+			Verdict: gate.Judge(base, same, gate.Policy{BaselineJobs: 6}), Head: same, Base: base},
+		"ab": {Name: "api", Mode: "ab", BaselineSource: "the base target, measured in this job",
+			Verdict: seq, Head: abHead, Base: abBase},
 		"nobaseline": {Name: "api", Mode: "check", Verdict: gate.Judge(nil, slow, gate.Policy{}), Head: slow},
 		"changed": {Name: "api", Mode: "check", BaselineSource: "baselines/api.json",
 			Verdict: gate.Judge(base, slow, gate.Policy{Context: gate.Context{DefinitionChanged: true}})},
 		"toofew": {Name: "api", Mode: "compare", BaselineSource: "one.json",
-			Verdict: gate.Judge(base[:1], slow[:1], gate.Policy{})},
+			Verdict: gate.Judge(base[:1], slow[:1], gate.Policy{}), Head: slow[:1], Base: base[:1]},
 		"sequential": {Name: "api", Mode: "ab", BaselineSource: "the base target, measured in this job",
 			Verdict: gate.JudgeSequential(base[:8], fixtureRuns(8, 0.8, false), gate.Policy{}, stats.SeqDesign{}, false), Head: slow},
 	}
@@ -113,21 +147,24 @@ func TestMarkdownContent(t *testing.T) {
 		t.Errorf("marker and one-line verdict must come first:\n%s", strings.Join(lines[:2], "\n"))
 	}
 	for _, want := range []string{
-		"| metric | baseline median | head median | change | floor | p | verdict |",
+		"| gated metric | baseline → head | change | floor | p | verdict |",
+		"| **iterations/s** | 99.80/s → 80.00/s | −19.8 % | 6.7 % (default) | <0.001 | ❌ **regression** |",
+		"<details><summary>3 reported-only metrics (not gated)</summary>", "| requests/s | 399.2/s → 320.0/s |",
+		"```mermaid\n" + chartColors + "\nxychart-beta\n",
 		"With 5 runs against 30 baseline samples this gate detects a drop of ≥",
 		"(80 % power)", "floors not calibrated", "<details>", "</details>",
-		`assign \| resolve`, "`409 <INVALID ACTION>`",
+		`assign \| resolve`, "409 &lt;INVALID ACTION&gt;",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q", want)
 		}
 	}
 	// Text outside code spans is escaped so that it cannot inject HTML.
-	if got := mdEscape("@team see [x](http://e) ![i](http://e)"); strings.Contains(got, "@t") || !strings.Contains(got, `\[x\](`) || !strings.Contains(got, `\!\[i\]`) {
-		t.Errorf("mdEscape left a mention or a link: %q", got)
+	if got := mdText("@team see [x](http://e) ![i](http://e)"); strings.Contains(got, "@t") || !strings.Contains(got, `\[x\](`) || !strings.Contains(got, `\!\[i\]`) {
+		t.Errorf("mdText left a mention or a link: %q", got)
 	}
-	if got := mdEscape("a <b>|c"); got != `a &lt;b&gt;\|c` {
-		t.Errorf("mdEscape = %q", got)
+	if got := mdText("a <b>|c"); got != `a &lt;b&gt;\|c` {
+		t.Errorf("mdText = %q", got)
 	}
 }
 
@@ -189,7 +226,7 @@ func TestSetByLoadAndSequentialText(t *testing.T) {
 	seq := cases()["sequential"]
 	md := Markdown(seq)
 	for _, want := range []string{"Sequential A/B: 8 pairs (first look at 4, budget 20): regression after 8 pairs in iterations/s.",
-		"With up to 20 pairs this gate detects a drop of ≥", "5.0 % (min_effect)", "worse beyond min_effect after 4 pairs"} {
+		"With up to 20 pairs this gate detects a drop of ≥", "5.0 % (min_effect)", `worse beyond min\_effect after 4 pairs`} {
 		if !strings.Contains(md, want) {
 			t.Errorf("sequential markdown lacks %q:\n%s", want, md)
 		}

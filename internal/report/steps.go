@@ -16,6 +16,7 @@ type stepFigures struct {
 	Failed   int64   `json:"failed"`
 	P50      float64 `json:"-"`
 	P95      float64 `json:"-"`
+	P99      float64 `json:"-"`
 }
 
 // errorFigures are one error class of one step, summed over the head runs.
@@ -29,7 +30,7 @@ type errorFigures struct {
 func steps(runs []result.Run) []stepFigures {
 	var order []string
 	byName := map[string]*stepFigures{}
-	p50s, p95s := map[string][]float64{}, map[string][]float64{}
+	perRun := map[string][3][]float64{} // each run's p50, p95 and p99 of the step
 	for _, r := range runs {
 		for _, st := range r.Steps {
 			sf, ok := byName[st.Name]
@@ -40,31 +41,46 @@ func steps(runs []result.Run) []stepFigures {
 			}
 			sf.Requests += st.Requests
 			sf.Failed += st.Failed
-			if v, ok := stepQuantile(st, 0.50, result.LatencyP50); ok {
-				p50s[st.Name] = append(p50s[st.Name], v)
+			qs := perRun[st.Name]
+			for i, v := range stepQuantiles(st) {
+				if !math.IsNaN(v) {
+					qs[i] = append(qs[i], v)
+				}
 			}
-			if v, ok := stepQuantile(st, 0.95, result.LatencyP95); ok {
-				p95s[st.Name] = append(p95s[st.Name], v)
-			}
+			perRun[st.Name] = qs
 		}
 	}
 	out := make([]stepFigures, 0, len(order))
 	for _, name := range order {
-		sf := byName[name]
-		sf.P50, sf.P95 = stats.Median(p50s[name]), stats.Median(p95s[name])
+		sf, qs := byName[name], perRun[name]
+		sf.P50, sf.P95, sf.P99 = stats.Median(qs[0]), stats.Median(qs[1]), stats.Median(qs[2])
 		out = append(out, *sf)
 	}
 	return out
 }
 
-// stepQuantile reads a step's latency percentile in ms from its histogram,
-// or from its summary metrics when only those are known (imports).
-func stepQuantile(st result.Step, q float64, key string) (float64, bool) {
+// stepQuantileKeys are the summary metrics of the step percentiles, for
+// steps known only by their summaries (imports).
+var stepQuantileKeys = [3]string{result.LatencyP50, result.LatencyP95, result.LatencyP99}
+
+// stepQuantiles reads a step's p50, p95 and p99 in ms from its histogram
+// (one walk over it), or from its summary metrics when only those are
+// known; NaN for a percentile not known.
+func stepQuantiles(st result.Step) [3]float64 {
+	var out [3]float64
 	if st.Latency != nil && st.Latency.Count() > 0 {
-		return float64(st.Latency.Quantile(q)) / float64(time.Millisecond), true
+		for i, d := range st.Latency.Quantiles(0.50, 0.95, 0.99) {
+			out[i] = float64(d) / float64(time.Millisecond)
+		}
+		return out
 	}
-	v, ok := st.Metrics[key]
-	return v, ok && !math.IsNaN(v)
+	for i, key := range stepQuantileKeys {
+		out[i] = math.NaN()
+		if v, ok := st.Metrics[key]; ok {
+			out[i] = v
+		}
+	}
+	return out
 }
 
 func errorClasses(runs []result.Run) []errorFigures {

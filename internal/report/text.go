@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -22,33 +24,17 @@ func WriteText(w io.Writer, in Input) error {
 		writeTextTable(&b, in.Verdict)
 		b.WriteString("\n")
 	}
-	for _, line := range []string{sequentialLine(in.Verdict), detectLine(in.Verdict)} {
+	writeSparklines(&b, in)
+	for _, line := range []string{sequentialLine(in.Verdict.Sequential, plainText), detectLine(in.Verdict, plainText)} {
 		if line != "" {
 			b.WriteString(line + "\n\n")
 		}
 	}
 	writeTextList(&b, "Warnings", "!", stats.Messages(in.Verdict.Warnings))
-	writeTextList(&b, "Notes", "-", append(findingNotes(in.Verdict), in.Notes...))
+	writeTextList(&b, "Notes", "-", append(findingNotes(in.Verdict.Findings, notExact), in.Notes...))
 	writeTextDetails(&b, in)
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func contextLine(in Input) string {
-	parts := []string{}
-	if in.Mode != "" {
-		parts = append(parts, "mode "+in.Mode)
-	}
-	if in.BaselineSource != "" {
-		parts = append(parts, "baseline "+in.BaselineSource)
-	}
-	if s := in.Verdict.Sequential; s != nil {
-		parts = append(parts, fmt.Sprintf("%d %s of base and head", s.Pairs, plural(s.Pairs, "pair", "pairs")))
-	} else {
-		parts = append(parts, fmt.Sprintf("%d head %s vs %d baseline %s", in.Verdict.HeadRuns,
-			plural(in.Verdict.HeadRuns, "run", "runs"), in.Verdict.BaseRuns, plural(in.Verdict.BaseRuns, "sample", "samples")))
-	}
-	return strings.Join(parts, " · ")
 }
 
 func writeTextTable(b *strings.Builder, v gate.Verdict) {
@@ -59,6 +45,44 @@ func writeTextTable(b *strings.Builder, v gate.Verdict) {
 			formatValue(f.HeadMedian, f.Unit), formatChange(f), formatFloor(f), formatP(f.P), outcomeWord(f.Outcome))
 	}
 	tw.Flush()
+}
+
+// sparks are the eight heights of a sparkline.
+var sparks = []rune("▁▂▃▄▅▆▇█")
+
+// writeSparklines draws each compared gated metric's runs as one line of
+// bars, the base side's (the most recent maxChartRuns) then the head's, on
+// one scale: whether the head runs sit inside the baseline's spread reads
+// at a glance.
+func writeSparklines(b *strings.Builder, in Input) {
+	all := seriesOf(in)
+	if len(all) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "Runs, oldest first (%s │ head, on one scale from the lowest to the highest):\n", baseName(in))
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	for _, s := range all {
+		base, head := lastN(s.Base, maxChartRuns), lastN(s.Head, maxChartRuns)
+		lo, hi := slices.Min(append(slices.Clone(base), head...)), slices.Max(append(slices.Clone(base), head...))
+		fmt.Fprintf(tw, "  %s\t%s │ %s\t%s … %s\n", s.Finding.Label, sparkline(base, lo, hi), sparkline(head, lo, hi),
+			formatValue(lo, s.Meta.Unit), formatValue(hi, s.Meta.Unit))
+	}
+	tw.Flush()
+	b.WriteString("\n")
+}
+
+// sparkline draws values on the scale lo…hi; all in the middle when the
+// scale is flat.
+func sparkline(values []float64, lo, hi float64) string {
+	out := make([]rune, len(values))
+	for i, v := range values {
+		k := len(sparks) / 2
+		if hi > lo {
+			k = int(math.Round((v - lo) / (hi - lo) * float64(len(sparks)-1)))
+		}
+		out[i] = sparks[k]
+	}
+	return string(out)
 }
 
 func writeTextList(b *strings.Builder, title, bullet string, items []string) {

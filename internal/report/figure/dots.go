@@ -1,0 +1,137 @@
+package figure
+
+import (
+	"math"
+	"slices"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/tailgate-ci/tailgate/internal/stats"
+)
+
+// Runs is a dot plot of one metric's runs, base against head: a column of
+// dots per side, spread sideways so that equal values stay apart; each
+// side's median as a short bar; and the floor as a band from the base
+// median to the floor's limit, which a head median must pass, in the bad
+// direction, to be a regression.
+type Runs struct {
+	Title, YLabel      string
+	BaseName, HeadName string // the columns' labels
+	Base, Head         []float64
+	BaseMedian         float64
+	HeadMedian         float64
+	// Limit is the floor's limit; NaN when the metric has no floor.
+	Limit float64
+}
+
+// SVG draws the plot.
+func (r Runs) SVG() (string, error) {
+	p := newPlot(r.Title, "", r.YLabel)
+	if !math.IsNaN(r.Limit) {
+		p.Add(band(-0.5, 1.5, r.BaseMedian, r.Limit), hline(-0.5, 1.5, r.Limit, limitColor, true))
+	}
+	p.Add(column(0, finite(r.Base), draw.CircleGlyph{}, baseColor), column(1, finite(r.Head), draw.PyramidGlyph{}, headColor))
+	for i, m := range []float64{r.BaseMedian, r.HeadMedian} {
+		if !math.IsNaN(m) {
+			l := hline(float64(i)-0.32, float64(i)+0.32, m, fg, false)
+			l.Width = vg.Points(2)
+			p.Add(l)
+		}
+	}
+	pad(&p.Y, 0.08)
+	p.X.Min, p.X.Max = -0.6, 1.6
+	p.X.Tick.Marker = plot.ConstantTicks{{Value: 0, Label: r.BaseName}, {Value: 1, Label: r.HeadName}}
+	p.X.Tick.Length = 0
+	return svg(p, r.Title)
+}
+
+// Pairs is a dot plot of an A/B job's pairs: each pair's change, head
+// against base (in percent or percentage points), with zero, the median
+// change, and the floor as a band from zero to the floor's limit.
+type Pairs struct {
+	Title, YLabel string
+	Diffs         []float64
+	// Limit is the change that exceeds the floor (negative for a drop);
+	// NaN when the metric has no floor.
+	Limit float64
+}
+
+// SVG draws the plot.
+func (pr Pairs) SVG() (string, error) {
+	p := newPlot(pr.Title, "pair", pr.YLabel)
+	n := float64(len(pr.Diffs))
+	lo, hi := 0.5, n+0.5
+	if !math.IsNaN(pr.Limit) {
+		p.Add(band(lo, hi, 0, pr.Limit), hline(lo, hi, pr.Limit, limitColor, true))
+	}
+	p.Add(hline(lo, hi, 0, fg, false))
+	xys := make(plotter.XYs, 0, len(pr.Diffs))
+	for i, d := range pr.Diffs {
+		if !math.IsNaN(d) && !math.IsInf(d, 0) {
+			xys = append(xys, plotter.XY{X: float64(i + 1), Y: d})
+		}
+	}
+	p.Add(scatter(xys, draw.PyramidGlyph{}, headColor))
+	if ds := finite(pr.Diffs); len(ds) > 0 {
+		p.Add(hline(lo, hi, stats.Median(ds), mutedColor, true))
+	}
+	pad(&p.Y, 0.08)
+	p.X.Min, p.X.Max = lo, hi
+	p.X.Tick.Marker = indexTicks(len(pr.Diffs), 0)
+	return svg(p, pr.Title)
+}
+
+// column places values at x, spread sideways by the golden-ratio sequence
+// over their rank: values next to each other in size land far apart
+// sideways, so that close runs stay visible, and the layout is the same
+// on every drawing.
+func column(x float64, values []float64, glyph draw.GlyphDrawer, r role) *plotter.Scatter {
+	sorted := slices.Sorted(slices.Values(values))
+	xys := make(plotter.XYs, len(sorted))
+	for rank, v := range sorted {
+		frac := math.Mod(float64(rank)*0.6180339887, 1)
+		xys[rank] = plotter.XY{X: x + 0.44*(frac-0.5), Y: v}
+	}
+	return scatter(xys, glyph, r)
+}
+
+func scatter(xys plotter.XYs, glyph draw.GlyphDrawer, r role) *plotter.Scatter {
+	s, err := plotter.NewScatter(xys)
+	if err != nil { // only for NaN or infinite values, which callers drop
+		s = &plotter.Scatter{}
+	}
+	s.GlyphStyle = draw.GlyphStyle{Color: r.color(), Radius: vg.Points(3.2), Shape: glyph}
+	return s
+}
+
+// hline is a horizontal line at y from x0 to x1, dashed when asked.
+func hline(x0, x1, y float64, r role, dashed bool) *plotter.Line {
+	l := &plotter.Line{XYs: plotter.XYs{{X: x0, Y: y}, {X: x1, Y: y}}}
+	l.LineStyle = draw.LineStyle{Color: r.color(), Width: vg.Points(1.2)}
+	if dashed {
+		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	}
+	return l
+}
+
+// band is a filled rectangle from x0 to x1 between y0 and y1.
+func band(x0, x1, y0, y1 float64) *plotter.Polygon {
+	poly := &plotter.Polygon{XYs: []plotter.XYs{{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}}}
+	poly.Color = bandColor.color()
+	poly.LineStyle.Width = 0
+	return poly
+}
+
+// indexTicks labels 1…n with at most ten labels, starting after offset.
+func indexTicks(n int, offset float64) plot.ConstantTicks {
+	step := max(1, (n+9)/10)
+	var ts plot.ConstantTicks
+	for i := 1; i <= n; i += step {
+		ts = append(ts, plot.Tick{Value: offset + float64(i), Label: strconv.Itoa(i)})
+	}
+	return ts
+}

@@ -1,0 +1,187 @@
+// Package figure owns the HTML report's plots: it draws them as SVG with
+// gonum/plot (its vg/vgsvg backend) from plain numbers, and knows nothing
+// of verdicts. Each figure is an <svg> element meant to be inlined in a
+// page: no XML prolog, no fixed size (a viewBox; the page sets the width),
+// its text in the Liberation Sans face that Fonts returns for the page to
+// embed once, and its colours given as CSS custom properties (var(--fg),
+// var(--base), …) so that one drawing reads in a light and a dark theme.
+package figure
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"codeberg.org/go-fonts/liberation/liberationsansregular"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Width and Height are every figure's drawing size, in points. The page
+// shows a figure at most this size (in CSS pixels: ×4/3) and smaller on a
+// narrow screen; the font sizes below stay readable down to a phone's
+// width.
+const (
+	Width  vg.Length = 360
+	Height vg.Length = 250
+)
+
+// FontFamily is the family the figures' text is set in; FontTTF is its
+// TrueType data, which the page embeds once (as a data: URL) so that the
+// figures render the same everywhere and fetch nothing.
+const FontFamily = "Liberation Sans"
+
+// FontTTF returns the TrueType data of FontFamily.
+func FontTTF() []byte { return liberationsansregular.TTF }
+
+var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+// Roles are the colours a figure draws with. Each is drawn in a sentinel
+// colour that svg replaces by a CSS custom property of the page.
+type role int
+
+const (
+	fg role = iota
+	grid
+	baseColor
+	headColor
+	bandColor
+	limitColor
+	mutedColor
+)
+
+var roles = []struct {
+	sentinel color.NRGBA
+	css      string
+}{
+	fg:         {color.NRGBA{0x00, 0x00, 0x00, 0xff}, "var(--fg)"},
+	grid:       {color.NRGBA{0x10, 0x10, 0x10, 0xff}, "var(--grid)"},
+	baseColor:  {color.NRGBA{0x20, 0x20, 0x20, 0xff}, "var(--base)"},
+	headColor:  {color.NRGBA{0x30, 0x30, 0x30, 0xff}, "var(--head)"},
+	bandColor:  {color.NRGBA{0x40, 0x40, 0x40, 0xff}, "var(--band)"},
+	limitColor: {color.NRGBA{0x50, 0x50, 0x50, 0xff}, "var(--limit)"},
+	mutedColor: {color.NRGBA{0x60, 0x60, 0x60, 0xff}, "var(--muted)"},
+}
+
+func (r role) color() color.Color { return roles[r].sentinel }
+
+// cssColors maps each sentinel, as vgsvg writes it, to its property.
+var cssColors = func() *strings.Replacer {
+	var pairs []string
+	for _, r := range roles {
+		c := r.sentinel
+		pairs = append(pairs, fmt.Sprintf("#%02X%02X%02X", c.R, c.G, c.B), r.css)
+	}
+	return strings.NewReplacer(pairs...)
+}()
+
+// newPlot returns a plot in the figures' style: no background (the page's
+// shows through), Liberation Sans, the foreground role for text and axes,
+// and a light grid.
+func newPlot(title, xLabel, yLabel string) *plot.Plot {
+	p := plot.New()
+	p.BackgroundColor = nil
+	p.Title.Text = title
+	p.Title.TextStyle.Font = font.From(sans, 12.5)
+	p.Title.Padding = 6
+	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
+		ax.Label.TextStyle.Font = font.From(sans, 11)
+		ax.Tick.Label.Font = font.From(sans, 11)
+		ax.Color, ax.Label.TextStyle.Color, ax.Tick.Label.Color, ax.Tick.Color = fg.color(), fg.color(), fg.color(), fg.color()
+	}
+	p.Title.TextStyle.Color = fg.color()
+	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
+	p.Y.Tick.Marker = tidyTicks{}
+	g := plotter.NewGrid()
+	g.Vertical.Color, g.Horizontal.Color = grid.color(), grid.color()
+	g.Vertical.Width = 0
+	p.Add(g)
+	return p
+}
+
+// tidyTicks are gonum's default ticks, labelled without trailing zeros
+// ("250", not "250.00").
+type tidyTicks struct{}
+
+func (tidyTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 6, 64)
+		}
+	}
+	return ts
+}
+
+// svg draws p and returns it as an inline <svg> element with the given
+// accessible label.
+func svg(p *plot.Plot, label string) (string, error) {
+	c := vgsvg.New(Width, Height)
+	var err error
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("drawing %q: %v", label, r)
+			}
+		}()
+		p.Draw(draw.New(c))
+	}()
+	if err != nil {
+		return "", err
+	}
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return "", fmt.Errorf("writing %q: %w", label, err)
+	}
+	return inline(buf.String(), label), nil
+}
+
+var (
+	prolog  = regexp.MustCompile(`(?s)^.*?<svg`)
+	sizeAtt = regexp.MustCompile(`\s(width|height)="[^"]*"`)
+)
+
+// inline turns vgsvg's document into an element for a page: no prolog or
+// comment, no fixed size, an accessible name, and the colour roles as CSS
+// properties.
+func inline(doc, label string) string {
+	doc = prolog.ReplaceAllString(doc, "<svg")
+	open := strings.Index(doc, ">")
+	head := sizeAtt.ReplaceAllString(doc[:open], "")
+	head += fmt.Sprintf(` class="plot" role="img" aria-label="%s"`, attrEscape(label))
+	return cssColors.Replace(head + doc[open:])
+}
+
+var attrEscaper = strings.NewReplacer("&", "&amp;", `"`, "&quot;", "<", "&lt;", ">", "&gt;")
+
+func attrEscape(s string) string { return attrEscaper.Replace(s) }
+
+// pad widens an axis range by a share of its span on both ends (and by a
+// little around a single value), so that no point sits on the frame.
+func pad(ax *plot.Axis, share float64) {
+	span := ax.Max - ax.Min
+	if span == 0 || math.IsInf(span, 0) || math.IsNaN(span) {
+		span = math.Max(math.Abs(ax.Max), 1)
+	}
+	ax.Min -= share * span
+	ax.Max += share * span
+}
+
+// finite keeps the finite values of vs.
+func finite(vs []float64) []float64 {
+	var out []float64
+	for _, v := range vs {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,411 @@
+package report
+
+import (
+	_ "embed"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/hist"
+	"github.com/tailgate-ci/tailgate/internal/report/figure"
+	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/stats"
+)
+
+//go:embed html.tmpl
+var htmlTemplate string
+
+var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"ms": func(v float64) string { return formatValue(v, "ms") },
+}).Parse(htmlTemplate))
+
+// WriteHTML writes the HTML report: one self-contained page (no network
+// request, no script) with the verdict, the gated metrics and, as SVG
+// figures, each gated metric's runs (or pairs) against the floor, the
+// latency percentile distribution of both sides, a stored baseline's
+// window over its commits, the per-step figures and errors, and the
+// noise and detectable effect of each metric. It reads in a light and a
+// dark theme and at a phone's width. Untrusted text is escaped by
+// html/template after visible.
+func WriteHTML(w io.Writer, in Input) error {
+	page, err := newPage(in)
+	if err != nil {
+		return err
+	}
+	return pageTemplate.Execute(w, page)
+}
+
+// page is what the template shows; every string in it is plain text.
+type page struct {
+	Title, Outcome, Name, Headline, Context string
+	Gated, Reported                         []htmlFinding
+	Detect, Sequential                      string
+	Runs, Trends                            []htmlFigure
+	Distribution                            *htmlFigure
+	DistributionNote                        string
+	Noise                                   []htmlNoise
+	Steps                                   []htmlStep
+	BaseSteps                               bool
+	BaseName                                string // "base" (A/B) or "baseline"
+	Errors                                  []htmlError
+	Warnings, Notes                         []string
+	FontFace                                template.CSS
+}
+
+type htmlFinding struct {
+	Label, FromTo, Change, Floor, P, Verdict, Note, Class string
+}
+
+type htmlFigure struct {
+	SVG     template.HTML // drawn by package figure from numbers and tailgate's own labels
+	Caption string
+}
+
+type htmlNoise struct {
+	Label, Noise, Floor, Detects, Observed string
+}
+
+type htmlStep struct {
+	Name       string
+	Base, Head *stepFigures
+}
+
+type htmlError struct {
+	Side, Class, Step, Count, Sample string
+}
+
+// pageText is the HTML report's view of untrusted text: visible, and then
+// escaped by html/template.
+func pageText(s string) string { return visible(s, maxShownRunes) }
+
+func newPage(in Input) (page, error) {
+	v := in.Verdict
+	p := page{
+		Title:   visible(fmt.Sprintf("tailgate · %s: %s", in.Name, v.Outcome), maxShownRunes),
+		Outcome: string(v.Outcome), Name: pageText(in.Name),
+		Headline: headlineWith(in, pageText), Context: contextLineWith(in, pageText),
+		Detect: detectLine(v, pageText), Sequential: sequentialLine(v.Sequential, pageText),
+		Warnings: shown(stats.Messages(v.Warnings)), FontFace: fontFace(),
+	}
+	gated, reported := splitGated(v.Findings)
+	p.Gated, p.Reported = htmlFindings(gated), htmlFindings(reported)
+	p.Notes = shown(append(findingNotes(gated, lowConfidence), in.Notes...))
+	all := seriesOf(in)
+	var err error
+	if p.Runs, err = runFigures(decisiveFirst(all), baseName(in)); err != nil {
+		return page{}, err
+	}
+	if p.Trends, err = trendFigures(in, all); err != nil {
+		return page{}, err
+	}
+	if p.Distribution, p.DistributionNote, err = distribution(in); err != nil {
+		return page{}, err
+	}
+	p.Noise = noiseRows(v, all, baseName(in))
+	p.Steps, p.BaseSteps = stepRows(in)
+	p.BaseName = baseName(in)
+	p.Errors = errorRows(in)
+	return p, nil
+}
+
+func shown(items []string) []string {
+	out := make([]string, len(items))
+	for i, s := range items {
+		out[i] = pageText(s)
+	}
+	return out
+}
+
+func htmlFindings(fs []gate.Finding) []htmlFinding {
+	out := make([]htmlFinding, len(fs))
+	for i, f := range fs {
+		note := f.Note
+		if lowConfidence(f.Test) {
+			note = joinNote("test: "+f.Test, note)
+		}
+		out[i] = htmlFinding{Label: pageText(f.Label), FromTo: fromTo(f), Change: formatChange(f), Floor: formatFloor(f),
+			P: formatP(f.P), Verdict: outcomeWord(f.Outcome), Note: pageText(note), Class: string(f.Outcome)}
+	}
+	return out
+}
+
+// fontFace embeds the figures' font once for the whole page.
+func fontFace() template.CSS {
+	return template.CSS(fmt.Sprintf(`@font-face{font-family:%q;src:url(data:font/ttf;base64,%s) format("truetype")}`,
+		figure.FontFamily, base64.StdEncoding.EncodeToString(figure.FontTTF())))
+}
+
+// axisLabel is a metric's axis title: its label and unit (a rate per
+// second says its unit already).
+func axisLabel(s series) string {
+	if s.Meta.Unit == "" || s.Meta.Unit == "/s" {
+		return s.Meta.Label
+	}
+	return s.Meta.Label + " (" + s.Meta.Unit + ")"
+}
+
+// decisiveFirst orders the series as the comment ranks them: what decided
+// first, then the others in catalogue order.
+func decisiveFirst(all []series) []series {
+	first := decisive(all, len(all))
+	out := slices.Clone(first)
+	for _, s := range all {
+		if !slices.ContainsFunc(first, func(f series) bool { return f.Finding.Key == s.Finding.Key }) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// runFigures are the dot plots of every compared gated metric.
+func runFigures(all []series, base string) ([]htmlFigure, error) {
+	var out []htmlFigure
+	for _, s := range all {
+		title := fmt.Sprintf("%s: %s", s.Meta.Label, outcomeWord(s.Finding.Outcome))
+		var svg, caption string
+		var err error
+		if s.Paired {
+			unit := "%"
+			if s.Finding.Percent {
+				unit = "pp"
+			}
+			svg, err = figure.Pairs{Title: title, YLabel: "change, head vs base (" + unit + ")", Diffs: s.Diffs, Limit: s.diffThreshold()}.SVG()
+			caption = fmt.Sprintf("▲ each pair's change of %s, head against base; dashed: the median change", s.Meta.Label)
+		} else {
+			svg, err = figure.Runs{Title: title, YLabel: axisLabel(s),
+				BaseName: fmt.Sprintf("%s (%d)", base, len(s.Base)), HeadName: fmt.Sprintf("head (%d)", len(s.Head)),
+				Base: s.Base, Head: s.Head, BaseMedian: s.Finding.BaseMedian, HeadMedian: s.Finding.HeadMedian,
+				Limit: s.threshold()}.SVG()
+			caption = fmt.Sprintf("● %s runs, ▲ head runs, thick bars: the medians", base)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if s.hasFloor() {
+			caption += fmt.Sprintf("; shaded: the noise floor, %s; a %s past the red dashed line is a regression", formatFloor(s.Finding), badMove(s))
+		} else {
+			caption += "; no floor: reported only"
+		}
+		out = append(out, htmlFigure{SVG: template.HTML(svg), Caption: caption + "."})
+	}
+	return out, nil
+}
+
+// trendFigures show a stored baseline's window over its commits, one per
+// compared gated metric; none when the base runs have no origins.
+func trendFigures(in Input, all []series) ([]htmlFigure, error) {
+	if len(in.BaseOrigins) != len(in.Base) || len(in.Base) == 0 {
+		return nil, nil
+	}
+	marks := commitMarks(in.BaseOrigins)
+	var out []htmlFigure
+	for _, s := range all {
+		if s.Paired {
+			continue
+		}
+		base := make([]float64, len(in.Base))
+		for i, r := range in.Base {
+			base[i] = math.NaN()
+			if v, ok := r.Value(s.Finding.Key); ok {
+				base[i] = v
+			}
+		}
+		svg, err := figure.Trend{Title: s.Meta.Label + " over the baseline window", YLabel: axisLabel(s),
+			Base: base, Marks: marks, Head: s.Head, BaseMedian: s.Finding.BaseMedian, Limit: s.threshold()}.SVG()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, htmlFigure{SVG: template.HTML(svg),
+			Caption: "● baseline samples in the order they were recorded, labelled by commit; ▲ head runs; solid: the baseline median; dashed: the floor's limit."})
+	}
+	return out, nil
+}
+
+// commitMarks labels the samples where a new commit (or job) starts.
+func commitMarks(origins []Origin) []figure.Mark {
+	var marks []figure.Mark
+	prev := ""
+	for i, o := range origins {
+		id := o.Commit
+		if id == "" {
+			id = o.Job
+		}
+		if id == prev {
+			continue
+		}
+		prev = id
+		marks = append(marks, figure.Mark{Index: i, Label: visible(id, 7)})
+	}
+	return marks
+}
+
+// distributionQuantiles are the quantiles of the percentile plot: evenly
+// spaced on the 1/(1−p) axis from p50 to p99.99.
+var distributionQuantiles = func() []float64 {
+	const n = 120
+	qs := make([]float64, n)
+	for i := range qs {
+		x := 2 * math.Pow(5000, float64(i)/(n-1))
+		qs[i] = 1 - 1/x
+	}
+	return qs
+}()
+
+// distribution is the latency percentile distribution of each side's
+// merged runs, and a note for a side without histograms.
+func distribution(in Input) (*htmlFigure, string, error) {
+	var curves []figure.Curve
+	var missing []string
+	for _, side := range []struct {
+		name string
+		runs []result.Run
+		head bool
+	}{{baseName(in), in.Base, false}, {"head", in.Head, true}} {
+		h := merged(side.runs)
+		if h == nil {
+			if len(side.runs) > 0 || side.head {
+				missing = append(missing, side.name)
+			}
+			continue
+		}
+		ms := make([]float64, len(distributionQuantiles))
+		for i, d := range h.Quantiles(distributionQuantiles...) {
+			ms[i] = float64(d) / float64(time.Millisecond)
+		}
+		curves = append(curves, figure.Curve{Head: side.head, Quantiles: distributionQuantiles, Millis: ms})
+	}
+	note := ""
+	if len(missing) > 0 {
+		note = fmt.Sprintf("No latency histograms for the %s side: ", strings.Join(missing, " and "))
+		if in.Mode == "check" || in.Mode == "demo" {
+			note += "a stored baseline keeps each sample's figures, not its histograms, so only the head runs' distribution can be drawn."
+		} else {
+			note += "the result files (or their importer) carry percentile figures only."
+		}
+	}
+	if len(curves) == 0 {
+		return nil, note, nil
+	}
+	svg, err := figure.Percentiles{Title: "Request latency by percentile (merged runs)", Curves: curves}.SVG()
+	if err != nil {
+		return nil, "", err
+	}
+	caption := "Solid orange: head"
+	if len(curves) == 2 {
+		caption += "; dashed blue: " + baseName(in)
+	}
+	caption += ". The latency at each percentile of all the requests of a side's runs, merged."
+	return &htmlFigure{SVG: template.HTML(svg), Caption: caption}, note, nil
+}
+
+// merged is the merge of the runs' request latency histograms; nil when
+// none has one.
+func merged(runs []result.Run) *hist.Histogram {
+	var h *hist.Histogram
+	for _, r := range runs {
+		if r.Latency == nil || r.Latency.Count() == 0 {
+			continue
+		}
+		if h == nil {
+			h = hist.New()
+		}
+		h.Merge(r.Latency)
+	}
+	return h
+}
+
+// noiseRows say, per compared gated metric, how noisy the runs were, the
+// floor, the smallest regression the comparison detects, and what it saw.
+func noiseRows(v gate.Verdict, all []series, base string) []htmlNoise {
+	detects := map[string]gate.Detectable{}
+	for _, d := range v.Detect {
+		detects[d.Key] = d
+	}
+	var out []htmlNoise
+	for _, s := range all {
+		row := htmlNoise{Label: pageText(s.Finding.Label), Floor: formatFloor(s.Finding), Observed: formatChange(s.Finding), Detects: "—"}
+		if d, ok := detects[s.Finding.Key]; ok {
+			row.Detects = "not reliably"
+			if d.Possible {
+				row.Detects = fmt.Sprintf("a %s of ≥ %s", d.Direction, formatEffect(d.Effect, d.Unit))
+			}
+		}
+		row.Noise = noiseText(s, base)
+		out = append(out, row)
+	}
+	return out
+}
+
+// noiseText is the run-to-run spread: the pairs' changes in A/B, else
+// each side's coefficient of variation (or standard deviation in
+// percentage points for rates).
+func noiseText(s series, base string) string {
+	if s.Paired {
+		if s.Finding.Percent {
+			return fmt.Sprintf("SD of the pairs' changes %.2f pp", sd(s.Diffs))
+		}
+		return fmt.Sprintf("SD of the pairs' changes %.1f %%", sd(s.Diffs))
+	}
+	spread := func(x []float64) string {
+		if len(x) < 2 {
+			return "—"
+		}
+		if s.Finding.Percent {
+			return fmt.Sprintf("%.2f pp", sd(x))
+		}
+		return fmt.Sprintf("%.1f %%", 100*stats.CV(x))
+	}
+	return base + " " + spread(s.Base) + " · head " + spread(s.Head)
+}
+
+// sd is the sample standard deviation.
+func sd(x []float64) float64 {
+	if len(x) < 2 {
+		return math.NaN()
+	}
+	m := stats.Mean(x)
+	var ss float64
+	for _, v := range x {
+		ss += (v - m) * (v - m)
+	}
+	return math.Sqrt(ss / float64(len(x)-1))
+}
+
+// stepRows join the base and head runs' per-step figures by step name, in
+// the head's order then the base's.
+func stepRows(in Input) ([]htmlStep, bool) {
+	head, base := steps(in.Head), steps(in.Base)
+	var rows []htmlStep
+	at := map[string]int{}
+	for i := range head {
+		at[head[i].Name] = len(rows)
+		rows = append(rows, htmlStep{Name: pageText(head[i].Name), Head: &head[i]})
+	}
+	for i := range base {
+		if j, ok := at[base[i].Name]; ok {
+			rows[j].Base = &base[i]
+			continue
+		}
+		rows = append(rows, htmlStep{Name: pageText(base[i].Name), Base: &base[i]})
+	}
+	return rows, len(base) > 0
+}
+
+func errorRows(in Input) []htmlError {
+	var out []htmlError
+	for _, side := range []struct {
+		name string
+		runs []result.Run
+	}{{"head", in.Head}, {baseName(in), in.Base}} {
+		for _, e := range errorClasses(side.runs) {
+			out = append(out, htmlError{Side: side.name, Class: pageText(e.Class), Step: pageText(e.Step), Count: fmt.Sprint(e.Count), Sample: pageText(e.Sample)})
+		}
+	}
+	return out
+}

@@ -1,0 +1,151 @@
+package report
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/stats"
+)
+
+// series is what the charts show of one gated metric: its per-run values
+// on both sides and the line the floor draws. The Mermaid chart of the PR
+// comment and the HTML report's plots read the same series.
+type series struct {
+	Finding gate.Finding
+	Meta    result.Metric
+	// Base and Head are the per-run values in run order; runs that did
+	// not measure the metric are left out.
+	Base, Head []float64
+	// Paired is set for A/B pairs: then Diffs holds each pair's change,
+	// head against base, in the finding's change units (% or pp), and
+	// Base and Head hold the pairs' values in pair order.
+	Paired bool
+	Diffs  []float64
+}
+
+// seriesOf builds the series of every gated metric that was compared
+// (values on both sides), in the verdict's order.
+func seriesOf(in Input) []series {
+	var out []series
+	for _, f := range in.Verdict.Findings {
+		meta, known := result.Lookup(f.Key)
+		if !f.Gated || !known {
+			continue
+		}
+		s := series{Finding: f, Meta: meta}
+		if pairedJudged(in, f) {
+			s.Paired = true
+			s.Base, s.Head = pairs(in.Base, in.Head, f.Key)
+			for i := range s.Base {
+				s.Diffs = append(s.Diffs, changeOf(meta, s.Head[i], s.Base[i]))
+			}
+		} else {
+			s.Base, s.Head = result.Values(in.Base, f.Key), result.Values(in.Head, f.Key)
+		}
+		if len(s.Base) > 0 && len(s.Head) > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// pairedJudged reports whether the gate judged f on pairs: an A/B job's
+// runs, one of each side per pair.
+func pairedJudged(in Input, f gate.Finding) bool {
+	return f.Test == stats.TestSignedRank || (in.Mode == "ab" && len(in.Base) == len(in.Head) && len(in.Base) > 0)
+}
+
+// pairs returns the values of key of the pairs whose runs both measured it.
+func pairs(base, head []result.Run, key string) (b, h []float64) {
+	for i := range min(len(base), len(head)) {
+		bv, okB := base[i].Value(key)
+		hv, okH := head[i].Value(key)
+		if okB && okH {
+			b, h = append(b, bv), append(h, hv)
+		}
+	}
+	return b, h
+}
+
+// changeOf is head against base as the gate states a change: percent for
+// ratio metrics, percentage points for rates.
+func changeOf(m result.Metric, head, base float64) float64 {
+	if m.Scale == result.Percent {
+		return head - base
+	}
+	return 100 * (head/base - 1)
+}
+
+// worseSign is +1 when a higher value of the metric is worse, else −1.
+func (s series) worseSign() float64 {
+	if s.Meta.Better == result.HigherIsBetter {
+		return -1
+	}
+	return 1
+}
+
+// hasFloor reports whether the finding has a floor to draw.
+func (s series) hasFloor() bool { return !math.IsNaN(s.Finding.Floor) }
+
+// threshold is the value a head median must pass, in the bad direction,
+// to exceed the floor: the baseline median moved by the floor. NaN
+// without a floor.
+func (s series) threshold() float64 {
+	f := s.Finding
+	if !s.hasFloor() {
+		return math.NaN()
+	}
+	if s.Meta.Scale == result.Percent {
+		return f.BaseMedian + s.worseSign()*f.Floor
+	}
+	return f.BaseMedian * (1 + s.worseSign()*f.Floor/100)
+}
+
+// diffThreshold is the pair change that exceeds the floor, in the
+// finding's change units (signed: negative for a throughput drop).
+func (s series) diffThreshold() float64 { return s.worseSign() * s.Finding.Floor }
+
+// decisive picks the series that decided the verdict, at most n: the
+// gated metrics that regressed, else the gated metric that moved most
+// towards its floor.
+func decisive(all []series, n int) []series {
+	ranked := slices.Clone(all)
+	slices.SortStableFunc(ranked, func(a, b series) int {
+		ra, rb := a.Finding.Outcome == gate.MetricRegression, b.Finding.Outcome == gate.MetricRegression
+		if ra != rb {
+			if ra {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(pull(b.Finding), pull(a.Finding))
+	})
+	regressed := 0
+	for _, s := range ranked {
+		if s.Finding.Outcome == gate.MetricRegression {
+			regressed++
+		}
+	}
+	if regressed > 0 {
+		n = min(n, regressed)
+	} else {
+		n = 1
+	}
+	return ranked[:min(n, len(ranked))]
+}
+
+// pull is how far a metric moved towards its floor: the change in the bad
+// direction over the floor (or the change itself without a floor).
+func pull(f gate.Finding) float64 {
+	w := f.Worse
+	if math.IsNaN(w) {
+		return math.Inf(-1)
+	}
+	if f.Floor > 0 {
+		return w / f.Floor
+	}
+	return w
+}
