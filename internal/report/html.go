@@ -175,8 +175,10 @@ func runFigures(all []series, base string) ([]htmlFigure, error) {
 			if s.Finding.Percent {
 				unit = "pp"
 			}
-			svg, err = figure.Pairs{Title: title, YLabel: "change, head vs base (" + unit + ")", Diffs: s.Diffs, Limit: s.diffThreshold()}.SVG()
-			caption = fmt.Sprintf("▲ each pair's change of %s, head against base; dashed: the median change", s.Meta.Label)
+			est := s.estimate()
+			svg, err = figure.Pairs{Title: title, YLabel: "change, head vs base (" + unit + ")", Diffs: s.Diffs, Limit: s.diffThreshold(),
+				Estimate: est}.SVG()
+			caption = fmt.Sprintf("▲ each pair's change of %s, head against base; dashed: ", s.Meta.Label) + estimateText(s, est)
 		} else {
 			svg, err = figure.Runs{Title: title, YLabel: axisLabel(s),
 				BaseName: fmt.Sprintf("%s (%d)", base, len(s.Base)), HeadName: fmt.Sprintf("head (%d)", len(s.Head)),
@@ -187,14 +189,65 @@ func runFigures(all []series, base string) ([]htmlFigure, error) {
 		if err != nil {
 			return nil, err
 		}
-		if s.hasFloor() {
-			caption += fmt.Sprintf("; shaded: the noise floor, %s; a %s past the red dashed line is a regression", formatFloor(s.Finding), badMove(s))
-		} else {
-			caption += "; no floor: reported only"
-		}
+		caption += floorText(s)
 		out = append(out, htmlFigure{SVG: template.HTML(svg), Caption: caption + "."})
 	}
 	return out, nil
+}
+
+// estimateText says what the dashed line of a pairs figure is: the
+// median change, or the sequential test's estimate, and where the figure
+// has them, the estimate's bounds.
+func estimateText(s series, est *figure.Interval) string {
+	if est == nil {
+		return "the median change"
+	}
+	t := "the sequential test's estimate of the change, " + formatDiff(est.Mid, s.Finding.Percent)
+	if est.Bar() {
+		t += fmt.Sprintf("; the bar at the right: its bounds, %s … %s", formatDiff(est.Lo, s.Finding.Percent), formatDiff(est.Hi, s.Finding.Percent))
+	}
+	return t
+}
+
+// floorText says what a figure's shaded band and red dashed line are: the
+// noise floor, or the min_effect of a sequential A/B, whose regression
+// also needs the estimate's bounds on the bad side of zero.
+func floorText(s series) string {
+	switch {
+	case !s.hasFloor():
+		return "; no floor: reported only"
+	case !s.minEffectFloor():
+		return fmt.Sprintf("; shaded: the noise floor, %s; a %s past the red dashed line is a regression", formatFloor(s.Finding), badMove(s))
+	}
+	text := fmt.Sprintf("; shaded: min_effect, %s; ", formatEffect(s.Finding.Floor, unitOf(s.Finding)))
+	switch est := s.estimate(); {
+	case est == nil:
+		return text + fmt.Sprintf("a %s past the red dashed line is a regression", badMove(s))
+	case est.Bar():
+		return text + fmt.Sprintf("a regression when the estimate is past the red dashed line and the whole bar %s zero", badSide(s))
+	}
+	return text + fmt.Sprintf("a regression when the estimate is past the red dashed line and both its bounds %s zero (none yet)", badSide(s))
+}
+
+// badSide is where a change in the bad direction lies on a pairs figure.
+func badSide(s series) string {
+	if s.worseSign() < 0 {
+		return "below"
+	}
+	return "above"
+}
+
+// formatDiff prints a signed change in percent or percentage points.
+func formatDiff(v float64, percent bool) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "+∞"
+	case math.IsInf(v, -1):
+		return "−∞"
+	case percent:
+		return signed(v, "%.2f") + " pp"
+	}
+	return signed(v, "%.1f") + " %"
 }
 
 // trendFigures show a stored baseline's window over its commits, one per

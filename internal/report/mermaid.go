@@ -109,7 +109,15 @@ func pairedChart(s series, label string) (string, string) {
 	}
 	b.WriteString("```\n")
 	caption := fmt.Sprintf("The jagged line: each pair's change of %s, head against base (%s); flat lines: no change", mdText(s.Finding.Label), unit)
-	if s.hasFloor() {
+	est := s.estimate()
+	switch {
+	case s.hasFloor() && s.minEffectFloor() && est != nil:
+		caption += fmt.Sprintf(" and min_effect. The sequential test's estimate of the change is %s", formatDiff(est.Mid, s.Finding.Percent))
+		if !math.IsNaN(est.Lo) && !math.IsNaN(est.Hi) {
+			caption += fmt.Sprintf(", bounds %s … %s", formatDiff(est.Lo, s.Finding.Percent), formatDiff(est.Hi, s.Finding.Percent))
+		}
+		caption += fmt.Sprintf(": a regression when it is beyond min_effect and both bounds are %s zero", badSide(s))
+	case s.hasFloor():
 		caption += fmt.Sprintf(" and the floor's limit (a %s beyond it is a regression)", badMove(s))
 	}
 	if len(diffs) < len(s.Diffs) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/report/figure"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
@@ -55,7 +56,8 @@ func seriesOf(in Input) []series {
 // pairedJudged reports whether the gate judged f on pairs: an A/B job's
 // runs, one of each side per pair.
 func pairedJudged(in Input, f gate.Finding) bool {
-	return f.Test == stats.TestSignedRank || (in.Mode == "ab" && len(in.Base) == len(in.Head) && len(in.Base) > 0)
+	return f.Test == stats.TestSignedRank || f.Test == stats.TestSequential ||
+		(in.Mode == "ab" && len(in.Base) == len(in.Head) && len(in.Base) > 0)
 }
 
 // pairs returns the values of key of the pairs whose runs both measured it.
@@ -103,6 +105,28 @@ func (s series) threshold() float64 {
 	}
 	return f.BaseMedian * (1 + s.worseSign()*f.Floor/100)
 }
+
+// estimate is what the sequential test judged of a paired series: its
+// estimate of the pairs' change and the repeated confidence bounds, in
+// the chart's units (change, head against base: signed, so a throughput
+// drop is negative); nil for a finding without one (a fixed-sample test).
+// A bound that bounds nothing is ±Inf.
+func (s series) estimate() *figure.Interval {
+	f := s.Finding
+	if !s.Paired || math.IsNaN(f.Estimate) {
+		return nil
+	}
+	sign := s.worseSign()
+	lo, hi := sign*f.Lower, sign*f.Upper
+	if sign < 0 {
+		lo, hi = hi, lo
+	}
+	return &figure.Interval{Mid: sign * f.Estimate, Lo: lo, Hi: hi}
+}
+
+// minEffectFloor reports whether the floor is min_effect (sequential
+// A/B), not a noise floor.
+func (s series) minEffectFloor() bool { return s.Finding.FloorSource == gate.FromMinEffect }
 
 // diffThreshold is the pair change that exceeds the floor, in the
 // finding's change units (signed: negative for a throughput drop).

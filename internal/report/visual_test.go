@@ -184,6 +184,12 @@ func TestCommentLayout(t *testing.T) {
 		if tc.name == "ab" && !strings.Contains(md, "Sequential A/B: 8 pairs (first look at 6, budget 8): regression after 8 pairs in iterations/s, latency p95.") {
 			t.Errorf("ab: the sequential A/B line is missing")
 		}
+		// A sequential A/B chart's caption gives the estimate the test
+		// judged and its bounds, in the chart's signs.
+		if tc.name == "ab" && !strings.Contains(md, "The sequential test's estimate of the change is −11.9 %, bounds −13.1 % … −9.9 %: "+
+			"a regression when it is beyond min_effect and both bounds are below zero.") {
+			t.Errorf("ab: the chart's caption lacks the sequential estimate and bounds")
+		}
 	}
 }
 
@@ -294,7 +300,9 @@ func TestHTMLReportStructure(t *testing.T) {
 		{"regression", regression, 4 + 4 + 1, []string{"The baseline window over its commits", "No latency histograms for the baseline side",
 			"a stored baseline keeps each sample", "0a1b2c3", "409 &lt;INVALID ACTION&gt;", "p99"}},
 		{"pass", judgedCases()["pass"], 4, []string{"No latency histograms for the baseline and head side"}},
-		{"ab", ab, 4 + 1, []string{"each pair&#39;s change of iterations/s", "Sequential A/B: 8 pairs (first look at 6, budget 8)", "SD of the pairs&#39; changes"}},
+		{"ab", ab, 4 + 1, []string{"each pair&#39;s change of iterations/s", "Sequential A/B: 8 pairs (first look at 6, budget 8)", "SD of the pairs&#39; changes",
+			"the sequential test&#39;s estimate of the change, −11.9 %; the bar at the right: its bounds, −13.1 % … −9.9 %",
+			"shaded: min_effect, 5.0 %; a regression when the estimate is past the red dashed line and the whole bar below zero", ">bounds</text>"}},
 		{"toofew", judgedCases()["toofew"], 4, []string{"inconclusive", "not reliably"}},
 		{"nobaseline", judgedCases()["nobaseline"], 0, []string{"Nothing was compared", "No latency histograms for the head side"}},
 	} {

@@ -51,13 +51,32 @@ func (r Runs) SVG() (string, error) {
 
 // Pairs is a dot plot of an A/B job's pairs: each pair's change, head
 // against base (in percent or percentage points), with zero, the median
-// change, and the floor as a band from zero to the floor's limit.
+// change (or the Estimate a test judged), and the floor as a band from
+// zero to the floor's limit.
 type Pairs struct {
 	Title, YLabel string
 	Diffs         []float64
 	// Limit is the change that exceeds the floor (negative for a drop);
 	// NaN when the metric has no floor.
 	Limit float64
+	// Estimate, when set, is drawn in place of the median change: the
+	// change a test judged, and its confidence bounds as a bar right of
+	// the pairs (an infinite bound runs the bar off the plot, uncapped;
+	// no bar while a bound is unknown).
+	Estimate *Interval
+}
+
+// Interval is an estimate and its bounds, Lo ≤ Mid ≤ Hi; a bound may be
+// infinite (it bounds nothing) or NaN (not known).
+type Interval struct{ Mid, Lo, Hi float64 }
+
+// Bar reports whether the interval is drawn as a bar: its estimate and
+// bounds known, at least one bound finite.
+func (iv Interval) Bar() bool {
+	if math.IsNaN(iv.Mid) || math.IsInf(iv.Mid, 0) || math.IsNaN(iv.Lo) || math.IsNaN(iv.Hi) {
+		return false
+	}
+	return !math.IsInf(iv.Lo, 0) || !math.IsInf(iv.Hi, 0)
 }
 
 // SVG draws the plot.
@@ -65,10 +84,15 @@ func (pr Pairs) SVG() (string, error) {
 	p := newPlot(pr.Title, "pair", pr.YLabel)
 	n := float64(len(pr.Diffs))
 	lo, hi := 0.5, n+0.5
-	if !math.IsNaN(pr.Limit) {
-		p.Add(band(lo, hi, 0, pr.Limit), hline(lo, hi, pr.Limit, limitColor, true))
+	bar := pr.Estimate != nil && pr.Estimate.Bar()
+	right := hi
+	if bar {
+		right = hi + 1 // room for the bounds' bar, at n+1
 	}
-	p.Add(hline(lo, hi, 0, fg, false))
+	if !math.IsNaN(pr.Limit) {
+		p.Add(band(lo, right, 0, pr.Limit), hline(lo, right, pr.Limit, limitColor, true))
+	}
+	p.Add(hline(lo, right, 0, fg, false))
 	xys := make(plotter.XYs, 0, len(pr.Diffs))
 	for i, d := range pr.Diffs {
 		if !math.IsNaN(d) && !math.IsInf(d, 0) {
@@ -76,13 +100,50 @@ func (pr Pairs) SVG() (string, error) {
 		}
 	}
 	p.Add(scatter(xys, draw.PyramidGlyph{}, headColor))
-	if ds := finite(pr.Diffs); len(ds) > 0 {
+	switch ds := finite(pr.Diffs); {
+	case pr.Estimate != nil && !math.IsNaN(pr.Estimate.Mid) && !math.IsInf(pr.Estimate.Mid, 0):
+		p.Add(hline(lo, right, pr.Estimate.Mid, mutedColor, true))
+	case len(ds) > 0:
 		p.Add(hline(lo, hi, stats.Median(ds), mutedColor, true))
 	}
+	ticks := indexTicks(len(pr.Diffs), 0)
+	if bar {
+		p.Add(boundsBar(n+1, *pr.Estimate, append(finite(pr.Diffs), 0, pr.Limit))...)
+		ticks = append(ticks, plot.Tick{Value: n + 1, Label: "bounds"})
+	}
 	pad(&p.Y, 0.08)
-	p.X.Min, p.X.Max = lo, hi
-	p.X.Tick.Marker = indexTicks(len(pr.Diffs), 0)
+	p.X.Min, p.X.Max = lo, right
+	p.X.Tick.Marker = ticks
 	return svg(p, pr.Title)
+}
+
+// boundsBar draws iv at x: a vertical bar from Lo to Hi, capped at a
+// finite bound, and a mark at Mid. An infinite bound is drawn to just
+// beyond the other values the plot shows (others, iv's finite figures).
+func boundsBar(x float64, iv Interval, others []float64) []plot.Plotter {
+	const cap = 0.18
+	shown := finite(append(others, iv.Mid, iv.Lo, iv.Hi))
+	top, bottom := slices.Max(shown), slices.Min(shown)
+	reach := 0.05 * math.Max(top-bottom, 1)
+	capped := []plot.Plotter{}
+	line := func(xys plotter.XYs) *plotter.Line {
+		l := &plotter.Line{XYs: xys}
+		l.LineStyle = draw.LineStyle{Color: fg.color(), Width: vg.Points(1.6)}
+		return l
+	}
+	lo, hi := iv.Lo, iv.Hi
+	if math.IsInf(lo, 0) {
+		lo = bottom - reach
+	} else {
+		capped = append(capped, line(plotter.XYs{{X: x - cap, Y: lo}, {X: x + cap, Y: lo}}))
+	}
+	if math.IsInf(hi, 0) {
+		hi = top + reach
+	} else {
+		capped = append(capped, line(plotter.XYs{{X: x - cap, Y: hi}, {X: x + cap, Y: hi}}))
+	}
+	return append(capped, line(plotter.XYs{{X: x, Y: lo}, {X: x, Y: hi}}),
+		scatter(plotter.XYs{{X: x, Y: iv.Mid}}, draw.CircleGlyph{}, fg))
 }
 
 // column places values at x, spread sideways by the golden-ratio sequence

@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -114,6 +116,59 @@ func TestPairs(t *testing.T) {
 	if got := strings.Count(svg, "fill:var(--head)"); got != 5 {
 		t.Errorf("%d pair glyphs, want 5", got)
 	}
+}
+
+// A test's estimate and bounds replace the median change: a bar labelled
+// "bounds" right of the pairs, spanning the bounds, and the estimate's
+// line; without finite bounds there is no bar.
+func TestPairsWithEstimate(t *testing.T) {
+	t.Parallel()
+	diffs := []float64{1, 2, -1, 3, 0.5}
+	svg, err := Pairs{Title: "CPU/iteration: REGRESSION", YLabel: "change (%)", Diffs: diffs, Limit: 5,
+		Estimate: &Interval{Mid: 1.1, Lo: -0.4, Hi: 9}}.SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantInline(t, "pairs with estimate", svg, "bounds", "5")
+	// The y axis grows to hold the upper bound (9), far above the pairs (≤ 3).
+	_, texts, _ := svgFacts(t, svg)
+	plain, err := Pairs{Title: "t", YLabel: "change (%)", Diffs: diffs, Limit: 2}.SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, plainTexts, _ := svgFacts(t, plain)
+	if top, plainTop := slices.Max(numbers(texts)), slices.Max(numbers(plainTexts)); top < 8 || plainTop > 5 {
+		t.Errorf("the highest tick is %g with bounds up to 9 and %g without: the bar does not fit the axis", top, plainTop)
+	}
+	if got := strings.Count(svg, "fill:var(--head)"); got != 5 {
+		t.Errorf("%d pair glyphs, want 5", got)
+	}
+	// A bound that bounds nothing runs the bar off the plot; a bound not
+	// known yet draws no bar.
+	for _, tc := range []struct {
+		iv  Interval
+		bar bool
+	}{{Interval{Mid: 1.1, Lo: -0.4, Hi: math.Inf(1)}, true}, {Interval{Mid: 1.1, Lo: math.NaN(), Hi: math.NaN()}, false},
+		{Interval{Mid: 1.1, Lo: math.Inf(-1), Hi: math.Inf(1)}, false}} {
+		svg, err := Pairs{Title: "t", YLabel: "change (%)", Diffs: diffs, Limit: 5, Estimate: &tc.iv}.SVG()
+		if err != nil {
+			t.Fatalf("%+v: %v", tc.iv, err)
+		}
+		if _, texts, _ := svgFacts(t, svg); slices.Contains(texts, "bounds") != tc.bar {
+			t.Errorf("%+v: a bar drawn %v, want %v", tc.iv, !tc.bar, tc.bar)
+		}
+	}
+}
+
+// numbers are the texts that read as numbers (the tick labels).
+func numbers(texts []string) []float64 {
+	var out []float64
+	for _, s := range texts {
+		if v, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 func TestPercentiles(t *testing.T) {
