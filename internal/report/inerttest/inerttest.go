@@ -8,17 +8,15 @@ package inerttest
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"unicode"
 
+	"github.com/tailgate-ci/tailgate/internal/ci/citest"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -29,34 +27,14 @@ import (
 )
 
 // Hostile is one entry of the hostile-input corpus.
-type Hostile struct{ Name, Value string }
+type Hostile = citest.Hostile
 
-// Corpus reads testdata/hostile/strings.json of the module the test runs
-// in (found from the working directory up).
+// Corpus is the hostile-input corpus, testdata/hostile/strings.json of
+// the module the test runs in, as its one reader (citest.HostileStrings)
+// reads it; a corpus too small to exercise a renderer fails the test.
 func Corpus(tb testing.TB) []Hostile {
 	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "testdata", "hostile", "strings.json"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var out []Hostile
-	if err := json.Unmarshal(data, &out); err != nil {
-		tb.Fatal(err)
-	}
+	out := citest.HostileStrings(tb)
 	if len(out) < 20 {
 		tb.Fatalf("the hostile corpus holds %d strings", len(out))
 	}
