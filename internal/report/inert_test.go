@@ -266,7 +266,7 @@ func FuzzMarkdownInert(f *testing.F) {
 	benign, empty := Markdown(withText("benign", false)), Markdown(withText("", false))
 	f.Fuzz(func(t *testing.T, s string) {
 		twin := benign
-		if s == "" { // an empty note or warning is left out, not shown empty
+		if mdText(s) == "" { // a note or warning that shows nothing (empty, white space) is left out, not shown empty
 			twin = empty
 		}
 		wantInertMarkdown(t, "fuzz", Markdown(withText(s, false)), twin)

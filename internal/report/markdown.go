@@ -204,15 +204,17 @@ func (d *mdDoc) table(head string, rows []string, end string) { d.rows(head, row
 // list writes the items, each through mdText, then the items tailgate
 // wrote itself (ours, as Markdown), under title.
 func (d *mdDoc) list(title, prefix string, items []string, ours ...string) {
-	if len(items)+len(ours) == 0 {
-		return
-	}
 	var lines []string
 	for _, it := range items {
-		lines = append(lines, "- "+prefix+mdText(it)+"\n")
+		if shown := mdText(it); shown != "" { // an item that shows nothing is left out, not shown empty
+			lines = append(lines, "- "+prefix+shown+"\n")
+		}
 	}
 	for _, it := range ours {
 		lines = append(lines, "- "+prefix+it+"\n")
+	}
+	if len(lines) == 0 {
+		return
 	}
 	d.rows(title, lines, "\n")
 }

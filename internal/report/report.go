@@ -262,7 +262,7 @@ func formatP(p float64) string {
 }
 
 // findingNotes lists what a reader needs beside the table: notes, and the
-// tests that named says are worth naming.
+// tests that named says are worth naming; a note of white space is none.
 func findingNotes(findings []gate.Finding, named func(test string) bool) []string {
 	var out []string
 	for _, f := range findings {
@@ -270,7 +270,7 @@ func findingNotes(findings []gate.Finding, named func(test string) bool) []strin
 		if named(f.Test) {
 			note = joinNote("test: "+f.Test, note)
 		}
-		if note != "" {
+		if strings.TrimSpace(note) != "" {
 			out = append(out, f.Label+": "+note)
 		}
 	}
