@@ -40,6 +40,23 @@ func (f *File) AddJob(job string, at time.Time, runs []result.Run) {
 	f.Calibration.Updated = at
 }
 
+// Span is the time from the first calibration job to the last.
+func (c *Calibration) Span() time.Duration {
+	if len(c.Jobs) == 0 {
+		return 0
+	}
+	first, last := c.Jobs[0].Time, c.Jobs[0].Time
+	for _, j := range c.Jobs[1:] {
+		if j.Time.Before(first) {
+			first = j.Time
+		}
+		if j.Time.After(last) {
+			last = j.Time
+		}
+	}
+	return last.Sub(first)
+}
+
 // MetricJobs returns, for one metric, its values grouped by job, leaving
 // out runs that lack it and jobs left with fewer than two runs.
 func (c *Calibration) MetricJobs(key string) [][]float64 {

@@ -448,7 +448,9 @@ func newE2ERepo(t *testing.T, bin, targetURL string) (string, string) {
 }
 
 // writeScaledBaseline writes the committed baseline into the working tree
-// with throughput scaled by k and latencies by 1/k: a PR editing its baseline.
+// with throughput scaled by k and latencies by 1/k, and, when k < 1, the
+// dropped work raised to 100·(1−k) %: a PR editing its baseline (dropped
+// work is gated by default, so hiding a regression means editing it too).
 func writeScaledBaseline(t *testing.T, repo string, committed []byte, k float64) {
 	t.Helper()
 	var bl map[string]any
@@ -463,6 +465,8 @@ func writeScaledBaseline(t *testing.T, repo string, committed []byte, k float64)
 				m[key] = v.(float64) * k
 			case strings.HasPrefix(key, "latency_") || strings.HasPrefix(key, "iteration_p"):
 				m[key] = v.(float64) / k
+			case key == "dropped_pct":
+				m[key] = max(v.(float64), 100*(1-k))
 			}
 		}
 	}

@@ -158,9 +158,12 @@ func TestActionCheckOnPush(t *testing.T) {
 func TestActionCheckRegression(t *testing.T) {
 	svc := newItemService(t, 3)
 	dir := t.TempDir()
-	cfg := writeBenchConfig(t, dir, "items", svc.URL, 0)
-	// A baseline of the same definition whose throughput is 3× what 40/s
-	// can deliver: the head is far below it.
+	// A closed model, whose throughput the target sets (an open-loop rate
+	// is set by the load and never gated).
+	cfg := filepath.Join(dir, "items.yml")
+	mustWrite(t, cfg, strings.Replace(benchConfig("items", svc.URL, 0), "model: open\n  rate: 40/s", "model: closed\n  vus: 2\n  think: 20ms", 1))
+	// A baseline of the same definition whose throughput is 3× what the
+	// head delivers: the head is far below it.
 	res := tailgate(t, "run", "-q", "-c", cfg, "-o", filepath.Join(dir, "r.json"))
 	wantCode(t, res, 0)
 	bl := filepath.Join(dir, "b.json")

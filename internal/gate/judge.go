@@ -51,6 +51,7 @@ func Judge(base, head []result.Run, p Policy) Verdict {
 		}
 	}
 	v.Warnings = append(v.Warnings, findingWarnings(v.Findings, comparisons)...)
+	v.Warnings = append(v.Warnings, calibrationWarnings(v.Findings, p.Context)...)
 	v.Outcome, v.Regressions = overall(v.Findings)
 	return v
 }
@@ -70,15 +71,16 @@ func comparedGated(policies []metricPolicy, base, head []result.Run) int {
 // judge produces the finding of one metric, and the comparison behind it
 // (the zero Comparison when a side has no values).
 func (mp metricPolicy) judge(base, head []float64, k int, p Policy) (Finding, stats.Comparison) {
-	f := Finding{
-		Key: mp.meta.Key, Label: mp.meta.Label, Unit: mp.meta.Unit, Percent: mp.percent(),
-		Gated: mp.gated, BaseMedian: stats.Median(base), HeadMedian: stats.Median(head),
-		Change: math.NaN(), Worse: math.NaN(), P: math.NaN(), Floor: math.NaN(),
-		FloorSource: mp.source, Note: mp.note, N: len(head), M: len(base),
-	}
+	f := mp.finding(base, head)
 	if len(base) == 0 || len(head) == 0 {
 		f.Outcome = NotAvailable
-		f.Note = joinNotes(missingNote(len(base), len(head)), mp.note)
+		f.Note = joinNotes(missingNote(mp.meta, len(base), len(head)), mp.note)
+		return f, stats.Comparison{}
+	}
+	if mp.setByLoad {
+		f.Outcome = SetByLoad
+		f.Change = mp.change(f.HeadMedian, f.BaseMedian)
+		f.Worse = f.Change * mp.direction().Sign()
 		return f, stats.Comparison{}
 	}
 	c := stats.Compare(mp.input(base, head, k, p))
@@ -104,6 +106,18 @@ func (mp metricPolicy) judge(base, head []float64, k int, p Policy) (Finding, st
 		}
 	}
 	return f, c
+}
+
+// finding is the finding of a metric before it is judged: its description
+// and medians, every figure still NaN.
+func (mp metricPolicy) finding(base, head []float64) Finding {
+	nan := math.NaN()
+	return Finding{
+		Key: mp.meta.Key, Label: mp.meta.Label, Unit: mp.meta.Unit, Percent: mp.percent(),
+		Gated: mp.gated, BaseMedian: stats.Median(base), HeadMedian: stats.Median(head),
+		Change: nan, Worse: nan, P: nan, Floor: nan, Estimate: nan, Lower: nan, Upper: nan,
+		FloorSource: mp.source, Note: mp.note, N: len(head), M: len(base),
+	}
 }
 
 // outcome applies the rule of DESIGN.md §4 to a metric: regression ⇔
@@ -165,9 +179,14 @@ func (mp metricPolicy) change(head, base float64) float64 {
 	return 100 * (head/base - 1)
 }
 
-func missingNote(m, n int) string {
+// missingNote says which side lacks metric meta, and for the metrics only
+// some setups measure, which.
+func missingNote(meta result.Metric, m, n int) string {
 	switch {
 	case m == 0 && n == 0:
+		if hint, ok := measuredWhere[meta.Key]; ok {
+			return "not measured on either side (" + hint + ")"
+		}
 		return "not measured on either side"
 	case m == 0:
 		return "not in the baseline"
@@ -184,6 +203,13 @@ func joinNotes(a, b string) string {
 		return a
 	}
 	return a + "; " + b
+}
+
+// measuredWhere says where the default metrics that some setups lack are
+// measured.
+var measuredWhere = map[string]string{
+	result.CPUPerIteration: "measured where tailgate starts the target or reads its pid_file",
+	result.DroppedPct:      "open model only",
 }
 
 // headOnly lists the head medians when there is nothing to compare with.
@@ -211,7 +237,7 @@ func overall(findings []Finding) (Outcome, []string) {
 		switch f.Outcome {
 		case MetricRegression:
 			regressions = append(regressions, f.Key)
-		case MetricInconclusive:
+		case MetricInconclusive, Undecided:
 			inconclusive = true
 		case NotAvailable:
 			continue
@@ -229,7 +255,8 @@ func overall(findings []Finding) (Outcome, []string) {
 
 // findingWarnings are the warnings that follow from the findings: default
 // floors, floors below the visible noise, metrics on one side only, and no
-// gated metric compared.
+// gated metric compared. comparisons, when given, are the findings'
+// comparisons.
 func findingWarnings(findings []Finding, comparisons []stats.Comparison) []stats.Warning {
 	var defaults, oneSided, tight []string
 	compared := 0
@@ -237,12 +264,12 @@ func findingWarnings(findings []Finding, comparisons []stats.Comparison) []stats
 		if f.Gated && f.FloorSource == FromDefault && f.Outcome != NotAvailable {
 			defaults = append(defaults, fmt.Sprintf("%s %s", f.Label, formatFloor(f)))
 		}
-		if f.Outcome == NotAvailable && (f.N > 0 || f.M > 0) {
+		if f.Outcome == NotAvailable && (f.N > 0) != (f.M > 0) {
 			oneSided = append(oneSided, f.Label)
 		}
 		if f.Gated && f.Outcome != NotAvailable {
 			compared++
-			if stats.HasWarning(comparisons[i].Warnings, stats.WarnFloorBelowNoise) {
+			if i < len(comparisons) && stats.HasWarning(comparisons[i].Warnings, stats.WarnFloorBelowNoise) {
 				tight = append(tight, f.Label)
 			}
 		}

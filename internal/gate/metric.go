@@ -19,13 +19,17 @@ type metricPolicy struct {
 	// which depend on the samples.
 	userFloor float64
 	// minEffect is gate.min_effect in user units (0 when unset): no floor
-	// is below it.
-	minEffect float64
+	// is below it. minEffectSet says whether the config names the metric.
+	minEffect    float64
+	minEffectSet bool
 	// paired: A/B runs made in pairs (ABBA), judged on the pairs'
 	// differences, which cancel the drift a job sees.
 	paired bool
-	noise  *stats.Noise
-	note   string
+	// setByLoad: some run says the load fixes this metric; it is reported
+	// and never gated.
+	setByLoad bool
+	noise     *stats.Noise
+	note      string
 }
 
 func (mp metricPolicy) direction() stats.Direction { return direction(mp.meta) }
@@ -45,7 +49,8 @@ func metricPolicies(base, head []result.Run, p Policy) ([]metricPolicy, []stats.
 		}
 		gated[key] = true
 	}
-	substituted := throughputSubstitute(base, head, gated)
+	fixed := setByLoad(base, head)
+	substituted := throughputSubstitute(base, head, gated, fixed)
 
 	var out []metricPolicy
 	for _, m := range result.Metrics {
@@ -54,13 +59,31 @@ func metricPolicies(base, head []result.Run, p Policy) ([]metricPolicy, []stats.
 		if !present && !gated[m.Key] && !replaced {
 			continue
 		}
-		mp := policyOne(m, gated[m.Key], p)
+		mp := policyOne(m, gated[m.Key] && !fixed[m.Key], p)
+		if fixed[m.Key] {
+			mp.setByLoad, mp.note = true, setByLoadNote
+		}
 		if substituted {
 			mp = substituteNotes(mp, p)
 		}
 		out = append(out, mp)
 	}
 	return out, warnings
+}
+
+const setByLoadNote = "set by the load (an open-loop rate is the offered rate): never gated"
+
+// setByLoad is the set of metric keys any run says its load fixes.
+func setByLoad(base, head []result.Run) map[string]bool {
+	out := map[string]bool{}
+	for _, runs := range [][]result.Run{base, head} {
+		for _, r := range runs {
+			for _, key := range r.SetByLoad {
+				out[key] = true
+			}
+		}
+	}
+	return out
 }
 
 // substituteNotes explains the throughput substitution on both metrics and
@@ -79,9 +102,11 @@ func substituteNotes(mp metricPolicy, p Policy) metricPolicy {
 }
 
 // throughputSubstitute gates requests/s in place of iterations/s when a
-// side lacks iterations/s but both have requests/s (imported tools).
-func throughputSubstitute(base, head []result.Run, gated map[string]bool) bool {
-	if !gated[result.IterationsPerSec] {
+// side lacks iterations/s but both have requests/s (imported tools),
+// unless the load fixes either of them: a throughput that cannot move
+// stands in for nothing.
+func throughputSubstitute(base, head []result.Run, gated, fixed map[string]bool) bool {
+	if !gated[result.IterationsPerSec] || fixed[result.IterationsPerSec] || fixed[result.RequestsPerSec] {
 		return false
 	}
 	if allHave(base, result.IterationsPerSec) && allHave(head, result.IterationsPerSec) {
@@ -97,7 +122,7 @@ func throughputSubstitute(base, head []result.Run, gated map[string]bool) bool {
 
 func policyOne(m result.Metric, wanted bool, p Policy) metricPolicy {
 	mp := metricPolicy{meta: m, source: NoFloor, userFloor: math.NaN()}
-	mp.minEffect = p.MinEffect[m.Key]
+	mp.minEffect, mp.minEffectSet = p.MinEffect[m.Key]
 	// A measured floor first; the config's, then the defaults, stand in
 	// until the noise is measured.
 	if nz, ok := p.Noise[m.Key]; ok && wanted && nz.Check() == nil {

@@ -1,31 +1,303 @@
 package gate
 
 import (
+	"fmt"
+	"math"
+	"strings"
+
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
 // JudgeSequential judges the pairs measured so far of a sequential A/B job
 // (base[i] and head[i] form pair i) under design d. final is set by the
-// caller when no more pairs will come (the pair or time budget is spent);
-// the verdict's Sequential.Done says whether the caller may stop.
+// caller when no more pairs will come (a time budget ran out before the
+// pair budget; the reason must not come from the results); the verdict's
+// Sequential.Done says whether the caller may stop.
 //
 // Contract for the job loop (pipeline): after each pair, call
 // JudgeSequential with every pair so far; stop when Done.
 //
-// This first version judges the pairs as one fixed sample and is Done only
-// at the budget; the sequential rule of stats.SeqDesign replaces it.
+// The rule (stats.SeqDesign): every gated metric measured in every pair
+// and not set by the load is judged on its pairs' differences on the
+// comparison scale against max(min_effect, the metric's resolution), as
+// one of K such metrics. Its looks are replayed over the prefixes of the
+// pairs, so a metric keeps its first decision and the verdict depends only
+// on the pairs: regression when its repeated lower bound is above 0 and
+// its estimate beyond min_effect; pass when the upper bound is below
+// min_effect ("changed, within min_effect" when the lower bound is also
+// above 0, an improvement when the upper bound is below 0); inconclusive
+// at the budget, with how many more pairs would likely decide. The job is
+// done when a metric regressed, when every gated metric decided, or at
+// the budget (or final). The false-alarm rate of the whole job is held at
+// d.Alpha over all looks and metrics. Detect (what the design can see
+// within its budget at the pairs' spread) is priced once the job is done.
+//
+// d's zero fields take stats' defaults, its Alpha the policy's. p's floors
+// and calibrated noise do not apply: min_effect (gate.min_effect, else
+// DefaultMinEffect) is the threshold.
 func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final bool) Verdict {
 	p.SameJob, p.Paired = true, true
-	v := Judge(base, head, p)
-	minPairs, maxPairs := d.MinPairs, d.MaxPairs
-	if minPairs == 0 {
-		minPairs = stats.DefaultSeqMinPairs
+	if d.Alpha == 0 {
+		d.Alpha = p.alpha()
 	}
-	if maxPairs == 0 {
-		maxPairs = stats.DefaultSeqMaxPairs
+	d = d.WithDefaults()
+	pairs := min(len(base), len(head))
+	seq := &Sequential{Pairs: pairs, MinPairs: d.MinPairs, MaxPairs: d.MaxPairs}
+	v := Verdict{HeadRuns: pairs, BaseRuns: pairs, Sequential: seq, Outcome: Inconclusive}
+	if err := d.Validate(); err != nil {
+		v.Warnings = append(v.Warnings, stats.Warn(WarnBadDesign, "sequential design: "+err.Error()))
+		seq.Done, seq.Reason = true, "the sequential design cannot be used"
+		return v
 	}
-	v.Sequential = &Sequential{Pairs: len(head), MinPairs: minPairs, MaxPairs: maxPairs,
-		Done: final || len(head) >= maxPairs, Reason: "fixed number of pairs"}
+	if len(base) != len(head) {
+		v.Warnings = append(v.Warnings, stats.Warn(WarnUnpaired, fmt.Sprintf("%d base and %d head runs: only the first %d pairs are judged", len(base), len(head), pairs)))
+	}
+	if pairs > d.MaxPairs {
+		v.Warnings = append(v.Warnings, stats.Warn(WarnUnpaired, fmt.Sprintf("%d pairs exceed the budget of %d: only the first %d are judged", pairs, d.MaxPairs, d.MaxPairs)))
+		pairs = d.MaxPairs
+		seq.Pairs, v.HeadRuns, v.BaseRuns = pairs, pairs, pairs
+	}
+	base, head = base[:pairs], head[:pairs]
+	final = final || pairs == d.MaxPairs
+	if pairs == 0 {
+		v.Warnings = append(v.Warnings, fixedWarning(WarnNoHeadRuns))
+		seq.Done, seq.Reason = final, "no pairs yet"
+		return v
+	}
+
+	policies, warnings := metricPolicies(base, head, p)
+	v.Warnings = append(v.Warnings, warnings...)
+	k := judgedSequentially(policies, base, head)
+	looks := make([]seqLook, len(policies))
+	for i, mp := range policies {
+		looks[i] = mp.judgePairs(result.Values(base, mp.meta.Key), result.Values(head, mp.meta.Key), pairs, d, k, final)
+		v.Findings = append(v.Findings, looks[i].finding)
+	}
+	v.Outcome, v.Regressions = overall(v.Findings)
+	v.Warnings = append(v.Warnings, findingWarnings(v.Findings, nil)...)
+	seq.Done, seq.Reason, seq.MorePairs = stopping(v, looks, k, final, d)
+	if seq.Done {
+		for _, l := range looks {
+			if l.judged {
+				v.Detect = append(v.Detect, l.detectable(d, k))
+			}
+		}
+	}
 	return v
+}
+
+// judgedSequentially is K of the sequential rule: the gated metrics every
+// pair measured (set-by-load metrics are not gated).
+func judgedSequentially(policies []metricPolicy, base, head []result.Run) int {
+	k := 0
+	for _, mp := range policies {
+		if mp.gated && allHave(base, mp.meta.Key) && allHave(head, mp.meta.Key) {
+			k++
+		}
+	}
+	return k
+}
+
+// seqLook is one metric of a sequential verdict: its finding and, for a
+// gated metric judged by the rule, the decision and the inputs of its
+// detectable effect.
+type seqLook struct {
+	mp      metricPolicy
+	finding Finding
+	judged  bool
+	dec     stats.SeqDecision
+	// spread is the standard deviation of all the pairs' differences (at
+	// least the resolution); minEffect and resolution on the comparison
+	// scale.
+	spread, minEffect, resolution float64
+}
+
+// judgePairs judges one metric on pairs pairs (base and head hold its
+// values, one per run that measured it).
+func (mp metricPolicy) judgePairs(base, head []float64, pairs int, d stats.SeqDesign, k int, final bool) seqLook {
+	l := seqLook{mp: mp, finding: mp.finding(base, head)}
+	f := &l.finding
+	if mp.gated {
+		f.FloorSource = FromMinEffect
+	}
+	f.N, f.M = len(head), len(base)
+	if len(base) < pairs || len(head) < pairs {
+		f.Outcome = NotAvailable
+		f.Note = joinNotes(missingPairsNote(mp.meta, len(base), len(head)), mp.note)
+		return l
+	}
+	diffs, err := stats.PairDifferences(head, base, mp.scale(), mp.direction())
+	if err != nil {
+		f.Outcome, f.Note = MetricInconclusive, joinNotes("cannot compare: "+err.Error(), mp.note)
+		if !mp.gated {
+			f.Outcome = NotGated
+		}
+		return l
+	}
+	f.Worse = mp.fromScale(stats.Mean(diffs))
+	f.Change = f.Worse * mp.direction().Sign()
+	switch {
+	case mp.setByLoad:
+		f.Outcome = SetByLoad
+		return l
+	case !mp.gated:
+		f.Outcome = NotGated
+		return l
+	}
+	l.judged = true
+	l.minEffect, l.resolution = mp.seqMinEffect(), leastFloor(mp.meta)
+	l.spread = math.Max(stats.SampleSD(diffs), l.resolution)
+	l.dec, err = d.Replay(diffs, l.minEffect, l.resolution, k, final)
+	if err != nil { // the design was validated and the differences are finite
+		f.Outcome, f.Note = MetricInconclusive, joinNotes("cannot judge: "+err.Error(), mp.note)
+		l.judged = false
+		return l
+	}
+	f.Test, f.Floor = stats.TestSequential, mp.fromScale(l.dec.Threshold)
+	f.Estimate, f.Lower, f.Upper = mp.fromScale(l.dec.Estimate), mp.boundFromScale(l.dec.Lower), mp.boundFromScale(l.dec.Upper)
+	f.Worse, f.Change = f.Estimate, f.Estimate*mp.direction().Sign()
+	f.Outcome = seqOutcome(l.dec)
+	if l.dec.Decided() {
+		f.DecidedAt = l.dec.Pairs
+	}
+	f.Note = joinNotes(seqNote(*f, l.dec), mp.note)
+	return l
+}
+
+// seqMinEffect is the metric's threshold on the comparison scale:
+// gate.min_effect, else the default.
+func (mp metricPolicy) seqMinEffect() float64 {
+	if mp.minEffectSet {
+		return mp.toScale(mp.minEffect)
+	}
+	return mp.toScale(DefaultMinEffect[mp.meta.Key])
+}
+
+// boundFromScale is fromScale for a repeated confidence bound, which is
+// ±Inf where a look bounds nothing.
+func (mp metricPolicy) boundFromScale(w float64) float64 {
+	if math.IsInf(w, 0) {
+		return w
+	}
+	return mp.fromScale(w)
+}
+
+// seqOutcome maps a metric's sequential decision to its outcome.
+func seqOutcome(dec stats.SeqDecision) MetricOutcome {
+	switch dec.Outcome {
+	case stats.SeqRegression:
+		return MetricRegression
+	case stats.SeqInconclusive:
+		return MetricInconclusive
+	case stats.SeqContinue:
+		return Undecided
+	}
+	switch dec.Reason {
+	case stats.ReasonImproved:
+		return Improvement
+	case stats.ReasonChangedWithin:
+		return WithinMinEffect
+	}
+	return MetricPass
+}
+
+// seqNote says what the pairs showed: the decision and its look, the
+// bounds, and for an undecided budget how many more pairs would likely
+// decide.
+func seqNote(f Finding, dec stats.SeqDecision) string {
+	s := fmt.Sprintf("%s after %d %s", dec.Reason, dec.Pairs, plural(dec.Pairs, "pair", "pairs"))
+	if !math.IsNaN(f.Lower) && !math.IsNaN(f.Upper) {
+		s += fmt.Sprintf(" (worse by %s, bounds %s … %s)", userEffect(f, f.Estimate), userEffect(f, f.Lower), userEffect(f, f.Upper))
+	}
+	if dec.Outcome == stats.SeqInconclusive && dec.MorePairs > 0 {
+		s += fmt.Sprintf("; about %d more %s would likely decide", dec.MorePairs, plural(dec.MorePairs, "pair", "pairs"))
+	}
+	return s
+}
+
+// userEffect prints an effect in the bad direction in the finding's units.
+func userEffect(f Finding, x float64) string {
+	switch {
+	case math.IsInf(x, -1):
+		return "−∞"
+	case math.IsInf(x, 1):
+		return "+∞"
+	case f.Percent:
+		return minus(fmt.Sprintf("%+.2f pp", x))
+	}
+	return minus(fmt.Sprintf("%+.1f %%", x))
+}
+
+// minus prints a negative number's sign as a real minus sign, as the
+// reports do.
+func minus(s string) string { return strings.Replace(s, "-", "−", 1) }
+
+// missingPairsNote says that a metric is not in every pair.
+func missingPairsNote(meta result.Metric, m, n int) string {
+	if m == 0 || n == 0 {
+		return missingNote(meta, m, n)
+	}
+	return fmt.Sprintf("not measured in every pair (%d base, %d head runs have it)", m, n)
+}
+
+// detectable is what the design catches with 80 % probability within its
+// pair budget at the spread the pairs showed.
+func (l seqLook) detectable(d stats.SeqDesign, k int) Detectable {
+	dt := l.mp.detectable(stats.Detectable{Method: stats.MethodSequential}, d.MaxPairs, d.MaxPairs, l.finding)
+	x, err := d.Detectable(l.spread, l.minEffect, l.resolution, k)
+	switch {
+	case err != nil:
+		dt.Note = err.Error()
+	case math.IsNaN(x):
+		dt.Note = fmt.Sprintf("at the spread of these pairs no regression is caught reliably within %d pairs", d.MaxPairs)
+	default:
+		dt.Possible, dt.Effect = true, l.mp.fromScale(x)
+	}
+	return dt
+}
+
+// stopping says whether the job is done, why, and, when it ends
+// undecided, how many more pairs would likely decide.
+func stopping(v Verdict, looks []seqLook, k int, final bool, d stats.SeqDesign) (done bool, reason string, more int) {
+	n := v.Sequential.Pairs
+	after := fmt.Sprintf("after %d %s", n, plural(n, "pair", "pairs"))
+	var undecided []string
+	for _, l := range looks {
+		if !l.judged {
+			continue
+		}
+		if !l.dec.Decided() || l.dec.Outcome == stats.SeqInconclusive {
+			undecided = append(undecided, l.finding.Label)
+			more = max(more, l.dec.MorePairs)
+		}
+	}
+	switch {
+	case len(v.Regressions) > 0:
+		return true, "regression " + after + " in " + strings.Join(labelsOf(v.Findings, v.Regressions), ", "), 0
+	case k == 0:
+		return true, "no gated metric was measured in every pair", 0
+	case len(undecided) == 0:
+		return true, "every gated metric decided " + after, 0
+	case n >= d.MaxPairs:
+		return true, fmt.Sprintf("budget of %d pairs spent; undecided: %s", d.MaxPairs, strings.Join(undecided, ", ")), more
+	case final:
+		return true, fmt.Sprintf("stopped %s of a budget of %d; undecided: %s", after, d.MaxPairs, strings.Join(undecided, ", ")), more
+	case n < d.MinPairs:
+		return false, fmt.Sprintf("%d of at least %d pairs", n, d.MinPairs), 0
+	}
+	return false, "undecided " + after + ": " + strings.Join(undecided, ", "), 0
+}
+
+// labelsOf are the labels of the findings with the given keys.
+func labelsOf(findings []Finding, keys []string) []string {
+	var out []string
+	for _, f := range findings {
+		for _, key := range keys {
+			if f.Key == key {
+				out = append(out, f.Label)
+			}
+		}
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/stats"
@@ -342,5 +343,25 @@ func TestFloorPrecedence(t *testing.T) {
 	f, _ = finding(Judge(base, head, calibrated), result.CPUPerIteration)
 	if f.Floor != 12 || f.Outcome == MetricRegression {
 		t.Errorf("min_effect 12 %%: floor %.1f, outcome %s; want 12 and no regression", f.Floor, f.Outcome)
+	}
+}
+
+// A calibration of few jobs, or of jobs close in time, is named in every
+// verdict whose floors it sets, and only there.
+func TestWeakCalibrationIsTold(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(25, 1))
+	w := world{cv: 0.03}
+	nz := w.calibrate(rng, 3, 5)
+	base, head := w.jobs(rng, 3, 5), w.job(rng, 5, 1, 1)
+	p := Policy{Noise: nz, BaselineJobs: 3, Context: Context{CalibrationJobs: 3, CalibrationSpan: 90 * time.Second}}
+	v := Judge(base, head, p)
+	if !v.HasWarning(WarnFewCalibrationJobs) || !v.HasWarning(WarnCalibrationBunched) ||
+		!strings.Contains(strings.Join(stats.Messages(v.Warnings), "\n"), "within 2 minutes") {
+		t.Errorf("3 jobs in 90 s: %q", stats.Messages(v.Warnings))
+	}
+	p.Noise = nil // the floors are defaults: the calibration sets none
+	if v := Judge(base, head, p); v.HasWarning(WarnFewCalibrationJobs) || v.HasWarning(WarnCalibrationBunched) {
+		t.Errorf("uncalibrated floors warned about the calibration: %q", stats.Messages(v.Warnings))
 	}
 }

@@ -1,12 +1,15 @@
 // Package gate owns the decision policy: given baseline runs, head runs and
 // a Policy, it judges every metric (regression, changed within noise,
-// improvement, pass, inconclusive, not available, not gated), states what
-// effect sizes the comparison could detect, and combines the gated metrics
-// into one Verdict. The statistics of each metric come from stats.Compare;
-// the gate decides which metrics are gated, by which floor, and what the
-// comparison means (regression ⇔ p ≤ α and effect > floor). It does no
-// I/O; the caller supplies the context (no baseline, definition changed,
-// environment differs) it cannot see.
+// improvement, pass, inconclusive, not available, not gated, set by the
+// load), states what effect sizes the comparison could detect, and
+// combines the gated metrics into one Verdict. Judge compares two fixed
+// samples: the statistics of each metric come from stats.Compare, and the
+// gate decides which metrics are gated, by which floor, and what the
+// comparison means (regression ⇔ p ≤ α and effect > floor).
+// JudgeSequential judges the pairs of a sequential A/B job by the rule of
+// stats.SeqDesign and says whether the job may stop. It does no I/O; the
+// caller supplies the context (no baseline, definition changed,
+// environment differs, how the calibration was taken) it cannot see.
 package gate
 
 import "github.com/tailgate-ci/tailgate/internal/stats"
@@ -31,6 +34,14 @@ const (
 	MetricInconclusive MetricOutcome = "inconclusive"
 	NotAvailable       MetricOutcome = "not_available" // missing from one side (never read as zero)
 	NotGated           MetricOutcome = "not_gated"     // reported only: no floor to judge it by
+	// SetByLoad: the load fixes the metric by construction (open-loop
+	// iterations/s is the offered rate): reported, never gated.
+	SetByLoad MetricOutcome = "set_by_load"
+	// Sequential A/B only: WithinMinEffect is a change confidently smaller
+	// than min_effect (passes); Undecided is a metric the pairs so far do
+	// not decide (the job goes on, or stopped for another reason).
+	WithinMinEffect MetricOutcome = "within_min_effect"
+	Undecided       MetricOutcome = "undecided"
 )
 
 // FloorSource says where a metric's noise floor comes from.
@@ -41,7 +52,10 @@ const (
 	FromDefault     FloorSource = "default"
 	FromConfig      FloorSource = "config"
 	FromJob         FloorSource = "this job" // A/B: measured from both sides' runs
-	NoFloor         FloorSource = "none"
+	// FromMinEffect: sequential A/B judges against min_effect (the
+	// configured one, else DefaultMinEffect), not against a noise floor.
+	FromMinEffect FloorSource = "min_effect"
+	NoFloor       FloorSource = "none"
 )
 
 // Verdict is the judgement of one comparison.
@@ -82,6 +96,14 @@ type Finding struct {
 	Outcome     MetricOutcome
 	Note        string
 	N, M        int // head runs, baseline samples
+	// Sequential A/B (JudgeSequential) only, NaN otherwise: Estimate is the
+	// mean pair difference in the bad direction at the look that decided
+	// (or the latest look), in the units of Worse; Lower and Upper are its
+	// repeated confidence bounds (levels α/K and β; ±Inf where a look
+	// bounds nothing). Change and Worse are the same estimate. DecidedAt is
+	// the pairs at the deciding look, 0 while undecided.
+	Estimate, Lower, Upper float64
+	DecidedAt              int
 }
 
 // Detectable states the smallest regression of a gated metric the

@@ -1,6 +1,12 @@
 package gate
 
-import "github.com/tailgate-ci/tailgate/internal/stats"
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/stats"
+)
 
 // The codes of the warnings a Verdict carries beside those of stats.
 const (
@@ -13,6 +19,13 @@ const (
 	WarnDefaultFloors     stats.WarningCode = "default_floors"
 	WarnOneSided          stats.WarningCode = "one_sided"
 	WarnNothingCompared   stats.WarningCode = "nothing_compared"
+	// The calibration behind the floors is weak (Context.CalibrationJobs,
+	// CalibrationSpan).
+	WarnFewCalibrationJobs stats.WarningCode = "few_calibration_jobs"
+	WarnCalibrationBunched stats.WarningCode = "calibration_bunched"
+	// Sequential A/B: the design cannot be used, or the pairs do not match.
+	WarnBadDesign stats.WarningCode = "bad_design"
+	WarnUnpaired  stats.WarningCode = "unpaired"
 )
 
 // fixedTexts are the messages of the warnings whose text never varies.
@@ -42,4 +55,46 @@ func envWarning(diff string) stats.Warning {
 		w += " (" + diff + ")"
 	}
 	return stats.Warn(WarnEnvDiffers, w)
+}
+
+// calibrationWarnings say when calibrated floors rest on a weak
+// calibration: too few jobs, or jobs too close in time to have seen the
+// drift between CI jobs. They are raised only when some gated metric's
+// floor is calibrated.
+func calibrationWarnings(findings []Finding, c Context) []stats.Warning {
+	used := false
+	for _, f := range findings {
+		used = used || (f.Gated && f.FloorSource == FromCalibration && f.Outcome != NotAvailable)
+	}
+	if !used || c.CalibrationJobs == 0 {
+		return nil
+	}
+	var w []stats.Warning
+	if c.CalibrationJobs < RecommendedCalibrationJobs {
+		w = append(w, stats.Warn(WarnFewCalibrationJobs, fmt.Sprintf(
+			"the floors come from a calibration of only %d %s (%d or more recommended): they may be too tight; add jobs with tailgate calibrate --append in later CI jobs",
+			c.CalibrationJobs, plural(c.CalibrationJobs, "job", "jobs"), RecommendedCalibrationJobs)))
+	}
+	if c.CalibrationJobs > 1 && c.CalibrationSpan < MinCalibrationSpan {
+		w = append(w, stats.Warn(WarnCalibrationBunched, fmt.Sprintf(
+			"all %d calibration jobs ran within %s: the floors miss the drift between CI jobs hours apart and may be too tight; spread the jobs with tailgate calibrate --pause, or add them with --append in later CI jobs",
+			c.CalibrationJobs, roughDuration(c.CalibrationSpan))))
+	}
+	return w
+}
+
+// roughDuration prints a span in whole minutes (seconds below one).
+func roughDuration(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%d s", int(math.Round(d.Seconds())))
+	}
+	m := int(math.Round(d.Minutes()))
+	return fmt.Sprintf("%d %s", m, plural(m, "minute", "minutes"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

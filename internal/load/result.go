@@ -68,6 +68,7 @@ func (e *engine) openFigures(run *result.Run) {
 	run.Iterations.Dropped = e.dropped
 	run.Iterations.Offered = run.Iterations.Started + e.dropped
 	run.OfferedRate = float64(run.Iterations.Offered) / run.Window
+	run.SetByLoad = []string{result.IterationsPerSec, result.RequestsPerSec} // the schedule's rate, not the target's capacity
 	run.ScheduleLag = e.coll.lag
 	if p99 := e.coll.lag.Quantile(0.99); p99 > lagWarning {
 		run.Notes = append(run.Notes, fmt.Sprintf(

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
@@ -47,6 +48,7 @@ func Calibrate(ctx context.Context, env Env, o CalibrateOptions) (report.Calibra
 	if !o.Append {
 		bl.Calibration = nil // a fresh calibration replaces the old one
 	}
+	var setByLoad []string
 	for j := range o.Jobs {
 		if j > 0 && o.Pause > 0 {
 			if err := clock.Sleep(ctx, o.Pause); err != nil {
@@ -64,6 +66,7 @@ func Calibrate(ctx context.Context, env Env, o CalibrateOptions) (report.Calibra
 		}
 		bl.Append(res, pr)
 		bl.AddJob(pr.Job, res.Created, res.Runs)
+		setByLoad = appendSetByLoad(setByLoad, res.Runs)
 	}
 	warnings := bl.Calibration.EstimateNoise(cfg.Gate.Alpha)
 	if err := Runtime.Wrap(baseline.Write(o.Path, bl)); err != nil {
@@ -72,6 +75,18 @@ func Calibrate(ctx context.Context, env Env, o CalibrateOptions) (report.Calibra
 	return report.Calibration{
 		Name: cfg.Name, Path: o.Path, Jobs: len(bl.Calibration.Jobs), Noise: bl.Calibration.Noise,
 		Runs: cfg.Load.Runs, Samples: min(len(bl.Samples), bl.Window), BaselineJobs: bl.Jobs(),
-		Alpha: cfg.Gate.Alpha, Gated: cfg.Gate.Metrics, Warnings: warnings,
+		Alpha: cfg.Gate.Alpha, Gated: cfg.Gate.Metrics, SetByLoad: setByLoad, Warnings: warnings,
 	}, nil
+}
+
+// appendSetByLoad adds the metric keys runs say their load fixes.
+func appendSetByLoad(keys []string, runs []result.Run) []string {
+	for _, r := range runs {
+		for _, key := range r.SetByLoad {
+			if !slices.Contains(keys, key) {
+				keys = append(keys, key)
+			}
+		}
+	}
+	return keys
 }

@@ -155,8 +155,9 @@ func policyFor(cfg *config.Config, bl *baseline.File) gate.Policy {
 	}
 	if bl != nil {
 		p.BaselineJobs = bl.Jobs()
-		if bl.Calibration != nil {
-			p.Noise = bl.Calibration.Noise
+		if c := bl.Calibration; c != nil {
+			p.Noise = c.Noise
+			p.Context.CalibrationJobs, p.Context.CalibrationSpan = len(c.Jobs), c.Span()
 		}
 	}
 	return p

@@ -286,3 +286,51 @@ func TestCompareReadsRunSets(t *testing.T) {
 		t.Errorf("a garbage file: %v, want bad input", err)
 	}
 }
+
+// A check whose floors come from a calibration of few jobs, or of jobs
+// close together in time, says so; a calibration of 10 jobs over hours
+// does not.
+func TestCheckSaysWhenTheCalibrationIsWeak(t *testing.T) {
+	t.Parallel()
+	check := func(jobs int, apart time.Duration) gate.Verdict {
+		t.Helper()
+		path := filepath.Join(t.TempDir(), "baseline.json")
+		bl := baseline.New("items", "sha256:1", result.Env{}, 0)
+		start := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+		for j := range jobs {
+			runs := synthetic(5, 1+0.01*float64(j%3))
+			bl.Append(runs, baseline.Provenance{Job: fmt.Sprint("cal-", j)})
+			bl.AddJob(fmt.Sprint("cal-", j), start.Add(time.Duration(j)*apart), runs.Runs)
+		}
+		bl.Calibration.EstimateNoise(0.05)
+		if err := baseline.Write(path, bl); err != nil {
+			t.Fatal(err)
+		}
+		var te testEnv
+		j, err := Check(t.Context(), te.env(), CheckOptions{Head: synthetic(5, 1), Baseline: baseline.FileSource{Path: path}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := j.Verdict.Findings[0]; f.FloorSource != gate.FromCalibration {
+			t.Fatalf("iterations/s floor from %s, want the calibration", f.FloorSource)
+		}
+		return j.Verdict
+	}
+	v := check(3, time.Minute)
+	if !v.HasWarning(gate.WarnFewCalibrationJobs) || !v.HasWarning(gate.WarnCalibrationBunched) {
+		t.Errorf("3 jobs a minute apart: warnings %q", stats.Messages(v.Warnings))
+	}
+	msgs := strings.Join(stats.Messages(v.Warnings), "\n")
+	for _, want := range []string{"only 3 jobs", "within 2 minutes", "calibrate --pause", "--append"} {
+		if !strings.Contains(msgs, want) {
+			t.Errorf("warnings lack %q:\n%s", want, msgs)
+		}
+	}
+	v = check(10, 20*time.Minute)
+	if v.HasWarning(gate.WarnFewCalibrationJobs) || v.HasWarning(gate.WarnCalibrationBunched) {
+		t.Errorf("10 jobs over 3 hours: warnings %q", stats.Messages(v.Warnings))
+	}
+	if v = check(12, 10*time.Second); v.HasWarning(gate.WarnFewCalibrationJobs) || !v.HasWarning(gate.WarnCalibrationBunched) {
+		t.Errorf("12 jobs within 2 minutes: warnings %q", stats.Messages(v.Warnings))
+	}
+}

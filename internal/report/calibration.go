@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -24,34 +25,43 @@ type Calibration struct {
 	Runs, Samples, BaselineJobs int
 	Alpha                       float64
 	Gated                       []string
-	Warnings                    []stats.Warning
+	// SetByLoad are the metric keys the measured runs say their load
+	// fixes: never gated, so no floor or detectable effect is shown.
+	SetByLoad []string
+	Warnings  []stats.Warning
 }
 
 // WriteCalibration writes what calibrate stored and, per calibrated
 // metric, the noise and the floor and detectable effect it implies for a
 // check: the floor the gate computes (gate.CalibratedFloor), the
-// detectable effect by the closed form.
+// detectable effect by the closed form. A metric set by the load, or one
+// that never varied (there is no noise to size an effect from), shows no
+// detectable effect.
 func WriteCalibration(w io.Writer, c Calibration) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "calibration of %s: %d jobs stored in %s\n\n", c.Name, c.Jobs, c.Path)
-	n, m, k := c.Runs, c.Samples, len(c.Gated)
-	fmt.Fprintf(&b, "for a check of %d runs against %d baseline samples from %d jobs (α = %g, %d gated metrics):\n", n, m, c.BaselineJobs, c.Alpha, k)
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "metric\tσ within job\tσ between jobs\tfloor\tdetects (80 % power)\tgated")
 	gated := map[string]bool{}
 	for _, key := range c.Gated {
 		gated[key] = true
 	}
+	for _, key := range c.SetByLoad {
+		delete(gated, key)
+	}
+	k := len(gated)
+	fmt.Fprintf(&b, "for a check of %d runs against %d baseline samples from %d jobs (α = %g, %d gated metrics):\n", c.Runs, c.Samples, c.BaselineJobs, c.Alpha, k)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "metric\tσ within job\tσ between jobs\tfloor\tdetects (80 % power)\tgated")
 	for _, meta := range result.Metrics {
 		nz, ok := c.Noise[meta.Key]
 		if !ok {
 			continue
 		}
-		se := stats.SE(nz, n, m, c.BaselineJobs, false)
-		floor := gate.CalibratedFloor(meta, nz, n, m, c.BaselineJobs, k, c.Alpha)
-		mde := stats.MDE(stats.MDEInput{SigmaW: nz.SigmaW, SE: se, Floor: floor, N: n, M: m, Alpha: c.Alpha})
+		floor, detects := calibratedFigures(meta, nz, c, k)
+		if slices.Contains(c.SetByLoad, meta.Key) {
+			floor, detects = "–", "set by the load"
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%v\n", meta.Label, sigma(meta, nz.SigmaW), sigma(meta, nz.SigmaB),
-			worseEffect(meta, floor), worseEffect(meta, mde), gated[meta.Key])
+			floor, detects, gated[meta.Key])
 	}
 	tw.Flush()
 	for _, warning := range c.Warnings {
@@ -60,6 +70,23 @@ func WriteCalibration(w io.Writer, c Calibration) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// calibratedFigures are the floor and the detectable effect calibrated
+// noise nz gives metric meta, one of k gated metrics, in the check c
+// describes; no detectable effect where the calibration saw no noise.
+func calibratedFigures(meta result.Metric, nz stats.Noise, c Calibration, k int) (floor, detects string) {
+	n, m := c.Runs, c.Samples
+	se := stats.SE(nz, n, m, c.BaselineJobs, false)
+	l := gate.CalibratedFloor(meta, nz, n, m, c.BaselineJobs, k, c.Alpha)
+	if nz.SigmaW < noVariation && nz.SigmaB < noVariation {
+		return worseEffect(meta, l), "– (no variation)"
+	}
+	mde := stats.MDE(stats.MDEInput{SigmaW: nz.SigmaW, SE: se, Floor: l, N: n, M: m, Alpha: c.Alpha})
+	return worseEffect(meta, l), worseEffect(meta, mde)
+}
+
+// noVariation is a calibrated σ that is rounding, not noise.
+const noVariation = 1e-9
 
 func sigma(m result.Metric, s float64) string {
 	if m.Scale == result.Percent {

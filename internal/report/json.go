@@ -30,6 +30,17 @@ type jsonReport struct {
 	Notes          []string       `json:"notes"`
 	Steps          []jsonStep     `json:"steps"`
 	Errors         []errorFigures `json:"errors"`
+	// Sequential is present in sequential A/B reports only.
+	Sequential *jsonSequential `json:"sequential,omitempty"`
+}
+
+type jsonSequential struct {
+	Pairs     int    `json:"pairs"`
+	MinPairs  int    `json:"min_pairs"`
+	MaxPairs  int    `json:"max_pairs"`
+	Done      bool   `json:"done"`
+	Reason    string `json:"reason"`
+	MorePairs int    `json:"more_pairs"`
 }
 
 type jsonMetric struct {
@@ -50,6 +61,13 @@ type jsonMetric struct {
 	Note           string             `json:"note,omitempty"`
 	HeadN          int                `json:"head_n"`
 	BaselineN      int                `json:"baseline_n"`
+	// Sequential A/B only (omitted otherwise, and where a bound is
+	// unbounded): the estimate of worse and its repeated confidence bounds,
+	// and the pairs at the look that decided.
+	Estimate  *float64 `json:"estimate,omitempty"`
+	Lower     *float64 `json:"lower,omitempty"`
+	Upper     *float64 `json:"upper,omitempty"`
+	DecidedAt int      `json:"decided_at,omitempty"`
 }
 
 type jsonDetect struct {
@@ -91,7 +109,11 @@ func toJSON(in Input) jsonReport {
 			Change: num(f.Change), ChangeUnit: unitOf(f), Worse: num(f.Worse), P: num(f.P), Test: f.Test,
 			Floor: num(f.Floor), FloorSource: f.FloorSource, Verdict: f.Outcome, Note: f.Note,
 			HeadN: f.N, BaselineN: f.M,
+			Estimate: num(f.Estimate), Lower: num(f.Lower), Upper: num(f.Upper), DecidedAt: f.DecidedAt,
 		})
+	}
+	if s := v.Sequential; s != nil {
+		r.Sequential = &jsonSequential{Pairs: s.Pairs, MinPairs: s.MinPairs, MaxPairs: s.MaxPairs, Done: s.Done, Reason: s.Reason, MorePairs: s.MorePairs}
 	}
 	for _, d := range v.Detect {
 		r.Detectable = append(r.Detectable, jsonDetect{Key: d.Key, Label: d.Label, Effect: num(d.Effect), Unit: d.Unit,

@@ -46,6 +46,9 @@ func Markdown(in Input) string {
 	if len(in.Verdict.Findings) > 0 {
 		writeMarkdownTable(&b, in.Verdict)
 	}
+	if line := sequentialLine(in.Verdict); line != "" {
+		b.WriteString(mdEscape(line) + "\n\n")
+	}
 	if line := detectLine(in.Verdict); line != "" {
 		b.WriteString(line + "\n\n")
 	}

@@ -84,15 +84,17 @@ var (
 
 	outcomes       = []string{string(gate.Pass), string(gate.Regression), string(gate.Inconclusive)}
 	metricOutcomes = []string{string(gate.MetricPass), string(gate.MetricRegression), string(gate.WithinNoise),
-		string(gate.Improvement), string(gate.MetricInconclusive), string(gate.NotAvailable), string(gate.NotGated)}
-	floorSources = []string{string(gate.FromCalibration), string(gate.FromDefault), string(gate.FromConfig), string(gate.FromJob), string(gate.NoFloor)}
-	tests        = []string{"", stats.TestExact, stats.TestApprox, stats.TestZ, stats.TestTPrediction, stats.TestSignedRank}
-	modes        = []string{"", "check", "compare", "ab", "demo"}
-	metricUnits  = []string{"", "/s", "ms", "%", "MB"}
-	changeUnits  = []string{"%", "pp"}
-	directions   = []string{"drop", "rise"}
-	methods      = []string{stats.MethodFormula, stats.MethodMonteCarlo, stats.MethodPairs}
-	errorKinds   = []string{result.ErrStatus, result.ErrExpect, result.ErrTimeout, result.ErrConnection}
+		string(gate.Improvement), string(gate.MetricInconclusive), string(gate.NotAvailable), string(gate.NotGated),
+		string(gate.SetByLoad), string(gate.WithinMinEffect), string(gate.Undecided)}
+	floorSources = []string{string(gate.FromCalibration), string(gate.FromDefault), string(gate.FromConfig), string(gate.FromJob),
+		string(gate.FromMinEffect), string(gate.NoFloor)}
+	tests       = []string{"", stats.TestExact, stats.TestApprox, stats.TestZ, stats.TestTPrediction, stats.TestSignedRank, stats.TestSequential}
+	modes       = []string{"", "check", "compare", "ab", "demo"}
+	metricUnits = []string{"", "/s", "ms", "%", "MB"}
+	changeUnits = []string{"%", "pp"}
+	directions  = []string{"drop", "rise"}
+	methods     = []string{stats.MethodFormula, stats.MethodMonteCarlo, stats.MethodPairs, stats.MethodSequential}
+	errorKinds  = []string{result.ErrStatus, result.ErrExpect, result.ErrTimeout, result.ErrConnection}
 )
 
 func (c *checker) report(r jsonReport) {
@@ -121,7 +123,20 @@ func (c *checker) report(r jsonReport) {
 	for i, e := range r.Errors {
 		c.errorClass(fmt.Sprintf("errors[%d]", i), e)
 	}
+	if s := r.Sequential; s != nil {
+		c.sequential("sequential", *s)
+	}
 	c.regressions(r)
+}
+
+func (c *checker) sequential(path string, s jsonSequential) {
+	for name, n := range map[string]int{"pairs": s.Pairs, "min_pairs": s.MinPairs, "max_pairs": s.MaxPairs, "more_pairs": s.MorePairs} {
+		c.count(path+"."+name, int64(n), maxRuns)
+	}
+	if s.MinPairs > s.MaxPairs {
+		c.add(path+".min_pairs", "%d is above max_pairs %d", s.MinPairs, s.MaxPairs)
+	}
+	c.text(path+".reason", s.Reason, maxTextRunes, false)
 }
 
 func (c *checker) metric(path string, m jsonMetric) {
@@ -135,8 +150,9 @@ func (c *checker) metric(path string, m jsonMetric) {
 	c.text(path+".note", m.Note, maxTextRunes, false)
 	c.count(path+".head_n", int64(m.HeadN), maxRuns)
 	c.count(path+".baseline_n", int64(m.BaselineN), maxRuns)
+	c.count(path+".decided_at", int64(m.DecidedAt), maxRuns)
 	for name, v := range map[string]*float64{"baseline_median": m.BaselineMedian, "head_median": m.HeadMedian,
-		"change": m.Change, "worse": m.Worse, "floor": m.Floor} {
+		"change": m.Change, "worse": m.Worse, "floor": m.Floor, "estimate": m.Estimate, "lower": m.Lower, "upper": m.Upper} {
 		c.finite(path+"."+name, v)
 	}
 	if c.finite(path+".p", m.P) && m.P != nil && (*m.P < 0 || *m.P > 1) {
@@ -282,7 +298,11 @@ func fromJSON(r jsonReport) Input {
 			Change: orNaN(m.Change), Worse: orNaN(m.Worse), P: orNaN(m.P), Test: m.Test,
 			Floor: orNaN(m.Floor), FloorSource: m.FloorSource, Outcome: m.Verdict, Note: m.Note,
 			N: m.HeadN, M: m.BaselineN,
+			Estimate: orNaN(m.Estimate), Lower: orNaN(m.Lower), Upper: orNaN(m.Upper), DecidedAt: m.DecidedAt,
 		})
+	}
+	if s := r.Sequential; s != nil {
+		v.Sequential = &gate.Sequential{Pairs: s.Pairs, MinPairs: s.MinPairs, MaxPairs: s.MaxPairs, Done: s.Done, Reason: s.Reason, MorePairs: s.MorePairs}
 	}
 	for _, d := range r.Detectable {
 		label := d.Label

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -184,4 +185,54 @@ func TestReadJSONReadsAnABReport(t *testing.T) {
 	if Markdown(got) != Markdown(in) {
 		t.Errorf("the A/B report renders differently after the round trip")
 	}
+}
+
+// A sequential A/B report reads back with its pair counts, stopping
+// reason and the metrics' bounds, whether the job was done or not (a
+// verdict taken while undecided has no bounds yet: they are left out).
+func TestReadJSONReadsASequentialReport(t *testing.T) {
+	t.Parallel()
+	base, head := fixtureRuns(8, 1, false), fixtureRuns(8, 0.97, true)
+	for _, pairs := range []int{2, 8} {
+		in := Input{Name: "api", Mode: "ab", Verdict: gate.JudgeSequential(base[:pairs], head[:pairs], gate.Policy{}, stats.SeqDesign{}, false), Head: head}
+		var js bytes.Buffer
+		if err := WriteJSON(&js, in); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadJSON(bytes.NewReader(js.Bytes()))
+		if err != nil {
+			t.Fatalf("%d pairs: ReadJSON of a sequential report: %v", pairs, err)
+		}
+		s := got.Verdict.Sequential
+		if s == nil || *s != *in.Verdict.Sequential {
+			t.Fatalf("%d pairs: sequential %+v read back as %+v", pairs, in.Verdict.Sequential, s)
+		}
+		if Markdown(got) != Markdown(in) {
+			t.Errorf("%d pairs: the report renders differently after the round trip", pairs)
+		}
+		var again bytes.Buffer
+		if err := WriteJSON(&again, got); err != nil || again.String() != js.String() {
+			t.Errorf("%d pairs: WriteJSON(ReadJSON(x)) != x (%v)", pairs, err)
+		}
+		f := got.Verdict.Findings[0]
+		if pairs == 2 && (!math.IsNaN(f.Lower) || f.Outcome != gate.Undecided || strings.Contains(js.String(), `"lower"`)) {
+			t.Errorf("2 pairs: %+v; want undecided without bounds", f)
+		}
+		if pairs == 8 && (math.IsNaN(f.Lower) || math.IsNaN(f.Estimate) || f.DecidedAt == 0 || !strings.Contains(js.String(), `"decided_at"`)) {
+			t.Errorf("8 pairs: %+v; want the bounds and the deciding look", f)
+		}
+	}
+	bad := strings.Replace(sequentialJSON(t), `"min_pairs": 4`, `"min_pairs": 40`, 1)
+	if _, err := ReadJSON(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "sequential.min_pairs") {
+		t.Errorf("min_pairs above max_pairs: %v", err)
+	}
+}
+
+func sequentialJSON(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "sequential.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }

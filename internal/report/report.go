@@ -32,6 +32,9 @@ func headline(in Input) string {
 	case gate.Regression:
 		return fmt.Sprintf("regression in %s", strings.Join(regressionLabels(v), ", "))
 	case gate.Inconclusive:
+		if s := v.Sequential; s != nil && !s.Done {
+			return "undecided so far: " + s.Reason
+		}
 		return "inconclusive: " + inconclusiveReason(v)
 	default:
 		if v.HasWarning(gate.WarnNoBaseline) {
@@ -85,6 +88,9 @@ func detectLine(v gate.Verdict) string {
 	}
 	s := fmt.Sprintf("With %d %s against %d baseline %s this gate ", v.HeadRuns, plural(v.HeadRuns, "run", "runs"),
 		v.BaseRuns, plural(v.BaseRuns, "sample", "samples"))
+	if v.Sequential != nil {
+		s = fmt.Sprintf("With up to %d pairs this gate ", v.Sequential.MaxPairs)
+	}
 	if len(parts) > 0 {
 		s += "detects " + joinAnd(parts) + " (80 % power)"
 	}
@@ -111,6 +117,20 @@ func plural(n int, one, many string) string {
 	return many
 }
 
+// sequentialLine says how many pairs a sequential A/B job ran and why it
+// stopped; "" for fixed-sample comparisons.
+func sequentialLine(v gate.Verdict) string {
+	s := v.Sequential
+	if s == nil {
+		return ""
+	}
+	line := fmt.Sprintf("Sequential A/B: %d %s (first look at %d, budget %d): %s", s.Pairs, plural(s.Pairs, "pair", "pairs"), s.MinPairs, s.MaxPairs, s.Reason)
+	if s.MorePairs > 0 {
+		line += fmt.Sprintf("; about %d more %s would likely decide", s.MorePairs, plural(s.MorePairs, "pair", "pairs"))
+	}
+	return line + "."
+}
+
 // outcomeWord is how a metric's outcome reads in a table.
 func outcomeWord(o gate.MetricOutcome) string {
 	switch o {
@@ -118,6 +138,12 @@ func outcomeWord(o gate.MetricOutcome) string {
 		return "REGRESSION"
 	case gate.WithinNoise:
 		return "changed, within noise"
+	case gate.WithinMinEffect:
+		return "changed, within min_effect"
+	case gate.SetByLoad:
+		return "set by the load"
+	case gate.Undecided:
+		return "undecided so far"
 	case gate.NotAvailable:
 		return "not available"
 	case gate.NotGated:
@@ -221,7 +247,7 @@ func findingNotes(v gate.Verdict) []string {
 	var out []string
 	for _, f := range v.Findings {
 		note := f.Note
-		if f.Test != "" && f.Test != stats.TestExact {
+		if f.Test != "" && f.Test != stats.TestExact && f.Test != stats.TestSequential { // the sequential line names its test
 			note = joinNote("test: "+f.Test, note)
 		}
 		if note != "" {

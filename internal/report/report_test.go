@@ -14,6 +14,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/hist"
 	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -64,6 +65,8 @@ func cases() map[string]Input {
 			Verdict: gate.Judge(base, slow, gate.Policy{Context: gate.Context{DefinitionChanged: true}})},
 		"toofew": {Name: "api", Mode: "compare", BaselineSource: "one.json",
 			Verdict: gate.Judge(base[:1], slow[:1], gate.Policy{})},
+		"sequential": {Name: "api", Mode: "ab", BaselineSource: "the base target, measured in this job",
+			Verdict: gate.JudgeSequential(base[:8], fixtureRuns(8, 0.8, false), gate.Policy{}, stats.SeqDesign{}, false), Head: slow},
 	}
 }
 
@@ -161,5 +164,62 @@ func TestJSONNullsAndSchema(t *testing.T) {
 	}
 	if num(math.NaN()) != nil || num(math.Inf(1)) != nil || *num(2) != 2 {
 		t.Error("num must map NaN and Inf to null")
+	}
+}
+
+// A throughput the open-loop load fixes reads "set by the load" and is
+// not claimed as detectable; a sequential report says how many pairs ran,
+// why it stopped and what the design can see within its budget.
+func TestSetByLoadAndSequentialText(t *testing.T) {
+	t.Parallel()
+	base, head := fixtureRuns(30, 1, false), fixtureRuns(5, 1, false)
+	for _, runs := range [][]result.Run{base, head} {
+		for i := range runs {
+			runs[i].SetByLoad = []string{result.IterationsPerSec, result.RequestsPerSec}
+		}
+	}
+	var txt bytes.Buffer
+	if err := WriteText(&txt, Input{Name: "api", Verdict: gate.Judge(base, head, gate.Policy{BaselineJobs: 6})}); err != nil {
+		t.Fatal(err)
+	}
+	s := txt.String()
+	if !strings.Contains(s, "set by the load") || strings.Contains(s, "in iterations/s") || strings.Contains(s, "in requests/s") {
+		t.Errorf("a throughput set by the load:\n%s", s)
+	}
+	seq := cases()["sequential"]
+	md := Markdown(seq)
+	for _, want := range []string{"Sequential A/B: 8 pairs (first look at 4, budget 20): regression after 8 pairs in iterations/s.",
+		"With up to 20 pairs this gate detects a drop of ≥", "5.0 % (min_effect)", "worse beyond min_effect after 4 pairs"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("sequential markdown lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// The calibration report claims no detectable effect for a metric the load
+// fixes (an open-loop iterations/s that never varied) and leaves it out of
+// the gated count.
+func TestCalibrationReportSetByLoad(t *testing.T) {
+	t.Parallel()
+	c := Calibration{Name: "api", Path: "b.json", Jobs: 10, Runs: 5, Samples: 30, BaselineJobs: 6, Alpha: 0.05,
+		Gated:     []string{result.IterationsPerSec, result.LatencyP95, result.RequestsPerSec},
+		SetByLoad: []string{result.IterationsPerSec, result.RequestsPerSec},
+		Noise: map[string]stats.Noise{result.IterationsPerSec: {Jobs: 10, Runs: 5}, result.LatencyP95: {SigmaW: 0.1, SigmaB: 0.05, Jobs: 10, Runs: 5},
+			result.RequestsPerSec: {Jobs: 10, Runs: 5}}}
+	var b bytes.Buffer
+	if err := WriteCalibration(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "1 gated metrics") || strings.Count(out, "set by the load") != 2 || strings.Contains(out, "−1.0 %") {
+		t.Errorf("calibration report:\n%s", out)
+	}
+	c.SetByLoad = nil // an imported rate that never varied: no claim either
+	b.Reset()
+	if err := WriteCalibration(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); strings.Count(out, "– (no variation)") != 2 {
+		t.Errorf("calibration report without set-by-load:\n%s", out)
 	}
 }

@@ -22,8 +22,10 @@ func WriteText(w io.Writer, in Input) error {
 		writeTextTable(&b, in.Verdict)
 		b.WriteString("\n")
 	}
-	if line := detectLine(in.Verdict); line != "" {
-		b.WriteString(line + "\n\n")
+	for _, line := range []string{sequentialLine(in.Verdict), detectLine(in.Verdict)} {
+		if line != "" {
+			b.WriteString(line + "\n\n")
+		}
 	}
 	writeTextList(&b, "Warnings", "!", stats.Messages(in.Verdict.Warnings))
 	writeTextList(&b, "Notes", "-", append(findingNotes(in.Verdict), in.Notes...))
@@ -40,8 +42,12 @@ func contextLine(in Input) string {
 	if in.BaselineSource != "" {
 		parts = append(parts, "baseline "+in.BaselineSource)
 	}
-	parts = append(parts, fmt.Sprintf("%d head %s vs %d baseline %s", in.Verdict.HeadRuns,
-		plural(in.Verdict.HeadRuns, "run", "runs"), in.Verdict.BaseRuns, plural(in.Verdict.BaseRuns, "sample", "samples")))
+	if s := in.Verdict.Sequential; s != nil {
+		parts = append(parts, fmt.Sprintf("%d %s of base and head", s.Pairs, plural(s.Pairs, "pair", "pairs")))
+	} else {
+		parts = append(parts, fmt.Sprintf("%d head %s vs %d baseline %s", in.Verdict.HeadRuns,
+			plural(in.Verdict.HeadRuns, "run", "runs"), in.Verdict.BaseRuns, plural(in.Verdict.BaseRuns, "sample", "samples")))
+	}
 	return strings.Join(parts, " · ")
 }
 

@@ -13,6 +13,7 @@ const (
 	TestZ           = "z-test (calibrated σ)"
 	TestTPrediction = "t prediction (low confidence)"
 	TestSignedRank  = "wilcoxon signed-rank exact (pairs)"
+	TestSequential  = "sequential t (pairs)" // SeqDesign's repeated confidence bounds
 )
 
 // FloorRule says where the floor of an unpaired comparison comes from.
@@ -106,6 +107,7 @@ const (
 	MethodFormula    = "formula"
 	MethodMonteCarlo = "monte carlo"
 	MethodPairs      = "formula (pairs)"
+	MethodSequential = "sequential (pairs)" // SeqDesign.Detectable: within the pair budget
 )
 
 // Settings of the Monte Carlo MDE, used where the closed form is optimistic.
@@ -250,23 +252,29 @@ func (in Input) effect(head, base []float64) float64 {
 	return d * math.Log(Median(head)/Median(base))
 }
 
-// differences are the pairs' differences on the comparison scale, bigger
-// is worse: d_k = dir·(scale(head_k) − scale(base_k)).
+// differences are the pairs' differences (PairDifferences).
 func (in Input) differences() ([]float64, error) {
-	if len(in.Head) != len(in.Base) {
+	return PairDifferences(in.Head, in.Base, in.Scale, in.Direction)
+}
+
+// PairDifferences are the differences of pairs (head[k], base[k]) on the
+// comparison scale s, bigger is worse: d_k = dir·(s(head_k) − s(base_k)).
+// It fails when the sides differ in length or a value does not fit s.
+func PairDifferences(head, base []float64, s Scale, dir Direction) ([]float64, error) {
+	if len(head) != len(base) {
 		return nil, errors.New("pairs need as many head as base values")
 	}
-	hs, err := in.Scale.Values(in.Head)
+	hs, err := s.Values(head)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("head: %w", err)
 	}
-	bs, err := in.Scale.Values(in.Base)
+	bs, err := s.Values(base)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("base: %w", err)
 	}
 	d := make([]float64, len(hs))
 	for i := range hs {
-		d[i] = in.Direction.Sign() * (hs[i] - bs[i])
+		d[i] = dir.Sign() * (hs[i] - bs[i])
 	}
 	return d, nil
 }

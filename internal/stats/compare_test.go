@@ -172,3 +172,36 @@ func TestCV(t *testing.T) {
 		t.Error("CV of one value or a zero mean should be 0")
 	}
 }
+
+// A sample without any variation has no noise to size a detectable effect
+// from: an open-loop rate that is exactly the offered rate in every run
+// must not be claimed as "detects a drop of ≥ 6.7 %", nor a floor measured
+// from zero spread. A rate at 0 % in every run, judged by a fixed floor in
+// percentage points, keeps its claim: the floor, not the noise, sizes it.
+func TestDetectClaimsNothingWithoutVariation(t *testing.T) {
+	t.Parallel()
+	fixed := func(n int, v float64) []float64 { return seq(n, v, 0) }
+	constant := throughput(fixed(5, 30), fixed(30, 30))
+	constant.Detect = true
+	if d := Compare(constant).Detectable; d.Possible || !strings.Contains(d.Note, "same value") {
+		t.Errorf("a throughput at exactly 30/s in every run: %+v, want no claim", d)
+	}
+	paired := throughput(fixed(8, 30), fixed(8, 30))
+	paired.Paired, paired.Detect = true, true
+	if d := Compare(paired).Detectable; d.Possible {
+		t.Errorf("pairs that never differ: %+v, want no claim", d)
+	}
+	errs := Input{Head: fixed(5, 0), Base: fixed(30, 0), Direction: HigherIsWorse, Scale: Points, Alpha: 0.05, K: 1, FixedFloor: 1, Detect: true}
+	if d := Compare(errs).Detectable; !d.Possible || d.Effect != 1 {
+		t.Errorf("errors at 0 %% with a 1 pp floor: %+v, want a claim of 1 pp", d)
+	}
+	errs.Floor = FloorSpread
+	if d := Compare(errs).Detectable; d.Possible {
+		t.Errorf("errors at 0 %% with a floor measured from their zero spread: %+v, want no claim", d)
+	}
+	moving := throughput(seq(5, 29, 0.5), seq(30, 29, 0.1))
+	moving.Detect = true
+	if d := Compare(moving).Detectable; !d.Possible {
+		t.Errorf("a throughput that varies: %+v, want a claim", d)
+	}
+}

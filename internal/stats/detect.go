@@ -22,6 +22,10 @@ func (in Input) detect(floor float64) Detectable {
 		dt.Note = needRuns(m, alpha)
 		return dt
 	}
+	if in.Noise == nil && nz.SigmaW < noVariation && (in.Scale == Ratio || in.Floor == FloorSpread) {
+		dt.Note = noVariationNote
+		return dt
+	}
 	se := SE(nz, n, m, in.BaseJobs, in.SameJob)
 	var x float64
 	if n+m <= monteCarloMaxRuns {
@@ -41,6 +45,16 @@ func (in Input) detect(floor float64) Detectable {
 	dt.Possible, dt.Effect = true, x
 	return dt
 }
+
+// noVariationNote explains a detectable effect that is not claimed because
+// the samples show no noise at all: a floor measured from them would be 0
+// and a ratio metric that never varies is likely fixed by the load (an
+// open-loop rate), so no figure computed from zero noise would be true.
+// noVariation is a spread (on the comparison scale) that is rounding, not
+// noise.
+const noVariation = 1e-9
+
+const noVariationNote = "every run measured the same value: no noise to size the detectable effect from (a figure the load fixes cannot show a regression)"
 
 // simulateMDE runs this comparison's own decision on synthetic samples.
 func (in Input) simulateMDE(nz Noise, floor, se float64) (float64, bool) {
@@ -114,6 +128,10 @@ func (in Input) detectPairs(floor float64) Detectable {
 		return dt
 	}
 	sd := math.Sqrt(stat.Variance(d, nil))
+	if sd < noVariation {
+		dt.Note = noVariationNote
+		return dt
+	}
 	n := float64(len(d))
 	zp, za := distuv.UnitNormal.Quantile(Power), distuv.UnitNormal.Quantile(1-in.Alpha)
 	a := (za + zp) * sd * math.Sqrt(math.Pi/3) / math.Sqrt(n)

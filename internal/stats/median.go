@@ -51,6 +51,20 @@ func Mean(x []float64) float64 {
 	return s / float64(len(x))
 }
 
+// SampleSD is the sample standard deviation (n−1); 0 for fewer than two
+// values.
+func SampleSD(x []float64) float64 {
+	if len(x) < 2 {
+		return 0
+	}
+	m := Mean(x)
+	var ss float64
+	for _, v := range x {
+		ss += (v - m) * (v - m)
+	}
+	return math.Sqrt(ss / float64(len(x)-1))
+}
+
 // Logs returns the natural logarithms of x, or an error naming the first
 // value that is not strictly positive and finite (ratio metrics only).
 func Logs(x []float64) ([]float64, error) {

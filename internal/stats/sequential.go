@@ -51,6 +51,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -221,6 +222,9 @@ type SeqDecision struct {
 // Decided reports whether the look ends the metric's sequence.
 func (s SeqDecision) Decided() bool { return s.Outcome != SeqContinue }
 
+// WithDefaults is the design with its zero fields set to the defaults.
+func (d SeqDesign) WithDefaults() SeqDesign { return d.withDefaults() }
+
 func (d SeqDesign) withDefaults() SeqDesign {
 	if d.Alpha == 0 {
 		d.Alpha = DefaultSeqAlpha
@@ -288,6 +292,28 @@ func (d SeqDesign) Final(diffs []float64, minEffect, resolution float64, k int) 
 	return d.look(diffs, minEffect, resolution, k, true, true)
 }
 
+// Replay is the decision of one metric of a job that looked after every
+// pair, for a caller that keeps no state and is handed all pairs so far:
+// the first of the looks at diffs[:1], diffs[:2], … that decided, else
+// the look at all of diffs (Final when final is set). A metric keeps its
+// first decision, as CombineSeq requires. Every look uses k, so a caller
+// whose k changes between calls replays the earlier looks at the new k.
+// Detectable is not filled: price it once, with Detectable, when the job
+// is done.
+func (d SeqDesign) Replay(diffs []float64, minEffect, resolution float64, k int, final bool) (SeqDecision, error) {
+	d = d.withDefaults()
+	if err := d.check(diffs, minEffect, resolution); err != nil {
+		return SeqDecision{}, err
+	}
+	for n := d.MinPairs; n < len(diffs); n++ {
+		dec, err := d.look(diffs[:n], minEffect, resolution, k, false, false)
+		if err != nil || dec.Decided() {
+			return dec, err
+		}
+	}
+	return d.look(diffs, minEffect, resolution, k, final, false)
+}
+
 // look is Look (or Final when final is set); detect fills Detectable when
 // the look decides (about half a millisecond; simulations of the decision
 // alone skip it).
@@ -325,7 +351,7 @@ func summarize(diffs []float64, minEffect, resolution float64) SeqDecision {
 		dec.Estimate = Mean(diffs)
 	}
 	if len(diffs) >= 2 {
-		dec.Spread = math.Max(sampleSD(diffs), resolution)
+		dec.Spread = math.Max(SampleSD(diffs), resolution)
 	}
 	return dec
 }
@@ -435,15 +461,59 @@ func (d SeqDesign) Detectable(sigma, minEffect, resolution float64, k int) (floa
 	return d.detectable(math.Max(sigma, resolution), math.Max(minEffect, resolution), resolution, max(k, 1)), nil
 }
 
+// Pricing the detectable effect takes about half a millisecond (every
+// standard path at every look), and a job prices it for every gated
+// metric. It is priced at the spread rounded to a geometric grid of
+// detectableGrid (0.5 %), which moves it by less than the Monte Carlo
+// error of its 2,000 paths, and the last detectableMemoSize prices are
+// kept.
+const (
+	detectableGrid     = 0.005
+	detectableMemoSize = 4096
+)
+
+type detectableKey struct {
+	d                   SeqDesign
+	k                   int
+	sigma, thr, resolve float64
+}
+
+var detectableMemo = struct {
+	sync.Mutex
+	byKey map[detectableKey]float64
+}{byKey: map[detectableKey]float64{}}
+
 func (d SeqDesign) detectable(sigma, thr, resolution float64, k int) float64 {
 	if !(sigma > 0) {
 		return thr
 	}
+	step := math.Log1p(detectableGrid)
+	sigma = math.Exp(math.Round(math.Log(sigma)/step) * step)
+	key := detectableKey{d: d, k: k, sigma: sigma, thr: thr, resolve: resolution}
+	detectableMemo.Lock()
+	x, ok := detectableMemo.byKey[key]
+	detectableMemo.Unlock()
+	if ok {
+		return x
+	}
+	x = d.priceDetectable(sigma, thr, resolution, k)
+	detectableMemo.Lock()
+	if len(detectableMemo.byKey) >= detectableMemoSize {
+		clear(detectableMemo.byKey)
+	}
+	detectableMemo.byKey[key] = x
+	detectableMemo.Unlock()
+	return x
+}
+
+// priceDetectable is detectable, priced on the standard paths.
+func (d SeqDesign) priceDetectable(sigma, thr, resolution float64, k int) float64 {
 	paths := standardPathsFor(d.schedule())
 	low, up := d.boundaries(k)
+	looks := d.lookTerms(low, up)
 	critical := make([]float64, len(paths.mean))
 	for p := range paths.mean {
-		critical[p] = d.criticalShift(paths, p, low, up, thr/sigma, resolution/sigma)
+		critical[p] = d.criticalShift(paths.mean[p], paths.sd[p], looks, thr/sigma, resolution/sigma)
 	}
 	// The Power quantile: the shift that Power of the paths are caught at.
 	x := selectDescending(critical, len(critical)-int(math.Ceil(Power*float64(len(critical)))))
@@ -453,32 +523,69 @@ func (d SeqDesign) detectable(sigma, thr, resolution float64, k int) float64 {
 	return math.Max(x, 0) * sigma
 }
 
-// criticalShift is, for standard path p, the smallest shift δ (in σ
-// units) at which the design calls it a regression within the budget.
-// Raising δ only brings a regression sooner and a pass later, so the path
-// is a regression exactly for δ above
+// lookTerm is what criticalShift needs of one planned look: its index
+// n − MinPairs, the critical values of the lower and upper bounds, and 1/√n.
+type lookTerm struct {
+	i                int
+	low, up, invSqrt float64
+}
+
+// lookTerms lists the planned looks of the schedule, once per pricing
+// rather than once per path.
+func (d SeqDesign) lookTerms(low, up *tBoundary) []lookTerm {
+	sch := d.schedule()
+	var out []lookTerm
+	for n := d.MinPairs; n <= d.MaxPairs; n++ {
+		if sch.isLook(n) {
+			i := n - d.MinPairs
+			out = append(out, lookTerm{i: i, low: low.crit[i], up: up.crit[i], invSqrt: 1 / math.Sqrt(float64(n))})
+		}
+	}
+	return out
+}
+
+// criticalShift is, for the standard path with running means mean and
+// standard deviations sd, the smallest shift δ (in σ units) at which the
+// design calls it a regression within the budget. Raising δ only brings a
+// regression sooner and a pass later, so the path is a regression exactly
+// for δ above
 //
 //	min over looks n of max(r_n, max_{m<n} q_m),
 //
 // where the regression rule holds at n for δ > r_n and the pass rule at m
 // for δ < q_m. The power at δ is the share of paths whose critical shift
-// is below δ: no search over δ is needed.
-func (d SeqDesign) criticalShift(paths *standardPaths, p int, low, up *tBoundary, thr, floor float64) float64 {
-	sch := d.schedule()
+// is below δ: no search over δ is needed. It runs for every path of every
+// pricing, so it compares with if rather than math.Max (the values are
+// never NaN: sd > 0 on every simulated path) and stops at the look after
+// which no later one can lower the minimum.
+func (d SeqDesign) criticalShift(mean, sd []float64, looks []lookTerm, thr, floor float64) float64 {
 	best, passBelow := math.Inf(1), math.Inf(-1)
-	for n := d.MinPairs; n <= d.MaxPairs; n++ {
-		if !sch.isLook(n) {
-			continue
+	changeBeyond := d.Rule == RuleChangeBeyond
+	for _, l := range looks {
+		m, s := mean[l.i], sd[l.i]
+		if floor > s {
+			s = floor
 		}
-		i := n - d.MinPairs
-		mean := paths.mean[p][i]
-		se := math.Max(paths.sd[p][i], floor) / math.Sqrt(float64(n))
-		r := thr + low.crit[i]*se - mean // δ beyond which Lower > thr
-		if d.Rule == RuleChangeBeyond {
-			r = math.Max(low.crit[i]*se-mean, thr-mean)
+		se := s * l.invSqrt
+		r := thr + l.low*se - m // δ beyond which Lower > thr
+		if changeBeyond {
+			r = l.low*se - m
+			if t := thr - m; t > r {
+				r = t
+			}
 		}
-		best = math.Min(best, math.Max(r, passBelow))
-		passBelow = math.Max(passBelow, thr-up.crit[i]*se-mean)
+		if passBelow > r {
+			r = passBelow
+		}
+		if r < best {
+			best = r
+		}
+		if q := thr - l.up*se - m; q > passBelow {
+			passBelow = q
+		}
+		if passBelow >= best { // later looks only ever give more than passBelow
+			break
+		}
 	}
 	return best
 }
@@ -508,19 +615,6 @@ func (d SeqDesign) morePairs(dec SeqDecision, cLow, cUp float64) int {
 }
 
 func sq(x float64) float64 { return x * x }
-
-// sampleSD is the sample standard deviation (n−1); 0 for one value.
-func sampleSD(x []float64) float64 {
-	if len(x) < 2 {
-		return 0
-	}
-	m := Mean(x)
-	var ss float64
-	for _, v := range x {
-		ss += (v - m) * (v - m)
-	}
-	return math.Sqrt(ss / float64(len(x)-1))
-}
 
 // CombineSeq is the job's outcome from its gated metrics' latest looks:
 // a regression in any metric ends the job as a regression; otherwise the

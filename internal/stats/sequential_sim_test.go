@@ -270,7 +270,7 @@ func crossingRate(seed uint64, jobs int, d SeqDesign, w pairWorld, effect float6
 	sch := d.schedule()
 	return rejectionRate(seed, jobs, d, w, effect, block, func(units []float64) bool {
 		n := len(units)
-		return sch.isLook(n) && bound(Mean(units), -low.crit[n-d.MinPairs], sampleSD(units), n) > 0
+		return sch.isLook(n) && bound(Mean(units), -low.crit[n-d.MinPairs], SampleSD(units), n) > 0
 	})
 }
 
@@ -285,7 +285,7 @@ func naiveRate(seed uint64, jobs int, d SeqDesign, w pairWorld, a float64) float
 	}
 	return rejectionRate(seed, jobs, d, w, 0, 1, func(units []float64) bool {
 		n := len(units)
-		return Mean(units)*math.Sqrt(float64(n))/sampleSD(units) > quantiles[n]
+		return Mean(units)*math.Sqrt(float64(n))/SampleSD(units) > quantiles[n]
 	})
 }
 

@@ -152,7 +152,7 @@ func detectsFor(d SeqDesign, m metricKind) string {
 		x[i] = src.next()
 	}
 	g := m.gate(0)
-	v, err := d.Detectable(sampleSD(x), g.minEffect, g.resolution, gateMetrics)
+	v, err := d.Detectable(SampleSD(x), g.minEffect, g.resolution, gateMetrics)
 	switch {
 	case err != nil || math.IsNaN(v):
 		return "none"
@@ -365,7 +365,7 @@ func tableLooking(out *strings.Builder) {
 // the pairs so far (one-sided: only a positive mean rejects).
 func msprtRate(seed uint64, jobs int, d SeqDesign, w pairWorld, a, tau float64) float64 {
 	return rejectionRate(seed, jobs, d, w, 0, 1, func(units []float64) bool {
-		mean, v := Mean(units), sq(sampleSD(units))
+		mean, v := Mean(units), sq(SampleSD(units))
 		n, t2 := float64(len(units)), tau*tau
 		logLambda := 0.5*math.Log(v/(v+n*t2)) + n*n*t2*mean*mean/(2*v*(v+n*t2))
 		return mean > 0 && logLambda >= math.Log(1/a)

@@ -271,7 +271,7 @@ func TestSeqFinalHoldsLevel(t *testing.T) {
 		if n == stop {
 			c = low.final[n-d.MinPairs]
 		}
-		return n <= stop && bound(Mean(units), -c, sampleSD(units), n) > 0
+		return n <= stop && bound(Mean(units), -c, SampleSD(units), n) > 0
 	})
 	t.Logf("stopped by time at %d of %d pairs: lower bound ever above 0 in %.2f %% of A/A jobs (α 5 %%)", stop, d.MaxPairs, 100*got)
 	if got < 0.85*DefaultSeqAlpha || got > 1.15*DefaultSeqAlpha {
@@ -313,3 +313,50 @@ func BenchmarkSeqLook(b *testing.B) {
 		d.Look(diffs, minEffect5, resolution, 6)
 	}
 }
+
+// Replay keeps a metric's first decision: it agrees with a caller that
+// looked after every pair and stopped looking at the first decision, and
+// the final look of a job cut short spends what is left.
+func TestSeqReplayKeepsTheFirstDecision(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 1))
+	d := SeqDesign{}.WithDefaults()
+	for trial := range 300 {
+		effect := []float64{0, logPct(0.05), logPct(0.15)}[trial%3]
+		n := 1 + rng.IntN(d.MaxPairs)
+		diffs := make([]float64, n)
+		for i := range diffs {
+			diffs[i] = effect + 0.04*rng.NormFloat64()
+		}
+		final := trial%4 == 0
+		var want SeqDecision
+		for m := 1; m <= n; m++ {
+			var err error
+			if m == n && final {
+				want, err = d.Final(diffs[:m], minEffect5, resolution, 6)
+			} else {
+				want, err = d.Look(diffs[:m], minEffect5, resolution, 6)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want.Decided() {
+				break
+			}
+		}
+		got, err := d.Replay(diffs, minEffect5, resolution, 6, final)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Outcome != want.Outcome || got.Reason != want.Reason || got.Pairs != want.Pairs || !sameFloat(got.Lower, want.Lower) {
+			t.Fatalf("%d pairs (final %v): Replay %+v, looking pair by pair %+v", n, final, got, want)
+		}
+		if !math.IsNaN(got.Detectable) {
+			t.Fatalf("Replay priced the detectable effect: %+v", got)
+		}
+	}
+	if _, err := d.Replay(make([]float64, d.MaxPairs+1), minEffect5, resolution, 6, false); err == nil {
+		t.Error("Replay accepted more pairs than the budget")
+	}
+}
+
+func sameFloat(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }

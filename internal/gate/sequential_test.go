@@ -1,0 +1,240 @@
+package gate
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/stats"
+)
+
+var cpu = result.CPUPerIteration
+
+// cpuPairs draws pairs of runs with CPU per iteration (2 ms, head scaled by
+// headScale) and throughput, each run with noise cv, both runs of a pair
+// sharing a drift of 4·cv; request errors at 0 in every run.
+func cpuPairs(rng *rand.Rand, pairs int, cv, headScale float64) (base, head []result.Run) {
+	for range pairs {
+		drift := 4 * cv * rng.NormFloat64()
+		for _, side := range []struct {
+			runs  *[]result.Run
+			scale float64
+		}{{&base, 1}, {&head, headScale}} {
+			*side.runs = append(*side.runs, run(map[string]float64{
+				cpu:                     2 * side.scale * math.Exp(drift+cv*rng.NormFloat64()),
+				result.IterationsPerSec: 100 * math.Exp(-drift+cv*rng.NormFloat64()),
+				result.RequestErrorPct:  0,
+			}))
+		}
+	}
+	return base, head
+}
+
+var seqMetrics = []string{cpu, tput, result.RequestErrorPct}
+
+// judgeLoop calls JudgeSequential after every pair, as the A/B job loop
+// does, and returns the verdict it stopped at.
+func judgeLoop(base, head []result.Run, p Policy, d stats.SeqDesign) Verdict {
+	for n := 1; ; n++ {
+		v := JudgeSequential(base[:n], head[:n], p, d, n == len(base))
+		if v.Sequential.Done {
+			return v
+		}
+	}
+}
+
+// A clear CPU regression stops the job early as a regression, with the
+// estimate, its bounds and the look that decided it in the finding, and
+// the design's detectable effect in Detect.
+func TestSequentialRegressionStopsEarly(t *testing.T) {
+	t.Parallel()
+	base, head := cpuPairs(rand.New(rand.NewPCG(51, 1)), 20, 0.02, 1.25)
+	v := judgeLoop(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{})
+	s := v.Sequential
+	if v.Outcome != Regression || !slices.Equal(v.Regressions, []string{cpu}) || !s.Done || s.Pairs >= 12 || s.Pairs < s.MinPairs {
+		t.Fatalf("+25 %% CPU: %s %v after %d pairs (%+v); want an early regression in CPU", v.Outcome, v.Regressions, s.Pairs, s)
+	}
+	if !strings.Contains(s.Reason, "regression after") || !strings.Contains(s.Reason, "CPU/iteration") {
+		t.Errorf("reason %q should say a regression in CPU/iteration stopped the job", s.Reason)
+	}
+	f, _ := finding(v, cpu)
+	if f.DecidedAt != s.Pairs || !(f.Lower > 0) || !(f.Estimate > 15 && f.Estimate < 35) || !(f.Upper > f.Estimate) ||
+		f.Worse != f.Estimate || f.Change != f.Estimate || f.Floor != 5 || f.FloorSource != FromMinEffect || f.Test != stats.TestSequential {
+		t.Errorf("CPU finding %+v: want the estimate near +25 %% inside positive bounds, decided at %d pairs, threshold 5 %%", f, s.Pairs)
+	}
+	if !strings.Contains(f.Note, "worse beyond min_effect after") {
+		t.Errorf("note %q", f.Note)
+	}
+	if len(v.Detect) != len(seqMetrics) {
+		t.Fatalf("detect %+v, want one per gated metric", v.Detect)
+	}
+	for _, d := range v.Detect {
+		lo, hi := 5.0, 12.0 // percent, above min_effect
+		if d.Key == result.RequestErrorPct {
+			lo, hi = 0.99, 1.2 // pp: no spread, so about the 1 pp min_effect
+		}
+		if !d.Possible || d.Method != stats.MethodSequential || d.N != 20 || !(d.Effect >= lo) || d.Effect > hi {
+			t.Errorf("detect %+v: want a figure of %g–%g within 20 pairs", d, lo, hi)
+		}
+	}
+	// The pairs after the decision change nothing: the verdict depends on
+	// the pairs, and a metric keeps its first decision.
+	again := JudgeSequential(base[:s.Pairs], head[:s.Pairs], Policy{Metrics: seqMetrics}, stats.SeqDesign{}, false)
+	if g, _ := finding(again, cpu); g.Estimate != f.Estimate || g.Outcome != f.Outcome {
+		t.Errorf("judged again: %+v, want %+v", g, f)
+	}
+}
+
+// Unchanged code on quiet pairs passes once every gated metric is
+// confidently below its min_effect; before that the job goes on, every
+// metric "undecided so far" and nothing priced.
+func TestSequentialPassAndUndecided(t *testing.T) {
+	t.Parallel()
+	base, head := cpuPairs(rand.New(rand.NewPCG(52, 1)), 20, 0.01, 1)
+	p := Policy{Metrics: seqMetrics}
+	v := JudgeSequential(base[:2], head[:2], p, stats.SeqDesign{}, false)
+	if v.Sequential.Done || v.Outcome != Inconclusive || len(v.Detect) != 0 {
+		t.Fatalf("2 pairs: %+v; want not done, inconclusive so far, nothing priced", v.Sequential)
+	}
+	for _, key := range seqMetrics {
+		if f, _ := finding(v, key); f.Outcome != Undecided || f.DecidedAt != 0 {
+			t.Errorf("2 pairs, %s: %s decided at %d; want undecided", key, f.Outcome, f.DecidedAt)
+		}
+	}
+	v = judgeLoop(base, head, p, stats.SeqDesign{})
+	if v.Outcome != Pass || !v.Sequential.Done || v.Sequential.Pairs == 20 || !strings.Contains(v.Sequential.Reason, "every gated metric decided") {
+		t.Fatalf("A/A at CV 1 %%: %s, %+v; want a pass before the budget", v.Outcome, v.Sequential)
+	}
+	for _, key := range seqMetrics {
+		f, _ := finding(v, key)
+		if f.Outcome != MetricPass && f.Outcome != WithinMinEffect && f.Outcome != Improvement {
+			t.Errorf("%s: %s, want a passing outcome", key, f.Outcome)
+		}
+		if !(f.Upper < f.Floor) {
+			t.Errorf("%s: upper bound %.2f not below min_effect %.2f", key, f.Upper, f.Floor)
+		}
+	}
+	// Errors at 0 % in every pair: no spread, decided at the first look.
+	if f, _ := finding(v, result.RequestErrorPct); f.DecidedAt != 4 || f.Floor != 1 || f.Worse != 0 {
+		t.Errorf("request errors always 0: %+v; want a pass at 4 pairs against 1 pp", f)
+	}
+}
+
+// A real change smaller than min_effect passes as "changed, within
+// min_effect"; a configured min_effect replaces the default.
+func TestSequentialWithinMinEffect(t *testing.T) {
+	t.Parallel()
+	base, head := cpuPairs(rand.New(rand.NewPCG(53, 1)), 20, 0.002, 1.03)
+	p := Policy{Metrics: []string{cpu}}
+	v := judgeLoop(base, head, p, stats.SeqDesign{})
+	if f, _ := finding(v, cpu); f.Outcome != WithinMinEffect || v.Outcome != Pass || !(f.Lower > 0) {
+		t.Errorf("+3 %% at CV 0.2 %%: %s (%+v), want changed within min_effect and a pass", f.Outcome, f)
+	}
+	p.MinEffect = map[string]float64{cpu: 1}
+	v = judgeLoop(base, head, p, stats.SeqDesign{})
+	if f, _ := finding(v, cpu); v.Outcome != Regression || f.Floor != 1 {
+		t.Errorf("+3 %% with min_effect 1 %%: %s, floor %v; want a regression against 1 %%", v.Outcome, f.Floor)
+	}
+}
+
+// Noisy pairs that never decide end inconclusive at the budget, saying how
+// many more pairs would likely decide; a job cut short (final) before the
+// budget ends there too.
+func TestSequentialInconclusiveAtTheBudget(t *testing.T) {
+	t.Parallel()
+	base, head := cpuPairs(rand.New(rand.NewPCG(54, 1)), 12, 0.10, 1)
+	p, d := Policy{Metrics: []string{cpu}}, stats.SeqDesign{MaxPairs: 12}
+	v := judgeLoop(base, head, p, d)
+	f, _ := finding(v, cpu)
+	if v.Outcome != Inconclusive || f.Outcome != MetricInconclusive || v.Sequential.Pairs != 12 || !strings.Contains(v.Sequential.Reason, "budget of 12 pairs spent") {
+		t.Fatalf("A/A at CV 10 %%, 12 pairs: %s/%s, %+v; want inconclusive at the budget", v.Outcome, f.Outcome, v.Sequential)
+	}
+	if v.Sequential.MorePairs < 1 || !strings.Contains(f.Note, "more pairs would likely decide") {
+		t.Errorf("more pairs %d, note %q: want advice", v.Sequential.MorePairs, f.Note)
+	}
+	cut := JudgeSequential(base[:7], head[:7], p, d, true)
+	if !cut.Sequential.Done || cut.Outcome == Pass || !strings.Contains(cut.Sequential.Reason, "stopped after 7 pairs of a budget of 12") {
+		t.Errorf("final after 7 of 12: %s, %+v", cut.Outcome, cut.Sequential)
+	}
+	few := JudgeSequential(base[:2], head[:2], p, d, true)
+	if f, _ := finding(few, cpu); !few.Sequential.Done || f.Outcome != MetricInconclusive || few.Sequential.MorePairs != 2 {
+		t.Errorf("final after 2 pairs: %+v, %s; want inconclusive, 2 more pairs to the first look", few.Sequential, f.Outcome)
+	}
+}
+
+// A metric the load fixes is reported "set by the load": never gated,
+// never in Detect, not in K, and requests/s does not stand in for it.
+func TestSetByLoad(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(55, 1))
+	base, head := cpuPairs(rng, 20, 0.01, 1)
+	for _, runs := range [][]result.Run{base, head} {
+		for i := range runs {
+			runs[i].Metrics[tput] = 30
+			runs[i].Metrics[result.RequestsPerSec] = 120
+			runs[i].SetByLoad = []string{tput, result.RequestsPerSec}
+		}
+	}
+	v := judgeLoop(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{})
+	for _, key := range []string{tput, result.RequestsPerSec} {
+		f, _ := finding(v, key)
+		if f.Gated || f.Outcome != SetByLoad || !strings.Contains(f.Note, "set by the load") {
+			t.Errorf("sequential %s: %+v; want set by the load, not gated", key, f)
+		}
+	}
+	if slices.ContainsFunc(v.Detect, func(d Detectable) bool { return d.Key == tput || d.Key == result.RequestsPerSec }) {
+		t.Errorf("detect lists a metric set by the load: %+v", v.Detect)
+	}
+	// Fixed samples: no gate, no claim, no substitution, not in K.
+	fixed := Judge(base[:10], head[:5], Policy{BaselineJobs: 2})
+	if f, _ := finding(fixed, tput); f.Gated || f.Outcome != SetByLoad || !math.IsNaN(f.P) || !math.IsNaN(f.Floor) {
+		t.Errorf("fixed samples, iterations/s: %+v", f)
+	}
+	if f, _ := finding(fixed, result.RequestsPerSec); f.Gated || f.Outcome != SetByLoad {
+		t.Errorf("fixed samples, requests/s stood in for the throughput: %+v", f)
+	}
+	if len(fixed.Detect) == 0 || slices.ContainsFunc(fixed.Detect, func(d Detectable) bool { return d.Key == tput || d.Key == result.RequestsPerSec }) {
+		t.Errorf("fixed-sample detect: %+v", fixed.Detect)
+	}
+	// Only head runs say so (a stored baseline keeps no SetByLoad): any
+	// run's word counts.
+	stored := slices.Clone(base[:10])
+	for i := range stored {
+		stored[i].SetByLoad = nil
+	}
+	if f, _ := finding(Judge(stored, head[:5], Policy{}), tput); f.Outcome != SetByLoad {
+		t.Errorf("set by the load in the head runs only: %s", f.Outcome)
+	}
+}
+
+// A gated metric missing from some pair is not available and not counted
+// in K; a design that cannot be used ends the job at once.
+func TestSequentialMissingMetricAndBadDesign(t *testing.T) {
+	t.Parallel()
+	base, head := cpuPairs(rand.New(rand.NewPCG(56, 1)), 8, 0.01, 1)
+	delete(head[3].Metrics, cpu)
+	v := JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{}, false)
+	if f, _ := finding(v, cpu); f.Outcome != NotAvailable || !strings.Contains(f.Note, "not measured in every pair") {
+		t.Errorf("CPU missing from pair 4: %+v", f)
+	}
+	if v.HasWarning(WarnOneSided) {
+		t.Errorf("a metric on both sides but not in every pair was called one-sided: %v", v.Warnings)
+	}
+	// K = 2 (throughput and errors): the throughput's bounds equal those
+	// of a job that gates only those two.
+	two := JudgeSequential(base, head, Policy{Metrics: []string{tput, result.RequestErrorPct}}, stats.SeqDesign{}, false)
+	if a, _ := finding(v, tput); func() bool { b, _ := finding(two, tput); return a.Lower != b.Lower }() {
+		t.Errorf("K counts a metric that is not in every pair")
+	}
+	bad := JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{MinPairs: 2}, false)
+	if !bad.Sequential.Done || bad.Outcome != Inconclusive || !bad.HasWarning(WarnBadDesign) {
+		t.Errorf("a design with 2 pairs at the first look: %+v %v", bad.Sequential, bad.Warnings)
+	}
+	none := JudgeSequential(nil, nil, Policy{}, stats.SeqDesign{}, false)
+	if none.Sequential.Done || none.Outcome != Inconclusive {
+		t.Errorf("no pairs yet: %+v", none.Sequential)
+	}
+}
