@@ -45,6 +45,9 @@ type Env struct {
 	// environment they inherit (credentials removed), the supervisor that
 	// ends them with tailgate, and where a started target's output goes.
 	Processes Processes
+	// TempDir is where temporary source trees (A/B worktrees) are made;
+	// "" for the system's temporary directory.
+	TempDir string
 }
 
 // Processes describes the child processes of a benchmark (runner.Benchmark
