@@ -87,8 +87,14 @@ func (a *actionRun) run(ctx context.Context) error {
 		o := pipeline.CalibrateOptions{Config: a.cfg, Path: path, Jobs: 1, Append: true, Provenance: provenanceFlags{}.provenance(a.e.getenv)}
 		return calibrate(ctx, a.e, a.cfg, o, false)
 	case ci.ModeAB:
-		// The baseline file, when there is one, only lends its calibrated noise.
-		j, err := pipeline.AB(ctx, env, pipeline.ABOptions{Config: a.cfg, Baseline: baseline.FileSource{Path: path}})
+		// The baseline file, when there is one, only lends its calibrated
+		// noise. On a pull request the base build is the PR's base commit,
+		// unless the config names another.
+		o := pipeline.ABOptions{Config: a.cfg, Baseline: baseline.FileSource{Path: path}, Git: baseline.ExecGit{}}
+		if a.job.IsPullRequest() {
+			o.BaseRef = a.job.BaseSHA
+		}
+		j, err := pipeline.AB(ctx, env, o)
 		if err != nil {
 			return err
 		}
