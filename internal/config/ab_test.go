@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestABConfig(t *testing.T) {
@@ -11,11 +12,16 @@ func TestABConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.AB == nil || cfg.AB.Base.URL != "http://127.0.0.1:8081" || cfg.AB.Head.URL != "http://127.0.0.1:8082" {
-		t.Fatalf("ab = %+v", cfg.AB)
+	ab := cfg.AB
+	if ab == nil || ab.Base.Ref != "origin/main" || !ab.Head.IsEmpty() || ab.MaxTime.D() != 8*time.Minute {
+		t.Fatalf("ab = %+v", ab)
 	}
-	if cfg.AB.Order != OrderABBA || cfg.AB.Base.Ready.Timeout != DefaultReadyTimeout {
-		t.Errorf("defaults not applied to ab: order %q, base ready %+v", cfg.AB.Order, cfg.AB.Base.Ready)
+	base := ab.Base.TargetOr(cfg.Target)
+	if base.URL != "http://127.0.0.1:{{port}}" || base.Ready.Timeout != DefaultReadyTimeout || cfg.Build.Timeout.D() != 5*time.Minute {
+		t.Errorf("the base is the top-level target with its defaults: %+v, build %+v", base, cfg.Build)
+	}
+	if ps := cfg.Load.RunPhases(); len(ps) != 2 || ps[0].Load.Model != ModelClosed || ps[1].Load.Rate.PerSecond != 50 {
+		t.Errorf("phases %+v", ps)
 	}
 }
 

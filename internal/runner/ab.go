@@ -81,8 +81,8 @@ type ABResult struct {
 	Starts    int
 	StartTime time.Duration
 	Elapsed   time.Duration
-	// Budget says which budget ended the job: "pairs", "time", or "" when
-	// Look ended it.
+	// Budget says which budget the job spent: "pairs", "time", or "" when
+	// Look ended it before either.
 	Budget string
 }
 
@@ -141,9 +141,7 @@ func (j *abJob) run(ctx context.Context) (*ABResult, error) {
 		budget := j.budgetSpent(p + 1)
 		stop := j.plan.Look != nil && j.plan.Look(j.res, budget != "")
 		if budget != "" || stop {
-			if !stop {
-				j.res.Budget = budget
-			}
+			j.res.Budget = budget
 			break
 		}
 	}

@@ -12,34 +12,30 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/config"
 )
 
-// startedPIDs are the pids the service logged at each start in the log.
-func startedPIDs(t *testing.T, log string) []string {
+// logged are the first submatches of re in the log, in order: what the
+// service said at each start.
+func logged(t *testing.T, log, re string) []string {
 	t.Helper()
 	b, err := os.ReadFile(log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pids []string
-	for _, m := range regexp.MustCompile(`service pid (\d+)`).FindAllStringSubmatch(string(b), -1) {
-		pids = append(pids, m[1])
+	var out []string
+	for _, m := range regexp.MustCompile(re).FindAllStringSubmatch(string(b), -1) {
+		out = append(out, m[1])
 	}
-	return pids
+	return out
 }
 
-// startedAddrs are the addresses the service logged at each start.
+// startedPIDs are the pids the service logged at each start; startedAddrs
+// the addresses it listened on.
+func startedPIDs(t *testing.T, log string) []string { return logged(t, log, `service pid (\d+)`) }
 func startedAddrs(t *testing.T, log string) []string {
-	t.Helper()
-	b, err := os.ReadFile(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var addrs []string
-	for _, m := range regexp.MustCompile(`service listening on (\S+)`).FindAllStringSubmatch(string(b), -1) {
-		addrs = append(addrs, m[1])
-	}
-	return addrs
+	return logged(t, log, `service listening on (\S+)`)
 }
 
+// abBenchmark is a benchmark of url whose targets tailgate starts under
+// the supervisor, their output in log files.
 func abBenchmark(t *testing.T, url string) *Benchmark {
 	cfg := benchConfig(url, 1)
 	cfg.Dataset = config.Dataset{}

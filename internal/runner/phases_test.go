@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -151,13 +150,10 @@ func TestOpenOnlyThroughputIsSetByTheLoad(t *testing.T) {
 // sum of the windows'.
 func TestPhasesResources(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	tgt := serviceTarget(t, dir+"/target.env")
-	cfg := benchConfig(tgt.URL, 1)
-	cfg.Target = tgt
-	cfg.Dataset = config.Dataset{}
-	phased(cfg)
-	r := &Benchmark{Config: cfg, Environ: os.Environ(), Supervisor: []string{testExe(t), supervisorArg}}
+	tgt := serviceTarget(t, t.TempDir()+"/target.env")
+	r := abBenchmark(t, tgt.URL)
+	r.Config.Target = tgt
+	phased(r.Config)
 	res, err := r.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
