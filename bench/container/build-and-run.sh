@@ -138,7 +138,7 @@ run_demo() {
 	new_container
 	"${BUILDAH[@]}" "${RUN[@]}" --user 65534:65534 "$C" -- tailgate demo --runs 2 --duration 2s -q
 	mnt=$("${BUILDAH[@]}" mount "$C")
-	[ -s "$mnt/tmp/.cache/tailgate/demo-baseline.json" ] || die "the demo left no baseline at /tmp/.cache/tailgate/demo-baseline.json"
+	compgen -G "$mnt/tmp/.cache/tailgate/demo-baseline-*.json" >/dev/null || die "the demo left no baseline at /tmp/.cache/tailgate/demo-baseline-<definition>.json"
 	"${BUILDAH[@]}" umount "$C" >/dev/null
 }
 

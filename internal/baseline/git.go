@@ -35,9 +35,9 @@ func (ExecGit) Run(ctx context.Context, dir string, args ...string) ([]byte, err
 	return stdout.Bytes(), nil
 }
 
-// ErrNotAtCommit reports that the baseline file does not exist at the
-// commit asked for (e.g. the PR adds the first baseline).
-var ErrNotAtCommit = errors.New("baseline file does not exist at that commit")
+// ErrNotAtCommit reports that a file does not exist at the commit asked
+// for (e.g. the PR adds the first baseline, or the first tailgate.yml).
+var ErrNotAtCommit = errors.New("the file does not exist at that commit")
 
 var shaPattern = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 
@@ -46,19 +46,25 @@ var shaPattern = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 // the baseline it is judged against. When the checkout lacks the commit (a
 // shallow clone), it fetches just that commit from origin first.
 func ReadAtCommit(ctx context.Context, repoDir, baseSHA, file string, git Git) ([]byte, error) {
-	if !shaPattern.MatchString(baseSHA) {
-		return nil, fmt.Errorf("read baseline at the base commit: %q is not a commit sha", baseSHA)
+	return ReadFileAtCommit(ctx, repoDir, baseSHA, file, "baseline", git)
+}
+
+// ReadFileAtCommit is ReadAtCommit for any file of the checkout (the
+// benchmark file, for the gate's policy); what names the file in errors.
+func ReadFileAtCommit(ctx context.Context, repoDir, commit, file, what string, git Git) ([]byte, error) {
+	if !shaPattern.MatchString(commit) {
+		return nil, fmt.Errorf("read the %s at the base commit: %q is not a commit sha", what, commit)
 	}
-	spec, err := treePath(file)
+	spec, err := treePath(file, what)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := git.Run(ctx, repoDir, "cat-file", "-e", baseSHA+"^{commit}"); err != nil {
-		if _, err := git.Run(ctx, repoDir, "fetch", "--no-tags", "--depth=1", "origin", baseSHA); err != nil {
-			return nil, fmt.Errorf("fetch the base commit %s to read the baseline: %w", baseSHA, err)
+	if _, err := git.Run(ctx, repoDir, "cat-file", "-e", commit+"^{commit}"); err != nil {
+		if _, err := git.Run(ctx, repoDir, "fetch", "--no-tags", "--depth=1", "origin", commit); err != nil {
+			return nil, fmt.Errorf("fetch the base commit %s to read the %s: %w", commit, what, err)
 		}
 	}
-	return showAt(ctx, git, repoDir, baseSHA, spec, file)
+	return showAt(ctx, git, repoDir, commit, spec, file, what)
 }
 
 // ReadAtBranch reads the file at path (relative to repoDir) as it is at
@@ -67,7 +73,7 @@ func ReadAtBranch(ctx context.Context, repoDir, branch, file string, git Git) ([
 	if !ValidBranch(branch) {
 		return nil, fmt.Errorf("read baseline from branch: %q is not a branch name", branch)
 	}
-	spec, err := treePath(file)
+	spec, err := treePath(file, "baseline")
 	if err != nil {
 		return nil, err
 	}
@@ -78,31 +84,31 @@ func ReadAtBranch(ctx context.Context, repoDir, branch, file string, git Git) ([
 	if err != nil {
 		return nil, fmt.Errorf("resolve the fetched branch %s: %w", branch, err)
 	}
-	return showAt(ctx, git, repoDir, strings.TrimSpace(string(out)), spec, file)
+	return showAt(ctx, git, repoDir, strings.TrimSpace(string(out)), spec, file, "baseline")
 }
 
 // showAt prints spec at rev, telling a missing file from a git failure.
-func showAt(ctx context.Context, git Git, dir, rev, spec, file string) ([]byte, error) {
+func showAt(ctx context.Context, git Git, dir, rev, spec, file, what string) ([]byte, error) {
 	obj := rev + ":" + spec
 	if _, err := git.Run(ctx, dir, "cat-file", "-e", obj); err != nil {
-		return nil, fmt.Errorf("baseline %s at %s: %w", file, shortSHA(rev), ErrNotAtCommit)
+		return nil, fmt.Errorf("%s %s at %s: %w", what, file, shortSHA(rev), ErrNotAtCommit)
 	}
 	data, err := git.Run(ctx, dir, "show", obj)
 	if err != nil {
-		return nil, fmt.Errorf("read baseline %s at %s: %w", file, shortSHA(rev), err)
+		return nil, fmt.Errorf("read the %s %s at %s: %w", what, file, shortSHA(rev), err)
 	}
 	return data, nil
 }
 
 // treePath turns a path relative to the git working directory into the
 // "./path" form git resolves against that directory.
-func treePath(file string) (string, error) {
+func treePath(file, what string) (string, error) {
 	if file == "" || filepath.IsAbs(file) {
-		return "", fmt.Errorf("baseline path %q must be relative to the working directory", file)
+		return "", fmt.Errorf("%s path %q must be relative to the working directory", what, file)
 	}
 	clean := path.Clean(filepath.ToSlash(file))
 	if clean == ".." || strings.HasPrefix(clean, "../") {
-		return "", fmt.Errorf("baseline path %q leaves the working directory", file)
+		return "", fmt.Errorf("%s path %q leaves the working directory", what, file)
 	}
 	return "./" + clean, nil
 }

@@ -24,7 +24,7 @@ const (
 
 // Outputs is every output the action sets; the output tag is its name.
 type Outputs struct {
-	Verdict     string `output:"verdict"`     // pass, regression, inconclusive, ...
+	Verdict     string `output:"verdict"`     // pass, regression, inconclusive; error when tailgate could not judge
 	Regressions int    `output:"regressions"` // the number of regressed metrics
 	ReportPath  string `output:"report_path"`
 	CommentURL  string `output:"comment_url"` // empty when no comment was posted
@@ -52,10 +52,12 @@ type Runtime struct {
 }
 
 // NewRuntime returns a Runtime that writes workflow commands to w and finds the
-// file commands' paths through getenv.
+// file commands' paths through getenv. When w is a Guard the commands take
+// its privileged path, each on a line of its own; they are the only
+// commands that reach the log.
 func NewRuntime(w io.Writer, getenv func(string) string) *Runtime {
 	return &Runtime{
-		action: githubactions.New(githubactions.WithWriter(w), githubactions.WithGetenv(getenv)),
+		action: githubactions.New(githubactions.WithWriter(commandWriter(w)), githubactions.WithGetenv(getenv)),
 		getenv: getenv,
 	}
 }

@@ -2,14 +2,18 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/ci"
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/gh"
 	"github.com/tailgate-ci/tailgate/internal/pipeline"
+	"github.com/tailgate-ci/tailgate/internal/printable"
 	"github.com/tailgate-ci/tailgate/internal/publish"
 )
 
@@ -32,78 +36,186 @@ type actionRun struct {
 }
 
 func cmdAction(ctx context.Context, e env, args []string) error {
-	const usage = "Usage: tailgate action (no arguments: it reads the INPUT_* variables that action.yml sets; see docs/github-action.md)"
 	if len(args) == 1 && isHelp(args[0]) {
-		fmt.Fprintln(e.stdout, usage)
+		fmt.Fprintln(e.stdout, actionUsage)
 		return errHelpShown
 	}
+	a, err := newActionRun(e, args)
+	if err == nil {
+		err = a.run(ctx)
+	}
+	return a.end(err)
+}
+
+const actionUsage = "Usage: tailgate action (no arguments: it reads the INPUT_* variables that action.yml sets; see docs/github-action.md)"
+
+// newActionRun reads what the step is given: the inputs, the job's context
+// and the benchmark file. The token is masked before anything could print
+// it. Whatever fails here still leaves its trace (end).
+func newActionRun(e env, args []string) (*actionRun, error) {
+	a := &actionRun{e: e, rt: ci.NewRuntime(e.stdout, e.getenv)}
+	in, inErr := ci.ReadInputs(e.getenv)
+	a.in = in
+	if e.getenv("GITHUB_ACTIONS") == "true" { // outside a runner, ::add-mask:: would print the token
+		a.rt.AddMask(in.GitHubToken)
+	}
 	if len(args) > 0 {
-		return usageErr(usage)
+		return a, usageErr(actionUsage)
 	}
-	in, err := ci.ReadInputs(e.getenv)
-	if err != nil {
-		return pipeline.Usage.Wrap(err)
+	if inErr != nil {
+		return a, pipeline.Usage.Wrap(inErr)
 	}
-	rt := ci.NewRuntime(e.stdout, e.getenv)
 	job, err := ci.Detect(e.getenv)
 	if err != nil {
-		return pipeline.Runtime.Wrap(err)
+		return a, pipeline.Runtime.Wrap(err)
 	}
-	if job.IsActions { // outside a runner, ::add-mask:: would print the token
-		rt.AddMask(in.GitHubToken)
-	}
+	a.job = job
 	cfg, err := config.LoadFile(in.Config)
 	if err != nil {
-		return pipeline.Usage.Wrap(err)
+		return a, pipeline.Usage.Wrap(err)
 	}
-	a := &actionRun{e: e, in: in, job: job, rt: rt, cfg: cfg}
-	err = a.run(ctx)
+	a.cfg = cfg
+	return a, nil
+}
+
+// end leaves a trace of every failure but a regression (whose report has
+// been published): one ::error annotation, a job summary saying what went
+// wrong and verdict=error, from the first input read to the last output.
+func (a *actionRun) end(err error) error {
 	if code := exitCode(err); err != nil && code != ExitRegression {
-		publish.Failure(rt, cfg.Name, code, err)
+		publish.Failure(a.rt, a.name(), code, err)
 	}
-	if werr := rt.Err(); err == nil && werr != nil {
+	if werr := a.rt.Err(); err == nil && werr != nil {
 		err = pipeline.Runtime.Wrap(fmt.Errorf("writing to the job log: %w", werr))
 	}
 	return err
 }
 
+// name is the benchmark's name, or before the config is read the config
+// file's name.
+func (a *actionRun) name() string {
+	if a.cfg != nil {
+		return a.cfg.Name
+	}
+	if base := filepath.Base(a.in.Config); printable.Check(base) == nil && base != "." && len(base) <= 100 {
+		return base
+	}
+	return "tailgate"
+}
+
 // run does what the mode says, with the same use cases as the commands.
 func (a *actionRun) run(ctx context.Context) error {
-	env, path := a.e.pipelineEnv(a.cfg, false), a.baselinePath()
+	env := a.e.pipelineEnv(a.cfg, false)
 	switch a.in.Mode {
-	case ci.ModeCheck:
-		src, err := a.baselineSource(path)
+	case ci.ModeCheck, ci.ModeAB:
+		pol, err := a.policy(ctx)
 		if err != nil {
 			return err
 		}
-		j, err := pipeline.Check(ctx, env, pipeline.CheckOptions{Config: a.cfg, Baseline: src})
+		src, err := a.baselineSource(a.baselinePath(pol))
+		if err != nil {
+			return err
+		}
+		var j pipeline.Judged
+		if a.in.Mode == ci.ModeCheck {
+			j, err = pipeline.Check(ctx, env, pipeline.CheckOptions{Config: a.cfg, Baseline: src, Policy: pol})
+		} else { // the baseline file, when there is one, only lends its calibrated noise
+			j, err = pipeline.AB(ctx, env, a.abOptions(src, pol))
+		}
 		if err != nil {
 			return err
 		}
 		return a.publish(ctx, j)
 	case ci.ModeRecord:
-		return record(ctx, a.e, a.cfg, pipeline.RecordOptions{Config: a.cfg, Path: path, Provenance: provenanceFlags{}.provenance(a.e.getenv)}, false)
+		o := pipeline.RecordOptions{Config: a.cfg, Path: a.baselinePath(nil), Provenance: provenanceFlags{}.provenance(a.e.getenv)}
+		return record(ctx, a.e, a.cfg, o, false)
 	case ci.ModeCalibrate:
-		o := pipeline.CalibrateOptions{Config: a.cfg, Path: path, Jobs: 1, Append: true, Provenance: provenanceFlags{}.provenance(a.e.getenv)}
+		o := pipeline.CalibrateOptions{Config: a.cfg, Path: a.baselinePath(nil), Jobs: 1, Append: true, Provenance: provenanceFlags{}.provenance(a.e.getenv)}
 		return calibrate(ctx, a.e, a.cfg, o, false)
-	case ci.ModeAB:
-		// The baseline file, when there is one, only lends its calibrated
-		// noise. On a pull request the base build is the PR's base commit,
-		// unless the config names another.
-		o := pipeline.ABOptions{Config: a.cfg, Baseline: baseline.FileSource{Path: path}, Git: baseline.ExecGit{}}
-		if a.job.IsPullRequest() {
-			o.BaseRef = a.job.BaseSHA
-		}
-		j, err := pipeline.AB(ctx, env, o)
-		if err != nil {
-			return err
-		}
-		return a.publish(ctx, j)
 	}
 	return usageErr("unknown mode %q", a.in.Mode)
 }
 
-func (a *actionRun) baselinePath() string { return baselinePath(a.in.Baseline, a.cfg, a.cfg.Name) }
+// abOptions are mode ab's: on a pull request the base build is the PR's
+// base commit, built by tailgate in a worktree; where the step trusts the
+// base commit (as for the gate's policy) a ref in the PR's own benchmark
+// file cannot replace it.
+func (a *actionRun) abOptions(src baseline.Source, pol *pipeline.Policy) pipeline.ABOptions {
+	o := pipeline.ABOptions{Config: a.cfg, Baseline: src, Policy: pol, Git: baseline.ExecGit{}}
+	if a.job.IsPullRequest() {
+		o.BaseRef, o.PinBase = a.job.BaseSHA, a.trustsBase()
+	}
+	return o
+}
+
+// baselinePath is the baseline input, else the trusted policy's
+// gate.baseline (a PR cannot point its check at a fresh file), else the
+// benchmark file's.
+func (a *actionRun) baselinePath(pol *pipeline.Policy) string {
+	if pol != nil && a.in.Baseline == "" {
+		return pol.Gate.Baseline
+	}
+	return baselinePath(a.in.Baseline, a.cfg, a.cfg.Name)
+}
+
+// trustsBase reports whether the step reads what it is judged against
+// from the PR's base commit: on a pull request, unless baseline_from is
+// workspace (the explicit opt-out). With branch:NAME the baseline comes
+// from that branch and the policy still from the base commit.
+func (a *actionRun) trustsBase() bool {
+	_, isBranch := a.in.BaselineFrom.Branch()
+	switch {
+	case a.in.BaselineFrom == ci.BaselineWorkspace:
+		return false
+	case a.in.BaselineFrom == ci.BaselineBase:
+		return true
+	}
+	return (isBranch || a.in.BaselineFrom == ci.BaselineAuto) && a.job.IsPullRequest()
+}
+
+// policy is the gate section a check on a pull request is judged by: the
+// benchmark file as the PR's base commit has it (pipeline.TrustedPolicy);
+// nil (the benchmark file's own) when the step does not trust the base.
+func (a *actionRun) policy(ctx context.Context) (*pipeline.Policy, error) {
+	if !a.trustsBase() {
+		return nil, nil
+	}
+	if a.job.BaseSHA == "" {
+		return nil, usageErr("baseline_from %s needs a pull request event with a base commit", a.in.BaselineFrom)
+	}
+	file, err := inCheckout(a.in.Config)
+	if err != nil {
+		return nil, pipeline.Usage.Wrap(err)
+	}
+	where := fmt.Sprintf("%s at the PR's base commit %.12s", file, a.job.BaseSHA)
+	data, err := baseline.ReadFileAtCommit(ctx, ".", a.job.BaseSHA, file, "benchmark file", baseline.ExecGit{})
+	found := err == nil
+	if err != nil && !errors.Is(err, baseline.ErrNotAtCommit) {
+		return nil, pipeline.Runtime.Wrap(fmt.Errorf("reading the gate's policy: %w", err))
+	}
+	pol := pipeline.TrustedPolicy(a.cfg, data, found, where)
+	if pol.Warning != "" {
+		a.rt.Warningf("gate policy", "%s", pol.Warning)
+	}
+	return pol, nil
+}
+
+// inCheckout is path relative to the working directory (the checkout),
+// as git reads it at a commit.
+func inCheckout(path string) (string, error) {
+	if !filepath.IsAbs(path) {
+		return path, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(wd, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("the config %s is outside the working directory: the gate's policy is read from it at the PR's base commit", path)
+	}
+	return rel, nil
+}
 
 // baselineSource is where the inputs say the baseline is read from: on a
 // pull request, by default the PR's base commit, so that a PR cannot edit

@@ -426,25 +426,15 @@ func newE2ERepo(t *testing.T, bin, targetURL string) (string, string) {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(repo, "tailgate.yml"), strings.ReplaceAll(string(tmpl), "@URL@", targetURL))
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GIT_AUTHOR_NAME=e2e", "GIT_AUTHOR_EMAIL=e2e@example.invalid",
-		"GIT_COMMITTER_NAME=e2e", "GIT_COMMITTER_EMAIL=e2e@example.invalid"}
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
 	for range 3 { // 3 jobs of 2 runs: enough samples for the exact test
 		res := runTailgate(t, bin, repo, env, "baseline", "record", "-c", "tailgate.yml", "-q")
 		res.wantExit(t, ExitPass)
 	}
-	git := func(args ...string) string {
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = repo, env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	git("init", "-q", "-b", "main")
-	git("add", "tailgate.yml", "baselines/e2e.json")
-	git("commit", "-q", "-m", "baseline")
-	return repo, git("rev-parse", "HEAD")
+	gitIn(t, repo, "init", "-q", "-b", "main")
+	gitIn(t, repo, "add", "tailgate.yml", "baselines/e2e.json")
+	gitIn(t, repo, "commit", "-q", "-m", "baseline")
+	return repo, gitIn(t, repo, "rev-parse", "HEAD")
 }
 
 // writeScaledBaseline writes the committed baseline into the working tree

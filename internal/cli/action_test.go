@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tailgate-ci/tailgate/internal/ci"
+	"github.com/tailgate-ci/tailgate/internal/ci/citest"
 )
 
 const secretToken = "secret-token-123"
@@ -300,4 +302,77 @@ func TestActionRuntimeFailureStillReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantContains(t, "outputs", string(outputs), "error")
+}
+
+// Every failure of the step leaves its trace, also the earliest ones that
+// stop before a benchmark is read: exactly one ::error annotation, a job
+// summary that says what went wrong, and verdict=error in the outputs.
+func TestActionEarlyFailuresLeaveATrace(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		edit func(t *testing.T, env environ, dir string)
+		code int
+		why  string // in the annotation and the summary
+	}{
+		{"missing config", func(t *testing.T, env environ, dir string) {
+			env[ci.InputEnv("config")] = filepath.Join(dir, "nope.yml")
+		}, 2, "nope.yml"},
+		{"bad YAML", func(t *testing.T, env environ, dir string) {
+			mustWrite(t, env[ci.InputEnv("config")], "target: [\n")
+		}, 2, "invalid YAML"},
+		{"invalid config", func(t *testing.T, env environ, dir string) {
+			mustWrite(t, env[ci.InputEnv("config")], "target: {url: http://127.0.0.1:1}\nload: {rate: 1}\nscenarios:\n  - steps:\n      - {name: \"x\\n::error::pwned\", path: /a}\n")
+		}, 2, "scenarios[0].steps[0].name"},
+		{"bad inputs", func(t *testing.T, env environ, dir string) {
+			env[ci.InputEnv("mode")] = "benchmark-everything"
+			env[ci.InputEnv("fail_on_regression")] = "yes please"
+		}, 2, "input mode"},
+		{"arguments", nil, 2, "no arguments"},
+		{"no event payload", func(t *testing.T, env environ, dir string) {
+			env["GITHUB_EVENT_NAME"], env["GITHUB_EVENT_PATH"] = "pull_request", ""
+		}, 3, "GITHUB_EVENT_PATH is unset"},
+		{"unreadable event payload", func(t *testing.T, env environ, dir string) {
+			env["GITHUB_EVENT_NAME"], env["GITHUB_EVENT_PATH"] = "pull_request", filepath.Join(dir, "gone.json")
+		}, 3, "read the event payload"},
+		{"event payload not JSON", func(t *testing.T, env environ, dir string) {
+			mustWrite(t, filepath.Join(dir, "event.json"), "<html>")
+			env["GITHUB_EVENT_NAME"], env["GITHUB_EVENT_PATH"] = "pull_request", filepath.Join(dir, "event.json")
+		}, 3, "parse the event payload"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			cfg := filepath.Join(dir, "items.yml")
+			mustWrite(t, cfg, benchConfig("items", "http://127.0.0.1:1", 0))
+			env := actionEnv(t, dir, cfg, filepath.Join(dir, "b.json"))
+			args := []string{"action"}
+			if tc.edit != nil {
+				tc.edit(t, env, dir)
+			} else {
+				args = append(args, "check")
+			}
+			o := tailgateEnv(t, env, args...)
+			wantCode(t, o, tc.code)
+			wantNoSecret(t, o)
+			var errs []citest.Command
+			for _, c := range citest.Commands(o.stdout + "\n" + o.stderr) {
+				if c.Name == "error" {
+					errs = append(errs, c)
+				}
+				if c.Name != "error" && c.Name != "add-mask" {
+					t.Errorf("unexpected command %q", c.Text)
+				}
+			}
+			if len(errs) != 1 || errs[0].Props["title"] != "tailgate could not judge" || !strings.Contains(errs[0].Data, tc.why) {
+				t.Errorf("want one ::error titled 'tailgate could not judge' saying %q, got %v\n%s", tc.why, errs, o)
+			}
+			summary := string(mustRead(t, env["GITHUB_STEP_SUMMARY"]))
+			wantContains(t, "job summary", summary, "no verdict", fmt.Sprintf("exit code %d", tc.code), tc.why)
+			outputs := parseGitHubOutput(t, string(mustRead(t, env["GITHUB_OUTPUT"])))
+			if outputs["verdict"] != "error" {
+				t.Errorf("verdict output %q, want error (outputs %v)", outputs["verdict"], outputs)
+			}
+		})
+	}
 }

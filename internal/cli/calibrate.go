@@ -32,6 +32,9 @@ func cmdCalibrate(ctx context.Context, e env, args []string) error {
 	if *jobs < 1 {
 		return usageErr("--jobs must be at least 1")
 	}
+	if *pause < 0 {
+		return usageErr("--pause must not be negative, got %s", *pause)
+	}
 	if !*appendJob && *jobs < 2 {
 		return usageErr("--jobs must be at least 2 to measure the drift between jobs (10 or more recommended)")
 	}

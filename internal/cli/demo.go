@@ -11,7 +11,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/demo"
 	"github.com/tailgate-ci/tailgate/internal/pipeline"
-	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
 //go:embed demo.yml
@@ -47,11 +46,11 @@ func cmdDemo(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet("demo", "demo [--slowdown 30%] [--mode ab|check] [--aa] [--calibrate N] [-o result.json]", e.stderr)
 	var f demoFlags
 	fs.StringVar(&f.mode, "mode", demoModeAB, "`ab`: the clean service against the one with --slowdown, side by side in one job, pairs until the verdict is clear; check: judged against this machine's stored baseline (recorded the first time)")
-	fs.IntVar(&f.bench.runs, "runs", 0, "--mode check: number of runs (default 5)")
-	fs.DurationVar(&f.bench.duration, "duration", 0, "measure window of each phase of a run (default 2s)")
+	fs.Var((*countFlag)(&f.bench.runs), "runs", "--mode check: number of runs, `N` ≥ 1 (default 5)")
+	fs.Var((*positiveDuration)(&f.bench.duration), "duration", "measure window of each phase of a run, a `duration` > 0 (default 2s)")
 	fs.Var(&f.bench.warmup, "warmup", "warm-up of each phase of a run (default 500ms)")
 	fs.BoolVar(&f.bench.quiet, "q", false, "no progress output")
-	fs.StringVar(&f.out, "o", "", "also write the result JSON (in A/B the head's) to `file`")
+	fs.StringVar(&f.out, "o", "", "also write the result JSON to `file` (in A/B the head side's runs)")
 	fs.StringVar(&f.slowdown, "slowdown", "0%", "make the service do this much more work per request, e.g. `30%`")
 	fs.BoolVar(&f.async, "async", false, "assign answers 202 and commits later: a resolve may overtake it (409 INVALID ACTION)")
 	fs.IntVar(&f.rate, "rate", 10, "lifecycles offered per second in the latency phase")
@@ -59,7 +58,7 @@ func cmdDemo(ctx context.Context, e env, args []string) error {
 	fs.BoolVar(&f.record, "record", false, "--mode check: record a new baseline for this machine, replacing the old one")
 	fs.BoolVar(&f.ab, "ab", false, "the same as --mode ab (the default)")
 	fs.BoolVar(&f.aa, "aa", false, "A/B with the clean service on both sides, to see this job's noise")
-	fs.IntVar(&f.calibrate, "calibrate", 0, "run this many A/A `jobs` of the clean service and store the measured noise in this machine's demo baseline (for --mode check)")
+	fs.Var((*countFlag)(&f.calibrate), "calibrate", "run this many A/A `jobs` of the clean service and store the measured noise in this machine's demo baseline (for --mode check)")
 	f.budget.register(fs, false)
 	f.reports.register(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -72,9 +71,6 @@ func cmdDemo(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return usageErr("--slowdown: %v", err)
 	}
-	if f.baseline == "" {
-		f.baseline = demoBaselinePath(e.getenv)
-	}
 	if f.aa {
 		slow = 0 // A/A: both sides clean
 	}
@@ -82,10 +78,16 @@ func cmdDemo(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if f.baseline == "" {
+		f.baseline = demoBaselinePath(e.getenv, cfg.DefinitionHash())
+	}
 	switch {
 	case f.calibrate > 0:
 		if slow != 0 || f.async {
 			return usageErr("--calibrate measures the clean service: leave out --slowdown and --async")
+		}
+		if f.out != "" {
+			return usageErr("--calibrate stores noise in the baseline and writes no result: leave out -o")
 		}
 		o := pipeline.CalibrateOptions{Config: cfg, Path: f.baseline, Jobs: f.calibrate, Append: true,
 			Provenance: provenanceFlags{}.provenance(e.getenv)}
@@ -147,21 +149,16 @@ func demoAB(ctx context.Context, e env, f demoFlags, head *config.Config) error 
 	// With --aa both sides are the clean build, each run its own process
 	// (restarted every pair), so the A/A shows what two processes of one
 	// build differ by, which a real A/B sees too.
-	o := pipeline.ABOptions{Config: head, AA: f.aa, TwoProcesses: true}
+	o := pipeline.ABOptions{Config: head, AA: f.aa, TwoProcesses: true, ResultPath: f.out}
 	j, err := pipeline.AB(ctx, e.pipelineEnv(head, f.bench.quiet), o)
 	if err != nil {
 		return err
 	}
-	if f.out != "" {
-		if err := pipeline.Runtime.Wrap(result.WriteFile(f.out, j.Head)); err != nil {
-			return err
-		}
-	}
 	return conclude(ctx, j, abFailOn(f.reports, f.aa), f.reports.publishers(e)...)
 }
 
-// demoConfig fills the embedded demo benchmark with this executable, a
-// free loopback port and the flags.
+// demoConfig fills the embedded demo benchmark with this executable and
+// the flags (tailgate fills {{port}} at every start).
 func demoConfig(f demoFlags, slowdown float64) (*config.Config, error) {
 	exe, err := os.Executable()
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
 // TestDemoRecordsThenChecks runs the real demo end to end: the demo service
@@ -81,7 +83,10 @@ func TestDemoDefaultsToAB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the demo service for every run")
 	}
-	o := tailgate(t, "demo", "--slowdown", "200%", "--duration", "300ms", "--warmup", "100ms", "--max-pairs", "8", "-q",
+	// Windows of 1 s: on a busy machine a shorter capacity phase of the
+	// slowed service can end before any lifecycle completes, and then has
+	// no CPU per lifecycle to compare.
+	o := tailgate(t, "demo", "--slowdown", "200%", "--duration", "1s", "--warmup", "200ms", "--max-pairs", "8", "-q",
 		"--baseline", filepath.Join(t.TempDir(), "demo.json"))
 	wantCode(t, o, 1)
 	wantContains(t, "stdout", o.stdout, "tailgate: demo: REGRESSION", "each side was started afresh for its run of every pair")
@@ -260,4 +265,67 @@ func TestDemoServeProcessesSeesARunningService(t *testing.T) {
 			t.Errorf("demoServeProcesses still lists the stopped demo-serve: %s", p)
 		}
 	}
+}
+
+// `demo -o F` writes F also when the run records the baseline, and each
+// benchmark definition keeps a baseline of its own: another --duration
+// records beside the first instead of replacing it, and a file of another
+// definition named with --baseline is replaced with a plain why.
+func TestDemoWritesItsResultAndKeepsABaselinePerDefinition(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the demo service three times")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	env := environ{"XDG_CACHE_HOME": dir}
+	demo := func(duration string, extra ...string) (outcome, string) {
+		out := filepath.Join(t.TempDir(), "result.json")
+		args := append([]string{"demo", "--mode", "check", "-q", "--runs", "2", "--duration", duration, "--warmup", "0s", "-o", out}, extra...)
+		o := tailgateEnv(t, env, args...)
+		wantCode(t, o, 0)
+		if f, err := result.ReadFile(out); err != nil || len(f.Runs) != 2 {
+			t.Errorf("demo %s: -o wrote no result of 2 runs (%v)\n%s", duration, err, o)
+		}
+		return o, out
+	}
+	baselines := func() []string {
+		m, _ := filepath.Glob(filepath.Join(dir, "tailgate", "demo-baseline-*.json"))
+		return m
+	}
+	o, _ := demo("300ms")
+	wantContains(t, "stderr", o.stderr, "no demo baseline for this machine and benchmark yet")
+	wantContains(t, "stdout", o.stdout, "recorded a baseline for this machine")
+	first := baselines()
+	if len(first) != 1 {
+		t.Fatalf("baselines %v, want one", first)
+	}
+	o, _ = demo("400ms")
+	wantContains(t, "stdout", o.stdout, "recorded a baseline for this machine")
+	if got := baselines(); len(got) != 2 {
+		t.Errorf("baselines %v, want the first kept and a second for --duration 400ms", got)
+	}
+	o, _ = demo("500ms", "--baseline", first[0])
+	wantContains(t, "stderr", o.stderr, "the demo baseline "+first[0]+" was recorded for another benchmark definition",
+		"a baseline only compares runs of one definition, so a new one replaces it")
+}
+
+// In A/B, -o gets the head side's runs; --calibrate writes no result and
+// says so instead of ignoring -o.
+func TestDemoABWritesTheHeadRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts two demo services")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "head.json")
+	o := tailgate(t, "demo", "-q", "--ab", "--max-pairs", "4", "--duration", "300ms", "--warmup", "0s", "-o", out, "--baseline", filepath.Join(dir, "bl.json"))
+	if o.code != 0 && o.code != 1 {
+		t.Fatalf("demo --ab exited %d\n%s", o.code, o)
+	}
+	if f, err := result.ReadFile(out); err != nil || len(f.Runs) != 4 {
+		t.Errorf("-o with --ab: %v, want the head side's runs of its 4 pairs", err)
+	}
+	o = tailgate(t, "demo", "--calibrate", "2", "-o", out, "--baseline", filepath.Join(dir, "bl.json"))
+	wantCode(t, o, 2)
+	wantContains(t, "stderr", o.stderr, "--calibrate stores noise in the baseline and writes no result: leave out -o")
 }

@@ -3,7 +3,10 @@ package cli
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
+	"strconv"
+	"time"
 )
 
 // errHelpShown ends a command after -h printed its usage.
@@ -63,4 +66,50 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 func consumedDashDash(args, rest []string) bool {
 	i := len(args) - len(rest) - 1
 	return i >= 0 && args[i] == "--"
+}
+
+// countFlag is an int flag for a number of things (runs, jobs): given, it
+// must be at least 1; not given, the int keeps its value (0: the default
+// applies). `--runs 0` is a usage error, never the default in disguise.
+type countFlag int
+
+func (c *countFlag) String() string {
+	if c == nil {
+		return "0"
+	}
+	return strconv.Itoa(int(*c))
+}
+
+func (c *countFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return errors.New("expected a whole number")
+	}
+	if n < 1 {
+		return fmt.Errorf("must be at least 1, got %d", n)
+	}
+	*c = countFlag(n)
+	return nil
+}
+
+// positiveDuration is a duration flag that, given, must be longer than 0.
+type positiveDuration time.Duration
+
+func (d *positiveDuration) String() string {
+	if d == nil || *d == 0 {
+		return ""
+	}
+	return time.Duration(*d).String()
+}
+
+func (d *positiveDuration) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return errors.New("expected a duration such as 10s, 500ms or 2m")
+	}
+	if v <= 0 {
+		return fmt.Errorf("must be longer than 0, got %s", s)
+	}
+	*d = positiveDuration(v)
+	return nil
 }

@@ -13,8 +13,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"syscall"
+
+	"github.com/tailgate-ci/tailgate/internal/ci"
 )
 
 // Version is the tailgate version, set at build time with
@@ -49,7 +52,23 @@ func register(name, summary string, run func(context.Context, env, []string) err
 
 // Main runs tailgate with args (without the program name) and returns the
 // process exit code.
-func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+//
+// In GitHub Actions the runner reads workflow commands from both streams,
+// so both are guarded first (ci.Guard): nothing tailgate prints (a name from
+// a config or a report, a server's answer, a target's output, an error
+// quoting any of them) can form a command; only a ci.Runtime issues them.
+func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) (code int) {
+	if getenv("GITHUB_ACTIONS") == "true" {
+		stdout, stderr = ci.NewGuard(stdout), ci.NewGuard(stderr)
+	}
+	defer func() {
+		// A bug must not exit 2 (Go's exit code for a panic, tailgate's for
+		// bad input), nor print its value past the guard.
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "tailgate: internal error: %v\n%s", p, debug.Stack())
+			code = ExitRuntime
+		}
+	}()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	e := env{stdout: stdout, stderr: stderr, getenv: getenv, environ: os.Environ()}
@@ -103,6 +122,6 @@ Commands:
 	fmt.Fprint(w, `  version    print the version
 
 Run 'tailgate <command> -h' for a command's flags.
-Exit codes: 0 pass, 1 regression, 2 usage or config error, 3 runtime failure.
+Exit codes: 0 pass, 1 regression, 2 usage or config error, 3 runtime failure (also Ctrl-C: no result is written).
 `)
 }

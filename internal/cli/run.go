@@ -26,8 +26,8 @@ type benchFlags struct {
 
 func (b *benchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&b.config, "c", "tailgate.yml", "the benchmark `file`")
-	fs.IntVar(&b.runs, "runs", 0, "number of runs (overrides load.runs)")
-	fs.DurationVar(&b.duration, "duration", 0, "measure window of each run (of each phase with load.phases; overrides load.duration)")
+	fs.Var((*countFlag)(&b.runs), "runs", "number of runs, `N` ≥ 1 (overrides load.runs)")
+	fs.Var((*positiveDuration)(&b.duration), "duration", "measure window of each run (of each phase with load.phases), a `duration` > 0 (overrides load.duration)")
 	fs.Var(&b.warmup, "warmup", "warm-up of each run (of each phase with load.phases; overrides load.warmup; 0s for none)")
 	fs.BoolVar(&b.quiet, "q", false, "no progress output")
 	b.output = targetOutputFile
@@ -96,19 +96,25 @@ func (o *optionalDuration) Set(s string) error {
 }
 
 func cmdRun(ctx context.Context, e env, args []string) error {
-	fs := newFlagSet("run", "run -c tailgate.yml [-o result.json]", e.stderr)
+	fs := newFlagSet("run", "run -c tailgate.yml [-o result.json] [--shard I/N --start-at TIME]", e.stderr)
 	var bf benchFlags
 	bf.register(fs)
+	var sf shardFlags
+	sf.register(fs)
 	out := fs.String("o", "result.json", "write the result JSON to `file`")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	e = bf.output.apply(e)
+	sharding, err := sf.sharding()
+	if err != nil {
+		return err
+	}
 	cfg, err := bf.load()
 	if err != nil {
 		return err
 	}
-	if _, err := pipeline.Run(ctx, e.pipelineEnv(cfg, bf.quiet), pipeline.RunOptions{Config: cfg, ResultPath: *out}); err != nil {
+	if _, err := pipeline.Run(ctx, e.pipelineEnv(cfg, bf.quiet), pipeline.RunOptions{Config: cfg, ResultPath: *out, Sharding: sharding}); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "result written to %s\n", *out)

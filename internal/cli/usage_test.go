@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,7 +23,7 @@ func TestHelpPrintsUsageOnStdout(t *testing.T) {
 func TestHelpListsEveryCommandButNotHiddenOnes(t *testing.T) {
 	t.Parallel()
 	o := tailgate(t, "help")
-	for _, name := range []string{"action", "baseline", "calibrate", "check", "compare", "demo", "import", "run", "version"} {
+	for _, name := range []string{"action", "baseline", "calibrate", "check", "compare", "demo", "import", "merge", "run", "version"} {
 		if !strings.Contains(o.stdout, "\n  "+name+" ") {
 			t.Errorf("help does not list %q:\n%s", name, o.stdout)
 		}
@@ -153,6 +154,34 @@ func TestCommandHelpShowsNoSentinelDefault(t *testing.T) {
 			if strings.Contains(line, "-1ns") {
 				t.Errorf("%s shows the sentinel default -1ns: %q", strings.Join(args, " "), strings.TrimSpace(line))
 			}
+		}
+	}
+}
+
+// A value no benchmark can have is refused, never replaced by the
+// default: `--runs 0` used to run the default 5.
+func TestNonsenseValuesAreUsageErrors(t *testing.T) {
+	t.Parallel()
+	cfg := filepath.Join(t.TempDir(), "never-read.yml")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "-c", cfg, "--runs", "0"}, `invalid value "0" for flag -runs: must be at least 1, got 0`},
+		{[]string{"check", "-c", cfg, "--runs", "-3"}, "must be at least 1, got -3"},
+		{[]string{"baseline", "record", "-c", cfg, "--duration", "0s"}, `invalid value "0s" for flag -duration: must be longer than 0`},
+		{[]string{"calibrate", "-c", cfg, "--runs", "0"}, "must be at least 1"},
+		{[]string{"calibrate", "-c", cfg, "--pause", "-1s"}, "--pause must not be negative"},
+		{[]string{"ab", "-c", cfg, "--runs", "0"}, "must be at least 1"},
+		{[]string{"demo", "--runs", "0"}, "must be at least 1"},
+		{[]string{"demo", "--calibrate", "0"}, `invalid value "0" for flag -calibrate`},
+		{[]string{"demo", "--duration", "-2s"}, "must be longer than 0"},
+		{[]string{"run", "-c", cfg, "--warmup", "-1s"}, "--warmup must not be negative"},
+	}
+	for _, tc := range cases {
+		o := tailgate(t, tc.args...)
+		if o.code != 2 || !strings.Contains(o.stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and %q", strings.Join(tc.args, " "), o.code, o.stderr, tc.want)
 		}
 	}
 }

@@ -29,6 +29,10 @@ const (
 
 var unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
 
+// extensionPrefix marks top-level keys that tailgate ignores, as Compose
+// files do: the conventional place to define YAML anchors.
+const extensionPrefix = "x-"
+
 // decoder walks a YAML node tree against a Go value, strictly: every key
 // must be a field, every scalar must have the right type. Unlike
 // yaml.Node.Decode it reports every problem with its position, and records
@@ -117,6 +121,9 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, depth
 	}
 	for _, p := range pairs {
 		name := p.key.Value
+		if path == "" && strings.HasPrefix(name, extensionPrefix) {
+			continue // a place for anchors (x-common: &common …), read only where aliased
+		}
 		f, known := fields[name]
 		if !known {
 			d.unknownKey(p.key, path, fields, present)

@@ -57,6 +57,14 @@ func applyDefaults(cfg *Config, c *collector) {
 	for i := range cfg.Scenarios {
 		defaultScenario(&cfg.Scenarios[i], c, joinIndex("scenarios", i), i)
 	}
+	if s := cfg.Setup; s != nil {
+		defaultSteps(s.Run, c, "setup.run")
+		defaultSteps(s.VU, c, "setup.vu")
+	}
+	if f := cfg.Feed; f != nil {
+		setString(&f.Per, c, "feed.per", FeedPerVU)
+		setString(&f.AtEnd, c, "feed.at_end", FeedWrap)
+	}
 	defaultGate(&cfg.Gate, cfg.Name, c)
 }
 
@@ -128,10 +136,15 @@ func defaultPhase(p *Phase, top Load, c *collector, path string) {
 func defaultScenario(s *Scenario, c *collector, path string, i int) {
 	setString(&s.Name, c, path+".name", fmt.Sprintf("scenario-%d", i+1))
 	setInt(&s.Weight, c, path+".weight", DefaultWeight)
-	for j := range s.Steps {
-		st := &s.Steps[j]
+	defaultSteps(s.Steps, c, path+".steps")
+}
+
+// defaultSteps names each step "<METHOD> <path>" unless it has a name.
+func defaultSteps(steps []Step, c *collector, path string) {
+	for j := range steps {
+		st := &steps[j]
 		defaultRequest(&st.Request)
-		setString(&st.Name, c, joinIndex(path+".steps", j)+".name", st.Method+" "+st.Path)
+		setString(&st.Name, c, joinIndex(path, j)+".name", st.Method+" "+st.Path)
 	}
 }
 

@@ -24,6 +24,11 @@ type definition struct {
 	Drain     *Drain
 	Load      Load
 	Scenarios []Scenario
+	// Setup and Feed are left out when unset, so that a definition
+	// without them hashes as it did before they existed. The feed counts
+	// by its content: the rows are the dataset, not the file's name.
+	Setup *Setup `json:",omitempty"`
+	Feed  *Feed  `json:",omitempty"`
 }
 
 // DefinitionHash identifies the benchmark definition as "sha256:<hex>".
@@ -39,6 +44,8 @@ func (c *Config) DefinitionHash() string {
 		Drain:     c.Drain,
 		Load:      c.Load,
 		Scenarios: c.Scenarios,
+		Setup:     c.Setup,
+		Feed:      c.Feed,
 	}
 	data, err := json.Marshal(def)
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/printable"
 )
 
 // Problem is one thing wrong with a config file, at the place it was found.
@@ -31,10 +33,20 @@ func (p Problem) String() string {
 	}
 	b.WriteString(": ")
 	if p.Key != "" {
-		b.WriteString(p.Key + ": ")
+		b.WriteString(printableKey(p.Key) + ": ")
 	}
 	b.WriteString(p.Msg)
 	return b.String()
+}
+
+// printableKey quotes a key path holding a character that would not show
+// as it is (a mapping key with a line break), so that a problem stays on
+// its line.
+func printableKey(key string) string {
+	if _, _, bad := printable.Bad(key); bad {
+		return strconv.Quote(key)
+	}
+	return key
 }
 
 // Error is every problem found in a config file, in file order.

@@ -128,6 +128,18 @@ var badCases = []badCase{
 		6, 12, "scenarios[1].name", `scenario name "a" is already used by scenarios[0]`},
 	{"duplicate step names", lines(targetOK, l("load: {rate: 1}", "scenarios:", "  - steps:", "      - path: /a", "      - path: /a")),
 		7, 9, "scenarios[0].steps[1].name", `step name "GET /a" is already used by step 0`},
+	{"scenario name with a line break", lines(targetOK, l("load: {rate: 1}", "scenarios:", `  - {name: "demo\n::error::pwned", steps: [{path: /a}]}`)),
+		5, 12, "scenarios[0].name", `scenario name "demo\n::error::pwned" contains a line break (U+000A) at character 5`},
+	{"step name with a bidi override", lines(targetOK, l("load: {rate: 1}", "scenarios:", "  - steps:", `      - {name: "safe\u202eevil", path: /a}`)),
+		6, 16, "scenarios[0].steps[0].name", `step name "safe\u202eevil" contains the bidirectional control U+202E at character 5`},
+	{"step name with a zero-width space", lines(targetOK, l("load: {rate: 1}", "scenarios:", "  - steps:", `      - {name: "get\u200border", path: /a}`)),
+		6, 16, "scenarios[0].steps[0].name", "contains the invisible format character U+200B at character 4"},
+	{"step name with a carriage return", lines(targetOK, l("load: {rate: 1}", "scenarios:", "  - steps:", `      - {name: "a\r::error::x", path: /a}`)),
+		6, 16, "scenarios[0].steps[0].name", "contains a line break (U+000D) at character 2"},
+	{"unnamed step whose path has a line break", lines(targetOK, l("load: {rate: 1}", "scenarios:", "  - steps:", `      - path: "/a\n::error::x"`)),
+		6, 15, "scenarios[0].steps[0].path", "contains a line break (U+000A) at character 3: percent-encode it"},
+	{"save into a name with a line break", lines(targetOK, l("load: {rate: 1}", "scenarios:", "  - steps:", "      - path: /a", `        save: {"id\n::error::x": id}`)),
+		7, 16, "scenarios[0].steps[0].save.id\n::error::x", `invalid variable name "id\n::error::x"`},
 	{"save into a non-identifier", lines(targetOK, l("load: {rate: 1}", "scenarios:", "  - steps:", "      - path: /a", "        save: {my-id: id}")),
 		7, 16, "scenarios[0].steps[0].save.my-id", `invalid variable name "my-id"`},
 	{"save without a JSON path", lines(targetOK, l("load: {rate: 1}", "scenarios:", "  - steps:", "      - path: /a", "        save: {id: ''}")),
@@ -197,7 +209,7 @@ func TestWholeFileProblems(t *testing.T) {
 		{"syntax error", "target:\n  url: [\n", "bad.yml:2: invalid YAML: did not find expected node content"},
 		{"tab indentation", "target:\n\t- x\n", "bad.yml:2: invalid YAML: found character that cannot start any token"},
 		{"two documents", lines(targetOK, l("load: {rate: 1}"), scenarioOK, l("---", "name: x")), "bad.yml:7:1: a second YAML document starts here"},
-		{"top level is a list", "- a\n", `bad.yml:1:1: expected a mapping with the keys ab, build, dataset, drain, gate, load, name, pass_env, scenarios, seed, target, got a list`},
+		{"top level is a list", "- a\n", `bad.yml:1:1: expected a mapping with the keys ab, build, dataset, drain, feed, gate, load, name, pass_env, scenarios, seed, setup, target, got a list`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -299,5 +311,14 @@ func TestTypoIsReportedOnce(t *testing.T) {
 		if !strings.HasPrefix(p.String(), want[i]) {
 			t.Errorf("got  %s\nwant %s…", p, want[i])
 		}
+	}
+}
+
+// A key that holds a line break is quoted, so that every problem is one line.
+func TestProblemWithALineBreakInItsKeyIsOneLine(t *testing.T) {
+	t.Parallel()
+	ps := problemsOf(t, lines(targetOK, l("load: {rate: 1}", "scenarios:", "  - steps:", "      - path: /a", `        save: {"id\n::error::x": id}`)))
+	if got := ps[0].String(); strings.ContainsAny(got, "\r\n") || !strings.Contains(got, `"scenarios[0].steps[0].save.id\n::error::x"`) {
+		t.Errorf("problem %q: want one line with the key quoted", got)
 	}
 }

@@ -17,7 +17,11 @@ type Config struct {
 	Drain     *Drain     `yaml:"drain"`
 	Load      Load       `yaml:"load"`
 	Scenarios []Scenario `yaml:"scenarios"`
-	Gate      Gate       `yaml:"gate"`
+	// Setup holds the steps that run once per run and once per virtual
+	// user, before the load; Feed the rows of per-user data.
+	Setup *Setup `yaml:"setup"`
+	Feed  *Feed  `yaml:"feed"`
+	Gate  Gate   `yaml:"gate"`
 	// Build is the command that builds the service from its source tree,
 	// run before tailgate starts the target: in A/B in each side's tree
 	// (the working tree, a git worktree of ab.base.ref).
@@ -122,6 +126,30 @@ type Target struct {
 	// PIDFile names a file holding the pid of a target started elsewhere,
 	// so that its CPU and memory can be sampled.
 	PIDFile string `yaml:"pid_file"`
+	// Remote allows a URL whose host is not this machine: the network to
+	// it is then part of what is measured, and its CPU and memory are not.
+	Remote bool `yaml:"remote"`
+	// TLS configures the connections to an https URL.
+	TLS *TLS `yaml:"tls"`
+}
+
+// RemoteTarget reports whether any target of the benchmark is on another
+// machine (remote: true), so that the network is part of what it measures.
+func (c *Config) RemoteTarget() bool {
+	if c.Target.Remote {
+		return true
+	}
+	return c.AB != nil && (c.AB.Base.Remote || c.AB.Head.Remote)
+}
+
+// TLS configures the connections to an https target. The system's roots
+// are always trusted; CAFile adds the certificates of a private CA (PEM).
+type TLS struct {
+	// CAFile is a PEM file of CA certificates, relative to the config
+	// file's directory.
+	CAFile string `yaml:"ca_file"`
+	// CAPEM is CAFile's content, read and checked by Parse.
+	CAPEM string `yaml:"-"`
 }
 
 // Start is a command tailgate starts before the runs and stops after them.
@@ -289,6 +317,46 @@ type Step struct {
 	Expect map[string]any `yaml:"expect"`
 }
 
+// Setup is what runs before the load of each run, unmeasured: Run once
+// (after the dataset reset, verify and drain, before the warm-up), then VU
+// once per virtual user (closed model) or worker (open model). Values they
+// save are seen by every later step: Run's by VU's and by every iteration,
+// a VU's by its own iterations.
+type Setup struct {
+	Run []Step `yaml:"run"`
+	VU  []Step `yaml:"vu"`
+}
+
+// Feed takings.
+const (
+	FeedPerVU        = "vu"
+	FeedPerIteration = "iteration"
+	FeedWrap         = "wrap"
+	FeedFail         = "fail"
+)
+
+// Feed is a file of rows (CSV with a header line, or a JSON list of
+// objects) that templates read with {{feed "column"}}: each virtual user,
+// or each iteration, takes the next row. The file is data of the
+// benchmark: its content, not its name, is in the definition hash.
+type Feed struct {
+	// File is the data file, relative to the config file's directory.
+	File string `yaml:"file" json:"-"`
+	// Per is FeedPerVU (the default: VU n takes row n) or
+	// FeedPerIteration (iteration n of a run takes row n).
+	Per string `yaml:"per"`
+	// AtEnd says what happens when the rows run out: FeedWrap (the
+	// default) starts again at the first, FeedFail fails the run.
+	AtEnd string `yaml:"at_end"`
+
+	// Columns, Rows and Content are read from File by Parse: the column
+	// names, the rows (one value per column) and "sha256:<hex>" of the
+	// file's bytes.
+	Columns []string   `yaml:"-" json:"-"`
+	Rows    [][]string `yaml:"-" json:"-"`
+	Content string     `yaml:"-" json:"content"`
+}
+
 // Gate is the decision policy.
 type Gate struct {
 	Baseline string  `yaml:"baseline"` // default baselines/<name>.json
@@ -300,10 +368,13 @@ type Gate struct {
 	// They replace the built-in defaults and make any metric gateable.
 	Floors map[string]float64 `yaml:"floors"`
 	// MinEffect is the smallest change worth failing for, by metric key,
-	// in the units of Floors: it applies on top of any floor, measured or not.
+	// in the units of Floors: it applies on top of any floor, measured or
+	// not, and is what sequential A/B judges against (gate.DefaultMinEffect
+	// for the metrics it does not name).
 	MinEffect map[string]float64 `yaml:"min_effect"`
-	// Metrics lists the gated metric keys; default: iterations/s, p95,
-	// request error % and lifecycle success %.
+	// Metrics lists the gated metric keys; default gate.DefaultMetrics():
+	// iterations/s, p95, request error %, lifecycle success %, dropped %
+	// and CPU per iteration.
 	Metrics []string `yaml:"metrics"`
 }
 

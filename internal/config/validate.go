@@ -37,6 +37,8 @@ func validate(cfg *Config, c *collector) {
 	default:
 		c.add("load.engine", "unknown engine %q: expected tailgate (the built-in generator) or command (your load tool)", cfg.Load.Engine)
 	}
+	validateSetup(cfg, c)
+	validateFeed(cfg, c)
 	validateGate(&cfg.Gate, c)
 	validatePassEnv(cfg.PassEnv, c)
 }
@@ -79,7 +81,7 @@ func (cfg *Config) needsTarget() bool {
 }
 
 func validateTarget(t *Target, key string, c *collector) {
-	validateTargetURL(strings.ReplaceAll(t.URL, PortPlaceholder, "1"), key+".url", c)
+	validateTargetURL(t, key, c)
 	switch {
 	case t.UsesPort() && t.Start == nil:
 		c.add(key+".url", "%s needs %s.start: tailgate fills it with a free port when it starts the target", PortPlaceholder, key)
@@ -98,21 +100,41 @@ func validateTarget(t *Target, key string, c *collector) {
 		checkPositive(r.Timeout, key+".ready.timeout", c)
 		checkPositive(r.Interval, key+".ready.interval", c)
 	}
+	validateTLS(t, key, c)
 }
 
-// validateTargetURL requires an http(s) URL on a loopback address.
-func validateTargetURL(raw, key string, c *collector) {
-	if raw == "" {
-		c.add(key, "required: the base URL of the service under test, e.g. http://127.0.0.1:8080")
+// validateTargetURL requires an http(s) URL on a loopback address, or
+// elsewhere when the target says remote: true.
+func validateTargetURL(t *Target, key string, c *collector) {
+	urlKey := key + ".url"
+	if t.URL == "" {
+		c.add(urlKey, "required: the base URL of the service under test, e.g. http://127.0.0.1:8080")
 		return
 	}
-	u, err := url.Parse(raw)
+	u, err := url.Parse(strings.ReplaceAll(t.URL, PortPlaceholder, "1")) // {{port}}: filled at every start
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		c.add(key, "invalid URL %q: expected http://host:port or https://host:port", raw)
+		c.add(urlKey, "invalid URL %q: expected http://host:port or https://host:port", t.URL)
 		return
 	}
-	if !isLoopback(u.Hostname()) {
-		c.add(key, "host %q is not this machine: tailgate only sends load to a loopback address (127.0.0.0/8, ::1 or localhost), where CI starts the service under test", u.Hostname())
+	local := isLoopback(u.Hostname())
+	switch {
+	case !local && !t.Remote && !c.flagged[key+".remote"]: // a remote: that did not read is the cause
+		c.add(urlKey, "host %q is not this machine: tailgate only sends load to a loopback address (127.0.0.0/8, ::1 or localhost), where CI starts the service under test, unless the target says remote: true (%s.remote; the network is then part of what is measured)", u.Hostname(), key)
+	case local && t.Remote:
+		c.add(key+".remote", "the url's host %q is this machine: remove remote: true (it is for a service reached over the network)", u.Hostname())
+	case t.Remote:
+		validateRemote(t, key, c)
+	}
+}
+
+// validateRemote refuses what cannot be done to a service on another
+// machine: starting it, or sampling its process.
+func validateRemote(t *Target, key string, c *collector) {
+	if t.Start != nil {
+		c.addKey(key+".start", "a remote target cannot be started by tailgate: start runs the service on this machine; remove start, or remote: true and use a loopback url")
+	}
+	if t.PIDFile != "" {
+		c.addKey(key+".pid_file", "a remote target's process cannot be sampled from this machine: remove pid_file (CPU and memory are not measured for a remote target)")
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/printable"
 )
 
 func validateDataset(ds *Dataset, c *collector) {
@@ -55,13 +57,7 @@ func validateScenarios(ss []Scenario, c *collector) {
 	for i := range ss {
 		path := joinIndex("scenarios", i)
 		s := &ss[i]
-		if s.Name == "" {
-			c.add(path+".name", "must not be empty")
-		} else if j, dup := names[s.Name]; dup {
-			c.add(path+".name", "scenario name %q is already used by scenarios[%d]", s.Name, j)
-		} else {
-			names[s.Name] = i
-		}
+		checkScenarioName(s.Name, path+".name", names, i, c)
 		if s.Weight < 0 {
 			c.add(path+".weight", "must be 0 or more, got %d", s.Weight)
 		} else {
@@ -71,6 +67,20 @@ func validateScenarios(ss []Scenario, c *collector) {
 	}
 	if total == 0 {
 		c.add("scenarios", "the weights add up to 0: at least one scenario needs a positive weight")
+	}
+}
+
+// checkScenarioName requires a non-empty, printable name not used by an
+// earlier scenario; names holds the names seen so far.
+func checkScenarioName(name, key string, names map[string]int, i int, c *collector) {
+	switch j, dup := names[name]; {
+	case name == "":
+		c.add(key, "must not be empty")
+	case !checkName(name, key, "scenario name", c):
+	case dup:
+		c.add(key, "scenario name %q is already used by scenarios[%d]", name, j)
+	default:
+		names[name] = i
 	}
 }
 
@@ -86,6 +96,7 @@ func validateSteps(steps []Step, path string, c *collector) {
 		validateRequest(&st.Request, stepPath, c)
 		checkStepName(st, stepPath, names, j, c)
 		checkSave(st.Save, stepPath+".save", c)
+		checkExpectTemplates(st.Expect, stepPath+".expect", c)
 	}
 }
 
@@ -94,6 +105,9 @@ func validateSteps(steps []Step, path string, c *collector) {
 func checkStepName(st *Step, stepPath string, names map[string]int, j int, c *collector) {
 	if st.Path == "" && !c.given(stepPath+".name") {
 		return // the default name of a step without a path says nothing new
+	}
+	if c.given(stepPath+".name") && !checkName(st.Name, stepPath+".name", "step name", c) {
+		return
 	}
 	if k, dup := names[st.Name]; dup {
 		c.add(stepPath+".name", "step name %q is already used by step %d of this scenario: give each step a distinct name", st.Name, k)
@@ -107,11 +121,22 @@ func checkSave(save map[string]string, path string, c *collector) {
 	for _, v := range slices.Sorted(maps.Keys(save)) {
 		key := joinKey(path, v)
 		if !identifier.MatchString(v) {
-			c.addKey(key, "invalid variable name %q: use letters, digits and '_', not starting with a digit (it is used as {{.%s}})", v, v)
+			c.addKey(key, "invalid variable name %q: use letters, digits and '_', not starting with a digit (a saved value is used as {{.name}})", v)
 		} else if save[v] == "" {
 			c.add(key, "needs a JSON path in the response, e.g. id or items.0.id")
 		}
 	}
+}
+
+// checkName refuses a name that cannot be shown as it is: names reach the
+// job log, PR comments and HTML reports (printable.Bad says which
+// characters are refused).
+func checkName(name, key, what string, c *collector) bool {
+	if err := printable.Check(name); err != nil {
+		c.add(key, "%s %q %v", what, name, err)
+		return false
+	}
+	return true
 }
 
 // identifier is what text/template accepts after a dot: {{.name}}.
@@ -146,6 +171,9 @@ func checkPath(p, key string, c *collector) {
 		c.add(key, "required: a path starting with /, e.g. /items")
 	case !strings.HasPrefix(p, "/"):
 		c.add(key, "path %q must start with /: the target URL gives scheme, host and port", p)
+	case hasBad(p):
+		r, pos, _ := printable.Bad(p)
+		c.add(key, "path %q contains %s at character %d: percent-encode it (a step without a name is named after its path)", p, printable.Describe(r), pos+1)
 	default:
 		checkTemplate(p, key, c)
 	}
@@ -184,4 +212,9 @@ func checkTemplate(s, key string, c *collector) {
 		}
 		rest = rest[end+2:]
 	}
+}
+
+func hasBad(s string) bool {
+	_, _, bad := printable.Bad(s)
+	return bad
 }

@@ -2,11 +2,13 @@
 // tests run against: an in-memory complaints service modelled on the field
 // reports (create → assign → resolve → search), with a fixed 3-complaint
 // dataset, a search whose cost grows with the stored data, an optional async
-// assign that a resolve can overtake, and a knob that adds CPU work per
-// request to simulate a regression.
+// assign that a resolve can overtake, a knob that adds CPU work per request
+// to simulate a regression, and, on request, bearer-token logins of a fixed
+// list of users that the complaint endpoints then require.
 package demo
 
 import (
+	"io"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -29,6 +31,12 @@ type Options struct {
 	AsyncDelay time.Duration // default DefaultAsyncDelay
 	// Work is the base CPU work per request in hash rounds (default DefaultWork).
 	Work int
+	// Auth makes the complaint endpoints require a bearer token, which
+	// POST /login gives a demo user (UserName) with Password.
+	Auth     bool
+	Password string
+	// Log receives a line per login (user names only); nil: none.
+	Log io.Writer
 }
 
 // Counters are what the service has done since it started, for tests and
@@ -43,10 +51,11 @@ type Counters struct {
 // Service is the complaints service; it is an http.Handler and safe for
 // concurrent use.
 type Service struct {
-	opt    Options
-	rounds int
-	store  *store
-	mux    *http.ServeMux
+	opt      Options
+	rounds   int
+	store    *store
+	sessions *sessions
+	mux      *http.ServeMux
 
 	requests  atomic.Int64
 	workUnits atomic.Int64
@@ -68,10 +77,11 @@ func New(opt Options) *Service {
 		opt.Slowdown = 0
 	}
 	s := &Service{
-		opt:    opt,
-		rounds: roundsPerRequest(opt),
-		store:  newStore(),
-		timers: map[*time.Timer]struct{}{},
+		opt:      opt,
+		rounds:   roundsPerRequest(opt),
+		store:    newStore(),
+		sessions: newSessions(opt.Log),
+		timers:   map[*time.Timer]struct{}{},
 	}
 	s.mux = s.routes()
 	return s

@@ -13,11 +13,13 @@ const maxBody = 64 << 10
 
 func (s *Service) routes() *http.ServeMux {
 	m := http.NewServeMux()
-	m.HandleFunc("POST /complaints", s.handleCreate)
-	m.HandleFunc("POST /complaints/{id}/assign", s.handleAssign)
-	m.HandleFunc("POST /complaints/{id}/resolve", s.handleResolve)
-	m.HandleFunc("GET /complaints/search", s.handleSearch)
-	m.HandleFunc("GET /complaints/{id}", s.handleGet)
+	m.HandleFunc("POST /complaints", s.authorized(s.handleCreate))
+	m.HandleFunc("POST /complaints/{id}/assign", s.authorized(s.handleAssign))
+	m.HandleFunc("POST /complaints/{id}/resolve", s.authorized(s.handleResolve))
+	m.HandleFunc("GET /complaints/search", s.authorized(s.handleSearch))
+	m.HandleFunc("GET /complaints/{id}", s.authorized(s.handleGet))
+	m.HandleFunc("POST /login", s.handleLogin)
+	m.HandleFunc("GET /me", s.authorized(s.handleMe))
 	m.HandleFunc("GET /health", s.handleHealth)
 	m.HandleFunc("GET /count", s.handleCount)
 	m.HandleFunc("POST /reset", s.handleReset)
@@ -93,6 +95,7 @@ func (s *Service) handleCount(w http.ResponseWriter, _ *http.Request) {
 
 func (s *Service) handleReset(w http.ResponseWriter, _ *http.Request) {
 	s.store.reset()
+	s.sessions.endAll()
 	writeJSON(w, http.StatusOK, map[string]int{"count": s.store.count()})
 }
 

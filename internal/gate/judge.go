@@ -15,6 +15,7 @@ func Judge(base, head []result.Run, p Policy) Verdict {
 	if p.Alpha != 0 && p.alpha() != p.Alpha {
 		v.Warnings = append(v.Warnings, stats.Warn(WarnBadAlpha, fmt.Sprintf("alpha %g is outside (0, 1); using %g", p.Alpha, DefaultAlpha)))
 	}
+	v.Warnings = append(v.Warnings, setupWarnings(p)...)
 	switch {
 	case p.Context.DefinitionChanged:
 		v.Outcome = Inconclusive
@@ -295,4 +296,13 @@ func formatFloor(f Finding) string {
 		return fmt.Sprintf("%g pp", f.Floor)
 	}
 	return fmt.Sprintf("%.3g %%", f.Floor)
+}
+
+// setupWarnings are the caveats about how the runs were measured that
+// every verdict carries, whatever it finds: a remote target's network.
+func setupWarnings(p Policy) []stats.Warning {
+	if p.Context.RemoteTarget {
+		return []stats.Warning{fixedWarning(WarnRemoteTarget)}
+	}
+	return nil
 }

@@ -107,7 +107,9 @@ type Policy struct {
 	// replace the defaults, and make any metric gateable.
 	Floors map[string]float64
 	// MinEffect is the smallest change worth failing for (gate.min_effect),
-	// in the units of Floors; it applies on top of every floor.
+	// in the units of Floors. Judge applies it on top of every floor;
+	// JudgeSequential judges against it, DefaultMinEffect standing in for
+	// the metrics it does not name.
 	MinEffect map[string]float64
 	// Noise is the calibrated noise by metric key (logs for ratio metrics,
 	// percentage points for rates).
@@ -145,6 +147,9 @@ type Context struct {
 	// within MinCalibrationSpan, says so.
 	CalibrationJobs int
 	CalibrationSpan time.Duration
+	// RemoteTarget: the target is on another machine (target.remote), so
+	// the network is part of every measurement; every verdict says so.
+	RemoteTarget bool
 }
 
 func (p Policy) alpha() float64 {

@@ -44,7 +44,7 @@ func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final
 	d = d.WithDefaults()
 	pairs := min(len(base), len(head))
 	seq := &Sequential{Pairs: pairs, MinPairs: d.MinPairs, MaxPairs: d.MaxPairs}
-	v := Verdict{HeadRuns: pairs, BaseRuns: pairs, Sequential: seq, Outcome: Inconclusive}
+	v := Verdict{HeadRuns: pairs, BaseRuns: pairs, Sequential: seq, Outcome: Inconclusive, Warnings: setupWarnings(p)}
 	if err := d.Validate(); err != nil {
 		v.Warnings = append(v.Warnings, stats.Warn(WarnBadDesign, "sequential design: "+err.Error()))
 		seq.Done, seq.Reason = true, "the sequential design cannot be used"

@@ -238,3 +238,22 @@ func TestSequentialMissingMetricAndBadDesign(t *testing.T) {
 		t.Errorf("no pairs yet: %+v", none.Sequential)
 	}
 }
+
+// Every metric can be gated sequentially: each has a default min_effect,
+// and every default floor's metric is in the catalogue.
+func TestEveryMetricHasADefaultMinEffect(t *testing.T) {
+	t.Parallel()
+	for _, m := range result.Metrics {
+		if v, ok := DefaultMinEffect[m.Key]; !ok || !(v > 0) {
+			t.Errorf("%s: default min_effect %v", m.Key, v)
+		}
+	}
+	for key := range DefaultFloors {
+		if _, ok := result.Lookup(key); !ok {
+			t.Errorf("default floor for unknown metric %q", key)
+		}
+	}
+	if len(DefaultMinEffect) != len(result.Metrics) {
+		t.Errorf("%d default min_effects for %d metrics", len(DefaultMinEffect), len(result.Metrics))
+	}
+}

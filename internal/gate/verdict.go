@@ -130,10 +130,13 @@ type Sequential struct {
 	// Pairs is the number of pairs judged; MinPairs and MaxPairs are the
 	// design's first look and budget.
 	Pairs, MinPairs, MaxPairs int
-	// Done is set when the verdict is final: every gated metric decided,
-	// a regression was found, or the budget is spent.
+	// Done is set when the verdict is final: a regression was found,
+	// every gated metric decided, no gated metric is in every pair, or the
+	// budget is spent (or the caller said final). Detect is filled only
+	// then.
 	Done bool
-	// Reason says why the job stopped (or why it goes on).
+	// Reason says why the job stopped (or why it goes on), e.g.
+	// "regression after 7 pairs in CPU/iteration".
 	Reason string
 	// MorePairs, when the budget ended undecided, is how many more pairs
 	// would likely decide; 0 when unknown.

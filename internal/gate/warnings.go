@@ -26,6 +26,8 @@ const (
 	// Sequential A/B: the design cannot be used, or the pairs do not match.
 	WarnBadDesign stats.WarningCode = "bad_design"
 	WarnUnpaired  stats.WarningCode = "unpaired"
+	// The target is remote (Context.RemoteTarget).
+	WarnRemoteTarget stats.WarningCode = "remote_target"
 )
 
 // fixedTexts are the messages of the warnings whose text never varies.
@@ -33,6 +35,7 @@ var fixedTexts = map[stats.WarningCode]string{
 	WarnDefinitionChanged: "benchmark changed since the baseline was recorded: metrics not compared; re-record the baseline",
 	WarnNoBaseline:        "no baseline yet: record one (tailgate baseline record); this comparison passes",
 	WarnNoHeadRuns:        "no head runs to judge",
+	WarnRemoteTarget:      "the target is remote (target.remote): the network between this machine and the target is part of what is measured, and the target's CPU and memory are not measured",
 }
 
 func fixedWarning(code stats.WarningCode) stats.Warning { return stats.Warn(code, fixedTexts[code]) }

@@ -124,7 +124,7 @@ func (c *Client) authorLogin(ctx context.Context) (string, error) {
 	case err == nil || IsPermission(err):
 		c.author = ActionsBotLogin
 	default:
-		return "", fmt.Errorf("find the token's user (GET /user): %w", err)
+		return "", fmt.Errorf("find the token's user (GET /user): %w", described(err))
 	}
 	return c.author, nil
 }

@@ -54,7 +54,7 @@ func (c *Client) Upsert(ctx context.Context, owner, repo string, pr int, marker,
 	}
 	made, _, err := c.api.Issues.CreateComment(ctx, owner, repo, pr, &github.IssueComment{Body: &body})
 	if err != nil {
-		return Comment{}, fmt.Errorf("create the comment on %s/%s#%d: %w", owner, repo, pr, err)
+		return Comment{}, fmt.Errorf("create the comment on %s/%s#%d: %w", owner, repo, pr, described(err))
 	}
 	return Comment{ID: made.GetID(), URL: made.GetHTMLURL(), Created: true, Truncated: truncated}, nil
 }
@@ -98,7 +98,7 @@ func (c *Client) findOwn(ctx context.Context, owner, repo string, pr int, marker
 	for page := 0; page < maxCommentPages; page++ {
 		comments, resp, err := c.api.Issues.ListComments(ctx, owner, repo, pr, opts)
 		if err != nil {
-			return nil, fmt.Errorf("list the comments of %s/%s#%d: %w", owner, repo, pr, err)
+			return nil, fmt.Errorf("list the comments of %s/%s#%d: %w", owner, repo, pr, described(err))
 		}
 		for _, cm := range comments {
 			if strings.EqualFold(cm.GetUser().GetLogin(), author) && strings.Contains(cm.GetBody(), marker) {
@@ -116,7 +116,7 @@ func (c *Client) findOwn(ctx context.Context, owner, repo string, pr int, marker
 func (c *Client) edit(ctx context.Context, owner, repo string, id int64, body string) (Comment, error) {
 	made, _, err := c.api.Issues.EditComment(ctx, owner, repo, id, &github.IssueComment{Body: &body})
 	if err != nil {
-		return Comment{}, fmt.Errorf("edit comment %d on %s/%s: %w", id, owner, repo, err)
+		return Comment{}, fmt.Errorf("edit comment %d on %s/%s: %w", id, owner, repo, described(err))
 	}
 	return Comment{ID: made.GetID(), URL: made.GetHTMLURL()}, nil
 }

@@ -158,6 +158,10 @@ func TestUpsertPermissionDenied(t *testing.T) {
 			if strings.Contains(err.Error(), f.token) {
 				t.Errorf("the error leaks the token: %v", err)
 			}
+			want := fmt.Sprintf("create the comment on o/r#7: POST /api/v3/repos/o/r/issues/7/comments: %d Resource not accessible by integration", status)
+			if err.Error() != want {
+				t.Errorf("err = %q, want %q (no go-github [] at the end)", err, want)
+			}
 			if n := f.count("POST", "/repos/o/r/issues/7/comments"); n != 1 || len(s.got) != 0 {
 				t.Errorf("POST called %d times with %d retries, want 1 and none", n, len(s.got))
 			}
@@ -380,5 +384,28 @@ func TestNewValidatesTokenAndURL(t *testing.T) {
 		if got := c.api.BaseURL.String(); got != want {
 			t.Errorf("New(%q) base URL = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A refusal with field errors says them, and the server's words stay on
+// one bounded line however it answers.
+func TestAPIErrorsAreOneCleanLine(t *testing.T) {
+	t.Parallel()
+	f := newFakeGitHub(t)
+	f.queue("POST /repos/o/r/issues/7/comments", fakeReply{status: 422,
+		body: `{"message":"Validation Failed","errors":[{"resource":"IssueComment","field":"body","code":"too_long"}]}`})
+	c := newTestClient(t, f, &sleeps{})
+	_, err := c.Upsert(t.Context(), "o", "r", 7, testMarker, "report")
+	want := "POST /api/v3/repos/o/r/issues/7/comments: 422 Validation Failed (IssueComment body too_long)"
+	if err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("err = %v, want it to end %q", err, want)
+	}
+	id := f.seed(7, "github-actions[bot]", testMarker+" old")
+	f.queue(fmt.Sprintf("PATCH /repos/o/r/issues/comments/%d", id), fakeReply{status: 403,
+		body: `{"message":"nope\n::error title=injected::pwned\r` + strings.Repeat("x", 1000) + `"}`})
+	_, err = c.Upsert(t.Context(), "o", "r", 7, testMarker, "report")
+	if err == nil || !IsPermission(err) || strings.ContainsAny(err.Error(), "\r\n") || len(err.Error()) > 500 ||
+		!strings.Contains(err.Error(), "403 nope ::error title=injected::pwned xxx") {
+		t.Errorf("err = %q, want a permission error on one line of bounded length", err)
 	}
 }

@@ -53,6 +53,23 @@ func Match(body []byte, want map[string]any) error {
 	return nil
 }
 
+// MatchText checks that the value at path in body, read as Get reads it
+// (strings unquoted, other values as their JSON text), is want: how a
+// rendered template, which is always text, is compared.
+func MatchText(body []byte, path, want string) error {
+	if !json.Valid(body) {
+		return fmt.Errorf("response is not JSON: %s", Snippet(body))
+	}
+	got := gjson.GetBytes(body, path)
+	switch {
+	case !got.Exists():
+		return fmt.Errorf("%s: missing, want %s", path, want)
+	case got.Type == gjson.String && got.Str == want, got.Type != gjson.String && got.Raw == want:
+		return nil
+	}
+	return fmt.Errorf("%s = %s, want %s", path, got.Raw, want)
+}
+
 func equal(got gjson.Result, want any) bool {
 	switch w := want.(type) {
 	case nil:

@@ -18,7 +18,7 @@ func (e *engine) runClosed(workers []*worker) {
 			defer w.begin(e.hard)()
 			now := time.Now()
 			for e.hard.Err() == nil && now.Before(e.end) {
-				now = w.iterate(seq.Add(1)-1, now, !now.Before(e.warmEnd))
+				now = w.iterate(e.opt.Part.seqOf(seq.Add(1)-1), now, !now.Before(e.warmEnd))
 				if e.opt.Think > 0 {
 					if !e.sleepUntil(now.Add(e.opt.Think)) {
 						return

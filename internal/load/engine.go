@@ -41,6 +41,15 @@ type engine struct {
 	hard       context.Context // cancelled by the caller, or when the grace period is over
 	cancelHard context.CancelCauseFunc
 	dropped    int64 // written by the scheduler before it returns
+
+	fatalOnce sync.Once
+	fatal     error // why the run was stopped before its end; no result then
+}
+
+// abort stops the run: it cannot give a result, for the reason err.
+func (e *engine) abort(err error) {
+	e.fatalOnce.Do(func() { e.fatal = err })
+	e.cancelHard(err)
 }
 
 // liveCounts are the figures a progress display reads while workers run.
@@ -72,6 +81,17 @@ func Run(ctx context.Context, plan *scenario.Plan, baseURL string, opt Options) 
 	stopClosing := context.AfterFunc(e.hard, e.transport.close)
 	defer stopClosing()
 
+	if err := e.setup(workers); err != nil {
+		for _, w := range workers {
+			if w.client != nil {
+				w.client.close()
+			}
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("load run interrupted in its setup: %w", ctx.Err())
+		}
+		return nil, err
+	}
 	e.start = time.Now()
 	e.warmEnd = e.start.Add(opt.Warmup)
 	e.end = e.warmEnd.Add(opt.Duration)
@@ -88,6 +108,9 @@ func Run(ctx context.Context, plan *scenario.Plan, baseURL string, opt Options) 
 	stopProgress()
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("load run interrupted after %v: %w", time.Since(e.start).Round(time.Millisecond), err)
+	}
+	if e.fatal != nil {
+		return nil, e.fatal
 	}
 	for _, w := range workers {
 		w.flush()

@@ -54,14 +54,15 @@ func (e *engine) schedule(jobs chan<- job, free *atomic.Int64) {
 	total := e.end.Sub(e.start)
 	var dropped int64
 	defer func() { e.dropped = dropped }()
-	for hits := uint64(0); ; hits++ {
+	for k := uint64(0); ; k++ {
+		hits := e.opt.Part.seqOf(k) // this shard's k-th hit of the whole schedule
 		at, stop := e.opt.Pacer.Pace(0, hits)
 		if stop || at >= total {
 			e.sleepUntil(e.end) // the window lasts its full length
 			return
 		}
 		due := e.start.Add(at)
-		if !e.waitUntil(nap, due, hits) {
+		if !e.waitUntil(nap, due, k) {
 			return
 		}
 		measured := at >= e.opt.Warmup

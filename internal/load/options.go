@@ -68,6 +68,11 @@ type Options struct {
 	// Progress, when set, is called every ProgressInterval from one
 	// goroutine, and once more when the run ends.
 	Progress func(Progress)
+	// Part is the share of a sharded load this run offers (zero: all of
+	// it), and FirstVU the vu number of its first worker; Shard.Split sets
+	// both.
+	Part    Shard
+	FirstVU int
 	// OnMeasure, when set, is called once, from another goroutine, when
 	// the warm-up ends and the measured window starts: the moment to start
 	// sampling the target's resources.
@@ -157,6 +162,12 @@ func (o *Options) check() error {
 	}
 	if o.RequestTimeout < 0 {
 		errs = append(errs, fmt.Errorf("request_timeout %v is negative", o.RequestTimeout))
+	}
+	if err := o.Part.Check(); err != nil {
+		errs = append(errs, err)
+	}
+	if o.FirstVU < 0 {
+		errs = append(errs, fmt.Errorf("first vu %d is negative", o.FirstVU))
 	}
 	return errors.Join(errs...)
 }

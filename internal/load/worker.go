@@ -26,6 +26,7 @@ const (
 // only it writes them, and the engine reads them after the worker is done.
 type worker struct {
 	e      *engine
+	id     int    // 0-based: the VU (closed model) or the slot (open model)
 	client client // sends the requests; set by begin
 	exec   *scenario.Executor
 	batch  []sample
@@ -52,21 +53,24 @@ const (
 )
 
 func newWorker(e *engine, id int) (*worker, error) {
-	x, err := e.plan.NewExecutor(e.baseURL, id)
+	x, err := e.plan.NewExecutor(e.baseURL, e.opt.FirstVU+id)
 	if err != nil {
 		return nil, err
 	}
 	n := len(e.steps)
 	return &worker{
-		e: e, exec: x, batch: make([]sample, 0, batchSize),
+		e: e, id: id, exec: x, batch: make([]sample, 0, batchSize),
 		reqs: make([]stepCount, n), errs: make([]errorCount, n*len(classes)),
 	}, nil
 }
 
-// begin gives the worker its client under the run's context; the
-// returned function releases it when the worker is done.
+// begin gives the worker its client under the run's context, unless its
+// setup did already; the returned function releases it when the worker is
+// done.
 func (w *worker) begin(run context.Context) (end func()) {
-	w.client = w.e.transport.client(run)
+	if w.client == nil {
+		w.client = w.e.transport.client(run)
+	}
 	return w.client.close
 }
 
@@ -78,6 +82,10 @@ func (w *worker) iterate(seq uint64, origin time.Time, measured bool) (ended tim
 	w.e.live.enter()
 	defer w.e.live.inflight.Add(-1)
 	w.exec.Begin(seq)
+	if err := w.exec.Err(); err != nil {
+		w.e.abort(err) // the feed ran out of rows (at_end: fail)
+		return time.Now()
+	}
 	out := passed
 	for i := 0; i < w.exec.Steps() && out == passed; i++ {
 		out = w.step(i, measured)
@@ -110,7 +118,7 @@ func (w *worker) step(i int, measured bool) outcome {
 		if measured {
 			w.reqs[id].total++
 			if e := w.fail(id, slotExpect); e.sample == "" {
-				e.sample = w.exec.RequestFailed(err).Message()
+				e.sample = w.exec.Mask(w.exec.RequestFailed(err).Message())
 			}
 		}
 		return failed
@@ -144,7 +152,7 @@ func (w *worker) tally(id int, took time.Duration, fail *scenario.Failure, err e
 			slot = slotTimeout
 		}
 		if e := w.fail(id, slot); e.sample == "" {
-			e.sample = describe(slot, err, w.e.opt.RequestTimeout)
+			e.sample = w.exec.Mask(describe(slot, err, w.e.opt.RequestTimeout))
 		}
 	case fail != nil:
 		slot := slotExpect
@@ -152,7 +160,7 @@ func (w *worker) tally(id int, took time.Duration, fail *scenario.Failure, err e
 			slot = slotStatus
 		}
 		if e := w.fail(id, slot); e.sample == "" {
-			e.sample = fail.Message()
+			e.sample = w.exec.Mask(fail.Message())
 		}
 	default:
 		return passed

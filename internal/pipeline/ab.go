@@ -27,14 +27,20 @@ type ABOptions struct {
 	// Baseline lends its calibrated noise, when it has one; nil for none.
 	Baseline baseline.Source
 	// BaseRef is the git ref of the base build when the config names no
-	// base (the Action: the pull request's base commit).
+	// base (the Action: the pull request's base commit). With PinBase it
+	// replaces a ref the config names too: a pull request's check is
+	// against the PR's base commit, whatever the PR's own config says.
 	BaseRef string
+	PinBase bool
 	// Git reaches the repository for a build from a ref.
 	Git baseline.Git
 	// Dir is the working tree: the head's source (unless ab.head.ref
 	// names another) and the repository a ref is checked out from; ""
 	// for the current directory.
 	Dir string
+	// Policy, when set, is the gate section to judge by instead of
+	// Config's (TrustedPolicy); its notes go into the report.
+	Policy *Policy
 	// AA runs the base build on both sides: the noise this job sees, and
 	// whether the gate would cry wolf on it.
 	AA bool
@@ -44,6 +50,9 @@ type ABOptions struct {
 	// one build differ by. (Restarted every pair, each run has its own
 	// process anyway.)
 	TwoProcesses bool
+	// ResultPath, when set, receives the head side's runs as soon as they
+	// are measured (the base side's are the comparison's, not the result).
+	ResultPath string
 }
 
 // abNoiseMetrics are the metrics whose A/A noise an A/A run reports.
@@ -77,7 +86,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	if err := trees.build(ctx, b, cfg); err != nil {
 		return Judged{}, runFailure(err)
 	}
-	p := policyFor(cfg, bl)
+	p := policyFor(cfg, o.Policy, bl)
 	design := stats.SeqDesign{MinPairs: ab.MinPairs, MaxPairs: ab.MaxPairs}
 	var last gate.Verdict
 	plan := trees.plan(cfg, ab, o)
@@ -90,13 +99,16 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	if err != nil {
 		return Judged{}, runFailure(err)
 	}
+	if err := writeResult(o.ResultPath, res.Head); err != nil {
+		return Judged{}, err
+	}
 	fmt.Fprintf(env.log(), "A/B stopped after %d pairs in %s: %s\n", res.Pairs(), res.Elapsed.Round(100*time.Millisecond), stopReason(res, ab, last))
 	fmt.Fprintln(env.out(), "base:")
 	showRuns(env, res.Base)
 	fmt.Fprintln(env.out(), "head:")
 	showRuns(env, res.Head)
-	notes := append(trees.notes(), abNotes(res, ab, last, o.AA)...)
-	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(trees), Verdict: last, Head: res.Head.Runs, Notes: notes}
+	notes := append(append(o.Policy.notes(), o.pinNote()...), trees.notes()...)
+	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(trees), Verdict: last, Head: res.Head.Runs, Notes: append(notes, abNotes(res, ab, last, o.AA)...)}
 	return Judged{Input: in, Head: res.Head, Base: res.Base}, nil
 }
 
@@ -108,7 +120,7 @@ func (o ABOptions) ab() (config.AB, error) {
 		ab = o.Config.AB
 	}
 	out := *ab
-	if out.Base.IsEmpty() && o.BaseRef != "" {
+	if o.BaseRef != "" && (out.Base.IsEmpty() || (o.PinBase && out.Base.Ref != "")) {
 		out.Base.Ref = o.BaseRef
 	}
 	if out.Base.IsEmpty() {
@@ -123,6 +135,14 @@ func (o ABOptions) ab() (config.AB, error) {
 		}
 	}
 	return out, nil
+}
+
+// pinNote says when the base commit replaced a ref the config names.
+func (o ABOptions) pinNote() []string {
+	if ab := o.Config.AB; o.PinBase && o.BaseRef != "" && ab != nil && ab.Base.Ref != "" && ab.Base.Ref != o.BaseRef {
+		return []string{fmt.Sprintf("ab.base.ref %q of the benchmark file is not used: a pull request is judged against its base commit %s", ab.Base.Ref, short(o.BaseRef))}
+	}
+	return nil
 }
 
 // sequentialReason says what the last look decided.

@@ -7,17 +7,28 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/runner"
 )
 
 // RunOptions are the options of Run.
 type RunOptions struct {
 	Config     *config.Config
 	ResultPath string // where the result file is written
+	// Sharding, when set, runs one share of a load that several
+	// processes offer together (see runner.Sharding).
+	Sharding runner.Sharding
 }
 
 // Run measures the benchmark, writes the result file and shows the runs.
+// Sharding the benchmark cannot have is a usage error, found before
+// anything starts.
 func Run(ctx context.Context, env Env, o RunOptions) (*result.File, error) {
-	res, err := measure(ctx, env, o.Config)
+	if err := o.Sharding.Check(o.Config); err != nil {
+		return nil, Usage.Wrap(err)
+	}
+	b := env.benchmark(o.Config)
+	b.Sharding = o.Sharding
+	res, err := runBenchmark(ctx, b)
 	if err != nil {
 		return nil, err
 	}
@@ -40,6 +51,9 @@ type CheckOptions struct {
 	ResultPath string
 	// Baseline is where the stored baseline is read from.
 	Baseline baseline.Source
+	// Policy, when set, is the gate section to judge by instead of
+	// Config's (TrustedPolicy); its notes go into the report.
+	Policy *Policy
 }
 
 // Check judges the head runs (measured now, unless given) against the
@@ -57,7 +71,7 @@ func Check(ctx context.Context, env Env, o CheckOptions) (Judged, error) {
 	if err := writeResult(o.ResultPath, head); err != nil {
 		return Judged{}, err
 	}
-	v := judgeAgainstBaseline(head, bl, policyFor(o.Config, bl))
-	in := report.Input{Name: head.Benchmark, Mode: "check", BaselineSource: describe(o.Baseline, bl), Verdict: v, Head: head.Runs}
+	v := judgeAgainstBaseline(head, bl, policyFor(o.Config, o.Policy, bl))
+	in := report.Input{Name: head.Benchmark, Mode: "check", BaselineSource: describe(o.Baseline, bl), Verdict: v, Head: head.Runs, Notes: o.Policy.notes()}
 	return Judged{Input: in, Head: head}, nil
 }

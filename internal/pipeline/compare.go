@@ -24,7 +24,7 @@ type CompareOptions struct {
 
 // Compare judges two sets of runs, neither of them measured now.
 func Compare(o CompareOptions) Judged {
-	v := judgeRuns(o.Base, o.Head, policyFor(o.Config, nil))
+	v := judgeRuns(o.Base, o.Head, policyFor(o.Config, nil, nil))
 	src := fmt.Sprintf("%d file(s), %d runs", o.BaseFiles, len(o.Base.Runs))
 	in := report.Input{Name: o.Head.Benchmark, Mode: "compare", BaselineSource: src, Verdict: v, Head: o.Head.Runs}
 	return Judged{Input: in, Head: o.Head, Base: o.Base}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
 // DemoOptions are the options of Demo.
@@ -34,13 +35,17 @@ func Demo(ctx context.Context, env Env, o DemoOptions) (*Judged, error) {
 	if err != nil {
 		return nil, err
 	}
-	if bl == nil || o.Rerecord || bl.DefinitionHash != o.Service.DefinitionHash() {
+	if why := recordReason(bl, o); why != "" {
 		if o.Clean == nil {
-			fmt.Fprintf(env.log(), "no demo baseline for this machine yet: this run records one\n")
-			return nil, recordDemo(ctx, env, o.Service, o.BaselinePath)
+			fmt.Fprintf(env.log(), "%s: this run records it\n", why)
+			res, err := recordDemo(ctx, env, o.Service, o.BaselinePath)
+			if err != nil {
+				return nil, err
+			}
+			return nil, writeResult(o.ResultPath, res) // the recorded runs are the service's runs
 		}
-		fmt.Fprintf(env.log(), "no demo baseline for this machine yet: recording one with the clean service first\n")
-		if err := recordDemo(ctx, env, o.Clean, o.BaselinePath); err != nil {
+		fmt.Fprintf(env.log(), "%s: recording it with the clean service first\n", why)
+		if _, err := recordDemo(ctx, env, o.Clean, o.BaselinePath); err != nil {
 			return nil, err
 		}
 	}
@@ -52,17 +57,34 @@ func Demo(ctx context.Context, env Env, o DemoOptions) (*Judged, error) {
 	return &j, nil
 }
 
-// recordDemo records a new demo baseline from cfg, replacing the old one.
-func recordDemo(ctx context.Context, env Env, cfg *config.Config, path string) error {
+// recordReason says why Demo records a baseline before it checks: there
+// is none for this definition, --record asks, or the file holds another
+// definition's, which it then replaces. Empty: no need.
+func recordReason(bl *baseline.File, o DemoOptions) string {
+	switch {
+	case bl == nil:
+		return "no demo baseline for this machine and benchmark yet (" + o.BaselinePath + ")"
+	case o.Rerecord:
+		return "recording a new demo baseline, as --record asks: it replaces " + o.BaselinePath
+	case bl.DefinitionHash != o.Service.DefinitionHash():
+		return "the demo baseline " + o.BaselinePath + " was recorded for another benchmark definition " +
+			"(other --duration, --warmup or --rate, or another tailgate version); a baseline only compares runs of one definition, so a new one replaces it"
+	}
+	return ""
+}
+
+// recordDemo records a new demo baseline from cfg, replacing the old one,
+// and returns the runs recorded.
+func recordDemo(ctx context.Context, env Env, cfg *config.Config, path string) (*result.File, error) {
 	res, err := headRuns(ctx, env, cfg, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	bl := baseline.New(cfg.Name, res.DefinitionHash, res.Env, cfg.Gate.Window)
 	bl.Append(res, baseline.Provenance{Job: "demo-" + res.Created.Format("20060102T150405"), Ref: "demo", Time: res.Created})
 	if err := Runtime.Wrap(baseline.Write(path, bl)); err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Fprintf(env.out(), "recorded a baseline for this machine: %s (%d runs)\nrun `tailgate demo` again to check against it; `tailgate demo --slowdown 30%%` to see a regression caught\n", path, len(res.Runs))
-	return nil
+	return res, nil
 }

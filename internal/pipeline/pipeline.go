@@ -26,6 +26,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/runner"
+	"github.com/tailgate-ci/tailgate/internal/scenario"
 )
 
 // Env is the world a use case runs in.
@@ -48,6 +49,10 @@ type Env struct {
 	// TempDir is where temporary source trees (A/B worktrees) are made;
 	// "" for the system's temporary directory.
 	TempDir string
+	// Getenv reads the environment tailgate was given, for the templates'
+	// {{env "NAME"}}; nil: no variable is set. The values stay out of the
+	// definition hash, the results and every message.
+	Getenv func(string) string
 }
 
 // Processes describes the child processes of a benchmark (runner.Benchmark
@@ -63,10 +68,18 @@ type Processes struct {
 func (e Env) benchmark(cfg *config.Config) *runner.Benchmark {
 	return &runner.Benchmark{Config: cfg, Env: e.Machine, Observer: e.Progress, Log: e.log(), Now: e.Now,
 		Environ: e.Processes.Environ, Supervisor: e.Processes.Supervisor,
-		TargetLogDir: e.Processes.TargetLogDir, TargetLive: e.Processes.TargetLive}
+		TargetLogDir: e.Processes.TargetLogDir, TargetLive: e.Processes.TargetLive, Getenv: e.Getenv}
 }
 
 func (e Env) out() io.Writer { return orDiscard(e.Out) }
+
+// now is the time of the Env's clock, in UTC.
+func (e Env) now() time.Time {
+	if e.Now == nil {
+		return time.Now().UTC()
+	}
+	return e.Now().UTC()
+}
 func (e Env) log() io.Writer { return orDiscard(e.Log) }
 
 func orDiscard(w io.Writer) io.Writer {
@@ -88,7 +101,12 @@ type Judged struct {
 // measure runs the benchmark cfg. A broken target or dataset is a runtime
 // failure, never a result.
 func measure(ctx context.Context, env Env, cfg *config.Config) (*result.File, error) {
-	res, err := env.benchmark(cfg).Run(ctx)
+	return runBenchmark(ctx, env.benchmark(cfg))
+}
+
+// runBenchmark runs b; an error is a runtime failure.
+func runBenchmark(ctx context.Context, b *runner.Benchmark) (*result.File, error) {
+	res, err := b.Run(ctx)
 	if err != nil {
 		return nil, runFailure(err)
 	}
@@ -97,8 +115,12 @@ func measure(ctx context.Context, env Env, cfg *config.Config) (*result.File, er
 
 // runFailure is the error of a benchmark that did not finish.
 func runFailure(err error) error {
-	if errors.Is(err, context.Canceled) {
+	var plan *scenario.PlanError
+	switch {
+	case errors.Is(err, context.Canceled):
 		return Runtime.Wrap(errors.New("interrupted: no result was written"))
+	case errors.As(err, &plan):
+		return Usage.Wrap(err) // the definition cannot run as written, or lacks a variable
 	}
 	return Runtime.Wrap(err)
 }
@@ -146,15 +168,19 @@ func describe(src baseline.Source, bl *baseline.File) string {
 	return fmt.Sprintf("%s (%d samples from %d jobs)", src, len(bl.Samples), bl.Jobs())
 }
 
-// policyFor builds the gate policy from the config's gate section (when
-// there is a config) and the noise calibrated into the baseline.
-func policyFor(cfg *config.Config, bl *baseline.File) gate.Policy {
+// policyFor builds the gate policy from the gate section (pol's, else the
+// config's when there is a config) and the noise calibrated into the
+// baseline.
+func policyFor(cfg *config.Config, pol *Policy, bl *baseline.File) gate.Policy {
 	var p gate.Policy
 	if cfg != nil {
-		p.Alpha = cfg.Gate.Alpha
-		p.Metrics = cfg.Gate.Metrics
-		p.Floors = cfg.Gate.Floors
-		p.MinEffect = cfg.Gate.MinEffect
+		p.Context.RemoteTarget = cfg.RemoteTarget()
+	}
+	if g, ok := pol.gate(cfg); ok {
+		p.Alpha = g.Alpha
+		p.Metrics = g.Metrics
+		p.Floors = g.Floors
+		p.MinEffect = g.MinEffect
 	}
 	if bl != nil {
 		p.BaselineJobs = bl.Jobs()

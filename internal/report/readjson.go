@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/printable"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
@@ -64,8 +65,8 @@ func ReadJSON(r io.Reader) (Input, error) {
 	}
 	var c checker
 	c.report(rep)
-	if err := errors.Join(c.errs...); err != nil {
-		return Input{}, fmt.Errorf("invalid report: %w", err)
+	if len(c.errs) > 0 {
+		return Input{}, fmt.Errorf("invalid report: %w", joinedProblems(c.errs))
 	}
 	return fromJSON(rep), nil
 }
@@ -98,7 +99,7 @@ var (
 )
 
 func (c *checker) report(r jsonReport) {
-	c.text("benchmark", r.Benchmark, maxNameRunes, true)
+	c.name("benchmark", r.Benchmark, maxNameRunes, true)
 	c.enum("mode", r.Mode, modes)
 	c.text("baseline_source", r.BaselineSource, maxTextRunes, false)
 	c.enum("verdict", string(r.Verdict), outcomes)
@@ -141,7 +142,7 @@ func (c *checker) sequential(path string, s jsonSequential) {
 
 func (c *checker) metric(path string, m jsonMetric) {
 	c.key(path+".key", m.Key)
-	c.text(path+".label", m.Label, maxLabelRunes, true)
+	c.name(path+".label", m.Label, maxLabelRunes, true)
 	c.enum(path+".unit", m.Unit, metricUnits)
 	c.enum(path+".change_unit", m.ChangeUnit, changeUnits)
 	c.enum(path+".test", m.Test, tests)
@@ -162,7 +163,7 @@ func (c *checker) metric(path string, m jsonMetric) {
 
 func (c *checker) detect(path string, d jsonDetect) {
 	c.key(path+".key", d.Key)
-	c.text(path+".label", d.Label, maxLabelRunes, false)
+	c.name(path+".label", d.Label, maxLabelRunes, false)
 	c.finite(path+".effect", d.Effect)
 	c.enum(path+".unit", d.Unit, changeUnits)
 	c.enum(path+".direction", d.Direction, directions)
@@ -171,7 +172,7 @@ func (c *checker) detect(path string, d jsonDetect) {
 }
 
 func (c *checker) step(path string, s jsonStep) {
-	c.text(path+".name", s.Name, maxLabelRunes*2, true)
+	c.name(path+".name", s.Name, maxLabelRunes*2, true)
 	c.count(path+".requests", s.Requests, maxCount)
 	c.count(path+".failed", s.Failed, maxCount)
 	if s.Failed > s.Requests {
@@ -183,7 +184,7 @@ func (c *checker) step(path string, s jsonStep) {
 
 func (c *checker) errorClass(path string, e errorFigures) {
 	c.enum(path+".class", e.Class, errorKinds)
-	c.text(path+".step", e.Step, maxLabelRunes*2, false)
+	c.name(path+".step", e.Step, maxLabelRunes*2, false)
 	c.count(path+".count", e.Count, maxCount)
 	c.text(path+".sample", e.Sample, maxTextRunes, false)
 }
@@ -218,18 +219,49 @@ func (c *checker) enum(path, s string, allowed []string) {
 	}
 }
 
+// text checks free text (a summary, a note, an error sample): bounded, and
+// without control characters other than tab and line breaks, or
+// bidirectional overrides.
 func (c *checker) text(path, s string, maxRunes int, required bool) {
+	c.bounded(path, s, maxRunes, required)
+	if i := strings.IndexFunc(s, forbiddenRune); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		c.add(path, "contains the control character %U at byte %d", r, i)
+	}
+}
+
+// name checks a name (the benchmark, a label, a step): bounded, and on one
+// line of printable characters (printable.Bad), as the config requires of
+// the names it defines.
+func (c *checker) name(path, s string, maxRunes int, required bool) {
+	c.bounded(path, s, maxRunes, required)
+	if err := printable.Check(s); err != nil {
+		c.add(path, "%v", err)
+	}
+}
+
+func (c *checker) bounded(path, s string, maxRunes int, required bool) {
 	switch n := utf8.RuneCountInString(s); {
 	case required && strings.TrimSpace(s) == "":
 		c.add(path, "is empty")
 	case n > maxRunes:
 		c.add(path, "is %d characters long, more than %d", n, maxRunes)
 	}
-	if i := strings.IndexFunc(s, forbiddenRune); i >= 0 {
-		r, _ := utf8.DecodeRuneInString(s[i:])
-		c.add(path, "contains the control character %U at byte %d", r, i)
-	}
 }
+
+// joinedProblems joins the problems on one line: the reason a report is refused
+// is one line of the log.
+type joinedProblems []error
+
+func (e joinedProblems) Error() string {
+	msgs := make([]string, len(e))
+	for i, err := range e {
+		msgs[i] = err.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+func (e joinedProblems) Unwrap() []error { return e }
 
 func (c *checker) texts(path string, items []string, maxRunes int) {
 	c.length(path, len(items), maxListItems)

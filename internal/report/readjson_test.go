@@ -187,6 +187,52 @@ func TestReadJSONReadsAnABReport(t *testing.T) {
 	}
 }
 
+// Names (the benchmark, labels, steps) hold one line of printable
+// characters: a hostile artifact's name with a line break, a bidi or a
+// zero-width character is refused with a one-line reason naming the field
+// and the character, never printing it.
+func TestReadJSONRefusesUnprintableNames(t *testing.T) {
+	t.Parallel()
+	step0 := func(m map[string]any) map[string]any { return m["steps"].([]any)[0].(map[string]any) }
+	for _, tc := range []struct {
+		name, want string
+		edit       func(m map[string]any)
+	}{
+		{"benchmark with a line break", "benchmark: contains a line break (U+000A) at character 5", func(m map[string]any) {
+			m["benchmark"] = "demo\n::warning title=injected::pwned\n::stop-commands::pwn"
+		}},
+		{"benchmark with a carriage return", "benchmark: contains a line break (U+000D)", func(m map[string]any) { m["benchmark"] = "demo\r::error::pwned" }},
+		{"benchmark with a tab", "benchmark: contains the control character U+0009", func(m map[string]any) { m["benchmark"] = "de\tmo" }},
+		{"benchmark with a line separator", "benchmark: contains a line break (U+2028)", func(m map[string]any) { m["benchmark"] = "demo\u2028::error::x" }},
+		{"label with a bidi override", "metrics[0].label: contains the bidirectional control U+202E", func(m map[string]any) { metric0(m)["label"] = "iter\u202es/" }},
+		{"label with a zero-width space", "metrics[0].label: contains the invisible format character U+200B", func(m map[string]any) { metric0(m)["label"] = "iter\u200bations/s" }},
+		{"detectable label with NEL", "detectable[0].label: contains a line break (U+0085)", func(m map[string]any) {
+			m["detectable"].([]any)[0].(map[string]any)["label"] = "x\u0085::error::pwned"
+		}},
+		{"step name with a line break", "steps[0].name: contains a line break (U+000A)", func(m map[string]any) { step0(m)["name"] = "get\n::error::x" }},
+		{"error step with a BOM", "errors[0].step: contains the invisible format character U+FEFF", func(m map[string]any) {
+			m["errors"].([]any)[0].(map[string]any)["step"] = "\ufeffget order"
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadJSON(bytes.NewReader(mutated(t, tc.edit)))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("ReadJSON error = %v, want one containing %q", err, tc.want)
+			}
+			if strings.ContainsAny(err.Error(), "\r\n\u0085\u2028\u202e\u200b\ufeff\t") {
+				t.Errorf("the reason is not one printable line: %q", err.Error())
+			}
+		})
+	}
+	// Several problems are still one line.
+	_, err := ReadJSON(bytes.NewReader(mutated(t, func(m map[string]any) {
+		m["benchmark"], m["mode"] = "a\nb", "yolo"
+	})))
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "; ") {
+		t.Errorf("two problems: %q, want them on one line", err)
+	}
+}
+
 // A sequential A/B report reads back with its pair counts, stopping
 // reason and the metrics' bounds, whether the job was done or not (a
 // verdict taken while undecided has no bounds yet: they are left out).

@@ -28,7 +28,13 @@ type File struct {
 	// TargetLog is the file holding the output of the target tailgate
 	// started for these runs (its stdout and stderr), if it started one.
 	TargetLog string `json:"target_log,omitempty"`
-	Runs      []Run  `json:"runs"`
+	// Shard says which share of a sharded load the runs hold (`tailgate
+	// run --shard I/N`); nil for a whole load.
+	Shard *Shard `json:"shard,omitempty"`
+	// Merged says that `tailgate merge` combined the runs from shard
+	// files; nil otherwise.
+	Merged *Merged `json:"merged,omitempty"`
+	Runs   []Run   `json:"runs"`
 }
 
 // Env describes the machine and build that measured the runs.
@@ -79,6 +85,10 @@ type Run struct {
 	SetByLoad []string `json:"set_by_load,omitempty"`
 	// Notes are caveats about this run ("file was cut at line 812").
 	Notes []string `json:"notes,omitempty"`
+	// Overlap is, in a merged run, how many seconds every shard was
+	// measuring at once; Window is then the span from the first shard's
+	// start to the last one's end.
+	Overlap float64 `json:"overlap_s,omitzero"`
 	// Phases holds each phase of a run of several (load.phases), as
 	// measured, in the order they ran; the Run's own metrics are taken
 	// from them, each from the phase that measures it (docs/config.md,

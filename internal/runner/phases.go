@@ -68,7 +68,16 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 	if err := b.prepare(ctx, tgt, i); err != nil {
 		return nil, err
 	}
-	opt := load.FromConfig(ph.Load)
+	opt, err := b.loadOptions(ph.Load)
+	if err != nil {
+		return nil, err
+	}
+	opt.TLS = tgt.tls
+	if clock.done == 0 { // the shards' runs start together (phases are not sharded)
+		if err := b.waitForStart(ctx, i); err != nil {
+			return nil, err
+		}
+	}
 	opt.Progress = func(p load.Progress) {
 		if ph.Name != "" {
 			p.Phase = ph.Name + " " + p.Phase
@@ -79,7 +88,11 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 	}
 	var sampler sampling
 	opt.OnMeasure = func() { sampler.start(tgt) } // the window only: warm-up is not measured
-	obs.Step(i, stepName("measure", ph.Name))
+	if plan.HasSetup(scenario.SetupRun) || plan.HasSetup(scenario.SetupVU) {
+		obs.Step(i, stepName("setup", ph.Name)) // the load's progress follows once it is done
+	} else {
+		obs.Step(i, stepName("measure", ph.Name))
+	}
 	started := b.now()
 	run, err := load.Run(ctx, plan, tgt.url, opt)
 	res, note := sampler.stop(tgt)

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -58,6 +59,12 @@ type Benchmark struct {
 	// TargetLive, when set, also gets the target's output as it comes,
 	// each line prefixed "[target] ".
 	TargetLive io.Writer
+	// Sharding, when set, makes the benchmark one share of a load that
+	// several processes offer together (shard.go).
+	Sharding Sharding
+	// Getenv reads the environment tailgate was given, for the templates'
+	// {{env "NAME"}}; nil: no variable is set.
+	Getenv func(string) string
 
 	mu   sync.Mutex
 	logs map[string]string // log file per side
@@ -83,6 +90,7 @@ func (b *Benchmark) Run(ctx context.Context) (*result.File, error) {
 	defer tgt.stop()
 	out := b.newFile()
 	out.TargetLog = tgt.logPath
+	b.Sharding.record(out)
 	runs := b.Config.Load.Runs
 	for i := 0; i < runs; i++ {
 		run, err := b.runOnce(ctx, plan, tgt, i, runs)
@@ -100,7 +108,9 @@ func (b *Benchmark) compile() (*scenario.Plan, error) {
 	if b.Config.Load.Engine == config.EngineCommand {
 		return nil, nil
 	}
-	plan, err := scenario.Compile(b.Config.Scenarios, b.Config.Seed)
+	c := b.Config
+	withheld := func(name string) bool { return target.IsCredential(name) && !slices.Contains(c.PassEnv, name) }
+	plan, err := scenario.CompileWith(c.Scenarios, scenario.Inputs{Seed: c.Seed, Setup: c.Setup, Feed: c.Feed, Getenv: b.Getenv, Withheld: withheld})
 	if err != nil {
 		return nil, fmt.Errorf("compiling scenarios: %w", err)
 	}
@@ -138,6 +148,9 @@ func (b *Benchmark) runOnce(ctx context.Context, plan *scenario.Plan, tgt *runni
 		if err := b.prepare(ctx, tgt, i); err != nil {
 			return nil, err
 		}
+		if err := b.waitForStart(ctx, i); err != nil {
+			return nil, err
+		}
 		obs.Step(i, "measure")
 		if run, err = b.measureTool(ctx, tgt, i, runs); err != nil {
 			return nil, err
@@ -161,6 +174,9 @@ func (b *Benchmark) drainAfter(ctx context.Context, tgt *running, i int) error {
 // it is idle.
 func (b *Benchmark) prepare(ctx context.Context, tgt *running, i int) error {
 	ds, obs := b.Config.Dataset, b.observer()
+	if !b.Sharding.resetsDataset() {
+		ds = config.Dataset{}
+	}
 	if ds.Reset != nil {
 		obs.Step(i, "reset")
 		if err := target.Reset(ctx, tgt.client, tgt.url, ds.Reset, tgt.children); err != nil {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -28,6 +29,10 @@ type running struct {
 	// notMeasured says why the CPU and memory of pid are not the target's.
 	notMeasured error
 	logPath     string // the started target's output, or ""
+	// remote is a target on another machine (target.remote): its CPU and
+	// memory cannot be measured from here.
+	remote bool
+	tls    *tls.Config // for an https target; nil: the system's roots
 }
 
 // start starts the target when it has a start command (on a free port
@@ -39,7 +44,11 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 		return nil, withLabel(side, err)
 	}
 	ch := b.children()
-	opt := target.StartOptions{Children: ch, Live: b.TargetLive}
+	tlsConfig, err := target.ClientTLS(t)
+	if err != nil {
+		return nil, withLabel(side, err)
+	}
+	opt := target.StartOptions{Children: ch, Live: b.TargetLive, TLS: tlsConfig}
 	if t.Start != nil {
 		path, err := b.targetLog(side)
 		if err != nil {
@@ -60,10 +69,12 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 		url:         t.URL,
 		proc:        p,
 		pid:         p.PID(),
-		client:      &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: nil}},
+		client:      &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: nil, TLSClientConfig: tlsConfig}},
 		children:    ch,
 		notMeasured: p.Measurable(),
 		logPath:     p.LogPath(),
+		remote:      t.Remote,
+		tls:         tlsConfig,
 	}, nil
 }
 
@@ -181,6 +192,8 @@ func (s *sampling) stop(tgt *running) (*result.Resources, string) {
 	defer s.mu.Unlock()
 	s.stopped = true
 	switch {
+	case tgt.remote:
+		return nil, "CPU and memory not measured: the target is remote (target.remote), on another machine"
 	case tgt.pid == 0:
 		return nil, "" // nothing to measure: a target started elsewhere without pid_file
 	case tgt.notMeasured != nil:

@@ -22,7 +22,7 @@ type body struct {
 	leaves   []*text  // JSON: templated string leaves, in document order
 }
 
-func compileBody(where func(string) string, r *config.Request, saved map[string]bool) (body, error) {
+func compileBody(where func(string) string, r *config.Request, sc *scope) (body, error) {
 	if r.JSON != nil && r.Body != "" {
 		return body{}, fmt.Errorf("%s: both json and body are set; use one", where("body"))
 	}
@@ -30,13 +30,13 @@ func compileBody(where func(string) string, r *config.Request, saved map[string]
 		if r.Body == "" {
 			return body{}, nil
 		}
-		t, err := compileText(where("body"), r.Body, saved)
+		t, err := compileText(where("body"), r.Body, sc)
 		return body{raw: t}, err
 	}
 	b := body{json: true}
 	var leaves []*text
 	tree, err := placehold(r.JSON, "", func(path, s string) (string, error) {
-		t, err := compileText(where("json "+path), s, saved)
+		t, err := compileText(where("json "+path), s, sc)
 		if err != nil {
 			return "", err
 		}

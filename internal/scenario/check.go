@@ -82,43 +82,39 @@ func (x *Executor) Check(i int, resp Response) (*Failure, error) {
 	}
 	if len(body) > MaxBodyBytes {
 		_, err := io.Copy(io.Discard, resp.Body)
-		return x.expectFailed(fmt.Errorf("response body is larger than %d bytes; expect and save read at most that", MaxBodyBytes)), err
+		return x.expectFailedAt(resp.Status, fmt.Errorf("response body is larger than %d bytes; expect and save read at most that", MaxBodyBytes)), err
 	}
-	want, err := x.expectations(st)
-	if err != nil {
-		return x.expectFailed(err), nil
+	if err := jsonmatch.Match(body, st.expect); err != nil {
+		return x.expectFailedAt(resp.Status, err), nil
 	}
-	if err := jsonmatch.Match(body, want); err != nil {
-		return x.expectFailed(err), nil
+	if err := x.matchTemplated(st, body); err != nil {
+		return x.expectFailedAt(resp.Status, err), nil
 	}
 	for _, s := range st.save {
 		v, ok := jsonmatch.Get(body, s.path)
 		if !ok {
-			return x.expectFailed(fmt.Errorf("save %s: %s missing in response %s", s.name, s.path, jsonmatch.Snippet(body))), nil
+			return x.expectFailedAt(resp.Status, fmt.Errorf("save %s: %s missing in response %s", s.name, s.path, jsonmatch.Snippet(body))), nil
 		}
 		x.vars[s.name] = strings.Clone(v)
 	}
 	return nil, nil
 }
 
-// expectations returns the step's expected values, rendering the
-// templated ones with this iteration's saved values.
-func (x *Executor) expectations(st *boundStep) (map[string]any, error) {
-	if len(st.expectT) == 0 {
-		return st.expect, nil
-	}
-	clear(x.want)
-	for k, v := range st.expect {
-		x.want[k] = v
-	}
+// matchTemplated checks the expected values that are templates, such as
+// {"id": "{{.id}}"}: rendered with this iteration's values, each must
+// equal the response's value as save would read it (a string as it is,
+// anything else as its JSON text), so that a saved number matches too.
+func (x *Executor) matchTemplated(st *boundStep, body []byte) error {
 	for i := range st.expectT {
 		e := &st.expectT[i]
 		if err := e.value.render(&x.buf, x.vars); err != nil {
-			return nil, fmt.Errorf("expect %s: %w", e.path, err)
+			return fmt.Errorf("expect %s: %w", e.path, err)
 		}
-		x.want[e.path] = x.buf.String()
+		if err := jsonmatch.MatchText(body, e.path, x.buf.String()); err != nil {
+			return err
+		}
 	}
-	return x.want, nil
+	return nil
 }
 
 // RequestFailed returns a Failure for a request that could not be built.
@@ -127,6 +123,13 @@ func (x *Executor) RequestFailed(err error) *Failure { return x.expectFailed(err
 func (x *Executor) expectFailed(err error) *Failure {
 	x.fail = Failure{Kind: ExpectationFailed, err: err}
 	return &x.fail
+}
+
+// expectFailedAt is expectFailed for a response with its status.
+func (x *Executor) expectFailedAt(status int, err error) *Failure {
+	f := x.expectFailed(err)
+	f.Status = status
+	return f
 }
 
 // readBody reads up to MaxBodyBytes+1 bytes into the reusable buffer.

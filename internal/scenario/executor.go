@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"text/template"
 )
@@ -27,8 +30,16 @@ type Executor struct {
 	buf       bytes.Buffer // rendered template text
 	resp      bytes.Buffer // response body, when a check needs it
 	limit     io.LimitedReader
-	want      map[string]any // expectations with templates rendered
 	fail      Failure
+	// kept holds the values setup steps saved, which every iteration
+	// starts with; setup the bound setup steps of each stage.
+	kept  map[string]string
+	setup [stages][]boundStep
+	// masker hides the plan's secrets and the long values setup saved in
+	// messages; feedErr is set when the feed has no row for the current
+	// iteration.
+	masker  *strings.Replacer
+	feedErr error
 }
 
 // boundStep is a compiled step bound to one Executor's template functions,
@@ -74,19 +85,41 @@ func (p *Plan) NewExecutor(baseURL string, vu int) (*Executor, error) {
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
 		return nil, fmt.Errorf("target url %q: want an absolute http:// or https:// URL such as http://127.0.0.1:8080", baseURL)
 	}
-	x := &Executor{plan: p, state: newIterState(vu), vars: map[string]string{}, want: map[string]any{}}
+	x := &Executor{plan: p, state: newIterState(vu, p), vars: map[string]string{},
+		kept: map[string]string{}, masker: newMasker(p.secrets)}
+	if f := p.feed; f != nil && !f.perIteration {
+		if x.state.row, err = f.row(uint64(vu), fmt.Sprintf("virtual user %d", vu+1)); err != nil {
+			return nil, err
+		}
+	}
 	funcs := funcsFor(x.state)
 	prefix := strings.TrimRight(base.String(), "/")
 	for _, sc := range p.scenarios {
-		steps := make([]boundStep, len(sc.steps))
-		for i, st := range sc.steps {
-			if steps[i], err = bindStep(st, prefix, funcs); err != nil {
-				return nil, err
-			}
+		steps, err := bindSteps(sc, prefix, funcs)
+		if err != nil {
+			return nil, err
 		}
 		x.scenarios = append(x.scenarios, steps)
 	}
+	for st, sc := range p.setup {
+		if sc != nil {
+			if x.setup[st], err = bindSteps(sc, prefix, funcs); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return x, nil
+}
+
+func bindSteps(sc *compiledScenario, prefix string, funcs template.FuncMap) ([]boundStep, error) {
+	steps := make([]boundStep, len(sc.steps))
+	for i, st := range sc.steps {
+		var err error
+		if steps[i], err = bindStep(st, prefix, funcs); err != nil {
+			return nil, err
+		}
+	}
+	return steps, nil
 }
 
 func bindStep(st *compiledStep, prefix string, funcs template.FuncMap) (boundStep, error) {
@@ -154,13 +187,107 @@ func (b *boundStep) hasHeader(name string) bool {
 // saved by the previous iteration and seeds the random stream.
 func (x *Executor) Begin(seq uint64) {
 	x.cur = x.scenarios[x.plan.Pick(seq)]
-	clear(x.vars)
+	x.startWithKept()
 	x.state.begin(x.plan.seed, seq)
+	if f := x.plan.feed; f != nil && f.perIteration {
+		x.state.row, x.feedErr = f.row(seq, fmt.Sprintf("iteration %d of the run", seq+1))
+	}
+}
+
+// Err is why the current iteration cannot run: the feed has no row left
+// for it (at_end: fail). Nil otherwise.
+func (x *Executor) Err() error { return x.feedErr }
+
+func (x *Executor) startWithKept() {
+	clear(x.vars)
+	for k, v := range x.kept {
+		x.vars[k] = v
+	}
+}
+
+// HasSetup reports whether the plan has setup steps of stage st.
+func (p *Plan) HasSetup(st Stage) bool { return p.setup[st] != nil }
+
+// BeginSetup makes the setup steps of stage st the current steps: they see
+// the values kept so far and, in SetupVU, this virtual user's feed row.
+// Run them with Request and Check like an iteration's, then EndSetup.
+func (x *Executor) BeginSetup(st Stage) {
+	x.cur = x.setup[st]
+	x.startWithKept()
+	x.state.begin(x.plan.seed, setupStream(st))
+	x.state.seq = 0 // {{seq}} counts iterations; setup is none
+}
+
+// setupStream seeds the random values of a setup stage, far from every
+// iteration's.
+func setupStream(st Stage) uint64 { return 1<<63 + uint64(st) }
+
+// EndSetup keeps the values the setup steps saved: every later setup step
+// and iteration of this Executor starts with them.
+func (x *Executor) EndSetup() { x.Keep(x.vars) }
+
+// Kept returns a copy of the values setup steps saved.
+func (x *Executor) Kept() map[string]string { return maps.Clone(x.kept) }
+
+// Keep adds values to those every iteration starts with: another
+// Executor's, after the run's setup. Long ones are masked in messages
+// from then on, as secrets are: a setup step mostly saves a token.
+func (x *Executor) Keep(vals map[string]string) {
+	long := false
+	for k, v := range vals {
+		x.kept[k] = v
+		long = long || len(v) >= minKeptSecret
+	}
+	if !long {
+		return
+	}
+	secrets := slices.Collect(maps.Values(x.plan.env))
+	for _, v := range x.kept {
+		if len(v) >= minKeptSecret {
+			secrets = append(secrets, v)
+		}
+	}
+	x.masker = newMasker(maskForms(secrets))
+}
+
+// Mask replaces in s every secret this Executor knows of (the values of
+// {{env}} variables and the long values setup saved) by ***, so that a
+// message about a response can be shown and stored.
+func (x *Executor) Mask(s string) string {
+	if x.masker == nil {
+		return s
+	}
+	return x.masker.Replace(s)
 }
 
 // Steps is the number of steps of the current iteration's scenario.
 func (x *Executor) Steps() int { return len(x.cur) }
 
 // StepID identifies step i of the current scenario; it indexes
-// Plan.StepNames.
+// Plan.StepNames. A setup step has none: -1.
 func (x *Executor) StepID(i int) int { return x.cur[i].id }
+
+// StepName names step i of the current steps.
+func (x *Executor) StepName(i int) string { return x.cur[i].name }
+
+// Describe says what step i's exchange sent and got, for a message about
+// a failed setup step, secrets masked: `POST /login → 401 {"error":"bad
+// password"} (want 200)`. fail and err are Check's or the client's.
+func (x *Executor) Describe(i int, fail *Failure, err error) string {
+	st := &x.cur[i]
+	line := st.method + " " + strings.TrimPrefix(x.req.URL, st.prefix)
+	var what string
+	switch {
+	case err != nil:
+		what = line + ": " + err.Error()
+	case fail.Kind == StatusMismatch:
+		want := "2xx"
+		if st.status != 0 {
+			want = strconv.Itoa(st.status)
+		}
+		what = fmt.Sprintf("%s → %s (want %s)", line, fail.Message(), want)
+	default:
+		what = fmt.Sprintf("%s → %d: %s", line, fail.Status, fail.Message())
+	}
+	return x.Mask(what)
+}

@@ -27,6 +27,13 @@ type Plan struct {
 	scenarios []*compiledScenario
 	cumWeight []uint64 // cumulative weights, for the weighted pick
 	stepNames []string // unique step names; a step's ID indexes this
+	// setup holds the setup steps of each Stage; nil for a stage without.
+	setup [stages]*compiledScenario
+	// env holds the value of every variable the templates read with
+	// {{env}}; secrets are the forms of those values masked in messages.
+	env     map[string]string
+	secrets []string
+	feed    *feedRows // nil without a feed
 }
 
 type compiledScenario struct {
@@ -67,10 +74,57 @@ type saveRule struct {
 // value and every scenario pick reproducible. Steps with the same name in
 // different scenarios share one StepID (and one line in the results).
 func Compile(scenarios []config.Scenario, seed int64) (*Plan, error) {
+	return CompileWith(scenarios, Inputs{Seed: seed})
+}
+
+// Inputs are what a plan draws on besides its scenarios.
+type Inputs struct {
+	// Seed makes every random value and every scenario pick reproducible.
+	Seed int64
+	// Setup holds the steps run before the load (nil: none).
+	Setup *config.Setup
+	// Feed holds the rows {{feed "column"}} reads (nil: none).
+	Feed *config.Feed
+	// Getenv reads the environment tailgate was given, for {{env "NAME"}};
+	// a variable that is empty counts as not set. Nil: none is set.
+	Getenv func(string) string
+	// Withheld reports the variables templates may not read (credentials
+	// not passed on, as children do not get them); nil: none.
+	Withheld func(string) bool
+}
+
+// CompileWith checks and compiles scenarios with their setup steps, feed
+// and environment. Every error it returns is a *PlanError: a mistake in
+// the benchmark definition or a variable the environment lacks, found
+// before anything is sent.
+func CompileWith(scenarios []config.Scenario, in Inputs) (*Plan, error) {
+	p, err := compilePlan(scenarios, in)
+	if err != nil {
+		return nil, &PlanError{Err: err}
+	}
+	return p, nil
+}
+
+// PlanError is a benchmark definition that cannot be run as written (or
+// a variable it reads that is not set): bad input, not a failed run.
+type PlanError struct{ Err error }
+
+func (e *PlanError) Error() string { return e.Err.Error() }
+func (e *PlanError) Unwrap() error { return e.Err }
+
+func compilePlan(scenarios []config.Scenario, in Inputs) (*Plan, error) {
 	if len(scenarios) == 0 {
 		return nil, errors.New("no scenarios: define at least one scenario with steps")
 	}
-	p := &Plan{seed: seed}
+	p := &Plan{seed: in.Seed, env: map[string]string{}}
+	if in.Feed != nil {
+		p.feed = newFeedRows(in.Feed)
+	}
+	refs := &envRefs{getenv: in.Getenv, withheld: in.Withheld, plan: p}
+	saved, err := p.compileSetup(in.Setup, refs)
+	if err != nil {
+		return nil, err
+	}
 	ids := map[string]int{}
 	var total uint64
 	for i := range scenarios {
@@ -82,7 +136,11 @@ func Compile(scenarios []config.Scenario, seed int64) (*Plan, error) {
 		if sc.Weight < 0 {
 			return nil, fmt.Errorf("scenario %q: weight %d is negative; use a positive weight", name, sc.Weight)
 		}
-		cs, err := compileScenario(name, sc.Steps, ids, &p.stepNames)
+		scope := &scope{saved: maps.Clone(saved), savedBy: "of this scenario", env: refs, feed: p.feed}
+		if p.setup != [stages]*compiledScenario{} {
+			scope.savedBy = "of this scenario or of setup"
+		}
+		cs, err := compileScenario(name, sc.Steps, scope, ids, &p.stepNames)
 		if err != nil {
 			return nil, err
 		}
@@ -94,36 +152,42 @@ func Compile(scenarios []config.Scenario, seed int64) (*Plan, error) {
 		p.scenarios = append(p.scenarios, cs)
 		p.cumWeight = append(p.cumWeight, total)
 	}
+	p.secrets = maskForms(slices.Collect(maps.Values(p.env)))
 	return p, nil
 }
 
-func compileScenario(name string, steps []config.Step, ids map[string]int, names *[]string) (*compiledScenario, error) {
+// compileScenario compiles the steps of one scenario (or setup stage)
+// in scope, which gains the variables each step saves. ids and names
+// give each step name its StepID; nil for setup steps, which have none.
+func compileScenario(name string, steps []config.Step, sc *scope, ids map[string]int, names *[]string) (*compiledScenario, error) {
 	if len(steps) == 0 {
 		return nil, fmt.Errorf("scenario %q has no steps", name)
 	}
 	cs := &compiledScenario{name: name}
-	saved := map[string]bool{} // variables saved by earlier steps
 	for j := range steps {
-		st, err := compileStep(&steps[j], j, saved)
+		st, err := compileStep(&steps[j], j, sc)
 		if err != nil {
-			return nil, fmt.Errorf("scenario %q: %w", name, err)
+			return nil, fmt.Errorf("%s: %w", sc.label(name), err)
 		}
-		id, ok := ids[st.name]
-		if !ok {
-			id = len(*names)
-			ids[st.name] = id
-			*names = append(*names, st.name)
+		st.id = -1
+		if ids != nil {
+			id, ok := ids[st.name]
+			if !ok {
+				id = len(*names)
+				ids[st.name] = id
+				*names = append(*names, st.name)
+			}
+			st.id = id
 		}
-		st.id = id
 		for _, s := range st.save {
-			saved[s.name] = true
+			sc.saved[s.name] = true
 		}
 		cs.steps = append(cs.steps, st)
 	}
 	return cs, nil
 }
 
-func compileStep(s *config.Step, index int, saved map[string]bool) (*compiledStep, error) {
+func compileStep(s *config.Step, index int, sc *scope) (*compiledStep, error) {
 	name := s.Name
 	if name == "" {
 		name = fmt.Sprintf("step %d", index+1)
@@ -144,13 +208,13 @@ func compileStep(s *config.Step, index int, saved map[string]bool) (*compiledSte
 		return nil, fmt.Errorf("%s: %q must start with /", where("path"), path)
 	}
 	var err error
-	if st.path, err = compileText(where("path"), path, saved); err != nil {
+	if st.path, err = compileText(where("path"), path, sc); err != nil {
 		return nil, err
 	}
-	if st.headers, err = compileHeaders(where, s.Headers, saved); err != nil {
+	if st.headers, err = compileHeaders(where, s.Headers, sc); err != nil {
 		return nil, err
 	}
-	if st.body, err = compileBody(where, &s.Request, saved); err != nil {
+	if st.body, err = compileBody(where, &s.Request, sc); err != nil {
 		return nil, err
 	}
 	for _, p := range slices.Sorted(maps.Keys(s.Expect)) {
@@ -159,7 +223,7 @@ func compileStep(s *config.Step, index int, saved map[string]bool) (*compiledSte
 			st.expect[p] = s.Expect[p]
 			continue
 		}
-		t, err := compileText(where(fmt.Sprintf("expect %q", p)), v, saved)
+		t, err := compileText(where(fmt.Sprintf("expect %q", p)), v, sc)
 		if err != nil {
 			return nil, err
 		}
@@ -176,10 +240,10 @@ func compileStep(s *config.Step, index int, saved map[string]bool) (*compiledSte
 
 // compileHeaders compiles a step's headers, each name once: of two keys
 // that differ only in case, the later in sorted order wins.
-func compileHeaders(where func(string) string, hs map[string]string, saved map[string]bool) ([]header, error) {
+func compileHeaders(where func(string) string, hs map[string]string, sc *scope) ([]header, error) {
 	var out []header
 	for _, k := range slices.Sorted(maps.Keys(hs)) {
-		v, err := compileText(where(fmt.Sprintf("header %q", k)), hs[k], saved)
+		v, err := compileText(where(fmt.Sprintf("header %q", k)), hs[k], sc)
 		if err != nil {
 			return nil, err
 		}

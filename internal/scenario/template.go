@@ -17,7 +17,7 @@ type text struct {
 	tmpl   *template.Template // nil for a constant
 }
 
-func compileText(where, s string, saved map[string]bool) (*text, error) {
+func compileText(where, s string, sc *scope) (*text, error) {
 	if !strings.Contains(s, "{{") {
 		return &text{static: s}, nil
 	}
@@ -25,7 +25,10 @@ func compileText(where, s string, saved map[string]bool) (*text, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
-	if err := checkFields(t.Tree.Root, saved); err != nil {
+	if err := sc.checkInputs(t.Tree.Root); err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	if err := checkFields(t.Tree.Root, sc.saved, sc.savedBy); err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	return &text{tmpl: t}, nil
@@ -33,7 +36,7 @@ func compileText(where, s string, saved map[string]bool) (*text, error) {
 
 // checkFields reports a {{.name}} that no earlier step saves, so a typo
 // fails at load time instead of failing every iteration.
-func checkFields(n parse.Node, saved map[string]bool) error {
+func checkFields(n parse.Node, saved map[string]bool, savedBy string) error {
 	var err error
 	walk(n, func(n parse.Node) {
 		f, ok := n.(*parse.FieldNode)
@@ -44,7 +47,7 @@ func checkFields(n parse.Node, saved map[string]bool) error {
 		case len(f.Ident) > 1:
 			err = fmt.Errorf("%s: saved values are strings and have no fields", f)
 		case !saved[f.Ident[0]]:
-			err = fmt.Errorf("%s is not saved by an earlier step of this scenario (saved: %s)", f, savedList(saved))
+			err = fmt.Errorf("%s is not saved by an earlier step %s (saved: %s)", f, savedBy, savedList(saved))
 		}
 	})
 	return err
@@ -115,10 +118,15 @@ type iterState struct {
 	vu  int
 	pcg rand.PCG
 	rng *rand.Rand
+	// env holds the variables {{env}} reads; feed the feed's columns and
+	// row the current row (nil when there is no feed).
+	env  map[string]string
+	feed *feedRows
+	row  []string
 }
 
-func newIterState(vu int) *iterState {
-	s := &iterState{vu: vu}
+func newIterState(vu int, p *Plan) *iterState {
+	s := &iterState{vu: vu, env: p.env, feed: p.feed}
 	s.rng = rand.New(&s.pcg)
 	return s
 }
@@ -151,6 +159,13 @@ func funcsFor(s *iterState) template.FuncMap {
 				b[i] = alphanumeric[s.rng.IntN(len(alphanumeric))]
 			}
 			return string(b), nil
+		},
+		// env and feed read values checked when the plan was compiled:
+		// a name that is not set, a column that does not exist, or a row
+		// where there is none fails the compile, not an iteration.
+		"env": func(name string) string { return s.env[name] },
+		"feed": func(column string) string {
+			return s.row[s.feed.columns[column]]
 		},
 		"uuid": func() string {
 			var u [16]byte

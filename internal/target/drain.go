@@ -32,11 +32,16 @@ func Drain(ctx context.Context, client *http.Client, baseURL string, d *config.D
 	interval := durationOr(d.Interval.D(), DefaultDrainInterval)
 	deadline := time.Now().Add(timeout)
 	var idleSince time.Time // zero while the target is busy
+	var answered *StepError // the last probe the target answered
 	for {
 		// a hanging probe must not hold the gate past its timeout
 		pctx, cancel := context.WithDeadline(ctx, deadline.Add(interval))
 		saw, err := probeIdle(pctx, client, baseURL, d)
+		cut := pctx.Err() != nil && ctx.Err() == nil
 		cancel()
+		if !cut {
+			answered = &StepError{Step: StepDrain, Saw: saw, Err: err}
+		}
 		now := time.Now()
 		switch {
 		case err != nil:
@@ -48,6 +53,10 @@ func Drain(ctx context.Context, client *http.Client, baseURL string, d *config.D
 			return nil
 		}
 		if now.After(deadline) {
+			if cut && answered != nil {
+				// the probe the deadline cut says nothing: the last answer does
+				saw, err = answered.Saw, answered.Err
+			}
 			if err == nil {
 				err = errors.New("idle, but not for the quiet period")
 			}

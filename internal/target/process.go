@@ -2,6 +2,7 @@ package target
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -54,6 +55,9 @@ type StartOptions struct {
 	LogPath string
 	// Live, when set, also gets the output, each line prefixed "[target] ".
 	Live io.Writer
+	// TLS configures the readiness probe's connections to an https
+	// target (ClientTLS); nil: the system's roots.
+	TLS *tls.Config
 }
 
 // Start starts the target if t.Start is set (a list runs directly, a string
@@ -64,7 +68,7 @@ type StartOptions struct {
 // ready (with its exit status and last lines of output), or when after
 // ready a process that was already running holds the port.
 func Start(ctx context.Context, baseURL string, t config.Target, o StartOptions) (*Process, error) {
-	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{Proxy: nil}}
+	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{Proxy: nil, TLSClientConfig: o.TLS}}
 	defer client.CloseIdleConnections()
 	if t.Start == nil {
 		return external(ctx, client, baseURL, t)

@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# The injected regressions as a peer tool sees them, without tailgate: the
+# server CPU per lifecycle of each PocketBase build, measured with hey.
+#
+# Each round starts every build afresh (its own port, its own copy of the
+# golden data dir) and measures them side by side: for each of the
+# lifecycle's five requests (create, get, assign, resolve, search) it resets
+# every dataset, then sends N requests of that kind at a fixed rate with one
+# hey per build, all at once, and reads each server's CPU time before and
+# after (the sum of its threads' schedstat run time, and utime+stime from
+# /proc/<pid>/stat as a cross-check). Builds measured at the same moment
+# share the machine's state: on a shared machine the CPU cost of the same
+# work drifts by more than the effects measured here. Processes are new in
+# every round, so a difference between two processes of one build shows up
+# as spread between rounds rather than as a fixed bias.
+#
+# CPU per lifecycle = the sum over the five kinds of CPU per request. get,
+# assign and resolve act on one record created for them; search lists that
+# record's agent's resolved complaints, as the tailgate lifecycle does.
+#
+#   bench/pocketbase/measure-injected.sh                # 5 rounds, 500 requests per kind at 100/s
+#   bench/pocketbase/measure-injected.sh -r 3 -n 1000
+#
+# Prints per build the CPU per lifecycle, median [min–max] over the rounds,
+# and its ratio to clean within each round. Raw rows and hey outputs go to
+# bench/out/pocketbase/measure-<time>/; the ratios also to
+# bench/out/pocketbase/effects.tsv, which evidence.sh prints. Needs hey
+# (go install github.com/rakyll/hey@v0.1.5), jq, curl, and build.sh run.
+set -euo pipefail
+
+usage() {
+	echo "usage: $0 [-r ROUNDS] [-n REQUESTS_PER_KIND] [-q RATE_PER_S] [-p FIRST_PORT] [-b \"clean slow10 slow30\"]" >&2
+	exit 2
+}
+ROUNDS=5 N=500 RATE=100 PORT=18194 BUILDS="clean slow10 slow30" SETTLE=3.5
+while getopts "r:n:q:p:b:h" opt; do
+	case $opt in
+	r) ROUNDS=$OPTARG ;;
+	n) N=$OPTARG ;;
+	q) RATE=$OPTARG ;;
+	p) PORT=$OPTARG ;;
+	b) BUILDS=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+for v in ROUNDS N RATE PORT; do
+	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "measure-injected.sh: ${v} must be a positive integer, got '${!v}'" >&2; exit 2; }
+done
+((RATE % 2 == 0)) || { echo "measure-injected.sh: -q must be even (two hey workers share it)" >&2; exit 2; }
+read -r -a BUILD_LIST <<<"$BUILDS"
+[[ ${BUILD_LIST[0]} == clean ]] || { echo "measure-injected.sh: the first build must be clean (ratios are to it)" >&2; exit 2; }
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+HEY=$(command -v hey || echo "$(go env GOPATH)/bin/hey")
+[[ -x $HEY ]] || { echo "measure-injected.sh: hey not found (go install github.com/rakyll/hey@v0.1.5)" >&2; exit 2; }
+OUT=$ROOT/bench/out/pocketbase/measure-$(date -u +%Y%m%dT%H%M%SZ)
+mkdir -p "$OUT"
+TICKS=$(getconf CLK_TCK)
+declare -A PID PORT_OF
+i=0
+for b in "${BUILD_LIST[@]}"; do
+	PORT_OF[$b]=$((PORT + i))
+	i=$((i + 1))
+done
+
+stop_servers() {
+	local b
+	for b in "${!PID[@]}"; do
+		if kill -0 "${PID[$b]}" 2>/dev/null; then
+			kill -TERM "${PID[$b]}" 2>/dev/null || true
+			wait "${PID[$b]}" 2>/dev/null || true
+		fi
+		unset "PID[$b]"
+	done
+}
+trap stop_servers EXIT
+trap 'exit 130' INT TERM
+
+url() { echo "http://127.0.0.1:${PORT_OF[$1]}"; }
+rec() { echo "$(url "$1")/api/collections/complaints/records"; }
+
+start_server() { # start_server BUILD ROUND
+	"$ROOT/bench/pocketbase/serve.sh" "$1" "${PORT_OF[$1]}" >"$OUT/server-r$2-$1.log" 2>&1 &
+	PID[$1]=$!
+	for _ in $(seq 100); do
+		curl -fs -o /dev/null "$(url "$1")/api/health" && return 0
+		kill -0 "${PID[$1]}" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "measure-injected.sh: $1 did not start on port ${PORT_OF[$1]}; see $OUT/server-r$2-$1.log" >&2
+	exit 3
+}
+
+# cpu_ns PID: the run time of the process's live threads, in ns (%.0f: mawk's %d stops at 2^31).
+cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {printf "%.0f", s}'; }
+# cpu_ticks PID: utime + stime in clock ticks.
+cpu_ticks() { sed 's/^.*) //' /proc/"$1"/stat | awk '{print $12 + $13}'; }
+
+json() { curl -fsS -H 'Content-Type: application/json' "$@"; }
+
+# setup BUILD KIND: puts BUILD's dataset into its golden state plus what
+# KIND acts on; prints the record id, if any.
+setup() {
+	json -X POST "$(url "$1")/bench/reset" >/dev/null
+	case $2 in
+	create) ;;
+	*)
+		local id
+		id=$(json -X POST -d '{"title":"measured","body":"peer tool","state":"open"}' "$(rec "$1")" | jq -r .id)
+		if [[ $2 == search ]]; then
+			json -X PATCH -d '{"state":"resolved","assignee":"agent-hey"}' "$(rec "$1")/$id" >/dev/null
+		fi
+		echo "$id"
+		;;
+	esac
+}
+
+# load BUILD KIND ID FILE: N requests of KIND at RATE/s with hey.
+load() {
+	local r
+	r=$(rec "$1")
+	local -a args=(-n "$N" -c 2 -q $((RATE / 2)) -T application/json)
+	case $2 in
+	create) args+=(-m POST -d '{"title":"peer complaint","body":"the printer jams","state":"open"}' "$r") ;;
+	get) args+=("$r/$3") ;;
+	assign) args+=(-m PATCH -d '{"state":"assigned","assignee":"agent-hey"}' "$r/$3") ;;
+	resolve) args+=(-m PATCH -d '{"state":"resolved"}' "$r/$3") ;;
+	search) args+=("$r?filter=(assignee%3D%27agent-hey%27%26%26state%3D%27resolved%27)&sort=-updated&perPage=10") ;;
+	esac
+	"$HEY" "${args[@]}" >"$4"
+}
+
+# ok_count FILE: the 2xx responses hey reports.
+ok_count() { awk '/^ *\[2[0-9][0-9]\]/ {s += $2} END {print s + 0}' "$1"; }
+
+# measure ROUND KIND: one kind on every build at once.
+measure() {
+	local r=$1 kind=$2 b
+	declare -A id c0 t0 hp
+	for b in "${BUILD_LIST[@]}"; do id[$b]=$(setup "$b" "$kind"); done
+	for b in "${BUILD_LIST[@]}"; do c0[$b]=$(cpu_ns "${PID[$b]}") t0[$b]=$(cpu_ticks "${PID[$b]}"); done
+	for b in "${BUILD_LIST[@]}"; do
+		load "$b" "$kind" "${id[$b]}" "$OUT/hey-r$r-$b-$kind.txt" &
+		hp[$b]=$!
+	done
+	for b in "${BUILD_LIST[@]}"; do wait "${hp[$b]}"; done
+	sleep "$SETTLE" # PocketBase writes its request log in batches, at the latest 3 s after the last request
+	for b in "${BUILD_LIST[@]}"; do
+		local c1 t1 ok h=$OUT/hey-r$r-$b-$kind.txt
+		c1=$(cpu_ns "${PID[$b]}") t1=$(cpu_ticks "${PID[$b]}")
+		ok=$(ok_count "$h")
+		if [[ $ok != "$N" ]]; then
+			echo "measure-injected.sh: $b $kind: $ok of $N requests answered 2xx; see $h" >&2
+			exit 3
+		fi
+		awk -v r="$r" -v b="$b" -v k="$kind" -v n="$N" -v c="$((c1 - c0[$b]))" -v t="$((t1 - t0[$b]))" -v hz="$TICKS" \
+			'BEGIN {printf "%d\t%s\t%s\t%d\t%.2f\t%.0f\t%.1f\n", r, b, k, n, c / 1e6, t * 1000 / hz, c / 1e3 / n}' >>"$ROWS"
+	done
+}
+
+"$ROOT/bench/pocketbase/portfree.sh" "${PORT_OF[@]}"
+ROWS=$OUT/rows.tsv
+printf 'round\tbuild\tkind\trequests\tcpu_ms\tcpu_ms_ticks\tus_per_req\n' >"$ROWS"
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$OUT/load.txt"
+KINDS=(create get assign resolve search)
+for ((r = 1; r <= ROUNDS; r++)); do
+	for b in "${BUILD_LIST[@]}"; do start_server "$b" "$r"; done
+	# warm-up, not measured: one short burst of every kind on every build
+	for kind in "${KINDS[@]}"; do
+		for b in "${BUILD_LIST[@]}"; do
+			id=$(setup "$b" "$kind")
+			N=50 load "$b" "$kind" "$id" /dev/null
+		done
+	done
+	sleep "$SETTLE"
+	for kind in "${KINDS[@]}"; do measure "$r" "$kind"; done
+	stop_servers
+	awk -F'\t' -v r="$r" '$1 == r {s[$2] += $7} END {for (b in s) printf "round %d %-7s CPU per lifecycle %.3f ms\n", r, b, s[b] / 1000}' "$ROWS" | sort -k3
+done
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/load.txt"
+
+# Summary: per build, CPU per lifecycle (ms) and its ratio to clean of the
+# same round, median [min–max] over the rounds.
+awk -F'\t' '
+	NR > 1 {life[$2 SUBSEP $1] += $7 / 1000; if ($1 > rounds) rounds = $1}
+	function mmm(a, n, f,   i, j, t, med) {
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) {t = a[j]; a[j] = a[j-1]; a[j-1] = t}
+		med = (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		return sprintf(f " [" f "–" f "]", med, a[1], a[n])
+	}
+	END {
+		printf "\nCPU per lifecycle (5 requests), median [min–max] over %d rounds:\n", rounds
+		split(builds, order, " ")
+		for (i = 1; i in order; i++) {
+			b = order[i]; n = 0; m = 0
+			for (r = 1; r <= rounds; r++) {
+				v[++n] = life[b SUBSEP r]
+				q[++m] = (life[b SUBSEP r] / life["clean" SUBSEP r] - 1) * 100
+			}
+			line = sprintf("  %-7s %s ms", b, mmm(v, n, "%.3f"))
+			if (b != "clean") {
+				line = line sprintf("   vs clean: %s %%", mmm(q, m, "%+.1f"))
+				print b "\t" mmm(q, m, "%+.1f") > effects
+			}
+			print line
+		}
+	}' builds="$BUILDS" effects="$OUT/effects.tsv" "$ROWS" | tee "$OUT/summary.txt"
+cp "$OUT/effects.tsv" "$ROOT/bench/out/pocketbase/effects.tsv"
+echo "raw rows: $ROWS"

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# serve.sh BUILD PORT: starts one PocketBase benchmark instance on
+# 127.0.0.1:PORT from a fresh copy of the golden data dir (each port its own
+# dir), in the foreground; BUILD is clean, slow10 or slow30. This is the
+# start command of the tailgate configs: the server replaces this shell
+# (exec), so the pid tailgate samples is the server's.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+OUT=$ROOT/bench/out/pocketbase
+build=${1:?usage: serve.sh BUILD PORT}
+port=${2:?usage: serve.sh BUILD PORT}
+bin=$OUT/pocketbase-$build
+[[ $port =~ ^[0-9]+$ ]] || { echo "serve.sh: port must be a number, got '$port'" >&2; exit 2; }
+[[ -x $bin && -d $OUT/golden ]] || { echo "serve.sh: $bin or $OUT/golden missing: run bench/pocketbase/build.sh" >&2; exit 2; }
+"$ROOT/bench/pocketbase/portfree.sh" "$port"
+data=$OUT/data-$port
+rm -rf "$data"
+cp -a "$OUT/golden" "$data"
+exec "$bin" serve --http "127.0.0.1:$port" --dir "$data"

@@ -1,0 +1,179 @@
+// Package citest reads a job log as the GitHub Actions runner does, for
+// tests that check which workflow commands a log holds. It models
+// actions/runner (ProcessInvoker reads lines with StreamReader.ReadLine;
+// OutputManager and ActionCommand.TryParseV2 / TryParse parse them; see
+// shared/research/github-contract.md §1.4), erring towards finding more
+// commands than the runner would: any command name counts (a stop token
+// can be any word), and each line is also read with the characters a
+// culture-aware comparison may ignore removed.
+package citest
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Command is one workflow command found in a log.
+type Command struct {
+	Line   int    // 1-based, in the runner's line splitting
+	Text   string // the whole line
+	Name   string // lower-cased; the runner compares names ignoring case
+	Props  map[string]string
+	Data   string // escaped as written
+	Legacy bool   // the ##[name]data form
+}
+
+// Commands returns every line of log the runner could take as a workflow
+// command.
+func Commands(log string) []Command {
+	var found []Command
+	for i, line := range Lines(log) {
+		if c, ok := parse(line); ok {
+			c.Line, c.Text = i+1, line
+			found = append(found, c)
+			continue
+		}
+		if c, ok := parse(withoutIgnorable(line)); ok {
+			c.Line, c.Text = i+1, line
+			found = append(found, c)
+		}
+	}
+	return found
+}
+
+// Lines splits log where the runner's line reader does: at "\r\n", "\r"
+// and "\n".
+func Lines(log string) []string {
+	var lines []string
+	for log != "" {
+		i := strings.IndexAny(log, "\r\n")
+		if i < 0 {
+			lines = append(lines, log)
+			break
+		}
+		lines = append(lines, log[:i])
+		if strings.HasPrefix(log[i:], "\r\n") {
+			i++
+		}
+		log = log[i+1:]
+	}
+	return lines
+}
+
+// parse tries the current form first, then the legacy one, as the runner
+// does.
+func parse(line string) (Command, bool) {
+	if c, ok := parseV2(line); ok {
+		return c, true
+	}
+	return parseLegacy(line)
+}
+
+// parseV2 reads "::name key=value,key=value::data" after leading white
+// space.
+func parseV2(line string) (Command, bool) {
+	s := strings.TrimLeftFunc(line, isSpace)
+	if !strings.HasPrefix(s, "::") {
+		return Command{}, false
+	}
+	end := strings.Index(s[2:], "::")
+	if end < 0 {
+		return Command{}, false
+	}
+	name, props := nameAndProps(s[2:2+end], ",")
+	if name == "" {
+		return Command{}, false
+	}
+	return Command{Name: name, Props: props, Data: s[2+end+2:]}, true
+}
+
+// parseLegacy reads "##[name key=value;key=value]data" anywhere in the line.
+func parseLegacy(line string) (Command, bool) {
+	i := strings.Index(line, "##[")
+	if i < 0 {
+		return Command{}, false
+	}
+	rest := line[i+3:]
+	end := strings.IndexByte(rest, ']')
+	if end < 0 {
+		return Command{}, false
+	}
+	name, props := nameAndProps(rest[:end], ";")
+	if name == "" {
+		return Command{}, false
+	}
+	return Command{Name: name, Props: props, Data: rest[end+1:], Legacy: true}, true
+}
+
+func nameAndProps(info, sep string) (string, map[string]string) {
+	name, rest, _ := strings.Cut(info, " ")
+	props := map[string]string{}
+	for _, kv := range strings.Split(strings.TrimSpace(rest), sep) {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" && v != "" {
+			props[strings.ToLower(k)] = v
+		}
+	}
+	return strings.ToLower(name), props
+}
+
+// isSpace is what .NET's string.TrimStart removes (char.IsWhiteSpace),
+// widened by the information separators U+001C–U+001F.
+func isSpace(r rune) bool {
+	return unicode.IsSpace(r) || (r >= 0x1C && r <= 0x1F)
+}
+
+// withoutIgnorable drops control and format characters, marks, private
+// and unassigned code points and invalid bytes: what a culture-aware
+// string comparison (the runner's IndexOf and StartsWith) may skip.
+func withoutIgnorable(s string) string {
+	var b strings.Builder
+	for len(s) > 0 {
+		r, size := utf8.DecodeRuneInString(s)
+		s = s[size:]
+		if r == utf8.RuneError || unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.M, unicode.Zl, unicode.Zp) || !unicode.IsPrint(r) && !unicode.IsSpace(r) {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// Hostile is one entry of the hostile strings corpus.
+type Hostile struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// HostileStrings reads testdata/hostile/strings.json at the module's root
+// (the directory holding go.mod, above the test's working directory).
+func HostileStrings(tb testing.TB) []Hostile {
+	tb.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			tb.Fatal("citest: no go.mod above the working directory")
+		}
+		dir = parent
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "testdata", "hostile", "strings.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var corpus []Hostile
+	if err := json.Unmarshal(data, &corpus); err != nil || len(corpus) == 0 {
+		tb.Fatalf("testdata/hostile/strings.json: %d entries, %v", len(corpus), err)
+	}
+	return corpus
+}

@@ -1,0 +1,158 @@
+package config
+
+import (
+	"crypto/x509"
+	"fmt"
+	"io"
+	"maps"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// validateSetup checks the setup steps as scenario steps are checked.
+func validateSetup(cfg *Config, c *collector) {
+	s := cfg.Setup
+	if s == nil {
+		return
+	}
+	if cfg.Load.Engine == EngineCommand {
+		c.addKey("setup", "not used with engine: command: the load tool's own script logs in (k6's setup(), Locust's on_start)")
+		return
+	}
+	if !c.given("setup.run") && !c.given("setup.vu") {
+		c.add("setup", "lists no steps: give run (once per run), vu (once per virtual user) or both, e.g. vu: [{path: /login, json: {…}, save: {token: token}}]")
+		return
+	}
+	if c.given("setup.run") {
+		validateSteps(s.Run, "setup.run", c)
+	}
+	if c.given("setup.vu") {
+		validateSteps(s.VU, "setup.vu", c)
+	}
+}
+
+// checkExpectTemplates checks the expected values that are templates
+// ({"slug": "{{.slug}}"}) as the request's templates are checked.
+func checkExpectTemplates(expect map[string]any, path string, c *collector) {
+	for _, k := range slices.Sorted(maps.Keys(expect)) {
+		if s, ok := expect[k].(string); ok {
+			checkTemplate(s, joinKey(path, k), c)
+		}
+	}
+}
+
+// validateFeed checks the feed section and reads its file.
+func validateFeed(cfg *Config, c *collector) {
+	f := cfg.Feed
+	if f == nil {
+		return
+	}
+	if cfg.Load.Engine == EngineCommand {
+		c.addKey("feed", "not used with engine: command: the load tool reads its own data files")
+		return
+	}
+	if f.Per != FeedPerVU && f.Per != FeedPerIteration {
+		c.add("feed.per", "unknown value %q: expected %s (each virtual user takes the next row) or %s (each iteration does)", f.Per, FeedPerVU, FeedPerIteration)
+	}
+	if f.AtEnd != FeedWrap && f.AtEnd != FeedFail {
+		c.add("feed.at_end", "unknown value %q: expected %s (start again at the first row) or %s (fail the run when the rows run out)", f.AtEnd, FeedWrap, FeedFail)
+	}
+	if f.File == "" {
+		c.add("feed.file", "required: a CSV file with a header line, or a JSON list of objects, e.g. users.csv")
+		return
+	}
+	if err := readFeed(f, resolvePath(c.file, f.File)); err != nil {
+		c.add("feed.file", "%v", err)
+		return
+	}
+	if f.Per == FeedPerVU && f.AtEnd == FeedFail {
+		if n, what := workersOf(cfg.Load); n > len(f.Rows) {
+			c.add("feed.at_end", "%s has %d rows, and at_end: fail gives each virtual user a row of its own: %s %d needs %d; add rows or use at_end: wrap", f.File, len(f.Rows), what, n, n)
+		}
+	}
+}
+
+// workersOf is how many virtual users (closed) or workers (open) the load
+// runs, and the key that says so.
+func workersOf(l Load) (int, string) {
+	if l.Model == ModelClosed {
+		return l.VUs, "load.vus"
+	}
+	return l.MaxInflight, "load.max_inflight"
+}
+
+// validateTLS checks a target's tls section and reads its CA file.
+func validateTLS(t *Target, key string, c *collector) {
+	if t.TLS == nil {
+		return
+	}
+	tlsKey := key + ".tls"
+	if u, err := url.Parse(t.URL); err == nil && u.Scheme == "http" {
+		c.addKey(tlsKey, "tls is for an https url; %q is http", t.URL)
+	}
+	if t.TLS.CAFile == "" {
+		c.add(tlsKey+".ca_file", "required: a PEM file of the CA certificates that signed the target's certificate (the system's roots are trusted anyway)")
+		return
+	}
+	pem, err := readLimited(resolvePath(c.file, t.TLS.CAFile), maxCAFileBytes)
+	if err != nil {
+		c.add(tlsKey+".ca_file", "%v", err)
+		return
+	}
+	if !x509.NewCertPool().AppendCertsFromPEM(pem) {
+		c.add(tlsKey+".ca_file", "%s holds no PEM certificate (-----BEGIN CERTIFICATE-----)", t.TLS.CAFile)
+		return
+	}
+	t.TLS.CAPEM = string(pem)
+}
+
+// maxCAFileBytes bounds a CA file: a bundle of every public root is
+// about 200 KB.
+const maxCAFileBytes = 4 << 20
+
+// resolvePath makes a path written in the config file at configPath
+// relative to that file's directory.
+func resolvePath(configPath, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(filepath.Dir(configPath), p)
+}
+
+// readLimited reads a regular file of at most max bytes. It looks before
+// it opens, so that a name of a FIFO or a device never blocks or streams.
+func readLimited(path string, max int64) ([]byte, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	if info.Size() > max {
+		return nil, fmt.Errorf("%s is %d bytes, more than the %d MiB tailgate reads", path, info.Size(), max>>20)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s is larger than the %d MiB tailgate reads", path, max>>20)
+	}
+	return data, nil
+}
+
+// unwrapPath drops the path an *os.PathError repeats.
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}

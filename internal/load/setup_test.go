@@ -1,0 +1,212 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/scenario"
+)
+
+// authServer issues a token per login and answers /items only to a
+// token it issued; /admin hands out the key that /login requires.
+type authServer struct {
+	adminCalls, logins atomic.Int64
+	mu                 sync.Mutex
+	tokens             map[string]string // token → user
+	itemsByUser        map[string]int64
+}
+
+const adminKey = "admin-key-7a31"
+
+func newAuthServer() *authServer {
+	return &authServer{tokens: map[string]string{}, itemsByUser: map[string]int64{}}
+}
+
+func (s *authServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/admin":
+		s.adminCalls.Add(1)
+		fmt.Fprintf(w, `{"key": %q}`, adminKey)
+	case "/login":
+		if r.Header.Get("X-Admin-Key") != adminKey {
+			http.Error(w, "no admin key", http.StatusForbidden)
+			return
+		}
+		if pw := r.Header.Get("X-Password"); pw != "right" {
+			http.Error(w, fmt.Sprintf(`{"error": "wrong password %s"}`, pw), http.StatusUnauthorized)
+			return
+		}
+		n := s.logins.Add(1)
+		user := r.URL.Query().Get("user")
+		token := fmt.Sprintf("token-%04d-%s", n, user)
+		s.mu.Lock()
+		s.tokens[token] = user
+		s.mu.Unlock()
+		fmt.Fprintf(w, `{"token": %q, "user": %q}`, token, user)
+	default:
+		token := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		s.mu.Lock()
+		user, ok := s.tokens[token]
+		if ok {
+			s.itemsByUser[user]++
+		}
+		s.mu.Unlock()
+		if !ok {
+			http.Error(w, fmt.Sprintf("token %q is not valid", token), http.StatusUnauthorized)
+			return
+		}
+		fmt.Fprintf(w, `{"user": %q}`, user)
+	}
+}
+
+// authPlan logs in once per run (the admin key) and once per VU (a user
+// of the feed), then lists items as that user.
+func authPlan(t *testing.T, password string, feed *config.Feed) *scenario.Plan {
+	t.Helper()
+	login := config.Step{Name: "login", Request: config.Request{Method: "POST", Path: `/login?user={{feed "user"}}`,
+		Headers: map[string]string{"X-Admin-Key": "{{.key}}", "X-Password": `{{env "PASSWORD"}}`}},
+		Save: map[string]string{"token": "token"}, Expect: map[string]any{"user": `{{feed "user"}}`}}
+	list := config.Step{Name: "list", Request: config.Request{Path: "/items", Headers: map[string]string{"Authorization": "Bearer {{.token}}"}},
+		Expect: map[string]any{"user": `{{feed "user"}}`}}
+	p, err := scenario.CompileWith([]config.Scenario{{Name: "s", Steps: []config.Step{list}}}, scenario.Inputs{
+		Setup:  &config.Setup{Run: []config.Step{{Name: "admin", Request: config.Request{Path: "/admin"}, Save: map[string]string{"key": "key"}}}, VU: []config.Step{login}},
+		Feed:   feed,
+		Getenv: func(k string) string { return map[string]string{"PASSWORD": password}[k] },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func users(n int, per, atEnd string) *config.Feed {
+	f := &config.Feed{File: "users.csv", Per: per, AtEnd: atEnd, Columns: []string{"user"}}
+	for i := range n {
+		f.Rows = append(f.Rows, []string{fmt.Sprintf("user-%02d", i+1)})
+	}
+	return f
+}
+
+// Setup runs once per run and once per VU (or open-model worker), before
+// and outside the measured window; every iteration uses its VU's token.
+func TestSetupRunsOncePerRunAndPerVU(t *testing.T) {
+	t.Parallel()
+	forEachClient(t, func(t *testing.T, client string) {
+		for _, model := range []string{Closed, Open} {
+			s := newAuthServer()
+			srv := server(t, s.ServeHTTP)
+			opt := closedOpts(3, 100*time.Millisecond, 400*time.Millisecond)
+			if model == Open {
+				opt = openOpts(100, 3, 100*time.Millisecond, 400*time.Millisecond)
+			}
+			opt.Client = client
+			r := run(t, authPlan(t, "right", users(5, config.FeedPerVU, config.FeedWrap)), srv.URL, opt)
+			if s.adminCalls.Load() != 1 || s.logins.Load() != 3 {
+				t.Errorf("%s: %d run setups and %d logins, want 1 and 3 (one per VU)", model, s.adminCalls.Load(), s.logins.Load())
+			}
+			if r.Requests.Total < 10 || r.Requests.Failed != 0 || r.Iterations.Succeeded != r.Iterations.Completed {
+				t.Errorf("%s: requests %+v iterations %+v errors %+v; want every iteration to pass with its VU's token", model, r.Requests, r.Iterations, r.Errors)
+			}
+			if len(r.Steps) != 1 || r.Steps[0].Name != "list" {
+				t.Errorf("%s: steps %+v, want only the measured step (setup is not measured)", model, r.Steps)
+			}
+			s.mu.Lock()
+			if len(s.itemsByUser) != 3 || s.itemsByUser["user-04"] != 0 {
+				t.Errorf("%s: requests by user %v, want users 1–3 (a row per VU)", model, s.itemsByUser)
+			}
+			s.mu.Unlock()
+		}
+	})
+}
+
+func TestAFailedSetupFailsTheRunWithoutTheSecret(t *testing.T) {
+	t.Parallel()
+	s := newAuthServer()
+	srv := server(t, s.ServeHTTP)
+	_, err := Run(context.Background(), authPlan(t, "s3cret-pw", users(5, config.FeedPerVU, config.FeedWrap)), srv.URL, closedOpts(2, 0, 300*time.Millisecond))
+	var se *SetupError
+	if !errors.As(err, &se) || se.Stage != scenario.SetupVU || se.Step != "login" || se.VU < 1 {
+		t.Fatalf("got %v, want a setup.vu error of step login", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{`setup.vu step "login" (virtual user`, "POST /login?user=user-0", `→ 401 {"error": "wrong password ***"} (want 2xx)`} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q does not say %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "s3cret-pw") {
+		t.Errorf("the error shows the password: %s", msg)
+	}
+}
+
+func TestErrorSamplesMaskSecretsAndTokens(t *testing.T) {
+	t.Parallel()
+	forEachClient(t, func(t *testing.T, client string) {
+		s := newAuthServer()
+		// After the first few requests the server forgets every token:
+		// each later request is refused with a message quoting its token.
+		var items atomic.Int64
+		srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/items" && items.Add(1) == 4 {
+				s.mu.Lock()
+				clear(s.tokens)
+				s.mu.Unlock()
+			}
+			s.ServeHTTP(w, r)
+		})
+		plan := authPlan(t, "right", users(2, config.FeedPerVU, config.FeedWrap))
+		opt := closedOpts(2, 0, 300*time.Millisecond)
+		opt.Client = client
+		r := run(t, plan, srv.URL, opt)
+		if len(r.Errors) != 1 || r.Errors[0].Class != result.ErrStatus {
+			t.Fatalf("errors %+v, want one status class", r.Errors)
+		}
+		if got := r.Errors[0].Sample; !strings.Contains(got, `401 token "***" is not valid`) || strings.Contains(got, "token-0") {
+			t.Errorf("sample %q, want the token masked", got)
+		}
+	})
+}
+
+func TestFeedThatRunsOutFailsTheRun(t *testing.T) {
+	t.Parallel()
+	srv := server(t, func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("{}")) })
+	f := users(5, config.FeedPerIteration, config.FeedFail)
+	plan := compilePlan(t, oneStepFeed(), f)
+	_, err := Run(context.Background(), plan, srv.URL, closedOpts(2, 0, 2*time.Second))
+	if err == nil || !strings.Contains(err.Error(), "feed users.csv ran out of rows: it has 5 and iteration 6 of the run needs row 6") {
+		t.Errorf("got %v, want the run to fail when the rows run out", err)
+	}
+	f.AtEnd = config.FeedWrap
+	r := run(t, compilePlan(t, oneStepFeed(), f), srv.URL, closedOpts(2, 0, 200*time.Millisecond))
+	if r.Iterations.Completed <= 5 || r.Requests.Failed != 0 {
+		t.Errorf("wrap: iterations %+v, want more than the 5 rows, all passing", r.Iterations)
+	}
+	// Per VU with at_end: fail, a VU without a row of its own fails the
+	// run before any request.
+	_, err = Run(context.Background(), compilePlan(t, oneStepFeed(), users(1, config.FeedPerVU, config.FeedFail)), srv.URL, closedOpts(2, 0, 200*time.Millisecond))
+	if err == nil || !strings.Contains(err.Error(), "virtual user 2 needs row 2") {
+		t.Errorf("2 VUs, 1 row, at_end: fail: %v", err)
+	}
+}
+
+func oneStepFeed() config.Scenario {
+	return config.Scenario{Name: "s", Steps: []config.Step{{Name: "get", Request: config.Request{Path: `/u/{{feed "user"}}`}}}}
+}
+
+func compilePlan(t *testing.T, sc config.Scenario, f *config.Feed) *scenario.Plan {
+	t.Helper()
+	p, err := scenario.CompileWith([]config.Scenario{sc}, scenario.Inputs{Feed: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

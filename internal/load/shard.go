@@ -1,0 +1,88 @@
+package load
+
+import "fmt"
+
+// Shard is one share of a load that several generators offer one target
+// together (tailgate run --shard I/N): the Index-th, counted from 1, of
+// Count. The zero Shard is the whole load.
+//
+// The shares are cut from the one schedule of the whole load, not made
+// up anew: in the open model shard I starts hits I-1, I-1+N, I-1+2N, … of
+// the whole load's schedule, so the shards together offer exactly the
+// iterations one generator would, at the same times, and each offers
+// rate/N (a ramp included). In the closed model its iterations are
+// numbered the same way. The seq template function returns that number,
+// and an iteration's random values and scenario pick are drawn from the
+// seed and it, so no two shards ever render the same iteration; vu
+// numbers continue from one shard to the next.
+type Shard struct {
+	Index, Count int
+}
+
+// Whole reports whether s is the whole load (no sharding, or 1/1).
+func (s Shard) Whole() bool { return s.Count <= 1 }
+
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
+
+// Check refuses a shard that is not one of its count.
+func (s Shard) Check() error {
+	if s == (Shard{}) {
+		return nil
+	}
+	if s.Count < 1 || s.Index < 1 || s.Index > s.Count {
+		return fmt.Errorf("shard %d/%d: want I/N with 1 ≤ I ≤ N", s.Index, s.Count)
+	}
+	return nil
+}
+
+// Split returns the options of shard s's share of the load o describes,
+// one load phase's settings: the closed model's VUs and the open model's
+// max_inflight divided as evenly as possible (the first shards get one
+// more; each gets at least one, so N above them is refused), with Part
+// and FirstVU set for the engine. The shares add up to the whole: summed
+// over the shards, rates, VUs and max_inflight are the load's own.
+func (s Shard) Split(o Options) (Options, error) {
+	if err := s.Check(); err != nil {
+		return o, err
+	}
+	if s.Whole() {
+		return o, nil
+	}
+	var err error
+	switch o.Model {
+	case Closed:
+		o.VUs, o.FirstVU, err = s.share(o.VUs, "closed model: vus")
+	case Open:
+		o.MaxInflight, o.FirstVU, err = s.share(o.MaxInflight, "open model: max_inflight")
+	default:
+		err = fmt.Errorf("model %q cannot be sharded", o.Model)
+	}
+	if err != nil {
+		return o, err
+	}
+	o.Part = s
+	return o, nil
+}
+
+// share divides total workers among the shards: this shard's count and
+// the number of its first worker.
+func (s Shard) share(total int, what string) (n, first int, err error) {
+	if total < s.Count {
+		return 0, 0, fmt.Errorf("%s is %d: it cannot be split into %d shards of at least one each", what, total, s.Count)
+	}
+	base, extra := total/s.Count, total%s.Count
+	i := s.Index - 1
+	n = base
+	if i < extra {
+		n++
+	}
+	return n, i*base + min(i, extra), nil
+}
+
+// seqOf is the number of the k-th iteration this shard runs (k from 0).
+func (s Shard) seqOf(k uint64) uint64 {
+	if s.Whole() {
+		return k
+	}
+	return uint64(s.Index-1) + k*uint64(s.Count)
+}

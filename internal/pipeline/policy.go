@@ -1,0 +1,101 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/config"
+)
+
+// Policy is the gate section a comparison is judged by when it does not
+// come from the benchmark file being run: on a pull request, the gate as
+// the PR's base commit has it (see TrustedPolicy).
+type Policy struct {
+	Gate config.Gate
+	// Notes say in the report where the policy comes from and whether the
+	// pull request changes it.
+	Notes []string
+	// Warning, when set, is why the policy is the pull request's own
+	// after all; the front end shows it as a warning.
+	Warning string
+}
+
+// gate is the gate section to judge by: the policy's, else the config's.
+func (p *Policy) gate(cfg *config.Config) (config.Gate, bool) {
+	switch {
+	case p != nil:
+		return p.Gate, true
+	case cfg != nil:
+		return cfg.Gate, true
+	}
+	return config.Gate{}, false
+}
+
+// notes are a copy of the policy's notes, for a report to add to.
+func (p *Policy) notes() []string {
+	if p == nil {
+		return nil
+	}
+	return slices.Clone(p.Notes)
+}
+
+// TrustedPolicy is the gate policy of a pull request's check. The
+// benchmark (what is measured) is the PR's own, head; the gate (baseline
+// path, floors, metrics, min_effect, alpha, window) is the one at the PR's
+// base commit, base (the benchmark file's bytes there), which the PR
+// cannot edit: a PR that loosens its own gate or points it at a fresh
+// baseline is judged by the gate it would change, and the change applies
+// after the merge. where names the base file in the report ("tailgate.yml
+// at the PR's base commit 3a9c5e7f1b2d").
+//
+// When the base commit has no benchmark file (found is false: the PR adds
+// tailgate), or one this tailgate cannot load, the policy is the PR's own,
+// with a warning that says so.
+func TrustedPolicy(head *config.Config, base []byte, found bool, where string) *Policy {
+	if !found {
+		return ownPolicy(head, fmt.Sprintf("%s does not exist, so the gate's policy is this pull request's own (%s)", where, head.Path))
+	}
+	trusted, err := config.Parse(where, base)
+	if err != nil {
+		var cerr *config.Error
+		if errors.As(err, &cerr) && len(cerr.Problems) > 0 {
+			err = fmt.Errorf("%s (and %d more)", cerr.Problems[0], len(cerr.Problems)-1)
+		}
+		return ownPolicy(head, fmt.Sprintf("%s does not load with this tailgate (%v), so the gate's policy is this pull request's own (%s)", where, err, head.Path))
+	}
+	p := &Policy{Gate: trusted.Gate, Notes: []string{"The gate's policy (gate: baseline, floors, metrics, min_effect, alpha, window) comes from " +
+		where + ", which the pull request cannot edit; the benchmark itself is the pull request's."}}
+	if changed := gateChanges(trusted.Gate, head.Gate); len(changed) > 0 {
+		p.Notes = append(p.Notes, fmt.Sprintf("This PR changes the gate's policy; it applies after merge (changed: %s). This check is judged by the policy of %s.",
+			strings.Join(changed, ", "), where))
+	}
+	return p
+}
+
+func ownPolicy(head *config.Config, why string) *Policy {
+	return &Policy{Gate: head.Gate, Notes: []string{"The " + why + "."}, Warning: why}
+}
+
+// gateChanges lists the keys of the gate section that differ, as gate.KEY.
+func gateChanges(a, b config.Gate) []string {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	var changed []string
+	for i := range va.NumField() {
+		if !sameValue(va.Field(i), vb.Field(i)) {
+			name, _, _ := strings.Cut(va.Type().Field(i).Tag.Get("yaml"), ",")
+			changed = append(changed, "gate."+name)
+		}
+	}
+	return changed
+}
+
+// sameValue is reflect.DeepEqual with an empty map or list equal to none.
+func sameValue(a, b reflect.Value) bool {
+	if k := a.Kind(); (k == reflect.Map || k == reflect.Slice) && a.Len() == 0 && b.Len() == 0 {
+		return true
+	}
+	return reflect.DeepEqual(a.Interface(), b.Interface())
+}

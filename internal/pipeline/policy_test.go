@@ -1,0 +1,145 @@
+package pipeline
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tailgate-ci/tailgate/internal/baseline"
+	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+const policyBench = `name: shop
+target: {url: "http://127.0.0.1:8080"}
+load: {rate: 10/s}
+scenarios:
+  - steps: [{path: /a}]
+`
+
+func parseBench(t *testing.T, extra string) *config.Config {
+	t.Helper()
+	cfg, err := config.Parse("tailgate.yml", []byte(policyBench+extra))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+const where = "tailgate.yml at the PR's base commit 3a9c5e7f1b2d"
+
+// A PR that loosens its gate or points it at a fresh baseline is judged by
+// the base commit's gate, and the report says what it changes.
+func TestTrustedPolicyIsTheBaseCommits(t *testing.T) {
+	t.Parallel()
+	base := policyBench + "gate:\n  floors: {iterations_per_s: 5}\n  alpha: 0.05\n"
+	head := parseBench(t, "gate:\n  baseline: baselines/fresh.json\n  floors: {iterations_per_s: 90}\n  min_effect: {latency_p95_ms: 500}\n  alpha: 0.0001\n")
+	p := TrustedPolicy(head, []byte(base), true, where)
+	if p.Gate.Baseline != "baselines/shop.json" || p.Gate.Floors[result.IterationsPerSec] != 5 || p.Gate.Alpha != 0.05 || len(p.Gate.MinEffect) != 0 {
+		t.Errorf("policy gate %+v, want the base commit's", p.Gate)
+	}
+	notes := strings.Join(p.Notes, "\n")
+	for _, want := range []string{"comes from " + where, "This PR changes the gate's policy; it applies after merge",
+		"changed: gate.baseline, gate.alpha, gate.floors, gate.min_effect"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	if p.Warning != "" {
+		t.Errorf("warning %q for a policy read from the base", p.Warning)
+	}
+	// What the gate is given is the base commit's policy.
+	gp := policyFor(head, p, nil)
+	if gp.Alpha != 0.05 || gp.Floors[result.IterationsPerSec] != 5 {
+		t.Errorf("gate.Policy %+v, want the base commit's alpha and floors", gp)
+	}
+}
+
+func TestTrustedPolicyUnchangedSaysOnlyItsSource(t *testing.T) {
+	t.Parallel()
+	head := parseBench(t, "gate: {floors: {iterations_per_s: 5, latency_p95_ms: 30}, min_effect: {}}\n")
+	// Formatting, key order and an empty map do not change the policy.
+	base := policyBench + "# the same gate, written differently\ngate:\n  floors:\n    latency_p95_ms: 30\n    iterations_per_s: 5\n"
+	p := TrustedPolicy(head, []byte(base), true, where)
+	if len(p.Notes) != 1 || !strings.Contains(p.Notes[0], where) || p.Warning != "" {
+		t.Errorf("notes %q, warning %q: want only the source", p.Notes, p.Warning)
+	}
+}
+
+// Without a benchmark file at the base (the PR adds tailgate), or with one
+// this tailgate cannot load, the policy is the PR's own, with a warning.
+func TestTrustedPolicyFallsBackWithAWarning(t *testing.T) {
+	t.Parallel()
+	head := parseBench(t, "gate: {alpha: 0.01}\n")
+	for name, tc := range map[string]struct {
+		base  []byte
+		found bool
+		want  string
+	}{
+		"no file at the base": {nil, false, where + " does not exist, so the gate's policy is this pull request's own (tailgate.yml)"},
+		"empty file":          {[]byte{}, true, where + " does not load with this tailgate (" + where + ":1:1: the file is empty"},
+		"invalid file":        {[]byte("target: [\n"), true, "does not load with this tailgate"},
+	} {
+		p := TrustedPolicy(head, tc.base, tc.found, where)
+		if p.Gate.Alpha != 0.01 || !strings.Contains(p.Warning, tc.want) || len(p.Notes) != 1 || !strings.Contains(p.Notes[0], tc.want) {
+			t.Errorf("%s: gate alpha %g, warning %q, notes %q; want the PR's own policy and %q", name, p.Gate.Alpha, p.Warning, p.Notes, tc.want)
+		}
+	}
+}
+
+// Check judges by the policy it is given, and its notes reach the report.
+func TestCheckJudgesByTheGivenPolicy(t *testing.T) {
+	t.Parallel()
+	svc := newService(t)
+	cfg := benchmark(t, svc.URL, "gate: {metrics: [latency_p95_ms], floors: {latency_p95_ms: 100000}}\n")
+	dir := t.TempDir()
+	head, err := Run(t.Context(), Env{}, RunOptions{Config: cfg, ResultPath: dir + "/r.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The measured p95 of two short runs can differ threefold on a busy
+	// machine: fix the head's so that the baseline, a third of it, is
+	// wholly below.
+	for i := range head.Runs {
+		head.Runs[i].Metrics[result.LatencyP95] = 3 + float64(i)/10
+	}
+	bl := baseline.New(cfg.Name, head.DefinitionHash, head.Env, 30)
+	for i := range 3 { // a baseline whose p95 is a third of the head's, from 3 jobs
+		fast := *head
+		fast.Runs = scaledP95(head.Runs, 1.0/3)
+		bl.Append(&fast, baseline.Provenance{Job: string(rune('a' + i))})
+	}
+	path := dir + "/b.json"
+	if err := baseline.Write(path, bl); err != nil {
+		t.Fatal(err)
+	}
+	// The PR's own floor of 100000 % hides the rise; the base policy's 5 % does not.
+	// (p95, not throughput: an open model sets its throughput.)
+	strict := &Policy{Gate: cfg.Gate, Notes: []string{"policy note"}}
+	strict.Gate.Floors = map[string]float64{result.LatencyP95: 5}
+	for _, tc := range []struct {
+		pol  *Policy
+		want gate.Outcome
+	}{{nil, gate.Pass}, {strict, gate.Regression}} {
+		j, err := Check(t.Context(), Env{}, CheckOptions{Config: cfg, Head: head, Baseline: baseline.FileSource{Path: path}, Policy: tc.pol})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.Verdict.Outcome != tc.want || (tc.pol != nil && !strings.Contains(strings.Join(j.Notes, "|"), "policy note")) {
+			t.Errorf("policy %v: verdict %s, notes %q; want %s", tc.pol, j.Verdict.Outcome, j.Notes, tc.want)
+		}
+	}
+}
+
+func scaledP95(runs []result.Run, k float64) []result.Run {
+	out := make([]result.Run, len(runs))
+	for i, r := range runs {
+		r.Metrics = map[string]float64{}
+		for key, v := range runs[i].Metrics {
+			r.Metrics[key] = v
+		}
+		r.Metrics[result.LatencyP95] *= k
+		out[i] = r
+	}
+	return out
+}

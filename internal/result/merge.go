@@ -1,0 +1,392 @@
+package result
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/hist"
+)
+
+// Shard says which share of a sharded load a file's runs hold: the
+// Index-th (from 1) of Count processes that offered one target the load
+// together, started for StartAt, with run k at StartAt + k·Every.
+type Shard struct {
+	Index   int       `json:"index"`
+	Count   int       `json:"count"`
+	StartAt time.Time `json:"start_at,omitzero"`
+	Every   float64   `json:"run_every_s,omitzero"`
+}
+
+// Merged says that a file's runs combine Shards shard files.
+type Merged struct {
+	Shards  int       `json:"shards"`
+	StartAt time.Time `json:"start_at,omitzero"`
+}
+
+// ErrMerge is the error of shard files that are not the shares of one
+// sharded benchmark.
+var ErrMerge = errors.New("cannot merge")
+
+// MergeShards combines the files of the shards of one sharded benchmark
+// into the result of the whole load, run k of every shard into run k:
+// histograms merged (exactly: HdrHistogram buckets add up), counts summed,
+// and the metrics computed anew from them by Summarize, never averaged.
+// A merged run's window spans the first shard's start to the last one's
+// end, so that every counted iteration falls inside it and no rate is
+// overstated; Overlap says how long all of them measured at once. names
+// name the files in errors (nil: by position).
+//
+// Files that are not every share of one benchmark are refused: a file
+// without a shard, a missing or repeated shard, different shard counts,
+// definitions, start times or numbers of runs, and runs that did not
+// measure at the same time at all.
+func MergeShards(files []*File, names []string) (*File, error) {
+	name := func(i int) string {
+		if i < len(names) {
+			return names[i]
+		}
+		return fmt.Sprintf("file %d", i+1)
+	}
+	shards, err := orderShards(files, name)
+	if err != nil {
+		return nil, err
+	}
+	first := shards[0]
+	out := &File{
+		Schema:         SchemaVersion,
+		Benchmark:      first.Benchmark,
+		DefinitionHash: first.DefinitionHash,
+		Source:         first.Source,
+		Env:            first.Env,
+		Merged:         &Merged{Shards: len(shards), StartAt: first.Shard.StartAt},
+	}
+	envNote := envDifference(shards)
+	for k := range first.Runs {
+		runs := make([]Run, len(shards))
+		for i, f := range shards {
+			runs[i] = f.Runs[k]
+		}
+		run, err := mergeRuns(runs)
+		if err != nil {
+			return nil, fmt.Errorf("%w: run %d: %w", ErrMerge, k+1, err)
+		}
+		run.Index = k
+		if envNote != "" {
+			run.Notes = append(run.Notes, envNote)
+		}
+		out.Runs = append(out.Runs, run)
+	}
+	return out, nil
+}
+
+// orderShards checks that files are every shard of one benchmark, once,
+// and returns them in shard order.
+func orderShards(files []*File, name func(int) string) ([]*File, error) {
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%w: no shard files", ErrMerge)
+	}
+	byIndex := map[int]int{} // shard index → position in files
+	for i, f := range files {
+		if f.Merged != nil {
+			return nil, fmt.Errorf("%w: %s is already a merged result", ErrMerge, name(i))
+		}
+		if f.Shard == nil || f.Source != "tailgate" {
+			return nil, fmt.Errorf("%w: %s is not a shard result (written by tailgate run --shard I/N)", ErrMerge, name(i))
+		}
+		s, s0 := f.Shard, files[0].Shard
+		switch {
+		case s.Count != s0.Count:
+			return nil, fmt.Errorf("%w: %s is shard %d/%d but %s is %d/%d: they split different loads", ErrMerge, name(0), s0.Index, s0.Count, name(i), s.Index, s.Count)
+		case f.DefinitionHash == "" || f.DefinitionHash != files[0].DefinitionHash:
+			return nil, fmt.Errorf("%w: %s and %s measured different benchmark definitions (%s, %s)", ErrMerge, name(0), name(i), orNone(files[0].DefinitionHash), orNone(f.DefinitionHash))
+		case !s.StartAt.Equal(s0.StartAt) || s.Every != s0.Every:
+			return nil, fmt.Errorf("%w: %s and %s were started for different times (--start-at %s, %s): they are not shards of one run", ErrMerge, name(0), name(i), startText(s0), startText(s))
+		case len(f.Runs) != len(files[0].Runs):
+			return nil, fmt.Errorf("%w: %s has %d runs but %s has %d", ErrMerge, name(0), len(files[0].Runs), name(i), len(f.Runs))
+		}
+		if j, dup := byIndex[s.Index]; dup {
+			return nil, fmt.Errorf("%w: %s and %s are both shard %d/%d", ErrMerge, name(j), name(i), s.Index, s.Count)
+		}
+		byIndex[s.Index] = i
+	}
+	n := files[0].Shard.Count
+	var missing []string
+	out := make([]*File, 0, n)
+	for idx := 1; idx <= n; idx++ {
+		i, ok := byIndex[idx]
+		if !ok {
+			missing = append(missing, fmt.Sprintf("%d/%d", idx, n))
+			continue
+		}
+		out = append(out, files[i])
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%w: shard %s missing: merge needs all %d shards", ErrMerge, strings.Join(missing, ", "), n)
+	}
+	return out, nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func startText(s *Shard) string {
+	if s.StartAt.IsZero() {
+		return "none"
+	}
+	t := s.StartAt.UTC().Format(time.RFC3339Nano)
+	if s.Every > 0 {
+		t += fmt.Sprintf(" every %gs", s.Every)
+	}
+	return t
+}
+
+// mergeRuns combines one run of every shard, in shard order.
+func mergeRuns(runs []Run) (Run, error) {
+	span, err := windowOf(runs)
+	if err != nil {
+		return Run{}, err
+	}
+	out := Run{
+		Started: span.start,
+		Window:  span.end.Sub(span.start).Seconds(),
+		Overlap: span.overlap.Seconds(),
+		Model:   runs[0].Model,
+	}
+	out.Iterations.Counted = CountAll
+	offered := false // open-model runs say what they offered
+	for i := range runs {
+		r := &runs[i]
+		if r.Model != out.Model {
+			return Run{}, fmt.Errorf("shard 1 ran the %s model but shard %d the %s model", out.Model, i+1, r.Model)
+		}
+		addIterations(&out.Iterations, r.Iterations)
+		out.Requests.Total += r.Requests.Total
+		out.Requests.Failed += r.Requests.Failed
+		offered = offered || r.OfferedRate > 0
+	}
+	if offered {
+		out.OfferedRate = float64(out.Iterations.Offered) / out.Window
+	}
+	out.Latency = mergeHists(runs, func(r *Run) *hist.Histogram { return r.Latency })
+	out.IterationLatency = mergeHists(runs, func(r *Run) *hist.Histogram { return r.IterationLatency })
+	out.ScheduleLag = mergeHists(runs, func(r *Run) *hist.Histogram { return r.ScheduleLag })
+	out.Steps = mergeSteps(runs)
+	out.Errors = mergeErrors(runs, out.Steps)
+	out.Resources = mergeResources(runs)
+	for i := range runs {
+		for _, k := range runs[i].SetByLoad {
+			if !slices.Contains(out.SetByLoad, k) {
+				out.SetByLoad = append(out.SetByLoad, k)
+			}
+		}
+	}
+	out.Notes = mergeNotes(runs, span)
+	out.Summarize()
+	return out, nil
+}
+
+// span is the time the shards of one run measured in.
+type span struct {
+	start, end time.Time
+	overlap    time.Duration
+}
+
+// windowOf is the union and the overlap of the runs' measure windows;
+// runs that never measured at once are refused. A run's Started is when
+// its warm-up started, which has the same length in every shard of one
+// definition: the windows are all shifted alike, and their union and
+// overlap are as long as those of the measure windows.
+func windowOf(runs []Run) (span, error) {
+	var s span
+	var lastStart, firstEnd time.Time
+	for i := range runs {
+		r := &runs[i]
+		if r.Started.IsZero() || !(r.Window > 0) {
+			return s, fmt.Errorf("shard %d has no measure window (start and length)", i+1)
+		}
+		start, end := r.Started, r.Started.Add(time.Duration(r.Window*float64(time.Second)))
+		if i == 0 || start.Before(s.start) {
+			s.start = start
+		}
+		if i == 0 || end.After(s.end) {
+			s.end = end
+		}
+		if i == 0 || start.After(lastStart) {
+			lastStart = start
+		}
+		if i == 0 || end.Before(firstEnd) {
+			firstEnd = end
+		}
+	}
+	if !firstEnd.After(lastStart) {
+		return s, fmt.Errorf("the shards' measure windows do not overlap (the last one started %s, the first one ended %s): they did not run at the same time; start every shard with the same --start-at",
+			lastStart.UTC().Format(time.RFC3339Nano), firstEnd.UTC().Format(time.RFC3339Nano))
+	}
+	s.overlap = firstEnd.Sub(lastStart)
+	return s, nil
+}
+
+// addIterations adds b's counts to a; a count some shard lacks is
+// unknown in the sum.
+func addIterations(a *Iterations, b Iterations) {
+	a.Offered += b.Offered
+	a.Started += b.Started
+	a.Completed += b.Completed
+	a.Succeeded += b.Succeeded
+	a.Dropped += b.Dropped
+	a.Counted &= b.Counted
+}
+
+// mergeHists merges one histogram of every run; nil when no run has it.
+func mergeHists(runs []Run, of func(*Run) *hist.Histogram) *hist.Histogram {
+	var out *hist.Histogram
+	for i := range runs {
+		h := of(&runs[i])
+		switch {
+		case h == nil:
+		case out == nil:
+			out = h.Clone()
+		default:
+			out.Merge(h)
+		}
+	}
+	return out
+}
+
+// mergeSteps sums the steps by name, in the order they first appear.
+func mergeSteps(runs []Run) []Step {
+	var out []Step
+	for i := range runs {
+		for _, s := range runs[i].Steps {
+			j := slices.IndexFunc(out, func(o Step) bool { return o.Name == s.Name })
+			if j < 0 {
+				out = append(out, Step{Name: s.Name})
+				j = len(out) - 1
+			}
+			o := &out[j]
+			o.Requests += s.Requests
+			o.Failed += s.Failed
+			switch {
+			case s.Latency == nil:
+			case o.Latency == nil:
+				o.Latency = s.Latency.Clone()
+			default:
+				o.Latency.Merge(s.Latency)
+			}
+		}
+	}
+	return out
+}
+
+// errorOrder is the report order of the error classes.
+var errorOrder = []string{ErrStatus, ErrExpect, ErrTimeout, ErrConnection}
+
+// mergeErrors sums the failed requests by step and class, keeping the
+// first shard's sample message, in step order, then class order.
+func mergeErrors(runs []Run, steps []Step) []ErrorClass {
+	var out []ErrorClass
+	for i := range runs {
+		for _, e := range runs[i].Errors {
+			j := slices.IndexFunc(out, func(o ErrorClass) bool { return o.Class == e.Class && o.Step == e.Step })
+			if j < 0 {
+				out = append(out, ErrorClass{Class: e.Class, Step: e.Step})
+				j = len(out) - 1
+			}
+			out[j].Count += e.Count
+			if out[j].Sample == "" {
+				out[j].Sample = e.Sample
+			}
+		}
+	}
+	stepAt := func(name string) int {
+		return slices.IndexFunc(steps, func(s Step) bool { return s.Name == name })
+	}
+	slices.SortStableFunc(out, func(a, b ErrorClass) int {
+		return cmp.Or(cmp.Compare(stepAt(a.Step), stepAt(b.Step)),
+			cmp.Compare(slices.Index(errorOrder, a.Class), slices.Index(errorOrder, b.Class)))
+	})
+	return out
+}
+
+// mergeResources keeps, of each figure, the largest any shard measured.
+// Shards share one target: every shard that could sample its process
+// tree sampled the same one over (nearly) the same window, so a sum would
+// count it once per shard. A figure no shard measured stays absent.
+func mergeResources(runs []Run) *Resources {
+	var out *Resources
+	for i := range runs {
+		r := runs[i].Resources
+		if r == nil {
+			continue
+		}
+		if out == nil {
+			out = &Resources{}
+		}
+		out.CPUSeconds = max(out.CPUSeconds, r.CPUSeconds)
+		out.PeakRSSBytes = max(out.PeakRSSBytes, r.PeakRSSBytes)
+	}
+	if out != nil && *out == (Resources{}) {
+		return nil
+	}
+	return out
+}
+
+// mergeNotes keeps every shard's notes, once for a note all shards have
+// and with the shards it came from otherwise, after a note on the window.
+func mergeNotes(runs []Run, s span) []string {
+	n := len(runs)
+	out := []string{fmt.Sprintf("merged from %d shards, which measured together for %.2f s of the %.2f s window",
+		n, s.overlap.Seconds(), s.end.Sub(s.start).Seconds())}
+	var order []string
+	from := map[string][]int{}
+	for i := range runs {
+		for _, note := range runs[i].Notes {
+			if _, seen := from[note]; !seen {
+				order = append(order, note)
+			}
+			if idx := from[note]; len(idx) == 0 || idx[len(idx)-1] != i+1 {
+				from[note] = append(idx, i+1)
+			}
+		}
+	}
+	for _, note := range order {
+		idx := from[note]
+		if len(idx) == n {
+			out = append(out, note)
+			continue
+		}
+		list := make([]string, len(idx))
+		for i, x := range idx {
+			list[i] = fmt.Sprint(x)
+		}
+		label := "shard"
+		if len(idx) > 1 {
+			label = "shards"
+		}
+		out = append(out, fmt.Sprintf("%s %s of %d: %s", label, strings.Join(list, ", "), n, note))
+	}
+	return out
+}
+
+// envDifference is a note when the shards ran on different kinds of
+// machine; the merged file's env is the first shard's.
+func envDifference(shards []*File) string {
+	var kinds []string
+	for _, f := range shards {
+		if fp := f.Env.Fingerprint(); !slices.Contains(kinds, fp) {
+			kinds = append(kinds, fp)
+		}
+	}
+	if len(kinds) < 2 {
+		return ""
+	}
+	return fmt.Sprintf("the shards ran on %d kinds of machine (%s); env is shard 1's", len(kinds), strings.Join(kinds, " | "))
+}
