@@ -379,3 +379,38 @@ func TestABAddsPairsUntilTheVerdictIsClear(t *testing.T) {
 		})
 	}
 }
+
+// A pull request's check pins the base build to the PR's base commit: a
+// ref in the PR's own benchmark file cannot replace it, and the report
+// says it was not used. Without a pin the config's ref stands, and the
+// given ref only fills a base the config leaves out.
+func TestABBaseRef(t *testing.T) {
+	t.Parallel()
+	withRef, err := config.Parse("t.yml", []byte(strings.Replace(abRepoConfig, "ab: {base: {ref: HEAD~1}", "ab: {base: {ref: HEAD}", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := config.Parse("t.yml", []byte(strings.Replace(abRepoConfig, "ab: {base: {ref: HEAD~1}, ", "ab: {", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const sha = "0123456789abcdef0123456789abcdef01234567"
+	for _, c := range []struct {
+		name string
+		o    ABOptions
+		want string
+		note bool
+	}{
+		{"pinned", ABOptions{Config: withRef, BaseRef: sha, PinBase: true, Git: baseline.ExecGit{}}, sha, true},
+		{"not pinned", ABOptions{Config: withRef, BaseRef: sha, Git: baseline.ExecGit{}}, "HEAD", false},
+		{"filled", ABOptions{Config: without, BaseRef: sha, Git: baseline.ExecGit{}}, sha, false},
+	} {
+		ab, err := c.o.ab()
+		if err != nil || ab.Base.Ref != c.want {
+			t.Errorf("%s: base ref %q (%v), want %q", c.name, ab.Base.Ref, err, c.want)
+		}
+		if note := c.o.pinNote(); (len(note) > 0) != c.note || (c.note && !strings.Contains(note[0], `ab.base.ref "HEAD" of the benchmark file is not used`)) {
+			t.Errorf("%s: note %q", c.name, note)
+		}
+	}
+}
