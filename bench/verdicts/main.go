@@ -6,9 +6,11 @@
 //	go run ./bench/verdicts -bin /tmp/tailgate -n 20 -- demo --baseline /tmp/demo.json
 //	go run ./bench/verdicts -bin /tmp/tailgate -n 20 -- demo --baseline /tmp/demo.json --slowdown 30%
 //
-// For each repetition it prints the exit code, the verdict and the change of
-// every gated metric; at the end the counts per verdict and, per gated
-// metric, the median and range of the changes seen.
+// For each repetition it prints the exit code, the wall time, the pairs of
+// a sequential A/B verdict, the verdict and the change of every gated
+// metric; at the end the counts per verdict, the wall time and pairs as
+// median [min–max] and, per gated metric, the median and range of the
+// changes seen.
 package main
 
 import (
@@ -25,7 +27,10 @@ import (
 )
 
 type reportJSON struct {
-	Verdict     string   `json:"verdict"`
+	Verdict    string `json:"verdict"`
+	Sequential *struct {
+		Pairs int `json:"pairs"`
+	} `json:"sequential"`
 	Regressions []string `json:"regressions"`
 	Metrics     []struct {
 		Key         string   `json:"key"`
@@ -58,14 +63,23 @@ func main() {
 	counts := map[string]int{}
 	changes := map[string][]float64{}
 	units := map[string]string{}
+	var walls, pairs []float64
 	for i := 1; i <= *n; i++ {
+		began := time.Now()
 		rep, code, err := once(*bin, args, filepath.Join(dir, fmt.Sprintf("r%d.json", i)), *timeout)
+		wall := time.Since(began).Seconds()
 		if err != nil {
 			fmt.Printf("%2d  exit %d  error: %v\n", i, code, err)
 			counts["error"]++
 			continue
 		}
 		counts[rep.Verdict]++
+		walls = append(walls, wall)
+		seq := ""
+		if rep.Sequential != nil {
+			pairs = append(pairs, float64(rep.Sequential.Pairs))
+			seq = fmt.Sprintf("  %2d pairs", rep.Sequential.Pairs)
+		}
 		var parts []string
 		for _, m := range rep.Metrics {
 			if !m.Gated || m.Change == nil {
@@ -75,13 +89,19 @@ func main() {
 			units[m.Key] = m.ChangeUnit
 			parts = append(parts, fmt.Sprintf("%s %+.1f%s (%s)", m.Key, *m.Change, m.ChangeUnit, m.Verdict))
 		}
-		fmt.Printf("%2d  exit %d  %-12s %s\n", i, code, rep.Verdict, strings.Join(parts, ", "))
+		fmt.Printf("%2d  exit %d  %6.1f s%s  %-12s %s\n", i, code, wall, seq, rep.Verdict, strings.Join(parts, ", "))
 	}
 	fmt.Printf("\nverdicts over %d runs of `tailgate %s`:", *n, strings.Join(args, " "))
 	for _, v := range []string{"pass", "regression", "inconclusive", "error"} {
 		fmt.Printf(" %s %d", v, counts[v])
 	}
 	fmt.Println()
+	if len(walls) > 0 {
+		fmt.Printf("  wall time %s s\n", spread(walls, "%.1f"))
+	}
+	if len(pairs) > 0 {
+		fmt.Printf("  pairs     %s\n", spread(pairs, "%.0f"))
+	}
 	keys := make([]string, 0, len(changes))
 	for k := range changes {
 		keys = append(keys, k)
@@ -119,6 +139,17 @@ func once(bin string, args []string, report string, timeout time.Duration) (*rep
 		return nil, code, fmt.Errorf("reading the report: %w", err)
 	}
 	return &rep, code, nil
+}
+
+// spread is "median [min–max]".
+func spread(x []float64, format string) string {
+	s := append([]float64(nil), x...)
+	sort.Float64s(s)
+	med := s[len(s)/2]
+	if len(s)%2 == 0 {
+		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return fmt.Sprintf(format+" ["+format+"–"+format+"]", med, s[0], s[len(s)-1])
 }
 
 func lastLine(s string) string {

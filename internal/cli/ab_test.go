@@ -1,20 +1,22 @@
 package cli_test
 
 import (
+	"bytes"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
 
 // abConfig turns the test benchmark into an A/B one: base and head are two
-// services, runs per side as given.
-func abConfig(t *testing.T, dir, baseURL, headURL string, runs int) string {
+// services, at most pairs pairs.
+func abConfig(t *testing.T, dir, baseURL, headURL string, pairs int) string {
 	t.Helper()
 	cfg := benchConfig("items", baseURL, 0)
-	cfg = strings.Replace(cfg, "target:\n  url: "+baseURL+"\n", "ab:\n  base: {url: \""+baseURL+"\"}\n  head: {url: \""+headURL+"\"}\ntarget:\n  url: "+baseURL+"\n", 1)
-	cfg = strings.Replace(cfg, "  runs: 2\n", "  runs: "+strconv.Itoa(runs)+"\n", 1)
+	ab := fmt.Sprintf("ab:\n  base: {url: \"%s\"}\n  head: {url: \"%s\"}\n  min_pairs: %d\n  max_pairs: %d\n", baseURL, headURL, min(4, pairs), pairs)
+	cfg = strings.Replace(cfg, "target:\n  url: "+baseURL+"\n", ab+"target:\n  url: "+baseURL+"\n", 1)
 	path := filepath.Join(dir, "ab.yml")
 	mustWrite(t, path, cfg)
 	return path
@@ -29,21 +31,24 @@ func TestABCommandJudgesPairs(t *testing.T) {
 	if o.code != 0 && o.code != 1 {
 		t.Fatalf("exit %d, want a verdict (0 or 1):\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
-	wantContains(t, "stdout", o.stdout, "order of runs (A = base, B = head): A B B A A B B A A B")
-	wantContains(t, "stdout", o.stdout, "wilcoxon signed-rank exact (pairs)")
-	wantContains(t, "stdout", o.stdout, "this job")
+	wantContains(t, "stdout", o.stdout, "pairs of at most 5", "order of runs (A = base, B = head): A B B A A B B A", "this job")
+	wantContains(t, "stderr", o.stderr, "after pair 4 of at most 5", "A/B stopped after")
 	if _, err := os.Stat(rep); err != nil {
 		t.Errorf("no report: %v", err)
 	}
 }
 
-func TestABCommandNeedsAnABSection(t *testing.T) {
+func TestABCommandNeedsABase(t *testing.T) {
 	t.Parallel()
 	svc := newItemService(t, 3)
 	dir := t.TempDir()
-	o := tailgate(t, "ab", "-c", writeBenchConfig(t, dir, "items", svc.URL, 0))
+	cfg := writeBenchConfig(t, dir, "items", svc.URL, 0)
+	o := tailgate(t, "ab", "-c", cfg)
 	wantCode(t, o, 2)
-	wantContains(t, "stderr", o.stderr, "has no ab: section")
+	wantContains(t, "stderr", o.stderr, "names no base build", "--base-ref")
+	o = tailgate(t, "ab", "-c", cfg, "--runs", "3")
+	wantCode(t, o, 2)
+	wantContains(t, "stderr", o.stderr, "--max-pairs")
 }
 
 func TestActionModeAB(t *testing.T) {
@@ -63,4 +68,121 @@ func TestActionModeAB(t *testing.T) {
 	wantContains(t, "outputs", string(outputs), "verdict")
 	summary, _ := os.ReadFile(env["GITHUB_STEP_SUMMARY"])
 	wantContains(t, "summary", string(summary), "mode ab")
+}
+
+// prRepo is a git repository with two commits of a benchmark of the demo
+// service (this test binary, started by tailgate on a free port); its
+// build prints the commit it builds. It returns the repository and both
+// commits.
+func prRepo(t *testing.T) (dir, base, head string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	cfg := `name: pr
+target:
+  url: "http://127.0.0.1:{{port}}"
+  start: {command: ["` + exe + `", demo-serve, --addr, "127.0.0.1:{{port}}", --work, "2000"]}
+  ready: {path: /health, timeout: 20s, interval: 20ms}
+build: {command: [git, rev-parse, HEAD]}
+ab: {min_pairs: 3, max_pairs: 3}
+dataset:
+  reset: {request: {method: POST, path: /reset}}
+load: {model: closed, vus: 1, warmup: 0s, duration: 200ms}
+scenarios:
+  - steps: [{path: /count}]
+gate:
+  metrics: [request_error_pct]
+`
+	git("init", "-q", "-b", "main")
+	mustWrite(t, filepath.Join(dir, "tailgate.yml"), cfg)
+	mustWrite(t, filepath.Join(dir, "version"), "1\n")
+	git("add", ".")
+	git("commit", "-q", "-m", "base")
+	base = git("rev-parse", "HEAD")
+	mustWrite(t, filepath.Join(dir, "version"), "2\n")
+	git("commit", "-q", "-am", "head")
+	return dir, base, git("rev-parse", "HEAD")
+}
+
+// tailgateIn runs the test binary as tailgate in dir with env added.
+func tailgateIn(t *testing.T, dir string, env []string, args ...string) outcome {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), asTailgateEnv+"=1"), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return outcome{code: code, stdout: stdout.String(), stderr: stderr.String()}
+}
+
+func wantOneWorktree(t *testing.T, repo, temp string) {
+	t.Helper()
+	out, err := exec.Command("git", "-C", repo, "worktree", "list").Output()
+	if err != nil || strings.Count(string(out), "\n") != 1 {
+		t.Errorf("worktrees after the job: %v\n%s", err, out)
+	}
+	if left, _ := filepath.Glob(filepath.Join(temp, "tailgate-worktree-*")); len(left) > 0 {
+		t.Errorf("worktree directories left: %v", left)
+	}
+}
+
+// On a pull request, mode ab with a config that names no base builds the
+// PR's base commit in a worktree and the checkout as the head: nothing but
+// the config is needed. tailgate ab --base-ref does the same locally.
+func TestABBuildsTheBaseCommit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts services for every run")
+	}
+	repo, base, head := prRepo(t)
+	t.Run("action", func(t *testing.T) {
+		env := actionEnv(t, t.TempDir(), "tailgate.yml", "")
+		event := filepath.Join(t.TempDir(), "event.json")
+		mustWrite(t, event, `{"number": 7, "pull_request": {"number": 7, "base": {"ref": "main", "sha": "`+base+`"}, "head": {"ref": "pr", "sha": "`+head+`"}}}`)
+		env["GITHUB_EVENT_NAME"], env["GITHUB_EVENT_PATH"] = "pull_request", event
+		env["INPUT_MODE"], env["INPUT_COMMENT"], env["INPUT_WORKING_DIRECTORY"] = "ab", "never", "."
+		var vars []string
+		for k, v := range env {
+			vars = append(vars, k+"="+v)
+		}
+		o := tailgateIn(t, repo, vars, "action")
+		wantCode(t, o, 0)
+		wantContains(t, "stderr", o.stderr, "[build base] "+base, "[build head] "+head, "base: "+base+" at "+base[:12])
+		wantContains(t, "stdout", o.stdout, "3 pairs of at most 3", "base: built from "+base[:12]) // the report names the commit
+		wantOneWorktree(t, repo, env["RUNNER_TEMP"])
+	})
+	t.Run("base-ref", func(t *testing.T) {
+		temp := t.TempDir()
+		o := tailgateIn(t, repo, []string{"RUNNER_TEMP=" + temp}, "ab", "-q", "--base-ref", "HEAD~1")
+		wantCode(t, o, 0)
+		wantContains(t, "stderr", o.stderr, "[build base] "+base, "[build head] "+head)
+		wantOneWorktree(t, repo, temp)
+	})
 }

@@ -120,7 +120,7 @@ func (a *actionRun) run(ctx context.Context) error {
 		if a.in.Mode == ci.ModeCheck {
 			j, err = pipeline.Check(ctx, env, pipeline.CheckOptions{Config: a.cfg, Baseline: src, Policy: pol})
 		} else { // the baseline file, when there is one, only lends its calibrated noise
-			j, err = pipeline.AB(ctx, env, pipeline.ABOptions{Config: a.cfg, Baseline: src, Policy: pol})
+			j, err = pipeline.AB(ctx, env, a.abOptions(src, pol))
 		}
 		if err != nil {
 			return err
@@ -134,6 +134,18 @@ func (a *actionRun) run(ctx context.Context) error {
 		return calibrate(ctx, a.e, a.cfg, o, false)
 	}
 	return usageErr("unknown mode %q", a.in.Mode)
+}
+
+// abOptions are mode ab's: on a pull request the base build is the PR's
+// base commit, built by tailgate in a worktree; where the step trusts the
+// base commit (as for the gate's policy) a ref in the PR's own benchmark
+// file cannot replace it.
+func (a *actionRun) abOptions(src baseline.Source, pol *pipeline.Policy) pipeline.ABOptions {
+	o := pipeline.ABOptions{Config: a.cfg, Baseline: src, Policy: pol, Git: baseline.ExecGit{}}
+	if a.job.IsPullRequest() {
+		o.BaseRef, o.PinBase = a.job.BaseSHA, a.trustsBase()
+	}
+	return o
 }
 
 // baselinePath is the baseline input, else the trusted policy's

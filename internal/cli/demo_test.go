@@ -24,7 +24,7 @@ func TestDemoRecordsThenChecks(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bl := filepath.Join(dir, "demo.json")
-	args := []string{"demo", "--runs", "2", "--duration", "500ms", "--warmup", "0s", "--baseline", bl}
+	args := []string{"demo", "--mode", "check", "--runs", "2", "--duration", "500ms", "--warmup", "0s", "--baseline", bl}
 
 	// Watch the processes while the first demo runs: the leak check below
 	// only means something if it can see the service while it is up.
@@ -76,17 +76,46 @@ func TestDemoRecordsThenChecks(t *testing.T) {
 	}
 }
 
+// TestDemoDefaultsToAB runs the default demo, A/B: the clean service
+// against one that does three times the work, restarted for every pair;
+// it stops as soon as the regression is clear.
+func TestDemoDefaultsToAB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the demo service for every run")
+	}
+	// Windows of 1 s: on a busy machine a shorter capacity phase of the
+	// slowed service can end before any lifecycle completes, and then has
+	// no CPU per lifecycle to compare.
+	o := tailgate(t, "demo", "--slowdown", "200%", "--duration", "1s", "--warmup", "200ms", "--max-pairs", "8", "-q",
+		"--baseline", filepath.Join(t.TempDir(), "demo.json"))
+	wantCode(t, o, 1)
+	wantContains(t, "stdout", o.stdout, "tailgate: demo: REGRESSION", "each side was started afresh for its run of every pair")
+	m := regexp.MustCompile(`A/B stopped after (\d+) pairs`).FindStringSubmatch(o.stderr)
+	if m == nil {
+		t.Fatalf("no stop line:\n%s", o)
+	}
+	if n, _ := strconv.Atoi(m[1]); n < 4 || n >= 8 {
+		t.Errorf("stopped after %d pairs: want the first look (4) or soon after, before the budget of 8", n)
+	}
+	wantNoDemoServe(t)
+}
+
 func TestDemoBadFlagsAreUsageErrors(t *testing.T) {
 	t.Parallel()
 	bl := filepath.Join(t.TempDir(), "demo.json")
 	for name, args := range map[string][]string{
-		"slowdown": {"demo", "--slowdown", "lots", "--baseline", bl},
-		"rate":     {"demo", "--rate", "0", "--baseline", bl},
+		"slowdown":  {"demo", "--slowdown", "lots", "--baseline", bl},
+		"rate":      {"demo", "--rate", "0", "--baseline", bl},
+		"mode":      {"demo", "--mode", "sideways", "--baseline", bl},
+		"runs":      {"demo", "--runs", "3", "--baseline", bl},      // A/B adds pairs: --max-pairs
+		"aa":        {"demo", "--aa", "--record", "--baseline", bl}, // A/A is A/B; --record is the stored baseline's
+		"max-pairs": {"demo", "--max-pairs", "2", "--baseline", bl}, // below the first look
 	} {
 		t.Run(name, func(t *testing.T) {
 			o := tailgate(t, args...)
 			wantCode(t, o, 2)
 			wantContains(t, "stderr", o.stderr, "--"+name)
+			wantNoDemoServe(t)
 			wantNoFile(t, bl)
 		})
 	}
@@ -96,7 +125,7 @@ func TestDemoCorruptBaselineIsLeftAlone(t *testing.T) {
 	t.Parallel()
 	bl := filepath.Join(t.TempDir(), "demo.json")
 	mustWrite(t, bl, "[1, 2")
-	o := tailgate(t, "demo", "--runs", "2", "--duration", "300ms", "--warmup", "0s", "--baseline", bl)
+	o := tailgate(t, "demo", "--mode", "check", "--runs", "2", "--duration", "300ms", "--warmup", "0s", "--baseline", bl)
 	wantCode(t, o, 3)
 	wantContains(t, "stderr", o.stderr, bl)
 	if got := string(mustRead(t, bl)); got != "[1, 2" {
@@ -251,7 +280,7 @@ func TestDemoWritesItsResultAndKeepsABaselinePerDefinition(t *testing.T) {
 	env := environ{"XDG_CACHE_HOME": dir}
 	demo := func(duration string, extra ...string) (outcome, string) {
 		out := filepath.Join(t.TempDir(), "result.json")
-		args := append([]string{"demo", "-q", "--runs", "2", "--duration", duration, "--warmup", "0s", "-o", out}, extra...)
+		args := append([]string{"demo", "--mode", "check", "-q", "--runs", "2", "--duration", duration, "--warmup", "0s", "-o", out}, extra...)
 		o := tailgateEnv(t, env, args...)
 		wantCode(t, o, 0)
 		if f, err := result.ReadFile(out); err != nil || len(f.Runs) != 2 {
@@ -289,12 +318,12 @@ func TestDemoABWritesTheHeadRuns(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "head.json")
-	o := tailgate(t, "demo", "-q", "--ab", "--runs", "2", "--duration", "300ms", "--warmup", "0s", "-o", out, "--baseline", filepath.Join(dir, "bl.json"))
+	o := tailgate(t, "demo", "-q", "--ab", "--max-pairs", "4", "--duration", "300ms", "--warmup", "0s", "-o", out, "--baseline", filepath.Join(dir, "bl.json"))
 	if o.code != 0 && o.code != 1 {
 		t.Fatalf("demo --ab exited %d\n%s", o.code, o)
 	}
-	if f, err := result.ReadFile(out); err != nil || len(f.Runs) != 2 {
-		t.Errorf("-o with --ab: %v, want the head side's 2 runs", err)
+	if f, err := result.ReadFile(out); err != nil || len(f.Runs) != 4 {
+		t.Errorf("-o with --ab: %v, want the head side's runs of its 4 pairs", err)
 	}
 	o = tailgate(t, "demo", "--calibrate", "2", "-o", out, "--baseline", filepath.Join(dir, "bl.json"))
 	wantCode(t, o, 2)

@@ -23,7 +23,7 @@ func newProgress(e env, cfg *config.Config, quiet bool) runner.Observer {
 		return nil
 	}
 	if isTerminal(e.stderr) && e.getenv("CI") == "" {
-		return &barProgress{w: e.stderr, window: cfg.Load.Warmup.D() + cfg.Load.Duration.D()}
+		return &barProgress{w: e.stderr, window: cfg.Load.RunTime()}
 	}
 	p := &lineProgress{w: e.stderr}
 	if e.getenv("GITHUB_ACTIONS") == "true" {
@@ -52,13 +52,13 @@ func (p *lineProgress) RunStarted(run, runs int, label string) {
 	}
 }
 
-// runName is "run 3 of 10", with the A/B side when there is one.
+// runName is "run 3 of 10", or in A/B (where the label names the side
+// and the runs are pairs of two) "pair 2 of at most 20 (head)".
 func runName(run, runs int, label string) string {
-	s := fmt.Sprintf("run %d of %d", run+1, runs)
 	if label != "" {
-		s += " (" + label + ")"
+		return fmt.Sprintf("pair %d of at most %d (%s)", run/2+1, runs/2, label)
 	}
-	return s
+	return fmt.Sprintf("run %d of %d", run+1, runs)
 }
 
 func (p *lineProgress) Step(int, string)            {}

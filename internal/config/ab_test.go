@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestABConfig(t *testing.T) {
@@ -11,11 +12,16 @@ func TestABConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.AB == nil || cfg.AB.Base.URL != "http://127.0.0.1:8081" || cfg.AB.Head.URL != "http://127.0.0.1:8082" {
-		t.Fatalf("ab = %+v", cfg.AB)
+	ab := cfg.AB
+	if ab == nil || ab.Base.Ref != "origin/main" || !ab.Head.IsEmpty() || ab.MaxTime.D() != 8*time.Minute {
+		t.Fatalf("ab = %+v", ab)
 	}
-	if cfg.AB.Order != OrderABBA || cfg.AB.Base.Ready.Timeout != DefaultReadyTimeout {
-		t.Errorf("defaults not applied to ab: order %q, base ready %+v", cfg.AB.Order, cfg.AB.Base.Ready)
+	base := ab.Base.TargetOr(cfg.Target)
+	if base.URL != "http://127.0.0.1:{{port}}" || base.Ready.Timeout != DefaultReadyTimeout || cfg.Build.Timeout.D() != 5*time.Minute {
+		t.Errorf("the base is the top-level target with its defaults: %+v, build %+v", base, cfg.Build)
+	}
+	if ps := cfg.Load.RunPhases(); len(ps) != 2 || ps[0].Load.Model != ModelClosed || ps[1].Load.Rate.PerSecond != 50 {
+		t.Errorf("phases %+v", ps)
 	}
 }
 
@@ -79,4 +85,123 @@ scenarios: [{steps: [{path: /}]}]
 	if err == nil || !strings.Contains(err.Error(), "load.output: only used with engine: command") {
 		t.Fatalf("err = %v", err)
 	}
+}
+
+// refAB is the A/B of a build from git: the top-level target with a free
+// port, built and started in each tree.
+const refAB = `name: r
+target:
+  url: "http://127.0.0.1:{{port}}"
+  start:
+    command: [./bin/server, --addr, "127.0.0.1:{{port}}"]
+    env: {PORT: "{{port}}"}
+build: {command: [go, build, -o, bin/server, .]}
+ab:
+  base: {ref: origin/main}
+load: {rate: 10/s}
+scenarios: [{steps: [{path: /}]}]
+`
+
+func TestABFromRefDefaults(t *testing.T) {
+	t.Parallel()
+	cfg := mustParse(t, refAB)
+	ab := cfg.AB
+	if ab.Base.Ref != "origin/main" || ab.Base.HasTarget() || !ab.Head.IsEmpty() {
+		t.Fatalf("ab = %+v", ab)
+	}
+	if ab.Order != OrderABBA || ab.Restart != RestartEveryPair || ab.MinPairs != DefaultMinPairs || ab.MaxPairs != DefaultMaxPairs || ab.MaxTime != 0 {
+		t.Errorf("ab defaults: %+v", ab)
+	}
+	if cfg.Build.Timeout != DefaultBuildTimeout || cfg.Build.DirIn("/tmp/t") != "/tmp/t" {
+		t.Errorf("build defaults: %+v", cfg.Build)
+	}
+	if got := ab.Head.TargetOr(cfg.Target); got.URL != cfg.Target.URL {
+		t.Errorf("an empty head is the top-level target, got %+v", got)
+	}
+	if d := DefaultAB(); d.Order != OrderABBA || d.Restart != RestartEveryPair || d.MinPairs != 4 || d.MaxPairs != 20 {
+		t.Errorf("DefaultAB = %+v", d)
+	}
+}
+
+func TestPortPlaceholder(t *testing.T) {
+	t.Parallel()
+	cfg := mustParse(t, refAB)
+	if !cfg.Target.UsesPort() {
+		t.Fatal("the URL's placeholder is not seen")
+	}
+	filled := cfg.Target.WithPort(23456)
+	if filled.URL != "http://127.0.0.1:23456" || filled.Start.Command.Args[2] != "127.0.0.1:23456" || filled.Start.Env["PORT"] != "23456" {
+		t.Errorf("filled target %+v, start %+v", filled, filled.Start)
+	}
+	if cfg.Target.Start.Command.Args[2] != "127.0.0.1:{{port}}" || cfg.Target.Start.Env["PORT"] != "{{port}}" {
+		t.Errorf("WithPort changed the config's own target: %+v", cfg.Target.Start)
+	}
+	shell := Target{URL: "http://127.0.0.1:{{port}}", Start: &Start{Command: Command{Shell: "./s --port {{port}}"}}}
+	if got := shell.WithPort(21000).Start.Command.Shell; got != "./s --port 21000" {
+		t.Errorf("shell command %q", got)
+	}
+	moved := filled.InTree("/tmp/tree")
+	if moved.Start.Dir != "/tmp/tree" || filled.Start.Dir != "" {
+		t.Errorf("InTree: %q (original %q)", moved.Start.Dir, filled.Start.Dir)
+	}
+}
+
+func TestABAndPortProblems(t *testing.T) {
+	t.Parallel()
+	for name, c := range map[string]struct{ src, want string }{
+		"port without start": {
+			"target: {url: \"http://127.0.0.1:{{port}}\"}\n",
+			"target.url: {{port}} needs target.start"},
+		"port only in start": {
+			"target: {url: \"http://127.0.0.1:80\", start: {command: [./s, \"{{port}}\"]}}\n",
+			"target.start: the start command uses {{port}} but target.url does not"},
+		"ref without start": {
+			"target: {url: \"http://127.0.0.1:80\"}\nab: {base: {ref: main}}\n",
+			"target.start: required with ab.base.ref"},
+		"ref option": {
+			"target: {url: \"http://127.0.0.1:80\", start: {command: [./s]}}\nab: {base: {ref: --upload-pack=x}}\n",
+			"ab.base.ref: a ref cannot start with '-'"},
+		"ref range": {
+			"target: {url: \"http://127.0.0.1:80\", start: {command: [./s]}}\nab: {base: {ref: a..b}}\n",
+			"ab.base.ref: a ref names one commit"},
+		"ref with pid file": {
+			"ab: {base: {ref: main, url: \"http://127.0.0.1:80\", pid_file: p}, head: {url: \"http://127.0.0.1:81\"}}\n",
+			"ab.base.pid_file: a side built from ref is started by tailgate"},
+		"shared port never restarted": {
+			"target: {url: \"http://127.0.0.1:80\", start: {command: [./s]}}\nab: {base: {ref: main}, restart: never}\n",
+			"ab.restart: with restart: never both sides run at once, and both would use http://127.0.0.1:80"},
+		"pairs": {
+			"target: {url: \"http://127.0.0.1:80\", start: {command: [./s]}}\nab: {base: {ref: main}, min_pairs: 2, restart: sometimes}\n",
+			"ab.min_pairs: must be at least 3"},
+		"budget": {
+			"target: {url: \"http://127.0.0.1:80\", start: {command: [./s]}}\nab: {base: {ref: main}, min_pairs: 6, max_pairs: 5}\n",
+			"ab.max_pairs: must be between min_pairs (6) and 500"},
+		"restart": {
+			"target: {url: \"http://127.0.0.1:80\", start: {command: [./s]}}\nab: {base: {ref: main}, restart: sometimes}\n",
+			"ab.restart: invalid restart \"sometimes\""},
+		"side start without url": {
+			"target: {url: \"http://127.0.0.1:80\", start: {command: [./s]}}\nab: {base: {start: {command: [./b]}}}\n",
+			"ab.base.url: required"},
+		"build": {
+			"target: {url: \"http://127.0.0.1:80\"}\nbuild: {dir: ../up}\n",
+			"build.command: required"},
+		"build dir": {
+			"target: {url: \"http://127.0.0.1:80\"}\nbuild: {command: [make], dir: ../up}\n",
+			"build.dir: must be a directory inside the tree"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			src := "name: x\n" + c.src + "load: {rate: 10/s}\nscenarios: [{steps: [{path: /}]}]\n"
+			_, err := Parse("x.yml", []byte(src))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("err = %v\nwant %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestABSharedPortRestartedIsFine(t *testing.T) {
+	t.Parallel()
+	// Restarted for every pair, one side runs at a time: they may share a port.
+	mustParse(t, "name: x\ntarget: {url: \"http://127.0.0.1:80\", start: {command: [./s]}}\nab: {base: {ref: main}}\nload: {rate: 10/s}\nscenarios: [{steps: [{path: /}]}]\n")
 }

@@ -26,6 +26,7 @@ const (
 	DefaultDrainTimeout   = Duration(30 * time.Second)
 	DefaultDrainInterval  = Duration(100 * time.Millisecond)
 	DefaultWeight         = 1
+	DefaultBuildTimeout   = Duration(10 * time.Minute)
 )
 
 // The gate section's defaults are the gate's and the baseline's own
@@ -40,11 +41,10 @@ func applyDefaults(cfg *Config, c *collector) {
 	}
 	defaultTarget(&cfg.Target, "target", c)
 	if ab := cfg.AB; ab != nil {
-		defaultTarget(&ab.Base, "ab.base", c)
-		defaultTarget(&ab.Head, "ab.head", c)
-		if ab.Order == "" {
-			ab.Order = OrderABBA
-		}
+		defaultAB(ab, c)
+	}
+	if b := cfg.Build; b != nil {
+		setDuration(&b.Timeout, c, "build.timeout", DefaultBuildTimeout)
 	}
 	defaultDataset(&cfg.Dataset)
 	if d := cfg.Drain; d != nil {
@@ -68,6 +68,23 @@ func applyDefaults(cfg *Config, c *collector) {
 	defaultGate(&cfg.Gate, cfg.Name, c)
 }
 
+func defaultAB(ab *AB, c *collector) {
+	defaultTarget(&ab.Base.Target, "ab.base", c)
+	defaultTarget(&ab.Head.Target, "ab.head", c)
+	setString(&ab.Order, c, "ab.order", OrderABBA)
+	setString(&ab.Restart, c, "ab.restart", RestartEveryPair)
+	setInt(&ab.MinPairs, c, "ab.min_pairs", DefaultMinPairs)
+	setInt(&ab.MaxPairs, c, "ab.max_pairs", max(DefaultMaxPairs, ab.MinPairs))
+}
+
+// DefaultAB is the ab section a config without one gets when an A/B job
+// is asked for (the Action's mode: ab): every key at its default.
+func DefaultAB() *AB {
+	ab := &AB{}
+	defaultAB(ab, newCollector(""))
+	return ab
+}
+
 func defaultDataset(ds *Dataset) {
 	if ds.Reset != nil && ds.Reset.Request != nil {
 		defaultRequest(ds.Reset.Request)
@@ -84,14 +101,36 @@ func defaultLoad(l *Load, c *collector) {
 		setInt(&l.Runs, c, "load.runs", DefaultRuns)
 		return
 	}
-	setString(&l.Model, c, "load.model", ModelOpen)
-	if l.Model == ModelOpen {
-		setInt(&l.MaxInflight, c, "load.max_inflight", DefaultMaxInflight)
-	}
 	setDuration(&l.Warmup, c, "load.warmup", DefaultWarmup)
 	setDuration(&l.Duration, c, "load.duration", DefaultDuration)
 	setInt(&l.Runs, c, "load.runs", DefaultRuns)
 	setDuration(&l.RequestTimeout, c, "load.request_timeout", DefaultRequestTimeout)
+	if c.given("load.phases") {
+		for i := range l.Phases {
+			defaultPhase(&l.Phases[i], *l, c, joinIndex("load.phases", i))
+		}
+		return // the model keys are the phases'
+	}
+	setString(&l.Model, c, "load.model", ModelOpen)
+	if l.Model == ModelOpen {
+		setInt(&l.MaxInflight, c, "load.max_inflight", DefaultMaxInflight)
+	}
+}
+
+// defaultPhase fills a phase's keys: the model as at the top level, the
+// warm-up and window from the load section, the name from the model.
+func defaultPhase(p *Phase, top Load, c *collector, path string) {
+	setString(&p.Model, c, path+".model", ModelOpen)
+	if p.Model == ModelOpen {
+		setInt(&p.MaxInflight, c, path+".max_inflight", DefaultMaxInflight)
+	}
+	setDuration(&p.Warmup, c, path+".warmup", top.Warmup)
+	setDuration(&p.Duration, c, path+".duration", top.Duration)
+	name := map[string]string{ModelOpen: PhaseLatency, ModelClosed: PhaseCapacity}[p.Model]
+	if name == "" {
+		name = p.Model // an unknown model, reported as such
+	}
+	setString(&p.Name, c, path+".name", name)
 }
 
 func defaultScenario(s *Scenario, c *collector, path string, i int) {

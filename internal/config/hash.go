@@ -9,12 +9,14 @@ import (
 )
 
 // definitionVersion is bumped when the canonical encoding changes, so that
-// old and new hashes never compare equal by accident.
-const definitionVersion = 1
+// old and new hashes never compare equal by accident. Version 2 leaves out
+// load.runs and adds load.phases.
+const definitionVersion = 2
 
 // definition is everything that defines the measurement. The target (the
-// demo starts it on a random port), the name, the gate policy and the file
-// path are left out: they do not change what is measured.
+// demo starts it on a random port), the name, the gate policy, the build
+// command, the file path and every number of samples (load.runs, the A/B
+// pairs) are left out: they do not change what one sample measures.
 type definition struct {
 	Version   int
 	Seed      int64

@@ -88,7 +88,6 @@ func TestDefinitionHashSeesEveryChange(t *testing.T) {
 		"rate":          {"rate: 100/s", "rate: 101/s"},
 		"warmup":        {"warmup: 1s", "warmup: 2s"},
 		"duration":      {"duration: 4s", "duration: 5s"},
-		"runs":          {"runs: 5", "runs: 6"},
 		"model":         {"load: {rate: 100/s,", "load: {model: closed, vus: 3,"},
 		"step path":     {"path: /c,", "path: /d,"},
 		"step name":     {"name: get", "name: fetch"},
@@ -100,6 +99,7 @@ func TestDefinitionHashSeesEveryChange(t *testing.T) {
 		"verify expect": {"count: 3", "count: 4"},
 		"drain until":   {"pending: 0", "pending: 1"},
 		"scenario name": {"name: life", "name: life2"},
+		"phases":        {"load: {rate: 100/s,", "load: {phases: [{model: closed, vus: 2}, {rate: 100/s}],"},
 	}
 	for what, c := range changes {
 		if !strings.Contains(hashBase, c[0]) {
@@ -112,13 +112,17 @@ func TestDefinitionHashSeesEveryChange(t *testing.T) {
 	}
 }
 
-func TestDefinitionHashIgnoresNameGateAndTarget(t *testing.T) {
+func TestDefinitionHashIgnoresNameGateTargetAndSampleCounts(t *testing.T) {
 	t.Parallel()
 	base := mustParse(t, hashBase).DefinitionHash()
 	for _, c := range [][2]string{
 		{"name: h", "name: other"},
 		{"gate: {alpha: 0.05}", "gate: {alpha: 0.1, window: 5}"},
 		{`url: "http://127.0.0.1:8080"`, `url: "http://127.0.0.1:1234"`},
+		// a number of samples is not a definition
+		{"runs: 5", "runs: 9"},
+		{"gate: {alpha: 0.05}", "gate: {alpha: 0.05}\nab: {base: {ref: origin/main, url: \"http://127.0.0.1:{{port}}\", start: {command: [./s, \"{{port}}\"]}}, min_pairs: 6, max_pairs: 30, max_time: 5m, restart: never}"},
+		{"gate: {alpha: 0.05}", "gate: {alpha: 0.05}\nbuild: {command: [make]}"},
 	} {
 		if got := mustParse(t, strings.Replace(hashBase, c[0], c[1], 1)).DefinitionHash(); got != base {
 			t.Errorf("%q → %q changed the hash", c[0], c[1])

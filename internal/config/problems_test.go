@@ -209,7 +209,7 @@ func TestWholeFileProblems(t *testing.T) {
 		{"syntax error", "target:\n  url: [\n", "bad.yml:2: invalid YAML: did not find expected node content"},
 		{"tab indentation", "target:\n\t- x\n", "bad.yml:2: invalid YAML: found character that cannot start any token"},
 		{"two documents", lines(targetOK, l("load: {rate: 1}"), scenarioOK, l("---", "name: x")), "bad.yml:7:1: a second YAML document starts here"},
-		{"top level is a list", "- a\n", `bad.yml:1:1: expected a mapping with the keys ab, dataset, drain, feed, gate, load, name, pass_env, scenarios, seed, setup, target, got a list`},
+		{"top level is a list", "- a\n", `bad.yml:1:1: expected a mapping with the keys ab, build, dataset, drain, feed, gate, load, name, pass_env, scenarios, seed, setup, target, got a list`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

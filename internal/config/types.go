@@ -22,7 +22,12 @@ type Config struct {
 	Setup *Setup `yaml:"setup"`
 	Feed  *Feed  `yaml:"feed"`
 	Gate  Gate   `yaml:"gate"`
-	// AB names the two targets of `tailgate ab`; with it, target may be left out.
+	// Build is the command that builds the service from its source tree,
+	// run before tailgate starts the target: in A/B in each side's tree
+	// (the working tree, a git worktree of ab.base.ref).
+	Build *Build `yaml:"build"`
+	// AB is same-runner A/B (`tailgate ab`): the two builds and how many
+	// pairs of runs judge them.
 	AB *AB `yaml:"ab"`
 	// PassEnv names environment variables that tailgate's children (the
 	// target, dataset commands, the load tool) get although they hold
@@ -36,14 +41,81 @@ const (
 	OrderRandom = "random"
 )
 
-// AB is same-runner A/B: a base and a head target measured in one job with
-// their runs interleaved, so that drift hits both sides alike.
+// A/B restart policies.
+const (
+	// RestartEveryPair starts each side afresh for its run of every pair,
+	// so that what one process of a build differs from another by (its
+	// memory layout, its JIT, its caches) is noise the pairs see, not a
+	// bias they carry.
+	RestartEveryPair = "every_pair"
+	// RestartNever starts each side once for the whole job.
+	RestartNever = "never"
+)
+
+// Defaults of the ab section.
+const (
+	DefaultMinPairs = 4
+	DefaultMaxPairs = 20
+)
+
+// AB is same-runner A/B: a base and a head build measured in one job in
+// pairs of runs (one of each side, back to back, in alternating or random
+// order), added one pair at a time until the verdict is clear.
 type AB struct {
-	Base Target `yaml:"base"`
-	Head Target `yaml:"head"`
+	// Base is the build judged against: a git ref that tailgate checks
+	// out and builds, or a target of its own (url, start, …), or both.
+	// Left empty it must come from elsewhere (the Action's pull request
+	// base commit, `tailgate ab --base-ref`).
+	Base ABSide `yaml:"base"`
+	// Head is the build under review; empty: the top-level target in the
+	// working tree.
+	Head ABSide `yaml:"head"`
 	// Order is "abba" (AB BA AB …, the default) or "random" (each pair in
 	// a seeded random order).
 	Order string `yaml:"order"`
+	// MinPairs is the first look of the sequential verdict; MaxPairs the
+	// budget of pairs; MaxTime, when not 0, a budget of time for the pairs
+	// (builds not counted): the job ends at whichever comes first.
+	MinPairs int      `yaml:"min_pairs"`
+	MaxPairs int      `yaml:"max_pairs"`
+	MaxTime  Duration `yaml:"max_time"`
+	// Restart is RestartEveryPair (the default) or RestartNever.
+	Restart string `yaml:"restart"`
+}
+
+// ABSide is one side of an A/B job: a build from a git ref and/or the
+// target that serves it. Fields of Target left empty come from the
+// top-level target.
+type ABSide struct {
+	Target `yaml:",inline"`
+	// Ref is a git commit, branch or tag (origin/main, a sha) that
+	// tailgate checks out in a temporary worktree, builds with the build
+	// command and starts there.
+	Ref string `yaml:"ref"`
+}
+
+// HasTarget reports whether the side names a target of its own.
+func (s ABSide) HasTarget() bool { return s.URL != "" }
+
+// IsEmpty reports whether the side names neither a build nor a target.
+func (s ABSide) IsEmpty() bool { return s.Ref == "" && !s.HasTarget() }
+
+// TargetOr is the side's target: its own, or else top.
+func (s ABSide) TargetOr(top Target) Target {
+	if s.HasTarget() {
+		return s.Target
+	}
+	return top
+}
+
+// Build is a command that builds the service in its source tree.
+type Build struct {
+	Command Command `yaml:"command"`
+	// Dir is its working directory, relative to the tree (default: the
+	// tree's directory that tailgate runs in).
+	Dir string `yaml:"dir"`
+	// Timeout stops a build that takes longer (default 10m).
+	Timeout Duration `yaml:"timeout"`
 }
 
 // Target is the service under test.
@@ -185,15 +257,47 @@ type Load struct {
 	VUs   int      `yaml:"vus"`
 	Think Duration `yaml:"think"`
 
-	Warmup         Duration `yaml:"warmup"`          // default 2s
-	Duration       Duration `yaml:"duration"`        // default 10s
-	Runs           int      `yaml:"runs"`            // default 5
+	Warmup   Duration `yaml:"warmup"`   // default 2s
+	Duration Duration `yaml:"duration"` // default 10s
+	// Runs is the number of samples (default 5). A number of samples is
+	// not part of the definition: it is left out of the hash.
+	Runs           int      `yaml:"runs" json:"-"`
 	RequestTimeout Duration `yaml:"request_timeout"` // default 10s
 	// Client is the generator's HTTP client: ClientFast, ClientNetHTTP,
 	// or empty for the fast one. Which client sends the requests does not
 	// change what is measured, so it is left out of the definition hash.
 	Client string `yaml:"client" json:"-"`
+	// Phases, when set, split every run into phases, each after its own
+	// dataset reset, verify and drain: at most one closed phase (capacity:
+	// its iterations/s is the run's throughput) and one open phase
+	// (latency: its percentiles and dropped work are the run's). The
+	// model keys above are then set per phase; Warmup and Duration are
+	// the phases' defaults.
+	Phases []Phase `yaml:"phases" json:",omitempty"`
 }
+
+// Phase is one part of a run: a load model offered for a warm-up and a
+// measured window.
+type Phase struct {
+	// Name names the phase in results and reports; default "capacity"
+	// for the closed model, "latency" for the open one.
+	Name        string   `yaml:"name"`
+	Model       string   `yaml:"model"`
+	Rate        Rate     `yaml:"rate"`
+	RampFrom    *Rate    `yaml:"ramp_from"`
+	Ramp        Duration `yaml:"ramp"`
+	MaxInflight int      `yaml:"max_inflight"`
+	VUs         int      `yaml:"vus"`
+	Think       Duration `yaml:"think"`
+	Warmup      Duration `yaml:"warmup"`
+	Duration    Duration `yaml:"duration"`
+}
+
+// Default phase names.
+const (
+	PhaseCapacity = "capacity"
+	PhaseLatency  = "latency"
+)
 
 // Scenario is a weighted sequence of steps: one iteration runs them in order.
 type Scenario struct {

@@ -15,15 +15,14 @@ import (
 // validate checks the decoded, defaulted config and records every problem.
 func validate(cfg *Config, c *collector) {
 	validateName(cfg, c)
-	if cfg.AB == nil || c.given("target") {
+	if cfg.needsTarget() || c.given("target") {
 		validateTarget(&cfg.Target, "target", c)
 	}
 	if ab := cfg.AB; ab != nil {
-		validateTarget(&ab.Base, "ab.base", c)
-		validateTarget(&ab.Head, "ab.head", c)
-		if ab.Order != OrderABBA && ab.Order != OrderRandom {
-			c.add("ab.order", "invalid order %q: expected %s or %s", ab.Order, OrderABBA, OrderRandom)
-		}
+		validateAB(cfg, c)
+	}
+	if b := cfg.Build; b != nil {
+		validateBuild(b, c)
 	}
 	validateDataset(&cfg.Dataset, c)
 	if cfg.Drain != nil {
@@ -75,8 +74,20 @@ func validateName(cfg *Config, c *collector) {
 	c.add("name", "invalid name %q%s: use letters, digits, '.', '_' and '-', starting with a letter or digit", cfg.Name, from)
 }
 
+// needsTarget reports whether the top-level target is used: always
+// without ab, and with ab when a side names no target of its own.
+func (cfg *Config) needsTarget() bool {
+	return cfg.AB == nil || !cfg.AB.Base.HasTarget() || !cfg.AB.Head.HasTarget()
+}
+
 func validateTarget(t *Target, key string, c *collector) {
 	validateTargetURL(t, key, c)
+	switch {
+	case t.UsesPort() && t.Start == nil:
+		c.add(key+".url", "%s needs %s.start: tailgate fills it with a free port when it starts the target", PortPlaceholder, key)
+	case t.startUsesPort() && !t.UsesPort():
+		c.add(key+".start", "the start command uses %s but %s.url does not: the target would listen where tailgate does not send the load", PortPlaceholder, key)
+	}
 	if t.Start != nil && t.Start.Command.IsZero() {
 		c.add(key+".start.command", "required: the command that starts the service, e.g. [./server, --port, \"8080\"]")
 	}
@@ -100,7 +111,7 @@ func validateTargetURL(t *Target, key string, c *collector) {
 		c.add(urlKey, "required: the base URL of the service under test, e.g. http://127.0.0.1:8080")
 		return
 	}
-	u, err := url.Parse(t.URL)
+	u, err := url.Parse(strings.ReplaceAll(t.URL, PortPlaceholder, "1")) // {{port}}: filled at every start
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		c.add(urlKey, "invalid URL %q: expected http://host:port or https://host:port", t.URL)
 		return
@@ -141,13 +152,10 @@ func validateLoad(l *Load, c *collector) {
 			c.addKey(k, "only used with engine: command")
 		}
 	}
-	switch l.Model {
-	case ModelOpen:
-		validateOpen(l, c)
-	case ModelClosed:
-		validateClosed(l, c)
-	default:
-		c.add("load.model", "unknown model %q: expected open (a fixed arrival rate) or closed (a fixed number of VUs)", l.Model)
+	if c.given("load.phases") {
+		validatePhases(l, c)
+	} else {
+		validateModel(*l, "load", c)
 	}
 	checkPositive(l.Duration, "load.duration", c)
 	checkPositive(l.RequestTimeout, "load.request_timeout", c)
@@ -174,42 +182,94 @@ func validateCommandLoad(l *Load, c *collector) {
 	if l.Runs < 1 {
 		c.add("load.runs", "must be at least 1, got %d", l.Runs)
 	}
-	for _, k := range []string{"load.model", "load.rate", "load.ramp_from", "load.ramp", "load.max_inflight", "load.vus", "load.think", "load.warmup", "load.duration", "load.request_timeout", "load.client", "scenarios"} {
+	for _, k := range []string{"load.model", "load.rate", "load.ramp_from", "load.ramp", "load.max_inflight", "load.vus", "load.think", "load.warmup", "load.duration", "load.request_timeout", "load.client", "load.phases", "scenarios"} {
 		if c.given(k) {
 			c.addKey(k, "not used with engine: command: the load tool's own script sets it")
 		}
 	}
 }
 
-func validateOpen(l *Load, c *collector) {
+// modelKeys are the keys that say how work is offered: at the top of the
+// load section, or in each phase.
+var modelKeys = []string{"model", "rate", "ramp_from", "ramp", "max_inflight", "vus", "think"}
+
+// validateModel checks the model keys of the load section or of a phase
+// (at path, "load" or "load.phases[i]").
+func validateModel(l Load, path string, c *collector) {
+	switch l.Model {
+	case ModelOpen:
+		validateOpen(l, path, c)
+	case ModelClosed:
+		validateClosed(l, path, c)
+	default:
+		c.add(path+".model", "unknown model %q: expected open (a fixed arrival rate) or closed (a fixed number of VUs)", l.Model)
+	}
+}
+
+func validateOpen(l Load, path string, c *collector) {
 	if l.Rate.IsZero() {
-		c.add("load.rate", "required with the open model: iterations started per second, e.g. 100/s")
+		c.add(path+".rate", "required with the open model: iterations started per second, e.g. 100/s")
 	}
 	if l.MaxInflight < 1 {
-		c.add("load.max_inflight", "must be at least 1, got %d", l.MaxInflight)
+		c.add(path+".max_inflight", "must be at least 1, got %d", l.MaxInflight)
 	}
 	switch {
 	case l.RampFrom != nil && l.Ramp <= 0:
-		c.add("load.ramp", "required with ramp_from: how long the rate takes to rise, e.g. 5s")
-	case l.RampFrom == nil && c.given("load.ramp"):
-		c.addKey("load.ramp", "ramp needs ramp_from: the rate the ramp starts at, e.g. 10/s")
+		c.add(path+".ramp", "required with ramp_from: how long the rate takes to rise, e.g. 5s")
+	case l.RampFrom == nil && c.given(path+".ramp"):
+		c.addKey(path+".ramp", "ramp needs ramp_from: the rate the ramp starts at, e.g. 10/s")
 	}
-	notFor(c, "open", "load.vus", "load.think")
+	notFor(c, "open", path, "vus", "think")
 }
 
-func validateClosed(l *Load, c *collector) {
+func validateClosed(l Load, path string, c *collector) {
 	if l.VUs < 1 {
-		c.add("load.vus", "required with the closed model: at least 1 virtual user, got %d", l.VUs)
+		c.add(path+".vus", "required with the closed model: at least 1 virtual user, got %d", l.VUs)
 	}
-	notFor(c, "closed", "load.rate", "load.ramp_from", "load.ramp", "load.max_inflight")
+	notFor(c, "closed", path, "rate", "ramp_from", "ramp", "max_inflight")
 }
 
-// notFor reports keys set that the chosen load model does not use.
-func notFor(c *collector, model string, keys ...string) {
+// notFor reports keys set under path that the chosen load model does not use.
+func notFor(c *collector, model, path string, keys ...string) {
 	for _, k := range keys {
-		if c.given(k) {
-			c.addKey(k, "not used by the %s model: remove it or set load.model", model)
+		if c.given(path + "." + k) {
+			c.addKey(path+"."+k, "not used by the %s model: remove it or set %s.model", model, path)
 		}
+	}
+}
+
+// validatePhases checks load.phases: one or two phases, at most one of
+// each model (so that every metric has one phase that measures it), each
+// with valid model keys, and no model keys at the top.
+func validatePhases(l *Load, c *collector) {
+	if len(l.Phases) == 0 {
+		c.add("load.phases", "lists no phase: leave it out for a run of one phase, or give e.g. [{model: closed, vus: 8}, {model: open, rate: 30/s}]")
+		return
+	}
+	for _, k := range modelKeys {
+		if c.given("load." + k) {
+			c.addKey("load."+k, "with load.phases, set it in each phase")
+		}
+	}
+	names, models := map[string]int{}, map[string]int{}
+	for i, p := range l.Phases {
+		path := joinIndex("load.phases", i)
+		validateModel(p.load(*l), path, c)
+		checkPositive(p.Duration, path+".duration", c)
+		if p.Warmup < 0 {
+			c.add(path+".warmup", "must not be negative, got %s", p.Warmup)
+		}
+		switch j, dup := names[p.Name]; {
+		case !namePattern.MatchString(p.Name):
+			c.add(path+".name", "invalid phase name %q: use letters, digits, '.', '_' and '-'", p.Name)
+		case dup:
+			c.add(path+".name", "phase name %q is already used by load.phases[%d]", p.Name, j)
+		}
+		names[p.Name] = i
+		if j, dup := models[p.Model]; dup {
+			c.add(path+".model", "load.phases[%d] is already %s: a run has at most one closed phase (its iterations/s is the throughput) and one open phase (its latency and dropped work)", j, p.Model)
+		}
+		models[p.Model] = i
 	}
 }
 

@@ -1,10 +1,13 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
@@ -13,23 +16,39 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/runner"
 	"github.com/tailgate-ci/tailgate/internal/stats"
+	"github.com/tailgate-ci/tailgate/internal/worktree"
 )
 
 // ABOptions are the options of AB.
 type ABOptions struct {
-	// Config is the benchmark; its ab: section names the two targets.
+	// Config is the benchmark; its ab: section names the two builds and
+	// the budget. Without one every ab key takes its default.
 	Config *config.Config
-	// Baseline lends its calibrated noise, when it has one.
+	// Baseline lends its calibrated noise, when it has one; nil for none.
 	Baseline baseline.Source
+	// BaseRef is the git ref of the base build when the config names no
+	// base (the Action: the pull request's base commit). With PinBase it
+	// replaces a ref the config names too: a pull request's check is
+	// against the PR's base commit, whatever the PR's own config says.
+	BaseRef string
+	PinBase bool
+	// Git reaches the repository for a build from a ref.
+	Git baseline.Git
+	// Dir is the working tree: the head's source (unless ab.head.ref
+	// names another) and the repository a ref is checked out from; ""
+	// for the current directory.
+	Dir string
 	// Policy, when set, is the gate section to judge by instead of
 	// Config's (TrustedPolicy); its notes go into the report.
 	Policy *Policy
 	// AA runs the base build on both sides: the noise this job sees, and
 	// whether the gate would cry wolf on it.
 	AA bool
-	// TwoProcesses: with AA, the head side is a second process of the base
-	// build (the demo starts one), not the same process, so that the A/A
-	// noise includes what two processes of one build differ by.
+	// TwoProcesses: with AA and ab.restart: never, the head side is a
+	// second process of the base build (the demo starts one), not the
+	// same process, so that the A/A noise includes what two processes of
+	// one build differ by. (Restarted every pair, each run has its own
+	// process anyway.)
 	TwoProcesses bool
 	// ResultPath, when set, receives the head side's runs as soon as they
 	// are measured (the base side's are the comparison's, not the result).
@@ -39,62 +58,151 @@ type ABOptions struct {
 // abNoiseMetrics are the metrics whose A/A noise an A/A run reports.
 var abNoiseMetrics = []string{result.IterationsPerSec, result.RequestsPerSec, result.LatencyP95, result.CPUPerIteration}
 
-// AB measures the base and the head target in one job, their runs
-// interleaved in pairs, and judges head against base with the between-job
-// noise left out of the floor (both sides share the job) and on the pairs'
-// differences (each pair shares the machine's moment).
+// AB measures a base and a head build in one job, pair after pair of runs
+// (one of each, back to back, in alternating or random order), and judges
+// head against base on the pairs' differences after every pair
+// (gate.JudgeSequential) until the verdict is clear or the budget
+// (ab.max_pairs, ab.max_time) is spent. A side built from a git ref is
+// checked out in a temporary worktree, built and started there; the
+// worktree is removed at the end, also on failure and cancellation.
 func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	cfg := o.Config
-	if cfg.AB == nil {
-		return Judged{}, Usage.Errorf("%s has no ab: section naming the base and head targets (see docs/config.md)", cfg.Path)
-	}
-	bl, err := readBaseline(ctx, o.Baseline)
+	ab, err := o.ab()
 	if err != nil {
 		return Judged{}, err
 	}
-	res, err := env.benchmark(cfg).RunAB(ctx, *cfg.AB, o.AA && !o.TwoProcesses)
+	var bl *baseline.File
+	if o.Baseline != nil {
+		if bl, err = readBaseline(ctx, o.Baseline); err != nil {
+			return Judged{}, err
+		}
+	}
+	b := env.benchmark(cfg)
+	trees, err := prepareTrees(ctx, env, o, ab)
+	defer trees.remove(ctx, env)
+	if err != nil {
+		return Judged{}, err
+	}
+	if err := trees.build(ctx, b, cfg); err != nil {
+		return Judged{}, runFailure(err)
+	}
+	p := policyFor(cfg, o.Policy, bl)
+	design := stats.SeqDesign{MinPairs: ab.MinPairs, MaxPairs: ab.MaxPairs}
+	var last gate.Verdict
+	plan := trees.plan(cfg, ab, o)
+	plan.Look = func(res *runner.ABResult, final bool) bool {
+		last = gate.JudgeSequential(res.Base.Runs, res.Head.Runs, p, design, final)
+		fmt.Fprintf(env.log(), "after pair %d of at most %d: %s\n", res.Pairs(), ab.MaxPairs, sequentialReason(last))
+		return last.Sequential != nil && last.Sequential.Done
+	}
+	res, err := b.RunAB(ctx, plan)
 	if err != nil {
 		return Judged{}, runFailure(err)
 	}
 	if err := writeResult(o.ResultPath, res.Head); err != nil {
 		return Judged{}, err
 	}
+	fmt.Fprintf(env.log(), "A/B stopped after %d pairs in %s: %s\n", res.Pairs(), res.Elapsed.Round(100*time.Millisecond), stopReason(res, ab, last))
 	fmt.Fprintln(env.out(), "base:")
 	showRuns(env, res.Base)
 	fmt.Fprintln(env.out(), "head:")
 	showRuns(env, res.Head)
-	p := policyFor(cfg, o.Policy, bl)
-	p.SameJob = true
-	p.Paired = true // every pair of the order holds one run of each side
-	v := judgeRuns(res.Base, res.Head, p)
-	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(bl), Verdict: v, Head: res.Head.Runs,
-		Base: res.Base.Runs, Notes: append(o.Policy.notes(), abNotes(res, v, o.AA)...)}
+	notes := append(append(o.Policy.notes(), o.pinNote()...), trees.notes()...)
+	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(trees), Verdict: last, Head: res.Head.Runs,
+		Base: res.Base.Runs, Notes: append(notes, abNotes(res, ab, last, o.AA)...)}
 	return Judged{Input: in, Head: res.Head, Base: res.Base}, nil
 }
 
+// ab is the config's ab section, or the defaults, with the base ref filled
+// in when the config names no base.
+func (o ABOptions) ab() (config.AB, error) {
+	ab := config.DefaultAB()
+	if o.Config.AB != nil {
+		ab = o.Config.AB
+	}
+	out := *ab
+	if o.BaseRef != "" && (out.Base.IsEmpty() || (o.PinBase && out.Base.Ref != "")) {
+		out.Base.Ref = o.BaseRef
+	}
+	if out.Base.IsEmpty() {
+		return out, Usage.Errorf("%s names no base build for A/B: set ab.base.ref (a git ref, e.g. origin/main) or ab.base.url, or give --base-ref (see docs/config.md#ab)", o.Config.Path)
+	}
+	if (out.Base.Ref != "" || out.Head.Ref != "") && o.Git == nil {
+		return out, Usage.Errorf("a build from a git ref needs git, and none was given")
+	}
+	for _, s := range []config.ABSide{out.Base, out.Head} {
+		if s.Ref != "" && s.TargetOr(o.Config.Target).Start == nil {
+			return out, Usage.Errorf("%s: a build from ref %s needs target.start: the command that starts it in its worktree", o.Config.Path, s.Ref)
+		}
+	}
+	return out, nil
+}
+
+// pinNote says when the base commit replaced a ref the config names.
+func (o ABOptions) pinNote() []string {
+	if ab := o.Config.AB; o.PinBase && o.BaseRef != "" && ab != nil && ab.Base.Ref != "" && ab.Base.Ref != o.BaseRef {
+		return []string{fmt.Sprintf("ab.base.ref %q of the benchmark file is not used: a pull request is judged against its base commit %s", ab.Base.Ref, short(o.BaseRef))}
+	}
+	return nil
+}
+
+// sequentialReason says what the last look decided.
+func sequentialReason(v gate.Verdict) string {
+	if v.Sequential == nil {
+		return string(v.Outcome)
+	}
+	if v.Sequential.Done {
+		return fmt.Sprintf("%s (%s)", v.Outcome, v.Sequential.Reason)
+	}
+	return "continuing (" + v.Sequential.Reason + ")"
+}
+
+// stopReason says why the job ended.
+func stopReason(res *runner.ABResult, ab config.AB, v gate.Verdict) string {
+	switch res.Budget {
+	case "time":
+		return fmt.Sprintf("the time budget ab.max_time (%s) left no room for another pair; %s", ab.MaxTime, sequentialReason(v))
+	case "pairs":
+		return fmt.Sprintf("the budget of %d pairs is spent; %s", ab.MaxPairs, sequentialReason(v))
+	}
+	return "the verdict is clear: " + sequentialReason(v)
+}
+
 // source says what the head was judged against.
-func (o ABOptions) source(bl *baseline.File) string {
-	s := "the base target, measured in this job"
+func (o ABOptions) source(t *trees) string {
+	s := "the base build, measured in this job"
 	switch {
 	case o.AA && o.TwoProcesses:
 		s = "a second process of the base build (A/A), measured in this job"
 	case o.AA:
-		s = "the base target against itself (A/A), measured in this job"
+		s = "the base build against itself (A/A), measured in this job"
 	}
-	if bl != nil && bl.Calibration != nil {
-		s += "; noise calibrated in " + o.Baseline.String()
+	if tr := t.side[runner.Base]; tr != nil {
+		s += fmt.Sprintf(" (%s at %s)", tr.Ref, short(tr.Commit))
 	}
 	return s
 }
 
-// abNotes shows the order of runs and, for an A/A run, the noise seen and
-// whether the gate would have cried wolf.
-func abNotes(res *runner.ABResult, v gate.Verdict, aa bool) []string {
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+// abNotes show the order of runs, what restarting cost and, for an A/A
+// run, the noise seen and whether the gate would have cried wolf.
+func abNotes(res *runner.ABResult, ab config.AB, v gate.Verdict, aa bool) []string {
 	var order []string
 	for _, s := range res.Order {
 		order = append(order, map[runner.Side]string{runner.Base: "A", runner.Head: "B"}[s])
 	}
-	notes := []string{"order of runs (A = base, B = head): " + strings.Join(order, " ")}
+	notes := []string{fmt.Sprintf("%d pairs of at most %d in %s; order of runs (A = base, B = head): %s",
+		res.Pairs(), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), strings.Join(order, " "))}
+	if ab.Restart == config.RestartEveryPair && res.Starts > 0 {
+		notes = append(notes, fmt.Sprintf("each side was started afresh for its run of every pair: %d starts, %s of starting and stopping",
+			res.Starts, res.StartTime.Round(100*time.Millisecond)))
+	}
 	if !aa {
 		return notes
 	}
@@ -107,9 +215,120 @@ func abNotes(res *runner.ABResult, v gate.Verdict, aa bool) []string {
 		}
 	}
 	if v.Outcome == gate.Regression {
-		notes = append(notes, fmt.Sprintf("A/A: this would have been a FALSE ALARM (%v): widen the floors or calibrate", v.Regressions))
+		notes = append(notes, fmt.Sprintf("A/A: this would have been a FALSE ALARM (%v): widen min_effect or look at the noise above", v.Regressions))
 	} else {
 		notes = append(notes, "A/A: no false alarm")
 	}
 	return notes
+}
+
+// trees are the source trees of an A/B job's two sides: a worktree for a
+// side built from a ref, the working directory ("") otherwise.
+type trees struct {
+	side map[runner.Side]*worktree.Tree
+	ab   config.AB
+	aa   bool
+	work string // the working tree
+}
+
+// prepareTrees checks out every side built from a ref. The trees made so
+// far are returned also with an error, for removal.
+func prepareTrees(ctx context.Context, env Env, o ABOptions, ab config.AB) (*trees, error) {
+	t := &trees{side: map[runner.Side]*worktree.Tree{}, ab: ab, aa: o.AA, work: cmp.Or(o.Dir, ".")}
+	for _, s := range t.sides() {
+		ref := t.sideConfig(s).Ref
+		if ref == "" {
+			continue
+		}
+		tr, err := worktree.Add(ctx, o.Git, t.work, ref, env.TempDir)
+		if err != nil {
+			return t, Runtime.Wrap(fmt.Errorf("%s build: %w", s, err))
+		}
+		fmt.Fprintf(env.log(), "%s: %s at %s, checked out in %s\n", s, ref, short(tr.Commit), tr.Root())
+		t.side[s] = tr
+	}
+	return t, nil
+}
+
+// sides are the sides that need a tree of their own: the base's alone in
+// an A/A job.
+func (t *trees) sides() []runner.Side {
+	if t.aa {
+		return []runner.Side{runner.Base}
+	}
+	return []runner.Side{runner.Base, runner.Head}
+}
+
+func (t *trees) sideConfig(s runner.Side) config.ABSide {
+	if s == runner.Base {
+		return t.ab.Base
+	}
+	return t.ab.Head
+}
+
+// dir is side s's source tree: its worktree, or the working tree.
+func (t *trees) dir(s runner.Side) string {
+	if tr := t.side[s]; tr != nil {
+		return tr.Dir
+	}
+	return t.work
+}
+
+// build runs the config's build command in every tree whose side
+// tailgate starts, the working directory once.
+func (t *trees) build(ctx context.Context, b *runner.Benchmark, cfg *config.Config) error {
+	if cfg.Build == nil {
+		return nil
+	}
+	built := map[string]bool{}
+	for _, s := range t.sides() {
+		dir := t.dir(s)
+		if built[dir] || t.sideConfig(s).TargetOr(cfg.Target).Start == nil {
+			continue
+		}
+		built[dir] = true
+		if err := b.Build(ctx, dir, s.String()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// plan is how the runner runs the job: both targets as started from their
+// trees, and the budget.
+func (t *trees) plan(cfg *config.Config, ab config.AB, o ABOptions) runner.ABPlan {
+	base := ab.Base.TargetOr(cfg.Target).InTree(t.dir(runner.Base))
+	head := ab.Head.TargetOr(cfg.Target).InTree(t.dir(runner.Head))
+	plan := runner.ABPlan{Base: base, Head: head, AA: o.AA, Order: ab.Order, MaxPairs: ab.MaxPairs,
+		MaxTime: ab.MaxTime.D(), Restart: ab.Restart == config.RestartEveryPair}
+	if o.AA && o.TwoProcesses {
+		plan.AA, plan.Head = false, base // a second process of the base build
+	}
+	return plan
+}
+
+// notes say which commit each tree holds.
+func (t *trees) notes() []string {
+	var out []string
+	for _, s := range t.sides() {
+		if tr := t.side[s]; tr != nil {
+			out = append(out, fmt.Sprintf("%s: built from %s at %s in a temporary worktree", s, tr.Ref, short(tr.Commit)))
+		}
+	}
+	return out
+}
+
+// remove removes every worktree, on a context of its own so that it runs
+// after Ctrl-C too; a failure is a notice, never the job's error.
+func (t *trees) remove(ctx context.Context, env Env) {
+	if t == nil {
+		return
+	}
+	var errs []error
+	for _, tr := range t.side {
+		errs = append(errs, tr.Remove(ctx))
+	}
+	if err := errors.Join(errs...); err != nil {
+		fmt.Fprintf(env.log(), "warning: %v\n", err)
+	}
 }

@@ -46,6 +46,9 @@ type Env struct {
 	// environment they inherit (credentials removed), the supervisor that
 	// ends them with tailgate, and where a started target's output goes.
 	Processes Processes
+	// TempDir is where temporary source trees (A/B worktrees) are made;
+	// "" for the system's temporary directory.
+	TempDir string
 	// Getenv reads the environment tailgate was given, for the templates'
 	// {{env "NAME"}}; nil: no variable is set. The values stay out of the
 	// definition hash, the results and every message.

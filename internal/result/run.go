@@ -58,7 +58,8 @@ type Run struct {
 	Started time.Time `json:"started,omitzero"`
 	// Window is the measured time (warm-up excluded), in seconds.
 	Window float64 `json:"window_s,omitzero"`
-	// Model is "open" or "closed" for tailgate runs; empty for imported runs.
+	// Model is "open" or "closed" for tailgate runs, "phases" for a run of
+	// several phases (load.phases); empty for imported runs.
 	Model string `json:"model,omitempty"`
 	// OfferedRate is the open-loop target rate of iterations per second.
 	OfferedRate float64      `json:"offered_rate,omitempty"`
@@ -88,6 +89,20 @@ type Run struct {
 	// measuring at once; Window is then the span from the first shard's
 	// start to the last one's end.
 	Overlap float64 `json:"overlap_s,omitzero"`
+	// Phases holds each phase of a run of several (load.phases), as
+	// measured, in the order they ran; the Run's own metrics are taken
+	// from them, each from the phase that measures it (docs/config.md,
+	// "phases").
+	Phases []Phase `json:"phases,omitempty"`
+}
+
+// ModelPhases is the Model of a run of several phases.
+const ModelPhases = "phases"
+
+// Phase is one phase of a run: its name and everything it measured.
+type Phase struct {
+	Name string `json:"name"`
+	Run
 }
 
 // Iterations counts lifecycles (one pass through a scenario's steps).

@@ -2,8 +2,10 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/result"
@@ -25,13 +27,15 @@ func (s Side) String() string {
 	return "head"
 }
 
-// Order returns the interleaved order of 2·runs runs: pairs alternating AB,
-// BA, AB, … ("abba"), or each pair in a random order from seed ("random").
-// Either way every pair holds one run of each side, so slow drift hits both.
-func Order(kind string, runs int, seed int64) []Side {
+// Order returns the interleaved order of 2·pairs runs: pairs alternating
+// AB, BA, AB, … ("abba"), or each pair in a random order from seed
+// ("random"). Either way every pair holds one run of each side, and
+// neither side is always second, so slow drift and a run-order effect hit
+// both alike.
+func Order(kind string, pairs int, seed int64) []Side {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0xab))
-	order := make([]Side, 0, 2*runs)
-	for p := 0; p < runs; p++ {
+	order := make([]Side, 0, 2*pairs)
+	for p := 0; p < pairs; p++ {
 		first := Side(p % 2)
 		if kind == config.OrderRandom {
 			first = Side(rng.IntN(2))
@@ -41,58 +45,213 @@ func Order(kind string, runs int, seed int64) []Side {
 	return order
 }
 
-// ABResult is what an A/B benchmark measured: a result file per side
-// (each naming its target's log file in TargetLog) and the order the runs
-// were made in.
+// ABPlan says how an A/B job runs its pairs.
+type ABPlan struct {
+	// Base and Head are the two targets as they are started (a build's
+	// start.dir in its tree). With AA the base stands on both sides.
+	Base, Head config.Target
+	AA         bool
+	// Order is config.OrderABBA or config.OrderRandom.
+	Order string
+	// MaxPairs is the budget of pairs (at least 1); MaxTime, when above
+	// 0, the budget of time for the pairs: no pair starts that would
+	// likely end beyond it.
+	MaxPairs int
+	MaxTime  time.Duration
+	// Restart starts each side afresh for its run of every pair, and
+	// stops it after that run: one target runs at a time. Without it both
+	// are started once for the job (the base once for an A/A job). A
+	// target started elsewhere (no start command) is never restarted.
+	Restart bool
+	// Look is called after every pair with the pairs so far; final is
+	// set when no more will come (a budget is spent). It returns true to
+	// end the job now. Nil: the job runs to its budget.
+	Look func(res *ABResult, final bool) (stop bool)
+}
+
+// ABResult is what an A/B job measured: a result file per side (each
+// naming its target's log file in TargetLog; base.Runs[i] and
+// head.Runs[i] are pair i) and the order the runs were made in.
 type ABResult struct {
 	Base, Head *result.File
 	Order      []Side
+	// Starts counts the target starts, StartTime the time they and the
+	// stops took (from launch until ready, and until gone); Elapsed is
+	// the pairs' whole time, starts included.
+	Starts    int
+	StartTime time.Duration
+	Elapsed   time.Duration
+	// Budget says which budget the job spent: "pairs", "time", or "" when
+	// Look ended it before either.
+	Budget string
 }
 
-// RunAB measures base and head in one job: both targets are started, then
-// load.runs runs of each are made in the interleaved order, each with its own
-// dataset reset, verify and drain. With aa set, the base target stands on
-// both sides (an A/A check of the noise this job sees).
-func (b *Benchmark) RunAB(ctx context.Context, ab config.AB, aa bool) (*ABResult, error) {
-	plan, err := b.compile()
+// Pairs is the number of pairs measured.
+func (r *ABResult) Pairs() int { return min(len(r.Base.Runs), len(r.Head.Runs)) }
+
+// RunAB measures base and head in one job, pair after pair in the order
+// of plan.Order, each run with its own dataset reset, verify and drain,
+// until plan.Look ends the job or a budget is spent. An error means no
+// result.
+func (b *Benchmark) RunAB(ctx context.Context, plan ABPlan) (*ABResult, error) {
+	if plan.MaxPairs < 1 {
+		return nil, errors.New("an A/B job needs a budget of at least 1 pair")
+	}
+	compiled, err := b.compile()
 	if err != nil {
 		return nil, err
 	}
-	headTarget := ab.Head
-	if aa {
-		headTarget = ab.Base
-	}
-	base, err := b.start(ctx, ab.Base, "base")
-	if err != nil {
-		return nil, err
-	}
-	defer base.stop()
-	head := base
-	if !aa {
-		if head, err = b.start(ctx, headTarget, "head"); err != nil {
+	j := &abJob{b: b, plan: plan, compiled: compiled, res: &ABResult{Base: b.newFile(), Head: b.newFile()}}
+	defer j.stopAll()
+	if !plan.Restart {
+		if err := j.startForJob(ctx); err != nil {
 			return nil, err
 		}
-		defer head.stop()
 	}
-	return b.interleave(ctx, plan, map[Side]*running{Base: base, Head: head}, Order(ab.Order, b.Config.Load.Runs, b.Config.Seed), aa)
+	return j.run(ctx)
 }
 
-func (b *Benchmark) interleave(ctx context.Context, plan *scenario.Plan, targets map[Side]*running, order []Side, aa bool) (*ABResult, error) {
-	out := &ABResult{Base: b.newFile(), Head: b.newFile(), Order: order}
-	out.Base.TargetLog, out.Head.TargetLog = targets[Base].logPath, targets[Head].logPath
-	files := map[Side]*result.File{Base: out.Base, Head: out.Head}
-	for i, side := range order {
-		tgt := *targets[side]
-		tgt.label = side.String()
-		if aa {
-			tgt.label = "base as " + side.String()
+// abJob is an A/B job while it runs.
+type abJob struct {
+	b        *Benchmark
+	plan     ABPlan
+	compiled *scenario.Plan
+	res      *ABResult
+	// kept are the targets started once for the job (no restarts, or
+	// started elsewhere), by side.
+	kept map[Side]*running
+}
+
+func (j *abJob) run(ctx context.Context) (*ABResult, error) {
+	order := Order(j.plan.Order, j.plan.MaxPairs, j.b.Config.Seed)
+	began := time.Now()
+	files := map[Side]*result.File{Base: j.res.Base, Head: j.res.Head}
+	for p := 0; p < j.plan.MaxPairs; p++ {
+		for k, side := range order[2*p : 2*p+2] {
+			i := 2*p + k
+			run, err := j.runSide(ctx, side, i, len(order))
+			if err != nil {
+				return nil, fmt.Errorf("pair %d, %s run: %w", p+1, side, err)
+			}
+			run.Index = len(files[side].Runs)
+			files[side].Runs = append(files[side].Runs, *run)
+			j.res.Order = append(j.res.Order, side)
 		}
-		run, err := b.runOnce(ctx, plan, &tgt, i, len(order))
-		if err != nil {
-			return nil, fmt.Errorf("run %d of %d (%s): %w", i+1, len(order), side, err)
+		j.res.Elapsed = time.Since(began)
+		budget := j.budgetSpent(p + 1)
+		stop := j.plan.Look != nil && j.plan.Look(j.res, budget != "")
+		if budget != "" || stop {
+			j.res.Budget = budget
+			break
 		}
-		run.Index = len(files[side].Runs)
-		files[side].Runs = append(files[side].Runs, *run)
 	}
-	return out, nil
+	return j.res, nil
+}
+
+// budgetSpent names the budget that allows no pair after the first n:
+// "pairs", "time" (the next pair would likely end beyond MaxTime, at the
+// pace so far), or "".
+func (j *abJob) budgetSpent(n int) string {
+	switch elapsed := j.res.Elapsed; {
+	case n >= j.plan.MaxPairs:
+		return "pairs"
+	case j.plan.MaxTime > 0 && elapsed+elapsed/time.Duration(n) > j.plan.MaxTime:
+		return "time"
+	}
+	return ""
+}
+
+// runSide makes run i (of runs) of side: on the target kept for the job,
+// or on one started for this run and stopped after it.
+func (j *abJob) runSide(ctx context.Context, side Side, i, runs int) (*result.Run, error) {
+	tgt, fresh := j.kept[side], false
+	if tgt == nil {
+		var err error
+		if tgt, err = j.start(ctx, side); err != nil {
+			return nil, err
+		}
+		fresh = true
+	}
+	if fresh && !j.restartable(side) {
+		j.keep(side, tgt) // started elsewhere: the same one for every run
+		fresh = false
+	}
+	if fresh {
+		defer j.stop(tgt)
+	}
+	t := *tgt
+	t.label = side.String()
+	if j.plan.AA {
+		t.label = "base as " + side.String()
+	}
+	return j.b.runOnce(ctx, j.compiled, &t, i, runs)
+}
+
+// restartable reports whether side's target is one tailgate starts.
+func (j *abJob) restartable(side Side) bool { return j.target(side).Start != nil }
+
+func (j *abJob) target(side Side) config.Target {
+	if side == Base || j.plan.AA {
+		return j.plan.Base
+	}
+	return j.plan.Head
+}
+
+// startForJob starts both targets once for the whole job; an A/A job
+// without restarts runs the base's one process on both sides.
+func (j *abJob) startForJob(ctx context.Context) error {
+	base, err := j.start(ctx, Base)
+	if err != nil {
+		return err
+	}
+	j.keep(Base, base)
+	head := base
+	if !j.plan.AA {
+		if head, err = j.start(ctx, Head); err != nil {
+			return err
+		}
+	}
+	j.keep(Head, head)
+	return nil
+}
+
+func (j *abJob) keep(side Side, t *running) {
+	if j.kept == nil {
+		j.kept = map[Side]*running{}
+	}
+	j.kept[side] = t
+	file := map[Side]*result.File{Base: j.res.Base, Head: j.res.Head}[side]
+	file.TargetLog = t.logPath
+}
+
+// start starts side's target and counts the time it took.
+func (j *abJob) start(ctx context.Context, side Side) (*running, error) {
+	began := time.Now()
+	t, err := j.b.start(ctx, j.target(side), side.String())
+	j.res.StartTime += time.Since(began)
+	if err != nil {
+		return nil, err
+	}
+	j.res.Starts++
+	file := map[Side]*result.File{Base: j.res.Base, Head: j.res.Head}[side]
+	file.TargetLog = t.logPath
+	return t, nil
+}
+
+func (j *abJob) stop(t *running) {
+	began := time.Now()
+	t.stop()
+	j.res.StartTime += time.Since(began)
+}
+
+// stopAll stops the targets kept for the job (the base once when it
+// stands on both sides).
+func (j *abJob) stopAll() {
+	seen := map[*running]bool{}
+	for _, t := range j.kept {
+		if !seen[t] {
+			seen[t] = true
+			j.stop(t)
+		}
+	}
 }

@@ -56,6 +56,7 @@ func serveService(addr string) int {
 	srv := &http.Server{Handler: logged}
 	go func() { <-ctx.Done(); srv.Close() }()
 	fmt.Println("service listening on", addr)
+	fmt.Println("service pid", os.Getpid())
 	srv.Serve(ln)
 	return 0
 }
@@ -119,7 +120,7 @@ func TestABChildrenGetNoCredentials(t *testing.T) {
 		CommandTimeout: config.Duration(30 * time.Second),
 	}
 	r := &Benchmark{Config: cfg, Environ: append(os.Environ(), actionsEnv...), Supervisor: []string{testExe(t), supervisorArg}, TargetLogDir: dir}
-	res, err := r.RunAB(context.Background(), config.AB{Base: base, Head: head, Order: config.OrderABBA}, false)
+	res, err := r.RunAB(context.Background(), ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxPairs: 1, Restart: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,13 +70,18 @@ type Benchmark struct {
 	logs map[string]string // log file per side
 }
 
-// Run starts the target (when configured), runs every run and stops the
-// target. An error means no result: a failed run is never written as if it
-// were one.
+// Run starts the target (when configured, after the config's build
+// command), runs every run and stops the target. An error means no result:
+// a failed run is never written as if it were one.
 func (b *Benchmark) Run(ctx context.Context) (*result.File, error) {
 	plan, err := b.compile()
 	if err != nil {
 		return nil, err
+	}
+	if b.Config.Target.Start != nil {
+		if err := b.Build(ctx, "", ""); err != nil {
+			return nil, err
+		}
 	}
 	tgt, err := b.start(ctx, b.Config.Target, "")
 	if err != nil {
@@ -153,41 +158,6 @@ func (b *Benchmark) runOnce(ctx context.Context, plan *scenario.Plan, tgt *runni
 		return run, b.drainAfter(ctx, tgt, i)
 	}
 	return b.measure(ctx, plan, tgt, i)
-}
-
-func (b *Benchmark) measure(ctx context.Context, plan *scenario.Plan, tgt *running, i int) (*result.Run, error) {
-	obs := b.observer()
-	if err := b.prepare(ctx, tgt, i); err != nil {
-		return nil, err
-	}
-	opt, err := b.loadOptions(b.Config.Load)
-	if err != nil {
-		return nil, err
-	}
-	opt.TLS = tgt.tls
-	if err := b.waitForStart(ctx, i); err != nil {
-		return nil, err
-	}
-	opt.Progress = func(p load.Progress) { obs.Progress(i, p) }
-	var sampler sampling
-	opt.OnMeasure = func() { sampler.start(tgt) } // the window only: warm-up is not measured
-	if plan.HasSetup(scenario.SetupRun) || plan.HasSetup(scenario.SetupVU) {
-		obs.Step(i, "setup") // the load's progress follows once it is done
-	} else {
-		obs.Step(i, "measure")
-	}
-	started := b.now()
-	run, err := load.Run(ctx, plan, tgt.url, opt)
-	res, note := sampler.stop(tgt)
-	if err != nil {
-		return nil, err
-	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	run.Index, run.Started = i, started
-	addResources(run, res, note)
-	return run, b.drainAfter(ctx, tgt, i)
 }
 
 // drainAfter waits until the target is idle again after a run.

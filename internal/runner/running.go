@@ -5,7 +5,9 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,9 +35,14 @@ type running struct {
 	tls    *tls.Config // for an https target; nil: the system's roots
 }
 
-// start starts the target when it has a start command, else waits until the
-// target started elsewhere answers. side names it in A/B ("base", "head").
+// start starts the target when it has a start command (on a free port
+// when its URL asks for one), else waits until the target started
+// elsewhere answers. side names it in A/B ("base", "head").
 func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*running, error) {
+	t, err := withFreePort(t)
+	if err != nil {
+		return nil, withLabel(side, err)
+	}
 	ch := b.children()
 	tlsConfig, err := target.ClientTLS(t)
 	if err != nil {
@@ -69,6 +76,42 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 		remote:      t.Remote,
 		tls:         tlsConfig,
 	}, nil
+}
+
+// withFreePort fills the target's port placeholder with a free loopback
+// port, a new one at every start.
+func withFreePort(t config.Target) (config.Target, error) {
+	if !t.UsesPort() {
+		return t, nil
+	}
+	u, err := url.Parse(strings.ReplaceAll(t.URL, config.PortPlaceholder, "1"))
+	if err != nil {
+		return t, fmt.Errorf("target url %q: %w", t.URL, err)
+	}
+	port, err := target.FreePort(u.Hostname())
+	if err != nil {
+		return t, &target.StepError{Step: target.StepStart, Err: err}
+	}
+	return t.WithPort(port), nil
+}
+
+// Build runs the config's build command (if any) in the source tree at
+// dir ("" for the current directory); side names the tree in A/B. The
+// build gets the children's environment (no credentials) with
+// TAILGATE_SIDE in A/B, and its output goes to the log.
+func (b *Benchmark) Build(ctx context.Context, dir, side string) error {
+	bc := b.Config.Build
+	if bc == nil {
+		return nil
+	}
+	ch, label := b.children(), "build"
+	if side != "" {
+		ch, label = ch.With(target.SideEnv+"="+side), "build "+side
+	}
+	if err := target.RunBuild(ctx, &bc.Command, ch, bc.DirIn(dir), bc.Timeout.D(), b.log(), label); err != nil {
+		return withLabel(side, err)
+	}
+	return nil
 }
 
 // children is how this benchmark's processes are started.

@@ -39,6 +39,9 @@ func (s Sharding) Check(cfg *config.Config) error {
 	if s.Sharded() && l.Engine == config.EngineCommand {
 		return fmt.Errorf("--shard: load.engine is command: tailgate cannot split the load of your tool; run the tool's own distributed mode")
 	}
+	if s.Sharded() && len(l.Phases) > 0 {
+		return fmt.Errorf("--shard: load.phases cannot be sharded yet: each phase starts after its own reset and drain, so the shards' phases would not measure together")
+	}
 	if err := s.Part.Check(); err != nil {
 		return err
 	}

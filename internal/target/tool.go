@@ -42,3 +42,38 @@ func RunTool(ctx context.Context, c *config.Command, ch Children, timeout time.D
 	}
 	return 0, &StepError{Step: StepLoad, Saw: describe(c), Err: err}
 }
+
+// StepBuild names a failed build command (config build).
+const StepBuild = "build"
+
+// RunBuild runs a build command in dir, as a child of ch (no credentials,
+// ends with tailgate), in its own process group that is killed as a whole
+// on timeout or cancellation, its output to log as it comes, each line
+// prefixed "[label] ". A non-zero exit is an error that quotes the end of
+// the output.
+func RunBuild(ctx context.Context, c *config.Command, ch Children, dir string, timeout time.Duration, log io.Writer, label string) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	saw := describe(c) + " in " + dir
+	p, err := ch.newProc(ctx, c)
+	if err != nil {
+		return &StepError{Step: StepBuild, Saw: saw, Err: err}
+	}
+	out := newPrefixWriter(log, "["+label+"] ")
+	defer out.Flush()
+	p.cmd.Dir = dir
+	p.cmd.Stdout, p.cmd.Stderr = out, out
+	p.cmd.WaitDelay = time.Second
+	start := time.Now()
+	err = p.run()
+	switch {
+	case ctx.Err() != nil:
+		err = fmt.Errorf("stopped after %v: %w", time.Since(start).Round(time.Millisecond), ctx.Err())
+	case err == nil:
+		return nil
+	}
+	if t := lastBytes(out.Tail(), outputTail); t != "" {
+		saw += " → output: " + t
+	}
+	return &StepError{Step: StepBuild, Saw: saw, Err: err}
+}

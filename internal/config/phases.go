@@ -1,0 +1,62 @@
+package config
+
+import "time"
+
+// PhaseLoad is one phase of a run as the generator offers it: the load
+// section with the phase's model keys in it. Name is empty for a run
+// without phases.
+type PhaseLoad struct {
+	Name string
+	Load Load
+}
+
+// RunPhases lists what one run offers, in order: each phase of
+// load.phases, or without phases the load section itself as one unnamed
+// phase.
+func (l Load) RunPhases() []PhaseLoad {
+	if len(l.Phases) == 0 {
+		return []PhaseLoad{{Load: l}}
+	}
+	out := make([]PhaseLoad, len(l.Phases))
+	for i, p := range l.Phases {
+		out[i] = PhaseLoad{Name: p.Name, Load: p.load(l)}
+	}
+	return out
+}
+
+// load is the load section with the phase's model keys in place of its own.
+func (p Phase) load(top Load) Load {
+	l := top
+	l.Phases = nil
+	l.Model, l.Rate, l.RampFrom, l.Ramp, l.MaxInflight = p.Model, p.Rate, p.RampFrom, p.Ramp, p.MaxInflight
+	l.VUs, l.Think, l.Warmup, l.Duration = p.VUs, p.Think, p.Warmup, p.Duration
+	return l
+}
+
+// RunTime is how long one run offers load: every phase's warm-up and
+// measured window (resets, verifies and drains not counted).
+func (l Load) RunTime() time.Duration {
+	var d time.Duration
+	for _, p := range l.RunPhases() {
+		d += p.Load.Warmup.D() + p.Load.Duration.D()
+	}
+	return d
+}
+
+// SetDuration sets the measured window of every phase (a command-line
+// override of load.duration).
+func (l *Load) SetDuration(d Duration) {
+	l.Duration = d
+	for i := range l.Phases {
+		l.Phases[i].Duration = d
+	}
+}
+
+// SetWarmup sets the warm-up of every phase (a command-line override of
+// load.warmup).
+func (l *Load) SetWarmup(d Duration) {
+	l.Warmup = d
+	for i := range l.Phases {
+		l.Phases[i].Warmup = d
+	}
+}

@@ -1,0 +1,92 @@
+package config
+
+import (
+	"path/filepath"
+	"strings"
+	"unicode"
+)
+
+// Bounds of the sequential A/B design: the spread of the pairs needs two
+// degrees of freedom at the first look; the verdict's boundaries are
+// computed for budgets up to maxPairs.
+const (
+	minPairs = 3
+	maxPairs = 500
+)
+
+func validateAB(cfg *Config, c *collector) {
+	ab := cfg.AB
+	if ab.Order != OrderABBA && ab.Order != OrderRandom {
+		c.add("ab.order", "invalid order %q: expected %s or %s", ab.Order, OrderABBA, OrderRandom)
+	}
+	if ab.Restart != RestartEveryPair && ab.Restart != RestartNever {
+		c.add("ab.restart", "invalid restart %q: expected %s (both sides started afresh for every pair) or %s", ab.Restart, RestartEveryPair, RestartNever)
+	}
+	if ab.MinPairs < minPairs {
+		c.add("ab.min_pairs", "must be at least %d (the spread of the pairs needs two degrees of freedom), got %d", minPairs, ab.MinPairs)
+	}
+	if ab.MaxPairs < ab.MinPairs || ab.MaxPairs > maxPairs {
+		c.add("ab.max_pairs", "must be between min_pairs (%d) and %d, got %d", ab.MinPairs, maxPairs, ab.MaxPairs)
+	}
+	validateSide(&ab.Base, "ab.base", cfg.Target, c)
+	validateSide(&ab.Head, "ab.head", cfg.Target, c)
+	if ab.Restart == RestartNever && !ab.Base.IsEmpty() {
+		base, head := ab.Base.TargetOr(cfg.Target), ab.Head.TargetOr(cfg.Target)
+		if base.URL == head.URL && !base.UsesPort() {
+			c.add("ab.restart", "with restart: never both sides run at once, and both would use %s: write %s in the URL and start command, or give each side its own url", base.URL, PortPlaceholder)
+		}
+	}
+}
+
+// validateSide checks one side: its own target when it names one, and a
+// ref that tailgate can build and start.
+func validateSide(s *ABSide, path string, top Target, c *collector) {
+	if s.HasTarget() || c.given(path+".start") || c.given(path+".ready") || c.given(path+".pid_file") {
+		validateTarget(&s.Target, path, c)
+	}
+	if s.Ref == "" {
+		if c.given(path + ".ref") {
+			c.add(path+".ref", "must not be empty: a git commit, branch or tag, e.g. origin/main")
+		}
+		return
+	}
+	if msg := refProblem(s.Ref); msg != "" {
+		c.add(path+".ref", "%s", msg)
+	}
+	switch t := s.TargetOr(top); {
+	case t.PIDFile != "":
+		c.addKey(path+".pid_file", "a side built from ref is started by tailgate, which knows its pid: remove pid_file")
+	case t.Start == nil && !c.flagged[path] && !c.flagged["target"]:
+		key := "target.start"
+		if s.HasTarget() {
+			key = path + ".start"
+		}
+		c.add(key, "required with %s.ref: the command that starts the build tailgate makes, run in its worktree", path)
+	}
+}
+
+// refProblem says why a ref cannot name a commit for git, or "".
+func refProblem(ref string) string {
+	switch {
+	case strings.HasPrefix(ref, "-"):
+		return "a ref cannot start with '-' (git would read it as an option)"
+	case strings.Contains(ref, ".."), strings.Contains(ref, ":"):
+		return "a ref names one commit: no ranges (..) or paths (:)"
+	case strings.ContainsFunc(ref, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }):
+		return "a ref cannot hold spaces or control characters"
+	}
+	return ""
+}
+
+func validateBuild(b *Build, c *collector) {
+	if b.Command.IsZero() {
+		c.add("build.command", "required: the command that builds the service in its tree, e.g. [go, build, -o, bin/server, ./cmd/server]")
+	}
+	if filepath.IsAbs(b.Dir) || b.Dir == ".." || strings.HasPrefix(filepath.ToSlash(b.Dir), "../") {
+		c.add("build.dir", "must be a directory inside the tree, relative to it, got %q", b.Dir)
+	}
+	checkPositive(b.Timeout, "build.timeout", c)
+}
+
+// DirIn is where the build runs in the source tree at tree.
+func (b Build) DirIn(tree string) string { return filepath.Join(tree, b.Dir) }

@@ -1,0 +1,416 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/baseline"
+	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/load"
+	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/runner"
+)
+
+// serviceSource is a tiny Go service: /item costs rounds of SHA-256.
+const serviceSource = `package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const rounds = ROUNDS
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
+	flag.Parse()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /health", func(http.ResponseWriter, *http.Request) {})
+	mux.HandleFunc("GET /item", func(w http.ResponseWriter, r *http.Request) {
+		s := sha256.Sum256([]byte(r.URL.Path))
+		for i := 0; i < rounds; i++ {
+			s = sha256.Sum256(s[:])
+		}
+		fmt.Fprintf(w, "{\"ok\": true, \"x\": %d}", s[0])
+	})
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	srv := &http.Server{Addr: *addr, Handler: mux}
+	go func() { <-ctx.Done(); srv.Close() }()
+	fmt.Println("listening on", *addr)
+	if err := srv.ListenAndServe(); err != http.ErrServerClosed {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+`
+
+// abRepoConfig builds the service in each tree and starts it on a free
+// port; the base is the commit before the working tree's.
+const abRepoConfig = `name: svc
+target:
+  url: "http://127.0.0.1:{{port}}"
+  start: {command: [./bin/svc, -addr, "127.0.0.1:{{port}}"]}
+  ready: {path: /health, timeout: 20s, interval: 20ms}
+build: {command: [go, build, -o, bin/svc, .], timeout: 2m}
+ab: {base: {ref: HEAD~1}, min_pairs: 4, max_pairs: 6}
+load: {model: closed, vus: 1, warmup: 100ms, duration: 300ms}
+scenarios:
+  - steps:
+      - {name: item, path: /item, expect: {ok: true}}
+gate:
+  metrics: [cpu_ms_per_iteration]
+`
+
+// serviceRepo is a git repository in a temp dir with two commits of the
+// service: the base (baseSrc) and the working tree's (headSrc).
+func serviceRepo(t *testing.T, baseSrc, headSrc string) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH: the test builds a service")
+	}
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	write("go.mod", "module svc\n\ngo 1.22\n")
+	write(".gitignore", "bin/\n")
+	write("main.go", baseSrc)
+	git("add", ".")
+	git("commit", "-q", "-m", "base")
+	write("main.go", headSrc)
+	git("commit", "-q", "-am", "head")
+	return dir
+}
+
+func withRounds(n int) string { return strings.Replace(serviceSource, "ROUNDS", fmt.Sprint(n), 1) }
+
+// buildEnv is an Env whose children can build Go (a cache, a PATH) without
+// the network.
+func buildEnv(t *testing.T, te *testEnv) Env {
+	env := te.env()
+	env.Processes.Environ = append(os.Environ(), "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=mod")
+	env.TempDir = t.TempDir()
+	return env
+}
+
+// worktrees lists the repository's worktrees.
+func worktrees(t *testing.T, repo string) []string {
+	t.Helper()
+	out, err := exec.Command("git", "-C", repo, "worktree", "list", "--porcelain").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trees []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if p, ok := strings.CutPrefix(line, "worktree "); ok {
+			trees = append(trees, p)
+		}
+	}
+	return trees
+}
+
+func wantCleanedUp(t *testing.T, repo, tempDir string) {
+	t.Helper()
+	if trees := worktrees(t, repo); len(trees) != 1 {
+		t.Errorf("worktrees left: %v", trees)
+	}
+	if left, _ := os.ReadDir(tempDir); len(left) != 0 {
+		t.Errorf("temporary directory not emptied: %v", left)
+	}
+}
+
+// TestABBuildsTheBaseFromAGitRef is the whole flow of A/B from a ref: a
+// worktree of the base commit, the build command in both trees, both
+// builds started on free ports, pairs until the verdict, the worktree
+// removed.
+func TestABBuildsTheBaseFromAGitRef(t *testing.T) {
+	repo := serviceRepo(t, withRounds(3000), withRounds(9000)) // the head does 3× the work
+	cfg, err := config.Parse(filepath.Join(repo, "tailgate.yml"), []byte(abRepoConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var te testEnv
+	env := buildEnv(t, &te)
+	j, err := AB(t.Context(), env, ABOptions{Config: cfg, Git: baseline.ExecGit{}, Dir: repo})
+	if err != nil {
+		t.Fatalf("AB: %v\n%s", err, te.log.String())
+	}
+	wantCleanedUp(t, repo, env.TempDir)
+	if _, err := os.Stat(filepath.Join(repo, "bin", "svc")); err != nil {
+		t.Errorf("the head was not built in the working tree: %v", err)
+	}
+	base, head := result.Values(j.Base.Runs, result.CPUPerIteration), result.Values(j.Head.Runs, result.CPUPerIteration)
+	if len(base) < 4 || len(head) != len(base) {
+		t.Fatalf("CPU per iteration measured in %d base and %d head runs", len(base), len(head))
+	}
+	if ratio := median(head) / median(base); ratio < 1.8 {
+		t.Errorf("head/base CPU per iteration %.2f: the head build (3× the work) is not the one measured as head", ratio)
+	}
+	if j.Verdict.Outcome != gate.Regression {
+		t.Errorf("verdict %s, want a regression; log:\n%s", j.Verdict.Outcome, te.log.String())
+	}
+	wantIn(t, te.log.String(), "base: HEAD~1 at ", "after pair 4 of at most 6", "A/B stopped after")
+	wantIn(t, strings.Join(j.Notes, "\n"), "base: built from HEAD~1 at", "each side was started afresh")
+	if !strings.Contains(j.BaselineSource, "(HEAD~1 at ") {
+		t.Errorf("source %q does not name the base commit", j.BaselineSource)
+	}
+}
+
+func TestABRemovesTheWorktreeWhenTheBuildFails(t *testing.T) {
+	repo := serviceRepo(t, "package main\n\nfunc main() { undefined() }\n", withRounds(10))
+	cfg, err := config.Parse("tailgate.yml", []byte(abRepoConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var te testEnv
+	env := buildEnv(t, &te)
+	_, err = AB(t.Context(), env, ABOptions{Config: cfg, Git: baseline.ExecGit{}, Dir: repo})
+	if KindOf(err) != Runtime || !strings.Contains(err.Error(), "base") || !strings.Contains(err.Error(), "undefined") {
+		t.Fatalf("AB = %v; want a runtime failure of the base build quoting its output", err)
+	}
+	wantCleanedUp(t, repo, env.TempDir)
+}
+
+func TestABRemovesTheWorktreeWhenInterrupted(t *testing.T) {
+	repo := serviceRepo(t, withRounds(10), withRounds(11))
+	cfg, err := config.Parse("tailgate.yml", []byte(abRepoConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var te testEnv
+	env := buildEnv(t, &te)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	env.Progress = cancelOnStart{cancel}
+	_, err = AB(ctx, env, ABOptions{Config: cfg, Git: baseline.ExecGit{}, Dir: repo})
+	if err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("AB = %v; want interrupted", err)
+	}
+	wantCleanedUp(t, repo, env.TempDir)
+}
+
+// cancelOnStart cancels the job when its first run starts.
+type cancelOnStart struct{ cancel context.CancelFunc }
+
+func (c cancelOnStart) RunStarted(int, int, string)   { c.cancel() }
+func (cancelOnStart) Step(int, string)                {}
+func (cancelOnStart) Progress(int, load.Progress)     {}
+func (cancelOnStart) RunDone(int, *result.Run, error) {}
+
+func median(x []float64) float64 {
+	s := append([]float64(nil), x...)
+	for i := range s {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] < s[i] {
+				s[i], s[j] = s[j], s[i]
+			}
+		}
+	}
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func wantIn(t *testing.T, text string, parts ...string) {
+	t.Helper()
+	for _, p := range parts {
+		if !strings.Contains(text, p) {
+			t.Errorf("%q not in:\n%s", p, text)
+		}
+	}
+}
+
+// sleeper is a service whose cost is its sleep per request: a closed
+// phase's throughput follows it closely, whatever else the machine does.
+func sleeper(t *testing.T, d time.Duration) string {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /health", func(http.ResponseWriter, *http.Request) {})
+	mux.HandleFunc("POST /reset", func(http.ResponseWriter, *http.Request) {})
+	mux.HandleFunc("GET /item", func(w http.ResponseWriter, _ *http.Request) {
+		time.Sleep(d)
+		fmt.Fprint(w, `{"ok": true}`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+var _ runner.Observer = cancelOnStart{}
+
+// failing is a service that fails a share of its requests, exactly: at
+// the k-th dataset reset the next share is pcts[k % len(pcts)] percent,
+// every request of a run counted. A run's error rate is what the test
+// says, however busy the machine.
+func failing(t *testing.T, pcts ...int) string {
+	var mu sync.Mutex
+	resets, pct, n := 0, 0, 0
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /health", func(http.ResponseWriter, *http.Request) {})
+	mux.HandleFunc("POST /reset", func(http.ResponseWriter, *http.Request) {
+		mu.Lock()
+		pct, n = pcts[resets%len(pcts)], 0
+		resets++
+		mu.Unlock()
+	})
+	mux.HandleFunc("GET /item", func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		n++
+		fail := pct > 0 && n%(100/pct) == 0
+		mu.Unlock()
+		if fail {
+			w.WriteHeader(http.StatusInternalServerError)
+		}
+		fmt.Fprint(w, `{"ok": true}`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// sequentialConfig judges two services started elsewhere pair after pair,
+// between 4 and 12 pairs, on one metric.
+func sequentialConfig(t *testing.T, base, head, metric string, minEffect float64) *config.Config {
+	t.Helper()
+	cfg, err := config.Parse("seq.yml", []byte(fmt.Sprintf(`name: seq
+ab:
+  base: {url: "%s"}
+  head: {url: "%s"}
+  min_pairs: 4
+  max_pairs: 12
+dataset:
+  reset: {request: {method: POST, path: /reset}}
+load: {model: closed, vus: 2, warmup: 50ms, duration: 400ms}
+scenarios:
+  - steps:
+      - {name: read, path: /item}
+gate:
+  metrics: [%s]
+  min_effect: {%s: %g}
+`, base, head, metric, metric, minEffect)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// The sequential job stops as soon as the verdict is clear, and only then:
+// a service eight times as slow is a regression, one whose error rate is
+// the base's a pass, both well before the budget; pairs whose error rates
+// differ by 20 and 0 points in turn (mean 10) can neither confirm nor rule
+// out a change of 13 points: the job runs to the budget, inconclusive.
+func TestABAddsPairsUntilTheVerdictIsClear(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		base, head string
+		metric     string
+		minEffect  float64
+		want       gate.Outcome
+		early      bool
+	}{
+		{"regression", sleeper(t, 2*time.Millisecond), sleeper(t, 16*time.Millisecond), result.IterationsPerSec, 20, gate.Regression, true},
+		{"pass", failing(t, 0), failing(t, 0), result.RequestErrorPct, 1, gate.Pass, true},
+		{"unclear", failing(t, 0), failing(t, 20, 0), result.RequestErrorPct, 13, gate.Inconclusive, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var te testEnv
+			j, err := AB(t.Context(), te.env(), ABOptions{Config: sequentialConfig(t, c.base, c.head, c.metric, c.minEffect)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range j.Head.Runs {
+				t.Logf("pair %d: base %v head %v", i, j.Base.Runs[i].Metrics[c.metric], j.Head.Runs[i].Metrics[c.metric])
+			}
+			seq := j.Verdict.Sequential
+			if j.Verdict.Outcome != c.want || seq == nil || !seq.Done {
+				t.Fatalf("verdict %s, sequential %+v; want %s, done\n%s", j.Verdict.Outcome, seq, c.want, te.log.String())
+			}
+			pairs := len(j.Head.Runs)
+			if seq.Pairs != pairs || len(j.Base.Runs) != pairs {
+				t.Errorf("the verdict judged %d pairs, the job made %d base and %d head runs", seq.Pairs, len(j.Base.Runs), pairs)
+			}
+			switch {
+			case c.early && (pairs < 4 || pairs >= 12):
+				t.Errorf("%d pairs: want a stop between the first look (4) and the budget (12)", pairs)
+			case !c.early && pairs != 12:
+				t.Errorf("%d pairs: want the whole budget of 12", pairs)
+			}
+			log := te.log.String()
+			if n := strings.Count(log, "after pair "); n != pairs {
+				t.Errorf("%d progress lines for %d pairs:\n%s", n, pairs, log)
+			}
+			wantIn(t, log, fmt.Sprintf("A/B stopped after %d pairs", pairs))
+			if !c.early {
+				wantIn(t, log, "the budget of 12 pairs is spent")
+			}
+		})
+	}
+}
+
+// A pull request's check pins the base build to the PR's base commit: a
+// ref in the PR's own benchmark file cannot replace it, and the report
+// says it was not used. Without a pin the config's ref stands, and the
+// given ref only fills a base the config leaves out.
+func TestABBaseRef(t *testing.T) {
+	t.Parallel()
+	withRef, err := config.Parse("t.yml", []byte(strings.Replace(abRepoConfig, "ab: {base: {ref: HEAD~1}", "ab: {base: {ref: HEAD}", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := config.Parse("t.yml", []byte(strings.Replace(abRepoConfig, "ab: {base: {ref: HEAD~1}, ", "ab: {", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const sha = "0123456789abcdef0123456789abcdef01234567"
+	for _, c := range []struct {
+		name string
+		o    ABOptions
+		want string
+		note bool
+	}{
+		{"pinned", ABOptions{Config: withRef, BaseRef: sha, PinBase: true, Git: baseline.ExecGit{}}, sha, true},
+		{"not pinned", ABOptions{Config: withRef, BaseRef: sha, Git: baseline.ExecGit{}}, "HEAD", false},
+		{"filled", ABOptions{Config: without, BaseRef: sha, Git: baseline.ExecGit{}}, sha, false},
+	} {
+		ab, err := c.o.ab()
+		if err != nil || ab.Base.Ref != c.want {
+			t.Errorf("%s: base ref %q (%v), want %q", c.name, ab.Base.Ref, err, c.want)
+		}
+		if note := c.o.pinNote(); (len(note) > 0) != c.note || (c.note && !strings.Contains(note[0], `ab.base.ref "HEAD" of the benchmark file is not used`)) {
+			t.Errorf("%s: note %q", c.name, note)
+		}
+	}
+}

@@ -1,0 +1,185 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/config"
+)
+
+// logged are the first submatches of re in the log, in order: what the
+// service said at each start.
+func logged(t *testing.T, log, re string) []string {
+	t.Helper()
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, m := range regexp.MustCompile(re).FindAllStringSubmatch(string(b), -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// startedPIDs are the pids the service logged at each start; startedAddrs
+// the addresses it listened on.
+func startedPIDs(t *testing.T, log string) []string { return logged(t, log, `service pid (\d+)`) }
+func startedAddrs(t *testing.T, log string) []string {
+	return logged(t, log, `service listening on (\S+)`)
+}
+
+// abBenchmark is a benchmark of url whose targets tailgate starts under
+// the supervisor, their output in log files.
+func abBenchmark(t *testing.T, url string) *Benchmark {
+	cfg := benchConfig(url, 1)
+	cfg.Dataset = config.Dataset{}
+	return &Benchmark{Config: cfg, Environ: os.Environ(), Supervisor: []string{testExe(t), supervisorArg}, TargetLogDir: t.TempDir()}
+}
+
+func TestRunABRestartsBothSidesEveryPair(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, restart := range []bool{true, false} {
+		t.Run("restart="+strconv.FormatBool(restart), func(t *testing.T) {
+			base, head := serviceTarget(t, dir+"/b.env"), serviceTarget(t, dir+"/h.env")
+			r := abBenchmark(t, base.URL)
+			res, err := r.RunAB(context.Background(), ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxPairs: 3, Restart: restart})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Pairs() != 3 || res.Budget != "pairs" {
+				t.Fatalf("%d pairs, budget %q; want 3 and the pair budget", res.Pairs(), res.Budget)
+			}
+			for side, log := range map[string]string{"base": res.Base.TargetLog, "head": res.Head.TargetLog} {
+				pids := startedPIDs(t, log)
+				want := 1
+				if restart {
+					want = 3 // a fresh process for every pair
+				}
+				if len(pids) != want || len(slices.Compact(slices.Sorted(slices.Values(pids)))) != want {
+					t.Errorf("%s started as pids %v, want %d different processes", side, pids, want)
+				}
+			}
+			if wantStarts := map[bool]int{true: 6, false: 2}[restart]; res.Starts != wantStarts || res.StartTime <= 0 {
+				t.Errorf("%d starts in %v, want %d", res.Starts, res.StartTime, wantStarts)
+			}
+		})
+	}
+}
+
+// Restarted for every run, only one side runs at a time: both may use
+// the same port.
+func TestRunABRestartedSidesMayShareAPort(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tgt := serviceTarget(t, dir+"/t.env")
+	r := abBenchmark(t, tgt.URL)
+	res, err := r.RunAB(context.Background(), ABPlan{Base: tgt, Head: tgt, Order: config.OrderABBA, MaxPairs: 2, Restart: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Pairs() != 2 || len(res.Base.Runs[1].Metrics) == 0 {
+		t.Fatalf("%d pairs; want 2 measured", res.Pairs())
+	}
+}
+
+// The placeholder {{port}} gets a free port below the ephemeral range at
+// every start; two sides running at once get two.
+func TestRunABFillsThePortPlaceholder(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tgt := serviceTarget(t, dir+"/t.env")
+	tgt.URL = "http://127.0.0.1:" + config.PortPlaceholder
+	tgt.Start.Env[serveEnv] = "127.0.0.1:" + config.PortPlaceholder
+	for _, restart := range []bool{true, false} {
+		r := abBenchmark(t, tgt.URL)
+		res, err := r.RunAB(context.Background(), ABPlan{Base: tgt, Head: tgt, Order: config.OrderABBA, MaxPairs: 2, Restart: restart})
+		if err != nil {
+			t.Fatalf("restart %v: %v", restart, err)
+		}
+		base, head := startedAddrs(t, res.Base.TargetLog), startedAddrs(t, res.Head.TargetLog)
+		if want := map[bool]int{true: 2, false: 1}[restart]; len(base) != want || len(head) != want {
+			t.Fatalf("restart %v: started on %v and %v, want %d starts a side", restart, base, head, want)
+		}
+		for _, addr := range append(base, head...) {
+			port, err := strconv.Atoi(addr[len("127.0.0.1:"):])
+			if err != nil || port < 20000 || port >= 32000 {
+				t.Errorf("started on %s: want a port in 20000–32000", addr)
+			}
+		}
+		if !restart && base[0] == head[0] {
+			t.Errorf("both sides run at once on %s", base[0])
+		}
+	}
+}
+
+// look records the pairs it was shown and whether each look was final.
+type look struct {
+	pairs []int
+	final []bool
+	stop  int // stop after this many pairs; 0: never
+}
+
+func (l *look) look(res *ABResult, final bool) bool {
+	l.pairs, l.final = append(l.pairs, res.Pairs()), append(l.final, final)
+	return l.stop > 0 && res.Pairs() >= l.stop
+}
+
+func TestRunABLooksAfterEveryPair(t *testing.T) {
+	base, head := newService(t), newService(t)
+	plan := ABPlan{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, Order: config.OrderABBA, MaxPairs: 5}
+
+	stopped := &look{stop: 3}
+	plan.Look = stopped.look
+	res, err := (&Benchmark{Config: benchConfig(base.URL, 1)}).RunAB(context.Background(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Pairs() != 3 || res.Budget != "" || !slices.Equal(stopped.pairs, []int{1, 2, 3}) || slices.Contains(stopped.final, true) {
+		t.Errorf("stopped by the look: %d pairs, budget %q, looks %v final %v", res.Pairs(), res.Budget, stopped.pairs, stopped.final)
+	}
+	if len(res.Order) != 6 {
+		t.Errorf("order %v, want the 6 runs made", res.Order)
+	}
+
+	budget := &look{}
+	plan.Look = budget.look
+	res, err = (&Benchmark{Config: benchConfig(base.URL, 1)}).RunAB(context.Background(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Pairs() != 5 || res.Budget != "pairs" || !slices.Equal(budget.final, []bool{false, false, false, false, true}) {
+		t.Errorf("to the budget: %d pairs, budget %q, final %v", res.Pairs(), res.Budget, budget.final)
+	}
+}
+
+// A time budget ends the job, with a final look, before the pair that
+// would likely overrun it.
+func TestRunABTimeBudget(t *testing.T) {
+	base, head := newService(t), newService(t)
+	cfg := benchConfig(base.URL, 1)
+	cfg.Load.Duration = config.Duration(300 * time.Millisecond) // a pair takes ≥ 600 ms
+	l := &look{}
+	plan := ABPlan{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, Order: config.OrderABBA,
+		MaxPairs: 50, MaxTime: 2 * time.Second, Look: l.look}
+	start := time.Now()
+	res, err := (&Benchmark{Config: cfg}).RunAB(context.Background(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Budget != "time" || res.Pairs() < 1 || res.Pairs() > 3 {
+		t.Fatalf("%d pairs, budget %q; want the time budget to end it within 3 pairs", res.Pairs(), res.Budget)
+	}
+	if n := len(l.final); !l.final[n-1] || slices.Contains(l.final[:n-1], true) {
+		t.Errorf("finals %v: want exactly the last look final", l.final)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Errorf("took %v for a 2 s budget", time.Since(start))
+	}
+}
