@@ -38,8 +38,9 @@ type ABOptions struct {
 	// names another) and the repository a ref is checked out from; ""
 	// for the current directory.
 	Dir string
-	// Policy, when set, is the gate section to judge by instead of
-	// Config's (TrustedPolicy); its notes go into the report.
+	// Policy, when set, is the gate section and the A/B budget to judge
+	// by instead of Config's (TrustedPolicy); its notes go into the
+	// report.
 	Policy *Policy
 	// AA runs the base build on both sides: the noise this job sees, and
 	// whether the gate would cry wolf on it.
@@ -121,6 +122,9 @@ func (o ABOptions) ab() (config.AB, error) {
 		ab = o.Config.AB
 	}
 	out := *ab
+	if b := o.Policy.budget(); b != nil {
+		b.apply(&out)
+	}
 	if o.BaseRef != "" && (out.Base.IsEmpty() || (o.PinBase && out.Base.Ref != "")) {
 		out.Base.Ref = o.BaseRef
 	}
