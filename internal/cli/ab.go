@@ -62,7 +62,7 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 	af.register(fs, true)
 	aa := fs.Bool("aa", false, "run the base build on both sides: show the noise this job sees and whether it would raise a false alarm")
 	recordBase := fs.Bool("record-base", false, "also append the base side's runs to the stored baseline")
-	blFlag := fs.String("baseline", "", "the baseline `file` whose calibrated noise is used (default: gate.baseline, else baselines/<name>.json)")
+	blFlag := fs.String("baseline", "", "the baseline `file` --record-base appends to (default: gate.baseline, else baselines/<name>.json); the A/B verdict reads no baseline")
 	var prov provenanceFlags
 	prov.register(fs)
 	var rf reportFlags
@@ -82,7 +82,7 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	path := baselinePath(*blFlag, cfg, cfg.Name)
-	o := pipeline.ABOptions{Config: cfg, Baseline: baseline.FileSource{Path: path}, AA: *aa, BaseRef: af.baseRef, Git: baseline.ExecGit{}}
+	o := pipeline.ABOptions{Config: cfg, AA: *aa, BaseRef: af.baseRef, Git: baseline.ExecGit{}}
 	j, err := pipeline.AB(ctx, e.pipelineEnv(cfg, bf.quiet), o)
 	if err != nil {
 		return err

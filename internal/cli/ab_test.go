@@ -186,3 +186,30 @@ func TestABBuildsTheBaseCommit(t *testing.T) {
 		wantOneWorktree(t, repo, temp)
 	})
 }
+
+// The sequential A/B verdict judges the pairs alone (min_effect, no
+// calibrated noise): a corrupt baseline file, which it would not use, does
+// not fail tailgate ab or the Action's mode ab (exit 3), and is left as it
+// is.
+func TestABDoesNotReadTheBaseline(t *testing.T) {
+	base, head := newItemService(t, 3), newItemService(t, 3)
+	dir := t.TempDir()
+	cfg := abConfig(t, dir, base.URL, head.URL, 4)
+	bl := filepath.Join(dir, "b.json")
+	const corrupt = `{"schema": 1, "benchmark": "items", "samples": [{"job": "x"`
+	mustWrite(t, bl, corrupt)
+
+	o := tailgate(t, "ab", "-c", cfg, "-q", "--baseline", bl)
+	if o.code != 0 && o.code != 1 {
+		t.Errorf("tailgate ab with a corrupt baseline: exit %d, want a verdict (0 or 1):\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	env := actionEnv(t, dir, cfg, bl)
+	env["INPUT_MODE"] = "ab"
+	o = tailgateEnv(t, env, "action")
+	if o.code != 0 && o.code != 1 {
+		t.Errorf("mode ab with a corrupt baseline: exit %d, want a verdict (0 or 1):\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	if got := string(mustRead(t, bl)); got != corrupt {
+		t.Errorf("the corrupt baseline was changed: %q", got)
+	}
+}

@@ -112,15 +112,11 @@ func (a *actionRun) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		src, err := a.baselineSource(a.baselinePath(pol))
-		if err != nil {
-			return err
-		}
 		var j pipeline.Judged
 		if a.in.Mode == ci.ModeCheck {
-			j, err = pipeline.Check(ctx, env, pipeline.CheckOptions{Config: a.cfg, Baseline: src, Policy: pol})
-		} else { // the baseline file, when there is one, only lends its calibrated noise
-			j, err = pipeline.AB(ctx, env, a.abOptions(src, pol))
+			j, err = a.check(ctx, env, pol)
+		} else { // the sequential verdict judges the pairs alone: no baseline file is read
+			j, err = pipeline.AB(ctx, env, a.abOptions(pol))
 		}
 		if err != nil {
 			return err
@@ -136,12 +132,22 @@ func (a *actionRun) run(ctx context.Context) error {
 	return usageErr("unknown mode %q", a.in.Mode)
 }
 
+// check is mode check: the head's runs judged against the stored
+// baseline, read where the inputs say.
+func (a *actionRun) check(ctx context.Context, env pipeline.Env, pol *pipeline.Policy) (pipeline.Judged, error) {
+	src, err := a.baselineSource(a.baselinePath(pol))
+	if err != nil {
+		return pipeline.Judged{}, err
+	}
+	return pipeline.Check(ctx, env, pipeline.CheckOptions{Config: a.cfg, Baseline: src, Policy: pol})
+}
+
 // abOptions are mode ab's: on a pull request the base build is the PR's
 // base commit, built by tailgate in a worktree; where the step trusts the
 // base commit (as for the gate's policy) a ref in the PR's own benchmark
 // file cannot replace it.
-func (a *actionRun) abOptions(src baseline.Source, pol *pipeline.Policy) pipeline.ABOptions {
-	o := pipeline.ABOptions{Config: a.cfg, Baseline: src, Policy: pol, Git: baseline.ExecGit{}}
+func (a *actionRun) abOptions(pol *pipeline.Policy) pipeline.ABOptions {
+	o := pipeline.ABOptions{Config: a.cfg, Policy: pol, Git: baseline.ExecGit{}}
 	if a.job.IsPullRequest() {
 		o.BaseRef, o.PinBase = a.job.BaseSHA, a.trustsBase()
 	}

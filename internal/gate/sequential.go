@@ -18,20 +18,32 @@ import (
 // Contract for the job loop (pipeline): after each pair, call
 // JudgeSequential with every pair so far; stop when Done.
 //
-// The rule (stats.SeqDesign): every gated metric measured in every pair
-// and not set by the load is judged on its pairs' differences on the
-// comparison scale against max(min_effect, the metric's resolution), as
-// one of K such metrics. Its looks are replayed over the prefixes of the
-// pairs, so a metric keeps its first decision and the verdict depends only
-// on the pairs: regression when its repeated lower bound is above 0 and
-// its estimate beyond min_effect; pass when the upper bound is below
-// min_effect ("changed, within min_effect" when the lower bound is also
-// above 0, an improvement when the upper bound is below 0); inconclusive
-// at the budget, with how many more pairs would likely decide. The job is
-// done when a metric regressed, when every gated metric decided, or at
-// the budget (or final). The false-alarm rate of the whole job is held at
-// d.Alpha over all looks and metrics. Detect (what the design can see
-// within its budget at the pairs' spread) is priced once the job is done.
+// The rule (stats.SeqDesign): every gated metric not set by the load is
+// judged on its pairs' differences on the comparison scale against
+// max(min_effect, the metric's resolution), as one of K such metrics. Its
+// looks are replayed over the prefixes of the pairs, so a metric keeps its
+// first decision and the verdict depends only on the pairs: regression
+// when its repeated lower bound is above 0 and its estimate beyond
+// min_effect; pass when the upper bound is below min_effect ("changed,
+// within min_effect" when the lower bound is also above 0, an improvement
+// when the upper bound is below 0); inconclusive at the budget, with how
+// many more pairs would likely decide. The job is done when a metric
+// regressed, when every gated metric decided, or at the budget (or final),
+// and never before the first look (d.MinPairs) unless final. The
+// false-alarm rate of the whole job is held at d.Alpha over all looks and
+// metrics. Detect (what the design can see within its budget at the pairs'
+// spread) is priced once the job is done.
+//
+// A gated metric missing from a pair (on either side) is judged only on
+// the pairs before the first such gap: a decision made there stands, and
+// otherwise the metric is inconclusive, its note naming the pairs that
+// lack it. The pairs after a gap are not judged with the gap left out:
+// what made a run lack the metric (a head too slow to complete an
+// iteration has no CPU per iteration) may be the regression itself, and
+// leaving those pairs out would bias the estimate towards a pass. A
+// metric no pair measured on either side is not available. K counts
+// every gated metric some pair measured, so it never falls as pairs are
+// added and no earlier look is replayed at a looser level.
 //
 // d's zero fields take stats' defaults, its Alpha the policy's. p's floors
 // and calibrated noise do not apply: min_effect (gate.min_effect, else
@@ -71,28 +83,35 @@ func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final
 	k := judgedSequentially(policies, base, head)
 	looks := make([]seqLook, len(policies))
 	for i, mp := range policies {
-		looks[i] = mp.judgePairs(result.Values(base, mp.meta.Key), result.Values(head, mp.meta.Key), pairs, d, k, final)
+		looks[i] = mp.judgePairs(base, head, d, k, final)
 		v.Findings = append(v.Findings, looks[i].finding)
 	}
 	v.Outcome, v.Regressions = overall(v.Findings)
 	v.Warnings = append(v.Warnings, findingWarnings(v.Findings, nil)...)
-	seq.Done, seq.Reason, seq.MorePairs = stopping(v, looks, k, final, d)
+	v.Warnings = append(v.Warnings, gapWarnings(looks)...)
+	seq.Done, seq.Reason, seq.MorePairs = stopping(v, looks, final, d)
 	if seq.Done {
 		for _, l := range looks {
-			if l.judged {
+			switch {
+			case l.judged:
 				v.Detect = append(v.Detect, l.detectable(d, k))
+			case l.cut:
+				dt := l.mp.detectable(stats.Detectable{Method: stats.MethodSequential}, d.MaxPairs, d.MaxPairs, l.finding)
+				dt.Note = "not judged: " + l.gaps.String()
+				v.Detect = append(v.Detect, dt)
 			}
 		}
 	}
 	return v
 }
 
-// judgedSequentially is K of the sequential rule: the gated metrics every
-// pair measured (set-by-load metrics are not gated).
+// judgedSequentially is K of the sequential rule: the gated metrics (never
+// those set by the load) that some pair measured on either side. A metric
+// missing from some pairs counts, so K only grows as pairs are added.
 func judgedSequentially(policies []metricPolicy, base, head []result.Run) int {
 	k := 0
 	for _, mp := range policies {
-		if mp.gated && allHave(base, mp.meta.Key) && allHave(head, mp.meta.Key) {
+		if mp.gated && (hasKey(base, mp.meta.Key) || hasKey(head, mp.meta.Key)) {
 			k++
 		}
 	}
@@ -105,29 +124,41 @@ func judgedSequentially(policies []metricPolicy, base, head []result.Run) int {
 type seqLook struct {
 	mp      metricPolicy
 	finding Finding
-	judged  bool
-	dec     stats.SeqDecision
-	// spread is the standard deviation of all the pairs' differences (at
-	// least the resolution); minEffect and resolution on the comparison
-	// scale.
+	// judged: the rule judged the metric (on the pairs before its first
+	// gap, if it has one) and dec is its decision. cut: a gated metric
+	// that a gap left undecided, inconclusive whatever later pairs show.
+	judged, cut bool
+	dec         stats.SeqDecision
+	gaps        pairGaps
+	// spread is the standard deviation of the judged pairs' differences
+	// (at least the resolution); minEffect and resolution on the
+	// comparison scale.
 	spread, minEffect, resolution float64
 }
 
-// judgePairs judges one metric on pairs pairs (base and head hold its
-// values, one per run that measured it).
-func (mp metricPolicy) judgePairs(base, head []float64, pairs int, d stats.SeqDesign, k int, final bool) seqLook {
-	l := seqLook{mp: mp, finding: mp.finding(base, head)}
+// judgePairs judges one metric on the pairs of base and head.
+func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k int, final bool) seqLook {
+	key := mp.meta.Key
+	bv, hv := result.Values(base, key), result.Values(head, key)
+	l := seqLook{mp: mp, finding: mp.finding(bv, hv), gaps: gapsOf(base, head, key)}
 	f := &l.finding
 	if mp.gated {
 		f.FloorSource = FromMinEffect
 	}
-	f.N, f.M = len(head), len(base)
-	if len(base) < pairs || len(head) < pairs {
+	f.N, f.M = len(hv), len(bv)
+	complete := l.gaps.first() - 1 // the pairs before the first gap
+	switch {
+	case len(bv) == 0 && len(hv) == 0:
 		f.Outcome = NotAvailable
-		f.Note = joinNotes(missingPairsNote(mp.meta, len(base), len(head)), mp.note)
+		f.Note = joinNotes(missingNote(mp.meta, 0, 0), mp.note)
 		return l
+	case complete < 0:
+		complete = len(base)
+	case !mp.gated || complete == 0:
+		return l.missing()
 	}
-	diffs, err := stats.PairDifferences(head, base, mp.scale(), mp.direction())
+	bv, hv = result.Values(base[:complete], key), result.Values(head[:complete], key)
+	diffs, err := stats.PairDifferences(hv, bv, mp.scale(), mp.direction())
 	if err != nil {
 		f.Outcome, f.Note = MetricInconclusive, joinNotes("cannot compare: "+err.Error(), mp.note)
 		if !mp.gated {
@@ -145,23 +176,50 @@ func (mp metricPolicy) judgePairs(base, head []float64, pairs int, d stats.SeqDe
 		f.Outcome = NotGated
 		return l
 	}
-	l.judged = true
 	l.minEffect, l.resolution = mp.seqMinEffect(), leastFloor(mp.meta)
 	l.spread = math.Max(stats.SampleSD(diffs), l.resolution)
-	l.dec, err = d.Replay(diffs, l.minEffect, l.resolution, k, final)
+	// Past a gap no more pairs come for this metric: the stop is not the
+	// data-free one that Final allows, so its last look is an ordinary one.
+	l.dec, err = d.Replay(diffs, l.minEffect, l.resolution, k, final && !l.gaps.any())
 	if err != nil { // the design was validated and the differences are finite
 		f.Outcome, f.Note = MetricInconclusive, joinNotes("cannot judge: "+err.Error(), mp.note)
-		l.judged = false
 		return l
 	}
 	f.Test, f.Floor = stats.TestSequential, mp.fromScale(l.dec.Threshold)
 	f.Estimate, f.Lower, f.Upper = mp.fromScale(l.dec.Estimate), mp.boundFromScale(l.dec.Lower), mp.boundFromScale(l.dec.Upper)
 	f.Worse, f.Change = f.Estimate, f.Estimate*mp.direction().Sign()
+	if l.gaps.any() && !l.dec.Decided() {
+		l.cut = true
+		f.Outcome = MetricInconclusive
+		f.Note = joinNotes(cutNote(l.gaps, complete), mp.note)
+		return l
+	}
+	l.judged = true
 	f.Outcome = seqOutcome(l.dec)
 	if l.dec.Decided() {
 		f.DecidedAt = l.dec.Pairs
 	}
-	f.Note = joinNotes(seqNote(*f, l.dec), mp.note)
+	f.Note = seqNote(*f, l.dec)
+	if l.gaps.any() {
+		f.Note += "; " + l.gaps.String() + ", after the decision"
+	}
+	f.Note = joinNotes(f.Note, mp.note)
+	return l
+}
+
+// missing is the look of a metric that pair 1 already lacks: a gated one
+// is inconclusive (never a pass: a side that did not measure it may be
+// the regression), any other one not available.
+func (l seqLook) missing() seqLook {
+	f := &l.finding
+	if !l.mp.gated {
+		f.Outcome = NotAvailable
+		f.Note = joinNotes(missingPairsNote(l.mp.meta, f.M, f.N), l.mp.note)
+		return l
+	}
+	l.cut = true
+	f.Outcome = MetricInconclusive
+	f.Note = joinNotes(cutNote(l.gaps, 0), l.mp.note)
 	return l
 }
 
@@ -258,35 +316,48 @@ func (l seqLook) detectable(d stats.SeqDesign, k int) Detectable {
 }
 
 // stopping says whether the job is done, why, and, when it ends
-// undecided, how many more pairs would likely decide.
-func stopping(v Verdict, looks []seqLook, k int, final bool, d stats.SeqDesign) (done bool, reason string, more int) {
+// undecided, how many more pairs would likely decide. Before the first
+// look only final ends it.
+func stopping(v Verdict, looks []seqLook, final bool, d stats.SeqDesign) (done bool, reason string, more int) {
 	n := v.Sequential.Pairs
 	after := fmt.Sprintf("after %d %s", n, plural(n, "pair", "pairs"))
-	var undecided []string
+	var undecided, cut []string
+	judged := 0
 	for _, l := range looks {
-		if !l.judged {
-			continue
+		switch {
+		case l.cut:
+			cut = append(cut, l.finding.Label)
+		case l.judged:
+			judged++
+			if !l.dec.Decided() || l.dec.Outcome == stats.SeqInconclusive {
+				undecided = append(undecided, l.finding.Label)
+				more = max(more, l.dec.MorePairs)
+			}
 		}
-		if !l.dec.Decided() || l.dec.Outcome == stats.SeqInconclusive {
-			undecided = append(undecided, l.finding.Label)
-			more = max(more, l.dec.MorePairs)
-		}
+	}
+	missing := ""
+	if len(cut) > 0 {
+		missing = "; missing from some pairs: " + strings.Join(cut, ", ")
 	}
 	switch {
 	case len(v.Regressions) > 0:
 		return true, "regression " + after + " in " + strings.Join(labelsOf(v.Findings, v.Regressions), ", "), 0
-	case k == 0:
-		return true, "no gated metric was measured in every pair", 0
-	case len(undecided) == 0:
+	case n < d.MinPairs && !final:
+		return false, fmt.Sprintf("%d of at least %d pairs", n, d.MinPairs) + missing, 0
+	case judged == 0 && len(cut) == 0:
+		return true, "no gated metric was measured", 0
+	case judged == 0:
+		return true, "no gated metric was measured in every pair" + missing, 0
+	case len(undecided) == 0 && len(cut) == 0:
 		return true, "every gated metric decided " + after, 0
+	case len(undecided) == 0:
+		return true, "every other gated metric decided " + after + missing, 0
 	case n >= d.MaxPairs:
-		return true, fmt.Sprintf("budget of %d pairs spent; undecided: %s", d.MaxPairs, strings.Join(undecided, ", ")), more
+		return true, fmt.Sprintf("budget of %d pairs spent; undecided: %s", d.MaxPairs, strings.Join(undecided, ", ")) + missing, more
 	case final:
-		return true, fmt.Sprintf("stopped %s of a budget of %d; undecided: %s", after, d.MaxPairs, strings.Join(undecided, ", ")), more
-	case n < d.MinPairs:
-		return false, fmt.Sprintf("%d of at least %d pairs", n, d.MinPairs), 0
+		return true, fmt.Sprintf("stopped %s of a budget of %d; undecided: %s", after, d.MaxPairs, strings.Join(undecided, ", ")) + missing, more
 	}
-	return false, "undecided " + after + ": " + strings.Join(undecided, ", "), 0
+	return false, "undecided " + after + ": " + strings.Join(undecided, ", ") + missing, 0
 }
 
 // labelsOf are the labels of the findings with the given keys.

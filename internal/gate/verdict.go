@@ -131,8 +131,9 @@ type Sequential struct {
 	// design's first look and budget.
 	Pairs, MinPairs, MaxPairs int
 	// Done is set when the verdict is final: a regression was found,
-	// every gated metric decided, no gated metric is in every pair, or the
-	// budget is spent (or the caller said final). Detect is filled only
+	// every gated metric decided (or was left inconclusive by a pair that
+	// lacks it), or the budget is spent (or the caller said final); never
+	// before MinPairs unless the caller said final. Detect is filled only
 	// then.
 	Done bool
 	// Reason says why the job stopped (or why it goes on), e.g.

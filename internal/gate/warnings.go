@@ -26,6 +26,9 @@ const (
 	// Sequential A/B: the design cannot be used, or the pairs do not match.
 	WarnBadDesign stats.WarningCode = "bad_design"
 	WarnUnpaired  stats.WarningCode = "unpaired"
+	// Sequential A/B: a gated metric is missing from some pairs (on one
+	// side or both) and is inconclusive for it.
+	WarnMissingInPairs stats.WarningCode = "missing_in_pairs"
 	// The target is remote (Context.RemoteTarget).
 	WarnRemoteTarget stats.WarningCode = "remote_target"
 )

@@ -24,8 +24,6 @@ type ABOptions struct {
 	// Config is the benchmark; its ab: section names the two builds and
 	// the budget. Without one every ab key takes its default.
 	Config *config.Config
-	// Baseline lends its calibrated noise, when it has one; nil for none.
-	Baseline baseline.Source
 	// BaseRef is the git ref of the base build when the config names no
 	// base (the Action: the pull request's base commit). With PinBase it
 	// replaces a ref the config names too: a pull request's check is
@@ -38,8 +36,9 @@ type ABOptions struct {
 	// names another) and the repository a ref is checked out from; ""
 	// for the current directory.
 	Dir string
-	// Policy, when set, is the gate section to judge by instead of
-	// Config's (TrustedPolicy); its notes go into the report.
+	// Policy, when set, is the gate section and the A/B budget to judge
+	// by instead of Config's (TrustedPolicy); its notes go into the
+	// report.
 	Policy *Policy
 	// AA runs the base build on both sides: the noise this job sees, and
 	// whether the gate would cry wolf on it.
@@ -65,17 +64,15 @@ var abNoiseMetrics = []string{result.IterationsPerSec, result.RequestsPerSec, re
 // (ab.max_pairs, ab.max_time) is spent. A side built from a git ref is
 // checked out in a temporary worktree, built and started there; the
 // worktree is removed at the end, also on failure and cancellation.
+//
+// No stored baseline is read: the sequential verdict judges the pairs
+// against min_effect and uses no calibrated noise, so a baseline file
+// could only make the job fail (unreadable) without changing its verdict.
 func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	cfg := o.Config
 	ab, err := o.ab()
 	if err != nil {
 		return Judged{}, err
-	}
-	var bl *baseline.File
-	if o.Baseline != nil {
-		if bl, err = readBaseline(ctx, o.Baseline); err != nil {
-			return Judged{}, err
-		}
 	}
 	b := env.benchmark(cfg)
 	trees, err := prepareTrees(ctx, env, o, ab)
@@ -86,7 +83,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	if err := trees.build(ctx, b, cfg); err != nil {
 		return Judged{}, runFailure(err)
 	}
-	p := policyFor(cfg, o.Policy, bl)
+	p := policyFor(cfg, o.Policy, nil)
 	design := stats.SeqDesign{MinPairs: ab.MinPairs, MaxPairs: ab.MaxPairs}
 	var last gate.Verdict
 	plan := trees.plan(cfg, ab, o)
@@ -121,6 +118,9 @@ func (o ABOptions) ab() (config.AB, error) {
 		ab = o.Config.AB
 	}
 	out := *ab
+	if b := o.Policy.budget(); b != nil {
+		b.apply(&out)
+	}
 	if o.BaseRef != "" && (out.Base.IsEmpty() || (o.PinBase && out.Base.Ref != "")) {
 		out.Base.Ref = o.BaseRef
 	}

@@ -305,7 +305,16 @@ func failing(t *testing.T, pcts ...int) string {
 // between 4 and 12 pairs, on one metric.
 func sequentialConfig(t *testing.T, base, head, metric string, minEffect float64) *config.Config {
 	t.Helper()
-	cfg, err := config.Parse("seq.yml", []byte(fmt.Sprintf(`name: seq
+	cfg, err := config.Parse("seq.yml", []byte(sequentialYAML(base, head, metric, minEffect)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// sequentialYAML is sequentialConfig's file.
+func sequentialYAML(base, head, metric string, minEffect float64) string {
+	return fmt.Sprintf(`name: seq
 ab:
   base: {url: "%s"}
   head: {url: "%s"}
@@ -320,11 +329,7 @@ scenarios:
 gate:
   metrics: [%s]
   min_effect: {%s: %g}
-`, base, head, metric, metric, minEffect)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
+`, base, head, metric, metric, minEffect)
 }
 
 // The sequential job stops as soon as the verdict is clear, and only then:
@@ -413,4 +418,27 @@ func TestABBaseRef(t *testing.T) {
 			t.Errorf("%s: note %q", c.name, note)
 		}
 	}
+}
+
+// A pull request that shrinks its own A/B budget (ab.max_time: 1ms ends
+// the job after one pair, inconclusive, which passes) is judged by the
+// base commit's budget: the head eight times as slow is a regression
+// after at least the base's first look, and the report names the key.
+func TestABBudgetComesFromTheTrustedPolicy(t *testing.T) {
+	base, head := sleeper(t, 2*time.Millisecond), sleeper(t, 16*time.Millisecond)
+	trusted := sequentialYAML(base, head, result.IterationsPerSec, 20)
+	pr := sequentialConfig(t, base, head, result.IterationsPerSec, 20)
+	pr.AB.MaxTime = config.Duration(time.Millisecond)
+	pol := TrustedPolicy(pr, []byte(trusted), true, where)
+	var te testEnv
+	j, err := AB(t.Context(), te.env(), ABOptions{Config: pr, Policy: pol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := j.Verdict.Sequential
+	if j.Verdict.Outcome != gate.Regression || seq == nil || seq.Pairs < 4 || seq.MinPairs != 4 || seq.MaxPairs != 12 {
+		t.Fatalf("verdict %s after %d pairs (%+v); want a regression judged by the base commit's budget of 4–12 pairs\n%s",
+			j.Verdict.Outcome, len(j.Head.Runs), seq, te.log.String())
+	}
+	wantIn(t, strings.Join(j.Notes, "\n"), "This PR changes the gate's policy; it applies after merge (changed: ab.max_time)")
 }

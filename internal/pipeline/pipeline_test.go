@@ -260,7 +260,7 @@ func TestCalibrateMeasuresTheNoise(t *testing.T) {
 func TestABNeedsABase(t *testing.T) {
 	t.Parallel()
 	var te testEnv
-	_, err := AB(t.Context(), te.env(), ABOptions{Config: benchmark(t, "http://127.0.0.1:1", ""), Baseline: baseline.FileSource{Path: "none.json"}})
+	_, err := AB(t.Context(), te.env(), ABOptions{Config: benchmark(t, "http://127.0.0.1:1", "")})
 	if KindOf(err) != Usage || !strings.Contains(err.Error(), "names no base build") {
 		t.Errorf("AB = %v", err)
 	}

@@ -15,6 +15,9 @@ import (
 // the PR's base commit has it (see TrustedPolicy).
 type Policy struct {
 	Gate config.Gate
+	// Budget, when set, is the sequential A/B design to judge by instead
+	// of the ab section's own (its α is Gate.Alpha); nil: the config's.
+	Budget *Budget
 	// Notes say in the report where the policy comes from and whether the
 	// pull request changes it.
 	Notes []string
@@ -34,6 +37,38 @@ func (p *Policy) gate(cfg *config.Config) (config.Gate, bool) {
 	return config.Gate{}, false
 }
 
+// Budget is the part of the ab section that is the gate's policy: the
+// sequential design's first look and budgets. A pull request that could
+// shrink them could end its own A/B job undecided, and inconclusive
+// passes.
+type Budget struct {
+	MinPairs int             `yaml:"min_pairs"`
+	MaxPairs int             `yaml:"max_pairs"`
+	MaxTime  config.Duration `yaml:"max_time"`
+}
+
+// budgetOf is cfg's A/B budget, the defaults without an ab section.
+func budgetOf(cfg *config.Config) Budget {
+	ab := cfg.AB
+	if ab == nil {
+		ab = config.DefaultAB()
+	}
+	return Budget{MinPairs: ab.MinPairs, MaxPairs: ab.MaxPairs, MaxTime: ab.MaxTime}
+}
+
+// budget is the policy's A/B budget, nil for the config's own.
+func (p *Policy) budget() *Budget {
+	if p == nil {
+		return nil
+	}
+	return p.Budget
+}
+
+// apply sets ab's budget to b's.
+func (b Budget) apply(ab *config.AB) {
+	ab.MinPairs, ab.MaxPairs, ab.MaxTime = b.MinPairs, b.MaxPairs, b.MaxTime
+}
+
 // notes are a copy of the policy's notes, for a report to add to.
 func (p *Policy) notes() []string {
 	if p == nil {
@@ -44,10 +79,12 @@ func (p *Policy) notes() []string {
 
 // TrustedPolicy is the gate policy of a pull request's check. The
 // benchmark (what is measured) is the PR's own, head; the gate (baseline
-// path, floors, metrics, min_effect, alpha, window) is the one at the PR's
-// base commit, base (the benchmark file's bytes there), which the PR
-// cannot edit: a PR that loosens its own gate or points it at a fresh
-// baseline is judged by the gate it would change, and the change applies
+// path, floors, metrics, min_effect, alpha, window) and the A/B budget
+// (ab.min_pairs, ab.max_pairs, ab.max_time: the sequential design, whose
+// α is gate.alpha) are the ones at the PR's base commit, base (the
+// benchmark file's bytes there), which the PR cannot edit: a PR that
+// loosens its own gate, points it at a fresh baseline or cuts its A/B job
+// short is judged by the policy it would change, and the change applies
 // after the merge. where names the base file in the report ("tailgate.yml
 // at the PR's base commit 3a9c5e7f1b2d").
 //
@@ -66,9 +103,11 @@ func TrustedPolicy(head *config.Config, base []byte, found bool, where string) *
 		}
 		return ownPolicy(head, fmt.Sprintf("%s does not load with this tailgate (%v), so the gate's policy is this pull request's own (%s)", where, err, head.Path))
 	}
-	p := &Policy{Gate: trusted.Gate, Notes: []string{"The gate's policy (gate: baseline, floors, metrics, min_effect, alpha, window) comes from " +
-		where + ", which the pull request cannot edit; the benchmark itself is the pull request's."}}
-	if changed := gateChanges(trusted.Gate, head.Gate); len(changed) > 0 {
+	budget := budgetOf(trusted)
+	p := &Policy{Gate: trusted.Gate, Budget: &budget, Notes: []string{"The gate's policy (gate: baseline, floors, metrics, min_effect, alpha, window; " +
+		"the A/B budget ab.min_pairs, ab.max_pairs, ab.max_time) comes from " + where + ", which the pull request cannot edit; the benchmark itself is the pull request's."}}
+	changed := append(fieldChanges("gate", trusted.Gate, head.Gate), fieldChanges("ab", budget, budgetOf(head))...)
+	if len(changed) > 0 {
 		p.Notes = append(p.Notes, fmt.Sprintf("This PR changes the gate's policy; it applies after merge (changed: %s). This check is judged by the policy of %s.",
 			strings.Join(changed, ", "), where))
 	}
@@ -79,14 +118,15 @@ func ownPolicy(head *config.Config, why string) *Policy {
 	return &Policy{Gate: head.Gate, Notes: []string{"The " + why + "."}, Warning: why}
 }
 
-// gateChanges lists the keys of the gate section that differ, as gate.KEY.
-func gateChanges(a, b config.Gate) []string {
+// fieldChanges lists the keys of a config section (a struct with yaml
+// tags) that differ between a and b, as section.KEY.
+func fieldChanges(section string, a, b any) []string {
 	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
 	var changed []string
 	for i := range va.NumField() {
 		if !sameValue(va.Field(i), vb.Field(i)) {
 			name, _, _ := strings.Cut(va.Type().Field(i).Tag.Get("yaml"), ",")
-			changed = append(changed, "gate."+name)
+			changed = append(changed, section+"."+name)
 		}
 	}
 	return changed

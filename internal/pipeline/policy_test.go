@@ -3,6 +3,7 @@ package pipeline
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
@@ -142,4 +143,47 @@ func scaledP95(runs []result.Run, k float64) []result.Run {
 		out[i] = r
 	}
 	return out
+}
+
+// The A/B budget is policy too: a PR that shrinks ab.min_pairs,
+// ab.max_pairs or ab.max_time (to end inconclusive, which passes) is
+// judged by the base commit's budget, the report naming the keys; a base
+// commit without an ab section has the default budget.
+func TestTrustedPolicyTakesTheABBudgetFromTheBase(t *testing.T) {
+	t.Parallel()
+	head := parseBench(t, "ab: {base: {url: \"http://127.0.0.1:8081\"}, min_pairs: 3, max_pairs: 3, max_time: 1s}\n")
+	for name, tc := range map[string]struct {
+		base       string
+		min, max   int
+		maxTime    time.Duration
+		changedKey string
+	}{
+		"budget at the base": {policyBench + "ab: {min_pairs: 6, max_pairs: 30, max_time: 10m}\n", 6, 30, 10 * time.Minute, "changed: ab.min_pairs, ab.max_pairs, ab.max_time"},
+		"no ab at the base":  {policyBench, config.DefaultMinPairs, config.DefaultMaxPairs, 0, "changed: ab.min_pairs, ab.max_pairs, ab.max_time"},
+	} {
+		p := TrustedPolicy(head, []byte(tc.base), true, where)
+		ab, err := ABOptions{Config: head, Policy: p}.ab()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ab.MinPairs != tc.min || ab.MaxPairs != tc.max || ab.MaxTime.D() != tc.maxTime {
+			t.Errorf("%s: the job's budget is %d–%d pairs, %s; want the base commit's %d–%d, %s", name, ab.MinPairs, ab.MaxPairs, ab.MaxTime.D(), tc.min, tc.max, tc.maxTime)
+		}
+		notes := strings.Join(p.Notes, "\n")
+		for _, want := range []string{"ab.min_pairs, ab.max_pairs, ab.max_time", "This PR changes the gate's policy; it applies after merge", tc.changedKey} {
+			if !strings.Contains(notes, want) {
+				t.Errorf("%s: notes lack %q:\n%s", name, want, notes)
+			}
+		}
+	}
+	// The same budget, written differently, changes nothing; the PR's own
+	// policy (no trusted base) keeps the PR's budget.
+	same := TrustedPolicy(head, []byte(policyBench+"ab:\n  max_time: 1s\n  max_pairs: 3\n  min_pairs: 3\n  base: {ref: main}\n"), true, where)
+	if len(same.Notes) != 1 {
+		t.Errorf("an unchanged budget: notes %q", same.Notes)
+	}
+	own := TrustedPolicy(head, nil, false, where)
+	if ab, _ := (ABOptions{Config: head, Policy: own}).ab(); ab.MaxPairs != 3 {
+		t.Errorf("the PR's own policy: budget of %d pairs, want the PR's 3", ab.MaxPairs)
+	}
 }

@@ -1,0 +1,122 @@
+package gate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/stats"
+)
+
+// A sequential A/B job's gated metric that some pair lacks (JudgeSequential
+// has the rule): where the gaps are, and what the verdict says of them.
+
+// cutNote says why a gated metric with a gap is inconclusive.
+func cutNote(g pairGaps, complete int) string {
+	s := "not judged: " + g.String()
+	if complete == 0 {
+		return s
+	}
+	before := "the pair"
+	if complete > 1 {
+		before = fmt.Sprintf("the %d pairs", complete)
+	}
+	return s + "; " + before + " before did not decide, and pairs that lack it are not left out (what a run lacks may be the regression itself)"
+}
+
+// pairGaps are the pairs (1-based) of a job that lack a metric on each
+// side, out of pairs.
+type pairGaps struct {
+	base, head []int
+	pairs      int
+}
+
+func gapsOf(base, head []result.Run, key string) pairGaps {
+	g := pairGaps{pairs: min(len(base), len(head))}
+	for i := range g.pairs {
+		if _, ok := base[i].Value(key); !ok {
+			g.base = append(g.base, i+1)
+		}
+		if _, ok := head[i].Value(key); !ok {
+			g.head = append(g.head, i+1)
+		}
+	}
+	return g
+}
+
+func (g pairGaps) any() bool { return len(g.base)+len(g.head) > 0 }
+
+// first is the first pair that lacks the metric on either side, 0 when
+// every pair has it.
+func (g pairGaps) first() int {
+	switch {
+	case len(g.base) == 0 && len(g.head) == 0:
+		return 0
+	case len(g.base) == 0:
+		return g.head[0]
+	case len(g.head) == 0:
+		return g.base[0]
+	}
+	return min(g.base[0], g.head[0])
+}
+
+// String says which side lacks the metric in which pairs: "head lacks it
+// in pair 3", "base lacks it in every pair, head in pairs 2–4 and 7".
+func (g pairGaps) String() string {
+	var parts []string
+	for _, side := range []struct {
+		name  string
+		pairs []int
+	}{{"base", g.base}, {"head", g.head}} {
+		if len(side.pairs) == 0 {
+			continue
+		}
+		s := side.name
+		if len(parts) == 0 {
+			s += " lacks it"
+		}
+		parts = append(parts, s+" in "+pairList(side.pairs, g.pairs))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// pairList names pair numbers, runs of them as ranges.
+func pairList(ps []int, of int) string {
+	switch {
+	case len(ps) == of && of > 1:
+		return "every pair"
+	case len(ps) == 1:
+		return fmt.Sprintf("pair %d", ps[0])
+	}
+	var spans []string
+	for i := 0; i < len(ps); {
+		j := i
+		for j+1 < len(ps) && ps[j+1] == ps[j]+1 {
+			j++
+		}
+		if j == i {
+			spans = append(spans, fmt.Sprint(ps[i]))
+		} else {
+			spans = append(spans, fmt.Sprintf("%d–%d", ps[i], ps[j]))
+		}
+		i = j + 1
+	}
+	if len(spans) == 1 {
+		return "pairs " + spans[0]
+	}
+	return "pairs " + strings.Join(spans[:len(spans)-1], ", ") + " and " + spans[len(spans)-1]
+}
+
+// gapWarnings say once which gated metrics a gap left inconclusive.
+func gapWarnings(looks []seqLook) []stats.Warning {
+	var cut []string
+	for _, l := range looks {
+		if l.cut {
+			cut = append(cut, l.finding.Label+" ("+l.gaps.String()+")")
+		}
+	}
+	if len(cut) == 0 {
+		return nil
+	}
+	return []stats.Warning{stats.Warn(WarnMissingInPairs, "missing from some pairs, so inconclusive: "+strings.Join(cut, "; "))}
+}
