@@ -21,6 +21,7 @@ const (
 	OutputReportPath  = "report_path"
 	OutputHTMLPath    = "html_path"
 	OutputCommentURL  = "comment_url"
+	OutputTargetLog   = "target_log"
 )
 
 // Outputs is every output the action sets; the output tag is its name.
@@ -30,6 +31,11 @@ type Outputs struct {
 	ReportPath  string `output:"report_path"`
 	HTMLPath    string `output:"html_path"`   // the HTML report
 	CommentURL  string `output:"comment_url"` // empty when no comment was posted
+	// TargetLog holds the log files of the targets tailgate started, one
+	// path a line (base, then head, in A/B): the form
+	// actions/upload-artifact's path input takes. Empty when it started
+	// none.
+	TargetLog string `output:"target_log"`
 }
 
 // SummaryLimit is GitHub's per-step job summary limit; above it the runner

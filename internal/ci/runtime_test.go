@@ -49,13 +49,15 @@ func TestWriteOutputs(t *testing.T) {
 	env, output, _ := stepFiles(t)
 	r := NewRuntime(&bytes.Buffer{}, mapEnv(env))
 	err := r.WriteOutputs(Outputs{Verdict: "regression", Regressions: 2, ReportPath: "/tmp/tailgate/report.json",
-		HTMLPath: "/tmp/tailgate/report.html", CommentURL: "https://github.com/o/r/pull/1#issuecomment-5"})
+		HTMLPath: "/tmp/tailgate/report.html", CommentURL: "https://github.com/o/r/pull/1#issuecomment-5",
+		TargetLog: "/tmp/tailgate/base.log\n/tmp/tailgate/head.log"})
 	if err != nil {
 		t.Fatalf("WriteOutputs: %v", err)
 	}
 	got := parseOutputFile(t, output)
 	want := map[string]string{"verdict": "regression", "regressions": "2", "report_path": "/tmp/tailgate/report.json",
-		"html_path": "/tmp/tailgate/report.html", "comment_url": "https://github.com/o/r/pull/1#issuecomment-5"}
+		"html_path": "/tmp/tailgate/report.html", "comment_url": "https://github.com/o/r/pull/1#issuecomment-5",
+		"target_log": "/tmp/tailgate/base.log\n/tmp/tailgate/head.log"}
 	if len(got) != len(want) {
 		t.Errorf("outputs = %v, want %v", got, want)
 	}
