@@ -57,6 +57,7 @@ type Runtime struct {
 	action *githubactions.Action
 	getenv func(string) string
 	err    error
+	masked map[string]bool // what AddMask registered: each once
 }
 
 // NewRuntime returns a Runtime that writes workflow commands to w and finds the
@@ -96,12 +97,22 @@ func (r *Runtime) Group(title string) { r.command(func() { r.action.Group(title)
 func (r *Runtime) EndGroup() { r.command(r.action.EndGroup) }
 
 // AddMask makes the runner replace secret with *** in the log from now on.
-// Call it before anything could print the secret.
+// Call it before anything could print the secret. Each secret is
+// registered once, however often it is given; a secret of several lines
+// is registered line by line, as the runner masks each line of the log on
+// its own. AddMask is not safe for concurrent use.
 func (r *Runtime) AddMask(secret string) {
-	if secret == "" {
-		return
+	for _, line := range strings.Split(secret, "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		if strings.TrimSpace(line) == "" || r.masked[line] {
+			continue
+		}
+		if r.masked == nil {
+			r.masked = map[string]bool{}
+		}
+		r.masked[line] = true
+		r.command(func() { r.action.AddMask(line) })
 	}
-	r.command(func() { r.action.AddMask(secret) })
 }
 
 func (r *Runtime) titled(title string) *githubactions.Action {

@@ -174,6 +174,23 @@ func TestWorkflowCommands(t *testing.T) {
 	}
 }
 
+// Each secret is registered once, however often it is given (the token,
+// and the values a benchmark reads, compiled once per benchmark run); one
+// of several lines line by line, since the runner masks each log line on
+// its own; blank lines are no secret.
+func TestAddMaskRegistersEachSecretOnce(t *testing.T) {
+	t.Parallel()
+	var log bytes.Buffer
+	r := NewRuntime(&log, mapEnv(nil))
+	for _, s := range []string{"k3y-1", "k3y-1", "line-a\r\nline-b\n\n  \n", "line-b", "%value\x00"} {
+		r.AddMask(s)
+	}
+	want := "::add-mask::k3y-1\n::add-mask::line-a\n::add-mask::line-b\n::add-mask::%25value\x00\n"
+	if log.String() != want {
+		t.Errorf("log =\n%q\nwant\n%q", log.String(), want)
+	}
+}
+
 type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
