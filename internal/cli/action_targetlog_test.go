@@ -79,9 +79,8 @@ func runActionStep(t *testing.T, fake *e2eGitHub, inputs, extra map[string]strin
 	return actionStep{code: code, log: l, outputs: parseOutputFile(t, string(outData)), output: string(outData), summary: string(sumData)}
 }
 
-// demoTarget is a target section that starts this test binary's demo
-// service on a free loopback port; key, when set, goes through the
-// request's header.
+// demoTarget is a target section (its keys, indented) that starts this
+// test binary's demo service on a free loopback port.
 func demoTarget(t *testing.T, indent string) string {
 	addr := targettest.FreeAddr(t)
 	return indent + `url: http://` + addr + "\n" +
@@ -125,13 +124,20 @@ func wantOnlyInMask(t *testing.T, key string, texts map[string]string) {
 	}
 }
 
+// benchFile writes the benchmark e2e (body, then secretScenario) into a
+// new directory and returns the directory and the file.
+func benchFile(t *testing.T, body string) (dir, path string) {
+	t.Helper()
+	dir = t.TempDir()
+	path = filepath.Join(dir, "tailgate.yml")
+	mustWriteFile(t, path, "name: e2e\n"+body+secretScenario)
+	return dir, path
+}
+
 func TestActionReportsTheTargetLogAndMasksEnvValues(t *testing.T) {
 	t.Parallel()
 	fake := newE2EGitHub(t)
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "tailgate.yml")
-	mustWriteFile(t, cfg, "name: e2e\ntarget:\n"+demoTarget(t, "  ")+
-		"load: {model: closed, vus: 1, warmup: 0s, duration: 300ms, runs: 2}\n"+secretScenario)
+	dir, cfg := benchFile(t, "target:\n"+demoTarget(t, "  ")+"load: {model: closed, vus: 1, warmup: 0s, duration: 300ms, runs: 2}\n")
 
 	step := runActionStep(t, fake, map[string]string{"config": cfg, "baseline": filepath.Join(dir, "baseline.json"),
 		"baseline_from": "workspace"}, map[string]string{"TAILGATE_E2E_KEY": apiKey})
@@ -147,14 +153,8 @@ func TestActionReportsTheTargetLogAndMasksEnvValues(t *testing.T) {
 	if log, err := os.ReadFile(path); err != nil || !strings.Contains(string(log), "demo service on http://") {
 		t.Errorf("target log %s: %v %q", path, err, log)
 	}
-	f, err := os.Open(step.outputs["report_path"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := report.ReadJSON(f)
-	f.Close()
-	if err != nil || rep.TargetLog != (report.TargetLogs{Head: path}) {
-		t.Errorf("report.json: target log %+v (%v), want head %s", rep.TargetLog, err, path)
+	if rep := readReportOutput(t, e2eResult{outputs: step.outputs}); rep.TargetLog != (report.TargetLogs{Head: path}) {
+		t.Errorf("report.json: target log %+v, want head %s", rep.TargetLog, path)
 	}
 	note := "The output of the target tailgate started is in " + path
 	comment := fake.wantOneSticky(t, "tailgate · e2e:")
@@ -189,15 +189,12 @@ func TestActionReportsTheTargetLogAndMasksEnvValues(t *testing.T) {
 func TestActionMasksEnvValuesBeforeTheTargetStarts(t *testing.T) {
 	t.Parallel()
 	fake := newE2EGitHub(t)
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "tailgate.yml")
-	mustWriteFile(t, cfg, `name: e2e
-target:
+	_, cfg := benchFile(t, `target:
   url: http://`+targettest.FreeAddr(t)+`
   start: {command: 'echo "starting with key $LEAK"; exit 1', env: {LEAK: "`+apiKey+`"}}
   ready: {path: /health, timeout: 20s}
 load: {model: closed, vus: 1, warmup: 0s, duration: 300ms, runs: 1}
-`+secretScenario)
+`)
 	step := runActionStep(t, fake, map[string]string{"config": cfg, "baseline_from": "workspace", "comment": "never"},
 		map[string]string{"TAILGATE_E2E_KEY": apiKey})
 	if step.code != ExitRuntime || !strings.Contains(step.log.stderr.String(), "starting with key "+apiKey) {
@@ -214,11 +211,9 @@ load: {model: closed, vus: 1, warmup: 0s, duration: 300ms, runs: 1}
 func TestActionABNamesBothTargetLogs(t *testing.T) {
 	t.Parallel()
 	fake := newE2EGitHub(t)
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "tailgate.yml")
-	mustWriteFile(t, cfg, "name: e2e\ntarget:\n"+demoTarget(t, "  ")+
+	dir, cfg := benchFile(t, "target:\n"+demoTarget(t, "  ")+
 		"ab:\n  base:\n"+demoTarget(t, "    ")+"  head:\n"+demoTarget(t, "    ")+"  min_pairs: 3\n  max_pairs: 3\n"+
-		"load: {model: closed, vus: 1, warmup: 0s, duration: 200ms}\n"+secretScenario)
+		"load: {model: closed, vus: 1, warmup: 0s, duration: 200ms}\n")
 	step := runActionStep(t, fake, map[string]string{"config": cfg, "mode": "ab", "baseline": filepath.Join(dir, "none.json"),
 		"baseline_from": "workspace", "comment": "never", "fail_on_regression": "false"}, map[string]string{"TAILGATE_E2E_KEY": apiKey})
 	if step.code != ExitPass {
@@ -233,14 +228,8 @@ func TestActionABNamesBothTargetLogs(t *testing.T) {
 			t.Errorf("target log %s: %v; want the service's start line once per pair:\n%s", path, err, log)
 		}
 	}
-	f, err := os.Open(step.outputs["report_path"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := report.ReadJSON(f)
-	f.Close()
-	if err != nil || rep.TargetLog != (report.TargetLogs{Base: logs[0], Head: logs[1]}) {
-		t.Errorf("report.json: target logs %+v (%v), want %q", rep.TargetLog, err, logs)
+	if rep := readReportOutput(t, e2eResult{outputs: step.outputs}); rep.TargetLog != (report.TargetLogs{Base: logs[0], Head: logs[1]}) {
+		t.Errorf("report.json: target logs %+v, want %q", rep.TargetLog, logs)
 	}
 	wantMaskedOnce(t, step.log, apiKey)
 }
