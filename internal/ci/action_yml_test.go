@@ -137,7 +137,7 @@ func TestActionYMLOutputsMatchCode(t *testing.T) {
 	if declared := keys(a.Outputs); !slices.Equal(declared, written) {
 		t.Errorf("outputs declared %v, written by Outputs %v", declared, written)
 	}
-	for _, name := range []string{OutputVerdict, OutputRegressions, OutputReportPath, OutputCommentURL} {
+	for _, name := range []string{OutputVerdict, OutputRegressions, OutputReportPath, OutputHTMLPath, OutputCommentURL, OutputTargetLog} {
 		if !slices.Contains(written, name) {
 			t.Errorf("output constant %q is not an Outputs field", name)
 		}

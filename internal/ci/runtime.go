@@ -21,6 +21,7 @@ const (
 	OutputReportPath  = "report_path"
 	OutputHTMLPath    = "html_path"
 	OutputCommentURL  = "comment_url"
+	OutputTargetLog   = "target_log"
 )
 
 // Outputs is every output the action sets; the output tag is its name.
@@ -30,6 +31,11 @@ type Outputs struct {
 	ReportPath  string `output:"report_path"`
 	HTMLPath    string `output:"html_path"`   // the HTML report
 	CommentURL  string `output:"comment_url"` // empty when no comment was posted
+	// TargetLog holds the log files of the targets tailgate started, one
+	// path a line (base, then head, in A/B): the form
+	// actions/upload-artifact's path input takes. Empty when it started
+	// none.
+	TargetLog string `output:"target_log"`
 }
 
 // SummaryLimit is GitHub's per-step job summary limit; above it the runner
@@ -51,6 +57,7 @@ type Runtime struct {
 	action *githubactions.Action
 	getenv func(string) string
 	err    error
+	masked map[string]bool // what AddMask registered: each once
 }
 
 // NewRuntime returns a Runtime that writes workflow commands to w and finds the
@@ -90,12 +97,22 @@ func (r *Runtime) Group(title string) { r.command(func() { r.action.Group(title)
 func (r *Runtime) EndGroup() { r.command(r.action.EndGroup) }
 
 // AddMask makes the runner replace secret with *** in the log from now on.
-// Call it before anything could print the secret.
+// Call it before anything could print the secret. Each secret is
+// registered once, however often it is given; a secret of several lines
+// is registered line by line, as the runner masks each line of the log on
+// its own. AddMask is not safe for concurrent use.
 func (r *Runtime) AddMask(secret string) {
-	if secret == "" {
-		return
+	for _, line := range strings.Split(secret, "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		if strings.TrimSpace(line) == "" || r.masked[line] {
+			continue
+		}
+		if r.masked == nil {
+			r.masked = map[string]bool{}
+		}
+		r.masked[line] = true
+		r.command(func() { r.action.AddMask(line) })
 	}
-	r.command(func() { r.action.AddMask(secret) })
 }
 
 func (r *Runtime) titled(title string) *githubactions.Action {

@@ -49,13 +49,15 @@ func TestWriteOutputs(t *testing.T) {
 	env, output, _ := stepFiles(t)
 	r := NewRuntime(&bytes.Buffer{}, mapEnv(env))
 	err := r.WriteOutputs(Outputs{Verdict: "regression", Regressions: 2, ReportPath: "/tmp/tailgate/report.json",
-		HTMLPath: "/tmp/tailgate/report.html", CommentURL: "https://github.com/o/r/pull/1#issuecomment-5"})
+		HTMLPath: "/tmp/tailgate/report.html", CommentURL: "https://github.com/o/r/pull/1#issuecomment-5",
+		TargetLog: "/tmp/tailgate/base.log\n/tmp/tailgate/head.log"})
 	if err != nil {
 		t.Fatalf("WriteOutputs: %v", err)
 	}
 	got := parseOutputFile(t, output)
 	want := map[string]string{"verdict": "regression", "regressions": "2", "report_path": "/tmp/tailgate/report.json",
-		"html_path": "/tmp/tailgate/report.html", "comment_url": "https://github.com/o/r/pull/1#issuecomment-5"}
+		"html_path": "/tmp/tailgate/report.html", "comment_url": "https://github.com/o/r/pull/1#issuecomment-5",
+		"target_log": "/tmp/tailgate/base.log\n/tmp/tailgate/head.log"}
 	if len(got) != len(want) {
 		t.Errorf("outputs = %v, want %v", got, want)
 	}
@@ -169,6 +171,23 @@ func TestWorkflowCommands(t *testing.T) {
 	}
 	if r.Err() != nil {
 		t.Errorf("Err = %v", r.Err())
+	}
+}
+
+// Each secret is registered once, however often it is given (the token,
+// and the values a benchmark reads, compiled once per benchmark run); one
+// of several lines line by line, since the runner masks each log line on
+// its own; blank lines are no secret.
+func TestAddMaskRegistersEachSecretOnce(t *testing.T) {
+	t.Parallel()
+	var log bytes.Buffer
+	r := NewRuntime(&log, mapEnv(nil))
+	for _, s := range []string{"k3y-1", "k3y-1", "line-a\r\nline-b\n\n  \n", "line-b", "%value\x00"} {
+		r.AddMask(s)
+	}
+	want := "::add-mask::k3y-1\n::add-mask::line-a\n::add-mask::line-b\n::add-mask::%25value\x00\n"
+	if log.String() != want {
+		t.Errorf("log =\n%q\nwant\n%q", log.String(), want)
 	}
 }
 

@@ -56,7 +56,10 @@ func newActionRun(e env, args []string) (*actionRun, error) {
 	a := &actionRun{e: e, rt: ci.NewRuntime(e.stdout, e.getenv)}
 	in, inErr := ci.ReadInputs(e.getenv)
 	a.in = in
-	if e.getenv("GITHUB_ACTIONS") == "true" { // outside a runner, ::add-mask:: would print the token
+	if e.mask != nil { // in a runner: outside one, ::add-mask:: would print the token
+		// The step's one Runtime masks the token and the benchmark's
+		// {{env}} values alike, each once.
+		a.e.mask = a.rt.AddMask
 		a.rt.AddMask(in.GitHubToken)
 	}
 	if len(args) > 0 {

@@ -146,3 +146,26 @@ func TestImportForcedWrongFormatIsRefused(t *testing.T) {
 		wantNoFile(t, out)
 	}
 }
+
+// A file that counts no requests (ab -e holds percentiles only) imports
+// without a request count: stderr says so, the result has no "requests"
+// object and the run table no requests/s, rather than a count of 0.
+func TestImportWithoutRequestCountSaysSo(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "percentiles.csv")
+	mustWrite(t, csv, "Percentage served,Time in ms\n0,1.2\n50,7.6\n90,13.0\n95,14.0\n99,14.5\n100,22.0\n")
+	out := filepath.Join(dir, "result.json")
+	o := tailgate(t, "import", "-o", out, csv)
+	wantCode(t, o, 0)
+	wantContains(t, "stderr", o.stderr, csv+": detected ab-csv: requests not counted, 5 metrics")
+	if strings.Contains(o.stderr, "0 requests") {
+		t.Errorf("stderr reports a request count the file does not have:\n%s", o.stderr)
+	}
+	if data := string(mustRead(t, out)); strings.Contains(data, `"requests"`) {
+		t.Errorf("the result writes requests for a file that counts none:\n%s", data)
+	}
+	if header, _, _ := strings.Cut(o.stdout, "\n"); strings.Contains(header, "requests/s") || !strings.Contains(header, "latency p95") {
+		t.Errorf("run table header %q: want latency columns and no requests/s", header)
+	}
+}

@@ -54,7 +54,7 @@ func cmdImport(ctx context.Context, e env, args []string) error {
 		for _, run := range im.Runs {
 			run.Index = len(res.Runs)
 			res.Runs = append(res.Runs, *run)
-			fmt.Fprintf(e.stderr, "%s: %s: %d requests, %d metrics\n", path, how, run.Requests.Total, len(run.Metrics))
+			fmt.Fprintf(e.stderr, "%s: %s: %s, %d metrics\n", path, how, requestCount(run.Requests), len(run.Metrics))
 			for _, n := range run.Notes {
 				fmt.Fprintf(e.stderr, "%s: note: %s\n", path, n)
 			}
@@ -67,4 +67,13 @@ func cmdImport(ctx context.Context, e env, args []string) error {
 	report.WriteRunTable(e.stdout, res)
 	fmt.Fprintf(e.stdout, "\n%d runs written to %s\n", len(res.Runs), *out)
 	return nil
+}
+
+// requestCount says how many requests a run holds, or that its file does
+// not count them: never a count of 0 it does not have.
+func requestCount(r result.Requests) string {
+	if r.Counted&result.CountTotal == 0 {
+		return "requests not counted"
+	}
+	return fmt.Sprintf("%d requests", r.Total)
 }

@@ -34,6 +34,10 @@ type env struct {
 	// targetLive, when set, gets a started target's output as it comes
 	// (--target-output live).
 	targetLive io.Writer
+	// mask, set in GitHub Actions, registers a secret with the runner
+	// (::add-mask::), which hides it in the job log from then on; nil
+	// elsewhere, where the command would print the secret instead.
+	mask func(secret string)
 }
 
 type command struct {
@@ -72,6 +76,9 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) (
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	e := env{stdout: stdout, stderr: stderr, getenv: getenv, environ: os.Environ()}
+	if getenv("GITHUB_ACTIONS") == "true" {
+		e.mask = ci.NewRuntime(stdout, getenv).AddMask
+	}
 	if len(args) == 0 {
 		usage(stderr)
 		return ExitUsage

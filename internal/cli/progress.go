@@ -108,11 +108,18 @@ func (p *barProgress) RunDone(run int, r *result.Run, err error) {
 	}
 }
 
-// runLine is the one-line summary of a run.
+// runLine is the one-line summary of a run; a figure the run lacks (a
+// load tool's file without a request count, say) reads "–", not 0.
 func runLine(r *result.Run) string {
 	m := r.Metrics
-	s := fmt.Sprintf("%.1f iterations/s, %.1f requests/s, p95 %.2f ms, errors %.2f %%",
-		m[result.IterationsPerSec], m[result.RequestsPerSec], m[result.LatencyP95], m[result.RequestErrorPct])
+	figure := func(key, format string) string {
+		if v, ok := m[key]; ok {
+			return fmt.Sprintf(format, v)
+		}
+		return "–"
+	}
+	s := fmt.Sprintf("%s iterations/s, %s requests/s, p95 %s ms, errors %s %%", figure(result.IterationsPerSec, "%.1f"),
+		figure(result.RequestsPerSec, "%.1f"), figure(result.LatencyP95, "%.2f"), figure(result.RequestErrorPct, "%.2f"))
 	if d, ok := m[result.DroppedPct]; ok && d > 0 {
 		s += fmt.Sprintf(", dropped %.2f %%", d)
 	}

@@ -224,7 +224,7 @@ func shardFile(t *testing.T, dir string, index, count int, hash string) string {
 		h.Record(time.Duration(1+i) * time.Millisecond)
 	}
 	start := time.Date(2026, 11, 29, 21, 0, 0, 0, time.UTC)
-	run := result.Run{Started: start, Window: 1, Model: "closed", Latency: h, Requests: result.Requests{Total: 50},
+	run := result.Run{Started: start, Window: 1, Model: "closed", Latency: h, Requests: result.Requests{Total: 50, Counted: result.CountRequests},
 		Iterations: result.Iterations{Started: 50, Completed: 50, Succeeded: 50, Counted: result.CountAll}}
 	run.Summarize()
 	f := &result.File{Benchmark: "sharded", DefinitionHash: hash, Source: "tailgate", Created: start,

@@ -47,6 +47,7 @@ func (e *engine) result(workers []*worker) *result.Run {
 		run.Requests.Failed += s.Failed
 	}
 	run.Iterations.Counted = result.CountAll
+	run.Requests.Counted = result.CountRequests
 	run.Steps = steps
 	run.Errors = errorClasses(e.steps, errs)
 	if run.Iterations.Completed > 0 {

@@ -106,7 +106,8 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	showRuns(env, res.Head)
 	notes := append(append(o.Policy.notes(), o.pinNote()...), trees.notes()...)
 	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(trees), Verdict: last, Head: res.Head.Runs,
-		Base: res.Base.Runs, Notes: append(notes, abNotes(res, ab, last, o.AA)...)}
+		Base: res.Base.Runs, Notes: append(notes, abNotes(res, ab, last, o.AA)...),
+		TargetLog: report.TargetLogs{Base: res.Base.TargetLog, Head: res.Head.TargetLog}}
 	return Judged{Input: in, Head: res.Head, Base: res.Base}, nil
 }
 

@@ -72,7 +72,8 @@ func Check(ctx context.Context, env Env, o CheckOptions) (Judged, error) {
 		return Judged{}, err
 	}
 	v := judgeAgainstBaseline(head, bl, policyFor(o.Config, o.Policy, bl))
-	in := report.Input{Name: head.Benchmark, Mode: "check", BaselineSource: describe(o.Baseline, bl), Verdict: v, Head: head.Runs, Notes: o.Policy.notes()}
+	in := report.Input{Name: head.Benchmark, Mode: "check", BaselineSource: describe(o.Baseline, bl), Verdict: v, Head: head.Runs, Notes: o.Policy.notes(),
+		TargetLog: report.TargetLogs{Head: head.TargetLog}}
 	in.Base, in.BaseOrigins = baselineRuns(bl)
 	return Judged{Input: in, Head: head}, nil
 }

@@ -53,6 +53,10 @@ type Env struct {
 	// {{env "NAME"}}; nil: no variable is set. The values stay out of the
 	// definition hash, the results and every message.
 	Getenv func(string) string
+	// Mask, when set, is given each of those values before anything is
+	// started or sent, for a log that hides them (runner.Benchmark.Mask);
+	// nil: none.
+	Mask func(value string)
 }
 
 // Processes describes the child processes of a benchmark (runner.Benchmark
@@ -68,7 +72,7 @@ type Processes struct {
 func (e Env) benchmark(cfg *config.Config) *runner.Benchmark {
 	return &runner.Benchmark{Config: cfg, Env: e.Machine, Observer: e.Progress, Log: e.log(), Now: e.Now,
 		Environ: e.Processes.Environ, Supervisor: e.Processes.Supervisor,
-		TargetLogDir: e.Processes.TargetLogDir, TargetLive: e.Processes.TargetLive, Getenv: e.Getenv}
+		TargetLogDir: e.Processes.TargetLogDir, TargetLive: e.Processes.TargetLive, Getenv: e.Getenv, Mask: e.Mask}
 }
 
 func (e Env) out() io.Writer { return orDiscard(e.Out) }

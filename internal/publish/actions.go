@@ -3,6 +3,7 @@ package publish
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/ci"
 	"github.com/tailgate-ci/tailgate/internal/gate"
@@ -39,9 +40,9 @@ func (s JobSummary) Publish(_ context.Context, in report.Input) error {
 }
 
 // Outputs sets the step's outputs: the verdict, the number of regressions,
-// the paths of report.json and of the HTML report, and the sticky
-// comment's URL (when Comment posted one). It fails the step only when it
-// cannot write them in a step.
+// the paths of report.json, of the HTML report and of the target logs,
+// and the sticky comment's URL (when Comment posted one). It fails the
+// step only when it cannot write them in a step.
 type Outputs struct {
 	Runtime              *ci.Runtime
 	ReportPath, HTMLPath string
@@ -52,7 +53,7 @@ var _ Publisher = Outputs{}
 
 func (o Outputs) Publish(_ context.Context, in report.Input) error {
 	out := ci.Outputs{Verdict: string(in.Verdict.Outcome), Regressions: len(in.Verdict.Regressions),
-		ReportPath: o.ReportPath, HTMLPath: o.HTMLPath}
+		ReportPath: o.ReportPath, HTMLPath: o.HTMLPath, TargetLog: strings.Join(in.TargetLog.Paths(), "\n")}
 	if o.Comment != nil {
 		out.CommentURL = o.Comment.URL
 	}

@@ -162,6 +162,31 @@ func TestOutputs(t *testing.T) {
 	}
 }
 
+// target_log is the target logs, one a line (the form upload-artifact's
+// path takes), base first; one file once; empty without a started target.
+func TestOutputsNameTheTargetLogs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		logs report.TargetLogs
+		want string
+	}{
+		{report.TargetLogs{Base: "/tmp/tailgate-shop-target-base-1.log", Head: "/tmp/tailgate-shop-target-head-2.log"},
+			"target_log<<_GitHubActionsFileCommandDelimeter_\n/tmp/tailgate-shop-target-base-1.log\n/tmp/tailgate-shop-target-head-2.log\n_GitHubActionsFileCommandDelimeter_\n"},
+		{report.TargetLogs{Base: "/tmp/one.log", Head: "/tmp/one.log"}, "target_log<<_GitHubActionsFileCommandDelimeter_\n/tmp/one.log\n_GitHubActionsFileCommandDelimeter_\n"},
+		{report.TargetLogs{}, "target_log<<_GitHubActionsFileCommandDelimeter_\n\n_GitHubActionsFileCommandDelimeter_\n"},
+	} {
+		s := newStep(t, true)
+		in := judged(false)
+		in.TargetLog = tc.logs
+		if err := (Outputs{Runtime: s.rt}).Publish(t.Context(), in); err != nil {
+			t.Fatal(err)
+		}
+		if got := read(t, s.output); !strings.Contains(got, tc.want) {
+			t.Errorf("%+v: GITHUB_OUTPUT lacks %q:\n%s", tc.logs, tc.want, got)
+		}
+	}
+}
+
 func TestFailureSaysThereIsNoVerdict(t *testing.T) {
 	t.Parallel()
 	s := newStep(t, true)

@@ -95,7 +95,7 @@ func newPage(in Input) (page, error) {
 	}
 	gated, reported := splitGated(v.Findings)
 	p.Gated, p.Reported = htmlFindings(gated), htmlFindings(reported)
-	p.Notes = shown(append(findingNotes(gated, lowConfidence), in.Notes...))
+	p.Notes = shown(append(append(findingNotes(gated, lowConfidence), in.Notes...), targetLogNotes(in)...))
 	all := seriesOf(in)
 	var err error
 	if p.Runs, err = runFigures(decisiveFirst(all), baseName(in)); err != nil {

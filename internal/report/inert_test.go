@@ -22,8 +22,9 @@ func hostileCorpus(tb testing.TB) []inerttest.Hostile { return inerttest.Corpus(
 // withText puts s into every string of a report that tailgate did not
 // write itself: the benchmark name, the baseline's source, metric labels
 // and notes, warnings, caller notes, step names, error classes, steps and
-// samples, the sequential stop reason and the baseline's commits. The
-// report is the regression case, or the A/B case when ab is set.
+// samples, the sequential stop reason, the baseline's commits and the
+// target logs' paths. The report is the regression case, or the A/B case
+// when ab is set.
 func withText(s string, ab bool) Input {
 	in := cloneInput(judgedCases()["regression"])
 	if ab {
@@ -57,6 +58,10 @@ func withText(s string, ab bool) Input {
 	}
 	for i := range in.BaseOrigins {
 		in.BaseOrigins[i].Commit = s
+	}
+	in.TargetLog = TargetLogs{Head: s}
+	if ab {
+		in.TargetLog = TargetLogs{Base: s, Head: s + ".head"}
 	}
 	return in
 }
@@ -159,9 +164,11 @@ func TestHostileCommentPath(t *testing.T) {
 }
 
 // artifact is the A/B report with s in every text field that report.json
-// holds as free text or as a name (error classes are an enumeration there).
+// holds as free text or as a name (error classes are an enumeration
+// there, and the target logs are paths: TestHostileTargetLogPath).
 func artifact(s string) Input {
 	in := withText(s, true)
+	in.TargetLog = TargetLogs{Base: "/tmp/tailgate-base.log", Head: "/tmp/tailgate-head.log"}
 	for r := range in.Head {
 		for i := range in.Head[r].Errors {
 			in.Head[r].Errors[i].Class = result.ErrStatus
@@ -214,6 +221,49 @@ func refusable(s string) bool {
 // free text may be.
 func refusableText(s string) bool {
 	return strings.IndexFunc(s, forbiddenRune) >= 0 || utf8.RuneCountInString(s) > maxTextRunes
+}
+
+// TestHostileTargetLogPath sends the corpus through the comment path as
+// the target logs' paths of an A/B report: ReadJSON refuses a path that is
+// not a plain one (a line break or another character a name may not hold,
+// an address, an overlong or empty one) and every other path is rendered
+// inert, in the Markdown and the text report alike.
+func TestHostileTargetLogPath(t *testing.T) {
+	t.Parallel()
+	withPath := func(s string) Input {
+		in := artifact("benign")
+		in.TargetLog = TargetLogs{Base: s, Head: s + ".head"}
+		return in
+	}
+	benignIn, err := roundTrip(withPath("benign"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	benign := Markdown(benignIn)
+	rendered := 0
+	for _, h := range hostileCorpus(t) {
+		in, err := roundTrip(withPath(h.Value))
+		_, _, unprintable := printable.Bad(h.Value)
+		plain := !unprintable && !strings.Contains(h.Value, "://") && strings.TrimSpace(h.Value) != "" &&
+			utf8.RuneCountInString(h.Value) < maxPathRunes
+		switch {
+		case err != nil && plain:
+			t.Errorf("%s: ReadJSON refused a plain path: %v", h.Name, err)
+		case err != nil && !strings.Contains(err.Error(), "target_log.base"):
+			t.Errorf("%s: refused without naming target_log.base: %v", h.Name, err)
+		case err == nil && !plain:
+			t.Errorf("%s: ReadJSON accepted a path that is not a plain one", h.Name)
+		case err == nil:
+			rendered++
+			if in.TargetLog.Base != h.Value {
+				t.Errorf("%s: target_log.base read back as %q", h.Name, in.TargetLog.Base)
+			}
+			wantInertMarkdown(t, h.Name, Markdown(in), benign)
+		}
+	}
+	if rendered < 10 {
+		t.Errorf("only %d hostile paths were rendered: the test does not exercise the path", rendered)
+	}
 }
 
 func TestHostileNoVerdictMarkdown(t *testing.T) {

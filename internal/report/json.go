@@ -37,6 +37,15 @@ type jsonReport struct {
 	// Runs holds the per-run figures of the gated metrics, so that a
 	// report read back (tailgate comment) charts what decided.
 	Runs *jsonRuns `json:"runs,omitempty"`
+	// TargetLog names the target log files; omitted when tailgate
+	// started no target.
+	TargetLog *jsonTargetLog `json:"target_log,omitempty"`
+}
+
+// jsonTargetLog is TargetLogs: a side without a log is omitted.
+type jsonTargetLog struct {
+	Base string `json:"base,omitempty"`
+	Head string `json:"head,omitempty"`
 }
 
 // jsonSequential is gate.Sequential.
@@ -136,6 +145,9 @@ func toJSON(in Input) jsonReport {
 		r.Steps = append(r.Steps, jsonStep{stepFigures: s, P50: num(s.P50), P95: num(s.P95)})
 	}
 	r.Runs = gatedRuns(in)
+	if l := in.TargetLog; l != (TargetLogs{}) {
+		r.TargetLog = &jsonTargetLog{Base: l.Base, Head: l.Head}
+	}
 	return r
 }
 

@@ -80,7 +80,7 @@ func Markdown(in Input) string {
 		d.write(block + caption + "\n\n")
 	}
 	d.list("**Warnings**\n\n", "⚠️ ", stats.Messages(v.Warnings))
-	d.list("**Notes**\n\n", "", append(findingNotes(gated, lowConfidence), in.Notes...), provenanceNote(in.TriggerRun)...)
+	d.list("**Notes**\n\n", "", append(append(findingNotes(gated, lowConfidence), in.Notes...), targetLogNotes(in)...), provenanceNote(in.TriggerRun)...)
 	if len(reported) > 0 {
 		d.details(fmt.Sprintf("%d reported-only %s (not gated)", len(reported), plural(len(reported), "metric", "metrics")),
 			"| metric | baseline → head | change | p | note |\n|---|---:|---:|---:|---|\n", rowsOf(reported, reportedRow))

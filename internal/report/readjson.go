@@ -132,6 +132,16 @@ func (c *checker) report(r jsonReport) {
 		c.runs("runs.base", r.Runs.Base)
 		c.runs("runs.head", r.Runs.Head)
 	}
+	if l := r.TargetLog; l != nil {
+		if l.Base == "" && l.Head == "" {
+			c.add("target_log", "names no file")
+		}
+		for _, side := range []struct{ name, path string }{{"base", l.Base}, {"head", l.Head}} {
+			if side.path != "" {
+				c.targetLogPath("target_log."+side.name, side.path)
+			}
+		}
+	}
 	c.regressions(r)
 }
 
@@ -372,6 +382,9 @@ func fromJSON(r jsonReport) Input {
 	if r.Runs != nil {
 		in.Base = runsFromJSON(r.Runs.Base)
 		in.Head = withDetails(runsFromJSON(r.Runs.Head), in.Head)
+	}
+	if l := r.TargetLog; l != nil {
+		in.TargetLog = TargetLogs{Base: l.Base, Head: l.Head}
 	}
 	return in
 }

@@ -127,6 +127,17 @@ func TestReadJSONRejects(t *testing.T) {
 		{"bad error class", `errors[0].class: "oops"`, mutated(t, func(m map[string]any) { m["errors"].([]any)[0].(map[string]any)["class"] = "oops" })},
 		{"pass despite a regressed metric", `verdict: "pass" disagrees`, mutated(t, func(m map[string]any) { m["verdict"] = "pass" })},
 		{"regressions not matching", "regressions: [\"latency_p95_ms\"] does not list", mutated(t, func(m map[string]any) { m["regressions"] = []any{"latency_p95_ms"} })},
+		{"target log with a line break", "target_log.head: contains a line break (U+000A)", mutated(t, func(m map[string]any) {
+			m["target_log"] = map[string]any{"head": "/tmp/x.log\n::error::pwned"}
+		})},
+		{"target log that is an address", `target_log.base: "https://evil.example/x.log" is an address`, mutated(t, func(m map[string]any) {
+			m["target_log"] = map[string]any{"base": "https://evil.example/x.log", "head": "/tmp/h.log"}
+		})},
+		{"target log naming no file", "target_log: names no file", mutated(t, func(m map[string]any) { m["target_log"] = map[string]any{} })},
+		{"overlong target log", "target_log.head: is 1001 characters long", mutated(t, func(m map[string]any) {
+			m["target_log"] = map[string]any{"head": "/" + strings.Repeat("a", 1000)}
+		})},
+		{"unknown target log field", `unknown field "side"`, mutated(t, func(m map[string]any) { m["target_log"] = map[string]any{"side": "x"} })},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ReadJSON(bytes.NewReader(tc.data))

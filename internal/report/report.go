@@ -38,6 +38,9 @@ type Input struct {
 	// the runs have no such origin.
 	BaseOrigins []Origin
 	Notes       []string // caller's notes (fork PR fallback, …)
+	// TargetLog names the files holding the output of the targets tailgate
+	// started for the runs; empty where it started none.
+	TargetLog TargetLogs
 	// TriggerRun is the address of the workflow run whose report.json this
 	// is (tailgate comment: from the runner's environment, never from the
 	// report). It is the one link the Markdown report writes, and only

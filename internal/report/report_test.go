@@ -89,11 +89,13 @@ func cases() map[string]Input {
 	return map[string]Input{
 		"regression": {Name: "api", Mode: "check", BaselineSource: "baselines/api.json at origin/main",
 			Verdict: gate.Judge(base, slow, gate.Policy{BaselineJobs: 6}), Head: slow, Base: base, BaseOrigins: origins(len(base)),
-			Notes: []string{"fork PR: comment not posted, see the job summary"}},
+			Notes:     []string{"fork PR: comment not posted, see the job summary"},
+			TargetLog: TargetLogs{Head: "/home/runner/work/_temp/tailgate-api-target-2871.log"}},
 		"pass": {Name: "api", Mode: "compare", BaselineSource: "base.json",
 			Verdict: gate.Judge(base, same, gate.Policy{BaselineJobs: 6}), Head: same, Base: base},
 		"ab": {Name: "api", Mode: "ab", BaselineSource: "the base target, measured in this job",
-			Verdict: seq, Head: abHead, Base: abBase},
+			Verdict: seq, Head: abHead, Base: abBase,
+			TargetLog: TargetLogs{Base: "/tmp/tailgate-api-target-base-77.log", Head: "/tmp/tailgate-api-target-head-78.log"}},
 		"nobaseline": {Name: "api", Mode: "check", Verdict: gate.Judge(nil, slow, gate.Policy{}), Head: slow},
 		"changed": {Name: "api", Mode: "check", BaselineSource: "baselines/api.json",
 			Verdict: gate.Judge(base, slow, gate.Policy{Context: gate.Context{DefinitionChanged: true}})},
@@ -135,6 +137,48 @@ func golden(t *testing.T, file, got string) {
 	}
 	if got != string(want) {
 		t.Errorf("%s differs from the golden file (go test ./internal/report -update rewrites it):\n--- got ---\n%s\n--- want ---\n%s", file, got, want)
+	}
+}
+
+// Every report names the target logs, each side's in A/B and one file
+// once when one target served both sides; none when tailgate started no
+// target.
+func TestReportsNameTheTargetLogs(t *testing.T) {
+	t.Parallel()
+	render := func(in Input) map[string]string {
+		var txt, js, page bytes.Buffer
+		if err := WriteText(&txt, in); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteJSON(&js, in); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteHTML(&page, in); err != nil {
+			t.Fatal(err)
+		}
+		return map[string]string{"text": txt.String(), "markdown": Markdown(in), "html": page.String(), "json": js.String()}
+	}
+	ab := cases()["ab"]
+	for kind, out := range render(ab) {
+		for _, want := range []string{"base target is in /tmp/tailgate-api-target-base-77.log", "head target is in /tmp/tailgate-api-target-head-78.log"} {
+			if kind == "json" {
+				want = want[strings.Index(want, "/tmp"):]
+			}
+			if !strings.Contains(out, want) {
+				t.Errorf("%s report lacks %q", kind, want)
+			}
+		}
+	}
+	aa := ab
+	aa.TargetLog = TargetLogs{Base: "/tmp/one.log", Head: "/tmp/one.log"}
+	if md := Markdown(aa); strings.Count(md, "/tmp/one.log") != 1 || !strings.Contains(md, "The output of the target tailgate started is in /tmp/one.log") {
+		t.Errorf("one target on both sides is not named once:\n%s", md)
+	}
+	none := cases()["pass"]
+	for kind, out := range render(none) {
+		if strings.Contains(out, "target_log") || strings.Contains(out, "The output of the") {
+			t.Errorf("%s report names a target log where tailgate started no target", kind)
+		}
 	}
 }
 

@@ -31,7 +31,7 @@ func WriteText(w io.Writer, in Input) error {
 		}
 	}
 	writeTextList(&b, "Warnings", "!", stats.Messages(in.Verdict.Warnings))
-	writeTextList(&b, "Notes", "-", append(findingNotes(in.Verdict.Findings, notExact), in.Notes...))
+	writeTextList(&b, "Notes", "-", append(append(findingNotes(in.Verdict.Findings, notExact), in.Notes...), targetLogNotes(in)...))
 	writeTextDetails(&b, in)
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -70,7 +70,7 @@ func TestIterationsRoundTrip(t *testing.T) {
 // tailgate's own runs.
 func TestSummarizeReadsOnlyCountedFigures(t *testing.T) {
 	t.Parallel()
-	imported := Run{Window: 10, Requests: Requests{Total: 100}}
+	imported := Run{Window: 10, Requests: Requests{Total: 100, Counted: CountRequests}}
 	imported.Summarize()
 	if _, ok := imported.Metrics[IterationsPerSec]; ok {
 		t.Errorf("iterations/s from no iteration count: %v", imported.Metrics)
@@ -87,5 +87,82 @@ func TestSummarizeReadsOnlyCountedFigures(t *testing.T) {
 	own.Summarize()
 	if v, ok := own.Metrics[LifecycleSuccess]; !ok || v != 0 {
 		t.Errorf("lifecycle success = %v (%v), want a measured 0", v, ok)
+	}
+}
+
+// A run that counts no request writes no "requests" object, one that
+// counts only its total writes only that, and tailgate's own runs write
+// both counts, zeros included, as they always did.
+func TestRequestCountsAreAbsentUnlessCounted(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		req  Requests
+		want string // the "requests" line, or "" for none
+	}{
+		{Requests{Total: 10}, ""},
+		{Requests{Total: 400, Counted: CountTotal}, `"requests": {` + "\n" + `        "total": 400` + "\n      },"},
+		{Requests{Failed: 3, Counted: CountFailed}, `"requests": {` + "\n" + `        "failed": 3` + "\n      },"},
+		{Requests{Total: 0, Failed: 0, Counted: CountRequests}, `"requests": {` + "\n" + `        "total": 0,` + "\n" + `        "failed": 0` + "\n      },"},
+	} {
+		js := encodeRun(t, Run{Requests: tc.req, Metrics: map[string]float64{}})
+		switch {
+		case tc.want == "" && strings.Contains(js, `"requests"`):
+			t.Errorf("%+v: requests written for no count:\n%s", tc.req, js)
+		case tc.want != "" && !strings.Contains(js, tc.want):
+			t.Errorf("%+v: want %s in\n%s", tc.req, tc.want, js)
+		}
+		f, err := Decode(strings.NewReader(js))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := tc.req
+		if want.Counted&CountTotal == 0 {
+			want.Total = 0 // not written, so not read back
+		}
+		if got := f.Runs[0].Requests; got != want {
+			t.Errorf("read back %+v, want %+v", got, want)
+		}
+	}
+	// Files written before counts could be absent hold both: counted.
+	var old Requests
+	if err := json.Unmarshal([]byte(`{"total":0,"failed":0}`), &old); err != nil || old.Counted != CountRequests {
+		t.Errorf("old file's counts: %+v, %v; want both counted", old, err)
+	}
+	var none Requests
+	if err := json.Unmarshal([]byte(`{}`), &none); err != nil || !none.IsZero() {
+		t.Errorf("empty object: %+v, %v", none, err)
+	}
+}
+
+// Summarize derives requests/s only from a counted total and the error
+// rate only from both counts: an uncounted 0 is no measurement.
+func TestSummarizeReadsOnlyCountedRequests(t *testing.T) {
+	t.Parallel()
+	none := Run{Window: 10}
+	none.Summarize()
+	if _, ok := none.Metrics[RequestsPerSec]; ok {
+		t.Errorf("requests/s from no request count: %v", none.Metrics)
+	}
+	totalOnly := Run{Window: 10, Requests: Requests{Total: 100, Failed: 0, Counted: CountTotal}}
+	totalOnly.Summarize()
+	if totalOnly.Metrics[RequestsPerSec] != 10 {
+		t.Errorf("requests/s = %v, want 10", totalOnly.Metrics[RequestsPerSec])
+	}
+	if v, ok := totalOnly.Metrics[RequestErrorPct]; ok {
+		t.Errorf("error rate %v from an uncounted failed count", v)
+	}
+	both := Run{Window: 10, Requests: Requests{Total: 100, Failed: 0, Counted: CountRequests}}
+	both.Summarize()
+	if v, ok := both.Metrics[RequestErrorPct]; !ok || v != 0 {
+		t.Errorf("error rate = %v (%v), want a measured 0", v, ok)
+	}
+}
+
+// Summed runs (shards, phases) count what every part counts.
+func TestRequestsPlusCountsWhatBothCount(t *testing.T) {
+	t.Parallel()
+	sum := Requests{Total: 10, Failed: 1, Counted: CountRequests}.Plus(Requests{Total: 5, Counted: CountTotal})
+	if sum != (Requests{Total: 15, Failed: 1, Counted: CountTotal}) {
+		t.Errorf("sum = %+v", sum)
 	}
 }

@@ -161,6 +161,7 @@ func mergeRuns(runs []Run) (Run, error) {
 		Model:   runs[0].Model,
 	}
 	out.Iterations.Counted = CountAll
+	out.Requests.Counted = CountRequests
 	offered := false // open-model runs say what they offered
 	for i := range runs {
 		r := &runs[i]
@@ -168,8 +169,7 @@ func mergeRuns(runs []Run) (Run, error) {
 			return Run{}, fmt.Errorf("shard 1 ran the %s model but shard %d the %s model", out.Model, i+1, r.Model)
 		}
 		addIterations(&out.Iterations, r.Iterations)
-		out.Requests.Total += r.Requests.Total
-		out.Requests.Failed += r.Requests.Failed
+		out.Requests = out.Requests.Plus(r.Requests)
 		offered = offered || r.OfferedRate > 0
 	}
 	if offered {

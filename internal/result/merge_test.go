@@ -55,7 +55,7 @@ func shardFiles(n int, seed uint64) ([]*File, samples) {
 		run.OfferedRate = float64(run.Iterations.Offered) / run.Window
 		steps[1].Failed = int64(i)
 		run.Steps = steps
-		run.Requests = Requests{Total: 2 * int64(iterations), Failed: int64(i)}
+		run.Requests = Requests{Total: 2 * int64(iterations), Failed: int64(i), Counted: CountRequests}
 		if i > 0 {
 			run.Errors = []ErrorClass{{Class: ErrStatus, Step: "read", Count: int64(i), Sample: "409 from shard " + string(rune('0'+i+1))}}
 		}
@@ -106,7 +106,7 @@ func TestMergeOfFourShardsIsTheUnion(t *testing.T) {
 		reqs.Total += f.Runs[0].Requests.Total
 		reqs.Failed += f.Runs[0].Requests.Failed
 	}
-	want.Counted = CountAll
+	want.Counted, reqs.Counted = CountAll, CountRequests
 	if r.Iterations != want || r.Requests != reqs {
 		t.Errorf("counts %+v %+v, want %+v %+v", r.Iterations, r.Requests, want, reqs)
 	}

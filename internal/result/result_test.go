@@ -21,7 +21,7 @@ func sampleFile() *File {
 	run := Run{
 		Index: 0, Started: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC), Window: 4, Model: "open", OfferedRate: 50,
 		Iterations: Iterations{Offered: 200, Started: 190, Completed: 188, Succeeded: 180, Dropped: 10, Counted: CountAll},
-		Requests:   Requests{Total: 752, Failed: 8},
+		Requests:   Requests{Total: 752, Failed: 8, Counted: CountRequests},
 		Errors:     []ErrorClass{{Class: ErrStatus, Step: "assign", Count: 8, Sample: "409 INVALID ACTION"}},
 		Steps:      []Step{{Name: "create", Requests: 188, Failed: 0, Latency: h}},
 		Latency:    h, IterationLatency: h.Clone(),
@@ -120,7 +120,7 @@ func TestSummarizeLeavesAbsentMetricsAbsent(t *testing.T) {
 	if len(r.Metrics) != 0 {
 		t.Errorf("an empty run got metrics %v", r.Metrics)
 	}
-	r = Run{Window: 2, Requests: Requests{Total: 10, Failed: 1}} // counts only, no model, no histograms
+	r = Run{Window: 2, Requests: Requests{Total: 10, Failed: 1, Counted: CountRequests}} // counts only, no model, no histograms
 	r.Summarize()
 	for _, key := range []string{IterationsPerSec, LatencyP95, LifecycleSuccess, DroppedPct, CPUPerIteration, PeakRSS, ScheduleLagP99} {
 		if v, ok := r.Metrics[key]; ok {
@@ -134,7 +134,7 @@ func TestSummarizeLeavesAbsentMetricsAbsent(t *testing.T) {
 
 func TestSummarizeKeepsImportedValues(t *testing.T) {
 	t.Parallel()
-	r := Run{Window: 10, Requests: Requests{Total: 100}, Metrics: map[string]float64{RequestsPerSec: 12.5, LatencyP95: 55.5}}
+	r := Run{Window: 10, Requests: Requests{Total: 100, Counted: CountRequests}, Metrics: map[string]float64{RequestsPerSec: 12.5, LatencyP95: 55.5}}
 	r.Summarize()
 	if r.Metrics[RequestsPerSec] != 12.5 || r.Metrics[LatencyP95] != 55.5 {
 		t.Errorf("imported figures were overwritten: %v", r.Metrics)

@@ -52,7 +52,8 @@ type Env struct {
 //
 // A figure the source did not measure is absent from the JSON, never zero:
 // Started and Window are left out when zero (tailgate's own runs always
-// have both), and Iterations holds only the counts the source has.
+// have both), and Iterations and Requests hold only the counts the source
+// has.
 type Run struct {
 	Index   int       `json:"index"`
 	Started time.Time `json:"started,omitzero"`
@@ -64,7 +65,7 @@ type Run struct {
 	// OfferedRate is the open-loop target rate of iterations per second.
 	OfferedRate float64      `json:"offered_rate,omitempty"`
 	Iterations  Iterations   `json:"iterations,omitzero"`
-	Requests    Requests     `json:"requests"`
+	Requests    Requests     `json:"requests,omitzero"`
 	Errors      []ErrorClass `json:"errors,omitempty"`
 	Steps       []Step       `json:"steps,omitempty"`
 	// Latency holds the service time of every request of every step.
@@ -124,10 +125,16 @@ type Iterations struct {
 	Counted Counts
 }
 
-// Requests counts HTTP calls.
+// Requests counts HTTP calls. Its JSON (see requests.go) holds the counts
+// Counted names; with neither it is left out.
 type Requests struct {
-	Total  int64 `json:"total"`
-	Failed int64 `json:"failed"`
+	Total  int64
+	Failed int64
+	// Counted says which of Total and Failed the source counts: both for
+	// tailgate's own runs, one or none for some imported summaries (ab -e
+	// holds percentiles only, a k6 summary without http_reqs no total). A
+	// count not counted is unknown, not zero.
+	Counted RequestCounts
 }
 
 // Error classes.

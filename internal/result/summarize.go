@@ -3,8 +3,9 @@ package result
 import "time"
 
 // Summarize fills r.Metrics from the run's counts, histograms and resources.
-// Metrics whose inputs the run lacks are left out; values already present
-// (set by an importer from a summary file) are kept.
+// Metrics whose inputs the run lacks are left out — a count the source did
+// not count is no input, whatever its value —; values already present (set
+// by an importer from a summary file) are kept.
 func (r *Run) Summarize() {
 	if r.Metrics == nil {
 		r.Metrics = map[string]float64{}
@@ -14,12 +15,14 @@ func (r *Run) Summarize() {
 			r.Metrics[key] = v
 		}
 	}
-	it := r.Iterations
+	it, req := r.Iterations, r.Requests
 	if r.Window > 0 {
 		if it.Counted&CountCompleted != 0 {
 			set(IterationsPerSec, float64(it.Completed)/r.Window)
 		}
-		set(RequestsPerSec, float64(r.Requests.Total)/r.Window)
+		if req.Counted&CountTotal != 0 {
+			set(RequestsPerSec, float64(req.Total)/r.Window)
+		}
 	}
 	if h := r.Latency; h != nil && h.Count() > 0 {
 		q := h.Quantiles(0.50, 0.90, 0.95, 0.99)
@@ -39,8 +42,8 @@ func (r *Run) Summarize() {
 	if h := r.ScheduleLag; h != nil && h.Count() > 0 {
 		set(ScheduleLagP99, ms(h.Quantile(0.99)))
 	}
-	if r.Requests.Total > 0 {
-		set(RequestErrorPct, pct(r.Requests.Failed, r.Requests.Total))
+	if req.Total > 0 && req.Counted == CountRequests {
+		set(RequestErrorPct, pct(req.Failed, req.Total))
 	}
 	// Lifecycle success is known only where every step's outcome was
 	// checked per iteration: tailgate's own runs (Model set), not imports.

@@ -153,6 +153,7 @@ func mergePhases(phases []result.Phase) *result.Run {
 		ScheduleLag:      latency.ScheduleLag,
 		Metrics:          map[string]float64{},
 		Phases:           phases,
+		Requests:         result.Requests{Counted: result.CountRequests}, // what the phases count, summed
 	}
 	if open != nil {
 		run.OfferedRate = open.OfferedRate
@@ -224,8 +225,7 @@ func addCounts(run, p *result.Run) {
 	it.Succeeded += p.Iterations.Succeeded
 	it.Dropped += p.Iterations.Dropped
 	it.Counted = result.CountAll
-	run.Requests.Total += p.Requests.Total
-	run.Requests.Failed += p.Requests.Failed
+	run.Requests = run.Requests.Plus(p.Requests)
 	for _, e := range p.Errors {
 		i := slices.IndexFunc(run.Errors, func(x result.ErrorClass) bool { return x.Class == e.Class && x.Step == e.Step })
 		if i < 0 {

@@ -65,6 +65,11 @@ type Benchmark struct {
 	// Getenv reads the environment tailgate was given, for the templates'
 	// {{env "NAME"}}; nil: no variable is set.
 	Getenv func(string) string
+	// Mask, when set, is given each value the templates read with
+	// {{env}} as the scenarios are compiled, before any target, child or
+	// request starts (scenario.Inputs.Mask); nil: the values stay in the
+	// plan.
+	Mask func(value string)
 
 	mu   sync.Mutex
 	logs map[string]string // log file per side
@@ -110,7 +115,7 @@ func (b *Benchmark) compile() (*scenario.Plan, error) {
 	}
 	c := b.Config
 	withheld := func(name string) bool { return target.IsCredential(name) && !slices.Contains(c.PassEnv, name) }
-	plan, err := scenario.CompileWith(c.Scenarios, scenario.Inputs{Seed: c.Seed, Setup: c.Setup, Feed: c.Feed, Getenv: b.Getenv, Withheld: withheld})
+	plan, err := scenario.CompileWith(c.Scenarios, scenario.Inputs{Seed: c.Seed, Setup: c.Setup, Feed: c.Feed, Getenv: b.Getenv, Withheld: withheld, Mask: b.Mask})
 	if err != nil {
 		return nil, fmt.Errorf("compiling scenarios: %w", err)
 	}

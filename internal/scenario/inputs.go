@@ -52,10 +52,11 @@ func (sc *scope) label(scenario string) string {
 }
 
 // envRefs looks up the variables templates read and records their values
-// in the plan.
+// in the plan, telling mask (Inputs.Mask) each value once.
 type envRefs struct {
 	getenv   func(string) string
 	withheld func(string) bool
+	mask     func(string)
 	plan     *Plan
 }
 
@@ -74,6 +75,9 @@ func (r *envRefs) lookup(name string) error {
 		return fmt.Errorf("{{env %q}}: %s is not set (or empty) in tailgate's environment", name, name)
 	}
 	r.plan.env[name] = v
+	if r.mask != nil {
+		r.mask(v)
+	}
 	return nil
 }
 

@@ -38,6 +38,28 @@ func TestEnvTemplatesReadTheGivenEnvironment(t *testing.T) {
 	}
 }
 
+// Inputs.Mask hears each value the templates read, once per variable
+// however many templates read it, setup's too, and nothing else: not the
+// variables no template reads.
+func TestMaskIsToldEachEnvValueOnce(t *testing.T) {
+	t.Parallel()
+	a, b := step("a", `/a?k={{env "API_KEY"}}`), step("b", `/b?k={{env "API_KEY"}}`)
+	b.Headers = map[string]string{"Authorization": `Bearer {{env "API_TOKEN"}}`}
+	login := step("login", `/login?pw={{env "PASSWORD"}}`)
+	var told []string
+	_, err := CompileWith([]config.Scenario{{Name: "s", Steps: []config.Step{a, b}}}, Inputs{
+		Setup:  &config.Setup{VU: []config.Step{login}},
+		Getenv: env(map[string]string{"API_TOKEN": "tok-123", "API_KEY": "k1", "PASSWORD": "pw-9", "UNREAD": "u"}),
+		Mask:   func(v string) { told = append(told, v) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(told, " ") != "pw-9 k1 tok-123" {
+		t.Errorf("Mask was told %q, want each value read once, in the order first read", told)
+	}
+}
+
 func TestEnvAndFeedMistakesFailTheCompile(t *testing.T) {
 	t.Parallel()
 	feed := &config.Feed{File: "users.csv", Per: config.FeedPerVU, AtEnd: config.FeedWrap,

@@ -91,6 +91,12 @@ type Inputs struct {
 	// Withheld reports the variables templates may not read (credentials
 	// not passed on, as children do not get them); nil: none.
 	Withheld func(string) bool
+	// Mask, when set, is given the value of each variable the templates
+	// read, once per variable, as the plan is compiled: before anything
+	// is sent, so that the log it could reach hides it from then on (the
+	// CLI registers it with the GitHub Actions runner). It is the one way
+	// the values leave the plan; nil: they stay inside.
+	Mask func(value string)
 }
 
 // CompileWith checks and compiles scenarios with their setup steps, feed
@@ -120,7 +126,7 @@ func compilePlan(scenarios []config.Scenario, in Inputs) (*Plan, error) {
 	if in.Feed != nil {
 		p.feed = newFeedRows(in.Feed)
 	}
-	refs := &envRefs{getenv: in.Getenv, withheld: in.Withheld, plan: p}
+	refs := &envRefs{getenv: in.Getenv, withheld: in.Withheld, mask: in.Mask, plan: p}
 	saved, err := p.compileSetup(in.Setup, refs)
 	if err != nil {
 		return nil, err

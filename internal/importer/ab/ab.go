@@ -156,6 +156,7 @@ func (rep *report) Finish(name string) (*result.Run, error) {
 	}
 	transport := rep.connect + rep.receive + rep.exceptions + rep.writeErrs
 	run.Requests.Failed = min(rep.non2xx+transport, run.Requests.Total)
+	run.Requests.Counted = result.CountRequests
 	if rep.non2xx > 0 {
 		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrStatus, Count: rep.non2xx, Sample: "Non-2xx responses"})
 	}

@@ -18,7 +18,7 @@ import (
 func TestTextReport(t *testing.T) {
 	t.Parallel()
 	run := importertest.MustImport(t, Text{}, "testdata/ab.txt")
-	if run.Requests != (result.Requests{Total: 400, Failed: 40}) || run.Window != 0.805 {
+	if run.Requests != (result.Requests{Total: 400, Failed: 40, Counted: result.CountRequests}) || run.Window != 0.805 {
 		t.Errorf("requests %+v, window %v; want 400 with 40 failed in 0.805 s", run.Requests, run.Window)
 	}
 	for key, want := range map[string]float64{
@@ -28,6 +28,7 @@ func TestTextReport(t *testing.T) {
 		importertest.WantMetric(t, run, key, want)
 	}
 	importertest.WantErrors(t, run, []result.ErrorClass{{Class: result.ErrStatus, Count: 40, Sample: "Non-2xx responses"}})
+	importertest.WantRequests(t, run, result.CountRequests, `{"total":400,"failed":40}`)
 	if !importertest.HasNote(run, "40 responses of another length") {
 		t.Errorf("notes %q", run.Notes)
 	}
@@ -76,6 +77,7 @@ func TestPercentilesCSV(t *testing.T) {
 		importertest.WantMetric(t, run, key, want)
 	}
 	importertest.WantAbsent(t, run, result.RequestsPerSec, result.RequestErrorPct, result.LatencyMean)
+	importertest.WantRequests(t, run, 0, "") // percentiles only: no count, not a count of 0
 	_, err := Percentiles{}.Import("bad.csv", strings.NewReader(percentilesHeader+"\n50,fast\n"))
 	var syn *importer.SyntaxError
 	if !errors.As(err, &syn) || syn.Line != 2 {
@@ -96,6 +98,7 @@ func TestGnuplotTSV(t *testing.T) {
 	importertest.WantMetric(t, run, result.LatencyP99, 14)
 	importertest.WantMetric(t, run, result.LatencyMax, 22)
 	importertest.WantAbsent(t, run, result.RequestErrorPct)
+	importertest.WantRequests(t, run, result.CountTotal, `{"total":400}`) // no status: failures unknown, not 0
 }
 
 func TestSniffTellsTheThreeFormsApart(t *testing.T) {

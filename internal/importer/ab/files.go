@@ -122,8 +122,8 @@ func (Gnuplot) Import(name string, r io.Reader) (*result.Run, error) {
 		"ab -g times requests in whole milliseconds and their starts in whole seconds: the window is accurate to about a second")
 	run.Started = span.First.UTC()
 	run.Window = span.Seconds()
+	run.Requests.Counted = result.CountTotal // failures unknown, not zero
 	run.Summarize()
-	delete(run.Metrics, result.RequestErrorPct)
 	if run.Window == 0 {
 		delete(run.Metrics, result.RequestsPerSec)
 	}

@@ -109,7 +109,7 @@ func v2(name string, d doc) (*result.Run, error) {
 	if !ok {
 		return nil, &importer.Unsupported{File: name, Reason: "no http.requests counter: the Artillery report holds no HTTP requests"}
 	}
-	run := &result.Run{Requests: result.Requests{Total: count(total)}, Metrics: map[string]float64{}}
+	run := &result.Run{Requests: result.Requests{Total: count(total), Counted: result.CountRequests}, Metrics: map[string]float64{}}
 	if rt, ok := a.Summaries["http.response_time"]; ok {
 		copyStats(run.Metrics, rt, v2Latency)
 	}
@@ -147,7 +147,7 @@ func v1(name string, d doc) (*result.Run, error) {
 	a := d.Aggregate
 	run := &result.Run{Metrics: map[string]float64{}}
 	copyStats(run.Metrics, a.Latency, v1Latency)
-	run.Requests.Total = count(*a.RequestsCompleted)
+	run.Requests.Total, run.Requests.Counted = count(*a.RequestsCompleted), result.CountRequests
 	for _, n := range a.Errors {
 		run.Requests.Total += count(n)
 	}

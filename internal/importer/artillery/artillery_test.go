@@ -18,7 +18,7 @@ import (
 func TestV2Report(t *testing.T) {
 	t.Parallel()
 	run := importertest.MustImport(t, Report{}, "testdata/v2.json")
-	if run.Requests != (result.Requests{Total: 80, Failed: 4}) {
+	if run.Requests != (result.Requests{Total: 80, Failed: 4, Counted: result.CountRequests}) {
 		t.Errorf("requests %+v", run.Requests)
 	}
 	for key, want := range map[string]float64{
@@ -43,7 +43,7 @@ func TestV2Report(t *testing.T) {
 func TestV1Report(t *testing.T) {
 	t.Parallel()
 	run := importertest.MustImport(t, Report{}, "testdata/v1.json")
-	if run.Requests != (result.Requests{Total: 80, Failed: 4}) {
+	if run.Requests != (result.Requests{Total: 80, Failed: 4, Counted: result.CountRequests}) {
 		t.Errorf("requests %+v", run.Requests)
 	}
 	for key, want := range map[string]float64{
@@ -69,7 +69,7 @@ func TestV1ErrorsAreRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Requests != (result.Requests{Total: 10, Failed: 6}) {
+	if run.Requests != (result.Requests{Total: 10, Failed: 6, Counted: result.CountRequests}) {
 		t.Errorf("requests %+v", run.Requests)
 	}
 	importertest.WantErrors(t, run, []result.ErrorClass{

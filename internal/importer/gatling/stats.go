@@ -172,8 +172,10 @@ func (StatsFormat) Import(name string, r io.Reader) (*result.Run, error) {
 		return nil, err
 	}
 	run := &result.Run{Metrics: top.metrics(), Steps: steps}
-	run.Requests.Total = int64(n.Total.V)
-	run.Requests.Failed = int64(n.KO.V)
+	run.Requests = result.Requests{Total: int64(n.Total.V), Counted: result.CountTotal}
+	if n.KO.Set { // "-" or absent: failures unknown, not zero
+		run.Requests.Failed, run.Requests.Counted = int64(n.KO.V), result.CountRequests
+	}
 	run.Notes = []string{"summary file: figures as Gatling's report computed them; percentiles1/3/4 read as p50/p95/p99 (Gatling's defaults), no p90"}
 	return run, nil
 }

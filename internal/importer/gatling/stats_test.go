@@ -50,6 +50,16 @@ func TestStatsGlobalWithStringsAndMissingPercentiles(t *testing.T) {
 	if len(run.Steps) != 0 {
 		t.Errorf("steps = %v, want none from global_stats.json", importertest.StepNames(run))
 	}
+	importertest.WantRequests(t, run, result.CountRequests, `{"total":40,"failed":0}`)
+
+	// A KO count of "-" is unknown, not 0: no failed count, no error rate.
+	data := strings.Replace(string(importertest.Testdata(t, "global_stats.json")), `"ok": "40", "ko": "0"`, `"ok": "40", "ko": "-"`, 1)
+	run, err := StatsFormat{}.Import("global_stats.json", strings.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	importertest.WantRequests(t, run, result.CountTotal, `{"total":40}`)
+	importertest.WantAbsent(t, run, result.RequestErrorPct)
 }
 
 func TestStatsBadFiles(t *testing.T) {

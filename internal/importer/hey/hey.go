@@ -174,6 +174,7 @@ func (rep *report) Finish(name string) (*result.Run, error) {
 	if run.Requests.Total == 0 {
 		return nil, &importer.Unsupported{File: name, Reason: fmt.Sprintf("the hey report at line %d lists no responses and no errors: nothing to judge", rep.line)}
 	}
+	run.Requests.Counted = result.CountRequests // every response and every error is listed
 	if run.Requests.Failed == run.Requests.Total {
 		// Slowest and Fastest are 0 when nothing was timed.
 		for _, k := range []string{result.LatencyMax, result.LatencyMean, result.LatencyP50, result.LatencyP90, result.LatencyP95, result.LatencyP99} {

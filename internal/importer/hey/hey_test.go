@@ -17,7 +17,7 @@ import (
 func TestTextSummary(t *testing.T) {
 	t.Parallel()
 	run := importertest.MustImport(t, Text{}, "testdata/hey.txt")
-	if run.Requests != (result.Requests{Total: 400, Failed: 40}) || run.Window != 0.8411 {
+	if run.Requests != (result.Requests{Total: 400, Failed: 40, Counted: result.CountRequests}) || run.Window != 0.8411 {
 		t.Errorf("requests %+v, window %v; want 400 with 40 failed in 0.8411 s", run.Requests, run.Window)
 	}
 	for key, want := range map[string]float64{
@@ -33,7 +33,7 @@ func TestTextSummary(t *testing.T) {
 func TestTextOnlyErrors(t *testing.T) {
 	t.Parallel()
 	run := importertest.MustImport(t, Text{}, "testdata/refused.txt")
-	if run.Requests != (result.Requests{Total: 20, Failed: 20}) {
+	if run.Requests != (result.Requests{Total: 20, Failed: 20, Counted: result.CountRequests}) {
 		t.Errorf("requests %+v", run.Requests)
 	}
 	importertest.WantMetric(t, run, result.RequestErrorPct, 100)
@@ -61,7 +61,7 @@ func TestCSVRows(t *testing.T) {
 	t.Parallel()
 	run := importertest.MustImport(t, CSV{}, "testdata/hey.csv")
 	importertest.CheckCounts(t, run)
-	if run.Requests != (result.Requests{Total: 400, Failed: 40}) {
+	if run.Requests != (result.Requests{Total: 400, Failed: 40, Counted: result.CountRequests}) {
 		t.Errorf("requests %+v", run.Requests)
 	}
 	// The file's own figures by nearest rank: rows 200 and 396 of the

@@ -1,6 +1,8 @@
 package importertest
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -96,6 +98,39 @@ func WantErrors(t *testing.T, run *result.Run, want []result.ErrorClass) {
 	for i := range want {
 		if run.Errors[i] != want[i] {
 			t.Errorf("error %d = %+v, want %+v", i, run.Errors[i], want[i])
+		}
+	}
+}
+
+// WantRequests checks which request counts a run has and their JSON: want
+// is the "requests" object as the result file writes it, compacted
+// (`{"total":400}`), or "" when the run counts no requests and the object
+// must be absent.
+func WantRequests(t *testing.T, run *result.Run, counted result.RequestCounts, want string) {
+	t.Helper()
+	if run.Requests.Counted != counted {
+		t.Errorf("requests %+v: counted %b, want %b", run.Requests, run.Requests.Counted, counted)
+	}
+	data, err := json.Marshal(run)
+	if err != nil {
+		t.Fatalf("run does not encode: %v", err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		t.Fatal(err)
+	}
+	got, ok := fields["requests"]
+	switch {
+	case want == "" && ok:
+		t.Errorf(`"requests": %s written for counts the file does not have`, got)
+	case want == "":
+	case !ok:
+		t.Errorf(`"requests" absent, want %s`, want)
+	default:
+		var compact bytes.Buffer
+		json.Compact(&compact, got)
+		if compact.String() != want {
+			t.Errorf(`"requests": %s, want %s`, compact.String(), want)
 		}
 	}
 }

@@ -107,6 +107,7 @@ func TestCSVWithoutSuccessHasNoErrorRate(t *testing.T) {
 		t.Fatalf("requests = %+v, want 2", run.Requests)
 	}
 	importertest.WantAbsent(t, run, result.RequestErrorPct)
+	importertest.WantRequests(t, run, result.CountTotal, `{"total":2}`)
 	importertest.WantMetric(t, run, result.LatencyMax, 30)
 	if !importertest.HasNote(run, "no error rate") {
 		t.Errorf("notes = %q, want the missing success column named", run.Notes)

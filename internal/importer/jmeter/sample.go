@@ -104,11 +104,11 @@ func (b *runBuilder) finish(notes []string) *result.Run {
 	r := b.rb.Run(notes...)
 	r.Started = b.span.First.UTC()
 	r.Window = b.span.Seconds()
-	r.Summarize()
 	if !b.hasSuccess {
-		delete(r.Metrics, result.RequestErrorPct)
+		r.Requests.Counted = result.CountTotal // failures unknown, not zero
 		r.Notes = append(r.Notes, "the file does not record whether samples succeeded: no error rate")
 	}
+	r.Summarize()
 	return r
 }
 

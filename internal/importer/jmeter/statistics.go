@@ -94,9 +94,9 @@ func (StatisticsFormat) Import(name string, r io.Reader) (*result.Run, error) {
 		return nil, err
 	}
 	run := &result.Run{Metrics: total.metrics()}
-	run.Requests.Total = *total.SampleCount
+	run.Requests = result.Requests{Total: *total.SampleCount, Counted: result.CountTotal}
 	if total.ErrorCount != nil {
-		run.Requests.Failed = *total.ErrorCount
+		run.Requests.Failed, run.Requests.Counted = *total.ErrorCount, result.CountRequests
 	} else {
 		delete(run.Metrics, result.RequestErrorPct)
 	}

@@ -43,6 +43,15 @@ func TestStatisticsMissingFiguresAreAbsent(t *testing.T) {
 	importertest.WantMetric(t, run, result.LatencyP90, 90)
 	importertest.WantMetric(t, run, result.RequestsPerSec, 1.5)
 	importertest.WantAbsent(t, run, result.LatencyP50, result.LatencyP95, result.LatencyP99)
+	importertest.WantRequests(t, run, result.CountRequests, `{"total":10,"failed":0}`)
+
+	// Without errorCount the failures are unknown, not 0.
+	run, err := StatisticsFormat{}.Import("s.json", strings.NewReader(`{"Total": {"transaction": "Total", "sampleCount": 10, "meanResTime": 50.0}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	importertest.WantRequests(t, run, result.CountTotal, `{"total":10}`)
+	importertest.WantAbsent(t, run, result.RequestErrorPct)
 }
 
 func TestStatisticsBadFiles(t *testing.T) {

@@ -24,10 +24,11 @@ func init() {
 // belonged to, so "every step of the iteration passed" cannot be derived.
 const checksNote = "k6 checks: %d passed, %d failed (not mapped to lifecycle success: checks are per assertion, not per iteration)"
 
-// finish computes the derived metrics and removes those the file cannot
-// support. Lifecycle success is never defined for k6 (see checksNote);
-// Summarize would otherwise report 0 % from the zero Succeeded count.
-func finish(run *result.Run, lacks ...string) {
+// finish drops figures JSON cannot hold and computes the derived metrics,
+// each only from the counts the file has (result.Summarize). Lifecycle
+// success is never defined for k6 (see checksNote): Summarize leaves it out
+// of imported runs.
+func finish(run *result.Run) {
 	// Absurd figures (1e308 × 100) must not reach the JSON encoder, which
 	// cannot write infinities.
 	if math.IsInf(run.Window, 0) || math.IsNaN(run.Window) || run.Window < 0 {
@@ -39,9 +40,6 @@ func finish(run *result.Run, lacks ...string) {
 		}
 	}
 	run.Summarize()
-	for _, k := range lacks {
-		delete(run.Metrics, k)
-	}
 }
 
 // errorClass names the class of one failed request from its k6 tags: the

@@ -146,12 +146,11 @@ func (a *aggregator) run(file string) (*result.Run, error) {
 			run.Metrics[result.DroppedPct] = 100 * a.dropped / offered
 		}
 	}
-	var lacks []string
 	if a.unknownOutcome > 0 {
-		lacks = append(lacks, result.RequestErrorPct)
+		run.Requests.Counted = result.CountTotal // some outcomes unknown: no failed count, and no error rate
 		run.Notes = append(run.Notes, fmt.Sprintf("request errors not available: %d requests carry neither an expected_response nor a status tag", a.unknownOutcome))
 	}
-	finish(run, lacks...)
+	finish(run)
 	return run, nil
 }
 

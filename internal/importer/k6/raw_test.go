@@ -13,7 +13,8 @@ import (
 func TestNDJSONBuildsHistograms(t *testing.T) {
 	t.Parallel()
 	run := mustImport(t, NDJSON{}, "results.ndjson")
-	if run.Requests != (result.Requests{Total: 5, Failed: 2}) {
+	importertest.WantRequests(t, run, result.CountRequests, `{"total":5,"failed":2}`)
+	if run.Requests != (result.Requests{Total: 5, Failed: 2, Counted: result.CountRequests}) {
 		t.Errorf("requests %+v, want 5 total, 2 failed", run.Requests)
 	}
 	if run.Latency == nil || run.Latency.Count() != 5 {
@@ -47,7 +48,7 @@ func TestNDJSONBuildsHistograms(t *testing.T) {
 func TestCSVMatchesNDJSONMapping(t *testing.T) {
 	t.Parallel()
 	run := mustImport(t, CSV{}, "results.csv")
-	if run.Requests != (result.Requests{Total: 4, Failed: 1}) || run.Window != 4 || run.Iterations.Completed != 1 {
+	if run.Requests != (result.Requests{Total: 4, Failed: 1, Counted: result.CountRequests}) || run.Window != 4 || run.Iterations.Completed != 1 {
 		t.Errorf("requests %+v window %v iterations %+v", run.Requests, run.Window, run.Iterations)
 	}
 	importertest.WantMetric(t, run, result.LatencyP95, 40)
@@ -120,6 +121,7 @@ func TestRequestsWithoutStatusTagsLeaveErrorRateOut(t *testing.T) {
 	}
 	importertest.WantAbsent(t, run, result.RequestErrorPct)
 	importertest.WantMetric(t, run, result.RequestsPerSec, 1)
+	importertest.WantRequests(t, run, result.CountTotal, `{"total":2}`)
 }
 
 func TestParseTimestampVariants(t *testing.T) {

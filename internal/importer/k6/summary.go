@@ -88,10 +88,11 @@ func fromSummary(file string, s summary) (*result.Run, error) {
 	}
 	run := &result.Run{Metrics: map[string]float64{}}
 	copyStats(run.Metrics, dur, trendKeys)
-	lacks := []string{}
 	reqs, hasReqs := s.metrics["http_reqs"]
 	if hasReqs {
-		run.Requests.Total = count(reqs["count"])
+		if n, ok := reqs["count"]; ok {
+			run.Requests.Total, run.Requests.Counted = count(n), run.Requests.Counted|result.CountTotal
+		}
 		if rate, ok := reqs["rate"]; ok && rate > 0 {
 			run.Metrics[result.RequestsPerSec] = rate
 			run.Window = reqs["count"] / rate
@@ -101,12 +102,13 @@ func fromSummary(file string, s summary) (*result.Run, error) {
 		run.Window = s.durationS
 	}
 	if failed, ok := s.metrics["http_req_failed"]; ok {
-		run.Requests.Failed = count(failed["passes"])
+		if n, ok := failed["passes"]; ok { // a pass of http_req_failed is a failed request
+			run.Requests.Failed, run.Requests.Counted = count(n), run.Requests.Counted|result.CountFailed
+		}
 		if rate, ok := rateOf(failed); ok {
 			run.Metrics[result.RequestErrorPct] = 100 * rate
 		}
 	} else {
-		lacks = append(lacks, result.RequestErrorPct)
 		run.Notes = append(run.Notes, "request errors not available: the file has no http_req_failed metric (k6 before v0.31)")
 	}
 	if it, ok := s.metrics["iterations"]; ok {
@@ -132,11 +134,8 @@ func fromSummary(file string, s summary) (*result.Run, error) {
 		run.Notes = append(run.Notes, thresholdsNote(s.thresholds))
 	}
 	run.Steps = summarySteps(s.metrics)
-	if !hasReqs {
-		// Without a request count the error share is all the file has.
-		lacks = append(lacks, result.RequestsPerSec)
-	}
-	finish(run, lacks...)
+	finish(run) // without a request count, no rate is derived from one
+
 	return run, nil
 }
 

@@ -23,7 +23,7 @@ func TestSummaryExportCarriesOnlyItsFigures(t *testing.T) {
 	importertest.WantMetric(t, run, result.IterationsPerSec, 5)
 	importertest.WantMetric(t, run, result.IterationP95, 1300)
 	importertest.WantAbsent(t, run, result.LatencyP99, result.IterationP99, result.LifecycleSuccess, result.DroppedPct)
-	if run.Requests != (result.Requests{Total: 100, Failed: 2}) || run.Iterations.Completed != 50 {
+	if run.Requests != (result.Requests{Total: 100, Failed: 2, Counted: result.CountRequests}) || run.Iterations.Completed != 50 {
 		t.Errorf("counts: %+v %+v", run.Requests, run.Iterations)
 	}
 	if run.Window != 10 || run.Latency != nil {
@@ -48,6 +48,35 @@ func TestSummaryExportWithoutFailedMetricLeavesErrorRateOut(t *testing.T) {
 	if !strings.Contains(strings.Join(run.Notes, "\n"), "no http_req_failed") {
 		t.Errorf("notes do not say why errors are missing: %q", run.Notes)
 	}
+	importertest.WantRequests(t, run, result.CountTotal, `{"total":400}`)
+}
+
+// A summary without http_reqs has no request count: requests/s is not
+// derived from a count of 0, and only the failed count the file has is
+// written.
+func TestSummaryWithoutHTTPReqsCountsNoTotal(t *testing.T) {
+	t.Parallel()
+	in := `{"metrics": {
+  "http_req_duration": {"avg": 12, "med": 10, "max": 90, "p(90)": 30, "p(95)": 45},
+  "http_req_failed": {"passes": 3, "fails": 97, "value": 0.03},
+  "iterations": {"count": 100, "rate": 10}
+}}`
+	run, err := SummaryExport{}.Import("s.json", strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	importertest.WantRequests(t, run, result.CountFailed, `{"failed":3}`)
+	importertest.WantAbsent(t, run, result.RequestsPerSec)
+	importertest.WantMetric(t, run, result.RequestErrorPct, 3)
+	importertest.WantMetric(t, run, result.IterationsPerSec, 10)
+
+	in = strings.Replace(in, `"http_req_failed": {"passes": 3, "fails": 97, "value": 0.03},`, "", 1)
+	run, err = SummaryExport{}.Import("s.json", strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	importertest.WantRequests(t, run, 0, "")
+	importertest.WantAbsent(t, run, result.RequestsPerSec, result.RequestErrorPct)
 }
 
 func TestHandleSummary(t *testing.T) {

@@ -57,7 +57,7 @@ func notes(run *result.Run) string { return strings.Join(run.Notes, "\n") }
 func TestStatsFamily(t *testing.T) {
 	t.Parallel()
 	run := mustImport(t, "run_stats.csv")
-	if run.Requests != (result.Requests{Total: 400, Failed: 10}) {
+	if run.Requests != (result.Requests{Total: 400, Failed: 10, Counted: result.CountRequests}) {
 		t.Errorf("requests %+v", run.Requests)
 	}
 	for key, want := range map[string]float64{
@@ -109,7 +109,7 @@ func TestLocust0xRequestsAndDistribution(t *testing.T) {
 	t.Parallel()
 	for _, f := range []string{"old_requests.csv", "old_distribution.csv"} {
 		run := mustImport(t, f)
-		if run.Requests != (result.Requests{Total: 829, Failed: 388}) {
+		if run.Requests != (result.Requests{Total: 829, Failed: 388, Counted: result.CountRequests}) {
 			t.Errorf("%s: requests %+v", f, run.Requests)
 		}
 		wantMetric(t, run.Metrics, result.LatencyP95, 10)
@@ -141,7 +141,7 @@ func TestNonUTF8NamesStayDistinct(t *testing.T) {
 func TestCutStatsKeepsCompleteRows(t *testing.T) {
 	t.Parallel()
 	run := mustImport(t, "cut_stats.csv")
-	if run.Requests != (result.Requests{Total: 400, Failed: 10}) || len(run.Steps) != 2 {
+	if run.Requests != (result.Requests{Total: 400, Failed: 10, Counted: result.CountRequests}) || len(run.Steps) != 2 {
 		t.Errorf("requests %+v steps %d", run.Requests, len(run.Steps))
 	}
 	wantAbsent(t, run.Metrics, result.LatencyP95, result.LatencyMean)

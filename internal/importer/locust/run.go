@@ -60,6 +60,7 @@ func (fam *family) run() (*result.Run, error) {
 func fillFromStats(run *result.Run, rows []statRow) *statRow {
 	var total *statRow
 	var sumRPS float64
+	run.Requests.Counted = result.CountRequests // the stats table has both columns
 	for i, r := range rows {
 		if r.total {
 			total = &rows[i]
@@ -84,7 +85,7 @@ func fillFromStats(run *result.Run, rows []statRow) *statRow {
 		run.Notes = append(run.Notes, "no Aggregated row: counts are summed over the requests, run latency figures are not available")
 		return nil
 	}
-	run.Requests = result.Requests{Total: total.requests, Failed: total.failed}
+	run.Requests = result.Requests{Total: total.requests, Failed: total.failed, Counted: result.CountRequests}
 	for k, v := range total.metrics {
 		run.Metrics[k] = v
 	}

@@ -35,7 +35,7 @@ type Options struct {
 type Builder struct {
 	opts     Options
 	latency  *hist.Histogram
-	requests result.Requests
+	requests result.Requests // both counted: every request is a record
 	steps    map[string]*result.Step
 	order    []string
 	errs     map[errKey]*result.ErrorClass
@@ -50,10 +50,11 @@ type errKey struct{ class, step, detail string }
 // New returns an empty builder.
 func New(opts Options) *Builder {
 	return &Builder{
-		opts:    opts,
-		latency: hist.New(),
-		steps:   map[string]*result.Step{},
-		errs:    map[errKey]*result.ErrorClass{},
+		opts:     opts,
+		latency:  hist.New(),
+		requests: result.Requests{Counted: result.CountRequests},
+		steps:    map[string]*result.Step{},
+		errs:     map[errKey]*result.ErrorClass{},
 	}
 }
 

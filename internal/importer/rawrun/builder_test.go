@@ -22,7 +22,7 @@ func TestBuilderCountsStepsAndErrorClassesInOrderSeen(t *testing.T) {
 	b.Fail(a, result.ErrStatus, "500", "a 500")
 	b.Fail(b.Request("GET /a", time.Millisecond), result.ErrStatus, "500", "second 500")
 
-	if b.Requests() != (result.Requests{Total: 6, Failed: 4}) {
+	if b.Requests() != (result.Requests{Total: 6, Failed: 4, Counted: result.CountRequests}) {
 		t.Fatalf("requests = %+v", b.Requests())
 	}
 	r := b.Run("first note")

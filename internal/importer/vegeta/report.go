@@ -84,6 +84,10 @@ func (Report) Import(name string, r io.Reader) (*result.Run, error) {
 		run.Metrics[result.RequestsPerSec] = *rep.Rate
 	}
 	run.Requests.Failed, run.Errors = reportFailures(rep)
+	run.Requests.Counted = result.CountTotal
+	if rep.StatusCodes != nil || rep.Success != nil { // else failures are unknown, not zero
+		run.Requests.Counted = result.CountRequests
+	}
 	if rep.StatusCodes == nil && rep.Success != nil {
 		run.Metrics[result.RequestErrorPct] = 100 * (1 - *rep.Success)
 	}

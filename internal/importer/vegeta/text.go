@@ -77,10 +77,11 @@ func (rep *textRun) Finish(name string) (*result.Run, error) {
 	if _, ok := run.Metrics[result.LatencyMean]; !ok {
 		return nil, &importer.SyntaxError{File: name, Line: rep.line, Msg: "the report that starts here has no Latencies line; expected a whole vegeta text report"}
 	}
-	finish(run)
-	if !rep.sawStatus {
-		delete(run.Metrics, result.RequestErrorPct) // no status codes: failures unknown, not zero
+	run.Requests.Counted = result.CountTotal
+	if rep.sawStatus { // else failures are unknown, not zero
+		run.Requests.Counted = result.CountRequests
 	}
+	finish(run)
 	return run, nil
 }
 

@@ -30,7 +30,7 @@ func TestReport(t *testing.T) {
 	importertest.WantMetric(t, run, result.RequestsPerSec, 10)
 	importertest.WantMetric(t, run, result.RequestErrorPct, 10)
 	importertest.WantAbsent(t, run, result.IterationsPerSec, result.LifecycleSuccess)
-	if run.Window != 10 || run.Requests != (result.Requests{Total: 100, Failed: 10}) {
+	if run.Window != 10 || run.Requests != (result.Requests{Total: 100, Failed: 10, Counted: result.CountRequests}) {
 		t.Errorf("window %v requests %+v", run.Window, run.Requests)
 	}
 	want := []result.ErrorClass{
@@ -73,6 +73,24 @@ func TestReportErrors(t *testing.T) {
 	}
 }
 
+// A report without status codes or a success ratio says nothing about
+// failures: the failed count is absent, and so is the error rate.
+func TestReportWithoutOutcomesCountsNoFailures(t *testing.T) {
+	t.Parallel()
+	run, err := Report{}.Import("r.json", strings.NewReader(`{"latencies":{"mean":2000000,"50th":1000000},"requests":50,"duration":5000000000}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	importertest.WantRequests(t, run, result.CountTotal, `{"total":50}`)
+	importertest.WantAbsent(t, run, result.RequestErrorPct)
+	importertest.WantMetric(t, run, result.RequestsPerSec, 10)
+	run, err = Report{}.Import("r.json", strings.NewReader(`{"latencies":{"mean":2000000},"requests":50,"success":0.9}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	importertest.WantRequests(t, run, result.CountRequests, `{"total":50,"failed":5}`)
+}
+
 func TestGobResultsGiveFullHistogram(t *testing.T) {
 	t.Parallel()
 	stream := gobStream(t, sampleResults())
@@ -83,7 +101,7 @@ func TestGobResultsGiveFullHistogram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Latency.Count() != 4 || run.Window != 8 || run.Requests != (result.Requests{Total: 4, Failed: 1}) {
+	if run.Latency.Count() != 4 || run.Window != 8 || run.Requests != (result.Requests{Total: 4, Failed: 1, Counted: result.CountRequests}) {
 		t.Errorf("count %d window %v requests %+v", run.Latency.Count(), run.Window, run.Requests)
 	}
 	importertest.WantMetric(t, run, result.RequestsPerSec, 0.5)
@@ -124,7 +142,7 @@ func TestJSONLinesResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Requests != (result.Requests{Total: 5, Failed: 2}) || run.Window != 4 || len(run.Steps) != 2 {
+	if run.Requests != (result.Requests{Total: 5, Failed: 2, Counted: result.CountRequests}) || run.Window != 4 || len(run.Steps) != 2 {
 		t.Errorf("requests %+v window %v steps %d", run.Requests, run.Window, len(run.Steps))
 	}
 	classes := map[string]int64{}
@@ -178,7 +196,7 @@ func TestTextReport(t *testing.T) {
 	importertest.WantMetric(t, run, result.LatencyMean, 24398)
 	importertest.WantMetric(t, run, result.RequestsPerSec, 10.02)
 	importertest.WantMetric(t, run, result.RequestErrorPct, 100*592.0/600)
-	if run.Window != 59.9 || run.Requests != (result.Requests{Total: 600, Failed: 592}) || len(run.Errors) != 2 {
+	if run.Window != 59.9 || run.Requests != (result.Requests{Total: 600, Failed: 592, Counted: result.CountRequests}) || len(run.Errors) != 2 {
 		t.Errorf("window %v requests %+v errors %+v", run.Window, run.Requests, run.Errors)
 	}
 	old := strings.Replace(string(data), "[min, mean, 50, 90, 95, 99, max]  1.726ms, ", "[mean, 50, 95, 99, max]  ", 1)
@@ -212,6 +230,7 @@ func TestTextReportErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	importertest.WantAbsent(t, run, result.RequestErrorPct)
+	importertest.WantRequests(t, run, result.CountTotal, `{"total":600}`)
 	bad := strings.Replace(data, "24.398s", "soon", 1)
 	_, err = Text{}.Import("bad.txt", strings.NewReader(bad))
 	if err == nil || err.Error() != `bad.txt:3: Latencies mean: expected a Go duration such as 5.2ms, got "soon"` {
@@ -230,7 +249,7 @@ func TestResultsCSV(t *testing.T) {
 	}
 	run := importertest.MustImport(t, Results{}, "testdata/results.csv")
 	importertest.CheckCounts(t, run)
-	if run.Requests != (result.Requests{Total: 400, Failed: 40}) {
+	if run.Requests != (result.Requests{Total: 400, Failed: 40, Counted: result.CountRequests}) {
 		t.Errorf("requests %+v", run.Requests)
 	}
 	if len(run.Steps) != 1 || run.Steps[0].Name != "GET http://127.0.0.1:18091/mixed" {

@@ -161,6 +161,7 @@ func (rep *report) Finish(name string) (*result.Run, error) {
 		return nil, &importer.SyntaxError{File: name, Line: rep.line, Msg: "the report that starts here has no Latency line; expected a whole wrk or wrk2 report"}
 	}
 	run.Requests.Failed = min(rep.bad+rep.timeouts, run.Requests.Total)
+	run.Requests.Counted = result.CountRequests // wrk prints its error lines only when they are not 0
 	if rep.bad > 0 {
 		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrStatus, Count: rep.bad, Sample: "Non-2xx or 3xx responses"})
 	}
@@ -188,6 +189,9 @@ func (rep *report) failedRun(name string) (*result.Run, error) {
 		delete(run.Metrics, k) // wrk prints 0.00us for latencies it never measured
 	}
 	run.Metrics[result.RequestErrorPct] = 100
+	// wrk counted 0 requests; its attempts that failed are socket errors,
+	// which it does not count as requests: no failed count.
+	run.Requests.Counted = result.CountTotal
 	if rep.connErrs > 0 {
 		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrConnection, Count: rep.connErrs, Sample: "socket errors (connect, read, write)"})
 	}

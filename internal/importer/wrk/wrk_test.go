@@ -39,7 +39,7 @@ func TestWrkLatencyReport(t *testing.T) {
 	if _, ok := run.Value(result.LatencyP95); ok {
 		t.Error("p95 invented: wrk's table has none")
 	}
-	if run.Window != 10 || run.Requests != (result.Requests{Total: 40000, Failed: 400}) || len(run.Errors) != 3 {
+	if run.Window != 10 || run.Requests != (result.Requests{Total: 40000, Failed: 400, Counted: result.CountRequests}) || len(run.Errors) != 3 {
 		t.Errorf("window %v requests %+v errors %+v", run.Window, run.Requests, run.Errors)
 	}
 	if !strings.Contains(strings.Join(run.Notes, "\n"), "coordinated omission") {
@@ -161,6 +161,8 @@ Transfer/sec:       0.00B
 	}
 	wantMetric(t, run, result.RequestErrorPct, 100)
 	importertest.WantAbsent(t, run, result.LatencyP50, result.LatencyMean, result.LatencyMax)
+	// wrk counted 0 requests; the attempts that failed are not requests it counted.
+	importertest.WantRequests(t, run, result.CountTotal, `{"total":0}`)
 	if len(run.Errors) != 1 || run.Errors[0].Class != result.ErrConnection || run.Errors[0].Count != 66182 {
 		t.Errorf("errors %+v", run.Errors)
 	}

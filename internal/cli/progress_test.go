@@ -1,0 +1,23 @@
+package cli
+
+import (
+	"testing"
+
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// A run's progress line shows the figures it has and "–" for the others:
+// a load tool's file that counts no requests (ab -e) has no requests/s and
+// no error rate, not 0 of them.
+func TestRunLineShowsAbsentFiguresAsADash(t *testing.T) {
+	t.Parallel()
+	own := &result.Run{Metrics: map[string]float64{result.IterationsPerSec: 50, result.RequestsPerSec: 200,
+		result.LatencyP95: 12.5, result.RequestErrorPct: 0}}
+	if got, want := runLine(own), "50.0 iterations/s, 200.0 requests/s, p95 12.50 ms, errors 0.00 %"; got != want {
+		t.Errorf("runLine = %q, want %q", got, want)
+	}
+	percentilesOnly := &result.Run{Metrics: map[string]float64{result.LatencyP95: 14}}
+	if got, want := runLine(percentilesOnly), "– iterations/s, – requests/s, p95 14.00 ms, errors – %"; got != want {
+		t.Errorf("runLine = %q, want %q", got, want)
+	}
+}
