@@ -52,9 +52,37 @@ func Judge(base, head []result.Run, p Policy) Verdict {
 		}
 	}
 	v.Warnings = append(v.Warnings, findingWarnings(v.Findings, comparisons)...)
+	v.Warnings = append(v.Warnings, missingInRuns(v.Findings, len(base), len(head))...)
 	v.Warnings = append(v.Warnings, calibrationWarnings(v.Findings, p.Context)...)
 	v.Outcome, v.Regressions = overall(v.Findings)
 	return v
+}
+
+// missingInRuns handles each gated metric that some runs of a side lack (a
+// run whose measurement was not taken: left out, never read as 0). It is
+// judged on the runs that have it; a regression seen there stands, but
+// otherwise a head that lacks it in some runs is inconclusive, never a
+// pass, as in A/B: what made a run lack the metric may be the regression
+// itself. One warning names them all.
+func missingInRuns(findings []Finding, baseRuns, headRuns int) []stats.Warning {
+	var cut []string
+	for i := range findings {
+		f := &findings[i]
+		if !f.Gated || f.Outcome == NotAvailable || (f.N == headRuns && f.M == baseRuns) {
+			continue
+		}
+		note := fmt.Sprintf("in %d of %d head runs and %d of %d baseline runs", f.N, headRuns, f.M, baseRuns)
+		f.Note = joinNotes(f.Note, "measured "+note)
+		if f.N < headRuns && f.Outcome != MetricRegression {
+			f.Outcome = MetricInconclusive
+			f.Note = joinNotes(f.Note, "inconclusive: what made a head run lack it may be the regression")
+		}
+		cut = append(cut, f.Key+" "+note)
+	}
+	if len(cut) == 0 {
+		return nil
+	}
+	return []stats.Warning{stats.Warn(WarnMissingInRuns, "some runs lack a gated metric, judged on the runs that have it: "+strings.Join(cut, "; "))}
 }
 
 // comparedGated is K, the number of gated metrics present on both sides:
@@ -226,8 +254,8 @@ func headOnly(head []result.Run, p Policy) []Finding {
 }
 
 // overall combines the gated findings: any regression fails; otherwise an
-// inconclusive gated metric, or no gated metric compared at all, makes the
-// verdict inconclusive.
+// inconclusive gated metric, a gated metric the head runs lack, or no
+// gated metric compared at all, makes the verdict inconclusive.
 func overall(findings []Finding) (Outcome, []string) {
 	var regressions []string
 	inconclusive, compared := false, 0
@@ -241,6 +269,10 @@ func overall(findings []Finding) (Outcome, []string) {
 		case MetricInconclusive, Undecided:
 			inconclusive = true
 		case NotAvailable:
+			// A gated metric the baseline has and no head run measured
+			// cannot be seen this time: never a pass. (One the baseline
+			// lacks is told by a warning: the baseline predates it.)
+			inconclusive = inconclusive || (f.M > 0 && f.N == 0)
 			continue
 		}
 		compared++

@@ -164,8 +164,51 @@ func TestMissingMetricIsNotAvailable(t *testing.T) {
 	if f.Outcome != NotAvailable || !math.IsNaN(f.HeadMedian) || !math.IsNaN(f.Change) || f.Note != "not in the head runs" {
 		t.Errorf("p95 missing from head: %+v", f)
 	}
-	if v.Outcome != Pass || !slices.ContainsFunc(stats.Messages(v.Warnings), func(w string) bool { return strings.Contains(w, "one side only") }) {
-		t.Errorf("verdict %s warnings %q", v.Outcome, v.Warnings)
+	// p95 is gated by default: a head that no longer measures it cannot pass.
+	if v.Outcome != Inconclusive || !slices.ContainsFunc(stats.Messages(v.Warnings), func(w string) bool { return strings.Contains(w, "one side only") }) {
+		t.Errorf("gated p95 missing from head: verdict %s warnings %q; want inconclusive with the one-side warning", v.Outcome, v.Warnings)
+	}
+	// A gated metric only the head has (a baseline that predates it) is
+	// told, and the rest decides.
+	v = Judge(runsOf(tput, 100, 100, 100, 100, 100), base, Policy{})
+	if f, _ := finding(v, result.LatencyP95); v.Outcome != Pass || f.Outcome != NotAvailable || f.Note != "not in the baseline" {
+		t.Errorf("gated p95 missing from the baseline: verdict %s, p95 %+v; want pass, p95 not available", v.Outcome, f)
+	}
+}
+
+// A gated metric some runs lack is judged on the runs that have it (a
+// missing value is never a 0): a regression there stands, but a head run
+// without it makes the metric inconclusive, never a pass; the finding and
+// a warning say so. Baseline runs that lack it only reduce the sample.
+func TestMetricMissingFromSomeRuns(t *testing.T) {
+	t.Parallel()
+	base := runsOf(tput, 100, 101, 99, 100, 100, 99)
+	head := runsOf(tput, 80, 81, 79, 80, 80)
+	delete(head[1].Metrics, tput)
+	v := Judge(base, head, Policy{})
+	f, _ := finding(v, tput)
+	if v.Outcome != Regression || f.N != 4 || f.M != 6 {
+		t.Fatalf("-20 %% on 4 of 5 head runs: verdict %s, %+v; want a regression on 4 runs", v.Outcome, f)
+	}
+	if !strings.Contains(f.Note, "in 4 of 5 head runs and 6 of 6 baseline runs") || !v.HasWarning(WarnMissingInRuns) {
+		t.Errorf("note %q, warnings %v: want the partial measurement told", f.Note, v.Warnings)
+	}
+
+	same := runsOf(tput, 100, 100, 101, 99, 100)
+	delete(same[3].Metrics, tput)
+	v = Judge(base, same, Policy{})
+	if f, _ := finding(v, tput); v.Outcome != Inconclusive || f.Outcome != MetricInconclusive {
+		t.Errorf("unchanged on 4 of 5 head runs: verdict %s, %+v; want inconclusive, never a pass", v.Outcome, f)
+	}
+
+	short := runsOf(tput, 100, 101, 99, 100, 100, 99)
+	delete(short[0].Metrics, tput)
+	v = Judge(short, runsOf(tput, 100, 100, 101, 99, 100), Policy{})
+	if f, _ := finding(v, tput); v.Outcome != Pass || f.M != 5 || !strings.Contains(f.Note, "5 of 6 baseline runs") {
+		t.Errorf("baseline lacking one run: verdict %s, %+v; want a pass on the 5 it has, told", v.Outcome, f)
+	}
+	if f, _ := finding(Judge(base, runsOf(tput, 80, 81, 79, 80, 80), Policy{}), tput); strings.Contains(f.Note, "head runs and") {
+		t.Errorf("every run measured, yet the note %q speaks of missing runs", f.Note)
 	}
 }
 

@@ -29,6 +29,9 @@ const (
 	// Sequential A/B: a gated metric is missing from some pairs (on one
 	// side or both) and is inconclusive for it.
 	WarnMissingInPairs stats.WarningCode = "missing_in_pairs"
+	// Stored-baseline checks: a gated metric is missing from some runs of
+	// a side and is judged on the runs that have it.
+	WarnMissingInRuns stats.WarningCode = "missing_in_runs"
 	// The target is remote (Context.RemoteTarget).
 	WarnRemoteTarget stats.WarningCode = "remote_target"
 )
