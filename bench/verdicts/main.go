@@ -42,12 +42,18 @@ type reportJSON struct {
 		P           *float64 `json:"p"`
 		Verdict     string   `json:"verdict"`
 	} `json:"metrics"`
+	Detectable []struct {
+		Key    string   `json:"key"`
+		Effect *float64 `json:"effect"`
+		Unit   string   `json:"unit"`
+	} `json:"detectable"`
 }
 
 func main() {
 	bin := flag.String("bin", "tailgate", "the tailgate binary")
 	n := flag.Int("n", 20, "repetitions")
 	timeout := flag.Duration("timeout", 5*time.Minute, "limit for one repetition")
+	keep := flag.String("keep", "", "a folder to keep every repetition's report.json in (default: none kept)")
 	flag.Parse()
 	args := flag.Args()
 	if len(args) == 0 {
@@ -60,9 +66,18 @@ func main() {
 		os.Exit(1)
 	}
 	defer os.RemoveAll(dir)
+	if *keep != "" {
+		if err := os.MkdirAll(*keep, 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		dir = *keep
+	}
 	counts := map[string]int{}
 	changes := map[string][]float64{}
 	units := map[string]string{}
+	detects := map[string][]float64{}
+	undetectable := map[string]int{}
 	var walls, pairs []float64
 	for i := 1; i <= *n; i++ {
 		began := time.Now()
@@ -89,6 +104,14 @@ func main() {
 			units[m.Key] = m.ChangeUnit
 			parts = append(parts, fmt.Sprintf("%s %+.1f%s (%s)", m.Key, *m.Change, m.ChangeUnit, m.Verdict))
 		}
+		for _, d := range rep.Detectable {
+			if d.Effect == nil {
+				undetectable[d.Key]++
+				continue
+			}
+			detects[d.Key] = append(detects[d.Key], *d.Effect)
+			units[d.Key] = d.Unit
+		}
 		fmt.Printf("%2d  exit %d  %6.1f s%s  %-12s %s\n", i, code, wall, seq, rep.Verdict, strings.Join(parts, ", "))
 	}
 	fmt.Printf("\nverdicts over %d runs of `tailgate %s`:", *n, strings.Join(args, " "))
@@ -111,6 +134,17 @@ func main() {
 		c := append([]float64(nil), changes[k]...)
 		sort.Float64s(c)
 		fmt.Printf("  %-24s change median %+.1f%s, range %+.1f … %+.1f\n", k, c[len(c)/2], units[k], c[0], c[len(c)-1])
+	}
+	fmt.Println("  what the reports said they could detect (80 % power):")
+	for _, k := range keys {
+		line := "not reliably in any"
+		if len(detects[k]) > 0 {
+			line = "≥ " + spread(detects[k], "%.1f") + units[k]
+		}
+		if undetectable[k] > 0 && len(detects[k]) > 0 {
+			line += fmt.Sprintf(" (not reliably in %d)", undetectable[k])
+		}
+		fmt.Printf("  %-24s detects %s\n", k, line)
 	}
 }
 
