@@ -58,6 +58,8 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet("ab", "ab -c tailgate.yml [--base-ref origin/main] [--max-pairs N] [--aa] [--record-base] [--report report.json]", e.stderr)
 	var bf benchFlags
 	bf.register(fs)
+	// --runs stays parsed so that it is refused with advice, not as unknown.
+	fs.Lookup("runs").Usage = "not for ab, which adds pairs until the verdict is clear: set the budget with --max-pairs (`N`)"
 	var af abFlags
 	af.register(fs, true)
 	aa := fs.Bool("aa", false, "run the base build on both sides: show the noise this job sees and whether it would raise a false alarm")

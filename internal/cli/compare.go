@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	register("compare", "judge two sets of result files (tailgate, k6, Locust, JMeter, Gatling, vegeta) without running", cmdCompare)
+	register("compare", "judge two sets of result files (tailgate, or any format import reads) without running", cmdCompare)
 }
 
 func cmdCompare(ctx context.Context, e env, args []string) error {

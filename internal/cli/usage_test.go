@@ -185,3 +185,15 @@ func TestNonsenseValuesAreUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// ab refuses --runs (it adds pairs until the verdict is clear), so its help
+// must not offer it as "number of runs": it says what to use instead.
+func TestABHelpDoesNotOfferRuns(t *testing.T) {
+	t.Parallel()
+	o := tailgate(t, "ab", "-h")
+	wantCode(t, o, 0)
+	if strings.Contains(o.stderr, "overrides load.runs") {
+		t.Errorf("ab -h offers --runs as an override of load.runs, which ab refuses:\n%s", o.stderr)
+	}
+	wantContains(t, "stderr", o.stderr, "-max-pairs")
+}

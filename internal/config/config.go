@@ -60,7 +60,8 @@ func readDocument(c *collector, data []byte) *yaml.Node {
 			c.note(position{1, 1}, "the file is empty: expected a mapping with target, load and scenarios")
 			return nil
 		}
-		c.note(syntaxPosition(err), "invalid YAML: %s", syntaxMessage(err))
+		at := syntaxPosition(err)
+		c.note(at, "invalid YAML: %s%s", syntaxMessage(err), templateHint(data, at.line))
 		return nil
 	}
 	var extra yaml.Node
@@ -84,6 +85,23 @@ func syntaxPosition(err error) position {
 	}
 	return position{}
 }
+
+// templateHint explains the commonest cause of a syntax error: a {{…}}
+// template left unquoted, which YAML reads as the braces of a flow
+// mapping. yaml.v3 counts the line of a parser error from 0 (and names
+// none for the first), so the line it gives and the next are looked at.
+func templateHint(data []byte, line int) string {
+	lines := bytes.Split(data, []byte("\n"))
+	for i := max(line, 1) - 1; i <= line && i < len(lines); i++ {
+		if m := unquotedTemplate.Find(lines[i]); m != nil {
+			return fmt.Sprintf(`; if %s (line %d) is a template, quote it: "…%s…" (YAML reads unquoted braces as a mapping)`, m, i+1, m)
+		}
+	}
+	return ""
+}
+
+// unquotedTemplate is a {{…}} template, as YAML would misread it.
+var unquotedTemplate = regexp.MustCompile(`\{\{[^{}"']*\}\}`)
 
 func syntaxMessage(err error) string {
 	msg := yamlLine.ReplaceAllString(err.Error(), "")

@@ -322,3 +322,22 @@ func TestProblemWithALineBreakInItsKeyIsOneLine(t *testing.T) {
 		t.Errorf("problem %q: want one line with the key quoted", got)
 	}
 }
+
+// An unquoted {{port}} inside a flow mapping is the YAML error a new user
+// meets first: the message says to quote the template.
+func TestUnquotedTemplateInFlowMappingGetsAHint(t *testing.T) {
+	t.Parallel()
+	for _, src := range []string{
+		"name: x\ntarget: {url: http://127.0.0.1:{{port}}, start: {command: ./s --port {{port}}}}\n",
+		"target: {url: http://127.0.0.1:{{port}}, start: {command: ./s --port {{port}}}}\n", // line 1: yaml names no line
+	} {
+		_, err := Parse("bad.yml", []byte(src))
+		if err == nil || !strings.Contains(err.Error(), "invalid YAML") || !strings.Contains(err.Error(), `quote it: "…{{port}}…"`) {
+			t.Errorf("%q: err = %v, want the YAML error with a hint to quote the template", src, err)
+		}
+	}
+	// No template on the line: no hint.
+	if _, err := Parse("bad.yml", []byte("target:\n  url: [\n")); err == nil || strings.Contains(err.Error(), "quote it") {
+		t.Errorf("err = %v, want no template hint", err)
+	}
+}

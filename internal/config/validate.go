@@ -85,7 +85,7 @@ func validateTarget(t *Target, key string, c *collector) {
 	switch {
 	case t.UsesPort() && t.Start == nil:
 		c.add(key+".url", "%s needs %s.start: tailgate fills it with a free port when it starts the target", PortPlaceholder, key)
-	case t.startUsesPort() && !t.UsesPort():
+	case t.URL != "" && t.startUsesPort() && !t.UsesPort():
 		c.add(key+".start", "the start command uses %s but %s.url does not: the target would listen where tailgate does not send the load", PortPlaceholder, key)
 	}
 	if t.Start != nil && t.Start.Command.IsZero() {
@@ -108,6 +108,9 @@ func validateTarget(t *Target, key string, c *collector) {
 func validateTargetURL(t *Target, key string, c *collector) {
 	urlKey := key + ".url"
 	if t.URL == "" {
+		if c.flagged[urlKey] { // said already, with what to do
+			return
+		}
 		c.add(urlKey, "required: the base URL of the service under test, e.g. http://127.0.0.1:8080")
 		return
 	}

@@ -42,6 +42,13 @@ func validateAB(cfg *Config, c *collector) {
 // ref that tailgate can build and start.
 func validateSide(s *ABSide, path string, top Target, c *collector) {
 	if s.HasTarget() || c.given(path+".start") || c.given(path+".ready") || c.given(path+".pid_file") {
+		if !s.HasTarget() {
+			url := "http://127.0.0.1:8080"
+			if top.URL != "" {
+				url = top.URL
+			}
+			c.add(path+".url", "required: a side that names start, ready or pid_file is a target of its own, and nothing is taken from target: give it its url (e.g. %s) and, if it has one, its ready", url)
+		}
 		validateTarget(&s.Target, path, c)
 	}
 	if s.Ref == "" {

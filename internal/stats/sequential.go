@@ -168,7 +168,7 @@ func (r SeqReason) String() string {
 	case ReasonBudget:
 		return "budget spent"
 	case ReasonBudgetAtThreshold:
-		return "budget spent; the estimate sits at min_effect"
+		return "budget spent; no practical number of pairs would likely decide at this spread"
 	default:
 		return "unknown"
 	}
