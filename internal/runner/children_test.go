@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -27,6 +28,7 @@ import (
 const (
 	supervisorArg = "tailgate-runner-test-supervise"
 	serveEnv      = "TAILGATE_RUNNER_TEST_SERVE"
+	pidFileEnv    = "TAILGATE_RUNNER_TEST_PIDFILE"
 )
 
 func serveService(addr string) int {
@@ -48,17 +50,34 @@ func serveService(addr string) int {
 		fmt.Println("served", r.Method, r.URL.Path)
 		mux.ServeHTTP(w, r)
 	})
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
+	if f := os.Getenv(pidFileEnv); f != "" {
+		os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o600)
 	}
-	srv := &http.Server{Handler: logged}
-	go func() { <-ctx.Done(); srv.Close() }()
-	fmt.Println("service listening on", addr)
-	fmt.Println("service pid", os.Getpid())
-	srv.Serve(ln)
-	return 0
+	// SIGUSR1 closes the listener for half a second and opens it again, as
+	// a service does that restarts its listener when its data is replaced.
+	relisten := make(chan os.Signal, 1)
+	signal.Notify(relisten, syscall.SIGUSR1)
+	for {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		srv := &http.Server{Handler: logged}
+		served := make(chan struct{})
+		go func() { srv.Serve(ln); close(served) }()
+		fmt.Println("service listening on", addr)
+		fmt.Println("service pid", os.Getpid())
+		select {
+		case <-ctx.Done():
+			srv.Close()
+			return 0
+		case <-relisten:
+			srv.Close()
+			<-served
+			time.Sleep(500 * time.Millisecond)
+		}
+	}
 }
 
 func testExe(t *testing.T) string { return targettest.Executable(t) }
@@ -246,3 +265,30 @@ func TestATargetThatDiesFailsTheRun(t *testing.T) {
 // notMeasuredNote is the run note of a resource that was not measured (a
 // busy machine may add others, such as a late schedule).
 func notMeasuredNote(n string) bool { return strings.Contains(n, "not measured") }
+
+// A reset command that makes the service close its listener for a while
+// (a restart when its data is replaced) is followed by the readiness
+// probe: verify and the load find it answering again, in every run.
+func TestReadyAgainAfterAResetCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "service.pid")
+	tgt := serviceTarget(t, dir+"/target.env")
+	tgt.Start.Env[pidFileEnv] = pidFile
+	cfg := benchConfig(tgt.URL, 2)
+	cfg.Target = tgt
+	cfg.Dataset.Reset = &config.Action{Command: &config.Command{Shell: `kill -USR1 "$(cat '` + pidFile + `')" && sleep 0.1`}}
+	cfg.Load.Duration = config.Duration(300 * time.Millisecond)
+	r := &Benchmark{Config: cfg, Environ: os.Environ(), Supervisor: []string{testExe(t), supervisorArg}, TargetLogDir: dir}
+	res, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatalf("a reset command that restarts the listener: %v", err)
+	}
+	if len(res.Runs) != 2 {
+		t.Fatalf("%d runs, want 2", len(res.Runs))
+	}
+	b, _ := os.ReadFile(res.TargetLog)
+	if n := strings.Count(string(b), "service listening on"); n != 3 {
+		t.Errorf("the service listened %d times, want 3 (the start and after each of 2 resets):\n%s", n, b)
+	}
+}

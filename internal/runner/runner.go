@@ -187,6 +187,14 @@ func (b *Benchmark) prepare(ctx context.Context, tgt *running, i int) error {
 		if err := target.Reset(ctx, tgt.client, tgt.url, ds.Reset, tgt.children); err != nil {
 			return err
 		}
+		// A reset command may restart the service or its listener (a
+		// database restored under it, a container restarted): it is
+		// ready again before anything is asked of it.
+		if ds.Reset.Command != nil {
+			if err := target.WaitReady(ctx, tgt.client, tgt.url, tgt.ready); err != nil {
+				return &target.StepError{Step: target.StepReset, Err: fmt.Errorf("not ready again after the reset command: %w", err)}
+			}
+		}
 	}
 	if ds.Verify != nil {
 		obs.Step(i, "verify")

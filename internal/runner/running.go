@@ -33,6 +33,9 @@ type running struct {
 	// memory cannot be measured from here.
 	remote bool
 	tls    *tls.Config // for an https target; nil: the system's roots
+	// ready is the target's readiness probe (nil: any answer on "/"),
+	// polled again after a reset command, which may restart the service.
+	ready *config.Ready
 }
 
 // start starts the target when it has a start command (on a free port
@@ -75,6 +78,7 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 		logPath:     p.LogPath(),
 		remote:      t.Remote,
 		tls:         tlsConfig,
+		ready:       t.Ready,
 	}, nil
 }
 
