@@ -191,7 +191,10 @@ func (b *Benchmark) prepare(ctx context.Context, tgt *running, i int) error {
 		// database restored under it, a container restarted): it is
 		// ready again before anything is asked of it.
 		if ds.Reset.Command != nil {
-			if err := target.WaitReady(ctx, tgt.client, tgt.url, tgt.ready); err != nil {
+			if err := tgt.proc.ReadyAgain(ctx, tgt.client, tgt.url, tgt.ready); err != nil {
+				if exited := tgt.exited(); exited != nil {
+					return exited
+				}
 				return &target.StepError{Step: target.StepReset, Err: fmt.Errorf("not ready again after the reset command: %w", err)}
 			}
 		}

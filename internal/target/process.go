@@ -181,6 +181,20 @@ func (p *Process) Exited() error {
 	}
 }
 
+// ReadyAgain polls the readiness probe r until it passes, as Start does
+// (after a reset command that may restart the service): a started target
+// that has ended fails it with why it ended.
+func (p *Process) ReadyAgain(ctx context.Context, client *http.Client, baseURL string, r *config.Ready) error {
+	if err := p.Exited(); err != nil {
+		return err
+	}
+	var watch exitWatch
+	if p.pgid != 0 {
+		watch = p
+	}
+	return waitReady(ctx, client, baseURL, r, watch)
+}
+
 // ExitReason describes how the process ended, with the last lines of its
 // output and where all of it is.
 func (p *Process) ExitReason() string {
