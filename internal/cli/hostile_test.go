@@ -314,3 +314,32 @@ func mustWriteFile(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// The container recipes (docs/container.md, docs/sharding.md) run
+// tailgate in a workflow's `run:` step as `docker run … IMAGE check …`:
+// its output is the job log, but the container gets no GITHUB_ACTIONS.
+// A result file's hostile names in the terminal report still form no
+// command there.
+func TestHostileTextInTheLogOfAContainer(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for i, h := range citest.HostileStrings(t) {
+		f := &result.File{Benchmark: h.Value, Runs: []result.Run{{
+			Metrics: map[string]float64{result.IterationsPerSec: 100, result.LatencyP95: 20},
+			Steps:   []result.Step{{Name: h.Value, Requests: 10, Failed: 1, Metrics: map[string]float64{result.LatencyP95: 20}}},
+			Errors:  []result.ErrorClass{{Class: result.ErrStatus, Step: h.Value, Count: 1, Sample: "500 " + h.Value}},
+			Notes:   []string{h.Value},
+		}}}
+		path := filepath.Join(dir, fmt.Sprintf("r%d.json", i))
+		if err := result.WriteFile(path, f); err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		code := Main([]string{"check", "--result", path, "--baseline", filepath.Join(dir, "none.json")}, &stdout, &stderr,
+			func(string) string { return "" })
+		if code != ExitPass || !strings.Contains(stdout.String(), "Per step") {
+			t.Errorf("%s: check exit %d, want the report with its tables:\n%s", h.Name, code, clip(stdout.String()+stderr.String()))
+		}
+		hostileRun{code, stdout.String(), stderr.String()}.wantInert(t, h.Name+": terminal report outside GITHUB_ACTIONS")
+	}
+}
