@@ -467,6 +467,7 @@ func writeScaledBaseline(t *testing.T, repo string, committed []byte, k float64)
 type e2eTarget struct {
 	srv   *httptest.Server
 	delay atomic.Int64 // per /orders request
+	leaks atomic.Int64 // requests that carried the step's token (e2eToken)
 }
 
 func newE2ETarget(t *testing.T) *e2eTarget {
@@ -475,6 +476,11 @@ func newE2ETarget(t *testing.T) *e2eTarget {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
 	mux.HandleFunc("GET /orders/{id}", func(w http.ResponseWriter, r *http.Request) {
+		for _, vs := range r.Header {
+			if slices.ContainsFunc(vs, func(v string) bool { return strings.Contains(v, e2eToken) }) {
+				tg.leaks.Add(1)
+			}
+		}
 		select {
 		case <-time.After(time.Duration(tg.delay.Load())):
 		case <-r.Context().Done():

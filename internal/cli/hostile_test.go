@@ -197,15 +197,7 @@ func TestHostileTextInTheTerminalReport(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	for i, h := range citest.HostileStrings(t) {
-		f := &result.File{Benchmark: h.Value, Runs: []result.Run{{
-			Metrics: map[string]float64{result.IterationsPerSec: 100, result.LatencyP95: 20},
-			Steps:   []result.Step{{Name: h.Value, Requests: 10, Failed: 1, Metrics: map[string]float64{result.LatencyP95: 20}}},
-			Errors:  []result.ErrorClass{{Class: result.ErrStatus, Step: h.Value, Count: 1, Sample: "500 " + h.Value}},
-		}}}
-		path := filepath.Join(dir, fmt.Sprintf("r%d.json", i))
-		if err := result.WriteFile(path, f); err != nil {
-			t.Fatal(err)
-		}
+		path := hostileResultFile(t, dir, i, h.Value)
 		res := mainIn(nil, "check", "--result", path, "--baseline", filepath.Join(dir, "none.json"))
 		if res.code != ExitPass || !strings.Contains(res.stdout, "Per step") || !strings.Contains(res.stdout, "Errors (head)") {
 			t.Errorf("%s: check exit %d, want the report with its tables:\n%s", h.Name, res.code, clip(res.stdout+res.stderr))
@@ -313,4 +305,41 @@ func mustWriteFile(t *testing.T, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// The container recipes (docs/container.md, docs/sharding.md) run
+// tailgate in a workflow's `run:` step as `docker run … IMAGE check …`:
+// its output is the job log, but the container gets no GITHUB_ACTIONS.
+// A result file's hostile names in the terminal report still form no
+// command there.
+func TestHostileTextInTheLogOfAContainer(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for i, h := range citest.HostileStrings(t) {
+		path := hostileResultFile(t, dir, i, h.Value)
+		var stdout, stderr bytes.Buffer
+		code := Main([]string{"check", "--result", path, "--baseline", filepath.Join(dir, "none.json")}, &stdout, &stderr,
+			func(string) string { return "" })
+		if code != ExitPass || !strings.Contains(stdout.String(), "Per step") {
+			t.Errorf("%s: check exit %d, want the report with its tables:\n%s", h.Name, code, clip(stdout.String()+stderr.String()))
+		}
+		hostileRun{code, stdout.String(), stderr.String()}.wantInert(t, h.Name+": terminal report outside GITHUB_ACTIONS")
+	}
+}
+
+// hostileResultFile writes result file number i of dir with s as its
+// benchmark, step name, error sample and run note.
+func hostileResultFile(t *testing.T, dir string, i int, s string) string {
+	t.Helper()
+	f := &result.File{Benchmark: s, Runs: []result.Run{{
+		Metrics: map[string]float64{result.IterationsPerSec: 100, result.LatencyP95: 20},
+		Steps:   []result.Step{{Name: s, Requests: 10, Failed: 1, Metrics: map[string]float64{result.LatencyP95: 20}}},
+		Errors:  []result.ErrorClass{{Class: result.ErrStatus, Step: s, Count: 1, Sample: "500 " + s}},
+		Notes:   []string{s},
+	}}}
+	path := filepath.Join(dir, fmt.Sprintf("r%d.json", i))
+	if err := result.WriteFile(path, f); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -57,14 +57,16 @@ func register(name, summary string, run func(context.Context, env, []string) err
 // Main runs tailgate with args (without the program name) and returns the
 // process exit code.
 //
-// In GitHub Actions the runner reads workflow commands from both streams,
-// so both are guarded first (ci.Guard): nothing tailgate prints (a name from
-// a config or a report, a server's answer, a target's output, an error
+// The GitHub Actions runner reads workflow commands from both streams, so
+// both are guarded first (ci.Guard): nothing tailgate prints (a name from a
+// config or a report, a server's answer, a target's output, an error
 // quoting any of them) can form a command; only a ci.Runtime issues them.
+// They are guarded everywhere, not only where GITHUB_ACTIONS is set: a
+// workflow step that runs tailgate's container (docker run IMAGE check …)
+// prints to the job log from an environment that does not say so. The
+// guard changes nothing but a backslash where a command could begin.
 func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) (code int) {
-	if getenv("GITHUB_ACTIONS") == "true" {
-		stdout, stderr = ci.NewGuard(stdout), ci.NewGuard(stderr)
-	}
+	stdout, stderr = ci.NewGuard(stdout), ci.NewGuard(stderr)
 	defer func() {
 		// A bug must not exit 2 (Go's exit code for a panic, tailgate's for
 		// bad input), nor print its value past the guard.

@@ -44,6 +44,10 @@ func TestActionGatePolicyFromTheBaseCommit(t *testing.T) {
 			cfg = strings.Replace(cfg, "    iterations_per_s: 30\n    latency_p95_ms: 400\n", "    iterations_per_s: 95\n    latency_p95_ms: 50000\n", 1)
 			return cfg + "  min_effect: {iterations_per_s: 99, latency_p95_ms: 100000, request_error_pct: 100, lifecycle_success_pct: 100, dropped_pct: 100, cpu_ms_per_iteration: 10000}\n  alpha: 0.0001\n"
 		}, "gate.alpha, gate.floors, gate.min_effect"},
+		// One head run: the gate sees less (a wider prediction interval),
+		// and load.runs is not part of the definition that would make the
+		// check inconclusive. The base commit's two runs are measured.
+		{"fewer runs", func(cfg string) string { return strings.Replace(cfg, "  runs: 2\n", "  runs: 1\n", 1) }, "load.runs"},
 	} {
 		t.Run(pr.name, func(t *testing.T) {
 			prCommit(t, repo, baseSHA, pr.edit)
@@ -64,10 +68,41 @@ func TestActionGatePolicyFromTheBaseCommit(t *testing.T) {
 				t.Errorf("the job summary does not name the policy's source:\n%s", res.summary)
 			}
 
+			if rep.Verdict.HeadRuns != 2 {
+				t.Errorf("%d head runs, want the base commit's load.runs (2)", rep.Verdict.HeadRuns)
+			}
+			if pr.name == "fewer runs" { // a 20× slowdown shows in one run too: no control
+				return
+			}
 			control := runAction(t, bin, repo, fake, event, map[string]string{"comment": "never", "baseline_from": "workspace"})
 			control.wantExit(t, ExitPass)
 		})
 	}
+
+	// A PR that passes the job's token on to its own service (pass_env)
+	// and sends it in a header: the credentials are the base commit's, so
+	// the benchmark may not read the token, and the service never sees it.
+	t.Run("token to the service", func(t *testing.T) {
+		target.delay.Store(int64(fastDelay))
+		defer target.delay.Store(int64(slowDelay))
+		prCommit(t, repo, baseSHA, func(cfg string) string {
+			cfg = strings.Replace(cfg, "        status: 200\n", "        status: 200\n        headers: {X-Ci: '{{env \"INPUT_GITHUB_TOKEN\"}}'}\n", 1)
+			return cfg + "pass_env: [INPUT_GITHUB_TOKEN]\n"
+		})
+		res := runAction(t, bin, repo, fake, event, map[string]string{"comment": "never"})
+		res.wantExit(t, ExitUsage)
+		if !strings.Contains(res.stderr, `{{env "INPUT_GITHUB_TOKEN"}}`) {
+			t.Errorf("the step does not say why it refused the benchmark:\n%s", res.stderr)
+		}
+		if n := target.leaks.Load(); n != 0 {
+			t.Errorf("the service received the token in %d requests", n)
+		}
+		control := runAction(t, bin, repo, fake, event, map[string]string{"comment": "never", "baseline_from": "workspace"})
+		control.wantExit(t, ExitPass)
+		if target.leaks.Load() == 0 {
+			t.Error("with the PR's own policy the token did not reach the service: the test does not show the attack")
+		}
+	})
 
 	// A PR that adds tailgate.yml: its own policy, and a warning saying so.
 	t.Run("no benchmark file at the base", func(t *testing.T) {

@@ -69,7 +69,7 @@ var abNoiseMetrics = []string{result.IterationsPerSec, result.RequestsPerSec, re
 // against min_effect and uses no calibrated noise, so a baseline file
 // could only make the job fail (unreadable) without changing its verdict.
 func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
-	cfg := o.Config
+	cfg := o.Policy.benchmark(o.Config) // the pairs' budget is the policy's (o.ab), and so are the children's credentials
 	ab, err := o.ab()
 	if err != nil {
 		return Judged{}, err

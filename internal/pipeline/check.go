@@ -64,7 +64,7 @@ func Check(ctx context.Context, env Env, o CheckOptions) (Judged, error) {
 	if err != nil {
 		return Judged{}, err
 	}
-	head, err := headRuns(ctx, env, o.Config, o.Head)
+	head, err := headRuns(ctx, env, o.Policy.benchmark(o.Config), o.Head)
 	if err != nil {
 		return Judged{}, err
 	}

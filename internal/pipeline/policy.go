@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/target"
 )
 
 // Policy is the gate section a comparison is judged by when it does not
@@ -24,6 +25,37 @@ type Policy struct {
 	// Warning, when set, is why the policy is the pull request's own
 	// after all; the front end shows it as a warning.
 	Warning string
+	// Runs, when above 0, is how many head runs a check measures instead
+	// of the benchmark's load.runs: the number of samples decides what
+	// the gate can detect, so a PR that cut it could make its own check
+	// too weak to fail.
+	Runs int
+	// PassEnv, when limitsEnv is set, are the only credentials
+	// (target.IsCredential) the benchmark's children and {{env}} may
+	// get: the PR's pass_env without the names the base commit's does
+	// not list, so that a PR cannot hand the job's token to its own
+	// service.
+	PassEnv   []string
+	limitsEnv bool
+}
+
+// benchmark is cfg as the policy lets it run: the policy's number of
+// runs and no credential for a child that the trusted config does not
+// pass on. cfg itself is not changed; nil stays nil.
+func (p *Policy) benchmark(cfg *config.Config) *config.Config {
+	if p == nil || cfg == nil {
+		return cfg
+	}
+	c := *cfg
+	if p.Runs > 0 {
+		c.Load.Runs = p.Runs
+	}
+	if p.limitsEnv {
+		c.PassEnv = slices.DeleteFunc(slices.Clone(cfg.PassEnv), func(name string) bool {
+			return target.IsCredential(name) && !slices.Contains(p.PassEnv, name)
+		})
+	}
+	return &c
 }
 
 // gate is the gate section to judge by: the policy's, else the config's.
@@ -104,14 +136,71 @@ func TrustedPolicy(head *config.Config, base []byte, found bool, where string) *
 		return ownPolicy(head, fmt.Sprintf("%s does not load with this tailgate (%v), so the gate's policy is this pull request's own (%s)", where, err, head.Path))
 	}
 	budget := budgetOf(trusted)
-	p := &Policy{Gate: trusted.Gate, Budget: &budget, Notes: []string{"The gate's policy (gate: baseline, floors, metrics, min_effect, alpha, window; " +
-		"the A/B budget ab.min_pairs, ab.max_pairs, ab.max_time) comes from " + where + ", which the pull request cannot edit; the benchmark itself is the pull request's."}}
+	p := &Policy{Gate: trusted.Gate, Budget: &budget, Runs: trusted.Load.Runs, PassEnv: slices.Clone(trusted.PassEnv), limitsEnv: true,
+		Notes: []string{"The gate's policy (gate: baseline, floors, metrics, min_effect, alpha, window; " +
+			"the A/B budget ab.min_pairs, ab.max_pairs, ab.max_time; load.runs; the credentials pass_env gives the benchmark) comes from " +
+			where + ", which the pull request cannot edit; the benchmark itself is the pull request's."}}
 	changed := append(fieldChanges("gate", trusted.Gate, head.Gate), fieldChanges("ab", budget, budgetOf(head))...)
+	if head.Load.Runs != trusted.Load.Runs {
+		changed = append(changed, "load.runs")
+	}
+	if added := addedCredentials(trusted.PassEnv, head.PassEnv); len(added) > 0 {
+		changed = append(changed, "pass_env (withheld: "+strings.Join(added, ", ")+")")
+	}
 	if len(changed) > 0 {
 		p.Notes = append(p.Notes, fmt.Sprintf("This PR changes the gate's policy; it applies after merge (changed: %s). This check is judged by the policy of %s.",
 			strings.Join(changed, ", "), where))
 	}
+	if head.DefinitionHash() != trusted.DefinitionHash() {
+		p.Notes = append(p.Notes, fmt.Sprintf("This PR changes the benchmark itself (changed: %s): what is measured is the pull request's own. "+
+			"A baseline recorded with the benchmark of %s is not compared with it (the check is inconclusive); "+
+			"fail_on_inconclusive: true fails such a PR, and mode: ab judges it by running the PR's benchmark on both builds.",
+			strings.Join(definitionChanges(trusted, head), ", "), where))
+	}
 	return p
+}
+
+// addedCredentials are the credentials (target.IsCredential) head passes
+// on to children that trusted does not.
+func addedCredentials(trusted, head []string) []string {
+	var out []string
+	for _, name := range head {
+		if target.IsCredential(name) && !slices.Contains(trusted, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// measured is the part of a config that defines what one sample measures
+// (config.DefinitionHash), by key, but for load, which is compared key by
+// key.
+type measured struct {
+	Seed      int64             `yaml:"seed"`
+	Dataset   config.Dataset    `yaml:"dataset"`
+	Drain     *config.Drain     `yaml:"drain"`
+	Scenarios []config.Scenario `yaml:"scenarios"`
+	Setup     *config.Setup     `yaml:"setup"`
+	Feed      *config.Feed      `yaml:"feed"`
+}
+
+// definitionChanges names the keys of the benchmark definition that
+// differ between a and b (load.runs aside: it is policy); "the
+// definition" when the difference lies where no key shows it.
+func definitionChanges(a, b *config.Config) []string {
+	la, lb := a.Load, b.Load
+	la.Runs, lb.Runs = 0, 0
+	changed := fieldChanges("load", la, lb)
+	of := func(c *config.Config) measured {
+		return measured{Seed: c.Seed, Dataset: c.Dataset, Drain: c.Drain, Scenarios: c.Scenarios, Setup: c.Setup, Feed: c.Feed}
+	}
+	for _, key := range fieldChanges("", of(a), of(b)) {
+		changed = append(changed, strings.TrimPrefix(key, "."))
+	}
+	if len(changed) == 0 {
+		return []string{"the definition"}
+	}
+	return changed
 }
 
 func ownPolicy(head *config.Config, why string) *Policy {

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -185,5 +186,68 @@ func TestTrustedPolicyTakesTheABBudgetFromTheBase(t *testing.T) {
 	own := TrustedPolicy(head, nil, false, where)
 	if ab, _ := (ABOptions{Config: head, Policy: own}).ab(); ab.MaxPairs != 3 {
 		t.Errorf("the PR's own policy: budget of %d pairs, want the PR's 3", ab.MaxPairs)
+	}
+}
+
+// A PR that cuts its own load.runs (so that too few samples can detect
+// nothing) or passes the job's token to its own service gets neither: the
+// runs and the credentials are the base commit's, and the report says
+// what the PR changes. A PR may still withhold a credential the base
+// passes on.
+func TestTrustedPolicyKeepsRunsAndCredentials(t *testing.T) {
+	t.Parallel()
+	base := strings.Replace(policyBench, "load: {rate: 10/s}", "load: {rate: 10/s, runs: 7}", 1) + "pass_env: [GH_TOKEN, API_KEY]\n"
+	head, err := config.Parse("tailgate.yml", []byte(strings.Replace(policyBench, "load: {rate: 10/s}", "load: {rate: 10/s, runs: 1}", 1)+
+		"pass_env: [INPUT_GITHUB_TOKEN, ACTIONS_ID_TOKEN_REQUEST_TOKEN, API_KEY, HOME]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := TrustedPolicy(head, []byte(base), true, where)
+	cfg := p.benchmark(head)
+	if cfg.Load.Runs != 7 {
+		t.Errorf("load.runs %d, want the base commit's 7", cfg.Load.Runs)
+	}
+	if want := []string{"API_KEY", "HOME"}; !slices.Equal(cfg.PassEnv, want) {
+		t.Errorf("pass_env %q, want %q: no credential the base does not pass, none the PR withholds", cfg.PassEnv, want)
+	}
+	if head.Load.Runs != 1 || len(head.PassEnv) != 4 {
+		t.Errorf("the PR's config was changed in place: runs %d, pass_env %q", head.Load.Runs, head.PassEnv)
+	}
+	notes := strings.Join(p.Notes, "\n")
+	if want := "changed: load.runs, pass_env (withheld: INPUT_GITHUB_TOKEN, ACTIONS_ID_TOKEN_REQUEST_TOKEN)"; !strings.Contains(notes, want) {
+		t.Errorf("notes lack %q:\n%s", want, notes)
+	}
+	if strings.Contains(notes, "changes the benchmark itself") {
+		t.Errorf("load.runs is policy, not the definition, yet the notes say the benchmark changed:\n%s", notes)
+	}
+	// Without a trusted policy the config runs as it is.
+	if got := (*Policy)(nil).benchmark(head); got != head {
+		t.Error("a nil policy changed the config")
+	}
+	own := TrustedPolicy(head, nil, false, where).benchmark(head)
+	if own.Load.Runs != 1 || len(own.PassEnv) != 4 {
+		t.Errorf("the PR's own policy (no file at the base) changed its runs or pass_env: %d, %q", own.Load.Runs, own.PassEnv)
+	}
+}
+
+// A PR that changes what one sample measures (a shorter duration, fewer
+// phases, another scenario) cannot be compared with the base commit's
+// baseline: its check is inconclusive, and the report names what changed.
+func TestTrustedPolicySaysTheBenchmarkChanged(t *testing.T) {
+	t.Parallel()
+	head, err := config.Parse("tailgate.yml", []byte(strings.Replace(policyBench, "load: {rate: 10/s}", "load: {rate: 10/s, duration: 100ms, warmup: 0s}", 1)+
+		"seed: 9\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := TrustedPolicy(head, []byte(policyBench), true, where)
+	notes := strings.Join(p.Notes, "\n")
+	for _, want := range []string{"This PR changes the benchmark itself (changed: load.warmup, load.duration, seed)", "fail_on_inconclusive: true", "mode: ab"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	if strings.Contains(notes, "gate's policy; it applies") {
+		t.Errorf("the notes say the policy changed:\n%s", notes)
 	}
 }
