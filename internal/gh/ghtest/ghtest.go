@@ -44,7 +44,7 @@ const (
 
 // Server is a fake GitHub REST API. Its methods are safe for concurrent use.
 type Server struct {
-	t        *testing.T
+	t        testing.TB
 	srv      *httptest.Server
 	token    string
 	login    string // GET /user answers this; "" answers 403 as for an Actions token
@@ -108,7 +108,7 @@ func ReadOnly() Option { return func(s *Server) { s.readOnly = true } }
 func PageSize(n int) Option { return func(s *Server) { s.pageSize = max(n, 1) } }
 
 // New starts a Server that closes when the test ends.
-func New(t *testing.T, opts ...Option) *Server {
+func New(t testing.TB, opts ...Option) *Server {
 	s := &Server{t: t, token: DefaultToken, pageSize: 2, comments: map[int][]*Comment{},
 		nextID: 100, queued: map[string][]Reply{}}
 	for _, o := range opts {
