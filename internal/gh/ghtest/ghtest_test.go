@@ -23,7 +23,12 @@ func (s *strict) Errorf(format string, args ...any) {
 
 func get(t *testing.T, s *Server, path string, header map[string]string) *http.Response {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, s.URL()+path, nil)
+	return do(t, s, http.MethodGet, path, "", header)
+}
+
+func do(t *testing.T, s *Server, method, path, body string, header map[string]string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(method, s.URL()+path, strings.NewReader(body))
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
@@ -81,15 +86,7 @@ func TestRequestChecks(t *testing.T) {
 
 func TestReadOnlyAndQueuedReplies(t *testing.T) {
 	s := New(t, ReadOnly())
-	req, _ := http.NewRequest(http.MethodPost, s.URL()+"/repos/o/r/issues/1/comments", strings.NewReader(`{"body":"x"}`))
-	for k, v := range goGitHub {
-		req.Header.Set(k, v)
-	}
-	resp, err := s.HTTPClient().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	resp := do(t, s, http.MethodPost, "/repos/o/r/issues/1/comments", `{"body":"x"}`, goGitHub)
 	if resp.StatusCode != http.StatusForbidden || len(s.Comments(1)) != 0 {
 		t.Errorf("read-only POST: %d, %d comments; want 403 and none", resp.StatusCode, len(s.Comments(1)))
 	}
