@@ -17,7 +17,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -25,6 +24,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/gh/ghtest"
 	"github.com/tailgate-ci/tailgate/internal/report"
 )
 
@@ -60,9 +60,9 @@ func TestActionEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	fake := newE2EGitHub(t)
-	fake.seed(e2ePR, "alice", "LGTM")
-	fake.seed(e2ePR, "github-actions[bot]", "a message from another bot")
-	fake.seed(e2ePR, "mallory", e2eMarker+"\nnot tailgate's comment: must never be edited")
+	fake.Seed(e2ePR, "alice", "LGTM")
+	fake.Seed(e2ePR, "github-actions[bot]", "a message from another bot")
+	fake.Seed(e2ePR, "mallory", e2eMarker+"\nnot tailgate's comment: must never be edited")
 	event := writeEvent(t, "pull_request.json", func(ev map[string]any) {
 		ev["pull_request"].(map[string]any)["base"].(map[string]any)["sha"] = baseSHA
 	})
@@ -73,8 +73,8 @@ func TestActionEndToEnd(t *testing.T) {
 	run1 := runAction(t, bin, repo, fake, event, nil)
 	run1.wantExit(t, ExitPass)
 	run1.wantOutputs(t, "pass", "0")
-	if fake.count("POST") != 1 || fake.count("PATCH") != 0 {
-		t.Fatalf("run 1: %d POST, %d PATCH; want the comment created once", fake.count("POST"), fake.count("PATCH"))
+	if fake.Count("POST") != 1 || fake.Count("PATCH") != 0 {
+		t.Fatalf("run 1: %d POST, %d PATCH; want the comment created once", fake.Count("POST"), fake.Count("PATCH"))
 	}
 	url1 := run1.outputs["comment_url"]
 	rep := readReportOutput(t, run1)
@@ -88,11 +88,11 @@ func TestActionEndToEnd(t *testing.T) {
 	run2 := runAction(t, bin, repo, fake, event, nil)
 	run2.wantExit(t, ExitPass)
 	run2.wantOutputs(t, "pass", "0")
-	if fake.count("POST") != 1 || fake.count("PATCH") != 1 || run2.outputs["comment_url"] != url1 {
+	if fake.Count("POST") != 1 || fake.Count("PATCH") != 1 || run2.outputs["comment_url"] != url1 {
 		t.Fatalf("run 2: %d POST, %d PATCH, url %q; want the same comment %q edited",
-			fake.count("POST"), fake.count("PATCH"), run2.outputs["comment_url"], url1)
+			fake.Count("POST"), fake.Count("PATCH"), run2.outputs["comment_url"], url1)
 	}
-	fake.wantOneSticky(t, "### ✅ tailgate · e2e: pass")
+	wantOneSticky(t, fake, "### ✅ tailgate · e2e: pass")
 
 	// Control: the same run reading the edited working tree regresses, so
 	// the pass above is the base commit's doing.
@@ -111,10 +111,10 @@ func TestActionEndToEnd(t *testing.T) {
 	if !strings.Contains(run3.stdout, "::error title=performance regression::") {
 		t.Errorf("run 3 printed no ::error annotation:\n%s", run3.stdout)
 	}
-	if fake.count("POST") != 1 || fake.count("PATCH") != 2 {
-		t.Errorf("run 3: %d POST, %d PATCH; want the sticky comment edited again", fake.count("POST"), fake.count("PATCH"))
+	if fake.Count("POST") != 1 || fake.Count("PATCH") != 2 {
+		t.Errorf("run 3: %d POST, %d PATCH; want the sticky comment edited again", fake.Count("POST"), fake.Count("PATCH"))
 	}
-	actionBody := fake.wantOneSticky(t, "### ❌ tailgate · e2e: regression in")
+	actionBody := wantOneSticky(t, fake, "### ❌ tailgate · e2e: regression in")
 	hidden := runAction(t, bin, repo, fake, event, map[string]string{"baseline_from": "workspace", "comment": "never"})
 	hidden.wantExit(t, ExitPass) // control: the lowered working-tree baseline would have hidden it
 
@@ -125,7 +125,7 @@ func TestActionEndToEnd(t *testing.T) {
 
 // testCommentPublisher runs `tailgate comment` as the workflow_run job does,
 // on the report run 3 wrote, and on artifacts it must refuse.
-func testCommentPublisher(t *testing.T, bin string, fake *e2eGitHub, run3 e2eResult, actionBody string) {
+func testCommentPublisher(t *testing.T, bin string, fake *ghtest.Server, run3 e2eResult, actionBody string) {
 	dir := t.TempDir()
 	prFile := filepath.Join(dir, "pr.txt")
 	writeFile(t, prFile, "7\n")
@@ -134,10 +134,10 @@ func testCommentPublisher(t *testing.T, bin string, fake *e2eGitHub, run3 e2eRes
 
 	res := runTailgate(t, bin, dir, env, "comment", "--report", run3.outputs["report_path"], "--pr-file", prFile)
 	res.wantExit(t, ExitPass)
-	if fake.count("POST") != 1 || fake.count("PATCH") != 3 {
-		t.Errorf("comment: %d POST, %d PATCH; want the action's sticky comment edited", fake.count("POST"), fake.count("PATCH"))
+	if fake.Count("POST") != 1 || fake.Count("PATCH") != 3 {
+		t.Errorf("comment: %d POST, %d PATCH; want the action's sticky comment edited", fake.Count("POST"), fake.Count("PATCH"))
 	}
-	body := fake.wantOneSticky(t, "### ❌ tailgate · e2e: regression in")
+	body := wantOneSticky(t, fake, "### ❌ tailgate · e2e: regression in")
 	note := "- Posted from the report of [workflow run 4242](https://github.com/tailgate-ci/e2e-shop/actions/runs/4242); its figures come from the pull request's own workflow run.\n"
 	if !strings.Contains(body, note) {
 		t.Fatalf("the publisher's comment lacks its provenance note %q:\n%s", note, body)
@@ -146,7 +146,7 @@ func testCommentPublisher(t *testing.T, bin string, fake *e2eGitHub, run3 e2eRes
 		t.Errorf("the re-rendered comment differs from the action's beyond the note:\n--- publisher ---\n%s\n--- action ---\n%s", got, actionBody)
 	}
 
-	calls := len(fake.callLog())
+	calls := len(fake.Calls())
 	badReport := filepath.Join(dir, "evil.json")
 	data, _ := os.ReadFile(run3.outputs["report_path"])
 	writeFile(t, badReport, strings.Replace(string(data), `"schema": 1,`, `"schema": 1, "markdown": "<script>",`, 1))
@@ -175,14 +175,13 @@ func testCommentPublisher(t *testing.T, bin string, fake *e2eGitHub, run3 e2eRes
 			t.Errorf("%s: exit %d, stderr %q; want exit 2 saying %q", tc.name, res.code, res.stderr, tc.want)
 		}
 	}
-	if got := len(fake.callLog()); got != calls {
+	if got := len(fake.Calls()); got != calls {
 		t.Errorf("refused artifacts still made %d API calls", got-calls)
 	}
 
 	// Posting is this job's whole purpose: a token that may not comment
 	// is one warning and exit 3.
-	denied := newE2EGitHub(t)
-	denied.denyWrites = true
+	denied := newE2EGitHub(t, ghtest.ReadOnly())
 	res = runTailgate(t, bin, dir, commentEnv(t, denied, event), "comment", "--report", run3.outputs["report_path"], "--pr", "7")
 	if res.code != ExitRuntime || strings.Count(res.stdout, "::warning title=PR comment failed::") != 1 {
 		t.Errorf("comment with a read-only token: exit %d, stdout %q; want exit 3 and one warning", res.code, res.stdout)
@@ -193,16 +192,15 @@ func testCommentPublisher(t *testing.T, bin string, fake *e2eGitHub, run3 e2eRes
 // warning; the summary and outputs are still written and the exit code is
 // the verdict's (the target is still slow: a regression).
 func testForbidden(t *testing.T, bin, repo, event string) {
-	fake := newE2EGitHub(t)
-	fake.denyWrites = true
+	fake := newE2EGitHub(t, ghtest.ReadOnly())
 	res := runAction(t, bin, repo, fake, event, nil)
 	res.wantExit(t, ExitRegression)
 	res.wantOutputs(t, "regression", "")
 	if n := strings.Count(res.stdout, "::warning title=PR comment skipped::"); n != 1 {
 		t.Errorf("%d 'PR comment skipped' warnings, want exactly 1:\n%s", n, res.stdout)
 	}
-	if res.outputs["comment_url"] != "" || fake.count("POST") != 1 {
-		t.Errorf("comment_url %q after %d POSTs; want empty after the one refused POST", res.outputs["comment_url"], fake.count("POST"))
+	if res.outputs["comment_url"] != "" || fake.Count("POST") != 1 {
+		t.Errorf("comment_url %q after %d POSTs; want empty after the one refused POST", res.outputs["comment_url"], fake.Count("POST"))
 	}
 	if !strings.Contains(res.summary, "### ❌ tailgate · e2e: regression in") {
 		t.Errorf("job summary not written:\n%s", res.summary)
@@ -258,11 +256,11 @@ func runTailgate(t *testing.T, bin, dir string, env []string, args ...string) e2
 // runAction runs `tailgate action` in repo with the environment the
 // composite step gives it: action.yml's env mapping of the inputs (defaults
 // unless set in inputs) and a runner's GITHUB_* variables and files.
-func runAction(t *testing.T, bin, repo string, fake *e2eGitHub, event string, inputs map[string]string) e2eResult {
+func runAction(t *testing.T, bin, repo string, fake *ghtest.Server, event string, inputs map[string]string) e2eResult {
 	t.Helper()
 	files := t.TempDir()
 	output, summary := filepath.Join(files, "set_output"), filepath.Join(files, "step_summary")
-	env := append(runnerEnv(t, files, fake.apiURL()), "GITHUB_EVENT_NAME=pull_request", "GITHUB_EVENT_PATH="+event,
+	env := append(runnerEnv(t, files, fake.URL()), "GITHUB_EVENT_NAME=pull_request", "GITHUB_EVENT_PATH="+event,
 		"GITHUB_REF=refs/pull/7/merge", "GITHUB_BASE_REF=main", "GITHUB_HEAD_REF=faster-orders",
 		"GITHUB_OUTPUT="+output, "GITHUB_STEP_SUMMARY="+summary)
 	env = append(env, actionInputEnv(t, inputs)...)
@@ -290,8 +288,8 @@ func runnerEnv(t *testing.T, temp, apiURL string) []string {
 		"RUNNER_TEMP=" + temp, "RUNNER_OS=Linux", "RUNNER_ARCH=X64"}
 }
 
-func commentEnv(t *testing.T, fake *e2eGitHub, event string) []string {
-	return append(runnerEnv(t, t.TempDir(), fake.apiURL()), "GITHUB_EVENT_NAME=workflow_run", "GITHUB_EVENT_PATH="+event,
+func commentEnv(t *testing.T, fake *ghtest.Server, event string) []string {
+	return append(runnerEnv(t, t.TempDir(), fake.URL()), "GITHUB_EVENT_NAME=workflow_run", "GITHUB_EVENT_PATH="+event,
 		"GITHUB_TOKEN="+e2eToken)
 }
 
@@ -528,170 +526,22 @@ func writeFile(t *testing.T, path, content string) {
 
 // --- a fake GitHub API ------------------------------------------------------
 
-// e2eGitHub serves the comment endpoints under /api/v3 (as on GHES), two
-// comments a page with Link headers, and answers GET /user with 403 as it
-// does for an Actions token, so comments are authored by github-actions[bot].
-type e2eGitHub struct {
-	t          *testing.T
-	srv        *httptest.Server
-	denyWrites bool // a token without pull-requests: write (fork PR)
-
-	mu       sync.Mutex
-	comments map[int][]*e2eComment
-	nextID   int64
-	calls    []string // "METHOD /path"
-}
-
-type e2eComment struct {
-	ID      int64  `json:"id"`
-	Body    string `json:"body"`
-	HTMLURL string `json:"html_url"`
-	User    struct {
-		Login string `json:"login"`
-	} `json:"user"`
-}
-
-const e2eAPIBase = "/api/v3"
-
-func newE2EGitHub(t *testing.T) *e2eGitHub {
-	f := &e2eGitHub{t: t, comments: map[int][]*e2eComment{}, nextID: 500}
-	api := http.NewServeMux()
-	api.HandleFunc("GET /user", func(w http.ResponseWriter, r *http.Request) {
-		jsonReply(w, http.StatusForbidden, map[string]string{"message": "Resource not accessible by integration"})
-	})
-	api.HandleFunc("GET /repos/{owner}/{repo}/issues/{n}/comments", f.list)
-	api.HandleFunc("POST /repos/{owner}/{repo}/issues/{n}/comments", f.create)
-	api.HandleFunc("PATCH /repos/{owner}/{repo}/issues/comments/{id}", f.edit)
-	root := http.NewServeMux()
-	root.Handle(e2eAPIBase+"/", http.StripPrefix(e2eAPIBase, f.check(api)))
-	root.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		t.Errorf("request outside %s: %s %s", e2eAPIBase, r.Method, r.URL.Path)
-		http.NotFound(w, r)
-	})
-	f.srv = httptest.NewServer(root)
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func (f *e2eGitHub) apiURL() string { return f.srv.URL + e2eAPIBase }
-
-// check logs each call and insists on the token and on this repository.
-func (f *e2eGitHub) check(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		f.mu.Lock()
-		f.calls = append(f.calls, r.Method+" "+r.URL.Path)
-		f.mu.Unlock()
-		if r.Header.Get("Authorization") != "Bearer "+e2eToken {
-			f.t.Errorf("%s %s without the bearer token", r.Method, r.URL.Path)
-			jsonReply(w, http.StatusUnauthorized, map[string]string{"message": "Bad credentials"})
-			return
-		}
-		if r.URL.Path != "/user" && !strings.HasPrefix(r.URL.Path, "/repos/"+e2eOwner+"/"+e2eRepo+"/") {
-			f.t.Errorf("%s %s: not the event's repository", r.Method, r.URL.Path)
-		}
-		if f.denyWrites && r.Method != http.MethodGet {
-			jsonReply(w, http.StatusForbidden, map[string]string{"message": "Resource not accessible by integration"})
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-func (f *e2eGitHub) seed(pr int, login, body string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.add(pr, login, body)
-}
-
-func (f *e2eGitHub) add(pr int, login, body string) *e2eComment {
-	f.nextID++
-	c := &e2eComment{ID: f.nextID, Body: body,
-		HTMLURL: fmt.Sprintf("https://github.com/%s/%s/pull/%d#issuecomment-%d", e2eOwner, e2eRepo, pr, f.nextID)}
-	c.User.Login = login
-	f.comments[pr] = append(f.comments[pr], c)
-	return c
-}
-
-func (f *e2eGitHub) list(w http.ResponseWriter, r *http.Request) {
-	pr, _ := strconv.Atoi(r.PathValue("n"))
-	page := max(1, atoi(r.URL.Query().Get("page")))
-	const perPage = 2
-	f.mu.Lock()
-	all := f.comments[pr]
-	lo, hi := min((page-1)*perPage, len(all)), min(page*perPage, len(all))
-	body, _ := json.Marshal(all[lo:hi])
-	f.mu.Unlock()
-	if hi < len(all) {
-		w.Header().Set("Link", fmt.Sprintf(`<%s%s%s?page=%d&per_page=%d>; rel="next"`, f.srv.URL, e2eAPIBase, r.URL.Path, page+1, perPage))
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Write(body)
-}
-
-func (f *e2eGitHub) create(w http.ResponseWriter, r *http.Request) {
-	pr, err := strconv.Atoi(r.PathValue("n"))
-	var in struct{ Body string }
-	if err != nil || pr <= 0 || json.NewDecoder(r.Body).Decode(&in) != nil || in.Body == "" {
-		f.t.Errorf("POST %s: bad PR number or body", r.URL.Path)
-		jsonReply(w, http.StatusUnprocessableEntity, map[string]string{"message": "Invalid request"})
-		return
-	}
-	f.mu.Lock()
-	c := *f.add(pr, "github-actions[bot]", in.Body)
-	f.mu.Unlock()
-	jsonReply(w, http.StatusCreated, c)
-}
-
-func (f *e2eGitHub) edit(w http.ResponseWriter, r *http.Request) {
-	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	var in struct{ Body string }
-	json.NewDecoder(r.Body).Decode(&in)
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, list := range f.comments {
-		for _, c := range list {
-			switch {
-			case c.ID != id:
-				continue
-			case c.User.Login != "github-actions[bot]":
-				f.t.Errorf("PATCH of comment %d by %s: only our own comments may be edited", id, c.User.Login)
-				jsonReply(w, http.StatusForbidden, map[string]string{"message": "Resource not accessible by integration"})
-			default:
-				c.Body = in.Body
-				jsonReply(w, http.StatusOK, c)
-			}
-			return
-		}
-	}
-	jsonReply(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
-}
-
-func (f *e2eGitHub) callLog() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.calls)
-}
-
-// count counts the calls with method.
-func (f *e2eGitHub) count(method string) int {
-	n := 0
-	for _, c := range f.callLog() {
-		if strings.HasPrefix(c, method+" ") {
-			n++
-		}
-	}
-	return n
+// newE2EGitHub is ghtest's fake GitHub API for the e2e repository: it
+// insists on e2eToken and on this repository, and answers GET /user with
+// 403 as for an Actions token, so comments are authored by
+// github-actions[bot].
+func newE2EGitHub(t *testing.T, opts ...ghtest.Option) *ghtest.Server {
+	opts = append([]ghtest.Option{ghtest.Token(e2eToken), ghtest.Repo(e2eOwner + "/" + e2eRepo)}, opts...)
+	return ghtest.New(t, opts...)
 }
 
 // wantOneSticky checks that the PR has exactly one comment of ours with the
 // marker, containing want, and returns its body.
-func (f *e2eGitHub) wantOneSticky(t *testing.T, want string) string {
+func wantOneSticky(t *testing.T, f *ghtest.Server, want string) string {
 	t.Helper()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var ours []*e2eComment
-	for _, c := range f.comments[e2ePR] {
-		if c.User.Login == "github-actions[bot]" && strings.Contains(c.Body, e2eMarker) {
+	var ours []ghtest.Comment
+	for _, c := range f.Authored(e2ePR) {
+		if strings.Contains(c.Body, e2eMarker) {
 			ours = append(ours, c)
 		}
 	}
@@ -702,17 +552,6 @@ func (f *e2eGitHub) wantOneSticky(t *testing.T, want string) string {
 		t.Errorf("sticky comment lacks %q:\n%s", want, ours[0].Body)
 	}
 	return ours[0].Body
-}
-
-func jsonReply(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
-}
-
-func atoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
 }
 
 // --- the repository's own workflows -----------------------------------------

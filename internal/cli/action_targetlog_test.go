@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tailgate-ci/tailgate/internal/ci/citest"
+	"github.com/tailgate-ci/tailgate/internal/gh/ghtest"
 	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/report/inerttest"
 	"github.com/tailgate-ci/tailgate/internal/target/targettest"
@@ -56,11 +57,11 @@ type actionStep struct {
 
 // runActionStep runs `tailgate action` on a pull_request event with
 // inputs set (action.yml's defaults otherwise) and extra variables.
-func runActionStep(t *testing.T, fake *e2eGitHub, inputs, extra map[string]string) actionStep {
+func runActionStep(t *testing.T, fake *ghtest.Server, inputs, extra map[string]string) actionStep {
 	t.Helper()
 	files := t.TempDir()
 	output, summary := filepath.Join(files, "set_output"), filepath.Join(files, "step_summary")
-	vars := append(runnerEnv(t, files, fake.apiURL()), "GITHUB_EVENT_NAME=pull_request",
+	vars := append(runnerEnv(t, files, fake.URL()), "GITHUB_EVENT_NAME=pull_request",
 		"GITHUB_EVENT_PATH="+writeEvent(t, "pull_request.json", nil), "GITHUB_REF=refs/pull/7/merge",
 		"GITHUB_BASE_REF=main", "GITHUB_HEAD_REF=faster-orders", "GITHUB_OUTPUT="+output, "GITHUB_STEP_SUMMARY="+summary)
 	vars = append(vars, actionInputEnv(t, inputs)...)
@@ -157,7 +158,7 @@ func TestActionReportsTheTargetLogAndMasksEnvValues(t *testing.T) {
 		t.Errorf("report.json: target log %+v, want head %s", rep.TargetLog, path)
 	}
 	note := "The output of the target tailgate started is in " + path
-	comment := fake.wantOneSticky(t, "tailgate · e2e:")
+	comment := wantOneSticky(t, fake, "tailgate · e2e:")
 	for name, md := range map[string]string{"job summary": step.summary, "sticky comment": comment} {
 		if shown, _ := inerttest.ShownText(md); !strings.Contains(shown, note) {
 			t.Errorf("the %s does not name the target log:\n%s", name, md)

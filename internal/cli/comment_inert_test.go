@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/gh/ghtest"
 	"github.com/tailgate-ci/tailgate/internal/printable"
 	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/report/inerttest"
@@ -39,10 +40,10 @@ func TestCommentOfAHostileArtifactIsInert(t *testing.T) {
 	post := func(h inerttest.Hostile, name, text string) bool {
 		path := filepath.Join(dir, h.Name+".json")
 		writeHostileReport(t, path, name, text)
-		before := fake.count("POST") + fake.count("PATCH")
+		before := fake.Count("POST") + fake.Count("PATCH")
 		res := runTailgate(t, bin, dir, env, "comment", "--report", path, "--pr", "7")
 		if res.code == ExitUsage {
-			if !strings.Contains(res.stderr, "invalid report") || fake.count("POST")+fake.count("PATCH") != before {
+			if !strings.Contains(res.stderr, "invalid report") || fake.Count("POST")+fake.Count("PATCH") != before {
 				t.Errorf("%s: refused without saying why, or after calling the API: %s", h.Name, res.stderr)
 			}
 			return false
@@ -108,10 +109,8 @@ func writeHostileReport(t *testing.T, path, name, text string) {
 }
 
 // bodyWithMarker is the body of our comment that starts with marker.
-func bodyWithMarker(f *e2eGitHub, marker string) string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, c := range f.comments[e2ePR] {
+func bodyWithMarker(f *ghtest.Server, marker string) string {
+	for _, c := range f.Comments(e2ePR) {
 		if strings.HasPrefix(c.Body, marker) {
 			return c.Body
 		}

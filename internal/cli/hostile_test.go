@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tailgate-ci/tailgate/internal/ci/citest"
+	"github.com/tailgate-ci/tailgate/internal/gh/ghtest"
 	"github.com/tailgate-ci/tailgate/internal/printable"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
@@ -268,29 +269,25 @@ func TestHostileTextInTheCommentPublisher(t *testing.T) {
 	}
 }
 
-// hostileAPI is a GitHub API fake that answers with text: the created
+// hostileAPI is ghtest's fake GitHub API answering with text: the created
 // comment's html_url, or (refuse) a 403 whose message is text.
 func hostileAPI(t *testing.T, text string, refuse bool) string {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /api/v3/user", func(w http.ResponseWriter, r *http.Request) {
-		jsonReply(w, http.StatusForbidden, map[string]string{"message": "Resource not accessible by integration"})
-	})
-	mux.HandleFunc("GET /api/v3/repos/tailgate-ci/e2e-shop/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
-		jsonReply(w, http.StatusOK, []any{})
-	})
-	mux.HandleFunc("POST /api/v3/repos/tailgate-ci/e2e-shop/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer "+hostileToken {
-			t.Errorf("POST without the token")
-		}
-		if refuse {
-			jsonReply(w, http.StatusForbidden, map[string]string{"message": text})
-			return
-		}
-		jsonReply(w, http.StatusCreated, map[string]any{"id": 1, "html_url": "https://github.com/x#" + text, "user": map[string]string{"login": "github-actions[bot]"}})
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv.URL + "/api/v3"
+	api := ghtest.New(t, ghtest.Token(hostileToken), ghtest.Repo("tailgate-ci/e2e-shop"))
+	reply := ghtest.Reply{Status: http.StatusCreated, Body: jsonText(t, map[string]any{"id": 1,
+		"html_url": "https://github.com/x#" + text, "user": map[string]string{"login": ghtest.ActionsBot}})}
+	if refuse {
+		reply = ghtest.Reply{Status: http.StatusForbidden, Body: jsonText(t, map[string]string{"message": text})}
+	}
+	api.Queue("POST /repos/tailgate-ci/e2e-shop/issues/7/comments", reply)
+	return api.URL()
+}
+
+func jsonText(t *testing.T, v any) string {
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
 
 func firstRunes(s string, n int) string {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tailgate-ci/tailgate/internal/ci"
 	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/gh/ghtest"
 	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
@@ -249,8 +250,7 @@ func TestStickyCommentOnlyOnRegression(t *testing.T) {
 // A token that may not comment is one warning, and publishing goes on.
 func TestStickyCommentPermissionDeniedWarnsOnce(t *testing.T) {
 	t.Parallel()
-	f := newFakeGitHub(t)
-	f.denyWrites = true
+	f := newFakeGitHub(t, ghtest.ReadOnly())
 	s := newStep(t, true)
 	c := &StickyComment{Commenter: f.client(), Owner: "tailgate-ci", Repo: "shop", PR: fakePR, Warn: s.rt}
 	if err := c.Publish(t.Context(), judged(true)); err != nil {
@@ -265,8 +265,7 @@ func TestStickyCommentPermissionDeniedWarnsOnce(t *testing.T) {
 // returned for the caller to fail on.
 func TestStickyCommentRequiredReturnsTheFailure(t *testing.T) {
 	t.Parallel()
-	f := newFakeGitHub(t)
-	f.denyWrites = true
+	f := newFakeGitHub(t, ghtest.ReadOnly())
 	c := &StickyComment{Commenter: f.client(), Owner: "tailgate-ci", Repo: "shop", PR: fakePR}
 	if err := c.Publish(t.Context(), judged(true)); err == nil {
 		t.Fatal("a refused required comment is not an error")
