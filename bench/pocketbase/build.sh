@@ -7,11 +7,13 @@
 #   bench/out/pocketbase/pocketbase-clean    burnRounds=0
 #   bench/out/pocketbase/pocketbase-slow10   burnRounds=$PB_BURN10 (+10 % CPU per lifecycle)
 #   bench/out/pocketbase/pocketbase-slow30   burnRounds=$PB_BURN30 (+30 % CPU per lifecycle)
-#   bench/out/pocketbase/golden/             data dir: schema + 1000 seed complaints
+#   bench/out/pocketbase/golden/             data dir: the users of users.csv and 1000 seed complaints
 #
+# The users' password is PB_BENCH_PASSWORD (see password.sh: from the
+# environment, else a random one kept in bench/out/pocketbase/password).
 # The burn rounds (SHA-256 compressions per request) are calibrated with
 # bench/pocketbase/measure-injected.sh; override them to recalibrate:
-#   PB_BURN10=900 PB_BURN30=2700 bench/pocketbase/build.sh
+#   PB_BURN10=800 PB_BURN30=2600 bench/pocketbase/build.sh
 # COLD=1 builds with an empty build cache (the time a CI runner without a
 # warm cache pays; module downloads are not included).
 # Build times go to bench/out/pocketbase/build-times.txt.
@@ -19,9 +21,13 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 OUT=$ROOT/bench/out/pocketbase
 APP=$ROOT/bench/pocketbase/app
-BURN10=${PB_BURN10:-700}
-BURN30=${PB_BURN30:-2000}
+BURN10=${PB_BURN10:-650}
+BURN30=${PB_BURN30:-2300}
 GOLDEN_PORT=${PB_GOLDEN_PORT:-18199}
+# shellcheck source=bench/pocketbase/password.sh
+source "$ROOT/bench/pocketbase/password.sh"
+export PB_BENCH_USERS=$ROOT/bench/pocketbase/users.csv
+users=$(($(wc -l <"$PB_BENCH_USERS") - 1))
 for v in BURN10 BURN30 GOLDEN_PORT; do
 	[[ ${!v} =~ ^[0-9]+$ ]] || { echo "build.sh: $v must be a non-negative integer, got '${!v}'" >&2; exit 2; }
 done
@@ -60,13 +66,13 @@ for _ in $(seq 100); do
 	kill -0 "$pid" 2>/dev/null || break
 	sleep 0.1
 done
-count=$(curl -fsS "http://127.0.0.1:$GOLDEN_PORT/api/collections/complaints/records?perPage=1" | jq .totalItems || true)
+count=$(curl -fsS "http://127.0.0.1:$GOLDEN_PORT/bench/count" | jq -c . || true)
 kill -TERM "$pid" 2>/dev/null || true
 wait "$pid" 2>/dev/null || true
-if [[ $ok != 1 || $count != 1000 ]]; then
+if [[ $ok != 1 || $count != "{\"complaints\":1000,\"users\":$users}" ]]; then
 	echo "build.sh: the golden data dir was not created (ready=$ok, records=$count); see $OUT/golden.log" >&2
 	exit 3
 fi
 rm -rf "$OUT/golden"
 mv "$OUT/golden.tmp" "$OUT/golden"
-echo "golden data dir: $OUT/golden (1000 seed complaints, $(du -sh "$OUT/golden" | cut -f1))"
+echo "golden data dir: $OUT/golden ($users users, 1000 seed complaints, $(du -sh "$OUT/golden" | cut -f1))"

@@ -4,14 +4,17 @@
 # arms rotated gate by gate so that the machine's drift hits all of them
 # alike. Usage, from anywhere:
 #
-#   bench/pocketbase/evidence.sh check N   # calibrate on clean, then N checks per arm against that baseline
-#   bench/pocketbase/evidence.sh ab N      # N `tailgate ab` per arm: clean base vs the arm's build as head
+#   bench/pocketbase/evidence.sh check N [ARGS...]  # calibrate on clean, then N checks per arm against that baseline
+#   bench/pocketbase/evidence.sh ab N [ARGS...]     # N `tailgate ab` per arm: clean base vs the arm's build as head
 #
-# check: the baseline is recorded and calibrated by `tailgate calibrate` on
-# the clean build (CAL_JOBS jobs, CAL_PAUSE apart; defaults 4 and 20s), then
-# every check is judged against it. ab: base and head are separate processes
-# on ports 18192 and 18193; the clean arm is an A/A of two processes of one
-# build.
+# ARGS are added to every gate's tailgate command (e.g. --max-pairs 8 for
+# ab, --runs 3 for check). check: the baseline is recorded and calibrated by
+# `tailgate calibrate` on the clean build (CAL_JOBS jobs, CAL_PAUSE apart;
+# defaults 10 and 30s), then every check is judged against it. ab: base and
+# head are separate processes, each on a free port ({{port}}) and started
+# afresh for every pair; the clean arm is an A/A of two processes of one
+# build. The seeded users' password is PB_BENCH_PASSWORD (password.sh).
+# GATE_TIMEOUT (default 40m) bounds one gate.
 #
 # Each gate runs through bench/verdicts (with keep.sh as its binary, which
 # keeps the report, output and wall time). Prints per arm: false regressions
@@ -22,14 +25,19 @@
 set -euo pipefail
 mode=${1:-}
 n=${2:-5}
+shift $(($# < 2 ? $# : 2))
+extra=("$@")
 [[ $mode == check || $mode == ab ]] || { echo "usage: $0 check|ab [N]" >&2; exit 2; }
 [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "evidence.sh: N must be a positive integer, got '$n'" >&2; exit 2; }
-CAL_JOBS=${CAL_JOBS:-4}
-CAL_PAUSE=${CAL_PAUSE:-20s}
+CAL_JOBS=${CAL_JOBS:-10}
+CAL_PAUSE=${CAL_PAUSE:-30s}
+GATE_TIMEOUT=${GATE_TIMEOUT:-40m}
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$ROOT"
 PB=bench/pocketbase
+# shellcheck source=bench/pocketbase/password.sh
+source "$PB/password.sh"
 OUT=bench/out/pocketbase/evidence-$mode-$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$OUT/gates"
 [[ -x bench/out/pocketbase/pocketbase-clean && -d bench/out/pocketbase/golden ]] || "$PB/build.sh"
@@ -39,22 +47,20 @@ export TG_BIN=$ROOT/$OUT/tailgate TG_KEEP=$ROOT/$OUT/gates
 ARMS=(clean slow10 slow30)
 {
 	echo "started $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "tailgate $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- cmd internal || echo '+dirty'), mode $mode, $n gates per arm"
+	echo "tailgate $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- cmd internal || echo '+dirty'), mode $mode, $n gates per arm${extra[*]:+, extra arguments: ${extra[*]}}"
 } | tee "$OUT/info.txt"
 
 case $mode in
 check)
-	"$PB/portfree.sh" 18191
 	t0=$(date +%s.%N)
 	PB_BUILD=clean "$TG_BIN" calibrate -c "$PB/check.yml" --jobs "$CAL_JOBS" --pause "$CAL_PAUSE" \
 		--baseline "$OUT/baseline.json" -q >"$OUT/calibrate.txt" 2>"$OUT/calibrate.err" ||
 		{ cat "$OUT/calibrate.err" >&2; exit 3; }
 	printf 'calibration: %s jobs, %s apart, %.0f s\n' "$CAL_JOBS" "$CAL_PAUSE" "$(echo "$(date +%s.%N) - $t0" | bc)" | tee -a "$OUT/info.txt"
-	gate() { PB_BUILD=$1 "$OUT/verdicts" -bin "$PB/keep.sh" -n 1 -- check -c "$PB/check.yml" --baseline "$OUT/baseline.json"; }
+	gate() { PB_BUILD=$1 "$OUT/verdicts" -bin "$PB/keep.sh" -n 1 -timeout "$GATE_TIMEOUT" -- check -c "$PB/check.yml" --baseline "$OUT/baseline.json" "${extra[@]}"; }
 	;;
 ab)
-	"$PB/portfree.sh" 18192 18193
-	gate() { PB_HEAD=$1 "$OUT/verdicts" -bin "$PB/keep.sh" -n 1 -- ab -c "$PB/ab.yml"; }
+	gate() { PB_HEAD=$1 "$OUT/verdicts" -bin "$PB/keep.sh" -n 1 -timeout "$GATE_TIMEOUT" -- ab -c "$PB/ab.yml" "${extra[@]}"; }
 	;;
 esac
 
@@ -70,7 +76,7 @@ echo "ended $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)" |
 # One row per gate: arm, verdict, exit code, seconds, regressed metrics, and
 # per metric the change and the "detects ≥ X %".
 rows=$OUT/gates.tsv
-printf 'arm\tgate\tverdict\tcode\tseconds\tregressions\tcpu_change\tcpu_floor\tcpu_detects\tips_change\tips_detects\tp95_change\tp95_detects\n' >"$rows"
+printf 'arm\tgate\tverdict\tcode\tseconds\tpairs\tregressions\tcpu_change\tcpu_floor\tcpu_detects\tips_change\tips_detects\tp95_change\tp95_detects\n' >"$rows"
 for arm in "${ARMS[@]}"; do
 	for ((i = 1; i <= n; i++)); do
 		f=$OUT/gates/$arm-$i
@@ -80,12 +86,12 @@ for arm in "${ARMS[@]}"; do
 				def m(k): (.metrics[]? | select(.key == k)) // {};
 				def d(k): ((.detectable[]? | select(.key == k) | .effect) // null);
 				def s(x): if x == null then "na" else (x * 10 | round / 10 | tostring) end;
-				[$arm, $i, .verdict, $code, $t, (((.regressions // []) | join(",")) | if . == "" then "-" else . end),
+				[$arm, $i, .verdict, $code, $t, (.sequential.pairs // "na" | tostring), (((.regressions // []) | join(",")) | if . == "" then "-" else . end),
 				 s(m("cpu_ms_per_iteration").change), s(m("cpu_ms_per_iteration").floor), s(d("cpu_ms_per_iteration")),
 				 s(m("iterations_per_s").change), s(d("iterations_per_s")),
 				 s(m("latency_p95_ms").change), s(d("latency_p95_ms"))] | @tsv' "$f.report.json"
 		else
-			printf '%s\t%s\terror\t%s\t%s\t-\tna\tna\tna\tna\tna\tna\tna\n' "$arm" "$i" "$(cat "$f.code")" "$(cat "$f.time")"
+			printf '%s\t%s\terror\t%s\t%s\tna\t-\tna\tna\tna\tna\tna\tna\tna\n' "$arm" "$i" "$(cat "$f.code")" "$(cat "$f.time")"
 		fi
 	done
 done >>"$rows"
@@ -93,7 +99,7 @@ done >>"$rows"
 effects=bench/out/pocketbase/effects.tsv
 echo
 echo "PocketBase, tailgate $mode, $n gates per arm (raw: $OUT)"
-awk -F'\t' -v effects="$effects" '
+awk -F'\t' -v effects="$effects" -v mode="$mode" '
 	BEGIN {
 		inj["clean"] = "0 (same build)"
 		while ((getline line < effects) > 0) { split(line, f, "\t"); inj[f[1]] = f[2] " % (peer tool)" }
@@ -101,8 +107,8 @@ awk -F'\t' -v effects="$effects" '
 	NR == 1 {next}
 	{
 		a = $1; g[a]++; v[a, $3]++
-		t[a, g[a]] = $5; cd[a, g[a]] = $9; ch[a, g[a]] = $7; id[a, g[a]] = $11; pd[a, g[a]] = $13
-		if ($3 == "regression") for (j = split($6, r, ","); j > 0; j--) reg[a, r[j]]++
+		t[a, g[a]] = $5; pr[a, g[a]] = $6; cd[a, g[a]] = $10; ch[a, g[a]] = $8; id[a, g[a]] = $12; pd[a, g[a]] = $14
+		if ($3 == "regression") for (j = split($7, r, ","); j > 0; j--) reg[a, r[j]]++
 		if (!(a in seen)) { seen[a] = 1; order[++na] = a }
 	}
 	function mmm(arr, a, n, f,   i, j, x, k, tmp, med) {
@@ -123,6 +129,7 @@ awk -F'\t' -v effects="$effects" '
 			for (k in reg) { split(k, kk, SUBSEP); if (kk[1] == a) m = m sprintf(" %s %d", kk[2], reg[k]) }
 			if (m != "") printf "  regressed metrics:%s\n", m
 			printf "  wall time per verdict     %s s\n", mmm(t, a, n, "%.0f")
+			if (mode == "ab") printf "  pairs per verdict         %s\n", mmm(pr, a, n, "%.0f")
 			printf "  CPU/iteration change      %s %%\n", mmm(ch, a, n, "%+.1f")
 			printf "  detects ≥ (CPU/iteration) %s %%\n", mmm(cd, a, n, "%.1f")
 			printf "  detects ≥ (iterations/s)  %s %%\n", mmm(id, a, n, "%.1f")

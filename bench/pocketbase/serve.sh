@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # serve.sh BUILD PORT: starts one PocketBase benchmark instance on
-# 127.0.0.1:PORT from a fresh copy of the golden data dir (each port its own
-# dir), in the foreground; BUILD is clean, slow10 or slow30. This is the
-# start command of the tailgate configs: the server replaces this shell
-# (exec), so the pid tailgate samples is the server's.
+# 127.0.0.1:PORT from a fresh copy of the golden data dir, in the
+# foreground; BUILD is clean, slow10 or slow30. This is the start command of
+# the tailgate configs (PORT is tailgate's {{port}}): the server replaces
+# this shell (exec), so the pid tailgate samples is the server's.
+#
+# Each instance's data dir is bench/out/pocketbase/data/PORT, with the
+# server's pid in it; a start first removes the dirs of servers that have
+# ended, so that the many ports of an A/B campaign do not fill the disk.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 OUT=$ROOT/bench/out/pocketbase
@@ -13,7 +17,16 @@ bin=$OUT/pocketbase-$build
 [[ $port =~ ^[0-9]+$ ]] || { echo "serve.sh: port must be a number, got '$port'" >&2; exit 2; }
 [[ -x $bin && -d $OUT/golden ]] || { echo "serve.sh: $bin or $OUT/golden missing: run bench/pocketbase/build.sh" >&2; exit 2; }
 "$ROOT/bench/pocketbase/portfree.sh" "$port"
-data=$OUT/data-$port
+mkdir -p "$OUT/data"
+for d in "$OUT"/data/*/; do
+	[[ -d $d ]] || continue
+	owner=$(cat "$d/.pid" 2>/dev/null || true)
+	[[ -n $owner ]] && kill -0 "$owner" 2>/dev/null && continue
+	rm -rf "$d"
+done
+data=$OUT/data/$port
 rm -rf "$data"
-cp -a "$OUT/golden" "$data"
+mkdir "$data"
+echo $$ >"$data/.pid" # first: a concurrent start does not take a dir being filled for ended
+cp -a "$OUT/golden/." "$data/"
 exec "$bin" serve --http "127.0.0.1:$port" --dir "$data"
