@@ -21,7 +21,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 OUT=$ROOT/bench/out/pocketbase
 APP=$ROOT/bench/pocketbase/app
-BURN10=${PB_BURN10:-650}
+BURN10=${PB_BURN10:-800}
 BURN30=${PB_BURN30:-2300}
 GOLDEN_PORT=${PB_GOLDEN_PORT:-18199}
 # shellcheck source=bench/pocketbase/password.sh
