@@ -52,7 +52,10 @@ func Read(path, format string) (*Imported, error) {
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	head = head[:n]
+	// A UTF-8 byte order mark, as Windows editors and PowerShell's
+	// Out-File write, is not part of any format: without it the file is
+	// what its tool wrote.
+	head = bytes.TrimPrefix(head[:n], []byte("\ufeff"))
 	if f == nil {
 		if f, err = Detect(path, head); err != nil {
 			return nil, &Unsupported{File: path, Reason: fmt.Sprintf(
