@@ -174,7 +174,13 @@ func (rep *report) Finish(name string) (*result.Run, error) {
 		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrStatus, Count: rep.non2xx, Sample: "Non-2xx responses"})
 	}
 	if transport > 0 {
-		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrConnection, Count: transport, Sample: "connect, receive, write or exception errors"})
+		// ab may count one request's failure twice (a receive error and
+		// an exception): the class holds no more than the failed requests.
+		n := min(transport, run.Requests.Failed-min(rep.non2xx, run.Requests.Failed))
+		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrConnection, Count: n, Sample: "connect, receive, write or exception errors"})
+		if n < transport {
+			run.Notes = append(run.Notes, fmt.Sprintf("ab counted %d connect, receive, write or exception errors for %d failed requests", transport, n))
+		}
 	}
 	if rep.length > 0 {
 		run.Notes = append(run.Notes, fmt.Sprintf("ab counted %d responses of another length than the first as failed; they are not counted as failed here", rep.length))

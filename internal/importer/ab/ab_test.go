@@ -174,3 +174,14 @@ func TestEveryRequestFailed(t *testing.T) {
 	importertest.WantMetric(t, run, result.RequestsPerSec, 8183.31)
 	importertest.WantMetric(t, run, result.LatencyP99, 2)
 }
+
+// ab -r counts the 20 resets twice (Receive: 17, Exceptions: 17 for 20
+// requests): the error class holds the failed requests, not the events.
+func TestDoubleCountedResetsAreCappedAtTheFailures(t *testing.T) {
+	t.Parallel()
+	run := importertest.MustImport(t, Text{}, "testdata/resets.txt")
+	importertest.WantErrors(t, run, []result.ErrorClass{{Class: result.ErrConnection, Count: 20, Sample: "connect, receive, write or exception errors"}})
+	if !importertest.HasNote(run, "34 connect, receive") {
+		t.Errorf("notes %q", run.Notes)
+	}
+}
