@@ -113,11 +113,7 @@ func TestEveryRequestTimedOut(t *testing.T) {
 	if len(run.Errors) != 1 || run.Errors[0].Class != result.ErrTimeout || run.Errors[0].Count != 20 {
 		t.Errorf("errors %+v; want 20 timeouts", run.Errors)
 	}
-	_, err := importer.ImportFile("testdata/timeout.csv", "")
-	var uns *importer.Unsupported
-	if !errors.As(err, &uns) || !strings.Contains(uns.Reason, "text summary") {
-		t.Fatalf("err = %v; want a refusal naming the text summary", err)
-	}
+	importertest.WantRefused(t, "testdata/timeout.csv", "", "import hey's text summary")
 }
 
 // hey -n 50 on a missing path prints "0%% in 0.0000 secs" where its 99 %

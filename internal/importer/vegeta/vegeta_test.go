@@ -296,9 +296,5 @@ func TestTextReportClassesStatusZeroByItsErrorSet(t *testing.T) {
 // is detected and refused with what to import instead.
 func TestHistReportIsRefusedWithAdvice(t *testing.T) {
 	t.Parallel()
-	_, err := importer.ImportFile("testdata/report.hist", "")
-	var uns *importer.Unsupported
-	if !errors.As(err, &uns) || !strings.Contains(uns.Reason, "-type=json") {
-		t.Fatalf("err = %v; want a refusal that names what to import", err)
-	}
+	importertest.WantRefused(t, "testdata/report.hist", "", "vegeta report -type=json")
 }
