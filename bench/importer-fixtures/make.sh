@@ -33,6 +33,10 @@ start_target() { # start_target PORT [-close]
 	echo "make.sh: target on port $1 did not start" >&2; exit 1
 }
 start_target $port
+down=http://127.0.0.1:$((port + 1)) # closes every connection
+start_target $((port + 1)) -close
+hang=http://127.0.0.1:$((port + 3)) # never answers
+start_target $((port + 3)) -hold
 mkdir -p "$imp"/{ab,hey,artillery,vegeta,wrk}/testdata
 
 if have ab; then
@@ -46,17 +50,32 @@ if have ab; then
 		done
 	} >"$imp/ab/testdata/sweep.txt"
 	ab -n 10 -c 1 "http://127.0.0.1:$((port + 2))/" >"$imp/ab/testdata/refused.txt" 2>&1 || true
+	# Edge runs: 3 requests (ab -e then writes garbage in its top rows),
+	# every response a 404, every connection reset (-r keeps going), and
+	# a report cut in the middle.
+	ab -n 3 -c 1 -e "$imp/ab/testdata/percentiles-n3.csv" "$url/ok" >"$imp/ab/testdata/n3.txt"
+	ab -n 50 -c 2 "$url/nope" >"$imp/ab/testdata/notfound.txt"
+	ab -r -n 20 -c 2 "$down/" >"$imp/ab/testdata/resets.txt" 2>&1
+	ab -n 200 -c 4 "$url/mixed" | head -c 700 >"$imp/ab/testdata/cut.txt"
 fi
 
 if have hey; then
 	hey -n 400 -c 4 "$url/mixed" >"$imp/hey/testdata/hey.txt"
 	hey -n 400 -c 4 -o csv "$url/mixed" >"$imp/hey/testdata/hey.csv"
 	hey -n 20 -c 2 "http://127.0.0.1:$((port + 2))/" >"$imp/hey/testdata/refused.txt" || true
+	hey -n 50 -c 2 "$url/nope" >"$imp/hey/testdata/notfound.txt"
+	hey -n 20 -c 2 -t 1 "$hang/" >"$imp/hey/testdata/timeout.txt"
+	hey -n 20 -c 2 -t 1 -o csv "$hang/" >"$imp/hey/testdata/timeout.csv"
 fi
 
 if have vegeta; then
 	echo "GET $url/mixed" | vegeta attack -rate 100 -duration 4s -name mixed >"$work/results.bin"
 	vegeta encode -to csv <"$work/results.bin" >"$imp/vegeta/testdata/results.csv"
+	vegeta report -type='hist[0,5ms,10ms,20ms]' <"$work/results.bin" >"$imp/vegeta/testdata/report.hist"
+	echo "GET $hang/" | vegeta attack -rate 5 -duration 1s -timeout 1s >"$work/timeout.bin"
+	vegeta report <"$work/timeout.bin" >"$imp/vegeta/testdata/report-timeout.txt"
+	vegeta report -type=json <"$work/timeout.bin" >"$imp/vegeta/testdata/report-timeout.json"
+	echo "GET $down/" | vegeta attack -rate 20 -duration 1s | vegeta report >"$imp/vegeta/testdata/report-reset.txt"
 fi
 
 if have wrk; then
@@ -66,8 +85,16 @@ if have wrk; then
 			wrk -t2 -c"$c" -d2s --latency "$url/ok"
 		done
 	} >"$imp/wrk/testdata/sweep.txt"
-	start_target $((port + 1)) -close
-	wrk -t1 -c2 -d2s --latency "http://127.0.0.1:$((port + 1))/" >"$imp/wrk/testdata/refused.txt"
+	wrk -t1 -c2 -d2s --latency "$down/" >"$imp/wrk/testdata/refused.txt"
+	wrk -t1 -c2 -d1s "$url/nope" >"$imp/wrk/testdata/notfound.txt"
+	wrk -t1 -c2 -d3s --timeout 1s --latency "$hang/" >"$imp/wrk/testdata/silent.txt"
+	cat >"$work/done.lua" <<'LUA'
+done = function(summary, latency, requests)
+  io.write(string.format('{"requests":%d,"errors":{"status":%d,"timeout":%d},"latency":{"mean":%f,"max":%d,"p99":%d}}\n',
+    summary.requests, summary.errors.status, summary.errors.timeout, latency.mean, latency.max, latency:percentile(99)))
+end
+LUA
+	wrk -t1 -c2 -d1s -s "$work/done.lua" "$url/mixed" >"$imp/wrk/testdata/lua-done.txt"
 fi
 
 export ARTILLERY_DISABLE_TELEMETRY=true
@@ -90,10 +117,26 @@ YML
 if have artillery; then
 	(cd "$work" && artillery run --output "$imp/artillery/testdata/v2.json" artillery.yml >/dev/null) || true
 fi
+# A service that resets every connection: no request gets a response.
+cat >"$work/artillery-down.yml" <<YML
+config:
+  target: "$down"
+  phases:
+    - duration: 2
+      arrivalRate: 10
+scenarios:
+  - flow:
+      - get:
+          url: "/mixed"
+YML
+if have artillery; then
+	(cd "$work" && artillery run --output "$imp/artillery/testdata/v2-reset.json" artillery-down.yml >/dev/null) || true
+fi
 if have npm; then
 	mkdir -p "$work/artillery1"
 	if (cd "$work/artillery1" && npm install --no-audit --no-fund --loglevel=error artillery@1.7.9 >/dev/null); then
 		(cd "$work" && artillery1/node_modules/.bin/artillery run --output "$imp/artillery/testdata/v1.json" artillery.yml >/dev/null) || true
+		(cd "$work" && artillery1/node_modules/.bin/artillery run --output "$imp/artillery/testdata/v1-reset.json" artillery-down.yml >/dev/null) || true
 	fi
 fi
 echo "make.sh: test files written under $imp/*/testdata" >&2

@@ -52,7 +52,15 @@ func Read(path, format string) (*Imported, error) {
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	head = head[:n]
+	// A UTF-8 byte order mark, as Windows editors and PowerShell's
+	// Out-File write, is not part of any format: without it the file is
+	// what its tool wrote.
+	head = bytes.TrimPrefix(head[:n], []byte("\ufeff"))
+	if len(bytes.TrimSpace(head)) == 0 {
+		// Before --format is used: no format reads nothing, and "not
+		// recognised" would send the user looking for the wrong fault.
+		return nil, &Unsupported{File: path, Reason: "the file is empty: the load tool wrote no result (did it fail before its report?)"}
+	}
 	if f == nil {
 		if f, err = Detect(path, head); err != nil {
 			return nil, &Unsupported{File: path, Reason: fmt.Sprintf(

@@ -2,8 +2,10 @@ package importer_test
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
@@ -53,4 +55,23 @@ func TestEveryFormatRefusesOtherFormats(t *testing.T) {
 		}
 	}
 	t.Logf("%d forced imports refused", forced)
+}
+
+// An empty file (or one of white space) is refused as empty, with or
+// without --format, not as a file of no known format.
+func TestEmptyFileIsRefusedAsEmpty(t *testing.T) {
+	t.Parallel()
+	for _, content := range []string{"", "\n\r\n", "\ufeff"} {
+		path := filepath.Join(t.TempDir(), "result.json")
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, format := range []string{"", "wrk-text", "k6-summary-export"} {
+			_, err := importer.Read(path, format)
+			var uns *importer.Unsupported
+			if !errors.As(err, &uns) || !strings.Contains(uns.Reason, "empty") {
+				t.Errorf("%q as %q: err = %v; want it refused as empty", content, format, err)
+			}
+		}
+	}
 }

@@ -3,7 +3,8 @@
 // real output of those tools. Its answers are deterministic, counted per
 // path: GET /ok answers 200 after 1–13 ms; GET /mixed does the same but
 // answers every tenth request 503; with -close, every connection is closed
-// as soon as it is accepted (a service that is down).
+// as soon as it is accepted (a service that is down); with -hold, every
+// connection is kept open and never answered (a service that hangs).
 //
 //	go run ./bench/importer-fixtures/target -addr 127.0.0.1:18091
 package main
@@ -24,14 +25,15 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:18091", "loopback `host:port` to listen on")
 	closeAll := flag.Bool("close", false, "close every connection on accept")
+	hold := flag.Bool("hold", false, "keep every connection open and never answer")
 	flag.Parse()
-	if err := run(*addr, *closeAll); err != nil {
+	if err := run(*addr, *closeAll, *hold); err != nil {
 		fmt.Fprintln(os.Stderr, "target:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr string, closeAll bool) error {
+func run(addr string, closeAll, hold bool) error {
 	host, _, err := net.SplitHostPort(addr)
 	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
 		return fmt.Errorf("%s is not a loopback address", addr)
@@ -43,11 +45,16 @@ func run(addr string, closeAll bool) error {
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 	go func() { <-stop; _ = ln.Close() }()
-	if closeAll {
+	if closeAll || hold {
+		var held []net.Conn // kept referenced, so they stay open until exit
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return nil
+			}
+			if hold {
+				held = append(held, c)
+				continue
 			}
 			_ = c.Close()
 		}

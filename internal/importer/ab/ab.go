@@ -57,6 +57,10 @@ type report struct {
 	sawCount, sawTime                    bool
 	connect, receive, length, exceptions int64
 	non2xx, writeErrs                    int64
+	// sawTotal and sawPercent/sawLongest tell a whole report from a cut
+	// one: ab always ends with the Connection Times table's Total row and,
+	// when it prints the percentile table, that table's 100 % row.
+	sawTotal, sawPercent, sawLongest bool
 }
 
 func (Text) Import(name string, r io.Reader) (*result.Run, error) {
@@ -90,6 +94,7 @@ func (rep *report) Take(text string) error {
 	if m := percentRe.FindStringSubmatch(text); m != nil {
 		p, _ := strconv.Atoi(m[1])
 		v, _ := strconv.ParseFloat(m[2], 64)
+		rep.sawPercent, rep.sawLongest = true, rep.sawLongest || p == 100
 		if key, ok := percentileKeys[p]; ok {
 			run.Metrics[key] = v
 		}
@@ -98,6 +103,9 @@ func (rep *report) Take(text string) error {
 	if m := failedRe.FindStringSubmatch(text); m != nil {
 		rep.connect, rep.receive, rep.length, rep.exceptions = atoi(m[1]), atoi(m[2]), atoi(m[3]), atoi(m[4])
 		return nil
+	}
+	if strings.HasPrefix(text, "Total:") {
+		rep.sawTotal = true // with -S the row has no median or sd
 	}
 	if m := totalRe.FindStringSubmatch(text); m != nil {
 		run.Metrics[result.LatencyMean], _ = strconv.ParseFloat(m[2], 64)
@@ -154,6 +162,11 @@ func (rep *report) Finish(name string) (*result.Run, error) {
 	if run.Requests.Total <= 0 {
 		return nil, &importer.Unsupported{File: name, Reason: fmt.Sprintf("the ab report at line %d has 0 requests: nothing to judge", rep.line)}
 	}
+	if !rep.sawTotal || (rep.sawPercent && !rep.sawLongest) {
+		// A cut report may lack its failure counts: importing it would
+		// understate the errors.
+		return nil, &importer.SyntaxError{File: name, Line: rep.line, Msg: `the report that starts here ends before its "Total:" row or its 100 % row: the file is cut; expected a whole ab report`}
+	}
 	transport := rep.connect + rep.receive + rep.exceptions + rep.writeErrs
 	run.Requests.Failed = min(rep.non2xx+transport, run.Requests.Total)
 	run.Requests.Counted = result.CountRequests
@@ -161,7 +174,13 @@ func (rep *report) Finish(name string) (*result.Run, error) {
 		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrStatus, Count: rep.non2xx, Sample: "Non-2xx responses"})
 	}
 	if transport > 0 {
-		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrConnection, Count: transport, Sample: "connect, receive, write or exception errors"})
+		// ab may count one request's failure twice (a receive error and
+		// an exception): the class holds no more than the failed requests.
+		n := min(transport, run.Requests.Failed-min(rep.non2xx, run.Requests.Failed))
+		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrConnection, Count: n, Sample: "connect, receive, write or exception errors"})
+		if n < transport {
+			run.Notes = append(run.Notes, fmt.Sprintf("ab counted %d connect, receive, write or exception errors for %d failed requests", transport, n))
+		}
 	}
 	if rep.length > 0 {
 		run.Notes = append(run.Notes, fmt.Sprintf("ab counted %d responses of another length than the first as failed; they are not counted as failed here", rep.length))

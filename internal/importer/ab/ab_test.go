@@ -121,3 +121,60 @@ func FuzzImport(f *testing.F) {
 	importertest.AddSeeds(f, 16<<10, importertest.SharedFixtureFiles("ab")...)
 	importertest.Fuzz(f, nil, Text{}, Percentiles{}, Gnuplot{})
 }
+
+// ab -n 3 -e: ab reads past its three samples for the rows from 84 %
+// (its text report of the same run says every request took ≤ 10 ms; the
+// file says 0.257 ms from 84 % on). Those rows are refused, not imported.
+func TestPercentilesOfATinyRunAreRefused(t *testing.T) {
+	t.Parallel()
+	importertest.WantRefused(t, "testdata/percentiles-n3.csv", "ab-csv", "at 84 %: ab writes garbage")
+	importertest.WantRefused(t, "testdata/percentiles-n3.csv", "ab-csv", "import ab's text report")
+	run := importertest.MustImport(t, Text{}, "testdata/n3.txt")
+	importertest.WantMetric(t, run, result.LatencyP99, 10)
+	importertest.WantMetric(t, run, result.LatencyMax, 10)
+}
+
+// A -g file whose requests start within a second or two gives no window
+// and no rate: whole-second starts could make it off by 2× (this run's
+// text report says 496.85/s; the starts span 1 s).
+func TestGnuplotOfAShortRunHasNoRate(t *testing.T) {
+	t.Parallel()
+	run := importertest.MustImport(t, Gnuplot{}, "testdata/gnuplot.tsv")
+	importertest.WantAbsent(t, run, result.RequestsPerSec)
+	if run.Window != 0 || !importertest.HasNote(run, "too short a span") {
+		t.Errorf("window %v, notes %q", run.Window, run.Notes)
+	}
+}
+
+// A report cut before its Total row (here in its byte counts, before
+// its timing tables) is refused: a cut may drop any figure.
+func TestCutReportIsRefused(t *testing.T) {
+	t.Parallel()
+	importertest.WantRefused(t, "testdata/cut.txt", "", "the file is cut")
+}
+
+// ab -r against a service that resets every connection: 20 complete
+// requests, "Failed requests: 34 (Receive: 17, Exceptions: 17)".
+// ab -n 50 on a missing path: every response is a 404 ("Non-2xx: 50")
+// though ab's "Failed requests" says 0.
+func TestEveryRequestFailed(t *testing.T) {
+	t.Parallel()
+	run := importertest.MustImport(t, Text{}, "testdata/resets.txt")
+	importertest.WantRequests(t, run, result.CountRequests, `{"total":20,"failed":20}`)
+	importertest.WantMetric(t, run, result.RequestErrorPct, 100)
+	run = importertest.MustImport(t, Text{}, "testdata/notfound.txt")
+	importertest.WantRequests(t, run, result.CountRequests, `{"total":50,"failed":50}`)
+	importertest.WantMetric(t, run, result.RequestsPerSec, 8183.31)
+	importertest.WantMetric(t, run, result.LatencyP99, 2)
+}
+
+// ab -r counts the 20 resets twice (Receive: 17, Exceptions: 17 for 20
+// requests): the error class holds the failed requests, not the events.
+func TestDoubleCountedResetsAreCappedAtTheFailures(t *testing.T) {
+	t.Parallel()
+	run := importertest.MustImport(t, Text{}, "testdata/resets.txt")
+	importertest.WantErrors(t, run, []result.ErrorClass{{Class: result.ErrConnection, Count: 20, Sample: "connect, receive, write or exception errors"}})
+	if !importertest.HasNote(run, "34 connect, receive") {
+		t.Errorf("notes %q", run.Notes)
+	}
+}

@@ -56,6 +56,7 @@ func (Percentiles) Import(name string, r io.Reader) (*result.Run, error) {
 	}
 	run := &result.Run{Metrics: map[string]float64{}}
 	seen := map[int]bool{}
+	var rows []served
 	for {
 		row, err := cr.Read()
 		if err == io.EOF {
@@ -71,6 +72,7 @@ func (Percentiles) Import(name string, r io.Reader) (*result.Run, error) {
 			return nil, &importer.SyntaxError{File: name, Line: line, Msg: fmt.Sprintf("expected a percentage 0–100 and a time in ms, got %q", strings.Join(row, ","))}
 		}
 		seen[p] = true
+		rows = append(rows, served{p, ms})
 		if key, ok := percentileKeys[p]; ok {
 			run.Metrics[key] = ms
 		}
@@ -78,8 +80,33 @@ func (Percentiles) Import(name string, r io.Reader) (*result.Run, error) {
 	if !seen[50] || !seen[100] {
 		return nil, &importer.SyntaxError{File: name, Msg: "the table lacks the 50 % or 100 % row; expected ab -e's 0–100 table"}
 	}
+	if err := checkPercentiles(name, rows); err != nil {
+		return nil, err
+	}
 	run.Notes = append(run.Notes, "ab -e holds percentiles only: no request count, errors or rate")
 	return run, nil
+}
+
+// served is one row of ab -e's table.
+type served struct {
+	pct int
+	ms  float64
+}
+
+// checkPercentiles refuses a table whose times fall: ab 2.3 reads past the
+// end of its samples for the top rows when a run has 50 requests or fewer
+// (the row of p % is sample ⌊0.5 + n·p/100⌋ of n), so those rows hold
+// whatever memory follows. Such a table cannot be told from a true one
+// row by row, only by its times not rising.
+func checkPercentiles(name string, rows []served) error {
+	for i := 1; i < len(rows); i++ {
+		if rows[i].ms < rows[i-1].ms {
+			return &importer.Unsupported{File: name, Reason: fmt.Sprintf(
+				"ab -e's times fall from %g ms to %g ms at %d %%: ab writes garbage in the top rows of runs of 50 requests or fewer; import ab's text report or -g file of the run instead",
+				rows[i-1].ms, rows[i].ms, rows[i].pct)}
+		}
+	}
+	return nil
 }
 
 func (Gnuplot) Import(name string, r io.Reader) (*result.Run, error) {
@@ -119,16 +146,26 @@ func (Gnuplot) Import(name string, r io.Reader) (*result.Run, error) {
 		return nil, &importer.Unsupported{File: name, Reason: "ab -g file of 0 requests"}
 	}
 	run := b.Run("ab -g holds no status per request: no error rate",
-		"ab -g times requests in whole milliseconds and their starts in whole seconds: the window is accurate to about a second")
+		"ab -g times requests in whole milliseconds and their starts in whole seconds")
 	run.Started = span.First.UTC()
-	run.Window = span.Seconds()
 	run.Requests.Counted = result.CountTotal // failures unknown, not zero
+	// Starts in whole seconds put the window within about a second of
+	// the truth: a rate from a short span would be off by up to 2×.
+	if span.Seconds() >= minGnuplotWindow {
+		run.Window = span.Seconds()
+	} else {
+		run.Notes = append(run.Notes, fmt.Sprintf("the requests start within %g s (whole seconds): too short a span to give a window or a rate", span.Seconds()))
+	}
 	run.Summarize()
 	if run.Window == 0 {
 		delete(run.Metrics, result.RequestsPerSec)
 	}
 	return run, nil
 }
+
+// minGnuplotWindow is the shortest span of whole-second starts taken as
+// the window: the rate from it is then within about 5 % of the truth.
+const minGnuplotWindow = 20
 
 // maxMillis bounds a request's time, far above any real one.
 const maxMillis = 366 * 24 * 3600 * 1000

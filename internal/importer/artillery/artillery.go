@@ -46,10 +46,10 @@ type doc struct {
 		FirstMetricAt *float64                      `json:"firstMetricAt"`
 		LastMetricAt  *float64                      `json:"lastMetricAt"`
 
-		ScenariosCreated   *float64           `json:"scenariosCreated"`
-		ScenariosCompleted *float64           `json:"scenariosCompleted"`
-		RequestsCompleted  *float64           `json:"requestsCompleted"`
-		Latency            map[string]float64 `json:"latency"`
+		ScenariosCreated   *float64            `json:"scenariosCreated"`
+		ScenariosCompleted *float64            `json:"scenariosCompleted"`
+		RequestsCompleted  *float64            `json:"requestsCompleted"`
+		Latency            map[string]*float64 `json:"latency"`
 		RPS                *struct {
 			Mean float64 `json:"mean"`
 		} `json:"rps"`
@@ -100,6 +100,18 @@ func copyStats(dst, src map[string]float64, keys []struct{ stat, key string }) {
 	}
 }
 
+// known drops the stats 1.x writes as null: a run without a response
+// has "latency": {"min": null, …}, which is no latency, not 0 ms.
+func known(stats map[string]*float64) map[string]float64 {
+	out := make(map[string]float64, len(stats))
+	for k, v := range stats {
+		if v != nil {
+			out[k] = *v
+		}
+	}
+	return out
+}
+
 // v2 reads 2.x: a request failed when its status is outside 2xx/3xx or
 // it got no response (an errors.* counter).
 func v2(name string, d doc) (*result.Run, error) {
@@ -146,7 +158,7 @@ func v2(name string, d doc) (*result.Run, error) {
 func v1(name string, d doc) (*result.Run, error) {
 	a := d.Aggregate
 	run := &result.Run{Metrics: map[string]float64{}}
-	copyStats(run.Metrics, a.Latency, v1Latency)
+	copyStats(run.Metrics, known(a.Latency), v1Latency)
 	run.Requests.Total, run.Requests.Counted = count(*a.RequestsCompleted), result.CountRequests
 	for _, n := range a.Errors {
 		run.Requests.Total += count(n)

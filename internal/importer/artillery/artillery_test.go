@@ -94,3 +94,19 @@ func FuzzImport(f *testing.F) {
 	importertest.AddSeeds(f, 16<<10, importertest.SharedFixtureFiles("artillery")...)
 	importertest.Fuzz(f, nil, Report{})
 }
+
+// Reports of a service that resets every connection (20 virtual users of
+// one request each, Artillery 1.7.9 and 2.0.21): every request failed with
+// ECONNRESET, and there is no latency. 1.x writes its latencies as null;
+// they are absent, not 0 ms.
+func TestEveryRequestReset(t *testing.T) {
+	t.Parallel()
+	for _, file := range []string{"testdata/v1-reset.json", "testdata/v2-reset.json"} {
+		run := importertest.MustImport(t, Report{}, file)
+		importertest.WantRequests(t, run, result.CountRequests, `{"total":20,"failed":20}`)
+		importertest.WantMetric(t, run, result.RequestErrorPct, 100)
+		importertest.WantAbsent(t, run, result.LatencyMean, result.LatencyP50, result.LatencyP90,
+			result.LatencyP95, result.LatencyP99, result.LatencyMax)
+		importertest.WantErrors(t, run, []result.ErrorClass{{Class: result.ErrConnection, Count: 20, Sample: "ECONNRESET"}})
+	}
+}

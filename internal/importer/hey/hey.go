@@ -224,7 +224,7 @@ func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 		}
 	}
 	if b.Requests().Total == 0 {
-		return nil, &importer.Unsupported{File: name, Reason: "hey csv of 0 responses"}
+		return nil, &importer.Unsupported{File: name, Reason: "hey -o csv of 0 responses: it lists responses only, so a run whose every request failed leaves only its header; import hey's text summary of the run, which counts the errors"}
 	}
 	run := b.Run("hey -o csv lists responses only: requests that got no response (hey's error distribution) are not in the file")
 	run.Window = last - first

@@ -100,3 +100,30 @@ func FuzzImport(f *testing.F) {
 	importertest.AddSeeds(f, 16<<10, importertest.SharedFixtureFiles("hey")...)
 	importertest.Fuzz(f, nil, Text{}, CSV{})
 }
+
+// hey -n 20 -t 1 against a service that never answers: the text summary
+// has 20 timeouts and "NaN" averages; the csv of the same kind of run
+// has its header only, and is refused with what to import instead.
+func TestEveryRequestTimedOut(t *testing.T) {
+	t.Parallel()
+	run := importertest.MustImport(t, Text{}, "testdata/timeout.txt")
+	importertest.WantRequests(t, run, result.CountRequests, `{"total":20,"failed":20}`)
+	importertest.WantMetric(t, run, result.RequestsPerSec, 1.9753)
+	importertest.WantAbsent(t, run, result.LatencyMean, result.LatencyP50, result.LatencyMax)
+	if len(run.Errors) != 1 || run.Errors[0].Class != result.ErrTimeout || run.Errors[0].Count != 20 {
+		t.Errorf("errors %+v; want 20 timeouts", run.Errors)
+	}
+	importertest.WantRefused(t, "testdata/timeout.csv", "", "import hey's text summary")
+}
+
+// hey -n 50 on a missing path prints "0%% in 0.0000 secs" where its 99 %
+// row belongs (too few samples): that row is no p99 and no p0, so p99 is
+// absent; every response was a 404.
+func TestBrokenPercentileRowIsLeftOut(t *testing.T) {
+	t.Parallel()
+	run := importertest.MustImport(t, Text{}, "testdata/notfound.txt")
+	importertest.WantRequests(t, run, result.CountRequests, `{"total":50,"failed":50}`)
+	importertest.WantMetric(t, run, result.LatencyP95, 5.9)
+	importertest.WantMetric(t, run, result.LatencyMax, 5.9)
+	importertest.WantAbsent(t, run, result.LatencyP99)
+}

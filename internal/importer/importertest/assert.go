@@ -134,3 +134,13 @@ func WantRequests(t *testing.T, run *result.Run, counted result.RequestCounts, w
 		}
 	}
 }
+
+// WantRefused imports the file at path as `tailgate import` does (format
+// "" detects it) and wants a typed refusal whose reason holds fragment.
+func WantRefused(t *testing.T, path, format, fragment string) {
+	t.Helper()
+	_, err := importer.ImportFile(path, format)
+	if reason, ok := Rejection(err); !ok || !strings.Contains(reason, fragment) {
+		t.Errorf("%s: err = %v; want a refusal saying %q", path, err, fragment)
+	}
+}

@@ -34,7 +34,7 @@ var valuesRe = regexp.MustCompile(`"values"\s*:\s*\{`)
 // object holding metrics every k6 test emits.
 func looksLikeSummary(head []byte) bool {
 	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
-	if len(t) == 0 || t[0] != '{' || looksLikeNDJSON(head) {
+	if len(t) == 0 || t[0] != '{' || looksLikeNDJSON(head) || (MachineSummary{}).Sniff("", head) {
 		return false
 	}
 	return bytes.Contains(t, []byte(`"metrics"`)) &&
@@ -55,12 +55,13 @@ const exportWhat = "k6 --summary-export object with a \"metrics\" object"
 func (SummaryExport) Import(name string, r io.Reader) (*result.Run, error) {
 	var doc struct {
 		Metrics map[string]map[string]json.RawMessage `json:"metrics"`
+		Results json.RawMessage                       `json:"results"`
 	}
 	if err := decodeJSON(name, r, &doc, exportWhat); err != nil {
 		return nil, err
 	}
 	if doc.Metrics == nil {
-		return nil, &importer.SyntaxError{File: name, Msg: "no \"metrics\" object; expected a " + exportWhat}
+		return nil, noMetrics(name, doc.Results, exportWhat)
 	}
 	s := summary{metrics: map[string]stats{}}
 	for k, v := range doc.Metrics {
@@ -93,12 +94,13 @@ func (HandleSummary) Import(name string, r io.Reader) (*result.Run, error) {
 		State struct {
 			TestRunDurationMs float64 `json:"testRunDurationMs"`
 		} `json:"state"`
+		Results json.RawMessage `json:"results"`
 	}
 	if err := decodeJSON(name, r, &doc, handleWhat); err != nil {
 		return nil, err
 	}
 	if doc.Metrics == nil {
-		return nil, &importer.SyntaxError{File: name, Msg: "no \"metrics\" object; expected a " + handleWhat}
+		return nil, noMetrics(name, doc.Results, handleWhat)
 	}
 	s := summary{metrics: map[string]stats{}, durationS: doc.State.TestRunDurationMs / 1000}
 	for k, v := range doc.Metrics {
@@ -112,4 +114,14 @@ func (HandleSummary) Import(name string, r io.Reader) (*result.Run, error) {
 		}
 	}
 	return fromSummary(name, s)
+}
+
+// noMetrics is the error for a summary without the legacy "metrics"
+// object; one with "results" is k6's machine-readable summary, which its
+// own format reads.
+func noMetrics(name string, results json.RawMessage, what string) error {
+	if results != nil {
+		return &importer.SyntaxError{File: name, Msg: `"results" instead of "metrics": this is k6's machine-readable summary (--new-machine-readable-summary); use --format k6-summary`}
+	}
+	return &importer.SyntaxError{File: name, Msg: "no \"metrics\" object; expected a " + what}
 }

@@ -26,5 +26,5 @@ func FuzzImport(f *testing.F) {
 		}
 		f.Add(data)
 	}
-	importertest.Fuzz(f, checkNoLifecycle, SummaryExport{}, HandleSummary{}, NDJSON{}, CSV{})
+	importertest.Fuzz(f, checkNoLifecycle, SummaryExport{}, HandleSummary{}, MachineSummary{}, NDJSON{}, CSV{})
 }

@@ -1,6 +1,7 @@
 package vegeta
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -26,7 +27,17 @@ func (Text) Name() string { return "vegeta-text" }
 var textLineRe = regexp.MustCompile(`^([A-Za-z][A-Za-z ]*?)\s*\[([^\]]*)\]\s*(.*)$`)
 
 func (Text) Sniff(_ string, head []byte) bool {
-	return bytes.Contains(head, []byte("Requests      [total, rate")) && bytes.Contains(head, []byte("Latencies"))
+	return bytes.Contains(head, []byte("Requests      [total, rate")) && bytes.Contains(head, []byte("Latencies")) || isHist(head)
+}
+
+// histRe is the header of `vegeta report -type=hist[…]`.
+var histRe = regexp.MustCompile(`^Bucket\s+#\s+%\s+Histogram\r?$`)
+
+// isHist reports a vegeta histogram report. Detection claims it so that it
+// is refused with advice rather than as a file of no known format.
+func isHist(head []byte) bool {
+	line, _, _ := bytes.Cut(head, []byte{'\n'})
+	return histRe.Match(line)
 }
 
 // textLatency maps vegeta's latency field names to metrics.
@@ -45,11 +56,20 @@ type textRun struct {
 	line      int
 	run       *result.Run
 	sawStatus bool
+	// errorSet is the report's "Error Set:" list, which names what
+	// status 0 (no response) was: a timeout or a transport failure.
+	errorSet   []string
+	inErrorSet bool
 }
 
 // ImportAll reads every report of the file, in order (several runs'
 // reports are often kept in one log).
 func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
+	br := bufio.NewReader(r)
+	if head, _ := br.Peek(256); isHist(head) {
+		return nil, &importer.Unsupported{File: name, Reason: "a vegeta hist report holds bucket counts only (no latencies, duration or statuses); import `vegeta report` or `vegeta report -type=json` of the same results, or the results themselves"}
+	}
+	r = br
 	starts := func(text string) bool {
 		m := textLineRe.FindStringSubmatch(text)
 		return m != nil && m[1] == "Requests"
@@ -61,6 +81,16 @@ func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 }
 
 func (rep *textRun) Take(text string) error {
+	if text == "Error Set:" {
+		rep.inErrorSet = true
+		return nil
+	}
+	if rep.inErrorSet {
+		if text != "" {
+			rep.errorSet = append(rep.errorSet, text)
+		}
+		return nil
+	}
 	m := textLineRe.FindStringSubmatch(text)
 	if m == nil {
 		return nil
@@ -77,12 +107,27 @@ func (rep *textRun) Finish(name string) (*result.Run, error) {
 	if _, ok := run.Metrics[result.LatencyMean]; !ok {
 		return nil, &importer.SyntaxError{File: name, Line: rep.line, Msg: "the report that starts here has no Latencies line; expected a whole vegeta text report"}
 	}
+	rep.nameErrors()
 	run.Requests.Counted = result.CountTotal
 	if rep.sawStatus { // else failures are unknown, not zero
 		run.Requests.Counted = result.CountRequests
 	}
 	finish(run)
 	return run, nil
+}
+
+// nameErrors gives each failed status its message from the Error Set, as
+// the JSON report's errors do, and classes status 0 by it.
+func (rep *textRun) nameErrors() {
+	for i, e := range rep.run.Errors {
+		c, ok := strings.CutPrefix(e.Sample, "status ")
+		code, err := strconv.Atoi(c)
+		if !ok || err != nil {
+			continue
+		}
+		sample := importer.OneLine(sampleFor(code, rep.errorSet))
+		rep.run.Errors[i].Class, rep.run.Errors[i].Sample = errorClass(code, sample), sample
+	}
 }
 
 // applyTextLine takes the figures of one report line.

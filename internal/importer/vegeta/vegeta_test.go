@@ -268,3 +268,33 @@ func TestResultsCSV(t *testing.T) {
 		t.Errorf("bad row: %v", err)
 	}
 }
+
+// vegeta report of 5 requests to a service that never answers (attack
+// -timeout 1s): status 0 for all, and the Error Set says "Client.Timeout
+// exceeded". The text report classes them as the JSON report of the same
+// results does: timeouts, with vegeta's message as the sample.
+func TestTextReportClassesStatusZeroByItsErrorSet(t *testing.T) {
+	t.Parallel()
+	text := importertest.MustImport(t, Text{}, "testdata/report-timeout.txt")
+	json := importertest.MustImport(t, Report{}, "testdata/report-timeout.json")
+	for _, run := range []*result.Run{text, json} {
+		if len(run.Errors) != 1 || run.Errors[0].Class != result.ErrTimeout || run.Errors[0].Count != 5 ||
+			!strings.Contains(run.Errors[0].Sample, "Client.Timeout exceeded") {
+			t.Errorf("errors %+v; want 5 timeouts with vegeta's message", run.Errors)
+		}
+	}
+	importertest.WantMetric(t, text, result.LatencyP50, 1004)
+	importertest.WantMetric(t, text, result.LatencyMax, 1048)
+	importertest.WantMetric(t, text, result.RequestErrorPct, 100)
+	reset := importertest.MustImport(t, Text{}, "testdata/report-reset.txt")
+	if len(reset.Errors) != 1 || reset.Errors[0].Class != result.ErrConnection || !strings.Contains(reset.Errors[0].Sample, "connection reset by peer") {
+		t.Errorf("errors %+v; want 20 connection failures", reset.Errors)
+	}
+}
+
+// vegeta report -type=hist[0,5ms,10ms,20ms] holds bucket counts only: it
+// is detected and refused with what to import instead.
+func TestHistReportIsRefusedWithAdvice(t *testing.T) {
+	t.Parallel()
+	importertest.WantRefused(t, "testdata/report.hist", "", "vegeta report -type=json")
+}

@@ -172,3 +172,24 @@ Transfer/sec:       0.00B
 		t.Errorf("0 requests, no errors: %v", err)
 	}
 }
+
+// Real wrk runs: every response a 404 ("Non-2xx or 3xx responses" equals
+// the request count); a -s script whose done() prints a JSON line after the
+// report (the report's figures are taken, the line is not a second report);
+// and a service that never answers (--timeout 1s), where wrk counts neither
+// a request nor an error: refused, nothing was measured.
+func TestWrkRealEdgeRuns(t *testing.T) {
+	t.Parallel()
+	run := importertest.MustImport(t, Text{}, "testdata/notfound.txt")
+	importertest.WantRequests(t, run, result.CountRequests, `{"total":26036,"failed":26036}`)
+	importertest.WantMetric(t, run, result.RequestErrorPct, 100)
+	importertest.WantMetric(t, run, result.LatencyMean, 0.29199)
+	importertest.WantMetric(t, run, result.RequestsPerSec, 26028.74)
+
+	run = importertest.MustImport(t, Text{}, "testdata/lua-done.txt")
+	importertest.WantRequests(t, run, result.CountRequests, `{"total":258,"failed":26}`)
+	importertest.WantMetric(t, run, result.LatencyMean, 7.7)
+	importertest.WantMetric(t, run, result.LatencyMax, 14.79)
+
+	importertest.WantRefused(t, "testdata/silent.txt", "", "0 requests and no socket errors")
+}
