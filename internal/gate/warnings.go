@@ -86,7 +86,7 @@ func calibrationWarnings(findings []Finding, c Context) []stats.Warning {
 	}
 	if c.CalibrationJobs > 1 && c.CalibrationSpan < MinCalibrationSpan {
 		w = append(w, stats.Warn(WarnCalibrationBunched, fmt.Sprintf(
-			"all %d calibration jobs ran within %s: the floors miss the drift between CI jobs hours apart and may be too tight; spread the jobs with tailgate calibrate --pause, or add them with --append in later CI jobs",
+			"all %d calibration jobs started within %s: the floors miss the drift between CI jobs hours apart and may be too tight; spread the jobs with tailgate calibrate --pause, or add them with --append in later CI jobs",
 			c.CalibrationJobs, roughDuration(c.CalibrationSpan))))
 	}
 	return w
