@@ -121,7 +121,7 @@ func v2(name string, d doc) (*result.Run, error) {
 	if !ok {
 		return nil, &importer.Unsupported{File: name, Reason: "no http.requests counter: the Artillery report holds no HTTP requests"}
 	}
-	run := &result.Run{Requests: result.Requests{Total: count(total), Counted: result.CountRequests}, Metrics: map[string]float64{}}
+	run := &result.Run{Requests: result.Requests{Total: importer.Count(total), Counted: result.CountRequests}, Metrics: map[string]float64{}}
 	if rt, ok := a.Summaries["http.response_time"]; ok {
 		copyStats(run.Metrics, rt, v2Latency)
 	}
@@ -142,13 +142,13 @@ func v2(name string, d doc) (*result.Run, error) {
 		run.Started, run.Window = first, (*a.LastMetricAt-*a.FirstMetricAt)/1000
 	}
 	if created, ok := c["vusers.created"]; ok {
-		run.Iterations.Started = count(created)
-		run.Iterations.Completed = count(c["vusers.completed"]) + count(c["vusers.failed"])
+		run.Iterations.Started = importer.Count(created)
+		run.Iterations.Completed = importer.Count(c["vusers.completed"]) + importer.Count(c["vusers.failed"])
 		run.Iterations.Counted = result.CountStarted | result.CountCompleted
 	}
 	run.Steps = endpointSteps(a.Counters, a.Summaries)
 	if ok, failed := c["plugins.expect.ok"], c["plugins.expect.failed"]; ok+failed > 0 {
-		run.Notes = append(run.Notes, fmt.Sprintf("Artillery expect checks: %d passed, %d failed", count(ok), count(failed)))
+		run.Notes = append(run.Notes, fmt.Sprintf("Artillery expect checks: %d passed, %d failed", importer.Count(ok), importer.Count(failed)))
 	}
 	return finish(run), nil
 }
@@ -159,19 +159,19 @@ func v1(name string, d doc) (*result.Run, error) {
 	a := d.Aggregate
 	run := &result.Run{Metrics: map[string]float64{}}
 	copyStats(run.Metrics, known(a.Latency), v1Latency)
-	run.Requests.Total, run.Requests.Counted = count(*a.RequestsCompleted), result.CountRequests
+	run.Requests.Total, run.Requests.Counted = importer.Count(*a.RequestsCompleted), result.CountRequests
 	for _, n := range a.Errors {
-		run.Requests.Total += count(n)
+		run.Requests.Total += importer.Count(n)
 	}
 	failures(run, a.Codes, a.Errors)
 	if a.RPS != nil && a.RPS.Mean > 0 {
 		run.Metrics[result.RequestsPerSec] = a.RPS.Mean
 	}
 	if a.ScenariosCreated != nil {
-		run.Iterations.Started = count(*a.ScenariosCreated)
+		run.Iterations.Started = importer.Count(*a.ScenariosCreated)
 		run.Iterations.Counted = result.CountStarted
 		if a.ScenariosCompleted != nil {
-			run.Iterations.Completed = count(*a.ScenariosCompleted)
+			run.Iterations.Completed = importer.Count(*a.ScenariosCompleted)
 			run.Iterations.Counted |= result.CountCompleted
 		}
 	}
@@ -187,18 +187,18 @@ func v1(name string, d doc) (*result.Run, error) {
 func failures(run *result.Run, codes, errs map[string]float64) {
 	for _, code := range sortedKeys(codes) {
 		n, err := strconv.Atoi(code)
-		if err != nil || (n >= 200 && n < 400) || count(codes[code]) == 0 {
+		if err != nil || (n >= 200 && n < 400) || importer.Count(codes[code]) == 0 {
 			continue
 		}
-		run.Requests.Failed += count(codes[code])
-		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrStatus, Count: count(codes[code]), Sample: "status " + code})
+		run.Requests.Failed += importer.Count(codes[code])
+		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrStatus, Count: importer.Count(codes[code]), Sample: "status " + code})
 	}
 	for _, e := range sortedKeys(errs) {
-		if count(errs[e]) == 0 {
+		if importer.Count(errs[e]) == 0 {
 			continue
 		}
-		run.Requests.Failed += count(errs[e])
-		run.Errors = append(run.Errors, result.ErrorClass{Class: errorClasses.Class(e), Count: count(errs[e]), Sample: importer.OneLine(e)})
+		run.Requests.Failed += importer.Count(errs[e])
+		run.Errors = append(run.Errors, result.ErrorClass{Class: errorClasses.Class(e), Count: importer.Count(errs[e]), Sample: importer.OneLine(e)})
 	}
 	run.Requests.Failed = min(run.Requests.Failed, run.Requests.Total)
 }
@@ -221,12 +221,12 @@ func endpointSteps(counters map[string]float64, summaries map[string]map[string]
 		}
 		st := result.Step{Name: path, Metrics: map[string]float64{}}
 		copyStats(st.Metrics, summaries[key], v2Latency)
-		st.Requests = count(summaries[key]["count"])
+		st.Requests = importer.Count(summaries[key]["count"])
 		codesPrefix := "plugins.metrics-by-endpoint." + path + ".codes."
 		for k, v := range counters {
 			if code, ok := strings.CutPrefix(k, codesPrefix); ok {
 				if n, err := strconv.Atoi(code); err == nil && (n < 200 || n >= 400) {
-					st.Failed += count(v)
+					st.Failed += importer.Count(v)
 				}
 			}
 		}
@@ -250,15 +250,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// count reads an Artillery count, clamped to what a count can be.
-func count(v float64) int64 {
-	switch {
-	case !(v > 0):
-		return 0
-	case v > 1<<53:
-		return 1 << 53
-	}
-	return int64(v)
 }

@@ -91,7 +91,7 @@ func fromSummary(file string, s summary) (*result.Run, error) {
 	reqs, hasReqs := s.metrics["http_reqs"]
 	if hasReqs {
 		if n, ok := reqs["count"]; ok {
-			run.Requests.Total, run.Requests.Counted = count(n), run.Requests.Counted|result.CountTotal
+			run.Requests.Total, run.Requests.Counted = importer.Count(n), run.Requests.Counted|result.CountTotal
 		}
 		if rate, ok := reqs["rate"]; ok && rate > 0 {
 			run.Metrics[result.RequestsPerSec] = rate
@@ -103,7 +103,7 @@ func fromSummary(file string, s summary) (*result.Run, error) {
 	}
 	if failed, ok := s.metrics["http_req_failed"]; ok {
 		if n, ok := failed["passes"]; ok { // a pass of http_req_failed is a failed request
-			run.Requests.Failed, run.Requests.Counted = count(n), run.Requests.Counted|result.CountFailed
+			run.Requests.Failed, run.Requests.Counted = importer.Count(n), run.Requests.Counted|result.CountFailed
 		}
 		if rate, ok := rateOf(failed); ok {
 			run.Metrics[result.RequestErrorPct] = 100 * rate
@@ -113,7 +113,7 @@ func fromSummary(file string, s summary) (*result.Run, error) {
 	}
 	if it, ok := s.metrics["iterations"]; ok {
 		// k6 counts an iteration when it ends; how many began is unknown.
-		run.Iterations.Completed, run.Iterations.Counted = count(it["count"]), result.CountCompleted
+		run.Iterations.Completed, run.Iterations.Counted = importer.Count(it["count"]), result.CountCompleted
 		if rate, ok := it["rate"]; ok && rate > 0 {
 			run.Metrics[result.IterationsPerSec] = rate
 		}
@@ -122,13 +122,13 @@ func fromSummary(file string, s summary) (*result.Run, error) {
 		copyStats(run.Metrics, itd, iterationKeys)
 	}
 	if d, ok := s.metrics["dropped_iterations"]; ok {
-		run.Iterations.Dropped = count(d["count"])
+		run.Iterations.Dropped = importer.Count(d["count"])
 		if offered := run.Iterations.Dropped + run.Iterations.Completed; offered > 0 {
 			run.Metrics[result.DroppedPct] = 100 * float64(run.Iterations.Dropped) / float64(offered)
 		}
 	}
 	if c, ok := s.metrics["checks"]; ok {
-		run.Notes = append(run.Notes, fmt.Sprintf(checksNote, count(c["passes"]), count(c["fails"])))
+		run.Notes = append(run.Notes, fmt.Sprintf(checksNote, importer.Count(c["passes"]), importer.Count(c["fails"])))
 	}
 	if len(s.thresholds) > 0 {
 		run.Notes = append(run.Notes, thresholdsNote(s.thresholds))
@@ -178,9 +178,9 @@ func summarySteps(metrics map[string]stats) []result.Step {
 		case "http_req_duration":
 			copyStats(step.Metrics, st, trendKeys)
 		case "http_reqs":
-			step.Requests = count(st["count"])
+			step.Requests = importer.Count(st["count"])
 		case "http_req_failed":
-			step.Failed = count(st["passes"])
+			step.Failed = importer.Count(st["passes"])
 			if rate, ok := rateOf(st); ok {
 				step.Metrics[result.RequestErrorPct] = 100 * rate
 			}
@@ -240,16 +240,4 @@ func lineAt(data []byte, off int64) int {
 		off = int64(len(data))
 	}
 	return 1 + bytes.Count(data[:off], []byte{'\n'})
-}
-
-// count reads a k6 count; values outside what a count can be (negative,
-// fractional noise, beyond 2^53) are clamped rather than wrapped.
-func count(v float64) int64 {
-	switch {
-	case !(v > 0):
-		return 0
-	case v > 1<<53:
-		return 1 << 53
-	}
-	return int64(v)
 }
