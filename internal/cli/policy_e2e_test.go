@@ -41,7 +41,7 @@ func TestActionGatePolicyFromTheBaseCommit(t *testing.T) {
 	}{
 		{"fresh baseline", func(cfg string) string { return cfg + "  baseline: baselines/fresh.json\n" }, "gate.baseline"},
 		{"looser gate", func(cfg string) string {
-			cfg = strings.Replace(cfg, "    iterations_per_s: 30\n    latency_p95_ms: 400\n", "    iterations_per_s: 95\n    latency_p95_ms: 50000\n", 1)
+			cfg = strings.Replace(cfg, "    iterations_per_s: 30\n    latency_p95_ms: 600\n    dropped_pct: 25\n", "    iterations_per_s: 95\n    latency_p95_ms: 50000\n    dropped_pct: 100\n", 1)
 			return cfg + "  min_effect: {iterations_per_s: 99, latency_p95_ms: 100000, request_error_pct: 100, lifecycle_success_pct: 100, dropped_pct: 100, cpu_ms_per_iteration: 10000}\n  alpha: 0.0001\n"
 		}, "gate.alpha, gate.floors, gate.min_effect"},
 		// One head run: the gate sees less (a wider prediction interval),
@@ -138,7 +138,7 @@ func prCommit(t *testing.T, repo, base string, edit func(string) string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasSuffix(string(data), "gate:\n  floors:\n    iterations_per_s: 30\n    latency_p95_ms: 400\n") {
+	if !strings.HasSuffix(string(data), "gate:\n  floors:\n    iterations_per_s: 30\n    latency_p95_ms: 600\n    dropped_pct: 25\n") {
 		t.Fatalf("the e2e benchmark no longer ends with the gate: section this test edits:\n%s", data)
 	}
 	edited := edit(string(data))
