@@ -295,8 +295,15 @@ func TestProgressIsReported(t *testing.T) {
 	if len(got) < 2 || len(got) > 6 {
 		t.Fatalf("%d progress calls in 0.9s, want about 4 (every 250ms, plus a final one)", len(got))
 	}
-	if got[0].Phase != PhaseWarmup || got[len(got)-1].Phase != PhaseMeasure {
-		t.Errorf("phases %s … %s, want warmup … measure", got[0].Phase, got[len(got)-1].Phase)
+	// On a loaded machine the first tick may come after the warm-up's
+	// 300 ms: the phases only have to come in order, the last a measure.
+	for i := 1; i < len(got); i++ {
+		if got[i-1].Phase == PhaseMeasure && got[i].Phase == PhaseWarmup {
+			t.Errorf("progress %d is warm-up after a measure one: %+v", i+1, got)
+		}
+	}
+	if got[len(got)-1].Phase != PhaseMeasure {
+		t.Errorf("last progress in phase %s, want measure", got[len(got)-1].Phase)
 	}
 	last := got[len(got)-1]
 	if last.Completed != r.Iterations.Completed || last.Total != 900*time.Millisecond || last.Elapsed != last.Total {

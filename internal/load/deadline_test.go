@@ -24,14 +24,16 @@ func TestEachRequestGetsItsOwnTimeout(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		})
-		opt := closedOpts(1, 0, 600*time.Millisecond)
-		opt.RequestTimeout, opt.Client = 150*time.Millisecond, client
+		// The timeout is far above a 20 ms answer even on a loaded
+		// machine, so only the two stalled requests can time out.
+		opt := closedOpts(1, 0, 1500*time.Millisecond)
+		opt.RequestTimeout, opt.Client = 400*time.Millisecond, client
 		r := run(t, compile(t, 1, oneStep("a", "/")), srv.URL, opt)
 		if len(r.Errors) != 1 || r.Errors[0].Class != result.ErrTimeout || r.Errors[0].Count != 2 {
 			t.Fatalf("errors %+v, want exactly the 2 stalled requests as timeouts", r.Errors)
 		}
 		it := r.Iterations
-		// 2 × 150ms of timeouts leave 300ms of the window for 20ms requests.
+		// 2 × 400ms of timeouts leave 700ms of the window for 20ms requests.
 		if it.Completed < 5 || it.Succeeded != it.Completed-2 || r.Requests.Total != it.Completed {
 			t.Errorf("iterations %+v, requests %+v; want all but the 2 stalled ones to succeed, and at least 5 in all", it, r.Requests)
 		}

@@ -113,15 +113,27 @@ func TestSetupRunsOncePerRunAndPerVU(t *testing.T) {
 			if s.adminCalls.Load() != 1 || s.logins.Load() != 3 {
 				t.Errorf("%s: %d run setups and %d logins, want 1 and 3 (one per VU)", model, s.adminCalls.Load(), s.logins.Load())
 			}
-			if r.Requests.Total < 10 || r.Requests.Failed != 0 || r.Iterations.Succeeded != r.Iterations.Completed {
+			// A closed VU loops for the whole window; an open worker only
+			// takes what the schedule offers, and on a loaded machine most
+			// of 40 scheduled iterations may be dropped before it does.
+			least := int64(10)
+			if model == Open {
+				least = 1
+			}
+			if r.Requests.Total < least || r.Requests.Failed != 0 || r.Iterations.Succeeded != r.Iterations.Completed {
 				t.Errorf("%s: requests %+v iterations %+v errors %+v; want every iteration to pass with its VU's token", model, r.Requests, r.Iterations, r.Errors)
 			}
 			if len(r.Steps) != 1 || r.Steps[0].Name != "list" {
 				t.Errorf("%s: steps %+v, want only the measured step (setup is not measured)", model, r.Steps)
 			}
 			s.mu.Lock()
-			if len(s.itemsByUser) != 3 || s.itemsByUser["user-04"] != 0 {
-				t.Errorf("%s: requests by user %v, want users 1–3 (a row per VU)", model, s.itemsByUser)
+			for user := range s.itemsByUser {
+				if user != "user-01" && user != "user-02" && user != "user-03" {
+					t.Errorf("%s: requests by user %v, want only users 1–3 (a row per VU)", model, s.itemsByUser)
+				}
+			}
+			if model == Closed && len(s.itemsByUser) != 3 {
+				t.Errorf("%s: requests by user %v, want each of the 3 VUs' users", model, s.itemsByUser)
 			}
 			s.mu.Unlock()
 		}
