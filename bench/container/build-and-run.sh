@@ -8,9 +8,10 @@
 #
 # It checks, inside the image:
 #   (a) tailgate version             the entrypoint binary runs from PATH
-#   (b) tailgate demo                the binary re-executes itself as the demo
+#   (b) tailgate demo --mode check   the binary re-executes itself as the demo
 #                                    service and keeps its baseline in /tmp,
 #                                    as an unprivileged user
+#   (b2) tailgate demo               the default A/B demo (two services, 4 pairs)
 #   (c) tailgate run / check         against a service on the HOST's loopback,
 #                                    with the working directory mounted
 #
@@ -132,14 +133,24 @@ run_version() {
 	case $out in "tailgate "*) ;; *) die "tailgate version printed: $out" ;; esac
 }
 
-# run_demo: (b) the demo, as user nobody, records its baseline under /tmp.
+# run_demo: (b) the stored-baseline demo (--mode check), as user nobody, records
+# its baseline under /tmp.
 run_demo() {
 	local mnt
 	new_container
-	"${BUILDAH[@]}" "${RUN[@]}" --user 65534:65534 "$C" -- tailgate demo --runs 2 --duration 2s -q
+	"${BUILDAH[@]}" "${RUN[@]}" --user 65534:65534 "$C" -- tailgate demo --mode check --runs 2 --duration 2s -q
 	mnt=$("${BUILDAH[@]}" mount "$C")
 	compgen -G "$mnt/tmp/.cache/tailgate/demo-baseline-*.json" >/dev/null || die "the demo left no baseline at /tmp/.cache/tailgate/demo-baseline-<definition>.json"
 	"${BUILDAH[@]}" umount "$C" >/dev/null
+}
+
+# run_demo_ab: (b2) the default demo, sequential A/B of two services the
+# binary starts inside the container, with a small budget: exit 0 (pass or
+# inconclusive), never a regression of clean against clean.
+run_demo_ab() {
+	new_container
+	"${BUILDAH[@]}" "${RUN[@]}" --user 65534:65534 "$C" -- tailgate demo --max-pairs 4 -q --report /tmp/ab.json ||
+		die "the A/B demo of clean against clean did not exit 0"
 }
 
 # start_host_service starts the demo service from a host-built binary on the
@@ -209,7 +220,8 @@ main() {
 	timed "buildah bud" build_image
 	check_image_config
 	timed "(a) tailgate version" run_version
-	timed "(b) tailgate demo (user nobody)" run_demo
+	timed "(b) tailgate demo --mode check (user nobody)" run_demo
+	timed "(b2) tailgate demo, A/B (user nobody)" run_demo_ab
 	timed "host service + host build" start_host_service
 	timed "(c) tailgate run vs host" run_against_host
 	timed "(c) baseline record + check" check_against_host
