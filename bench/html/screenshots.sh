@@ -37,7 +37,7 @@ echo "building tailgate and mdview" >&2
 (cd "$root" && go build -o "$work/tailgate" ./cmd/tailgate && go build -o "$work/mdview" ./bench/html/mdview)
 
 bl=$work/demo-baseline.json
-demo() { "$work/tailgate" demo --baseline "$bl" -q "$@"; }
+demo() { "$work/tailgate" demo --mode check --baseline "$bl" -q "$@"; }
 
 # A verdict's exit code (0 pass, 1 regression) is not a failure here; 2 and 3 are.
 judged() {
@@ -59,7 +59,7 @@ judged demo --html "$out/check.html" --markdown "$out/check.md"
 echo "check of a 30 % slowdown" >&2
 judged demo --slowdown 30% --html "$out/regression.html" --markdown "$out/regression.md"
 echo "A/B of a 20 % slowdown" >&2
-judged demo --ab --slowdown 20% --html "$out/ab.html" --markdown "$out/ab.md"
+judged "$work/tailgate" demo -q --slowdown 20% --html "$out/ab.html" --markdown "$out/ab.md"
 
 # shot URL PNG WIDTH [chromium flags...]
 shot() {
