@@ -23,9 +23,11 @@ import (
 	"math"
 	"os"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
 // metric is a column noisestat reports: its result key and its label in
@@ -77,7 +79,7 @@ func runs(w io.Writer, files []string) error {
 				continue
 			}
 			cvs = append(cvs, 100*cv(v))
-			medians = append(medians, median(v))
+			medians = append(medians, stats.Median(v))
 			per = append(per, fmt.Sprintf("%.1f", 100*cv(v)))
 		}
 		if len(cvs) == 0 {
@@ -85,7 +87,7 @@ func runs(w io.Writer, files []string) error {
 			continue
 		}
 		fmt.Fprintf(w, "  %-22s CV within a job %s %% (per job: %s); job medians %s, spread %.1f %% (max/min − 1)\n",
-			m.key, mmm(cvs, "%.1f"), strings.Join(per, " "), mmm(medians, "%.3g"), 100*(maxOf(medians)/minOf(medians)-1))
+			m.key, mmm(cvs, "%.1f"), strings.Join(per, " "), mmm(medians, "%.3g"), 100*(slices.Max(medians)/slices.Min(medians)-1))
 	}
 	return nil
 }
@@ -134,11 +136,11 @@ func pairs(w io.Writer, files []string) error {
 				continue
 			}
 			all = append(all, d...)
-			mu := mean(d)
+			mu := stats.Mean(d)
 			means = append(means, 100*mu)
 			per = append(per, fmt.Sprintf("%+.1f", 100*mu))
 			if len(d) > 1 {
-				s := sd(d)
+				s := stats.SampleSD(d)
 				sds = append(sds, 100*s)
 				sumSq += s * s * float64(len(d)-1)
 				dof += len(d) - 1
@@ -150,11 +152,11 @@ func pairs(w io.Writer, files []string) error {
 		}
 		n := float64(len(all)) / float64(len(means))
 		fmt.Fprintf(w, "  %-22s head−base per job %s %% (per job: %s)\n", m.key, mmm(means, "%+.1f"), strings.Join(per, " "))
-		fmt.Fprintf(w, "  %-22s all %d pairs pooled: mean %+.1f %%, sd %.1f %%\n", "", len(all), 100*mean(all), 100*sd(all))
+		fmt.Fprintf(w, "  %-22s all %d pairs pooled: mean %+.1f %%, sd %.1f %%\n", "", len(all), 100*stats.Mean(all), 100*stats.SampleSD(all))
 		if dof > 0 && len(means) > 1 {
 			sw := math.Sqrt(sumSq / float64(dof))
 			expected := 100 * sw / math.Sqrt(n)
-			between := sd(means)
+			between := stats.SampleSD(means)
 			fmt.Fprintf(w, "  %-22s pairs' sd within a job s_w %.1f %% (per job %s); sd of the job means %.1f %% vs %.1f %% expected from s_w/sqrt(%.1f): ratio %.1f\n",
 				"", 100*sw, mmm(sds, "%.1f"), between, expected, n, between/expected)
 			if excess := between*between - expected*expected; excess > 0 {
@@ -230,46 +232,9 @@ func readAB(path string) (base, head job, err error) {
 
 func isInt(s string) bool { _, err := strconv.Atoi(s); return err == nil }
 
-func mean(v []float64) float64 {
-	var s float64
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
-}
-
-func sd(v []float64) float64 {
-	if len(v) < 2 {
-		return 0
-	}
-	mu, s := mean(v), 0.0
-	for _, x := range v {
-		s += (x - mu) * (x - mu)
-	}
-	return math.Sqrt(s / float64(len(v)-1))
-}
-
-func cv(v []float64) float64 { return sd(v) / mean(v) }
-
-func sorted(v []float64) []float64 {
-	c := append([]float64(nil), v...)
-	sort.Float64s(c)
-	return c
-}
-
-func median(v []float64) float64 {
-	c := sorted(v)
-	n := len(c)
-	if n%2 == 1 {
-		return c[n/2]
-	}
-	return (c[n/2-1] + c[n/2]) / 2
-}
-
-func minOf(v []float64) float64 { return sorted(v)[0] }
-func maxOf(v []float64) float64 { return sorted(v)[len(v)-1] }
+func cv(v []float64) float64 { return stats.SampleSD(v) / stats.Mean(v) }
 
 // mmm formats median [min–max].
 func mmm(v []float64, f string) string {
-	return fmt.Sprintf(f+" ["+f+"–"+f+"]", median(v), minOf(v), maxOf(v))
+	return fmt.Sprintf(f+" ["+f+"–"+f+"]", stats.Median(v), slices.Min(v), slices.Max(v))
 }
