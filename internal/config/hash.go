@@ -13,22 +13,33 @@ import (
 // load.runs and adds load.phases.
 const definitionVersion = 2
 
-// definition is everything that defines the measurement. The target (the
+// Definition is everything that defines the measurement. The target (the
 // demo starts it on a random port), the name, the gate policy, the build
 // command, the file path and every number of samples (load.runs, the A/B
-// pairs) are left out: they do not change what one sample measures.
-type definition struct {
-	Version   int
-	Seed      int64
-	Dataset   Dataset
-	Drain     *Drain
-	Load      Load
-	Scenarios []Scenario
+// pairs) are left out: they do not change what one sample measures. The
+// yaml tags name each part as the benchmark file does.
+type Definition struct {
+	Version   int        `yaml:"version"`
+	Seed      int64      `yaml:"seed"`
+	Dataset   Dataset    `yaml:"dataset"`
+	Drain     *Drain     `yaml:"drain"`
+	Load      Load       `yaml:"load"` // Runs is 0: a number of samples
+	Scenarios []Scenario `yaml:"scenarios"`
 	// Setup and Feed are left out when unset, so that a definition
 	// without them hashes as it did before they existed. The feed counts
 	// by its content: the rows are the dataset, not the file's name.
-	Setup *Setup `json:",omitempty"`
-	Feed  *Feed  `json:",omitempty"`
+	Setup *Setup `json:",omitempty" yaml:"setup"`
+	Feed  *Feed  `json:",omitempty" yaml:"feed"`
+}
+
+// Definition is the part of c that DefinitionHash identifies.
+func (c *Config) Definition() Definition {
+	load := c.Load
+	load.Runs = 0
+	return Definition{
+		Version: definitionVersion, Seed: c.Seed, Dataset: c.Dataset, Drain: c.Drain,
+		Load: load, Scenarios: c.Scenarios, Setup: c.Setup, Feed: c.Feed,
+	}
 }
 
 // DefinitionHash identifies the benchmark definition as "sha256:<hex>".
@@ -37,16 +48,7 @@ type definition struct {
 // neither does writing out a default. Hash a config returned by Parse or
 // Load: it has its defaults applied.
 func (c *Config) DefinitionHash() string {
-	def := definition{
-		Version:   definitionVersion,
-		Seed:      c.Seed,
-		Dataset:   c.Dataset,
-		Drain:     c.Drain,
-		Load:      c.Load,
-		Scenarios: c.Scenarios,
-		Setup:     c.Setup,
-		Feed:      c.Feed,
-	}
+	def := c.Definition()
 	data, err := json.Marshal(def)
 	if err != nil {
 		// Only a config built in code can hold values JSON cannot encode

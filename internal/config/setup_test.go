@@ -106,7 +106,7 @@ func TestSetupIsPartOfTheDefinition(t *testing.T) {
 	// A definition without setup or feed encodes as it did before they
 	// existed, so that its stored baselines stay comparable.
 	cfg := mustParse(t, hashBase)
-	b, err := json.Marshal(definition{Version: definitionVersion, Seed: cfg.Seed, Dataset: cfg.Dataset, Drain: cfg.Drain, Load: cfg.Load, Scenarios: cfg.Scenarios})
+	b, err := json.Marshal(cfg.Definition())
 	if err != nil {
 		t.Fatal(err)
 	}

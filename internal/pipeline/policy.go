@@ -172,29 +172,14 @@ func addedCredentials(trusted, head []string) []string {
 	return out
 }
 
-// measured is the part of a config that defines what one sample measures
-// (config.DefinitionHash), by key, but for load, which is compared key by
-// key.
-type measured struct {
-	Seed      int64             `yaml:"seed"`
-	Dataset   config.Dataset    `yaml:"dataset"`
-	Drain     *config.Drain     `yaml:"drain"`
-	Scenarios []config.Scenario `yaml:"scenarios"`
-	Setup     *config.Setup     `yaml:"setup"`
-	Feed      *config.Feed      `yaml:"feed"`
-}
-
-// definitionChanges names the keys of the benchmark definition that
-// differ between a and b (load.runs aside: it is policy); "the
+// definitionChanges names the keys of the benchmark definition
+// (config.Definition) that differ between a and b, load key by key; "the
 // definition" when the difference lies where no key shows it.
 func definitionChanges(a, b *config.Config) []string {
-	la, lb := a.Load, b.Load
-	la.Runs, lb.Runs = 0, 0
-	changed := fieldChanges("load", la, lb)
-	of := func(c *config.Config) measured {
-		return measured{Seed: c.Seed, Dataset: c.Dataset, Drain: c.Drain, Scenarios: c.Scenarios, Setup: c.Setup, Feed: c.Feed}
-	}
-	for _, key := range fieldChanges("", of(a), of(b)) {
+	da, db := a.Definition(), b.Definition()
+	changed := fieldChanges("load", da.Load, db.Load)
+	da.Load, db.Load = config.Load{}, config.Load{}
+	for _, key := range fieldChanges("", da, db) {
 		changed = append(changed, strings.TrimPrefix(key, "."))
 	}
 	if len(changed) == 0 {
