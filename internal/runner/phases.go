@@ -40,7 +40,7 @@ func (b *Benchmark) measure(ctx context.Context, plan *scenario.Plan, tgt *runni
 	clock := phaseClock{total: b.Config.Load.RunTime()}
 	measured := make([]result.Phase, 0, len(phases))
 	for _, ph := range phases {
-		run, err := b.measurePhase(ctx, plan, tgt, i, ph, clock)
+		run, err := b.measurePhase(ctx, plan, tgt, i, ph, clock, phaseWindow{prepare: true})
 		if err != nil {
 			return nil, err
 		}
@@ -61,16 +61,34 @@ type phaseClock struct {
 	done, total time.Duration
 }
 
+// phaseWindow says how one measured window of a phase runs: after its own
+// reset, verify and drain (prepare), and with the phase's warm-up and
+// duration unless warmup or duration (above 0) replace them. The
+// interleaved A/B design measures several short windows of one phase on a
+// target prepared once.
+type phaseWindow struct {
+	prepare          bool
+	warmup, duration time.Duration
+}
+
 // measurePhase is one phase: reset → verify → drain → warm-up → measure,
 // with the target's CPU and memory sampled over the measured window.
-func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *running, i int, ph config.PhaseLoad, clock phaseClock) (*result.Run, error) {
+func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *running, i int, ph config.PhaseLoad, clock phaseClock, w phaseWindow) (*result.Run, error) {
 	obs := b.observer()
-	if err := b.prepare(ctx, tgt, i); err != nil {
-		return nil, err
+	if w.prepare {
+		if err := b.prepare(ctx, tgt, i); err != nil {
+			return nil, err
+		}
 	}
 	opt, err := b.loadOptions(ph.Load)
 	if err != nil {
 		return nil, err
+	}
+	if w.warmup > 0 {
+		opt.Warmup = w.warmup
+	}
+	if w.duration > 0 {
+		opt.Duration = w.duration
 	}
 	opt.TLS = tgt.tls
 	if clock.done == 0 { // the shards' runs start together (phases are not sharded)
@@ -94,8 +112,12 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 		obs.Step(i, stepName("measure", ph.Name))
 	}
 	started := b.now()
+	began := time.Now()
 	run, err := load.Run(ctx, plan, tgt.url, opt)
 	res, note := sampler.stop(tgt)
+	b.spend(TimeLoad, time.Since(began)-opt.Warmup-opt.Duration)
+	b.spend(TimeWarmup, opt.Warmup)
+	b.spend(TimeMeasured, opt.Duration)
 	if err != nil {
 		return nil, err
 	}

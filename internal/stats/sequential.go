@@ -190,6 +190,64 @@ type SeqDesign struct {
 	Rho float64
 	// Rule is the regression rule.
 	Rule SeqRule
+	// Prior, when its DF is above 0, is the spread of the units of earlier
+	// jobs of the same benchmark on the same machine class: at a look
+	// whose own spread is consistent with it (SeqPrior.Consistent) the
+	// two are pooled, and the critical values are those of a t statistic
+	// with the pooled degrees of freedom, so early looks are not bounded
+	// by a t with 2 or 3 degrees of freedom.
+	Prior SeqPrior
+}
+
+// SeqPrior is a noise estimate from earlier jobs: the standard deviation
+// of their units on the comparison scale, with its degrees of freedom.
+type SeqPrior struct {
+	SD float64 `json:"sd"`
+	DF int     `json:"df"`
+}
+
+// Prior degrees of freedom are rounded down to this grid (calibrating a
+// boundary per value would be slow, and rounding down is conservative),
+// and capped at its last value: beyond it a prior makes the t statistic
+// nearly normal, and caps the weight old jobs can have.
+var priorGrid = []int{4, 8, 16, 32, 64}
+
+// priorConsistency is the two-sided level of the F test that a look's own
+// spread must pass against the prior's for the two to be pooled: a job
+// noisier or quieter than the stored noise uses its own.
+const priorConsistency = 0.05
+
+// usable is the prior's degrees of freedom on the grid (0: no prior).
+func (p SeqPrior) usable() int {
+	if !(p.SD > 0) || math.IsInf(p.SD, 1) {
+		return 0
+	}
+	df := 0
+	for _, g := range priorGrid {
+		if p.DF >= g {
+			df = g
+		}
+	}
+	return df
+}
+
+// Consistent reports whether a spread sd of n units agrees with the prior:
+// the ratio of variances lies inside the central 1 − priorConsistency of
+// its F distribution.
+func (p SeqPrior) Consistent(sd float64, n int) bool {
+	df := p.usable()
+	if df == 0 || n < 2 || !(sd >= 0) {
+		return false
+	}
+	f := distuv.F{D1: float64(n - 1), D2: float64(df)}
+	ratio := sd * sd / (p.SD * p.SD)
+	return ratio >= f.Quantile(priorConsistency/2) && ratio <= f.Quantile(1-priorConsistency/2)
+}
+
+// pooled is the spread of n units with sample sd pooled with the prior.
+func (p SeqPrior) pooled(sd float64, n int) float64 {
+	df := p.usable()
+	return math.Sqrt((float64(n-1)*sd*sd + float64(df)*p.SD*p.SD) / float64(n-1+df))
 }
 
 // SeqDecision is one look's verdict for one metric. Values are on the
@@ -213,6 +271,12 @@ type SeqDecision struct {
 	// pairs this gate detects ≥ X"); set when the look decides, NaN when
 	// not computed or when no effect is caught reliably.
 	Detectable float64
+	// PriorDF is the degrees of freedom of the prior pooled into Spread at
+	// this look; 0 when the look used the job's own spread alone.
+	PriorDF int
+	// OwnSpread is the job's own spread at this look (Spread without the
+	// prior); NaN with fewer than 2 pairs.
+	OwnSpread float64
 	// MorePairs, when inconclusive, is about how many pairs beyond Pairs a
 	// job with a larger budget would likely (80 %) need to decide, if the
 	// estimate and spread are the truth; 0 otherwise.
@@ -270,7 +334,16 @@ func (d SeqDesign) Validate() error {
 }
 
 func (d SeqDesign) schedule() schedule {
-	return schedule{min: d.MinPairs, max: d.MaxPairs, every: d.Every, rho: d.Rho}
+	return schedule{min: d.MinPairs, max: d.MaxPairs, every: d.Every, rho: d.Rho, prior: d.Prior.usable()}
+}
+
+// withPriorAt is the design of a look at n units whose own spread is sd:
+// with the prior when the two are consistent, else without one.
+func (d SeqDesign) withPriorAt(sd float64, n int) SeqDesign {
+	if !d.Prior.Consistent(sd, n) {
+		d.Prior = SeqPrior{}
+	}
+	return d
 }
 
 // Look judges the pair differences so far (all of them, in order; bigger
@@ -334,6 +407,10 @@ func (d SeqDesign) look(diffs []float64, minEffect, resolution float64, k int, f
 	case !final && !d.schedule().isLook(n):
 		dec.Reason = ReasonBetweenLooks
 	default:
+		d = d.withPriorAt(dec.OwnSpread, n)
+		if df := d.Prior.usable(); df > 0 {
+			dec.Spread, dec.PriorDF = math.Max(d.Prior.pooled(dec.OwnSpread, n), resolution), df
+		}
 		d.judge(&dec, k, final)
 	}
 	if detect && dec.Decided() {
@@ -346,12 +423,13 @@ func (d SeqDesign) look(diffs []float64, minEffect, resolution float64, k int, f
 // spread, with the bounds and the detectable effect unknown.
 func summarize(diffs []float64, minEffect, resolution float64) SeqDecision {
 	dec := SeqDecision{Pairs: len(diffs), Threshold: math.Max(minEffect, resolution),
-		Estimate: math.NaN(), Lower: math.NaN(), Upper: math.NaN(), Spread: math.NaN(), Detectable: math.NaN()}
+		Estimate: math.NaN(), Lower: math.NaN(), Upper: math.NaN(), Spread: math.NaN(), OwnSpread: math.NaN(), Detectable: math.NaN()}
 	if len(diffs) > 0 {
 		dec.Estimate = Mean(diffs)
 	}
 	if len(diffs) >= 2 {
-		dec.Spread = math.Max(SampleSD(diffs), resolution)
+		dec.OwnSpread = SampleSD(diffs)
+		dec.Spread = math.Max(dec.OwnSpread, resolution)
 	}
 	return dec
 }
