@@ -22,6 +22,7 @@ type abFlags struct {
 	maxTime  time.Duration
 	design   string
 	noise    string
+	windows  int
 }
 
 // register adds the budget flags, and --base-ref when withBase is set.
@@ -32,18 +33,19 @@ func (f *abFlags) register(fs *flag.FlagSet, withBase bool) {
 	fs.IntVar(&f.maxPairs, "max-pairs", 0, "the budget of units: blocks in the interleaved design, pairs in the pairs design (overrides ab.max_pairs)")
 	fs.DurationVar(&f.maxTime, "max-time", 0, "the budget of time for the pairs or blocks, e.g. 5m (overrides ab.max_time)")
 	fs.StringVar(&f.design, "design", "", "`interleaved` (blocks of short alternating windows, the default) or pairs (pairs of whole runs); overrides ab.design")
+	fs.IntVar(&f.windows, "windows", 0, "windows of each side per phase in a block of the interleaved design (overrides ab.windows)")
 	fs.StringVar(&f.noise, "noise", "", "a noise `file`: the spread of earlier A/B jobs' units, pooled where it agrees with this job's; this job's is added (overrides ab.noise)")
 }
 
 // apply puts the budget flags into the config's ab section.
 func (f abFlags) apply(cfg *config.Config) error {
-	if f.maxPairs < 0 || f.maxTime < 0 {
-		return usageErr("--max-pairs and --max-time must not be negative")
+	if f.maxPairs < 0 || f.maxTime < 0 || f.windows < 0 {
+		return usageErr("--max-pairs, --max-time and --windows must not be negative")
 	}
 	if f.design != "" && f.design != config.DesignInterleaved && f.design != config.DesignPairs {
 		return usageErr("--design %q: expected %s or %s", f.design, config.DesignInterleaved, config.DesignPairs)
 	}
-	if f.maxPairs == 0 && f.maxTime == 0 && f.design == "" && f.noise == "" {
+	if f.maxPairs == 0 && f.maxTime == 0 && f.design == "" && f.noise == "" && f.windows == 0 {
 		return nil
 	}
 	if cfg.AB == nil {
@@ -51,6 +53,9 @@ func (f abFlags) apply(cfg *config.Config) error {
 	}
 	if f.noise != "" {
 		cfg.AB.Noise = f.noise
+	}
+	if f.windows > 0 {
+		cfg.AB.Windows = f.windows
 	}
 	if f.design != "" && f.design != cfg.AB.Design {
 		cfg.AB.Design = f.design

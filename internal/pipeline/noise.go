@@ -19,9 +19,9 @@ import (
 // and where this job's is kept. A job without a noise file has a nil one,
 // whose methods do nothing.
 type abNoise struct {
-	path  string
-	file  *baseline.Noise
-	key   baseline.NoiseKey
+	path    string
+	file    *baseline.Noise
+	key     baseline.NoiseKey
 	prior   map[string]stats.SeqPrior
 	earlier int // jobs the file held for the key before this one
 	now     func() time.Time

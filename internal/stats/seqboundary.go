@@ -89,7 +89,7 @@ func calibrate(sch schedule, level float64) *tBoundary {
 	mean := make([]float64, calibrationPaths)
 	m2 := make([]float64, calibrationPaths) // Welford's sum of squared deviations
 	prior := priorSums(rng, calibrationPaths, sch.prior)
-	alive := make([]int, calibrationPaths)  // paths that have not crossed
+	alive := make([]int, calibrationPaths) // paths that have not crossed
 	for i := range alive {
 		alive[i] = i
 	}
