@@ -276,7 +276,7 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 	if len(diffs) == 0 {
 		return l.missing()
 	}
-	f.Center, f.BaseCenter, f.HeadCenter = mp.centers(bv[:used], hv[:used])
+	f.Center, f.BaseCenter, f.HeadCenter = mp.centers(bv[:used], hv[:used]) // before a look, over every unit
 	f.Worse = mp.fromScale(stats.Mean(diffs))
 	f.Change = f.Worse * mp.direction().Sign()
 	switch {
@@ -299,6 +299,9 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 	f.Test, f.Floor = stats.TestSequential, mp.fromScale(l.dec.Threshold)
 	f.Estimate, f.Lower, f.Upper = mp.fromScale(l.dec.Estimate), mp.boundFromScale(l.dec.Lower), mp.boundFromScale(l.dec.Upper)
 	f.Worse, f.Change = f.Estimate, f.Estimate*mp.direction().Sign()
+	if at := pairsOfUnits(l.dec.Pairs, used, blocks); at < used { // the look that decided saw fewer
+		f.Center, f.BaseCenter, f.HeadCenter = mp.centers(bv[:at], hv[:at])
+	}
 	if l.gaps.any() && !l.dec.Decided() {
 		l.cut = true
 		f.Outcome = MetricInconclusive

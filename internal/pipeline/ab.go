@@ -94,11 +94,15 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 		return Judged{}, err
 	}
 	var last gate.Verdict
+	var planned string
 	plan := trees.plan(cfg, ab, o)
 	plan.Look = func(res *runner.ABResult, final bool) bool {
+		if res.Units() == 1 {
+			design, planned = planBudget(design, res, ab)
+		}
 		last = gate.JudgeSequentialWith(res.Base.Runs, res.Head.Runs, p, design, final,
 			gate.SeqOptions{Blocks: res.Blocks, Prior: noise.stored(), Budget: timeBudgetUnits(res, ab)})
-		fmt.Fprintf(env.log(), "after %s %d of at most %d: %s\n", last.Sequential.UnitWord(1), res.Units(), ab.MaxPairs, sequentialReason(last))
+		fmt.Fprintf(env.log(), "after %s %d of at most %d: %s\n", last.Sequential.UnitWord(1), res.Units(), design.MaxPairs, sequentialReason(last))
 		return last.Sequential != nil && last.Sequential.Done
 	}
 	res, err := b.RunAB(ctx, plan)
@@ -111,14 +115,14 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	if err := writeResult(o.ResultPath, res.Head); err != nil {
 		return Judged{}, err
 	}
-	fmt.Fprintf(env.log(), "A/B stopped after %d %s in %s: %s\n", res.Units(), last.Sequential.UnitWord(res.Units()), res.Elapsed.Round(100*time.Millisecond), stopReason(res, ab, last))
+	fmt.Fprintf(env.log(), "A/B stopped after %d %s in %s: %s\n", res.Units(), last.Sequential.UnitWord(res.Units()), res.Elapsed.Round(100*time.Millisecond), stopReason(res, ab, last, design.MaxPairs))
 	fmt.Fprintln(env.out(), "base:")
 	showRuns(env, res.Base)
 	fmt.Fprintln(env.out(), "head:")
 	showRuns(env, res.Head)
 	notes := append(append(o.Policy.notes(), o.pinNote()...), trees.notes()...)
 	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(trees), Verdict: last, Head: res.Head.Runs,
-		Base: res.Base.Runs, Notes: append(append(notes, abNotes(res, ab, last, o.AA)...), noise.notes(last)...),
+		Base: res.Base.Runs, Notes: append(append(append(notes, abNotes(res, ab, last, o.AA)...), noise.notes(last)...), nonEmpty(planned)...),
 		TargetLog: report.TargetLogs{Base: res.Base.TargetLog, Head: res.Head.TargetLog}}
 	return Judged{Input: in, Head: res.Head, Base: res.Base}, nil
 }
@@ -159,6 +163,39 @@ func (o ABOptions) pinNote() []string {
 	return nil
 }
 
+// planBudget fixes the design's budget, after the first unit, at the units
+// ab.max_time allows at that unit's pace when that is fewer than
+// ab.max_pairs: the level is then spent over the looks the job will
+// really have, not over looks a time budget would never reach (whose
+// share would be lost to a last look). The pace of a unit does not depend
+// on the differences it measures (windows have a fixed length), so
+// choosing the budget from it holds the level.
+func planBudget(d stats.SeqDesign, res *runner.ABResult, ab config.AB) (stats.SeqDesign, string) {
+	fit := timeBudgetUnits(res, ab)
+	if fit <= 0 || fit >= d.MaxPairs {
+		return d, ""
+	}
+	fit = max(fit, d.MinPairs)
+	d.MaxPairs = fit
+	return d, fmt.Sprintf("budget: ab.max_time (%s) allows about %d %s at the first one's pace (%s), fewer than ab.max_pairs (%d): the verdict was planned for %d",
+		ab.MaxTime, fit, pluralUnit(res, fit), res.Elapsed.Round(100*time.Millisecond), ab.MaxPairs, fit)
+}
+
+func pluralUnit(res *runner.ABResult, n int) string {
+	u := "pair"
+	if len(res.Blocks) > 0 {
+		u = "block"
+	}
+	return plural(n, u, u+"s")
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
+
 // timeBudgetUnits is how many units ab.max_time allows at the job's pace
 // so far; 0 without a time budget.
 func timeBudgetUnits(res *runner.ABResult, ab config.AB) int {
@@ -181,7 +218,10 @@ func sequentialReason(v gate.Verdict) string {
 }
 
 // stopReason says why the job ended.
-func stopReason(res *runner.ABResult, ab config.AB, v gate.Verdict) string {
+func stopReason(res *runner.ABResult, ab config.AB, v gate.Verdict, planned int) string {
+	if res.Budget == "" && planned < ab.MaxPairs && res.Units() >= planned && v.Outcome != gate.Regression {
+		res.Budget = "time" // the budget planned from ab.max_time is spent
+	}
 	switch res.Budget {
 	case "time":
 		return fmt.Sprintf("the time budget ab.max_time (%s) left no room for another pair; %s", ab.MaxTime, sequentialReason(v))

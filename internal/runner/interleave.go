@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/load"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
@@ -63,6 +64,9 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand) (base, head 
 	measured := map[Side][][]result.Phase{Base: make([][]result.Phase, windows), Head: make([][]result.Phase, windows)}
 	order := j.windowOrder(blk, windows, rng)
 	for _, ph := range phases {
+		// One login per virtual user and side for the phase's windows:
+		// the processes are the block's, so their tokens hold.
+		setups := map[Side]*load.SetupCache{Base: {}, Head: {}}
 		for _, side := range order[:2] { // each side's dataset once per phase of the block
 			if err := j.b.prepare(ctx, tgts[side], j.runIndex(blk, 0)); err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", side, err)
@@ -70,7 +74,7 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand) (base, head 
 		}
 		for k, side := range order {
 			w := k / 2
-			run, err := j.window(ctx, tgts[side], side, ph, blk, w)
+			run, err := j.window(ctx, tgts[side], side, ph, blk, w, setups[side])
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s window %d: %w", side, w+1, err)
 			}
@@ -135,7 +139,7 @@ func (j *abJob) windowOrder(blk, windows int, rng *rand.Rand) []Side {
 // short window warm-up before the others; no reset in between, so a
 // window sees the writes of the block's windows before it (both sides
 // alike, in the alternating order).
-func (j *abJob) window(ctx context.Context, tgt *running, side Side, ph config.PhaseLoad, blk, w int) (*result.Run, error) {
+func (j *abJob) window(ctx context.Context, tgt *running, side Side, ph config.PhaseLoad, blk, w int, setup *load.SetupCache) (*result.Run, error) {
 	i := j.runIndex(blk, w)
 	obs := j.b.observer()
 	label := fmt.Sprintf("%s, window %d of %d", side, w+1, max(j.plan.Windows, 1))
@@ -150,7 +154,7 @@ func (j *abJob) window(ctx context.Context, tgt *running, side Side, ph config.P
 		obs.RunDone(i, nil, err)
 		return nil, err
 	}
-	pw := phaseWindow{duration: j.plan.Window}
+	pw := phaseWindow{duration: j.plan.Window, setup: setup}
 	if w > 0 {
 		pw.warmup = j.plan.WindowWarmup
 		if pw.warmup <= 0 {

@@ -66,9 +66,12 @@ type phaseClock struct {
 // duration unless warmup or duration (above 0) replace them. The
 // interleaved A/B design measures several short windows of one phase on a
 // target prepared once.
+// setup, when set, carries the setup steps' values from one window of a
+// side's process to the next (the logins are not repeated).
 type phaseWindow struct {
 	prepare          bool
 	warmup, duration time.Duration
+	setup            *load.SetupCache
 }
 
 // measurePhase is one phase: reset → verify → drain → warm-up → measure,
@@ -90,6 +93,7 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 	if w.duration > 0 {
 		opt.Duration = w.duration
 	}
+	opt.Setup = w.setup
 	opt.TLS = tgt.tls
 	if clock.done == 0 { // the shards' runs start together (phases are not sharded)
 		if err := b.waitForStart(ctx, i); err != nil {
