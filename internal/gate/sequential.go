@@ -182,9 +182,43 @@ type seqLook struct {
 	// comparison scale.
 	spread, minEffect, resolution float64
 	// units is the number of units judged; design the metric's design
-	// (with its stored noise).
+	// (with its stored noise); within is set when the deciding look pooled
+	// the spread of the pairs within blocks.
 	units  int
 	design stats.SeqDesign
+	within bool
+}
+
+// withinNoise is, for the look at each number of whole blocks, the spread
+// of the window pairs around their block's mean, scaled to a block mean
+// (divided by the pairs per block): what a block's spread would be if
+// blocks differed only by their windows' noise. Nil for pairs.
+func withinNoise(diffs []float64, blocks []int, used int) []stats.SeqPrior {
+	if blocks == nil {
+		return nil
+	}
+	var out []stats.SeqPrior
+	ss, df, pairs := 0.0, 0, 0
+	for start := 0; start < used; {
+		end := start
+		for end < used && blocks[end] == blocks[start] {
+			end++
+		}
+		m := stats.Mean(diffs[start:end])
+		for _, x := range diffs[start:end] {
+			ss += (x - m) * (x - m)
+		}
+		df += end - start - 1
+		pairs += end - start
+		p := stats.SeqPrior{Within: true}
+		if df > 0 {
+			per := float64(pairs) / float64(len(out)+1) // pairs per block
+			p.SD, p.DF = math.Sqrt(ss/float64(df)/per), df
+		}
+		out = append(out, p)
+		start = end
+	}
+	return out
 }
 
 // finalizeUndecided makes the metrics still undecided when the job ended
@@ -197,6 +231,14 @@ func finalizeUndecided(findings []Finding, reason string) {
 			f.Note = joinNotes(f.Note, "not decided when the job stopped ("+reason+")")
 		}
 	}
+}
+
+// unitName is the unit judged: "block" when pairs come in blocks.
+func unitName(blocks []int) string {
+	if blocks != nil {
+		return "block"
+	}
+	return "pair"
 }
 
 // unitsOf is the number of units in the first pairs pairs: blocks, or
@@ -271,6 +313,7 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 		}
 		return l
 	}
+	pairDiffs := diffs
 	diffs, used := unitDifferences(diffs, blocks, len(base))
 	l.units = len(diffs)
 	if len(diffs) == 0 {
@@ -291,7 +334,10 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 	l.spread = math.Max(stats.SampleSD(diffs), l.resolution)
 	// Past a gap no more pairs come for this metric: the stop is not the
 	// data-free one that Final allows, so its last look is an ordinary one.
-	l.dec, err = d.Replay(diffs, l.minEffect, l.resolution, k, final && !l.gaps.any())
+	l.dec, err = d.ReplayWithin(diffs, l.minEffect, l.resolution, k, final && !l.gaps.any(), withinNoise(pairDiffs, blocks, used))
+	if l.dec.PriorDF > 0 && d.Prior.DF == 0 {
+		l.within = true
+	}
 	if err != nil { // the design was validated and the differences are finite
 		f.Outcome, f.Note = MetricInconclusive, joinNotes("cannot judge: "+err.Error(), mp.note)
 		return l
@@ -313,7 +359,7 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 	if l.dec.Decided() {
 		f.DecidedAt = l.dec.Pairs
 	}
-	f.Note = seqNote(*f, l.dec, d.MaxPairs)
+	f.Note = seqNote(*f, l.dec, d.MaxPairs, unitName(blocks))
 	if l.gaps.any() {
 		f.Note += "; " + l.gaps.String() + ", after the decision"
 	}
@@ -377,17 +423,17 @@ func seqOutcome(dec stats.SeqDecision) MetricOutcome {
 // seqNote says what the pairs showed: the decision and its look, the
 // bounds, and for an undecided budget how many more pairs would likely
 // decide.
-func seqNote(f Finding, dec stats.SeqDecision, budget int) string {
-	s := fmt.Sprintf("%s after %d %s", dec.Reason, dec.Pairs, plural(dec.Pairs, "pair", "pairs"))
+func seqNote(f Finding, dec stats.SeqDecision, budget int, unit string) string {
+	s := fmt.Sprintf("%s after %d %s", dec.Reason, dec.Pairs, plural(dec.Pairs, unit, unit+"s"))
 	if !math.IsNaN(f.Lower) && !math.IsNaN(f.Upper) {
 		s += fmt.Sprintf(" (worse by %s, bounds %s … %s)", userEffect(f, f.Estimate), userEffect(f, f.Lower), userEffect(f, f.Upper))
 	}
 	switch {
 	case dec.Outcome != stats.SeqInconclusive:
 	case practical(dec.MorePairs, budget):
-		s += fmt.Sprintf("; about %d more would likely decide", dec.MorePairs)
+		s += fmt.Sprintf("; about %d more %s would likely decide", dec.MorePairs, plural(dec.MorePairs, unit, unit+"s"))
 	case dec.Reason != stats.ReasonBudgetAtThreshold:
-		s += "; no practical number more would likely decide at this spread"
+		s += fmt.Sprintf("; deciding would likely take more than %d more %ss (three budgets) at this spread", 3*budget, unit)
 	}
 	return s
 }
@@ -469,7 +515,7 @@ func stopping(v Verdict, looks []seqLook, final bool, d stats.SeqDesign) (done b
 	// decide within a practical number more; else say which would not.
 	ended := func(s string) (bool, string, int) {
 		if len(hopeless) > 0 {
-			return true, s + "; no practical number more would likely decide " + strings.Join(hopeless, ", ") + missing, 0
+			return true, fmt.Sprintf("%s; deciding %s would likely take more than %d more %s (three budgets)", s, strings.Join(hopeless, ", "), 3*d.MaxPairs, seq.UnitWord(2)) + missing, 0
 		}
 		return true, s + missing, more
 	}
