@@ -84,13 +84,14 @@ func (n *abNoise) notes(v gate.Verdict) []string {
 	var pooled, own []string
 	for _, f := range v.Findings {
 		p, ok := n.prior[f.Key]
-		if !ok || f.Outcome == gate.NotGated || f.Outcome == gate.SetByLoad || f.Outcome == gate.NotAvailable {
+		mine, judged := v.Noise[f.Key]
+		if !ok || !judged || !(p.SD > 0) { // not judged, or a spread of 0 (a rate that never moved): nothing to pool
 			continue
 		}
 		if df := v.PriorUsed[f.Key]; df > 0 {
 			pooled = append(pooled, fmt.Sprintf("%s (stored spread %s, %d degrees of freedom)", f.Label, spreadText(f, p.SD), df))
 		} else {
-			own = append(own, fmt.Sprintf("%s (stored %s disagrees with this job's %s)", f.Label, spreadText(f, p.SD), spreadText(f, v.Noise[f.Key].SD)))
+			own = append(own, fmt.Sprintf("%s (stored %s disagrees with this job's %s)", f.Label, spreadText(f, p.SD), spreadText(f, mine.SD)))
 		}
 	}
 	slices.Sort(pooled)
