@@ -87,8 +87,7 @@ func Markdown(in Input) string {
 	d.list("**Notes**\n\n", "", append(append(findingNotes(gated, lowConfidence), in.Notes...), targetLogNotes(in)...), provenanceNote(in.TriggerRun)...)
 	if len(reported) > 0 {
 		d.details(fmt.Sprintf("%d reported-only %s (not gated)", len(reported), plural(len(reported), "metric", "metrics")),
-			fmt.Sprintf("| metric | %s → head | change | %s | note |\n|---|---:|---:|---:|---|\n", sideWord(v), columnsOf(v).testHead),
-			rowsOf(reported, func(f gate.Finding) string { return reportedRow(f, columnsOf(v)) }))
+			reportedHeader(v), rowsOf(reported, func(f gate.Finding) string { return reportedRow(f, v.Sequential != nil) }))
 	}
 	writeMarkdownDetails(&d, in)
 	d.b.WriteString(tail)
@@ -112,12 +111,25 @@ func gatedRow(f gate.Finding, c columns) string {
 		c.limit(f), c.test(f), verdict)
 }
 
-func reportedRow(f gate.Finding, c columns) string {
+// reportedHeader heads the reported-only table: with the p-value of a
+// comparison of samples; a sequential A/B has none for them (they are not
+// judged), so no column stands empty.
+func reportedHeader(v gate.Verdict) string {
+	if v.Sequential != nil {
+		return "| metric | base → head | change | note |\n|---|---:|---:|---|\n"
+	}
+	return "| metric | baseline → head | change | p | note |\n|---|---:|---:|---:|---|\n"
+}
+
+func reportedRow(f gate.Finding, sequential bool) string {
 	note := f.Note
 	if lowConfidence(f.Test) {
 		note = joinNote("test: "+f.Test, note)
 	}
-	return fmt.Sprintf("| %s | %s | %s | %s | %s |\n", mdText(f.Label), fromTo(f), formatChange(f), c.test(f), mdText(note))
+	if sequential {
+		return fmt.Sprintf("| %s | %s | %s | %s |\n", mdText(f.Label), fromTo(f), formatChange(f), mdText(note))
+	}
+	return fmt.Sprintf("| %s | %s | %s | %s | %s |\n", mdText(f.Label), fromTo(f), formatChange(f), formatP(f.P), mdText(note))
 }
 
 // sideWord names the side judged against in a table: the baseline, or in

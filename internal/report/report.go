@@ -314,7 +314,7 @@ func contextLineWith(in Input, show func(string) string) string {
 		parts = append(parts, "baseline "+show(in.BaselineSource))
 	}
 	if s := in.Verdict.Sequential; s != nil {
-		parts = append(parts, fmt.Sprintf("%d %s of base and head", s.Pairs, plural(s.Pairs, "pair", "pairs")))
+		parts = append(parts, fmt.Sprintf("%d %s of base and head", s.Pairs, s.UnitWord(s.Pairs)))
 	} else {
 		parts = append(parts, fmt.Sprintf("%d head %s vs %d baseline %s", in.Verdict.HeadRuns,
 			plural(in.Verdict.HeadRuns, "run", "runs"), in.Verdict.BaseRuns, plural(in.Verdict.BaseRuns, "sample", "samples")))
