@@ -32,7 +32,7 @@ func (f *abFlags) register(fs *flag.FlagSet, withBase bool) {
 	}
 	fs.IntVar(&f.maxPairs, "max-pairs", 0, "the budget of units: blocks in the interleaved design, pairs in the pairs design (overrides ab.max_pairs)")
 	fs.DurationVar(&f.maxTime, "max-time", 0, "the budget of time for the pairs or blocks, e.g. 5m (overrides ab.max_time)")
-	fs.StringVar(&f.design, "design", "", "`interleaved` (blocks of short alternating windows, the default) or pairs (pairs of whole runs); overrides ab.design")
+	fs.StringVar(&f.design, "design", "", "`pairs` (pairs of whole runs, the default) or interleaved (blocks of short alternating windows); overrides ab.design")
 	fs.IntVar(&f.windows, "windows", 0, "windows of each side per phase in a block of the interleaved design (overrides ab.windows)")
 	fs.StringVar(&f.noise, "noise", "", "a noise `file`: the spread of earlier A/B jobs' units, pooled where it agrees with this job's; this job's is added (overrides ab.noise)")
 }

@@ -109,8 +109,8 @@ func TestABFromRefDefaults(t *testing.T) {
 	if ab.Base.Ref != "origin/main" || ab.Base.HasTarget() || !ab.Head.IsEmpty() {
 		t.Fatalf("ab = %+v", ab)
 	}
-	if ab.Order != OrderABBA || ab.Restart != RestartEveryPair || ab.Design != DesignInterleaved || ab.MinPairs != DefaultMinBlocks ||
-		ab.MaxPairs != DefaultMaxBlocks || ab.Windows != 3 || ab.Window != DefaultWindow || ab.WindowWarmup != DefaultWindowWarmup || ab.MaxTime != 0 {
+	if ab.Order != OrderABBA || ab.Restart != RestartEveryPair || ab.Design != DesignPairs || ab.MinPairs != DefaultMinPairs ||
+		ab.MaxPairs != DefaultMaxPairs || ab.Windows != 3 || ab.Window != DefaultWindow || ab.WindowWarmup != DefaultWindowWarmup || ab.MaxTime != 0 {
 		t.Errorf("ab defaults: %+v", ab)
 	}
 	if cfg.Build.Timeout != DefaultBuildTimeout || cfg.Build.DirIn("/tmp/t") != "/tmp/t" {
@@ -119,7 +119,7 @@ func TestABFromRefDefaults(t *testing.T) {
 	if got := ab.Head.TargetOr(cfg.Target); got.URL != cfg.Target.URL {
 		t.Errorf("an empty head is the top-level target, got %+v", got)
 	}
-	if d := DefaultAB(); d.Order != OrderABBA || d.Restart != RestartEveryPair || d.Design != DesignInterleaved || d.MinPairs != 3 || d.MaxPairs != 12 {
+	if d := DefaultAB(); d.Order != OrderABBA || d.Restart != RestartEveryPair || d.Design != DesignPairs || d.MinPairs != 4 || d.MaxPairs != 20 {
 		t.Errorf("DefaultAB = %+v", d)
 	}
 }
@@ -129,9 +129,9 @@ func TestABFromRefDefaults(t *testing.T) {
 // error naming its key and line.
 func TestABDesignDefaults(t *testing.T) {
 	t.Parallel()
-	pairs := mustParse(t, strings.Replace(refAB, "  base: {ref: origin/main}", "  base: {ref: origin/main}\n  design: pairs", 1))
-	if ab := pairs.AB; ab.Design != DesignPairs || ab.MinPairs != DefaultMinPairs || ab.MaxPairs != DefaultMaxPairs {
-		t.Errorf("pairs design defaults: %+v", ab)
+	blocks := mustParse(t, strings.Replace(refAB, "  base: {ref: origin/main}", "  base: {ref: origin/main}\n  design: interleaved", 1))
+	if ab := blocks.AB; ab.Design != DesignInterleaved || ab.MinPairs != DefaultMinBlocks || ab.MaxPairs != DefaultMaxBlocks {
+		t.Errorf("interleaved design defaults: %+v", ab)
 	}
 	_, err := Parse("t.yml", []byte(strings.Replace(refAB, "  base: {ref: origin/main}", "  base: {ref: origin/main}\n  design: duet\n  windows: 0", 1)))
 	for _, want := range []string{"t.yml:", "ab.design", `invalid design "duet"`, "ab.windows"} {

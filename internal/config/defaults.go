@@ -73,7 +73,7 @@ func defaultAB(ab *AB, c *collector) {
 	defaultTarget(&ab.Head.Target, "ab.head", c)
 	setString(&ab.Order, c, "ab.order", OrderABBA)
 	setString(&ab.Restart, c, "ab.restart", RestartEveryPair)
-	setString(&ab.Design, c, "ab.design", DesignInterleaved)
+	setString(&ab.Design, c, "ab.design", DesignPairs)
 	minUnits, maxUnits := DefaultMinPairs, DefaultMaxPairs
 	if ab.Design == DesignInterleaved {
 		minUnits, maxUnits = DefaultMinBlocks, DefaultMaxBlocks

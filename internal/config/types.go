@@ -105,7 +105,8 @@ type AB struct {
 	// interleaved design every_pair starts both sides afresh for every
 	// block.
 	Restart string `yaml:"restart"`
-	// Design is DesignInterleaved (the default) or DesignPairs. In the
+	// Design is DesignPairs (the default: on the services measured it
+	// decided sooner, bench/ab-design.sh) or DesignInterleaved. In the
 	// interleaved design min_pairs and max_pairs count blocks.
 	Design string `yaml:"design"`
 	// Windows is the number of windows of each side per phase in a block

@@ -23,7 +23,7 @@ func validateAB(cfg *Config, c *collector) {
 		c.add("ab.restart", "invalid restart %q: expected %s (both sides started afresh for every pair) or %s", ab.Restart, RestartEveryPair, RestartNever)
 	}
 	if ab.Design != DesignInterleaved && ab.Design != DesignPairs {
-		c.add("ab.design", "invalid design %q: expected %s (blocks of short alternating windows, the default) or %s (pairs of whole runs)", ab.Design, DesignInterleaved, DesignPairs)
+		c.add("ab.design", "invalid design %q: expected %s (blocks of short alternating windows) or %s (pairs of whole runs, the default)", ab.Design, DesignInterleaved, DesignPairs)
 	}
 	if ab.Windows < 1 || ab.Windows > 50 {
 		c.add("ab.windows", "must be between 1 and 50 windows of each side per block, got %d", ab.Windows)

@@ -182,7 +182,7 @@ func TestABBuildsTheBaseFromAGitRef(t *testing.T) {
 	if j.Verdict.Outcome != gate.Regression {
 		t.Errorf("verdict %s, want a regression; log:\n%s", j.Verdict.Outcome, te.log.String())
 	}
-	wantIn(t, te.log.String(), "base: HEAD~1 at ", "after block 4 of at most 6", "A/B stopped after")
+	wantIn(t, te.log.String(), "base: HEAD~1 at ", "after pair 4 of at most 6", "A/B stopped after")
 	wantIn(t, strings.Join(j.Notes, "\n"), "base: built from HEAD~1 at", "each side was started afresh")
 	if !strings.Contains(j.BaselineSource, "(HEAD~1 at ") {
 		t.Errorf("source %q does not name the base commit", j.BaselineSource)

@@ -160,7 +160,7 @@ func TestTrustedPolicyTakesTheABBudgetFromTheBase(t *testing.T) {
 		changedKey string
 	}{
 		"budget at the base": {policyBench + "ab: {min_pairs: 6, max_pairs: 30, max_time: 10m}\n", 6, 30, 10 * time.Minute, "changed: ab.min_pairs, ab.max_pairs, ab.max_time"},
-		"no ab at the base":  {policyBench, config.DefaultMinBlocks, config.DefaultMaxBlocks, 0, "changed: ab.max_pairs, ab.max_time"},
+		"no ab at the base":  {policyBench, config.DefaultMinPairs, config.DefaultMaxPairs, 0, "changed: ab.min_pairs, ab.max_pairs, ab.max_time"},
 	} {
 		p := TrustedPolicy(head, []byte(tc.base), true, where)
 		ab, err := ABOptions{Config: head, Policy: p}.ab()
