@@ -20,6 +20,9 @@ type abFlags struct {
 	baseRef  string
 	maxPairs int
 	maxTime  time.Duration
+	design   string
+	noise    string
+	windows  int
 }
 
 // register adds the budget flags, and --base-ref when withBase is set.
@@ -27,20 +30,36 @@ func (f *abFlags) register(fs *flag.FlagSet, withBase bool) {
 	if withBase {
 		fs.StringVar(&f.baseRef, "base-ref", "", "build the base from this git `ref` (e.g. origin/main) when the config names no base")
 	}
-	fs.IntVar(&f.maxPairs, "max-pairs", 0, "the budget of pairs (overrides ab.max_pairs)")
-	fs.DurationVar(&f.maxTime, "max-time", 0, "the budget of time for the pairs, e.g. 5m (overrides ab.max_time)")
+	fs.IntVar(&f.maxPairs, "max-pairs", 0, "the budget of units: blocks in the interleaved design, pairs in the pairs design (overrides ab.max_pairs)")
+	fs.DurationVar(&f.maxTime, "max-time", 0, "the budget of time for the pairs or blocks, e.g. 5m (overrides ab.max_time)")
+	fs.StringVar(&f.design, "design", "", "`pairs` (pairs of whole runs, the default) or interleaved (blocks of short alternating windows); overrides ab.design")
+	fs.IntVar(&f.windows, "windows", 0, "windows of each side per phase in a block of the interleaved design (overrides ab.windows)")
+	fs.StringVar(&f.noise, "noise", "", "a noise `file`: the spread of earlier A/B jobs' units, pooled where it agrees with this job's; this job's is added (overrides ab.noise)")
 }
 
 // apply puts the budget flags into the config's ab section.
 func (f abFlags) apply(cfg *config.Config) error {
-	if f.maxPairs < 0 || f.maxTime < 0 {
-		return usageErr("--max-pairs and --max-time must not be negative")
+	if f.maxPairs < 0 || f.maxTime < 0 || f.windows < 0 {
+		return usageErr("--max-pairs, --max-time and --windows must not be negative")
 	}
-	if f.maxPairs == 0 && f.maxTime == 0 {
+	if f.design != "" && f.design != config.DesignInterleaved && f.design != config.DesignPairs {
+		return usageErr("--design %q: expected %s or %s", f.design, config.DesignInterleaved, config.DesignPairs)
+	}
+	if f.maxPairs == 0 && f.maxTime == 0 && f.design == "" && f.noise == "" && f.windows == 0 {
 		return nil
 	}
 	if cfg.AB == nil {
 		cfg.AB = config.DefaultAB()
+	}
+	if f.noise != "" {
+		cfg.AB.Noise = f.noise
+	}
+	if f.windows > 0 {
+		cfg.AB.Windows = f.windows
+	}
+	if f.design != "" && f.design != cfg.AB.Design {
+		cfg.AB.Design = f.design
+		cfg.AB.MinPairs, cfg.AB.MaxPairs = config.DefaultUnits(f.design, cfg.AB.MinPairs, cfg.AB.MaxPairs)
 	}
 	if f.maxPairs > 0 {
 		if f.maxPairs < cfg.AB.MinPairs {

@@ -15,7 +15,7 @@ import (
 func abConfig(t *testing.T, dir, baseURL, headURL string, pairs int) string {
 	t.Helper()
 	cfg := benchConfig("items", baseURL, 0)
-	ab := fmt.Sprintf("ab:\n  base: {url: \"%s\"}\n  head: {url: \"%s\"}\n  min_pairs: %d\n  max_pairs: %d\n", baseURL, headURL, min(4, pairs), pairs)
+	ab := fmt.Sprintf("ab:\n  base: {url: \"%s\"}\n  head: {url: \"%s\"}\n  design: pairs\n  min_pairs: %d\n  max_pairs: %d\n", baseURL, headURL, min(4, pairs), pairs)
 	cfg = strings.Replace(cfg, "target:\n  url: "+baseURL+"\n", ab+"target:\n  url: "+baseURL+"\n", 1)
 	path := filepath.Join(dir, "ab.yml")
 	mustWrite(t, path, cfg)
@@ -36,6 +36,29 @@ func TestABCommandJudgesPairs(t *testing.T) {
 	if _, err := os.Stat(rep); err != nil {
 		t.Errorf("no report: %v", err)
 	}
+}
+
+// The interleaved design (--design interleaved): blocks of short windows
+// alternating between the sides, the progress and the report in blocks,
+// the time split by stage, and a noise file kept for the next job.
+func TestABCommandInterleaved(t *testing.T) {
+	base, head := newItemService(t, 3), newItemService(t, 3)
+	dir := t.TempDir()
+	cfg := abConfig(t, dir, base.URL, head.URL, 3)
+	noise := filepath.Join(dir, "noise.json")
+	o := tailgate(t, "ab", "-c", cfg, "-q", "--design", "interleaved", "--windows", "2", "--noise", noise)
+	if o.code != 0 && o.code != 1 {
+		t.Fatalf("exit %d, want a verdict (0 or 1):\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	wantContains(t, "stderr", o.stderr, "after block 3 of at most 3", "A/B stopped after 3 blocks")
+	wantContains(t, "stdout", o.stdout, "interleaved design: 3 blocks of at most 3", "2 windows of 1s per side",
+		"where the time went: ", "measured", "Sequential A/B: 3 blocks of 6 window pairs", "noise: this job's own")
+	if _, err := os.Stat(noise); err != nil {
+		t.Errorf("no noise file kept: %v", err)
+	}
+	o = tailgate(t, "ab", "-c", cfg, "--design", "duet")
+	wantCode(t, o, 2)
+	wantContains(t, "stderr", o.stderr, `--design "duet"`)
 }
 
 func TestABCommandNeedsABase(t *testing.T) {
@@ -101,7 +124,7 @@ target:
   start: {command: ["` + exe + `", demo-serve, --addr, "127.0.0.1:{{port}}", --work, "2000"]}
   ready: {path: /health, timeout: 20s, interval: 20ms}
 build: {command: [git, rev-parse, HEAD]}
-ab: {min_pairs: 3, max_pairs: 3}
+ab: {design: pairs, min_pairs: 3, max_pairs: 3}
 dataset:
   reset: {request: {method: POST, path: /reset}}
 load: {model: closed, vus: 1, warmup: 0s, duration: 200ms}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -55,6 +56,9 @@ func (p *lineProgress) RunStarted(run, runs int, label string) {
 // runName is "run 3 of 10", or in A/B (where the label names the side
 // and the runs are pairs of two) "pair 2 of at most 20 (head)".
 func runName(run, runs int, label string) string {
+	if strings.Contains(label, "window") { // the interleaved design: runs are a block's windows
+		return fmt.Sprintf("block %d of at most %d (%s)", run/2+1, runs/2, label)
+	}
 	if label != "" {
 		return fmt.Sprintf("pair %d of at most %d (%s)", run/2+1, runs/2, label)
 	}

@@ -109,7 +109,8 @@ func TestABFromRefDefaults(t *testing.T) {
 	if ab.Base.Ref != "origin/main" || ab.Base.HasTarget() || !ab.Head.IsEmpty() {
 		t.Fatalf("ab = %+v", ab)
 	}
-	if ab.Order != OrderABBA || ab.Restart != RestartEveryPair || ab.MinPairs != DefaultMinPairs || ab.MaxPairs != DefaultMaxPairs || ab.MaxTime != 0 {
+	if ab.Order != OrderABBA || ab.Restart != RestartEveryPair || ab.Design != DesignPairs || ab.MinPairs != DefaultMinPairs ||
+		ab.MaxPairs != DefaultMaxPairs || ab.Windows != 3 || ab.Window != DefaultWindow || ab.WindowWarmup != DefaultWindowWarmup || ab.MaxTime != 0 {
 		t.Errorf("ab defaults: %+v", ab)
 	}
 	if cfg.Build.Timeout != DefaultBuildTimeout || cfg.Build.DirIn("/tmp/t") != "/tmp/t" {
@@ -118,8 +119,31 @@ func TestABFromRefDefaults(t *testing.T) {
 	if got := ab.Head.TargetOr(cfg.Target); got.URL != cfg.Target.URL {
 		t.Errorf("an empty head is the top-level target, got %+v", got)
 	}
-	if d := DefaultAB(); d.Order != OrderABBA || d.Restart != RestartEveryPair || d.MinPairs != 4 || d.MaxPairs != 20 {
+	if d := DefaultAB(); d.Order != OrderABBA || d.Restart != RestartEveryPair || d.Design != DesignPairs || d.MinPairs != 4 || d.MaxPairs != 20 {
 		t.Errorf("DefaultAB = %+v", d)
+	}
+}
+
+// TestABDesignDefaults: the pairs design keeps its budget in pairs, the
+// interleaved one counts blocks; a design the runner does not know is an
+// error naming its key and line.
+func TestABDesignDefaults(t *testing.T) {
+	t.Parallel()
+	blocks := mustParse(t, strings.Replace(refAB, "  base: {ref: origin/main}", "  base: {ref: origin/main}\n  design: interleaved", 1))
+	if ab := blocks.AB; ab.Design != DesignInterleaved || ab.MinPairs != DefaultMinBlocks || ab.MaxPairs != DefaultMaxBlocks {
+		t.Errorf("interleaved design defaults: %+v", ab)
+	}
+	_, err := Parse("t.yml", []byte(strings.Replace(refAB, "  base: {ref: origin/main}", "  base: {ref: origin/main}\n  design: duet\n  windows: 0", 1)))
+	for _, want := range []string{"t.yml:", "ab.design", `invalid design "duet"`, "ab.windows"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want it to name %q", err, want)
+		}
+	}
+	if lo, hi := DefaultUnits(DesignPairs, DefaultMinBlocks, DefaultMaxBlocks); lo != DefaultMinPairs || hi != DefaultMaxPairs {
+		t.Errorf("DefaultUnits(pairs, block defaults) = %d, %d", lo, hi)
+	}
+	if lo, hi := DefaultUnits(DesignInterleaved, 5, 30); lo != 5 || hi != 30 {
+		t.Errorf("DefaultUnits keeps a budget the config set: %d, %d", lo, hi)
 	}
 }
 

@@ -52,10 +52,32 @@ const (
 	RestartNever = "never"
 )
 
-// Defaults of the ab section.
+// A/B designs.
 const (
-	DefaultMinPairs = 4
-	DefaultMaxPairs = 20
+	// DesignInterleaved measures blocks: both sides started afresh for a
+	// block, each phase's dataset reset once per side, then short windows
+	// of the phase alternating between the sides (AB BA AB …). A block is
+	// one unit of the sequential verdict, its windows repeated measures
+	// of it, so what two processes of one build differ by and drift
+	// between blocks stay noise the verdict sees, while the machine's
+	// slow noise, shared by adjacent windows, cancels within a block.
+	DesignInterleaved = "interleaved"
+	// DesignPairs measures pairs of whole runs (one of each side, each
+	// with its own reset, verify, drain and warm-up), each pair a unit.
+	DesignPairs = "pairs"
+)
+
+// Defaults of the ab section. The interleaved design's units (blocks) are
+// each worth about DefaultWindows pairs, so its first look comes at 3.
+const (
+	DefaultMinPairs     = 4
+	DefaultMaxPairs     = 20
+	DefaultMinBlocks    = 3
+	DefaultMaxBlocks    = 12
+	DefaultWindows      = 3
+	DefaultWindow       = Duration(time.Second)
+	DefaultWindowWarmup = Duration(200 * time.Millisecond)
+	DefaultNoiseJobs    = 10
 )
 
 // AB is same-runner A/B: a base and a head build measured in one job in
@@ -79,8 +101,25 @@ type AB struct {
 	MinPairs int      `yaml:"min_pairs"`
 	MaxPairs int      `yaml:"max_pairs"`
 	MaxTime  Duration `yaml:"max_time"`
-	// Restart is RestartEveryPair (the default) or RestartNever.
+	// Restart is RestartEveryPair (the default) or RestartNever. In the
+	// interleaved design every_pair starts both sides afresh for every
+	// block.
 	Restart string `yaml:"restart"`
+	// Design is DesignPairs (the default: on the services measured it
+	// decided sooner, bench/ab-design.sh) or DesignInterleaved. In the
+	// interleaved design min_pairs and max_pairs count blocks.
+	Design string `yaml:"design"`
+	// Windows is the number of windows of each side per phase in a block
+	// (interleaved), Window each one's measured length, and WindowWarmup
+	// the warm-up before every window after a side's first of a phase in
+	// the block (the first gets the phase's warm-up).
+	Windows      int      `yaml:"windows"`
+	Window       Duration `yaml:"window"`
+	WindowWarmup Duration `yaml:"window_warmup"`
+	// Noise is a file that keeps the spread of the units of earlier A/B
+	// jobs of this benchmark on this machine class, pooled with a job's
+	// own when consistent with it; "" keeps none.
+	Noise string `yaml:"noise"`
 }
 
 // ABSide is one side of an A/B job: a build from a git ref and/or the

@@ -22,6 +22,16 @@ func validateAB(cfg *Config, c *collector) {
 	if ab.Restart != RestartEveryPair && ab.Restart != RestartNever {
 		c.add("ab.restart", "invalid restart %q: expected %s (both sides started afresh for every pair) or %s", ab.Restart, RestartEveryPair, RestartNever)
 	}
+	if ab.Design != DesignInterleaved && ab.Design != DesignPairs {
+		c.add("ab.design", "invalid design %q: expected %s (blocks of short alternating windows) or %s (pairs of whole runs, the default)", ab.Design, DesignInterleaved, DesignPairs)
+	}
+	if ab.Windows < 1 || ab.Windows > 50 {
+		c.add("ab.windows", "must be between 1 and 50 windows of each side per block, got %d", ab.Windows)
+	}
+	checkPositive(ab.Window, "ab.window", c)
+	if ab.WindowWarmup < 0 {
+		c.add("ab.window_warmup", "must not be negative, got %s", ab.WindowWarmup)
+	}
 	if ab.MinPairs < minPairs {
 		c.add("ab.min_pairs", "must be at least %d (the spread of the pairs needs two degrees of freedom), got %d", minPairs, ab.MinPairs)
 	}

@@ -184,3 +184,27 @@ func hasKey(runs []result.Run, key string) bool {
 func allHave(runs []result.Run, key string) bool {
 	return len(runs) > 0 && !slices.ContainsFunc(runs, func(r result.Run) bool { _, ok := r.Value(key); return !ok })
 }
+
+// centers are the centres of the two sides that a paired estimate is made
+// of: geometric means on the log scale (the mean log difference is the
+// log of their ratio), means for rates (percentage points).
+func (mp metricPolicy) centers(base, head []float64) (kind string, b, h float64) {
+	if mp.percent() {
+		return "mean", stats.Mean(base), stats.Mean(head)
+	}
+	return "geometric mean", geoMean(base), geoMean(head)
+}
+
+func geoMean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	sum := 0.0
+	for _, x := range xs {
+		if !(x > 0) {
+			return math.NaN()
+		}
+		sum += math.Log(x)
+	}
+	return math.Exp(sum / float64(len(xs)))
+}

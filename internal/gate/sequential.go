@@ -49,13 +49,41 @@ import (
 // and calibrated noise do not apply: min_effect (gate.min_effect, else
 // DefaultMinEffect) is the threshold.
 func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final bool) Verdict {
+	return JudgeSequentialWith(base, head, p, d, final, SeqOptions{})
+}
+
+// SeqOptions are what a sequential verdict may know besides the runs.
+type SeqOptions struct {
+	// Blocks, when set, is the block of each pair (the interleaved
+	// design: pairs i and j of one block share two processes and a
+	// dataset reset): the unit judged is then the block, its difference
+	// the mean of its pairs', and d's MinPairs and MaxPairs count
+	// blocks. Nil: every pair is a unit.
+	Blocks []int
+	// Prior is, per metric key, the spread of the units of earlier jobs
+	// of this benchmark on this machine class (a noise file), pooled with
+	// the job's own at each look where the two agree (stats.SeqPrior).
+	Prior map[string]stats.SeqPrior
+	// Budget, when above 0 and below d.MaxPairs, is the number of units a
+	// time budget allows at the job's pace: the detectable effect is
+	// priced for it rather than for MaxPairs. It changes no decision.
+	Budget int
+}
+
+// JudgeSequentialWith is JudgeSequential with the block structure of the
+// pairs and the stored noise of earlier jobs.
+func JudgeSequentialWith(base, head []result.Run, p Policy, d stats.SeqDesign, final bool, o SeqOptions) Verdict {
 	p.SameJob, p.Paired = true, true
 	if d.Alpha == 0 {
 		d.Alpha = p.alpha()
 	}
 	d = d.WithDefaults()
 	pairs := min(len(base), len(head))
-	seq := &Sequential{Pairs: pairs, MinPairs: d.MinPairs, MaxPairs: d.MaxPairs}
+	units := unitsOf(pairs, o.Blocks)
+	seq := &Sequential{Pairs: units, MinPairs: d.MinPairs, MaxPairs: d.MaxPairs, Unit: "pair", RunPairs: pairs}
+	if o.Blocks != nil {
+		seq.Unit = "block"
+	}
 	v := Verdict{HeadRuns: pairs, BaseRuns: pairs, Sequential: seq, Outcome: Inconclusive, Warnings: setupWarnings(p)}
 	if err := d.Validate(); err != nil {
 		v.Warnings = append(v.Warnings, stats.Warn(WarnBadDesign, "sequential design: "+err.Error()))
@@ -65,13 +93,13 @@ func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final
 	if len(base) != len(head) {
 		v.Warnings = append(v.Warnings, stats.Warn(WarnUnpaired, fmt.Sprintf("%d base and %d head runs: only the first %d pairs are judged", len(base), len(head), pairs)))
 	}
-	if pairs > d.MaxPairs {
-		v.Warnings = append(v.Warnings, stats.Warn(WarnUnpaired, fmt.Sprintf("%d pairs exceed the budget of %d: only the first %d are judged", pairs, d.MaxPairs, d.MaxPairs)))
-		pairs = d.MaxPairs
-		seq.Pairs, v.HeadRuns, v.BaseRuns = pairs, pairs, pairs
+	if units > d.MaxPairs {
+		v.Warnings = append(v.Warnings, stats.Warn(WarnUnpaired, fmt.Sprintf("%d %s exceed the budget of %d: only the first %d are judged", units, seq.UnitWord(units), d.MaxPairs, d.MaxPairs)))
+		units, pairs = d.MaxPairs, pairsOfUnits(d.MaxPairs, pairs, o.Blocks)
+		seq.Pairs, seq.RunPairs, v.HeadRuns, v.BaseRuns = units, pairs, pairs, pairs
 	}
 	base, head = base[:pairs], head[:pairs]
-	final = final || pairs == d.MaxPairs
+	final = final || units == d.MaxPairs
 	if pairs == 0 {
 		v.Warnings = append(v.Warnings, fixedWarning(WarnNoHeadRuns))
 		seq.Done, seq.Reason = final, "no pairs yet"
@@ -82,19 +110,38 @@ func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final
 	v.Warnings = append(v.Warnings, warnings...)
 	k := judgedSequentially(policies, base, head)
 	looks := make([]seqLook, len(policies))
+	v.Noise, v.PriorUsed = map[string]stats.SeqPrior{}, map[string]int{}
 	for i, mp := range policies {
-		looks[i] = mp.judgePairs(base, head, d, k, final)
+		md := d
+		md.Prior = o.Prior[mp.meta.Key]
+		looks[i] = mp.judgePairs(base, head, md, k, final, o.Blocks)
 		v.Findings = append(v.Findings, looks[i].finding)
+		if l := looks[i]; l.judged || l.cut {
+			if l.units >= 2 {
+				v.Noise[mp.meta.Key] = stats.SeqPrior{SD: l.dec.OwnSpread, DF: l.units - 1}
+			}
+			if l.dec.PriorDF > 0 {
+				v.PriorUsed[mp.meta.Key] = l.dec.PriorDF
+			}
+		}
 	}
 	v.Outcome, v.Regressions = overall(v.Findings)
 	v.Warnings = append(v.Warnings, findingWarnings(v.Findings, nil)...)
 	v.Warnings = append(v.Warnings, gapWarnings(looks)...)
 	seq.Done, seq.Reason, seq.MorePairs = stopping(v, looks, final, d)
 	if seq.Done {
+		finalizeUndecided(v.Findings, seq.Reason)
+		if o.Budget > 0 && o.Budget < d.MaxPairs {
+			seq.Budget = max(o.Budget, d.MinPairs)
+		}
 		for _, l := range looks {
 			switch {
 			case l.judged:
-				v.Detect = append(v.Detect, l.detectable(d, k))
+				dd := l.design
+				if seq.Budget > 0 {
+					dd.MaxPairs = seq.Budget
+				}
+				v.Detect = append(v.Detect, l.detectable(dd, k))
 			case l.cut:
 				dt := l.mp.detectable(stats.Detectable{Method: stats.MethodSequential}, d.MaxPairs, d.MaxPairs, l.finding)
 				dt.Note = "not judged: " + l.gaps.String()
@@ -134,13 +181,113 @@ type seqLook struct {
 	// (at least the resolution); minEffect and resolution on the
 	// comparison scale.
 	spread, minEffect, resolution float64
+	// units is the number of units judged; design the metric's design
+	// (with its stored noise); within is set when the deciding look pooled
+	// the spread of the pairs within blocks.
+	units  int
+	design stats.SeqDesign
+	within bool
+}
+
+// withinNoise is, for the look at each number of whole blocks, the spread
+// of the window pairs around their block's mean, scaled to a block mean
+// (divided by the pairs per block): what a block's spread would be if
+// blocks differed only by their windows' noise. Nil for pairs.
+func withinNoise(diffs []float64, blocks []int, used int) []stats.SeqPrior {
+	if blocks == nil {
+		return nil
+	}
+	var out []stats.SeqPrior
+	ss, df, pairs := 0.0, 0, 0
+	for start := 0; start < used; {
+		end := start
+		for end < used && blocks[end] == blocks[start] {
+			end++
+		}
+		m := stats.Mean(diffs[start:end])
+		for _, x := range diffs[start:end] {
+			ss += (x - m) * (x - m)
+		}
+		df += end - start - 1
+		pairs += end - start
+		p := stats.SeqPrior{Within: true}
+		if df > 0 {
+			per := float64(pairs) / float64(len(out)+1) // pairs per block
+			p.SD, p.DF = math.Sqrt(ss/float64(df)/per), df
+		}
+		out = append(out, p)
+		start = end
+	}
+	return out
+}
+
+// finalizeUndecided makes the metrics still undecided when the job ended
+// (it stopped at another metric's regression) inconclusive: a final
+// verdict has no "so far".
+func finalizeUndecided(findings []Finding, reason string) {
+	for i := range findings {
+		if f := &findings[i]; f.Outcome == Undecided {
+			f.Outcome = MetricInconclusive
+			f.Note = joinNotes(f.Note, "not decided when the job stopped ("+reason+")")
+		}
+	}
+}
+
+// unitName is the unit judged: "block" when pairs come in blocks.
+func unitName(blocks []int) string {
+	if blocks != nil {
+		return "block"
+	}
+	return "pair"
+}
+
+// unitsOf is the number of units in the first pairs pairs: blocks, or
+// pairs when blocks is nil.
+func unitsOf(pairs int, blocks []int) int {
+	if blocks == nil || pairs == 0 {
+		return pairs
+	}
+	return blocks[min(pairs, len(blocks))-1] + 1
+}
+
+// pairsOfUnits is the number of pairs in the first units units.
+func pairsOfUnits(units, pairs int, blocks []int) int {
+	if blocks == nil {
+		return min(units, pairs)
+	}
+	n := 0
+	for n < pairs && n < len(blocks) && blocks[n] < units {
+		n++
+	}
+	return n
+}
+
+// unitDifferences are the differences of the units: each block's mean of
+// its pairs' differences (the last block only if whole), or the pairs'.
+// used is the number of pairs the units hold.
+func unitDifferences(diffs []float64, blocks []int, whole int) (units []float64, used int) {
+	if blocks == nil {
+		return diffs, len(diffs)
+	}
+	for start := 0; start < len(diffs); {
+		end := start
+		for end < len(diffs) && blocks[end] == blocks[start] {
+			end++
+		}
+		if end == len(diffs) && end < whole && blocks[end] == blocks[start] {
+			break // cut by a gap: the block's later pairs are missing
+		}
+		units = append(units, stats.Mean(diffs[start:end]))
+		used, start = end, end
+	}
+	return units, used
 }
 
 // judgePairs judges one metric on the pairs of base and head.
-func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k int, final bool) seqLook {
+func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k int, final bool, blocks []int) seqLook {
 	key := mp.meta.Key
 	bv, hv := result.Values(base, key), result.Values(head, key)
-	l := seqLook{mp: mp, finding: mp.finding(bv, hv), gaps: gapsOf(base, head, key)}
+	l := seqLook{mp: mp, finding: mp.finding(bv, hv), gaps: gapsOf(base, head, key), design: d}
 	f := &l.finding
 	if mp.gated {
 		f.FloorSource = FromMinEffect
@@ -166,6 +313,13 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 		}
 		return l
 	}
+	pairDiffs := diffs
+	diffs, used := unitDifferences(diffs, blocks, len(base))
+	l.units = len(diffs)
+	if len(diffs) == 0 {
+		return l.missing()
+	}
+	f.Center, f.BaseCenter, f.HeadCenter = mp.centers(bv[:used], hv[:used]) // before a look, over every unit
 	f.Worse = mp.fromScale(stats.Mean(diffs))
 	f.Change = f.Worse * mp.direction().Sign()
 	switch {
@@ -180,7 +334,10 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 	l.spread = math.Max(stats.SampleSD(diffs), l.resolution)
 	// Past a gap no more pairs come for this metric: the stop is not the
 	// data-free one that Final allows, so its last look is an ordinary one.
-	l.dec, err = d.Replay(diffs, l.minEffect, l.resolution, k, final && !l.gaps.any())
+	l.dec, err = d.ReplayWithin(diffs, l.minEffect, l.resolution, k, final && !l.gaps.any(), withinNoise(pairDiffs, blocks, used))
+	if l.dec.PriorDF > 0 && d.Prior.DF == 0 {
+		l.within = true
+	}
 	if err != nil { // the design was validated and the differences are finite
 		f.Outcome, f.Note = MetricInconclusive, joinNotes("cannot judge: "+err.Error(), mp.note)
 		return l
@@ -188,6 +345,9 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 	f.Test, f.Floor = stats.TestSequential, mp.fromScale(l.dec.Threshold)
 	f.Estimate, f.Lower, f.Upper = mp.fromScale(l.dec.Estimate), mp.boundFromScale(l.dec.Lower), mp.boundFromScale(l.dec.Upper)
 	f.Worse, f.Change = f.Estimate, f.Estimate*mp.direction().Sign()
+	if at := pairsOfUnits(l.dec.Pairs, used, blocks); at < used { // the look that decided saw fewer
+		f.Center, f.BaseCenter, f.HeadCenter = mp.centers(bv[:at], hv[:at])
+	}
 	if l.gaps.any() && !l.dec.Decided() {
 		l.cut = true
 		f.Outcome = MetricInconclusive
@@ -199,7 +359,7 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 	if l.dec.Decided() {
 		f.DecidedAt = l.dec.Pairs
 	}
-	f.Note = seqNote(*f, l.dec)
+	f.Note = seqNote(*f, l.dec, d.MaxPairs, unitName(blocks))
 	if l.gaps.any() {
 		f.Note += "; " + l.gaps.String() + ", after the decision"
 	}
@@ -263,13 +423,17 @@ func seqOutcome(dec stats.SeqDecision) MetricOutcome {
 // seqNote says what the pairs showed: the decision and its look, the
 // bounds, and for an undecided budget how many more pairs would likely
 // decide.
-func seqNote(f Finding, dec stats.SeqDecision) string {
-	s := fmt.Sprintf("%s after %d %s", dec.Reason, dec.Pairs, plural(dec.Pairs, "pair", "pairs"))
+func seqNote(f Finding, dec stats.SeqDecision, budget int, unit string) string {
+	s := fmt.Sprintf("%s after %d %s", dec.Reason, dec.Pairs, plural(dec.Pairs, unit, unit+"s"))
 	if !math.IsNaN(f.Lower) && !math.IsNaN(f.Upper) {
 		s += fmt.Sprintf(" (worse by %s, bounds %s … %s)", userEffect(f, f.Estimate), userEffect(f, f.Lower), userEffect(f, f.Upper))
 	}
-	if dec.Outcome == stats.SeqInconclusive && dec.MorePairs > 0 {
-		s += fmt.Sprintf("; about %d more %s would likely decide", dec.MorePairs, plural(dec.MorePairs, "pair", "pairs"))
+	switch {
+	case dec.Outcome != stats.SeqInconclusive:
+	case practical(dec.MorePairs, budget):
+		s += fmt.Sprintf("; about %d more %s would likely decide", dec.MorePairs, plural(dec.MorePairs, unit, unit+"s"))
+	case dec.Reason != stats.ReasonBudgetAtThreshold:
+		s += fmt.Sprintf("; deciding would likely take more than %d more %ss (three budgets) at this spread", 3*budget, unit)
 	}
 	return s
 }
@@ -286,6 +450,10 @@ func userEffect(f Finding, x float64) string {
 	}
 	return minus(fmt.Sprintf("%+.1f %%", x))
 }
+
+// practical reports whether more units than budget, n more, are a
+// practical advice: at most three budgets' worth.
+func practical(n, budget int) bool { return n > 0 && n <= 3*budget }
 
 // minus prints a negative number's sign as a real minus sign, as the
 // reports do.
@@ -319,9 +487,10 @@ func (l seqLook) detectable(d stats.SeqDesign, k int) Detectable {
 // undecided, how many more pairs would likely decide. Before the first
 // look only final ends it.
 func stopping(v Verdict, looks []seqLook, final bool, d stats.SeqDesign) (done bool, reason string, more int) {
-	n := v.Sequential.Pairs
-	after := fmt.Sprintf("after %d %s", n, plural(n, "pair", "pairs"))
-	var undecided, cut []string
+	seq := v.Sequential
+	n := seq.Pairs
+	after := fmt.Sprintf("after %d %s", n, seq.UnitWord(n))
+	var undecided, cut, hopeless []string
 	judged := 0
 	for _, l := range looks {
 		switch {
@@ -332,6 +501,9 @@ func stopping(v Verdict, looks []seqLook, final bool, d stats.SeqDesign) (done b
 			if !l.dec.Decided() || l.dec.Outcome == stats.SeqInconclusive {
 				undecided = append(undecided, l.finding.Label)
 				more = max(more, l.dec.MorePairs)
+				if !practical(l.dec.MorePairs, d.MaxPairs) {
+					hopeless = append(hopeless, l.finding.Label)
+				}
 			}
 		}
 	}
@@ -339,11 +511,19 @@ func stopping(v Verdict, looks []seqLook, final bool, d stats.SeqDesign) (done b
 	if len(cut) > 0 {
 		missing = "; missing from some pairs: " + strings.Join(cut, ", ")
 	}
+	// At the end: "N more" only when every undecided metric would likely
+	// decide within a practical number more; else say which would not.
+	ended := func(s string) (bool, string, int) {
+		if len(hopeless) > 0 {
+			return true, fmt.Sprintf("%s; deciding %s would likely take more than %d more %s (three budgets)", s, strings.Join(hopeless, ", "), 3*d.MaxPairs, seq.UnitWord(2)) + missing, 0
+		}
+		return true, s + missing, more
+	}
 	switch {
 	case len(v.Regressions) > 0:
 		return true, "regression " + after + " in " + strings.Join(labelsOf(v.Findings, v.Regressions), ", "), 0
 	case n < d.MinPairs && !final:
-		return false, fmt.Sprintf("%d of at least %d pairs", n, d.MinPairs) + missing, 0
+		return false, fmt.Sprintf("%d of at least %d %s", n, d.MinPairs, seq.UnitWord(d.MinPairs)) + missing, 0
 	case judged == 0 && len(cut) == 0:
 		return true, "no gated metric was measured", 0
 	case judged == 0:
@@ -353,9 +533,9 @@ func stopping(v Verdict, looks []seqLook, final bool, d stats.SeqDesign) (done b
 	case len(undecided) == 0:
 		return true, "every other gated metric decided " + after + missing, 0
 	case n >= d.MaxPairs:
-		return true, fmt.Sprintf("budget of %d pairs spent; undecided: %s", d.MaxPairs, strings.Join(undecided, ", ")) + missing, more
+		return ended(fmt.Sprintf("budget of %d %s spent; undecided: %s", d.MaxPairs, seq.UnitWord(d.MaxPairs), strings.Join(undecided, ", ")))
 	case final:
-		return true, fmt.Sprintf("stopped %s of a budget of %d; undecided: %s", after, d.MaxPairs, strings.Join(undecided, ", ")) + missing, more
+		return ended(fmt.Sprintf("stopped %s of a budget of %d; undecided: %s", after, d.MaxPairs, strings.Join(undecided, ", ")))
 	}
 	return false, "undecided " + after + ": " + strings.Join(undecided, ", ") + missing, 0
 }

@@ -145,15 +145,23 @@ func TestSequentialWithinMinEffect(t *testing.T) {
 // budget ends there too.
 func TestSequentialInconclusiveAtTheBudget(t *testing.T) {
 	t.Parallel()
-	base, head := cpuPairs(rand.New(rand.NewPCG(54, 1)), 12, 0.10, 1)
+	base, head := cpuPairs(rand.New(rand.NewPCG(59, 1)), 12, 0.10, 1)
 	p, d := Policy{Metrics: []string{cpu}}, stats.SeqDesign{MaxPairs: 12}
 	v := judgeLoop(base, head, p, d)
 	f, _ := finding(v, cpu)
 	if v.Outcome != Inconclusive || f.Outcome != MetricInconclusive || v.Sequential.Pairs != 12 || !strings.Contains(v.Sequential.Reason, "budget of 12 pairs spent") {
 		t.Fatalf("A/A at CV 10 %%, 12 pairs: %s/%s, %+v; want inconclusive at the budget", v.Outcome, f.Outcome, v.Sequential)
 	}
-	if v.Sequential.MorePairs < 1 || !strings.Contains(f.Note, "more pairs would likely decide") {
-		t.Errorf("more pairs %d, note %q: want advice", v.Sequential.MorePairs, f.Note)
+	if v.Sequential.MorePairs < 1 || v.Sequential.MorePairs > 36 || !strings.Contains(f.Note, "more pairs would likely decide") {
+		t.Errorf("more pairs %d, note %q: want practical advice (at most three budgets)", v.Sequential.MorePairs, f.Note)
+	}
+	// An estimate close to min_effect at this spread would need more than
+	// three budgets more: no number is promised, and the reason says so.
+	nb, nh := cpuPairs(rand.New(rand.NewPCG(54, 1)), 12, 0.10, 1)
+	far := judgeLoop(nb, nh, p, d)
+	if ff, _ := finding(far, cpu); far.Sequential.MorePairs != 0 || !strings.Contains(ff.Note, "would likely take more than 36 more pairs") ||
+		!strings.Contains(far.Sequential.Reason, "deciding CPU/iteration would likely take more than 36 more pairs") {
+		t.Errorf("near min_effect: more %d, note %q, reason %q; want no number promised", far.Sequential.MorePairs, ff.Note, far.Sequential.Reason)
 	}
 	cut := JudgeSequential(base[:7], head[:7], p, d, true)
 	if !cut.Sequential.Done || cut.Outcome == Pass || !strings.Contains(cut.Sequential.Reason, "stopped after 7 pairs of a budget of 12") {

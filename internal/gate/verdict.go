@@ -69,6 +69,13 @@ type Verdict struct {
 	BaseRuns    int
 	// Sequential is set for sequential A/B verdicts (JudgeSequential).
 	Sequential *Sequential
+	// Noise is, in a sequential verdict, per gated metric judged, the
+	// spread of this job's own units on the comparison scale and its
+	// degrees of freedom: what a noise file keeps for later jobs.
+	// PriorUsed names the metrics whose looks pooled a stored noise, with
+	// its degrees of freedom.
+	Noise     map[string]stats.SeqPrior
+	PriorUsed map[string]int
 }
 
 // Finding is the judgement of one metric. Figures a comparison could not
@@ -104,6 +111,13 @@ type Finding struct {
 	// the pairs at the deciding look, 0 while undecided.
 	Estimate, Lower, Upper float64
 	DecidedAt              int
+	// Sequential A/B only: BaseCenter and HeadCenter are what Change is
+	// made of, over the judged pairs: their geometric means (Center
+	// "geometric mean"), or means for rates ("mean"), so that Change is
+	// exactly HeadCenter against BaseCenter (medians need not agree with
+	// a paired estimate). NaN and "" otherwise.
+	BaseCenter, HeadCenter float64
+	Center                 string
 }
 
 // Detectable states the smallest regression of a gated metric the
@@ -142,4 +156,28 @@ type Sequential struct {
 	// MorePairs, when the budget ended undecided, is how many more pairs
 	// would likely decide; 0 when unknown.
 	MorePairs int
+	// Unit is what Pairs, MinPairs and MaxPairs count: "pair" (a run of
+	// each side) or "block" (the interleaved design: both sides started
+	// once, several windows each; RunPairs window pairs in all).
+	Unit     string
+	RunPairs int
+	// Budget is the number of units the binding budget allows (ab.max_time
+	// at the job's pace, when it binds before MaxPairs): what Detect is
+	// priced at. 0: MaxPairs.
+	Budget int
+}
+
+// UnitWord is the unit's name, plural when n is not 1.
+func (s *Sequential) UnitWord(n int) string {
+	u := "pair"
+	if s != nil && s.Unit != "" {
+		u = s.Unit
+	}
+	if u == "" {
+		u = "pair"
+	}
+	if n == 1 {
+		return u
+	}
+	return u + "s"
 }

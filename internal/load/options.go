@@ -77,6 +77,11 @@ type Options struct {
 	// the warm-up ends and the measured window starts: the moment to start
 	// sampling the target's resources.
 	OnMeasure func()
+	// Setup, when set, keeps the values the setup steps saved, so that the
+	// later runs given the same cache (windows on one target process)
+	// reuse them instead of logging in again: a worker whose setup ran in
+	// an earlier run starts with its values. Nil: setup runs every run.
+	Setup *SetupCache
 }
 
 // Progress is a snapshot of a run for a progress display. Counts cover the

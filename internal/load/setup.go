@@ -37,13 +37,18 @@ func (e *SetupError) Error() string {
 // connection) its setup used. The first failure is returned; setups not
 // yet started are then not started.
 func (e *engine) setup(workers []*worker) error {
+	cache := e.opt.Setup
 	if e.plan.HasSetup(scenario.SetupRun) {
-		first := workers[0]
-		if err := first.runSetup(scenario.SetupRun); err != nil {
-			return err
+		kept, ok := cache.get(-1)
+		if !ok {
+			first := workers[0]
+			if err := first.runSetup(scenario.SetupRun); err != nil {
+				return err
+			}
+			kept = first.exec.Kept()
+			cache.put(-1, kept)
 		}
-		kept := first.exec.Kept()
-		for _, w := range workers[1:] {
+		for _, w := range workers {
 			w.exec.Keep(kept)
 		}
 	}
@@ -63,6 +68,11 @@ func (e *engine) setup(workers []*worker) error {
 			<-slots
 			break
 		}
+		if kept, ok := cache.get(w.id); ok {
+			w.exec.Keep(kept)
+			<-slots
+			continue
+		}
 		wg.Go(func() {
 			defer func() { <-slots }()
 			if err := w.runSetup(scenario.SetupVU); err != nil {
@@ -71,7 +81,9 @@ func (e *engine) setup(workers []*worker) error {
 					first = err
 				}
 				mu.Unlock()
+				return
 			}
+			cache.put(w.id, w.exec.Kept())
 		})
 	}
 	wg.Wait()
@@ -111,4 +123,36 @@ func (w *worker) setupStep(st scenario.Stage, i int) error {
 		return nil
 	}
 	return fail(x.Describe(i, failure, err))
+}
+
+// SetupCache keeps what setup steps saved across the runs given it: the
+// run's setup (key −1) and each worker's (its 0-based id). The values are
+// valid for the target process they were made on: a caller keeps one
+// cache per process (and phase), never across a restart. A nil cache
+// keeps nothing.
+type SetupCache struct {
+	mu   sync.Mutex
+	kept map[int]map[string]string
+}
+
+func (c *SetupCache) get(id int) (map[string]string, bool) {
+	if c == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.kept[id]
+	return v, ok
+}
+
+func (c *SetupCache) put(id int, vals map[string]string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.kept == nil {
+		c.kept = map[int]map[string]string{}
+	}
+	c.kept[id] = vals
 }

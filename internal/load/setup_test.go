@@ -232,3 +232,31 @@ func compilePlan(t *testing.T, sc config.Scenario, f *config.Feed) *scenario.Pla
 	}
 	return p
 }
+
+// A setup cache carries the logins from one run to the next on the same
+// target: the second and third windows log in no one, and their
+// iterations still pass with the first window's tokens; a fourth VU the
+// earlier runs did not have logs in once.
+func TestSetupCacheReusesLoginsAcrossRuns(t *testing.T) {
+	t.Parallel()
+	s := newAuthServer()
+	srv := server(t, s.ServeHTTP)
+	plan := authPlan(t, "right", users(5, config.FeedPerVU, config.FeedWrap))
+	cache := &SetupCache{}
+	for i := range 3 {
+		opt := closedOpts(3, 50*time.Millisecond, 200*time.Millisecond)
+		opt.Setup = cache
+		r := run(t, plan, srv.URL, opt)
+		if r.Requests.Total < 3 || r.Requests.Failed != 0 {
+			t.Errorf("run %d: requests %+v errors %+v; want every request to pass with the kept tokens", i+1, r.Requests, r.Errors)
+		}
+	}
+	if s.adminCalls.Load() != 1 || s.logins.Load() != 3 {
+		t.Errorf("3 runs with one cache: %d run setups and %d logins, want 1 and 3", s.adminCalls.Load(), s.logins.Load())
+	}
+	opt := closedOpts(4, 50*time.Millisecond, 200*time.Millisecond)
+	opt.Setup = cache
+	if r := run(t, plan, srv.URL, opt); r.Requests.Failed != 0 || s.logins.Load() != 4 {
+		t.Errorf("a fourth VU: %d logins in all, failed %d; want one more login", s.logins.Load(), r.Requests.Failed)
+	}
+}

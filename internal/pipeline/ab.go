@@ -52,6 +52,10 @@ type ABOptions struct {
 	// ResultPath, when set, receives the head side's runs as soon as they
 	// are measured (the base side's are the comparison's, not the result).
 	ResultPath string
+	// NoisePath, when set, is the noise file (ab.noise when empty): the
+	// spread of earlier jobs' units is read from it and pooled where it
+	// agrees with this job's, and this job's is added to it at the end.
+	NoisePath string
 }
 
 // abNoiseMetrics are the metrics whose A/A noise an A/A run reports.
@@ -85,28 +89,40 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	}
 	p := policyFor(cfg, o.Policy, nil)
 	design := stats.SeqDesign{MinPairs: ab.MinPairs, MaxPairs: ab.MaxPairs}
+	noise, err := openNoise(o.noisePath(ab), cfg, b.Env, ab)
+	if err != nil {
+		return Judged{}, err
+	}
 	var last gate.Verdict
+	var planned string
 	plan := trees.plan(cfg, ab, o)
 	plan.Look = func(res *runner.ABResult, final bool) bool {
-		last = gate.JudgeSequential(res.Base.Runs, res.Head.Runs, p, design, final)
-		fmt.Fprintf(env.log(), "after pair %d of at most %d: %s\n", res.Pairs(), ab.MaxPairs, sequentialReason(last))
+		if res.Units() == 1 {
+			design, planned = planBudget(design, res, ab)
+		}
+		last = gate.JudgeSequentialWith(res.Base.Runs, res.Head.Runs, p, design, final,
+			gate.SeqOptions{Blocks: res.Blocks, Prior: noise.stored(), Budget: timeBudgetUnits(res, ab)})
+		fmt.Fprintf(env.log(), "after %s %d of at most %d: %s\n", last.Sequential.UnitWord(1), res.Units(), design.MaxPairs, sequentialReason(last))
 		return last.Sequential != nil && last.Sequential.Done
 	}
 	res, err := b.RunAB(ctx, plan)
 	if err != nil {
 		return Judged{}, runFailure(err)
 	}
+	if err := noise.keep(last, trees.headCommit()); err != nil {
+		fmt.Fprintf(env.log(), "warning: %v\n", err)
+	}
 	if err := writeResult(o.ResultPath, res.Head); err != nil {
 		return Judged{}, err
 	}
-	fmt.Fprintf(env.log(), "A/B stopped after %d pairs in %s: %s\n", res.Pairs(), res.Elapsed.Round(100*time.Millisecond), stopReason(res, ab, last))
+	fmt.Fprintf(env.log(), "A/B stopped after %d %s in %s: %s\n", res.Units(), last.Sequential.UnitWord(res.Units()), res.Elapsed.Round(100*time.Millisecond), stopReason(res, ab, last, design.MaxPairs))
 	fmt.Fprintln(env.out(), "base:")
 	showRuns(env, res.Base)
 	fmt.Fprintln(env.out(), "head:")
 	showRuns(env, res.Head)
 	notes := append(append(o.Policy.notes(), o.pinNote()...), trees.notes()...)
 	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(trees), Verdict: last, Head: res.Head.Runs,
-		Base: res.Base.Runs, Notes: append(notes, abNotes(res, ab, last, o.AA)...),
+		Base: res.Base.Runs, Notes: append(append(append(notes, abNotes(res, ab, last, o.AA)...), noise.notes(last)...), nonEmpty(planned)...),
 		TargetLog: report.TargetLogs{Base: res.Base.TargetLog, Head: res.Head.TargetLog}}
 	return Judged{Input: in, Head: res.Head, Base: res.Base}, nil
 }
@@ -147,6 +163,49 @@ func (o ABOptions) pinNote() []string {
 	return nil
 }
 
+// planBudget fixes the design's budget, after the first unit, at the units
+// ab.max_time allows at that unit's pace when that is fewer than
+// ab.max_pairs: the level is then spent over the looks the job will
+// really have, not over looks a time budget would never reach (whose
+// share would be lost to a last look). The pace of a unit does not depend
+// on the differences it measures (windows have a fixed length), so
+// choosing the budget from it holds the level.
+func planBudget(d stats.SeqDesign, res *runner.ABResult, ab config.AB) (stats.SeqDesign, string) {
+	fit := timeBudgetUnits(res, ab)
+	if fit <= 0 || fit >= d.MaxPairs {
+		return d, ""
+	}
+	fit = max(fit, d.MinPairs)
+	d.MaxPairs = fit
+	return d, fmt.Sprintf("budget: ab.max_time (%s) allows about %d %s at the first one's pace (%s), fewer than ab.max_pairs (%d): the verdict was planned for %d",
+		ab.MaxTime, fit, pluralUnit(res, fit), res.Elapsed.Round(100*time.Millisecond), ab.MaxPairs, fit)
+}
+
+func pluralUnit(res *runner.ABResult, n int) string {
+	u := "pair"
+	if len(res.Blocks) > 0 {
+		u = "block"
+	}
+	return plural(n, u, u+"s")
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+// timeBudgetUnits is how many units ab.max_time allows at the job's pace
+// so far; 0 without a time budget.
+func timeBudgetUnits(res *runner.ABResult, ab config.AB) int {
+	units := res.Units()
+	if ab.MaxTime <= 0 || units == 0 || res.Elapsed <= 0 {
+		return 0
+	}
+	return int(ab.MaxTime.D() / (res.Elapsed / time.Duration(units)))
+}
+
 // sequentialReason says what the last look decided.
 func sequentialReason(v gate.Verdict) string {
 	if v.Sequential == nil {
@@ -159,12 +218,15 @@ func sequentialReason(v gate.Verdict) string {
 }
 
 // stopReason says why the job ended.
-func stopReason(res *runner.ABResult, ab config.AB, v gate.Verdict) string {
+func stopReason(res *runner.ABResult, ab config.AB, v gate.Verdict, planned int) string {
+	if res.Budget == "" && planned < ab.MaxPairs && res.Units() >= planned && v.Outcome != gate.Regression {
+		res.Budget = "time" // the budget planned from ab.max_time is spent
+	}
 	switch res.Budget {
 	case "time":
 		return fmt.Sprintf("the time budget ab.max_time (%s) left no room for another pair; %s", ab.MaxTime, sequentialReason(v))
 	case "pairs":
-		return fmt.Sprintf("the budget of %d pairs is spent; %s", ab.MaxPairs, sequentialReason(v))
+		return fmt.Sprintf("the budget of %d %s is spent; %s", ab.MaxPairs, v.Sequential.UnitWord(ab.MaxPairs), sequentialReason(v))
 	}
 	return "the verdict is clear: " + sequentialReason(v)
 }
@@ -198,11 +260,20 @@ func abNotes(res *runner.ABResult, ab config.AB, v gate.Verdict, aa bool) []stri
 	for _, s := range res.Order {
 		order = append(order, map[runner.Side]string{runner.Base: "A", runner.Head: "B"}[s])
 	}
-	notes := []string{fmt.Sprintf("%d pairs of at most %d in %s; order of runs (A = base, B = head): %s",
-		res.Pairs(), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), strings.Join(order, " "))}
+	var notes []string
+	if ab.Design == config.DesignInterleaved {
+		notes = append(notes, fmt.Sprintf("interleaved design: %d blocks of at most %d in %s, each block both sides started once and each phase measured in %d windows of %s per side, alternating (A = base, B = head): %s",
+			res.Units(), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), ab.Windows, ab.Window, strings.Join(order, " ")))
+	} else {
+		notes = append(notes, fmt.Sprintf("%d pairs of at most %d in %s; order of runs (A = base, B = head): %s",
+			res.Pairs(), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), strings.Join(order, " ")))
+	}
 	if ab.Restart == config.RestartEveryPair && res.Starts > 0 {
-		notes = append(notes, fmt.Sprintf("each side was started afresh for its run of every pair: %d starts, %s of starting and stopping",
-			res.Starts, res.StartTime.Round(100*time.Millisecond)))
+		notes = append(notes, fmt.Sprintf("each side was started afresh for every %s: %d starts, %s of starting and stopping",
+			v.Sequential.UnitWord(1), res.Starts, res.StartTime.Round(100*time.Millisecond)))
+	}
+	if s := res.Spent.String(); s != "" {
+		notes = append(notes, "where the time went: "+s)
 	}
 	if !aa {
 		return notes
@@ -301,11 +372,20 @@ func (t *trees) plan(cfg *config.Config, ab config.AB, o ABOptions) runner.ABPla
 	base := ab.Base.TargetOr(cfg.Target).InTree(t.dir(runner.Base))
 	head := ab.Head.TargetOr(cfg.Target).InTree(t.dir(runner.Head))
 	plan := runner.ABPlan{Base: base, Head: head, AA: o.AA, Order: ab.Order, MaxPairs: ab.MaxPairs,
-		MaxTime: ab.MaxTime.D(), Restart: ab.Restart == config.RestartEveryPair}
+		MaxTime: ab.MaxTime.D(), Restart: ab.Restart == config.RestartEveryPair,
+		Design: ab.Design, Windows: ab.Windows, Window: ab.Window.D(), WindowWarmup: ab.WindowWarmup.D()}
 	if o.AA && o.TwoProcesses {
 		plan.AA, plan.Head = false, base // a second process of the base build
 	}
 	return plan
+}
+
+// headCommit is the commit of the head's worktree, "" for the working tree.
+func (t *trees) headCommit() string {
+	if tr := t.side[runner.Head]; tr != nil {
+		return tr.Commit
+	}
+	return ""
 }
 
 // notes say which commit each tree holds.

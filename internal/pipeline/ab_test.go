@@ -305,7 +305,18 @@ func failing(t *testing.T, pcts ...int) string {
 // between 4 and 12 pairs, on one metric.
 func sequentialConfig(t *testing.T, base, head, metric string, minEffect float64) *config.Config {
 	t.Helper()
-	cfg, err := config.Parse("seq.yml", []byte(sequentialYAML(base, head, metric, minEffect)))
+	return designConfig(t, sequentialYAML(base, head, metric, minEffect), config.DesignPairs)
+}
+
+// designConfig is a sequential config in the given design: the pairs
+// design as written, the interleaved one with two 300 ms windows a side.
+func designConfig(t *testing.T, yaml, design string) *config.Config {
+	t.Helper()
+	extra := "  design: pairs\n"
+	if design == config.DesignInterleaved {
+		extra = "  design: interleaved\n  windows: 2\n  window: 300ms\n  window_warmup: 50ms\n"
+	}
+	cfg, err := config.Parse("seq.yml", []byte(strings.Replace(yaml, "  max_pairs: 12\n", "  max_pairs: 12\n"+extra, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +348,20 @@ gate:
 // the base's a pass, both well before the budget; pairs whose error rates
 // differ by 20 and 0 points in turn (mean 10) can neither confirm nor rule
 // out a change of 13 points: the job runs to the budget, inconclusive.
+//
+// Both designs: in the interleaved one the units are blocks of two window
+// pairs each, judged as one.
 func TestABAddsPairsUntilTheVerdictIsClear(t *testing.T) {
+	for _, design := range []string{config.DesignPairs, config.DesignInterleaved} {
+		t.Run(design, func(t *testing.T) { testABAddsUnits(t, design) })
+	}
+}
+
+func testABAddsUnits(t *testing.T, design string) {
+	unit, perUnit := "pair", 1
+	if design == config.DesignInterleaved {
+		unit, perUnit = "block", 2
+	}
 	for _, c := range []struct {
 		name       string
 		base, head string
@@ -352,7 +376,7 @@ func TestABAddsPairsUntilTheVerdictIsClear(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var te testEnv
-			j, err := AB(t.Context(), te.env(), ABOptions{Config: sequentialConfig(t, c.base, c.head, c.metric, c.minEffect)})
+			j, err := AB(t.Context(), te.env(), ABOptions{Config: designConfig(t, sequentialYAML(c.base, c.head, c.metric, c.minEffect), design)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -363,23 +387,24 @@ func TestABAddsPairsUntilTheVerdictIsClear(t *testing.T) {
 			if j.Verdict.Outcome != c.want || seq == nil || !seq.Done {
 				t.Fatalf("verdict %s, sequential %+v; want %s, done\n%s", j.Verdict.Outcome, seq, c.want, te.log.String())
 			}
-			pairs := len(j.Head.Runs)
-			if seq.Pairs != pairs || len(j.Base.Runs) != pairs {
-				t.Errorf("the verdict judged %d pairs, the job made %d base and %d head runs", seq.Pairs, len(j.Base.Runs), pairs)
+			runs := len(j.Head.Runs)
+			units := runs / perUnit
+			if seq.Pairs != units || runs%perUnit != 0 || len(j.Base.Runs) != runs || seq.RunPairs != runs || seq.UnitWord(2) != unit+"s" {
+				t.Errorf("the verdict judged %d %ss (%d window pairs), the job made %d base and %d head runs", seq.Pairs, seq.Unit, seq.RunPairs, len(j.Base.Runs), runs)
 			}
 			switch {
-			case c.early && (pairs < 4 || pairs >= 12):
-				t.Errorf("%d pairs: want a stop between the first look (4) and the budget (12)", pairs)
-			case !c.early && pairs != 12:
-				t.Errorf("%d pairs: want the whole budget of 12", pairs)
+			case c.early && (units < 4 || units >= 12):
+				t.Errorf("%d %ss: want a stop between the first look (4) and the budget (12)", units, unit)
+			case !c.early && units != 12:
+				t.Errorf("%d %ss: want the whole budget of 12", units, unit)
 			}
 			log := te.log.String()
-			if n := strings.Count(log, "after pair "); n != pairs {
-				t.Errorf("%d progress lines for %d pairs:\n%s", n, pairs, log)
+			if n := strings.Count(log, "after "+unit+" "); n != units {
+				t.Errorf("%d progress lines for %d %ss:\n%s", n, units, unit, log)
 			}
-			wantIn(t, log, fmt.Sprintf("A/B stopped after %d pairs", pairs))
+			wantIn(t, log, fmt.Sprintf("A/B stopped after %d %ss", units, unit))
 			if !c.early {
-				wantIn(t, log, "the budget of 12 pairs is spent")
+				wantIn(t, log, "the budget of 12 "+unit+"s is spent")
 			}
 		})
 	}

@@ -53,6 +53,8 @@ type page struct {
 	Steps                                   []htmlStep
 	BaseSteps                               bool
 	BaseName                                string // "base" (A/B) or "baseline"
+	LimitHead, TestHead                     string // "floor", "p"; in A/B "min_effect", "worse by [bounds]"
+	ReportedP                               bool   // the reported-only table has a p column (not in A/B)
 	Errors                                  []htmlError
 	Warnings, Notes                         []string
 	FontFace                                template.CSS
@@ -94,7 +96,9 @@ func newPage(in Input) (page, error) {
 		Warnings: shown(stats.Messages(v.Warnings)), FontFace: fontFace(),
 	}
 	gated, reported := splitGated(v.Findings)
-	p.Gated, p.Reported = htmlFindings(gated), htmlFindings(reported)
+	c := columnsOf(in.Verdict)
+	p.LimitHead, p.TestHead, p.ReportedP = c.limitHead, c.testHead, in.Verdict.Sequential == nil
+	p.Gated, p.Reported = htmlFindings(gated, c), htmlFindings(reported, c)
 	p.Notes = shown(append(append(findingNotes(gated, lowConfidence), in.Notes...), targetLogNotes(in)...))
 	all := seriesOf(in)
 	var err error
@@ -122,15 +126,15 @@ func shown(items []string) []string {
 	return out
 }
 
-func htmlFindings(fs []gate.Finding) []htmlFinding {
+func htmlFindings(fs []gate.Finding, c columns) []htmlFinding {
 	out := make([]htmlFinding, len(fs))
 	for i, f := range fs {
 		note := f.Note
 		if lowConfidence(f.Test) {
 			note = joinNote("test: "+f.Test, note)
 		}
-		out[i] = htmlFinding{Label: pageText(f.Label), FromTo: fromTo(f), Change: formatChange(f), Floor: formatFloor(f),
-			P: formatP(f.P), Verdict: outcomeWord(f.Outcome), Note: pageText(note), Class: string(f.Outcome)}
+		out[i] = htmlFinding{Label: pageText(f.Label), FromTo: fromTo(f), Change: formatChange(f), Floor: c.limit(f),
+			P: c.test(f), Verdict: outcomeWord(f.Outcome), Note: pageText(note), Class: string(f.Outcome)}
 	}
 	return out
 }

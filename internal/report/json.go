@@ -56,6 +56,13 @@ type jsonSequential struct {
 	Done      bool   `json:"done"`
 	Reason    string `json:"reason"`
 	MorePairs int    `json:"more_pairs"`
+	// Unit is what pairs, min_pairs and max_pairs count: "pair", or
+	// "block" in the interleaved design (run_pairs window pairs in all);
+	// budget the units a time budget allowed, what the detectable effects
+	// are priced at (0: max_pairs).
+	Unit     string `json:"unit,omitempty"`
+	RunPairs int    `json:"run_pairs,omitempty"`
+	Budget   int    `json:"budget,omitempty"`
 }
 
 // jsonRuns are the per-run figures of the gated metrics of each side, in
@@ -90,6 +97,11 @@ type jsonMetric struct {
 	Lower     *float64 `json:"lower,omitempty"`
 	Upper     *float64 `json:"upper,omitempty"`
 	DecidedAt int      `json:"decided_at,omitempty"`
+	// Sequential A/B only: what change is made of (center "geometric
+	// mean", or "mean" for rates) on each side over the judged pairs.
+	Center         string   `json:"center,omitempty"`
+	BaselineCenter *float64 `json:"baseline_center,omitempty"`
+	HeadCenter     *float64 `json:"head_center,omitempty"`
 }
 
 type jsonDetect struct {
@@ -132,10 +144,12 @@ func toJSON(in Input) jsonReport {
 			Floor: num(f.Floor), FloorSource: f.FloorSource, Verdict: f.Outcome, Note: f.Note,
 			HeadN: f.N, BaselineN: f.M,
 			Estimate: num(f.Estimate), Lower: num(f.Lower), Upper: num(f.Upper), DecidedAt: f.DecidedAt,
+			Center: f.Center, BaselineCenter: num(f.BaseCenter), HeadCenter: num(f.HeadCenter),
 		})
 	}
 	if s := v.Sequential; s != nil {
-		r.Sequential = &jsonSequential{Pairs: s.Pairs, MinPairs: s.MinPairs, MaxPairs: s.MaxPairs, Done: s.Done, Reason: s.Reason, MorePairs: s.MorePairs}
+		r.Sequential = &jsonSequential{Pairs: s.Pairs, MinPairs: s.MinPairs, MaxPairs: s.MaxPairs, Done: s.Done, Reason: s.Reason, MorePairs: s.MorePairs,
+			Unit: s.Unit, RunPairs: s.RunPairs, Budget: s.Budget}
 	}
 	for _, d := range v.Detect {
 		r.Detectable = append(r.Detectable, jsonDetect{Key: d.Key, Label: d.Label, Effect: num(d.Effect), Unit: d.Unit,

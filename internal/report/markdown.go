@@ -66,8 +66,12 @@ func Markdown(in Input) string {
 	d.write(fmt.Sprintf("### %s tailgate · %s: %s\n\n", icon(v.Outcome), mdText(in.Name), headlineWith(in, mdText)))
 	gated, reported := splitGated(v.Findings)
 	if len(gated) > 0 {
-		d.table("| gated metric | baseline → head | change | floor | p | verdict |\n|---|---:|---:|---:|---:|---|\n",
-			rowsOf(gated, gatedRow), "\n")
+		c := columnsOf(v)
+		d.table(fmt.Sprintf("| gated metric | %s → head | change | %s | %s | verdict |\n|---|---:|---:|---:|---:|---|\n", sideWord(v), c.limitHead, c.testHead),
+			rowsOf(gated, func(f gate.Finding) string { return gatedRow(f, c) }), "\n")
+		if note := centreNote(v); note != "" {
+			d.write(note + "\n\n")
+		}
 	}
 	if line := detectLine(v, mdText); line != "" {
 		d.write(line + "\n\n")
@@ -83,7 +87,7 @@ func Markdown(in Input) string {
 	d.list("**Notes**\n\n", "", append(append(findingNotes(gated, lowConfidence), in.Notes...), targetLogNotes(in)...), provenanceNote(in.TriggerRun)...)
 	if len(reported) > 0 {
 		d.details(fmt.Sprintf("%d reported-only %s (not gated)", len(reported), plural(len(reported), "metric", "metrics")),
-			"| metric | baseline → head | change | p | note |\n|---|---:|---:|---:|---|\n", rowsOf(reported, reportedRow))
+			reportedHeader(v), rowsOf(reported, func(f gate.Finding) string { return reportedRow(f, v.Sequential != nil) }))
 	}
 	writeMarkdownDetails(&d, in)
 	d.b.WriteString(tail)
@@ -98,21 +102,43 @@ func rowsOf(fs []gate.Finding, row func(gate.Finding) string) []string {
 	return out
 }
 
-func gatedRow(f gate.Finding) string {
+func gatedRow(f gate.Finding, c columns) string {
 	verdict := outcomeWord(f.Outcome)
 	if f.Outcome == gate.MetricRegression {
 		verdict = "❌ **regression**"
 	}
 	return fmt.Sprintf("| **%s** | %s | %s | %s | %s | %s |\n", orDash(mdText(f.Label)), fromTo(f), formatChange(f),
-		formatFloor(f), formatP(f.P), verdict)
+		c.limit(f), c.test(f), verdict)
 }
 
-func reportedRow(f gate.Finding) string {
+// reportedHeader heads the reported-only table: with the p-value of a
+// comparison of samples; a sequential A/B has none for them (they are not
+// judged), so no column stands empty.
+func reportedHeader(v gate.Verdict) string {
+	if v.Sequential != nil {
+		return "| metric | base → head | change | note |\n|---|---:|---:|---|\n"
+	}
+	return "| metric | baseline → head | change | p | note |\n|---|---:|---:|---:|---|\n"
+}
+
+func reportedRow(f gate.Finding, sequential bool) string {
 	note := f.Note
 	if lowConfidence(f.Test) {
 		note = joinNote("test: "+f.Test, note)
 	}
+	if sequential {
+		return fmt.Sprintf("| %s | %s | %s | %s |\n", mdText(f.Label), fromTo(f), formatChange(f), mdText(note))
+	}
 	return fmt.Sprintf("| %s | %s | %s | %s | %s |\n", mdText(f.Label), fromTo(f), formatChange(f), formatP(f.P), mdText(note))
+}
+
+// sideWord names the side judged against in a table: the baseline, or in
+// A/B the base build.
+func sideWord(v gate.Verdict) string {
+	if v.Sequential != nil {
+		return "base"
+	}
+	return "baseline"
 }
 
 // orDash stands in for text that shows nothing, so that a cell or an

@@ -94,6 +94,8 @@ var (
 	modes       = []string{"", "check", "compare", "ab", "demo"}
 	metricUnits = []string{"", "/s", "ms", "%", "MB"}
 	changeUnits = []string{"%", "pp"}
+	centers     = []string{"", "geometric mean", "mean"}
+	units       = []string{"", "pair", "block"}
 	directions  = []string{"drop", "rise"}
 	methods     = []string{stats.MethodFormula, stats.MethodMonteCarlo, stats.MethodPairs, stats.MethodSequential}
 	errorKinds  = []string{result.ErrStatus, result.ErrExpect, result.ErrTimeout, result.ErrConnection}
@@ -146,9 +148,11 @@ func (c *checker) report(r jsonReport) {
 }
 
 func (c *checker) sequential(path string, s jsonSequential) {
-	for name, n := range map[string]int{"pairs": s.Pairs, "min_pairs": s.MinPairs, "max_pairs": s.MaxPairs, "more_pairs": s.MorePairs} {
+	for name, n := range map[string]int{"pairs": s.Pairs, "min_pairs": s.MinPairs, "max_pairs": s.MaxPairs, "more_pairs": s.MorePairs,
+		"run_pairs": s.RunPairs, "budget": s.Budget} {
 		c.count(path+"."+name, int64(n), maxRuns)
 	}
+	c.enum(path+".unit", s.Unit, units)
 	if s.MinPairs > s.MaxPairs {
 		c.add(path+".min_pairs", "%d is above max_pairs %d", s.MinPairs, s.MaxPairs)
 	}
@@ -180,12 +184,14 @@ func (c *checker) metric(path string, m jsonMetric) {
 	c.enum(path+".test", m.Test, tests)
 	c.enum(path+".floor_source", string(m.FloorSource), floorSources)
 	c.enum(path+".verdict", string(m.Verdict), metricOutcomes)
+	c.enum(path+".center", m.Center, centers)
 	c.text(path+".note", m.Note, maxTextRunes, false)
 	c.count(path+".head_n", int64(m.HeadN), maxRuns)
 	c.count(path+".baseline_n", int64(m.BaselineN), maxRuns)
 	c.count(path+".decided_at", int64(m.DecidedAt), maxRuns)
 	for name, v := range map[string]*float64{"baseline_median": m.BaselineMedian, "head_median": m.HeadMedian,
-		"change": m.Change, "worse": m.Worse, "floor": m.Floor, "estimate": m.Estimate, "lower": m.Lower, "upper": m.Upper} {
+		"change": m.Change, "worse": m.Worse, "floor": m.Floor, "estimate": m.Estimate, "lower": m.Lower, "upper": m.Upper,
+		"baseline_center": m.BaselineCenter, "head_center": m.HeadCenter} {
 		c.finite(path+"."+name, v)
 	}
 	if c.finite(path+".p", m.P) && m.P != nil && (*m.P < 0 || *m.P > 1) {
@@ -363,10 +369,12 @@ func fromJSON(r jsonReport) Input {
 			Floor: orNaN(m.Floor), FloorSource: m.FloorSource, Outcome: m.Verdict, Note: m.Note,
 			N: m.HeadN, M: m.BaselineN,
 			Estimate: orNaN(m.Estimate), Lower: orNaN(m.Lower), Upper: orNaN(m.Upper), DecidedAt: m.DecidedAt,
+			Center: m.Center, BaseCenter: orNaN(m.BaselineCenter), HeadCenter: orNaN(m.HeadCenter),
 		})
 	}
 	if s := r.Sequential; s != nil {
-		v.Sequential = &gate.Sequential{Pairs: s.Pairs, MinPairs: s.MinPairs, MaxPairs: s.MaxPairs, Done: s.Done, Reason: s.Reason, MorePairs: s.MorePairs}
+		v.Sequential = &gate.Sequential{Pairs: s.Pairs, MinPairs: s.MinPairs, MaxPairs: s.MaxPairs, Done: s.Done, Reason: s.Reason, MorePairs: s.MorePairs,
+			Unit: s.Unit, RunPairs: s.RunPairs, Budget: s.Budget}
 	}
 	for _, d := range r.Detectable {
 		label := d.Label

@@ -125,8 +125,11 @@ func detectLine(v gate.Verdict, show func(string) string) string {
 	}
 	s := fmt.Sprintf("With %d %s against %d baseline %s this gate ", v.HeadRuns, plural(v.HeadRuns, "run", "runs"),
 		v.BaseRuns, plural(v.BaseRuns, "sample", "samples"))
-	if v.Sequential != nil {
-		s = fmt.Sprintf("With up to %d pairs this gate ", v.Sequential.MaxPairs)
+	if q := v.Sequential; q != nil {
+		s = fmt.Sprintf("With up to %d %s this gate ", q.MaxPairs, q.UnitWord(q.MaxPairs))
+		if q.Budget > 0 {
+			s = fmt.Sprintf("With the %d %s that ab.max_time allows at this job's pace this gate ", q.Budget, q.UnitWord(q.Budget))
+		}
 	}
 	if len(parts) > 0 {
 		s += "detects " + joinAnd(parts) + " (80 % power)"
@@ -311,7 +314,7 @@ func contextLineWith(in Input, show func(string) string) string {
 		parts = append(parts, "baseline "+show(in.BaselineSource))
 	}
 	if s := in.Verdict.Sequential; s != nil {
-		parts = append(parts, fmt.Sprintf("%d %s of base and head", s.Pairs, plural(s.Pairs, "pair", "pairs")))
+		parts = append(parts, fmt.Sprintf("%d %s of base and head", s.Pairs, s.UnitWord(s.Pairs)))
 	} else {
 		parts = append(parts, fmt.Sprintf("%d head %s vs %d baseline %s", in.Verdict.HeadRuns,
 			plural(in.Verdict.HeadRuns, "run", "runs"), in.Verdict.BaseRuns, plural(in.Verdict.BaseRuns, "sample", "samples")))
@@ -341,9 +344,75 @@ func splitGated(findings []gate.Finding) (gated, reported []gate.Finding) {
 	return gated, reported
 }
 
-// fromTo is "baseline → head" of a finding's medians.
+// fromTo is "baseline → head" of a finding's medians, or in a sequential
+// A/B the centres its paired change is made of.
 func fromTo(f gate.Finding) string {
-	return formatValue(f.BaseMedian, f.Unit) + " → " + formatValue(f.HeadMedian, f.Unit)
+	b, h := sides(f)
+	return formatValue(b, f.Unit) + " → " + formatValue(h, f.Unit)
+}
+
+// sides are the two figures a report shows beside a finding's change: the
+// centres a paired estimate is made of where the finding has them, else
+// the medians.
+func sides(f gate.Finding) (base, head float64) {
+	if f.Center != "" && !math.IsNaN(f.BaseCenter) && !math.IsNaN(f.HeadCenter) {
+		return f.BaseCenter, f.HeadCenter
+	}
+	return f.BaseMedian, f.HeadMedian
+}
+
+// columns are the two judging columns of a report's table: the floor and
+// the p-value of a comparison of samples, or min_effect and the repeated
+// confidence bounds of a sequential A/B (which has no p-value).
+type columns struct {
+	limitHead, testHead string
+	limit, test         func(gate.Finding) string
+}
+
+func columnsOf(v gate.Verdict) columns {
+	if v.Sequential != nil {
+		return columns{limitHead: "min_effect", testHead: "worse by [bounds]",
+			limit: func(f gate.Finding) string { return formatEffect(f.Floor, unitOf(f)) }, test: formatBounds}
+	}
+	return columns{limitHead: "floor", testHead: "p", limit: formatFloor, test: func(f gate.Finding) string { return formatP(f.P) }}
+}
+
+// formatBounds is a sequential finding's estimate in the bad direction
+// with its repeated confidence bounds: "+31.6 % [+3.1 … +52.5]".
+func formatBounds(f gate.Finding) string {
+	if math.IsNaN(f.Estimate) {
+		return "—"
+	}
+	unit, format := unitOf(f), "%.1f"
+	if f.Percent {
+		format = "%.2f"
+	}
+	bound := func(x float64) string {
+		switch {
+		case math.IsNaN(x):
+			return "?"
+		case math.IsInf(x, 1):
+			return "+∞"
+		case math.IsInf(x, -1):
+			return "−∞"
+		}
+		return signed(x, format)
+	}
+	return fmt.Sprintf("%s %s [%s … %s]", signed(f.Estimate, format), unit, bound(f.Lower), bound(f.Upper))
+}
+
+// centreNote says what the base and head columns of a sequential A/B
+// table are, when the findings have centres.
+func centreNote(v gate.Verdict) string {
+	if v.Sequential == nil {
+		return ""
+	}
+	for _, f := range v.Findings {
+		if f.Center != "" {
+			return "base and head are the geometric means of the judged runs (means for rates); change is head against base, the paired estimate the verdict judged."
+		}
+	}
+	return ""
 }
 
 // sequentialLine says how many pairs a sequential A/B job ran and why it
@@ -353,7 +422,10 @@ func sequentialLine(s *gate.Sequential, show func(string) string) string {
 	if s == nil {
 		return ""
 	}
-	line := fmt.Sprintf("Sequential A/B: %d %s (first look at %d, budget %d)", s.Pairs, plural(s.Pairs, "pair", "pairs"), s.MinPairs, s.MaxPairs)
+	line := fmt.Sprintf("Sequential A/B: %d %s (first look at %d, budget %d)", s.Pairs, s.UnitWord(s.Pairs), s.MinPairs, s.MaxPairs)
+	if s.Unit == "block" && s.RunPairs > 0 {
+		line = fmt.Sprintf("Sequential A/B: %d %s of %d window pairs (first look at %d, budget %d)", s.Pairs, s.UnitWord(s.Pairs), s.RunPairs, s.MinPairs, s.MaxPairs)
+	}
 	if s.Reason != "" {
 		line += ": " + show(s.Reason)
 	}
@@ -361,7 +433,7 @@ func sequentialLine(s *gate.Sequential, show func(string) string) string {
 		line += "; not final"
 	}
 	if s.MorePairs > 0 {
-		line += fmt.Sprintf("; about %d more %s would likely decide", s.MorePairs, plural(s.MorePairs, "pair", "pairs"))
+		line += fmt.Sprintf("; about %d more %s would likely decide", s.MorePairs, s.UnitWord(s.MorePairs))
 	}
 	return line + "."
 }

@@ -270,9 +270,16 @@ func TestSetByLoadAndSequentialText(t *testing.T) {
 	seq := cases()["sequential"]
 	md := Markdown(seq)
 	for _, want := range []string{"Sequential A/B: 8 pairs (first look at 4, budget 20): regression after 8 pairs in iterations/s.",
-		"With up to 20 pairs this gate detects a drop of ≥", "5.0 % (min_effect)", `worse beyond min\_effect after 4 pairs`} {
+		"With up to 20 pairs this gate detects a drop of ≥", `worse beyond min\_effect after 4 pairs`,
+		"| gated metric | base → head | change | min_effect | worse by [bounds] | verdict |", "| 5.0 % | +18.3 % [", // A/B words, no p
+		"| metric | base → head | change | note |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("sequential markdown lacks %q:\n%s", want, md)
+		}
+	}
+	for _, unwanted := range []string{"| floor |", "| p |", "(min_effect)"} {
+		if strings.Contains(md, unwanted) {
+			t.Errorf("sequential markdown has %q, a word of stored-baseline comparisons:\n%s", unwanted, md)
 		}
 	}
 }

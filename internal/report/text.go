@@ -39,12 +39,21 @@ func WriteText(w io.Writer, in Input) error {
 
 func writeTextTable(b *strings.Builder, v gate.Verdict) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "metric\tbaseline\thead\tchange\tfloor\tp\tverdict")
+	c := columnsOf(v)
+	side := "baseline"
+	if v.Sequential != nil {
+		side = "base"
+	}
+	fmt.Fprintf(tw, "metric\t%s\thead\tchange\t%s\t%s\tverdict\n", side, c.limitHead, c.testHead)
 	for _, f := range v.Findings {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", f.Label, formatValue(f.BaseMedian, f.Unit),
-			formatValue(f.HeadMedian, f.Unit), formatChange(f), formatFloor(f), formatP(f.P), outcomeWord(f.Outcome))
+		b, h := sides(f)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", f.Label, formatValue(b, f.Unit),
+			formatValue(h, f.Unit), formatChange(f), c.limit(f), c.test(f), outcomeWord(f.Outcome))
 	}
 	tw.Flush()
+	if note := centreNote(v); note != "" {
+		fmt.Fprintln(b, note)
+	}
 }
 
 // sparks are the eight heights of a sparkline.

@@ -144,6 +144,9 @@ func TestCommentLayout(t *testing.T) {
 			t.Errorf("%s: the marker and verdict line come first: %q", tc.name, lines[:2])
 		}
 		gatedAt := strings.Index(md, "| gated metric | baseline → head | change | floor | p | verdict |")
+		if in.Verdict.Sequential != nil { // A/B: min_effect and the bounds, no p-value
+			gatedAt = strings.Index(md, "| gated metric | base → head | change | min_effect | worse by [bounds] | verdict |")
+		}
 		detailsAt := strings.Index(md, "reported-only metrics (not gated)</summary>")
 		_, reported := splitGated(in.Verdict.Findings)
 		if detailsAt < 0 && len(reported) == 0 {

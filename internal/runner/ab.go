@@ -63,6 +63,15 @@ type ABPlan struct {
 	// are started once for the job (the base once for an A/A job). A
 	// target started elsewhere (no start command) is never restarted.
 	Restart bool
+	// Design is config.DesignInterleaved (blocks of short windows on
+	// targets started once per block) or config.DesignPairs (one run of
+	// each side per pair); "" is pairs. Windows is the number of windows
+	// of each side in a block, Window their measured length (0: each
+	// phase's duration).
+	Design       string
+	Windows      int
+	Window       time.Duration
+	WindowWarmup time.Duration
 	// Look is called after every pair with the pairs so far; final is
 	// set when no more will come (a budget is spent). It returns true to
 	// end the job now. Nil: the job runs to its budget.
@@ -84,6 +93,21 @@ type ABResult struct {
 	// Budget says which budget the job spent: "pairs", "time", or "" when
 	// Look ended it before either.
 	Budget string
+	// Blocks, in the interleaved design, is the block of each pair
+	// (base.Runs[i] and head.Runs[i] are window pair i, of block
+	// Blocks[i]); nil when every pair is its own block.
+	Blocks []int
+	// Spent is where the job's time went, by stage.
+	Spent Spent
+}
+
+// Units is the number of comparison units measured: blocks in the
+// interleaved design, else pairs.
+func (r *ABResult) Units() int {
+	if len(r.Blocks) == 0 {
+		return r.Pairs()
+	}
+	return r.Blocks[len(r.Blocks)-1] + 1
 }
 
 // Pairs is the number of pairs measured.
@@ -107,6 +131,10 @@ func (b *Benchmark) RunAB(ctx context.Context, plan ABPlan) (*ABResult, error) {
 		if err := j.startForJob(ctx); err != nil {
 			return nil, err
 		}
+	}
+	defer func() { j.res.Spent = b.SpentSoFar() }()
+	if plan.Design == config.DesignInterleaved {
+		return j.runInterleaved(ctx)
 	}
 	return j.run(ctx)
 }
@@ -229,6 +257,7 @@ func (j *abJob) start(ctx context.Context, side Side) (*running, error) {
 	began := time.Now()
 	t, err := j.b.start(ctx, j.target(side), side.String())
 	j.res.StartTime += time.Since(began)
+	j.b.spend(TimeStart, time.Since(began))
 	if err != nil {
 		return nil, err
 	}
@@ -242,6 +271,7 @@ func (j *abJob) stop(t *running) {
 	began := time.Now()
 	t.stop()
 	j.res.StartTime += time.Since(began)
+	j.b.spend(TimeStart, time.Since(began))
 }
 
 // stopAll stops the targets kept for the job (the base once when it

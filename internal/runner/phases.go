@@ -40,7 +40,7 @@ func (b *Benchmark) measure(ctx context.Context, plan *scenario.Plan, tgt *runni
 	clock := phaseClock{total: b.Config.Load.RunTime()}
 	measured := make([]result.Phase, 0, len(phases))
 	for _, ph := range phases {
-		run, err := b.measurePhase(ctx, plan, tgt, i, ph, clock)
+		run, err := b.measurePhase(ctx, plan, tgt, i, ph, clock, phaseWindow{prepare: true})
 		if err != nil {
 			return nil, err
 		}
@@ -61,17 +61,39 @@ type phaseClock struct {
 	done, total time.Duration
 }
 
+// phaseWindow says how one measured window of a phase runs: after its own
+// reset, verify and drain (prepare), and with the phase's warm-up and
+// duration unless warmup or duration (above 0) replace them. The
+// interleaved A/B design measures several short windows of one phase on a
+// target prepared once.
+// setup, when set, carries the setup steps' values from one window of a
+// side's process to the next (the logins are not repeated).
+type phaseWindow struct {
+	prepare          bool
+	warmup, duration time.Duration
+	setup            *load.SetupCache
+}
+
 // measurePhase is one phase: reset → verify → drain → warm-up → measure,
 // with the target's CPU and memory sampled over the measured window.
-func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *running, i int, ph config.PhaseLoad, clock phaseClock) (*result.Run, error) {
+func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *running, i int, ph config.PhaseLoad, clock phaseClock, w phaseWindow) (*result.Run, error) {
 	obs := b.observer()
-	if err := b.prepare(ctx, tgt, i); err != nil {
-		return nil, err
+	if w.prepare {
+		if err := b.prepare(ctx, tgt, i); err != nil {
+			return nil, err
+		}
 	}
 	opt, err := b.loadOptions(ph.Load)
 	if err != nil {
 		return nil, err
 	}
+	if w.warmup > 0 {
+		opt.Warmup = w.warmup
+	}
+	if w.duration > 0 {
+		opt.Duration = w.duration
+	}
+	opt.Setup = w.setup
 	opt.TLS = tgt.tls
 	if clock.done == 0 { // the shards' runs start together (phases are not sharded)
 		if err := b.waitForStart(ctx, i); err != nil {
@@ -94,8 +116,12 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 		obs.Step(i, stepName("measure", ph.Name))
 	}
 	started := b.now()
+	began := time.Now()
 	run, err := load.Run(ctx, plan, tgt.url, opt)
 	res, note := sampler.stop(tgt)
+	b.spend(TimeLoad, time.Since(began)-opt.Warmup-opt.Duration)
+	b.spend(TimeWarmup, opt.Warmup)
+	b.spend(TimeMeasured, opt.Duration)
 	if err != nil {
 		return nil, err
 	}

@@ -71,8 +71,9 @@ type Benchmark struct {
 	// plan.
 	Mask func(value string)
 
-	mu   sync.Mutex
-	logs map[string]string // log file per side
+	mu    sync.Mutex
+	logs  map[string]string // log file per side
+	spent Spent
 }
 
 // Run starts the target (when configured, after the config's build
@@ -172,6 +173,7 @@ func (b *Benchmark) drainAfter(ctx context.Context, tgt *running, i int) error {
 		return nil
 	}
 	b.observer().Step(i, "drain")
+	defer b.timed(TimeDrain, time.Now())
 	return target.Drain(ctx, tgt.client, tgt.url, d)
 }
 
@@ -182,6 +184,7 @@ func (b *Benchmark) prepare(ctx context.Context, tgt *running, i int) error {
 	if !b.Sharding.resetsDataset() {
 		ds = config.Dataset{}
 	}
+	defer b.timed(TimePrepare, time.Now())
 	if ds.Reset != nil {
 		obs.Step(i, "reset")
 		if err := target.Reset(ctx, tgt.client, tgt.url, ds.Reset, tgt.children); err != nil {

@@ -32,10 +32,13 @@ type tBoundary struct {
 	final []float64
 }
 
-// schedule is what a boundary depends on besides its level.
+// schedule is what a boundary depends on besides its level. prior is the
+// degrees of freedom of a noise estimate from earlier jobs pooled with the
+// job's own spread (0: none).
 type schedule struct {
 	min, max, every int
 	rho             float64
+	prior           int
 }
 
 func (s schedule) isLook(n int) bool {
@@ -85,7 +88,8 @@ func calibrate(sch schedule, level float64) *tBoundary {
 	b := &tBoundary{crit: make([]float64, size), final: make([]float64, size)}
 	mean := make([]float64, calibrationPaths)
 	m2 := make([]float64, calibrationPaths) // Welford's sum of squared deviations
-	alive := make([]int, calibrationPaths)  // paths that have not crossed
+	prior := priorSums(rng, calibrationPaths, sch.prior)
+	alive := make([]int, calibrationPaths) // paths that have not crossed
 	for i := range alive {
 		alive[i] = i
 	}
@@ -105,7 +109,7 @@ func calibrate(sch schedule, level float64) *tBoundary {
 		}
 		t := stat[:len(alive)]
 		for j, i := range alive {
-			t[j] = tStatistic(mean[i], m2[i], n)
+			t[j] = pooledT(mean[i], m2[i], n, prior[i], sch.prior)
 		}
 		idx := n - sch.min
 		b.final[idx] = upperCut(append(work[:0], t...), int(math.Round(level*total))-crossed)
@@ -128,10 +132,28 @@ func calibrate(sch schedule, level float64) *tBoundary {
 	return b
 }
 
-// tStatistic is √n·mean/sd from a running mean and Welford sum.
-func tStatistic(mean, m2 float64, n int) float64 {
-	sd := math.Sqrt(m2 / float64(n-1))
-	return math.Sqrt(float64(n)) * mean / sd
+// pooledT is √n·mean/sd from a running mean and Welford sum, the sd pooled
+// with a prior sum of squares m20 of priorDF degrees of freedom.
+func pooledT(mean, m2 float64, n int, m20 float64, priorDF int) float64 {
+	return math.Sqrt(float64(n)) * mean / pathSD(m2, n, m20, priorDF)
+}
+
+func pathSD(m2 float64, n int, m20 float64, priorDF int) float64 {
+	return math.Sqrt((m2 + m20) / float64(n-1+priorDF))
+}
+
+// priorSums draws, for each of paths standard normal paths, the sum of
+// squares of a prior noise estimate of df degrees of freedom (σ² = 1):
+// nil when df is 0.
+func priorSums(rng *rand.Rand, paths, df int) []float64 {
+	out := make([]float64, paths)
+	for i := range out {
+		for k := 0; k < df; k++ {
+			x := rng.NormFloat64()
+			out[i] += x * x
+		}
+	}
+	return out
 }
 
 // upperCut returns a value that exactly k of t exceed: halfway between the
@@ -213,6 +235,7 @@ func standardPathsFor(sch schedule) *standardPaths {
 	}
 	rng := rand.New(rand.NewPCG(powerSeed, uint64(sch.max)))
 	p := &standardPaths{mean: make([][]float64, powerPaths), sd: make([][]float64, powerPaths)}
+	prior := priorSums(rand.New(rand.NewPCG(powerSeed, uint64(sch.prior))), powerPaths, sch.prior)
 	for i := range p.mean {
 		p.mean[i] = make([]float64, sch.max-sch.min+1)
 		p.sd[i] = make([]float64, sch.max-sch.min+1)
@@ -224,7 +247,7 @@ func standardPathsFor(sch schedule) *standardPaths {
 			m2 += delta * (x - mean)
 			if n >= sch.min {
 				p.mean[i][n-sch.min] = mean
-				p.sd[i][n-sch.min] = math.Sqrt(m2 / float64(n-1))
+				p.sd[i][n-sch.min] = pathSD(m2, n, prior[i], sch.prior)
 			}
 		}
 	}

@@ -1,0 +1,159 @@
+package baseline
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/atomicfile"
+	"github.com/tailgate-ci/tailgate/internal/stats"
+)
+
+// NoiseSchema is the version of the noise file.
+const NoiseSchema = 1
+
+// NoiseJobs is how many earlier A/B jobs a noise file keeps per benchmark
+// definition, machine class and design: enough degrees of freedom that
+// early looks need no t with 2 or 3, few enough that the noise follows a
+// machine class that changes.
+const NoiseJobs = 10
+
+// Noise is the noise file: the spread of the units (pairs or blocks) of
+// earlier A/B jobs, per gated metric, kept apart by what makes spreads
+// comparable (the benchmark's definition hash, the machine class and the
+// A/B design). A sequential verdict pools it with a job's own spread at
+// the looks where the two agree (stats.SeqPrior), so that its first looks
+// are not bounded by a t with few degrees of freedom.
+type Noise struct {
+	Schema  int          `json:"schema"`
+	Entries []NoiseEntry `json:"entries"`
+}
+
+// NoiseEntry is one benchmark definition on one machine class in one
+// design, with its last NoiseJobs jobs, newest last.
+type NoiseEntry struct {
+	Benchmark      string     `json:"benchmark"`
+	DefinitionHash string     `json:"definition_hash"`
+	Fingerprint    string     `json:"fingerprint"`
+	Design         string     `json:"design"`
+	Jobs           []NoiseJob `json:"jobs"`
+}
+
+// NoiseJob is one job's spread per metric key (the comparison scale: logs,
+// or percentage points), with degrees of freedom (units − 1).
+type NoiseJob struct {
+	Time    time.Time                 `json:"time"`
+	Commit  string                    `json:"commit,omitempty"`
+	Metrics map[string]stats.SeqPrior `json:"metrics"`
+}
+
+// NoiseKey picks an entry.
+type NoiseKey struct {
+	Benchmark, DefinitionHash, Fingerprint, Design string
+}
+
+// ReadNoise reads a noise file; a file that does not exist is an empty
+// one, and one that cannot be read or parsed is an error that names it
+// (it is then never overwritten).
+func ReadNoise(path string) (*Noise, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Noise{Schema: NoiseSchema}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("noise file: %w", err)
+	}
+	defer f.Close()
+	var n Noise
+	dec := json.NewDecoder(io.LimitReader(f, 16<<20))
+	if err := dec.Decode(&n); err != nil {
+		return nil, fmt.Errorf("noise file %s: %w (remove it to start over)", path, err)
+	}
+	if n.Schema != NoiseSchema {
+		return nil, fmt.Errorf("noise file %s: schema %d, this tailgate reads %d (remove it to start over)", path, n.Schema, NoiseSchema)
+	}
+	return &n, nil
+}
+
+// Prior is the pooled spread per metric of the entry's jobs: the degrees
+// of freedom add up, the variances are averaged weighted by them.
+func (n *Noise) Prior(k NoiseKey) map[string]stats.SeqPrior {
+	e := n.entry(k)
+	if e == nil {
+		return nil
+	}
+	sums := map[string]*stats.SeqPrior{}
+	for _, j := range e.Jobs {
+		for key, m := range j.Metrics {
+			if !(m.SD >= 0) || m.DF < 1 {
+				continue
+			}
+			s := sums[key]
+			if s == nil {
+				s = &stats.SeqPrior{}
+				sums[key] = s
+			}
+			s.SD += float64(m.DF) * m.SD * m.SD // a sum of squares until the end
+			s.DF += m.DF
+		}
+	}
+	out := map[string]stats.SeqPrior{}
+	for key, s := range sums {
+		out[key] = stats.SeqPrior{SD: math.Sqrt(s.SD / float64(s.DF)), DF: s.DF}
+	}
+	return out
+}
+
+// Jobs is the number of jobs kept for k.
+func (n *Noise) Jobs(k NoiseKey) int {
+	if e := n.entry(k); e != nil {
+		return len(e.Jobs)
+	}
+	return 0
+}
+
+// Add keeps a job's spreads under k, dropping the oldest beyond NoiseJobs.
+func (n *Noise) Add(k NoiseKey, j NoiseJob) {
+	if len(j.Metrics) == 0 {
+		return
+	}
+	e := n.entry(k)
+	if e == nil {
+		n.Entries = append(n.Entries, NoiseEntry{Benchmark: k.Benchmark, DefinitionHash: k.DefinitionHash, Fingerprint: k.Fingerprint, Design: k.Design})
+		e = &n.Entries[len(n.Entries)-1]
+	}
+	e.Jobs = append(e.Jobs, j)
+	if extra := len(e.Jobs) - NoiseJobs; extra > 0 {
+		e.Jobs = slices.Delete(e.Jobs, 0, extra)
+	}
+}
+
+func (n *Noise) entry(k NoiseKey) *NoiseEntry {
+	for i := range n.Entries {
+		e := &n.Entries[i]
+		if e.Benchmark == k.Benchmark && e.DefinitionHash == k.DefinitionHash && e.Fingerprint == k.Fingerprint && e.Design == k.Design {
+			return e
+		}
+	}
+	return nil
+}
+
+// WriteNoise writes the file atomically, making its directory.
+func WriteNoise(path string, n *Noise) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("noise file: %w", err)
+	}
+	n.Schema = NoiseSchema
+	return atomicfile.Write(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(n)
+	})
+}

@@ -1,0 +1,101 @@
+package gate
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/stats"
+)
+
+// blockPairs draws blocks of w window pairs of CPU per iteration: both
+// sides' processes have a level of their own for the block (log-sd bias,
+// what two processes of one build differ by), each window adds noise cv.
+func blockPairs(rng *rand.Rand, blocks, w int, cv, bias, headScale float64) (base, head []result.Run, of []int) {
+	for b := range blocks {
+		lb, lh := bias*rng.NormFloat64(), bias*rng.NormFloat64()
+		for range w {
+			base = append(base, run(map[string]float64{cpu: 2 * math.Exp(lb+cv*rng.NormFloat64())}))
+			head = append(head, run(map[string]float64{cpu: 2 * headScale * math.Exp(lh+cv*rng.NormFloat64())}))
+			of = append(of, b)
+		}
+	}
+	return base, head, of
+}
+
+// judgeBlocks calls the verdict after every block, as the job loop does.
+func judgeBlocks(base, head []result.Run, blocks []int, p Policy, d stats.SeqDesign) Verdict {
+	w := 0
+	for w < len(blocks) && blocks[w] == 0 {
+		w++
+	}
+	for n := w; ; n += w {
+		v := JudgeSequentialWith(base[:n], head[:n], p, d, n == len(base), SeqOptions{Blocks: blocks[:n]})
+		if v.Sequential.Done {
+			return v
+		}
+	}
+}
+
+// Judged by blocks, a process bias shared by a block's windows is noise
+// the verdict sees: A/A jobs whose two processes differ by a few percent
+// per block keep the false-alarm rate at α. Judged as if every window pair
+// were independent, the same data cry wolf far more often.
+func TestBlocksKeepTheLevelUnderAProcessBias(t *testing.T) {
+	t.Parallel()
+	p := Policy{Metrics: []string{cpu}, MinEffect: map[string]float64{cpu: 3}}
+	d := stats.SeqDesign{MinPairs: 3, MaxPairs: 8}
+	rng := rand.New(rand.NewPCG(21, 1))
+	const jobs = 600
+	byBlock, byPair := 0, 0
+	for range jobs {
+		base, head, blocks := blockPairs(rng, 8, 3, 0.03, 0.05, 1)
+		if judgeBlocks(base, head, blocks, p, d).Outcome == Regression {
+			byBlock++
+		}
+		pairs := stats.SeqDesign{MinPairs: 9, MaxPairs: 24}
+		if judgeLoop(base, head, p, pairs).Outcome == Regression {
+			byPair++
+		}
+	}
+	t.Logf("A/A with a 5 %% process bias per block: %d of %d false alarms judged by block, %d judged by window pair", byBlock, jobs, byPair)
+	if float64(byBlock)/jobs > 0.05+0.025 { // α plus 3 Monte Carlo SEs
+		t.Errorf("judged by block: %d of %d false alarms, want ≤ 5 %%", byBlock, jobs)
+	}
+	if byPair <= 2*byBlock {
+		t.Errorf("judged by window pair: %d false alarms, not clearly more than by block (%d): the test does not show what blocks are for", byPair, byBlock)
+	}
+}
+
+// A block's difference is the mean of its pairs', and the verdict's
+// figures say so: units are blocks, the estimate the mean log difference,
+// the base and head centres the geometric means whose ratio it is.
+func TestBlocksAreTheUnits(t *testing.T) {
+	t.Parallel()
+	base, head, blocks := blockPairs(rand.New(rand.NewPCG(21, 2)), 5, 3, 0.02, 0.01, 1.4)
+	v := JudgeSequentialWith(base, head, Policy{Metrics: []string{cpu}}, stats.SeqDesign{MinPairs: 3, MaxPairs: 5}, true, SeqOptions{Blocks: blocks})
+	s := v.Sequential
+	if s.Unit != "block" || s.Pairs != 5 || s.RunPairs != 15 || s.UnitWord(5) != "blocks" {
+		t.Fatalf("sequential %+v: want 5 blocks of 15 window pairs", s)
+	}
+	f, _ := finding(v, cpu)
+	if f.Outcome != MetricRegression || f.Center != "geometric mean" {
+		t.Fatalf("+40 %% CPU: %s, centre %q", f.Outcome, f.Center)
+	}
+	if got := 100 * (f.HeadCenter/f.BaseCenter - 1); math.Abs(got-f.Change) > 1e-9 {
+		t.Errorf("change %+.4f %% is not head against base of the centres shown (%+.4f %%)", f.Change, got)
+	}
+	noise, ok := v.Noise[cpu]
+	if !ok || noise.DF != 4 || !(noise.SD > 0) {
+		t.Errorf("the job's own noise %+v, want the spread of 5 blocks (4 degrees of freedom)", noise)
+	}
+	// A gap inside block 3 cuts the blocks judged to the two before it.
+	gapped := slices.Clone(head)
+	gapped[7] = run(map[string]float64{})
+	v = JudgeSequentialWith(base, gapped, Policy{Metrics: []string{cpu}}, stats.SeqDesign{MinPairs: 3, MaxPairs: 5}, true, SeqOptions{Blocks: blocks})
+	if f, _ := finding(v, cpu); f.Outcome != MetricInconclusive {
+		t.Errorf("a metric missing from block 3 after two whole blocks: %s, want inconclusive", f.Outcome)
+	}
+}

@@ -1,0 +1,121 @@
+package pipeline
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/baseline"
+	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/stats"
+)
+
+// abNoise is an A/B job's noise file: the stored spread it pools (prior)
+// and where this job's is kept. A job without a noise file has a nil one,
+// whose methods do nothing.
+type abNoise struct {
+	path    string
+	file    *baseline.Noise
+	key     baseline.NoiseKey
+	prior   map[string]stats.SeqPrior
+	earlier int // jobs the file held for the key before this one
+	now     func() time.Time
+}
+
+func (o ABOptions) noisePath(ab config.AB) string { return cmp.Or(o.NoisePath, ab.Noise) }
+
+// designKey names what makes two jobs' units comparable besides the
+// definition and the machine: the design, and in the interleaved one its
+// windows.
+func designKey(ab config.AB) string {
+	if ab.Design == config.DesignInterleaved {
+		return fmt.Sprintf("%s %d×%s warm-up %s restart %s", ab.Design, ab.Windows, ab.Window, ab.WindowWarmup, ab.Restart)
+	}
+	return fmt.Sprintf("%s restart %s", ab.Design, ab.Restart)
+}
+
+// openNoise reads the noise file at path ("" for none). An unreadable
+// file is an error (exit 3), never overwritten.
+func openNoise(path string, cfg *config.Config, env result.Env, ab config.AB) (*abNoise, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := baseline.ReadNoise(path)
+	if err != nil {
+		return nil, Runtime.Wrap(err)
+	}
+	n := &abNoise{path: path, file: f, now: time.Now,
+		key: baseline.NoiseKey{Benchmark: cfg.Name, DefinitionHash: cfg.DefinitionHash(), Fingerprint: env.Fingerprint(), Design: designKey(ab)}}
+	n.prior, n.earlier = f.Prior(n.key), f.Jobs(n.key)
+	return n, nil
+}
+
+// stored is the pooled noise of earlier jobs per metric; nil without a
+// noise file.
+func (n *abNoise) stored() map[string]stats.SeqPrior {
+	if n == nil {
+		return nil
+	}
+	return n.prior
+}
+
+// keep adds the job's spreads and writes the file.
+func (n *abNoise) keep(v gate.Verdict, commit string) error {
+	if n == nil || v.Sequential == nil || len(v.Noise) == 0 {
+		return nil
+	}
+	n.file.Add(n.key, baseline.NoiseJob{Time: n.now().UTC(), Commit: commit, Metrics: v.Noise})
+	return baseline.WriteNoise(n.path, n.file)
+}
+
+// notes say which noise the verdict used, metric by metric.
+func (n *abNoise) notes(v gate.Verdict) []string {
+	if n == nil || v.Sequential == nil {
+		return nil
+	}
+	if len(n.prior) == 0 {
+		return []string{fmt.Sprintf("noise: this job's own (the noise file %s had no earlier job of this benchmark, machine and design; this job's is now kept there)", n.path)}
+	}
+	var pooled, own []string
+	for _, f := range v.Findings {
+		p, ok := n.prior[f.Key]
+		mine, judged := v.Noise[f.Key]
+		if !ok || !judged || !(p.SD > 0) { // not judged, or a spread of 0 (a rate that never moved): nothing to pool
+			continue
+		}
+		if df := v.PriorUsed[f.Key]; df > 0 {
+			pooled = append(pooled, fmt.Sprintf("%s (stored spread %s, %d degrees of freedom)", f.Label, spreadText(f, p.SD), df))
+		} else {
+			own = append(own, fmt.Sprintf("%s (stored %s disagrees with this job's %s)", f.Label, spreadText(f, p.SD), spreadText(f, mine.SD)))
+		}
+	}
+	slices.Sort(pooled)
+	var out []string
+	if len(pooled) > 0 {
+		out = append(out, fmt.Sprintf("noise: pooled with %d earlier %s in %s for %s", n.earlier, plural(n.earlier, "job", "jobs"), n.path, strings.Join(pooled, "; ")))
+	}
+	if len(own) > 0 {
+		out = append(out, "noise: this job's own for "+strings.Join(own, "; "))
+	}
+	return out
+}
+
+// spreadText is a spread on the comparison scale in the finding's units.
+func spreadText(f gate.Finding, sd float64) string {
+	if f.Percent {
+		return fmt.Sprintf("%.2f pp", sd)
+	}
+	return fmt.Sprintf("%.1f %%", 100*(math.Exp(sd)-1))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,69 @@
+package pipeline
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tailgate-ci/tailgate/internal/baseline"
+	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// A noise file learns the spread of the units across jobs: the first job
+// judges by its own and keeps it, the next pools it (its own spread
+// agrees: the services fail exactly the same shares) and says so; the
+// file holds both jobs under one key.
+func TestABNoiseFileIsKeptAndPooled(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "noise", "ab.json")
+	job := func() Judged {
+		t.Helper()
+		var te testEnv
+		cfg := designConfig(t, sequentialYAML(failing(t, 0), failing(t, 20, 0), result.RequestErrorPct, 13), config.DesignInterleaved)
+		j, err := AB(t.Context(), te.env(), ABOptions{Config: cfg, NoisePath: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	first := job()
+	wantIn(t, strings.Join(first.Notes, "\n"), "noise: this job's own (the noise file "+path+" had no earlier job")
+	n, err := baseline.ReadNoise(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(n.Entries) != 1 || len(n.Entries[0].Jobs) != 1 {
+		t.Fatalf("noise file after one job: %+v", n)
+	}
+	got := n.Entries[0].Jobs[0].Metrics[result.RequestErrorPct]
+	if got.DF != first.Verdict.Sequential.Pairs-1 || !(got.SD > 5) {
+		t.Errorf("kept spread %+v after %d blocks whose error rates alternate 20/0 points", got, first.Verdict.Sequential.Pairs)
+	}
+	second := job()
+	wantIn(t, strings.Join(second.Notes, "\n"), "noise: pooled with 1 earlier job in "+path+" for request errors", "degrees of freedom")
+	if df := second.Verdict.PriorUsed[result.RequestErrorPct]; df < 4 {
+		t.Errorf("the second job pooled %d degrees of freedom of stored noise, want the first job's", df)
+	}
+	if n, err = baseline.ReadNoise(path); err != nil || len(n.Entries) != 1 || len(n.Entries[0].Jobs) != 2 {
+		t.Errorf("noise file after two jobs: %+v, %v", n, err)
+	}
+}
+
+// A noise file that cannot be read is a runtime error that names it, and
+// it is left as it was.
+func TestABUnreadableNoiseFileIsAnErrorAndKept(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ab.json")
+	if err := os.WriteFile(path, []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var te testEnv
+	cfg := designConfig(t, sequentialYAML(failing(t, 0), failing(t, 0), result.RequestErrorPct, 1), config.DesignInterleaved)
+	_, err := AB(t.Context(), te.env(), ABOptions{Config: cfg, NoisePath: path})
+	if err == nil || KindOf(err) != Runtime || !strings.Contains(err.Error(), path) {
+		t.Fatalf("error %v (%v), want a runtime error naming %s", err, KindOf(err), path)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "{not json" {
+		t.Errorf("the unreadable noise file was changed: %q", b)
+	}
+}
