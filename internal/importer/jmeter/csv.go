@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
 	"github.com/tailgate-ci/tailgate/internal/result"
@@ -45,8 +46,17 @@ func (CSVFormat) Sniff(_ string, head []byte) bool {
 	return err == nil
 }
 
-// Import implements importer.Format.
+// Import implements importer.Format: a file of one run.
 func (CSVFormat) Import(name string, r io.Reader) (*result.Run, error) {
+	runs, err := CSVFormat{}.ImportAll(name, r)
+	return importer.One(name, "JMeter", runs, err)
+}
+
+var _ importer.Several = CSVFormat{}
+
+// ImportAll reads every run of the file: JMeter appends each run to an
+// existing file, and the runs are told apart as runs.go says.
+func (CSVFormat) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
 		_, _ = br.Discard(3)
@@ -92,12 +102,22 @@ func (CSVFormat) Import(name string, r io.Reader) (*result.Run, error) {
 
 // csvParse is the state of one CSV import.
 type csvParse struct {
-	file    string
-	cols    *columns
-	times   timeParser
-	filter  *sampleFilter
-	samples int
-	notes   []string
+	file      string
+	cols      *columns
+	times     timeParser
+	filter    *sampleFilter // the current run's
+	samples   int
+	fileNotes []string // on every run of the file
+	notes     []string // on the current run
+	split     runSplitter
+	runs      []*result.Run // those before the current one
+	starts    []runStart    // where each run after the first begins
+}
+
+// runStart is where a run of an appended file begins.
+type runStart struct {
+	line  int
+	pause time.Duration
 }
 
 func (p *csvParse) row(row []string, line int) error {
@@ -118,9 +138,28 @@ func (p *csvParse) row(row []string, line int) error {
 	if err != nil {
 		return err
 	}
+	if newRun, pause := p.split.next(s); newRun {
+		if len(p.runs)+1 >= maxRuns {
+			return &importer.Unsupported{File: p.file, Reason: fmt.Sprintf(
+				"more than %d runs appended one after another (a new one at line %d, after a pause of %v); "+
+					"give each JMeter run its own results file (a new -l path, or delete the file first)", maxRuns, line, pause.Round(time.Second))}
+		}
+		p.endRun()
+		p.starts = append(p.starts, runStart{line, pause})
+	}
 	p.samples++
 	p.filter.add(s)
 	return nil
+}
+
+// endRun closes the current run; the samples that follow are the next's.
+func (p *csvParse) endRun() {
+	notes := append(append([]string{}, p.fileNotes...), p.notes...)
+	if p.times.zoneless() {
+		notes = append(notes, "timestamps carry no time zone: read as UTC")
+	}
+	p.runs = append(p.runs, p.filter.finish(notes))
+	p.filter, p.notes = newSampleFilter(), nil
 }
 
 func (p *csvParse) firstRow(row []string, line int) error {
@@ -137,7 +176,7 @@ func (p *csvParse) firstRow(row []string, line int) error {
 		return err
 	}
 	p.cols = &c
-	p.notes = append(p.notes, fmt.Sprintf("no header row: read with JMeter's default %d-column layout", c.n))
+	p.fileNotes = append(p.fileNotes, fmt.Sprintf("no header row: read with JMeter's default %d-column layout", c.n))
 	return p.row(row, line)
 }
 
@@ -176,17 +215,21 @@ func (p *csvParse) cut(line int, why string) {
 	p.notes = append(p.notes, fmt.Sprintf("the file was cut: its last line (%d) is incomplete (%s) and was skipped", line, why))
 }
 
-func (p *csvParse) finish() (*result.Run, error) {
+func (p *csvParse) finish() ([]*result.Run, error) {
 	if p.cols == nil {
 		return nil, &importer.SyntaxError{File: p.file, Msg: "the file is empty; expected JMeter's header row or samples"}
 	}
 	if p.samples == 0 {
 		return nil, &importer.Unsupported{File: p.file, Reason: "the file holds no samples"}
 	}
-	if p.times.zoneless() {
-		p.notes = append(p.notes, "timestamps carry no time zone: read as UTC")
+	p.endRun()
+	if n := len(p.runs); n > 1 {
+		p.runs[0].Notes = append(p.runs[0].Notes, splitNote(1, n, 0, 0))
+		for i, st := range p.starts {
+			p.runs[i+1].Notes = append(p.runs[i+1].Notes, splitNote(i+2, n, st.line, st.pause))
+		}
 	}
-	return p.filter.finish(p.notes), nil
+	return p.runs, nil
 }
 
 // tailReader remembers how many lines it has passed and whether the data
