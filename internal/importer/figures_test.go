@@ -43,6 +43,8 @@ var ownFigures = []figure{
 	{"ArtieFuzzz__pkm__artillery_report.json", 0, "requests", 6000},
 	{"JailtonJunior94__identity__artillery-report.json", 0, "requests", 3884},
 	{"ltphuoc__media-scraper__artillery-report.json", 0, "requests", 6000},
+	{"ltphuoc__media-scraper__artillery-report.json", 0, "lifecycle_success_pct", 100},
+	{"ArtieFuzzz__pkm__artillery_report.json", 0, "lifecycle_success_pct", 100},
 	{"AbhijeetJawale01__Performance_Report__simulation.log", 0, "requests", 245},
 	{"Francisco9403__GatlingPerformanceFramework__simulation.log", 0, "requests", 60},
 	{"PracticaDS__pdes-tp-load-testing-anonymous__simulation.log", 0, "requests", 1877},
