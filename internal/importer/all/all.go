@@ -10,6 +10,7 @@ import (
 	_ "github.com/tailgate-ci/tailgate/internal/importer/jmeter"
 	_ "github.com/tailgate-ci/tailgate/internal/importer/k6"
 	_ "github.com/tailgate-ci/tailgate/internal/importer/locust"
+	_ "github.com/tailgate-ci/tailgate/internal/importer/oha"
 	_ "github.com/tailgate-ci/tailgate/internal/importer/vegeta"
 	_ "github.com/tailgate-ci/tailgate/internal/importer/wrk"
 )
