@@ -5,6 +5,7 @@ package all
 import (
 	_ "github.com/tailgate-ci/tailgate/internal/importer/ab"
 	_ "github.com/tailgate-ci/tailgate/internal/importer/artillery"
+	_ "github.com/tailgate-ci/tailgate/internal/importer/bombardier"
 	_ "github.com/tailgate-ci/tailgate/internal/importer/gatling"
 	_ "github.com/tailgate-ci/tailgate/internal/importer/hey"
 	_ "github.com/tailgate-ci/tailgate/internal/importer/jmeter"
