@@ -62,20 +62,16 @@ func (CSVFormat) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 		_, _ = br.Discard(3)
 	}
 	head, _ := br.Peek(64 << 10)
-	tail := &tailReader{r: br}
-	cr := csv.NewReader(tail)
-	cr.Comma = delimiter(firstLine(head))
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
+	rows := newRowReader(br, delimiter(firstLine(head)))
 	p := &csvParse{file: name, filter: newSampleFilter()}
 	for {
-		row, err := cr.Read()
+		row, line, unterminated, err := rows.next()
 		if err == io.EOF {
 			break
 		}
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
-			if tail.cutAt(pe.StartLine, cr) {
+			if unterminated {
 				p.cut(pe.StartLine, pe.Err.Error())
 				break
 			}
@@ -84,13 +80,12 @@ func (CSVFormat) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", name, err)
 		}
-		line, _ := cr.FieldPos(0)
 		if err := p.row(row, line); err != nil {
 			var unsupported *importer.Unsupported
 			if errors.As(err, &unsupported) {
 				return nil, err
 			}
-			if tail.cutAt(line, cr) {
+			if unterminated {
 				p.cut(line, err.Error())
 				break
 			}
@@ -124,7 +119,7 @@ func (p *csvParse) row(row []string, line int) error {
 	if p.cols == nil {
 		return p.firstRow(row, line)
 	}
-	if !p.cols.headerless && isHeader(row) {
+	if !p.cols.headerless && p.mayBeHeader(row) && isHeader(row) {
 		p.notes = append(p.notes, fmt.Sprintf("a repeated header row at line %d was skipped (files appended together?)", line))
 		return nil
 	}
@@ -160,6 +155,17 @@ func (p *csvParse) endRun() {
 	}
 	p.runs = append(p.runs, p.filter.finish(notes))
 	p.filter, p.notes = newSampleFilter(), nil
+}
+
+// mayBeHeader is the cheap test that spares isHeader most rows: a sample's
+// timestamp starts with a digit (epoch milliseconds or a date), a header's
+// column name does not.
+func (p *csvParse) mayBeHeader(row []string) bool {
+	if p.cols.timeStamp >= len(row) {
+		return true
+	}
+	f := strings.TrimLeft(row[p.cols.timeStamp], " \t")
+	return f == "" || f[0] < '0' || f[0] > '9'
 }
 
 func (p *csvParse) firstRow(row []string, line int) error {
@@ -230,32 +236,6 @@ func (p *csvParse) finish() ([]*result.Run, error) {
 		}
 	}
 	return p.runs, nil
-}
-
-// tailReader remembers how many lines it has passed and whether the data
-// ended with a line end, to tell a cut last line from a broken one.
-type tailReader struct {
-	r        io.Reader
-	newlines int
-	last     byte
-}
-
-func (t *tailReader) Read(b []byte) (int, error) {
-	n, err := t.r.Read(b)
-	if n > 0 {
-		t.newlines += bytes.Count(b[:n], []byte{'\n'})
-		t.last = b[n-1]
-	}
-	return n, err
-}
-
-// cutAt reports whether the record starting at line is the file's last,
-// unterminated line: what a writer stopped mid-row leaves behind.
-func (t *tailReader) cutAt(line int, cr *csv.Reader) bool {
-	if _, err := cr.Read(); err != io.EOF {
-		return false
-	}
-	return t.last != '\n' && line == t.newlines+1
 }
 
 func firstLine(head []byte) string {
