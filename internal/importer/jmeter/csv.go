@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/importer/rawrun"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
@@ -63,7 +64,8 @@ func (CSVFormat) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 	}
 	head, _ := br.Peek(64 << 10)
 	rows := newRowReader(br, delimiter(firstLine(head)))
-	p := &csvParse{file: name, filter: newSampleFilter()}
+	p := &csvParse{file: name, histograms: fileHistograms}
+	p.filter = newSampleFilter(&p.histograms)
 	for {
 		row, line, unterminated, err := rows.next()
 		if err == io.EOF {
@@ -107,7 +109,14 @@ type csvParse struct {
 	split     runSplitter
 	runs      []*result.Run // those before the current one
 	starts    []runStart    // where each run after the first begins
+	// histograms is the step histograms left to the file's runs.
+	histograms int
 }
+
+// fileHistograms bounds the step histograms of one file, whatever its
+// runs: as many as one run's two builders (requests and transactions) may
+// hold, so that appended runs cost no more memory than one.
+const fileHistograms = 2 * rawrun.MaxSteps
 
 // runStart is where a run of an appended file begins.
 type runStart struct {
@@ -154,7 +163,7 @@ func (p *csvParse) endRun() {
 		notes = append(notes, "timestamps carry no time zone: read as UTC")
 	}
 	p.runs = append(p.runs, p.filter.finish(notes))
-	p.filter, p.notes = newSampleFilter(), nil
+	p.filter, p.notes = newSampleFilter(&p.histograms), nil
 }
 
 // mayBeHeader is the cheap test that spares isHeader most rows: a sample's

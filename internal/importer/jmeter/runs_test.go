@@ -121,3 +121,41 @@ func totals(runs []*result.Run) []int64 {
 	}
 	return out
 }
+
+// Appended runs share one run's budget of step histograms: a file of many
+// runs, each naming many labels, costs no more memory than one run.
+func TestCSVAppendedRunsShareTheHistogramBudget(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString("timeStamp,elapsed,label,success\n")
+	const runs, labels = 5, 150
+	for r := range runs {
+		for i := range labels {
+			fmt.Fprintf(&b, "%d,10,GET /%d,true\n", t0.Add(time.Duration(r)*time.Hour+time.Duration(i)*time.Millisecond).UnixMilli(), i)
+		}
+	}
+	got, err := CSVFormat{}.ImportAll("many-labels.jtl", strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != runs {
+		t.Fatalf("%d runs, want %d", len(got), runs)
+	}
+	histograms := 0
+	for _, run := range got {
+		for _, st := range run.Steps {
+			if st.Latency != nil {
+				histograms++
+			}
+		}
+		if run.Latency == nil || run.Latency.Count() != labels {
+			t.Errorf("a run without its own latency histogram of %d requests", labels)
+		}
+	}
+	if histograms != fileHistograms {
+		t.Errorf("%d step histograms in the file, want the budget's %d", histograms, fileHistograms)
+	}
+	if !importertest.HasNote(got[runs-1], "per-step latency kept for the first 0 only") {
+		t.Errorf("last run's notes %q", got[runs-1].Notes)
+	}
+}
