@@ -95,7 +95,7 @@ func (c *counts) fill(run *result.Run) {
 	run.Requests.Counted = result.CountRequests
 }
 
-func (c *counts) error(desc string, n int64) {
+func (c *counts) addError(desc string, n int64) {
 	c.errors = append(c.errors, result.ErrorClass{Class: errorClasses.Class(desc), Count: n, Sample: importer.OneLine(desc)})
 }
 
@@ -172,7 +172,7 @@ func (rep *report) Take(text string) error {
 			if err != nil || n > 1<<53 {
 				return fmt.Errorf("error count %q: expected a number", m[2])
 			}
-			rep.error(m[1], n)
+			rep.addError(m[1], n)
 		}
 	case rateRe.MatchString(text):
 		v, err := strconv.ParseFloat(rateRe.FindStringSubmatch(text)[1], 64)
@@ -286,7 +286,7 @@ func (JSON) Import(name string, r io.Reader) (*result.Run, error) {
 	}
 	c.others = importer.Count(*res.Others)
 	for _, e := range res.Errors {
-		c.error(e.Description, importer.Count(e.Count))
+		c.addError(e.Description, importer.Count(e.Count))
 	}
 	if l := res.Latency; l != nil {
 		us := func(key string, v float64) {

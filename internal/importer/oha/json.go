@@ -72,10 +72,10 @@ func (JSON) Import(name string, r io.Reader) (*result.Run, error) {
 	var t tally
 	for _, code := range sortedCodes(d.StatusCodes) {
 		c, _ := strconv.Atoi(code)
-		t.status(c, importer.Count(d.StatusCodes[code]))
+		t.addStatus(c, importer.Count(d.StatusCodes[code]))
 	}
 	for _, msg := range sortedKeys(d.Errors) {
-		t.error(msg, importer.Count(d.Errors[msg]))
+		t.addError(msg, importer.Count(d.Errors[msg]))
 	}
 	return finish(name, run, &t, "")
 }

@@ -74,7 +74,7 @@ type tally struct {
 	messages []string
 }
 
-func (t *tally) status(code int, n int64) {
+func (t *tally) addStatus(code int, n int64) {
 	if t.statuses == nil {
 		t.statuses = map[int]int64{}
 	}
@@ -84,7 +84,7 @@ func (t *tally) status(code int, n int64) {
 	t.statuses[code] += n
 }
 
-func (t *tally) error(msg string, n int64) {
+func (t *tally) addError(msg string, n int64) {
 	if t.errors == nil {
 		t.errors = map[string]int64{}
 	}
@@ -211,7 +211,7 @@ func (rep *report) Take(line string) error {
 			if err != nil || n > 1<<53 {
 				return fmt.Errorf("status %s: expected a count, got %q", m[1], m[2])
 			}
-			rep.status(code, n)
+			rep.addStatus(code, n)
 		}
 	case "Error distribution:":
 		if m := errorRe.FindStringSubmatch(text); m != nil {
@@ -219,7 +219,7 @@ func (rep *report) Take(line string) error {
 			if err != nil || n > 1<<53 {
 				return fmt.Errorf("error count %q: expected a number", m[1])
 			}
-			rep.error(m[2], n)
+			rep.addError(m[2], n)
 		}
 	}
 	return nil
