@@ -124,6 +124,8 @@ func readGob(name string, r io.Reader, agg *tally) error {
 		case errors.Is(err, io.ErrUnexpectedEOF) && i > 1:
 			agg.notes = append(agg.notes, fmt.Sprintf("file was cut: result %d is incomplete and was skipped; the %d before it were imported", i, i-1))
 			return nil
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+			return &importer.SyntaxError{File: name, Msg: "the stream holds no whole result (it ends inside the first, or a length in it claims more than the file holds); expected a vegeta gob results stream (vegeta attack output)"}
 		default:
 			return &importer.SyntaxError{File: name, Msg: fmt.Sprintf("result %d: %v; expected a vegeta gob results stream (vegeta attack output)", i, err)}
 		}
