@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Regenerates the importers' test files that are real output of real tools:
 # ab, hey, Artillery (2.x, and 1.x installed into a temporary folder with
-# npm), vegeta and wrk, each run against bench/importer-fixtures/target on
-# loopback. Every run is bounded by a request count or a duration.
+# npm), vegeta, wrk and bombardier, each run against
+# bench/importer-fixtures/target on loopback. Every run is bounded by a
+# request count or a duration.
 #
 #   bench/importer-fixtures/make.sh          # writes into internal/importer/*/testdata
 #
-# Needs: go, ab (apache2-utils), hey v0.1.5 and vegeta v12 (go install), wrk,
-# artillery 2 and npm. A tool that is missing is skipped with a message.
+# Needs: go, ab (apache2-utils), hey v0.1.5, vegeta v12 and bombardier v1.2.6
+# (go install), wrk, artillery 2 and npm. A tool that is missing is skipped with a message.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -95,6 +96,19 @@ done = function(summary, latency, requests)
 end
 LUA
 	wrk -t1 -c2 -d1s -s "$work/done.lua" "$url/mixed" >"$imp/wrk/testdata/lua-done.txt"
+fi
+
+if have bombardier; then
+	b=$imp/bombardier/testdata
+	mkdir -p "$b"
+	bombardier -c 4 -n 400 -l -p i,r "$url/mixed" >"$b/mixed.txt"
+	bombardier -c 4 -n 400 -l -p r -o json "$url/mixed" >"$b/mixed.json"
+	bombardier -c 4 -n 300 -l "$url/mixed" >"$b/default.txt" 2>/dev/null
+	bombardier -c 4 -n 400 -p r "$url/mixed" >"$b/mixed-nolat.txt"
+	bombardier -c 2 -n 20 -l -p i,r "$down/" >"$b/reset.txt"
+	bombardier -c 2 -n 20 -l -p r -o json "$down/" >"$b/reset.json"
+	bombardier -c 4 -d 2s -l -p i,r "$url/ok" >"$b/duration.txt"
+	bombardier -c 4 -d 2s -l -p r -o json "$url/ok" >"$b/duration.json"
 fi
 
 export ARTILLERY_DISABLE_TELEMETRY=true

@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register("import", "convert k6, Locust, JMeter, Gatling, vegeta, wrk, ab, hey or Artillery results to tailgate result JSON", cmdImport)
+	register("import", "convert k6, Locust, JMeter, Gatling, vegeta, wrk, ab, hey, oha, bombardier or Artillery results to tailgate result JSON", cmdImport)
 }
 
 func cmdImport(ctx context.Context, e env, args []string) error {

@@ -29,6 +29,9 @@ type figure struct {
 // ownFigures has at least one figure for every shared fixture that
 // imports. Locust files are read with their siblings, so each states the
 // set's Aggregated count; a JTL's maximum leaves out transaction samples.
+// The JTLs that JMeter appended to across runs (QAInsights, cbweixin,
+// karthiklingasamy) state each run's figures over the rows between the
+// pauses in their timestamps.
 var ownFigures = []figure{
 	{"ChocolaterToba__WebBasics__ab_results.txt", 0, "requests", 1000},
 	{"ChocolaterToba__WebBasics__ab_results.txt", 1, "requests", 1000},
@@ -40,6 +43,8 @@ var ownFigures = []figure{
 	{"ArtieFuzzz__pkm__artillery_report.json", 0, "requests", 6000},
 	{"JailtonJunior94__identity__artillery-report.json", 0, "requests", 3884},
 	{"ltphuoc__media-scraper__artillery-report.json", 0, "requests", 6000},
+	{"ltphuoc__media-scraper__artillery-report.json", 0, "lifecycle_success_pct", 100},
+	{"ArtieFuzzz__pkm__artillery_report.json", 0, "lifecycle_success_pct", 100},
 	{"AbhijeetJawale01__Performance_Report__simulation.log", 0, "requests", 245},
 	{"Francisco9403__GatlingPerformanceFramework__simulation.log", 0, "requests", 60},
 	{"PracticaDS__pdes-tp-load-testing-anonymous__simulation.log", 0, "requests", 1877},
@@ -104,6 +109,10 @@ var ownFigures = []figure{
 	{"PPACI__wrk2img__wrk2.txt", 0, "requests", 60018},
 	{"PPACI__wrk2img__wrk_cat", 0, "requests", 1495},
 	{"PPACI__wrk2img__wrk_cat", 1, "requests", 1495},
+	{"PPACI__wrk2img__issue1.txt", 0, "latency_p95_ms", 2.215},
+	{"PPACI__wrk2img__wrk2.txt", 0, "latency_p95_ms", 10.015},
+	{"PPACI__wrk2img__wrk_cat", 0, "latency_p95_ms", 44.287},
+	{"PPACI__wrk2img__wrk_cat", 1, "latency_p95_ms", 44.287},
 	{"AbhishekkumarReddy__odoo-locust__results_exceptions.csv", 0, "requests", 225},
 	{"AbhishekkumarReddy__odoo-locust__results_failures.csv", 0, "requests", 225},
 	{"AbhishekkumarReddy__odoo-locust__results_stats.csv", 0, "requests", 225},
@@ -135,12 +144,16 @@ var ownFigures = []figure{
 	{"Gwayaboy__mslearn-tailspin-spacegame-web-deploy__results.jtl", 0, "latency_max_ms", 685},
 	{"IvanSavchenko6__JSONPlaceholder-JMeter-Test__results.jtl", 0, "latency_max_ms", 917},
 	{"QAInsights__PerfAction__result.jtl", 0, "latency_max_ms", 207},
+	{"QAInsights__PerfAction__result.jtl", 1, "latency_max_ms", 200},
 	{"alexkiura__contact-manager__log.jtl", 0, "latency_max_ms", 147},
-	{"cbweixin__jmeter-java-request-sampler__log.jtl", 0, "latency_max_ms", 2487},
+	{"cbweixin__jmeter-java-request-sampler__log.jtl", 0, "latency_max_ms", 100},
+	{"cbweixin__jmeter-java-request-sampler__log.jtl", 6, "latency_max_ms", 2487},
+	{"cbweixin__jmeter-java-request-sampler__log.jtl", 6, "requests", 1200},
 	{"ckq1019__System-performance-testing-utilizing-JMeter__results.jtl", 0, "latency_max_ms", 159},
 	{"flood-io__loadtest__jmeter.jtl", 0, "latency_max_ms", 80},
 	{"hebroms__testesCarga__results.jtl", 0, "latency_max_ms", 1599},
-	{"karthiklingasamy__Pandas__result.jtl", 0, "latency_max_ms", 2395},
+	{"karthiklingasamy__Pandas__result.jtl", 0, "latency_max_ms", 2183},
+	{"karthiklingasamy__Pandas__result.jtl", 1, "latency_max_ms", 2395},
 	{"Gwayaboy__mslearn-tailspin-spacegame-web-deploy__Results.xml", 0, "requests", 300},
 	{"QAInsights__PerfAction__CSVSample.jtl", 0, "requests", 12},
 	{"luckysahani__Load-Balancer-using-nginx-with-JMeter-Testing__log.jtl", 0, "requests", 1664},

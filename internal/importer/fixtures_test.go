@@ -182,6 +182,19 @@ func TestEveryTestdataFileIsDetectedAsItsFormat(t *testing.T) {
 		"locust/testdata/run_failures.csv":      "locust-csv",
 		"locust/testdata/old_distribution.csv":  "locust-csv",
 		"locust/testdata/v1_stats.csv":          "locust-csv",
+		// oha's summary has hey's shape plus a "Success rate:" line.
+		"hey/testdata/hey.txt":            "hey-text",
+		"hey/testdata/refused.txt":        "hey-text",
+		"oha/testdata/oha.txt":            "oha-text",
+		"oha/testdata/oha-z.txt":          "oha-text",
+		"oha/testdata/oha-0.5.txt":        "oha-text",
+		"oha/testdata/oha.json":           "oha-json",
+		"oha/testdata/all-failed.json":    "oha-json",
+		"bombardier/testdata/mixed.txt":   "bombardier-text",
+		"bombardier/testdata/default.txt": "bombardier-text",
+		"bombardier/testdata/reset.txt":   "bombardier-text",
+		"bombardier/testdata/mixed.json":  "bombardier-json",
+		"bombardier/testdata/reset.json":  "bombardier-json",
 	} {
 		data, err := os.ReadFile(path)
 		if err != nil {

@@ -1,7 +1,7 @@
 // Package importer owns turning foreign load-test results (k6, Locust,
-// JMeter, Gatling, vegeta, wrk) into result.Run. Each format lives in its
-// own sub-package and registers itself here; internal/importer/all links
-// them all in. Formats are adapters at the edge: nothing past this package
+// JMeter, Gatling, vegeta, wrk, ab, hey, oha, bombardier, Artillery) into
+// result.Run. Each format lives in its own sub-package and registers
+// itself here; internal/importer/all links them all in. Formats are adapters at the edge: nothing past this package
 // knows which tool measured a run.
 //
 // Besides the Format contract and its typed errors, it holds what the

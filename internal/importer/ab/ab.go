@@ -73,7 +73,7 @@ func (Text) Import(name string, r io.Reader) (*result.Run, error) {
 func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 	var aborted string
 	runs, err := importer.TextReport{
-		Starts: func(line string) bool { return strings.HasPrefix(line, "Server Software:") },
+		Starts: func(line string) bool { return strings.HasPrefix(uncomment(line), "Server Software:") },
 		Before: func(text string) {
 			// ab gives up with a line such as "apr_socket_recv: Connection refused (111)".
 			if i := strings.Index(text, "apr_"); i >= 0 && aborted == "" {
@@ -89,7 +89,18 @@ func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 	return runs, err
 }
 
+// commentRe is a shell-style comment that people add to a saved report:
+// a whole line from "#", or "#" after a space to the end of a line. ab
+// itself writes no "#" (a document path is sent without its fragment).
+var commentRe = regexp.MustCompile(`(^|\s)#.*$`)
+
+// uncomment is a report line without its comment.
+func uncomment(text string) string {
+	return strings.TrimSpace(commentRe.ReplaceAllString(text, ""))
+}
+
 func (rep *report) Take(text string) error {
+	text = uncomment(text)
 	run := rep.run
 	if m := percentRe.FindStringSubmatch(text); m != nil {
 		p, _ := strconv.Atoi(m[1])

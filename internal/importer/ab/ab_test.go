@@ -178,3 +178,33 @@ func TestDoubleCountedResetsAreCappedAtTheFailures(t *testing.T) {
 		t.Errorf("notes %q", run.Notes)
 	}
 }
+
+// A saved report with shell-style comments, whole lines and trailing
+// ones, imports as the report without them; ab's own "[#/sec]" stays.
+func TestTextCommentsAreIgnored(t *testing.T) {
+	t.Parallel()
+	plain := string(importertest.Testdata(t, "ab.txt"))
+	commented := "# ab -n 400 -c 4 http://127.0.0.1:18091/mixed\n# run 1 of 1\n" + strings.NewReplacer(
+		"Connection Times (ms)\n", "# connection times follow\nConnection Times (ms)\n",
+		"\n 100%     22 (longest request)", "\n 100%     22 (longest request)   # the slowest\n# end of report",
+		"\nTotal:          1    8   3.9      8      22", "\nTotal:          1    8   3.9      8      22 # ms",
+		"\nServer Software:", "\n  # the server\nServer Software:",
+	).Replace(plain)
+	if strings.Count(commented, "#") < 6+strings.Count(plain, "#") {
+		t.Fatal("the test's comments were not all added")
+	}
+	want, err := Text{}.Import("ab.txt", strings.NewReader(plain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Text{}.Import("commented.txt", strings.NewReader(commented))
+	if err != nil {
+		t.Fatalf("commented report: %v", err)
+	}
+	if got.Requests != want.Requests || got.Window != want.Window || len(got.Metrics) != len(want.Metrics) {
+		t.Fatalf("requests %+v window %v metrics %v; want %+v %v %v", got.Requests, got.Window, got.Metrics, want.Requests, want.Window, want.Metrics)
+	}
+	for k, v := range want.Metrics {
+		importertest.WantMetric(t, got, k, v)
+	}
+}

@@ -146,11 +146,32 @@ func v2(name string, d doc) (*result.Run, error) {
 		run.Iterations.Completed = importer.Count(c["vusers.completed"]) + importer.Count(c["vusers.failed"])
 		run.Iterations.Counted = result.CountStarted | result.CountCompleted
 	}
+	lifecycleSuccess(run, c)
 	run.Steps = endpointSteps(a.Counters, a.Summaries)
 	if ok, failed := c["plugins.expect.ok"], c["plugins.expect.failed"]; ok+failed > 0 {
 		run.Notes = append(run.Notes, fmt.Sprintf("Artillery expect checks: %d passed, %d failed", importer.Count(ok), importer.Count(failed)))
 	}
 	return finish(run), nil
+}
+
+// lifecycleSuccess takes a 2.x virtual user as an iteration: it
+// succeeded when Artillery counted it completed (vusers.completed), and
+// failed when it ended in an error (vusers.failed: a request without a
+// response, a failed expect check). Artillery does not fail a user on an
+// error status, so neither does this share.
+func lifecycleSuccess(run *result.Run, c map[string]float64) {
+	ok, hasOK := c["vusers.completed"]
+	failed, hasFailed := c["vusers.failed"]
+	if !hasOK && !hasFailed {
+		return
+	}
+	done := importer.Count(ok) + importer.Count(failed)
+	if done == 0 {
+		return
+	}
+	run.Iterations.Succeeded = importer.Count(ok)
+	run.Iterations.Counted |= result.CountSucceeded
+	run.Metrics[result.LifecycleSuccess] = 100 * float64(run.Iterations.Succeeded) / float64(done)
 }
 
 // v1 reads 1.x: requestsCompleted are responses; the requests that got

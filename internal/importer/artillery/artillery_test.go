@@ -31,9 +31,11 @@ func TestV2Report(t *testing.T) {
 		t.Errorf("started %v, window %v; want %v and 3.913 s (firstMetricAt to lastMetricAt)", run.Started, run.Window, want)
 	}
 	it := run.Iterations
-	if it.Started != 40 || it.Completed != 40 || it.Counted != result.CountStarted|result.CountCompleted {
+	if it.Started != 40 || it.Completed != 40 || it.Succeeded != 40 || it.Counted != result.CountAll {
 		t.Errorf("iterations %+v", it)
 	}
+	// 40 users completed, none failed (the 503s fail requests, not users).
+	importertest.WantMetric(t, run, result.LifecycleSuccess, 100)
 	if len(run.Steps) != 2 || run.Steps[0].Name != "/mixed" || run.Steps[0].Requests != 40 || run.Steps[0].Failed != 4 {
 		t.Errorf("steps %+v", run.Steps)
 	}
@@ -109,4 +111,26 @@ func TestEveryRequestReset(t *testing.T) {
 			result.LatencyP95, result.LatencyP99, result.LatencyMax)
 		importertest.WantErrors(t, run, []result.ErrorClass{{Class: result.ErrConnection, Count: 20, Sample: "ECONNRESET"}})
 	}
+}
+
+// A 2.x user that ended in an error (vusers.failed) is a failed
+// lifecycle; a report of users who all failed has 0 % success, not none.
+func TestV2LifecycleSuccess(t *testing.T) {
+	t.Parallel()
+	run := importertest.MustImport(t, Report{}, "testdata/v2-reset.json")
+	if it := run.Iterations; it.Completed != 20 || it.Succeeded != 0 || it.Counted&result.CountSucceeded == 0 {
+		t.Errorf("iterations %+v, want 20 ended, 0 succeeded", it)
+	}
+	importertest.WantMetric(t, run, result.LifecycleSuccess, 0)
+	in := `{"aggregate":{"counters":{"http.requests":10,"http.codes.200":10,"vusers.created":4,"vusers.completed":3,"vusers.failed":1},"summaries":{}}}`
+	run, err := Report{}.Import("mixed.json", strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	importertest.WantMetric(t, run, result.LifecycleSuccess, 75)
+	none := `{"aggregate":{"counters":{"http.requests":10,"http.codes.200":10},"summaries":{}}}`
+	if run, err = (Report{}).Import("none.json", strings.NewReader(none)); err != nil {
+		t.Fatal(err)
+	}
+	importertest.WantAbsent(t, run, result.LifecycleSuccess)
 }

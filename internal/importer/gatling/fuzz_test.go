@@ -12,6 +12,7 @@ const fuzzSeedMax = 64 << 10
 func FuzzImportLog(f *testing.F) {
 	importertest.AddSeeds(f, fuzzSeedMax, importertest.Files("testdata/*.log")...)
 	importertest.AddSeeds(f, fuzzSeedMax, importertest.SharedFixtureFiles("gatling-simulation-log")...)
+	f.Add(sampleBinaryLog())
 	importertest.Fuzz(f, importertest.CheckCounts, LogFormat{})
 }
 

@@ -14,7 +14,8 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// LogFormat reads a Gatling simulation.log: tab-separated records.
+// LogFormat reads a Gatling simulation.log: the tab-separated records of
+// Gatling 2.x–3.12, or the binary records of 3.13 and later (binary.go).
 type LogFormat struct{}
 
 var _ importer.Format = LogFormat{}
@@ -26,8 +27,8 @@ func (LogFormat) Name() string { return "gatling-simulation-log" }
 var recordTypes = map[string]bool{"RUN": true, "USER": true, "REQUEST": true, "GROUP": true, "ERROR": true, "ASSERTION": true}
 
 // Sniff accepts text whose first line is a known record, or any file named
-// simulation.log (so that the binary log of Gatling 3.10+ is named as such
-// on import rather than left unrecognised).
+// simulation.log (the binary log of Gatling 3.13+ has no text to tell it
+// by; a file of that name in another form is refused as such on import).
 func (LogFormat) Sniff(name string, head []byte) bool {
 	if filepath.Base(name) == "simulation.log" {
 		return true
@@ -41,8 +42,7 @@ func (LogFormat) Sniff(name string, head []byte) bool {
 func (LogFormat) Import(name string, r io.Reader) (*result.Run, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if head, _ := br.Peek(512); isBinary(head) {
-		return nil, &importer.Unsupported{File: name, Reason: "a binary simulation.log (Gatling 3.10 or later); " +
-			"tailgate reads the text log of Gatling 2.x–3.9: import the report's js/stats.json instead"}
+		return importBinaryLog(name, br)
 	}
 	p := &logParse{file: name, runs: newRunBuilder()}
 	for lineNo := 1; ; lineNo++ {

@@ -103,7 +103,6 @@ func TestLogBadFiles(t *testing.T) {
 	}
 	for _, tc := range []struct{ file, want string }{
 		{"norequests.log", "no REQUEST records"},
-		{"binary.log", "binary simulation.log (Gatling 3.10 or later)"},
 	} {
 		_, err := importertest.ImportPath(LogFormat{}, "testdata/"+tc.file)
 		var uns *importer.Unsupported

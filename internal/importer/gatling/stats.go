@@ -15,7 +15,8 @@ import (
 )
 
 // StatsFormat reads the report's js/stats.json (a tree of groups and
-// requests) or js/global_stats.json (the top node's figures only).
+// requests), the same tree in js/stats.js, or js/global_stats.json (the
+// top node's figures only).
 type StatsFormat struct{}
 
 var _ importer.Format = StatsFormat{}
@@ -23,10 +24,11 @@ var _ importer.Format = StatsFormat{}
 // Name implements importer.Format.
 func (StatsFormat) Name() string { return "gatling-stats-json" }
 
-// Sniff accepts a JSON object with Gatling's statistics fields.
+// Sniff accepts a JSON object with Gatling's statistics fields, or the
+// same in js/stats.js.
 func (StatsFormat) Sniff(_ string, head []byte) bool {
 	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
-	return len(t) > 0 && t[0] == '{' &&
+	return len(t) > 0 && (t[0] == '{' || isStatsJS(t)) &&
 		bytes.Contains(head, []byte(`"numberOfRequests"`)) &&
 		(bytes.Contains(head, []byte(`"percentiles1"`)) || bytes.Contains(head, []byte(`"meanResponseTime"`)))
 }
@@ -154,7 +156,12 @@ func (StatsFormat) Import(name string, r io.Reader) (*result.Run, error) {
 		return nil, fmt.Errorf("reading %s: %w", name, err)
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	const expected = `expected Gatling's js/stats.json or js/global_stats.json: an object with "numberOfRequests" figures`
+	const expected = `expected Gatling's js/stats.json, js/stats.js or js/global_stats.json: an object with "numberOfRequests" figures`
+	if isStatsJS(data) {
+		if data, err = statsJSToJSON(data); err != nil {
+			return nil, &importer.SyntaxError{File: name, Msg: err.Error() + "; " + expected}
+		}
+	}
 	var doc document
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, jsonSyntaxError(name, data, err, expected)

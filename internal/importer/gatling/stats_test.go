@@ -87,3 +87,42 @@ func TestStatsSniff(t *testing.T) {
 		t.Error("a JMeter file taken for Gatling's")
 	}
 }
+
+// js/stats.js holds stats.json's tree as JavaScript. testdata/stats.js is
+// testdata/stats.json written out as Gatling's StatsJsTemplate (3.x up to
+// 3.13) writes it: "var stats = {", the tree's own keys unquoted, each
+// node's figures as JSON, then the report's functions.
+func TestStatsJSIsReadAsItsJSON(t *testing.T) {
+	t.Parallel()
+	js := importertest.MustImport(t, StatsFormat{}, "testdata/stats.js")
+	json := importertest.MustImport(t, StatsFormat{}, "testdata/stats.json")
+	if js.Requests != json.Requests || len(js.Metrics) != len(json.Metrics) {
+		t.Fatalf("stats.js: requests %+v metrics %v; stats.json: %+v %v", js.Requests, js.Metrics, json.Requests, json.Metrics)
+	}
+	for k, v := range json.Metrics {
+		importertest.WantMetric(t, js, k, v)
+	}
+	// The template writes a node's groups before its requests.
+	if got := strings.Join(importertest.StepNames(js), "|"); got != "checkout / POST /pay|GET /items" {
+		t.Errorf("steps %s", got)
+	}
+	if !(StatsFormat{}).Sniff("stats.js", importertest.Testdata(t, "stats.js")) {
+		t.Error("stats.js not claimed")
+	}
+}
+
+func TestStatsJSBroken(t *testing.T) {
+	t.Parallel()
+	data := string(importertest.Testdata(t, "stats.js"))
+	for name, in := range map[string]string{
+		"cut.js":     data[:len(data)/2],
+		"nobrace.js": "var stats = 42;\n",
+		"badnum.js":  strings.Replace(data, `"total": 200`, `"total": lots`, 1),
+	} {
+		_, err := StatsFormat{}.Import(name, strings.NewReader(in))
+		var syn *importer.SyntaxError
+		if !errors.As(err, &syn) {
+			t.Errorf("%s: err = %v, want a syntax error", name, err)
+		}
+	}
+}

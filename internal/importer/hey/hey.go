@@ -39,8 +39,11 @@ var (
 func (Text) Name() string { return "hey-text" }
 func (CSV) Name() string  { return "hey-csv" }
 
+// Sniff: hey's summary blocks. oha prints the same block with a "Success
+// rate:" line, which hey does not: that is oha's (internal/importer/oha).
 func (Text) Sniff(_ string, head []byte) bool {
 	return bytes.Contains(head, []byte("Summary:")) && bytes.Contains(head, []byte("Requests/sec:")) &&
+		!bytes.Contains(head, []byte("Success rate:")) &&
 		(bytes.Contains(head, []byte("Status code distribution:")) || bytes.Contains(head, []byte("Response time histogram:")))
 }
 
@@ -98,6 +101,9 @@ func (rep *report) Take(text string) error {
 	}
 	switch rep.section {
 	case "Summary:":
+		if strings.HasPrefix(text, "Success rate:") {
+			return errors.New(`a "Success rate:" line, which hey does not print: this is oha's summary (--format oha-text)`)
+		}
 		m := fieldRe.FindStringSubmatch(text)
 		if m == nil {
 			return nil

@@ -15,8 +15,14 @@ const headSize = 64 << 10
 
 // SharedFixtures returns ../shared/fixtures/<sub> beside the module root
 // (the directory with go.mod, found by walking up from the working
-// directory); ok is false when it is absent.
+// directory), or <sub> under $TAILGATE_FIXTURES when that is set, for a
+// checkout that does not sit beside them; ok is false when it is absent.
 func SharedFixtures(sub string) (dir string, ok bool) {
+	if base := os.Getenv("TAILGATE_FIXTURES"); base != "" {
+		dir = filepath.Join(base, sub)
+		_, err := os.Stat(dir)
+		return dir, err == nil
+	}
 	root, err := os.Getwd()
 	for err == nil {
 		if _, statErr := os.Stat(filepath.Join(root, "go.mod")); statErr == nil {

@@ -34,14 +34,12 @@ var defaultLayouts = map[int][]string{
 
 // isHeader reports whether a first row is JMeter's header row.
 func isHeader(row []string) bool {
+	// Called on every row: compare without lowering a copy of each field.
 	var ts, el bool
 	for _, f := range row {
-		switch strings.ToLower(strings.TrimSpace(f)) {
-		case "timestamp":
-			ts = true
-		case "elapsed":
-			el = true
-		}
+		f = strings.TrimSpace(f)
+		ts = ts || strings.EqualFold(f, "timestamp")
+		el = el || strings.EqualFold(f, "elapsed")
 	}
 	return ts && el
 }

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/importer/rawrun"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
@@ -45,27 +47,33 @@ func (CSVFormat) Sniff(_ string, head []byte) bool {
 	return err == nil
 }
 
-// Import implements importer.Format.
+// Import implements importer.Format: a file of one run.
 func (CSVFormat) Import(name string, r io.Reader) (*result.Run, error) {
+	runs, err := CSVFormat{}.ImportAll(name, r)
+	return importer.One(name, "JMeter", runs, err)
+}
+
+var _ importer.Several = CSVFormat{}
+
+// ImportAll reads every run of the file: JMeter appends each run to an
+// existing file, and the runs are told apart as runs.go says.
+func (CSVFormat) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
 		_, _ = br.Discard(3)
 	}
 	head, _ := br.Peek(64 << 10)
-	tail := &tailReader{r: br}
-	cr := csv.NewReader(tail)
-	cr.Comma = delimiter(firstLine(head))
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
-	p := &csvParse{file: name, filter: newSampleFilter()}
+	rows := newRowReader(br, delimiter(firstLine(head)))
+	p := &csvParse{file: name, histograms: fileHistograms}
+	p.filter = newSampleFilter(&p.histograms)
 	for {
-		row, err := cr.Read()
+		row, line, unterminated, err := rows.next()
 		if err == io.EOF {
 			break
 		}
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
-			if tail.cutAt(pe.StartLine, cr) {
+			if unterminated {
 				p.cut(pe.StartLine, pe.Err.Error())
 				break
 			}
@@ -74,13 +82,12 @@ func (CSVFormat) Import(name string, r io.Reader) (*result.Run, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", name, err)
 		}
-		line, _ := cr.FieldPos(0)
 		if err := p.row(row, line); err != nil {
 			var unsupported *importer.Unsupported
 			if errors.As(err, &unsupported) {
 				return nil, err
 			}
-			if tail.cutAt(line, cr) {
+			if unterminated {
 				p.cut(line, err.Error())
 				break
 			}
@@ -92,19 +99,36 @@ func (CSVFormat) Import(name string, r io.Reader) (*result.Run, error) {
 
 // csvParse is the state of one CSV import.
 type csvParse struct {
-	file    string
-	cols    *columns
-	times   timeParser
-	filter  *sampleFilter
-	samples int
-	notes   []string
+	file      string
+	cols      *columns
+	times     timeParser
+	filter    *sampleFilter // the current run's
+	samples   int
+	fileNotes []string // on every run of the file
+	notes     []string // on the current run
+	split     runSplitter
+	runs      []*result.Run // those before the current one
+	starts    []runStart    // where each run after the first begins
+	// histograms is the step histograms left to the file's runs.
+	histograms int
+}
+
+// fileHistograms bounds the step histograms of one file, whatever its
+// runs: as many as one run's two builders (requests and transactions) may
+// hold, so that appended runs cost no more memory than one.
+const fileHistograms = 2 * rawrun.MaxSteps
+
+// runStart is where a run of an appended file begins.
+type runStart struct {
+	line  int
+	pause time.Duration
 }
 
 func (p *csvParse) row(row []string, line int) error {
 	if p.cols == nil {
 		return p.firstRow(row, line)
 	}
-	if !p.cols.headerless && isHeader(row) {
+	if !p.cols.headerless && p.mayBeHeader(row) && isHeader(row) {
 		p.notes = append(p.notes, fmt.Sprintf("a repeated header row at line %d was skipped (files appended together?)", line))
 		return nil
 	}
@@ -118,9 +142,39 @@ func (p *csvParse) row(row []string, line int) error {
 	if err != nil {
 		return err
 	}
+	if newRun, pause := p.split.next(s); newRun {
+		if len(p.runs)+1 >= maxRuns {
+			return &importer.Unsupported{File: p.file, Reason: fmt.Sprintf(
+				"more than %d runs appended one after another (a new one at line %d, after a pause of %v); "+
+					"give each JMeter run its own results file (a new -l path, or delete the file first)", maxRuns, line, pause.Round(time.Second))}
+		}
+		p.endRun()
+		p.starts = append(p.starts, runStart{line, pause})
+	}
 	p.samples++
 	p.filter.add(s)
 	return nil
+}
+
+// endRun closes the current run; the samples that follow are the next's.
+func (p *csvParse) endRun() {
+	notes := append(append([]string{}, p.fileNotes...), p.notes...)
+	if p.times.zoneless() {
+		notes = append(notes, "timestamps carry no time zone: read as UTC")
+	}
+	p.runs = append(p.runs, p.filter.finish(notes))
+	p.filter, p.notes = newSampleFilter(&p.histograms), nil
+}
+
+// mayBeHeader is the cheap test that spares isHeader most rows: a sample's
+// timestamp starts with a digit (epoch milliseconds or a date), a header's
+// column name does not.
+func (p *csvParse) mayBeHeader(row []string) bool {
+	if p.cols.timeStamp >= len(row) {
+		return true
+	}
+	f := strings.TrimLeft(row[p.cols.timeStamp], " \t")
+	return f == "" || f[0] < '0' || f[0] > '9'
 }
 
 func (p *csvParse) firstRow(row []string, line int) error {
@@ -137,7 +191,7 @@ func (p *csvParse) firstRow(row []string, line int) error {
 		return err
 	}
 	p.cols = &c
-	p.notes = append(p.notes, fmt.Sprintf("no header row: read with JMeter's default %d-column layout", c.n))
+	p.fileNotes = append(p.fileNotes, fmt.Sprintf("no header row: read with JMeter's default %d-column layout", c.n))
 	return p.row(row, line)
 }
 
@@ -176,43 +230,21 @@ func (p *csvParse) cut(line int, why string) {
 	p.notes = append(p.notes, fmt.Sprintf("the file was cut: its last line (%d) is incomplete (%s) and was skipped", line, why))
 }
 
-func (p *csvParse) finish() (*result.Run, error) {
+func (p *csvParse) finish() ([]*result.Run, error) {
 	if p.cols == nil {
 		return nil, &importer.SyntaxError{File: p.file, Msg: "the file is empty; expected JMeter's header row or samples"}
 	}
 	if p.samples == 0 {
 		return nil, &importer.Unsupported{File: p.file, Reason: "the file holds no samples"}
 	}
-	if p.times.zoneless() {
-		p.notes = append(p.notes, "timestamps carry no time zone: read as UTC")
+	p.endRun()
+	if n := len(p.runs); n > 1 {
+		p.runs[0].Notes = append(p.runs[0].Notes, splitNote(1, n, 0, 0))
+		for i, st := range p.starts {
+			p.runs[i+1].Notes = append(p.runs[i+1].Notes, splitNote(i+2, n, st.line, st.pause))
+		}
 	}
-	return p.filter.finish(p.notes), nil
-}
-
-// tailReader remembers how many lines it has passed and whether the data
-// ended with a line end, to tell a cut last line from a broken one.
-type tailReader struct {
-	r        io.Reader
-	newlines int
-	last     byte
-}
-
-func (t *tailReader) Read(b []byte) (int, error) {
-	n, err := t.r.Read(b)
-	if n > 0 {
-		t.newlines += bytes.Count(b[:n], []byte{'\n'})
-		t.last = b[n-1]
-	}
-	return n, err
-}
-
-// cutAt reports whether the record starting at line is the file's last,
-// unterminated line: what a writer stopped mid-row leaves behind.
-func (t *tailReader) cutAt(line int, cr *csv.Reader) bool {
-	if _, err := cr.Read(); err != io.EOF {
-		return false
-	}
-	return t.last != '\n' && line == t.newlines+1
+	return p.runs, nil
 }
 
 func firstLine(head []byte) string {

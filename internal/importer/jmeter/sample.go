@@ -81,8 +81,10 @@ type runBuilder struct {
 	hasSuccess bool
 }
 
-func newRunBuilder() *runBuilder {
-	return &runBuilder{rb: rawrun.New(rawrun.Options{What: "labels"})}
+// newRunBuilder makes a builder; budget, when set, is the step histograms
+// left to every run of the file (see rawrun.Options).
+func newRunBuilder(budget *int) *runBuilder {
+	return &runBuilder{rb: rawrun.New(rawrun.Options{What: "labels", Budget: budget})}
 }
 
 func (b *runBuilder) count() int64 { return b.rb.Requests().Total }
@@ -121,8 +123,8 @@ type sampleFilter struct {
 	folded       int
 }
 
-func newSampleFilter() *sampleFilter {
-	return &sampleFilter{requests: newRunBuilder(), transactions: newRunBuilder(), parents: map[string]sample{}}
+func newSampleFilter(budget *int) *sampleFilter {
+	return &sampleFilter{requests: newRunBuilder(budget), transactions: newRunBuilder(budget), parents: map[string]sample{}}
 }
 
 // add takes a sample of a flat file (CSV), where sub-samples are known

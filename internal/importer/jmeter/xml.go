@@ -70,7 +70,7 @@ func (s *xmlSample) children() []xmlSample {
 func (XMLFormat) Import(name string, r io.Reader) (*result.Run, error) {
 	dec := xml.NewDecoder(r)
 	dec.CharsetReader = charsetReader
-	p := &xmlParse{file: name, dec: dec, filter: newSampleFilter()}
+	p := &xmlParse{file: name, dec: dec, filter: newSampleFilter(nil)}
 	if err := p.root(); err != nil {
 		return nil, err
 	}

@@ -29,6 +29,10 @@ type Options struct {
 	// past MaxSteps. When empty, such steps are kept, without a latency
 	// histogram.
 	Pool string
+	// Budget, when set and Pool is empty, is the number of step
+	// histograms left to the builders that share it: those of the runs
+	// of one file, so that a file of many runs is bounded as one run is.
+	Budget *int
 }
 
 // Builder accumulates requests into a run.
@@ -41,6 +45,7 @@ type Builder struct {
 	errs     map[errKey]*result.ErrorClass
 	errOrder []errKey
 	pooled   bool
+	bare     int // steps kept without a histogram
 }
 
 // errKey is one error class of one step; detail splits a class further,
@@ -103,12 +108,26 @@ func (b *Builder) step(name string) *result.Step {
 		}
 	}
 	st := &result.Step{Name: name}
-	if b.opts.Pool != "" || len(b.steps) < MaxSteps {
+	if b.opts.Pool != "" || (len(b.steps) < MaxSteps && b.takeBudget()) {
 		st.Latency = hist.New()
+	} else {
+		b.bare++
 	}
 	b.steps[name] = st
 	b.order = append(b.order, name)
 	return st
+}
+
+// takeBudget takes one step histogram from the shared budget, if any.
+func (b *Builder) takeBudget() bool {
+	if b.opts.Budget == nil {
+		return true
+	}
+	if *b.opts.Budget <= 0 {
+		return false
+	}
+	*b.opts.Budget--
+	return true
 }
 
 // Run returns the run built so far: its latency, counts, steps and error
@@ -127,8 +146,8 @@ func (b *Builder) Run(notes ...string) *result.Run {
 	switch {
 	case b.pooled:
 		r.Notes = append(r.Notes, fmt.Sprintf("more than %d distinct %s: the rest are pooled in step %q", MaxSteps, b.opts.What, b.opts.Pool))
-	case b.opts.Pool == "" && len(b.steps) > MaxSteps:
-		r.Notes = append(r.Notes, fmt.Sprintf("%d distinct %s: per-step latency kept for the first %d only", len(b.steps), b.opts.What, MaxSteps))
+	case b.opts.Pool == "" && b.bare > 0:
+		r.Notes = append(r.Notes, fmt.Sprintf("%d distinct %s: per-step latency kept for the first %d only", len(b.steps), b.opts.What, len(b.steps)-b.bare))
 	}
 	return r
 }

@@ -9,7 +9,20 @@ import (
 
 // Result has the name and fields of vegeta's Result, so that gob writes
 // the stream `vegeta attack` writes.
-type Result hit
+type Result struct {
+	Attack    string
+	Seq       uint64
+	Code      uint16
+	Timestamp time.Time
+	Latency   time.Duration
+	BytesOut  uint64
+	BytesIn   uint64
+	Error     string
+	Body      []byte
+	Method    string
+	URL       string
+	Headers   map[string][]string
+}
 
 // gobStream encodes results as one gob stream, as vegeta's encoder does.
 func gobStream(t testing.TB, rs []Result) []byte {

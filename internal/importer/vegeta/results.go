@@ -27,22 +27,24 @@ var _ importer.Format = Results{}
 
 func (Results) Name() string { return "vegeta-results" }
 
-// hit mirrors vegeta's Result. gob matches struct fields by name, so this
-// local type decodes vegeta's stream without importing vegeta; JSON tags
-// follow `vegeta encode`.
+// hit mirrors the fields of vegeta's Result that a run is built from. gob
+// matches struct fields by name, so this local type decodes vegeta's
+// stream without importing vegeta; JSON tags follow `vegeta encode`. The
+// response body and headers are left out on purpose: gob skips the fields
+// a destination lacks, and a map it decodes is made at the size the file
+// claims before a byte of it is read (a few crafted bytes asking for
+// gigabytes), while a skipped one costs only the bytes it holds.
 type hit struct {
-	Attack    string              `json:"attack"`
-	Seq       uint64              `json:"seq"`
-	Code      uint16              `json:"code"`
-	Timestamp time.Time           `json:"timestamp"`
-	Latency   time.Duration       `json:"latency"`
-	BytesOut  uint64              `json:"bytes_out"`
-	BytesIn   uint64              `json:"bytes_in"`
-	Error     string              `json:"error"`
-	Body      []byte              `json:"body"`
-	Method    string              `json:"method"`
-	URL       string              `json:"url"`
-	Headers   map[string][]string `json:"headers"`
+	Attack    string        `json:"attack"`
+	Seq       uint64        `json:"seq"`
+	Code      uint16        `json:"code"`
+	Timestamp time.Time     `json:"timestamp"`
+	Latency   time.Duration `json:"latency"`
+	BytesOut  uint64        `json:"bytes_out"`
+	BytesIn   uint64        `json:"bytes_in"`
+	Error     string        `json:"error"`
+	Method    string        `json:"method"`
+	URL       string        `json:"url"`
 }
 
 // isGob: a gob stream opens with the type definition of vegeta's Result,
@@ -105,7 +107,7 @@ func (Results) Import(name string, r io.Reader) (*result.Run, error) {
 // readGob decodes results until the stream ends; a stream that ends inside
 // a value was cut, and the complete values before it are kept.
 func readGob(name string, r io.Reader, agg *tally) error {
-	dec := gob.NewDecoder(r)
+	dec := gob.NewDecoder(newGobFrames(r))
 	for i := 1; ; i++ {
 		var h hit
 		err := dec.Decode(&h)
@@ -113,12 +115,17 @@ func readGob(name string, r io.Reader, agg *tally) error {
 		case err == nil && importer.CheckTime(h.Timestamp) != nil:
 			return &importer.SyntaxError{File: name, Msg: fmt.Sprintf("result %d: %v", i, importer.CheckTime(h.Timestamp))}
 		case err == nil:
+			// gob carries a zone offset that need not be one a clock has
+			// (an hour past 23 does not encode as RFC 3339): UTC has none.
+			h.Timestamp = h.Timestamp.UTC()
 			agg.add(h)
 		case errors.Is(err, io.EOF) && i > 1:
 			return nil
 		case errors.Is(err, io.ErrUnexpectedEOF) && i > 1:
 			agg.notes = append(agg.notes, fmt.Sprintf("file was cut: result %d is incomplete and was skipped; the %d before it were imported", i, i-1))
 			return nil
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+			return &importer.SyntaxError{File: name, Msg: "the stream holds no whole result (it ends inside the first, or a length in it claims more than the file holds); expected a vegeta gob results stream (vegeta attack output)"}
 		default:
 			return &importer.SyntaxError{File: name, Msg: fmt.Sprintf("result %d: %v; expected a vegeta gob results stream (vegeta attack output)", i, err)}
 		}

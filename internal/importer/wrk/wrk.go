@@ -1,8 +1,9 @@
 // Package wrk owns the importer of wrk and wrk2 text output. The text
 // carries summary figures only: the mean and max latency, the percentiles
 // of the --latency table (50/75/90/99 for wrk; 50…100 for wrk2, whose table
-// has no 95th), the request count, duration and rate, and error counts. A
-// log may hold several reports (a sweep): each is one run.
+// has no 95th: wrk2's p95 is the 0.950000 row of its detailed percentile
+// spectrum), the request count, duration and rate, and error counts. A log
+// may hold several reports (a sweep): each is one run.
 package wrk
 
 import (
@@ -36,6 +37,9 @@ var (
 	rateRe     = regexp.MustCompile(`^Requests/sec:\s+(\S+)`)
 	socketRe   = regexp.MustCompile(`^Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)`)
 	non2xxRe   = regexp.MustCompile(`^Non-2xx or 3xx responses: (\d+)`)
+	// wrk2's detailed spectrum: value, percentile, count, 1/(1-p).
+	spectrumRe = regexp.MustCompile(`^(\d+(?:\.\d+)?)\s+([01]\.\d{6})\s+\d+\s+\S+$`)
+	specMeanRe = regexp.MustCompile(`^#\[Mean\s+=\s+(\d+(?:\.\d+)?),`)
 )
 
 func (Text) Sniff(_ string, head []byte) bool {
@@ -61,6 +65,12 @@ type report struct {
 	// when a request was sent, not when it was due.
 	distributions int
 	uncorrected   bool
+	// spectrum holds rows of the first detailed spectrum by percentile,
+	// and specMean its mean: in a unit wrk2 does not print (milliseconds
+	// in wrk2 itself, microseconds in some builds), told by the figures
+	// it shares with the table.
+	spectrum map[string]float64
+	specMean float64
 }
 
 func (Text) Import(name string, r io.Reader) (*result.Run, error) {
@@ -94,6 +104,19 @@ func (rep *report) Take(text string) error {
 			return fmt.Errorf("Latency: expected avg, stdev and max such as 15.52ms, got %q, %q", m[1], m[3])
 		}
 		run.Metrics[result.LatencyMean], run.Metrics[result.LatencyMax] = mean, max
+		return nil
+	}
+	if m := spectrumRe.FindStringSubmatch(text); m != nil && !rep.uncorrected {
+		if v, err := strconv.ParseFloat(m[1], 64); err == nil && rep.spectrum[m[2]] == 0 {
+			if rep.spectrum == nil {
+				rep.spectrum = map[string]float64{}
+			}
+			rep.spectrum[m[2]] = v
+		}
+		return nil
+	}
+	if m := specMeanRe.FindStringSubmatch(text); m != nil && !rep.uncorrected && rep.specMean == 0 {
+		rep.specMean, _ = strconv.ParseFloat(m[1], 64)
 		return nil
 	}
 	if m := percentRe.FindStringSubmatch(text); m != nil {
@@ -173,8 +196,37 @@ func (rep *report) Finish(name string) (*result.Run, error) {
 		run.Notes = append(run.Notes, fmt.Sprintf("%d wrk socket errors (connect/read/write) are listed as errors but not counted as failed requests", rep.connErrs))
 	}
 	rep.timingNotes()
+	rep.spectrumP95()
 	run.Summarize()
 	return run, nil
+}
+
+// spectrumP95 takes wrk2's p95 from its spectrum, in the unit that makes
+// the spectrum agree with the table (its mean with the Latency line's, or
+// a percentile both have); without such agreement it is left out.
+func (rep *report) spectrumP95() {
+	v95, ok := rep.spectrum["0.950000"]
+	if !ok || !rep.wrk2 {
+		return
+	}
+	if _, has := rep.run.Metrics[result.LatencyP95]; has {
+		return
+	}
+	m := rep.run.Metrics
+	pairs := [][2]float64{{rep.specMean, m[result.LatencyMean]}, {rep.spectrum["0.500000"], m[result.LatencyP50]},
+		{rep.spectrum["0.900000"], m[result.LatencyP90]}, {rep.spectrum["0.990000"], m[result.LatencyP99]}}
+	for _, p := range pairs {
+		if p[0] <= 0 || p[1] <= 0 {
+			continue
+		}
+		for _, scale := range []float64{1, 1e-3} { // milliseconds, microseconds
+			if r := p[0] * scale / p[1]; r > 0.97 && r < 1.03 {
+				m[result.LatencyP95] = v95 * scale
+				return
+			}
+		}
+	}
+	rep.run.Notes = append(rep.run.Notes, "wrk2's p95 (its spectrum's 0.950000 row) left out: the spectrum's unit could not be told from the figures it shares with the table")
 }
 
 // failedRun is a report of 0 requests: a run whose every attempt failed

@@ -62,8 +62,38 @@ func TestWrk2Report(t *testing.T) {
 	if len(run.Notes) != 0 {
 		t.Errorf("wrk2 notes %q", run.Notes)
 	}
-	if _, ok := run.Value(result.LatencyP95); ok {
-		t.Error("p95 taken from the spectrum, whose units differ between wrk2 builds")
+	// wrk2's table has no 95th: its spectrum's 0.950000 row, in the unit
+	// in which the spectrum's mean (1.465) matches the table's (1.46ms).
+	wantMetric(t, run, result.LatencyP95, 2.215)
+}
+
+// Some wrk2 builds print the spectrum in microseconds: its unit is told
+// from the figures it shares with the table, and a spectrum that matches
+// none of them gives no p95.
+func TestWrk2SpectrumUnit(t *testing.T) {
+	t.Parallel()
+	ms := string(importertest.Testdata(t, "wrk2.txt"))
+	us := strings.NewReplacer("       0.111     0.000000", "     111.000     0.000000",
+		"       2.215     0.950000", "    2215.000     0.950000", "1.465, StdDeviation   =        2.242",
+		"1465.000, StdDeviation   =     2242.000").Replace(ms)
+	if us == ms {
+		t.Fatal("the test's replacements did not apply")
+	}
+	run, err := Text{}.Import("us.txt", strings.NewReader(us))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantMetric(t, run, result.LatencyP95, 2.215)
+	odd := strings.Replace(ms, "1.465, StdDeviation", "7.000, StdDeviation", 1)
+	run, err = Text{}.Import("odd.txt", strings.NewReader(odd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := run.Value(result.LatencyP95); ok {
+		t.Errorf("p95 %v from a spectrum whose mean matches no unit", v)
+	}
+	if !importertest.HasNote(run, "spectrum's unit could not be told") {
+		t.Errorf("notes %q", run.Notes)
 	}
 }
 

@@ -1,0 +1,328 @@
+package gatling
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// Gatling 3.13 and later write simulation.log in a binary form (its
+// LogFileDataWriter): big-endian integers, one record after another, each
+// opening with a header byte. The first record is the run's: Gatling's
+// version, the simulation, the run's start in epoch milliseconds, its
+// description, the scenario names and the assertions. Every other record's
+// times are milliseconds since that start:
+//
+//	USER     scenario index (int), start or end (bool), time (int)
+//	REQUEST  groups, name, start (int), end (int), OK (bool), message
+//	GROUP    groups, start (int), end (int), cumulated time (int), OK (bool)
+//	ERROR    message, time (int)
+//
+// where groups are a count (int) of names. A string is its length in bytes
+// (int; 0 is "", with nothing after it), the bytes of the JVM's own
+// encoding of it, and that encoding (a byte: 0 Latin-1, 1 UTF-16 in the
+// machine's byte order, little-endian on every platform Gatling runs on).
+// Names and messages are cached: an index (int) that is new is followed by
+// the string, a negative one names a string given before.
+const (
+	recordRun     = 0
+	recordRequest = 1
+	recordUser    = 2
+	recordGroup   = 3
+	recordError   = 4
+)
+
+// maxBinaryString bounds one string of the binary log: a name or a
+// message, far below what a file could claim.
+const maxBinaryString = 1 << 20
+
+// errBinaryCut is a file that ends inside a record.
+var errBinaryCut = errors.New("the file ends inside a record")
+
+// binaryLog reads the binary log. Every length it reads is checked
+// against what it bounds before anything is sized by it, and strings are
+// read into memory that grows with the bytes actually read.
+type binaryLog struct {
+	r     *bufio.Reader
+	cache map[int32]string
+	buf   bytes.Buffer
+}
+
+func (b *binaryLog) byte() (byte, error) {
+	c, err := b.r.ReadByte()
+	if err == io.EOF {
+		return 0, errBinaryCut
+	}
+	return c, err
+}
+
+func (b *binaryLog) int() (int32, error) {
+	var v [4]byte
+	if _, err := io.ReadFull(b.r, v[:]); err != nil {
+		return 0, errBinaryCut
+	}
+	return int32(binary.BigEndian.Uint32(v[:])), nil
+}
+
+func (b *binaryLog) long() (int64, error) {
+	var v [8]byte
+	if _, err := io.ReadFull(b.r, v[:]); err != nil {
+		return 0, errBinaryCut
+	}
+	return int64(binary.BigEndian.Uint64(v[:])), nil
+}
+
+func (b *binaryLog) bool() (bool, error) {
+	c, err := b.byte()
+	return c != 0, err
+}
+
+func (b *binaryLog) string() (string, error) {
+	n, err := b.int()
+	if err != nil || n == 0 {
+		return "", err
+	}
+	if n < 0 || n > maxBinaryString {
+		return "", fmt.Errorf("a string of %d bytes; expected 0 to %d", n, maxBinaryString)
+	}
+	b.buf.Reset()
+	if got, _ := io.CopyN(&b.buf, b.r, int64(n)); got < int64(n) {
+		return "", errBinaryCut
+	}
+	coder, err := b.byte()
+	if err != nil {
+		return "", err
+	}
+	raw := b.buf.Bytes()
+	switch coder {
+	case 0: // Latin-1: each byte is its code point
+		var s strings.Builder
+		for _, c := range raw {
+			s.WriteRune(rune(c))
+		}
+		return sanitize(s.String()), nil
+	case 1:
+		if len(raw)%2 != 0 {
+			return "", fmt.Errorf("a UTF-16 string of %d bytes, an odd number", len(raw))
+		}
+		units := make([]uint16, len(raw)/2)
+		for i := range units {
+			units[i] = binary.LittleEndian.Uint16(raw[2*i:])
+		}
+		return sanitize(string(utf16.Decode(units))), nil
+	}
+	return "", fmt.Errorf("string encoding %d; expected 0 (Latin-1) or 1 (UTF-16)", coder)
+}
+
+// sanitize is what Gatling's reader does to names: no line breaks or tabs.
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+func (b *binaryLog) cached() (string, error) {
+	i, err := b.int()
+	if err != nil {
+		return "", err
+	}
+	if i < 0 {
+		s, ok := b.cache[-i]
+		if !ok {
+			return "", fmt.Errorf("a reference to string %d, which was not given before", -i)
+		}
+		return s, nil
+	}
+	s, err := b.string()
+	if err == nil {
+		b.cache[i] = s
+	}
+	return s, err
+}
+
+func (b *binaryLog) groups() ([]string, error) {
+	n, err := b.int()
+	if err != nil {
+		return nil, err
+	}
+	if n < 0 || n > 1000 {
+		return nil, fmt.Errorf("%d nested groups; expected 0 to 1000", n)
+	}
+	var out []string
+	for range n {
+		g, err := b.cached()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, nil
+}
+
+func (b *binaryLog) skip(n int32) error {
+	if n < 0 {
+		return fmt.Errorf("a length of %d", n)
+	}
+	if got, _ := io.CopyN(io.Discard, b.r, int64(n)); got < int64(n) {
+		return errBinaryCut
+	}
+	return nil
+}
+
+// runRecord reads the run's record: the start, and the Gatling version.
+func (b *binaryLog) runRecord() (start int64, version string, err error) {
+	if version, err = b.string(); err != nil {
+		return
+	}
+	if _, err = b.string(); err != nil { // simulation class
+		return
+	}
+	if start, err = b.long(); err != nil {
+		return
+	}
+	if err = importer.CheckEpochMillis(start); err != nil {
+		return
+	}
+	if _, err = b.string(); err != nil { // run description
+		return
+	}
+	var n int32
+	if n, err = b.int(); err != nil {
+		return
+	}
+	for i := int32(0); i < n && err == nil; i++ { // scenario names
+		_, err = b.string()
+	}
+	if err != nil {
+		return
+	}
+	if n, err = b.int(); err != nil { // assertions: a count of byte arrays
+		return
+	}
+	for i := int32(0); i < n && err == nil; i++ {
+		var size int32
+		if size, err = b.int(); err == nil {
+			err = b.skip(size)
+		}
+	}
+	return
+}
+
+// importBinaryLog reads a binary simulation.log into a run.
+func importBinaryLog(name string, r *bufio.Reader) (*result.Run, error) {
+	b := &binaryLog{r: r, cache: map[int32]string{}}
+	if h, err := b.byte(); err != nil || h != recordRun {
+		return nil, &importer.SyntaxError{File: name, Msg: "a binary file that does not open with Gatling's run record; expected a simulation.log of Gatling 3.13 or later"}
+	}
+	start, version, err := b.runRecord()
+	if err != nil {
+		return nil, &importer.SyntaxError{File: name, Msg: fmt.Sprintf("the run record: %v; expected a simulation.log of Gatling 3.13 or later", err)}
+	}
+	p := &logParse{file: name, runs: newRunBuilder(), version: version, seenRecord: true}
+	for n := 2; ; n++ {
+		h, err := r.ReadByte()
+		if err == io.EOF {
+			break
+		}
+		if err == nil {
+			err = p.binaryRecord(b, h, start)
+		}
+		if errors.Is(err, errBinaryCut) {
+			p.notes = append(p.notes, fmt.Sprintf("the file was cut: record %d is incomplete and was skipped", n))
+			break
+		}
+		if err != nil {
+			return nil, &importer.SyntaxError{File: name, Msg: fmt.Sprintf("record %d: %v", n, err)}
+		}
+	}
+	if version != "" {
+		p.notes = append(p.notes, "binary simulation.log of Gatling "+importer.OneLine(version))
+	}
+	return p.finish()
+}
+
+// binaryRecord reads the record that header h opens.
+func (p *logParse) binaryRecord(b *binaryLog, h byte, start int64) error {
+	var err error
+	switch h {
+	case recordUser:
+		_, err = b.int()
+		if err == nil {
+			_, err = b.bool()
+		}
+		if err == nil {
+			_, err = b.int()
+		}
+		return err
+	case recordRequest:
+		return p.binaryRequest(b, start)
+	case recordGroup:
+		if _, err = b.groups(); err != nil {
+			return err
+		}
+		for range 3 {
+			if _, err = b.int(); err != nil {
+				return err
+			}
+		}
+		_, err = b.bool()
+		p.groups++
+		return err
+	case recordError:
+		msg, err := b.cached()
+		if err == nil {
+			_, err = b.int()
+		}
+		p.errors++
+		if p.errorMsg == "" {
+			p.errorMsg = importer.OneLine(msg)
+		}
+		return err
+	}
+	return fmt.Errorf("unknown record header %d; expected 1 (request), 2 (user), 3 (group) or 4 (error)", h)
+}
+
+func (p *logParse) binaryRequest(b *binaryLog, runStart int64) error {
+	groups, err := b.groups()
+	if err != nil {
+		return err
+	}
+	name, err := b.cached()
+	if err != nil {
+		return err
+	}
+	s, err1 := b.int()
+	e, err2 := b.int()
+	ok, err3 := b.bool()
+	msg, err4 := b.cached()
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		if errors.Is(err, errBinaryCut) {
+			return errBinaryCut
+		}
+		return err
+	}
+	start, end := runStart+int64(s), runStart+int64(e)
+	if err := importer.CheckEpochMillis(start); err != nil {
+		return fmt.Errorf("request start: %w", err)
+	}
+	if end < start {
+		return fmt.Errorf("request ends (%d ms) before it starts (%d ms)", e, s)
+	}
+	step := name
+	if len(groups) > 0 {
+		step = strings.Join(append(groups, name), " / ")
+	}
+	p.runs.add(request{step: step, start: start, end: end, ok: ok, message: strings.TrimSpace(msg)})
+	return nil
+}

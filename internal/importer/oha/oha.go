@@ -1,0 +1,271 @@
+// Package oha owns the oha importers: the text summary (oha's default
+// output, with or without its ANSI colours) and the --json/-j summary.
+// Both carry oha's own figures only: latency mean, max and percentiles,
+// the run's duration and rate, and the responses by status and the errors
+// by message, from which the request counts are built.
+//
+// oha, like hey, prints a "Summary:" block with Total, Slowest and
+// Requests/sec; its text is told from hey's by the "Success rate:" line
+// hey does not print.
+package oha
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+func init() {
+	importer.Register(Text{})
+	importer.Register(JSON{})
+}
+
+// Text reads oha's text summary; a log may hold several, each a run.
+type Text struct{}
+
+var _ importer.Several = Text{}
+
+func (Text) Name() string { return "oha-text" }
+
+func (Text) Sniff(_ string, head []byte) bool {
+	return bytes.Contains(head, []byte("Summary:")) && bytes.Contains(head, []byte("Success rate:")) &&
+		bytes.Contains(head, []byte("Requests/sec:"))
+}
+
+// deadline is the error oha records for a request still in flight when
+// -z ends the run: not the service's failure, and oha leaves it out of
+// its success rate; so does tailgate, of its counts.
+const deadline = "aborted due to deadline"
+
+var (
+	// ansiRe is a terminal escape: oha colours its text even when it is
+	// written to a file.
+	ansiRe    = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
+	fieldRe   = regexp.MustCompile(`^(Success rate|Total|Slowest|Fastest|Average|Requests/sec):\s+(\S+)(?:\s+(\S+(?: \S+)?))?$`)
+	percentRe = regexp.MustCompile(`^(\d+(?:\.\d+)?)% in (\S+) (\S+(?: \S+)?)$`)
+	countRe   = regexp.MustCompile(`^\[(\d+)\]\s+(\d+) responses$`)
+	errorRe   = regexp.MustCompile(`^\[(\d+)\]\s+(.*)$`)
+)
+
+// units are oha's time units, in milliseconds: those of its TimeScale,
+// and "secs", which oha before 1.9 always printed.
+var units = map[string]float64{
+	"ns": 1e-6, "us": 1e-3, "ms": 1, "sec": 1e3, "secs": 1e3, "10 sec": 1e4,
+	"min": 6e4, "10 min": 6e5, "hr": 3.6e6,
+}
+
+// percentKeys maps oha's percentiles to metrics.
+var percentKeys = map[float64]string{50: result.LatencyP50, 90: result.LatencyP90, 95: result.LatencyP95, 99: result.LatencyP99}
+
+// plain is a line of oha's text without its colours and indentation.
+func plain(line string) string { return strings.TrimSpace(ansiRe.ReplaceAllString(line, "")) }
+
+// tally is what a summary says of its requests, for either form.
+type tally struct {
+	statuses map[int]int64
+	codes    []int // in the order read
+	errors   map[string]int64
+	messages []string
+}
+
+func (t *tally) addStatus(code int, n int64) {
+	if t.statuses == nil {
+		t.statuses = map[int]int64{}
+	}
+	if _, ok := t.statuses[code]; !ok {
+		t.codes = append(t.codes, code)
+	}
+	t.statuses[code] += n
+}
+
+func (t *tally) addError(msg string, n int64) {
+	if t.errors == nil {
+		t.errors = map[string]int64{}
+	}
+	if _, ok := t.errors[msg]; !ok {
+		t.messages = append(t.messages, msg)
+	}
+	t.errors[msg] += n
+}
+
+// transport classes oha's error messages (hyper's and the OS's).
+var transport = importer.MessageClasses{
+	Status:     func(string) bool { return false },
+	Timeout:    []string{"timeout", "timed out", "deadline"},
+	Connection: []string{"connect", "connection", "refused", "reset", "broken pipe", "eof", "dns"},
+}
+
+// fill sets the run's counts: every response and every error but the
+// deadline's is a request; a status outside 2xx/3xx or an error failed it.
+func (t *tally) fill(run *result.Run) {
+	for _, code := range t.codes {
+		n := t.statuses[code]
+		run.Requests.Total += n
+		if code < 200 || code >= 400 {
+			run.Requests.Failed += n
+			run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrStatus, Count: n, Sample: "status " + strconv.Itoa(code)})
+		}
+	}
+	for _, msg := range t.messages {
+		n := t.errors[msg]
+		if msg == deadline {
+			run.Notes = append(run.Notes, fmt.Sprintf("%d requests in flight when oha's -z ended the run (%q) are not counted", n, deadline))
+			continue
+		}
+		run.Requests.Total += n
+		run.Requests.Failed += n
+		run.Errors = append(run.Errors, result.ErrorClass{Class: transport.Class(msg), Count: n, Sample: importer.OneLine(msg)})
+	}
+	run.Requests.Counted = result.CountRequests
+}
+
+// finish is the end both forms share.
+func finish(name string, run *result.Run, t *tally, where string) (*result.Run, error) {
+	t.fill(run)
+	if run.Requests.Total == 0 {
+		return nil, &importer.Unsupported{File: name, Reason: "the oha summary" + where + " lists no responses and no errors: nothing to judge"}
+	}
+	if run.Requests.Failed == run.Requests.Total {
+		// oha's latency figures are NaN or 0 when nothing was timed.
+		for _, k := range []string{result.LatencyMax, result.LatencyMean, result.LatencyP50, result.LatencyP90, result.LatencyP95, result.LatencyP99} {
+			delete(run.Metrics, k)
+		}
+	}
+	run.Summarize()
+	return run, nil
+}
+
+// report collects one text summary's figures.
+type report struct {
+	line    int
+	run     *result.Run
+	section string // the heading of the part being read
+	sawTime bool
+	// sawSuccess tells oha's summary from hey's, which has no such line.
+	sawSuccess bool
+	tally
+}
+
+func (Text) Import(name string, r io.Reader) (*result.Run, error) {
+	runs, err := Text{}.ImportAll(name, r)
+	return importer.One(name, "oha", runs, err)
+}
+
+// ImportAll reads every summary of the file, in order.
+func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
+	starts := func(line string) bool { return plain(line) == "Summary:" }
+	return importer.TextReport{Starts: starts}.ReadReports(name, `no "Summary:" line; expected an oha report`, r,
+		func(line int) importer.Report {
+			return &report{line: line, run: &result.Run{Metrics: map[string]float64{}}}
+		})
+}
+
+// duration reads a figure in one of oha's units as milliseconds. NaN
+// (a latency never measured) is absent.
+func duration(v, unit string) (float64, bool, error) {
+	if v == "NaN" {
+		return 0, false, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	scale, ok := units[unit]
+	if err != nil || !ok || f < 0 || f > 1e12 {
+		return 0, false, fmt.Errorf("expected a time such as 12.3456 ms, got %q", strings.TrimSpace(v+" "+unit))
+	}
+	return f * scale, true, nil
+}
+
+func (rep *report) Take(line string) error {
+	text := plain(line)
+	if strings.HasSuffix(text, ":") && !strings.Contains(text, "\t") {
+		rep.section = text
+		return nil
+	}
+	switch rep.section {
+	case "Summary:":
+		return rep.summary(text)
+	// "Latency distribution:" before oha 0.6; the breakdowns by status
+	// class (--stats-success-breakdown) have headings of their own.
+	case "Response time distribution:", "Latency distribution:":
+		m := percentRe.FindStringSubmatch(text)
+		if m == nil {
+			return nil
+		}
+		v, ok, err := duration(m[2], m[3])
+		if err != nil {
+			return fmt.Errorf("latency %s%%: %v", m[1], err)
+		}
+		p, _ := strconv.ParseFloat(m[1], 64) // "50.00", or "50" before oha 0.6
+		if key, known := percentKeys[p]; known && ok {
+			rep.run.Metrics[key] = v
+		}
+	case "Status code distribution:":
+		if m := countRe.FindStringSubmatch(text); m != nil {
+			code, _ := strconv.Atoi(m[1])
+			n, err := strconv.ParseInt(m[2], 10, 64)
+			if err != nil || n > 1<<53 {
+				return fmt.Errorf("status %s: expected a count, got %q", m[1], m[2])
+			}
+			rep.addStatus(code, n)
+		}
+	case "Error distribution:":
+		if m := errorRe.FindStringSubmatch(text); m != nil {
+			n, err := strconv.ParseInt(m[1], 10, 64)
+			if err != nil || n > 1<<53 {
+				return fmt.Errorf("error count %q: expected a number", m[1])
+			}
+			rep.addError(m[2], n)
+		}
+	}
+	return nil
+}
+
+func (rep *report) summary(text string) error {
+	m := fieldRe.FindStringSubmatch(text)
+	if m == nil {
+		return nil
+	}
+	run := rep.run
+	switch m[1] {
+	case "Success rate":
+		rep.sawSuccess = true // the counts say it, and more
+		return nil
+	case "Requests/sec":
+		v, err := strconv.ParseFloat(m[2], 64)
+		if err != nil || v < 0 || v > 1e12 {
+			return fmt.Errorf("Requests/sec: expected a number, got %q", m[2])
+		}
+		if v == v { // NaN when the run took no time
+			run.Metrics[result.RequestsPerSec] = v
+		}
+		return nil
+	}
+	v, ok, err := duration(m[2], m[3])
+	if err != nil {
+		return fmt.Errorf("%s: %v", m[1], err)
+	}
+	switch {
+	case m[1] == "Total" && ok:
+		run.Window, rep.sawTime = v/1000, true
+	case m[1] == "Slowest" && ok:
+		run.Metrics[result.LatencyMax] = v
+	case m[1] == "Average" && ok:
+		run.Metrics[result.LatencyMean] = v
+	}
+	return nil
+}
+
+func (rep *report) Finish(name string) (*result.Run, error) {
+	if !rep.sawTime {
+		return nil, &importer.SyntaxError{File: name, Line: rep.line, Msg: `the summary that starts here has no "Total:" line; expected a whole oha report`}
+	}
+	if !rep.sawSuccess {
+		return nil, &importer.SyntaxError{File: name, Line: rep.line, Msg: `the summary that starts here has no "Success rate:" line, which oha always prints (hey's summary has none: --format hey-text)`}
+	}
+	return finish(name, rep.run, &rep.tally, fmt.Sprintf(" at line %d", rep.line))
+}
