@@ -160,11 +160,11 @@ func (h *History) Append(res *result.File, p Provenance, runner string, keep int
 		}
 	}
 	h.Jobs = append(kept, job)
-	h.trim(keep)
+	h.trim(keep, MaxHistoryBytes)
 }
 
-// trim keeps the last keep jobs within MaxHistoryBytes.
-func (h *History) trim(keep int) {
+// trim keeps the last keep jobs within maxBytes.
+func (h *History) trim(keep, maxBytes int) {
 	if keep <= 0 {
 		keep = DefaultHistoryJobs
 	}
@@ -175,7 +175,7 @@ func (h *History) trim(keep int) {
 	for i := len(h.Jobs) - 1; i >= 0; i-- {
 		line, _ := json.Marshal(h.Jobs[i])
 		size += len(line) + 1
-		if size > MaxHistoryBytes {
+		if size > maxBytes {
 			h.Jobs = h.Jobs[i+1:]
 			return
 		}
