@@ -406,7 +406,6 @@ const CreepWindowStart = "window_start"
 // CreepTagPrefix starts a creep reference to a release tag.
 const CreepTagPrefix = "tag:"
 
-
 // Duration is a time.Duration written as "10s", "500ms".
 type Duration time.Duration
 
