@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -60,6 +61,19 @@ type Job struct {
 	// Runs hold each run's metrics, by metric key; a metric a run did not
 	// measure is absent.
 	Runs []map[string]float64 `json:"runs"`
+	// SetByLoad lists the metrics some run says its load fixes (an
+	// open-loop rate): they are never gated.
+	SetByLoad []string `json:"set_by_load,omitempty"`
+}
+
+// Results returns the job's runs as runs, which is all the analysis
+// needs of them.
+func (j Job) Results() []result.Run {
+	runs := make([]result.Run, len(j.Runs))
+	for i, m := range j.Runs {
+		runs[i] = result.Run{Index: i, Metrics: copyMetrics(m), SetByLoad: j.SetByLoad}
+	}
+	return runs
 }
 
 // History is the jobs of a history file, oldest first.
@@ -152,6 +166,11 @@ func (h *History) Append(res *result.File, p Provenance, runner string, keep int
 		DefinitionHash: res.DefinitionHash, Env: res.Env, Runner: runner}
 	for _, r := range res.Runs {
 		job.Runs = append(job.Runs, copyMetrics(r.Metrics))
+		for _, key := range r.SetByLoad {
+			if !slices.Contains(job.SetByLoad, key) {
+				job.SetByLoad = append(job.SetByLoad, key)
+			}
+		}
 	}
 	kept := h.Jobs[:0:0]
 	for _, j := range h.Jobs {

@@ -142,7 +142,7 @@ func (a *actionRun) check(ctx context.Context, env pipeline.Env, pol *pipeline.P
 	if err != nil {
 		return pipeline.Judged{}, err
 	}
-	return pipeline.Check(ctx, env, pipeline.CheckOptions{Config: a.cfg, Baseline: src, Policy: pol})
+	return pipeline.Check(ctx, env, pipeline.CheckOptions{Config: a.cfg, Baseline: src, Policy: pol, Tags: workdirTags})
 }
 
 // abOptions are mode ab's: on a pull request the base build is the PR's
