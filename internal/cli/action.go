@@ -252,6 +252,7 @@ func (a *actionRun) publish(ctx context.Context, j pipeline.Judged) error {
 	if a.job.PR > 0 && a.job.ReadOnlyToken && a.in.Comment != ci.CommentNever {
 		j.Notes = append(j.Notes, forkNote)
 	}
+	j.TrendURL = a.in.TrendURL
 	dir := a.e.getenv("RUNNER_TEMP")
 	if dir == "" {
 		dir = "."
