@@ -106,14 +106,14 @@ func historyStep(m gate.HistoryMetric, c gate.HistoryChange) string {
 // first at the new one.
 func commitRange(in HistoryInput, c gate.HistoryChange) string {
 	last := in.Jobs[c.Last]
+	jobs := fmt.Sprintf("job #%d", c.First+1)
+	if c.First != c.Last {
+		jobs = fmt.Sprintf("one of jobs #%d–#%d, most likely #%d %s", c.First+1, c.Last+1, c.At+1, jobName(in.Jobs[c.At]))
+	}
 	if c.First == 0 {
-		return fmt.Sprintf("at or before %s", jobName(last))
+		return fmt.Sprintf("commits up to %s (%s)", jobName(last), jobs)
 	}
-	before := in.Jobs[c.First-1]
-	if c.First == c.Last {
-		return fmt.Sprintf("commits %s..%s", jobName(before), jobName(last))
-	}
-	return fmt.Sprintf("commits %s..%s (%d recorded jobs; best guess %s)", jobName(before), jobName(last), c.Last-c.First+1, jobName(in.Jobs[c.At]))
+	return fmt.Sprintf("commits %s..%s (%s)", jobName(in.Jobs[c.First-1]), jobName(last), jobs)
 }
 
 // jobName is a job's commit, short, as inert text; its job id without one.

@@ -123,26 +123,12 @@ func historyFigure(in HistoryInput, m gate.HistoryMetric) (htmlFigure, error) {
 	if len(m.Changes) > 0 {
 		h.Levels = append(h.Levels, figure.Level{From: from, To: m.Jobs[len(m.Jobs)-1], Value: m.Changes[len(m.Changes)-1].After})
 	}
-	for i, j := range in.Jobs {
-		h.Marks = append(h.Marks, figure.Mark{Index: i, Label: shortSHA(safeCommit(j.Commit))})
-	}
 	svg, err := h.SVG()
 	if err != nil {
 		return htmlFigure{}, err
 	}
 	caption := fmt.Sprintf("%s over %s: %s.", m.Meta.Label, count(len(m.Values), "job", "jobs"), count(len(m.Changes), "change point", "change points"))
 	return htmlFigure{SVG: template.HTML(svg), Caption: caption}, nil
-}
-
-// safeCommit keeps a commit for a figure's axis only if it is hex, as a
-// commit is; anything else from the file is not drawn.
-func safeCommit(c string) string {
-	for _, r := range c {
-		if !strings.ContainsRune("0123456789abcdef", r) {
-			return "?"
-		}
-	}
-	return c
 }
 
 // unitLabel is a metric's axis title.

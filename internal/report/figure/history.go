@@ -2,6 +2,7 @@ package figure
 
 import (
 	"math"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -22,8 +23,6 @@ type History struct {
 	Medians []float64
 	Levels  []Level
 	Changes []Change
-	// Marks label jobs on the x axis (at most a few are drawn).
-	Marks []Mark
 }
 
 // Level is a segment's median from job From to job To (0-based, inclusive).
@@ -41,7 +40,7 @@ type Change struct {
 
 // SVG draws the plot.
 func (h History) SVG() (string, error) {
-	p := newPlot(h.Title, "recorded jobs of main, oldest first", h.YLabel)
+	p := newPlot(h.Title, "recorded job of main (#), oldest first", h.YLabel)
 	n := len(h.Medians)
 	p.Add(h.changeBands()...)
 	for _, c := range h.Changes {
@@ -98,12 +97,23 @@ func (h History) changeBands() []plot.Plotter {
 	return out
 }
 
-// ticks label the marked jobs, at most maxMarks of them, evenly chosen.
+// ticks number the jobs (1 is the oldest, as in the page's list of jobs)
+// at a round step that leaves at most about seven labels: commits are too
+// long to stand side by side on a narrow figure.
 func (h History) ticks() plot.ConstantTicks {
-	var ticks plot.ConstantTicks
-	step := max(1, (len(h.Marks)+maxMarks-1)/maxMarks)
-	for i := 0; i < len(h.Marks); i += step {
-		ticks = append(ticks, plot.Tick{Value: float64(h.Marks[i].Index + 1), Label: h.Marks[i].Label})
+	n := len(h.Medians)
+	step := 1
+	for _, s := range []int{1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000} {
+		step = s
+		if n/s <= 7 {
+			break
+		}
+	}
+	ticks := plot.ConstantTicks{{Value: 1, Label: "1"}}
+	for j := step; j <= n; j += step {
+		if j > 1 {
+			ticks = append(ticks, plot.Tick{Value: float64(j), Label: strconv.Itoa(j)})
+		}
 	}
 	return ticks
 }
