@@ -90,7 +90,7 @@ func newHistoryPage(in HistoryInput) (historyPage, error) {
 
 func changeRow(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange) historyChangeRow {
 	row := historyChangeRow{Metric: m.Meta.Label, Kind: changeWord(c), Step: historyStep(m, c),
-		Levels: formatValue(c.Before, m.Meta.Unit) + " → " + formatValue(c.After, m.Meta.Unit), Range: commitRange(in, c)}
+		Levels: formatValue(c.Before, m.Meta.Unit) + " → " + formatValue(c.After, m.Meta.Unit), Range: strings.TrimPrefix(commitRange(in, c), "commits ")}
 	switch {
 	case c.Regression():
 		row.Class = "regression"
