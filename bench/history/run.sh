@@ -13,21 +13,22 @@
 # `tailgate history --html` and screenshots the trend page in headless
 # Chromium at 1280 px and 390 px wide, in the light and the dark theme.
 #
-#   bench/history/run.sh                 # 30 jobs, about 6 minutes here
-#   JOBS=12 STEP1=5 STEP2=9 bench/history/run.sh
+#   bench/history/run.sh                 # 30 jobs, 9-12 minutes on a loaded 2-core machine
+#   JOBS=12 STEP1=5 STEP2=9 SLOW1=10% SLOW2=25% DURATION=2s RUNS=5 bench/history/run.sh
 #
 # Output in bench/out/history/: history.txt (the terminal report and exit
 # code), trend.html, trend-{1280,390}[-dark].png, and api.history.jsonl.
 #
-# Load goes only to the demo service on 127.0.0.1; each job is bounded (3
-# runs of two 1 s phases after a 300 ms warm-up) and runs under nice.
+# Load goes only to the demo service on 127.0.0.1; each job is bounded (RUNS
+# runs of two DURATION phases after a 300 ms warm-up) and runs under nice.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-$root/bench/out/history}
 jobs=${JOBS:-30}
-step1=${STEP1:-11} slow1=${SLOW1:-10%}
-step2=${STEP2:-21} slow2=${SLOW2:-25%}
+step1=${STEP1:-11} slow1=${SLOW1:-50%}
+step2=${STEP2:-21} slow2=${SLOW2:-150%}
+duration=${DURATION:-1s} runs=${RUNS:-3}
 chromium=${CHROMIUM:-/usr/bin/chromium}
 mkdir -p "$out"
 work=$(mktemp -d)
@@ -62,8 +63,8 @@ drain:
   timeout: 20s
 load:
   warmup: 300ms
-  duration: 1s
-  runs: 3
+  duration: $duration
+  runs: $runs
   phases:
     - {name: capacity, model: closed, vus: 2}
     - {name: latency, model: open, rate: 10/s, max_inflight: 64}

@@ -184,7 +184,7 @@ func seriesOf(jobs []HistoryJob, m result.Metric, floor float64) HistoryMetric {
 		hm.Jobs, hm.Values, hm.Runs = append(hm.Jobs, i), append(hm.Values, med), append(hm.Runs, runs)
 	}
 	if skipped > 0 {
-		hm.Note = fmt.Sprintf("%d jobs with a median of 0 left out (a ratio needs positive values)", skipped)
+		hm.Note = fmt.Sprintf("%d of the jobs left out: their median was 0, and a ratio needs positive values", skipped)
 	}
 	if !hm.enough() {
 		hm.Note = fmt.Sprintf("%d jobs measured it: at least %d are needed to find a change", len(hm.Values), 2*stats.DefaultMinSegment)

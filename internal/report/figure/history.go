@@ -74,7 +74,21 @@ func (h History) SVG() (string, error) {
 	p.X.Min, p.X.Max = 0.5, float64(n)+0.5
 	p.X.Tick.Marker = h.ticks()
 	pad(&p.Y, 0.08)
+	if p.Y.Min < 0 && lowest(h.Runs) >= 0 {
+		p.Y.Min = 0 // the padding must not draw a share or a time below zero
+	}
 	return svg(p, h.Title)
+}
+
+// lowest is the least finite run value; +Inf when there is none.
+func lowest(runs [][]float64) float64 {
+	lo := math.Inf(1)
+	for _, r := range runs {
+		for _, v := range finite(r) {
+			lo = math.Min(lo, v)
+		}
+	}
+	return lo
 }
 
 // changeBands shade the jobs each change point may be.
