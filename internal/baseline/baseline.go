@@ -1,6 +1,8 @@
 // Package baseline owns the stored baselines, baselines/<name>.json: the
 // rolling window of per-run samples a head is judged against, the A/A jobs
-// of a calibration and the noise estimated from them, and where a check
+// of a calibration and the noise estimated from them; the history of main
+// beside each, baselines/<name>.history.jsonl (one line per recorded job);
+// the release tags a check compares with; and where a check
 // reads a baseline from (a Source: the working directory, or through git the
 // pull request's base commit or a branch only trusted runs write). Files are
 // written atomically and a file that cannot be read is reported, never

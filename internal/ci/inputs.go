@@ -67,6 +67,9 @@ type Inputs struct {
 	FailOnInconclusive bool          `input:"fail_on_inconclusive" default:"false"`
 	GitHubToken        string        `input:"github_token"`
 	WorkingDirectory   string        `input:"working_directory" default:"."`
+	// TrendURL is where the trend page of main's history is published
+	// (tailgate history --html); the PR comment links it.
+	TrendURL string `input:"trend_url"`
 }
 
 // InputEnv is the variable an input is read from: INPUT_ and the name upper-cased

@@ -142,7 +142,7 @@ func (a *actionRun) check(ctx context.Context, env pipeline.Env, pol *pipeline.P
 	if err != nil {
 		return pipeline.Judged{}, err
 	}
-	return pipeline.Check(ctx, env, pipeline.CheckOptions{Config: a.cfg, Baseline: src, Policy: pol})
+	return pipeline.Check(ctx, env, pipeline.CheckOptions{Config: a.cfg, Baseline: src, Policy: pol, Tags: workdirTags})
 }
 
 // abOptions are mode ab's: on a pull request the base build is the PR's
@@ -252,6 +252,7 @@ func (a *actionRun) publish(ctx context.Context, j pipeline.Judged) error {
 	if a.job.PR > 0 && a.job.ReadOnlyToken && a.in.Comment != ci.CommentNever {
 		j.Notes = append(j.Notes, forkNote)
 	}
+	j.TrendURL = a.in.TrendURL
 	dir := a.e.getenv("RUNNER_TEMP")
 	if dir == "" {
 		dir = "."

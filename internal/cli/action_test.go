@@ -67,6 +67,7 @@ func actionEnv(t *testing.T, dir, config, baselinePath string) environ {
 		"fail_on_inconclusive": "false",
 		"github_token":         secretToken,
 		"working_directory":    dir,
+		"trend_url":            "https://tailgate-ci.github.io/shop/trend/",
 	}
 	for _, name := range ci.InputNames() {
 		v, ok := inputs[name]
@@ -154,6 +155,7 @@ func TestActionCheckOnPush(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^### .* tailgate · items: pass`).MatchString(summary) {
 		t.Errorf("the job summary has no Markdown verdict line:\n%s", summary)
 	}
+	wantContains(t, "summary", summary, "[Trend of main](https://tailgate-ci.github.io/shop/trend/)")
 	if strings.Contains(summary, secretToken) {
 		t.Errorf("the job summary contains the token")
 	}

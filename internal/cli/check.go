@@ -32,12 +32,16 @@ func cmdCheck(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	src := baseline.FileSource{Path: baselinePath(*blFlag, cfg, benchmarkName(cfg, head))}
-	j, err := pipeline.Check(ctx, e.pipelineEnv(cfg, bf.quiet), pipeline.CheckOptions{Config: cfg, Head: head, ResultPath: *out, Baseline: src})
+	j, err := pipeline.Check(ctx, e.pipelineEnv(cfg, bf.quiet), pipeline.CheckOptions{Config: cfg, Head: head, ResultPath: *out, Baseline: src, Tags: workdirTags})
 	if err != nil {
 		return err
 	}
 	return conclude(ctx, j, rf.failOn(), rf.publishers(e)...)
 }
+
+// workdirTags are the release tags of the repository tailgate runs in,
+// which gate.creep compares with.
+var workdirTags = baseline.GitTags{Dir: ".", Git: baseline.ExecGit{}}
 
 // benchInput is what a command that runs the benchmark or takes --result
 // works on: the config, and with --result the runs of that file. With

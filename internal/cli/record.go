@@ -28,6 +28,8 @@ func cmdBaseline(ctx context.Context, e env, args []string) error {
 	bf.register(fs)
 	resultPath := fs.String("result", "", "record this result `file` instead of running the benchmark")
 	blFlag := fs.String("baseline", "", "the baseline `file` (default: gate.baseline, else baselines/<name>.json)")
+	historyFlag := fs.String("history", "", "the history `file` the job is appended to (default: beside the baseline, <baseline>.history.jsonl)")
+	runnerFlag := fs.String("runner", "", "name of the machine image the job ran on, for the history (default $ImageOS/$ImageVersion)")
 	var prov provenanceFlags
 	prov.register(fs)
 	if err := parseFlags(fs, args[1:]); err != nil {
@@ -39,18 +41,34 @@ func cmdBaseline(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	path := baselinePath(*blFlag, cfg, benchmarkName(cfg, head))
-	return record(ctx, e, cfg, pipeline.RecordOptions{Config: cfg, Head: head, Path: path, Provenance: prov.provenance(e.getenv)}, bf.quiet)
+	o := pipeline.RecordOptions{Config: cfg, Head: head, Path: path, Provenance: prov.provenance(e.getenv), History: *historyFlag, Runner: *runnerFlag}
+	return record(ctx, e, cfg, o, bf.quiet)
 }
 
 // record records and says what it stored.
 func record(ctx context.Context, e env, cfg *config.Config, o pipeline.RecordOptions, quiet bool) error {
+	if o.Runner == "" {
+		o.Runner = runnerImage(e.getenv)
+	}
 	rec, err := pipeline.Record(ctx, e.pipelineEnv(cfg, quiet), o)
 	if err != nil {
 		return err
 	}
 	bl := rec.Baseline
 	fmt.Fprintf(e.stdout, "recorded %d runs in %s (%d samples from %d jobs, window %d)\n", len(rec.Head.Runs), o.Path, len(bl.Samples), bl.Jobs(), bl.Window)
+	fmt.Fprintf(e.stdout, "appended the job to the history %s (%d jobs)\n", rec.HistoryPath, len(rec.History.Jobs))
 	return nil
+}
+
+// runnerImage names the machine image of a GitHub-hosted runner
+// ("ubuntu24/20251110.1"), which the runner sets in ImageOS and
+// ImageVersion; "" elsewhere.
+func runnerImage(getenv func(string) string) string {
+	osName, version := getenv("ImageOS"), getenv("ImageVersion")
+	if osName == "" && version == "" {
+		return ""
+	}
+	return osName + "/" + version
 }
 
 // provenanceFlags say which commit, ref and job recorded runs come from;

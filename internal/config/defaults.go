@@ -197,6 +197,10 @@ func defaultGate(g *Gate, name string, c *collector) {
 	if !c.given("gate.metrics") {
 		g.Metrics = gate.DefaultMetrics()
 	}
+	setInt(&g.History.Jobs, c, "gate.history.jobs", baseline.DefaultHistoryJobs)
+	if !c.given("gate.creep.against") {
+		g.Creep.Against = []string{CreepWindowStart, CreepTagPrefix + "v*"}
+	}
 }
 
 func setString(v *string, c *collector, path, def string) {

@@ -415,7 +415,35 @@ type Gate struct {
 	// iterations/s, p95, request error %, lifecycle success %, dropped %
 	// and CPU per iteration.
 	Metrics []string `yaml:"metrics"`
+	// History bounds the history of main that record keeps beside the
+	// baseline.
+	History HistoryRetention `yaml:"history"`
+	// Creep names what a check also compares the head with.
+	Creep Creep `yaml:"creep"`
 }
+
+// HistoryRetention is how much of main's history is kept.
+type HistoryRetention struct {
+	// Jobs is how many recorded jobs are kept (default
+	// baseline.DefaultHistoryJobs); the file also stays under
+	// baseline.MaxHistoryBytes.
+	Jobs int `yaml:"jobs"`
+}
+
+// Creep lists the references a check compares the head with besides the
+// baseline window, to show a slow creep no single change shows: each is
+// CreepWindowStart (the oldest job of the window) or "tag:GLOB" (the
+// newest release tag matching GLOB that the history has a job of).
+// Default: both, with tag:v*; an empty list turns it off.
+type Creep struct {
+	Against []string `yaml:"against"`
+}
+
+// CreepWindowStart is the creep reference of the window's oldest job.
+const CreepWindowStart = "window_start"
+
+// CreepTagPrefix starts a creep reference to a release tag.
+const CreepTagPrefix = "tag:"
 
 // Duration is a time.Duration written as "10s", "500ms".
 type Duration time.Duration

@@ -1,9 +1,11 @@
 package config
 
 import (
+	"fmt"
 	"maps"
 	"net"
 	"net/url"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -301,6 +303,32 @@ func validateGate(g *Gate, c *collector) {
 	}
 	validateMetricValues(g.Floors, "gate.floors", c)
 	validateMetricValues(g.MinEffect, "gate.min_effect", c)
+	if g.History.Jobs < 2 {
+		c.add("gate.history.jobs", "must be at least 2 jobs, got %d", g.History.Jobs)
+	}
+	for i, ref := range g.Creep.Against {
+		if err := checkCreepRef(ref); err != nil {
+			c.add(joinIndex("gate.creep.against", i), "%v", err)
+		}
+	}
+}
+
+// checkCreepRef checks one creep reference: window_start, or tag:GLOB with
+// a glob path.Match accepts.
+func checkCreepRef(ref string) error {
+	glob, isTag := strings.CutPrefix(ref, CreepTagPrefix)
+	switch {
+	case ref == CreepWindowStart:
+		return nil
+	case !isTag:
+		return fmt.Errorf("%q is neither %s nor %sGLOB (e.g. tag:v*)", ref, CreepWindowStart, CreepTagPrefix)
+	case glob == "" || strings.HasPrefix(glob, "-") || strings.ContainsAny(glob, " \t\n:^~\\"):
+		return fmt.Errorf("%q: the glob after tag: must name tags, e.g. tag:v*", ref)
+	}
+	if _, err := path.Match(glob, ""); err != nil {
+		return fmt.Errorf("%q: %v", ref, err)
+	}
+	return nil
 }
 
 // validateMetricValues checks a map of metric key → non-negative value.

@@ -34,6 +34,9 @@ const (
 	WarnMissingInRuns stats.WarningCode = "missing_in_runs"
 	// The target is remote (Context.RemoteTarget).
 	WarnRemoteTarget stats.WarningCode = "remote_target"
+	// WarnCreep: the head is beyond the floor, the bad way, of an older
+	// reference than the baseline window (gate.creep): a slow creep.
+	WarnCreep stats.WarningCode = "creep"
 )
 
 // fixedTexts are the messages of the warnings whose text never varies.

@@ -54,6 +54,8 @@ type CheckOptions struct {
 	// Policy, when set, is the gate section to judge by instead of
 	// Config's (TrustedPolicy); its notes go into the report.
 	Policy *Policy
+	// Tags lists the release tags gate.creep compares with; nil for none.
+	Tags baseline.TagLister
 }
 
 // Check judges the head runs (measured now, unless given) against the
@@ -71,8 +73,11 @@ func Check(ctx context.Context, env Env, o CheckOptions) (Judged, error) {
 	if err := writeResult(o.ResultPath, head); err != nil {
 		return Judged{}, err
 	}
-	v := judgeAgainstBaseline(head, bl, policyFor(o.Config, o.Policy, bl))
-	in := report.Input{Name: head.Benchmark, Mode: "check", BaselineSource: describe(o.Baseline, bl), Verdict: v, Head: head.Runs, Notes: o.Policy.notes(),
+	p := policyFor(o.Config, o.Policy, bl)
+	v := judgeAgainstBaseline(head, bl, p)
+	creepWarnings, creepNotes := creep(ctx, o, bl, head, p)
+	v.Warnings = append(v.Warnings, creepWarnings...)
+	in := report.Input{Name: head.Benchmark, Mode: "check", BaselineSource: describe(o.Baseline, bl), Verdict: v, Head: head.Runs, Notes: append(o.Policy.notes(), creepNotes...),
 		TargetLog: report.TargetLogs{Head: head.TargetLog}}
 	in.Base, in.BaseOrigins = baselineRuns(bl)
 	return Judged{Input: in, Head: head}, nil

@@ -3,7 +3,8 @@
 // baseline), Check (judge runs against a stored baseline), Compare (judge
 // two sets of result files), Calibrate (A/A jobs that measure the noise),
 // AB (measure a base and a head target in one job and judge them on their
-// pairs) and Demo (check, recording first, on the embedded demo service).
+// pairs), History (the change points of main's recorded jobs) and Demo
+// (check, recording first, on the embedded demo service).
 //
 // A use case takes an options struct and the Env it may use, and returns
 // what it judged or stored with an error that carries its Kind; it reads

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -22,19 +23,36 @@ type RecordOptions struct {
 	// Provenance says which commit, ref and job the runs measured; Time is
 	// the runs' own, and an empty Job gets a local id from that time.
 	Provenance baseline.Provenance
+	// History is the history file the job is also appended to; empty for
+	// the one beside the baseline (baseline.HistoryPath).
+	History string
+	// Runner names the CI's machine image, for the history ("" unknown).
+	Runner string
 }
 
 // Recorded is what Record stored.
 type Recorded struct {
 	Head     *result.File
 	Baseline *baseline.File
+	History  *baseline.History
+	// HistoryPath is where the history was written.
+	HistoryPath string
 }
 
 // Record appends the head runs (measured now, unless given) to the
-// baseline file, keeping its rolling window. An unreadable baseline stops
-// it before anything runs, and is left as it is.
+// baseline file, keeping its rolling window, and the job to the history of
+// main beside it. An unreadable baseline or history stops it before
+// anything runs, and is left as it is; a run that fails writes neither.
 func Record(ctx context.Context, env Env, o RecordOptions) (Recorded, error) {
 	bl, err := readBaseline(ctx, baseline.FileSource{Path: o.Path})
+	if err != nil {
+		return Recorded{}, err
+	}
+	historyPath := o.History
+	if historyPath == "" {
+		historyPath = baseline.HistoryPath(o.Path)
+	}
+	hist, err := readHistory(historyPath)
 	if err != nil {
 		return Recorded{}, err
 	}
@@ -54,11 +72,32 @@ func Record(ctx context.Context, env Env, o RecordOptions) (Recorded, error) {
 	if bl.DefinitionHash != head.DefinitionHash && len(bl.Samples) > 0 {
 		fmt.Fprintf(env.log(), "the benchmark definition changed: the %d old samples and the calibration are dropped\n", len(bl.Samples))
 	}
-	bl.Append(head, stamped(o.Provenance, head.Created))
+	prov := stamped(o.Provenance, head.Created)
+	bl.Append(head, prov)
+	keep := 0
+	if o.Config != nil {
+		keep = o.Config.Gate.History.Jobs
+	}
+	hist.Append(head, prov, o.Runner, keep)
+	// The history first: a job appended twice (a retry after a failed
+	// baseline write) replaces its own line there.
+	if err := Runtime.Wrap(baseline.WriteHistory(historyPath, hist)); err != nil {
+		return Recorded{}, err
+	}
 	if err := Runtime.Wrap(baseline.Write(o.Path, bl)); err != nil {
 		return Recorded{}, err
 	}
-	return Recorded{Head: head, Baseline: bl}, nil
+	return Recorded{Head: head, Baseline: bl, History: hist, HistoryPath: historyPath}, nil
+}
+
+// readHistory reads the history at path, empty when there is none yet; an
+// unreadable one is a runtime failure that leaves the file as it is.
+func readHistory(path string) (*baseline.History, error) {
+	h, err := baseline.ReadHistory(path)
+	if errors.Is(err, baseline.ErrNotFound) {
+		return &baseline.History{}, nil
+	}
+	return h, Runtime.Wrap(err)
 }
 
 // stamped is p for runs made at t: with their time, and a local job id

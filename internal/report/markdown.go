@@ -84,7 +84,7 @@ func Markdown(in Input) string {
 		d.write(block + caption + "\n\n")
 	}
 	d.list("**Warnings**\n\n", "⚠️ ", stats.Messages(v.Warnings))
-	d.list("**Notes**\n\n", "", append(append(findingNotes(gated, lowConfidence), in.Notes...), targetLogNotes(in)...), provenanceNote(in.TriggerRun)...)
+	d.list("**Notes**\n\n", "", append(append(findingNotes(gated, lowConfidence), in.Notes...), targetLogNotes(in)...), append(provenanceNote(in.TriggerRun), trendNote(in.TrendURL)...)...)
 	if len(reported) > 0 {
 		d.details(fmt.Sprintf("%d reported-only %s (not gated)", len(reported), plural(len(reported), "metric", "metrics")),
 			reportedHeader(v), rowsOf(reported, func(f gate.Finding) string { return reportedRow(f, v.Sequential != nil) }))
@@ -262,6 +262,23 @@ func provenanceNote(url string) []string {
 		return []string{"Posted from the report of run " + mdText(url) + rest}
 	}
 	return []string{fmt.Sprintf("Posted from the report of [workflow run %s](%s)%s", m[2], url, rest)}
+}
+
+// trendLink is the allow-list of a trend page's address: https, a host,
+// and a path of plain characters (no parentheses, brackets, quotes or
+// spaces that could end the Markdown link or start another).
+var trendLink = regexp.MustCompile(`^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%/+-]*)?$`)
+
+// trendNote links the trend page of main's history (the trend_url input),
+// or shows an address off the allow-list as inert text.
+func trendNote(url string) []string {
+	switch {
+	case url == "":
+		return nil
+	case len(url) > 512 || !trendLink.MatchString(url):
+		return []string{"Trend of main: " + mdText(url)}
+	}
+	return []string{fmt.Sprintf("[Trend of main](%s): each gated metric over its recorded jobs, with the commits where one shifted.", url)}
 }
 
 // details writes a collapsed section with its summary, a table head and

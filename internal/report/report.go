@@ -46,6 +46,9 @@ type Input struct {
 	// report). It is the one link the Markdown report writes, and only
 	// when it passes runLink's allow-list.
 	TriggerRun string
+	// TrendURL is the address of the trend page of main's history (the
+	// trend_url input), linked when it passes trendLink's allow-list.
+	TrendURL string
 }
 
 // Origin is where one baseline sample was recorded.

@@ -2,8 +2,9 @@
 // one-sided Mann–Whitney U-test, the exact signed-rank test on pairs, the
 // small-sample fallbacks (a z-test with calibrated noise and a t prediction
 // test), the noise model measured by calibrate (within-job σ_w and
-// between-job σ_b from a one-way random-effects ANOVA), noise floors and
-// minimum detectable effects.
+// between-job σ_b from a one-way random-effects ANOVA), noise floors,
+// minimum detectable effects, and the change points of a series of jobs
+// over time (E-divisive means with a permutation test, ChangePoints).
 //
 // Compare is the one place a test is chosen: the caller states what it has
 // for a metric (unpaired samples or pairs, calibrated noise or none, how

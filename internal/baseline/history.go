@@ -1,0 +1,202 @@
+package baseline
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/atomicfile"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// The history of main: one line of JSON per recorded job, oldest first, in
+// baselines/<name>.history.jsonl beside the baseline. The baseline keeps
+// the last gate.window samples for checks; the history keeps every job's
+// result summary (its commit, environment, definition and per-run figures)
+// for much longer, so that `tailgate history` can say which commits
+// shifted a metric. It lives in the same directory as the baseline so that
+// whatever persists the baseline (a commit to main, a baselines branch)
+// persists it too, and one line per job keeps every commit's diff to a
+// line added and, at the bound, one dropped.
+
+// HistorySchemaVersion is the version of each history line.
+const HistorySchemaVersion = 1
+
+// Retention: the last DefaultHistoryJobs jobs (gate.history.jobs), and
+// never more than MaxHistoryBytes: older lines are dropped first. A line
+// of 5 runs of every metric is about 3 kB, so the byte bound holds well
+// over the default count.
+const (
+	DefaultHistoryJobs = 500
+	MaxHistoryBytes    = 8 << 20
+)
+
+// ErrHistoryCorrupt: the history file exists but a line is not one this
+// build can read.
+var ErrHistoryCorrupt = errors.New("history file unreadable")
+
+// Job is one recorded job of the history: what it measured, where, and
+// its runs' summary figures.
+type Job struct {
+	Schema         int        `json:"schema"`
+	Benchmark      string     `json:"benchmark"`
+	Commit         string     `json:"commit,omitempty"`
+	Ref            string     `json:"ref,omitempty"`
+	Job            string     `json:"job"`
+	Time           time.Time  `json:"time"`
+	DefinitionHash string     `json:"definition_hash,omitempty"`
+	Env            result.Env `json:"env"`
+	// Runner names the machine image the job ran on, where the CI says
+	// (GitHub's ImageOS and ImageVersion): a new image is not a code
+	// change. Empty when unknown.
+	Runner string `json:"runner,omitempty"`
+	// Runs hold each run's metrics, by metric key; a metric a run did not
+	// measure is absent.
+	Runs []map[string]float64 `json:"runs"`
+	// SetByLoad lists the metrics some run says its load fixes (an
+	// open-loop rate): they are never gated.
+	SetByLoad []string `json:"set_by_load,omitempty"`
+}
+
+// Results returns the job's runs as runs, which is all the analysis
+// needs of them.
+func (j Job) Results() []result.Run {
+	runs := make([]result.Run, len(j.Runs))
+	for i, m := range j.Runs {
+		runs[i] = result.Run{Index: i, Metrics: copyMetrics(m), SetByLoad: j.SetByLoad}
+	}
+	return runs
+}
+
+// History is the jobs of a history file, oldest first.
+type History struct {
+	Jobs []Job
+}
+
+// HistoryPath is the history file kept beside the baseline at
+// baselinePath: baselines/api.json → baselines/api.history.jsonl.
+func HistoryPath(baselinePath string) string {
+	return strings.TrimSuffix(baselinePath, ".json") + ".history.jsonl"
+}
+
+// DecodeHistory parses a history file; name is used in messages, which
+// give the line of any problem.
+func DecodeHistory(name string, data []byte) (*History, error) {
+	h := &History{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), MaxHistoryBytes)
+	for line := 1; sc.Scan(); line++ {
+		text := bytes.TrimSpace(sc.Bytes())
+		if len(text) == 0 {
+			continue
+		}
+		job, err := decodeJob(text)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s:%d: %v (fix or remove the line; the file was not changed)", ErrHistoryCorrupt, name, line, err)
+		}
+		h.Jobs = append(h.Jobs, job)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v (the file was not changed)", ErrHistoryCorrupt, name, err)
+	}
+	return h, nil
+}
+
+func decodeJob(line []byte) (Job, error) {
+	var j Job
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		return Job{}, err
+	}
+	if j.Schema != HistorySchemaVersion {
+		return Job{}, fmt.Errorf("schema %d, this build reads schema %d", j.Schema, HistorySchemaVersion)
+	}
+	if len(j.Runs) == 0 {
+		return Job{}, errors.New("a job without runs")
+	}
+	return j, nil
+}
+
+// ReadHistory reads the history at path; ErrNotFound when there is none.
+func ReadHistory(path string) (*History, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading history: %w", err)
+	}
+	return DecodeHistory(path, data)
+}
+
+// WriteHistory replaces the file at path atomically: a failure leaves the
+// old file as it was.
+func WriteHistory(path string, h *History) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return h.encode(w) })
+}
+
+func (h *History) encode(w io.Writer) error {
+	for _, j := range h.Jobs {
+		line, err := json.Marshal(j)
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(append(line, '\n')); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Append adds the job that measured res and then drops the oldest jobs
+// beyond keep (DefaultHistoryJobs when keep ≤ 0) and beyond
+// MaxHistoryBytes. A job of the same id replaces the earlier line: a job
+// recorded twice counts once.
+func (h *History) Append(res *result.File, p Provenance, runner string, keep int) {
+	job := Job{Schema: HistorySchemaVersion, Benchmark: res.Benchmark, Commit: p.Commit, Ref: p.Ref, Job: p.Job, Time: p.Time,
+		DefinitionHash: res.DefinitionHash, Env: res.Env, Runner: runner}
+	for _, r := range res.Runs {
+		job.Runs = append(job.Runs, copyMetrics(r.Metrics))
+		for _, key := range r.SetByLoad {
+			if !slices.Contains(job.SetByLoad, key) {
+				job.SetByLoad = append(job.SetByLoad, key)
+			}
+		}
+	}
+	kept := h.Jobs[:0:0]
+	for _, j := range h.Jobs {
+		if j.Job != job.Job {
+			kept = append(kept, j)
+		}
+	}
+	h.Jobs = append(kept, job)
+	h.trim(keep, MaxHistoryBytes)
+}
+
+// trim keeps the last keep jobs within maxBytes.
+func (h *History) trim(keep, maxBytes int) {
+	if keep <= 0 {
+		keep = DefaultHistoryJobs
+	}
+	if extra := len(h.Jobs) - keep; extra > 0 {
+		h.Jobs = h.Jobs[extra:]
+	}
+	size := 0
+	for i := len(h.Jobs) - 1; i >= 0; i-- {
+		line, _ := json.Marshal(h.Jobs[i])
+		size += len(line) + 1
+		if size > maxBytes {
+			h.Jobs = h.Jobs[i+1:]
+			return
+		}
+	}
+}

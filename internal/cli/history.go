@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/tailgate-ci/tailgate/internal/atomicfile"
+	"github.com/tailgate-ci/tailgate/internal/baseline"
+	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/pipeline"
+	"github.com/tailgate-ci/tailgate/internal/report"
+)
+
+func init() {
+	register("history", "find the commits where a gated metric of main shifted, and draw the trend page", cmdHistory)
+}
+
+// historySeed is the seed of the permutation tests: fixed, so that one
+// history always gives the same change points.
+const historySeed = 22
+
+func cmdHistory(ctx context.Context, e env, args []string) error {
+	fs := newFlagSet("history", "history [-c tailgate.yml | --history FILE] [--html FILE] [--fail-on-regression=false]", e.stderr)
+	cfgPath := fs.String("c", "", "the benchmark `file`: its gated metrics, gate.min_effect and gate.alpha, and the history beside its baseline")
+	historyFlag := fs.String("history", "", "the history `file` (default: beside the baseline, <baseline>.history.jsonl)")
+	htmlPath := fs.String("html", "", "write the trend page, one self-contained HTML `file`")
+	failOn := fs.Bool("fail-on-regression", true, "exit 1 when main is at a regressed level of a gated metric")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErr("history takes no arguments, got %q", fs.Arg(0))
+	}
+	cfg, path, err := historyInput(*cfgPath, *historyFlag)
+	if err != nil {
+		return err
+	}
+	in, err := pipeline.History(pipeline.HistoryOptions{Config: cfg, Path: path, Seed: historySeed})
+	if err != nil {
+		return err
+	}
+	if err := report.WriteHistoryText(e.stdout, in); err != nil {
+		return pipeline.Runtime.Wrap(err)
+	}
+	if *htmlPath != "" {
+		if err := atomicfile.Write(*htmlPath, func(w io.Writer) error { return report.WriteHistoryHTML(w, in) }); err != nil {
+			return pipeline.Runtime.Wrap(err)
+		}
+		fmt.Fprintf(e.stdout, "wrote the trend page %s\n", *htmlPath)
+	}
+	if cur := in.Verdict.Current(); *failOn && len(cur) > 0 {
+		return pipeline.Regression.Errorf("main is at a regressed level of %d gated %s", len(cur), pluralWord(len(cur), "metric", "metrics"))
+	}
+	return nil
+}
+
+// historyInput is the config (nil without -c) and the history file: the
+// flag's, else the one beside the config's baseline.
+func historyInput(cfgPath, historyFlag string) (*config.Config, string, error) {
+	var cfg *config.Config
+	if cfgPath != "" {
+		c, err := config.LoadFile(cfgPath)
+		if err != nil {
+			return nil, "", pipeline.Usage.Wrap(err)
+		}
+		cfg = c
+	}
+	switch {
+	case historyFlag != "":
+		return cfg, historyFlag, nil
+	case cfg != nil:
+		return cfg, baseline.HistoryPath(baselinePath("", cfg, cfg.Name)), nil
+	}
+	return nil, "", usageErr("history: give the benchmark (-c tailgate.yml) or the history file (--history FILE)")
+}
+
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

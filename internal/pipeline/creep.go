@@ -1,0 +1,183 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/baseline"
+	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/stats"
+)
+
+// A rolling baseline follows main down: ten changes of +1.5 % each pass
+// their checks, and the window then holds the slower main. Creep compares
+// the head also with older references (gate.creep.against): the oldest
+// job of the window, and the newest release tag the history of main has a
+// job of. A gated metric beyond its floor the bad way against one of them
+// is a warning, never a failure; the figures of every reference are a
+// note.
+
+// creepReference is one older state of main to compare the head with.
+type creepReference struct {
+	name string // "the window's oldest job", "v1.4"
+	runs []result.Run
+	jobs int
+	// definition is the benchmark definition hash the runs measured.
+	definition string
+	tag        bool
+}
+
+// creep compares head with the references the policy names and returns
+// the warnings and notes for the report. Nothing here fails the check: a
+// reference that cannot be read is a note.
+func creep(ctx context.Context, o CheckOptions, bl *baseline.File, head *result.File, p gate.Policy) ([]stats.Warning, []string) {
+	g, ok := o.Policy.gate(o.Config)
+	if !ok || bl == nil {
+		return nil, nil
+	}
+	refs, notes := creepReferences(ctx, g.Creep.Against, o, bl)
+	var warnings []stats.Warning
+	for _, ref := range refs {
+		w, note := compareCreep(ref, head, p)
+		warnings = append(warnings, w...)
+		if ref.tag {
+			notes = append(notes, note) // the window's start is the baseline's own: only its warnings
+		}
+	}
+	return warnings, notes
+}
+
+// creepReferences resolves each entry of gate.creep.against.
+func creepReferences(ctx context.Context, against []string, o CheckOptions, bl *baseline.File) ([]creepReference, []string) {
+	var refs []creepReference
+	var notes []string
+	for _, entry := range against {
+		if entry == config.CreepWindowStart {
+			if ref, ok := windowStart(bl); ok {
+				refs = append(refs, ref)
+			}
+			continue
+		}
+		glob := strings.TrimPrefix(entry, config.CreepTagPrefix)
+		ref, note := lastTag(ctx, glob, o)
+		if note != "" {
+			notes = append(notes, note)
+		} else {
+			refs = append(refs, ref)
+		}
+	}
+	return refs, notes
+}
+
+// windowStart is the oldest job of the window; none while the window
+// holds a single job (it is the baseline itself).
+func windowStart(bl *baseline.File) (creepReference, bool) {
+	if len(bl.Samples) == 0 || bl.Jobs() < 2 {
+		return creepReference{}, false
+	}
+	first := bl.Samples[0]
+	ref := creepReference{name: "the window's oldest job (" + shortCommit(first.Commit, first.Job) + ")", jobs: 1, definition: bl.DefinitionHash}
+	for _, s := range bl.Samples {
+		if s.Job == first.Job {
+			ref.runs = append(ref.runs, result.Run{Index: len(ref.runs), Metrics: s.Metrics})
+		}
+	}
+	return ref, true
+}
+
+// lastTag is the newest tag matching glob that the history of main has a
+// job of (its commit, or a job recorded on the tag's ref); a note says why
+// there is none.
+func lastTag(ctx context.Context, glob string, o CheckOptions) (creepReference, string) {
+	if o.Tags == nil {
+		return creepReference{}, ""
+	}
+	hist, err := baseline.ReadHistoryBeside(ctx, o.Baseline)
+	if err != nil {
+		return creepReference{}, fmt.Sprintf("Creep against tag %s: the history could not be read (%v).", glob, err)
+	}
+	if hist == nil {
+		return creepReference{}, ""
+	}
+	tags, err := o.Tags.Tags(ctx, glob)
+	if err != nil {
+		return creepReference{}, "" // no repository, or no tags fetched: nothing to compare with
+	}
+	for _, tag := range tags {
+		if ref, ok := tagJobs(hist, tag); ok {
+			return ref, ""
+		}
+	}
+	return creepReference{}, ""
+}
+
+// tagJobs gathers the history's jobs of tag.
+func tagJobs(h *baseline.History, tag baseline.Tag) (creepReference, bool) {
+	ref := creepReference{name: tag.Name + " (" + shortCommit(tag.Commit, "") + ")", tag: true}
+	for _, j := range h.Jobs {
+		if j.Commit == tag.Commit || j.Ref == "refs/tags/"+tag.Name {
+			ref.runs = append(ref.runs, j.Results()...)
+			ref.definition = j.DefinitionHash
+			ref.jobs++
+		}
+	}
+	return ref, ref.jobs > 0
+}
+
+// compareCreep judges head against ref by the check's own policy.
+func compareCreep(ref creepReference, head *result.File, p gate.Policy) ([]stats.Warning, string) {
+	if ref.definition != "" && head.DefinitionHash != "" && ref.definition != head.DefinitionHash {
+		return nil, fmt.Sprintf("Creep against %s: not compared, it measured another benchmark definition.", ref.name)
+	}
+	p.BaselineJobs = ref.jobs
+	v := gate.Judge(ref.runs, head.Runs, p)
+	var warnings []stats.Warning
+	var changes []string
+	for _, f := range v.Findings {
+		if !f.Gated || f.Outcome == gate.NotAvailable {
+			continue
+		}
+		changes = append(changes, fmt.Sprintf("%s %s", f.Label, changeText(f)))
+		if f.Outcome == gate.MetricRegression {
+			warnings = append(warnings, stats.Warn(gate.WarnCreep, fmt.Sprintf("creep: %s is %s worse than at %s (%d runs): %s → %s, beyond its floor, though the changes since may each have passed",
+				f.Label, worseText(f), ref.name, len(ref.runs), valueText(f.BaseMedian, f.Unit), valueText(f.HeadMedian, f.Unit))))
+		}
+	}
+	return warnings, fmt.Sprintf("Against %s (%d runs): %s.", ref.name, len(ref.runs), strings.Join(changes, ", "))
+}
+
+// changeText is a finding's change: "+12.0 %" or "−0.50 pp".
+func changeText(f gate.Finding) string {
+	if f.Percent {
+		return fmt.Sprintf("%+.2f pp", f.Change)
+	}
+	return fmt.Sprintf("%+.1f %%", f.Change)
+}
+
+// worseText is how much worse a finding is: "13.8 %" or "0.50 pp".
+func worseText(f gate.Finding) string {
+	if f.Percent {
+		return fmt.Sprintf("%.2f pp", f.Worse)
+	}
+	return fmt.Sprintf("%.1f %%", f.Worse)
+}
+
+func valueText(v float64, unit string) string {
+	if unit == "/s" {
+		return fmt.Sprintf("%.4g/s", v)
+	}
+	return fmt.Sprintf("%.4g %s", v, unit)
+}
+
+func shortCommit(commit, job string) string {
+	switch {
+	case len(commit) > 12:
+		return commit[:12]
+	case commit == "":
+		return "job " + job
+	}
+	return commit
+}

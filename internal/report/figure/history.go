@@ -1,0 +1,150 @@
+package figure
+
+import (
+	"math"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// History is one metric over main's recorded jobs, oldest first: each
+// job's runs as small dots, its median as a line through the jobs, the
+// level of each segment between change points as a bold line, and each
+// change point as a dashed vertical line where the new level begins
+// (in the limit colour when it is a regression), with the jobs it may be
+// as a band.
+type History struct {
+	Title, YLabel string
+	// Runs are each job's run values; Medians the jobs' medians.
+	Runs    [][]float64
+	Medians []float64
+	Levels  []Level
+	Changes []Change
+}
+
+// Level is a segment's median from job From to job To (0-based, inclusive).
+type Level struct {
+	From, To int
+	Value    float64
+}
+
+// Change is a change point: the first job at the new level (0-based), the
+// first and last jobs it may be, and whether it is a regression.
+type Change struct {
+	At, First, Last int
+	Regression      bool
+}
+
+// SVG draws the plot.
+func (h History) SVG() (string, error) {
+	p := newPlot(h.Title, "recorded job of main (#), oldest first", h.YLabel)
+	n := len(h.Medians)
+	p.Add(h.changeBands()...)
+	for _, c := range h.Changes {
+		r := baseColor
+		if c.Regression {
+			r = limitColor
+		}
+		p.Add(vline(float64(c.At)+0.5, r))
+	}
+	var dots plotter.XYs
+	for j, runs := range h.Runs {
+		for _, v := range finite(runs) {
+			dots = append(dots, plotter.XY{X: float64(j + 1), Y: v})
+		}
+	}
+	small := scatter(dots, draw.CircleGlyph{}, mutedColor)
+	small.GlyphStyle.Radius = vg.Points(1.6)
+	p.Add(small)
+	if medians := indexed(h.Medians, 1); len(medians) > 1 {
+		l, err := plotter.NewLine(medians)
+		if err == nil {
+			l.LineStyle = draw.LineStyle{Color: baseColor.color(), Width: vg.Points(1)}
+			p.Add(l)
+		}
+	}
+	for _, lv := range h.Levels {
+		l := hline(float64(lv.From)+0.5, float64(lv.To)+1.5, lv.Value, fg, false)
+		l.Width = vg.Points(2.2)
+		p.Add(l)
+	}
+	p.X.Min, p.X.Max = 0.5, float64(n)+0.5
+	p.X.Tick.Marker = h.ticks()
+	pad(&p.Y, 0.08)
+	if p.Y.Min < 0 && lowest(h.Runs) >= 0 {
+		p.Y.Min = 0 // the padding must not draw a share or a time below zero
+	}
+	return svg(p, h.Title)
+}
+
+// lowest is the least finite run value; +Inf when there is none.
+func lowest(runs [][]float64) float64 {
+	lo := math.Inf(1)
+	for _, r := range runs {
+		for _, v := range finite(r) {
+			lo = math.Min(lo, v)
+		}
+	}
+	return lo
+}
+
+// changeBands shade the jobs each change point may be.
+func (h History) changeBands() []plot.Plotter {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, runs := range h.Runs {
+		for _, v := range finite(runs) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if math.IsInf(lo, 0) {
+		return nil
+	}
+	var out []plot.Plotter
+	for _, c := range h.Changes {
+		if c.Last > c.First {
+			out = append(out, band(float64(c.First)+0.5, float64(c.Last)+1.5, lo, hi))
+		}
+	}
+	return out
+}
+
+// ticks number the jobs (1 is the oldest, as in the page's list of jobs)
+// at a round step that leaves at most about seven labels: commits are too
+// long to stand side by side on a narrow figure.
+func (h History) ticks() plot.ConstantTicks {
+	n := len(h.Medians)
+	step := 1
+	for _, s := range []int{1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000} {
+		step = s
+		if n/s <= 7 {
+			break
+		}
+	}
+	ticks := plot.ConstantTicks{{Value: 1, Label: "1"}}
+	for j := step; j <= n; j += step {
+		if j > 1 {
+			ticks = append(ticks, plot.Tick{Value: float64(j), Label: strconv.Itoa(j)})
+		}
+	}
+	return ticks
+}
+
+// vline is a dashed vertical line at x over the whole plot height, drawn
+// as a grid line is: it needs the axis range, so it is a plot.Plotter
+// that reads it when drawn.
+func vline(x float64, r role) plot.Plotter { return vertical{x: x, role: r} }
+
+type vertical struct {
+	x    float64
+	role role
+}
+
+func (v vertical) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	x := trX(v.x)
+	c.StrokeLine2(draw.LineStyle{Color: v.role.color(), Width: vg.Points(1.4), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}},
+		x, c.Min.Y, x, c.Max.Y)
+}

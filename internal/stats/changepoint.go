@@ -1,0 +1,384 @@
+package stats
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// Change points of a series over time: E-divisive means (Matteson & James,
+// 2014) with its permutation test, the method of MongoDB's performance CI,
+// followed by a merge step that drops steps smaller than a floor (as
+// Otava's does). The series holds one value per job, oldest first, on the
+// comparison scale (logs for ratio metrics): a job's runs share the job's
+// drift, so runs are not exchangeable between jobs and are never the
+// points.
+//
+// False alarms: each split is accepted only if its permutation p-value is
+// at most Alpha. On a series with no change (exchangeable values) the
+// first test rejects with probability at most Alpha, and nothing is split
+// unless it does, so a clean series gets a change point with probability
+// at most Alpha (before the floor removes any); TestChangePointsCleanSeries
+// measures it.
+
+// ChangePointOptions tune ChangePoints; zero values take the defaults.
+type ChangePointOptions struct {
+	// Alpha is the level of each permutation test (DefaultChangeAlpha).
+	Alpha float64
+	// Permutations per test (DefaultPermutations); p is at least
+	// 1/(Permutations+1), so it must exceed 1/Alpha − 1.
+	Permutations int
+	// MinSize is the fewest points a segment may hold (DefaultMinSegment).
+	MinSize int
+	// MinStep is the floor on the series' scale: a change point whose step
+	// (difference of its neighbouring segments' medians) is smaller in
+	// absolute value is merged away. 0 keeps every significant one.
+	MinStep float64
+	// Confidence of the step's bounds (0.95).
+	Confidence float64
+	// Resamples of the bootstrap behind the bounds (DefaultResamples).
+	Resamples int
+	// Seed makes the permutations and the bootstrap repeatable.
+	Seed uint64
+}
+
+// Defaults of ChangePointOptions.
+const (
+	DefaultChangeAlpha  = 0.01
+	DefaultPermutations = 499
+	DefaultMinSegment   = 4
+	DefaultResamples    = 999
+)
+
+// ChangePoint is one shift of a series' level.
+type ChangePoint struct {
+	// Index is the first point of the new level: the shift happened
+	// between point Index−1 and point Index.
+	Index int
+	// P is the permutation p-value of the split when it was found.
+	P float64
+	// Step is median(after) − median(before) of the neighbouring
+	// segments, on the series' scale; Lo and Hi bound it (bootstrap
+	// percentile interval at Confidence).
+	Step, Lo, Hi float64
+	// Before and After are the sizes of the neighbouring segments.
+	Before, After int
+	// First and Last bound Index (both inclusive): where the shift may
+	// have happened, at about 95 % (a likelihood-ratio set for the
+	// location of a change in mean). The new level starts at one of the
+	// points First…Last.
+	First, Last int
+}
+
+// ChangePoints finds the change points of x (oldest first), in order. A
+// series too short to hold two segments has none.
+func ChangePoints(x []float64, o ChangePointOptions) ([]ChangePoint, error) {
+	o = o.withDefaults()
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	if err := CheckFinite(x); err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
+	found := divide(x, o, rng)
+	cuts := merge(x, found, o.MinStep)
+	return describeCuts(x, cuts, found, o), nil
+}
+
+func (o ChangePointOptions) withDefaults() ChangePointOptions {
+	if o.Alpha == 0 {
+		o.Alpha = DefaultChangeAlpha
+	}
+	if o.Permutations == 0 {
+		o.Permutations = DefaultPermutations
+	}
+	if o.MinSize == 0 {
+		o.MinSize = DefaultMinSegment
+	}
+	if o.Confidence == 0 {
+		o.Confidence = 0.95
+	}
+	if o.Resamples == 0 {
+		o.Resamples = DefaultResamples
+	}
+	return o
+}
+
+func (o ChangePointOptions) check() error {
+	switch {
+	case !(o.Alpha > 0 && o.Alpha < 1):
+		return fmt.Errorf("change points: alpha %v is not in (0, 1)", o.Alpha)
+	case float64(o.Permutations+1)*o.Alpha < 1:
+		return fmt.Errorf("change points: %d permutations cannot reach p ≤ %v", o.Permutations, o.Alpha)
+	case o.MinSize < 2:
+		return errors.New("change points: a segment needs at least 2 points")
+	case !(o.Confidence > 0 && o.Confidence < 1):
+		return fmt.Errorf("change points: confidence %v is not in (0, 1)", o.Confidence)
+	case o.MinStep < 0 || math.IsNaN(o.MinStep):
+		return fmt.Errorf("change points: floor %v is negative", o.MinStep)
+	}
+	return nil
+}
+
+// divide is the hierarchical E-divisive procedure: split the segment with
+// the strongest divergence while the permutation test says the split is
+// significant. It returns the accepted splits with their p-values.
+func divide(x []float64, o ChangePointOptions, rng *rand.Rand) map[int]float64 {
+	found := map[int]float64{}
+	var ws workspace
+	for {
+		cuts := sortedCuts(found)
+		best, q := bestSplit(x, cuts, o.MinSize, &ws)
+		if best < 0 {
+			return found
+		}
+		p := permutationP(x, cuts, q, o, rng, &ws)
+		if p > o.Alpha {
+			return found
+		}
+		found[best] = p
+	}
+}
+
+// bestSplit is the split with the largest statistic over every segment
+// that cuts make of x; −1 when no segment can be split.
+func bestSplit(x []float64, cuts []int, minSize int, ws *workspace) (int, float64) {
+	best, bestQ := -1, math.Inf(-1)
+	forSegments(len(x), cuts, func(s, e int) {
+		if tau, q := ws.split(x[s:e], minSize); tau >= 0 && q > bestQ {
+			best, bestQ = s+tau, q
+		}
+	})
+	return best, bestQ
+}
+
+// permutationP is the share of permutations (each segment's values shuffled
+// within it) whose best statistic is at least q, counting the observed
+// series as one. It stops once p can no longer be ≤ Alpha.
+func permutationP(x []float64, cuts []int, q float64, o ChangePointOptions, rng *rand.Rand, ws *workspace) float64 {
+	perm := slices.Clone(x)
+	limit := int(math.Floor(o.Alpha * float64(o.Permutations+1)))
+	exceed := 0
+	for r := 0; r < o.Permutations; r++ {
+		forSegments(len(perm), cuts, func(s, e int) {
+			seg := perm[s:e]
+			rng.Shuffle(len(seg), func(i, j int) { seg[i], seg[j] = seg[j], seg[i] })
+		})
+		if _, qp := bestSplit(perm, cuts, o.MinSize, ws); qp >= q {
+			exceed++
+			if exceed >= limit {
+				return float64(exceed+1) / float64(r+2)
+			}
+		}
+	}
+	return float64(exceed+1) / float64(o.Permutations+1)
+}
+
+// workspace holds the distance sums of one segment, reused across calls.
+type workspace struct{ rows []float64 }
+
+// split returns the best split τ of seg (the first index of the second
+// part, each part at least minSize long) and its statistic: the largest
+// Q(τ, κ) = mn/(m+n)·Ê over κ, where Ê is the energy distance between
+// seg[:τ] and seg[τ:κ] with exponent 1. −1 when seg is too short.
+func (ws *workspace) split(seg []float64, minSize int) (int, float64) {
+	n := len(seg)
+	if n < 2*minSize {
+		return -1, 0
+	}
+	prefix := ws.prefixSums(seg)
+	row := func(i, j int) float64 { return prefix[i*(n+1)+j] } // Σ_{k<j} |seg[i]−seg[k]|
+	best, bestQ := -1, math.Inf(-1)
+	var withinX float64 // Σ over pairs in seg[:tau]
+	for tau := 1; tau <= n-minSize; tau++ {
+		withinX += row(tau-1, tau-1)
+		if tau < minSize {
+			continue
+		}
+		var between, withinY float64
+		for kappa := tau; kappa < n; kappa++ {
+			between += row(kappa, tau)
+			withinY += row(kappa, kappa) - row(kappa, tau)
+			m, k := float64(tau), float64(kappa+1-tau)
+			if kappa+1-tau < minSize {
+				continue
+			}
+			e := 2*between/(m*k) - withinX/(m*(m-1)/2) - withinY/(k*(k-1)/2)
+			if q := m * k / (m + k) * e; q > bestQ {
+				best, bestQ = tau, q
+			}
+		}
+	}
+	return best, bestQ
+}
+
+// prefixSums fills, for each i, the running sums Σ_{k<j} |seg[i]−seg[k]|
+// for j = 0…n.
+func (ws *workspace) prefixSums(seg []float64) []float64 {
+	n := len(seg)
+	size := n * (n + 1)
+	if cap(ws.rows) < size {
+		ws.rows = make([]float64, size)
+	}
+	rows := ws.rows[:size]
+	for i, xi := range seg {
+		base := i * (n + 1)
+		rows[base] = 0
+		for j, xj := range seg {
+			rows[base+j+1] = rows[base+j] + math.Abs(xi-xj)
+		}
+	}
+	return rows
+}
+
+// merge removes, weakest first, the splits whose step between their
+// neighbouring segments is below minStep, recomputing the neighbours'
+// steps after each removal.
+func merge(x []float64, found map[int]float64, minStep float64) []int {
+	cuts := sortedCuts(found)
+	for len(cuts) > 0 {
+		weakest, size := -1, math.Inf(1)
+		for i := range cuts {
+			if s := math.Abs(stepAt(x, cuts, i)); s < size {
+				weakest, size = i, s
+			}
+		}
+		if size >= minStep {
+			break
+		}
+		cuts = slices.Delete(cuts, weakest, weakest+1)
+	}
+	return cuts
+}
+
+// segmentsAround returns the segments before and after cuts[i].
+func segmentsAround(x []float64, cuts []int, i int) (before, after []float64) {
+	start, end := 0, len(x)
+	if i > 0 {
+		start = cuts[i-1]
+	}
+	if i+1 < len(cuts) {
+		end = cuts[i+1]
+	}
+	return x[start:cuts[i]], x[cuts[i]:end]
+}
+
+func stepAt(x []float64, cuts []int, i int) float64 {
+	before, after := segmentsAround(x, cuts, i)
+	return Median(after) - Median(before)
+}
+
+// describeCuts gives each remaining cut its step, bounds and p-value.
+func describeCuts(x []float64, cuts []int, found map[int]float64, o ChangePointOptions) []ChangePoint {
+	out := make([]ChangePoint, len(cuts))
+	for i, c := range cuts {
+		before, after := segmentsAround(x, cuts, i)
+		lo, hi := bootstrapStep(before, after, o, uint64(c))
+		first, last := locationRange(before, after)
+		start := c - len(before)
+		out[i] = ChangePoint{Index: c, P: found[c], Step: Median(after) - Median(before), Lo: lo, Hi: hi,
+			Before: len(before), After: len(after), First: min(start+first, c), Last: max(start+last, c)}
+	}
+	return out
+}
+
+// bootstrapStep is the percentile interval of median(after) − median(before)
+// over resamples of each segment.
+func bootstrapStep(before, after []float64, o ChangePointOptions, stream uint64) (float64, float64) {
+	rng := rand.New(rand.NewPCG(o.Seed, stream+1))
+	steps := make([]float64, o.Resamples)
+	b, a := make([]float64, len(before)), make([]float64, len(after))
+	for r := range steps {
+		resample(rng, before, b)
+		resample(rng, after, a)
+		steps[r] = Median(a) - Median(b)
+	}
+	slices.Sort(steps)
+	tail := (1 - o.Confidence) / 2
+	return quantileSorted(steps, tail), quantileSorted(steps, 1-tail)
+}
+
+// locationLR is the likelihood-ratio bound on where a shift in level
+// happened: a split whose squared error exceeds the least by at most this
+// many noise variances stays possible. Two-sided, sup_s W(s) − |s|/2 of a
+// Brownian motion is the larger of two Exp(1) variables, so the
+// likelihood-ratio statistic at the true split is below 2·3.676 with
+// probability 0.95 (Siegmund's approximation for a change in mean).
+const locationLR = 10.6
+
+// locationRange is the range of splits of before ++ after (as indexes of
+// the first point of the new level) the likelihood-ratio bound allows,
+// with the noise variance pooled from both sides around their means.
+func locationRange(before, after []float64) (int, int) {
+	y := append(slices.Clone(before), after...)
+	n := len(y)
+	gains := make([]float64, n)
+	var total, left float64
+	for _, v := range y {
+		total += v
+	}
+	for tau := 1; tau < n; tau++ {
+		left += y[tau-1]
+		l, r := left/float64(tau), (total-left)/float64(n-tau)
+		// The squared error a split at tau saves over no split.
+		gains[tau] = float64(tau) * float64(n-tau) * (l - r) * (l - r) / float64(n)
+	}
+	variance := (pooledSquares(before) + pooledSquares(after)) / float64(max(n-2, 1))
+	most := slices.Max(gains)
+	first, last := len(before), len(before)
+	for tau := 1; tau < n; tau++ {
+		if variance > 0 && (most-gains[tau])/variance <= locationLR {
+			first, last = min(first, tau), max(last, tau)
+		}
+	}
+	return first, last
+}
+
+// pooledSquares is the sum of squared deviations of x from its mean.
+func pooledSquares(x []float64) float64 {
+	m := Mean(x)
+	var s float64
+	for _, v := range x {
+		s += (v - m) * (v - m)
+	}
+	return s
+}
+
+func resample(rng *rand.Rand, from, into []float64) {
+	for i := range into {
+		into[i] = from[rng.IntN(len(from))]
+	}
+}
+
+// quantileSorted is the q quantile of sorted s by linear interpolation.
+func quantileSorted(s []float64, q float64) float64 {
+	pos := q * float64(len(s)-1)
+	i := int(math.Floor(pos))
+	if i+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[i] + (pos-float64(i))*(s[i+1]-s[i])
+}
+
+func sortedCuts(found map[int]float64) []int {
+	cuts := make([]int, 0, len(found))
+	for c := range found {
+		cuts = append(cuts, c)
+	}
+	slices.Sort(cuts)
+	return cuts
+}
+
+// forSegments calls f with the bounds [s, e) of each segment cuts make of
+// a series of n points.
+func forSegments(n int, cuts []int, f func(s, e int)) {
+	s := 0
+	for _, c := range cuts {
+		f(s, c)
+		s = c
+	}
+	f(s, n)
+}
