@@ -64,14 +64,15 @@ func Check(ctx context.Context, env Env, o CheckOptions) (Judged, error) {
 	if err != nil {
 		return Judged{}, err
 	}
-	head, err := headRuns(ctx, env, o.Policy.benchmark(o.Config), o.Head)
+	cfg := o.Policy.benchmark(o.Config)
+	head, err := headRuns(ctx, env, cfg, o.Head)
 	if err != nil {
-		return Judged{}, err
+		return Judged{}, o.Policy.headFailure(err)
 	}
 	if err := writeResult(o.ResultPath, head); err != nil {
 		return Judged{}, err
 	}
-	v := judgeAgainstBaseline(head, bl, policyFor(o.Config, o.Policy, bl))
+	v := judgeAgainstBaseline(head, bl, policyFor(cfg, o.Policy, bl))
 	in := report.Input{Name: head.Benchmark, Mode: "check", BaselineSource: describe(o.Baseline, bl), Verdict: v, Head: head.Runs, Notes: o.Policy.notes(),
 		TargetLog: report.TargetLogs{Head: head.TargetLog}}
 	in.Base, in.BaseOrigins = baselineRuns(bl)
