@@ -264,13 +264,14 @@ func procedureChanges(trusted, head *config.Config) []string {
 // its own is looked into, down to three levels (ab.base.start), anything
 // else is named whole (scenarios, load.rate).
 func keyChanges(prefix string, a, b reflect.Value, depth int) []string {
+	// depth counts the sections above prefix.
 	if a.Kind() == reflect.Pointer && b.Kind() == reflect.Pointer && !a.IsNil() && !b.IsNil() {
 		a, b = a.Elem(), b.Elem()
 	}
 	if sameValue(a, b) {
 		return nil
 	}
-	if a.Kind() != reflect.Struct || depth >= 3 || !hasKeys(a.Type()) {
+	if a.Kind() != reflect.Struct || depth > 3 || !hasKeys(a.Type()) {
 		return []string{prefix}
 	}
 	var out []string
@@ -279,11 +280,11 @@ func keyChanges(prefix string, a, b reflect.Value, depth int) []string {
 		if name == "-" || !a.Type().Field(i).IsExported() {
 			continue
 		}
-		key := prefix
+		key, level := prefix, depth // an inline section's keys are its parent's
 		if opts != "inline" {
-			key = strings.TrimPrefix(prefix+"."+name, ".")
+			key, level = strings.TrimPrefix(prefix+"."+name, "."), depth+1
 		}
-		out = append(out, keyChanges(key, a.Field(i), b.Field(i), depth+1)...)
+		out = append(out, keyChanges(key, a.Field(i), b.Field(i), level)...)
 	}
 	if len(out) == 0 { // a difference only in what no key holds (a file's content)
 		return []string{prefix}
