@@ -214,7 +214,7 @@ func trustedPolicy(head *config.Config, base BaseFile, whole bool) *Policy {
 	if whole {
 		if p.procedure = procedureChanges(trusted, head); len(p.procedure) > 0 {
 			p.Notes = append(p.Notes, fmt.Sprintf("This PR changes the benchmark (changed: %s): it is judged with the base's, and yours applies after merge. "+
-				"Both sides were built, started and measured with the benchmark of %s.", strings.Join(p.procedure, ", "), where))
+				"The head (and in mode ab the base) was built, started and measured with the benchmark of %s.", strings.Join(p.procedure, ", "), where))
 		}
 		return p
 	}
