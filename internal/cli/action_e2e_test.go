@@ -564,6 +564,7 @@ type workflowFile struct {
 }
 
 type workflowJob struct {
+	If    string `yaml:"if"`
 	Steps []struct {
 		ID   string            `yaml:"id"`
 		Uses string            `yaml:"uses"`
@@ -610,10 +611,17 @@ func TestRepositoryWorkflows(t *testing.T) {
 		if _, ok := wf.On["pull_request_target"]; ok {
 			t.Errorf("%s: pull_request_target would run PR code with a write token", file)
 		}
+		_, onPR := wf.On["pull_request"]
 		for jobName, job := range wf.Jobs {
 			local := map[string]bool{}
+			runsPR := onPR && (len(wf.On) == 1 || strings.Contains(job.If, "pull_request"))
 			for i, st := range job.Steps {
 				where := fmt.Sprintf("%s: job %s step %d", file, jobName, i+1)
+				// A job that runs the PR's code (its build, its service) must
+				// not leave the checkout's token in .git/config for it.
+				if runsPR && strings.HasPrefix(st.Uses, "actions/checkout@") && st.With["persist-credentials"] != "false" {
+					t.Errorf("%s: actions/checkout in a job that runs the PR's code needs persist-credentials: false", where)
+				}
 				if strings.Contains(st.Run, "${{") {
 					t.Errorf("%s: run script interpolates an expression; pass it through env", where)
 				}
