@@ -141,12 +141,16 @@ var (
 	hexRun      = regexp.MustCompile(`[0-9A-Fa-f]{7,}`)
 )
 
-// breakReferences puts zwsp into every GH-N ("GH​-7") and, every
-// six characters, into every run of seven or more hex digits, so that
-// no part of it is a commit SHA GitHub would link.
+// breakReferences puts zwsp into every GH-N (after the GH) and, every six
+// characters, into every run of seven or more hex digits that holds both a
+// letter and a digit, as a SHA does, so that no part of it is a commit SHA
+// GitHub would link.
 func breakReferences(s string) string {
 	s = ghReference.ReplaceAllStringFunc(s, func(m string) string { return m[:2] + zwsp + m[2:] })
 	return hexRun.ReplaceAllStringFunc(s, func(m string) string {
+		if !strings.ContainsAny(m, "0123456789") || !strings.ContainsAny(m, "abcdefABCDEF") {
+			return m // digits alone (a count, a temp file's name), or a word of a–f
+		}
 		var b strings.Builder
 		for i := 0; i < len(m); i += 6 {
 			if i > 0 {
