@@ -145,3 +145,16 @@ func FilesAtCommit(ctx context.Context, repoDir, commit string, git Git) func(pa
 		return data, nil
 	}
 }
+
+// ResolveCommit is the full sha of the commit ref names in the
+// repository at repoDir.
+func ResolveCommit(ctx context.Context, repoDir, ref string, git Git) (string, error) {
+	if ref == "" || strings.HasPrefix(ref, "-") {
+		return "", fmt.Errorf("ref %q cannot name a commit", ref)
+	}
+	out, err := git.Run(ctx, repoDir, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("%s is not a commit of this repository: %w", ref, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}

@@ -235,8 +235,8 @@ func (p *Policy) headFailure(err error) error {
 		return err
 	}
 	return fmt.Errorf("%w\nThe head was built and measured with the benchmark of %s, and this pull request changes it (%s). "+
-		"If the head cannot run the base's procedure, set the action's input benchmark_from: head: the job then runs the pull request's own benchmark "+
-		"on both sides, which trusts the pull request (docs/github-action.md, \"benchmark_from\")", err, p.where, strings.Join(p.procedure, ", "))
+		"If the head cannot run the base's procedure, set benchmark_from: head (the action's input; tailgate ab --benchmark-from head): "+
+		"the job then runs the pull request's own benchmark on both sides, which trusts the pull request (docs/github-action.md, \"benchmark_from\")", err, p.where, strings.Join(p.procedure, ", "))
 }
 
 // fromBase reports whether the benchmark run is the base commit's.
