@@ -9,7 +9,7 @@ import (
 )
 
 // The benchmark-procedure attacks of issue 20, replayed as an attacker
-// would: each pull request makes the service 12× slower (its
+// would: each pull request makes the service 20× slower (its
 // service.conf, which the build turns into the running service's delay)
 // and edits how the benchmark builds, starts, resets or names what it
 // measures so that the slowdown hides. The step runs as the runner runs
@@ -22,12 +22,16 @@ import (
 
 const (
 	treeFast = "20ms"
-	treeSlow = "250ms"
+	treeSlow = "400ms"
 )
 
 // treeBenchmark is the base commit's benchmark: build turns service.conf
 // into out/delay, and the target started in each tree serves with it.
-// @SVC@ is the service program (this test binary, tree-service).
+// @SVC@ is the service program (this test binary, tree-service). Only the
+// median latency is gated, with a wide floor (+300 %) and min_effect
+// (+100 %): on a machine under a load of 35 on 2 cores the fast service's
+// p95 was measured at 100 ms and more, its median stays near its 20 ms,
+// and the slow one's (400 ms, +1900 %) is far beyond either.
 const treeBenchmark = `name: tree
 seed: 1
 target:
@@ -53,9 +57,9 @@ scenarios:
         path: /orders/{{randInt 1 100}}
         status: 200
 gate:
-  metrics: [latency_p95_ms]
-  floors: {latency_p95_ms: 300}
-  min_effect: {latency_p95_ms: 100}
+  metrics: [latency_p50_ms]
+  floors: {latency_p50_ms: 300}
+  min_effect: {latency_p50_ms: 100}
 `
 
 // mainTree finds the repository's main working tree from any worktree:
