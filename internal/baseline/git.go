@@ -128,3 +128,33 @@ func ValidBranch(name string) bool {
 	}
 	return !strings.ContainsAny(name, " ~^:?*[\\\t\n")
 }
+
+// FilesAtCommit reads files (paths relative to repoDir) as commit has
+// them, for a benchmark file read at that commit (config.ParseAt): the
+// files it names are the commit's too. A file larger than max bytes is
+// an error.
+func FilesAtCommit(ctx context.Context, repoDir, commit string, git Git) func(path string, max int64) ([]byte, error) {
+	return func(file string, max int64) ([]byte, error) {
+		data, err := ReadFileAtCommit(ctx, repoDir, commit, file, "file", git)
+		if err != nil {
+			return nil, err
+		}
+		if int64(len(data)) > max {
+			return nil, fmt.Errorf("%s at %s is %d bytes, more than the %d MiB tailgate reads", file, shortSHA(commit), len(data), max>>20)
+		}
+		return data, nil
+	}
+}
+
+// ResolveCommit is the full sha of the commit ref names in the
+// repository at repoDir.
+func ResolveCommit(ctx context.Context, repoDir, ref string, git Git) (string, error) {
+	if ref == "" || strings.HasPrefix(ref, "-") {
+		return "", fmt.Errorf("ref %q cannot name a commit", ref)
+	}
+	out, err := git.Run(ctx, repoDir, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("%s is not a commit of this repository: %w", ref, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}

@@ -54,6 +54,19 @@ func (b BaselineFrom) Branch() (string, bool) {
 	return name, ok && name != ""
 }
 
+// BenchmarkFrom says whose benchmark a pull request's check or A/B job
+// runs (how each side is built, started, reset, loaded and measured).
+type BenchmarkFrom string
+
+// The benchmark sources.
+const (
+	// BenchmarkBase runs the benchmark file as the PR's base commit has
+	// it, on both sides: a PR cannot change how it is measured.
+	BenchmarkBase BenchmarkFrom = "base"
+	// BenchmarkHead runs the PR's own benchmark file: it trusts the PR.
+	BenchmarkHead BenchmarkFrom = "head"
+)
+
 // Inputs holds every input declared in action.yml. The input tag is the
 // input's name; the default tag repeats action.yml's default so that runs
 // outside the composite (which supplies defaults) behave the same.
@@ -62,6 +75,7 @@ type Inputs struct {
 	Mode               Mode          `input:"mode" default:"check"`
 	Baseline           string        `input:"baseline"` // empty: the config's baseline path
 	BaselineFrom       BaselineFrom  `input:"baseline_from" default:"auto"`
+	BenchmarkFrom      BenchmarkFrom `input:"benchmark_from" default:"base"`
 	Comment            CommentPolicy `input:"comment" default:"always"`
 	FailOnRegression   bool          `input:"fail_on_regression" default:"true"`
 	FailOnInconclusive bool          `input:"fail_on_inconclusive" default:"false"`
@@ -145,6 +159,9 @@ func (in Inputs) validate() []error {
 		errs = append(errs, err)
 	}
 	if err := in.validateBaselineFrom(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := oneOf("benchmark_from", string(in.BenchmarkFrom), BenchmarkBase, BenchmarkHead); err != nil {
 		errs = append(errs, err)
 	}
 	return errs

@@ -11,7 +11,7 @@ func TestReadInputsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ReadInputs with no inputs: %v", err)
 	}
-	want := Inputs{Config: "tailgate.yml", Mode: ModeCheck, BaselineFrom: BaselineAuto, Comment: CommentAlways,
+	want := Inputs{Config: "tailgate.yml", Mode: ModeCheck, BaselineFrom: BaselineAuto, BenchmarkFrom: BenchmarkBase, Comment: CommentAlways,
 		FailOnRegression: true, FailOnInconclusive: false, WorkingDirectory: "."}
 	if in != want {
 		t.Errorf("ReadInputs = %+v, want %+v", in, want)
@@ -25,6 +25,7 @@ func TestReadInputsValues(t *testing.T) {
 		"INPUT_MODE":                 "ab",
 		"INPUT_BASELINE":             "baselines/api.json",
 		"INPUT_BASELINE_FROM":        "branch:tailgate-baselines",
+		"INPUT_BENCHMARK_FROM":       "head",
 		"INPUT_COMMENT":              "on_regression",
 		"INPUT_FAIL_ON_REGRESSION":   "False",
 		"INPUT_FAIL_ON_INCONCLUSIVE": "TRUE",
@@ -36,7 +37,7 @@ func TestReadInputsValues(t *testing.T) {
 		t.Fatalf("ReadInputs: %v", err)
 	}
 	want := Inputs{Config: "bench/api.yml", Mode: ModeAB, Baseline: "baselines/api.json",
-		BaselineFrom: "branch:tailgate-baselines", Comment: CommentOnRegression, FailOnRegression: false,
+		BaselineFrom: "branch:tailgate-baselines", BenchmarkFrom: BenchmarkHead, Comment: CommentOnRegression, FailOnRegression: false,
 		FailOnInconclusive: true, GitHubToken: "ghs_secret", WorkingDirectory: "services/api"}
 	if in != want {
 		t.Errorf("ReadInputs = %+v, want %+v", in, want)
@@ -53,6 +54,7 @@ func TestReadInputsReportsEveryBadValue(t *testing.T) {
 		"INPUT_COMMENT":            "sometimes",
 		"INPUT_FAIL_ON_REGRESSION": "yes",
 		"INPUT_BASELINE_FROM":      "branch:-upload-pack=evil",
+		"INPUT_BENCHMARK_FROM":     "workspace",
 	}
 	_, err := ReadInputs(mapEnv(env))
 	if err == nil {
@@ -63,6 +65,7 @@ func TestReadInputsReportsEveryBadValue(t *testing.T) {
 		`input comment: "sometimes" is not one of always, on_regression, never`,
 		`input fail_on_regression (INPUT_FAIL_ON_REGRESSION): "yes" is not a boolean: use true or false`,
 		`input baseline_from: "branch:-upload-pack=evil" does not name a branch`,
+		`input benchmark_from: "workspace" is not one of base, head`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q\nlacks %q", err, want)

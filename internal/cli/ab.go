@@ -2,11 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
+	"github.com/tailgate-ci/tailgate/internal/ci"
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/pipeline"
 )
@@ -17,18 +19,21 @@ func init() {
 
 // abFlags are the flags of the A/B job's budget and base.
 type abFlags struct {
-	baseRef  string
-	maxPairs int
-	maxTime  time.Duration
-	design   string
-	noise    string
-	windows  int
+	baseRef       string
+	benchmarkFrom string
+	maxPairs      int
+	maxTime       time.Duration
+	design        string
+	noise         string
+	windows       int
 }
 
 // register adds the budget flags, and --base-ref when withBase is set.
 func (f *abFlags) register(fs *flag.FlagSet, withBase bool) {
 	if withBase {
 		fs.StringVar(&f.baseRef, "base-ref", "", "build the base from this git `ref` (e.g. origin/main) when the config names no base")
+		fs.StringVar(&f.benchmarkFrom, "benchmark-from", string(ci.BenchmarkHead), "`whose` benchmark file runs on both builds: head (the working tree's) or base "+
+			"(the file as the base ref has it, with its gate's policy: what the Action does on a pull request, for CI systems where the change under test is untrusted)")
 	}
 	fs.IntVar(&f.maxPairs, "max-pairs", 0, "the budget of units: blocks in the interleaved design, pairs in the pairs design (overrides ab.max_pairs)")
 	fs.DurationVar(&f.maxTime, "max-time", 0, "the budget of time for the pairs or blocks, e.g. 5m (overrides ab.max_time)")
@@ -104,6 +109,9 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 	}
 	path := baselinePath(*blFlag, cfg, cfg.Name)
 	o := pipeline.ABOptions{Config: cfg, AA: *aa, BaseRef: af.baseRef, Git: baseline.ExecGit{}}
+	if err := af.fromBase(ctx, e, &o, bf.config); err != nil {
+		return err
+	}
 	j, err := pipeline.AB(ctx, e.pipelineEnv(cfg, bf.quiet), o)
 	if err != nil {
 		return err
@@ -116,6 +124,46 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 		fmt.Fprintf(e.stdout, "appended %d base runs to %s\n", len(rec.Head.Runs), path)
 	}
 	return conclude(ctx, j, abFailOn(rf, *aa), rf.publishers(e)...)
+}
+
+// fromBase, with --benchmark-from base, makes o run the benchmark file as
+// the base ref has it on both builds, judged by that file's gate's
+// policy (pipeline.TrustedBenchmark), the base pinned to that commit.
+func (f abFlags) fromBase(ctx context.Context, e env, o *pipeline.ABOptions, configPath string) error {
+	switch ci.BenchmarkFrom(f.benchmarkFrom) {
+	case ci.BenchmarkHead:
+		return nil
+	case ci.BenchmarkBase:
+	default:
+		return usageErr("--benchmark-from %q: want head or base", f.benchmarkFrom)
+	}
+	ref := f.baseRef
+	if ref == "" && o.Config.AB != nil {
+		ref = o.Config.AB.Base.Ref
+	}
+	if ref == "" {
+		return usageErr("--benchmark-from base needs the base as a git ref: --base-ref REF (or ab.base.ref)")
+	}
+	git := baseline.ExecGit{}
+	sha, err := baseline.ResolveCommit(ctx, ".", ref, git)
+	if err != nil {
+		return pipeline.Usage.Wrap(err)
+	}
+	file, err := inCheckout(configPath)
+	if err != nil {
+		return pipeline.Usage.Wrap(err)
+	}
+	data, err := baseline.ReadFileAtCommit(ctx, ".", sha, file, "benchmark file", git)
+	if err != nil && !errors.Is(err, baseline.ErrNotAtCommit) {
+		return pipeline.Runtime.Wrap(fmt.Errorf("reading the benchmark file at %s: %w", ref, err))
+	}
+	o.Policy = pipeline.TrustedBenchmark(o.Config, pipeline.BaseFile{Data: data, Found: err == nil, Path: file,
+		Where: fmt.Sprintf("%s at %s (%.12s)", file, ref, sha), Read: baseline.FilesAtCommit(ctx, ".", sha, git)})
+	o.BaseRef, o.PinBase = sha, true
+	if w := o.Policy.Warning; w != "" {
+		fmt.Fprintf(e.stderr, "warning: %s\n", w)
+	}
+	return nil
 }
 
 // abFailOn: an A/A run measures noise; it has nothing to fail.

@@ -236,3 +236,38 @@ func TestABDoesNotReadTheBaseline(t *testing.T) {
 		t.Errorf("the corrupt baseline was changed: %q", got)
 	}
 }
+
+// tailgate ab --benchmark-from base runs the benchmark file as the base
+// ref has it on both builds, as the Action does on a pull request: the
+// head's edit of the build command is not run, and the report names it.
+// By default (head) the working tree's file runs on both.
+func TestABBenchmarkFromTheBaseRef(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts services for every run")
+	}
+	repo, base, _ := prRepo(t)
+	cfg := filepath.Join(repo, "tailgate.yml")
+	mustWrite(t, cfg, strings.Replace(string(mustRead(t, cfg)), "build: {command: [git, rev-parse, HEAD]}", "build: {command: [echo, the-head-build-command]}", 1))
+	git := exec.Command("git", "commit", "-q", "-am", "the head's own build command")
+	git.Dir = repo
+	git.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git commit: %v\n%s", err, out)
+	}
+
+	o := tailgateIn(t, repo, []string{"RUNNER_TEMP=" + t.TempDir()}, "ab", "-q", "--base-ref", base, "--benchmark-from", "base")
+	wantCode(t, o, 0)
+	wantContains(t, "stderr", o.stderr, "[build base] "+base, "[build head] ")
+	if strings.Contains(o.stderr, "the-head-build-command") {
+		t.Errorf("the head's build command ran with --benchmark-from base:\n%s", o.stderr)
+	}
+	wantContains(t, "stdout", o.stdout, "This PR changes the benchmark (changed: build.command)", "with the base commit's build and target")
+
+	o = tailgateIn(t, repo, []string{"RUNNER_TEMP=" + t.TempDir()}, "ab", "-q", "--base-ref", base)
+	wantCode(t, o, 0)
+	wantContains(t, "stderr", o.stderr, "[build base] the-head-build-command", "[build head] the-head-build-command")
+
+	o = tailgateIn(t, repo, nil, "ab", "-q", "--benchmark-from", "base")
+	wantCode(t, o, 2)
+	wantContains(t, "stderr", o.stderr, "--benchmark-from base needs the base as a git ref")
+}

@@ -182,9 +182,11 @@ func (a *actionRun) trustsBase() bool {
 	return (isBranch || a.in.BaselineFrom == ci.BaselineAuto) && a.job.IsPullRequest()
 }
 
-// policy is the gate section a check on a pull request is judged by: the
-// benchmark file as the PR's base commit has it (pipeline.TrustedPolicy);
-// nil (the benchmark file's own) when the step does not trust the base.
+// policy is the gate section a check on a pull request is judged by,
+// and the benchmark it runs: the benchmark file as the PR's base commit
+// has it (pipeline.TrustedBenchmark; with benchmark_from: head only its
+// gate's policy, pipeline.TrustedPolicy); nil (the benchmark file's own)
+// when the step does not trust the base.
 func (a *actionRun) policy(ctx context.Context) (*pipeline.Policy, error) {
 	if !a.trustsBase() {
 		return nil, nil
@@ -202,7 +204,14 @@ func (a *actionRun) policy(ctx context.Context) (*pipeline.Policy, error) {
 	if err != nil && !errors.Is(err, baseline.ErrNotAtCommit) {
 		return nil, pipeline.Runtime.Wrap(fmt.Errorf("reading the gate's policy: %w", err))
 	}
-	pol := pipeline.TrustedPolicy(a.cfg, data, found, where)
+	var pol *pipeline.Policy
+	if a.in.BenchmarkFrom == ci.BenchmarkHead {
+		pol = pipeline.TrustedPolicy(a.cfg, data, found, where)
+		a.rt.Warningf("gate policy", "benchmark_from: head: the benchmark is this pull request's own, so the pull request decides how its own build and the base are built, started and measured")
+	} else {
+		pol = pipeline.TrustedBenchmark(a.cfg, pipeline.BaseFile{Data: data, Found: found, Where: where, Path: file,
+			Read: baseline.FilesAtCommit(ctx, ".", a.job.BaseSHA, baseline.ExecGit{})})
+	}
 	if pol.Warning != "" {
 		a.rt.Warningf("gate policy", "%s", pol.Warning)
 	}

@@ -162,6 +162,9 @@ func testCommentPublisher(t *testing.T, bin string, fake *ghtest.Server, run3 e2
 			slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "GITHUB_TOKEN=") }), "no GitHub token"},
 		{"no PR", []string{"--report", badReport}, env, "exactly one of --pr-file FILE or --pr N"},
 		{"two PRs", []string{"--report", badReport, "--pr", "7", "--pr-file", prFile}, env, "exactly one of"},
+		{"PR number too large", []string{"--report", run3.outputs["report_path"], "--pr", "4294967303"}, env, "is not a pull request number (a positive integer of at most 2147483647)"},
+		{"no repository", []string{"--report", run3.outputs["report_path"], "--pr", "7"},
+			slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "GITHUB_REPOSITORY=") }), "GITHUB_REPOSITORY is unset"},
 		{"unknown field", []string{"--report", badReport, "--pr", "7"}, env, `unknown field "markdown"`},
 		{"PR file not a number", []string{"--report", run3.outputs["report_path"], "--pr-file", filepath.Join(dir, "pr-bad.txt")}, env, "is not a pull request number"},
 		{"PR file too long", []string{"--report", run3.outputs["report_path"], "--pr-file", filepath.Join(dir, "pr-long.txt")}, env, "longer than 32 bytes"},
@@ -564,6 +567,7 @@ type workflowFile struct {
 }
 
 type workflowJob struct {
+	If    string `yaml:"if"`
 	Steps []struct {
 		ID   string            `yaml:"id"`
 		Uses string            `yaml:"uses"`
@@ -610,10 +614,17 @@ func TestRepositoryWorkflows(t *testing.T) {
 		if _, ok := wf.On["pull_request_target"]; ok {
 			t.Errorf("%s: pull_request_target would run PR code with a write token", file)
 		}
+		_, onPR := wf.On["pull_request"]
 		for jobName, job := range wf.Jobs {
 			local := map[string]bool{}
+			runsPR := onPR && (len(wf.On) == 1 || strings.Contains(job.If, "pull_request"))
 			for i, st := range job.Steps {
 				where := fmt.Sprintf("%s: job %s step %d", file, jobName, i+1)
+				// A job that runs the PR's code (its build, its service) must
+				// not leave the checkout's token in .git/config for it.
+				if runsPR && strings.HasPrefix(st.Uses, "actions/checkout@") && st.With["persist-credentials"] != "false" {
+					t.Errorf("%s: actions/checkout in a job that runs the PR's code needs persist-credentials: false", where)
+				}
 				if strings.Contains(st.Run, "${{") {
 					t.Errorf("%s: run script interpolates an expression; pass it through env", where)
 				}

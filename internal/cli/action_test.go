@@ -62,6 +62,7 @@ func actionEnv(t *testing.T, dir, config, baselinePath string) environ {
 		"mode":                 "check",
 		"baseline":             baselinePath,
 		"baseline_from":        "workspace",
+		"benchmark_from":       "base",
 		"comment":              "always",
 		"fail_on_regression":   "true",
 		"fail_on_inconclusive": "false",

@@ -92,6 +92,15 @@ func TestChildrenOfTailgateGetNoCredentials(t *testing.T) {
 		if !strings.Contains(env, "GH_ENTERPRISE_TOKEN=passed-on\n") {
 			t.Errorf("the %s did not get the variable pass_env names", child)
 		}
+		if strings.Contains("\n"+env, "\nRUNNER_TEMP=") {
+			t.Errorf("the %s was told the runner's temp directory (which holds the job's command files)", child)
+		}
+		tmp := envValue(env, "TMPDIR")
+		if !strings.Contains(filepath.Base(tmp), "tailgate-children-") {
+			t.Errorf("the %s got TMPDIR=%q, want a private directory of tailgate's", child, tmp)
+		} else if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+			t.Errorf("the children's TMPDIR %s is left after tailgate ended (%v)", tmp, err)
+		}
 	}
 	if !strings.Contains(stderr.String(), "[target] demo service on http://") {
 		t.Errorf("--target-output live: stderr has no [target] lines:\n%s", stderr)
@@ -108,6 +117,16 @@ func TestChildrenOfTailgateGetNoCredentials(t *testing.T) {
 	if log := string(mustRead(t, res.TargetLog)); !strings.Contains(log, "demo service on http://") || strings.Contains(log, "[target]") {
 		t.Errorf("target log %s = %q, want the service's own output", res.TargetLog, log)
 	}
+}
+
+// envValue is the value of name in the output of env(1).
+func envValue(env, name string) string {
+	for _, line := range strings.Split(env, "\n") {
+		if v, ok := strings.CutPrefix(line, name+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 func TestTargetOutputGoesToAFileByDefault(t *testing.T) {

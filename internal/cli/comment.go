@@ -28,6 +28,9 @@ const maxPRFileBytes = 32
 
 var prNumberPattern = regexp.MustCompile(`^[1-9][0-9]{0,9}$`)
 
+// maxPRNumber is the largest number --pr and --pr-file accept alike.
+const maxPRNumber = 1<<31 - 1
+
 // commentFlags are the arguments of tailgate comment.
 type commentFlags struct {
 	report string
@@ -64,6 +67,9 @@ func cmdComment(ctx context.Context, e env, args []string) error {
 	}
 	if err := checkTriggerPR(job, pr); err != nil {
 		return pipeline.Usage.Wrap(err)
+	}
+	if job.Owner == "" {
+		return usageErr("GITHUB_REPOSITORY is unset: cannot tell which repository to comment on")
 	}
 	in, err := readReportFile(f.report)
 	if err != nil {
@@ -111,8 +117,8 @@ func parseCommentFlags(e env, args []string) (commentFlags, error) {
 // prNumber is the validated pull request number from --pr or --pr-file.
 func (f commentFlags) prNumber() (int, error) {
 	if f.prFile == "" {
-		if f.pr <= 0 {
-			return 0, fmt.Errorf("--pr %d is not a pull request number", f.pr)
+		if f.pr <= 0 || f.pr > maxPRNumber {
+			return 0, fmt.Errorf("--pr %d is not a pull request number (a positive integer of at most %d)", f.pr, maxPRNumber)
 		}
 		return f.pr, nil
 	}
@@ -125,7 +131,7 @@ func (f commentFlags) prNumber() (int, error) {
 		return 0, fmt.Errorf("--pr-file %s: %q is not a pull request number (a positive integer)", f.prFile, clipped(s))
 	}
 	n, err := strconv.Atoi(s)
-	if err != nil || n > 1<<31-1 {
+	if err != nil || n > maxPRNumber {
 		return 0, fmt.Errorf("--pr-file %s: %s is not a pull request number", f.prFile, s)
 	}
 	return n, nil
@@ -172,6 +178,9 @@ func readSmallFile(path string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
+// openRegular opens path when it is a regular file, not a link: the file
+// opened must be the one looked at, so that a link swapped in between
+// cannot be followed.
 func openRegular(path string) (*os.File, error) {
 	st, err := os.Lstat(path)
 	if err != nil {
@@ -180,15 +189,20 @@ func openRegular(path string) (*os.File, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file (%s)", path, st.Mode().Type())
 	}
-	return os.Open(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if opened, err := f.Stat(); err != nil || !os.SameFile(st, opened) {
+		f.Close()
+		return nil, fmt.Errorf("%s changed while it was opened", path)
+	}
+	return f, nil
 }
 
 // postComment upserts the sticky comment of the report's benchmark: the
 // comment publisher, with failures returned rather than warned about.
 func postComment(ctx context.Context, job ci.Context, token string, pr int, in report.Input) (string, error) {
-	if job.Owner == "" {
-		return "", usageErr("GITHUB_REPOSITORY is unset: cannot tell which repository to comment on")
-	}
 	client, err := gh.New(token, job.APIURL)
 	if err != nil {
 		return "", pipeline.Usage.Wrap(err)

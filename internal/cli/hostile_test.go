@@ -114,7 +114,11 @@ func hostileService(t *testing.T, corpus []citest.Hostile) string {
 // only escapes YAML has).
 func yamlString(s string) string { return strconv.QuoteToASCII(s) }
 
-func printableName(s string) bool { return printable.Check(s) == nil }
+// printableName reports whether s may be a name (printable and at most
+// printable.MaxName characters), as the config and report readers require.
+func printableName(s string) bool {
+	return printable.Check(s) == nil && printable.Long(s, printable.MaxName) == nil
+}
 
 func actionStepEnv(t *testing.T, dir, cfg string) map[string]string {
 	t.Helper()

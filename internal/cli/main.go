@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"syscall"
 
@@ -103,6 +104,14 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) (
 		usage(stderr)
 		return ExitUsage
 	}
+	if _, isHidden := hidden[name]; !isHidden {
+		tmp, err := childTempDir(&e)
+		if err != nil {
+			fmt.Fprintf(stderr, "tailgate %s: %v\n", name, err)
+			return ExitRuntime
+		}
+		defer os.RemoveAll(tmp)
+	}
 	err := cmd.run(ctx, e, rest)
 	if err != nil && err != errHelpShown && !errors.Is(err, errQuiet) {
 		fmt.Fprintf(stderr, "tailgate %s: %v\n", name, err)
@@ -111,6 +120,19 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) (
 		return ExitPass
 	}
 	return exitCode(err)
+}
+
+// childTempDir makes the children's own temporary directory and gives it
+// to them as TMPDIR: a build, target or dataset command writes its
+// temporary files there (removed when tailgate ends), never in the
+// runner's RUNNER_TEMP, which holds the job's command files.
+func childTempDir(e *env) (string, error) {
+	dir, err := os.MkdirTemp("", "tailgate-children-*")
+	if err != nil {
+		return "", fmt.Errorf("making the children's temporary directory: %w", err)
+	}
+	e.environ = append(slices.Clip(e.environ), "TMPDIR="+dir)
+	return dir, nil
 }
 
 func usage(w io.Writer) {

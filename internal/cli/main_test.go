@@ -17,8 +17,12 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 // TestMain lets the test binary stand in for the tailgate binary: `tailgate
 // demo` re-executes os.Executable() with demo-serve, and every child runs
 // under `tailgate supervise`, which in a test is this binary; with
-// asTailgateEnv set it is tailgate itself (children_test.go).
+// asTailgateEnv set it is tailgate itself (children_test.go); with
+// tree-service it is a service of the policy tests (treeservice_test.go).
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == treeServiceCommand {
+		os.Exit(serveTreeService(os.Args[2:]))
+	}
 	if len(os.Args) > 1 && (os.Args[1] == "demo-serve" || os.Args[1] == "supervise" || os.Getenv(asTailgateEnv) != "") {
 		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
 	}

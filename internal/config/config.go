@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -30,7 +31,27 @@ func LoadFile(path string) (*Config, error) {
 // for the default name. It returns the config with defaults applied, or an
 // *Error holding every problem found.
 func Parse(path string, data []byte) (*Config, error) {
-	c := newCollector(path)
+	return parse(newCollector(path), path, data)
+}
+
+// ReadFunc reads a file of at most max bytes (more is an error).
+type ReadFunc func(path string, max int64) ([]byte, error)
+
+// ParseAt is Parse for a benchmark file that is not the one on disk: name
+// says where it comes from in messages ("tailgate.yml at the PR's base
+// commit 3a9c5e7f1b2d"), path is where it lies in the tree it comes from,
+// and read reads the files it names (feed.file, target.tls.ca_file), as
+// paths joined to path's directory, from that tree: a file of a commit
+// names the commit's files, never the working tree's.
+func ParseAt(name, path string, data []byte, read ReadFunc) (*Config, error) {
+	c := newCollector(name)
+	c.dir, c.read = filepath.Dir(path), read
+	return parse(c, path, data)
+}
+
+// parse parses data into a config whose Path is path, recording every
+// problem in c.
+func parse(c *collector, path string, data []byte) (*Config, error) {
 	cfg := &Config{Path: path}
 	if root := readDocument(c, data); root != nil {
 		c.spots[""] = spot{key: posOf(root), val: posOf(root)}

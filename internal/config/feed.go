@@ -18,15 +18,16 @@ import (
 // maxFeedBytes bounds a feed file: rows are held in memory, once.
 const maxFeedBytes = 64 << 20
 
-// readFeed reads the rows of f from the file at path, by its extension:
+// readFeed reads the rows of f from the file at path (as the benchmark
+// file names it), by its extension:
 // .csv (a header line, then rows) or .json (a list of objects whose
 // values are strings, numbers or booleans). It records the file's hash.
-func readFeed(f *Feed, path string) error {
+func readFeed(f *Feed, path string, c *collector) error {
 	parse := map[string]func([]byte) ([]string, [][]string, error){".csv": feedCSV, ".json": feedJSON}[strings.ToLower(filepath.Ext(path))]
 	if parse == nil {
 		return fmt.Errorf("%s: expected a .csv file (a header line, then rows) or a .json file (a list of objects)", f.File)
 	}
-	data, err := readLimited(path, maxFeedBytes)
+	data, err := c.readFile(path, maxFeedBytes)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -73,14 +74,35 @@ type spot struct{ key, val position }
 // collector gathers problems and remembers where every key path was read,
 // so that validation can point at the right place.
 type collector struct {
-	file     string
+	file string
+	// dir is the directory the paths the file names (feed.file,
+	// target.tls.ca_file) are relative to; read reads them (nil: the
+	// file system, readLimited).
+	dir      string
+	read     ReadFunc
 	spots    map[string]spot // key path → where it is written
 	problems []Problem
 	flagged  map[string]bool // key paths that already have a problem
 }
 
 func newCollector(file string) *collector {
-	return &collector{file: file, spots: map[string]spot{}, flagged: map[string]bool{}}
+	return &collector{file: file, dir: filepath.Dir(file), spots: map[string]spot{}, flagged: map[string]bool{}}
+}
+
+// readFile reads a file the benchmark file names, at most max bytes.
+func (c *collector) readFile(p string, max int64) ([]byte, error) {
+	if c.read != nil {
+		return c.read(c.resolve(p), max)
+	}
+	return readLimited(c.resolve(p), max)
+}
+
+// resolve makes a path written in the file relative to its directory.
+func (c *collector) resolve(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(c.dir, p)
 }
 
 // given reports whether the file sets path (to something other than null).

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/printable"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
@@ -65,7 +66,15 @@ func validatePassEnv(names []string, c *collector) {
 // namePattern keeps names safe inside file paths (baselines/<name>.json).
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
+// maxPhaseName bounds a phase name: a step of a phase is named "step
+// phase" in the reports, within their bound of 2·printable.MaxName.
+const maxPhaseName = 40
+
 func validateName(cfg *Config, c *collector) {
+	if err := printable.Long(cfg.Name, printable.MaxName); err != nil {
+		c.add("name", "the name %.40q… %v", cfg.Name, err)
+		return
+	}
 	if namePattern.MatchString(cfg.Name) {
 		return
 	}
@@ -265,6 +274,8 @@ func validatePhases(l *Load, c *collector) {
 			c.add(path+".warmup", "must not be negative, got %s", p.Warmup)
 		}
 		switch j, dup := names[p.Name]; {
+		case len(p.Name) > maxPhaseName:
+			c.add(path+".name", "phase name %.40q… is %d characters long: use at most %d", p.Name, len(p.Name), maxPhaseName)
 		case !namePattern.MatchString(p.Name):
 			c.add(path+".name", "invalid phase name %q: use letters, digits, '.', '_' and '-'", p.Name)
 		case dup:

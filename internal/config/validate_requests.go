@@ -136,6 +136,10 @@ func checkName(name, key, what string, c *collector) bool {
 		c.add(key, "%s %q %v", what, name, err)
 		return false
 	}
+	if err := printable.Long(name, printable.MaxName); err != nil {
+		c.add(key, "%s %.40q… %v", what, name, err)
+		return false
+	}
 	return true
 }
 

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"net/url"
 	"os"
-	"path/filepath"
 	"slices"
 )
 
@@ -63,7 +62,7 @@ func validateFeed(cfg *Config, c *collector) {
 		c.add("feed.file", "required: a CSV file with a header line, or a JSON list of objects, e.g. users.csv")
 		return
 	}
-	if err := readFeed(f, resolvePath(c.file, f.File)); err != nil {
+	if err := readFeed(f, f.File, c); err != nil {
 		c.add("feed.file", "%v", err)
 		return
 	}
@@ -96,7 +95,7 @@ func validateTLS(t *Target, key string, c *collector) {
 		c.add(tlsKey+".ca_file", "required: a PEM file of the CA certificates that signed the target's certificate (the system's roots are trusted anyway)")
 		return
 	}
-	pem, err := readLimited(resolvePath(c.file, t.TLS.CAFile), maxCAFileBytes)
+	pem, err := c.readFile(t.TLS.CAFile, maxCAFileBytes)
 	if err != nil {
 		c.add(tlsKey+".ca_file", "%v", err)
 		return
@@ -111,15 +110,6 @@ func validateTLS(t *Target, key string, c *collector) {
 // maxCAFileBytes bounds a CA file: a bundle of every public root is
 // about 200 KB.
 const maxCAFileBytes = 4 << 20
-
-// resolvePath makes a path written in the config file at configPath
-// relative to that file's directory.
-func resolvePath(configPath, p string) string {
-	if filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(filepath.Dir(configPath), p)
-}
 
 // readLimited reads a regular file of at most max bytes. It looks before
 // it opens, so that a name of a FIFO or a device never blocks or streams.

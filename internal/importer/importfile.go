@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/tailgate-ci/tailgate/internal/printable"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
@@ -80,8 +81,21 @@ func Read(path, format string) (*Imported, error) {
 		if err := Encodable(path, run); err != nil {
 			return nil, err
 		}
+		clipNames(run)
 	}
 	return &Imported{Format: f.Name(), Runs: runs}, nil
+}
+
+// clipNames cuts the step names a load tool's file gives (a URL, a
+// JMeter label: anything) to printable.MaxName characters, as a config's
+// are bounded, so that one name cannot fill the log or the PR comment.
+func clipNames(run *result.Run) {
+	for i := range run.Steps {
+		run.Steps[i].Name = printable.Clip(run.Steps[i].Name, printable.MaxName)
+	}
+	for i := range run.Errors {
+		run.Errors[i].Step = printable.Clip(run.Errors[i].Step, printable.MaxName)
+	}
 }
 
 func importAll(f Format, name string, r io.Reader) ([]*result.Run, error) {

@@ -73,7 +73,11 @@ var abNoiseMetrics = []string{result.IterationsPerSec, result.RequestsPerSec, re
 // against min_effect and uses no calibrated noise, so a baseline file
 // could only make the job fail (unreadable) without changing its verdict.
 func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
-	cfg := o.Policy.benchmark(o.Config) // the pairs' budget is the policy's (o.ab), and so are the children's credentials
+	// The benchmark is the policy's (on a pull request the base commit's,
+	// for both sides), else the config's with the policy's runs and
+	// credentials; the pairs' budget is the policy's (o.ab).
+	cfg := o.Policy.benchmark(o.Config)
+	o.Config = cfg
 	ab, err := o.ab()
 	if err != nil {
 		return Judged{}, err
@@ -85,7 +89,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 		return Judged{}, err
 	}
 	if err := trees.build(ctx, b, cfg); err != nil {
-		return Judged{}, runFailure(err)
+		return Judged{}, runFailure(o.Policy.sideFailure(err))
 	}
 	p := policyFor(cfg, o.Policy, nil)
 	design := stats.SeqDesign{MinPairs: ab.MinPairs, MaxPairs: ab.MaxPairs}
@@ -107,7 +111,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	}
 	res, err := b.RunAB(ctx, plan)
 	if err != nil {
-		return Judged{}, runFailure(err)
+		return Judged{}, runFailure(o.Policy.sideFailure(err))
 	}
 	if err := noise.keep(last, trees.headCommit()); err != nil {
 		fmt.Fprintf(env.log(), "warning: %v\n", err)
@@ -120,7 +124,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	showRuns(env, res.Base)
 	fmt.Fprintln(env.out(), "head:")
 	showRuns(env, res.Head)
-	notes := append(append(o.Policy.notes(), o.pinNote()...), trees.notes()...)
+	notes := append(append(o.Policy.notes(), o.pinNote()...), trees.notes(o.Policy)...)
 	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(trees), Verdict: last, Head: res.Head.Runs,
 		Base: res.Base.Runs, Notes: append(append(append(notes, abNotes(res, ab, last, o.AA)...), noise.notes(last)...), nonEmpty(planned)...),
 		TargetLog: report.TargetLogs{Base: res.Base.TargetLog, Head: res.Head.TargetLog}}
@@ -388,12 +392,31 @@ func (t *trees) headCommit() string {
 	return ""
 }
 
-// notes say which commit each tree holds.
-func (t *trees) notes() []string {
+// notes say where each side came from: which commit a worktree holds,
+// or which target of its own the side ran on, and whose build and start
+// commands made it.
+func (t *trees) notes(pol *Policy) []string {
+	whose := "the benchmark file's"
+	switch {
+	case pol.fromBase():
+		whose = "the base commit's"
+	case pol != nil:
+		whose = "the pull request's (benchmark_from: head)"
+	}
 	var out []string
 	for _, s := range t.sides() {
-		if tr := t.side[s]; tr != nil {
-			out = append(out, fmt.Sprintf("%s: built from %s at %s in a temporary worktree", s, tr.Ref, short(tr.Commit)))
+		side := t.sideConfig(s)
+		tr := t.side[s]
+		switch {
+		case tr != nil && side.HasTarget():
+			out = append(out, fmt.Sprintf("%s: %s at %s, checked out in a temporary worktree, built there with %s build and started with its own target (ab.%s: %s)",
+				s, tr.Ref, short(tr.Commit), whose, s, side.URL))
+		case tr != nil:
+			out = append(out, fmt.Sprintf("%s: built from %s at %s in a temporary worktree, with %s build and target", s, tr.Ref, short(tr.Commit), whose))
+		case side.HasTarget() && side.Start != nil:
+			out = append(out, fmt.Sprintf("%s: not a build of a commit: the target of ab.%s (%s), started by %s command in the working tree", s, s, side.URL, whose))
+		case side.HasTarget():
+			out = append(out, fmt.Sprintf("%s: not a build of a commit: the target of ab.%s (%s), started elsewhere", s, s, side.URL))
 		}
 	}
 	return out

@@ -66,14 +66,15 @@ func Check(ctx context.Context, env Env, o CheckOptions) (Judged, error) {
 	if err != nil {
 		return Judged{}, err
 	}
-	head, err := headRuns(ctx, env, o.Policy.benchmark(o.Config), o.Head)
+	cfg := o.Policy.benchmark(o.Config)
+	head, err := headRuns(ctx, env, cfg, o.Head)
 	if err != nil {
-		return Judged{}, err
+		return Judged{}, o.Policy.headFailure(err)
 	}
 	if err := writeResult(o.ResultPath, head); err != nil {
 		return Judged{}, err
 	}
-	p := policyFor(o.Config, o.Policy, bl)
+	p := policyFor(cfg, o.Policy, bl)
 	v := judgeAgainstBaseline(head, bl, p)
 	creepWarnings, creepNotes := creep(ctx, o, bl, head, p)
 	v.Warnings = append(v.Warnings, creepWarnings...)

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/runner"
 	"github.com/tailgate-ci/tailgate/internal/target"
 )
 
@@ -37,12 +39,25 @@ type Policy struct {
 	// service.
 	PassEnv   []string
 	limitsEnv bool
+	// Benchmark, when set, is the benchmark that is run instead of the
+	// one given: the base commit's, applied to both trees
+	// (TrustedBenchmark).
+	Benchmark *config.Config
+	// procedure are the keys of the benchmark that the pull request
+	// changes, and where the benchmark run instead comes from: for the
+	// error of a head that cannot run the base's.
+	procedure []string
+	where     string
 }
 
 // benchmark is cfg as the policy lets it run: the policy's number of
 // runs and no credential for a child that the trusted config does not
 // pass on. cfg itself is not changed; nil stays nil.
 func (p *Policy) benchmark(cfg *config.Config) *config.Config {
+	if p != nil && p.Benchmark != nil {
+		c := *p.Benchmark
+		return &c
+	}
 	if p == nil || cfg == nil {
 		return cfg
 	}
@@ -109,37 +124,72 @@ func (p *Policy) notes() []string {
 	return slices.Clone(p.Notes)
 }
 
-// TrustedPolicy is the gate policy of a pull request's check. The
-// benchmark (what is measured) is the PR's own, head; the gate (baseline
-// path, floors, metrics, min_effect, alpha, window) and the A/B budget
-// (ab.min_pairs, ab.max_pairs, ab.max_time: the sequential design, whose
-// α is gate.alpha) are the ones at the PR's base commit, base (the
-// benchmark file's bytes there), which the PR cannot edit: a PR that
-// loosens its own gate, points it at a fresh baseline or cuts its A/B job
-// short is judged by the policy it would change, and the change applies
-// after the merge. where names the base file in the report ("tailgate.yml
-// at the PR's base commit 3a9c5e7f1b2d").
+// BaseFile is the benchmark file as a pull request's base commit has it.
+type BaseFile struct {
+	Data []byte
+	// Found is false when the base commit has no such file (the PR adds
+	// tailgate).
+	Found bool
+	// Where names it in the report ("tailgate.yml at the PR's base
+	// commit 3a9c5e7f1b2d"); Path is its path in the tree.
+	Where, Path string
+	// Read reads the files it names (feed.file, target.tls.ca_file) as
+	// the base commit has them; nil reads the working tree's.
+	Read config.ReadFunc
+}
+
+// TrustedPolicy is the gate policy of a pull request's check whose
+// benchmark (what is measured, and how) is the PR's own, head: the input
+// benchmark_from: head. The gate (baseline path, floors, metrics,
+// min_effect, alpha, window) and the A/B budget (ab.min_pairs,
+// ab.max_pairs, ab.max_time: the sequential design, whose α is
+// gate.alpha) are the ones at the PR's base commit, base (the benchmark
+// file's bytes there), which the PR cannot edit: a PR that loosens its own
+// gate, points it at a fresh baseline or cuts its A/B job short is judged
+// by the policy it would change, and the change applies after the merge.
+// where names the base file in the report ("tailgate.yml at the PR's base
+// commit 3a9c5e7f1b2d").
 //
 // When the base commit has no benchmark file (found is false: the PR adds
 // tailgate), or one this tailgate cannot load, the policy is the PR's own,
 // with a warning that says so.
 func TrustedPolicy(head *config.Config, base []byte, found bool, where string) *Policy {
-	if !found {
-		return ownPolicy(head, fmt.Sprintf("%s does not exist, so the gate's policy is this pull request's own (%s)", where, head.Path))
+	return trustedPolicy(head, BaseFile{Data: base, Found: found, Where: where, Path: head.Path}, false)
+}
+
+// TrustedBenchmark is the policy of a pull request's check or A/B job by
+// default: the gate's policy as TrustedPolicy has it, and the whole
+// benchmark too (build, target, ab sides, dataset, drain, setup, feed,
+// load, scenarios, pass_env) as the base commit has it, run on the base
+// tree and on the head tree alike. A PR that builds, starts, resets or
+// measures its own side differently (or the base side like its own) is
+// judged by the procedure it would change; the report names each key it
+// changes, and the change applies after the merge. Without a base file
+// that loads, the policy and the benchmark are the PR's own, with a
+// warning.
+func TrustedBenchmark(head *config.Config, base BaseFile) *Policy {
+	return trustedPolicy(head, base, true)
+}
+
+func trustedPolicy(head *config.Config, base BaseFile, whole bool) *Policy {
+	own := "the gate's policy is this pull request's own"
+	if whole {
+		own = "the gate's policy and the benchmark are this pull request's own"
 	}
-	trusted, err := config.Parse(where, base)
+	where := base.Where
+	if !base.Found {
+		return ownPolicy(head, fmt.Sprintf("%s does not exist, so %s (%s)", where, own, head.Path))
+	}
+	trusted, err := config.ParseAt(where, base.Path, base.Data, base.Read)
 	if err != nil {
 		var cerr *config.Error
 		if errors.As(err, &cerr) && len(cerr.Problems) > 0 {
 			err = fmt.Errorf("%s (and %d more)", cerr.Problems[0], len(cerr.Problems)-1)
 		}
-		return ownPolicy(head, fmt.Sprintf("%s does not load with this tailgate (%v), so the gate's policy is this pull request's own (%s)", where, err, head.Path))
+		return ownPolicy(head, fmt.Sprintf("%s does not load with this tailgate (%v), so %s (%s)", where, err, own, head.Path))
 	}
 	budget := budgetOf(trusted)
-	p := &Policy{Gate: trusted.Gate, Budget: &budget, Runs: trusted.Load.Runs, PassEnv: slices.Clone(trusted.PassEnv), limitsEnv: true,
-		Notes: []string{"The gate's policy (gate: baseline, floors, metrics, min_effect, alpha, window; " +
-			"the A/B budget ab.min_pairs, ab.max_pairs, ab.max_time; load.runs; the credentials pass_env gives the benchmark) comes from " +
-			where + ", which the pull request cannot edit; the benchmark itself is the pull request's."}}
+	p := &Policy{Gate: trusted.Gate, Budget: &budget, Runs: trusted.Load.Runs, PassEnv: slices.Clone(trusted.PassEnv), limitsEnv: true, where: where}
 	changed := append(fieldChanges("gate", trusted.Gate, head.Gate), fieldChanges("ab", budget, budgetOf(head))...)
 	if head.Load.Runs != trusted.Load.Runs {
 		changed = append(changed, "load.runs")
@@ -147,9 +197,26 @@ func TrustedPolicy(head *config.Config, base []byte, found bool, where string) *
 	if added := addedCredentials(trusted.PassEnv, head.PassEnv); len(added) > 0 {
 		changed = append(changed, "pass_env (withheld: "+strings.Join(added, ", ")+")")
 	}
+	if whole {
+		p.Benchmark = trusted
+		p.Notes = []string{"The gate's policy (gate:, the A/B budget, load.runs, pass_env) and the benchmark itself (how each side is built, started, " +
+			"reset, loaded and measured: build, target, ab, dataset, drain, setup, feed, load, scenarios) come from " + where +
+			", which the pull request cannot edit; both the base and the head are measured with it."}
+	} else {
+		p.Notes = []string{"The gate's policy (gate: baseline, floors, metrics, min_effect, alpha, window; " +
+			"the A/B budget ab.min_pairs, ab.max_pairs, ab.max_time; load.runs; the credentials pass_env gives the benchmark) comes from " +
+			where + ", which the pull request cannot edit; the benchmark itself is the pull request's (benchmark_from: head trusts the pull request)."}
+	}
 	if len(changed) > 0 {
 		p.Notes = append(p.Notes, fmt.Sprintf("This PR changes the gate's policy; it applies after merge (changed: %s). This check is judged by the policy of %s.",
 			strings.Join(changed, ", "), where))
+	}
+	if whole {
+		if p.procedure = procedureChanges(trusted, head); len(p.procedure) > 0 {
+			p.Notes = append(p.Notes, fmt.Sprintf("This PR changes the benchmark (changed: %s): it is judged with the base's, and yours applies after merge. "+
+				"The head (and in mode ab the base) was built, started and measured with the benchmark of %s.", strings.Join(p.procedure, ", "), where))
+		}
+		return p
 	}
 	if head.DefinitionHash() != trusted.DefinitionHash() {
 		p.Notes = append(p.Notes, fmt.Sprintf("This PR changes the benchmark itself (changed: %s): what is measured is the pull request's own. "+
@@ -158,6 +225,82 @@ func TrustedPolicy(head *config.Config, base []byte, found bool, where string) *
 			strings.Join(definitionChanges(trusted, head), ", "), where))
 	}
 	return p
+}
+
+// headFailure is err, a failure of the head side run with the base
+// commit's benchmark, with what to do about it when the pull request
+// changes that benchmark: the head may need the PR's own procedure.
+func (p *Policy) headFailure(err error) error {
+	if p == nil || p.Benchmark == nil || len(p.procedure) == 0 || err == nil || errors.Is(err, context.Canceled) {
+		return err
+	}
+	return fmt.Errorf("%w\nThe head was built and measured with the benchmark of %s, and this pull request changes it (%s). "+
+		"If the head cannot run the base's procedure, set benchmark_from: head (the action's input; tailgate ab --benchmark-from head): "+
+		"the job then runs the pull request's own benchmark on both sides, which trusts the pull request (docs/github-action.md, \"benchmark_from\")", err, p.where, strings.Join(p.procedure, ", "))
+}
+
+// fromBase reports whether the benchmark run is the base commit's.
+func (p *Policy) fromBase() bool { return p != nil && p.Benchmark != nil }
+
+// procedureChanges names the keys of the benchmark that head changes
+// from trusted, beyond the gate's policy (gate:, the A/B budget,
+// load.runs and pass_env, which the policy's own note names).
+func procedureChanges(trusted, head *config.Config) []string {
+	policy := []string{"gate", "pass_env", "load.runs", "ab.min_pairs", "ab.max_pairs", "ab.max_time"}
+	var out []string
+	for _, key := range keyChanges("", reflect.ValueOf(*trusted), reflect.ValueOf(*head), 0) {
+		if !slices.Contains(policy, key) {
+			out = append(out, key)
+		}
+	}
+	if a, b := trusted.Feed, head.Feed; a != nil && b != nil && a.Content != b.Content && !slices.Contains(out, "feed.file") {
+		out = append(out, "feed.file (its rows)")
+	}
+	return out
+}
+
+// keyChanges lists the keys (as the benchmark file spells them) whose
+// values differ between a and b, structs of them: a section with keys of
+// its own is looked into, down to three levels (ab.base.start), anything
+// else is named whole (scenarios, load.rate).
+func keyChanges(prefix string, a, b reflect.Value, depth int) []string {
+	// depth counts the sections above prefix.
+	if a.Kind() == reflect.Pointer && b.Kind() == reflect.Pointer && !a.IsNil() && !b.IsNil() {
+		a, b = a.Elem(), b.Elem()
+	}
+	if sameValue(a, b) {
+		return nil
+	}
+	if a.Kind() != reflect.Struct || depth > 3 || !hasKeys(a.Type()) {
+		return []string{prefix}
+	}
+	var out []string
+	for i := range a.NumField() {
+		name, opts, _ := strings.Cut(a.Type().Field(i).Tag.Get("yaml"), ",")
+		if name == "-" || !a.Type().Field(i).IsExported() {
+			continue
+		}
+		key, level := prefix, depth // an inline section's keys are its parent's
+		if opts != "inline" {
+			key, level = strings.TrimPrefix(prefix+"."+name, "."), depth+1
+		}
+		out = append(out, keyChanges(key, a.Field(i), b.Field(i), level)...)
+	}
+	if len(out) == 0 { // a difference only in what no key holds (a file's content)
+		return []string{prefix}
+	}
+	return out
+}
+
+// hasKeys reports whether a struct type is a section of the file: one
+// with yaml keys, not a value written as a scalar (a command, a rate).
+func hasKeys(t reflect.Type) bool {
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); name != "" && name != "-" {
+			return true
+		}
+	}
+	return false
 }
 
 // addedCredentials are the credentials (target.IsCredential) head passes
@@ -212,4 +355,14 @@ func sameValue(a, b reflect.Value) bool {
 		return true
 	}
 	return reflect.DeepEqual(a.Interface(), b.Interface())
+}
+
+// sideFailure is err of an A/B job with headFailure's advice when it is
+// the head side's (runner.SideError).
+func (p *Policy) sideFailure(err error) error {
+	var se *runner.SideError
+	if errors.As(err, &se) && se.Side == runner.Head.String() {
+		return p.headFailure(err)
+	}
+	return err
 }

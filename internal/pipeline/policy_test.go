@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -249,5 +250,59 @@ func TestTrustedPolicySaysTheBenchmarkChanged(t *testing.T) {
 	}
 	if strings.Contains(notes, "gate's policy; it applies") {
 		t.Errorf("the notes say the policy changed:\n%s", notes)
+	}
+}
+
+// TrustedBenchmark runs the base commit's whole benchmark, names every key
+// of the procedure the PR changes (not the gate's policy, which its own
+// note names), and reads the files the base's benchmark names through the
+// base commit's reader, never the working tree.
+func TestTrustedBenchmarkIsTheBaseCommits(t *testing.T) {
+	t.Parallel()
+	base := policyBench + "build: {command: make}\nfeed: {file: users.csv}\nab: {min_pairs: 4}\n"
+	headCfg := strings.Replace(policyBench, "rate: 10/s", "rate: 5/s, duration: 1s", 1)
+	headCfg = strings.Replace(headCfg, `target: {url: "http://127.0.0.1:8080"}`, `target: {url: "http://127.0.0.1:8080", start: {command: ./serve}}`, 1)
+	head, err := config.Parse("tailgate.yml", []byte(headCfg+"build: {command: make fast}\n"+
+		"ab: {min_pairs: 8, base: {url: \"http://127.0.0.1:7\"}}\ndataset: {reset: {command: ./reset}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read []string
+	files := func(path string, max int64) ([]byte, error) {
+		read = append(read, path)
+		return []byte("user\nu1\n"), nil
+	}
+	p := TrustedBenchmark(head, BaseFile{Data: []byte(base), Found: true, Where: where, Path: "perf/tailgate.yml", Read: files})
+	if !slices.Equal(read, []string{"perf/users.csv"}) {
+		t.Errorf("the base's feed was read as %q, want perf/users.csv through the base commit's reader", read)
+	}
+	cfg := p.benchmark(head)
+	if cfg.Build.Command.Shell != "make" || cfg.Target.Start != nil || cfg.AB.Base.URL != "" || cfg.Dataset.Reset != nil || cfg.Feed == nil || len(cfg.Feed.Rows) != 1 {
+		t.Errorf("the benchmark run is not the base commit's: %+v", cfg)
+	}
+	notes := strings.Join(p.Notes, "\n")
+	want := "This PR changes the benchmark (changed: target.start, dataset.reset, load.rate, load.duration, feed, build.command, ab.base.url): it is judged with the base's"
+	if !strings.Contains(notes, want) {
+		t.Errorf("notes lack %q:\n%s", want, notes)
+	}
+	if !strings.Contains(notes, "changed: ab.min_pairs") {
+		t.Errorf("the policy note does not name the A/B budget:\n%s", notes)
+	}
+	err = p.headFailure(errors.New("head target: build failed"))
+	if !strings.Contains(err.Error(), "benchmark_from: head") || KindOf(err) != Runtime {
+		t.Errorf("a head failure: %v (kind %v), want the way out and a runtime failure", err, KindOf(err))
+	}
+
+	same := TrustedBenchmark(head, BaseFile{Data: []byte(policyBench), Found: true, Where: where, Path: "tailgate.yml"})
+	if same.procedure == nil {
+		t.Error("no changes found between different benchmarks")
+	}
+	unchanged := TrustedBenchmark(parseBench(t, ""), BaseFile{Data: []byte(policyBench), Found: true, Where: where, Path: "tailgate.yml"})
+	if len(unchanged.Notes) != 1 || unchanged.headFailure(errors.New("x")).Error() != "x" {
+		t.Errorf("an unchanged benchmark: notes %q", unchanged.Notes)
+	}
+	none := TrustedBenchmark(head, BaseFile{Found: false, Where: where, Path: "tailgate.yml"})
+	if none.Benchmark != nil || !strings.Contains(none.Warning, "the gate's policy and the benchmark are this pull request's own") {
+		t.Errorf("without a base file: benchmark %v, warning %q", none.Benchmark, none.Warning)
 	}
 }

@@ -59,3 +59,28 @@ func Describe(r rune) string {
 func isBidi(r rune) bool {
 	return r == 0x061C || r == 0x200E || r == 0x200F || (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069)
 }
+
+// MaxName is the most characters a name may have (a benchmark, scenario,
+// step or phase): a 70 KB step name would fill the log and the comment.
+// A step of a phase is shown as "step phase", within the reports' bound
+// of 2·MaxName.
+const MaxName = 100
+
+// Long returns an error when s has more than max characters, or nil.
+func Long(s string, max int) error {
+	if n := utf8.RuneCountInString(s); n > max {
+		return fmt.Errorf("is %d characters long: names are shown in logs and PR comments; use at most %d", n, max)
+	}
+	return nil
+}
+
+// Clip is s cut to at most max characters, its end marked "…" when cut:
+// for names tailgate did not define (a load tool's result file) and
+// cannot refuse.
+func Clip(s string, max int) string {
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max-1]) + "…"
+}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -97,9 +98,9 @@ const zwsp = "\u200b"
 // mdText renders untrusted text as inert inline Markdown: visible; every
 // Markdown punctuation character literal; no block marker at its start; no
 // HTML, entity, autolink, bare URL (`://`, `www.`), e-mail address,
-// @mention or #reference. The result is one line and fits a table cell.
+// @mention, #reference, GH-N reference or commit SHA. The result is one line and fits a table cell.
 func mdText(s string) string {
-	s = visible(s, maxShownRunes)
+	s = breakReferences(visible(s, maxShownRunes))
 	var b strings.Builder
 	if n := leadingMarker(s); n > 0 {
 		b.WriteString(s[:n-1] + `\` + s[n-1:n])
@@ -131,6 +132,34 @@ func mdText(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// ghReference and hexRun are what GitHub links in rendered text besides
+// #N: GH-N issue references, and commit SHAs (7 to 40 hex digits).
+var (
+	ghReference = regexp.MustCompile(`(?i)\bgh-[0-9]`)
+	hexRun      = regexp.MustCompile(`[0-9A-Fa-f]{7,}`)
+)
+
+// breakReferences puts zwsp into every GH-N (after the GH) and, every six
+// characters, into every run of seven or more hex digits that holds both a
+// letter and a digit, as a SHA does, so that no part of it is a commit SHA
+// GitHub would link.
+func breakReferences(s string) string {
+	s = ghReference.ReplaceAllStringFunc(s, func(m string) string { return m[:2] + zwsp + m[2:] })
+	return hexRun.ReplaceAllStringFunc(s, func(m string) string {
+		if !strings.ContainsAny(m, "0123456789") || !strings.ContainsAny(m, "abcdefABCDEF") {
+			return m // digits alone (a count, a temp file's name), or a word of a–f
+		}
+		var b strings.Builder
+		for i := 0; i < len(m); i += 6 {
+			if i > 0 {
+				b.WriteString(zwsp)
+			}
+			b.WriteString(m[i:min(i+6, len(m))])
+		}
+		return b.String()
+	})
 }
 
 func hasPrefixFold(s, prefix string) bool {

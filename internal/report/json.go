@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/printable"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
@@ -121,6 +124,29 @@ type jsonStep struct {
 	P95 *float64 `json:"p95_ms"`
 }
 
+// fitText is s as ReadJSON accepts a text: a control character (other
+// than a tab or line break) or bidirectional override, which a server's
+// error body may hold, as U+FFFD, and at most maxTextRunes characters, so
+// that what tailgate writes, `tailgate comment` reads.
+func fitText(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if forbiddenRune(r) {
+			return utf8.RuneError
+		}
+		return r
+	}, s)
+	return printable.Clip(s, maxTextRunes)
+}
+
+// fitTexts is a copy of list with fitText applied to each.
+func fitTexts(list []string) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = fitText(s)
+	}
+	return out
+}
+
 // WriteJSON writes report.json (indented).
 func WriteJSON(w io.Writer, in Input) error {
 	enc := json.NewEncoder(w)
@@ -131,10 +157,13 @@ func WriteJSON(w io.Writer, in Input) error {
 func toJSON(in Input) jsonReport {
 	v := in.Verdict
 	r := jsonReport{
-		Schema: JSONSchemaVersion, Benchmark: in.Name, Mode: in.Mode, BaselineSource: in.BaselineSource,
-		Verdict: v.Outcome, Summary: headline(in), Regressions: nonNil(v.Regressions),
+		Schema: JSONSchemaVersion, Benchmark: in.Name, Mode: in.Mode, BaselineSource: fitText(in.BaselineSource),
+		Verdict: v.Outcome, Summary: fitText(headline(in)), Regressions: nonNil(v.Regressions),
 		HeadRuns: v.HeadRuns, BaselineRuns: v.BaseRuns, Metrics: []jsonMetric{}, Detectable: []jsonDetect{},
-		Warnings: nonNil(stats.Messages(v.Warnings)), Notes: nonNil(in.Notes), Steps: []jsonStep{}, Errors: errorClasses(in.Head),
+		Warnings: fitTexts(nonNil(stats.Messages(v.Warnings))), Notes: fitTexts(nonNil(in.Notes)), Steps: []jsonStep{}, Errors: errorClasses(in.Head),
+	}
+	for i := range r.Errors {
+		r.Errors[i].Sample = fitText(r.Errors[i].Sample)
 	}
 	for _, f := range v.Findings {
 		r.Metrics = append(r.Metrics, jsonMetric{

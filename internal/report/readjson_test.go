@@ -6,10 +6,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
@@ -292,4 +295,37 @@ func sequentialJSON(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// What the writer writes, the reader of untrusted reports accepts: an
+// error sample from a server (any length, any bytes: here 5,000
+// characters with an ANSI escape and a bidirectional override) is clipped
+// to the reader's bound and its control characters replaced, so that
+// `tailgate comment` can post a report tailgate wrote.
+func TestWriteJSONFitsWhatReadJSONAccepts(t *testing.T) {
+	t.Parallel()
+	in := cases()["regression"]
+	head := slices.Clone(in.Head)
+	head[0].Errors = []result.ErrorClass{{Class: result.ErrStatus, Step: "get order", Count: 2,
+		Sample: "500 \x1b[31mboom\x1b[0m \u202e" + strings.Repeat("x", 5000)}}
+	in.Head = head
+	in.Notes = append(slices.Clone(in.Notes), strings.Repeat("n", 3000))
+	var js bytes.Buffer
+	if err := WriteJSON(&js, in); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadJSON(bytes.NewReader(js.Bytes()))
+	if err != nil {
+		t.Fatalf("ReadJSON refuses what WriteJSON wrote: %v", err)
+	}
+	sample := got.Head[0].Errors[0].Sample
+	if n := utf8.RuneCountInString(sample); n != maxTextRunes || !strings.HasSuffix(sample, "…") {
+		t.Errorf("the sample has %d characters, want it clipped to %d and marked", n, maxTextRunes)
+	}
+	if strings.ContainsAny(sample, "\x1b\u202e") || !strings.HasPrefix(sample, "500 \uFFFD[31mboom") {
+		t.Errorf("the sample keeps its control characters: %q", sample[:40])
+	}
+	if in.Notes[len(in.Notes)-1] != strings.Repeat("n", 3000) {
+		t.Error("WriteJSON changed the Input's notes")
+	}
 }

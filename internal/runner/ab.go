@@ -159,7 +159,7 @@ func (j *abJob) run(ctx context.Context) (*ABResult, error) {
 			i := 2*p + k
 			run, err := j.runSide(ctx, side, i, len(order))
 			if err != nil {
-				return nil, fmt.Errorf("pair %d, %s run: %w", p+1, side, err)
+				return nil, &SideError{Side: side.String(), Err: fmt.Errorf("pair %d, %s run: %w", p+1, side, err)}
 			}
 			run.Index = len(files[side].Runs)
 			files[side].Runs = append(files[side].Runs, *run)

@@ -155,8 +155,18 @@ func withLabel(label string, err error) error {
 	if label == "" {
 		return err
 	}
-	return fmt.Errorf("%s target: %w", label, err)
+	return &SideError{Side: label, Err: fmt.Errorf("%s target: %w", label, err)}
 }
+
+// SideError is a failure of one side of an A/B job ("base", "head"):
+// its build, its start, or one of its runs.
+type SideError struct {
+	Side string
+	Err  error
+}
+
+func (e *SideError) Error() string { return e.Err.Error() }
+func (e *SideError) Unwrap() error { return e.Err }
 
 func (t *running) stop() {
 	t.proc.Stop()

@@ -83,6 +83,9 @@ var credentialNames = []string{
 	// The runner's command files: a child appending to them would set
 	// variables, PATH entries, outputs or the summary of later steps.
 	"GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STATE", "GITHUB_STEP_SUMMARY",
+	// The runner's temp directory holds those files (its
+	// _runner_file_commands); children get a private TMPDIR instead.
+	"RUNNER_TEMP",
 }
 
 // credentialPrefixes: INPUT_* are an action's inputs (the token among

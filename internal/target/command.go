@@ -92,11 +92,12 @@ func (b *lockedBuffer) Bytes() []byte {
 	return bytes.Clone(b.buf.Bytes())
 }
 
-// lastBytes is the end of b on one line, marked when cut.
+// lastBytes is the end of b on one line, its control characters
+// escaped, marked when cut.
 func lastBytes(b []byte, n int) string {
 	s := strings.Join(strings.Fields(string(b)), " ")
 	if len(s) > n {
-		return "…" + s[len(s)-n:]
+		s = "…" + strings.ToValidUTF8(s[len(s)-n:], "")
 	}
-	return s
+	return EscapeControls(s)
 }

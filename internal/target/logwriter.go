@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 )
 
 // tailSize is how much recent output is kept to explain an early exit.
@@ -62,13 +64,49 @@ func (w *prefixWriter) Tail() []byte {
 	return bytes.Clone(w.tail)
 }
 
-// emit writes one line; a failing log must not stop the target, so write
-// errors are dropped.
+// emit writes one line, its control characters escaped; a failing log
+// must not stop the target, so write errors are dropped.
 func (w *prefixWriter) emit(line []byte) {
 	if w.dst == nil {
 		return
 	}
-	w.dst.Write(append(bytes.Clone(w.prefix), line...))
+	text := EscapeControls(string(bytes.TrimSuffix(line, []byte("\n"))))
+	w.dst.Write(append(append(bytes.Clone(w.prefix), text...), '\n'))
+}
+
+// EscapeControls makes a line a child printed (the target, a build, a
+// dataset command, a load tool) safe for a terminal and the job log: an
+// ANSI or other escape sequence, a carriage return, any other control
+// character but a tab, a bidirectional or zero-width character, a line
+// separator and a byte that is not UTF-8 are written as Go escapes
+// (\x1b, \r, \u202e, \xff), so that a child can neither colour, move
+// or clear the terminal nor reorder or hide what the log shows.
+func EscapeControls(s string) string {
+	if !strings.ContainsFunc(s, needsEscape) && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\r':
+			b.WriteString(`\r`)
+		case needsEscape(r) && r < 0x100:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case needsEscape(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func needsEscape(r rune) bool {
+	return (unicode.IsControl(r) && r != '\t') || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
 }
 
 func (w *prefixWriter) keepTail(p []byte) {
@@ -122,7 +160,7 @@ func (o *targetOutput) close() {
 // last lines (at most outputTail bytes), each on one line, joined by " ⏎ ",
 // and where the whole of it is.
 func (o *targetOutput) lastLines() string {
-	s := lastLines(o.view.Tail(), tailLines, outputTail)
+	s := EscapeControls(lastLines(o.view.Tail(), tailLines, outputTail))
 	if s == "" {
 		s = "no output"
 	}

@@ -60,8 +60,8 @@ var (
 
 // MarkdownProblems lists the live markup in md: any link, image or
 // autolink except links to ownLinks; raw HTML beyond the report's own;
-// and, in the text GitHub shows, an @mention, a #reference, a bare URL or
-// www. address, an e-mail address, or a bidirectional or zero-width
+// and, in the text GitHub shows, an @mention, a #reference, a GH-N
+// reference, a commit SHA, a bare URL or www. address, an e-mail address, or a bidirectional or zero-width
 // character other than the U+200B the renderer puts in to defuse those.
 func MarkdownProblems(md string, ownLinks ...string) []string {
 	src := []byte(md)
@@ -142,7 +142,22 @@ var (
 	mention   = regexp.MustCompile(`(^|[^A-Za-z0-9_])@[A-Za-z0-9]`)
 	reference = regexp.MustCompile(`#[0-9A-Za-z]`)
 	bareURL   = regexp.MustCompile(`(?i)[a-z][a-z0-9+.-]*://|www\.|[A-Za-z0-9._%+-]@[A-Za-z0-9-]`)
+	ghRef     = regexp.MustCompile(`(?i)\bGH-[0-9]`)
+	// commitSHA is a word of 7 to 40 hex digits with a letter among them
+	// (tailgate's own figures are digits).
+	commitSHA = regexp.MustCompile(`\b[0-9]*[a-fA-F][0-9a-fA-F]*\b`)
 )
+
+// shaLike are the words of commitSHA that GitHub would link as a commit.
+func shaLike(shown string) []string {
+	var out []string
+	for _, m := range commitSHA.FindAllString(shown, -1) {
+		if len(m) >= 7 && len(m) <= 40 && strings.ContainsAny(m, "0123456789") {
+			out = append(out, m)
+		}
+	}
+	return out
+}
 
 func textProblems(prose, code string) []string {
 	var out []string
@@ -150,10 +165,13 @@ func textProblems(prose, code string) []string {
 	for _, p := range []struct {
 		what string
 		re   *regexp.Regexp
-	}{{"mention", mention}, {"reference", reference}, {"bare URL or e-mail", bareURL}} {
+	}{{"mention", mention}, {"reference", reference}, {"bare URL or e-mail", bareURL}, {"GH- reference", ghRef}} {
 		for _, m := range p.re.FindAllString(shown, 3) {
 			out = append(out, fmt.Sprintf("%s %q in the shown text", p.what, m))
 		}
+	}
+	for _, m := range shaLike(shown) {
+		out = append(out, fmt.Sprintf("commit SHA %q in the shown text", m))
 	}
 	for _, r := range prose + code {
 		if r != '\u200b' && (unicode.Is(unicode.Cf, r) || (unicode.IsControl(r) && r != '\n' && r != '\t')) {
