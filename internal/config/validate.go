@@ -101,6 +101,7 @@ func validateTarget(t *Target, key string, c *collector) {
 		checkPositive(r.Interval, key+".ready.interval", c)
 	}
 	validateTLS(t, key, c)
+	validateFootprint(t, key, c)
 }
 
 // validateTargetURL requires an http(s) URL on a loopback address, or
