@@ -75,12 +75,8 @@ func applyDefaults(cfg *Config, c *collector) {
 // footprintGated are the footprint metrics of every target of the config
 // (the top-level one and the A/B sides' own) gated by default, once each.
 func (c *Config) footprintGated() []string {
-	targets := []*Target{&c.Target}
-	if ab := c.AB; ab != nil {
-		targets = append(targets, &ab.Base.Target, &ab.Head.Target)
-	}
 	var out []string
-	for _, t := range targets {
+	for _, t := range c.footprintTargets() {
 		for _, k := range t.GatedByDefault() {
 			if !slices.Contains(out, k) {
 				out = append(out, k)

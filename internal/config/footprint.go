@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"maps"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -192,8 +194,13 @@ func validatePrometheus(p *PrometheusSource, key string, c *collector) {
 	case p.Path != "":
 		checkPath(p.Path, key+".path", c)
 	default:
-		u := Target{URL: p.URL}
-		validateTargetURL(&u, key, c) // the same loopback rule as the target
+		u, err := url.Parse(p.URL)
+		switch {
+		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+			c.add(key+".url", "invalid URL %q: expected http://127.0.0.1:port/path", p.URL)
+		case !isLoopback(u.Hostname()):
+			c.add(key+".url", "host %q is not this machine: counters are read from loopback only (127.0.0.0/8, ::1 or localhost), like the load", u.Hostname())
+		}
 	}
 	if len(p.Metrics) == 0 {
 		c.add(key+".metrics", "required: the counters to read, e.g. [go_memstats_mallocs_total]")
@@ -226,4 +233,56 @@ func (p MeasurePart) String() string {
 	default:
 		return fmt.Sprintf("%s (cgroup %s)", p.Name, p.Cgroup)
 	}
+}
+
+// validateFootprintKeys checks that the part and counter keys the gate
+// names (gate.metrics, floors, min_effect) name a part or a counter source
+// of some target of the config: a typo would gate nothing.
+func validateFootprintKeys(cfg *Config, c *collector) {
+	parts, sources := map[string]bool{TargetPart: true}, map[string]bool{}
+	for _, t := range cfg.footprintTargets() {
+		for _, p := range t.Measure {
+			parts[p.Name] = true
+		}
+		for _, s := range t.Counters {
+			sources[s.Name] = true
+		}
+	}
+	check := func(key, metric string) {
+		if part, ok := strings.CutPrefix(metric, "part."); ok {
+			name, _, _ := strings.Cut(part, ".")
+			if !parts[name] {
+				c.addKey(key, "%q names no part of target.measure (%s)", metric, strings.Join(slices.Sorted(maps.Keys(parts)), ", "))
+			}
+		}
+		if counter, ok := strings.CutPrefix(metric, "counter."); ok {
+			name, _, _ := strings.Cut(counter, ".")
+			if !sources[name] {
+				c.addKey(key, "%q names no counter source of target.counters", metric)
+			}
+		}
+	}
+	for i, m := range cfg.Gate.Metrics {
+		if c.given("gate.metrics") {
+			check(joinIndex("gate.metrics", i), m)
+		}
+	}
+	for _, section := range []struct {
+		name   string
+		values map[string]float64
+	}{{"gate.floors", cfg.Gate.Floors}, {"gate.min_effect", cfg.Gate.MinEffect}} {
+		for _, m := range slices.Sorted(maps.Keys(section.values)) {
+			check(joinKey(section.name, m), m)
+		}
+	}
+}
+
+// footprintTargets are every target of the config: the top-level one and
+// the A/B sides' own.
+func (c *Config) footprintTargets() []*Target {
+	targets := []*Target{&c.Target}
+	if ab := c.AB; ab != nil {
+		targets = append(targets, &ab.Base.Target, &ab.Head.Target)
+	}
+	return targets
 }

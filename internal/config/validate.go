@@ -40,6 +40,7 @@ func validate(cfg *Config, c *collector) {
 	validateSetup(cfg, c)
 	validateFeed(cfg, c)
 	validateGate(&cfg.Gate, c)
+	validateFootprintKeys(cfg, c)
 	validatePassEnv(cfg.PassEnv, c)
 }
 

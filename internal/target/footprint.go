@@ -413,16 +413,27 @@ func readProcIO(pid int) ([6]uint64, error) {
 	return out, nil
 }
 
+// readVoluntaryCtxt sums the voluntary context switches of a process's
+// live threads (/proc/<pid>/status holds only its main thread's).
 func readVoluntaryCtxt(pid int) (uint64, error) {
-	values, err := readColonFile(filepath.Join(procRoot, strconv.Itoa(pid), "status"))
+	dir := filepath.Join(procRoot, strconv.Itoa(pid), "task")
+	tasks, err := os.ReadDir(dir)
 	if err != nil {
 		return 0, err
 	}
-	v, ok := values["voluntary_ctxt_switches"]
-	if !ok {
-		return 0, fmt.Errorf("/proc/%d/status has no voluntary_ctxt_switches", pid)
+	var sum uint64
+	for _, task := range tasks {
+		values, err := readColonFile(filepath.Join(dir, task.Name(), "status"))
+		if err != nil {
+			continue // a thread that just ended
+		}
+		v, ok := values["voluntary_ctxt_switches"]
+		if !ok {
+			return 0, fmt.Errorf("/proc/%d/task/%s/status has no voluntary_ctxt_switches", pid, task.Name())
+		}
+		sum += v
 	}
-	return v, nil
+	return sum, nil
 }
 
 // readColonFile reads the "name: number" lines of a /proc file; lines

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# evidence.sh N [TAILGATE-AB-ARGS…]: N `tailgate ab` jobs per arm, the arms
+# rotated job by job:
+#   aa     clean vs clean, both on the fixed dataset (A/A: two processes)
+#   n1     clean vs the N+1 build (n1-query.patch)
+#   noidx  clean vs clean on the template without enclosures_entry_id_idx
+# Each job's report (JSON and text) goes to bench/out/miniflux/evidence-<time>/;
+# summary.sh turns them into the tables of the README. Arguments after N go
+# to every job (default: --max-time 120s).
+source "$(dirname "$0")/lib.sh"
+n=${1:?usage: evidence.sh N [tailgate ab args]}
+shift
+args=("$@")
+[ ${#args[@]} -gt 0 ] || args=(--max-time 120s)
+TAILGATE=${TAILGATE:-$OUT/bin/tailgate}
+(cd "$ROOT" && go build -o "$TAILGATE" ./cmd/tailgate)
+dir=$OUT/evidence-$(date -u +%Y%m%dT%H%M%S)
+mkdir -p "$dir"
+"$MF_DIR/pg.sh" start >/dev/null
+echo "evidence in $dir: $n jobs per arm, tailgate ab ${args[*]}"
+for i in $(seq 1 "$n"); do
+	for arm in aa n1 noidx; do
+		case $arm in
+		aa) env=() ;;
+		n1) env=(MF_HEAD=n1) ;;
+		noidx) env=(MF_HEAD_DB=$TEMPLATE_NOIDX) ;;
+		esac
+		out=$dir/$arm-$i
+		start=$(date +%s)
+		set +e
+		(cd "$ROOT" && env "${env[@]}" "$TAILGATE" ab -c bench/miniflux/ab.yml -q --report "$out.json" "${args[@]}" >"$out.txt" 2>&1)
+		rc=$?
+		set -e
+		echo "$arm $i exit=$rc $(($(date +%s) - start))s load=$(cut -d' ' -f1 /proc/loadavg)" | tee -a "$dir/jobs.txt"
+	done
+done
+"$MF_DIR/summary.sh" "$dir" | tee "$dir/summary.txt"
