@@ -50,6 +50,9 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 		return nil, withLabel(side, err)
 	}
 	ch := b.children()
+	if side != "" { // the target and every command of its side know which side they are
+		ch = ch.With(target.SideEnv + "=" + side)
+	}
 	tlsConfig, err := target.ClientTLS(t)
 	if err != nil {
 		return nil, withLabel(side, err)
@@ -65,9 +68,6 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 	p, err := target.Start(ctx, t.URL, t, opt)
 	if err != nil {
 		return nil, withLabel(side, err)
-	}
-	if side != "" {
-		ch = ch.With(target.SideEnv + "=" + side)
 	}
 	rt := &running{
 		label:       side,
