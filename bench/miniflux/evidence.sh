@@ -5,7 +5,7 @@
 #   n1     clean vs the N+1 build (n1-query.patch)
 #   noidx  clean vs clean on the template without enclosures_entry_id_idx
 # Each job's report (JSON and text) goes to bench/out/miniflux/evidence-<time>/;
-# summary.sh turns them into the tables of the README. Arguments after N go
+# bench/miniflux/summary turns them into the tables of the README. Arguments after N go
 # to every job (default: --max-time 120s).
 source "$(dirname "$0")/lib.sh"
 n=${1:?usage: evidence.sh N [tailgate ab args]}
@@ -34,4 +34,4 @@ for i in $(seq 1 "$n"); do
 		echo "$arm $i exit=$rc $(($(date +%s) - start))s load=$(cut -d' ' -f1 /proc/loadavg)" | tee -a "$dir/jobs.txt"
 	done
 done
-"$MF_DIR/summary.sh" "$dir" | tee "$dir/summary.txt"
+(cd "$ROOT" && go run ./bench/miniflux/summary "$dir") | tee "$dir/summary.txt"

@@ -23,7 +23,8 @@ type Part struct {
 	Name string `json:"name"`
 	// Totals holds the part's figures over the window by figure name
 	// (Figure*): CPU seconds, bytes, counts, and the peak resident memory.
-	// A figure that could not be read is absent, never zero.
+	// A figure that could not be read is absent, never zero; a part that
+	// could not be read at all has none (and the run a note saying why).
 	Totals map[string]float64 `json:"totals,omitempty"`
 	// Processes is how many processes the part had over the window.
 	Processes int `json:"processes,omitempty"`

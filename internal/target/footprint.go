@@ -94,7 +94,8 @@ func (f *Footprint) sample(first bool) {
 
 // Close takes a last sample and returns each part's figures over the
 // window, and a note for each part or figure that could not be measured
-// (which is then absent, never zero). It is safe to call more than once.
+// (which is then absent, never zero: a part not measured at all is there
+// by its name alone). It is safe to call more than once.
 func (f *Footprint) Close() ([]result.Part, []string) {
 	f.mu.Lock()
 	if !f.stopped {
@@ -111,9 +112,10 @@ func (f *Footprint) Close() ([]result.Part, []string) {
 	for _, p := range f.parts {
 		part, pnotes := p.result()
 		notes = append(notes, pnotes...)
-		if part != nil {
-			parts = append(parts, *part)
+		if part == nil { // listed but not measured: no figures, so no path CPU either
+			part = &result.Part{Name: p.spec.Name}
 		}
+		parts = append(parts, *part)
 	}
 	return parts, notes
 }

@@ -177,8 +177,13 @@ func TestFootprintUnreadablePartIsAbsentWithNote(t *testing.T) {
 	f := OpenFootprint(parts, 50*time.Millisecond)
 	time.Sleep(200 * time.Millisecond)
 	got, notes := f.Close()
-	if len(got) != 1 || got[0].Name != "ok" {
-		t.Errorf("parts %+v, want only ok", got)
+	if len(got) != 4 || got[0].Name != "ok" || len(got[0].Totals) == 0 {
+		t.Fatalf("parts %+v, want ok measured and the others by name", got)
+	}
+	for _, p := range got[1:] {
+		if p.Totals != nil || p.Processes != 0 {
+			t.Errorf("part %s not read has figures %+v", p.Name, p)
+		}
 	}
 	for _, name := range []string{"nofile", "noproc", "nocgroup"} {
 		if !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "part "+name+" not measured: ") }) {
@@ -198,7 +203,7 @@ func TestFootprintRootEndedIsAbsent(t *testing.T) {
 	cmd.Wait()
 	time.Sleep(100 * time.Millisecond)
 	got, notes := f.Close()
-	if len(got) != 0 || len(notes) != 1 || !strings.Contains(notes[0], "ended during the window") {
+	if len(got) != 1 || got[0].Totals != nil || len(notes) != 1 || !strings.Contains(notes[0], "ended during the window") {
 		t.Errorf("parts %+v, notes %q", got, notes)
 	}
 }
