@@ -10,6 +10,7 @@ import (
 	"maps"
 	"math"
 	"net/http"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -172,6 +173,10 @@ func splitSample(line string) (name, rest string, err error) {
 	return "", "", fmt.Errorf("label set of %s is not closed", name)
 }
 
+// counterName is what a counter read from a command may be called: it
+// becomes part of a metric key (as target.counters names are checked).
+var counterName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]{0,127}$`)
+
 // parseJSONCounters reads a command's output: one JSON object whose
 // numeric members are counters (others, such as a null from an empty
 // sum, are errors: a counter not read is absent, never zero).
@@ -185,6 +190,10 @@ func parseJSONCounters(out []byte) (map[string]float64, error) {
 	values := map[string]float64{}
 	var bad []string
 	for k, v := range obj {
+		if !counterName.MatchString(k) { // a name from a server becomes a metric key and a label
+			bad = append(bad, fmt.Sprintf("%q (not a counter name: letters, digits and _)", snippet([]byte(k))))
+			continue
+		}
 		n, ok := v.(json.Number)
 		if !ok {
 			bad = append(bad, fmt.Sprintf("%s (%v)", k, v))
@@ -199,7 +208,7 @@ func parseJSONCounters(out []byte) (map[string]float64, error) {
 	}
 	if len(bad) > 0 {
 		slices.Sort(bad)
-		return nil, fmt.Errorf("members not numbers: %s", strings.Join(bad, ", "))
+		return nil, fmt.Errorf("members that are not numeric counters: %s", strings.Join(bad, ", "))
 	}
 	if len(values) == 0 {
 		return nil, fmt.Errorf("stdout %q names no counter", snippet(out))

@@ -104,12 +104,14 @@ func TestCommandCounters(t *testing.T) {
 		{Name: "pg", Command: &config.Command{Shell: `echo '{"calls": 12, "rows": 3.5}'`}},
 		{Name: "bad", Command: &config.Command{Shell: `echo '{"calls": null}'`}},
 		{Name: "fails", Command: &config.Command{Shell: `echo oops >&2; exit 3`}},
+		{Name: "odd", Command: &config.Command{Shell: `echo '{"ok": 1, "<b>x</b> ::error::": 2}'`}},
 	}}
 	snap := c.Read(context.Background())
 	if snap.Values["pg.calls"] != 12 || snap.Values["pg.rows"] != 3.5 || len(snap.Values) != 2 {
 		t.Errorf("values %v", snap.Values)
 	}
-	for _, want := range []string{"counters bad not read: members not numbers: calls (<nil>)", "counters fails not read: ", "oops"} {
+	for _, want := range []string{"counters bad not read: members that are not numeric counters: calls (<nil>)", "counters fails not read: ", "oops",
+		"counters odd not read: members that are not numeric counters: \"<b>x</b> ::error::\" (not a counter name"} {
 		if !slices.ContainsFunc(snap.Notes, func(n string) bool { return strings.Contains(n, want) }) {
 			t.Errorf("no note with %q in %q", want, snap.Notes)
 		}
