@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -31,6 +32,10 @@ var keyMetrics = []string{"iterations_per_s", "latency_p95_ms", "cpu_ms_per_iter
 	"counter.app.go_memstats_mallocs_total"}
 
 type report struct {
+	Runs struct {
+		Base []map[string]float64 `json:"base"`
+		Head []map[string]float64 `json:"head"`
+	} `json:"runs"`
 	Verdict     string   `json:"verdict"`
 	Regressions []string `json:"regressions"`
 	HeadRuns    int      `json:"head_runs"`
@@ -57,6 +62,40 @@ func main() {
 	fmt.Println("## Noise: CV of each metric across the runs of one clean side of one job")
 	fmt.Println()
 	noise(dir)
+	fmt.Println()
+	fmt.Println("## Noise of the pairs: SD of 100·ln(head/base) over the pairs of the A/A jobs (gated metrics)")
+	fmt.Println()
+	pairNoise(dir)
+}
+
+// pairNoise pools the A/A jobs' pairs: the spread a sequential A/B judges
+// each gated metric against.
+func pairNoise(dir string) {
+	files, _ := filepath.Glob(filepath.Join(dir, "aa-*.json"))
+	diffs := map[string][]float64{}
+	for _, f := range files {
+		var r report
+		data, err := os.ReadFile(f)
+		if err != nil || json.Unmarshal(data, &r) != nil {
+			continue
+		}
+		for i := range min(len(r.Runs.Base), len(r.Runs.Head)) {
+			for k, b := range r.Runs.Base[i] {
+				if h, ok := r.Runs.Head[i][k]; ok && b > 0 && h > 0 {
+					diffs[k] = append(diffs[k], 100*math.Log(h/b))
+				}
+			}
+		}
+	}
+	fmt.Println("| metric | pairs | mean | SD |")
+	fmt.Println("|---|---|---|---|")
+	for _, k := range slices.Sorted(maps.Keys(diffs)) {
+		d := diffs[k]
+		if len(d) < 2 {
+			continue
+		}
+		fmt.Printf("| %s | %d | %+.1f %% | %.1f %% |\n", k, len(d), stats.Mean(d), stats.SampleSD(d))
+	}
 }
 
 func summarizeArm(dir, arm string, walls map[string]float64) {
@@ -122,11 +161,26 @@ func noise(dir string) {
 			}
 		}
 	}
+	slices.SortFunc(order, func(a, b string) int { return strings.Compare(noiseOrder(a), noiseOrder(b)) })
 	fmt.Println("| metric | clean sides | CV, median [min–max] |")
 	fmt.Println("|---|---|---|")
 	for _, k := range order {
 		fmt.Printf("| %s | %d | %s %% |\n", k, len(cvs[k]), spread(cvs[k], "%.1f"))
 	}
+}
+
+// noiseOrder sorts the target's CPU first, then the path's, then the
+// counters, then the parts' figures.
+func noiseOrder(k string) string {
+	switch {
+	case k == "cpu_ms_per_iteration":
+		return "0"
+	case k == "path_cpu_ms_per_iteration":
+		return "1"
+	case strings.HasPrefix(k, "counter."):
+		return "2" + k
+	}
+	return "3" + k
 }
 
 var sideLine = regexp.MustCompile(`^(base|head):$`)
