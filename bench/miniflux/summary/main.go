@@ -5,7 +5,9 @@
 // metric beside that of CPU time, from the clean sides (every job's base,
 // the A/A jobs' head).
 //
-//	go run ./bench/miniflux/summary bench/out/miniflux/evidence-<time>
+//	go run ./bench/miniflux/summary bench/out/miniflux/evidence-<time>...
+//
+// Several directories are pooled.
 package main
 
 import (
@@ -24,7 +26,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
-var arms = []string{"aa", "n1", "noidx"}
+var arms = []string{"aa", "n1", "noidx", "aa-time", "n1-time", "noidx-time"}
 
 // keyMetrics are the metrics whose change the first table shows.
 var keyMetrics = []string{"iterations_per_s", "latency_p95_ms", "cpu_ms_per_iteration", "path_cpu_ms_per_iteration",
@@ -48,30 +50,43 @@ type report struct {
 }
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: summary EVIDENCE-DIR")
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: summary EVIDENCE-DIR...")
 		os.Exit(2)
 	}
-	dir := os.Args[1]
-	walls := wallTimes(filepath.Join(dir, "jobs.txt"))
+	dirs := os.Args[1:]
+	walls := map[string]float64{}
+	for _, dir := range dirs {
+		maps.Copy(walls, wallTimes(dir, filepath.Join(dir, "jobs.txt")))
+	}
 	fmt.Println("## Verdicts per arm")
 	fmt.Println()
 	for _, arm := range arms {
-		summarizeArm(dir, arm, walls)
+		summarizeArm(dirs, arm, walls)
 	}
 	fmt.Println("## Noise: CV of each metric across the runs of one clean side of one job")
 	fmt.Println()
-	noise(dir)
+	noise(dirs)
 	fmt.Println()
 	fmt.Println("## Noise of the pairs: SD of 100·ln(head/base) over the pairs of the A/A jobs (gated metrics)")
 	fmt.Println()
-	pairNoise(dir)
+	pairNoise(dirs)
+}
+
+// glob is the files matching pattern in any of dirs.
+func glob(dirs []string, pattern string) []string {
+	var out []string
+	for _, d := range dirs {
+		m, _ := filepath.Glob(filepath.Join(d, pattern))
+		out = append(out, m...)
+	}
+	return out
 }
 
 // pairNoise pools the A/A jobs' pairs: the spread a sequential A/B judges
 // each gated metric against.
-func pairNoise(dir string) {
-	files, _ := filepath.Glob(filepath.Join(dir, "aa-*.json"))
+func pairNoise(dirs []string) {
+	files := glob(dirs, "aa-*.json") // and aa-time-*: the same sides
 	diffs := map[string][]float64{}
 	for _, f := range files {
 		var r report
@@ -98,14 +113,18 @@ func pairNoise(dir string) {
 	}
 }
 
-func summarizeArm(dir, arm string, walls map[string]float64) {
-	files, _ := filepath.Glob(filepath.Join(dir, arm+"-*.json"))
+func summarizeArm(dirs []string, arm string, walls map[string]float64) {
+	files := slices.DeleteFunc(glob(dirs, arm+"-*.json"), func(f string) bool { // n1-* holds n1-time-*
+		_, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), arm+"-"), ".json"))
+		return err != nil
+	})
 	if len(files) == 0 {
 		return
 	}
 	verdicts := map[string]int{}
 	caught := map[string]int{}
 	changes := map[string][]float64{}
+	outcomes := map[string]map[string]int{}
 	var pairs, wall []float64
 	for _, f := range files {
 		var r report
@@ -119,38 +138,42 @@ func summarizeArm(dir, arm string, walls map[string]float64) {
 			caught[k]++
 		}
 		pairs = append(pairs, float64(r.HeadRuns))
-		if w, ok := walls[strings.TrimSuffix(filepath.Base(f), ".json")]; ok {
+		if w, ok := walls[strings.TrimSuffix(f, ".json")]; ok {
 			wall = append(wall, w)
 		}
 		for _, m := range r.Metrics {
 			if m.Change != nil {
 				changes[m.Key] = append(changes[m.Key], *m.Change)
 			}
+			if outcomes[m.Key] == nil {
+				outcomes[m.Key] = map[string]int{}
+			}
+			outcomes[m.Key][m.Verdict]++
 		}
 	}
 	fmt.Printf("### %s: %d jobs\n\n", arm, len(files))
 	fmt.Printf("- verdicts: %s\n", counts(verdicts))
 	fmt.Printf("- regressions by metric: %s\n", counts(caught))
 	fmt.Printf("- pairs: %s; wall time: %s s\n\n", spread(pairs, "%.0f"), spread(wall, "%.0f"))
-	fmt.Println("| metric | change, median [min–max] |")
-	fmt.Println("|---|---|")
+	fmt.Println("| metric | change, median [min–max] | outcomes |")
+	fmt.Println("|---|---|---|")
 	for _, k := range keyMetrics {
 		if v := changes[k]; len(v) > 0 {
-			fmt.Printf("| %s | %s %% |\n", k, spread(v, "%+.1f"))
+			fmt.Printf("| %s | %s %% | %s |\n", k, spread(v, "%+.1f"), counts(outcomes[k]))
 		}
 	}
 	fmt.Println()
 }
 
 // noise reads the footprint tables of the clean sides.
-func noise(dir string) {
+func noise(dirs []string) {
 	cvs := map[string][]float64{}
 	var order []string
-	files, _ := filepath.Glob(filepath.Join(dir, "*-*.txt"))
+	files := glob(dirs, "*-*.txt")
 	for _, f := range files {
 		arm, _, _ := strings.Cut(filepath.Base(f), "-")
 		for side, rows := range footprintTables(f) {
-			if side == "head" && arm != "aa" {
+			if side == "head" && arm != "aa" { // aa-1, aa-time-1
 				continue // a head with an injected regression is not a clean side
 			}
 			for k, cv := range rows {
@@ -223,8 +246,9 @@ func footprintTables(path string) map[string]map[string]float64 {
 	return out
 }
 
-// wallTimes reads evidence.sh's jobs.txt: "<arm> <i> exit=<rc> <s>s …".
-func wallTimes(path string) map[string]float64 {
+// wallTimes reads evidence.sh's jobs.txt in dir: "<arm> <i> exit=<rc> <s>s …",
+// by the job's path without extension.
+func wallTimes(dir, path string) map[string]float64 {
 	out := map[string]float64{}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -236,7 +260,7 @@ func wallTimes(path string) map[string]float64 {
 			continue
 		}
 		if s, err := strconv.ParseFloat(strings.TrimSuffix(f[3], "s"), 64); err == nil {
-			out[f[0]+"-"+f[1]] = s
+			out[filepath.Join(dir, f[0]+"-"+f[1])] = s
 		}
 	}
 	return out
