@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
 // MeasurePart is one more part of the request path whose processes tailgate
@@ -72,7 +74,7 @@ const DefaultCounterTimeout = Duration(10e9)
 
 // TargetPart is the reserved part name of the target itself, whose /proc
 // counters are reported as part.target.… beside its cpu_ms_per_iteration.
-const TargetPart = "target"
+const TargetPart = result.TargetPart
 
 // partName is what a part or counter source name may be: it becomes part
 // of a metric key.
@@ -88,11 +90,11 @@ var counterName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]{0,127}$`)
 func (t *Target) GatedByDefault() []string {
 	var out []string
 	if len(t.Measure) > 0 {
-		out = append(out, "path_cpu_ms_per_iteration")
+		out = append(out, result.PathCPUPerIteration)
 	}
 	for _, s := range t.Counters {
 		for _, g := range s.Gate {
-			out = append(out, "counter."+s.Name+"."+g)
+			out = append(out, result.CounterKey(s.Name, g))
 		}
 	}
 	return out
@@ -221,7 +223,7 @@ func (t *Target) PartNames() []string {
 	return out
 }
 
-// describe says what a part selects, for notes.
+// String says what a part selects, for notes.
 func (p MeasurePart) String() string {
 	switch {
 	case p.PIDFile != "":
@@ -249,13 +251,13 @@ func validateFootprintKeys(cfg *Config, c *collector) {
 		}
 	}
 	check := func(key, metric string) {
-		if part, ok := strings.CutPrefix(metric, "part."); ok {
+		if part, ok := strings.CutPrefix(metric, result.PartPrefix); ok {
 			name, _, _ := strings.Cut(part, ".")
 			if !parts[name] {
 				c.addKey(key, "%q names no part of target.measure (%s)", metric, strings.Join(slices.Sorted(maps.Keys(parts)), ", "))
 			}
 		}
-		if counter, ok := strings.CutPrefix(metric, "counter."); ok {
+		if counter, ok := strings.CutPrefix(metric, result.CounterPrefix); ok {
 			name, _, _ := strings.Cut(counter, ".")
 			if !sources[name] {
 				c.addKey(key, "%q names no counter source of target.counters", metric)

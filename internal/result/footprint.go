@@ -10,6 +10,10 @@ import (
 // only when every one of them was measured.
 const PathCPUPerIteration = "path_cpu_ms_per_iteration"
 
+// TargetPart is the name of the target's own part (its /proc figures
+// beside its CPU, which Resources holds).
+const TargetPart = "target"
+
 // Prefixes of the footprint's metric keys, which name a part or a counter
 // source of the config: part.<part>.<figure> and counter.<source>.<counter>.
 const (
@@ -168,7 +172,7 @@ func (r *Run) summarizeFootprint(set func(string, float64)) {
 		if uok && sok {
 			set(PartKey(p.Name, partCPU), (user+sys)*1000/n)
 		}
-		if p.Name != "target" { // the target's own CPU is Resources'
+		if p.Name != TargetPart { // the target's own CPU is Resources'
 			pathCPU += user + sys
 			pathComplete = pathComplete && uok && sok
 		}

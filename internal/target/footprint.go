@@ -124,7 +124,7 @@ func (f *Footprint) Close() ([]result.Part, []string) {
 type procFigures struct {
 	user, system   uint64 // ticks, own and reaped children's
 	minflt, majflt uint64 // own and reaped children's
-	io             [6]uint64
+	io             [len(ioFields)]uint64
 	ctxt           uint64 // voluntary context switches: own only
 	ioOK, ctxtOK   bool
 }
@@ -335,8 +335,8 @@ func (w *partWindow) result() (*result.Part, []string) {
 			members[k] = true
 		}
 	}
-	var sum [10]float64 // user, system, minflt, majflt, ctxt, io[6]… (io below)
-	var io [6]float64
+	var user, system, minflt, majflt, ctxt float64
+	var io [len(ioFields)]float64
 	for _, sp := range w.spans {
 		reaped := !sp.present && members[sp.parent]
 		inherited := func(first, last uint64) float64 {
@@ -345,27 +345,27 @@ func (w *partWindow) result() (*result.Part, []string) {
 			}
 			return float64(last) - float64(first)
 		}
-		sum[0] += inherited(sp.first.user, sp.last.user)
-		sum[1] += inherited(sp.first.system, sp.last.system)
-		sum[2] += inherited(sp.first.minflt, sp.last.minflt)
-		sum[3] += inherited(sp.first.majflt, sp.last.majflt)
-		sum[4] += float64(sp.last.ctxt) - float64(sp.first.ctxt)
+		user += inherited(sp.first.user, sp.last.user)
+		system += inherited(sp.first.system, sp.last.system)
+		minflt += inherited(sp.first.minflt, sp.last.minflt)
+		majflt += inherited(sp.first.majflt, sp.last.majflt)
+		ctxt += float64(sp.last.ctxt) - float64(sp.first.ctxt) // not inherited: lost with the process
 		for i := range io {
 			io[i] += inherited(sp.first.io[i], sp.last.io[i])
 		}
 	}
 	totals := map[string]float64{
-		result.FigureUserCPU:     max(sum[0], 0) / clockTicks,
-		result.FigureSystemCPU:   max(sum[1], 0) / clockTicks,
-		result.FigureMinorFaults: max(sum[2], 0),
-		result.FigureMajorFaults: max(sum[3], 0),
+		result.FigureUserCPU:     max(user, 0) / clockTicks,
+		result.FigureSystemCPU:   max(system, 0) / clockTicks,
+		result.FigureMinorFaults: max(minflt, 0),
+		result.FigureMajorFaults: max(majflt, 0),
 	}
 	if w.peakRSS > 0 {
 		totals[result.FigurePeakRSS] = float64(w.peakRSS)
 	}
 	var notes []string
 	if w.ctxLost == "" {
-		totals[result.FigureVolCtxt] = max(sum[4], 0)
+		totals[result.FigureVolCtxt] = max(ctxt, 0)
 	} else {
 		notes = append(notes, fmt.Sprintf("part %s: %s", name, w.ctxLost))
 	}
