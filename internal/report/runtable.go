@@ -71,7 +71,7 @@ func WriteRunTable(w io.Writer, f *result.File) error {
 func writeFootprintTable(w io.Writer, runs []result.Run) error {
 	var keys []string
 	for _, m := range result.Catalogue(result.KeysOf(runs)...) {
-		if result.IsFootprint(m.Key) {
+		if result.IsFootprint(m.Key) && len(result.Values(runs, m.Key)) > 0 {
 			keys = append(keys, m.Key)
 		}
 	}
