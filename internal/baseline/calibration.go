@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -75,6 +76,21 @@ func (c *Calibration) MetricJobs(key string) [][]float64 {
 	return jobs
 }
 
+// keys are the metric keys any job's runs carry.
+func (c *Calibration) keys() []string {
+	var out []string
+	for _, j := range c.Jobs {
+		for _, r := range j.Runs {
+			for k := range r {
+				if !slices.Contains(out, k) {
+					out = append(out, k)
+				}
+			}
+		}
+	}
+	return out
+}
+
 // The warnings EstimateNoise raises.
 const (
 	WarnTooFewJobs         stats.WarningCode = "too_few_jobs"
@@ -107,7 +123,7 @@ func (c *Calibration) EstimateNoise(alpha float64) []stats.Warning {
 	}
 	var warnings []stats.Warning
 	var disagree []string
-	for _, m := range result.Metrics {
+	for _, m := range result.Catalogue(c.keys()...) {
 		jobs := c.MetricJobs(m.Key)
 		if len(jobs) < 2 {
 			continue

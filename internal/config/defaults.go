@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -66,6 +67,23 @@ func applyDefaults(cfg *Config, c *collector) {
 		setString(&f.AtEnd, c, "feed.at_end", FeedWrap)
 	}
 	defaultGate(&cfg.Gate, cfg.Name, c)
+	if !c.given("gate.metrics") {
+		cfg.Gate.Metrics = append(cfg.Gate.Metrics, cfg.footprintGated()...)
+	}
+}
+
+// footprintGated are the footprint metrics of every target of the config
+// (the top-level one and the A/B sides' own) gated by default, once each.
+func (c *Config) footprintGated() []string {
+	var out []string
+	for _, t := range c.footprintTargets() {
+		for _, k := range t.GatedByDefault() {
+			if !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
 }
 
 func defaultAB(ab *AB, c *collector) {
@@ -222,6 +240,9 @@ func setDuration(v *Duration, c *collector, path string, def Duration) {
 }
 
 func defaultTarget(t *Target, key string, c *collector) {
+	for i := range t.Counters {
+		setDuration(&t.Counters[i].Timeout, c, joinIndex(key+".counters", i)+".timeout", DefaultCounterTimeout)
+	}
 	if r := t.Ready; r != nil {
 		setString(&r.Path, c, key+".ready.path", "/")
 		setInt(&r.Status, c, key+".ready.status", DefaultReadyStatus)

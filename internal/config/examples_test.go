@@ -28,7 +28,7 @@ func TestExamplesParse(t *testing.T) {
 			t.Errorf("%s:\n%v", f, err)
 			continue
 		}
-		if !reflect.DeepEqual(cfg.Gate.Metrics, gate.DefaultMetrics()) && filepath.Base(f) != "open.yml" {
+		if !reflect.DeepEqual(cfg.Gate.Metrics, gate.DefaultMetrics()) && filepath.Base(f) != "open.yml" && filepath.Base(f) != "postgres.yml" {
 			t.Errorf("%s: gate metrics %v, want the defaults", f, cfg.Gate.Metrics)
 		}
 	}
@@ -219,5 +219,28 @@ func TestDocExampleParses(t *testing.T) {
 	}
 	if len(cfg.Scenarios[0].Steps) != 4 {
 		t.Errorf("example has %d steps, want 4", len(cfg.Scenarios[0].Steps))
+	}
+}
+
+func TestPostgresExample(t *testing.T) {
+	t.Parallel()
+	cfg, err := LoadFile(filepath.Join(examplesDir, "postgres.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(gate.DefaultMetrics(), "path_cpu_ms_per_iteration", "counter.pg.calls", "counter.pg.blocks")
+	if !reflect.DeepEqual(cfg.Gate.Metrics, want) {
+		t.Errorf("gate metrics %v, want %v", cfg.Gate.Metrics, want)
+	}
+	m := cfg.Target.Measure
+	if len(m) != 1 || m[0].Name != "postgres" || m[0].PIDFile == "" {
+		t.Errorf("measure %+v", m)
+	}
+	c := cfg.Target.Counters
+	if len(c) != 2 || c[0].Command == nil || c[0].Timeout.D() != 5*time.Second || c[1].Prometheus.Path != "/metrics" || c[1].Timeout != DefaultCounterTimeout {
+		t.Errorf("counters %+v", c)
+	}
+	if !strings.Contains(cfg.Dataset.Reset.Command.Shell, "TEMPLATE app_template") {
+		t.Errorf("reset %+v", cfg.Dataset.Reset.Command)
 	}
 }

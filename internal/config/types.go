@@ -170,6 +170,12 @@ type Target struct {
 	Remote bool `yaml:"remote"`
 	// TLS configures the connections to an https URL.
 	TLS *TLS `yaml:"tls"`
+	// Measure lists the other parts of the request path (a database
+	// server, a cache) whose processes are accounted beside the target's.
+	Measure []MeasurePart `yaml:"measure"`
+	// Counters lists where work counters are read before and after each
+	// measured window.
+	Counters []CounterSource `yaml:"counters"`
 }
 
 // RemoteTarget reports whether any target of the benchmark is on another

@@ -43,6 +43,7 @@ func validate(cfg *Config, c *collector) {
 	validateSetup(cfg, c)
 	validateFeed(cfg, c)
 	validateGate(&cfg.Gate, c)
+	validateFootprintKeys(cfg, c)
 	validatePassEnv(cfg.PassEnv, c)
 }
 
@@ -112,6 +113,7 @@ func validateTarget(t *Target, key string, c *collector) {
 		checkPositive(r.Interval, key+".ready.interval", c)
 	}
 	validateTLS(t, key, c)
+	validateFootprint(t, key, c)
 }
 
 // validateTargetURL requires an http(s) URL on a loopback address, or

@@ -53,7 +53,7 @@ func metricPolicies(base, head []result.Run, p Policy) ([]metricPolicy, []stats.
 	substituted := throughputSubstitute(base, head, gated, fixed)
 
 	var out []metricPolicy
-	for _, m := range result.Metrics {
+	for _, m := range result.Catalogue(append(result.KeysOf(base, head), p.metrics()...)...) {
 		present := hasKey(base, m.Key) || hasKey(head, m.Key)
 		replaced := substituted && m.Key == result.IterationsPerSec
 		if !present && !gated[m.Key] && !replaced {

@@ -40,6 +40,9 @@ var DefaultFloors = map[string]float64{
 	result.LifecycleSuccess: 1,
 	result.DroppedPct:       1,
 	result.CPUPerIteration:  20,
+	// The whole path's CPU varies as the target's does (its parts share
+	// the same cores and the same contention).
+	result.PathCPUPerIteration: 20,
 }
 
 // DefaultMinEffect is the smallest change worth failing for when
@@ -75,6 +78,26 @@ var DefaultMinEffect = map[string]float64{
 	result.RequestErrorPct:  1,
 	result.LifecycleSuccess: 1,
 	result.DroppedPct:       1,
+
+	result.PathCPUPerIteration: 5,
+}
+
+// FootprintMinEffect is the default min_effect of the metrics of the
+// parts and counters a config names (part.*, counter.*), in percent: as
+// for CPU per iteration, 5 %; the near-deterministic counters (queries,
+// system calls per iteration) resolve it in few pairs.
+const FootprintMinEffect = 5
+
+// defaultMinEffect is DefaultMinEffect's value for key, or
+// FootprintMinEffect for a part's or a counter's metric.
+func defaultMinEffect(key string) float64 {
+	if v, ok := DefaultMinEffect[key]; ok {
+		return v
+	}
+	if result.IsFootprint(key) {
+		return FootprintMinEffect
+	}
+	return 0
 }
 
 // A calibration is firm when it comes from at least RecommendedCalibrationJobs

@@ -389,7 +389,7 @@ func (mp metricPolicy) seqMinEffect() float64 {
 	if mp.minEffectSet {
 		return mp.toScale(mp.minEffect)
 	}
-	return mp.toScale(DefaultMinEffect[mp.meta.Key])
+	return mp.toScale(defaultMinEffect(mp.meta.Key))
 }
 
 // boundFromScale is fromScale for a repeated confidence bound, which is

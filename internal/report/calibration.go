@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -51,7 +52,7 @@ func WriteCalibration(w io.Writer, c Calibration) error {
 	fmt.Fprintf(&b, "for a check of %d runs against %d baseline samples from %d jobs (α = %g, %d gated metrics):\n", c.Runs, c.Samples, c.BaselineJobs, c.Alpha, k)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "metric\tσ within job\tσ between jobs\tfloor\tdetects (80 % power)\tgated")
-	for _, meta := range result.Metrics {
+	for _, meta := range result.Catalogue(slices.Collect(maps.Keys(c.Noise))...) {
 		nz, ok := c.Noise[meta.Key]
 		if !ok {
 			continue

@@ -58,7 +58,48 @@ func WriteRunTable(w io.Writer, f *result.File) error {
 		}
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return writeFootprintTable(w, f.Runs)
+}
+
+// writeFootprintTable writes, when the runs measured parts of the path or
+// work counters, a row per footprint metric (and the target's CPU per
+// iteration, to compare with): its median, min–max and CV across runs,
+// the per-iteration noise of each next to that of CPU time.
+func writeFootprintTable(w io.Writer, runs []result.Run) error {
+	var keys []string
+	for _, m := range result.Catalogue(result.KeysOf(runs)...) {
+		if result.IsFootprint(m.Key) && len(result.Values(runs, m.Key)) > 0 {
+			keys = append(keys, m.Key)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\nfootprint per iteration, across runs:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "metric\tunit\truns\tmedian\tmin–max\tCV\t")
+	for _, k := range append([]string{result.CPUPerIteration}, keys...) {
+		vals := sortedValues(runs, k)
+		if len(vals) == 0 {
+			continue
+		}
+		m, _ := result.Lookup(k)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s–%s\t%s\t\n", k, m.Unit, len(vals), tableNumber(stats.Median(vals)),
+			tableNumber(vals[0]), tableNumber(vals[len(vals)-1]), cvCell(vals))
+	}
 	return tw.Flush()
+}
+
+// cvCell is the coefficient of variation, or "–" where it is undefined
+// (one run, or a mean of zero).
+func cvCell(vals []float64) string {
+	if len(vals) < 2 || stats.Mean(vals) == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f%%", 100*stats.CV(vals))
 }
 
 func presentMetrics(runs []result.Run) []string {

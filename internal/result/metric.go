@@ -71,14 +71,16 @@ var Metrics = []Metric{
 	{CPUPerIteration, "CPU/iteration", "ms", LowerIsBetter, Ratio},
 	{PeakRSS, "peak RSS", "MB", LowerIsBetter, Ratio},
 	{ScheduleLagP99, "schedule lag p99", "ms", LowerIsBetter, Ratio},
+	{PathCPUPerIteration, "path CPU/iteration", "ms", LowerIsBetter, Ratio},
 }
 
-// Lookup returns the description of a metric key.
+// Lookup returns the description of a metric key: a catalogued one, or a
+// footprint key naming a part's figure or a counter (footprint.go).
 func Lookup(key string) (Metric, bool) {
 	for _, m := range Metrics {
 		if m.Key == key {
 			return m, true
 		}
 	}
-	return Metric{}, false
+	return lookupDynamic(key)
 }

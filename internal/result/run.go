@@ -77,6 +77,14 @@ type Run struct {
 	// time (open model only).
 	ScheduleLag *hist.Histogram `json:"schedule_lag,omitempty"`
 	Resources   *Resources      `json:"resources,omitempty"`
+	// Parts is what each measured part of the request path used over the
+	// window (target.measure, and the target's own /proc counters as the
+	// part "target"); a part that could not be read is absent, with a note.
+	Parts []Part `json:"parts,omitempty"`
+	// Counters is each work counter's growth over the window, by
+	// "<source>.<counter>" (target.counters); a counter that could not be
+	// read at both ends is absent, with a note.
+	Counters map[string]float64 `json:"counters,omitempty"`
 	// Metrics are the summary figures the verdict reads, by metric key.
 	// Only measured metrics are present.
 	Metrics map[string]float64 `json:"metrics"`

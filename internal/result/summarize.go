@@ -62,6 +62,7 @@ func (r *Run) Summarize() {
 			set(PeakRSS, float64(res.PeakRSSBytes)/(1<<20))
 		}
 	}
+	r.summarizeFootprint(set)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

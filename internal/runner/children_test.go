@@ -123,8 +123,8 @@ func readEnv(t *testing.T, path string) map[string]string {
 // TestABChildrenGetNoCredentials runs an A/B benchmark whose two targets
 // are started by tailgate, whose dataset reset is a command and whose load
 // is a tool (engine: command), all under an Actions environment: none of
-// them sees a credential, each sees the one pass_env names, and the reset
-// and the tool are told the target's URL and side.
+// them sees a credential, each sees the one pass_env names, the reset
+// and the tool are told the target's URL and side, and the target its side.
 func TestABChildrenGetNoCredentials(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -158,7 +158,10 @@ func TestABChildrenGetNoCredentials(t *testing.T) {
 					t.Errorf("%s of %s saw the credential %s", child, side, k)
 				}
 			}
-			if child == "target" {
+			if child == "target" { // it knows its side (its database is the side's), not a URL it serves
+				if env["TAILGATE_SIDE"] != side {
+					t.Errorf("target of %s: TAILGATE_SIDE=%q", side, env["TAILGATE_SIDE"])
+				}
 				continue
 			}
 			if env["TAILGATE_TARGET_URL"] != urls[side] || env["TAILGATE_SIDE"] != side {

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
@@ -109,7 +110,7 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 		obs.Progress(i, p)
 	}
 	var sampler sampling
-	opt.OnMeasure = func() { sampler.start(tgt) } // the window only: warm-up is not measured
+	opt.OnMeasure = func() { sampler.start(ctx, tgt) } // the window only: warm-up is not measured
 	if plan.HasSetup(scenario.SetupRun) || plan.HasSetup(scenario.SetupVU) {
 		obs.Step(i, stepName("setup", ph.Name)) // the load's progress follows once it is done
 	} else {
@@ -119,6 +120,7 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 	began := time.Now()
 	run, err := load.Run(ctx, plan, tgt.url, opt)
 	res, note := sampler.stop(tgt)
+	footprint := sampler.stopPath(ctx)
 	b.spend(TimeLoad, time.Since(began)-opt.Warmup-opt.Duration)
 	b.spend(TimeWarmup, opt.Warmup)
 	b.spend(TimeMeasured, opt.Duration)
@@ -130,6 +132,7 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 	}
 	run.Index, run.Started = i, started
 	addResources(run, res, note)
+	footprint.AddTo(run)
 	if ph.Load.Model == config.ModelOpen {
 		markSetByLoad(run, setByOpenLoad...)
 	}
@@ -199,8 +202,30 @@ func mergePhases(phases []result.Phase) *result.Run {
 	if rss, ok := largest(phases, result.PeakRSS); ok {
 		run.Metrics[result.PeakRSS] = rss
 	}
+	mergeFootprint(run, phases, costPhase(closed, open))
 	overAll(run)
 	return run
+}
+
+// mergeFootprint takes the footprint's per-iteration metrics (the parts'
+// CPU, I/O and counters, the work counters) from the cost phase, as CPU
+// per iteration, and each part's peak memory as the largest of any phase.
+func mergeFootprint(run *result.Run, phases []result.Phase, cost *result.Run) {
+	runs := make([]result.Run, len(phases))
+	for i := range phases {
+		runs[i] = phases[i].Run
+	}
+	for _, key := range result.KeysOf(runs) {
+		switch {
+		case !result.IsFootprint(key):
+		case strings.HasSuffix(key, ".peak_rss_mb"):
+			if rss, ok := largest(phases, key); ok {
+				run.Metrics[key] = rss
+			}
+		default:
+			take(run, cost, []string{key})
+		}
+	}
 }
 
 // costPhase is the phase CPU per iteration is taken from: the closed one.

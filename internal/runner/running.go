@@ -36,6 +36,9 @@ type running struct {
 	// ready is the target's readiness probe (nil: any answer on "/"),
 	// polled again after a reset command, which may restart the service.
 	ready *config.Ready
+	// path is what each window accounts beyond the target's CPU and
+	// memory: the other parts of the request path and the work counters.
+	path target.Path
 }
 
 // start starts the target when it has a start command (on a free port
@@ -47,6 +50,9 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 		return nil, withLabel(side, err)
 	}
 	ch := b.children()
+	if side != "" { // the target and every command of its side know which side they are
+		ch = ch.With(target.SideEnv + "=" + side)
+	}
 	tlsConfig, err := target.ClientTLS(t)
 	if err != nil {
 		return nil, withLabel(side, err)
@@ -63,10 +69,7 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 	if err != nil {
 		return nil, withLabel(side, err)
 	}
-	if side != "" {
-		ch = ch.With(target.SideEnv + "=" + side)
-	}
-	return &running{
+	rt := &running{
 		label:       side,
 		side:        side,
 		url:         t.URL,
@@ -79,7 +82,29 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 		remote:      t.Remote,
 		tls:         tlsConfig,
 		ready:       t.Ready,
-	}, nil
+	}
+	rt.path = rt.pathOf(t)
+	return rt, nil
+}
+
+// pathOf is what the target's windows account beside its CPU and memory:
+// the target's own process tree (for its /proc counters, when there are
+// other parts or counters to put them beside), the parts of
+// target.measure and the counters of target.counters, read with this
+// target's URL and environment (TAILGATE_SIDE in A/B).
+func (t *running) pathOf(cfg config.Target) target.Path {
+	var p target.Path
+	if len(cfg.Measure) == 0 && len(cfg.Counters) == 0 {
+		return p
+	}
+	if t.pid != 0 && t.notMeasured == nil && !t.remote {
+		p.Parts = append(p.Parts, target.FootprintPart{MeasurePart: config.MeasurePart{Name: config.TargetPart}, PID: t.pid})
+	}
+	for _, m := range cfg.Measure {
+		p.Parts = append(p.Parts, target.FootprintPart{MeasurePart: m})
+	}
+	p.Counters = target.Counters{Sources: cfg.Counters, BaseURL: t.url, Client: t.client, Children: t.children}
+	return p
 }
 
 // withFreePort fills the target's port placeholder with a free loopback
@@ -187,16 +212,35 @@ func (t *running) exited() error {
 type sampling struct {
 	mu      sync.Mutex
 	s       *target.Sampler
+	path    *target.PathWindow
 	stopped bool // a start that comes after stop (a cancelled run) does nothing
 }
 
-func (s *sampling) start(tgt *running) {
+func (s *sampling) start(ctx context.Context, tgt *running) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if tgt.pid == 0 || tgt.notMeasured != nil || s.stopped {
+	if s.stopped {
+		return
+	}
+	if !tgt.path.IsZero() {
+		s.path = tgt.path.Open(ctx)
+	}
+	if tgt.pid == 0 || tgt.notMeasured != nil {
 		return
 	}
 	s.s = target.StartSampler(tgt.pid, 100*time.Millisecond)
+}
+
+// stopPath ends the path's window and returns what it measured (the
+// zero footprint when the window never opened).
+func (s *sampling) stopPath(ctx context.Context) target.PathFootprint {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopped = true
+	if s.path == nil {
+		return target.PathFootprint{}
+	}
+	return s.path.Close(ctx)
 }
 
 // stop ends the window and returns what was measured: nil where nothing

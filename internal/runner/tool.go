@@ -30,10 +30,11 @@ func (b *Benchmark) measureTool(ctx context.Context, tgt *running, i, runs int) 
 		"TAILGATE_RUNS="+strconv.Itoa(runs),
 	)
 	var sampler sampling
-	sampler.start(tgt)
+	sampler.start(ctx, tgt)
 	started := b.now()
 	exit, err := target.RunTool(ctx, l.Command, ch, l.CommandTimeout.D(), b.log())
 	res, note := sampler.stop(tgt)
+	footprint := sampler.stopPath(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -47,6 +48,7 @@ func (b *Benchmark) measureTool(ctx context.Context, tgt *running, i, runs int) 
 	}
 	run.Summarize()
 	addResources(run, res, note)
+	footprint.AddTo(run)
 	return run, nil
 }
 

@@ -28,6 +28,11 @@ type procStat struct {
 	ChildTicks uint64
 	StartTime  uint64 // ticks after boot; with PID it names a process uniquely
 	RSSPages   int64
+	// Comm is the command name (in parentheses in the stat line).
+	Comm string
+	// Own and reaped children's times and faults, separately.
+	UTime, STime, CUTime, CSTime     uint64
+	MinFlt, CMinFlt, MajFlt, CMajFlt uint64
 }
 
 // readStat reads one process's stat file.
@@ -63,6 +68,11 @@ func parseStat(pid int, line string) (procStat, error) {
 		CPUTicks:   num(14) + num(15) + num(16) + num(17),
 		ChildTicks: num(16) + num(17),
 		StartTime:  num(22),
+		UTime:      num(14), STime: num(15), CUTime: num(16), CSTime: num(17),
+		MinFlt: num(10), CMinFlt: num(11), MajFlt: num(12), CMajFlt: num(13),
+	}
+	if open := strings.IndexByte(line, '('); open >= 0 && open < end {
+		st.Comm = line[open+1 : end]
 	}
 	rss, _ := strconv.ParseInt(fields[24-3], 10, 64)
 	st.RSSPages = rss

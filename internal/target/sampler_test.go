@@ -106,12 +106,13 @@ func TestSamplerOfAnIdleProcessHasNoCPU(t *testing.T) {
 
 func TestParseStat(t *testing.T) {
 	t.Parallel()
-	line := "4242 (a (weird) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 150 50 7 3 20 0 1 0 98765 12345678 321 18446744073709551615"
+	line := "4242 (a (weird) name) S 1 4242 4242 0 -1 4194560 100 40 2 1 150 50 7 3 20 0 1 0 98765 12345678 321 18446744073709551615"
 	st, err := parseStat(4242, line)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := procStat{PID: 4242, State: 'S', PPID: 1, PGRP: 4242, CPUTicks: 150 + 50 + 7 + 3, ChildTicks: 7 + 3, StartTime: 98765, RSSPages: 321}
+	want := procStat{PID: 4242, State: 'S', PPID: 1, PGRP: 4242, CPUTicks: 150 + 50 + 7 + 3, ChildTicks: 7 + 3, StartTime: 98765, RSSPages: 321,
+		Comm: "a (weird) name", UTime: 150, STime: 50, CUTime: 7, CSTime: 3, MinFlt: 100, CMinFlt: 40, MajFlt: 2, CMajFlt: 1}
 	if st != want {
 		t.Fatalf("parseStat = %+v\nwant %+v", st, want)
 	}

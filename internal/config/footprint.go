@@ -1,0 +1,290 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// MeasurePart is one more part of the request path whose processes tailgate
+// accounts beside the target (target.measure): a database server, a cache,
+// a sidecar. Exactly one of PIDFile, Process and Cgroup is set.
+type MeasurePart struct {
+	// Name names the part in metric keys (part.<name>.…) and reports.
+	Name string `yaml:"name"`
+	// PIDFile is a file whose first line is the pid of the part's main
+	// process (a PostgreSQL postmaster.pid qualifies); the process and
+	// all its descendants are accounted.
+	PIDFile string `yaml:"pid_file"`
+	// Process selects processes by name, rescanned at every sample so
+	// that processes born during the window are counted.
+	Process *ProcessMatch `yaml:"process"`
+	// Cgroup is a cgroup v2 directory (a systemd scope, a container's
+	// cgroup): its cpu.stat, memory.current and io.stat.
+	Cgroup string `yaml:"cgroup"`
+}
+
+// ProcessMatch selects processes by their command name or command line.
+type ProcessMatch struct {
+	// Comm is the exact command name (/proc/<pid>/comm, 15 characters at most).
+	Comm string `yaml:"comm"`
+	// Cmdline is a regular expression (RE2) matched against the command
+	// line, its arguments joined by spaces.
+	Cmdline string `yaml:"cmdline"`
+	// CmdlineRE is Cmdline compiled by validation.
+	CmdlineRE *regexp.Regexp `yaml:"-"`
+}
+
+// CounterSource is where tailgate reads work counters before and after
+// each measured window (target.counters): a Prometheus text endpoint or a
+// command printing a JSON object. Each counter's growth over the window,
+// per iteration, is a metric: counter.<source>.<counter>.
+type CounterSource struct {
+	Name string `yaml:"name"`
+	// Prometheus reads the named samples of a text exposition endpoint.
+	Prometheus *PrometheusSource `yaml:"prometheus"`
+	// Command is run, its stdout a JSON object whose numeric members (at
+	// the top level) are the counters.
+	Command *Command `yaml:"command"`
+	// Gate lists the counters of this source that are gated by default
+	// (when gate.metrics is not given); the others are reported.
+	Gate []string `yaml:"gate"`
+	// Timeout bounds one read (default 10s).
+	Timeout Duration `yaml:"timeout"`
+}
+
+// PrometheusSource is a Prometheus text exposition endpoint.
+type PrometheusSource struct {
+	// Path is requested on the target's URL (e.g. /metrics); URL, instead,
+	// is a whole loopback URL (an exporter's).
+	Path string `yaml:"path"`
+	URL  string `yaml:"url"`
+	// Metrics names the samples to read; a name with several label sets
+	// is their sum.
+	Metrics []string `yaml:"metrics"`
+}
+
+// DefaultCounterTimeout bounds one read of a counter source.
+const DefaultCounterTimeout = Duration(10e9)
+
+// TargetPart is the reserved part name of the target itself, whose /proc
+// counters are reported as part.target.… beside its cpu_ms_per_iteration.
+const TargetPart = result.TargetPart
+
+// partName is what a part or counter source name may be: it becomes part
+// of a metric key.
+var partName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
+
+// counterName is what a counter may be called (a Prometheus metric name,
+// a JSON member).
+var counterName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]{0,127}$`)
+
+// GatedByDefault are the footprint metrics gated when gate.metrics is not
+// given: CPU per iteration of the whole path when parts are measured, and
+// the counters each source names in gate.
+func (t *Target) GatedByDefault() []string {
+	var out []string
+	if len(t.Measure) > 0 {
+		out = append(out, result.PathCPUPerIteration)
+	}
+	for _, s := range t.Counters {
+		for _, g := range s.Gate {
+			out = append(out, result.CounterKey(s.Name, g))
+		}
+	}
+	return out
+}
+
+func validateFootprint(t *Target, key string, c *collector) {
+	names := map[string]bool{}
+	for i := range t.Measure {
+		validatePart(&t.Measure[i], joinIndex(key+".measure", i), names, c)
+	}
+	if t.Remote && len(t.Measure) > 0 {
+		c.addKey(key+".measure", "the processes beside a remote target are on another machine: remove measure")
+	}
+	sources := map[string]bool{}
+	for i := range t.Counters {
+		validateCounterSource(&t.Counters[i], joinIndex(key+".counters", i), sources, c)
+	}
+}
+
+func validatePart(p *MeasurePart, key string, seen map[string]bool, c *collector) {
+	switch {
+	case !partName.MatchString(p.Name):
+		c.add(key+".name", "%q is not a part name: lower-case letters, digits and _, starting with a letter (it becomes part of a metric key, part.<name>.cpu_ms_per_iteration)", p.Name)
+	case p.Name == TargetPart:
+		c.add(key+".name", "%q is the target's own name in the metrics: name the part after what it is (postgres, redis)", p.Name)
+	case seen[p.Name]:
+		c.add(key+".name", "part %q is listed twice", p.Name)
+	}
+	seen[p.Name] = true
+	set := 0
+	for _, given := range []bool{p.PIDFile != "", p.Process != nil, p.Cgroup != ""} {
+		if given {
+			set++
+		}
+	}
+	if set != 1 {
+		c.addKey(key, "give exactly one of pid_file (a process and its descendants), process ({comm: postgres} or {cmdline: regexp}) or cgroup (a cgroup v2 directory)")
+	}
+	if m := p.Process; m != nil {
+		validateMatch(m, key+".process", c)
+	}
+	if p.Cgroup != "" && !strings.HasPrefix(p.Cgroup, "/") {
+		c.add(key+".cgroup", "%q: give the cgroup's absolute directory, e.g. /sys/fs/cgroup/system.slice/postgresql.service", p.Cgroup)
+	}
+}
+
+func validateMatch(m *ProcessMatch, key string, c *collector) {
+	switch {
+	case (m.Comm == "") == (m.Cmdline == ""):
+		c.addKey(key, "give exactly one of comm (the exact command name) or cmdline (a regular expression)")
+	case len(m.Comm) > 15:
+		c.add(key+".comm", "%q is longer than the 15 characters the kernel keeps of a command name: use cmdline", m.Comm)
+	case m.Cmdline != "":
+		re, err := regexp.Compile(m.Cmdline)
+		if err != nil {
+			c.add(key+".cmdline", "not a regular expression: %v", err)
+			return
+		}
+		m.CmdlineRE = re
+	}
+}
+
+func validateCounterSource(s *CounterSource, key string, seen map[string]bool, c *collector) {
+	switch {
+	case !partName.MatchString(s.Name):
+		c.add(key+".name", "%q is not a source name: lower-case letters, digits and _, starting with a letter (it becomes part of a metric key, counter.<name>.<counter>)", s.Name)
+	case seen[s.Name]:
+		c.add(key+".name", "counter source %q is listed twice", s.Name)
+	}
+	seen[s.Name] = true
+	if (s.Prometheus == nil) == (s.Command == nil) {
+		c.addKey(key, "give exactly one of prometheus ({path: /metrics, metrics: [...]}) or command (printing a JSON object of counters)")
+	}
+	if s.Command != nil && s.Command.IsZero() {
+		c.add(key+".command", "is empty: give the command whose stdout is a JSON object of counters")
+	}
+	if p := s.Prometheus; p != nil {
+		validatePrometheus(p, key+".prometheus", c)
+		for i, g := range s.Gate {
+			if !slices.Contains(p.Metrics, g) {
+				c.add(joinIndex(key+".gate", i), "%q is not one of prometheus.metrics (%s)", g, strings.Join(p.Metrics, ", "))
+			}
+		}
+	}
+	for i, g := range s.Gate {
+		if !counterName.MatchString(g) {
+			c.add(joinIndex(key+".gate", i), "%q is not a counter name (letters, digits and _)", g)
+		}
+	}
+	if c.given(key+".timeout") && s.Timeout <= 0 {
+		c.add(key+".timeout", "must be longer than 0, got %s", s.Timeout)
+	}
+}
+
+func validatePrometheus(p *PrometheusSource, key string, c *collector) {
+	switch {
+	case (p.Path == "") == (p.URL == ""):
+		c.addKey(key, "give exactly one of path (requested on the target's url, e.g. /metrics) or url (an exporter's, on loopback)")
+	case p.Path != "":
+		checkPath(p.Path, key+".path", c)
+	default:
+		u, err := url.Parse(p.URL)
+		switch {
+		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+			c.add(key+".url", "invalid URL %q: expected http://127.0.0.1:port/path", p.URL)
+		case !isLoopback(u.Hostname()):
+			c.add(key+".url", "host %q is not this machine: counters are read from loopback only (127.0.0.0/8, ::1 or localhost), like the load", u.Hostname())
+		}
+	}
+	if len(p.Metrics) == 0 {
+		c.add(key+".metrics", "required: the counters to read, e.g. [go_memstats_mallocs_total]")
+	}
+	for i, m := range p.Metrics {
+		if !counterName.MatchString(m) {
+			c.add(joinIndex(key+".metrics", i), "%q is not a Prometheus metric name", m)
+		}
+	}
+}
+
+// PartNames are the names of the measured parts, for metric keys.
+func (t *Target) PartNames() []string {
+	out := make([]string, len(t.Measure))
+	for i, p := range t.Measure {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// String says what a part selects, for notes.
+func (p MeasurePart) String() string {
+	switch {
+	case p.PIDFile != "":
+		return fmt.Sprintf("%s (pid file %s)", p.Name, p.PIDFile)
+	case p.Process != nil && p.Process.Comm != "":
+		return fmt.Sprintf("%s (processes named %s)", p.Name, p.Process.Comm)
+	case p.Process != nil:
+		return fmt.Sprintf("%s (processes matching %s)", p.Name, p.Process.Cmdline)
+	default:
+		return fmt.Sprintf("%s (cgroup %s)", p.Name, p.Cgroup)
+	}
+}
+
+// validateFootprintKeys checks that the part and counter keys the gate
+// names (gate.metrics, floors, min_effect) name a part or a counter source
+// of some target of the config: a typo would gate nothing.
+func validateFootprintKeys(cfg *Config, c *collector) {
+	parts, sources := map[string]bool{TargetPart: true}, map[string]bool{}
+	for _, t := range cfg.footprintTargets() {
+		for _, p := range t.Measure {
+			parts[p.Name] = true
+		}
+		for _, s := range t.Counters {
+			sources[s.Name] = true
+		}
+	}
+	check := func(key, metric string) {
+		if part, ok := strings.CutPrefix(metric, result.PartPrefix); ok {
+			name, _, _ := strings.Cut(part, ".")
+			if !parts[name] {
+				c.addKey(key, "%q names no part of target.measure (%s)", metric, strings.Join(slices.Sorted(maps.Keys(parts)), ", "))
+			}
+		}
+		if counter, ok := strings.CutPrefix(metric, result.CounterPrefix); ok {
+			name, _, _ := strings.Cut(counter, ".")
+			if !sources[name] {
+				c.addKey(key, "%q names no counter source of target.counters", metric)
+			}
+		}
+	}
+	for i, m := range cfg.Gate.Metrics {
+		if c.given("gate.metrics") {
+			check(joinIndex("gate.metrics", i), m)
+		}
+	}
+	for _, section := range []struct {
+		name   string
+		values map[string]float64
+	}{{"gate.floors", cfg.Gate.Floors}, {"gate.min_effect", cfg.Gate.MinEffect}} {
+		for _, m := range slices.Sorted(maps.Keys(section.values)) {
+			check(joinKey(section.name, m), m)
+		}
+	}
+}
+
+// footprintTargets are every target of the config: the top-level one and
+// the A/B sides' own.
+func (c *Config) footprintTargets() []*Target {
+	targets := []*Target{&c.Target}
+	if ab := c.AB; ab != nil {
+		targets = append(targets, &ab.Base.Target, &ab.Head.Target)
+	}
+	return targets
+}

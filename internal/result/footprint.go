@@ -1,0 +1,194 @@
+package result
+
+import (
+	"slices"
+	"strings"
+)
+
+// PathCPUPerIteration is the CPU time per iteration of the whole request
+// path: the target's and every measured part's (target.measure), present
+// only when every one of them was measured.
+const PathCPUPerIteration = "path_cpu_ms_per_iteration"
+
+// TargetPart is the name of the target's own part (its /proc figures
+// beside its CPU, which Resources holds).
+const TargetPart = "target"
+
+// Prefixes of the footprint's metric keys, which name a part or a counter
+// source of the config: part.<part>.<figure> and counter.<source>.<counter>.
+const (
+	PartPrefix    = "part."
+	CounterPrefix = "counter."
+)
+
+// Part is what one part of the request path (the target's process tree,
+// a database server's processes, a cgroup) used over a measured window.
+type Part struct {
+	Name string `json:"name"`
+	// Totals holds the part's figures over the window by figure name
+	// (Figure*): CPU seconds, bytes, counts, and the peak resident memory.
+	// A figure that could not be read is absent, never zero; a part that
+	// could not be read at all has none (and the run a note saying why).
+	Totals map[string]float64 `json:"totals,omitempty"`
+	// Processes is how many processes the part had over the window.
+	Processes int `json:"processes,omitempty"`
+}
+
+// The figures of a Part. Counts and bytes become per-iteration metrics
+// (part.<name>.<figure>_per_iteration), CPU seconds milliseconds per
+// iteration, the peak memory megabytes.
+const (
+	FigureUserCPU     = "user_cpu_s"
+	FigureSystemCPU   = "system_cpu_s"
+	FigurePeakRSS     = "peak_rss_bytes"
+	FigureReadBytes   = "read_bytes"  // from storage (/proc io read_bytes, cgroup io.stat rbytes)
+	FigureWriteBytes  = "write_bytes" // to storage
+	FigureRChar       = "rchar"       // read by read(2) and the like, cache or not
+	FigureWChar       = "wchar"
+	FigureSyscR       = "syscr" // read system calls
+	FigureSyscW       = "syscw"
+	FigureVolCtxt     = "voluntary_ctxt_switches"
+	FigureMinorFaults = "minor_faults"
+	FigureMajorFaults = "major_faults"
+)
+
+// countFigures are the figures reported per iteration, in report order.
+var countFigures = []string{FigureSyscR, FigureSyscW, FigureRChar, FigureWChar, FigureReadBytes, FigureWriteBytes,
+	FigureVolCtxt, FigureMinorFaults, FigureMajorFaults}
+
+// Part figure suffixes of the metric keys.
+const (
+	partCPU       = "cpu_ms_per_iteration"
+	partUserCPU   = "user_cpu_ms_per_iteration"
+	partSystemCPU = "system_cpu_ms_per_iteration"
+	partPeakRSS   = "peak_rss_mb"
+	perIteration  = "_per_iteration"
+)
+
+// PartKey is the metric key of a part's figure, e.g. part.postgres.cpu_ms_per_iteration.
+func PartKey(part, metric string) string { return PartPrefix + part + "." + metric }
+
+// PartCPUKey is the key of a part's CPU per iteration (user + system).
+func PartCPUKey(part string) string { return PartKey(part, partCPU) }
+
+// CounterKey is the metric key of a counter's growth per iteration.
+func CounterKey(source, counter string) string { return CounterPrefix + source + "." + counter }
+
+// lookupDynamic describes a footprint key: a part's figure or a counter.
+func lookupDynamic(key string) (Metric, bool) {
+	if rest, ok := strings.CutPrefix(key, CounterPrefix); ok {
+		source, counter, ok := strings.Cut(rest, ".")
+		if !ok || source == "" || counter == "" {
+			return Metric{}, false
+		}
+		return Metric{key, source + " " + counter, "/iteration", LowerIsBetter, Ratio}, true
+	}
+	rest, ok := strings.CutPrefix(key, PartPrefix)
+	if !ok {
+		return Metric{}, false
+	}
+	part, fig, ok := strings.Cut(rest, ".")
+	if !ok || part == "" {
+		return Metric{}, false
+	}
+	switch fig {
+	case partCPU:
+		return Metric{key, part + " CPU/iteration", "ms", LowerIsBetter, Ratio}, true
+	case partUserCPU:
+		return Metric{key, part + " user CPU/iteration", "ms", LowerIsBetter, Ratio}, true
+	case partSystemCPU:
+		return Metric{key, part + " system CPU/iteration", "ms", LowerIsBetter, Ratio}, true
+	case partPeakRSS:
+		return Metric{key, part + " peak RSS", "MB", LowerIsBetter, Ratio}, true
+	}
+	if count, ok := strings.CutSuffix(fig, perIteration); ok && slices.Contains(countFigures, count) {
+		return Metric{key, part + " " + count, "/iteration", LowerIsBetter, Ratio}, true
+	}
+	return Metric{}, false
+}
+
+// IsFootprint reports whether key is a part's or a counter's metric.
+func IsFootprint(key string) bool {
+	return strings.HasPrefix(key, PartPrefix) || strings.HasPrefix(key, CounterPrefix) || key == PathCPUPerIteration
+}
+
+// Catalogue is every catalogued metric (Metrics) followed by the
+// footprint metrics among keys, sorted: the metrics a report or a gate
+// goes through, in order.
+func Catalogue(keys ...string) []Metric {
+	out := slices.Clone(Metrics)
+	var extra []string
+	for _, k := range keys {
+		if _, ok := lookupDynamic(k); ok && !slices.Contains(extra, k) {
+			extra = append(extra, k)
+		}
+	}
+	slices.Sort(extra)
+	for _, k := range extra {
+		m, _ := lookupDynamic(k)
+		out = append(out, m)
+	}
+	return out
+}
+
+// KeysOf are the metric keys any of the runs carries.
+func KeysOf(runs ...[]Run) []string {
+	var out []string
+	for _, rs := range runs {
+		for i := range rs {
+			for k := range rs[i].Metrics {
+				if !slices.Contains(out, k) {
+					out = append(out, k)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// summarizeFootprint sets the per-iteration metrics of the run's parts and
+// counters, and the whole path's CPU when the target's and every part's
+// CPU were measured.
+func (r *Run) summarizeFootprint(set func(string, float64)) {
+	it := r.Iterations
+	if it.Completed <= 0 || it.Counted&CountCompleted == 0 {
+		return
+	}
+	n := float64(it.Completed)
+	pathCPU, pathComplete := 0.0, r.Resources != nil && r.Resources.CPUSeconds > 0 && len(r.Parts) > 0
+	if pathComplete {
+		pathCPU = r.Resources.CPUSeconds
+	}
+	for _, p := range r.Parts {
+		user, uok := p.Totals[FigureUserCPU]
+		sys, sok := p.Totals[FigureSystemCPU]
+		if uok {
+			set(PartKey(p.Name, partUserCPU), user*1000/n)
+		}
+		if sok {
+			set(PartKey(p.Name, partSystemCPU), sys*1000/n)
+		}
+		if uok && sok {
+			set(PartKey(p.Name, partCPU), (user+sys)*1000/n)
+		}
+		if p.Name != TargetPart { // the target's own CPU is Resources'
+			pathCPU += user + sys
+			pathComplete = pathComplete && uok && sok
+		}
+		if rss, ok := p.Totals[FigurePeakRSS]; ok && rss > 0 {
+			set(PartKey(p.Name, partPeakRSS), rss/(1<<20))
+		}
+		for _, f := range countFigures {
+			if v, ok := p.Totals[f]; ok {
+				set(PartKey(p.Name, f+perIteration), v/n)
+			}
+		}
+	}
+	if pathComplete {
+		set(PathCPUPerIteration, pathCPU*1000/n)
+	}
+	for k, v := range r.Counters {
+		set(CounterPrefix+k, v/n)
+	}
+}

@@ -1,0 +1,179 @@
+package target
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// cgroupWindow is a cgroup v2 directory over a window: its CPU (cpu.stat,
+// which keeps the time of processes that ended), its memory
+// (memory.current, sampled for the peak) and its I/O (io.stat), each read
+// at the window's ends. A file the cgroup lacks (a controller not enabled
+// for it) leaves its figures to the /proc sums of its processes, with a note.
+type cgroupWindow struct {
+	dir               string
+	firstCPU, lastCPU map[string]uint64
+	cpuErr            error
+	firstIO, lastIO   map[string]uint64
+	ioErr             error
+	peakMem           uint64
+	memErr            error
+}
+
+func openCgroup(dir string) (*cgroupWindow, error) {
+	if _, err := os.Stat(filepath.Join(dir, "cgroup.procs")); err != nil {
+		return nil, fmt.Errorf("%s is not a cgroup v2 directory: %w", dir, err)
+	}
+	return &cgroupWindow{dir: dir}, nil
+}
+
+// pids are the processes of the cgroup and of the cgroups below it.
+func (c *cgroupWindow) pids() ([]int, error) {
+	var out []int
+	err := filepath.WalkDir(c.dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path == c.dir {
+				return err
+			}
+			return nil // a child cgroup removed meanwhile
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		data, err := os.ReadFile(filepath.Join(path, "cgroup.procs"))
+		if err != nil {
+			return nil
+		}
+		for _, f := range strings.Fields(string(data)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				out = append(out, pid)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (c *cgroupWindow) sample(first bool) {
+	cpu, err := readKeyValues(filepath.Join(c.dir, "cpu.stat"))
+	switch {
+	case err != nil:
+		c.cpuErr = err
+	case first:
+		c.firstCPU, c.lastCPU = cpu, cpu
+	default:
+		c.lastCPU = cpu
+	}
+	io, err := readIOStat(filepath.Join(c.dir, "io.stat"))
+	switch {
+	case err != nil:
+		c.ioErr = err
+	case first:
+		c.firstIO, c.lastIO = io, io
+	default:
+		c.lastIO = io
+	}
+	mem, err := readUint(filepath.Join(c.dir, "memory.current"))
+	if err != nil {
+		c.memErr = err
+	} else {
+		c.peakMem = max(c.peakMem, mem)
+	}
+}
+
+// apply replaces the /proc sums in totals by the cgroup's own figures
+// where it has them, and says where it has not.
+func (c *cgroupWindow) apply(part string, totals map[string]float64) []string {
+	var notes []string
+	if c.cpuErr == nil && c.firstCPU != nil {
+		grow := func(k string) (float64, bool) {
+			a, ok1 := c.firstCPU[k]
+			b, ok2 := c.lastCPU[k]
+			return float64(b) - float64(a), ok1 && ok2
+		}
+		user, uok := grow("user_usec")
+		sys, sok := grow("system_usec")
+		if uok && sok {
+			totals[result.FigureUserCPU], totals[result.FigureSystemCPU] = user/1e6, sys/1e6
+		} else {
+			c.cpuErr = errors.New("cpu.stat has no user_usec and system_usec")
+		}
+	}
+	if c.cpuErr != nil {
+		delete(totals, result.FigureUserCPU)
+		delete(totals, result.FigureSystemCPU)
+		notes = append(notes, fmt.Sprintf("part %s: CPU not measured: %v", part, c.cpuErr))
+	}
+	if c.memErr == nil && c.peakMem > 0 {
+		totals[result.FigurePeakRSS] = float64(c.peakMem)
+	} else {
+		notes = append(notes, fmt.Sprintf("part %s: memory.current not readable (%v): peak memory is the sum of its processes' RSS", part, missing(c.memErr)))
+	}
+	if c.ioErr == nil && c.firstIO != nil {
+		totals[result.FigureReadBytes] = float64(c.lastIO["rbytes"]) - float64(c.firstIO["rbytes"])
+		totals[result.FigureWriteBytes] = float64(c.lastIO["wbytes"]) - float64(c.firstIO["wbytes"])
+	} else {
+		notes = append(notes, fmt.Sprintf("part %s: io.stat not readable (%v): storage I/O is the sum of its processes'", part, missing(c.ioErr)))
+	}
+	return notes
+}
+
+func missing(err error) error {
+	if err == nil {
+		return errors.New("no value")
+	}
+	return err
+}
+
+// readKeyValues reads a cgroup "key value" file (cpu.stat).
+func readKeyValues(path string) (map[string]uint64, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]uint64{}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			continue
+		}
+		if v, err := strconv.ParseUint(f[1], 10, 64); err == nil {
+			out[f[0]] = v
+		}
+	}
+	return out, nil
+}
+
+// readIOStat sums io.stat's "MAJ:MIN rbytes=… wbytes=…" over devices.
+func readIOStat(path string) (map[string]uint64, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]uint64{}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		for _, kv := range f[min(1, len(f)):] {
+			k, v, ok := strings.Cut(kv, "=")
+			if n, err := strconv.ParseUint(v, 10, 64); ok && err == nil {
+				out[k] += n
+			}
+		}
+	}
+	return out, nil
+}
+
+func readUint(path string) (uint64, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseUint(strings.TrimSpace(string(data)), 10, 64)
+}

@@ -1,0 +1,248 @@
+package target
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/config"
+)
+
+// Counters reads the work counters a service keeps (target.counters):
+// the named samples of a Prometheus text endpoint, or the numeric members
+// of the JSON object a command prints. Read it before and after a
+// measured window; Growth is what the window did.
+type Counters struct {
+	Sources []config.CounterSource
+	// BaseURL is the target's URL, for a source's prometheus.path.
+	BaseURL string
+	Client  *http.Client
+	// Children runs the command sources (with TAILGATE_SIDE in A/B).
+	Children Children
+}
+
+// CounterSnapshot is every counter read at one moment, by
+// "<source>.<counter>"; a source that could not be read is absent, with a
+// note saying why.
+type CounterSnapshot struct {
+	Values map[string]float64
+	Notes  []string
+}
+
+// Read reads every source once.
+func (c Counters) Read(ctx context.Context) CounterSnapshot {
+	snap := CounterSnapshot{Values: map[string]float64{}}
+	for _, s := range c.Sources {
+		values, err := c.readSource(ctx, s)
+		if err != nil {
+			snap.Notes = append(snap.Notes, fmt.Sprintf("counters %s not read: %v", s.Name, err))
+			continue
+		}
+		for k, v := range values {
+			snap.Values[s.Name+"."+k] = v
+		}
+	}
+	return snap
+}
+
+func (c Counters) readSource(ctx context.Context, s config.CounterSource) (map[string]float64, error) {
+	timeout := s.Timeout.D()
+	if timeout <= 0 {
+		timeout = config.DefaultCounterTimeout.D()
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if p := s.Prometheus; p != nil {
+		url := p.URL
+		if url == "" {
+			url = joinURL(c.BaseURL, p.Path)
+		}
+		return c.readPrometheus(ctx, url, p.Metrics)
+	}
+	out, saw, err := runCommand(ctx, s.Command, c.Children)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", saw, err)
+	}
+	return parseJSONCounters(out)
+}
+
+func (c Counters) readPrometheus(ctx context.Context, url string, names []string) (map[string]float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "text/plain;version=0.0.4")
+	client := c.Client
+	if client == nil {
+		client = &http.Client{Transport: &http.Transport{Proxy: nil}}
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
+		return nil, fmt.Errorf("GET %s: status %d: %s", url, resp.StatusCode, snippet(body))
+	}
+	sums, err := ParsePrometheusText(io.LimitReader(resp.Body, 64<<20), names)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", url, err)
+	}
+	var missing []string
+	for _, n := range names {
+		if _, ok := sums[n]; !ok {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) > 0 {
+		return sums, fmt.Errorf("GET %s has no sample named %s", url, strings.Join(missing, ", "))
+	}
+	return sums, nil
+}
+
+// ParsePrometheusText reads the Prometheus text exposition format and
+// returns, for each of names, the sum of its samples over all label sets
+// (a counter split by method or status is one number). Comments, other
+// metrics and timestamps are skipped; a named sample whose value is not a
+// finite number is an error.
+func ParsePrometheusText(r io.Reader, names []string) (map[string]float64, error) {
+	out := map[string]float64{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || text[0] == '#' {
+			continue
+		}
+		name, rest, err := splitSample(text)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
+		if !slices.Contains(names, name) {
+			continue
+		}
+		fields := strings.Fields(rest)
+		if len(fields) == 0 {
+			return nil, fmt.Errorf("line %d: sample %s has no value", line, name)
+		}
+		v, err := strconv.ParseFloat(fields[0], 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("line %d: sample %s has value %q, want a finite number", line, name, snippet([]byte(fields[0])))
+		}
+		out[name] += v
+	}
+	return out, sc.Err()
+}
+
+// splitSample splits a sample line into its metric name and what follows
+// its label set. Label values are quoted and may hold '}', spaces and
+// escaped quotes.
+func splitSample(line string) (name, rest string, err error) {
+	end := strings.IndexAny(line, "{ \t")
+	if end < 0 {
+		return line, "", nil
+	}
+	name = line[:end]
+	if line[end] != '{' {
+		return name, line[end:], nil
+	}
+	inQuote, escaped := false, false
+	for i := end + 1; i < len(line); i++ {
+		switch ch := line[i]; {
+		case escaped:
+			escaped = false
+		case ch == '\\' && inQuote:
+			escaped = true
+		case ch == '"':
+			inQuote = !inQuote
+		case ch == '}' && !inQuote:
+			return name, line[i+1:], nil
+		}
+	}
+	return "", "", fmt.Errorf("label set of %s is not closed", name)
+}
+
+// counterName is what a counter read from a command may be called: it
+// becomes part of a metric key (as target.counters names are checked).
+var counterName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]{0,127}$`)
+
+// parseJSONCounters reads a command's output: one JSON object whose
+// numeric members are counters (others, such as a null from an empty
+// sum, are errors: a counter not read is absent, never zero).
+func parseJSONCounters(out []byte) (map[string]float64, error) {
+	dec := json.NewDecoder(bytes.NewReader(bytes.TrimSpace(out)))
+	dec.UseNumber()
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil {
+		return nil, fmt.Errorf("stdout %q is not a JSON object of counters: %v", snippet(out), err)
+	}
+	values := map[string]float64{}
+	var bad []string
+	for k, v := range obj {
+		if !counterName.MatchString(k) { // a name from a server becomes a metric key and a label
+			bad = append(bad, fmt.Sprintf("%q (not a counter name: letters, digits and _)", snippet([]byte(k))))
+			continue
+		}
+		n, ok := v.(json.Number)
+		if !ok {
+			bad = append(bad, fmt.Sprintf("%s (%v)", k, v))
+			continue
+		}
+		f, err := n.Float64()
+		if err != nil {
+			bad = append(bad, k)
+			continue
+		}
+		values[k] = f
+	}
+	if len(bad) > 0 {
+		slices.Sort(bad)
+		return nil, fmt.Errorf("members that are not numeric counters: %s", strings.Join(bad, ", "))
+	}
+	if len(values) == 0 {
+		return nil, fmt.Errorf("stdout %q names no counter", snippet(out))
+	}
+	return values, nil
+}
+
+// Growth is each counter's growth from before to after; a counter missing
+// at either end is absent, and one that went down (the service restarted,
+// the statistics were reset) is absent with a note.
+func Growth(before, after CounterSnapshot) (map[string]float64, []string) {
+	notes := append(slices.Clone(before.Notes), after.Notes...)
+	failed := func(k string) bool { // its source's note says so already
+		source, _, _ := strings.Cut(k, ".")
+		return slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "counters "+source+" ") })
+	}
+	out := map[string]float64{}
+	for _, k := range slices.Sorted(maps.Keys(after.Values)) {
+		a := after.Values[k]
+		b, ok := before.Values[k]
+		switch {
+		case !ok && !failed(k):
+			notes = append(notes, fmt.Sprintf("counter %s was not read at the window's start", k))
+		case !ok:
+		case a < b:
+			notes = append(notes, fmt.Sprintf("counter %s went down during the window (%g → %g): the service restarted or reset it", k, b, a))
+		default:
+			out[k] = a - b
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(before.Values)) {
+		if _, ok := after.Values[k]; !ok && !failed(k) {
+			notes = append(notes, fmt.Sprintf("counter %s was not read at the window's end", k))
+		}
+	}
+	return out, notes
+}

@@ -1,0 +1,532 @@
+package target
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// Footprint measures the parts of a request path over one measured
+// window: per part, the CPU time (user and system), the peak memory, the
+// I/O and the kernel's work counters (system calls, context switches,
+// page faults) of its processes, summed. Open it when the window starts,
+// Close it when it ends; between the two it rescans the processes every
+// period, so that processes that come and go (a database's backends) are
+// counted.
+//
+// A process's figures are counted as their growth between the first and
+// the last sample that saw it; one born in the window counts from zero.
+// CPU, faults and I/O of a process that ends are, once its parent reaps
+// it, part of the parent's (cutime, cstime, cminflt, cmajflt, and the
+// parent's /proc/<pid>/io): when the parent is measured, the ended process
+// counts through it, exactly. When it is not, what the ended process did
+// after the last sample is lost, and so are the context switches of every
+// ended process (the kernel does not hand those to the parent). A cgroup's
+// CPU (cpu.stat), memory (memory.current) and I/O (io.stat) lose nothing.
+type Footprint struct {
+	parts   []*partWindow
+	stop    chan struct{}
+	done    chan struct{}
+	mu      sync.Mutex
+	stopped bool
+}
+
+// FootprintPart names what one part of the path is.
+type FootprintPart struct {
+	config.MeasurePart
+	// PID, when not 0, is the root of a process tree measured as the
+	// part (the target tailgate started); PIDFile, Process and Cgroup
+	// are then unused.
+	PID int
+}
+
+// OpenFootprint takes the first sample of every part now and then one
+// every period (DefaultSampleEvery when ≤ 0) until Close.
+func OpenFootprint(parts []FootprintPart, every time.Duration) *Footprint {
+	f := &Footprint{stop: make(chan struct{}), done: make(chan struct{})}
+	for _, p := range parts {
+		f.parts = append(f.parts, newPartWindow(p))
+	}
+	f.sample(true)
+	go f.loop(durationOr(every, DefaultSampleEvery))
+	return f
+}
+
+func (f *Footprint) loop(every time.Duration) {
+	defer close(f.done)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-f.stop:
+			return
+		case <-t.C:
+			f.sample(false)
+		}
+	}
+}
+
+func (f *Footprint) sample(first bool) {
+	all, err := allStats()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, p := range f.parts {
+		if err != nil {
+			p.fail(err)
+			continue
+		}
+		p.sample(all, first)
+	}
+}
+
+// Close takes a last sample and returns each part's figures over the
+// window, and a note for each part or figure that could not be measured
+// (which is then absent, never zero: a part not measured at all is there
+// by its name alone). It is safe to call more than once.
+func (f *Footprint) Close() ([]result.Part, []string) {
+	f.mu.Lock()
+	if !f.stopped {
+		f.stopped = true
+		close(f.stop)
+	}
+	f.mu.Unlock()
+	<-f.done
+	f.sample(false)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var parts []result.Part
+	var notes []string
+	for _, p := range f.parts {
+		part, pnotes := p.result()
+		notes = append(notes, pnotes...)
+		if part == nil { // listed but not measured: no figures, so no path CPU either
+			part = &result.Part{Name: p.spec.Name}
+		}
+		parts = append(parts, *part)
+	}
+	return parts, notes
+}
+
+// procFigures are one process's cumulative figures at one sample.
+type procFigures struct {
+	user, system   uint64 // ticks, own and reaped children's
+	minflt, majflt uint64 // own and reaped children's
+	io             [len(ioFields)]uint64
+	ctxt           uint64 // voluntary context switches: own only
+	ioOK, ctxtOK   bool
+}
+
+// ioFields are the /proc/<pid>/io fields, in procFigures.io order, with
+// the part figure each becomes.
+var ioFields = [6][2]string{
+	{"rchar", result.FigureRChar}, {"wchar", result.FigureWChar},
+	{"syscr", result.FigureSyscR}, {"syscw", result.FigureSyscW},
+	{"read_bytes", result.FigureReadBytes}, {"write_bytes", result.FigureWriteBytes},
+}
+
+// procSpan is one process over the window.
+type procSpan struct {
+	first, last procFigures
+	parent      procKey // its parent when last seen
+	present     bool    // seen by the latest sample
+}
+
+// partWindow is one part's samples.
+type partWindow struct {
+	spec    FootprintPart
+	root    int // the pid file's or the started target's process
+	spans   map[procKey]*procSpan
+	peakRSS int64
+	err     error // the part cannot be measured at all
+	gone    string
+	ioLost  string // why I/O figures are absent
+	ctxLost string
+	cgroup  *cgroupWindow
+	cmdline map[procKey]string
+}
+
+func newPartWindow(p FootprintPart) *partWindow {
+	w := &partWindow{spec: p, root: p.PID, spans: map[procKey]*procSpan{}, cmdline: map[procKey]string{}}
+	switch {
+	case p.PID != 0:
+	case p.PIDFile != "":
+		pid, err := pidFromFirstLine(p.PIDFile)
+		w.root, w.err = pid, err
+	case p.Cgroup != "":
+		w.cgroup, w.err = openCgroup(p.Cgroup)
+	}
+	return w
+}
+
+func (w *partWindow) fail(err error) {
+	if w.err == nil {
+		w.err = err
+	}
+}
+
+// members are the part's processes in this sample.
+func (w *partWindow) members(all []procStat) ([]procStat, error) {
+	switch {
+	case w.root != 0:
+		return tree(all, w.root), nil
+	case w.spec.Process != nil:
+		return w.matching(all), nil
+	default:
+		pids, err := w.cgroup.pids()
+		if err != nil {
+			return nil, err
+		}
+		var out []procStat
+		for _, st := range all {
+			if slices.Contains(pids, st.PID) {
+				out = append(out, st)
+			}
+		}
+		return out, nil
+	}
+}
+
+// matching are the processes the part's process match selects.
+func (w *partWindow) matching(all []procStat) []procStat {
+	m := w.spec.Process
+	var out []procStat
+	for _, st := range all {
+		if st.gone() {
+			continue
+		}
+		if m.Comm != "" {
+			if st.Comm == m.Comm {
+				out = append(out, st)
+			}
+			continue
+		}
+		key := procKey{st.PID, st.StartTime}
+		line, seen := w.cmdline[key]
+		if !seen {
+			line = readCmdline(st.PID)
+			if line != "" { // empty while it execs: read again next time
+				w.cmdline[key] = line
+			}
+		}
+		if m.CmdlineRE != nil && line != "" && m.CmdlineRE.MatchString(line) {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+func (w *partWindow) sample(all []procStat, first bool) {
+	if w.err != nil {
+		return
+	}
+	members, err := w.members(all)
+	if err != nil {
+		w.fail(err)
+		return
+	}
+	if first && len(members) == 0 {
+		w.fail(fmt.Errorf("no process found (%s)", w.describe()))
+		return
+	}
+	if w.root != 0 && (len(members) == 0 || members[0].gone()) {
+		w.gone = fmt.Sprintf("process %d ended during the window", w.root)
+		return
+	}
+	if w.cgroup != nil {
+		w.cgroup.sample(first)
+	}
+	byPID := map[int]procKey{}
+	for _, st := range all {
+		byPID[st.PID] = procKey{st.PID, st.StartTime}
+	}
+	for _, sp := range w.spans {
+		sp.present = false
+	}
+	var rss int64
+	for _, st := range members {
+		rss += st.RSSPages
+		key := procKey{st.PID, st.StartTime}
+		fig := w.read(st)
+		sp, seen := w.spans[key]
+		if !seen {
+			sp = &procSpan{}
+			if first {
+				sp.first = fig
+			} else { // born during the window: counts from zero
+				sp.first = procFigures{ioOK: fig.ioOK, ctxtOK: fig.ctxtOK}
+			}
+			w.spans[key] = sp
+		}
+		if !fig.ioOK { // ended between reading its stat and its io: keep the last seen
+			fig.io = sp.last.io
+		}
+		if !fig.ctxtOK {
+			fig.ctxt = sp.last.ctxt
+		}
+		sp.last, sp.present, sp.parent = fig, true, byPID[st.PPID]
+	}
+	if b := rss * int64(os.Getpagesize()); b > w.peakRSS {
+		w.peakRSS = b
+	}
+}
+
+// read reads one process's figures; a file it cannot read marks that
+// group of figures lost for the part.
+func (w *partWindow) read(st procStat) procFigures {
+	fig := procFigures{
+		user: st.UTime + st.CUTime, system: st.STime + st.CSTime,
+		minflt: st.MinFlt + st.CMinFlt, majflt: st.MajFlt + st.CMajFlt,
+	}
+	if io, err := readProcIO(st.PID); err == nil {
+		fig.io, fig.ioOK = io, true
+	} else if !ended(st, err) && w.ioLost == "" {
+		w.ioLost = fmt.Sprintf("I/O of process %d not readable: %v", st.PID, err)
+	}
+	if n, err := readVoluntaryCtxt(st.PID); err == nil {
+		fig.ctxt, fig.ctxtOK = n, true
+	} else if !ended(st, err) && w.ctxLost == "" {
+		w.ctxLost = fmt.Sprintf("context switches of process %d not readable: %v", st.PID, err)
+	}
+	return fig
+}
+
+// ended reports whether a read of a process's file failed because the
+// process ended meanwhile (not for want of permission).
+func ended(st procStat, err error) bool {
+	if st.gone() || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
+		return true
+	}
+	now, serr := readStat(st.PID)
+	return serr != nil || now.StartTime != st.StartTime || now.gone()
+}
+
+func (w *partWindow) describe() string {
+	if w.spec.PID != 0 {
+		return fmt.Sprintf("process %d", w.spec.PID)
+	}
+	return w.spec.MeasurePart.String()
+}
+
+// result sums the part's spans.
+func (w *partWindow) result() (*result.Part, []string) {
+	name := w.spec.Name
+	switch {
+	case w.err != nil:
+		return nil, []string{fmt.Sprintf("part %s not measured: %v", name, w.err)}
+	case w.gone != "":
+		return nil, []string{fmt.Sprintf("part %s not measured: %s", name, w.gone)}
+	}
+	members := map[procKey]bool{}
+	for k, sp := range w.spans {
+		if sp.present {
+			members[k] = true
+		}
+	}
+	var user, system, minflt, majflt, ctxt float64
+	var io [len(ioFields)]float64
+	for _, sp := range w.spans {
+		reaped := !sp.present && members[sp.parent]
+		inherited := func(first, last uint64) float64 {
+			if reaped { // its whole life is in the parent's figures now
+				return -float64(first)
+			}
+			return float64(last) - float64(first)
+		}
+		user += inherited(sp.first.user, sp.last.user)
+		system += inherited(sp.first.system, sp.last.system)
+		minflt += inherited(sp.first.minflt, sp.last.minflt)
+		majflt += inherited(sp.first.majflt, sp.last.majflt)
+		ctxt += float64(sp.last.ctxt) - float64(sp.first.ctxt) // not inherited: lost with the process
+		for i := range io {
+			io[i] += inherited(sp.first.io[i], sp.last.io[i])
+		}
+	}
+	totals := map[string]float64{
+		result.FigureUserCPU:     max(user, 0) / clockTicks,
+		result.FigureSystemCPU:   max(system, 0) / clockTicks,
+		result.FigureMinorFaults: max(minflt, 0),
+		result.FigureMajorFaults: max(majflt, 0),
+	}
+	if w.peakRSS > 0 {
+		totals[result.FigurePeakRSS] = float64(w.peakRSS)
+	}
+	var notes []string
+	if w.ctxLost == "" {
+		totals[result.FigureVolCtxt] = max(ctxt, 0)
+	} else {
+		notes = append(notes, fmt.Sprintf("part %s: %s", name, w.ctxLost))
+	}
+	if w.ioLost == "" {
+		for i, f := range ioFields {
+			totals[f[1]] = max(io[i], 0)
+		}
+	} else {
+		notes = append(notes, fmt.Sprintf("part %s: %s", name, w.ioLost))
+	}
+	if w.cgroup != nil {
+		notes = append(notes, w.cgroup.apply(name, totals)...)
+	}
+	return &result.Part{Name: name, Totals: totals, Processes: len(w.spans)}, notes
+}
+
+// pidFromFirstLine reads a pid from a file's first line: a plain pid file
+// or PostgreSQL's postmaster.pid (pid, data directory, …).
+func pidFromFirstLine(path string) (int, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("reading the pid file: %w", err)
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || pid <= 0 {
+		return 0, fmt.Errorf("pid file %s starts with %q, want a process id", path, snippet([]byte(line)))
+	}
+	return pid, nil
+}
+
+// readProcIO reads /proc/<pid>/io in ioFields order (readable by the
+// process's owner and root only).
+func readProcIO(pid int) ([6]uint64, error) {
+	var out [6]uint64
+	values, err := readColonFile(filepath.Join(procRoot, strconv.Itoa(pid), "io"))
+	if err != nil {
+		return out, err
+	}
+	for i, f := range ioFields {
+		v, ok := values[f[0]]
+		if !ok {
+			return out, fmt.Errorf("/proc/%d/io has no %s", pid, f[0])
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// readVoluntaryCtxt sums the voluntary context switches of a process's
+// live threads (/proc/<pid>/status holds only its main thread's).
+func readVoluntaryCtxt(pid int) (uint64, error) {
+	dir := filepath.Join(procRoot, strconv.Itoa(pid), "task")
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	var sum uint64
+	for _, task := range tasks {
+		values, err := readColonFile(filepath.Join(dir, task.Name(), "status"))
+		if err != nil {
+			continue // a thread that just ended
+		}
+		v, ok := values["voluntary_ctxt_switches"]
+		if !ok {
+			return 0, fmt.Errorf("/proc/%d/task/%s/status has no voluntary_ctxt_switches", pid, task.Name())
+		}
+		sum += v
+	}
+	return sum, nil
+}
+
+// readColonFile reads the "name: number" lines of a /proc file; lines
+// whose value is not a number are skipped.
+func readColonFile(path string) (map[string]uint64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]uint64{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		name, value, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		if v, err := strconv.ParseUint(strings.TrimSpace(value), 10, 64); err == nil {
+			out[name] = v
+		}
+	}
+	return out, sc.Err()
+}
+
+func readCmdline(pid int) string {
+	data, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "cmdline"))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(strings.ReplaceAll(string(data), "\x00", " "))
+}
+
+// Path is what a measured window accounts beyond the target's CPU and
+// memory: the parts of the request path (the target's own process tree
+// among them, for its /proc counters) and the service's work counters.
+// Open it when a window starts and close it when the window ends.
+type Path struct {
+	Parts    []FootprintPart
+	Counters Counters
+	// Every is the sampling period (DefaultSampleEvery when ≤ 0).
+	Every time.Duration
+}
+
+// IsZero reports whether the path has nothing to account.
+func (p Path) IsZero() bool { return len(p.Parts) == 0 && len(p.Counters.Sources) == 0 }
+
+// PathWindow is a Path over one window.
+type PathWindow struct {
+	path     Path
+	parts    *Footprint
+	counters CounterSnapshot
+}
+
+// Open reads the counters and takes the parts' first sample.
+func (p Path) Open(ctx context.Context) *PathWindow {
+	w := &PathWindow{path: p}
+	if len(p.Counters.Sources) > 0 {
+		w.counters = p.Counters.Read(ctx)
+	}
+	if len(p.Parts) > 0 {
+		w.parts = OpenFootprint(p.Parts, p.Every)
+	}
+	return w
+}
+
+// PathFootprint is what a window measured of the path.
+type PathFootprint struct {
+	Parts    []result.Part
+	Counters map[string]float64
+	Notes    []string
+}
+
+// Close ends the parts' sampling and reads the counters again.
+func (w *PathWindow) Close(ctx context.Context) PathFootprint {
+	var out PathFootprint
+	if w.parts != nil {
+		out.Parts, out.Notes = w.parts.Close()
+	}
+	if len(w.path.Counters.Sources) > 0 {
+		growth, notes := Growth(w.counters, w.path.Counters.Read(ctx))
+		out.Notes = append(out.Notes, notes...)
+		if len(growth) > 0 {
+			out.Counters = growth
+		}
+	}
+	return out
+}
+
+// AddTo puts the footprint on a run and sums it up (result.Run.Summarize).
+func (f PathFootprint) AddTo(run *result.Run) {
+	run.Parts, run.Counters = f.Parts, f.Counters
+	run.Notes = append(run.Notes, f.Notes...)
+	run.Summarize()
+}
