@@ -165,15 +165,25 @@ func (j *abJob) run(ctx context.Context) (*ABResult, error) {
 			files[side].Runs = append(files[side].Runs, *run)
 			j.res.Order = append(j.res.Order, side)
 		}
-		j.res.Elapsed = time.Since(began)
-		budget := j.budgetSpent(p + 1)
-		stop := j.plan.Look != nil && j.plan.Look(j.res, budget != "")
-		if budget != "" || stop {
-			j.res.Budget = budget
+		if j.unitDone(p+1, began) {
 			break
 		}
 	}
 	return j.res, nil
+}
+
+// unitDone ends the n-th unit (pair or block) of a job that began at
+// began: the time so far, the look, and whether a budget or the look ends
+// the job.
+func (j *abJob) unitDone(n int, began time.Time) bool {
+	j.res.Elapsed = time.Since(began)
+	budget := j.budgetSpent(n)
+	stop := j.plan.Look != nil && j.plan.Look(j.res, budget != "")
+	if budget != "" || stop {
+		j.res.Budget = budget
+		return true
+	}
+	return false
 }
 
 // budgetSpent names the budget that allows no pair after the first n:

@@ -39,11 +39,7 @@ func (j *abJob) runInterleaved(ctx context.Context) (*ABResult, error) {
 			j.res.Head.Runs = append(j.res.Head.Runs, head[w])
 			j.res.Blocks = append(j.res.Blocks, blk)
 		}
-		j.res.Elapsed = time.Since(began)
-		budget := j.budgetSpent(blk + 1)
-		stop := j.plan.Look != nil && j.plan.Look(j.res, budget != "")
-		if budget != "" || stop {
-			j.res.Budget = budget
+		if j.unitDone(blk+1, began) {
 			break
 		}
 	}
