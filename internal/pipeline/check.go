@@ -54,6 +54,9 @@ type CheckOptions struct {
 	// Policy, when set, is the gate section to judge by instead of
 	// Config's (TrustedPolicy); its notes go into the report.
 	Policy *Policy
+	// CalibrateCommand, when set, is the command the report advises for
+	// measuring the noise instead of `tailgate calibrate` (the demo's).
+	CalibrateCommand string
 }
 
 // Check judges the head runs (measured now, unless given) against the
@@ -71,7 +74,9 @@ func Check(ctx context.Context, env Env, o CheckOptions) (Judged, error) {
 	if err := writeResult(o.ResultPath, head); err != nil {
 		return Judged{}, err
 	}
-	v := judgeAgainstBaseline(head, bl, policyFor(o.Config, o.Policy, bl))
+	p := policyFor(o.Config, o.Policy, bl)
+	p.Context.CalibrateCommand = o.CalibrateCommand
+	v := judgeAgainstBaseline(head, bl, p)
 	in := report.Input{Name: head.Benchmark, Mode: "check", BaselineSource: describe(o.Baseline, bl), Verdict: v, Head: head.Runs, Notes: o.Policy.notes(),
 		TargetLog: report.TargetLogs{Head: head.TargetLog}}
 	in.Base, in.BaseOrigins = baselineRuns(bl)
