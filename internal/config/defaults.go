@@ -13,20 +13,23 @@ import (
 // Defaults for keys the file leaves out. A key the file sets is kept as
 // written, even when zero (warmup: 0s means no warm-up), and validated.
 const (
-	DefaultMaxInflight    = 256
-	DefaultWarmup         = Duration(2 * time.Second)
-	DefaultDuration       = Duration(10 * time.Second)
-	DefaultRuns           = 5
-	DefaultCommandTimeout = Duration(10 * time.Minute)
-	DefaultRequestTimeout = Duration(10 * time.Second)
-	DefaultReadyStatus    = 200
-	DefaultReadyTimeout   = Duration(30 * time.Second)
-	DefaultReadyInterval  = Duration(100 * time.Millisecond)
-	DefaultDrainQuiet     = Duration(500 * time.Millisecond)
-	DefaultDrainTimeout   = Duration(30 * time.Second)
-	DefaultDrainInterval  = Duration(100 * time.Millisecond)
-	DefaultWeight         = 1
-	DefaultBuildTimeout   = Duration(10 * time.Minute)
+	DefaultMaxInflight = 256
+	// DefaultMaxFailedPercent: a run where more than half of the
+	// iterations (or requests) failed is not a measurement.
+	DefaultMaxFailedPercent = 50.0
+	DefaultWarmup           = Duration(2 * time.Second)
+	DefaultDuration         = Duration(10 * time.Second)
+	DefaultRuns             = 5
+	DefaultCommandTimeout   = Duration(10 * time.Minute)
+	DefaultRequestTimeout   = Duration(10 * time.Second)
+	DefaultReadyStatus      = 200
+	DefaultReadyTimeout     = Duration(30 * time.Second)
+	DefaultReadyInterval    = Duration(100 * time.Millisecond)
+	DefaultDrainQuiet       = Duration(500 * time.Millisecond)
+	DefaultDrainTimeout     = Duration(30 * time.Second)
+	DefaultDrainInterval    = Duration(100 * time.Millisecond)
+	DefaultWeight           = 1
+	DefaultBuildTimeout     = Duration(10 * time.Minute)
 )
 
 // The gate section's defaults are the gate's and the baseline's own

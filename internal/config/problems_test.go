@@ -96,6 +96,8 @@ var badCases = []badCase{
 		5, 13, "load.duration", "must be longer than 0"},
 	{"zero max_inflight", lines(targetOK, l("load:", "  rate: 5", "  max_inflight: 0"), scenarioOK),
 		5, 17, "load.max_inflight", "must be at least 1"},
+	{"max_failed_percent above 100", lines(targetOK, l("load:", "  rate: 5", "  max_failed_percent: 150"), scenarioOK),
+		5, 23, "load.max_failed_percent", "must be a percentage from 0 to 100 (100 accepts any run), got 150"},
 	{"unknown client", lines(targetOK, l("load:", "  rate: 5", "  client: curl"), scenarioOK),
 		5, 11, "load.client", `unknown client "curl": expected fast (the default) or nethttp`},
 	{"action with both", lines(targetOK, l("dataset:", "  reset:", "    request: {path: /r}", "    command: [./r]", "load: {rate: 1}"), scenarioOK),

@@ -274,6 +274,22 @@ type Load struct {
 	// model keys above are then set per phase; Warmup and Duration are
 	// the phases' defaults.
 	Phases []Phase `yaml:"phases" json:",omitempty"`
+	// MaxFailedPercent is the largest share of a run's completed
+	// iterations, or of its requests, in percent, that may fail before
+	// the run is refused as no measurement (a runtime failure): a broken
+	// reset or a service that answers errors measures the error path, not
+	// the service (nil: DefaultMaxFailedPercent; 100 accepts any run). It
+	// decides whether a run counts, not what it measures: left out of the
+	// hash.
+	MaxFailedPercent *float64 `yaml:"max_failed_percent" json:"-"`
+}
+
+// FailedPercentAllowed is load.max_failed_percent, or its default.
+func (l Load) FailedPercentAllowed() float64 {
+	if l.MaxFailedPercent == nil {
+		return DefaultMaxFailedPercent
+	}
+	return *l.MaxFailedPercent
 }
 
 // Phase is one part of a run: a load model offered for a warm-up and a

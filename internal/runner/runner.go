@@ -148,6 +148,14 @@ func (b *Benchmark) runOnce(ctx context.Context, plan *scenario.Plan, tgt *runni
 				run = nil
 			}
 		}
+		// A run whose work mostly failed is no sample, in every mode
+		// (run, check, A/B); it is refused once complete, its samples
+		// of errors in the message.
+		if err == nil {
+			if err = checkFailures(run, b.Config.Load.FailedPercentAllowed()); err != nil {
+				run = nil
+			}
+		}
 	}()
 	if b.Config.Load.Engine == config.EngineCommand {
 		if err := b.prepare(ctx, tgt, i); err != nil {
