@@ -107,9 +107,20 @@ func (b *Benchmark) Run(ctx context.Context) (*result.File, error) {
 	return out, nil
 }
 
-// compile prepares the scenarios for the built-in generator; a load tool
-// (engine: command) has its own, and gets no plan.
+// compile says the config's warnings and prepares the scenarios for the
+// built-in generator; a load tool (engine: command) has its own, and gets
+// no plan.
 func (b *Benchmark) compile() (*scenario.Plan, error) {
+	for _, w := range b.Config.Warnings() {
+		fmt.Fprintf(b.log(), "warning: %s\n", w)
+	}
+	return b.Compile()
+}
+
+// Compile checks that the scenarios can be run as written: templates,
+// saved values, the feed and the {{env}} variables they read (which must
+// be set), without sending anything. It is what tailgate validate runs.
+func (b *Benchmark) Compile() (*scenario.Plan, error) {
 	if b.Config.Load.Engine == config.EngineCommand {
 		return nil, nil
 	}
