@@ -74,6 +74,11 @@ func applyDefaults(cfg *Config, c *collector) {
 func defaultAB(ab *AB, c *collector) {
 	defaultTarget(&ab.Base.Target, "ab.base", c)
 	defaultTarget(&ab.Head.Target, "ab.head", c)
+	for _, v := range []*Check{ab.Base.Verify, ab.Head.Verify} {
+		if v != nil && v.Request != nil {
+			defaultRequest(v.Request)
+		}
+	}
 	setString(&ab.Order, c, "ab.order", OrderABBA)
 	setString(&ab.Restart, c, "ab.restart", RestartEveryPair)
 	setInt(&ab.MinPairs, c, "ab.min_pairs", DefaultMinPairs)

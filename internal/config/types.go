@@ -92,6 +92,10 @@ type ABSide struct {
 	// tailgate checks out in a temporary worktree, builds with the build
 	// command and starts there.
 	Ref string `yaml:"ref"`
+	// Verify, when set, checks this side's dataset instead of
+	// dataset.verify: two builds whose fixed datasets differ (a migration
+	// that adds a row) each verify their own.
+	Verify *Check `yaml:"verify"`
 }
 
 // HasTarget reports whether the side names a target of its own.
@@ -102,10 +106,14 @@ func (s ABSide) IsEmpty() bool { return s.Ref == "" && !s.HasTarget() }
 
 // TargetOr is the side's target: its own, or else top.
 func (s ABSide) TargetOr(top Target) Target {
+	t := top
 	if s.HasTarget() {
-		return s.Target
+		t = s.Target
 	}
-	return top
+	if s.Verify != nil {
+		t.Verify = s.Verify
+	}
+	return t
 }
 
 // Build is a command that builds the service in its source tree.
@@ -131,6 +139,14 @@ type Target struct {
 	Remote bool `yaml:"remote"`
 	// TLS configures the connections to an https URL.
 	TLS *TLS `yaml:"tls"`
+
+	// Tree is the source tree the target is built and started from (its
+	// side's worktree in A/B), set by InTree; empty: tailgate's working
+	// directory. Its commands see it as TAILGATE_SIDE_DIR.
+	Tree string `yaml:"-" json:"-"`
+	// Verify is the side's own dataset check (ab.<side>.verify), set by
+	// ABSide.TargetOr; nil: dataset.verify.
+	Verify *Check `yaml:"-" json:"-"`
 }
 
 // RemoteTarget reports whether any target of the benchmark is on another

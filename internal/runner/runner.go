@@ -198,6 +198,9 @@ func (b *Benchmark) drainAfter(ctx context.Context, tgt *running, i int) error {
 // it is idle.
 func (b *Benchmark) prepare(ctx context.Context, tgt *running, i int) error {
 	ds, obs := b.Config.Dataset, b.observer()
+	if tgt.verify != nil {
+		ds.Verify = tgt.verify // the side's own dataset check (ab.<side>.verify)
+	}
 	if !b.Sharding.resetsDataset() {
 		ds = config.Dataset{}
 	}

@@ -36,6 +36,21 @@ type running struct {
 	// ready is the target's readiness probe (nil: any answer on "/"),
 	// polled again after a reset command, which may restart the service.
 	ready *config.Ready
+	// verify is the side's own dataset check (ab.<side>.verify); nil:
+	// dataset.verify.
+	verify *config.Check
+}
+
+// sideDir is the absolute source tree of t (TAILGATE_SIDE_DIR): the one
+// it was placed in (an A/B side's worktree), else the working directory.
+func sideDir(t config.Target) string {
+	if t.Tree != "" {
+		return t.Tree
+	}
+	if wd, err := os.Getwd(); err == nil {
+		return wd
+	}
+	return "."
 }
 
 // start starts the target when it has a start command (on a free port
@@ -46,7 +61,7 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 	if err != nil {
 		return nil, withLabel(side, err)
 	}
-	ch := b.children()
+	ch := b.children().With(target.SideDirEnv + "=" + sideDir(t))
 	tlsConfig, err := target.ClientTLS(t)
 	if err != nil {
 		return nil, withLabel(side, err)
@@ -78,6 +93,7 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 		logPath:     p.LogPath(),
 		remote:      t.Remote,
 		tls:         tlsConfig,
+		verify:      t.Verify,
 		ready:       t.Ready,
 	}, nil
 }
