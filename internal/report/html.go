@@ -91,7 +91,7 @@ func newPage(in Input) (page, error) {
 		Outcome: string(v.Outcome), Name: pageText(in.Name),
 		Headline: headlineWith(in, pageText), Context: contextLineWith(in, pageText),
 		Detect: detectLine(v, pageText), Sequential: sequentialLine(v.Sequential, pageText),
-		Warnings: shown(stats.Messages(v.Warnings)), FontFace: fontFace(),
+		Warnings: shown(warningsOf(in)), FontFace: fontFace(),
 	}
 	gated, reported := splitGated(v.Findings)
 	p.Gated, p.Reported = htmlFindings(gated), htmlFindings(reported)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/result"
-	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
 // JSONSchemaVersion is the version of report.json written by this build
@@ -122,7 +121,7 @@ func toJSON(in Input) jsonReport {
 		Schema: JSONSchemaVersion, Benchmark: in.Name, Mode: in.Mode, BaselineSource: in.BaselineSource,
 		Verdict: v.Outcome, Summary: headline(in), Regressions: nonNil(v.Regressions),
 		HeadRuns: v.HeadRuns, BaselineRuns: v.BaseRuns, Metrics: []jsonMetric{}, Detectable: []jsonDetect{},
-		Warnings: nonNil(stats.Messages(v.Warnings)), Notes: nonNil(in.Notes), Steps: []jsonStep{}, Errors: errorClasses(in.Head),
+		Warnings: nonNil(warningsOf(in)), Notes: nonNil(in.Notes), Steps: []jsonStep{}, Errors: errorClasses(in.Head),
 	}
 	for _, f := range v.Findings {
 		r.Metrics = append(r.Metrics, jsonMetric{
