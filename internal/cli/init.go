@@ -108,7 +108,7 @@ func (f initFlags) render() (string, error) {
 	w("#   verify: {request: {path: /count}, expect: {count: 3}}")
 	w("load:")
 	w("  warmup: 1s       # each phase warms up unmeasured, then measures")
-	w("  duration: 5s")
+	w("  duration: 3s")
 	w("  runs: 5          # samples for run and check; tailgate ab adds pairs until it decides")
 	w("  phases:")
 	w("    - {name: capacity, model: closed, vus: 4}    # users looping as fast as it answers: throughput")
@@ -119,9 +119,9 @@ func (f initFlags) render() (string, error) {
 	w("      - {name: get, method: GET, path: %s, status: 200}", q(path))
 	w("      # - {name: create, method: POST, path: /items, json: {title: \"t {{seq}}\"}, status: 201, save: {id: id}}")
 	w("      # - {name: read, path: \"/items/{{.id}}\", expect: {title: \"t {{seq}}\"}}")
-	w("# ab:   # tailgate ab: base and head built, started and measured in pairs on this machine")
-	w("#   base: {ref: origin/main}   # or: tailgate ab --base-ref main (the Action uses the PR's base)")
-	w("#   max_time: 5m")
+	w("ab:   # tailgate ab: base and head built, started and measured in pairs on this machine")
+	w("  max_time: 4m   # a CI budget for the pairs (builds not counted); a clear verdict comes sooner")
+	w("  # base: {ref: origin/main}   # or: tailgate ab --base-ref main (the Action uses the PR's base commit)")
 	return b.String(), nil
 }
 
