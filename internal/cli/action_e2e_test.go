@@ -457,6 +457,8 @@ func writeScaledBaseline(t *testing.T, repo string, committed []byte, k float64)
 				m[key] = v.(float64) / k
 			case key == "dropped_pct", key == "request_error_pct":
 				m[key] = max(v.(float64), 100*(1-k))
+			case key == "lifecycle_success_pct":
+				m[key] = min(v.(float64), 100*k)
 			}
 		}
 	}
