@@ -184,6 +184,11 @@ func TestABBuildsTheBaseCommit(t *testing.T) {
 		wantContains(t, "stdout", o.stdout, "3 pairs of at most 3", "base: built from "+base[:12]) // the report names the commit
 		wantOneWorktree(t, repo, env["RUNNER_TEMP"])
 	})
+	t.Run("unknown base-ref", func(t *testing.T) { // the user's input, not the environment
+		o := tailgateIn(t, repo, []string{"RUNNER_TEMP=" + t.TempDir()}, "ab", "-q", "--base-ref", "nosuch")
+		wantCode(t, o, 2)
+		wantContains(t, "stderr", o.stderr, "nosuch is not a commit of this clone")
+	})
 	t.Run("base-ref", func(t *testing.T) {
 		temp := t.TempDir()
 		o := tailgateIn(t, repo, []string{"RUNNER_TEMP=" + temp}, "ab", "-q", "--base-ref", "HEAD~1")
