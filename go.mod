@@ -3,7 +3,6 @@ module github.com/tailgate-ci/tailgate
 go 1.26.0
 
 require (
-	codeberg.org/go-fonts/liberation v0.5.0
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794
 	github.com/google/go-github/v60 v60.0.0
@@ -21,6 +20,7 @@ require (
 )
 
 require (
+	codeberg.org/go-fonts/liberation v0.5.0 // indirect
 	codeberg.org/go-latex/latex v0.2.0 // indirect
 	codeberg.org/go-pdf/fpdf v0.11.1 // indirect
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect

@@ -79,7 +79,7 @@ func (f abFlags) apply(cfg *config.Config) error {
 }
 
 func cmdAB(ctx context.Context, e env, args []string) error {
-	fs := newFlagSet("ab", "ab -c tailgate.yml [--base-ref origin/main] [--max-pairs N] [--aa] [--record-base] [--report report.json]", e.stderr)
+	fs := newFlagSet("ab", "ab -c tailgate.yml [--base-ref origin/main] [--max-pairs N] [--aa] [--record-base] [-o head.json] [--report report.json]", e.stderr)
 	var bf benchFlags
 	bf.register(fs)
 	// --runs stays parsed so that it is refused with advice, not as unknown.
@@ -88,6 +88,7 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 	af.register(fs, true)
 	aa := fs.Bool("aa", false, "run the base build on both sides: show the noise this job sees and whether it would raise a false alarm")
 	recordBase := fs.Bool("record-base", false, "also append the base side's runs to the stored baseline")
+	out := fs.String("o", "", "also write the head side's runs to this result JSON `file` (as tailgate run -o does)")
 	blFlag := fs.String("baseline", "", "the baseline `file` --record-base appends to (default: gate.baseline, else baselines/<name>.json); the A/B verdict reads no baseline")
 	var prov provenanceFlags
 	prov.register(fs)
@@ -108,7 +109,7 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	path := baselinePath(*blFlag, cfg, cfg.Name)
-	o := pipeline.ABOptions{Config: cfg, AA: *aa, BaseRef: af.baseRef, Git: baseline.ExecGit{}}
+	o := pipeline.ABOptions{Config: cfg, AA: *aa, BaseRef: af.baseRef, Git: baseline.ExecGit{}, ResultPath: *out}
 	if err := af.fromBase(ctx, e, &o, bf.config); err != nil {
 		return err
 	}

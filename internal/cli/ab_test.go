@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
 // abConfig turns the test benchmark into an A/B one: base and head are two
@@ -26,10 +28,14 @@ func TestABCommandJudgesPairs(t *testing.T) {
 	base, head := newItemService(t, 3), newItemService(t, 3)
 	dir := t.TempDir()
 	cfg := abConfig(t, dir, base.URL, head.URL, 5)
-	rep := filepath.Join(dir, "r.json")
-	o := tailgate(t, "ab", "-c", cfg, "-q", "--report", rep)
+	rep, out := filepath.Join(dir, "r.json"), filepath.Join(dir, "head.json")
+	o := tailgate(t, "ab", "-c", cfg, "-q", "--report", rep, "-o", out)
 	if o.code != 0 && o.code != 1 {
 		t.Fatalf("exit %d, want a verdict (0 or 1):\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	// -o writes the head side's runs, one per pair, as a result file.
+	if f, err := result.ReadFile(out); err != nil || len(f.Runs) < 4 || len(f.Runs) > 5 {
+		t.Errorf("-o %s: %v; want the head's 4 or 5 runs", out, err)
 	}
 	wantContains(t, "stdout", o.stdout, "pairs of at most 5", "order of runs (A = base, B = head): A B B A A B B A", "this job")
 	wantContains(t, "stderr", o.stderr, "after pair 4 of at most 5", "A/B stopped after")
@@ -200,6 +206,11 @@ func TestABBuildsTheBaseCommit(t *testing.T) {
 		wantContains(t, "stderr", o.stderr, "[build base] "+base, "[build head] "+head, "base: "+base+" at "+base[:12])
 		wantContains(t, "stdout", o.stdout, "3 pairs of at most 3", "base: built from "+base[:12]) // the report names the commit
 		wantOneWorktree(t, repo, env["RUNNER_TEMP"])
+	})
+	t.Run("unknown base-ref", func(t *testing.T) { // the user's input, not the environment
+		o := tailgateIn(t, repo, []string{"RUNNER_TEMP=" + t.TempDir()}, "ab", "-q", "--base-ref", "nosuch")
+		wantCode(t, o, 2)
+		wantContains(t, "stderr", o.stderr, "nosuch is not a commit of this clone")
 	})
 	t.Run("base-ref", func(t *testing.T) {
 		temp := t.TempDir()

@@ -67,9 +67,11 @@ func TestActionEndToEnd(t *testing.T) {
 		ev["pull_request"].(map[string]any)["base"].(map[string]any)["sha"] = baseSHA
 	})
 
-	// The PR raises its own baseline tenfold: read from the working tree it
-	// would fail; read from the base commit it passes.
-	writeScaledBaseline(t, repo, committed, 10)
+	// The PR raises its own baseline a thousandfold: read from the working
+	// tree it would fail; read from the base commit it passes. (Tenfold
+	// was too little: a loaded machine brought the head's p95 rise against
+	// it from +900 % to +539 %, inside the 600 % floor; +99,900 % is not.)
+	writeScaledBaseline(t, repo, committed, 1000)
 	run1 := runAction(t, bin, repo, fake, event, nil)
 	run1.wantExit(t, ExitPass)
 	run1.wantOutputs(t, "pass", "0")
@@ -100,7 +102,7 @@ func TestActionEndToEnd(t *testing.T) {
 	control.wantExit(t, ExitRegression)
 
 	// A real regression, which the PR tries to hide by lowering its baseline.
-	target.delay.Store(int64(slowDelay))
+	target.regress()
 	writeScaledBaseline(t, repo, committed, 0.1)
 	run3 := runAction(t, bin, repo, fake, event, nil)
 	run3.wantExit(t, ExitRegression)
@@ -456,8 +458,10 @@ func writeScaledBaseline(t *testing.T, repo string, committed []byte, k float64)
 				m[key] = v.(float64) * k
 			case strings.HasPrefix(key, "latency_") || strings.HasPrefix(key, "iteration_p"):
 				m[key] = v.(float64) / k
-			case key == "dropped_pct":
+			case key == "dropped_pct", key == "request_error_pct":
 				m[key] = max(v.(float64), 100*(1-k))
+			case key == "lifecycle_success_pct":
+				m[key] = min(v.(float64), 100*k)
 			}
 		}
 	}
@@ -469,6 +473,25 @@ type e2eTarget struct {
 	srv   *httptest.Server
 	delay atomic.Int64 // per /orders request
 	leaks atomic.Int64 // requests that carried the step's token (e2eToken)
+	// failTenths of every ten /orders requests answer 500, counted, not
+	// timed: the error rate the regression adds does not depend on how
+	// loaded the machine is, unlike its latency.
+	failTenths, served atomic.Int64
+}
+
+// regress makes the target the regressed build: 20× slower and 30 % of
+// its answers errors. The error rate (+30 pp against a 1 pp floor) fails
+// the gate on any machine; a loaded one shrank the slowdown's p95 rise
+// to +523 % once, below its 600 % floor.
+func (tg *e2eTarget) regress() {
+	tg.delay.Store(int64(slowDelay))
+	tg.failTenths.Store(3)
+}
+
+// heal makes the target the clean build again.
+func (tg *e2eTarget) heal() {
+	tg.delay.Store(int64(fastDelay))
+	tg.failTenths.Store(0)
 }
 
 func newE2ETarget(t *testing.T) *e2eTarget {
@@ -485,6 +508,10 @@ func newE2ETarget(t *testing.T) *e2eTarget {
 		select {
 		case <-time.After(time.Duration(tg.delay.Load())):
 		case <-r.Context().Done():
+			return
+		}
+		if tg.served.Add(1)%10 < tg.failTenths.Load() {
+			http.Error(w, "out of stock", http.StatusInternalServerError)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")

@@ -186,7 +186,7 @@ func TestActionCheckRegression(t *testing.T) {
 	env := actionEnv(t, dir, cfg, bl)
 	o := tailgateEnv(t, env, "action")
 	wantCode(t, o, 1)
-	wantContains(t, "stdout", o.stdout, "::error title=performance regression::", "iterations_per_s")
+	wantContains(t, "stdout", o.stdout, "::error title=performance regression::", "iterations/s regressed")
 	wantNoSecret(t, o)
 	outputs := parseGitHubOutput(t, string(mustRead(t, env["GITHUB_OUTPUT"])))
 	if outputs["verdict"] != "regression" {

@@ -48,7 +48,7 @@ func cmdDemo(ctx context.Context, e env, args []string) error {
 	fs.StringVar(&f.mode, "mode", demoModeAB, "`ab`: the clean service against the one with --slowdown, side by side in one job, pairs until the verdict is clear; check: judged against this machine's stored baseline (recorded the first time)")
 	fs.Var((*countFlag)(&f.bench.runs), "runs", "--mode check: number of runs, `N` ≥ 1 (default 5)")
 	fs.Var((*positiveDuration)(&f.bench.duration), "duration", "measure window of each phase of a run, a `duration` > 0 (default 2s)")
-	fs.Var(&f.bench.warmup, "warmup", "warm-up of each phase of a run (default 500ms)")
+	fs.Var(&f.bench.warmup, "warmup", "warm-up of each phase of a run, a `duration` ≥ 0 (default 500ms)")
 	fs.BoolVar(&f.bench.quiet, "q", false, "no progress output")
 	fs.StringVar(&f.out, "o", "", "also write the result JSON to `file` (in A/B the head side's runs)")
 	fs.StringVar(&f.slowdown, "slowdown", "0%", "make the service do this much more work per request, e.g. `30%`")

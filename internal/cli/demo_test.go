@@ -83,10 +83,11 @@ func TestDemoDefaultsToAB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the demo service for every run")
 	}
-	// Windows of 1 s: on a busy machine a shorter capacity phase of the
-	// slowed service can end before any lifecycle completes, and then has
-	// no CPU per lifecycle to compare.
-	o := tailgate(t, "demo", "--slowdown", "200%", "--duration", "1s", "--warmup", "200ms", "--max-pairs", "8", "-q",
+	// Windows of 2 s and a slowdown of 100 % (CPU per lifecycle +100 %,
+	// 10× the demo's min_effect): at load average 20 on 2 cores, 1 s
+	// windows of a 200 % slower service completed no lifecycle in half
+	// the pairs, which then had no CPU per lifecycle to compare.
+	o := tailgate(t, "demo", "--slowdown", "100%", "--duration", "2s", "--warmup", "200ms", "--max-pairs", "8", "-q",
 		"--baseline", filepath.Join(t.TempDir(), "demo.json"))
 	wantCode(t, o, 1)
 	wantContains(t, "stdout", o.stdout, "tailgate: demo: REGRESSION", "each side was started afresh for its run of every pair")

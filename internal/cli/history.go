@@ -74,10 +74,3 @@ func historyInput(cfgPath, historyFlag string) (*config.Config, string, error) {
 	}
 	return nil, "", usageErr("history: give the benchmark (-c tailgate.yml) or the history file (--history FILE)")
 }
-
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}

@@ -146,8 +146,9 @@ func TestHostileTextInTheActionLog(t *testing.T) {
 	corpus := citest.HostileStrings(t)
 	url := hostileService(t, corpus)
 	dir := t.TempDir()
-	// One scenario holds a step per printable string, each accepting the
-	// service's 500: the per-step table lists them all. A scenario per
+	// Most iterations fail by design (load.max_failed_percent: 100 keeps
+	// the run). One scenario holds a step per printable string, each
+	// accepting the service's 500: the per-step table lists them all. A scenario per
 	// string then expects 200, so that its body becomes an error sample.
 	var names, samples strings.Builder
 	var refused []int
@@ -160,7 +161,7 @@ func TestHostileTextInTheActionLog(t *testing.T) {
 		fmt.Fprintf(&names, "      - {name: %s, path: /e/%d, status: 500}\n", yamlString(h.Value), i)
 	}
 	const head = "name: hostile\nseed: 11\ntarget: {url: %s, ready: {path: /health, timeout: 2s}}\n" +
-		"load: {rate: 200/s, warmup: 0s, duration: 500ms, runs: 1, request_timeout: 2s}\nscenarios:\n  - name: %s\n    weight: 20\n    steps:\n"
+		"load: {rate: 200/s, warmup: 0s, duration: 500ms, runs: 1, request_timeout: 2s, max_failed_percent: 100}\nscenarios:\n  - name: %s\n    weight: 20\n    steps:\n"
 	cfg := filepath.Join(dir, "hostile.yml")
 	mustWriteFile(t, cfg, fmt.Sprintf(head, url, yamlString("demo ##[stop-commands]pwn ##[group]x"))+names.String()+samples.String())
 

@@ -31,7 +31,7 @@ func TestActionGatePolicyFromTheBaseCommit(t *testing.T) {
 		ev["pull_request"].(map[string]any)["base"].(map[string]any)["sha"] = baseSHA
 	})
 	fake := newE2EGitHub(t)
-	target.delay.Store(int64(slowDelay))
+	target.regress()
 	source := "tailgate.yml at the PR's base commit " + baseSHA[:12]
 
 	for _, pr := range []struct {
@@ -86,8 +86,8 @@ func TestActionGatePolicyFromTheBaseCommit(t *testing.T) {
 	// credentials are still the base commit's, so it may not read the
 	// token. The service never sees it.
 	t.Run("token to the service", func(t *testing.T) {
-		target.delay.Store(int64(fastDelay))
-		defer target.delay.Store(int64(slowDelay))
+		target.heal()
+		defer target.regress()
 		prCommit(t, repo, baseSHA, func(cfg string) string {
 			cfg = strings.Replace(cfg, "        status: 200\n", "        status: 200\n        headers: {X-Ci: '{{env \"INPUT_GITHUB_TOKEN\"}}'}\n", 1)
 			return cfg + "pass_env: [INPUT_GITHUB_TOKEN]\n"

@@ -55,7 +55,8 @@ func record(ctx context.Context, e env, cfg *config.Config, o pipeline.RecordOpt
 		return err
 	}
 	bl := rec.Baseline
-	fmt.Fprintf(e.stdout, "recorded %d runs in %s (%d samples from %d jobs, window %d)\n", len(rec.Head.Runs), o.Path, len(bl.Samples), bl.Jobs(), bl.Window)
+	fmt.Fprintf(e.stdout, "recorded %d %s in %s (%d %s from %d %s, window %d)\n", len(rec.Head.Runs), pluralWord(len(rec.Head.Runs), "run", "runs"), o.Path,
+		len(bl.Samples), pluralWord(len(bl.Samples), "sample", "samples"), bl.Jobs(), pluralWord(bl.Jobs(), "job", "jobs"), bl.Window)
 	fmt.Fprintf(e.stdout, "appended the job to the history %s (%d jobs)\n", rec.HistoryPath, len(rec.History.Jobs))
 	return nil
 }

@@ -24,7 +24,7 @@ func TestBaselineRecordAccumulates(t *testing.T) {
 
 	o := tailgate(t, "baseline", "record", "--result", res, "--baseline", bl, "--job", "job-1", "--commit", "abc123")
 	wantCode(t, o, 0)
-	wantContains(t, "stdout", o.stdout, "recorded 5 runs in "+bl, "5 samples from 1 jobs")
+	wantContains(t, "stdout", o.stdout, "recorded 5 runs in "+bl, "5 samples from 1 job,")
 
 	env := environ{"GITHUB_SHA": "def456", "GITHUB_REF": "refs/heads/main", "GITHUB_RUN_ID": "77", "GITHUB_RUN_ATTEMPT": "2"}
 	o = tailgateEnv(t, env, "baseline", "record", "--result", res, "--baseline", bl)

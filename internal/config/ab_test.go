@@ -245,3 +245,28 @@ func TestABSideOfItsOwnSaysNothingIsInherited(t *testing.T) {
 		}
 	}
 }
+
+func TestABSideVerify(t *testing.T) {
+	t.Parallel()
+	src := `target: {url: "http://127.0.0.1:8080"}
+dataset:
+  verify: {request: {path: /count}, expect: {count: 3}}
+ab:
+  base: {url: "http://127.0.0.1:8081"}
+  head: {verify: {request: {path: /count}, expect: {count: 4}}}
+load: {rate: 10/s}
+scenarios: [{steps: [{path: /}]}]
+`
+	cfg, err := Parse("ab.yml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, head := cfg.AB.Base.TargetOr(cfg.Target), cfg.AB.Head.TargetOr(cfg.Target)
+	if base.Verify != nil || head.Verify == nil || head.Verify.Expect["count"] != 4 || head.URL != "http://127.0.0.1:8080" {
+		t.Errorf("base verify %+v, head %+v: want the head's own verify on the top-level target", base.Verify, head)
+	}
+	_, err = Parse("ab.yml", []byte(strings.Replace(src, "head: {verify: {request: {path: /count}, expect: {count: 4}}}", "head: {verify: {command: [true], expect: {count: 4}}}", 1)))
+	if err == nil || !strings.Contains(err.Error(), "ab.head.verify.expect: expect checks a JSON response and needs a request") {
+		t.Errorf("a command verify with expect: %v", err)
+	}
+}

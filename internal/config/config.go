@@ -81,7 +81,7 @@ func readDocument(c *collector, data []byte) *yaml.Node {
 			c.note(position{1, 1}, "the file is empty: expected a mapping with target, load and scenarios")
 			return nil
 		}
-		at := syntaxPosition(err)
+		at := syntaxPosition(err, data)
 		c.note(at, "invalid YAML: %s%s", syntaxMessage(err), templateHint(data, at.line))
 		return nil
 	}
@@ -90,7 +90,7 @@ func readDocument(c *collector, data []byte) *yaml.Node {
 	case err == nil:
 		c.note(posOf(&extra), "a second YAML document starts here: the file must hold exactly one")
 	case !errors.Is(err, io.EOF):
-		c.note(syntaxPosition(err), "invalid YAML: %s", syntaxMessage(err))
+		c.note(syntaxPosition(err, data), "invalid YAML: %s", syntaxMessage(err))
 	}
 	if len(doc.Content) == 0 {
 		c.note(position{1, 1}, "the file is empty: expected a mapping with target, load and scenarios")
@@ -99,21 +99,57 @@ func readDocument(c *collector, data []byte) *yaml.Node {
 	return doc.Content[0]
 }
 
-func syntaxPosition(err error) position {
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return position{line: line}
+func syntaxPosition(err error, data []byte) position {
+	m := yamlLine.FindStringSubmatch(err.Error())
+	if m == nil {
+		return position{}
 	}
-	return position{}
+	line, _ := strconv.Atoi(m[1])
+	if isParserError(syntaxMessage(err)) {
+		// yaml.v3 adds 1 to the 0-based line of a scanner error but not
+		// of a parser error's; the construct the parser names may start
+		// past the file's last line (an unclosed one at the end).
+		line = min(line+1, lineCount(data))
+	}
+	return position{line: line}
+}
+
+// parserErrors begin the messages of yaml.v3's parser (as opposed to its
+// scanner's), whose line it reports counted from 0.
+var parserErrors = []string{
+	"did not find expected <document start>", "did not find expected node content",
+	"did not find expected '-' indicator", "did not find expected key",
+	"did not find expected ',' or ']'", "did not find expected ',' or '}'",
+	"found duplicate %YAML directive", "found incompatible YAML document",
+	"found duplicate %TAG directive", "found undefined tag handle",
+}
+
+func isParserError(msg string) bool {
+	for _, p := range parserErrors {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// lineCount is the number of lines of data (a last line without a newline
+// counts).
+func lineCount(data []byte) int {
+	n := bytes.Count(data, []byte("\n"))
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return max(n, 1)
 }
 
 // templateHint explains the commonest cause of a syntax error: a {{…}}
 // template left unquoted, which YAML reads as the braces of a flow
-// mapping. yaml.v3 counts the line of a parser error from 0 (and names
-// none for the first), so the line it gives and the next are looked at.
+// mapping. The error may name the line where the construct the template
+// broke begins, so the lines beside it are looked at too.
 func templateHint(data []byte, line int) string {
 	lines := bytes.Split(data, []byte("\n"))
-	for i := max(line, 1) - 1; i <= line && i < len(lines); i++ {
+	for i := max(line, 2) - 2; i <= line && i < len(lines); i++ {
 		if m := unquotedTemplate.Find(lines[i]); m != nil {
 			return fmt.Sprintf(`; if %s (line %d) is a template, quote it: "…%s…" (YAML reads unquoted braces as a mapping)`, m, i+1, m)
 		}

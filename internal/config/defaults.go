@@ -14,20 +14,23 @@ import (
 // Defaults for keys the file leaves out. A key the file sets is kept as
 // written, even when zero (warmup: 0s means no warm-up), and validated.
 const (
-	DefaultMaxInflight    = 256
-	DefaultWarmup         = Duration(2 * time.Second)
-	DefaultDuration       = Duration(10 * time.Second)
-	DefaultRuns           = 5
-	DefaultCommandTimeout = Duration(10 * time.Minute)
-	DefaultRequestTimeout = Duration(10 * time.Second)
-	DefaultReadyStatus    = 200
-	DefaultReadyTimeout   = Duration(30 * time.Second)
-	DefaultReadyInterval  = Duration(100 * time.Millisecond)
-	DefaultDrainQuiet     = Duration(500 * time.Millisecond)
-	DefaultDrainTimeout   = Duration(30 * time.Second)
-	DefaultDrainInterval  = Duration(100 * time.Millisecond)
-	DefaultWeight         = 1
-	DefaultBuildTimeout   = Duration(10 * time.Minute)
+	DefaultMaxInflight = 256
+	// DefaultMaxFailedPercent: a run where more than half of the
+	// iterations (or requests) failed is not a measurement.
+	DefaultMaxFailedPercent = 50.0
+	DefaultWarmup           = Duration(2 * time.Second)
+	DefaultDuration         = Duration(10 * time.Second)
+	DefaultRuns             = 5
+	DefaultCommandTimeout   = Duration(10 * time.Minute)
+	DefaultRequestTimeout   = Duration(10 * time.Second)
+	DefaultReadyStatus      = 200
+	DefaultReadyTimeout     = Duration(30 * time.Second)
+	DefaultReadyInterval    = Duration(100 * time.Millisecond)
+	DefaultDrainQuiet       = Duration(500 * time.Millisecond)
+	DefaultDrainTimeout     = Duration(30 * time.Second)
+	DefaultDrainInterval    = Duration(100 * time.Millisecond)
+	DefaultWeight           = 1
+	DefaultBuildTimeout     = Duration(10 * time.Minute)
 )
 
 // The gate section's defaults are the gate's and the baseline's own
@@ -89,6 +92,11 @@ func (c *Config) footprintGated() []string {
 func defaultAB(ab *AB, c *collector) {
 	defaultTarget(&ab.Base.Target, "ab.base", c)
 	defaultTarget(&ab.Head.Target, "ab.head", c)
+	for _, v := range []*Check{ab.Base.Verify, ab.Head.Verify} {
+		if v != nil && v.Request != nil {
+			defaultRequest(v.Request)
+		}
+	}
 	setString(&ab.Order, c, "ab.order", OrderABBA)
 	setString(&ab.Restart, c, "ab.restart", RestartEveryPair)
 	setString(&ab.Design, c, "ab.design", DesignPairs)

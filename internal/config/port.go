@@ -56,9 +56,16 @@ func (t Target) WithPort(port int) Target {
 }
 
 // InTree is the target as started from the source tree at dir: its
-// start.dir (default the tree itself) joined to dir.
+// start.dir (default the tree itself) joined to dir, and dir its Tree.
 func (t Target) InTree(dir string) Target {
-	if t.Start == nil || dir == "" {
+	if dir == "" {
+		return t
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	t.Tree = dir
+	if t.Start == nil {
 		return t
 	}
 	s := *t.Start

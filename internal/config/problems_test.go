@@ -96,6 +96,8 @@ var badCases = []badCase{
 		5, 13, "load.duration", "must be longer than 0"},
 	{"zero max_inflight", lines(targetOK, l("load:", "  rate: 5", "  max_inflight: 0"), scenarioOK),
 		5, 17, "load.max_inflight", "must be at least 1"},
+	{"max_failed_percent above 100", lines(targetOK, l("load:", "  rate: 5", "  max_failed_percent: 150"), scenarioOK),
+		5, 23, "load.max_failed_percent", "must be a percentage from 0 to 100 (100 accepts any run), got 150"},
 	{"unknown client", lines(targetOK, l("load:", "  rate: 5", "  client: curl"), scenarioOK),
 		5, 11, "load.client", `unknown client "curl": expected fast (the default) or nethttp`},
 	{"action with both", lines(targetOK, l("dataset:", "  reset:", "    request: {path: /r}", "    command: [./r]", "load: {rate: 1}"), scenarioOK),
@@ -220,6 +222,12 @@ func TestWholeFileProblems(t *testing.T) {
 		{"only a comment", "# nothing\n", "bad.yml:1:1: the file is empty"},
 		{"syntax error", "target:\n  url: [\n", "bad.yml:2: invalid YAML: did not find expected node content"},
 		{"tab indentation", "target:\n\t- x\n", "bad.yml:2: invalid YAML: found character that cannot start any token"},
+		// yaml.v3 counts a parser error's line from 0: the unclosed flow
+		// sequence on line 6 is where the file is wrong.
+		{"unclosed flow sequence", "name: x\ntarget:\n  url: http://127.0.0.1:1\nscenarios:\n  - name: a\n    steps: [{path: /}\n", "bad.yml:6: invalid YAML: did not find expected ',' or ']'"},
+		{"unclosed flow mapping", "a: 1\nb: 2\nc: {x: 1\nd: 4\n", "bad.yml:3: invalid YAML: did not find expected ',' or '}'"},
+		{"a list item in a mapping", "a: 1\n- b\n", "bad.yml:2: invalid YAML: did not find expected key"},
+		{"a mapping in a sequence", "a: 1\nb:\n  - x\n  y: 2\n", "bad.yml:3: invalid YAML: did not find expected '-' indicator"},
 		{"two documents", lines(targetOK, l("load: {rate: 1}"), scenarioOK, l("---", "name: x")), "bad.yml:7:1: a second YAML document starts here"},
 		{"top level is a list", "- a\n", `bad.yml:1:1: expected a mapping with the keys ab, build, dataset, drain, feed, gate, load, name, pass_env, scenarios, seed, setup, target, got a list`},
 	}

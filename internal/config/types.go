@@ -131,6 +131,10 @@ type ABSide struct {
 	// tailgate checks out in a temporary worktree, builds with the build
 	// command and starts there.
 	Ref string `yaml:"ref"`
+	// Verify, when set, checks this side's dataset instead of
+	// dataset.verify: two builds whose fixed datasets differ (a migration
+	// that adds a row) each verify their own.
+	Verify *Check `yaml:"verify"`
 }
 
 // HasTarget reports whether the side names a target of its own.
@@ -141,10 +145,14 @@ func (s ABSide) IsEmpty() bool { return s.Ref == "" && !s.HasTarget() }
 
 // TargetOr is the side's target: its own, or else top.
 func (s ABSide) TargetOr(top Target) Target {
+	t := top
 	if s.HasTarget() {
-		return s.Target
+		t = s.Target
 	}
-	return top
+	if s.Verify != nil {
+		t.Verify = s.Verify
+	}
+	return t
 }
 
 // Build is a command that builds the service in its source tree.
@@ -176,6 +184,14 @@ type Target struct {
 	// Counters lists where work counters are read before and after each
 	// measured window.
 	Counters []CounterSource `yaml:"counters"`
+
+	// Tree is the source tree the target is built and started from (its
+	// side's worktree in A/B), set by InTree; empty: tailgate's working
+	// directory. Its commands see it as TAILGATE_SIDE_DIR.
+	Tree string `yaml:"-" json:"-"`
+	// Verify is the side's own dataset check (ab.<side>.verify), set by
+	// ABSide.TargetOr; nil: dataset.verify.
+	Verify *Check `yaml:"-" json:"-"`
 }
 
 // RemoteTarget reports whether any target of the benchmark is on another
@@ -319,6 +335,22 @@ type Load struct {
 	// model keys above are then set per phase; Warmup and Duration are
 	// the phases' defaults.
 	Phases []Phase `yaml:"phases" json:",omitempty"`
+	// MaxFailedPercent is the largest share of a run's completed
+	// iterations, or of its requests, in percent, that may fail before
+	// the run is refused as no measurement (a runtime failure): a broken
+	// reset or a service that answers errors measures the error path, not
+	// the service (nil: DefaultMaxFailedPercent; 100 accepts any run). It
+	// decides whether a run counts, not what it measures: left out of the
+	// hash.
+	MaxFailedPercent *float64 `yaml:"max_failed_percent" json:"-"`
+}
+
+// FailedPercentAllowed is load.max_failed_percent, or its default.
+func (l Load) FailedPercentAllowed() float64 {
+	if l.MaxFailedPercent == nil {
+		return DefaultMaxFailedPercent
+	}
+	return *l.MaxFailedPercent
 }
 
 // Phase is one part of a run: a load model offered for a warm-up and a

@@ -40,6 +40,9 @@ func validate(cfg *Config, c *collector) {
 	default:
 		c.add("load.engine", "unknown engine %q: expected tailgate (the built-in generator) or command (your load tool)", cfg.Load.Engine)
 	}
+	if p := cfg.Load.FailedPercentAllowed(); p < 0 || p > 100 || p != p {
+		c.add("load.max_failed_percent", "must be a percentage from 0 to 100 (100 accepts any run), got %v", p)
+	}
 	validateSetup(cfg, c)
 	validateFeed(cfg, c)
 	validateGate(&cfg.Gate, c)

@@ -51,6 +51,12 @@ func validateAB(cfg *Config, c *collector) {
 // validateSide checks one side: its own target when it names one, and a
 // ref that tailgate can build and start.
 func validateSide(s *ABSide, path string, top Target, c *collector) {
+	if v := s.Verify; v != nil {
+		validateAction(&v.Action, path+".verify", c)
+		if v.Command != nil && len(v.Expect) > 0 {
+			c.add(path+".verify.expect", "expect checks a JSON response and needs a request; a command passes by exiting 0")
+		}
+	}
 	if s.HasTarget() || c.given(path+".start") || c.given(path+".ready") || c.given(path+".pid_file") {
 		if !s.HasTarget() {
 			url := "http://127.0.0.1:8080"

@@ -51,7 +51,7 @@ func Judge(base, head []result.Run, p Policy) Verdict {
 			v.Detect = append(v.Detect, mp.detectable(c.Detectable, len(head), len(base), f))
 		}
 	}
-	v.Warnings = append(v.Warnings, findingWarnings(v.Findings, comparisons)...)
+	v.Warnings = append(v.Warnings, findingWarningsIn(v.Findings, comparisons, p.Context)...)
 	v.Warnings = append(v.Warnings, missingInRuns(v.Findings, len(base), len(head))...)
 	v.Warnings = append(v.Warnings, calibrationWarnings(v.Findings, p.Context)...)
 	v.Outcome, v.Regressions = overall(v.Findings)
@@ -291,6 +291,13 @@ func overall(findings []Finding) (Outcome, []string) {
 // gated metric compared. comparisons, when given, are the findings'
 // comparisons.
 func findingWarnings(findings []Finding, comparisons []stats.Comparison) []stats.Warning {
+	return findingWarningsIn(findings, comparisons, Context{})
+}
+
+// findingWarningsIn is findingWarnings with the caller's context, whose
+// calibrate command the default-floors warning names.
+func findingWarningsIn(findings []Finding, comparisons []stats.Comparison, c Context) []stats.Warning {
+	measure, _, _ := c.calibrateAdvice()
 	var defaults, oneSided, tight []string
 	compared := 0
 	for i, f := range findings {
@@ -309,7 +316,7 @@ func findingWarnings(findings []Finding, comparisons []stats.Comparison) []stats
 	}
 	var w []stats.Warning
 	if len(defaults) > 0 {
-		w = append(w, stats.Warn(WarnDefaultFloors, "floors not calibrated: using defaults for "+strings.Join(defaults, ", ")+"; run tailgate calibrate to measure this machine's noise"))
+		w = append(w, stats.Warn(WarnDefaultFloors, "floors not calibrated: using defaults for "+strings.Join(defaults, ", ")+"; run "+measure+" to measure this machine's noise"))
 	}
 	if len(tight) > 0 {
 		w = append(w, stats.Warn(stats.WarnFloorBelowNoise, "the floor of "+strings.Join(tight, ", ")+" is below the run-to-run noise these samples show: expect false alarms until calibrated"))

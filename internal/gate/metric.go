@@ -144,7 +144,8 @@ func policyOne(m result.Metric, wanted bool, p Policy) metricPolicy {
 		return mp
 	}
 	if wanted {
-		mp.note = fmt.Sprintf("report-only: no measured floor yet; run tailgate calibrate or set gate.floors.%s", m.Key)
+		measure, _, _ := p.Context.calibrateAdvice()
+		mp.note = fmt.Sprintf("report-only: no measured floor yet; run %s or set gate.floors.%s", measure, m.Key)
 	}
 	return mp
 }

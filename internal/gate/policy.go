@@ -173,6 +173,20 @@ type Context struct {
 	// RemoteTarget: the target is on another machine (target.remote), so
 	// the network is part of every measurement; every verdict says so.
 	RemoteTarget bool
+	// CalibrateCommand is the command that adds calibration jobs to the
+	// baseline this check reads, when it is not `tailgate calibrate`
+	// (the demo's is `tailgate demo --calibrate N`, which appends): the
+	// warnings that advise calibrating name it.
+	CalibrateCommand string
+}
+
+// calibrateAdvice is how the warnings tell the user to measure the noise
+// (appending names the CI-job-by-job way, spreading the one-call way).
+func (c Context) calibrateAdvice() (measure, appendJobs, spread string) {
+	if c.CalibrateCommand != "" {
+		return c.CalibrateCommand, c.CalibrateCommand + " in later jobs", c.CalibrateCommand + " again later"
+	}
+	return "tailgate calibrate", "tailgate calibrate --append in later CI jobs", "tailgate calibrate --pause, or add them with --append in later CI jobs"
 }
 
 func (p Policy) alpha() float64 {

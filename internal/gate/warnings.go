@@ -82,15 +82,16 @@ func calibrationWarnings(findings []Finding, c Context) []stats.Warning {
 		return nil
 	}
 	var w []stats.Warning
+	_, appendJobs, spread := c.calibrateAdvice()
 	if c.CalibrationJobs < RecommendedCalibrationJobs {
 		w = append(w, stats.Warn(WarnFewCalibrationJobs, fmt.Sprintf(
-			"the floors come from a calibration of only %d %s (%d or more recommended): they may be too tight; add jobs with tailgate calibrate --append in later CI jobs",
-			c.CalibrationJobs, plural(c.CalibrationJobs, "job", "jobs"), RecommendedCalibrationJobs)))
+			"the floors come from a calibration of only %d %s (%d or more recommended): they may be too tight; add jobs with %s",
+			c.CalibrationJobs, plural(c.CalibrationJobs, "job", "jobs"), RecommendedCalibrationJobs, appendJobs)))
 	}
 	if c.CalibrationJobs > 1 && c.CalibrationSpan < MinCalibrationSpan {
 		w = append(w, stats.Warn(WarnCalibrationBunched, fmt.Sprintf(
-			"all %d calibration jobs started within %s: the floors miss the drift between CI jobs hours apart and may be too tight; spread the jobs with tailgate calibrate --pause, or add them with --append in later CI jobs",
-			c.CalibrationJobs, roughDuration(c.CalibrationSpan))))
+			"all %d calibration jobs started within %s: the floors miss the drift between CI jobs hours apart and may be too tight; spread the jobs with %s",
+			c.CalibrationJobs, roughDuration(c.CalibrationSpan), spread)))
 	}
 	return w
 }

@@ -56,6 +56,9 @@ type CheckOptions struct {
 	Policy *Policy
 	// Tags lists the release tags gate.creep compares with; nil for none.
 	Tags baseline.TagLister
+	// CalibrateCommand, when set, is the command the report advises for
+	// measuring the noise instead of `tailgate calibrate` (the demo's).
+	CalibrateCommand string
 }
 
 // Check judges the head runs (measured now, unless given) against the
@@ -75,6 +78,7 @@ func Check(ctx context.Context, env Env, o CheckOptions) (Judged, error) {
 		return Judged{}, err
 	}
 	p := policyFor(cfg, o.Policy, bl)
+	p.Context.CalibrateCommand = o.CalibrateCommand
 	v := judgeAgainstBaseline(head, bl, p)
 	creepWarnings, creepNotes := creep(ctx, o, bl, head, p)
 	v.Warnings = append(v.Warnings, creepWarnings...)

@@ -50,7 +50,8 @@ func Demo(ctx context.Context, env Env, o DemoOptions) (*Judged, error) {
 		}
 	}
 	src.Name = "this machine's demo baseline " + o.BaselinePath
-	j, err := Check(ctx, env, CheckOptions{Config: o.Service, ResultPath: o.ResultPath, Baseline: src})
+	j, err := Check(ctx, env, CheckOptions{Config: o.Service, ResultPath: o.ResultPath, Baseline: src,
+		CalibrateCommand: "tailgate demo --calibrate 10"})
 	if err != nil {
 		return nil, err
 	}
@@ -85,6 +86,6 @@ func recordDemo(ctx context.Context, env Env, cfg *config.Config, path string) (
 	if err := Runtime.Wrap(baseline.Write(path, bl)); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(env.out(), "recorded a baseline for this machine: %s (%d runs)\nrun `tailgate demo` again to check against it; `tailgate demo --slowdown 30%%` to see a regression caught\n", path, len(res.Runs))
+	fmt.Fprintf(env.out(), "recorded a baseline for this machine: %s (%d runs)\nrun `tailgate demo --mode check` again to check against it; `tailgate demo --mode check --slowdown 30%%` to see a regression caught\n", path, len(res.Runs))
 	return res, nil
 }

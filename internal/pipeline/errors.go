@@ -31,11 +31,18 @@ type Error struct {
 func (e *Error) Error() string { return e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
 
-// Wrap gives err kind k, unless it already has a kind; nil stays nil.
+// Wrap gives err kind k, unless it already has a kind; nil stays nil. An
+// error that a lower package marks as bad input (a BadInput method, such
+// as worktree.RefError's) is a Usage error whatever k is: the package that
+// found it knows the input was wrong, the caller wrapping it may not.
 func (k Kind) Wrap(err error) error {
 	var e *Error
 	if err == nil || errors.As(err, &e) {
 		return err
+	}
+	var bad interface{ BadInput() bool }
+	if errors.As(err, &bad) && bad.BadInput() {
+		k = Usage
 	}
 	return &Error{Kind: k, Err: err}
 }
@@ -67,9 +74,24 @@ type FailOn struct {
 func (f FailOn) Err(v gate.Verdict) error {
 	switch {
 	case v.Outcome == gate.Regression && f.Regression:
-		return Regression.Errorf("regression in %s", strings.Join(v.Regressions, ", "))
+		return Regression.Errorf("regression in %s", strings.Join(regressedLabels(v), ", "))
 	case v.Outcome == gate.Inconclusive && f.Inconclusive:
 		return Regression.Errorf("inconclusive, and %s is set", f.InconclusiveSetting)
 	}
 	return nil
+}
+
+// regressedLabels are the human names of the metrics that regressed (the
+// keys where a finding lacks its name), for the final line.
+func regressedLabels(v gate.Verdict) []string {
+	var out []string
+	for _, f := range v.Findings {
+		if f.Gated && f.Outcome == gate.MetricRegression {
+			out = append(out, f.Label)
+		}
+	}
+	if len(out) == 0 {
+		return v.Regressions
+	}
+	return out
 }

@@ -112,10 +112,3 @@ func spreadText(f gate.Finding, sd float64) string {
 	}
 	return fmt.Sprintf("%.1f %%", 100*(math.Exp(sd)-1))
 }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}

@@ -172,7 +172,7 @@ func describe(src baseline.Source, bl *baseline.File) string {
 	if bl == nil {
 		return "none yet (" + src.String() + ")"
 	}
-	return fmt.Sprintf("%s (%d samples from %d jobs)", src, len(bl.Samples), bl.Jobs())
+	return fmt.Sprintf("%s (%d %s from %d %s)", src, len(bl.Samples), plural(len(bl.Samples), "sample", "samples"), bl.Jobs(), plural(bl.Jobs(), "job", "jobs"))
 }
 
 // policyFor builds the gate policy from the gate section (pol's, else the
@@ -233,4 +233,12 @@ func judgeRuns(base, head *result.File, p gate.Policy) gate.Verdict {
 		p.Context.EnvDiff = fmt.Sprintf("%s → %s", a, b)
 	}
 	return gate.Judge(base.Runs, head.Runs, p)
+}
+
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

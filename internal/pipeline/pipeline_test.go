@@ -18,6 +18,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/stats"
+	"github.com/tailgate-ci/tailgate/internal/worktree"
 )
 
 // service is a real HTTP service on loopback that counts its requests.
@@ -93,6 +94,11 @@ func TestKinds(t *testing.T) {
 	}
 	if err := Usage.Errorf("bad %s", "flag"); KindOf(err) != Usage || err.Error() != "bad flag" {
 		t.Errorf("Errorf = %v", err)
+	}
+	// A ref that names no commit is the user's input, whoever wraps it.
+	ref := fmt.Errorf("base build: %w", &worktree.RefError{Err: errors.New("nosuch is not a commit of this clone")})
+	if got := KindOf(Runtime.Wrap(ref)); got != Usage {
+		t.Errorf("an unknown ref wrapped as a runtime failure has kind %v, want Usage", got)
 	}
 }
 

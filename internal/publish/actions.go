@@ -28,7 +28,7 @@ func (s JobSummary) Publish(_ context.Context, in report.Input) error {
 		if i == MaxAnnotations {
 			break
 		}
-		s.Runtime.Errorf("performance regression", "%s: %s regressed beyond the noise floor (see the job summary)", in.Name, key)
+		s.Runtime.Errorf("performance regression", "%s: %s regressed beyond the noise floor (see the job summary)", in.Name, labelOf(v, key))
 	}
 	for _, w := range v.Warnings {
 		s.Runtime.Warningf("tailgate", "%s", w.Message)
@@ -79,3 +79,14 @@ func Failure(rt *ci.Runtime, name string, code int, err error) {
 
 // isRegression reports whether the verdict is a regression.
 func isRegression(in report.Input) bool { return in.Verdict.Outcome == gate.Regression }
+
+// labelOf is the human name of metric key in v (the key itself when no
+// finding names it).
+func labelOf(v gate.Verdict, key string) string {
+	for _, f := range v.Findings {
+		if f.Key == key && f.Label != "" {
+			return f.Label
+		}
+	}
+	return key
+}

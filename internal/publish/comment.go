@@ -35,6 +35,9 @@ func (c *StickyComment) Publish(ctx context.Context, in report.Input) error {
 		c.warn("PR comment skipped", "%s", c.Skip)
 		return nil
 	}
+	// The target logs are files on the runner, which a reader of the PR
+	// cannot open: the job summary and the log name them, the comment not.
+	in.TargetLog = report.TargetLogs{}
 	marker, body := report.Marker(in.Name), report.Markdown(in)
 	var made gh.Comment
 	var err error

@@ -109,7 +109,7 @@ func TestJobSummaryAnnotatesAndSummarises(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := s.log.String()
-	if !strings.Contains(log, "::error title=performance regression::shop: iterations_per_s regressed beyond the noise floor") {
+	if !strings.Contains(log, "::error title=performance regression::shop: iterations/s regressed beyond the noise floor") {
 		t.Errorf("no ::error annotation for the regression:\n%s", log)
 	}
 	if n := strings.Count(log, "::warning title=tailgate::"); n != len(in.Verdict.Warnings) || n == 0 {
@@ -228,6 +228,30 @@ func TestStickyCommentCreatesThenEdits(t *testing.T) {
 	}
 	if s.log.Len() != 0 {
 		t.Errorf("warnings on success:\n%s", s.log.String())
+	}
+}
+
+// The target logs are runner-local files: the job summary names them, the
+// PR comment does not.
+func TestStickyCommentLeavesOutTheRunnersLogPaths(t *testing.T) {
+	t.Parallel()
+	f := newFakeGitHub(t)
+	s := newStep(t, true)
+	in := judged(true)
+	in.TargetLog = report.TargetLogs{Base: "/runner/_temp/tailgate-shop-target-base-1.log", Head: "/runner/_temp/tailgate-shop-target-head-2.log"}
+	c := &StickyComment{Commenter: f.client(), Owner: "tailgate-ci", Repo: "shop", PR: fakePR, Warn: s.rt}
+	if err := c.Publish(t.Context(), in); err != nil {
+		t.Fatal(err)
+	}
+	if err := (JobSummary{Runtime: s.rt}).Publish(t.Context(), in); err != nil {
+		t.Fatal(err)
+	}
+	ours := f.ours()
+	if len(ours) != 1 || strings.Contains(ours[0], "/runner/_temp") || !strings.Contains(ours[0], "tailgate · shop") {
+		t.Errorf("the comment names a runner path, or is not the report:\n%s", ours)
+	}
+	if got := read(t, s.summary); !strings.Contains(got, "tailgate-shop-target-head-2.log") {
+		t.Errorf("the job summary lacks the target log:\n%s", got)
 	}
 }
 

@@ -49,7 +49,7 @@ func WriteCalibration(w io.Writer, c Calibration) error {
 		delete(gated, key)
 	}
 	k := len(gated)
-	fmt.Fprintf(&b, "for a check of %d runs against %d baseline samples from %d jobs (α = %g, %d gated metrics):\n", c.Runs, c.Samples, c.BaselineJobs, c.Alpha, k)
+	fmt.Fprintf(&b, "for a check of %d runs against %d baseline samples from %d %s (α = %g, %d gated metrics):\n", c.Runs, c.Samples, c.BaselineJobs, plural(c.BaselineJobs, "job", "jobs"), c.Alpha, k)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "metric\tσ within job\tσ between jobs\tfloor\tdetects (80 % power)\tgated")
 	for _, meta := range result.Catalogue(slices.Collect(maps.Keys(c.Noise))...) {

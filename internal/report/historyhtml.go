@@ -39,7 +39,6 @@ type historyPage struct {
 	Figures                                               []htmlFigure
 	Notes                                                 []string
 	Jobs                                                  []historyJobRow
-	FontFace                                              template.CSS
 }
 
 type historyChangeRow struct {
@@ -53,7 +52,7 @@ type historyJobRow struct {
 }
 
 func newHistoryPage(in HistoryInput) (historyPage, error) {
-	p := historyPage{Name: pageText(in.Name), Context: historySpan(in), FontFace: fontFace()}
+	p := historyPage{Name: pageText(in.Name), Context: historySpan(in)}
 	p.Outcome, p.Class, p.Headline = "steady", "steady", "main is at no regressed level of a gated metric"
 	if cur := in.Verdict.Current(); len(cur) > 0 {
 		p.Outcome, p.Class = "regressed", "regressed"

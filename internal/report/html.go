@@ -2,7 +2,6 @@ package report
 
 import (
 	_ "embed"
-	"encoding/base64"
 	"fmt"
 	"html/template"
 	"io"
@@ -57,7 +56,6 @@ type page struct {
 	ReportedP                               bool   // the reported-only table has a p column (not in A/B)
 	Errors                                  []htmlError
 	Warnings, Notes                         []string
-	FontFace                                template.CSS
 }
 
 type htmlFinding struct {
@@ -93,7 +91,7 @@ func newPage(in Input) (page, error) {
 		Outcome: string(v.Outcome), Name: pageText(in.Name),
 		Headline: headlineWith(in, pageText), Context: contextLineWith(in, pageText),
 		Detect: detectLine(v, pageText), Sequential: sequentialLine(v.Sequential, pageText),
-		Warnings: shown(stats.Messages(v.Warnings)), FontFace: fontFace(),
+		Warnings: shown(warningsOf(in)),
 	}
 	gated, reported := splitGated(v.Findings)
 	c := columnsOf(in.Verdict)
@@ -137,12 +135,6 @@ func htmlFindings(fs []gate.Finding, c columns) []htmlFinding {
 			P: c.test(f), Verdict: outcomeWord(f.Outcome), Note: pageText(note), Class: string(f.Outcome)}
 	}
 	return out
-}
-
-// fontFace embeds the figures' font once for the whole page.
-func fontFace() template.CSS {
-	return template.CSS(fmt.Sprintf(`@font-face{font-family:%q;src:url(data:font/ttf;base64,%s) format("truetype")}`,
-		figure.FontFamily, base64.StdEncoding.EncodeToString(figure.FontTTF())))
 }
 
 // axisLabel is a metric's axis title: its label and unit (a rate per

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
-	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
 // MarkerPrefix starts the hidden marker that identifies tailgate's sticky
@@ -83,7 +82,7 @@ func Markdown(in Input) string {
 		block, caption := mermaidChart(s)
 		d.write(block + caption + "\n\n")
 	}
-	d.list("**Warnings**\n\n", "⚠️ ", stats.Messages(v.Warnings))
+	d.list("**Warnings**\n\n", "⚠️ ", warningsOf(in))
 	d.list("**Notes**\n\n", "", append(append(findingNotes(gated, lowConfidence), in.Notes...), targetLogNotes(in)...), append(provenanceNote(in.TriggerRun), trendNote(in.TrendURL)...)...)
 	if len(reported) > 0 {
 		d.details(fmt.Sprintf("%d reported-only %s (not gated)", len(reported), plural(len(reported), "metric", "metrics")),

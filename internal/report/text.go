@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
-	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
 // WriteText writes the terminal report: the verdict, the metric table, what
@@ -30,7 +29,7 @@ func WriteText(w io.Writer, in Input) error {
 			b.WriteString(line + "\n\n")
 		}
 	}
-	writeTextList(&b, "Warnings", "!", stats.Messages(in.Verdict.Warnings))
+	writeTextList(&b, "Warnings", "!", warningsOf(in))
 	writeTextList(&b, "Notes", "-", append(append(findingNotes(in.Verdict.Findings, notExact), in.Notes...), targetLogNotes(in)...))
 	writeTextDetails(&b, in)
 	_, err := io.WriteString(w, b.String())

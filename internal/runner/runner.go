@@ -108,9 +108,20 @@ func (b *Benchmark) Run(ctx context.Context) (*result.File, error) {
 	return out, nil
 }
 
-// compile prepares the scenarios for the built-in generator; a load tool
-// (engine: command) has its own, and gets no plan.
+// compile says the config's warnings and prepares the scenarios for the
+// built-in generator; a load tool (engine: command) has its own, and gets
+// no plan.
 func (b *Benchmark) compile() (*scenario.Plan, error) {
+	for _, w := range b.Config.Warnings() {
+		fmt.Fprintf(b.log(), "warning: %s\n", w)
+	}
+	return b.Compile()
+}
+
+// Compile checks that the scenarios can be run as written: templates,
+// saved values, the feed and the {{env}} variables they read (which must
+// be set), without sending anything. It is what tailgate validate runs.
+func (b *Benchmark) Compile() (*scenario.Plan, error) {
 	if b.Config.Load.Engine == config.EngineCommand {
 		return nil, nil
 	}
@@ -149,6 +160,14 @@ func (b *Benchmark) runOnce(ctx context.Context, plan *scenario.Plan, tgt *runni
 				run = nil
 			}
 		}
+		// A run whose work mostly failed is no sample, in every mode
+		// (run, check, A/B); it is refused once complete, its samples
+		// of errors in the message.
+		if err == nil {
+			if err = checkFailures(run, b.Config.Load.FailedPercentAllowed()); err != nil {
+				run = nil
+			}
+		}
 	}()
 	if b.Config.Load.Engine == config.EngineCommand {
 		if err := b.prepare(ctx, tgt, i); err != nil {
@@ -181,6 +200,9 @@ func (b *Benchmark) drainAfter(ctx context.Context, tgt *running, i int) error {
 // it is idle.
 func (b *Benchmark) prepare(ctx context.Context, tgt *running, i int) error {
 	ds, obs := b.Config.Dataset, b.observer()
+	if tgt.verify != nil {
+		ds.Verify = tgt.verify // the side's own dataset check (ab.<side>.verify)
+	}
 	if !b.Sharding.resetsDataset() {
 		ds = config.Dataset{}
 	}

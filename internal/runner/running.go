@@ -39,6 +39,21 @@ type running struct {
 	// path is what each window accounts beyond the target's CPU and
 	// memory: the other parts of the request path and the work counters.
 	path target.Path
+	// verify is the side's own dataset check (ab.<side>.verify); nil:
+	// dataset.verify.
+	verify *config.Check
+}
+
+// sideDir is the absolute source tree of t (TAILGATE_SIDE_DIR): the one
+// it was placed in (an A/B side's worktree), else the working directory.
+func sideDir(t config.Target) string {
+	if t.Tree != "" {
+		return t.Tree
+	}
+	if wd, err := os.Getwd(); err == nil {
+		return wd
+	}
+	return "."
 }
 
 // start starts the target when it has a start command (on a free port
@@ -49,7 +64,7 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 	if err != nil {
 		return nil, withLabel(side, err)
 	}
-	ch := b.children()
+	ch := b.children().With(target.SideDirEnv + "=" + sideDir(t))
 	if side != "" { // the target and every command of its side know which side they are
 		ch = ch.With(target.SideEnv + "=" + side)
 	}
@@ -81,6 +96,7 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 		logPath:     p.LogPath(),
 		remote:      t.Remote,
 		tls:         tlsConfig,
+		verify:      t.Verify,
 		ready:       t.Ready,
 	}
 	rt.path = rt.pathOf(t)

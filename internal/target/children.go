@@ -11,6 +11,11 @@ const (
 	TargetURLEnv = "TAILGATE_TARGET_URL"
 	// SideEnv is "base" or "head" in A/B; it is not set otherwise.
 	SideEnv = "TAILGATE_SIDE"
+	// SideDirEnv is the absolute path of the source tree the target is
+	// built and started from: in A/B the side's own (the base's
+	// worktree), else tailgate's working directory. The target, dataset
+	// commands and a load tool see it.
+	SideDirEnv = "TAILGATE_SIDE_DIR"
 )
 
 // Children is how tailgate makes its child processes: the target, dataset

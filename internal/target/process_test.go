@@ -395,6 +395,21 @@ func TestStartWithAMissingProgram(t *testing.T) {
 	}
 }
 
+// A missing start.dir is named as the directory, not as the program the
+// start could not run (under the supervisor: tailgate's own binary).
+func TestStartWithAMissingDir(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "no-such-dir")
+	for _, m := range modes {
+		tgt := config.Target{Start: &config.Start{Command: config.Command{Args: []string{"sh", "-c", "sleep 10"}}, Dir: missing}}
+		_, err := Start(context.Background(), "http://"+freeAddr(t), tgt, StartOptions{Children: m.children(t)})
+		var se *StepError
+		if !errors.As(err, &se) || se.Step != StepStart || !strings.Contains(err.Error(), "working directory "+missing+" does not exist") {
+			t.Errorf("%s: Start in a missing dir = %v, want a start error naming the directory", m.name, err)
+		}
+	}
+}
+
 func mustAllStats(t *testing.T) []procStat {
 	t.Helper()
 	all, err := allStats()

@@ -74,6 +74,9 @@ func (p *proc) start() error {
 	if p.lookErr != nil {
 		return p.lookErr
 	}
+	if err := checkDir(p.cmd.Dir); err != nil {
+		return err
+	}
 	if p.sup == nil {
 		if err := p.cmd.Start(); err != nil {
 			return err
@@ -84,6 +87,26 @@ func (p *proc) start() error {
 	pid, err := p.sup.start(p.cmd)
 	p.pid = pid
 	return err
+}
+
+// checkDir says when a child's working directory is missing: the start
+// would fail with the program's path ("fork/exec …: no such file or
+// directory"), which names the program, not the directory, and under the
+// supervisor names tailgate's own binary.
+func checkDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("working directory %s does not exist", dir)
+	case err != nil:
+		return fmt.Errorf("working directory %s: %w", dir, err)
+	case !st.IsDir():
+		return fmt.Errorf("working directory %s is not a directory", dir)
+	}
+	return nil
 }
 
 // wait waits for the child and returns how the command ended: nil, or an

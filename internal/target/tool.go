@@ -54,7 +54,7 @@ const StepBuild = "build"
 func RunBuild(ctx context.Context, c *config.Command, ch Children, dir string, timeout time.Duration, log io.Writer, label string) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	saw := describe(c) + " in " + dir
+	saw := describe(c) + " in " + dirName(dir)
 	p, err := ch.newProc(ctx, c)
 	if err != nil {
 		return &StepError{Step: StepBuild, Saw: saw, Err: err}
@@ -76,4 +76,13 @@ func RunBuild(ctx context.Context, c *config.Command, ch Children, dir string, t
 		saw += " → output: " + t
 	}
 	return &StepError{Step: StepBuild, Saw: saw, Err: err}
+}
+
+// dirName names a child's working directory for messages: the empty one
+// is tailgate's own.
+func dirName(dir string) string {
+	if dir == "" {
+		return "the current directory"
+	}
+	return dir
 }

@@ -42,7 +42,7 @@ var shaPattern = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 // the clone lacks (a shallow checkout) is fetched from origin first.
 func Add(ctx context.Context, git baseline.Git, dir, ref, tempDir string) (*Tree, error) {
 	if ref == "" || strings.HasPrefix(ref, "-") {
-		return nil, fmt.Errorf("ref %q cannot name a commit", ref)
+		return nil, &RefError{Err: fmt.Errorf("ref %q cannot name a commit", ref)}
 	}
 	top, err := output(ctx, git, dir, "rev-parse", "--show-toplevel")
 	if err != nil {
@@ -76,13 +76,23 @@ func resolve(ctx context.Context, git baseline.Git, top, ref string) (string, er
 		return sha, nil
 	}
 	if !shaPattern.MatchString(ref) {
-		return "", fmt.Errorf("%s is not a commit of this clone (fetch it first, e.g. actions/checkout with fetch-depth: 0): %w", ref, err)
+		return "", &RefError{Err: fmt.Errorf("%s is not a commit of this clone (fetch it first, e.g. actions/checkout with fetch-depth: 0): %w", ref, err)}
 	}
 	if _, ferr := git.Run(ctx, top, "fetch", "--no-tags", "--depth=1", "origin", ref); ferr != nil {
 		return "", fmt.Errorf("commit %s is not in this clone and could not be fetched from origin: %w", ref, ferr)
 	}
 	return output(ctx, git, top, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
 }
+
+// RefError is a ref that names no commit of the clone: the user's input
+// (a --base-ref or ab.base.ref), not the environment, is wrong.
+type RefError struct{ Err error }
+
+func (e *RefError) Error() string { return e.Err.Error() }
+func (e *RefError) Unwrap() error { return e.Err }
+
+// BadInput marks the error as the user's input for the exit code.
+func (e *RefError) BadInput() bool { return true }
 
 func output(ctx context.Context, git baseline.Git, dir string, args ...string) (string, error) {
 	out, err := git.Run(ctx, dir, args...)

@@ -1,0 +1,96 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/config"
+)
+
+// Validation is what Validate found in a benchmark that parses.
+type Validation struct {
+	// Warnings are what may not work as meant, said without failing: the
+	// config's own (config.Warnings) and what this machine lacks now (a
+	// program the build has not made yet).
+	Warnings []string
+}
+
+// Validate checks a parsed, valid benchmark without running any load: its
+// scenarios compiled as a run would compile them (templates, saved values,
+// the feed, every {{env}} variable, which must be set here), and the
+// programs and directories that start the target looked up. A scenario
+// that cannot run is a Usage error; what only a build or a later step may
+// provide is a warning.
+func Validate(env Env, cfg *config.Config) (Validation, error) {
+	var v Validation
+	if _, err := env.benchmark(cfg).Compile(); err != nil {
+		return v, Usage.Wrap(err)
+	}
+	v.Warnings = append(v.Warnings, cfg.Warnings()...)
+	for _, t := range startedTargets(cfg) {
+		v.Warnings = append(v.Warnings, startWarnings(t, cfg.Build != nil)...)
+	}
+	return v, nil
+}
+
+// startedTargets are the targets tailgate starts from the working tree
+// (a side built from a ref has its files only once checked out).
+func startedTargets(cfg *config.Config) []config.Target {
+	var out []config.Target
+	if cfg.Target.Start != nil {
+		out = append(out, cfg.Target)
+	}
+	if ab := cfg.AB; ab != nil && ab.Head.HasTarget() && ab.Head.Start != nil {
+		out = append(out, ab.Head.Target)
+	}
+	return out
+}
+
+// startWarnings say when target.start's directory or program is not
+// there: built ones may appear with the build command, so they are
+// warnings, not errors.
+func startWarnings(t config.Target, built bool) []string {
+	var w []string
+	s := t.Start
+	if s.Dir != "" {
+		if st, err := os.Stat(s.Dir); err != nil || !st.IsDir() {
+			w = append(w, fmt.Sprintf("target.start.dir %s is not a directory here", s.Dir))
+		}
+	}
+	prog := startProgram(s.Command)
+	if prog == "" {
+		return w
+	}
+	if strings.ContainsRune(prog, filepath.Separator) {
+		path := prog
+		if !filepath.IsAbs(path) && s.Dir != "" {
+			path = filepath.Join(s.Dir, path)
+		}
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			w = append(w, fmt.Sprintf("target.start runs %s, which does not exist yet%s", path, buildHint(built)))
+		}
+	} else if _, err := exec.LookPath(prog); err != nil {
+		w = append(w, fmt.Sprintf("target.start runs %s, which is not on the PATH here%s", prog, buildHint(built)))
+	}
+	return w
+}
+
+// startProgram is the program a start command runs (the shell's own
+// for a shell string, which is left alone).
+func startProgram(c config.Command) string {
+	if len(c.Args) == 0 {
+		return ""
+	}
+	return c.Args[0]
+}
+
+func buildHint(built bool) string {
+	if built {
+		return " (the build command may make it)"
+	}
+	return " (and no build command makes it)"
+}
