@@ -652,6 +652,13 @@ func TestRepositoryWorkflows(t *testing.T) {
 				if runsPR && strings.HasPrefix(st.Uses, "actions/checkout@") && st.With["persist-credentials"] != "false" {
 					t.Errorf("%s: actions/checkout in a job that runs the PR's code needs persist-credentials: false", where)
 				}
+				// A workflow_run job has a write token: it checks out the
+				// default branch only, never what the PR's run was for.
+				if _, privileged := wf.On["workflow_run"]; privileged && strings.HasPrefix(st.Uses, "actions/checkout@") {
+					if ref := st.With["ref"] + st.With["repository"]; ref != "" {
+						t.Errorf("%s: a workflow_run job checks out %q: it must run only the default branch's code", where, ref)
+					}
+				}
 				if strings.Contains(st.Run, "${{") {
 					t.Errorf("%s: run script interpolates an expression; pass it through env", where)
 				}
