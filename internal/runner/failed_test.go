@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/result"
@@ -73,10 +74,13 @@ func TestABStopsAtABrokenSide(t *testing.T) {
 	t.Parallel()
 	base, head := failingService(t, 10), failingService(t, 10)
 	r := &Benchmark{Config: benchConfig(base.URL, 2)}
-	res, err := r.RunAB(context.Background(), ABPlan{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, Order: config.OrderABBA, MaxPairs: 2})
-	var fe *FailedRunError
-	if res != nil || !errors.As(err, &fe) || fe.Failed != fe.Total {
-		t.Fatalf("RunAB of two broken sides = %v, %v; want no result and a FailedRunError", res, err)
+	for _, design := range []string{config.DesignPairs, config.DesignInterleaved} {
+		res, err := r.RunAB(context.Background(), ABPlan{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, Order: config.OrderABBA, MaxPairs: 2,
+			Design: design, Windows: 2, Window: 100 * time.Millisecond})
+		var fe *FailedRunError
+		if res != nil || !errors.As(err, &fe) || fe.Failed != fe.Total {
+			t.Fatalf("%s: RunAB of two broken sides = %v, %v; want no result and a FailedRunError", design, res, err)
+		}
 	}
 }
 

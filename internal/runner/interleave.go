@@ -162,6 +162,9 @@ func (j *abJob) window(ctx context.Context, tgt *running, side Side, ph config.P
 	if err == nil {
 		err = tgt.exited()
 	}
+	if err == nil { // a window whose work mostly failed is no sample, as a run is not
+		err = checkFailures(run, j.b.Config.Load.FailedPercentAllowed())
+	}
 	obs.RunDone(i, run, err)
 	if err != nil {
 		return nil, err
