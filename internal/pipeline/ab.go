@@ -273,8 +273,12 @@ func abNotes(res *runner.ABResult, ab config.AB, v gate.Verdict, aa bool) []stri
 			res.Pairs(), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), strings.Join(order, " ")))
 	}
 	if ab.Restart == config.RestartEveryPair && res.Starts > 0 {
-		notes = append(notes, fmt.Sprintf("each side was started afresh for every %s: %d starts, %s of starting and stopping",
-			v.Sequential.UnitWord(1), res.Starts, res.StartTime.Round(100*time.Millisecond)))
+		unit := "its run of every pair"
+		if len(res.Blocks) > 0 {
+			unit = "every block"
+		}
+		notes = append(notes, fmt.Sprintf("each side was started afresh for %s: %d starts, %s of starting and stopping",
+			unit, res.Starts, res.StartTime.Round(100*time.Millisecond)))
 	}
 	if s := res.Spent.String(); s != "" {
 		notes = append(notes, "where the time went: "+s)
