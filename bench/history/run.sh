@@ -13,8 +13,8 @@
 # `tailgate history --html` and screenshots the trend page in headless
 # Chromium at 1280 px and 390 px wide, in the light and the dark theme.
 #
-#   bench/history/run.sh                 # 30 jobs, 9-12 minutes on a loaded 2-core machine
-#   JOBS=12 STEP1=5 STEP2=9 SLOW1=10% SLOW2=25% DURATION=2s RUNS=5 bench/history/run.sh
+#   bench/history/run.sh                 # 30 jobs, about 25 minutes on a loaded 2-core machine
+#   JOBS=12 STEP1=5 STEP2=9 SLOW1=10% SLOW2=25% DURATION=1s RUNS=3 bench/history/run.sh
 #
 # Output in bench/out/history/: history.txt (the terminal report and exit
 # code), trend.html, trend-{1280,390}[-dark].png, and api.history.jsonl.
@@ -28,7 +28,7 @@ out=${OUT:-$root/bench/out/history}
 jobs=${JOBS:-30}
 step1=${STEP1:-11} slow1=${SLOW1:-50%}
 step2=${STEP2:-21} slow2=${SLOW2:-150%}
-duration=${DURATION:-1s} runs=${RUNS:-3}
+duration=${DURATION:-2s} runs=${RUNS:-5}
 chromium=${CHROMIUM:-/usr/bin/chromium}
 mkdir -p "$out"
 work=$(mktemp -d)
