@@ -82,14 +82,24 @@ func Decode(name string, data []byte) (*File, error) {
 
 // Read reads the baseline at path; ErrNotFound when there is none.
 func Read(path string) (*File, error) {
+	data, err := readStored(path, "baseline")
+	if err != nil {
+		return nil, err
+	}
+	return Decode(path, data)
+}
+
+// readStored reads a stored file (what names it in errors); ErrNotFound
+// when there is none.
+func readStored(path, what string) ([]byte, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, path)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading baseline: %w", err)
+		return nil, fmt.Errorf("reading %s: %w", what, err)
 	}
-	return Decode(path, data)
+	return data, nil
 }
 
 // Write replaces the file at path atomically.

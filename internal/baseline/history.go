@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -128,12 +126,9 @@ func decodeJob(line []byte) (Job, error) {
 
 // ReadHistory reads the history at path; ErrNotFound when there is none.
 func ReadHistory(path string) (*History, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, path)
-	}
+	data, err := readStored(path, "history")
 	if err != nil {
-		return nil, fmt.Errorf("reading history: %w", err)
+		return nil, err
 	}
 	return DecodeHistory(path, data)
 }

@@ -63,28 +63,27 @@ func (c *cgroupWindow) pids() ([]int, error) {
 
 func (c *cgroupWindow) sample(first bool) {
 	cpu, err := readKeyValues(filepath.Join(c.dir, "cpu.stat"))
-	switch {
-	case err != nil:
-		c.cpuErr = err
-	case first:
-		c.firstCPU, c.lastCPU = cpu, cpu
-	default:
-		c.lastCPU = cpu
-	}
+	track(first, cpu, err, &c.cpuErr, &c.firstCPU, &c.lastCPU)
 	io, err := readIOStat(filepath.Join(c.dir, "io.stat"))
-	switch {
-	case err != nil:
-		c.ioErr = err
-	case first:
-		c.firstIO, c.lastIO = io, io
-	default:
-		c.lastIO = io
-	}
+	track(first, io, err, &c.ioErr, &c.firstIO, &c.lastIO)
 	mem, err := readUint(filepath.Join(c.dir, "memory.current"))
 	if err != nil {
 		c.memErr = err
 	} else {
 		c.peakMem = max(c.peakMem, mem)
+	}
+}
+
+// track keeps a cumulative file's first and last reading over a window,
+// or the error that kept it from being read.
+func track[T any](first bool, v T, err error, errp *error, firstp, lastp *T) {
+	switch {
+	case err != nil:
+		*errp = err
+	case first:
+		*firstp, *lastp = v, v
+	default:
+		*lastp = v
 	}
 }
 
