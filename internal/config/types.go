@@ -77,7 +77,6 @@ const (
 	DefaultWindows      = 3
 	DefaultWindow       = Duration(time.Second)
 	DefaultWindowWarmup = Duration(200 * time.Millisecond)
-	DefaultNoiseJobs    = 10
 )
 
 // AB is same-runner A/B: a base and a head build measured in one job in
