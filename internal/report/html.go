@@ -53,7 +53,7 @@ type page struct {
 	BaseSteps                               bool
 	BaseName                                string // "base" (A/B) or "baseline"
 	LimitHead, TestHead                     string // "floor", "p"; in A/B "min_effect", "worse by [bounds]"
-	ReportedP                               bool   // the reported-only table has a p column (not in A/B)
+	PairsJudged                             bool   // a sequential A/B verdict: min_effect and bounds, no p column
 	Errors                                  []htmlError
 	Warnings, Notes                         []string
 }
@@ -95,7 +95,7 @@ func newPage(in Input) (page, error) {
 	}
 	gated, reported := splitGated(v.Findings)
 	c := columnsOf(in.Verdict)
-	p.LimitHead, p.TestHead, p.ReportedP = c.limitHead, c.testHead, in.Verdict.Sequential == nil
+	p.LimitHead, p.TestHead, p.PairsJudged = c.limitHead, c.testHead, in.Verdict.Sequential != nil
 	p.Gated, p.Reported = htmlFindings(gated, c), htmlFindings(reported, c)
 	p.Notes = shown(append(append(findingNotes(gated, lowConfidence), in.Notes...), targetLogNotes(in)...))
 	all := seriesOf(in)
