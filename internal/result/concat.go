@@ -1,0 +1,254 @@
+package result
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/tailgate-ci/tailgate/internal/hist"
+)
+
+// Concat is one run made of consecutive windows of one phase on one
+// target (the block designs of A/B measure a phase in short windows): its
+// counts, measured time, CPU and the footprint's totals are the windows'
+// sums, its histograms their merge, its peak memory the largest, and its
+// metrics are summarized afresh from them, so that a percentile is the
+// percentile of every request of the windows, not a mean of the windows'
+// percentiles. Metrics a window had set from elsewhere (an import's
+// summary) are not carried. Concat of no runs is the zero Run.
+func Concat(runs []Run) Run {
+	if len(runs) == 0 {
+		return Run{}
+	}
+	out := Run{Started: runs[0].Started, Model: runs[0].Model, OfferedRate: runs[0].OfferedRate}
+	out.Iterations.Counted = CountAll
+	out.Requests.Counted = CountRequests
+	for i := range runs {
+		r := &runs[i]
+		out.Window += r.Window
+		addIterations(&out.Iterations, r.Iterations)
+		out.Requests = out.Requests.Plus(r.Requests)
+		for _, k := range r.SetByLoad {
+			if !slices.Contains(out.SetByLoad, k) {
+				out.SetByLoad = append(out.SetByLoad, k)
+			}
+		}
+		for _, n := range r.Notes {
+			if !slices.Contains(out.Notes, n) {
+				out.Notes = append(out.Notes, n)
+			}
+		}
+	}
+	out.Latency = mergeHists(runs, func(r *Run) *hist.Histogram { return r.Latency })
+	out.IterationLatency = mergeHists(runs, func(r *Run) *hist.Histogram { return r.IterationLatency })
+	out.ScheduleLag = mergeHists(runs, func(r *Run) *hist.Histogram { return r.ScheduleLag })
+	out.Steps = mergeSteps(runs)
+	out.Errors = mergeErrors(runs, out.Steps)
+	out.Resources = sumResources(runs)
+	out.Parts = sumParts(runs)
+	out.Counters = sumCounters(runs)
+	out.Summarize()
+	return out
+}
+
+// sumResources adds the windows' CPU and keeps the largest peak memory;
+// a figure some window lacks is absent from the sum (never a part of it).
+func sumResources(runs []Run) *Resources {
+	var out Resources
+	cpu, rss := true, false
+	for i := range runs {
+		r := runs[i].Resources
+		if r == nil || !(r.CPUSeconds > 0) {
+			cpu = false
+		}
+		if r != nil {
+			out.CPUSeconds += r.CPUSeconds
+			if r.PeakRSSBytes > 0 {
+				out.PeakRSSBytes, rss = max(out.PeakRSSBytes, r.PeakRSSBytes), true
+			}
+		}
+	}
+	if !cpu {
+		out.CPUSeconds = 0
+	}
+	if !cpu && !rss {
+		return nil
+	}
+	return &out
+}
+
+// sumParts adds each part's figures over the windows (the peak memory
+// the largest), keeping only the figures every window of the part has.
+func sumParts(runs []Run) []Part {
+	var out []Part
+	for _, name := range partNames(runs) {
+		p := Part{Name: name, Totals: map[string]float64{}}
+		for i := range runs {
+			j := slices.IndexFunc(runs[i].Parts, func(q Part) bool { return q.Name == name })
+			if j < 0 {
+				p.Totals = nil
+				break
+			}
+			q := runs[i].Parts[j]
+			p.Processes = max(p.Processes, q.Processes)
+			for fig, v := range q.Totals {
+				if i > 0 {
+					if _, ok := p.Totals[fig]; !ok {
+						continue // a figure an earlier window lacked stays absent
+					}
+				}
+				if fig == FigurePeakRSS {
+					p.Totals[fig] = max(p.Totals[fig], v)
+				} else {
+					p.Totals[fig] += v
+				}
+			}
+			for fig := range p.Totals {
+				if _, ok := q.Totals[fig]; !ok {
+					delete(p.Totals, fig)
+				}
+			}
+		}
+		if len(p.Totals) == 0 {
+			p.Totals = nil
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func partNames(runs []Run) []string {
+	var names []string
+	for i := range runs {
+		for _, p := range runs[i].Parts {
+			if !slices.Contains(names, p.Name) {
+				names = append(names, p.Name)
+			}
+		}
+	}
+	return names
+}
+
+// sumCounters adds each counter's growth over the windows, keeping only
+// the counters every window read.
+func sumCounters(runs []Run) map[string]float64 {
+	var out map[string]float64
+	for i := range runs {
+		c := runs[i].Counters
+		if i == 0 {
+			out = maps.Clone(c)
+			continue
+		}
+		for k := range out {
+			v, ok := c[k]
+			if !ok {
+				delete(out, k)
+				continue
+			}
+			out[k] += v
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// Combine is one run made of consecutive windows of every phase on one
+// target (each window a run of its phases, as a run of several phases is):
+// each phase's windows concatenated (Concat), then the phases merged
+// (MergePhases). Windows of one phase (no Phases) are concatenated.
+func Combine(windows []Run) Run {
+	if len(windows) == 0 || len(windows[0].Phases) == 0 {
+		return Concat(windows)
+	}
+	phases := make([]Phase, len(windows[0].Phases))
+	for p := range phases {
+		runs := make([]Run, 0, len(windows))
+		for _, w := range windows {
+			if p < len(w.Phases) {
+				runs = append(runs, w.Phases[p].Run)
+			}
+		}
+		phases[p] = Phase{Name: windows[0].Phases[p].Name, Run: Concat(runs)}
+	}
+	if len(phases) == 1 {
+		return phases[0].Run
+	}
+	return *MergePhases(phases)
+}
+
+// WindowPairs are the windows of the block designs of A/B: Base[i] and
+// Head[i] are window pair i, measured in block Block[i] (from 0, in
+// order). A block's run of a side is its windows combined (Combine); the
+// windows are the block's repeated measures, whose spread says how much
+// of the blocks' spread the windows alone explain (LeaveOneOut).
+type WindowPairs struct {
+	Base, Head []Run
+	Block      []int
+	// Join makes a block's run of a side from its windows; nil: Combine.
+	// (A caller whose windows hold only metrics, no counts, gives its own.)
+	Join func([]Run) Run
+
+	loo map[int][2][]Run // LeaveOneOut's, by block
+}
+
+// Pairs is the number of window pairs.
+func (w *WindowPairs) Pairs() int {
+	if w == nil {
+		return 0
+	}
+	return min(len(w.Base), len(w.Head), len(w.Block))
+}
+
+// InBlocks is the number of window pairs in the first blocks blocks.
+func (w *WindowPairs) InBlocks(blocks int) int {
+	n := 0
+	for n < w.Pairs() && w.Block[n] < blocks {
+		n++
+	}
+	return n
+}
+
+// LeaveOneOut is, for each window pair of block b, the block's runs of
+// each side without it: the delete-one-group jackknife's replicates of
+// the block's runs. Empty when the block has fewer than two window pairs.
+// A block is complete once a later one has begun, so its replicates are
+// kept; those of the last block are made afresh each call.
+func (w *WindowPairs) LeaveOneOut(b int) (base, head []Run) {
+	if r, ok := w.loo[b]; ok {
+		return r[0], r[1]
+	}
+	var idx []int
+	for i := 0; i < w.Pairs(); i++ {
+		if w.Block[i] == b {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) < 2 {
+		return nil, nil
+	}
+	join := w.Join
+	if join == nil {
+		join = Combine
+	}
+	others := func(side []Run, skip int) []Run {
+		out := make([]Run, 0, len(idx)-1)
+		for _, i := range idx {
+			if i != skip {
+				out = append(out, side[i])
+			}
+		}
+		return out
+	}
+	for _, i := range idx {
+		base = append(base, join(others(w.Base, i)))
+		head = append(head, join(others(w.Head, i)))
+	}
+	if idx[len(idx)-1] < w.Pairs()-1 { // a later block has begun: this one is whole
+		if w.loo == nil {
+			w.loo = map[int][2][]Run{}
+		}
+		w.loo[b] = [2][]Run{base, head}
+	}
+	return base, head
+}

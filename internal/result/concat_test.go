@@ -1,0 +1,104 @@
+package result
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/hist"
+)
+
+// window is one window of a phase: n iterations of 4 requests, each
+// request taking lat, cpu seconds of the target's CPU, failed requests.
+func window(model string, n int64, lat time.Duration, cpu float64, failed int64) Run {
+	h := hist.New()
+	for range 4 * n {
+		h.Record(lat)
+	}
+	r := Run{Window: 0.5, Model: model, Latency: h, Resources: &Resources{CPUSeconds: cpu, PeakRSSBytes: 1 << 20},
+		Iterations: Iterations{Started: n, Completed: n, Succeeded: n, Counted: CountAll},
+		Requests:   Requests{Total: 4 * n, Failed: failed, Counted: CountRequests},
+		Counters:   map[string]float64{"pg.calls": float64(10 * n)}}
+	r.Summarize()
+	return r
+}
+
+// Concat sums what windows count and merges what they record, so that a
+// block's figures are those of all its windows' work: CPU per iteration
+// is all the CPU over all the iterations (not a mean of ratios), the p95
+// the p95 of every request, the error rate the failed of all requests.
+func TestConcatIsTheWindowsTogether(t *testing.T) {
+	t.Parallel()
+	a := window(ModelClosed, 100, 2*time.Millisecond, 0.3, 0)
+	b := window(ModelClosed, 50, 10*time.Millisecond, 0.3, 20)
+	c := Concat([]Run{a, b})
+	if c.Window != 1 || c.Iterations.Completed != 150 || c.Requests.Total != 600 || c.Requests.Failed != 20 {
+		t.Fatalf("concat counts: window %v, %+v, %+v", c.Window, c.Iterations, c.Requests)
+	}
+	if got := c.Metrics[CPUPerIteration]; math.Abs(got-4) > 1e-9 { // 0.6 s over 150: 4 ms, not the mean of 3 and 6
+		t.Errorf("CPU per iteration %v ms, want 4 (all CPU over all iterations)", got)
+	}
+	if got := c.Metrics[IterationsPerSec]; math.Abs(got-150) > 1e-9 {
+		t.Errorf("iterations/s %v, want 150", got)
+	}
+	// 400 requests at 2 ms, 200 at 10 ms: the p95 of all is 10 ms, the
+	// mean of the windows' p95s would be 6 ms.
+	if got := c.Metrics[LatencyP95]; got < 9.9 || got > 10.1 {
+		t.Errorf("p95 %v ms, want the p95 of every request (10 ms)", got)
+	}
+	if got := c.Metrics[RequestErrorPct]; math.Abs(got-100*20.0/600) > 1e-9 {
+		t.Errorf("error rate %v %%, want 20 of 600", got)
+	}
+	if got := c.Counters["pg.calls"]; got != 1500 {
+		t.Errorf("counter %v, want the sum 1500", got)
+	}
+	noCPU := b
+	noCPU.Resources = nil
+	if _, ok := Concat([]Run{a, noCPU}).Metrics[CPUPerIteration]; ok {
+		t.Error("a window without CPU: the sum would hide it; CPU per iteration must be absent")
+	}
+}
+
+// Combine puts windows of several phases together phase by phase, and
+// LeaveOneOut is the block without each window pair in turn.
+func TestCombineAndLeaveOneOut(t *testing.T) {
+	t.Parallel()
+	phases := func(closed, open Run) Run {
+		return *MergePhases([]Phase{{Name: "capacity", Run: closed}, {Name: "latency", Run: open}})
+	}
+	var base, head []Run
+	for i := range 3 {
+		n := int64(100 + 10*i)
+		base = append(base, phases(window(ModelClosed, n, time.Millisecond, 0.2, 0), window(ModelOpen, 20, 3*time.Millisecond, 0.05, 0)))
+		head = append(head, phases(window(ModelClosed, n, time.Millisecond, 0.3, 0), window(ModelOpen, 20, 4*time.Millisecond, 0.05, 0)))
+	}
+	block := Combine(base)
+	if len(block.Phases) != 2 || block.Phases[0].Iterations.Completed != 330 || block.Phases[1].Iterations.Completed != 60 {
+		t.Fatalf("combined phases %+v", block.Phases)
+	}
+	if got := block.Metrics[CPUPerIteration]; math.Abs(got-1000*0.6/330) > 1e-9 { // the closed phase's CPU per iteration
+		t.Errorf("block CPU per iteration %v, want the capacity phase's 0.6 s over 330", got)
+	}
+	if got := block.Metrics[LatencyP95]; got < 2.9 || got > 3.1 {
+		t.Errorf("block p95 %v ms, want the latency phase's 3 ms", got)
+	}
+	w := &WindowPairs{Base: base, Head: head, Block: []int{0, 0, 0}}
+	lb, lh := w.LeaveOneOut(0)
+	if len(lb) != 3 || len(lh) != 3 {
+		t.Fatalf("%d and %d replicates, want one per window pair", len(lb), len(lh))
+	}
+	for i, r := range lb {
+		var iters int64
+		for j, win := range base {
+			if j != i {
+				iters += win.Phases[0].Iterations.Completed
+			}
+		}
+		if r.Phases[0].Iterations.Completed != iters {
+			t.Errorf("replicate %d: %d iterations, want %d (the block without window %d)", i, r.Phases[0].Iterations.Completed, iters, i)
+		}
+	}
+	if lb, _ := (&WindowPairs{Base: base[:1], Head: head[:1], Block: []int{0}}).LeaveOneOut(0); lb != nil {
+		t.Errorf("a block of one window pair has no replicates, got %d", len(lb))
+	}
+}

@@ -1,0 +1,225 @@
+package result
+
+import (
+	"slices"
+	"strings"
+)
+
+// The models of tailgate's own runs (config.ModelOpen and ModelClosed).
+const (
+	ModelOpen   = "open"
+	ModelClosed = "closed"
+)
+
+// Which phase of a run of several measures which metric (see MergePhases).
+var (
+	// throughputMetrics come from the closed phase: at a fixed
+	// concurrency that saturates the target they measure its capacity,
+	// and move when it changes.
+	throughputMetrics = []string{IterationsPerSec, RequestsPerSec}
+	// latencyMetrics come from the open phase: timed from the scheduled
+	// start at a fixed rate, they show queueing, and work the target could
+	// not take is dropped and counted there.
+	latencyMetrics = []string{LatencyMean, LatencyP50, LatencyP90, LatencyP95,
+		LatencyP99, LatencyMax, IterationP50, IterationP95, IterationP99,
+		DroppedPct, ScheduleLagP99}
+	// costMetrics come from the phase costPhase names.
+	costMetrics = []string{CPUPerIteration}
+)
+
+// MergePhases is the Run of a run of several phases. Each metric is taken
+// from the phase that measures it:
+//   - throughput (iterations/s, requests/s) from the closed phase: its
+//     capacity; only without one from the open phase, and then set by the
+//     load;
+//   - latency percentiles, iteration latency, dropped work and schedule
+//     lag from the open phase (from the closed one without an open one);
+//   - CPU per iteration from costPhase;
+//   - request error rate and lifecycle success over all phases, from the
+//     summed counts; peak RSS the largest of any phase.
+//
+// The Run's counts (iterations, requests, errors, each step's requests)
+// are the sums over the phases, its histograms the latency phase's, its
+// resources the summed CPU and the largest RSS; Phases keeps every phase
+// as measured.
+func MergePhases(phases []Phase) *Run {
+	closed, open := phaseOf(phases, ModelClosed), phaseOf(phases, ModelOpen)
+	throughput, latency := orElse(closed, open), orElse(open, closed)
+	run := &Run{
+		Started:          phases[0].Started,
+		Model:            ModelPhases,
+		Latency:          latency.Latency,
+		IterationLatency: latency.IterationLatency,
+		ScheduleLag:      latency.ScheduleLag,
+		Metrics:          map[string]float64{},
+		Phases:           phases,
+		Requests:         Requests{Counted: CountRequests}, // what the phases count, summed
+	}
+	if open != nil {
+		run.OfferedRate = open.OfferedRate
+	}
+	for _, p := range phases {
+		run.Window += p.Window
+		addCounts(run, &p.Run)
+		for _, n := range p.Notes {
+			run.Notes = append(run.Notes, p.Name+": "+n)
+		}
+	}
+	run.Steps = mergePhaseSteps(phases, latency)
+	run.Resources = mergePhaseResources(phases)
+	take(run, throughput, throughputMetrics)
+	take(run, latency, latencyMetrics)
+	take(run, costPhase(closed, open), costMetrics)
+	if rss, ok := largest(phases, PeakRSS); ok {
+		run.Metrics[PeakRSS] = rss
+	}
+	mergeFootprint(run, phases, costPhase(closed, open))
+	overAll(run)
+	return run
+}
+
+// mergeFootprint takes the footprint's per-iteration metrics (the parts'
+// CPU, I/O and counters, the work counters) from the cost phase, as CPU
+// per iteration, and each part's peak memory as the largest of any phase.
+func mergeFootprint(run *Run, phases []Phase, cost *Run) {
+	runs := make([]Run, len(phases))
+	for i := range phases {
+		runs[i] = phases[i].Run
+	}
+	for _, key := range KeysOf(runs) {
+		switch {
+		case !IsFootprint(key):
+		case strings.HasSuffix(key, ".peak_rss_mb"):
+			if rss, ok := largest(phases, key); ok {
+				run.Metrics[key] = rss
+			}
+		default:
+			take(run, cost, []string{key})
+		}
+	}
+}
+
+// costPhase is the phase CPU per iteration is taken from: the closed one.
+// It completes many times the iterations of an open phase at a rate well
+// below capacity, and its window has no idle time, whose background work
+// (timers, collection) an open phase charges to few iterations.
+func costPhase(closed, open *Run) *Run { return orElse(closed, open) }
+
+// phaseOf is the phase of the given model, or nil.
+func phaseOf(phases []Phase, model string) *Run {
+	for i := range phases {
+		if phases[i].Model == model {
+			return &phases[i].Run
+		}
+	}
+	return nil
+}
+
+func orElse(a, b *Run) *Run {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// take copies keys from the phase that measures them, with their "set by
+// the load" marks; a key the phase lacks stays absent.
+func take(run, from *Run, keys []string) {
+	if from == nil {
+		return
+	}
+	for _, k := range keys {
+		if v, ok := from.Metrics[k]; ok {
+			run.Metrics[k] = v
+			if slices.Contains(from.SetByLoad, k) {
+				run.markSetByLoad(k)
+			}
+		}
+	}
+}
+
+// addCounts adds a phase's iteration, request and error counts to run's.
+func addCounts(run, p *Run) {
+	it := &run.Iterations
+	it.Offered += p.Iterations.Offered
+	it.Started += p.Iterations.Started
+	it.Completed += p.Iterations.Completed
+	it.Succeeded += p.Iterations.Succeeded
+	it.Dropped += p.Iterations.Dropped
+	it.Counted = CountAll
+	run.Requests = run.Requests.Plus(p.Requests)
+	for _, e := range p.Errors {
+		i := slices.IndexFunc(run.Errors, func(x ErrorClass) bool { return x.Class == e.Class && x.Step == e.Step })
+		if i < 0 {
+			run.Errors = append(run.Errors, e)
+			continue
+		}
+		run.Errors[i].Count += e.Count
+	}
+}
+
+// mergePhaseSteps sums each step's requests over the phases and keeps the
+// latency phase's histograms.
+func mergePhaseSteps(phases []Phase, latency *Run) []Step {
+	steps := slices.Clone(latency.Steps)
+	for i := range steps {
+		steps[i].Requests, steps[i].Failed = 0, 0
+		for _, p := range phases {
+			for _, s := range p.Steps {
+				if s.Name == steps[i].Name {
+					steps[i].Requests += s.Requests
+					steps[i].Failed += s.Failed
+				}
+			}
+		}
+	}
+	return steps
+}
+
+// mergePhaseResources is the CPU of all phases' windows and the largest RSS;
+// nil when no phase measured either.
+func mergePhaseResources(phases []Phase) *Resources {
+	var sum Resources
+	for _, p := range phases {
+		if r := p.Resources; r != nil {
+			sum.CPUSeconds += r.CPUSeconds
+			sum.PeakRSSBytes = max(sum.PeakRSSBytes, r.PeakRSSBytes)
+		}
+	}
+	if sum == (Resources{}) {
+		return nil
+	}
+	return &sum
+}
+
+func largest(phases []Phase, key string) (float64, bool) {
+	var out float64
+	found := false
+	for _, p := range phases {
+		if v, ok := p.Metrics[key]; ok {
+			out, found = max(out, v), true
+		}
+	}
+	return out, found
+}
+
+// overAll sets the error rate and lifecycle success of the summed counts,
+// by the formulas of Summarize.
+func overAll(run *Run) {
+	counts := Run{Iterations: run.Iterations, Requests: run.Requests, Model: ModelClosed}
+	counts.Summarize()
+	for _, k := range []string{RequestErrorPct, LifecycleSuccess} {
+		if v, ok := counts.Metrics[k]; ok {
+			run.Metrics[k] = v
+		}
+	}
+}
+
+// markSetByLoad adds keys to the run's "set by the load" marks, once.
+func (r *Run) markSetByLoad(keys ...string) {
+	for _, k := range keys {
+		if !slices.Contains(r.SetByLoad, k) {
+			r.SetByLoad = append(r.SetByLoad, k)
+		}
+	}
+}
