@@ -48,50 +48,57 @@ func (j *abJob) runAt(process, cpuEffect float64) result.Run {
 	}}
 }
 
-// simulateBlocks runs one interleaved job (3 windows a block, 3 to 12
-// blocks), judging after every block as the job loop does.
-func simulateBlocks(rng *rand.Rand, w abWorld, cpuEffect float64, prior map[string]stats.SeqPrior) Verdict {
+// simulateBlocks runs one job of a block design (windows window pairs a
+// block, the default look schedule: 3 to 10 blocks), judging after every
+// block as the job loop does.
+func simulateBlocks(rng *rand.Rand, w abWorld, windows int, cpuEffect float64, prior map[string]stats.SeqPrior) Verdict {
 	job := w.job(rng)
-	var base, head []result.Run
-	var blocks []int
+	wp := &result.WindowPairs{Join: geoJoin} // one for the job, as the runner keeps it: its complete blocks' replicates are kept
+	var bl, hl []result.Run
 	for b := 0; ; b++ {
-		bb, hh := job.block(3, cpuEffect)
-		base, head = append(base, bb...), append(head, hh...)
+		bb, hh := job.block(windows, cpuEffect)
+		wp.Base, wp.Head = append(wp.Base, bb...), append(wp.Head, hh...)
 		for range bb {
-			blocks = append(blocks, b)
+			wp.Block = append(wp.Block, b)
 		}
-		v := JudgeSequentialWith(base, head, Policy{}, stats.SeqDesign{MinPairs: 3, MaxPairs: 12}, false, SeqOptions{Blocks: blocks, Prior: prior})
+		bl, hl = append(bl, geoJoin(bb)), append(hl, geoJoin(hh))
+		v := JudgeSequentialWith(bl, hl, Policy{}, stats.SeqDesign{MinPairs: 3, MaxPairs: 10}, false, SeqOptions{Windows: wp, Prior: prior})
 		if v.Sequential.Done {
 			return v
 		}
 	}
 }
 
-// TestInterleavedGateEvidence: the false-alarm bound of the pairs design's
+// TestBlockDesignGateEvidence: the false-alarm bound of the pairs design's
 // evidence (≤ 5 % over 2,000 A/A jobs on a drifting machine, processes
-// 6 % apart) holds for the interleaved design, with its within-block
-// pooling, and with a noise file learnt from the job before; and both
-// still catch +20 % CPU per iteration.
-func TestInterleavedGateEvidence(t *testing.T) {
+// 6 % apart) holds for the block designs (duet, interleaved: the verdict
+// sees the same blocks of windows), with their within-block pooling, and
+// with the noise file a chain of earlier jobs fills (the last 10 jobs,
+// as baseline.NoiseJobs keeps); and every job catches +20 % CPU per
+// iteration. 8 window pairs a block, as the default window (500 ms) makes
+// of a 4 s phase.
+func TestBlockDesignGateEvidence(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(19, 0xb1))
-	var prior map[string]stats.SeqPrior
+	const jobs, windows = 2000, 8
+	var chain []map[string]stats.SeqPrior
 	alarms, priorAlarms, units, priorUnits := 0, 0, 0, 0
-	const jobs = 2000
 	for range jobs {
-		v := simulateBlocks(rng, realistic, 0, nil)
+		v := simulateBlocks(rng, realistic, windows, 0, nil)
 		if v.Outcome == Regression {
 			alarms++
 		}
 		units += v.Sequential.Pairs
-		p := simulateBlocks(rng, realistic, 0, prior) // pooled with the previous job's noise
+		p := simulateBlocks(rng, realistic, windows, 0, pooledNoise(chain))
 		if p.Outcome == Regression {
 			priorAlarms++
 		}
 		priorUnits += p.Sequential.Pairs
-		prior = p.Noise
+		if chain = append(chain, p.Noise); len(chain) > 10 {
+			chain = chain[1:]
+		}
 	}
-	t.Logf("interleaved, 5 gated metrics, realistic machine: A/A false alarms %d of %d (%.1f blocks), with the previous job's noise %d of %d (%.1f blocks)",
+	t.Logf("block design, 5 gated metrics, realistic machine: A/A false alarms %d of %d (%.1f blocks), with the noise of the 10 jobs before %d of %d (%.1f blocks)",
 		alarms, jobs, float64(units)/jobs, priorAlarms, jobs, float64(priorUnits)/jobs)
 	bound := 0.05 - 2*math.Sqrt(0.05*0.95/jobs)
 	if float64(alarms)/jobs > bound || float64(priorAlarms)/jobs > bound {
@@ -99,7 +106,7 @@ func TestInterleavedGateEvidence(t *testing.T) {
 	}
 	caught := 0
 	for range 300 {
-		if v := simulateBlocks(rng, realistic, 0.20, nil); v.Outcome == Regression {
+		if v := simulateBlocks(rng, realistic, windows, 0.20, pooledNoise(chain)); v.Outcome == Regression {
 			caught++
 		}
 	}
@@ -107,4 +114,24 @@ func TestInterleavedGateEvidence(t *testing.T) {
 	if caught < 285 {
 		t.Errorf("+20 %% CPU caught %d of 300 times, want ≥ 95 %%", caught)
 	}
+}
+
+// pooledNoise is what a noise file holding these jobs' spreads gives
+// (baseline.Noise.Prior): degrees of freedom added, variances averaged
+// weighted by them.
+func pooledNoise(jobs []map[string]stats.SeqPrior) map[string]stats.SeqPrior {
+	ss, df := map[string]float64{}, map[string]int{}
+	for _, j := range jobs {
+		for key, m := range j {
+			ss[key] += float64(m.DF) * m.SD * m.SD
+			df[key] += m.DF
+		}
+	}
+	out := map[string]stats.SeqPrior{}
+	for key, d := range df {
+		if d > 0 {
+			out[key] = stats.SeqPrior{SD: math.Sqrt(ss[key] / float64(d)), DF: d}
+		}
+	}
+	return out
 }

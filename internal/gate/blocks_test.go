@@ -25,14 +25,45 @@ func blockPairs(rng *rand.Rand, blocks, w int, cv, bias, headScale float64) (bas
 	return base, head, of
 }
 
+// geoJoin is a block's run of windows that hold only metrics (no counts
+// for result.Combine): each metric the geometric mean of the windows'.
+func geoJoin(windows []result.Run) result.Run {
+	m := map[string]float64{}
+	for key := range windows[0].Metrics {
+		sum := 0.0
+		for _, w := range windows {
+			sum += math.Log(w.Metrics[key])
+		}
+		m[key] = math.Exp(sum / float64(len(windows)))
+	}
+	return run(m)
+}
+
+// blockRuns are the runs of the blocks the windows make (geoJoin).
+func blockRuns(windows []result.Run, of []int) []result.Run {
+	var out []result.Run
+	for start := 0; start < len(windows); {
+		end := start
+		for end < len(windows) && of[end] == of[start] {
+			end++
+		}
+		out = append(out, geoJoin(windows[start:end]))
+		start = end
+	}
+	return out
+}
+
+// windowed is the block runs of base and head windows and the windows
+// themselves, as the runner hands them to the verdict.
+func windowed(base, head []result.Run, of []int) (b, h []result.Run, o SeqOptions) {
+	return blockRuns(base, of), blockRuns(head, of), SeqOptions{Windows: &result.WindowPairs{Base: base, Head: head, Block: of, Join: geoJoin}}
+}
+
 // judgeBlocks calls the verdict after every block, as the job loop does.
 func judgeBlocks(base, head []result.Run, blocks []int, p Policy, d stats.SeqDesign) Verdict {
-	w := 0
-	for w < len(blocks) && blocks[w] == 0 {
-		w++
-	}
-	for n := w; ; n += w {
-		v := JudgeSequentialWith(base[:n], head[:n], p, d, n == len(base), SeqOptions{Blocks: blocks[:n]})
+	b, h, o := windowed(base, head, blocks)
+	for n := 1; ; n++ {
+		v := JudgeSequentialWith(b[:n], h[:n], p, d, n == len(b), o)
 		if v.Sequential.Done {
 			return v
 		}
@@ -69,13 +100,15 @@ func TestBlocksKeepTheLevelUnderAProcessBias(t *testing.T) {
 	}
 }
 
-// A block's difference is the mean of its pairs', and the verdict's
-// figures say so: units are blocks, the estimate the mean log difference,
-// the base and head centres the geometric means whose ratio it is.
+// The units are the blocks' runs, and the verdict's figures say so: units
+// are blocks (of 15 window pairs here), the estimate the mean log
+// difference of the blocks, the base and head centres the geometric means
+// whose ratio it is.
 func TestBlocksAreTheUnits(t *testing.T) {
 	t.Parallel()
-	base, head, blocks := blockPairs(rand.New(rand.NewPCG(21, 2)), 5, 3, 0.02, 0.01, 1.4)
-	v := JudgeSequentialWith(base, head, Policy{Metrics: []string{cpu}}, stats.SeqDesign{MinPairs: 3, MaxPairs: 5}, true, SeqOptions{Blocks: blocks})
+	wb, wh, blocks := blockPairs(rand.New(rand.NewPCG(21, 2)), 5, 3, 0.02, 0.01, 1.4)
+	base, head, o := windowed(wb, wh, blocks)
+	v := JudgeSequentialWith(base, head, Policy{Metrics: []string{cpu}}, stats.SeqDesign{MinPairs: 3, MaxPairs: 5}, true, o)
 	s := v.Sequential
 	if s.Unit != "block" || s.Pairs != 5 || s.RunPairs != 15 || s.UnitWord(5) != "blocks" {
 		t.Fatalf("sequential %+v: want 5 blocks of 15 window pairs", s)
@@ -91,10 +124,11 @@ func TestBlocksAreTheUnits(t *testing.T) {
 	if !ok || noise.DF != 4 || !(noise.SD > 0) {
 		t.Errorf("the job's own noise %+v, want the spread of 5 blocks (4 degrees of freedom)", noise)
 	}
-	// A gap inside block 3 cuts the blocks judged to the two before it.
+	// A block that lacks the metric (one of its windows did) cuts the
+	// blocks judged to the two before it.
 	gapped := slices.Clone(head)
-	gapped[7] = run(map[string]float64{})
-	v = JudgeSequentialWith(base, gapped, Policy{Metrics: []string{cpu}}, stats.SeqDesign{MinPairs: 3, MaxPairs: 5}, true, SeqOptions{Blocks: blocks})
+	gapped[2] = run(map[string]float64{})
+	v = JudgeSequentialWith(base, gapped, Policy{Metrics: []string{cpu}}, stats.SeqDesign{MinPairs: 3, MaxPairs: 5}, true, o)
 	if f, _ := finding(v, cpu); f.Outcome != MetricInconclusive {
 		t.Errorf("a metric missing from block 3 after two whole blocks: %s, want inconclusive", f.Outcome)
 	}

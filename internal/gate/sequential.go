@@ -54,12 +54,14 @@ func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final
 
 // SeqOptions are what a sequential verdict may know besides the runs.
 type SeqOptions struct {
-	// Blocks, when set, is the block of each pair (the interleaved
-	// design: pairs i and j of one block share two processes and a
-	// dataset reset): the unit judged is then the block, its difference
-	// the mean of its pairs', and d's MinPairs and MaxPairs count
-	// blocks. Nil: every pair is a unit.
-	Blocks []int
+	// Windows, when set, are the windows the units are made of (the block
+	// designs: base[i] and head[i] are then the two sides' runs of block
+	// i, each the concatenation of its windows, and d's MinPairs and
+	// MaxPairs count blocks): the spread of the window pairs within their
+	// blocks, scaled to a block, is pooled with the blocks' own while the
+	// blocks show no sign of differing beyond their windows. Nil: every
+	// pair of runs is a unit.
+	Windows *result.WindowPairs
 	// Prior is, per metric key, the spread of the units of earlier jobs
 	// of this benchmark on this machine class (a noise file), pooled with
 	// the job's own at each look where the two agree (stats.SeqPrior).
@@ -78,29 +80,33 @@ func JudgeSequentialWith(base, head []result.Run, p Policy, d stats.SeqDesign, f
 		d.Alpha = p.alpha()
 	}
 	d = d.WithDefaults()
-	pairs := min(len(base), len(head))
-	units := unitsOf(pairs, o.Blocks)
-	seq := &Sequential{Pairs: units, MinPairs: d.MinPairs, MaxPairs: d.MaxPairs, Unit: "pair", RunPairs: pairs}
-	if o.Blocks != nil {
-		seq.Unit = "block"
+	units := min(len(base), len(head))
+	seq := &Sequential{Pairs: units, MinPairs: d.MinPairs, MaxPairs: d.MaxPairs, Unit: "pair", RunPairs: units}
+	if o.Windows != nil {
+		seq.Unit, seq.RunPairs = "block", o.Windows.InBlocks(units)
 	}
-	v := Verdict{HeadRuns: pairs, BaseRuns: pairs, Sequential: seq, Outcome: Inconclusive, Warnings: setupWarnings(p)}
+	v := Verdict{HeadRuns: units, BaseRuns: units, Sequential: seq, Outcome: Inconclusive, Warnings: setupWarnings(p)}
 	if err := d.Validate(); err != nil {
 		v.Warnings = append(v.Warnings, stats.Warn(WarnBadDesign, "sequential design: "+err.Error()))
 		seq.Done, seq.Reason = true, "the sequential design cannot be used"
 		return v
 	}
 	if len(base) != len(head) {
-		v.Warnings = append(v.Warnings, stats.Warn(WarnUnpaired, fmt.Sprintf("%d base and %d head runs: only the first %d pairs are judged", len(base), len(head), pairs)))
+		v.Warnings = append(v.Warnings, stats.Warn(WarnUnpaired, fmt.Sprintf("%d base and %d head runs: only the first %d %s are judged", len(base), len(head), units, seq.UnitWord(units))))
 	}
 	if units > d.MaxPairs {
 		v.Warnings = append(v.Warnings, stats.Warn(WarnUnpaired, fmt.Sprintf("%d %s exceed the budget of %d: only the first %d are judged", units, seq.UnitWord(units), d.MaxPairs, d.MaxPairs)))
-		units, pairs = d.MaxPairs, pairsOfUnits(d.MaxPairs, pairs, o.Blocks)
-		seq.Pairs, seq.RunPairs, v.HeadRuns, v.BaseRuns = units, pairs, pairs, pairs
+		units = d.MaxPairs
+		seq.Pairs, v.HeadRuns, v.BaseRuns = units, units, units
+		if o.Windows != nil {
+			seq.RunPairs = o.Windows.InBlocks(units)
+		} else {
+			seq.RunPairs = units
+		}
 	}
-	base, head = base[:pairs], head[:pairs]
+	base, head = base[:units], head[:units]
 	final = final || units == d.MaxPairs
-	if pairs == 0 {
+	if units == 0 {
 		v.Warnings = append(v.Warnings, fixedWarning(WarnNoHeadRuns))
 		seq.Done, seq.Reason = final, "no pairs yet"
 		return v
@@ -114,7 +120,7 @@ func JudgeSequentialWith(base, head []result.Run, p Policy, d stats.SeqDesign, f
 	for i, mp := range policies {
 		md := d
 		md.Prior = o.Prior[mp.meta.Key]
-		looks[i] = mp.judgePairs(base, head, md, k, final, o.Blocks)
+		looks[i] = mp.judgePairs(base, head, md, k, final, o.Windows)
 		v.Findings = append(v.Findings, looks[i].finding)
 		if l := looks[i]; l.judged || l.cut {
 			if l.units >= 2 {
@@ -189,34 +195,50 @@ type seqLook struct {
 	within bool
 }
 
-// withinNoise is, for the look at each number of whole blocks, the spread
-// of the window pairs around their block's mean, scaled to a block mean
-// (divided by the pairs per block): what a block's spread would be if
-// blocks differed only by their windows' noise. Nil for pairs.
-func withinNoise(diffs []float64, blocks []int, used int) []stats.SeqPrior {
-	if blocks == nil {
+// withinNoise is, for the look at each number of blocks up to units, the
+// spread of a block's difference (on the comparison scale) that its
+// windows explain: per block the delete-one-window-pair jackknife
+// variance of its difference (result.WindowPairs.LeaveOneOut), averaged
+// over the blocks so far, with the window pairs less one per block as its
+// degrees of freedom. It estimates a block's spread if blocks differed
+// only by their windows' noise. Nil without windows, or when some
+// replicate lacks the metric.
+func (mp metricPolicy) withinNoise(w *result.WindowPairs, units int) []stats.SeqPrior {
+	if w == nil {
 		return nil
 	}
+	key := mp.meta.Key
 	var out []stats.SeqPrior
-	ss, df, pairs := 0.0, 0, 0
-	for start := 0; start < used; {
-		end := start
-		for end < used && blocks[end] == blocks[start] {
-			end++
-		}
-		m := stats.Mean(diffs[start:end])
-		for _, x := range diffs[start:end] {
-			ss += (x - m) * (x - m)
-		}
-		df += end - start - 1
-		pairs += end - start
+	sumVar, df, blocks := 0.0, 0, 0
+	for b := 0; b < units; b++ {
+		lb, lh := w.LeaveOneOut(b)
 		p := stats.SeqPrior{Within: true}
+		if m := len(lb); m >= 2 {
+			bv, hv := make([]float64, m), make([]float64, m)
+			for i := range lb {
+				var bok, hok bool
+				bv[i], bok = lb[i].Metrics[key]
+				hv[i], hok = lh[i].Metrics[key]
+				if !bok || !hok {
+					return nil
+				}
+			}
+			theta, err := stats.PairDifferences(hv, bv, mp.scale(), mp.direction())
+			if err != nil {
+				return nil
+			}
+			mean, ss := stats.Mean(theta), 0.0
+			for _, x := range theta {
+				ss += (x - mean) * (x - mean)
+			}
+			sumVar += float64(m-1) / float64(m) * ss
+			df += m - 1
+			blocks++
+		}
 		if df > 0 {
-			per := float64(pairs) / float64(len(out)+1) // pairs per block
-			p.SD, p.DF = math.Sqrt(ss/float64(df)/per), df
+			p.SD, p.DF = math.Sqrt(sumVar/float64(blocks)), df
 		}
 		out = append(out, p)
-		start = end
 	}
 	return out
 }
@@ -233,58 +255,17 @@ func finalizeUndecided(findings []Finding, reason string) {
 	}
 }
 
-// unitName is the unit judged: "block" when pairs come in blocks.
-func unitName(blocks []int) string {
-	if blocks != nil {
+// unitName is the unit judged: "block" when the units are made of
+// windows.
+func unitName(w *result.WindowPairs) string {
+	if w != nil {
 		return "block"
 	}
 	return "pair"
 }
 
-// unitsOf is the number of units in the first pairs pairs: blocks, or
-// pairs when blocks is nil.
-func unitsOf(pairs int, blocks []int) int {
-	if blocks == nil || pairs == 0 {
-		return pairs
-	}
-	return blocks[min(pairs, len(blocks))-1] + 1
-}
-
-// pairsOfUnits is the number of pairs in the first units units.
-func pairsOfUnits(units, pairs int, blocks []int) int {
-	if blocks == nil {
-		return min(units, pairs)
-	}
-	n := 0
-	for n < pairs && n < len(blocks) && blocks[n] < units {
-		n++
-	}
-	return n
-}
-
-// unitDifferences are the differences of the units: each block's mean of
-// its pairs' differences (the last block only if whole), or the pairs'.
-// used is the number of pairs the units hold.
-func unitDifferences(diffs []float64, blocks []int, whole int) (units []float64, used int) {
-	if blocks == nil {
-		return diffs, len(diffs)
-	}
-	for start := 0; start < len(diffs); {
-		end := start
-		for end < len(diffs) && blocks[end] == blocks[start] {
-			end++
-		}
-		if end == len(diffs) && end < whole && blocks[end] == blocks[start] {
-			break // cut by a gap: the block's later pairs are missing
-		}
-		units = append(units, stats.Mean(diffs[start:end]))
-		used, start = end, end
-	}
-	return units, used
-}
-
 // judgePairs judges one metric on the pairs of base and head.
-func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k int, final bool, blocks []int) seqLook {
+func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k int, final bool, windows *result.WindowPairs) seqLook {
 	key := mp.meta.Key
 	bv, hv := result.Values(base, key), result.Values(head, key)
 	l := seqLook{mp: mp, finding: mp.finding(bv, hv), gaps: gapsOf(base, head, key), design: d}
@@ -313,13 +294,9 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 		}
 		return l
 	}
-	pairDiffs := diffs
-	diffs, used := unitDifferences(diffs, blocks, len(base))
-	l.units = len(diffs)
-	if len(diffs) == 0 {
-		return l.missing()
-	}
-	f.Center, f.BaseCenter, f.HeadCenter = mp.centers(bv[:used], hv[:used]) // before a look, over every unit
+	used := len(diffs)
+	l.units = used
+	f.Center, f.BaseCenter, f.HeadCenter = mp.centers(bv, hv) // before a look, over every unit
 	f.Worse = mp.fromScale(stats.Mean(diffs))
 	f.Change = f.Worse * mp.direction().Sign()
 	switch {
@@ -334,7 +311,7 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 	l.spread = math.Max(stats.SampleSD(diffs), l.resolution)
 	// Past a gap no more pairs come for this metric: the stop is not the
 	// data-free one that Final allows, so its last look is an ordinary one.
-	l.dec, err = d.ReplayWithin(diffs, l.minEffect, l.resolution, k, final && !l.gaps.any(), withinNoise(pairDiffs, blocks, used))
+	l.dec, err = d.ReplayWithin(diffs, l.minEffect, l.resolution, k, final && !l.gaps.any(), mp.withinNoise(windows, used))
 	if l.dec.PriorDF > 0 && d.Prior.DF == 0 {
 		l.within = true
 	}
@@ -345,7 +322,7 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 	f.Test, f.Floor = stats.TestSequential, mp.fromScale(l.dec.Threshold)
 	f.Estimate, f.Lower, f.Upper = mp.fromScale(l.dec.Estimate), mp.boundFromScale(l.dec.Lower), mp.boundFromScale(l.dec.Upper)
 	f.Worse, f.Change = f.Estimate, f.Estimate*mp.direction().Sign()
-	if at := pairsOfUnits(l.dec.Pairs, used, blocks); at < used { // the look that decided saw fewer
+	if at := l.dec.Pairs; at < used { // the look that decided saw fewer
 		f.Center, f.BaseCenter, f.HeadCenter = mp.centers(bv[:at], hv[:at])
 	}
 	if l.gaps.any() && !l.dec.Decided() {
@@ -359,7 +336,7 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 	if l.dec.Decided() {
 		f.DecidedAt = l.dec.Pairs
 	}
-	f.Note = seqNote(*f, l.dec, d.MaxPairs, unitName(blocks))
+	f.Note = seqNote(*f, l.dec, d.MaxPairs, unitName(windows))
 	if l.gaps.any() {
 		f.Note += "; " + l.gaps.String() + ", after the decision"
 	}

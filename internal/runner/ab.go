@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
@@ -80,7 +81,8 @@ type ABPlan struct {
 
 // ABResult is what an A/B job measured: a result file per side (each
 // naming its target's log file in TargetLog; base.Runs[i] and
-// head.Runs[i] are pair i) and the order the runs were made in.
+// head.Runs[i] are unit i: a pair of runs, or in the block designs the
+// two sides' runs of block i) and the order the runs were made in.
 type ABResult struct {
 	Base, Head *result.File
 	Order      []Side
@@ -93,25 +95,25 @@ type ABResult struct {
 	// Budget says which budget the job spent: "pairs", "time", or "" when
 	// Look ended it before either.
 	Budget string
-	// Blocks, in the interleaved design, is the block of each pair
-	// (base.Runs[i] and head.Runs[i] are window pair i, of block
-	// Blocks[i]); nil when every pair is its own block.
-	Blocks []int
+	// Windows, in the block designs, are the windows the blocks are made
+	// of, each with its block; nil in the pairs design.
+	Windows *result.WindowPairs
 	// Spent is where the job's time went, by stage.
 	Spent Spent
 }
 
-// Units is the number of comparison units measured: blocks in the
-// interleaved design, else pairs.
-func (r *ABResult) Units() int {
-	if len(r.Blocks) == 0 {
-		return r.Pairs()
-	}
-	return r.Blocks[len(r.Blocks)-1] + 1
-}
+// Units is the number of comparison units measured: blocks in the block
+// designs, else pairs.
+func (r *ABResult) Units() int { return min(len(r.Base.Runs), len(r.Head.Runs)) }
 
-// Pairs is the number of pairs measured.
-func (r *ABResult) Pairs() int { return min(len(r.Base.Runs), len(r.Head.Runs)) }
+// Pairs is the number of pairs of runs measured: window pairs in the
+// block designs.
+func (r *ABResult) Pairs() int {
+	if r.Windows != nil {
+		return r.Windows.Pairs()
+	}
+	return r.Units()
+}
 
 // RunAB measures base and head in one job, pair after pair in the order
 // of plan.Order, each run with its own dataset reset, verify and drain,
@@ -125,7 +127,7 @@ func (b *Benchmark) RunAB(ctx context.Context, plan ABPlan) (*ABResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	j := &abJob{b: b, plan: plan, compiled: compiled, res: &ABResult{Base: b.newFile(), Head: b.newFile()}}
+	j := &abJob{b: b, plan: plan, shape: b.Shape(plan), compiled: compiled, res: &ABResult{Base: b.newFile(), Head: b.newFile()}}
 	defer j.stopAll()
 	if !plan.Restart {
 		if err := j.startForJob(ctx); err != nil {
@@ -133,8 +135,8 @@ func (b *Benchmark) RunAB(ctx context.Context, plan ABPlan) (*ABResult, error) {
 		}
 	}
 	defer func() { j.res.Spent = b.SpentSoFar() }()
-	if plan.Design == config.DesignInterleaved {
-		return j.runInterleaved(ctx)
+	if j.shape.Blocks() {
+		return j.runBlocks(ctx)
 	}
 	return j.run(ctx)
 }
@@ -143,11 +145,14 @@ func (b *Benchmark) RunAB(ctx context.Context, plan ABPlan) (*ABResult, error) {
 type abJob struct {
 	b        *Benchmark
 	plan     ABPlan
+	shape    Shape
 	compiled *scenario.Plan
 	res      *ABResult
 	// kept are the targets started once for the job (no restarts, or
 	// started elsewhere), by side.
 	kept map[Side]*running
+	// mu guards res while the duet design's two windows end at once.
+	mu sync.Mutex
 }
 
 func (j *abJob) run(ctx context.Context) (*ABResult, error) {

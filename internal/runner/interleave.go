@@ -1,9 +1,12 @@
 package runner
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
@@ -11,34 +14,40 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// runInterleaved is the interleaved design (config.DesignInterleaved):
-// block after block, both sides started for the block (unless kept for
-// the job), then for each phase both datasets reset, verified and
-// drained once and the phase measured in plan.Windows short windows of
-// each side, alternating between them; after the last phase both drain.
-// Window w of every phase makes side's run w of the block, so a block
-// gives plan.Windows pairs of runs, all marked with the block
-// (ABResult.Blocks). plan.Look is called after every block.
+// runBlocks runs the block designs (config.DesignDuet and
+// config.DesignInterleaved): block after block, both sides started for
+// the block (unless kept for the job), then for each phase both datasets
+// reset, verified and drained once, both sides warmed up, and the phase
+// measured in short windows: both sides at once in every window (duet), or
+// alternating between them (interleaved); after the last phase both
+// drain. Window w of every phase makes side's run w of the block, so a
+// block gives as many pairs of runs as a phase has windows, all marked
+// with the block (ABResult.Blocks). plan.Look is called after every block.
 //
-// Adjacent windows of the two sides are seconds apart, so noise of the
-// machine slower than that moves both alike and cancels in their
-// difference, while starting both sides afresh for each block keeps what
-// two processes of one build differ by a noise between blocks, which the
-// verdict (judging blocks) sees.
-func (j *abJob) runInterleaved(ctx context.Context) (*ABResult, error) {
+// The two sides' windows of a pair are measured in the same moment (duet)
+// or a fraction of a second apart (interleaved), so the machine's noise
+// slower than that moves both alike and cancels in their difference, while
+// starting both sides afresh for each block keeps what two processes of
+// one build differ by a noise between blocks, which the verdict (judging
+// blocks) sees.
+func (j *abJob) runBlocks(ctx context.Context) (*ABResult, error) {
 	began := time.Now()
 	rng := rand.New(rand.NewPCG(uint64(j.b.Config.Seed), 0x1e))
+	j.res.Windows = &result.WindowPairs{}
 	for blk := 0; blk < j.plan.MaxPairs; blk++ {
-		base, head, err := j.block(ctx, blk, rng)
+		m, err := j.block(ctx, blk, rng)
 		if err != nil {
 			return nil, fmt.Errorf("block %d: %w", blk+1, err)
 		}
-		for w := range base {
-			base[w].Index, head[w].Index = len(j.res.Base.Runs), len(j.res.Head.Runs)
-			j.res.Base.Runs = append(j.res.Base.Runs, base[w])
-			j.res.Head.Runs = append(j.res.Head.Runs, head[w])
-			j.res.Blocks = append(j.res.Blocks, blk)
+		w := j.res.Windows
+		for k := range m.windows[Base] {
+			m.windows[Base][k].Index, m.windows[Head][k].Index = len(w.Base), len(w.Head)
+			w.Base, w.Head = append(w.Base, m.windows[Base][k]), append(w.Head, m.windows[Head][k])
+			w.Block = append(w.Block, blk)
 		}
+		m.block[Base].Index, m.block[Head].Index = blk, blk
+		j.res.Base.Runs = append(j.res.Base.Runs, m.block[Base])
+		j.res.Head.Runs = append(j.res.Head.Runs, m.block[Head])
 		if j.unitDone(blk+1, began) {
 			break
 		}
@@ -46,50 +55,188 @@ func (j *abJob) runInterleaved(ctx context.Context) (*ABResult, error) {
 	return j.res, nil
 }
 
-// block measures one block and returns each side's runs of it, window by
-// window.
-func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand) (base, head []result.Run, err error) {
+// blockRuns is what a block measured of each side: its windows (window w
+// of every phase merged into one run, as a run of the pairs design would
+// be) and the block's run (each phase's windows concatenated, then the
+// phases merged).
+type blockRuns struct {
+	windows [2][]result.Run
+	block   [2]result.Run
+}
+
+// blockOf makes a side's block runs from its windows, phase by phase:
+// phases[w][p] is window w of phase p.
+func blockOf(phases [][]result.Phase) (windows []result.Run, block result.Run) {
+	windows = mergeWindows(phases)
+	return windows, result.Combine(windows)
+}
+
+// duet reports whether the job loads both sides at once.
+func (j *abJob) duet() bool { return j.shape.Design == config.DesignDuet }
+
+// sideBySideProblem says why the two sides cannot run at the same time, as
+// a block (duet or interleaved) has both sides' processes up: tailgate
+// starts both, afresh for every unit, on one fixed address. Such a job
+// measures pairs of runs, one side at a time; "" when both can run.
+func (p ABPlan) sideBySideProblem() string {
+	head := p.Head
+	if p.AA {
+		head = p.Base
+	}
+	if !p.Restart || p.Base.Start == nil || head.Start == nil || p.Base.UsesPort() || p.Base.URL != head.URL {
+		return ""
+	}
+	return fmt.Sprintf("both sides are started on %s, one fixed address, and a block runs them at the same time (write %s in the url and the start command to give each side a free port)",
+		p.Base.URL, config.PortPlaceholder)
+}
+
+// DuetProblem says why the duet design cannot be used for the plan's
+// targets; "" when it can.
+func (p ABPlan) DuetProblem() string {
+	if p.AA && !p.Restart {
+		return "one process stands on both sides (an A/A job with ab.restart: never)"
+	}
+	head := p.Head
+	if p.AA {
+		head = p.Base
+	}
+	if p.Base.Start == nil && head.Start == nil && p.Base.URL == head.URL {
+		return "both sides are the same target (" + p.Base.URL + ")"
+	}
+	for _, a := range p.Base.Measure {
+		for _, b := range head.Measure {
+			if sameProcesses(a, b) {
+				return fmt.Sprintf("both sides measure the same part %q of the request path (target.measure), whose work cannot be told apart by side while both are loaded", a.Name)
+			}
+		}
+	}
+	return ""
+}
+
+// sameProcesses reports whether two measured parts select the same
+// processes.
+func sameProcesses(a, b config.MeasurePart) bool {
+	if a.PIDFile != b.PIDFile || a.Cgroup != b.Cgroup || (a.Process == nil) != (b.Process == nil) {
+		return false
+	}
+	return a.Process == nil || (a.Process.Comm == b.Process.Comm && a.Process.Cmdline == b.Process.Cmdline)
+}
+
+// block measures one block and returns each side's runs of it.
+func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand) (m blockRuns, err error) {
+	obs := j.b.observer()
+	obs.RunStarted(blk, j.plan.MaxPairs, BlockLabel)
+	defer func() { obs.RunDone(blk, nil, err) }()
+	obs.Step(blk, "start")
 	tgts, stop, err := j.blockTargets(ctx)
 	defer stop()
 	if err != nil {
-		return nil, nil, err
+		return m, err
 	}
-	phases := j.b.Config.Load.RunPhases()
-	windows := max(j.plan.Windows, 1)
 	// measured[side][w] holds window w of every phase so far.
-	measured := map[Side][][]result.Phase{Base: make([][]result.Phase, windows), Head: make([][]result.Phase, windows)}
-	order := j.windowOrder(blk, windows, rng)
-	for _, ph := range phases {
+	windows := j.shape.Windows
+	measured := [2][][]result.Phase{make([][]result.Phase, windows), make([][]result.Phase, windows)}
+	for _, ph := range j.b.Config.Load.RunPhases() {
+		order := j.windowOrder(blk, windows, rng)
 		// One login per virtual user and side for the phase's windows:
 		// the processes are the block's, so their tokens hold.
-		setups := map[Side]*load.SetupCache{Base: {}, Head: {}}
-		for _, side := range order[:2] { // each side's dataset once per phase of the block
-			if err := j.b.prepare(ctx, tgts[side], j.runIndex(blk, 0)); err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", side, err)
+		setups := [2]*load.SetupCache{{}, {}}
+		for _, side := range order[:2] { // each side's dataset once per phase of the block, one after the other (they may share a database)
+			if err := j.b.prepare(ctx, tgts[side], blk); err != nil {
+				return m, fmt.Errorf("%s: %w", side, err)
 			}
 		}
-		for k, side := range order {
-			w := k / 2
-			run, err := j.window(ctx, tgts[side], side, ph, blk, w, setups[side])
-			if err != nil {
-				return nil, nil, fmt.Errorf("%s window %d: %w", side, w+1, err)
-			}
+		obs.Step(blk, stepName("warm-up", ph.Name))
+		if err := j.warmUp(ctx, tgts, ph, blk, setups, order[:2]); err != nil {
+			return m, err
+		}
+		obs.Step(blk, fmt.Sprintf("%d windows", 2*windows)+phaseSuffix(ph.Name))
+		err := j.windows(ctx, tgts, ph, blk, setups, order, func(side Side, w int, run *result.Run) {
 			measured[side][w] = append(measured[side][w], result.Phase{Name: ph.Name, Run: *run})
-			j.res.Order = append(j.res.Order, side)
+		})
+		if err != nil {
+			return m, err
 		}
 	}
-	for _, side := range order[:2] {
-		if err := j.b.drainAfter(ctx, tgts[side], j.runIndex(blk, 0)); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", side, err)
+	for _, side := range []Side{Base, Head} {
+		if err := j.b.drainAfter(ctx, tgts[side], blk); err != nil {
+			return m, fmt.Errorf("%s: %w", side, err)
 		}
 	}
-	return mergeWindows(measured[Base]), mergeWindows(measured[Head]), nil
+	for _, side := range []Side{Base, Head} {
+		m.windows[side], m.block[side] = blockOf(measured[side])
+	}
+	return m, nil
+}
+
+// BlockLabel is the label the observer hears for a block of the block
+// designs (Observer.RunStarted): its run is the block, and it ends without
+// a run of its own (RunDone gets nil).
+const BlockLabel = "block"
+
+func phaseSuffix(phase string) string {
+	if phase == "" {
+		return ""
+	}
+	return " " + phase
+}
+
+// Shape is how an A/B job makes its units: the design that runs (a duet
+// job whose sides cannot be told apart runs interleaved, Fallback saying
+// why), and in the block designs the windows of each side per phase (the
+// same in every phase, so that window w of each phase makes one run) and
+// their measured length.
+type Shape struct {
+	Design       string
+	Fallback     string
+	Windows      int
+	Window       time.Duration
+	WindowWarmup time.Duration
+	Restart      bool
+}
+
+// Blocks reports whether the job measures blocks of windows.
+func (s Shape) Blocks() bool { return config.BlockDesign(s.Design) }
+
+// Shape is the shape of plan's job on this benchmark: ab.windows, else as
+// many windows of ab.window as fill the longest phase's duration (at least
+// 2, so that a block holds repeated measures: a phase shorter than two
+// default windows is measured in two windows of half its duration).
+func (b *Benchmark) Shape(plan ABPlan) Shape {
+	s := Shape{Design: cmp.Or(plan.Design, config.DesignPairs), Restart: plan.Restart}
+	if !s.Blocks() {
+		return s
+	}
+	if why := plan.sideBySideProblem(); why != "" {
+		s.Design, s.Fallback = config.DesignPairs, why
+		return s
+	}
+	if plan.Design == config.DesignDuet {
+		if s.Fallback = plan.DuetProblem(); s.Fallback != "" {
+			s.Design = config.DesignInterleaved
+		}
+	}
+	s.Window = cmp.Or(plan.Window, config.DefaultWindow.D())
+	s.WindowWarmup = plan.WindowWarmup
+	s.Windows = plan.Windows
+	if s.Windows > 0 {
+		return s
+	}
+	var longest time.Duration
+	for _, ph := range b.Config.Load.RunPhases() {
+		longest = max(longest, ph.Load.Duration.D())
+	}
+	s.Windows = min(max(int((longest+s.Window/2)/s.Window), 2), config.MaxWindows)
+	if plan.Window == 0 && longest > 0 && s.Windows*int(s.Window) > int(longest) {
+		s.Window = longest / time.Duration(s.Windows) // a phase shorter than two default windows: two shorter ones
+	}
+	return s
 }
 
 // blockTargets are the two sides' targets for a block: those kept for the
 // job, else started now; stop stops those started for the block.
-func (j *abJob) blockTargets(ctx context.Context) (map[Side]*running, func(), error) {
-	tgts := map[Side]*running{}
+func (j *abJob) blockTargets(ctx context.Context) ([2]*running, func(), error) {
+	var tgts [2]*running
 	var started []*running
 	stop := func() {
 		for _, t := range started {
@@ -103,7 +250,7 @@ func (j *abJob) blockTargets(ctx context.Context) (map[Side]*running, func(), er
 		}
 		t, err := j.start(ctx, side)
 		if err != nil {
-			return nil, stop, fmt.Errorf("starting %s: %w", side, err)
+			return tgts, stop, fmt.Errorf("starting %s: %w", side, err)
 		}
 		if !j.restartable(side) {
 			j.keep(side, t) // started elsewhere: the same one for every block
@@ -115,9 +262,11 @@ func (j *abJob) blockTargets(ctx context.Context) (map[Side]*running, func(), er
 	return tgts, stop, nil
 }
 
-// windowOrder is the order of a block's 2·windows windows: AB BA AB … with
-// the first side alternating from block to block ("abba"), or each window
-// pair in a seeded random order ("random").
+// windowOrder is the order of a phase's 2·windows windows when they
+// alternate: AB BA AB … with the first side alternating from block to
+// block ("abba"), or each window pair in a seeded random order
+// ("random"). In the duet design each pair's two windows run at once and
+// only the first two entries (which side is prepared first) matter.
 func (j *abJob) windowOrder(blk, windows int, rng *rand.Rand) []Side {
 	order := make([]Side, 0, 2*windows)
 	for w := 0; w < windows; w++ {
@@ -130,59 +279,112 @@ func (j *abJob) windowOrder(blk, windows int, rng *rand.Rand) []Side {
 	return order
 }
 
-// window measures one window of phase ph on side's target: the phase's
-// warm-up before a side's first window of the phase in the block, the
-// short window warm-up before the others; no reset in between, so a
-// window sees the writes of the block's windows before it (both sides
-// alike, in the alternating order).
-func (j *abJob) window(ctx context.Context, tgt *running, side Side, ph config.PhaseLoad, blk, w int, setup *load.SetupCache) (*result.Run, error) {
-	i := j.runIndex(blk, w)
-	obs := j.b.observer()
-	label := fmt.Sprintf("%s, window %d of %d", side, w+1, max(j.plan.Windows, 1))
-	if j.plan.AA {
-		label = "base as " + label
+// warmUp warms both sides up for a phase (the phase's warm-up, not
+// measured), logging in their virtual users: both at once in the duet
+// design, else one after the other.
+func (j *abJob) warmUp(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, order []Side) error {
+	duet := j.duet()
+	warm := func(side Side) error {
+		pw := phaseWindow{duration: max(ph.Load.Warmup.D(), time.Millisecond), warmup: time.Millisecond, setup: setups[side],
+			warmupOnly: true, quiet: true, shadow: duet && side == Head}
+		_, err := j.b.measurePhase(ctx, j.compiled, tgts[side], j.runIndex(blk, 0), ph, phaseClock{}, pw)
+		if err != nil {
+			return fmt.Errorf("%s warm-up: %w", side, err)
+		}
+		return nil
 	}
-	if ph.Name != "" {
-		label += ", " + ph.Name
+	if duet {
+		return both(order, warm)
 	}
-	obs.RunStarted(2*blk+int(side), 2*j.plan.MaxPairs, label)
-	if err := tgt.exited(); err != nil {
-		obs.RunDone(i, nil, err)
-		return nil, err
-	}
-	pw := phaseWindow{duration: j.plan.Window, setup: setup}
-	if w > 0 {
-		pw.warmup = j.plan.WindowWarmup
-		if pw.warmup <= 0 {
-			pw.warmup = time.Millisecond // the load needs a start; no warm-up to speak of
+	for _, side := range order {
+		if err := warm(side); err != nil {
+			return err
 		}
 	}
-	plan := j.compiled
-	run, err := j.b.measurePhase(ctx, plan, tgt, i, ph, phaseClock{}, pw)
+	return nil
+}
+
+// both runs f for the two sides at once and waits for both.
+func both(sides []Side, f func(Side) error) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(sides))
+	for i, side := range sides {
+		wg.Go(func() { errs[i] = f(side) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// windows measures a phase's windows of both sides, handing each run to
+// keep: in the duet design window w of both sides at once, else in order.
+func (j *abJob) windows(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, order []Side, keep func(Side, int, *result.Run)) error {
+	measure := func(side Side, w int) error {
+		run, err := j.measureWindow(ctx, tgts[side], side, ph, blk, w, setups[side])
+		if err != nil {
+			return fmt.Errorf("%s window %d: %w", side, w+1, err)
+		}
+		j.keepWindow(func() { keep(side, w, run); j.res.Order = append(j.res.Order, side) })
+		return nil
+	}
+	if j.duet() {
+		for w := 0; w < len(order)/2; w++ {
+			if err := both(order[2*w:2*w+2], func(side Side) error { return measure(side, w) }); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for k, side := range order {
+		if err := measure(side, k/2); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keepWindow runs f under the job's lock: the duet design's two windows
+// end at once.
+func (j *abJob) keepWindow(f func()) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	f()
+}
+
+// measureWindow measures one window of phase ph on side's target, with
+// the short window warm-up (the phase's own came before the first); no
+// reset in between, so a window sees the writes of the block's windows
+// before it (both sides alike).
+func (j *abJob) measureWindow(ctx context.Context, tgt *running, side Side, ph config.PhaseLoad, blk, w int, setup *load.SetupCache) (*result.Run, error) {
+	if err := tgt.exited(); err != nil {
+		return nil, err
+	}
+	pw := phaseWindow{duration: j.shape.Window, warmup: max(j.plan.WindowWarmup, time.Millisecond), setup: setup,
+		quiet: true, shadow: j.duet() && side == Head}
+	run, err := j.b.measurePhase(ctx, j.compiled, tgt, j.runIndex(blk, w), ph, phaseClock{}, pw)
 	if err == nil {
 		err = tgt.exited()
 	}
 	if err == nil { // a window whose work mostly failed is no sample, as a run is not
 		err = checkFailures(run, j.b.Config.Load.FailedPercentAllowed())
 	}
-	obs.RunDone(i, run, err)
 	if err != nil {
 		return nil, err
 	}
 	return run, nil
 }
 
-// runIndex numbers the runs of a side across blocks, for the observer.
-func (j *abJob) runIndex(blk, w int) int { return blk*max(j.plan.Windows, 1) + w }
+// runIndex numbers the windows of a side across blocks (within the job:
+// the observer hears of whole blocks, numbered blk).
+func (j *abJob) runIndex(blk, w int) int { return blk*config.MaxWindows + w }
 
-// mergeWindows makes each window's phases one run (mergePhases), as a run
+// mergeWindows makes each window's phases one run (result.MergePhases), as a run
 // of the pairs design would be.
 func mergeWindows(windows [][]result.Phase) []result.Run {
 	out := make([]result.Run, 0, len(windows))
 	for _, phases := range windows {
 		run := phases[0].Run
 		if len(phases) > 1 {
-			run = *mergePhases(phases)
+			run = *result.MergePhases(phases)
 		}
 		out = append(out, run)
 	}

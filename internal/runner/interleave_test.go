@@ -2,74 +2,146 @@ package runner
 
 import (
 	"context"
+	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// The interleaved design: every block starts both sides afresh (restart)
-// or keeps them for the job, resets each side's dataset once per phase of
-// the block, and alternates windows AB BA … with the first side
-// alternating from block to block; a block gives windows pairs of runs,
-// each marked with its block, each run one window of every phase.
-func TestRunABInterleavedBlocks(t *testing.T) {
+// The block designs: every block starts both sides afresh (restart) or
+// keeps them for the job, resets each side's dataset once per phase of
+// the block, and measures windows of both sides: alternating AB BA … with
+// the first side alternating from block to block (interleaved), or both
+// at once (duet). A block gives one run per side (its windows
+// concatenated, phase by phase) and its windows pairs, each marked with
+// its block, each window one window of every phase.
+func TestRunABBlocks(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	for _, restart := range []bool{true, false} {
-		t.Run(map[bool]string{true: "restart", false: "kept"}[restart], func(t *testing.T) {
-			t.Parallel()
-			base, head := serviceTarget(t, dir+"/b"+map[bool]string{true: "r", false: "k"}[restart]+".env"), serviceTarget(t, dir+"/h"+map[bool]string{true: "r", false: "k"}[restart]+".env")
-			r := abBenchmark(t, base.URL)
-			r.Config.Load.Phases = []config.Phase{
-				{Name: "capacity", Model: config.ModelClosed, VUs: 2},
-				{Name: "latency", Model: config.ModelOpen, Rate: config.Rate{PerSecond: 50}, MaxInflight: 8},
-			}
-			l := &look{}
-			plan := ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxPairs: 3, Restart: restart, Look: l.look,
-				Design: config.DesignInterleaved, Windows: 2, Window: 150 * time.Millisecond, WindowWarmup: 20 * time.Millisecond}
-			res, err := r.RunAB(context.Background(), plan)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Units() != 3 || res.Pairs() != 6 || res.Budget != "pairs" || !slices.Equal(res.Blocks, []int{0, 0, 1, 1, 2, 2}) {
-				t.Fatalf("%d blocks of %d pairs, blocks %v, budget %q; want 3 blocks of 2 pairs", res.Units(), res.Pairs(), res.Blocks, res.Budget)
-			}
-			if !slices.Equal(l.pairs, []int{2, 4, 6}) || !slices.Equal(l.final, []bool{false, false, true}) {
-				t.Errorf("looks after %v pairs, final %v: want one look per block", l.pairs, l.final)
-			}
-			// Two phases of 2 windows a side: 8 windows a block, in AB BA
-			// order, the first side flipping each block.
-			wantBlock := func(first Side) []Side {
-				var o []Side
-				for range 2 { // phases
-					o = append(o, first, 1-first, 1-first, first)
+	for _, design := range []string{config.DesignInterleaved, config.DesignDuet} {
+		for _, restart := range []bool{true, false} {
+			name := design + "/" + map[bool]string{true: "restart", false: "kept"}[restart]
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				tag := design + map[bool]string{true: "r", false: "k"}[restart]
+				base, head := serviceTarget(t, dir+"/b"+tag+".env"), serviceTarget(t, dir+"/h"+tag+".env")
+				r := abBenchmark(t, base.URL)
+				r.Config.Load.Phases = []config.Phase{
+					{Name: "capacity", Model: config.ModelClosed, VUs: 2},
+					{Name: "latency", Model: config.ModelOpen, Rate: config.Rate{PerSecond: 50}, MaxInflight: 8},
 				}
-				return o
-			}
-			want := slices.Concat(wantBlock(Base), wantBlock(Head), wantBlock(Base))
-			if !slices.Equal(res.Order, want) {
-				t.Errorf("window order %v, want %v", res.Order, want)
-			}
-			for i, run := range res.Head.Runs {
-				if len(run.Phases) != 2 || run.Phases[0].Name != "capacity" || run.Phases[1].Name != "latency" || run.Index != i {
-					t.Errorf("head run %d: index %d, phases %v; want one window of each phase", i, run.Index, run.Phases)
+				l := &look{}
+				plan := ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxPairs: 3, Restart: restart, Look: l.look,
+					Design: design, Windows: 2, Window: 150 * time.Millisecond, WindowWarmup: 20 * time.Millisecond}
+				if got := r.Shape(plan); got.Design != design || got.Fallback != "" || got.Windows != 2 {
+					t.Fatalf("shape %+v, want the %s design as planned", got, design)
 				}
-				if w := run.Phases[0].Window; w < 0.1 || w > 1 { // seconds
-					t.Errorf("head run %d measured a %v window, want about 150 ms", i, w)
+				res, err := r.RunAB(context.Background(), plan)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			for side, log := range map[string]string{"base": res.Base.TargetLog, "head": res.Head.TargetLog} {
-				want := map[bool]int{true: 3, false: 1}[restart] // a process per block, or one for the job
-				if pids := startedPIDs(t, log); len(slices.Compact(slices.Sorted(slices.Values(pids)))) != want || len(pids) != want {
-					t.Errorf("%s started as %v, want %d processes", side, pids, want)
+				if res.Units() != 3 || res.Pairs() != 6 || res.Budget != "pairs" || !slices.Equal(res.Windows.Block, []int{0, 0, 1, 1, 2, 2}) {
+					t.Fatalf("%d blocks of %d window pairs, blocks %v, budget %q; want 3 blocks of 2", res.Units(), res.Pairs(), res.Windows.Block, res.Budget)
 				}
-			}
-			if res.Spent[TimeMeasured] < 6*2*2*150*time.Millisecond || res.Spent[TimeStart] <= 0 || res.Spent[TimePrepare] <= 0 {
-				t.Errorf("time by stage %v: want at least the 24 measured windows, the starts and the resets", res.Spent)
-			}
-		})
+				if !slices.Equal(l.pairs, []int{2, 4, 6}) || !slices.Equal(l.final, []bool{false, false, true}) {
+					t.Errorf("looks after %v pairs, final %v: want one look per block", l.pairs, l.final)
+				}
+				// Two phases of 2 windows a side: 8 windows a block.
+				if design == config.DesignInterleaved { // AB BA order, the first side flipping each block
+					wantBlock := func(first Side) []Side {
+						var o []Side
+						for range 2 { // phases
+							o = append(o, first, 1-first, 1-first, first)
+						}
+						return o
+					}
+					if want := slices.Concat(wantBlock(Base), wantBlock(Head), wantBlock(Base)); !slices.Equal(res.Order, want) {
+						t.Errorf("window order %v, want %v", res.Order, want)
+					}
+				}
+				for k := 0; k < len(res.Order); k += 2 { // every window pair holds one window of each side
+					if res.Order[k] == res.Order[k+1] || len(res.Order) != 24 {
+						t.Fatalf("window order %v: want 24 windows, one of each side in every pair", res.Order)
+					}
+				}
+				for i, w := range res.Windows.Head {
+					if len(w.Phases) != 2 || w.Phases[0].Name != "capacity" || w.Phases[1].Name != "latency" || w.Index != i {
+						t.Errorf("head window %d: index %d, phases %v; want one window of each phase", i, w.Index, w.Phases)
+					}
+					if got := w.Phases[0].Window; got < 0.1 || got > 1 { // seconds
+						t.Errorf("head window %d measured %v s, want about 150 ms", i, got)
+					}
+				}
+				for i, blk := range res.Head.Runs {
+					windows := res.Windows.Head[2*i : 2*i+2]
+					if len(blk.Phases) != 2 || blk.Index != i {
+						t.Fatalf("head block %d: index %d, %d phases; want both phases", i, blk.Index, len(blk.Phases))
+					}
+					if got, want := blk.Phases[0].Iterations.Completed, windows[0].Phases[0].Iterations.Completed+windows[1].Phases[0].Iterations.Completed; got != want || got == 0 {
+						t.Errorf("head block %d completed %d iterations in its capacity phase, its windows %d", i, got, want)
+					}
+					if got, want := blk.Phases[1].Window, windows[0].Phases[1].Window+windows[1].Phases[1].Window; math.Abs(got-want) > 1e-9 {
+						t.Errorf("head block %d measured %v s of latency, its windows %v s", i, got, want)
+					}
+					if _, ok := blk.Metrics[result.LatencyP95]; !ok {
+						t.Errorf("head block %d has no p95 of its own: %v", i, blk.Metrics)
+					}
+				}
+				for side, log := range map[string]string{"base": res.Base.TargetLog, "head": res.Head.TargetLog} {
+					want := map[bool]int{true: 3, false: 1}[restart] // a process per block, or one for the job
+					if pids := startedPIDs(t, log); len(slices.Compact(slices.Sorted(slices.Values(pids)))) != want || len(pids) != want {
+						t.Errorf("%s started as %v, want %d processes", side, pids, want)
+					}
+				}
+				// Duet windows run at once and are counted once.
+				measured := map[string]time.Duration{config.DesignInterleaved: 24 * 150 * time.Millisecond, config.DesignDuet: 12 * 150 * time.Millisecond}[design]
+				if got := res.Spent[TimeMeasured]; got != measured || res.Spent[TimeStart] <= 0 || res.Spent[TimePrepare] <= 0 || res.Spent[TimeWarmup] <= 0 {
+					t.Errorf("time by stage %v: want %v measured, and the starts, resets and warm-ups", res.Spent, measured)
+				}
+			})
+		}
+	}
+}
+
+// A duet job whose two sides cannot be told apart alternates its windows
+// instead, and one whose two sides cannot run at once (both started on one
+// fixed port) measures pairs; each says why.
+func TestDuetFallsBack(t *testing.T) {
+	t.Parallel()
+	pg := config.MeasurePart{Name: "postgres", PIDFile: "/run/pg.pid"}
+	side := func(port string, parts ...config.MeasurePart) config.Target {
+		return config.Target{URL: "http://127.0.0.1:" + port, Start: &config.Start{Command: config.Command{Shell: "true"}}, Measure: parts}
+	}
+	b := &Benchmark{Config: benchConfig("http://127.0.0.1:1", 1)}
+	for _, c := range []struct {
+		name string
+		plan ABPlan
+		why  string
+	}{
+		{"a shared part", ABPlan{Design: config.DesignDuet, Restart: true, Base: side("1", pg), Head: side("2", pg)}, `same part "postgres"`},
+		{"one process on both sides", ABPlan{Design: config.DesignDuet, AA: true, Base: side("1")}, "one process stands on both sides"},
+		{"one target elsewhere", ABPlan{Design: config.DesignDuet, Restart: true, Base: config.Target{URL: "http://127.0.0.1:9"}, Head: config.Target{URL: "http://127.0.0.1:9"}}, "same target"},
+	} {
+		s := b.Shape(c.plan)
+		if s.Design != config.DesignInterleaved || !strings.Contains(s.Fallback, c.why) {
+			t.Errorf("%s: shape %+v, want interleaved because %q", c.name, s, c.why)
+		}
+	}
+	fixed := ABPlan{Design: config.DesignDuet, Restart: true, Base: side("8080"), Head: side("8080")}
+	if s := b.Shape(fixed); s.Design != config.DesignPairs || !strings.Contains(s.Fallback, "one fixed address") {
+		t.Errorf("both sides started on one fixed port: shape %+v, want pairs (one side at a time) and why", s)
+	}
+	own := ABPlan{Design: config.DesignDuet, Restart: true, AA: true, Base: side("{{port}}")}
+	if s := b.Shape(own); s.Design != config.DesignDuet {
+		t.Errorf("an A/A job restarted every block (two processes): %+v, want duet", s)
+	}
+	other := ABPlan{Design: config.DesignDuet, Restart: true, Base: side("1", pg), Head: side("2", config.MeasurePart{Name: "postgres", PIDFile: "/run/pg-head.pid"})}
+	if s := b.Shape(other); s.Design != config.DesignDuet {
+		t.Errorf("each side its own database server: %+v, want duet", s)
 	}
 }
 
@@ -82,8 +154,8 @@ func TestRunABInterleavedResetsPerBlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Pairs() != 6 {
-		t.Fatalf("%d pairs, want 2 blocks of 3", res.Pairs())
+	if res.Pairs() != 6 || res.Units() != 2 {
+		t.Fatalf("%d window pairs in %d blocks, want 2 blocks of 3", res.Pairs(), res.Units())
 	}
 	for name, s := range map[string]*service{"base": base, "head": head} {
 		if n := s.resets.Load(); n != 2 {
