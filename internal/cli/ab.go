@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
@@ -26,6 +27,7 @@ type abFlags struct {
 	design        string
 	noise         string
 	windows       int
+	window        time.Duration
 }
 
 // register adds the budget flags, and --base-ref when withBase is set.
@@ -35,22 +37,26 @@ func (f *abFlags) register(fs *flag.FlagSet, withBase bool) {
 		fs.StringVar(&f.benchmarkFrom, "benchmark-from", string(ci.BenchmarkHead), "`whose` benchmark file runs on both builds: head (the working tree's) or base "+
 			"(the file as the base ref has it, with its gate's policy: what the Action does on a pull request, for CI systems where the change under test is untrusted)")
 	}
-	fs.IntVar(&f.maxPairs, "max-pairs", 0, "the budget of units: blocks in the interleaved design, pairs in the pairs design (overrides ab.max_pairs)")
+	fs.IntVar(&f.maxPairs, "max-pairs", 0, "the budget of units: blocks in the duet and interleaved designs, pairs in the pairs design (overrides ab.max_pairs)")
 	fs.DurationVar(&f.maxTime, "max-time", 0, "the budget of time for the pairs or blocks, e.g. 5m (overrides ab.max_time)")
-	fs.StringVar(&f.design, "design", "", "`pairs` (pairs of whole runs, the default) or interleaved (blocks of short alternating windows); overrides ab.design")
-	fs.IntVar(&f.windows, "windows", 0, "windows of each side per phase in a block of the interleaved design (overrides ab.windows)")
+	fs.StringVar(&f.design, "design", "", "`duet` (the default: blocks of short windows, both sides loaded at once), interleaved (blocks of short windows alternating between the sides) or pairs (pairs of whole runs); overrides ab.design")
+	fs.IntVar(&f.windows, "windows", 0, "windows of each side per phase in a block of the duet and interleaved designs (overrides ab.windows; default: as many as fill load.duration)")
+	fs.DurationVar(&f.window, "window", 0, "the measured length of each window in the duet and interleaved designs, e.g. 500ms (overrides ab.window)")
 	fs.StringVar(&f.noise, "noise", "", "a noise `file`: the spread of earlier A/B jobs' units, pooled where it agrees with this job's; this job's is added (overrides ab.noise)")
 }
 
 // apply puts the budget flags into the config's ab section.
 func (f abFlags) apply(cfg *config.Config) error {
-	if f.maxPairs < 0 || f.maxTime < 0 || f.windows < 0 {
-		return usageErr("--max-pairs, --max-time and --windows must not be negative")
+	if f.maxPairs < 0 || f.maxTime < 0 || f.windows < 0 || f.window < 0 {
+		return usageErr("--max-pairs, --max-time, --windows and --window must not be negative")
 	}
-	if f.design != "" && f.design != config.DesignInterleaved && f.design != config.DesignPairs {
-		return usageErr("--design %q: expected %s or %s", f.design, config.DesignInterleaved, config.DesignPairs)
+	if f.windows > config.MaxWindows {
+		return usageErr("--windows %d: at most %d windows of each side per phase in a block", f.windows, config.MaxWindows)
 	}
-	if f.maxPairs == 0 && f.maxTime == 0 && f.design == "" && f.noise == "" && f.windows == 0 {
+	if f.design != "" && f.design != config.DesignDuet && f.design != config.DesignInterleaved && f.design != config.DesignPairs {
+		return usageErr("--design %q: expected %s, %s or %s", f.design, config.DesignDuet, config.DesignInterleaved, config.DesignPairs)
+	}
+	if f.maxPairs == 0 && f.maxTime == 0 && f.design == "" && f.noise == "" && f.windows == 0 && f.window == 0 {
 		return nil
 	}
 	if cfg.AB == nil {
@@ -61,6 +67,9 @@ func (f abFlags) apply(cfg *config.Config) error {
 	}
 	if f.windows > 0 {
 		cfg.AB.Windows = f.windows
+	}
+	if f.window > 0 {
+		cfg.AB.Window = config.Duration(f.window)
 	}
 	if f.design != "" && f.design != cfg.AB.Design {
 		cfg.AB.Design = f.design
@@ -83,11 +92,11 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 	var bf benchFlags
 	bf.register(fs)
 	// --runs stays parsed so that it is refused with advice, not as unknown.
-	fs.Lookup("runs").Usage = "not for ab, which adds pairs until the verdict is clear: set the budget with --max-pairs (`N`)"
+	fs.Lookup("runs").Usage = "not for ab, which adds blocks (or pairs) until the verdict is clear: set the budget with --max-pairs (`N`)"
 	var af abFlags
 	af.register(fs, true)
 	aa := fs.Bool("aa", false, "run the base build on both sides: show the noise this job sees and whether it would raise a false alarm")
-	recordBase := fs.Bool("record-base", false, "also append the base side's runs to the stored baseline")
+	recordBase := fs.Bool("record-base", false, "also append the base side's runs to the stored baseline (with --design pairs: a baseline holds whole runs of one side alone)")
 	out := fs.String("o", "", "also write the head side's runs to this result JSON `file` (as tailgate run -o does)")
 	blFlag := fs.String("baseline", "", "the baseline `file` --record-base appends to (default: gate.baseline, else baselines/<name>.json); the A/B verdict reads no baseline")
 	var prov provenanceFlags
@@ -98,7 +107,7 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	if bf.runs > 0 {
-		return usageErr("--runs: tailgate ab adds pairs until the verdict is clear; set its budget with --max-pairs (ab.max_pairs)")
+		return usageErr("--runs: tailgate ab adds blocks (or pairs) until the verdict is clear; set its budget with --max-pairs (ab.max_pairs)")
 	}
 	e = bf.output.apply(e)
 	cfg, err := bf.load()
@@ -108,8 +117,18 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 	if err := af.apply(cfg); err != nil {
 		return err
 	}
+	design := config.DefaultDesign
+	if cfg.AB != nil {
+		design = cfg.AB.Design
+	}
+	if *recordBase && config.BlockDesign(design) {
+		// A stored baseline holds whole runs of one side alone (run,
+		// record): blocks of windows, measured beside the other side in a
+		// duet, are not samples of that.
+		return usageErr("--record-base appends the base's runs to a stored baseline, whose samples are whole runs of one side alone; the %s design measures blocks of short windows (in a duet both sides at once): add --design pairs", design)
+	}
 	path := baselinePath(*blFlag, cfg, cfg.Name)
-	o := pipeline.ABOptions{Config: cfg, AA: *aa, BaseRef: af.baseRef, Git: baseline.ExecGit{}, ResultPath: *out}
+	o := pipeline.ABOptions{Config: cfg, AA: *aa, BaseRef: af.baseRef, Git: baseline.ExecGit{}, ResultPath: *out, NoiseDefault: DefaultNoisePath(e.getenv)}
 	if err := af.fromBase(ctx, e, &o, bf.config); err != nil {
 		return err
 	}
@@ -173,4 +192,23 @@ func abFailOn(rf reportFlags, aa bool) pipeline.FailOn {
 		return pipeline.FailOn{}
 	}
 	return rf.failOn()
+}
+
+// DefaultNoisePath is the noise file an A/B job keeps when the benchmark
+// names none: tailgate/noise.json in the user's cache directory
+// ($XDG_CACHE_HOME, else ~/.cache), so that every job after the first on
+// a machine pools the noise of the ones before it; "" when neither
+// variable is set (the job then keeps none).
+func DefaultNoisePath(getenv func(string) string) string {
+	dir := getenv("XDG_CACHE_HOME")
+	if !filepath.IsAbs(dir) { // the XDG rule: a relative value is ignored
+		dir = ""
+		if home := getenv("HOME"); filepath.IsAbs(home) {
+			dir = filepath.Join(home, ".cache")
+		}
+	}
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "tailgate", "noise.json")
 }

@@ -46,7 +46,8 @@ func TestABCommandJudgesPairs(t *testing.T) {
 
 // The interleaved design (--design interleaved): blocks of short windows
 // alternating between the sides, the progress and the report in blocks,
-// the time split by stage, and a noise file kept for the next job.
+// the time split by stage, and a noise file kept for the next job; a
+// design tailgate does not know is a usage error.
 func TestABCommandInterleaved(t *testing.T) {
 	base, head := newItemService(t, 3), newItemService(t, 3)
 	dir := t.TempDir()
@@ -57,14 +58,14 @@ func TestABCommandInterleaved(t *testing.T) {
 		t.Fatalf("exit %d, want a verdict (0 or 1):\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
 	wantContains(t, "stderr", o.stderr, "after block 3 of at most 3", "A/B stopped after 3 blocks")
-	wantContains(t, "stdout", o.stdout, "interleaved design: 3 blocks of at most 3", "2 windows of 1s per side",
+	wantContains(t, "stdout", o.stdout, "interleaved design: 3 blocks of at most 3", "2 windows of 500ms per side",
 		"where the time went: ", "measured", "Sequential A/B: 3 blocks of 6 window pairs", "noise: this job's own")
 	if _, err := os.Stat(noise); err != nil {
 		t.Errorf("no noise file kept: %v", err)
 	}
-	o = tailgate(t, "ab", "-c", cfg, "--design", "duet")
+	o = tailgate(t, "ab", "-c", cfg, "--design", "trio")
 	wantCode(t, o, 2)
-	wantContains(t, "stderr", o.stderr, `--design "duet"`)
+	wantContains(t, "stderr", o.stderr, `--design "trio": expected duet, interleaved or pairs`)
 }
 
 func TestABCommandNeedsABase(t *testing.T) {
@@ -281,4 +282,15 @@ func TestABBenchmarkFromTheBaseRef(t *testing.T) {
 	o = tailgateIn(t, repo, nil, "ab", "-q", "--benchmark-from", "base")
 	wantCode(t, o, 2)
 	wantContains(t, "stderr", o.stderr, "--benchmark-from base needs the base as a git ref")
+}
+
+// --record-base stores whole runs of one side alone: it needs the pairs
+// design, and says so before anything runs with a block design.
+func TestABRecordBaseNeedsPairs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := abConfig(t, dir, "http://127.0.0.1:1", "http://127.0.0.1:2", 5)
+	o := tailgate(t, "ab", "-c", cfg, "--record-base", "--design", "duet")
+	wantCode(t, o, 2)
+	wantContains(t, "stderr", o.stderr, "--record-base", "the duet design", "--design pairs")
 }

@@ -150,7 +150,7 @@ func (a *actionRun) check(ctx context.Context, env pipeline.Env, pol *pipeline.P
 // base commit (as for the gate's policy) a ref in the PR's own benchmark
 // file cannot replace it.
 func (a *actionRun) abOptions(pol *pipeline.Policy) pipeline.ABOptions {
-	o := pipeline.ABOptions{Config: a.cfg, Policy: pol, Git: baseline.ExecGit{}}
+	o := pipeline.ABOptions{Config: a.cfg, Policy: pol, Git: baseline.ExecGit{}, NoiseDefault: DefaultNoisePath(a.e.getenv)}
 	if a.job.IsPullRequest() {
 		o.BaseRef, o.PinBase = a.job.BaseSHA, a.trustsBase()
 	}

@@ -128,7 +128,7 @@ func (f *demoFlags) check() error {
 	case stored:
 		f.mode = demoModeCheck // only the stored-baseline demo has a baseline to record or calibrate
 	case f.mode == demoModeAB && f.bench.runs > 0:
-		return usageErr("--runs is for --mode check: A/B adds pairs until the verdict is clear; set its budget with --max-pairs")
+		return usageErr("--runs is for --mode check: A/B adds blocks until the verdict is clear; set its budget with --max-pairs")
 	}
 	return nil
 }
@@ -149,7 +149,7 @@ func demoAB(ctx context.Context, e env, f demoFlags, head *config.Config) error 
 	// With --aa both sides are the clean build, each run its own process
 	// (restarted every pair), so the A/A shows what two processes of one
 	// build differ by, which a real A/B sees too.
-	o := pipeline.ABOptions{Config: head, AA: f.aa, TwoProcesses: true, ResultPath: f.out}
+	o := pipeline.ABOptions{Config: head, AA: f.aa, TwoProcesses: true, ResultPath: f.out, NoiseDefault: DefaultNoisePath(e.getenv)}
 	j, err := pipeline.AB(ctx, e.pipelineEnv(head, f.bench.quiet), o)
 	if err != nil {
 		return err

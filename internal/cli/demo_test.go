@@ -76,9 +76,10 @@ func TestDemoRecordsThenChecks(t *testing.T) {
 	}
 }
 
-// TestDemoDefaultsToAB runs the default demo, A/B: the clean service
-// against one that does three times the work, restarted for every pair;
-// it stops as soon as the regression is clear.
+// TestDemoDefaultsToAB runs the default demo, A/B in the duet design: the
+// clean service against one that does twice the work, both started afresh
+// for every block and loaded at the same time; it stops as soon as the
+// regression is clear.
 func TestDemoDefaultsToAB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the demo service for every run")
@@ -90,13 +91,13 @@ func TestDemoDefaultsToAB(t *testing.T) {
 	o := tailgate(t, "demo", "--slowdown", "100%", "--duration", "2s", "--warmup", "200ms", "--max-pairs", "8", "-q",
 		"--baseline", filepath.Join(t.TempDir(), "demo.json"))
 	wantCode(t, o, 1)
-	wantContains(t, "stdout", o.stdout, "tailgate: demo: REGRESSION", "each side was started afresh for its run of every pair")
-	m := regexp.MustCompile(`A/B stopped after (\d+) pairs`).FindStringSubmatch(o.stderr)
+	wantContains(t, "stdout", o.stdout, "tailgate: demo: REGRESSION", "duet design: ", "each side was started afresh for every block")
+	m := regexp.MustCompile(`A/B stopped after (\d+) blocks`).FindStringSubmatch(o.stderr)
 	if m == nil {
 		t.Fatalf("no stop line:\n%s", o)
 	}
-	if n, _ := strconv.Atoi(m[1]); n < 4 || n >= 8 {
-		t.Errorf("stopped after %d pairs: want the first look (4) or soon after, before the budget of 8", n)
+	if n, _ := strconv.Atoi(m[1]); n < 3 || n >= 8 {
+		t.Errorf("stopped after %d blocks: want the first look (3) or soon after, before the budget of 8", n)
 	}
 	wantNoDemoServe(t)
 }
@@ -319,12 +320,12 @@ func TestDemoABWritesTheHeadRuns(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "head.json")
-	o := tailgate(t, "demo", "-q", "--ab", "--max-pairs", "4", "--duration", "300ms", "--warmup", "0s", "-o", out, "--baseline", filepath.Join(dir, "bl.json"))
+	o := tailgate(t, "demo", "-q", "--ab", "--max-pairs", "3", "--duration", "300ms", "--warmup", "0s", "-o", out, "--baseline", filepath.Join(dir, "bl.json"))
 	if o.code != 0 && o.code != 1 {
 		t.Fatalf("demo --ab exited %d\n%s", o.code, o)
 	}
-	if f, err := result.ReadFile(out); err != nil || len(f.Runs) != 4 {
-		t.Errorf("-o with --ab: %v, want the head side's runs of its 4 pairs", err)
+	if f, err := result.ReadFile(out); err != nil || len(f.Runs) != 3 {
+		t.Errorf("-o with --ab: %v, want the head side's runs of its 3 blocks (first look and budget)", err)
 	}
 	o = tailgate(t, "demo", "--calibrate", "2", "-o", out, "--baseline", filepath.Join(dir, "bl.json"))
 	wantCode(t, o, 2)

@@ -109,7 +109,7 @@ func (f initFlags) render() (string, error) {
 	w("load:")
 	w("  warmup: 1s       # each phase warms up unmeasured, then measures")
 	w("  duration: 3s")
-	w("  runs: 5          # samples for run and check; tailgate ab adds pairs until it decides")
+	w("  runs: 5          # samples for run and check; tailgate ab adds blocks until it decides")
 	w("  phases:")
 	w("    - {name: capacity, model: closed, vus: 4}    # users looping as fast as it answers: throughput")
 	w("    - {name: latency, model: open, rate: 20/s}   # a fixed arrival rate: latency, dropped work")
@@ -119,8 +119,8 @@ func (f initFlags) render() (string, error) {
 	w("      - {name: get, method: GET, path: %s, status: 200}", q(path))
 	w("      # - {name: create, method: POST, path: /items, json: {title: \"t {{seq}}\"}, status: 201, save: {id: id}}")
 	w("      # - {name: read, path: \"/items/{{.id}}\", expect: {title: \"t {{seq}}\"}}")
-	w("ab:   # tailgate ab: base and head built, started and measured in pairs on this machine")
-	w("  max_time: 4m   # a CI budget for the pairs (builds not counted); a clear verdict comes sooner")
+	w("ab:   # tailgate ab: base and head built, started and measured side by side, block by block, on this machine")
+	w("  max_time: 4m   # a CI budget for the blocks (builds not counted); a clear verdict comes sooner")
 	w("  # base: {ref: origin/main}   # or: tailgate ab --base-ref main (the Action uses the PR's base commit)")
 	return b.String(), nil
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -54,10 +53,11 @@ func (p *lineProgress) RunStarted(run, runs int, label string) {
 }
 
 // runName is "run 3 of 10", or in A/B (where the label names the side
-// and the runs are pairs of two) "pair 2 of at most 20 (head)".
+// and the runs are pairs of two) "pair 2 of at most 20 (head)", or in the
+// block designs "block 2 of at most 12".
 func runName(run, runs int, label string) string {
-	if strings.Contains(label, "window") { // the interleaved design: runs are a block's windows
-		return fmt.Sprintf("block %d of at most %d (%s)", run/2+1, runs/2, label)
+	if label == runner.BlockLabel { // the block designs report whole blocks
+		return fmt.Sprintf("block %d of at most %d", run+1, runs)
 	}
 	if label != "" {
 		return fmt.Sprintf("pair %d of at most %d (%s)", run/2+1, runs/2, label)
@@ -69,7 +69,7 @@ func (p *lineProgress) Step(int, string)            {}
 func (p *lineProgress) Progress(int, load.Progress) {}
 
 func (p *lineProgress) RunDone(run int, r *result.Run, err error) {
-	if err == nil {
+	if err == nil && r != nil { // a block has no run of its own: the verdict's look follows it
 		fmt.Fprintf(p.w, "%s: %s\n", p.name, runLine(r))
 	}
 	if p.actions != nil {
@@ -107,7 +107,7 @@ func (p *barProgress) Progress(run int, pr load.Progress) {
 
 func (p *barProgress) RunDone(run int, r *result.Run, err error) {
 	p.bar.Finish()
-	if err == nil {
+	if err == nil && r != nil {
 		fmt.Fprintf(p.w, "%s: %s\n", p.name, runLine(r))
 	}
 }

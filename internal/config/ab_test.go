@@ -109,8 +109,8 @@ func TestABFromRefDefaults(t *testing.T) {
 	if ab.Base.Ref != "origin/main" || ab.Base.HasTarget() || !ab.Head.IsEmpty() {
 		t.Fatalf("ab = %+v", ab)
 	}
-	if ab.Order != OrderABBA || ab.Restart != RestartEveryPair || ab.Design != DesignPairs || ab.MinPairs != DefaultMinPairs ||
-		ab.MaxPairs != DefaultMaxPairs || ab.Windows != 3 || ab.Window != DefaultWindow || ab.WindowWarmup != DefaultWindowWarmup || ab.MaxTime != 0 {
+	if ab.Order != OrderABBA || ab.Restart != RestartEveryPair || ab.Design != DesignDuet || ab.MinPairs != DefaultMinBlocks ||
+		ab.MaxPairs != DefaultMaxBlocks || ab.Windows != 0 || ab.Window != DefaultWindow || ab.WindowWarmup != DefaultWindowWarmup || ab.MaxTime != 0 || ab.Noise != "" {
 		t.Errorf("ab defaults: %+v", ab)
 	}
 	if cfg.Build.Timeout != DefaultBuildTimeout || cfg.Build.DirIn("/tmp/t") != "/tmp/t" {
@@ -119,24 +119,41 @@ func TestABFromRefDefaults(t *testing.T) {
 	if got := ab.Head.TargetOr(cfg.Target); got.URL != cfg.Target.URL {
 		t.Errorf("an empty head is the top-level target, got %+v", got)
 	}
-	if d := DefaultAB(); d.Order != OrderABBA || d.Restart != RestartEveryPair || d.Design != DesignPairs || d.MinPairs != 4 || d.MaxPairs != 20 {
+	if d := DefaultAB(); d.Order != OrderABBA || d.Restart != RestartEveryPair || d.Design != DesignDuet || d.MinPairs != 3 || d.MaxPairs != 12 {
 		t.Errorf("DefaultAB = %+v", d)
 	}
 }
 
 // TestABDesignDefaults: the pairs design keeps its budget in pairs, the
-// interleaved one counts blocks; a design the runner does not know is an
-// error naming its key and line.
+// block designs (duet, interleaved) count blocks; a design the runner does
+// not know is an error naming its key and line.
 func TestABDesignDefaults(t *testing.T) {
 	t.Parallel()
 	blocks := mustParse(t, strings.Replace(refAB, "  base: {ref: origin/main}", "  base: {ref: origin/main}\n  design: interleaved", 1))
 	if ab := blocks.AB; ab.Design != DesignInterleaved || ab.MinPairs != DefaultMinBlocks || ab.MaxPairs != DefaultMaxBlocks {
 		t.Errorf("interleaved design defaults: %+v", ab)
 	}
-	_, err := Parse("t.yml", []byte(strings.Replace(refAB, "  base: {ref: origin/main}", "  base: {ref: origin/main}\n  design: duet\n  windows: 0", 1)))
-	for _, want := range []string{"t.yml:", "ab.design", `invalid design "duet"`, "ab.windows"} {
+	pairs := mustParse(t, strings.Replace(refAB, "  base: {ref: origin/main}", "  base: {ref: origin/main}\n  design: pairs", 1))
+	if ab := pairs.AB; ab.Design != DesignPairs || ab.MinPairs != DefaultMinPairs || ab.MaxPairs != DefaultMaxPairs {
+		t.Errorf("pairs design defaults: %+v", ab)
+	}
+	_, err := Parse("t.yml", []byte(strings.Replace(refAB, "  base: {ref: origin/main}", "  base: {ref: origin/main}\n  design: trio\n  windows: -1", 1)))
+	for _, want := range []string{"t.yml:", "ab.design", `invalid design "trio"`, "ab.windows"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v, want it to name %q", err, want)
+		}
+	}
+	// Asked for, a block design whose two sides would share one fixed
+	// address is an error that says how to fix it (left at its default,
+	// the job measures pairs instead: runner.Shape).
+	fixed := strings.ReplaceAll(refAB, "{{port}}", "8080")
+	if _, err := Parse("t.yml", []byte(fixed)); err != nil {
+		t.Fatalf("the default design on one fixed port: %v, want it accepted", err)
+	}
+	_, err = Parse("t.yml", []byte(strings.Replace(fixed, "  base: {ref: origin/main}", "  base: {ref: origin/main}\n  design: duet", 1)))
+	for _, want := range []string{"ab.design", "both sides at once", "http://127.0.0.1:8080", "{{port}}", "design: pairs"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("duet on one fixed port: error %v, want it to name %q", err, want)
 		}
 	}
 	if lo, hi := DefaultUnits(DesignPairs, DefaultMinBlocks, DefaultMaxBlocks); lo != DefaultMinPairs || hi != DefaultMaxPairs {

@@ -99,14 +99,13 @@ func defaultAB(ab *AB, c *collector) {
 	}
 	setString(&ab.Order, c, "ab.order", OrderABBA)
 	setString(&ab.Restart, c, "ab.restart", RestartEveryPair)
-	setString(&ab.Design, c, "ab.design", DesignPairs)
+	setString(&ab.Design, c, "ab.design", DefaultDesign)
 	minUnits, maxUnits := DefaultMinPairs, DefaultMaxPairs
-	if ab.Design == DesignInterleaved {
+	if BlockDesign(ab.Design) {
 		minUnits, maxUnits = DefaultMinBlocks, DefaultMaxBlocks
 	}
 	setInt(&ab.MinPairs, c, "ab.min_pairs", minUnits)
 	setInt(&ab.MaxPairs, c, "ab.max_pairs", max(maxUnits, ab.MinPairs))
-	setInt(&ab.Windows, c, "ab.windows", DefaultWindows)
 	setDuration(&ab.Window, c, "ab.window", DefaultWindow)
 	setDuration(&ab.WindowWarmup, c, "ab.window_warmup", DefaultWindowWarmup)
 }
@@ -117,7 +116,7 @@ func defaultAB(ab *AB, c *collector) {
 func DefaultUnits(design string, minUnits, maxUnits int) (int, int) {
 	lo, hi := DefaultMinPairs, DefaultMaxPairs
 	from := [2]int{DefaultMinBlocks, DefaultMaxBlocks}
-	if design == DesignInterleaved {
+	if BlockDesign(design) {
 		lo, hi = DefaultMinBlocks, DefaultMaxBlocks
 		from = [2]int{DefaultMinPairs, DefaultMaxPairs}
 	}

@@ -54,6 +54,14 @@ const (
 
 // A/B designs.
 const (
+	// DesignDuet measures blocks like DesignInterleaved, but loads both
+	// sides at the same time in every window, each with the phase's whole
+	// load: the machine's noise of that moment hits both alike and cancels
+	// in their difference, and every second measures both sides. Each
+	// side's process must be its own (a part of the request path both
+	// sides use, such as one database server, cannot be told apart by
+	// side): without that the job falls back to DesignInterleaved.
+	DesignDuet = "duet"
 	// DesignInterleaved measures blocks: both sides started afresh for a
 	// block, each phase's dataset reset once per side, then short windows
 	// of the phase alternating between the sides (AB BA AB …). A block is
@@ -67,16 +75,27 @@ const (
 	DesignPairs = "pairs"
 )
 
-// Defaults of the ab section. The interleaved design's units (blocks) are
-// each worth about DefaultWindows pairs, so its first look comes at 3.
+// NoiseOff as ab.noise keeps no noise file.
+const NoiseOff = "off"
+
+// BlockDesign reports whether design measures blocks of windows (duet,
+// interleaved) rather than pairs of whole runs.
+func BlockDesign(design string) bool { return design == DesignDuet || design == DesignInterleaved }
+
+// Defaults of the ab section. A block design's units (blocks) each
+// measure about as long as a pair of runs, in windows of DefaultWindow
+// (each phase's load.duration per side; ab.windows 0 derives the count
+// from it), so its first look comes at 3.
 const (
+	DefaultDesign       = DesignDuet
 	DefaultMinPairs     = 4
 	DefaultMaxPairs     = 20
 	DefaultMinBlocks    = 3
 	DefaultMaxBlocks    = 12
-	DefaultWindows      = 3
-	DefaultWindow       = Duration(time.Second)
-	DefaultWindowWarmup = Duration(200 * time.Millisecond)
+	DefaultWindow       = Duration(500 * time.Millisecond)
+	DefaultWindowWarmup = Duration(0)
+	// MaxWindows bounds the windows of each side per phase in a block.
+	MaxWindows = 200
 )
 
 // AB is same-runner A/B: a base and a head build measured in one job in
@@ -104,20 +123,23 @@ type AB struct {
 	// interleaved design every_pair starts both sides afresh for every
 	// block.
 	Restart string `yaml:"restart"`
-	// Design is DesignPairs (the default: on the services measured it
-	// decided sooner, bench/ab-design.sh) or DesignInterleaved. In the
-	// interleaved design min_pairs and max_pairs count blocks.
+	// Design is DesignDuet (the default), DesignInterleaved or
+	// DesignPairs; in the block designs (duet, interleaved) min_pairs and
+	// max_pairs count blocks.
 	Design string `yaml:"design"`
 	// Windows is the number of windows of each side per phase in a block
-	// (interleaved), Window each one's measured length, and WindowWarmup
-	// the warm-up before every window after a side's first of a phase in
-	// the block (the first gets the phase's warm-up).
+	// (duet, interleaved); 0: as many as fill the phase's load.duration.
+	// Window is each one's measured length, and WindowWarmup the warm-up
+	// before every window (a side's first window of a phase in a block
+	// follows the phase's own warm-up).
 	Windows      int      `yaml:"windows"`
 	Window       Duration `yaml:"window"`
 	WindowWarmup Duration `yaml:"window_warmup"`
 	// Noise is a file that keeps the spread of the units of earlier A/B
 	// jobs of this benchmark on this machine class, pooled with a job's
-	// own when consistent with it; "" keeps none.
+	// own when consistent with it; "" the user's cache
+	// (tailgate/noise.json under XDG_CACHE_HOME or ~/.cache), NoiseOff
+	// none.
 	Noise string `yaml:"noise"`
 }
 

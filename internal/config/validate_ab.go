@@ -22,11 +22,11 @@ func validateAB(cfg *Config, c *collector) {
 	if ab.Restart != RestartEveryPair && ab.Restart != RestartNever {
 		c.add("ab.restart", "invalid restart %q: expected %s (both sides started afresh for every pair) or %s", ab.Restart, RestartEveryPair, RestartNever)
 	}
-	if ab.Design != DesignInterleaved && ab.Design != DesignPairs {
-		c.add("ab.design", "invalid design %q: expected %s (blocks of short alternating windows) or %s (pairs of whole runs, the default)", ab.Design, DesignInterleaved, DesignPairs)
+	if ab.Design != DesignDuet && ab.Design != DesignInterleaved && ab.Design != DesignPairs {
+		c.add("ab.design", "invalid design %q: expected %s (the default: both sides loaded at once in short windows), %s (short windows alternating between the sides) or %s (pairs of whole runs)", ab.Design, DesignDuet, DesignInterleaved, DesignPairs)
 	}
-	if ab.Windows < 1 || ab.Windows > 50 {
-		c.add("ab.windows", "must be between 1 and 50 windows of each side per block, got %d", ab.Windows)
+	if ab.Windows < 0 || ab.Windows > MaxWindows {
+		c.add("ab.windows", "must be between 1 and %d windows of each side per phase in a block, or 0 for as many as fill load.duration, got %d", MaxWindows, ab.Windows)
 	}
 	checkPositive(ab.Window, "ab.window", c)
 	if ab.WindowWarmup < 0 {
@@ -40,11 +40,15 @@ func validateAB(cfg *Config, c *collector) {
 	}
 	validateSide(&ab.Base, "ab.base", cfg.Target, c)
 	validateSide(&ab.Head, "ab.head", cfg.Target, c)
-	if ab.Restart == RestartNever && !ab.Base.IsEmpty() {
-		base, head := ab.Base.TargetOr(cfg.Target), ab.Head.TargetOr(cfg.Target)
-		if base.URL == head.URL && !base.UsesPort() {
-			c.add("ab.restart", "with restart: never both sides run at once, and both would use %s: write %s in the URL and start command, or give each side its own url", base.URL, PortPlaceholder)
-		}
+	base, head := ab.Base.TargetOr(cfg.Target), ab.Head.TargetOr(cfg.Target)
+	oneAddress := base.URL == head.URL && !base.UsesPort()
+	switch {
+	case ab.Restart == RestartNever && !ab.Base.IsEmpty() && oneAddress:
+		c.add("ab.restart", "with restart: never both sides run at once, and both would use %s: write %s in the URL and start command, or give each side its own url", base.URL, PortPlaceholder)
+	case c.given("ab.design") && BlockDesign(ab.Design) && oneAddress && base.Start != nil && head.Start != nil:
+		// Left at its default, the design falls back to pairs (one side at
+		// a time) instead; asked for, it is an error that says how to fix it.
+		c.add("ab.design", "the %s design runs both sides at once in every block, and both would be started on %s: write %s in the URL and start command, or give each side its own url, or choose design: %s", ab.Design, base.URL, PortPlaceholder, DesignPairs)
 	}
 }
 

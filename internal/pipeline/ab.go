@@ -56,6 +56,10 @@ type ABOptions struct {
 	// spread of earlier jobs' units is read from it and pooled where it
 	// agrees with this job's, and this job's is added to it at the end.
 	NoisePath string
+	// NoiseDefault is the noise file a job keeps when neither NoisePath nor
+	// ab.noise names one (the user's cache, cli.DefaultNoisePath); "" keeps
+	// none. ab.noise "off" keeps none either way.
+	NoiseDefault string
 }
 
 // abNoiseMetrics are the metrics whose A/A noise an A/A run reports.
@@ -92,20 +96,26 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 		return Judged{}, runFailure(o.Policy.sideFailure(err))
 	}
 	p := policyFor(cfg, o.Policy, nil)
+	plan := trees.plan(cfg, ab, o)
+	shape := b.Shape(plan)
+	if shape.Design != ab.Design && !(config.BlockDesign(shape.Design) && config.BlockDesign(ab.Design)) {
+		// Fallen back from blocks to pairs: a budget left at its default is the pairs'.
+		ab.MinPairs, ab.MaxPairs = config.DefaultUnits(shape.Design, ab.MinPairs, ab.MaxPairs)
+		plan.MaxPairs = ab.MaxPairs
+	}
 	design := stats.SeqDesign{MinPairs: ab.MinPairs, MaxPairs: ab.MaxPairs}
-	noise, err := openNoise(o.noisePath(ab), cfg, b.Env, ab)
+	noise, err := openNoise(o.noisePath(ab), cfg, b.Env, shape)
 	if err != nil {
 		return Judged{}, err
 	}
 	var last gate.Verdict
 	var planned string
-	plan := trees.plan(cfg, ab, o)
 	plan.Look = func(res *runner.ABResult, final bool) bool {
 		if res.Units() == 1 {
 			design, planned = planBudget(design, res, ab)
 		}
 		last = gate.JudgeSequentialWith(res.Base.Runs, res.Head.Runs, p, design, final,
-			gate.SeqOptions{Blocks: res.Blocks, Prior: noise.stored(), Budget: timeBudgetUnits(res, ab)})
+			gate.SeqOptions{Windows: res.Windows, Prior: noise.stored(), Budget: timeBudgetUnits(res, ab)})
 		fmt.Fprintf(env.log(), "after %s %d of at most %d: %s\n", last.Sequential.UnitWord(1), res.Units(), design.MaxPairs, sequentialReason(last))
 		return last.Sequential != nil && last.Sequential.Done
 	}
@@ -126,7 +136,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	showRuns(env, res.Head)
 	notes := append(append(o.Policy.notes(), o.pinNote()...), trees.notes(o.Policy)...)
 	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(trees), Verdict: last, Head: res.Head.Runs,
-		Base: res.Base.Runs, Notes: append(append(append(notes, abNotes(res, ab, last, o.AA)...), noise.notes(last)...), nonEmpty(planned)...),
+		Base: res.Base.Runs, Notes: append(append(append(notes, abNotes(res, ab, shape, last, o.AA)...), noise.notes(last)...), nonEmpty(planned)...),
 		TargetLog: report.TargetLogs{Base: res.Base.TargetLog, Head: res.Head.TargetLog}}
 	return Judged{Input: in, Head: res.Head, Base: res.Base}, nil
 }
@@ -187,7 +197,7 @@ func planBudget(d stats.SeqDesign, res *runner.ABResult, ab config.AB) (stats.Se
 
 func pluralUnit(res *runner.ABResult, n int) string {
 	u := "pair"
-	if len(res.Blocks) > 0 {
+	if res.Windows != nil {
 		u = "block"
 	}
 	return plural(n, u, u+"s")
@@ -228,7 +238,7 @@ func stopReason(res *runner.ABResult, ab config.AB, v gate.Verdict, planned int)
 	}
 	switch res.Budget {
 	case "time":
-		return fmt.Sprintf("the time budget ab.max_time (%s) left no room for another pair; %s", ab.MaxTime, sequentialReason(v))
+		return fmt.Sprintf("the time budget ab.max_time (%s) left no room for another %s; %s", ab.MaxTime, v.Sequential.UnitWord(1), sequentialReason(v))
 	case "pairs":
 		return fmt.Sprintf("the budget of %d %s is spent; %s", ab.MaxPairs, v.Sequential.UnitWord(ab.MaxPairs), sequentialReason(v))
 	}
@@ -259,22 +269,37 @@ func short(sha string) string {
 
 // abNotes show the order of runs, what restarting cost and, for an A/A
 // run, the noise seen and whether the gate would have cried wolf.
-func abNotes(res *runner.ABResult, ab config.AB, v gate.Verdict, aa bool) []string {
-	var order []string
-	for _, s := range res.Order {
-		order = append(order, map[runner.Side]string{runner.Base: "A", runner.Head: "B"}[s])
-	}
+func abNotes(res *runner.ABResult, ab config.AB, shape runner.Shape, v gate.Verdict, aa bool) []string {
 	var notes []string
-	if ab.Design == config.DesignInterleaved {
-		notes = append(notes, fmt.Sprintf("interleaved design: %d blocks of at most %d in %s, each block both sides started once and each phase measured in %d windows of %s per side, alternating (A = base, B = head): %s",
-			res.Units(), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), ab.Windows, ab.Window, strings.Join(order, " ")))
-	} else {
+	switch {
+	case shape.Design == config.DesignDuet:
+		notes = append(notes, fmt.Sprintf("duet design: %d %s of at most %d in %s; in each block both sides were started once and each phase measured in %d windows of %s, both sides loaded at the same time",
+			res.Units(), plural(res.Units(), "block", "blocks"), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), shape.Windows, shape.Window))
+		notes = append(notes, sharedStateNote(res)...)
+	case shape.Blocks():
+		if shape.Fallback != "" {
+			notes = append(notes, "the duet design was not used: "+shape.Fallback+"; the windows alternated between the sides instead (interleaved)")
+		}
+		order := "A B B A …, the first side changing from block to block"
+		if ab.Order == config.OrderRandom {
+			order = "each window pair in a seeded random order"
+		}
+		notes = append(notes, fmt.Sprintf("interleaved design: %d %s of at most %d in %s; in each block both sides were started once and each phase measured in %d windows of %s per side, alternating (%s)",
+			res.Units(), plural(res.Units(), "block", "blocks"), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), shape.Windows, shape.Window, order))
+	default:
+		if shape.Fallback != "" {
+			notes = append(notes, fmt.Sprintf("the %s design was not used: %s; pairs of whole runs instead, one side at a time", ab.Design, shape.Fallback))
+		}
+		var order []string
+		for _, s := range res.Order {
+			order = append(order, map[runner.Side]string{runner.Base: "A", runner.Head: "B"}[s])
+		}
 		notes = append(notes, fmt.Sprintf("%d pairs of at most %d in %s; order of runs (A = base, B = head): %s",
 			res.Pairs(), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), strings.Join(order, " ")))
 	}
 	if ab.Restart == config.RestartEveryPair && res.Starts > 0 {
 		unit := "its run of every pair"
-		if len(res.Blocks) > 0 {
+		if res.Windows != nil {
 			unit = "every block"
 		}
 		notes = append(notes, fmt.Sprintf("each side was started afresh for %s: %d starts, %s of starting and stopping",
@@ -300,6 +325,26 @@ func abNotes(res *runner.ABResult, ab config.AB, v gate.Verdict, aa bool) []stri
 		notes = append(notes, "A/A: no false alarm")
 	}
 	return notes
+}
+
+// sharedStateNote is the hint a duet job gives when requests failed on
+// both sides: two sides that share a database (or any state) write to it
+// at the same time in a duet, and one side's writes can fail the other's
+// checks, which one side at a time would not.
+func sharedStateNote(res *runner.ABResult) []string {
+	failed := func(f *result.File) (n, total int64) {
+		for _, r := range f.Runs {
+			n, total = n+r.Requests.Failed, total+r.Requests.Total
+		}
+		return n, total
+	}
+	bf, bt := failed(res.Base)
+	hf, ht := failed(res.Head)
+	if bf == 0 || hf == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("requests failed on both sides (%d of %d base, %d of %d head): in the duet design both sides run at the same time, so if they share a database or other state, one side's writes can fail the other's checks; give each side its own (TAILGATE_SIDE in the start and dataset commands) or choose ab.design: interleaved",
+		bf, bt, hf, ht)}
 }
 
 // trees are the source trees of an A/B job's two sides: a worktree for a

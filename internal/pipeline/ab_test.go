@@ -182,8 +182,8 @@ func TestABBuildsTheBaseFromAGitRef(t *testing.T) {
 	if j.Verdict.Outcome != gate.Regression {
 		t.Errorf("verdict %s, want a regression; log:\n%s", j.Verdict.Outcome, te.log.String())
 	}
-	wantIn(t, te.log.String(), "base: HEAD~1 at ", "after pair 4 of at most 6", "A/B stopped after")
-	wantIn(t, strings.Join(j.Notes, "\n"), "base: built from HEAD~1 at", "each side was started afresh")
+	wantIn(t, te.log.String(), "base: HEAD~1 at ", "after block 4 of at most 6", "A/B stopped after")
+	wantIn(t, strings.Join(j.Notes, "\n"), "base: built from HEAD~1 at", "each side was started afresh", "duet design: ")
 	if !strings.Contains(j.BaselineSource, "(HEAD~1 at ") {
 		t.Errorf("source %q does not name the base commit", j.BaselineSource)
 	}
@@ -313,8 +313,8 @@ func sequentialConfig(t *testing.T, base, head, metric string, minEffect float64
 func designConfig(t *testing.T, yaml, design string) *config.Config {
 	t.Helper()
 	extra := "  design: pairs\n"
-	if design == config.DesignInterleaved {
-		extra = "  design: interleaved\n  windows: 2\n  window: 300ms\n  window_warmup: 50ms\n"
+	if config.BlockDesign(design) {
+		extra = "  design: " + design + "\n  windows: 2\n  window: 300ms\n  window_warmup: 50ms\n"
 	}
 	cfg, err := config.Parse("seq.yml", []byte(strings.Replace(yaml, "  max_pairs: 12\n", "  max_pairs: 12\n"+extra, 1)))
 	if err != nil {
@@ -349,17 +349,17 @@ gate:
 // differ by 20 and 0 points in turn (mean 10) can neither confirm nor rule
 // out a change of 13 points: the job runs to the budget, inconclusive.
 //
-// Both designs: in the interleaved one the units are blocks of two window
-// pairs each, judged as one.
+// Every design: in the block designs (duet, interleaved) the units are
+// blocks of two window pairs each, each side's block one run.
 func TestABAddsPairsUntilTheVerdictIsClear(t *testing.T) {
-	for _, design := range []string{config.DesignPairs, config.DesignInterleaved} {
+	for _, design := range []string{config.DesignPairs, config.DesignInterleaved, config.DesignDuet} {
 		t.Run(design, func(t *testing.T) { testABAddsUnits(t, design) })
 	}
 }
 
 func testABAddsUnits(t *testing.T, design string) {
 	unit, perUnit := "pair", 1
-	if design == config.DesignInterleaved {
+	if config.BlockDesign(design) {
 		unit, perUnit = "block", 2
 	}
 	for _, c := range []struct {
@@ -387,10 +387,9 @@ func testABAddsUnits(t *testing.T, design string) {
 			if j.Verdict.Outcome != c.want || seq == nil || !seq.Done {
 				t.Fatalf("verdict %s, sequential %+v; want %s, done\n%s", j.Verdict.Outcome, seq, c.want, te.log.String())
 			}
-			runs := len(j.Head.Runs)
-			units := runs / perUnit
-			if seq.Pairs != units || runs%perUnit != 0 || len(j.Base.Runs) != runs || seq.RunPairs != runs || seq.UnitWord(2) != unit+"s" {
-				t.Errorf("the verdict judged %d %ss (%d window pairs), the job made %d base and %d head runs", seq.Pairs, seq.Unit, seq.RunPairs, len(j.Base.Runs), runs)
+			units := len(j.Head.Runs) // a run per pair, or per block
+			if seq.Pairs != units || len(j.Base.Runs) != units || seq.RunPairs != units*perUnit || seq.UnitWord(2) != unit+"s" {
+				t.Errorf("the verdict judged %d %ss (%d window pairs), the job made %d base and %d head runs", seq.Pairs, seq.Unit, seq.RunPairs, len(j.Base.Runs), units)
 			}
 			switch {
 			case c.early && (units < 4 || units >= 12):
@@ -466,4 +465,25 @@ func TestABBudgetComesFromTheTrustedPolicy(t *testing.T) {
 			j.Verdict.Outcome, len(j.Head.Runs), seq, te.log.String())
 	}
 	wantIn(t, strings.Join(j.Notes, "\n"), "This PR changes the gate's policy; it applies after merge (changed: ab.max_time)")
+}
+
+// A duet job whose requests failed on both sides says that two sides
+// sharing state may fail each other's checks when run at once; one whose
+// failures are one side's only (a regression) does not.
+func TestDuetNamesSharedStateWhenBothSidesFail(t *testing.T) {
+	t.Parallel()
+	file := func(failed ...int64) *result.File {
+		f := &result.File{}
+		for _, n := range failed {
+			f.Runs = append(f.Runs, result.Run{Requests: result.Requests{Total: 100, Failed: n, Counted: result.CountRequests}})
+		}
+		return f
+	}
+	both := &runner.ABResult{Base: file(0, 3), Head: file(2, 0)}
+	if got := strings.Join(sharedStateNote(both), ""); !strings.Contains(got, "3 of 200 base, 2 of 200 head") || !strings.Contains(got, "TAILGATE_SIDE") {
+		t.Errorf("both sides failed: note %q", got)
+	}
+	if got := sharedStateNote(&runner.ABResult{Base: file(0, 0), Head: file(5, 9)}); got != nil {
+		t.Errorf("only the head failed: note %q, want none", got)
+	}
 }

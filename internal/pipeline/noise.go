@@ -12,6 +12,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/runner"
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
@@ -27,21 +28,33 @@ type abNoise struct {
 	now     func() time.Time
 }
 
-func (o ABOptions) noisePath(ab config.AB) string { return cmp.Or(o.NoisePath, ab.Noise) }
+// noisePath is the job's noise file: NoisePath, else ab.noise, else the
+// default; "" for none (ab.noise: off).
+func (o ABOptions) noisePath(ab config.AB) string {
+	p := cmp.Or(o.NoisePath, ab.Noise, o.NoiseDefault)
+	if p == config.NoiseOff {
+		return ""
+	}
+	return p
+}
 
 // designKey names what makes two jobs' units comparable besides the
-// definition and the machine: the design, and in the interleaved one its
-// windows.
-func designKey(ab config.AB) string {
-	if ab.Design == config.DesignInterleaved {
-		return fmt.Sprintf("%s %d×%s warm-up %s restart %s", ab.Design, ab.Windows, ab.Window, ab.WindowWarmup, ab.Restart)
+// definition and the machine: the design that ran, and in the block
+// designs its windows.
+func designKey(s runner.Shape) string {
+	restart := config.RestartNever
+	if s.Restart {
+		restart = config.RestartEveryPair
 	}
-	return fmt.Sprintf("%s restart %s", ab.Design, ab.Restart)
+	if s.Blocks() {
+		return fmt.Sprintf("%s %d×%s warm-up %s restart %s", s.Design, s.Windows, s.Window, s.WindowWarmup, restart)
+	}
+	return fmt.Sprintf("%s restart %s", s.Design, restart)
 }
 
 // openNoise reads the noise file at path ("" for none). An unreadable
 // file is an error (exit 3), never overwritten.
-func openNoise(path string, cfg *config.Config, env result.Env, ab config.AB) (*abNoise, error) {
+func openNoise(path string, cfg *config.Config, env result.Env, shape runner.Shape) (*abNoise, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -50,7 +63,7 @@ func openNoise(path string, cfg *config.Config, env result.Env, ab config.AB) (*
 		return nil, Runtime.Wrap(err)
 	}
 	n := &abNoise{path: path, file: f, now: time.Now,
-		key: baseline.NoiseKey{Benchmark: cfg.Name, DefinitionHash: cfg.DefinitionHash(), Fingerprint: env.Fingerprint(), Design: designKey(ab)}}
+		key: baseline.NoiseKey{Benchmark: cfg.Name, DefinitionHash: cfg.DefinitionHash(), Fingerprint: env.Fingerprint(), Design: designKey(shape)}}
 	n.prior, n.earlier = f.Prior(n.key), f.Jobs(n.key)
 	return n, nil
 }

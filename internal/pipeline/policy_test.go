@@ -153,7 +153,7 @@ func scaledP95(runs []result.Run, k float64) []result.Run {
 // commit without an ab section has the default budget.
 func TestTrustedPolicyTakesTheABBudgetFromTheBase(t *testing.T) {
 	t.Parallel()
-	head := parseBench(t, "ab: {base: {url: \"http://127.0.0.1:8081\"}, min_pairs: 3, max_pairs: 3, max_time: 1s}\n")
+	head := parseBench(t, "ab: {base: {url: \"http://127.0.0.1:8081\"}, min_pairs: 4, max_pairs: 4, max_time: 1s}\n")
 	for name, tc := range map[string]struct {
 		base       string
 		min, max   int
@@ -161,7 +161,7 @@ func TestTrustedPolicyTakesTheABBudgetFromTheBase(t *testing.T) {
 		changedKey string
 	}{
 		"budget at the base": {policyBench + "ab: {min_pairs: 6, max_pairs: 30, max_time: 10m}\n", 6, 30, 10 * time.Minute, "changed: ab.min_pairs, ab.max_pairs, ab.max_time"},
-		"no ab at the base":  {policyBench, config.DefaultMinPairs, config.DefaultMaxPairs, 0, "changed: ab.min_pairs, ab.max_pairs, ab.max_time"},
+		"no ab at the base":  {policyBench, config.DefaultMinBlocks, config.DefaultMaxBlocks, 0, "changed: ab.min_pairs, ab.max_pairs, ab.max_time"},
 	} {
 		p := TrustedPolicy(head, []byte(tc.base), true, where)
 		ab, err := ABOptions{Config: head, Policy: p}.ab()
@@ -180,13 +180,13 @@ func TestTrustedPolicyTakesTheABBudgetFromTheBase(t *testing.T) {
 	}
 	// The same budget, written differently, changes nothing; the PR's own
 	// policy (no trusted base) keeps the PR's budget.
-	same := TrustedPolicy(head, []byte(policyBench+"ab:\n  max_time: 1s\n  max_pairs: 3\n  min_pairs: 3\n  base: {ref: main}\n"), true, where)
+	same := TrustedPolicy(head, []byte(policyBench+"ab:\n  max_time: 1s\n  max_pairs: 4\n  min_pairs: 4\n  base: {ref: main}\n"), true, where)
 	if len(same.Notes) != 1 {
 		t.Errorf("an unchanged budget: notes %q", same.Notes)
 	}
 	own := TrustedPolicy(head, nil, false, where)
-	if ab, _ := (ABOptions{Config: head, Policy: own}).ab(); ab.MaxPairs != 3 {
-		t.Errorf("the PR's own policy: budget of %d pairs, want the PR's 3", ab.MaxPairs)
+	if ab, _ := (ABOptions{Config: head, Policy: own}).ab(); ab.MaxPairs != 4 {
+		t.Errorf("the PR's own policy: budget of %d pairs, want the PR's 4", ab.MaxPairs)
 	}
 }
 
