@@ -54,6 +54,7 @@ type page struct {
 	BaseName                                string // "base" (A/B) or "baseline"
 	LimitHead, TestHead                     string // "floor", "p"; in A/B "min_effect", "worse by [bounds]"
 	PairsJudged                             bool   // a sequential A/B verdict: min_effect and bounds, no p column
+	Unit                                    string // what the A/B verdict judged: pair or block
 	Errors                                  []htmlError
 	Warnings, Notes                         []string
 }
@@ -96,6 +97,9 @@ func newPage(in Input) (page, error) {
 	gated, reported := splitGated(v.Findings)
 	c := columnsOf(in.Verdict)
 	p.LimitHead, p.TestHead, p.PairsJudged = c.limitHead, c.testHead, in.Verdict.Sequential != nil
+	if seq := in.Verdict.Sequential; seq != nil {
+		p.Unit = seq.UnitWord(1)
+	}
 	p.Gated, p.Reported = htmlFindings(gated, c), htmlFindings(reported, c)
 	p.Notes = shown(append(append(findingNotes(gated, lowConfidence), in.Notes...), targetLogNotes(in)...))
 	all := seriesOf(in)
@@ -172,9 +176,9 @@ func runFigures(all []series, base string) ([]htmlFigure, error) {
 				unit = "pp"
 			}
 			est := s.estimate()
-			svg, err = figure.Pairs{Title: title, YLabel: "change, head vs base (" + unit + ")", Diffs: s.Diffs, Limit: s.diffThreshold(),
+			svg, err = figure.Pairs{Title: title, YLabel: "change, head vs base (" + unit + ")", XLabel: s.Unit, Diffs: s.Diffs, Limit: s.diffThreshold(),
 				Estimate: est}.SVG()
-			caption = fmt.Sprintf("▲ each pair's change of %s, head against base; dashed: ", s.Meta.Label) + estimateText(s, est)
+			caption = fmt.Sprintf("▲ each %s's change of %s, head against base; dashed: ", s.Unit, s.Meta.Label) + estimateText(s, est)
 		} else {
 			svg, err = figure.Runs{Title: title, YLabel: axisLabel(s),
 				BaseName: fmt.Sprintf("%s (%d)", base, len(s.Base)), HeadName: fmt.Sprintf("head (%d)", len(s.Head)),
@@ -397,9 +401,9 @@ func noiseRows(v gate.Verdict, all []series, base string) []htmlNoise {
 func noiseText(s series, base string) string {
 	if s.Paired {
 		if s.Finding.Percent {
-			return fmt.Sprintf("SD of the pairs' changes %.2f pp", sd(s.Diffs))
+			return fmt.Sprintf("SD of the %s' changes %.2f pp", s.units(), sd(s.Diffs))
 		}
-		return fmt.Sprintf("SD of the pairs' changes %.1f %%", sd(s.Diffs))
+		return fmt.Sprintf("SD of the %s' changes %.1f %%", s.units(), sd(s.Diffs))
 	}
 	spread := func(x []float64) string {
 		if len(x) < 2 {

@@ -99,16 +99,16 @@ func pairedChart(s series, label string) (string, string) {
 	}
 	var b strings.Builder
 	b.WriteString("```mermaid\n" + chartColors + "\nxychart-beta\n")
-	fmt.Fprintf(&b, "    title \"%s change of head against base in each pair\"\n", label)
-	fmt.Fprintf(&b, "    x-axis \"pair\" [%s]\n", quotedList(xs))
+	fmt.Fprintf(&b, "    title \"%s change of head against base in each %s\"\n", label, s.Unit)
+	fmt.Fprintf(&b, "    x-axis \"%s\" [%s]\n", s.Unit, quotedList(xs))
 	fmt.Fprintf(&b, "    y-axis \"change (%s)\" %s --> %s\n", unit, mermaidNumber(niceFloor(lo-pad)), mermaidNumber(niceCeil(hi+pad)))
-	fmt.Fprintf(&b, "    line \"pairs\" [%s]\n", numberList(diffs))
+	fmt.Fprintf(&b, "    line \"%s\" [%s]\n", s.units(), numberList(diffs))
 	fmt.Fprintf(&b, "    line \"no change\" [%s]\n", numberList(lines[0]))
 	if s.hasFloor() {
 		fmt.Fprintf(&b, "    line \"floor limit\" [%s]\n", numberList(lines[1]))
 	}
 	b.WriteString("```\n")
-	caption := fmt.Sprintf("The jagged line: each pair's change of %s, head against base (%s); flat lines: no change", mdText(s.Finding.Label), unit)
+	caption := fmt.Sprintf("The jagged line: each %s's change of %s, head against base (%s); flat lines: no change", s.Unit, mdText(s.Finding.Label), unit)
 	est := s.estimate()
 	switch {
 	case s.hasFloor() && s.minEffectFloor() && est != nil:
@@ -121,7 +121,7 @@ func pairedChart(s series, label string) (string, string) {
 		caption += fmt.Sprintf(" and the floor's limit (a %s beyond it is a regression)", badMove(s))
 	}
 	if len(diffs) < len(s.Diffs) {
-		caption += fmt.Sprintf("; the last %d of %d pairs", len(diffs), len(s.Diffs))
+		caption += fmt.Sprintf("; the last %d of %d %s", len(diffs), len(s.Diffs), s.units())
 	}
 	return b.String(), caption + "."
 }

@@ -412,10 +412,20 @@ func centreNote(v gate.Verdict) string {
 	}
 	for _, f := range v.Findings {
 		if f.Center != "" {
-			return "base and head are the geometric means of the judged runs (means for rates); change is head against base, the paired estimate the verdict judged."
+			return "base and head are the geometric means of the judged " + v.Sequential.UnitWord(2) + " (means for rates); change is head against base, the paired estimate the verdict judged."
 		}
 	}
 	return ""
+}
+
+// runWord is what the head's runs are, in the plural when n is not 1:
+// runs, or blocks in the block designs of A/B (a block's run is its
+// windows together).
+func runWord(in Input, n int) string {
+	if s := in.Verdict.Sequential; s != nil && s.Unit == "block" {
+		return s.UnitWord(n)
+	}
+	return plural(n, "run", "runs")
 }
 
 // sequentialLine says how many pairs a sequential A/B job ran and why it
@@ -439,4 +449,12 @@ func sequentialLine(s *gate.Sequential, show func(string) string) string {
 		line += fmt.Sprintf("; about %d more %s would likely decide", s.MorePairs, s.UnitWord(s.MorePairs))
 	}
 	return line + "."
+}
+
+// capitalize is s with its first letter upper case (ASCII).
+func capitalize(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
 }

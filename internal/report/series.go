@@ -25,7 +25,13 @@ type series struct {
 	// Base and Head hold the pairs' values in pair order.
 	Paired bool
 	Diffs  []float64
+	// Unit is what each of Diffs is a change of: "pair", or "block" in
+	// the block designs of A/B.
+	Unit string
 }
+
+// units is the plural of the series' unit.
+func (s series) units() string { return s.Unit + "s" }
 
 // seriesOf builds the series of every gated metric that was compared
 // (values on both sides), in the verdict's order.
@@ -36,7 +42,10 @@ func seriesOf(in Input) []series {
 		if !f.Gated || !known {
 			continue
 		}
-		s := series{Finding: f, Meta: meta}
+		s := series{Finding: f, Meta: meta, Unit: "pair"}
+		if seq := in.Verdict.Sequential; seq != nil && seq.Unit != "" {
+			s.Unit = seq.Unit
+		}
 		if pairedJudged(in, f) {
 			s.Paired = true
 			s.Base, s.Head = pairs(in.Base, in.Head, f.Key)

@@ -67,7 +67,7 @@ func writeSparklines(b *strings.Builder, in Input) {
 	if len(all) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "Runs, oldest first (%s │ head, on one scale from the lowest to the highest):\n", baseName(in))
+	fmt.Fprintf(b, "%s, oldest first (%s │ head, on one scale from the lowest to the highest):\n", capitalize(runWord(in, 2)), baseName(in))
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	for _, s := range all {
 		base, head := lastN(s.Base, maxChartRuns), lastN(s.Head, maxChartRuns)
@@ -106,7 +106,7 @@ func writeTextList(b *strings.Builder, title, bullet string, items []string) {
 
 func writeTextDetails(b *strings.Builder, in Input) {
 	if st := steps(in.Head); len(st) > 0 {
-		fmt.Fprintf(b, "Per step (head, %d %s):\n", len(in.Head), plural(len(in.Head), "run", "runs"))
+		fmt.Fprintf(b, "Per step (head, %d %s):\n", len(in.Head), runWord(in, len(in.Head)))
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  step\trequests\tfailed\tp50\tp95")
 		for _, s := range st {

@@ -1,6 +1,7 @@
 package figure
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strconv"
@@ -55,7 +56,10 @@ func (r Runs) SVG() (string, error) {
 // zero to the floor's limit.
 type Pairs struct {
 	Title, YLabel string
-	Diffs         []float64
+	// XLabel names what each dot is a change of: "pair" when empty, or
+	// "block" (the block designs of A/B).
+	XLabel string
+	Diffs  []float64
 	// Limit is the change that exceeds the floor (negative for a drop);
 	// NaN when the metric has no floor.
 	Limit float64
@@ -81,7 +85,7 @@ func (iv Interval) Bar() bool {
 
 // SVG draws the plot.
 func (pr Pairs) SVG() (string, error) {
-	p := newPlot(pr.Title, "pair", pr.YLabel)
+	p := newPlot(pr.Title, cmp.Or(pr.XLabel, "pair"), pr.YLabel)
 	n := float64(len(pr.Diffs))
 	lo, hi := 0.5, n+0.5
 	bar := pr.Estimate != nil && pr.Estimate.Bar()
