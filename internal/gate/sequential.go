@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -255,6 +256,17 @@ func finalizeUndecided(findings []Finding, reason string) {
 	}
 }
 
+// cannotCompareNote says why a metric's units could not be paired: a
+// count that is 0 in some unit (no major fault, no disk write) is a real
+// measurement, but a ratio of it has no meaning.
+func cannotCompareNote(err error, unit string) string {
+	var ve *stats.ValueError
+	if errors.As(err, &ve) && ve.Value == 0 {
+		return fmt.Sprintf("not compared: 0 in some %ss, where a ratio has no meaning", unit)
+	}
+	return "cannot compare: " + err.Error()
+}
+
 // unitName is the unit judged: "block" when the units are made of
 // windows.
 func unitName(w *result.WindowPairs) string {
@@ -288,7 +300,7 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 	bv, hv = result.Values(base[:complete], key), result.Values(head[:complete], key)
 	diffs, err := stats.PairDifferences(hv, bv, mp.scale(), mp.direction())
 	if err != nil {
-		f.Outcome, f.Note = MetricInconclusive, joinNotes("cannot compare: "+err.Error(), mp.note)
+		f.Outcome, f.Note = MetricInconclusive, joinNotes(cannotCompareNote(err, unitName(windows)), mp.note)
 		if !mp.gated {
 			f.Outcome = NotGated
 		}
@@ -401,15 +413,21 @@ func seqOutcome(dec stats.SeqDecision) MetricOutcome {
 // bounds, and for an undecided budget how many more pairs would likely
 // decide.
 func seqNote(f Finding, dec stats.SeqDecision, budget int, unit string) string {
-	s := fmt.Sprintf("%s after %d %s", dec.Reason, dec.Pairs, plural(dec.Pairs, unit, unit+"s"))
+	reason := dec.Reason
+	if reason == stats.ReasonBudgetAtThreshold { // its "why" follows the bounds, in the job's unit
+		reason = stats.ReasonBudget
+	}
+	s := fmt.Sprintf("%s after %d %s", reason, dec.Pairs, plural(dec.Pairs, unit, unit+"s"))
 	if !math.IsNaN(f.Lower) && !math.IsNaN(f.Upper) {
 		s += fmt.Sprintf(" (worse by %s, bounds %s … %s)", userEffect(f, f.Estimate), userEffect(f, f.Lower), userEffect(f, f.Upper))
 	}
 	switch {
 	case dec.Outcome != stats.SeqInconclusive:
+	case dec.Reason == stats.ReasonBudgetAtThreshold:
+		s += fmt.Sprintf("; no practical number of %ss would likely decide at this spread", unit)
 	case practical(dec.MorePairs, budget):
 		s += fmt.Sprintf("; about %d more %s would likely decide", dec.MorePairs, plural(dec.MorePairs, unit, unit+"s"))
-	case dec.Reason != stats.ReasonBudgetAtThreshold:
+	default:
 		s += fmt.Sprintf("; deciding would likely take more than %d more %ss (three budgets) at this spread", 3*budget, unit)
 	}
 	return s

@@ -260,3 +260,50 @@ func TestEveryMetricHasADefaultMinEffect(t *testing.T) {
 		t.Errorf("%d default min_effects for %d metrics", len(DefaultMinEffect), len(result.Metrics))
 	}
 }
+
+// An undecided metric's note names the job's unit throughout, its reason
+// comes before the bounds, and only one clause says why more units would
+// or would not help.
+func TestSeqNoteUnits(t *testing.T) {
+	t.Parallel()
+	f := Finding{Estimate: 5.0, Lower: -5.6, Upper: 12.6}
+	for _, tc := range []struct {
+		dec  stats.SeqDecision
+		want string
+	}{
+		{stats.SeqDecision{Outcome: stats.SeqInconclusive, Reason: stats.ReasonBudgetAtThreshold, Pairs: 9},
+			"budget spent after 9 blocks (worse by +5.0 %, bounds −5.6 % … +12.6 %); no practical number of blocks would likely decide at this spread"},
+		{stats.SeqDecision{Outcome: stats.SeqInconclusive, Reason: stats.ReasonBudget, Pairs: 9, MorePairs: 11},
+			"budget spent after 9 blocks (worse by +5.0 %, bounds −5.6 % … +12.6 %); about 11 more blocks would likely decide"},
+		{stats.SeqDecision{Outcome: stats.SeqInconclusive, Reason: stats.ReasonBudget, Pairs: 9, MorePairs: 40},
+			"budget spent after 9 blocks (worse by +5.0 %, bounds −5.6 % … +12.6 %); deciding would likely take more than 27 more blocks (three budgets) at this spread"},
+		{stats.SeqDecision{Outcome: stats.SeqRegression, Reason: stats.ReasonBeyond, Pairs: 4},
+			"worse beyond min_effect after 4 pairs (worse by +5.0 %, bounds −5.6 % … +12.6 %)"},
+	} {
+		unit := "block"
+		if tc.dec.Outcome == stats.SeqRegression {
+			unit = "pair"
+		}
+		if got := seqNote(f, tc.dec, 9, unit); got != tc.want {
+			t.Errorf("seqNote:\n got %q\nwant %q", got, tc.want)
+		}
+	}
+}
+
+// A count that is 0 in some unit is a measurement, not an error: the note
+// says it was not compared as a ratio, in the job's unit; other errors keep
+// their text.
+func TestCannotCompareNote(t *testing.T) {
+	t.Parallel()
+	_, err := stats.PairDifferences([]float64{0, 2}, []float64{1, 2}, stats.Ratio, stats.HigherIsWorse)
+	if err == nil {
+		t.Fatal("PairDifferences took a 0 on the log scale")
+	}
+	if got, want := cannotCompareNote(err, "block"), "not compared: 0 in some blocks, where a ratio has no meaning"; got != want {
+		t.Errorf("zero: got %q, want %q", got, want)
+	}
+	_, err = stats.PairDifferences([]float64{-1, 2}, []float64{1, 2}, stats.Ratio, stats.HigherIsWorse)
+	if got := cannotCompareNote(err, "pair"); !strings.HasPrefix(got, "cannot compare: head: value -1") {
+		t.Errorf("negative: got %q", got)
+	}
+}
