@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	register("ab", "measure a base and a head build in one job, pair after pair, until the verdict is clear", cmdAB)
+	register("ab", "measure a base and a head build in one job, block after block (or pair after pair), until the verdict is clear", cmdAB)
 }
 
 // abFlags are the flags of the A/B job's budget and base.

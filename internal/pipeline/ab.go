@@ -65,17 +65,18 @@ type ABOptions struct {
 // abNoiseMetrics are the metrics whose A/A noise an A/A run reports.
 var abNoiseMetrics = []string{result.IterationsPerSec, result.RequestsPerSec, result.LatencyP95, result.CPUPerIteration}
 
-// AB measures a base and a head build in one job, pair after pair of runs
-// (one of each, back to back, in alternating or random order), and judges
-// head against base on the pairs' differences after every pair
+// AB measures a base and a head build in one job, unit after unit (blocks
+// of short windows in the design ab.design names, or pairs of whole runs),
+// and judges head against base on the units' differences after every unit
 // (gate.JudgeSequential) until the verdict is clear or the budget
 // (ab.max_pairs, ab.max_time) is spent. A side built from a git ref is
 // checked out in a temporary worktree, built and started there; the
 // worktree is removed at the end, also on failure and cancellation.
 //
-// No stored baseline is read: the sequential verdict judges the pairs
-// against min_effect and uses no calibrated noise, so a baseline file
-// could only make the job fail (unreadable) without changing its verdict.
+// No stored baseline is read: the sequential verdict judges the units
+// against min_effect and uses no calibrated noise (only the noise file of
+// earlier A/B jobs, ABOptions.NoisePath), so a baseline file could only make
+// the job fail (unreadable) without changing its verdict.
 func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	// The benchmark is the policy's (on a pull request the base commit's,
 	// for both sides), else the config's with the policy's runs and

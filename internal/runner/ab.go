@@ -115,10 +115,11 @@ func (r *ABResult) Pairs() int {
 	return r.Units()
 }
 
-// RunAB measures base and head in one job, pair after pair in the order
-// of plan.Order, each run with its own dataset reset, verify and drain,
-// until plan.Look ends the job or a budget is spent. An error means no
-// result.
+// RunAB measures base and head in one job, unit after unit, until
+// plan.Look ends the job or a budget is spent: blocks of short windows in
+// the block designs (runBlocks), else pairs of whole runs in the order of
+// plan.Order, each run with its own dataset reset, verify and drain. An
+// error means no result.
 func (b *Benchmark) RunAB(ctx context.Context, plan ABPlan) (*ABResult, error) {
 	if plan.MaxPairs < 1 {
 		return nil, errors.New("an A/B job needs a budget of at least 1 pair")
