@@ -15,6 +15,10 @@ mkdir -p "$out"
 bin=$out/tailgate
 go build -o "$bin" ./cmd/tailgate
 bl=$out/demo-baseline.json
+# The A/B demos keep the noise they learn in the user's cache by default:
+# the series' own cache starts empty, so its first jobs learn what the later
+# ones pool, as a fresh CI cache would.
+export XDG_CACHE_HOME=$PWD/$out/cache
 verdicts() {
 	echo "$(date -u +%T) before $*: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/load.txt"
 	go run ./bench/verdicts -bin "$bin" -n "$n" -- "$@"

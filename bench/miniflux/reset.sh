@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # reset.sh: the dataset reset of bench/miniflux's configs, run by tailgate
 # before every phase. The side's own database (miniflux_$TAILGATE_SIDE:
-# miniflux_base, miniflux_head; miniflux_run outside A/B) is dropped —
+# miniflux_base, miniflux_head; miniflux_run outside A/B; any other side,
+# e.g. measure-injected.sh's miniflux_mclean, from MF_DB) is dropped —
 # its connections terminated first (WITH (FORCE)) — and cloned afresh from
 # its template: miniflux_tmpl, or MF_BASE_DB / MF_HEAD_DB (e.g.
 # miniflux_tmpl_noidx). CREATE DATABASE … TEMPLATE copies the files: exact,

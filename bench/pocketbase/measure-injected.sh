@@ -67,6 +67,7 @@ read -r -a BUILD_LIST <<<"$BUILDS"
 [[ ${BUILD_LIST[0]} == clean ]] || { echo "measure-injected.sh: the first build must be clean (ratios are to it)" >&2; exit 2; }
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BENCH=$ROOT/bench
 # shellcheck source=bench/pocketbase/password.sh
 source "$ROOT/bench/pocketbase/password.sh"
 USER_EMAIL=$(sed -n 2p "$ROOT/bench/pocketbase/users.csv" | cut -d, -f1)
@@ -215,36 +216,13 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	sleep "$SETTLE"
 	for kind in "${KINDS[@]}"; do measure "$r" "$kind"; done
 	stop_servers
-	awk -F'\t' -v r="$r" '$1 == r {s[$2] += $7} END {for (b in s) printf "round %d %-7s CPU per lifecycle %.3f ms\n", r, b, s[b] / 1000}' "$ROWS" | sort -k3
+	"$BENCH/effects-summary.sh" round "$ROWS" "$r"
 done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/load.txt"
 
 # Summary: per build, CPU per lifecycle (ms) and its ratio to clean of the
 # same round, median [min–max] over the rounds.
-awk -F'\t' '
-	NR > 1 {life[$2 SUBSEP $1] += $7 / 1000; if ($1 > rounds) rounds = $1}
-	function mmm(a, n, f,   i, j, t, med) {
-		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) {t = a[j]; a[j] = a[j-1]; a[j-1] = t}
-		med = (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-		return sprintf(f " [" f "–" f "]", med, a[1], a[n])
-	}
-	END {
-		printf "\nCPU per lifecycle (5 requests), median [min–max] over %d rounds:\n", rounds
-		split(builds, order, " ")
-		for (i = 1; i in order; i++) {
-			b = order[i]; n = 0; m = 0
-			for (r = 1; r <= rounds; r++) {
-				v[++n] = life[b SUBSEP r]
-				q[++m] = (life[b SUBSEP r] / life["clean" SUBSEP r] - 1) * 100
-			}
-			line = sprintf("  %-7s %s ms", b, mmm(v, n, "%.3f"))
-			if (b != "clean") {
-				line = line sprintf("   vs clean: %s %%", mmm(q, m, "%+.1f"))
-				print b "\t" mmm(q, m, "%+.1f") > effects
-			}
-			print line
-		}
-	}' builds="$BUILDS" effects="$OUT/effects.tsv" "$ROWS" | tee "$OUT/summary.txt"
+"$BENCH/effects-summary.sh" total "$ROWS" "$BUILDS" "$OUT/effects.tsv" "CPU per lifecycle (5 requests)" | tee "$OUT/summary.txt"
 echo "builds: $(tr '\t\n' '  ' <"$OUT/builds.txt")" | tee -a "$OUT/summary.txt"
 cp "$OUT/effects.tsv" "$ROOT/bench/out/pocketbase/effects.tsv"
 echo "raw rows: $ROWS"

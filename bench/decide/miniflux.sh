@@ -1,0 +1,33 @@
+# shellcheck shell=bash
+# The Miniflux driver of bench/decide/run.sh: Miniflux v2.3.5 on a private
+# PostgreSQL 15 cluster (bench/miniflux), its A/B benchmark
+# bench/miniflux/ab.yml (an API-key reader's sync, one closed phase; the
+# PostgreSQL server's processes measured beside Miniflux's, its
+# pg_stat_statements and Miniflux's allocations read as counters), and the
+# injected CPU regressions of cpu-burn.patch (SHA-256 rounds before every
+# API request: builds slow10 and slow30), measured with hey before the
+# series. The database server is one for both sides (each side its own
+# database), so the default duet design runs interleaved: the report says so.
+CONFIG=bench/miniflux/ab.yml
+
+prepare() {
+	[[ -x bench/out/miniflux/bin/miniflux-slow30 ]] || bench/miniflux/build.sh
+	bench/miniflux/pg.sh status >/dev/null 2>&1 || bench/miniflux/pg.sh start
+	command -v hey >/dev/null || PATH=$PATH:$(go env GOPATH)/bin
+	command -v hey >/dev/null || go install github.com/rakyll/hey@v0.1.5
+}
+
+# measure_effects OUT: the injected effects as hey sees them (Miniflux's own
+# CPU per lifecycle, closed loop at ab.yml's 4 connections).
+measure_effects() {
+	bench/miniflux/measure-injected.sh -r "${EFFECT_ROUNDS:-3}" 2>&1 | tail -6
+	cp bench/out/miniflux/effects.tsv "$1/effects.tsv" 2>/dev/null || true
+}
+
+# head_env ARM: the environment that makes the arm's head build.
+head_env() {
+	case $1 in
+	aa) echo MF_HEAD=clean ;;
+	*) echo "MF_HEAD=$1" ;;
+	esac
+}

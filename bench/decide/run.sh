@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Does tailgate ab decide within a CI budget on a real service? (issue 19)
+#
+#   bench/decide/run.sh SERVICE N [TAILGATE_AB_ARGS...]
+#
+# SERVICE is pocketbase or miniflux (bench/decide/SERVICE.sh says how to
+# build it, which config to run and which head build each arm is). N jobs
+# per arm: A/A (clean against clean, two processes), slow10 and slow30
+# (a build with about +10 % and +30 % CPU per lifecycle, as a peer tool
+# measures it before the series). Every job is `tailgate ab -c CONFIG
+# --max-time 150s` and nothing else, so every default holds, the noise
+# file among them: XDG_CACHE_HOME points at the series' own cache, which
+# starts empty, so the first jobs learn the noise the later ones pool.
+# Arms are rotated job by job. NOISY says when a noisy neighbour runs: a
+# CPU hog at normal priority (HOGS busy loops, default 1) started before a
+# job and stopped after it, for every other round ("half", the default),
+# "all" or "none".
+#
+# DESIGNS (default: the default design only) lists designs to measure
+# against each other in one series: every round runs every arm in every
+# design (--design), rotated, each design with its own noise file (the
+# file keys its entries by design).
+#
+# Raw outputs go to bench/out/decide/SERVICE-<time>/: per job its output,
+# report, wall time, exit code, load average and whether the hog ran; the
+# peer tool's measurement of the injected effects; summary.txt, written by
+# `go run ./bench/decide/summary DIR` (also callable on its own).
+set -euo pipefail
+service=${1:-}
+n=${2:-}
+[[ -n $service && $n =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 pocketbase|miniflux N [TAILGATE_AB_ARGS...]" >&2; exit 2; }
+shift 2
+extra=("$@")
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$ROOT"
+driver=bench/decide/$service.sh
+[[ -f $driver ]] || { echo "run.sh: no driver $driver" >&2; exit 2; }
+NOISY=${NOISY:-half}
+read -r -a designs <<<"${DESIGNS:-default}"
+HOGS=${HOGS:-1}
+MAX_TIME=${MAX_TIME:-150s}
+JOB_TIMEOUT=${JOB_TIMEOUT:-10m}
+# shellcheck source=bench/decide/pocketbase.sh
+source "$driver" # defines: prepare, measure_effects OUTDIR, CONFIG, head_env ARM
+OUT=bench/out/decide/$service-$(date -u +%Y%m%dT%H%M%SZ)
+mkdir -p "$OUT/jobs" "$OUT/cache"
+go build -o "$OUT/tailgate" ./cmd/tailgate
+prepare
+{
+	echo "service $service, $n jobs per arm, designs: ${designs[*]}, NOISY=$NOISY HOGS=$HOGS, --max-time $MAX_TIME${extra[*]:+, extra: ${extra[*]}}"
+	echo "tailgate $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- cmd internal || echo '+dirty')"
+	echo "started $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+} | tee "$OUT/info.txt"
+measure_effects "$OUT" | tee "$OUT/effects.txt"
+
+hog_pids=()
+hog_on() {
+	for ((h = 0; h < HOGS; h++)); do
+		sh -c 'while :; do :; done' &
+		hog_pids+=($!)
+	done
+}
+hog_off() {
+	((${#hog_pids[@]})) && kill "${hog_pids[@]}" 2>/dev/null || true
+	wait "${hog_pids[@]}" 2>/dev/null || true
+	hog_pids=()
+}
+trap hog_off EXIT
+
+arms=(aa slow10 slow30)
+runs=()
+for d in "${designs[@]}"; do for a in "${arms[@]}"; do runs+=("$d $a"); done; done
+for ((i = 1; i <= n; i++)); do
+	noisy=0
+	case $NOISY in
+	all) noisy=1 ;;
+	half) noisy=$((i % 2 == 0 ? 1 : 0)) ;;
+	esac
+	for ((k = 0; k < ${#runs[@]}; k++)); do
+		read -r design arm <<<"${runs[$(((k + i - 1) % ${#runs[@]}))]}"
+		job=$OUT/jobs/$arm-$i
+		args=()
+		if [[ $design != default ]]; then
+			job=$OUT/jobs/$design-$arm-$i
+			args=(--design "$design")
+		fi
+		((noisy)) && hog_on
+		echo "$noisy" >"$job.noisy"
+		echo "$design" >"$job.design"
+		cut -d' ' -f1 /proc/loadavg >"$job.load0"
+		t0=$(date +%s.%N)
+		set +e
+		env XDG_CACHE_HOME="$ROOT/$OUT/cache" $(head_env "$arm") timeout "$JOB_TIMEOUT" \
+			"$OUT/tailgate" ab -c "$CONFIG" --max-time "$MAX_TIME" --report "$job.report.json" "${args[@]}" "${extra[@]}" >"$job.out" 2>"$job.err"
+		code=$?
+		set -e
+		echo "$(date +%s.%N) - $t0" | bc >"$job.time"
+		echo "$code" >"$job.code"
+		cut -d' ' -f1 /proc/loadavg >"$job.load1"
+		hog_off
+		printf '%s job %d %-11s %-6s noisy=%d exit %d %5.1f s: %s\n' "$(date -u +%T)" "$i" "$design" "$arm" "$noisy" "$code" "$(cat "$job.time")" \
+			"$(grep -m1 -E '^tailgate: ' "$job.out" | cut -c1-150 || true)" | tee -a "$OUT/jobs.txt"
+	done
+done
+echo "ended $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/info.txt"
+go run ./bench/decide/summary "$OUT" | tee "$OUT/summary.txt"

@@ -1,0 +1,303 @@
+// Command summary tables a bench/decide/run.sh series: per arm (A/A,
+// slow10, slow30) and machine (quiet, with the noisy neighbour) the
+// verdicts, the wall time and blocks to a verdict and the change in CPU
+// per iteration, as median [min–max]; which metric decided the
+// regressions; and the bars of issue 19 (A/A ≥ 18 of 20 pass and ≤ 1
+// regression, +10 % ≥ 18 of 20 regression and none pass, +30 % 20 of 20,
+// median verdict ≤ 90 s), scaled to the jobs the series has.
+//
+//	go run ./bench/decide/summary bench/out/decide/pocketbase-<time>
+package main
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+type report struct {
+	Verdict     string   `json:"verdict"`
+	Regressions []string `json:"regressions"`
+	Notes       []string `json:"notes"`
+	Sequential  *struct {
+		Pairs    int    `json:"pairs"`
+		Unit     string `json:"unit"`
+		RunPairs int    `json:"run_pairs"`
+	} `json:"sequential"`
+	Metrics []struct {
+		Key     string   `json:"key"`
+		Label   string   `json:"label"`
+		Gated   bool     `json:"gated"`
+		Change  *float64 `json:"change"`
+		Verdict string   `json:"verdict"`
+	} `json:"metrics"`
+}
+
+type job struct {
+	arm     string
+	design  string // "default", or the --design of a DESIGNS series
+	noisy   bool
+	code    int
+	seconds float64
+	load    float64
+	rep     *report
+}
+
+func (j job) verdict() string {
+	if j.rep == nil {
+		return fmt.Sprintf("error (exit %d)", j.code)
+	}
+	return j.rep.Verdict
+}
+
+func (j job) change(key string) (float64, bool) {
+	if j.rep == nil {
+		return 0, false
+	}
+	for _, m := range j.rep.Metrics {
+		if m.Key == key && m.Change != nil {
+			return *m.Change, true
+		}
+	}
+	return 0, false
+}
+
+func (j job) pooled() bool {
+	if j.rep == nil {
+		return false
+	}
+	for _, n := range j.rep.Notes {
+		if strings.HasPrefix(n, "noise: pooled") {
+			return true
+		}
+	}
+	return false
+}
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: summary DIR")
+		os.Exit(2)
+	}
+	jobs, err := read(filepath.Join(os.Args[1], "jobs"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "summary:", err)
+		os.Exit(2)
+	}
+	if len(jobs) == 0 {
+		fmt.Fprintln(os.Stderr, "summary: no jobs in", os.Args[1])
+		os.Exit(2)
+	}
+	var designs []string
+	for _, j := range jobs {
+		if !slices.Contains(designs, j.design) {
+			designs = append(designs, j.design)
+		}
+	}
+	slices.Sort(designs)
+	for _, d := range designs {
+		var js []job
+		for _, j := range jobs {
+			if j.design == d {
+				js = append(js, j)
+			}
+		}
+		if len(designs) > 1 {
+			fmt.Printf("### design: %s\n\n", d)
+		}
+		table(js)
+		bars(js)
+		fmt.Println()
+	}
+}
+
+// table prints the verdicts per arm and machine, and how many jobs
+// pooled stored noise.
+func table(jobs []job) {
+	arms := []string{"aa", "slow10", "slow30"}
+	fmt.Printf("%-7s %-6s %4s  %-40s %-22s %-16s %-26s %s\n", "arm", "hog", "jobs", "verdicts", "wall s", "blocks", "CPU/iteration change %", "decided by")
+	for _, arm := range arms {
+		for _, sel := range []struct {
+			name string
+			f    func(job) bool
+		}{{"no", func(j job) bool { return !j.noisy }}, {"yes", func(j job) bool { return j.noisy }}, {"all", func(job) bool { return true }}} {
+			var js []job
+			for _, j := range jobs {
+				if j.arm == arm && sel.f(j) {
+					js = append(js, j)
+				}
+			}
+			if len(js) == 0 {
+				continue
+			}
+			fmt.Printf("%-7s %-6s %4d  %-40s %-22s %-16s %-26s %s\n", arm, sel.name, len(js), counts(js), mmm(js, func(j job) (float64, bool) { return j.seconds, true }, "%.0f"),
+				mmm(js, func(j job) (float64, bool) {
+					if j.rep == nil || j.rep.Sequential == nil {
+						return 0, false
+					}
+					return float64(j.rep.Sequential.Pairs), true
+				}, "%.0f"),
+				mmm(js, func(j job) (float64, bool) { return j.change("cpu_ms_per_iteration") }, "%+.1f"), decidedBy(js))
+		}
+	}
+	pooled := 0
+	for _, j := range jobs {
+		if j.pooled() {
+			pooled++
+		}
+	}
+	fmt.Printf("\n%d of %d jobs pooled stored noise (the others used their own); load average at job start %s\n\n", pooled, len(jobs),
+		mmm(jobs, func(j job) (float64, bool) { return j.load, true }, "%.1f"))
+}
+
+func read(dir string) ([]job, error) {
+	codes, err := filepath.Glob(filepath.Join(dir, "*.code"))
+	if err != nil {
+		return nil, err
+	}
+	var out []job
+	for _, c := range codes {
+		base := strings.TrimSuffix(c, ".code")
+		name := filepath.Base(base)
+		name = name[:strings.LastIndexByte(name, '-')] // [design-]arm
+		design := cmp.Or(readTrim(base+".design"), "default")
+		arm := strings.TrimPrefix(name, design+"-")
+		j := job{arm: arm, design: design, code: atoi(readTrim(c)), seconds: atof(readTrim(base + ".time")), noisy: readTrim(base+".noisy") == "1", load: atof(readTrim(base + ".load0"))}
+		if data, err := os.ReadFile(base + ".report.json"); err == nil {
+			var r report
+			if err := json.Unmarshal(data, &r); err != nil {
+				return nil, fmt.Errorf("%s: %w", base+".report.json", err)
+			}
+			j.rep = &r
+		}
+		out = append(out, j)
+	}
+	return out, nil
+}
+
+func readTrim(path string) string {
+	data, _ := os.ReadFile(path)
+	return strings.TrimSpace(string(data))
+}
+
+func atoi(s string) int {
+	v, _ := strconv.Atoi(s)
+	return v
+}
+
+func atof(s string) float64 {
+	v, _ := strconv.ParseFloat(s, 64)
+	return v
+}
+
+func counts(js []job) string {
+	c := map[string]int{}
+	for _, j := range js {
+		c[j.verdict()]++
+	}
+	return tally(c)
+}
+
+// tally is "key n, key n, …" in key order.
+func tally(c map[string]int) string {
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d", k, c[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// mmm is "median [min–max]" of the values f gives, with "(k of n)" when
+// some jobs have none.
+func mmm(js []job, f func(job) (float64, bool), format string) string {
+	var v []float64
+	for _, j := range js {
+		if x, ok := f(j); ok {
+			v = append(v, x)
+		}
+	}
+	if len(v) == 0 {
+		return "—"
+	}
+	sort.Float64s(v)
+	med := v[len(v)/2]
+	if len(v)%2 == 0 {
+		med = (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	s := fmt.Sprintf(format+" ["+format+"–"+format+"]", med, v[0], v[len(v)-1])
+	if len(v) < len(js) {
+		s += fmt.Sprintf(" (%d of %d)", len(v), len(js))
+	}
+	return s
+}
+
+func decidedBy(js []job) string {
+	c := map[string]int{}
+	for _, j := range js {
+		if j.rep == nil {
+			continue
+		}
+		for _, r := range j.rep.Regressions {
+			c[r]++
+		}
+	}
+	if len(c) == 0 {
+		return "—"
+	}
+	return tally(c)
+}
+
+// bars checks issue 19's bars, scaled from 20 jobs to the jobs there are.
+func bars(jobs []job) {
+	by := map[string][]job{}
+	for _, j := range jobs {
+		by[j.arm] = append(by[j.arm], j)
+	}
+	count := func(arm, verdict string) (int, int) {
+		k := 0
+		for _, j := range by[arm] {
+			if j.verdict() == verdict {
+				k++
+			}
+		}
+		return k, len(by[arm])
+	}
+	check := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		return "NOT met"
+	}
+	scaled := func(of20, n int) int { return int(math.Ceil(float64(of20) * float64(n) / 20)) }
+	p, n := count("aa", "pass")
+	r, _ := count("aa", "regression")
+	fmt.Printf("bar A/A: ≥ 18 of 20 pass (%d of %d here), ≤ 1 regression: %d pass, %d regression of %d: %s\n", scaled(18, n), n, p, r, n, check(p >= scaled(18, n) && r <= max(1, n/20)))
+	r, n = count("slow10", "regression")
+	p, _ = count("slow10", "pass")
+	fmt.Printf("bar +10 %%: ≥ 18 of 20 regression, none pass: %d regression, %d pass of %d: %s\n", r, p, n, check(r >= scaled(18, n) && p == 0))
+	r, n = count("slow30", "regression")
+	fmt.Printf("bar +30 %%: every job a regression: %d of %d: %s\n", r, n, check(r == n && n > 0))
+	med := mmm(jobs, func(j job) (float64, bool) { return j.seconds, true }, "%.0f")
+	var secs []float64
+	for _, j := range jobs {
+		secs = append(secs, j.seconds)
+	}
+	sort.Float64s(secs)
+	m := secs[len(secs)/2]
+	if len(secs)%2 == 0 {
+		m = (secs[len(secs)/2-1] + secs[len(secs)/2]) / 2
+	}
+	fmt.Printf("bar median verdict ≤ 90 s: %s s over all %d jobs: %s\n", med, len(jobs), check(m <= 90))
+}
