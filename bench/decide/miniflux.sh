@@ -19,7 +19,15 @@ prepare() {
 
 # measure_effects OUT: the injected effects as hey sees them (Miniflux's own
 # CPU per lifecycle, closed loop at ab.yml's 4 connections).
+# EFFECT_ROUNDS=0 skips it (the effects of the same builds measured
+# before: bench/out/miniflux/effects.tsv is copied as it is).
 measure_effects() {
+	if [[ ${EFFECT_ROUNDS:-3} == 0 ]]; then
+		echo "effects not measured in this series: the last measure-injected.sh run's, $(ls -d bench/out/miniflux/measure-* | tail -1):"
+		cat bench/out/miniflux/effects.tsv
+		cp bench/out/miniflux/effects.tsv "$1/effects.tsv"
+		return
+	fi
 	bench/miniflux/measure-injected.sh -r "${EFFECT_ROUNDS:-3}" 2>&1 | tail -6
 	cp bench/out/miniflux/effects.tsv "$1/effects.tsv" 2>/dev/null || true
 }

@@ -92,10 +92,13 @@ func Run(ctx context.Context, plan *scenario.Plan, baseURL string, opt Options) 
 		}
 		return nil, err
 	}
+	if opt.OnMeasure != nil && opt.Warmup <= 0 {
+		opt.OnMeasure() // nothing to warm up: the sampling opens before the first iteration
+	}
 	e.start = time.Now()
 	e.warmEnd = e.start.Add(opt.Warmup)
 	e.end = e.warmEnd.Add(opt.Duration)
-	if opt.OnMeasure != nil {
+	if opt.OnMeasure != nil && opt.Warmup > 0 {
 		measure := time.AfterFunc(opt.Warmup, opt.OnMeasure)
 		defer measure.Stop()
 	}

@@ -291,3 +291,34 @@ func TestOnMeasureFiresAtWindowStart(t *testing.T) {
 		t.Errorf("at the window's start the server had seen %d requests, want about the warm-up's 100", got)
 	}
 }
+
+// With no warm-up, OnMeasure runs before the first request, and however
+// long it takes, the window's clock starts after it: every request of the
+// window is inside the sampling, and the window still lasts its duration.
+func TestOnMeasureWithoutWarmupOpensBeforeTheLoad(t *testing.T) {
+	t.Parallel()
+	var served atomic.Int64
+	srv := server(t, func(w http.ResponseWriter, r *http.Request) { served.Add(1) })
+	opt := closedOpts(2, 0, 300*time.Millisecond)
+	var calls, seenAtStart atomic.Int64
+	var returned atomic.Int64 // unix nanos when OnMeasure returned
+	opt.OnMeasure = func() {
+		calls.Add(1)
+		seenAtStart.Store(served.Load())
+		time.Sleep(200 * time.Millisecond) // a slow counter read
+		returned.Store(time.Now().UnixNano())
+	}
+	res := run(t, compile(t, 1, oneStep("a", "/")), srv.URL, opt)
+	if calls.Load() != 1 {
+		t.Fatalf("OnMeasure called %d times, want once", calls.Load())
+	}
+	if got := seenAtStart.Load(); got != 0 {
+		t.Errorf("the server had seen %d requests when OnMeasure ran, want 0", got)
+	}
+	if res.Started.UnixNano() < returned.Load() {
+		t.Errorf("the window started %v before OnMeasure returned", time.Duration(returned.Load()-res.Started.UnixNano()))
+	}
+	if n := res.Iterations.Completed; n == 0 || n != served.Load() {
+		t.Errorf("%d iterations measured, %d requests served: with no warm-up every request is measured", n, served.Load())
+	}
+}

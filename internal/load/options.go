@@ -73,9 +73,12 @@ type Options struct {
 	// both.
 	Part    Shard
 	FirstVU int
-	// OnMeasure, when set, is called once, from another goroutine, when
-	// the warm-up ends and the measured window starts: the moment to start
-	// sampling the target's resources.
+	// OnMeasure, when set, is called once when the measured window starts:
+	// the moment to start sampling the target's resources. After a warm-up
+	// it is called from another goroutine while the load goes on; with no
+	// warm-up it is called before the first iteration and the window's
+	// clock starts when it returns, so however long it takes (reading
+	// counters), the sampling spans all the window's work.
 	OnMeasure func()
 	// Setup, when set, keeps the values the setup steps saved, so that the
 	// later runs given the same cache (windows on one target process)

@@ -358,8 +358,8 @@ func (j *abJob) measureWindow(ctx context.Context, tgt *running, side Side, ph c
 	if err := tgt.exited(); err != nil {
 		return nil, err
 	}
-	pw := phaseWindow{duration: j.shape.Window, warmup: max(j.plan.WindowWarmup, time.Millisecond), setup: setup,
-		quiet: true, shadow: j.duet() && side == Head}
+	pw := phaseWindow{duration: j.shape.Window, warmup: j.plan.WindowWarmup, setup: setup,
+		quiet: true, shadow: j.duet() && side == Head, short: true}
 	run, err := j.b.measurePhase(ctx, j.compiled, tgt, j.runIndex(blk, w), ph, phaseClock{}, pw)
 	if err == nil {
 		err = tgt.exited()

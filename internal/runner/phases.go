@@ -58,12 +58,16 @@ type phaseClock struct {
 // windows may run at once). shadow marks a window that runs at the same
 // time as another one that accounts the wall time (the duet design's head
 // side), so that where the time went adds up to the time taken.
+// short marks a block design's window: its warm-up is warmup exactly, 0
+// included (the target is warm from the block's warm-up, and with none
+// the window's sampling opens before its first iteration).
 type phaseWindow struct {
 	prepare          bool
 	warmup, duration time.Duration
 	setup            *load.SetupCache
 	warmupOnly       bool
 	quiet, shadow    bool
+	short            bool
 }
 
 // measurePhase is one phase: reset → verify → drain → warm-up → measure,
@@ -82,7 +86,7 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 	if err != nil {
 		return nil, err
 	}
-	if w.warmup > 0 {
+	if w.warmup > 0 || w.short {
 		opt.Warmup = w.warmup
 	}
 	if w.duration > 0 {

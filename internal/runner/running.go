@@ -238,13 +238,15 @@ func (s *sampling) start(ctx context.Context, tgt *running) {
 	if s.stopped {
 		return
 	}
+	// The target's CPU first, then the path (whose counters take a command
+	// or a fetch to read): a sampler started late misses the window's first
+	// work, and in a window of half a second that was up to all of it.
+	if tgt.pid != 0 && tgt.notMeasured == nil {
+		s.s = target.StartSampler(tgt.pid, 100*time.Millisecond)
+	}
 	if !tgt.path.IsZero() {
 		s.path = tgt.path.Open(ctx)
 	}
-	if tgt.pid == 0 || tgt.notMeasured != nil {
-		return
-	}
-	s.s = target.StartSampler(tgt.pid, 100*time.Millisecond)
 }
 
 // stopPath ends the path's window and returns what it measured (the

@@ -492,11 +492,13 @@ type PathWindow struct {
 // Open reads the counters and takes the parts' first sample.
 func (p Path) Open(ctx context.Context) *PathWindow {
 	w := &PathWindow{path: p}
-	if len(p.Counters.Sources) > 0 {
-		w.counters = p.Counters.Read(ctx)
-	}
+	// The parts' CPU first: reading the counters can take a while (a
+	// command, an HTTP fetch), and the load does not wait for it.
 	if len(p.Parts) > 0 {
 		w.parts = OpenFootprint(p.Parts, p.Every)
+	}
+	if len(p.Counters.Sources) > 0 {
+		w.counters = p.Counters.Read(ctx)
 	}
 	return w
 }
