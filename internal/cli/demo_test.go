@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -104,6 +105,8 @@ func TestDemoDefaultsToAB(t *testing.T) {
 
 func TestDemoBadFlagsAreUsageErrors(t *testing.T) {
 	t.Parallel()
+	demoServes.Lock() // wantNoDemoServe sees every demo service of this binary
+	defer demoServes.Unlock()
 	bl := filepath.Join(t.TempDir(), "demo.json")
 	for name, args := range map[string][]string{
 		"slowdown":  {"demo", "--slowdown", "lots", "--baseline", bl},
@@ -125,6 +128,8 @@ func TestDemoBadFlagsAreUsageErrors(t *testing.T) {
 
 func TestDemoCorruptBaselineIsLeftAlone(t *testing.T) {
 	t.Parallel()
+	demoServes.Lock() // wantNoDemoServe sees every demo service of this binary
+	defer demoServes.Unlock()
 	bl := filepath.Join(t.TempDir(), "demo.json")
 	mustWrite(t, bl, "[1, 2")
 	o := tailgate(t, "demo", "--mode", "check", "--runs", "2", "--duration", "300ms", "--warmup", "0s", "--baseline", bl)
@@ -135,6 +140,12 @@ func TestDemoCorruptBaselineIsLeftAlone(t *testing.T) {
 	}
 	wantNoDemoServe(t)
 }
+
+// demoServes keeps the parallel tests that start demo services apart from
+// the parallel tests that check none is left (wantNoDemoServe), which would
+// otherwise see the others' services: starters hold it shared, checkers
+// alone. (The tests that are not parallel run before all of them.)
+var demoServes sync.RWMutex
 
 // wantNoDemoServe fails when a demo-serve child of this test binary is
 // still running. The demo stops its service before it returns; the wait
@@ -278,6 +289,8 @@ func TestDemoWritesItsResultAndKeepsABaselinePerDefinition(t *testing.T) {
 		t.Skip("starts the demo service three times")
 	}
 	t.Parallel()
+	demoServes.RLock() // its demo services must not be taken for another test's leak
+	defer demoServes.RUnlock()
 	dir := t.TempDir()
 	env := environ{"XDG_CACHE_HOME": dir}
 	demo := func(duration string, extra ...string) (outcome, string) {
@@ -318,6 +331,8 @@ func TestDemoABWritesTheHeadRuns(t *testing.T) {
 		t.Skip("starts two demo services")
 	}
 	t.Parallel()
+	demoServes.RLock() // its demo services must not be taken for another test's leak
+	defer demoServes.RUnlock()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "head.json")
 	o := tailgate(t, "demo", "-q", "--ab", "--max-pairs", "3", "--duration", "300ms", "--warmup", "0s", "-o", out, "--baseline", filepath.Join(dir, "bl.json"))
