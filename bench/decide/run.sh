@@ -16,6 +16,9 @@
 # job and stopped after it, for every other round ("half", the default),
 # "all" or "none".
 #
+# NOISE_FROM=DIR seeds the series' noise file with an earlier series' (a
+# series continued, as a CI cache would be restored): DIR/cache is copied.
+#
 # DESIGNS (default: the default design only) lists designs to measure
 # against each other in one series: every round runs every arm in every
 # design (--design), rotated, each design with its own noise file (the
@@ -44,10 +47,14 @@ JOB_TIMEOUT=${JOB_TIMEOUT:-10m}
 source "$driver" # defines: prepare, measure_effects OUTDIR, CONFIG, head_env ARM
 OUT=bench/out/decide/$service-$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$OUT/jobs" "$OUT/cache"
+if [[ -n ${NOISE_FROM:-} ]]; then
+	cp -r "$NOISE_FROM/cache/." "$OUT/cache/"
+	echo "$NOISE_FROM" >"$OUT/noise-from.txt"
+fi
 go build -o "$OUT/tailgate" ./cmd/tailgate
 prepare
 {
-	echo "service $service, $n jobs per arm, designs: ${designs[*]}, NOISY=$NOISY HOGS=$HOGS, --max-time $MAX_TIME${extra[*]:+, extra: ${extra[*]}}"
+	echo "service $service, $n jobs per arm, designs: ${designs[*]}, NOISY=$NOISY HOGS=$HOGS, --max-time $MAX_TIME${extra[*]:+, extra: ${extra[*]}}${NOISE_FROM:+, noise file from $NOISE_FROM}"
 	echo "tailgate $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- cmd internal || echo '+dirty')"
 	echo "started $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$OUT/info.txt"
