@@ -301,11 +301,12 @@ func TestHTMLReportStructure(t *testing.T) {
 		// 4 gated metrics: their runs; a stored baseline: their trends and
 		// the head's distribution.
 		{"regression", regression, 4 + 4 + 1, []string{"The baseline window over its commits", "No latency histograms for the baseline side",
-			"a stored baseline keeps each sample", "0a1b2c3", "409 &lt;INVALID ACTION&gt;", "p99"}},
+			"a stored baseline keeps each sample", "0a1b2c3", "409 &lt;INVALID ACTION&gt;", "p99", `<th class="num">floor</th>`}},
 		{"pass", judgedCases()["pass"], 4, []string{"No latency histograms for the baseline and head side"}},
 		{"ab", ab, 4 + 1, []string{"each pair&#39;s change of iterations/s", "Sequential A/B: 8 pairs (first look at 6, budget 8)", "SD of the pairs&#39; changes",
 			"the sequential test&#39;s estimate of the change, −11.9 %; the bar at the right: its bounds, −13.1 % … −9.9 %",
-			"shaded: min_effect, 5.0 %; a regression when the estimate is past the red dashed line and the whole bar below zero", ">bounds</text>"}},
+			"shaded: min_effect, 5.0 %; a regression when the estimate is past the red dashed line and the whole bar below zero", ">bounds</text>",
+			`<th class="num">min_effect</th>`}},
 		{"toofew", judgedCases()["toofew"], 4, []string{"inconclusive", "not reliably"}},
 		{"nobaseline", judgedCases()["nobaseline"], 0, []string{"Nothing was compared", "No latency histograms for the head side"}},
 	} {
