@@ -3,8 +3,6 @@ package result
 import (
 	"maps"
 	"slices"
-
-	"github.com/tailgate-ci/tailgate/internal/hist"
 )
 
 // Concat is one run made of consecutive windows of one phase on one
@@ -20,29 +18,15 @@ func Concat(runs []Run) Run {
 		return Run{}
 	}
 	out := Run{Started: runs[0].Started, Model: runs[0].Model, OfferedRate: runs[0].OfferedRate}
-	out.Iterations.Counted = CountAll
-	out.Requests.Counted = CountRequests
+	addWork(&out, runs)
 	for i := range runs {
-		r := &runs[i]
-		out.Window += r.Window
-		addIterations(&out.Iterations, r.Iterations)
-		out.Requests = out.Requests.Plus(r.Requests)
-		for _, k := range r.SetByLoad {
-			if !slices.Contains(out.SetByLoad, k) {
-				out.SetByLoad = append(out.SetByLoad, k)
-			}
-		}
-		for _, n := range r.Notes {
+		out.Window += runs[i].Window
+		for _, n := range runs[i].Notes {
 			if !slices.Contains(out.Notes, n) {
 				out.Notes = append(out.Notes, n)
 			}
 		}
 	}
-	out.Latency = mergeHists(runs, func(r *Run) *hist.Histogram { return r.Latency })
-	out.IterationLatency = mergeHists(runs, func(r *Run) *hist.Histogram { return r.IterationLatency })
-	out.ScheduleLag = mergeHists(runs, func(r *Run) *hist.Histogram { return r.ScheduleLag })
-	out.Steps = mergeSteps(runs)
-	out.Errors = mergeErrors(runs, out.Steps)
 	out.Resources = sumResources(runs)
 	out.Parts = sumParts(runs)
 	out.Counters = sumCounters(runs)

@@ -160,37 +160,44 @@ func mergeRuns(runs []Run) (Run, error) {
 		Overlap: span.overlap.Seconds(),
 		Model:   runs[0].Model,
 	}
-	out.Iterations.Counted = CountAll
-	out.Requests.Counted = CountRequests
 	offered := false // open-model runs say what they offered
 	for i := range runs {
 		r := &runs[i]
 		if r.Model != out.Model {
 			return Run{}, fmt.Errorf("shard 1 ran the %s model but shard %d the %s model", out.Model, i+1, r.Model)
 		}
-		addIterations(&out.Iterations, r.Iterations)
-		out.Requests = out.Requests.Plus(r.Requests)
 		offered = offered || r.OfferedRate > 0
 	}
+	addWork(&out, runs)
 	if offered {
 		out.OfferedRate = float64(out.Iterations.Offered) / out.Window
 	}
-	out.Latency = mergeHists(runs, func(r *Run) *hist.Histogram { return r.Latency })
-	out.IterationLatency = mergeHists(runs, func(r *Run) *hist.Histogram { return r.IterationLatency })
-	out.ScheduleLag = mergeHists(runs, func(r *Run) *hist.Histogram { return r.ScheduleLag })
-	out.Steps = mergeSteps(runs)
-	out.Errors = mergeErrors(runs, out.Steps)
 	out.Resources = mergeResources(runs)
+	out.Notes = mergeNotes(runs, span)
+	out.Summarize()
+	return out, nil
+}
+
+// addWork puts the work of runs measured apart (shards at once, windows
+// one after another) on out: iterations and requests summed, latency
+// histograms, steps and errors merged, the metrics the load set joined.
+func addWork(out *Run, runs []Run) {
+	out.Iterations.Counted = CountAll
+	out.Requests.Counted = CountRequests
 	for i := range runs {
+		addIterations(&out.Iterations, runs[i].Iterations)
+		out.Requests = out.Requests.Plus(runs[i].Requests)
 		for _, k := range runs[i].SetByLoad {
 			if !slices.Contains(out.SetByLoad, k) {
 				out.SetByLoad = append(out.SetByLoad, k)
 			}
 		}
 	}
-	out.Notes = mergeNotes(runs, span)
-	out.Summarize()
-	return out, nil
+	out.Latency = mergeHists(runs, func(r *Run) *hist.Histogram { return r.Latency })
+	out.IterationLatency = mergeHists(runs, func(r *Run) *hist.Histogram { return r.IterationLatency })
+	out.ScheduleLag = mergeHists(runs, func(r *Run) *hist.Histogram { return r.ScheduleLag })
+	out.Steps = mergeSteps(runs)
+	out.Errors = mergeErrors(runs, out.Steps)
 }
 
 // span is the time the shards of one run measured in.

@@ -22,7 +22,7 @@ import (
 // alternating between them (interleaved); after the last phase both
 // drain. Window w of every phase makes side's run w of the block, so a
 // block gives as many pairs of runs as a phase has windows, all marked
-// with the block (ABResult.Blocks). plan.Look is called after every block.
+// with the block (ABResult.Windows). plan.Look is called after every block.
 //
 // The two sides' windows of a pair are measured in the same moment (duet)
 // or a fraction of a second apart (interleaved), so the machine's noise
