@@ -141,9 +141,26 @@ func sumCounters(runs []Run) map[string]float64 {
 // target (each window a run of its phases, as a run of several phases is):
 // each phase's windows concatenated (Concat), then the phases merged
 // (MergePhases). Windows of one phase (no Phases) are concatenated.
-func Combine(windows []Run) Run {
-	if len(windows) == 0 || len(windows[0].Phases) == 0 {
-		return Concat(windows)
+func Combine(windows []Run) Run { return CombineCounted(windows, nil) }
+
+// CombineCounted is Combine where the work counters were read around each
+// phase's windows at once rather than around every window (reading them
+// can take longer than a short window): counters[p], when not nil, is
+// phase p's growth over all of its windows, and the combined phase's
+// counters. The windows themselves then have none.
+func CombineCounted(windows []Run, counters []map[string]float64) Run {
+	if len(windows) == 0 {
+		return Run{}
+	}
+	grown := func(p int, run Run) Run {
+		if p < len(counters) && counters[p] != nil {
+			run.Counters = counters[p]
+			run.Summarize()
+		}
+		return run
+	}
+	if len(windows[0].Phases) == 0 {
+		return grown(0, Concat(windows))
 	}
 	phases := make([]Phase, len(windows[0].Phases))
 	for p := range phases {
@@ -153,7 +170,7 @@ func Combine(windows []Run) Run {
 				runs = append(runs, w.Phases[p].Run)
 			}
 		}
-		phases[p] = Phase{Name: windows[0].Phases[p].Name, Run: Concat(runs)}
+		phases[p] = Phase{Name: windows[0].Phases[p].Name, Run: grown(p, Concat(runs))}
 	}
 	if len(phases) == 1 {
 		return phases[0].Run

@@ -12,6 +12,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/load"
 	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/target"
 )
 
 // runBlocks runs the block designs (config.DesignDuet and
@@ -65,10 +66,25 @@ type blockRuns struct {
 }
 
 // blockOf makes a side's block runs from its windows, phase by phase:
-// phases[w][p] is window w of phase p.
-func blockOf(phases [][]result.Phase) (windows []result.Run, block result.Run) {
+// phases[w][p] is window w of phase p, counted[p] the counters' growth
+// over phase p's windows, which only the block's run has (its windows do
+// not: see phaseWindow.short).
+func blockOf(phases [][]result.Phase, counted []phaseCounters) (windows []result.Run, block result.Run) {
 	windows = mergeWindows(phases)
-	return windows, result.Combine(windows)
+	growth := make([]map[string]float64, len(counted))
+	for p, c := range counted {
+		growth[p] = c.values
+	}
+	block = result.CombineCounted(windows, growth)
+	for p, c := range counted {
+		for _, n := range c.notes {
+			if len(counted) > 1 && phases[0][p].Name != "" {
+				n = phases[0][p].Name + ": " + n
+			}
+			block.Notes = append(block.Notes, n)
+		}
+	}
+	return windows, block
 }
 
 // duet reports whether the job loads both sides at once.
@@ -133,9 +149,11 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand) (m blockRuns
 	if err != nil {
 		return m, err
 	}
-	// measured[side][w] holds window w of every phase so far.
+	// measured[side][w] holds window w of every phase so far, counted[side]
+	// the work counters' growth over each phase's windows.
 	windows := j.shape.Windows
 	measured := [2][][]result.Phase{make([][]result.Phase, windows), make([][]result.Phase, windows)}
+	var counted [2][]phaseCounters
 	for _, ph := range j.b.Config.Load.RunPhases() {
 		order := j.windowOrder(blk, windows, rng)
 		// One login per virtual user and side for the phase's windows:
@@ -151,11 +169,16 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand) (m blockRuns
 			return m, err
 		}
 		obs.Step(blk, fmt.Sprintf("%d windows", 2*windows)+phaseSuffix(ph.Name))
+		before := j.readCounters(ctx, tgts)
 		err := j.windows(ctx, tgts, ph, blk, setups, order, func(side Side, w int, run *result.Run) {
 			measured[side][w] = append(measured[side][w], result.Phase{Name: ph.Name, Run: *run})
 		})
 		if err != nil {
 			return m, err
+		}
+		after := j.readCounters(ctx, tgts)
+		for _, side := range []Side{Base, Head} {
+			counted[side] = append(counted[side], growthOf(before[side], after[side]))
 		}
 	}
 	for _, side := range []Side{Base, Head} {
@@ -164,9 +187,50 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand) (m blockRuns
 		}
 	}
 	for _, side := range []Side{Base, Head} {
-		m.windows[side], m.block[side] = blockOf(measured[side])
+		m.windows[side], m.block[side] = blockOf(measured[side], counted[side])
 	}
 	return m, nil
+}
+
+// phaseCounters is a side's work counters' growth over a phase's windows
+// (nil values when it has none), with notes on those not read.
+type phaseCounters struct {
+	values map[string]float64
+	notes  []string
+}
+
+// readCounters reads both sides' work counters (target.counters) at once,
+// between a phase's windows and the next step: a window of the block
+// designs is too short to read them around each (phaseWindow.short).
+// Nothing is loaded then, so reading both together disturbs no
+// measurement. A side without counters has a nil snapshot.
+func (j *abJob) readCounters(ctx context.Context, tgts [2]*running) [2]*target.CounterSnapshot {
+	var out [2]*target.CounterSnapshot
+	if len(tgts[Base].path.Counters.Sources)+len(tgts[Head].path.Counters.Sources) == 0 {
+		return out
+	}
+	defer j.b.timed(TimeCounters, time.Now())
+	_ = both([]Side{Base, Head}, func(side Side) error {
+		if c := tgts[side].path.Counters; len(c.Sources) > 0 {
+			snap := c.Read(ctx)
+			out[side] = &snap
+		}
+		return nil
+	})
+	return out
+}
+
+// growthOf is the counters' growth from before to after (see
+// target.Growth); none when the side has no counters.
+func growthOf(before, after *target.CounterSnapshot) phaseCounters {
+	if before == nil || after == nil {
+		return phaseCounters{}
+	}
+	values, notes := target.Growth(*before, *after)
+	if len(values) == 0 {
+		values = nil
+	}
+	return phaseCounters{values: values, notes: notes}
 }
 
 // BlockLabel is the label the observer hears for a block of the block
@@ -280,28 +344,18 @@ func (j *abJob) windowOrder(blk, windows int, rng *rand.Rand) []Side {
 }
 
 // warmUp warms both sides up for a phase (the phase's warm-up, not
-// measured), logging in their virtual users: both at once in the duet
-// design, else one after the other.
+// measured), logging in their virtual users: both at once in either
+// design, as nothing is measured then (a second of an interleaved block
+// it saves; the head's warm-up is the shadow, so the time adds up).
 func (j *abJob) warmUp(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, order []Side) error {
-	duet := j.duet()
-	warm := func(side Side) error {
+	return both(order, func(side Side) error {
 		pw := phaseWindow{duration: max(ph.Load.Warmup.D(), time.Millisecond), warmup: time.Millisecond, setup: setups[side],
-			warmupOnly: true, quiet: true, shadow: duet && side == Head}
-		_, err := j.b.measurePhase(ctx, j.compiled, tgts[side], j.runIndex(blk, 0), ph, phaseClock{}, pw)
-		if err != nil {
+			warmupOnly: true, quiet: true, shadow: side == Head}
+		if _, err := j.b.measurePhase(ctx, j.compiled, tgts[side], j.runIndex(blk, 0), ph, phaseClock{}, pw); err != nil {
 			return fmt.Errorf("%s warm-up: %w", side, err)
 		}
 		return nil
-	}
-	if duet {
-		return both(order, warm)
-	}
-	for _, side := range order {
-		if err := warm(side); err != nil {
-			return err
-		}
-	}
-	return nil
+	})
 }
 
 // both runs f for the two sides at once and waits for both.

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -18,7 +19,8 @@ import (
 // the first side alternating from block to block (interleaved), or both
 // at once (duet). A block gives one run per side (its windows
 // concatenated, phase by phase) and its windows pairs, each marked with
-// its block, each window one window of every phase.
+// its block, each window one window of every phase. The work counters
+// are read around each phase's windows, the growth the block's alone.
 func TestRunABBlocks(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -29,6 +31,12 @@ func TestRunABBlocks(t *testing.T) {
 				t.Parallel()
 				tag := design + map[bool]string{true: "r", false: "k"}[restart]
 				base, head := serviceTarget(t, dir+"/b"+tag+".env"), serviceTarget(t, dir+"/h"+tag+".env")
+				// A work counter that counts its own reads, per side.
+				reads := dir + "/reads-" + tag + "-"
+				for _, tgt := range []*config.Target{&base, &head} {
+					tgt.Counters = []config.CounterSource{{Name: "cmd", Command: &config.Command{
+						Shell: `f="` + reads + `$TAILGATE_SIDE"; echo "{\"reads\": $(cat "$f" 2>/dev/null | wc -l)}"; echo x >> "$f"`}}}
+				}
 				r := abBenchmark(t, base.URL)
 				r.Config.Load.Phases = []config.Phase{
 					{Name: "capacity", Model: config.ModelClosed, VUs: 2},
@@ -89,6 +97,31 @@ func TestRunABBlocks(t *testing.T) {
 					}
 					if _, ok := blk.Metrics[result.LatencyP95]; !ok {
 						t.Errorf("head block %d has no p95 of its own: %v", i, blk.Metrics)
+					}
+				}
+				// The counters are read around each phase's windows, not
+				// around every window: 2 reads a side and phase, so each
+				// block grew by one read in each phase, which only the
+				// block's run has.
+				for _, side := range []string{"base", "head"} {
+					if got := readLines(t, reads+side); got != 3*2*2 {
+						t.Errorf("%s's counters read %d times, want 12 (3 blocks, 2 phases, before and after)", side, got)
+					}
+				}
+				for i, blk := range res.Head.Runs {
+					for p, ph := range blk.Phases {
+						if got := ph.Counters["cmd.reads"]; got != 1 {
+							t.Errorf("head block %d phase %d: counters %v, want the growth over its windows, 1", i, p, ph.Counters)
+						}
+					}
+					n := float64(blk.Phases[0].Iterations.Completed) // the cost phase: the closed one
+					if got := blk.Metrics[result.CounterKey("cmd", "reads")]; got != 1/n {
+						t.Errorf("head block %d: reads per iteration %v, want 1/%v", i, got, n)
+					}
+				}
+				for i, w := range res.Windows.Base {
+					if _, ok := w.Metrics[result.CounterKey("cmd", "reads")]; ok || w.Counters != nil || w.Phases[0].Counters != nil {
+						t.Errorf("base window %d has counters %v: a window reads none", i, w.Counters)
 					}
 				}
 				for side, log := range map[string]string{"base": res.Base.TargetLog, "head": res.Head.TargetLog} {
@@ -167,4 +200,14 @@ func TestRunABInterleavedResetsPerBlock(t *testing.T) {
 			t.Errorf("window pair %d is %v %v", k/2, res.Order[k], res.Order[k+1])
 		}
 	}
+}
+
+// readLines is the number of lines of the file at path.
+func readLines(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "\n")
 }

@@ -60,7 +60,10 @@ type phaseClock struct {
 // side), so that where the time went adds up to the time taken.
 // short marks a block design's window: its warm-up is warmup exactly, 0
 // included (the target is warm from the block's warm-up, and with none
-// the window's sampling opens before its first iteration).
+// the window's sampling opens before its first iteration), and it reads
+// no work counters (the block reads them around all of a phase's windows:
+// a command or a fetch before and after every half-second window took a
+// third of a block's time, issue 19).
 type phaseWindow struct {
 	prepare          bool
 	warmup, duration time.Duration
@@ -109,7 +112,11 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 	}
 	var sampler sampling
 	if !w.warmupOnly {
-		opt.OnMeasure = func() { sampler.start(ctx, tgt) } // the window only: warm-up is not measured
+		path := tgt.path
+		if w.short {
+			path = path.WithoutCounters()
+		}
+		opt.OnMeasure = func() { sampler.start(ctx, tgt, path) } // the window only: warm-up is not measured
 	}
 	if plan.HasSetup(scenario.SetupRun) || plan.HasSetup(scenario.SetupVU) {
 		obs.Step(i, stepName("setup", ph.Name)) // the load's progress follows once it is done

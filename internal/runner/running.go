@@ -232,7 +232,7 @@ type sampling struct {
 	stopped bool // a start that comes after stop (a cancelled run) does nothing
 }
 
-func (s *sampling) start(ctx context.Context, tgt *running) {
+func (s *sampling) start(ctx context.Context, tgt *running, path target.Path) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped {
@@ -244,8 +244,8 @@ func (s *sampling) start(ctx context.Context, tgt *running) {
 	if tgt.pid != 0 && tgt.notMeasured == nil {
 		s.s = target.StartSampler(tgt.pid, 100*time.Millisecond)
 	}
-	if !tgt.path.IsZero() {
-		s.path = tgt.path.Open(ctx)
+	if !path.IsZero() {
+		s.path = path.Open(ctx)
 	}
 }
 

@@ -16,10 +16,11 @@ const (
 	TimeLoad     = "setup"    // the load engine's time outside warm-up and window: setup steps, ramp, the last answers
 	TimeWarmup   = "warm-up"  // warm-up before a measured window
 	TimeMeasured = "measured" // measured windows
+	TimeCounters = "counters" // reading the work counters around a block's phase (the block designs)
 )
 
 // spentOrder is the order the stages are reported in.
-var spentOrder = []string{TimeStart, TimePrepare, TimeDrain, TimeLoad, TimeWarmup, TimeMeasured}
+var spentOrder = []string{TimeStart, TimePrepare, TimeDrain, TimeLoad, TimeWarmup, TimeCounters, TimeMeasured}
 
 // Spent is wall time by stage.
 type Spent map[string]time.Duration

@@ -30,7 +30,7 @@ func (b *Benchmark) measureTool(ctx context.Context, tgt *running, i, runs int) 
 		"TAILGATE_RUNS="+strconv.Itoa(runs),
 	)
 	var sampler sampling
-	sampler.start(ctx, tgt)
+	sampler.start(ctx, tgt, tgt.path)
 	started := b.now()
 	exit, err := target.RunTool(ctx, l.Command, ch, l.CommandTimeout.D(), b.log())
 	res, note := sampler.stop(tgt)

@@ -482,6 +482,13 @@ type Path struct {
 // IsZero reports whether the path has nothing to account.
 func (p Path) IsZero() bool { return len(p.Parts) == 0 && len(p.Counters.Sources) == 0 }
 
+// WithoutCounters is the path with its parts alone: for windows whose
+// counters are read around many of them at once (Counters.Read, Growth).
+func (p Path) WithoutCounters() Path {
+	p.Counters.Sources = nil
+	return p
+}
+
 // PathWindow is a Path over one window.
 type PathWindow struct {
 	path     Path
