@@ -6,8 +6,10 @@
 # pg_stat_statements and Miniflux's allocations read as counters), and the
 # injected CPU regressions of cpu-burn.patch (SHA-256 rounds before every
 # API request: builds slow10 and slow30), measured with hey before the
-# series. The database server is one for both sides (each side its own
-# database), so the default duet design runs interleaved: the report says so.
+# series. The database server is one for both sides, each side on its own
+# database and measuring the backends that serve it, so the default duet
+# design runs (DESIGNS=interleaved measures the fallback a shared measured
+# server takes).
 CONFIG=bench/miniflux/ab.yml
 
 prepare() {
