@@ -118,10 +118,16 @@ func (n *abNoise) notes(v gate.Verdict) []string {
 	return out
 }
 
-// spreadText is a spread on the comparison scale in the finding's units.
+// spreadText is a spread on the comparison scale in the finding's units,
+// with two significant digits where one decimal would read 0 (a nearly
+// exact count: "stored 0.0 % disagrees with 0.0 %" says nothing).
 func spreadText(f gate.Finding, sd float64) string {
 	if f.Percent {
 		return fmt.Sprintf("%.2f pp", sd)
 	}
-	return fmt.Sprintf("%.1f %%", 100*(math.Exp(sd)-1))
+	pct := 100 * (math.Exp(sd) - 1)
+	if pct < 0.05 {
+		return fmt.Sprintf("%.2g %%", pct)
+	}
+	return fmt.Sprintf("%.1f %%", pct)
 }

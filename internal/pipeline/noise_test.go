@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
@@ -65,5 +67,27 @@ func TestABUnreadableNoiseFileIsAnErrorAndKept(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(path); string(b) != "{not json" {
 		t.Errorf("the unreadable noise file was changed: %q", b)
+	}
+}
+
+// A nearly exact count's spread is written with its digits, so that a
+// stored spread that disagrees with the job's does not read "0.0 %
+// disagrees with 0.0 %".
+func TestSpreadTextKeepsSmallSpreadsApart(t *testing.T) {
+	ratio, points := gate.Finding{}, gate.Finding{Percent: true}
+	for _, c := range []struct {
+		f    gate.Finding
+		sd   float64
+		want string
+	}{
+		{ratio, math.Log(1.042), "4.2 %"},
+		{ratio, math.Log(1.002), "0.2 %"}, // one decimal still says it
+		{ratio, math.Log(1.00003), "0.003 %"},
+		{ratio, math.Log(1.0003), "0.03 %"},
+		{points, 0.5, "0.50 pp"},
+	} {
+		if got := spreadText(c.f, c.sd); got != c.want {
+			t.Errorf("spreadText(%v) = %q, want %q", c.sd, got, c.want)
+		}
 	}
 }
