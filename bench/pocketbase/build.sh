@@ -21,8 +21,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 OUT=$ROOT/bench/out/pocketbase
 APP=$ROOT/bench/pocketbase/app
-BURN10=${PB_BURN10:-600}
-BURN30=${PB_BURN30:-2100}
+BURN10=${PB_BURN10:-1000}
+BURN30=${PB_BURN30:-3300}
 GOLDEN_PORT=${PB_GOLDEN_PORT:-18199}
 # shellcheck source=bench/pocketbase/password.sh
 source "$ROOT/bench/pocketbase/password.sh"
