@@ -143,18 +143,29 @@ func sumCounters(runs []Run) map[string]float64 {
 // (MergePhases). Windows of one phase (no Phases) are concatenated.
 func Combine(windows []Run) Run { return CombineCounted(windows, nil) }
 
+// PhaseCounters is the work counters' growth over all of one phase's
+// windows, read once around them, with notes on those not read.
+type PhaseCounters struct {
+	Values map[string]float64
+	Notes  []string
+}
+
 // CombineCounted is Combine where the work counters were read around each
 // phase's windows at once rather than around every window (reading them
-// can take longer than a short window): counters[p], when not nil, is
-// phase p's growth over all of its windows, and the combined phase's
-// counters. The windows themselves then have none.
-func CombineCounted(windows []Run, counters []map[string]float64) Run {
+// can take longer than a short window): counted[p] is phase p's growth,
+// which the combined phase gets (a multi-phase run names the phase in
+// its notes, as MergePhases does). The windows themselves have none.
+func CombineCounted(windows []Run, counted []PhaseCounters) Run {
 	if len(windows) == 0 {
 		return Run{}
 	}
 	grown := func(p int, run Run) Run {
-		if p < len(counters) && counters[p] != nil {
-			run.Counters = counters[p]
+		if p >= len(counted) {
+			return run
+		}
+		run.Notes = append(run.Notes, counted[p].Notes...)
+		if len(counted[p].Values) > 0 {
+			run.Counters = counted[p].Values
 			run.Summarize()
 		}
 		return run

@@ -69,22 +69,9 @@ type blockRuns struct {
 // phases[w][p] is window w of phase p, counted[p] the counters' growth
 // over phase p's windows, which only the block's run has (its windows do
 // not: see phaseWindow.short).
-func blockOf(phases [][]result.Phase, counted []phaseCounters) (windows []result.Run, block result.Run) {
+func blockOf(phases [][]result.Phase, counted []result.PhaseCounters) (windows []result.Run, block result.Run) {
 	windows = mergeWindows(phases)
-	growth := make([]map[string]float64, len(counted))
-	for p, c := range counted {
-		growth[p] = c.values
-	}
-	block = result.CombineCounted(windows, growth)
-	for p, c := range counted {
-		for _, n := range c.notes {
-			if len(counted) > 1 && phases[0][p].Name != "" {
-				n = phases[0][p].Name + ": " + n
-			}
-			block.Notes = append(block.Notes, n)
-		}
-	}
-	return windows, block
+	return windows, result.CombineCounted(windows, counted)
 }
 
 // duet reports whether the job loads both sides at once.
@@ -153,7 +140,7 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand) (m blockRuns
 	// the work counters' growth over each phase's windows.
 	windows := j.shape.Windows
 	measured := [2][][]result.Phase{make([][]result.Phase, windows), make([][]result.Phase, windows)}
-	var counted [2][]phaseCounters
+	var counted [2][]result.PhaseCounters
 	for _, ph := range j.b.Config.Load.RunPhases() {
 		order := j.windowOrder(blk, windows, rng)
 		// One login per virtual user and side for the phase's windows:
@@ -169,16 +156,15 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand) (m blockRuns
 			return m, err
 		}
 		obs.Step(blk, fmt.Sprintf("%d windows", 2*windows)+phaseSuffix(ph.Name))
-		before := j.readCounters(ctx, tgts)
+		spans := j.openCounters(ctx, tgts)
 		err := j.windows(ctx, tgts, ph, blk, setups, order, func(side Side, w int, run *result.Run) {
 			measured[side][w] = append(measured[side][w], result.Phase{Name: ph.Name, Run: *run})
 		})
 		if err != nil {
 			return m, err
 		}
-		after := j.readCounters(ctx, tgts)
-		for _, side := range []Side{Base, Head} {
-			counted[side] = append(counted[side], growthOf(before[side], after[side]))
+		for side, c := range j.closeCounters(ctx, spans) {
+			counted[side] = append(counted[side], c)
 		}
 	}
 	for _, side := range []Side{Base, Head} {
@@ -192,45 +178,44 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand) (m blockRuns
 	return m, nil
 }
 
-// phaseCounters is a side's work counters' growth over a phase's windows
-// (nil values when it has none), with notes on those not read.
-type phaseCounters struct {
-	values map[string]float64
-	notes  []string
-}
-
-// readCounters reads both sides' work counters (target.counters) at once,
-// between a phase's windows and the next step: a window of the block
+// openCounters starts each side's counter span over a phase's windows
+// (target.counters read now, both sides at once): a window of the block
 // designs is too short to read them around each (phaseWindow.short).
 // Nothing is loaded then, so reading both together disturbs no
-// measurement. A side without counters has a nil snapshot.
-func (j *abJob) readCounters(ctx context.Context, tgts [2]*running) [2]*target.CounterSnapshot {
-	var out [2]*target.CounterSnapshot
-	if len(tgts[Base].path.Counters.Sources)+len(tgts[Head].path.Counters.Sources) == 0 {
-		return out
-	}
-	defer j.b.timed(TimeCounters, time.Now())
-	_ = both([]Side{Base, Head}, func(side Side) error {
-		if c := tgts[side].path.Counters; len(c.Sources) > 0 {
-			snap := c.Read(ctx)
-			out[side] = &snap
-		}
-		return nil
+// measurement. A side without counters has no span.
+func (j *abJob) openCounters(ctx context.Context, tgts [2]*running) [2]*target.PathWindow {
+	var spans [2]*target.PathWindow
+	j.eachCounted(func(side Side) bool { return len(tgts[side].path.Counters.Sources) > 0 }, func(side Side) {
+		spans[side] = target.Path{Counters: tgts[side].path.Counters}.Open(ctx)
+	})
+	return spans
+}
+
+// closeCounters reads the counters again: each side's growth over the
+// phase's windows, with notes on those not read.
+func (j *abJob) closeCounters(ctx context.Context, spans [2]*target.PathWindow) [2]result.PhaseCounters {
+	var out [2]result.PhaseCounters
+	j.eachCounted(func(side Side) bool { return spans[side] != nil }, func(side Side) {
+		f := spans[side].Close(ctx)
+		out[side] = result.PhaseCounters{Values: f.Counters, Notes: f.Notes}
 	})
 	return out
 }
 
-// growthOf is the counters' growth from before to after (see
-// target.Growth); none when the side has no counters.
-func growthOf(before, after *target.CounterSnapshot) phaseCounters {
-	if before == nil || after == nil {
-		return phaseCounters{}
+// eachCounted runs read for the sides has selects, both at once, and
+// counts the time as TimeCounters.
+func (j *abJob) eachCounted(has func(Side) bool, read func(Side)) {
+	var sides []Side
+	for _, side := range []Side{Base, Head} {
+		if has(side) {
+			sides = append(sides, side)
+		}
 	}
-	values, notes := target.Growth(*before, *after)
-	if len(values) == 0 {
-		values = nil
+	if len(sides) == 0 {
+		return
 	}
-	return phaseCounters{values: values, notes: notes}
+	defer j.b.timed(TimeCounters, time.Now())
+	_ = both(sides, func(side Side) error { read(side); return nil })
 }
 
 // BlockLabel is the label the observer hears for a block of the block
