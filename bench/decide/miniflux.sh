@@ -8,8 +8,8 @@
 # API request: builds slow10 and slow30), measured with hey before the
 # series. The database server is one for both sides, each side on its own
 # database and measuring the backends that serve it, so the default duet
-# design runs (DESIGNS=interleaved measures the fallback a shared measured
-# server takes).
+# design runs (DESIGNS="duet interleaved" also measures alternating windows,
+# on the same per-side backends).
 CONFIG=bench/miniflux/ab.yml
 
 prepare() {
