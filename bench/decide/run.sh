@@ -24,6 +24,14 @@
 # design (--design), rotated, each design with its own noise file (the
 # file keys its entries by design).
 #
+# ARMS (default "aa slow10 slow30") picks the arms. BLOCKS=N runs every job
+# for exactly N blocks (ab.min_pairs = ab.max_pairs = N, no --max-time,
+# ab.noise off: a config copy beside CONFIG, removed at the end), so that
+# the summary's spread line can tell a difference between the sides that
+# lasts a job from the blocks' own noise (sequential jobs cannot: they
+# stop early when their first blocks agree), e.g.
+#   ARMS=aa NOISY=all BLOCKS=6 bench/decide/run.sh pocketbase 6
+#
 # Raw outputs go to bench/out/decide/SERVICE-<time>/: per job its output,
 # report, wall time, exit code, load average and whether the hog ran; the
 # peer tool's measurement of the injected effects; summary.txt, written by
@@ -45,6 +53,8 @@ MAX_TIME=${MAX_TIME:-150s}
 JOB_TIMEOUT=${JOB_TIMEOUT:-10m}
 # shellcheck source=bench/decide/pocketbase.sh
 source "$driver" # defines: prepare, measure_effects OUTDIR, CONFIG, head_env ARM
+read -r -a arms <<<"${ARMS:-aa slow10 slow30}"
+[[ -z ${BLOCKS:-} || $BLOCKS =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: BLOCKS must be a number of blocks" >&2; exit 2; }
 OUT=bench/out/decide/$service-$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$OUT/jobs" "$OUT/cache"
 if [[ -n ${NOISE_FROM:-} ]]; then
@@ -54,11 +64,15 @@ fi
 go build -o "$OUT/tailgate" ./cmd/tailgate
 prepare
 {
-	echo "service $service, $n jobs per arm, designs: ${designs[*]}, NOISY=$NOISY HOGS=$HOGS, --max-time $MAX_TIME${extra[*]:+, extra: ${extra[*]}}${NOISE_FROM:+, noise file from $NOISE_FROM}"
+	echo "service $service, $n jobs per arm, arms: ${arms[*]}, designs: ${designs[*]}, NOISY=$NOISY HOGS=$HOGS, $(if [[ -n ${BLOCKS:-} ]]; then echo "exactly $BLOCKS blocks, no noise file"; else echo "--max-time $MAX_TIME"; fi)${extra[*]:+, extra: ${extra[*]}}${NOISE_FROM:+, noise file from $NOISE_FROM}"
 	echo "tailgate $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- cmd internal || echo '+dirty')"
 	echo "started $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$OUT/info.txt"
-measure_effects "$OUT" | tee "$OUT/effects.txt"
+if [[ " ${arms[*]} " == *" slow"* ]]; then
+	measure_effects "$OUT" | tee "$OUT/effects.txt"
+else
+	echo "effects not measured: no regression arm" | tee "$OUT/effects.txt"
+fi
 
 hog_pids=()
 hog_on() {
@@ -72,9 +86,17 @@ hog_off() {
 	wait "${hog_pids[@]}" 2>/dev/null || true
 	hog_pids=()
 }
-trap hog_off EXIT
+fixed=""
+trap 'hog_off; [[ -z $fixed ]] || rm -f "$fixed"' EXIT
+budget=(--max-time "$MAX_TIME")
+if [[ -n ${BLOCKS:-} ]]; then
+	fixed=$(dirname "$CONFIG")/.fixed-$$.yml # beside CONFIG: its relative paths hold
+	sed "s/^ab:\$/ab:\n  min_pairs: $BLOCKS\n  max_pairs: $BLOCKS\n  noise: off/" "$CONFIG" >"$fixed"
+	grep -q "^  min_pairs: $BLOCKS\$" "$fixed" || { echo "run.sh: no top-level ab: in $CONFIG" >&2; exit 2; }
+	CONFIG=$fixed
+	budget=()
+fi
 
-arms=(aa slow10 slow30)
 runs=()
 for d in "${designs[@]}"; do for a in "${arms[@]}"; do runs+=("$d $a"); done; done
 for ((i = 1; i <= n; i++)); do
@@ -98,7 +120,7 @@ for ((i = 1; i <= n; i++)); do
 		t0=$(date +%s.%N)
 		set +e
 		env XDG_CACHE_HOME="$ROOT/$OUT/cache" $(head_env "$arm") timeout "$JOB_TIMEOUT" \
-			"$OUT/tailgate" ab -c "$CONFIG" --max-time "$MAX_TIME" --report "$job.report.json" "${args[@]}" "${extra[@]}" >"$job.out" 2>"$job.err"
+			"$OUT/tailgate" ab -c "$CONFIG" "${budget[@]}" --report "$job.report.json" "${args[@]}" "${extra[@]}" >"$job.out" 2>"$job.err"
 		code=$?
 		set -e
 		echo "$(date +%s.%N) - $t0" | bc >"$job.time"

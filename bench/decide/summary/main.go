@@ -4,7 +4,8 @@
 // per iteration, as median [min–max]; which metric decided the
 // regressions; and the bars of issue 19 (A/A ≥ 18 of 20 pass and ≤ 1
 // regression, +10 % ≥ 18 of 20 regression and none pass, +30 % 20 of 20,
-// median verdict ≤ 90 s), scaled to the jobs the series has.
+// median verdict ≤ 90 s), scaled to the jobs the series has; and per
+// machine the A/A blocks' spread (spread).
 //
 //	go run ./bench/decide/summary bench/out/decide/pocketbase-<time>
 package main
@@ -31,6 +32,10 @@ type report struct {
 		Unit     string `json:"unit"`
 		RunPairs int    `json:"run_pairs"`
 	} `json:"sequential"`
+	Runs struct {
+		Base []map[string]float64 `json:"base"`
+		Head []map[string]float64 `json:"head"`
+	} `json:"runs"`
 	Metrics []struct {
 		Key     string   `json:"key"`
 		Label   string   `json:"label"`
@@ -114,6 +119,7 @@ func main() {
 		}
 		table(js)
 		bars(js)
+		spread(js)
 		fmt.Println()
 	}
 }
@@ -231,11 +237,7 @@ func mmm(js []job, f func(job) (float64, bool), format string) string {
 	if len(v) == 0 {
 		return "—"
 	}
-	sort.Float64s(v)
-	med := v[len(v)/2]
-	if len(v)%2 == 0 {
-		med = (v[len(v)/2-1] + v[len(v)/2]) / 2
-	}
+	med := median(v)
 	s := fmt.Sprintf(format+" ["+format+"–"+format+"]", med, v[0], v[len(v)-1])
 	if len(v) < len(js) {
 		s += fmt.Sprintf(" (%d of %d)", len(v), len(js))
@@ -281,23 +283,86 @@ func bars(jobs []job) {
 		return "NOT met"
 	}
 	scaled := func(of20, n int) int { return int(math.Ceil(float64(of20) * float64(n) / 20)) }
-	p, n := count("aa", "pass")
-	r, _ := count("aa", "regression")
-	fmt.Printf("bar A/A: ≥ 18 of 20 pass (%d of %d here), ≤ 1 regression: %d pass, %d regression of %d: %s\n", scaled(18, n), n, p, r, n, check(p >= scaled(18, n) && r <= max(1, n/20)))
-	r, n = count("slow10", "regression")
-	p, _ = count("slow10", "pass")
-	fmt.Printf("bar +10 %%: ≥ 18 of 20 regression, none pass: %d regression, %d pass of %d: %s\n", r, p, n, check(r >= scaled(18, n) && p == 0))
-	r, n = count("slow30", "regression")
-	fmt.Printf("bar +30 %%: every job a regression: %d of %d: %s\n", r, n, check(r == n && n > 0))
+	// An arm the series did not run (ARMS) has no bar.
+	if p, n := count("aa", "pass"); n > 0 {
+		r, _ := count("aa", "regression")
+		fmt.Printf("bar A/A: ≥ 18 of 20 pass (%d of %d here), ≤ 1 regression: %d pass, %d regression of %d: %s\n", scaled(18, n), n, p, r, n, check(p >= scaled(18, n) && r <= max(1, n/20)))
+	}
+	if r, n := count("slow10", "regression"); n > 0 {
+		p, _ := count("slow10", "pass")
+		fmt.Printf("bar +10 %%: ≥ 18 of 20 regression, none pass: %d regression, %d pass of %d: %s\n", r, p, n, check(r >= scaled(18, n) && p == 0))
+	}
+	if r, n := count("slow30", "regression"); n > 0 {
+		fmt.Printf("bar +30 %%: every job a regression: %d of %d: %s\n", r, n, check(r == n))
+	}
 	med := mmm(jobs, func(j job) (float64, bool) { return j.seconds, true }, "%.0f")
 	var secs []float64
 	for _, j := range jobs {
 		secs = append(secs, j.seconds)
 	}
-	sort.Float64s(secs)
-	m := secs[len(secs)/2]
-	if len(secs)%2 == 0 {
-		m = (secs[len(secs)/2-1] + secs[len(secs)/2]) / 2
-	}
+	m := median(secs)
 	fmt.Printf("bar median verdict ≤ 90 s: %s s over all %d jobs: %s\n", med, len(jobs), check(m <= 90))
+}
+
+// spread prints, per machine, how the A/A jobs' blocks spread: the median
+// over jobs of the SD of a job's blocks' log differences (head against
+// base, %), and the SD of the jobs' mean differences beside what those
+// block spreads predict for it. A larger SD of the means is a difference
+// between the sides that lasts a job, but only in jobs of a fixed number
+// of blocks (bench/decide/fixed.sh): a sequential job stops early when
+// its first blocks agree, which widens its mean alone.
+func spread(jobs []job) {
+	for _, noisy := range []bool{false, true} {
+		for _, key := range []string{"iterations_per_s", "cpu_ms_per_iteration"} {
+			var sds, means []float64
+			predicted := 0.0
+			for _, j := range jobs {
+				if j.arm != "aa" || j.noisy != noisy || j.rep == nil {
+					continue
+				}
+				var d []float64
+				for i := range min(len(j.rep.Runs.Base), len(j.rep.Runs.Head)) {
+					b, bok := j.rep.Runs.Base[i][key]
+					h, hok := j.rep.Runs.Head[i][key]
+					if bok && hok && b > 0 && h > 0 {
+						d = append(d, 100*math.Log(h/b))
+					}
+				}
+				if len(d) < 2 {
+					continue
+				}
+				mean, sd := meanSD(d)
+				sds, means = append(sds, sd), append(means, mean)
+				predicted += sd * sd / float64(len(d))
+			}
+			if len(means) < 2 {
+				continue
+			}
+			_, sdMeans := meanSD(means)
+			fmt.Printf("A/A %s, %s: blocks' SD %.1f %% (median of %d jobs); SD of job means %.1f %%, the blocks predict %.1f %%\n",
+				map[bool]string{false: "quiet", true: "hog"}[noisy], key, median(sds), len(sds), sdMeans, math.Sqrt(predicted/float64(len(means))))
+		}
+	}
+}
+
+// meanSD is the mean and the sample SD of xs (at least 2).
+func meanSD(xs []float64) (mean, sd float64) {
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	for _, x := range xs {
+		sd += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(sd / float64(len(xs)-1))
+}
+
+// median is the median of xs (not empty), which it sorts.
+func median(xs []float64) float64 {
+	sort.Float64s(xs)
+	m := xs[len(xs)/2]
+	if len(xs)%2 == 0 {
+		m = (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
+	}
+	return m
 }
