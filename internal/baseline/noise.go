@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -82,31 +81,25 @@ func ReadNoise(path string) (*Noise, error) {
 	return &n, nil
 }
 
-// Prior is the pooled spread per metric of the entry's jobs: the degrees
-// of freedom add up, the variances are averaged weighted by them.
+// Prior is the pooled spread per metric of the entry's jobs
+// (stats.PoolNoise: variances averaged weighted by degrees of freedom, as
+// many degrees of freedom as the jobs' agreement supports).
 func (n *Noise) Prior(k NoiseKey) map[string]stats.SeqPrior {
 	e := n.entry(k)
 	if e == nil {
 		return nil
 	}
-	sums := map[string]*stats.SeqPrior{}
+	perMetric := map[string][]stats.SeqPrior{}
 	for _, j := range e.Jobs {
 		for key, m := range j.Metrics {
-			if !(m.SD >= 0) || m.DF < 1 {
-				continue
-			}
-			s := sums[key]
-			if s == nil {
-				s = &stats.SeqPrior{}
-				sums[key] = s
-			}
-			s.SD += float64(m.DF) * m.SD * m.SD // a sum of squares until the end
-			s.DF += m.DF
+			perMetric[key] = append(perMetric[key], m)
 		}
 	}
 	out := map[string]stats.SeqPrior{}
-	for key, s := range sums {
-		out[key] = stats.SeqPrior{SD: math.Sqrt(s.SD / float64(s.DF)), DF: s.DF}
+	for key, jobs := range perMetric {
+		if p := stats.PoolNoise(jobs); p.DF > 0 {
+			out[key] = p
+		}
 	}
 	return out
 }

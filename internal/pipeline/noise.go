@@ -103,6 +103,8 @@ func (n *abNoise) notes(v gate.Verdict) []string {
 		}
 		if df := v.PriorUsed[f.Key]; df > 0 {
 			pooled = append(pooled, fmt.Sprintf("%s (stored spread %s, %d degrees of freedom)", f.Label, spreadText(f, p.SD), df))
+		} else if p.UsableDF() == 0 {
+			own = append(own, fmt.Sprintf("%s (stored %s is worth %d degrees of freedom, too few to pool: too few earlier blocks, or earlier jobs whose spreads disagree with each other)", f.Label, spreadText(f, p.SD), p.DF))
 		} else {
 			own = append(own, fmt.Sprintf("%s (stored %s disagrees with this job's %s)", f.Label, spreadText(f, p.SD), spreadText(f, mine.SD)))
 		}

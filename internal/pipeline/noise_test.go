@@ -11,6 +11,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
 // A noise file learns the spread of the units across jobs: the first job
@@ -89,5 +90,24 @@ func TestSpreadTextKeepsSmallSpreadsApart(t *testing.T) {
 		if got := spreadText(c.f, c.sd); got != c.want {
 			t.Errorf("spreadText(%v) = %q, want %q", c.sd, got, c.want)
 		}
+	}
+}
+
+// Stored noise too uncertain to pool (earlier jobs whose spreads disagree,
+// stats.PoolNoise) is not said to disagree with this job's.
+func TestNoiseNotesTellTooUncertainFromDisagreeing(t *testing.T) {
+	f := gate.Finding{Key: result.IterationsPerSec, Label: "iterations/s"}
+	v := gate.Verdict{Sequential: &gate.Sequential{}, Findings: []gate.Finding{f},
+		Noise: map[string]stats.SeqPrior{f.Key: {SD: math.Log(1.04), DF: 2}}}
+	n := &abNoise{path: "noise.json", earlier: 10}
+	for _, c := range []struct {
+		prior stats.SeqPrior
+		want  string
+	}{
+		{stats.SeqPrior{SD: math.Log(1.05), DF: 3}, "iterations/s (stored 5.0 % is worth 3 degrees of freedom, too few to pool"},
+		{stats.SeqPrior{SD: math.Log(1.20), DF: 16}, "iterations/s (stored 20.0 % disagrees with this job's 4.0 %)"},
+	} {
+		n.prior = map[string]stats.SeqPrior{f.Key: c.prior}
+		wantIn(t, strings.Join(n.notes(v), "\n"), "noise: this job's own for "+c.want)
 	}
 }

@@ -250,6 +250,10 @@ func (p SeqPrior) usable() int {
 	return df
 }
 
+// UsableDF is the prior's degrees of freedom a look can pool (on the
+// grid); 0 when it has too few to be used at all.
+func (p SeqPrior) UsableDF() int { return p.usable() }
+
 // Consistent reports whether a spread sd of n units agrees with the prior:
 // the ratio of variances lies inside the central 1 − priorConsistency of
 // its F distribution.
