@@ -42,8 +42,8 @@ chmod -R u+w "$OUT/src/slow"
 patch -s -d "$OUT/src/slow" -p1 <"$MF_DIR/cpu-burn.patch"
 for build in slow10 slow30; do
 	case $build in
-	slow10) rounds=${MF_BURN10:-2100} ;;
-	slow30) rounds=${MF_BURN30:-6600} ;;
+	slow10) rounds=${MF_BURN10:-1650} ;;
+	slow30) rounds=${MF_BURN30:-5300} ;;
 	esac
 	[[ $rounds =~ ^[0-9]+$ ]] || { echo "build.sh: burn rounds of $build must be a non-negative integer, got '$rounds'" >&2; exit 2; }
 	start=$(date +%s)
