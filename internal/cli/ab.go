@@ -42,7 +42,7 @@ func (f *abFlags) register(fs *flag.FlagSet, withBase bool) {
 	fs.StringVar(&f.design, "design", "", "`duet` (the default: blocks of short windows, both sides loaded at once), interleaved (blocks of short windows alternating between the sides) or pairs (pairs of whole runs); overrides ab.design")
 	fs.IntVar(&f.windows, "windows", 0, "windows of each side per phase in a block of the duet and interleaved designs (overrides ab.windows; default: as many as fill load.duration)")
 	fs.DurationVar(&f.window, "window", 0, "the measured length of each window in the duet and interleaved designs, e.g. 500ms (overrides ab.window)")
-	fs.StringVar(&f.noise, "noise", "", "a noise `file`: the spread of earlier A/B jobs' units, pooled where it agrees with this job's; this job's is added (overrides ab.noise)")
+	fs.StringVar(&f.noise, "noise", "", "a noise `file`: the spread of earlier A/B jobs' units, pooled where it agrees with this job's and counted only as far as those jobs agree with each other; this job's is added (overrides ab.noise)")
 }
 
 // apply puts the budget flags into the config's ab section.

@@ -32,6 +32,7 @@ ab:
   base: {url: "http://10.0.0.1:80"}
   head: {url: "http://127.0.0.1:81"}
   order: sideways
+  phases: some
 load: {rate: 10/s}
 scenarios: [{steps: [{path: /}]}]
 `
@@ -39,7 +40,7 @@ scenarios: [{steps: [{path: /}]}]
 	if err == nil {
 		t.Fatal("want problems")
 	}
-	for _, want := range []string{"ab.yml:3:", "ab.base.url: host \"10.0.0.1\" is not this machine", "ab.order: invalid order \"sideways\""} {
+	for _, want := range []string{"ab.yml:3:", "ab.base.url: host \"10.0.0.1\" is not this machine", "ab.order: invalid order \"sideways\"", "ab.yml:6:11: ab.phases: invalid phases \"some\""} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
@@ -110,7 +111,7 @@ func TestABFromRefDefaults(t *testing.T) {
 		t.Fatalf("ab = %+v", ab)
 	}
 	if ab.Order != OrderABBA || ab.Restart != RestartEveryPair || ab.Design != DesignDuet || ab.MinPairs != DefaultMinBlocks ||
-		ab.MaxPairs != DefaultMaxBlocks || ab.Windows != 0 || ab.Window != DefaultWindow || ab.WindowWarmup != DefaultWindowWarmup || ab.MaxTime != 0 || ab.Noise != "" {
+		ab.MaxPairs != DefaultMaxBlocks || ab.Windows != 0 || ab.Window != DefaultWindow || ab.WindowWarmup != DefaultWindowWarmup || ab.MaxTime != 0 || ab.Noise != "" || ab.Phases != PhasesUndecided {
 		t.Errorf("ab defaults: %+v", ab)
 	}
 	if cfg.Build.Timeout != DefaultBuildTimeout || cfg.Build.DirIn("/tmp/t") != "/tmp/t" {

@@ -108,6 +108,7 @@ func defaultAB(ab *AB, c *collector) {
 	setInt(&ab.MaxPairs, c, "ab.max_pairs", max(maxUnits, ab.MinPairs))
 	setDuration(&ab.Window, c, "ab.window", DefaultWindow)
 	setDuration(&ab.WindowWarmup, c, "ab.window_warmup", DefaultWindowWarmup)
+	setString(&ab.Phases, c, "ab.phases", PhasesUndecided)
 }
 
 // DefaultUnits are the first look and budget of a design that replaces

@@ -52,6 +52,16 @@ const (
 	RestartNever = "never"
 )
 
+// Which phases a block of the block designs measures (ab.phases).
+const (
+	// PhasesUndecided leaves a phase out of a block once every gated
+	// metric taken from it has decided, so that the time goes to the
+	// metrics still undecided.
+	PhasesUndecided = "undecided"
+	// PhasesAll measures every phase in every block.
+	PhasesAll = "all"
+)
+
 // A/B designs.
 const (
 	// DesignDuet measures blocks like DesignInterleaved, but loads both
@@ -135,6 +145,9 @@ type AB struct {
 	Windows      int      `yaml:"windows"`
 	Window       Duration `yaml:"window"`
 	WindowWarmup Duration `yaml:"window_warmup"`
+	// Phases is PhasesUndecided (the default) or PhasesAll: which phases
+	// a block measures after the first look (duet, interleaved).
+	Phases string `yaml:"phases"`
 	// Noise is a file that keeps the spread of the units of earlier A/B
 	// jobs of this benchmark on this machine class, pooled with a job's
 	// own when consistent with it; "" the user's cache

@@ -25,6 +25,9 @@ func validateAB(cfg *Config, c *collector) {
 	if ab.Design != DesignDuet && ab.Design != DesignInterleaved && ab.Design != DesignPairs {
 		c.add("ab.design", "invalid design %q: expected %s (the default: both sides loaded at once in short windows), %s (short windows alternating between the sides) or %s (pairs of whole runs)", ab.Design, DesignDuet, DesignInterleaved, DesignPairs)
 	}
+	if ab.Phases != PhasesUndecided && ab.Phases != PhasesAll {
+		c.add("ab.phases", "invalid phases %q: expected %s (a phase is left out of later blocks once its gated metrics have decided) or %s (every phase in every block)", ab.Phases, PhasesUndecided, PhasesAll)
+	}
 	if ab.Windows < 0 || ab.Windows > MaxWindows {
 		c.add("ab.windows", "must be between 1 and %d windows of each side per phase in a block, or 0 for as many as fill load.duration, got %d", MaxWindows, ab.Windows)
 	}

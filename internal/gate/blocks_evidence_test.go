@@ -191,3 +191,70 @@ func TestBlockDesignNoiseOfAMixedMachine(t *testing.T) {
 		t.Errorf("pooled as if the jobs' noise were equal, busy jobs alarmed %.1f %% of the time; the scenario should show that pooling's flaw (> 5 %%)", 100*asIfEqual)
 	}
 }
+
+// simulateBlocksLeavingOut is simulateBlocks whose later blocks lack p95
+// (windows and blocks alike) once a look has decided it: the latency
+// phase left out, as the runner does with ab.phases: undecided.
+func simulateBlocksLeavingOut(rng *rand.Rand, w abWorld, windows int, cpuEffect float64) (v Verdict, leftOut int) {
+	job := w.job(rng)
+	wp := &result.WindowPairs{Join: geoJoin}
+	var bl, hl []result.Run
+	decided := false
+	for b := 0; ; b++ {
+		bb, hh := job.block(windows, cpuEffect)
+		if decided {
+			for _, runs := range [][]result.Run{bb, hh} {
+				for i := range runs {
+					delete(runs[i].Metrics, result.LatencyP95)
+				}
+			}
+			leftOut++
+		}
+		wp.Base, wp.Head = append(wp.Base, bb...), append(wp.Head, hh...)
+		for range bb {
+			wp.Block = append(wp.Block, b)
+		}
+		bl, hl = append(bl, geoJoin(bb)), append(hl, geoJoin(hh))
+		v = JudgeSequentialWith(bl, hl, Policy{}, stats.SeqDesign{MinPairs: 3, MaxPairs: 10}, false, SeqOptions{Windows: wp})
+		if v.Sequential.Done {
+			return v, leftOut
+		}
+		f, _ := finding(v, result.LatencyP95)
+		decided = f.Outcome != Undecided
+	}
+}
+
+// Leaving a decided phase out of later blocks changes no decision: on the
+// same random draws, every job (A/A, and +20 % CPU) ends with the same
+// outcome, after as many blocks, with every metric's outcome and decision
+// block the same, whether the blocks after p95's decision lack it or not.
+// What it changes is the time those blocks take (the runner's part), not
+// what the verdict may conclude from them, so the false-alarm bound above
+// holds for it.
+func TestLeavingDecidedPhasesOutChangesNoDecision(t *testing.T) {
+	t.Parallel()
+	const jobs, windows = 400, 8
+	leftOut := 0
+	for i := range jobs {
+		effect := 0.0
+		if i%4 == 3 {
+			effect = 0.20
+		}
+		want := simulateBlocks(rand.New(rand.NewPCG(uint64(i), 0x1e)), realistic, windows, effect, nil)
+		got, n := simulateBlocksLeavingOut(rand.New(rand.NewPCG(uint64(i), 0x1e)), realistic, windows, effect)
+		leftOut += n
+		if got.Outcome != want.Outcome || got.Sequential.Pairs != want.Sequential.Pairs {
+			t.Fatalf("job %d: %s after %d blocks with p95 left out, %s after %d without", i, got.Outcome, got.Sequential.Pairs, want.Outcome, want.Sequential.Pairs)
+		}
+		for _, f := range want.Findings {
+			g, _ := finding(got, f.Key)
+			if g.Outcome != f.Outcome || g.DecidedAt != f.DecidedAt {
+				t.Fatalf("job %d, %s: %s at block %d with p95 left out, %s at %d without", i, f.Key, g.Outcome, g.DecidedAt, f.Outcome, f.DecidedAt)
+			}
+		}
+	}
+	t.Logf("%d jobs, %d blocks without p95, every decision the same", jobs, leftOut)
+	if leftOut < jobs {
+		t.Errorf("only %d blocks left p95 out in %d jobs: the test does not exercise the gap", leftOut, jobs)
+	}
+}

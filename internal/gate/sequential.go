@@ -280,7 +280,7 @@ func unitName(w *result.WindowPairs) string {
 func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k int, final bool, windows *result.WindowPairs) seqLook {
 	key := mp.meta.Key
 	bv, hv := result.Values(base, key), result.Values(head, key)
-	l := seqLook{mp: mp, finding: mp.finding(bv, hv), gaps: gapsOf(base, head, key), design: d}
+	l := seqLook{mp: mp, finding: mp.finding(bv, hv), gaps: gapsOf(base, head, key, unitName(windows)), design: d}
 	f := &l.finding
 	if mp.gated {
 		f.FloorSource = FromMinEffect
@@ -294,7 +294,7 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 		return l
 	case complete < 0:
 		complete = len(base)
-	case !mp.gated || complete == 0:
+	case complete == 0 || (!mp.gated && !l.gaps.tail()):
 		return l.missing()
 	}
 	bv, hv = result.Values(base[:complete], key), result.Values(head[:complete], key)

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/result"
@@ -29,10 +30,11 @@ func cutNote(g pairGaps, complete int) string {
 type pairGaps struct {
 	base, head []int
 	pairs      int
+	unit       string // "pair" or "block"
 }
 
-func gapsOf(base, head []result.Run, key string) pairGaps {
-	g := pairGaps{pairs: min(len(base), len(head))}
+func gapsOf(base, head []result.Run, key, unit string) pairGaps {
+	g := pairGaps{pairs: min(len(base), len(head)), unit: unit}
 	for i := range g.pairs {
 		if _, ok := base[i].Value(key); !ok {
 			g.base = append(g.base, i+1)
@@ -45,6 +47,17 @@ func gapsOf(base, head []result.Run, key string) pairGaps {
 }
 
 func (g pairGaps) any() bool { return len(g.base)+len(g.head) > 0 }
+
+// tail reports whether both sides lack the metric in the same last pairs
+// and in no other: a phase that later blocks left out once its metrics
+// had decided (runner.ABPlan.SkipPhase).
+func (g pairGaps) tail() bool {
+	first := g.first()
+	if first == 0 || !slices.Equal(g.base, g.head) {
+		return false
+	}
+	return len(g.base) == g.pairs-first+1
+}
 
 // first is the first pair that lacks the metric on either side, 0 when
 // every pair has it.
@@ -63,6 +76,9 @@ func (g pairGaps) first() int {
 // String says which side lacks the metric in which pairs: "head lacks it
 // in pair 3", "base lacks it in every pair, head in pairs 2–4 and 7".
 func (g pairGaps) String() string {
+	if len(g.base) > 0 && slices.Equal(g.base, g.head) {
+		return "neither side has it in " + unitList(g.base, g.pairs, g.unit)
+	}
 	var parts []string
 	for _, side := range []struct {
 		name  string
@@ -75,18 +91,19 @@ func (g pairGaps) String() string {
 		if len(parts) == 0 {
 			s += " lacks it"
 		}
-		parts = append(parts, s+" in "+pairList(side.pairs, g.pairs))
+		parts = append(parts, s+" in "+unitList(side.pairs, g.pairs, g.unit))
 	}
 	return strings.Join(parts, ", ")
 }
 
-// pairList names pair numbers, runs of them as ranges.
-func pairList(ps []int, of int) string {
+// unitList names unit numbers ("pair 2", "blocks 4–12"), runs of them
+// as ranges.
+func unitList(ps []int, of int, unit string) string {
 	switch {
 	case len(ps) == of && of > 1:
-		return "every pair"
+		return "every " + unit
 	case len(ps) == 1:
-		return fmt.Sprintf("pair %d", ps[0])
+		return fmt.Sprintf("%s %d", unit, ps[0])
 	}
 	var spans []string
 	for i := 0; i < len(ps); {
@@ -102,9 +119,9 @@ func pairList(ps []int, of int) string {
 		i = j + 1
 	}
 	if len(spans) == 1 {
-		return "pairs " + spans[0]
+		return unit + "s " + spans[0]
 	}
-	return "pairs " + strings.Join(spans[:len(spans)-1], ", ") + " and " + spans[len(spans)-1]
+	return unit + "s " + strings.Join(spans[:len(spans)-1], ", ") + " and " + spans[len(spans)-1]
 }
 
 // gapWarnings say once which gated metrics a gap left inconclusive.

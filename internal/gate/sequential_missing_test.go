@@ -122,3 +122,38 @@ func TestSequentialNeverDoneBeforeTheFirstLook(t *testing.T) {
 		}
 	}
 }
+
+// A phase later blocks left out once its metrics decided (runner's
+// SkipPhase) leaves a gap at the end on both sides: a gated metric keeps
+// the decision it made before it, saying where it was not measured, and a
+// reported-only metric is shown from the units that measured it, not "not
+// available". A reported-only metric one side alone lacks stays not
+// available.
+func TestSequentialMetricsOfAPhaseLeftOutKeepTheirFindings(t *testing.T) {
+	t.Parallel()
+	base, head := cpuPairs(rand.New(rand.NewPCG(64, 1)), 12, 0.01, 1)
+	for i := range base {
+		base[i].Metrics[result.LatencyP50], head[i].Metrics[result.LatencyP50] = 2, 2.2
+		if i >= 4 { // the phase of the error rate and the p50 left out from unit 5 on
+			delete(base[i].Metrics, result.RequestErrorPct)
+			delete(head[i].Metrics, result.RequestErrorPct)
+			delete(base[i].Metrics, result.LatencyP50)
+			delete(head[i].Metrics, result.LatencyP50)
+		}
+	}
+	v := JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{}, true)
+	errs, _ := finding(v, result.RequestErrorPct)
+	if errs.Outcome != MetricPass || errs.DecidedAt > 4 || !strings.Contains(errs.Note, "neither side has it in pairs 5–12, after the decision") {
+		t.Errorf("error rate decided before the gap: %s at %d, note %q; want its pass kept and the gap named", errs.Outcome, errs.DecidedAt, errs.Note)
+	}
+	p50, _ := finding(v, result.LatencyP50)
+	if p50.Outcome != NotGated || p50.N != 4 || p50.Change < 9.9 || p50.Change > 10.1 {
+		t.Errorf("reported-only p50 measured in the first 4 units: %s, n %d, change %v, note %q; want +10 %% on those 4", p50.Outcome, p50.N, p50.Change, p50.Note)
+	}
+
+	delete(head[1].Metrics, result.LatencyP50) // one side alone lacks it
+	v = JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{}, true)
+	if p50, _ := finding(v, result.LatencyP50); p50.Outcome != NotAvailable {
+		t.Errorf("p50 missing from head in unit 2 and both from unit 5: %s, want not available", p50.Outcome)
+	}
+}

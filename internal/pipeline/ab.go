@@ -111,8 +111,12 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	}
 	var last gate.Verdict
 	var planned string
+	phases := cfg.Load.RunPhases()
+	if shape.Blocks() && len(phases) > 1 && ab.Phases != config.PhasesAll {
+		plan.SkipPhase = func(name string) bool { return phaseDecided(last, phases, name) }
+	}
 	plan.Look = func(res *runner.ABResult, final bool) bool {
-		if res.Units() == 1 {
+		if res.Units() == 1 && plan.SkipPhase == nil {
 			design, planned = planBudget(design, res, ab)
 		}
 		last = gate.JudgeSequentialWith(res.Base.Runs, res.Head.Runs, p, design, final,
@@ -176,6 +180,61 @@ func (o ABOptions) pinNote() []string {
 		return []string{fmt.Sprintf("ab.base.ref %q of the benchmark file is not used: a pull request is judged against its base commit %s", ab.Base.Ref, short(o.BaseRef))}
 	}
 	return nil
+}
+
+// phaseDecided reports whether a look has decided every gated metric
+// taken from the phase called name (result.SourcePhases), so that later
+// blocks can leave it out: the metrics keep their decisions, and the
+// time goes to the undecided ones. Before the first look nothing has.
+func phaseDecided(v gate.Verdict, phases []config.PhaseLoad, name string) bool {
+	if v.Sequential == nil || v.Sequential.Pairs < v.Sequential.MinPairs {
+		return false
+	}
+	models := make([]string, len(phases))
+	at := -1
+	for i, ph := range phases {
+		models[i] = ph.Load.Model
+		if ph.Name == name {
+			at = i
+		}
+	}
+	if at < 0 {
+		return false
+	}
+	for _, f := range v.Findings {
+		if f.Gated && f.Outcome == gate.Undecided && slices.Contains(result.SourcePhases(models, f.Key), at) {
+			return false
+		}
+	}
+	return true
+}
+
+// skippedNote says which phases later blocks left out, once their gated
+// metrics had decided; "" when none did.
+func skippedNote(res *runner.ABResult) string {
+	var parts []string
+	for p, ph := range firstRunPhases(res) {
+		var blocks []int
+		for i, run := range res.Base.Runs {
+			if p < len(run.Phases) && run.Phases[p].Skipped {
+				blocks = append(blocks, i+1)
+			}
+		}
+		if len(blocks) > 0 {
+			parts = append(parts, fmt.Sprintf("phase %s was left out of %d of %d blocks, from block %d on", ph.Name, len(blocks), res.Units(), blocks[0]))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, "; ") + ", once every gated metric taken from it had decided: the time went to the undecided metrics, and the decided ones keep their decisions, made on the blocks that measured them"
+}
+
+func firstRunPhases(res *runner.ABResult) []result.Phase {
+	if len(res.Base.Runs) == 0 {
+		return nil
+	}
+	return res.Base.Runs[0].Phases
 }
 
 // planBudget fixes the design's budget, after the first unit, at the units
@@ -306,6 +365,7 @@ func abNotes(res *runner.ABResult, ab config.AB, shape runner.Shape, v gate.Verd
 		notes = append(notes, fmt.Sprintf("each side was started afresh for %s: %d starts, %s of starting and stopping",
 			unit, res.Starts, res.StartTime.Round(100*time.Millisecond)))
 	}
+	notes = append(notes, nonEmpty(skippedNote(res))...)
 	if s := res.Spent.String(); s != "" {
 		notes = append(notes, "where the time went: "+s)
 	}

@@ -487,3 +487,74 @@ func TestDuetNamesSharedStateWhenBothSidesFail(t *testing.T) {
 		t.Errorf("only the head failed: note %q, want none", got)
 	}
 }
+
+// A phase may be left out of later blocks only once a look has decided
+// every gated metric taken from it: not before the first look, not while
+// a metric of it or one taken from every phase (the error rate) is
+// undecided; reported-only metrics do not keep it.
+func TestPhaseDecided(t *testing.T) {
+	t.Parallel()
+	phases := []config.PhaseLoad{
+		{Name: "capacity", Load: config.Load{Model: config.ModelClosed}},
+		{Name: "latency", Load: config.Load{Model: config.ModelOpen}},
+	}
+	verdict := func(pairs int, outcomes map[string]gate.MetricOutcome) gate.Verdict {
+		v := gate.Verdict{Sequential: &gate.Sequential{Pairs: pairs, MinPairs: 3}}
+		for key, o := range outcomes {
+			v.Findings = append(v.Findings, gate.Finding{Key: key, Gated: true, Outcome: o})
+		}
+		v.Findings = append(v.Findings, gate.Finding{Key: result.LatencyP50, Outcome: gate.Undecided}) // reported only
+		return v
+	}
+	p95Decided := map[string]gate.MetricOutcome{result.IterationsPerSec: gate.Undecided, result.LatencyP95: gate.MetricPass,
+		result.RequestErrorPct: gate.MetricPass, result.CPUPerIteration: gate.Undecided}
+	for _, c := range []struct {
+		name     string
+		v        gate.Verdict
+		capacity bool
+		latency  bool
+	}{
+		{"no look yet", gate.Verdict{}, false, false},
+		{"before the first look", verdict(2, p95Decided), false, false},
+		{"latency's metrics decided", verdict(3, p95Decided), false, true},
+		{"error rate undecided", verdict(4, map[string]gate.MetricOutcome{result.LatencyP95: gate.MetricPass,
+			result.RequestErrorPct: gate.Undecided, result.IterationsPerSec: gate.Undecided}), false, false},
+		{"p95 undecided", verdict(4, map[string]gate.MetricOutcome{result.LatencyP95: gate.Undecided,
+			result.IterationsPerSec: gate.MetricPass, result.CPUPerIteration: gate.MetricPass}), true, false},
+	} {
+		if got := phaseDecided(c.v, phases, "capacity"); got != c.capacity {
+			t.Errorf("%s: capacity decided %v, want %v", c.name, got, c.capacity)
+		}
+		if got := phaseDecided(c.v, phases, "latency"); got != c.latency {
+			t.Errorf("%s: latency decided %v, want %v", c.name, got, c.latency)
+		}
+	}
+}
+
+// The report says which phase later blocks left out, from which block and
+// in how many; nothing when every block measured every phase.
+func TestSkippedNote(t *testing.T) {
+	t.Parallel()
+	block := func(skipLatency bool) result.Run {
+		latency := result.Phase{Name: "latency", Run: result.Run{Model: result.ModelOpen}}
+		if skipLatency {
+			latency = result.SkippedPhase("latency", result.ModelOpen)
+		}
+		return result.Run{Phases: []result.Phase{{Name: "capacity", Run: result.Run{Model: result.ModelClosed}}, latency}}
+	}
+	res := &runner.ABResult{Base: &result.File{}, Head: &result.File{}}
+	for i := range 6 {
+		res.Base.Runs = append(res.Base.Runs, block(i >= 3))
+		res.Head.Runs = append(res.Head.Runs, block(i >= 3))
+	}
+	if got := skippedNote(res); !strings.HasPrefix(got, "phase latency was left out of 3 of 6 blocks, from block 4 on, once every gated metric taken from it had decided") ||
+		strings.Contains(got, "capacity") {
+		t.Errorf("note %q", got)
+	}
+	for i := range res.Base.Runs {
+		res.Base.Runs[i], res.Head.Runs[i] = block(false), block(false)
+	}
+	if got := skippedNote(res); got != "" {
+		t.Errorf("every phase measured, note %q; want none", got)
+	}
+}

@@ -181,6 +181,10 @@ func CombineCounted(windows []Run, counted []PhaseCounters) Run {
 				runs = append(runs, w.Phases[p].Run)
 			}
 		}
+		if first := windows[0].Phases[p]; first.Skipped {
+			phases[p] = first
+			continue
+		}
 		phases[p] = Phase{Name: windows[0].Phases[p].Name, Run: grown(p, Concat(runs))}
 	}
 	if len(phases) == 1 {

@@ -2,6 +2,7 @@ package result
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -100,5 +101,66 @@ func TestCombineAndLeaveOneOut(t *testing.T) {
 	}
 	if lb, _ := (&WindowPairs{Base: base[:1], Head: head[:1], Block: []int{0}}).LeaveOneOut(0); lb != nil {
 		t.Errorf("a block of one window pair has no replicates, got %d", len(lb))
+	}
+}
+
+// A phase a block left out (SkippedPhase) gives the merged run nothing:
+// the metrics taken from it are absent, not zero and not taken from the
+// phase that was measured, while those of the measured phase and the
+// counts over all phases stay; windows combined keep it skipped.
+func TestSkippedPhaseLeavesItsMetricsAbsent(t *testing.T) {
+	t.Parallel()
+	capacity := window(ModelClosed, 100, time.Millisecond, 0.2, 0)
+	capacity.Steps = []Step{{Name: "get", Requests: 400}}
+	windows := make([]Run, 2)
+	for i := range windows {
+		windows[i] = *MergePhases([]Phase{{Name: "capacity", Run: capacity}, SkippedPhase("latency", ModelOpen)})
+	}
+	for _, run := range append(windows, Combine(windows)) {
+		for _, key := range []string{LatencyP95, LatencyP50, DroppedPct, ScheduleLagP99} {
+			if v, ok := run.Metrics[key]; ok {
+				t.Errorf("%s = %v, want absent: its phase was left out", key, v)
+			}
+		}
+		if run.Metrics[IterationsPerSec] <= 0 || run.Metrics[CPUPerIteration] <= 0 {
+			t.Errorf("the capacity phase's metrics are missing: %v", run.Metrics)
+		}
+		if _, ok := run.Metrics[RequestErrorPct]; !ok {
+			t.Errorf("no error rate over the measured phase: %v", run.Metrics)
+		}
+		if len(run.Steps) != 1 || run.Steps[0].Requests == 0 {
+			t.Errorf("steps %+v, want the measured phase's", run.Steps)
+		}
+		if len(run.Phases) != 2 || !run.Phases[1].Skipped || run.Phases[0].Skipped {
+			t.Errorf("phases %+v, want latency marked skipped", run.Phases)
+		}
+	}
+}
+
+// SourcePhases follows MergePhases: throughput from the closed phase,
+// latency and dropped work from the open one, CPU per iteration and the
+// footprint's per-iteration figures from the closed one, rates and peak
+// memory from every phase, everything from a single phase.
+func TestSourcePhases(t *testing.T) {
+	t.Parallel()
+	two := []string{ModelOpen, ModelClosed}
+	for _, c := range []struct {
+		models []string
+		key    string
+		want   []int
+	}{
+		{two, IterationsPerSec, []int{1}},
+		{two, LatencyP95, []int{0}},
+		{two, DroppedPct, []int{0}},
+		{two, CPUPerIteration, []int{1}},
+		{two, CounterKey("pg", "calls"), []int{1}},
+		{two, RequestErrorPct, []int{0, 1}},
+		{two, PeakRSS, []int{0, 1}},
+		{[]string{ModelOpen, ModelOpen}, IterationsPerSec, []int{0}},
+		{[]string{ModelClosed}, LatencyP95, []int{0}},
+	} {
+		if got := SourcePhases(c.models, c.key); !slices.Equal(got, c.want) {
+			t.Errorf("SourcePhases(%v, %s) = %v, want %v", c.models, c.key, got, c.want)
+		}
 	}
 }

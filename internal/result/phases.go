@@ -65,7 +65,7 @@ func MergePhases(phases []Phase) *Run {
 			run.Notes = append(run.Notes, p.Name+": "+n)
 		}
 	}
-	run.Steps = mergePhaseSteps(phases, latency)
+	run.Steps = mergePhaseSteps(phases, orElse(measured(latency), throughput))
 	run.Resources = mergePhaseResources(phases)
 	take(run, throughput, throughputMetrics)
 	take(run, latency, latencyMetrics)
@@ -97,6 +97,49 @@ func mergeFootprint(run *Run, phases []Phase, cost *Run) {
 			take(run, cost, []string{key})
 		}
 	}
+}
+
+// SourcePhases are the indexes of the phases (given by their models, in
+// order) that MergePhases takes metric key from: the closed phase for
+// throughput, the open one for latency and dropped work, the cost phase
+// for CPU per iteration and the footprint's per-iteration metrics, every
+// phase for anything else (error rates, peak memory). A single phase is
+// the source of everything.
+func SourcePhases(models []string, key string) []int {
+	all := make([]int, len(models))
+	for i := range all {
+		all[i] = i
+	}
+	if len(models) < 2 {
+		return all
+	}
+	closed, open := slices.Index(models, ModelClosed), slices.Index(models, ModelOpen)
+	either := func(a, b int) []int {
+		if a >= 0 {
+			return []int{a}
+		}
+		if b >= 0 {
+			return []int{b}
+		}
+		return all
+	}
+	switch {
+	case slices.Contains(throughputMetrics, key):
+		return either(closed, open)
+	case slices.Contains(latencyMetrics, key):
+		return either(open, closed)
+	case slices.Contains(costMetrics, key), IsFootprint(key) && !strings.HasSuffix(key, ".peak_rss_mb"):
+		return either(closed, open)
+	}
+	return all
+}
+
+// measured is p, or nil when p is a phase left out (it has no steps).
+func measured(p *Run) *Run {
+	if p == nil || len(p.Steps) == 0 {
+		return nil
+	}
+	return p
 }
 
 // costPhase is the phase CPU per iteration is taken from: the closed one.

@@ -109,9 +109,22 @@ type Run struct {
 const ModelPhases = "phases"
 
 // Phase is one phase of a run: its name and everything it measured.
+// Skipped marks a phase a block of A/B left out (every gated metric taken
+// from it had decided): its Run holds the model and nothing measured, so
+// the metrics taken from it are absent from the merged run, never zero and
+// never another phase's.
 type Phase struct {
-	Name string `json:"name"`
+	Name    string `json:"name"`
+	Skipped bool   `json:"skipped,omitzero"`
 	Run
+}
+
+// SkippedPhase is the record of a phase a block left out: it sent no
+// request and ran no iteration (counts of zero, so that the merged run's
+// rates are those of the phases measured), and measured no metric.
+func SkippedPhase(name, model string) Phase {
+	return Phase{Name: name, Skipped: true, Run: Run{Model: model, Metrics: map[string]float64{},
+		Iterations: Iterations{Counted: CountAll}, Requests: Requests{Counted: CountRequests}}}
 }
 
 // Iterations counts lifecycles (one pass through a scenario's steps).

@@ -77,6 +77,11 @@ type ABPlan struct {
 	// set when no more will come (a budget is spent). It returns true to
 	// end the job now. Nil: the job runs to its budget.
 	Look func(res *ABResult, final bool) (stop bool)
+	// SkipPhase, in the block designs, is asked before each block after
+	// the first which of its phases to leave out: those whose gated
+	// metrics have all decided, so that the time goes to the undecided
+	// ones. Nil, or a block it would leave empty: every phase is measured.
+	SkipPhase func(name string) bool
 }
 
 // ABResult is what an A/B job measured: a result file per side (each

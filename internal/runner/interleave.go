@@ -141,8 +141,19 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand) (m blockRuns
 	windows := j.shape.Windows
 	measured := [2][][]result.Phase{make([][]result.Phase, windows), make([][]result.Phase, windows)}
 	var counted [2][]result.PhaseCounters
-	for _, ph := range j.b.Config.Load.RunPhases() {
+	phases := j.b.Config.Load.RunPhases()
+	skip := j.skipped(blk, phases)
+	for p, ph := range phases {
 		order := j.windowOrder(blk, windows, rng)
+		if skip[p] {
+			for side := range measured {
+				for w := range measured[side] {
+					measured[side][w] = append(measured[side][w], result.SkippedPhase(ph.Name, ph.Load.Model))
+				}
+				counted[side] = append(counted[side], result.PhaseCounters{})
+			}
+			continue
+		}
 		// One login per virtual user and side for the phase's windows:
 		// the processes are the block's, so their tokens hold.
 		setups := [2]*load.SetupCache{{}, {}}
@@ -176,6 +187,26 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand) (m blockRuns
 		m.windows[side], m.block[side] = blockOf(measured[side], counted[side])
 	}
 	return m, nil
+}
+
+// skipped says which of a block's phases plan.SkipPhase leaves out: none
+// in the first block, in a single phase, or when it would leave them all.
+func (j *abJob) skipped(blk int, phases []config.PhaseLoad) []bool {
+	skip := make([]bool, len(phases))
+	if j.plan.SkipPhase == nil || blk == 0 || len(phases) < 2 {
+		return skip
+	}
+	left := 0
+	for p, ph := range phases {
+		skip[p] = j.plan.SkipPhase(ph.Name)
+		if !skip[p] {
+			left++
+		}
+	}
+	if left == 0 {
+		return make([]bool, len(phases))
+	}
+	return skip
 }
 
 // openCounters starts each side's counter span over a phase's windows

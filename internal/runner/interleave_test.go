@@ -211,3 +211,68 @@ func readLines(t *testing.T, path string) int {
 	}
 	return strings.Count(string(b), "\n")
 }
+
+// A phase that plan.SkipPhase names is left out of every block after the
+// first: no warm-up, windows or counters for it, and its record in each
+// window and block run is marked skipped and holds nothing measured, so
+// the metrics taken from it (here the open phase's latency) are absent
+// from those runs, never zero and never the other phase's; the first
+// block measures every phase, and a block is never left empty.
+func TestBlocksLeaveOutDecidedPhases(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, skip := range []string{"latency", "capacity latency"} {
+		t.Run(skip, func(t *testing.T) {
+			t.Parallel()
+			tag := strings.ReplaceAll(skip, " ", "-")
+			base, head := serviceTarget(t, dir+"/b"+tag+".env"), serviceTarget(t, dir+"/h"+tag+".env")
+			r := abBenchmark(t, base.URL)
+			r.Config.Load.Phases = []config.Phase{
+				{Name: "capacity", Model: config.ModelClosed, VUs: 2},
+				{Name: "latency", Model: config.ModelOpen, Rate: config.Rate{PerSecond: 50}, MaxInflight: 8},
+			}
+			var asked []string
+			plan := ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxPairs: 3, Restart: false, Look: (&look{}).look,
+				Design: config.DesignDuet, Windows: 2, Window: 150 * time.Millisecond, WindowWarmup: 20 * time.Millisecond,
+				SkipPhase: func(name string) bool {
+					asked = append(asked, name)
+					return slices.Contains(strings.Fields(skip), name)
+				}}
+			res, err := r.RunAB(context.Background(), plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Units() != 3 {
+				t.Fatalf("%d blocks, want 3", res.Units())
+			}
+			if want := []string{"capacity", "latency", "capacity", "latency"}; !slices.Equal(asked, want) {
+				t.Errorf("asked about %v, want each phase of blocks 2 and 3", asked)
+			}
+			leftEmpty := skip == "capacity latency" // would leave nothing: every phase is measured
+			for _, runs := range [][]result.Run{res.Base.Runs, res.Head.Runs} {
+				for i, blk := range runs {
+					wantSkipped := i > 0 && !leftEmpty
+					if len(blk.Phases) != 2 || blk.Phases[0].Skipped || blk.Phases[1].Skipped != wantSkipped {
+						t.Fatalf("block %d phases %+v: want capacity measured and latency skipped %v", i, blk.Phases, wantSkipped)
+					}
+					if blk.Phases[0].Iterations.Completed == 0 || blk.Metrics[result.IterationsPerSec] <= 0 {
+						t.Errorf("block %d: capacity phase completed %d iterations, %v/s", i, blk.Phases[0].Iterations.Completed, blk.Metrics[result.IterationsPerSec])
+					}
+					_, hasP95 := blk.Metrics[result.LatencyP95]
+					_, hasDropped := blk.Metrics[result.DroppedPct]
+					if hasP95 == wantSkipped || hasDropped == wantSkipped {
+						t.Errorf("block %d: p95 present %v, dropped present %v; want both %v", i, hasP95, hasDropped, !wantSkipped)
+					}
+					if lat := blk.Phases[1]; wantSkipped && (lat.Requests.Total != 0 || lat.Iterations.Completed != 0 || lat.Window != 0 || lat.Model != config.ModelOpen) {
+						t.Errorf("block %d: skipped latency phase %+v, want its model and nothing measured", i, lat)
+					}
+				}
+			}
+			for i, w := range res.Windows.Head {
+				if got, want := w.Phases[1].Skipped, res.Windows.Block[i] > 0 && !leftEmpty; got != want {
+					t.Errorf("head window %d of block %d: latency skipped %v, want %v", i, res.Windows.Block[i], got, want)
+				}
+			}
+		})
+	}
+}

@@ -310,20 +310,25 @@ func bars(jobs []job) {
 // block spreads predict for it. A larger SD of the means is a difference
 // between the sides that lasts a job, but only in jobs of a fixed number
 // of blocks (bench/decide/fixed.sh): a sequential job stops early when
-// its first blocks agree, which widens its mean alone.
+// its first blocks agree, which widens its mean alone. Beside them the
+// CPU each side got (iterations/s × CPU per iteration, the path's when
+// measured): in a duet, throughput's spread that this one shares and CPU
+// per iteration does not is the two sides' share of the machine moving
+// from block to block, not the builds.
 func spread(jobs []job) {
 	for _, noisy := range []bool{false, true} {
-		for _, key := range []string{"iterations_per_s", "cpu_ms_per_iteration"} {
+		for _, m := range spreadMeasures {
 			var sds, means []float64
 			predicted := 0.0
+			name := ""
 			for _, j := range jobs {
 				if j.arm != "aa" || j.noisy != noisy || j.rep == nil {
 					continue
 				}
 				var d []float64
 				for i := range min(len(j.rep.Runs.Base), len(j.rep.Runs.Head)) {
-					b, bok := j.rep.Runs.Base[i][key]
-					h, hok := j.rep.Runs.Head[i][key]
+					b, bok := m.value(j.rep.Runs.Base[i])
+					h, hok := m.value(j.rep.Runs.Head[i])
 					if bok && hok && b > 0 && h > 0 {
 						d = append(d, 100*math.Log(h/b))
 					}
@@ -331,6 +336,7 @@ func spread(jobs []job) {
 				if len(d) < 2 {
 					continue
 				}
+				name = m.name(j.rep.Runs.Base[0])
 				mean, sd := meanSD(d)
 				sds, means = append(sds, sd), append(means, mean)
 				predicted += sd * sd / float64(len(d))
@@ -340,9 +346,40 @@ func spread(jobs []job) {
 			}
 			_, sdMeans := meanSD(means)
 			fmt.Printf("A/A %s, %s: blocks' SD %.1f %% (median of %d jobs); SD of job means %.1f %%, the blocks predict %.1f %%\n",
-				map[bool]string{false: "quiet", true: "hog"}[noisy], key, median(sds), len(sds), sdMeans, math.Sqrt(predicted/float64(len(means))))
+				map[bool]string{false: "quiet", true: "hog"}[noisy], name, median(sds), len(sds), sdMeans, math.Sqrt(predicted/float64(len(means))))
 		}
 	}
+}
+
+// spreadMeasure is a figure of a block run that spread reports.
+type spreadMeasure struct {
+	name  func(run map[string]float64) string
+	value func(run map[string]float64) (float64, bool)
+}
+
+var spreadMeasures = []spreadMeasure{metricMeasure("iterations_per_s"), metricMeasure("cpu_ms_per_iteration"), {
+	name: func(run map[string]float64) string { return "CPU share (iterations/s × " + cpuKey(run) + ")" },
+	value: func(run map[string]float64) (float64, bool) {
+		t, tok := run["iterations_per_s"]
+		c, cok := run[cpuKey(run)]
+		return t * c, tok && cok
+	},
+}}
+
+func metricMeasure(key string) spreadMeasure {
+	return spreadMeasure{
+		name:  func(map[string]float64) string { return key },
+		value: func(run map[string]float64) (float64, bool) { v, ok := run[key]; return v, ok },
+	}
+}
+
+// cpuKey is the CPU per iteration of the whole request path where the run
+// measured it (target.measure), else the target's own.
+func cpuKey(run map[string]float64) string {
+	if _, ok := run["path_cpu_ms_per_iteration"]; ok {
+		return "path_cpu_ms_per_iteration"
+	}
+	return "cpu_ms_per_iteration"
 }
 
 // meanSD is the mean and the sample SD of xs (at least 2).
