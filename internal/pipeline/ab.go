@@ -116,6 +116,9 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 		plan.SkipPhase = func(name string) bool { return phaseDecided(last, phases, name) }
 	}
 	plan.Look = func(res *runner.ABResult, final bool) bool {
+		// Blocks that may leave decided phases out grow shorter than the
+		// first: such a job is planned for ab.max_pairs, and a stop for
+		// time makes its last look spend the level left (stats' final).
 		if res.Units() == 1 && plan.SkipPhase == nil {
 			design, planned = planBudget(design, res, ab)
 		}
