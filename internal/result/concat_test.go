@@ -163,4 +163,22 @@ func TestSourcePhases(t *testing.T) {
 			t.Errorf("SourcePhases(%v, %s) = %v, want %v", c.models, c.key, got, c.want)
 		}
 	}
+	// The twin of MergePhases's rule: every metric a phase alone gives
+	// comes, merged, from the phase SourcePhases names, in either order.
+	for _, models := range [][]string{{ModelClosed, ModelOpen}, {ModelOpen, ModelClosed}} {
+		phases := make([]Phase, len(models))
+		for i, m := range models {
+			phases[i] = Phase{Name: m, Run: Run{Model: m, Metrics: map[string]float64{}}}
+			for _, key := range slices.Concat(throughputMetrics, latencyMetrics, costMetrics, []string{CounterKey("pg", "calls")}) {
+				phases[i].Metrics[key] = float64(10*i + 1)
+			}
+		}
+		merged := MergePhases(phases)
+		for _, key := range slices.Concat(throughputMetrics, latencyMetrics, costMetrics, []string{CounterKey("pg", "calls")}) {
+			src := SourcePhases(models, key)
+			if len(src) != 1 || merged.Metrics[key] != phases[src[0]].Metrics[key] {
+				t.Errorf("phases %v: merged %s = %v, SourcePhases says phase %v", models, key, merged.Metrics[key], src)
+			}
+		}
+	}
 }

@@ -65,7 +65,7 @@ func MergePhases(phases []Phase) *Run {
 			run.Notes = append(run.Notes, p.Name+": "+n)
 		}
 	}
-	run.Steps = mergePhaseSteps(phases, orElse(measured(latency), throughput))
+	run.Steps = mergePhaseSteps(phases, orElse(measuredPhase(phases, latency), throughput))
 	run.Resources = mergePhaseResources(phases)
 	take(run, throughput, throughputMetrics)
 	take(run, latency, latencyMetrics)
@@ -134,12 +134,15 @@ func SourcePhases(models []string, key string) []int {
 	return all
 }
 
-// measured is p, or nil when p is a phase left out (it has no steps).
-func measured(p *Run) *Run {
-	if p == nil || len(p.Steps) == 0 {
-		return nil
+// measuredPhase is r, one of phases' runs, or nil when its phase was
+// left out of a block (Phase.Skipped): its steps and histograms are none.
+func measuredPhase(phases []Phase, r *Run) *Run {
+	for i := range phases {
+		if &phases[i].Run == r && phases[i].Skipped {
+			return nil
+		}
 	}
-	return p
+	return r
 }
 
 // costPhase is the phase CPU per iteration is taken from: the closed one.

@@ -144,6 +144,8 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand) (m blockRuns
 	phases := j.b.Config.Load.RunPhases()
 	skip := j.skipped(blk, phases)
 	for p, ph := range phases {
+		// Drawn for a phase left out too, so that the next phases' orders
+		// do not depend on which phases were.
 		order := j.windowOrder(blk, windows, rng)
 		if skip[p] {
 			for side := range measured {

@@ -17,10 +17,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 type report struct {
@@ -120,6 +122,7 @@ func main() {
 		table(js)
 		bars(js)
 		spread(js)
+		blockTimes(js)
 		fmt.Println()
 	}
 }
@@ -349,6 +352,57 @@ func spread(jobs []job) {
 				map[bool]string{false: "quiet", true: "hog"}[noisy], name, median(sds), len(sds), sdMeans, math.Sqrt(predicted/float64(len(means))))
 		}
 	}
+}
+
+// blockTimes prints what a block cost with every phase and with a phase
+// left out (ab.phases: undecided), by least squares over the jobs' wall
+// time of their blocks (the report's design note) on their whole and lean
+// blocks (its "left out of K of N blocks" note); nothing when no job left
+// a phase out.
+func blockTimes(jobs []job) {
+	var a, b, c, u, v float64 // normal equations of secs ≈ whole·x + lean·y
+	var whole, lean int
+	for _, j := range jobs {
+		if j.rep == nil {
+			continue
+		}
+		n, secs, k, ok := blockNotes(j.rep.Notes)
+		if !ok {
+			continue
+		}
+		x, y := float64(n-k), float64(k)
+		a, b, c, u, v = a+x*x, b+x*y, c+y*y, u+x*secs, v+y*secs
+		whole, lean = whole+n-k, lean+k
+	}
+	det := a*c - b*b
+	if lean == 0 || det <= 0 {
+		return
+	}
+	fmt.Printf("a block took %.1f s with every phase, %.1f s with one left out (least squares over the jobs: %d whole blocks, %d lean)\n",
+		(u*c-b*v)/det, (a*v-b*u)/det, whole, lean)
+}
+
+var (
+	designNote  = regexp.MustCompile(`^(?:duet|interleaved) design: (\d+) blocks? of at most \d+ in ([0-9hms.]+);`)
+	leftOutNote = regexp.MustCompile(`was left out of (\d+) of \d+ blocks`)
+)
+
+// blockNotes reads a block job's report notes: its blocks, their wall
+// time in seconds, and the blocks that left a phase out.
+func blockNotes(notes []string) (blocks int, secs float64, lean int, ok bool) {
+	for _, n := range notes {
+		if m := designNote.FindStringSubmatch(n); m != nil {
+			d, err := time.ParseDuration(m[2])
+			if err != nil {
+				return 0, 0, 0, false
+			}
+			blocks, secs, ok = atoi(m[1]), d.Seconds(), true
+		}
+		if m := leftOutNote.FindStringSubmatch(n); m != nil {
+			lean = atoi(m[1])
+		}
+	}
+	return blocks, secs, lean, ok
 }
 
 // spreadMeasure is a figure of a block run that spread reports.
