@@ -2,6 +2,8 @@ package cli_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tailgate-ci/tailgate/internal/cli"
 	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/target"
 )
 
 // abConfig turns the test benchmark into an A/B one: base and head are two
@@ -65,7 +69,39 @@ func TestABCommandInterleaved(t *testing.T) {
 	}
 	o = tailgate(t, "ab", "-c", cfg, "--design", "trio")
 	wantCode(t, o, 2)
-	wantContains(t, "stderr", o.stderr, `--design "trio": expected duet, interleaved or pairs`)
+	wantContains(t, "stderr", o.stderr, `--design "trio": expected auto, duet, interleaved or pairs`)
+}
+
+// The auto design (the default) chooses from how busy the machine is
+// before the first block: the duet on a quiet machine, the interleaved
+// design when other processes keep half a core or more busy, the duet
+// when the machine cannot be read; the report says which and why.
+func TestABCommandAutoChoosesTheDesignFromTheMachine(t *testing.T) {
+	base, head := newItemService(t, 3), newItemService(t, 3)
+	dir := t.TempDir()
+	cfg := abConfig(t, dir, base.URL, head.URL, 3)
+	unread := cli.Host{MachineCPU: func(context.Context) (target.MachineCPU, error) {
+		return target.MachineCPU{}, errors.New("/proc/stat: permission denied")
+	}}
+	for _, c := range []struct {
+		name   string
+		host   cli.Host
+		design string
+		note   string
+	}{
+		{"quiet", hostBusy(0.2), "duet design: 3 blocks", "design auto: duet, as the machine was quiet before the first block (0.2 of 2 cores busy over 2s; from 0.5 on the interleaved design is chosen)"},
+		{"busy", hostBusy(1.0), "interleaved design: 3 blocks", "design auto: interleaved, as other processes kept 1.0 of the machine's 2 cores busy before the first block"},
+		{"unread", unread, "duet design: 3 blocks", "design auto: duet, as how busy the machine is could not be read (/proc/stat: permission denied)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := tailgateOn(t, c.host, environ{}, "ab", "-c", cfg, "-q", "--design", "auto", "--windows", "2", "--noise", "off")
+			if o.code != 0 && o.code != 1 {
+				t.Fatalf("exit %d, want a verdict (0 or 1):\n%s", o.code, o)
+			}
+			wantContains(t, "stdout", o.stdout, c.design, c.note)
+			wantContains(t, "stderr", o.stderr, "design auto: watching how busy the machine is")
+		})
+	}
 }
 
 func TestABCommandNeedsABase(t *testing.T) {

@@ -110,7 +110,7 @@ func TestABFromRefDefaults(t *testing.T) {
 	if ab.Base.Ref != "origin/main" || ab.Base.HasTarget() || !ab.Head.IsEmpty() {
 		t.Fatalf("ab = %+v", ab)
 	}
-	if ab.Order != OrderABBA || ab.Restart != RestartEveryPair || ab.Design != DesignDuet || ab.MinPairs != DefaultMinBlocks ||
+	if ab.Order != OrderABBA || ab.Restart != RestartEveryPair || ab.Design != DesignAuto || ab.MinPairs != DefaultMinBlocks ||
 		ab.MaxPairs != DefaultMaxBlocks || ab.Windows != 0 || ab.Window != DefaultWindow || ab.WindowWarmup != DefaultWindowWarmup || ab.MaxTime != 0 || ab.Noise != "" || ab.Phases != PhasesUndecided {
 		t.Errorf("ab defaults: %+v", ab)
 	}
@@ -120,13 +120,13 @@ func TestABFromRefDefaults(t *testing.T) {
 	if got := ab.Head.TargetOr(cfg.Target); got.URL != cfg.Target.URL {
 		t.Errorf("an empty head is the top-level target, got %+v", got)
 	}
-	if d := DefaultAB(); d.Order != OrderABBA || d.Restart != RestartEveryPair || d.Design != DesignDuet || d.MinPairs != 3 || d.MaxPairs != 12 {
+	if d := DefaultAB(); d.Order != OrderABBA || d.Restart != RestartEveryPair || d.Design != DesignAuto || d.MinPairs != 3 || d.MaxPairs != 12 {
 		t.Errorf("DefaultAB = %+v", d)
 	}
 }
 
 // TestABDesignDefaults: the pairs design keeps its budget in pairs, the
-// block designs (duet, interleaved) count blocks; a design the runner does
+// block designs (auto, duet, interleaved) count blocks; a design the runner does
 // not know is an error naming its key and line.
 func TestABDesignDefaults(t *testing.T) {
 	t.Parallel()
@@ -148,8 +148,10 @@ func TestABDesignDefaults(t *testing.T) {
 	// address is an error that says how to fix it (left at its default,
 	// the job measures pairs instead: runner.Shape).
 	fixed := strings.ReplaceAll(refAB, "{{port}}", "8080")
-	if _, err := Parse("t.yml", []byte(fixed)); err != nil {
-		t.Fatalf("the default design on one fixed port: %v, want it accepted", err)
+	for _, given := range []string{"", "\n  design: auto"} {
+		if _, err := Parse("t.yml", []byte(strings.Replace(fixed, "  base: {ref: origin/main}", "  base: {ref: origin/main}"+given, 1))); err != nil {
+			t.Fatalf("the auto design (%q) on one fixed port: %v, want it accepted", given, err)
+		}
 	}
 	_, err = Parse("t.yml", []byte(strings.Replace(fixed, "  base: {ref: origin/main}", "  base: {ref: origin/main}\n  design: duet", 1)))
 	for _, want := range []string{"ab.design", "both sides at once", "http://127.0.0.1:8080", "{{port}}", "design: pairs"} {

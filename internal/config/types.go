@@ -64,6 +64,14 @@ const (
 
 // A/B designs.
 const (
+	// DesignAuto chooses per job, before its first block, from how busy
+	// the machine is: DesignDuet on a quiet machine (it decides fastest
+	// there), DesignInterleaved when other processes keep a core busy
+	// (beside them a duet's two sides get unequal shares of what is left,
+	// and its throughput measures the scheduler, not the builds). The
+	// machine's load does not depend on the builds, so choosing from it
+	// keeps each design's error rates.
+	DesignAuto = "auto"
 	// DesignDuet measures blocks like DesignInterleaved, but loads both
 	// sides at the same time in every window, each with the phase's whole
 	// load: the machine's noise of that moment hits both alike and cancels
@@ -88,16 +96,18 @@ const (
 // NoiseOff as ab.noise keeps no noise file.
 const NoiseOff = "off"
 
-// BlockDesign reports whether design measures blocks of windows (duet,
-// interleaved) rather than pairs of whole runs.
-func BlockDesign(design string) bool { return design == DesignDuet || design == DesignInterleaved }
+// BlockDesign reports whether design measures blocks of windows (auto,
+// duet, interleaved) rather than pairs of whole runs.
+func BlockDesign(design string) bool {
+	return design == DesignAuto || design == DesignDuet || design == DesignInterleaved
+}
 
 // Defaults of the ab section. A block design's units (blocks) each
 // measure about as long as a pair of runs, in windows of DefaultWindow
 // (each phase's load.duration per side; ab.windows 0 derives the count
 // from it), so its first look comes at 3.
 const (
-	DefaultDesign       = DesignDuet
+	DefaultDesign       = DesignAuto
 	DefaultMinPairs     = 4
 	DefaultMaxPairs     = 20
 	DefaultMinBlocks    = 3
@@ -133,9 +143,9 @@ type AB struct {
 	// interleaved design every_pair starts both sides afresh for every
 	// block.
 	Restart string `yaml:"restart"`
-	// Design is DesignDuet (the default), DesignInterleaved or
-	// DesignPairs; in the block designs (duet, interleaved) min_pairs and
-	// max_pairs count blocks.
+	// Design is DesignAuto (the default), DesignDuet, DesignInterleaved
+	// or DesignPairs; in the block designs (auto, duet, interleaved)
+	// min_pairs and max_pairs count blocks.
 	Design string `yaml:"design"`
 	// Windows is the number of windows of each side per phase in a block
 	// (duet, interleaved); 0: as many as fill the phase's load.duration.

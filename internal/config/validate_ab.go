@@ -22,8 +22,8 @@ func validateAB(cfg *Config, c *collector) {
 	if ab.Restart != RestartEveryPair && ab.Restart != RestartNever {
 		c.add("ab.restart", "invalid restart %q: expected %s (both sides started afresh for every pair) or %s", ab.Restart, RestartEveryPair, RestartNever)
 	}
-	if ab.Design != DesignDuet && ab.Design != DesignInterleaved && ab.Design != DesignPairs {
-		c.add("ab.design", "invalid design %q: expected %s (the default: both sides loaded at once in short windows), %s (short windows alternating between the sides) or %s (pairs of whole runs)", ab.Design, DesignDuet, DesignInterleaved, DesignPairs)
+	if !BlockDesign(ab.Design) && ab.Design != DesignPairs {
+		c.add("ab.design", "invalid design %q: expected %s (the default: %s on a quiet machine, %s beside a busy one), %s (both sides loaded at once in short windows), %s (short windows alternating between the sides) or %s (pairs of whole runs)", ab.Design, DesignAuto, DesignDuet, DesignInterleaved, DesignDuet, DesignInterleaved, DesignPairs)
 	}
 	if ab.Phases != PhasesUndecided && ab.Phases != PhasesAll {
 		c.add("ab.phases", "invalid phases %q: expected %s (a phase is left out of later blocks once its gated metrics have decided) or %s (every phase in every block)", ab.Phases, PhasesUndecided, PhasesAll)
@@ -48,9 +48,10 @@ func validateAB(cfg *Config, c *collector) {
 	switch {
 	case ab.Restart == RestartNever && !ab.Base.IsEmpty() && oneAddress:
 		c.add("ab.restart", "with restart: never both sides run at once, and both would use %s: write %s in the URL and start command, or give each side its own url", base.URL, PortPlaceholder)
-	case c.given("ab.design") && BlockDesign(ab.Design) && oneAddress && base.Start != nil && head.Start != nil:
-		// Left at its default, the design falls back to pairs (one side at
-		// a time) instead; asked for, it is an error that says how to fix it.
+	case c.given("ab.design") && BlockDesign(ab.Design) && ab.Design != DesignAuto && oneAddress && base.Start != nil && head.Start != nil:
+		// Left at auto, the design falls back to pairs (one side at a time)
+		// instead; duet or interleaved asked for, it is an error that says
+		// how to fix it.
 		c.add("ab.design", "the %s design runs both sides at once in every block, and both would be started on %s: write %s in the URL and start command, or give each side its own url, or choose design: %s", ab.Design, base.URL, PortPlaceholder, DesignPairs)
 	}
 }

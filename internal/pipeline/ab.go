@@ -98,6 +98,11 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	}
 	p := policyFor(cfg, o.Policy, nil)
 	plan := trees.plan(cfg, ab, o)
+	chosen, err := env.chooseDesign(ctx, b, &plan)
+	if err != nil {
+		return Judged{}, runFailure(err)
+	}
+	ab.Design = plan.Design
 	shape := b.Shape(plan)
 	if shape.Design != ab.Design && !(config.BlockDesign(shape.Design) && config.BlockDesign(ab.Design)) {
 		// Fallen back from blocks to pairs: a budget left at its default is the pairs'.
@@ -144,7 +149,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	showRuns(env, res.Head)
 	notes := append(append(o.Policy.notes(), o.pinNote()...), trees.notes(o.Policy)...)
 	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(trees), Verdict: last, Head: res.Head.Runs,
-		Base: res.Base.Runs, Notes: append(append(append(notes, abNotes(res, ab, shape, last, o.AA)...), noise.notes(last)...), nonEmpty(planned)...),
+		Base: res.Base.Runs, Notes: append(append(append(append(notes, nonEmpty(chosen)...), abNotes(res, ab, shape, last, o.AA)...), noise.notes(last)...), nonEmpty(planned)...),
 		TargetLog: report.TargetLogs{Base: res.Base.TargetLog, Head: res.Head.TargetLog}}
 	return Judged{Input: in, Head: res.Head, Base: res.Base}, nil
 }

@@ -88,6 +88,59 @@ func (j job) pooled() bool {
 	return false
 }
 
+// ran is the design the job measured in, as its report's notes say
+// ("duet design: …"), "pairs" when none of them does.
+func (j job) ran() string {
+	if j.rep != nil {
+		for _, n := range j.rep.Notes {
+			if m := ranNote.FindStringSubmatch(n); m != nil {
+				return m[1]
+			}
+		}
+	}
+	return "pairs"
+}
+
+// busy is how many cores other processes kept busy before the first
+// block, as ab.design auto saw it.
+func (j job) busy() (float64, bool) {
+	if j.rep == nil {
+		return 0, false
+	}
+	for _, n := range j.rep.Notes {
+		if m := autoNote.FindStringSubmatch(n); m != nil {
+			return atof(m[1]), true
+		}
+	}
+	return 0, false
+}
+
+var (
+	ranNote  = regexp.MustCompile(`^(duet|interleaved) design: `)
+	autoNote = regexp.MustCompile(`^design auto: \w+, as .*?(\d+\.\d) of (?:the machine's )?\d+ cores busy`)
+)
+
+// designsRan prints which design each machine's jobs ran in and, for the
+// auto design, how busy the machine was before their first block.
+func designsRan(jobs []job) {
+	for _, noisy := range []bool{false, true} {
+		ran := map[string]int{}
+		var js []job
+		for _, j := range jobs {
+			if j.noisy == noisy {
+				ran[j.ran()]++
+				js = append(js, j)
+			}
+		}
+		if len(js) == 0 {
+			continue
+		}
+		fmt.Printf("%s: ran %s; busy cores before block 1 (auto) %s\n", map[bool]string{false: "quiet", true: "hog"}[noisy], tally(ran),
+			mmm(js, job.busy, "%.2f"))
+	}
+	fmt.Println()
+}
+
 func main() {
 	if len(os.Args) != 2 {
 		fmt.Fprintln(os.Stderr, "usage: summary DIR")
@@ -120,6 +173,7 @@ func main() {
 			fmt.Printf("### design: %s\n\n", d)
 		}
 		table(js)
+		designsRan(js)
 		bars(js)
 		spread(js)
 		blockTimes(js)
