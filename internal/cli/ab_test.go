@@ -89,8 +89,8 @@ func TestABCommandAutoChoosesTheDesignFromTheMachine(t *testing.T) {
 		design string
 		note   string
 	}{
-		{"quiet", hostBusy(0.2), "duet design: 3 blocks", "design auto: duet, as the machine was quiet before the first block (0.2 of 2 cores busy over 2s; from 0.5 on the interleaved design is chosen)"},
-		{"busy", hostBusy(1.0), "interleaved design: 3 blocks", "design auto: interleaved, as other processes kept 1.0 of the machine's 2 cores busy before the first block"},
+		{"quiet", hostBusy(0.2), "duet design: 3 blocks", "design auto: duet, as the machine was quiet before the first block (0.20 of 2 cores busy over 2s; from 0.5 on the interleaved design is chosen)"},
+		{"busy", hostBusy(1.0), "interleaved design: 3 blocks", "design auto: interleaved, as other processes kept 1.00 of the machine's 2 cores busy before the first block"},
 		{"unread", unread, "duet design: 3 blocks", "design auto: duet, as how busy the machine is could not be read (/proc/stat: permission denied)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -42,10 +42,10 @@ func (e Env) chooseDesign(ctx context.Context, b *runner.Benchmark, plan *runner
 		return fmt.Sprintf("design auto: duet, as how busy the machine is could not be read (%v)", err), nil
 	case m.Busy >= busyCores:
 		plan.Design = config.DesignInterleaved
-		return fmt.Sprintf("design auto: interleaved, as other processes kept %.1f of the machine's %d cores busy before the first block (over %s; from %.1f on a duet's two sides would share what is left unequally)",
+		return fmt.Sprintf("design auto: interleaved, as other processes kept %.2f of the machine's %d cores busy before the first block (over %s; from %.1f on a duet's two sides would share what is left unequally)",
 			m.Busy, m.Cores, m.Over.Round(100*time.Millisecond), busyCores), nil
 	default:
-		return fmt.Sprintf("design auto: duet, as the machine was quiet before the first block (%.1f of %d cores busy over %s; from %.1f on the interleaved design is chosen)",
+		return fmt.Sprintf("design auto: duet, as the machine was quiet before the first block (%.2f of %d cores busy over %s; from %.1f on the interleaved design is chosen)",
 			m.Busy, m.Cores, m.Over.Round(100*time.Millisecond), busyCores), nil
 	}
 }

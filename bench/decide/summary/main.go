@@ -117,7 +117,7 @@ func (j job) busy() (float64, bool) {
 
 var (
 	ranNote  = regexp.MustCompile(`^(duet|interleaved) design: `)
-	autoNote = regexp.MustCompile(`^design auto: \w+, as .*?(\d+\.\d) of (?:the machine's )?\d+ cores busy`)
+	autoNote = regexp.MustCompile(`^design auto: \w+, as .*?(\d+\.\d+) of (?:the machine's )?\d+ cores busy`)
 )
 
 // designsRan prints which design each machine's jobs ran in and, for the
