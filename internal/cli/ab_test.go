@@ -69,32 +69,48 @@ func TestABCommandInterleaved(t *testing.T) {
 	}
 	o = tailgate(t, "ab", "-c", cfg, "--design", "trio")
 	wantCode(t, o, 2)
-	wantContains(t, "stderr", o.stderr, `--design "trio": expected auto, duet, interleaved or pairs`)
+	wantContains(t, "stderr", o.stderr, `--design "trio": expected auto, duet, interleaved, hybrid or pairs`)
 }
 
 // The auto design (the default) chooses from how busy the machine is
-// before the first block: the duet on a quiet machine, the interleaved
-// design when other processes keep half a core or more busy, the duet
-// when the machine cannot be read; the report says which and why.
+// before the first block: the duet on a quiet machine; the hybrid design
+// when other processes keep half a core or more busy, which runs its
+// closed phases alternating and its open ones at once (so a job of only
+// open phases stays a duet, one of only closed phases is interleaved);
+// the duet when the machine cannot be read. The report says which and why.
 func TestABCommandAutoChoosesTheDesignFromTheMachine(t *testing.T) {
 	base, head := newItemService(t, 3), newItemService(t, 3)
 	dir := t.TempDir()
-	cfg := abConfig(t, dir, base.URL, head.URL, 3)
+	open := abConfig(t, dir, base.URL, head.URL, 3)
+	withLoad := func(name, load string) string {
+		b, err := os.ReadFile(open)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, name+".yml")
+		mustWrite(t, path, strings.Replace(string(b), "  model: open\n  rate: 40/s\n", load, 1))
+		return path
+	}
+	closed := withLoad("closed", "  model: closed\n  vus: 2\n")
+	mixed := withLoad("mixed", "  phases:\n    - {name: capacity, model: closed, vus: 2}\n    - {name: latency, model: open, rate: 40/s}\n")
 	unread := cli.Host{MachineCPU: func(context.Context) (target.MachineCPU, error) {
 		return target.MachineCPU{}, errors.New("/proc/stat: permission denied")
 	}}
 	for _, c := range []struct {
 		name   string
 		host   cli.Host
+		cfg    string
 		design string
 		note   string
 	}{
-		{"quiet", hostBusy(0.2), "duet design: 3 blocks", "design auto: duet, as the machine was quiet before the first block (0.20 of 2 cores busy over 2s; from 0.5 on the interleaved design is chosen)"},
-		{"busy", hostBusy(1.0), "interleaved design: 3 blocks", "design auto: interleaved, as other processes kept 1.00 of the machine's 2 cores busy before the first block"},
-		{"unread", unread, "duet design: 3 blocks", "design auto: duet, as how busy the machine is could not be read (/proc/stat: permission denied)"},
+		{"quiet", hostBusy(0.2), mixed, "duet design: 3 blocks", "design auto: duet, as the machine was quiet before the first block (0.20 of 2 cores busy over 2s; from 0.5 on, closed phases alternate between the sides)"},
+		{"busy mixed", hostBusy(1.0), mixed, "hybrid design: 3 blocks", "design auto: hybrid (closed phases alternating between the sides, open phases loading both at once), as other processes kept 1.00 of the machine's 2 cores busy before the first block"},
+		{"busy closed", hostBusy(1.0), closed, "interleaved design: 3 blocks", "design auto: interleaved (every phase is closed: each side's virtual users take all the machine gives), as other processes kept 1.00"},
+		{"busy open", hostBusy(1.0), open, "duet design: 3 blocks", "design auto: duet (every phase is open: a fixed rate asks neither side for all it can get), as other processes kept 1.00"},
+		{"unread", unread, mixed, "duet design: 3 blocks", "design auto: duet, as how busy the machine is could not be read (/proc/stat: permission denied)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			o := tailgateOn(t, c.host, environ{}, "ab", "-c", cfg, "-q", "--design", "auto", "--windows", "2", "--noise", "off")
+			o := tailgateOn(t, c.host, environ{}, "ab", "-c", c.cfg, "-q", "--design", "auto", "--windows", "2", "--noise", "off")
 			if o.code != 0 && o.code != 1 {
 				t.Fatalf("exit %d, want a verdict (0 or 1):\n%s", o.code, o)
 			}

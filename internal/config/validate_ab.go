@@ -23,7 +23,7 @@ func validateAB(cfg *Config, c *collector) {
 		c.add("ab.restart", "invalid restart %q: expected %s (both sides started afresh for every pair) or %s", ab.Restart, RestartEveryPair, RestartNever)
 	}
 	if !BlockDesign(ab.Design) && ab.Design != DesignPairs {
-		c.add("ab.design", "invalid design %q: expected %s (the default: %s on a quiet machine, %s beside a busy one), %s (both sides loaded at once in short windows), %s (short windows alternating between the sides) or %s (pairs of whole runs)", ab.Design, DesignAuto, DesignDuet, DesignInterleaved, DesignDuet, DesignInterleaved, DesignPairs)
+		c.add("ab.design", "invalid design %q: expected %s (the default: %s on a quiet machine, %s beside a busy one), %s (both sides loaded at once in short windows), %s (short windows alternating between the sides), %s (closed phases alternating, open phases both at once) or %s (pairs of whole runs)", ab.Design, DesignAuto, DesignDuet, DesignHybrid, DesignDuet, DesignInterleaved, DesignHybrid, DesignPairs)
 	}
 	if ab.Phases != PhasesUndecided && ab.Phases != PhasesAll {
 		c.add("ab.phases", "invalid phases %q: expected %s (a phase is left out of later blocks once its gated metrics have decided) or %s (every phase in every block)", ab.Phases, PhasesUndecided, PhasesAll)

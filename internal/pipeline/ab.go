@@ -344,16 +344,16 @@ func abNotes(res *runner.ABResult, ab config.AB, shape runner.Shape, v gate.Verd
 		notes = append(notes, fmt.Sprintf("duet design: %d %s of at most %d in %s; in each block both sides were started once and each phase measured in %d windows of %s, both sides loaded at the same time",
 			res.Units(), plural(res.Units(), "block", "blocks"), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), shape.Windows, shape.Window))
 		notes = append(notes, sharedStateNote(res)...)
+	case shape.Design == config.DesignHybrid:
+		notes = append(notes, fmt.Sprintf("hybrid design: %d %s of at most %d in %s; in each block both sides were started once and each phase measured in %d windows of %s per side, alternating (%s) in closed phases, both sides loaded at the same time in open ones",
+			res.Units(), plural(res.Units(), "block", "blocks"), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), shape.Windows, shape.Window, windowOrder(ab)))
+		notes = append(notes, sharedStateNote(res)...)
 	case shape.Blocks():
 		if shape.Fallback != "" {
-			notes = append(notes, "the duet design was not used: "+shape.Fallback+"; the windows alternated between the sides instead (interleaved)")
-		}
-		order := "A B B A …, the first side changing from block to block"
-		if ab.Order == config.OrderRandom {
-			order = "each window pair in a seeded random order"
+			notes = append(notes, fmt.Sprintf("the %s design was not used: %s; the windows alternated between the sides instead (interleaved)", ab.Design, shape.Fallback))
 		}
 		notes = append(notes, fmt.Sprintf("interleaved design: %d %s of at most %d in %s; in each block both sides were started once and each phase measured in %d windows of %s per side, alternating (%s)",
-			res.Units(), plural(res.Units(), "block", "blocks"), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), shape.Windows, shape.Window, order))
+			res.Units(), plural(res.Units(), "block", "blocks"), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), shape.Windows, shape.Window, windowOrder(ab)))
 	default:
 		if shape.Fallback != "" {
 			notes = append(notes, fmt.Sprintf("the %s design was not used: %s; pairs of whole runs instead, one side at a time", ab.Design, shape.Fallback))
@@ -396,10 +396,19 @@ func abNotes(res *runner.ABResult, ab config.AB, shape runner.Shape, v gate.Verd
 	return notes
 }
 
-// sharedStateNote is the hint a duet job gives when requests failed on
-// both sides: two sides that share a database (or any state) write to it
-// at the same time in a duet, and one side's writes can fail the other's
-// checks, which one side at a time would not.
+// windowOrder says in what order alternating windows ran.
+func windowOrder(ab config.AB) string {
+	if ab.Order == config.OrderRandom {
+		return "each window pair in a seeded random order"
+	}
+	return "A B B A …, the first side changing from block to block"
+}
+
+// sharedStateNote is the hint a duet or hybrid job gives when requests
+// failed on both sides: two sides that share a database (or any state)
+// write to it at the same time in windows loading both at once, and one
+// side's writes can fail the other's checks, which one side at a time
+// would not.
 func sharedStateNote(res *runner.ABResult) []string {
 	failed := func(f *result.File) (n, total int64) {
 		for _, r := range f.Runs {
@@ -412,7 +421,7 @@ func sharedStateNote(res *runner.ABResult) []string {
 	if bf == 0 || hf == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("requests failed on both sides (%d of %d base, %d of %d head): in the duet design both sides run at the same time, so if they share a database or other state, one side's writes can fail the other's checks; give each side its own (TAILGATE_SIDE in the start and dataset commands) or choose ab.design: interleaved",
+	return []string{fmt.Sprintf("requests failed on both sides (%d of %d base, %d of %d head): in the duet design (and the hybrid design's open phases) both sides run at the same time, so if they share a database or other state, one side's writes can fail the other's checks; give each side its own (TAILGATE_SIDE in the start and dataset commands) or choose ab.design: interleaved",
 		bf, bt, hf, ht)}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
@@ -13,7 +14,9 @@ import (
 
 // The machine is watched only when auto could run a duet: a design given
 // is kept, and a job the duet cannot run (one process on both sides)
-// falls back without a sample; a sample interrupted ends the job.
+// falls back without a sample; a busy machine gets the hybrid design,
+// which the note names by what the phases make of it; a sample
+// interrupted ends the job.
 func TestChooseDesignSamplesOnlyForAPossibleDuet(t *testing.T) {
 	sampled := 0
 	env := Env{Log: io.Discard, MachineCPU: func(ctx context.Context) (target.MachineCPU, error) {
@@ -22,7 +25,7 @@ func TestChooseDesignSamplesOnlyForAPossibleDuet(t *testing.T) {
 	}}
 	b := &runner.Benchmark{Config: &config.Config{}}
 	two := runner.ABPlan{Base: config.Target{URL: "http://127.0.0.1:1/"}, Head: config.Target{URL: "http://127.0.0.1:2/"}, Restart: true}
-	for _, design := range []string{config.DesignDuet, config.DesignInterleaved, config.DesignPairs} {
+	for _, design := range []string{config.DesignDuet, config.DesignInterleaved, config.DesignHybrid, config.DesignPairs} {
 		plan := two
 		plan.Design = design
 		if note, err := env.chooseDesign(context.Background(), b, &plan); note != "" || err != nil || plan.Design != design {
@@ -36,10 +39,20 @@ func TestChooseDesignSamplesOnlyForAPossibleDuet(t *testing.T) {
 	if sampled != 0 {
 		t.Errorf("the machine was sampled %d times, want 0", sampled)
 	}
-	busy := two
-	busy.Design = config.DesignAuto
-	if note, err := env.chooseDesign(context.Background(), b, &busy); err != nil || busy.Design != config.DesignInterleaved || note == "" {
-		t.Errorf("auto beside 1.5 busy cores: %q, %v, design %s; want interleaved with a note", note, err, busy.Design)
+	mixed := &runner.Benchmark{Config: &config.Config{Load: config.Load{Phases: []config.Phase{
+		{Name: "capacity", Model: config.ModelClosed, VUs: 2}, {Name: "latency", Model: config.ModelOpen, Rate: config.Rate{PerSecond: 10}}}}}}
+	for _, c := range []struct {
+		b    *runner.Benchmark
+		runs string
+	}{
+		{b, "design auto: interleaved (every phase is closed"},
+		{mixed, "design auto: hybrid (closed phases alternating between the sides, open phases loading both at once), as other processes kept 1.50 of the machine's 2 cores busy"},
+	} {
+		busy := two
+		busy.Design = config.DesignAuto
+		if note, err := env.chooseDesign(context.Background(), c.b, &busy); err != nil || busy.Design != config.DesignHybrid || !strings.HasPrefix(note, c.runs) {
+			t.Errorf("auto beside 1.5 busy cores: %q, %v, design %s; want hybrid, the note beginning %q", note, err, busy.Design, c.runs)
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -64,9 +64,10 @@ type ABPlan struct {
 	// are started once for the job (the base once for an A/A job). A
 	// target started elsewhere (no start command) is never restarted.
 	Restart bool
-	// Design is config.DesignInterleaved (blocks of short windows on
-	// targets started once per block) or config.DesignPairs (one run of
-	// each side per pair); "" is pairs. Windows is the number of windows
+	// Design is a block design (config.DesignDuet, DesignInterleaved or
+	// DesignHybrid: blocks of short windows on targets started once per
+	// block; Benchmark.Shape says which runs) or config.DesignPairs (one
+	// run of each side per pair); "" is pairs. Windows is the number of windows
 	// of each side in a block, Window their measured length (0: each
 	// phase's duration).
 	Design       string

@@ -15,13 +15,14 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/target"
 )
 
-// runBlocks runs the block designs (config.DesignDuet and
-// config.DesignInterleaved): block after block, both sides started for
-// the block (unless kept for the job), then for each phase both datasets
-// reset, verified and drained once, both sides warmed up, and the phase
-// measured in short windows: both sides at once in every window (duet), or
-// alternating between them (interleaved); after the last phase both
-// drain. Window w of every phase makes side's run w of the block, so a
+// runBlocks runs the block designs (config.DesignDuet,
+// config.DesignInterleaved and config.DesignHybrid): block after block,
+// both sides started for the block (unless kept for the job), then for
+// each phase both datasets reset, verified and drained once, both sides
+// warmed up, and the phase measured in short windows: both sides at once
+// in every window (duet, and a hybrid job's open phases), or alternating
+// between them (interleaved, and a hybrid job's closed phases); after the
+// last phase both drain. Window w of every phase makes side's run w of the block, so a
 // block gives as many pairs of runs as a phase has windows, all marked
 // with the block (ABResult.Windows). plan.Look is called after every block.
 //
@@ -74,8 +75,8 @@ func blockOf(phases [][]result.Phase, counted []result.PhaseCounters) (windows [
 	return windows, result.CombineCounted(windows, counted)
 }
 
-// duet reports whether the job loads both sides at once.
-func (j *abJob) duet() bool { return j.shape.Design == config.DesignDuet }
+// atOnce reports whether the job loads both sides at once in phase ph.
+func (j *abJob) atOnce(ph config.PhaseLoad) bool { return j.shape.AtOnce(ph) }
 
 // sideBySideProblem says why the two sides cannot run at the same time, as
 // a block (duet or interleaved) has both sides' processes up: tailgate
@@ -264,10 +265,11 @@ func phaseSuffix(phase string) string {
 }
 
 // Shape is how an A/B job makes its units: the design that runs (a duet
-// job whose sides cannot be told apart runs interleaved, Fallback saying
-// why), and in the block designs the windows of each side per phase (the
-// same in every phase, so that window w of each phase makes one run) and
-// their measured length.
+// or hybrid job whose sides cannot be told apart runs interleaved,
+// Fallback saying why; a hybrid job whose phases share one load model runs
+// that model's design), and in the block designs the windows of each side
+// per phase (the same in every phase, so that window w of each phase
+// makes one run) and their measured length.
 type Shape struct {
 	Design       string
 	Fallback     string
@@ -279,6 +281,12 @@ type Shape struct {
 
 // Blocks reports whether the job measures blocks of windows.
 func (s Shape) Blocks() bool { return config.BlockDesign(s.Design) }
+
+// AtOnce reports whether the job's windows of phase ph load both sides at
+// the same time: every phase of a duet, the open phases of a hybrid.
+func (s Shape) AtOnce(ph config.PhaseLoad) bool {
+	return s.Design == config.DesignDuet || (s.Design == config.DesignHybrid && ph.Load.Model == config.ModelOpen)
+}
 
 // Shape is the shape of plan's job on this benchmark: ab.windows, else as
 // many windows of ab.window as fill the longest phase's duration (at least
@@ -293,10 +301,13 @@ func (b *Benchmark) Shape(plan ABPlan) Shape {
 		s.Design, s.Fallback = config.DesignPairs, why
 		return s
 	}
-	if plan.Design == config.DesignDuet {
+	if plan.Design == config.DesignDuet || plan.Design == config.DesignHybrid {
 		if s.Fallback = plan.DuetProblem(); s.Fallback != "" {
 			s.Design = config.DesignInterleaved
 		}
+	}
+	if s.Design == config.DesignHybrid {
+		s.Design = b.hybridAs()
 	}
 	s.Window = cmp.Or(plan.Window, config.DefaultWindow.D())
 	s.WindowWarmup = plan.WindowWarmup
@@ -313,6 +324,27 @@ func (b *Benchmark) Shape(plan ABPlan) Shape {
 		s.Window = longest / time.Duration(s.Windows) // a phase shorter than two default windows: two shorter ones
 	}
 	return s
+}
+
+// hybridAs is the design a hybrid job of this benchmark runs: hybrid when
+// its phases mix the load models, else the one design their model
+// implies (interleaved for closed phases, duet for open ones), so that a
+// job is named, and its noise kept, by what it measures.
+func (b *Benchmark) hybridAs() string {
+	open := 0
+	phases := b.Config.Load.RunPhases()
+	for _, ph := range phases {
+		if ph.Load.Model == config.ModelOpen {
+			open++
+		}
+	}
+	switch open {
+	case 0:
+		return config.DesignInterleaved
+	case len(phases):
+		return config.DesignDuet
+	}
+	return config.DesignHybrid
 }
 
 // blockTargets are the two sides' targets for a block: those kept for the
@@ -388,7 +420,8 @@ func both(sides []Side, f func(Side) error) error {
 }
 
 // windows measures a phase's windows of both sides, handing each run to
-// keep: in the duet design window w of both sides at once, else in order.
+// keep: window w of both sides at once when the phase loads them at once
+// (Shape.AtOnce), else in order.
 func (j *abJob) windows(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, order []Side, keep func(Side, int, *result.Run)) error {
 	measure := func(side Side, w int) error {
 		run, err := j.measureWindow(ctx, tgts[side], side, ph, blk, w, setups[side])
@@ -398,7 +431,7 @@ func (j *abJob) windows(ctx context.Context, tgts [2]*running, ph config.PhaseLo
 		j.keepWindow(func() { keep(side, w, run); j.res.Order = append(j.res.Order, side) })
 		return nil
 	}
-	if j.duet() {
+	if j.atOnce(ph) {
 		for w := 0; w < len(order)/2; w++ {
 			if err := both(order[2*w:2*w+2], func(side Side) error { return measure(side, w) }); err != nil {
 				return err
@@ -414,8 +447,8 @@ func (j *abJob) windows(ctx context.Context, tgts [2]*running, ph config.PhaseLo
 	return nil
 }
 
-// keepWindow runs f under the job's lock: the duet design's two windows
-// end at once.
+// keepWindow runs f under the job's lock: two windows loaded at once end
+// at once.
 func (j *abJob) keepWindow(f func()) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -431,7 +464,7 @@ func (j *abJob) measureWindow(ctx context.Context, tgt *running, side Side, ph c
 		return nil, err
 	}
 	pw := phaseWindow{duration: j.shape.Window, warmup: j.plan.WindowWarmup, setup: setup,
-		quiet: true, shadow: j.duet() && side == Head, short: true}
+		quiet: true, shadow: j.atOnce(ph) && side == Head, short: true}
 	run, err := j.b.measurePhase(ctx, j.compiled, tgt, j.runIndex(blk, w), ph, phaseClock{}, pw)
 	if err == nil {
 		err = tgt.exited()

@@ -17,14 +17,15 @@ import (
 // keeps them for the job, resets each side's dataset once per phase of
 // the block, and measures windows of both sides: alternating AB BA … with
 // the first side alternating from block to block (interleaved), or both
-// at once (duet). A block gives one run per side (its windows
+// at once (duet), or each phase by its load model (hybrid: the closed
+// phase alternating, the open one at once). A block gives one run per side (its windows
 // concatenated, phase by phase) and its windows pairs, each marked with
 // its block, each window one window of every phase. The work counters
 // are read around each phase's windows, the growth the block's alone.
 func TestRunABBlocks(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	for _, design := range []string{config.DesignInterleaved, config.DesignDuet} {
+	for _, design := range []string{config.DesignInterleaved, config.DesignDuet, config.DesignHybrid} {
 		for _, restart := range []bool{true, false} {
 			name := design + "/" + map[bool]string{true: "restart", false: "kept"}[restart]
 			t.Run(name, func(t *testing.T) {
@@ -59,7 +60,10 @@ func TestRunABBlocks(t *testing.T) {
 					t.Errorf("looks after %v pairs, final %v: want one look per block", l.pairs, l.final)
 				}
 				// Two phases of 2 windows a side: 8 windows a block.
-				if design == config.DesignInterleaved { // AB BA order, the first side flipping each block
+				// AB BA order in an alternating phase, the first side
+				// flipping each block; windows at once end in either order.
+				alternating := map[string][]bool{config.DesignInterleaved: {true, true}, config.DesignHybrid: {true, false}}[design]
+				if alternating != nil {
 					wantBlock := func(first Side) []Side {
 						var o []Side
 						for range 2 { // phases
@@ -67,8 +71,11 @@ func TestRunABBlocks(t *testing.T) {
 						}
 						return o
 					}
-					if want := slices.Concat(wantBlock(Base), wantBlock(Head), wantBlock(Base)); !slices.Equal(res.Order, want) {
-						t.Errorf("window order %v, want %v", res.Order, want)
+					want := slices.Concat(wantBlock(Base), wantBlock(Head), wantBlock(Base))
+					for k := range res.Order {
+						if alternating[k%8/4] && (len(res.Order) != len(want) || res.Order[k] != want[k]) {
+							t.Fatalf("window order %v, want %v in the alternating phases", res.Order, want)
+						}
 					}
 				}
 				for k := 0; k < len(res.Order); k += 2 { // every window pair holds one window of each side
@@ -130,8 +137,10 @@ func TestRunABBlocks(t *testing.T) {
 						t.Errorf("%s started as %v, want %d processes", side, pids, want)
 					}
 				}
-				// Duet windows run at once and are counted once.
-				measured := map[string]time.Duration{config.DesignInterleaved: 24 * 150 * time.Millisecond, config.DesignDuet: 12 * 150 * time.Millisecond}[design]
+				// Windows at once are counted once: the hybrid's open phase
+				// takes half the time of its alternating closed one.
+				measured := map[string]time.Duration{config.DesignInterleaved: 24 * 150 * time.Millisecond, config.DesignDuet: 12 * 150 * time.Millisecond,
+					config.DesignHybrid: 18 * 150 * time.Millisecond}[design]
 				if got := res.Spent[TimeMeasured]; got != measured || res.Spent[TimeStart] <= 0 || res.Spent[TimePrepare] <= 0 || res.Spent[TimeWarmup] <= 0 {
 					t.Errorf("time by stage %v: want %v measured, and the starts, resets and warm-ups", res.Spent, measured)
 				}
@@ -175,6 +184,50 @@ func TestDuetFallsBack(t *testing.T) {
 	other := ABPlan{Design: config.DesignDuet, Restart: true, Base: side("1", pg), Head: side("2", config.MeasurePart{Name: "postgres", PIDFile: "/run/pg-head.pid"})}
 	if s := b.Shape(other); s.Design != config.DesignDuet {
 		t.Errorf("each side its own database server: %+v, want duet", s)
+	}
+}
+
+// A hybrid job runs what its phases' load models make of it: hybrid with
+// closed and open phases, interleaved with closed ones only, duet with
+// open ones only; without its own process per side every phase
+// alternates, and the shape says why.
+func TestHybridShape(t *testing.T) {
+	t.Parallel()
+	side := func(port string, parts ...config.MeasurePart) config.Target {
+		return config.Target{URL: "http://127.0.0.1:" + port, Start: &config.Start{Command: config.Command{Shell: "true"}}, Measure: parts}
+	}
+	closed := config.Phase{Name: "capacity", Model: config.ModelClosed, VUs: 2}
+	open := config.Phase{Name: "latency", Model: config.ModelOpen, Rate: config.Rate{PerSecond: 50}, MaxInflight: 8}
+	plan := ABPlan{Design: config.DesignHybrid, Restart: true, Base: side("1"), Head: side("2")}
+	for _, c := range []struct {
+		name   string
+		phases []config.Phase
+		want   string
+	}{
+		{"closed and open", []config.Phase{closed, open}, config.DesignHybrid},
+		{"closed only", []config.Phase{closed}, config.DesignInterleaved},
+		{"open only", []config.Phase{open, open}, config.DesignDuet},
+	} {
+		b := &Benchmark{Config: benchConfig("http://127.0.0.1:1", 1)}
+		b.Config.Load.Phases = c.phases
+		s := b.Shape(plan)
+		if s.Design != c.want || s.Fallback != "" {
+			t.Errorf("%s: shape %+v, want %s", c.name, s, c.want)
+		}
+		phases := b.Config.Load.RunPhases()
+		for _, ph := range phases {
+			if got, want := s.AtOnce(ph), ph.Load.Model == config.ModelOpen; got != want {
+				t.Errorf("%s: phase %s (%s) at once %v, want %v", c.name, ph.Name, ph.Load.Model, got, want)
+			}
+		}
+	}
+	pg := config.MeasurePart{Name: "postgres", PIDFile: "/run/pg.pid"}
+	shared := plan
+	shared.Base, shared.Head = side("1", pg), side("2", pg)
+	b := &Benchmark{Config: benchConfig("http://127.0.0.1:1", 1)}
+	b.Config.Load.Phases = []config.Phase{closed, open}
+	if s := b.Shape(shared); s.Design != config.DesignInterleaved || !strings.Contains(s.Fallback, `same part "postgres"`) || s.AtOnce(b.Config.Load.RunPhases()[1]) {
+		t.Errorf("a shared part: shape %+v, want every phase alternating and why", s)
 	}
 }
 

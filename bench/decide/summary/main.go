@@ -116,8 +116,8 @@ func (j job) busy() (float64, bool) {
 }
 
 var (
-	ranNote  = regexp.MustCompile(`^(duet|interleaved) design: `)
-	autoNote = regexp.MustCompile(`^design auto: \w+, as .*?(\d+\.\d+) of (?:the machine's )?\d+ cores busy`)
+	ranNote  = regexp.MustCompile(`^(duet|interleaved|hybrid) design: `)
+	autoNote = regexp.MustCompile(`^design auto: \w+(?: \(.*?\))?, as .*?(\d+\.\d+) of (?:the machine's )?\d+ cores busy`)
 )
 
 // designsRan prints which design each machine's jobs ran in and, for the
@@ -437,7 +437,7 @@ func blockTimes(jobs []job) {
 }
 
 var (
-	designNote  = regexp.MustCompile(`^(?:duet|interleaved) design: (\d+) blocks? of at most \d+ in ([0-9hms.]+);`)
+	designNote  = regexp.MustCompile(`^(?:duet|interleaved|hybrid) design: (\d+) blocks? of at most \d+ in ([0-9hms.]+);`)
 	leftOutNote = regexp.MustCompile(`was left out of (\d+) of \d+ blocks`)
 )
 
