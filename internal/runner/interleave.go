@@ -22,9 +22,10 @@ import (
 // warmed up, and the phase measured in short windows: both sides at once
 // in every window (duet, and a hybrid job's open phases), or alternating
 // between them (interleaved, and a hybrid job's closed phases); after the
-// last phase both drain. Window w of every phase makes side's run w of the block, so a
-// block gives as many pairs of runs as a phase has windows, all marked
-// with the block (ABResult.Windows). plan.Look is called after every block.
+// last phase both drain. Window w of every phase makes side's run w of the
+// block, so a block gives as many pairs of runs as a phase has windows,
+// all marked with the block (ABResult.Windows). plan.Look is called after
+// every block.
 //
 // The two sides' windows of a pair are measured in the same moment (duet)
 // or a fraction of a second apart (interleaved), so the machine's noise
@@ -79,7 +80,7 @@ func blockOf(phases [][]result.Phase, counted []result.PhaseCounters) (windows [
 func (j *abJob) atOnce(ph config.PhaseLoad) bool { return j.shape.AtOnce(ph) }
 
 // sideBySideProblem says why the two sides cannot run at the same time, as
-// a block (duet or interleaved) has both sides' processes up: tailgate
+// a block (any block design) has both sides' processes up: tailgate
 // starts both, afresh for every unit, on one fixed address. Such a job
 // measures pairs of runs, one side at a time; "" when both can run.
 func (p ABPlan) sideBySideProblem() string {
