@@ -40,8 +40,8 @@ func (f *abFlags) register(fs *flag.FlagSet, withBase bool) {
 	fs.IntVar(&f.maxPairs, "max-pairs", 0, "the budget of units: blocks in the block designs (auto, duet, interleaved, hybrid), pairs in the pairs design (overrides ab.max_pairs)")
 	fs.DurationVar(&f.maxTime, "max-time", 0, "the budget of time for the pairs or blocks, e.g. 5m (overrides ab.max_time)")
 	fs.StringVar(&f.design, "design", "", "`auto` (the default: duet on a quiet machine, hybrid when other processes keep half a core busy before the first block), duet (blocks of short windows, both sides loaded at once), interleaved (blocks of short windows alternating between the sides), hybrid (closed phases alternating, open phases both at once) or pairs (pairs of whole runs); overrides ab.design")
-	fs.IntVar(&f.windows, "windows", 0, "windows of each side per phase in a block of the duet and interleaved designs (overrides ab.windows; default: as many as fill load.duration)")
-	fs.DurationVar(&f.window, "window", 0, "the measured length of each window in the duet and interleaved designs, e.g. 500ms (overrides ab.window)")
+	fs.IntVar(&f.windows, "windows", 0, "windows of each side per phase in a block of the block designs (overrides ab.windows; default: as many as fill load.duration)")
+	fs.DurationVar(&f.window, "window", 0, "the measured length of each window in the block designs, e.g. 500ms (overrides ab.window)")
 	fs.StringVar(&f.noise, "noise", "", "a noise `file`: the spread of earlier A/B jobs' units, pooled where it agrees with this job's and counted only as far as those jobs agree with each other; this job's is added (overrides ab.noise)")
 }
 

@@ -126,13 +126,17 @@ func TestABFromRefDefaults(t *testing.T) {
 }
 
 // TestABDesignDefaults: the pairs design keeps its budget in pairs, the
-// block designs (auto, duet, interleaved) count blocks; a design the runner does
+// block designs (auto, duet, interleaved, hybrid) count blocks; a design the runner does
 // not know is an error naming its key and line.
 func TestABDesignDefaults(t *testing.T) {
 	t.Parallel()
 	blocks := mustParse(t, strings.Replace(refAB, "  base: {ref: origin/main}", "  base: {ref: origin/main}\n  design: interleaved", 1))
 	if ab := blocks.AB; ab.Design != DesignInterleaved || ab.MinPairs != DefaultMinBlocks || ab.MaxPairs != DefaultMaxBlocks {
 		t.Errorf("interleaved design defaults: %+v", ab)
+	}
+	hybrid := mustParse(t, strings.Replace(refAB, "  base: {ref: origin/main}", "  base: {ref: origin/main}\n  design: hybrid", 1))
+	if ab := hybrid.AB; ab.Design != DesignHybrid || ab.MinPairs != DefaultMinBlocks || ab.MaxPairs != DefaultMaxBlocks {
+		t.Errorf("hybrid design defaults: %+v", ab)
 	}
 	pairs := mustParse(t, strings.Replace(refAB, "  base: {ref: origin/main}", "  base: {ref: origin/main}\n  design: pairs", 1))
 	if ab := pairs.AB; ab.Design != DesignPairs || ab.MinPairs != DefaultMinPairs || ab.MaxPairs != DefaultMaxPairs {

@@ -96,7 +96,7 @@ const (
 	// CPU of their fixed rate rather than all they can get, so a busy
 	// neighbour does not split them unequally, and the moment's noise
 	// hits both alike (PocketBase's latency phase beside a CPU hog: p95's
-	// block spread 7.5 % at once, 13.1 % alternating, in half the time).
+	// block spread 6.5 % at once, 8.9 % alternating, in half the time).
 	// A job with only closed phases runs DesignInterleaved, one with only
 	// open phases DesignDuet; without its own process per side
 	// (DesignDuet's condition) every phase alternates.
@@ -173,7 +173,7 @@ type AB struct {
 	Window       Duration `yaml:"window"`
 	WindowWarmup Duration `yaml:"window_warmup"`
 	// Phases is PhasesUndecided (the default) or PhasesAll: which phases
-	// a block measures after the first look (duet, interleaved).
+	// a block measures after the first look (the block designs).
 	Phases string `yaml:"phases"`
 	// Noise is a file that keeps the spread of the units of earlier A/B
 	// jobs of this benchmark on this machine class, pooled with a job's

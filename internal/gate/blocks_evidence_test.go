@@ -71,7 +71,7 @@ func simulateBlocks(rng *rand.Rand, w abWorld, windows int, cpuEffect float64, p
 
 // TestBlockDesignGateEvidence: the false-alarm bound of the pairs design's
 // evidence (≤ 5 % over 2,000 A/A jobs on a drifting machine, processes
-// 6 % apart) holds for the block designs (duet, interleaved: the verdict
+// 6 % apart) holds for the block designs (duet, interleaved, hybrid: the verdict
 // sees the same blocks of windows), with their within-block pooling, and
 // with the noise file a chain of earlier jobs fills (the last 10 jobs,
 // as baseline.NoiseJobs keeps); and every job catches +20 % CPU per

@@ -341,19 +341,16 @@ func abNotes(res *runner.ABResult, ab config.AB, shape runner.Shape, v gate.Verd
 	var notes []string
 	switch {
 	case shape.Design == config.DesignDuet:
-		notes = append(notes, fmt.Sprintf("duet design: %d %s of at most %d in %s; in each block both sides were started once and each phase measured in %d windows of %s, both sides loaded at the same time",
-			res.Units(), plural(res.Units(), "block", "blocks"), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), shape.Windows, shape.Window))
+		notes = append(notes, blockNote(res, ab, shape, "", "both sides loaded at the same time"))
 		notes = append(notes, sharedStateNote(res)...)
 	case shape.Design == config.DesignHybrid:
-		notes = append(notes, fmt.Sprintf("hybrid design: %d %s of at most %d in %s; in each block both sides were started once and each phase measured in %d windows of %s per side, alternating (%s) in closed phases, both sides loaded at the same time in open ones",
-			res.Units(), plural(res.Units(), "block", "blocks"), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), shape.Windows, shape.Window, windowOrder(ab)))
+		notes = append(notes, blockNote(res, ab, shape, " per side", "alternating ("+windowOrder(ab)+") in closed phases, both sides loaded at the same time in open ones"))
 		notes = append(notes, sharedStateNote(res)...)
 	case shape.Blocks():
 		if shape.Fallback != "" {
 			notes = append(notes, fmt.Sprintf("the %s design was not used: %s; the windows alternated between the sides instead (interleaved)", ab.Design, shape.Fallback))
 		}
-		notes = append(notes, fmt.Sprintf("interleaved design: %d %s of at most %d in %s; in each block both sides were started once and each phase measured in %d windows of %s per side, alternating (%s)",
-			res.Units(), plural(res.Units(), "block", "blocks"), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), shape.Windows, shape.Window, windowOrder(ab)))
+		notes = append(notes, blockNote(res, ab, shape, " per side", "alternating ("+windowOrder(ab)+")"))
 	default:
 		if shape.Fallback != "" {
 			notes = append(notes, fmt.Sprintf("the %s design was not used: %s; pairs of whole runs instead, one side at a time", ab.Design, shape.Fallback))
@@ -394,6 +391,13 @@ func abNotes(res *runner.ABResult, ab config.AB, shape runner.Shape, v gate.Verd
 		notes = append(notes, "A/A: no false alarm")
 	}
 	return notes
+}
+
+// blockNote says what a block design's job measured: its blocks, and how
+// each phase's windows ran (how).
+func blockNote(res *runner.ABResult, ab config.AB, shape runner.Shape, perSide, how string) string {
+	return fmt.Sprintf("%s design: %d %s of at most %d in %s; in each block both sides were started once and each phase measured in %d windows of %s%s, %s",
+		shape.Design, res.Units(), plural(res.Units(), "block", "blocks"), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), shape.Windows, shape.Window, perSide, how)
 }
 
 // windowOrder says in what order alternating windows ran.

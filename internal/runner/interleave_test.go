@@ -18,9 +18,9 @@ import (
 // the block, and measures windows of both sides: alternating AB BA … with
 // the first side alternating from block to block (interleaved), or both
 // at once (duet), or each phase by its load model (hybrid: the closed
-// phase alternating, the open one at once). A block gives one run per side (its windows
-// concatenated, phase by phase) and its windows pairs, each marked with
-// its block, each window one window of every phase. The work counters
+// phase alternating, the open one at once). A block gives one run per
+// side (its windows concatenated, phase by phase) and its windows pairs,
+// each marked with its block, each window one window of every phase. The work counters
 // are read around each phase's windows, the growth the block's alone.
 func TestRunABBlocks(t *testing.T) {
 	t.Parallel()

@@ -465,7 +465,7 @@ type spreadMeasure struct {
 	value func(run map[string]float64) (float64, bool)
 }
 
-var spreadMeasures = []spreadMeasure{metricMeasure("iterations_per_s"), metricMeasure("cpu_ms_per_iteration"), {
+var spreadMeasures = []spreadMeasure{metricMeasure("iterations_per_s"), metricMeasure("cpu_ms_per_iteration"), metricMeasure("latency_p95_ms"), {
 	name: func(run map[string]float64) string { return "CPU share (iterations/s × " + cpuKey(run) + ")" },
 	value: func(run map[string]float64) (float64, bool) {
 		t, tok := run["iterations_per_s"]
