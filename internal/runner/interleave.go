@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tailgate-ci/tailgate/internal/bug"
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/load"
 	"github.com/tailgate-ci/tailgate/internal/result"
@@ -93,6 +94,18 @@ func (p ABPlan) sideBySideProblem() string {
 	}
 	return fmt.Sprintf("both sides are started on %s, one fixed address, and a block runs them at the same time (write %s in the url and the start command to give each side a free port)",
 		p.Base.URL, config.PortPlaceholder)
+}
+
+// blocksProblem says why the job cannot measure blocks, whose windows
+// run the built-in generator on targets started once per block: a load
+// tool (engine: command) makes whole runs of its own, started per run,
+// and two sides on one fixed address cannot both be up. "" when blocks
+// can run.
+func (b *Benchmark) blocksProblem(plan ABPlan) string {
+	if b.Config.Load.Engine == config.EngineCommand {
+		return "the load tool (load.engine: command) makes a whole run each time it is started, so each side is measured in whole runs"
+	}
+	return plan.sideBySideProblem()
 }
 
 // DuetProblem says why the duet design cannot be used for the plan's
@@ -298,7 +311,7 @@ func (b *Benchmark) Shape(plan ABPlan) Shape {
 	if !s.Blocks() {
 		return s
 	}
-	if why := plan.sideBySideProblem(); why != "" {
+	if why := b.blocksProblem(plan); why != "" {
 		s.Design, s.Fallback = config.DesignPairs, why
 		return s
 	}
@@ -409,15 +422,28 @@ func (j *abJob) warmUp(ctx context.Context, tgts [2]*running, ph config.PhaseLoa
 	})
 }
 
-// both runs f for the two sides at once and waits for both.
+// both runs f for the two sides at once and waits for both. A panic in
+// either is that side's error: it must not end the process past the
+// deferred stops and worktree removals of the job's own goroutine.
 func both(sides []Side, f func(Side) error) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(sides))
 	for i, side := range sides {
-		wg.Go(func() { errs[i] = f(side) })
+		wg.Go(func() { errs[i] = unpanicked(func() error { return f(side) }) })
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// unpanicked runs f and turns a panic in it into an error naming the
+// place it came from.
+func unpanicked(f func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error: %v (%s)", p, bug.Site())
+		}
+	}()
+	return f()
 }
 
 // windows measures a phase's windows of both sides, handing each run to

@@ -96,6 +96,7 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 		opt.Duration = w.duration
 	}
 	opt.Setup = w.setup
+	opt.Seq = b.sequence(tgt)
 	opt.TLS = tgt.tls
 	if clock.done == 0 { // the shards' runs start together (phases are not sharded)
 		if err := b.waitForStart(ctx, i); err != nil {

@@ -74,6 +74,36 @@ type Benchmark struct {
 	mu    sync.Mutex
 	logs  map[string]string // log file per side
 	spent Spent
+	// epochs numbers the iterations of each dataset since its last reset
+	// (running.dataset): see sequence.
+	epochs map[string]*load.Sequence
+}
+
+// sequence is the numbering of the iterations on tgt's dataset: one
+// Sequence from its last reset on (and over the whole benchmark for a
+// dataset never reset), so that no two iterations that may meet in one
+// database render the same {{seq}}, and so the same unique title, e-mail
+// or random key. Each side of an A/B has its own, which starts at 0 at
+// every reset: both sides get the same numbers.
+func (b *Benchmark) sequence(tgt *running) *load.Sequence {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.epochs == nil {
+		b.epochs = map[string]*load.Sequence{}
+	}
+	s := b.epochs[tgt.dataset]
+	if s == nil {
+		s = new(load.Sequence)
+		b.epochs[tgt.dataset] = s
+	}
+	return s
+}
+
+// newEpoch starts tgt's dataset's numbering again, after a reset.
+func (b *Benchmark) newEpoch(tgt *running) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.epochs, tgt.dataset)
 }
 
 // Run starts the target (when configured, after the config's build
@@ -202,6 +232,11 @@ func (b *Benchmark) prepare(ctx context.Context, tgt *running, i int) error {
 	ds, obs := b.Config.Dataset, b.observer()
 	if tgt.verify != nil {
 		ds.Verify = tgt.verify // the side's own dataset check (ab.<side>.verify)
+	}
+	if ds.Reset != nil {
+		// Every shard's numbering starts again with the reset (shard 1
+		// makes it for all): the shards' runs stay alike.
+		b.newEpoch(tgt)
 	}
 	if !b.Sharding.resetsDataset() {
 		ds = config.Dataset{}

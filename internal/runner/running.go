@@ -42,6 +42,11 @@ type running struct {
 	// verify is the side's own dataset check (ab.<side>.verify); nil:
 	// dataset.verify.
 	verify *config.Check
+	// dataset names the data the target writes to, for its iterations'
+	// numbers (Benchmark.sequence): its source tree, so that two sides
+	// built from one tree (an A/A job) draw from one sequence, as they
+	// may well share one database file.
+	dataset string
 }
 
 // sideDir is the absolute source tree of t (TAILGATE_SIDE_DIR): the one
@@ -98,6 +103,7 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 		tls:         tlsConfig,
 		verify:      t.Verify,
 		ready:       t.Ready,
+		dataset:     sideDir(t),
 	}
 	rt.path = rt.pathOf(t)
 	return rt, nil
