@@ -62,71 +62,20 @@ const (
 	PhasesAll = "all"
 )
 
-// A/B designs.
-const (
-	// DesignAuto chooses per job, before its first block, from how busy
-	// the machine is: DesignDuet on a quiet machine (it decides fastest
-	// there), DesignHybrid when other processes keep a core busy (beside
-	// them a duet's two sides, each loading as hard as it can, get unequal
-	// shares of what is left, and their throughput measures the
-	// scheduler, not the builds). The machine's load does not depend on
-	// the builds, so choosing from it keeps each design's error rates.
-	DesignAuto = "auto"
-	// DesignDuet measures blocks like DesignInterleaved, but loads both
-	// sides at the same time in every window, each with the phase's whole
-	// load: the machine's noise of that moment hits both alike and cancels
-	// in their difference, and every second measures both sides. Each
-	// side's process must be its own (a part of the request path both
-	// sides use, such as one database server, cannot be told apart by
-	// side): without that the job falls back to DesignInterleaved.
-	DesignDuet = "duet"
-	// DesignInterleaved measures blocks: both sides started afresh for a
-	// block, each phase's dataset reset once per side, then short windows
-	// of the phase alternating between the sides (AB BA AB …). A block is
-	// one unit of the sequential verdict, its windows repeated measures
-	// of it, so what two processes of one build differ by and drift
-	// between blocks stay noise the verdict sees, while the machine's
-	// slow noise, shared by adjacent windows, cancels within a block.
-	DesignInterleaved = "interleaved"
-	// DesignHybrid measures blocks, each phase by its load model: a closed
-	// phase (virtual users looping as fast as the service answers) in
-	// windows alternating between the sides, as DesignInterleaved does,
-	// an open phase (a fixed arrival rate) in windows loading both sides
-	// at once, as DesignDuet does. An open phase's sides each ask for the
-	// CPU of their fixed rate rather than all they can get, so a busy
-	// neighbour does not split them unequally, and the moment's noise
-	// hits both alike (PocketBase's latency phase beside a CPU hog: p95's
-	// block spread 6.5 % at once, 8.9 % alternating, in half the time).
-	// A job with only closed phases runs DesignInterleaved, one with only
-	// open phases DesignDuet; without its own process per side
-	// (DesignDuet's condition) every phase alternates.
-	DesignHybrid = "hybrid"
-	// DesignPairs measures pairs of whole runs (one of each side, each
-	// with its own reset, verify, drain and warm-up), each pair a unit.
-	DesignPairs = "pairs"
-)
+// RetiredDesigns are the values ab.design took before every A/B job
+// followed one rule (runner.Shape): still read, so that an older file
+// loads, with a warning that they change nothing.
+var RetiredDesigns = []string{"auto", "duet", "interleaved", "hybrid", "pairs"}
 
 // NoiseOff as ab.noise keeps no noise file.
 const NoiseOff = "off"
 
-// BlockDesign reports whether design measures blocks of windows (auto,
-// duet, interleaved, hybrid) rather than pairs of whole runs.
-func BlockDesign(design string) bool {
-	switch design {
-	case DesignAuto, DesignDuet, DesignInterleaved, DesignHybrid:
-		return true
-	}
-	return false
-}
-
-// Defaults of the ab section. A block design's units (blocks) each
-// measure about as long as a pair of runs, in windows of DefaultWindow
-// (each phase's load.duration per side; ab.windows 0 derives the count
-// from it), so its first look comes at 3.
+// Defaults of the ab section. A unit is a block: both sides measured in
+// short windows of DefaultWindow (each phase's load.duration per side;
+// ab.windows 0 derives the count from it), so a block measures about as
+// long as a pair of whole runs does; where blocks cannot run, a block is
+// one pair of whole runs. Its first look comes at 3.
 const (
-	DefaultDesign       = DesignAuto
-	DefaultMinPairs     = 4
-	DefaultMaxPairs     = 20
 	DefaultMinBlocks    = 3
 	DefaultMaxBlocks    = 12
 	DefaultWindow       = Duration(500 * time.Millisecond)
@@ -160,9 +109,8 @@ type AB struct {
 	// interleaved design every_pair starts both sides afresh for every
 	// block.
 	Restart string `yaml:"restart"`
-	// Design is DesignAuto (the default), DesignDuet, DesignInterleaved,
-	// DesignHybrid or DesignPairs; in the block designs (all but pairs)
-	// min_pairs and max_pairs count blocks.
+	// Design is the retired ab.design (RetiredDesigns): read so that an
+	// older file loads, with a warning; it changes nothing.
 	Design string `yaml:"design"`
 	// Windows is the number of windows of each side per phase in a block
 	// (the block designs); 0: as many as fill the phase's load.duration.

@@ -2,6 +2,7 @@ package config
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -22,8 +23,8 @@ func validateAB(cfg *Config, c *collector) {
 	if ab.Restart != RestartEveryPair && ab.Restart != RestartNever {
 		c.add("ab.restart", "invalid restart %q: expected %s (both sides started afresh for every pair) or %s", ab.Restart, RestartEveryPair, RestartNever)
 	}
-	if !BlockDesign(ab.Design) && ab.Design != DesignPairs {
-		c.add("ab.design", "invalid design %q: expected %s (the default: %s on a quiet machine, %s beside a busy one), %s (both sides loaded at once in short windows), %s (short windows alternating between the sides), %s (closed phases alternating, open phases both at once) or %s (pairs of whole runs)", ab.Design, DesignAuto, DesignDuet, DesignHybrid, DesignDuet, DesignInterleaved, DesignHybrid, DesignPairs)
+	if ab.Design != "" && !slices.Contains(RetiredDesigns, ab.Design) {
+		c.add("ab.design", "ab.design is retired (every A/B job follows one rule, see docs/config.md#ab), and %q was never one of its values: remove the key", ab.Design)
 	}
 	if ab.Phases != PhasesUndecided && ab.Phases != PhasesAll {
 		c.add("ab.phases", "invalid phases %q: expected %s (a phase is left out of later blocks once its gated metrics have decided) or %s (every phase in every block)", ab.Phases, PhasesUndecided, PhasesAll)
@@ -45,14 +46,8 @@ func validateAB(cfg *Config, c *collector) {
 	validateSide(&ab.Head, "ab.head", cfg.Target, c)
 	base, head := ab.Base.TargetOr(cfg.Target), ab.Head.TargetOr(cfg.Target)
 	oneAddress := base.URL == head.URL && !base.UsesPort()
-	switch {
-	case ab.Restart == RestartNever && !ab.Base.IsEmpty() && oneAddress:
+	if ab.Restart == RestartNever && !ab.Base.IsEmpty() && oneAddress {
 		c.add("ab.restart", "with restart: never both sides run at once, and both would use %s: write %s in the URL and start command, or give each side its own url", base.URL, PortPlaceholder)
-	case c.given("ab.design") && BlockDesign(ab.Design) && ab.Design != DesignAuto && oneAddress && base.Start != nil && head.Start != nil:
-		// Left at auto, the design falls back to pairs (one side at a time)
-		// instead; duet or interleaved asked for, it is an error that says
-		// how to fix it.
-		c.add("ab.design", "the %s design runs both sides at once in every block, and both would be started on %s: write %s in the URL and start command, or give each side its own url, or choose design: %s", ab.Design, base.URL, PortPlaceholder, DesignPairs)
 	}
 }
 

@@ -47,18 +47,18 @@ type phaseClock struct {
 
 // phaseWindow says how one measured window of a phase runs: after its own
 // reset, verify and drain (prepare), and with the phase's warm-up and
-// duration unless warmup or duration (above 0) replace them. The block
-// designs of A/B measure many short windows of one phase on a target
+// duration unless warmup or duration (above 0) replace them. The blocks
+// of A/B measure many short windows of one phase on a target
 // prepared once.
 // setup, when set, carries the setup steps' values from one window of a
 // side's process to the next (the logins are not repeated).
 // warmupOnly marks a window that only warms the target up: nothing is
 // sampled and its time counts as warm-up. quiet keeps the window from the
-// observer (the block designs report whole blocks, and their two sides'
+// observer (blocks are reported whole, and their two sides'
 // windows may run at once). shadow marks a window that runs at the same
-// time as another one that accounts the wall time (the duet design's head
-// side), so that where the time went adds up to the time taken.
-// short marks a block design's window: its warm-up is warmup exactly, 0
+// time as another one that accounts the wall time (the head side of a
+// window pair loaded at once), so that where the time went adds up to the time taken.
+// short marks a block's window: its warm-up is warmup exactly, 0
 // included (the target is warm from the block's warm-up, and with none
 // the window's sampling opens before its first iteration), and it reads
 // no work counters (the block reads them around all of a phase's windows:

@@ -16,7 +16,7 @@ const (
 	TimeLoad     = "setup"    // the load engine's time outside warm-up and window: setup steps, ramp, the last answers
 	TimeWarmup   = "warm-up"  // warm-up before a measured window
 	TimeMeasured = "measured" // measured windows
-	TimeCounters = "counters" // reading the work counters around a block's phase (the block designs)
+	TimeCounters = "counters" // reading the work counters around a block's phase
 )
 
 // spentOrder is the order the stages are reported in.
