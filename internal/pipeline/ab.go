@@ -56,6 +56,10 @@ type ABOptions struct {
 	// spread of earlier jobs' units is read from it and pooled where it
 	// agrees with this job's, and this job's is added to it at the end.
 	NoisePath string
+	// WholeRuns, when set, says why the job must measure pairs of whole
+	// runs instead of blocks (tailgate ab --record-base: a stored baseline
+	// holds whole runs of one side alone).
+	WholeRuns string
 	// NoiseDefault is the noise file a job keeps when neither NoisePath nor
 	// ab.noise names one (the user's cache, cli.DefaultNoisePath); "" keeps
 	// none. ab.noise "off" keeps none either way.
@@ -66,7 +70,8 @@ type ABOptions struct {
 var abNoiseMetrics = []string{result.IterationsPerSec, result.RequestsPerSec, result.LatencyP95, result.CPUPerIteration}
 
 // AB measures a base and a head build in one job, unit after unit (blocks
-// of short windows in the design ab.design names, or pairs of whole runs),
+// of short windows, each phase loading both sides at once or alternating
+// by one rule (runner.Shape), or where blocks cannot run pairs of whole runs),
 // and judges head against base on the units' differences after every unit
 // (gate.JudgeSequential) until the verdict is clear or the budget
 // (ab.max_pairs, ab.max_time) is spent. A side built from a git ref is
@@ -98,17 +103,11 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	}
 	p := policyFor(cfg, o.Policy, nil)
 	plan := trees.plan(cfg, ab, o)
-	chosen, err := env.chooseDesign(ctx, b, &plan)
+	chosen, err := env.watchMachine(ctx, b, &plan)
 	if err != nil {
 		return Judged{}, runFailure(err)
 	}
-	ab.Design = plan.Design
 	shape := b.Shape(plan)
-	if shape.Design != ab.Design && !(config.BlockDesign(shape.Design) && config.BlockDesign(ab.Design)) {
-		// Fallen back from blocks to pairs: a budget left at its default is the pairs'.
-		ab.MinPairs, ab.MaxPairs = config.DefaultUnits(shape.Design, ab.MinPairs, ab.MaxPairs)
-		plan.MaxPairs = ab.MaxPairs
-	}
 	design := stats.SeqDesign{MinPairs: ab.MinPairs, MaxPairs: ab.MaxPairs}
 	noise, err := openNoise(o.noisePath(ab), cfg, b.Env, shape)
 	if err != nil {
@@ -149,7 +148,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	showRuns(env, res.Head)
 	notes := append(append(o.Policy.notes(), o.pinNote()...), trees.notes(o.Policy)...)
 	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(trees), Verdict: last, Head: res.Head.Runs,
-		Base: res.Base.Runs, Notes: append(append(append(append(notes, nonEmpty(chosen)...), abNotes(res, ab, shape, last, o.AA)...), noise.notes(last)...), nonEmpty(planned)...),
+		Base: res.Base.Runs, Notes: append(append(append(append(notes, nonEmpty(chosen)...), abNotes(res, ab, shape, phases, last, o.AA)...), noise.notes(last)...), nonEmpty(planned)...),
 		TargetLog: report.TargetLogs{Base: res.Base.TargetLog, Head: res.Head.TargetLog}}
 	return Judged{Input: in, Head: res.Head, Base: res.Base}, nil
 }
@@ -335,32 +334,20 @@ func short(sha string) string {
 	return sha
 }
 
-// abNotes show the order of runs, what restarting cost and, for an A/A
+// abNotes show how the units ran, what restarting cost and, for an A/A
 // run, the noise seen and whether the gate would have cried wolf.
-func abNotes(res *runner.ABResult, ab config.AB, shape runner.Shape, v gate.Verdict, aa bool) []string {
+func abNotes(res *runner.ABResult, ab config.AB, shape runner.Shape, phases []config.PhaseLoad, v gate.Verdict, aa bool) []string {
 	var notes []string
-	switch {
-	case shape.Design == config.DesignDuet:
-		notes = append(notes, blockNote(res, ab, shape, "", "both sides loaded at the same time"))
-		notes = append(notes, sharedStateNote(res)...)
-	case shape.Design == config.DesignHybrid:
-		notes = append(notes, blockNote(res, ab, shape, " per side", "alternating ("+windowOrder(ab)+") in closed phases, both sides loaded at the same time in open ones"))
-		notes = append(notes, sharedStateNote(res)...)
-	case shape.Blocks():
-		if shape.Fallback != "" {
-			notes = append(notes, fmt.Sprintf("the %s design was not used: %s; the windows alternated between the sides instead (interleaved)", ab.Design, shape.Fallback))
-		}
-		notes = append(notes, blockNote(res, ab, shape, " per side", "alternating ("+windowOrder(ab)+")"))
-	default:
-		if shape.Fallback != "" {
-			notes = append(notes, fmt.Sprintf("the %s design was not used: %s; pairs of whole runs instead, one side at a time", ab.Design, shape.Fallback))
-		}
+	if shape.Blocks() {
+		notes = append(notes, blockNote(res, ab, shape, phases))
+		notes = append(notes, sharedStateNote(res, shape, phases)...)
+	} else {
 		var order []string
 		for _, s := range res.Order {
 			order = append(order, map[runner.Side]string{runner.Base: "A", runner.Head: "B"}[s])
 		}
-		notes = append(notes, fmt.Sprintf("%d pairs of at most %d in %s; order of runs (A = base, B = head): %s",
-			res.Pairs(), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), strings.Join(order, " ")))
+		notes = append(notes, fmt.Sprintf("%d %s of at most %d in %s, each a pair of whole runs, one side at a time, as %s; order of runs (A = base, B = head): %s",
+			res.Units(), plural(res.Units(), "block", "blocks"), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), shape.WholeRuns, strings.Join(order, " ")))
 	}
 	if ab.Restart == config.RestartEveryPair && res.Starts > 0 {
 		unit := "its run of every pair"
@@ -393,11 +380,26 @@ func abNotes(res *runner.ABResult, ab config.AB, shape runner.Shape, v gate.Verd
 	return notes
 }
 
-// blockNote says what a block design's job measured: its blocks, and how
-// each phase's windows ran (how).
-func blockNote(res *runner.ABResult, ab config.AB, shape runner.Shape, perSide, how string) string {
-	return fmt.Sprintf("%s design: %d %s of at most %d in %s; in each block both sides were started once and each phase measured in %d windows of %s%s, %s",
-		shape.Design, res.Units(), plural(res.Units(), "block", "blocks"), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), shape.Windows, shape.Window, perSide, how)
+// blockNote says what a job of blocks measured: its blocks, and how each
+// phase's windows ran.
+func blockNote(res *runner.ABResult, ab config.AB, shape runner.Shape, phases []config.PhaseLoad) string {
+	how := make([]string, 0, len(phases))
+	for _, ph := range phases {
+		w := "both sides loaded at the same time"
+		if !shape.AtOnce(ph) {
+			w = "alternating between the sides (" + windowOrder(ab) + ")"
+		}
+		if len(phases) > 1 {
+			w = "phase " + ph.Name + " " + w
+		}
+		how = append(how, w)
+	}
+	s := fmt.Sprintf("%d %s of at most %d in %s; in each block both sides were started once and each phase measured in %d windows of %s per side: %s",
+		res.Units(), plural(res.Units(), "block", "blocks"), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), shape.Windows, shape.Window, strings.Join(how, "; "))
+	if shape.Alternate != "" {
+		s += ", as " + shape.Alternate
+	}
+	return s
 }
 
 // windowOrder says in what order alternating windows ran.
@@ -408,12 +410,16 @@ func windowOrder(ab config.AB) string {
 	return "A B B A …, the first side changing from block to block"
 }
 
-// sharedStateNote is the hint a duet or hybrid job gives when requests
-// failed on both sides: two sides that share a database (or any state)
-// write to it at the same time in windows loading both at once, and one
+// sharedStateNote is the hint a job gives when requests failed on both
+// sides and some phase loaded both at once: two sides that share a
+// database (or any state) write to it at the same time then, and one
 // side's writes can fail the other's checks, which one side at a time
 // would not.
-func sharedStateNote(res *runner.ABResult) []string {
+func sharedStateNote(res *runner.ABResult, shape runner.Shape, phases []config.PhaseLoad) []string {
+	atOnce := false
+	for _, ph := range phases {
+		atOnce = atOnce || shape.AtOnce(ph)
+	}
 	failed := func(f *result.File) (n, total int64) {
 		for _, r := range f.Runs {
 			n, total = n+r.Requests.Failed, total+r.Requests.Total
@@ -422,10 +428,10 @@ func sharedStateNote(res *runner.ABResult) []string {
 	}
 	bf, bt := failed(res.Base)
 	hf, ht := failed(res.Head)
-	if bf == 0 || hf == 0 {
+	if !atOnce || bf == 0 || hf == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("requests failed on both sides (%d of %d base, %d of %d head): in the duet design (and the hybrid design's open phases) both sides run at the same time, so if they share a database or other state, one side's writes can fail the other's checks; give each side its own (TAILGATE_SIDE in the start and dataset commands) or choose ab.design: interleaved",
+	return []string{fmt.Sprintf("requests failed on both sides (%d of %d base, %d of %d head): where a phase loads both sides at the same time, two sides that share a database or other state write to it at once, and one side's writes can fail the other's checks; give each side its own (TAILGATE_SIDE in the start and dataset commands), or measure the shared server as a part of both (target.measure), which makes every phase alternate",
 		bf, bt, hf, ht)}
 }
 
@@ -508,7 +514,7 @@ func (t *trees) plan(cfg *config.Config, ab config.AB, o ABOptions) runner.ABPla
 	head := ab.Head.TargetOr(cfg.Target).InTree(t.dir(runner.Head))
 	plan := runner.ABPlan{Base: base, Head: head, AA: o.AA, Order: ab.Order, MaxPairs: ab.MaxPairs,
 		MaxTime: ab.MaxTime.D(), Restart: ab.Restart == config.RestartEveryPair,
-		Design: ab.Design, Windows: ab.Windows, Window: ab.Window.D(), WindowWarmup: ab.WindowWarmup.D()}
+		WholeRuns: o.WholeRuns, Windows: ab.Windows, Window: ab.Window.D(), WindowWarmup: ab.WindowWarmup.D()}
 	if o.AA && o.TwoProcesses {
 		plan.AA, plan.Head = false, base // a second process of the base build
 	}
