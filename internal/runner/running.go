@@ -159,9 +159,16 @@ func (b *Benchmark) Build(ctx context.Context, dir, side string) error {
 	if side != "" {
 		ch, label = ch.With(target.SideEnv+"="+side), "build "+side
 	}
-	if err := target.RunBuild(ctx, &bc.Command, ch, bc.DirIn(dir), bc.Timeout.D(), b.log(), label); err != nil {
+	// A build can take minutes with no output of its own: say when it
+	// starts and ends, and count it in where the time went.
+	fmt.Fprintf(b.log(), "%s: building in %s (at most %s)\n", label, bc.DirIn(dir), bc.Timeout)
+	began := time.Now()
+	err := target.RunBuild(ctx, &bc.Command, ch, bc.DirIn(dir), bc.Timeout.D(), b.log(), label)
+	b.timed(TimeBuild, began)
+	if err != nil {
 		return withLabel(side, err)
 	}
+	fmt.Fprintf(b.log(), "%s: built in %s\n", label, time.Since(began).Round(100*time.Millisecond))
 	return nil
 }
 

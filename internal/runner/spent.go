@@ -10,6 +10,7 @@ import (
 // A/B job costs beyond its measured windows (issue 19: the lever is how
 // many comparisons a minute buys).
 const (
+	TimeBuild    = "build"    // the build commands, before the first unit
 	TimeStart    = "start"    // starting and stopping targets
 	TimePrepare  = "prepare"  // dataset reset, verify and the drain before a window
 	TimeDrain    = "drain"    // the drain after a run
@@ -20,7 +21,7 @@ const (
 )
 
 // spentOrder is the order the stages are reported in.
-var spentOrder = []string{TimeStart, TimePrepare, TimeDrain, TimeLoad, TimeWarmup, TimeCounters, TimeMeasured}
+var spentOrder = []string{TimeBuild, TimeStart, TimePrepare, TimeDrain, TimeLoad, TimeWarmup, TimeCounters, TimeMeasured}
 
 // Spent is wall time by stage.
 type Spent map[string]time.Duration
