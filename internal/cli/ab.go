@@ -39,7 +39,8 @@ func (f *abFlags) register(fs *flag.FlagSet, withBase bool) {
 		fs.StringVar(&f.benchmarkFrom, "benchmark-from", string(ci.BenchmarkHead), "`whose` benchmark file runs on both builds: head (the working tree's) or base "+
 			"(the file as the base ref has it, with its gate's policy: what the Action does on a pull request, for CI systems where the change under test is untrusted)")
 	}
-	fs.IntVar(&f.maxPairs, "max-pairs", 0, "the budget of blocks (where blocks cannot run, each block is a pair of whole runs; overrides ab.max_pairs)")
+	fs.IntVar(&f.maxPairs, "max-blocks", 0, "the budget of blocks (where blocks cannot run, each block is a pair of whole runs; overrides ab.max_blocks)")
+	fs.IntVar(&f.maxPairs, "max-pairs", 0, "the older name of --max-blocks")
 	fs.DurationVar(&f.maxTime, "max-time", 0, "the budget of time for the pairs or blocks, e.g. 5m (overrides ab.max_time)")
 	fs.StringVar(&f.design, "design", "", "retired: every A/B job follows one rule (see docs/config.md#ab); a `value` is accepted with a warning and changes nothing")
 	fs.IntVar(&f.windows, "windows", 0, "windows of each side per phase in a block (overrides ab.windows; default: as many as fill load.duration)")
@@ -57,7 +58,7 @@ func (f abFlags) warn(w io.Writer) {
 // apply puts the budget flags into the config's ab section.
 func (f abFlags) apply(cfg *config.Config) error {
 	if f.maxPairs < 0 || f.maxTime < 0 || f.windows < 0 || f.window < 0 {
-		return usageErr("--max-pairs, --max-time, --windows and --window must not be negative")
+		return usageErr("--max-blocks, --max-time, --windows and --window must not be negative")
 	}
 	if f.windows > config.MaxWindows {
 		return usageErr("--windows %d: at most %d windows of each side per phase in a block", f.windows, config.MaxWindows)
@@ -82,7 +83,7 @@ func (f abFlags) apply(cfg *config.Config) error {
 	}
 	if f.maxPairs > 0 {
 		if f.maxPairs < cfg.AB.MinPairs {
-			return usageErr("--max-pairs %d is below ab.min_pairs (%d)", f.maxPairs, cfg.AB.MinPairs)
+			return usageErr("--max-blocks %d is below ab.min_blocks (%d)", f.maxPairs, cfg.AB.MinPairs)
 		}
 		cfg.AB.MaxPairs = f.maxPairs
 	}
@@ -93,11 +94,11 @@ func (f abFlags) apply(cfg *config.Config) error {
 }
 
 func cmdAB(ctx context.Context, e env, args []string) error {
-	fs := newFlagSet("ab", "ab -c tailgate.yml [--base-ref origin/main] [--max-pairs N] [--aa] [--record-base] [-o head.json] [--report report.json]", e.stderr)
+	fs := newFlagSet("ab", "ab -c tailgate.yml [--base-ref origin/main] [--max-blocks N] [--aa] [--record-base] [-o head.json] [--report report.json]", e.stderr)
 	var bf benchFlags
 	bf.register(fs)
 	// --runs stays parsed so that it is refused with advice, not as unknown.
-	fs.Lookup("runs").Usage = "not for ab, which adds blocks (or pairs) until the verdict is clear: set the budget with --max-pairs (`N`)"
+	fs.Lookup("runs").Usage = "not for ab, which adds blocks (or pairs) until the verdict is clear: set the budget with --max-blocks (`N`)"
 	var af abFlags
 	af.register(fs, true)
 	aa := fs.Bool("aa", false, "run the base build on both sides: show the noise this job sees and whether it would raise a false alarm")
@@ -112,7 +113,7 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	if bf.runs > 0 {
-		return usageErr("--runs: tailgate ab adds blocks (or pairs) until the verdict is clear; set its budget with --max-pairs (ab.max_pairs)")
+		return usageErr("--runs: tailgate ab adds blocks (or pairs) until the verdict is clear; set its budget with --max-blocks (ab.max_blocks)")
 	}
 	e = bf.output.apply(e)
 	cfg, err := bf.load()

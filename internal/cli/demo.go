@@ -128,7 +128,7 @@ func (f *demoFlags) check() error {
 	case stored:
 		f.mode = demoModeCheck // only the stored-baseline demo has a baseline to record or calibrate
 	case f.mode == demoModeAB && f.bench.runs > 0:
-		return usageErr("--runs is for --mode check: A/B adds blocks until the verdict is clear; set its budget with --max-pairs")
+		return usageErr("--runs is for --mode check: A/B adds blocks until the verdict is clear; set its budget with --max-blocks")
 	}
 	return nil
 }

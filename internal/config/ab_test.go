@@ -157,6 +157,31 @@ func TestABDesignRetired(t *testing.T) {
 	}
 }
 
+// ab.min_blocks and ab.max_blocks name the first look and the budget;
+// min_pairs and max_pairs, their older names, are still read; both names
+// of one key is an error at the new one's line, and a bad value is named
+// by the key the file gave.
+func TestABBlockKeysAndTheirOlderNames(t *testing.T) {
+	t.Parallel()
+	with := func(keys string) string {
+		return strings.Replace(refAB, "  base: {ref: origin/main}", "  base: {ref: origin/main}\n"+keys, 1)
+	}
+	for _, keys := range []string{"  min_blocks: 5\n  max_blocks: 9", "  min_pairs: 5\n  max_pairs: 9", "  min_blocks: 5\n  max_pairs: 9"} {
+		ab := mustParse(t, with(keys)).AB
+		if ab.MinPairs != 5 || ab.MaxPairs != 9 || ab.OldMinPairs != 0 || ab.OldMaxPairs != 0 {
+			t.Errorf("%q: first look %d, budget %d (older names %d, %d); want 5, 9 folded", keys, ab.MinPairs, ab.MaxPairs, ab.OldMinPairs, ab.OldMaxPairs)
+		}
+	}
+	_, err := Parse("t.yml", []byte(with("  max_pairs: 9\n  max_blocks: 9")))
+	if err == nil || !strings.Contains(err.Error(), "ab.max_blocks is the new name of ab.max_pairs: give one of them") {
+		t.Errorf("both names: %v", err)
+	}
+	_, err = Parse("t.yml", []byte(with("  min_blocks: 2")))
+	if err == nil || !strings.Contains(err.Error(), "ab.min_blocks: must be at least 3") {
+		t.Errorf("min_blocks 2: %v", err)
+	}
+}
+
 func TestPortPlaceholder(t *testing.T) {
 	t.Parallel()
 	cfg := mustParse(t, refAB)
@@ -209,7 +234,7 @@ func TestABAndPortProblems(t *testing.T) {
 			"ab.min_pairs: must be at least 3"},
 		"budget": {
 			"target: {url: \"http://127.0.0.1:80\", start: {command: [./s]}}\nab: {base: {ref: main}, min_pairs: 6, max_pairs: 5}\n",
-			"ab.max_pairs: must be between min_pairs (6) and 500"},
+			"ab.max_pairs: must be between the first look, ab.min_pairs (6), and 500"},
 		"restart": {
 			"target: {url: \"http://127.0.0.1:80\", start: {command: [./s]}}\nab: {base: {ref: main}, restart: sometimes}\n",
 			"ab.restart: invalid restart \"sometimes\""},

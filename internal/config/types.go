@@ -99,15 +99,19 @@ type AB struct {
 	// Order is "abba" (AB BA AB …, the default) or "random" (each pair in
 	// a seeded random order).
 	Order string `yaml:"order"`
-	// MinPairs is the first look of the sequential verdict; MaxPairs the
-	// budget of pairs; MaxTime, when not 0, a budget of time for the pairs
-	// (builds not counted): the job ends at whichever comes first.
-	MinPairs int      `yaml:"min_pairs"`
-	MaxPairs int      `yaml:"max_pairs"`
-	MaxTime  Duration `yaml:"max_time"`
-	// Restart is RestartEveryPair (the default) or RestartNever. In the
-	// interleaved design every_pair starts both sides afresh for every
-	// block.
+	// MinPairs is the first look of the sequential verdict (ab.min_blocks)
+	// and MaxPairs the budget of blocks (ab.max_blocks); MaxTime, when not
+	// 0, a budget of time for the blocks (builds not counted): the job
+	// ends at whichever comes first. OldMinPairs and OldMaxPairs hold the
+	// keys' older names (min_pairs, max_pairs) as read: still accepted,
+	// folded into MinPairs and MaxPairs, then zeroed.
+	MinPairs    int      `yaml:"min_blocks"`
+	MaxPairs    int      `yaml:"max_blocks"`
+	OldMinPairs int      `yaml:"min_pairs"`
+	OldMaxPairs int      `yaml:"max_pairs"`
+	MaxTime     Duration `yaml:"max_time"`
+	// Restart is RestartEveryPair (the default) or RestartNever:
+	// every_pair starts both sides afresh for every block.
 	Restart string `yaml:"restart"`
 	// Design is the retired ab.design (RetiredDesigns): read so that an
 	// older file loads, with a warning; it changes nothing.

@@ -37,10 +37,10 @@ func validateAB(cfg *Config, c *collector) {
 		c.add("ab.window_warmup", "must not be negative, got %s", ab.WindowWarmup)
 	}
 	if ab.MinPairs < minPairs {
-		c.add("ab.min_pairs", "must be at least %d (the spread of the pairs needs two degrees of freedom), got %d", minPairs, ab.MinPairs)
+		c.add(abKey(c, "min"), "must be at least %d (the spread of the blocks needs two degrees of freedom), got %d", minPairs, ab.MinPairs)
 	}
 	if ab.MaxPairs < ab.MinPairs || ab.MaxPairs > maxPairs {
-		c.add("ab.max_pairs", "must be between min_pairs (%d) and %d, got %d", ab.MinPairs, maxPairs, ab.MaxPairs)
+		c.add(abKey(c, "max"), "must be between the first look, %s (%d), and %d, got %d", abKey(c, "min"), ab.MinPairs, maxPairs, ab.MaxPairs)
 	}
 	validateSide(&ab.Base, "ab.base", cfg.Target, c)
 	validateSide(&ab.Head, "ab.head", cfg.Target, c)
@@ -49,6 +49,15 @@ func validateAB(cfg *Config, c *collector) {
 	if ab.Restart == RestartNever && !ab.Base.IsEmpty() && oneAddress {
 		c.add("ab.restart", "with restart: never both sides run at once, and both would use %s: write %s in the URL and start command, or give each side its own url", base.URL, PortPlaceholder)
 	}
+}
+
+// abKey is the name the file gave ab's first look or budget ("min",
+// "max"): ab.min_blocks, or its older name ab.min_pairs.
+func abKey(c *collector, which string) string {
+	if k := "ab." + which + "_pairs"; c.given(k) {
+		return k
+	}
+	return "ab." + which + "_blocks"
 }
 
 // validateSide checks one side: its own target when it names one, and a

@@ -74,7 +74,7 @@ var abNoiseMetrics = []string{result.IterationsPerSec, result.RequestsPerSec, re
 // by one rule (runner.Shape), or where blocks cannot run pairs of whole runs),
 // and judges head against base on the units' differences after every unit
 // (gate.JudgeSequential) until the verdict is clear or the budget
-// (ab.max_pairs, ab.max_time) is spent. A side built from a git ref is
+// (ab.max_blocks, ab.max_time) is spent. A side built from a git ref is
 // checked out in a temporary worktree, built and started there; the
 // worktree is removed at the end, also on failure and cancellation.
 //
@@ -121,7 +121,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	}
 	plan.Look = func(res *runner.ABResult, final bool) bool {
 		// Blocks that may leave decided phases out grow shorter than the
-		// first: such a job is planned for ab.max_pairs, and a stop for
+		// first: such a job is planned for ab.max_blocks, and a stop for
 		// time makes its last look spend the level left (stats' final).
 		if res.Units() == 1 && plan.SkipPhase == nil {
 			design, planned = planBudget(design, res, ab)
@@ -246,7 +246,7 @@ func firstRunPhases(res *runner.ABResult) []result.Phase {
 
 // planBudget fixes the design's budget, after the first unit, at the units
 // ab.max_time allows at that unit's pace when that is fewer than
-// ab.max_pairs: the level is then spent over the looks the job will
+// ab.max_blocks: the level is then spent over the looks the job will
 // really have, not over looks a time budget would never reach (whose
 // share would be lost to a last look). The pace of a unit does not depend
 // on the differences it measures (windows have a fixed length), so
@@ -258,7 +258,7 @@ func planBudget(d stats.SeqDesign, res *runner.ABResult, ab config.AB) (stats.Se
 	}
 	fit = max(fit, d.MinPairs)
 	d.MaxPairs = fit
-	return d, fmt.Sprintf("budget: ab.max_time (%s) allows about %d %s at the first one's pace (%s), fewer than ab.max_pairs (%d): the verdict was planned for %d",
+	return d, fmt.Sprintf("budget: ab.max_time (%s) allows about %d %s at the first one's pace (%s), fewer than ab.max_blocks (%d): the verdict was planned for %d",
 		ab.MaxTime, fit, pluralUnit(res, fit), res.Elapsed.Round(100*time.Millisecond), ab.MaxPairs, fit)
 }
 
