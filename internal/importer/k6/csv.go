@@ -45,6 +45,7 @@ func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 		index[c] = i
 	}
 	agg := newAggregator()
+	agg.perSecond = map[int64]int64{}
 	var notes []string
 	coarse := true
 	for lines.Scan() {
@@ -65,12 +66,15 @@ func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 	if err := lines.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if !coarse {
+		agg.perSecond = nil // the timestamps tell the window as they are
+	}
 	run, err := agg.run(name)
 	if err != nil {
 		return nil, err
 	}
 	if coarse {
-		run.Notes = append(run.Notes, "timestamps have 1 s resolution: the window and rates are accurate to about a second")
+		run.Notes = append(run.Notes, "timestamps have 1 s resolution: the window is estimated from the requests in the first and last second against the whole seconds between")
 	}
 	run.Notes = append(run.Notes, notes...)
 	return run, nil
