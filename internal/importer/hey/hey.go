@@ -77,6 +77,7 @@ type report struct {
 	run     *result.Run
 	section string // the heading of the part being read
 	sawTime bool
+	cut     bool // the file ends inside this report: see Cut
 }
 
 func (Text) Import(name string, r io.Reader) (*result.Run, error) {
@@ -170,6 +171,12 @@ func (rep *report) Take(text string) error {
 	return nil
 }
 
+// Cut: hey counts requests only in the status code and error
+// distributions that close its report, so a cut report's may be missing
+// statuses or errors (an error rate of 0 % for 6.5 %): its requests and
+// errors are unknown; its times and rate, each on a line of its own, stay.
+func (rep *report) Cut(string) { rep.cut = true }
+
 // finish turns the figures into a run: every response and every error is
 // a request; a response outside 2xx/3xx or an error failed it.
 func (rep *report) Finish(name string) (*result.Run, error) {
@@ -177,17 +184,19 @@ func (rep *report) Finish(name string) (*result.Run, error) {
 	if !rep.sawTime {
 		return nil, &importer.SyntaxError{File: name, Line: rep.line, Msg: `the summary that starts here has no "Total:" line; expected a whole hey report`}
 	}
+	if rep.cut {
+		run.Requests, run.Errors = result.Requests{}, nil
+		run.Notes = append(run.Notes, "the report is cut in or before its status code and error distributions: requests, failures and errors are not counted")
+		dropUntimed(run)
+		run.Summarize()
+		return run, nil
+	}
 	if run.Requests.Total == 0 {
 		return nil, &importer.Unsupported{File: name, Reason: fmt.Sprintf("the hey report at line %d lists no responses and no errors: nothing to judge", rep.line)}
 	}
 	run.Requests.Counted = result.CountRequests // every response and every error is listed
 	if run.Requests.Failed == run.Requests.Total {
-		// Slowest and Fastest are 0 when nothing was timed.
-		for _, k := range []string{result.LatencyMax, result.LatencyMean, result.LatencyP50, result.LatencyP90, result.LatencyP95, result.LatencyP99} {
-			if run.Metrics[k] == 0 {
-				delete(run.Metrics, k)
-			}
-		}
+		dropUntimed(run)
 	}
 	run.Summarize()
 	return run, nil
@@ -236,4 +245,14 @@ func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 	run.Window = last - first
 	run.Summarize()
 	return run, nil
+}
+
+// dropUntimed leaves out the latencies of 0 that hey prints (Slowest,
+// Fastest, the distribution) when it timed nothing: every request failed.
+func dropUntimed(run *result.Run) {
+	for _, k := range []string{result.LatencyMax, result.LatencyMean, result.LatencyP50, result.LatencyP90, result.LatencyP95, result.LatencyP99} {
+		if run.Metrics[k] == 0 {
+			delete(run.Metrics, k)
+		}
+	}
 }
