@@ -143,3 +143,43 @@ func fixture(dir, file string) string {
 	}
 	return filepath.Join(d, file)
 }
+
+// A file of one request per row, cut inside a row (hey -o csv and ab -g
+// were refused), imports its complete rows, every one, and notes the line
+// it was cut in: wherever in the row the cut falls, even where what is
+// left of the row would parse (an offset "0.12" of "0.1234").
+func TestRowFilesCutMidRowImportTheirCompleteRows(t *testing.T) {
+	t.Parallel()
+	for format, path := range map[string]string{
+		"hey-csv":    "hey/testdata/hey.csv",
+		"ab-gnuplot": "ab/testdata/gnuplot.tsv",
+	} {
+		f, _ := importer.Lookup(format)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := bytes.SplitAfter(data, []byte{'\n'})
+		checked := 0
+		// Every byte of a row in the middle and of the last two rows.
+		for _, cutIn := range []int{len(lines) / 2, len(lines) - 3, len(lines) - 2} {
+			start := len(bytes.Join(lines[:cutIn], nil))
+			for at := start + 1; at < start+len(lines[cutIn])-1; at++ {
+				run, err := f.Import(path, bytes.NewReader(data[:at]))
+				if err != nil {
+					t.Fatalf("%s cut in line %d after byte %d: %v", path, cutIn+1, at, err)
+				}
+				if want := int64(cutIn - 1); run.Requests.Total != want { // less the header
+					t.Fatalf("%s cut in line %d after byte %d: %d requests, want the %d complete rows", path, cutIn+1, at, run.Requests.Total, want)
+				}
+				if !importertest.HasNote(run, fmt.Sprintf("file was cut: line %d is incomplete", cutIn+1)) {
+					t.Fatalf("%s cut in line %d: notes %q", path, cutIn+1, run.Notes)
+				}
+				checked++
+			}
+		}
+		if checked < 60 {
+			t.Errorf("%s: only %d cuts tried", path, checked)
+		}
+	}
+}

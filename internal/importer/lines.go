@@ -17,6 +17,7 @@ type LineReader struct {
 	line     []byte
 	complete bool
 	err      error
+	cut      int
 }
 
 // NewLineReader reads lines from r.
@@ -40,6 +41,25 @@ func (l *LineReader) Scan() bool {
 	l.line, l.complete = bytes.TrimRight(b, "\r\n"), err == nil
 	return true
 }
+
+// Row advances to the next complete line of a file of one record per line
+// (a CSV, a TSV, NDJSON): a last line without a line break is where a
+// writer stopped mid-record, and even when it parses its last field may be
+// cut short ("0.12" of "0.1234"), so it is not given: Row is false, and
+// Cut says where. Blank lines are given; the caller skips them.
+func (l *LineReader) Row() bool {
+	if !l.Scan() {
+		return false
+	}
+	if !l.complete && len(bytes.TrimSpace(l.line)) > 0 {
+		l.cut, l.line = l.n, nil
+		return false
+	}
+	return true
+}
+
+// Cut is the number of the line Row left out as cut, or 0.
+func (l *LineReader) Cut() int { return l.cut }
 
 // Bytes is the current line without its line ending.
 func (l *LineReader) Bytes() []byte { return l.line }

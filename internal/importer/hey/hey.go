@@ -5,7 +5,6 @@ package hey
 
 import (
 	"bytes"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -202,29 +201,32 @@ func (rep *report) Finish(name string) (*result.Run, error) {
 	return run, nil
 }
 
+// csvFields is the number of fields of hey -o csv's rows.
+const csvFields = 8
+
+// Import reads hey's rows, which hold numbers only (no quotes), split at
+// their commas; a row cut by the end of the file is left out and noted.
 func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = 8
-	cr.ReuseRecord = true
-	head, err := cr.Read()
-	if err != nil || strings.TrimPrefix(strings.Join(head, ","), "\ufeff") != csvHeader {
+	lines := importer.NewLineReader(r)
+	if !lines.Row() || strings.TrimPrefix(string(lines.Bytes()), "\ufeff") != csvHeader {
+		if err := lines.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
 		return nil, &importer.SyntaxError{File: name, Line: 1, Msg: "expected hey -o csv's header " + csvHeader}
 	}
 	b := rawrun.New(rawrun.Options{What: "requests"})
 	first, last := math.Inf(1), math.Inf(-1)
-	for {
-		row, err := cr.Read()
-		if err == io.EOF {
-			break
+	row := make([]string, 0, csvFields)
+	for lines.Row() {
+		text := string(lines.Bytes())
+		if text == "" {
+			continue
 		}
-		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return nil, &importer.SyntaxError{File: name, Line: pe.Line, Msg: pe.Err.Error()}
-			}
-			return nil, &importer.SyntaxError{File: name, Msg: err.Error()}
+		line := lines.Line()
+		row = append(row[:0], strings.Split(text, ",")...)
+		if len(row) != csvFields {
+			return nil, &importer.SyntaxError{File: name, Line: line, Msg: fmt.Sprintf("%d fields, expected %d as in hey -o csv's header", len(row), csvFields)}
 		}
-		line, _ := cr.FieldPos(0)
 		rt, err1 := strconv.ParseFloat(row[0], 64)
 		code, err2 := strconv.Atoi(row[6])
 		off, err3 := strconv.ParseFloat(row[7], 64)
@@ -238,10 +240,16 @@ func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 			b.Fail(st, result.ErrStatus, row[6], "status "+row[6])
 		}
 	}
+	if err := lines.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	if b.Requests().Total == 0 {
 		return nil, &importer.Unsupported{File: name, Reason: "hey -o csv of 0 responses: it lists responses only, so a run whose every request failed leaves only its header; import hey's text summary of the run, which counts the errors"}
 	}
 	run := b.Run("hey -o csv lists responses only: requests that got no response (hey's error distribution) are not in the file")
+	if cut := lines.Cut(); cut > 0 {
+		run.Notes = append(run.Notes, importer.CutNote(cut))
+	}
 	run.Window = last - first
 	run.Summarize()
 	return run, nil

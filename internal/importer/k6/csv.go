@@ -48,15 +48,11 @@ func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 	agg.perSecond = map[int64]int64{}
 	var notes []string
 	coarse := true
-	for lines.Scan() {
+	for lines.Row() {
 		if len(lines.Bytes()) == 0 {
 			continue
 		}
 		p, whole, err := csvPoint(lines.Bytes(), cols, index)
-		if err != nil && !lines.Complete() {
-			notes = append(notes, importer.CutNote(lines.Line()))
-			break
-		}
 		if err != nil {
 			return nil, &importer.SyntaxError{File: name, Line: lines.Line(), Msg: err.Error()}
 		}
@@ -65,6 +61,9 @@ func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 	}
 	if err := lines.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if cut := lines.Cut(); cut > 0 {
+		notes = append(notes, importer.CutNote(cut))
 	}
 	if !coarse {
 		agg.perSecond = nil // the timestamps tell the window as they are

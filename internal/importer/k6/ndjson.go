@@ -62,6 +62,8 @@ func (NDJSON) Import(name string, r io.Reader) (*result.Run, error) {
 			err = fmt.Errorf("unknown type %q", l.Type)
 		}
 		if err != nil && !lines.Complete() {
+			// A JSON object closes itself: a last line without a line
+			// break that parses is whole, one that does not is cut.
 			notes = append(notes, importer.CutNote(lines.Line()))
 			break
 		}

@@ -141,6 +141,8 @@ func readJSONLines(name string, r io.Reader, agg *tally) error {
 		}
 		h, jerr := decodeHit(t)
 		if jerr != nil {
+			// A JSON object closes itself: a last line without a line
+			// break that parses is whole, one that does not is cut.
 			if !lines.Complete() {
 				agg.notes = append(agg.notes, importer.CutNote(lines.Line()))
 				return nil
@@ -162,19 +164,18 @@ const csvFields = 7
 
 func readCSV(name string, r io.Reader, agg *tally) error {
 	lines := importer.NewLineReader(r)
-	for lines.Scan() {
+	for lines.Row() {
 		if len(bytes.TrimSpace(lines.Bytes())) == 0 {
 			continue
 		}
 		h, err := csvHit(lines.Bytes())
-		if err != nil && !lines.Complete() {
-			agg.notes = append(agg.notes, importer.CutNote(lines.Line()))
-			return nil
-		}
 		if err != nil {
 			return &importer.SyntaxError{File: name, Line: lines.Line(), Msg: err.Error() + "; expected a vegeta result as CSV (timestamp,code,latency,bytes_out,bytes_in,error,body,…)"}
 		}
 		agg.add(h)
+	}
+	if cut := lines.Cut(); cut > 0 {
+		agg.notes = append(agg.notes, importer.CutNote(cut))
 	}
 	if err := lines.Err(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)

@@ -201,7 +201,9 @@ func (rep *report) Finish(name string) (*result.Run, error) {
 	}
 	run.Requests.Failed = min(rep.bad+rep.timeouts, run.Requests.Total)
 	run.Requests.Counted = result.CountRequests // wrk prints its error lines only when they are not 0
-	if !rep.sawRate {                           // wrk always prints it: the report is cut, mid-line or not
+	// wrk always prints Requests/sec: without it the report is cut,
+	// mid-line or not.
+	if !rep.sawRate {
 		run.Requests.Failed, run.Requests.Counted = 0, result.CountTotal
 		run.Notes = append(run.Notes, "the report ends before its Requests/sec line: wrk's error lines, which come before it, may be missing, so failed requests are not counted")
 	}
