@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -36,6 +37,12 @@ type Imported struct {
 // is *Unsupported, and a run that result JSON cannot hold is a
 // *SyntaxError: both are bad input.
 func Read(path, format string) (*Imported, error) {
+	return ReadContext(context.Background(), path, format)
+}
+
+// ReadContext is Read that stops when ctx ends (an interrupted import of
+// a large file, or of a pipe that never ends): it then returns ctx's error.
+func ReadContext(ctx context.Context, path, format string) (*Imported, error) {
 	var f Format
 	if format != "" {
 		var ok bool
@@ -48,8 +55,16 @@ func Read(path, format string) (*Imported, error) {
 		return nil, err
 	}
 	defer fh.Close()
+	// Closing the file ends a read that waits (on a pipe); the reader's
+	// check ends a parse that reads on.
+	stop := context.AfterFunc(ctx, func() { fh.Close() })
+	defer stop()
+	in := ctxReader{ctx, fh}
 	head := make([]byte, headSize)
-	n, err := io.ReadFull(fh, head)
+	n, err := io.ReadFull(in, head)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
@@ -68,7 +83,10 @@ func Read(path, format string) (*Imported, error) {
 				"format not recognised (known: %s); name it with --format", strings.Join(Names(), ", "))}
 		}
 	}
-	runs, err := importAll(f, path, io.MultiReader(bytes.NewReader(head), fh))
+	runs, err := importAll(f, path, io.MultiReader(bytes.NewReader(head), in))
+	if ctx.Err() != nil {
+		return nil, ctx.Err() // whatever the format made of the cut-off read
+	}
 	if err != nil {
 		var syn *SyntaxError
 		var uns *Unsupported
@@ -159,4 +177,17 @@ func Encodable(name string, run *result.Run) error {
 		}
 	}
 	return nil
+}
+
+// ctxReader reads until ctx ends.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
