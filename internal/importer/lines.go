@@ -11,6 +11,11 @@ import (
 // limit on a line's length, the lines' 1-based numbers, and whether each
 // ended with a newline: a last line without one, that does not parse, is
 // where the file was cut (see CutNote).
+//
+// A line is read in place in the reader's buffer, copied only when it is
+// longer than the buffer: a per-request file is millions of short lines.
+// Memory is the buffer plus the longest line, held once while it is put
+// together (its parts are not kept beside it).
 type LineReader struct {
 	br       *bufio.Reader
 	n        int
@@ -18,6 +23,7 @@ type LineReader struct {
 	complete bool
 	err      error
 	cut      int
+	long     []byte // a line longer than br's buffer, being put together
 }
 
 // NewLineReader reads lines from r.
@@ -28,7 +34,7 @@ func NewLineReader(r io.Reader) *LineReader {
 // Scan advances to the next line; it is false at the end of the file or
 // on a read error (see Err).
 func (l *LineReader) Scan() bool {
-	b, err := l.br.ReadBytes('\n')
+	b, err := l.readLine()
 	if err != nil && err != io.EOF {
 		l.line, l.complete, l.err = nil, false, fmt.Errorf("reading line %d: %w", l.n+1, err)
 		return false
@@ -61,7 +67,26 @@ func (l *LineReader) Row() bool {
 // Cut is the number of the line Row left out as cut, or 0.
 func (l *LineReader) Cut() int { return l.cut }
 
-// Bytes is the current line without its line ending.
+// readLine is bufio.Reader.ReadBytes without the copy of a line that fits
+// the buffer. A longer one is put together in l.long, which append grows
+// by a quarter at a time when large: while it grows, the old array and
+// the new one are 2.25 times the line, where ReadBytes keeps every
+// buffer's copy and then the whole (more than twice the line).
+func (l *LineReader) readLine() ([]byte, error) {
+	b, err := l.br.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return b, err
+	}
+	l.long = append(l.long[:0], b...)
+	for err == bufio.ErrBufferFull {
+		b, err = l.br.ReadSlice('\n')
+		l.long = append(l.long, b...)
+	}
+	return l.long, err
+}
+
+// Bytes is the current line without its line ending, valid until the
+// next Scan or Row.
 func (l *LineReader) Bytes() []byte { return l.line }
 
 // Complete reports whether the current line ended with a newline.

@@ -51,8 +51,14 @@ func (NDJSON) Import(name string, r io.Reader) (*result.Run, error) {
 	agg := newAggregator()
 	lines := importer.NewLineReader(r)
 	var notes []string
+	var pv pointView
+	fastTag := pv.tag
 	for lines.Scan() {
 		b := lines.Bytes()
+		if pv.read(b) {
+			agg.add(point{metric: pv.strs.get(pv.metric), time: pv.time, value: pv.value, tag: fastTag})
+			continue
+		}
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
