@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
 )
 
 // pointView reads one sample line of k6 --out json in place, without
@@ -27,7 +29,7 @@ type pointView struct {
 	// strs interns the tag values and metric names handed out: a run has
 	// few distinct ones, and a string per sample and tag was most of the
 	// garbage.
-	strs interner
+	strs importer.Interner
 }
 
 // read reads line into v; false when the line is not in the layout above.
@@ -71,7 +73,7 @@ func (v *pointView) read(line []byte) bool {
 func (v *pointView) tag(key string) string {
 	for i := len(v.tags) - 1; i >= 0; i-- {
 		if string(v.tags[i][0]) == key {
-			return v.strs.get(v.tags[i][1])
+			return v.strs.String(v.tags[i][1])
 		}
 	}
 	return ""
@@ -164,25 +166,4 @@ func digits(b []byte, i int) int {
 		i++
 	}
 	return i
-}
-
-// maxInterned bounds the strings an interner keeps: a file of a distinct
-// URL per request must not keep them all twice.
-const maxInterned = 1 << 14
-
-// interner hands out one string per distinct content.
-type interner map[string]string
-
-func (in *interner) get(b []byte) string {
-	if s, ok := (*in)[string(b)]; ok {
-		return s
-	}
-	s := string(b)
-	if *in == nil {
-		*in = interner{}
-	}
-	if len(*in) < maxInterned {
-		(*in)[s] = s
-	}
-	return s
 }

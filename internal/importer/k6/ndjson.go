@@ -56,7 +56,7 @@ func (NDJSON) Import(name string, r io.Reader) (*result.Run, error) {
 	for lines.Scan() {
 		b := lines.Bytes()
 		if pv.read(b) {
-			agg.add(point{metric: pv.strs.get(pv.metric), time: pv.time, value: pv.value, tag: fastTag})
+			agg.add(point{metric: pv.strs.String(pv.metric), time: pv.time, value: pv.value, tag: fastTag})
 			continue
 		}
 		if len(bytes.TrimSpace(b)) == 0 {
