@@ -43,8 +43,13 @@ const maxInterned = 1 << 14
 // The zero value is ready to use.
 type Interner struct{ m map[string]string }
 
+// maxInternedLen is the longest string an Interner keeps: a long one is
+// rare, and keeping it would hold it for the whole import.
+const maxInternedLen = 1 << 10
+
 // String is b as a string, the same one for the same bytes (up to
-// maxInterned distinct ones; then a new string each time).
+// maxInterned distinct ones of up to maxInternedLen bytes; else a new
+// string each time).
 func (in *Interner) String(b []byte) string {
 	if s, ok := in.m[string(b)]; ok {
 		return s
@@ -53,7 +58,7 @@ func (in *Interner) String(b []byte) string {
 	if in.m == nil {
 		in.m = map[string]string{}
 	}
-	if len(in.m) < maxInterned {
+	if len(in.m) < maxInterned && len(s) <= maxInternedLen {
 		in.m[s] = s
 	}
 	return s

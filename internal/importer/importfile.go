@@ -109,11 +109,27 @@ func ReadContext(ctx context.Context, path, format string) (*Imported, error) {
 // are bounded, so that one name cannot fill the log or the PR comment.
 func clipNames(run *result.Run) {
 	for i := range run.Steps {
-		run.Steps[i].Name = printable.Clip(run.Steps[i].Name, printable.MaxName)
+		run.Steps[i].Name = ClipName(run.Steps[i].Name)
 	}
 	for i := range run.Errors {
-		run.Errors[i].Step = printable.Clip(run.Errors[i].Step, printable.MaxName)
+		run.Errors[i].Step = ClipName(run.Errors[i].Step)
 	}
+}
+
+// ClipName is printable.Clip(s, printable.MaxName) at the cost of the
+// characters kept: Clip counts and converts the whole string, and a name
+// from a file can be a URL of a gigabyte (four in runes). Formats clip a
+// name this way as they read it, so that such a one is not kept whole.
+func ClipName(s string) string {
+	n := 0
+	for i := range s {
+		if n == printable.MaxName+1 {
+			s = s[:i] // still more than MaxName: Clip cuts it as it would the whole
+			break
+		}
+		n++
+	}
+	return printable.Clip(s, printable.MaxName)
 }
 
 func importAll(f Format, name string, r io.Reader) ([]*result.Run, error) {

@@ -117,6 +117,7 @@ func stepName(p point) string {
 	if name == "" {
 		name = p.tag("url")
 	}
+	name = importer.ClipName(name)
 	if m := p.tag("method"); m != "" {
 		name = m + " " + name
 	}

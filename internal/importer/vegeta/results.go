@@ -262,7 +262,7 @@ func stepName(h hit) string {
 	if h.Method == "" && h.URL == "" {
 		return "(unnamed)"
 	}
-	return h.Method + " " + h.URL
+	return importer.ClipName(h.Method + " " + importer.ClipName(h.URL))
 }
 
 func (t *tally) run(name string) (*result.Run, error) {
