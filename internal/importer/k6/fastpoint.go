@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/printable"
 )
 
 // pointView reads one sample line of k6 --out json in place, without
@@ -70,14 +71,25 @@ func (v *pointView) read(line []byte) bool {
 
 // tag is a tag's value, "" when the sample has no such tag. A key given
 // twice has its last value, as encoding/json keeps it.
+//
+// A value longer than maxTag is cut to its first maxTag bytes (and then
+// clipped as a name is): a tag only names, classes or shows a request, and
+// a URL of a gigabyte must not be copied whole to be clipped.
 func (v *pointView) tag(key string) string {
 	for i := len(v.tags) - 1; i >= 0; i-- {
 		if string(v.tags[i][0]) == key {
+			if val := v.tags[i][1]; len(val) > maxTag {
+				return importer.ClipName(string(val[:maxTag]))
+			}
 			return v.strs.String(v.tags[i][1])
 		}
 	}
 	return ""
 }
+
+// maxTag is more than the bytes of printable.MaxName characters, so that a
+// tag cut to it clips as the whole would.
+const maxTag = 4 * (printable.MaxName + 1)
 
 // cursor walks a line.
 type cursor struct {
