@@ -183,3 +183,32 @@ func TestRowFilesCutMidRowImportTheirCompleteRows(t *testing.T) {
 		}
 	}
 }
+
+// A JSON document (a summary) cut anywhere is refused, and the refusal
+// says the file is cut: a summary holds one figure per key, and the keys
+// after the cut are unknown.
+func TestJSONSummariesCutAreRefusedAsCut(t *testing.T) {
+	t.Parallel()
+	for format, path := range map[string]string{
+		"k6-summary-export": "k6/testdata/summary-export.json", "k6-handlesummary": "k6/testdata/handlesummary.json",
+		"k6-summary": "k6/testdata/machine-summary-k6.json", "artillery-json": "artillery/testdata/v2.json",
+		"bombardier-json": "bombardier/testdata/mixed.json", "oha-json": "oha/testdata/oha.json",
+		"vegeta-json": "vegeta/testdata/report.json", "gatling-stats-json": "gatling/testdata/stats.json",
+		"jmeter-statistics-json": "jmeter/testdata/statistics.json",
+	} {
+		f, _ := importer.Lookup(format)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := bytes.TrimRight(data, " \t\r\n")
+		for i := 1; i < 20; i++ {
+			at := len(body) * i / 20
+			_, err := f.Import(path, bytes.NewReader(data[:at]))
+			if err == nil || !strings.Contains(err.Error(), "cut") {
+				t.Errorf("%s cut after byte %d of %d: err = %v; want a refusal that says the file is cut", path, at, len(data), err)
+				break
+			}
+		}
+	}
+}
