@@ -125,19 +125,18 @@ func (Gnuplot) Import(name string, r io.Reader) (*result.Run, error) {
 	}
 	b := rawrun.New(rawrun.Options{What: "requests"})
 	var span rawrun.Span
-	row := make([]string, 0, gnuplotFields)
+	var row [][]byte
 	for lines.Row() {
-		text := string(lines.Bytes())
-		if text == "" {
+		if len(lines.Bytes()) == 0 {
 			continue
 		}
 		line := lines.Line()
-		row = append(row[:0], strings.Split(text, "\t")...)
+		row = splitTabs(row, lines.Bytes())
 		if len(row) != gnuplotFields {
 			return nil, &importer.SyntaxError{File: name, Line: line, Msg: fmt.Sprintf("%d fields, expected %d as in ab -g's header", len(row), gnuplotFields)}
 		}
-		sec, err1 := strconv.ParseInt(row[1], 10, 64)
-		ms, err2 := strconv.ParseInt(row[4], 10, 64)
+		sec, err1 := strconv.ParseInt(string(row[1]), 10, 64)
+		ms, err2 := strconv.ParseInt(string(row[4]), 10, 64)
 		if err1 != nil || err2 != nil || ms < 0 || ms > maxMillis {
 			return nil, &importer.SyntaxError{File: name, Line: line, Msg: fmt.Sprintf("expected Unix seconds and a total time in ms, got %q and %q", row[1], row[4])}
 		}
@@ -188,4 +187,17 @@ func csvError(name string, err error) error {
 		return &importer.SyntaxError{File: name, Line: pe.Line, Msg: pe.Err.Error()}
 	}
 	return &importer.SyntaxError{File: name, Msg: err.Error()}
+}
+
+// splitTabs splits an ab -g row at its tabs into dst, in place: ab writes
+// no quotes, and its date holds spaces only.
+func splitTabs(dst [][]byte, line []byte) [][]byte {
+	dst = dst[:0]
+	for {
+		i := bytes.IndexByte(line, '\t')
+		if i < 0 {
+			return append(dst, line)
+		}
+		dst, line = append(dst, line[:i]), line[i+1:]
+	}
 }

@@ -216,20 +216,23 @@ func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 	}
 	b := rawrun.New(rawrun.Options{What: "requests"})
 	first, last := math.Inf(1), math.Inf(-1)
-	row := make([]string, 0, csvFields)
+	var row [][]byte
+	var codes importer.Interner
 	for lines.Row() {
-		text := string(lines.Bytes())
-		if text == "" {
+		if len(lines.Bytes()) == 0 {
 			continue
 		}
 		line := lines.Line()
-		row = append(row[:0], strings.Split(text, ",")...)
+		var err error
+		if row, err = importer.SplitCSV(row, lines.Bytes(), ','); err != nil {
+			return nil, &importer.SyntaxError{File: name, Line: line, Msg: err.Error() + "; expected hey -o csv's numbers"}
+		}
 		if len(row) != csvFields {
 			return nil, &importer.SyntaxError{File: name, Line: line, Msg: fmt.Sprintf("%d fields, expected %d as in hey -o csv's header", len(row), csvFields)}
 		}
-		rt, err1 := strconv.ParseFloat(row[0], 64)
-		code, err2 := strconv.Atoi(row[6])
-		off, err3 := strconv.ParseFloat(row[7], 64)
+		rt, err1 := strconv.ParseFloat(string(row[0]), 64)
+		code, err2 := strconv.Atoi(string(row[6]))
+		off, err3 := strconv.ParseFloat(string(row[7]), 64)
 		if err1 != nil || err2 != nil || err3 != nil || !(rt >= 0) || rt > 1e7 || !(off >= 0) || off > 1e9 {
 			return nil, &importer.SyntaxError{File: name, Line: line, Msg: fmt.Sprintf(
 				"expected response-time and offset in seconds and a status code, got %q, %q, %q", row[0], row[7], row[6])}
@@ -237,7 +240,8 @@ func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 		first, last = min(first, off), max(last, off+rt)
 		st := b.Request("(unnamed)", time.Duration(rt*float64(time.Second)))
 		if code < 200 || code >= 400 {
-			b.Fail(st, result.ErrStatus, row[6], "status "+row[6])
+			status := codes.String(row[6])
+			b.Fail(st, result.ErrStatus, status, "status "+status)
 		}
 	}
 	if err := lines.Err(); err != nil {
