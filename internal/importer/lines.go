@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"runtime/debug"
+	"slices"
 )
 
 // LineReader reads a file line by line, as bufio.Scanner does, but with no
@@ -68,10 +70,9 @@ func (l *LineReader) Row() bool {
 func (l *LineReader) Cut() int { return l.cut }
 
 // readLine is bufio.Reader.ReadBytes without the copy of a line that fits
-// the buffer. A longer one is put together in l.long, which append grows
-// by a quarter at a time when large: while it grows, the old array and
-// the new one are 2.25 times the line, where ReadBytes keeps every
-// buffer's copy and then the whole (more than twice the line).
+// the buffer. A longer one is put together in l.long, grown by a quarter
+// at a time: while it grows, the old array and the new one are 2.25 times
+// the line, where ReadBytes keeps every buffer's copy and then the whole.
 func (l *LineReader) readLine() ([]byte, error) {
 	b, err := l.br.ReadSlice('\n')
 	if err != bufio.ErrBufferFull {
@@ -80,9 +81,30 @@ func (l *LineReader) readLine() ([]byte, error) {
 	l.long = append(l.long[:0], b...)
 	for err == bufio.ErrBufferFull {
 		b, err = l.br.ReadSlice('\n')
+		l.growLong(len(b))
 		l.long = append(l.long, b...)
 	}
 	return l.long, err
+}
+
+// hugeLine is the length past which a line's buffer, when it grows, gives
+// the array it outgrew back at once: the collector would otherwise keep
+// each of them until the heap doubled, several times the line in all.
+const hugeLine = 64 << 20
+
+// growLong makes room for n more bytes in l.long.
+func (l *LineReader) growLong(n int) {
+	switch {
+	case len(l.long)+n <= cap(l.long):
+		return
+	case cap(l.long) < hugeLine:
+		l.long = slices.Grow(l.long, n)
+		return
+	}
+	grown := make([]byte, len(l.long), max(cap(l.long)+cap(l.long)/4, len(l.long)+n))
+	copy(grown, l.long)
+	l.long = grown
+	debug.FreeOSMemory() // the outgrown array is unreachable now
 }
 
 // Bytes is the current line without its line ending, valid until the
