@@ -63,11 +63,11 @@ type Report interface {
 	// Cut says that the file ends inside this report, in a line that was
 	// not read (partial is what the file holds of it, which can tell what
 	// line it was, never its figures): what the lines after would have
-	// said is unknown. The
-	// report leaves out, or refuses in Finish, every figure that a later
-	// line could have changed (a list of statuses or errors that may go
-	// on, a count whose line may be missing and would otherwise read as
-	// 0), so that a cut report holds fewer figures, never other ones.
+	// said is unknown. The report leaves out, or refuses in Finish, every
+	// figure that a later line could have changed (a list of statuses or
+	// errors that may go on, a count whose line may be missing and would
+	// otherwise read as 0), so that a cut report holds fewer figures,
+	// never other ones.
 	Cut(partial string)
 	// Finish turns the report into a run, or says why it holds none.
 	Finish(file string) (*result.Run, error)
