@@ -159,9 +159,20 @@ func icon(o gate.Outcome) string {
 	return "✅"
 }
 
-// writeMarkdownDetails writes the collapsed per-step figures and error
-// classes of the head runs.
+// maxCommentSteps is how many steps the comment shows base → head before
+// it collapses the rest, which moved less: the comment stays short.
+const maxCommentSteps = 5
+
+// writeMarkdownDetails writes the per-step figures and the error classes
+// of the head runs: where the base side has per-step figures, each step
+// base → head with its change, the steps that moved most shown and the
+// rest collapsed; else the head's figures, collapsed.
 func writeMarkdownDetails(d *mdDoc, in Input) {
+	if cs := stepChanges(in.Base, in.Head); hasBaseSteps(cs) {
+		writeMarkdownStepChanges(d, in, movedFirst(cs))
+		writeMarkdownErrors(d, errorClasses(in.Head))
+		return
+	}
 	st, errs := steps(in.Head), errorClasses(in.Head)
 	var rows []string
 	if len(st) > 0 {
@@ -180,6 +191,38 @@ func writeMarkdownDetails(d *mdDoc, in Input) {
 	if len(rows) > 0 {
 		d.details("Per-step figures and error classes of the head runs", "", rows)
 	}
+}
+
+// stepChangeHead heads the Markdown table of steps base → head.
+const stepChangeHead = "| step | p50 | p95 | errors |\n|---|---:|---:|---:|\n"
+
+func writeMarkdownStepChanges(d *mdDoc, in Input, cs []stepChange) {
+	row := func(c stepChange) string {
+		return fmt.Sprintf("| %s | %s | %s | %s |\n", orDash(mdText(c.Name)), latencyCell(c.p50()), latencyCell(c.p95()), errorCell(c.errors()))
+	}
+	var shown, rest []string
+	for i, c := range cs {
+		if i < maxCommentSteps {
+			shown = append(shown, row(c))
+		} else {
+			rest = append(rest, row(c))
+		}
+	}
+	d.table("**"+stepsTitle(in)+"**\n\n"+stepChangeHead, shown, "\n")
+	if len(rest) > 0 {
+		d.details(fmt.Sprintf("%d more %s (they moved less)", len(rest), plural(len(rest), "step", "steps")), stepChangeHead, rest)
+	}
+}
+
+func writeMarkdownErrors(d *mdDoc, errs []errorFigures) {
+	if len(errs) == 0 {
+		return
+	}
+	rows := make([]string, len(errs))
+	for i, e := range errs {
+		rows[i] = fmt.Sprintf("| %s | %s | %d | %s |\n", mdText(e.Class), mdText(e.Step), e.Count, mdText(e.Sample))
+	}
+	d.details("Error classes of the head runs", "| error class | step | count | sample |\n|---|---|---:|---|\n", rows)
 }
 
 // mdDoc builds the Markdown report within MaxMarkdownBytes: a section

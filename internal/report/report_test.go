@@ -65,8 +65,28 @@ func abRuns(n int, tput, p95 float64) (base, head []result.Run) {
 		head = append(head, result.Run{Index: i, Metrics: map[string]float64{
 			result.IterationsPerSec: 100 * tput * wh, result.LatencyP95: 50 * p95 / wh, result.RequestErrorPct: 0, result.LifecycleSuccess: 100,
 		}})
+		base[i].Steps, head[i].Steps = abSteps(1, 0), abSteps(p95, 4)
 	}
 	return base, head
+}
+
+// abSteps are seven steps of one A/B run: on the head side "list" slower
+// by slow, "update" failing failed of its requests and "login" 2 % faster;
+// the others as on the base side.
+func abSteps(slow float64, failed int64) []result.Step {
+	login := 40 * time.Millisecond
+	if failed > 0 {
+		login = login * 98 / 100
+	}
+	return []result.Step{
+		fixtureStep("login", 100, 0, login),
+		fixtureStep("create", 400, 0, 10*time.Millisecond),
+		fixtureStep("list", 400, 0, time.Duration(slow*float64(5*time.Millisecond))),
+		fixtureStep("get", 400, 0, 3*time.Millisecond),
+		fixtureStep("update", 400, failed, 8*time.Millisecond),
+		fixtureStep("search", 400, 0, 12*time.Millisecond),
+		fixtureStep("delete", 400, 0, 4*time.Millisecond),
+	}
 }
 
 // origins are the commits of n baseline samples, three runs a job.
