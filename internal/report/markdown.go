@@ -53,9 +53,11 @@ func WriteMarkdown(w io.Writer, in Input) error {
 // Markdown returns the report for a PR comment or a job summary: the
 // marker; the one-line verdict; the gated metrics, each with baseline →
 // head, change, floor and verdict; what the gate can detect; how a
-// sequential A/B job stopped; a chart of what decided; warnings and
-// notes; then, collapsed, the reported-only metrics and the head runs'
-// per-step figures and error classes; and the line that says what was
+// sequential A/B job stopped; where both sides have per-step figures,
+// the steps base → head, those that moved most first; a chart of what
+// decided; warnings and notes; then, collapsed, the reported-only metrics
+// and the head runs' per-step figures (when not shown above) and error
+// classes; and the line that says what was
 // compared. Every string that tailgate did not write goes through mdText.
 func Markdown(in Input) string {
 	v := in.Verdict
@@ -77,6 +79,10 @@ func Markdown(in Input) string {
 	}
 	if line := sequentialLine(v.Sequential, mdText); line != "" {
 		d.write(line + "\n\n")
+	}
+	cs := stepChanges(in.Base, in.Head)
+	if hasBaseSteps(cs) {
+		writeMarkdownStepChanges(&d, in, movedFirst(cs))
 	}
 	for _, s := range decisive(seriesOf(in), maxCharts) {
 		block, caption := mermaidChart(s)
@@ -163,13 +169,10 @@ func icon(o gate.Outcome) string {
 // it collapses the rest, which moved less: the comment stays short.
 const maxCommentSteps = 5
 
-// writeMarkdownDetails writes the per-step figures and the error classes
-// of the head runs: where the base side has per-step figures, each step
-// base → head with its change, the steps that moved most shown and the
-// rest collapsed; else the head's figures, collapsed.
+// writeMarkdownDetails writes, collapsed, the head runs' per-step figures
+// (unless the steps are shown base → head above) and error classes.
 func writeMarkdownDetails(d *mdDoc, in Input) {
-	if cs := stepChanges(in.Base, in.Head); hasBaseSteps(cs) {
-		writeMarkdownStepChanges(d, in, movedFirst(cs))
+	if hasBaseSteps(stepChanges(in.Base, in.Head)) { // the steps are shown above
 		writeMarkdownErrors(d, errorClasses(in.Head))
 		return
 	}
@@ -196,6 +199,8 @@ func writeMarkdownDetails(d *mdDoc, in Input) {
 // stepChangeHead heads the Markdown table of steps base → head.
 const stepChangeHead = "| step | p50 | p95 | errors |\n|---|---:|---:|---:|\n"
 
+// writeMarkdownStepChanges writes each step base → head with its change,
+// the maxCommentSteps that moved most, then the rest collapsed.
 func writeMarkdownStepChanges(d *mdDoc, in Input, cs []stepChange) {
 	row := func(c stepChange) string {
 		return fmt.Sprintf("| %s | %s | %s | %s |\n", orDash(mdText(c.Name)), latencyCell(c.p50()), latencyCell(c.p95()), errorCell(c.errors()))

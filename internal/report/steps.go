@@ -271,6 +271,9 @@ func requestsCell(c stepChange) string {
 // stepsTitle heads the per-step table of both sides: what its figures
 // are, that they are not gated, and its order.
 func stepsTitle(in Input) string {
-	return fmt.Sprintf("Per step, %s → head (medians over %d %s %s and %d head %s; reported, not gated; the steps that moved most first)",
-		baseName(in), len(in.Base), baseName(in), runWord(in, len(in.Base)), len(in.Head), runWord(in, len(in.Head)))
+	over := fmt.Sprintf("%d %s a side", len(in.Head), runWord(in, len(in.Head)))
+	if len(in.Base) != len(in.Head) {
+		over = fmt.Sprintf("%d %s %s and %d head %s", len(in.Base), baseName(in), runWord(in, len(in.Base)), len(in.Head), runWord(in, len(in.Head)))
+	}
+	return fmt.Sprintf("Per step, %s → head (medians over %s; not gated; the steps that moved most first)", baseName(in), over)
 }
