@@ -102,7 +102,7 @@ func newPage(in Input) (page, error) {
 		p.Unit = seq.UnitWord(1)
 	}
 	p.Gated, p.Reported = htmlFindings(gated, c), htmlFindings(reported, c)
-	p.Notes = shown(append(append(findingNotes(gated, lowConfidence), in.Notes...), targetLogNotes(in)...))
+	p.Notes = shown(append(append(findingNotes(gated, lowConfidence), notesOf(in)...), targetLogNotes(in)...))
 	all := seriesOf(in)
 	var err error
 	if p.Runs, err = runFigures(decisiveFirst(all), baseName(in)); err != nil {

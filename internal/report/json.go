@@ -162,7 +162,7 @@ func toJSON(in Input) jsonReport {
 		Schema: JSONSchemaVersion, Benchmark: in.Name, Mode: in.Mode, BaselineSource: fitText(in.BaselineSource),
 		Verdict: v.Outcome, Summary: fitText(headline(in)), Regressions: nonNil(v.Regressions),
 		HeadRuns: v.HeadRuns, BaselineRuns: v.BaseRuns, Metrics: []jsonMetric{}, Detectable: []jsonDetect{},
-		Warnings: fitTexts(nonNil(warningsOf(in))), Notes: fitTexts(nonNil(in.Notes)), Steps: []jsonStep{}, Errors: errorClasses(in.Head),
+		Warnings: fitTexts(nonNil(warningsOf(in))), Notes: fitTexts(nonNil(notesOf(in))), Steps: []jsonStep{}, Errors: errorClasses(in.Head),
 	}
 	for i := range r.Errors {
 		r.Errors[i].Sample = fitText(r.Errors[i].Sample)
