@@ -51,7 +51,7 @@ type page struct {
 	BaseSteps                               bool   // the steps show base → head with the change
 	StepsTitle                              string // what the figures of both sides are
 	BaseName                                string // "base" (A/B) or "baseline"
-	LimitHead, TestHead                     string // "floor", "p"; in A/B "min_effect", "worse by [bounds]"
+	LimitHead, TestHead                     string // "floor", "p"; in A/B "min_effect", "bounds"
 	PairsJudged                             bool   // a sequential A/B verdict: min_effect and bounds, no p column
 	Unit                                    string // what the A/B verdict judged: pair or block
 	Errors                                  []htmlError

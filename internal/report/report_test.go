@@ -291,7 +291,7 @@ func TestSetByLoadAndSequentialText(t *testing.T) {
 	md := Markdown(seq)
 	for _, want := range []string{"Sequential A/B: 8 pairs (first look at 4, budget 20): regression after 8 pairs in iterations/s.",
 		"With up to 20 pairs this gate detects a drop of ≥", `worse beyond min\_effect after 4 pairs`,
-		"| gated metric | base → head | change | min_effect | worse by [bounds] | verdict |", "| 5.0 % | +18.3 % [", // A/B words, no p
+		"| gated metric | base → head | change | min_effect | bounds | verdict |", "| 5.0 % | [−27.9 … ±0.0] % |", // A/B words, no p
 		"| metric | base → head | change | note |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("sequential markdown lacks %q:\n%s", want, md)

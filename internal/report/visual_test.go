@@ -145,7 +145,7 @@ func TestCommentLayout(t *testing.T) {
 		}
 		gatedAt := strings.Index(md, "| gated metric | baseline → head | change | floor | p | verdict |")
 		if in.Verdict.Sequential != nil { // A/B: min_effect and the bounds, no p-value
-			gatedAt = strings.Index(md, "| gated metric | base → head | change | min_effect | worse by [bounds] | verdict |")
+			gatedAt = strings.Index(md, "| gated metric | base → head | change | min_effect | bounds | verdict |")
 		}
 		detailsAt := strings.Index(md, "reported-only metrics (not gated)</summary>")
 		_, reported := splitGated(in.Verdict.Findings)
