@@ -110,14 +110,14 @@ func droppedHint(l phaseLoad) string {
 	if l.model != result.ModelOpen || l.offered <= 0 || float64(l.dropped) <= mostDropped*float64(l.offered) {
 		return ""
 	}
-	h := fmt.Sprintf("%s dropped %.0f %% of the iterations it offered (max_inflight were already running): its figures describe an overloaded service, not the rate asked for.",
-		capitalize(l.where()), 100*float64(l.dropped)/float64(l.offered))
+	h := fmt.Sprintf("In %s, %.0f %% of the offered iterations were dropped (max_inflight iterations were already running): the figures describe an overloaded service, not the rate asked for.",
+		l.where(), 100*float64(l.dropped)/float64(l.offered))
 	if l.window > 0 && l.offeredRate > 0 {
-		h += fmt.Sprintf(" It started %.1f iterations/s of the %.1f/s asked.", float64(l.started)/l.window, l.offeredRate/l.runs)
+		h += fmt.Sprintf(" tailgate started %.1f iterations/s of the %.1f/s asked.", float64(l.started)/l.window, l.offeredRate/l.runs)
 	}
-	h += " Try a rate near what it completes"
+	h += " Try a rate near what the service completes"
 	if share, ok := l.busy(); ok && share < lowBusyShare {
-		h += fmt.Sprintf("; its CPU was busy only %.0f %% of the window (of one core), so it waits on something: if on storage (fsync), put its data on a RAM disk (tmpfs) for the benchmark; if it serves requests concurrently, a higher max_inflight", 100*share)
+		h += fmt.Sprintf("; its CPU was busy only %s of the time (of one core), so it waits on something: if on storage (fsync), put its data on a RAM disk (tmpfs) for the benchmark; if it serves requests concurrently, a higher max_inflight", busyText(share))
 	} else {
 		h += ", or a higher max_inflight if the service can take more at once"
 	}
@@ -131,12 +131,21 @@ func idleHint(l phaseLoad) string {
 	if !ok || share >= lowBusyShare {
 		return ""
 	}
-	h := fmt.Sprintf("The service's CPU was busy only %.0f %% of the windows of %s (of one core): it spends most of each iteration waiting, so CPU/iteration measures a small part of the work and latency mostly the wait. If it waits on storage (fsync), put its data on a RAM disk (tmpfs) for the benchmark",
-		100*share, l.where())
+	h := fmt.Sprintf("The service's CPU was busy only %s of the windows of %s (of one core): it spends most of each iteration waiting, so CPU/iteration measures a small part of the work and latency mostly the wait. If it waits on storage (fsync), put its data on a RAM disk (tmpfs) for the benchmark",
+		busyText(share), l.where())
 	if l.model == result.ModelOpen {
 		h += "; a higher rate gives each window more work to measure"
 	}
 	return h + "."
+}
+
+// busyText prints a CPU share in percent, with a decimal below 10 % so
+// that a mostly idle service does not read as 0 %.
+func busyText(share float64) string {
+	if share < 0.1 {
+		return fmt.Sprintf("%.1f %%", 100*share)
+	}
+	return fmt.Sprintf("%.0f %%", 100*share)
 }
 
 // notesOf are the notes a report shows after the findings' own: the

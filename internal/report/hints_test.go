@@ -38,17 +38,17 @@ func TestHints(t *testing.T) {
 	}{
 		// issue 38's fsync-bound service: 70 % dropped, CPU 9 % busy.
 		{"fsync-bound", []result.Run{phasedRun(6, 0.9, 175), phasedRun(6, 0.9, 175)}, []string{
-			"The latency phase dropped 70 % of the iterations it offered (max_inflight were already running)" +
-				": its figures describe an overloaded service, not the rate asked for. It started 7.5 iterations/s of the 25.0/s asked. " +
-				"Try a rate near what it completes; its CPU was busy only 9 % of the window (of one core), so it waits on something: " +
+			"In the latency phase, 70 % of the offered iterations were dropped (max_inflight iterations were already running)" +
+				": the figures describe an overloaded service, not the rate asked for. tailgate started 7.5 iterations/s of the 25.0/s asked. " +
+				"Try a rate near what the service completes; its CPU was busy only 9.0 % of the time (of one core), so it waits on something: " +
 				"if on storage (fsync), put its data on a RAM disk (tmpfs) for the benchmark; if it serves requests concurrently, a higher max_inflight."}},
-		{"dropped, CPU not measured", []result.Run{phasedRun(0, 0, 200)}, []string{"The latency phase dropped 80 %", ", or a higher max_inflight if the service can take more at once."}},
+		{"dropped, CPU not measured", []result.Run{phasedRun(0, 0, 200)}, []string{"In the latency phase, 80 % of the offered iterations were dropped", ", or a higher max_inflight if the service can take more at once."}},
 		{"idle closed phase", []result.Run{phasedRun(1.5, 5, 0)}, []string{
 			"The service's CPU was busy only 15 % of the windows of the capacity phase (of one core): it spends most of each iteration waiting"}},
 		{"idle open phase", []result.Run{phasedRun(6, 1, 100)}, []string{"of the windows of the latency phase", "a higher rate gives each window more work to measure."}},
 		{"half dropped is not most", []result.Run{phasedRun(6, 5, 125)}, nil},
 		{"busy", []result.Run{phasedRun(2.5, 2.5, 0)}, nil},
-		{"no phases", []result.Run{{Model: result.ModelClosed, Window: 20, Resources: &result.Resources{CPUSeconds: 1}}}, []string{"busy only 5 % of the windows of the runs"}},
+		{"no phases", []result.Run{{Model: result.ModelClosed, Window: 20, Resources: &result.Resources{CPUSeconds: 1}}}, []string{"busy only 5.0 % of the windows of the runs"}},
 	} {
 		got := strings.Join(hints(Input{Head: tc.runs}), "\n")
 		if len(tc.want) == 0 && got != "" {
@@ -83,7 +83,7 @@ func TestHintsInEveryReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	for what, s := range map[string]string{"text": txt.String(), "markdown": Markdown(in), "html": page.String(), "comment": Markdown(back)} {
-		if !strings.Contains(s, "dropped 70 % of the iterations it offered") {
+		if !strings.Contains(s, "70 % of the offered iterations were dropped") {
 			t.Errorf("the %s report lacks the dropped hint:\n%s", what, s)
 		}
 	}
