@@ -170,9 +170,11 @@ func icon(o gate.Outcome) string {
 const maxCommentSteps = 5
 
 // writeMarkdownDetails writes, collapsed, the head runs' per-step figures
-// (unless the steps are shown base → head above) and error classes.
+// (where the steps are shown base → head above: the steps past those) and
+// error classes.
 func writeMarkdownDetails(d *mdDoc, in Input) {
-	if hasBaseSteps(stepChanges(in.Base, in.Head)) { // the steps are shown above
+	if cs := stepChanges(in.Base, in.Head); hasBaseSteps(cs) { // the steps that moved most are shown above
+		moreStepChanges(d, movedFirst(cs))
 		writeMarkdownErrors(d, errorClasses(in.Head))
 		return
 	}
@@ -199,24 +201,28 @@ func writeMarkdownDetails(d *mdDoc, in Input) {
 // stepChangeHead heads the Markdown table of steps base → head.
 const stepChangeHead = "| step | p50 | p95 | errors |\n|---|---:|---:|---:|\n"
 
-// writeMarkdownStepChanges writes each step base → head with its change,
-// the maxCommentSteps that moved most, then the rest collapsed.
+// writeMarkdownStepChanges writes each of the maxCommentSteps steps that
+// moved most base → head with its change; the rest, collapsed, come with
+// the details at the end (moreStepChanges), after the charts.
 func writeMarkdownStepChanges(d *mdDoc, in Input, cs []stepChange) {
-	row := func(c stepChange) string {
-		return fmt.Sprintf("| %s | %s | %s | %s |\n", orDash(mdText(c.Name)), latencyCell(c.p50()), latencyCell(c.p95()), errorCell(c.errors()))
+	d.table("**"+stepsTitle(in)+"**\n\n"+stepChangeHead, stepChangeRows(cs[:min(len(cs), maxCommentSteps)]), "\n")
+}
+
+// moreStepChanges writes, collapsed, the steps past maxCommentSteps.
+func moreStepChanges(d *mdDoc, cs []stepChange) {
+	if len(cs) <= maxCommentSteps {
+		return
 	}
-	var shown, rest []string
+	rest := cs[maxCommentSteps:]
+	d.details(fmt.Sprintf("%d more %s (they moved less)", len(rest), plural(len(rest), "step", "steps")), stepChangeHead, stepChangeRows(rest))
+}
+
+func stepChangeRows(cs []stepChange) []string {
+	rows := make([]string, len(cs))
 	for i, c := range cs {
-		if i < maxCommentSteps {
-			shown = append(shown, row(c))
-		} else {
-			rest = append(rest, row(c))
-		}
+		rows[i] = fmt.Sprintf("| %s | %s | %s | %s |\n", orDash(mdText(c.Name)), latencyCell(c.p50()), latencyCell(c.p95()), errorCell(c.errors()))
 	}
-	d.table("**"+stepsTitle(in)+"**\n\n"+stepChangeHead, shown, "\n")
-	if len(rest) > 0 {
-		d.details(fmt.Sprintf("%d more %s (they moved less)", len(rest), plural(len(rest), "step", "steps")), stepChangeHead, rest)
-	}
+	return rows
 }
 
 func writeMarkdownErrors(d *mdDoc, errs []errorFigures) {
