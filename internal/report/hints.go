@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -34,6 +35,7 @@ type phaseLoad struct {
 	offered, dropped, started int64
 	// offeredRate is the sum of the runs' asked rates, over runs runs.
 	offeredRate, runs float64
+	units             string // what the runs are: "runs", or "blocks"
 }
 
 // phaseLoads sums the head runs' phases by name (a run without phases is
@@ -77,6 +79,7 @@ func phaseLoads(runs []result.Run) []phaseLoad {
 func hints(in Input) []string {
 	var out []string
 	for _, l := range phaseLoads(in.Head) {
+		l.units = runWord(in, 2)
 		if h := droppedHint(l); h != "" {
 			out = append(out, h)
 		} else if h := idleHint(l); h != "" {
@@ -86,10 +89,11 @@ func hints(in Input) []string {
 	return out
 }
 
-// where names a phase in a hint: "the latency phase", or "the runs".
+// where names a phase in a hint: "the latency phase", or "the runs" (the
+// blocks of an A/B job) where they have no phases.
 func (l phaseLoad) where() string {
 	if l.name == "" {
-		return "the runs"
+		return "the " + cmp.Or(l.units, "runs")
 	}
 	return "the " + l.name + " phase"
 }

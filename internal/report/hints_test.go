@@ -91,3 +91,14 @@ func TestHintsInEveryReport(t *testing.T) {
 		t.Error("the comment from report.json differs from the Markdown report")
 	}
 }
+
+// In an A/B job of blocks, a run without phases is a block: the hint says
+// so.
+func TestHintsNameBlocks(t *testing.T) {
+	t.Parallel()
+	in := Input{Head: []result.Run{{Model: result.ModelClosed, Window: 20, Resources: &result.Resources{CPUSeconds: 1}}},
+		Verdict: gate.Verdict{Sequential: &gate.Sequential{Unit: "block"}}}
+	if got := strings.Join(hints(in), ""); !strings.Contains(got, "busy only 5.0 % of the windows of the blocks") {
+		t.Errorf("hint %q", got)
+	}
+}
