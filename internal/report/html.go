@@ -116,7 +116,7 @@ func newPage(in Input) (page, error) {
 	}
 	p.Noise = noiseRows(v, all, baseName(in))
 	p.Steps, p.BaseSteps = stepRows(in)
-	p.StepsTitle = stepsTitle(in)
+	p.StepsTitle = capitalize(strings.TrimPrefix(stepsTitle(in), "Per step, ")) // under the heading "Per step"
 	p.BaseName = baseName(in)
 	p.Errors = errorRows(in)
 	return p, nil
