@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -39,4 +40,52 @@ scenarios:
 	o = tailgate(t, "validate", "-c", bad)
 	wantCode(t, o, 2)
 	wantContains(t, "stderr", o.stderr, bad+":6: invalid YAML")
+}
+
+// validate says what a run will do beyond the load: setup and its users,
+// the feed, the measured parts and counters, and in A/B each side, the
+// design with the unit it counts (blocks), and the budget.
+func TestValidateDescribesSetupFeedPartsAndAB(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	mustWrite(t, filepath.Join(dir, "users.csv"), "email,password\na@x,1\nb@x,2\nc@x,3\n")
+	cfg := filepath.Join(dir, "tailgate.yml")
+	mustWrite(t, cfg, `name: todos
+target:
+  url: http://127.0.0.1:{{port}}
+  start: {command: [node, server.js, "{{port}}"]}
+  measure: [{name: db, process: {comm: postgres}}]
+  counters: [{name: app, prometheus: {path: /metrics, metrics: [queries_total]}, gate: [queries_total]}]
+load:
+  phases:
+    - {name: capacity, model: closed, vus: 4}
+    - {name: latency, model: open, rate: 20/s, max_inflight: 8}
+feed: {file: users.csv}
+setup:
+  run: [{name: admin, method: POST, path: /admin/login}]
+  vu: [{name: login, method: POST, path: /login, json: {email: '{{feed "email"}}'}}]
+scenarios:
+  - name: todos
+    steps: [{name: list, path: /todos}]
+ab:
+  base: {ref: origin/main}
+  design: interleaved
+  max_pairs: 10
+  max_time: 3m
+`)
+	o := tailgate(t, "validate", "-c", cfg)
+	wantCode(t, o, 0)
+	wantContains(t, "stdout", o.stdout,
+		"measured   the target's processes (tailgate starts them); part db (processes named postgres)",
+		"counters   app (Prometheus /metrics: queries_total; gated: queries_total), read before and after each measured window",
+		"setup      run: 1 step (admin), once per run before the warm-up (not measured)",
+		"setup      vu: 1 step (login), once per virtual user or open-model worker (not measured): 4 virtual users in capacity, 8 workers (max_inflight) in latency",
+		"feed       users.csv: 3 rows of email, password; each virtual user takes the next row, then start again at the first",
+		"A/B base   git ref origin/main (built and started by tailgate in a worktree)",
+		"A/B head   the working tree, started as target says",
+		"design     interleaved: 3 to 10 blocks; in a block each phase measures each side in windows of",
+		"budget     at most 10 blocks or max_time 3m0s (builds not counted), whichever comes first")
+	if strings.Contains(o.stdout, "pairs") {
+		t.Errorf("validate counts a block design in pairs:\n%s", o.stdout)
+	}
 }

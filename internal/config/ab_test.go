@@ -281,6 +281,27 @@ func TestABSideOfItsOwnSaysNothingIsInherited(t *testing.T) {
 	}
 }
 
+// ab.base.measure and ab.head.counters (any target key) on a side without
+// url would be ignored, the side resolved to target alone: refused, at
+// the key's line, with the reason.
+func TestABSideMeasureWithoutURLIsRefused(t *testing.T) {
+	t.Parallel()
+	for key, side := range map[string]string{
+		"measure":  "    measure: [{name: db, pid_file: /tmp/db.pid}]\n",
+		"counters": "    counters: [{name: app, request: {path: /metrics}}]\n",
+		"tls":      "    tls: {insecure: true}\n",
+	} {
+		src := "name: x\ntarget: {url: \"http://127.0.0.1:{{port}}\", start: {command: [./s, \"{{port}}\"]}}\n" +
+			"ab:\n  head:\n" + side + "load: {rate: 10/s}\nscenarios: [{steps: [{path: /}]}]\n"
+		_, err := Parse("x.yml", []byte(src))
+		for _, want := range []string{"x.yml:5:", "ab.head.url: required", "a side that names " + key, "ab.head." + key + " would be ignored"} {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: err = %v\nwant %q", key, err, want)
+			}
+		}
+	}
+}
+
 func TestABSideVerify(t *testing.T) {
 	t.Parallel()
 	src := `target: {url: "http://127.0.0.1:8080"}

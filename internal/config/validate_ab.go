@@ -69,13 +69,16 @@ func validateSide(s *ABSide, path string, top Target, c *collector) {
 			c.add(path+".verify.expect", "expect checks a JSON response and needs a request; a command passes by exiting 0")
 		}
 	}
-	if s.HasTarget() || c.given(path+".start") || c.given(path+".ready") || c.given(path+".pid_file") {
+	if named := targetKeysGiven(path, c); s.HasTarget() || named != "" {
 		if !s.HasTarget() {
 			url := "http://127.0.0.1:8080"
 			if top.URL != "" {
 				url = top.URL
 			}
-			c.add(path+".url", "required: a side that names start, ready or pid_file is a target of its own, and nothing is taken from target: give it its url (e.g. %s) and, if it has one, its ready", url)
+			// At the key that was named: without url the side would be
+			// resolved to target alone, and that key silently ignored.
+			c.addAt(path+".url", c.spots[path+"."+named].key, "required: a side that names %s is a target of its own, and nothing is taken from target (without url, %s.%s would be ignored): give it its url (e.g. %s) and, if it has one, its ready",
+				named, path, named, url)
 		}
 		validateTarget(&s.Target, path, c)
 	}
@@ -98,6 +101,21 @@ func validateSide(s *ABSide, path string, top Target, c *collector) {
 		}
 		c.add(key, "required with %s.ref: the command that starts the build tailgate makes, run in its worktree", path)
 	}
+}
+
+// sideTargetKeys are the keys of a target besides url that an A/B side may
+// name: any of them makes the side a target of its own.
+var sideTargetKeys = []string{"start", "ready", "pid_file", "remote", "tls", "measure", "counters"}
+
+// targetKeysGiven is the first of sideTargetKeys that the side at path
+// sets, or "".
+func targetKeysGiven(path string, c *collector) string {
+	for _, k := range sideTargetKeys {
+		if c.given(path + "." + k) {
+			return k
+		}
+	}
+	return ""
 }
 
 // refProblem says why a ref cannot name a commit for git, or "".

@@ -118,9 +118,12 @@ func (w *worker) setupStep(st scenario.Stage, i int) error {
 	if err != nil {
 		return fail(err.Error())
 	}
-	failure, _, err := w.exchange(req, i)
+	failure, expired, err := w.exchange(req, i)
 	if err == nil && failure == nil {
 		return nil
+	}
+	if err != nil && (expired || transportSlot(err) == slotTimeout) { // name the limit the service did not answer within
+		err = fmt.Errorf("no response within %v (load.request_timeout): %w", w.e.opt.RequestTimeout, err)
 	}
 	return fail(x.Describe(i, failure, err))
 }

@@ -66,9 +66,6 @@ type ABOptions struct {
 	NoiseDefault string
 }
 
-// abNoiseMetrics are the metrics whose A/A noise an A/A run reports.
-var abNoiseMetrics = []string{result.IterationsPerSec, result.RequestsPerSec, result.LatencyP95, result.CPUPerIteration}
-
 // AB measures a base and a head build in one job, unit after unit (blocks
 // of short windows, each phase loading both sides at once or alternating
 // by one rule (runner.Shape), or where blocks cannot run pairs of whole runs),
@@ -364,20 +361,7 @@ func abNotes(res *runner.ABResult, ab config.AB, shape runner.Shape, phases []co
 	if !aa {
 		return notes
 	}
-	for _, key := range abNoiseMetrics {
-		a := slices.Sorted(slices.Values(result.Values(res.Base.Runs, key)))
-		b := slices.Sorted(slices.Values(result.Values(res.Head.Runs, key)))
-		if len(a) > 1 && len(b) > 1 {
-			notes = append(notes, fmt.Sprintf("A/A noise of %s: run-to-run CV %.1f %% and %.1f %%, medians differ by %+.1f %%",
-				key, 100*stats.CV(a), 100*stats.CV(b), 100*(stats.Median(b)/stats.Median(a)-1)))
-		}
-	}
-	if v.Outcome == gate.Regression {
-		notes = append(notes, fmt.Sprintf("A/A: this would have been a FALSE ALARM (%v): widen min_effect or look at the noise above", v.Regressions))
-	} else {
-		notes = append(notes, "A/A: no false alarm")
-	}
-	return notes
+	return append(notes, report.AANotes(v, res.Base.Runs, res.Head.Runs)...)
 }
 
 // blockNote says what a job of blocks measured: its blocks, and how each

@@ -140,7 +140,7 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 		b.spend(TimeMeasured, opt.Duration)
 	}
 	if err != nil {
-		return nil, err
+		return nil, tgt.withOutput(err)
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
