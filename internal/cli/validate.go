@@ -115,8 +115,8 @@ func describeBenchmark(w io.Writer, cfg *config.Config) {
 	}
 }
 
-// describeAB says how tailgate ab would run: each side, the design and
-// the unit it counts, and the budget.
+// describeAB says how tailgate ab would run: each side, the unit it
+// counts, and the budget.
 func describeAB(line func(k, format string, a ...any), cfg *config.Config, ab *config.AB) {
 	line("A/B base", "%s", describeSide(ab.Base, "the PR's base commit in the Action, or tailgate ab --base-ref"))
 	line("A/B head", "%s", describeSide(ab.Head, "the working tree, started as target says"))
@@ -131,33 +131,21 @@ func describeAB(line func(k, format string, a ...any), cfg *config.Config, ab *c
 			}
 		}
 	}
-	if !config.BlockDesign(ab.Design) {
-		line("design", "pairs: whole runs of each side, %s; %d to %d pairs", ab.Order, ab.MinPairs, ab.MaxPairs)
+	if cfg.Load.Engine == config.EngineCommand {
+		line("unit", "a pair of whole runs, one side at a time (the load tool makes a whole run each time it starts), %s; %d to %d blocks", ab.Order, ab.MinPairs, ab.MaxPairs)
 	} else {
 		windows := "as many as fill the phase's duration"
 		if ab.Windows > 0 {
 			windows = fmt.Sprint(ab.Windows)
 		}
-		design := ab.Design
-		if design == config.DesignAuto {
-			design = "auto (duet on a quiet machine, hybrid beside a busy one)"
-		}
-		line("design", "%s: %d to %d blocks; in a block each phase measures each side in windows of %s (%s), each after a %s warm-up",
-			design, ab.MinPairs, ab.MaxPairs, ab.Window, windows, ab.WindowWarmup)
+		line("unit", "a block: %d to %d; in a block each phase measures each side in windows of %s (%s), each after a %s warm-up; an open phase loads both sides at once, a closed one too on a quiet machine and alternating beside a busy one (seen before the first block)",
+			ab.MinPairs, ab.MaxPairs, ab.Window, windows, ab.WindowWarmup)
 	}
-	budget := fmt.Sprintf("at most %d %s", ab.MaxPairs, abUnit(ab, ab.MaxPairs))
+	budget := fmt.Sprintf("at most %d %s", ab.MaxPairs, pluralWord(ab.MaxPairs, "block", "blocks"))
 	if ab.MaxTime > 0 {
 		budget += fmt.Sprintf(" or max_time %s (builds not counted), whichever comes first", ab.MaxTime)
 	}
 	line("budget", "%s; a clear verdict ends the job sooner", budget)
-}
-
-// abUnit is what ab's min_pairs and max_pairs count: blocks, or pairs.
-func abUnit(ab *config.AB, n int) string {
-	if config.BlockDesign(ab.Design) {
-		return pluralWord(n, "block", "blocks")
-	}
-	return pluralWord(n, "pair", "pairs")
 }
 
 // describeSide says what an A/B side is built and started from, or

@@ -44,7 +44,8 @@ scenarios:
 
 // validate says what a run will do beyond the load: setup and its users,
 // the feed, the measured parts and counters, and in A/B each side, the
-// design with the unit it counts (blocks), and the budget.
+// unit it counts (blocks) and how its phases run, and the budget; a
+// retired ab.design is warned of.
 func TestValidateDescribesSetupFeedPartsAndAB(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -70,7 +71,7 @@ scenarios:
 ab:
   base: {ref: origin/main}
   design: interleaved
-  max_pairs: 10
+  max_blocks: 10
   max_time: 3m
 `)
 	o := tailgate(t, "validate", "-c", cfg)
@@ -83,9 +84,11 @@ ab:
 		"feed       users.csv: 3 rows of email, password; each virtual user takes the next row, then start again at the first",
 		"A/B base   git ref origin/main (built and started by tailgate in a worktree)",
 		"A/B head   the working tree, started as target says",
-		"design     interleaved: 3 to 10 blocks; in a block each phase measures each side in windows of",
+		"unit       a block: 3 to 10; in a block each phase measures each side in windows of",
+		"an open phase loads both sides at once, a closed one too on a quiet machine and alternating beside a busy one",
 		"budget     at most 10 blocks or max_time 3m0s (builds not counted), whichever comes first")
 	if strings.Contains(o.stdout, "pairs") {
-		t.Errorf("validate counts a block design in pairs:\n%s", o.stdout)
+		t.Errorf("validate counts blocks in pairs:\n%s", o.stdout)
 	}
+	wantContains(t, "output", o.stdout+o.stderr, `ab.design is retired and changes nothing ("interleaved" here)`)
 }
