@@ -125,19 +125,20 @@ func (w *worker) setupStep(st scenario.Stage, i int) error {
 	return fail(x.Describe(i, failure, err))
 }
 
-// SetupCache keeps what setup steps saved across the runs given it: the
-// run's setup (key −1) and each worker's (its 0-based id). The values are
+// SetupCache keeps what setup steps left across the runs given it (the
+// values they saved and the cookies their responses set): the run's setup
+// (key −1) and each worker's (its 0-based id). The values are
 // valid for the target process they were made on: a caller keeps one
 // cache per process (and phase), never across a restart. A nil cache
 // keeps nothing.
 type SetupCache struct {
 	mu   sync.Mutex
-	kept map[int]map[string]string
+	kept map[int]scenario.Session
 }
 
-func (c *SetupCache) get(id int) (map[string]string, bool) {
+func (c *SetupCache) get(id int) (scenario.Session, bool) {
 	if c == nil {
-		return nil, false
+		return scenario.Session{}, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -145,14 +146,14 @@ func (c *SetupCache) get(id int) (map[string]string, bool) {
 	return v, ok
 }
 
-func (c *SetupCache) put(id int, vals map[string]string) {
+func (c *SetupCache) put(id int, s scenario.Session) {
 	if c == nil {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.kept == nil {
-		c.kept = map[int]map[string]string{}
+		c.kept = map[int]scenario.Session{}
 	}
-	c.kept[id] = vals
+	c.kept[id] = s
 }

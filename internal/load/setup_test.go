@@ -76,11 +76,11 @@ func authPlan(t *testing.T, password string, feed *config.Feed) *scenario.Plan {
 	t.Helper()
 	login := config.Step{Name: "login", Request: config.Request{Method: "POST", Path: `/login?user={{feed "user"}}`,
 		Headers: map[string]string{"X-Admin-Key": "{{.key}}", "X-Password": `{{env "PASSWORD"}}`}},
-		Save: map[string]string{"token": "token"}, Expect: map[string]any{"user": `{{feed "user"}}`}}
+		Save: map[string]config.SaveFrom{"token": {Name: "token"}}, Expect: map[string]any{"user": `{{feed "user"}}`}}
 	list := config.Step{Name: "list", Request: config.Request{Path: "/items", Headers: map[string]string{"Authorization": "Bearer {{.token}}"}},
 		Expect: map[string]any{"user": `{{feed "user"}}`}}
 	p, err := scenario.CompileWith([]config.Scenario{{Name: "s", Steps: []config.Step{list}}}, scenario.Inputs{
-		Setup:  &config.Setup{Run: []config.Step{{Name: "admin", Request: config.Request{Path: "/admin"}, Save: map[string]string{"key": "key"}}}, VU: []config.Step{login}},
+		Setup:  &config.Setup{Run: []config.Step{{Name: "admin", Request: config.Request{Path: "/admin"}, Save: map[string]config.SaveFrom{"key": {Name: "key"}}}}, VU: []config.Step{login}},
 		Feed:   feed,
 		Getenv: func(k string) string { return map[string]string{"PASSWORD": password}[k] },
 	})

@@ -127,7 +127,7 @@ func (b *Benchmark) Compile() (*scenario.Plan, error) {
 	}
 	c := b.Config
 	withheld := func(name string) bool { return target.IsCredential(name) && !slices.Contains(c.PassEnv, name) }
-	plan, err := scenario.CompileWith(c.Scenarios, scenario.Inputs{Seed: c.Seed, Setup: c.Setup, Feed: c.Feed, Getenv: b.Getenv, Withheld: withheld, Mask: b.Mask})
+	plan, err := scenario.CompileWith(c.Scenarios, scenario.Inputs{Seed: c.Seed, Setup: c.Setup, Feed: c.Feed, NoCookies: !c.Load.CookieJar(), Getenv: b.Getenv, Withheld: withheld, Mask: b.Mask})
 	if err != nil {
 		return nil, fmt.Errorf("compiling scenarios: %w", err)
 	}

@@ -34,6 +34,8 @@ type Plan struct {
 	env     map[string]string
 	secrets []string
 	feed    *feedRows // nil without a feed
+	// noCookies turns the virtual users' cookie jars off.
+	noCookies bool
 }
 
 type compiledScenario struct {
@@ -66,9 +68,15 @@ type header struct {
 	value *text
 }
 
+// saveRule saves a variable from a response: from a JSON path in its
+// body, or a header field or a cookie it sets (from: config.SaveJSON,
+// SaveHeader or SaveCookie; name is the path or the field's or cookie's
+// name).
 type saveRule struct {
-	name, path string
+	name, from, path string
 }
+
+func (s saveRule) fromBody() bool { return s.from == config.SaveJSON }
 
 // Compile checks and compiles scenarios. seed makes every random template
 // value and every scenario pick reproducible. Steps with the same name in
@@ -85,6 +93,9 @@ type Inputs struct {
 	Setup *config.Setup
 	// Feed holds the rows {{feed "column"}} reads (nil: none).
 	Feed *config.Feed
+	// NoCookies turns off each virtual user's cookie jar (load.cookies:
+	// false); by default every Executor keeps one.
+	NoCookies bool
 	// Getenv reads the environment tailgate was given, for {{env "NAME"}};
 	// a variable that is empty counts as not set. Nil: none is set.
 	Getenv func(string) string
@@ -122,7 +133,7 @@ func compilePlan(scenarios []config.Scenario, in Inputs) (*Plan, error) {
 	if len(scenarios) == 0 {
 		return nil, errors.New("no scenarios: define at least one scenario with steps")
 	}
-	p := &Plan{seed: in.Seed, env: map[string]string{}}
+	p := &Plan{seed: in.Seed, env: map[string]string{}, noCookies: in.NoCookies}
 	if in.Feed != nil {
 		p.feed = newFeedRows(in.Feed)
 	}
@@ -236,10 +247,12 @@ func compileStep(s *config.Step, index int, sc *scope) (*compiledStep, error) {
 		st.expectT = append(st.expectT, expectTemplate{path: p, value: t})
 	}
 	for _, v := range slices.Sorted(maps.Keys(s.Save)) {
-		if s.Save[v] == "" {
-			return nil, fmt.Errorf("%s: variable %q has an empty JSON path", where("save"), v)
+		from, name := s.Save[v].Source()
+		if name == "" {
+			return nil, fmt.Errorf("%s: variable %q has an empty %s", where("save"), v, map[string]string{
+				config.SaveJSON: "JSON path", config.SaveHeader: "header name", config.SaveCookie: "cookie name"}[from])
 		}
-		st.save = append(st.save, saveRule{name: v, path: s.Save[v]})
+		st.save = append(st.save, saveRule{name: v, from: from, path: name})
 	}
 	return st, nil
 }
