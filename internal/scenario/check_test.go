@@ -63,7 +63,7 @@ func TestCheckExpectAndSave(t *testing.T) {
 	t.Parallel()
 	step := config.Step{Name: "s",
 		Expect: map[string]any{"state": "open", "n": 3},
-		Save: map[string]config.SaveFrom{"id": {Name: "id"}, "tags": {Name: "tags"}},
+		Save:   map[string]config.SaveFrom{"id": {Name: "id"}, "tags": {Name: "tags"}},
 	}
 	x, f, err := checkStep(t, step, 200, `{"id":"a-1","state":"open","n":3.0,"tags":["x"]}`)
 	if err != nil || f != nil {
