@@ -66,6 +66,10 @@ func TestSaveJSONPathEncodesAsBefore(t *testing.T) {
 	}
 	jar := mustParse(t, lines(targetOK, l("load: {rate: 1, cookies: true}"), scenarioOK))
 	noJar := mustParse(t, lines(targetOK, l("load: {rate: 1, cookies: false}"), scenarioOK))
+	unset := mustParse(t, lines(targetOK, l("load: {rate: 1}"), scenarioOK))
+	if jar.DefinitionHash() != unset.DefinitionHash() {
+		t.Error("load.cookies: true hashes unlike the unset default; writing out a default must not change the hash")
+	}
 	if jar.DefinitionHash() == noJar.DefinitionHash() {
 		t.Error("load.cookies true and false hash alike; the cookies sent change what is measured")
 	}

@@ -387,9 +387,9 @@ type Load struct {
 	RequestTimeout Duration `yaml:"request_timeout"` // default 10s
 	// Cookies turns each virtual user's cookie jar on or off (nil: on,
 	// as in browsers and k6). The jar keeps the cookies responses set
-	// and sends them back; cookies sent change what is measured, so an
-	// explicit setting is in the definition hash (nil is left out, so
-	// that a definition without the key hashes as before it existed).
+	// and sends them back; cookies sent change what is measured, so
+	// turning the jar off changes the definition hash (on is hashed as
+	// unset, as a definition without the key was before it existed).
 	Cookies *bool `yaml:"cookies" json:",omitempty"`
 	// Client is the generator's HTTP client: ClientFast, ClientNetHTTP,
 	// or empty for the fast one. Which client sends the requests does not
