@@ -38,6 +38,7 @@ func (e *SetupError) Error() string {
 // yet started are then not started.
 func (e *engine) setup(workers []*worker) error {
 	cache := e.opt.Setup
+	var run scenario.Session
 	if e.plan.HasSetup(scenario.SetupRun) {
 		kept, ok := cache.get(-1)
 		if !ok {
@@ -51,6 +52,7 @@ func (e *engine) setup(workers []*worker) error {
 		for _, w := range workers {
 			w.exec.Keep(kept)
 		}
+		run = kept
 	}
 	if !e.plan.HasSetup(scenario.SetupVU) {
 		return nil
@@ -70,6 +72,8 @@ func (e *engine) setup(workers []*worker) error {
 		}
 		if kept, ok := cache.get(w.id); ok {
 			w.exec.Keep(kept)
+			w.exec.Keep(run) // the run's setup may be newer (SetupCache.Recheck)
+			w.recheck = cache.unconfirmed(w.id)
 			<-slots
 			continue
 		}
@@ -88,6 +92,27 @@ func (e *engine) setup(workers []*worker) error {
 	}
 	wg.Wait()
 	return first
+}
+
+// renew checks a reused session by the first iteration it served: one
+// that failed is taken for a session the service has ended, and the
+// worker logs in again (setup.vu) before its next iteration. A login
+// that fails then ends the run as a failed setup.
+func (w *worker) renew(out outcome) {
+	if out == aborted {
+		return
+	}
+	w.recheck = false
+	if out == passed || !w.e.plan.HasSetup(scenario.SetupVU) {
+		w.e.opt.Setup.checked(w.id, false)
+		return
+	}
+	if err := w.runSetup(scenario.SetupVU); err != nil {
+		w.e.abort(err)
+		return
+	}
+	w.e.opt.Setup.put(w.id, w.exec.Kept())
+	w.e.opt.Setup.checked(w.id, true)
 }
 
 // runSetup runs the setup steps of stage st on this worker's client and
@@ -127,13 +152,109 @@ func (w *worker) setupStep(st scenario.Stage, i int) error {
 
 // SetupCache keeps what setup steps left across the runs given it (the
 // values they saved and the cookies their responses set): the run's setup
-// (key −1) and each worker's (its 0-based id). The values are
-// valid for the target process they were made on: a caller keeps one
-// cache per process (and phase), never across a restart. A nil cache
-// keeps nothing.
+// (key −1) and each worker's (its 0-based id), so that a login costs once
+// per worker and not once per run. The sessions hold while the service
+// keeps them: across the windows of one process and dataset, and across
+// a reset or a restart only where the service's sessions survive it (a
+// signed cookie or token, a session store outside the process). After
+// such a change the caller calls Recheck, and the next run watches each
+// reused session's first iteration (a nil cache keeps nothing).
 type SetupCache struct {
 	mu   sync.Mutex
 	kept map[int]scenario.Session
+	// checking: the sessions are unconfirmed since Recheck; confirmed
+	// holds those whose first iteration since then passed.
+	checking  bool
+	confirmed map[int]bool
+	// renewed and rechecked count the sessions logged in again after
+	// their first iteration failed, and those watched, over the cache's
+	// life; reuse is off once a recheck renewed every session it watched
+	// (the service ends its sessions at every reset or restart).
+	renewed, rechecked int
+	lastRenewed        int
+	lastWatched        int
+	off                bool
+}
+
+// Recheck marks the kept sessions as unconfirmed: the service may have
+// ended them since (a dataset reset, a restart of its process). The
+// run's setup runs again (one login); a worker reusing its session
+// watches its first iteration, and logs in again when it fails. Where the
+// last recheck found every session ended, the service keeps none across
+// such a change: the sessions are forgotten and every worker logs in.
+func (c *SetupCache) Recheck() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.lastWatched > 0 && c.lastRenewed == c.lastWatched {
+		c.off = true
+	}
+	if c.off {
+		c.kept = nil
+		return
+	}
+	delete(c.kept, -1)
+	c.checking, c.confirmed = true, map[int]bool{}
+	c.lastRenewed, c.lastWatched = 0, 0
+}
+
+// Confirmed ends a recheck: the sessions not confirmed by a passing
+// first iteration (a worker that ran none) are forgotten, so that no
+// unchecked session reaches a measured window.
+func (c *SetupCache) Confirmed() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.checking {
+		return
+	}
+	for id := range c.kept {
+		if id >= 0 && !c.confirmed[id] {
+			delete(c.kept, id)
+		}
+	}
+	c.checking, c.confirmed = false, nil
+}
+
+// Renewed returns how many reused sessions were logged in again (their
+// first iteration failed) and how many were watched, over the cache's
+// life.
+func (c *SetupCache) Renewed() (renewed, watched int) {
+	if c == nil {
+		return 0, 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.renewed, c.rechecked
+}
+
+// unconfirmed reports whether worker id's session awaits its check.
+func (c *SetupCache) unconfirmed(id int) bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.checking && !c.confirmed[id]
+}
+
+// checked records the outcome of a reused session's first iteration.
+func (c *SetupCache) checked(id int, renewed bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.rechecked++
+	c.lastWatched++
+	if renewed {
+		c.renewed++
+		c.lastRenewed++
+	}
+	if c.confirmed != nil {
+		c.confirmed[id] = true
+	}
 }
 
 func (c *SetupCache) get(id int) (scenario.Session, bool) {
@@ -156,4 +277,7 @@ func (c *SetupCache) put(id int, s scenario.Session) {
 		c.kept = map[int]scenario.Session{}
 	}
 	c.kept[id] = s
+	if c.confirmed != nil {
+		c.confirmed[id] = true // a fresh login needs no check
+	}
 }

@@ -260,3 +260,59 @@ func TestSetupCacheReusesLoginsAcrossRuns(t *testing.T) {
 		t.Errorf("a fourth VU: %d logins in all, failed %d; want one more login", s.logins.Load(), r.Requests.Failed)
 	}
 }
+
+// endSessions ends every session, as a reset that restores the database
+// or a restart of a process that keeps its sessions in memory does.
+func (s *authServer) endSessions() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.tokens)
+}
+
+// After a reset or a restart (Recheck) a kept session is reused when it
+// still holds, and a worker whose session the service ended logs in again
+// after its first iteration fails; once a recheck found every session
+// ended, the cache stops reusing them (the service keeps none).
+func TestSetupCacheRecheckRenewsEndedSessions(t *testing.T) {
+	t.Parallel()
+	s := newAuthServer()
+	srv := server(t, s.ServeHTTP)
+	plan := authPlan(t, "right", users(5, config.FeedPerVU, config.FeedWrap))
+	cache := &SetupCache{}
+	window := func(what string, wantFailed, wantLogins int64) {
+		t.Helper()
+		opt := closedOpts(3, 0, 200*time.Millisecond)
+		opt.Setup = cache
+		r := run(t, plan, srv.URL, opt)
+		if r.Requests.Failed != wantFailed || s.logins.Load() != wantLogins || r.Requests.Total < 3+wantFailed {
+			t.Errorf("%s: %d failed of %d requests, %d logins in all; want %d failed and %d logins (errors %+v)",
+				what, r.Requests.Failed, r.Requests.Total, s.logins.Load(), wantFailed, wantLogins, r.Errors)
+		}
+	}
+	window("first window", 0, 3)
+	cache.Recheck() // e.g. the next block, its sessions kept by the service
+	window("recheck, sessions held", 0, 3)
+	cache.Confirmed()
+	if renewed, watched := cache.Renewed(); renewed != 0 || watched != 3 {
+		t.Errorf("renewed %d of %d watched, want 0 of 3", renewed, watched)
+	}
+	if s.adminCalls.Load() != 2 {
+		t.Errorf("%d run setups, want 2: the run's setup runs again after a recheck", s.adminCalls.Load())
+	}
+
+	s.endSessions()
+	cache.Recheck()
+	window("recheck, sessions ended", 3, 6) // each VU's first iteration fails, then it logs in again
+	cache.Confirmed()
+	window("after the recheck", 0, 6)
+	if renewed, watched := cache.Renewed(); renewed != 3 || watched != 6 {
+		t.Errorf("renewed %d of %d watched, want 3 of 6", renewed, watched)
+	}
+
+	s.endSessions()
+	cache.Recheck() // the last recheck renewed every session: reuse is off
+	window("reuse off", 0, 9)
+	if renewed, watched := cache.Renewed(); renewed != 3 || watched != 6 {
+		t.Errorf("renewed %d of %d watched, want still 3 of 6 (nothing watched once reuse is off)", renewed, watched)
+	}
+}
