@@ -32,10 +32,12 @@ func (e *SetupError) Error() string {
 
 // setup runs the plan's setup steps before the load clock starts, so
 // that none of them is measured: the run's once (on the first worker,
-// which hands the values they saved to every other), then each worker's
-// own, setupParallel at a time. A worker keeps the client (and its
-// connection) its setup used. The first failure is returned; setups not
-// yet started are then not started.
+// which hands the values they saved to every other), then each login's
+// (a closed-model VU's own; in the open model, one per
+// scenario.Plan.SetupIdentity, shared by the workers of that identity),
+// setupParallel at a time. A worker keeps the client (and its connection)
+// its setup used. The first failure is returned; setups not yet started
+// are then not started.
 func (e *engine) setup(workers []*worker) error {
 	cache := e.opt.Setup
 	var run scenario.Session
@@ -64,16 +66,25 @@ func (e *engine) setup(workers []*worker) error {
 	)
 	failed := func() bool { mu.Lock(); defer mu.Unlock(); return first != nil }
 	slots := make(chan struct{}, setupParallel)
+	leaders := map[int]*worker{}
+	var followers []*worker
 	for _, w := range workers {
+		w.login = e.loginOf(w)
+		if l, ok := leaders[w.login]; ok {
+			w.leader = l
+			followers = append(followers, w)
+			continue
+		}
+		leaders[w.login] = w
 		slots <- struct{}{}
 		if failed() || e.hard.Err() != nil {
 			<-slots
 			break
 		}
-		if kept, ok := cache.get(w.id); ok {
+		if kept, ok := cache.get(w.login); ok {
 			w.exec.Keep(kept)
 			w.exec.Keep(run) // the run's setup may be newer (SetupCache.Recheck)
-			w.recheck = cache.unconfirmed(w.id)
+			w.recheck = cache.unconfirmed(w.login)
 			<-slots
 			continue
 		}
@@ -87,11 +98,27 @@ func (e *engine) setup(workers []*worker) error {
 				mu.Unlock()
 				return
 			}
-			cache.put(w.id, w.exec.Kept())
+			cache.put(w.login, w.exec.Kept())
 		})
 	}
 	wg.Wait()
-	return first
+	if first != nil {
+		return first
+	}
+	for _, w := range followers {
+		w.exec.Keep(w.leader.exec.Kept())
+		w.recheck = w.leader.recheck
+	}
+	return nil
+}
+
+// loginOf is the login worker w uses, which keys the SetupCache: a
+// closed-model VU's own, else its identity's (Plan.SetupIdentity).
+func (e *engine) loginOf(w *worker) int {
+	if e.opt.Model == Open {
+		return e.plan.SetupIdentity(e.opt.FirstVU + w.id)
+	}
+	return w.id
 }
 
 // renew checks a reused session by the first iteration it served: one
@@ -104,15 +131,15 @@ func (w *worker) renew(out outcome) {
 	}
 	w.recheck = false
 	if out == passed || !w.e.plan.HasSetup(scenario.SetupVU) {
-		w.e.opt.Setup.checked(w.id, false)
+		w.e.opt.Setup.checked(w.login, false)
 		return
 	}
 	if err := w.runSetup(scenario.SetupVU); err != nil {
 		w.e.abort(err)
 		return
 	}
-	w.e.opt.Setup.put(w.id, w.exec.Kept())
-	w.e.opt.Setup.checked(w.id, true)
+	w.e.opt.Setup.put(w.login, w.exec.Kept())
+	w.e.opt.Setup.checked(w.login, true)
 }
 
 // runSetup runs the setup steps of stage st on this worker's client and

@@ -316,3 +316,45 @@ func TestSetupCacheRecheckRenewsEndedSessions(t *testing.T) {
 		t.Errorf("renewed %d of %d watched, want still 3 of 6 (nothing watched once reuse is off)", renewed, watched)
 	}
 }
+
+// In the open model a worker is not a user: workers whose logins would
+// be the same (the same feed row) share one, so 12 workers over a feed of
+// 4 users log in 4 times, and each iteration runs as its worker's user.
+// A login that reads {{vu}} stays per worker.
+func TestOpenWorkersShareLoginsByIdentity(t *testing.T) {
+	t.Parallel()
+	s := newAuthServer()
+	srv := server(t, s.ServeHTTP)
+	opt := openOpts(200, 12, 100*time.Millisecond, 300*time.Millisecond)
+	r := run(t, authPlan(t, "right", users(4, config.FeedPerVU, config.FeedWrap)), srv.URL, opt)
+	if s.logins.Load() != 4 {
+		t.Errorf("%d logins for 12 workers over 4 feed users, want 4", s.logins.Load())
+	}
+	if r.Requests.Total < 10 || r.Requests.Failed != 0 {
+		t.Errorf("requests %+v errors %+v; want every iteration to pass with its worker's user's token", r.Requests, r.Errors)
+	}
+
+	byVU := newAuthServer()
+	srv = server(t, byVU.ServeHTTP)
+	login := config.Step{Name: "login", Request: config.Request{Method: "POST", Path: "/login?user=u{{vu}}",
+		Headers: map[string]string{"X-Admin-Key": adminKey, "X-Password": "right"}}, Save: map[string]config.SaveFrom{"token": {Name: "token"}}}
+	list := config.Step{Name: "list", Request: config.Request{Path: "/items", Headers: map[string]string{"Authorization": "Bearer {{.token}}"}}}
+	p, err := scenario.CompileWith([]config.Scenario{{Name: "s", Steps: []config.Step{list}}}, scenario.Inputs{Setup: &config.Setup{VU: []config.Step{login}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, p, srv.URL, openOpts(200, 6, 50*time.Millisecond, 100*time.Millisecond))
+	if byVU.logins.Load() != 6 {
+		t.Errorf("%d logins for 6 workers whose login reads {{vu}}, want 6", byVU.logins.Load())
+	}
+
+	shared := newAuthServer()
+	srv = server(t, shared.ServeHTTP)
+	login.Path = "/login?user=admin" // the same login for every worker
+	if p, err = scenario.CompileWith([]config.Scenario{{Name: "s", Steps: []config.Step{list}}}, scenario.Inputs{Setup: &config.Setup{VU: []config.Step{login}}}); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, p, srv.URL, openOpts(200, 6, 50*time.Millisecond, 100*time.Millisecond)); r.Requests.Failed != 0 || shared.logins.Load() != 1 {
+		t.Errorf("%d logins, %d failed requests; want 1 login all 6 workers share", shared.logins.Load(), r.Requests.Failed)
+	}
+}

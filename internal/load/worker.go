@@ -36,8 +36,12 @@ type worker struct {
 	reqs   []stepCount       // by step ID
 	errs   []errorCount      // by step ID × class slot
 	// recheck: the worker reuses a session of an earlier run that its
-	// first iteration confirms (SetupCache.Recheck).
+	// first iteration confirms (SetupCache.Recheck). login keys its
+	// session in the SetupCache; leader is the worker whose login it
+	// shares (nil: its own).
 	recheck bool
+	login   int
+	leader  *worker
 }
 
 type stepCount struct{ total, failed int64 }

@@ -36,6 +36,52 @@ type Plan struct {
 	feed    *feedRows // nil without a feed
 	// noCookies turns the virtual users' cookie jars off.
 	noCookies bool
+	// setupByVU and setupByRow: the setup.vu steps read {{vu}}, or the
+	// virtual user's feed row, so that two users' logins differ.
+	setupByVU, setupByRow bool
+}
+
+func (p *Plan) noteSetupVURead(fn string) {
+	switch fn {
+	case "vu":
+		p.setupByVU = true
+	case "feed":
+		p.setupByRow = true
+	}
+}
+
+// Logins is how many times a phase of workers workers runs the setup.vu
+// steps: once per virtual user in the closed model, once per identity
+// (SetupIdentity) in the open one; 0 without setup.vu steps.
+func (p *Plan) Logins(open bool, workers int) int {
+	switch {
+	case !p.HasSetup(SetupVU) || workers <= 0:
+		return 0
+	case !open || p.setupByVU || (p.setupByRow && (p.feed == nil || p.feed.fail)):
+		return workers
+	case p.setupByRow:
+		return min(workers, len(p.feed.rows))
+	}
+	return 1
+}
+
+// SetupIdentity says whose login the setup.vu steps of virtual user vu
+// (0-based) make: two users of the same identity send the same setup
+// requests, so one login can serve both. It is vu where the steps read
+// {{vu}}; the user's feed row where they read the feed (rows wrap, so
+// users beyond the rows repeat earlier users' logins); 0 for every user
+// where they read neither. The open model's workers share logins by it:
+// a worker is not a user, whichever takes an iteration serves it.
+func (p *Plan) SetupIdentity(vu int) int {
+	switch {
+	case p.setupByVU:
+		return vu
+	case p.setupByRow && p.feed != nil && !p.feed.fail:
+		return vu % len(p.feed.rows)
+	case p.setupByRow:
+		return vu // at_end: fail: a user beyond the rows fails its own setup
+	}
+	return 0
 }
 
 type compiledScenario struct {
