@@ -124,18 +124,22 @@ func (e *engine) loginOf(w *worker) int {
 // renew checks a reused session by the first iteration it served: one
 // that failed is taken for a session the service has ended, and the
 // worker logs in again (setup.vu) before its next iteration. A login
-// that fails then ends the run as a failed setup.
+// that fails then ends the run as a failed setup, unless the run was
+// ending anyway (its grace period over): the session then stays
+// unconfirmed, and SetupCache.Confirmed drops it.
 func (w *worker) renew(out outcome) {
 	if out == aborted {
 		return
 	}
 	w.recheck = false
-	if out == passed || !w.e.plan.HasSetup(scenario.SetupVU) {
+	if out == passed {
 		w.e.opt.Setup.checked(w.login, false)
 		return
 	}
 	if err := w.runSetup(scenario.SetupVU); err != nil {
-		w.e.abort(err)
+		if w.e.hard.Err() == nil {
+			w.e.abort(err)
+		}
 		return
 	}
 	w.e.opt.Setup.put(w.login, w.exec.Kept())

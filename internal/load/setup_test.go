@@ -358,3 +358,22 @@ func TestOpenWorkersShareLoginsByIdentity(t *testing.T) {
 		t.Errorf("%d logins, %d failed requests; want 1 login all 6 workers share", shared.logins.Load(), r.Requests.Failed)
 	}
 }
+
+// A worker whose session ended and whose new login fails ends the run as
+// a failed setup, as its first login would have.
+func TestSetupCacheRenewalThatFailsIsASetupError(t *testing.T) {
+	t.Parallel()
+	s := newAuthServer()
+	srv := server(t, s.ServeHTTP)
+	cache := &SetupCache{}
+	opt := closedOpts(2, 0, 100*time.Millisecond)
+	opt.Setup = cache
+	run(t, authPlan(t, "right", users(2, config.FeedPerVU, config.FeedWrap)), srv.URL, opt)
+	s.endSessions()
+	cache.Recheck()
+	_, err := Run(context.Background(), authPlan(t, "wrong", users(2, config.FeedPerVU, config.FeedWrap)), srv.URL, opt)
+	var se *SetupError
+	if !errors.As(err, &se) || se.Stage != scenario.SetupVU || !strings.Contains(se.What, "401") {
+		t.Errorf("Run = %v, want the renewed login's setup error (401)", err)
+	}
+}

@@ -123,7 +123,7 @@ func (j *jar) header(path string, now time.Time) string {
 	var b strings.Builder
 	j.expires = time.Time{}
 	// Longer paths first (RFC 6265 §5.4 step 2); among equal paths, the
-	// order they were set in. A handful of cookies: a pass per length.
+	// order they were set in.
 	for _, c := range j.sortedByPath() {
 		if !pathMatches(c.path, path) || (c.secure && !j.secure) {
 			continue
