@@ -84,7 +84,7 @@ func (e *engine) setup(workers []*worker) error {
 		if kept, ok := cache.get(w.login); ok {
 			w.exec.Keep(kept)
 			w.exec.Keep(run) // the run's setup may be newer (SetupCache.Recheck)
-			w.recheck = cache.unconfirmed(w.login)
+			w.recheck = cache.reuse(w.login)
 			<-slots
 			continue
 		}
@@ -113,12 +113,15 @@ func (e *engine) setup(workers []*worker) error {
 }
 
 // loginOf is the login worker w uses, which keys the SetupCache: a
-// closed-model VU's own, else its identity's (Plan.SetupIdentity).
+// closed-model VU's own, else its identity's (Plan.SetupIdentity). Both
+// number a virtual user whose own login is that one, so that an open
+// phase reuses the logins of a closed phase's VUs, and the other way.
 func (e *engine) loginOf(w *worker) int {
+	vu := e.opt.FirstVU + w.id
 	if e.opt.Model == Open {
-		return e.plan.SetupIdentity(e.opt.FirstVU + w.id)
+		return e.plan.SetupIdentity(vu)
 	}
-	return w.id
+	return vu
 }
 
 // renew checks a reused session by the first iteration it served: one
@@ -183,8 +186,9 @@ func (w *worker) setupStep(st scenario.Stage, i int) error {
 
 // SetupCache keeps what setup steps left across the runs given it (the
 // values they saved and the cookies their responses set): the run's setup
-// (key −1) and each worker's (its 0-based id), so that a login costs once
-// per worker and not once per run. The sessions hold while the service
+// (key −1) and each login's (the number of the virtual user it is, see
+// engine.loginOf), so that a login costs once per user and not once per
+// run or phase. The sessions hold while the service
 // keeps them: across the windows of one process and dataset, and across
 // a reset or a restart only where the service's sessions survive it (a
 // signed cookie or token, a session store outside the process). After
@@ -193,10 +197,11 @@ func (w *worker) setupStep(st scenario.Stage, i int) error {
 type SetupCache struct {
 	mu   sync.Mutex
 	kept map[int]scenario.Session
-	// checking: the sessions are unconfirmed since Recheck; confirmed
-	// holds those whose first iteration since then passed.
-	checking  bool
-	confirmed map[int]bool
+	// checking: the sessions are unconfirmed since Recheck; handed holds
+	// those reused since, confirmed those whose first iteration since
+	// then passed (or that are fresh logins).
+	checking          bool
+	handed, confirmed map[int]bool
 	// renewed and rechecked count the sessions logged in again after
 	// their first iteration failed, and those watched, over the cache's
 	// life; reuse is off once a recheck renewed every session it watched
@@ -227,13 +232,15 @@ func (c *SetupCache) Recheck() {
 		return
 	}
 	delete(c.kept, -1)
-	c.checking, c.confirmed = true, map[int]bool{}
+	c.checking, c.handed, c.confirmed = true, map[int]bool{}, map[int]bool{}
 	c.lastRenewed, c.lastWatched = 0, 0
 }
 
-// Confirmed ends a recheck: the sessions not confirmed by a passing
-// first iteration (a worker that ran none) are forgotten, so that no
-// unchecked session reaches a measured window.
+// Confirmed ends a recheck: the sessions reused but not confirmed by a
+// passing first iteration (a worker that ran none) are forgotten, so that
+// no unchecked session reaches a measured window. Those not reused since
+// Recheck (another phase's users) stay, to be checked at their next use
+// after the next Recheck.
 func (c *SetupCache) Confirmed() {
 	if c == nil {
 		return
@@ -243,12 +250,12 @@ func (c *SetupCache) Confirmed() {
 	if !c.checking {
 		return
 	}
-	for id := range c.kept {
-		if id >= 0 && !c.confirmed[id] {
+	for id := range c.handed {
+		if !c.confirmed[id] {
 			delete(c.kept, id)
 		}
 	}
-	c.checking, c.confirmed = false, nil
+	c.checking, c.handed, c.confirmed = false, nil, nil
 }
 
 // Renewed returns how many reused sessions were logged in again (their
@@ -263,14 +270,19 @@ func (c *SetupCache) Renewed() (renewed, watched int) {
 	return c.renewed, c.rechecked
 }
 
-// unconfirmed reports whether worker id's session awaits its check.
-func (c *SetupCache) unconfirmed(id int) bool {
+// reuse reports whether the session of login id, handed to a worker
+// now, awaits its check.
+func (c *SetupCache) reuse(id int) bool {
 	if c == nil {
 		return false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.checking && !c.confirmed[id]
+	if !c.checking || c.confirmed[id] {
+		return false
+	}
+	c.handed[id] = true
+	return true
 }
 
 // checked records the outcome of a reused session's first iteration.

@@ -377,3 +377,28 @@ func TestSetupCacheRenewalThatFailsIsASetupError(t *testing.T) {
 		t.Errorf("Run = %v, want the renewed login's setup error (401)", err)
 	}
 }
+
+// One cache serves a side's phases: an open phase after a closed one
+// reuses the closed VUs' logins for the users they share (after a
+// recheck) and logs in only the users the closed phase lacked.
+func TestSetupCacheSharedByPhases(t *testing.T) {
+	t.Parallel()
+	s := newAuthServer()
+	srv := server(t, s.ServeHTTP)
+	plan := authPlan(t, "right", users(8, config.FeedPerVU, config.FeedWrap))
+	cache := &SetupCache{}
+	closed := closedOpts(4, 0, 150*time.Millisecond)
+	closed.Setup = cache
+	run(t, plan, srv.URL, closed)
+	cache.Recheck() // the open phase's reset
+	open := openOpts(300, 8, 100*time.Millisecond, 200*time.Millisecond)
+	open.Setup = cache
+	r := run(t, plan, srv.URL, open)
+	cache.Confirmed()
+	if s.logins.Load() != 8 || r.Requests.Failed != 0 {
+		t.Errorf("%d logins, %d failed requests; want 8 (4 closed VUs, then the open phase's users 5–8) and none failed", s.logins.Load(), r.Requests.Failed)
+	}
+	if renewed, watched := cache.Renewed(); renewed != 0 || watched == 0 || watched > 4 {
+		t.Errorf("renewed %d of %d watched; want the closed VUs' sessions (≤ 4) reused and none renewed", renewed, watched)
+	}
+}

@@ -56,7 +56,7 @@ func setupCost(plan *scenario.Plan, cfg *config.Config) string {
 		return ""
 	}
 	var parts []string
-	perRun := 0
+	perRun, users := 0, 0 // users: the logins the phases share in A/B
 	phases := cfg.Load.RunPhases()
 	for _, ph := range phases {
 		open := ph.Load.Model == config.ModelOpen
@@ -66,6 +66,7 @@ func setupCost(plan *scenario.Plan, cfg *config.Config) string {
 		}
 		n := plan.Logins(open, workers)
 		perRun += n
+		users = max(users, n)
 		if n == 0 {
 			continue
 		}
@@ -93,8 +94,8 @@ func setupCost(plan *scenario.Plan, cfg *config.Config) string {
 	case ab.Design == config.DesignPairs:
 		s += fmt.Sprintf("; A/B: %d per pair (a run of each side), up to %d in %d pairs", 2*perRun, 2*perRun*ab.MaxPairs, ab.MaxPairs)
 	default:
-		s += fmt.Sprintf("; A/B: %d in the first block (both sides), then none while the service keeps its sessions across a block's reset and restart (checked in each block's warm-up), else %d per block, up to %d in %d blocks",
-			2*perRun, 2*perRun, 2*perRun*ab.MaxPairs, ab.MaxPairs)
+		s += fmt.Sprintf("; A/B: %d in the first block (both sides; the phases share their users' logins), then none while the service keeps its sessions across a reset and a restart (checked in each phase's warm-up), else up to %d per block and %d in %d blocks",
+			2*users, 2*perRun, 2*perRun*ab.MaxPairs, ab.MaxPairs)
 	}
 	return s
 }

@@ -37,9 +37,9 @@ func (j *abJob) runBlocks(ctx context.Context) (*ABResult, error) {
 	began := time.Now()
 	rng := rand.New(rand.NewPCG(uint64(j.b.Config.Seed), 0x1e))
 	j.res.Windows = &result.WindowPairs{}
-	sessions := newSessions(len(j.b.Config.Load.RunPhases()))
+	setups := [2]*load.SetupCache{{}, {}}
 	for blk := 0; blk < j.plan.MaxPairs; blk++ {
-		m, err := j.block(ctx, blk, rng, sessions)
+		m, err := j.block(ctx, blk, rng, setups)
 		if err != nil {
 			return nil, fmt.Errorf("block %d: %w", blk+1, err)
 		}
@@ -128,23 +128,13 @@ func sameProcesses(a, b config.MeasurePart) bool {
 	return a.Process == nil || (a.Process.Comm == b.Process.Comm && a.Process.Cmdline == b.Process.Cmdline)
 }
 
-// sessions keeps each side's logins (what its setup steps left) per
-// phase for the whole job: a login costs once per virtual user, side and
-// phase, not once per block, where the service keeps its sessions across
-// the block's reset and restart (load.SetupCache.Recheck checks them in
-// each block's warm-up and logs a worker in again whose session ended).
-type sessions [][2]*load.SetupCache
-
-func newSessions(phases int) sessions {
-	s := make(sessions, phases)
-	for p := range s {
-		s[p] = [2]*load.SetupCache{{}, {}}
-	}
-	return s
-}
-
-// block measures one block and returns each side's runs of it.
-func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, sessions sessions) (m blockRuns, err error) {
+// block measures one block and returns each side's runs of it. setups
+// keeps each side's logins (what its setup steps left) for the whole job:
+// a login costs once per virtual user and side, not once per phase and
+// block, where the service keeps its sessions across a phase's reset and
+// a block's restart (load.SetupCache.Recheck checks them in each phase's
+// warm-up and logs a worker in again whose session ended).
+func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*load.SetupCache) (m blockRuns, err error) {
 	obs := j.b.observer()
 	obs.RunStarted(blk, j.plan.MaxPairs, BlockLabel)
 	defer func() { obs.RunDone(blk, nil, err) }()
@@ -174,7 +164,6 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, sessions ses
 			}
 			continue
 		}
-		setups := sessions[p]
 		for _, side := range order[:2] { // each side's dataset once per phase of the block, one after the other (they may share a database)
 			if err := j.b.prepare(ctx, tgts[side], blk); err != nil {
 				return m, fmt.Errorf("%s: %w", side, err)
