@@ -34,6 +34,9 @@ func cmdValidate(_ context.Context, e env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "%s: valid\n", *path)
 	describeBenchmark(e.stdout, cfg)
+	if v.Setup != "" {
+		fmt.Fprintf(e.stdout, "  %-10s %s\n", "setup", v.Setup)
+	}
 	return nil
 }
 

@@ -136,11 +136,11 @@ func TestABDesignRetired(t *testing.T) {
 		if ab := cfg.AB; ab.MinPairs != DefaultMinBlocks || ab.MaxPairs != DefaultMaxBlocks {
 			t.Errorf("design %s: budget %d–%d, want the one budget", d, ab.MinPairs, ab.MaxPairs)
 		}
-		if w := strings.Join(cfg.Warnings(), "\n"); !strings.Contains(w, "ab.design is retired and changes nothing") || !strings.Contains(w, `"`+d+`"`) {
+		if w := strings.Join(cfg.Warnings(nil), "\n"); !strings.Contains(w, "ab.design is retired and changes nothing") || !strings.Contains(w, `"`+d+`"`) {
 			t.Errorf("design %s: warnings %q, want ab.design retired", d, w)
 		}
 	}
-	if w := mustParse(t, refAB).Warnings(); len(w) != 0 {
+	if w := mustParse(t, refAB).Warnings(nil); len(w) != 0 {
 		t.Errorf("no ab.design: warnings %q", w)
 	}
 	_, err := Parse("t.yml", []byte(strings.Replace(refAB, "  base: {ref: origin/main}", "  base: {ref: origin/main}\n  design: trio\n  windows: -1", 1)))

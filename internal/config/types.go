@@ -337,6 +337,12 @@ type Load struct {
 	// not part of the definition: it is left out of the hash.
 	Runs           int      `yaml:"runs" json:"-"`
 	RequestTimeout Duration `yaml:"request_timeout"` // default 10s
+	// Cookies turns each virtual user's cookie jar on or off (nil: on,
+	// as in browsers and k6). The jar keeps the cookies responses set
+	// and sends them back; cookies sent change what is measured, so
+	// turning the jar off changes the definition hash (on is hashed as
+	// unset, as a definition without the key was before it existed).
+	Cookies *bool `yaml:"cookies" json:",omitempty"`
 	// Client is the generator's HTTP client: ClientFast, ClientNetHTTP,
 	// or empty for the fast one. Which client sends the requests does not
 	// change what is measured, so it is left out of the definition hash.
@@ -400,9 +406,10 @@ type Scenario struct {
 type Step struct {
 	Name    string `yaml:"name"`
 	Request `yaml:",inline"`
-	// Save maps a variable name to a JSON path in the response body; later
-	// steps of the same iteration use it as {{.name}}.
-	Save map[string]string `yaml:"save"`
+	// Save maps a variable name to where the response holds its value (a
+	// JSON path in the body, a header or a cookie the response sets);
+	// later steps of the same iteration use it as {{.name}}.
+	Save map[string]SaveFrom `yaml:"save"`
 	// Expect holds JSON path → expected value checked on the response.
 	Expect map[string]any `yaml:"expect"`
 }
@@ -506,3 +513,7 @@ func (d Duration) D() time.Duration { return time.Duration(d) }
 type Rate struct {
 	PerSecond float64
 }
+
+// CookieJar reports whether each virtual user keeps a cookie jar
+// (load.cookies, on by default).
+func (l Load) CookieJar() bool { return l.Cookies == nil || *l.Cookies }

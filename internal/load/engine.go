@@ -93,6 +93,9 @@ func Run(ctx context.Context, plan *scenario.Plan, baseURL string, opt Options) 
 		}
 		return nil, err
 	}
+	if opt.OnSetupDone != nil {
+		opt.OnSetupDone()
+	}
 	if opt.OnMeasure != nil && opt.Warmup <= 0 {
 		opt.OnMeasure() // nothing to warm up: the sampling opens before the first iteration
 	}

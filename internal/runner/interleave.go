@@ -36,8 +36,9 @@ func (j *abJob) runBlocks(ctx context.Context) (*ABResult, error) {
 	began := time.Now()
 	rng := rand.New(rand.NewPCG(uint64(j.b.Config.Seed), 0x1e))
 	j.res.Windows = &result.WindowPairs{}
+	setups := [2]*load.SetupCache{{}, {}}
 	for blk := 0; blk < j.plan.MaxPairs; blk++ {
-		m, err := j.block(ctx, blk, rng)
+		m, err := j.block(ctx, blk, rng, setups)
 		if err != nil {
 			return nil, fmt.Errorf("block %d: %w", blk+1, err)
 		}
@@ -141,8 +142,13 @@ func sameProcesses(a, b config.MeasurePart) bool {
 	return a.Process == nil || (a.Process.Comm == b.Process.Comm && a.Process.Cmdline == b.Process.Cmdline)
 }
 
-// block measures one block and returns each side's runs of it.
-func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand) (m blockRuns, err error) {
+// block measures one block and returns each side's runs of it. setups
+// keeps each side's logins (what its setup steps left) for the whole job:
+// a login costs once per virtual user and side, not once per phase and
+// block, where the service keeps its sessions across a phase's reset and
+// a block's restart (load.SetupCache.Recheck checks them in each phase's
+// warm-up and logs a worker in again whose session ended).
+func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*load.SetupCache) (m blockRuns, err error) {
 	obs := j.b.observer()
 	obs.RunStarted(blk, j.plan.MaxPairs, BlockLabel)
 	defer func() { obs.RunDone(blk, nil, err) }()
@@ -172,17 +178,20 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand) (m blockRuns
 			}
 			continue
 		}
-		// One login per virtual user and side for the phase's windows:
-		// the processes are the block's, so their tokens hold.
-		setups := [2]*load.SetupCache{{}, {}}
 		for _, side := range order[:2] { // each side's dataset once per phase of the block, one after the other (they may share a database)
 			if err := j.b.prepare(ctx, tgts[side], blk); err != nil {
 				return m, fmt.Errorf("%s: %w", side, err)
 			}
 		}
 		obs.Step(blk, stepName("warm-up", ph.Name))
+		for _, c := range setups {
+			c.Recheck() // reset since, and maybe restarted: the warm-up checks the sessions
+		}
 		if err := j.warmUp(ctx, tgts, ph, blk, setups, order[:2]); err != nil {
 			return m, err
+		}
+		for _, c := range setups {
+			c.Confirmed()
 		}
 		obs.Step(blk, fmt.Sprintf("%d windows", 2*windows)+phaseSuffix(ph.Name))
 		spans := j.openCounters(ctx, tgts)

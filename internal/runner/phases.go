@@ -126,16 +126,21 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 	}
 	started := b.now()
 	began := time.Now()
+	var setupTook time.Duration
+	opt.OnSetupDone = func() { setupTook = time.Since(began) }
 	run, err := load.Run(ctx, plan, tgt.url, opt)
+	overhead := time.Since(began) - setupTook - opt.Warmup - opt.Duration
 	res, note := sampler.stop(tgt)
 	footprint := sampler.stopPath(ctx)
 	switch {
 	case w.shadow:
 	case w.warmupOnly:
-		b.spend(TimeLoad, time.Since(began)-opt.Warmup-opt.Duration)
+		b.spend(TimeSetup, setupTook)
+		b.spend(TimeLoad, overhead)
 		b.spend(TimeWarmup, opt.Warmup+opt.Duration)
 	default:
-		b.spend(TimeLoad, time.Since(began)-opt.Warmup-opt.Duration)
+		b.spend(TimeSetup, setupTook)
+		b.spend(TimeLoad, overhead)
 		b.spend(TimeWarmup, opt.Warmup)
 		b.spend(TimeMeasured, opt.Duration)
 	}

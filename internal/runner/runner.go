@@ -142,10 +142,23 @@ func (b *Benchmark) Run(ctx context.Context) (*result.File, error) {
 // built-in generator; a load tool (engine: command) has its own, and gets
 // no plan.
 func (b *Benchmark) compile() (*scenario.Plan, error) {
-	for _, w := range b.Config.Warnings() {
+	plan, err := b.Compile()
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range b.Config.Warnings(openLogins(plan)) {
 		fmt.Fprintf(b.log(), "warning: %s\n", w)
 	}
-	return b.Compile()
+	return plan, nil
+}
+
+// openLogins counts the logins of an open phase's workers by the plan
+// (nil without one: engine: command has no setup steps of tailgate's).
+func openLogins(plan *scenario.Plan) func(int) int {
+	if plan == nil {
+		return nil
+	}
+	return func(workers int) int { return plan.Logins(true, workers) }
 }
 
 // Compile checks that the scenarios can be run as written: templates,
@@ -157,7 +170,7 @@ func (b *Benchmark) Compile() (*scenario.Plan, error) {
 	}
 	c := b.Config
 	withheld := func(name string) bool { return target.IsCredential(name) && !slices.Contains(c.PassEnv, name) }
-	plan, err := scenario.CompileWith(c.Scenarios, scenario.Inputs{Seed: c.Seed, Setup: c.Setup, Feed: c.Feed, Getenv: b.Getenv, Withheld: withheld, Mask: b.Mask})
+	plan, err := scenario.CompileWith(c.Scenarios, scenario.Inputs{Seed: c.Seed, Setup: c.Setup, Feed: c.Feed, NoCookies: !c.Load.CookieJar(), Getenv: b.Getenv, Withheld: withheld, Mask: b.Mask})
 	if err != nil {
 		return nil, fmt.Errorf("compiling scenarios: %w", err)
 	}
