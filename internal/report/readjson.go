@@ -90,7 +90,7 @@ var (
 		string(gate.SetByLoad), string(gate.WithinMinEffect), string(gate.Undecided)}
 	floorSources = []string{string(gate.FromCalibration), string(gate.FromDefault), string(gate.FromConfig), string(gate.FromJob),
 		string(gate.FromMinEffect), string(gate.NoFloor)}
-	tests       = []string{"", stats.TestExact, stats.TestApprox, stats.TestZ, stats.TestTPrediction, stats.TestSignedRank, stats.TestSequential}
+	tests       = []string{"", stats.TestExact, stats.TestApprox, stats.TestZ, stats.TestTPrediction, stats.TestSignedRank, stats.TestSequential, stats.TestExactCount}
 	modes       = []string{"", "check", "compare", "ab", "demo"}
 	metricUnits = []string{"", "/s", "ms", "%", "MB"}
 	changeUnits = []string{"%", "pp"}

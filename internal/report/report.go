@@ -290,7 +290,7 @@ func findingNotes(findings []gate.Finding, named func(test string) bool) []strin
 // and the sequential one (the sequential line names it): the terminal
 // names those.
 func notExact(test string) bool {
-	return test != "" && test != stats.TestExact && test != stats.TestSequential
+	return test != "" && test != stats.TestExact && test != stats.TestSequential && test != stats.TestExactCount
 }
 
 // lowConfidence reports whether a test is worth naming in a PR comment or
@@ -389,6 +389,9 @@ func formatBounds(f gate.Finding) string {
 	unit, format := unitOf(f), "%.1f"
 	if f.Percent {
 		format = "%.2f"
+	}
+	if f.Test == stats.TestExactCount { // no noise, so no bounds: the difference is known
+		return fmt.Sprintf("%s %s (exact count)", signed(f.Estimate, format), unit)
 	}
 	bound := func(x float64) string {
 		switch {
