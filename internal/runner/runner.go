@@ -71,9 +71,12 @@ type Benchmark struct {
 	// plan.
 	Mask func(value string)
 
-	mu    sync.Mutex
-	logs  map[string]string // log file per side
-	spent Spent
+	mu   sync.Mutex
+	logs map[string]string // log file per side
+	// resetSides are the sides whose dataset was reset before their
+	// first start (resetBeforeFirstStart).
+	resetSides map[string]bool
+	spent      Spent
 }
 
 // Run starts the target (when configured, after the config's build
