@@ -5,11 +5,14 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/report"
+	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/target/pgtest"
 )
 
@@ -98,4 +101,73 @@ func TestABDatabasePerSideFromEachTreesTemplate(t *testing.T) {
 	if strings.Contains(log.String(), "before the first start failed") {
 		t.Errorf("log says a reset before a start failed:\n%s", log.String())
 	}
+}
+
+// lookups is the N+1 of an article page: one author lookup per article.
+func lookups(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		b.WriteString("SELECT name FROM app_user WHERE id = " + strconv.Itoa(i) + ";")
+	}
+	return b.String()
+}
+
+// An A/B job on a real PostgreSQL whose head has an injected N+1 (23
+// author lookups per page, the base one join): with pg_stat_statements as
+// the counter source, each side's runs count their own database's
+// statements and sessions, and the report, in the PR comment too, names
+// the lookup that grew, by its normalised text.
+func TestABNPlusOneNamedByPGStatStatements(t *testing.T) {
+	t.Parallel()
+	pg := pgtest.Start(t)
+	pg.PSQL(t, "postgres", "CREATE EXTENSION pg_stat_statements")
+	for _, db := range []string{"app_base", "app_head"} {
+		pg.PSQL(t, "postgres", "CREATE DATABASE "+db)
+		pg.PSQL(t, db, `CREATE TABLE app_user (id int PRIMARY KEY, name text);
+CREATE TABLE article (id int PRIMARY KEY, author int);
+INSERT INTO app_user SELECT i, 'user ' || i FROM generate_series(1, 40) i;
+INSERT INTO article SELECT i, 1 + i % 40 FROM generate_series(1, 500) i;`)
+	}
+	dir := t.TempDir()
+	side := func(db, sql string) config.Target {
+		tgt := serviceTarget(t, dir+"/"+db+".env")
+		tgt.URL = "http://127.0.0.1:" + config.PortPlaceholder
+		tgt.Start.Env[serveEnv] = "127.0.0.1:" + config.PortPlaceholder
+		tgt.Start.Env["PGDATABASE"] = db
+		tgt.Start.Env[itemsSQLEnv] = sql
+		tgt.Counters = []config.CounterSource{{Name: "pg", PGStatStatements: &config.PGStatSource{Database: "app_${TAILGATE_SIDE}"}, Gate: []string{"calls"}}}
+		return tgt
+	}
+	page := "SELECT a.id, u.name FROM article a JOIN app_user u ON u.id = a.author ORDER BY a.id LIMIT 23;"
+	base := side("app_base", page)
+	head := side("app_head", "SELECT id, author FROM article ORDER BY id LIMIT 23;"+lookups(23))
+	cfg := benchConfig(base.URL, 1)
+	cfg.Dataset = config.Dataset{}
+	// A psql per page: slow on a loaded machine, so few pages, patiently.
+	cfg.Load.Rate, cfg.Load.MaxInflight = config.Rate{PerSecond: 5}, 8
+	cfg.Load.Duration, cfg.Load.RequestTimeout = config.Duration(2*time.Second), config.Duration(15*time.Second)
+	r := &Benchmark{Config: cfg, Environ: append(os.Environ(), pg.Env()...), Supervisor: []string{testExe(t), supervisorArg}, TargetLogDir: dir}
+	res, err := r.RunAB(context.Background(), ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxPairs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []struct {
+		name   string
+		runs   []result.Run
+		lo, hi float64 // statements per iteration
+	}{{"base", res.Base.Runs, 0.9, 1.2}, {"head", res.Head.Runs, 21, 26.5}} {
+		for i, run := range s.runs {
+			calls, ok := run.Metrics[result.CounterKey("pg", "calls")]
+			sessions := run.Metrics[result.CounterKey("pg", "sessions")]
+			if !ok || calls < s.lo || calls > s.hi || sessions < 0.8 || sessions > 1.25 {
+				t.Errorf("%s run %d: %v statements and %v sessions per iteration (notes %q); want %v–%v statements and a connection per page", s.name, i, calls, sessions, run.Notes, s.lo, s.hi)
+			}
+		}
+	}
+	in := report.Input{Name: "rw", Mode: "ab", Base: res.Base.Runs, Head: res.Head.Runs}
+	md := report.Markdown(in)
+	if !strings.Contains(md, `pg: calls 0 → 2`) || !strings.Contains(md, `SELECT name FROM app\_user WHERE id = \$1`) {
+		t.Fatalf("the comment does not name the N+1's lookup:\n%s", md)
+	}
+	t.Logf("PR comment:\n%s", md)
 }

@@ -514,7 +514,10 @@ func (p Path) Open(ctx context.Context) *PathWindow {
 type PathFootprint struct {
 	Parts    []result.Part
 	Counters map[string]float64
-	Notes    []string
+	// Statements is what each database statement did (pg_stat_statements
+	// sources).
+	Statements []result.Statement
+	Notes      []string
 }
 
 // Close ends the parts' sampling and reads the counters again.
@@ -524,18 +527,20 @@ func (w *PathWindow) Close(ctx context.Context) PathFootprint {
 		out.Parts, out.Notes = w.parts.Close()
 	}
 	if len(w.path.Counters.Sources) > 0 {
-		growth, notes := Growth(w.counters, w.path.Counters.Read(ctx))
+		after := w.path.Counters.Read(ctx)
+		growth, notes := Growth(w.counters, after)
 		out.Notes = append(out.Notes, notes...)
 		if len(growth) > 0 {
 			out.Counters = growth
 		}
+		out.Statements = StatementGrowth(w.counters, after)
 	}
 	return out
 }
 
 // AddTo puts the footprint on a run and sums it up (result.Run.Summarize).
 func (f PathFootprint) AddTo(run *result.Run) {
-	run.Parts, run.Counters = f.Parts, f.Counters
+	run.Parts, run.Counters, run.Statements = f.Parts, f.Counters, f.Statements
 	run.Notes = append(run.Notes, f.Notes...)
 	run.Summarize()
 }
