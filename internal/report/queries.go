@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -49,7 +50,7 @@ type statementChange struct {
 
 // perIteration is each statement's figures per iteration over the runs
 // (or their phases) that read statements; ok is false when none did.
-func perIteration(runs []result.Run) (map[string]statementChange, float64, bool) {
+func perIteration(runs []result.Run) (map[string]statementChange, bool) {
 	var lists [][]result.Statement
 	iterations := 0.0
 	add := func(r result.Run) {
@@ -68,21 +69,21 @@ func perIteration(runs []result.Run) (map[string]statementChange, float64, bool)
 		}
 	}
 	if iterations == 0 {
-		return nil, 0, false
+		return nil, false
 	}
 	out := map[string]statementChange{}
 	for _, s := range result.SumStatements(lists...) {
 		out[s.Key()] = statementChange{Source: s.Source, Query: s.Query,
 			Base: [3]float64{s.Calls / iterations, s.Rows / iterations, s.Blocks / iterations}}
 	}
-	return out, iterations, true
+	return out, true
 }
 
 // statementChanges are the statements whose work per iteration changed,
 // the largest change first; nil unless both sides read statements.
 func statementChanges(base, head []result.Run) []statementChange {
-	b, _, okB := perIteration(base)
-	h, _, okH := perIteration(head)
+	b, okB := perIteration(base)
+	h, okH := perIteration(head)
 	if !okB || !okH {
 		return nil
 	}
@@ -116,19 +117,12 @@ func statementChanges(base, head []result.Run) []statementChange {
 		}
 	}
 	slices.SortFunc(out, func(x, y statementChange) int {
-		if x.weight != y.weight {
-			return cmpDesc(x.weight, y.weight)
+		if c := cmp.Compare(y.weight, x.weight); c != 0 {
+			return c
 		}
 		return strings.Compare(x.Query, y.Query)
 	})
 	return out
-}
-
-func cmpDesc(a, b float64) int {
-	if a > b {
-		return -1
-	}
-	return 1
 }
 
 func changed(base, head float64) bool {

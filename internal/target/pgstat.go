@@ -1,6 +1,7 @@
 package target
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -114,18 +115,8 @@ func StatementGrowth(before, after CounterSnapshot) []result.Statement {
 	var out []result.Statement
 	for _, src := range slices.Sorted(maps.Keys(bySource)) {
 		list := bySource[src]
-		slices.SortStableFunc(list, func(x, y result.Statement) int { return -cmpFloat(x.Calls, y.Calls) })
+		slices.SortStableFunc(list, func(x, y result.Statement) int { return cmp.Compare(y.Calls, x.Calls) })
 		out = append(out, list[:min(len(list), maxStatements)]...)
 	}
 	return result.SumStatements(out)
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
