@@ -170,5 +170,17 @@ func statementsTitle(in Input) string {
 	return fmt.Sprintf("Statements whose work changed most (per iteration, %s → head)", baseName(in))
 }
 
-// clipped is visible with a statement's length limit.
-func clipped(n int) func(string) string { return func(s string) string { return visible(s, n) } }
+// clipped shows a statement's text in at most about n runes: white space
+// folded to single spaces, and a longer text elided in the middle, where
+// a statement's select list is, keeping its start and its end (the
+// FROM … WHERE that tells two statements apart); then through visible.
+func clipped(n int) func(string) string {
+	return func(s string) string {
+		r := []rune(strings.Join(strings.Fields(s), " "))
+		if len(r) > n {
+			head := n / 3
+			r = append(append(r[:head:head], []rune(" … ")...), r[len(r)-(n-head):]...)
+		}
+		return visible(string(r), n+3)
+	}
+}

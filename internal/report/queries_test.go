@@ -76,3 +76,17 @@ func TestStatementChangesNameWhatGrew(t *testing.T) {
 		t.Errorf("the comment does not show the lookup as inert text:\n%s", md)
 	}
 }
+
+// A long statement keeps its start and its end (where it says what it
+// reads), white space folded, and stays one inert line.
+func TestClippedStatement(t *testing.T) {
+	q := "SELECT\n    f.id,\n" + strings.Repeat("    f.column,\n", 40) + "    f.user_id\nFROM feeds f WHERE f.id = $1 AND f.user_id = $2"
+	got := clipped(80)(q)
+	if !strings.HasPrefix(got, "SELECT f.id, f.column") || !strings.HasSuffix(got, "FROM feeds f WHERE f.id = $1 AND f.user_id = $2") ||
+		!strings.Contains(got, " … ") || strings.ContainsAny(got, "\n\t") || len([]rune(got)) > 83 {
+		t.Errorf("clipped to %q", got)
+	}
+	if got := clipped(80)("SELECT 1"); got != "SELECT 1" {
+		t.Errorf("a short statement became %q", got)
+	}
+}
