@@ -156,13 +156,20 @@ func perIterText(x float64) string {
 // the query shown through show (which clips and makes it inert).
 func statementLines(in Input, n int, show func(string) string) []string {
 	var out []string
-	for _, c := range statementChanges(in.Base, in.Head) {
-		if len(out) == n {
-			break
-		}
+	for _, c := range in.statementChanges(n) {
 		out = append(out, fmt.Sprintf("%s: %s: %s", show(c.Source), c.figuresText(), show(c.Query)))
 	}
 	return out
+}
+
+// statementChanges are the first n statement changes of the runs, or of
+// a report read back.
+func (in Input) statementChanges(n int) []statementChange {
+	all := in.statements
+	if all == nil {
+		all = statementChanges(in.Base, in.Head)
+	}
+	return all[:min(n, len(all))]
 }
 
 // statementsTitle heads the list, saying what the figures are.

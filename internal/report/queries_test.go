@@ -2,10 +2,13 @@ package report
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 
+	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
 // statementRuns are runs of 100 iterations each with the given
@@ -88,5 +91,33 @@ func TestClippedStatement(t *testing.T) {
 	}
 	if got := clipped(80)("SELECT 1"); got != "SELECT 1" {
 		t.Errorf("a short statement became %q", got)
+	}
+}
+
+// A report read back (tailgate comment) lists the same statements, and
+// footprint metrics (counter.pg.calls, /iteration) are keys it accepts.
+func TestStatementsSurviveTheReportJSON(t *testing.T) {
+	lookup := result.Statement{Source: "pg", ID: "2", Query: "SELECT name FROM app_user WHERE id = $1", Calls: 23, Rows: 23, Blocks: 46}
+	in := Input{Name: "rw", Mode: "ab", Base: statementRuns(3), Head: statementRuns(3, lookup)}
+	in.Base[0].Statements = []result.Statement{{Source: "pg", ID: "1", Query: "SELECT 1", Calls: 100}}
+	calls := result.CounterKey("pg", "calls")
+	in.Verdict.Findings = []gate.Finding{{Key: calls, Label: "pg calls", Unit: "/iteration", Gated: true, Outcome: gate.MetricPass,
+		BaseMedian: 1, HeadMedian: 1, Change: 0, Worse: 0, P: math.NaN(), Floor: 5, FloorSource: gate.FromMinEffect, Test: stats.TestExactCount,
+		Estimate: 0, Lower: 0, Upper: 0, BaseCenter: math.NaN(), HeadCenter: math.NaN()}}
+	in.Verdict.Outcome = gate.Pass
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, in); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadJSON(&buf)
+	if err != nil {
+		t.Fatalf("a report with a counter and statements read back: %v", err)
+	}
+	want := statementLines(in, markdownStatements, clipped(queryRunes))
+	if got := statementLines(back, markdownStatements, clipped(queryRunes)); len(want) == 0 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("read back: %q, want %q", got, want)
+	}
+	if md := Markdown(back); !strings.Contains(md, `SELECT name FROM app\_user WHERE id = \$1`) {
+		t.Errorf("the comment from the report does not list the statement:\n%s", md)
 	}
 }

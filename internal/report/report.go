@@ -49,6 +49,9 @@ type Input struct {
 	// TrendURL is the address of the trend page of main's history (the
 	// trend_url input), linked when it passes trendLink's allow-list.
 	TrendURL string
+	// statements, when set, are the statement changes of a report read
+	// back (ReadJSON), whose runs no longer carry their statements.
+	statements []statementChange
 }
 
 // Origin is where one baseline sample was recorded.
