@@ -36,6 +36,9 @@ DATABASE_URL="postgres://postgres@127.0.0.1:$PG_PORT/$TEMPLATE?sslmode=disable" 
 	LOG_LEVEL=error "$OUT/bin/miniflux-clean" -migrate
 
 psql_q -d "$TEMPLATE" -c "CREATE EXTENSION pg_stat_statements"
+# ab.yml's pg_stat_statements source reads the statistics from the postgres
+# database (its own read then counts in no side's database).
+psql_q -d postgres -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"
 psql_q -d "$TEMPLATE" -v users="$USERS" -v feeds="$FEEDS" -v entries="$ENTRIES" -v enclosures="$ENCLOSURES" -f "$MF_DIR/dataset.sql"
 psql_q -d postgres -c "CREATE DATABASE $TEMPLATE_NOIDX TEMPLATE $TEMPLATE"
 psql_q -d "$TEMPLATE_NOIDX" -f "$MF_DIR/drop-index.sql"

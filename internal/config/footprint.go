@@ -51,6 +51,10 @@ type CounterSource struct {
 	// Command is run, its stdout a JSON object whose numeric members (at
 	// the top level) are the counters.
 	Command *Command `yaml:"command"`
+	// PGStatStatements reads PostgreSQL's pg_stat_statements (with psql):
+	// the counters PGStatCounters of one database, and each statement's
+	// own, for the report's "which statements changed".
+	PGStatStatements *PGStatSource `yaml:"pg_stat_statements"`
 	// Gate lists the counters of this source that are gated by default
 	// (when gate.metrics is not given); the others are reported.
 	Gate []string `yaml:"gate"`
@@ -68,6 +72,30 @@ type PrometheusSource struct {
 	// is their sum.
 	Metrics []string `yaml:"metrics"`
 }
+
+// PGStatSource is a PostgreSQL database whose statements are counted.
+type PGStatSource struct {
+	// Database is the database whose statements count (pg_stat_statements'
+	// dbid), e.g. app_${TAILGATE_SIDE:-run}: the shell expands the side's
+	// name.
+	Database string `yaml:"database"`
+	// Connect is psql's connection string for a database where the
+	// extension is created (default: psql's environment, PGHOST, PGPORT,
+	// PGUSER, database postgres).
+	Connect string `yaml:"connect"`
+}
+
+// PGStatCounters are the counters a pg_stat_statements source reads, over
+// the database's statements: calls, rows returned or changed, shared
+// blocks touched (hit or read), blocks read from outside the buffer cache,
+// and sessions opened (pg_stat_database.sessions: connections per
+// iteration).
+var PGStatCounters = []string{"calls", "rows", "blocks", "blocks_read", "sessions"}
+
+// pgDatabase is what a pg_stat_statements database may be: a name, with
+// the side's name where ${TAILGATE_SIDE} or ${TAILGATE_SIDE:-default}
+// stands (the shell expands it; nothing else may reach the shell).
+var pgDatabase = regexp.MustCompile(`^[A-Za-z0-9_]*(\$\{TAILGATE_SIDE(:-[A-Za-z0-9_]+)?\}[A-Za-z0-9_]*)?$`)
 
 // DefaultCounterTimeout bounds one read of a counter source.
 const DefaultCounterTimeout = Duration(10e9)
@@ -165,8 +193,30 @@ func validateCounterSource(s *CounterSource, key string, seen map[string]bool, c
 		c.add(key+".name", "counter source %q is listed twice", s.Name)
 	}
 	seen[s.Name] = true
-	if (s.Prometheus == nil) == (s.Command == nil) {
-		c.addKey(key, "give exactly one of prometheus ({path: /metrics, metrics: [...]}) or command (printing a JSON object of counters)")
+	given := 0
+	for _, set := range []bool{s.Prometheus != nil, s.Command != nil, s.PGStatStatements != nil} {
+		if set {
+			given++
+		}
+	}
+	if given != 1 {
+		c.addKey(key, "give exactly one of prometheus ({path: /metrics, metrics: [...]}), command (printing a JSON object of counters) or pg_stat_statements ({database: app})")
+	}
+	if p := s.PGStatStatements; p != nil {
+		switch {
+		case p.Database == "":
+			c.add(key+".pg_stat_statements.database", "required: the database whose statements count, e.g. app_${TAILGATE_SIDE:-run}")
+		case !pgDatabase.MatchString(p.Database):
+			c.add(key+".pg_stat_statements.database", "%q is not a database name (letters, digits and _, with ${TAILGATE_SIDE} or ${TAILGATE_SIDE:-name} for the side's)", p.Database)
+		}
+		if strings.ContainsAny(p.Connect, "'\\\n") {
+			c.add(key+".pg_stat_statements.connect", "%q: a connection string without quotes, backslashes or line breaks, e.g. host=127.0.0.1 port=5432 user=postgres dbname=postgres", p.Connect)
+		}
+		for i, g := range s.Gate {
+			if !slices.Contains(PGStatCounters, g) {
+				c.add(joinIndex(key+".gate", i), "%q is not a pg_stat_statements counter (%s)", g, strings.Join(PGStatCounters, ", "))
+			}
+		}
 	}
 	if s.Command != nil && s.Command.IsZero() {
 		c.add(key+".command", "is empty: give the command whose stdout is a JSON object of counters")

@@ -34,6 +34,12 @@ func TestFootprintBadInputs(t *testing.T) {
 			4, 37, "target.counters[0].prometheus.url", "is not this machine"},
 		{"gated counter not read", target("  counters:", "    - {name: app, prometheus: {path: /metrics, metrics: [a_total]}, gate: [b_total]}"),
 			4, 76, "target.counters[0].gate[0]", `"b_total" is not one of prometheus.metrics (a_total)`},
+		{"pg_stat_statements database that reaches the shell", target("  counters:", "    - {name: pg, pg_stat_statements: {database: 'app; rm -rf /'}}"),
+			4, 49, "target.counters[0].pg_stat_statements.database", `"app; rm -rf /" is not a database name`},
+		{"pg_stat_statements without a database", target("  counters:", "    - {name: pg, pg_stat_statements: {connect: 'port=5433'}}"),
+			4, 18, "target.counters[0].pg_stat_statements.database", "required: the database whose statements count"},
+		{"pg_stat_statements gate not one of its counters", target("  counters:", "    - {name: pg, pg_stat_statements: {database: app}, gate: [calls, queries]}"),
+			4, 69, "target.counters[0].gate[1]", `"queries" is not a pg_stat_statements counter (calls, rows, blocks, blocks_read, sessions)`},
 		{"measure beside a remote target", lines(l("target:", "  url: https://api.example.com", "  remote: true", "  measure: [{name: db, pid_file: /a}]")) + rest,
 			4, 3, "target.measure", "on another machine"},
 		{"gated part not measured", target("  measure: [{name: db, pid_file: /a}]") + "gate: {metrics: [part.pg.cpu_ms_per_iteration]}\n",
@@ -70,6 +76,10 @@ func TestFootprintGatedByDefault(t *testing.T) {
 	}
 	if re := cfg.Target.Measure[0].Process.CmdlineRE; re == nil || !re.MatchString("postgres: app app 127.0.0.1(5) idle") {
 		t.Errorf("cmdline regexp %v", re)
+	}
+	pg := lines(targetOK, l("  counters: [{name: pg, pg_stat_statements: {database: 'app_${TAILGATE_SIDE:-run}'}, gate: [calls, blocks]}]", "load: {rate: 1}"), scenarioOK)
+	if cfg, err := Parse("ok.yml", []byte(pg)); err != nil || cfg.Target.Counters[0].PGStatStatements.Database != "app_${TAILGATE_SIDE:-run}" {
+		t.Errorf("a pg_stat_statements source for the side's database: %v", err)
 	}
 	cfg, err = Parse("ok.yml", []byte(src+"gate: {metrics: [latency_p95_ms, counter.pg.rows]}\n"))
 	if err != nil {

@@ -188,6 +188,9 @@ type seqLook struct {
 	// (at least the resolution); minEffect and resolution on the
 	// comparison scale.
 	spread, minEffect, resolution float64
+	// exact: the metric did not vary within either side and was decided
+	// by the exact-count rule (stats.SeqDesign.ExactLook), not by bounds.
+	exact bool
 	// units is the number of units judged; design the metric's design
 	// (with its stored noise); within is set when the deciding look pooled
 	// the spread of the pairs within blocks.
@@ -321,17 +324,25 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 	}
 	l.minEffect, l.resolution = mp.seqMinEffect(), leastFloor(mp.meta)
 	l.spread = math.Max(stats.SampleSD(diffs), l.resolution)
-	// Past a gap no more pairs come for this metric: the stop is not the
-	// data-free one that Final allows, so its last look is an ordinary one.
-	l.dec, err = d.ReplayWithin(diffs, l.minEffect, l.resolution, k, final && !l.gaps.any(), mp.withinNoise(windows, used))
+	// The test is chosen here, once: a count that does not vary within
+	// either side is decided exactly at the first look; anything else by
+	// the sequential t rule. Past a gap no more pairs come for this
+	// metric: the stop is not the data-free one that Final allows, so its
+	// last look is an ordinary one.
+	f.Test = stats.TestSequential
+	if dec, ok := d.ExactLook(hv, bv, mp.direction(), l.minEffect, l.resolution); mp.scale() == stats.Ratio && ok {
+		l.dec, l.exact, f.Test = dec, true, stats.TestExactCount
+	} else {
+		l.dec, err = d.ReplayWithin(diffs, l.minEffect, l.resolution, k, final && !l.gaps.any(), mp.withinNoise(windows, used))
+	}
 	if l.dec.PriorDF > 0 && d.Prior.DF == 0 {
 		l.within = true
 	}
 	if err != nil { // the design was validated and the differences are finite
-		f.Outcome, f.Note = MetricInconclusive, joinNotes("cannot judge: "+err.Error(), mp.note)
+		f.Outcome, f.Note, f.Test = MetricInconclusive, joinNotes("cannot judge: "+err.Error(), mp.note), ""
 		return l
 	}
-	f.Test, f.Floor = stats.TestSequential, mp.fromScale(l.dec.Threshold)
+	f.Floor = mp.fromScale(l.dec.Threshold)
 	f.Estimate, f.Lower, f.Upper = mp.fromScale(l.dec.Estimate), mp.boundFromScale(l.dec.Lower), mp.boundFromScale(l.dec.Upper)
 	f.Worse, f.Change = f.Estimate, f.Estimate*mp.direction().Sign()
 	if at := l.dec.Pairs; at < used { // the look that decided saw fewer
@@ -349,6 +360,9 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 		f.DecidedAt = l.dec.Pairs
 	}
 	f.Note = seqNote(*f, mp.direction().Sign(), l.dec, d.MaxPairs, unitName(windows))
+	if l.exact {
+		f.Note = exactNote(*f, l.dec, unitName(windows))
+	}
 	if l.gaps.any() {
 		f.Note += "; " + l.gaps.String() + ", after the decision"
 	}
@@ -440,6 +454,30 @@ func seqNote(f Finding, sign float64, dec stats.SeqDecision, budget int, unit st
 	return s
 }
 
+// exactNote says what an exact count showed: its value on each side, as
+// a count, and the change, with the look that decided.
+func exactNote(f Finding, dec stats.SeqDecision, unit string) string {
+	per := " " + f.Unit
+	if rest, ok := strings.CutPrefix(f.Unit, "/"); ok {
+		per = " per " + rest
+	}
+	change := userEffect(f, f.Change)
+	if math.Abs(f.Change) < 0.05 {
+		change = "±0.0 %"
+	}
+	return fmt.Sprintf("%s: exact count, %s → %s%s in each of the first %d %s (%s)", dec.Reason,
+		countText(f.BaseCenter), countText(f.HeadCenter), strings.TrimRight(per, " "), dec.Pairs, plural(dec.Pairs, unit, unit+"s"), change)
+}
+
+// countText prints a count as a count: whole when it is one (to two
+// decimals), else with two decimals.
+func countText(x float64) string {
+	if r := math.Round(x); math.Abs(x-r) < 0.005 {
+		return minus(fmt.Sprintf("%.0f", r))
+	}
+	return minus(fmt.Sprintf("%.2f", x))
+}
+
 // userEffect prints an effect in the finding's units.
 func userEffect(f Finding, x float64) string {
 	switch {
@@ -473,6 +511,10 @@ func missingPairsNote(meta result.Metric, m, n int) string {
 // pair budget at the spread the pairs showed.
 func (l seqLook) detectable(d stats.SeqDesign, k int) Detectable {
 	dt := l.mp.detectable(stats.Detectable{Method: stats.MethodSequential}, d.MaxPairs, d.MaxPairs, l.finding)
+	if l.exact { // no noise: any change beyond the threshold is seen at the first look
+		dt.Possible, dt.Effect = true, l.mp.fromScale(l.dec.Threshold)
+		return dt
+	}
 	x, err := d.Detectable(l.spread, l.minEffect, l.resolution, k)
 	switch {
 	case err != nil:

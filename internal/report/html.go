@@ -56,6 +56,10 @@ type page struct {
 	Unit                                    string // what the A/B verdict judged: pair or block
 	Errors                                  []htmlError
 	Warnings, Notes                         []string
+	// Statements are the database statements whose work changed most,
+	// with their title (queries.go).
+	Statements      []string
+	StatementsTitle string
 }
 
 type htmlFinding struct {
@@ -103,6 +107,7 @@ func newPage(in Input) (page, error) {
 	}
 	p.Gated, p.Reported = htmlFindings(gated, c), htmlFindings(reported, c)
 	p.Notes = shown(append(append(findingNotes(gated, lowConfidence), notesOf(in)...), targetLogNotes(in)...))
+	p.Statements, p.StatementsTitle = statementLines(in, htmlStatements, clipped(htmlQueryRunes)), statementsTitle(in)
 	all := seriesOf(in)
 	var err error
 	if p.Runs, err = runFigures(decisiveFirst(all), baseName(in)); err != nil {

@@ -59,6 +59,8 @@ func withText(s string, ab bool) Input {
 	for i := range in.BaseOrigins {
 		in.BaseOrigins[i].Commit = s
 	}
+	withStatement(in.Base, s, 10) // a statement whose calls per iteration doubled, by its (server's) text
+	withStatement(in.Head, s, 20)
 	in.TargetLog = TargetLogs{Head: s}
 	if ab {
 		in.TargetLog = TargetLogs{Base: s, Head: s + ".head"}
@@ -385,5 +387,17 @@ func TestMermaidTextExamples(t *testing.T) {
 		if got := mermaidText(in); got != want {
 			t.Errorf("mermaidText(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// withStatement gives each run a statement of text query run perIter
+// times per iteration (over 100 iterations where a run has none).
+func withStatement(runs []result.Run, query string, perIter float64) {
+	for i := range runs {
+		r := &runs[i]
+		if r.Iterations.Completed == 0 {
+			r.Iterations.Completed = 100
+		}
+		r.Statements = []result.Statement{{Source: "pg", ID: "7", Query: query, Calls: perIter * float64(r.Iterations.Completed)}}
 	}
 }

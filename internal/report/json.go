@@ -45,6 +45,18 @@ type jsonReport struct {
 	// TargetLog names the target log files; omitted when tailgate
 	// started no target.
 	TargetLog *jsonTargetLog `json:"target_log,omitempty"`
+	// Statements are the database statements whose work per iteration
+	// changed most (queries.go), so that a report read back lists them.
+	Statements []jsonStatement `json:"statements,omitempty"`
+}
+
+// jsonStatement is a statementChange: calls, rows and blocks per
+// iteration on each side.
+type jsonStatement struct {
+	Source string     `json:"source"`
+	Query  string     `json:"query"`
+	Base   [3]float64 `json:"base"`
+	Head   [3]float64 `json:"head"`
 }
 
 // jsonTargetLog is TargetLogs: a side without a log is omitted.
@@ -189,6 +201,9 @@ func toJSON(in Input) jsonReport {
 	r.Steps = append(r.Steps, jsonSteps(in.Head)...)
 	r.BaseSteps = jsonSteps(in.Base)
 	r.Runs = gatedRuns(in)
+	for _, c := range in.statementChanges(htmlStatements) {
+		r.Statements = append(r.Statements, jsonStatement{Source: c.Source, Query: fitText(c.Query), Base: c.Base, Head: c.Head})
+	}
 	if l := in.TargetLog; l != (TargetLogs{}) {
 		r.TargetLog = &jsonTargetLog{Base: l.Base, Head: l.Head}
 	}

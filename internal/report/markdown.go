@@ -90,6 +90,7 @@ func Markdown(in Input) string {
 	}
 	d.list("**Warnings**\n\n", "⚠️ ", warningsOf(in))
 	d.list("**Notes**\n\n", "", append(append(findingNotes(gated, lowConfidence), notesOf(in)...), targetLogNotes(in)...), append(provenanceNote(in.TriggerRun), trendNote(in.TrendURL)...)...)
+	d.list("**"+statementsTitle(in)+"**\n\n", "", statementLines(in, markdownStatements, clipped(queryRunes)))
 	if len(reported) > 0 {
 		d.details(fmt.Sprintf("%d reported-only %s (not gated)", len(reported), plural(len(reported), "metric", "metrics")),
 			reportedHeader(v), rowsOf(reported, func(f gate.Finding) string { return reportedRow(f, v.Sequential != nil) }))

@@ -82,7 +82,12 @@ func (c *checker) add(path, format string, args ...any) {
 }
 
 var (
-	keyPattern = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
+	// A metric key: a catalogued one, or a footprint one that names a
+	// part or a counter source of the config (part.<name>.<figure>,
+	// counter.<source>.<counter>: a counter is named as a Prometheus
+	// metric or a JSON member may be).
+	sourcePattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
+	keyPattern    = regexp.MustCompile(`^([a-z0-9_]{1,64}|(part|counter)\.[a-z][a-z0-9_]{0,31}\.[A-Za-z_][A-Za-z0-9_]{0,127})$`)
 
 	outcomes       = []string{string(gate.Pass), string(gate.Regression), string(gate.Inconclusive)}
 	metricOutcomes = []string{string(gate.MetricPass), string(gate.MetricRegression), string(gate.WithinNoise),
@@ -90,9 +95,9 @@ var (
 		string(gate.SetByLoad), string(gate.WithinMinEffect), string(gate.Undecided)}
 	floorSources = []string{string(gate.FromCalibration), string(gate.FromDefault), string(gate.FromConfig), string(gate.FromJob),
 		string(gate.FromMinEffect), string(gate.NoFloor)}
-	tests       = []string{"", stats.TestExact, stats.TestApprox, stats.TestZ, stats.TestTPrediction, stats.TestSignedRank, stats.TestSequential}
+	tests       = []string{"", stats.TestExact, stats.TestApprox, stats.TestZ, stats.TestTPrediction, stats.TestSignedRank, stats.TestSequential, stats.TestExactCount}
 	modes       = []string{"", "check", "compare", "ab", "demo"}
-	metricUnits = []string{"", "/s", "ms", "%", "MB"}
+	metricUnits = []string{"", "/s", "ms", "%", "MB", "/iteration"}
 	changeUnits = []string{"%", "pp"}
 	centers     = []string{"", "geometric mean", "mean"}
 	units       = []string{"", "pair", "block"}
@@ -137,6 +142,19 @@ func (c *checker) report(r jsonReport) {
 	if r.Runs != nil {
 		c.runs("runs.base", r.Runs.Base)
 		c.runs("runs.head", r.Runs.Head)
+	}
+	c.length("statements", len(r.Statements), htmlStatements)
+	for i, s := range r.Statements {
+		path := fmt.Sprintf("statements[%d]", i)
+		if !sourcePattern.MatchString(s.Source) {
+			c.add(path+".source", "%q is not a counter source name (lower-case letters, digits and _)", clip(s.Source))
+		}
+		c.text(path+".query", s.Query, maxTextRunes, true)
+		for j, v := range append(s.Base[:], s.Head[:]...) {
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				c.add(fmt.Sprintf("%s.%s[%d]", path, map[bool]string{true: "base", false: "head"}[j < 3], j%3), "%v is not a count ≥ 0", v)
+			}
+		}
 	}
 	if l := r.TargetLog; l != nil {
 		if l.Base == "" && l.Head == "" {
@@ -251,7 +269,7 @@ func (c *checker) regressions(r jsonReport) {
 
 func (c *checker) key(path, s string) {
 	if !keyPattern.MatchString(s) {
-		c.add(path, "%q is not a metric key (lower-case letters, digits and _)", clip(s))
+		c.add(path, "%q is not a metric key (lower-case letters, digits and _, or part.<name>.<figure>, counter.<source>.<counter>)", clip(s))
 	}
 }
 
@@ -397,6 +415,9 @@ func fromJSON(r jsonReport) Input {
 	}
 	if l := r.TargetLog; l != nil {
 		in.TargetLog = TargetLogs{Base: l.Base, Head: l.Head}
+	}
+	for _, s := range r.Statements {
+		in.statements = append(in.statements, statementChange{Source: s.Source, Query: s.Query, Base: s.Base, Head: s.Head})
 	}
 	return in
 }

@@ -49,6 +49,9 @@ type Input struct {
 	// TrendURL is the address of the trend page of main's history (the
 	// trend_url input), linked when it passes trendLink's allow-list.
 	TrendURL string
+	// statements, when set, are the statement changes of a report read
+	// back (ReadJSON), whose runs no longer carry their statements.
+	statements []statementChange
 }
 
 // Origin is where one baseline sample was recorded.
@@ -290,7 +293,7 @@ func findingNotes(findings []gate.Finding, named func(test string) bool) []strin
 // and the sequential one (the sequential line names it): the terminal
 // names those.
 func notExact(test string) bool {
-	return test != "" && test != stats.TestExact && test != stats.TestSequential
+	return test != "" && test != stats.TestExact && test != stats.TestSequential && test != stats.TestExactCount
 }
 
 // lowConfidence reports whether a test is worth naming in a PR comment or
@@ -387,12 +390,16 @@ func columnsOf(v gate.Verdict) columns {
 // is never below −100 % (a drop's bound in the bad direction is unbounded
 // below: −139831.4 % was a head 1399 times the base).
 func formatBounds(f gate.Finding) string {
-	if math.IsNaN(f.Lower) || math.IsNaN(f.Upper) {
-		return "—"
-	}
 	format := "%.1f"
 	if f.Percent {
 		format = "%.2f"
+	}
+	sign := worseSign(f)
+	if f.Test == stats.TestExactCount && !math.IsNaN(f.Estimate) { // no noise, so no bounds: the difference is known
+		return fmt.Sprintf("%s %s (exact count)", signed(sign*f.Estimate, format), unitOf(f))
+	}
+	if math.IsNaN(f.Lower) || math.IsNaN(f.Upper) {
+		return "—"
 	}
 	bound := func(x float64) string {
 		switch {
@@ -403,7 +410,6 @@ func formatBounds(f gate.Finding) string {
 		}
 		return signed(x, format)
 	}
-	sign := worseSign(f)
 	lo, hi := sign*f.Lower, sign*f.Upper
 	if sign < 0 {
 		lo, hi = hi, lo

@@ -65,7 +65,7 @@ func seriesOf(in Input) []series {
 // pairedJudged reports whether the gate judged f on pairs: an A/B job's
 // runs, one of each side per pair.
 func pairedJudged(in Input, f gate.Finding) bool {
-	return f.Test == stats.TestSignedRank || f.Test == stats.TestSequential ||
+	return f.Test == stats.TestSignedRank || f.Test == stats.TestSequential || f.Test == stats.TestExactCount ||
 		(in.Mode == "ab" && len(in.Base) == len(in.Head) && len(in.Base) > 0)
 }
 

@@ -31,6 +31,7 @@ func WriteText(w io.Writer, in Input) error {
 	}
 	writeTextList(&b, "Warnings", "!", warningsOf(in))
 	writeTextList(&b, "Notes", "-", append(append(findingNotes(in.Verdict.Findings, notExact), notesOf(in)...), targetLogNotes(in)...))
+	writeTextList(&b, statementsTitle(in), "-", statementLines(in, textStatements, clipped(queryRunes)))
 	writeTextDetails(&b, in)
 	_, err := io.WriteString(w, b.String())
 	return err

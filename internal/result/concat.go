@@ -30,6 +30,7 @@ func Concat(runs []Run) Run {
 	out.Resources = sumResources(runs)
 	out.Parts = sumParts(runs)
 	out.Counters = sumCounters(runs)
+	out.Statements = SumStatements(statementsOf(runs)...)
 	out.Summarize()
 	return out
 }
@@ -148,6 +149,16 @@ func Combine(windows []Run) Run { return CombineCounted(windows, nil) }
 type PhaseCounters struct {
 	Values map[string]float64
 	Notes  []string
+	// Statements is what each database statement did over the phase.
+	Statements []Statement
+}
+
+func statementsOf(runs []Run) [][]Statement {
+	out := make([][]Statement, len(runs))
+	for i := range runs {
+		out[i] = runs[i].Statements
+	}
+	return out
 }
 
 // CombineCounted is Combine where the work counters were read around each
@@ -167,6 +178,9 @@ func CombineCounted(windows []Run, counted []PhaseCounters) Run {
 		if len(counted[p].Values) > 0 {
 			run.Counters = counted[p].Values
 			run.Summarize()
+		}
+		if len(counted[p].Statements) > 0 {
+			run.Statements = counted[p].Statements
 		}
 		return run
 	}

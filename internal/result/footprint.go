@@ -50,6 +50,11 @@ const (
 	FigureVolCtxt     = "voluntary_ctxt_switches"
 	FigureMinorFaults = "minor_faults"
 	FigureMajorFaults = "major_faults"
+	// FigureServerCPU is, for a part that selects processes by name, the
+	// CPU seconds of the whole process tree they belong to (a database
+	// server's, ended backends included): what the part's CPU is a share
+	// of.
+	FigureServerCPU = "server_cpu_s"
 )
 
 // countFigures are the figures reported per iteration, in report order.
@@ -62,6 +67,8 @@ const (
 	partUserCPU   = "user_cpu_ms_per_iteration"
 	partSystemCPU = "system_cpu_ms_per_iteration"
 	partPeakRSS   = "peak_rss_mb"
+	partServerCPU = "server_cpu_ms_per_iteration"
+	partShare     = "cpu_attributed_pct"
 	perIteration  = "_per_iteration"
 )
 
@@ -100,6 +107,10 @@ func lookupDynamic(key string) (Metric, bool) {
 		return Metric{key, part + " system CPU/iteration", "ms", LowerIsBetter, Ratio}, true
 	case partPeakRSS:
 		return Metric{key, part + " peak RSS", "MB", LowerIsBetter, Ratio}, true
+	case partServerCPU:
+		return Metric{key, part + " server CPU/iteration", "ms", LowerIsBetter, Ratio}, true
+	case partShare:
+		return Metric{key, part + " share of its server's CPU", "%", HigherIsBetter, Percent}, true
 	}
 	if count, ok := strings.CutSuffix(fig, perIteration); ok && slices.Contains(countFigures, count) {
 		return Metric{key, part + " " + count, "/iteration", LowerIsBetter, Ratio}, true
@@ -171,6 +182,15 @@ func (r *Run) summarizeFootprint(set func(string, float64)) {
 		}
 		if uok && sok {
 			set(PartKey(p.Name, partCPU), (user+sys)*1000/n)
+		}
+		if server, ok := p.Totals[FigureServerCPU]; ok {
+			// What the part's processes had of their server's CPU: the rest
+			// is the server's other work (other databases, its own
+			// processes) and what ended processes did unseen.
+			set(PartKey(p.Name, partServerCPU), server*1000/n)
+			if uok && sok && server > 0 {
+				set(PartKey(p.Name, partShare), min(100, 100*(user+sys)/server))
+			}
 		}
 		if p.Name != TargetPart { // the target's own CPU is Resources'
 			pathCPU += user + sys

@@ -85,6 +85,10 @@ type Run struct {
 	// "<source>.<counter>" (target.counters); a counter that could not be
 	// read at both ends is absent, with a note.
 	Counters map[string]float64 `json:"counters,omitempty"`
+	// Statements is what each database statement did over the window, for
+	// a counter source that reads them (pg_stat_statements): the report's
+	// "which statements changed". Reported, never gated.
+	Statements []Statement `json:"statements,omitempty"`
 	// Metrics are the summary figures the verdict reads, by metric key.
 	// Only measured metrics are present.
 	Metrics map[string]float64 `json:"metrics"`

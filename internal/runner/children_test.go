@@ -29,6 +29,9 @@ const (
 	supervisorArg = "tailgate-runner-test-supervise"
 	serveEnv      = "TAILGATE_RUNNER_TEST_SERVE"
 	pidFileEnv    = "TAILGATE_RUNNER_TEST_PIDFILE"
+	// itemsSQLEnv, when set, is SQL that GET /items runs with psql (on
+	// the database of the PG* environment) before it answers.
+	itemsSQLEnv = "TAILGATE_RUNNER_TEST_ITEMS_SQL"
 )
 
 func serveService(addr string) int {
@@ -42,6 +45,12 @@ func serveService(addr string) int {
 		x := 0
 		for i := 0; i < 200_000; i++ {
 			x += i % 7
+		}
+		if sql := os.Getenv(itemsSQLEnv); sql != "" { // a service on a database (postgres_test.go)
+			if out, err := exec.Command("psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", sql).CombinedOutput(); err != nil {
+				http.Error(w, fmt.Sprintf("%v: %s", err, out), http.StatusInternalServerError)
+				return
+			}
 		}
 		fmt.Fprintf(w, `{"ok":true,"x":%d}`, x)
 	})

@@ -255,7 +255,7 @@ func (j *abJob) closeCounters(ctx context.Context, spans [2]*target.PathWindow) 
 	var out [2]result.PhaseCounters
 	j.eachCounted(func(side Side) bool { return spans[side] != nil }, func(side Side) {
 		f := spans[side].Close(ctx)
-		out[side] = result.PhaseCounters{Values: f.Counters, Notes: f.Notes}
+		out[side] = result.PhaseCounters{Values: f.Counters, Notes: f.Notes, Statements: f.Statements}
 	})
 	return out
 }

@@ -74,6 +74,9 @@ type Benchmark struct {
 	mu    sync.Mutex
 	logs  map[string]string // log file per side
 	spent Spent
+	// resetSides are the sides whose dataset was reset before their
+	// first start (resetBeforeFirstStart).
+	resetSides map[string]bool
 	// epochs numbers the iterations of each dataset since its last reset
 	// (running.dataset): see sequence.
 	epochs map[string]*load.Sequence

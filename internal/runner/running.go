@@ -77,6 +77,7 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 	if err != nil {
 		return nil, withLabel(side, err)
 	}
+	resetErr := b.resetBeforeFirstStart(ctx, t, side, ch)
 	opt := target.StartOptions{Children: ch, Live: b.TargetLive, TLS: tlsConfig}
 	if t.Start != nil {
 		path, err := b.targetLog(side)
@@ -87,7 +88,7 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 	}
 	p, err := target.Start(ctx, t.URL, t, opt)
 	if err != nil {
-		return nil, withLabel(side, err)
+		return nil, withLabel(side, startFailure(err, resetErr))
 	}
 	rt := &running{
 		label:       side,

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
 // Counters reads the work counters a service keeps (target.counters):
@@ -37,19 +38,38 @@ type Counters struct {
 type CounterSnapshot struct {
 	Values map[string]float64
 	Notes  []string
+	// Statements are the cumulative figures of each statement of the
+	// pg_stat_statements sources, by "<source>.<query id>"; read marks the
+	// sources that were read.
+	Statements map[string]result.Statement
+	read       map[string]bool
 }
 
 // Read reads every source once.
 func (c Counters) Read(ctx context.Context) CounterSnapshot {
-	snap := CounterSnapshot{Values: map[string]float64{}}
+	snap := CounterSnapshot{Values: map[string]float64{}, read: map[string]bool{}}
 	for _, s := range c.Sources {
-		values, err := c.readSource(ctx, s)
+		var values map[string]float64
+		var stmts map[string]result.Statement
+		var err error
+		if s.PGStatStatements != nil {
+			values, stmts, err = c.readPGStat(ctx, s)
+		} else {
+			values, err = c.readSource(ctx, s)
+		}
 		if err != nil {
 			snap.Notes = append(snap.Notes, fmt.Sprintf("counters %s not read: %v", s.Name, err))
 			continue
 		}
+		snap.read[s.Name] = true
 		for k, v := range values {
 			snap.Values[s.Name+"."+k] = v
+		}
+		for id, st := range stmts {
+			if snap.Statements == nil {
+				snap.Statements = map[string]result.Statement{}
+			}
+			snap.Statements[s.Name+"."+id] = st
 		}
 	}
 	return snap

@@ -156,6 +156,13 @@ type partWindow struct {
 	ctxLost string
 	cgroup  *cgroupWindow
 	cmdline map[procKey]string
+	// server is, for a part that selects processes by name, the tree
+	// they belong to: the parent most of them had at the first sample (a
+	// database's postmaster), whose whole CPU over the window, that of
+	// ended children included (cutime), is what the part's share is of.
+	server                  procKey
+	serverFirst, serverLast uint64 // ticks
+	serverOK                bool
 }
 
 func newPartWindow(p FootprintPart) *partWindow {
@@ -248,6 +255,9 @@ func (w *partWindow) sample(all []procStat, first bool) {
 	if w.cgroup != nil {
 		w.cgroup.sample(first)
 	}
+	if w.spec.Process != nil {
+		w.sampleServer(all, members, first)
+	}
 	byPID := map[int]procKey{}
 	for _, st := range all {
 		byPID[st.PID] = procKey{st.PID, st.StartTime}
@@ -281,6 +291,47 @@ func (w *partWindow) sample(all []procStat, first bool) {
 	if b := rss * int64(os.Getpagesize()); b > w.peakRSS {
 		w.peakRSS = b
 	}
+}
+
+// sampleServer follows the CPU of the tree the part's processes belong
+// to: at the first sample the parent most of them share (not init: then
+// they share no server), at every later one that same process, while it
+// lives.
+func (w *partWindow) sampleServer(all []procStat, members []procStat, first bool) {
+	if first {
+		parents := map[int]int{}
+		best := 0
+		for _, st := range members {
+			parents[st.PPID]++
+			if parents[st.PPID] > parents[best] || (parents[st.PPID] == parents[best] && st.PPID < best) {
+				best = st.PPID
+			}
+		}
+		if best <= 1 {
+			return
+		}
+		for _, st := range all {
+			if st.PID == best {
+				w.server, w.serverOK = procKey{st.PID, st.StartTime}, true
+			}
+		}
+	}
+	if !w.serverOK {
+		return
+	}
+	procs := tree(all, w.server.pid)
+	if len(procs) == 0 || procs[0].StartTime != w.server.start || procs[0].gone() {
+		w.serverOK = false // the server ended or restarted: its CPU over the window is unknown
+		return
+	}
+	var ticks uint64
+	for _, st := range procs {
+		ticks += st.CPUTicks
+	}
+	if first {
+		w.serverFirst = ticks
+	}
+	w.serverLast = ticks
 }
 
 // read reads one process's figures; a file it cannot read marks that
@@ -378,6 +429,9 @@ func (w *partWindow) result() (*result.Part, []string) {
 	}
 	if w.cgroup != nil {
 		notes = append(notes, w.cgroup.apply(name, totals)...)
+	}
+	if w.serverOK && w.serverLast >= w.serverFirst {
+		totals[result.FigureServerCPU] = float64(w.serverLast-w.serverFirst) / clockTicks
 	}
 	return &result.Part{Name: name, Totals: totals, Processes: len(w.spans)}, notes
 }
@@ -514,7 +568,10 @@ func (p Path) Open(ctx context.Context) *PathWindow {
 type PathFootprint struct {
 	Parts    []result.Part
 	Counters map[string]float64
-	Notes    []string
+	// Statements is what each database statement did (pg_stat_statements
+	// sources).
+	Statements []result.Statement
+	Notes      []string
 }
 
 // Close ends the parts' sampling and reads the counters again.
@@ -524,18 +581,20 @@ func (w *PathWindow) Close(ctx context.Context) PathFootprint {
 		out.Parts, out.Notes = w.parts.Close()
 	}
 	if len(w.path.Counters.Sources) > 0 {
-		growth, notes := Growth(w.counters, w.path.Counters.Read(ctx))
+		after := w.path.Counters.Read(ctx)
+		growth, notes := Growth(w.counters, after)
 		out.Notes = append(out.Notes, notes...)
 		if len(growth) > 0 {
 			out.Counters = growth
 		}
+		out.Statements = StatementGrowth(w.counters, after)
 	}
 	return out
 }
 
 // AddTo puts the footprint on a run and sums it up (result.Run.Summarize).
 func (f PathFootprint) AddTo(run *result.Run) {
-	run.Parts, run.Counters = f.Parts, f.Counters
+	run.Parts, run.Counters, run.Statements = f.Parts, f.Counters, f.Statements
 	run.Notes = append(run.Notes, f.Notes...)
 	run.Summarize()
 }
