@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
@@ -48,6 +50,19 @@ type HistoryMetric struct {
 	// Alpha is the level of each of this metric's permutation tests.
 	Alpha   float64
 	Changes []HistoryChange
+	// Side is the fewest jobs a step needs on each side to be shown at
+	// Alpha (0: these jobs can show none), Needed the fewest jobs that can
+	// show one, and Visible the smallest step (percent, points for rates)
+	// these jobs show with 80 % power in the middle of the history (+Inf
+	// when Side is 0). Set once the metric is analysed.
+	Side, Needed int
+	Visible      float64
+	// Seen is the step the job values show when the search confirmed none
+	// (their best split into two levels, beyond the floor and clear of the
+	// noise between neighbouring jobs): what the eye sees in the figure,
+	// which too few jobs on a side, or a p above Alpha, left unconfirmed.
+	// Nil when the values show no such step.
+	Seen *HistoryChange
 	// Note says why the metric was not analysed, when it was not.
 	Note string
 }
@@ -83,6 +98,34 @@ func (c HistoryChange) Regression() bool { return c.Worse && !c.ByEnvironment }
 type HistoryVerdict struct {
 	Jobs    int
 	Metrics []HistoryMetric
+}
+
+// Unconfirmed lists the metrics with no change point whose values show a
+// step the bad way (Seen): main may sit at a worse level that the jobs
+// recorded so far cannot confirm.
+func (v HistoryVerdict) Unconfirmed() []HistoryMetric {
+	var out []HistoryMetric
+	for _, m := range v.Metrics {
+		if len(m.Changes) == 0 && m.Seen != nil && m.Seen.Worse {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// TooFew reports whether these jobs can show no step of the metric at
+// all, or the step its values show has too few jobs on a side.
+func (hm HistoryMetric) TooFew() bool {
+	if hm.Side == 0 {
+		return true
+	}
+	return hm.Seen != nil && min(hm.Seen.At-hm.Jobs[0], len(hm.Values)-hm.seenIndex()) < hm.Side
+}
+
+// seenIndex is the index into Values of Seen's first job at the new level.
+func (hm HistoryMetric) seenIndex() int {
+	i, _ := slices.BinarySearch(hm.Jobs, hm.Seen.At)
+	return i
 }
 
 // Current lists the metrics whose latest change point is a regression:
@@ -159,8 +202,18 @@ func historyFloor(m result.Metric, p HistoryPolicy) float64 {
 	return math.Max(least, p.MinEffect[m.Key])
 }
 
+// historyMinSegment is the fewest jobs a level may hold in the search. The
+// relocation after it finds a step may leave a level of 2 at either end
+// of the history.
+const historyMinSegment = 3
+
+// historyPermutations is the permutations of each test: more than the
+// default, so that a short history's p, which lies near its least
+// possible value, is estimated closely and one more job does not flip it.
+const historyPermutations = 1999
+
 // enough: the metric has the jobs to hold two levels.
-func (hm HistoryMetric) enough() bool { return len(hm.Values) >= 2*stats.DefaultMinSegment }
+func (hm HistoryMetric) enough() bool { return len(hm.Values) >= 2*historyMinSegment }
 
 // seriesOf collects metric m's values job by job.
 func seriesOf(jobs []HistoryJob, m result.Metric, floor float64) HistoryMetric {
@@ -187,31 +240,58 @@ func seriesOf(jobs []HistoryJob, m result.Metric, floor float64) HistoryMetric {
 		hm.Note = fmt.Sprintf("%d of the jobs left out: their median was 0, and a ratio needs positive values", skipped)
 	}
 	if !hm.enough() {
-		hm.Note = fmt.Sprintf("%d jobs measured it: at least %d are needed to find a change", len(hm.Values), 2*stats.DefaultMinSegment)
+		hm.Note = fmt.Sprintf("too few jobs: %d measured it, at least %d are needed to find a change", len(hm.Values), 2*historyMinSegment)
 	}
 	return hm
 }
 
-// findChanges runs the change-point search on one metric.
+// findChanges runs the change-point search on one metric, says what its
+// jobs can show, and what step the values show if the search confirmed
+// none.
 func findChanges(hm *HistoryMetric, jobs []HistoryJob, alpha float64, seed uint64) error {
-	if !hm.enough() {
+	if len(hm.Values) == 0 {
 		return nil
 	}
-	hm.Alpha = alpha
 	sc, dir := scale(hm.Meta), direction(hm.Meta)
 	x, err := sc.Values(hm.Values)
 	if err != nil {
 		return fmt.Errorf("history of %s: %w", hm.Meta.Key, err)
 	}
 	floor := math.Abs(stats.ToScale(sc, stats.HigherIsWorse, hm.Floor))
-	cps, err := stats.ChangePoints(x, stats.ChangePointOptions{Alpha: alpha, MinStep: floor, Seed: seed})
-	if err != nil {
-		return fmt.Errorf("history of %s: %w", hm.Meta.Key, err)
+	reach := stats.ReachOf(x, alpha, historyMinSegment)
+	hm.Side, hm.Needed, hm.Visible = reach.Side, reach.Needed, math.Max(math.Abs(userChange(sc, reach.Step)), hm.Floor)
+	if hm.enough() {
+		hm.Alpha = alpha
+		cps, err := stats.ChangePoints(x, stats.ChangePointOptions{Alpha: alpha, MinStep: floor, Seed: seed,
+			MinSize: historyMinSegment, Permutations: historyPermutations})
+		if err != nil {
+			return fmt.Errorf("history of %s: %w", hm.Meta.Key, err)
+		}
+		for _, cp := range cps {
+			hm.Changes = append(hm.Changes, describeChange(hm, jobs, cp, sc, dir))
+		}
 	}
-	for _, cp := range cps {
-		hm.Changes = append(hm.Changes, describeChange(hm, jobs, cp, sc, dir))
+	if len(hm.Changes) == 0 {
+		hm.Seen = seenStep(hm, jobs, x, alpha, floor, sc, dir)
 	}
 	return nil
+}
+
+// seenStep is the step the values show though the search confirmed none:
+// the best split into two levels, at least the floor, and beyond the noise
+// between neighbouring jobs as a test of that one split at alpha over the
+// places it could be would count it. Nil when there is none.
+func seenStep(hm *HistoryMetric, jobs []HistoryJob, x []float64, alpha, floor float64, sc stats.Scale, dir stats.Direction) *HistoryChange {
+	ls, ok := stats.BestLevelStep(x)
+	places := float64(max(len(x)-3, 1))
+	if !ok || math.Abs(ls.Step) < floor || ls.Z < distuv.UnitNormal.Quantile(1-alpha/places) {
+		return nil
+	}
+	c := HistoryChange{At: hm.Jobs[ls.Index], First: hm.Jobs[ls.Index], Last: hm.Jobs[ls.Index],
+		Before: stats.Median(hm.Values[:ls.Index]), After: stats.Median(hm.Values[ls.Index:]),
+		Change: userChange(sc, ls.Step), Lo: math.NaN(), Hi: math.NaN(), P: math.NaN(), Worse: dir.Sign()*ls.Step > 0}
+	c.Environment, c.ByEnvironment = environmentChanges(jobs[hm.Jobs[ls.Index-1] : c.At+1])
+	return &c
 }
 
 func describeChange(hm *HistoryMetric, jobs []HistoryJob, cp stats.ChangePoint, sc stats.Scale, dir stats.Direction) HistoryChange {
