@@ -2,6 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
 	"fmt"
 	"io"
 
@@ -22,7 +25,7 @@ const historySeed = 22
 
 func cmdHistory(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet("history", "history [-c tailgate.yml | --history FILE] [--html FILE] [--fail-on-regression=false]", e.stderr)
-	cfgPath := fs.String("c", "", "the benchmark `file`: its gated metrics, gate.min_effect and gate.alpha, and the history beside its baseline")
+	cfgPath := fs.String("c", "tailgate.yml", "the benchmark `file`: its gated metrics, gate.min_effect and gate.alpha, and the history beside its baseline")
 	historyFlag := fs.String("history", "", "the history `file` (default: beside the baseline, <baseline>.history.jsonl)")
 	htmlPath := fs.String("html", "", "write the trend page, one self-contained HTML `file`")
 	failOn := fs.Bool("fail-on-regression", true, "exit 1 when main is at a regressed level of a gated metric")
@@ -32,7 +35,7 @@ func cmdHistory(ctx context.Context, e env, args []string) error {
 	if fs.NArg() > 0 {
 		return usageErr("history takes no arguments, got %q", fs.Arg(0))
 	}
-	cfg, path, err := historyInput(*cfgPath, *historyFlag)
+	cfg, path, err := historyInput(*cfgPath, flagSet(fs, "c"), *historyFlag)
 	if err != nil {
 		return err
 	}
@@ -55,22 +58,22 @@ func cmdHistory(ctx context.Context, e env, args []string) error {
 	return nil
 }
 
-// historyInput is the config (nil without -c) and the history file: the
-// flag's, else the one beside the config's baseline.
-func historyInput(cfgPath, historyFlag string) (*config.Config, string, error) {
-	var cfg *config.Config
-	if cfgPath != "" {
-		c, err := config.LoadFile(cfgPath)
-		if err != nil {
-			return nil, "", pipeline.Usage.Wrap(err)
+// historyInput is the config and the history file: the flag's, else the
+// one beside the config's baseline. The config is -c, tailgate.yml by
+// default; with --history and no -c, a missing tailgate.yml leaves the
+// defaults (nil).
+func historyInput(cfgPath string, cfgGiven bool, historyFlag string) (*config.Config, string, error) {
+	if historyFlag != "" && !cfgGiven {
+		if _, err := os.Stat(cfgPath); errors.Is(err, fs.ErrNotExist) {
+			return nil, historyFlag, nil
 		}
-		cfg = c
 	}
-	switch {
-	case historyFlag != "":
+	cfg, err := config.LoadFile(cfgPath)
+	if err != nil {
+		return nil, "", pipeline.Usage.Wrap(err)
+	}
+	if historyFlag != "" {
 		return cfg, historyFlag, nil
-	case cfg != nil:
-		return cfg, baseline.HistoryPath(baselinePath("", cfg, cfg.Name)), nil
 	}
-	return nil, "", usageErr("history: give the benchmark (-c tailgate.yml) or the history file (--history FILE)")
+	return cfg, baseline.HistoryPath(baselinePath("", cfg, cfg.Name)), nil
 }

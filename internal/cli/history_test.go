@@ -93,3 +93,18 @@ func TestHistoryCleanAndBadInput(t *testing.T) {
 		t.Error("the bad file was emptied")
 	}
 }
+
+// history reads -c tailgate.yml by default, as every other command does:
+// the history beside its baseline (baselines/<name>.history.jsonl).
+func TestHistoryDefaultsToTailgateYml(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	mustWrite(t, filepath.Join(dir, "tailgate.yml"), "name: api\ntarget: {url: \"http://127.0.0.1:1\"}\nload: {rate: 10/s}\nscenarios:\n  - steps: [{path: /a}]\n")
+	if err := os.Mkdir(filepath.Join(dir, "baselines"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeHistory(t, filepath.Join(dir, "baselines"), stepAt20)
+	o := tailgateIn(t, dir, nil, "history")
+	wantCode(t, o, 1)
+	wantContains(t, "stdout", o.stdout, "40 jobs from baselines/api.history.jsonl", "regression: +10.1 %")
+}

@@ -2,7 +2,9 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -110,5 +112,74 @@ func TestTrendNote(t *testing.T) {
 		if strings.Contains(md, "[Trend of main](") || !strings.Contains(md, "Trend of main: ") {
 			t.Errorf("%q was linked, or not shown as text:\n%s", bad, md)
 		}
+	}
+}
+
+// shortStepHistory is the issue's history: CPU per iteration 3.57–3.99 ms
+// for `before` jobs, then 5.72–6.73 ms (+55 %), 5 runs a job.
+func shortStepHistory(t *testing.T, before, after int) HistoryInput {
+	t.Helper()
+	var jobs []gate.HistoryJob
+	rng := rand.New(rand.NewPCG(uint64(before), uint64(after)))
+	for j := range before + after {
+		level := 3.78
+		if j >= before {
+			level = 6.2
+		}
+		level *= 1 + 0.02*rng.NormFloat64()
+		job := gate.HistoryJob{Commit: fmt.Sprintf("%02d%038x", j+1, j), Ref: "refs/heads/main", Job: fmt.Sprint(j),
+			Time: time.Date(2026, 11, 1, j, 0, 0, 0, time.UTC), Machine: "m", Definition: "d"}
+		for r := range 5 {
+			job.Runs = append(job.Runs, result.Run{Index: r, Metrics: map[string]float64{
+				result.CPUPerIteration:  level * (1 + 0.01*float64(r-2)),
+				result.IterationsPerSec: 100 * (1 + 0.03*rng.NormFloat64()),
+			}})
+		}
+		jobs = append(jobs, job)
+	}
+	v, err := gate.AnalyzeHistory(jobs, gate.HistoryPolicy{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return HistoryInput{Name: "api", Source: "h.jsonl", Jobs: jobs, Verdict: v}
+}
+
+// 3 jobs before a +55 % step and 5 after: the search cannot confirm it,
+// and the report says the values step at job #4 and that there are too
+// few jobs, never that main is at no regressed level; the page's badge is
+// not "steady". With 5 + 9 jobs the step is confirmed at job #6.
+func TestHistoryShortStepIsNamed(t *testing.T) {
+	t.Parallel()
+	var text, page bytes.Buffer
+	in := shortStepHistory(t, 3, 5)
+	if err := WriteHistoryText(&text, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHistoryHTML(&page, in); err != nil {
+		t.Fatal(err)
+	}
+	out := text.String()
+	for _, want := range []string{"the values step +", "at job #4 04", "not confirmed: too few jobs (3 before it, 5 from it on",
+		"main may be at a regressed level, not yet confirmed: CPU/iteration +", "since 04"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+	html := page.String()
+	if strings.Contains(out, "main is at no regressed level") || strings.Contains(html, ">steady<") || !strings.Contains(html, ">step not confirmed<") {
+		t.Errorf("a visible step is reported as steady:\n%s", out)
+	}
+	// The metric that moved comes first (the catalogue puts iterations/s
+	// before CPU/iteration), and its axis names the step's commit.
+	cpu, tput := strings.Index(html, `aria-label="CPU/iteration"`), strings.Index(html, `aria-label="iterations/s"`)
+	if cpu < 0 || tput < 0 || cpu > tput || !strings.Contains(html, ">0400000<") {
+		t.Errorf("figures: CPU/iteration at %d, iterations/s at %d, want the CPU first and commit 0400000 on its axis", cpu, tput)
+	}
+	text.Reset()
+	if err := WriteHistoryText(&text, shortStepHistory(t, 5, 9)); err != nil {
+		t.Fatal(err)
+	}
+	if out := text.String(); !strings.Contains(out, "regression: +") || !strings.Contains(out, "job #6") || !strings.Contains(out, "main is at a regressed level: CPU/iteration") {
+		t.Errorf("5 + 9 jobs: the step is not confirmed at job #6:\n%s", out)
 	}
 }
