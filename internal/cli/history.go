@@ -3,10 +3,10 @@ package cli
 import (
 	"context"
 	"errors"
-	"io/fs"
-	"os"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 
 	"github.com/tailgate-ci/tailgate/internal/atomicfile"
 	"github.com/tailgate-ci/tailgate/internal/baseline"
