@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/atomicfile"
 	"github.com/tailgate-ci/tailgate/internal/baseline"
@@ -24,11 +25,12 @@ func init() {
 const historySeed = 22
 
 func cmdHistory(ctx context.Context, e env, args []string) error {
-	fs := newFlagSet("history", "history [-c tailgate.yml | --history FILE] [--html FILE] [--fail-on-regression=false]", e.stderr)
+	fs := newFlagSet("history", "history [-c tailgate.yml | --history FILE] [--since REF|DATE] [--html FILE] [--fail-on-regression=false]", e.stderr)
 	cfgPath := fs.String("c", "tailgate.yml", "the benchmark `file`: its gated metrics, gate.min_effect and gate.alpha, and the history beside its baseline")
 	historyFlag := fs.String("history", "", "the history `file` (default: beside the baseline, <baseline>.history.jsonl)")
 	htmlPath := fs.String("html", "", "write the trend page, one self-contained HTML `file`")
-	failOn := fs.Bool("fail-on-regression", true, "exit 1 when main is at a regressed level of a gated metric")
+	failOn := fs.Bool("fail-on-regression", true, "exit 1 when main is at a regressed level of a gated metric (by its change points or by its A/B chain)")
+	sinceFlag := fs.String("since", "", "count the A/B chain's creep from this git `ref` (a tag: v1.4) or date (2026-11-01); default: the chain's start")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -39,7 +41,11 @@ func cmdHistory(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	in, err := pipeline.History(pipeline.HistoryOptions{Config: cfg, Path: path, Seed: historySeed})
+	since, err := sinceOf(ctx, *sinceFlag)
+	if err != nil {
+		return err
+	}
+	in, err := pipeline.History(pipeline.HistoryOptions{Config: cfg, Path: path, Seed: historySeed, Since: since})
 	if err != nil {
 		return err
 	}
@@ -52,10 +58,39 @@ func cmdHistory(ctx context.Context, e env, args []string) error {
 		}
 		fmt.Fprintf(e.stdout, "wrote the trend page %s\n", *htmlPath)
 	}
-	if cur := in.Verdict.Current(); *failOn && len(cur) > 0 {
-		return pipeline.Regression.Errorf("main is at a regressed level of %d gated %s", len(cur), pluralWord(len(cur), "metric", "metrics"))
+	if n := regressedMetrics(in); *failOn && n > 0 {
+		return pipeline.Regression.Errorf("main is at a regressed level of %d gated %s", n, pluralWord(n, "metric", "metrics"))
 	}
 	return nil
+}
+
+// regressedMetrics counts the gated metrics main sits at a regressed
+// level of by either view.
+func regressedMetrics(in report.HistoryInput) int {
+	keys := map[string]bool{}
+	for _, m := range in.Verdict.Current() {
+		keys[m.Meta.Key] = true
+	}
+	for _, m := range in.Chain.Current() {
+		keys[m.Meta.Key] = true
+	}
+	return len(keys)
+}
+
+// sinceOf reads --since: a date (YYYY-MM-DD, UTC), else a git ref of the
+// checkout, resolved to its commit.
+func sinceOf(ctx context.Context, s string) (pipeline.Since, error) {
+	if s == "" {
+		return pipeline.Since{}, nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return pipeline.Since{Time: t, Name: s}, nil
+	}
+	sha, err := baseline.ResolveCommit(ctx, ".", s, baseline.ExecGit{})
+	if err != nil {
+		return pipeline.Since{}, usageErr("--since %q: not a date (2026-11-01) nor a git ref of this checkout: %v", s, err)
+	}
+	return pipeline.Since{Commit: sha, Name: s}, nil
 }
 
 // historyInput is the config and the history file: the flag's, else the

@@ -108,3 +108,49 @@ func TestHistoryDefaultsToTailgateYml(t *testing.T) {
 	wantCode(t, o, 1)
 	wantContains(t, "stdout", o.stdout, "40 jobs from baselines/api.history.jsonl", "regression: +10.1 %")
 }
+
+// End to end, in a real git repository with a real service: tailgate ab
+// --history appends each commit of main judged against its parent (the
+// base built from HEAD~1 in a worktree), two commits in a row make a chain
+// without a gap, and tailgate history shows the A/B view beside the
+// absolute one, with the creep counted since a tag.
+func TestHistoryChainEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts services for every run")
+	}
+	repo, base, head := prRepo(t)
+	hist := filepath.Join(repo, "main.history.jsonl")
+	env := []string{"RUNNER_TEMP=" + t.TempDir(), "GITHUB_SHA=", "GITHUB_REF=", "GITHUB_RUN_ID="}
+	o := tailgateIn(t, repo, env, "ab", "-q", "--base-ref", "HEAD~1", "--history", hist, "--job", "ab-1")
+	wantCode(t, o, 0)
+	wantContains(t, "stdout", o.stdout, "from git: commit "+head, "appended the A/B of "+head[:12]+" against its parent "+base[:12])
+
+	mustWrite(t, filepath.Join(repo, "version"), "3\n")
+	gitRun(t, repo, "commit", "-q", "-am", "third")
+	third := gitRun(t, repo, "rev-parse", "HEAD")
+	gitRun(t, repo, "tag", "v1", base)
+	o = tailgateIn(t, repo, env, "ab", "-q", "--base-ref", "HEAD~1", "--history", hist, "--job", "ab-2")
+	wantCode(t, o, 0)
+
+	h, err := baseline.ReadHistory(hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Jobs) != 2 || h.Jobs[0].AB == nil || h.Jobs[1].AB == nil || h.Jobs[0].AB.Parent != base || h.Jobs[0].Commit != head ||
+		h.Jobs[1].AB.Parent != head || h.Jobs[1].Commit != third || len(h.Jobs[1].Runs) != 0 {
+		t.Fatalf("history %+v, want two links base→head→third without runs", h.Jobs)
+	}
+	for _, j := range h.Jobs {
+		if len(j.AB.Metrics) == 0 {
+			t.Errorf("link %s holds no metric", j.Commit)
+		}
+	}
+	o = tailgateIn(t, repo, env, "history", "--history", hist, "--since", "v1")
+	wantCode(t, o, 0)
+	wantContains(t, "stdout", o.stdout, "A/B chain of main: 2 commits, each judged against its parent side by side", "creep since v1 (2 commits)")
+	if strings.Contains(o.stdout, "gap:") {
+		t.Errorf("a chain of consecutive commits has a gap:\n%s", o.stdout)
+	}
+	o = tailgateIn(t, repo, env, "history", "--history", hist, "--since", "nosuch")
+	wantCode(t, o, 2)
+}

@@ -137,3 +137,32 @@ func (p provenanceFlags) fromGit(ctx context.Context, pr baseline.Provenance, gi
 	}
 	return pr, "from git: " + strings.Join(took, ", ") + " (--commit and --ref name others)"
 }
+
+// recordLink appends a finished A/B to main's history as a link of its
+// chain: the head commit (the flags', the runner's, else git's HEAD)
+// judged against the base ref's commit, which must resolve in the
+// checkout: a link without both cannot be placed in the chain.
+func recordLink(ctx context.Context, e env, cfg *config.Config, j pipeline.Judged, path string, prov provenanceFlags, baseRef string) error {
+	if baseRef == "" && cfg.AB != nil {
+		baseRef = cfg.AB.Base.Ref
+	}
+	if baseRef == "" {
+		return usageErr("--history: the chain judges a commit against its parent, so the base must be a git ref (--base-ref or ab.base.ref)")
+	}
+	git := baseline.ExecGit{}
+	parent, err := baseline.ResolveCommit(ctx, ".", baseRef, git)
+	if err != nil {
+		return pipeline.Usage.Wrap(err)
+	}
+	pr, note := prov.fromGit(ctx, prov.provenance(e.getenv), git)
+	if note != "" {
+		fmt.Fprintln(e.stdout, note)
+	}
+	hist, err := pipeline.RecordLink(pipeline.LinkOptions{Config: cfg, Judged: j, Path: path, Provenance: pr, Parent: parent, Runner: runnerImage(e.getenv)})
+	if err != nil {
+		return err
+	}
+	n := len(hist.Jobs)
+	fmt.Fprintf(e.stdout, "appended the A/B of %.12s against its parent %.12s to the history %s (%d %s)\n", pr.Commit, parent, path, n, pluralWord(n, "line", "lines"))
+	return nil
+}

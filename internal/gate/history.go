@@ -584,3 +584,9 @@ func (v ChainVerdict) Judged(key string, commits []string) (culprits []int, judg
 	}
 	return culprits, judged
 }
+
+// ChainProduct is the product of links' changes of metric m, with its
+// bounds, as AnalyzeChain's creep (the floor is the least calibrated one).
+func ChainProduct(links []ChainLink, m result.Metric) Creep {
+	return product(links, m, historyFloor(m, HistoryPolicy{}))
+}

@@ -16,6 +16,8 @@ type HistoryInput struct {
 	Name, Source string
 	Jobs         []gate.HistoryJob
 	Verdict      gate.HistoryVerdict
+	// Chain is the A/B view: each commit judged against its parent.
+	Chain gate.ChainVerdict
 }
 
 // WriteHistoryText writes the terminal report of a history: per gated
@@ -28,18 +30,32 @@ func WriteHistoryText(w io.Writer, in HistoryInput) error {
 	for _, m := range in.Verdict.Metrics {
 		writeHistoryMetric(&b, in, m)
 	}
+	writeChain(&b, in)
 	b.WriteString(historyHeadline(in) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
 // historyHeadline is the one line the text report ends with and the page
-// leads with: a confirmed regressed level first, then a step the values
-// show that too few jobs confirm, then metrics too short to show any.
+// leads with, from both views: a regressed level either confirms (the
+// change points', the A/B chain's) first, with creep the chain flags;
+// then a step the values show that too few jobs confirm; then metrics too
+// short to show any.
 func historyHeadline(in HistoryInput) string {
 	v := in.Verdict
+	var regressed []string
 	if cur := v.Current(); len(cur) > 0 {
-		return "main is at a regressed level: " + strings.Join(currentLines(in, cur), "; ")
+		regressed = append(regressed, strings.Join(currentLines(in, cur), "; "))
+	}
+	if cur := in.Chain.Current(); len(cur) > 0 {
+		regressed = append(regressed, strings.Join(chainCurrentLines(in, cur), "; "))
+	}
+	crept := creepLines(in)
+	switch {
+	case len(regressed) > 0:
+		return strings.Join(append([]string{"main is at a regressed level: " + strings.Join(regressed, "; ")}, crept...), ". ")
+	case len(crept) > 0:
+		return "main is at no regressed level any commit's A/B saw, but it crept: " + strings.Join(crept, "; ")
 	}
 	if seen := v.Unconfirmed(); len(seen) > 0 {
 		return "main may be at a regressed level, not yet confirmed: " + strings.Join(seenLines(in, seen), "; ")
@@ -229,10 +245,134 @@ func currentLines(in HistoryInput, cur []gate.HistoryMetric) []string {
 		if m.Meta.Scale == result.Percent {
 			format, unit = "%.2f", " pp"
 		}
-		out[i] = fmt.Sprintf("%s %s%s since %s", m.Meta.Label, signed(c.Change, format), unit, jobName(in.Jobs[c.At]))
+		out[i] = fmt.Sprintf("%s %s%s since %s%s", m.Meta.Label, signed(c.Change, format), unit, jobName(in.Jobs[c.At]), viewSuffix(in))
 	}
 	return out
 }
 
+// viewSuffix names the absolute view where the A/B chain is a second one.
+func viewSuffix(in HistoryInput) string {
+	if len(in.Chain.Links) == 0 {
+		return ""
+	}
+	return " (a change point of the jobs)"
+}
+
 // count is "1 job", "3 jobs".
 func count(n int, one, many string) string { return fmt.Sprintf("%d %s", n, plural(n, one, many)) }
+
+// writeChain writes the A/B view: per gated metric the commits whose own
+// A/B found it regressed, whether main still sits at that level, and the
+// creep since the chain's start.
+func writeChain(b *strings.Builder, in HistoryInput) {
+	c := in.Chain
+	n := len(c.Links)
+	if n == 0 {
+		return // no A/B view yet: the report is the absolute jobs'
+	}
+	first, last := c.Links[0], c.Links[n-1]
+	fmt.Fprintf(b, "A/B chain of main: %s, each judged against its parent side by side, %s … %s\n", count(n, "commit", "commits"),
+		first.Time.UTC().Format("2006-01-02"), last.Time.UTC().Format("2006-01-02"))
+	for _, m := range c.Metrics {
+		fmt.Fprintf(b, "  %s: ", m.Meta.Label)
+		if len(m.Culprits) == 0 {
+			b.WriteString("no commit's own A/B found it regressed\n")
+		} else {
+			b.WriteString("regressed by " + strings.Join(culpritTexts(in, m), "; ") + "\n")
+			lv := m.Level
+			state := "main is no longer at that level"
+			if lv.Worse {
+				state = "main is still at that level"
+			}
+			fmt.Fprintf(b, "    %s: %s since, over %s\n", state, creepStep(m.Meta, lv), count(lv.Links, "commit", "commits"))
+		}
+		fmt.Fprintf(b, "    creep since %s (%s): %s%s\n", visible(c.From, 40), count(m.Creep.Links, "commit", "commits"), creepStep(m.Meta, m.Creep), flaggedText(m.Creep))
+	}
+	for _, g := range c.Gaps {
+		fmt.Fprintf(b, "  gap: %s's parent is %s, not the previous link's %s: the commits between were not judged\n",
+			shortName(c.Links[g].Commit), shortName(c.Links[g].Parent), shortName(c.Links[g-1].Commit))
+	}
+	b.WriteString("\n")
+}
+
+// culpritTexts name each culprit link: "1034de6 on 2026-11-04 (its own
+// A/B: +55.2 %, 95 % bounds +50.1 … +60.3 %)".
+func culpritTexts(in HistoryInput, m gate.ChainMetric) []string {
+	var out []string
+	for _, i := range m.Culprits {
+		l := in.Chain.Links[i]
+		lm := l.Metrics[m.Meta.Key]
+		out = append(out, fmt.Sprintf("%s on %s (its own A/B: %s, 95 %% bounds %s … %s)", shortName(l.Commit), l.Time.UTC().Format("2006-01-02"),
+			metricStep(m.Meta, lm.Change), metricStep(m.Meta, lm.Lo), metricStep(m.Meta, lm.Hi)))
+	}
+	return out
+}
+
+// chainCurrentLines name each metric the chain says main still sits at a
+// regressed level of, by its latest culprit.
+func chainCurrentLines(in HistoryInput, cur []gate.ChainMetric) []string {
+	out := make([]string, len(cur))
+	for i, m := range cur {
+		l := in.Chain.Links[m.Culprits[len(m.Culprits)-1]]
+		out[i] = fmt.Sprintf("%s %s since %s (its own A/B on %s)", m.Meta.Label, metricStep(m.Meta, m.Level.Change), shortName(l.Commit), l.Time.UTC().Format("2006-01-02"))
+	}
+	return out
+}
+
+// creepLines name each metric whose creep the chain flags.
+func creepLines(in HistoryInput) []string {
+	var out []string
+	for _, m := range in.Chain.Crept() {
+		out = append(out, fmt.Sprintf("creep since %s: %s %s over %s", visible(in.Chain.From, 40), m.Meta.Label, creepStep(m.Meta, m.Creep), count(m.Creep.Links, "commit", "commits")))
+	}
+	return out
+}
+
+// creepStep is a product of changes with its bounds: "+16.1 % (95 %
+// bounds +10.2 … +22.3 %)".
+func creepStep(m result.Metric, c gate.Creep) string {
+	return fmt.Sprintf("%s (95 %% bounds %s … %s)", metricStep(m, c.Change), metricStep(m, c.Lo), metricStep(m, c.Hi))
+}
+
+func flaggedText(c gate.Creep) string {
+	if c.Worse {
+		return fmt.Sprintf(", flagged: worse than the %g floor with its bounds clear of zero", c.Floor)
+	}
+	return ""
+}
+
+// metricStep is a change of metric m: "+1.5 %" or "+0.20 pp".
+func metricStep(m result.Metric, v float64) string {
+	if m.Scale == result.Percent {
+		return signed(v, "%.2f") + " pp"
+	}
+	return signed(v, "%.1f") + " %"
+}
+
+// shortName is a commit from the history file, short and inert.
+func shortName(c string) string { return visible(shortSHA(c), 40) }
+
+// chainSaw says what the A/B chain saw of a change point's commits (from
+// the last job at the old level, exclusive, to the last that may be the
+// first at the new one): the commit whose own A/B saw the step, or that it
+// judged them and saw none (the environment, or a dependency outside the
+// repository, moved the level), or "" when it judged none of them.
+func chainSaw(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange) string {
+	var commits []string
+	for j := c.First; j <= c.Last; j++ {
+		commits = append(commits, in.Jobs[j].Commit)
+	}
+	culprits, judged := in.Chain.Judged(m.Meta.Key, commits)
+	switch {
+	case len(culprits) > 0:
+		var names []string
+		for _, i := range culprits {
+			l := in.Chain.Links[i]
+			names = append(names, fmt.Sprintf("%s (its own A/B on %s: %s)", shortName(l.Commit), l.Time.UTC().Format("2006-01-02"), metricStep(m.Meta, l.Metrics[m.Meta.Key].Change)))
+		}
+		return "the A/B chain names " + strings.Join(names, ", ")
+	case judged > 0:
+		return fmt.Sprintf("the A/B chain judged %s of these commits and saw no regression: the step came from outside the code (runner, machine, a dependency outside the repository)?", count(judged, "commit", "commits"))
+	}
+	return ""
+}
