@@ -53,7 +53,11 @@ func historyHeadline(in HistoryInput) string {
 	crept := creepLines(in)
 	switch {
 	case len(regressed) > 0:
-		return strings.Join(append([]string{"main is at a regressed level: " + strings.Join(regressed, "; ")}, crept...), ". ")
+		line := "main is at a regressed level: " + strings.Join(regressed, "; ")
+		if len(crept) > 0 {
+			line += ". Creep " + strings.TrimPrefix(strings.Join(crept, "; "), "creep ")
+		}
+		return line
 	case len(crept) > 0:
 		return "main is at no regressed level any commit's A/B saw, but it crept: " + strings.Join(crept, "; ")
 	}
@@ -150,6 +154,9 @@ func writeHistoryMetric(b *strings.Builder, in HistoryInput, m gate.HistoryMetri
 			formatValue(c.After, m.Meta.Unit), commitRange(in, c))
 		for _, e := range c.Environment {
 			fmt.Fprintf(b, "      also changed: %s\n", visible(e, maxShownRunes))
+		}
+		if saw := chainSaw(in, m, c); saw != "" {
+			fmt.Fprintf(b, "      %s\n", saw)
 		}
 	}
 	if m.Note != "" && m.Alpha != 0 {
@@ -286,7 +293,7 @@ func writeChain(b *strings.Builder, in HistoryInput) {
 			}
 			fmt.Fprintf(b, "    %s: %s since, over %s\n", state, creepStep(m.Meta, lv), count(lv.Links, "commit", "commits"))
 		}
-		fmt.Fprintf(b, "    creep since %s (%s): %s%s\n", visible(c.From, 40), count(m.Creep.Links, "commit", "commits"), creepStep(m.Meta, m.Creep), flaggedText(m.Creep))
+		fmt.Fprintf(b, "    creep since %s (%s): %s%s\n", visible(c.From, 40), count(m.Creep.Links, "commit", "commits"), creepStep(m.Meta, m.Creep), flaggedText(m.Meta, m.Creep))
 	}
 	for _, g := range c.Gaps {
 		fmt.Fprintf(b, "  gap: %s's parent is %s, not the previous link's %s: the commits between were not judged\n",
@@ -334,9 +341,9 @@ func creepStep(m result.Metric, c gate.Creep) string {
 	return fmt.Sprintf("%s (95 %% bounds %s … %s)", metricStep(m, c.Change), metricStep(m, c.Lo), metricStep(m, c.Hi))
 }
 
-func flaggedText(c gate.Creep) string {
+func flaggedText(m result.Metric, c gate.Creep) string {
 	if c.Worse {
-		return fmt.Sprintf(", flagged: worse than the %g floor with its bounds clear of zero", c.Floor)
+		return fmt.Sprintf(", flagged: worse than the %s floor with its bounds clear of zero", strings.TrimPrefix(metricStep(m, c.Floor), "+"))
 	}
 	return ""
 }
@@ -372,7 +379,7 @@ func chainSaw(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange) strin
 		}
 		return "the A/B chain names " + strings.Join(names, ", ")
 	case judged > 0:
-		return fmt.Sprintf("the A/B chain judged %s of these commits and saw no regression: the step came from outside the code (runner, machine, a dependency outside the repository)?", count(judged, "commit", "commits"))
+		return fmt.Sprintf("the A/B chain judged %s and saw no regression: did it come from outside the code (runner, machine, a dependency outside the repository)?", plural(judged, "this commit", fmt.Sprintf("these %d commits", judged)))
 	}
 	return ""
 }

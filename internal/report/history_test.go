@@ -183,3 +183,80 @@ func TestHistoryShortStepIsNamed(t *testing.T) {
 		t.Errorf("5 + 9 jobs: the step is not confirmed at job #6:\n%s", out)
 	}
 }
+
+// chainHistory is 12 commits of main, each with an absolute job and an
+// A/B link against its parent: CPU per iteration steps +10 % at commit 7
+// (job #7) in both views when codeStep, else only in the absolute jobs
+// (a new runner image the A/B, side by side, cannot see).
+func chainHistory(t *testing.T, codeStep bool) HistoryInput {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(12, 7))
+	var jobs []gate.HistoryJob
+	var links []gate.ChainLink
+	for j := range 12 {
+		commit, parent := fmt.Sprintf("%02d%038x", j+1, j), fmt.Sprintf("%02d%038x", j, max(j-1, 0))
+		level := 2.0
+		if j >= 6 {
+			level = 2.2
+		}
+		job := gate.HistoryJob{Commit: commit, Ref: "refs/heads/main", Job: fmt.Sprint(j), Time: time.Date(2026, 11, 1+j, 0, 0, 0, 0, time.UTC), Machine: "m", Definition: "d"}
+		for r := range 5 {
+			job.Runs = append(job.Runs, result.Run{Index: r, Metrics: map[string]float64{result.CPUPerIteration: level * (1 + 0.01*rng.NormFloat64())}})
+		}
+		jobs = append(jobs, job)
+		c := 0.8 * rng.NormFloat64()
+		outcome := gate.MetricPass
+		if j == 6 && codeStep {
+			c, outcome = 10+c, gate.MetricRegression
+		}
+		links = append(links, gate.ChainLink{Commit: commit, Parent: parent, Job: "ab" + fmt.Sprint(j), Time: job.Time,
+			Metrics: map[string]gate.LinkMetric{result.CPUPerIteration: {Change: c, Lo: c - 1.6, Hi: c + 1.6, Outcome: outcome}}})
+	}
+	v, err := gate.AnalyzeHistory(jobs, gate.HistoryPolicy{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return HistoryInput{Name: "api", Source: "h.jsonl", Jobs: jobs, Verdict: v, Chain: gate.AnalyzeChain(links, 0, "v1", gate.HistoryPolicy{})}
+}
+
+// Both views name commit 07 for the step, and the report says which view
+// found what; when only the absolute jobs see the step, the change point
+// says the chain judged those commits and saw no regression.
+func TestHistoryBothViews(t *testing.T) {
+	t.Parallel()
+	var text, page bytes.Buffer
+	in := chainHistory(t, true)
+	if err := WriteHistoryText(&text, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHistoryHTML(&page, in); err != nil {
+		t.Fatal(err)
+	}
+	out := text.String()
+	for _, want := range []string{
+		"regression: +", "commits 060000000000..070000000000 (job #7)", // the absolute view, at the right job
+		"the A/B chain names 070000000000 (its own A/B on 2026-11-07: +", // the chain's culprit, seen by its own A/B
+		"A/B chain of main: 12 commits", "regressed by 070000000000 on 2026-11-07 (its own A/B: +",
+		"main is still at that level", "creep since v1 (12 commits): +",
+		"main is at a regressed level: CPU/iteration +", "(a change point of the jobs); CPU/iteration +", "since 070000000000 (its own A/B on 2026-11-07)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+	html := page.String()
+	for _, want := range []string{">regressed<", "A/B chain: each commit against its parent", `aria-label="CPU/iteration · A/B chain"`, ">0700000<"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+
+	text.Reset()
+	if err := WriteHistoryText(&text, chainHistory(t, false)); err != nil {
+		t.Fatal(err)
+	}
+	out = text.String()
+	if !strings.Contains(out, "the A/B chain judged this commit and saw no regression") || !strings.Contains(out, "no commit's own A/B found it regressed") {
+		t.Errorf("a step only the absolute jobs see is not told apart:\n%s", out)
+	}
+}
