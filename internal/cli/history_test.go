@@ -154,3 +154,34 @@ func TestHistoryChainEndToEnd(t *testing.T) {
 	o = tailgateIn(t, repo, env, "history", "--history", hist, "--since", "nosuch")
 	wantCode(t, o, 2)
 }
+
+// The Action's mode record with chain: true, on a push of main: the
+// absolute job and the pushed commit's A/B against the push's previous tip
+// (built in a worktree) both land in the history beside the baseline, as
+// two lines of the one CI job.
+func TestActionRecordChain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts services for every run")
+	}
+	repo, base, head := prRepo(t)
+	env := actionEnv(t, t.TempDir(), "tailgate.yml", "baselines/pr.json")
+	event := filepath.Join(t.TempDir(), "event.json")
+	mustWrite(t, event, `{"ref": "refs/heads/main", "before": "`+base+`", "after": "`+head+`"}`)
+	env["GITHUB_EVENT_PATH"], env["GITHUB_SHA"] = event, head
+	env["INPUT_MODE"], env["INPUT_CHAIN"], env["INPUT_WORKING_DIRECTORY"] = "record", "true", "."
+	var vars []string
+	for k, v := range env {
+		vars = append(vars, k+"="+v)
+	}
+	o := tailgateIn(t, repo, vars, "action")
+	wantCode(t, o, 0)
+	wantContains(t, "stdout", o.stdout, "appended the job to the history", "appended the A/B of "+head[:12]+" against its parent "+base[:12])
+	h, err := baseline.ReadHistory(filepath.Join(repo, "baselines", "pr.history.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Jobs) != 2 || h.Jobs[0].AB != nil || len(h.Jobs[0].Runs) == 0 || h.Jobs[1].AB == nil || h.Jobs[1].AB.Parent != base ||
+		h.Jobs[1].Commit != head || h.Jobs[1].Job != "1234-1/ab" {
+		t.Fatalf("history %+v, want the absolute job and the A/B link of %s", h.Jobs, head)
+	}
+}

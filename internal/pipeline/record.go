@@ -150,6 +150,10 @@ func RecordLink(o LinkOptions) (*baseline.History, error) {
 	if o.Config != nil {
 		keep = o.Config.Gate.History.Jobs
 	}
-	hist.AppendComparison(head.Benchmark, head.DefinitionHash, head.Env, c, stamped(o.Provenance, head.Created), o.Runner, keep)
+	// A CI job that records main and judges it (the Action's record mode
+	// with chain) keeps both lines: the link's id is the job's and "/ab".
+	prov := stamped(o.Provenance, head.Created)
+	prov.Job += "/ab"
+	hist.AppendComparison(head.Benchmark, head.DefinitionHash, head.Env, c, prov, o.Runner, keep)
 	return hist, Runtime.Wrap(baseline.WriteHistory(o.Path, hist))
 }
