@@ -119,7 +119,7 @@ func (hm HistoryMetric) TooFew() bool {
 	if hm.Side == 0 {
 		return true
 	}
-	return hm.Seen != nil && min(hm.Seen.At-hm.Jobs[0], len(hm.Values)-hm.seenIndex()) < hm.Side
+	return hm.Seen != nil && min(hm.seenIndex(), len(hm.Values)-hm.seenIndex()) < hm.Side
 }
 
 // seenIndex is the index into Values of Seen's first job at the new level.
@@ -207,10 +207,15 @@ func historyFloor(m result.Metric, p HistoryPolicy) float64 {
 // of the history.
 const historyMinSegment = 3
 
-// historyPermutations is the permutations of each test: more than the
-// default, so that a short history's p, which lies near its least
-// possible value, is estimated closely and one more job does not flip it.
-const historyPermutations = 1999
+// historyPermutations is the permutations of each test of a history of at
+// most shortHistory jobs: more than the default, so that a short
+// history's p, which lies near its least possible value, is estimated
+// closely and one more job does not flip it. Longer histories take the
+// default (each permutation costs the square of the jobs).
+const (
+	historyPermutations = 1999
+	shortHistory        = 60
+)
 
 // enough: the metric has the jobs to hold two levels.
 func (hm HistoryMetric) enough() bool { return len(hm.Values) >= 2*historyMinSegment }
@@ -262,8 +267,11 @@ func findChanges(hm *HistoryMetric, jobs []HistoryJob, alpha float64, seed uint6
 	hm.Side, hm.Needed, hm.Visible = reach.Side, reach.Needed, math.Max(math.Abs(userChange(sc, reach.Step)), hm.Floor)
 	if hm.enough() {
 		hm.Alpha = alpha
-		cps, err := stats.ChangePoints(x, stats.ChangePointOptions{Alpha: alpha, MinStep: floor, Seed: seed,
-			MinSize: historyMinSegment, Permutations: historyPermutations})
+		o := stats.ChangePointOptions{Alpha: alpha, MinStep: floor, Seed: seed, MinSize: historyMinSegment}
+		if len(x) <= shortHistory {
+			o.Permutations = historyPermutations
+		}
+		cps, err := stats.ChangePoints(x, o)
 		if err != nil {
 			return fmt.Errorf("history of %s: %w", hm.Meta.Key, err)
 		}
