@@ -3,7 +3,7 @@
 # json-server 0.17.4 (node), run as a module with a reset route, in a
 # throw-away git repository whose main gets COMMITS commits. Each commit sets
 # the CPU work an injected middleware does per request (SHA-256 rounds, in
-# burn.js: the only file that changes), and for each commit, as the Action's
+# burn.js; CHANGES numbers the commits), and for each commit, as the Action's
 # `mode: record` with `chain: true` does on a push:
 #
 #   1. tailgate ab --base-ref <previous commit> --history …  (the link: this
@@ -131,6 +131,7 @@ burn() {
 prev=""
 for c in $(seq 1 "$commits"); do
 	echo "module.exports = $(burn "$c");" >"$repo/burn.js"
+	echo "commit $c" >"$repo/CHANGES" # a commit even where the work does not change
 	git -C "$repo" add -A
 	git -C "$repo" commit -q -m "commit $c: $(burn "$c") rounds"
 	sha=$(git -C "$repo" rev-parse HEAD)
