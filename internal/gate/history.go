@@ -265,7 +265,9 @@ func findChanges(hm *HistoryMetric, jobs []HistoryJob, alpha float64, seed uint6
 	floor := math.Abs(stats.ToScale(sc, stats.HigherIsWorse, hm.Floor))
 	reach := stats.ReachOf(x, alpha, historyMinSegment)
 	hm.Side, hm.Needed, hm.Visible = reach.Side, reach.Needed, math.Max(math.Abs(userChange(sc, reach.Step)), hm.Floor)
-	if hm.enough() {
+	if !hm.enough() {
+		hm.Note = fmt.Sprintf("too few jobs: %d measured it, a step needs %d jobs or more", len(hm.Values), hm.Needed)
+	} else {
 		hm.Alpha = alpha
 		o := stats.ChangePointOptions{Alpha: alpha, MinStep: floor, Seed: seed, MinSize: historyMinSegment}
 		if len(x) <= shortHistory {
