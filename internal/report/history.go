@@ -295,6 +295,9 @@ func writeChain(b *strings.Builder, in HistoryInput) {
 		}
 		fmt.Fprintf(b, "    creep since %s (%s): %s%s\n", visible(c.From, 40), count(m.Creep.Links, "commit", "commits"), creepStep(m.Meta, m.Creep), flaggedText(m.Meta, m.Creep))
 	}
+	if empty := emptyLinks(c); empty > 0 {
+		fmt.Fprintf(b, "  %s estimated no gated metric (too few blocks for bounds): counted as no change\n", plural(empty, "1 commit's A/B", fmt.Sprintf("%d commits' A/Bs", empty)))
+	}
 	for _, g := range c.Gaps {
 		fmt.Fprintf(b, "  gap: %s's parent is %s, not the previous link's %s: the commits between were not judged\n",
 			shortName(c.Links[g].Commit), shortName(c.Links[g].Parent), shortName(c.Links[g-1].Commit))
@@ -382,4 +385,15 @@ func chainSaw(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange) strin
 		return fmt.Sprintf("the A/B chain judged %s and saw no regression: did it come from outside the code (runner, machine, a dependency outside the repository)?", plural(judged, "this commit", fmt.Sprintf("these %d commits", judged)))
 	}
 	return ""
+}
+
+// emptyLinks counts the links whose A/B estimated no metric.
+func emptyLinks(c gate.ChainVerdict) int {
+	n := 0
+	for _, l := range c.Links {
+		if len(l.Metrics) == 0 {
+			n++
+		}
+	}
+	return n
 }
