@@ -25,8 +25,10 @@ import (
 // persists it too, and one line per job keeps every commit's diff to a
 // line added and, at the bound, one dropped.
 
-// HistorySchemaVersion is the version of each history line.
-const HistorySchemaVersion = 1
+// HistorySchemaVersion is the version of each history line this build
+// writes. Version 2 added the A/B link (Job.AB); version 1 lines are read
+// as they are.
+const HistorySchemaVersion = 2
 
 // Retention: the last DefaultHistoryJobs jobs (gate.history.jobs), and
 // never more than MaxHistoryBytes: older lines are dropped first. A line
@@ -62,6 +64,33 @@ type Job struct {
 	// SetByLoad lists the metrics some run says its load fixes (an
 	// open-loop rate): they are never gated.
 	SetByLoad []string `json:"set_by_load,omitempty"`
+	// AB is the job's same-runner A/B of Commit against its parent on
+	// main: one link of main's chain. A job of an A/B keeps no Runs: its
+	// windows measured two builds side by side, not main's absolute level,
+	// and mixing them into the absolute jobs would move that level.
+	AB *Comparison `json:"ab,omitempty"`
+}
+
+// Comparison is a commit judged against its parent by a same-runner A/B.
+type Comparison struct {
+	// Parent is the commit the A/B's base side built.
+	Parent string `json:"parent"`
+	// Metrics are the gated metrics the A/B estimated.
+	Metrics []ComparedMetric `json:"metrics"`
+}
+
+// ComparedMetric is one gated metric's paired estimate.
+type ComparedMetric struct {
+	Key string `json:"key"`
+	// Change is the commit against its parent, signed as the values move:
+	// percent for ratio metrics, percentage points for rates; Lo and Hi
+	// are its 95 % bounds.
+	Change float64 `json:"change"`
+	Lo     float64 `json:"lo"`
+	Hi     float64 `json:"hi"`
+	// Outcome is the A/B's verdict on the metric: pass, regression,
+	// improvement or inconclusive.
+	Outcome string `json:"outcome"`
 }
 
 // Results returns the job's runs as runs, which is all the analysis
@@ -115,13 +144,34 @@ func decodeJob(line []byte) (Job, error) {
 	if err := dec.Decode(&j); err != nil {
 		return Job{}, err
 	}
-	if j.Schema != HistorySchemaVersion {
-		return Job{}, fmt.Errorf("schema %d, this build reads schema %d", j.Schema, HistorySchemaVersion)
+	if j.Schema < 1 || j.Schema > HistorySchemaVersion {
+		return Job{}, fmt.Errorf("schema %d, this build reads schemas 1 to %d", j.Schema, HistorySchemaVersion)
+	}
+	if j.AB != nil {
+		return j, checkComparison(*j.AB)
 	}
 	if len(j.Runs) == 0 {
 		return Job{}, errors.New("a job without runs")
 	}
 	return j, nil
+}
+
+// checkComparison refuses an A/B link that could not have been written:
+// no parent, a metric without a key, or bounds that do not hold the
+// estimate.
+func checkComparison(c Comparison) error {
+	if c.Parent == "" {
+		return errors.New("an A/B without the parent commit")
+	}
+	for _, m := range c.Metrics {
+		if m.Key == "" {
+			return errors.New("an A/B metric without a key")
+		}
+		if !(m.Lo <= m.Change && m.Change <= m.Hi) {
+			return fmt.Errorf("A/B metric %s: change %g outside its bounds %g … %g", m.Key, m.Change, m.Lo, m.Hi)
+		}
+	}
+	return nil
 }
 
 // ReadHistory reads the history at path; ErrNotFound when there is none.
@@ -167,6 +217,19 @@ func (h *History) Append(res *result.File, p Provenance, runner string, keep int
 			}
 		}
 	}
+	h.add(job, keep)
+}
+
+// AppendComparison adds the A/B link of the commit p names against its
+// parent, as Append adds a job: a link of the same job id replaces the
+// earlier line, and the oldest lines beyond keep and MaxHistoryBytes go.
+func (h *History) AppendComparison(benchmark, definition string, env result.Env, c Comparison, p Provenance, runner string, keep int) {
+	h.add(Job{Schema: HistorySchemaVersion, Benchmark: benchmark, Commit: p.Commit, Ref: p.Ref, Job: p.Job, Time: p.Time,
+		DefinitionHash: definition, Env: env, Runner: runner, AB: &c}, keep)
+}
+
+// add appends job, replacing a line of the same job id, and trims.
+func (h *History) add(job Job, keep int) {
 	kept := h.Jobs[:0:0]
 	for _, j := range h.Jobs {
 		if j.Job != job.Job {

@@ -78,8 +78,11 @@ func TestHistoryCorruptLine(t *testing.T) {
 	cases := map[string]string{
 		"not json":      good + "\n{oops\n",
 		"unknown field": good + "\n" + strings.Replace(good, `"job"`, `"jbo"`, 1) + "\n",
-		"other schema":  good + "\n" + strings.Replace(good, `"schema":1`, `"schema":2`, 1) + "\n",
+		"other schema":  good + "\n" + strings.Replace(good, `"schema":1`, `"schema":3`, 1) + "\n",
 		"no runs":       good + "\n" + strings.Replace(good, `[{"iterations_per_s":5}]`, `[]`, 1) + "\n",
+		"A/B no parent": good + "\n" + strings.Replace(good, `"runs":[{"iterations_per_s":5}]`, `"runs":null,"ab":{"parent":"","metrics":[]}`, 1) + "\n",
+		"A/B bounds": good + "\n" + strings.Replace(good, `"runs":[{"iterations_per_s":5}]`,
+			`"runs":null,"ab":{"parent":"abc","metrics":[{"key":"cpu_ms_per_iteration","change":5,"lo":6,"hi":7,"outcome":"pass"}]}`, 1) + "\n",
 	}
 	for name, text := range cases {
 		_, err := DecodeHistory("h.jsonl", []byte(text))
@@ -89,5 +92,30 @@ func TestHistoryCorruptLine(t *testing.T) {
 	}
 	if _, err := ReadHistory(filepath.Join(t.TempDir(), "none.jsonl")); !errors.Is(err, ErrNotFound) {
 		t.Errorf("missing file: %v, want ErrNotFound", err)
+	}
+}
+
+// A history of schema 1 lines and schema 2 A/B links reads back as it was
+// written: a link keeps its parent and each metric's estimate and bounds.
+func TestHistoryComparisonRoundTrip(t *testing.T) {
+	t.Parallel()
+	old := `{"schema":1,"benchmark":"b","job":"1","time":"2026-01-01T00:00:00Z","env":{},"runs":[{"iterations_per_s":5}]}` + "\n"
+	h, err := DecodeHistory("h.jsonl", []byte(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Comparison{Parent: "aaa", Metrics: []ComparedMetric{{Key: "cpu_ms_per_iteration", Change: 1.5, Lo: 0.2, Hi: 2.8, Outcome: "pass"}}}
+	h.AppendComparison("b", "d1", result.Env{Cores: 2}, c, Provenance{Commit: "bbb", Ref: "refs/heads/main", Job: "2"}, "", 0)
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	if err := WriteHistory(path, h); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadHistory(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Jobs) != 2 || back.Jobs[0].AB != nil || back.Jobs[1].AB == nil || back.Jobs[1].Commit != "bbb" ||
+		back.Jobs[1].AB.Parent != "aaa" || back.Jobs[1].AB.Metrics[0] != c.Metrics[0] || back.Jobs[1].Schema != HistorySchemaVersion {
+		t.Errorf("read back %+v", back.Jobs)
 	}
 }

@@ -84,6 +84,10 @@ type Inputs struct {
 	// TrendURL is where the trend page of main's history is published
 	// (tailgate history --html); the PR comment links it.
 	TrendURL string `input:"trend_url"`
+	// Chain, in mode record, also judges the pushed commit against its
+	// parent (the push's before) in a same-runner A/B and appends it to
+	// the history as a link of main's chain.
+	Chain bool `input:"chain" default:"false"`
 }
 
 // InputEnv is the variable an input is read from: INPUT_ and the name upper-cased

@@ -127,12 +127,32 @@ func (a *actionRun) run(ctx context.Context) error {
 		return a.publish(ctx, j)
 	case ci.ModeRecord:
 		o := pipeline.RecordOptions{Config: a.cfg, Path: a.baselinePath(nil), Provenance: provenanceFlags{}.provenance(a.e.getenv)}
-		return record(ctx, a.e, a.cfg, o, false)
+		if err := record(ctx, a.e, a.cfg, o, false); err != nil || !a.in.Chain {
+			return err
+		}
+		return a.recordChain(ctx, env)
 	case ci.ModeCalibrate:
 		o := pipeline.CalibrateOptions{Config: a.cfg, Path: a.baselinePath(nil), Jobs: 1, Append: true, Provenance: provenanceFlags{}.provenance(a.e.getenv)}
 		return calibrate(ctx, a.e, a.cfg, o, false)
 	}
 	return usageErr("unknown mode %q", a.in.Mode)
+}
+
+// recordChain is mode record's chain: the pushed commit judged against
+// its parent (the push's previous tip, so that the links of successive
+// pushes join; HEAD~1 for a new branch or outside a push) in one A/B
+// job, appended to the history beside the baseline. A regression is
+// recorded, not failed: record keeps main's history, a check gates.
+func (a *actionRun) recordChain(ctx context.Context, env pipeline.Env) error {
+	parent := a.job.Before
+	if parent == "" || strings.Trim(parent, "0") == "" {
+		parent = "HEAD~1"
+	}
+	j, err := pipeline.AB(ctx, env, pipeline.ABOptions{Config: a.cfg, BaseRef: parent, PinBase: true, Git: baseline.ExecGit{}, NoiseDefault: DefaultNoisePath(a.e.getenv)})
+	if err != nil {
+		return err
+	}
+	return recordLink(ctx, a.e, a.cfg, j, baseline.HistoryPath(a.baselinePath(nil)), provenanceFlags{}, parent)
 }
 
 // check is mode check: the head's runs judged against the stored

@@ -69,6 +69,7 @@ func actionEnv(t *testing.T, dir, config, baselinePath string) environ {
 		"github_token":         secretToken,
 		"working_directory":    dir,
 		"trend_url":            "https://tailgate-ci.github.io/shop/trend/",
+		"chain":                "false",
 	}
 	for _, name := range ci.InputNames() {
 		v, ok := inputs[name]

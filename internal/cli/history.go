@@ -2,8 +2,12 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/atomicfile"
 	"github.com/tailgate-ci/tailgate/internal/baseline"
@@ -21,22 +25,27 @@ func init() {
 const historySeed = 22
 
 func cmdHistory(ctx context.Context, e env, args []string) error {
-	fs := newFlagSet("history", "history [-c tailgate.yml | --history FILE] [--html FILE] [--fail-on-regression=false]", e.stderr)
-	cfgPath := fs.String("c", "", "the benchmark `file`: its gated metrics, gate.min_effect and gate.alpha, and the history beside its baseline")
+	fs := newFlagSet("history", "history [-c tailgate.yml | --history FILE] [--since REF|DATE] [--html FILE] [--fail-on-regression=false]", e.stderr)
+	cfgPath := fs.String("c", "tailgate.yml", "the benchmark `file`: its gated metrics, gate.min_effect and gate.alpha, and the history beside its baseline")
 	historyFlag := fs.String("history", "", "the history `file` (default: beside the baseline, <baseline>.history.jsonl)")
 	htmlPath := fs.String("html", "", "write the trend page, one self-contained HTML `file`")
-	failOn := fs.Bool("fail-on-regression", true, "exit 1 when main is at a regressed level of a gated metric")
+	failOn := fs.Bool("fail-on-regression", true, "exit 1 when main is at a regressed level of a gated metric (by its change points or by its A/B chain)")
+	sinceFlag := fs.String("since", "", "count the A/B chain's creep from this git `ref` (a tag: v1.4) or date (2026-11-01); default: the chain's start")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageErr("history takes no arguments, got %q", fs.Arg(0))
 	}
-	cfg, path, err := historyInput(*cfgPath, *historyFlag)
+	cfg, path, err := historyInput(*cfgPath, flagSet(fs, "c"), *historyFlag)
 	if err != nil {
 		return err
 	}
-	in, err := pipeline.History(pipeline.HistoryOptions{Config: cfg, Path: path, Seed: historySeed})
+	since, err := sinceOf(ctx, *sinceFlag)
+	if err != nil {
+		return err
+	}
+	in, err := pipeline.History(pipeline.HistoryOptions{Config: cfg, Path: path, Seed: historySeed, Since: since})
 	if err != nil {
 		return err
 	}
@@ -49,28 +58,57 @@ func cmdHistory(ctx context.Context, e env, args []string) error {
 		}
 		fmt.Fprintf(e.stdout, "wrote the trend page %s\n", *htmlPath)
 	}
-	if cur := in.Verdict.Current(); *failOn && len(cur) > 0 {
-		return pipeline.Regression.Errorf("main is at a regressed level of %d gated %s", len(cur), pluralWord(len(cur), "metric", "metrics"))
+	if n := regressedMetrics(in); *failOn && n > 0 {
+		return pipeline.Regression.Errorf("main is at a regressed level of %d gated %s", n, pluralWord(n, "metric", "metrics"))
 	}
 	return nil
 }
 
-// historyInput is the config (nil without -c) and the history file: the
-// flag's, else the one beside the config's baseline.
-func historyInput(cfgPath, historyFlag string) (*config.Config, string, error) {
-	var cfg *config.Config
-	if cfgPath != "" {
-		c, err := config.LoadFile(cfgPath)
-		if err != nil {
-			return nil, "", pipeline.Usage.Wrap(err)
+// regressedMetrics counts the gated metrics main sits at a regressed
+// level of by either view.
+func regressedMetrics(in report.HistoryInput) int {
+	keys := map[string]bool{}
+	for _, m := range in.Verdict.Current() {
+		keys[m.Meta.Key] = true
+	}
+	for _, m := range in.Chain.Current() {
+		keys[m.Meta.Key] = true
+	}
+	return len(keys)
+}
+
+// sinceOf reads --since: a date (YYYY-MM-DD, UTC), else a git ref of the
+// checkout, resolved to its commit.
+func sinceOf(ctx context.Context, s string) (pipeline.Since, error) {
+	if s == "" {
+		return pipeline.Since{}, nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return pipeline.Since{Time: t, Name: s}, nil
+	}
+	sha, err := baseline.ResolveCommit(ctx, ".", s, baseline.ExecGit{})
+	if err != nil {
+		return pipeline.Since{}, usageErr("--since %q: not a date (2026-11-01) nor a git ref of this checkout: %v", s, err)
+	}
+	return pipeline.Since{Commit: sha, Name: s}, nil
+}
+
+// historyInput is the config and the history file: the flag's, else the
+// one beside the config's baseline. The config is -c, tailgate.yml by
+// default; with --history and no -c, a missing tailgate.yml leaves the
+// defaults (nil).
+func historyInput(cfgPath string, cfgGiven bool, historyFlag string) (*config.Config, string, error) {
+	if historyFlag != "" && !cfgGiven {
+		if _, err := os.Stat(cfgPath); errors.Is(err, fs.ErrNotExist) {
+			return nil, historyFlag, nil
 		}
-		cfg = c
 	}
-	switch {
-	case historyFlag != "":
+	cfg, err := config.LoadFile(cfgPath)
+	if err != nil {
+		return nil, "", pipeline.Usage.Wrap(err)
+	}
+	if historyFlag != "" {
 		return cfg, historyFlag, nil
-	case cfg != nil:
-		return cfg, baseline.HistoryPath(baselinePath("", cfg, cfg.Name)), nil
 	}
-	return nil, "", usageErr("history: give the benchmark (-c tailgate.yml) or the history file (--history FILE)")
+	return cfg, baseline.HistoryPath(baselinePath("", cfg, cfg.Name)), nil
 }

@@ -93,3 +93,95 @@ func TestHistoryCleanAndBadInput(t *testing.T) {
 		t.Error("the bad file was emptied")
 	}
 }
+
+// history reads -c tailgate.yml by default, as every other command does:
+// the history beside its baseline (baselines/<name>.history.jsonl).
+func TestHistoryDefaultsToTailgateYml(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	mustWrite(t, filepath.Join(dir, "tailgate.yml"), "name: api\ntarget: {url: \"http://127.0.0.1:1\"}\nload: {rate: 10/s}\nscenarios:\n  - steps: [{path: /a}]\n")
+	if err := os.Mkdir(filepath.Join(dir, "baselines"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeHistory(t, filepath.Join(dir, "baselines"), stepAt20)
+	o := tailgateIn(t, dir, nil, "history")
+	wantCode(t, o, 1)
+	wantContains(t, "stdout", o.stdout, "40 jobs from baselines/api.history.jsonl", "regression: +10.1 %")
+}
+
+// End to end, in a real git repository with a real service: tailgate ab
+// --history appends each commit of main judged against its parent (the
+// base built from HEAD~1 in a worktree), two commits in a row make a chain
+// without a gap, and tailgate history shows the A/B view beside the
+// absolute one, with the creep counted since a tag.
+func TestHistoryChainEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts services for every run")
+	}
+	repo, base, head := prRepo(t)
+	hist := filepath.Join(repo, "main.history.jsonl")
+	env := []string{"RUNNER_TEMP=" + t.TempDir(), "GITHUB_SHA=", "GITHUB_REF=", "GITHUB_RUN_ID="}
+	o := tailgateIn(t, repo, env, "ab", "-q", "--base-ref", "HEAD~1", "--history", hist, "--job", "ab-1")
+	wantCode(t, o, 0)
+	wantContains(t, "stdout", o.stdout, "from git: commit "+head, "appended the A/B of "+head[:12]+" against its parent "+base[:12])
+
+	mustWrite(t, filepath.Join(repo, "version"), "3\n")
+	gitRun(t, repo, "commit", "-q", "-am", "third")
+	third := gitRun(t, repo, "rev-parse", "HEAD")
+	gitRun(t, repo, "tag", "v1", base)
+	o = tailgateIn(t, repo, env, "ab", "-q", "--base-ref", "HEAD~1", "--history", hist, "--job", "ab-2")
+	wantCode(t, o, 0)
+
+	h, err := baseline.ReadHistory(hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Jobs) != 2 || h.Jobs[0].AB == nil || h.Jobs[1].AB == nil || h.Jobs[0].AB.Parent != base || h.Jobs[0].Commit != head ||
+		h.Jobs[1].AB.Parent != head || h.Jobs[1].Commit != third || len(h.Jobs[1].Runs) != 0 {
+		t.Fatalf("history %+v, want two links base→head→third without runs", h.Jobs)
+	}
+	for _, j := range h.Jobs {
+		if len(j.AB.Metrics) == 0 {
+			t.Errorf("link %s holds no metric", j.Commit)
+		}
+	}
+	o = tailgateIn(t, repo, env, "history", "--history", hist, "--since", "v1")
+	wantCode(t, o, 0)
+	wantContains(t, "stdout", o.stdout, "A/B chain of main: 2 commits, each judged against its parent side by side", "creep since v1 (2 commits)")
+	if strings.Contains(o.stdout, "gap:") {
+		t.Errorf("a chain of consecutive commits has a gap:\n%s", o.stdout)
+	}
+	o = tailgateIn(t, repo, env, "history", "--history", hist, "--since", "nosuch")
+	wantCode(t, o, 2)
+}
+
+// The Action's mode record with chain: true, on a push of main: the
+// absolute job and the pushed commit's A/B against the push's previous tip
+// (built in a worktree) both land in the history beside the baseline, as
+// two lines of the one CI job.
+func TestActionRecordChain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts services for every run")
+	}
+	repo, base, head := prRepo(t)
+	env := actionEnv(t, t.TempDir(), "tailgate.yml", "baselines/pr.json")
+	event := filepath.Join(t.TempDir(), "event.json")
+	mustWrite(t, event, `{"ref": "refs/heads/main", "before": "`+base+`", "after": "`+head+`"}`)
+	env["GITHUB_EVENT_PATH"], env["GITHUB_SHA"] = event, head
+	env["INPUT_MODE"], env["INPUT_CHAIN"], env["INPUT_WORKING_DIRECTORY"] = "record", "true", "."
+	var vars []string
+	for k, v := range env {
+		vars = append(vars, k+"="+v)
+	}
+	o := tailgateIn(t, repo, vars, "action")
+	wantCode(t, o, 0)
+	wantContains(t, "stdout", o.stdout, "appended the job to the history", "appended the A/B of "+head[:12]+" against its parent "+base[:12])
+	h, err := baseline.ReadHistory(filepath.Join(repo, "baselines", "pr.history.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Jobs) != 2 || h.Jobs[0].AB != nil || len(h.Jobs[0].Runs) == 0 || h.Jobs[1].AB == nil || h.Jobs[1].AB.Parent != base ||
+		h.Jobs[1].Commit != head || h.Jobs[1].Job != "1234-1/ab" {
+		t.Fatalf("history %+v, want the absolute job and the A/B link of %s", h.Jobs, head)
+	}
+}

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
+	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
@@ -41,7 +43,11 @@ func cmdBaseline(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	path := baselinePath(*blFlag, cfg, benchmarkName(cfg, head))
-	o := pipeline.RecordOptions{Config: cfg, Head: head, Path: path, Provenance: prov.provenance(e.getenv), History: *historyFlag, Runner: *runnerFlag}
+	pr, note := prov.fromGit(ctx, prov.provenance(e.getenv), baseline.ExecGit{})
+	if note != "" {
+		fmt.Fprintln(e.stdout, note)
+	}
+	o := pipeline.RecordOptions{Config: cfg, Head: head, Path: path, Provenance: pr, History: *historyFlag, Runner: *runnerFlag}
 	return record(ctx, e, cfg, o, bf.quiet)
 }
 
@@ -57,7 +63,8 @@ func record(ctx context.Context, e env, cfg *config.Config, o pipeline.RecordOpt
 	bl := rec.Baseline
 	fmt.Fprintf(e.stdout, "recorded %d %s in %s (%d %s from %d %s, window %d)\n", len(rec.Head.Runs), pluralWord(len(rec.Head.Runs), "run", "runs"), o.Path,
 		len(bl.Samples), pluralWord(len(bl.Samples), "sample", "samples"), bl.Jobs(), pluralWord(bl.Jobs(), "job", "jobs"), bl.Window)
-	fmt.Fprintf(e.stdout, "appended the job to the history %s (%d jobs)\n", rec.HistoryPath, len(rec.History.Jobs))
+	n := len(rec.History.Jobs)
+	fmt.Fprintf(e.stdout, "appended the job to the history %s (%d %s)\n", rec.HistoryPath, n, pluralWord(n, "job", "jobs"))
 	return nil
 }
 
@@ -77,8 +84,8 @@ func runnerImage(getenv func(string) string) string {
 type provenanceFlags struct{ commit, ref, job string }
 
 func (p *provenanceFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&p.commit, "commit", "", "commit the runs measured (default $GITHUB_SHA)")
-	fs.StringVar(&p.ref, "ref", "", "ref the runs measured (default $GITHUB_REF)")
+	fs.StringVar(&p.commit, "commit", "", "commit the runs measured (default $GITHUB_SHA, else the git checkout's HEAD)")
+	fs.StringVar(&p.ref, "ref", "", "ref the runs measured (default $GITHUB_REF, else the git checkout's branch)")
 	fs.StringVar(&p.job, "job", "", "id of the job that produced the runs (default $GITHUB_RUN_ID-$GITHUB_RUN_ATTEMPT, else local-<time>)")
 }
 
@@ -96,4 +103,66 @@ func (p provenanceFlags) provenance(getenv func(string) string) baseline.Provena
 		pr.Job = id + "-" + getenv("GITHUB_RUN_ATTEMPT")
 	}
 	return pr
+}
+
+// fromGit fills the commit and ref the flags and the runner's environment
+// left empty from the git repository of the working directory (outside
+// Actions, a job on main would otherwise be recorded without them), and
+// says what it took, or why it took nothing. The checkout's own state is
+// what the runs measured only if it has no uncommitted change: it says so
+// when it has.
+func (p provenanceFlags) fromGit(ctx context.Context, pr baseline.Provenance, git baseline.Git) (baseline.Provenance, string) {
+	if pr.Commit != "" && pr.Ref != "" {
+		return pr, ""
+	}
+	var took []string
+	if pr.Commit == "" {
+		sha, err := baseline.ResolveCommit(ctx, ".", "HEAD", git)
+		if err != nil {
+			return pr, "no commit recorded: the working directory is not a git checkout (--commit and --ref name them)"
+		}
+		pr.Commit = sha
+		took = append(took, "commit "+sha)
+		if out, err := git.Run(ctx, ".", "status", "--porcelain", "--untracked-files=no"); err == nil && len(bytes.TrimSpace(out)) > 0 {
+			took = append(took, "with uncommitted changes in the working tree")
+		}
+	}
+	if pr.Ref == "" {
+		if out, err := git.Run(ctx, ".", "symbolic-ref", "--quiet", "HEAD"); err == nil {
+			pr.Ref = strings.TrimSpace(string(out))
+			took = append(took, "ref "+pr.Ref)
+		} else {
+			took = append(took, "no ref (detached HEAD; --ref names it)")
+		}
+	}
+	return pr, "from git: " + strings.Join(took, ", ") + " (--commit and --ref name others)"
+}
+
+// recordLink appends a finished A/B to main's history as a link of its
+// chain: the head commit (the flags', the runner's, else git's HEAD)
+// judged against the base ref's commit, which must resolve in the
+// checkout: a link without both cannot be placed in the chain.
+func recordLink(ctx context.Context, e env, cfg *config.Config, j pipeline.Judged, path string, prov provenanceFlags, baseRef string) error {
+	if baseRef == "" && cfg.AB != nil {
+		baseRef = cfg.AB.Base.Ref
+	}
+	if baseRef == "" {
+		return usageErr("--history: the chain judges a commit against its parent, so the base must be a git ref (--base-ref or ab.base.ref)")
+	}
+	git := baseline.ExecGit{}
+	parent, err := baseline.ResolveCommit(ctx, ".", baseRef, git)
+	if err != nil {
+		return pipeline.Usage.Wrap(err)
+	}
+	pr, note := prov.fromGit(ctx, prov.provenance(e.getenv), git)
+	if note != "" {
+		fmt.Fprintln(e.stdout, note)
+	}
+	hist, err := pipeline.RecordLink(pipeline.LinkOptions{Config: cfg, Judged: j, Path: path, Provenance: pr, Parent: parent, Runner: runnerImage(e.getenv)})
+	if err != nil {
+		return err
+	}
+	n := len(hist.Jobs)
+	fmt.Fprintf(e.stdout, "appended the A/B of %.12s against its parent %.12s to the history %s (%d %s)\n", pr.Commit, parent, path, n, pluralWord(n, "line", "lines"))
+	return nil
 }

@@ -1,7 +1,10 @@
 package cli_test
 
 import (
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
@@ -118,4 +121,61 @@ func TestBaselineRecordRunsBenchmark(t *testing.T) {
 	if f.Jobs() != 1 || f.Samples[0].Job == "" {
 		t.Errorf("%d jobs, first job %q; want one job with a local id", f.Jobs(), f.Samples[0].Job)
 	}
+}
+
+// Outside Actions, baseline record takes the commit and the ref from the
+// checkout's git and says so (and that the tree had uncommitted changes
+// when it had); outside a git checkout it says none was
+// recorded. The history line's count reads "(1 job)".
+func TestBaselineRecordTakesCommitFromGit(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	repo := t.TempDir()
+	gitRun(t, repo, "init", "-q", "-b", "main")
+	mustWrite(t, filepath.Join(repo, "app.txt"), "v1\n")
+	gitRun(t, repo, "add", ".")
+	gitRun(t, repo, "commit", "-q", "-m", "v1")
+	sha := gitRun(t, repo, "rev-parse", "HEAD")
+	res := writeResult(t, repo, "r.json", synthResult(5, 1, synthHash))
+	noCI := []string{"GITHUB_SHA=", "GITHUB_REF=", "GITHUB_RUN_ID=", "GITHUB_ACTIONS="}
+	mustWrite(t, filepath.Join(repo, "app.txt"), "v1, edited\n") // measured, not committed
+
+	o := tailgateIn(t, repo, noCI, "baseline", "record", "--result", res, "--baseline", "b.json")
+	wantCode(t, o, 0)
+	wantContains(t, "stdout", o.stdout, "from git: commit "+sha+", with uncommitted changes", "ref refs/heads/main", "(1 job)")
+	h, err := baseline.ReadHistory(filepath.Join(repo, "b.history.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := h.Jobs[0]; j.Commit != sha || j.Ref != "refs/heads/main" {
+		t.Errorf("history line commit %q ref %q, want %s refs/heads/main", j.Commit, j.Ref, sha)
+	}
+
+	// --commit and --ref win over git, and nothing is said.
+	o = tailgateIn(t, repo, noCI, "baseline", "record", "--result", res, "--baseline", "b.json", "--commit", "abc1234", "--ref", "refs/tags/v1", "--job", "j2")
+	wantCode(t, o, 0)
+	if strings.Contains(o.stdout, "from git") || !strings.Contains(o.stdout, "(2 jobs)") {
+		t.Errorf("with --commit and --ref: %s", o.stdout)
+	}
+
+	plain := t.TempDir()
+	o = tailgateIn(t, plain, append(noCI, "GIT_CEILING_DIRECTORIES="+filepath.Dir(plain)), "baseline", "record", "--result", res, "--baseline", "b.json")
+	wantCode(t, o, 0)
+	wantContains(t, "stdout", o.stdout, "no commit recorded: the working directory is not a git checkout")
+}
+
+// gitRun runs git in repo with a fixed author and no user configuration.
+func gitRun(t *testing.T, repo string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = repo
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid",
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.invalid"}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
@@ -48,6 +50,19 @@ type HistoryMetric struct {
 	// Alpha is the level of each of this metric's permutation tests.
 	Alpha   float64
 	Changes []HistoryChange
+	// Side is the fewest jobs a step needs on each side to be shown at
+	// Alpha (0: these jobs can show none), Needed the fewest jobs that can
+	// show one, and Visible the smallest step (percent, points for rates)
+	// these jobs show with 80 % power in the middle of the history (+Inf
+	// when Side is 0). Set once the metric is analysed.
+	Side, Needed int
+	Visible      float64
+	// Seen is the step the job values show when the search confirmed none
+	// (their best split into two levels, beyond the floor and clear of the
+	// noise between neighbouring jobs): what the eye sees in the figure,
+	// which too few jobs on a side, or a p above Alpha, left unconfirmed.
+	// Nil when the values show no such step.
+	Seen *HistoryChange
 	// Note says why the metric was not analysed, when it was not.
 	Note string
 }
@@ -83,6 +98,34 @@ func (c HistoryChange) Regression() bool { return c.Worse && !c.ByEnvironment }
 type HistoryVerdict struct {
 	Jobs    int
 	Metrics []HistoryMetric
+}
+
+// Unconfirmed lists the metrics with no change point whose values show a
+// step the bad way (Seen): main may sit at a worse level that the jobs
+// recorded so far cannot confirm.
+func (v HistoryVerdict) Unconfirmed() []HistoryMetric {
+	var out []HistoryMetric
+	for _, m := range v.Metrics {
+		if len(m.Changes) == 0 && m.Seen != nil && m.Seen.Worse {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// TooFew reports whether these jobs can show no step of the metric at
+// all, or the step its values show has too few jobs on a side.
+func (hm HistoryMetric) TooFew() bool {
+	if hm.Side == 0 {
+		return true
+	}
+	return hm.Seen != nil && min(hm.seenIndex(), len(hm.Values)-hm.seenIndex()) < hm.Side
+}
+
+// seenIndex is the index into Values of Seen's first job at the new level.
+func (hm HistoryMetric) seenIndex() int {
+	i, _ := slices.BinarySearch(hm.Jobs, hm.Seen.At)
+	return i
 }
 
 // Current lists the metrics whose latest change point is a regression:
@@ -159,8 +202,23 @@ func historyFloor(m result.Metric, p HistoryPolicy) float64 {
 	return math.Max(least, p.MinEffect[m.Key])
 }
 
+// historyMinSegment is the fewest jobs a level may hold in the search. The
+// relocation after it finds a step may leave a level of 2 at either end
+// of the history.
+const historyMinSegment = 3
+
+// historyPermutations is the permutations of each test of a history of at
+// most shortHistory jobs: more than the default, so that a short
+// history's p, which lies near its least possible value, is estimated
+// closely and one more job does not flip it. Longer histories take the
+// default (each permutation costs the square of the jobs).
+const (
+	historyPermutations = 1999
+	shortHistory        = 60
+)
+
 // enough: the metric has the jobs to hold two levels.
-func (hm HistoryMetric) enough() bool { return len(hm.Values) >= 2*stats.DefaultMinSegment }
+func (hm HistoryMetric) enough() bool { return len(hm.Values) >= 2*historyMinSegment }
 
 // seriesOf collects metric m's values job by job.
 func seriesOf(jobs []HistoryJob, m result.Metric, floor float64) HistoryMetric {
@@ -187,31 +245,63 @@ func seriesOf(jobs []HistoryJob, m result.Metric, floor float64) HistoryMetric {
 		hm.Note = fmt.Sprintf("%d of the jobs left out: their median was 0, and a ratio needs positive values", skipped)
 	}
 	if !hm.enough() {
-		hm.Note = fmt.Sprintf("%d jobs measured it: at least %d are needed to find a change", len(hm.Values), 2*stats.DefaultMinSegment)
+		hm.Note = fmt.Sprintf("too few jobs: %d measured it, at least %d are needed to find a change", len(hm.Values), 2*historyMinSegment)
 	}
 	return hm
 }
 
-// findChanges runs the change-point search on one metric.
+// findChanges runs the change-point search on one metric, says what its
+// jobs can show, and what step the values show if the search confirmed
+// none.
 func findChanges(hm *HistoryMetric, jobs []HistoryJob, alpha float64, seed uint64) error {
-	if !hm.enough() {
+	if len(hm.Values) == 0 {
 		return nil
 	}
-	hm.Alpha = alpha
 	sc, dir := scale(hm.Meta), direction(hm.Meta)
 	x, err := sc.Values(hm.Values)
 	if err != nil {
 		return fmt.Errorf("history of %s: %w", hm.Meta.Key, err)
 	}
 	floor := math.Abs(stats.ToScale(sc, stats.HigherIsWorse, hm.Floor))
-	cps, err := stats.ChangePoints(x, stats.ChangePointOptions{Alpha: alpha, MinStep: floor, Seed: seed})
-	if err != nil {
-		return fmt.Errorf("history of %s: %w", hm.Meta.Key, err)
+	reach := stats.ReachOf(x, alpha, historyMinSegment)
+	hm.Side, hm.Needed, hm.Visible = reach.Side, reach.Needed, math.Max(math.Abs(userChange(sc, reach.Step)), hm.Floor)
+	if !hm.enough() {
+		hm.Note = fmt.Sprintf("too few jobs: %d measured it, a step needs %d jobs or more", len(hm.Values), hm.Needed)
+	} else {
+		hm.Alpha = alpha
+		o := stats.ChangePointOptions{Alpha: alpha, MinStep: floor, Seed: seed, MinSize: historyMinSegment}
+		if len(x) <= shortHistory {
+			o.Permutations = historyPermutations
+		}
+		cps, err := stats.ChangePoints(x, o)
+		if err != nil {
+			return fmt.Errorf("history of %s: %w", hm.Meta.Key, err)
+		}
+		for _, cp := range cps {
+			hm.Changes = append(hm.Changes, describeChange(hm, jobs, cp, sc, dir))
+		}
 	}
-	for _, cp := range cps {
-		hm.Changes = append(hm.Changes, describeChange(hm, jobs, cp, sc, dir))
+	if len(hm.Changes) == 0 {
+		hm.Seen = seenStep(hm, jobs, x, alpha, floor, sc, dir)
 	}
 	return nil
+}
+
+// seenStep is the step the values show though the search confirmed none:
+// the best split into two levels, at least the floor, and beyond the noise
+// between neighbouring jobs as a test of that one split at alpha over the
+// places it could be would count it. Nil when there is none.
+func seenStep(hm *HistoryMetric, jobs []HistoryJob, x []float64, alpha, floor float64, sc stats.Scale, dir stats.Direction) *HistoryChange {
+	ls, ok := stats.BestLevelStep(x)
+	places := float64(max(len(x)-3, 1))
+	if !ok || math.Abs(ls.Step) < floor || ls.Z < distuv.UnitNormal.Quantile(1-alpha/places) {
+		return nil
+	}
+	c := HistoryChange{At: hm.Jobs[ls.Index], First: hm.Jobs[ls.Index], Last: hm.Jobs[ls.Index],
+		Before: stats.Median(hm.Values[:ls.Index]), After: stats.Median(hm.Values[ls.Index:]),
+		Change: userChange(sc, ls.Step), Lo: math.NaN(), Hi: math.NaN(), P: math.NaN(), Worse: dir.Sign()*ls.Step > 0}
+	c.Environment, c.ByEnvironment = environmentChanges(jobs[hm.Jobs[ls.Index-1] : c.At+1])
+	return &c
 }
 
 func describeChange(hm *HistoryMetric, jobs []HistoryJob, cp stats.ChangePoint, sc stats.Scale, dir stats.Direction) HistoryChange {
@@ -277,4 +367,236 @@ func orUnknown(s string) string {
 		return "unknown"
 	}
 	return s
+}
+
+// The chain of main: each commit judged against its parent by a
+// same-runner A/B, the unit of which sees no drift between jobs. A step's
+// culprit is the commit whose own A/B saw it, on the day it landed; creep
+// is the product of the commits' changes, its bounds propagated from each
+// link's (the links are separate jobs, so their errors are independent and
+// add in variance on the log scale).
+
+// ChainLink is one commit of main judged against its parent.
+type ChainLink struct {
+	Commit, Parent, Job string
+	Time                time.Time
+	// Metrics are the A/B's estimates by metric key.
+	Metrics map[string]LinkMetric
+}
+
+// LinkMetric is one metric's paired estimate of a link: Change with its
+// 95 % bounds Lo and Hi, signed as the values move, in percent (points for
+// rates); Outcome is the A/B's verdict on it.
+type LinkMetric struct {
+	Change, Lo, Hi float64
+	Outcome        MetricOutcome
+}
+
+// ChainVerdict is the chain's reading of each gated metric.
+type ChainVerdict struct {
+	Links []ChainLink
+	// Since is the index of the first link the creep counts, and From
+	// names where it starts ("v1.4 (3a9c5e7)", "2026-11-01").
+	Since int
+	From  string
+	// Gaps are the links whose parent is not the previous link's commit:
+	// the changes between them were not judged.
+	Gaps    []int
+	Metrics []ChainMetric
+}
+
+// ChainMetric is one gated metric along the chain.
+type ChainMetric struct {
+	Meta result.Metric
+	// Culprits are the links whose own A/B found the metric regressed.
+	Culprits []int
+	// Creep is the product of the changes since ChainVerdict.Since.
+	Creep Creep
+	// Level is, for the latest culprit, the product of the changes from it
+	// to the newest link: whether main still sits at the level it
+	// regressed to. Valid when Culprits is not empty.
+	Level Creep
+}
+
+// Creep is a product of links' changes: in percent (points for rates),
+// signed as the values move, with 95 % bounds.
+type Creep struct {
+	Links          int
+	Change, Lo, Hi float64
+	// Floor is the smallest change counted (as the history's floor).
+	Floor float64
+	// Worse: beyond the floor the bad way, with its bounds on that side
+	// of zero.
+	Worse bool
+}
+
+// z95 is the two-sided 95 % normal quantile of the links' bounds.
+const z95 = 1.959963984540054
+
+// AnalyzeChain reads the chain of links (oldest first), the creep counted
+// from link since on, named from.
+func AnalyzeChain(links []ChainLink, since int, from string, p HistoryPolicy) ChainVerdict {
+	v := ChainVerdict{Links: links, Since: since, From: from}
+	for i := 1; i < len(links); i++ {
+		if links[i].Parent != links[i-1].Commit {
+			v.Gaps = append(v.Gaps, i)
+		}
+	}
+	for _, key := range chainMetrics(links, p) {
+		m, _ := result.Lookup(key)
+		cm := ChainMetric{Meta: m}
+		for i, l := range links {
+			if lm, ok := l.Metrics[key]; ok && lm.Outcome == MetricRegression {
+				cm.Culprits = append(cm.Culprits, i)
+			}
+		}
+		floor := historyFloor(m, p)
+		cm.Creep = product(links[min(since, len(links)):], m, floor)
+		if n := len(cm.Culprits); n > 0 {
+			cm.Level = product(links[cm.Culprits[n-1]:], m, floor)
+		}
+		v.Metrics = append(v.Metrics, cm)
+	}
+	return v
+}
+
+// Current lists the metrics main still sits at a regressed level of by the
+// chain: since the latest culprit, the changes multiply to worse than the
+// floor, bounds and all.
+func (v ChainVerdict) Current() []ChainMetric {
+	var out []ChainMetric
+	for _, m := range v.Metrics {
+		if len(m.Culprits) > 0 && m.Level.Worse {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Crept lists the metrics whose creep since From is flagged.
+func (v ChainVerdict) Crept() []ChainMetric {
+	var out []ChainMetric
+	for _, m := range v.Metrics {
+		if m.Creep.Worse {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// chainMetrics are the gated metrics some link estimated, in catalogue
+// order.
+func chainMetrics(links []ChainLink, p HistoryPolicy) []string {
+	wanted := map[string]bool{}
+	for _, key := range (Policy{Metrics: p.Metrics}).metrics() {
+		wanted[key] = true
+	}
+	var out []string
+	for _, m := range result.Metrics {
+		if !wanted[m.Key] {
+			continue
+		}
+		if slices.ContainsFunc(links, func(l ChainLink) bool { _, ok := l.Metrics[m.Key]; return ok }) {
+			out = append(out, m.Key)
+		}
+	}
+	return out
+}
+
+// product multiplies the links' changes of metric m (adds them, for
+// rates); a link that did not estimate m counts as no change and says so
+// by not counting in Links.
+func product(links []ChainLink, m result.Metric, floor float64) Creep {
+	c := Creep{Floor: floor}
+	var sum, variance float64
+	for _, l := range links {
+		lm, ok := l.Metrics[m.Key]
+		if !ok {
+			continue
+		}
+		w, lo, hi := toChainScale(m, lm.Change), toChainScale(m, lm.Lo), toChainScale(m, lm.Hi)
+		se := (hi - lo) / (2 * z95)
+		sum, variance = sum+w, variance+se*se
+		c.Links++
+	}
+	half := z95 * math.Sqrt(variance)
+	c.Change, c.Lo, c.Hi = fromChainScale(m, sum), fromChainScale(m, sum-half), fromChainScale(m, sum+half)
+	// The bound nearer zero on the bad side: the creep is worse only if
+	// even it is.
+	sign, nearer := direction(m).Sign(), c.Lo
+	if sign < 0 {
+		nearer = c.Hi
+	}
+	c.Worse = sign*c.Change >= floor && sign*nearer > 0
+	return c
+}
+
+// toChainScale is a change signed as the values move, in percent, on the
+// log scale; points stay points.
+func toChainScale(m result.Metric, change float64) float64 {
+	return stats.ToScale(scale(m), stats.HigherIsWorse, change)
+}
+
+func fromChainScale(m result.Metric, w float64) float64 { return userChange(scale(m), w) }
+
+// LinkOf is the A/B verdict v as a link's metrics: each gated metric's
+// paired estimate with 95 % bounds. The verdict's own bounds are repeated
+// confidence bounds at levels α/K (the regression side) and β (the pass
+// side), whose critical values are at least the fixed-sample normal
+// quantiles; reading the standard error off their width with those
+// quantiles therefore overstates it, and the 95 % bounds built from it
+// are, if anything, too wide. A metric without finite bounds is left out.
+func LinkOf(v Verdict, p Policy) map[string]LinkMetric {
+	gated := 0
+	for _, f := range v.Findings {
+		if f.Gated && f.Outcome != NotAvailable {
+			gated++
+		}
+	}
+	zSpan := distuv.UnitNormal.Quantile(1-p.alpha()/float64(max(gated, 1))) + distuv.UnitNormal.Quantile(1-stats.DefaultSeqBeta)
+	out := map[string]LinkMetric{}
+	for _, f := range v.Findings {
+		m, ok := result.Lookup(f.Key)
+		if !ok || !f.Gated || f.Outcome == NotAvailable || !finite(f.Estimate, f.Lower, f.Upper) {
+			continue
+		}
+		// Estimate, Lower and Upper are in the bad direction; the link is
+		// signed as the values move.
+		sc, dir := scale(m), direction(m)
+		w := dir.Sign() * stats.ToScale(sc, dir, f.Estimate)
+		se := math.Abs(stats.ToScale(sc, dir, f.Upper)-stats.ToScale(sc, dir, f.Lower)) / zSpan
+		out[f.Key] = LinkMetric{Change: fromChainScale(m, w), Lo: fromChainScale(m, w-z95*se), Hi: fromChainScale(m, w+z95*se), Outcome: f.Outcome}
+	}
+	return out
+}
+
+func finite(xs ...float64) bool {
+	for _, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// Judged says what the chain saw of metric key among commits: the links
+// of those commits whose own A/B found it regressed, and how many of
+// the commits the chain judged at all.
+func (v ChainVerdict) Judged(key string, commits []string) (culprits []int, judged int) {
+	for i, l := range v.Links {
+		if !slices.Contains(commits, l.Commit) {
+			continue
+		}
+		judged++
+		if lm, ok := l.Metrics[key]; ok && lm.Outcome == MetricRegression {
+			culprits = append(culprits, i)
+		}
+	}
+	return culprits, judged
+}
+
+// ChainProduct is the product of links' changes of metric m, with its
+// bounds, as AnalyzeChain's creep (the floor is the least calibrated one).
+func ChainProduct(links []ChainLink, m result.Metric) Creep {
+	return product(links, m, historyFloor(m, HistoryPolicy{}))
 }

@@ -168,3 +168,55 @@ func TestAnalyzeHistoryFloorAndShortHistory(t *testing.T) {
 		t.Errorf("5 jobs: %+v, want a note and no change", cpu)
 	}
 }
+
+// stepAt is a +55 % step of CPU per iteration at job k (the N+1
+// query: levels that never overlap).
+func stepAt(k int) func(int) float64 {
+	return func(j int) float64 {
+		if j >= k {
+			return 1.55
+		}
+		return 1
+	}
+}
+
+// A step at job k is located at k, from 3 jobs before it on; once found it
+// stays found as jobs are added (more jobs never lose it); wherever the
+// jobs can show it (at least Side on each side) it is found; and where
+// they cannot, the metric says too few jobs and still names job k as the
+// step its values show.
+func TestAnalyzeHistoryShortStepAtK(t *testing.T) {
+	t.Parallel()
+	for seed := uint64(1); seed <= 5; seed++ {
+		for before := 3; before <= 6; before++ {
+			found := false
+			for after := 1; after <= 9; after++ {
+				jobs := historyOf(seed, before+after, stepAt(before))
+				v, err := AnalyzeHistory(jobs, HistoryPolicy{Seed: seed})
+				if err != nil {
+					t.Fatal(err)
+				}
+				cpu := metricOf(t, v, result.CPUPerIteration)
+				name := fmt.Sprintf("seed %d, %d+%d jobs", seed, before, after)
+				switch {
+				case len(cpu.Changes) > 0:
+					if len(cpu.Changes) != 1 || cpu.Changes[0].At != before || !cpu.Changes[0].Regression() {
+						t.Errorf("%s: changes %+v, want one regression at job %d", name, cpu.Changes, before)
+					}
+					found = true
+				case found:
+					t.Errorf("%s: the step found with fewer jobs is lost", name)
+				case cpu.Side > 0 && min(before, after) >= cpu.Side:
+					t.Errorf("%s: not found, though the jobs can show a step with %d on each side", name, cpu.Side)
+				case !cpu.TooFew():
+					t.Errorf("%s: not found and not said to be too few jobs (side %d, seen %+v)", name, cpu.Side, cpu.Seen)
+				case after >= 2 && (cpu.Seen == nil || cpu.Seen.At != before || !cpu.Seen.Worse):
+					t.Errorf("%s: the step the values show is %+v, want it at job %d, worse", name, cpu.Seen, before)
+				}
+			}
+			if !found {
+				t.Errorf("seed %d: a step after %d jobs never found with up to 9 after it", seed, before)
+			}
+		}
+	}
+}

@@ -118,7 +118,7 @@ func lastTag(ctx context.Context, glob string, o CheckOptions) (creepReference, 
 func tagJobs(h *baseline.History, tag baseline.Tag) (creepReference, bool) {
 	ref := creepReference{name: tag.Name + " (" + shortCommit(tag.Commit, "") + ")", tag: true}
 	for _, j := range h.Jobs {
-		if j.Commit == tag.Commit || j.Ref == "refs/tags/"+tag.Name {
+		if j.AB == nil && (j.Commit == tag.Commit || j.Ref == "refs/tags/"+tag.Name) {
 			ref.runs = append(ref.runs, j.Results()...)
 			ref.definition = j.DefinitionHash
 			ref.jobs++

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
@@ -20,6 +21,17 @@ type HistoryOptions struct {
 	// Seed makes the permutation tests repeatable; the same history and
 	// seed give the same change points.
 	Seed uint64
+	// Since is where the chain's creep starts; zero for the whole chain.
+	Since Since
+}
+
+// Since names where creep is counted from: the commit after Commit (a
+// tag's, resolved by the caller), or the first link at or after Time.
+// Name is how the report says it ("v1.4", "2026-11-01").
+type Since struct {
+	Commit string
+	Time   time.Time
+	Name   string
 }
 
 // History reads main's history and finds the change points of each gated
@@ -33,7 +45,7 @@ func History(o HistoryOptions) (report.HistoryInput, error) {
 	if err != nil {
 		return report.HistoryInput{}, Usage.Wrap(err)
 	}
-	jobs := historyJobs(h)
+	jobs, links := historyJobs(h), chainLinks(h)
 	p := gate.HistoryPolicy{Seed: o.Seed}
 	if o.Config != nil {
 		p.Alpha, p.Metrics, p.MinEffect = o.Config.Gate.Alpha, o.Config.Gate.Metrics, o.Config.Gate.MinEffect
@@ -42,21 +54,74 @@ func History(o HistoryOptions) (report.HistoryInput, error) {
 	if err != nil {
 		return report.HistoryInput{}, Usage.Wrap(err)
 	}
-	return report.HistoryInput{Name: historyName(h, o), Source: o.Path, Jobs: jobs, Verdict: v}, nil
+	since, from, err := sinceLink(links, o.Since)
+	if err != nil {
+		return report.HistoryInput{}, err
+	}
+	return report.HistoryInput{Name: historyName(h, o), Source: o.Path, Jobs: jobs, Verdict: v,
+		Chain: gate.AnalyzeChain(links, since, from, p)}, nil
 }
 
-// historyJobs are the history's jobs as the analysis reads them.
+// historyJobs are the history's absolute jobs (those with runs) as the
+// analysis reads them; the A/B links are the chain's.
 func historyJobs(h *baseline.History) []gate.HistoryJob {
-	jobs := make([]gate.HistoryJob, len(h.Jobs))
-	for i, j := range h.Jobs {
+	var jobs []gate.HistoryJob
+	for _, j := range h.Jobs {
+		if j.AB != nil {
+			continue
+		}
 		hj := gate.HistoryJob{Commit: j.Commit, Ref: j.Ref, Job: j.Job, Time: j.Time, Runner: j.Runner, Definition: j.DefinitionHash,
 			Tool: strings.TrimSpace(j.Env.GoVersion + " tailgate " + j.Env.TailgateVersion), Runs: j.Results()}
 		if j.Env.Cores != 0 {
 			hj.Machine = j.Env.Fingerprint()
 		}
-		jobs[i] = hj
+		jobs = append(jobs, hj)
 	}
 	return jobs
+}
+
+// chainLinks are the history's A/B links, oldest first.
+func chainLinks(h *baseline.History) []gate.ChainLink {
+	var links []gate.ChainLink
+	for _, j := range h.Jobs {
+		if j.AB == nil {
+			continue
+		}
+		l := gate.ChainLink{Commit: j.Commit, Parent: j.AB.Parent, Job: j.Job, Time: j.Time, Metrics: map[string]gate.LinkMetric{}}
+		for _, m := range j.AB.Metrics {
+			l.Metrics[m.Key] = gate.LinkMetric{Change: m.Change, Lo: m.Lo, Hi: m.Hi, Outcome: gate.MetricOutcome(m.Outcome)}
+		}
+		links = append(links, l)
+	}
+	return links
+}
+
+// sinceLink is the index of the first link the creep counts and how to
+// name its start; a commit the chain does not hold is bad input.
+func sinceLink(links []gate.ChainLink, s Since) (int, string, error) {
+	switch {
+	case s.Commit != "":
+		for i, l := range links {
+			switch s.Commit {
+			case l.Commit:
+				return i + 1, s.Name, nil
+			case l.Parent:
+				return i, s.Name, nil
+			}
+		}
+		return 0, "", Usage.Errorf("--since %s: no link of main's chain is of commit %.12s or has it as its parent", s.Name, s.Commit)
+	case !s.Time.IsZero():
+		for i, l := range links {
+			if !l.Time.Before(s.Time) {
+				return i, s.Name, nil
+			}
+		}
+		return len(links), s.Name, nil
+	}
+	if len(links) == 0 {
+		return 0, "", nil
+	}
+	return 0, short(links[0].Parent), nil
 }
 
 func historyName(h *baseline.History, o HistoryOptions) string {

@@ -1,64 +1,37 @@
 package pipeline
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"testing"
+	"time"
 
-	"github.com/tailgate-ci/tailgate/internal/baseline"
+	"github.com/tailgate-ci/tailgate/internal/gate"
 )
 
-func TestRecordAppendsToTheHistory(t *testing.T) {
+// --since counts the creep from the link after a tag's commit (or from the
+// link whose parent it is), or from the first link on or after a date; a
+// commit the chain does not hold is bad input.
+func TestSinceLink(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "items.json")
-	var env testEnv
-	for i, commit := range []string{"c1", "c2"} {
-		rec, err := Record(context.Background(), env.env(), RecordOptions{Head: synthetic(3, 1), Path: path,
-			Provenance: baseline.Provenance{Commit: commit, Job: commit}, Runner: "ubuntu24/1"})
-		if err != nil {
-			t.Fatal(err)
+	day := func(d int) time.Time { return time.Date(2026, 11, d, 12, 0, 0, 0, time.UTC) }
+	links := []gate.ChainLink{{Commit: "b", Parent: "a", Time: day(1)}, {Commit: "c", Parent: "b", Time: day(2)}, {Commit: "d", Parent: "c", Time: day(3)}}
+	cases := []struct {
+		since Since
+		want  int
+	}{
+		{Since{}, 0},
+		{Since{Commit: "a", Name: "v0"}, 0}, // the first link's parent: the whole chain
+		{Since{Commit: "b", Name: "v1"}, 1},
+		{Since{Commit: "d", Name: "v2"}, 3}, // the newest: nothing since
+		{Since{Time: day(2).Truncate(24 * time.Hour), Name: "2026-11-02"}, 1},
+		{Since{Time: day(9), Name: "2026-11-09"}, 3},
+	}
+	for _, c := range cases {
+		got, _, err := sinceLink(links, c.since)
+		if err != nil || got != c.want {
+			t.Errorf("since %+v: %d, %v; want %d", c.since, got, err, c.want)
 		}
-		if rec.HistoryPath != filepath.Join(dir, "items.history.jsonl") || len(rec.History.Jobs) != i+1 {
-			t.Fatalf("history %s with %d jobs after %d records", rec.HistoryPath, len(rec.History.Jobs), i+1)
-		}
 	}
-	h, err := baseline.ReadHistory(filepath.Join(dir, "items.history.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if j := h.Jobs[1]; j.Commit != "c2" || j.Runner != "ubuntu24/1" || len(j.Runs) != 3 || j.DefinitionHash != "sha256:1" {
-		t.Errorf("second job %+v", j)
-	}
-}
-
-// An unreadable history stops the record before anything is written, and
-// is left as it was; the baseline is not touched either.
-func TestRecordKeepsAnUnreadableHistory(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "items.json")
-	hist := filepath.Join(dir, "items.history.jsonl")
-	if err := os.WriteFile(hist, []byte("{broken\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var env testEnv
-	_, err := Record(context.Background(), env.env(), RecordOptions{Head: synthetic(3, 1), Path: path})
-	if err == nil || KindOf(err) != Runtime {
-		t.Fatalf("record over a broken history: %v, want a runtime failure", err)
-	}
-	if data, _ := os.ReadFile(hist); string(data) != "{broken\n" {
-		t.Errorf("the history was changed to %q", data)
-	}
-	if _, err := os.Stat(path); !os.IsNotExist(err) {
-		t.Errorf("a baseline was written: %v", err)
-	}
-}
-
-func TestHistoryUseCase(t *testing.T) {
-	t.Parallel()
-	if _, err := History(HistoryOptions{Path: filepath.Join(t.TempDir(), "none.jsonl")}); KindOf(err) != Usage {
-		t.Errorf("a missing history: %v, want bad input", err)
+	if _, _, err := sinceLink(links, Since{Commit: "zz", Name: "v9"}); err == nil {
+		t.Error("a commit outside the chain was accepted")
 	}
 }

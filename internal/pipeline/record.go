@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
@@ -108,4 +111,49 @@ func stamped(p baseline.Provenance, t time.Time) baseline.Provenance {
 		p.Job = "local-" + t.UTC().Format("20060102T150405.000")
 	}
 	return p
+}
+
+// LinkOptions are the options of RecordLink.
+type LinkOptions struct {
+	// Config is the benchmark the A/B ran (its gate section judged it).
+	Config *config.Config
+	// Judged is the finished A/B.
+	Judged Judged
+	// Path is the history file.
+	Path string
+	// Provenance names the head commit, its ref and the job; Parent the
+	// base commit the A/B built.
+	Provenance baseline.Provenance
+	Parent     string
+	Runner     string
+}
+
+// RecordLink appends a finished A/B of a commit of main against its
+// parent to the history: a link of the chain. It needs both commits: a
+// link without them could not be placed in the chain.
+func RecordLink(o LinkOptions) (*baseline.History, error) {
+	if o.Provenance.Commit == "" || o.Parent == "" {
+		return nil, Usage.Errorf("a link of main's chain needs the commit and its parent: the head's commit (--commit) and the base as a git ref (--base-ref)")
+	}
+	hist, err := readHistory(o.Path)
+	if err != nil {
+		return nil, err
+	}
+	links := gate.LinkOf(o.Judged.Input.Verdict, policyFor(o.Config, nil, nil))
+	c := baseline.Comparison{Parent: o.Parent}
+	for _, key := range slices.Sorted(maps.Keys(links)) {
+		l := links[key]
+		c.Metrics = append(c.Metrics, baseline.ComparedMetric{Key: key, Change: l.Change, Lo: l.Lo, Hi: l.Hi, Outcome: string(l.Outcome)})
+	}
+	head := o.Judged.Head
+	keep := 0
+	if o.Config != nil {
+		keep = o.Config.Gate.History.Jobs
+	}
+	// A CI job that records main and judges it (the Action's record mode
+	// with chain) keeps both lines: the link's id is the job's and "/ab".
+	prov := stamped(o.Provenance, head.Created)
+	prov.Job += "/ab"
+	hist.AppendComparison(head.Benchmark, head.DefinitionHash, head.Env, c, prov, o.Runner, keep)
+	return hist, Runtime.Wrap(baseline.WriteHistory(o.Path, hist))
 }

@@ -16,6 +16,8 @@ type HistoryInput struct {
 	Name, Source string
 	Jobs         []gate.HistoryJob
 	Verdict      gate.HistoryVerdict
+	// Chain is the A/B view: each commit judged against its parent.
+	Chain gate.ChainVerdict
 }
 
 // WriteHistoryText writes the terminal report of a history: per gated
@@ -28,13 +30,93 @@ func WriteHistoryText(w io.Writer, in HistoryInput) error {
 	for _, m := range in.Verdict.Metrics {
 		writeHistoryMetric(&b, in, m)
 	}
-	if cur := in.Verdict.Current(); len(cur) > 0 {
-		fmt.Fprintf(&b, "main is at a regressed level: %s\n", strings.Join(currentLines(in, cur), "; "))
-	} else {
-		b.WriteString("main is at no regressed level of a gated metric\n")
-	}
+	writeChain(&b, in)
+	b.WriteString(historyHeadline(in) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// historyHeadline is the one line the text report ends with and the page
+// leads with, from both views: a regressed level either confirms (the
+// change points', the A/B chain's) first, with creep the chain flags;
+// then a step the values show that too few jobs confirm; then metrics too
+// short to show any.
+func historyHeadline(in HistoryInput) string {
+	v := in.Verdict
+	var regressed []string
+	if cur := v.Current(); len(cur) > 0 {
+		regressed = append(regressed, strings.Join(currentLines(in, cur), "; "))
+	}
+	if cur := in.Chain.Current(); len(cur) > 0 {
+		regressed = append(regressed, strings.Join(chainCurrentLines(in, cur), "; "))
+	}
+	crept := creepLines(in)
+	switch {
+	case len(regressed) > 0:
+		line := "main is at a regressed level: " + strings.Join(regressed, "; ")
+		if len(crept) > 0 {
+			line += ". Creep " + strings.TrimPrefix(strings.Join(crept, "; "), "creep ")
+		}
+		return line
+	case len(crept) > 0:
+		return "main is at no regressed level any commit's A/B saw, but it crept: " + strings.Join(crept, "; ")
+	}
+	if seen := v.Unconfirmed(); len(seen) > 0 {
+		return "main may be at a regressed level, not yet confirmed: " + strings.Join(seenLines(in, seen), "; ")
+	}
+	var short []string
+	for _, m := range v.Metrics {
+		if m.TooFew() {
+			short = append(short, m.Meta.Label)
+		}
+	}
+	if len(short) > 0 {
+		return "main is at no regressed level these jobs can show; too few jobs to show a step of " + strings.Join(short, ", ")
+	}
+	return "main is at no regressed level of a gated metric"
+}
+
+// seenLines name each metric whose values step the bad way unconfirmed.
+func seenLines(in HistoryInput, seen []gate.HistoryMetric) []string {
+	out := make([]string, len(seen))
+	for i, m := range seen {
+		out[i] = fmt.Sprintf("%s %s since %s (%s)", m.Meta.Label, stepText(m, m.Seen.Change), jobName(in.Jobs[m.Seen.At]), seenWhy(m))
+	}
+	return out
+}
+
+// seenWhy says why a step the values show was not confirmed.
+func seenWhy(m gate.HistoryMetric) string {
+	if m.TooFew() {
+		return "too few jobs"
+	}
+	return "its p is above the search's α"
+}
+
+// stepText is a step in the metric's unit: "+55.0 %" or "+0.50 pp".
+func stepText(m gate.HistoryMetric, v float64) string {
+	if m.Meta.Scale == result.Percent {
+		return signed(v, "%.2f") + " pp"
+	}
+	return signed(v, "%.1f") + " %"
+}
+
+// reachText says what a metric's jobs can show: "these 12 jobs show steps
+// of ≥ 4.2 % with ≥ 3 jobs on each side".
+func reachText(m gate.HistoryMetric) string {
+	n := len(m.Values)
+	if m.Side == 0 {
+		return fmt.Sprintf("too few jobs: %s can show no step, a step needs %d jobs or more", countJobs(n), m.Needed)
+	}
+	return fmt.Sprintf("%s show steps of %s or more with %d jobs on each side", countJobs(n), strings.TrimPrefix(stepText(m, m.Visible), "+"), m.Side)
+}
+
+// countJobs is "1 job", "these 12 jobs".
+func countJobs(n int) string {
+	if n == 1 {
+		return "1 job"
+	}
+	return fmt.Sprintf("these %d jobs", n)
 }
 
 // historySpan says how many jobs the history holds and from when.
@@ -52,12 +134,20 @@ func writeHistoryMetric(b *strings.Builder, in HistoryInput, m gate.HistoryMetri
 	fmt.Fprintf(b, "%s (%s): ", m.Meta.Label, count(len(m.Values), "job", "jobs"))
 	switch {
 	case len(m.Changes) == 0 && m.Note != "" && m.Alpha == 0:
-		fmt.Fprintf(b, "not analysed: %s\n\n", m.Note)
-		return
+		fmt.Fprintf(b, "not analysed: %s\n", m.Note)
+	case len(m.Changes) == 0 && m.Side == 0:
+		fmt.Fprintf(b, "no change point can be shown (%s)\n  %s\n", historyRule(m), reachText(m))
 	case len(m.Changes) == 0:
-		fmt.Fprintf(b, "no change point (%s)\n", historyRule(m))
+		fmt.Fprintf(b, "no change point (%s)\n  %s\n", historyRule(m), reachText(m))
 	default:
 		fmt.Fprintf(b, "%s (%s)\n", count(len(m.Changes), "change point", "change points"), historyRule(m))
+	}
+	if c := m.Seen; c != nil {
+		fmt.Fprintf(b, "  the values step %s at job #%d %s, %s → %s, not confirmed: %s\n", stepText(m, c.Change), c.At+1,
+			jobName(in.Jobs[c.At]), formatValue(c.Before, m.Meta.Unit), formatValue(c.After, m.Meta.Unit), seenReason(m))
+		for _, e := range c.Environment {
+			fmt.Fprintf(b, "      also changed: %s\n", visible(e, maxShownRunes))
+		}
 	}
 	for _, c := range m.Changes {
 		fmt.Fprintf(b, "  %s: %s, %s → %s, %s\n", changeWord(c), historyStep(m, c), formatValue(c.Before, m.Meta.Unit),
@@ -65,11 +155,33 @@ func writeHistoryMetric(b *strings.Builder, in HistoryInput, m gate.HistoryMetri
 		for _, e := range c.Environment {
 			fmt.Fprintf(b, "      also changed: %s\n", visible(e, maxShownRunes))
 		}
+		if saw := chainSaw(in, m, c); saw != "" {
+			fmt.Fprintf(b, "      %s\n", saw)
+		}
 	}
-	if m.Note != "" {
+	if m.Note != "" && m.Alpha != 0 {
 		fmt.Fprintf(b, "  note: %s\n", m.Note)
 	}
 	b.WriteString("\n")
+}
+
+// seenReason says in full why a step the values show is not confirmed.
+func seenReason(m gate.HistoryMetric) string {
+	c := m.Seen
+	before := 0
+	for _, j := range m.Jobs {
+		if j < c.At {
+			before++
+		}
+	}
+	after := len(m.Jobs) - before
+	switch {
+	case m.Side == 0:
+		return fmt.Sprintf("too few jobs (%d before it, %d from it on; a step needs %d jobs or more)", before, after, m.Needed)
+	case min(before, after) < m.Side:
+		return fmt.Sprintf("too few jobs (%d before it, %d from it on; a step needs %d on each side)", before, after, m.Side)
+	}
+	return "its permutation p is above α"
 }
 
 // historyRule says what the search counted as a change.
@@ -140,10 +252,148 @@ func currentLines(in HistoryInput, cur []gate.HistoryMetric) []string {
 		if m.Meta.Scale == result.Percent {
 			format, unit = "%.2f", " pp"
 		}
-		out[i] = fmt.Sprintf("%s %s%s since %s", m.Meta.Label, signed(c.Change, format), unit, jobName(in.Jobs[c.At]))
+		out[i] = fmt.Sprintf("%s %s%s since %s%s", m.Meta.Label, signed(c.Change, format), unit, jobName(in.Jobs[c.At]), viewSuffix(in))
 	}
 	return out
 }
 
+// viewSuffix names the absolute view where the A/B chain is a second one.
+func viewSuffix(in HistoryInput) string {
+	if len(in.Chain.Links) == 0 {
+		return ""
+	}
+	return " (a change point of the jobs)"
+}
+
 // count is "1 job", "3 jobs".
 func count(n int, one, many string) string { return fmt.Sprintf("%d %s", n, plural(n, one, many)) }
+
+// writeChain writes the A/B view: per gated metric the commits whose own
+// A/B found it regressed, whether main still sits at that level, and the
+// creep since the chain's start.
+func writeChain(b *strings.Builder, in HistoryInput) {
+	c := in.Chain
+	n := len(c.Links)
+	if n == 0 {
+		return // no A/B view yet: the report is the absolute jobs'
+	}
+	first, last := c.Links[0], c.Links[n-1]
+	fmt.Fprintf(b, "A/B chain of main: %s, each judged against its parent side by side, %s … %s\n", count(n, "commit", "commits"),
+		first.Time.UTC().Format("2006-01-02"), last.Time.UTC().Format("2006-01-02"))
+	for _, m := range c.Metrics {
+		fmt.Fprintf(b, "  %s: ", m.Meta.Label)
+		if len(m.Culprits) == 0 {
+			b.WriteString("no commit's own A/B found it regressed\n")
+		} else {
+			b.WriteString("regressed by " + strings.Join(culpritTexts(in, m), "; ") + "\n")
+			lv := m.Level
+			state := "main is no longer at that level"
+			if lv.Worse {
+				state = "main is still at that level"
+			}
+			fmt.Fprintf(b, "    %s: %s since, over %s\n", state, creepStep(m.Meta, lv), count(lv.Links, "commit", "commits"))
+		}
+		fmt.Fprintf(b, "    creep since %s (%s): %s%s\n", visible(c.From, 40), count(m.Creep.Links, "commit", "commits"), creepStep(m.Meta, m.Creep), flaggedText(m.Meta, m.Creep))
+	}
+	if empty := emptyLinks(c); empty > 0 {
+		fmt.Fprintf(b, "  %s estimated no gated metric (too few blocks for bounds): counted as no change\n", plural(empty, "1 commit's A/B", fmt.Sprintf("%d commits' A/Bs", empty)))
+	}
+	for _, g := range c.Gaps {
+		fmt.Fprintf(b, "  gap: %s's parent is %s, not the previous link's %s: the commits between were not judged\n",
+			shortName(c.Links[g].Commit), shortName(c.Links[g].Parent), shortName(c.Links[g-1].Commit))
+	}
+	b.WriteString("\n")
+}
+
+// culpritTexts name each culprit link: "1034de6 on 2026-11-04 (its own
+// A/B: +55.2 %, 95 % bounds +50.1 … +60.3 %)".
+func culpritTexts(in HistoryInput, m gate.ChainMetric) []string {
+	var out []string
+	for _, i := range m.Culprits {
+		l := in.Chain.Links[i]
+		lm := l.Metrics[m.Meta.Key]
+		out = append(out, fmt.Sprintf("%s on %s (its own A/B: %s, 95 %% bounds %s … %s)", shortName(l.Commit), l.Time.UTC().Format("2006-01-02"),
+			metricStep(m.Meta, lm.Change), metricStep(m.Meta, lm.Lo), metricStep(m.Meta, lm.Hi)))
+	}
+	return out
+}
+
+// chainCurrentLines name each metric the chain says main still sits at a
+// regressed level of, by its latest culprit.
+func chainCurrentLines(in HistoryInput, cur []gate.ChainMetric) []string {
+	out := make([]string, len(cur))
+	for i, m := range cur {
+		l := in.Chain.Links[m.Culprits[len(m.Culprits)-1]]
+		out[i] = fmt.Sprintf("%s %s since %s (its own A/B on %s)", m.Meta.Label, metricStep(m.Meta, m.Level.Change), shortName(l.Commit), l.Time.UTC().Format("2006-01-02"))
+	}
+	return out
+}
+
+// creepLines name each metric whose creep the chain flags.
+func creepLines(in HistoryInput) []string {
+	var out []string
+	for _, m := range in.Chain.Crept() {
+		out = append(out, fmt.Sprintf("creep since %s: %s %s over %s", visible(in.Chain.From, 40), m.Meta.Label, creepStep(m.Meta, m.Creep), count(m.Creep.Links, "commit", "commits")))
+	}
+	return out
+}
+
+// creepStep is a product of changes with its bounds: "+16.1 % (95 %
+// bounds +10.2 … +22.3 %)".
+func creepStep(m result.Metric, c gate.Creep) string {
+	return fmt.Sprintf("%s (95 %% bounds %s … %s)", metricStep(m, c.Change), metricStep(m, c.Lo), metricStep(m, c.Hi))
+}
+
+func flaggedText(m result.Metric, c gate.Creep) string {
+	if c.Worse {
+		return fmt.Sprintf(", flagged: worse than the %s floor with its bounds clear of zero", strings.TrimPrefix(metricStep(m, c.Floor), "+"))
+	}
+	return ""
+}
+
+// metricStep is a change of metric m: "+1.5 %" or "+0.20 pp".
+func metricStep(m result.Metric, v float64) string {
+	if m.Scale == result.Percent {
+		return signed(v, "%.2f") + " pp"
+	}
+	return signed(v, "%.1f") + " %"
+}
+
+// shortName is a commit from the history file, short and inert.
+func shortName(c string) string { return visible(shortSHA(c), 40) }
+
+// chainSaw says what the A/B chain saw of a change point's commits (from
+// the last job at the old level, exclusive, to the last that may be the
+// first at the new one): the commit whose own A/B saw the step, or that it
+// judged them and saw none (the environment, or a dependency outside the
+// repository, moved the level), or "" when it judged none of them.
+func chainSaw(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange) string {
+	var commits []string
+	for j := c.First; j <= c.Last; j++ {
+		commits = append(commits, in.Jobs[j].Commit)
+	}
+	culprits, judged := in.Chain.Judged(m.Meta.Key, commits)
+	switch {
+	case len(culprits) > 0:
+		var names []string
+		for _, i := range culprits {
+			l := in.Chain.Links[i]
+			names = append(names, fmt.Sprintf("%s (its own A/B on %s: %s)", shortName(l.Commit), l.Time.UTC().Format("2006-01-02"), metricStep(m.Meta, l.Metrics[m.Meta.Key].Change)))
+		}
+		return "the A/B chain names " + strings.Join(names, ", ")
+	case judged > 0:
+		return fmt.Sprintf("the A/B chain judged %s and saw no regression: did it come from outside the code (runner, machine, a dependency outside the repository)?", plural(judged, "this commit", fmt.Sprintf("these %d commits", judged)))
+	}
+	return ""
+}
+
+// emptyLinks counts the links whose A/B estimated no metric.
+func emptyLinks(c gate.ChainVerdict) int {
+	n := 0
+	for _, l := range c.Links {
+		if len(l.Metrics) == 0 {
+			n++
+		}
+	}
+	return n
+}

@@ -2,7 +2,9 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -110,5 +112,151 @@ func TestTrendNote(t *testing.T) {
 		if strings.Contains(md, "[Trend of main](") || !strings.Contains(md, "Trend of main: ") {
 			t.Errorf("%q was linked, or not shown as text:\n%s", bad, md)
 		}
+	}
+}
+
+// shortStepHistory is the issue's history: CPU per iteration 3.57–3.99 ms
+// for `before` jobs, then 5.72–6.73 ms (+55 %), 5 runs a job.
+func shortStepHistory(t *testing.T, before, after int) HistoryInput {
+	t.Helper()
+	var jobs []gate.HistoryJob
+	rng := rand.New(rand.NewPCG(uint64(before), uint64(after)))
+	for j := range before + after {
+		level := 3.78
+		if j >= before {
+			level = 6.2
+		}
+		level *= 1 + 0.02*rng.NormFloat64()
+		job := gate.HistoryJob{Commit: fmt.Sprintf("%02d%038x", j+1, j), Ref: "refs/heads/main", Job: fmt.Sprint(j),
+			Time: time.Date(2026, 11, 1, j, 0, 0, 0, time.UTC), Machine: "m", Definition: "d"}
+		for r := range 5 {
+			job.Runs = append(job.Runs, result.Run{Index: r, Metrics: map[string]float64{
+				result.CPUPerIteration:  level * (1 + 0.01*float64(r-2)),
+				result.IterationsPerSec: 100 * (1 + 0.03*rng.NormFloat64()),
+			}})
+		}
+		jobs = append(jobs, job)
+	}
+	v, err := gate.AnalyzeHistory(jobs, gate.HistoryPolicy{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return HistoryInput{Name: "api", Source: "h.jsonl", Jobs: jobs, Verdict: v}
+}
+
+// 3 jobs before a +55 % step and 5 after: the search cannot confirm it,
+// and the report says the values step at job #4 and that there are too
+// few jobs, never that main is at no regressed level; the page's badge is
+// not "steady". With 5 + 9 jobs the step is confirmed at job #6.
+func TestHistoryShortStepIsNamed(t *testing.T) {
+	t.Parallel()
+	var text, page bytes.Buffer
+	in := shortStepHistory(t, 3, 5)
+	if err := WriteHistoryText(&text, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHistoryHTML(&page, in); err != nil {
+		t.Fatal(err)
+	}
+	out := text.String()
+	for _, want := range []string{"the values step +", "at job #4 04", "not confirmed: too few jobs (3 before it, 5 from it on",
+		"main may be at a regressed level, not yet confirmed: CPU/iteration +", "since 04"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+	html := page.String()
+	if strings.Contains(out, "main is at no regressed level") || strings.Contains(html, ">steady<") || !strings.Contains(html, ">step not confirmed<") {
+		t.Errorf("a visible step is reported as steady:\n%s", out)
+	}
+	// The metric that moved comes first (the catalogue puts iterations/s
+	// before CPU/iteration), and its axis names the step's commit.
+	cpu, tput := strings.Index(html, `aria-label="CPU/iteration"`), strings.Index(html, `aria-label="iterations/s"`)
+	if cpu < 0 || tput < 0 || cpu > tput || !strings.Contains(html, ">0400000<") {
+		t.Errorf("figures: CPU/iteration at %d, iterations/s at %d, want the CPU first and commit 0400000 on its axis", cpu, tput)
+	}
+	text.Reset()
+	if err := WriteHistoryText(&text, shortStepHistory(t, 5, 9)); err != nil {
+		t.Fatal(err)
+	}
+	if out := text.String(); !strings.Contains(out, "regression: +") || !strings.Contains(out, "job #6") || !strings.Contains(out, "main is at a regressed level: CPU/iteration") {
+		t.Errorf("5 + 9 jobs: the step is not confirmed at job #6:\n%s", out)
+	}
+}
+
+// chainHistory is 12 commits of main, each with an absolute job and an
+// A/B link against its parent: CPU per iteration steps +10 % at commit 7
+// (job #7) in both views when codeStep, else only in the absolute jobs
+// (a new runner image the A/B, side by side, cannot see).
+func chainHistory(t *testing.T, codeStep bool) HistoryInput {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(12, 7))
+	var jobs []gate.HistoryJob
+	var links []gate.ChainLink
+	for j := range 12 {
+		commit, parent := fmt.Sprintf("%02d%038x", j+1, j), fmt.Sprintf("%02d%038x", j, max(j-1, 0))
+		level := 2.0
+		if j >= 6 {
+			level = 2.2
+		}
+		job := gate.HistoryJob{Commit: commit, Ref: "refs/heads/main", Job: fmt.Sprint(j), Time: time.Date(2026, 11, 1+j, 0, 0, 0, 0, time.UTC), Machine: "m", Definition: "d"}
+		for r := range 5 {
+			job.Runs = append(job.Runs, result.Run{Index: r, Metrics: map[string]float64{result.CPUPerIteration: level * (1 + 0.01*rng.NormFloat64())}})
+		}
+		jobs = append(jobs, job)
+		c := 0.8 * rng.NormFloat64()
+		outcome := gate.MetricPass
+		if j == 6 && codeStep {
+			c, outcome = 10+c, gate.MetricRegression
+		}
+		links = append(links, gate.ChainLink{Commit: commit, Parent: parent, Job: "ab" + fmt.Sprint(j), Time: job.Time,
+			Metrics: map[string]gate.LinkMetric{result.CPUPerIteration: {Change: c, Lo: c - 1.6, Hi: c + 1.6, Outcome: outcome}}})
+	}
+	v, err := gate.AnalyzeHistory(jobs, gate.HistoryPolicy{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return HistoryInput{Name: "api", Source: "h.jsonl", Jobs: jobs, Verdict: v, Chain: gate.AnalyzeChain(links, 0, "v1", gate.HistoryPolicy{})}
+}
+
+// Both views name commit 07 for the step, and the report says which view
+// found what; when only the absolute jobs see the step, the change point
+// says the chain judged those commits and saw no regression.
+func TestHistoryBothViews(t *testing.T) {
+	t.Parallel()
+	var text, page bytes.Buffer
+	in := chainHistory(t, true)
+	if err := WriteHistoryText(&text, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHistoryHTML(&page, in); err != nil {
+		t.Fatal(err)
+	}
+	out := text.String()
+	for _, want := range []string{
+		"regression: +", "commits 060000000000..070000000000 (job #7)", // the absolute view, at the right job
+		"the A/B chain names 070000000000 (its own A/B on 2026-11-07: +", // the chain's culprit, seen by its own A/B
+		"A/B chain of main: 12 commits", "regressed by 070000000000 on 2026-11-07 (its own A/B: +",
+		"main is still at that level", "creep since v1 (12 commits): +",
+		"main is at a regressed level: CPU/iteration +", "(a change point of the jobs); CPU/iteration +", "since 070000000000 (its own A/B on 2026-11-07)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+	html := page.String()
+	for _, want := range []string{">regressed<", "A/B chain: each commit against its parent", `aria-label="CPU/iteration · A/B chain"`, ">0700000<"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+
+	text.Reset()
+	if err := WriteHistoryText(&text, chainHistory(t, false)); err != nil {
+		t.Fatal(err)
+	}
+	out = text.String()
+	if !strings.Contains(out, "the A/B chain judged this commit and saw no regression") || !strings.Contains(out, "no commit's own A/B found it regressed") {
+		t.Errorf("a step only the absolute jobs see is not told apart:\n%s", out)
 	}
 }

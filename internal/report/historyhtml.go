@@ -1,16 +1,19 @@
 package report
 
 import (
+	"cmp"
 	_ "embed"
 	"fmt"
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/report/figure"
+	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
 //go:embed history.tmpl
@@ -37,13 +40,23 @@ type historyPage struct {
 	Title, Name, Outcome, Class, Headline, Context, Alpha string
 	Changes                                               []historyChangeRow
 	Figures                                               []htmlFigure
-	Notes                                                 []string
-	Jobs                                                  []historyJobRow
+	// Chain is the A/B view: a row and a figure per gated metric.
+	Chain        []historyChainRow
+	ChainFigures []htmlFigure
+	ChainSpan    string
+	Notes        []string
+	Jobs         []historyJobRow
 }
 
 type historyChangeRow struct {
 	Metric, Kind, Step, Levels, Range, Class string
 	Environment                              []string
+	// Chain says what the A/B chain saw of the change's commits.
+	Chain string
+}
+
+type historyChainRow struct {
+	Metric, Culprits, Level, Creep, Class string
 }
 
 type historyJobRow struct {
@@ -52,23 +65,24 @@ type historyJobRow struct {
 }
 
 func newHistoryPage(in HistoryInput) (historyPage, error) {
-	p := historyPage{Name: pageText(in.Name), Context: historySpan(in)}
-	p.Outcome, p.Class, p.Headline = "steady", "steady", "main is at no regressed level of a gated metric"
-	if cur := in.Verdict.Current(); len(cur) > 0 {
-		p.Outcome, p.Class = "regressed", "regressed"
-		p.Headline = "main is at a regressed level: " + strings.Join(currentLines(in, cur), "; ")
-	}
+	p := historyPage{Name: pageText(in.Name), Context: historySpan(in), Headline: historyHeadline(in)}
+	p.Outcome, p.Class = historyBadge(in.Verdict, in.Chain)
 	p.Title = visible(fmt.Sprintf("tailgate history · %s: %s", in.Name, p.Outcome), maxShownRunes)
 	var alphas []string
-	for _, m := range in.Verdict.Metrics {
+	for _, m := range changedFirst(in.Verdict.Metrics, in.Chain) {
 		if m.Alpha > 0 && len(alphas) == 0 {
 			alphas = append(alphas, strconv.FormatFloat(m.Alpha, 'g', 3, 64))
 		}
 		for _, c := range m.Changes {
 			p.Changes = append(p.Changes, changeRow(in, m, c))
 		}
+		if m.Seen != nil {
+			p.Changes = append(p.Changes, seenRow(in, m))
+		}
 		if m.Note != "" {
 			p.Notes = append(p.Notes, m.Meta.Label+": "+m.Note)
+		} else if len(m.Changes) == 0 {
+			p.Notes = append(p.Notes, m.Meta.Label+": "+reachText(m))
 		}
 		if len(m.Values) == 0 {
 			continue
@@ -80,11 +94,64 @@ func newHistoryPage(in HistoryInput) (historyPage, error) {
 		p.Figures = append(p.Figures, fig)
 	}
 	p.Alpha = strings.Join(alphas, ", ")
+	if err := p.addChain(in); err != nil {
+		return historyPage{}, err
+	}
 	for i, j := range in.Jobs {
 		p.Jobs = append(p.Jobs, historyJobRow{N: i + 1, Commit: jobName(j), Ref: pageText(j.Ref), Time: j.Time.UTC().Format("2006-01-02 15:04"),
 			Runs: strconv.Itoa(len(j.Runs)), Machine: pageText(j.Machine), Runner: pageText(orDash(j.Runner))})
 	}
 	return p, nil
+}
+
+// historyBadge is the page's badge and its class, from the same reading as
+// the headline (both views): a step the values show is never "steady".
+func historyBadge(v gate.HistoryVerdict, chain gate.ChainVerdict) (string, string) {
+	switch {
+	case len(v.Current()) > 0 || len(chain.Current()) > 0:
+		return "regressed", "regressed"
+	case len(chain.Crept()) > 0:
+		return "crept", "regressed"
+	case len(v.Unconfirmed()) > 0:
+		return "step not confirmed", "inconclusive"
+	}
+	for _, m := range v.Metrics {
+		if m.TooFew() {
+			return "too few jobs", "inconclusive"
+		}
+	}
+	return "steady", "steady"
+}
+
+// changedFirst orders the metrics that moved in either view (a change
+// point, a step the values show, a culprit or creep of the chain) before
+// the others, each group in catalogue order.
+func changedFirst(ms []gate.HistoryMetric, chain gate.ChainVerdict) []gate.HistoryMetric {
+	moved := map[string]bool{}
+	for _, m := range chain.Metrics {
+		moved[m.Meta.Key] = len(m.Culprits) > 0 || m.Creep.Worse
+	}
+	quiet := func(m gate.HistoryMetric) int {
+		if len(m.Changes) > 0 || m.Seen != nil || moved[m.Meta.Key] {
+			return 0
+		}
+		return 1
+	}
+	out := slices.Clone(ms)
+	slices.SortStableFunc(out, func(a, b gate.HistoryMetric) int { return cmp.Compare(quiet(a), quiet(b)) })
+	return out
+}
+
+// seenRow is the table's row of a step the values show unconfirmed.
+func seenRow(in HistoryInput, m gate.HistoryMetric) historyChangeRow {
+	c := *m.Seen
+	row := historyChangeRow{Metric: m.Meta.Label, Kind: "step not confirmed: " + seenReason(m), Step: stepText(m, c.Change),
+		Levels: formatValue(c.Before, m.Meta.Unit) + " → " + formatValue(c.After, m.Meta.Unit), Class: "unconfirmed"}
+	row.Range = fmt.Sprintf("%s..%s (job #%d)", jobName(in.Jobs[m.Jobs[slices.Index(m.Jobs, c.At)-1]]), jobName(in.Jobs[c.At]), c.At+1)
+	for _, e := range c.Environment {
+		row.Environment = append(row.Environment, pageText(e))
+	}
+	return row
 }
 
 func changeRow(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange) historyChangeRow {
@@ -99,7 +166,97 @@ func changeRow(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange) hist
 	for _, e := range c.Environment {
 		row.Environment = append(row.Environment, pageText(e))
 	}
+	row.Chain = orDash(chainSaw(in, m, c))
 	return row
+}
+
+// addChain adds the A/B view: per gated metric its culprits, whether main
+// still sits at their level, the creep, and a figure of the chain's
+// running product over the commits.
+func (p *historyPage) addChain(in HistoryInput) error {
+	c := in.Chain
+	if len(c.Links) == 0 {
+		return nil
+	}
+	first, last := c.Links[0], c.Links[len(c.Links)-1]
+	p.ChainSpan = fmt.Sprintf("%s, each judged against its parent side by side, %s … %s; creep counted since %s.", count(len(c.Links), "commit", "commits"),
+		first.Time.UTC().Format("2006-01-02"), last.Time.UTC().Format("2006-01-02"), visible(c.From, 40))
+	for _, m := range c.Metrics {
+		row := historyChainRow{Metric: m.Meta.Label, Culprits: "none", Level: "—", Creep: creepStep(m.Meta, m.Creep) + flaggedText(m.Meta, m.Creep)}
+		if len(m.Culprits) > 0 {
+			row.Culprits = strings.Join(culpritTexts(in, m), "; ")
+			row.Level = "no longer at it: " + creepStep(m.Meta, m.Level)
+			if m.Level.Worse {
+				row.Level, row.Class = "still at it: "+creepStep(m.Meta, m.Level), "regression"
+			}
+		}
+		if m.Creep.Worse {
+			row.Class = "regression"
+		}
+		p.Chain = append(p.Chain, row)
+		fig, err := chainFigure(in, m)
+		if err != nil {
+			return err
+		}
+		p.ChainFigures = append(p.ChainFigures, fig)
+	}
+	return nil
+}
+
+// chainFigure draws a metric's running product of the chain's changes,
+// commit by commit from the creep's start, with its 95 % bounds as dots
+// and each culprit as a change point.
+func chainFigure(in HistoryInput, m gate.ChainMetric) (htmlFigure, error) {
+	c := in.Chain
+	links := c.Links[min(c.Since, len(c.Links)):]
+	h := figure.History{Title: m.Meta.Label + " · A/B chain", YLabel: "change since " + orDash(axisCommit(firstParent(links))) + " (" + unitOfChange(m.Meta) + ")",
+		Runs: make([][]float64, len(links)), Medians: make([]float64, len(links))}
+	for i, l := range links {
+		run := gate.ChainProduct(links[:i+1], m.Meta)
+		h.Medians[i], h.Runs[i] = run.Change, []float64{run.Lo, run.Hi}
+		h.Commits = append(h.Commits, axisCommit(l.Commit))
+	}
+	for _, ci := range m.Culprits {
+		if at := ci - c.Since; at >= 0 {
+			h.Changes = append(h.Changes, figure.Change{At: at, First: at, Last: at, Regression: true})
+		}
+	}
+	svg, err := h.SVG()
+	if err != nil {
+		return htmlFigure{}, err
+	}
+	caption := fmt.Sprintf("%s along the A/B chain: the product of each commit's change against its parent since %s (line), its 95 %% bounds (dots), culprits dashed red. Creep %s.",
+		m.Meta.Label, visible(c.From, 40), creepStep(m.Meta, m.Creep)+flaggedText(m.Meta, m.Creep))
+	return htmlFigure{SVG: template.HTML(svg), Caption: caption}, nil
+}
+
+func firstParent(links []gate.ChainLink) string {
+	if len(links) == 0 {
+		return ""
+	}
+	return links[0].Parent
+}
+
+func unitOfChange(m result.Metric) string {
+	if m.Scale == result.Percent {
+		return "pp"
+	}
+	return "%"
+}
+
+// axisCommit is a commit as the figure's axis names it: its first 7 hex
+// digits. Anything else in the history file's commit field (it is
+// untrusted) is not drawn; the job keeps its number.
+func axisCommit(c string) string {
+	if len(c) < 7 {
+		return ""
+	}
+	for _, r := range c {
+		if !strings.ContainsRune("0123456789abcdef", r) {
+			return ""
+		}
+	}
+	return c[:7]
 }
 
 // historyFigure draws one metric over every job of the history (NaN where
@@ -113,20 +270,31 @@ func historyFigure(in HistoryInput, m gate.HistoryMetric) (htmlFigure, error) {
 	for i, j := range m.Jobs {
 		h.Runs[j], h.Medians[j] = m.Runs[i], m.Values[i]
 	}
+	for _, j := range in.Jobs {
+		h.Commits = append(h.Commits, axisCommit(j.Commit))
+	}
+	changes, unconfirmed := m.Changes, false
+	if m.Seen != nil {
+		changes, unconfirmed = []gate.HistoryChange{*m.Seen}, true
+	}
 	from := m.Jobs[0]
-	for _, c := range m.Changes {
-		h.Levels = append(h.Levels, figure.Level{From: from, To: c.At - 1, Value: c.Before})
-		h.Changes = append(h.Changes, figure.Change{At: c.At, First: c.First, Last: c.Last, Regression: c.Regression()})
+	for _, c := range changes {
+		h.Levels = append(h.Levels, figure.Level{From: from, To: c.At - 1, Value: c.Before, Unconfirmed: unconfirmed})
+		h.Changes = append(h.Changes, figure.Change{At: c.At, First: c.First, Last: c.Last, Regression: c.Regression(), Unconfirmed: unconfirmed})
 		from = c.At
 	}
-	if len(m.Changes) > 0 {
-		h.Levels = append(h.Levels, figure.Level{From: from, To: m.Jobs[len(m.Jobs)-1], Value: m.Changes[len(m.Changes)-1].After})
+	if len(changes) > 0 {
+		h.Levels = append(h.Levels, figure.Level{From: from, To: m.Jobs[len(m.Jobs)-1], Value: changes[len(changes)-1].After, Unconfirmed: unconfirmed})
 	}
 	svg, err := h.SVG()
 	if err != nil {
 		return htmlFigure{}, err
 	}
 	caption := fmt.Sprintf("%s over %s: %s.", m.Meta.Label, count(len(m.Values), "job", "jobs"), count(len(m.Changes), "change point", "change points"))
+	if c := m.Seen; c != nil {
+		caption = fmt.Sprintf("%s over %s: no change point confirmed; the values step %s at %s (dashed grey), not confirmed: %s.",
+			m.Meta.Label, count(len(m.Values), "job", "jobs"), stepText(m, c.Change), jobName(in.Jobs[c.At]), seenReason(m))
+	}
 	return htmlFigure{SVG: template.HTML(svg), Caption: caption}, nil
 }
 

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -85,6 +86,7 @@ func ChangePoints(x []float64, o ChangePointOptions) ([]ChangePoint, error) {
 	rng := rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
 	found := divide(x, o, rng)
 	cuts := merge(x, found, o.MinStep)
+	cuts, found = relocate(x, cuts, found)
 	return describeCuts(x, cuts, found, o), nil
 }
 
@@ -254,6 +256,65 @@ func merge(x []float64, found map[int]float64, minStep float64) []int {
 	return cuts
 }
 
+// relocate moves each cut to where the level changes: the split of its
+// neighbouring segments with the least squared error, each side at least
+// minLevel points. The energy statistic that found the cut weighs the
+// parts' sizes (mn/(m+n)) and so leans away from a short level: with 3
+// jobs before a step it split one job late. The first job at the new level
+// is what the user looks for, and least squares on the levels finds it.
+func relocate(x []float64, cuts []int, found map[int]float64) ([]int, map[int]float64) {
+	moved := map[int]float64{}
+	for i, c := range cuts {
+		start, end := 0, len(x)
+		if i > 0 {
+			start = cuts[i-1]
+		}
+		if i+1 < len(cuts) {
+			end = cuts[i+1]
+		}
+		best := c
+		if tau := bestLevelSplit(x[start:end]); tau > 0 {
+			best = start + tau
+		}
+		cuts[i], moved[best] = best, found[c]
+	}
+	return cuts, moved
+}
+
+// minLevel is the fewest points a level may hold when a cut is relocated.
+const minLevel = 2
+
+// bestLevelSplit is the split of seg into two levels with the least squared
+// error around their means (each at least minLevel long); −1 when seg is
+// too short.
+func bestLevelSplit(seg []float64) int {
+	gains := splitGains(seg)
+	best, most := -1, math.Inf(-1)
+	for tau := minLevel; tau <= len(seg)-minLevel; tau++ {
+		if gains[tau] > most {
+			best, most = tau, gains[tau]
+		}
+	}
+	return best
+}
+
+// splitGains is, for each split tau of y, the squared error a split at tau
+// saves over no split (0 at tau = 0).
+func splitGains(y []float64) []float64 {
+	n := len(y)
+	gains := make([]float64, n)
+	var total, left float64
+	for _, v := range y {
+		total += v
+	}
+	for tau := 1; tau < n; tau++ {
+		left += y[tau-1]
+		l, r := left/float64(tau), (total-left)/float64(n-tau)
+		gains[tau] = float64(tau) * float64(n-tau) * (l - r) * (l - r) / float64(n)
+	}
+	return gains
+}
+
 // segmentsAround returns the segments before and after cuts[i].
 func segmentsAround(x []float64, cuts []int, i int) (before, after []float64) {
 	start, end := 0, len(x)
@@ -315,17 +376,7 @@ const locationLR = 10.6
 func locationRange(before, after []float64) (int, int) {
 	y := append(slices.Clone(before), after...)
 	n := len(y)
-	gains := make([]float64, n)
-	var total, left float64
-	for _, v := range y {
-		total += v
-	}
-	for tau := 1; tau < n; tau++ {
-		left += y[tau-1]
-		l, r := left/float64(tau), (total-left)/float64(n-tau)
-		// The squared error a split at tau saves over no split.
-		gains[tau] = float64(tau) * float64(n-tau) * (l - r) * (l - r) / float64(n)
-	}
+	gains := splitGains(y)
 	variance := (pooledSquares(before) + pooledSquares(after)) / float64(max(n-2, 1))
 	most := slices.Max(gains)
 	first, last := len(before), len(before)
@@ -363,6 +414,28 @@ func quantileSorted(s []float64, q float64) float64 {
 	return s[i] + (pos-float64(i))*(s[i+1]-s[i])
 }
 
+// midRanks is the rank of each value of x (1 for the least), ties given
+// the mean of their ranks.
+func midRanks(x []float64) []float64 {
+	order := make([]int, len(x))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(x[a], x[b]) })
+	ranks := make([]float64, len(x))
+	for i := 0; i < len(order); {
+		j := i
+		for j+1 < len(order) && x[order[j+1]] == x[order[i]] {
+			j++
+		}
+		for k := i; k <= j; k++ {
+			ranks[order[k]] = float64(i+j)/2 + 1
+		}
+		i = j + 1
+	}
+	return ranks
+}
+
 func sortedCuts(found map[int]float64) []int {
 	cuts := make([]int, 0, len(found))
 	for c := range found {
@@ -381,4 +454,116 @@ func forSegments(n int, cuts []int, f func(s, e int)) {
 		s = c
 	}
 	f(s, n)
+}
+
+// What a short series can show. A permutation test over n points cannot
+// give a p below the share of arrangements as extreme as the observed: a
+// step with s points on its shorter side, perfectly separated, has
+// p ≥ 2/C(n, s) (either way round), and is found reliably only where
+// that is well below alpha. So a series can show a step only
+// with enough points on each side of it, and a few jobs cannot show any
+// step however large; the search says so instead of "no change".
+
+// Reach is what a change-point search over a series can show.
+type Reach struct {
+	// Side is the fewest points a step needs on each side to be shown at
+	// alpha; 0 when the series is too short to show any step.
+	Side int
+	// Needed is the fewest points a series needs to show a step at alpha.
+	Needed int
+	// Step is the smallest step (on the series' scale) shown with 80 %
+	// power when it sits in the middle of the series, from the noise
+	// between neighbouring points; +Inf when Side is 0.
+	Step float64
+	// Noise is that noise (a standard deviation on the series' scale),
+	// estimated from the differences of neighbouring points, which a
+	// step moves only once.
+	Noise float64
+}
+
+// ReachOf is what a search at alpha with segments of at least minSize
+// points can show in x.
+func ReachOf(x []float64, alpha float64, minSize int) Reach {
+	n := len(x)
+	r := Reach{Side: shortestSide(n, alpha, minSize), Step: math.Inf(1), Noise: neighbourNoise(x)}
+	for m := 2 * minSize; m < 10000; m++ {
+		if shortestSide(m, alpha, minSize) > 0 {
+			r.Needed = m
+			break
+		}
+	}
+	if r.Side == 0 {
+		return r
+	}
+	// A split tested at each admissible place: Bonferroni over them bounds
+	// the maximum the permutation test calibrates.
+	places := float64(max(n-2*r.Side+1, 1))
+	half := float64(n) / 2
+	r.Step = (zUpper(alpha/places) + zUpper(1-Power)) * r.Noise * math.Sqrt(2/half)
+	return r
+}
+
+// shortestSide is the fewest points s (at least minSize) on the shorter
+// side of a step in n points for which 2/C(n, s) ≤ alpha/2; 0 when none.
+// The half is headroom: a step whose least p is just under alpha is found
+// or not as the noise shapes the statistic, and "can show" should mean it
+// is found.
+func shortestSide(n int, alpha float64, minSize int) int {
+	for s := minSize; 2*s <= n; s++ {
+		if 4/binomial(n, s) <= alpha {
+			return s
+		}
+	}
+	return 0
+}
+
+// binomial is C(n, k) as a float (exact enough for the bound above).
+func binomial(n, k int) float64 {
+	c := 1.0
+	for i := 1; i <= k; i++ {
+		c = c * float64(n-k+i) / float64(i)
+	}
+	return c
+}
+
+// neighbourNoise is the standard deviation of x's noise from the median
+// absolute difference of neighbouring points (a normal's MAD is 0.6745 σ,
+// a difference of two points has variance 2σ²). A step moves one
+// difference only, so it barely moves the median.
+func neighbourNoise(x []float64) float64 {
+	if len(x) < 2 {
+		return math.NaN()
+	}
+	d := make([]float64, len(x)-1)
+	for i := range d {
+		d[i] = math.Abs(x[i+1] - x[i])
+	}
+	return Median(d) / 0.6745 / math.Sqrt2
+}
+
+// LevelStep is the best split of x into two levels (least squares, each
+// at least minLevel points) whether or not a test confirms it: the step
+// the eye sees in a figure. Index is the first point of the new level; Z
+// the step over its standard error from the noise between neighbours.
+type LevelStep struct {
+	Index         int
+	Step, Z       float64
+	Before, After int
+}
+
+// BestLevelStep is x's LevelStep; ok is false when x is too short.
+func BestLevelStep(x []float64) (LevelStep, bool) {
+	tau := bestLevelSplit(x)
+	if tau < 0 {
+		return LevelStep{}, false
+	}
+	s := LevelStep{Index: tau, Step: Median(x[tau:]) - Median(x[:tau]), Before: tau, After: len(x) - tau}
+	diff := math.Abs(Mean(x[tau:]) - Mean(x[:tau]))
+	switch se := neighbourNoise(x) * math.Sqrt(1/float64(tau)+1/float64(len(x)-tau)); {
+	case se > 0:
+		s.Z = diff / se
+	case diff > 0:
+		s.Z = math.Inf(1)
+	}
+	return s, true
 }

@@ -233,3 +233,55 @@ func TestChangePointsConstant(t *testing.T) {
 		t.Errorf("constant series: %+v, %v", cps, err)
 	}
 }
+
+// A short series says what it can show: 8 points at α 0.0167 can show no
+// step (the least p of a step is 2/C(8, 4) = 0.029); from Needed on they
+// can, with fewer points needed on a side as the series grows, and the
+// smallest step shown shrinks as points are added.
+func TestReachOfShortSeries(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(7, 1))
+	x := jobSeries(rng, make([]float64, 40), cpuNoise)
+	alpha := 0.05 / 3
+	if r := ReachOf(x[:8], alpha, 3); r.Side != 0 || !math.IsInf(r.Step, 1) || r.Needed <= 8 {
+		t.Errorf("8 points: %+v, want no side, no step, more needed", r)
+	}
+	prevSide, prevStep := math.MaxInt, math.Inf(1)
+	r0 := ReachOf(x[:8], alpha, 3)
+	for n := r0.Needed; n <= 40; n++ {
+		r := ReachOf(x[:n], alpha, 3)
+		if r.Side == 0 || 4/binomial(n, r.Side) > alpha || r.Side > prevSide {
+			t.Errorf("%d points: side %d (before %d)", n, r.Side, prevSide)
+		}
+		if n >= 20 && r.Step > prevStep*1.2 {
+			t.Errorf("%d points: smallest step %.4f, %d points showed %.4f", n, r.Step, n-1, prevStep)
+		}
+		prevSide, prevStep = r.Side, r.Step
+	}
+	// 3 % within a job over 5 runs and 1 % between jobs: about 1.9 % of
+	// noise a job; 40 jobs show a step of a few of those.
+	if r := ReachOf(x, alpha, 3); r.Noise < 0.01 || r.Noise > 0.035 || r.Step > 0.05 {
+		t.Errorf("40 points: %+v, want noise near 0.019 and steps under 5 %% shown", r)
+	}
+}
+
+// With 3 points before a step, the search places it at the fourth point
+// (the first at the new level), not one late, even with segments of at
+// least 4 points (the default), where the split it finds is one late.
+func TestChangePointsShortLevelLocated(t *testing.T) {
+	t.Parallel()
+	for seed := uint64(1); seed <= 10; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 3))
+		level := make([]float64, 20)
+		for j := 3; j < len(level); j++ {
+			level[j] = math.Log(1.55)
+		}
+		cps, err := ChangePoints(jobSeries(rng, level, cpuNoise), ChangePointOptions{Alpha: 0.05 / 3, Seed: seed, MinStep: 0.01})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cps) != 1 || cps[0].Index != 3 || cps[0].Before != 3 {
+			t.Errorf("seed %d: %+v, want one change point at 3", seed, cps)
+		}
+	}
+}

@@ -21,31 +21,46 @@ type History struct {
 	// Runs are each job's run values; Medians the jobs' medians.
 	Runs    [][]float64
 	Medians []float64
+	// Commits name each job on the x axis (short commit hashes); the
+	// caller passes only text safe to draw. Empty: the jobs are numbered.
+	Commits []string
 	Levels  []Level
 	Changes []Change
 }
 
 // Level is a segment's median from job From to job To (0-based, inclusive).
+// An unconfirmed level (of a step the values show but no test confirmed)
+// is drawn dashed and thin.
 type Level struct {
-	From, To int
-	Value    float64
+	From, To    int
+	Value       float64
+	Unconfirmed bool
 }
 
 // Change is a change point: the first job at the new level (0-based), the
-// first and last jobs it may be, and whether it is a regression.
+// first and last jobs it may be, and whether it is a regression. An
+// unconfirmed one is drawn in the muted colour.
 type Change struct {
 	At, First, Last int
 	Regression      bool
+	Unconfirmed     bool
 }
 
 // SVG draws the plot.
 func (h History) SVG() (string, error) {
-	p := newPlot(h.Title, "recorded job of main (#), oldest first", h.YLabel)
+	xLabel := "recorded job of main (#), oldest first"
+	if len(h.Commits) > 0 {
+		xLabel = "commit of main, oldest first"
+	}
+	p := newPlot(h.Title, xLabel, h.YLabel)
 	n := len(h.Medians)
 	p.Add(h.changeBands()...)
 	for _, c := range h.Changes {
 		r := baseColor
-		if c.Regression {
+		switch {
+		case c.Unconfirmed:
+			r = mutedColor
+		case c.Regression:
 			r = limitColor
 		}
 		p.Add(vline(float64(c.At)+0.5, r))
@@ -67,12 +82,19 @@ func (h History) SVG() (string, error) {
 		}
 	}
 	for _, lv := range h.Levels {
-		l := hline(float64(lv.From)+0.5, float64(lv.To)+1.5, lv.Value, fg, false)
-		l.Width = vg.Points(2.2)
+		l := hline(float64(lv.From)+0.5, float64(lv.To)+1.5, lv.Value, fg, lv.Unconfirmed)
+		if !lv.Unconfirmed {
+			l.Width = vg.Points(2.2)
+		}
 		p.Add(l)
 	}
 	p.X.Min, p.X.Max = 0.5, float64(n)+0.5
 	p.X.Tick.Marker = h.ticks()
+	if len(h.Commits) > 0 {
+		// Hashes stand upright below their jobs, so that a dozen fit.
+		p.X.Tick.Label.Rotation = math.Pi / 2
+		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
+	}
 	pad(&p.Y, 0.08)
 	if p.Y.Min < 0 && lowest(h.Runs) >= 0 {
 		p.Y.Min = 0 // the padding must not draw a share or a time below zero
@@ -111,25 +133,44 @@ func (h History) changeBands() []plot.Plotter {
 	return out
 }
 
-// ticks number the jobs (1 is the oldest, as in the page's list of jobs)
-// at a round step that leaves at most about seven labels: commits are too
-// long to stand side by side on a narrow figure.
+// ticks name the jobs at a round step: by their commits, upright, at most
+// about sixteen; else by number (1 is the oldest, as in the page's list
+// of jobs), at most about seven. A change point's first job is always
+// named, so that the culprit can be read off the axis.
 func (h History) ticks() plot.ConstantTicks {
-	n := len(h.Medians)
+	n, most := len(h.Medians), 7
+	if len(h.Commits) > 0 {
+		most = 16
+	}
 	step := 1
 	for _, s := range []int{1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000} {
 		step = s
-		if n/s <= 7 {
+		if n/s <= most {
 			break
 		}
 	}
-	ticks := plot.ConstantTicks{{Value: 1, Label: "1"}}
+	named := map[int]bool{1: true}
 	for j := step; j <= n; j += step {
-		if j > 1 {
-			ticks = append(ticks, plot.Tick{Value: float64(j), Label: strconv.Itoa(j)})
+		named[j] = true
+	}
+	for _, c := range h.Changes {
+		named[c.At+1] = true
+	}
+	var ticks plot.ConstantTicks
+	for j := 1; j <= n; j++ {
+		if named[j] {
+			ticks = append(ticks, plot.Tick{Value: float64(j), Label: h.jobLabel(j)})
 		}
 	}
 	return ticks
+}
+
+// jobLabel names job j (1-based): its commit, else its number.
+func (h History) jobLabel(j int) string {
+	if j-1 < len(h.Commits) && h.Commits[j-1] != "" {
+		return h.Commits[j-1]
+	}
+	return strconv.Itoa(j)
 }
 
 // vline is a dashed vertical line at x over the whole plot height, drawn

@@ -1,6 +1,7 @@
 package figure
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -56,4 +57,41 @@ func TestHistoryFigure(t *testing.T) {
 // uses reports whether any of the styles names the colour.
 func uses(styles []string, colour string) bool {
 	return slices.ContainsFunc(styles, func(s string) bool { return strings.Contains(s, colour) })
+}
+
+// With commits, the axis names jobs by them (at most about sixteen, at a
+// round step) and always names a change point's first job, even off the
+// step; an unconfirmed step is drawn in the muted colour, not the limit's.
+func TestHistoryFigureNamesCommits(t *testing.T) {
+	t.Parallel()
+	n := 40
+	h := History{Title: "CPU/iteration", YLabel: "ms", Runs: make([][]float64, n), Medians: make([]float64, n)}
+	for j := range n {
+		v := 2.0
+		if j >= 23 {
+			v = 2.4
+		}
+		h.Runs[j], h.Medians[j] = []float64{v}, v
+		h.Commits = append(h.Commits, fmt.Sprintf("c%06d", j+1))
+	}
+	h.Changes = []Change{{At: 23, First: 23, Last: 23, Regression: true}}
+	svg, err := h.SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, texts, _ := svgFacts(t, svg)
+	var named []string
+	for _, s := range texts {
+		if strings.HasPrefix(s, "c0") {
+			named = append(named, s)
+		}
+	}
+	if !slices.Contains(named, "c000024") || !slices.Contains(named, "c000001") || len(named) > 17 || slices.Contains(texts, "recorded job of main (#), oldest first") {
+		t.Errorf("axis names %q: want the change point's c000024 and c000001, at most 17, and the commit axis title", named)
+	}
+	h.Changes[0].Unconfirmed = true
+	svg, _ = h.SVG()
+	if _, _, colours := svgFacts(t, svg); uses(colours, "var(--limit)") {
+		t.Error("an unconfirmed step was drawn in the regression colour")
+	}
 }

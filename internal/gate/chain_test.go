@@ -1,0 +1,157 @@
+package gate
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// chainOf is n links of main, each commit's CPU per iteration change
+// against its parent drawn around truth(i) percent with a standard error
+// of se percent (fixed seed), its 95 % bounds ±1.96 se, and the A/B's
+// outcome: a regression where the lower bound clears 5 % (min_effect).
+func chainOf(seed uint64, n int, se float64, truth func(i int) float64) []ChainLink {
+	rng := rand.New(rand.NewPCG(seed*0x9e3779b97f4a7c15, 0xda3e39cb94b95bdb)) // small seeds spread over the state
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	links := make([]ChainLink, n)
+	for i := range links {
+		c := truth(i) + se*rng.NormFloat64()
+		lm := LinkMetric{Change: c, Lo: c - z95*se, Hi: c + z95*se, Outcome: MetricPass}
+		if lm.Lo > 0 && c > 5 {
+			lm.Outcome = MetricRegression
+		}
+		links[i] = ChainLink{Commit: fmt.Sprintf("c%02d", i+1), Parent: fmt.Sprintf("c%02d", i), Job: fmt.Sprint(i), Time: t0.Add(time.Duration(i) * 24 * time.Hour),
+			Metrics: map[string]LinkMetric{result.CPUPerIteration: lm}}
+	}
+	return links
+}
+
+func chainMetric(t *testing.T, v ChainVerdict, key string) ChainMetric {
+	t.Helper()
+	for _, m := range v.Metrics {
+		if m.Meta.Key == key {
+			return m
+		}
+	}
+	t.Fatalf("no metric %s in the chain", key)
+	return ChainMetric{}
+}
+
+// Ten commits of +1.5 % each, every one inside its own A/B's noise (a
+// standard error of 0.9 %: 95 % bounds of ±1.8 % that hold zero): the
+// chain multiplies them to about +16 % (1.015¹⁰ = +16.1 %) with bounds
+// propagated from the links' (√10 × 0.9 % ≈ 2.8 % on the log scale), and
+// flags the creep in nearly every one of 200 chains (fixed seeds); ten
+// links around 0 % are flagged in at most 5 % (the bounds are 95 %, the
+// bad side 2.5 %).
+func TestChainCreepOfSmallSteps(t *testing.T) {
+	t.Parallel()
+	const chains = 200
+	var flagged, falseAlarms, culprits int
+	var creeps []float64
+	for seed := uint64(1); seed <= chains; seed++ {
+		v := AnalyzeChain(chainOf(seed, 10, 0.9, func(int) float64 { return 1.5 }), 0, "c00", HistoryPolicy{})
+		cpu := chainMetric(t, v, result.CPUPerIteration)
+		culprits += len(cpu.Culprits)
+		c := cpu.Creep
+		if c.Links != 10 || !(c.Lo < c.Change && c.Change < c.Hi) {
+			t.Fatalf("seed %d: creep %+v, want 10 links and the estimate inside its bounds", seed, c)
+		}
+		if half := math.Log1p(c.Hi/100) - math.Log1p(c.Change/100); math.Abs(half-z95*0.009*math.Sqrt(10)) > 0.003 {
+			t.Errorf("seed %d: the upper bound is %.4f above the estimate on the log scale, want %.4f", seed, half, z95*0.009*math.Sqrt(10))
+		}
+		if c.Worse {
+			flagged++
+		}
+		creeps = append(creeps, c.Change)
+		flat := AnalyzeChain(chainOf(seed, 10, 0.9, func(int) float64 { return 0 }), 0, "c00", HistoryPolicy{})
+		if chainMetric(t, flat, result.CPUPerIteration).Creep.Worse {
+			falseAlarms++
+		}
+	}
+	if med := median(creeps); med < 14.5 || med > 17.5 {
+		t.Errorf("median creep %+.1f %%, want about +16.1 %%", med)
+	}
+	if flagged < chains*95/100 || falseAlarms > chains*5/100 || culprits > chains/20 {
+		t.Errorf("flagged %d of %d creeping chains, %d of %d flat ones; %d links named culprits", flagged, chains, falseAlarms, chains, culprits)
+	}
+	t.Logf("flagged %d/%d creeping, %d/%d flat; median creep %+.1f %%", flagged, chains, falseAlarms, chains, median(creeps))
+}
+
+// A +10 % step at commit 7 is named by its own A/B, and main sits at the
+// regressed level; a later −10 % fix leaves it at no regressed level (the
+// culprit stays named). Creep since commit 8 (after the step) is not
+// flagged.
+func TestChainNamesTheCulprit(t *testing.T) {
+	t.Parallel()
+	step := func(i int) float64 {
+		if i == 6 {
+			return 10
+		}
+		return 0
+	}
+	for seed := uint64(1); seed <= 10; seed++ {
+		v := AnalyzeChain(chainOf(seed, 12, 1.0, step), 0, "c00", HistoryPolicy{})
+		cpu := chainMetric(t, v, result.CPUPerIteration)
+		if len(cpu.Culprits) != 1 || v.Links[cpu.Culprits[0]].Commit != "c07" || len(v.Current()) != 1 {
+			t.Errorf("seed %d: culprits %v current %d, want c07 and main at the regressed level", seed, cpu.Culprits, len(v.Current()))
+		}
+		if late := AnalyzeChain(v.Links, 7, "c07", HistoryPolicy{}); len(late.Crept()) != 0 {
+			t.Errorf("seed %d: creep since c07 flagged: %+v", seed, late.Metrics[0].Creep)
+		}
+		fixed := chainOf(seed, 13, 1.0, func(i int) float64 {
+			if i == 12 {
+				return -9.1
+			}
+			return step(i)
+		})
+		fv := AnalyzeChain(fixed, 0, "c00", HistoryPolicy{})
+		if len(chainMetric(t, fv, result.CPUPerIteration).Culprits) != 1 || len(fv.Current()) != 0 {
+			t.Errorf("seed %d: after the fix current %d, want 0 (culprit still named)", seed, len(fv.Current()))
+		}
+	}
+}
+
+// A link whose parent is not the previous link's commit is a gap: the
+// commits between were not judged, and the chain says where.
+func TestChainGaps(t *testing.T) {
+	t.Parallel()
+	links := chainOf(1, 5, 1, func(int) float64 { return 0 })
+	links[3].Parent = "elsewhere"
+	if v := AnalyzeChain(links, 0, "", HistoryPolicy{}); len(v.Gaps) != 1 || v.Gaps[0] != 3 {
+		t.Errorf("gaps %v, want [3]", v.Gaps)
+	}
+}
+
+// LinkOf reads a sequential A/B's finding as a link: signed as the values
+// move (a throughput drop is negative), with 95 % bounds no narrower than
+// the A/B's own repeated bounds imply.
+func TestLinkOfSignsAndBounds(t *testing.T) {
+	t.Parallel()
+	v := Verdict{Findings: []Finding{
+		{Key: result.CPUPerIteration, Gated: true, Outcome: MetricRegression, Estimate: 10, Lower: 6, Upper: 14},
+		{Key: result.IterationsPerSec, Gated: true, Outcome: MetricPass, Estimate: 2, Lower: -1, Upper: 5},
+		{Key: result.LatencyP95, Gated: true, Outcome: Undecided, Estimate: 3, Lower: math.Inf(-1), Upper: 9},
+	}}
+	l := LinkOf(v, Policy{})
+	cpu, tput := l[result.CPUPerIteration], l[result.IterationsPerSec]
+	if math.Abs(cpu.Change-10) > 1e-9 || cpu.Outcome != MetricRegression || !(cpu.Lo < 10 && cpu.Hi > 10) {
+		t.Errorf("CPU link %+v, want +10 %% inside its bounds", cpu)
+	}
+	if math.Abs(tput.Change+2) > 1e-9 || !(tput.Lo < -2 && tput.Hi > -2) {
+		t.Errorf("throughput link %+v, want −2 %% (a drop of 2 %% is worse) inside its bounds", tput)
+	}
+	if _, ok := l[result.LatencyP95]; ok {
+		t.Error("a finding without finite bounds became a link")
+	}
+}
+
+func median(x []float64) float64 {
+	s := slices.Sorted(slices.Values(x))
+	return (s[(len(s)-1)/2] + s[len(s)/2]) / 2
+}
