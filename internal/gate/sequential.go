@@ -478,17 +478,23 @@ func countText(x float64) string {
 	return minus(fmt.Sprintf("%.2f", x))
 }
 
-// userEffect prints an effect in the finding's units.
+// userEffect prints an effect in the finding's units; one that rounds to
+// zero as ±0, as the reports' change column shows it (never −0.00).
 func userEffect(f Finding, x float64) string {
-	switch {
+	format, unit := "%+.1f", " %"
+	if f.Percent {
+		format, unit = "%+.2f", " pp"
+	}
+	switch s := fmt.Sprintf(format, x); {
 	case math.IsInf(x, -1):
 		return "−∞"
 	case math.IsInf(x, 1):
 		return "+∞"
-	case f.Percent:
-		return minus(fmt.Sprintf("%+.2f pp", x))
+	case strings.Trim(s, "+-0.") == "":
+		return "±" + s[1:] + unit
+	default:
+		return minus(s) + unit
 	}
-	return minus(fmt.Sprintf("%+.1f %%", x))
 }
 
 // practical reports whether more units than budget, n more, are a

@@ -305,6 +305,10 @@ func TestSeqNoteChangeScale(t *testing.T) {
 	if got := seqNote(Finding{Estimate: 11.9, Lower: math.Inf(-1), Upper: 20}, -1, dec, 9, "block"); !strings.Contains(got, "bounds −20.0 % … +∞") {
 		t.Errorf("an unbounded bound is not turned: %q", got)
 	}
+	// No change of a rate, turned, is ±0.00, as the table shows it.
+	if got := seqNote(Finding{Percent: true, Estimate: 0, Lower: -0.001, Upper: 0.4}, -1, dec, 9, "block"); !strings.Contains(got, "(change ±0.00 pp, bounds −0.40 pp … ±0.00 pp)") {
+		t.Errorf("a zero change is not ±0: %q", got)
+	}
 }
 
 // A count that is 0 in some unit is a measurement, not an error: the note

@@ -189,10 +189,7 @@ func writeMarkdownDetails(d *mdDoc, in Input) {
 		}
 	}
 	if len(errs) > 0 {
-		rows = append(rows, "\n| error class | step | count | sample |\n|---|---|---:|---|\n")
-		for _, e := range errs {
-			rows = append(rows, fmt.Sprintf("| %s | %s | %d | %s |\n", mdText(e.Class), mdText(e.Step), e.Count, mdText(e.Sample)))
-		}
+		rows = append(append(rows, "\n"+errorClassHead), errorClassRows(errs)...)
 	}
 	if len(rows) > 0 {
 		d.details("Per-step figures and error classes of the head runs", "", rows)
@@ -226,15 +223,22 @@ func stepChangeRows(cs []stepChange) []string {
 	return rows
 }
 
+// writeMarkdownErrors writes the head runs' error classes, collapsed.
 func writeMarkdownErrors(d *mdDoc, errs []errorFigures) {
-	if len(errs) == 0 {
-		return
+	if len(errs) > 0 {
+		d.details("Error classes of the head runs", errorClassHead, errorClassRows(errs))
 	}
+}
+
+// errorClassHead heads the Markdown table of error classes.
+const errorClassHead = "| error class | step | count | sample |\n|---|---|---:|---|\n"
+
+func errorClassRows(errs []errorFigures) []string {
 	rows := make([]string, len(errs))
 	for i, e := range errs {
 		rows[i] = fmt.Sprintf("| %s | %s | %d | %s |\n", mdText(e.Class), mdText(e.Step), e.Count, mdText(e.Sample))
 	}
-	d.details("Error classes of the head runs", "| error class | step | count | sample |\n|---|---|---:|---|\n", rows)
+	return rows
 }
 
 // mdDoc builds the Markdown report within MaxMarkdownBytes: a section
