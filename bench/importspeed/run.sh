@@ -12,6 +12,7 @@
 #   bench/importspeed/run.sh /path/tailgate       # measures that binary
 #   SIZE_MB=256 RUNS=5 bench/importspeed/run.sh
 #   LONG_MB=512 bench/importspeed/run.sh          # memory: a k6 NDJSON file whose one line is 512 MiB
+#   FORMAT=jtl LONG_MB=512 bench/importspeed/run.sh   # the same of a JTL row
 #
 # Every format's rows are closed-loop requests to 20 URLs, one a
 # millisecond (k6: 0.2 ms), every 50th failed with a 503; k6 writes its 13
@@ -35,7 +36,18 @@ in=$work/input
 # k6Line prints one k6 Point line; the awk programs below share it.
 k6fn='function k6Line(m, ts, v, tags) { return sprintf("{\"metric\":\"%s\",\"type\":\"Point\",\"data\":{\"time\":\"%s\",\"value\":%.6f,\"tags\":%s}}", m, ts, v, tags) }'
 
-if [ -n "${LONG_MB:-}" ]; then
+if [ -n "${LONG_MB:-}" ] && [ "$format" = jtl ] && [ -n "${FORMAT:-}" ]; then
+	# FORMAT=jtl LONG_MB=N: one sample whose URL is N MiB, between two ordinary rows.
+	format=jtl-long
+	awk -v mb="$LONG_MB" 'BEGIN {
+		print "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect"
+		print "1700000000000,10,GET /a,200,OK,Thread Group 1-1,text,true,,3213,246,1,1,http://127.0.0.1/a,8,0,1"
+		printf "1700000000001,12,GET /long,200,OK,Thread Group 1-1,text,true,,3213,246,1,1,http://127.0.0.1/"
+		chunk = sprintf("%01024d", 0); for (i = 0; i < mb * 1024; i++) printf "%s", chunk
+		print ",9,0,1"
+		print "1700000000002,14,GET /a,200,OK,Thread Group 1-1,text,true,,3213,246,1,1,http://127.0.0.1/a,11,0,1"
+	}' >"$in"
+elif [ -n "${LONG_MB:-}" ]; then
 	# One request whose URL tag is LONG_MB MiB, between two ordinary lines.
 	format=k6-ndjson-long
 	awk -v mb="$LONG_MB" "$k6fn"'BEGIN {

@@ -81,8 +81,7 @@ func (l *LineReader) readLine() ([]byte, error) {
 	l.long = append(l.long[:0], b...)
 	for err == bufio.ErrBufferFull {
 		b, err = l.br.ReadSlice('\n')
-		l.growLong(len(b))
-		l.long = append(l.long, b...)
+		AppendLong(&l.long, b)
 	}
 	return l.long, err
 }
@@ -92,19 +91,22 @@ func (l *LineReader) readLine() ([]byte, error) {
 // each of them until the heap doubled, several times the line in all.
 const hugeLine = 64 << 20
 
-// growLong makes room for n more bytes in l.long.
-func (l *LineReader) growLong(n int) {
-	switch {
-	case len(l.long)+n <= cap(l.long):
-		return
-	case cap(l.long) < hugeLine:
-		l.long = slices.Grow(l.long, n)
-		return
+// AppendLong appends b to *line, a line being put together from the
+// buffers of a reader: past hugeLine it grows by a quarter and gives the
+// outgrown array back at once (the caller holds the line only through
+// *line).
+func AppendLong(line *[]byte, b []byte) {
+	switch l := *line; {
+	case len(l)+len(b) <= cap(l):
+	case cap(l) < hugeLine:
+		*line = slices.Grow(l, len(b))
+	default:
+		grown := make([]byte, len(l), max(cap(l)+cap(l)/4, len(l)+len(b)))
+		copy(grown, l)
+		*line = grown
+		debug.FreeOSMemory() // the outgrown array is unreachable now
 	}
-	grown := make([]byte, len(l.long), max(cap(l.long)+cap(l.long)/4, len(l.long)+n))
-	copy(grown, l.long)
-	l.long = grown
-	debug.FreeOSMemory() // the outgrown array is unreachable now
+	*line = append(*line, b...)
 }
 
 // Bytes is the current line without its line ending, valid until the

@@ -1,7 +1,6 @@
 package importer
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -31,11 +30,23 @@ type TextReport struct {
 }
 
 // Read reads the reports in file name from r; a line Take fails on is a
-// *SyntaxError at that line. It returns the number of reports begun.
+// *SyntaxError at that line. It returns the number of reports begun. A
+// last line without a line break that Whole does not vouch for is not
+// read (see ReadReports).
 func (t TextReport) Read(name string, r io.Reader) (reports int, err error) {
+	reports, _, err = t.read(name, r)
+	return reports, err
+}
+
+// read is Read that also says which line the file was cut in.
+func (t TextReport) read(name string, r io.Reader) (reports int, cut cutLine, err error) {
 	lines := NewLineReader(r)
 	for lines.Scan() {
 		text := strings.TrimSpace(string(lines.Bytes()))
+		if !lines.Complete() && text != "" && (t.Whole == nil || !t.Whole(text)) {
+			cut = cutLine{lines.Line(), text}
+			break
+		}
 		if t.Starts(text) {
 			reports++
 			t.Begin(lines.Line())
@@ -47,13 +58,13 @@ func (t TextReport) Read(name string, r io.Reader) (reports int, err error) {
 			continue
 		}
 		if err := t.Take(text); err != nil {
-			return reports, &SyntaxError{File: name, Line: lines.Line(), Msg: err.Error()}
+			return reports, cut, &SyntaxError{File: name, Line: lines.Line(), Msg: err.Error()}
 		}
 	}
 	if err := lines.Err(); err != nil {
-		return reports, &SyntaxError{File: name, Msg: fmt.Sprintf("%v; expected a text report", err)}
+		return reports, cut, &SyntaxError{File: name, Msg: fmt.Sprintf("%v; expected a text report", err)}
 	}
-	return reports, nil
+	return reports, cut, nil
 }
 
 // Report is the state of one text report while its lines are read.
@@ -83,32 +94,11 @@ type Report interface {
 // is told (Report.Cut), and its run gets a note (CutNote); unless Whole
 // says the line is complete (a report saved without its last line break).
 func (t TextReport) ReadReports(name, expected string, r io.Reader, begin func(line int) Report) ([]*result.Run, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, err)
-	}
-	complete := data[:bytes.LastIndexByte(data, '\n')+1]
-	last := strings.TrimSpace(string(data[len(complete):]))
-	if last == "" || t.Whole != nil && t.Whole(last) {
-		return t.reports(name, expected, data, begin, cutLine{})
-	}
-	return t.reports(name, expected, complete, begin, cutLine{bytes.Count(complete, []byte{'\n'}) + 1, last})
-}
-
-// cutLine is the line a file was cut in: its number (0: not cut) and what
-// the file holds of it.
-type cutLine struct {
-	n       int
-	partial string
-}
-
-// reports reads the reports in data; cut, when set, is the line the file
-// was cut in, just past data.
-func (t TextReport) reports(name, expected string, data []byte, begin func(line int) Report, cut cutLine) ([]*result.Run, error) {
 	var reps []Report
 	t.Begin = func(line int) { reps = append(reps, begin(line)) }
 	t.Take = func(line string) error { return reps[len(reps)-1].Take(line) }
-	if _, err := t.Read(name, bytes.NewReader(data)); err != nil {
+	_, cut, err := t.read(name, r)
+	if err != nil {
 		return nil, err
 	}
 	if len(reps) == 0 {
@@ -137,6 +127,13 @@ func (t TextReport) reports(name, expected string, data []byte, begin func(line 
 		last.Notes = append(last.Notes, CutNote(cut.n))
 	}
 	return runs, nil
+}
+
+// cutLine is the line a file was cut in: its number (0: not cut) and what
+// the file holds of it.
+type cutLine struct {
+	n       int
+	partial string
 }
 
 // cutError adds to why a cut report holds no run that the file was cut.

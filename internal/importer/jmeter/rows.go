@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
 )
 
 // rowReader reads a JTL's records. Most rows hold no quote, and those are
@@ -32,11 +34,12 @@ func (r *rowReader) readLine() (string, bool, error) {
 	for {
 		b, err := r.br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			r.long = append(r.long, b...)
+			importer.AppendLong(&r.long, b)
 			continue
 		}
 		if len(r.long) > 0 {
-			b = append(r.long, b...)
+			importer.AppendLong(&r.long, b)
+			b = r.long
 		}
 		if err != nil && err != io.EOF {
 			return "", false, err
