@@ -64,6 +64,15 @@ func historyHeadline(in HistoryInput) string {
 	if seen := v.Unconfirmed(); len(seen) > 0 {
 		return "main may be at a regressed level, not yet confirmed: " + strings.Join(seenLines(in, seen), "; ")
 	}
+	var better []gate.HistoryMetric
+	for _, m := range v.Metrics {
+		if m.Seen != nil {
+			better = append(better, m)
+		}
+	}
+	if len(better) > 0 {
+		return "main is at no regressed level of a gated metric; the values show steps the better way that no test confirmed: " + strings.Join(seenLines(in, better), "; ")
+	}
 	var short []string
 	for _, m := range v.Metrics {
 		if m.TooFew() {

@@ -112,8 +112,8 @@ func historyBadge(v gate.HistoryVerdict, chain gate.ChainVerdict) (string, strin
 		return "regressed", "regressed"
 	case len(chain.Crept()) > 0:
 		return "crept", "regressed"
-	case len(v.Unconfirmed()) > 0:
-		return "step not confirmed", "inconclusive"
+	case slices.ContainsFunc(v.Metrics, func(m gate.HistoryMetric) bool { return m.Seen != nil }):
+		return "step not confirmed", "inconclusive" // either way: the eye sees it
 	}
 	for _, m := range v.Metrics {
 		if m.TooFew() {
@@ -151,6 +151,7 @@ func seenRow(in HistoryInput, m gate.HistoryMetric) historyChangeRow {
 	for _, e := range c.Environment {
 		row.Environment = append(row.Environment, pageText(e))
 	}
+	row.Chain = orDash(chainSaw(in, m, c))
 	return row
 }
 
