@@ -64,6 +64,15 @@ func historyHeadline(in HistoryInput) string {
 	if seen := v.Unconfirmed(); len(seen) > 0 {
 		return "main may be at a regressed level, not yet confirmed: " + strings.Join(seenLines(in, seen), "; ")
 	}
+	var better []gate.HistoryMetric
+	for _, m := range v.Metrics {
+		if m.Seen != nil {
+			better = append(better, m)
+		}
+	}
+	if len(better) > 0 {
+		return "main is at no regressed level of a gated metric; the values show steps the better way that no test confirmed: " + strings.Join(seenLines(in, better), "; ")
+	}
 	var short []string
 	for _, m := range v.Metrics {
 		if m.TooFew() {
@@ -80,7 +89,7 @@ func historyHeadline(in HistoryInput) string {
 func seenLines(in HistoryInput, seen []gate.HistoryMetric) []string {
 	out := make([]string, len(seen))
 	for i, m := range seen {
-		out[i] = fmt.Sprintf("%s %s since %s (%s)", m.Meta.Label, stepText(m, m.Seen.Change), jobName(in.Jobs[m.Seen.At]), seenWhy(m))
+		out[i] = fmt.Sprintf("%s %s since %s (%s)", m.Meta.Label, metricStep(m.Meta, m.Seen.Change), jobName(in.Jobs[m.Seen.At]), seenWhy(m))
 	}
 	return out
 }
@@ -93,14 +102,6 @@ func seenWhy(m gate.HistoryMetric) string {
 	return "its p is above the search's α"
 }
 
-// stepText is a step in the metric's unit: "+55.0 %" or "+0.50 pp".
-func stepText(m gate.HistoryMetric, v float64) string {
-	if m.Meta.Scale == result.Percent {
-		return signed(v, "%.2f") + " pp"
-	}
-	return signed(v, "%.1f") + " %"
-}
-
 // reachText says what a metric's jobs can show: "these 12 jobs show steps
 // of ≥ 4.2 % with ≥ 3 jobs on each side".
 func reachText(m gate.HistoryMetric) string {
@@ -108,7 +109,7 @@ func reachText(m gate.HistoryMetric) string {
 	if m.Side == 0 {
 		return fmt.Sprintf("too few jobs: %s can show no step, a step needs %d jobs or more", countJobs(n), m.Needed)
 	}
-	return fmt.Sprintf("%s show steps of %s or more with %d jobs on each side", countJobs(n), strings.TrimPrefix(stepText(m, m.Visible), "+"), m.Side)
+	return fmt.Sprintf("%s show steps of %s or more with %d jobs on each side", countJobs(n), strings.TrimPrefix(metricStep(m.Meta, m.Visible), "+"), m.Side)
 }
 
 // countJobs is "1 job", "these 12 jobs".
@@ -143,7 +144,7 @@ func writeHistoryMetric(b *strings.Builder, in HistoryInput, m gate.HistoryMetri
 		fmt.Fprintf(b, "%s (%s)\n", count(len(m.Changes), "change point", "change points"), historyRule(m))
 	}
 	if c := m.Seen; c != nil {
-		fmt.Fprintf(b, "  the values step %s at job #%d %s, %s → %s, not confirmed: %s\n", stepText(m, c.Change), c.At+1,
+		fmt.Fprintf(b, "  the values step %s at job #%d %s, %s → %s, not confirmed: %s\n", metricStep(m.Meta, c.Change), c.At+1,
 			jobName(in.Jobs[c.At]), formatValue(c.Before, m.Meta.Unit), formatValue(c.After, m.Meta.Unit), seenReason(m))
 		for _, e := range c.Environment {
 			fmt.Fprintf(b, "      also changed: %s\n", visible(e, maxShownRunes))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -258,5 +259,33 @@ func TestHistoryBothViews(t *testing.T) {
 	out = text.String()
 	if !strings.Contains(out, "the A/B chain judged this commit and saw no regression") || !strings.Contains(out, "no commit's own A/B found it regressed") {
 		t.Errorf("a step only the absolute jobs see is not told apart:\n%s", out)
+	}
+}
+
+// A step the better way that no test confirms (CPU per iteration falling
+// by 39 % after 5 jobs, 3 after) is not "steady" either: the badge says the
+// step is not confirmed and the headline names it, while main is at no
+// regressed level.
+func TestHistoryUnconfirmedImprovementIsNotSteady(t *testing.T) {
+	t.Parallel()
+	jobs := slices.Clone(shortStepHistory(t, 3, 5).Jobs)
+	slices.Reverse(jobs)
+	v, err := gate.AnalyzeHistory(jobs, gate.HistoryPolicy{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := HistoryInput{Name: "api", Source: "h.jsonl", Jobs: jobs, Verdict: v}
+	var text, page bytes.Buffer
+	if err := WriteHistoryText(&text, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHistoryHTML(&page, in); err != nil {
+		t.Fatal(err)
+	}
+	if out := text.String(); !strings.Contains(out, "main is at no regressed level of a gated metric; the values show steps the better way that no test confirmed: CPU/iteration −") {
+		t.Errorf("the headline does not name the step:\n%s", out)
+	}
+	if html := page.String(); strings.Contains(html, ">steady<") || !strings.Contains(html, ">step not confirmed<") {
+		t.Error("a visible improvement sits under a steady badge")
 	}
 }

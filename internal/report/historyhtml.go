@@ -112,8 +112,8 @@ func historyBadge(v gate.HistoryVerdict, chain gate.ChainVerdict) (string, strin
 		return "regressed", "regressed"
 	case len(chain.Crept()) > 0:
 		return "crept", "regressed"
-	case len(v.Unconfirmed()) > 0:
-		return "step not confirmed", "inconclusive"
+	case slices.ContainsFunc(v.Metrics, func(m gate.HistoryMetric) bool { return m.Seen != nil }):
+		return "step not confirmed", "inconclusive" // either way: the eye sees it
 	}
 	for _, m := range v.Metrics {
 		if m.TooFew() {
@@ -145,12 +145,13 @@ func changedFirst(ms []gate.HistoryMetric, chain gate.ChainVerdict) []gate.Histo
 // seenRow is the table's row of a step the values show unconfirmed.
 func seenRow(in HistoryInput, m gate.HistoryMetric) historyChangeRow {
 	c := *m.Seen
-	row := historyChangeRow{Metric: m.Meta.Label, Kind: "step not confirmed: " + seenReason(m), Step: stepText(m, c.Change),
+	row := historyChangeRow{Metric: m.Meta.Label, Kind: "step not confirmed: " + seenReason(m), Step: metricStep(m.Meta, c.Change),
 		Levels: formatValue(c.Before, m.Meta.Unit) + " → " + formatValue(c.After, m.Meta.Unit), Class: "unconfirmed"}
 	row.Range = fmt.Sprintf("%s..%s (job #%d)", jobName(in.Jobs[m.Jobs[slices.Index(m.Jobs, c.At)-1]]), jobName(in.Jobs[c.At]), c.At+1)
 	for _, e := range c.Environment {
 		row.Environment = append(row.Environment, pageText(e))
 	}
+	row.Chain = orDash(chainSaw(in, m, c))
 	return row
 }
 
@@ -293,7 +294,7 @@ func historyFigure(in HistoryInput, m gate.HistoryMetric) (htmlFigure, error) {
 	caption := fmt.Sprintf("%s over %s: %s.", m.Meta.Label, count(len(m.Values), "job", "jobs"), count(len(m.Changes), "change point", "change points"))
 	if c := m.Seen; c != nil {
 		caption = fmt.Sprintf("%s over %s: no change point confirmed; the values step %s at %s (dashed grey), not confirmed: %s.",
-			m.Meta.Label, count(len(m.Values), "job", "jobs"), stepText(m, c.Change), jobName(in.Jobs[c.At]), seenReason(m))
+			m.Meta.Label, count(len(m.Values), "job", "jobs"), metricStep(m.Meta, c.Change), jobName(in.Jobs[c.At]), seenReason(m))
 	}
 	return htmlFigure{SVG: template.HTML(svg), Caption: caption}, nil
 }

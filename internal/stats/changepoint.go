@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -412,28 +411,6 @@ func quantileSorted(s []float64, q float64) float64 {
 		return s[len(s)-1]
 	}
 	return s[i] + (pos-float64(i))*(s[i+1]-s[i])
-}
-
-// midRanks is the rank of each value of x (1 for the least), ties given
-// the mean of their ranks.
-func midRanks(x []float64) []float64 {
-	order := make([]int, len(x))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(x[a], x[b]) })
-	ranks := make([]float64, len(x))
-	for i := 0; i < len(order); {
-		j := i
-		for j+1 < len(order) && x[order[j+1]] == x[order[i]] {
-			j++
-		}
-		for k := i; k <= j; k++ {
-			ranks[order[k]] = float64(i+j)/2 + 1
-		}
-		i = j + 1
-	}
-	return ranks
 }
 
 func sortedCuts(found map[int]float64) []int {
