@@ -19,10 +19,7 @@
 # NOISE_FROM=DIR seeds the series' noise file with an earlier series' (a
 # series continued, as a CI cache would be restored): DIR/cache is copied.
 #
-# DESIGNS (default: the default design only) lists designs to measure
-# against each other in one series: every round runs every arm in every
-# design (--design), rotated, each design with its own noise file (the
-# file keys its entries by design).
+# DESIGNS is retired with --design: a series measures the one A/B rule.
 #
 # ARMS (default "aa slow10 slow30") picks the arms. BLOCKS=N runs every job
 # for exactly N blocks (ab.min_pairs = ab.max_pairs = N, no --max-time,
@@ -47,7 +44,7 @@ cd "$ROOT"
 driver=bench/decide/$service.sh
 [[ -f $driver ]] || { echo "run.sh: no driver $driver" >&2; exit 2; }
 NOISY=${NOISY:-half}
-read -r -a designs <<<"${DESIGNS:-default}"
+[[ -z ${DESIGNS:-} ]] || { echo "run.sh: DESIGNS is retired with --design (one A/B rule)" >&2; exit 2; }
 HOGS=${HOGS:-1}
 MAX_TIME=${MAX_TIME:-150s}
 JOB_TIMEOUT=${JOB_TIMEOUT:-10m}
@@ -64,7 +61,7 @@ fi
 go build -o "$OUT/tailgate" ./cmd/tailgate
 prepare
 {
-	echo "service $service, $n jobs per arm, arms: ${arms[*]}, designs: ${designs[*]}, NOISY=$NOISY HOGS=$HOGS, $(if [[ -n ${BLOCKS:-} ]]; then echo "exactly $BLOCKS blocks, no noise file"; else echo "--max-time $MAX_TIME"; fi)${extra[*]:+, extra: ${extra[*]}}${NOISE_FROM:+, noise file from $NOISE_FROM}"
+	echo "service $service, $n jobs per arm, arms: ${arms[*]}, NOISY=$NOISY HOGS=$HOGS, $(if [[ -n ${BLOCKS:-} ]]; then echo "exactly $BLOCKS blocks, no noise file"; else echo "--max-time $MAX_TIME"; fi)${extra[*]:+, extra: ${extra[*]}}${NOISE_FROM:+, noise file from $NOISE_FROM}"
 	echo "tailgate $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- cmd internal || echo '+dirty')"
 	echo "started $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$OUT/info.txt"
@@ -97,8 +94,7 @@ if [[ -n ${BLOCKS:-} ]]; then
 	budget=()
 fi
 
-runs=()
-for d in "${designs[@]}"; do for a in "${arms[@]}"; do runs+=("$d $a"); done; done
+runs=("${arms[@]}")
 for ((i = 1; i <= n; i++)); do
 	noisy=0
 	case $NOISY in
@@ -106,16 +102,11 @@ for ((i = 1; i <= n; i++)); do
 	half) noisy=$((i % 2 == 0 ? 1 : 0)) ;;
 	esac
 	for ((k = 0; k < ${#runs[@]}; k++)); do
-		read -r design arm <<<"${runs[$(((k + i - 1) % ${#runs[@]}))]}"
+		arm=${runs[$(((k + i - 1) % ${#runs[@]}))]}
 		job=$OUT/jobs/$arm-$i
 		args=()
-		if [[ $design != default ]]; then
-			job=$OUT/jobs/$design-$arm-$i
-			args=(--design "$design")
-		fi
 		((noisy)) && hog_on
 		echo "$noisy" >"$job.noisy"
-		echo "$design" >"$job.design"
 		cut -d' ' -f1 /proc/loadavg >"$job.load0"
 		t0=$(date +%s.%N)
 		set +e
@@ -127,7 +118,7 @@ for ((i = 1; i <= n; i++)); do
 		echo "$code" >"$job.code"
 		cut -d' ' -f1 /proc/loadavg >"$job.load1"
 		hog_off
-		printf '%s job %d %-11s %-6s noisy=%d exit %d %5.1f s: %s\n' "$(date -u +%T)" "$i" "$design" "$arm" "$noisy" "$code" "$(cat "$job.time")" \
+		printf '%s job %d %-6s noisy=%d exit %d %5.1f s: %s\n' "$(date -u +%T)" "$i" "$arm" "$noisy" "$code" "$(cat "$job.time")" \
 			"$(grep -m1 -E '^tailgate: ' "$job.out" | cut -c1-150 || true)" | tee -a "$OUT/jobs.txt"
 	done
 done

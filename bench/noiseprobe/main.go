@@ -124,7 +124,7 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	plan, err := scenario.CompileWith(cfg.Scenarios, scenario.Inputs{Seed: cfg.Seed, Setup: cfg.Setup, Feed: cfg.Feed, Getenv: os.Getenv})
+	plan, err := scenario.CompileWith(cfg.Scenarios, scenario.Inputs{Seed: cfg.Seed, Setup: cfg.Setup, Feed: cfg.Feed, NoCookies: !cfg.Load.CookieJar(), Getenv: os.Getenv})
 	if err != nil {
 		return err
 	}

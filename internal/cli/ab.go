@@ -5,7 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
@@ -37,26 +39,34 @@ func (f *abFlags) register(fs *flag.FlagSet, withBase bool) {
 		fs.StringVar(&f.benchmarkFrom, "benchmark-from", string(ci.BenchmarkHead), "`whose` benchmark file runs on both builds: head (the working tree's) or base "+
 			"(the file as the base ref has it, with its gate's policy: what the Action does on a pull request, for CI systems where the change under test is untrusted)")
 	}
-	fs.IntVar(&f.maxPairs, "max-pairs", 0, "the budget of units: blocks in the block designs (auto, duet, interleaved, hybrid), pairs in the pairs design (overrides ab.max_pairs)")
+	fs.IntVar(&f.maxPairs, "max-blocks", 0, "the budget of blocks (where blocks cannot run, each block is a pair of whole runs; overrides ab.max_blocks)")
+	fs.IntVar(&f.maxPairs, "max-pairs", 0, "the older name of --max-blocks")
 	fs.DurationVar(&f.maxTime, "max-time", 0, "the budget of time for the pairs or blocks, e.g. 5m (overrides ab.max_time)")
-	fs.StringVar(&f.design, "design", "", "`auto` (the default: duet on a quiet machine, hybrid when other processes keep half a core busy before the first block), duet (blocks of short windows, both sides loaded at once), interleaved (blocks of short windows alternating between the sides), hybrid (closed phases alternating, open phases both at once) or pairs (pairs of whole runs); overrides ab.design")
-	fs.IntVar(&f.windows, "windows", 0, "windows of each side per phase in a block of the block designs (overrides ab.windows; default: as many as fill load.duration)")
-	fs.DurationVar(&f.window, "window", 0, "the measured length of each window in the block designs, e.g. 500ms (overrides ab.window)")
+	fs.StringVar(&f.design, "design", "", "retired: every A/B job follows one rule (see docs/config.md#ab); a `value` is accepted with a warning and changes nothing")
+	fs.IntVar(&f.windows, "windows", 0, "windows of each side per phase in a block (overrides ab.windows; default: as many as fill load.duration)")
+	fs.DurationVar(&f.window, "window", 0, "the measured length of each window of a block, e.g. 500ms (overrides ab.window)")
 	fs.StringVar(&f.noise, "noise", "", "a noise `file`: the spread of earlier A/B jobs' units, pooled where it agrees with this job's and counted only as far as those jobs agree with each other; this job's is added (overrides ab.noise)")
+}
+
+// warn says that a retired flag was given.
+func (f abFlags) warn(w io.Writer) {
+	if f.design != "" {
+		fmt.Fprintf(w, "warning: --design is retired and changes nothing (%q): every A/B job follows one rule, see docs/config.md#ab\n", f.design)
+	}
 }
 
 // apply puts the budget flags into the config's ab section.
 func (f abFlags) apply(cfg *config.Config) error {
 	if f.maxPairs < 0 || f.maxTime < 0 || f.windows < 0 || f.window < 0 {
-		return usageErr("--max-pairs, --max-time, --windows and --window must not be negative")
+		return usageErr("--max-blocks, --max-time, --windows and --window must not be negative")
 	}
 	if f.windows > config.MaxWindows {
 		return usageErr("--windows %d: at most %d windows of each side per phase in a block", f.windows, config.MaxWindows)
 	}
-	if f.design != "" && !config.BlockDesign(f.design) && f.design != config.DesignPairs {
-		return usageErr("--design %q: expected %s, %s, %s, %s or %s", f.design, config.DesignAuto, config.DesignDuet, config.DesignInterleaved, config.DesignHybrid, config.DesignPairs)
+	if f.design != "" && !slices.Contains(config.RetiredDesigns, f.design) {
+		return usageErr("--design is retired (every A/B job follows one rule, see docs/config.md#ab), and %q was never one of its values: leave it out", f.design)
 	}
-	if f.maxPairs == 0 && f.maxTime == 0 && f.design == "" && f.noise == "" && f.windows == 0 && f.window == 0 {
+	if f.maxPairs == 0 && f.maxTime == 0 && f.noise == "" && f.windows == 0 && f.window == 0 {
 		return nil
 	}
 	if cfg.AB == nil {
@@ -71,13 +81,9 @@ func (f abFlags) apply(cfg *config.Config) error {
 	if f.window > 0 {
 		cfg.AB.Window = config.Duration(f.window)
 	}
-	if f.design != "" && f.design != cfg.AB.Design {
-		cfg.AB.Design = f.design
-		cfg.AB.MinPairs, cfg.AB.MaxPairs = config.DefaultUnits(f.design, cfg.AB.MinPairs, cfg.AB.MaxPairs)
-	}
 	if f.maxPairs > 0 {
 		if f.maxPairs < cfg.AB.MinPairs {
-			return usageErr("--max-pairs %d is below ab.min_pairs (%d)", f.maxPairs, cfg.AB.MinPairs)
+			return usageErr("--max-blocks %d is below ab.min_blocks (%d)", f.maxPairs, cfg.AB.MinPairs)
 		}
 		cfg.AB.MaxPairs = f.maxPairs
 	}
@@ -88,15 +94,15 @@ func (f abFlags) apply(cfg *config.Config) error {
 }
 
 func cmdAB(ctx context.Context, e env, args []string) error {
-	fs := newFlagSet("ab", "ab -c tailgate.yml [--base-ref origin/main] [--max-pairs N] [--aa] [--record-base] [-o head.json] [--report report.json]", e.stderr)
+	fs := newFlagSet("ab", "ab -c tailgate.yml [--base-ref origin/main] [--max-blocks N] [--aa] [--record-base] [-o head.json] [--report report.json]", e.stderr)
 	var bf benchFlags
 	bf.register(fs)
 	// --runs stays parsed so that it is refused with advice, not as unknown.
-	fs.Lookup("runs").Usage = "not for ab, which adds blocks (or pairs) until the verdict is clear: set the budget with --max-pairs (`N`)"
+	fs.Lookup("runs").Usage = "not for ab, which adds blocks (or pairs) until the verdict is clear: set the budget with --max-blocks (`N`)"
 	var af abFlags
 	af.register(fs, true)
 	aa := fs.Bool("aa", false, "run the base build on both sides: show the noise this job sees and whether it would raise a false alarm")
-	recordBase := fs.Bool("record-base", false, "also append the base side's runs to the stored baseline (with --design pairs: a baseline holds whole runs of one side alone)")
+	recordBase := fs.Bool("record-base", false, "also append the base side's runs to the stored baseline: the job then measures pairs of whole runs, as a baseline holds whole runs of one side alone")
 	out := fs.String("o", "", "also write the head side's runs to this result JSON `file` (as tailgate run -o does)")
 	blFlag := fs.String("baseline", "", "the baseline `file` --record-base appends to (default: gate.baseline, else baselines/<name>.json); the A/B verdict reads no baseline")
 	var prov provenanceFlags
@@ -107,7 +113,7 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	if bf.runs > 0 {
-		return usageErr("--runs: tailgate ab adds blocks (or pairs) until the verdict is clear; set its budget with --max-pairs (ab.max_pairs)")
+		return usageErr("--runs: tailgate ab adds blocks (or pairs) until the verdict is clear; set its budget with --max-blocks (ab.max_blocks)")
 	}
 	e = bf.output.apply(e)
 	cfg, err := bf.load()
@@ -117,18 +123,15 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 	if err := af.apply(cfg); err != nil {
 		return err
 	}
-	design := config.DefaultDesign
-	if cfg.AB != nil {
-		design = cfg.AB.Design
-	}
-	if *recordBase && config.BlockDesign(design) {
-		// A stored baseline holds whole runs of one side alone (run,
-		// record): blocks of windows, measured beside the other side in a
-		// duet, are not samples of that.
-		return usageErr("--record-base appends the base's runs to a stored baseline, whose samples are whole runs of one side alone; the %s design measures blocks of short windows (in a duet both sides at once): add --design pairs", design)
-	}
+	af.warn(e.stderr)
 	path := baselinePath(*blFlag, cfg, cfg.Name)
 	o := pipeline.ABOptions{Config: cfg, AA: *aa, BaseRef: af.baseRef, Git: baseline.ExecGit{}, ResultPath: *out, NoiseDefault: DefaultNoisePath(e.getenv)}
+	if *recordBase {
+		// A stored baseline holds whole runs of one side alone (run,
+		// record): blocks of windows, measured beside the other side,
+		// are not samples of that.
+		o.WholeRuns = "--record-base stores the base's runs in a baseline, whose samples are whole runs of one side alone"
+	}
 	if err := af.fromBase(ctx, e, &o, bf.config); err != nil {
 		return err
 	}

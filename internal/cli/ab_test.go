@@ -21,14 +21,14 @@ import (
 func abConfig(t *testing.T, dir, baseURL, headURL string, pairs int) string {
 	t.Helper()
 	cfg := benchConfig("items", baseURL, 0)
-	ab := fmt.Sprintf("ab:\n  base: {url: \"%s\"}\n  head: {url: \"%s\"}\n  design: pairs\n  min_pairs: %d\n  max_pairs: %d\n", baseURL, headURL, min(4, pairs), pairs)
+	ab := fmt.Sprintf("ab:\n  base: {url: \"%s\"}\n  head: {url: \"%s\"}\n  min_pairs: %d\n  max_pairs: %d\n", baseURL, headURL, min(4, pairs), pairs)
 	cfg = strings.Replace(cfg, "target:\n  url: "+baseURL+"\n", ab+"target:\n  url: "+baseURL+"\n", 1)
 	path := filepath.Join(dir, "ab.yml")
 	mustWrite(t, path, cfg)
 	return path
 }
 
-func TestABCommandJudgesPairs(t *testing.T) {
+func TestABCommandJudgesBlocks(t *testing.T) {
 	base, head := newItemService(t, 3), newItemService(t, 3)
 	dir := t.TempDir()
 	cfg := abConfig(t, dir, base.URL, head.URL, 5)
@@ -37,22 +37,22 @@ func TestABCommandJudgesPairs(t *testing.T) {
 	if o.code != 0 && o.code != 1 {
 		t.Fatalf("exit %d, want a verdict (0 or 1):\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
-	// -o writes the head side's runs, one per pair, as a result file.
+	// -o writes the head side's runs, one per block, as a result file.
 	if f, err := result.ReadFile(out); err != nil || len(f.Runs) < 4 || len(f.Runs) > 5 {
-		t.Errorf("-o %s: %v; want the head's 4 or 5 runs", out, err)
+		t.Errorf("-o %s: %v; want the head's 4 or 5 block runs", out, err)
 	}
-	wantContains(t, "stdout", o.stdout, "pairs of at most 5", "order of runs (A = base, B = head): A B B A A B B A", "this job")
-	wantContains(t, "stderr", o.stderr, "after pair 4 of at most 5", "A/B stopped after")
+	wantContains(t, "stdout", o.stdout, "blocks of at most 5", "both sides loaded at the same time", "this job")
+	wantContains(t, "stderr", o.stderr, "after block 4 of at most 5", "A/B stopped after")
 	if _, err := os.Stat(rep); err != nil {
 		t.Errorf("no report: %v", err)
 	}
 }
 
-// The interleaved design (--design interleaved): blocks of short windows
-// alternating between the sides, the progress and the report in blocks,
-// the time split by stage, and a noise file kept for the next job; a
-// design tailgate does not know is a usage error.
-func TestABCommandInterleaved(t *testing.T) {
+// Blocks of short windows: the progress and the report in blocks, the
+// time split by stage, and a noise file kept for the next job; --design
+// is retired, accepted with a warning, and a value it never had is a
+// usage error.
+func TestABCommandBlocks(t *testing.T) {
 	base, head := newItemService(t, 3), newItemService(t, 3)
 	dir := t.TempDir()
 	cfg := abConfig(t, dir, base.URL, head.URL, 3)
@@ -61,24 +61,23 @@ func TestABCommandInterleaved(t *testing.T) {
 	if o.code != 0 && o.code != 1 {
 		t.Fatalf("exit %d, want a verdict (0 or 1):\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
-	wantContains(t, "stderr", o.stderr, "after block 3 of at most 3", "A/B stopped after 3 blocks")
-	wantContains(t, "stdout", o.stdout, "interleaved design: 3 blocks of at most 3", "2 windows of 500ms per side",
+	wantContains(t, "stderr", o.stderr, `warning: --design is retired and changes nothing ("interleaved")`, "after block 3 of at most 3", "A/B stopped after 3 blocks")
+	wantContains(t, "stdout", o.stdout, "3 blocks of at most 3", "2 windows of 500ms per side: both sides loaded at the same time",
 		"where the time went: ", "measured", "Sequential A/B: 3 blocks of 6 window pairs", "noise: this job's own")
 	if _, err := os.Stat(noise); err != nil {
 		t.Errorf("no noise file kept: %v", err)
 	}
 	o = tailgate(t, "ab", "-c", cfg, "--design", "trio")
 	wantCode(t, o, 2)
-	wantContains(t, "stderr", o.stderr, `--design "trio": expected auto, duet, interleaved, hybrid or pairs`)
+	wantContains(t, "stderr", o.stderr, `--design is retired`, `"trio" was never one of its values`)
 }
 
-// The auto design (the default) chooses from how busy the machine is
-// before the first block: the duet on a quiet machine; the hybrid design
-// when other processes keep half a core or more busy, which runs its
-// closed phases alternating and its open ones at once (so a job of only
-// open phases stays a duet, one of only closed phases is interleaved);
-// the duet when the machine cannot be read. The report says which and why.
-func TestABCommandAutoChoosesTheDesignFromTheMachine(t *testing.T) {
+// One rule from how busy the machine is before the first block: on a
+// quiet machine every phase loads both sides at once; beside a busy one a
+// closed phase alternates while an open one still loads both at once (a
+// job of open phases only is not watched); unread, the closed phases load
+// both at once. The report says how each phase ran and why.
+func TestABCommandChoosesFromTheMachine(t *testing.T) {
 	base, head := newItemService(t, 3), newItemService(t, 3)
 	dir := t.TempDir()
 	open := abConfig(t, dir, base.URL, head.URL, 3)
@@ -96,41 +95,33 @@ func TestABCommandAutoChoosesTheDesignFromTheMachine(t *testing.T) {
 	unread := cli.Host{MachineCPU: func(context.Context) (target.MachineCPU, error) {
 		return target.MachineCPU{}, errors.New("/proc/stat: permission denied")
 	}}
+	const atOnce, alternating = "both sides loaded at the same time", "alternating between the sides (A B B A"
 	for _, c := range []struct {
-		name   string
-		host   cli.Host
-		cfg    string
-		design string
-		note   string
+		name    string
+		host    cli.Host
+		cfg     string
+		watched bool
+		notes   []string
 	}{
-		{"quiet", hostBusy(0.2), mixed, "duet design: 3 blocks", "design auto: duet, as the machine was quiet before the first block (0.20 of 2 cores busy over 2s; from 0.5 on, closed phases alternate between the sides)"},
-		{"busy mixed", hostBusy(1.0), mixed, "hybrid design: 3 blocks", "design auto: hybrid (closed phases alternating between the sides, open phases loading both at once), as other processes kept 1.00 of the machine's 2 cores busy before the first block"},
-		{"busy closed", hostBusy(1.0), closed, "interleaved design: 3 blocks", "design auto: interleaved (every phase is closed: each side's virtual users take all the machine gives), as other processes kept 1.00"},
-		{"busy open", hostBusy(1.0), open, "duet design: 3 blocks", "design auto: duet (every phase is open: a fixed rate asks neither side for all it can get), as other processes kept 1.00"},
-		{"unread", unread, mixed, "duet design: 3 blocks", "design auto: duet, as how busy the machine is could not be read (/proc/stat: permission denied)"},
+		{"quiet", hostBusy(0.2), mixed, true, []string{"phase capacity " + atOnce + "; phase latency " + atOnce,
+			"closed phases loaded both sides at once, as the machine was quiet before the first block (0.20 of 2 cores busy over 2s; from 0.5 on, they alternate)"}},
+		{"busy mixed", hostBusy(1.0), mixed, true, []string{"phase capacity " + alternating, "phase latency " + atOnce,
+			"closed phases alternated between the sides, as other processes kept 1.00 of the machine's 2 cores busy before the first block"}},
+		{"busy closed", hostBusy(1.0), closed, true, []string{"per side: " + alternating, "closed phases alternated between the sides, as other processes kept 1.00"}},
+		{"busy open", hostBusy(1.0), open, false, []string{"per side: " + atOnce}},
+		{"unread", unread, mixed, true, []string{"phase capacity " + atOnce, "closed phases loaded both sides at once, as how busy the machine is could not be read (/proc/stat: permission denied)"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			o := tailgateOn(t, c.host, environ{}, "ab", "-c", c.cfg, "-q", "--design", "auto", "--windows", "2", "--noise", "off")
+			o := tailgateOn(t, c.host, environ{}, "ab", "-c", c.cfg, "-q", "--windows", "2", "--noise", "off")
 			if o.code != 0 && o.code != 1 {
 				t.Fatalf("exit %d, want a verdict (0 or 1):\n%s", o.code, o)
 			}
-			wantContains(t, "stdout", o.stdout, c.design, c.note)
-			wantContains(t, "stderr", o.stderr, "design auto: watching how busy the machine is")
+			wantContains(t, "stdout", o.stdout, c.notes...)
+			if watched := strings.Contains(o.stderr, "watching how busy the machine is"); watched != c.watched {
+				t.Errorf("watched the machine: %v, want %v:\n%s", watched, c.watched, o.stderr)
+			}
 		})
 	}
-}
-
-func TestABCommandNeedsABase(t *testing.T) {
-	t.Parallel()
-	svc := newItemService(t, 3)
-	dir := t.TempDir()
-	cfg := writeBenchConfig(t, dir, "items", svc.URL, 0)
-	o := tailgate(t, "ab", "-c", cfg)
-	wantCode(t, o, 2)
-	wantContains(t, "stderr", o.stderr, "names no base build", "--base-ref")
-	o = tailgate(t, "ab", "-c", cfg, "--runs", "3")
-	wantCode(t, o, 2)
-	wantContains(t, "stderr", o.stderr, "--max-pairs")
 }
 
 func TestActionModeAB(t *testing.T) {
@@ -183,7 +174,7 @@ target:
   start: {command: ["` + exe + `", demo-serve, --addr, "127.0.0.1:{{port}}", --work, "2000"]}
   ready: {path: /health, timeout: 20s, interval: 20ms}
 build: {command: [git, rev-parse, HEAD]}
-ab: {design: pairs, min_pairs: 3, max_pairs: 3}
+ab: {min_pairs: 3, max_pairs: 3}
 dataset:
   reset: {request: {method: POST, path: /reset}}
 load: {model: closed, vus: 1, warmup: 0s, duration: 200ms}
@@ -257,7 +248,7 @@ func TestABBuildsTheBaseCommit(t *testing.T) {
 		o := tailgateIn(t, repo, vars, "action")
 		wantCode(t, o, 0)
 		wantContains(t, "stderr", o.stderr, "[build base] "+base, "[build head] "+head, "base: "+base+" at "+base[:12])
-		wantContains(t, "stdout", o.stdout, "3 pairs of at most 3", "base: built from "+base[:12]) // the report names the commit
+		wantContains(t, "stdout", o.stdout, "3 blocks of at most 3", "base: built from "+base[:12]) // the report names the commit
 		wantOneWorktree(t, repo, env["RUNNER_TEMP"])
 	})
 	t.Run("unknown base-ref", func(t *testing.T) { // the user's input, not the environment
@@ -336,13 +327,20 @@ func TestABBenchmarkFromTheBaseRef(t *testing.T) {
 	wantContains(t, "stderr", o.stderr, "--benchmark-from base needs the base as a git ref")
 }
 
-// --record-base stores whole runs of one side alone: it needs the pairs
-// design, and says so before anything runs with a block design.
-func TestABRecordBaseNeedsPairs(t *testing.T) {
-	t.Parallel()
+// --record-base stores whole runs of one side alone: the job measures
+// pairs of whole runs, one side at a time, says why, and appends the
+// base's runs to the baseline.
+func TestABRecordBaseMeasuresWholeRuns(t *testing.T) {
+	base, head := newItemService(t, 3), newItemService(t, 3)
 	dir := t.TempDir()
-	cfg := abConfig(t, dir, "http://127.0.0.1:1", "http://127.0.0.1:2", 5)
-	o := tailgate(t, "ab", "-c", cfg, "--record-base", "--design", "duet")
-	wantCode(t, o, 2)
-	wantContains(t, "stderr", o.stderr, "--record-base", "the duet design", "--design pairs")
+	cfg := abConfig(t, dir, base.URL, head.URL, 4)
+	bl := filepath.Join(dir, "b.json")
+	o := tailgate(t, "ab", "-c", cfg, "--record-base", "--baseline", bl, "--noise", "off")
+	if o.code != 0 && o.code != 1 {
+		t.Fatalf("exit %d, want a verdict (0 or 1):\n%s", o.code, o)
+	}
+	wantContains(t, "stdout", o.stdout, "each a pair of whole runs, one side at a time, as --record-base stores the base's runs in a baseline", "order of runs (A = base, B = head): A B B A")
+	if _, err := os.Stat(bl); err != nil {
+		t.Errorf("no baseline recorded: %v", err)
+	}
 }

@@ -216,7 +216,7 @@ func TestActionABNamesBothTargetLogs(t *testing.T) {
 	t.Parallel()
 	fake := newE2EGitHub(t)
 	dir, cfg := benchFile(t, "target:\n"+demoTarget(t, "  ")+
-		"ab:\n  base:\n"+demoTarget(t, "    ")+"  head:\n"+demoTarget(t, "    ")+"  design: pairs\n  min_pairs: 3\n  max_pairs: 3\n"+
+		"ab:\n  base:\n"+demoTarget(t, "    ")+"  head:\n"+demoTarget(t, "    ")+"  min_pairs: 3\n  max_pairs: 3\n"+
 		"load: {model: closed, vus: 1, warmup: 0s, duration: 200ms}\n")
 	step := runActionStep(t, fake, map[string]string{"config": cfg, "mode": "ab", "baseline": filepath.Join(dir, "none.json"),
 		"baseline_from": "workspace", "comment": "never", "fail_on_regression": "false"}, map[string]string{"TAILGATE_E2E_KEY": apiKey})
@@ -229,7 +229,7 @@ func TestActionABNamesBothTargetLogs(t *testing.T) {
 	}
 	for _, path := range logs {
 		if log, err := os.ReadFile(path); err != nil || strings.Count(string(log), "demo service on http://") != 3 {
-			t.Errorf("target log %s: %v; want the service's start line once per pair:\n%s", path, err, log)
+			t.Errorf("target log %s: %v; want the service's start line once per block:\n%s", path, err, log)
 		}
 	}
 	if rep := readReportOutput(t, e2eResult{outputs: step.outputs}); rep.TargetLog != (report.TargetLogs{Base: logs[0], Head: logs[1]}) {

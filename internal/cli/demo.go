@@ -128,7 +128,7 @@ func (f *demoFlags) check() error {
 	case stored:
 		f.mode = demoModeCheck // only the stored-baseline demo has a baseline to record or calibrate
 	case f.mode == demoModeAB && f.bench.runs > 0:
-		return usageErr("--runs is for --mode check: A/B adds blocks until the verdict is clear; set its budget with --max-pairs")
+		return usageErr("--runs is for --mode check: A/B adds blocks until the verdict is clear; set its budget with --max-blocks")
 	}
 	return nil
 }
@@ -143,6 +143,7 @@ func demoAB(ctx context.Context, e env, f demoFlags, head *config.Config) error 
 	ab := *head.AB
 	ab.Base, ab.Head = config.ABSide{Target: base.Target}, config.ABSide{Target: head.Target}
 	head.AB = &ab
+	f.budget.warn(e.stderr)
 	if err := f.budget.apply(head); err != nil {
 		return err
 	}

@@ -77,7 +77,7 @@ func TestDemoRecordsThenChecks(t *testing.T) {
 	}
 }
 
-// TestDemoDefaultsToAB runs the default demo, A/B in the duet design: the
+// TestDemoDefaultsToAB runs the default demo, A/B in blocks: the
 // clean service against one that does twice the work, both started afresh
 // for every block and loaded at the same time; it stops as soon as the
 // regression is clear.
@@ -92,7 +92,7 @@ func TestDemoDefaultsToAB(t *testing.T) {
 	o := tailgate(t, "demo", "--slowdown", "100%", "--duration", "2s", "--warmup", "200ms", "--max-pairs", "8", "-q",
 		"--baseline", filepath.Join(t.TempDir(), "demo.json"))
 	wantCode(t, o, 1)
-	wantContains(t, "stdout", o.stdout, "tailgate: demo: REGRESSION", "duet design: ", "each side was started afresh for every block")
+	wantContains(t, "stdout", o.stdout, "tailgate: demo: REGRESSION", "blocks of at most 8", "both sides loaded at the same time", "each side was started afresh for every block")
 	m := regexp.MustCompile(`A/B stopped after (\d+) blocks`).FindStringSubmatch(o.stderr)
 	if m == nil {
 		t.Fatalf("no stop line:\n%s", o)

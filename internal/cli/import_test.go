@@ -1,10 +1,14 @@
 package cli_test
 
 import (
+	"bytes"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
@@ -168,4 +172,68 @@ func TestImportWithoutRequestCountSaysSo(t *testing.T) {
 	if header, _, _ := strings.Cut(o.stdout, "\n"); strings.Contains(header, "requests/s") || !strings.Contains(header, "latency p95") {
 		t.Errorf("run table header %q: want latency columns and no requests/s", header)
 	}
+}
+
+// SIGINT or SIGTERM stops an import promptly, whether it waits for input
+// or parses it, as they stop a benchmark: exit 3, and no result file, not
+// even of the files read before. The input is a pipe fed k6 NDJSON lines
+// for as long as tailgate reads it (at most 20 s), so only the signal can
+// end the import.
+func TestImportStopsOnSignal(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			first, fifo, out := filepath.Join(dir, "summary.json"), filepath.Join(dir, "k6.ndjson"), filepath.Join(dir, "result.json")
+			mustWrite(t, first, k6Summary)
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Skipf("no named pipes here: %v", err)
+			}
+			cmd, stdout, stderr := tailgateProcess(t, nil, "import", "-o", out, first, fifo)
+			feeding := make(chan error, 1)
+			go func() { feeding <- feedNDJSON(fifo, 20*time.Second) }()
+			time.Sleep(500 * time.Millisecond) // reading the pipe by now
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			signalled := time.Now()
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("tailgate import still running 10 s after %v\n%s\n%s", sig, stdout, stderr)
+			}
+			if took := time.Since(signalled); took > 5*time.Second {
+				t.Errorf("tailgate import took %v to stop after %v", took, sig)
+			}
+			if code := cmd.ProcessState.ExitCode(); code != 3 {
+				t.Errorf("exit %d after %v, want 3\n%s\n%s", code, sig, stdout, stderr)
+			}
+			wantContains(t, "stderr", stderr.String(), "interrupted: no result was written")
+			wantNoFile(t, out)
+			if err := <-feeding; err == nil {
+				t.Errorf("the pipe was fed to the end: tailgate read it all, so the signal stopped nothing")
+			}
+		})
+	}
+}
+
+// feedNDJSON writes k6 --out json lines into the named pipe until its
+// reader goes away (an error) or for at most d (nil).
+func feedNDJSON(fifo string, d time.Duration) error {
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	line := []byte(`{"type":"Point","metric":"http_req_duration","data":{"time":"2026-12-04T21:00:00.123456Z","value":12.5,"tags":{"expected_response":"true","method":"GET","name":"http://127.0.0.1/","status":"200"}}}` + "\n")
+	chunk := bytes.Repeat(line, 256)
+	for end := time.Now().Add(d); time.Now().Before(end); {
+		if _, err := w.Write(chunk); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -40,7 +41,10 @@ func cmdImport(ctx context.Context, e env, args []string) error {
 	}
 	var formats []string
 	for _, path := range files {
-		im, err := importer.Read(path, *format)
+		im, err := importer.ReadContext(ctx, path, *format)
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
 		if err != nil {
 			return pipeline.Usage.Wrap(err)
 		}
@@ -61,6 +65,9 @@ func cmdImport(ctx context.Context, e env, args []string) error {
 		}
 	}
 	res.Source = strings.Join(formats, ", ")
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
 	if err := result.WriteFile(*out, res); err != nil {
 		return pipeline.Runtime.Wrap(err)
 	}
@@ -68,6 +75,10 @@ func cmdImport(ctx context.Context, e env, args []string) error {
 	fmt.Fprintf(e.stdout, "\n%d runs written to %s\n", len(res.Runs), *out)
 	return nil
 }
+
+// errInterrupted is an import stopped by SIGINT or SIGTERM: a runtime
+// failure (exit 3), as a benchmark's, with no result written.
+var errInterrupted = pipeline.Runtime.Wrap(errors.New("interrupted: no result was written"))
 
 // requestCount says how many requests a run holds, or that its file does
 // not count them: never a count of 0 it does not have.

@@ -104,7 +104,9 @@ func (f initFlags) render() (string, error) {
 		w("# build: {command: \"go build -o server .\"}   # tailgate ab builds each side with it")
 	}
 	w("# dataset:   # the fixed state every run starts from: a reset before each run, and a check of it")
-	w("#   reset: {command: \"cp testdata/seed.db data.db\"}   # a command (sees TAILGATE_SIDE_DIR), or a request")
+	w("#   reset: {request: {method: POST, path: /__reset, status: 204}}   # the service restores its seed data itself,")
+	w("#     # while it keeps serving (a test-only route); or a command (sees TAILGATE_SIDE_DIR). Copying a file under")
+	w("#     # the service fails when it reads its data only at start (SQLite opened once): docs/config.md, dataset")
 	w("#   verify: {request: {path: /count}, expect: {count: 3}}")
 	w("load:")
 	w("  warmup: 1s       # each phase warms up unmeasured, then measures")

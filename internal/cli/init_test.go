@@ -45,3 +45,31 @@ func TestInitWritesABenchmarkThatValidates(t *testing.T) {
 
 	wantCode(t, tailgate(t, "init", "-o", filepath.Join(dir, "x.yml"), "--url", "ftp://x"), 2)
 }
+
+// init's dataset advice is a reset the service does itself (a request),
+// not a file copy, which fails under a service that reads its data only
+// at start (docs/config.md); uncommented, the advice is a dataset tailgate
+// accepts.
+func TestInitDatasetAdviceIsAResetRequest(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "tailgate.yml")
+	wantCode(t, tailgate(t, "init", "-o", out, "--start", "./server --port {{port}}"), 0)
+	text := string(mustRead(t, out))
+	if strings.Contains(text, "cp ") || !strings.Contains(text, "SQLite opened once") {
+		t.Errorf("init suggests a file copy or does not say why not:\n%s", text)
+	}
+	var lines []string
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "# dataset:") || strings.HasPrefix(line, "#   ") {
+			line = strings.TrimPrefix(line, "# ")
+		}
+		lines = append(lines, line)
+	}
+	cfg, err := config.Parse(out, []byte(strings.Join(lines, "\n")))
+	if err != nil {
+		t.Fatalf("the dataset advice, uncommented, does not validate: %v", err)
+	}
+	if r := cfg.Dataset.Reset; r == nil || r.Request == nil || r.Request.Path != "/__reset" || r.Request.Method != "POST" {
+		t.Errorf("the uncommented reset is %+v, want a POST /__reset request", cfg.Dataset.Reset)
+	}
+}

@@ -13,12 +13,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"slices"
 	"sort"
 	"syscall"
 	"time"
 
+	"github.com/tailgate-ci/tailgate/internal/bug"
 	"github.com/tailgate-ci/tailgate/internal/ci"
 	"github.com/tailgate-ci/tailgate/internal/target"
 )
@@ -98,9 +98,11 @@ func MainOn(host Host, args []string, stdout, stderr io.Writer, getenv func(stri
 	stdout, stderr = ci.NewGuard(stdout), ci.NewGuard(stderr)
 	defer func() {
 		// A bug must not exit 2 (Go's exit code for a panic, tailgate's for
-		// bad input), nor print its value past the guard.
+		// bad input), nor print its value past the guard. The deferred
+		// stops and worktree removals below have run by now; one line
+		// says what broke and where.
 		if p := recover(); p != nil {
-			fmt.Fprintf(stderr, "tailgate: internal error: %v\n%s", p, debug.Stack())
+			fmt.Fprintf(stderr, "tailgate: internal error (a bug in tailgate; please report it): %v, in %s\n", p, bug.Site())
 			code = ExitRuntime
 		}
 	}()

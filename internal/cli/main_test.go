@@ -23,8 +23,15 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 // asTailgateEnv set it is tailgate itself (children_test.go); with
 // tree-service it is a service of the policy tests (treeservice_test.go).
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == treeServiceCommand {
-		os.Exit(serveTreeService(os.Args[2:]))
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case treeServiceCommand:
+			os.Exit(serveTreeService(os.Args[2:]))
+		case articlesServiceCommand:
+			os.Exit(serveArticles(os.Args[2:]))
+		case articlesLoadCommand:
+			os.Exit(articlesLoad(os.Args[2:]))
+		}
 	}
 	if len(os.Args) > 1 && (os.Args[1] == "demo-serve" || os.Args[1] == "supervise" || os.Getenv(asTailgateEnv) != "") {
 		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr, os.Getenv))

@@ -64,8 +64,10 @@ func TestActionGatePolicyFromTheBaseCommit(t *testing.T) {
 			if !strings.Contains(rep.BaselineSource, "baselines/e2e.json at the PR's base commit") {
 				t.Errorf("baseline source %q, want the base commit's baselines/e2e.json", rep.BaselineSource)
 			}
-			// The Markdown breaks the SHA with U+200B, which GitHub would link.
-			if shown := strings.ReplaceAll(res.summary, "\u200b", ""); !strings.Contains(shown, source) || !strings.Contains(shown, "it applies after merge") {
+			// The Markdown puts the SHA, which GitHub would link, whole in a
+			// code span, so that it copies into git show.
+			if shown := strings.ReplaceAll(res.summary, "`", ""); !strings.Contains(shown, source) || !strings.Contains(shown, "it applies after merge") ||
+				!strings.Contains(res.summary, "`"+baseSHA[:12]+"`") {
 				t.Errorf("the job summary does not name the policy's source:\n%s", res.summary)
 			}
 
@@ -133,7 +135,7 @@ func TestActionGatePolicyFromTheBaseCommit(t *testing.T) {
 		if n := strings.Count(res.stdout, "::warning title=gate policy::"+want); n != 1 {
 			t.Errorf("%d warnings %q, want 1:\n%s", n, want, res.stdout)
 		}
-		if !strings.Contains(strings.ReplaceAll(res.summary, "\u200b", ""), want) {
+		if !strings.Contains(strings.ReplaceAll(res.summary, "`", ""), want) {
 			t.Errorf("the job summary does not say the policy is the PR's own:\n%s", res.summary)
 		}
 	})

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -33,6 +34,9 @@ func cmdValidate(_ context.Context, e env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "%s: valid\n", *path)
 	describeBenchmark(e.stdout, cfg)
+	if v.Setup != "" {
+		fmt.Fprintf(e.stdout, "  %-10s %s\n", "setup", v.Setup)
+	}
 	return nil
 }
 
@@ -51,7 +55,15 @@ func describeBenchmark(w io.Writer, cfg *config.Config) {
 	if t.Ready != nil {
 		target += ", ready at GET " + t.Ready.Path
 	}
-	line("target", "%s", target)
+	if t.URL == "" {
+		line("target", "none at the top level: each A/B side names its own")
+	} else {
+		line("target", "%s", target)
+		line("measured", "%s", describeMeasured(t))
+		if len(t.Counters) > 0 {
+			line("counters", "%s", describeCounters(t.Counters))
+		}
+	}
 	if b := cfg.Build; b != nil {
 		line("build", "%s", b.Command.String())
 	}
@@ -79,16 +91,160 @@ func describeBenchmark(w io.Writer, cfg *config.Config) {
 		}
 		line("runs", "%d of about %s of load each (resets, verifies, drains and starts come on top)", cfg.Load.Runs, cfg.Load.RunTime())
 	}
+	if st := cfg.Setup; st != nil {
+		if len(st.Run) > 0 {
+			line("setup", "run: %s, once per run before the warm-up (not measured)", describeSteps(st.Run))
+		}
+		if len(st.VU) > 0 {
+			line("setup", "vu: %s, once per virtual user or open-model worker (not measured): %s", describeSteps(st.VU), describeUsers(cfg.Load))
+		}
+	}
+	if f := cfg.Feed; f != nil {
+		per := "each virtual user takes the next row"
+		if f.Per == config.FeedPerIteration {
+			per = "each iteration takes the next row"
+		}
+		end := "then start again at the first"
+		if f.AtEnd == config.FeedFail {
+			end = "then fail the run"
+		}
+		line("feed", "%s: %d %s of %s; %s, %s", f.File, len(f.Rows), pluralWord(len(f.Rows), "row", "rows"), strings.Join(f.Columns, ", "), per, end)
+	}
 	for _, sc := range cfg.Scenarios {
 		line("scenario", "%s: %d %s, weight %d", sc.Name, len(sc.Steps), pluralWord(len(sc.Steps), "step", "steps"), sc.Weight)
 	}
-	if ab := cfg.AB; ab != nil && !ab.Base.IsEmpty() {
-		base := "target " + ab.Base.URL
-		if ab.Base.Ref != "" {
-			base = "git ref " + ab.Base.Ref
-		}
-		line("A/B base", "%s; %d to %d pairs", base, ab.MinPairs, ab.MaxPairs)
+	if ab := cfg.AB; ab != nil {
+		describeAB(line, cfg, ab)
 	}
+}
+
+// describeAB says how tailgate ab would run: each side, the unit it
+// counts, and the budget.
+func describeAB(line func(k, format string, a ...any), cfg *config.Config, ab *config.AB) {
+	line("A/B base", "%s", describeSide(ab.Base, "the PR's base commit in the Action, or tailgate ab --base-ref"))
+	line("A/B head", "%s", describeSide(ab.Head, "the working tree, started as target says"))
+	for _, side := range []struct {
+		name string
+		s    config.ABSide
+	}{{"base", ab.Base}, {"head", ab.Head}} {
+		if side.s.HasTarget() {
+			line("", "%s measured: %s", side.name, describeMeasured(side.s.Target))
+			if len(side.s.Counters) > 0 {
+				line("", "%s counters: %s", side.name, describeCounters(side.s.Counters))
+			}
+		}
+	}
+	if cfg.Load.Engine == config.EngineCommand {
+		line("unit", "a pair of whole runs, one side at a time (the load tool makes a whole run each time it starts), %s; %d to %d blocks", ab.Order, ab.MinPairs, ab.MaxPairs)
+	} else {
+		windows := "as many as fill the phase's duration"
+		if ab.Windows > 0 {
+			windows = fmt.Sprint(ab.Windows)
+		}
+		line("unit", "a block: %d to %d; in a block each phase measures each side in windows of %s (%s), each after a %s warm-up; an open phase loads both sides at once, a closed one too on a quiet machine and alternating beside a busy one (seen before the first block)",
+			ab.MinPairs, ab.MaxPairs, ab.Window, windows, ab.WindowWarmup)
+	}
+	budget := fmt.Sprintf("at most %d %s", ab.MaxPairs, pluralWord(ab.MaxPairs, "block", "blocks"))
+	if ab.MaxTime > 0 {
+		budget += fmt.Sprintf(" or max_time %s (builds not counted), whichever comes first", ab.MaxTime)
+	}
+	line("budget", "%s; a clear verdict ends the job sooner", budget)
+}
+
+// describeSide says what an A/B side is built and started from, or
+// where it comes from when the file leaves it empty.
+func describeSide(s config.ABSide, empty string) string {
+	var parts []string
+	if s.Ref != "" {
+		parts = append(parts, "git ref "+s.Ref+" (built and started by tailgate in a worktree)")
+	}
+	if s.HasTarget() {
+		parts = append(parts, "target "+s.URL)
+	}
+	if len(parts) == 0 {
+		return empty
+	}
+	return strings.Join(parts, ", ")
+}
+
+// describeMeasured says whose CPU and memory a run measures: the target's
+// process tree where tailgate knows its pid, and the other parts named
+// under measure.
+func describeMeasured(t config.Target) string {
+	var s string
+	switch {
+	case t.Start != nil:
+		s = "the target's processes (tailgate starts them)"
+	case t.PIDFile != "":
+		s = "the target's processes (pid from " + t.PIDFile + ")"
+	default:
+		s = "not the target's CPU or memory (tailgate neither starts it nor has its pid_file)"
+	}
+	for _, m := range t.Measure {
+		s += "; part " + m.Name + " (" + describePart(m) + ")"
+	}
+	return s
+}
+
+func describePart(m config.MeasurePart) string {
+	switch {
+	case m.PIDFile != "":
+		return "pid from " + m.PIDFile
+	case m.Process != nil && m.Process.Comm != "":
+		return "processes named " + m.Process.Comm
+	case m.Process != nil:
+		return "processes matching " + m.Process.Cmdline
+	case m.Cgroup != "":
+		return "cgroup " + m.Cgroup
+	}
+	return "nothing"
+}
+
+// describeCounters names each counter source, what it reads and which of
+// its counters are gated.
+func describeCounters(cs []config.CounterSource) string {
+	var out []string
+	for _, c := range cs {
+		s := c.Name
+		switch {
+		case c.Prometheus != nil:
+			s += " (Prometheus " + cmp.Or(c.Prometheus.Path, c.Prometheus.URL) + ": " + strings.Join(c.Prometheus.Metrics, ", ")
+		case c.Command != nil:
+			s += " (the command " + c.Command.String()
+		}
+		if len(c.Gate) > 0 {
+			s += "; gated: " + strings.Join(c.Gate, ", ")
+		}
+		out = append(out, s+")")
+	}
+	return strings.Join(out, "; ") + ", read before and after each measured window"
+}
+
+// describeSteps names setup steps: "2 steps (login, profile)".
+func describeSteps(steps []config.Step) string {
+	names := make([]string, len(steps))
+	for i, st := range steps {
+		names[i] = cmp.Or(st.Name, strings.TrimSpace(st.Method+" "+st.Path))
+	}
+	return fmt.Sprintf("%d %s (%s)", len(steps), pluralWord(len(steps), "step", "steps"), strings.Join(names, ", "))
+}
+
+// describeUsers says how many virtual users or workers each phase has:
+// how often the vu setup steps run.
+func describeUsers(l config.Load) string {
+	var parts []string
+	for _, ph := range l.RunPhases() {
+		n, who := ph.Load.VUs, "virtual users"
+		if ph.Load.Model == config.ModelOpen {
+			n, who = ph.Load.MaxInflight, "workers (max_inflight)"
+		}
+		s := fmt.Sprintf("%d %s", n, who)
+		if ph.Name != "" {
+			s += " in " + ph.Name
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func describeModel(l config.Load) string {

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -18,16 +19,17 @@ load:
   phases:
     - {model: closed, vus: 2}
     - {model: open, rate: 5/s}
-setup: {vu: [{name: login, method: POST, path: /login, json: {password: '{{env "ITEMS_PASSWORD"}}'}}]}
+setup: {vu: [{name: login, method: POST, path: /login, json: {user: 'u{{vu}}', password: '{{env "ITEMS_PASSWORD"}}'}}]}
 scenarios:
   - name: read
     steps: [{name: items, path: /items}]
 `)
 	o := tailgateEnv(t, environ{"ITEMS_PASSWORD": "x"}, "validate", "-c", good)
 	wantCode(t, o, 0)
-	wantContains(t, "stdout", o.stdout, good+": valid", "phase capacity: closed, 2 virtual users", "phase latency: open, 5/s (max_inflight 256)", "scenario   read: 1 step")
+	wantContains(t, "stdout", o.stdout, good+": valid", "phase capacity: closed, 2 virtual users", "phase latency: open, 5/s (max_inflight 256)", "scenario   read: 1 step",
+		"setup      258 setup.vu logins per run (phase capacity 2, one per virtual user; phase latency 256, for 256 open-model workers), 1290 in 5 runs")
 	wantContains(t, "stderr", o.stderr, "warning: target.start runs ./bin/no-such-server, which does not exist yet (and no build command makes it)",
-		"warning: setup.vu runs once on each of phase latency's 256 workers")
+		"warning: setup.vu runs 256 times for phase latency's 256 workers")
 
 	// A variable {{env}} reads that is not set is bad input, as a run would find it.
 	o = tailgate(t, "validate", "-c", good)
@@ -39,4 +41,55 @@ scenarios:
 	o = tailgate(t, "validate", "-c", bad)
 	wantCode(t, o, 2)
 	wantContains(t, "stderr", o.stderr, bad+":6: invalid YAML")
+}
+
+// validate says what a run will do beyond the load: setup and its users,
+// the feed, the measured parts and counters, and in A/B each side, the
+// unit it counts (blocks) and how its phases run, and the budget; a
+// retired ab.design is warned of.
+func TestValidateDescribesSetupFeedPartsAndAB(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	mustWrite(t, filepath.Join(dir, "users.csv"), "email,password\na@x,1\nb@x,2\nc@x,3\n")
+	cfg := filepath.Join(dir, "tailgate.yml")
+	mustWrite(t, cfg, `name: todos
+target:
+  url: http://127.0.0.1:{{port}}
+  start: {command: [node, server.js, "{{port}}"]}
+  measure: [{name: db, process: {comm: postgres}}]
+  counters: [{name: app, prometheus: {path: /metrics, metrics: [queries_total]}, gate: [queries_total]}]
+load:
+  phases:
+    - {name: capacity, model: closed, vus: 4}
+    - {name: latency, model: open, rate: 20/s, max_inflight: 8}
+feed: {file: users.csv}
+setup:
+  run: [{name: admin, method: POST, path: /admin/login}]
+  vu: [{name: login, method: POST, path: /login, json: {email: '{{feed "email"}}'}}]
+scenarios:
+  - name: todos
+    steps: [{name: list, path: /todos}]
+ab:
+  base: {ref: origin/main}
+  design: interleaved
+  max_blocks: 10
+  max_time: 3m
+`)
+	o := tailgate(t, "validate", "-c", cfg)
+	wantCode(t, o, 0)
+	wantContains(t, "stdout", o.stdout,
+		"measured   the target's processes (tailgate starts them); part db (processes named postgres)",
+		"counters   app (Prometheus /metrics: queries_total; gated: queries_total), read before and after each measured window",
+		"setup      run: 1 step (admin), once per run before the warm-up (not measured)",
+		"setup      vu: 1 step (login), once per virtual user or open-model worker (not measured): 4 virtual users in capacity, 8 workers (max_inflight) in latency",
+		"feed       users.csv: 3 rows of email, password; each virtual user takes the next row, then start again at the first",
+		"A/B base   git ref origin/main (built and started by tailgate in a worktree)",
+		"A/B head   the working tree, started as target says",
+		"unit       a block: 3 to 10; in a block each phase measures each side in windows of",
+		"an open phase loads both sides at once, a closed one too on a quiet machine and alternating beside a busy one",
+		"budget     at most 10 blocks or max_time 3m0s (builds not counted), whichever comes first")
+	if strings.Contains(o.stdout, "pairs") {
+		t.Errorf("validate counts blocks in pairs:\n%s", o.stdout)
+	}
+	wantContains(t, "output", o.stdout+o.stderr, `ab.design is retired and changes nothing ("interleaved" here)`)
 }

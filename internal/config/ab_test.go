@@ -110,7 +110,7 @@ func TestABFromRefDefaults(t *testing.T) {
 	if ab.Base.Ref != "origin/main" || ab.Base.HasTarget() || !ab.Head.IsEmpty() {
 		t.Fatalf("ab = %+v", ab)
 	}
-	if ab.Order != OrderABBA || ab.Restart != RestartEveryPair || ab.Design != DesignAuto || ab.MinPairs != DefaultMinBlocks ||
+	if ab.Order != OrderABBA || ab.Restart != RestartEveryPair || ab.Design != "" || ab.MinPairs != DefaultMinBlocks ||
 		ab.MaxPairs != DefaultMaxBlocks || ab.Windows != 0 || ab.Window != DefaultWindow || ab.WindowWarmup != DefaultWindowWarmup || ab.MaxTime != 0 || ab.Noise != "" || ab.Phases != PhasesUndecided {
 		t.Errorf("ab defaults: %+v", ab)
 	}
@@ -120,54 +120,65 @@ func TestABFromRefDefaults(t *testing.T) {
 	if got := ab.Head.TargetOr(cfg.Target); got.URL != cfg.Target.URL {
 		t.Errorf("an empty head is the top-level target, got %+v", got)
 	}
-	if d := DefaultAB(); d.Order != OrderABBA || d.Restart != RestartEveryPair || d.Design != DesignAuto || d.MinPairs != 3 || d.MaxPairs != 12 {
+	if d := DefaultAB(); d.Order != OrderABBA || d.Restart != RestartEveryPair || d.Design != "" || d.MinPairs != 3 || d.MaxPairs != 12 {
 		t.Errorf("DefaultAB = %+v", d)
 	}
 }
 
-// TestABDesignDefaults: the pairs design keeps its budget in pairs, the
-// block designs (auto, duet, interleaved, hybrid) count blocks; a design the runner does
-// not know is an error naming its key and line.
-func TestABDesignDefaults(t *testing.T) {
+// TestABDesignRetired: ab.design's old values still load, with a warning
+// that they change nothing and the one budget; a value it never had is an
+// error naming its key and line; one fixed address is accepted (the job
+// then measures whole runs: runner.Shape).
+func TestABDesignRetired(t *testing.T) {
 	t.Parallel()
-	blocks := mustParse(t, strings.Replace(refAB, "  base: {ref: origin/main}", "  base: {ref: origin/main}\n  design: interleaved", 1))
-	if ab := blocks.AB; ab.Design != DesignInterleaved || ab.MinPairs != DefaultMinBlocks || ab.MaxPairs != DefaultMaxBlocks {
-		t.Errorf("interleaved design defaults: %+v", ab)
+	for _, d := range RetiredDesigns {
+		cfg := mustParse(t, strings.Replace(refAB, "  base: {ref: origin/main}", "  base: {ref: origin/main}\n  design: "+d, 1))
+		if ab := cfg.AB; ab.MinPairs != DefaultMinBlocks || ab.MaxPairs != DefaultMaxBlocks {
+			t.Errorf("design %s: budget %d–%d, want the one budget", d, ab.MinPairs, ab.MaxPairs)
+		}
+		if w := strings.Join(cfg.Warnings(nil), "\n"); !strings.Contains(w, "ab.design is retired and changes nothing") || !strings.Contains(w, `"`+d+`"`) {
+			t.Errorf("design %s: warnings %q, want ab.design retired", d, w)
+		}
 	}
-	hybrid := mustParse(t, strings.Replace(refAB, "  base: {ref: origin/main}", "  base: {ref: origin/main}\n  design: hybrid", 1))
-	if ab := hybrid.AB; ab.Design != DesignHybrid || ab.MinPairs != DefaultMinBlocks || ab.MaxPairs != DefaultMaxBlocks {
-		t.Errorf("hybrid design defaults: %+v", ab)
-	}
-	pairs := mustParse(t, strings.Replace(refAB, "  base: {ref: origin/main}", "  base: {ref: origin/main}\n  design: pairs", 1))
-	if ab := pairs.AB; ab.Design != DesignPairs || ab.MinPairs != DefaultMinPairs || ab.MaxPairs != DefaultMaxPairs {
-		t.Errorf("pairs design defaults: %+v", ab)
+	if w := mustParse(t, refAB).Warnings(nil); len(w) != 0 {
+		t.Errorf("no ab.design: warnings %q", w)
 	}
 	_, err := Parse("t.yml", []byte(strings.Replace(refAB, "  base: {ref: origin/main}", "  base: {ref: origin/main}\n  design: trio\n  windows: -1", 1)))
-	for _, want := range []string{"t.yml:", "ab.design", `invalid design "trio"`, "ab.windows"} {
+	for _, want := range []string{"t.yml:", "ab.design", "ab.design is retired", `"trio" was never one of its values`, "ab.windows"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v, want it to name %q", err, want)
 		}
 	}
-	// Asked for, a block design whose two sides would share one fixed
-	// address is an error that says how to fix it (left at its default,
-	// the job measures pairs instead: runner.Shape).
 	fixed := strings.ReplaceAll(refAB, "{{port}}", "8080")
-	for _, given := range []string{"", "\n  design: auto"} {
+	for _, given := range []string{"", "\n  design: duet"} {
 		if _, err := Parse("t.yml", []byte(strings.Replace(fixed, "  base: {ref: origin/main}", "  base: {ref: origin/main}"+given, 1))); err != nil {
-			t.Fatalf("the auto design (%q) on one fixed port: %v, want it accepted", given, err)
+			t.Fatalf("one fixed port (%q): %v, want it accepted", given, err)
 		}
 	}
-	_, err = Parse("t.yml", []byte(strings.Replace(fixed, "  base: {ref: origin/main}", "  base: {ref: origin/main}\n  design: duet", 1)))
-	for _, want := range []string{"ab.design", "both sides at once", "http://127.0.0.1:8080", "{{port}}", "design: pairs"} {
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("duet on one fixed port: error %v, want it to name %q", err, want)
+}
+
+// ab.min_blocks and ab.max_blocks name the first look and the budget;
+// min_pairs and max_pairs, their older names, are still read; both names
+// of one key is an error at the new one's line, and a bad value is named
+// by the key the file gave.
+func TestABBlockKeysAndTheirOlderNames(t *testing.T) {
+	t.Parallel()
+	with := func(keys string) string {
+		return strings.Replace(refAB, "  base: {ref: origin/main}", "  base: {ref: origin/main}\n"+keys, 1)
+	}
+	for _, keys := range []string{"  min_blocks: 5\n  max_blocks: 9", "  min_pairs: 5\n  max_pairs: 9", "  min_blocks: 5\n  max_pairs: 9"} {
+		ab := mustParse(t, with(keys)).AB
+		if ab.MinPairs != 5 || ab.MaxPairs != 9 || ab.OldMinPairs != 0 || ab.OldMaxPairs != 0 {
+			t.Errorf("%q: first look %d, budget %d (older names %d, %d); want 5, 9 folded", keys, ab.MinPairs, ab.MaxPairs, ab.OldMinPairs, ab.OldMaxPairs)
 		}
 	}
-	if lo, hi := DefaultUnits(DesignPairs, DefaultMinBlocks, DefaultMaxBlocks); lo != DefaultMinPairs || hi != DefaultMaxPairs {
-		t.Errorf("DefaultUnits(pairs, block defaults) = %d, %d", lo, hi)
+	_, err := Parse("t.yml", []byte(with("  max_pairs: 9\n  max_blocks: 9")))
+	if err == nil || !strings.Contains(err.Error(), "ab.max_blocks is the new name of ab.max_pairs: give one of them") {
+		t.Errorf("both names: %v", err)
 	}
-	if lo, hi := DefaultUnits(DesignInterleaved, 5, 30); lo != 5 || hi != 30 {
-		t.Errorf("DefaultUnits keeps a budget the config set: %d, %d", lo, hi)
+	_, err = Parse("t.yml", []byte(with("  min_blocks: 2")))
+	if err == nil || !strings.Contains(err.Error(), "ab.min_blocks: must be at least 3") {
+		t.Errorf("min_blocks 2: %v", err)
 	}
 }
 
@@ -223,7 +234,7 @@ func TestABAndPortProblems(t *testing.T) {
 			"ab.min_pairs: must be at least 3"},
 		"budget": {
 			"target: {url: \"http://127.0.0.1:80\", start: {command: [./s]}}\nab: {base: {ref: main}, min_pairs: 6, max_pairs: 5}\n",
-			"ab.max_pairs: must be between min_pairs (6) and 500"},
+			"ab.max_pairs: must be between the first look, ab.min_pairs (6), and 500"},
 		"restart": {
 			"target: {url: \"http://127.0.0.1:80\", start: {command: [./s]}}\nab: {base: {ref: main}, restart: sometimes}\n",
 			"ab.restart: invalid restart \"sometimes\""},
@@ -266,6 +277,27 @@ func TestABSideOfItsOwnSaysNothingIsInherited(t *testing.T) {
 	for _, want := range []string{"ab.base.url: required", "a target of its own", "nothing is taken from target", "ready"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("err = %v\nwant %q", err, want)
+		}
+	}
+}
+
+// ab.base.measure and ab.head.counters (any target key) on a side without
+// url would be ignored, the side resolved to target alone: refused, at
+// the key's line, with the reason.
+func TestABSideMeasureWithoutURLIsRefused(t *testing.T) {
+	t.Parallel()
+	for key, side := range map[string]string{
+		"measure":  "    measure: [{name: db, pid_file: /tmp/db.pid}]\n",
+		"counters": "    counters: [{name: app, request: {path: /metrics}}]\n",
+		"tls":      "    tls: {insecure: true}\n",
+	} {
+		src := "name: x\ntarget: {url: \"http://127.0.0.1:{{port}}\", start: {command: [./s, \"{{port}}\"]}}\n" +
+			"ab:\n  head:\n" + side + "load: {rate: 10/s}\nscenarios: [{steps: [{path: /}]}]\n"
+		_, err := Parse("x.yml", []byte(src))
+		for _, want := range []string{"x.yml:5:", "ab.head.url: required", "a side that names " + key, "ab.head." + key + " would be ignored"} {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: err = %v\nwant %q", key, err, want)
+			}
 		}
 	}
 }

@@ -99,35 +99,27 @@ func defaultAB(ab *AB, c *collector) {
 	}
 	setString(&ab.Order, c, "ab.order", OrderABBA)
 	setString(&ab.Restart, c, "ab.restart", RestartEveryPair)
-	setString(&ab.Design, c, "ab.design", DefaultDesign)
-	minUnits, maxUnits := DefaultMinPairs, DefaultMaxPairs
-	if BlockDesign(ab.Design) {
-		minUnits, maxUnits = DefaultMinBlocks, DefaultMaxBlocks
-	}
-	setInt(&ab.MinPairs, c, "ab.min_pairs", minUnits)
-	setInt(&ab.MaxPairs, c, "ab.max_pairs", max(maxUnits, ab.MinPairs))
+	minKey := renamedInt(&ab.MinPairs, &ab.OldMinPairs, c, "ab.min_blocks", "ab.min_pairs")
+	maxKey := renamedInt(&ab.MaxPairs, &ab.OldMaxPairs, c, "ab.max_blocks", "ab.max_pairs")
+	setInt(&ab.MinPairs, c, minKey, DefaultMinBlocks)
+	setInt(&ab.MaxPairs, c, maxKey, max(DefaultMaxBlocks, ab.MinPairs))
 	setDuration(&ab.Window, c, "ab.window", DefaultWindow)
 	setDuration(&ab.WindowWarmup, c, "ab.window_warmup", DefaultWindowWarmup)
 	setString(&ab.Phases, c, "ab.phases", PhasesUndecided)
 }
 
-// DefaultUnits are the first look and budget of a design that replaces
-// another's (a --design flag): the defaults of the new design where the
-// old had its own defaults, else what the config set.
-func DefaultUnits(design string, minUnits, maxUnits int) (int, int) {
-	lo, hi := DefaultMinPairs, DefaultMaxPairs
-	from := [2]int{DefaultMinBlocks, DefaultMaxBlocks}
-	if BlockDesign(design) {
-		lo, hi = DefaultMinBlocks, DefaultMaxBlocks
-		from = [2]int{DefaultMinPairs, DefaultMaxPairs}
+// renamedInt folds a key given by its older name (older) into the field
+// of its name (v), zeroing the older one, and returns the key the file
+// gave (the name when it gave neither). Both given is an error.
+func renamedInt(v, older *int, c *collector, name, old string) string {
+	if !c.given(old) {
+		return name
 	}
-	if minUnits == from[0] {
-		minUnits = lo
+	if c.given(name) {
+		c.add(name, "%s is the new name of %s: give one of them", name, old)
 	}
-	if maxUnits == from[1] {
-		maxUnits = hi
-	}
-	return minUnits, max(maxUnits, minUnits)
+	*v, *older = *older, 0
+	return old
 }
 
 // DefaultAB is the ab section a config without one gets when an A/B job

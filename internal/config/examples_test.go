@@ -50,7 +50,7 @@ func TestOpenExample(t *testing.T) {
 		t.Errorf("load %+v", cfg.Load)
 	}
 	steps := cfg.Scenarios[0].Steps
-	if len(steps) != 4 || steps[1].Path != "/complaints/{{.id}}/assign" || steps[0].Save["id"] != "id" {
+	if len(steps) != 4 || steps[1].Path != "/complaints/{{.id}}/assign" || steps[0].Save["id"] != (SaveFrom{From: SaveJSON, Name: "id"}) {
 		t.Fatalf("steps %+v", steps)
 	}
 	if steps[3].Method != "GET" || steps[3].Expect["items.#"] != 10 {

@@ -36,6 +36,9 @@ type Definition struct {
 func (c *Config) Definition() Definition {
 	load := c.Load
 	load.Runs = 0
+	if load.CookieJar() {
+		load.Cookies = nil // the default written out is the default
+	}
 	return Definition{
 		Version: definitionVersion, Seed: c.Seed, Dataset: c.Dataset, Drain: c.Drain,
 		Load: load, Scenarios: c.Scenarios, Setup: c.Setup, Feed: c.Feed,

@@ -56,7 +56,7 @@ setup:
 scenarios: [{steps: [{path: /a}]}]
 `)
 	run, vu := cfg.Setup.Run[0], cfg.Setup.VU[0]
-	if run.Name != "POST /admin/login" || run.Method != "POST" || run.Save["admin"] != "token" {
+	if run.Name != "POST /admin/login" || run.Method != "POST" || run.Save["admin"] != (SaveFrom{From: SaveJSON, Name: "token"}) {
 		t.Errorf("run setup step %+v", run)
 	}
 	if vu.Name != "login" || vu.Status != 200 || vu.Expect["user"] != "u{{vu}}" {

@@ -62,71 +62,20 @@ const (
 	PhasesAll = "all"
 )
 
-// A/B designs.
-const (
-	// DesignAuto chooses per job, before its first block, from how busy
-	// the machine is: DesignDuet on a quiet machine (it decides fastest
-	// there), DesignHybrid when other processes keep a core busy (beside
-	// them a duet's two sides, each loading as hard as it can, get unequal
-	// shares of what is left, and their throughput measures the
-	// scheduler, not the builds). The machine's load does not depend on
-	// the builds, so choosing from it keeps each design's error rates.
-	DesignAuto = "auto"
-	// DesignDuet measures blocks like DesignInterleaved, but loads both
-	// sides at the same time in every window, each with the phase's whole
-	// load: the machine's noise of that moment hits both alike and cancels
-	// in their difference, and every second measures both sides. Each
-	// side's process must be its own (a part of the request path both
-	// sides use, such as one database server, cannot be told apart by
-	// side): without that the job falls back to DesignInterleaved.
-	DesignDuet = "duet"
-	// DesignInterleaved measures blocks: both sides started afresh for a
-	// block, each phase's dataset reset once per side, then short windows
-	// of the phase alternating between the sides (AB BA AB …). A block is
-	// one unit of the sequential verdict, its windows repeated measures
-	// of it, so what two processes of one build differ by and drift
-	// between blocks stay noise the verdict sees, while the machine's
-	// slow noise, shared by adjacent windows, cancels within a block.
-	DesignInterleaved = "interleaved"
-	// DesignHybrid measures blocks, each phase by its load model: a closed
-	// phase (virtual users looping as fast as the service answers) in
-	// windows alternating between the sides, as DesignInterleaved does,
-	// an open phase (a fixed arrival rate) in windows loading both sides
-	// at once, as DesignDuet does. An open phase's sides each ask for the
-	// CPU of their fixed rate rather than all they can get, so a busy
-	// neighbour does not split them unequally, and the moment's noise
-	// hits both alike (PocketBase's latency phase beside a CPU hog: p95's
-	// block spread 6.5 % at once, 8.9 % alternating, in half the time).
-	// A job with only closed phases runs DesignInterleaved, one with only
-	// open phases DesignDuet; without its own process per side
-	// (DesignDuet's condition) every phase alternates.
-	DesignHybrid = "hybrid"
-	// DesignPairs measures pairs of whole runs (one of each side, each
-	// with its own reset, verify, drain and warm-up), each pair a unit.
-	DesignPairs = "pairs"
-)
+// RetiredDesigns are the values ab.design took before every A/B job
+// followed one rule (runner.Shape): still read, so that an older file
+// loads, with a warning that they change nothing.
+var RetiredDesigns = []string{"auto", "duet", "interleaved", "hybrid", "pairs"}
 
 // NoiseOff as ab.noise keeps no noise file.
 const NoiseOff = "off"
 
-// BlockDesign reports whether design measures blocks of windows (auto,
-// duet, interleaved, hybrid) rather than pairs of whole runs.
-func BlockDesign(design string) bool {
-	switch design {
-	case DesignAuto, DesignDuet, DesignInterleaved, DesignHybrid:
-		return true
-	}
-	return false
-}
-
-// Defaults of the ab section. A block design's units (blocks) each
-// measure about as long as a pair of runs, in windows of DefaultWindow
-// (each phase's load.duration per side; ab.windows 0 derives the count
-// from it), so its first look comes at 3.
+// Defaults of the ab section. A unit is a block: both sides measured in
+// short windows of DefaultWindow (each phase's load.duration per side;
+// ab.windows 0 derives the count from it), so a block measures about as
+// long as a pair of whole runs does; where blocks cannot run, a block is
+// one pair of whole runs. Its first look comes at 3.
 const (
-	DefaultDesign       = DesignAuto
-	DefaultMinPairs     = 4
-	DefaultMaxPairs     = 20
 	DefaultMinBlocks    = 3
 	DefaultMaxBlocks    = 12
 	DefaultWindow       = Duration(500 * time.Millisecond)
@@ -150,19 +99,22 @@ type AB struct {
 	// Order is "abba" (AB BA AB …, the default) or "random" (each pair in
 	// a seeded random order).
 	Order string `yaml:"order"`
-	// MinPairs is the first look of the sequential verdict; MaxPairs the
-	// budget of pairs; MaxTime, when not 0, a budget of time for the pairs
-	// (builds not counted): the job ends at whichever comes first.
-	MinPairs int      `yaml:"min_pairs"`
-	MaxPairs int      `yaml:"max_pairs"`
-	MaxTime  Duration `yaml:"max_time"`
-	// Restart is RestartEveryPair (the default) or RestartNever. In the
-	// interleaved design every_pair starts both sides afresh for every
-	// block.
+	// MinPairs is the first look of the sequential verdict (ab.min_blocks)
+	// and MaxPairs the budget of blocks (ab.max_blocks); MaxTime, when not
+	// 0, a budget of time for the blocks (builds not counted): the job
+	// ends at whichever comes first. OldMinPairs and OldMaxPairs hold the
+	// keys' older names (min_pairs, max_pairs) as read: still accepted,
+	// folded into MinPairs and MaxPairs, then zeroed.
+	MinPairs    int      `yaml:"min_blocks"`
+	MaxPairs    int      `yaml:"max_blocks"`
+	OldMinPairs int      `yaml:"min_pairs"`
+	OldMaxPairs int      `yaml:"max_pairs"`
+	MaxTime     Duration `yaml:"max_time"`
+	// Restart is RestartEveryPair (the default) or RestartNever:
+	// every_pair starts both sides afresh for every block.
 	Restart string `yaml:"restart"`
-	// Design is DesignAuto (the default), DesignDuet, DesignInterleaved,
-	// DesignHybrid or DesignPairs; in the block designs (all but pairs)
-	// min_pairs and max_pairs count blocks.
+	// Design is the retired ab.design (RetiredDesigns): read so that an
+	// older file loads, with a warning; it changes nothing.
 	Design string `yaml:"design"`
 	// Windows is the number of windows of each side per phase in a block
 	// (the block designs); 0: as many as fill the phase's load.duration.
@@ -385,6 +337,12 @@ type Load struct {
 	// not part of the definition: it is left out of the hash.
 	Runs           int      `yaml:"runs" json:"-"`
 	RequestTimeout Duration `yaml:"request_timeout"` // default 10s
+	// Cookies turns each virtual user's cookie jar on or off (nil: on,
+	// as in browsers and k6). The jar keeps the cookies responses set
+	// and sends them back; cookies sent change what is measured, so
+	// turning the jar off changes the definition hash (on is hashed as
+	// unset, as a definition without the key was before it existed).
+	Cookies *bool `yaml:"cookies" json:",omitempty"`
 	// Client is the generator's HTTP client: ClientFast, ClientNetHTTP,
 	// or empty for the fast one. Which client sends the requests does not
 	// change what is measured, so it is left out of the definition hash.
@@ -448,9 +406,10 @@ type Scenario struct {
 type Step struct {
 	Name    string `yaml:"name"`
 	Request `yaml:",inline"`
-	// Save maps a variable name to a JSON path in the response body; later
-	// steps of the same iteration use it as {{.name}}.
-	Save map[string]string `yaml:"save"`
+	// Save maps a variable name to where the response holds its value (a
+	// JSON path in the body, a header or a cookie the response sets);
+	// later steps of the same iteration use it as {{.name}}.
+	Save map[string]SaveFrom `yaml:"save"`
 	// Expect holds JSON path → expected value checked on the response.
 	Expect map[string]any `yaml:"expect"`
 }
@@ -554,3 +513,7 @@ func (d Duration) D() time.Duration { return time.Duration(d) }
 type Rate struct {
 	PerSecond float64
 }
+
+// CookieJar reports whether each virtual user keeps a cookie jar
+// (load.cookies, on by default).
+func (l Load) CookieJar() bool { return l.Cookies == nil || *l.Cookies }

@@ -201,7 +201,7 @@ func validateCommandLoad(l *Load, c *collector) {
 	if l.Runs < 1 {
 		c.add("load.runs", "must be at least 1, got %d", l.Runs)
 	}
-	for _, k := range []string{"load.model", "load.rate", "load.ramp_from", "load.ramp", "load.max_inflight", "load.vus", "load.think", "load.warmup", "load.duration", "load.request_timeout", "load.client", "load.phases", "scenarios"} {
+	for _, k := range []string{"load.model", "load.rate", "load.ramp_from", "load.ramp", "load.max_inflight", "load.vus", "load.think", "load.warmup", "load.duration", "load.request_timeout", "load.client", "load.cookies", "load.phases", "scenarios"} {
 		if c.given(k) {
 			c.addKey(k, "not used with engine: command: the load tool's own script sets it")
 		}

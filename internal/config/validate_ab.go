@@ -2,6 +2,7 @@ package config
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -22,8 +23,8 @@ func validateAB(cfg *Config, c *collector) {
 	if ab.Restart != RestartEveryPair && ab.Restart != RestartNever {
 		c.add("ab.restart", "invalid restart %q: expected %s (both sides started afresh for every pair) or %s", ab.Restart, RestartEveryPair, RestartNever)
 	}
-	if !BlockDesign(ab.Design) && ab.Design != DesignPairs {
-		c.add("ab.design", "invalid design %q: expected %s (the default: %s on a quiet machine, %s beside a busy one), %s (both sides loaded at once in short windows), %s (short windows alternating between the sides), %s (closed phases alternating, open phases both at once) or %s (pairs of whole runs)", ab.Design, DesignAuto, DesignDuet, DesignHybrid, DesignDuet, DesignInterleaved, DesignHybrid, DesignPairs)
+	if ab.Design != "" && !slices.Contains(RetiredDesigns, ab.Design) {
+		c.add("ab.design", "ab.design is retired (every A/B job follows one rule, see docs/config.md#ab), and %q was never one of its values: remove the key", ab.Design)
 	}
 	if ab.Phases != PhasesUndecided && ab.Phases != PhasesAll {
 		c.add("ab.phases", "invalid phases %q: expected %s (a phase is left out of later blocks once its gated metrics have decided) or %s (every phase in every block)", ab.Phases, PhasesUndecided, PhasesAll)
@@ -36,24 +37,27 @@ func validateAB(cfg *Config, c *collector) {
 		c.add("ab.window_warmup", "must not be negative, got %s", ab.WindowWarmup)
 	}
 	if ab.MinPairs < minPairs {
-		c.add("ab.min_pairs", "must be at least %d (the spread of the pairs needs two degrees of freedom), got %d", minPairs, ab.MinPairs)
+		c.add(abKey(c, "min"), "must be at least %d (the spread of the blocks needs two degrees of freedom), got %d", minPairs, ab.MinPairs)
 	}
 	if ab.MaxPairs < ab.MinPairs || ab.MaxPairs > maxPairs {
-		c.add("ab.max_pairs", "must be between min_pairs (%d) and %d, got %d", ab.MinPairs, maxPairs, ab.MaxPairs)
+		c.add(abKey(c, "max"), "must be between the first look, %s (%d), and %d, got %d", abKey(c, "min"), ab.MinPairs, maxPairs, ab.MaxPairs)
 	}
 	validateSide(&ab.Base, "ab.base", cfg.Target, c)
 	validateSide(&ab.Head, "ab.head", cfg.Target, c)
 	base, head := ab.Base.TargetOr(cfg.Target), ab.Head.TargetOr(cfg.Target)
 	oneAddress := base.URL == head.URL && !base.UsesPort()
-	switch {
-	case ab.Restart == RestartNever && !ab.Base.IsEmpty() && oneAddress:
+	if ab.Restart == RestartNever && !ab.Base.IsEmpty() && oneAddress {
 		c.add("ab.restart", "with restart: never both sides run at once, and both would use %s: write %s in the URL and start command, or give each side its own url", base.URL, PortPlaceholder)
-	case c.given("ab.design") && BlockDesign(ab.Design) && ab.Design != DesignAuto && oneAddress && base.Start != nil && head.Start != nil:
-		// Left at auto, the design falls back to pairs (one side at a time)
-		// instead; duet or interleaved asked for, it is an error that says
-		// how to fix it.
-		c.add("ab.design", "the %s design runs both sides at once in every block, and both would be started on %s: write %s in the URL and start command, or give each side its own url, or choose design: %s", ab.Design, base.URL, PortPlaceholder, DesignPairs)
 	}
+}
+
+// abKey is the name the file gave ab's first look or budget ("min",
+// "max"): ab.min_blocks, or its older name ab.min_pairs.
+func abKey(c *collector, which string) string {
+	if k := "ab." + which + "_pairs"; c.given(k) {
+		return k
+	}
+	return "ab." + which + "_blocks"
 }
 
 // validateSide checks one side: its own target when it names one, and a
@@ -65,13 +69,16 @@ func validateSide(s *ABSide, path string, top Target, c *collector) {
 			c.add(path+".verify.expect", "expect checks a JSON response and needs a request; a command passes by exiting 0")
 		}
 	}
-	if s.HasTarget() || c.given(path+".start") || c.given(path+".ready") || c.given(path+".pid_file") {
+	if named := targetKeysGiven(path, c); s.HasTarget() || named != "" {
 		if !s.HasTarget() {
 			url := "http://127.0.0.1:8080"
 			if top.URL != "" {
 				url = top.URL
 			}
-			c.add(path+".url", "required: a side that names start, ready or pid_file is a target of its own, and nothing is taken from target: give it its url (e.g. %s) and, if it has one, its ready", url)
+			// At the key that was named: without url the side would be
+			// resolved to target alone, and that key silently ignored.
+			c.addAt(path+".url", c.spots[path+"."+named].key, "required: a side that names %s is a target of its own, and nothing is taken from target (without url, %s.%s would be ignored): give it its url (e.g. %s) and, if it has one, its ready",
+				named, path, named, url)
 		}
 		validateTarget(&s.Target, path, c)
 	}
@@ -94,6 +101,21 @@ func validateSide(s *ABSide, path string, top Target, c *collector) {
 		}
 		c.add(key, "required with %s.ref: the command that starts the build tailgate makes, run in its worktree", path)
 	}
+}
+
+// sideTargetKeys are the keys of a target besides url that an A/B side may
+// name: any of them makes the side a target of its own.
+var sideTargetKeys = []string{"start", "ready", "pid_file", "remote", "tls", "measure", "counters"}
+
+// targetKeysGiven is the first of sideTargetKeys that the side at path
+// sets, or "".
+func targetKeysGiven(path string, c *collector) string {
+	for _, k := range sideTargetKeys {
+		if c.given(path + "." + k) {
+			return k
+		}
+	}
+	return ""
 }
 
 // refProblem says why a ref cannot name a commit for git, or "".

@@ -116,14 +116,20 @@ func checkStepName(st *Step, stepPath string, names map[string]int, j int, c *co
 	names[st.Name] = j
 }
 
-// checkSave requires variable names usable as {{.name}} and a JSON path.
-func checkSave(save map[string]string, path string, c *collector) {
+// checkSave requires variable names usable as {{.name}} and a source
+// that can be found: a JSON path, or a header or cookie name.
+func checkSave(save map[string]SaveFrom, path string, c *collector) {
 	for _, v := range slices.Sorted(maps.Keys(save)) {
 		key := joinKey(path, v)
 		if !identifier.MatchString(v) {
 			c.addKey(key, "invalid variable name %q: use letters, digits and '_', not starting with a digit (a saved value is used as {{.name}})", v)
-		} else if save[v] == "" {
-			c.add(key, "needs a JSON path in the response, e.g. id or items.0.id")
+			continue
+		}
+		switch kind, name := save[v].Source(); {
+		case kind == SaveJSON && name == "":
+			c.add(key, "needs a JSON path in the response, e.g. id or items.0.id, or {header: NAME} or {cookie: NAME}")
+		case kind != SaveJSON && !isToken(name):
+			c.add(key, "%s name %q is not a valid %s name: letters, digits and !#$%%&'*+-.^_`|~ only", kind, name, kind)
 		}
 	}
 }

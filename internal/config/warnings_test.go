@@ -12,7 +12,7 @@ func TestSetupPerOpenWorkerIsWarned(t *testing.T) {
 		name, load string
 		want       string // "" for no warning
 	}{
-		{"open, default max_inflight", "load: {rate: 10/s}\n", "open model's 256 workers"},
+		{"open, default max_inflight", "load: {rate: 10/s}\n", "runs 256 times for the open model's 256 workers"},
 		{"open phase", "load: {phases: [{model: closed, vus: 2}, {model: open, rate: 10/s}]}\n", "phase latency's 256 workers"},
 		{"open, small max_inflight", "load: {rate: 10/s, max_inflight: 16}\n", ""},
 		{"closed", "load: {model: closed, vus: 4}\n", ""},
@@ -22,13 +22,29 @@ func TestSetupPerOpenWorkerIsWarned(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		w := strings.Join(cfg.Warnings(), "\n")
+		w := strings.Join(cfg.Warnings(nil), "\n")
 		if (tc.want == "") != (w == "") || !strings.Contains(w, tc.want) {
 			t.Errorf("%s: warnings %q, want %q", tc.name, w, tc.want)
 		}
 	}
 	cfg, err := Parse("t.yml", []byte("target: {url: http://127.0.0.1:1}\nscenarios: [{name: a, steps: [{path: /}]}]\nload: {rate: 10/s}\n"))
-	if err != nil || len(cfg.Warnings()) != 0 {
-		t.Errorf("no setup: %v, warnings %q", err, cfg.Warnings())
+	if err != nil || len(cfg.Warnings(nil)) != 0 {
+		t.Errorf("no setup: %v, warnings %q", err, cfg.Warnings(nil))
+	}
+}
+
+// Workers that share logins (their setup reads 16 feed rows) make 16 of
+// them, below the bound: no warning.
+func TestSharedOpenLoginsAreNotWarned(t *testing.T) {
+	t.Parallel()
+	cfg, err := Parse("t.yml", []byte("target: {url: http://127.0.0.1:1}\nscenarios: [{name: a, steps: [{path: /}]}]\nsetup: {vu: [{name: login, path: /login}]}\nload: {rate: 10/s}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := cfg.Warnings(func(workers int) int { return min(workers, 16) }); len(w) != 0 {
+		t.Errorf("16 logins for 256 workers: warnings %q, want none", w)
+	}
+	if w := cfg.Warnings(func(int) int { return 40 }); len(w) != 1 || !strings.Contains(w[0], "runs 40 times for the open model's 256 workers") {
+		t.Errorf("40 logins: warnings %q", w)
 	}
 }

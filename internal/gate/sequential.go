@@ -359,7 +359,7 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 	if l.dec.Decided() {
 		f.DecidedAt = l.dec.Pairs
 	}
-	f.Note = seqNote(*f, l.dec, d.MaxPairs, unitName(windows))
+	f.Note = seqNote(*f, mp.direction().Sign(), l.dec, d.MaxPairs, unitName(windows))
 	if l.exact {
 		f.Note = exactNote(*f, l.dec, unitName(windows))
 	}
@@ -424,16 +424,23 @@ func seqOutcome(dec stats.SeqDecision) MetricOutcome {
 }
 
 // seqNote says what the pairs showed: the decision and its look, the
-// bounds, and for an undecided budget how many more pairs would likely
-// decide.
-func seqNote(f Finding, dec stats.SeqDecision, budget int, unit string) string {
+// change with its bounds, and for an undecided budget how many more pairs
+// would likely decide. The change and its bounds are head against base
+// (sign turns the bad direction into it), as the report's change column
+// and charts show them: on the ratio scale a bound is never below −100 %,
+// where a drop's "worse by" bound was unbounded below (−139831.4 %).
+func seqNote(f Finding, sign float64, dec stats.SeqDecision, budget int, unit string) string {
 	reason := dec.Reason
 	if reason == stats.ReasonBudgetAtThreshold { // its "why" follows the bounds, in the job's unit
 		reason = stats.ReasonBudget
 	}
 	s := fmt.Sprintf("%s after %d %s", reason, dec.Pairs, plural(dec.Pairs, unit, unit+"s"))
 	if !math.IsNaN(f.Lower) && !math.IsNaN(f.Upper) {
-		s += fmt.Sprintf(" (worse by %s, bounds %s … %s)", userEffect(f, f.Estimate), userEffect(f, f.Lower), userEffect(f, f.Upper))
+		lo, hi := sign*f.Lower, sign*f.Upper
+		if sign < 0 {
+			lo, hi = hi, lo
+		}
+		s += fmt.Sprintf(" (change %s, bounds %s … %s)", userEffect(f, sign*f.Estimate), userEffect(f, lo), userEffect(f, hi))
 	}
 	switch {
 	case dec.Outcome != stats.SeqInconclusive:
@@ -471,7 +478,7 @@ func countText(x float64) string {
 	return minus(fmt.Sprintf("%.2f", x))
 }
 
-// userEffect prints an effect in the bad direction in the finding's units.
+// userEffect prints an effect in the finding's units.
 func userEffect(f Finding, x float64) string {
 	switch {
 	case math.IsInf(x, -1):

@@ -272,21 +272,38 @@ func TestSeqNoteUnits(t *testing.T) {
 		want string
 	}{
 		{stats.SeqDecision{Outcome: stats.SeqInconclusive, Reason: stats.ReasonBudgetAtThreshold, Pairs: 9},
-			"budget spent after 9 blocks (worse by +5.0 %, bounds −5.6 % … +12.6 %); no practical number of blocks would likely decide at this spread"},
+			"budget spent after 9 blocks (change +5.0 %, bounds −5.6 % … +12.6 %); no practical number of blocks would likely decide at this spread"},
 		{stats.SeqDecision{Outcome: stats.SeqInconclusive, Reason: stats.ReasonBudget, Pairs: 9, MorePairs: 11},
-			"budget spent after 9 blocks (worse by +5.0 %, bounds −5.6 % … +12.6 %); about 11 more blocks would likely decide"},
+			"budget spent after 9 blocks (change +5.0 %, bounds −5.6 % … +12.6 %); about 11 more blocks would likely decide"},
 		{stats.SeqDecision{Outcome: stats.SeqInconclusive, Reason: stats.ReasonBudget, Pairs: 9, MorePairs: 40},
-			"budget spent after 9 blocks (worse by +5.0 %, bounds −5.6 % … +12.6 %); deciding would likely take more than 27 more blocks (three budgets) at this spread"},
+			"budget spent after 9 blocks (change +5.0 %, bounds −5.6 % … +12.6 %); deciding would likely take more than 27 more blocks (three budgets) at this spread"},
 		{stats.SeqDecision{Outcome: stats.SeqRegression, Reason: stats.ReasonBeyond, Pairs: 4},
-			"worse beyond min_effect after 4 pairs (worse by +5.0 %, bounds −5.6 % … +12.6 %)"},
+			"worse beyond min_effect after 4 pairs (change +5.0 %, bounds −5.6 % … +12.6 %)"},
 	} {
 		unit := "block"
 		if tc.dec.Outcome == stats.SeqRegression {
 			unit = "pair"
 		}
-		if got := seqNote(f, tc.dec, 9, unit); got != tc.want {
+		if got := seqNote(f, 1, tc.dec, 9, unit); got != tc.want {
 			t.Errorf("seqNote:\n got %q\nwant %q", got, tc.want)
 		}
+	}
+}
+
+// A metric where lower is worse (throughput) says its change and bounds
+// head against base: a drop's worse-by bound of −139831.4 % (head 1399
+// times the base) is a change of +139831.4 %, and the lower bound, a drop
+// of 89.6 %, is −89.6 %: never below −100 %.
+func TestSeqNoteChangeScale(t *testing.T) {
+	t.Parallel()
+	f := Finding{Estimate: 11.9, Lower: -139831.4, Upper: 89.6}
+	dec := stats.SeqDecision{Outcome: stats.SeqInconclusive, Reason: stats.ReasonBudget, Pairs: 9, MorePairs: 5}
+	want := "budget spent after 9 blocks (change −11.9 %, bounds −89.6 % … +139831.4 %); about 5 more blocks would likely decide"
+	if got := seqNote(f, stats.LowerIsWorse.Sign(), dec, 9, "block"); got != want {
+		t.Errorf("seqNote:\n got %q\nwant %q", got, want)
+	}
+	if got := seqNote(Finding{Estimate: 11.9, Lower: math.Inf(-1), Upper: 20}, -1, dec, 9, "block"); !strings.Contains(got, "bounds −20.0 % … +∞") {
+		t.Errorf("an unbounded bound is not turned: %q", got)
 	}
 }
 

@@ -5,8 +5,12 @@
 // knows which tool measured a run.
 //
 // Besides the Format contract and its typed errors, it holds what the
-// formats share in reading foreign files: a line reader that sees where a
-// file was cut, and the classing and shortening of failure messages.
+// formats share in reading foreign files: a line reader that reads in
+// place and sees where a file was cut (LineReader.Row for per-request
+// rows, TextReport for text reports, IsCutJSON for JSON documents: a cut
+// line is never read for figures), the in-place CSV split and string
+// interning of per-request files, and the classing and shortening of
+// failure messages and names.
 // Building a run from per-request records is internal/importer/rawrun.
 package importer
 

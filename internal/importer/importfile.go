@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -36,6 +37,12 @@ type Imported struct {
 // is *Unsupported, and a run that result JSON cannot hold is a
 // *SyntaxError: both are bad input.
 func Read(path, format string) (*Imported, error) {
+	return ReadContext(context.Background(), path, format)
+}
+
+// ReadContext is Read that stops when ctx ends (an interrupted import of
+// a large file, or of a pipe that never ends): it then returns ctx's error.
+func ReadContext(ctx context.Context, path, format string) (*Imported, error) {
 	var f Format
 	if format != "" {
 		var ok bool
@@ -48,8 +55,16 @@ func Read(path, format string) (*Imported, error) {
 		return nil, err
 	}
 	defer fh.Close()
+	// Closing the file ends a read that waits (on a pipe); the reader's
+	// check ends a parse that reads on.
+	stop := context.AfterFunc(ctx, func() { fh.Close() })
+	defer stop()
+	in := ctxReader{ctx, fh}
 	head := make([]byte, headSize)
-	n, err := io.ReadFull(fh, head)
+	n, err := io.ReadFull(in, head)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
@@ -68,7 +83,10 @@ func Read(path, format string) (*Imported, error) {
 				"format not recognised (known: %s); name it with --format", strings.Join(Names(), ", "))}
 		}
 	}
-	runs, err := importAll(f, path, io.MultiReader(bytes.NewReader(head), fh))
+	runs, err := importAll(f, path, io.MultiReader(bytes.NewReader(head), in))
+	if ctx.Err() != nil {
+		return nil, ctx.Err() // whatever the format made of the cut-off read
+	}
 	if err != nil {
 		var syn *SyntaxError
 		var uns *Unsupported
@@ -91,11 +109,27 @@ func Read(path, format string) (*Imported, error) {
 // are bounded, so that one name cannot fill the log or the PR comment.
 func clipNames(run *result.Run) {
 	for i := range run.Steps {
-		run.Steps[i].Name = printable.Clip(run.Steps[i].Name, printable.MaxName)
+		run.Steps[i].Name = ClipName(run.Steps[i].Name)
 	}
 	for i := range run.Errors {
-		run.Errors[i].Step = printable.Clip(run.Errors[i].Step, printable.MaxName)
+		run.Errors[i].Step = ClipName(run.Errors[i].Step)
 	}
+}
+
+// ClipName is printable.Clip(s, printable.MaxName) at the cost of the
+// characters kept: Clip counts and converts the whole string, and a name
+// from a file can be a URL of a gigabyte (four in runes). Formats clip a
+// name this way as they read it, so that such a one is not kept whole.
+func ClipName(s string) string {
+	n := 0
+	for i := range s {
+		if n == printable.MaxName+1 {
+			s = s[:i] // still more than MaxName: Clip cuts it as it would the whole
+			break
+		}
+		n++
+	}
+	return printable.Clip(s, printable.MaxName)
 }
 
 func importAll(f Format, name string, r io.Reader) ([]*result.Run, error) {
@@ -159,4 +193,17 @@ func Encodable(name string, run *result.Run) error {
 		}
 	}
 	return nil
+}
+
+// ctxReader reads until ctx ends.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }

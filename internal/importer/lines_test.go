@@ -61,3 +61,23 @@ func TestLineReaderNamesTheLineAReadFailedAt(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// Lines in the buffer, lines longer than it and one past the size where
+// the buffer gives back what it outgrew read whole and in order, each
+// line's bytes valid until the next Scan; a cut last row is not a Row.
+func TestLineReaderReadsLinesOfEverySize(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads a line of 65 MiB")
+	}
+	huge := strings.Repeat("h", 65<<20)
+	want := []string{"short", strings.Repeat("x", 200<<10), "", huge, "after"}
+	lr := importer.NewLineReader(strings.NewReader(strings.Join(want, "\n") + "\ncut"))
+	for i, w := range want {
+		if !lr.Row() || string(lr.Bytes()) != w || lr.Line() != i+1 || !lr.Complete() {
+			t.Fatalf("line %d: %d bytes (line %d), want %d", i+1, len(lr.Bytes()), lr.Line(), len(w))
+		}
+	}
+	if lr.Row() || lr.Cut() != len(want)+1 || lr.Err() != nil {
+		t.Errorf("the cut last row: Row true or Cut %d, want %d (err %v)", lr.Cut(), len(want)+1, lr.Err())
+	}
+}

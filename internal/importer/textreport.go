@@ -1,7 +1,8 @@
 package importer
 
 import (
-	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -9,10 +10,11 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// TextReport reads a tool's text output (vegeta report, wrk, ab) line by
-// line, each line trimmed. A file may hold several reports one after
-// another (a log of a sweep), each opened by a line Starts accepts; lines
-// before the first report (a shell prompt, the command) are skipped.
+// TextReport reads a tool's text output (vegeta report, wrk, ab, hey, oha,
+// bombardier) line by line, each line trimmed. A file may hold several
+// reports one after another (a log of a sweep), each opened by a line
+// Starts accepts; lines before the first report (a shell prompt, the
+// command) are skipped.
 type TextReport struct {
 	// Starts reports whether a line opens a report.
 	Starts func(line string) bool
@@ -23,18 +25,20 @@ type TextReport struct {
 	// Before, when set, sees the lines before the first report (where a
 	// tool that gave up says why).
 	Before func(line string)
+	// Whole, when set, reports whether a last line without a line break
+	// shows by itself that it is complete (ab's "(longest request)").
+	Whole func(line string) bool
 }
 
 // Read reads the reports in file name from r; a line Take fails on is a
 // *SyntaxError at that line. It returns the number of reports begun.
 func (t TextReport) Read(name string, r io.Reader) (reports int, err error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		text := strings.TrimSpace(sc.Text())
+	lines := NewLineReader(r)
+	for lines.Scan() {
+		text := strings.TrimSpace(string(lines.Bytes()))
 		if t.Starts(text) {
 			reports++
-			t.Begin(line)
+			t.Begin(lines.Line())
 		}
 		if reports == 0 {
 			if t.Before != nil {
@@ -43,11 +47,11 @@ func (t TextReport) Read(name string, r io.Reader) (reports int, err error) {
 			continue
 		}
 		if err := t.Take(text); err != nil {
-			return reports, &SyntaxError{File: name, Line: line, Msg: err.Error()}
+			return reports, &SyntaxError{File: name, Line: lines.Line(), Msg: err.Error()}
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return reports, &SyntaxError{File: name, Msg: fmt.Sprintf("reading: %v; expected a text report", err)}
+	if err := lines.Err(); err != nil {
+		return reports, &SyntaxError{File: name, Msg: fmt.Sprintf("%v; expected a text report", err)}
 	}
 	return reports, nil
 }
@@ -56,6 +60,15 @@ func (t TextReport) Read(name string, r io.Reader) (reports int, err error) {
 type Report interface {
 	// Take reads one line of the report.
 	Take(line string) error
+	// Cut says that the file ends inside this report, in a line that was
+	// not read (partial is what the file holds of it, which can tell what
+	// line it was, never its figures): what the lines after would have
+	// said is unknown. The report leaves out, or refuses in Finish, every
+	// figure that a later line could have changed (a list of statuses or
+	// errors that may go on, a count whose line may be missing and would
+	// otherwise read as 0), so that a cut report holds fewer figures,
+	// never other ones.
+	Cut(partial string)
 	// Finish turns the report into a run, or says why it holds none.
 	Finish(file string) (*result.Run, error)
 }
@@ -63,23 +76,79 @@ type Report interface {
 // ReadReports reads every report of a text file, each into the state
 // begin makes at its first line, and returns their runs in file order; a
 // file without a report is a *SyntaxError that says what was expected.
+//
+// A file whose last line has no line break may have been cut in that line
+// ("55.927m" for "55.927ms", "Requests/sec: 5" for 5527.14), and the
+// figures cannot tell: so that line is left out, the report it belongs to
+// is told (Report.Cut), and its run gets a note (CutNote); unless Whole
+// says the line is complete (a report saved without its last line break).
 func (t TextReport) ReadReports(name, expected string, r io.Reader, begin func(line int) Report) ([]*result.Run, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	complete := data[:bytes.LastIndexByte(data, '\n')+1]
+	last := strings.TrimSpace(string(data[len(complete):]))
+	if last == "" || t.Whole != nil && t.Whole(last) {
+		return t.reports(name, expected, data, begin, cutLine{})
+	}
+	return t.reports(name, expected, complete, begin, cutLine{bytes.Count(complete, []byte{'\n'}) + 1, last})
+}
+
+// cutLine is the line a file was cut in: its number (0: not cut) and what
+// the file holds of it.
+type cutLine struct {
+	n       int
+	partial string
+}
+
+// reports reads the reports in data; cut, when set, is the line the file
+// was cut in, just past data.
+func (t TextReport) reports(name, expected string, data []byte, begin func(line int) Report, cut cutLine) ([]*result.Run, error) {
 	var reps []Report
 	t.Begin = func(line int) { reps = append(reps, begin(line)) }
 	t.Take = func(line string) error { return reps[len(reps)-1].Take(line) }
-	if _, err := t.Read(name, r); err != nil {
+	if _, err := t.Read(name, bytes.NewReader(data)); err != nil {
 		return nil, err
 	}
 	if len(reps) == 0 {
-		return nil, &SyntaxError{File: name, Msg: expected}
+		msg := expected
+		if cut.n > 0 {
+			msg += fmt.Sprintf(" (the file was cut: line %d is incomplete)", cut.n)
+		}
+		return nil, &SyntaxError{File: name, Msg: msg}
+	}
+	if cut.n > 0 {
+		reps[len(reps)-1].Cut(cut.partial)
 	}
 	runs := make([]*result.Run, 0, len(reps))
-	for _, rep := range reps {
+	for i, rep := range reps {
 		run, err := rep.Finish(name)
 		if err != nil {
+			if cut.n > 0 && i == len(reps)-1 {
+				return nil, cutError(err, cut.n)
+			}
 			return nil, err
 		}
 		runs = append(runs, run)
 	}
+	if cut.n > 0 {
+		last := runs[len(runs)-1]
+		last.Notes = append(last.Notes, CutNote(cut.n))
+	}
 	return runs, nil
+}
+
+// cutError adds to why a cut report holds no run that the file was cut.
+func cutError(err error, line int) error {
+	why := fmt.Sprintf("; the file was cut: line %d is incomplete", line)
+	var syn *SyntaxError
+	var uns *Unsupported
+	switch {
+	case errors.As(err, &syn):
+		return &SyntaxError{File: syn.File, Line: syn.Line, Msg: syn.Msg + why}
+	case errors.As(err, &uns):
+		return &Unsupported{File: uns.File, Reason: uns.Reason + why}
+	}
+	return fmt.Errorf("%w%s", err, why)
 }

@@ -37,7 +37,7 @@ var benchScenarios = map[string]config.Scenario{
 		Name:    "create",
 		Request: config.Request{Method: "POST", Path: "/items/{{seq}}", JSON: map[string]any{"title": "t-{{randString 8}}", "n": 1}},
 		Expect:  map[string]any{"state": "open"},
-		Save:    map[string]string{"id": "id"},
+		Save:    map[string]config.SaveFrom{"id": {Name: "id"}},
 	}}},
 }
 

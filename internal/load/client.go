@@ -150,7 +150,7 @@ func (c *netHTTPClient) send(r *scenario.Request) (scenario.Response, error) {
 		return scenario.Response{}, err
 	}
 	c.resp = resp
-	return scenario.Response{Status: resp.StatusCode, Body: resp.Body}, nil
+	return scenario.Response{Status: resp.StatusCode, Body: resp.Body, Header: scenario.NetHTTPHeader(resp.Header)}, nil
 }
 
 func (c *netHTTPClient) done() bool {

@@ -93,7 +93,7 @@ func TestRequestsArriveAsRendered(t *testing.T) {
 		{Name: "create", Request: config.Request{Method: "POST", Path: "/items?src=test&n={{seq}}",
 			Headers: map[string]string{"x-team": "core", "X-Seq": "s{{seq}}"},
 			JSON:    map[string]any{"title": "t {{seq}}", "n": 1}},
-			Save: map[string]string{"id": "id"}},
+			Save: map[string]config.SaveFrom{"id": {Name: "id"}}},
 		{Name: "replace", Request: config.Request{Method: "PUT", Path: "/items/{{.id}}",
 			Headers: map[string]string{"Content-Type": "text/plain"}, Body: "raw {{.id}}"}},
 		{Name: "get", Request: config.Request{Path: "/items/{{.id}}"}, Expect: map[string]any{"id": "{{.id}}"}},

@@ -2,7 +2,6 @@ package load
 
 import (
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -11,14 +10,13 @@ import (
 // start: in a closed model, no iteration waits for a free worker, and
 // without think time the next one starts as the last one ends.
 func (e *engine) runClosed(workers []*worker) {
-	var seq atomic.Uint64
 	var wg sync.WaitGroup
 	for _, w := range workers {
 		wg.Go(func() {
 			defer w.begin(e.hard)()
 			now := time.Now()
 			for e.hard.Err() == nil && now.Before(e.end) {
-				now = w.iterate(e.opt.Part.seqOf(seq.Add(1)-1), now, !now.Before(e.warmEnd))
+				now = w.iterate(e.opt.Part.seqOf(e.seq.take()), now, !now.Before(e.warmEnd))
 				if e.opt.Think > 0 {
 					if !e.sleepUntil(now.Add(e.opt.Think)) {
 						return

@@ -25,7 +25,7 @@ func closedOpts(vus int, warmup, window time.Duration) Options {
 func lifecycle() config.Scenario {
 	return config.Scenario{Name: "lifecycle", Steps: []config.Step{
 		{Name: "create", Request: config.Request{Method: "POST", Path: "/items", JSON: map[string]any{"title": "t{{seq}}"}},
-			Save: map[string]string{"id": "id"}, Expect: map[string]any{"state": "open"}},
+			Save: map[string]config.SaveFrom{"id": {Name: "id"}}, Expect: map[string]any{"state": "open"}},
 		{Name: "get", Request: config.Request{Path: "/items/{{.id}}"}, Expect: map[string]any{"id": "{{.id}}"}},
 		{Name: "resolve", Request: config.Request{Method: "POST", Path: "/items/{{.id}}/resolve"}},
 	}}

@@ -33,6 +33,7 @@ type engine struct {
 	transport transport
 	coll      *collector
 	live      liveCounts
+	seq       *Sequence // the iterations' numbers: Options.Seq, or a fresh one
 
 	start   time.Time // warm-up begins
 	warmEnd time.Time // measure window begins
@@ -92,6 +93,9 @@ func Run(ctx context.Context, plan *scenario.Plan, baseURL string, opt Options) 
 		}
 		return nil, err
 	}
+	if opt.OnSetupDone != nil {
+		opt.OnSetupDone()
+	}
 	if opt.OnMeasure != nil && opt.Warmup <= 0 {
 		opt.OnMeasure() // nothing to warm up: the sampling opens before the first iteration
 	}
@@ -129,7 +133,10 @@ func newEngine(plan *scenario.Plan, baseURL string, opt Options) (*engine, []*wo
 	if err := opt.check(); err != nil {
 		return nil, nil, fmt.Errorf("load options: %w", err)
 	}
-	e := &engine{opt: opt, plan: plan, baseURL: baseURL, steps: plan.StepNames()}
+	e := &engine{opt: opt, plan: plan, baseURL: baseURL, steps: plan.StepNames(), seq: opt.Seq}
+	if e.seq == nil {
+		e.seq = new(Sequence)
+	}
 	e.coll = newCollector(len(e.steps))
 	workers := make([]*worker, opt.workers())
 	for i := range workers {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -72,7 +73,7 @@ func newFastTransport(base *url.URL, workers int, timeout time.Duration, tlsConf
 		MaxIdleConnDuration:           fastIdle,
 		MaxIdemponentCallAttempts:     2,
 		DisablePathNormalizing:        true, // the scenario escaped the URL as net/http would
-		DisableHeaderNamesNormalizing: true, // response headers are never looked up by name
+		DisableHeaderNamesNormalizing: true, // saves look header names up in any case (fastHeader)
 	}
 	t := &fastTransport{hc: hc, conns: conns, timeout: timeout}
 	hc.RetryIfErr = t.retryUnanswered
@@ -130,7 +131,7 @@ func (c *fastClient) send(r *scenario.Request) (scenario.Response, error) {
 		return scenario.Response{}, &url.Error{Op: errorOp(r.Method), URL: redacted(r.URL), Err: plainError(err)}
 	}
 	c.body.Reset(c.resp.Body())
-	return scenario.Response{Status: c.resp.StatusCode(), Body: &c.body}, nil
+	return scenario.Response{Status: c.resp.StatusCode(), Body: &c.body, Header: (*fastHeader)(&c.resp.Header)}, nil
 }
 
 // built reports whether req was built from a request equal to r, as it
@@ -140,7 +141,7 @@ func (c *fastClient) send(r *scenario.Request) (scenario.Response, error) {
 func (c *fastClient) built(r *scenario.Request) bool {
 	f := &c.from
 	return f.Method == r.Method && f.URL == r.URL && bytes.Equal(f.Body, r.Body) && (f.Body == nil) == (r.Body == nil) &&
-		slices.Equal(f.Header, r.Header)
+		slices.Equal(f.Header, r.Header) && f.Cookie == r.Cookie
 }
 
 func (c *fastClient) build(r *scenario.Request) {
@@ -152,10 +153,34 @@ func (c *fastClient) build(r *scenario.Request) {
 	for _, f := range r.Header {
 		h.Set(f.Name, f.Value)
 	}
+	if r.Cookie != "" {
+		h.Set("Cookie", r.Cookie)
+	}
 	if r.Body != nil {
 		c.req.SetBodyRaw(r.Body) // valid until the next request, and only read
 	}
-	c.from = scenario.Request{Method: r.Method, URL: r.URL, Header: append(c.from.Header[:0], r.Header...), Body: r.Body}
+	c.from = scenario.Request{Method: r.Method, URL: r.URL, Header: append(c.from.Header[:0], r.Header...), Body: r.Body, Cookie: r.Cookie}
+}
+
+// fastHeader shows fasthttp's response header to the checks. Its
+// fields keep their names as received (the transport does not normalize
+// them), so Get compares names in any case.
+type fastHeader fasthttp.ResponseHeader
+
+func (h *fastHeader) Get(name string) (string, bool) {
+	for k, v := range (*fasthttp.ResponseHeader)(h).All() {
+		if strings.EqualFold(string(k), name) {
+			return string(v), true
+		}
+	}
+	return "", false
+}
+
+func (h *fastHeader) SetCookies(dst []string) []string {
+	for _, v := range (*fasthttp.ResponseHeader)(h).Cookies() {
+		dst = append(dst, string(v))
+	}
+	return dst
 }
 
 // done reports no expiry: a request that outlives its deadline fails

@@ -69,7 +69,7 @@ func (e *engine) schedule(jobs chan<- job, free *atomic.Int64) {
 		switch {
 		case free.Load() > 0:
 			free.Add(-1)
-			jobs <- job{seq: hits, due: due, measured: measured}
+			jobs <- job{seq: e.opt.Part.seqOf(e.seq.take()), due: due, measured: measured}
 		case measured:
 			dropped++
 			e.live.dropped.Add(1)

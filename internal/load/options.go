@@ -80,6 +80,15 @@ type Options struct {
 	// clock starts when it returns, so however long it takes (reading
 	// counters), the sampling spans all the window's work.
 	OnMeasure func()
+	// Seq, when set, numbers the iterations ({{seq}}) from where earlier
+	// runs given the same Sequence left off: the runs of one dataset epoch
+	// (the windows of a block, their warm-ups included) never repeat a
+	// number, so no value drawn from it repeats either. Nil: from 0.
+	Seq *Sequence
+	// OnSetupDone, when set, is called once the setup steps are done (or
+	// found nothing to do) and before the load clock starts, so that the
+	// caller can tell the time logins took from the load's.
+	OnSetupDone func()
 	// Setup, when set, keeps the values the setup steps saved, so that the
 	// later runs given the same cache (windows on one target process)
 	// reuse them instead of logging in again: a worker whose setup ran in

@@ -32,12 +32,15 @@ func (e *SetupError) Error() string {
 
 // setup runs the plan's setup steps before the load clock starts, so
 // that none of them is measured: the run's once (on the first worker,
-// which hands the values they saved to every other), then each worker's
-// own, setupParallel at a time. A worker keeps the client (and its
-// connection) its setup used. The first failure is returned; setups not
-// yet started are then not started.
+// which hands the values they saved to every other), then each login's
+// (a closed-model VU's own; in the open model, one per
+// scenario.Plan.SetupIdentity, shared by the workers of that identity),
+// setupParallel at a time. A worker keeps the client (and its connection)
+// its setup used. The first failure is returned; setups not yet started
+// are then not started.
 func (e *engine) setup(workers []*worker) error {
 	cache := e.opt.Setup
+	var run scenario.Session
 	if e.plan.HasSetup(scenario.SetupRun) {
 		kept, ok := cache.get(-1)
 		if !ok {
@@ -51,6 +54,7 @@ func (e *engine) setup(workers []*worker) error {
 		for _, w := range workers {
 			w.exec.Keep(kept)
 		}
+		run = kept
 	}
 	if !e.plan.HasSetup(scenario.SetupVU) {
 		return nil
@@ -62,14 +66,25 @@ func (e *engine) setup(workers []*worker) error {
 	)
 	failed := func() bool { mu.Lock(); defer mu.Unlock(); return first != nil }
 	slots := make(chan struct{}, setupParallel)
+	leaders := map[int]*worker{}
+	var followers []*worker
 	for _, w := range workers {
+		w.login = e.loginOf(w)
+		if l, ok := leaders[w.login]; ok {
+			w.leader = l
+			followers = append(followers, w)
+			continue
+		}
+		leaders[w.login] = w
 		slots <- struct{}{}
 		if failed() || e.hard.Err() != nil {
 			<-slots
 			break
 		}
-		if kept, ok := cache.get(w.id); ok {
+		if kept, ok := cache.get(w.login); ok {
 			w.exec.Keep(kept)
+			w.exec.Keep(run) // the run's setup may be newer (SetupCache.Recheck)
+			w.recheck = cache.reuse(w.login)
 			<-slots
 			continue
 		}
@@ -83,11 +98,55 @@ func (e *engine) setup(workers []*worker) error {
 				mu.Unlock()
 				return
 			}
-			cache.put(w.id, w.exec.Kept())
+			cache.put(w.login, w.exec.Kept())
 		})
 	}
 	wg.Wait()
-	return first
+	if first != nil {
+		return first
+	}
+	for _, w := range followers {
+		w.exec.Keep(w.leader.exec.Kept())
+		w.recheck = w.leader.recheck
+	}
+	return nil
+}
+
+// loginOf is the login worker w uses, which keys the SetupCache: a
+// closed-model VU's own, else its identity's (Plan.SetupIdentity). Both
+// number a virtual user whose own login is that one, so that an open
+// phase reuses the logins of a closed phase's VUs, and the other way.
+func (e *engine) loginOf(w *worker) int {
+	vu := e.opt.FirstVU + w.id
+	if e.opt.Model == Open {
+		return e.plan.SetupIdentity(vu)
+	}
+	return vu
+}
+
+// renew checks a reused session by the first iteration it served: one
+// that failed is taken for a session the service has ended, and the
+// worker logs in again (setup.vu) before its next iteration. A login
+// that fails then ends the run as a failed setup, unless the run was
+// ending anyway (its grace period over): the session then stays
+// unconfirmed, and SetupCache.Confirmed drops it.
+func (w *worker) renew(out outcome) {
+	if out == aborted {
+		return
+	}
+	w.recheck = false
+	if out == passed {
+		w.e.opt.Setup.checked(w.login, false)
+		return
+	}
+	if err := w.runSetup(scenario.SetupVU); err != nil {
+		if w.e.hard.Err() == nil {
+			w.e.abort(err)
+		}
+		return
+	}
+	w.e.opt.Setup.put(w.login, w.exec.Kept())
+	w.e.opt.Setup.checked(w.login, true)
 }
 
 // runSetup runs the setup steps of stage st on this worker's client and
@@ -118,26 +177,135 @@ func (w *worker) setupStep(st scenario.Stage, i int) error {
 	if err != nil {
 		return fail(err.Error())
 	}
-	failure, _, err := w.exchange(req, i)
+	failure, expired, err := w.exchange(req, i)
 	if err == nil && failure == nil {
 		return nil
+	}
+	if err != nil && (expired || transportSlot(err) == slotTimeout) { // name the limit the service did not answer within
+		err = fmt.Errorf("no response within %v (load.request_timeout): %w", w.e.opt.RequestTimeout, err)
 	}
 	return fail(x.Describe(i, failure, err))
 }
 
-// SetupCache keeps what setup steps saved across the runs given it: the
-// run's setup (key −1) and each worker's (its 0-based id). The values are
-// valid for the target process they were made on: a caller keeps one
-// cache per process (and phase), never across a restart. A nil cache
-// keeps nothing.
+// SetupCache keeps what setup steps left across the runs given it (the
+// values they saved and the cookies their responses set): the run's setup
+// (key −1) and each login's (the number of the virtual user it is, see
+// engine.loginOf), so that a login costs once per user and not once per
+// run or phase. The sessions hold while the service
+// keeps them: across the windows of one process and dataset, and across
+// a reset or a restart only where the service's sessions survive it (a
+// signed cookie or token, a session store outside the process). After
+// such a change the caller calls Recheck, and the next run watches each
+// reused session's first iteration (a nil cache keeps nothing).
 type SetupCache struct {
 	mu   sync.Mutex
-	kept map[int]map[string]string
+	kept map[int]scenario.Session
+	// checking: the sessions are unconfirmed since Recheck; handed holds
+	// those reused since, confirmed those whose first iteration since
+	// then passed (or that are fresh logins).
+	checking          bool
+	handed, confirmed map[int]bool
+	// renewed and rechecked count the sessions logged in again after
+	// their first iteration failed, and those watched, over the cache's
+	// life; reuse is off once a recheck renewed every session it watched
+	// (the service ends its sessions at every reset or restart).
+	renewed, rechecked int
+	lastRenewed        int
+	lastWatched        int
+	off                bool
 }
 
-func (c *SetupCache) get(id int) (map[string]string, bool) {
+// Recheck marks the kept sessions as unconfirmed: the service may have
+// ended them since (a dataset reset, a restart of its process). The
+// run's setup runs again (one login); a worker reusing its session
+// watches its first iteration, and logs in again when it fails. Where the
+// last recheck found every session ended, the service keeps none across
+// such a change: the sessions are forgotten and every worker logs in.
+func (c *SetupCache) Recheck() {
 	if c == nil {
-		return nil, false
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.lastWatched > 0 && c.lastRenewed == c.lastWatched {
+		c.off = true
+	}
+	if c.off {
+		c.kept = nil
+		return
+	}
+	delete(c.kept, -1)
+	c.checking, c.handed, c.confirmed = true, map[int]bool{}, map[int]bool{}
+	c.lastRenewed, c.lastWatched = 0, 0
+}
+
+// Confirmed ends a recheck: the sessions reused but not confirmed by a
+// passing first iteration (a worker that ran none) are forgotten, so that
+// no unchecked session reaches a measured window. Those not reused since
+// Recheck (another phase's users) stay, to be checked at their next use
+// after the next Recheck.
+func (c *SetupCache) Confirmed() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.checking {
+		return
+	}
+	for id := range c.handed {
+		if !c.confirmed[id] {
+			delete(c.kept, id)
+		}
+	}
+	c.checking, c.handed, c.confirmed = false, nil, nil
+}
+
+// Renewed returns how many reused sessions were logged in again (their
+// first iteration failed) and how many were watched, over the cache's
+// life.
+func (c *SetupCache) Renewed() (renewed, watched int) {
+	if c == nil {
+		return 0, 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.renewed, c.rechecked
+}
+
+// reuse reports whether the session of login id, handed to a worker
+// now, awaits its check.
+func (c *SetupCache) reuse(id int) bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.checking || c.confirmed[id] {
+		return false
+	}
+	c.handed[id] = true
+	return true
+}
+
+// checked records the outcome of a reused session's first iteration.
+func (c *SetupCache) checked(id int, renewed bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.rechecked++
+	c.lastWatched++
+	if renewed {
+		c.renewed++
+		c.lastRenewed++
+	}
+	if c.confirmed != nil {
+		c.confirmed[id] = true
+	}
+}
+
+func (c *SetupCache) get(id int) (scenario.Session, bool) {
+	if c == nil {
+		return scenario.Session{}, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -145,14 +313,17 @@ func (c *SetupCache) get(id int) (map[string]string, bool) {
 	return v, ok
 }
 
-func (c *SetupCache) put(id int, vals map[string]string) {
+func (c *SetupCache) put(id int, s scenario.Session) {
 	if c == nil {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.kept == nil {
-		c.kept = map[int]map[string]string{}
+		c.kept = map[int]scenario.Session{}
 	}
-	c.kept[id] = vals
+	c.kept[id] = s
+	if c.confirmed != nil {
+		c.confirmed[id] = true // a fresh login needs no check
+	}
 }

@@ -76,11 +76,11 @@ func authPlan(t *testing.T, password string, feed *config.Feed) *scenario.Plan {
 	t.Helper()
 	login := config.Step{Name: "login", Request: config.Request{Method: "POST", Path: `/login?user={{feed "user"}}`,
 		Headers: map[string]string{"X-Admin-Key": "{{.key}}", "X-Password": `{{env "PASSWORD"}}`}},
-		Save: map[string]string{"token": "token"}, Expect: map[string]any{"user": `{{feed "user"}}`}}
+		Save: map[string]config.SaveFrom{"token": {Name: "token"}}, Expect: map[string]any{"user": `{{feed "user"}}`}}
 	list := config.Step{Name: "list", Request: config.Request{Path: "/items", Headers: map[string]string{"Authorization": "Bearer {{.token}}"}},
 		Expect: map[string]any{"user": `{{feed "user"}}`}}
 	p, err := scenario.CompileWith([]config.Scenario{{Name: "s", Steps: []config.Step{list}}}, scenario.Inputs{
-		Setup:  &config.Setup{Run: []config.Step{{Name: "admin", Request: config.Request{Path: "/admin"}, Save: map[string]string{"key": "key"}}}, VU: []config.Step{login}},
+		Setup:  &config.Setup{Run: []config.Step{{Name: "admin", Request: config.Request{Path: "/admin"}, Save: map[string]config.SaveFrom{"key": {Name: "key"}}}}, VU: []config.Step{login}},
 		Feed:   feed,
 		Getenv: func(k string) string { return map[string]string{"PASSWORD": password}[k] },
 	})
@@ -258,5 +258,147 @@ func TestSetupCacheReusesLoginsAcrossRuns(t *testing.T) {
 	opt.Setup = cache
 	if r := run(t, plan, srv.URL, opt); r.Requests.Failed != 0 || s.logins.Load() != 4 {
 		t.Errorf("a fourth VU: %d logins in all, failed %d; want one more login", s.logins.Load(), r.Requests.Failed)
+	}
+}
+
+// endSessions ends every session, as a reset that restores the database
+// or a restart of a process that keeps its sessions in memory does.
+func (s *authServer) endSessions() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.tokens)
+}
+
+// After a reset or a restart (Recheck) a kept session is reused when it
+// still holds, and a worker whose session the service ended logs in again
+// after its first iteration fails; once a recheck found every session
+// ended, the cache stops reusing them (the service keeps none).
+func TestSetupCacheRecheckRenewsEndedSessions(t *testing.T) {
+	t.Parallel()
+	s := newAuthServer()
+	srv := server(t, s.ServeHTTP)
+	plan := authPlan(t, "right", users(5, config.FeedPerVU, config.FeedWrap))
+	cache := &SetupCache{}
+	window := func(what string, wantFailed, wantLogins int64) {
+		t.Helper()
+		opt := closedOpts(3, 0, 200*time.Millisecond)
+		opt.Setup = cache
+		r := run(t, plan, srv.URL, opt)
+		if r.Requests.Failed != wantFailed || s.logins.Load() != wantLogins || r.Requests.Total < 3+wantFailed {
+			t.Errorf("%s: %d failed of %d requests, %d logins in all; want %d failed and %d logins (errors %+v)",
+				what, r.Requests.Failed, r.Requests.Total, s.logins.Load(), wantFailed, wantLogins, r.Errors)
+		}
+	}
+	window("first window", 0, 3)
+	cache.Recheck() // e.g. the next block, its sessions kept by the service
+	window("recheck, sessions held", 0, 3)
+	cache.Confirmed()
+	if renewed, watched := cache.Renewed(); renewed != 0 || watched != 3 {
+		t.Errorf("renewed %d of %d watched, want 0 of 3", renewed, watched)
+	}
+	if s.adminCalls.Load() != 2 {
+		t.Errorf("%d run setups, want 2: the run's setup runs again after a recheck", s.adminCalls.Load())
+	}
+
+	s.endSessions()
+	cache.Recheck()
+	window("recheck, sessions ended", 3, 6) // each VU's first iteration fails, then it logs in again
+	cache.Confirmed()
+	window("after the recheck", 0, 6)
+	if renewed, watched := cache.Renewed(); renewed != 3 || watched != 6 {
+		t.Errorf("renewed %d of %d watched, want 3 of 6", renewed, watched)
+	}
+
+	s.endSessions()
+	cache.Recheck() // the last recheck renewed every session: reuse is off
+	window("reuse off", 0, 9)
+	if renewed, watched := cache.Renewed(); renewed != 3 || watched != 6 {
+		t.Errorf("renewed %d of %d watched, want still 3 of 6 (nothing watched once reuse is off)", renewed, watched)
+	}
+}
+
+// In the open model a worker is not a user: workers whose logins would
+// be the same (the same feed row) share one, so 12 workers over a feed of
+// 4 users log in 4 times, and each iteration runs as its worker's user.
+// A login that reads {{vu}} stays per worker.
+func TestOpenWorkersShareLoginsByIdentity(t *testing.T) {
+	t.Parallel()
+	s := newAuthServer()
+	srv := server(t, s.ServeHTTP)
+	opt := openOpts(200, 12, 100*time.Millisecond, 300*time.Millisecond)
+	r := run(t, authPlan(t, "right", users(4, config.FeedPerVU, config.FeedWrap)), srv.URL, opt)
+	if s.logins.Load() != 4 {
+		t.Errorf("%d logins for 12 workers over 4 feed users, want 4", s.logins.Load())
+	}
+	if r.Requests.Total < 10 || r.Requests.Failed != 0 {
+		t.Errorf("requests %+v errors %+v; want every iteration to pass with its worker's user's token", r.Requests, r.Errors)
+	}
+
+	byVU := newAuthServer()
+	srv = server(t, byVU.ServeHTTP)
+	login := config.Step{Name: "login", Request: config.Request{Method: "POST", Path: "/login?user=u{{vu}}",
+		Headers: map[string]string{"X-Admin-Key": adminKey, "X-Password": "right"}}, Save: map[string]config.SaveFrom{"token": {Name: "token"}}}
+	list := config.Step{Name: "list", Request: config.Request{Path: "/items", Headers: map[string]string{"Authorization": "Bearer {{.token}}"}}}
+	p, err := scenario.CompileWith([]config.Scenario{{Name: "s", Steps: []config.Step{list}}}, scenario.Inputs{Setup: &config.Setup{VU: []config.Step{login}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, p, srv.URL, openOpts(200, 6, 50*time.Millisecond, 100*time.Millisecond))
+	if byVU.logins.Load() != 6 {
+		t.Errorf("%d logins for 6 workers whose login reads {{vu}}, want 6", byVU.logins.Load())
+	}
+
+	shared := newAuthServer()
+	srv = server(t, shared.ServeHTTP)
+	login.Path = "/login?user=admin" // the same login for every worker
+	if p, err = scenario.CompileWith([]config.Scenario{{Name: "s", Steps: []config.Step{list}}}, scenario.Inputs{Setup: &config.Setup{VU: []config.Step{login}}}); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, p, srv.URL, openOpts(200, 6, 50*time.Millisecond, 100*time.Millisecond)); r.Requests.Failed != 0 || shared.logins.Load() != 1 {
+		t.Errorf("%d logins, %d failed requests; want 1 login all 6 workers share", shared.logins.Load(), r.Requests.Failed)
+	}
+}
+
+// A worker whose session ended and whose new login fails ends the run as
+// a failed setup, as its first login would have.
+func TestSetupCacheRenewalThatFailsIsASetupError(t *testing.T) {
+	t.Parallel()
+	s := newAuthServer()
+	srv := server(t, s.ServeHTTP)
+	cache := &SetupCache{}
+	opt := closedOpts(2, 0, 100*time.Millisecond)
+	opt.Setup = cache
+	run(t, authPlan(t, "right", users(2, config.FeedPerVU, config.FeedWrap)), srv.URL, opt)
+	s.endSessions()
+	cache.Recheck()
+	_, err := Run(context.Background(), authPlan(t, "wrong", users(2, config.FeedPerVU, config.FeedWrap)), srv.URL, opt)
+	var se *SetupError
+	if !errors.As(err, &se) || se.Stage != scenario.SetupVU || !strings.Contains(se.What, "401") {
+		t.Errorf("Run = %v, want the renewed login's setup error (401)", err)
+	}
+}
+
+// One cache serves a side's phases: an open phase after a closed one
+// reuses the closed VUs' logins for the users they share (after a
+// recheck) and logs in only the users the closed phase lacked.
+func TestSetupCacheSharedByPhases(t *testing.T) {
+	t.Parallel()
+	s := newAuthServer()
+	srv := server(t, s.ServeHTTP)
+	plan := authPlan(t, "right", users(8, config.FeedPerVU, config.FeedWrap))
+	cache := &SetupCache{}
+	closed := closedOpts(4, 0, 150*time.Millisecond)
+	closed.Setup = cache
+	run(t, plan, srv.URL, closed)
+	cache.Recheck() // the open phase's reset
+	open := openOpts(300, 8, 100*time.Millisecond, 200*time.Millisecond)
+	open.Setup = cache
+	r := run(t, plan, srv.URL, open)
+	cache.Confirmed()
+	if s.logins.Load() != 8 || r.Requests.Failed != 0 {
+		t.Errorf("%d logins, %d failed requests; want 8 (4 closed VUs, then the open phase's users 5–8) and none failed", s.logins.Load(), r.Requests.Failed)
+	}
+	if renewed, watched := cache.Renewed(); renewed != 0 || watched == 0 || watched > 4 {
+		t.Errorf("renewed %d of %d watched; want the closed VUs' sessions (≤ 4) reused and none renewed", renewed, watched)
 	}
 }

@@ -35,6 +35,13 @@ type worker struct {
 	cut    int64             // iterations interrupted at the end of the grace period
 	reqs   []stepCount       // by step ID
 	errs   []errorCount      // by step ID × class slot
+	// recheck: the worker reuses a session of an earlier run that its
+	// first iteration confirms (SetupCache.Recheck). login keys its
+	// session in the SetupCache; leader is the worker whose login it
+	// shares (nil: its own).
+	recheck bool
+	login   int
+	leader  *worker
 }
 
 type stepCount struct{ total, failed int64 }
@@ -89,6 +96,9 @@ func (w *worker) iterate(seq uint64, origin time.Time, measured bool) (ended tim
 	out := passed
 	for i := 0; i < w.exec.Steps() && out == passed; i++ {
 		out = w.step(i, measured)
+	}
+	if w.recheck {
+		defer w.renew(out) // after it is counted: it was sent and answered
 	}
 	if !measured {
 		return w.ended

@@ -56,20 +56,22 @@ type ABOptions struct {
 	// spread of earlier jobs' units is read from it and pooled where it
 	// agrees with this job's, and this job's is added to it at the end.
 	NoisePath string
+	// WholeRuns, when set, says why the job must measure pairs of whole
+	// runs instead of blocks (tailgate ab --record-base: a stored baseline
+	// holds whole runs of one side alone).
+	WholeRuns string
 	// NoiseDefault is the noise file a job keeps when neither NoisePath nor
 	// ab.noise names one (the user's cache, cli.DefaultNoisePath); "" keeps
 	// none. ab.noise "off" keeps none either way.
 	NoiseDefault string
 }
 
-// abNoiseMetrics are the metrics whose A/A noise an A/A run reports.
-var abNoiseMetrics = []string{result.IterationsPerSec, result.RequestsPerSec, result.LatencyP95, result.CPUPerIteration}
-
 // AB measures a base and a head build in one job, unit after unit (blocks
-// of short windows in the design ab.design names, or pairs of whole runs),
+// of short windows, each phase loading both sides at once or alternating
+// by one rule (runner.Shape), or where blocks cannot run pairs of whole runs),
 // and judges head against base on the units' differences after every unit
 // (gate.JudgeSequential) until the verdict is clear or the budget
-// (ab.max_pairs, ab.max_time) is spent. A side built from a git ref is
+// (ab.max_blocks, ab.max_time) is spent. A side built from a git ref is
 // checked out in a temporary worktree, built and started there; the
 // worktree is removed at the end, also on failure and cancellation.
 //
@@ -98,17 +100,11 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	}
 	p := policyFor(cfg, o.Policy, nil)
 	plan := trees.plan(cfg, ab, o)
-	chosen, err := env.chooseDesign(ctx, b, &plan)
+	chosen, err := env.watchMachine(ctx, b, &plan)
 	if err != nil {
 		return Judged{}, runFailure(err)
 	}
-	ab.Design = plan.Design
 	shape := b.Shape(plan)
-	if shape.Design != ab.Design && !(config.BlockDesign(shape.Design) && config.BlockDesign(ab.Design)) {
-		// Fallen back from blocks to pairs: a budget left at its default is the pairs'.
-		ab.MinPairs, ab.MaxPairs = config.DefaultUnits(shape.Design, ab.MinPairs, ab.MaxPairs)
-		plan.MaxPairs = ab.MaxPairs
-	}
 	design := stats.SeqDesign{MinPairs: ab.MinPairs, MaxPairs: ab.MaxPairs}
 	noise, err := openNoise(o.noisePath(ab), cfg, b.Env, shape)
 	if err != nil {
@@ -122,7 +118,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	}
 	plan.Look = func(res *runner.ABResult, final bool) bool {
 		// Blocks that may leave decided phases out grow shorter than the
-		// first: such a job is planned for ab.max_pairs, and a stop for
+		// first: such a job is planned for ab.max_blocks, and a stop for
 		// time makes its last look spend the level left (stats' final).
 		if res.Units() == 1 && plan.SkipPhase == nil {
 			design, planned = planBudget(design, res, ab)
@@ -149,7 +145,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	showRuns(env, res.Head)
 	notes := append(append(o.Policy.notes(), o.pinNote()...), trees.notes(o.Policy)...)
 	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(trees), Verdict: last, Head: res.Head.Runs,
-		Base: res.Base.Runs, Notes: append(append(append(append(notes, nonEmpty(chosen)...), abNotes(res, ab, shape, last, o.AA)...), noise.notes(last)...), nonEmpty(planned)...),
+		Base: res.Base.Runs, Notes: append(append(append(append(notes, nonEmpty(chosen)...), abNotes(res, ab, shape, phases, last, o.AA)...), noise.notes(last)...), nonEmpty(planned)...),
 		TargetLog: report.TargetLogs{Base: res.Base.TargetLog, Head: res.Head.TargetLog}}
 	return Judged{Input: in, Head: res.Head, Base: res.Base}, nil
 }
@@ -247,7 +243,7 @@ func firstRunPhases(res *runner.ABResult) []result.Phase {
 
 // planBudget fixes the design's budget, after the first unit, at the units
 // ab.max_time allows at that unit's pace when that is fewer than
-// ab.max_pairs: the level is then spent over the looks the job will
+// ab.max_blocks: the level is then spent over the looks the job will
 // really have, not over looks a time budget would never reach (whose
 // share would be lost to a last look). The pace of a unit does not depend
 // on the differences it measures (windows have a fixed length), so
@@ -259,7 +255,7 @@ func planBudget(d stats.SeqDesign, res *runner.ABResult, ab config.AB) (stats.Se
 	}
 	fit = max(fit, d.MinPairs)
 	d.MaxPairs = fit
-	return d, fmt.Sprintf("budget: ab.max_time (%s) allows about %d %s at the first one's pace (%s), fewer than ab.max_pairs (%d): the verdict was planned for %d",
+	return d, fmt.Sprintf("budget: ab.max_time (%s) allows about %d %s at the first one's pace (%s), fewer than ab.max_blocks (%d): the verdict was planned for %d",
 		ab.MaxTime, fit, pluralUnit(res, fit), res.Elapsed.Round(100*time.Millisecond), ab.MaxPairs, fit)
 }
 
@@ -335,32 +331,20 @@ func short(sha string) string {
 	return sha
 }
 
-// abNotes show the order of runs, what restarting cost and, for an A/A
+// abNotes show how the units ran, what restarting cost and, for an A/A
 // run, the noise seen and whether the gate would have cried wolf.
-func abNotes(res *runner.ABResult, ab config.AB, shape runner.Shape, v gate.Verdict, aa bool) []string {
+func abNotes(res *runner.ABResult, ab config.AB, shape runner.Shape, phases []config.PhaseLoad, v gate.Verdict, aa bool) []string {
 	var notes []string
-	switch {
-	case shape.Design == config.DesignDuet:
-		notes = append(notes, blockNote(res, ab, shape, "", "both sides loaded at the same time"))
-		notes = append(notes, sharedStateNote(res)...)
-	case shape.Design == config.DesignHybrid:
-		notes = append(notes, blockNote(res, ab, shape, " per side", "alternating ("+windowOrder(ab)+") in closed phases, both sides loaded at the same time in open ones"))
-		notes = append(notes, sharedStateNote(res)...)
-	case shape.Blocks():
-		if shape.Fallback != "" {
-			notes = append(notes, fmt.Sprintf("the %s design was not used: %s; the windows alternated between the sides instead (interleaved)", ab.Design, shape.Fallback))
-		}
-		notes = append(notes, blockNote(res, ab, shape, " per side", "alternating ("+windowOrder(ab)+")"))
-	default:
-		if shape.Fallback != "" {
-			notes = append(notes, fmt.Sprintf("the %s design was not used: %s; pairs of whole runs instead, one side at a time", ab.Design, shape.Fallback))
-		}
+	if shape.Blocks() {
+		notes = append(notes, blockNote(res, ab, shape, phases))
+		notes = append(notes, sharedStateNote(res, shape, phases)...)
+	} else {
 		var order []string
 		for _, s := range res.Order {
 			order = append(order, map[runner.Side]string{runner.Base: "A", runner.Head: "B"}[s])
 		}
-		notes = append(notes, fmt.Sprintf("%d pairs of at most %d in %s; order of runs (A = base, B = head): %s",
-			res.Pairs(), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), strings.Join(order, " ")))
+		notes = append(notes, fmt.Sprintf("%d %s of at most %d in %s, each a pair of whole runs, one side at a time, as %s; order of runs (A = base, B = head): %s",
+			res.Units(), plural(res.Units(), "block", "blocks"), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), shape.WholeRuns, strings.Join(order, " ")))
 	}
 	if ab.Restart == config.RestartEveryPair && res.Starts > 0 {
 		unit := "its run of every pair"
@@ -377,27 +361,29 @@ func abNotes(res *runner.ABResult, ab config.AB, shape runner.Shape, v gate.Verd
 	if !aa {
 		return notes
 	}
-	for _, key := range abNoiseMetrics {
-		a := slices.Sorted(slices.Values(result.Values(res.Base.Runs, key)))
-		b := slices.Sorted(slices.Values(result.Values(res.Head.Runs, key)))
-		if len(a) > 1 && len(b) > 1 {
-			notes = append(notes, fmt.Sprintf("A/A noise of %s: run-to-run CV %.1f %% and %.1f %%, medians differ by %+.1f %%",
-				key, 100*stats.CV(a), 100*stats.CV(b), 100*(stats.Median(b)/stats.Median(a)-1)))
-		}
-	}
-	if v.Outcome == gate.Regression {
-		notes = append(notes, fmt.Sprintf("A/A: this would have been a FALSE ALARM (%v): widen min_effect or look at the noise above", v.Regressions))
-	} else {
-		notes = append(notes, "A/A: no false alarm")
-	}
-	return notes
+	return append(notes, report.AANotes(v, res.Base.Runs, res.Head.Runs)...)
 }
 
-// blockNote says what a block design's job measured: its blocks, and how
-// each phase's windows ran (how).
-func blockNote(res *runner.ABResult, ab config.AB, shape runner.Shape, perSide, how string) string {
-	return fmt.Sprintf("%s design: %d %s of at most %d in %s; in each block both sides were started once and each phase measured in %d windows of %s%s, %s",
-		shape.Design, res.Units(), plural(res.Units(), "block", "blocks"), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), shape.Windows, shape.Window, perSide, how)
+// blockNote says what a job of blocks measured: its blocks, and how each
+// phase's windows ran.
+func blockNote(res *runner.ABResult, ab config.AB, shape runner.Shape, phases []config.PhaseLoad) string {
+	how := make([]string, 0, len(phases))
+	for _, ph := range phases {
+		w := "both sides loaded at the same time"
+		if !shape.AtOnce(ph) {
+			w = "alternating between the sides (" + windowOrder(ab) + ")"
+		}
+		if len(phases) > 1 {
+			w = "phase " + ph.Name + " " + w
+		}
+		how = append(how, w)
+	}
+	s := fmt.Sprintf("%d %s of at most %d in %s; in each block both sides were started once and each phase measured in %d windows of %s per side: %s",
+		res.Units(), plural(res.Units(), "block", "blocks"), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), shape.Windows, shape.Window, strings.Join(how, "; "))
+	if shape.Alternate != "" {
+		s += ", as " + shape.Alternate
+	}
+	return s
 }
 
 // windowOrder says in what order alternating windows ran.
@@ -408,12 +394,16 @@ func windowOrder(ab config.AB) string {
 	return "A B B A …, the first side changing from block to block"
 }
 
-// sharedStateNote is the hint a duet or hybrid job gives when requests
-// failed on both sides: two sides that share a database (or any state)
-// write to it at the same time in windows loading both at once, and one
+// sharedStateNote is the hint a job gives when requests failed on both
+// sides and some phase loaded both at once: two sides that share a
+// database (or any state) write to it at the same time then, and one
 // side's writes can fail the other's checks, which one side at a time
 // would not.
-func sharedStateNote(res *runner.ABResult) []string {
+func sharedStateNote(res *runner.ABResult, shape runner.Shape, phases []config.PhaseLoad) []string {
+	atOnce := false
+	for _, ph := range phases {
+		atOnce = atOnce || shape.AtOnce(ph)
+	}
 	failed := func(f *result.File) (n, total int64) {
 		for _, r := range f.Runs {
 			n, total = n+r.Requests.Failed, total+r.Requests.Total
@@ -422,10 +412,10 @@ func sharedStateNote(res *runner.ABResult) []string {
 	}
 	bf, bt := failed(res.Base)
 	hf, ht := failed(res.Head)
-	if bf == 0 || hf == 0 {
+	if !atOnce || bf == 0 || hf == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("requests failed on both sides (%d of %d base, %d of %d head): in the duet design (and the hybrid design's open phases) both sides run at the same time, so if they share a database or other state, one side's writes can fail the other's checks; give each side its own (TAILGATE_SIDE in the start and dataset commands) or choose ab.design: interleaved",
+	return []string{fmt.Sprintf("requests failed on both sides (%d of %d base, %d of %d head): where a phase loads both sides at the same time, two sides that share a database or other state write to it at once, and one side's writes can fail the other's checks; give each side its own (TAILGATE_SIDE in the start and dataset commands), or measure the shared server as a part of both (target.measure), which makes every phase alternate",
 		bf, bt, hf, ht)}
 }
 
@@ -508,7 +498,7 @@ func (t *trees) plan(cfg *config.Config, ab config.AB, o ABOptions) runner.ABPla
 	head := ab.Head.TargetOr(cfg.Target).InTree(t.dir(runner.Head))
 	plan := runner.ABPlan{Base: base, Head: head, AA: o.AA, Order: ab.Order, MaxPairs: ab.MaxPairs,
 		MaxTime: ab.MaxTime.D(), Restart: ab.Restart == config.RestartEveryPair,
-		Design: ab.Design, Windows: ab.Windows, Window: ab.Window.D(), WindowWarmup: ab.WindowWarmup.D()}
+		WholeRuns: o.WholeRuns, Windows: ab.Windows, Window: ab.Window.D(), WindowWarmup: ab.WindowWarmup.D()}
 	if o.AA && o.TwoProcesses {
 		plan.AA, plan.Head = false, base // a second process of the base build
 	}

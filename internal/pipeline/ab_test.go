@@ -19,6 +19,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/load"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/runner"
+	"github.com/tailgate-ci/tailgate/internal/target"
 )
 
 // serviceSource is a tiny Go service: /item costs rounds of SHA-256.
@@ -183,7 +184,7 @@ func TestABBuildsTheBaseFromAGitRef(t *testing.T) {
 		t.Errorf("verdict %s, want a regression; log:\n%s", j.Verdict.Outcome, te.log.String())
 	}
 	wantIn(t, te.log.String(), "base: HEAD~1 at ", "after block 4 of at most 6", "A/B stopped after")
-	wantIn(t, strings.Join(j.Notes, "\n"), "base: built from HEAD~1 at", "each side was started afresh", "duet design: ")
+	wantIn(t, strings.Join(j.Notes, "\n"), "base: built from HEAD~1 at", "each side was started afresh", "blocks of at most")
 	if !strings.Contains(j.BaselineSource, "(HEAD~1 at ") {
 		t.Errorf("source %q does not name the base commit", j.BaselineSource)
 	}
@@ -301,26 +302,40 @@ func failing(t *testing.T, pcts ...int) string {
 	return srv.URL
 }
 
-// sequentialConfig judges two services started elsewhere pair after pair,
-// between 4 and 12 pairs, on one metric.
+// sequentialConfig judges two services started elsewhere block after
+// block, between 4 and 12 blocks, on one metric.
 func sequentialConfig(t *testing.T, base, head, metric string, minEffect float64) *config.Config {
 	t.Helper()
-	return designConfig(t, sequentialYAML(base, head, metric, minEffect), config.DesignPairs)
+	return designConfig(t, sequentialYAML(base, head, metric, minEffect))
 }
 
-// designConfig is a sequential config in the given design: the pairs
-// design as written, the interleaved one with two 300 ms windows a side.
-func designConfig(t *testing.T, yaml, design string) *config.Config {
+// designConfig is a sequential config with two 300 ms windows a side in a
+// block.
+func designConfig(t *testing.T, yaml string) *config.Config {
 	t.Helper()
-	extra := "  design: pairs\n"
-	if config.BlockDesign(design) {
-		extra = "  design: " + design + "\n  windows: 2\n  window: 300ms\n  window_warmup: 50ms\n"
-	}
+	extra := "  windows: 2\n  window: 300ms\n  window_warmup: 50ms\n"
 	cfg, err := config.Parse("seq.yml", []byte(strings.Replace(yaml, "  max_pairs: 12\n", "  max_pairs: 12\n"+extra, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return cfg
+}
+
+// abModes are the ways one A/B rule measures a closed phase: blocks
+// loading both sides at once (a quiet machine), blocks alternating (a busy
+// one), and pairs of whole runs (where blocks cannot run).
+var abModes = []string{"at once", "alternating", "whole runs"}
+
+// modeEnv is te's environment for mode, and the options' WholeRuns.
+func modeEnv(te *testEnv, mode string) (Env, string) {
+	env := te.env()
+	if mode == "alternating" {
+		env.MachineCPU = func(context.Context) (target.MachineCPU, error) { return target.MachineCPU{Cores: 2, Busy: 1}, nil }
+	}
+	if mode == "whole runs" {
+		return env, "pairs under test"
+	}
+	return env, ""
 }
 
 // sequentialYAML is sequentialConfig's file.
@@ -349,18 +364,18 @@ gate:
 // differ by 20 and 0 points in turn (mean 10) can neither confirm nor rule
 // out a change of 13 points: the job runs to the budget, inconclusive.
 //
-// Every design: in the block designs (duet, interleaved) the units are
-// blocks of two window pairs each, each side's block one run.
+// Every way of measuring: in blocks the units are blocks of two window
+// pairs each, each side's block one run; in whole runs, pairs of runs.
 func TestABAddsPairsUntilTheVerdictIsClear(t *testing.T) {
-	for _, design := range []string{config.DesignPairs, config.DesignInterleaved, config.DesignDuet} {
-		t.Run(design, func(t *testing.T) { testABAddsUnits(t, design) })
+	for _, mode := range abModes {
+		t.Run(mode, func(t *testing.T) { testABAddsUnits(t, mode) })
 	}
 }
 
-func testABAddsUnits(t *testing.T, design string) {
-	unit, perUnit := "pair", 1
-	if config.BlockDesign(design) {
-		unit, perUnit = "block", 2
+func testABAddsUnits(t *testing.T, mode string) {
+	unit, perUnit := "block", 2
+	if mode == "whole runs" {
+		unit, perUnit = "pair", 1
 	}
 	for _, c := range []struct {
 		name       string
@@ -376,7 +391,8 @@ func testABAddsUnits(t *testing.T, design string) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var te testEnv
-			j, err := AB(t.Context(), te.env(), ABOptions{Config: designConfig(t, sequentialYAML(c.base, c.head, c.metric, c.minEffect), design)})
+			env, whole := modeEnv(&te, mode)
+			j, err := AB(t.Context(), env, ABOptions{Config: designConfig(t, sequentialYAML(c.base, c.head, c.metric, c.minEffect)), WholeRuns: whole})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -467,10 +483,11 @@ func TestABBudgetComesFromTheTrustedPolicy(t *testing.T) {
 	wantIn(t, strings.Join(j.Notes, "\n"), "This PR changes the gate's policy; it applies after merge (changed: ab.max_time)")
 }
 
-// A duet job whose requests failed on both sides says that two sides
-// sharing state may fail each other's checks when run at once; one whose
-// failures are one side's only (a regression) does not.
-func TestDuetNamesSharedStateWhenBothSidesFail(t *testing.T) {
+// A job whose requests failed on both sides in a phase loading both at
+// once says that two sides sharing state may fail each other's checks;
+// one whose failures are one side's only (a regression) does not, nor one
+// whose phases all alternated.
+func TestSharedStateNoteWhenBothSidesFailAtOnce(t *testing.T) {
 	t.Parallel()
 	file := func(failed ...int64) *result.File {
 		f := &result.File{}
@@ -479,11 +496,16 @@ func TestDuetNamesSharedStateWhenBothSidesFail(t *testing.T) {
 		}
 		return f
 	}
+	phases := []config.PhaseLoad{{Name: "capacity", Load: config.Load{Model: config.ModelClosed}}}
+	quiet, busy := runner.Shape{}, runner.Shape{Busy: true}
 	both := &runner.ABResult{Base: file(0, 3), Head: file(2, 0)}
-	if got := strings.Join(sharedStateNote(both), ""); !strings.Contains(got, "3 of 200 base, 2 of 200 head") || !strings.Contains(got, "TAILGATE_SIDE") {
+	if got := strings.Join(sharedStateNote(both, quiet, phases), ""); !strings.Contains(got, "3 of 200 base, 2 of 200 head") || !strings.Contains(got, "TAILGATE_SIDE") {
 		t.Errorf("both sides failed: note %q", got)
 	}
-	if got := sharedStateNote(&runner.ABResult{Base: file(0, 0), Head: file(5, 9)}); got != nil {
+	if got := sharedStateNote(both, busy, phases); got != nil {
+		t.Errorf("both sides failed, every phase alternating: note %q, want none", got)
+	}
+	if got := sharedStateNote(&runner.ABResult{Base: file(0, 0), Head: file(5, 9)}, quiet, phases); got != nil {
 		t.Errorf("only the head failed: note %q, want none", got)
 	}
 }

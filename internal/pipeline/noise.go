@@ -39,17 +39,21 @@ func (o ABOptions) noisePath(ab config.AB) string {
 }
 
 // designKey names what makes two jobs' units comparable besides the
-// definition and the machine: the design that ran, and in the block
-// designs its windows.
+// definition and the machine: blocks of so many windows (or pairs of whole
+// runs) and the restarts. Whether a closed phase ran at once or
+// alternating is left out: it follows the machine's load of the moment,
+// and a key with it would split one benchmark's history by its
+// neighbours; stored noise is pooled by agreement (stats.PoolNoise), so
+// jobs whose spread differs count only as far as they agree.
 func designKey(s runner.Shape) string {
 	restart := config.RestartNever
 	if s.Restart {
 		restart = config.RestartEveryPair
 	}
 	if s.Blocks() {
-		return fmt.Sprintf("%s %d×%s warm-up %s restart %s", s.Design, s.Windows, s.Window, s.WindowWarmup, restart)
+		return fmt.Sprintf("blocks %d×%s warm-up %s restart %s", s.Windows, s.Window, s.WindowWarmup, restart)
 	}
-	return fmt.Sprintf("%s restart %s", s.Design, restart)
+	return fmt.Sprintf("whole runs restart %s", restart)
 }
 
 // openNoise reads the noise file at path ("" for none). An unreadable

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
-	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/stats"
@@ -23,7 +22,7 @@ func TestABNoiseFileIsKeptAndPooled(t *testing.T) {
 	job := func() Judged {
 		t.Helper()
 		var te testEnv
-		cfg := designConfig(t, sequentialYAML(failing(t, 0), failing(t, 20, 0), result.RequestErrorPct, 13), config.DesignInterleaved)
+		cfg := designConfig(t, sequentialYAML(failing(t, 0), failing(t, 20, 0), result.RequestErrorPct, 13))
 		j, err := AB(t.Context(), te.env(), ABOptions{Config: cfg, NoisePath: path})
 		if err != nil {
 			t.Fatal(err)
@@ -61,7 +60,7 @@ func TestABUnreadableNoiseFileIsAnErrorAndKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	var te testEnv
-	cfg := designConfig(t, sequentialYAML(failing(t, 0), failing(t, 0), result.RequestErrorPct, 1), config.DesignInterleaved)
+	cfg := designConfig(t, sequentialYAML(failing(t, 0), failing(t, 0), result.RequestErrorPct, 1))
 	_, err := AB(t.Context(), te.env(), ABOptions{Config: cfg, NoisePath: path})
 	if err == nil || KindOf(err) != Runtime || !strings.Contains(err.Error(), path) {
 		t.Fatalf("error %v (%v), want a runtime error naming %s", err, KindOf(err), path)

@@ -89,8 +89,8 @@ func (p *Policy) gate(cfg *config.Config) (config.Gate, bool) {
 // shrink them could end its own A/B job undecided, and inconclusive
 // passes.
 type Budget struct {
-	MinPairs int             `yaml:"min_pairs"`
-	MaxPairs int             `yaml:"max_pairs"`
+	MinPairs int             `yaml:"min_blocks"`
+	MaxPairs int             `yaml:"max_blocks"`
 	MaxTime  config.Duration `yaml:"max_time"`
 }
 
@@ -141,8 +141,8 @@ type BaseFile struct {
 // TrustedPolicy is the gate policy of a pull request's check whose
 // benchmark (what is measured, and how) is the PR's own, head: the input
 // benchmark_from: head. The gate (baseline path, floors, metrics,
-// min_effect, alpha, window) and the A/B budget (ab.min_pairs,
-// ab.max_pairs, ab.max_time: the sequential design, whose α is
+// min_effect, alpha, window) and the A/B budget (ab.min_blocks,
+// ab.max_blocks, ab.max_time: the sequential design, whose α is
 // gate.alpha) are the ones at the PR's base commit, base (the benchmark
 // file's bytes there), which the PR cannot edit: a PR that loosens its own
 // gate, points it at a fresh baseline or cuts its A/B job short is judged
@@ -204,7 +204,7 @@ func trustedPolicy(head *config.Config, base BaseFile, whole bool) *Policy {
 			", which the pull request cannot edit; both the base and the head are measured with it."}
 	} else {
 		p.Notes = []string{"The gate's policy (gate: baseline, floors, metrics, min_effect, alpha, window; " +
-			"the A/B budget ab.min_pairs, ab.max_pairs, ab.max_time; load.runs; the credentials pass_env gives the benchmark) comes from " +
+			"the A/B budget ab.min_blocks, ab.max_blocks, ab.max_time; load.runs; the credentials pass_env gives the benchmark) comes from " +
 			where + ", which the pull request cannot edit; the benchmark itself is the pull request's (benchmark_from: head trusts the pull request)."}
 	}
 	if len(changed) > 0 {
@@ -246,7 +246,7 @@ func (p *Policy) fromBase() bool { return p != nil && p.Benchmark != nil }
 // from trusted, beyond the gate's policy (gate:, the A/B budget,
 // load.runs and pass_env, which the policy's own note names).
 func procedureChanges(trusted, head *config.Config) []string {
-	policy := []string{"gate", "pass_env", "load.runs", "ab.min_pairs", "ab.max_pairs", "ab.max_time"}
+	policy := []string{"gate", "pass_env", "load.runs", "ab.min_blocks", "ab.max_blocks", "ab.max_time"}
 	var out []string
 	for _, key := range keyChanges("", reflect.ValueOf(*trusted), reflect.ValueOf(*head), 0) {
 		if !slices.Contains(policy, key) {

@@ -160,8 +160,8 @@ func TestTrustedPolicyTakesTheABBudgetFromTheBase(t *testing.T) {
 		maxTime    time.Duration
 		changedKey string
 	}{
-		"budget at the base": {policyBench + "ab: {min_pairs: 6, max_pairs: 30, max_time: 10m}\n", 6, 30, 10 * time.Minute, "changed: ab.min_pairs, ab.max_pairs, ab.max_time"},
-		"no ab at the base":  {policyBench, config.DefaultMinBlocks, config.DefaultMaxBlocks, 0, "changed: ab.min_pairs, ab.max_pairs, ab.max_time"},
+		"budget at the base": {policyBench + "ab: {min_pairs: 6, max_pairs: 30, max_time: 10m}\n", 6, 30, 10 * time.Minute, "changed: ab.min_blocks, ab.max_blocks, ab.max_time"},
+		"no ab at the base":  {policyBench, config.DefaultMinBlocks, config.DefaultMaxBlocks, 0, "changed: ab.min_blocks, ab.max_blocks, ab.max_time"},
 	} {
 		p := TrustedPolicy(head, []byte(tc.base), true, where)
 		ab, err := ABOptions{Config: head, Policy: p}.ab()
@@ -172,7 +172,7 @@ func TestTrustedPolicyTakesTheABBudgetFromTheBase(t *testing.T) {
 			t.Errorf("%s: the job's budget is %d–%d pairs, %s; want the base commit's %d–%d, %s", name, ab.MinPairs, ab.MaxPairs, ab.MaxTime.D(), tc.min, tc.max, tc.maxTime)
 		}
 		notes := strings.Join(p.Notes, "\n")
-		for _, want := range []string{"ab.min_pairs, ab.max_pairs, ab.max_time", "This PR changes the gate's policy; it applies after merge", tc.changedKey} {
+		for _, want := range []string{"ab.min_blocks, ab.max_blocks, ab.max_time", "This PR changes the gate's policy; it applies after merge", tc.changedKey} {
 			if !strings.Contains(notes, want) {
 				t.Errorf("%s: notes lack %q:\n%s", name, want, notes)
 			}
@@ -285,7 +285,7 @@ func TestTrustedBenchmarkIsTheBaseCommits(t *testing.T) {
 	if !strings.Contains(notes, want) {
 		t.Errorf("notes lack %q:\n%s", want, notes)
 	}
-	if !strings.Contains(notes, "changed: ab.min_pairs") {
+	if !strings.Contains(notes, "changed: ab.min_blocks") {
 		t.Errorf("the policy note does not name the A/B budget:\n%s", notes)
 	}
 	err = p.headFailure(errors.New("head target: build failed"))

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/scenario"
 )
 
 // Validation is what Validate found in a benchmark that parses.
@@ -17,6 +18,9 @@ type Validation struct {
 	// config's own (config.Warnings) and what this machine lacks now (a
 	// program the build has not made yet).
 	Warnings []string
+	// Setup says what the setup steps will cost: logins per run and per
+	// job ("" without setup steps).
+	Setup string
 }
 
 // Validate checks a parsed, valid benchmark without running any load: its
@@ -27,14 +31,78 @@ type Validation struct {
 // provide is a warning.
 func Validate(env Env, cfg *config.Config) (Validation, error) {
 	var v Validation
-	if _, err := env.benchmark(cfg).Compile(); err != nil {
+	plan, err := env.benchmark(cfg).Compile()
+	if err != nil {
 		return v, Usage.Wrap(err)
 	}
-	v.Warnings = append(v.Warnings, cfg.Warnings()...)
+	v.Setup = setupCost(plan, cfg)
+	var logins func(int) int
+	if plan != nil {
+		logins = func(workers int) int { return plan.Logins(true, workers) }
+	}
+	v.Warnings = append(v.Warnings, cfg.Warnings(logins)...)
 	for _, t := range startedTargets(cfg) {
 		v.Warnings = append(v.Warnings, startWarnings(t, cfg.Build != nil)...)
 	}
 	return v, nil
+}
+
+// setupCost says how many logins (setup.vu runs) the benchmark costs: per
+// run, per job of load.runs runs, and in A/B per block, where the sessions
+// of the first block are reused while the service keeps them
+// (load.SetupCache.Recheck).
+func setupCost(plan *scenario.Plan, cfg *config.Config) string {
+	if plan == nil || !plan.HasSetup(scenario.SetupVU) && !plan.HasSetup(scenario.SetupRun) {
+		return ""
+	}
+	var parts []string
+	perRun, users := 0, 0 // users: the logins the phases share in A/B
+	phases := cfg.Load.RunPhases()
+	for _, ph := range phases {
+		open := ph.Load.Model == config.ModelOpen
+		workers := ph.Load.VUs
+		if open {
+			workers = ph.Load.MaxInflight
+		}
+		n := plan.Logins(open, workers)
+		perRun += n
+		users = max(users, n)
+		if n == 0 {
+			continue
+		}
+		who := "one per virtual user"
+		if open {
+			who = fmt.Sprintf("for %d open-model workers", workers)
+		}
+		name := "load"
+		if ph.Name != "" {
+			name = "phase " + ph.Name
+		}
+		parts = append(parts, fmt.Sprintf("%s %d, %s", name, n, who))
+	}
+	s := fmt.Sprintf("%d setup.vu %s per run", perRun, pluralWord(perRun, "login", "logins"))
+	if len(parts) > 0 {
+		s += " (" + strings.Join(parts, "; ") + ")"
+	}
+	if plan.HasSetup(scenario.SetupRun) {
+		s += fmt.Sprintf(" and setup.run once per run and phase (%d)", len(phases))
+	}
+	s += fmt.Sprintf(", %d in %d runs", perRun*cfg.Load.Runs, cfg.Load.Runs)
+	ab := cfg.AB
+	switch {
+	case ab == nil || perRun == 0:
+	default:
+		s += fmt.Sprintf("; A/B: %d in the first block (both sides; the phases share their users' logins), then none while the service keeps its sessions across a reset and a restart (checked in each phase's warm-up), else up to %d per block and %d in %d blocks",
+			2*users, 2*perRun, 2*perRun*ab.MaxPairs, ab.MaxPairs)
+	}
+	return s
+}
+
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // startedTargets are the targets tailgate starts from the working tree

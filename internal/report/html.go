@@ -20,9 +20,7 @@ import (
 //go:embed html.tmpl
 var htmlTemplate string
 
-var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"ms": func(v float64) string { return formatValue(v, "ms") },
-}).Parse(htmlTemplate))
+var pageTemplate = template.Must(template.New("report").Parse(htmlTemplate))
 
 // WriteHTML writes the HTML report: one self-contained page (no network
 // request, no script) with the verdict, the gated metrics and, as SVG
@@ -50,9 +48,10 @@ type page struct {
 	DistributionNote                        string
 	Noise                                   []htmlNoise
 	Steps                                   []htmlStep
-	BaseSteps                               bool
+	BaseSteps                               bool   // the steps show base → head with the change
+	StepsTitle                              string // what the figures of both sides are
 	BaseName                                string // "base" (A/B) or "baseline"
-	LimitHead, TestHead                     string // "floor", "p"; in A/B "min_effect", "worse by [bounds]"
+	LimitHead, TestHead                     string // "floor", "p"; in A/B "min_effect", "bounds"
 	PairsJudged                             bool   // a sequential A/B verdict: min_effect and bounds, no p column
 	Unit                                    string // what the A/B verdict judged: pair or block
 	Errors                                  []htmlError
@@ -76,9 +75,11 @@ type htmlNoise struct {
 	Label, Noise, Floor, Detects, Observed string
 }
 
+// htmlStep is one row of the per-step table: its figures as text, each
+// "base → head" with its change where the base side has per-step figures.
 type htmlStep struct {
-	Name       string
-	Base, Head *stepFigures
+	Name, Requests, Failed, P50, P95, P99, Errors string
+	P50Change, P95Change, P99Change, ErrorsChange string
 }
 
 type htmlError struct {
@@ -105,7 +106,7 @@ func newPage(in Input) (page, error) {
 		p.Unit = seq.UnitWord(1)
 	}
 	p.Gated, p.Reported = htmlFindings(gated, c), htmlFindings(reported, c)
-	p.Notes = shown(append(append(findingNotes(gated, lowConfidence), in.Notes...), targetLogNotes(in)...))
+	p.Notes = shown(append(append(findingNotes(gated, lowConfidence), notesOf(in)...), targetLogNotes(in)...))
 	p.Statements, p.StatementsTitle = statementLines(in, htmlStatements, clipped(htmlQueryRunes)), statementsTitle(in)
 	all := seriesOf(in)
 	var err error
@@ -120,6 +121,7 @@ func newPage(in Input) (page, error) {
 	}
 	p.Noise = noiseRows(v, all, baseName(in))
 	p.Steps, p.BaseSteps = stepRows(in)
+	p.StepsTitle = capitalize(strings.TrimPrefix(stepsTitle(in), "Per step, ")) // under the heading "Per step"
 	p.BaseName = baseName(in)
 	p.Errors = errorRows(in)
 	return p, nil
@@ -435,24 +437,39 @@ func sd(x []float64) float64 {
 	return math.Sqrt(ss / float64(len(x)-1))
 }
 
-// stepRows join the base and head runs' per-step figures by step name, in
-// the head's order then the base's.
+// stepRows are the per-step rows: with the base side's figures and each
+// change where the base has per-step figures (the steps that moved most
+// first), else the head's figures.
 func stepRows(in Input) ([]htmlStep, bool) {
-	head, base := steps(in.Head), steps(in.Base)
-	var rows []htmlStep
-	at := map[string]int{}
-	for i := range head {
-		at[head[i].Name] = len(rows)
-		rows = append(rows, htmlStep{Name: pageText(head[i].Name), Head: &head[i]})
+	cs := stepChanges(in.Base, in.Head)
+	both := hasBaseSteps(cs)
+	if both {
+		cs = movedFirst(cs)
 	}
-	for i := range base {
-		if j, ok := at[base[i].Name]; ok {
-			rows[j].Base = &base[i]
-			continue
+	rows := make([]htmlStep, len(cs))
+	for i, c := range cs {
+		rows[i] = htmlStep{Name: pageText(c.Name), Requests: requestsCell(c), Failed: fmt.Sprint(c.Head.Failed),
+			P50: sideCell(c.p50(), "ms", both), P95: sideCell(c.p95(), "ms", both), P99: sideCell(c.p99(), "ms", both),
+			Errors:    sideCell(c.errors(), "%", both),
+			P50Change: percentChange(c.p50().ratioChange()), P95Change: percentChange(c.p95().ratioChange()),
+			P99Change: percentChange(c.p99().ratioChange()), ErrorsChange: pointsChange(c.errors().pointChange())}
+		if e := c.errors(); e.Base == 0 && e.Head == 0 {
+			rows[i].Errors, rows[i].ErrorsChange = "none", ""
 		}
-		rows = append(rows, htmlStep{Name: pageText(base[i].Name), Base: &base[i]})
+		if !both {
+			rows[i].Requests = fmt.Sprint(c.Head.Requests)
+		}
 	}
-	return rows, len(base) > 0
+	return rows, both
+}
+
+// sideCell is a step's figure on both sides ("4.55 → 8.29 ms"), or the
+// head's alone.
+func sideCell(p sidePair, unit string, both bool) string {
+	if !both {
+		return formatValue(p.Head, unit)
+	}
+	return formatValue(p.Base, "") + " → " + formatValue(p.Head, unit)
 }
 
 func errorRows(in Input) []htmlError {

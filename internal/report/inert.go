@@ -90,22 +90,42 @@ func leadingMarker(s string) int {
 
 // zwsp (U+200B ZERO WIDTH SPACE) is inserted by mdText to break patterns
 // that GitHub links in rendered text whatever the Markdown escapes say:
-// @mentions, #references, and the bare URLs and e-mail addresses of GFM's
-// autolink extension. It is tailgate's own character: input zero-width
-// characters are made visible by visible before it is inserted.
+// @mentions, #references, GH-N references, and the bare URLs and e-mail
+// addresses of GFM's autolink extension. It is tailgate's own character:
+// input zero-width characters are made visible by visible before it is
+// inserted. Commit SHAs are not broken with it (a hash copied from the
+// comment would not work in git show): they are put in code spans, where
+// GitHub links nothing.
 const zwsp = "\u200b"
 
 // mdText renders untrusted text as inert inline Markdown: visible; every
 // Markdown punctuation character literal; no block marker at its start; no
 // HTML, entity, autolink, bare URL (`://`, `www.`), e-mail address,
-// @mention, #reference, GH-N reference or commit SHA. The result is one line and fits a table cell.
+// @mention, #reference or GH-N reference; a commit SHA in a code span,
+// which GitHub does not link and which copies as it is. The result is one
+// line and fits a table cell.
 func mdText(s string) string {
-	s = breakReferences(visible(s, maxShownRunes))
+	s = ghReference.ReplaceAllStringFunc(visible(s, maxShownRunes), func(m string) string { return m[:2] + zwsp + m[2:] })
 	var b strings.Builder
 	if n := leadingMarker(s); n > 0 {
 		b.WriteString(s[:n-1] + `\` + s[n-1:n])
 		s = s[n:]
 	}
+	last := 0
+	for _, m := range hexRun.FindAllStringIndex(s, -1) {
+		if run := s[m[0]:m[1]]; shaLike(run) {
+			escapeInline(&b, s[last:m[0]])
+			b.WriteString("`" + run + "`") // only hex digits: nothing in it ends the span
+			last = m[1]
+		}
+	}
+	escapeInline(&b, s[last:])
+	return b.String()
+}
+
+// escapeInline writes s with every Markdown punctuation character literal,
+// no HTML or entity, and a zwsp after each @, # and :// and inside www.
+func escapeInline(b *strings.Builder, s string) {
 	for i := 0; i < len(s); {
 		if hasPrefixFold(s[i:], "www.") {
 			b.WriteString(s[i:i+3] + zwsp + ".")
@@ -131,7 +151,6 @@ func mdText(s string) string {
 			b.WriteString(zwsp)
 		}
 	}
-	return b.String()
 }
 
 // ghReference and hexRun are what GitHub links in rendered text besides
@@ -141,25 +160,11 @@ var (
 	hexRun      = regexp.MustCompile(`[0-9A-Fa-f]{7,}`)
 )
 
-// breakReferences puts zwsp into every GH-N (after the GH) and, every six
-// characters, into every run of seven or more hex digits that holds both a
-// letter and a digit, as a SHA does, so that no part of it is a commit SHA
-// GitHub would link.
-func breakReferences(s string) string {
-	s = ghReference.ReplaceAllStringFunc(s, func(m string) string { return m[:2] + zwsp + m[2:] })
-	return hexRun.ReplaceAllStringFunc(s, func(m string) string {
-		if !strings.ContainsAny(m, "0123456789") || !strings.ContainsAny(m, "abcdefABCDEF") {
-			return m // digits alone (a count, a temp file's name), or a word of a–f
-		}
-		var b strings.Builder
-		for i := 0; i < len(m); i += 6 {
-			if i > 0 {
-				b.WriteString(zwsp)
-			}
-			b.WriteString(m[i:min(i+6, len(m))])
-		}
-		return b.String()
-	})
+// shaLike reports whether a run of hex digits could be a commit SHA: it
+// holds both a letter and a digit, as a SHA does (digits alone are a count
+// or a temp file's name, letters alone a word of a–f).
+func shaLike(run string) bool {
+	return strings.ContainsAny(run, "0123456789") && strings.ContainsAny(run, "abcdefABCDEF")
 }
 
 func hasPrefixFold(s, prefix string) bool {

@@ -342,6 +342,8 @@ func TestMDTextExamples(t *testing.T) {
 		"safe\u202eevil":             "safe‹U+202E›evil",
 		"a\nb\r\nc":                  "a b  c",
 		"v1.2-rc (final) + 3 = 4.0!": `v1.2-rc (final) + 3 = 4.0\!`,
+		"base 3f2a9c1 (main)":        "base `3f2a9c1` (main)",
+		"-deadbeef42 x1234567 cafe":  "\\-`deadbeef42` x1234567 cafe",
 	} {
 		if got := mdText(in); got != want {
 			t.Errorf("mdText(%q) = %q, want %q", in, got, want)
@@ -349,6 +351,28 @@ func TestMDTextExamples(t *testing.T) {
 	}
 	if got := mdText(strings.Repeat("x", 2*maxShownRunes)); utf8.RuneCountInString(got) != maxShownRunes+1 || !strings.HasSuffix(got, "…") {
 		t.Errorf("a long string is not clipped to %d runes and an ellipsis: %d runes", maxShownRunes, utf8.RuneCountInString(got))
+	}
+}
+
+// A commit SHA in the comment is shown whole in a code span, so that a
+// hash copied from the rendered comment works in git show, and GitHub
+// links none of it.
+func TestCommitHashesCopy(t *testing.T) {
+	t.Parallel()
+	const sha = "9fceb02d0ae598e95dc970b74767f19372d61af8"
+	md := mdText("base " + sha + " and head 3f2a9c1 of GH-12")
+	if strings.Contains(md, zwsp+"9") || strings.Count(md, "`") != 4 {
+		t.Errorf("mdText = %q: the hashes are broken or not in code spans", md)
+	}
+	prose, code := inerttest.ShownText(md)
+	if !strings.Contains(code, sha) || !strings.Contains(code, "3f2a9c1") {
+		t.Errorf("the shown code %q does not hold the hashes whole", code)
+	}
+	if strings.Contains(prose, "9fceb02") || strings.Contains(prose, "GH-1") {
+		t.Errorf("the prose %q holds a hash or a live GH- reference", prose)
+	}
+	if p := inerttest.MarkdownProblems(md); len(p) > 0 {
+		t.Errorf("problems: %v", p)
 	}
 }
 

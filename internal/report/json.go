@@ -18,21 +18,24 @@ const JSONSchemaVersion = 1
 
 // jsonReport is report.json. Figures that do not exist are null, never 0.
 type jsonReport struct {
-	Schema         int            `json:"schema"`
-	Benchmark      string         `json:"benchmark"`
-	Mode           string         `json:"mode,omitempty"`
-	BaselineSource string         `json:"baseline_source,omitempty"`
-	Verdict        gate.Outcome   `json:"verdict"`
-	Summary        string         `json:"summary"`
-	Regressions    []string       `json:"regressions"`
-	HeadRuns       int            `json:"head_runs"`
-	BaselineRuns   int            `json:"baseline_runs"`
-	Metrics        []jsonMetric   `json:"metrics"`
-	Detectable     []jsonDetect   `json:"detectable"`
-	Warnings       []string       `json:"warnings"`
-	Notes          []string       `json:"notes"`
-	Steps          []jsonStep     `json:"steps"`
-	Errors         []errorFigures `json:"errors"`
+	Schema         int          `json:"schema"`
+	Benchmark      string       `json:"benchmark"`
+	Mode           string       `json:"mode,omitempty"`
+	BaselineSource string       `json:"baseline_source,omitempty"`
+	Verdict        gate.Outcome `json:"verdict"`
+	Summary        string       `json:"summary"`
+	Regressions    []string     `json:"regressions"`
+	HeadRuns       int          `json:"head_runs"`
+	BaselineRuns   int          `json:"baseline_runs"`
+	Metrics        []jsonMetric `json:"metrics"`
+	Detectable     []jsonDetect `json:"detectable"`
+	Warnings       []string     `json:"warnings"`
+	Notes          []string     `json:"notes"`
+	Steps          []jsonStep   `json:"steps"`
+	// BaseSteps are the per-step figures of the base runs (an A/B job's
+	// base target, compare's base files); omitted where they have none.
+	BaseSteps []jsonStep     `json:"base_steps,omitempty"`
+	Errors    []errorFigures `json:"errors"`
 	// Sequential says how a sequential A/B job stopped; omitted for a
 	// fixed-sample comparison.
 	Sequential *jsonSequential `json:"sequential,omitempty"`
@@ -171,7 +174,7 @@ func toJSON(in Input) jsonReport {
 		Schema: JSONSchemaVersion, Benchmark: in.Name, Mode: in.Mode, BaselineSource: fitText(in.BaselineSource),
 		Verdict: v.Outcome, Summary: fitText(headline(in)), Regressions: nonNil(v.Regressions),
 		HeadRuns: v.HeadRuns, BaselineRuns: v.BaseRuns, Metrics: []jsonMetric{}, Detectable: []jsonDetect{},
-		Warnings: fitTexts(nonNil(warningsOf(in))), Notes: fitTexts(nonNil(in.Notes)), Steps: []jsonStep{}, Errors: errorClasses(in.Head),
+		Warnings: fitTexts(nonNil(warningsOf(in))), Notes: fitTexts(nonNil(notesOf(in))), Steps: []jsonStep{}, Errors: errorClasses(in.Head),
 	}
 	for i := range r.Errors {
 		r.Errors[i].Sample = fitText(r.Errors[i].Sample)
@@ -195,9 +198,8 @@ func toJSON(in Input) jsonReport {
 		r.Detectable = append(r.Detectable, jsonDetect{Key: d.Key, Label: d.Label, Effect: num(d.Effect), Unit: d.Unit,
 			Direction: d.Direction, Method: d.Method, Possible: d.Possible, Note: d.Note})
 	}
-	for _, s := range steps(in.Head) {
-		r.Steps = append(r.Steps, jsonStep{stepFigures: s, P50: num(s.P50), P95: num(s.P95)})
-	}
+	r.Steps = append(r.Steps, jsonSteps(in.Head)...)
+	r.BaseSteps = jsonSteps(in.Base)
 	r.Runs = gatedRuns(in)
 	for _, c := range in.statementChanges(htmlStatements) {
 		r.Statements = append(r.Statements, jsonStatement{Source: c.Source, Query: fitText(c.Query), Base: c.Base, Head: c.Head})
@@ -206,6 +208,15 @@ func toJSON(in Input) jsonReport {
 		r.TargetLog = &jsonTargetLog{Base: l.Base, Head: l.Head}
 	}
 	return r
+}
+
+// jsonSteps are the runs' per-step figures; nil when they have none.
+func jsonSteps(runs []result.Run) []jsonStep {
+	var out []jsonStep
+	for _, s := range steps(runs) {
+		out = append(out, jsonStep{stepFigures: s, P50: num(s.P50), P95: num(s.P95)})
+	}
+	return out
 }
 
 // gatedRuns are the per-run figures of the gated metrics of both sides;

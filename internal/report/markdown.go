@@ -53,9 +53,11 @@ func WriteMarkdown(w io.Writer, in Input) error {
 // Markdown returns the report for a PR comment or a job summary: the
 // marker; the one-line verdict; the gated metrics, each with baseline →
 // head, change, floor and verdict; what the gate can detect; how a
-// sequential A/B job stopped; a chart of what decided; warnings and
-// notes; then, collapsed, the reported-only metrics and the head runs'
-// per-step figures and error classes; and the line that says what was
+// sequential A/B job stopped; where both sides have per-step figures,
+// the steps base → head, those that moved most first; a chart of what
+// decided; warnings and notes; then, collapsed, the reported-only metrics
+// and the head runs' per-step figures (when not shown above) and error
+// classes; and the line that says what was
 // compared. Every string that tailgate did not write goes through mdText.
 func Markdown(in Input) string {
 	v := in.Verdict
@@ -78,12 +80,16 @@ func Markdown(in Input) string {
 	if line := sequentialLine(v.Sequential, mdText); line != "" {
 		d.write(line + "\n\n")
 	}
+	cs := stepChanges(in.Base, in.Head)
+	if hasBaseSteps(cs) {
+		writeMarkdownStepChanges(&d, in, movedFirst(cs))
+	}
 	for _, s := range decisive(seriesOf(in), maxCharts) {
 		block, caption := mermaidChart(s)
 		d.write(block + caption + "\n\n")
 	}
 	d.list("**Warnings**\n\n", "⚠️ ", warningsOf(in))
-	d.list("**Notes**\n\n", "", append(append(findingNotes(gated, lowConfidence), in.Notes...), targetLogNotes(in)...), append(provenanceNote(in.TriggerRun), trendNote(in.TrendURL)...)...)
+	d.list("**Notes**\n\n", "", append(append(findingNotes(gated, lowConfidence), notesOf(in)...), targetLogNotes(in)...), append(provenanceNote(in.TriggerRun), trendNote(in.TrendURL)...)...)
 	d.list("**"+statementsTitle(in)+"**\n\n", "", statementLines(in, markdownStatements, clipped(queryRunes)))
 	if len(reported) > 0 {
 		d.details(fmt.Sprintf("%d reported-only %s (not gated)", len(reported), plural(len(reported), "metric", "metrics")),
@@ -160,9 +166,19 @@ func icon(o gate.Outcome) string {
 	return "✅"
 }
 
-// writeMarkdownDetails writes the collapsed per-step figures and error
-// classes of the head runs.
+// maxCommentSteps is how many steps the comment shows base → head before
+// it collapses the rest, which moved less: the comment stays short.
+const maxCommentSteps = 5
+
+// writeMarkdownDetails writes, collapsed, the head runs' per-step figures
+// (where the steps are shown base → head above: the steps past those) and
+// error classes.
 func writeMarkdownDetails(d *mdDoc, in Input) {
+	if cs := stepChanges(in.Base, in.Head); hasBaseSteps(cs) { // the steps that moved most are shown above
+		moreStepChanges(d, movedFirst(cs))
+		writeMarkdownErrors(d, errorClasses(in.Head))
+		return
+	}
 	st, errs := steps(in.Head), errorClasses(in.Head)
 	var rows []string
 	if len(st) > 0 {
@@ -181,6 +197,44 @@ func writeMarkdownDetails(d *mdDoc, in Input) {
 	if len(rows) > 0 {
 		d.details("Per-step figures and error classes of the head runs", "", rows)
 	}
+}
+
+// stepChangeHead heads the Markdown table of steps base → head.
+const stepChangeHead = "| step | p50 | p95 | errors |\n|---|---:|---:|---:|\n"
+
+// writeMarkdownStepChanges writes each of the maxCommentSteps steps that
+// moved most base → head with its change; the rest, collapsed, come with
+// the details at the end (moreStepChanges), after the charts.
+func writeMarkdownStepChanges(d *mdDoc, in Input, cs []stepChange) {
+	d.table("**"+stepsTitle(in)+"**\n\n"+stepChangeHead, stepChangeRows(cs[:min(len(cs), maxCommentSteps)]), "\n")
+}
+
+// moreStepChanges writes, collapsed, the steps past maxCommentSteps.
+func moreStepChanges(d *mdDoc, cs []stepChange) {
+	if len(cs) <= maxCommentSteps {
+		return
+	}
+	rest := cs[maxCommentSteps:]
+	d.details(fmt.Sprintf("%d more %s (they moved less)", len(rest), plural(len(rest), "step", "steps")), stepChangeHead, stepChangeRows(rest))
+}
+
+func stepChangeRows(cs []stepChange) []string {
+	rows := make([]string, len(cs))
+	for i, c := range cs {
+		rows[i] = fmt.Sprintf("| %s | %s | %s | %s |\n", orDash(mdText(c.Name)), latencyCell(c.p50()), latencyCell(c.p95()), errorCell(c.errors()))
+	}
+	return rows
+}
+
+func writeMarkdownErrors(d *mdDoc, errs []errorFigures) {
+	if len(errs) == 0 {
+		return
+	}
+	rows := make([]string, len(errs))
+	for i, e := range errs {
+		rows[i] = fmt.Sprintf("| %s | %s | %d | %s |\n", mdText(e.Class), mdText(e.Step), e.Count, mdText(e.Sample))
+	}
+	d.details("Error classes of the head runs", "| error class | step | count | sample |\n|---|---|---:|---|\n", rows)
 }
 
 // mdDoc builds the Markdown report within MaxMarkdownBytes: a section

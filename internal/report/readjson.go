@@ -128,6 +128,10 @@ func (c *checker) report(r jsonReport) {
 	for i, s := range r.Steps {
 		c.step(fmt.Sprintf("steps[%d]", i), s)
 	}
+	c.length("base_steps", len(r.BaseSteps), maxRowItems)
+	for i, s := range r.BaseSteps {
+		c.step(fmt.Sprintf("base_steps[%d]", i), s)
+	}
 	c.length("errors", len(r.Errors), maxRowItems)
 	for i, e := range r.Errors {
 		c.errorClass(fmt.Sprintf("errors[%d]", i), e)
@@ -404,9 +408,9 @@ func fromJSON(r jsonReport) Input {
 			Method: d.Method, Possible: d.Possible, Note: d.Note})
 	}
 	in := Input{Name: r.Benchmark, Mode: r.Mode, BaselineSource: r.BaselineSource, Verdict: v,
-		Head: headFromJSON(r.Steps, r.Errors), Notes: r.Notes}
+		Head: detailsFromJSON(r.Steps, r.Errors), Base: detailsFromJSON(r.BaseSteps, nil), Notes: r.Notes}
 	if r.Runs != nil {
-		in.Base = runsFromJSON(r.Runs.Base)
+		in.Base = withDetails(runsFromJSON(r.Runs.Base), in.Base)
 		in.Head = withDetails(runsFromJSON(r.Runs.Head), in.Head)
 	}
 	if l := r.TargetLog; l != nil {
@@ -428,7 +432,7 @@ func runsFromJSON(figures []map[string]float64) []result.Run {
 }
 
 // withDetails puts the one run that carries the steps and error classes
-// (headFromJSON) into the first of runs.
+// (detailsFromJSON) into the first of runs.
 func withDetails(runs, details []result.Run) []result.Run {
 	switch {
 	case len(details) == 0:
@@ -440,10 +444,10 @@ func withDetails(runs, details []result.Run) []result.Run {
 	return runs
 }
 
-// headFromJSON rebuilds the head runs' details as one run: steps with their
+// detailsFromJSON rebuilds one side's run details as one run: steps with their
 // summed counts and percentiles as metrics, and the error classes. The
 // reports aggregate it to the same figures the file holds.
-func headFromJSON(steps []jsonStep, errs []errorFigures) []result.Run {
+func detailsFromJSON(steps []jsonStep, errs []errorFigures) []result.Run {
 	if len(steps) == 0 && len(errs) == 0 {
 		return nil
 	}

@@ -377,29 +377,31 @@ type columns struct {
 
 func columnsOf(v gate.Verdict) columns {
 	if v.Sequential != nil {
-		return columns{limitHead: "min_effect", testHead: "worse by [bounds]",
+		return columns{limitHead: "min_effect", testHead: "bounds",
 			limit: func(f gate.Finding) string { return formatEffect(f.Floor, unitOf(f)) }, test: formatBounds}
 	}
 	return columns{limitHead: "floor", testHead: "p", limit: formatFloor, test: func(f gate.Finding) string { return formatP(f.P) }}
 }
 
-// formatBounds is a sequential finding's estimate in the bad direction
-// with its repeated confidence bounds: "+31.6 % [+3.1 … +52.5]".
+// formatBounds is a sequential finding's repeated confidence bounds on its
+// change, head against base, as the change column shows it: "[−13.1 …
+// −9.9] %". The verdict's bounds are in the bad direction; for a metric
+// where lower is worse they are turned, so that on the ratio scale a bound
+// is never below −100 % (a drop's bound in the bad direction is unbounded
+// below: −139831.4 % was a head 1399 times the base).
 func formatBounds(f gate.Finding) string {
-	if math.IsNaN(f.Estimate) {
+	if math.IsNaN(f.Lower) || math.IsNaN(f.Upper) {
 		return "—"
 	}
-	unit, format := unitOf(f), "%.1f"
+	format := "%.1f"
 	if f.Percent {
 		format = "%.2f"
 	}
-	if f.Test == stats.TestExactCount { // no noise, so no bounds: the difference is known
-		return fmt.Sprintf("%s %s (exact count)", signed(f.Estimate, format), unit)
+	if f.Test == stats.TestExactCount { // no noise, so no bounds: the change column is the difference
+		return "exact count"
 	}
 	bound := func(x float64) string {
 		switch {
-		case math.IsNaN(x):
-			return "?"
 		case math.IsInf(x, 1):
 			return "+∞"
 		case math.IsInf(x, -1):
@@ -407,7 +409,22 @@ func formatBounds(f gate.Finding) string {
 		}
 		return signed(x, format)
 	}
-	return fmt.Sprintf("%s %s [%s … %s]", signed(f.Estimate, format), unit, bound(f.Lower), bound(f.Upper))
+	sign := worseSign(f)
+	lo, hi := sign*f.Lower, sign*f.Upper
+	if sign < 0 {
+		lo, hi = hi, lo
+	}
+	return fmt.Sprintf("[%s … %s] %s", bound(lo), bound(hi), unitOf(f))
+}
+
+// worseSign is +1 where a rise of the finding's metric is worse, −1 where
+// a drop is: what turns a change in the bad direction into head against
+// base.
+func worseSign(f gate.Finding) float64 {
+	if m, ok := result.Lookup(f.Key); ok && m.Better == result.HigherIsBetter {
+		return -1
+	}
+	return 1
 }
 
 // centreNote says what the base and head columns of a sequential A/B

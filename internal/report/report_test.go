@@ -65,8 +65,28 @@ func abRuns(n int, tput, p95 float64) (base, head []result.Run) {
 		head = append(head, result.Run{Index: i, Metrics: map[string]float64{
 			result.IterationsPerSec: 100 * tput * wh, result.LatencyP95: 50 * p95 / wh, result.RequestErrorPct: 0, result.LifecycleSuccess: 100,
 		}})
+		base[i].Steps, head[i].Steps = abSteps(1, 0), abSteps(p95, 4)
 	}
 	return base, head
+}
+
+// abSteps are seven steps of one A/B run: on the head side "list" slower
+// by slow, "update" failing failed of its requests and "login" 2 % faster;
+// the others as on the base side.
+func abSteps(slow float64, failed int64) []result.Step {
+	login := 40 * time.Millisecond
+	if failed > 0 {
+		login = login * 98 / 100
+	}
+	return []result.Step{
+		fixtureStep("login", 100, 0, login),
+		fixtureStep("create", 400, 0, 10*time.Millisecond),
+		fixtureStep("list", 400, 0, time.Duration(slow*float64(5*time.Millisecond))),
+		fixtureStep("get", 400, 0, 3*time.Millisecond),
+		fixtureStep("update", 400, failed, 8*time.Millisecond),
+		fixtureStep("search", 400, 0, 12*time.Millisecond),
+		fixtureStep("delete", 400, 0, 4*time.Millisecond),
+	}
 }
 
 // origins are the commits of n baseline samples, three runs a job.
@@ -271,7 +291,7 @@ func TestSetByLoadAndSequentialText(t *testing.T) {
 	md := Markdown(seq)
 	for _, want := range []string{"Sequential A/B: 8 pairs (first look at 4, budget 20): regression after 8 pairs in iterations/s.",
 		"With up to 20 pairs this gate detects a drop of ≥", `worse beyond min\_effect after 4 pairs`,
-		"| gated metric | base → head | change | min_effect | worse by [bounds] | verdict |", "| 5.0 % | +18.3 % [", // A/B words, no p
+		"| gated metric | base → head | change | min_effect | bounds | verdict |", "| 5.0 % | [−27.9 … ±0.0] % |", // A/B words, no p
 		"| metric | base → head | change | note |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("sequential markdown lacks %q:\n%s", want, md)

@@ -1,7 +1,10 @@
 package report
 
 import (
+	"cmp"
+	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/result"
@@ -104,4 +107,173 @@ func errorClasses(runs []result.Run) []errorFigures {
 		out = append(out, *byKey[k])
 	}
 	return out
+}
+
+// stepChange is one step's figures on both sides, joined by name: what a
+// reviewer reads to see which step moved. A side the step did not run on
+// (or that has no runs) has no figures; its values are NaN.
+type stepChange struct {
+	Name             string
+	Base, Head       stepFigures
+	hasBase, hasHead bool
+}
+
+// stepChanges joins the base and head runs' per-step figures by step name,
+// in the head's order, then the steps only the base ran.
+func stepChanges(base, head []result.Run) []stepChange {
+	var out []stepChange
+	at := map[string]int{}
+	for _, h := range steps(head) {
+		at[h.Name] = len(out)
+		out = append(out, stepChange{Name: h.Name, Head: h, hasHead: true})
+	}
+	for _, b := range steps(base) {
+		if i, ok := at[b.Name]; ok {
+			out[i].Base, out[i].hasBase = b, true
+			continue
+		}
+		out = append(out, stepChange{Name: b.Name, Base: b, hasBase: true})
+	}
+	return out
+}
+
+// hasBaseSteps reports whether any step has figures of the base side: only
+// then do the reports show base → head per step.
+func hasBaseSteps(cs []stepChange) bool {
+	for _, c := range cs {
+		if c.hasBase {
+			return true
+		}
+	}
+	return false
+}
+
+// sidePair is one figure of a step on both sides; NaN where not known.
+type sidePair struct{ Base, Head float64 }
+
+func (c stepChange) pair(of func(stepFigures) float64) sidePair {
+	p := sidePair{math.NaN(), math.NaN()}
+	if c.hasBase {
+		p.Base = of(c.Base)
+	}
+	if c.hasHead {
+		p.Head = of(c.Head)
+	}
+	return p
+}
+
+func (c stepChange) p50() sidePair    { return c.pair(func(s stepFigures) float64 { return s.P50 }) }
+func (c stepChange) p95() sidePair    { return c.pair(func(s stepFigures) float64 { return s.P95 }) }
+func (c stepChange) p99() sidePair    { return c.pair(func(s stepFigures) float64 { return s.P99 }) }
+func (c stepChange) errors() sidePair { return c.pair(stepFigures.errorRate) }
+
+// errorRate is the step's failed requests in percent of its requests; NaN
+// without requests (a rate of nothing is not 0 %).
+func (s stepFigures) errorRate() float64 {
+	if s.Requests == 0 {
+		return math.NaN()
+	}
+	return 100 * float64(s.Failed) / float64(s.Requests)
+}
+
+// ratioChange is head against base in percent: never below −100 %; NaN
+// where a side is missing or the base is not positive.
+func (p sidePair) ratioChange() float64 {
+	if !(p.Base > 0) || math.IsNaN(p.Head) {
+		return math.NaN()
+	}
+	return 100 * (p.Head/p.Base - 1)
+}
+
+// pointChange is head minus base, for rates in percentage points.
+func (p sidePair) pointChange() float64 { return p.Head - p.Base }
+
+// moved is how far a step moved: the largest of its p50 and p95 changes
+// in percent and its error rate's change in percentage points (a point of
+// errors weighs as a percent of latency); NaN when nothing is comparable.
+func (c stepChange) moved() float64 {
+	m := math.NaN()
+	for _, v := range []float64{c.p50().ratioChange(), c.p95().ratioChange(), c.errors().pointChange()} {
+		if !math.IsNaN(v) && (math.IsNaN(m) || math.Abs(v) > m) {
+			m = math.Abs(v)
+		}
+	}
+	return m
+}
+
+// movedFirst orders the steps by how far they moved, the largest first;
+// steps that cannot be compared last, each group in its own order.
+func movedFirst(cs []stepChange) []stepChange {
+	out := slices.Clone(cs)
+	slices.SortStableFunc(out, func(a, b stepChange) int {
+		ma, mb := a.moved(), b.moved()
+		switch {
+		case math.IsNaN(ma) && math.IsNaN(mb):
+			return 0
+		case math.IsNaN(ma):
+			return 1
+		case math.IsNaN(mb):
+			return -1
+		}
+		return cmp.Compare(mb, ma)
+	})
+	return out
+}
+
+// latencyCell is a step's latency percentile as "base → head (change)":
+// "4.55 → 8.29 ms (+82.2 %)", or one side's figure where only it ran.
+func latencyCell(p sidePair) string {
+	if math.IsNaN(p.Base) || math.IsNaN(p.Head) {
+		return formatValue(p.Base, "") + " → " + formatValue(p.Head, "ms")
+	}
+	return formatValue(p.Base, "") + " → " + formatValue(p.Head, "ms") + " (" + percentChange(p.ratioChange()) + ")"
+}
+
+// errorCell is a step's error rate as "base → head (change)"; "none" when
+// neither side failed a request.
+func errorCell(p sidePair) string {
+	if p.Base == 0 && p.Head == 0 {
+		return "none"
+	}
+	if math.IsNaN(p.Base) || math.IsNaN(p.Head) {
+		return formatValue(p.Base, "") + " → " + formatValue(p.Head, "%")
+	}
+	return formatValue(p.Base, "") + " → " + formatValue(p.Head, "%") + " (" + pointsChange(p.pointChange()) + ")"
+}
+
+// percentChange and pointsChange print a change with its sign and unit;
+// "—" when it cannot be computed.
+func percentChange(v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return signed(v, "%.1f") + " %"
+}
+
+func pointsChange(v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return signed(v, "%.2f") + " pp"
+}
+
+// requestsCell is a step's requests on both sides: "1200 → 900".
+func requestsCell(c stepChange) string {
+	count := func(ok bool, n int64) string {
+		if !ok {
+			return "n/a"
+		}
+		return fmt.Sprint(n)
+	}
+	return count(c.hasBase, c.Base.Requests) + " → " + count(c.hasHead, c.Head.Requests)
+}
+
+// stepsTitle heads the per-step table of both sides: what its figures
+// are, that they are not gated, and its order.
+func stepsTitle(in Input) string {
+	over := fmt.Sprintf("%d %s a side", len(in.Head), runWord(in, len(in.Head)))
+	if len(in.Base) != len(in.Head) {
+		over = fmt.Sprintf("%d %s %s and %d head %s", len(in.Base), baseName(in), runWord(in, len(in.Base)), len(in.Head), runWord(in, len(in.Head)))
+	}
+	return fmt.Sprintf("Per step, %s → head (medians over %s; not gated; the steps that moved most first)", baseName(in), over)
 }

@@ -30,7 +30,7 @@ func WriteText(w io.Writer, in Input) error {
 		}
 	}
 	writeTextList(&b, "Warnings", "!", warningsOf(in))
-	writeTextList(&b, "Notes", "-", append(append(findingNotes(in.Verdict.Findings, notExact), in.Notes...), targetLogNotes(in)...))
+	writeTextList(&b, "Notes", "-", append(append(findingNotes(in.Verdict.Findings, notExact), notesOf(in)...), targetLogNotes(in)...))
 	writeTextList(&b, statementsTitle(in), "-", statementLines(in, textStatements, clipped(queryRunes)))
 	writeTextDetails(&b, in)
 	_, err := io.WriteString(w, b.String())
@@ -106,7 +106,9 @@ func writeTextList(b *strings.Builder, title, bullet string, items []string) {
 }
 
 func writeTextDetails(b *strings.Builder, in Input) {
-	if st := steps(in.Head); len(st) > 0 {
+	if cs := stepChanges(in.Base, in.Head); hasBaseSteps(cs) {
+		writeTextStepChanges(b, in, cs)
+	} else if st := steps(in.Head); len(st) > 0 {
 		fmt.Fprintf(b, "Per step (head, %d %s):\n", len(in.Head), runWord(in, len(in.Head)))
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  step\trequests\tfailed\tp50\tp95")
@@ -126,6 +128,19 @@ func writeTextDetails(b *strings.Builder, in Input) {
 		tw.Flush()
 		b.WriteString("\n")
 	}
+}
+
+// writeTextStepChanges writes each step's figures on both sides with the
+// change, the steps that moved most first.
+func writeTextStepChanges(b *strings.Builder, in Input, cs []stepChange) {
+	fmt.Fprintf(b, "%s:\n", stepsTitle(in))
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  step\trequests\tp50\tp95\terrors")
+	for _, c := range movedFirst(cs) {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", c.Name, requestsCell(c), latencyCell(c.p50()), latencyCell(c.p95()), errorCell(c.errors()))
+	}
+	tw.Flush()
+	b.WriteString("\n")
 }
 
 // oneLine folds line breaks so that a sample message stays in its cell.

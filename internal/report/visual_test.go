@@ -145,7 +145,7 @@ func TestCommentLayout(t *testing.T) {
 		}
 		gatedAt := strings.Index(md, "| gated metric | baseline → head | change | floor | p | verdict |")
 		if in.Verdict.Sequential != nil { // A/B: min_effect and the bounds, no p-value
-			gatedAt = strings.Index(md, "| gated metric | base → head | change | min_effect | worse by [bounds] | verdict |")
+			gatedAt = strings.Index(md, "| gated metric | base → head | change | min_effect | bounds | verdict |")
 		}
 		detailsAt := strings.Index(md, "reported-only metrics (not gated)</summary>")
 		_, reported := splitGated(in.Verdict.Findings)
@@ -243,6 +243,15 @@ func TestCommentFitsGitHub(t *testing.T) {
 	md := Markdown(in)
 	if len(md) > MaxMarkdownBytes {
 		t.Fatalf("the comment is %d bytes, more than %d", len(md), MaxMarkdownBytes)
+	}
+	// With the steps base → head (1002: the head runs have two more):
+	// five shown before the chart, the rest
+	// collapsed after it, and the comment still fits with its chart.
+	both := cloneInput(judgedCases()["regression"])
+	both.Head, both.Base = append(both.Head, run), append(both.Base, run)
+	if md := Markdown(both); len(md) > MaxMarkdownBytes || len(charts(t, md)) != 1 || !strings.Contains(md, "997 more steps (they moved less)") ||
+		strings.Index(md, "```mermaid") > strings.Index(md, "997 more steps") {
+		t.Errorf("with 1000 steps on both sides the comment is %d bytes, has %d charts, or does not collapse the steps after the chart", len(md), len(charts(t, md)))
 	}
 	if !strings.Contains(md, "regression in iterations/s") || len(charts(t, md)) != 1 {
 		t.Error("the verdict or the chart did not survive")

@@ -64,13 +64,14 @@ type ABPlan struct {
 	// are started once for the job (the base once for an A/A job). A
 	// target started elsewhere (no start command) is never restarted.
 	Restart bool
-	// Design is a block design (config.DesignDuet, DesignInterleaved or
-	// DesignHybrid: blocks of short windows on targets started once per
-	// block; Benchmark.Shape says which runs) or config.DesignPairs (one
-	// run of each side per pair); "" is pairs. Windows is the number of windows
-	// of each side in a block, Window their measured length (0: each
-	// phase's duration).
-	Design       string
+	// Busy says that other processes kept the machine busy before the
+	// first block: closed phases then alternate between the sides
+	// (Shape.AtOnce). WholeRuns, when set, says why the job must measure
+	// pairs of whole runs (a baseline recorded from it holds whole runs).
+	// Windows is the number of windows of each side per phase in a block,
+	// Window their measured length (0: each phase's duration).
+	Busy         bool
+	WholeRuns    string
 	Windows      int
 	Window       time.Duration
 	WindowWarmup time.Duration
@@ -78,7 +79,7 @@ type ABPlan struct {
 	// set when no more will come (a budget is spent). It returns true to
 	// end the job now. Nil: the job runs to its budget.
 	Look func(res *ABResult, final bool) (stop bool)
-	// SkipPhase, in the block designs, is asked before each block after
+	// SkipPhase, in blocks, is asked before each block after
 	// the first which of its phases to leave out: those whose gated
 	// metrics have all decided, so that the time goes to the undecided
 	// ones. Nil, or a block it would leave empty: every phase is measured.
@@ -87,7 +88,7 @@ type ABPlan struct {
 
 // ABResult is what an A/B job measured: a result file per side (each
 // naming its target's log file in TargetLog; base.Runs[i] and
-// head.Runs[i] are unit i: a pair of runs, or in the block designs the
+// head.Runs[i] are unit i: a pair of runs, or in blocks the
 // two sides' runs of block i) and the order the runs were made in.
 type ABResult struct {
 	Base, Head *result.File
@@ -101,19 +102,19 @@ type ABResult struct {
 	// Budget says which budget the job spent: "pairs", "time", or "" when
 	// Look ended it before either.
 	Budget string
-	// Windows, in the block designs, are the windows the blocks are made
-	// of, each with its block; nil in the pairs design.
+	// Windows, in blocks, are the windows the blocks are made
+	// of, each with its block; nil for pairs of whole runs.
 	Windows *result.WindowPairs
 	// Spent is where the job's time went, by stage.
 	Spent Spent
 }
 
-// Units is the number of comparison units measured: blocks in the block
-// designs, else pairs.
+// Units is the number of comparison units measured: blocks,
+// else pairs of whole runs.
 func (r *ABResult) Units() int { return min(len(r.Base.Runs), len(r.Head.Runs)) }
 
-// Pairs is the number of pairs of runs measured: window pairs in the
-// block designs.
+// Pairs is the number of pairs of runs measured: window pairs in
+// blocks.
 func (r *ABResult) Pairs() int {
 	if r.Windows != nil {
 		return r.Windows.Pairs()
@@ -122,8 +123,8 @@ func (r *ABResult) Pairs() int {
 }
 
 // RunAB measures base and head in one job, unit after unit, until
-// plan.Look ends the job or a budget is spent: blocks of short windows in
-// the block designs (runBlocks), else pairs of whole runs in the order of
+// plan.Look ends the job or a budget is spent: blocks of short windows
+// (runBlocks), else pairs of whole runs in the order of
 // plan.Order, each run with its own dataset reset, verify and drain. An
 // error means no result.
 func (b *Benchmark) RunAB(ctx context.Context, plan ABPlan) (*ABResult, error) {
@@ -158,7 +159,7 @@ type abJob struct {
 	// kept are the targets started once for the job (no restarts, or
 	// started elsewhere), by side.
 	kept map[Side]*running
-	// mu guards res while the duet design's two windows end at once.
+	// mu guards res while two windows loaded at once end at once.
 	mu sync.Mutex
 }
 

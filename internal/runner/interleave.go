@@ -9,36 +9,36 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tailgate-ci/tailgate/internal/bug"
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/load"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/target"
 )
 
-// runBlocks runs the block designs (config.DesignDuet,
-// config.DesignInterleaved and config.DesignHybrid): block after block,
-// both sides started for the block (unless kept for the job), then for
-// each phase both datasets reset, verified and drained once, both sides
-// warmed up, and the phase measured in short windows: both sides at once
-// in every window (duet, and a hybrid job's open phases), or alternating
-// between them (interleaved, and a hybrid job's closed phases); after the
-// last phase both drain. Window w of every phase makes side's run w of the
-// block, so a block gives as many pairs of runs as a phase has windows,
-// all marked with the block (ABResult.Windows). plan.Look is called after
-// every block.
+// runBlocks runs the job in blocks: block after block, both sides
+// started for the block (unless kept for the job), then for each phase
+// both datasets reset, verified and drained once, both sides warmed up,
+// and the phase measured in short windows, loading both sides at once or
+// alternating between them (Shape.AtOnce); after the last phase both
+// drain. Window w of every phase makes side's run w of the block, so a
+// block gives as many pairs of runs as a phase has windows, all marked
+// with the block (ABResult.Windows). plan.Look is called after every
+// block.
 //
-// The two sides' windows of a pair are measured in the same moment (duet)
-// or a fraction of a second apart (interleaved), so the machine's noise
-// slower than that moves both alike and cancels in their difference, while
-// starting both sides afresh for each block keeps what two processes of
-// one build differ by a noise between blocks, which the verdict (judging
-// blocks) sees.
+// The two sides' windows of a pair are measured in the same moment or a
+// fraction of a second apart, so the machine's noise slower than that
+// moves both alike and cancels in their difference, while starting both
+// sides afresh for each block keeps what two processes of one build
+// differ by a noise between blocks, which the verdict (judging blocks)
+// sees.
 func (j *abJob) runBlocks(ctx context.Context) (*ABResult, error) {
 	began := time.Now()
 	rng := rand.New(rand.NewPCG(uint64(j.b.Config.Seed), 0x1e))
 	j.res.Windows = &result.WindowPairs{}
+	setups := [2]*load.SetupCache{{}, {}}
 	for blk := 0; blk < j.plan.MaxPairs; blk++ {
-		m, err := j.block(ctx, blk, rng)
+		m, err := j.block(ctx, blk, rng, setups)
 		if err != nil {
 			return nil, fmt.Errorf("block %d: %w", blk+1, err)
 		}
@@ -59,7 +59,7 @@ func (j *abJob) runBlocks(ctx context.Context) (*ABResult, error) {
 }
 
 // blockRuns is what a block measured of each side: its windows (window w
-// of every phase merged into one run, as a run of the pairs design would
+// of every phase merged into one run, as a whole run of a pair would
 // be) and the block's run (each phase's windows concatenated, then the
 // phases merged).
 type blockRuns struct {
@@ -80,7 +80,7 @@ func blockOf(phases [][]result.Phase, counted []result.PhaseCounters) (windows [
 func (j *abJob) atOnce(ph config.PhaseLoad) bool { return j.shape.AtOnce(ph) }
 
 // sideBySideProblem says why the two sides cannot run at the same time, as
-// a block (any block design) has both sides' processes up: tailgate
+// a block has both sides' processes up: tailgate
 // starts both, afresh for every unit, on one fixed address. Such a job
 // measures pairs of runs, one side at a time; "" when both can run.
 func (p ABPlan) sideBySideProblem() string {
@@ -95,8 +95,23 @@ func (p ABPlan) sideBySideProblem() string {
 		p.Base.URL, config.PortPlaceholder)
 }
 
-// DuetProblem says why the duet design cannot be used for the plan's
-// targets; "" when it can.
+// blocksProblem says why the job cannot measure blocks, whose windows
+// run the built-in generator on targets started once per block: a load
+// tool (engine: command) makes a whole run each time it is started, two
+// sides on one fixed address cannot both be up, and a base baseline
+// recorded from the job holds whole runs. "" when blocks can run.
+func (b *Benchmark) blocksProblem(plan ABPlan) string {
+	switch {
+	case b.Config.Load.Engine == config.EngineCommand:
+		return "the load tool (load.engine: command) makes a whole run each time it is started"
+	case plan.WholeRuns != "":
+		return plan.WholeRuns
+	}
+	return plan.sideBySideProblem()
+}
+
+// DuetProblem says why the two sides cannot be told apart while both are
+// loaded, so that every phase alternates; "" when they can.
 func (p ABPlan) DuetProblem() string {
 	if p.AA && !p.Restart {
 		return "one process stands on both sides (an A/A job with ab.restart: never)"
@@ -127,8 +142,13 @@ func sameProcesses(a, b config.MeasurePart) bool {
 	return a.Process == nil || (a.Process.Comm == b.Process.Comm && a.Process.Cmdline == b.Process.Cmdline)
 }
 
-// block measures one block and returns each side's runs of it.
-func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand) (m blockRuns, err error) {
+// block measures one block and returns each side's runs of it. setups
+// keeps each side's logins (what its setup steps left) for the whole job:
+// a login costs once per virtual user and side, not once per phase and
+// block, where the service keeps its sessions across a phase's reset and
+// a block's restart (load.SetupCache.Recheck checks them in each phase's
+// warm-up and logs a worker in again whose session ended).
+func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*load.SetupCache) (m blockRuns, err error) {
 	obs := j.b.observer()
 	obs.RunStarted(blk, j.plan.MaxPairs, BlockLabel)
 	defer func() { obs.RunDone(blk, nil, err) }()
@@ -158,17 +178,20 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand) (m blockRuns
 			}
 			continue
 		}
-		// One login per virtual user and side for the phase's windows:
-		// the processes are the block's, so their tokens hold.
-		setups := [2]*load.SetupCache{{}, {}}
 		for _, side := range order[:2] { // each side's dataset once per phase of the block, one after the other (they may share a database)
 			if err := j.b.prepare(ctx, tgts[side], blk); err != nil {
 				return m, fmt.Errorf("%s: %w", side, err)
 			}
 		}
 		obs.Step(blk, stepName("warm-up", ph.Name))
+		for _, c := range setups {
+			c.Recheck() // reset since, and maybe restarted: the warm-up checks the sessions
+		}
 		if err := j.warmUp(ctx, tgts, ph, blk, setups, order[:2]); err != nil {
 			return m, err
+		}
+		for _, c := range setups {
+			c.Confirmed()
 		}
 		obs.Step(blk, fmt.Sprintf("%d windows", 2*windows)+phaseSuffix(ph.Name))
 		spans := j.openCounters(ctx, tgts)
@@ -215,7 +238,7 @@ func (j *abJob) skipped(blk int, phases []config.PhaseLoad) []bool {
 
 // openCounters starts each side's counter span over a phase's windows
 // (target.counters read now, both sides at once): a window of the block
-// designs is too short to read them around each (phaseWindow.short).
+// is too short to read them around each (phaseWindow.short).
 // Nothing is loaded then, so reading both together disturbs no
 // measurement. A side without counters has no span.
 func (j *abJob) openCounters(ctx context.Context, tgts [2]*running) [2]*target.PathWindow {
@@ -253,8 +276,8 @@ func (j *abJob) eachCounted(has func(Side) bool, read func(Side)) {
 	_ = both(sides, func(side Side) error { read(side); return nil })
 }
 
-// BlockLabel is the label the observer hears for a block of the block
-// designs (Observer.RunStarted): its run is the block, and it ends without
+// BlockLabel is the label the observer hears for a block
+// (Observer.RunStarted): its run is the block, and it ends without
 // a run of its own (RunDone gets nil).
 const BlockLabel = "block"
 
@@ -265,15 +288,23 @@ func phaseSuffix(phase string) string {
 	return " " + phase
 }
 
-// Shape is how an A/B job makes its units: the design that runs (a duet
-// or hybrid job whose sides cannot be told apart runs interleaved,
-// Fallback saying why; a hybrid job whose phases share one load model runs
-// that model's design), and in the block designs the windows of each side
-// per phase (the same in every phase, so that window w of each phase
-// makes one run) and their measured length.
+// Shape is how an A/B job makes its units, by one rule: blocks of short
+// windows, each phase's windows loading both sides at once or alternating
+// between them (AtOnce), or, where blocks cannot run, pairs of whole runs
+// (WholeRuns says why; each pair is a block of one window pair). In
+// blocks, Windows is the windows of each side per phase (the same in every
+// phase, so that window w of each phase makes one run) and Window their
+// measured length.
 type Shape struct {
-	Design       string
-	Fallback     string
+	// WholeRuns says why the job measures pairs of whole runs; "" for
+	// blocks.
+	WholeRuns string
+	// Alternate says why every phase alternates between the sides (they
+	// cannot be told apart while both are loaded); "" when they can.
+	Alternate string
+	// Busy: other processes kept the machine busy before the first
+	// block, so closed phases alternate (ABPlan.Busy).
+	Busy         bool
 	Windows      int
 	Window       time.Duration
 	WindowWarmup time.Duration
@@ -281,12 +312,33 @@ type Shape struct {
 }
 
 // Blocks reports whether the job measures blocks of windows.
-func (s Shape) Blocks() bool { return config.BlockDesign(s.Design) }
+func (s Shape) Blocks() bool { return s.WholeRuns == "" }
 
 // AtOnce reports whether the job's windows of phase ph load both sides at
-// the same time: every phase of a duet, the open phases of a hybrid.
+// the same time. An open phase's fixed rate asks neither side for all it
+// can get, so a busy neighbour does not split them unequally, and the
+// moment's noise hits both alike (PocketBase's latency phase beside a CPU
+// hog: p95's block spread 6.5 % at once, 8.9 % alternating, in half the
+// time). A closed phase's virtual users take all the machine gives: on a
+// quiet machine both sides at once decide fastest, beside a busy
+// neighbour they share what is left unequally (Miniflux beside a hog:
+// throughput's block spread 13.0 % at once, 4.7 % alternating), so they
+// alternate. Sides that cannot be told apart while both are loaded
+// alternate in every phase.
 func (s Shape) AtOnce(ph config.PhaseLoad) bool {
-	return s.Design == config.DesignDuet || (s.Design == config.DesignHybrid && ph.Load.Model == config.ModelOpen)
+	return s.Blocks() && s.Alternate == "" && (ph.Load.Model == config.ModelOpen || !s.Busy)
+}
+
+// Mixed reports whether the job's phases run some at once and some
+// alternating.
+func (s Shape) Mixed(phases []config.PhaseLoad) bool {
+	at := 0
+	for _, ph := range phases {
+		if s.AtOnce(ph) {
+			at++
+		}
+	}
+	return at > 0 && at < len(phases)
 }
 
 // Shape is the shape of plan's job on this benchmark: ab.windows, else as
@@ -294,22 +346,11 @@ func (s Shape) AtOnce(ph config.PhaseLoad) bool {
 // 2, so that a block holds repeated measures: a phase shorter than two
 // default windows is measured in two windows of half its duration).
 func (b *Benchmark) Shape(plan ABPlan) Shape {
-	s := Shape{Design: cmp.Or(plan.Design, config.DesignPairs), Restart: plan.Restart}
-	if !s.Blocks() {
+	s := Shape{Restart: plan.Restart, Busy: plan.Busy}
+	if s.WholeRuns = b.blocksProblem(plan); s.WholeRuns != "" {
 		return s
 	}
-	if why := plan.sideBySideProblem(); why != "" {
-		s.Design, s.Fallback = config.DesignPairs, why
-		return s
-	}
-	if plan.Design == config.DesignDuet || plan.Design == config.DesignHybrid {
-		if s.Fallback = plan.DuetProblem(); s.Fallback != "" {
-			s.Design = config.DesignInterleaved
-		}
-	}
-	if s.Design == config.DesignHybrid {
-		s.Design = b.hybridAs()
-	}
+	s.Alternate = plan.DuetProblem()
 	s.Window = cmp.Or(plan.Window, config.DefaultWindow.D())
 	s.WindowWarmup = plan.WindowWarmup
 	s.Windows = plan.Windows
@@ -327,25 +368,20 @@ func (b *Benchmark) Shape(plan ABPlan) Shape {
 	return s
 }
 
-// hybridAs is the design a hybrid job of this benchmark runs: hybrid when
-// its phases mix the load models, else the one design their model
-// implies (interleaved for closed phases, duet for open ones), so that a
-// job is named, and its noise kept, by what it measures.
-func (b *Benchmark) hybridAs() string {
-	open := 0
-	phases := b.Config.Load.RunPhases()
-	for _, ph := range phases {
-		if ph.Load.Model == config.ModelOpen {
-			open++
+// CanAtOnce reports whether a closed phase of plan's job could load both
+// sides at once on a quiet machine: whether how busy the machine is
+// decides anything.
+func (b *Benchmark) CanAtOnce(plan ABPlan) bool {
+	s := b.Shape(plan)
+	if !s.Blocks() || s.Alternate != "" {
+		return false
+	}
+	for _, ph := range b.Config.Load.RunPhases() {
+		if ph.Load.Model == config.ModelClosed {
+			return true
 		}
 	}
-	switch open {
-	case 0:
-		return config.DesignInterleaved
-	case len(phases):
-		return config.DesignDuet
-	}
-	return config.DesignHybrid
+	return false
 }
 
 // blockTargets are the two sides' targets for a block: those kept for the
@@ -380,7 +416,7 @@ func (j *abJob) blockTargets(ctx context.Context) ([2]*running, func(), error) {
 // windowOrder is the order of a phase's 2·windows windows when they
 // alternate: AB BA AB … with the first side alternating from block to
 // block ("abba"), or each window pair in a seeded random order
-// ("random"). In the duet design each pair's two windows run at once and
+// ("random"). Where a phase loads both sides at once, a pair's two windows run at once and
 // only the first two entries (which side is prepared first) matter.
 func (j *abJob) windowOrder(blk, windows int, rng *rand.Rand) []Side {
 	order := make([]Side, 0, 2*windows)
@@ -396,7 +432,7 @@ func (j *abJob) windowOrder(blk, windows int, rng *rand.Rand) []Side {
 
 // warmUp warms both sides up for a phase (the phase's warm-up, not
 // measured), logging in their virtual users: both at once in either
-// design, as nothing is measured then (a second of an interleaved block
+// design, as nothing is measured then (a second of an alternating block
 // it saves; the head's warm-up is the shadow, so the time adds up).
 func (j *abJob) warmUp(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, order []Side) error {
 	return both(order, func(side Side) error {
@@ -409,15 +445,28 @@ func (j *abJob) warmUp(ctx context.Context, tgts [2]*running, ph config.PhaseLoa
 	})
 }
 
-// both runs f for the two sides at once and waits for both.
+// both runs f for the two sides at once and waits for both. A panic in
+// either is that side's error: it must not end the process past the
+// deferred stops and worktree removals of the job's own goroutine.
 func both(sides []Side, f func(Side) error) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(sides))
 	for i, side := range sides {
-		wg.Go(func() { errs[i] = f(side) })
+		wg.Go(func() { errs[i] = unpanicked(func() error { return f(side) }) })
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// unpanicked runs f and turns a panic in it into an error naming the
+// place it came from.
+func unpanicked(f func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error: %v (%s)", p, bug.Site())
+		}
+	}()
+	return f()
 }
 
 // windows measures a phase's windows of both sides, handing each run to
@@ -484,7 +533,7 @@ func (j *abJob) measureWindow(ctx context.Context, tgt *running, side Side, ph c
 func (j *abJob) runIndex(blk, w int) int { return blk*config.MaxWindows + w }
 
 // mergeWindows makes each window's phases one run (result.MergePhases), as a run
-// of the pairs design would be.
+// of a pair of whole runs would be.
 func mergeWindows(windows [][]result.Phase) []result.Run {
 	out := make([]result.Run, 0, len(windows))
 	for _, phases := range windows {

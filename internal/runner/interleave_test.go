@@ -13,19 +13,20 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// The block designs: every block starts both sides afresh (restart) or
+// Blocks: every block starts both sides afresh (restart) or
 // keeps them for the job, resets each side's dataset once per phase of
 // the block, and measures windows of both sides: alternating AB BA … with
-// the first side alternating from block to block (interleaved), or both
-// at once (duet), or each phase by its load model (hybrid: the closed
-// phase alternating, the open one at once). A block gives one run per
+// the first side alternating from block to block (a closed phase beside
+// a busy neighbour), or both at once (the open phase always, the closed
+// one on a quiet machine). A block gives one run per
 // side (its windows concatenated, phase by phase) and its windows pairs,
 // each marked with its block, each window one window of every phase. The work counters
 // are read around each phase's windows, the growth the block's alone.
 func TestRunABBlocks(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	for _, design := range []string{config.DesignInterleaved, config.DesignDuet, config.DesignHybrid} {
+	for _, busy := range []bool{true, false} {
+		design := map[bool]string{true: "busy", false: "quiet"}[busy]
 		for _, restart := range []bool{true, false} {
 			name := design + "/" + map[bool]string{true: "restart", false: "kept"}[restart]
 			t.Run(name, func(t *testing.T) {
@@ -45,9 +46,9 @@ func TestRunABBlocks(t *testing.T) {
 				}
 				l := &look{}
 				plan := ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxPairs: 3, Restart: restart, Look: l.look,
-					Design: design, Windows: 2, Window: 150 * time.Millisecond, WindowWarmup: 20 * time.Millisecond}
-				if got := r.Shape(plan); got.Design != design || got.Fallback != "" || got.Windows != 2 {
-					t.Fatalf("shape %+v, want the %s design as planned", got, design)
+					Busy: busy, Windows: 2, Window: 150 * time.Millisecond, WindowWarmup: 20 * time.Millisecond}
+				if got := r.Shape(plan); !got.Blocks() || got.Alternate != "" || got.Windows != 2 {
+					t.Fatalf("shape %+v, want blocks of 2 windows as planned", got)
 				}
 				res, err := r.RunAB(context.Background(), plan)
 				if err != nil {
@@ -62,7 +63,7 @@ func TestRunABBlocks(t *testing.T) {
 				// Two phases of 2 windows a side: 8 windows a block.
 				// AB BA order in an alternating phase, the first side
 				// flipping each block; windows at once end in either order.
-				alternating := map[string][]bool{config.DesignInterleaved: {true, true}, config.DesignHybrid: {true, false}}[design]
+				alternating := map[bool][]bool{true: {true, false}}[busy] // beside a busy neighbour the closed phase alternates
 				if alternating != nil {
 					wantBlock := func(first Side) []Side {
 						var o []Side
@@ -137,10 +138,10 @@ func TestRunABBlocks(t *testing.T) {
 						t.Errorf("%s started as %v, want %d processes", side, pids, want)
 					}
 				}
-				// Windows at once are counted once: the hybrid's open phase
-				// takes half the time of its alternating closed one.
-				measured := map[string]time.Duration{config.DesignInterleaved: 24 * 150 * time.Millisecond, config.DesignDuet: 12 * 150 * time.Millisecond,
-					config.DesignHybrid: 18 * 150 * time.Millisecond}[design]
+				// Windows at once are counted once: beside a busy neighbour
+				// the open phase takes half the time of the alternating
+				// closed one.
+				measured := map[bool]time.Duration{true: 18 * 150 * time.Millisecond, false: 12 * 150 * time.Millisecond}[busy]
 				if got := res.Spent[TimeMeasured]; got != measured || res.Spent[TimeStart] <= 0 || res.Spent[TimePrepare] <= 0 || res.Spent[TimeWarmup] <= 0 {
 					t.Errorf("time by stage %v: want %v measured, and the starts, resets and warm-ups", res.Spent, measured)
 				}
@@ -149,10 +150,11 @@ func TestRunABBlocks(t *testing.T) {
 	}
 }
 
-// A duet job whose two sides cannot be told apart alternates its windows
-// instead, and one whose two sides cannot run at once (both started on one
-// fixed port) measures pairs; each says why.
-func TestDuetFallsBack(t *testing.T) {
+// Sides that cannot be told apart while both are loaded alternate in
+// every phase, and sides that cannot run at once (both started on one
+// fixed port) are measured in whole runs, one side at a time; the shape
+// says why.
+func TestShapeAlternatesOrRunsWholeRuns(t *testing.T) {
 	t.Parallel()
 	pg := config.MeasurePart{Name: "postgres", PIDFile: "/run/pg.pid"}
 	side := func(port string, parts ...config.MeasurePart) config.Target {
@@ -164,70 +166,65 @@ func TestDuetFallsBack(t *testing.T) {
 		plan ABPlan
 		why  string
 	}{
-		{"a shared part", ABPlan{Design: config.DesignDuet, Restart: true, Base: side("1", pg), Head: side("2", pg)}, `same part "postgres"`},
-		{"one process on both sides", ABPlan{Design: config.DesignDuet, AA: true, Base: side("1")}, "one process stands on both sides"},
-		{"one target elsewhere", ABPlan{Design: config.DesignDuet, Restart: true, Base: config.Target{URL: "http://127.0.0.1:9"}, Head: config.Target{URL: "http://127.0.0.1:9"}}, "same target"},
+		{"a shared part", ABPlan{Restart: true, Base: side("1", pg), Head: side("2", pg)}, `same part "postgres"`},
+		{"one process on both sides", ABPlan{AA: true, Base: side("1")}, "one process stands on both sides"},
+		{"one target elsewhere", ABPlan{Restart: true, Base: config.Target{URL: "http://127.0.0.1:9"}, Head: config.Target{URL: "http://127.0.0.1:9"}}, "same target"},
 	} {
 		s := b.Shape(c.plan)
-		if s.Design != config.DesignInterleaved || !strings.Contains(s.Fallback, c.why) {
-			t.Errorf("%s: shape %+v, want interleaved because %q", c.name, s, c.why)
+		if !s.Blocks() || !strings.Contains(s.Alternate, c.why) || s.AtOnce(b.Config.Load.RunPhases()[0]) {
+			t.Errorf("%s: shape %+v, want blocks alternating because %q", c.name, s, c.why)
 		}
 	}
-	fixed := ABPlan{Design: config.DesignDuet, Restart: true, Base: side("8080"), Head: side("8080")}
-	if s := b.Shape(fixed); s.Design != config.DesignPairs || !strings.Contains(s.Fallback, "one fixed address") {
-		t.Errorf("both sides started on one fixed port: shape %+v, want pairs (one side at a time) and why", s)
+	fixed := ABPlan{Restart: true, Base: side("8080"), Head: side("8080")}
+	if s := b.Shape(fixed); s.Blocks() || !strings.Contains(s.WholeRuns, "one fixed address") {
+		t.Errorf("both sides started on one fixed port: shape %+v, want whole runs (one side at a time) and why", s)
 	}
-	own := ABPlan{Design: config.DesignDuet, Restart: true, AA: true, Base: side("{{port}}")}
-	if s := b.Shape(own); s.Design != config.DesignDuet {
-		t.Errorf("an A/A job restarted every block (two processes): %+v, want duet", s)
+	tool := &Benchmark{Config: benchConfig("http://127.0.0.1:1", 1)}
+	tool.Config.Load.Engine = config.EngineCommand
+	if s := tool.Shape(ABPlan{Restart: true, Base: side("1"), Head: side("2")}); s.Blocks() || !strings.Contains(s.WholeRuns, "load tool") {
+		t.Errorf("a load tool: shape %+v, want whole runs and why", s)
 	}
-	other := ABPlan{Design: config.DesignDuet, Restart: true, Base: side("1", pg), Head: side("2", config.MeasurePart{Name: "postgres", PIDFile: "/run/pg-head.pid"})}
-	if s := b.Shape(other); s.Design != config.DesignDuet {
-		t.Errorf("each side its own database server: %+v, want duet", s)
+	own := ABPlan{Restart: true, AA: true, Base: side("{{port}}")}
+	if s := b.Shape(own); s.Alternate != "" || !s.Blocks() {
+		t.Errorf("an A/A job restarted every block (two processes): %+v, want both sides at once", s)
+	}
+	other := ABPlan{Restart: true, Base: side("1", pg), Head: side("2", config.MeasurePart{Name: "postgres", PIDFile: "/run/pg-head.pid"})}
+	if s := b.Shape(other); s.Alternate != "" {
+		t.Errorf("each side its own database server: %+v, want both sides at once", s)
 	}
 }
 
-// A hybrid job runs what its phases' load models make of it: hybrid with
-// closed and open phases, interleaved with closed ones only, duet with
-// open ones only; without its own process per side every phase
-// alternates, and the shape says why.
-func TestHybridShape(t *testing.T) {
+// One rule, phase by phase: an open phase loads both sides at once; a
+// closed one does too on a quiet machine and alternates beside a busy
+// one; without its own process per side every phase alternates.
+func TestShapeAtOnceByPhase(t *testing.T) {
 	t.Parallel()
 	side := func(port string, parts ...config.MeasurePart) config.Target {
 		return config.Target{URL: "http://127.0.0.1:" + port, Start: &config.Start{Command: config.Command{Shell: "true"}}, Measure: parts}
 	}
 	closed := config.Phase{Name: "capacity", Model: config.ModelClosed, VUs: 2}
 	open := config.Phase{Name: "latency", Model: config.ModelOpen, Rate: config.Rate{PerSecond: 50}, MaxInflight: 8}
-	plan := ABPlan{Design: config.DesignHybrid, Restart: true, Base: side("1"), Head: side("2")}
-	for _, c := range []struct {
-		name   string
-		phases []config.Phase
-		want   string
-	}{
-		{"closed and open", []config.Phase{closed, open}, config.DesignHybrid},
-		{"closed only", []config.Phase{closed}, config.DesignInterleaved},
-		{"open only", []config.Phase{open, open}, config.DesignDuet},
-	} {
-		b := &Benchmark{Config: benchConfig("http://127.0.0.1:1", 1)}
-		b.Config.Load.Phases = c.phases
-		s := b.Shape(plan)
-		if s.Design != c.want || s.Fallback != "" {
-			t.Errorf("%s: shape %+v, want %s", c.name, s, c.want)
-		}
-		phases := b.Config.Load.RunPhases()
+	b := &Benchmark{Config: benchConfig("http://127.0.0.1:1", 1)}
+	b.Config.Load.Phases = []config.Phase{closed, open}
+	phases := b.Config.Load.RunPhases()
+	for _, busy := range []bool{false, true} {
+		s := b.Shape(ABPlan{Restart: true, Busy: busy, Base: side("1"), Head: side("2")})
 		for _, ph := range phases {
-			if got, want := s.AtOnce(ph), ph.Load.Model == config.ModelOpen; got != want {
-				t.Errorf("%s: phase %s (%s) at once %v, want %v", c.name, ph.Name, ph.Load.Model, got, want)
+			if got, want := s.AtOnce(ph), ph.Load.Model == config.ModelOpen || !busy; got != want {
+				t.Errorf("busy %v: phase %s (%s) at once %v, want %v", busy, ph.Name, ph.Load.Model, got, want)
 			}
+		}
+		if s.Mixed(phases) != busy {
+			t.Errorf("busy %v: mixed %v", busy, s.Mixed(phases))
 		}
 	}
 	pg := config.MeasurePart{Name: "postgres", PIDFile: "/run/pg.pid"}
-	shared := plan
-	shared.Base, shared.Head = side("1", pg), side("2", pg)
-	b := &Benchmark{Config: benchConfig("http://127.0.0.1:1", 1)}
-	b.Config.Load.Phases = []config.Phase{closed, open}
-	if s := b.Shape(shared); s.Design != config.DesignInterleaved || !strings.Contains(s.Fallback, `same part "postgres"`) || s.AtOnce(b.Config.Load.RunPhases()[1]) {
+	s := b.Shape(ABPlan{Restart: true, Base: side("1", pg), Head: side("2", pg)})
+	if !strings.Contains(s.Alternate, `same part "postgres"`) || s.AtOnce(phases[0]) || s.AtOnce(phases[1]) {
 		t.Errorf("a shared part: shape %+v, want every phase alternating and why", s)
+	}
+	if !b.CanAtOnce(ABPlan{Restart: true, Base: side("1"), Head: side("2")}) || b.CanAtOnce(ABPlan{Restart: true, Base: side("1", pg), Head: side("2", pg)}) {
+		t.Errorf("CanAtOnce: want true with a closed phase and sides apart, false with a shared part")
 	}
 }
 
@@ -235,7 +232,7 @@ func TestHybridShape(t *testing.T) {
 func TestRunABInterleavedResetsPerBlock(t *testing.T) {
 	base, head := newService(t), newService(t)
 	plan := ABPlan{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, Order: config.OrderRandom, MaxPairs: 2,
-		Design: config.DesignInterleaved, Windows: 3, Window: 100 * time.Millisecond}
+		Busy: true, Windows: 3, Window: 100 * time.Millisecond}
 	res, err := (&Benchmark{Config: benchConfig(base.URL, 1)}).RunAB(context.Background(), plan)
 	if err != nil {
 		t.Fatal(err)
@@ -286,7 +283,7 @@ func TestBlocksLeaveOutDecidedPhases(t *testing.T) {
 			}
 			var asked []string
 			plan := ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxPairs: 3, Restart: false, Look: (&look{}).look,
-				Design: config.DesignDuet, Windows: 2, Window: 150 * time.Millisecond, WindowWarmup: 20 * time.Millisecond,
+				Windows: 2, Window: 150 * time.Millisecond, WindowWarmup: 20 * time.Millisecond,
 				SkipPhase: func(name string) bool {
 					asked = append(asked, name)
 					return slices.Contains(strings.Fields(skip), name)

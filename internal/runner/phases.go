@@ -47,18 +47,18 @@ type phaseClock struct {
 
 // phaseWindow says how one measured window of a phase runs: after its own
 // reset, verify and drain (prepare), and with the phase's warm-up and
-// duration unless warmup or duration (above 0) replace them. The block
-// designs of A/B measure many short windows of one phase on a target
+// duration unless warmup or duration (above 0) replace them. The blocks
+// of A/B measure many short windows of one phase on a target
 // prepared once.
 // setup, when set, carries the setup steps' values from one window of a
 // side's process to the next (the logins are not repeated).
 // warmupOnly marks a window that only warms the target up: nothing is
 // sampled and its time counts as warm-up. quiet keeps the window from the
-// observer (the block designs report whole blocks, and their two sides'
+// observer (blocks are reported whole, and their two sides'
 // windows may run at once). shadow marks a window that runs at the same
-// time as another one that accounts the wall time (the duet design's head
-// side), so that where the time went adds up to the time taken.
-// short marks a block design's window: its warm-up is warmup exactly, 0
+// time as another one that accounts the wall time (the head side of a
+// window pair loaded at once), so that where the time went adds up to the time taken.
+// short marks a block's window: its warm-up is warmup exactly, 0
 // included (the target is warm from the block's warm-up, and with none
 // the window's sampling opens before its first iteration), and it reads
 // no work counters (the block reads them around all of a phase's windows:
@@ -96,6 +96,7 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 		opt.Duration = w.duration
 	}
 	opt.Setup = w.setup
+	opt.Seq = b.sequence(tgt)
 	opt.TLS = tgt.tls
 	if clock.done == 0 { // the shards' runs start together (phases are not sharded)
 		if err := b.waitForStart(ctx, i); err != nil {
@@ -125,21 +126,26 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 	}
 	started := b.now()
 	began := time.Now()
+	var setupTook time.Duration
+	opt.OnSetupDone = func() { setupTook = time.Since(began) }
 	run, err := load.Run(ctx, plan, tgt.url, opt)
+	overhead := time.Since(began) - setupTook - opt.Warmup - opt.Duration
 	res, note := sampler.stop(tgt)
 	footprint := sampler.stopPath(ctx)
 	switch {
 	case w.shadow:
 	case w.warmupOnly:
-		b.spend(TimeLoad, time.Since(began)-opt.Warmup-opt.Duration)
+		b.spend(TimeSetup, setupTook)
+		b.spend(TimeLoad, overhead)
 		b.spend(TimeWarmup, opt.Warmup+opt.Duration)
 	default:
-		b.spend(TimeLoad, time.Since(began)-opt.Warmup-opt.Duration)
+		b.spend(TimeSetup, setupTook)
+		b.spend(TimeLoad, overhead)
 		b.spend(TimeWarmup, opt.Warmup)
 		b.spend(TimeMeasured, opt.Duration)
 	}
 	if err != nil {
-		return nil, err
+		return nil, tgt.withOutput(err)
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()

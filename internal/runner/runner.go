@@ -71,12 +71,42 @@ type Benchmark struct {
 	// plan.
 	Mask func(value string)
 
-	mu   sync.Mutex
-	logs map[string]string // log file per side
+	mu    sync.Mutex
+	logs  map[string]string // log file per side
+	spent Spent
 	// resetSides are the sides whose dataset was reset before their
 	// first start (resetBeforeFirstStart).
 	resetSides map[string]bool
-	spent      Spent
+	// epochs numbers the iterations of each dataset since its last reset
+	// (running.dataset): see sequence.
+	epochs map[string]*load.Sequence
+}
+
+// sequence is the numbering of the iterations on tgt's dataset: one
+// Sequence from its last reset on (and over the whole benchmark for a
+// dataset never reset), so that no two iterations that may meet in one
+// database render the same {{seq}}, and so the same unique title, e-mail
+// or random key. Each side of an A/B has its own, which starts at 0 at
+// every reset: both sides get the same numbers.
+func (b *Benchmark) sequence(tgt *running) *load.Sequence {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.epochs == nil {
+		b.epochs = map[string]*load.Sequence{}
+	}
+	s := b.epochs[tgt.dataset]
+	if s == nil {
+		s = new(load.Sequence)
+		b.epochs[tgt.dataset] = s
+	}
+	return s
+}
+
+// newEpoch starts tgt's dataset's numbering again, after a reset.
+func (b *Benchmark) newEpoch(tgt *running) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.epochs, tgt.dataset)
 }
 
 // Run starts the target (when configured, after the config's build
@@ -115,10 +145,23 @@ func (b *Benchmark) Run(ctx context.Context) (*result.File, error) {
 // built-in generator; a load tool (engine: command) has its own, and gets
 // no plan.
 func (b *Benchmark) compile() (*scenario.Plan, error) {
-	for _, w := range b.Config.Warnings() {
+	plan, err := b.Compile()
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range b.Config.Warnings(openLogins(plan)) {
 		fmt.Fprintf(b.log(), "warning: %s\n", w)
 	}
-	return b.Compile()
+	return plan, nil
+}
+
+// openLogins counts the logins of an open phase's workers by the plan
+// (nil without one: engine: command has no setup steps of tailgate's).
+func openLogins(plan *scenario.Plan) func(int) int {
+	if plan == nil {
+		return nil
+	}
+	return func(workers int) int { return plan.Logins(true, workers) }
 }
 
 // Compile checks that the scenarios can be run as written: templates,
@@ -130,7 +173,7 @@ func (b *Benchmark) Compile() (*scenario.Plan, error) {
 	}
 	c := b.Config
 	withheld := func(name string) bool { return target.IsCredential(name) && !slices.Contains(c.PassEnv, name) }
-	plan, err := scenario.CompileWith(c.Scenarios, scenario.Inputs{Seed: c.Seed, Setup: c.Setup, Feed: c.Feed, Getenv: b.Getenv, Withheld: withheld, Mask: b.Mask})
+	plan, err := scenario.CompileWith(c.Scenarios, scenario.Inputs{Seed: c.Seed, Setup: c.Setup, Feed: c.Feed, NoCookies: !c.Load.CookieJar(), Getenv: b.Getenv, Withheld: withheld, Mask: b.Mask})
 	if err != nil {
 		return nil, fmt.Errorf("compiling scenarios: %w", err)
 	}
@@ -205,6 +248,11 @@ func (b *Benchmark) prepare(ctx context.Context, tgt *running, i int) error {
 	ds, obs := b.Config.Dataset, b.observer()
 	if tgt.verify != nil {
 		ds.Verify = tgt.verify // the side's own dataset check (ab.<side>.verify)
+	}
+	if ds.Reset != nil {
+		// Every shard's numbering starts again with the reset (shard 1
+		// makes it for all): the shards' runs stay alike.
+		b.newEpoch(tgt)
 	}
 	if !b.Sharding.resetsDataset() {
 		ds = config.Dataset{}

@@ -42,6 +42,11 @@ type running struct {
 	// verify is the side's own dataset check (ab.<side>.verify); nil:
 	// dataset.verify.
 	verify *config.Check
+	// dataset names the data the target writes to, for its iterations'
+	// numbers (Benchmark.sequence): its source tree, so that two sides
+	// built from one tree (an A/A job) draw from one sequence, as they
+	// may well share one database file.
+	dataset string
 }
 
 // sideDir is the absolute source tree of t (TAILGATE_SIDE_DIR): the one
@@ -99,6 +104,7 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 		tls:         tlsConfig,
 		verify:      t.Verify,
 		ready:       t.Ready,
+		dataset:     sideDir(t),
 	}
 	rt.path = rt.pathOf(t)
 	return rt, nil
@@ -154,9 +160,16 @@ func (b *Benchmark) Build(ctx context.Context, dir, side string) error {
 	if side != "" {
 		ch, label = ch.With(target.SideEnv+"="+side), "build "+side
 	}
-	if err := target.RunBuild(ctx, &bc.Command, ch, bc.DirIn(dir), bc.Timeout.D(), b.log(), label); err != nil {
+	// A build can take minutes with no output of its own: say when it
+	// starts and ends, and count it in where the time went.
+	fmt.Fprintf(b.log(), "%s: building in %s (at most %s)\n", label, bc.DirIn(dir), bc.Timeout)
+	began := time.Now()
+	err := target.RunBuild(ctx, &bc.Command, ch, bc.DirIn(dir), bc.Timeout.D(), b.log(), label)
+	b.timed(TimeBuild, began)
+	if err != nil {
 		return withLabel(side, err)
 	}
+	fmt.Fprintf(b.log(), "%s: built in %s\n", label, time.Since(began).Round(100*time.Millisecond))
 	return nil
 }
 

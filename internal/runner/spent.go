@@ -10,17 +10,19 @@ import (
 // A/B job costs beyond its measured windows (issue 19: the lever is how
 // many comparisons a minute buys).
 const (
+	TimeBuild    = "build"    // the build commands, before the first unit
 	TimeStart    = "start"    // starting and stopping targets
 	TimePrepare  = "prepare"  // dataset reset, verify and the drain before a window
 	TimeDrain    = "drain"    // the drain after a run
-	TimeLoad     = "setup"    // the load engine's time outside warm-up and window: setup steps, ramp, the last answers
+	TimeSetup    = "setup"    // the setup steps (logins) before the load clock starts
+	TimeLoad     = "engine"   // the load engine's time outside setup, warm-up and window: starting the workers, the last answers
 	TimeWarmup   = "warm-up"  // warm-up before a measured window
 	TimeMeasured = "measured" // measured windows
-	TimeCounters = "counters" // reading the work counters around a block's phase (the block designs)
+	TimeCounters = "counters" // reading the work counters around a block's phase
 )
 
 // spentOrder is the order the stages are reported in.
-var spentOrder = []string{TimeStart, TimePrepare, TimeDrain, TimeLoad, TimeWarmup, TimeCounters, TimeMeasured}
+var spentOrder = []string{TimeBuild, TimeStart, TimePrepare, TimeDrain, TimeSetup, TimeLoad, TimeWarmup, TimeCounters, TimeMeasured}
 
 // Spent is wall time by stage.
 type Spent map[string]time.Duration

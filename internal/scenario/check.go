@@ -6,7 +6,9 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
+	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/jsonmatch"
 )
 
@@ -57,7 +59,37 @@ type Response struct {
 	// client has read already. Check reads what the checks need and drains
 	// the rest.
 	Body io.Reader
+	// Header reads the header fields; nil: the client shows none (no
+	// cookie is kept and no header can be saved).
+	Header ResponseHeader
 }
+
+// ResponseHeader is what the checks read of a response's header fields,
+// in whichever form the client holds them. What it returns is valid until
+// the client sends the next request.
+type ResponseHeader interface {
+	// Get returns the value of the first field named name (in any case),
+	// and whether there is one.
+	Get(name string) (string, bool)
+	// SetCookies appends the value of each Set-Cookie field to dst, in
+	// the order received.
+	SetCookies(dst []string) []string
+}
+
+// NetHTTPHeader is net/http's form of a response's header fields.
+type NetHTTPHeader http.Header
+
+// Get returns the first value of the field name.
+func (h NetHTTPHeader) Get(name string) (string, bool) {
+	v := http.Header(h).Values(name)
+	if len(v) == 0 {
+		return "", false
+	}
+	return v[0], true
+}
+
+// SetCookies appends the Set-Cookie fields' values.
+func (h NetHTTPHeader) SetCookies(dst []string) []string { return append(dst, h["Set-Cookie"]...) }
 
 // Check checks the response of step i, reads what the checks need and
 // drains the rest of the body (so the connection can be reused), and saves
@@ -66,6 +98,7 @@ type Response struct {
 // failed. The caller closes the body.
 func (x *Executor) Check(i int, resp Response) (*Failure, error) {
 	st := &x.cur[i]
+	x.takeCookies(resp.Header)
 	if !statusOK(st.status, resp.Status) {
 		n, _ := io.ReadFull(resp.Body, x.fail.snippet[:])
 		_, _ = io.Copy(io.Discard, resp.Body) // the failure is known; a read error changes nothing
@@ -73,8 +106,10 @@ func (x *Executor) Check(i int, resp Response) (*Failure, error) {
 		return &x.fail, nil
 	}
 	if !st.needBody {
-		_, err := io.Copy(io.Discard, resp.Body)
-		return nil, err
+		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+			return nil, err
+		}
+		return x.save(st, resp, nil), nil
 	}
 	body, err := x.readBody(resp.Body)
 	if err != nil {
@@ -90,14 +125,64 @@ func (x *Executor) Check(i int, resp Response) (*Failure, error) {
 	if err := x.matchTemplated(st, body); err != nil {
 		return x.expectFailedAt(resp.Status, err), nil
 	}
+	return x.save(st, resp, body), nil
+}
+
+// save saves the step's values from the response: body is its body,
+// read when a value is saved from it. A value the response lacks fails
+// the step, as a failed expectation.
+func (x *Executor) save(st *boundStep, resp Response, body []byte) *Failure {
 	for _, s := range st.save {
-		v, ok := jsonmatch.Get(body, s.path)
+		var v string
+		ok := false
+		switch s.from {
+		case config.SaveHeader:
+			if resp.Header != nil {
+				v, ok = resp.Header.Get(s.path)
+			}
+		case config.SaveCookie:
+			v, ok = cookieSet(x.setCookies, s.path)
+		default:
+			if v, ok = jsonmatch.Get(body, s.path); !ok {
+				return x.expectFailedAt(resp.Status, fmt.Errorf("save %s: %s missing in response %s", s.name, s.path, jsonmatch.Snippet(body)))
+			}
+		}
 		if !ok {
-			return x.expectFailedAt(resp.Status, fmt.Errorf("save %s: %s missing in response %s", s.name, s.path, jsonmatch.Snippet(body))), nil
+			return x.expectFailedAt(resp.Status, fmt.Errorf("save %s: the response has no %s %s", s.name, s.from, s.path))
 		}
 		x.vars[s.name] = strings.Clone(v)
 	}
-	return nil, nil
+	return nil
+}
+
+// takeCookies reads the response's Set-Cookie fields, for the jar and
+// for the cookies a step saves: every response's, whatever its status, as
+// a browser keeps the cookie of a login answered by a redirect.
+func (x *Executor) takeCookies(h ResponseHeader) {
+	x.setCookies = x.setCookies[:0]
+	if h == nil {
+		return
+	}
+	x.setCookies = h.SetCookies(x.setCookies)
+	if x.jar == nil || len(x.setCookies) == 0 {
+		return
+	}
+	now, path := time.Now(), x.reqPath()
+	for _, line := range x.setCookies {
+		x.jar.set(line, path, now)
+	}
+}
+
+// cookieSet returns the value of the last cookie named name among
+// Set-Cookie fields, and whether one sets it.
+func cookieSet(lines []string, name string) (string, bool) {
+	v, ok := "", false
+	for _, line := range lines {
+		if c, err := http.ParseSetCookie(line); err == nil && c.Name == name {
+			v, ok = c.Value, true
+		}
+	}
+	return v, ok
 }
 
 // matchTemplated checks the expected values that are templates, such as

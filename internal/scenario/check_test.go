@@ -63,7 +63,7 @@ func TestCheckExpectAndSave(t *testing.T) {
 	t.Parallel()
 	step := config.Step{Name: "s",
 		Expect: map[string]any{"state": "open", "n": 3},
-		Save:   map[string]string{"id": "id", "tags": "tags"},
+		Save:   map[string]config.SaveFrom{"id": {Name: "id"}, "tags": {Name: "tags"}},
 	}
 	x, f, err := checkStep(t, step, 200, `{"id":"a-1","state":"open","n":3.0,"tags":["x"]}`)
 	if err != nil || f != nil {
@@ -90,7 +90,7 @@ func TestCheckExpectAndSave(t *testing.T) {
 func TestCheckBoundsTheBodyItReads(t *testing.T) {
 	t.Parallel()
 	big := `{"id":"` + strings.Repeat("x", MaxBodyBytes) + `"}`
-	_, f, err := checkStep(t, config.Step{Name: "s", Save: map[string]string{"id": "id"}}, 200, big)
+	_, f, err := checkStep(t, config.Step{Name: "s", Save: map[string]config.SaveFrom{"id": {Name: "id"}}}, 200, big)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestExpectValuesMayUseSavedValues(t *testing.T) {
 	}))
 	defer srv.Close()
 	p := mustCompile(t,
-		config.Step{Name: "create", Request: config.Request{Path: "/items"}, Save: map[string]string{"id": "id"}},
+		config.Step{Name: "create", Request: config.Request{Path: "/items"}, Save: map[string]config.SaveFrom{"id": {Name: "id"}}},
 		config.Step{Name: "get", Request: config.Request{Path: "/items/{{.id}}"}, Expect: map[string]any{"id": "{{.id}}", "n": 2}},
 		config.Step{Name: "lie", Request: config.Request{Path: "/items/{{.id}}?lie=1"}, Expect: map[string]any{"id": "{{.id}}"}},
 	)

@@ -40,6 +40,15 @@ type Executor struct {
 	// iteration.
 	masker  *strings.Replacer
 	feedErr error
+	// jar holds this virtual user's cookies (nil: load.cookies is off);
+	// keptJar the cookies setup left, which every iteration starts with.
+	// origin is the length of the base URL's scheme and host, where a
+	// request URL's path starts; setCookies the Set-Cookie fields of the
+	// last response.
+	jar        *jar
+	keptJar    []cookie
+	origin     int
+	setCookies []string
 }
 
 // boundStep is a compiled step bound to one Executor's template functions,
@@ -58,6 +67,7 @@ type boundStep struct {
 	constBody []byte // the body when nothing in it is templated
 	expectT   []boundExpect
 	needBody  bool
+	ownCookie bool // the step sets its own Cookie header: the jar adds none
 }
 
 // fixedTarget is the URL and headers of a step in which neither is
@@ -86,7 +96,10 @@ func (p *Plan) NewExecutor(baseURL string, vu int) (*Executor, error) {
 		return nil, fmt.Errorf("target url %q: want an absolute http:// or https:// URL such as http://127.0.0.1:8080", baseURL)
 	}
 	x := &Executor{plan: p, state: newIterState(vu, p), vars: map[string]string{},
-		kept: map[string]string{}, masker: newMasker(p.secrets)}
+		kept: map[string]string{}, masker: newMasker(p.secrets), origin: len(base.Scheme + "://" + base.Host)}
+	if !p.noCookies {
+		x.jar = newJar(base)
+	}
 	if f := p.feed; f != nil && !f.perIteration {
 		if x.state.row, err = f.row(uint64(vu), fmt.Sprintf("virtual user %d", vu+1)); err != nil {
 			return nil, err
@@ -124,7 +137,7 @@ func bindSteps(sc *compiledScenario, prefix string, funcs template.FuncMap) ([]b
 
 func bindStep(st *compiledStep, prefix string, funcs template.FuncMap) (boundStep, error) {
 	b := boundStep{compiledStep: st, prefix: prefix, path: st.path.bind(funcs)}
-	b.needBody = len(st.expect) > 0 || len(st.expectT) > 0 || len(st.save) > 0
+	b.needBody = len(st.expect) > 0 || len(st.expectT) > 0 || slices.ContainsFunc(st.save, saveRule.fromBody)
 	for _, x := range st.expectT {
 		b.expectT = append(b.expectT, boundExpect{path: x.path, value: x.value.bind(funcs)})
 	}
@@ -137,6 +150,7 @@ func bindStep(st *compiledStep, prefix string, funcs template.FuncMap) (boundSte
 		}
 		b.headers = append(b.headers, bh)
 	}
+	b.ownCookie = b.hasHeader("Cookie")
 	if st.body.json && !b.hasHeader("Content-Type") {
 		b.static = append(b.static, Header{Name: "Content-Type", Value: "application/json"})
 	}
@@ -198,10 +212,15 @@ func (x *Executor) Begin(seq uint64) {
 // for it (at_end: fail). Nil otherwise.
 func (x *Executor) Err() error { return x.feedErr }
 
+// startWithKept starts an iteration or a setup stage with the values
+// and cookies setup left: none of the previous iteration's.
 func (x *Executor) startWithKept() {
 	clear(x.vars)
 	for k, v := range x.kept {
 		x.vars[k] = v
+	}
+	if x.jar != nil {
+		x.jar.reset(x.keptJar)
 	}
 }
 
@@ -222,21 +241,50 @@ func (x *Executor) BeginSetup(st Stage) {
 // iteration's.
 func setupStream(st Stage) uint64 { return 1<<63 + uint64(st) }
 
-// EndSetup keeps the values the setup steps saved: every later setup step
-// and iteration of this Executor starts with them.
-func (x *Executor) EndSetup() { x.Keep(x.vars) }
+// EndSetup keeps the values the setup steps saved and the cookies its
+// responses set: every later setup step and iteration of this Executor
+// starts with them.
+func (x *Executor) EndSetup() {
+	s := Session{values: x.vars}
+	if x.jar != nil {
+		s.cookies = x.jar.snapshot()
+	}
+	x.Keep(s)
+}
 
-// Kept returns a copy of the values setup steps saved.
-func (x *Executor) Kept() map[string]string { return maps.Clone(x.kept) }
+// Session is what setup leaves a virtual user: the values its steps
+// saved and the cookies its responses set. It is immutable once made.
+type Session struct {
+	values  map[string]string
+	cookies []cookie
+}
 
-// Keep adds values to those every iteration starts with: another
-// Executor's, after the run's setup. Long ones are masked in messages
-// from then on, as secrets are: a setup step mostly saves a token.
-func (x *Executor) Keep(vals map[string]string) {
+// Cookies is the number of cookies the session holds.
+func (s Session) Cookies() int { return len(s.cookies) }
+
+// Kept returns a copy of what setup left this Executor.
+func (x *Executor) Kept() Session {
+	return Session{values: maps.Clone(x.kept), cookies: slices.Clone(x.keptJar)}
+}
+
+// Keep adds a session to what every iteration starts with: another
+// Executor's, after the run's setup, or this one's from an earlier run.
+// A cookie replaces the kept one of its name and path. Long values and
+// cookies are masked in messages from then on, as secrets are: a setup
+// step mostly saves a token, and a session cookie is one.
+func (x *Executor) Keep(s Session) {
 	long := false
-	for k, v := range vals {
+	for k, v := range s.values {
 		x.kept[k] = v
 		long = long || len(v) >= minKeptSecret
+	}
+	if x.jar != nil && len(s.cookies) > 0 {
+		merged := jar{cookies: x.keptJar}
+		merged.merge(s.cookies)
+		x.keptJar = merged.cookies
+		for _, c := range s.cookies {
+			long = long || len(c.value) >= minKeptSecret
+		}
 	}
 	if !long {
 		return
@@ -245,6 +293,11 @@ func (x *Executor) Keep(vals map[string]string) {
 	for _, v := range x.kept {
 		if len(v) >= minKeptSecret {
 			secrets = append(secrets, v)
+		}
+	}
+	for _, c := range x.keptJar {
+		if len(c.value) >= minKeptSecret {
+			secrets = append(secrets, c.value)
 		}
 	}
 	x.masker = newMasker(maskForms(secrets))

@@ -142,6 +142,9 @@ func (sc *scope) checkInputs(root parse.Node) error {
 		}
 		for i, arg := range cmd.Args {
 			id, ok := arg.(*parse.IdentifierNode)
+			if ok && sc.inStage && sc.stage == SetupVU {
+				sc.env.plan.noteSetupVURead(id.Ident)
+			}
 			if !ok || (id.Ident != "env" && id.Ident != "feed") {
 				continue
 			}

@@ -191,12 +191,12 @@ func TestSetupValuesReachEveryIteration(t *testing.T) {
 	defer srv.Close()
 	login := step("login", `/login?u={{vu}}`)
 	login.Headers = map[string]string{"X-Admin": "{{.key}}"}
-	login.Save = map[string]string{"token": "token", "n": "n"}
+	login.Save = map[string]config.SaveFrom{"token": {Name: "token"}, "n": {Name: "n"}}
 	use := step("use", "/items")
 	use.Headers = map[string]string{"Authorization": "Bearer {{.token}}"}
 	use.Expect = map[string]any{"auth": "Bearer {{.token}}", "n": "{{.n}}"} // a saved number matches the number
 	p, err := CompileWith([]config.Scenario{{Name: "s", Steps: []config.Step{use}}}, Inputs{Setup: &config.Setup{
-		Run: []config.Step{{Name: "admin", Request: config.Request{Method: "GET", Path: "/admin"}, Save: map[string]string{"key": "key"}}},
+		Run: []config.Step{{Name: "admin", Request: config.Request{Method: "GET", Path: "/admin"}, Save: map[string]config.SaveFrom{"key": {Name: "key"}}}},
 		VU:  []config.Step{login},
 	}})
 	if err != nil {
@@ -234,7 +234,7 @@ func TestSetupValuesReachEveryIteration(t *testing.T) {
 				t.Errorf("vu %d iteration %d: %s", vu, seq, msg)
 			}
 		}
-		if got := x.Kept()["token"]; got != "tok-"+string(rune('0'+vu)) {
+		if got := x.Kept().values["token"]; got != "tok-"+string(rune('0'+vu)) {
 			t.Errorf("vu %d kept token %q", vu, got)
 		}
 	}
@@ -261,7 +261,7 @@ func TestMaskHidesSecretsInEveryForm(t *testing.T) {
 			t.Errorf("Mask(%q) = %q", msg, got)
 		}
 	}
-	x.Keep(map[string]string{"token": "eyJhbGciOi.long-token", "user": "ann"})
+	x.Keep(Session{values: map[string]string{"token": "eyJhbGciOi.long-token", "user": "ann"}})
 	if got := x.Mask(`token "eyJhbGciOi.long-token" of ann expired; p@ss w/rd"1`); got != `token "***" of ann expired; ***` {
 		t.Errorf("after Keep: %q (a long kept value is masked, a short one is not)", got)
 	}

@@ -34,6 +34,54 @@ type Plan struct {
 	env     map[string]string
 	secrets []string
 	feed    *feedRows // nil without a feed
+	// noCookies turns the virtual users' cookie jars off.
+	noCookies bool
+	// setupByVU and setupByRow: the setup.vu steps read {{vu}}, or the
+	// virtual user's feed row, so that two users' logins differ.
+	setupByVU, setupByRow bool
+}
+
+func (p *Plan) noteSetupVURead(fn string) {
+	switch fn {
+	case "vu":
+		p.setupByVU = true
+	case "feed":
+		p.setupByRow = true
+	}
+}
+
+// Logins is how many times a phase of workers workers runs the setup.vu
+// steps: once per virtual user in the closed model, once per identity
+// (SetupIdentity) in the open one; 0 without setup.vu steps.
+func (p *Plan) Logins(open bool, workers int) int {
+	switch {
+	case !p.HasSetup(SetupVU) || workers <= 0:
+		return 0
+	case !open || p.setupByVU || (p.setupByRow && (p.feed == nil || p.feed.fail)):
+		return workers
+	case p.setupByRow:
+		return min(workers, len(p.feed.rows))
+	}
+	return 1
+}
+
+// SetupIdentity says whose login the setup.vu steps of virtual user vu
+// (0-based) make: two users of the same identity send the same setup
+// requests, so one login can serve both. It is vu where the steps read
+// {{vu}}; the user's feed row where they read the feed (rows wrap, so
+// users beyond the rows repeat earlier users' logins); 0 for every user
+// where they read neither. The open model's workers share logins by it:
+// a worker is not a user, whichever takes an iteration serves it.
+func (p *Plan) SetupIdentity(vu int) int {
+	switch {
+	case p.setupByVU:
+		return vu
+	case p.setupByRow && p.feed != nil && !p.feed.fail:
+		return vu % len(p.feed.rows)
+	case p.setupByRow:
+		return vu // at_end: fail: a user beyond the rows fails its own setup
+	}
+	return 0
 }
 
 type compiledScenario struct {
@@ -66,9 +114,15 @@ type header struct {
 	value *text
 }
 
+// saveRule saves a variable from a response: from a JSON path in its
+// body, or a header field or a cookie it sets (from: config.SaveJSON,
+// SaveHeader or SaveCookie; name is the path or the field's or cookie's
+// name).
 type saveRule struct {
-	name, path string
+	name, from, path string
 }
+
+func (s saveRule) fromBody() bool { return s.from == config.SaveJSON }
 
 // Compile checks and compiles scenarios. seed makes every random template
 // value and every scenario pick reproducible. Steps with the same name in
@@ -85,6 +139,9 @@ type Inputs struct {
 	Setup *config.Setup
 	// Feed holds the rows {{feed "column"}} reads (nil: none).
 	Feed *config.Feed
+	// NoCookies turns off each virtual user's cookie jar (load.cookies:
+	// false); by default every Executor keeps one.
+	NoCookies bool
 	// Getenv reads the environment tailgate was given, for {{env "NAME"}};
 	// a variable that is empty counts as not set. Nil: none is set.
 	Getenv func(string) string
@@ -122,7 +179,7 @@ func compilePlan(scenarios []config.Scenario, in Inputs) (*Plan, error) {
 	if len(scenarios) == 0 {
 		return nil, errors.New("no scenarios: define at least one scenario with steps")
 	}
-	p := &Plan{seed: in.Seed, env: map[string]string{}}
+	p := &Plan{seed: in.Seed, env: map[string]string{}, noCookies: in.NoCookies}
 	if in.Feed != nil {
 		p.feed = newFeedRows(in.Feed)
 	}
@@ -236,10 +293,12 @@ func compileStep(s *config.Step, index int, sc *scope) (*compiledStep, error) {
 		st.expectT = append(st.expectT, expectTemplate{path: p, value: t})
 	}
 	for _, v := range slices.Sorted(maps.Keys(s.Save)) {
-		if s.Save[v] == "" {
-			return nil, fmt.Errorf("%s: variable %q has an empty JSON path", where("save"), v)
+		from, name := s.Save[v].Source()
+		if name == "" {
+			return nil, fmt.Errorf("%s: variable %q has an empty %s", where("save"), v, map[string]string{
+				config.SaveJSON: "JSON path", config.SaveHeader: "header name", config.SaveCookie: "cookie name"}[from])
 		}
-		st.save = append(st.save, saveRule{name: v, path: s.Save[v]})
+		st.save = append(st.save, saveRule{name: v, from: from, path: name})
 	}
 	return st, nil
 }

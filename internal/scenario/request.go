@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // Request is one step's request, rendered: what any HTTP/1.1 client needs
@@ -19,6 +20,9 @@ type Request struct {
 	URL    string   // absolute and escaped, as url.URL.String writes it
 	Header []Header // canonical names, each at most once
 	Body   []byte   // nil: no body; a rendered body is the request's own
+	// Cookie is the Cookie header the virtual user's jar adds ("": none);
+	// it is not among Header, whose fields are the step's.
+	Cookie string
 	// net/http's forms, prebuilt where a step's parts are constant
 	fixed     *fixedTarget
 	netHeader http.Header
@@ -39,15 +43,35 @@ func (x *Executor) Request(i int) (*Request, error) {
 	x.req = Request{Method: st.method, Body: body, fixed: st.fixed, netHeader: st.staticNet}
 	if st.fixed != nil {
 		x.req.URL, x.req.Header = st.fixed.url, st.static
-		return &x.req, nil
+	} else {
+		if x.req.URL, err = x.renderURL(st); err != nil {
+			return nil, err
+		}
+		if x.req.Header, err = x.renderHeaders(st); err != nil {
+			return nil, err
+		}
 	}
-	if x.req.URL, err = x.renderURL(st); err != nil {
-		return nil, err
-	}
-	if x.req.Header, err = x.renderHeaders(st); err != nil {
-		return nil, err
+	if x.jar != nil && len(x.jar.cookies) > 0 && !st.ownCookie {
+		x.req.Cookie = x.jar.header(x.reqPath(), time.Now())
 	}
 	return &x.req, nil
+}
+
+// reqPath is the path of the request last rendered, which a cookie's
+// path is matched against: its URL after the scheme and host, without
+// the query.
+func (x *Executor) reqPath() string {
+	if len(x.req.URL) < x.origin {
+		return "/"
+	}
+	p := x.req.URL[x.origin:]
+	if i := strings.IndexByte(p, '?'); i >= 0 {
+		p = p[:i]
+	}
+	if p == "" {
+		return "/"
+	}
+	return p
 }
 
 // renderURL renders the path onto the base URL and escapes it as net/http
@@ -160,6 +184,10 @@ func (r *Request) HTTP(ctx context.Context) (*http.Request, error) {
 		if req.Header == nil {
 			req.Header = httpHeader(r.Header)
 		}
+	}
+	if r.Cookie != "" {
+		req.Header = req.Header.Clone() // the shared one stays read-only
+		req.Header.Set("Cookie", r.Cookie)
 	}
 	if r.Body != nil {
 		req.Body = io.NopCloser(bytes.NewReader(r.Body))

@@ -104,21 +104,21 @@ func TestCompileRejectsBadScenarios(t *testing.T) {
 		{"bad template", []config.Scenario{{Name: "x", Steps: []config.Step{{Name: "a", Request: config.Request{Path: "/{{.id"}}}}}, `step "a" path`},
 		{"unknown func", []config.Scenario{{Name: "x", Steps: []config.Step{{Name: "a", Request: config.Request{Path: "/{{nope}}"}}}}}, `function "nope" not defined`},
 		{"unsaved var", []config.Scenario{{Name: "x", Steps: []config.Step{
-			{Name: "a", Request: config.Request{Path: "/"}, Save: map[string]string{"id": "id"}},
+			{Name: "a", Request: config.Request{Path: "/"}, Save: map[string]config.SaveFrom{"id": {Name: "id"}}},
 			{Name: "b", Request: config.Request{Path: "/{{.idd}}"}},
 		}}}, ".idd is not saved by an earlier step of this scenario (saved: .id)"},
 		{"var saved later", []config.Scenario{{Name: "x", Steps: []config.Step{
-			{Name: "a", Request: config.Request{Path: "/{{.id}}"}, Save: map[string]string{"id": "id"}},
+			{Name: "a", Request: config.Request{Path: "/{{.id}}"}, Save: map[string]config.SaveFrom{"id": {Name: "id"}}},
 		}}}, ".id is not saved"},
 		{"nested field", []config.Scenario{{Name: "x", Steps: []config.Step{
-			{Name: "a", Request: config.Request{Path: "/"}, Save: map[string]string{"id": "id"}},
+			{Name: "a", Request: config.Request{Path: "/"}, Save: map[string]config.SaveFrom{"id": {Name: "id"}}},
 			{Name: "b", Request: config.Request{Headers: map[string]string{"X": "{{.id.x}}"}}},
 		}}}, "have no fields"},
 		{"json and body", []config.Scenario{{Name: "x", Steps: []config.Step{{Name: "a", Request: config.Request{JSON: map[string]any{}, Body: "b"}}}}}, "both json and body"},
 		{"relative path", []config.Scenario{{Name: "x", Steps: []config.Step{{Name: "a", Request: config.Request{Path: "items"}}}}}, "must start with /"},
 		{"bad status", []config.Scenario{{Name: "x", Steps: []config.Step{{Name: "a", Request: config.Request{Status: 42}}}}}, "status 42"},
 		{"non-string key", []config.Scenario{{Name: "x", Steps: []config.Step{{Name: "a", Request: config.Request{JSON: map[any]any{1: "x"}}}}}}, "key 1 is not a string"},
-		{"empty save path", []config.Scenario{{Name: "x", Steps: []config.Step{{Name: "a", Save: map[string]string{"id": ""}}}}}, "empty JSON path"},
+		{"empty save path", []config.Scenario{{Name: "x", Steps: []config.Step{{Name: "a", Save: map[string]config.SaveFrom{"id": {Name: ""}}}}}}, "empty JSON path"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -159,7 +159,7 @@ func TestTemplatedJSONIsEscaped(t *testing.T) {
 	srv := echoServer(t)
 	tricky := "quote\" back\\ nl\n tab\t nul\x00 é 😀 <&>"
 	steps := []config.Step{
-		{Name: "a", Request: config.Request{Path: "/a"}, Save: map[string]string{"v": "Body"}},
+		{Name: "a", Request: config.Request{Path: "/a"}, Save: map[string]config.SaveFrom{"v": {Name: "Body"}}},
 		{Name: "b", Request: config.Request{Method: "POST", Path: "/b", JSON: map[string]any{
 			"z": "{{.v}}", "a": []any{"n{{seq}}", 3}, "k": map[string]any{"m": "{{.v}}!"},
 		}}},
@@ -369,7 +369,7 @@ func TestRequestIsComplete(t *testing.T) {
 	p := mustCompile(t,
 		config.Step{Name: "fixed", Request: config.Request{Method: "post", Path: "/items?x=1",
 			Headers: map[string]string{"x-team": "a", "X-Team": "b"}, JSON: map[string]any{"n": 1}},
-			Save: map[string]string{"id": "id", "tag": "tag"}},
+			Save: map[string]config.SaveFrom{"id": {Name: "id"}, "tag": {Name: "tag"}}},
 		config.Step{Name: "templated", Request: config.Request{Method: "PUT", Path: "/items/{{.id}}",
 			Headers: map[string]string{"X-Tag": "{{.tag}}", "Accept": "text/plain"}, Body: "v={{.id}}"}},
 	)

@@ -88,21 +88,33 @@ func (j job) pooled() bool {
 	return false
 }
 
-// ran is the design the job measured in, as its report's notes say
-// ("duet design: …"), "pairs" when none of them does.
+// ran is how the job measured, as its report's notes say: its blocks'
+// phases "at once", "alternating" or "mixed" (older reports: the design
+// they name, "duet design: …"), else "pairs" of whole runs.
 func (j job) ran() string {
-	if j.rep != nil {
-		for _, n := range j.rep.Notes {
-			if m := ranNote.FindStringSubmatch(n); m != nil {
-				return m[1]
+	if j.rep == nil {
+		return "pairs"
+	}
+	for _, n := range j.rep.Notes {
+		if m := ranNote.FindStringSubmatch(n); m != nil {
+			return m[1]
+		}
+		if blockNote.MatchString(n) {
+			alt, once := strings.Contains(n, "alternating between the sides"), strings.Contains(n, "both sides loaded at the same time")
+			switch {
+			case alt && once:
+				return "mixed"
+			case alt:
+				return "alternating"
 			}
+			return "at once"
 		}
 	}
 	return "pairs"
 }
 
 // busy is how many cores other processes kept busy before the first
-// block, as ab.design auto saw it.
+// block, as the job saw it.
 func (j job) busy() (float64, bool) {
 	if j.rep == nil {
 		return 0, false
@@ -116,8 +128,9 @@ func (j job) busy() (float64, bool) {
 }
 
 var (
-	ranNote  = regexp.MustCompile(`^(duet|interleaved|hybrid) design: `)
-	autoNote = regexp.MustCompile(`^design auto: \w+(?: \(.*?\))?, as .*?(\d+\.\d+) of (?:the machine's )?\d+ cores busy`)
+	ranNote   = regexp.MustCompile(`^(duet|interleaved|hybrid) design: `)
+	blockNote = regexp.MustCompile(`^\d+ blocks? of at most \d+ in [0-9hms.]+; in each block`)
+	autoNote  = regexp.MustCompile(`^(?:design auto: \w+(?: \(.*?\))?|closed phases [^,]*), as .*?(\d+\.\d+) of (?:the machine's )?\d+ cores busy`)
 )
 
 // designsRan prints which design each machine's jobs ran in and, for the
@@ -135,7 +148,7 @@ func designsRan(jobs []job) {
 		if len(js) == 0 {
 			continue
 		}
-		fmt.Printf("%s: ran %s; busy cores before block 1 (auto) %s\n", map[bool]string{false: "quiet", true: "hog"}[noisy], tally(ran),
+		fmt.Printf("%s: ran %s; busy cores before block 1 %s\n", map[bool]string{false: "quiet", true: "hog"}[noisy], tally(ran),
 			mmm(js, job.busy, "%.2f"))
 	}
 	fmt.Println()
@@ -437,7 +450,7 @@ func blockTimes(jobs []job) {
 }
 
 var (
-	designNote  = regexp.MustCompile(`^(?:duet|interleaved|hybrid) design: (\d+) blocks? of at most \d+ in ([0-9hms.]+);`)
+	designNote  = regexp.MustCompile(`^(?:(?:duet|interleaved|hybrid) design: )?(\d+) blocks? of at most \d+ in ([0-9hms.]+);`)
 	leftOutNote = regexp.MustCompile(`was left out of (\d+) of \d+ blocks`)
 )
 

@@ -74,6 +74,9 @@ func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 	var aborted string
 	runs, err := importer.TextReport{
 		Starts: func(line string) bool { return strings.HasPrefix(uncomment(line), "Server Software:") },
+		// ab's last line, its percentile table's 100 % row, ends with a
+		// word: one saved without its line break is still whole.
+		Whole: func(line string) bool { return strings.HasSuffix(uncomment(line), "(longest request)") },
 		Before: func(text string) {
 			// ab gives up with a line such as "apr_socket_recv: Connection refused (111)".
 			if i := strings.Index(text, "apr_"); i >= 0 && aborted == "" {
@@ -160,6 +163,11 @@ func atoi(s string) int64 {
 	n, _ := strconv.ParseInt(s, 10, 64)
 	return n
 }
+
+// Cut needs to drop nothing: Finish refuses a report that ends before the
+// rows ab always prints last, so a cut one is refused unless only lines
+// after them are missing.
+func (rep *report) Cut(string) {}
 
 // finish turns the figures into a run. A failed request is a response
 // outside 2xx (ab's Non-2xx count) or one that ab could not connect,

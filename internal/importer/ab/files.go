@@ -109,29 +109,34 @@ func checkPercentiles(name string, rows []served) error {
 	return nil
 }
 
+// gnuplotFields is the number of fields of ab -g's rows.
+const gnuplotFields = 6
+
+// Import reads ab's rows split at their tabs (the date in the first field
+// holds spaces, never a tab); a row cut by the end of the file is left out
+// and noted.
 func (Gnuplot) Import(name string, r io.Reader) (*result.Run, error) {
-	cr := csv.NewReader(r)
-	cr.Comma = '\t'
-	cr.FieldsPerRecord = 6
-	cr.LazyQuotes = true
-	cr.ReuseRecord = true
-	head, err := cr.Read()
-	if err != nil || strings.Join(head, "\t") != gnuplotHeader {
+	lines := importer.NewLineReader(r)
+	if !lines.Row() || strings.TrimPrefix(string(lines.Bytes()), "\ufeff") != gnuplotHeader {
+		if err := lines.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
 		return nil, &importer.SyntaxError{File: name, Line: 1, Msg: "expected ab -g's header starttime, seconds, ctime, dtime, ttime, wait"}
 	}
 	b := rawrun.New(rawrun.Options{What: "requests"})
 	var span rawrun.Span
-	for {
-		row, err := cr.Read()
-		if err == io.EOF {
-			break
+	var row [][]byte
+	for lines.Row() {
+		if len(lines.Bytes()) == 0 {
+			continue
 		}
-		if err != nil {
-			return nil, csvError(name, err)
+		line := lines.Line()
+		row = splitTabs(row, lines.Bytes())
+		if len(row) != gnuplotFields {
+			return nil, &importer.SyntaxError{File: name, Line: line, Msg: fmt.Sprintf("%d fields, expected %d as in ab -g's header", len(row), gnuplotFields)}
 		}
-		line, _ := cr.FieldPos(0)
-		sec, err1 := strconv.ParseInt(row[1], 10, 64)
-		ms, err2 := strconv.ParseInt(row[4], 10, 64)
+		sec, err1 := strconv.ParseInt(string(row[1]), 10, 64)
+		ms, err2 := strconv.ParseInt(string(row[4]), 10, 64)
 		if err1 != nil || err2 != nil || ms < 0 || ms > maxMillis {
 			return nil, &importer.SyntaxError{File: name, Line: line, Msg: fmt.Sprintf("expected Unix seconds and a total time in ms, got %q and %q", row[1], row[4])}
 		}
@@ -142,6 +147,9 @@ func (Gnuplot) Import(name string, r io.Reader) (*result.Run, error) {
 		span.Add(at, at)
 		b.Request("(unnamed)", time.Duration(ms)*time.Millisecond)
 	}
+	if err := lines.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	if b.Requests().Total == 0 {
 		return nil, &importer.Unsupported{File: name, Reason: "ab -g file of 0 requests"}
 	}
@@ -149,6 +157,9 @@ func (Gnuplot) Import(name string, r io.Reader) (*result.Run, error) {
 		"ab -g times requests in whole milliseconds and their starts in whole seconds")
 	run.Started = span.First.UTC()
 	run.Requests.Counted = result.CountTotal // failures unknown, not zero
+	if cut := lines.Cut(); cut > 0 {
+		run.Notes = append(run.Notes, importer.CutNote(cut))
+	}
 	// Starts in whole seconds put the window within about a second of
 	// the truth: a rate from a short span would be off by up to 2×.
 	if span.Seconds() >= minGnuplotWindow {
@@ -176,4 +187,17 @@ func csvError(name string, err error) error {
 		return &importer.SyntaxError{File: name, Line: pe.Line, Msg: pe.Err.Error()}
 	}
 	return &importer.SyntaxError{File: name, Msg: err.Error()}
+}
+
+// splitTabs splits an ab -g row at its tabs into dst, in place: ab writes
+// no quotes, and its date holds spaces only.
+func splitTabs(dst [][]byte, line []byte) [][]byte {
+	dst = dst[:0]
+	for {
+		i := bytes.IndexByte(line, '\t')
+		if i < 0 {
+			return append(dst, line)
+		}
+		dst, line = append(dst, line[:i]), line[i+1:]
+	}
 }

@@ -35,6 +35,7 @@ func (Report) Sniff(_ string, head []byte) bool {
 	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
 	return len(t) > 0 && t[0] == '{' && bytes.Contains(t, []byte(`"aggregate"`)) &&
 		(bytes.Contains(t, []byte(`"http.requests"`)) || bytes.Contains(t, []byte(`"vusers.created"`)) ||
+			bytes.Contains(t, []byte(`"engine.http.requests"`)) || bytes.Contains(t, []byte(`"core.vusers.created.total"`)) ||
 			bytes.Contains(t, []byte(`"scenariosCreated"`)))
 }
 
@@ -116,10 +117,11 @@ func known(stats map[string]*float64) map[string]float64 {
 // it got no response (an errors.* counter).
 func v2(name string, d doc) (*result.Run, error) {
 	a := d.Aggregate
+	a.Counters, a.Summaries = modernNames(a.Counters), modernNames(a.Summaries)
 	c := a.Counters
 	total, ok := c["http.requests"]
 	if !ok {
-		return nil, &importer.Unsupported{File: name, Reason: "no http.requests counter: the Artillery report holds no HTTP requests"}
+		return nil, &importer.Unsupported{File: name, Reason: "no http.requests (or 2.0's engine.http.requests) counter: the Artillery report holds no HTTP requests (a test of another engine, such as socket.io or a browser?)"}
 	}
 	run := &result.Run{Requests: result.Requests{Total: importer.Count(total), Counted: result.CountRequests}, Metrics: map[string]float64{}}
 	if rt, ok := a.Summaries["http.response_time"]; ok {
@@ -152,6 +154,38 @@ func v2(name string, d doc) (*result.Run, error) {
 		run.Notes = append(run.Notes, fmt.Sprintf("Artillery expect checks: %d passed, %d failed", importer.Count(ok), importer.Count(failed)))
 	}
 	return finish(run), nil
+}
+
+// oldNames are the names of the first Artillery 2.0 releases, which the
+// later ones shortened: "engine.http.requests", "engine.http.codes.200",
+// "engine.http.response_time", "core.vusers.created.total",
+// "core.vusers.completed".
+var oldNames = []struct{ old, now string }{
+	{"core.vusers.created.total", "vusers.created"},
+	{"core.vusers.", "vusers."},
+	{"engine.http.", "http."},
+}
+
+// modernNames gives a 2.0 report's metrics their later names, so that one
+// reading serves both; a name the report also has in the later form
+// keeps that one.
+func modernNames[V any](m map[string]V) map[string]V {
+	out := make(map[string]V, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	for k, v := range m {
+		for _, n := range oldNames {
+			if rest, ok := strings.CutPrefix(k, n.old); ok {
+				if _, both := m[n.now+rest]; !both {
+					out[n.now+rest] = v
+				}
+				delete(out, k)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // lifecycleSuccess takes a 2.x virtual user as an iteration: it

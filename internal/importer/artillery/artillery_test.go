@@ -42,6 +42,30 @@ func TestV2Report(t *testing.T) {
 	importertest.WantErrors(t, run, []result.ErrorClass{{Class: result.ErrStatus, Count: 4, Sample: "status 503"}})
 }
 
+// The first Artillery 2.0 releases named the HTTP engine's metrics
+// "engine.http.*" and the users' "core.vusers.*" (testdata/v2.0-engine.json
+// is v2.json so named): such a report was refused as holding no HTTP
+// requests. It is detected and reads as the later one does.
+func TestV20EngineNames(t *testing.T) {
+	t.Parallel()
+	data := importertest.Testdata(t, "v2.0-engine.json")
+	if f, err := importer.Detect("report.json", data); err != nil || f.Name() != "artillery-json" {
+		t.Fatalf("detected %v, %v; want artillery-json", f, err)
+	}
+	old := importertest.MustImport(t, Report{}, "testdata/v2.0-engine.json")
+	now := importertest.MustImport(t, Report{}, "testdata/v2.json")
+	if old.Requests != now.Requests || old.Iterations != now.Iterations || old.Window != now.Window || len(old.Steps) != 2 {
+		t.Errorf("requests %+v, iterations %+v, window %v, %d steps; want %+v, %+v, %v, 2", old.Requests, old.Iterations, old.Window, len(old.Steps), now.Requests, now.Iterations, now.Window)
+	}
+	for key, want := range now.Metrics {
+		importertest.WantMetric(t, old, key, want)
+	}
+	if len(old.Metrics) != len(now.Metrics) {
+		t.Errorf("metrics %v, want %v", old.Metrics, now.Metrics)
+	}
+	importertest.WantErrors(t, old, now.Errors)
+}
+
 func TestV1Report(t *testing.T) {
 	t.Parallel()
 	run := importertest.MustImport(t, Report{}, "testdata/v1.json")

@@ -133,6 +133,7 @@ type report struct {
 	line               int
 	run                *result.Run
 	sawCodes, inErrors bool
+	sawOthers          bool
 	counts
 }
 
@@ -206,6 +207,7 @@ func (rep *report) Take(text string) error {
 		rep.sawCodes = true
 	case othersRe.MatchString(text):
 		rep.others = atoi(othersRe.FindStringSubmatch(text)[1])
+		rep.sawOthers = true
 	}
 	return nil
 }
@@ -225,6 +227,16 @@ func firstErr(errs ...error) error {
 		}
 	}
 	return nil
+}
+
+// Cut: the failures are the 4xx, 5xx and "others" counts, each on a line
+// of its own; a report cut before its "others" line would read 0 for a
+// count it does not have, so it is refused. A cut in the list of errors
+// after it loses message texts only.
+func (rep *report) Cut(string) {
+	if !rep.sawOthers {
+		rep.sawCodes = false
+	}
 }
 
 // Finish: the text states no duration, so the run has no window, and its

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"unicode/utf16"
 
@@ -217,6 +218,29 @@ func (b *binaryLog) runRecord() (start int64, version string, err error) {
 		}
 	}
 	return
+}
+
+// versionRe is a Gatling version as the run record holds it: "3.13.5".
+var versionRe = regexp.MustCompile(`^\d+\.\d+(\.\d+)?([.-][0-9A-Za-z.-]+)?$`)
+
+// opensWithRunRecord reports whether head is the start of a binary log:
+// the run record's header byte, a version such as 3.13.5, a simulation
+// class, and a start in epoch milliseconds that falls in the years
+// 2000–9999. Random or other binary bytes fail one of these.
+func opensWithRunRecord(head []byte) bool {
+	b := &binaryLog{r: bufio.NewReader(bytes.NewReader(head)), cache: map[int32]string{}}
+	if h, err := b.byte(); err != nil || h != recordRun {
+		return false
+	}
+	version, err := b.string()
+	if err != nil || !versionRe.MatchString(version) {
+		return false
+	}
+	if class, err := b.string(); err != nil || class == "" {
+		return false
+	}
+	start, err := b.long()
+	return err == nil && start >= 946684800000 && importer.CheckEpochMillis(start) == nil
 }
 
 // importBinaryLog reads a binary simulation.log into a run.

@@ -214,3 +214,38 @@ func TestBinaryLogBadInput(t *testing.T) {
 		}
 	}
 }
+
+// A binary log is detected by its run record, whatever the file is named
+// (CI artifacts are renamed: run-42.log, gatling.bin), for each version
+// that writes it; a file that only looks binary is not claimed.
+func TestBinaryLogDetectedByContent(t *testing.T) {
+	t.Parallel()
+	for _, version := range []string{"3.12.0", "3.13.5", "3.14.3", "3.14.0-M1"} {
+		w := newBinWriter()
+		w.run(version)
+		w.user(true, 0)
+		w.request(nil, "GET /items", 100, 110, true, "")
+		for _, name := range []string{"run-42.log", "artifacts/gatling.bin", "simulation.log"} {
+			f, err := importer.Detect(name, w.Bytes())
+			if err != nil || f.Name() != "gatling-simulation-log" {
+				t.Errorf("%s of Gatling %s: detected %v, %v", name, version, f, err)
+				continue
+			}
+			run, err := f.Import(name, bytes.NewReader(w.Bytes()))
+			if err != nil || run.Requests.Total != 1 {
+				t.Errorf("%s of Gatling %s: %v, %+v", name, version, err, run)
+			}
+		}
+	}
+	notLogs := [][]byte{
+		{0, 0, 0, 0, 0, 0, 0, 0},                                      // zeros
+		{0, 0, 0, 4, 'a', 'b', 'c', 'd', 0},                           // a string that is no version
+		[]byte("\x00\x00\x00\x063.13.5\x00\x00\x00\x00\x00"),          // no simulation class
+		[]byte("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03binarystuff"), // gzip
+	}
+	for _, head := range notLogs {
+		if (LogFormat{}).Sniff("data.bin", head) {
+			t.Errorf("claims %q", head)
+		}
+	}
+}

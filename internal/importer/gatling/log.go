@@ -26,11 +26,12 @@ func (LogFormat) Name() string { return "gatling-simulation-log" }
 // recordTypes are the first fields of the text log's records.
 var recordTypes = map[string]bool{"RUN": true, "USER": true, "REQUEST": true, "GROUP": true, "ERROR": true, "ASSERTION": true}
 
-// Sniff accepts text whose first line is a known record, or any file named
-// simulation.log (the binary log of Gatling 3.13+ has no text to tell it
-// by; a file of that name in another form is refused as such on import).
+// Sniff accepts text whose first line is a known record, a binary log
+// that opens with Gatling's run record (whatever the file is named: CI
+// artifacts are often renamed), or any file named simulation.log (one of
+// that name in another form is refused as such on import).
 func (LogFormat) Sniff(name string, head []byte) bool {
-	if filepath.Base(name) == "simulation.log" {
+	if filepath.Base(name) == "simulation.log" || opensWithRunRecord(head) {
 		return true
 	}
 	line, _, _ := bytes.Cut(head, []byte{'\n'})
@@ -54,11 +55,13 @@ func (LogFormat) Import(name string, r io.Reader) (*result.Run, error) {
 			break
 		}
 		terminated := strings.HasSuffix(line, "\n")
+		if !terminated && strings.TrimSpace(line) != "" {
+			// Even a record that parses may have lost the end of its last
+			// field (a timestamp): the writer stopped in it.
+			p.notes = append(p.notes, fmt.Sprintf("the file was cut: its last line (%d) is incomplete (it has no line break) and was skipped", lineNo))
+			break
+		}
 		if perr := p.record(strings.TrimRight(line, "\r\n")); perr != nil {
-			if !terminated { // the writer stopped mid-line
-				p.notes = append(p.notes, fmt.Sprintf("the file was cut: its last line (%d) is incomplete (%v) and was skipped", lineNo, perr))
-				break
-			}
 			return nil, &importer.SyntaxError{File: name, Line: lineNo, Msg: perr.Error()}
 		}
 		if err == io.EOF {

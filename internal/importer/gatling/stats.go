@@ -225,6 +225,9 @@ func jsonSyntaxError(name string, data []byte, err error, expected string) error
 	if len(bytes.TrimSpace(data)) == 0 {
 		return &importer.SyntaxError{File: name, Msg: "the file is empty; " + expected}
 	}
+	if importer.IsCutJSON(data, err) {
+		return importer.CutJSON(name, data, expected)
+	}
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	var ne *numberError

@@ -5,7 +5,6 @@ package hey
 
 import (
 	"bytes"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -77,6 +76,7 @@ type report struct {
 	run     *result.Run
 	section string // the heading of the part being read
 	sawTime bool
+	cut     bool // the file ends inside this report: see Cut
 }
 
 func (Text) Import(name string, r io.Reader) (*result.Run, error) {
@@ -170,6 +170,12 @@ func (rep *report) Take(text string) error {
 	return nil
 }
 
+// Cut: hey counts requests only in the status code and error
+// distributions that close its report, so a cut report's may be missing
+// statuses or errors (an error rate of 0 % for 6.5 %): its requests and
+// errors are unknown; its times and rate, each on a line of its own, stay.
+func (rep *report) Cut(string) { rep.cut = true }
+
 // finish turns the figures into a run: every response and every error is
 // a request; a response outside 2xx/3xx or an error failed it.
 func (rep *report) Finish(name string) (*result.Run, error) {
@@ -177,48 +183,56 @@ func (rep *report) Finish(name string) (*result.Run, error) {
 	if !rep.sawTime {
 		return nil, &importer.SyntaxError{File: name, Line: rep.line, Msg: `the summary that starts here has no "Total:" line; expected a whole hey report`}
 	}
+	if rep.cut {
+		run.Requests, run.Errors = result.Requests{}, nil
+		run.Notes = append(run.Notes, "the report is cut in or before its status code and error distributions: requests, failures and errors are not counted")
+		dropUntimed(run)
+		run.Summarize()
+		return run, nil
+	}
 	if run.Requests.Total == 0 {
 		return nil, &importer.Unsupported{File: name, Reason: fmt.Sprintf("the hey report at line %d lists no responses and no errors: nothing to judge", rep.line)}
 	}
 	run.Requests.Counted = result.CountRequests // every response and every error is listed
 	if run.Requests.Failed == run.Requests.Total {
-		// Slowest and Fastest are 0 when nothing was timed.
-		for _, k := range []string{result.LatencyMax, result.LatencyMean, result.LatencyP50, result.LatencyP90, result.LatencyP95, result.LatencyP99} {
-			if run.Metrics[k] == 0 {
-				delete(run.Metrics, k)
-			}
-		}
+		dropUntimed(run)
 	}
 	run.Summarize()
 	return run, nil
 }
 
+// csvFields is the number of fields of hey -o csv's rows.
+const csvFields = 8
+
+// Import reads hey's rows, which hold numbers only (no quotes), split at
+// their commas; a row cut by the end of the file is left out and noted.
 func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = 8
-	cr.ReuseRecord = true
-	head, err := cr.Read()
-	if err != nil || strings.TrimPrefix(strings.Join(head, ","), "\ufeff") != csvHeader {
+	lines := importer.NewLineReader(r)
+	if !lines.Row() || strings.TrimPrefix(string(lines.Bytes()), "\ufeff") != csvHeader {
+		if err := lines.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
 		return nil, &importer.SyntaxError{File: name, Line: 1, Msg: "expected hey -o csv's header " + csvHeader}
 	}
 	b := rawrun.New(rawrun.Options{What: "requests"})
 	first, last := math.Inf(1), math.Inf(-1)
-	for {
-		row, err := cr.Read()
-		if err == io.EOF {
-			break
+	var row [][]byte
+	var codes importer.Interner
+	for lines.Row() {
+		if len(lines.Bytes()) == 0 {
+			continue
 		}
-		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return nil, &importer.SyntaxError{File: name, Line: pe.Line, Msg: pe.Err.Error()}
-			}
-			return nil, &importer.SyntaxError{File: name, Msg: err.Error()}
+		line := lines.Line()
+		var err error
+		if row, err = importer.SplitCSV(row, lines.Bytes(), ','); err != nil {
+			return nil, &importer.SyntaxError{File: name, Line: line, Msg: err.Error() + "; expected hey -o csv's numbers"}
 		}
-		line, _ := cr.FieldPos(0)
-		rt, err1 := strconv.ParseFloat(row[0], 64)
-		code, err2 := strconv.Atoi(row[6])
-		off, err3 := strconv.ParseFloat(row[7], 64)
+		if len(row) != csvFields {
+			return nil, &importer.SyntaxError{File: name, Line: line, Msg: fmt.Sprintf("%d fields, expected %d as in hey -o csv's header", len(row), csvFields)}
+		}
+		rt, err1 := strconv.ParseFloat(string(row[0]), 64)
+		code, err2 := strconv.Atoi(string(row[6]))
+		off, err3 := strconv.ParseFloat(string(row[7]), 64)
 		if err1 != nil || err2 != nil || err3 != nil || !(rt >= 0) || rt > 1e7 || !(off >= 0) || off > 1e9 {
 			return nil, &importer.SyntaxError{File: name, Line: line, Msg: fmt.Sprintf(
 				"expected response-time and offset in seconds and a status code, got %q, %q, %q", row[0], row[7], row[6])}
@@ -226,14 +240,31 @@ func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 		first, last = min(first, off), max(last, off+rt)
 		st := b.Request("(unnamed)", time.Duration(rt*float64(time.Second)))
 		if code < 200 || code >= 400 {
-			b.Fail(st, result.ErrStatus, row[6], "status "+row[6])
+			status := codes.String(row[6])
+			b.Fail(st, result.ErrStatus, status, "status "+status)
 		}
+	}
+	if err := lines.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if b.Requests().Total == 0 {
 		return nil, &importer.Unsupported{File: name, Reason: "hey -o csv of 0 responses: it lists responses only, so a run whose every request failed leaves only its header; import hey's text summary of the run, which counts the errors"}
 	}
 	run := b.Run("hey -o csv lists responses only: requests that got no response (hey's error distribution) are not in the file")
+	if cut := lines.Cut(); cut > 0 {
+		run.Notes = append(run.Notes, importer.CutNote(cut))
+	}
 	run.Window = last - first
 	run.Summarize()
 	return run, nil
+}
+
+// dropUntimed leaves out the latencies of 0 that hey prints (Slowest,
+// Fastest, the distribution) when it timed nothing: every request failed.
+func dropUntimed(run *result.Run) {
+	for _, k := range []string{result.LatencyMax, result.LatencyMean, result.LatencyP50, result.LatencyP90, result.LatencyP95, result.LatencyP99} {
+		if run.Metrics[k] == 0 {
+			delete(run.Metrics, k)
+		}
+	}
 }

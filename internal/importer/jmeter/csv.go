@@ -82,6 +82,12 @@ func (CSVFormat) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", name, err)
 		}
+		if unterminated {
+			// Even a row that parses may have lost the end of its last
+			// field ("…,5,0," of "…,5,0,12"): the writer stopped in it.
+			p.cut(line, "it has no line break")
+			break
+		}
 		if err := p.row(row, line); err != nil {
 			var unsupported *importer.Unsupported
 			if errors.As(err, &unsupported) {

@@ -49,9 +49,9 @@ func (r *rowReader) readLine() (string, bool, error) {
 		if complete {
 			n--
 		}
-		if n > 0 && b[n-1] == '\r' { // a CRLF, or a CR that ends the file
-			n--
-		}
+		// A CR before the line break stays: encoding/csv, which parses
+		// quoted records, must see it to refuse a stray one (`""\r\r`);
+		// the unquoted path drops it (see next).
 		return string(b[:n]), complete, nil
 	}
 }
@@ -63,17 +63,18 @@ func (r *rowReader) readLine() (string, bool, error) {
 func (r *rowReader) next() (row []string, start int, unterminated bool, err error) {
 	var text string
 	complete := true
-	for text == "" {
+	for text == "" || text == "\r" {
 		if text, complete, err = r.readLine(); err != nil {
 			return nil, 0, false, err
 		}
 		r.line++
-		if text == "" && !complete {
+		if (text == "" || text == "\r") && !complete {
 			return nil, 0, false, io.EOF
 		}
 	}
 	start = r.line
 	if strings.IndexByte(text, '"') < 0 {
+		text = strings.TrimSuffix(text, "\r") // a CRLF, or a CR that ends the file
 		r.fields = r.fields[:0]
 		for {
 			i := strings.IndexByte(text, r.comma)

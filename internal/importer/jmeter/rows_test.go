@@ -50,6 +50,7 @@ func FuzzRowReaderMatchesEncodingCSV(f *testing.F) {
 		"a,b\r\n\r\n1,\"x, y\"\r\n2,\"multi\nline\"\n3,4",
 		"1,\"bare\"quote\n", "1,2\n\n\n3,4\n", "x,\"\"\"q\"\"\",y\n", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17\n",
 		"a\"b,c\n", "\"open,\n1,2\n",
+		"\"\"\r\r", "\"\"\r\r\n", "1,\"x\"\r\r\n2,3\n", "\"\"\r", "a,b\r\r\n", "\"a\r\nb\"\r\n", "\r\n\r\n1\r\n",
 	} {
 		f.Add(s)
 	}

@@ -45,17 +45,15 @@ func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 		index[c] = i
 	}
 	agg := newAggregator()
+	agg.perSecond = map[int64]int64{}
 	var notes []string
 	coarse := true
-	for lines.Scan() {
+	row := &csvRow{index: index, cols: len(cols)}
+	for lines.Row() {
 		if len(lines.Bytes()) == 0 {
 			continue
 		}
-		p, whole, err := csvPoint(lines.Bytes(), cols, index)
-		if err != nil && !lines.Complete() {
-			notes = append(notes, importer.CutNote(lines.Line()))
-			break
-		}
+		p, whole, err := row.point(lines.Bytes())
 		if err != nil {
 			return nil, &importer.SyntaxError{File: name, Line: lines.Line(), Msg: err.Error()}
 		}
@@ -65,44 +63,67 @@ func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 	if err := lines.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if cut := lines.Cut(); cut > 0 {
+		notes = append(notes, importer.CutNote(cut))
+	}
+	if !coarse {
+		agg.perSecond = nil // the timestamps tell the window as they are
+	}
 	run, err := agg.run(name)
 	if err != nil {
 		return nil, err
 	}
 	if coarse {
-		run.Notes = append(run.Notes, "timestamps have 1 s resolution: the window and rates are accurate to about a second")
+		run.Notes = append(run.Notes, "timestamps have 1 s resolution: the window is estimated from the requests in the first and last second against the whole seconds between")
 	}
 	run.Notes = append(run.Notes, notes...)
 	return run, nil
 }
 
-// csvPoint parses one sample line; whole says the timestamp was in whole
-// seconds.
-func csvPoint(b []byte, cols []string, index map[string]int) (point, bool, error) {
-	f, err := parseCSVLine(b)
-	if err != nil {
+// csvRow reads sample lines: one row's fields at a time, in place, with
+// the strings the aggregator keeps interned.
+type csvRow struct {
+	index  map[string]int
+	cols   int
+	fields [][]byte
+	strs   importer.Interner
+	tagFn  func(string) string
+}
+
+// point parses one sample line; whole says the timestamp was in whole
+// seconds. The point's tags are valid until the next line.
+func (r *csvRow) point(b []byte) (point, bool, error) {
+	var err error
+	if r.fields, err = importer.SplitCSV(r.fields, b, ','); err != nil {
 		return point{}, false, fmt.Errorf("%v; expected a k6 CSV sample line", err)
 	}
-	if len(f) != len(cols) {
-		return point{}, false, fmt.Errorf("%d fields, expected %d as in the header", len(f), len(cols))
+	f := r.fields
+	if len(f) != r.cols {
+		return point{}, false, fmt.Errorf("%d fields, expected %d as in the header", len(f), r.cols)
 	}
-	ts, whole, err := parseTimestamp(f[1])
+	ts, whole, err := parseTimestamp(string(f[1]))
 	if err == nil {
 		err = importer.CheckTime(ts)
 	}
 	if err != nil {
 		return point{}, false, fmt.Errorf("timestamp %q: expected Unix time or RFC 3339", f[1])
 	}
-	v, err := strconv.ParseFloat(f[2], 64)
+	v, err := strconv.ParseFloat(string(f[2]), 64)
 	if err != nil {
 		return point{}, false, fmt.Errorf("metric_value %q: expected a number", f[2])
 	}
-	return point{metric: f[0], time: ts, value: v, tag: func(k string) string {
-		if i, ok := index[k]; ok {
-			return f[i]
-		}
-		return ""
-	}}, whole, nil
+	if r.tagFn == nil {
+		r.tagFn = r.tag
+	}
+	return point{metric: r.strs.String(f[0]), time: ts, value: v, tag: r.tagFn}, whole, nil
+}
+
+// tag is the current row's value of a tag column, "" without one.
+func (r *csvRow) tag(k string) string {
+	if i, ok := r.index[k]; ok {
+		return r.strs.String(r.fields[i])
+	}
+	return ""
 }
 
 func parseCSVLine(b []byte) ([]string, error) {

@@ -3,6 +3,7 @@ package k6
 import (
 	"bytes"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
@@ -45,4 +46,14 @@ func checkNoLifecycle(t *testing.T, run *result.Run) {
 	if _, ok := run.Metrics[result.LifecycleSuccess]; ok {
 		t.Fatal("lifecycle success invented")
 	}
+}
+
+// importString imports a file made in the test.
+func importString(t *testing.T, f importer.Format, data string) *result.Run {
+	t.Helper()
+	run, err := f.Import("made.csv", strings.NewReader(data))
+	if err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	return run
 }

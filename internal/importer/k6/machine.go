@@ -14,10 +14,14 @@ import (
 // MachineSummary reads k6's machine-readable end-of-test summary (schema
 // 1.x), which both --summary-export and handleSummary write from k6 1.5 on
 // with --new-machine-readable-summary, and which k6 plans as the default:
-// {"version", "config": {"duration"}, "metadata": {"k6Version"},
+// {"version", "config": {"duration"}, "metadata": {"k6_version"},
 // "results": {"metrics": [{"name", "type", "values"}], "checks"}}. Rates
 // hold "matches" and "total" rather than passes and fails; counters hold a
-// count only, so the rate comes from the run's duration.
+// count only, so the rate comes from the run's duration. k6 writes the
+// document through its JavaScript runtime, which names fields in snake
+// case: "k6_version", and a trend's percentiles "p90" and "p95" (k6's own
+// test of the flag asserts these), where its schema spells "k6Version" and
+// "p(90)"; both spellings are read.
 type MachineSummary struct{}
 
 var _ importer.Format = MachineSummary{}
@@ -26,8 +30,8 @@ func init() { importer.Register(MachineSummary{}) }
 
 func (MachineSummary) Name() string { return "k6-summary" }
 
-// machineRe finds the metadata's k6Version, which only this layout has.
-var machineRe = regexp.MustCompile(`"k6Version"\s*:`)
+// machineRe finds the metadata's k6 version, which only this layout has.
+var machineRe = regexp.MustCompile(`"k6(Version|_version)"\s*:`)
 
 func (MachineSummary) Sniff(_ string, head []byte) bool {
 	t := bytes.TrimLeft(head, " \t\r\n")
@@ -74,6 +78,7 @@ func (MachineSummary) Import(name string, r io.Reader) (*result.Run, error) {
 			return nil, &importer.SyntaxError{File: name, Msg: fmt.Sprintf(`results.metrics[%d] has no "name" or "values"; expected a %s`, i, machineWhat)}
 		}
 		st := numbers(m.Values)
+		percentileNames(st)
 		if m.Type == "rate" { // the legacy layouts' passes and fails
 			if matches, ok := st["matches"]; ok {
 				st["passes"] = matches
@@ -97,4 +102,18 @@ func (MachineSummary) Import(name string, r io.Reader) (*result.Run, error) {
 	}
 	run.Notes = append(run.Notes, fmt.Sprintf("k6 machine-readable summary, schema %s: it holds no thresholds", importer.Clip(*doc.Version, 20)))
 	return run, nil
+}
+
+// percentileNames renames the percentiles k6 writes as "p90", "p95" to the
+// "p(90)", "p(95)" the other summary layouts (and the schema) use, so that
+// one table maps them onto the run.
+func percentileNames(st stats) {
+	for k, v := range st {
+		if len(k) > 1 && k[0] == 'p' && k[1] >= '0' && k[1] <= '9' {
+			if _, both := st["p("+k[1:]+")"]; !both {
+				st["p("+k[1:]+")"] = v
+			}
+			delete(st, k)
+		}
+	}
 }

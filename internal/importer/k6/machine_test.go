@@ -52,3 +52,25 @@ func TestMachineSummaryIsNotTakenForTheLegacyLayouts(t *testing.T) {
 		}
 	}
 }
+
+// testdata/machine-summary-k6.json has the layout k6 itself writes with
+// --new-machine-readable-summary (as k6's cmd_run_test asserts it): keys in
+// snake case ("k6_version", "generated_at") and percentiles "p90" and
+// "p95". It is detected, and its percentiles are not lost.
+func TestMachineSummaryAsK6WritesIt(t *testing.T) {
+	t.Parallel()
+	data := importertest.Testdata(t, "machine-summary-k6.json")
+	if f, err := importer.Detect("summary.json", data); err != nil || f.Name() != "k6-summary" {
+		t.Fatalf("detected %v, %v; want k6-summary", f, err)
+	}
+	run := mustImport(t, MachineSummary{}, "machine-summary-k6.json")
+	importertest.WantRequests(t, run, result.CountRequests, `{"total":250,"failed":0}`)
+	for key, want := range map[string]float64{
+		result.LatencyMean: 4.12, result.LatencyP50: 3.05, result.LatencyP90: 6.62, result.LatencyP95: 9.48,
+		result.LatencyMax: 31.7, result.RequestErrorPct: 0, result.IterationP50: 19.4, result.IterationP95: 27.5,
+		result.RequestsPerSec: 250 / 5.004,
+	} {
+		importertest.WantMetric(t, run, key, want)
+	}
+	importertest.WantAbsent(t, run, result.LatencyP99)
+}

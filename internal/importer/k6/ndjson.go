@@ -51,8 +51,14 @@ func (NDJSON) Import(name string, r io.Reader) (*result.Run, error) {
 	agg := newAggregator()
 	lines := importer.NewLineReader(r)
 	var notes []string
+	var pv pointView
+	fastTag := pv.tag
 	for lines.Scan() {
 		b := lines.Bytes()
+		if pv.read(b) {
+			agg.add(point{metric: pv.strs.String(pv.metric), time: pv.time, value: pv.value, tag: fastTag})
+			continue
+		}
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
@@ -62,6 +68,8 @@ func (NDJSON) Import(name string, r io.Reader) (*result.Run, error) {
 			err = fmt.Errorf("unknown type %q", l.Type)
 		}
 		if err != nil && !lines.Complete() {
+			// A JSON object closes itself: a last line without a line
+			// break that parses is whole, one that does not is cut.
 			notes = append(notes, importer.CutNote(lines.Line()))
 			break
 		}

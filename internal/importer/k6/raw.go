@@ -41,6 +41,9 @@ type aggregator struct {
 	// unknownOutcome counts requests with neither expected_response nor
 	// status tag (system tags turned off): their success is unknown.
 	unknownOutcome int64
+	// perSecond counts requests by their whole-second timestamp when the
+	// timestamps are whole seconds (CSV's default): see coarseWindow.
+	perSecond map[int64]int64
 }
 
 func newAggregator() *aggregator {
@@ -79,6 +82,9 @@ func (a *aggregator) add(p point) {
 // expected_response tag (k6 ≥ 0.31); without it, a status of 0 or ≥ 400.
 func (a *aggregator) request(p point) {
 	step := a.requests.Request(stepName(p), millis(p.value))
+	if a.perSecond != nil {
+		a.perSecond[p.time.Unix()]++
+	}
 	status := p.tag("status")
 	var failed bool
 	switch p.tag("expected_response") {
@@ -111,6 +117,7 @@ func stepName(p point) string {
 	if name == "" {
 		name = p.tag("url")
 	}
+	name = importer.ClipName(name)
 	if m := p.tag("method"); m != "" {
 		name = m + " " + name
 	}
@@ -133,6 +140,9 @@ func (a *aggregator) run(file string) (*result.Run, error) {
 	run := a.requests.Run(notes...)
 	run.Started = a.span.First
 	run.Window = a.span.Seconds()
+	if a.perSecond != nil {
+		run.Window = coarseWindow(a.span, a.perSecond)
+	}
 	if a.iterations > 0 {
 		// k6 counts an iteration when it ends; how many began is unknown.
 		run.Iterations.Completed, run.Iterations.Counted = a.iterations, result.CountCompleted
@@ -166,4 +176,32 @@ func millis(v float64) time.Duration {
 		v = maxMillis
 	}
 	return time.Duration(v * float64(time.Millisecond))
+}
+
+// coarseWindow estimates the time whole-second timestamps cover. A stamp
+// t means a moment in [t, t+1), so first to last stamp is a whole number
+// D of seconds where the run took anything between D-1 and D+1: on a 5 s
+// run that is ±20 % in every rate. The seconds between the first and the
+// last are whole; how much of the first and the last the run covered is
+// told by their requests against the mean of the whole seconds between.
+// With no whole second between them there is nothing to measure by, and
+// first to last stays the estimate.
+func coarseWindow(span rawrun.Span, perSecond map[int64]int64) float64 {
+	first, last := span.First.Unix(), span.Last.Unix()
+	inner := last - first - 1
+	if inner < 1 {
+		return span.Seconds()
+	}
+	var n int64
+	for sec, c := range perSecond {
+		if sec > first && sec < last {
+			n += c
+		}
+	}
+	if n == 0 {
+		return span.Seconds()
+	}
+	rate := float64(n) / float64(inner)
+	covered := func(sec int64) float64 { return min(1, float64(perSecond[sec])/rate) }
+	return float64(inner) + covered(first) + covered(last)
 }

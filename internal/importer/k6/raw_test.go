@@ -48,7 +48,7 @@ func TestNDJSONBuildsHistograms(t *testing.T) {
 func TestCSVMatchesNDJSONMapping(t *testing.T) {
 	t.Parallel()
 	run := mustImport(t, CSV{}, "results.csv")
-	if run.Requests != (result.Requests{Total: 4, Failed: 1, Counted: result.CountRequests}) || run.Window != 4 || run.Iterations.Completed != 1 {
+	if run.Requests != (result.Requests{Total: 4, Failed: 1, Counted: result.CountRequests}) || run.Window != 5 || run.Iterations.Completed != 1 {
 		t.Errorf("requests %+v window %v iterations %+v", run.Requests, run.Window, run.Iterations)
 	}
 	importertest.WantMetric(t, run, result.LatencyP95, 40)

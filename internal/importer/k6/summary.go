@@ -221,9 +221,8 @@ func decodeJSON(file string, r io.Reader, v any, what string) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
-	case errors.As(err, &syn) && syn.Offset >= int64(len(bytes.TrimRight(data, " \t\r\n"))):
-		return &importer.SyntaxError{File: file, Line: lineAt(data, syn.Offset),
-			Msg: "file is cut: the JSON ends before the " + what + " is complete"}
+	case importer.IsCutJSON(data, err):
+		return importer.CutJSON(file, data, "expected a "+what)
 	case errors.As(err, &syn):
 		return &importer.SyntaxError{File: file, Line: lineAt(data, syn.Offset),
 			Msg: fmt.Sprintf("invalid JSON (%v); expected a %s", syn, what)}

@@ -187,3 +187,34 @@ func TestClassifyFailure(t *testing.T) {
 		}
 	}
 }
+
+// Locust 1.x and later write rows with Python's csv module, each ended by
+// \r\n: a stats file whose last row lacks it was cut there, even where the
+// row parses ("13.3" of the Aggregated row's "13.333…" requests/s, or its
+// last percentile "21" of "2100"). Wherever in that row the file is cut,
+// the row is left out and noted, never read.
+func TestCutCRLFStatsLeavesOutTheCutRow(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join("testdata", "run_stats.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crlf := bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n"))
+	lastRow := bytes.LastIndex(bytes.TrimRight(crlf, "\r\n"), []byte("\r\n")) + 2
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run_stats.csv")
+	for at := lastRow + 1; at < len(crlf)-2; at++ {
+		if err := os.WriteFile(path, crlf[:at], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		run, err := CSV{}.Import(path, bytes.NewReader(crlf[:at]))
+		if err != nil {
+			t.Fatalf("cut after byte %d: %v", at, err)
+		}
+		if !strings.Contains(notes(run), "was cut: line 4 is incomplete") || !strings.Contains(notes(run), "no Aggregated row") {
+			t.Fatalf("cut after byte %d: notes %q", at, run.Notes)
+		}
+		wantAbsent(t, run.Metrics, result.LatencyP95, result.LatencyMax)
+		wantMetric(t, run.Metrics, result.RequestsPerSec, 10+3.3333333333333335) // the complete rows' rates
+	}
+}

@@ -38,6 +38,15 @@ func readTable(file string, data []byte) (*table, error) {
 	// rows with \r\r\n; read those as ordinary \r\n rows.
 	data = bytes.ReplaceAll(data, []byte("\r\r\n"), []byte("\r\n"))
 	whole := len(data) == 0 || data[len(data)-1] == '\n'
+	lastLine := 1 + bytes.Count(bytes.TrimRight(data, "\r\n"), []byte{'\n'})
+	cutRow := 0
+	if i := bytes.LastIndexByte(data, '\n'); !whole && i >= 0 && bytes.Contains(data, []byte("\r\n")) {
+		// Python's csv module (Locust 1.x and later) ends every row with
+		// \r\n, so a last row without it was cut, even where it parses
+		// ("12.3" of "12.34"). Locust 0.x joined its rows with \n and
+		// wrote no last one: there a row that does not parse is the cut.
+		data, cutRow = data[:i+1], lastLine
+	}
 	cr := csv.NewReader(bytes.NewReader(data))
 	cr.FieldsPerRecord = -1
 	header, err := cr.Read()
@@ -50,7 +59,7 @@ func readTable(file string, data []byte) (*table, error) {
 			t.cols[norm(h)] = i
 		}
 	}
-	lastLine := 1 + bytes.Count(bytes.TrimRight(data, "\r\n"), []byte{'\n'})
+	t.cutLine = cutRow
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {

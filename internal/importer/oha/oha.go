@@ -149,6 +149,7 @@ type report struct {
 	sawTime bool
 	// sawSuccess tells oha's summary from hey's, which has no such line.
 	sawSuccess bool
+	cut        bool // the file ends inside this report: see Cut
 	tally
 }
 
@@ -260,7 +261,18 @@ func (rep *report) summary(text string) error {
 	return nil
 }
 
+// Cut: oha counts requests only in the status code and error
+// distributions near the end of its summary, so a cut summary's may be
+// missing statuses or errors: its requests and errors are unknown; its
+// times and rate, each on a line of its own, stay.
+func (rep *report) Cut(string) { rep.cut = true }
+
 func (rep *report) Finish(name string) (*result.Run, error) {
+	if rep.cut && rep.sawTime && rep.sawSuccess {
+		rep.run.Notes = append(rep.run.Notes, "the summary is cut in or before its status code and error distributions: requests, failures and errors are not counted")
+		rep.run.Summarize()
+		return rep.run, nil
+	}
 	if !rep.sawTime {
 		return nil, &importer.SyntaxError{File: name, Line: rep.line, Msg: `the summary that starts here has no "Total:" line; expected a whole oha report`}
 	}

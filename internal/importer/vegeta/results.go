@@ -141,6 +141,8 @@ func readJSONLines(name string, r io.Reader, agg *tally) error {
 		}
 		h, jerr := decodeHit(t)
 		if jerr != nil {
+			// A JSON object closes itself: a last line without a line
+			// break that parses is whole, one that does not is cut.
 			if !lines.Complete() {
 				agg.notes = append(agg.notes, importer.CutNote(lines.Line()))
 				return nil
@@ -162,19 +164,19 @@ const csvFields = 7
 
 func readCSV(name string, r io.Reader, agg *tally) error {
 	lines := importer.NewLineReader(r)
-	for lines.Scan() {
+	var row csvRow
+	for lines.Row() {
 		if len(bytes.TrimSpace(lines.Bytes())) == 0 {
 			continue
 		}
-		h, err := csvHit(lines.Bytes())
-		if err != nil && !lines.Complete() {
-			agg.notes = append(agg.notes, importer.CutNote(lines.Line()))
-			return nil
-		}
+		h, err := row.hit(lines.Bytes())
 		if err != nil {
 			return &importer.SyntaxError{File: name, Line: lines.Line(), Msg: err.Error() + "; expected a vegeta result as CSV (timestamp,code,latency,bytes_out,bytes_in,error,body,…)"}
 		}
 		agg.add(h)
+	}
+	if cut := lines.Cut(); cut > 0 {
+		agg.notes = append(agg.notes, importer.CutNote(cut))
 	}
 	if err := lines.Err(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
@@ -182,23 +184,31 @@ func readCSV(name string, r io.Reader, agg *tally) error {
 	return nil
 }
 
-func csvHit(line []byte) (hit, error) {
-	f, err := csv.NewReader(bytes.NewReader(line)).Read()
-	if err != nil {
+// csvRow reads result lines, one row's fields at a time, in place, with
+// the strings a hit keeps interned.
+type csvRow struct {
+	fields [][]byte
+	strs   importer.Interner
+}
+
+func (r *csvRow) hit(line []byte) (hit, error) {
+	var err error
+	if r.fields, err = importer.SplitCSV(r.fields, line, ','); err != nil {
 		return hit{}, err
 	}
+	f := r.fields
 	if len(f) < csvFields {
 		return hit{}, fmt.Errorf("%d fields, expected at least %d", len(f), csvFields)
 	}
-	ts, err1 := strconv.ParseInt(f[0], 10, 64)
-	code, err2 := strconv.ParseUint(f[1], 10, 16)
-	lat, err3 := strconv.ParseInt(f[2], 10, 64)
+	ts, err1 := strconv.ParseInt(string(f[0]), 10, 64)
+	code, err2 := strconv.ParseUint(string(f[1]), 10, 16)
+	lat, err3 := strconv.ParseInt(string(f[2]), 10, 64)
 	if err1 != nil || err2 != nil || err3 != nil || lat < 0 {
 		return hit{}, fmt.Errorf("timestamp %q, code %q, latency %q: expected nanoseconds, a status and nanoseconds", f[0], f[1], f[2])
 	}
-	h := hit{Timestamp: time.Unix(0, ts).UTC(), Code: uint16(code), Latency: time.Duration(lat), Error: f[5]}
+	h := hit{Timestamp: time.Unix(0, ts).UTC(), Code: uint16(code), Latency: time.Duration(lat), Error: r.strs.String(f[5])}
 	if len(f) >= 11 {
-		h.Attack, h.Method, h.URL = f[7], f[9], f[10]
+		h.Attack, h.Method, h.URL = r.strs.String(f[7]), r.strs.String(f[9]), r.strs.String(f[10])
 	}
 	return h, nil
 }
@@ -252,7 +262,7 @@ func stepName(h hit) string {
 	if h.Method == "" && h.URL == "" {
 		return "(unnamed)"
 	}
-	return h.Method + " " + h.URL
+	return importer.ClipName(h.Method + " " + importer.ClipName(h.URL))
 }
 
 func (t *tally) run(name string) (*result.Run, error) {

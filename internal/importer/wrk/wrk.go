@@ -71,6 +71,9 @@ type report struct {
 	// it shares with the table.
 	spectrum map[string]float64
 	specMean float64
+	// sawRate is set by the Requests/sec line, which wrk prints after its
+	// error lines.
+	sawRate bool
 }
 
 func (Text) Import(name string, r io.Reader) (*result.Run, error) {
@@ -80,7 +83,11 @@ func (Text) Import(name string, r io.Reader) (*result.Run, error) {
 
 // ImportAll reads every report of the file, in order.
 func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
-	return importer.TextReport{Starts: runningRe.MatchString}.ReadReports(name,
+	// wrk's last line, Transfer/sec, holds no figure tailgate imports: a
+	// report saved without its last line break, or cut in that line, is
+	// whole.
+	whole := func(line string) bool { return strings.HasPrefix(line, "Transfer/sec:") }
+	return importer.TextReport{Starts: runningRe.MatchString, Whole: whole}.ReadReports(name,
 		`no "Running … test @ …" line; expected a wrk or wrk2 report`, r, func(line int) importer.Report {
 			return &report{line: line, run: &result.Run{Metrics: map[string]float64{}}}
 		})
@@ -149,6 +156,7 @@ func (rep *report) Take(text string) error {
 			return fmt.Errorf("Requests/sec: expected a number, got %q", m[1])
 		}
 		run.Metrics[result.RequestsPerSec] = v
+		rep.sawRate = true
 		return nil
 	}
 	if m := socketRe.FindStringSubmatch(text); m != nil {
@@ -163,6 +171,14 @@ func (rep *report) Take(text string) error {
 		rep.bad, _ = strconv.ParseInt(m[1], 10, 64)
 	}
 	return nil
+}
+
+// Cut: wrk prints its error lines (Socket errors, Non-2xx) only when they
+// are not 0, between the request count and Requests/sec; a report cut
+// before Requests/sec may have lost them, so its failures are unknown. A
+// cut in the Requests/sec line itself comes after them all.
+func (rep *report) Cut(partial string) {
+	rep.sawRate = rep.sawRate || strings.HasPrefix(partial, "Requests/sec")
 }
 
 // finish turns the figures into a run. A failed request is a response
@@ -185,6 +201,12 @@ func (rep *report) Finish(name string) (*result.Run, error) {
 	}
 	run.Requests.Failed = min(rep.bad+rep.timeouts, run.Requests.Total)
 	run.Requests.Counted = result.CountRequests // wrk prints its error lines only when they are not 0
+	// wrk always prints Requests/sec: without it the report is cut,
+	// mid-line or not.
+	if !rep.sawRate {
+		run.Requests.Failed, run.Requests.Counted = 0, result.CountTotal
+		run.Notes = append(run.Notes, "the report ends before its Requests/sec line: wrk's error lines, which come before it, may be missing, so failed requests are not counted")
+	}
 	if rep.bad > 0 {
 		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrStatus, Count: rep.bad, Sample: "Non-2xx or 3xx responses"})
 	}

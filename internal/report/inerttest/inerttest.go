@@ -197,6 +197,11 @@ func Structure(md string) string {
 		switch n := n.(type) {
 		case *ast.Text, *ast.String:
 			return ast.WalkContinue, nil
+		case *ast.CodeSpan:
+			if commitSpan(n, src) {
+				return ast.WalkSkipChildren, nil // the renderer's own span around a commit SHA in the text
+			}
+			b.WriteString(n.Kind().String() + " ")
 		case *ast.Heading:
 			fmt.Fprintf(&b, "Heading%d ", n.Level)
 		case *ast.Emphasis:
@@ -212,6 +217,24 @@ func Structure(md string) string {
 	})
 	return b.String()
 }
+
+// commitSpan reports whether a code span holds one commit SHA and nothing
+// else: how mdText shows a SHA in untrusted text, so that it is not linked
+// and copies as it is.
+func commitSpan(n *ast.CodeSpan, src []byte) bool {
+	var text strings.Builder
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		t, ok := c.(*ast.Text)
+		if !ok {
+			return false
+		}
+		text.Write(t.Segment.Value(src))
+	}
+	t := text.String()
+	return wholeSHA.MatchString(t) && strings.ContainsAny(t, "0123456789") && strings.ContainsAny(t, "abcdefABCDEF")
+}
+
+var wholeSHA = regexp.MustCompile(`^[0-9A-Fa-f]{7,}$`)
 
 // FencedBlocks returns the content of every fenced code block of language
 // lang, as goldmark reads it.

@@ -1,0 +1,198 @@
+package scenario
+
+import (
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// jar holds one virtual user's cookies, as a browser holds a site's: it
+// keeps what Set-Cookie fields say and sends back, in a Cookie header,
+// the cookies whose path covers a request's (RFC 6265 §5.3–5.4). A plan
+// loads one host, so the jar holds that host's cookies only: one whose
+// Domain attribute names another host is refused, as a browser refuses
+// it. A loopback host counts as secure, as browsers treat localhost, so
+// that a service that marks its session cookie Secure (behind a TLS proxy
+// in production) is loaded over plain HTTP on 127.0.0.1 as it is used.
+// It is not safe for concurrent use: each Executor has its own.
+type jar struct {
+	host    string // lower case, without port
+	secure  bool   // Secure cookies may be sent
+	cookies []cookie
+	// gen counts changes; the Cookie header last built is reused while
+	// neither it nor the request's path changes and no cookie expired.
+	gen       uint64
+	built     uint64 // gen+1 when hdr was built (0: never)
+	builtPath string
+	hdr       string
+	expires   time.Time // the soonest expiry among the cookies hdr holds
+}
+
+// cookie is one stored cookie; expires is zero for a session cookie.
+type cookie struct {
+	name, value, path string
+	secure            bool
+	expires           time.Time
+}
+
+func newJar(base *url.URL) *jar {
+	h := strings.ToLower(base.Hostname())
+	ip := net.ParseIP(h)
+	loopback := h == "localhost" || strings.HasSuffix(h, ".localhost") || (ip != nil && ip.IsLoopback())
+	return &jar{host: h, secure: base.Scheme == "https" || loopback}
+}
+
+// set stores the cookie a Set-Cookie field's value describes, received
+// in the response to a request for path. It returns the cookie's name
+// and value, ok false when the field is malformed or refused.
+func (j *jar) set(line, path string, now time.Time) (name, value string, ok bool) {
+	c, err := http.ParseSetCookie(line)
+	if err != nil || !j.domainMatches(c.Domain) {
+		return "", "", false
+	}
+	k := cookie{name: c.Name, value: c.Value, path: c.Path, secure: c.Secure}
+	if k.path == "" || k.path[0] != '/' {
+		k.path = defaultPath(path)
+	}
+	expired := false
+	switch {
+	case c.MaxAge < 0:
+		expired = true
+	case c.MaxAge > 0:
+		k.expires = now.Add(time.Duration(c.MaxAge) * time.Second)
+	case !c.Expires.IsZero():
+		k.expires, expired = c.Expires, !c.Expires.After(now)
+	}
+	j.gen++
+	for i := range j.cookies {
+		if j.cookies[i].name == k.name && j.cookies[i].path == k.path {
+			if expired {
+				j.cookies = append(j.cookies[:i], j.cookies[i+1:]...)
+			} else {
+				j.cookies[i] = k
+			}
+			return c.Name, c.Value, true
+		}
+	}
+	if !expired {
+		j.cookies = append(j.cookies, k)
+	}
+	return c.Name, c.Value, true
+}
+
+// domainMatches reports whether a Domain attribute lets the jar keep a
+// cookie: none (a host-only cookie), or the host or a domain above it.
+func (j *jar) domainMatches(domain string) bool {
+	d := strings.ToLower(strings.TrimPrefix(domain, "."))
+	return d == "" || d == j.host || strings.HasSuffix(j.host, "."+d) && net.ParseIP(j.host) == nil
+}
+
+// defaultPath is the path a cookie without one gets (RFC 6265 §5.1.4):
+// the request path up to its last slash.
+func defaultPath(path string) string {
+	i := strings.LastIndexByte(path, '/')
+	if i <= 0 {
+		return "/"
+	}
+	return path[:i]
+}
+
+// pathMatches reports whether a cookie of path cp is sent with a
+// request for path (RFC 6265 §5.1.4).
+func pathMatches(cp, path string) bool {
+	if !strings.HasPrefix(path, cp) {
+		return false
+	}
+	return len(path) == len(cp) || cp[len(cp)-1] == '/' || path[len(cp)] == '/'
+}
+
+// header returns the Cookie header for a request for path ("" for
+// none): the cookies whose path covers it, longer paths first, expired
+// ones dropped.
+func (j *jar) header(path string, now time.Time) string {
+	if len(j.cookies) == 0 {
+		return ""
+	}
+	if j.built == j.gen+1 && j.builtPath == path && (j.expires.IsZero() || now.Before(j.expires)) {
+		return j.hdr
+	}
+	j.dropExpired(now)
+	var b strings.Builder
+	j.expires = time.Time{}
+	// Longer paths first (RFC 6265 §5.4 step 2); among equal paths, the
+	// order they were set in.
+	for _, c := range j.sortedByPath() {
+		if !pathMatches(c.path, path) || (c.secure && !j.secure) {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(c.name)
+		b.WriteByte('=')
+		b.WriteString(c.value)
+		if !c.expires.IsZero() && (j.expires.IsZero() || c.expires.Before(j.expires)) {
+			j.expires = c.expires
+		}
+	}
+	j.hdr, j.built, j.builtPath = b.String(), j.gen+1, path
+	return j.hdr
+}
+
+func (j *jar) dropExpired(now time.Time) {
+	kept := j.cookies[:0]
+	for _, c := range j.cookies {
+		if c.expires.IsZero() || now.Before(c.expires) {
+			kept = append(kept, c)
+		}
+	}
+	if len(kept) != len(j.cookies) {
+		clear(j.cookies[len(kept):])
+		j.cookies = kept
+		j.gen++
+	}
+}
+
+func (j *jar) sortedByPath() []*cookie {
+	out := make([]*cookie, 0, len(j.cookies))
+	for i := range j.cookies {
+		out = append(out, &j.cookies[i])
+	}
+	// insertion sort, stable: a jar holds a few cookies
+	for i := 1; i < len(out); i++ {
+		for k := i; k > 0 && len(out[k].path) > len(out[k-1].path); k-- {
+			out[k], out[k-1] = out[k-1], out[k]
+		}
+	}
+	return out
+}
+
+// reset makes the jar hold exactly cookies (a copy).
+func (j *jar) reset(cookies []cookie) {
+	if slices.Equal(j.cookies, cookies) {
+		return // the usual case: an iteration that changed none
+	}
+	j.cookies = append(j.cookies[:0], cookies...)
+	j.gen++
+}
+
+// snapshot returns a copy of the cookies held.
+func (j *jar) snapshot() []cookie { return append([]cookie(nil), j.cookies...) }
+
+// merge adds cookies, each replacing one of the same name and path.
+func (j *jar) merge(cookies []cookie) {
+outer:
+	for _, c := range cookies {
+		j.gen++
+		for i := range j.cookies {
+			if j.cookies[i].name == c.name && j.cookies[i].path == c.path {
+				j.cookies[i] = c
+				continue outer
+			}
+		}
+		j.cookies = append(j.cookies, c)
+	}
+}
