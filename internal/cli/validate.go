@@ -211,6 +211,8 @@ func describeCounters(cs []config.CounterSource) string {
 			s += " (Prometheus " + cmp.Or(c.Prometheus.Path, c.Prometheus.URL) + ": " + strings.Join(c.Prometheus.Metrics, ", ")
 		case c.Command != nil:
 			s += " (the command " + c.Command.String()
+		case c.PGStatStatements != nil:
+			s += " (pg_stat_statements of the database " + c.PGStatStatements.Database + ": " + strings.Join(config.PGStatCounters, ", ") + ", and the statements that changed"
 		}
 		if len(c.Gate) > 0 {
 			s += "; gated: " + strings.Join(c.Gate, ", ")

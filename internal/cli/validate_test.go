@@ -57,7 +57,9 @@ target:
   url: http://127.0.0.1:{{port}}
   start: {command: [node, server.js, "{{port}}"]}
   measure: [{name: db, process: {comm: postgres}}]
-  counters: [{name: app, prometheus: {path: /metrics, metrics: [queries_total]}, gate: [queries_total]}]
+  counters:
+    - {name: app, prometheus: {path: /metrics, metrics: [queries_total]}, gate: [queries_total]}
+    - {name: pg, pg_stat_statements: {database: 'todos_${TAILGATE_SIDE:-run}'}, gate: [calls]}
 load:
   phases:
     - {name: capacity, model: closed, vus: 4}
@@ -79,7 +81,7 @@ ab:
 	wantCode(t, o, 0)
 	wantContains(t, "stdout", o.stdout,
 		"measured   the target's processes (tailgate starts them); part db (processes named postgres)",
-		"counters   app (Prometheus /metrics: queries_total; gated: queries_total), read before and after each measured window",
+		"counters   app (Prometheus /metrics: queries_total; gated: queries_total); pg (pg_stat_statements of the database todos_${TAILGATE_SIDE:-run}: calls, rows, blocks, blocks_read, sessions, and the statements that changed; gated: calls), read before and after each measured window",
 		"setup      run: 1 step (admin), once per run before the warm-up (not measured)",
 		"setup      vu: 1 step (login), once per virtual user or open-model worker (not measured): 4 virtual users in capacity, 8 workers (max_inflight) in latency",
 		"feed       users.csv: 3 rows of email, password; each virtual user takes the next row, then start again at the first",

@@ -395,8 +395,8 @@ func formatBounds(f gate.Finding) string {
 		format = "%.2f"
 	}
 	sign := worseSign(f)
-	if f.Test == stats.TestExactCount && !math.IsNaN(f.Estimate) { // no noise, so no bounds: the difference is known
-		return fmt.Sprintf("%s %s (exact count)", signed(sign*f.Estimate, format), unitOf(f))
+	if f.Test == stats.TestExactCount { // no noise, so no bounds: the change column is the difference
+		return "exact count"
 	}
 	if math.IsNaN(f.Lower) || math.IsNaN(f.Upper) {
 		return "—"

@@ -78,17 +78,17 @@ func TestABDatabasePerSideFromEachTreesTemplate(t *testing.T) {
 	if err != nil {
 		t.Fatalf("A/B on a database per side: %v\n%s", err, log.String())
 	}
-	if res.Pairs() != 2 {
-		t.Fatalf("%d pairs, want 2", res.Pairs())
+	if res.Units() != 2 {
+		t.Fatalf("%d blocks, want 2", res.Units())
 	}
 	for _, side := range []string{"base", "head"} {
 		if b, err := os.ReadFile(dir + "/started-" + side); err != nil || strings.TrimSpace(string(b)) != "500" {
 			t.Errorf("%s started on a database of %q articles (%v); want its clone of 500", side, b, err)
 		}
 	}
-	for _, side := range []string{"base", "head"} { // before the start, then before each pair's run
+	for _, side := range []string{"base", "head"} { // before the start, then before each block's phase
 		if b, _ := os.ReadFile(dir + "/resets-" + side); strings.Count(string(b), "reset") != 3 {
-			t.Errorf("%s's dataset reset %d times, want 3 (before its start and before each of 2 runs)", side, strings.Count(string(b), "reset"))
+			t.Errorf("%s's dataset reset %d times, want 3 (before its start and before each of 2 blocks)", side, strings.Count(string(b), "reset"))
 		}
 	}
 	index := `SELECT count(*) FROM pg_indexes WHERE indexname = 'article_slug'`
