@@ -88,6 +88,10 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 		return Judged{}, err
 	}
 	b := env.benchmark(cfg)
+	storedNoise, err := readNoise(o.noisePath(ab)) // before any of the PR's code runs
+	if err != nil {
+		return Judged{}, err
+	}
 	trees, err := prepareTrees(ctx, env, o, ab)
 	defer trees.remove(ctx, env)
 	if err != nil {
@@ -110,10 +114,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 		plan.MaxPairs = ab.MaxPairs
 	}
 	design := stats.SeqDesign{MinPairs: ab.MinPairs, MaxPairs: ab.MaxPairs}
-	noise, err := openNoise(o.noisePath(ab), cfg, b.Env, shape)
-	if err != nil {
-		return Judged{}, err
-	}
+	noise := openNoise(o.noisePath(ab), storedNoise, cfg, b.Env, shape)
 	var last gate.Verdict
 	var planned string
 	phases := cfg.Load.RunPhases()

@@ -52,11 +52,16 @@ func (k Kind) Errorf(format string, a ...any) error {
 	return &Error{Kind: k, Err: fmt.Errorf(format, a...)}
 }
 
-// KindOf is the kind of err: Runtime for an error without one.
+// KindOf is the kind of err: Runtime for an error without one, unless a
+// lower package marked it as bad input (see Wrap).
 func KindOf(err error) Kind {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Kind
+	}
+	var bad interface{ BadInput() bool }
+	if errors.As(err, &bad) && bad.BadInput() {
+		return Usage
 	}
 	return Runtime
 }
