@@ -101,6 +101,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 		return Judged{}, runFailure(o.Policy.sideFailure(err))
 	}
 	p := policyFor(cfg, o.Policy, nil)
+	p.AllowMissing = ab.AllowMissing
 	plan := trees.plan(cfg, ab, o)
 	chosen, err := env.chooseDesign(ctx, b, &plan)
 	if err != nil {
