@@ -29,7 +29,7 @@ const MaxJSONBytes = 1 << 20
 // Caps on what a report may hold; far above anything tailgate writes.
 const (
 	maxNameRunes  = 100
-	maxLabelRunes = 100
+	maxLabelRunes = 200 // a counter's label: its source (32) and name (128)
 	maxTextRunes  = 2000
 	maxListItems  = 100
 	maxRowItems   = 1000 // steps and error classes
@@ -83,6 +83,10 @@ func (c *checker) add(path, format string, args ...any) {
 
 var (
 	keyPattern = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
+	// footprintKey is a part's figure or a counter (result.PartKey,
+	// result.CounterKey): a part or source name as the config admits it,
+	// then a figure or a Prometheus-style counter name.
+	footprintKey = regexp.MustCompile(`^(part|counter)\.[a-z][a-z0-9_]{0,31}\.[A-Za-z_][A-Za-z0-9_]{0,127}$`)
 
 	outcomes       = []string{string(gate.Pass), string(gate.Regression), string(gate.Inconclusive)}
 	metricOutcomes = []string{string(gate.MetricPass), string(gate.MetricRegression), string(gate.WithinNoise),
@@ -92,7 +96,7 @@ var (
 		string(gate.FromMinEffect), string(gate.NoFloor)}
 	tests       = []string{"", stats.TestExact, stats.TestApprox, stats.TestZ, stats.TestTPrediction, stats.TestSignedRank, stats.TestSequential}
 	modes       = []string{"", "check", "compare", "ab", "demo"}
-	metricUnits = []string{"", "/s", "ms", "%", "MB"}
+	metricUnits = []string{"", "/s", "ms", "%", "MB", "/iteration"}
 	changeUnits = []string{"%", "pp"}
 	centers     = []string{"", "geometric mean", "mean"}
 	units       = []string{"", "pair", "block"}
@@ -166,7 +170,7 @@ func (c *checker) runs(path string, runs []map[string]float64) {
 	for i, figures := range runs {
 		for _, key := range slices.Sorted(maps.Keys(figures)) {
 			at := fmt.Sprintf("%s[%d].%s", path, i, clip(key))
-			if _, ok := result.Lookup(key); !ok {
+			if _, ok := result.Lookup(key); !ok || !(keyPattern.MatchString(key) || footprintKey.MatchString(key)) {
 				c.add(at, "is not a metric tailgate knows")
 				continue
 			}
@@ -245,9 +249,15 @@ func (c *checker) regressions(r jsonReport) {
 	}
 }
 
+// key checks a metric key: a catalogued one's form, or a footprint key
+// (part.<part>.<figure>, counter.<source>.<counter>) that names a figure
+// tailgate produces.
 func (c *checker) key(path, s string) {
-	if !keyPattern.MatchString(s) {
-		c.add(path, "%q is not a metric key (lower-case letters, digits and _)", clip(s))
+	if keyPattern.MatchString(s) {
+		return
+	}
+	if _, known := result.Lookup(s); !known || !footprintKey.MatchString(s) {
+		c.add(path, "%q is not a metric key (lower-case letters, digits and _; or part.<part>.<figure>, counter.<source>.<counter>)", clip(s))
 	}
 }
 
