@@ -152,3 +152,59 @@ func TestNoiseFilePrunesToItsByteBound(t *testing.T) {
 		t.Errorf("%d bytes, %d entries: want at most %d bytes, fewer entries, the newest kept", st.Size(), len(back.Entries), maxNoiseWrite)
 	}
 }
+
+// The history reader on its worst input, a history just under its bound
+// (16 MiB of jobs of 5 runs of 19 metrics, eight times the jobs tailgate
+// keeps): it reads, and what it allocates in all (an upper bound of its
+// peak, garbage included) is logged, and what it keeps (the jobs) stays
+// within a small multiple of the bound.
+func TestHistoryReaderMemoryAtItsBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 16 MiB")
+	}
+	t.Parallel()
+	var b bytes.Buffer
+	keys := []string{"iterations_per_s", "requests_per_s", "latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "request_error_pct",
+		"lifecycle_success_pct", "cpu_ms_per_iteration", "peak_rss_mb"}
+	for i := range 10 {
+		keys = append(keys, fmt.Sprintf("counter.pg.calls_%d", i))
+	}
+	for n := 0; ; n++ {
+		j := Job{Schema: HistorySchemaVersion, Benchmark: "api", Commit: fmt.Sprintf("%040x", n), Job: fmt.Sprint(n),
+			Time: time.Date(2026, 11, 1, 0, 0, n, 0, time.UTC)}
+		for r := range 5 {
+			m := map[string]float64{}
+			for k, key := range keys {
+				m[key] = float64(n*r+k) + 0.123456789
+			}
+			j.Runs = append(j.Runs, m)
+		}
+		line, err := json.Marshal(j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Len()+len(line)+1 > MaxHistoryReadBytes {
+			break
+		}
+		b.Write(append(line, '\n'))
+	}
+	path := filepath.Join(t.TempDir(), "api.history.jsonl")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	h, err := ReadHistory(path)
+	runtime.GC() // what is left is what the jobs keep
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alloc, live := after.TotalAlloc-before.TotalAlloc, after.HeapAlloc-min(after.HeapAlloc, before.HeapAlloc)
+	t.Logf("%.1f MiB history, %d jobs: %d MiB allocated in all, %d MiB live after", float64(b.Len())/(1<<20), len(h.Jobs), alloc>>20, live>>20)
+	if live > 4*MaxHistoryReadBytes {
+		t.Errorf("the jobs read take %d MiB, more than 4× the %d MiB bound", live>>20, MaxHistoryReadBytes>>20)
+	}
+	runtime.KeepAlive(h)
+}
