@@ -10,8 +10,9 @@ import (
 
 // Files past their bounds are bad input: exit 2, one line naming the file
 // and the bound, no Go trace. tailgate history on a 100 MB history (as a
-// file of holes: its size is what tailgate looks at first), validate on a
-// benchmark file of aliases that expand exponentially.
+// file of holes: its size is what tailgate looks at first), check on a
+// 100 MB baseline, validate on a benchmark file of aliases that expand
+// exponentially.
 func TestFilesPastTheirBoundsAreBadInput(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -29,6 +30,12 @@ func TestFilesPastTheirBoundsAreBadInput(t *testing.T) {
 	bomb.WriteString("target: {url: 'http://127.0.0.1:1'}\nload: {rate: 1}\nscenarios: [{steps: [{path: /, json: *l59}]}]\n")
 	aliases := filepath.Join(dir, "aliases.yml")
 	mustWrite(t, aliases, bomb.String())
+	head := writeResult(t, dir, "head.json", synthResult(5, 1, "h1"))
+	bigBaseline := filepath.Join(dir, "api.json")
+	mustWrite(t, bigBaseline, "")
+	if err := os.Truncate(bigBaseline, 100<<20); err != nil {
+		t.Fatal(err)
+	}
 
 	for _, tc := range []struct {
 		args []string
@@ -36,6 +43,7 @@ func TestFilesPastTheirBoundsAreBadInput(t *testing.T) {
 	}{
 		{[]string{"history", "--history", history}, "history file " + history + " is 100 MiB, larger than the 16 MiB tailgate reads"},
 		{[]string{"validate", "-c", aliases}, "a key path longer than 1024 bytes"},
+		{[]string{"check", "--result", head, "--baseline", bigBaseline}, "baseline file " + bigBaseline + " is 100 MiB, larger than the 16 MiB tailgate reads"},
 	} {
 		o := tailgate(t, tc.args...)
 		wantCode(t, o, 2)
