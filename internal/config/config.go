@@ -54,6 +54,10 @@ func ParseAt(name, path string, data []byte, read ReadFunc) (*Config, error) {
 // problem in c.
 func parse(c *collector, path string, data []byte) (*Config, error) {
 	cfg := &Config{Path: path}
+	if len(data) > MaxFileSize { // a file read from a commit, whose reader did not bound it
+		c.note(position{1, 1}, "the file is %s, larger than the %s tailgate reads of a benchmark file", bounded.Size(int64(len(data))), bounded.Size(MaxFileSize))
+		return nil, c.err()
+	}
 	if root := readDocument(c, data); root != nil {
 		c.spots[""] = spot{key: posOf(root), val: posOf(root)}
 		d := &decoder{c: c}

@@ -160,3 +160,14 @@ func TestLoadFileRefusesAFileTooLarge(t *testing.T) {
 		t.Errorf("LoadFile of 100 MB: %v, want a too-large error naming the file and the 4 MiB bound", err)
 	}
 }
+
+// A benchmark file handed over as bytes (read at a commit) past
+// MaxFileSize is one problem, not parsed.
+func TestParseRefusesDataTooLarge(t *testing.T) {
+	t.Parallel()
+	data := []byte("name: x\n# " + strings.Repeat("x", MaxFileSize) + "\n")
+	_, err := Parse("tailgate.yml at 3a9c5e7f1b2d", data)
+	if err == nil || !strings.Contains(err.Error(), "larger than the 4 MiB tailgate reads of a benchmark file") {
+		t.Errorf("Parse of %d bytes: %v", len(data), err)
+	}
+}
