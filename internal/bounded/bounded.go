@@ -23,11 +23,10 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	size := "more than " + Size(e.Limit)
 	if e.Size > 0 {
-		size = Size(e.Size)
+		return fmt.Sprintf("%s %s is %s, larger than the %s tailgate reads of a %s", e.What, e.Path, Size(e.Size), Size(e.Limit), e.What)
 	}
-	return fmt.Sprintf("%s %s is %s, larger than the %s tailgate reads of a %s", e.What, e.Path, size, Size(e.Limit), e.What)
+	return fmt.Sprintf("%s %s is larger than the %s tailgate reads of a %s", e.What, e.Path, Size(e.Limit), e.What)
 }
 
 // BadInput marks the error as the input's fault (pipeline maps it to exit 2).
