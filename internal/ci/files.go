@@ -32,6 +32,8 @@ const maxCommandFile = 4 * SummaryLimit
 // the runner's command files during the step.
 var ErrTampered = errors.New("the runner's command files were changed by another process")
 
+var errNotRegular = errors.New("not a regular file")
+
 // commandFile is one sealed command file: what it holds as tailgate left it.
 type commandFile struct {
 	name    string // the variable, e.g. GITHUB_OUTPUT
@@ -54,6 +56,9 @@ func (r *Runtime) Seal() error {
 		}
 		f := commandFile{name: name, path: path}
 		data, exists, err := readCommandFile(path)
+		if errors.Is(err, errNotRegular) {
+			continue // a device or pipe (GITHUB_OUTPUT=/dev/null outside a runner): nothing to restore
+		}
 		if err != nil {
 			return fmt.Errorf("reading the runner's %s before starting any process: %w", name, err)
 		}
@@ -134,7 +139,7 @@ func readCommandFile(path string) (data []byte, exists bool, err error) {
 		return nil, false, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, true, fmt.Errorf("%s is not a regular file", path)
+		return nil, true, fmt.Errorf("%s: %w", path, errNotRegular)
 	}
 	file, err := os.Open(path)
 	if err != nil {

@@ -135,3 +135,22 @@ func readT(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+// A command file that is a device (GITHUB_OUTPUT=/dev/null, as a script
+// outside a runner may set) is not guarded, and Seal does not fail on it.
+func TestSealSkipsADevice(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat(os.DevNull); err != nil {
+		t.Skip("no", os.DevNull)
+	}
+	r := NewRuntime(&bytes.Buffer{}, mapEnv(map[string]string{"GITHUB_OUTPUT": os.DevNull}))
+	if err := r.Seal(); err != nil {
+		t.Fatalf("Seal with GITHUB_OUTPUT=%s: %v", os.DevNull, err)
+	}
+	if err := r.SetOutput(OutputVerdict, "pass"); err != nil {
+		t.Errorf("SetOutput to %s: %v", os.DevNull, err)
+	}
+	if err := r.Tampered(); err != nil {
+		t.Errorf("Tampered: %v", err)
+	}
+}
