@@ -32,7 +32,7 @@ func sparse(t *testing.T, name string, size int64) string {
 // Every stored file past its bound is bad input naming the file and the
 // bound, found from its size before it is read.
 func TestStoredFilesPastTheirBound(t *testing.T) {
-	t.Parallel()
+	// Not parallel: runtime.MemStats counts every goroutine's allocations.
 	for _, tc := range []struct {
 		name, bound string
 		read        func(string) error
@@ -79,7 +79,7 @@ func noiseOf(entries, metrics int) *Noise {
 // the newest (this job's among them), compact, well under the bound, and
 // reads back.
 func TestNoiseFilePrunesAndStaysCompact(t *testing.T) {
-	t.Parallel()
+	// Not parallel: runtime.MemStats counts every goroutine's allocations.
 	old := noiseOf(300, 40)
 	data, err := json.MarshalIndent(old, "", "  ")
 	if err != nil {
@@ -93,11 +93,16 @@ func TestNoiseFilePrunesAndStaysCompact(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	n, err := ReadNoise(path)
+	runtime.GC() // what is left is what the entries keep
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatalf("reading the %.1f MB indented file: %v", float64(len(data))/1e6, err)
 	}
-	t.Logf("read %.1f MB (%d entries): %d MiB allocated", float64(len(data))/1e6, len(n.Entries), (after.TotalAlloc-before.TotalAlloc)>>20)
+	live := after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc)
+	t.Logf("read %.1f MB (%d entries): %d MiB allocated in all, %d MiB live after", float64(len(data))/1e6, len(n.Entries), (after.TotalAlloc-before.TotalAlloc)>>20, live>>20)
+	if live > 4*MaxNoiseBytes {
+		t.Errorf("the entries read take %d MiB, more than 4× the %d MiB bound", live>>20, MaxNoiseBytes>>20)
+	}
 
 	mine := NoiseKey{Benchmark: "api", DefinitionHash: "d", Fingerprint: "f", Design: "interleaved"}
 	n.Add(mine, NoiseJob{Time: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), Metrics: map[string]stats.SeqPrior{"latency_p95_ms": {SD: 0.05, DF: 9}}})
@@ -162,7 +167,7 @@ func TestHistoryReaderMemoryAtItsBound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 16 MiB")
 	}
-	t.Parallel()
+	// Not parallel: runtime.MemStats counts every goroutine's allocations.
 	var b bytes.Buffer
 	keys := []string{"iterations_per_s", "requests_per_s", "latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "request_error_pct",
 		"lifecycle_success_pct", "cpu_ms_per_iteration", "peak_rss_mb"}
