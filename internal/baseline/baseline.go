@@ -16,10 +16,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/atomicfile"
+	"github.com/tailgate-ci/tailgate/internal/bounded"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
@@ -80,6 +80,28 @@ func Decode(name string, data []byte) (*File, error) {
 	return &f, nil
 }
 
+// Size bounds of the stored files tailgate reads (bounded.ReadFile): a
+// file past its bound is bad input (exit 2), never read whole. A baseline
+// holds a window of runs (a few kB each); a history is written at most
+// MaxHistoryBytes, and read up to twice that; maxGitFile bounds any file
+// read from a commit (feeds are the largest, 64 MiB).
+const (
+	MaxBaselineBytes    = 16 << 20
+	MaxHistoryReadBytes = 2 * MaxHistoryBytes
+	maxGitFile          = 64 << 20
+)
+
+// storedLimit is the bound of the stored file that what names.
+func storedLimit(what string) int64 {
+	switch what {
+	case "baseline":
+		return MaxBaselineBytes
+	case "history":
+		return MaxHistoryReadBytes
+	}
+	return maxGitFile
+}
+
 // Read reads the baseline at path; ErrNotFound when there is none.
 func Read(path string) (*File, error) {
 	data, err := readStored(path, "baseline")
@@ -92,14 +114,14 @@ func Read(path string) (*File, error) {
 // readStored reads a stored file (what names it in errors); ErrNotFound
 // when there is none.
 func readStored(path, what string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := bounded.ReadFile(path, what+" file", storedLimit(what))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, path)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", what, err)
+	if err != nil && !bounded.IsTooLarge(err) {
+		err = fmt.Errorf("reading %s: %w", what, err)
 	}
-	return data, nil
+	return data, err
 }
 
 // Write replaces the file at path atomically.

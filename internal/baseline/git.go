@@ -9,7 +9,10 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/bounded"
 )
 
 // Git runs git with args in dir and returns its standard output.
@@ -92,6 +95,14 @@ func showAt(ctx context.Context, git Git, dir, rev, spec, file, what string) ([]
 	obj := rev + ":" + spec
 	if _, err := git.Run(ctx, dir, "cat-file", "-e", obj); err != nil {
 		return nil, fmt.Errorf("%s %s at %s: %w", what, file, shortSHA(rev), ErrNotAtCommit)
+	}
+	// The size first: a file past its bound is never read whole.
+	out, err := git.Run(ctx, dir, "cat-file", "-s", obj)
+	if err != nil {
+		return nil, fmt.Errorf("read the %s %s at %s: %w", what, file, shortSHA(rev), err)
+	}
+	if size, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64); err != nil || size > storedLimit(what) {
+		return nil, &bounded.TooLargeError{Path: file + " at " + shortSHA(rev), What: what + " file", Limit: storedLimit(what), Size: size}
 	}
 	data, err := git.Run(ctx, dir, "show", obj)
 	if err != nil {

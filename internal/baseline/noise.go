@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/atomicfile"
+	"github.com/tailgate-ci/tailgate/internal/bounded"
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
@@ -23,6 +24,19 @@ const NoiseSchema = 1
 // early looks need no t with 2 or 3, few enough that the noise follows a
 // machine class that changes.
 const NoiseJobs = 10
+
+// Bounds of the noise file. It is read up to MaxNoiseBytes (more is bad
+// input, never read whole), and written compact and pruned to at most
+// MaxNoiseEntries entries and maxNoiseWrite bytes, dropping first the
+// entries whose last job is oldest (other benchmarks, machines and designs
+// no job has run for longest; the entry a job just added is the newest),
+// so that a file a job wrote is always one the next job reads. One entry
+// of NoiseJobs jobs is a few kB.
+const (
+	MaxNoiseBytes   = 16 << 20
+	MaxNoiseEntries = 64
+	maxNoiseWrite   = 4 << 20
+)
 
 // Noise is the noise file: the spread of the units (pairs or blocks) of
 // earlier A/B jobs, per gated metric, kept apart by what makes spreads
@@ -62,17 +76,18 @@ type NoiseKey struct {
 // one, and one that cannot be read or parsed is an error that names it
 // (it is then never overwritten).
 func ReadNoise(path string) (*Noise, error) {
-	f, err := os.Open(path)
+	data, err := bounded.ReadFile(path, "noise file", MaxNoiseBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Noise{Schema: NoiseSchema}, nil
+	}
+	if bounded.IsTooLarge(err) {
+		return nil, fmt.Errorf("%w (remove it to start over)", err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("noise file: %w", err)
 	}
-	defer f.Close()
 	var n Noise
-	dec := json.NewDecoder(io.LimitReader(f, 16<<20))
-	if err := dec.Decode(&n); err != nil {
+	if err := json.Unmarshal(data, &n); err != nil {
 		return nil, fmt.Errorf("noise file %s: %w (remove it to start over)", path, err)
 	}
 	if n.Schema != NoiseSchema {
@@ -138,15 +153,64 @@ func (n *Noise) entry(k NoiseKey) *NoiseEntry {
 	return nil
 }
 
-// WriteNoise writes the file atomically, making its directory.
+// WriteNoise writes the file atomically and compact (no indentation: the
+// file is read by tailgate, not by people), making its directory, after
+// pruning it to its bounds.
 func WriteNoise(path string, n *Noise) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("noise file: %w", err)
 	}
 	n.Schema = NoiseSchema
+	data, err := n.pruned(maxNoiseWrite)
+	if err != nil {
+		return fmt.Errorf("noise file %s: %w", path, err)
+	}
 	return atomicfile.Write(path, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(n)
+		_, err := w.Write(append(data, '\n'))
+		return err
 	})
+}
+
+// pruned drops the entries whose last job is oldest until at most
+// MaxNoiseEntries remain and the file encodes to at most max bytes (then,
+// with one entry left, its oldest jobs), and returns the encoding.
+func (n *Noise) pruned(max int) ([]byte, error) {
+	slices.SortStableFunc(n.Entries, func(a, b NoiseEntry) int { return b.last().Compare(a.last()) }) // newest first
+	if len(n.Entries) > MaxNoiseEntries {
+		n.Entries = n.Entries[:MaxNoiseEntries]
+	}
+	// Each entry's share of the file, measured once: the file is the
+	// entries' encodings joined with commas, in a frame of a few bytes.
+	size := len(`{"schema":0,"entries":[]}`) + 8
+	kept := 0
+	for _, e := range n.Entries {
+		data, err := json.Marshal(e)
+		if err != nil {
+			return nil, err
+		}
+		if size+len(data)+1 > max && kept > 0 {
+			break
+		}
+		size += len(data) + 1
+		kept++
+	}
+	n.Entries = n.Entries[:kept]
+	for {
+		data, err := json.Marshal(n)
+		if err != nil || len(data) <= max {
+			return data, err
+		}
+		if len(n.Entries) != 1 || len(n.Entries[0].Jobs) < 2 {
+			return nil, fmt.Errorf("one job's noise takes %d bytes, more than the %d the file may hold", len(data), max)
+		}
+		n.Entries[0].Jobs = n.Entries[0].Jobs[1:] // one entry too large alone: its oldest jobs go
+	}
+}
+
+// last is the time of the entry's newest job (jobs are kept newest last).
+func (e NoiseEntry) last() time.Time {
+	if len(e.Jobs) == 0 {
+		return time.Time{}
+	}
+	return e.Jobs[len(e.Jobs)-1].Time
 }

@@ -3,8 +3,9 @@ package ci
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/bounded"
 )
 
 // The payload types declare only the fields tailgate reads; the webhook
@@ -47,9 +48,13 @@ type eventPayload struct {
 	Repository  *repoPayload        `json:"repository"`
 }
 
+// maxEventBytes bounds the event payload read: GitHub's webhook payloads
+// are capped at 25 MB.
+const maxEventBytes = 32 << 20
+
 // applyEvent reads the payload at c.EventPath and fills the event facts.
 func applyEvent(c *Context) error {
-	data, err := os.ReadFile(c.EventPath)
+	data, err := bounded.ReadFile(c.EventPath, "event payload", maxEventBytes)
 	if err != nil {
 		return fmt.Errorf("read the event payload (GITHUB_EVENT_PATH): %w", err)
 	}

@@ -46,18 +46,22 @@ const SummaryLimit = 1024 * 1024
 // GITHUB_STEP_SUMMARY) is unset: the process does not run in an Actions step.
 var ErrNotInStep = errors.New("not running in a GitHub Actions step")
 
-// fileCommandDelimiter is the fixed heredoc delimiter go-githubactions v1.3.0
-// writes; a value containing it would end the value early and inject outputs.
-const fileCommandDelimiter = "_GitHubActionsFileCommandDelimeter_"
-
-// Runtime issues workflow commands and file commands through go-githubactions,
-// never panicking: a file command returns an error, and the first failed write
-// to the log is kept for Err.
+// Runtime issues workflow commands through go-githubactions and writes the
+// file commands (outputs, job summary) itself, never panicking: a file
+// command returns an error, and the first failed write to the log is kept
+// for Err. It writes the files itself because go-githubactions v1.3.0 ends
+// every output with one fixed delimiter, which a process that wrote to the
+// file before could use to swallow the next output (see heredoc).
 type Runtime struct {
 	action *githubactions.Action
 	getenv func(string) string
 	err    error
 	masked map[string]bool // what AddMask registered: each once
+
+	// After Seal: the command files as tailgate left them, and the
+	// variables of those another process changed.
+	sealed   []commandFile
+	tampered []string
 }
 
 // NewRuntime returns a Runtime that writes workflow commands to w and finds the
@@ -129,8 +133,8 @@ func (r *Runtime) command(f func()) {
 	}
 }
 
-// SetOutput sets one step output. It fails when GITHUB_OUTPUT is unset or
-// the value could break the output file's format.
+// SetOutput sets one step output, in the multi-line form with a random
+// delimiter. It fails when GITHUB_OUTPUT is unset or the name is not one.
 func (r *Runtime) SetOutput(name, value string) error {
 	if r.getenv("GITHUB_OUTPUT") == "" {
 		return fmt.Errorf("set output %s: GITHUB_OUTPUT is unset: %w", name, ErrNotInStep)
@@ -138,10 +142,11 @@ func (r *Runtime) SetOutput(name, value string) error {
 	if name == "" || strings.ContainsAny(name, "=<\r\n") {
 		return fmt.Errorf("set output: %q is not a valid output name", name)
 	}
-	if strings.Contains(value, fileCommandDelimiter) {
-		return fmt.Errorf("set output %s: the value contains the file-command delimiter; refusing to write it", name)
+	entry, err := heredoc(name, value)
+	if err == nil {
+		err = r.appendCommandFile("GITHUB_OUTPUT", []byte(entry))
 	}
-	if err := recovered(func() { r.action.SetOutput(name, value) }); err != nil {
+	if err != nil {
 		return fmt.Errorf("set output %s: %w", name, err)
 	}
 	return nil
@@ -173,15 +178,18 @@ func (r *Runtime) AddStepSummary(markdown string) (truncated bool, err error) {
 	if path == "" {
 		return false, fmt.Errorf("write the job summary: GITHUB_STEP_SUMMARY is unset: %w", ErrNotInStep)
 	}
+	if err := r.checkFiles(); err != nil { // what another process appended is no part of the budget
+		return false, fmt.Errorf("write the job summary: %w", err)
+	}
 	var used int64
 	if st, err := os.Stat(path); err == nil {
 		used = st.Size()
 	}
-	budget := SummaryLimit - int(used) - len("\n") // go-githubactions appends a line break
+	budget := SummaryLimit - int(used) - len("\n") // each write ends with a line break
 	note := fmt.Sprintf("> [!WARNING]\n> This summary was cut to stay under GitHub's 1 MiB job summary limit "+
 		"(it was %d bytes); the full report is in the report file.", len(markdown))
 	markdown, truncated = mdtrunc.Fit(markdown, budget, note)
-	if err := recovered(func() { r.action.AddStepSummary(markdown) }); err != nil {
+	if err := r.appendCommandFile("GITHUB_STEP_SUMMARY", []byte(markdown+"\n")); err != nil {
 		return truncated, fmt.Errorf("write the job summary: %w", err)
 	}
 	return truncated, nil

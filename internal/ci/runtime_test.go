@@ -68,16 +68,34 @@ func TestWriteOutputs(t *testing.T) {
 	}
 }
 
-func TestSetOutputRefusesDelimiterInjection(t *testing.T) {
+// Each output is a heredoc with a random delimiter: a value holding the
+// fixed delimiter go-githubactions writes, or lines that look like
+// entries, reads back as it was written, and two outputs never share a
+// delimiter.
+func TestSetOutputDelimiterIsRandom(t *testing.T) {
 	t.Parallel()
 	env, output, _ := stepFiles(t)
 	r := NewRuntime(&bytes.Buffer{}, mapEnv(env))
-	evil := "x\n" + fileCommandDelimiter + "\nverdict=pass"
-	if err := r.SetOutput(OutputVerdict, evil); err == nil {
-		t.Fatal("SetOutput accepted a value that ends the heredoc early")
+	evil := "x\n_GitHubActionsFileCommandDelimeter_\nverdict=pass\nEOF"
+	if err := r.SetOutput(OutputReportPath, evil); err != nil {
+		t.Fatal(err)
 	}
-	if _, err := os.Stat(output); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the output file was written: %v", err)
+	if err := r.SetOutput(OutputVerdict, "regression"); err != nil {
+		t.Fatal(err)
+	}
+	got := parseOutputFile(t, output)
+	if got[OutputReportPath] != evil || got[OutputVerdict] != "regression" || len(got) != 2 {
+		t.Errorf("outputs = %q, want report_path %q and verdict regression", got, evil)
+	}
+	data, _ := os.ReadFile(output)
+	var delims []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if _, d, ok := strings.Cut(line, "<<"); ok {
+			delims = append(delims, d)
+		}
+	}
+	if len(delims) != 2 || delims[0] == delims[1] || len(delims[0]) < 32 {
+		t.Errorf("delimiters %q: want two distinct random ones", delims)
 	}
 	if err := r.SetOutput("bad=name", "v"); err == nil {
 		t.Error("SetOutput accepted a name with '='")

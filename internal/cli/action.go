@@ -54,6 +54,9 @@ const actionUsage = "Usage: tailgate action (no arguments: it reads the INPUT_* 
 // it. Whatever fails here still leaves its trace (end).
 func newActionRun(e env, args []string) (*actionRun, error) {
 	a := &actionRun{e: e, rt: ci.NewRuntime(e.stdout, e.getenv)}
+	// The runner's command files as they are before tailgate starts any
+	// process: whatever a child writes to them later is undone (end).
+	sealErr := a.rt.Seal()
 	in, inErr := ci.ReadInputs(e.getenv)
 	a.in = in
 	if e.mask != nil { // in a runner: outside one, ::add-mask:: would print the token
@@ -64,6 +67,9 @@ func newActionRun(e env, args []string) (*actionRun, error) {
 	}
 	if len(args) > 0 {
 		return a, usageErr(actionUsage)
+	}
+	if sealErr != nil {
+		return a, pipeline.Runtime.Wrap(sealErr)
 	}
 	if inErr != nil {
 		return a, pipeline.Usage.Wrap(inErr)
@@ -84,7 +90,20 @@ func newActionRun(e env, args []string) (*actionRun, error) {
 // end leaves a trace of every failure but a regression (whose report has
 // been published): one ::error annotation, a job summary saying what went
 // wrong and verdict=error, from the first input read to the last output.
+//
+// A child that wrote the runner's command files fails the step even when
+// the verdict passed: its writes are undone (ci.Runtime.Seal), but a
+// benchmark whose build or service forges the job's outputs is an attack
+// or a broken procedure, and its figures are not to be trusted. A
+// regression stays a regression (exit 1), with the tampering annotated.
 func (a *actionRun) end(err error) error {
+	if terr := a.rt.Tampered(); terr != nil {
+		if exitCode(err) == ExitRegression {
+			a.rt.Errorf("runner files changed", "%v", terr)
+		} else {
+			err = pipeline.Runtime.Wrap(errors.Join(terr, err))
+		}
+	}
 	if code := exitCode(err); err != nil && code != ExitRegression {
 		publish.Failure(a.rt, a.name(), code, err)
 	}

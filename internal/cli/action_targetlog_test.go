@@ -59,7 +59,13 @@ type actionStep struct {
 // inputs set (action.yml's defaults otherwise) and extra variables.
 func runActionStep(t *testing.T, fake *ghtest.Server, inputs, extra map[string]string) actionStep {
 	t.Helper()
-	files := t.TempDir()
+	return runActionStepIn(t, t.TempDir(), fake, inputs, extra)
+}
+
+// runActionStepIn is runActionStep with the runner's temporary directory
+// (RUNNER_TEMP, holding the command files) given.
+func runActionStepIn(t *testing.T, files string, fake *ghtest.Server, inputs, extra map[string]string) actionStep {
+	t.Helper()
 	output, summary := filepath.Join(files, "set_output"), filepath.Join(files, "step_summary")
 	vars := append(runnerEnv(t, files, fake.URL()), "GITHUB_EVENT_NAME=pull_request",
 		"GITHUB_EVENT_PATH="+writeEvent(t, "pull_request.json", nil), "GITHUB_REF=refs/pull/7/merge",

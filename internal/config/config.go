@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -13,6 +12,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/tailgate-ci/tailgate/internal/bounded"
 )
 
 // LoadFile reads, parses and validates the benchmark file at path. A file
@@ -20,7 +21,7 @@ import (
 // gives an *Error listing all of them. (The name Load is taken by the load
 // section's type.)
 func LoadFile(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := bounded.ReadFile(path, "benchmark file", MaxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
@@ -53,11 +54,15 @@ func ParseAt(name, path string, data []byte, read ReadFunc) (*Config, error) {
 // problem in c.
 func parse(c *collector, path string, data []byte) (*Config, error) {
 	cfg := &Config{Path: path}
+	if len(data) > MaxFileSize { // a file read from a commit, whose reader did not bound it
+		c.note(position{1, 1}, "the file is %s, larger than the %s tailgate reads of a benchmark file", bounded.Size(int64(len(data))), bounded.Size(MaxFileSize))
+		return nil, c.err()
+	}
 	if root := readDocument(c, data); root != nil {
 		c.spots[""] = spot{key: posOf(root), val: posOf(root)}
 		d := &decoder{c: c}
 		d.decode(root, reflect.ValueOf(cfg).Elem(), "", 0)
-		if d.nodes <= maxNodes {
+		if !d.exhausted() {
 			applyDefaults(cfg, c)
 			validate(cfg, c)
 		}

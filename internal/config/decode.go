@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -20,12 +21,25 @@ const (
 )
 
 // maxDepth bounds nesting (and alias chains) so hostile input cannot
-// exhaust the stack; maxNodes bounds the values read, so aliases that
-// expand exponentially ("billion laughs") cannot exhaust memory or time.
+// exhaust the stack; maxNodes bounds the values read and maxExpanded the
+// bytes they stand for, aliases and merge keys counted at every use, so
+// that aliases that expand exponentially ("billion laughs") cannot exhaust
+// memory or time: a count of nodes alone let a 180 KB file of aliased long
+// keys build gigabytes of key paths. MaxFileSize bounds the file itself.
 const (
-	maxDepth = 64
-	maxNodes = 100_000
+	maxDepth    = 64
+	maxNodes    = 100_000
+	maxExpanded = 16 << 20
+	// maxPath bounds a key path (steps[0].json.a.b…): a longer one is
+	// only ever an attack on the messages, which quote it.
+	maxPath = 1024
+	// MaxFileSize is the largest benchmark file tailgate reads.
+	MaxFileSize = 4 << 20
 )
+
+// nodeCost is what one value read costs beyond its text: its place in the
+// decoded config and in the table of where each key was written.
+const nodeCost = 64
 
 var unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
 
@@ -40,24 +54,73 @@ const extensionPrefix = "x-"
 type decoder struct {
 	c     *collector
 	nodes int // values read so far, aliases counted at every use
+	bytes int // what they stand for: text, key paths and nodeCost each
+	over  bool
 }
 
-// tooBig counts one value read and reports, once, when the budget is spent.
-func (d *decoder) tooBig(n *yaml.Node) bool {
-	d.nodes++
-	if d.nodes == maxNodes+1 {
-		d.c.note(posOf(n), "the file expands to more than %d values (aliases included): refusing to read further", maxNodes)
+// tooBig counts one value read at path and reports, once, when the budget
+// is spent.
+func (d *decoder) tooBig(n *yaml.Node, path string) bool {
+	if len(path) > maxPath && !d.over {
+		d.over = true
+		d.c.note(posOf(n), "a key path longer than %d bytes (%s…): refusing to read further", maxPath, clipPath(path))
 	}
-	return d.nodes > maxNodes
+	d.nodes++
+	if d.nodes == maxNodes+1 && !d.over {
+		d.over = true
+		d.c.note(posOf(n), "the file expands to more than %d values (aliases and merge keys included): refusing to read further", maxNodes)
+	}
+	return d.spend(n, nodeCost+len(resolveAlias(n).Value)+len(path)) || d.nodes > maxNodes || d.over
 }
+
+// clipPath is the start of a long key path, for a message.
+func clipPath(path string) string {
+	const keep = 80
+	if len(path) <= keep {
+		return path
+	}
+	cut := keep
+	for cut > 0 && !utf8.RuneStart(path[cut]) {
+		cut--
+	}
+	return path[:cut]
+}
+
+// spend counts size bytes read at n and reports, once, when the budget of
+// expanded bytes is spent.
+func (d *decoder) spend(n *yaml.Node, size int) bool {
+	d.bytes += size
+	if d.bytes > maxExpanded && !d.over {
+		d.over = true
+		d.c.note(posOf(n), "the file expands to more than %d MiB (aliases and merge keys included): refusing to read further", maxExpanded>>20)
+	}
+	return d.bytes > maxExpanded
+}
+
+// tooDeep reports, once, a value nested more than maxDepth levels: the
+// file is then read no further (each of an alias's uses would say it
+// again).
+func (d *decoder) tooDeep(n *yaml.Node, path string, depth int) bool {
+	if depth <= maxDepth {
+		return false
+	}
+	if !d.over {
+		d.over = true
+		d.c.addAt(path, posOf(n), "nested too deeply (more than %d levels)", maxDepth)
+	}
+	return true
+}
+
+// exhausted reports whether the budget was spent: the config is then not
+// read whole, and nothing more is checked.
+func (d *decoder) exhausted() bool { return d.over || d.nodes > maxNodes || d.bytes > maxExpanded }
 
 // decode fills v (addressable) from n; path names v in messages.
 func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, depth int) {
-	if d.tooBig(n) {
+	if d.tooBig(n, path) {
 		return
 	}
-	if depth > maxDepth {
-		d.c.addAt(path, posOf(n), "nested too deeply (more than %d levels)", maxDepth)
+	if d.tooDeep(n, path, depth) {
 		return
 	}
 	n = resolveAlias(n)
@@ -183,11 +246,10 @@ func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string, depth 
 // Go values that encode to JSON: map[string]any, []any, string, int,
 // float64, bool and nil.
 func (d *decoder) decodeAny(n *yaml.Node, path string, depth int) (any, bool) {
-	if d.tooBig(n) {
+	if d.tooBig(n, path) {
 		return nil, false
 	}
-	if depth > maxDepth {
-		d.c.addAt(path, posOf(n), "nested too deeply (more than %d levels)", maxDepth)
+	if d.tooDeep(n, path, depth) {
 		return nil, false
 	}
 	n = resolveAlias(n)

@@ -58,6 +58,9 @@ func (d *decoder) pairs(n *yaml.Node, path, want string, depth int) ([]pair, boo
 // mergedPairs returns the entries a merge key brings in: one mapping or a
 // list of mappings.
 func (d *decoder) mergedPairs(v *yaml.Node, path string, depth int) []pair {
+	if d.exhausted() { // a merge of merges is exponential: stop at the budget
+		return nil
+	}
 	if depth > maxDepth {
 		d.c.addAt(path, posOf(v), "merge keys nested too deeply")
 		return nil
@@ -75,7 +78,12 @@ func (d *decoder) mergedPairs(v *yaml.Node, path string, depth int) []pair {
 			continue
 		}
 		ps, _ := d.pairs(src, path, "a mapping", depth+1)
-		out = append(out, ps...)
+		for _, p := range ps { // each merge copies its entries: they count at every use
+			if d.spend(p.key, nodeCost+len(p.key.Value)) {
+				return out
+			}
+			out = append(out, p)
+		}
 	}
 	return out
 }

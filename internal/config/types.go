@@ -133,6 +133,11 @@ type AB struct {
 	// (tailgate/noise.json under XDG_CACHE_HOME or ~/.cache), NoiseOff
 	// none.
 	Noise string `yaml:"noise"`
+	// AllowMissing accepts a gated metric that one side measured and the
+	// other lost in some blocks or pairs as inconclusive (exit 0); by
+	// default the job fails (exit 3), since what a side lost may be the
+	// regression itself, or a side stopped by the other.
+	AllowMissing bool `yaml:"allow_missing"`
 }
 
 // ABSide is one side of an A/B job: a build from a git ref and/or the

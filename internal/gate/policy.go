@@ -147,6 +147,10 @@ type Policy struct {
 	// in the same order on both sides): metrics every run has are judged
 	// on the pairs' differences, which cancel the job's drift.
 	Paired bool
+	// AllowMissing accepts, in a sequential A/B verdict, a gated metric
+	// that one side measured and the other lost as inconclusive; without
+	// it the verdict names it in Incomplete (ab.allow_missing).
+	AllowMissing bool
 	// Context is what the caller knows about the comparison.
 	Context Context
 }

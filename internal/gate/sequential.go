@@ -135,6 +135,9 @@ func JudgeSequentialWith(base, head []result.Run, p Policy, d stats.SeqDesign, f
 	v.Outcome, v.Regressions = overall(v.Findings)
 	v.Warnings = append(v.Warnings, findingWarnings(v.Findings, nil)...)
 	v.Warnings = append(v.Warnings, gapWarnings(looks)...)
+	if !p.AllowMissing {
+		v.Incomplete = lostFigures(looks)
+	}
 	seq.Done, seq.Reason, seq.MorePairs = stopping(v, looks, final, d)
 	if seq.Done {
 		finalizeUndecided(v.Findings, seq.Reason)

@@ -137,3 +137,21 @@ func gapWarnings(looks []seqLook) []stats.Warning {
 	}
 	return []stats.Warning{stats.Warn(WarnMissingInPairs, "missing from some pairs, so inconclusive: "+strings.Join(cut, "; "))}
 }
+
+// oneSided reports whether some unit has the metric on one side and lacks
+// it on the other: a side lost a figure the other measured (a stopped
+// process, a lost sample), which a pass must not hide.
+func (g pairGaps) oneSided() bool { return !slices.Equal(g.base, g.head) }
+
+// lostFigures names the gated metrics a gap left undecided whose figures
+// one side measured and the other lost, with where: "CPU/iteration (head
+// lacks it in pair 2)".
+func lostFigures(looks []seqLook) []string {
+	var lost []string
+	for _, l := range looks {
+		if l.cut && l.gaps.oneSided() {
+			lost = append(lost, l.finding.Label+" ("+l.gaps.String()+")")
+		}
+	}
+	return lost
+}

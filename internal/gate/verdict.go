@@ -76,6 +76,12 @@ type Verdict struct {
 	// its degrees of freedom.
 	Noise     map[string]stats.SeqPrior
 	PriorUsed map[string]int
+	// Incomplete names, in a sequential verdict, the gated metrics that one
+	// side measured and the other lost in some units, which left them
+	// undecided ("CPU/iteration (head lacks it in pair 2)"): the
+	// comparison is incomplete, a failure of the job rather than a pass
+	// (unless Policy.AllowMissing). Empty otherwise.
+	Incomplete []string
 }
 
 // Finding is the judgement of one metric. Figures a comparison could not

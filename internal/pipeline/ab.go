@@ -90,6 +90,10 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 		return Judged{}, err
 	}
 	b := env.benchmark(cfg)
+	storedNoise, err := readNoise(o.noisePath(ab)) // before any of the PR's code runs
+	if err != nil {
+		return Judged{}, err
+	}
 	trees, err := prepareTrees(ctx, env, o, ab)
 	defer trees.remove(ctx, env)
 	if err != nil {
@@ -99,6 +103,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 		return Judged{}, runFailure(o.Policy.sideFailure(err))
 	}
 	p := policyFor(cfg, o.Policy, nil)
+	p.AllowMissing = ab.AllowMissing
 	plan := trees.plan(cfg, ab, o)
 	chosen, err := env.watchMachine(ctx, b, &plan)
 	if err != nil {
@@ -106,10 +111,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	}
 	shape := b.Shape(plan)
 	design := stats.SeqDesign{MinPairs: ab.MinPairs, MaxPairs: ab.MaxPairs}
-	noise, err := openNoise(o.noisePath(ab), cfg, b.Env, shape)
-	if err != nil {
-		return Judged{}, err
-	}
+	noise := openNoise(o.noisePath(ab), storedNoise, cfg, b.Env, shape)
 	var last gate.Verdict
 	var planned string
 	phases := cfg.Load.RunPhases()

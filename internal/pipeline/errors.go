@@ -52,11 +52,16 @@ func (k Kind) Errorf(format string, a ...any) error {
 	return &Error{Kind: k, Err: fmt.Errorf(format, a...)}
 }
 
-// KindOf is the kind of err: Runtime for an error without one.
+// KindOf is the kind of err: Runtime for an error without one, unless a
+// lower package marked it as bad input (see Wrap).
 func KindOf(err error) Kind {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Kind
+	}
+	var bad interface{ BadInput() bool }
+	if errors.As(err, &bad) && bad.BadInput() {
+		return Usage
 	}
 	return Runtime
 }
@@ -70,11 +75,17 @@ type FailOn struct {
 	InconclusiveSetting string
 }
 
-// Err is the Regression error a verdict ends with, or nil when it passes.
+// Err is the error a verdict ends with: a Regression one, a Runtime one for
+// an incomplete comparison (gate.Verdict.Incomplete: a figure one side
+// lost is a failure of the job, never a pass, while a regression stays
+// one), or nil when it passes.
 func (f FailOn) Err(v gate.Verdict) error {
 	switch {
 	case v.Outcome == gate.Regression && f.Regression:
 		return Regression.Errorf("regression in %s", strings.Join(regressedLabels(v), ", "))
+	case len(v.Incomplete) > 0 && v.Outcome != gate.Regression:
+		return Runtime.Errorf("incomplete comparison, not a pass: one side measured and the other lost %s; "+
+			"set ab.allow_missing: true to accept such a job as inconclusive", strings.Join(v.Incomplete, "; "))
 	case v.Outcome == gate.Inconclusive && f.Inconclusive:
 		return Regression.Errorf("inconclusive, and %s is set", f.InconclusiveSetting)
 	}

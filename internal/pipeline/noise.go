@@ -56,9 +56,12 @@ func designKey(s runner.Shape) string {
 	return fmt.Sprintf("whole runs restart %s", restart)
 }
 
-// openNoise reads the noise file at path ("" for none). An unreadable
-// file is an error (exit 3), never overwritten.
-func openNoise(path string, cfg *config.Config, env result.Env, shape runner.Shape) (*abNoise, error) {
+// readNoise reads the noise file at path ("" for none), before any of the
+// pull request's code runs (its build, its service): what the PR's code
+// writes to the file later is never pooled, and the job writes back what
+// it read with its own job added. An unreadable file is an error (exit 3;
+// one too large, exit 2), never overwritten.
+func readNoise(path string) (*baseline.Noise, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -66,10 +69,19 @@ func openNoise(path string, cfg *config.Config, env result.Env, shape runner.Sha
 	if err != nil {
 		return nil, Runtime.Wrap(err)
 	}
+	return f, nil
+}
+
+// openNoise is the job's part of the noise file f read from path (nil for
+// none): its key, known once the design is, and the prior stored for it.
+func openNoise(path string, f *baseline.Noise, cfg *config.Config, env result.Env, shape runner.Shape) *abNoise {
+	if f == nil {
+		return nil
+	}
 	n := &abNoise{path: path, file: f, now: time.Now,
 		key: baseline.NoiseKey{Benchmark: cfg.Name, DefinitionHash: cfg.DefinitionHash(), Fingerprint: env.Fingerprint(), Design: designKey(shape)}}
 	n.prior, n.earlier = f.Prior(n.key), f.Jobs(n.key)
-	return n, nil
+	return n
 }
 
 // stored is the pooled noise of earlier jobs per metric; nil without a

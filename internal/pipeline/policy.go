@@ -85,13 +85,15 @@ func (p *Policy) gate(cfg *config.Config) (config.Gate, bool) {
 }
 
 // Budget is the part of the ab section that is the gate's policy: the
-// sequential design's first look and budgets. A pull request that could
-// shrink them could end its own A/B job undecided, and inconclusive
-// passes.
+// sequential design's first look and budgets, and whether a figure one
+// side lost may pass. A pull request that could shrink the budgets, or
+// allow lost figures, could end its own A/B job undecided, and
+// inconclusive passes.
 type Budget struct {
-	MinPairs int             `yaml:"min_blocks"`
-	MaxPairs int             `yaml:"max_blocks"`
-	MaxTime  config.Duration `yaml:"max_time"`
+	MinPairs     int             `yaml:"min_blocks"`
+	MaxPairs     int             `yaml:"max_blocks"`
+	MaxTime      config.Duration `yaml:"max_time"`
+	AllowMissing bool            `yaml:"allow_missing"`
 }
 
 // budgetOf is cfg's A/B budget, the defaults without an ab section.
@@ -100,7 +102,7 @@ func budgetOf(cfg *config.Config) Budget {
 	if ab == nil {
 		ab = config.DefaultAB()
 	}
-	return Budget{MinPairs: ab.MinPairs, MaxPairs: ab.MaxPairs, MaxTime: ab.MaxTime}
+	return Budget{MinPairs: ab.MinPairs, MaxPairs: ab.MaxPairs, MaxTime: ab.MaxTime, AllowMissing: ab.AllowMissing}
 }
 
 // budget is the policy's A/B budget, nil for the config's own.
@@ -113,7 +115,7 @@ func (p *Policy) budget() *Budget {
 
 // apply sets ab's budget to b's.
 func (b Budget) apply(ab *config.AB) {
-	ab.MinPairs, ab.MaxPairs, ab.MaxTime = b.MinPairs, b.MaxPairs, b.MaxTime
+	ab.MinPairs, ab.MaxPairs, ab.MaxTime, ab.AllowMissing = b.MinPairs, b.MaxPairs, b.MaxTime, b.AllowMissing
 }
 
 // notes are a copy of the policy's notes, for a report to add to.

@@ -172,9 +172,9 @@ func TestOutputsNameTheTargetLogs(t *testing.T) {
 		want string
 	}{
 		{report.TargetLogs{Base: "/tmp/tailgate-shop-target-base-1.log", Head: "/tmp/tailgate-shop-target-head-2.log"},
-			"target_log<<_GitHubActionsFileCommandDelimeter_\n/tmp/tailgate-shop-target-base-1.log\n/tmp/tailgate-shop-target-head-2.log\n_GitHubActionsFileCommandDelimeter_\n"},
-		{report.TargetLogs{Base: "/tmp/one.log", Head: "/tmp/one.log"}, "target_log<<_GitHubActionsFileCommandDelimeter_\n/tmp/one.log\n_GitHubActionsFileCommandDelimeter_\n"},
-		{report.TargetLogs{}, "target_log<<_GitHubActionsFileCommandDelimeter_\n\n_GitHubActionsFileCommandDelimeter_\n"},
+			"/tmp/tailgate-shop-target-base-1.log\n/tmp/tailgate-shop-target-head-2.log"},
+		{report.TargetLogs{Base: "/tmp/one.log", Head: "/tmp/one.log"}, "/tmp/one.log"},
+		{report.TargetLogs{}, ""},
 	} {
 		s := newStep(t, true)
 		in := judged(false)
@@ -182,8 +182,8 @@ func TestOutputsNameTheTargetLogs(t *testing.T) {
 		if err := (Outputs{Runtime: s.rt}).Publish(t.Context(), in); err != nil {
 			t.Fatal(err)
 		}
-		if got := read(t, s.output); !strings.Contains(got, tc.want) {
-			t.Errorf("%+v: GITHUB_OUTPUT lacks %q:\n%s", tc.logs, tc.want, got)
+		if got, ok := heredocValue(read(t, s.output), "target_log"); !ok || got != tc.want {
+			t.Errorf("%+v: target_log = %q (written %v), want %q:\n%s", tc.logs, got, ok, tc.want, read(t, s.output))
 		}
 	}
 }
@@ -326,3 +326,21 @@ func TestAllStopsAtTheFirstError(t *testing.T) {
 type publisherFunc func(context.Context, report.Input) error
 
 func (f publisherFunc) Publish(ctx context.Context, in report.Input) error { return f(ctx, in) }
+
+// heredocValue is the value of output name in a GITHUB_OUTPUT file written
+// in the NAME<<DELIMITER form, as the runner reads it.
+func heredocValue(file, name string) (string, bool) {
+	lines := strings.Split(file, "\n")
+	for i, line := range lines {
+		delim, ok := strings.CutPrefix(line, name+"<<")
+		if !ok {
+			continue
+		}
+		for j := i + 1; j < len(lines); j++ {
+			if lines[j] == delim {
+				return strings.Join(lines[i+1:j], "\n"), true
+			}
+		}
+	}
+	return "", false
+}

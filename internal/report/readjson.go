@@ -29,7 +29,7 @@ const MaxJSONBytes = 1 << 20
 // Caps on what a report may hold; far above anything tailgate writes.
 const (
 	maxNameRunes  = 100
-	maxLabelRunes = 100
+	maxLabelRunes = 200 // a counter's label: its source (32) and name (128)
 	maxTextRunes  = 2000
 	maxListItems  = 100
 	maxRowItems   = 1000 // steps and error classes
@@ -82,12 +82,14 @@ func (c *checker) add(path, format string, args ...any) {
 }
 
 var (
-	// A metric key: a catalogued one, or a footprint one that names a
-	// part or a counter source of the config (part.<name>.<figure>,
-	// counter.<source>.<counter>: a counter is named as a Prometheus
-	// metric or a JSON member may be).
+	// sourcePattern is a part's or a counter source's name as the config
+	// admits it.
 	sourcePattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
-	keyPattern    = regexp.MustCompile(`^([a-z0-9_]{1,64}|(part|counter)\.[a-z][a-z0-9_]{0,31}\.[A-Za-z_][A-Za-z0-9_]{0,127})$`)
+	keyPattern    = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
+	// footprintKey is a part's figure or a counter (result.PartKey,
+	// result.CounterKey): a part or source name as the config admits it,
+	// then a figure or a Prometheus-style counter name.
+	footprintKey = regexp.MustCompile(`^(part|counter)\.[a-z][a-z0-9_]{0,31}\.[A-Za-z_][A-Za-z0-9_]{0,127}$`)
 
 	outcomes       = []string{string(gate.Pass), string(gate.Regression), string(gate.Inconclusive)}
 	metricOutcomes = []string{string(gate.MetricPass), string(gate.MetricRegression), string(gate.WithinNoise),
@@ -188,7 +190,7 @@ func (c *checker) runs(path string, runs []map[string]float64) {
 	for i, figures := range runs {
 		for _, key := range slices.Sorted(maps.Keys(figures)) {
 			at := fmt.Sprintf("%s[%d].%s", path, i, clip(key))
-			if _, ok := result.Lookup(key); !ok {
+			if _, ok := result.Lookup(key); !ok || !(keyPattern.MatchString(key) || footprintKey.MatchString(key)) {
 				c.add(at, "is not a metric tailgate knows")
 				continue
 			}
@@ -267,9 +269,15 @@ func (c *checker) regressions(r jsonReport) {
 	}
 }
 
+// key checks a metric key: a catalogued one's form, or a footprint key
+// (part.<part>.<figure>, counter.<source>.<counter>) that names a figure
+// tailgate produces.
 func (c *checker) key(path, s string) {
-	if !keyPattern.MatchString(s) {
-		c.add(path, "%q is not a metric key (lower-case letters, digits and _, or part.<name>.<figure>, counter.<source>.<counter>)", clip(s))
+	if keyPattern.MatchString(s) {
+		return
+	}
+	if _, known := result.Lookup(s); !known || !footprintKey.MatchString(s) {
+		c.add(path, "%q is not a metric key (lower-case letters, digits and _; or part.<part>.<figure>, counter.<source>.<counter>)", clip(s))
 	}
 }
 

@@ -1,0 +1,199 @@
+package ci
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// commandFiles are the variables naming the runner's file commands: what a
+// process appends to them sets the step's outputs, the job summary, and
+// the variables and PATH of every later step. They are tailgate's alone.
+// Children never get the variables (target.ChildEnv), but a child of the
+// same user can still find the files (they sit beside GITHUB_EVENT_PATH in
+// RUNNER_TEMP) and write them, so the files' content is also checked
+// against what tailgate itself left there before tailgate writes, and at
+// the end of the step.
+var commandFiles = []string{"GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE"}
+
+// maxCommandFile bounds what tailgate reads back of one command file: the
+// runner makes them fresh for each step, and the summary alone may hold up
+// to SummaryLimit.
+const maxCommandFile = 4 * SummaryLimit
+
+// ErrTampered reports that a process other than tailgate changed one of
+// the runner's command files during the step.
+var ErrTampered = errors.New("the runner's command files were changed by another process")
+
+var errNotRegular = errors.New("not a regular file")
+
+// commandFile is one sealed command file: what it holds as tailgate left it.
+type commandFile struct {
+	name    string // the variable, e.g. GITHUB_OUTPUT
+	path    string
+	exists  bool
+	content []byte
+}
+
+// Seal records the runner's command files as they are now, before
+// tailgate starts its first child. From then on every file command first
+// checks the files against what tailgate left in them and restores any
+// that another process changed (see Tampered). Seal fails when a file
+// cannot be read or is too large to keep.
+func (r *Runtime) Seal() error {
+	r.sealed = nil
+	for _, name := range commandFiles {
+		path := r.getenv(name)
+		if path == "" {
+			continue
+		}
+		f := commandFile{name: name, path: path}
+		data, exists, err := readCommandFile(path)
+		if errors.Is(err, errNotRegular) {
+			continue // a device or pipe (GITHUB_OUTPUT=/dev/null outside a runner): nothing to restore
+		}
+		if err != nil {
+			return fmt.Errorf("reading the runner's %s before starting any process: %w", name, err)
+		}
+		f.content, f.exists = data, exists
+		r.sealed = append(r.sealed, f)
+	}
+	return nil
+}
+
+// Tampered reports, after Seal, which command files another process
+// changed: each was restored to what tailgate had left in it. It is nil
+// when none was changed.
+func (r *Runtime) Tampered() error {
+	if err := r.checkFiles(); err != nil {
+		return err
+	}
+	if len(r.tampered) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s changed since tailgate started its first child (a build, target or command of the benchmark wrote them); "+
+		"tailgate restored what it had written, and its outputs and summary are its own", ErrTampered, strings.Join(r.tampered, ", "))
+}
+
+// checkFiles compares each sealed file with what tailgate left in it and
+// restores those that differ, noting them in r.tampered.
+func (r *Runtime) checkFiles() error {
+	for i := range r.sealed {
+		f := &r.sealed[i]
+		data, exists, err := readCommandFile(f.path)
+		if err == nil && exists == f.exists && bytes.Equal(data, f.content) {
+			continue
+		}
+		if !slices.Contains(r.tampered, f.name) {
+			r.tampered = append(r.tampered, f.name)
+		}
+		if err := restoreCommandFile(*f); err != nil {
+			return fmt.Errorf("%w: restoring %s: %v", ErrTampered, f.name, err)
+		}
+	}
+	return nil
+}
+
+// appendCommandFile appends data to the file the variable name points at,
+// after checking the sealed files, and remembers what it wrote.
+func (r *Runtime) appendCommandFile(name string, data []byte) error {
+	path := r.getenv(name)
+	if path == "" {
+		return fmt.Errorf("%s is unset: %w", name, ErrNotInStep)
+	}
+	if err := r.checkFiles(); err != nil {
+		return err
+	}
+	file, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := file.Write(data)
+	if err := errors.Join(werr, file.Close()); err != nil {
+		return err
+	}
+	for i := range r.sealed {
+		if f := &r.sealed[i]; f.path == path {
+			f.content, f.exists = append(f.content, data...), true
+		}
+	}
+	return nil
+}
+
+// readCommandFile reads a command file, refusing anything but a regular
+// file (a symbolic link a child put in its place included) and anything
+// past maxCommandFile. A file that does not exist is no error.
+func readCommandFile(path string) (data []byte, exists bool, err error) {
+	st, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, true, fmt.Errorf("%s: %w", path, errNotRegular)
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, true, err
+	}
+	defer file.Close()
+	data, err = io.ReadAll(io.LimitReader(file, maxCommandFile+1))
+	if err == nil && len(data) > maxCommandFile {
+		err = fmt.Errorf("%s is larger than %d bytes", path, maxCommandFile)
+	}
+	return data, true, err
+}
+
+// restoreCommandFile puts back what tailgate left in f: written beside it
+// and renamed over it, which also replaces a link or directory a child put
+// in its place; removed when it did not exist.
+func restoreCommandFile(f commandFile) error {
+	if !f.exists {
+		return os.RemoveAll(f.path)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(f.path), ".tailgate-restore-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(f.content)
+	if err := errors.Join(werr, tmp.Chmod(0o644), tmp.Close()); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if st, err := os.Lstat(f.path); err == nil && st.IsDir() {
+		if err := os.RemoveAll(f.path); err != nil {
+			os.Remove(tmp.Name())
+			return err
+		}
+	}
+	if err := os.Rename(tmp.Name(), f.path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}
+
+// heredoc is one output in the runner's multi-line form, NAME<<DELIMITER,
+// the value, then DELIMITER on its own line. The delimiter is random and
+// new for each output, so neither the value nor anything another process
+// wrote before it can end the entry or guess where it ends.
+func heredoc(name, value string) (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	delim := "tailgate_" + hex.EncodeToString(b[:])
+	if strings.Contains(value, delim) {
+		return "", fmt.Errorf("the value contains the delimiter %s", delim)
+	}
+	return name + "<<" + delim + "\n" + value + "\n" + delim + "\n", nil
+}
