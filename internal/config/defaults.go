@@ -109,6 +109,7 @@ func defaultAB(ab *AB, c *collector) {
 	setDuration(&ab.Window, c, "ab.window", DefaultWindow)
 	setDuration(&ab.WindowWarmup, c, "ab.window_warmup", DefaultWindowWarmup)
 	setString(&ab.Phases, c, "ab.phases", PhasesUndecided)
+	setString(&ab.Unsealed, c, "ab.unsealed", UnsealedRefuse)
 }
 
 // DefaultUnits are the first look and budget of a design that replaces

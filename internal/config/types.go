@@ -62,6 +62,16 @@ const (
 	PhasesAll = "all"
 )
 
+// What an A/B job does where its sides cannot be sealed off from each
+// other (ab.unsealed).
+const (
+	// UnsealedRefuse (the default) ends the job with a runtime failure:
+	// without the seal the head's code could reach the base.
+	UnsealedRefuse = "refuse"
+	// UnsealedAllow runs the sides unsealed, and every report says so.
+	UnsealedAllow = "allow"
+)
+
 // A/B designs.
 const (
 	// DesignAuto chooses per job, before its first block, from how busy
@@ -181,6 +191,11 @@ type AB struct {
 	// (tailgate/noise.json under XDG_CACHE_HOME or ~/.cache), NoiseOff
 	// none.
 	Noise string `yaml:"noise"`
+	// Unsealed is UnsealedRefuse (the default) or UnsealedAllow: whether
+	// the job may run where the sides cannot be sealed off from each
+	// other (package seal). It is policy: on a pull request the base
+	// commit's config decides it.
+	Unsealed string `yaml:"unsealed"`
 }
 
 // ABSide is one side of an A/B job: a build from a git ref and/or the
