@@ -64,7 +64,8 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 	if err != nil {
 		return nil, withLabel(side, err)
 	}
-	ch := b.children().With(target.SideDirEnv + "=" + sideDir(t))
+	ch := b.children(side).With(target.SideDirEnv + "=" + sideDir(t))
+	ch.Dir = t.Tree // an A/B side's commands run in its own tree
 	if side != "" { // the target and every command of its side know which side they are
 		ch = ch.With(target.SideEnv + "=" + side)
 	}
@@ -149,7 +150,7 @@ func (b *Benchmark) Build(ctx context.Context, dir, side string) error {
 	if bc == nil {
 		return nil
 	}
-	ch, label := b.children(), "build"
+	ch, label := b.children(side), "build"
 	if side != "" {
 		ch, label = ch.With(target.SideEnv+"="+side), "build "+side
 	}
@@ -159,9 +160,10 @@ func (b *Benchmark) Build(ctx context.Context, dir, side string) error {
 	return nil
 }
 
-// children is how this benchmark's processes are started.
-func (b *Benchmark) children() target.Children {
-	return target.Children{Environ: b.Environ, PassEnv: b.Config.PassEnv, Supervisor: b.Supervisor}
+// children is how this benchmark's processes for side ("" outside A/B)
+// are started: sealed when Seals has the side's seal.
+func (b *Benchmark) children(side string) target.Children {
+	return target.Children{Environ: b.Environ, PassEnv: b.Config.PassEnv, Supervisor: b.Supervisor, Seal: b.Seals[side]}
 }
 
 // targetLog is the log file of the target on side: one per side and

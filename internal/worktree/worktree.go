@@ -102,6 +102,20 @@ func output(ctx context.Context, git baseline.Git, dir string, args ...string) (
 // Root is the worktree's top directory.
 func (t *Tree) Root() string { return t.root }
 
+// Repo is the top directory of the repository the worktree was made from.
+func (t *Tree) Repo() string { return t.repo }
+
+// GitDir is the repository's .git directory, which the worktree's own
+// .git file points into: git in the worktree needs it. "" when the
+// repository keeps it elsewhere.
+func (t *Tree) GitDir() string {
+	dir := filepath.Join(t.repo, ".git")
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return ""
+	}
+	return dir
+}
+
 // Remove deletes the worktree and its temporary directory and unregisters
 // it from the repository. It runs to its end even when ctx is cancelled
 // (the cleanup after Ctrl-C), within removeTimeout.
