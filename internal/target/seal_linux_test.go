@@ -12,6 +12,7 @@ import (
 
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/seal"
+	"golang.org/x/sys/unix"
 )
 
 // sealedOrSkip is a supervised Children sealed with spec, or a skip that
@@ -185,4 +186,29 @@ func readT(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// tailgate makes itself undumpable (cmd/tailgate), which makes its /proc
+// files root's: as another user it could then not write a new child's
+// uid_map, and no side could be sealed. seal.Start lets it, for the start
+// alone. (As root this holds anyway; run the package's tests as another
+// user to see the case that matters on a runner.)
+func TestSealedChildOfAnUndumpableTailgate(t *testing.T) {
+	_, headTree, _, head := twoTrees(t)
+	ch := sealedOrSkip(t, head)
+	ch.Dir = headTree
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		t.Skipf("prctl: %v", err)
+	}
+	defer unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
+	out, saw, err := runCommand(context.Background(), &config.Command{Args: []string{"sh", "-c", "id -u"}}, ch)
+	if err != nil {
+		t.Fatalf("a sealed child of an undumpable tailgate did not start: %s: %v", saw, err)
+	}
+	if got, want := strings.TrimSpace(string(out)), strconv.Itoa(os.Geteuid()); got != want {
+		t.Errorf("the sealed command runs as uid %s, want tailgate's %s", got, want)
+	}
+	if d, _ := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0); d != 0 {
+		t.Errorf("tailgate is dumpable (%d) after starting the sealed child", d)
+	}
 }
