@@ -28,7 +28,7 @@ type sealing struct {
 // sealSides seals the sides of the job off from each other, or says why
 // it cannot: a runtime failure unless ab.unsealed allows running
 // unsealed. With the base commit's benchmark (benchmark_from: base) the
-// files its commands name are the base commit's for the head too.
+// files its commands run are the base commit's for the head too.
 func sealSides(ctx context.Context, env Env, o ABOptions, ab config.AB, cfg *config.Config, t *trees) (*sealing, error) {
 	if len(procedureCommands(cfg, ab)) == 0 {
 		return &sealing{none: true}, nil // both sides started elsewhere, and no command to run
@@ -122,7 +122,8 @@ func (t *trees) sealSide(s runner.Side) seal.Side {
 }
 
 // pins are the files of the base commit that the procedure's commands
-// name (seal.Named), each mounted over the head tree's own: the build,
+// run (seal.Runs: their programs and scripts), each mounted over the head
+// tree's own: the build,
 // both sides' start commands, the dataset's reset and verify commands,
 // the counters' commands and a load tool's command. A file is taken when
 // the base's worktree holds it before the build (so it is the base
@@ -137,7 +138,7 @@ func (t *trees) pins(cfg *config.Config, ab config.AB) ([]seal.Pin, error) {
 	var pins []seal.Pin
 	seen := map[string]bool{}
 	for _, c := range procedureCommands(cfg, ab) {
-		for _, rel := range seal.Named(c.cmd.Args, c.cmd.Shell) {
+		for _, rel := range seal.Runs(c.cmd.Args, c.cmd.Shell) {
 			rel = filepath.Join(c.dir, rel)
 			if seen[rel] || filepath.IsAbs(rel) || strings.HasPrefix(rel, "..") {
 				continue
@@ -149,7 +150,7 @@ func (t *trees) pins(cfg *config.Config, ab config.AB) ([]seal.Pin, error) {
 			}
 			over := filepath.Join(headDir, rel)
 			if st, err := os.Lstat(over); err != nil || !st.Mode().IsRegular() {
-				return nil, fmt.Errorf("head: the base commit's procedure runs %s (named by %s), which this pull request removes or replaces by something other than a file: the head cannot run the base's procedure; with benchmark_from: head it runs its own", rel, c.key)
+				return nil, fmt.Errorf("head: the base commit's procedure runs %s (run by %s), which this pull request removes or replaces by something other than a file: the head cannot run the base's procedure; with benchmark_from: head it runs its own", rel, c.key)
 			}
 			pins = append(pins, seal.Pin{From: from, Over: over})
 		}
@@ -216,7 +217,7 @@ func (s *sealing) notes(fromBase bool) []string {
 		return out
 	}
 	if s.unsealed != "" {
-		return append(out, "the files the base commit's commands name were NOT taken from the base commit for the head (unsealed): the head ran its own "+strings.Join(s.pinned, ", "))
+		return append(out, "the files the base commit's commands run were NOT taken from the base commit for the head (unsealed): the head ran its own "+strings.Join(s.pinned, ", "))
 	}
-	return append(out, "the files the base commit's commands name came from the base commit for both sides: "+strings.Join(s.pinned, ", "))
+	return append(out, "the files the base commit's commands run came from the base commit for both sides: "+strings.Join(s.pinned, ", "))
 }

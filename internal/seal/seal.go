@@ -8,9 +8,9 @@
 // the other side's temporary directory are empty read-only directories;
 // its own temporary directory and /dev/shm are private; /proc shows its
 // own processes only, so that it can neither signal nor trace the other
-// side, nor tailgate. With benchmark_from: base the procedure's files
-// named by the commands are the base commit's, mounted over the head
-// tree's (Pin).
+// side, nor tailgate. With benchmark_from: base the files the
+// procedure's commands run (Runs) are the base commit's, mounted over the
+// head tree's (Pin).
 //
 // What it does not seal: the network (both sides serve on loopback and
 // can reach each other's port), the CPU, memory and disk bandwidth (a
