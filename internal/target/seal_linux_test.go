@@ -31,7 +31,7 @@ func sealedOrSkip(t *testing.T, spec *seal.Spec) Children {
 
 // twoTrees are a base and a head tree in a temporary directory, each with
 // a data file, and the seal of each side.
-func twoTrees(t *testing.T) (baseTree, headTree string, base, head *seal.Spec) {
+func twoTrees(t testing.TB) (baseTree, headTree string, base, head *seal.Spec) {
 	t.Helper()
 	dir := t.TempDir()
 	baseTree, headTree = filepath.Join(dir, "base"), filepath.Join(dir, "head")
@@ -210,5 +210,27 @@ func TestSealedChildOfAnUndumpableTailgate(t *testing.T) {
 	}
 	if d, _ := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0); d != 0 {
 		t.Errorf("tailgate is dumpable (%d) after starting the sealed child", d)
+	}
+}
+
+// BenchmarkChildStart is what the seal adds to every child's start: a
+// command that does nothing (sh -c :), under the supervisor, sealed and
+// not.
+func BenchmarkChildStart(b *testing.B) {
+	_, headTree, _, head := twoTrees(b)
+	for _, sealed := range []bool{false, true} {
+		name := map[bool]string{false: "unsealed", true: "sealed"}[sealed]
+		b.Run(name, func(b *testing.B) {
+			ch := Children{Environ: os.Environ(), Supervisor: []string{os.Args[0], supervisorArg}, Dir: headTree}
+			if sealed {
+				ch.Seal = head
+			}
+			probe := config.Command{Args: []string{"sh", "-c", ":"}}
+			for b.Loop() {
+				if _, saw, err := runCommand(context.Background(), &probe, ch); err != nil {
+					b.Skipf("%s: %v", saw, err)
+				}
+			}
+		})
 	}
 }
