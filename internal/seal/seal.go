@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -99,25 +100,24 @@ type Side struct {
 }
 
 // Job is what Sides seals: the two sides, the directories no child may
-// see (the runner's files), the temporary directory children are given
-// ($TMPDIR: private to each side), and tailgate's uid and gid.
+// see (the runner's files), and the temporary directory children are
+// given ($TMPDIR: private to each side).
 type Job struct {
 	Base, Head Side
 	Hidden     []string
 	TempDir    string
-	UID, GID   int
 }
 
 // Sides are the specs of the base and the head: each hides the other's
 // tree and the job's hidden directories, keeps its own tree where it lies
 // inside one of them, and has a temporary directory and /dev/shm of its
-// own.
+// own; its commands run as tailgate's uid and gid.
 func Sides(j Job) (base, head *Spec) {
 	return j.spec(j.Base, j.Head), j.spec(j.Head, j.Base)
 }
 
 func (j Job) spec(own, other Side) *Spec {
-	s := &Spec{Side: own.Name, UID: j.UID, GID: j.GID}
+	s := &Spec{Side: own.Name, UID: os.Geteuid(), GID: os.Getegid()}
 	hide := slices.Clone(j.Hidden)
 	if other.Tree != "" && other.Tree != own.Tree {
 		hide = append(hide, other.Tree)
@@ -159,22 +159,3 @@ func appendOnce(list []string, s string) []string {
 
 // ErrUnavailable wraps the reason the sides cannot be sealed here.
 var ErrUnavailable = errors.New("the sides of an A/B job cannot be sealed off from each other here")
-
-// Describe says in one line what the seal of spec hides, for the report.
-func Describe(specs ...*Spec) string {
-	var parts []string
-	for _, s := range specs {
-		if s == nil {
-			continue
-		}
-		parts = append(parts, fmt.Sprintf("%s: %d %s hidden, %d private", s.Side, len(s.Hide), plural(len(s.Hide), "directory", "directories"), len(s.Private)))
-	}
-	return strings.Join(parts, "; ")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
