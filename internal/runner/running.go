@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -42,6 +43,18 @@ type running struct {
 	// verify is the side's own dataset check (ab.<side>.verify); nil:
 	// dataset.verify.
 	verify *config.Check
+	// tree is the A/B side's source tree, where its commands run; "" is
+	// tailgate's working directory.
+	tree string
+}
+
+// inTree is path as the side's commands see it: a relative path is
+// relative to the side's tree, where they run.
+func (t *running) inTree(path string) string {
+	if t.tree == "" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(t.tree, path)
 }
 
 // sideDir is the absolute source tree of t (TAILGATE_SIDE_DIR): the one
@@ -99,6 +112,7 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 		tls:         tlsConfig,
 		verify:      t.Verify,
 		ready:       t.Ready,
+		tree:        t.Tree,
 	}
 	rt.path = rt.pathOf(t)
 	return rt, nil
