@@ -60,7 +60,7 @@ func sealSides(ctx context.Context, env Env, o ABOptions, ab config.AB, cfg *con
 		fmt.Fprintf(env.log(), "warning: the sides run unsealed (ab.unsealed: allow): %v\n", err)
 		return s, nil
 	}
-	return nil, Runtime.Errorf("%v (%v): on Ubuntu 24.04 run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` before tailgate, or run it as root; ab.unsealed: allow runs the sides unsealed (docs/github-action.md#threat-model)", seal.ErrUnavailable, err)
+	return nil, Runtime.Errorf("%v (%v): on Ubuntu 24.04 run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` before tailgate, or run it as root; ab.unsealed: allow runs the sides unsealed (docs/github-action.md#sealed-sides-mode-ab)", seal.ErrUnavailable, err)
 }
 
 // checkSeals starts a command that does nothing under each side's seal:
