@@ -150,6 +150,25 @@ echo "{\"queries\": $q}"
 			}
 		})
 	}
+	// A PR that removes a script the base commit's procedure runs: the
+	// head cannot run the base's procedure, which fails the job (exit 3)
+	// and says so, rather than running whatever the head has instead.
+	t.Run("the PR removes a script the procedure runs", func(t *testing.T) {
+		if before != "" {
+			t.Skip("not an attack")
+		}
+		gitIn(t, repo, "checkout", "-q", baseSHA, "--", ".")
+		writeFile(t, filepath.Join(repo, "service.conf"), treeSlow+"\n")
+		gitIn(t, repo, "rm", "-q", "scripts/reset.sh")
+		gitIn(t, repo, "commit", "-q", "-am", "a pull request that removes the reset script")
+		res := runAction(t, bin, repo, fake, event, map[string]string{"comment": "never", "mode": "ab"})
+		res.wantExit(t, ExitRuntime)
+		for _, want := range []string{"runs scripts/reset.sh (run by dataset.reset), which this pull request removes", "benchmark_from: head"} {
+			if !strings.Contains(res.stderr, want) {
+				t.Errorf("the error lacks %q:\n%s", want, res.stderr)
+			}
+		}
+	})
 }
 
 // reportNotes are the notes of the report the step wrote. It is read as
