@@ -18,7 +18,8 @@ import (
 // commit's, for both sides, so every PR is still a regression and the
 // report names the keys it changes; each control run with
 // benchmark_from: head shows that the PR's own benchmark would have
-// passed it.
+// passed it, or, where its base's commands reach for the head's tree,
+// that the seal stops them even then.
 
 const (
 	treeFast = "20ms"
@@ -88,25 +89,29 @@ func TestActionBenchmarkFromTheBaseCommit(t *testing.T) {
 		name, mode string
 		edit       func(cfg string) string // the PR's edit of the benchmark file
 		changed    string                  // the keys the report names
+		// sealed: even the PR's own benchmark (the control) cannot reach
+		// the head's tree from the base's side, which the seal hides: its
+		// base fails (exit 3) instead of passing.
+		sealed bool
 	}{
 		{"build copies the head into the base tree", "ab", func(cfg string) string {
 			return strings.Replace(cfg, "cp service.conf out/delay", `cp "`+mainTree+`/service.conf" out/delay`, 1)
-		}, "build.command"},
+		}, "build.command", true},
 		{"target.start runs the head's files for the base", "ab", func(cfg string) string {
 			return strings.Replace(cfg, `"$(cat out/delay)"`, `"$(cat "`+mainTree+`/out/delay")"`, 1)
-		}, "target.start.command"},
+		}, "target.start.command", true},
 		{"ab.base is the head's build", "ab", func(cfg string) string {
 			return strings.Replace(cfg, "ab: {", `ab: {base: {url: "http://127.0.0.1:{{port}}", start: {command: 'exec "`+os.Args[0]+`" tree-service --addr "127.0.0.1:{{port}}" --delay "$(cat out/delay)"'}}, `, 1)
-		}, "ab.base.url, ab.base.start"},
+		}, "ab.base.url, ab.base.start", false},
 		{"dataset.reset slows the base alone", "ab", func(cfg string) string {
 			return strings.Replace(cfg, "ab: {", `dataset: {reset: {command: '[ "$TAILGATE_SIDE" != base ] || curl -fsS -X POST "$TAILGATE_TARGET_URL/admin/slow?d=`+treeSlow+`"'}}`+"\nab: {", 1)
-		}, "dataset.reset"},
+		}, "dataset.reset", false},
 		{"check: build restores the base's service", "check", func(cfg string) string {
 			return strings.Replace(cfg, "cp service.conf out/delay", "echo "+treeFast+" > out/delay", 1)
-		}, "build.command"},
+		}, "build.command", false},
 		{"check: a renamed scenario", "check", func(cfg string) string {
 			return strings.Replace(cfg, "  - name: order\n", "  - name: order-v2\n", 1)
-		}, "scenarios"},
+		}, "scenarios", false},
 	} {
 		t.Run(pr.name, func(t *testing.T) {
 			treePRCommit(t, repo, baseSHA, treeSlow, pr.edit)
@@ -132,6 +137,13 @@ func TestActionBenchmarkFromTheBaseCommit(t *testing.T) {
 			}
 
 			control := runAction(t, bin, repo, fake, event, map[string]string{"comment": "never", "mode": pr.mode, "benchmark_from": "head"})
+			if pr.sealed {
+				control.wantExit(t, ExitRuntime)
+				if !strings.Contains(control.stderr, "base target:") {
+					t.Errorf("with the PR's benchmark the job did not fail on the base's side:\n%s", control.stderr)
+				}
+				return
+			}
 			control.wantExit(t, ExitPass)
 			cnotes := strings.Join(readReportOutput(t, control).Notes, "\n")
 			if strings.Contains(cnotes, "with the base commit's build") {

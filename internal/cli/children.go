@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 
 	"github.com/tailgate-ci/tailgate/internal/pipeline"
 	"github.com/tailgate-ci/tailgate/internal/target"
@@ -39,7 +41,7 @@ func (s statusError) Unwrap() error { return errQuiet }
 // supervisor, with the environment tailgate was given (credentials
 // removed), the target's output in a log file.
 func (e env) processes() pipeline.Processes {
-	p := pipeline.Processes{Environ: e.environ, TargetLogDir: targetLogDir(e), TargetLive: e.targetLive}
+	p := pipeline.Processes{Environ: e.environ, TargetLogDir: targetLogDir(e), TargetLive: e.targetLive, Hidden: runnerDirs(e)}
 	// Without its own executable (or process groups) tailgate cannot
 	// supervise: children then start directly, with a parent-death signal
 	// where there is one.
@@ -47,6 +49,28 @@ func (e env) processes() pipeline.Processes {
 		p.Supervisor = []string{exe, supervisorCommand}
 	}
 	return p
+}
+
+// runnerDirs are the directories of the runner's files that no child of
+// a sealed A/B job may see: those of the command files (GITHUB_OUTPUT,
+// GITHUB_ENV, GITHUB_PATH, GITHUB_STATE, GITHUB_STEP_SUMMARY) and the
+// runner's temporary directory (RUNNER_TEMP), which holds them on a
+// runner and also the event payload and the targets' logs.
+func runnerDirs(e env) []string {
+	var dirs []string
+	for _, name := range []string{"GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY", "RUNNER_TEMP"} {
+		v := e.getenv(name)
+		if v == "" {
+			continue
+		}
+		if name != "RUNNER_TEMP" {
+			v = filepath.Dir(v)
+		}
+		if abs, err := filepath.Abs(v); err == nil && !slices.Contains(dirs, abs) && abs != "/" {
+			dirs = append(dirs, abs)
+		}
+	}
+	return dirs
 }
 
 // targetLogDir is where a started target's output goes: $RUNNER_TEMP in

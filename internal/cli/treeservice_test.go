@@ -7,6 +7,9 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -25,10 +28,23 @@ func serveTreeService(args []string) int {
 	fs := flag.NewFlagSet(treeServiceCommand, flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	delay := fs.Duration("delay", 0, "time each order request takes")
+	// The seal's attack tests (seal_attack_e2e_test.go): the service's data
+	// files, read at every request, which the other side's code attacks.
+	delayFile := fs.String("delay-file", "", "file holding the time each order request takes, read at every request (else --delay)")
+	queriesFile := fs.String("queries-file", "", "file holding the queries each order request makes (else 1)")
+	countersFile := fs.String("counters-file", "", `file the service keeps its queries so far in, as {"queries": N}`)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	var extra atomic.Int64
+	var extra, queries atomic.Int64
+	fromFile := func(path string, parse func(string) error) {
+		if path == "" {
+			return
+		}
+		if data, err := os.ReadFile(path); err == nil {
+			parse(strings.TrimSpace(string(data)))
+		}
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", func(http.ResponseWriter, *http.Request) {})
 	mux.HandleFunc("POST /admin/slow", func(w http.ResponseWriter, r *http.Request) {
@@ -39,9 +55,27 @@ func serveTreeService(args []string) int {
 		}
 		extra.Store(int64(d))
 	})
+	var countersMu sync.Mutex
+	keepCounters := func() {
+		if *countersFile == "" {
+			return
+		}
+		countersMu.Lock()
+		defer countersMu.Unlock()
+		tmp := *countersFile + ".tmp"
+		if os.WriteFile(tmp, fmt.Appendf(nil, `{"queries": %d}`, queries.Load()), 0o644) == nil {
+			os.Rename(tmp, *countersFile)
+		}
+	}
+	keepCounters()
 	mux.HandleFunc("GET /orders/{id}", func(w http.ResponseWriter, r *http.Request) {
+		d, q := *delay, int64(1)
+		fromFile(*delayFile, func(s string) (err error) { d, err = time.ParseDuration(s); return err })
+		fromFile(*queriesFile, func(s string) (err error) { q, err = strconv.ParseInt(s, 10, 64); return err })
+		queries.Add(q)
+		keepCounters()
 		select {
-		case <-time.After(*delay + time.Duration(extra.Load())):
+		case <-time.After(d + time.Duration(extra.Load())):
 		case <-r.Context().Done():
 			return
 		}

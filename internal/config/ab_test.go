@@ -33,6 +33,7 @@ ab:
   head: {url: "http://127.0.0.1:81"}
   order: sideways
   phases: some
+  unsealed: maybe
 load: {rate: 10/s}
 scenarios: [{steps: [{path: /}]}]
 `
@@ -40,7 +41,7 @@ scenarios: [{steps: [{path: /}]}]
 	if err == nil {
 		t.Fatal("want problems")
 	}
-	for _, want := range []string{"ab.yml:3:", "ab.base.url: host \"10.0.0.1\" is not this machine", "ab.order: invalid order \"sideways\"", "ab.yml:6:11: ab.phases: invalid phases \"some\""} {
+	for _, want := range []string{"ab.yml:3:", "ab.base.url: host \"10.0.0.1\" is not this machine", "ab.order: invalid order \"sideways\"", "ab.yml:6:11: ab.phases: invalid phases \"some\"", "ab.yml:7:13: ab.unsealed: invalid value \"maybe\""} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}

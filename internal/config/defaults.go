@@ -106,6 +106,7 @@ func defaultAB(ab *AB, c *collector) {
 	setDuration(&ab.Window, c, "ab.window", DefaultWindow)
 	setDuration(&ab.WindowWarmup, c, "ab.window_warmup", DefaultWindowWarmup)
 	setString(&ab.Phases, c, "ab.phases", PhasesUndecided)
+	setString(&ab.Unsealed, c, "ab.unsealed", UnsealedRefuse)
 }
 
 // renamedInt folds a key given by its older name (older) into the field

@@ -67,6 +67,16 @@ const (
 // loads, with a warning that they change nothing.
 var RetiredDesigns = []string{"auto", "duet", "interleaved", "hybrid", "pairs"}
 
+// What an A/B job does where its sides cannot be sealed off from each
+// other (ab.unsealed).
+const (
+	// UnsealedRefuse (the default) ends the job with a runtime failure:
+	// without the seal the head's code could reach the base.
+	UnsealedRefuse = "refuse"
+	// UnsealedAllow runs the sides unsealed, and every report says so.
+	UnsealedAllow = "allow"
+)
+
 // NoiseOff as ab.noise keeps no noise file.
 const NoiseOff = "off"
 
@@ -138,6 +148,11 @@ type AB struct {
 	// default the job fails (exit 3), since what a side lost may be the
 	// regression itself, or a side stopped by the other.
 	AllowMissing bool `yaml:"allow_missing"`
+	// Unsealed is UnsealedRefuse (the default) or UnsealedAllow: whether
+	// the job may run where the sides cannot be sealed off from each
+	// other (package seal). It is policy: on a pull request the base
+	// commit's config decides it.
+	Unsealed string `yaml:"unsealed"`
 }
 
 // ABSide is one side of an A/B job: a build from a git ref and/or the

@@ -29,6 +29,9 @@ func validateAB(cfg *Config, c *collector) {
 	if ab.Phases != PhasesUndecided && ab.Phases != PhasesAll {
 		c.add("ab.phases", "invalid phases %q: expected %s (a phase is left out of later blocks once its gated metrics have decided) or %s (every phase in every block)", ab.Phases, PhasesUndecided, PhasesAll)
 	}
+	if ab.Unsealed != UnsealedRefuse && ab.Unsealed != UnsealedAllow {
+		c.add("ab.unsealed", "invalid value %q: expected %s (the default: a job whose sides cannot be sealed off from each other fails) or %s (such a job runs unsealed, and its report says so)", ab.Unsealed, UnsealedRefuse, UnsealedAllow)
+	}
 	if ab.Windows < 0 || ab.Windows > MaxWindows {
 		c.add("ab.windows", "must be between 1 and %d windows of each side per phase in a block, or 0 for as many as fill load.duration, got %d", MaxWindows, ab.Windows)
 	}

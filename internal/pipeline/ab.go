@@ -99,6 +99,11 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	if err != nil {
 		return Judged{}, err
 	}
+	sealed, err := sealSides(ctx, env, o, ab, cfg, trees)
+	if err != nil {
+		return Judged{}, err
+	}
+	b.Seals = sealed.specs
 	if err := trees.build(ctx, b, cfg); err != nil {
 		return Judged{}, runFailure(o.Policy.sideFailure(err))
 	}
@@ -145,7 +150,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	showRuns(env, res.Base)
 	fmt.Fprintln(env.out(), "head:")
 	showRuns(env, res.Head)
-	notes := append(append(o.Policy.notes(), o.pinNote()...), trees.notes(o.Policy)...)
+	notes := append(append(append(o.Policy.notes(), o.pinNote()...), trees.notes(o.Policy)...), sealed.notes(o.Policy.fromBase())...)
 	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(trees), Verdict: last, Head: res.Head.Runs,
 		Base: res.Base.Runs, Notes: append(append(append(append(notes, nonEmpty(chosen)...), abNotes(res, ab, shape, phases, last, o.AA)...), noise.notes(last)...), nonEmpty(planned)...),
 		TargetLog: report.TargetLogs{Base: res.Base.TargetLog, Head: res.Head.TargetLog}}

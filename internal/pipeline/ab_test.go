@@ -124,7 +124,7 @@ func buildEnv(t *testing.T, te *testEnv) Env {
 	env := te.env()
 	env.Processes.Environ = append(os.Environ(), "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=mod")
 	env.TempDir = t.TempDir()
-	return env
+	return supervised(t, env)
 }
 
 // worktrees lists the repository's worktrees.

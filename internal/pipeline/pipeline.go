@@ -72,6 +72,9 @@ type Processes struct {
 	Supervisor   []string
 	TargetLogDir string
 	TargetLive   io.Writer
+	// Hidden are directories no child of a sealed A/B job may see: the
+	// runner's files (GITHUB_OUTPUT's and the others' directories).
+	Hidden []string
 }
 
 // benchmark is the runner of cfg in this environment.

@@ -17,6 +17,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/load"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/scenario"
+	"github.com/tailgate-ci/tailgate/internal/seal"
 	"github.com/tailgate-ci/tailgate/internal/target"
 )
 
@@ -53,6 +54,9 @@ type Benchmark struct {
 	// hidden subcommand), under which every child is started so that it
 	// dies with tailgate; empty: children are started directly.
 	Supervisor []string
+	// Seals, by side ("base", "head"), seal each A/B side's children off
+	// from the other side (package seal); nil: unsealed.
+	Seals map[string]*seal.Spec
 	// TargetLogDir is where a started target's output is written, one file
 	// per side (named in the result's TargetLog); empty: it is not kept.
 	TargetLogDir string

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -47,6 +48,18 @@ type running struct {
 	// built from one tree (an A/A job) draw from one sequence, as they
 	// may well share one database file.
 	dataset string
+	// tree is the A/B side's source tree, where its commands run; "" is
+	// tailgate's working directory.
+	tree string
+}
+
+// inTree is path as the side's commands see it: a relative path is
+// relative to the side's tree, where they run.
+func (t *running) inTree(path string) string {
+	if t.tree == "" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(t.tree, path)
 }
 
 // sideDir is the absolute source tree of t (TAILGATE_SIDE_DIR): the one
@@ -69,7 +82,8 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 	if err != nil {
 		return nil, withLabel(side, err)
 	}
-	ch := b.children().With(target.SideDirEnv + "=" + sideDir(t))
+	ch := b.children(side).With(target.SideDirEnv + "=" + sideDir(t))
+	ch.Dir = t.Tree // an A/B side's commands run in its own tree
 	if side != "" { // the target and every command of its side know which side they are
 		ch = ch.With(target.SideEnv + "=" + side)
 	}
@@ -105,6 +119,7 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 		verify:      t.Verify,
 		ready:       t.Ready,
 		dataset:     sideDir(t),
+		tree:        t.Tree,
 	}
 	rt.path = rt.pathOf(t)
 	return rt, nil
@@ -156,7 +171,7 @@ func (b *Benchmark) Build(ctx context.Context, dir, side string) error {
 	if bc == nil {
 		return nil
 	}
-	ch, label := b.children(), "build"
+	ch, label := b.children(side), "build"
 	if side != "" {
 		ch, label = ch.With(target.SideEnv+"="+side), "build "+side
 	}
@@ -173,9 +188,10 @@ func (b *Benchmark) Build(ctx context.Context, dir, side string) error {
 	return nil
 }
 
-// children is how this benchmark's processes are started.
-func (b *Benchmark) children() target.Children {
-	return target.Children{Environ: b.Environ, PassEnv: b.Config.PassEnv, Supervisor: b.Supervisor}
+// children is how this benchmark's processes for side ("" outside A/B)
+// are started: sealed when Seals has the side's seal.
+func (b *Benchmark) children(side string) target.Children {
+	return target.Children{Environ: b.Environ, PassEnv: b.Config.PassEnv, Supervisor: b.Supervisor, Seal: b.Seals[side]}
 }
 
 // targetLog is the log file of the target on side: one per side and

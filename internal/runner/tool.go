@@ -20,12 +20,14 @@ import (
 // The target's resources are sampled while the tool runs.
 func (b *Benchmark) measureTool(ctx context.Context, tgt *running, i, runs int) (*result.Run, error) {
 	l := b.Config.Load
-	if err := freshOutput(l.Output); err != nil {
+	// The tool runs in its side's tree (A/B), and writes its output there.
+	output := tgt.inTree(l.Output)
+	if err := freshOutput(output); err != nil {
 		return nil, err
 	}
 	ch := tgt.children.With(
 		target.TargetURLEnv+"="+tgt.url,
-		"TAILGATE_OUTPUT="+l.Output,
+		"TAILGATE_OUTPUT="+output,
 		"TAILGATE_RUN="+strconv.Itoa(i),
 		"TAILGATE_RUNS="+strconv.Itoa(runs),
 	)
@@ -38,7 +40,7 @@ func (b *Benchmark) measureTool(ctx context.Context, tgt *running, i, runs int) 
 	if err != nil {
 		return nil, err
 	}
-	run, err := importer.ImportFile(l.Output, l.Format)
+	run, err := importer.ImportFile(output, l.Format)
 	if err != nil {
 		return nil, &target.StepError{Step: target.StepLoad, Saw: fmt.Sprintf("the command exited with status %d", exit), Err: fmt.Errorf("importing its output: %w", err)}
 	}

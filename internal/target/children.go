@@ -3,6 +3,8 @@ package target
 import (
 	"slices"
 	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/seal"
 )
 
 // Variables tailgate sets for dataset commands and load tools.
@@ -38,6 +40,15 @@ type Children struct {
 	// directly, with a parent-death signal on Linux, which reaches the
 	// direct child only (not what a `sh -c` forks).
 	Supervisor []string
+	// Seal, when set, is what this side's children may see (package
+	// seal): each is started under the supervisor in namespaces of its
+	// own, which the supervisor enters and mounts before it starts the
+	// command. It needs the supervisor.
+	Seal *seal.Spec
+	// Dir is the working directory of a child whose caller names none: an
+	// A/B side's tree, so that a dataset or counters command of the base
+	// runs the base's files. "" is tailgate's own.
+	Dir string
 
 	extra []string // "NAME=value" set for this child, after Environ
 }

@@ -63,6 +63,18 @@ func runCommand(ctx context.Context, c *config.Command, ch Children) (stdout []b
 	return out.Bytes(), saw, nil
 }
 
+// CheckSeal starts a command that does nothing (sh -c :) as ch starts
+// its children, and says why it did not run: with ch.Seal, whether this
+// machine lets tailgate seal a side (namespaces, mounts) before a real
+// command depends on it.
+func CheckSeal(ctx context.Context, ch Children) error {
+	probe := config.Command{Args: []string{"sh", "-c", ":"}}
+	if _, _, err := runCommand(ctx, &probe, ch); err != nil {
+		return err
+	}
+	return nil
+}
+
 // teeWriter keeps stdout on its own and in the combined output.
 type teeWriter struct {
 	out      *bytes.Buffer

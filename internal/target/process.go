@@ -123,7 +123,9 @@ func launch(s *config.Start, o StartOptions) (*Process, error) {
 	if err != nil {
 		return nil, &StepError{Step: StepStart, Err: fmt.Errorf("target.start: %w", err)}
 	}
-	child.cmd.Dir = s.Dir
+	if s.Dir != "" {
+		child.cmd.Dir = s.Dir
+	}
 	out, err := openTargetOutput(o.LogPath, o.Live)
 	if err != nil {
 		return nil, &StepError{Step: StepStart, Err: err}

@@ -14,7 +14,12 @@ import (
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/seal"
 )
+
+// SealFlag precedes the seal (seal.Spec.Encode) in the supervisor's
+// arguments, before "--".
+const SealFlag = "--seal"
 
 // handshakeTimeout bounds the wait for the supervisor to say it started
 // the command (or why it could not).
@@ -27,6 +32,7 @@ type proc struct {
 	sup     *supervision // nil when started directly
 	lookErr error        // the program was not found; reported by start
 	pid     int          // the command's own pid, once started
+	sealed  bool         // the supervisor runs in namespaces of its own (Children.Seal)
 }
 
 // newProc prepares c as a child: its environment from ch, in a process
@@ -39,6 +45,9 @@ func (ch Children) newProc(ctx context.Context, c *config.Command) (*proc, error
 		return nil, err
 	}
 	p := &proc{}
+	if ch.Seal != nil && len(ch.Supervisor) == 0 {
+		return nil, errors.New("a sealed side's children need the supervisor (tailgate's own executable), and there is none")
+	}
 	if len(ch.Supervisor) == 0 {
 		p.cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
 		dieWithParent(p.cmd)
@@ -47,10 +56,19 @@ func (ch Children) newProc(ctx context.Context, c *config.Command) (*proc, error
 		// start would; the supervisor gets its path and the whole argv.
 		inner := exec.Command(argv[0], argv[1:]...)
 		p.lookErr = inner.Err
-		args := append(slices.Clone(ch.Supervisor[1:]), "--", inner.Path)
+		args := slices.Clone(ch.Supervisor[1:])
+		if ch.Seal != nil {
+			args = append(args, SealFlag, ch.Seal.Encode())
+		}
+		args = append(args, "--", inner.Path)
 		p.cmd = exec.CommandContext(ctx, ch.Supervisor[0], append(args, argv...)...)
 		p.sup = &supervision{}
 	}
+	if ch.Seal != nil {
+		seal.SupervisorAttr(sysAttr(p.cmd))
+		p.sealed = true
+	}
+	p.cmd.Dir = ch.Dir
 	p.cmd.Env = ch.Env()
 	inOwnGroup(p.cmd)
 	p.cmd.Cancel = func() error { return signalGroup(p.cmd.Process.Pid, syscall.SIGKILL) }
@@ -84,7 +102,12 @@ func (p *proc) start() error {
 		p.pid = p.cmd.Process.Pid
 		return nil
 	}
-	pid, err := p.sup.start(p.cmd)
+	pid, err := p.sup.start(p.cmd, p.sealed)
+	if err == nil && p.sealed {
+		// The supervisor said the pid in its own PID namespace; tailgate
+		// samples and signals by its own. A command already gone has none.
+		pid, _ = seal.HostPID(p.cmd.Process.Pid, pid)
+	}
 	p.pid = pid
 	return err
 }
@@ -163,7 +186,7 @@ type supervision struct {
 	report *bufio.Reader
 }
 
-func (s *supervision) start(cmd *exec.Cmd) (int, error) {
+func (s *supervision) start(cmd *exec.Cmd, sealed bool) (int, error) {
 	lifeR, lifeW, err := os.Pipe()
 	if err != nil {
 		return 0, err
@@ -175,7 +198,11 @@ func (s *supervision) start(cmd *exec.Cmd) (int, error) {
 		return 0, err
 	}
 	cmd.ExtraFiles = []*os.File{lifeR, repW} // fds 3 and 4 of the supervisor
-	err = cmd.Start()
+	if sealed {
+		err = seal.Start(cmd)
+	} else {
+		err = cmd.Start()
+	}
 	lifeR.Close()
 	repW.Close()
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/seal"
 )
 
 // CanSupervise says whether Supervise works here: it needs process groups.
@@ -18,8 +20,12 @@ const CanSupervise = true
 
 // Supervise is the body of the supervisor process that Children.Supervisor
 // starts (tailgate's hidden subcommand; a re-executed test binary in
-// tests). args are "--", the command's path, then its argv. It starts the
-// command, says its pid on fd 4 and waits:
+// tests). args are "--", the command's path, then its argv, after
+// SealFlag and a seal for a sealed side: then the supervisor, started in
+// namespaces of its own (seal.SupervisorAttr), first makes the seal's
+// mounts (seal.Enter) and starts the command in a user and mount
+// namespace of its own (seal.CommandAttr). It starts the command, says
+// its pid on fd 4 and waits:
 //   - when the command exits, Supervise reports its status on fd 4 and
 //     returns its exit code (128+n for signal n);
 //   - when tailgate is gone first (fd 3, whose other end only tailgate
@@ -37,6 +43,15 @@ func Supervise(args []string) int {
 	// must mean tailgate is gone, not that the command closed it.
 	syscall.CloseOnExec(3)
 	syscall.CloseOnExec(4)
+	var spec *seal.Spec
+	if len(args) >= 2 && args[0] == SealFlag {
+		var err error
+		if spec, err = seal.Decode(args[1]); err != nil {
+			fmt.Fprintln(report, "failed", err)
+			return 2
+		}
+		args = args[2:]
+	}
 	if len(args) < 3 || args[0] != "--" {
 		fmt.Fprintln(report, "failed supervisor: want -- PATH ARGV0 [ARG...]")
 		return 2
@@ -48,8 +63,15 @@ func Supervise(args []string) int {
 	// tailgate built for it (ChildEnv).
 	cmd := &exec.Cmd{Path: args[1], Args: args[2:], Stdout: os.Stdout, Stderr: os.Stderr}
 	dieWithParent(cmd) // should the supervisor itself be killed
+	if spec != nil {
+		if err := seal.Enter(spec); err != nil {
+			fmt.Fprintln(report, "failed", oneLine(err.Error()))
+			return 127
+		}
+		seal.CommandAttr(sysAttr(cmd), spec)
+	}
 	if err := cmd.Start(); err != nil {
-		fmt.Fprintln(report, "failed", strings.Join(strings.Fields(err.Error()), " "))
+		fmt.Fprintln(report, "failed", oneLine(err.Error()))
 		return 127
 	}
 	fmt.Fprintln(report, "pid", cmd.Process.Pid)
@@ -76,6 +98,8 @@ func Supervise(args []string) int {
 	}
 	return st.code
 }
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func statusOf(ps *os.ProcessState) exitStatus {
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {

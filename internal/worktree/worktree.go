@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -102,17 +103,37 @@ func output(ctx context.Context, git baseline.Git, dir string, args ...string) (
 // Root is the worktree's top directory.
 func (t *Tree) Root() string { return t.root }
 
+// Repo is the top directory of the repository the worktree was made from.
+func (t *Tree) Repo() string { return t.repo }
+
+// GitDir is the repository's .git directory, which the worktree's own
+// .git file points into: git in the worktree needs it. "" when the
+// repository keeps it elsewhere.
+func (t *Tree) GitDir() string {
+	dir := filepath.Join(t.repo, ".git")
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return ""
+	}
+	return dir
+}
+
+// noRunners keep git from running programs that the repository's config
+// names (an fsmonitor, hooks) when the worktree is removed: by then the
+// head's code has run, and could have written the repository's config;
+// a command given on git's command line outranks every config file.
+var noRunners = []string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null"}
+
 // Remove deletes the worktree and its temporary directory and unregisters
 // it from the repository. It runs to its end even when ctx is cancelled
 // (the cleanup after Ctrl-C), within removeTimeout.
 func (t *Tree) Remove(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
-	_, rmErr := t.git.Run(ctx, t.repo, "worktree", "remove", "--force", t.root)
+	_, rmErr := t.git.Run(ctx, t.repo, slices.Concat(noRunners, []string{"worktree", "remove", "--force", t.root})...)
 	err := os.RemoveAll(t.tmp)
 	if rmErr != nil {
 		// The directory is gone now: pruning unregisters it.
-		if _, perr := t.git.Run(ctx, t.repo, "worktree", "prune"); perr != nil {
+		if _, perr := t.git.Run(ctx, t.repo, slices.Concat(noRunners, []string{"worktree", "prune"})...); perr != nil {
 			err = errors.Join(err, rmErr, perr)
 		}
 	}

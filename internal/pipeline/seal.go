@@ -1,0 +1,223 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/runner"
+	"github.com/tailgate-ci/tailgate/internal/seal"
+	"github.com/tailgate-ci/tailgate/internal/target"
+)
+
+// sealing is how an A/B job's sides are kept apart: each side's seal, or
+// why they ran unsealed (ab.unsealed: allow), and the files of the base
+// commit the head's commands ran.
+type sealing struct {
+	specs    map[string]*seal.Spec // by side; nil when unsealed
+	unsealed string                // why the sides ran unsealed
+	pinned   []string              // procedure files taken from the base commit for the head
+	dirs     [2]string             // the base's and the head's tree, where their commands ran
+	none     bool                  // the job starts no process: nothing to seal
+}
+
+// sealSides seals the sides of the job off from each other, or says why
+// it cannot: a runtime failure unless ab.unsealed allows running
+// unsealed. With the base commit's benchmark (benchmark_from: base) the
+// files its commands run are the base commit's for the head too.
+func sealSides(ctx context.Context, env Env, o ABOptions, ab config.AB, cfg *config.Config, t *trees) (*sealing, error) {
+	if len(procedureCommands(cfg, ab)) == 0 {
+		return &sealing{none: true}, nil // both sides started elsewhere, and no command to run
+	}
+	s := &sealing{dirs: [2]string{t.absDir(runner.Base), t.absDir(runner.Head)}}
+	base, head := seal.Sides(seal.Job{
+		Base: t.sealSide(runner.Base), Head: t.sealSide(runner.Head),
+		Hidden: env.Processes.Hidden, TempDir: tempDirOf(env.Processes.Environ),
+	})
+	if o.Policy.fromBase() && !o.AA {
+		pins, err := t.pins(cfg, ab)
+		if err != nil {
+			return nil, Runtime.Wrap(err)
+		}
+		head.Pins = pins
+		for _, p := range pins {
+			rel, _ := filepath.Rel(s.dirs[1], p.Over)
+			s.pinned = append(s.pinned, filepath.ToSlash(rel))
+		}
+	}
+	specs := map[string]*seal.Spec{runner.Base.String(): base, runner.Head.String(): head}
+	err := checkSeals(ctx, env, specs, s.dirs)
+	switch {
+	case err == nil:
+		s.specs = specs
+		return s, nil
+	case ab.Unsealed == config.UnsealedAllow:
+		s.unsealed = err.Error()
+		fmt.Fprintf(env.log(), "warning: the sides run unsealed (ab.unsealed: allow): %v\n", err)
+		return s, nil
+	}
+	return nil, Runtime.Errorf("%v (%v): on Ubuntu 24.04 run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` before tailgate, or run it as root; ab.unsealed: allow runs the sides unsealed (docs/github-action.md#sealed-sides-mode-ab)", seal.ErrUnavailable, err)
+}
+
+// checkSeals starts a command that does nothing under each side's seal:
+// a machine that cannot seal fails here, before anything is built.
+func checkSeals(ctx context.Context, env Env, specs map[string]*seal.Spec, dirs [2]string) error {
+	if !seal.Supported {
+		return fmt.Errorf("sealing needs Linux namespaces")
+	}
+	if len(env.Processes.Supervisor) == 0 {
+		return fmt.Errorf("sealing needs tailgate's own executable to supervise the children, and it was not found")
+	}
+	for i, side := range []runner.Side{runner.Base, runner.Head} {
+		ch := target.Children{Environ: env.Processes.Environ, Supervisor: env.Processes.Supervisor, Seal: specs[side.String()], Dir: dirs[i]}
+		if err := target.CheckSeal(ctx, ch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tempDirOf is the TMPDIR the children are given, "" when none.
+func tempDirOf(environ []string) string {
+	for _, kv := range slices.Backward(environ) {
+		if v, ok := strings.CutPrefix(kv, "TMPDIR="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// absDir is side s's source tree, absolute: where its commands run.
+func (t *trees) absDir(s runner.Side) string {
+	if t.aa {
+		s = runner.Base
+	}
+	dir, err := filepath.Abs(t.dir(s))
+	if err != nil {
+		return t.dir(s)
+	}
+	return dir
+}
+
+// sealSide is what the seal of side s keeps apart: its whole checkout
+// (a worktree's top, or the repository's for the working tree), and for
+// a worktree the repository's .git, which git in the worktree needs.
+func (t *trees) sealSide(s runner.Side) seal.Side {
+	if t.aa {
+		s = runner.Base
+	}
+	side := seal.Side{Name: s.String(), Tree: t.absDir(s)}
+	if tr := t.side[s]; tr != nil {
+		side.Tree, side.GitDir = tr.Root(), tr.GitDir()
+		return side
+	}
+	for _, tr := range t.side { // the working tree: its whole repository
+		side.Tree = tr.Repo()
+	}
+	return side
+}
+
+// pins are the files of the base commit that the procedure's commands
+// run (seal.Runs: their programs and scripts), each mounted over the head
+// tree's own: the build,
+// both sides' start commands, the dataset's reset and verify commands,
+// the counters' commands and a load tool's command. A file is taken when
+// the base's worktree holds it before the build (so it is the base
+// commit's, not a build's output). One the head's tree lacks, or holds as
+// something other than a regular file, is an error: the head cannot run
+// the base's procedure.
+func (t *trees) pins(cfg *config.Config, ab config.AB) ([]seal.Pin, error) {
+	if t.side[runner.Base] == nil || t.dir(runner.Base) == t.dir(runner.Head) {
+		return nil, nil
+	}
+	baseDir, headDir := t.absDir(runner.Base), t.absDir(runner.Head)
+	var pins []seal.Pin
+	seen := map[string]bool{}
+	for _, c := range procedureCommands(cfg, ab) {
+		for _, rel := range seal.Runs(c.cmd.Args, c.cmd.Shell) {
+			rel = filepath.Join(c.dir, rel)
+			if seen[rel] || filepath.IsAbs(rel) || strings.HasPrefix(rel, "..") {
+				continue
+			}
+			seen[rel] = true
+			from := filepath.Join(baseDir, rel)
+			if st, err := os.Lstat(from); err != nil || !st.Mode().IsRegular() {
+				continue // not a file of the base commit
+			}
+			over := filepath.Join(headDir, rel)
+			if st, err := os.Lstat(over); err != nil || !st.Mode().IsRegular() {
+				return nil, fmt.Errorf("head: the base commit's procedure runs %s (run by %s), which this pull request removes or replaces by something other than a file: the head cannot run the base's procedure; with benchmark_from: head it runs its own", rel, c.key)
+			}
+			pins = append(pins, seal.Pin{From: from, Over: over})
+		}
+	}
+	return pins, nil
+}
+
+// namedCommand is a command of the procedure, the key that holds it, and
+// its working directory relative to the side's tree.
+type namedCommand struct {
+	key string
+	cmd config.Command
+	dir string
+}
+
+func procedureCommands(cfg *config.Config, ab config.AB) []namedCommand {
+	var out []namedCommand
+	add := func(key string, c *config.Command, dir string) {
+		if c != nil && !filepath.IsAbs(dir) {
+			out = append(out, namedCommand{key, *c, dir})
+		}
+	}
+	if cfg.Build != nil {
+		add("build.command", &cfg.Build.Command, cfg.Build.Dir)
+	}
+	for _, side := range []struct {
+		name string
+		t    config.Target
+	}{{"ab.base", ab.Base.TargetOr(cfg.Target)}, {"ab.head", ab.Head.TargetOr(cfg.Target)}} {
+		if s := side.t.Start; s != nil {
+			add("target.start.command", &s.Command, s.Dir)
+		}
+		for _, c := range side.t.Counters {
+			add("target.counters."+c.Name, c.Command, "")
+		}
+		if v := side.t.Verify; v != nil {
+			add(side.name+".verify", v.Command, "")
+		}
+	}
+	if ds := cfg.Dataset; ds.Reset != nil {
+		add("dataset.reset", ds.Reset.Command, "")
+	}
+	if ds := cfg.Dataset; ds.Verify != nil {
+		add("dataset.verify", ds.Verify.Command, "")
+	}
+	add("load.command", cfg.Load.Command, "")
+	return out
+}
+
+// notes say in the report whether the sides were sealed, where each
+// side's commands ran, and which files of the base commit the head ran.
+func (s *sealing) notes(fromBase bool) []string {
+	if s.none {
+		return nil
+	}
+	var out []string
+	if s.unsealed != "" {
+		out = append(out, "the sides were NOT sealed off from each other (ab.unsealed: allow): "+s.unsealed+"; the head's code could reach the base's tree, data and processes")
+	} else {
+		out = append(out, "the sides were sealed off from each other: each side's build, service and commands ran in mount, PID and IPC namespaces of their own, the other side's tree, the runner's files and the other's temporary directory hidden, /proc its own")
+	}
+	out = append(out, fmt.Sprintf("the commands of each side ran in its own tree: base in %s, head in %s", s.dirs[0], s.dirs[1]))
+	if !fromBase || len(s.pinned) == 0 {
+		return out
+	}
+	if s.unsealed != "" {
+		return append(out, "the files the base commit's commands run were NOT taken from the base commit for the head (unsealed): the head ran its own "+strings.Join(s.pinned, ", "))
+	}
+	return append(out, "the files the base commit's commands run came from the base commit for both sides: "+strings.Join(s.pinned, ", "))
+}

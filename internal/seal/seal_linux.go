@@ -1,0 +1,281 @@
+package seal
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Supported says whether this system has the namespaces a seal uses.
+const Supported = true
+
+// SupervisorAttr puts the supervisor that a sealed command runs under
+// into new mount, PID and IPC namespaces. As root that is all it takes;
+// as another user (the runner's) it also needs a user namespace of its
+// own, in which it is root over those namespaces only: mapped to
+// tailgate's uid and gid, it can mount there and nothing more.
+func SupervisorAttr(attr *syscall.SysProcAttr) {
+	attr.Cloneflags |= syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC
+	if os.Geteuid() == 0 {
+		return
+	}
+	attr.Cloneflags |= syscall.CLONE_NEWUSER
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}}
+	attr.GidMappingsEnableSetgroups = false
+}
+
+// CommandAttr starts the command itself (in the supervisor, after Enter)
+// in a user and mount namespace of its own: its mounts are then copies
+// made in a less privileged namespace, which the kernel locks together,
+// so that the command, whatever capabilities it holds in its own user
+// namespace, can neither unmount what hides the other side nor make a
+// hidden directory visible again. It runs as tailgate's uid and gid
+// (root's whole range when tailgate is root).
+func CommandAttr(attr *syscall.SysProcAttr, s *Spec) {
+	attr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+	if s.UID == 0 {
+		all := []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
+		attr.UidMappings, attr.GidMappings = all, all
+		attr.GidMappingsEnableSetgroups = true
+		return
+	}
+	// The supervisor's user namespace maps only its root (0) to
+	// tailgate's uid; the command sees itself as that uid again.
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: s.UID, HostID: 0, Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: s.GID, HostID: 0, Size: 1}}
+	attr.GidMappingsEnableSetgroups = false
+}
+
+// dumpable serialises StartDumpable.
+var dumpable sync.Mutex
+
+// Start starts a supervisor given SupervisorAttr. A process that is not
+// dumpable (tailgate makes itself so, to keep children out of its
+// memory) owns its /proc files as root, so that as another user it could
+// not write its new child's uid_map: tailgate is dumpable again only
+// while it starts the child. Every child it has then runs sealed, in a
+// PID namespace of its own where tailgate's /proc cannot be found.
+func Start(cmd *exec.Cmd) error {
+	if os.Geteuid() == 0 {
+		return cmd.Start()
+	}
+	dumpable.Lock()
+	defer dumpable.Unlock()
+	was, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)
+	if err != nil || was == 1 {
+		return cmd.Start()
+	}
+	unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
+	defer unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	return cmd.Start()
+}
+
+// Enter makes the mounts of s in the supervisor's new mount namespace
+// and a /proc of its new PID namespace. Every step that fails is an
+// error naming the path: a side that cannot be sealed as planned does
+// not start.
+func Enter(s *Spec) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("making the mounts private to the %s side: %w", s.Side, err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("the %s side's working directory: %w", s.Side, err)
+	}
+	// What stays or is pinned is opened before anything is hidden: the
+	// base tree that a pin reads is hidden from the head.
+	held := map[string]int{}
+	defer func() {
+		for _, fd := range held {
+			unix.Close(fd)
+		}
+	}()
+	sources := slices.Concat(s.Keep, s.KeepReadOnly)
+	for _, p := range s.Pins {
+		sources = append(sources, p.From)
+	}
+	for _, p := range sources {
+		if _, ok := held[p]; ok {
+			continue
+		}
+		fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("opening %s for the %s side: %w", p, s.Side, err)
+		}
+		held[p] = fd
+	}
+	var ro []string
+	for _, h := range byDepth(s.Hide) {
+		if _, err := os.Lstat(h); err != nil {
+			continue // already inside a hidden directory, or gone
+		}
+		if err := unix.Mount("tailgate-hidden", h, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=0755,size=1m"); err != nil {
+			return fmt.Errorf("hiding %s from the %s side: %w", h, s.Side, err)
+		}
+		ro = append(ro, h)
+	}
+	for _, k := range slices.Concat(s.Keep, s.KeepReadOnly) {
+		if err := bindHeld(held[k], k, true); err != nil {
+			return fmt.Errorf("keeping %s visible to the %s side: %w", k, s.Side, err)
+		}
+	}
+	for _, p := range s.Private {
+		if err := private(p); err != nil {
+			return fmt.Errorf("giving the %s side its own %s: %w", s.Side, p, err)
+		}
+	}
+	for _, p := range s.Pins {
+		if err := pin(held[p.From], p.Over); err != nil {
+			return fmt.Errorf("taking %s from %s for the %s side: %w", p.Over, p.From, s.Side, err)
+		}
+	}
+	for _, h := range ro {
+		if err := unix.Mount("", h, "", unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+			return fmt.Errorf("making hidden %s read-only: %w", h, err)
+		}
+	}
+	for _, k := range s.KeepReadOnly {
+		if err := remountReadOnly(k); err != nil {
+			return fmt.Errorf("making %s read-only for the %s side: %w", k, s.Side, err)
+		}
+	}
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mounting the %s side's own /proc: %w", s.Side, err)
+	}
+	// The working directory is looked up again through the new mounts: a
+	// directory the side may not see is an error, not a way around them.
+	if err := os.Chdir(wd); err != nil {
+		return fmt.Errorf("working directory %s is hidden from the %s side", wd, s.Side)
+	}
+	return nil
+}
+
+// byDepth orders paths parents first, so that a directory inside one
+// hidden before it is found gone and skipped.
+func byDepth(paths []string) []string {
+	out := slices.Clone(paths)
+	slices.SortStableFunc(out, func(a, b string) int {
+		return strings.Count(a, "/") - strings.Count(b, "/")
+	})
+	return out
+}
+
+// bindHeld mounts the directory or file held open as fd at target,
+// making the mount point first where a hidden directory took it away.
+func bindHeld(fd int, target string, dir bool) error {
+	if _, err := os.Lstat(target); err != nil {
+		if !dir {
+			return err
+		}
+		if err := os.MkdirAll(target, 0o755); err != nil {
+			return err
+		}
+	}
+	return unix.Mount("/proc/self/fd/"+strconv.Itoa(fd), target, "", unix.MS_BIND|unix.MS_REC, "")
+}
+
+// private mounts an empty writable tmpfs at dir, making dir first where
+// it lies in a hidden directory.
+func private(dir string) error {
+	mode := "0700"
+	if dir == "/dev/shm" {
+		mode = "1777"
+	}
+	if _, err := os.Lstat(dir); err != nil {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+	}
+	return unix.Mount("tailgate-private", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode="+mode)
+}
+
+// pin mounts the file held open as fd over the regular file over,
+// read-only.
+func pin(fd int, over string) error {
+	st, err := os.Lstat(over)
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", over)
+	}
+	if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(fd), over, "", unix.MS_BIND, ""); err != nil {
+		return err
+	}
+	return remountReadOnly(over)
+}
+
+// remountReadOnly makes the bind mount at path read-only, keeping the
+// flags it has (a user namespace may not drop nosuid, nodev or noexec
+// from a mount it was given).
+func remountReadOnly(path string) error {
+	var st unix.Statfs_t
+	if err := unix.Statfs(path, &st); err != nil {
+		return err
+	}
+	flags := uintptr(unix.MS_REMOUNT | unix.MS_BIND | unix.MS_RDONLY)
+	for stFlag, msFlag := range map[int64]uintptr{unix.ST_NOSUID: unix.MS_NOSUID, unix.ST_NODEV: unix.MS_NODEV, unix.ST_NOEXEC: unix.MS_NOEXEC,
+		unix.ST_NOATIME: unix.MS_NOATIME, unix.ST_NODIRATIME: unix.MS_NODIRATIME, unix.ST_RELATIME: unix.MS_RELATIME} {
+		if st.Flags&stFlag != 0 {
+			flags |= msFlag
+		}
+	}
+	return unix.Mount("", path, "", flags, "")
+}
+
+// HostPID is the pid, as tailgate sees it, of the process that the
+// supervisor (pid supervisor in tailgate's PID namespace) started as
+// nsPID in its own.
+func HostPID(supervisor, nsPID int) (int, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, err
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		ppid, nspids, ok := statusIDs(filepath.Join("/proc", e.Name(), "status"))
+		if ok && ppid == supervisor && len(nspids) > 1 && nspids[len(nspids)-1] == nsPID {
+			return pid, nil
+		}
+	}
+	return 0, fmt.Errorf("no process started by the supervisor (pid %d) is pid %d in its namespace", supervisor, nsPID)
+}
+
+// statusIDs reads the PPid and NSpid lines of a /proc/<pid>/status file.
+func statusIDs(path string) (ppid int, nspids []int, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, nil, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		key, val, _ := strings.Cut(sc.Text(), ":")
+		switch key {
+		case "PPid":
+			ppid, _ = strconv.Atoi(strings.TrimSpace(val))
+		case "NSpid":
+			for _, f := range strings.Fields(val) {
+				n, err := strconv.Atoi(f)
+				if err != nil {
+					return 0, nil, false
+				}
+				nspids = append(nspids, n)
+			}
+		}
+	}
+	return ppid, nspids, nspids != nil
+}

@@ -1,0 +1,30 @@
+//go:build !linux
+
+package seal
+
+import (
+	"errors"
+	"os/exec"
+	"syscall"
+)
+
+// Supported says whether this system has the namespaces a seal uses:
+// only Linux has.
+const Supported = false
+
+var errNoNamespaces = errors.New("sealing the sides needs Linux namespaces")
+
+// SupervisorAttr does nothing where there are no namespaces.
+func SupervisorAttr(*syscall.SysProcAttr) {}
+
+// CommandAttr does nothing where there are no namespaces.
+func CommandAttr(*syscall.SysProcAttr, *Spec) {}
+
+// Start starts cmd.
+func Start(cmd *exec.Cmd) error { return cmd.Start() }
+
+// Enter fails where there are no namespaces.
+func Enter(*Spec) error { return errNoNamespaces }
+
+// HostPID fails where there are no namespaces.
+func HostPID(int, int) (int, error) { return 0, errNoNamespaces }

@@ -1,0 +1,45 @@
+package seal
+
+import (
+	"os"
+	"slices"
+	"testing"
+)
+
+// Each side hides the other's checkout and the runner's directories,
+// keeps its own tree where a hidden directory holds it (a worktree in
+// $RUNNER_TEMP) and, for a worktree, the repository's .git read-only; it
+// has a TMPDIR and /dev/shm of its own, and runs as tailgate's uid.
+func TestSidesHideTheOtherSide(t *testing.T) {
+	base, head := Sides(Job{
+		Base:    Side{Name: "base", Tree: "/runner/_temp/tailgate-worktree-1/tree", GitDir: "/work/repo/.git"},
+		Head:    Side{Name: "head", Tree: "/work/repo"},
+		Hidden:  []string{"/runner/_temp", "/runner/_temp/_runner_file_commands"},
+		TempDir: "/tmp/tailgate-children-1",
+	})
+	for _, tc := range []struct {
+		got, want *Spec
+	}{
+		{base, &Spec{Side: "base", Hide: []string{"/runner/_temp", "/runner/_temp/_runner_file_commands", "/work/repo"},
+			Keep: []string{"/runner/_temp/tailgate-worktree-1/tree"}, KeepReadOnly: []string{"/work/repo/.git"},
+			Private: []string{"/tmp/tailgate-children-1", "/dev/shm"}, UID: os.Geteuid(), GID: os.Getegid()}},
+		{head, &Spec{Side: "head", Hide: []string{"/runner/_temp", "/runner/_temp/_runner_file_commands", "/runner/_temp/tailgate-worktree-1/tree"},
+			Private: []string{"/tmp/tailgate-children-1", "/dev/shm"}, UID: os.Geteuid(), GID: os.Getegid()}},
+	} {
+		if tc.got.Encode() != tc.want.Encode() {
+			t.Errorf("%s's seal:\n got %s\nwant %s", tc.want.Side, tc.got.Encode(), tc.want.Encode())
+		}
+		back, err := Decode(tc.got.Encode())
+		if err != nil || back.Encode() != tc.got.Encode() {
+			t.Errorf("%s's seal does not read back: %v", tc.want.Side, err)
+		}
+	}
+	// One tree for both (A/A): nothing of it is hidden.
+	a, b := Sides(Job{Base: Side{Name: "base", Tree: "/work/repo"}, Head: Side{Name: "head", Tree: "/work/repo"}})
+	if slices.Contains(a.Hide, "/work/repo") || slices.Contains(b.Hide, "/work/repo") {
+		t.Errorf("a tree both sides share is hidden: %v, %v", a.Hide, b.Hide)
+	}
+	if _, err := Decode(`{"side":"head","hide":["relative/dir"]}`); err == nil {
+		t.Error("a seal with a relative path was read")
+	}
+}
