@@ -109,8 +109,16 @@ func reachText(m gate.HistoryMetric) string {
 	if m.Side == 0 {
 		return fmt.Sprintf("too few jobs: %s can show no step, a step needs %d jobs or more", countJobs(n), m.Needed)
 	}
+	if m.Meta.Scale != result.Percent && m.Visible > noisyVisible {
+		return fmt.Sprintf("%s are too noisy to show a step under %g %% (a noise of the jobs', not a step's)", countJobs(n), noisyVisible)
+	}
 	return fmt.Sprintf("%s show steps of %s or more with %d jobs on each side", countJobs(n), strings.TrimPrefix(metricStep(m.Meta, m.Visible), "+"), m.Side)
 }
+
+// noisyVisible is the smallest visible step, in percent, beyond which the
+// figure says nothing but that the jobs spread: "10810 %" would read as a
+// measurement.
+const noisyVisible = 100.0
 
 // countJobs is "1 job", "these 12 jobs".
 func countJobs(n int) string {

@@ -289,3 +289,20 @@ func TestHistoryUnconfirmedImprovementIsNotSteady(t *testing.T) {
 		t.Error("a visible improvement sits under a steady badge")
 	}
 }
+
+// Jobs whose values spread by a factor of several say they are too noisy,
+// rather than naming a smallest visible step of thousands of percent.
+func TestHistoryReachOfNoisyJobs(t *testing.T) {
+	t.Parallel()
+	m := gate.HistoryMetric{Meta: result.Metrics[0], Values: make([]float64, 12), Side: 4, Visible: 10810}
+	if m.Meta.Scale == result.Percent {
+		t.Skip("the catalogue's first metric is a rate")
+	}
+	if got := reachText(m); !strings.Contains(got, "too noisy to show a step under 100 %") {
+		t.Errorf("reach %q", got)
+	}
+	m.Visible = 22.3
+	if got := reachText(m); !strings.Contains(got, "these 12 jobs show steps of 22.3 % or more with 4 jobs on each side") {
+		t.Errorf("reach %q", got)
+	}
+}
