@@ -88,6 +88,7 @@ func TestExactRuleKeepsNoisyErrorRates(t *testing.T) {
 			}
 		}
 	}
+	t.Logf("A/A at 3 %% noise: %d of %d jobs false alarms, exact rule taken %d times", alarms, jobs, exact)
 	if exact != 0 || float64(alarms)/jobs > stats.DefaultSeqAlpha {
 		t.Fatalf("A/A at 3 %% noise: %d of %d jobs false alarms (want ≤ %.0f %%), exact rule taken %d times (want 0)", alarms, jobs, 100*stats.DefaultSeqAlpha, exact)
 	}
