@@ -487,20 +487,11 @@ func ReachOf(x []float64, alpha float64, minSize int) Reach {
 // is found.
 func shortestSide(n int, alpha float64, minSize int) int {
 	for s := minSize; 2*s <= n; s++ {
-		if 4/binomial(n, s) <= alpha {
+		if 4/choose(n, s) <= alpha {
 			return s
 		}
 	}
 	return 0
-}
-
-// binomial is C(n, k) as a float (exact enough for the bound above).
-func binomial(n, k int) float64 {
-	c := 1.0
-	for i := 1; i <= k; i++ {
-		c = c * float64(n-k+i) / float64(i)
-	}
-	return c
 }
 
 // neighbourNoise is the standard deviation of x's noise from the median

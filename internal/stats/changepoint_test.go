@@ -250,7 +250,7 @@ func TestReachOfShortSeries(t *testing.T) {
 	r0 := ReachOf(x[:8], alpha, 3)
 	for n := r0.Needed; n <= 40; n++ {
 		r := ReachOf(x[:n], alpha, 3)
-		if r.Side == 0 || 4/binomial(n, r.Side) > alpha || r.Side > prevSide {
+		if r.Side == 0 || 4/choose(n, r.Side) > alpha || r.Side > prevSide {
 			t.Errorf("%d points: side %d (before %d)", n, r.Side, prevSide)
 		}
 		if n >= 20 && r.Step > prevStep*1.2 {
