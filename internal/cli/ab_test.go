@@ -157,17 +157,7 @@ func prRepo(t *testing.T) (dir, base, head string) {
 		t.Fatal(err)
 	}
 	dir = t.TempDir()
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("git %v: %v", args, err)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	git := func(args ...string) string { t.Helper(); return gitIn(t, dir, args...) }
 	cfg := `name: pr
 target:
   url: "http://127.0.0.1:{{port}}"
@@ -192,6 +182,21 @@ gate:
 	mustWrite(t, filepath.Join(dir, "version"), "2\n")
 	git("commit", "-q", "-am", "head")
 	return dir, base, git("rev-parse", "HEAD")
+}
+
+// gitIn runs git in dir as a test author and returns its output, trimmed.
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, stderr.String())
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // tailgateIn runs the test binary as tailgate in dir with env added.
