@@ -109,12 +109,12 @@ func TestDemoBadFlagsAreUsageErrors(t *testing.T) {
 	defer demoServes.Unlock()
 	bl := filepath.Join(t.TempDir(), "demo.json")
 	for name, args := range map[string][]string{
-		"slowdown":  {"demo", "--slowdown", "lots", "--baseline", bl},
-		"rate":      {"demo", "--rate", "0", "--baseline", bl},
-		"mode":      {"demo", "--mode", "sideways", "--baseline", bl},
-		"runs":      {"demo", "--runs", "3", "--baseline", bl},      // A/B adds pairs: --max-pairs
-		"aa":        {"demo", "--aa", "--record", "--baseline", bl}, // A/A is A/B; --record is the stored baseline's
-		"max-pairs": {"demo", "--max-pairs", "2", "--baseline", bl}, // below the first look
+		"slowdown":   {"demo", "--slowdown", "lots", "--baseline", bl},
+		"rate":       {"demo", "--rate", "0", "--baseline", bl},
+		"mode":       {"demo", "--mode", "sideways", "--baseline", bl},
+		"runs":       {"demo", "--runs", "3", "--baseline", bl},       // A/B adds blocks: --max-blocks
+		"aa":         {"demo", "--aa", "--record", "--baseline", bl},  // A/A is A/B; --record is the stored baseline's
+		"max-blocks": {"demo", "--max-blocks", "2", "--baseline", bl}, // below the first look
 	} {
 		t.Run(name, func(t *testing.T) {
 			o := tailgate(t, args...)
@@ -124,6 +124,11 @@ func TestDemoBadFlagsAreUsageErrors(t *testing.T) {
 			wantNoFile(t, bl)
 		})
 	}
+	// --max-pairs, the older name, is read as --max-blocks.
+	o := tailgate(t, "demo", "--max-pairs", "2", "--baseline", bl)
+	wantCode(t, o, 2)
+	wantContains(t, "stderr", o.stderr, "--max-blocks 2 is below ab.min_blocks")
+	wantNoFile(t, bl)
 }
 
 func TestDemoCorruptBaselineIsLeftAlone(t *testing.T) {
