@@ -5,17 +5,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tailgate-ci/tailgate/internal/ci/citest"
 	"github.com/tailgate-ci/tailgate/internal/target/targettest"
 )
 
-// The head's service, a real child process started by tailgate, appends
-// to the runner's command files as a PR's code can (it finds them beside
-// GITHUB_EVENT_PATH): a forged verdict=pass followed by an unterminated
-// heredoc that would swallow tailgate's own verdict line, and a forged
-// "pass" job summary. The head is 10× slower than the base, so the true
-// verdict is a regression: the runner still reads verdict=regression,
-// the summary is tailgate's alone, and the step says what happened.
+// The head's service, a real child process started by tailgate, tries to
+// append to the runner's command files as a PR's code can (it finds them
+// beside GITHUB_EVENT_PATH): a forged verdict=pass followed by an
+// unterminated heredoc that would swallow tailgate's own verdict line,
+// and a forged "pass" job summary. The head is 10× slower than the base,
+// so the true verdict is a regression: the runner still reads
+// verdict=regression and the summary is tailgate's alone. In mode ab the
+// sides are sealed, so the files' directory is hidden from the child and
+// its writes never arrive (the report says the sides were sealed); where
+// a child does reach them (a check, which runs one side unsealed), the
+// step restores them and fails (the next test).
 func TestActionChildCannotForgeTheRunnersFiles(t *testing.T) {
 	t.Parallel()
 	fake := newE2EGitHub(t)
@@ -37,14 +40,16 @@ exec "$DEMO" demo-serve --addr `+head+` --work 2000 --slowdown 900%
     url: http://`+head+`
     start: {command: [sh, '`+attack+`'], env: {DEMO: "`+exe+`", OUT: "`+output+`", SUM: "`+summary+`"}}
     ready: {path: /health, timeout: 20s, interval: 20ms}
-  design: pairs
-  min_pairs: 4
-  max_pairs: 6
+  min_blocks: 4
+  max_blocks: 6
 load: {model: closed, vus: 1, warmup: 0s, duration: 300ms}
 gate: {metrics: [latency_p95_ms]}
 `)
 	step := runActionStepIn(t, files, fake, map[string]string{"config": cfg, "mode": "ab", "baseline": filepath.Join(dir, "none.json"),
 		"baseline_from": "workspace", "comment": "never"}, map[string]string{"TAILGATE_E2E_KEY": apiKey})
+	if step.code == ExitRuntime && strings.Contains(step.log.stderr.String(), "cannot be sealed off from each other") {
+		t.Skipf("this machine cannot seal the sides, and the job failed closed as it must")
+	}
 	if step.code != ExitRegression {
 		t.Fatalf("exit %d, want 1 (the head is 10× slower)\n%s", step.code, step.log.merged.String())
 	}
@@ -60,12 +65,8 @@ gate: {metrics: [latency_p95_ms]}
 	if strings.Contains(step.summary, "## tailgate: pass") || !strings.Contains(step.summary, "regression") {
 		t.Errorf("the job summary holds the child's forged pass or lacks the regression:\n%s", step.summary)
 	}
-	var annotated bool
-	for _, c := range citest.Commands(step.log.stdout.String()) {
-		annotated = annotated || (c.Name == "error" && strings.Contains(c.Data, "GITHUB_OUTPUT") && strings.Contains(c.Data, "GITHUB_STEP_SUMMARY"))
-	}
-	if !annotated {
-		t.Errorf("no ::error naming the changed files:\n%s", step.log.stdout.String())
+	if !strings.Contains(step.log.stdout.String(), "the sides were sealed off from each other") {
+		t.Errorf("the report does not say the sides were sealed:\n%s", step.log.stdout.String())
 	}
 }
 
