@@ -5,9 +5,10 @@
 # the tailgate configs (PORT is tailgate's {{port}}): the server replaces
 # this shell (exec), so the pid tailgate samples is the server's.
 #
-# Each instance's data dir is bench/out/pocketbase/data/PORT, with the
-# server's pid in it; a start first removes the dirs of servers that have
-# ended, so that the many ports of an A/B campaign do not fill the disk.
+# Each instance's data dir is bench/out/pocketbase/data/SIDE-PORT, with the
+# server's pid in it; a start first removes the dirs of its side's servers
+# that have ended, so that the many ports of an A/B campaign do not fill
+# the disk.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 OUT=$ROOT/bench/out/pocketbase
@@ -18,13 +19,18 @@ bin=$OUT/pocketbase-$build
 [[ -x $bin && -d $OUT/golden ]] || { echo "serve.sh: $bin or $OUT/golden missing: run bench/pocketbase/build.sh" >&2; exit 2; }
 "$ROOT/bench/pocketbase/portfree.sh" "$port"
 mkdir -p "$OUT/data"
-for d in "$OUT"/data/*/; do
+# Under tailgate ab each side runs in PID and mount namespaces of its own
+# (sealed sides): a pid written by the other side means nothing here, so a
+# side clears only its own ended dirs (one server per side at a time),
+# named by TAILGATE_SIDE; elsewhere a dir whose server has ended goes.
+side=${TAILGATE_SIDE:-run}
+for d in "$OUT"/data/"$side"-*/; do
 	[[ -d $d ]] || continue
 	owner=$(cat "$d/.pid" 2>/dev/null || true)
-	[[ -n $owner ]] && kill -0 "$owner" 2>/dev/null && continue
+	[[ $side == run && -n $owner ]] && kill -0 "$owner" 2>/dev/null && continue
 	rm -rf "$d"
 done
-data=$OUT/data/$port
+data=$OUT/data/$side-$port
 rm -rf "$data"
 mkdir "$data"
 echo $$ >"$data/.pid" # first: a concurrent start does not take a dir being filled for ended
