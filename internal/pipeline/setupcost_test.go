@@ -42,7 +42,8 @@ ab:
 	for _, want := range []string{
 		"12 setup.vu logins per run (phase capacity 8, one per virtual user; phase latency 4, for 256 open-model workers)",
 		"36 in 3 runs",
-		"A/B: 16 per block (both sides; the phases of a block share their users' logins), 96 in 6 blocks",
+		"A/B: 16 in the first block (both sides; the phases share their users' logins), then none while the service keeps its sessions",
+		"else up to 24 per block and 144 in 6 blocks",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("setup cost\n%s\nlacks %q", got, want)

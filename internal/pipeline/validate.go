@@ -92,8 +92,8 @@ func setupCost(plan *scenario.Plan, cfg *config.Config) string {
 	switch {
 	case ab == nil || perRun == 0:
 	default:
-		s += fmt.Sprintf("; A/B: %d per block (both sides; the phases of a block share their users' logins), %d in %d blocks",
-			2*users, 2*users*ab.MaxPairs, ab.MaxPairs)
+		s += fmt.Sprintf("; A/B: %d in the first block (both sides; the phases share their users' logins), then none while the service keeps its sessions across a reset and a restart (checked in each phase's warm-up), else up to %d per block and %d in %d blocks",
+			2*users, 2*perRun, 2*perRun*ab.MaxPairs, ab.MaxPairs)
 	}
 	return s
 }
