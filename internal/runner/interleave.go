@@ -36,12 +36,8 @@ func (j *abJob) runBlocks(ctx context.Context) (*ABResult, error) {
 	began := time.Now()
 	rng := rand.New(rand.NewPCG(uint64(j.b.Config.Seed), 0x1e))
 	j.res.Windows = &result.WindowPairs{}
+	setups := [2]*load.SetupCache{{}, {}}
 	for blk := 0; blk < j.plan.MaxPairs; blk++ {
-		// Each side's logins are kept for the block's phases, not across
-		// blocks: reused across a restart, PocketBase's sessions failed
-		// its create rule in a measured window (2 of 3 A/A jobs beside a
-		// hog, exit 3), after the warm-up's check had passed them.
-		setups := [2]*load.SetupCache{{}, {}}
 		m, err := j.block(ctx, blk, rng, setups)
 		if err != nil {
 			return nil, fmt.Errorf("block %d: %w", blk+1, err)
