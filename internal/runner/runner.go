@@ -82,7 +82,7 @@ type Benchmark struct {
 	// first start (resetBeforeFirstStart).
 	resetSides map[string]bool
 	// epochs numbers the iterations of each dataset since its last reset
-	// (running.dataset): see sequence.
+	// (running.tree): see sequence.
 	epochs map[string]*load.Sequence
 }
 
@@ -98,10 +98,10 @@ func (b *Benchmark) sequence(tgt *running) *load.Sequence {
 	if b.epochs == nil {
 		b.epochs = map[string]*load.Sequence{}
 	}
-	s := b.epochs[tgt.dataset]
+	s := b.epochs[tgt.tree]
 	if s == nil {
 		s = new(load.Sequence)
-		b.epochs[tgt.dataset] = s
+		b.epochs[tgt.tree] = s
 	}
 	return s
 }
@@ -110,7 +110,7 @@ func (b *Benchmark) sequence(tgt *running) *load.Sequence {
 func (b *Benchmark) newEpoch(tgt *running) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	delete(b.epochs, tgt.dataset)
+	delete(b.epochs, tgt.tree)
 }
 
 // Run starts the target (when configured, after the config's build

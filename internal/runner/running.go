@@ -43,13 +43,11 @@ type running struct {
 	// verify is the side's own dataset check (ab.<side>.verify); nil:
 	// dataset.verify.
 	verify *config.Check
-	// dataset names the data the target writes to, for its iterations'
-	// numbers (Benchmark.sequence): its source tree, so that two sides
-	// built from one tree (an A/A job) draw from one sequence, as they
-	// may well share one database file.
-	dataset string
 	// tree is the A/B side's source tree, where its commands run; "" is
-	// tailgate's working directory.
+	// tailgate's working directory. It also names the data the target
+	// writes to, for its iterations' numbers (Benchmark.sequence): two
+	// sides built from one tree (an A/A job) draw from one sequence, as
+	// they may well share one database file.
 	tree string
 }
 
@@ -118,7 +116,6 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 		tls:         tlsConfig,
 		verify:      t.Verify,
 		ready:       t.Ready,
-		dataset:     sideDir(t),
 		tree:        t.Tree,
 	}
 	rt.path = rt.pathOf(t)
