@@ -41,7 +41,7 @@ func (f *abFlags) register(fs *flag.FlagSet, withBase bool) {
 	}
 	fs.IntVar(&f.maxPairs, "max-blocks", 0, "the budget of blocks (where blocks cannot run, each block is a pair of whole runs; overrides ab.max_blocks)")
 	fs.IntVar(&f.maxPairs, "max-pairs", 0, "the older name of --max-blocks")
-	fs.DurationVar(&f.maxTime, "max-time", 0, "the budget of time for the pairs or blocks, e.g. 5m (overrides ab.max_time)")
+	fs.DurationVar(&f.maxTime, "max-time", 0, "the budget of time for the blocks, e.g. 5m (overrides ab.max_time)")
 	fs.StringVar(&f.design, "design", "", "retired: every A/B job follows one rule (see docs/config.md#ab); a `value` is accepted with a warning and changes nothing")
 	fs.IntVar(&f.windows, "windows", 0, "windows of each side per phase in a block (overrides ab.windows; default: as many as fill load.duration)")
 	fs.DurationVar(&f.window, "window", 0, "the measured length of each window of a block, e.g. 500ms (overrides ab.window)")
