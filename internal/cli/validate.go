@@ -134,8 +134,16 @@ func describeAB(line func(k, format string, a ...any), cfg *config.Config, ab *c
 			}
 		}
 	}
-	if cfg.Load.Engine == config.EngineCommand {
-		line("unit", "a pair of whole runs, one side at a time (the load tool makes a whole run each time it starts), %s; %d to %d blocks", ab.Order, ab.MinPairs, ab.MaxPairs)
+	base, head := ab.Base.TargetOr(cfg.Target), ab.Head.TargetOr(cfg.Target)
+	why := ""
+	switch {
+	case cfg.Load.Engine == config.EngineCommand:
+		why = "the load tool makes a whole run each time it starts"
+	case base.URL == head.URL && !base.UsesPort() && base.Start != nil && head.Start != nil:
+		why = "both sides are started on one fixed address"
+	}
+	if why != "" {
+		line("unit", "a pair of whole runs, one side at a time (%s), %s; %d to %d blocks", why, ab.Order, ab.MinPairs, ab.MaxPairs)
 	} else {
 		windows := "as many as fill the phase's duration"
 		if ab.Windows > 0 {

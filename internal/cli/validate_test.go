@@ -95,3 +95,21 @@ ab:
 	}
 	wantContains(t, "output", o.stdout+o.stderr, `ab.design is retired and changes nothing ("interleaved" here)`)
 }
+
+// validate says when an A/B job will measure whole runs instead of
+// blocks: both sides started on one fixed address.
+func TestValidateSaysWhenTheUnitIsWholeRuns(t *testing.T) {
+	t.Parallel()
+	cfg := filepath.Join(t.TempDir(), "tailgate.yml")
+	mustWrite(t, cfg, `name: fixed
+target:
+  url: http://127.0.0.1:18080
+  start: {command: [./server]}
+ab: {base: {ref: main}}
+load: {model: closed, vus: 1}
+scenarios: [{steps: [{path: /}]}]
+`)
+	o := tailgate(t, "validate", "-c", cfg)
+	wantCode(t, o, 0)
+	wantContains(t, "stdout", o.stdout, "unit       a pair of whole runs, one side at a time (both sides are started on one fixed address)")
+}
