@@ -64,17 +64,17 @@ func ExampleJudgeSequential() {
 		}
 		fmt.Println(v.Outcome, v.Sequential.Reason)
 		for _, f := range v.Findings {
-			fmt.Printf("%s: %s at %d pairs, worse by %+.1f [%+.1f, %+.1f] against min_effect %g\n", f.Label, f.Outcome, f.DecidedAt, f.Estimate, f.Lower, f.Upper, f.Floor)
+			fmt.Printf("%s: %s at %d blocks, worse by %+.1f [%+.1f, %+.1f] against min_effect %g\n", f.Label, f.Outcome, f.DecidedAt, f.Estimate, f.Lower, f.Upper, f.Floor)
 		}
 		for _, d := range v.Detect {
-			fmt.Printf("with up to %d pairs this gate detects a %s of ≥ %.1f %s in %s\n", d.N, d.Direction, d.Effect, d.Unit, d.Label)
+			fmt.Printf("with up to %d blocks this gate detects a %s of ≥ %.1f %s in %s\n", d.N, d.Direction, d.Effect, d.Unit, d.Label)
 		}
 		break
 	}
 	// Output:
-	// regression regression after 5 pairs in CPU/iteration
-	// request errors: pass at 4 pairs, worse by +0.0 [-0.5, +0.4] against min_effect 1
-	// CPU/iteration: regression at 5 pairs, worse by +12.9 [+2.2, +22.3] against min_effect 5
-	// with up to 20 pairs this gate detects a rise of ≥ 1.0 pp in request errors
-	// with up to 20 pairs this gate detects a rise of ≥ 5.2 % in CPU/iteration
+	// regression regression after 5 blocks in CPU/iteration
+	// request errors: pass at 4 blocks, worse by +0.0 [-0.5, +0.4] against min_effect 1
+	// CPU/iteration: regression at 5 blocks, worse by +12.9 [+2.2, +22.3] against min_effect 5
+	// with up to 20 blocks this gate detects a rise of ≥ 1.0 pp in request errors
+	// with up to 20 blocks this gate detects a rise of ≥ 5.2 % in CPU/iteration
 }

@@ -82,9 +82,9 @@ func JudgeSequentialWith(base, head []result.Run, p Policy, d stats.SeqDesign, f
 	}
 	d = d.WithDefaults()
 	units := min(len(base), len(head))
-	seq := &Sequential{Pairs: units, MinPairs: d.MinPairs, MaxPairs: d.MaxPairs, Unit: "pair", RunPairs: units}
+	seq := &Sequential{Pairs: units, MinPairs: d.MinPairs, MaxPairs: d.MaxPairs, Unit: blockUnit, RunPairs: units}
 	if o.Windows != nil {
-		seq.Unit, seq.RunPairs = "block", o.Windows.InBlocks(units)
+		seq.RunPairs = o.Windows.InBlocks(units)
 	}
 	v := Verdict{HeadRuns: units, BaseRuns: units, Sequential: seq, Outcome: Inconclusive, Warnings: setupWarnings(p)}
 	if err := d.Validate(); err != nil {
@@ -109,7 +109,7 @@ func JudgeSequentialWith(base, head []result.Run, p Policy, d stats.SeqDesign, f
 	final = final || units == d.MaxPairs
 	if units == 0 {
 		v.Warnings = append(v.Warnings, fixedWarning(WarnNoHeadRuns))
-		seq.Done, seq.Reason = final, "no pairs yet"
+		seq.Done, seq.Reason = final, "no blocks yet"
 		return v
 	}
 
@@ -265,28 +265,23 @@ func finalizeUndecided(findings []Finding, reason string) {
 // cannotCompareNote says why a metric's units could not be paired: a
 // count that is 0 in some unit (no major fault, no disk write) is a real
 // measurement, but a ratio of it has no meaning.
-func cannotCompareNote(err error, unit string) string {
+func cannotCompareNote(err error) string {
 	var ve *stats.ValueError
 	if errors.As(err, &ve) && ve.Value == 0 {
-		return fmt.Sprintf("not compared: 0 in some %ss, where a ratio has no meaning", unit)
+		return fmt.Sprintf("not compared: 0 in some %ss, where a ratio has no meaning", blockUnit)
 	}
 	return "cannot compare: " + err.Error()
 }
 
-// unitName is the unit judged: "block" when the units are made of
-// windows.
-func unitName(w *result.WindowPairs) string {
-	if w != nil {
-		return "block"
-	}
-	return "pair"
-}
+// blockUnit is the unit every A/B job judges: a block, of window pairs,
+// or of one pair of whole runs where blocks of windows cannot run.
+const blockUnit = "block"
 
 // judgePairs judges one metric on the pairs of base and head.
 func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k int, final bool, windows *result.WindowPairs) seqLook {
 	key := mp.meta.Key
 	bv, hv := result.Values(base, key), result.Values(head, key)
-	l := seqLook{mp: mp, finding: mp.finding(bv, hv), gaps: gapsOf(base, head, key, unitName(windows)), design: d}
+	l := seqLook{mp: mp, finding: mp.finding(bv, hv), gaps: gapsOf(base, head, key), design: d}
 	f := &l.finding
 	if mp.gated {
 		f.FloorSource = FromMinEffect
@@ -306,7 +301,7 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 	bv, hv = result.Values(base[:complete], key), result.Values(head[:complete], key)
 	diffs, err := stats.PairDifferences(hv, bv, mp.scale(), mp.direction())
 	if err != nil {
-		f.Outcome, f.Note = MetricInconclusive, joinNotes(cannotCompareNote(err, unitName(windows)), mp.note)
+		f.Outcome, f.Note = MetricInconclusive, joinNotes(cannotCompareNote(err), mp.note)
 		if !mp.gated {
 			f.Outcome = NotGated
 		}
@@ -362,9 +357,9 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 	if l.dec.Decided() {
 		f.DecidedAt = l.dec.Pairs
 	}
-	f.Note = seqNote(*f, mp.direction().Sign(), l.dec, d.MaxPairs, unitName(windows))
+	f.Note = seqNote(*f, mp.direction().Sign(), l.dec, d.MaxPairs)
 	if l.exact {
-		f.Note = exactNote(*f, l.dec, unitName(windows))
+		f.Note = exactNote(*f, l.dec)
 	}
 	if l.gaps.any() {
 		f.Note += "; " + l.gaps.String() + ", after the decision"
@@ -432,7 +427,8 @@ func seqOutcome(dec stats.SeqDecision) MetricOutcome {
 // (sign turns the bad direction into it), as the report's change column
 // and charts show them: on the ratio scale a bound is never below −100 %,
 // where a drop's "worse by" bound was unbounded below (−139831.4 %).
-func seqNote(f Finding, sign float64, dec stats.SeqDecision, budget int, unit string) string {
+func seqNote(f Finding, sign float64, dec stats.SeqDecision, budget int) string {
+	unit := blockUnit
 	reason := dec.Reason
 	if reason == stats.ReasonBudgetAtThreshold { // its "why" follows the bounds, in the job's unit
 		reason = stats.ReasonBudget
@@ -459,7 +455,8 @@ func seqNote(f Finding, sign float64, dec stats.SeqDecision, budget int, unit st
 
 // exactNote says what an exact count showed: its value on each side, as
 // a count, and the change, with the look that decided.
-func exactNote(f Finding, dec stats.SeqDecision, unit string) string {
+func exactNote(f Finding, dec stats.SeqDecision) string {
+	unit := blockUnit
 	per := " " + f.Unit
 	if rest, ok := strings.CutPrefix(f.Unit, "/"); ok {
 		per = " per " + rest
@@ -513,7 +510,7 @@ func missingPairsNote(meta result.Metric, m, n int) string {
 	if m == 0 || n == 0 {
 		return missingNote(meta, m, n)
 	}
-	return fmt.Sprintf("not measured in every pair (%d base, %d head runs have it)", m, n)
+	return fmt.Sprintf("not measured in every block (%d base, %d head runs have it)", m, n)
 }
 
 // detectable is what the design catches with 80 % probability within its
@@ -529,7 +526,7 @@ func (l seqLook) detectable(d stats.SeqDesign, k int) Detectable {
 	case err != nil:
 		dt.Note = err.Error()
 	case math.IsNaN(x):
-		dt.Note = fmt.Sprintf("at the spread of these pairs no regression is caught reliably within %d pairs", d.MaxPairs)
+		dt.Note = fmt.Sprintf("at the spread of these blocks no regression is caught reliably within %d blocks", d.MaxPairs)
 	default:
 		dt.Possible, dt.Effect = true, l.mp.fromScale(x)
 	}
@@ -562,7 +559,7 @@ func stopping(v Verdict, looks []seqLook, final bool, d stats.SeqDesign) (done b
 	}
 	missing := ""
 	if len(cut) > 0 {
-		missing = "; missing from some pairs: " + strings.Join(cut, ", ")
+		missing = "; missing from some blocks: " + strings.Join(cut, ", ")
 	}
 	// At the end: "N more" only when every undecided metric would likely
 	// decide within a practical number more; else say which would not.
@@ -580,7 +577,7 @@ func stopping(v Verdict, looks []seqLook, final bool, d stats.SeqDesign) (done b
 	case judged == 0 && len(cut) == 0:
 		return true, "no gated metric was measured", 0
 	case judged == 0:
-		return true, "no gated metric was measured in every pair" + missing, 0
+		return true, "no gated metric was measured in every block" + missing, 0
 	case len(undecided) == 0 && len(cut) == 0:
 		return true, "every gated metric decided " + after, 0
 	case len(undecided) == 0:

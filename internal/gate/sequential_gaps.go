@@ -18,11 +18,11 @@ func cutNote(g pairGaps, complete int) string {
 	if complete == 0 {
 		return s
 	}
-	before := "the pair"
+	before := "the block"
 	if complete > 1 {
-		before = fmt.Sprintf("the %d pairs", complete)
+		before = fmt.Sprintf("the %d blocks", complete)
 	}
-	return s + "; " + before + " before did not decide, and pairs that lack it are not left out (what a run lacks may be the regression itself)"
+	return s + "; " + before + " before did not decide, and blocks that lack it are not left out (what a run lacks may be the regression itself)"
 }
 
 // pairGaps are the pairs (1-based) of a job that lack a metric on each
@@ -30,11 +30,10 @@ func cutNote(g pairGaps, complete int) string {
 type pairGaps struct {
 	base, head []int
 	pairs      int
-	unit       string // "pair" or "block"
 }
 
-func gapsOf(base, head []result.Run, key, unit string) pairGaps {
-	g := pairGaps{pairs: min(len(base), len(head)), unit: unit}
+func gapsOf(base, head []result.Run, key string) pairGaps {
+	g := pairGaps{pairs: min(len(base), len(head))}
 	for i := range g.pairs {
 		if _, ok := base[i].Value(key); !ok {
 			g.base = append(g.base, i+1)
@@ -74,10 +73,10 @@ func (g pairGaps) first() int {
 }
 
 // String says which side lacks the metric in which pairs: "head lacks it
-// in pair 3", "base lacks it in every pair, head in pairs 2–4 and 7".
+// in block 3", "base lacks it in every block, head in blocks 2–4 and 7".
 func (g pairGaps) String() string {
 	if len(g.base) > 0 && slices.Equal(g.base, g.head) {
-		return "neither side has it in " + unitList(g.base, g.pairs, g.unit)
+		return "neither side has it in " + unitList(g.base, g.pairs)
 	}
 	var parts []string
 	for _, side := range []struct {
@@ -91,14 +90,15 @@ func (g pairGaps) String() string {
 		if len(parts) == 0 {
 			s += " lacks it"
 		}
-		parts = append(parts, s+" in "+unitList(side.pairs, g.pairs, g.unit))
+		parts = append(parts, s+" in "+unitList(side.pairs, g.pairs))
 	}
 	return strings.Join(parts, ", ")
 }
 
-// unitList names unit numbers ("pair 2", "blocks 4–12"), runs of them
+// unitList names unit numbers ("block 2", "blocks 4–12"), runs of them
 // as ranges.
-func unitList(ps []int, of int, unit string) string {
+func unitList(ps []int, of int) string {
+	unit := blockUnit
 	switch {
 	case len(ps) == of && of > 1:
 		return "every " + unit
@@ -135,7 +135,7 @@ func gapWarnings(looks []seqLook) []stats.Warning {
 	if len(cut) == 0 {
 		return nil
 	}
-	return []stats.Warning{stats.Warn(WarnMissingInPairs, "missing from some pairs, so inconclusive: "+strings.Join(cut, "; "))}
+	return []stats.Warning{stats.Warn(WarnMissingInPairs, "missing from some blocks, so inconclusive: "+strings.Join(cut, "; "))}
 }
 
 // oneSided reports whether some unit has the metric on one side and lacks

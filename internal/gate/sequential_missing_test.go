@@ -31,18 +31,18 @@ func TestSequentialGatedMetricMissingFromAPairNeverPasses(t *testing.T) {
 	if v.Outcome == Pass || f.Outcome != MetricInconclusive || !f.Gated {
 		t.Fatalf("+30 %% CPU, missing from head in pair 2: verdict %s, CPU %s (%q); want inconclusive, never a pass", v.Outcome, f.Outcome, f.Note)
 	}
-	if !strings.Contains(f.Note, "head lacks it in pair 2") {
+	if !strings.Contains(f.Note, "head lacks it in block 2") {
 		t.Errorf("CPU note %q does not say which pair lacks it", f.Note)
 	}
 	s := v.Sequential
-	if !s.Done || s.Pairs >= 20 || !strings.Contains(s.Reason, "CPU/iteration") || !strings.Contains(s.Reason, "missing from some pairs") {
+	if !s.Done || s.Pairs >= 20 || !strings.Contains(s.Reason, "CPU/iteration") || !strings.Contains(s.Reason, "missing from some blocks") {
 		t.Errorf("sequential %+v: want done once the other metrics decided, the reason naming CPU/iteration", s)
 	}
 	if !v.HasWarning(WarnMissingInPairs) {
 		t.Errorf("no warning about the gap: %v", v.Warnings)
 	}
 	for _, d := range v.Detect {
-		if d.Key == cpu && (d.Possible || !strings.Contains(d.Note, "pair 2")) {
+		if d.Key == cpu && (d.Possible || !strings.Contains(d.Note, "block 2")) {
 			t.Errorf("detect %+v claims a sensitivity for a metric it could not judge", d)
 		}
 	}
@@ -65,7 +65,7 @@ func TestSequentialOneSidedGatedMetricIsInconclusive(t *testing.T) {
 	withoutCPU(head, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19)
 	v := judgeLoop(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{})
 	f, _ := finding(v, cpu)
-	if v.Outcome != Inconclusive || f.Outcome != MetricInconclusive || !strings.Contains(f.Note, "head lacks it in every pair") {
+	if v.Outcome != Inconclusive || f.Outcome != MetricInconclusive || !strings.Contains(f.Note, "head lacks it in every block") {
 		t.Errorf("CPU on the base side only: verdict %s, CPU %s %q; want inconclusive", v.Outcome, f.Outcome, f.Note)
 	}
 	if !v.Sequential.Done || v.Sequential.Pairs < v.Sequential.MinPairs {
@@ -143,7 +143,7 @@ func TestSequentialMetricsOfAPhaseLeftOutKeepTheirFindings(t *testing.T) {
 	}
 	v := JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{}, true)
 	errs, _ := finding(v, result.RequestErrorPct)
-	if errs.Outcome != MetricPass || errs.DecidedAt > 4 || !strings.Contains(errs.Note, "neither side has it in pairs 5–12, after the decision") {
+	if errs.Outcome != MetricPass || errs.DecidedAt > 4 || !strings.Contains(errs.Note, "neither side has it in blocks 5–12, after the decision") {
 		t.Errorf("error rate decided before the gap: %s at %d, note %q; want its pass kept and the gap named", errs.Outcome, errs.DecidedAt, errs.Note)
 	}
 	p50, _ := finding(v, result.LatencyP50)

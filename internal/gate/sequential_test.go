@@ -149,22 +149,22 @@ func TestSequentialInconclusiveAtTheBudget(t *testing.T) {
 	p, d := Policy{Metrics: []string{cpu}}, stats.SeqDesign{MaxPairs: 12}
 	v := judgeLoop(base, head, p, d)
 	f, _ := finding(v, cpu)
-	if v.Outcome != Inconclusive || f.Outcome != MetricInconclusive || v.Sequential.Pairs != 12 || !strings.Contains(v.Sequential.Reason, "budget of 12 pairs spent") {
+	if v.Outcome != Inconclusive || f.Outcome != MetricInconclusive || v.Sequential.Pairs != 12 || !strings.Contains(v.Sequential.Reason, "budget of 12 blocks spent") {
 		t.Fatalf("A/A at CV 10 %%, 12 pairs: %s/%s, %+v; want inconclusive at the budget", v.Outcome, f.Outcome, v.Sequential)
 	}
-	if v.Sequential.MorePairs < 1 || v.Sequential.MorePairs > 36 || !strings.Contains(f.Note, "more pairs would likely decide") {
+	if v.Sequential.MorePairs < 1 || v.Sequential.MorePairs > 36 || !strings.Contains(f.Note, "more blocks would likely decide") {
 		t.Errorf("more pairs %d, note %q: want practical advice (at most three budgets)", v.Sequential.MorePairs, f.Note)
 	}
 	// An estimate close to min_effect at this spread would need more than
 	// three budgets more: no number is promised, and the reason says so.
 	nb, nh := cpuPairs(rand.New(rand.NewPCG(54, 1)), 12, 0.10, 1)
 	far := judgeLoop(nb, nh, p, d)
-	if ff, _ := finding(far, cpu); far.Sequential.MorePairs != 0 || !strings.Contains(ff.Note, "would likely take more than 36 more pairs") ||
-		!strings.Contains(far.Sequential.Reason, "deciding CPU/iteration would likely take more than 36 more pairs") {
+	if ff, _ := finding(far, cpu); far.Sequential.MorePairs != 0 || !strings.Contains(ff.Note, "would likely take more than 36 more blocks") ||
+		!strings.Contains(far.Sequential.Reason, "deciding CPU/iteration would likely take more than 36 more blocks") {
 		t.Errorf("near min_effect: more %d, note %q, reason %q; want no number promised", far.Sequential.MorePairs, ff.Note, far.Sequential.Reason)
 	}
 	cut := JudgeSequential(base[:7], head[:7], p, d, true)
-	if !cut.Sequential.Done || cut.Outcome == Pass || !strings.Contains(cut.Sequential.Reason, "stopped after 7 pairs of a budget of 12") {
+	if !cut.Sequential.Done || cut.Outcome == Pass || !strings.Contains(cut.Sequential.Reason, "stopped after 7 blocks of a budget of 12") {
 		t.Errorf("final after 7 of 12: %s, %+v", cut.Outcome, cut.Sequential)
 	}
 	few := JudgeSequential(base[:2], head[:2], p, d, true)
@@ -226,7 +226,7 @@ func TestSequentialMissingMetricAndBadDesign(t *testing.T) {
 	base, head := cpuPairs(rand.New(rand.NewPCG(56, 1)), 8, 0.01, 1)
 	delete(head[3].Metrics, cpu)
 	v := JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{}, false)
-	if f, _ := finding(v, cpu); f.Outcome != MetricInconclusive || !strings.Contains(f.Note, "head lacks it in pair 4") {
+	if f, _ := finding(v, cpu); f.Outcome != MetricInconclusive || !strings.Contains(f.Note, "head lacks it in block 4") {
 		t.Errorf("CPU missing from pair 4: %+v", f)
 	}
 	if v.HasWarning(WarnOneSided) {
@@ -261,7 +261,7 @@ func TestEveryMetricHasADefaultMinEffect(t *testing.T) {
 	}
 }
 
-// An undecided metric's note names the job's unit throughout, its reason
+// An undecided metric's note names the job's unit, the block, throughout, its reason
 // comes before the bounds, and only one clause says why more units would
 // or would not help.
 func TestSeqNoteUnits(t *testing.T) {
@@ -278,13 +278,9 @@ func TestSeqNoteUnits(t *testing.T) {
 		{stats.SeqDecision{Outcome: stats.SeqInconclusive, Reason: stats.ReasonBudget, Pairs: 9, MorePairs: 40},
 			"budget spent after 9 blocks (change +5.0 %, bounds −5.6 % … +12.6 %); deciding would likely take more than 27 more blocks (three budgets) at this spread"},
 		{stats.SeqDecision{Outcome: stats.SeqRegression, Reason: stats.ReasonBeyond, Pairs: 4},
-			"worse beyond min_effect after 4 pairs (change +5.0 %, bounds −5.6 % … +12.6 %)"},
+			"worse beyond min_effect after 4 blocks (change +5.0 %, bounds −5.6 % … +12.6 %)"},
 	} {
-		unit := "block"
-		if tc.dec.Outcome == stats.SeqRegression {
-			unit = "pair"
-		}
-		if got := seqNote(f, 1, tc.dec, 9, unit); got != tc.want {
+		if got := seqNote(f, 1, tc.dec, 9); got != tc.want {
 			t.Errorf("seqNote:\n got %q\nwant %q", got, tc.want)
 		}
 	}
@@ -299,14 +295,14 @@ func TestSeqNoteChangeScale(t *testing.T) {
 	f := Finding{Estimate: 11.9, Lower: -139831.4, Upper: 89.6}
 	dec := stats.SeqDecision{Outcome: stats.SeqInconclusive, Reason: stats.ReasonBudget, Pairs: 9, MorePairs: 5}
 	want := "budget spent after 9 blocks (change −11.9 %, bounds −89.6 % … +139831.4 %); about 5 more blocks would likely decide"
-	if got := seqNote(f, stats.LowerIsWorse.Sign(), dec, 9, "block"); got != want {
+	if got := seqNote(f, stats.LowerIsWorse.Sign(), dec, 9); got != want {
 		t.Errorf("seqNote:\n got %q\nwant %q", got, want)
 	}
-	if got := seqNote(Finding{Estimate: 11.9, Lower: math.Inf(-1), Upper: 20}, -1, dec, 9, "block"); !strings.Contains(got, "bounds −20.0 % … +∞") {
+	if got := seqNote(Finding{Estimate: 11.9, Lower: math.Inf(-1), Upper: 20}, -1, dec, 9); !strings.Contains(got, "bounds −20.0 % … +∞") {
 		t.Errorf("an unbounded bound is not turned: %q", got)
 	}
 	// No change of a rate, turned, is ±0.00, as the table shows it.
-	if got := seqNote(Finding{Percent: true, Estimate: 0, Lower: -0.001, Upper: 0.4}, -1, dec, 9, "block"); !strings.Contains(got, "(change ±0.00 pp, bounds −0.40 pp … ±0.00 pp)") {
+	if got := seqNote(Finding{Percent: true, Estimate: 0, Lower: -0.001, Upper: 0.4}, -1, dec, 9); !strings.Contains(got, "(change ±0.00 pp, bounds −0.40 pp … ±0.00 pp)") {
 		t.Errorf("a zero change is not ±0: %q", got)
 	}
 }
@@ -320,11 +316,11 @@ func TestCannotCompareNote(t *testing.T) {
 	if err == nil {
 		t.Fatal("PairDifferences took a 0 on the log scale")
 	}
-	if got, want := cannotCompareNote(err, "block"), "not compared: 0 in some blocks, where a ratio has no meaning"; got != want {
+	if got, want := cannotCompareNote(err), "not compared: 0 in some blocks, where a ratio has no meaning"; got != want {
 		t.Errorf("zero: got %q, want %q", got, want)
 	}
 	_, err = stats.PairDifferences([]float64{-1, 2}, []float64{1, 2}, stats.Ratio, stats.HigherIsWorse)
-	if got := cannotCompareNote(err, "pair"); !strings.HasPrefix(got, "cannot compare: head: value -1") {
+	if got := cannotCompareNote(err); !strings.HasPrefix(got, "cannot compare: head: value -1") {
 		t.Errorf("negative: got %q", got)
 	}
 }

@@ -78,7 +78,7 @@ type Verdict struct {
 	PriorUsed map[string]int
 	// Incomplete names, in a sequential verdict, the gated metrics that one
 	// side measured and the other lost in some units, which left them
-	// undecided ("CPU/iteration (head lacks it in pair 2)"): the
+	// undecided ("CPU/iteration (head lacks it in block 2)"): the
 	// comparison is incomplete, a failure of the job rather than a pass
 	// (unless Policy.AllowMissing). Empty otherwise.
 	Incomplete []string
@@ -157,14 +157,14 @@ type Sequential struct {
 	// then.
 	Done bool
 	// Reason says why the job stopped (or why it goes on), e.g.
-	// "regression after 7 pairs in CPU/iteration".
+	// "regression after 7 blocks in CPU/iteration".
 	Reason string
 	// MorePairs, when the budget ended undecided, is how many more pairs
 	// would likely decide; 0 when unknown.
 	MorePairs int
-	// Unit is what Pairs, MinPairs and MaxPairs count: "pair" (a run of
-	// each side) or "block" (the interleaved design: both sides started
-	// once, several windows each; RunPairs window pairs in all).
+	// Unit is what Pairs, MinPairs and MaxPairs count: "block" (both
+	// sides' windows, RunPairs window pairs in all; a pair of whole runs
+	// is a block of one). Reports written before blocks say "pair".
 	Unit     string
 	RunPairs int
 	// Budget is the number of units the binding budget allows (ab.max_time
@@ -175,12 +175,9 @@ type Sequential struct {
 
 // UnitWord is the unit's name, plural when n is not 1.
 func (s *Sequential) UnitWord(n int) string {
-	u := "pair"
+	u := blockUnit
 	if s != nil && s.Unit != "" {
 		u = s.Unit
-	}
-	if u == "" {
-		u = "pair"
 	}
 	if n == 1 {
 		return u

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
@@ -109,18 +108,17 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	}
 	p := policyFor(cfg, o.Policy, nil)
 	p.AllowMissing = ab.AllowMissing
-	plan := trees.plan(cfg, ab, o)
-	chosen, err := env.watchMachine(ctx, b, &plan)
+	plan := b.Resolve(trees.plan(cfg, ab, o))
+	machine, err := env.watchMachine(ctx, b, &plan)
 	if err != nil {
 		return Judged{}, runFailure(err)
 	}
-	shape := b.Shape(plan)
 	design := stats.SeqDesign{MinPairs: ab.MinPairs, MaxPairs: ab.MaxPairs}
-	noise := openNoise(o.noisePath(ab), storedNoise, cfg, b.Env, shape)
+	noise := openNoise(o.noisePath(ab), storedNoise, cfg, b.Env, plan)
 	var last gate.Verdict
-	var planned string
+	var first time.Duration // the first block's time, when the budget was planned from it
 	phases := cfg.Load.RunPhases()
-	if shape.Blocks() && len(phases) > 1 && ab.Phases != config.PhasesAll {
+	if plan.Shape.Blocks() && len(phases) > 1 && ab.Phases != config.PhasesAll {
 		plan.SkipPhase = func(name string) bool { return phaseDecided(last, phases, name) }
 	}
 	plan.Look = func(res *runner.ABResult, final bool) bool {
@@ -128,11 +126,13 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 		// first: such a job is planned for ab.max_blocks, and a stop for
 		// time makes its last look spend the level left (stats' final).
 		if res.Units() == 1 && plan.SkipPhase == nil {
-			design, planned = planBudget(design, res, ab)
+			if fit := timeBudgetUnits(res, ab); fit > 0 && fit < design.MaxPairs {
+				design.MaxPairs, first = max(fit, design.MinPairs), res.Elapsed
+			}
 		}
 		last = gate.JudgeSequentialWith(res.Base.Runs, res.Head.Runs, p, design, final,
 			gate.SeqOptions{Windows: res.Windows, Prior: noise.stored(), Budget: timeBudgetUnits(res, ab)})
-		fmt.Fprintf(env.log(), "after %s %d of at most %d: %s\n", last.Sequential.UnitWord(1), res.Units(), design.MaxPairs, sequentialReason(last))
+		fmt.Fprintf(env.log(), "after block %d of at most %d: %s\n", res.Units(), design.MaxPairs, sequentialReason(last))
 		return last.Sequential != nil && last.Sequential.Done
 	}
 	res, err := b.RunAB(ctx, plan)
@@ -145,16 +145,38 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	if err := writeResult(o.ResultPath, res.Head); err != nil {
 		return Judged{}, err
 	}
-	fmt.Fprintf(env.log(), "A/B stopped after %d %s in %s: %s\n", res.Units(), last.Sequential.UnitWord(res.Units()), res.Elapsed.Round(100*time.Millisecond), stopReason(res, ab, last, design.MaxPairs))
+	fmt.Fprintf(env.log(), "A/B stopped after %d %s in %s: %s\n", res.Units(), plural(res.Units(), "block", "blocks"), res.Elapsed.Round(100*time.Millisecond), stopReason(res, ab, last, design.MaxPairs))
 	fmt.Fprintln(env.out(), "base:")
 	showRuns(env, res.Base)
 	fmt.Fprintln(env.out(), "head:")
 	showRuns(env, res.Head)
-	notes := append(append(append(o.Policy.notes(), o.pinNote()...), trees.notes(o.Policy)...), sealed.notes(o.Policy.fromBase())...)
+	run := abRun(res, plan, ab, phases, machine, o.AA)
+	if first > 0 {
+		run.Planned, run.MaxTime, run.FirstBlock = design.MaxPairs, ab.MaxTime.String(), first
+	}
+	notes := append(append(append(append(o.Policy.notes(), o.pinNote()...), trees.notes(o.Policy)...), sealed.notes(o.Policy.fromBase())...), noise.notes(last)...)
 	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(trees), Verdict: last, Head: res.Head.Runs,
-		Base: res.Base.Runs, Notes: append(append(append(append(notes, nonEmpty(chosen)...), abNotes(res, ab, shape, phases, last, o.AA)...), noise.notes(last)...), nonEmpty(planned)...),
+		Base: res.Base.Runs, Notes: notes, AB: run,
 		TargetLog: report.TargetLogs{Base: res.Base.TargetLog, Head: res.Head.TargetLog}}
 	return Judged{Input: in, Head: res.Head, Base: res.Base}, nil
+}
+
+// abRun is how the job ran, as the facts the report words: its one plan
+// and what the runner measured.
+func abRun(res *runner.ABResult, plan runner.ABPlan, ab config.AB, phases []config.PhaseLoad, machine *report.MachineWatch, aa bool) *report.ABRun {
+	r := &report.ABRun{Blocks: res.Units(), MaxBlocks: ab.MaxPairs, Elapsed: res.Elapsed, WholeRuns: plan.Shape.WholeRuns,
+		Windows: plan.Shape.Windows, Window: plan.Shape.Window, Alternate: plan.Shape.Alternate, RandomOrder: ab.Order == config.OrderRandom,
+		Machine: machine, Restarted: plan.Restart, Starts: res.Starts, StartTime: res.StartTime, Spent: res.Spent.String(), AA: aa}
+	if !plan.Shape.Blocks() {
+		for _, s := range res.Order {
+			r.Order = append(r.Order, s == runner.Base)
+		}
+		return r
+	}
+	for _, ph := range phases {
+		r.Phases = append(r.Phases, report.ABPhase{Name: ph.Name, AtOnce: plan.Shape.AtOnce(ph)})
+	}
+	return r
 }
 
 // ab is the config's ab section, or the defaults, with the base ref filled
@@ -220,67 +242,6 @@ func phaseDecided(v gate.Verdict, phases []config.PhaseLoad, name string) bool {
 	return true
 }
 
-// skippedNote says which phases later blocks left out, once their gated
-// metrics had decided; "" when none did.
-func skippedNote(res *runner.ABResult) string {
-	var parts []string
-	for p, ph := range firstRunPhases(res) {
-		var blocks []int
-		for i, run := range res.Base.Runs {
-			if p < len(run.Phases) && run.Phases[p].Skipped {
-				blocks = append(blocks, i+1)
-			}
-		}
-		if len(blocks) > 0 {
-			parts = append(parts, fmt.Sprintf("phase %s was left out of %d of %d blocks, from block %d on", ph.Name, len(blocks), res.Units(), blocks[0]))
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return strings.Join(parts, "; ") + ", once every gated metric taken from it had decided: the time went to the undecided metrics, and the decided ones keep their decisions, made on the blocks that measured them"
-}
-
-func firstRunPhases(res *runner.ABResult) []result.Phase {
-	if len(res.Base.Runs) == 0 {
-		return nil
-	}
-	return res.Base.Runs[0].Phases
-}
-
-// planBudget fixes the design's budget, after the first unit, at the units
-// ab.max_time allows at that unit's pace when that is fewer than
-// ab.max_blocks: the level is then spent over the looks the job will
-// really have, not over looks a time budget would never reach (whose
-// share would be lost to a last look). The pace of a unit does not depend
-// on the differences it measures (windows have a fixed length), so
-// choosing the budget from it holds the level.
-func planBudget(d stats.SeqDesign, res *runner.ABResult, ab config.AB) (stats.SeqDesign, string) {
-	fit := timeBudgetUnits(res, ab)
-	if fit <= 0 || fit >= d.MaxPairs {
-		return d, ""
-	}
-	fit = max(fit, d.MinPairs)
-	d.MaxPairs = fit
-	return d, fmt.Sprintf("budget: ab.max_time (%s) allows about %d %s at the first one's pace (%s), fewer than ab.max_blocks (%d): the verdict was planned for %d",
-		ab.MaxTime, fit, pluralUnit(res, fit), res.Elapsed.Round(100*time.Millisecond), ab.MaxPairs, fit)
-}
-
-func pluralUnit(res *runner.ABResult, n int) string {
-	u := "pair"
-	if res.Windows != nil {
-		u = "block"
-	}
-	return plural(n, u, u+"s")
-}
-
-func nonEmpty(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return []string{s}
-}
-
 // timeBudgetUnits is how many units ab.max_time allows at the job's pace
 // so far; 0 without a time budget.
 func timeBudgetUnits(res *runner.ABResult, ab config.AB) int {
@@ -336,94 +297,6 @@ func short(sha string) string {
 		return sha[:12]
 	}
 	return sha
-}
-
-// abNotes show how the units ran, what restarting cost and, for an A/A
-// run, the noise seen and whether the gate would have cried wolf.
-func abNotes(res *runner.ABResult, ab config.AB, shape runner.Shape, phases []config.PhaseLoad, v gate.Verdict, aa bool) []string {
-	var notes []string
-	if shape.Blocks() {
-		notes = append(notes, blockNote(res, ab, shape, phases))
-		notes = append(notes, sharedStateNote(res, shape, phases)...)
-	} else {
-		var order []string
-		for _, s := range res.Order {
-			order = append(order, map[runner.Side]string{runner.Base: "A", runner.Head: "B"}[s])
-		}
-		notes = append(notes, fmt.Sprintf("%d %s of at most %d in %s, each a pair of whole runs, one side at a time, as %s; order of runs (A = base, B = head): %s",
-			res.Units(), plural(res.Units(), "block", "blocks"), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), shape.WholeRuns, strings.Join(order, " ")))
-	}
-	if ab.Restart == config.RestartEveryPair && res.Starts > 0 {
-		unit := "its run of every pair"
-		if res.Windows != nil {
-			unit = "every block"
-		}
-		notes = append(notes, fmt.Sprintf("each side was started afresh for %s: %d starts, %s of starting and stopping",
-			unit, res.Starts, res.StartTime.Round(100*time.Millisecond)))
-	}
-	notes = append(notes, nonEmpty(skippedNote(res))...)
-	if s := res.Spent.String(); s != "" {
-		notes = append(notes, "where the time went: "+s)
-	}
-	if !aa {
-		return notes
-	}
-	return append(notes, report.AANotes(v, res.Base.Runs, res.Head.Runs)...)
-}
-
-// blockNote says what a job of blocks measured: its blocks, and how each
-// phase's windows ran.
-func blockNote(res *runner.ABResult, ab config.AB, shape runner.Shape, phases []config.PhaseLoad) string {
-	how := make([]string, 0, len(phases))
-	for _, ph := range phases {
-		w := "both sides loaded at the same time"
-		if !shape.AtOnce(ph) {
-			w = "alternating between the sides (" + windowOrder(ab) + ")"
-		}
-		if len(phases) > 1 {
-			w = "phase " + ph.Name + " " + w
-		}
-		how = append(how, w)
-	}
-	s := fmt.Sprintf("%d %s of at most %d in %s; in each block both sides were started once and each phase measured in %d windows of %s per side: %s",
-		res.Units(), plural(res.Units(), "block", "blocks"), ab.MaxPairs, res.Elapsed.Round(100*time.Millisecond), shape.Windows, shape.Window, strings.Join(how, "; "))
-	if shape.Alternate != "" {
-		s += ", as " + shape.Alternate
-	}
-	return s
-}
-
-// windowOrder says in what order alternating windows ran.
-func windowOrder(ab config.AB) string {
-	if ab.Order == config.OrderRandom {
-		return "each window pair in a seeded random order"
-	}
-	return "A B B A …, the first side changing from block to block"
-}
-
-// sharedStateNote is the hint a job gives when requests failed on both
-// sides and some phase loaded both at once: two sides that share a
-// database (or any state) write to it at the same time then, and one
-// side's writes can fail the other's checks, which one side at a time
-// would not.
-func sharedStateNote(res *runner.ABResult, shape runner.Shape, phases []config.PhaseLoad) []string {
-	atOnce := false
-	for _, ph := range phases {
-		atOnce = atOnce || shape.AtOnce(ph)
-	}
-	failed := func(f *result.File) (n, total int64) {
-		for _, r := range f.Runs {
-			n, total = n+r.Requests.Failed, total+r.Requests.Total
-		}
-		return n, total
-	}
-	bf, bt := failed(res.Base)
-	hf, ht := failed(res.Head)
-	if !atOnce || bf == 0 || hf == 0 {
-		return nil
-	}
-	return []string{fmt.Sprintf("requests failed on both sides (%d of %d base, %d of %d head): where a phase loads both sides at the same time, two sides that share a database or other state write to it at once, and one side's writes can fail the other's checks; give each side its own (TAILGATE_SIDE in the start and dataset commands), or measure the shared server as a part of both (target.measure), which makes every phase alternate",
-		bf, bt, hf, ht)}
 }
 
 // trees are the source trees of an A/B job's two sides: a worktree for a
@@ -505,7 +378,7 @@ func (t *trees) plan(cfg *config.Config, ab config.AB, o ABOptions) runner.ABPla
 	head := ab.Head.TargetOr(cfg.Target).InTree(t.dir(runner.Head))
 	plan := runner.ABPlan{Base: base, Head: head, AA: o.AA, Order: ab.Order, MaxPairs: ab.MaxPairs,
 		MaxTime: ab.MaxTime.D(), Restart: ab.Restart == config.RestartEveryPair,
-		WholeRuns: o.WholeRuns, Windows: ab.Windows, Window: ab.Window.D(), WindowWarmup: ab.WindowWarmup.D()}
+		Shape: runner.Shape{WholeRuns: o.WholeRuns, Windows: ab.Windows, Window: ab.Window.D(), WindowWarmup: ab.WindowWarmup.D()}}
 	if o.AA && o.TwoProcesses {
 		plan.AA, plan.Head = false, base // a second process of the base build
 	}

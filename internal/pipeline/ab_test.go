@@ -17,6 +17,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/load"
+	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/runner"
 	"github.com/tailgate-ci/tailgate/internal/target"
@@ -184,7 +185,11 @@ func TestABBuildsTheBaseFromAGitRef(t *testing.T) {
 		t.Errorf("verdict %s, want a regression; log:\n%s", j.Verdict.Outcome, te.log.String())
 	}
 	wantIn(t, te.log.String(), "base: HEAD~1 at ", "after block 4 of at most 6", "A/B stopped after")
-	wantIn(t, strings.Join(j.Notes, "\n"), "base: built from HEAD~1 at", "each side was started afresh", "blocks of at most")
+	var text strings.Builder
+	if err := report.WriteText(&text, j.Input); err != nil {
+		t.Fatal(err)
+	}
+	wantIn(t, text.String(), "base: built from HEAD~1 at", "each side was started afresh", "blocks of at most")
 	if !strings.Contains(j.BaselineSource, "(HEAD~1 at ") {
 		t.Errorf("source %q does not name the base commit", j.BaselineSource)
 	}
@@ -373,9 +378,9 @@ func TestABAddsPairsUntilTheVerdictIsClear(t *testing.T) {
 }
 
 func testABAddsUnits(t *testing.T, mode string) {
-	unit, perUnit := "block", 2
+	unit, perUnit := "block", 2 // one unit, the block, of two window pairs
 	if mode == "whole runs" {
-		unit, perUnit = "pair", 1
+		perUnit = 1 // or of one pair of whole runs
 	}
 	for _, c := range []struct {
 		name       string
@@ -483,33 +488,6 @@ func TestABBudgetComesFromTheTrustedPolicy(t *testing.T) {
 	wantIn(t, strings.Join(j.Notes, "\n"), "This PR changes the gate's policy; it applies after merge (changed: ab.max_time)")
 }
 
-// A job whose requests failed on both sides in a phase loading both at
-// once says that two sides sharing state may fail each other's checks;
-// one whose failures are one side's only (a regression) does not, nor one
-// whose phases all alternated.
-func TestSharedStateNoteWhenBothSidesFailAtOnce(t *testing.T) {
-	t.Parallel()
-	file := func(failed ...int64) *result.File {
-		f := &result.File{}
-		for _, n := range failed {
-			f.Runs = append(f.Runs, result.Run{Requests: result.Requests{Total: 100, Failed: n, Counted: result.CountRequests}})
-		}
-		return f
-	}
-	phases := []config.PhaseLoad{{Name: "capacity", Load: config.Load{Model: config.ModelClosed}}}
-	quiet, busy := runner.Shape{}, runner.Shape{Busy: true}
-	both := &runner.ABResult{Base: file(0, 3), Head: file(2, 0)}
-	if got := strings.Join(sharedStateNote(both, quiet, phases), ""); !strings.Contains(got, "3 of 200 base, 2 of 200 head") || !strings.Contains(got, "TAILGATE_SIDE") {
-		t.Errorf("both sides failed: note %q", got)
-	}
-	if got := sharedStateNote(both, busy, phases); got != nil {
-		t.Errorf("both sides failed, every phase alternating: note %q, want none", got)
-	}
-	if got := sharedStateNote(&runner.ABResult{Base: file(0, 0), Head: file(5, 9)}, quiet, phases); got != nil {
-		t.Errorf("only the head failed: note %q, want none", got)
-	}
-}
-
 // A phase may be left out of later blocks only once a look has decided
 // every gated metric taken from it: not before the first look, not while
 // a metric of it or one taken from every phase (the error rate) is
@@ -550,33 +528,5 @@ func TestPhaseDecided(t *testing.T) {
 		if got := phaseDecided(c.v, phases, "latency"); got != c.latency {
 			t.Errorf("%s: latency decided %v, want %v", c.name, got, c.latency)
 		}
-	}
-}
-
-// The report says which phase later blocks left out, from which block and
-// in how many; nothing when every block measured every phase.
-func TestSkippedNote(t *testing.T) {
-	t.Parallel()
-	block := func(skipLatency bool) result.Run {
-		latency := result.Phase{Name: "latency", Run: result.Run{Model: result.ModelOpen}}
-		if skipLatency {
-			latency = result.SkippedPhase("latency", result.ModelOpen)
-		}
-		return result.Run{Phases: []result.Phase{{Name: "capacity", Run: result.Run{Model: result.ModelClosed}}, latency}}
-	}
-	res := &runner.ABResult{Base: &result.File{}, Head: &result.File{}}
-	for i := range 6 {
-		res.Base.Runs = append(res.Base.Runs, block(i >= 3))
-		res.Head.Runs = append(res.Head.Runs, block(i >= 3))
-	}
-	if got := skippedNote(res); !strings.HasPrefix(got, "phase latency was left out of 3 of 6 blocks, from block 4 on, once every gated metric taken from it had decided") ||
-		strings.Contains(got, "capacity") {
-		t.Errorf("note %q", got)
-	}
-	for i := range res.Base.Runs {
-		res.Base.Runs[i], res.Head.Runs[i] = block(false), block(false)
-	}
-	if got := skippedNote(res); got != "" {
-		t.Errorf("every phase measured, note %q; want none", got)
 	}
 }

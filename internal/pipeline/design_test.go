@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"strings"
 	"testing"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
@@ -14,7 +13,7 @@ import (
 
 // The machine is watched only when it decides something: a job with a
 // closed phase whose sides can run at once. Beside a busy machine its
-// closed phases alternate and the note says why; a job of open phases
+// closed phases alternate and what it saw is returned; a job of open phases
 // only, or one process on both sides, or whole runs, is not watched; a
 // sample interrupted ends the job.
 func TestWatchMachineOnlyWhereItDecides(t *testing.T) {
@@ -32,24 +31,24 @@ func TestWatchMachineOnlyWhereItDecides(t *testing.T) {
 	}{
 		"open phases only":           {open, two},
 		"one process on both sides":  {closed, runner.ABPlan{Base: two.Base, AA: true}},
-		"whole runs (--record-base)": {closed, runner.ABPlan{Base: two.Base, Head: two.Head, Restart: true, WholeRuns: "a baseline holds whole runs"}},
+		"whole runs (--record-base)": {closed, runner.ABPlan{Base: two.Base, Head: two.Head, Restart: true, Shape: runner.Shape{WholeRuns: "a baseline holds whole runs"}}},
 	} {
-		plan := c.plan
-		if note, err := env.watchMachine(context.Background(), c.b, &plan); note != "" || err != nil || plan.Busy {
-			t.Errorf("%s: %q, %v, busy %v; want no sample and no note", name, note, err, plan.Busy)
+		plan := c.b.Resolve(c.plan)
+		if seen, err := env.watchMachine(context.Background(), c.b, &plan); seen != nil || err != nil || plan.Shape.Busy {
+			t.Errorf("%s: %+v, %v, busy %v; want no sample and no note", name, seen, err, plan.Shape.Busy)
 		}
 	}
 	if sampled != 0 {
 		t.Errorf("the machine was sampled %d times, want 0", sampled)
 	}
-	busy := two
-	note, err := env.watchMachine(context.Background(), closed, &busy)
-	if err != nil || !busy.Busy || !strings.HasPrefix(note, "closed phases alternated between the sides, as other processes kept 1.50 of the machine's 2 cores busy") {
-		t.Errorf("beside 1.5 busy cores: %q, %v, busy %v; want the closed phases alternating and why", note, err, busy.Busy)
+	busy := closed.Resolve(two)
+	seen, err := env.watchMachine(context.Background(), closed, &busy)
+	if err != nil || !busy.Shape.Busy || seen == nil || seen.Busy != 1.5 || seen.Cores != 2 || seen.Limit != busyCores {
+		t.Errorf("beside 1.5 busy cores: %+v, %v, busy %v; want the closed phases alternating and what was seen", seen, err, busy.Shape.Busy)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	stopped := two
+	stopped := closed.Resolve(two)
 	if _, err := env.watchMachine(ctx, closed, &stopped); !errors.Is(err, context.Canceled) {
 		t.Errorf("an interrupted sample: %v, want context.Canceled", err)
 	}

@@ -45,9 +45,10 @@ func (o ABOptions) noisePath(ab config.AB) string {
 // and a key with it would split one benchmark's history by its
 // neighbours; stored noise is pooled by agreement (stats.PoolNoise), so
 // jobs whose spread differs count only as far as they agree.
-func designKey(s runner.Shape) string {
+func designKey(plan runner.ABPlan) string {
+	s := plan.Shape
 	restart := config.RestartNever
-	if s.Restart {
+	if plan.Restart {
 		restart = config.RestartEveryPair
 	}
 	if s.Blocks() {
@@ -74,12 +75,12 @@ func readNoise(path string) (*baseline.Noise, error) {
 
 // openNoise is the job's part of the noise file f read from path (nil for
 // none): its key, known once the design is, and the prior stored for it.
-func openNoise(path string, f *baseline.Noise, cfg *config.Config, env result.Env, shape runner.Shape) *abNoise {
+func openNoise(path string, f *baseline.Noise, cfg *config.Config, env result.Env, plan runner.ABPlan) *abNoise {
 	if f == nil {
 		return nil
 	}
 	n := &abNoise{path: path, file: f, now: time.Now,
-		key: baseline.NoiseKey{Benchmark: cfg.Name, DefinitionHash: cfg.DefinitionHash(), Fingerprint: env.Fingerprint(), Design: designKey(shape)}}
+		key: baseline.NoiseKey{Benchmark: cfg.Name, DefinitionHash: cfg.DefinitionHash(), Fingerprint: env.Fingerprint(), Design: designKey(plan)}}
 	n.prior, n.earlier = f.Prior(n.key), f.Jobs(n.key)
 	return n
 }

@@ -15,7 +15,7 @@ import (
 func TestAANotesAgreeWithTheTable(t *testing.T) {
 	t.Parallel()
 	in := cases()["ab"] // head 12 % slower: as if an A/A job had cried wolf
-	notes := AANotes(in.Verdict, in.Base, in.Head)
+	notes := aaNotes(in.Verdict, in.Base, in.Head)
 	all := strings.Join(notes, "\n")
 	for _, bad := range []string{"iterations_per_s", "latency_p95_ms", "run-to-run", "FALSE ALARM"} {
 		if strings.Contains(all, bad) {
@@ -30,7 +30,7 @@ func TestAANotesAgreeWithTheTable(t *testing.T) {
 		if f.Key != "iterations_per_s" && f.Key != "latency_p95_ms" {
 			continue
 		}
-		cited := "A/A noise of " + f.Label + ": the runs of each side vary by "
+		cited := "A/A noise of " + f.Label + ": the blocks of each side vary by "
 		if !strings.Contains(all, cited) || !strings.Contains(all, "change head against base "+formatChange(f)+", as in the table") {
 			t.Errorf("no note cites %s's change %s:\n%s", f.Label, formatChange(f), all)
 		}
@@ -48,7 +48,7 @@ func TestAANotesInBlocksWithoutAlarm(t *testing.T) {
 	base, head := abRuns(6, 1, 1)
 	v := gate.JudgeSequential(base, head, gate.Policy{}, stats.SeqDesign{MinPairs: 3, MaxPairs: 6}, true)
 	v.Sequential.Unit = "block"
-	notes := AANotes(v, base, head)
+	notes := aaNotes(v, base, head)
 	if !strings.Contains(strings.Join(notes, "\n"), "A/A noise of iterations/s: the blocks of each side vary by ") || notes[len(notes)-1] != "A/A: no false alarm" {
 		t.Errorf("notes of a block job without alarm: %q", notes)
 	}

@@ -73,9 +73,9 @@ type jsonSequential struct {
 	Done      bool   `json:"done"`
 	Reason    string `json:"reason"`
 	MorePairs int    `json:"more_pairs"`
-	// Unit is what pairs, min_pairs and max_pairs count: "pair", or
-	// "block" in the interleaved design (run_pairs window pairs in all);
-	// budget the units a time budget allowed, what the detectable effects
+	// Unit is what pairs, min_pairs and max_pairs count: "block"
+	// (run_pairs window pairs in all; reports written before every A/B
+	// job measured blocks say "pair"); budget the units a time budget allowed, what the detectable effects
 	// are priced at (0: max_pairs).
 	Unit     string `json:"unit,omitempty"`
 	RunPairs int    `json:"run_pairs,omitempty"`

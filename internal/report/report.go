@@ -38,6 +38,9 @@ type Input struct {
 	// the runs have no such origin.
 	BaseOrigins []Origin
 	Notes       []string // caller's notes (fork PR fallback, …)
+	// AB is how an A/B job ran, which the report words after the
+	// caller's notes; nil for other jobs.
+	AB *ABRun
 	// TargetLog names the files holding the output of the targets tailgate
 	// started for the runs; empty where it started none.
 	TargetLog TargetLogs
@@ -442,10 +445,9 @@ func centreNote(v gate.Verdict) string {
 }
 
 // runWord is what the head's runs are, in the plural when n is not 1:
-// runs, or blocks in the block designs of A/B (a block's run is its
-// windows together).
+// runs, or an A/B job's blocks (a block's run is its windows together).
 func runWord(in Input, n int) string {
-	if s := in.Verdict.Sequential; s != nil && s.Unit == "block" {
+	if s := in.Verdict.Sequential; s != nil {
 		return s.UnitWord(n)
 	}
 	return plural(n, "run", "runs")
@@ -459,7 +461,7 @@ func sequentialLine(s *gate.Sequential, show func(string) string) string {
 		return ""
 	}
 	line := fmt.Sprintf("Sequential A/B: %d %s (first look at %d, budget %d)", s.Pairs, s.UnitWord(s.Pairs), s.MinPairs, s.MaxPairs)
-	if s.Unit == "block" && s.RunPairs > 0 {
+	if s.RunPairs > s.Pairs {
 		line = fmt.Sprintf("Sequential A/B: %d %s of %d window pairs (first look at %d, budget %d)", s.Pairs, s.UnitWord(s.Pairs), s.RunPairs, s.MinPairs, s.MaxPairs)
 	}
 	if s.Reason != "" {

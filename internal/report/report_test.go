@@ -289,8 +289,8 @@ func TestSetByLoadAndSequentialText(t *testing.T) {
 	}
 	seq := cases()["sequential"]
 	md := Markdown(seq)
-	for _, want := range []string{"Sequential A/B: 8 pairs (first look at 4, budget 20): regression after 8 pairs in iterations/s.",
-		"With up to 20 pairs this gate detects a drop of ≥", `worse beyond min\_effect after 4 pairs`,
+	for _, want := range []string{"Sequential A/B: 8 blocks (first look at 4, budget 20): regression after 8 blocks in iterations/s.",
+		"With up to 20 blocks this gate detects a drop of ≥", `worse beyond min\_effect after 4 blocks`,
 		"| gated metric | base → head | change | min_effect | bounds | verdict |", "| 5.0 % | [−27.9 … ±0.0] % |", // A/B words, no p
 		"| metric | base → head | change | note |"} {
 		if !strings.Contains(md, want) {

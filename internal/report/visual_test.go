@@ -134,7 +134,7 @@ func TestCommentLayout(t *testing.T) {
 		{"pass", "### ✅ tailgate · api: pass", []string{"request errors of each run: baseline samples b, head runs h"}, false},
 		{"regression", "### ❌ tailgate · api: regression in iterations/s", []string{"iterations/s of each run: baseline samples b, head runs h"}, false},
 		{"ab", "### ❌ tailgate · api: regression in iterations/s (−11.9 %), latency p95 (+29.8 %)",
-			[]string{"iterations/s change of head against base in each pair", "latency p95 change of head against base in each pair"}, true},
+			[]string{"iterations/s change of head against base in each block", "latency p95 change of head against base in each block"}, true},
 		{"toofew", "### ⚠️ tailgate · api: inconclusive: could not judge", []string{"iterations/s of each run: baseline samples b, head runs h"}, false},
 	} {
 		in := judgedCases()[tc.name]
@@ -184,7 +184,7 @@ func TestCommentLayout(t *testing.T) {
 				t.Errorf("%s: a runs chart is the runs' bars under the median and the floor's limit: %+v", tc.name, c)
 			}
 		}
-		if tc.name == "ab" && !strings.Contains(md, "Sequential A/B: 8 pairs (first look at 6, budget 8): regression after 8 pairs in iterations/s, latency p95.") {
+		if tc.name == "ab" && !strings.Contains(md, "Sequential A/B: 8 blocks (first look at 6, budget 8): regression after 8 blocks in iterations/s, latency p95.") {
 			t.Errorf("ab: the sequential A/B line is missing")
 		}
 		// A sequential A/B chart's caption gives the estimate the test
@@ -312,7 +312,7 @@ func TestHTMLReportStructure(t *testing.T) {
 		{"regression", regression, 4 + 4 + 1, []string{"The baseline window over its commits", "No latency histograms for the baseline side",
 			"a stored baseline keeps each sample", "0a1b2c3", "409 &lt;INVALID ACTION&gt;", "p99", `<th class="num">floor</th>`}},
 		{"pass", judgedCases()["pass"], 4, []string{"No latency histograms for the baseline and head side"}},
-		{"ab", ab, 4 + 1, []string{"each pair&#39;s change of iterations/s", "Sequential A/B: 8 pairs (first look at 6, budget 8)", "SD of the pairs&#39; changes",
+		{"ab", ab, 4 + 1, []string{"each block&#39;s change of iterations/s", "Sequential A/B: 8 blocks (first look at 6, budget 8)", "SD of the blocks&#39; changes",
 			"the sequential test&#39;s estimate of the change, −11.9 %; the bar at the right: its bounds, −13.1 % … −9.9 %",
 			"shaded: min_effect, 5.0 %; a regression when the estimate is past the red dashed line and the whole bar below zero", ">bounds</text>",
 			`<th class="num">min_effect</th>`}},

@@ -64,17 +64,11 @@ type ABPlan struct {
 	// are started once for the job (the base once for an A/A job). A
 	// target started elsewhere (no start command) is never restarted.
 	Restart bool
-	// Busy says that other processes kept the machine busy before the
-	// first block: closed phases then alternate between the sides
-	// (Shape.AtOnce). WholeRuns, when set, says why the job must measure
-	// pairs of whole runs (a baseline recorded from it holds whole runs).
-	// Windows is the number of windows of each side per phase in a block,
-	// Window their measured length (0: each phase's duration).
-	Busy         bool
-	WholeRuns    string
-	Windows      int
-	Window       time.Duration
-	WindowWarmup time.Duration
+	// Shape is how the job makes its units. The caller sets what it asks
+	// for (WholeRuns, Busy, Windows, Window, WindowWarmup); Resolve
+	// completes it once, and every reader (the runner, the machine watch,
+	// the noise file's key, the report) reads that one value.
+	Shape Shape
 	// Look is called after every pair with the pairs so far; final is
 	// set when no more will come (a budget is spent). It returns true to
 	// end the job now. Nil: the job runs to its budget.
@@ -135,7 +129,8 @@ func (b *Benchmark) RunAB(ctx context.Context, plan ABPlan) (*ABResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	j := &abJob{b: b, plan: plan, shape: b.Shape(plan), compiled: compiled, res: &ABResult{Base: b.newFile(), Head: b.newFile()}}
+	plan = b.Resolve(plan)
+	j := &abJob{b: b, plan: plan, compiled: compiled, res: &ABResult{Base: b.newFile(), Head: b.newFile()}}
 	defer j.stopAll()
 	if !plan.Restart {
 		if err := j.startForJob(ctx); err != nil {
@@ -143,7 +138,7 @@ func (b *Benchmark) RunAB(ctx context.Context, plan ABPlan) (*ABResult, error) {
 		}
 	}
 	defer func() { j.res.Spent = b.SpentSoFar() }()
-	if j.shape.Blocks() {
+	if j.plan.Shape.Blocks() {
 		return j.runBlocks(ctx)
 	}
 	return j.run(ctx)
@@ -153,7 +148,6 @@ func (b *Benchmark) RunAB(ctx context.Context, plan ABPlan) (*ABResult, error) {
 type abJob struct {
 	b        *Benchmark
 	plan     ABPlan
-	shape    Shape
 	compiled *scenario.Plan
 	res      *ABResult
 	// kept are the targets started once for the job (no restarts, or

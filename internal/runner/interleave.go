@@ -77,7 +77,7 @@ func blockOf(phases [][]result.Phase, counted []result.PhaseCounters) (windows [
 }
 
 // atOnce reports whether the job loads both sides at once in phase ph.
-func (j *abJob) atOnce(ph config.PhaseLoad) bool { return j.shape.AtOnce(ph) }
+func (j *abJob) atOnce(ph config.PhaseLoad) bool { return j.plan.Shape.AtOnce(ph) }
 
 // sideBySideProblem says why the two sides cannot run at the same time, as
 // a block has both sides' processes up: tailgate
@@ -104,8 +104,8 @@ func (b *Benchmark) blocksProblem(plan ABPlan) string {
 	switch {
 	case b.Config.Load.Engine == config.EngineCommand:
 		return "the load tool (load.engine: command) makes a whole run each time it is started"
-	case plan.WholeRuns != "":
-		return plan.WholeRuns
+	case plan.Shape.WholeRuns != "":
+		return plan.Shape.WholeRuns
 	}
 	return plan.sideBySideProblem()
 }
@@ -160,7 +160,7 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 	}
 	// measured[side][w] holds window w of every phase so far, counted[side]
 	// the work counters' growth over each phase's windows.
-	windows := j.shape.Windows
+	windows := j.plan.Shape.Windows
 	measured := [2][][]result.Phase{make([][]result.Phase, windows), make([][]result.Phase, windows)}
 	var counted [2][]result.PhaseCounters
 	phases := j.b.Config.Load.RunPhases()
@@ -303,12 +303,12 @@ type Shape struct {
 	// cannot be told apart while both are loaded); "" when they can.
 	Alternate string
 	// Busy: other processes kept the machine busy before the first
-	// block, so closed phases alternate (ABPlan.Busy).
+	// block, so closed phases alternate.
 	Busy         bool
 	Windows      int
 	Window       time.Duration
 	WindowWarmup time.Duration
-	Restart      bool
+	resolved     bool
 }
 
 // Blocks reports whether the job measures blocks of windows.
@@ -341,47 +341,52 @@ func (s Shape) Mixed(phases []config.PhaseLoad) bool {
 	return at > 0 && at < len(phases)
 }
 
-// Shape is the shape of plan's job on this benchmark: ab.windows, else as
-// many windows of ab.window as fill the longest phase's duration (at least
-// 2, so that a block holds repeated measures: a phase shorter than two
-// default windows is measured in two windows of half its duration).
-func (b *Benchmark) Shape(plan ABPlan) Shape {
-	s := Shape{Restart: plan.Restart, Busy: plan.Busy}
+// BusyDecides reports whether how busy the machine is decides anything
+// for phases: whether a closed phase could load both sides at once on a
+// quiet machine.
+func (s Shape) BusyDecides(phases []config.PhaseLoad) bool {
+	if !s.Blocks() || s.Alternate != "" {
+		return false
+	}
+	for _, ph := range phases {
+		if ph.Load.Model == config.ModelClosed {
+			return true
+		}
+	}
+	return false
+}
+
+// Resolve is plan with its Shape completed for this benchmark, once:
+// whole runs where blocks cannot run, why every phase must alternate, and
+// the windows: ab.windows, else as many windows of ab.window as fill the
+// longest phase's duration (at least 2, so that a block holds repeated
+// measures: a phase shorter than two default windows is measured in two
+// windows of half its duration). A resolved plan is returned as it is.
+func (b *Benchmark) Resolve(plan ABPlan) ABPlan {
+	s := &plan.Shape
+	if s.resolved {
+		return plan
+	}
+	s.resolved = true
 	if s.WholeRuns = b.blocksProblem(plan); s.WholeRuns != "" {
-		return s
+		s.Windows, s.Window, s.WindowWarmup = 0, 0, 0
+		return plan
 	}
 	s.Alternate = plan.DuetProblem()
-	s.Window = cmp.Or(plan.Window, config.DefaultWindow.D())
-	s.WindowWarmup = plan.WindowWarmup
-	s.Windows = plan.Windows
+	asked := s.Window
+	s.Window = cmp.Or(asked, config.DefaultWindow.D())
 	if s.Windows > 0 {
-		return s
+		return plan
 	}
 	var longest time.Duration
 	for _, ph := range b.Config.Load.RunPhases() {
 		longest = max(longest, ph.Load.Duration.D())
 	}
 	s.Windows = min(max(int((longest+s.Window/2)/s.Window), 2), config.MaxWindows)
-	if plan.Window == 0 && longest > 0 && s.Windows*int(s.Window) > int(longest) {
+	if asked == 0 && longest > 0 && s.Windows*int(s.Window) > int(longest) {
 		s.Window = longest / time.Duration(s.Windows) // a phase shorter than two default windows: two shorter ones
 	}
-	return s
-}
-
-// CanAtOnce reports whether a closed phase of plan's job could load both
-// sides at once on a quiet machine: whether how busy the machine is
-// decides anything.
-func (b *Benchmark) CanAtOnce(plan ABPlan) bool {
-	s := b.Shape(plan)
-	if !s.Blocks() || s.Alternate != "" {
-		return false
-	}
-	for _, ph := range b.Config.Load.RunPhases() {
-		if ph.Load.Model == config.ModelClosed {
-			return true
-		}
-	}
-	return false
+	return plan
 }
 
 // blockTargets are the two sides' targets for a block: those kept for the
@@ -513,7 +518,7 @@ func (j *abJob) measureWindow(ctx context.Context, tgt *running, side Side, ph c
 	if err := tgt.exited(); err != nil {
 		return nil, err
 	}
-	pw := phaseWindow{duration: j.shape.Window, warmup: j.plan.WindowWarmup, setup: setup,
+	pw := phaseWindow{duration: j.plan.Shape.Window, warmup: j.plan.Shape.WindowWarmup, setup: setup,
 		quiet: true, shadow: j.atOnce(ph) && side == Head, short: true}
 	run, err := j.b.measurePhase(ctx, j.compiled, tgt, j.runIndex(blk, w), ph, phaseClock{}, pw)
 	if err == nil {

@@ -45,9 +45,8 @@ func TestRunABBlocks(t *testing.T) {
 					{Name: "latency", Model: config.ModelOpen, Rate: config.Rate{PerSecond: 50}, MaxInflight: 8},
 				}
 				l := &look{}
-				plan := ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxPairs: 3, Restart: restart, Look: l.look,
-					Busy: busy, Windows: 2, Window: 150 * time.Millisecond, WindowWarmup: 20 * time.Millisecond}
-				if got := r.Shape(plan); !got.Blocks() || got.Alternate != "" || got.Windows != 2 {
+				plan := ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxPairs: 3, Restart: restart, Look: l.look, Shape: Shape{Busy: busy, Windows: 2, Window: 150 * time.Millisecond, WindowWarmup: 20 * time.Millisecond}}
+				if got := r.Resolve(plan).Shape; !got.Blocks() || got.Alternate != "" || got.Windows != 2 {
 					t.Fatalf("shape %+v, want blocks of 2 windows as planned", got)
 				}
 				res, err := r.RunAB(context.Background(), plan)
@@ -170,26 +169,26 @@ func TestShapeAlternatesOrRunsWholeRuns(t *testing.T) {
 		{"one process on both sides", ABPlan{AA: true, Base: side("1")}, "one process stands on both sides"},
 		{"one target elsewhere", ABPlan{Restart: true, Base: config.Target{URL: "http://127.0.0.1:9"}, Head: config.Target{URL: "http://127.0.0.1:9"}}, "same target"},
 	} {
-		s := b.Shape(c.plan)
+		s := b.Resolve(c.plan).Shape
 		if !s.Blocks() || !strings.Contains(s.Alternate, c.why) || s.AtOnce(b.Config.Load.RunPhases()[0]) {
 			t.Errorf("%s: shape %+v, want blocks alternating because %q", c.name, s, c.why)
 		}
 	}
 	fixed := ABPlan{Restart: true, Base: side("8080"), Head: side("8080")}
-	if s := b.Shape(fixed); s.Blocks() || !strings.Contains(s.WholeRuns, "one fixed address") {
+	if s := b.Resolve(fixed).Shape; s.Blocks() || !strings.Contains(s.WholeRuns, "one fixed address") {
 		t.Errorf("both sides started on one fixed port: shape %+v, want whole runs (one side at a time) and why", s)
 	}
 	tool := &Benchmark{Config: benchConfig("http://127.0.0.1:1", 1)}
 	tool.Config.Load.Engine = config.EngineCommand
-	if s := tool.Shape(ABPlan{Restart: true, Base: side("1"), Head: side("2")}); s.Blocks() || !strings.Contains(s.WholeRuns, "load tool") {
+	if s := tool.Resolve(ABPlan{Restart: true, Base: side("1"), Head: side("2")}).Shape; s.Blocks() || !strings.Contains(s.WholeRuns, "load tool") {
 		t.Errorf("a load tool: shape %+v, want whole runs and why", s)
 	}
 	own := ABPlan{Restart: true, AA: true, Base: side("{{port}}")}
-	if s := b.Shape(own); s.Alternate != "" || !s.Blocks() {
+	if s := b.Resolve(own).Shape; s.Alternate != "" || !s.Blocks() {
 		t.Errorf("an A/A job restarted every block (two processes): %+v, want both sides at once", s)
 	}
 	other := ABPlan{Restart: true, Base: side("1", pg), Head: side("2", config.MeasurePart{Name: "postgres", PIDFile: "/run/pg-head.pid"})}
-	if s := b.Shape(other); s.Alternate != "" {
+	if s := b.Resolve(other).Shape; s.Alternate != "" {
 		t.Errorf("each side its own database server: %+v, want both sides at once", s)
 	}
 }
@@ -208,7 +207,7 @@ func TestShapeAtOnceByPhase(t *testing.T) {
 	b.Config.Load.Phases = []config.Phase{closed, open}
 	phases := b.Config.Load.RunPhases()
 	for _, busy := range []bool{false, true} {
-		s := b.Shape(ABPlan{Restart: true, Busy: busy, Base: side("1"), Head: side("2")})
+		s := b.Resolve(ABPlan{Restart: true, Base: side("1"), Head: side("2"), Shape: Shape{Busy: busy}}).Shape
 		for _, ph := range phases {
 			if got, want := s.AtOnce(ph), ph.Load.Model == config.ModelOpen || !busy; got != want {
 				t.Errorf("busy %v: phase %s (%s) at once %v, want %v", busy, ph.Name, ph.Load.Model, got, want)
@@ -219,20 +218,20 @@ func TestShapeAtOnceByPhase(t *testing.T) {
 		}
 	}
 	pg := config.MeasurePart{Name: "postgres", PIDFile: "/run/pg.pid"}
-	s := b.Shape(ABPlan{Restart: true, Base: side("1", pg), Head: side("2", pg)})
+	s := b.Resolve(ABPlan{Restart: true, Base: side("1", pg), Head: side("2", pg)}).Shape
 	if !strings.Contains(s.Alternate, `same part "postgres"`) || s.AtOnce(phases[0]) || s.AtOnce(phases[1]) {
 		t.Errorf("a shared part: shape %+v, want every phase alternating and why", s)
 	}
-	if !b.CanAtOnce(ABPlan{Restart: true, Base: side("1"), Head: side("2")}) || b.CanAtOnce(ABPlan{Restart: true, Base: side("1", pg), Head: side("2", pg)}) {
-		t.Errorf("CanAtOnce: want true with a closed phase and sides apart, false with a shared part")
+	apart := b.Resolve(ABPlan{Restart: true, Base: side("1"), Head: side("2")}).Shape
+	if !apart.BusyDecides(phases) || s.BusyDecides(phases) || apart.BusyDecides(phases[1:]) {
+		t.Errorf("BusyDecides: want true with a closed phase and sides apart, false with a shared part or open phases only")
 	}
 }
 
 // The dataset is reset once per side and phase of a block, not per window.
 func TestRunABInterleavedResetsPerBlock(t *testing.T) {
 	base, head := newService(t), newService(t)
-	plan := ABPlan{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, Order: config.OrderRandom, MaxPairs: 2,
-		Busy: true, Windows: 3, Window: 100 * time.Millisecond}
+	plan := ABPlan{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, Order: config.OrderRandom, MaxPairs: 2, Shape: Shape{Busy: true, Windows: 3, Window: 100 * time.Millisecond}}
 	res, err := (&Benchmark{Config: benchConfig(base.URL, 1)}).RunAB(context.Background(), plan)
 	if err != nil {
 		t.Fatal(err)
@@ -283,11 +282,10 @@ func TestBlocksLeaveOutDecidedPhases(t *testing.T) {
 			}
 			var asked []string
 			plan := ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxPairs: 3, Restart: false, Look: (&look{}).look,
-				Windows: 2, Window: 150 * time.Millisecond, WindowWarmup: 20 * time.Millisecond,
 				SkipPhase: func(name string) bool {
 					asked = append(asked, name)
 					return slices.Contains(strings.Fields(skip), name)
-				}}
+				}, Shape: Shape{Windows: 2, Window: 150 * time.Millisecond, WindowWarmup: 20 * time.Millisecond}}
 			res, err := r.RunAB(context.Background(), plan)
 			if err != nil {
 				t.Fatal(err)

@@ -1,0 +1,213 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// ABRun is how an A/B job ran, as facts: the pipeline fills it from the
+// job's one resolved plan and what the runner measured, and the report
+// puts it into words (notes), so that every sentence about a job's blocks
+// is written here, once, for the terminal, the PR comment, the page and
+// report.json alike.
+type ABRun struct {
+	// Blocks is the blocks measured, MaxBlocks the budget (ab.max_blocks),
+	// Elapsed their wall time, starts included.
+	Blocks, MaxBlocks int
+	Elapsed           time.Duration
+	// WholeRuns says why each block was a pair of whole runs, one side at
+	// a time; "" for blocks of windows. Order is then the runs' order,
+	// true for the base.
+	WholeRuns string
+	Order     []bool
+	// Windows is each side's windows per phase in a block, Window their
+	// measured length.
+	Windows int
+	Window  time.Duration
+	// Phases says of each phase whether its windows loaded both sides at
+	// once or alternated between them.
+	Phases []ABPhase
+	// Alternate says why every phase alternated ("" when the sides could
+	// be told apart while both were loaded); RandomOrder, that
+	// alternating windows ran in a seeded random order (else A B B A …).
+	Alternate   string
+	RandomOrder bool
+	// Machine is what the watch before the first block saw; nil when it
+	// did not watch (no closed phase could load both sides at once).
+	Machine *MachineWatch
+	// Restarted: each side was started afresh for every block, Starts
+	// times in all, StartTime of starting and stopping.
+	Restarted bool
+	Starts    int
+	StartTime time.Duration
+	// Spent is where the job's time went ("start 1.2 s (10 %), …").
+	Spent string
+	// Planned, when above 0, is the blocks that ab.max_time (MaxTime)
+	// allows at the first block's pace (FirstBlock), fewer than
+	// MaxBlocks: the verdict was planned for that many.
+	Planned    int
+	MaxTime    string
+	FirstBlock time.Duration
+	// AA: the base build stood on both sides.
+	AA bool
+}
+
+// ABPhase is how one phase's windows ran.
+type ABPhase struct {
+	Name   string
+	AtOnce bool
+}
+
+// MachineWatch is how busy the machine was before the first block, which
+// decides whether closed phases load both sides at once.
+type MachineWatch struct {
+	// Busy of Cores cores were kept busy by other processes over Over;
+	// from Limit busy cores on, closed phases alternate.
+	Busy  float64
+	Cores int
+	Over  time.Duration
+	Limit float64
+	// Unread says why it could not be read ("" when it was).
+	Unread string
+}
+
+// notes are the sentences of an A/B job's run, in the order a reader
+// needs them: how the closed phases were chosen, what the blocks were,
+// what may have failed both sides, what restarting and the rest of the
+// time cost, how the budget was planned, and for an A/A job the noise.
+func (r *ABRun) notes(in Input) []string {
+	if r == nil {
+		return nil
+	}
+	var notes []string
+	add := func(s string) {
+		if s != "" {
+			notes = append(notes, s)
+		}
+	}
+	add(r.Machine.note())
+	add(r.blocksNote())
+	add(r.sharedStateNote(in.Base, in.Head))
+	if r.Restarted && r.Starts > 0 {
+		add(fmt.Sprintf("each side was started afresh for every block: %d starts, %s of starting and stopping",
+			r.Starts, r.StartTime.Round(100*time.Millisecond)))
+	}
+	add(skippedNote(in.Base))
+	if r.Spent != "" {
+		add("where the time went: " + r.Spent)
+	}
+	if r.Planned > 0 {
+		add(fmt.Sprintf("budget: ab.max_time (%s) allows about %d %s at the first one's pace (%s), fewer than ab.max_blocks (%d): the verdict was planned for %d",
+			r.MaxTime, r.Planned, plural(r.Planned, "block", "blocks"), r.FirstBlock.Round(100*time.Millisecond), r.MaxBlocks, r.Planned))
+	}
+	if r.AA {
+		notes = append(notes, aaNotes(in.Verdict, in.Base, in.Head)...)
+	}
+	return notes
+}
+
+// note says what the closed phases did and why; "" without a watch.
+func (m *MachineWatch) note() string {
+	switch {
+	case m == nil:
+		return ""
+	case m.Unread != "":
+		return fmt.Sprintf("closed phases loaded both sides at once, as how busy the machine is could not be read (%s)", m.Unread)
+	case m.Busy >= m.Limit:
+		return fmt.Sprintf("closed phases alternated between the sides, as other processes kept %.2f of the machine's %d cores busy before the first block (over %s; from %.1f on, two sides loaded at once as hard as they can would share what is left unequally)",
+			m.Busy, m.Cores, m.Over.Round(100*time.Millisecond), m.Limit)
+	}
+	return fmt.Sprintf("closed phases loaded both sides at once, as the machine was quiet before the first block (%.2f of %d cores busy over %s; from %.1f on, they alternate)",
+		m.Busy, m.Cores, m.Over.Round(100*time.Millisecond), m.Limit)
+}
+
+// blocksNote says what the job's blocks were: pairs of whole runs and why,
+// or each phase's windows and how they ran.
+func (r *ABRun) blocksNote() string {
+	head := fmt.Sprintf("%d %s of at most %d in %s", r.Blocks, plural(r.Blocks, "block", "blocks"), r.MaxBlocks, r.Elapsed.Round(100*time.Millisecond))
+	if r.WholeRuns != "" {
+		order := make([]string, len(r.Order))
+		for i, base := range r.Order {
+			order[i] = map[bool]string{true: "A", false: "B"}[base]
+		}
+		return fmt.Sprintf("%s, each a pair of whole runs, one side at a time, as %s; order of runs (A = base, B = head): %s",
+			head, r.WholeRuns, strings.Join(order, " "))
+	}
+	how := make([]string, 0, len(r.Phases))
+	for _, ph := range r.Phases {
+		w := "both sides loaded at the same time"
+		if !ph.AtOnce {
+			w = "alternating between the sides (" + r.windowOrder() + ")"
+		}
+		if len(r.Phases) > 1 {
+			w = "phase " + ph.Name + " " + w
+		}
+		how = append(how, w)
+	}
+	s := fmt.Sprintf("%s; in each block both sides were started once and each phase measured in %d windows of %s per side: %s",
+		head, r.Windows, r.Window, strings.Join(how, "; "))
+	if r.Alternate != "" {
+		s += ", as " + r.Alternate
+	}
+	return s
+}
+
+// windowOrder says in what order alternating windows ran.
+func (r *ABRun) windowOrder() string {
+	if r.RandomOrder {
+		return "each window pair in a seeded random order"
+	}
+	return "A B B A …, the first side changing from block to block"
+}
+
+// sharedStateNote is the hint a job gives when requests failed on both
+// sides and some phase loaded both at once: two sides that share a
+// database (or any state) write to it at the same time then, and one
+// side's writes can fail the other's checks, which one side at a time
+// would not.
+func (r *ABRun) sharedStateNote(base, head []result.Run) string {
+	atOnce := false
+	for _, ph := range r.Phases {
+		atOnce = atOnce || ph.AtOnce
+	}
+	failed := func(runs []result.Run) (n, total int64) {
+		for _, r := range runs {
+			n, total = n+r.Requests.Failed, total+r.Requests.Total
+		}
+		return n, total
+	}
+	bf, bt := failed(base)
+	hf, ht := failed(head)
+	if !atOnce || bf == 0 || hf == 0 {
+		return ""
+	}
+	return fmt.Sprintf("requests failed on both sides (%d of %d base, %d of %d head): where a phase loads both sides at the same time, two sides that share a database or other state write to it at once, and one side's writes can fail the other's checks; give each side its own (TAILGATE_SIDE in the start and dataset commands), or measure the shared server as a part of both (target.measure), which makes every phase alternate",
+		bf, bt, hf, ht)
+}
+
+// skippedNote says which phases later blocks left out, once their gated
+// metrics had decided; "" when none did.
+func skippedNote(blocks []result.Run) string {
+	if len(blocks) == 0 {
+		return ""
+	}
+	var parts []string
+	for p, ph := range blocks[0].Phases {
+		var left []int
+		for i, run := range blocks {
+			if p < len(run.Phases) && run.Phases[p].Skipped {
+				left = append(left, i+1)
+			}
+		}
+		if len(left) > 0 {
+			parts = append(parts, fmt.Sprintf("phase %s was left out of %d of %d blocks, from block %d on", ph.Name, len(left), len(blocks), left[0]))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, "; ") + ", once every gated metric taken from it had decided: the time went to the undecided metrics, and the decided ones keep their decisions, made on the blocks that measured them"
+}

@@ -1,0 +1,106 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// A job whose requests failed on both sides in a phase loading both at
+// once says that two sides sharing state may fail each other's checks;
+// one whose failures are one side's only (a regression) does not, nor one
+// whose phases all alternated.
+func TestSharedStateNoteWhenBothSidesFailAtOnce(t *testing.T) {
+	t.Parallel()
+	runs := func(failed ...int64) []result.Run {
+		var out []result.Run
+		for _, n := range failed {
+			out = append(out, result.Run{Requests: result.Requests{Total: 100, Failed: n, Counted: result.CountRequests}})
+		}
+		return out
+	}
+	quiet := &ABRun{Phases: []ABPhase{{Name: "capacity", AtOnce: true}}}
+	busy := &ABRun{Phases: []ABPhase{{Name: "capacity"}}}
+	if got := quiet.sharedStateNote(runs(0, 3), runs(2, 0)); !strings.Contains(got, "3 of 200 base, 2 of 200 head") || !strings.Contains(got, "TAILGATE_SIDE") {
+		t.Errorf("both sides failed: note %q", got)
+	}
+	if got := busy.sharedStateNote(runs(0, 3), runs(2, 0)); got != "" {
+		t.Errorf("both sides failed, every phase alternating: note %q, want none", got)
+	}
+	if got := quiet.sharedStateNote(runs(0, 0), runs(5, 9)); got != "" {
+		t.Errorf("only the head failed: note %q, want none", got)
+	}
+}
+
+// The report says which phase later blocks left out, from which block and
+// in how many; nothing when every block measured every phase.
+func TestSkippedNote(t *testing.T) {
+	t.Parallel()
+	block := func(skipLatency bool) result.Run {
+		latency := result.Phase{Name: "latency", Run: result.Run{Model: result.ModelOpen}}
+		if skipLatency {
+			latency = result.SkippedPhase("latency", result.ModelOpen)
+		}
+		return result.Run{Phases: []result.Phase{{Name: "capacity", Run: result.Run{Model: result.ModelClosed}}, latency}}
+	}
+	var blocks []result.Run
+	for i := range 6 {
+		blocks = append(blocks, block(i >= 3))
+	}
+	if got := skippedNote(blocks); !strings.HasPrefix(got, "phase latency was left out of 3 of 6 blocks, from block 4 on, once every gated metric taken from it had decided") ||
+		strings.Contains(got, "capacity") {
+		t.Errorf("note %q", got)
+	}
+	for i := range blocks {
+		blocks[i] = block(false)
+	}
+	if got := skippedNote(blocks); got != "" {
+		t.Errorf("every phase measured, note %q; want none", got)
+	}
+}
+
+// The facts of a job's run come out as the sentences a reader needs, in
+// order: the machine watch's choice, the blocks and how each phase ran,
+// the restarts, the time and the planned budget; pairs of whole runs say
+// why and in what order; nothing is said of a watch that did not happen.
+func TestABRunNotes(t *testing.T) {
+	t.Parallel()
+	blocks := &ABRun{Blocks: 5, MaxBlocks: 12, Elapsed: 61 * time.Second, Windows: 2, Window: 2 * time.Second,
+		Phases:  []ABPhase{{Name: "capacity"}, {Name: "latency", AtOnce: true}},
+		Machine: &MachineWatch{Busy: 1.5, Cores: 2, Over: time.Second, Limit: 0.5}, Restarted: true, Starts: 10, StartTime: 3 * time.Second,
+		Spent: "start 3.0 s (5 %)", Planned: 9, MaxTime: "150s", FirstBlock: 16 * time.Second}
+	got := blocks.notes(Input{})
+	want := []string{
+		"closed phases alternated between the sides, as other processes kept 1.50 of the machine's 2 cores busy",
+		"5 blocks of at most 12 in 1m1s; in each block both sides were started once and each phase measured in 2 windows of 2s per side: phase capacity alternating between the sides (A B B A …, the first side changing from block to block); phase latency both sides loaded at the same time",
+		"each side was started afresh for every block: 10 starts, 3s of starting and stopping",
+		"where the time went: start 3.0 s (5 %)",
+		"budget: ab.max_time (150s) allows about 9 blocks at the first one's pace (16s), fewer than ab.max_blocks (12): the verdict was planned for 9",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d notes, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("note %d:\n got %q\nwant %q…", i+1, got[i], want[i])
+		}
+	}
+	quiet := MachineWatch{Busy: 0.1, Cores: 2, Over: time.Second, Limit: 0.5}
+	if n := quiet.note(); !strings.HasPrefix(n, "closed phases loaded both sides at once, as the machine was quiet before the first block (0.10 of 2 cores") {
+		t.Errorf("quiet machine: %q", n)
+	}
+	unread := MachineWatch{Limit: 0.5, Unread: "no /proc/stat"}
+	if n := unread.note(); !strings.Contains(n, "could not be read (no /proc/stat)") {
+		t.Errorf("unread machine: %q", n)
+	}
+	whole := &ABRun{Blocks: 2, MaxBlocks: 12, Elapsed: 9 * time.Second, WholeRuns: "the load tool (load.engine: command) makes a whole run each time it is started", Order: []bool{true, false, false, true}}
+	got = whole.notes(Input{})
+	if len(got) != 1 || got[0] != "2 blocks of at most 12 in 9s, each a pair of whole runs, one side at a time, as the load tool (load.engine: command) makes a whole run each time it is started; order of runs (A = base, B = head): A B B A" {
+		t.Errorf("whole runs: %q", got)
+	}
+	if got := (*ABRun)(nil).notes(Input{}); got != nil {
+		t.Errorf("no A/B job: %q, want no notes", got)
+	}
+}
