@@ -166,7 +166,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 func abRun(res *runner.ABResult, plan runner.ABPlan, ab config.AB, phases []config.PhaseLoad, machine *report.MachineWatch, aa bool) *report.ABRun {
 	r := &report.ABRun{Blocks: res.Units(), MaxBlocks: ab.MaxPairs, Elapsed: res.Elapsed, WholeRuns: plan.Shape.WholeRuns,
 		Windows: plan.Shape.Windows, Window: plan.Shape.Window, Alternate: plan.Shape.Alternate, RandomOrder: ab.Order == config.OrderRandom,
-		Machine: machine, Restarted: plan.Restart, Starts: res.Starts, StartTime: res.StartTime, Spent: res.Spent.String(), AA: aa}
+		Machine: machine, Restarted: plan.Restart, Starts: res.Starts, StartTime: res.StartTime, Spent: res.Spent.String(), Warmups: res.Warmups, AA: aa}
 	if !plan.Shape.Blocks() {
 		for _, s := range res.Order {
 			r.Order = append(r.Order, s == runner.Base)

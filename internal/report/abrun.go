@@ -51,6 +51,9 @@ type ABRun struct {
 	Planned    int
 	MaxTime    string
 	FirstBlock time.Duration
+	// Warmups are the phases whose warm-up the first block found longer
+	// than load.warmup.
+	Warmups []result.Warmup
 	// AA: the base build stood on both sides.
 	AA bool
 }
@@ -90,6 +93,9 @@ func (r *ABRun) notes(in Input) []string {
 	}
 	add(r.Machine.note())
 	add(r.blocksNote())
+	for _, w := range r.Warmups {
+		add(warmupNote(w))
+	}
 	add(r.sharedStateNote(in.Base, in.Head))
 	if r.Restarted && r.Starts > 0 {
 		add(fmt.Sprintf("each side was started afresh for every block: %d starts, %s of starting and stopping",
@@ -210,4 +216,25 @@ func skippedNote(blocks []result.Run) string {
 		return ""
 	}
 	return strings.Join(parts, "; ") + ", once every gated metric taken from it had decided: the time went to the undecided metrics, and the decided ones keep their decisions, made on the blocks that measured them"
+}
+
+// warmupNote says how long a phase warmed up and why: the sides still got
+// faster after load.warmup.
+func warmupNote(w result.Warmup) string {
+	what := w.Metric
+	unit := ""
+	if m, ok := result.Lookup(w.Metric); ok {
+		what, unit = m.Label, m.Unit
+	}
+	phase := "the warm-up"
+	if w.Phase != "" {
+		phase = "phase " + w.Phase + "'s warm-up"
+	}
+	s := fmt.Sprintf("%s took %s in every block instead of load.warmup's %s, as the sides still got faster after it (%s, first → last look: base %s → %s, head %s → %s)",
+		phase, w.Found.Round(100*time.Millisecond), w.Configured, what,
+		formatValue(w.First[0], unit), formatValue(w.Last[0], unit), formatValue(w.First[1], unit), formatValue(w.Last[1], unit))
+	if w.Capped {
+		s += "; they were still getting faster at that bound (10× load.warmup, at least 10 s): a longer load.warmup measures them warmer"
+	}
+	return s
 }

@@ -100,6 +100,13 @@ func TestABRunNotes(t *testing.T) {
 	if len(got) != 1 || got[0] != "2 blocks of at most 12 in 9s, each a pair of whole runs, one side at a time, as the load tool (load.engine: command) makes a whole run each time it is started; order of runs (A = base, B = head): A B B A" {
 		t.Errorf("whole runs: %q", got)
 	}
+	warm := &ABRun{Blocks: 3, MaxBlocks: 12, Windows: 2, Window: time.Second, Phases: []ABPhase{{Name: "capacity", AtOnce: true}},
+		Warmups: []result.Warmup{{Phase: "capacity", Configured: time.Second, Found: 4200 * time.Millisecond, Metric: result.CPUPerIteration,
+			First: [2]float64{2.5, 3.4}, Last: [2]float64{1.5, 2.2}}}}
+	got = warm.notes(Input{})
+	if len(got) != 2 || got[1] != "phase capacity's warm-up took 4.2s in every block instead of load.warmup's 1s, as the sides still got faster after it (CPU/iteration, first → last look: base 2.50 ms → 1.50 ms, head 3.40 ms → 2.20 ms)" {
+		t.Errorf("a warm-up found longer: %q", got)
+	}
 	if got := (*ABRun)(nil).notes(Input{}); got != nil {
 		t.Errorf("no A/B job: %q, want no notes", got)
 	}

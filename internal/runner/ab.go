@@ -101,6 +101,9 @@ type ABResult struct {
 	Windows *result.WindowPairs
 	// Spent is where the job's time went, by stage.
 	Spent Spent
+	// Warmups are the phases whose warm-up the first block found longer
+	// than load.warmup.
+	Warmups []result.Warmup
 }
 
 // Units is the number of comparison units measured: blocks,

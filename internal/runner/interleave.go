@@ -435,21 +435,6 @@ func (j *abJob) windowOrder(blk, windows int, rng *rand.Rand) []Side {
 	return order
 }
 
-// warmUp warms both sides up for a phase (the phase's warm-up, not
-// measured), logging in their virtual users: both at once in either
-// design, as nothing is measured then (a second of an alternating block
-// it saves; the head's warm-up is the shadow, so the time adds up).
-func (j *abJob) warmUp(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, order []Side) error {
-	return both(order, func(side Side) error {
-		pw := phaseWindow{duration: max(ph.Load.Warmup.D(), time.Millisecond), warmup: time.Millisecond, setup: setups[side],
-			warmupOnly: true, quiet: true, shadow: side == Head}
-		if _, err := j.b.measurePhase(ctx, j.compiled, tgts[side], j.runIndex(blk, 0), ph, phaseClock{}, pw); err != nil {
-			return fmt.Errorf("%s warm-up: %w", side, err)
-		}
-		return nil
-	})
-}
-
 // both runs f for the two sides at once and waits for both. A panic in
 // either is that side's error: it must not end the process past the
 // deferred stops and worktree removals of the job's own goroutine.

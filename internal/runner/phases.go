@@ -69,8 +69,11 @@ type phaseWindow struct {
 	warmup, duration time.Duration
 	setup            *load.SetupCache
 	warmupOnly       bool
-	quiet, shadow    bool
-	short            bool
+	// probe: a warm-up sampled like a window (the work per iteration it
+	// shows decides whether warming goes on), spent as warm-up.
+	probe         bool
+	quiet, shadow bool
+	short         bool
 }
 
 // measurePhase is one phase: reset → verify → drain → warm-up → measure,
@@ -134,7 +137,7 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 	footprint := sampler.stopPath(ctx)
 	switch {
 	case w.shadow:
-	case w.warmupOnly:
+	case w.warmupOnly || w.probe:
 		b.spend(TimeSetup, setupTook)
 		b.spend(TimeLoad, overhead)
 		b.spend(TimeWarmup, opt.Warmup+opt.Duration)

@@ -1,0 +1,152 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/load"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// A runtime that compiles as it runs (a JIT: Node, a JVM) does start-up
+// work for seconds after it starts, the same on both sides, which dilutes
+// the change under test when a block's windows measure it (Node with an
+// N+1: +38.5 % measured after a 1 s warm-up, +53.9 % after 6 s, +50 % by a
+// peer tool on a warm process). How long is long enough is found from the
+// data: in the job's first block each phase warms up for load.warmup and
+// then, slice after slice, while either side's work per iteration still
+// falls; every later block warms up as long as the first did, so every
+// block, and both sides of it, are measured alike.
+const (
+	// settleSlice is the shortest slice added to a warm-up: shorter ones
+	// hold too few iterations for their work per iteration to mean much.
+	settleSlice = time.Second
+	// settleFall is how much lower than every slice before it a slice's
+	// work per iteration must be to count as still falling: less is the
+	// slices' own noise.
+	settleFall = 0.10
+	// settleCap bounds the warm-up found, as a multiple of load.warmup
+	// and at least settleMin: a side that keeps getting faster (a cache
+	// that fills for minutes) must not spend the job's budget warming.
+	settleCap = 10
+	settleMin = 10 * time.Second
+)
+
+// warmUp warms both sides up for a phase, logging in their virtual users:
+// both at once, as nothing is measured then (the head's warm-up is the
+// shadow, so the time adds up). The job's first block finds how long
+// (settle); later blocks warm up that long.
+func (j *abJob) warmUp(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, order []Side) error {
+	if blk == 0 {
+		return j.settle(ctx, tgts, ph, blk, setups, order)
+	}
+	d := max(ph.Load.Warmup.D(), time.Millisecond)
+	for _, w := range j.res.Warmups {
+		if w.Phase == ph.Name {
+			d = w.Found
+		}
+	}
+	_, err := j.warmSlice(ctx, tgts, ph, blk, setups, order, d, false)
+	return err
+}
+
+// settle warms up for load.warmup, then a slice at a time while either
+// side's work per iteration still falls (stillFalling), up to the cap, and
+// keeps what it found in the result when that was longer.
+func (j *abJob) settle(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, order []Side) error {
+	configured := max(ph.Load.Warmup.D(), time.Millisecond)
+	slice := max(configured, settleSlice)
+	limit := max(settleCap*configured, settleMin)
+	metric := result.CPUPerIteration
+	var seen [2][]float64
+	total, d := time.Duration(0), configured
+	for {
+		runs, err := j.warmSlice(ctx, tgts, ph, blk, setups, order, d, true)
+		if err != nil {
+			return err
+		}
+		total += d
+		metric = watched(runs, metric)
+		for side, run := range runs {
+			if v, ok := run.Value(metric); ok && v > 0 {
+				seen[side] = append(seen[side], v)
+			}
+		}
+		if !stillFalling(seen) {
+			break
+		}
+		if total+slice > limit {
+			j.keepWarmup(ph, configured, total, metric, seen, true)
+			return nil
+		}
+		d = slice
+	}
+	if total > configured+slice { // one slice is the look that found it settled
+		j.keepWarmup(ph, configured, total-slice, metric, seen, false)
+	}
+	return nil
+}
+
+// keepWarmup records the warm-up found for a phase.
+func (j *abJob) keepWarmup(ph config.PhaseLoad, configured, found time.Duration, metric string, seen [2][]float64, capped bool) {
+	w := result.Warmup{Phase: ph.Name, Configured: configured, Found: found, Metric: metric, Capped: capped}
+	for side, vs := range seen {
+		if len(vs) > 0 {
+			w.First[side], w.Last[side] = vs[0], vs[len(vs)-1]
+		}
+	}
+	j.res.Warmups = append(j.res.Warmups, w)
+}
+
+// watched is the metric a warm-up watches: CPU per iteration where both
+// sides measure it, else the median latency (a target started elsewhere).
+func watched(runs [2]*result.Run, metric string) string {
+	for _, run := range runs {
+		if _, ok := run.Value(metric); !ok {
+			return result.LatencyP50
+		}
+	}
+	return metric
+}
+
+// stillFalling reports whether some side's last slice did more than
+// settleFall better than every slice before it, or has no slice before it
+// to be compared with: its runtime is still getting faster.
+func stillFalling(seen [2][]float64) bool {
+	for _, vs := range seen {
+		n := len(vs)
+		if n == 1 {
+			return true
+		}
+		if n < 2 {
+			continue
+		}
+		best := vs[0]
+		for _, v := range vs[1 : n-1] {
+			best = min(best, v)
+		}
+		if vs[n-1] < (1-settleFall)*best {
+			return true
+		}
+	}
+	return false
+}
+
+// warmSlice loads both sides at once for d, unmeasured; probe samples it
+// like a window (its runs are returned) to see whether the sides are warm.
+func (j *abJob) warmSlice(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, order []Side, d time.Duration, probe bool) ([2]*result.Run, error) {
+	var runs [2]*result.Run
+	err := both(order, func(side Side) error {
+		pw := phaseWindow{duration: d, warmup: time.Millisecond, setup: setups[side],
+			warmupOnly: !probe, probe: probe, short: probe, quiet: true, shadow: side == Head}
+		run, err := j.b.measurePhase(ctx, j.compiled, tgts[side], j.runIndex(blk, 0), ph, phaseClock{}, pw)
+		if err != nil {
+			return fmt.Errorf("%s warm-up: %w", side, err)
+		}
+		runs[side] = run
+		return nil
+	})
+	return runs, err
+}

@@ -1,0 +1,71 @@
+package runner
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// A side's work per iteration is still falling while its last slice is
+// more than settleFall below every slice before it, or has nothing to be
+// compared with; a side without figures decides nothing.
+func TestStillFalling(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		seen [2][]float64
+		want bool
+	}{
+		{"first slice", [2][]float64{{3}, {3}}, true},
+		{"both fell 30 %", [2][]float64{{3, 2.1}, {3, 2.1}}, true},
+		{"head still falls", [2][]float64{{3, 2, 2}, {3, 2.4, 2}}, true},
+		{"both flat", [2][]float64{{3, 2, 1.95}, {3, 2.1, 2.05}}, false},
+		{"a slow slice then a normal one", [2][]float64{{2, 2.6, 2.0}, {2, 2, 2}}, false},
+		{"no figures", [2][]float64{}, false},
+		{"one side's figures", [2][]float64{nil, {2, 2}}, false},
+	} {
+		if got := stillFalling(c.seen); got != c.want {
+			t.Errorf("%s %v: still falling %v, want %v", c.name, c.seen, got, c.want)
+		}
+	}
+}
+
+// The first block warms up past load.warmup while the sides still get
+// cheaper per iteration, and no window of any block is measured cold,
+// though every block starts both sides afresh: later blocks warm up as
+// long as the first found, which the result keeps for the report.
+func TestRunABWarmsUpUntilTheSidesSettle(t *testing.T) {
+	t.Parallel()
+	const cold = 2500 * time.Millisecond
+	dir := t.TempDir()
+	base, head := serviceTarget(t, dir+"/base.env"), serviceTarget(t, dir+"/head.env")
+	base.Start.Env[warmingEnv], head.Start.Env[warmingEnv] = cold.String(), cold.String()
+	b := abBenchmark(t, base.URL)
+	b.Config.Load.Warmup = config.Duration(200 * time.Millisecond)
+	plan := ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxPairs: 2, Restart: true,
+		Shape: Shape{Windows: 2, Window: 300 * time.Millisecond}}
+	res, err := b.RunAB(context.Background(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warmups) != 1 {
+		t.Fatalf("warm-ups found %+v, want one for the one phase", res.Warmups)
+	}
+	w := res.Warmups[0]
+	t.Logf("warm-up found: %+v", w)
+	if w.Found < cold-time.Second || w.Found > settleMin || w.Capped || w.Metric != result.CPUPerIteration || w.Configured != 200*time.Millisecond ||
+		w.First[Base] < 3*w.Last[Base] || w.First[Head] < 3*w.Last[Head] {
+		t.Errorf("warm-up found %+v; want about %s (the slow start) of CPU per iteration falling several times, not capped", w, cold)
+	}
+	for side, windows := range [][]result.Run{res.Windows.Base, res.Windows.Head} {
+		for i, run := range windows {
+			cpu, ok := run.Value(result.CPUPerIteration)
+			if midway := (w.First[side] + w.Last[side]) / 2; !ok || cpu >= midway {
+				t.Errorf("side %d window %d: CPU per iteration %.3f ms (measured %v), not below %.3f: measured cold", side, i, cpu, ok, midway)
+			}
+		}
+	}
+}
