@@ -134,23 +134,16 @@ func describeAB(line func(k, format string, a ...any), cfg *config.Config, ab *c
 			}
 		}
 	}
-	base, head := ab.Base.TargetOr(cfg.Target), ab.Head.TargetOr(cfg.Target)
-	why := ""
-	switch {
-	case cfg.Load.Engine == config.EngineCommand:
-		why = "the load tool makes a whole run each time it starts"
-	case base.URL == head.URL && !base.UsesPort() && base.Start != nil && head.Start != nil:
-		why = "both sides are started on one fixed address"
-	}
-	if why != "" {
-		line("unit", "a pair of whole runs, one side at a time (%s), %s; %d to %d blocks", why, ab.Order, ab.MinPairs, ab.MaxPairs)
+	shape := pipeline.ABShape(cfg, *ab)
+	if !shape.Blocks() {
+		line("unit", "a pair of whole runs, one side at a time, as %s; %s; %d to %d blocks", shape.WholeRuns, ab.Order, ab.MinPairs, ab.MaxPairs)
 	} else {
-		windows := "as many as fill the phase's duration"
-		if ab.Windows > 0 {
-			windows = fmt.Sprint(ab.Windows)
+		how := "an open phase loads both sides at once, a closed one too on a quiet machine and alternating beside a busy one (seen before the first block)"
+		if shape.Alternate != "" {
+			how = "every phase alternates between the sides, as " + shape.Alternate
 		}
-		line("unit", "a block: %d to %d; in a block each phase measures each side in windows of %s (%s), each after a %s warm-up; an open phase loads both sides at once, a closed one too on a quiet machine and alternating beside a busy one (seen before the first block)",
-			ab.MinPairs, ab.MaxPairs, ab.Window, windows, ab.WindowWarmup)
+		line("unit", "a block: %d to %d; in a block each phase measures each side in %d windows of %s, each after a %s warm-up (the phase's warm-up first, longer in the first block while the sides still get faster); %s",
+			ab.MinPairs, ab.MaxPairs, shape.Windows, shape.Window, ab.WindowWarmup, how)
 	}
 	budget := fmt.Sprintf("at most %d %s", ab.MaxPairs, pluralWord(ab.MaxPairs, "block", "blocks"))
 	if ab.MaxTime > 0 {

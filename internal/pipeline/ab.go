@@ -385,6 +385,14 @@ func (t *trees) plan(cfg *config.Config, ab config.AB, o ABOptions) runner.ABPla
 	return plan
 }
 
+// ABShape is the shape an A/B job of cfg with the section ab takes before
+// it watches the machine, by the rule the job applies (runner.Resolve):
+// what validate says.
+func ABShape(cfg *config.Config, ab config.AB) runner.Shape {
+	t := &trees{ab: ab, work: "."}
+	return (&runner.Benchmark{Config: cfg}).Resolve(t.plan(cfg, ab, ABOptions{})).Shape
+}
+
 // headCommit is the commit of the head's worktree, "" for the working tree.
 func (t *trees) headCommit() string {
 	if tr := t.side[runner.Head]; tr != nil {
