@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The injected regression of server.js as a peer tool sees it on warm
+# processes: clean and slow side by side (two ports), each warmed with hey
+# for WARM (default 20s, well past V8's tiering), then ROUNDS rounds
+# (default 3) of hey -z MEASURE (default 8s) -c 4 on GET /todos per build,
+# in alternating order, each build's CPU (utime+stime from /proc) per
+# request over its round. Prints each round's CPU per request and the
+# effect (slow against clean), and the effects' range.
+#
+#   bench/jit/peer.sh            # from the repository root; needs node and hey
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+WARM=${WARM:-20s} MEASURE=${MEASURE:-8s} ROUNDS=${ROUNDS:-3}
+command -v hey >/dev/null || PATH=$PATH:$(go env GOPATH)/bin
+tick=$(getconf CLK_TCK)
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
+declare -A port token pid
+port[clean]=18391 port[slow]=18392
+for b in clean slow; do
+	JIT_MODE=$b node bench/jit/server.js "${port[$b]}" &
+	pid[$b]=$!
+	pids+=($!)
+done
+for b in clean slow; do
+	for _ in $(seq 50); do curl -fs "http://127.0.0.1:${port[$b]}/health" >/dev/null && break; sleep 0.1; done
+	token[$b]=$(curl -fs -X POST -d '{"user":"user-0"}' "http://127.0.0.1:${port[$b]}/login" | sed 's/.*"token":"\([0-9a-f]*\)".*/\1/')
+done
+cpu() { awk -v t="$tick" '{print ($14 + $15) * 1000 / t}' "/proc/$1/stat"; }
+load() { hey -z "$2" -c 4 -H "Authorization: Bearer ${token[$1]}" "http://127.0.0.1:${port[$1]}/todos" | awk '/\[200\]/ {print $2}'; }
+for b in clean slow; do load "$b" "$WARM" >/dev/null; done
+echo "warmed each for $WARM; rounds of $MEASURE, 4 connections; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+effects=()
+for r in $(seq "$ROUNDS"); do
+	order=(clean slow)
+	((r % 2 == 0)) && order=(slow clean)
+	declare -A per
+	for b in "${order[@]}"; do
+		c0=$(cpu "${pid[$b]}")
+		n=$(load "$b" "$MEASURE")
+		c1=$(cpu "${pid[$b]}")
+		per[$b]=$(awk -v a="$c0" -v b="$c1" -v n="$n" 'BEGIN {printf "%.4f", (b - a) / n}')
+	done
+	e=$(awk -v c="${per[clean]}" -v s="${per[slow]}" 'BEGIN {printf "%+.1f", 100 * (s / c - 1)}')
+	effects+=("$e")
+	echo "round $r: CPU per request clean ${per[clean]} ms, slow ${per[slow]} ms: $e %"
+done
+printf '%s\n' "${effects[@]}" | sort -g | awk '{a[NR] = $1} END {printf "effect of slow: %+.1f … %+.1f %% (median %+.1f %%) over %d rounds\n", a[1], a[NR], a[int((NR + 1) / 2)], NR}'
