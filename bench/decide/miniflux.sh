@@ -7,9 +7,10 @@
 # injected CPU regressions of cpu-burn.patch (SHA-256 rounds before every
 # API request: builds slow10 and slow30), measured with hey before the
 # series. The database server is one for both sides, each side on its own
-# database and measuring the backends that serve it, so the default duet
-# design runs (DESIGNS="duet interleaved" also measures alternating windows,
-# on the same per-side backends).
+# database and measuring the backends that serve it, so both sides can be
+# loaded at once. ARMS may also name n1 (the N+1 query of n1-query.patch)
+# and noidx (the head's database cloned from the template without
+# enclosures_entry_id_idx): the database regressions of issue 36.
 CONFIG=bench/miniflux/ab.yml
 
 prepare() {
@@ -38,6 +39,7 @@ measure_effects() {
 head_env() {
 	case $1 in
 	aa) echo MF_HEAD=clean ;;
-	*) echo "MF_HEAD=$1" ;;
+	noidx) echo MF_HEAD=clean MF_HEAD_DB=miniflux_tmpl_noidx ;; # the dropped index: the head's template lacks it
+	*) echo "MF_HEAD=$1" ;;                                        # slow10, slow30, n1
 	esac
 }
