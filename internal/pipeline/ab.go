@@ -126,9 +126,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 		// first: such a job is planned for ab.max_blocks, and a stop for
 		// time makes its last look spend the level left (stats' final).
 		if res.Units() == 1 && plan.SkipPhase == nil {
-			if fit := timeBudgetUnits(res, ab); fit > 0 && fit < design.MaxPairs {
-				design.MaxPairs, first = max(fit, design.MinPairs), res.Elapsed
-			}
+			design, first = planBudget(design, res, ab)
 		}
 		last = gate.JudgeSequentialWith(res.Base.Runs, res.Head.Runs, p, design, final,
 			gate.SeqOptions{Windows: res.Windows, Prior: noise.stored(), Budget: timeBudgetUnits(res, ab)})
@@ -240,6 +238,24 @@ func phaseDecided(v gate.Verdict, phases []config.PhaseLoad, name string) bool {
 		}
 	}
 	return true
+}
+
+// planBudget fixes the design's budget, after the first block, at the
+// blocks ab.max_time allows at that block's pace when that is fewer than
+// ab.max_blocks, and returns the block's time too (0 when the budget
+// stands): the level is then spent over the looks the job will really
+// have, not over looks a time budget would never reach (whose share would
+// be lost to a last look). A block's pace hardly depends on the
+// differences it measures (windows have a fixed length; only the first
+// block's warm-up may grow, the same for both sides), so choosing the
+// budget from it holds the level.
+func planBudget(d stats.SeqDesign, res *runner.ABResult, ab config.AB) (stats.SeqDesign, time.Duration) {
+	fit := timeBudgetUnits(res, ab)
+	if fit <= 0 || fit >= d.MaxPairs {
+		return d, 0
+	}
+	d.MaxPairs = max(fit, d.MinPairs)
+	return d, res.Elapsed
 }
 
 // timeBudgetUnits is how many units ab.max_time allows at the job's pace
