@@ -218,8 +218,9 @@ func skippedNote(blocks []result.Run) string {
 	return strings.Join(parts, "; ") + ", once every gated metric taken from it had decided: the time went to the undecided metrics, and the decided ones keep their decisions, made on the blocks that measured them"
 }
 
-// warmupNote says how long a phase warmed up and why: the sides still got
-// faster after load.warmup.
+// warmupNote says how long a phase warmed up and why: the figures of
+// each slice of the first block's warm-up, which still fell after
+// load.warmup.
 func warmupNote(w result.Warmup) string {
 	what := w.Metric
 	unit := ""
@@ -230,9 +231,16 @@ func warmupNote(w result.Warmup) string {
 	if w.Phase != "" {
 		phase = "phase " + w.Phase + "'s warm-up"
 	}
-	s := fmt.Sprintf("%s took %s in every block instead of load.warmup's %s, as the sides still got faster after it (%s, first → last look: base %s → %s, head %s → %s)",
-		phase, w.Found.Round(100*time.Millisecond), w.Configured, what,
-		formatValue(w.First[0], unit), formatValue(w.Last[0], unit), formatValue(w.First[1], unit), formatValue(w.Last[1], unit))
+	sides := make([]string, 2)
+	for i, name := range []string{"base", "head"} {
+		vs := make([]string, len(w.Slices[i]))
+		for k, v := range w.Slices[i] {
+			vs[k] = formatValue(v, unit)
+		}
+		sides[i] = name + " " + strings.Join(vs, ", ")
+	}
+	s := fmt.Sprintf("%s took %s in every block instead of load.warmup's %s, as the sides still got faster after it (%s in the first block's load.warmup and each %s after it: %s)",
+		phase, w.Found.Round(100*time.Millisecond), w.Configured, what, w.Slice, strings.Join(sides, "; "))
 	if w.Capped {
 		s += "; they were still getting faster at that bound (10× load.warmup, at least 10 s): a longer load.warmup measures them warmer"
 	}

@@ -101,10 +101,10 @@ func TestABRunNotes(t *testing.T) {
 		t.Errorf("whole runs: %q", got)
 	}
 	warm := &ABRun{Blocks: 3, MaxBlocks: 12, Windows: 2, Window: time.Second, Phases: []ABPhase{{Name: "capacity", AtOnce: true}},
-		Warmups: []result.Warmup{{Phase: "capacity", Configured: time.Second, Found: 4200 * time.Millisecond, Metric: result.CPUPerIteration,
-			First: [2]float64{2.5, 3.4}, Last: [2]float64{1.5, 2.2}}}}
+		Warmups: []result.Warmup{{Phase: "capacity", Configured: time.Second, Slice: time.Second, Found: 3 * time.Second, Metric: result.CPUPerIteration,
+			Slices: [2][]float64{{2.5, 1.8, 1.5, 1.5}, {3.4, 2.9, 2.5, 2.2}}}}}
 	got = warm.notes(Input{})
-	if len(got) != 2 || got[1] != "phase capacity's warm-up took 4.2s in every block instead of load.warmup's 1s, as the sides still got faster after it (CPU/iteration, first → last look: base 2.50 ms → 1.50 ms, head 3.40 ms → 2.20 ms)" {
+	if len(got) != 2 || got[1] != "phase capacity's warm-up took 3s in every block instead of load.warmup's 1s, as the sides still got faster after it (CPU/iteration in the first block's load.warmup and each 1s after it: base 2.50 ms, 1.80 ms, 1.50 ms, 1.50 ms; head 3.40 ms, 2.90 ms, 2.50 ms, 2.20 ms)" {
 		t.Errorf("a warm-up found longer: %q", got)
 	}
 	if got := (*ABRun)(nil).notes(Input{}); got != nil {

@@ -54,7 +54,7 @@ func (j *abJob) warmUp(ctx context.Context, tgts [2]*running, ph config.PhaseLoa
 
 // settle warms up for load.warmup, then a slice at a time while either
 // side's work per iteration still falls (stillFalling), up to the cap, and
-// keeps what it found in the result when that was longer.
+// keeps what it found in the result when that was longer (coldSlices).
 func (j *abJob) settle(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, order []Side) error {
 	configured := max(ph.Load.Warmup.D(), time.Millisecond)
 	slice := max(configured, settleSlice)
@@ -78,26 +78,42 @@ func (j *abJob) settle(ctx context.Context, tgts [2]*running, ph config.PhaseLoa
 			break
 		}
 		if total+slice > limit {
-			j.keepWarmup(ph, configured, total, metric, seen, true)
+			j.keepWarmup(ph, configured, slice, total, metric, seen, true)
 			return nil
 		}
 		d = slice
 	}
-	if total > configured+slice { // one slice is the look that found it settled
-		j.keepWarmup(ph, configured, total-slice, metric, seen, false)
+	if cold := coldSlices(seen); cold > 0 {
+		j.keepWarmup(ph, configured, slice, configured+time.Duration(cold)*slice, metric, seen, false)
 	}
 	return nil
 }
 
-// keepWarmup records the warm-up found for a phase.
-func (j *abJob) keepWarmup(ph config.PhaseLoad, configured, found time.Duration, metric string, seen [2][]float64, capped bool) {
-	w := result.Warmup{Phase: ph.Name, Configured: configured, Found: found, Metric: metric, Capped: capped}
-	for side, vs := range seen {
-		if len(vs) > 0 {
-			w.First[side], w.Last[side] = vs[0], vs[len(vs)-1]
+// coldSlices is how many slices after load.warmup's were still cold on
+// some side: the last one more than settleFall above the level the side
+// settled at (its last slice). A slice that only happened to come out low
+// (noise) makes none cold, so it costs later blocks nothing.
+func coldSlices(seen [2][]float64) int {
+	cold := 0
+	for _, vs := range seen {
+		if len(vs) == 0 {
+			continue
+		}
+		settled := vs[len(vs)-1]
+		for k := len(vs) - 2; k >= 1; k-- {
+			if vs[k] > (1+settleFall)*settled {
+				cold = max(cold, k)
+				break
+			}
 		}
 	}
-	j.res.Warmups = append(j.res.Warmups, w)
+	return cold
+}
+
+// keepWarmup records the warm-up found for a phase.
+func (j *abJob) keepWarmup(ph config.PhaseLoad, configured, slice, found time.Duration, metric string, seen [2][]float64, capped bool) {
+	j.res.Warmups = append(j.res.Warmups, result.Warmup{Phase: ph.Name, Configured: configured, Slice: slice, Found: found,
+		Metric: metric, Slices: seen, Capped: capped})
 }
 
 // watched is the metric a warm-up watches: CPU per iteration where both

@@ -33,6 +33,28 @@ func TestStillFalling(t *testing.T) {
 	}
 }
 
+// The slices still cold are those after load.warmup's up to the last one
+// more than settleFall above the level the side settled at; a slice that
+// came out low by chance makes none cold.
+func TestColdSlices(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		seen [2][]float64
+		want int
+	}{
+		{"settled at once", [2][]float64{{6.8, 6.7}, {6.3, 6.5}}, 0},
+		{"a slice low by chance", [2][]float64{{6.84, 6.0, 6.70}, {6.30, 6.9, 7.13}}, 0},
+		{"load.warmup's slice alone cold", [2][]float64{{8, 6.1, 6.0}, {8, 6.2, 6.0}}, 0},
+		{"two cold slices on the head", [2][]float64{{8, 6.1, 6.0, 6.0}, {9, 8, 7, 6.1}}, 2},
+		{"no figures", [2][]float64{}, 0},
+	} {
+		if got := coldSlices(c.seen); got != c.want {
+			t.Errorf("%s %v: %d cold slices, want %d", c.name, c.seen, got, c.want)
+		}
+	}
+}
+
 // The first block warms up past load.warmup while the sides still get
 // cheaper per iteration, and no window of any block is measured cold,
 // though every block starts both sides afresh: later blocks warm up as
@@ -57,13 +79,15 @@ func TestRunABWarmsUpUntilTheSidesSettle(t *testing.T) {
 	w := res.Warmups[0]
 	t.Logf("warm-up found: %+v", w)
 	if w.Found < cold-time.Second || w.Found > settleMin || w.Capped || w.Metric != result.CPUPerIteration || w.Configured != 200*time.Millisecond ||
-		w.First[Base] < 3*w.Last[Base] || w.First[Head] < 3*w.Last[Head] {
+		len(w.Slices[Base]) < 3 || w.Slices[Base][0] < 3*w.Slices[Base][len(w.Slices[Base])-1] ||
+		len(w.Slices[Head]) < 3 || w.Slices[Head][0] < 3*w.Slices[Head][len(w.Slices[Head])-1] {
 		t.Errorf("warm-up found %+v; want about %s (the slow start) of CPU per iteration falling several times, not capped", w, cold)
 	}
 	for side, windows := range [][]result.Run{res.Windows.Base, res.Windows.Head} {
 		for i, run := range windows {
 			cpu, ok := run.Value(result.CPUPerIteration)
-			if midway := (w.First[side] + w.Last[side]) / 2; !ok || cpu >= midway {
+			vs := w.Slices[side]
+			if midway := (vs[0] + vs[len(vs)-1]) / 2; !ok || cpu >= midway {
 				t.Errorf("side %d window %d: CPU per iteration %.3f ms (measured %v), not below %.3f: measured cold", side, i, cpu, ok, midway)
 			}
 		}
