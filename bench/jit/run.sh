@@ -26,8 +26,10 @@ for bin in "${bins[@]}"; do
 		code=$?
 		set -e
 		python3 - "$rep" "$bin" "$code" "$(($(date +%s) - t0))" <<'PY' | tee -a "$out/jobs.txt"
-import json, sys
+import json, os, sys
 rep, binary, code, secs = sys.argv[1:]
+if not os.path.exists(rep):
+    sys.exit(print(f"{binary}: exit {code}, {secs} s, no report (see {rep}.out)"))
 r = json.load(open(rep))
 f = next(m for m in r["metrics"] if m["key"] == "cpu_ms_per_iteration")
 warm = [n for n in r["notes"] if "warm-up took" in n]

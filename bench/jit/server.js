@@ -10,7 +10,7 @@
 // in a Map; slow (the injected regression, plain JavaScript the JIT
 // compiles) finds it by scanning the tag list, an N+1 in memory. POST
 // /login takes {user} and returns a token; POST /__reset restores the
-// seed; GET /__count counts the todos; GET /health answers 204.
+// seed; GET /__count counts the todos; GET /health answers 200.
 'use strict';
 const http = require('http');
 const crypto = require('crypto');
@@ -53,7 +53,7 @@ function readJSON(req, done) {
 
 http.createServer((req, res) => {
   const url = new URL(req.url, 'http://x');
-  if (req.method === 'GET' && url.pathname === '/health') return send(res, 204);
+  if (req.method === 'GET' && url.pathname === '/health') return send(res, 200, { ok: true });
   if (req.method === 'POST' && url.pathname === '/__reset') { seed(); return send(res, 204); }
   if (req.method === 'GET' && url.pathname === '/__count') {
     let n = 0; for (const l of todos.values()) n += l.length;
