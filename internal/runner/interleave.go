@@ -329,18 +329,6 @@ func (s Shape) AtOnce(ph config.PhaseLoad) bool {
 	return s.Blocks() && s.Alternate == "" && (ph.Load.Model == config.ModelOpen || !s.Busy)
 }
 
-// Mixed reports whether the job's phases run some at once and some
-// alternating.
-func (s Shape) Mixed(phases []config.PhaseLoad) bool {
-	at := 0
-	for _, ph := range phases {
-		if s.AtOnce(ph) {
-			at++
-		}
-	}
-	return at > 0 && at < len(phases)
-}
-
 // BusyDecides reports whether how busy the machine is decides anything
 // for phases: whether a closed phase could load both sides at once on a
 // quiet machine.

@@ -213,9 +213,6 @@ func TestShapeAtOnceByPhase(t *testing.T) {
 				t.Errorf("busy %v: phase %s (%s) at once %v, want %v", busy, ph.Name, ph.Load.Model, got, want)
 			}
 		}
-		if s.Mixed(phases) != busy {
-			t.Errorf("busy %v: mixed %v", busy, s.Mixed(phases))
-		}
 	}
 	pg := config.MeasurePart{Name: "postgres", PIDFile: "/run/pg.pid"}
 	s := b.Resolve(ABPlan{Restart: true, Base: side("1", pg), Head: side("2", pg)}).Shape
