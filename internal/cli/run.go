@@ -28,7 +28,7 @@ func (b *benchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&b.config, "c", "tailgate.yml", "the benchmark `file`")
 	fs.Var((*countFlag)(&b.runs), "runs", "number of runs, `N` ≥ 1 (overrides load.runs)")
 	fs.Var((*positiveDuration)(&b.duration), "duration", "measure window of each run (of each phase with load.phases), a `duration` > 0 (overrides load.duration)")
-	fs.Var(&b.warmup, "warmup", "warm-up of each run, a `duration` ≥ 0 (of each phase with load.phases; overrides load.warmup; 0s for none)")
+	fs.Var(&b.warmup, "warmup", "warm-up of each run, a `duration` ≥ 0 (of each phase with load.phases; overrides load.warmup; 0s for none; ab warms up at least this long, longer in its first block while the sides still get faster)")
 	fs.BoolVar(&b.quiet, "q", false, "no progress output")
 	b.output = targetOutputFile
 	fs.Var(&b.output, "target-output", "a started target's output: `file` (a log file in $RUNNER_TEMP or the temp directory; its last lines are shown if it fails) or live (also on stderr)")
