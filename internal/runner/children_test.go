@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -34,9 +35,11 @@ const (
 	// itemsSQLEnv, when set, is SQL that GET /items runs with psql (on
 	// the database of the PG* environment) before it answers.
 	itemsSQLEnv = "TAILGATE_RUNNER_TEST_ITEMS_SQL"
-	// warmingEnv, when set, is a duration over which GET /items gets
-	// cheaper, from 11 times its work at the first request to its own, as
-	// a runtime that compiles its hot paths as it runs does.
+	// warmingEnv, when set, is a half-life: GET /items starts at 11 times
+	// its work at the first request, and the extra work halves every
+	// half-life, as a runtime that compiles its hot paths as it runs gets
+	// faster (steeply at first, so a test's slices differ by far more than
+	// the noise of a loaded machine).
 	warmingEnv = "TAILGATE_RUNNER_TEST_WARMING"
 )
 
@@ -53,10 +56,9 @@ func serveService(addr string) int {
 		// some work, so that a window of requests takes measurable CPU
 		work := 200_000
 		if slow > 0 {
-			first.Do(func() { warmAt.Store(time.Now().Add(slow).UnixNano()) })
-			if left := time.Until(time.Unix(0, warmAt.Load())); left > 0 {
-				work += int(2_000_000 * left / slow)
-			}
+			first.Do(func() { warmAt.Store(time.Now().UnixNano()) })
+			halves := float64(time.Since(time.Unix(0, warmAt.Load()))) / float64(slow)
+			work += int(2_000_000 * math.Exp2(-halves))
 		}
 		x := 0
 		for i := 0; i < work; i++ {

@@ -68,7 +68,11 @@ func (j *abJob) settle(ctx context.Context, tgts [2]*running, ph config.PhaseLoa
 			return err
 		}
 		total += d
-		metric = watched(runs, metric)
+		if m := watched(runs, metric); m != metric {
+			// a side lost the metric watched so far: the slices seen of it
+			// do not compare with this one's, so watching starts over
+			metric, seen = m, [2][]float64{}
+		}
 		for side, run := range runs {
 			if v, ok := run.Value(metric); ok && v > 0 {
 				seen[side] = append(seen[side], v)
@@ -91,16 +95,20 @@ func (j *abJob) settle(ctx context.Context, tgts [2]*running, ph config.PhaseLoa
 
 // coldSlices is how many slices after load.warmup's were still cold on
 // some side: the last one more than settleFall above the level the side
-// settled at (its last slice). A slice that only happened to come out low
-// (noise) makes none cold, so it costs later blocks nothing.
+// settled at. That level is the lower of its last two slices, which the
+// probe found no longer falling: the last alone, when it came out high by
+// chance, would pass a slice still cold for warm. A slice that only
+// happened to come out low makes none cold, so it costs later blocks
+// nothing.
 func coldSlices(seen [2][]float64) int {
 	cold := 0
 	for _, vs := range seen {
-		if len(vs) == 0 {
+		n := len(vs)
+		if n < 2 {
 			continue
 		}
-		settled := vs[len(vs)-1]
-		for k := len(vs) - 2; k >= 1; k-- {
+		settled := min(vs[n-1], vs[n-2])
+		for k := n - 2; k >= 1; k-- {
 			if vs[k] > (1+settleFall)*settled {
 				cold = max(cold, k)
 				break
