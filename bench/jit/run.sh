@@ -7,10 +7,24 @@
 # (report note). Output in bench/out/jit-<time>/.
 #
 #   bench/jit/run.sh [TAILGATE ...]     # e.g. an older binary beside this one
+#
+# RESTART=never runs the jobs with ab.restart: never (both processes kept
+# for the whole job, so later blocks measure them warmer: the remedy
+# docs/config.md gives for a runtime that keeps getting faster); ARGS adds
+# arguments to every job (e.g. ARGS="--warmup 20s").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=bench/out/jit-$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$out"
+config=bench/jit/ab.yml
+if [[ -n ${RESTART:-} ]]; then
+	config=bench/jit/.restart-$$.yml # beside ab.yml: its relative paths hold
+	trap 'rm -f "$config"' EXIT
+	sed "s/^ab:\$/ab:\n  restart: $RESTART/" bench/jit/ab.yml >"$config"
+	grep -q "^  restart: $RESTART\$" "$config" || { echo "run.sh: no top-level ab: in bench/jit/ab.yml" >&2; exit 2; }
+fi
+read -r -a args <<<"${ARGS:-}"
+echo "config $config${RESTART:+ (ab.restart: $RESTART)}, arguments: ${args[*]:-none}" | tee "$out/info.txt"
 bins=("$@")
 if ((${#bins[@]} == 0)); then
 	go build -o "$out/tailgate" ./cmd/tailgate
@@ -22,7 +36,7 @@ for bin in "${bins[@]}"; do
 		rep=$out/$(basename "$(dirname "$bin")")-$(basename "$bin")-$j.json
 		t0=$(date +%s)
 		set +e
-		JIT_HEAD=slow timeout 10m "$bin" ab -c bench/jit/ab.yml --noise off --report "$rep" >"$rep.out" 2>&1
+		JIT_HEAD=slow timeout 10m "$bin" ab -c "$config" --noise off --report "$rep" "${args[@]}" >"$rep.out" 2>&1
 		code=$?
 		set -e
 		python3 - "$rep" "$bin" "$code" "$(($(date +%s) - t0))" <<'PY' | tee -a "$out/jobs.txt"
