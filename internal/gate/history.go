@@ -416,6 +416,14 @@ type ChainMetric struct {
 	// to the newest link: whether main still sits at the level it
 	// regressed to. Valid when Culprits is not empty.
 	Level Creep
+	// Undone: the commits after the latest culprit are, together, an
+	// improvement their bounds confirm, and less than half the culprit's
+	// change is left (Level). Main is then no longer at that level;
+	// without it main is taken to be there still, confirmed (Level.Worse)
+	// or not: unchanged commits after a step each add their noise to
+	// Level, so that its bounds soon hold zero though nothing undid the
+	// step.
+	Undone bool
 }
 
 // Creep is a product of links' changes: in percent (points for rates),
@@ -453,20 +461,34 @@ func AnalyzeChain(links []ChainLink, since int, from string, p HistoryPolicy) Ch
 		floor := historyFloor(m, p)
 		cm.Creep = product(links[min(since, len(links)):], m, floor)
 		if n := len(cm.Culprits); n > 0 {
-			cm.Level = product(links[cm.Culprits[n-1]:], m, floor)
+			last := cm.Culprits[n-1]
+			cm.Level = product(links[last:], m, floor)
+			cm.Undone = undone(links[last].Metrics[key], cm.Level, product(links[last+1:], m, floor), m)
 		}
 		v.Metrics = append(v.Metrics, cm)
 	}
 	return v
 }
 
+// undone reports whether the links after a culprit undid its change: they
+// improve the metric, bounds and all (after), and less than half the
+// culprit's change is left (level, the product from the culprit on).
+func undone(culprit LinkMetric, level, after Creep, m result.Metric) bool {
+	sign := direction(m).Sign()
+	worst := after.Hi // the bound of the later changes on the bad side
+	if sign < 0 {
+		worst = after.Lo
+	}
+	return after.Links > 0 && sign*worst < 0 && sign*level.Change < sign*culprit.Change/2
+}
+
 // Current lists the metrics main still sits at a regressed level of by the
-// chain: since the latest culprit, the changes multiply to worse than the
-// floor, bounds and all.
+// chain: a commit's own A/B found the metric regressed, and no later
+// commits undid it (ChainMetric.Undone).
 func (v ChainVerdict) Current() []ChainMetric {
 	var out []ChainMetric
 	for _, m := range v.Metrics {
-		if len(m.Culprits) > 0 && m.Level.Worse {
+		if len(m.Culprits) > 0 && !m.Undone {
 			out = append(out, m)
 		}
 	}

@@ -296,11 +296,7 @@ func writeChain(b *strings.Builder, in HistoryInput) {
 		} else {
 			b.WriteString("regressed by " + strings.Join(culpritTexts(in, m), "; ") + "\n")
 			lv := m.Level
-			state := "main is no longer at that level"
-			if lv.Worse {
-				state = "main is still at that level"
-			}
-			fmt.Fprintf(b, "    %s: %s since, over %s\n", state, creepStep(m.Meta, lv), count(lv.Links, "commit", "commits"))
+			fmt.Fprintf(b, "    %s: %s since, over %s\n", levelState(m), creepStep(m.Meta, lv), count(lv.Links, "commit", "commits"))
 		}
 		fmt.Fprintf(b, "    creep since %s (%s): %s%s\n", visible(c.From, 40), count(m.Creep.Links, "commit", "commits"), creepStep(m.Meta, m.Creep), flaggedText(m.Meta, m.Creep))
 	}
@@ -312,6 +308,20 @@ func writeChain(b *strings.Builder, in HistoryInput) {
 			shortName(c.Links[g].Commit), shortName(c.Links[g].Parent), shortName(c.Links[g-1].Commit))
 	}
 	b.WriteString("\n")
+}
+
+// levelState says whether main sits at the level its latest culprit
+// regressed it to: confirmed, undone by later commits, or neither (later
+// commits' noise adds up, so the level's bounds soon hold zero after any
+// step; nothing undid it, so it counts as current).
+func levelState(m gate.ChainMetric) string {
+	switch {
+	case m.Level.Worse:
+		return "main is still at that level"
+	case m.Undone:
+		return "main is no longer at that level"
+	}
+	return "no later commit undid it"
 }
 
 // culpritTexts name each culprit link: "1034de6 on 2026-11-04 (its own
@@ -333,7 +343,12 @@ func chainCurrentLines(in HistoryInput, cur []gate.ChainMetric) []string {
 	out := make([]string, len(cur))
 	for i, m := range cur {
 		l := in.Chain.Links[m.Culprits[len(m.Culprits)-1]]
-		out[i] = fmt.Sprintf("%s %s since %s (its own A/B on %s)", m.Meta.Label, metricStep(m.Meta, m.Level.Change), shortName(l.Commit), l.Time.UTC().Format("2006-01-02"))
+		if m.Level.Worse {
+			out[i] = fmt.Sprintf("%s %s since %s (its own A/B on %s)", m.Meta.Label, metricStep(m.Meta, m.Level.Change), shortName(l.Commit), l.Time.UTC().Format("2006-01-02"))
+			continue
+		}
+		out[i] = fmt.Sprintf("%s %s by %s (its own A/B on %s), which no later commit undid", m.Meta.Label, metricStep(m.Meta, l.Metrics[m.Meta.Key].Change),
+			shortName(l.Commit), l.Time.UTC().Format("2006-01-02"))
 	}
 	return out
 }

@@ -262,6 +262,50 @@ func TestHistoryBothViews(t *testing.T) {
 	}
 }
 
+// The chain of bench/history/chain.sh on json-server: commit 6's own A/B
+// found +10.1 % [+4.4 … +16.1], and the six commits after it, unchanged,
+// measured −3.6 … +1.0 % with bounds of about ±6 %. Their noise makes the
+// level since commit 6 unconfirmable (+5.1 % [−8.2 … +20.3]), yet nothing
+// undid the step: main is at a regressed level, in the headline, the
+// chain's lines and the page's badge, and the level is not "no longer".
+func TestHistoryChainStepNotUndoneByNoisyCommits(t *testing.T) {
+	t.Parallel()
+	changes := []float64{0.2, -1.7, -2.1, 0.1, 10.1, -2.5, -0.2, -3.6, 1.0, 0.1, 0.7}
+	var links []gate.ChainLink
+	for i, c := range changes {
+		outcome, lo, hi := gate.MetricPass, c-6, c+6
+		if i == 4 {
+			outcome, lo, hi = gate.MetricRegression, 4.4, 16.1
+		}
+		links = append(links, gate.ChainLink{Commit: fmt.Sprintf("%02d%038x", i+2, i), Parent: fmt.Sprintf("%02d%038x", i+1, max(i-1, 0)), Job: fmt.Sprint(i),
+			Time: time.Date(2026, 12, 5, 3, i, 0, 0, time.UTC), Metrics: map[string]gate.LinkMetric{result.CPUPerIteration: {Change: c, Lo: lo, Hi: hi, Outcome: outcome}}})
+	}
+	for i := 1; i < len(links); i++ {
+		links[i].Parent = links[i-1].Commit
+	}
+	in := HistoryInput{Name: "items", Source: "h.jsonl", Chain: gate.AnalyzeChain(links, 0, "v0", gate.HistoryPolicy{})}
+	var text, page bytes.Buffer
+	if err := WriteHistoryText(&text, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHistoryHTML(&page, in); err != nil {
+		t.Fatal(err)
+	}
+	out := text.String()
+	for _, want := range []string{"regressed by 06000000000", "no later commit undid it: +",
+		"main is at a regressed level: CPU/iteration +10.1 % by 06000000000", "which no later commit undid"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "no longer at that level") || strings.Contains(out, "main is at no regressed level") {
+		t.Errorf("a step nothing undid is reported as gone:\n%s", out)
+	}
+	if html := page.String(); !strings.Contains(html, ">regressed<") || !strings.Contains(html, "not undone by a later commit") {
+		t.Error("the page does not say main is regressed")
+	}
+}
+
 // A step the better way that no test confirms (CPU per iteration falling
 // by 39 % after 5 jobs, 3 after) is not "steady" either: the badge says the
 // step is not confirmed and the headline names it, while main is at no
