@@ -144,7 +144,7 @@ func (mp metricPolicy) finding(base, head []float64) Finding {
 	return Finding{
 		Key: mp.meta.Key, Label: mp.meta.Label, Unit: mp.meta.Unit, Percent: mp.percent(),
 		Gated: mp.gated, BaseMedian: stats.Median(base), HeadMedian: stats.Median(head),
-		Change: nan, Worse: nan, P: nan, Floor: nan, Estimate: nan, Lower: nan, Upper: nan, BaseCenter: nan, HeadCenter: nan,
+		Change: nan, Worse: nan, P: nan, Floor: nan, Estimate: nan, Lower: nan, Upper: nan, StdErr: nan, BaseCenter: nan, HeadCenter: nan,
 		FloorSource: mp.source, Note: mp.note, N: len(head), M: len(base),
 	}
 }

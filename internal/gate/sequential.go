@@ -343,6 +343,12 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 	f.Floor = mp.fromScale(l.dec.Threshold)
 	f.Estimate, f.Lower, f.Upper = mp.fromScale(l.dec.Estimate), mp.boundFromScale(l.dec.Lower), mp.boundFromScale(l.dec.Upper)
 	f.Worse, f.Change = f.Estimate, f.Estimate*mp.direction().Sign()
+	if n := l.dec.Pairs; n > 0 && !math.IsNaN(l.dec.Spread) {
+		f.StdErr, f.DF = l.dec.Spread/math.Sqrt(float64(n)), l.dec.PriorDF+n-1
+		if l.exact {
+			f.StdErr = 0 // counts that do not vary: no noise to carry
+		}
+	}
 	if at := l.dec.Pairs; at < used { // the look that decided saw fewer
 		f.Center, f.BaseCenter, f.HeadCenter = mp.centers(bv[:at], hv[:at])
 	}

@@ -117,6 +117,14 @@ type Finding struct {
 	// the pairs at the deciding look, 0 while undecided.
 	Estimate, Lower, Upper float64
 	DecidedAt              int
+	// Sequential A/B only, NaN otherwise: StdErr is the standard error of
+	// Estimate on the comparison scale (a log ratio, or points for rates):
+	// the spread the test used over the root of the pairs it judged, with
+	// DF degrees of freedom (the prior's included). Unlike Lower and
+	// Upper it carries no sequential correction: a fixed-sample figure,
+	// which a chain of main's commits adds up (LinkOf).
+	StdErr float64
+	DF     int
 	// Sequential A/B only: BaseCenter and HeadCenter are what Change is
 	// made of, over the judged pairs: their geometric means (Center
 	// "geometric mean"), or means for rates ("mean"), so that Change is
