@@ -11,8 +11,10 @@
 #   2. tailgate baseline record                               (the absolute job)
 #   3. a commit of baselines/ (the baseline and the history beside it)
 #
-# Then `tailgate history --since v0 --html`, and screenshots of the page in
-# headless Chromium at 1280 and 390 px.
+# Then `tailgate history --since v0 --html`, one A/B of the last commit
+# against the first (the whole change, which the chain's product should
+# come to), and screenshots of the page in headless Chromium at 1280 and
+# 390 px.
 #
 #   MODE=step  bench/history/chain.sh   # 12 commits, +STEP (10 %) of CPU from commit STEP_AT (6) on
 #   MODE=creep bench/history/chain.sh   # 11 commits: 10 of +1.5 % each
@@ -158,6 +160,14 @@ done
 code=0
 (cd "$repo" && "$tg" history --since v0 --html "$out/trend.html") >"$out/history.txt" 2>&1 || code=$?
 echo "exit code $code" >>"$out/history.txt"
+
+# The whole change in one A/B, the last commit against the first: what the
+# chain's product of links (the creep, or a step and what followed) should
+# come to. Not appended to the history. WHOLE=0 skips it.
+if [ "${WHOLE:-1}" = 1 ]; then
+	(cd "$repo" && nice -n 15 "$tg" ab -c tailgate.yml -q --base-ref v0 >"$out/ab-whole.txt" 2>&1) || true
+	echo "one A/B of commit $commits against commit 1 (v0): $(grep -m1 -E '^CPU/iteration ' "$out/ab-whole.txt" | tr -s ' ')" | tee -a "$out/history.txt"
+fi
 cp "$repo/baselines/items.history.jsonl" "$out/"
 git -C "$repo" log --format='%h %s' main >"$out/git-log.txt"
 cat "$out/history.txt"

@@ -289,7 +289,7 @@ func writeChain(b *strings.Builder, in HistoryInput) {
 	first, last := c.Links[0], c.Links[n-1]
 	fmt.Fprintf(b, "A/B chain of main: %s, each judged against its parent side by side, %s … %s\n", count(n, "commit", "commits"),
 		first.Time.UTC().Format("2006-01-02"), last.Time.UTC().Format("2006-01-02"))
-	for _, m := range c.Metrics {
+	for _, m := range chainMovedFirst(c.Metrics) {
 		fmt.Fprintf(b, "  %s: ", m.Meta.Label)
 		if len(m.Culprits) == 0 {
 			b.WriteString("no commit's own A/B found it regressed\n")

@@ -301,8 +301,28 @@ func TestHistoryChainStepNotUndoneByNoisyCommits(t *testing.T) {
 	if strings.Contains(out, "no longer at that level") || strings.Contains(out, "main is at no regressed level") {
 		t.Errorf("a step nothing undid is reported as gone:\n%s", out)
 	}
-	if html := page.String(); !strings.Contains(html, ">regressed<") || !strings.Contains(html, "not undone by a later commit") {
+	html := page.String()
+	if !strings.Contains(html, ">regressed<") || !strings.Contains(html, "not undone by a later commit") {
 		t.Error("the page does not say main is regressed")
+	}
+	// The chain's only metric here is the one that moved; with one that
+	// did not beside it, the one that moved comes first in both.
+	links[0].Metrics[result.IterationsPerSec] = gate.LinkMetric{Change: 1, Lo: -3, Hi: 5, Outcome: gate.MetricPass}
+	in.Chain = gate.AnalyzeChain(links, 0, "v0", gate.HistoryPolicy{})
+	text.Reset()
+	page.Reset()
+	if err := WriteHistoryText(&text, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHistoryHTML(&page, in); err != nil {
+		t.Fatal(err)
+	}
+	out, html = text.String(), page.String()
+	if cpu, tput := strings.Index(out, "  CPU/iteration: regressed"), strings.Index(out, "  iterations/s: no commit"); cpu < 0 || tput < 0 || cpu > tput {
+		t.Errorf("the chain lists CPU/iteration at %d, iterations/s at %d: want the metric that moved first:\n%s", cpu, tput, out)
+	}
+	if cpu, tput := strings.Index(html, `aria-label="CPU/iteration · A/B chain"`), strings.Index(html, `aria-label="iterations/s · A/B chain"`); cpu < 0 || tput < 0 || cpu > tput {
+		t.Errorf("the page's chain figures: CPU/iteration at %d, iterations/s at %d, want the metric that moved first", cpu, tput)
 	}
 }
 

@@ -142,6 +142,20 @@ func changedFirst(ms []gate.HistoryMetric, chain gate.ChainVerdict) []gate.Histo
 	return out
 }
 
+// chainMovedFirst orders the chain's metrics that moved (a culprit, or
+// creep flagged) before the others, each group in catalogue order.
+func chainMovedFirst(ms []gate.ChainMetric) []gate.ChainMetric {
+	quiet := func(m gate.ChainMetric) int {
+		if len(m.Culprits) > 0 || m.Creep.Worse {
+			return 0
+		}
+		return 1
+	}
+	out := slices.Clone(ms)
+	slices.SortStableFunc(out, func(a, b gate.ChainMetric) int { return cmp.Compare(quiet(a), quiet(b)) })
+	return out
+}
+
 // seenRow is the table's row of a step the values show unconfirmed.
 func seenRow(in HistoryInput, m gate.HistoryMetric) historyChangeRow {
 	c := *m.Seen
@@ -182,7 +196,7 @@ func (p *historyPage) addChain(in HistoryInput) error {
 	first, last := c.Links[0], c.Links[len(c.Links)-1]
 	p.ChainSpan = fmt.Sprintf("%s, each judged against its parent side by side, %s … %s; creep counted since %s.", count(len(c.Links), "commit", "commits"),
 		first.Time.UTC().Format("2006-01-02"), last.Time.UTC().Format("2006-01-02"), visible(c.From, 40))
-	for _, m := range c.Metrics {
+	for _, m := range chainMovedFirst(c.Metrics) {
 		row := historyChainRow{Metric: m.Meta.Label, Culprits: "none", Level: "—", Creep: creepStep(m.Meta, m.Creep) + flaggedText(m.Meta, m.Creep)}
 		if len(m.Culprits) > 0 {
 			row.Culprits = strings.Join(culpritTexts(in, m), "; ")
