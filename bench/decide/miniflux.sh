@@ -12,6 +12,12 @@
 # and noidx (the head's database cloned from the template without
 # enclosures_entry_id_idx): the database regressions of issue 36.
 CONFIG=bench/miniflux/ab.yml
+# The counters' psql (pg_stat_statements) runs in tailgate's environment:
+# lib.sh exports where the private cluster listens (PGHOST, PGPORT,
+# PGUSER). Without them every read failed and the pg counters, gated, were
+# absent from every job of the 03:59 series of 2026-12-05.
+# shellcheck source=bench/miniflux/lib.sh
+source bench/miniflux/lib.sh
 
 prepare() {
 	[[ -x bench/out/miniflux/bin/miniflux-slow30 ]] || bench/miniflux/build.sh

@@ -153,7 +153,7 @@ func busyText(share float64) string {
 }
 
 // notesOf are the notes a report shows after the findings' own: the
-// caller's, how an A/B job ran, then the hints.
+// caller's, how an A/B job ran, what the runs noted, then the hints.
 func notesOf(in Input) []string {
-	return append(append(slices.Clone(in.Notes), in.AB.notes(in)...), hints(in)...)
+	return append(append(append(slices.Clone(in.Notes), in.AB.notes(in)...), runNotes(in)...), hints(in)...)
 }

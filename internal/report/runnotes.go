@@ -1,0 +1,84 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// maxRunNotes bounds the distinct run notes a side shows: a service that
+// prints a new note every run must not bury the report.
+const maxRunNotes = 5
+
+// runNotes are the notes the runs carry (a counter source not read and
+// why, CPU not measured and why, a load command's exit status), each once,
+// with the side and how many of its runs said it. Without them a gated
+// metric reads "not measured on either side" and nothing says why. A note
+// every run of both sides carries is said once, for both.
+func runNotes(in Input) []string {
+	base, head := countNotes(in.Base), countNotes(in.Head)
+	ab := in.AB != nil
+	unit := "runs"
+	if ab {
+		unit = "blocks"
+	}
+	var out []string
+	for _, n := range base.order {
+		if ab && head.counts[n] == len(in.Head) && base.counts[n] == len(in.Base) {
+			out = append(out, fmt.Sprintf("both sides, every %s: %s", unit[:len(unit)-1], n))
+			delete(head.counts, n)
+			continue
+		}
+		out = append(out, sideNote("base", base.counts[n], len(in.Base), unit, n))
+	}
+	side := "head"
+	if !ab {
+		side = "the runs"
+	}
+	for _, n := range head.order {
+		if c, ok := head.counts[n]; ok {
+			out = append(out, sideNote(side, c, len(in.Head), unit, n))
+		}
+	}
+	if extra := base.more + head.more; extra > 0 {
+		out = append(out, fmt.Sprintf("and %d more distinct notes of the runs, in the result files", extra))
+	}
+	return out
+}
+
+// notesCount is the distinct notes of some runs, in the order first seen,
+// with how many runs carried each; more counts those past maxRunNotes.
+type notesCount struct {
+	order  []string
+	counts map[string]int
+	more   int
+}
+
+func countNotes(runs []result.Run) notesCount {
+	c := notesCount{counts: map[string]int{}}
+	for _, r := range runs {
+		for _, n := range slices.Compact(slices.Sorted(slices.Values(r.Notes))) {
+			if _, seen := c.counts[n]; !seen {
+				if len(c.order) == maxRunNotes {
+					c.more++
+					c.counts[n] = 0 // counted once
+					continue
+				}
+				c.order = append(c.order, n)
+			}
+			if slices.Contains(c.order, n) {
+				c.counts[n]++
+			}
+		}
+	}
+	return c
+}
+
+// sideNote is "base, 3 of 12 blocks: NOTE".
+func sideNote(side string, n, of int, unit, note string) string {
+	if n == of {
+		return fmt.Sprintf("%s, every %s: %s", side, unit[:len(unit)-1], note)
+	}
+	return fmt.Sprintf("%s, %d of %d %s: %s", side, n, of, unit, note)
+}
