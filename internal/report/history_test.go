@@ -302,7 +302,7 @@ func TestHistoryChainStepNotUndoneByNoisyCommits(t *testing.T) {
 		t.Errorf("a step nothing undid is reported as gone:\n%s", out)
 	}
 	html := page.String()
-	if !strings.Contains(html, ">regressed<") || !strings.Contains(html, "not undone by a later commit") {
+	if !strings.Contains(html, ">regressed<") || !strings.Contains(html, "no later commit undid it: ") {
 		t.Error("the page does not say main is regressed")
 	}
 	// The chain's only metric here is the one that moved; with one that

@@ -200,13 +200,9 @@ func (p *historyPage) addChain(in HistoryInput) error {
 		row := historyChainRow{Metric: m.Meta.Label, Culprits: "none", Level: "—", Creep: creepStep(m.Meta, m.Creep) + flaggedText(m.Meta, m.Creep)}
 		if len(m.Culprits) > 0 {
 			row.Culprits = strings.Join(culpritTexts(in, m), "; ")
-			switch {
-			case m.Level.Worse:
-				row.Level, row.Class = "still at it: "+creepStep(m.Meta, m.Level), "regression"
-			case m.Undone:
-				row.Level = "no longer at it: " + creepStep(m.Meta, m.Level)
-			default:
-				row.Level, row.Class = "not undone by a later commit: "+creepStep(m.Meta, m.Level), "regression"
+			row.Level = levelState(m) + ": " + creepStep(m.Meta, m.Level)
+			if !m.Undone {
+				row.Class = "regression"
 			}
 		}
 		if m.Creep.Worse {

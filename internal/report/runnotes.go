@@ -33,8 +33,8 @@ func runNotes(in Input) []string {
 		out = append(out, sideNote("base", base.counts[n], len(in.Base), unit, n))
 	}
 	side := "head"
-	if !ab {
-		side = "the runs"
+	if len(in.Base) == 0 {
+		side = "the runs" // a check's runs, judged against stored samples
 	}
 	for _, n := range head.order {
 		if c, ok := head.counts[n]; ok {
@@ -57,19 +57,21 @@ type notesCount struct {
 
 func countNotes(runs []result.Run) notesCount {
 	c := notesCount{counts: map[string]int{}}
+	past := map[string]bool{} // distinct notes beyond maxRunNotes
 	for _, r := range runs {
 		for _, n := range slices.Compact(slices.Sorted(slices.Values(r.Notes))) {
-			if _, seen := c.counts[n]; !seen {
-				if len(c.order) == maxRunNotes {
-					c.more++
-					c.counts[n] = 0 // counted once
-					continue
-				}
+			switch _, listed := c.counts[n]; {
+			case listed:
+			case len(c.order) < maxRunNotes:
 				c.order = append(c.order, n)
+			default:
+				if !past[n] {
+					past[n] = true
+					c.more++
+				}
+				continue
 			}
-			if slices.Contains(c.order, n) {
-				c.counts[n]++
-			}
+			c.counts[n]++
 		}
 	}
 	return c

@@ -13,7 +13,7 @@ import (
 // of either side could read says so once, for both sides, with the
 // reason; a note of some blocks of one side says which and how many; past
 // maxRunNotes distinct notes a side's others are counted, not listed. A
-// check's runs are "the runs".
+// check's runs are "the runs"; compare's two sets are base and head.
 func TestRunNotesReachTheReport(t *testing.T) {
 	t.Parallel()
 	unread := "counters pg not read: psql: error: connection to server on socket \"/var/run/postgresql/.s.PGSQL.5432\" failed"
@@ -55,5 +55,11 @@ func TestRunNotesReachTheReport(t *testing.T) {
 	got = runNotes(many)
 	if len(got) != maxRunNotes+1 || got[0] != "the runs, every run: note 0" || got[maxRunNotes] != "and 2 more distinct notes of the runs, in the result files" {
 		t.Errorf("many notes: %q", got)
+	}
+	// compare: two sets of runs, named as sides, though not blocks
+	compare := Input{Name: "api", Mode: "compare", Base: blocks(2, func(int) []string { return nil }),
+		Head: blocks(2, func(i int) []string { return []string{"the file was cut"}[:i] })}
+	if got := runNotes(compare); len(got) != 1 || got[0] != "head, 1 of 2 runs: the file was cut" {
+		t.Errorf("compare: %q", got)
 	}
 }
