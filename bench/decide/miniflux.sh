@@ -19,6 +19,25 @@ CONFIG=bench/miniflux/ab.yml
 # shellcheck source=bench/miniflux/lib.sh
 source bench/miniflux/lib.sh
 
+# MF_MEASURE=cluster measures the whole PostgreSQL cluster on both sides
+# instead of each side's own backends (the postmaster's pid file: every
+# backend, the ended ones counted exactly through the postmaster, and the
+# server's own processes): a copy of ab.yml beside it with each side's
+# measure: replaced (.cluster.yml, ignored by git). Both sides then list the
+# same processes, so no window loads both at once (docs/footprint.md).
+if [[ ${MF_MEASURE:-sides} == cluster ]]; then
+	CONFIG=bench/miniflux/.cluster.yml
+	/usr/bin/python3 - "$PG_DATA/postmaster.pid" >"$CONFIG" <<'PY'
+import re, sys
+s = open("bench/miniflux/ab.yml").read()
+part = "    measure:                         # the whole cluster: the postmaster and every process it forks\n" \
+       "      - name: postgres\n        pid_file: %s\n" % sys.argv[1]
+s, n = re.subn(r"    measure:.*\n      - name: postgres\n        process: .*\n", lambda m: part, s)
+assert n == 2, "ab.yml: expected a measure: block on each side"
+print(s, end="")
+PY
+fi
+
 prepare() {
 	[[ -x bench/out/miniflux/bin/miniflux-slow30 ]] || bench/miniflux/build.sh
 	bench/miniflux/pg.sh status >/dev/null 2>&1 || bench/miniflux/pg.sh start

@@ -18,6 +18,15 @@
 #
 #   MODE=step  bench/history/chain.sh   # 12 commits, +STEP (10 %) of CPU from commit STEP_AT (6) on
 #   MODE=creep bench/history/chain.sh   # 11 commits: 10 of +1.5 % each
+#   MODE=lean  bench/history/chain.sh   # 2 commits of the same work: where links lean
+#
+# MODE=lean asks why unchanged links lean: LEAN_JOBS (10) rounds of three
+# A/B jobs on two commits that do the same work, each job's CPU/iteration
+# change in lean.txt and a mean per kind in lean-summary.txt:
+#   chain        --base-ref HEAD~1: the base a worktree, the head the
+#                checkout (a link's topology)
+#   aa-worktree  --base-ref HEAD~1 --aa: both sides the base's worktree
+#   aa-checkout  --aa: both sides the checkout
 #
 # BURN_BASE is the rounds of commit 1; UNIT the rounds that add 1 % of CPU per
 # lifecycle (measured first with CALIBRATE=1: two `tailgate run`s, 0 and 100
@@ -115,6 +124,40 @@ if [ "${CALIBRATE:-0}" = 1 ]; then
 		(cd "$repo" && nice -n 15 "$tg" run -c tailgate.yml -q --runs 3 -o "$work/cal-$r.json")
 		python3 -c "import json; f=json.load(open('$work/cal-$r.json')); print('rounds $r:', json.dumps(f['runs'][0])[:1500])"
 	done
+	exit 0
+fi
+
+if [ "$mode" = lean ]; then
+	echo "module.exports = $burn_base;" >"$repo/burn.js"
+	for c in 1 2; do
+		echo "commit $c" >"$repo/CHANGES"
+		git -C "$repo" add -A
+		git -C "$repo" commit -q -m "commit $c: $burn_base rounds"
+	done
+	: >"$out/lean.txt"
+	for i in $(seq 1 "${LEAN_JOBS:-10}"); do
+		for kind in chain aa-worktree aa-checkout; do
+			case $kind in
+			chain) args=(--base-ref HEAD~1) ;;
+			aa-worktree) args=(--base-ref HEAD~1 --aa) ;;
+			aa-checkout) args=(--aa) ;;
+			esac
+			(cd "$repo" && nice -n 15 "$tg" ab -c tailgate.yml -q "${args[@]}" >"$out/lean-$kind-$i.txt" 2>&1) || true
+			printf '%s\t%s\t%s\n' "$kind" "$i" "$(grep -m1 -E '^CPU/iteration ' "$out/lean-$kind-$i.txt" | tr -s ' ')" | tee -a "$out/lean.txt"
+		done
+	done
+	python3 - "$out/lean.txt" <<'PY' | tee "$out/lean-summary.txt"
+import re, statistics, sys
+by = {}
+for line in open(sys.argv[1]):
+    kind, _, cpu = line.rstrip("\n").split("\t")
+    m = re.search(r"ms ([+−-][0-9.]+|±0\.0) %", cpu.replace("±0.0", "+0.0"))
+    if m:
+        by.setdefault(kind, []).append(float(m.group(1).replace("−", "-")))
+for kind, v in by.items():
+    se = statistics.stdev(v) / len(v) ** 0.5 if len(v) > 1 else float("nan")
+    print(f"{kind:12} {len(v):2} jobs  mean CPU/iteration change {statistics.mean(v):+.2f} % (SE {se:.2f})  [{min(v):+.1f} … {max(v):+.1f}]")
+PY
 	exit 0
 fi
 

@@ -6,11 +6,13 @@ import (
 	"slices"
 
 	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
-// Hints say what the head runs show about the benchmark itself, where a
+// Hints say what the runs show about the benchmark itself, where a
 // reader would otherwise have to find it: a service whose CPU sat mostly
-// idle, or an open phase that dropped most of the work it was offered.
+// idle, an open phase that dropped most of the work it was offered, or a
+// measured part that saw only a share of its server's CPU.
 // Each says what it saw and what to try.
 
 // lowBusyShare is the share of one core below which a service's CPU is
@@ -30,8 +32,9 @@ type phaseLoad struct {
 	name, model string
 	window      float64 // seconds measured
 	// cpu is the service's CPU seconds over cpuWindow, the seconds of the
-	// windows that measured it.
-	cpu, cpuWindow            float64
+	// windows that measured it; inFlight is the part of those seconds in
+	// which at least one iteration could have been in flight.
+	cpu, cpuWindow, inFlight  float64
 	offered, dropped, started int64
 	// offeredRate is the sum of the runs' asked rates, over runs runs.
 	offeredRate, runs float64
@@ -54,6 +57,7 @@ func phaseLoads(runs []result.Run) []phaseLoad {
 		if r.Resources != nil && r.Resources.CPUSeconds > 0 && r.Window > 0 {
 			l.cpu += r.Resources.CPUSeconds
 			l.cpuWindow += r.Window
+			l.inFlight += inFlight(r)
 		}
 		l.offered += r.Iterations.Started + r.Iterations.Dropped // as the dropped metric counts it
 		l.dropped += r.Iterations.Dropped
@@ -75,18 +79,120 @@ func phaseLoads(runs []result.Run) []phaseLoad {
 	return out
 }
 
-// hints are the hints of the head runs, one per phase that shows one.
+// hints are the hints of the head runs, one per phase that shows one,
+// then one per measured part that saw only a share of its server.
 func hints(in Input) []string {
-	var out []string
+	var phaseHints []string
 	for _, l := range phaseLoads(in.Head) {
 		l.units = runWord(in, 2)
 		if h := droppedHint(l); h != "" {
-			out = append(out, h)
+			phaseHints = append(phaseHints, h)
 		} else if h := idleHint(l); h != "" {
-			out = append(out, h)
+			phaseHints = append(phaseHints, h)
 		}
 	}
+	return slices.Concat(phaseHints, partShareHints(in))
+}
+
+// wholeShare is the share of its server's CPU at or above which a part
+// selected by process name or command line is taken to hold the server's
+// work: below it the report says what the part did not see.
+const wholeShare = 90.0
+
+// partShareHints say, for each part that selects processes by name or
+// command line and had less than wholeShare of its server's CPU (the
+// process tree its processes belong to, ended children included), how
+// much it had and what the rest is: work no side's path CPU holds. On a
+// pool that reconnects most of the backends end between two samples, and
+// a side's part measured 5 % of the database's CPU (issue 36).
+func partShareHints(in Input) []string {
+	var out []string
+	for _, part := range shareParts(in.Base, in.Head) {
+		key := result.PartShareKey(part)
+		base, head := medianOfRuns(in.Base, key), medianOfRuns(in.Head, key)
+		if !(base.ok && base.v < wholeShare) && !(head.ok && head.v < wholeShare) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("The processes of part %s had %s (the process tree they belong to, ended processes included): "+
+			"the rest — the server's other databases or clients (in an A/B job the other side's), its own processes, and processes that ended between two samples, as a pool that reconnects makes them — is in no side's path CPU/iteration. "+
+			"To measure the server whole, give each side a server of its own and its pid_file, or both sides the whole server's (docs/footprint.md).",
+			part, sidesText(in, base, head)))
+	}
 	return out
+}
+
+// sideValue is a median over one side's runs; ok false where none had it.
+type sideValue struct {
+	v  float64
+	ok bool
+}
+
+// medianOfRuns is the median of the runs' figure key, each run's own or,
+// for a run of phases, its first phase's that has it.
+func medianOfRuns(runs []result.Run, key string) sideValue {
+	var vals []float64
+	for _, r := range runs {
+		if v, ok := runFigure(r, key); ok {
+			vals = append(vals, v)
+		}
+	}
+	if len(vals) == 0 {
+		return sideValue{}
+	}
+	return sideValue{stats.Median(vals), true}
+}
+
+func runFigure(r result.Run, key string) (float64, bool) {
+	if v, ok := r.Metrics[key]; ok {
+		return v, true
+	}
+	for _, p := range r.Phases {
+		if v, ok := p.Run.Metrics[key]; ok && !p.Skipped {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+// shareParts are the parts with a share of their server's CPU in any run,
+// sorted.
+func shareParts(sides ...[]result.Run) []string {
+	var parts []string
+	add := func(m map[string]float64) {
+		for k := range m {
+			if p, ok := result.PartOfShareKey(k); ok && !slices.Contains(parts, p) {
+				parts = append(parts, p)
+			}
+		}
+	}
+	for _, runs := range sides {
+		for _, r := range runs {
+			add(r.Metrics)
+			for _, p := range r.Phases {
+				add(p.Run.Metrics)
+			}
+		}
+	}
+	slices.Sort(parts)
+	return parts
+}
+
+// sidesText words a share per side: "12 % of their server's CPU on the
+// base and 14 % on the head", or one side's alone (without a side in a
+// report of one side).
+func sidesText(in Input, base, head sideValue) string {
+	pct := func(v sideValue) string { return fmt.Sprintf("%.0f %%", v.v) }
+	const of = " of their server's CPU"
+	switch {
+	case base.ok && head.ok:
+		return pct(base) + of + " on the base and " + pct(head) + " on the head"
+	case head.ok && len(in.Base) > 0:
+		return pct(head) + of + " on the head"
+	case head.ok:
+		return pct(head) + of
+	default:
+		return pct(base) + of + " on the base"
+	}
 }
 
 // where names a phase in a hint: "the latency phase", or "the runs" (the
@@ -98,13 +204,31 @@ func (l phaseLoad) where() string {
 	return "the " + l.name + " phase"
 }
 
-// busy is the service's CPU time over the windows that measured it, as a
-// share of one core; not measured where no window measured it.
+// busy is the service's CPU time over the time its iterations were in
+// flight in the windows that measured it, as a share of one core; not
+// measured where no window measured it. Counting only the time in flight
+// keeps an open phase at a rate far below capacity (the service idle
+// between arrivals, not waiting on anything) from reading as idle: a
+// CPU-bound Flask app under gunicorn at 30 lifecycles/s was busy 15 % of
+// its windows and 40 % of its iterations' time.
 func (l phaseLoad) busy() (share float64, measured bool) {
 	if l.cpuWindow <= 0 {
 		return 0, false
 	}
-	return l.cpu / l.cpuWindow, true
+	return l.cpu / l.inFlight, true
+}
+
+// inFlight is the time of a run's window in which iterations could have
+// been in flight: the sum of its iterations' durations, capped at the
+// window (iterations that overlap keep the service loaded the whole
+// window, as a closed model's always do); the window where the run has no
+// iteration latencies.
+func inFlight(r result.Run) float64 {
+	h := r.IterationLatency
+	if h == nil || h.Count() == 0 {
+		return r.Window
+	}
+	return min(r.Window, float64(h.Count())*h.Mean().Seconds())
 }
 
 // droppedHint says when an open phase dropped most of the work it was
@@ -135,7 +259,7 @@ func idleHint(l phaseLoad) string {
 	if !ok || share >= lowBusyShare {
 		return ""
 	}
-	h := fmt.Sprintf("The service's CPU was busy only %s of the windows of %s (of one core): it spends most of each iteration waiting, so CPU/iteration measures a small part of the work and latency mostly the wait. If it waits on storage (fsync), put its data on a RAM disk (tmpfs) for the benchmark",
+	h := fmt.Sprintf("The service's CPU was busy only %s of the time iterations were in flight in %s (of one core): it spends most of each iteration waiting, so CPU/iteration measures a small part of the work and latency mostly the wait. If it waits on storage (fsync), put its data on a RAM disk (tmpfs) for the benchmark",
 		busyText(share), l.where())
 	if l.model == result.ModelOpen {
 		h += "; a higher rate gives each window more work to measure"

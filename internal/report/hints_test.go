@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/hist"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
@@ -29,6 +31,17 @@ func phasedRun(cpuClosed, cpuOpen float64, dropped int64) result.Run {
 	}}
 }
 
+// withIterationTimes gives the open latency phase of r n iterations that
+// each took d.
+func withIterationTimes(r result.Run, n int, d time.Duration) result.Run {
+	h := hist.New()
+	for range n {
+		h.Record(d)
+	}
+	r.Phases[1].Run.IterationLatency = h
+	return r
+}
+
 func TestHints(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -44,11 +57,15 @@ func TestHints(t *testing.T) {
 				"if on storage (fsync), put its data on a RAM disk (tmpfs) for the benchmark; if it serves requests concurrently, a higher max_inflight."}},
 		{"dropped, CPU not measured", []result.Run{phasedRun(0, 0, 200)}, []string{"In the latency phase, 80 % of the offered iterations were dropped", ", or a higher max_inflight if the service can take more at once."}},
 		{"idle closed phase", []result.Run{phasedRun(1.5, 5, 0)}, []string{
-			"The service's CPU was busy only 15 % of the windows of the capacity phase (of one core): it spends most of each iteration waiting"}},
-		{"idle open phase", []result.Run{phasedRun(6, 1, 100)}, []string{"of the windows of the latency phase", "a higher rate gives each window more work to measure."}},
+			"The service's CPU was busy only 15 % of the time iterations were in flight in the capacity phase (of one core): it spends most of each iteration waiting"}},
+		{"idle open phase", []result.Run{phasedRun(6, 1, 100)}, []string{"of the time iterations were in flight in the latency phase", "a higher rate gives each window more work to measure."}},
 		{"half dropped is not most", []result.Run{phasedRun(6, 5, 125)}, nil},
 		{"busy", []result.Run{phasedRun(2.5, 2.5, 0)}, nil},
-		{"no phases", []result.Run{{Model: result.ModelClosed, Window: 20, Resources: &result.Resources{CPUSeconds: 1}}}, []string{"busy only 5.0 % of the windows of the runs"}},
+		// bench/gunicorn's latency phase: 30/s on a CPU-bound service, busy
+		// 9 % of the window but 36 % of the time its iterations took.
+		{"open phase far below capacity", []result.Run{withIterationTimes(phasedRun(6, 0.9, 0), 250, 10*time.Millisecond)}, nil},
+		{"open phase that waits", []result.Run{withIterationTimes(phasedRun(6, 0.9, 0), 250, 30*time.Millisecond)}, []string{"busy only 12 % of the time iterations were in flight in the latency phase"}},
+		{"no phases", []result.Run{{Model: result.ModelClosed, Window: 20, Resources: &result.Resources{CPUSeconds: 1}}}, []string{"busy only 5.0 % of the time iterations were in flight in the runs"}},
 	} {
 		got := strings.Join(hints(Input{Head: tc.runs}), "\n")
 		if len(tc.want) == 0 && got != "" {
@@ -98,7 +115,51 @@ func TestHintsNameBlocks(t *testing.T) {
 	t.Parallel()
 	in := Input{Head: []result.Run{{Model: result.ModelClosed, Window: 20, Resources: &result.Resources{CPUSeconds: 1}}},
 		Verdict: gate.Verdict{Sequential: &gate.Sequential{Unit: "block"}}}
-	if got := strings.Join(hints(in), ""); !strings.Contains(got, "busy only 5.0 % of the windows of the blocks") {
+	if got := strings.Join(hints(in), ""); !strings.Contains(got, "busy only 5.0 % of the time iterations were in flight in the blocks") {
 		t.Errorf("hint %q", got)
+	}
+}
+
+// A part that selects processes by command line says what share of its
+// server's CPU it saw, per side, when that share is short of the whole
+// (issue 36: a pool that reconnects, where most backends end unseen).
+func TestPartShareHints(t *testing.T) {
+	t.Parallel()
+	share := func(v ...float64) []result.Run {
+		var runs []result.Run
+		for _, x := range v {
+			runs = append(runs, result.Run{Model: result.ModelClosed, Metrics: map[string]float64{
+				result.PartShareKey("postgres"): x, result.PartCPUKey("postgres"): 1}})
+		}
+		return runs
+	}
+	ab := &ABRun{}
+	for _, tc := range []struct {
+		name       string
+		base, head []result.Run
+		ab         *ABRun
+		want       string // "" for no hint
+	}{
+		{"reconnecting pool", share(5, 7, 6), share(9, 8, 12), ab, "The processes of part postgres had 6 % of their server's CPU on the base and 9 % on the head"},
+		{"one side short", share(95, 97, 99), share(40, 50, 45), ab, "had 97 % of their server's CPU on the base and 45 % on the head"},
+		{"whole on both sides", share(95, 97, 100), share(92, 99, 100), ab, ""},
+		{"a check's runs", nil, share(30), nil, "had 30 % of their server's CPU (the process tree"},
+		{"no part", nil, []result.Run{{Model: result.ModelClosed, Metrics: map[string]float64{result.PartCPUKey("postgres"): 1}}}, nil, ""},
+	} {
+		got := strings.Join(partShareHints(Input{Base: tc.base, Head: tc.head, AB: tc.ab}), "\n")
+		switch {
+		case tc.want == "" && got != "":
+			t.Errorf("%s: hint %q, want none", tc.name, got)
+		case tc.want != "" && !strings.Contains(got, tc.want):
+			t.Errorf("%s: hint %q lacks %q", tc.name, got, tc.want)
+		case tc.want != "" && !strings.Contains(got, "is in no side's path CPU/iteration"):
+			t.Errorf("%s: hint %q does not say what the rest is", tc.name, got)
+		}
+	}
+	if p, ok := result.PartOfShareKey(result.PartShareKey("pg")); !ok || p != "pg" {
+		t.Errorf("PartOfShareKey(PartShareKey(pg)) = %q, %v", p, ok)
+	}
+	if _, ok := result.PartOfShareKey(result.PartCPUKey("pg")); ok {
+		t.Error("PartOfShareKey took a part's CPU key for a share key")
 	}
 }

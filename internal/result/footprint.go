@@ -78,6 +78,20 @@ func PartKey(part, metric string) string { return PartPrefix + part + "." + metr
 // PartCPUKey is the key of a part's CPU per iteration (user + system).
 func PartCPUKey(part string) string { return PartKey(part, partCPU) }
 
+// PartShareKey is the key of the share a part's processes had of their
+// server's CPU, in percent.
+func PartShareKey(part string) string { return PartKey(part, partShare) }
+
+// PartOfShareKey is the part a PartShareKey names.
+func PartOfShareKey(key string) (part string, ok bool) {
+	rest, ok := strings.CutPrefix(key, PartPrefix)
+	if !ok {
+		return "", false
+	}
+	part, ok = strings.CutSuffix(rest, "."+partShare)
+	return part, ok && part != "" && !strings.Contains(part, ".")
+}
+
 // CounterKey is the metric key of a counter's growth per iteration.
 func CounterKey(source, counter string) string { return CounterPrefix + source + "." + counter }
 
