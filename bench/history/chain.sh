@@ -11,10 +11,11 @@
 #   2. tailgate baseline record                               (the absolute job)
 #   3. a commit of baselines/ (the baseline and the history beside it)
 #
-# Then `tailgate history --since v0 --html`, one A/B of the last commit
-# against the first (the whole change, which the chain's product should
-# come to), and screenshots of the page in headless Chromium at 1280 and
-# 390 px.
+# Then one A/B of the last commit against the first (the whole change,
+# which the chain's product should come to), appended to the history as a
+# span, `tailgate history --since v0 --html` (history-links.txt is the
+# report of the links alone), and screenshots of the page in headless
+# Chromium at 1280 and 390 px.
 #
 #   MODE=step  bench/history/chain.sh   # 12 commits, +STEP (10 %) of CPU from commit STEP_AT (6) on
 #   MODE=creep bench/history/chain.sh   # 11 commits: 10 of +1.5 % each
@@ -32,7 +33,7 @@
 # lifecycle (measured first with CALIBRATE=1: two `tailgate run`s, 0 and 100
 # rounds). Output in bench/out/history-MODE/: history.txt (the report and the
 # exit code), ab-N.txt and record-N.txt (each job's output and wall time),
-# items.history.jsonl, trend.html, trend-{1280,390}.png.
+# items.history.jsonl, trend.html, trend-{1280,390}.png, history-links.txt.
 #
 # Load goes only to json-server on 127.0.0.1 (free ports); each job is
 # bounded (the A/B by ab.max_pairs and ab.max_time, a record by RUNS runs of
@@ -201,16 +202,25 @@ for c in $(seq 1 "$commits"); do
 done
 
 code=0
+(cd "$repo" && "$tg" history --since v0) >"$out/history-links.txt" 2>&1 || code=$?
+echo "exit code $code" >>"$out/history-links.txt"
+
+# The whole change in one A/B, the last commit against the first, appended
+# to the history as a span (as the Action's creep_since input does on a
+# push): the history then reads the creep since v0 from it, beside the
+# links' product (history-links.txt is the report before it). WHOLE=0
+# skips it.
+if [ "${WHOLE:-1}" = 1 ]; then
+	start=$(date +%s) wcode=0
+	(cd "$repo" && nice -n 15 "$tg" ab -c tailgate.yml -q --base-ref v0 --history baselines/items.history.jsonl \
+		--commit "$prev" --ref refs/heads/main --job whole >"$out/ab-whole.txt" 2>&1) || wcode=$?
+	echo "exit $wcode, wall $(($(date +%s) - start)) s" >>"$out/ab-whole.txt"
+	echo "one A/B of commit $commits against commit 1 (v0): $(grep -m1 -E '^CPU/iteration ' "$out/ab-whole.txt" | tr -s ' ')" | tee "$out/whole.txt"
+fi
+code=0
 (cd "$repo" && "$tg" history --since v0 --html "$out/trend.html") >"$out/history.txt" 2>&1 || code=$?
 echo "exit code $code" >>"$out/history.txt"
-
-# The whole change in one A/B, the last commit against the first: what the
-# chain's product of links (the creep, or a step and what followed) should
-# come to. Not appended to the history. WHOLE=0 skips it.
-if [ "${WHOLE:-1}" = 1 ]; then
-	(cd "$repo" && nice -n 15 "$tg" ab -c tailgate.yml -q --base-ref v0 >"$out/ab-whole.txt" 2>&1) || true
-	echo "one A/B of commit $commits against commit 1 (v0): $(grep -m1 -E '^CPU/iteration ' "$out/ab-whole.txt" | tr -s ' ')" | tee -a "$out/history.txt"
-fi
+[ ! -f "$out/whole.txt" ] || cat "$out/whole.txt" >>"$out/history.txt"
 cp "$repo/baselines/items.history.jsonl" "$out/"
 git -C "$repo" log --format='%h %s' main >"$out/git-log.txt"
 cat "$out/history.txt"

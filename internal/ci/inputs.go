@@ -88,6 +88,10 @@ type Inputs struct {
 	// parent (the push's before) in a same-runner A/B and appends it to
 	// the history as a link of main's chain.
 	Chain bool `input:"chain" default:"false"`
+	// CreepSince, in mode record with Chain, also judges the pushed
+	// commit against this ref (a tag) in a second A/B and appends it to
+	// the history as a span: the creep since the ref, measured in one job.
+	CreepSince string `input:"creep_since"`
 }
 
 // InputEnv is the variable an input is read from: INPUT_ and the name upper-cased
@@ -168,7 +172,24 @@ func (in Inputs) validate() []error {
 	if err := oneOf("benchmark_from", string(in.BenchmarkFrom), BenchmarkBase, BenchmarkHead); err != nil {
 		errs = append(errs, err)
 	}
+	if err := in.validateCreepSince(); err != nil {
+		errs = append(errs, err)
+	}
 	return errs
+}
+
+// validateCreepSince: creep_since is a span of main's chain, so it needs
+// mode record with chain, and a ref git could take (not an option).
+func (in Inputs) validateCreepSince() error {
+	switch {
+	case in.CreepSince == "":
+		return nil
+	case in.Mode != ModeRecord || !in.Chain:
+		return fmt.Errorf("input creep_since: %q is used only in mode record with chain: true (the span joins main's chain); remove it or set both", in.CreepSince)
+	case strings.HasPrefix(in.CreepSince, "-") || strings.ContainsFunc(in.CreepSince, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+		return fmt.Errorf("input creep_since: %q is not a git ref: name a tag or a commit, e.g. v1.4", in.CreepSince)
+	}
+	return nil
 }
 
 func (in Inputs) validateBaselineFrom() error {

@@ -71,6 +71,19 @@ func TestReadInputsReportsEveryBadValue(t *testing.T) {
 			t.Errorf("error %q\nlacks %q", err, want)
 		}
 	}
+	for env, want := range map[[2]string]string{
+		{"check", "v1.4"}:           `input creep_since: "v1.4" is used only in mode record with chain: true`,
+		{"record", "--upload-pack"}: `input creep_since: "--upload-pack" is not a git ref`,
+		{"record", "v1 .4"}:         `input creep_since: "v1 .4" is not a git ref`,
+	} {
+		_, err := ReadInputs(mapEnv(map[string]string{"INPUT_MODE": env[0], "INPUT_CHAIN": "true", "INPUT_CREEP_SINCE": env[1]}))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("mode %s, creep_since %q: error %v, want %q", env[0], env[1], err, want)
+		}
+	}
+	if in, err := ReadInputs(mapEnv(map[string]string{"INPUT_MODE": "record", "INPUT_CHAIN": "true", "INPUT_CREEP_SINCE": "v1.4"})); err != nil || in.CreepSince != "v1.4" {
+		t.Errorf("creep_since v1.4 in mode record with chain: %+v, %v", in, err)
+	}
 	for _, bad := range []string{"nowhere", "branch:", "branch:a..b"} {
 		if _, err := ReadInputs(mapEnv(map[string]string{"INPUT_BASELINE_FROM": bad})); err == nil {
 			t.Errorf("baseline_from %q accepted", bad)

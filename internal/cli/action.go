@@ -162,16 +162,29 @@ func (a *actionRun) run(ctx context.Context) error {
 // pushes join; HEAD~1 for a new branch or outside a push) in one A/B
 // job, appended to the history beside the baseline. A regression is
 // recorded, not failed: record keeps main's history, a check gates.
+//
+// With creep_since a second A/B judges the commit against that ref (a
+// tag): a span of the chain, the creep since the ref measured in one job,
+// which a product of many links under-reads when each leans a little.
 func (a *actionRun) recordChain(ctx context.Context, env pipeline.Env) error {
 	parent := a.job.Before
 	if parent == "" || strings.Trim(parent, "0") == "" {
 		parent = "HEAD~1"
 	}
-	j, err := pipeline.AB(ctx, env, pipeline.ABOptions{Config: a.cfg, BaseRef: parent, PinBase: true, Git: baseline.ExecGit{}, NoiseDefault: DefaultNoisePath(a.e.getenv)})
+	if err := a.recordAgainst(ctx, env, parent); err != nil || a.in.CreepSince == "" {
+		return err
+	}
+	return a.recordAgainst(ctx, env, a.in.CreepSince)
+}
+
+// recordAgainst judges the pushed commit against base in one A/B job and
+// appends it to the history beside the baseline.
+func (a *actionRun) recordAgainst(ctx context.Context, env pipeline.Env, base string) error {
+	j, err := pipeline.AB(ctx, env, pipeline.ABOptions{Config: a.cfg, BaseRef: base, PinBase: true, Git: baseline.ExecGit{}, NoiseDefault: DefaultNoisePath(a.e.getenv)})
 	if err != nil {
 		return err
 	}
-	return recordLink(ctx, a.e, a.cfg, j, baseline.HistoryPath(a.baselinePath(nil)), provenanceFlags{}, parent)
+	return recordLink(ctx, a.e, a.cfg, j, baseline.HistoryPath(a.baselinePath(nil)), provenanceFlags{}, base)
 }
 
 // check is mode check: the head's runs judged against the stored

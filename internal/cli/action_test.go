@@ -70,6 +70,7 @@ func actionEnv(t *testing.T, dir, config, baselinePath string) environ {
 		"working_directory":    dir,
 		"trend_url":            "https://tailgate-ci.github.io/shop/trend/",
 		"chain":                "false",
+		"creep_since":          "",
 	}
 	for _, name := range ci.InputNames() {
 		v, ok := inputs[name]

@@ -153,6 +153,18 @@ func TestHistoryChainEndToEnd(t *testing.T) {
 	}
 	o = tailgateIn(t, repo, env, "history", "--history", hist, "--since", "nosuch")
 	wantCode(t, o, 2)
+
+	// The third commit judged against the tag: a span, kept beside the
+	// links (its own job id), from which the history reads the creep.
+	o = tailgateIn(t, repo, env, "ab", "-q", "--base-ref", "v1", "--history", hist, "--job", "ab-3")
+	wantCode(t, o, 0)
+	wantContains(t, "stdout", o.stdout, "appended the A/B of "+third[:12]+` against "v1", an earlier commit than its parent (a span`)
+	if h, err = baseline.ReadHistory(hist); err != nil || len(h.Jobs) != 3 || h.Jobs[2].Job != "ab-3/ab-span" || h.Jobs[2].AB.Parent != base {
+		t.Fatalf("history %+v (%v), want the span base→third as a third line", h.Jobs, err)
+	}
+	o = tailgateIn(t, repo, env, "history", "--history", hist, "--since", "v1")
+	wantCode(t, o, 0)
+	wantContains(t, "stdout", o.stdout, "A/B chain of main: 2 commits", "measured by one A/B of "+third[:12]+" against "+base[:12])
 }
 
 // The Action's mode record with chain: true, on a push of main: the

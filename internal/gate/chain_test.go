@@ -56,7 +56,7 @@ func TestChainCreepOfSmallSteps(t *testing.T) {
 	var flagged, falseAlarms, culprits int
 	var creeps []float64
 	for seed := uint64(1); seed <= chains; seed++ {
-		v := AnalyzeChain(chainOf(seed, 10, 0.9, func(int) float64 { return 1.5 }), 0, "c00", HistoryPolicy{})
+		v := AnalyzeChain(chainOf(seed, 10, 0.9, func(int) float64 { return 1.5 }), nil, 0, "c00", HistoryPolicy{})
 		cpu := chainMetric(t, v, result.CPUPerIteration)
 		culprits += len(cpu.Culprits)
 		c := cpu.Creep
@@ -70,7 +70,7 @@ func TestChainCreepOfSmallSteps(t *testing.T) {
 			flagged++
 		}
 		creeps = append(creeps, c.Change)
-		flat := AnalyzeChain(chainOf(seed, 10, 0.9, func(int) float64 { return 0 }), 0, "c00", HistoryPolicy{})
+		flat := AnalyzeChain(chainOf(seed, 10, 0.9, func(int) float64 { return 0 }), nil, 0, "c00", HistoryPolicy{})
 		if chainMetric(t, flat, result.CPUPerIteration).Creep.Worse {
 			falseAlarms++
 		}
@@ -101,12 +101,12 @@ func TestChainNamesTheCulprit(t *testing.T) {
 		return 0
 	}
 	for seed := uint64(1); seed <= 10; seed++ {
-		v := AnalyzeChain(chainOf(seed, 12, 1.0, step), 0, "c00", HistoryPolicy{})
+		v := AnalyzeChain(chainOf(seed, 12, 1.0, step), nil, 0, "c00", HistoryPolicy{})
 		cpu := chainMetric(t, v, result.CPUPerIteration)
 		if len(cpu.Culprits) != 1 || v.Links[cpu.Culprits[0]].Commit != "c07" || len(v.Current()) != 1 {
 			t.Errorf("seed %d: culprits %v current %d, want c07 and main at the regressed level", seed, cpu.Culprits, len(v.Current()))
 		}
-		if late := AnalyzeChain(v.Links, 7, "c07", HistoryPolicy{}); len(late.Crept()) != 0 {
+		if late := AnalyzeChain(v.Links, nil, 7, "c07", HistoryPolicy{}); len(late.Crept()) != 0 {
 			t.Errorf("seed %d: creep since c07 flagged: %+v", seed, late.Metrics[0].Creep)
 		}
 		// the fix's chain has quieter links (0.5 %): with 1 %, the five
@@ -119,7 +119,7 @@ func TestChainNamesTheCulprit(t *testing.T) {
 			}
 			return step(i)
 		})
-		fv := AnalyzeChain(fixed, 0, "c00", HistoryPolicy{})
+		fv := AnalyzeChain(fixed, nil, 0, "c00", HistoryPolicy{})
 		if len(chainMetric(t, fv, result.CPUPerIteration).Culprits) != 1 || len(fv.Current()) != 0 {
 			t.Errorf("seed %d: after the fix current %d, want 0 (culprit still named)", seed, len(fv.Current()))
 		}
@@ -131,7 +131,7 @@ func TestChainNamesTheCulprit(t *testing.T) {
 				noisy[i].Metrics[result.CPUPerIteration] = lm
 			}
 		}
-		nv := AnalyzeChain(noisy, 0, "c00", HistoryPolicy{})
+		nv := AnalyzeChain(noisy, nil, 0, "c00", HistoryPolicy{})
 		ncpu := chainMetric(t, nv, result.CPUPerIteration)
 		if ncpu.Undone || len(nv.Current()) != 1 {
 			t.Errorf("seed %d: noisy unchanged commits after the step: undone %v, current %d, level %+v; want main still at the regressed level",
@@ -146,7 +146,7 @@ func TestChainGaps(t *testing.T) {
 	t.Parallel()
 	links := chainOf(1, 5, 1, func(int) float64 { return 0 })
 	links[3].Parent = "elsewhere"
-	if v := AnalyzeChain(links, 0, "", HistoryPolicy{}); len(v.Gaps) != 1 || v.Gaps[0] != 3 {
+	if v := AnalyzeChain(links, nil, 0, "", HistoryPolicy{}); len(v.Gaps) != 1 || v.Gaps[0] != 3 {
 		t.Errorf("gaps %v, want [3]", v.Gaps)
 	}
 }
@@ -216,10 +216,10 @@ func TestLinkBoundsAreCalibrated(t *testing.T) {
 	}
 	flagged, flaggedOld := 0, 0
 	for c := 0; c+10 <= jobs; c += 10 {
-		if AnalyzeChain(links[c:c+10], 0, "", HistoryPolicy{}).Metrics[0].Creep.Worse {
+		if AnalyzeChain(links[c:c+10], nil, 0, "", HistoryPolicy{}).Metrics[0].Creep.Worse {
 			flagged++
 		}
-		if AnalyzeChain(olds[c:c+10], 0, "", HistoryPolicy{}).Metrics[0].Creep.Worse {
+		if AnalyzeChain(olds[c:c+10], nil, 0, "", HistoryPolicy{}).Metrics[0].Creep.Worse {
 			flaggedOld++
 		}
 	}
@@ -227,4 +227,73 @@ func TestLinkBoundsAreCalibrated(t *testing.T) {
 		t.Errorf("creep of ten +1.5 %% links flagged in %d of 30 chains (%d with the sequential bounds), want most, and 10 more", flagged, flaggedOld)
 	}
 	t.Logf("covered %d/%d, narrower %d/%d, creep flagged %d/30 (%d/30 with the sequential bounds)", covered, jobs, narrower, jobs, flagged, flaggedOld)
+}
+
+// SplitChain tells a commit judged against its parent (a link) from one
+// judged against an earlier point of the chain (a span: an A/B against a
+// tag), and keeps an entry whose base the chain does not hold as a link
+// after a gap.
+func TestSplitChain(t *testing.T) {
+	t.Parallel()
+	e := func(commit, parent string) ChainLink { return ChainLink{Commit: commit, Parent: parent} }
+	links, spans := SplitChain([]ChainLink{
+		e("c1", "c0"), e("c2", "c1"), e("c3", "c2"),
+		e("c3", "c0"), // c3 against the tag on c0: a span
+		e("c4", "c3"),
+		e("c4", "c3"), // c4 judged again against its parent: a span of one link, not a second link
+		e("c6", "x5"), // a base the chain does not hold: a gap
+		e("c6", "c2"), // c6 against c2: a span
+	})
+	var got []string
+	for _, l := range links {
+		got = append(got, l.Parent+"→"+l.Commit)
+	}
+	if want := []string{"c0→c1", "c1→c2", "c2→c3", "c3→c4", "x5→c6"}; !slices.Equal(got, want) {
+		t.Errorf("links %v, want %v", got, want)
+	}
+	got = nil
+	for _, s := range spans {
+		got = append(got, s.Parent+"→"+s.Commit)
+	}
+	if want := []string{"c0→c3", "c3→c4", "c2→c6"}; !slices.Equal(got, want) {
+		t.Errorf("spans %v, want %v", got, want)
+	}
+}
+
+// Ten commits of +1.5 % each whose A/Bs all lean low by 1 % (as the
+// links of real chains on json-server leaned, bench/history): their
+// product under-reads the creep and is not flagged, while one A/B of the
+// tenth commit against the tag measures it whole (+16.1 %, bounds ±4 %)
+// and flags it; the product is kept beside it. Links after the span's
+// commit multiply onto it.
+func TestChainCreepMeasuredBySpan(t *testing.T) {
+	t.Parallel()
+	links := chainOf(2, 12, 0.9, func(int) float64 { return 1.5 - 1 })
+	span := func(commit string, change, se float64) ChainLink {
+		return ChainLink{Commit: commit, Parent: "c00", Job: "span", Metrics: map[string]LinkMetric{
+			result.CPUPerIteration: {Change: change, Lo: change - z95*se, Hi: change + z95*se, Outcome: MetricRegression}}}
+	}
+	chained := AnalyzeChain(links[:10], nil, 0, "v0", HistoryPolicy{})
+	if m := chainMetric(t, chained, result.CPUPerIteration); m.Creep.Worse || m.Creep.Span != nil {
+		t.Fatalf("the leaning links alone flag the creep (%+.1f %%); the test needs a chain whose product misses it", m.Creep.Change)
+	}
+	v := AnalyzeChain(links[:10], []ChainLink{span("c10", 16.1, 2)}, 0, "v0", HistoryPolicy{})
+	c := chainMetric(t, v, result.CPUPerIteration).Creep
+	if !c.Worse || c.Span == nil || c.SpanLinks != 10 || c.Links != 10 || math.Abs(c.Change-16.1) > 0.01 {
+		t.Errorf("creep with the span: %+v, want +16.1 %% flagged, measured by the span over 10 links", c)
+	}
+	if c.Chained == nil || c.Chained.Worse || math.Abs(c.Chained.Change-chainMetric(t, chained, result.CPUPerIteration).Creep.Change) > 1e-9 {
+		t.Errorf("the links' product beside the span: %+v", c.Chained)
+	}
+	// The span reaches c08; c09–c12 multiply onto it.
+	later := AnalyzeChain(links, []ChainLink{span("c04", 3, 1), span("c08", 12, 2)}, 0, "v0", HistoryPolicy{})
+	lc := chainMetric(t, later, result.CPUPerIteration).Creep
+	want := ChainProduct(append([]ChainLink{span("c08", 12, 2)}, links[8:]...), chainMetric(t, later, result.CPUPerIteration).Meta)
+	if lc.Span == nil || lc.Span.Commit != "c08" || lc.SpanLinks != 8 || math.Abs(lc.Change-want.Change) > 1e-9 || math.Abs(lc.Lo-want.Lo) > 1e-9 {
+		t.Errorf("creep from the furthest span and the links after it: %+v, want the product of span c08 and links c09–c12 (%+.2f %%)", lc, want.Change)
+	}
+	// A span from another start does not measure this creep.
+	if other := AnalyzeChain(links, []ChainLink{span("c08", 12, 2)}, 3, "c03", HistoryPolicy{}); chainMetric(t, other, result.CPUPerIteration).Creep.Span != nil {
+		t.Error("a span from c00 measured the creep since c03")
+	}
 }

@@ -395,6 +395,10 @@ type LinkMetric struct {
 // ChainVerdict is the chain's reading of each gated metric.
 type ChainVerdict struct {
 	Links []ChainLink
+	// Spans are A/B jobs that judged a commit against an earlier point of
+	// the chain than its parent (a tag), each the change of several links
+	// measured in one job (SplitChain).
+	Spans []ChainLink
 	// Since is the index of the first link the creep counts, and From
 	// names where it starts ("v1.4 (3a9c5e7)", "2026-11-01").
 	Since int
@@ -429,6 +433,7 @@ type ChainMetric struct {
 // Creep is a product of links' changes: in percent (points for rates),
 // signed as the values move, with 95 % bounds.
 type Creep struct {
+	// Links is the commits it spans that estimated the metric.
 	Links          int
 	Change, Lo, Hi float64
 	// Floor is the smallest change counted (as the history's floor).
@@ -436,6 +441,34 @@ type Creep struct {
 	// Worse: beyond the floor the bad way, with its bounds on that side
 	// of zero.
 	Worse bool
+	// Span, when set, is the A/B that measured the change from the
+	// creep's start to its commit in one job: the creep is its estimate
+	// times the links after that commit (SpanLinks counts the links it
+	// stands for), and Chained is the links' own product over the whole
+	// stretch. A link's estimate carries its noise and any lean of the
+	// sides, which over ten links add up; one span carries them once.
+	Span      *ChainLink
+	SpanLinks int
+	Chained   *Creep
+}
+
+// SplitChain separates the A/B entries of main's history (oldest first)
+// into the chain's links, each a commit judged against its parent, and
+// spans: an entry whose base is an earlier point of the chain than the
+// previous link's commit (a tag's, or a commit judged again against an
+// older one) measured the change of several links in one job. An entry
+// whose base the chain does not hold is a link after a gap.
+func SplitChain(entries []ChainLink) (links, spans []ChainLink) {
+	points := map[string]bool{}
+	for _, e := range entries {
+		if n := len(links); n > 0 && e.Parent != links[n-1].Commit && points[e.Parent] {
+			spans = append(spans, e)
+			continue
+		}
+		links = append(links, e)
+		points[e.Parent], points[e.Commit] = true, true
+	}
+	return links, spans
 }
 
 // z95 is the two-sided 95 % normal quantile of the links' bounds.
@@ -443,8 +476,8 @@ const z95 = 1.959963984540054
 
 // AnalyzeChain reads the chain of links (oldest first), the creep counted
 // from link since on, named from.
-func AnalyzeChain(links []ChainLink, since int, from string, p HistoryPolicy) ChainVerdict {
-	v := ChainVerdict{Links: links, Since: since, From: from}
+func AnalyzeChain(links, spans []ChainLink, since int, from string, p HistoryPolicy) ChainVerdict {
+	v := ChainVerdict{Links: links, Spans: spans, Since: since, From: from}
 	for i := 1; i < len(links); i++ {
 		if links[i].Parent != links[i-1].Commit {
 			v.Gaps = append(v.Gaps, i)
@@ -459,7 +492,7 @@ func AnalyzeChain(links []ChainLink, since int, from string, p HistoryPolicy) Ch
 			}
 		}
 		floor := historyFloor(m, p)
-		cm.Creep = product(links[min(since, len(links)):], m, floor)
+		cm.Creep = creepSince(links, spans, since, m, floor)
 		if n := len(cm.Culprits); n > 0 {
 			last := cm.Culprits[n-1]
 			cm.Level = product(links[last:], m, floor)
@@ -525,17 +558,46 @@ func chainMetrics(links []ChainLink, p HistoryPolicy) []string {
 	return out
 }
 
+// creepSince is the change of metric m from link since on: measured by
+// the span from the same start that reaches furthest (the latest of
+// those), times the links after it, where one estimated m; else the
+// links' product.
+func creepSince(links, spans []ChainLink, since int, m result.Metric, floor float64) Creep {
+	chained := product(links[min(since, len(links)):], m, floor)
+	if since >= len(links) {
+		return chained
+	}
+	start, best, reach := links[since].Parent, -1, -1
+	for i, s := range spans {
+		if _, ok := s.Metrics[m.Key]; !ok || s.Parent != start {
+			continue
+		}
+		k := slices.IndexFunc(links[since:], func(l ChainLink) bool { return l.Commit == s.Commit })
+		if k >= 0 && since+k >= reach {
+			best, reach = i, since+k
+		}
+	}
+	if best < 0 {
+		return chained
+	}
+	c := product(append([]ChainLink{spans[best]}, links[reach+1:]...), m, floor)
+	c.Links, c.Span, c.SpanLinks, c.Chained = chained.Links, &spans[best], reach+1-since, &chained
+	return c
+}
+
 // product multiplies the links' changes of metric m (adds them, for
 // rates); a link that did not estimate m counts as no change and says so
 // by not counting in Links.
 func product(links []ChainLink, m result.Metric, floor float64) Creep {
 	c := Creep{Floor: floor}
 	var sum, variance float64
+	var only LinkMetric
 	for _, l := range links {
 		lm, ok := l.Metrics[m.Key]
 		if !ok {
 			continue
 		}
+		only = lm
 		w, lo, hi := toChainScale(m, lm.Change), toChainScale(m, lm.Lo), toChainScale(m, lm.Hi)
 		se := (hi - lo) / (2 * z95)
 		sum, variance = sum+w, variance+se*se
@@ -543,6 +605,9 @@ func product(links []ChainLink, m result.Metric, floor float64) Creep {
 	}
 	half := z95 * math.Sqrt(variance)
 	c.Change, c.Lo, c.Hi = fromChainScale(m, sum), fromChainScale(m, sum-half), fromChainScale(m, sum+half)
+	if c.Links == 1 { // one A/B's estimate: its own bounds, as it said them
+		c.Lo, c.Hi = only.Lo, only.Hi
+	}
 	// The bound nearer zero on the bad side: the creep is worse only if
 	// even it is.
 	sign, nearer := direction(m).Sign(), c.Lo

@@ -45,7 +45,8 @@ func History(o HistoryOptions) (report.HistoryInput, error) {
 	if err != nil {
 		return report.HistoryInput{}, Usage.Wrap(err)
 	}
-	jobs, links := historyJobs(h), chainLinks(h)
+	jobs := historyJobs(h)
+	links, spans := gate.SplitChain(chainLinks(h))
 	p := gate.HistoryPolicy{Seed: o.Seed}
 	if o.Config != nil {
 		p.Alpha, p.Metrics, p.MinEffect = o.Config.Gate.Alpha, o.Config.Gate.Metrics, o.Config.Gate.MinEffect
@@ -59,7 +60,7 @@ func History(o HistoryOptions) (report.HistoryInput, error) {
 		return report.HistoryInput{}, err
 	}
 	return report.HistoryInput{Name: historyName(h, o), Source: o.Path, Jobs: jobs, Verdict: v,
-		Chain: gate.AnalyzeChain(links, since, from, p)}, nil
+		Chain: gate.AnalyzeChain(links, spans, since, from, p)}, nil
 }
 
 // historyJobs are the history's absolute jobs (those with runs) as the
@@ -80,7 +81,8 @@ func historyJobs(h *baseline.History) []gate.HistoryJob {
 	return jobs
 }
 
-// chainLinks are the history's A/B links, oldest first.
+// chainLinks are the history's A/B entries, oldest first: the chain's
+// links and the spans (gate.SplitChain).
 func chainLinks(h *baseline.History) []gate.ChainLink {
 	var links []gate.ChainLink
 	for _, j := range h.Jobs {

@@ -126,6 +126,11 @@ type LinkOptions struct {
 	Provenance baseline.Provenance
 	Parent     string
 	Runner     string
+	// Span: Parent is an earlier commit than the head's parent (a tag's):
+	// the A/B measured several links' change in one job. Its line's job id
+	// ends in "/ab-span", so that a CI job that appends a link and a span
+	// keeps both.
+	Span bool
 }
 
 // RecordLink appends a finished A/B of a commit of main against its
@@ -154,6 +159,9 @@ func RecordLink(o LinkOptions) (*baseline.History, error) {
 	// with chain) keeps both lines: the link's id is the job's and "/ab".
 	prov := stamped(o.Provenance, head.Created)
 	prov.Job += "/ab"
+	if o.Span {
+		prov.Job += "-span"
+	}
 	hist.AppendComparison(head.Benchmark, head.DefinitionHash, head.Env, c, prov, o.Runner, keep)
 	return hist, Runtime.Wrap(baseline.WriteHistory(o.Path, hist))
 }

@@ -298,7 +298,7 @@ func writeChain(b *strings.Builder, in HistoryInput) {
 			lv := m.Level
 			fmt.Fprintf(b, "    %s: %s since, over %s\n", levelState(m), creepStep(m.Meta, lv), count(lv.Links, "commit", "commits"))
 		}
-		fmt.Fprintf(b, "    creep since %s (%s): %s%s\n", visible(c.From, 40), count(m.Creep.Links, "commit", "commits"), creepStep(m.Meta, m.Creep), flaggedText(m.Meta, m.Creep))
+		fmt.Fprintf(b, "    creep since %s (%s): %s%s%s\n", visible(c.From, 40), count(m.Creep.Links, "commit", "commits"), creepStep(m.Meta, m.Creep), flaggedText(m.Meta, m.Creep), spanText(m.Meta, m.Creep))
 	}
 	if empty := emptyLinks(c); empty > 0 {
 		fmt.Fprintf(b, "  %s estimated no gated metric (too few blocks for bounds): counted as no change\n", plural(empty, "1 commit's A/B", fmt.Sprintf("%d commits' A/Bs", empty)))
@@ -357,7 +357,11 @@ func chainCurrentLines(in HistoryInput, cur []gate.ChainMetric) []string {
 func creepLines(in HistoryInput) []string {
 	var out []string
 	for _, m := range in.Chain.Crept() {
-		out = append(out, fmt.Sprintf("creep since %s: %s %s over %s", visible(in.Chain.From, 40), m.Meta.Label, creepStep(m.Meta, m.Creep), count(m.Creep.Links, "commit", "commits")))
+		how := ""
+		if m.Creep.Span != nil {
+			how = " (one A/B against " + shortName(m.Creep.Span.Parent) + ")"
+		}
+		out = append(out, fmt.Sprintf("creep since %s: %s %s over %s%s", visible(in.Chain.From, 40), m.Meta.Label, creepStep(m.Meta, m.Creep), count(m.Creep.Links, "commit", "commits"), how))
 	}
 	return out
 }
@@ -366,6 +370,24 @@ func creepLines(in HistoryInput) []string {
 // bounds +10.2 … +22.3 %)".
 func creepStep(m result.Metric, c gate.Creep) string {
 	return fmt.Sprintf("%s (95 %% bounds %s … %s)", metricStep(m, c.Change), metricStep(m, c.Lo), metricStep(m, c.Hi))
+}
+
+// spanText says how a creep measured by a span was measured, and what
+// the commits' own A/Bs multiply to beside it: "; measured by one A/B of
+// 3f2a9c1b7d0e against 1a2b3c4d5e6f on 2026-12-05 and the 2 commits
+// after it; the commits' own A/Bs multiply to +5.7 % (95 % bounds …)".
+func spanText(m result.Metric, c gate.Creep) string {
+	if c.Span == nil {
+		return ""
+	}
+	s := fmt.Sprintf("; measured by one A/B of %s against %s on %s", shortName(c.Span.Commit), shortName(c.Span.Parent), c.Span.Time.UTC().Format("2006-01-02"))
+	if after := c.Links - c.SpanLinks; after > 0 {
+		s += " and the " + count(after, "commit", "commits") + " after it"
+	}
+	if c.Chained != nil {
+		s += "; the commits' own A/Bs multiply to " + creepStep(m, *c.Chained)
+	}
+	return s
 }
 
 func flaggedText(m result.Metric, c gate.Creep) string {

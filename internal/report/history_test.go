@@ -217,7 +217,7 @@ func chainHistory(t *testing.T, codeStep bool) HistoryInput {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return HistoryInput{Name: "api", Source: "h.jsonl", Jobs: jobs, Verdict: v, Chain: gate.AnalyzeChain(links, 0, "v1", gate.HistoryPolicy{})}
+	return HistoryInput{Name: "api", Source: "h.jsonl", Jobs: jobs, Verdict: v, Chain: gate.AnalyzeChain(links, nil, 0, "v1", gate.HistoryPolicy{})}
 }
 
 // Both views name commit 07 for the step, and the report says which view
@@ -283,7 +283,7 @@ func TestHistoryChainStepNotUndoneByNoisyCommits(t *testing.T) {
 	for i := 1; i < len(links); i++ {
 		links[i].Parent = links[i-1].Commit
 	}
-	in := HistoryInput{Name: "items", Source: "h.jsonl", Chain: gate.AnalyzeChain(links, 0, "v0", gate.HistoryPolicy{})}
+	in := HistoryInput{Name: "items", Source: "h.jsonl", Chain: gate.AnalyzeChain(links, nil, 0, "v0", gate.HistoryPolicy{})}
 	var text, page bytes.Buffer
 	if err := WriteHistoryText(&text, in); err != nil {
 		t.Fatal(err)
@@ -308,7 +308,7 @@ func TestHistoryChainStepNotUndoneByNoisyCommits(t *testing.T) {
 	// The chain's only metric here is the one that moved; with one that
 	// did not beside it, the one that moved comes first in both.
 	links[0].Metrics[result.IterationsPerSec] = gate.LinkMetric{Change: 1, Lo: -3, Hi: 5, Outcome: gate.MetricPass}
-	in.Chain = gate.AnalyzeChain(links, 0, "v0", gate.HistoryPolicy{})
+	in.Chain = gate.AnalyzeChain(links, nil, 0, "v0", gate.HistoryPolicy{})
 	text.Reset()
 	page.Reset()
 	if err := WriteHistoryText(&text, in); err != nil {
@@ -368,5 +368,45 @@ func TestHistoryReachOfNoisyJobs(t *testing.T) {
 	m.Visible = 22.3
 	if got := reachText(m); !strings.Contains(got, "these 12 jobs show steps of 22.3 % or more with 4 jobs on each side") {
 		t.Errorf("reach %q", got)
+	}
+}
+
+// bench/history/chain.sh's creep chains on json-server: ten commits of
+// +1.5 % each, whose links multiplied to +5.7 % (not flagged), while one
+// A/B of the last commit against the tag said +12.5 % (+6.4 … +17.9). With
+// that A/B in the history (a span) the creep is flagged from it, in the
+// headline, the chain's lines and the page, and the links' product is
+// said beside it.
+func TestHistoryCreepMeasuredBySpan(t *testing.T) {
+	t.Parallel()
+	var entries []gate.ChainLink
+	commit := func(i int) string { return fmt.Sprintf("%02d%038x", i, i) }
+	for i := 1; i <= 10; i++ {
+		entries = append(entries, gate.ChainLink{Commit: commit(i), Parent: commit(i - 1), Job: fmt.Sprint(i), Time: time.Date(2026, 12, 5, 3, i, 0, 0, time.UTC),
+			Metrics: map[string]gate.LinkMetric{result.CPUPerIteration: {Change: 0.55, Lo: -4, Hi: 5.1, Outcome: gate.MetricPass}}})
+	}
+	entries = append(entries, gate.ChainLink{Commit: commit(10), Parent: commit(0), Job: "creep", Time: time.Date(2026, 12, 5, 4, 0, 0, 0, time.UTC),
+		Metrics: map[string]gate.LinkMetric{result.CPUPerIteration: {Change: 12.5, Lo: 6.4, Hi: 17.9, Outcome: gate.MetricRegression}}})
+	links, spans := gate.SplitChain(entries)
+	in := HistoryInput{Name: "items", Source: "h.jsonl", Chain: gate.AnalyzeChain(links, spans, 0, "v0", gate.HistoryPolicy{})}
+	var text, page bytes.Buffer
+	if err := WriteHistoryText(&text, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHistoryHTML(&page, in); err != nil {
+		t.Fatal(err)
+	}
+	out := text.String()
+	for _, want := range []string{
+		"it crept: creep since v0: CPU/iteration +12.5 % (95 % bounds +6.4 % … +17.9 %) over 10 commits (one A/B against 000000000000)",
+		"creep since v0 (10 commits): +12.5 % (95 % bounds +6.4 % … +17.9 %), flagged",
+		"; measured by one A/B of 100000000000 against 000000000000 on 2026-12-05; the commits' own A/Bs multiply to +5.6 %",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+	if html := page.String(); !strings.Contains(html, "measured by one A/B of 100000000000 against 000000000000") {
+		t.Error("the page does not say how the creep was measured")
 	}
 }

@@ -197,7 +197,7 @@ func (p *historyPage) addChain(in HistoryInput) error {
 	p.ChainSpan = fmt.Sprintf("%s, each judged against its parent side by side, %s … %s; creep counted since %s.", count(len(c.Links), "commit", "commits"),
 		first.Time.UTC().Format("2006-01-02"), last.Time.UTC().Format("2006-01-02"), visible(c.From, 40))
 	for _, m := range chainMovedFirst(c.Metrics) {
-		row := historyChainRow{Metric: m.Meta.Label, Culprits: "none", Level: "—", Creep: creepStep(m.Meta, m.Creep) + flaggedText(m.Meta, m.Creep)}
+		row := historyChainRow{Metric: m.Meta.Label, Culprits: "none", Level: "—", Creep: creepStep(m.Meta, m.Creep) + flaggedText(m.Meta, m.Creep) + spanText(m.Meta, m.Creep)}
 		if len(m.Culprits) > 0 {
 			row.Culprits = strings.Join(culpritTexts(in, m), "; ")
 			row.Level = levelState(m) + ": " + creepStep(m.Meta, m.Level)
@@ -241,7 +241,7 @@ func chainFigure(in HistoryInput, m gate.ChainMetric) (htmlFigure, error) {
 		return htmlFigure{}, err
 	}
 	caption := fmt.Sprintf("%s along the A/B chain: the product of each commit's change against its parent since %s (line), its 95 %% bounds (dots), culprits dashed red. Creep %s.",
-		m.Meta.Label, visible(c.From, 40), creepStep(m.Meta, m.Creep)+flaggedText(m.Meta, m.Creep))
+		m.Meta.Label, visible(c.From, 40), creepStep(m.Meta, m.Creep)+flaggedText(m.Meta, m.Creep)+spanText(m.Meta, m.Creep))
 	return htmlFigure{SVG: template.HTML(svg), Caption: caption}, nil
 }
 
