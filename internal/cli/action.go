@@ -174,6 +174,15 @@ func (a *actionRun) recordChain(ctx context.Context, env pipeline.Env) error {
 	if err := a.recordAgainst(ctx, env, parent); err != nil || a.in.CreepSince == "" {
 		return err
 	}
+	git := baseline.ExecGit{}
+	since, err := baseline.ResolveCommit(ctx, ".", a.in.CreepSince, git)
+	if err != nil {
+		return pipeline.Usage.Wrap(fmt.Errorf("input creep_since: %w", err))
+	}
+	if p, err := baseline.ResolveCommit(ctx, ".", parent, git); err == nil && p == since {
+		fmt.Fprintf(a.e.stdout, "creep_since %q is the pushed commit's parent: the link just appended measured it\n", a.in.CreepSince)
+		return nil
+	}
 	return a.recordAgainst(ctx, env, a.in.CreepSince)
 }
 

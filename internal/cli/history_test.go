@@ -158,7 +158,7 @@ func TestHistoryChainEndToEnd(t *testing.T) {
 	// links (its own job id), from which the history reads the creep.
 	o = tailgateIn(t, repo, env, "ab", "-q", "--base-ref", "v1", "--history", hist, "--job", "ab-3")
 	wantCode(t, o, 0)
-	wantContains(t, "stdout", o.stdout, "appended the A/B of "+third[:12]+` against "v1", an earlier commit than its parent (a span`)
+	wantContains(t, "stdout", o.stdout, "appended the A/B of "+third[:12]+` against "v1", an earlier point of main's chain than its last link (a span`)
 	if h, err = baseline.ReadHistory(hist); err != nil || len(h.Jobs) != 3 || h.Jobs[2].Job != "ab-3/ab-span" || h.Jobs[2].AB.Parent != base {
 		t.Fatalf("history %+v (%v), want the span base→third as a third line", h.Jobs, err)
 	}
@@ -181,13 +181,16 @@ func TestActionRecordChain(t *testing.T) {
 	mustWrite(t, event, `{"ref": "refs/heads/main", "before": "`+base+`", "after": "`+head+`"}`)
 	env["GITHUB_EVENT_PATH"], env["GITHUB_SHA"] = event, head
 	env["INPUT_MODE"], env["INPUT_CHAIN"], env["INPUT_WORKING_DIRECTORY"] = "record", "true", "."
+	gitRun(t, repo, "tag", "v1", base)
+	env["INPUT_CREEP_SINCE"] = "v1" // the parent: the link measured it, no second A/B
 	var vars []string
 	for k, v := range env {
 		vars = append(vars, k+"="+v)
 	}
 	o := tailgateIn(t, repo, vars, "action")
 	wantCode(t, o, 0)
-	wantContains(t, "stdout", o.stdout, "appended the job to the history", "appended the A/B of "+head[:12]+" against its parent "+base[:12])
+	wantContains(t, "stdout", o.stdout, "appended the job to the history", "appended the A/B of "+head[:12]+" against its parent "+base[:12],
+		`creep_since "v1" is the pushed commit's parent: the link just appended measured it`)
 	h, err := baseline.ReadHistory(filepath.Join(repo, "baselines", "pr.history.jsonl"))
 	if err != nil {
 		t.Fatal(err)

@@ -158,18 +158,14 @@ func recordLink(ctx context.Context, e env, cfg *config.Config, j pipeline.Judge
 	if note != "" {
 		fmt.Fprintln(e.stdout, note)
 	}
-	// A base that is not the head's parent (a tag) makes the line a span:
-	// the creep since it, measured in one job.
-	first, ferr := baseline.ResolveCommit(ctx, ".", pr.Commit+"^", git)
-	span := ferr == nil && first != parent
-	hist, err := pipeline.RecordLink(pipeline.LinkOptions{Config: cfg, Judged: j, Path: path, Provenance: pr, Parent: parent, Runner: runnerImage(e.getenv), Span: span})
+	hist, err := pipeline.RecordLink(pipeline.LinkOptions{Config: cfg, Judged: j, Path: path, Provenance: pr, Parent: parent, Runner: runnerImage(e.getenv)})
 	if err != nil {
 		return err
 	}
 	n := len(hist.Jobs)
 	against := "its parent"
-	if span {
-		against = fmt.Sprintf("%q, an earlier commit than its parent (a span: tailgate history reads the creep since it from this one job),", baseRef)
+	if n > 0 && strings.HasSuffix(hist.Jobs[n-1].Job, "/ab"+pipeline.SpanJobSuffix) {
+		against = fmt.Sprintf("%q, an earlier point of main's chain than its last link (a span: tailgate history reads the creep since it from this one job),", baseRef)
 	}
 	fmt.Fprintf(e.stdout, "appended the A/B of %.12s against %s %.12s to the history %s (%d %s)\n", pr.Commit, against, parent, path, n, pluralWord(n, "line", "lines"))
 	return nil

@@ -258,6 +258,9 @@ func TestSplitChain(t *testing.T) {
 	if want := []string{"c0→c3", "c3→c4", "c2→c6"}; !slices.Equal(got, want) {
 		t.Errorf("spans %v, want %v", got, want)
 	}
+	if first := []ChainLink{e("c1", "c0"), e("c2", "c1")}; !IsSpan(first, e("c2", "c0")) || IsSpan(first, e("c3", "c2")) || IsSpan(first, e("c3", "x")) || IsSpan(nil, e("c1", "c0")) {
+		t.Error("IsSpan disagrees with SplitChain")
+	}
 }
 
 // Ten commits of +1.5 % each whose A/Bs all lean low by 1 % (as the

@@ -459,16 +459,46 @@ type Creep struct {
 // older one) measured the change of several links in one job. An entry
 // whose base the chain does not hold is a link after a gap.
 func SplitChain(entries []ChainLink) (links, spans []ChainLink) {
-	points := map[string]bool{}
+	var c chainSplit
 	for _, e := range entries {
-		if n := len(links); n > 0 && e.Parent != links[n-1].Commit && points[e.Parent] {
+		if c.isSpan(e) {
 			spans = append(spans, e)
 			continue
 		}
-		links = append(links, e)
-		points[e.Parent], points[e.Commit] = true, true
+		c.add(e)
 	}
-	return links, spans
+	return c.links, spans
+}
+
+// IsSpan reports whether entry, appended after entries, would be a span
+// of the chain (SplitChain) rather than a link.
+func IsSpan(entries []ChainLink, entry ChainLink) bool {
+	var c chainSplit
+	for _, e := range entries {
+		if !c.isSpan(e) {
+			c.add(e)
+		}
+	}
+	return c.isSpan(entry)
+}
+
+// chainSplit is the links read so far and the commits they join.
+type chainSplit struct {
+	links  []ChainLink
+	points map[string]bool
+}
+
+func (c *chainSplit) isSpan(e ChainLink) bool {
+	n := len(c.links)
+	return n > 0 && e.Parent != c.links[n-1].Commit && c.points[e.Parent]
+}
+
+func (c *chainSplit) add(e ChainLink) {
+	if c.points == nil {
+		c.points = map[string]bool{}
+	}
+	c.links = append(c.links, e)
+	c.points[e.Parent], c.points[e.Commit] = true, true
 }
 
 // z95 is the two-sided 95 % normal quantile of the links' bounds.

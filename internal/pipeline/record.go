@@ -126,12 +126,10 @@ type LinkOptions struct {
 	Provenance baseline.Provenance
 	Parent     string
 	Runner     string
-	// Span: Parent is an earlier commit than the head's parent (a tag's):
-	// the A/B measured several links' change in one job. Its line's job id
-	// ends in "/ab-span", so that a CI job that appends a link and a span
-	// keeps both.
-	Span bool
 }
+
+// SpanJobSuffix ends the job id of a span's line, after "/ab".
+const SpanJobSuffix = "-span"
 
 // RecordLink appends a finished A/B of a commit of main against its
 // parent to the history: a link of the chain. It needs both commits: a
@@ -158,9 +156,14 @@ func RecordLink(o LinkOptions) (*baseline.History, error) {
 	// A CI job that records main and judges it (the Action's record mode
 	// with chain) keeps both lines: the link's id is the job's and "/ab".
 	prov := stamped(o.Provenance, head.Created)
+	// A line whose base is an earlier point of the chain than the last
+	// link's commit (a tag's) is a span (gate.SplitChain): the A/B
+	// measured several links' change in one job. Its id ends in
+	// "/ab-span", so that a CI job that appends a link and a span keeps
+	// both.
 	prov.Job += "/ab"
-	if o.Span {
-		prov.Job += "-span"
+	if gate.IsSpan(chainLinks(hist), gate.ChainLink{Commit: prov.Commit, Parent: o.Parent}) {
+		prov.Job += SpanJobSuffix
 	}
 	hist.AppendComparison(head.Benchmark, head.DefinitionHash, head.Env, c, prov, o.Runner, keep)
 	return hist, Runtime.Wrap(baseline.WriteHistory(o.Path, hist))
