@@ -9,7 +9,9 @@ server's backends come and go (issue 36: the database's CPU on a pool that
 reconnects).
 
 NOTES_BURN chains that many SHA-256 rounds in every /notes request: the
-injected CPU regression (serve.sh picks it per build).
+injected CPU regression (serve.sh picks it per build). NOTES_N1=1 makes the
+list an N+1: the ids first, then each note with its own query (the injected
+database regression of ab-pg.yml).
 """
 import hashlib
 import os
@@ -22,6 +24,7 @@ app = Flask(__name__)
 app.secret_key = b"tailgate-bench-only-not-a-secret"
 BURN = int(os.environ.get("NOTES_BURN", "0"))
 PG = os.environ.get("NOTES_PG", "")
+N1 = os.environ.get("NOTES_N1", "") == "1"
 SEED_NOTES = 500
 
 
@@ -138,7 +141,11 @@ def update(note_id):
 def list_notes():
     uid = user_id()
     limit = min(int(request.args.get("limit", "20")), 100)
-    rows = q("SELECT id, owner, title, body, tags FROM notes WHERE owner = ? AND deleted = 0 ORDER BY id DESC LIMIT ?", uid, limit)
+    if N1:
+        ids = q("SELECT id FROM notes WHERE owner = ? AND deleted = 0 ORDER BY id DESC LIMIT ?", uid, limit)
+        rows = [q("SELECT id, owner, title, body, tags FROM notes WHERE id = ?", r["id"])[0] for r in ids]
+    else:
+        rows = q("SELECT id, owner, title, body, tags FROM notes WHERE owner = ? AND deleted = 0 ORDER BY id DESC LIMIT ?", uid, limit)
     total = q("SELECT count(*) AS n FROM notes WHERE owner = ? AND deleted = 0", uid)[0]["n"]
     return jsonify(total=total, items=[note_json(r) for r in rows])
 

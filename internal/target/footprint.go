@@ -57,11 +57,14 @@ type FootprintPart struct {
 // every period (DefaultSampleEvery when ≤ 0) until Close.
 func OpenFootprint(parts []FootprintPart, every time.Duration) *Footprint {
 	f := &Footprint{stop: make(chan struct{}), done: make(chan struct{})}
+	every = durationOr(every, DefaultSampleEvery)
 	for _, p := range parts {
-		f.parts = append(f.parts, newPartWindow(p))
+		w := newPartWindow(p)
+		w.every = every
+		f.parts = append(f.parts, w)
 	}
 	f.sample(true)
-	go f.loop(durationOr(every, DefaultSampleEvery))
+	go f.loop(every)
 	return f
 }
 
@@ -163,6 +166,13 @@ type partWindow struct {
 	server                  procKey
 	serverFirst, serverLast uint64 // ticks
 	serverOK                bool
+	// serverTried: the server was looked for (at the first sample that
+	// saw a process of the part); firstAll is the first sample's
+	// processes until then, to read the server's CPU at the window's
+	// start.
+	serverTried bool
+	firstAll    []procStat
+	every       time.Duration // the sampling period
 }
 
 func newPartWindow(p FootprintPart) *partWindow {
@@ -244,7 +254,11 @@ func (w *partWindow) sample(all []procStat, first bool) {
 		w.fail(err)
 		return
 	}
-	if first && len(members) == 0 {
+	// Processes selected by name or command line come and go (a pool
+	// that reconnects has no backend between requests): none at the
+	// window's start is no error for them; result says if none was ever
+	// seen.
+	if first && len(members) == 0 && w.spec.Process == nil {
 		w.fail(fmt.Errorf("no process found (%s)", w.describe()))
 		return
 	}
@@ -294,27 +308,17 @@ func (w *partWindow) sample(all []procStat, first bool) {
 }
 
 // sampleServer follows the CPU of the tree the part's processes belong
-// to: at the first sample the parent most of them share (not init: then
-// they share no server), at every later one that same process, while it
-// lives.
+// to: the parent most of them share at the first sample that sees any
+// (not init: then they share no server), from the window's start (the
+// first sample's snapshot, kept until then) while that process lives.
 func (w *partWindow) sampleServer(all []procStat, members []procStat, first bool) {
 	if first {
-		parents := map[int]int{}
-		best := 0
-		for _, st := range members {
-			parents[st.PPID]++
-			if parents[st.PPID] > parents[best] || (parents[st.PPID] == parents[best] && st.PPID < best) {
-				best = st.PPID
-			}
-		}
-		if best <= 1 {
-			return
-		}
-		for _, st := range all {
-			if st.PID == best {
-				w.server, w.serverOK = procKey{st.PID, st.StartTime}, true
-			}
-		}
+		w.firstAll = all
+	}
+	if !w.serverTried && len(members) > 0 {
+		w.serverTried = true
+		w.findServer(all, members)
+		w.firstAll = nil
 	}
 	if !w.serverOK {
 		return
@@ -324,14 +328,41 @@ func (w *partWindow) sampleServer(all []procStat, members []procStat, first bool
 		w.serverOK = false // the server ended or restarted: its CPU over the window is unknown
 		return
 	}
+	w.serverLast = treeTicks(procs)
+}
+
+// findServer picks the parent most members share and reads its tree's
+// CPU at the window's start; a server that began after it is none.
+func (w *partWindow) findServer(all, members []procStat) {
+	parents := map[int]int{}
+	best := 0
+	for _, st := range members {
+		parents[st.PPID]++
+		if parents[st.PPID] > parents[best] || (parents[st.PPID] == parents[best] && st.PPID < best) {
+			best = st.PPID
+		}
+	}
+	if best <= 1 {
+		return
+	}
+	for _, st := range all {
+		if st.PID == best {
+			w.server = procKey{st.PID, st.StartTime}
+		}
+	}
+	start := tree(w.firstAll, best)
+	if w.server.pid == 0 || len(start) == 0 || start[0].StartTime != w.server.start {
+		return
+	}
+	w.serverFirst, w.serverOK = treeTicks(start), true
+}
+
+func treeTicks(procs []procStat) uint64 {
 	var ticks uint64
 	for _, st := range procs {
 		ticks += st.CPUTicks
 	}
-	if first {
-		w.serverFirst = ticks
-	}
-	w.serverLast = ticks
+	return ticks
 }
 
 // read reads one process's figures; a file it cannot read marks that
@@ -379,6 +410,9 @@ func (w *partWindow) result() (*result.Part, []string) {
 		return nil, []string{fmt.Sprintf("part %s not measured: %v", name, w.err)}
 	case w.gone != "":
 		return nil, []string{fmt.Sprintf("part %s not measured: %s", name, w.gone)}
+	case len(w.spans) == 0:
+		return nil, []string{fmt.Sprintf("part %s not measured: no process of %s was seen in the window: processes that live shorter than the time between two samples (%s), as the backends of a pool that reconnects, end unseen; "+
+			"measure their server whole (pid_file of it: its ended children count through it) or its cgroup", name, w.describe(), w.every)}
 	}
 	members := map[procKey]bool{}
 	for k, sp := range w.spans {

@@ -303,3 +303,46 @@ func TestPathOpenCloseAddsToRun(t *testing.T) {
 		t.Errorf("path CPU %v, want target %v + db %v", got, 25.0, dbCPU)
 	}
 }
+
+// A part selected by command line whose processes come and go, none of
+// them running when the window opens (a pool that reconnects between
+// requests): it is measured from the samples that saw one, and its server
+// (the parent they share) from the window's start, ended children
+// included; a selection nothing ever matched is absent with a note that
+// says why.
+func TestFootprintProcessesThatComeAndGo(t *testing.T) {
+	// The children's command line carries the marker, the parent's only
+	// its pieces; the parent waits before the first child.
+	script := `m=tailgate-fp-reconnect; sleep 0.3; i=0; while [ $i -lt 300 ]; do sh -c "n=0; while [ \$n -lt 3000 ]; do n=\$((n+1)); done # ${m}-child"; sleep 0.01; i=$((i+1)); done; sleep 60`
+	cmd := exec.Command("sh", "-c", script)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	before := cumulative(t, cmd.Process.Pid)
+	parts := []FootprintPart{
+		{MeasurePart: config.MeasurePart{Name: "backends", Process: &config.ProcessMatch{Cmdline: "tailgate-fp-reconnect-child", CmdlineRE: regexp.MustCompile(`tailgate-fp-reconnect-child`)}}},
+		{MeasurePart: config.MeasurePart{Name: "never", Process: &config.ProcessMatch{Cmdline: "tailgate-fp-no-such", CmdlineRE: regexp.MustCompile(`tailgate-fp-no-such`)}}},
+	}
+	f := OpenFootprint(parts, 20*time.Millisecond)
+	time.Sleep(1500 * time.Millisecond)
+	got, notes := f.Close()
+	after := cumulative(t, cmd.Process.Pid)
+	p, ok := partNamed(got, "backends")
+	if !ok || p.Totals == nil || p.Processes < 2 {
+		t.Fatalf("part backends %+v (notes %q): want the children the samples saw", p, notes)
+	}
+	server, ok := p.Totals[result.FigureServerCPU]
+	want := float64(after.user+after.system-before.user-before.system) / clockTicks
+	if !ok || server < cpuOf(p) || want <= 0 || math.Abs(server-want) > 0.05+0.25*want {
+		t.Errorf("server CPU %.2f s (ok %v), the part's %.2f s, the parent's cumulative growth %.2f s: want the parent's whole window", server, ok, cpuOf(p), want)
+	}
+	if never, _ := partNamed(got, "never"); never.Totals != nil {
+		t.Errorf("a selection nothing matched has figures %+v", never)
+	}
+	if !slices.ContainsFunc(notes, func(n string) bool {
+		return strings.HasPrefix(n, "part never not measured: no process of ") && strings.Contains(n, "was seen in the window") && strings.Contains(n, "pid_file")
+	}) {
+		t.Errorf("no note says why part never is absent: %q", notes)
+	}
+}
