@@ -42,13 +42,7 @@ func hostileHistory(t *testing.T) HistoryInput {
 func TestHistoryReportsAreInert(t *testing.T) {
 	t.Parallel()
 	in := hostileHistory(t)
-	var text, page bytes.Buffer
-	if err := WriteHistoryText(&text, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteHistoryHTML(&page, in); err != nil {
-		t.Fatal(err)
-	}
+	text, page := renderHistory(t, in)
 	for _, line := range strings.Split(text.String(), "\n") {
 		if strings.HasPrefix(strings.TrimSpace(line), "::") {
 			t.Errorf("a text line starts a workflow command: %q", line)
@@ -151,14 +145,8 @@ func shortStepHistory(t *testing.T, before, after int) HistoryInput {
 // not "steady". With 5 + 9 jobs the step is confirmed at job #6.
 func TestHistoryShortStepIsNamed(t *testing.T) {
 	t.Parallel()
-	var text, page bytes.Buffer
 	in := shortStepHistory(t, 3, 5)
-	if err := WriteHistoryText(&text, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteHistoryHTML(&page, in); err != nil {
-		t.Fatal(err)
-	}
+	text, page := renderHistory(t, in)
 	out := text.String()
 	for _, want := range []string{"the values step +", "at job #4 04", "not confirmed: too few jobs (3 before it, 5 from it on",
 		"main may be at a regressed level, not yet confirmed: CPU/iteration +", "since 04"} {
@@ -177,7 +165,7 @@ func TestHistoryShortStepIsNamed(t *testing.T) {
 		t.Errorf("figures: CPU/iteration at %d, iterations/s at %d, want the CPU first and commit 0400000 on its axis", cpu, tput)
 	}
 	text.Reset()
-	if err := WriteHistoryText(&text, shortStepHistory(t, 5, 9)); err != nil {
+	if err := WriteHistoryText(text, shortStepHistory(t, 5, 9)); err != nil {
 		t.Fatal(err)
 	}
 	if out := text.String(); !strings.Contains(out, "regression: +") || !strings.Contains(out, "job #6") || !strings.Contains(out, "main is at a regressed level: CPU/iteration") {
@@ -225,14 +213,8 @@ func chainHistory(t *testing.T, codeStep bool) HistoryInput {
 // says the chain judged those commits and saw no regression.
 func TestHistoryBothViews(t *testing.T) {
 	t.Parallel()
-	var text, page bytes.Buffer
 	in := chainHistory(t, true)
-	if err := WriteHistoryText(&text, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteHistoryHTML(&page, in); err != nil {
-		t.Fatal(err)
-	}
+	text, page := renderHistory(t, in)
 	out := text.String()
 	for _, want := range []string{
 		"regression: +", "commits 060000000000..070000000000 (job #7)", // the absolute view, at the right job
@@ -253,7 +235,7 @@ func TestHistoryBothViews(t *testing.T) {
 	}
 
 	text.Reset()
-	if err := WriteHistoryText(&text, chainHistory(t, false)); err != nil {
+	if err := WriteHistoryText(text, chainHistory(t, false)); err != nil {
 		t.Fatal(err)
 	}
 	out = text.String()
@@ -284,13 +266,7 @@ func TestHistoryChainStepNotUndoneByNoisyCommits(t *testing.T) {
 		links[i].Parent = links[i-1].Commit
 	}
 	in := HistoryInput{Name: "items", Source: "h.jsonl", Chain: gate.AnalyzeChain(links, nil, 0, "v0", gate.HistoryPolicy{})}
-	var text, page bytes.Buffer
-	if err := WriteHistoryText(&text, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteHistoryHTML(&page, in); err != nil {
-		t.Fatal(err)
-	}
+	text, page := renderHistory(t, in)
 	out := text.String()
 	for _, want := range []string{"regressed by 06000000000", "no later commit undid it: +",
 		"main is at a regressed level: CPU/iteration +10.1 % by 06000000000", "which no later commit undid"} {
@@ -309,14 +285,7 @@ func TestHistoryChainStepNotUndoneByNoisyCommits(t *testing.T) {
 	// did not beside it, the one that moved comes first in both.
 	links[0].Metrics[result.IterationsPerSec] = gate.LinkMetric{Change: 1, Lo: -3, Hi: 5, Outcome: gate.MetricPass}
 	in.Chain = gate.AnalyzeChain(links, nil, 0, "v0", gate.HistoryPolicy{})
-	text.Reset()
-	page.Reset()
-	if err := WriteHistoryText(&text, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteHistoryHTML(&page, in); err != nil {
-		t.Fatal(err)
-	}
+	text, page = renderHistory(t, in)
 	out, html = text.String(), page.String()
 	if cpu, tput := strings.Index(out, "  CPU/iteration: regressed"), strings.Index(out, "  iterations/s: no commit"); cpu < 0 || tput < 0 || cpu > tput {
 		t.Errorf("the chain lists CPU/iteration at %d, iterations/s at %d: want the metric that moved first:\n%s", cpu, tput, out)
@@ -339,13 +308,7 @@ func TestHistoryUnconfirmedImprovementIsNotSteady(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := HistoryInput{Name: "api", Source: "h.jsonl", Jobs: jobs, Verdict: v}
-	var text, page bytes.Buffer
-	if err := WriteHistoryText(&text, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteHistoryHTML(&page, in); err != nil {
-		t.Fatal(err)
-	}
+	text, page := renderHistory(t, in)
 	if out := text.String(); !strings.Contains(out, "main is at no regressed level of a gated metric; the values show steps the better way that no test confirmed: CPU/iteration −") {
 		t.Errorf("the headline does not name the step:\n%s", out)
 	}
@@ -389,13 +352,7 @@ func TestHistoryCreepMeasuredBySpan(t *testing.T) {
 		Metrics: map[string]gate.LinkMetric{result.CPUPerIteration: {Change: 12.5, Lo: 6.4, Hi: 17.9, Outcome: gate.MetricRegression}}})
 	links, spans := gate.SplitChain(entries)
 	in := HistoryInput{Name: "items", Source: "h.jsonl", Chain: gate.AnalyzeChain(links, spans, 0, "v0", gate.HistoryPolicy{})}
-	var text, page bytes.Buffer
-	if err := WriteHistoryText(&text, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteHistoryHTML(&page, in); err != nil {
-		t.Fatal(err)
-	}
+	text, page := renderHistory(t, in)
 	out := text.String()
 	for _, want := range []string{
 		"it crept: creep since v0: CPU/iteration +12.5 % (95 % bounds +6.4 % … +17.9 %) over 10 commits (one A/B against 000000000000)",
@@ -409,4 +366,17 @@ func TestHistoryCreepMeasuredBySpan(t *testing.T) {
 	if html := page.String(); !strings.Contains(html, "measured by one A/B of 100000000000 against 000000000000") {
 		t.Error("the page does not say how the creep was measured")
 	}
+}
+
+// renderHistory writes in as the text report and as the page.
+func renderHistory(t *testing.T, in HistoryInput) (text, page *bytes.Buffer) {
+	t.Helper()
+	text, page = new(bytes.Buffer), new(bytes.Buffer)
+	if err := WriteHistoryText(text, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHistoryHTML(page, in); err != nil {
+		t.Fatal(err)
+	}
+	return text, page
 }
