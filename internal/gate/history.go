@@ -460,13 +460,7 @@ type Creep struct {
 // whose base the chain does not hold is a link after a gap.
 func SplitChain(entries []ChainLink) (links, spans []ChainLink) {
 	var c chainSplit
-	for _, e := range entries {
-		if c.isSpan(e) {
-			spans = append(spans, e)
-			continue
-		}
-		c.add(e)
-	}
+	spans = c.read(entries)
 	return c.links, spans
 }
 
@@ -474,11 +468,7 @@ func SplitChain(entries []ChainLink) (links, spans []ChainLink) {
 // of the chain (SplitChain) rather than a link.
 func IsSpan(entries []ChainLink, entry ChainLink) bool {
 	var c chainSplit
-	for _, e := range entries {
-		if !c.isSpan(e) {
-			c.add(e)
-		}
-	}
+	c.read(entries)
 	return c.isSpan(entry)
 }
 
@@ -486,6 +476,18 @@ func IsSpan(entries []ChainLink, entry ChainLink) bool {
 type chainSplit struct {
 	links  []ChainLink
 	points map[string]bool
+}
+
+// read adds the entries that are links and returns the spans.
+func (c *chainSplit) read(entries []ChainLink) (spans []ChainLink) {
+	for _, e := range entries {
+		if c.isSpan(e) {
+			spans = append(spans, e)
+			continue
+		}
+		c.add(e)
+	}
+	return spans
 }
 
 func (c *chainSplit) isSpan(e ChainLink) bool {
