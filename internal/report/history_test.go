@@ -363,8 +363,9 @@ func TestHistoryCreepMeasuredBySpan(t *testing.T) {
 			t.Errorf("the report lacks %q:\n%s", want, out)
 		}
 	}
-	if html := page.String(); !strings.Contains(html, "measured by one A/B of 100000000000 against 000000000000") {
-		t.Error("the page does not say how the creep was measured")
+	if html := page.String(); !strings.Contains(html, "measured by one A/B of 100000000000 against 000000000000") ||
+		!strings.Contains(html, "the creep one A/B of 100000000000 against 000000000000 measured (bold line from that commit on)") {
+		t.Error("the page does not say how the creep was measured, or its figure does not draw it")
 	}
 }
 

@@ -236,12 +236,22 @@ func chainFigure(in HistoryInput, m gate.ChainMetric) (htmlFigure, error) {
 			h.Changes = append(h.Changes, figure.Change{At: at, First: at, Last: at, Regression: true})
 		}
 	}
+	spanLine := ""
+	if sp := m.Creep.Span; sp != nil {
+		// The creep a span measured, drawn from its commit on: where the
+		// links' product (the line) and one A/B of the whole stretch part.
+		at := slices.IndexFunc(links, func(l gate.ChainLink) bool { return l.Commit == sp.Commit })
+		if at >= 0 {
+			h.Levels = append(h.Levels, figure.Level{From: at, To: len(links) - 1, Value: m.Creep.Change})
+			spanLine = fmt.Sprintf(", the creep one A/B of %s against %s measured (bold line from that commit on)", shortName(sp.Commit), shortName(sp.Parent))
+		}
+	}
 	svg, err := h.SVG()
 	if err != nil {
 		return htmlFigure{}, err
 	}
-	caption := fmt.Sprintf("%s along the A/B chain: the product of each commit's change against its parent since %s (line), its 95 %% bounds (dots), culprits dashed red. Creep %s.",
-		m.Meta.Label, visible(c.From, 40), creepStep(m.Meta, m.Creep)+flaggedText(m.Meta, m.Creep)+spanText(m.Meta, m.Creep))
+	caption := fmt.Sprintf("%s along the A/B chain: the product of each commit's change against its parent since %s (line), its 95 %% bounds (dots)%s, culprits dashed red. Creep %s.",
+		m.Meta.Label, visible(c.From, 40), spanLine, creepStep(m.Meta, m.Creep)+flaggedText(m.Meta, m.Creep)+spanText(m.Meta, m.Creep))
 	return htmlFigure{SVG: template.HTML(svg), Caption: caption}, nil
 }
 
