@@ -16,17 +16,9 @@ prepare() {
 	command -v wrk >/dev/null || { echo "gunicorn.sh: wrk missing (apt-get install wrk)" >&2; exit 2; }
 }
 
-# measure_effects OUT: the injected effects as wrk's lifecycle sees them
-# (the workers' CPU per lifecycle, 6 connections, all builds at once).
-measure_effects() {
-	bench/gunicorn/measure-injected.sh -r "${EFFECT_ROUNDS:-3}" 2>&1 | tail -3
-	cp bench/out/gunicorn/effects.tsv "$1/effects.tsv" 2>/dev/null || true
-}
-
-# head_env ARM: the environment that makes the arm's head build.
-head_env() {
-	case $1 in
-	aa) echo NOTES_HEAD=clean ;;
-	*) echo "NOTES_HEAD=$1" ;;
-	esac
-}
+# The effects as wrk's lifecycle sees them (the workers' CPU per
+# lifecycle, 6 connections, all builds at once), and the head build of an
+# arm: NOTES_HEAD (run.sh's defaults).
+EFFECTS_SCRIPT=bench/gunicorn/measure-injected.sh
+EFFECTS_TSV=bench/out/gunicorn/effects.tsv
+HEAD_VAR=NOTES_HEAD

@@ -15,17 +15,9 @@ prepare() {
 	command -v hey >/dev/null || go install github.com/rakyll/hey@v0.1.5
 }
 
-# measure_effects OUT: the injected effects as hey sees them (3 rounds,
-# closed loop at the capacity phase's 8 connections).
-measure_effects() {
-	bench/pocketbase/measure-injected.sh -r "${EFFECT_ROUNDS:-3}" 2>&1 | tail -6
-	cp bench/out/pocketbase/effects.tsv "$1/effects.tsv" 2>/dev/null || true
-}
-
-# head_env ARM: the environment that makes the arm's head build.
-head_env() {
-	case $1 in
-	aa) echo PB_HEAD=clean ;;
-	*) echo "PB_HEAD=$1" ;;
-	esac
-}
+# The effects as hey sees them (3 rounds, closed loop at the capacity
+# phase's 8 connections), and the head build of an arm: PB_HEAD (run.sh's
+# defaults).
+EFFECTS_SCRIPT=bench/pocketbase/measure-injected.sh
+EFFECTS_TSV=bench/out/pocketbase/effects.tsv
+HEAD_VAR=PB_HEAD

@@ -49,7 +49,20 @@ HOGS=${HOGS:-1}
 MAX_TIME=${MAX_TIME:-150s}
 JOB_TIMEOUT=${JOB_TIMEOUT:-10m}
 # shellcheck source=bench/decide/pocketbase.sh
-source "$driver" # defines: prepare, measure_effects OUTDIR, CONFIG, head_env ARM
+# The defaults a driver may keep: the arm's head build named by the
+# variable HEAD_VAR (aa: clean), and the effects measured by EFFECTS_SCRIPT
+# -r ROUNDS, which leaves EFFECTS_TSV.
+head_env() {
+	case $1 in
+	aa) echo "$HEAD_VAR=clean" ;;
+	*) echo "$HEAD_VAR=$1" ;;
+	esac
+}
+measure_effects() {
+	"$EFFECTS_SCRIPT" -r "${EFFECT_ROUNDS:-3}" 2>&1 | tail -6
+	cp "$EFFECTS_TSV" "$1/effects.tsv" 2>/dev/null || true
+}
+source "$driver" # defines: prepare, CONFIG; HEAD_VAR or head_env ARM; EFFECTS_SCRIPT and EFFECTS_TSV or measure_effects OUTDIR
 read -r -a arms <<<"${ARMS:-aa slow10 slow30}"
 [[ -z ${BLOCKS:-} || $BLOCKS =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: BLOCKS must be a number of blocks" >&2; exit 2; }
 OUT=bench/out/decide/$service-$(date -u +%Y%m%dT%H%M%SZ)
