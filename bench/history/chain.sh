@@ -135,13 +135,19 @@ if [ "$mode" = lean ]; then
 		git -C "$repo" add -A
 		git -C "$repo" commit -q -m "commit $c: $burn_base rounds"
 	done
+	# tailgate-aa.yml: both sides named with the target's start and no ref,
+	# so that both are started from the checkout (an A/A needs a base
+	# build; --aa alone would ask for a ref).
+	side='{url: "http://127.0.0.1:{{port}}", start: {command: [node, server.js, "{{port}}"]}, ready: {path: /items, timeout: 20s, interval: 50ms}}'
+	sed "s|^ab: {\(.*\)}\$|ab: {\1, base: $side, head: $side}|" "$repo/tailgate.yml" >"$repo/tailgate-aa.yml"
+	grep -q "head: {url" "$repo/tailgate-aa.yml" || { echo "chain.sh: no ab: line to extend in tailgate.yml" >&2; exit 1; }
 	: >"$out/lean.txt"
 	for i in $(seq 1 "${LEAN_JOBS:-10}"); do
 		for kind in chain aa-worktree aa-checkout; do
 			case $kind in
 			chain) args=(--base-ref HEAD~1) ;;
 			aa-worktree) args=(--base-ref HEAD~1 --aa) ;;
-			aa-checkout) args=(--aa) ;;
+			aa-checkout) args=(-c tailgate-aa.yml) ;; # both sides started from the checkout: no ref
 			esac
 			(cd "$repo" && nice -n 15 "$tg" ab -c tailgate.yml -q "${args[@]}" >"$out/lean-$kind-$i.txt" 2>&1) || true
 			printf '%s\t%s\t%s\n' "$kind" "$i" "$(grep -m1 -E '^CPU/iteration ' "$out/lean-$kind-$i.txt" | tr -s ' ')" | tee -a "$out/lean.txt"
