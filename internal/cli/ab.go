@@ -105,7 +105,7 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 	recordBase := fs.Bool("record-base", false, "also append the base side's runs to the stored baseline: the job then measures pairs of whole runs, as a baseline holds whole runs of one side alone")
 	out := fs.String("o", "", "also write the head side's runs to this result JSON `file` (as tailgate run -o does)")
 	blFlag := fs.String("baseline", "", "the baseline `file` --record-base appends to (default: gate.baseline, else baselines/<name>.json); the A/B verdict reads no baseline")
-	historyFlag := fs.String("history", "", "append the verdict to main's history `file` as a link of its chain: the head commit judged against its parent, the base (--base-ref)")
+	historyFlag := fs.String("history", "", "append the verdict to main's history `file`: a link of its chain when the base (--base-ref) is the head commit's parent, a span (the creep since it, measured in one job) when it is an earlier commit of the chain such as a tag")
 	var prov provenanceFlags
 	prov.register(fs)
 	var rf reportFlags
