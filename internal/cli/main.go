@@ -16,11 +16,9 @@ import (
 	"slices"
 	"sort"
 	"syscall"
-	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/bug"
 	"github.com/tailgate-ci/tailgate/internal/ci"
-	"github.com/tailgate-ci/tailgate/internal/target"
 )
 
 // Version is the tailgate version, set at build time with
@@ -42,7 +40,6 @@ type env struct {
 	// elsewhere, where the command would print the secret instead.
 	mask func(secret string)
 	// host is the machine tailgate runs on.
-	host Host
 }
 
 type command struct {
@@ -70,31 +67,7 @@ func register(name, summary string, run func(context.Context, env, []string) err
 // workflow step that runs tailgate's container (docker run IMAGE check …)
 // prints to the job log from an environment that does not say so. The
 // guard changes nothing but a backslash where a command could begin.
-func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	return MainOn(LocalHost(), args, stdout, stderr, getenv)
-}
-
-// Host is what tailgate reads of the machine it runs on, beyond its
-// arguments and environment: given, so that a test can say what it is.
-type Host struct {
-	// MachineCPU samples how busy the machine is, for ab.design auto.
-	MachineCPU func(context.Context) (target.MachineCPU, error)
-}
-
-// LocalHost is this machine.
-func LocalHost() Host {
-	return Host{MachineCPU: func(ctx context.Context) (target.MachineCPU, error) {
-		return target.SampleMachineCPU(ctx, machineSample)
-	}}
-}
-
-// machineSample is how long ab.design auto watches the machine before the
-// first block: long enough to tell a neighbour that holds a core from a
-// daemon's tick.
-const machineSample = 2 * time.Second
-
-// MainOn is Main on the given host.
-func MainOn(host Host, args []string, stdout, stderr io.Writer, getenv func(string) string) (code int) {
+func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) (code int) {
 	stdout, stderr = ci.NewGuard(stdout), ci.NewGuard(stderr)
 	defer func() {
 		// A bug must not exit 2 (Go's exit code for a panic, tailgate's for
@@ -108,7 +81,7 @@ func MainOn(host Host, args []string, stdout, stderr io.Writer, getenv func(stri
 	}()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	e := env{stdout: stdout, stderr: stderr, getenv: getenv, environ: os.Environ(), host: host}
+	e := env{stdout: stdout, stderr: stderr, getenv: getenv, environ: os.Environ()}
 	if getenv("GITHUB_ACTIONS") == "true" {
 		e.mask = ci.NewRuntime(stdout, getenv).AddMask
 	}

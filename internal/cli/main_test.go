@@ -2,17 +2,14 @@ package cli_test
 
 import (
 	"bytes"
-	"context"
 	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/cli"
-	"github.com/tailgate-ci/tailgate/internal/target"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -71,28 +68,10 @@ func tailgate(t *testing.T, args ...string) outcome {
 
 func tailgateEnv(t *testing.T, env environ, args ...string) outcome {
 	t.Helper()
-	return tailgateOn(t, quietHost, env, args...)
-}
-
-// tailgateOn runs cli.Main in process on the given host.
-func tailgateOn(t *testing.T, host cli.Host, env environ, args ...string) outcome {
-	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := cli.MainOn(host, args, &stdout, &stderr, env.get)
+	code := cli.Main(args, &stdout, &stderr, env.get)
 	return outcome{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }
-
-// hostBusy is a machine whose other processes keep busy cores of its 2
-// busy, as ab.design auto sees it before the first block.
-func hostBusy(busy float64) cli.Host {
-	return cli.Host{MachineCPU: func(context.Context) (target.MachineCPU, error) {
-		return target.MachineCPU{Cores: 2, Busy: busy, Over: 2 * time.Second}, nil
-	}}
-}
-
-// quietHost is the machine of the tests: a quiet one, whatever else the
-// test machine runs meanwhile, so that ab.design auto runs the duet.
-var quietHost = hostBusy(0.1)
 
 // wantCode fails the test when the exit code is not want, showing the output.
 func wantCode(t *testing.T, o outcome, want int) {

@@ -48,5 +48,5 @@ func conclude(ctx context.Context, j pipeline.Judged, fail pipeline.FailOn, pubs
 // stdout for its tables, stderr for notices and progress (none when quiet).
 func (e env) pipelineEnv(cfg *config.Config, quiet bool) pipeline.Env {
 	return pipeline.Env{Out: e.stdout, Log: e.stderr, Progress: newProgress(e, cfg, quiet), Machine: runner.DetectEnv(Version),
-		Processes: e.processes(), TempDir: targetLogDir(e), Getenv: e.getenv, Mask: e.mask, MachineCPU: e.host.MachineCPU}
+		Processes: e.processes(), TempDir: targetLogDir(e), Getenv: e.getenv, Mask: e.mask}
 }

@@ -138,7 +138,7 @@ func describeAB(line func(k, format string, a ...any), cfg *config.Config, ab *c
 	if !shape.Blocks() {
 		line("unit", "a pair of whole runs, one side at a time, as %s; %s; %d to %d blocks", shape.WholeRuns, ab.Order, ab.MinPairs, ab.MaxPairs)
 	} else {
-		how := "an open phase loads both sides at once, a closed one too on a quiet machine and alternating beside a busy one (seen before the first block)"
+		how := "an open phase loads both sides at once, a closed one alternates between them"
 		if shape.Alternate != "" {
 			how = "every phase alternates between the sides, as " + shape.Alternate
 		}

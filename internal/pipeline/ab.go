@@ -109,10 +109,6 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	p := policyFor(cfg, o.Policy, nil)
 	p.AllowMissing = ab.AllowMissing
 	plan := b.Resolve(trees.plan(cfg, ab, o))
-	machine, err := env.watchMachine(ctx, b, &plan)
-	if err != nil {
-		return Judged{}, runFailure(err)
-	}
 	design := stats.SeqDesign{MinPairs: ab.MinPairs, MaxPairs: ab.MaxPairs}
 	noise := openNoise(o.noisePath(ab), storedNoise, cfg, b.Env, plan)
 	var last gate.Verdict
@@ -148,7 +144,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	showRuns(env, res.Base)
 	fmt.Fprintln(env.out(), "head:")
 	showRuns(env, res.Head)
-	run := abRun(res, plan, ab, phases, machine, o.AA)
+	run := abRun(res, plan, ab, phases, o.AA)
 	if first > 0 {
 		run.Planned, run.MaxTime, run.FirstBlock = design.MaxPairs, ab.MaxTime.String(), first
 	}
@@ -161,10 +157,10 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 
 // abRun is how the job ran, as the facts the report words: its one plan
 // and what the runner measured.
-func abRun(res *runner.ABResult, plan runner.ABPlan, ab config.AB, phases []config.PhaseLoad, machine *report.MachineWatch, aa bool) *report.ABRun {
+func abRun(res *runner.ABResult, plan runner.ABPlan, ab config.AB, phases []config.PhaseLoad, aa bool) *report.ABRun {
 	r := &report.ABRun{Blocks: res.Units(), MaxBlocks: ab.MaxPairs, Elapsed: res.Elapsed, WholeRuns: plan.Shape.WholeRuns,
 		Windows: plan.Shape.Windows, Window: plan.Shape.Window, Alternate: plan.Shape.Alternate, RandomOrder: ab.Order == config.OrderRandom,
-		Machine: machine, Restarted: plan.Restart, Starts: res.Starts, StartTime: res.StartTime, Spent: res.Spent.String(), Warmups: res.Warmups, AA: aa}
+		Restarted: plan.Restart, Starts: res.Starts, StartTime: res.StartTime, Spent: res.Spent.String(), Warmups: res.Warmups, AA: aa}
 	if !plan.Shape.Blocks() {
 		for _, s := range res.Order {
 			r.Order = append(r.Order, s == runner.Base)

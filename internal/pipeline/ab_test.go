@@ -20,7 +20,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/runner"
-	"github.com/tailgate-ci/tailgate/internal/target"
 )
 
 // serviceSource is a tiny Go service: /item costs rounds of SHA-256.
@@ -327,16 +326,13 @@ func designConfig(t *testing.T, yaml string) *config.Config {
 }
 
 // abModes are the ways one A/B rule measures a closed phase: blocks
-// loading both sides at once (a quiet machine), blocks alternating (a busy
-// one), and pairs of whole runs (where blocks cannot run).
-var abModes = []string{"at once", "alternating", "whole runs"}
+// alternating between the sides, and pairs of whole runs (where blocks
+// cannot run).
+var abModes = []string{"alternating", "whole runs"}
 
 // modeEnv is te's environment for mode, and the options' WholeRuns.
 func modeEnv(te *testEnv, mode string) (Env, string) {
 	env := te.env()
-	if mode == "alternating" {
-		env.MachineCPU = func(context.Context) (target.MachineCPU, error) { return target.MachineCPU{Cores: 2, Busy: 1}, nil }
-	}
 	if mode == "whole runs" {
 		return env, "pairs under test"
 	}

@@ -28,7 +28,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/runner"
 	"github.com/tailgate-ci/tailgate/internal/scenario"
-	"github.com/tailgate-ci/tailgate/internal/target"
 )
 
 // Env is the world a use case runs in.
@@ -59,10 +58,6 @@ type Env struct {
 	// started or sent, for a log that hides them (runner.Benchmark.Mask);
 	// nil: none.
 	Mask func(value string)
-	// MachineCPU samples how busy the machine is (target.SampleMachineCPU)
-	// for ab.design auto, before the first block; nil: not sampled, and
-	// auto is the duet.
-	MachineCPU func(ctx context.Context) (target.MachineCPU, error)
 }
 
 // Processes describes the child processes of a benchmark (runner.Benchmark

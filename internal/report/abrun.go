@@ -35,9 +35,6 @@ type ABRun struct {
 	// alternating windows ran in a seeded random order (else A B B A …).
 	Alternate   string
 	RandomOrder bool
-	// Machine is what the watch before the first block saw; nil when it
-	// did not watch (no closed phase could load both sides at once).
-	Machine *MachineWatch
 	// Restarted: each side was started afresh for every block, Starts
 	// times in all, StartTime of starting and stopping.
 	Restarted bool
@@ -64,22 +61,8 @@ type ABPhase struct {
 	AtOnce bool
 }
 
-// MachineWatch is how busy the machine was before the first block, which
-// decides whether closed phases load both sides at once.
-type MachineWatch struct {
-	// Busy of Cores cores were kept busy by other processes over Over;
-	// from Limit busy cores on, closed phases alternate.
-	Busy  float64
-	Cores int
-	Over  time.Duration
-	Limit float64
-	// Unread says why it could not be read ("" when it was).
-	Unread string
-}
-
 // notes are the sentences of an A/B job's run, in the order a reader
-// needs them: how the closed phases were chosen, what the blocks were,
-// what may have failed both sides, what restarting and the rest of the
+// needs them: what the blocks were, what may have failed both sides, what restarting and the rest of the
 // time cost, how the budget was planned, and for an A/A job the noise.
 func (r *ABRun) notes(in Input) []string {
 	if r == nil {
@@ -91,7 +74,6 @@ func (r *ABRun) notes(in Input) []string {
 			notes = append(notes, s)
 		}
 	}
-	add(r.Machine.note())
 	add(r.blocksNote())
 	for _, w := range r.Warmups {
 		add(warmupNote(w))
@@ -113,21 +95,6 @@ func (r *ABRun) notes(in Input) []string {
 		notes = append(notes, aaNotes(in.Verdict, in.Base, in.Head)...)
 	}
 	return notes
-}
-
-// note says what the closed phases did and why; "" without a watch.
-func (m *MachineWatch) note() string {
-	switch {
-	case m == nil:
-		return ""
-	case m.Unread != "":
-		return fmt.Sprintf("closed phases loaded both sides at once, as how busy the machine is could not be read (%s)", m.Unread)
-	case m.Busy >= m.Limit:
-		return fmt.Sprintf("closed phases alternated between the sides, as other processes kept %.2f of the machine's %d cores busy before the first block (over %s; from %.1f on, two sides loaded at once as hard as they can would share what is left unequally)",
-			m.Busy, m.Cores, m.Over.Round(100*time.Millisecond), m.Limit)
-	}
-	return fmt.Sprintf("closed phases loaded both sides at once, as the machine was quiet before the first block (%.2f of %d cores busy over %s; from %.1f on, they alternate)",
-		m.Busy, m.Cores, m.Over.Round(100*time.Millisecond), m.Limit)
 }
 
 // blocksNote says what the job's blocks were: pairs of whole runs and why,

@@ -62,18 +62,16 @@ func TestSkippedNote(t *testing.T) {
 }
 
 // The facts of a job's run come out as the sentences a reader needs, in
-// order: the machine watch's choice, the blocks and how each phase ran,
-// the restarts, the time and the planned budget; pairs of whole runs say
-// why and in what order; nothing is said of a watch that did not happen.
+// order: the blocks and how each phase ran, the restarts, the time and
+// the planned budget; pairs of whole runs say why and in what order.
 func TestABRunNotes(t *testing.T) {
 	t.Parallel()
 	blocks := &ABRun{Blocks: 5, MaxBlocks: 12, Elapsed: 61 * time.Second, Windows: 2, Window: 2 * time.Second,
-		Phases:  []ABPhase{{Name: "capacity"}, {Name: "latency", AtOnce: true}},
-		Machine: &MachineWatch{Busy: 1.5, Cores: 2, Over: time.Second, Limit: 0.5}, Restarted: true, Starts: 10, StartTime: 3 * time.Second,
+		Phases:    []ABPhase{{Name: "capacity"}, {Name: "latency", AtOnce: true}},
+		Restarted: true, Starts: 10, StartTime: 3 * time.Second,
 		Spent: "start 3.0 s (5 %)", Planned: 9, MaxTime: "150s", FirstBlock: 16 * time.Second}
 	got := blocks.notes(Input{})
 	want := []string{
-		"closed phases alternated between the sides, as other processes kept 1.50 of the machine's 2 cores busy",
 		"5 blocks of at most 12 in 1m1s; in each block both sides were started once and each phase measured in 2 windows of 2s per side: phase capacity alternating between the sides (A B B A …, the first side changing from block to block); phase latency both sides loaded at the same time",
 		"each side was started afresh for every block: 10 starts, 3s of starting and stopping",
 		"where the time went: start 3.0 s (5 %)",
@@ -86,14 +84,6 @@ func TestABRunNotes(t *testing.T) {
 		if !strings.HasPrefix(got[i], want[i]) {
 			t.Errorf("note %d:\n got %q\nwant %q…", i+1, got[i], want[i])
 		}
-	}
-	quiet := MachineWatch{Busy: 0.1, Cores: 2, Over: time.Second, Limit: 0.5}
-	if n := quiet.note(); !strings.HasPrefix(n, "closed phases loaded both sides at once, as the machine was quiet before the first block (0.10 of 2 cores") {
-		t.Errorf("quiet machine: %q", n)
-	}
-	unread := MachineWatch{Limit: 0.5, Unread: "no /proc/stat"}
-	if n := unread.note(); !strings.Contains(n, "could not be read (no /proc/stat)") {
-		t.Errorf("unread machine: %q", n)
 	}
 	whole := &ABRun{Blocks: 2, MaxBlocks: 12, Elapsed: 9 * time.Second, WholeRuns: "the load tool (load.engine: command) makes a whole run each time it is started", Order: []bool{true, false, false, true}}
 	got = whole.notes(Input{})

@@ -65,9 +65,9 @@ type ABPlan struct {
 	// target started elsewhere (no start command) is never restarted.
 	Restart bool
 	// Shape is how the job makes its units. The caller sets what it asks
-	// for (WholeRuns, Busy, Windows, Window, WindowWarmup); Resolve
-	// completes it once, and every reader (the runner, the machine watch,
-	// the noise file's key, the report) reads that one value.
+	// for (WholeRuns, Windows, Window, WindowWarmup); Resolve
+	// completes it once, and every reader (the runner, the noise file's
+	// key, the report) reads that one value.
 	Shape Shape
 	// Look is called after every pair with the pairs so far; final is
 	// set when no more will come (a budget is spent). It returns true to

@@ -301,10 +301,7 @@ type Shape struct {
 	WholeRuns string
 	// Alternate says why every phase alternates between the sides (they
 	// cannot be told apart while both are loaded); "" when they can.
-	Alternate string
-	// Busy: other processes kept the machine busy before the first
-	// block, so closed phases alternate.
-	Busy         bool
+	Alternate    string
 	Windows      int
 	Window       time.Duration
 	WindowWarmup time.Duration
@@ -315,33 +312,23 @@ type Shape struct {
 func (s Shape) Blocks() bool { return s.WholeRuns == "" }
 
 // AtOnce reports whether the job's windows of phase ph load both sides at
-// the same time. An open phase's fixed rate asks neither side for all it
-// can get, so a busy neighbour does not split them unequally, and the
-// moment's noise hits both alike (PocketBase's latency phase beside a CPU
-// hog: p95's block spread 6.5 % at once, 8.9 % alternating, in half the
-// time). A closed phase's virtual users take all the machine gives: on a
-// quiet machine both sides at once decide fastest, beside a busy
-// neighbour they share what is left unequally (Miniflux beside a hog:
-// throughput's block spread 13.0 % at once, 4.7 % alternating), so they
-// alternate. Sides that cannot be told apart while both are loaded
-// alternate in every phase.
+// the same time: an open phase's do, a closed phase's alternate. An open
+// phase's fixed rate asks neither side for all it can get, so a busy
+// neighbour does not split them unequally, and the moment's noise hits
+// both alike (PocketBase's latency phase beside a CPU hog: p95's block
+// spread 6.5 % at once, 8.9 % alternating, in half the time). A closed
+// phase's virtual users take all the machine gives, and two sides
+// loaded that hard at once share its cores, caches and scheduler: each
+// side's work per iteration then holds what the other made it pay, which
+// shrinks a change (Node with an in-memory N+1, hey's CPU per request:
+// +83 … +92 % alone, +68 … +71 % with both loaded at once; tailgate's
+// closed phase +69 … +75 % at once, +77 … +85 % alternating), and beside
+// a busy neighbour they share what is left unequally (Miniflux beside a
+// hog: throughput's block spread 13.0 % at once, 4.7 % alternating).
+// Sides that cannot be told apart while both are loaded alternate in
+// every phase.
 func (s Shape) AtOnce(ph config.PhaseLoad) bool {
-	return s.Blocks() && s.Alternate == "" && (ph.Load.Model == config.ModelOpen || !s.Busy)
-}
-
-// BusyDecides reports whether how busy the machine is decides anything
-// for phases: whether a closed phase could load both sides at once on a
-// quiet machine.
-func (s Shape) BusyDecides(phases []config.PhaseLoad) bool {
-	if !s.Blocks() || s.Alternate != "" {
-		return false
-	}
-	for _, ph := range phases {
-		if ph.Load.Model == config.ModelClosed {
-			return true
-		}
-	}
-	return false
+	return s.Blocks() && s.Alternate == "" && ph.Load.Model == config.ModelOpen
 }
 
 // Resolve is plan with its Shape completed for this benchmark, once:

@@ -16,136 +16,131 @@ import (
 // Blocks: every block starts both sides afresh (restart) or
 // keeps them for the job, resets each side's dataset once per phase of
 // the block, and measures windows of both sides: alternating AB BA … with
-// the first side alternating from block to block (a closed phase beside
-// a busy neighbour), or both at once (the open phase always, the closed
-// one on a quiet machine). A block gives one run per
+// the first side alternating from block to block (a closed phase), or
+// both at once (an open phase). A block gives one run per
 // side (its windows concatenated, phase by phase) and its windows pairs,
 // each marked with its block, each window one window of every phase. The work counters
 // are read around each phase's windows, the growth the block's alone.
 func TestRunABBlocks(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	for _, busy := range []bool{true, false} {
-		design := map[bool]string{true: "busy", false: "quiet"}[busy]
-		for _, restart := range []bool{true, false} {
-			name := design + "/" + map[bool]string{true: "restart", false: "kept"}[restart]
-			t.Run(name, func(t *testing.T) {
-				t.Parallel()
-				tag := design + map[bool]string{true: "r", false: "k"}[restart]
-				base, head := serviceTarget(t, dir+"/b"+tag+".env"), serviceTarget(t, dir+"/h"+tag+".env")
-				// A work counter that counts its own reads, per side.
-				reads := dir + "/reads-" + tag + "-"
-				for _, tgt := range []*config.Target{&base, &head} {
-					tgt.Counters = []config.CounterSource{{Name: "cmd", Command: &config.Command{
-						Shell: `f="` + reads + `$TAILGATE_SIDE"; echo "{\"reads\": $(cat "$f" 2>/dev/null | wc -l)}"; echo x >> "$f"`}}}
-				}
-				r := abBenchmark(t, base.URL)
-				r.Config.Load.Phases = []config.Phase{
-					{Name: "capacity", Model: config.ModelClosed, VUs: 2},
-					{Name: "latency", Model: config.ModelOpen, Rate: config.Rate{PerSecond: 50}, MaxInflight: 8},
-				}
-				l := &look{}
-				plan := ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxPairs: 3, Restart: restart, Look: l.look, Shape: Shape{Busy: busy, Windows: 2, Window: 150 * time.Millisecond, WindowWarmup: 20 * time.Millisecond}}
-				if got := r.Resolve(plan).Shape; !got.Blocks() || got.Alternate != "" || got.Windows != 2 {
-					t.Fatalf("shape %+v, want blocks of 2 windows as planned", got)
-				}
-				res, err := r.RunAB(context.Background(), plan)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if res.Units() != 3 || res.Pairs() != 6 || res.Budget != "pairs" || !slices.Equal(res.Windows.Block, []int{0, 0, 1, 1, 2, 2}) {
-					t.Fatalf("%d blocks of %d window pairs, blocks %v, budget %q; want 3 blocks of 2", res.Units(), res.Pairs(), res.Windows.Block, res.Budget)
-				}
-				if !slices.Equal(l.pairs, []int{2, 4, 6}) || !slices.Equal(l.final, []bool{false, false, true}) {
-					t.Errorf("looks after %v pairs, final %v: want one look per block", l.pairs, l.final)
-				}
-				// Two phases of 2 windows a side: 8 windows a block.
-				// AB BA order in an alternating phase, the first side
-				// flipping each block; windows at once end in either order.
-				alternating := map[bool][]bool{true: {true, false}}[busy] // beside a busy neighbour the closed phase alternates
-				if alternating != nil {
-					wantBlock := func(first Side) []Side {
-						var o []Side
-						for range 2 { // phases
-							o = append(o, first, 1-first, 1-first, first)
-						}
-						return o
+	for _, restart := range []bool{true, false} {
+		name := map[bool]string{true: "restart", false: "kept"}[restart]
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tag := name
+			base, head := serviceTarget(t, dir+"/b"+tag+".env"), serviceTarget(t, dir+"/h"+tag+".env")
+			// A work counter that counts its own reads, per side.
+			reads := dir + "/reads-" + tag + "-"
+			for _, tgt := range []*config.Target{&base, &head} {
+				tgt.Counters = []config.CounterSource{{Name: "cmd", Command: &config.Command{
+					Shell: `f="` + reads + `$TAILGATE_SIDE"; echo "{\"reads\": $(cat "$f" 2>/dev/null | wc -l)}"; echo x >> "$f"`}}}
+			}
+			r := abBenchmark(t, base.URL)
+			r.Config.Load.Phases = []config.Phase{
+				{Name: "capacity", Model: config.ModelClosed, VUs: 2},
+				{Name: "latency", Model: config.ModelOpen, Rate: config.Rate{PerSecond: 50}, MaxInflight: 8},
+			}
+			l := &look{}
+			plan := ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxPairs: 3, Restart: restart, Look: l.look, Shape: Shape{Windows: 2, Window: 150 * time.Millisecond, WindowWarmup: 20 * time.Millisecond}}
+			if got := r.Resolve(plan).Shape; !got.Blocks() || got.Alternate != "" || got.Windows != 2 {
+				t.Fatalf("shape %+v, want blocks of 2 windows as planned", got)
+			}
+			res, err := r.RunAB(context.Background(), plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Units() != 3 || res.Pairs() != 6 || res.Budget != "pairs" || !slices.Equal(res.Windows.Block, []int{0, 0, 1, 1, 2, 2}) {
+				t.Fatalf("%d blocks of %d window pairs, blocks %v, budget %q; want 3 blocks of 2", res.Units(), res.Pairs(), res.Windows.Block, res.Budget)
+			}
+			if !slices.Equal(l.pairs, []int{2, 4, 6}) || !slices.Equal(l.final, []bool{false, false, true}) {
+				t.Errorf("looks after %v pairs, final %v: want one look per block", l.pairs, l.final)
+			}
+			// Two phases of 2 windows a side: 8 windows a block.
+			// AB BA order in an alternating phase, the first side
+			// flipping each block; windows at once end in either order.
+			alternating := []bool{true, false} // the closed phase alternates, the open one loads both at once
+			{
+				wantBlock := func(first Side) []Side {
+					var o []Side
+					for range 2 { // phases
+						o = append(o, first, 1-first, 1-first, first)
 					}
-					want := slices.Concat(wantBlock(Base), wantBlock(Head), wantBlock(Base))
-					for k := range res.Order {
-						if alternating[k%8/4] && (len(res.Order) != len(want) || res.Order[k] != want[k]) {
-							t.Fatalf("window order %v, want %v in the alternating phases", res.Order, want)
-						}
+					return o
+				}
+				want := slices.Concat(wantBlock(Base), wantBlock(Head), wantBlock(Base))
+				for k := range res.Order {
+					if alternating[k%8/4] && (len(res.Order) != len(want) || res.Order[k] != want[k]) {
+						t.Fatalf("window order %v, want %v in the alternating phases", res.Order, want)
 					}
 				}
-				for k := 0; k < len(res.Order); k += 2 { // every window pair holds one window of each side
-					if res.Order[k] == res.Order[k+1] || len(res.Order) != 24 {
-						t.Fatalf("window order %v: want 24 windows, one of each side in every pair", res.Order)
+			}
+			for k := 0; k < len(res.Order); k += 2 { // every window pair holds one window of each side
+				if res.Order[k] == res.Order[k+1] || len(res.Order) != 24 {
+					t.Fatalf("window order %v: want 24 windows, one of each side in every pair", res.Order)
+				}
+			}
+			for i, w := range res.Windows.Head {
+				if len(w.Phases) != 2 || w.Phases[0].Name != "capacity" || w.Phases[1].Name != "latency" || w.Index != i {
+					t.Errorf("head window %d: index %d, phases %v; want one window of each phase", i, w.Index, w.Phases)
+				}
+				if got := w.Phases[0].Window; got < 0.1 || got > 1 { // seconds
+					t.Errorf("head window %d measured %v s, want about 150 ms", i, got)
+				}
+			}
+			for i, blk := range res.Head.Runs {
+				windows := res.Windows.Head[2*i : 2*i+2]
+				if len(blk.Phases) != 2 || blk.Index != i {
+					t.Fatalf("head block %d: index %d, %d phases; want both phases", i, blk.Index, len(blk.Phases))
+				}
+				if got, want := blk.Phases[0].Iterations.Completed, windows[0].Phases[0].Iterations.Completed+windows[1].Phases[0].Iterations.Completed; got != want || got == 0 {
+					t.Errorf("head block %d completed %d iterations in its capacity phase, its windows %d", i, got, want)
+				}
+				if got, want := blk.Phases[1].Window, windows[0].Phases[1].Window+windows[1].Phases[1].Window; math.Abs(got-want) > 1e-9 {
+					t.Errorf("head block %d measured %v s of latency, its windows %v s", i, got, want)
+				}
+				if _, ok := blk.Metrics[result.LatencyP95]; !ok {
+					t.Errorf("head block %d has no p95 of its own: %v", i, blk.Metrics)
+				}
+			}
+			// The counters are read around each phase's windows, not
+			// around every window: 2 reads a side and phase, so each
+			// block grew by one read in each phase, which only the
+			// block's run has.
+			for _, side := range []string{"base", "head"} {
+				if got := readLines(t, reads+side); got != 3*2*2 {
+					t.Errorf("%s's counters read %d times, want 12 (3 blocks, 2 phases, before and after)", side, got)
+				}
+			}
+			for i, blk := range res.Head.Runs {
+				for p, ph := range blk.Phases {
+					if got := ph.Counters["cmd.reads"]; got != 1 {
+						t.Errorf("head block %d phase %d: counters %v, want the growth over its windows, 1", i, p, ph.Counters)
 					}
 				}
-				for i, w := range res.Windows.Head {
-					if len(w.Phases) != 2 || w.Phases[0].Name != "capacity" || w.Phases[1].Name != "latency" || w.Index != i {
-						t.Errorf("head window %d: index %d, phases %v; want one window of each phase", i, w.Index, w.Phases)
-					}
-					if got := w.Phases[0].Window; got < 0.1 || got > 1 { // seconds
-						t.Errorf("head window %d measured %v s, want about 150 ms", i, got)
-					}
+				n := float64(blk.Phases[0].Iterations.Completed) // the cost phase: the closed one
+				if got := blk.Metrics[result.CounterKey("cmd", "reads")]; got != 1/n {
+					t.Errorf("head block %d: reads per iteration %v, want 1/%v", i, got, n)
 				}
-				for i, blk := range res.Head.Runs {
-					windows := res.Windows.Head[2*i : 2*i+2]
-					if len(blk.Phases) != 2 || blk.Index != i {
-						t.Fatalf("head block %d: index %d, %d phases; want both phases", i, blk.Index, len(blk.Phases))
-					}
-					if got, want := blk.Phases[0].Iterations.Completed, windows[0].Phases[0].Iterations.Completed+windows[1].Phases[0].Iterations.Completed; got != want || got == 0 {
-						t.Errorf("head block %d completed %d iterations in its capacity phase, its windows %d", i, got, want)
-					}
-					if got, want := blk.Phases[1].Window, windows[0].Phases[1].Window+windows[1].Phases[1].Window; math.Abs(got-want) > 1e-9 {
-						t.Errorf("head block %d measured %v s of latency, its windows %v s", i, got, want)
-					}
-					if _, ok := blk.Metrics[result.LatencyP95]; !ok {
-						t.Errorf("head block %d has no p95 of its own: %v", i, blk.Metrics)
-					}
+			}
+			for i, w := range res.Windows.Base {
+				if _, ok := w.Metrics[result.CounterKey("cmd", "reads")]; ok || w.Counters != nil || w.Phases[0].Counters != nil {
+					t.Errorf("base window %d has counters %v: a window reads none", i, w.Counters)
 				}
-				// The counters are read around each phase's windows, not
-				// around every window: 2 reads a side and phase, so each
-				// block grew by one read in each phase, which only the
-				// block's run has.
-				for _, side := range []string{"base", "head"} {
-					if got := readLines(t, reads+side); got != 3*2*2 {
-						t.Errorf("%s's counters read %d times, want 12 (3 blocks, 2 phases, before and after)", side, got)
-					}
+			}
+			for side, log := range map[string]string{"base": res.Base.TargetLog, "head": res.Head.TargetLog} {
+				want := map[bool]int{true: 3, false: 1}[restart] // a process per block, or one for the job
+				if pids := startedPIDs(t, log); len(slices.Compact(slices.Sorted(slices.Values(pids)))) != want || len(pids) != want {
+					t.Errorf("%s started as %v, want %d processes", side, pids, want)
 				}
-				for i, blk := range res.Head.Runs {
-					for p, ph := range blk.Phases {
-						if got := ph.Counters["cmd.reads"]; got != 1 {
-							t.Errorf("head block %d phase %d: counters %v, want the growth over its windows, 1", i, p, ph.Counters)
-						}
-					}
-					n := float64(blk.Phases[0].Iterations.Completed) // the cost phase: the closed one
-					if got := blk.Metrics[result.CounterKey("cmd", "reads")]; got != 1/n {
-						t.Errorf("head block %d: reads per iteration %v, want 1/%v", i, got, n)
-					}
-				}
-				for i, w := range res.Windows.Base {
-					if _, ok := w.Metrics[result.CounterKey("cmd", "reads")]; ok || w.Counters != nil || w.Phases[0].Counters != nil {
-						t.Errorf("base window %d has counters %v: a window reads none", i, w.Counters)
-					}
-				}
-				for side, log := range map[string]string{"base": res.Base.TargetLog, "head": res.Head.TargetLog} {
-					want := map[bool]int{true: 3, false: 1}[restart] // a process per block, or one for the job
-					if pids := startedPIDs(t, log); len(slices.Compact(slices.Sorted(slices.Values(pids)))) != want || len(pids) != want {
-						t.Errorf("%s started as %v, want %d processes", side, pids, want)
-					}
-				}
-				// Windows at once are counted once: beside a busy neighbour
-				// the open phase takes half the time of the alternating
-				// closed one.
-				measured := map[bool]time.Duration{true: 18 * 150 * time.Millisecond, false: 12 * 150 * time.Millisecond}[busy]
-				if got := res.Spent[TimeMeasured]; got != measured || res.Spent[TimeStart] <= 0 || res.Spent[TimePrepare] <= 0 || res.Spent[TimeWarmup] <= 0 {
-					t.Errorf("time by stage %v: want %v measured, and the starts, resets and warm-ups", res.Spent, measured)
-				}
-			})
-		}
+			}
+			// Windows at once are counted once: the open phase takes
+			// half the time of the alternating closed one.
+			measured := 18 * 150 * time.Millisecond
+			if got := res.Spent[TimeMeasured]; got != measured || res.Spent[TimeStart] <= 0 || res.Spent[TimePrepare] <= 0 || res.Spent[TimeWarmup] <= 0 {
+				t.Errorf("time by stage %v: want %v measured, and the starts, resets and warm-ups", res.Spent, measured)
+			}
+		})
 	}
 }
 
@@ -193,9 +188,9 @@ func TestShapeAlternatesOrRunsWholeRuns(t *testing.T) {
 	}
 }
 
-// One rule, phase by phase: an open phase loads both sides at once; a
-// closed one does too on a quiet machine and alternates beside a busy
-// one; without its own process per side every phase alternates.
+// One rule, phase by phase: an open phase loads both sides at once, a
+// closed one alternates; without its own process per side every phase
+// alternates.
 func TestShapeAtOnceByPhase(t *testing.T) {
 	t.Parallel()
 	side := func(port string, parts ...config.MeasurePart) config.Target {
@@ -206,29 +201,23 @@ func TestShapeAtOnceByPhase(t *testing.T) {
 	b := &Benchmark{Config: benchConfig("http://127.0.0.1:1", 1)}
 	b.Config.Load.Phases = []config.Phase{closed, open}
 	phases := b.Config.Load.RunPhases()
-	for _, busy := range []bool{false, true} {
-		s := b.Resolve(ABPlan{Restart: true, Base: side("1"), Head: side("2"), Shape: Shape{Busy: busy}}).Shape
-		for _, ph := range phases {
-			if got, want := s.AtOnce(ph), ph.Load.Model == config.ModelOpen || !busy; got != want {
-				t.Errorf("busy %v: phase %s (%s) at once %v, want %v", busy, ph.Name, ph.Load.Model, got, want)
-			}
+	s := b.Resolve(ABPlan{Restart: true, Base: side("1"), Head: side("2")}).Shape
+	for _, ph := range phases {
+		if got, want := s.AtOnce(ph), ph.Load.Model == config.ModelOpen; got != want {
+			t.Errorf("phase %s (%s) at once %v, want %v", ph.Name, ph.Load.Model, got, want)
 		}
 	}
 	pg := config.MeasurePart{Name: "postgres", PIDFile: "/run/pg.pid"}
-	s := b.Resolve(ABPlan{Restart: true, Base: side("1", pg), Head: side("2", pg)}).Shape
-	if !strings.Contains(s.Alternate, `same part "postgres"`) || s.AtOnce(phases[0]) || s.AtOnce(phases[1]) {
-		t.Errorf("a shared part: shape %+v, want every phase alternating and why", s)
-	}
-	apart := b.Resolve(ABPlan{Restart: true, Base: side("1"), Head: side("2")}).Shape
-	if !apart.BusyDecides(phases) || s.BusyDecides(phases) || apart.BusyDecides(phases[1:]) {
-		t.Errorf("BusyDecides: want true with a closed phase and sides apart, false with a shared part or open phases only")
+	shared := b.Resolve(ABPlan{Restart: true, Base: side("1", pg), Head: side("2", pg)}).Shape
+	if !strings.Contains(shared.Alternate, `same part "postgres"`) || shared.AtOnce(phases[0]) || shared.AtOnce(phases[1]) {
+		t.Errorf("a shared part: shape %+v, want every phase alternating and why", shared)
 	}
 }
 
 // The dataset is reset once per side and phase of a block, not per window.
 func TestRunABInterleavedResetsPerBlock(t *testing.T) {
 	base, head := newService(t), newService(t)
-	plan := ABPlan{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, Order: config.OrderRandom, MaxPairs: 2, Shape: Shape{Busy: true, Windows: 3, Window: 100 * time.Millisecond}}
+	plan := ABPlan{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, Order: config.OrderRandom, MaxPairs: 2, Shape: Shape{Windows: 3, Window: 100 * time.Millisecond}}
 	res, err := (&Benchmark{Config: benchConfig(base.URL, 1)}).RunAB(context.Background(), plan)
 	if err != nil {
 		t.Fatal(err)
