@@ -7,6 +7,10 @@
 # request over its round. Prints each round's CPU per request and the
 # effect (slow against clean), and the effects' range.
 #
+# AT_ONCE=1 adds to every round one more of both builds loaded at the same
+# time (two hey processes), the way a block would load a closed phase at
+# once: its effect and range are printed apart ("at once").
+#
 #   bench/jit/peer.sh            # from the repository root; needs node and hey
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -14,7 +18,8 @@ WARM=${WARM:-20s} MEASURE=${MEASURE:-8s} ROUNDS=${ROUNDS:-3}
 command -v hey >/dev/null || PATH=$PATH:$(go env GOPATH)/bin
 tick=$(getconf CLK_TCK)
 pids=()
-trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
+tmp=$(mktemp -d)
+trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 declare -A port token pid
 port[clean]=18391 port[slow]=18392
 for b in clean slow; do
@@ -30,7 +35,7 @@ cpu() { awk -v t="$tick" '{print ($14 + $15) * 1000 / t}' "/proc/$1/stat"; }
 load() { hey -z "$2" -c 4 -H "Authorization: Bearer ${token[$1]}" "http://127.0.0.1:${port[$1]}/todos" | awk '/\[200\]/ {print $2}'; }
 for b in clean slow; do load "$b" "$WARM" >/dev/null; done
 echo "warmed each for $WARM; rounds of $MEASURE, 4 connections; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-effects=()
+effects=() together=()
 for r in $(seq "$ROUNDS"); do
 	order=(clean slow)
 	((r % 2 == 0)) && order=(slow clean)
@@ -44,5 +49,18 @@ for r in $(seq "$ROUNDS"); do
 	e=$(awk -v c="${per[clean]}" -v s="${per[slow]}" 'BEGIN {printf "%+.1f", 100 * (s / c - 1)}')
 	effects+=("$e")
 	echo "round $r: CPU per request clean ${per[clean]} ms, slow ${per[slow]} ms: $e %"
+	[[ -n ${AT_ONCE:-} ]] || continue
+	declare -A c0
+	for b in clean slow; do c0[$b]=$(cpu "${pid[$b]}"); done
+	for b in clean slow; do load "$b" "$MEASURE" >"$tmp/$b" & done
+	wait
+	for b in clean slow; do
+		per[$b]=$(awk -v a="${c0[$b]}" -v b="$(cpu "${pid[$b]}")" -v n="$(cat "$tmp/$b")" 'BEGIN {printf "%.4f", (b - a) / n}')
+	done
+	e=$(awk -v c="${per[clean]}" -v s="${per[slow]}" 'BEGIN {printf "%+.1f", 100 * (s / c - 1)}')
+	together+=("$e")
+	echo "round $r at once: CPU per request clean ${per[clean]} ms, slow ${per[slow]} ms: $e %"
 done
-printf '%s\n' "${effects[@]}" | sort -g | awk '{a[NR] = $1} END {printf "effect of slow: %+.1f … %+.1f %% (median %+.1f %%) over %d rounds\n", a[1], a[NR], a[int((NR + 1) / 2)], NR}'
+range() { sort -g | awk -v what="$1" '{a[NR] = $1} END {printf "effect of slow%s: %+.1f … %+.1f %% (median %+.1f %%) over %d rounds\n", what, a[1], a[NR], a[int((NR + 1) / 2)], NR}'; }
+printf '%s\n' "${effects[@]}" | range ""
+((${#together[@]} == 0)) || printf '%s\n' "${together[@]}" | range " at once"
