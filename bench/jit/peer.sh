@@ -2,7 +2,13 @@
 # The injected regression of server.js as a peer tool sees it on warm
 # processes: clean and slow side by side (two ports), each warmed with hey
 # for WARM (default 20s, well past V8's tiering), then ROUNDS rounds
-# (default 3) of hey -z MEASURE (default 8s) -c 4 on GET /todos per build,
+# (default 3) of hey -z MEASURE (default 8s) on GET /todos per build, 4
+# connections shared by the first USERS users of users.csv (default 4: a
+# hey with one connection for each, as ab.yml's 4 virtual users each take
+# their own row, and every user's todos carry other tags, so the scan the
+# slow build makes is as long as in the benchmark; USERS=1: one hey with 4
+# connections, all user-0's; Node's CPU per request differs between the
+# two by more than the rounds do),
 # in alternating order, each build's CPU (utime+stime from /proc) per
 # request over its round. Prints each round's CPU per request and the
 # effect (slow against clean), and the effects' range.
@@ -14,7 +20,8 @@
 #   bench/jit/peer.sh            # from the repository root; needs node and hey
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-WARM=${WARM:-20s} MEASURE=${MEASURE:-8s} ROUNDS=${ROUNDS:-3}
+WARM=${WARM:-20s} MEASURE=${MEASURE:-8s} ROUNDS=${ROUNDS:-3} USERS=${USERS:-4}
+[[ $USERS =~ ^(1|2|4)$ ]] || { echo "peer.sh: USERS must be 1, 2 or 4 (4 connections shared alike)" >&2; exit 2; }
 command -v hey >/dev/null || PATH=$PATH:$(go env GOPATH)/bin
 tick=$(getconf CLK_TCK)
 pids=()
@@ -29,12 +36,23 @@ for b in clean slow; do
 done
 for b in clean slow; do
 	for _ in $(seq 50); do curl -fs "http://127.0.0.1:${port[$b]}/health" >/dev/null && break; sleep 0.1; done
-	token[$b]=$(curl -fs -X POST -d '{"user":"user-0"}' "http://127.0.0.1:${port[$b]}/login" | sed 's/.*"token":"\([0-9a-f]*\)".*/\1/')
+	for ((u = 0; u < USERS; u++)); do
+		token[$b/$u]=$(curl -fs -X POST -d "{\"user\":\"user-$u\"}" "http://127.0.0.1:${port[$b]}/login" | sed 's/.*"token":"\([0-9a-f]*\)".*/\1/')
+	done
 done
 cpu() { awk -v t="$tick" '{print ($14 + $15) * 1000 / t}' "/proc/$1/stat"; }
-load() { hey -z "$2" -c 4 -H "Authorization: Bearer ${token[$1]}" "http://127.0.0.1:${port[$1]}/todos" | awk '/\[200\]/ {print $2}'; }
+# load BUILD DURATION prints how many requests the users' connections made
+# (in a subshell of its own: its wait is for its hey processes, not for
+# the servers).
+load() (
+	for ((u = 0; u < USERS; u++)); do
+		hey -z "$2" -c $((4 / USERS)) -H "Authorization: Bearer ${token[$1/$u]}" "http://127.0.0.1:${port[$1]}/todos" | awk '/\[200\]/ {print $2}' >"$tmp/$1-$u" &
+	done
+	wait
+	cat "$tmp/$1"-* | awk '{n += $1} END {print n}'
+)
 for b in clean slow; do load "$b" "$WARM" >/dev/null; done
-echo "warmed each for $WARM; rounds of $MEASURE, 4 connections; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "warmed each for $WARM; rounds of $MEASURE, 4 connections for $USERS users; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 effects=() together=()
 for r in $(seq "$ROUNDS"); do
 	order=(clean slow)
@@ -52,10 +70,14 @@ for r in $(seq "$ROUNDS"); do
 	[[ -n ${AT_ONCE:-} ]] || continue
 	declare -A c0
 	for b in clean slow; do c0[$b]=$(cpu "${pid[$b]}"); done
-	for b in clean slow; do load "$b" "$MEASURE" >"$tmp/$b" & done
-	wait
+	loading=()
 	for b in clean slow; do
-		per[$b]=$(awk -v a="${c0[$b]}" -v b="$(cpu "${pid[$b]}")" -v n="$(cat "$tmp/$b")" 'BEGIN {printf "%.4f", (b - a) / n}')
+		load "$b" "$MEASURE" >"$tmp/n-$b" &
+		loading+=($!)
+	done
+	wait "${loading[@]}" # not the servers
+	for b in clean slow; do
+		per[$b]=$(awk -v a="${c0[$b]}" -v b="$(cpu "${pid[$b]}")" -v n="$(cat "$tmp/n-$b")" 'BEGIN {printf "%.4f", (b - a) / n}')
 	done
 	e=$(awk -v c="${per[clean]}" -v s="${per[slow]}" 'BEGIN {printf "%+.1f", 100 * (s / c - 1)}')
 	together+=("$e")
