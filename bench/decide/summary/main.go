@@ -133,8 +133,9 @@ var (
 	autoNote  = regexp.MustCompile(`^(?:design auto: \w+(?: \(.*?\))?|closed phases [^,]*), as .*?(\d+\.\d+) of (?:the machine's )?\d+ cores busy`)
 )
 
-// designsRan prints which design each machine's jobs ran in and, for the
-// auto design, how busy the machine was before their first block.
+// designsRan prints which design each machine's jobs ran in and, where
+// their reports say it (before 2026-12), how busy the machine was before
+// their first block.
 func designsRan(jobs []job) {
 	for _, noisy := range []bool{false, true} {
 		ran := map[string]int{}
@@ -148,8 +149,11 @@ func designsRan(jobs []job) {
 		if len(js) == 0 {
 			continue
 		}
-		fmt.Printf("%s: ran %s; busy cores before block 1 %s\n", map[bool]string{false: "quiet", true: "hog"}[noisy], tally(ran),
-			mmm(js, job.busy, "%.2f"))
+		busy := ""
+		if b := mmm(js, job.busy, "%.2f"); b != "—" { // reports before 2026-12: the machine watch's note
+			busy = "; busy cores before block 1 " + b
+		}
+		fmt.Printf("%s: ran %s%s\n", map[bool]string{false: "quiet", true: "hog"}[noisy], tally(ran), busy)
 	}
 	fmt.Println()
 }
