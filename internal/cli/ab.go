@@ -129,8 +129,9 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 	o := pipeline.ABOptions{Config: cfg, AA: *aa, BaseRef: af.baseRef, Git: baseline.ExecGit{}, ResultPath: *out, NoiseDefault: DefaultNoisePath(e.getenv)}
 	if *recordBase {
 		// A stored baseline holds whole runs of one side alone (run,
-		// record): blocks of windows, measured beside the other side,
-		// are not samples of that.
+		// record): a block's short windows, each side started for the
+		// block and an open phase measured beside the other side, are
+		// not samples of that.
 		o.WholeRuns = "--record-base stores the base's runs in a baseline, whose samples are whole runs of one side alone"
 	}
 	if err := af.fromBase(ctx, e, &o, bf.config); err != nil {

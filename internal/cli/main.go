@@ -39,7 +39,6 @@ type env struct {
 	// (::add-mask::), which hides it in the job log from then on; nil
 	// elsewhere, where the command would print the secret instead.
 	mask func(secret string)
-	// host is the machine tailgate runs on.
 }
 
 type command struct {
