@@ -1,7 +1,6 @@
 package config
 
 import (
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -197,29 +196,6 @@ func mustParse(t *testing.T, src string) *Config {
 		t.Fatalf("parse:\n%v", err)
 	}
 	return cfg
-}
-
-// TestDocExampleParses keeps the full example in docs/config.md valid.
-func TestDocExampleParses(t *testing.T) {
-	t.Parallel()
-	text, err := os.ReadFile("../../docs/config.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(text), "## Full example")
-	start := strings.Index(rest, "```yaml\n")
-	if !ok || start < 0 {
-		t.Fatal("docs/config.md has no full example")
-	}
-	body := rest[start+len("```yaml\n"):]
-	body = body[:strings.Index(body, "```")]
-	cfg, err := Parse("docs-example.yml", []byte(body))
-	if err != nil {
-		t.Fatalf("the documented example does not parse:\n%v", err)
-	}
-	if len(cfg.Scenarios[0].Steps) != 4 {
-		t.Errorf("example has %d steps, want 4", len(cfg.Scenarios[0].Steps))
-	}
 }
 
 func TestPostgresExample(t *testing.T) {
