@@ -156,8 +156,10 @@ type AB struct {
 }
 
 // ABSide is one side of an A/B job: a build from a git ref and/or the
-// target that serves it. A side that names a target (its url) uses it
-// whole; one that names none uses the top-level target.
+// target that serves it. A side that names a target (its url) is a target
+// of its own, which takes every top-level target key it does not set but
+// the ones that say which service it is (SideOwnKeys); one that names none
+// uses the top-level target.
 type ABSide struct {
 	Target `yaml:",inline"`
 	// Ref is a git commit, branch or tag (origin/main, a sha) that
