@@ -3,7 +3,12 @@
 // line and column it comes from, all at once.
 package config
 
-import "time"
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+)
 
 // Config is one benchmark definition.
 type Config struct {
@@ -178,11 +183,27 @@ func (s ABSide) HasTarget() bool { return s.URL != "" }
 // IsEmpty reports whether the side names neither a build nor a target.
 func (s ABSide) IsEmpty() bool { return s.Ref == "" && !s.HasTarget() }
 
-// TargetOr is the side's target: its own, or else top.
+// SideOwnKeys are the target keys that say which service a side that is a
+// target of its own is: where it answers and how it is reached (url,
+// remote, tls), and how its process comes to be (start, pid_file). Every
+// other target key is the same service's whichever build runs it (ready,
+// measure, counters, and any key added later).
+var SideOwnKeys = []string{"url", "remote", "tls", "start", "pid_file"}
+
+// TargetOr is the side's target: its own, which takes every key of top it
+// leaves unset but SideOwnKeys (the one rule a side resolves by), or else
+// top.
 func (s ABSide) TargetOr(top Target) Target {
 	t := top
 	if s.HasTarget() {
 		t = s.Target
+		tv, fv := reflect.ValueOf(&t).Elem(), reflect.ValueOf(top)
+		for i := range tv.NumField() {
+			key, _, _ := strings.Cut(tv.Type().Field(i).Tag.Get("yaml"), ",")
+			if key != "" && key != "-" && !slices.Contains(SideOwnKeys, key) && tv.Field(i).IsZero() {
+				tv.Field(i).Set(fv.Field(i))
+			}
+		}
 	}
 	if s.Verify != nil {
 		t.Verify = s.Verify

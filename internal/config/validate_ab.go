@@ -2,7 +2,6 @@ package config
 
 import (
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"unicode"
@@ -89,7 +88,6 @@ func validateSide(s *ABSide, path string, top Target, c *collector) {
 			if s.Remote && len(top.Measure) > 0 && !c.given(path+".measure") {
 				c.addKey(path+".remote", "a side takes target.measure unless it sets its own, and the processes beside a remote side are on another machine: write %s.measure: [] (measure none)", path)
 			}
-			inherit(&s.Target, top, path, c)
 		}
 	}
 	if s.Ref == "" {
@@ -110,25 +108,6 @@ func validateSide(s *ABSide, path string, top Target, c *collector) {
 			key = path + ".start"
 		}
 		c.add(key, "required with %s.ref: the command that starts the build tailgate makes, run in its worktree", path)
-	}
-}
-
-// SideOwnKeys are the target keys that say which service a side that is a
-// target of its own is: where it answers and how it is reached (url,
-// remote, tls), and how its process comes to be (start, pid_file). Every
-// other target key is the same service's whichever build runs it (ready,
-// measure, counters, and any key added later).
-var SideOwnKeys = []string{"url", "remote", "tls", "start", "pid_file"}
-
-// inherit is the one rule a side that is a target of its own resolves by:
-// it takes every key of top it does not set, but SideOwnKeys.
-func inherit(side *Target, top Target, path string, c *collector) {
-	sv, tv := reflect.ValueOf(side).Elem(), reflect.ValueOf(top)
-	for i := range sv.NumField() {
-		key, _, _ := strings.Cut(sv.Type().Field(i).Tag.Get("yaml"), ",")
-		if key != "" && key != "-" && !slices.Contains(SideOwnKeys, key) && !c.given(path+"."+key) {
-			sv.Field(i).Set(tv.Field(i))
-		}
 	}
 }
 
