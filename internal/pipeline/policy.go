@@ -1,13 +1,18 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/runner"
 	"github.com/tailgate-ci/tailgate/internal/target"
@@ -43,6 +48,8 @@ type Policy struct {
 	// one given: the base commit's, applied to both trees
 	// (TrustedBenchmark).
 	Benchmark *config.Config
+	// Commit is the base commit the policy was read from (TrustBase).
+	Commit string
 	// procedure are the keys of the benchmark that the pull request
 	// changes, and where the benchmark run instead comes from: for the
 	// error of a head that cannot run the base's.
@@ -138,6 +145,63 @@ type BaseFile struct {
 	// Read reads the files it names (feed.file, target.tls.ca_file) as
 	// the base commit has them; nil reads the working tree's.
 	Read config.ReadFunc
+}
+
+// TrustBase is the policy of a job that trusts a base commit rather than
+// the change under test, the one trust path of the Action on a pull
+// request and of tailgate ab --benchmark-from base: the benchmark file
+// head was read from (head.Path, in the checkout that is the working
+// directory), read as the base commit has it, gives the gate's policy
+// (TrustedPolicy) and with whole the benchmark too (TrustedBenchmark).
+// The base is ref (a sha is used as it is: a shallow clone fetches it),
+// else ab.base.ref; name says how the report names it ("the PR's base
+// commit"; "" for the ref itself). Policy.Commit is the commit read: the
+// one the job builds as its base.
+func TrustBase(ctx context.Context, head *config.Config, ref, name string, whole bool, git baseline.Git) (*Policy, error) {
+	if ref == "" && head.AB != nil {
+		ref = head.AB.Base.Ref
+	}
+	if ref == "" {
+		return nil, Usage.Errorf("--benchmark-from base needs the base as a git ref: --base-ref REF (or ab.base.ref)")
+	}
+	sha := ref
+	if !fullSHA.MatchString(ref) {
+		var err error
+		if sha, err = baseline.ResolveCommit(ctx, ".", ref, git); err != nil {
+			return nil, Usage.Wrap(err)
+		}
+	}
+	file, err := inCheckout(head.Path)
+	if err != nil {
+		return nil, Usage.Wrap(err)
+	}
+	data, err := baseline.ReadFileAtCommit(ctx, ".", sha, file, "benchmark file", git)
+	if err != nil && !errors.Is(err, baseline.ErrNotAtCommit) {
+		return nil, Runtime.Wrap(fmt.Errorf("reading the benchmark file at %s: %w", ref, err))
+	}
+	where := fmt.Sprintf("%s at %s %.12s", file, cmp.Or(name, ref), sha)
+	p := trustedPolicy(head, BaseFile{Data: data, Found: err == nil, Where: where, Path: file, Read: baseline.FilesAtCommit(ctx, ".", sha, git)}, whole)
+	p.Commit = sha
+	return p, nil
+}
+
+var fullSHA = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
+
+// inCheckout is path relative to the working directory (the checkout),
+// as git reads it at a commit.
+func inCheckout(path string) (string, error) {
+	if !filepath.IsAbs(path) {
+		return path, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(wd, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("the config %s is outside the working directory: the gate's policy is read from it at the base commit", path)
+	}
+	return rel, nil
 }
 
 // TrustedPolicy is the gate policy of a pull request's check whose
@@ -251,7 +315,7 @@ func procedureChanges(trusted, head *config.Config) []string {
 	policy := []string{"gate", "pass_env", "load.runs", "ab.min_blocks", "ab.max_blocks", "ab.max_time"}
 	var out []string
 	for _, key := range keyChanges("", reflect.ValueOf(*trusted), reflect.ValueOf(*head), 0) {
-		if !slices.Contains(policy, key) {
+		if !slices.ContainsFunc(policy, func(p string) bool { return key == p || strings.HasPrefix(key, p+".") }) {
 			out = append(out, key)
 		}
 	}
