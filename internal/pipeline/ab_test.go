@@ -574,3 +574,41 @@ func TestPhaseDecided(t *testing.T) {
 		}
 	}
 }
+
+// Issue 45 end to end: both sides targets of their own, the counters
+// written once at the top level: every block of both sides reads them
+// (each side its own, by TAILGATE_SIDE), and the counter is judged.
+func TestABPerSideTargetsReadTopLevelCounters(t *testing.T) {
+	dir := t.TempDir()
+	count := `n=$(cat "` + dir + `/$TAILGATE_SIDE" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "` + dir + `/$TAILGATE_SIDE"; echo "{\"calls\": $n}"`
+	base, head := sleeper(t, time.Millisecond), sleeper(t, time.Millisecond)
+	src := strings.Replace(sequentialYAML(base, head, "counter.n.calls", 50), "ab:\n",
+		"target:\n  url: \""+base+"\"\n  counters: [{name: n, command: [sh, -c, '"+count+"'], gate: [calls]}]\nab:\n", 1)
+	src = strings.Replace(src, "min_pairs: 4\n  max_pairs: 12", "min_pairs: 3\n  max_pairs: 3\n  windows: 2\n  window: 300ms", 1)
+	cfg, err := config.Parse("seq.yml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var te testEnv
+	j, err := AB(t.Context(), supervised(t, te.env()), ABOptions{Config: cfg})
+	if err != nil {
+		t.Fatalf("AB: %v\n%s", err, te.log.String())
+	}
+	for side, runs := range map[string][]result.Run{"base": j.Base.Runs, "head": j.Head.Runs} {
+		if len(runs) < 3 {
+			t.Fatalf("%s: %d blocks", side, len(runs))
+		}
+		for i, r := range runs {
+			if r.Counters["n.calls"] <= 0 {
+				t.Errorf("%s block %d: counters %v, want n.calls read", side, i+1, r.Counters)
+			}
+		}
+	}
+	found := false
+	for _, f := range j.Verdict.Findings {
+		found = found || (f.Key == "counter.n.calls" && f.Gated && f.Outcome != gate.NotAvailable)
+	}
+	if !found {
+		t.Errorf("counter.n.calls not judged: %+v", j.Verdict.Findings)
+	}
+}
