@@ -242,9 +242,9 @@ func (a *actionRun) trustsBase() bool {
 
 // policy is the gate section a check on a pull request is judged by,
 // and the benchmark it runs: the benchmark file as the PR's base commit
-// has it (pipeline.TrustedBenchmark; with benchmark_from: head only its
-// gate's policy, pipeline.TrustedPolicy); nil (the benchmark file's own)
-// when the step does not trust the base.
+// has it (pipeline.TrustBase; with benchmark_from: head only its gate's
+// policy); nil (the benchmark file's own) when the step does not trust
+// the base.
 func (a *actionRun) policy(ctx context.Context) (*pipeline.Policy, error) {
 	if !a.trustsBase() {
 		return nil, nil

@@ -37,7 +37,7 @@ type ABOptions struct {
 	// for the current directory.
 	Dir string
 	// Policy, when set, is the gate section and the A/B budget to judge
-	// by instead of Config's (TrustedPolicy); its notes go into the
+	// by instead of Config's (TrustBase); its notes go into the
 	// report.
 	Policy *Policy
 	// AA runs the base build on both sides: the noise this job sees, and

@@ -513,12 +513,12 @@ func TestABBaseRef(t *testing.T) {
 // the job after one pair, inconclusive, which passes) is judged by the
 // base commit's budget: the head eight times as slow is a regression
 // after at least the base's first look, and the report names the key.
-func TestABBudgetComesFromTheTrustedPolicy(t *testing.T) {
+func TestABBudgetComesFromThetrustedGate(t *testing.T) {
 	base, head := sleeper(t, 2*time.Millisecond), sleeper(t, 16*time.Millisecond)
 	trusted := sequentialYAML(base, head, result.IterationsPerSec, 20)
 	pr := sequentialConfig(t, base, head, result.IterationsPerSec, 20)
 	pr.AB.MaxTime = config.Duration(time.Millisecond)
-	pol := TrustedPolicy(pr, []byte(trusted), true, where)
+	pol := trustedGate(pr, []byte(trusted), true, where)
 	var te testEnv
 	j, err := AB(t.Context(), te.env(), ABOptions{Config: pr, Policy: pol})
 	if err != nil {

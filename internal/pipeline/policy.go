@@ -20,7 +20,7 @@ import (
 
 // Policy is the gate section a comparison is judged by when it does not
 // come from the benchmark file being run: on a pull request, the gate as
-// the PR's base commit has it (see TrustedPolicy).
+// the PR's base commit has it (see TrustBase).
 type Policy struct {
 	Gate config.Gate
 	// Budget, when set, is the sequential A/B design to judge by instead
@@ -46,7 +46,7 @@ type Policy struct {
 	limitsEnv bool
 	// Benchmark, when set, is the benchmark that is run instead of the
 	// one given: the base commit's, applied to both trees
-	// (TrustedBenchmark).
+	// (TrustBase).
 	Benchmark *config.Config
 	// Commit is the base commit the policy was read from (TrustBase).
 	Commit string
@@ -148,15 +148,20 @@ type BaseFile struct {
 }
 
 // TrustBase is the policy of a job that trusts a base commit rather than
-// the change under test, the one trust path of the Action on a pull
-// request and of tailgate ab --benchmark-from base: the benchmark file
+// the change under test: the one trust path of the Action on a pull
+// request and of tailgate ab --benchmark-from base. The benchmark file
 // head was read from (head.Path, in the checkout that is the working
-// directory), read as the base commit has it, gives the gate's policy
-// (TrustedPolicy) and with whole the benchmark too (TrustedBenchmark).
-// The base is ref (a sha is used as it is: a shallow clone fetches it),
-// else ab.base.ref; name says how the report names it ("the PR's base
-// commit"; "" for the ref itself). Policy.Commit is the commit read: the
-// one the job builds as its base.
+// directory), as the base commit has it, gives the gate's policy (the
+// gate, the A/B budget, load.runs, pass_env) and, with whole, the whole
+// benchmark, run on both trees: a PR that loosens its own gate, cuts its
+// A/B short, or builds, starts or measures a side differently is judged
+// by what it would change, each changed key named in the report, and the
+// change applies after the merge. Without a base file that loads (the PR
+// adds tailgate) the policy is the PR's own, with a warning.
+// The base is ref (a full sha is used as it is: a shallow clone fetches
+// it), else ab.base.ref; name says how the report names it ("the PR's
+// base commit"; "" for the ref itself). Policy.Commit is the commit read,
+// the one the job builds as its base.
 func TrustBase(ctx context.Context, head *config.Config, ref, name string, whole bool, git baseline.Git) (*Policy, error) {
 	if ref == "" && head.AB != nil {
 		ref = head.AB.Base.Ref
@@ -202,39 +207,6 @@ func inCheckout(path string) (string, error) {
 		return "", fmt.Errorf("the config %s is outside the working directory: the gate's policy is read from it at the base commit", path)
 	}
 	return rel, nil
-}
-
-// TrustedPolicy is the gate policy of a pull request's check whose
-// benchmark (what is measured, and how) is the PR's own, head: the input
-// benchmark_from: head. The gate (baseline path, floors, metrics,
-// min_effect, alpha, window) and the A/B budget (ab.min_blocks,
-// ab.max_blocks, ab.max_time: the sequential design, whose α is
-// gate.alpha) are the ones at the PR's base commit, base (the benchmark
-// file's bytes there), which the PR cannot edit: a PR that loosens its own
-// gate, points it at a fresh baseline or cuts its A/B job short is judged
-// by the policy it would change, and the change applies after the merge.
-// where names the base file in the report ("tailgate.yml at the PR's base
-// commit 3a9c5e7f1b2d").
-//
-// When the base commit has no benchmark file (found is false: the PR adds
-// tailgate), or one this tailgate cannot load, the policy is the PR's own,
-// with a warning that says so.
-func TrustedPolicy(head *config.Config, base []byte, found bool, where string) *Policy {
-	return trustedPolicy(head, BaseFile{Data: base, Found: found, Where: where, Path: head.Path}, false)
-}
-
-// TrustedBenchmark is the policy of a pull request's check or A/B job by
-// default: the gate's policy as TrustedPolicy has it, and the whole
-// benchmark too (build, target, ab sides, dataset, drain, setup, feed,
-// load, scenarios, pass_env) as the base commit has it, run on the base
-// tree and on the head tree alike. A PR that builds, starts, resets or
-// measures its own side differently (or the base side like its own) is
-// judged by the procedure it would change; the report names each key it
-// changes, and the change applies after the merge. Without a base file
-// that loads, the policy and the benchmark are the PR's own, with a
-// warning.
-func TrustedBenchmark(head *config.Config, base BaseFile) *Policy {
-	return trustedPolicy(head, base, true)
 }
 
 func trustedPolicy(head *config.Config, base BaseFile, whole bool) *Policy {
