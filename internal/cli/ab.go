@@ -55,10 +55,8 @@ func (f abFlags) warn(w io.Writer) {
 	}
 }
 
-// apply puts the budget flags into the config's ab section. --noise is
-// not among them: the noise file is a cache kept beside the job, not a
-// key of the benchmark, so it goes to ABOptions.NoisePath and holds
-// whichever benchmark runs (--benchmark-from base too).
+// apply puts the budget flags into the config's ab section; not --noise,
+// a cache beside the job (ABOptions.NoisePath) whichever benchmark runs.
 func (f abFlags) apply(cfg *config.Config) error {
 	if f.maxPairs < 0 || f.maxTime < 0 || f.windows < 0 || f.window < 0 {
 		return usageErr("--max-blocks, --max-time, --windows and --window must not be negative")

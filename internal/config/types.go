@@ -183,11 +183,9 @@ func (s ABSide) HasTarget() bool { return s.URL != "" }
 // IsEmpty reports whether the side names neither a build nor a target.
 func (s ABSide) IsEmpty() bool { return s.Ref == "" && !s.HasTarget() }
 
-// SideOwnKeys are the target keys that say which service a side that is a
-// target of its own is: where it answers and how it is reached (url,
-// remote, tls), and how its process comes to be (start, pid_file). Every
-// other target key is the same service's whichever build runs it (ready,
-// measure, counters, and any key added later).
+// SideOwnKeys say which service a side of its own is (where and how it is
+// reached, how its process comes to be); every other target key is the
+// same service's whichever build runs it, and is inherited.
 var SideOwnKeys = []string{"url", "remote", "tls", "start", "pid_file"}
 
 // TargetOr is the side's target: its own, which takes every key of top it

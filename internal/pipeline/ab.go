@@ -23,12 +23,9 @@ type ABOptions struct {
 	// Config is the benchmark; its ab: section names the two builds and
 	// the budget. Without one every ab key takes its default.
 	Config *config.Config
-	// BaseRef, when set, is the git ref of the base build, given to the
-	// job (--base-ref; in the Action the pull request's base commit or
-	// the pushed commit's parent): it replaces ab.base.ref, the one rule
-	// of every front end, and the report says so (BaseFrom names where it
-	// came from). A base that is a target of its own and names no ref is
-	// built from no commit, and the report says the ref is not used.
+	// BaseRef, when set, is the base's git ref given to the job (BaseFrom
+	// names by whom): it replaces ab.base.ref in every front end, and the
+	// report says so, or that a base of its own without ref left it unused.
 	BaseRef, BaseFrom string
 	// Git reaches the repository for a build from a ref.
 	Git baseline.Git

@@ -147,21 +147,14 @@ type BaseFile struct {
 	Read config.ReadFunc
 }
 
-// TrustBase is the policy of a job that trusts a base commit rather than
-// the change under test: the one trust path of the Action on a pull
-// request and of tailgate ab --benchmark-from base. The benchmark file
-// head was read from (head.Path, in the checkout that is the working
-// directory), as the base commit has it, gives the gate's policy (the
-// gate, the A/B budget, load.runs, pass_env) and, with whole, the whole
-// benchmark, run on both trees: a PR that loosens its own gate, cuts its
-// A/B short, or builds, starts or measures a side differently is judged
-// by what it would change, each changed key named in the report, and the
-// change applies after the merge. Without a base file that loads (the PR
-// adds tailgate) the policy is the PR's own, with a warning.
-// The base is ref (a full sha is used as it is: a shallow clone fetches
-// it), else ab.base.ref; name says how the report names it ("the PR's
-// base commit"; "" for the ref itself). Policy.Commit is the commit read,
-// the one the job builds as its base.
+// TrustBase is the one trust path (the Action on a pull request, tailgate
+// ab --benchmark-from base): head's benchmark file as the base commit ref
+// (else ab.base.ref; a full sha as it is) has it gives the gate's policy
+// (gate, A/B budget, load.runs, pass_env) and with whole the benchmark
+// run on both trees, so a PR is judged by what it would change, each
+// changed key named; without a base file that loads, the PR's own with a
+// warning. name is how the report names the commit ("" for ref); Commit
+// is the commit read, the base the job builds.
 func TrustBase(ctx context.Context, head *config.Config, ref, name string, whole bool, git baseline.Git) (*Policy, error) {
 	if ref == "" && head.AB != nil {
 		ref = head.AB.Base.Ref
