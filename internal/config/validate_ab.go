@@ -84,10 +84,8 @@ func validateSide(s *ABSide, path string, top Target, c *collector) {
 				named, strings.Join(SideOwnKeys, ", "), path, named, url)
 		}
 		validateTarget(&s.Target, path, c)
-		if s.HasTarget() {
-			if s.Remote && len(top.Measure) > 0 && !c.given(path+".measure") {
-				c.addKey(path+".remote", "a side takes target.measure unless it sets its own, and the processes beside a remote side are on another machine: write %s.measure: [] (measure none)", path)
-			}
+		if s.HasTarget() && s.Remote && len(top.Measure) > 0 && !c.given(path+".measure") {
+			c.addKey(path+".remote", "a side takes target.measure unless it sets its own, and the processes beside a remote side are on another machine: write %s.measure: [] (measure none)", path)
 		}
 	}
 	if s.Ref == "" {
