@@ -29,6 +29,7 @@ type actionFile struct {
 
 type actionStep struct {
 	ID               string            `yaml:"id"`
+	If               string            `yaml:"if"`
 	Uses             string            `yaml:"uses"`
 	Run              string            `yaml:"run"`
 	WorkingDirectory string            `yaml:"working-directory"`
@@ -171,5 +172,30 @@ func TestActionYMLBuildsFromItsOwnSource(t *testing.T) {
 	if !setup || !cache || !build {
 		t.Errorf("setup-go from the action's go.mod: %v; module cache keyed on its go.sum: %v; go build in the action path: %v",
 			setup, cache, build)
+	}
+}
+
+// Every step that runs an A/B job (mode ab, and mode record's chain)
+// restores the noise of earlier jobs before it and keeps its own after
+// it, whatever the verdict (issue 45: the chain pooled no earlier noise).
+func TestActionYMLNoiseCacheForEveryABJob(t *testing.T) {
+	t.Parallel()
+	const abJobs = "inputs.mode == 'ab' || (inputs.mode == 'record' && inputs.chain == 'true')"
+	var restore, save int
+	for _, s := range readActionFile(t).Runs.Steps {
+		if s.With["path"] != "~/.cache/tailgate" {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(s.Uses, "actions/cache/restore@") && s.If == abJobs:
+			restore++
+		case strings.HasPrefix(s.Uses, "actions/cache/save@") && s.If == "always() && ("+abJobs+")":
+			save++
+		default:
+			t.Errorf("noise cache step %s runs if %q, want the A/B jobs: %s", s.Uses, s.If, abJobs)
+		}
+	}
+	if restore != 1 || save != 1 {
+		t.Errorf("%d restore and %d save steps of the noise cache, want one each", restore, save)
 	}
 }

@@ -1,8 +1,8 @@
 package cli
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -35,7 +35,7 @@ type abFlags struct {
 // register adds the budget flags, and --base-ref when withBase is set.
 func (f *abFlags) register(fs *flag.FlagSet, withBase bool) {
 	if withBase {
-		fs.StringVar(&f.baseRef, "base-ref", "", "build the base from this git `ref` (e.g. origin/main) when the config names no base")
+		fs.StringVar(&f.baseRef, "base-ref", "", "build the base from this git `ref` (e.g. origin/main); it replaces ab.base.ref")
 		fs.StringVar(&f.benchmarkFrom, "benchmark-from", string(ci.BenchmarkHead), "`whose` benchmark file runs on both builds: head (the working tree's) or base "+
 			"(the file as the base ref has it, with its gate's policy: what the Action does on a pull request, for CI systems where the change under test is untrusted)")
 	}
@@ -55,7 +55,8 @@ func (f abFlags) warn(w io.Writer) {
 	}
 }
 
-// apply puts the budget flags into the config's ab section.
+// apply puts the budget flags into the config's ab section; not --noise,
+// a cache beside the job (ABOptions.NoisePath) whichever benchmark runs.
 func (f abFlags) apply(cfg *config.Config) error {
 	if f.maxPairs < 0 || f.maxTime < 0 || f.windows < 0 || f.window < 0 {
 		return usageErr("--max-blocks, --max-time, --windows and --window must not be negative")
@@ -66,14 +67,11 @@ func (f abFlags) apply(cfg *config.Config) error {
 	if f.design != "" && !slices.Contains(config.RetiredDesigns, f.design) {
 		return usageErr("--design is retired (every A/B job follows one rule, see docs/config.md#ab), and %q was never one of its values: leave it out", f.design)
 	}
-	if f.maxPairs == 0 && f.maxTime == 0 && f.noise == "" && f.windows == 0 && f.window == 0 {
+	if f.maxPairs == 0 && f.maxTime == 0 && f.windows == 0 && f.window == 0 {
 		return nil
 	}
 	if cfg.AB == nil {
 		cfg.AB = config.DefaultAB()
-	}
-	if f.noise != "" {
-		cfg.AB.Noise = f.noise
 	}
 	if f.windows > 0 {
 		cfg.AB.Windows = f.windows
@@ -126,7 +124,7 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 	}
 	af.warn(e.stderr)
 	path := baselinePath(*blFlag, cfg, cfg.Name)
-	o := pipeline.ABOptions{Config: cfg, AA: *aa, BaseRef: af.baseRef, Git: baseline.ExecGit{}, ResultPath: *out, NoiseDefault: DefaultNoisePath(e.getenv)}
+	o := pipeline.ABOptions{Config: cfg, AA: *aa, BaseRef: af.baseRef, BaseFrom: "--base-ref " + af.baseRef, Git: baseline.ExecGit{}, ResultPath: *out, NoisePath: af.noise, NoiseDefault: DefaultNoisePath(e.getenv)}
 	if *recordBase {
 		// A stored baseline holds whole runs of one side alone (run,
 		// record): a block's short windows, each side started for the
@@ -134,7 +132,7 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 		// not samples of that.
 		o.WholeRuns = "--record-base stores the base's runs in a baseline, whose samples are whole runs of one side alone"
 	}
-	if err := af.fromBase(ctx, e, &o, bf.config); err != nil {
+	if err := af.fromBase(ctx, e, &o); err != nil {
 		return err
 	}
 	j, err := pipeline.AB(ctx, e.pipelineEnv(cfg, bf.quiet), o)
@@ -149,7 +147,7 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 		fmt.Fprintf(e.stdout, "appended %d base runs to %s\n", len(rec.Head.Runs), path)
 	}
 	if *historyFlag != "" {
-		if err := recordLink(ctx, e, cfg, j, *historyFlag, prov, o.BaseRef); err != nil {
+		if err := recordLink(ctx, e, cfg, j, *historyFlag, prov, cmp.Or(af.baseRef, "ab.base.ref")); err != nil {
 			return err
 		}
 	}
@@ -158,8 +156,8 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 
 // fromBase, with --benchmark-from base, makes o run the benchmark file as
 // the base ref has it on both builds, judged by that file's gate's
-// policy (pipeline.TrustedBenchmark), the base pinned to that commit.
-func (f abFlags) fromBase(ctx context.Context, e env, o *pipeline.ABOptions, configPath string) error {
+// policy (pipeline.TrustBase), the base that commit.
+func (f abFlags) fromBase(ctx context.Context, e env, o *pipeline.ABOptions) error {
 	switch ci.BenchmarkFrom(f.benchmarkFrom) {
 	case ci.BenchmarkHead:
 		return nil
@@ -167,30 +165,15 @@ func (f abFlags) fromBase(ctx context.Context, e env, o *pipeline.ABOptions, con
 	default:
 		return usageErr("--benchmark-from %q: want head or base", f.benchmarkFrom)
 	}
-	ref := f.baseRef
-	if ref == "" && o.Config.AB != nil {
-		ref = o.Config.AB.Base.Ref
-	}
-	if ref == "" {
-		return usageErr("--benchmark-from base needs the base as a git ref: --base-ref REF (or ab.base.ref)")
-	}
-	git := baseline.ExecGit{}
-	sha, err := baseline.ResolveCommit(ctx, ".", ref, git)
+	pol, err := pipeline.TrustBase(ctx, o.Config, f.baseRef, "", true, baseline.ExecGit{})
 	if err != nil {
-		return pipeline.Usage.Wrap(err)
+		return err
 	}
-	file, err := inCheckout(configPath)
-	if err != nil {
-		return pipeline.Usage.Wrap(err)
+	o.Policy, o.BaseRef = pol, pol.Commit
+	if f.baseRef == "" {
+		o.BaseFrom = "the commit whose benchmark file runs (--benchmark-from base)"
 	}
-	data, err := baseline.ReadFileAtCommit(ctx, ".", sha, file, "benchmark file", git)
-	if err != nil && !errors.Is(err, baseline.ErrNotAtCommit) {
-		return pipeline.Runtime.Wrap(fmt.Errorf("reading the benchmark file at %s: %w", ref, err))
-	}
-	o.Policy = pipeline.TrustedBenchmark(o.Config, pipeline.BaseFile{Data: data, Found: err == nil, Path: file,
-		Where: fmt.Sprintf("%s at %s (%.12s)", file, ref, sha), Read: baseline.FilesAtCommit(ctx, ".", sha, git)})
-	o.BaseRef, o.PinBase = sha, true
-	if w := o.Policy.Warning; w != "" {
+	if w := pol.Warning; w != "" {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -171,7 +170,7 @@ func (a *actionRun) recordChain(ctx context.Context, env pipeline.Env) error {
 	if parent == "" || strings.Trim(parent, "0") == "" {
 		parent = "HEAD~1"
 	}
-	if err := a.recordAgainst(ctx, env, parent); err != nil || a.in.CreepSince == "" {
+	if err := a.recordAgainst(ctx, env, parent, "the pushed commit's parent"); err != nil || a.in.CreepSince == "" {
 		return err
 	}
 	git := baseline.ExecGit{}
@@ -183,13 +182,13 @@ func (a *actionRun) recordChain(ctx context.Context, env pipeline.Env) error {
 		fmt.Fprintf(a.e.stdout, "creep_since %q is the pushed commit's parent: the link just appended measured it\n", a.in.CreepSince)
 		return nil
 	}
-	return a.recordAgainst(ctx, env, a.in.CreepSince)
+	return a.recordAgainst(ctx, env, a.in.CreepSince, "input creep_since")
 }
 
 // recordAgainst judges the pushed commit against base in one A/B job and
 // appends it to the history beside the baseline.
-func (a *actionRun) recordAgainst(ctx context.Context, env pipeline.Env, base string) error {
-	j, err := pipeline.AB(ctx, env, pipeline.ABOptions{Config: a.cfg, BaseRef: base, PinBase: true, Git: baseline.ExecGit{}, NoiseDefault: DefaultNoisePath(a.e.getenv)})
+func (a *actionRun) recordAgainst(ctx context.Context, env pipeline.Env, base, from string) error {
+	j, err := pipeline.AB(ctx, env, pipeline.ABOptions{Config: a.cfg, BaseRef: base, BaseFrom: from, Git: baseline.ExecGit{}, NoiseDefault: DefaultNoisePath(a.e.getenv)})
 	if err != nil {
 		return err
 	}
@@ -207,13 +206,11 @@ func (a *actionRun) check(ctx context.Context, env pipeline.Env, pol *pipeline.P
 }
 
 // abOptions are mode ab's: on a pull request the base build is the PR's
-// base commit, built by tailgate in a worktree; where the step trusts the
-// base commit (as for the gate's policy) a ref in the PR's own benchmark
-// file cannot replace it.
+// base commit, built by tailgate in a worktree (it replaces ab.base.ref).
 func (a *actionRun) abOptions(pol *pipeline.Policy) pipeline.ABOptions {
 	o := pipeline.ABOptions{Config: a.cfg, Policy: pol, Git: baseline.ExecGit{}, NoiseDefault: DefaultNoisePath(a.e.getenv)}
 	if a.job.IsPullRequest() {
-		o.BaseRef, o.PinBase = a.job.BaseSHA, a.trustsBase()
+		o.BaseRef, o.BaseFrom = a.job.BaseSHA, "the pull request's base commit"
 	}
 	return o
 }
@@ -245,9 +242,9 @@ func (a *actionRun) trustsBase() bool {
 
 // policy is the gate section a check on a pull request is judged by,
 // and the benchmark it runs: the benchmark file as the PR's base commit
-// has it (pipeline.TrustedBenchmark; with benchmark_from: head only its
-// gate's policy, pipeline.TrustedPolicy); nil (the benchmark file's own)
-// when the step does not trust the base.
+// has it (pipeline.TrustBase; with benchmark_from: head only its gate's
+// policy); nil (the benchmark file's own) when the step does not trust
+// the base.
 func (a *actionRun) policy(ctx context.Context) (*pipeline.Policy, error) {
 	if !a.trustsBase() {
 		return nil, nil
@@ -255,45 +252,17 @@ func (a *actionRun) policy(ctx context.Context) (*pipeline.Policy, error) {
 	if a.job.BaseSHA == "" {
 		return nil, usageErr("baseline_from %s needs a pull request event with a base commit", a.in.BaselineFrom)
 	}
-	file, err := inCheckout(a.in.Config)
+	pol, err := pipeline.TrustBase(ctx, a.cfg, a.job.BaseSHA, "the PR's base commit", a.in.BenchmarkFrom != ci.BenchmarkHead, baseline.ExecGit{})
 	if err != nil {
-		return nil, pipeline.Usage.Wrap(err)
+		return nil, err
 	}
-	where := fmt.Sprintf("%s at the PR's base commit %.12s", file, a.job.BaseSHA)
-	data, err := baseline.ReadFileAtCommit(ctx, ".", a.job.BaseSHA, file, "benchmark file", baseline.ExecGit{})
-	found := err == nil
-	if err != nil && !errors.Is(err, baseline.ErrNotAtCommit) {
-		return nil, pipeline.Runtime.Wrap(fmt.Errorf("reading the gate's policy: %w", err))
-	}
-	var pol *pipeline.Policy
 	if a.in.BenchmarkFrom == ci.BenchmarkHead {
-		pol = pipeline.TrustedPolicy(a.cfg, data, found, where)
 		a.rt.Warningf("gate policy", "benchmark_from: head: the benchmark is this pull request's own, so the pull request decides how its own build and the base are built, started and measured")
-	} else {
-		pol = pipeline.TrustedBenchmark(a.cfg, pipeline.BaseFile{Data: data, Found: found, Where: where, Path: file,
-			Read: baseline.FilesAtCommit(ctx, ".", a.job.BaseSHA, baseline.ExecGit{})})
 	}
 	if pol.Warning != "" {
 		a.rt.Warningf("gate policy", "%s", pol.Warning)
 	}
 	return pol, nil
-}
-
-// inCheckout is path relative to the working directory (the checkout),
-// as git reads it at a commit.
-func inCheckout(path string) (string, error) {
-	if !filepath.IsAbs(path) {
-		return path, nil
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	rel, err := filepath.Rel(wd, path)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", fmt.Errorf("the config %s is outside the working directory: the gate's policy is read from it at the PR's base commit", path)
-	}
-	return rel, nil
 }
 
 // baselineSource is where the inputs say the baseline is read from: on a

@@ -150,7 +150,7 @@ func demoAB(ctx context.Context, e env, f demoFlags, head *config.Config) error 
 	// With --aa both sides are the clean build, each run its own process
 	// (restarted every pair), so the A/A shows what two processes of one
 	// build differ by, which a real A/B sees too.
-	o := pipeline.ABOptions{Config: head, AA: f.aa, TwoProcesses: true, ResultPath: f.out, NoiseDefault: DefaultNoisePath(e.getenv)}
+	o := pipeline.ABOptions{Config: head, AA: f.aa, TwoProcesses: true, ResultPath: f.out, NoisePath: f.budget.noise, NoiseDefault: DefaultNoisePath(e.getenv)}
 	j, err := pipeline.AB(ctx, e.pipelineEnv(head, f.bench.quiet), o)
 	if err != nil {
 		return err

@@ -119,6 +119,10 @@ func TestHistoryChainEndToEnd(t *testing.T) {
 		t.Skip("starts services for every run")
 	}
 	repo, base, head := prRepo(t)
+	// Issue 45: the file names a base ref, the command another: the
+	// command's is built, and the link names it as the parent.
+	cfg := filepath.Join(repo, "tailgate.yml")
+	mustWrite(t, cfg, strings.Replace(string(mustRead(t, cfg)), "ab: {min_pairs", "ab: {base: {ref: HEAD}, min_pairs", 1))
 	hist := filepath.Join(repo, "main.history.jsonl")
 	env := []string{"RUNNER_TEMP=" + t.TempDir(), "GITHUB_SHA=", "GITHUB_REF=", "GITHUB_RUN_ID="}
 	o := tailgateIn(t, repo, env, "ab", "-q", "--base-ref", "HEAD~1", "--history", hist, "--job", "ab-1")
@@ -183,6 +187,8 @@ func TestActionRecordChain(t *testing.T) {
 	env["INPUT_MODE"], env["INPUT_CHAIN"], env["INPUT_WORKING_DIRECTORY"] = "record", "true", "."
 	gitRun(t, repo, "tag", "v1", base)
 	env["INPUT_CREEP_SINCE"] = "v1" // the parent: the link measured it, no second A/B
+	cache := t.TempDir()            // action.yml restores and saves it for the chain as for mode ab
+	env["XDG_CACHE_HOME"] = cache
 	var vars []string
 	for k, v := range env {
 		vars = append(vars, k+"="+v)
@@ -198,5 +204,8 @@ func TestActionRecordChain(t *testing.T) {
 	if len(h.Jobs) != 2 || h.Jobs[0].AB != nil || len(h.Jobs[0].Runs) == 0 || h.Jobs[1].AB == nil || h.Jobs[1].AB.Parent != base ||
 		h.Jobs[1].Commit != head || h.Jobs[1].Job != "1234-1/ab" {
 		t.Fatalf("history %+v, want the absolute job and the A/B link of %s", h.Jobs, head)
+	}
+	if _, err := os.Stat(filepath.Join(cache, "tailgate", "noise.json")); err != nil {
+		t.Errorf("the chain's A/B kept no noise for the next push: %v", err)
 	}
 }

@@ -140,25 +140,14 @@ func (p provenanceFlags) fromGit(ctx context.Context, pr baseline.Provenance, gi
 
 // recordLink appends a finished A/B to main's history as a link of its
 // chain: the head commit (the flags', the runner's, else git's HEAD)
-// judged against the base ref's commit, which must resolve in the
-// checkout: a link without both cannot be placed in the chain.
+// judged against the commit the A/B built as its base: a link without
+// both cannot be placed in the chain.
 func recordLink(ctx context.Context, e env, cfg *config.Config, j pipeline.Judged, path string, prov provenanceFlags, baseRef string) error {
-	if baseRef == "" && cfg.AB != nil {
-		baseRef = cfg.AB.Base.Ref
-	}
-	if baseRef == "" {
-		return usageErr("--history: the chain judges a commit against its parent, so the base must be a git ref (--base-ref or ab.base.ref)")
-	}
-	git := baseline.ExecGit{}
-	parent, err := baseline.ResolveCommit(ctx, ".", baseRef, git)
-	if err != nil {
-		return pipeline.Usage.Wrap(err)
-	}
-	pr, note := prov.fromGit(ctx, prov.provenance(e.getenv), git)
+	pr, note := prov.fromGit(ctx, prov.provenance(e.getenv), baseline.ExecGit{})
 	if note != "" {
 		fmt.Fprintln(e.stdout, note)
 	}
-	hist, err := pipeline.RecordLink(pipeline.LinkOptions{Config: cfg, Judged: j, Path: path, Provenance: pr, Parent: parent, Runner: runnerImage(e.getenv)})
+	hist, err := pipeline.RecordLink(pipeline.LinkOptions{Config: cfg, Judged: j, Path: path, Provenance: pr, Runner: runnerImage(e.getenv)})
 	if err != nil {
 		return err
 	}
@@ -167,6 +156,6 @@ func recordLink(ctx context.Context, e env, cfg *config.Config, j pipeline.Judge
 	if n > 0 && strings.HasSuffix(hist.Jobs[n-1].Job, "/ab"+pipeline.SpanJobSuffix) {
 		against = fmt.Sprintf("%q, an earlier point of main's chain than its last link (a span: tailgate history reads the creep since it from this one job),", baseRef)
 	}
-	fmt.Fprintf(e.stdout, "appended the A/B of %.12s against %s %.12s to the history %s (%d %s)\n", pr.Commit, against, parent, path, n, pluralWord(n, "line", "lines"))
+	fmt.Fprintf(e.stdout, "appended the A/B of %.12s against %s %.12s to the history %s (%d %s)\n", pr.Commit, against, j.BaseCommit, path, n, pluralWord(n, "line", "lines"))
 	return nil
 }

@@ -127,10 +127,10 @@ func describeAB(line func(k, format string, a ...any), cfg *config.Config, ab *c
 		name string
 		s    config.ABSide
 	}{{"base", ab.Base}, {"head", ab.Head}} {
-		if side.s.HasTarget() {
-			line("", "%s measured: %s", side.name, describeMeasured(side.s.Target))
-			if len(side.s.Counters) > 0 {
-				line("", "%s counters: %s", side.name, describeCounters(side.s.Counters))
+		if t := side.s.TargetOr(cfg.Target); side.s.HasTarget() {
+			line("", "%s measured: %s", side.name, describeMeasured(t))
+			if len(t.Counters) > 0 {
+				line("", "%s counters: %s", side.name, describeCounters(t.Counters))
 			}
 		}
 	}

@@ -115,3 +115,24 @@ scenarios: [{steps: [{path: /}]}]
 	wantCode(t, o, 0)
 	wantContains(t, "stdout", o.stdout, "unit       a pair of whole runs, one side at a time, as both sides are started on http://127.0.0.1:18080, one fixed address")
 }
+
+// Issue 45: a side that is a target of its own takes target's counters,
+// and validate says so for that side (it used to print the counters
+// line while the side dropped them).
+func TestValidateSaysWhatASideInherits(t *testing.T) {
+	t.Parallel()
+	cfg := filepath.Join(t.TempDir(), "tailgate.yml")
+	mustWrite(t, cfg, `name: pg
+target:
+  url: http://127.0.0.1:{{port}}
+  start: {command: [./server, "{{port}}", app_head]}
+  counters: [{name: pg, pg_stat_statements: {database: 'app_${TAILGATE_SIDE}'}, gate: [calls]}]
+ab:
+  base: {ref: main, url: "http://127.0.0.1:{{port}}", start: {command: [./server, "{{port}}", app_base]}}
+load: {rate: 10/s}
+scenarios: [{steps: [{path: /}]}]
+`)
+	o := tailgate(t, "validate", "-c", cfg)
+	wantCode(t, o, 0)
+	wantContains(t, "stdout", o.stdout, "base counters: pg (pg_stat_statements of the database app_${TAILGATE_SIDE}")
+}

@@ -267,15 +267,15 @@ func TestABSharedPortRestartedIsFine(t *testing.T) {
 }
 
 // A side that names start (or ready, pid_file) is a target of its own:
-// nothing comes from the top-level target, so the error says so and shows
-// the url to write, instead of a bare "required" beside a target that has
-// one.
-func TestABSideOfItsOwnSaysNothingIsInherited(t *testing.T) {
+// its url does not come from the top-level target, so the error says so
+// and shows the url to write, instead of a bare "required" beside a target
+// that has one.
+func TestABSideOfItsOwnNamesItsURL(t *testing.T) {
 	t.Parallel()
 	src := "name: x\ntarget: {url: \"http://127.0.0.1:{{port}}\", start: {command: [./s, \"{{port}}\"]}, ready: {path: /health}}\n" +
 		"ab: {base: {start: {command: [./b, \"{{port}}\"]}}}\nload: {rate: 10/s}\nscenarios: [{steps: [{path: /}]}]\n"
 	_, err := Parse("x.yml", []byte(src))
-	for _, want := range []string{"ab.base.url: required", "a target of its own", "nothing is taken from target", "ready"} {
+	for _, want := range []string{"ab.base.url: required", "a target of its own, with its own url", "every key it does not set but url, remote, tls, start, pid_file"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("err = %v\nwant %q", err, want)
 		}

@@ -3,7 +3,12 @@
 // line and column it comes from, all at once.
 package config
 
-import "time"
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+)
 
 // Config is one benchmark definition.
 type Config struct {
@@ -156,8 +161,10 @@ type AB struct {
 }
 
 // ABSide is one side of an A/B job: a build from a git ref and/or the
-// target that serves it. A side that names a target (its url) uses it
-// whole; one that names none uses the top-level target.
+// target that serves it. A side that names a target (its url) is a target
+// of its own, which takes every top-level target key it does not set but
+// the ones that say which service it is (SideOwnKeys); one that names none
+// uses the top-level target.
 type ABSide struct {
 	Target `yaml:",inline"`
 	// Ref is a git commit, branch or tag (origin/main, a sha) that
@@ -176,11 +183,25 @@ func (s ABSide) HasTarget() bool { return s.URL != "" }
 // IsEmpty reports whether the side names neither a build nor a target.
 func (s ABSide) IsEmpty() bool { return s.Ref == "" && !s.HasTarget() }
 
-// TargetOr is the side's target: its own, or else top.
+// SideOwnKeys say which service a side of its own is (where and how it is
+// reached, how its process comes to be); every other target key is the
+// same service's whichever build runs it, and is inherited.
+var SideOwnKeys = []string{"url", "remote", "tls", "start", "pid_file"}
+
+// TargetOr is the side's target: its own, which takes every key of top it
+// leaves unset but SideOwnKeys (the one rule a side resolves by), or else
+// top.
 func (s ABSide) TargetOr(top Target) Target {
 	t := top
 	if s.HasTarget() {
 		t = s.Target
+		tv, fv := reflect.ValueOf(&t).Elem(), reflect.ValueOf(top)
+		for i := range tv.NumField() {
+			key, _, _ := strings.Cut(tv.Type().Field(i).Tag.Get("yaml"), ",")
+			if key != "" && key != "-" && !slices.Contains(SideOwnKeys, key) && tv.Field(i).IsZero() {
+				tv.Field(i).Set(fv.Field(i))
+			}
+		}
 	}
 	if s.Verify != nil {
 		t.Verify = s.Verify

@@ -80,10 +80,13 @@ func validateSide(s *ABSide, path string, top Target, c *collector) {
 			}
 			// At the key that was named: without url the side would be
 			// resolved to target alone, and that key silently ignored.
-			c.addAt(path+".url", c.spots[path+"."+named].key, "required: a side that names %s is a target of its own, and nothing is taken from target (without url, %s.%s would be ignored): give it its url (e.g. %s) and, if it has one, its ready",
-				named, path, named, url)
+			c.addAt(path+".url", c.spots[path+"."+named].key, "required: a side that names %s is a target of its own, with its own url (it takes from target every key it does not set but %s; without url, %s.%s would be ignored): give it its url (e.g. %s)",
+				named, strings.Join(SideOwnKeys, ", "), path, named, url)
 		}
 		validateTarget(&s.Target, path, c)
+		if s.HasTarget() && s.Remote && len(top.Measure) > 0 && !c.given(path+".measure") {
+			c.addKey(path+".remote", "a side takes target.measure unless it sets its own, and the processes beside a remote side are on another machine: write %s.measure: [] (measure none)", path)
+		}
 	}
 	if s.Ref == "" {
 		if c.given(path + ".ref") {

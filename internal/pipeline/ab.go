@@ -23,12 +23,10 @@ type ABOptions struct {
 	// Config is the benchmark; its ab: section names the two builds and
 	// the budget. Without one every ab key takes its default.
 	Config *config.Config
-	// BaseRef is the git ref of the base build when the config names no
-	// base (the Action: the pull request's base commit). With PinBase it
-	// replaces a ref the config names too: a pull request's check is
-	// against the PR's base commit, whatever the PR's own config says.
-	BaseRef string
-	PinBase bool
+	// BaseRef, when set, is the base's git ref given to the job (BaseFrom
+	// names by whom): it replaces ab.base.ref in every front end, and the
+	// report says so, or that a base of its own without ref left it unused.
+	BaseRef, BaseFrom string
 	// Git reaches the repository for a build from a ref.
 	Git baseline.Git
 	// Dir is the working tree: the head's source (unless ab.head.ref
@@ -36,7 +34,7 @@ type ABOptions struct {
 	// for the current directory.
 	Dir string
 	// Policy, when set, is the gate section and the A/B budget to judge
-	// by instead of Config's (TrustedPolicy); its notes go into the
+	// by instead of Config's (TrustBase); its notes go into the
 	// report.
 	Policy *Policy
 	// AA runs the base build on both sides: the noise this job sees, and
@@ -148,11 +146,15 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	if first > 0 {
 		run.Planned, run.MaxTime, run.FirstBlock = design.MaxPairs, ab.MaxTime.String(), first
 	}
-	notes := append(append(append(append(o.Policy.notes(), o.pinNote()...), trees.notes(o.Policy)...), sealed.notes(o.Policy.fromBase())...), noise.notes(last)...)
+	notes := append(append(append(append(o.Policy.notes(), o.baseNote()...), trees.notes(o.Policy)...), sealed.notes(o.Policy.fromBase())...), noise.notes(last)...)
 	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(trees), Verdict: last, Head: res.Head.Runs,
 		Base: res.Base.Runs, Notes: notes, AB: run,
 		TargetLog: report.TargetLogs{Base: res.Base.TargetLog, Head: res.Head.TargetLog}}
-	return Judged{Input: in, Head: res.Head, Base: res.Base}, nil
+	j := Judged{Input: in, Head: res.Head, Base: res.Base}
+	if tr := trees.side[runner.Base]; tr != nil {
+		j.BaseCommit = tr.Commit
+	}
+	return j, nil
 }
 
 // abRun is how the job ran, as the facts the report words: its one plan
@@ -184,7 +186,7 @@ func (o ABOptions) ab() (config.AB, error) {
 	if b := o.Policy.budget(); b != nil {
 		b.apply(&out)
 	}
-	if o.BaseRef != "" && (out.Base.IsEmpty() || (o.PinBase && out.Base.Ref != "")) {
+	if o.BaseRef != "" && (out.Base.Ref != "" || !out.Base.HasTarget()) {
 		out.Base.Ref = o.BaseRef
 	}
 	if out.Base.IsEmpty() {
@@ -201,10 +203,16 @@ func (o ABOptions) ab() (config.AB, error) {
 	return out, nil
 }
 
-// pinNote says when the base commit replaced a ref the config names.
-func (o ABOptions) pinNote() []string {
-	if ab := o.Config.AB; o.PinBase && o.BaseRef != "" && ab != nil && ab.Base.Ref != "" && ab.Base.Ref != o.BaseRef {
-		return []string{fmt.Sprintf("ab.base.ref %q of the benchmark file is not used: a pull request is judged against its base commit %s", ab.Base.Ref, short(o.BaseRef))}
+// baseNote says when the ref given to the job replaced ab.base.ref, or was
+// not used at all.
+func (o ABOptions) baseNote() []string {
+	ab, from := o.Config.AB, cmp.Or(o.BaseFrom, "the base ref given to the job")
+	switch {
+	case o.BaseRef == "" || ab == nil:
+	case ab.Base.Ref != "" && ab.Base.Ref != o.BaseRef:
+		return []string{fmt.Sprintf("ab.base.ref %q of the benchmark file is not used: the base is %s (%s), which replaces it", ab.Base.Ref, from, short(o.BaseRef))}
+	case ab.Base.Ref == "" && ab.Base.HasTarget():
+		return []string{fmt.Sprintf("%s (%s) is not used: ab.base is a target of its own (%s) that names no ref to replace", from, short(o.BaseRef), ab.Base.URL)}
 	}
 	return nil
 }

@@ -194,6 +194,51 @@ func TestABBuildsTheBaseFromAGitRef(t *testing.T) {
 	}
 }
 
+// Issue 45: a config that names ab.base.ref and a job given another base
+// (tailgate ab --base-ref, the Action's parent) build the given one, and
+// the history link names the commit built as its parent.
+func TestABGivenBaseIsBuiltAndIsTheLinksParent(t *testing.T) {
+	repo := serviceRepo(t, withRounds(10), withRounds(11))
+	cfg, err := config.Parse(filepath.Join(repo, "tailgate.yml"), []byte(strings.Replace(abRepoConfig,
+		"ab: {base: {ref: HEAD~1}, min_pairs: 4, max_pairs: 6}", "ab: {base: {ref: HEAD}, min_pairs: 3, max_pairs: 3}", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev := func(ref string) string {
+		out, err := exec.Command("git", "-C", repo, "rev-parse", ref).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	parent, head := rev("HEAD~1"), rev("HEAD")
+	var te testEnv
+	env := buildEnv(t, &te)
+	j, err := AB(t.Context(), env, ABOptions{Config: cfg, BaseRef: parent, BaseFrom: "--base-ref HEAD~1", Git: baseline.ExecGit{}, Dir: repo})
+	if err != nil {
+		t.Fatalf("AB: %v\n%s", err, te.log.String())
+	}
+	if j.BaseCommit != parent {
+		t.Errorf("the base built %q, want the given %s", j.BaseCommit, parent)
+	}
+	wantIn(t, strings.Join(j.Notes, "\n"), `ab.base.ref "HEAD" of the benchmark file is not used: the base is --base-ref HEAD~1 (`+parent[:12]+")")
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	if _, err := RecordLink(LinkOptions{Config: cfg, Judged: j, Path: path, Provenance: baseline.Provenance{Commit: head, Job: "t"}}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := readHistory(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(h.Jobs); n != 1 || h.Jobs[0].AB == nil || h.Jobs[0].AB.Parent != parent {
+		t.Errorf("history %+v, want one link whose parent is %s", h.Jobs, parent)
+	}
+	j.BaseCommit = "" // a base that was not a build of a commit
+	if _, err := RecordLink(LinkOptions{Config: cfg, Judged: j, Path: path, Provenance: baseline.Provenance{Commit: head, Job: "t"}}); KindOf(err) != Usage {
+		t.Errorf("a link without a base commit: %v, want a usage error", err)
+	}
+}
+
 func TestABRemovesTheWorktreeWhenTheBuildFails(t *testing.T) {
 	repo := serviceRepo(t, "package main\n\nfunc main() { undefined() }\n", withRounds(10))
 	cfg, err := config.Parse("tailgate.yml", []byte(abRepoConfig))
@@ -426,37 +471,40 @@ func testABAddsUnits(t *testing.T, mode string) {
 	}
 }
 
-// A pull request's check pins the base build to the PR's base commit: a
-// ref in the PR's own benchmark file cannot replace it, and the report
-// says it was not used. Without a pin the config's ref stands, and the
-// given ref only fills a base the config leaves out.
+// One rule for the base, whoever gives it (--base-ref, the Action's PR
+// base commit or pushed commit's parent): a given ref replaces
+// ab.base.ref, and the report says so; it fills a base the config leaves
+// out; a base that is a target of its own without ref is no commit, and
+// the report says the given ref is not used.
 func TestABBaseRef(t *testing.T) {
 	t.Parallel()
-	withRef, err := config.Parse("t.yml", []byte(strings.Replace(abRepoConfig, "ab: {base: {ref: HEAD~1}", "ab: {base: {ref: HEAD}", 1)))
-	if err != nil {
-		t.Fatal(err)
+	parse := func(ab string) *config.Config {
+		cfg, err := config.Parse("t.yml", []byte(strings.Replace(abRepoConfig, "ab: {base: {ref: HEAD~1}, ", ab, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
 	}
-	without, err := config.Parse("t.yml", []byte(strings.Replace(abRepoConfig, "ab: {base: {ref: HEAD~1}, ", "ab: {", 1)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	withRef, without, own := parse("ab: {base: {ref: HEAD}, "), parse("ab: {"), parse(`ab: {base: {url: "http://127.0.0.1:9"}, `)
 	const sha = "0123456789abcdef0123456789abcdef01234567"
 	for _, c := range []struct {
 		name string
 		o    ABOptions
 		want string
-		note bool
+		note string
 	}{
-		{"pinned", ABOptions{Config: withRef, BaseRef: sha, PinBase: true, Git: baseline.ExecGit{}}, sha, true},
-		{"not pinned", ABOptions{Config: withRef, BaseRef: sha, Git: baseline.ExecGit{}}, "HEAD", false},
-		{"filled", ABOptions{Config: without, BaseRef: sha, Git: baseline.ExecGit{}}, sha, false},
+		{"replaced", ABOptions{Config: withRef, BaseRef: sha, BaseFrom: "--base-ref X", Git: baseline.ExecGit{}}, sha, `ab.base.ref "HEAD" of the benchmark file is not used: the base is --base-ref X (0123456789ab)`},
+		{"the config's", ABOptions{Config: withRef, Git: baseline.ExecGit{}}, "HEAD", ""},
+		{"filled", ABOptions{Config: without, BaseRef: sha, Git: baseline.ExecGit{}}, sha, ""},
+		{"own target", ABOptions{Config: own, BaseRef: sha, BaseFrom: "the pull request's base commit", Git: baseline.ExecGit{}}, "",
+			"the pull request's base commit (0123456789ab) is not used: ab.base is a target of its own (http://127.0.0.1:9)"},
 	} {
 		ab, err := c.o.ab()
 		if err != nil || ab.Base.Ref != c.want {
 			t.Errorf("%s: base ref %q (%v), want %q", c.name, ab.Base.Ref, err, c.want)
 		}
-		if note := c.o.pinNote(); (len(note) > 0) != c.note || (c.note && !strings.Contains(note[0], `ab.base.ref "HEAD" of the benchmark file is not used`)) {
-			t.Errorf("%s: note %q", c.name, note)
+		if note := strings.Join(c.o.baseNote(), "; "); (note == "") != (c.note == "") || !strings.Contains(note, c.note) {
+			t.Errorf("%s: note %q, want %q", c.name, note, c.note)
 		}
 	}
 }
@@ -465,12 +513,12 @@ func TestABBaseRef(t *testing.T) {
 // the job after one pair, inconclusive, which passes) is judged by the
 // base commit's budget: the head eight times as slow is a regression
 // after at least the base's first look, and the report names the key.
-func TestABBudgetComesFromTheTrustedPolicy(t *testing.T) {
+func TestABBudgetComesFromThetrustedGate(t *testing.T) {
 	base, head := sleeper(t, 2*time.Millisecond), sleeper(t, 16*time.Millisecond)
 	trusted := sequentialYAML(base, head, result.IterationsPerSec, 20)
 	pr := sequentialConfig(t, base, head, result.IterationsPerSec, 20)
 	pr.AB.MaxTime = config.Duration(time.Millisecond)
-	pol := TrustedPolicy(pr, []byte(trusted), true, where)
+	pol := trustedGate(pr, []byte(trusted), true, where)
 	var te testEnv
 	j, err := AB(t.Context(), te.env(), ABOptions{Config: pr, Policy: pol})
 	if err != nil {
@@ -524,5 +572,43 @@ func TestPhaseDecided(t *testing.T) {
 		if got := phaseDecided(c.v, phases, "latency"); got != c.latency {
 			t.Errorf("%s: latency decided %v, want %v", c.name, got, c.latency)
 		}
+	}
+}
+
+// Issue 45 end to end: both sides targets of their own, the counters
+// written once at the top level: every block of both sides reads them
+// (each side its own, by TAILGATE_SIDE), and the counter is judged.
+func TestABPerSideTargetsReadTopLevelCounters(t *testing.T) {
+	dir := t.TempDir()
+	count := `n=$(cat "` + dir + `/$TAILGATE_SIDE" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "` + dir + `/$TAILGATE_SIDE"; echo "{\"calls\": $n}"`
+	base, head := sleeper(t, time.Millisecond), sleeper(t, time.Millisecond)
+	src := strings.Replace(sequentialYAML(base, head, "counter.n.calls", 50), "ab:\n",
+		"target:\n  url: \""+base+"\"\n  counters: [{name: n, command: [sh, -c, '"+count+"'], gate: [calls]}]\nab:\n", 1)
+	src = strings.Replace(src, "min_pairs: 4\n  max_pairs: 12", "min_pairs: 3\n  max_pairs: 3\n  windows: 2\n  window: 300ms", 1)
+	cfg, err := config.Parse("seq.yml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var te testEnv
+	j, err := AB(t.Context(), supervised(t, te.env()), ABOptions{Config: cfg})
+	if err != nil {
+		t.Fatalf("AB: %v\n%s", err, te.log.String())
+	}
+	for side, runs := range map[string][]result.Run{"base": j.Base.Runs, "head": j.Head.Runs} {
+		if len(runs) < 3 {
+			t.Fatalf("%s: %d blocks", side, len(runs))
+		}
+		for i, r := range runs {
+			if r.Counters["n.calls"] <= 0 {
+				t.Errorf("%s block %d: counters %v, want n.calls read", side, i+1, r.Counters)
+			}
+		}
+	}
+	found := false
+	for _, f := range j.Verdict.Findings {
+		found = found || (f.Key == "counter.n.calls" && f.Gated && f.Outcome != gate.NotAvailable)
+	}
+	if !found {
+		t.Errorf("counter.n.calls not judged: %+v", j.Verdict.Findings)
 	}
 }

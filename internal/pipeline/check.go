@@ -52,7 +52,7 @@ type CheckOptions struct {
 	// Baseline is where the stored baseline is read from.
 	Baseline baseline.Source
 	// Policy, when set, is the gate section to judge by instead of
-	// Config's (TrustedPolicy); its notes go into the report.
+	// Config's (TrustBase); its notes go into the report.
 	Policy *Policy
 	// Tags lists the release tags gate.creep compares with; nil for none.
 	Tags baseline.TagLister

@@ -106,6 +106,9 @@ type Judged struct {
 	// it shadows the Input field of the same name (the runs the reports
 	// show): use j.Input.Base for those.
 	Base *result.File
+	// BaseCommit is the commit the base side of an A/B was built from; ""
+	// when it was not a build of a commit.
+	BaseCommit string
 }
 
 // measure runs the benchmark cfg. A broken target or dataset is a runtime

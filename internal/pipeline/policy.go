@@ -1,13 +1,18 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/runner"
 	"github.com/tailgate-ci/tailgate/internal/target"
@@ -15,7 +20,7 @@ import (
 
 // Policy is the gate section a comparison is judged by when it does not
 // come from the benchmark file being run: on a pull request, the gate as
-// the PR's base commit has it (see TrustedPolicy).
+// the PR's base commit has it (see TrustBase).
 type Policy struct {
 	Gate config.Gate
 	// Budget, when set, is the sequential A/B design to judge by instead
@@ -41,8 +46,10 @@ type Policy struct {
 	limitsEnv bool
 	// Benchmark, when set, is the benchmark that is run instead of the
 	// one given: the base commit's, applied to both trees
-	// (TrustedBenchmark).
+	// (TrustBase).
 	Benchmark *config.Config
+	// Commit is the base commit the policy was read from (TrustBase).
+	Commit string
 	// procedure are the keys of the benchmark that the pull request
 	// changes, and where the benchmark run instead comes from: for the
 	// error of a head that cannot run the base's.
@@ -140,37 +147,59 @@ type BaseFile struct {
 	Read config.ReadFunc
 }
 
-// TrustedPolicy is the gate policy of a pull request's check whose
-// benchmark (what is measured, and how) is the PR's own, head: the input
-// benchmark_from: head. The gate (baseline path, floors, metrics,
-// min_effect, alpha, window) and the A/B budget (ab.min_blocks,
-// ab.max_blocks, ab.max_time: the sequential design, whose α is
-// gate.alpha) are the ones at the PR's base commit, base (the benchmark
-// file's bytes there), which the PR cannot edit: a PR that loosens its own
-// gate, points it at a fresh baseline or cuts its A/B job short is judged
-// by the policy it would change, and the change applies after the merge.
-// where names the base file in the report ("tailgate.yml at the PR's base
-// commit 3a9c5e7f1b2d").
-//
-// When the base commit has no benchmark file (found is false: the PR adds
-// tailgate), or one this tailgate cannot load, the policy is the PR's own,
-// with a warning that says so.
-func TrustedPolicy(head *config.Config, base []byte, found bool, where string) *Policy {
-	return trustedPolicy(head, BaseFile{Data: base, Found: found, Where: where, Path: head.Path}, false)
+// TrustBase is the one trust path (the Action on a pull request, tailgate
+// ab --benchmark-from base): head's benchmark file as the base commit ref
+// (else ab.base.ref; a full sha as it is) has it gives the gate's policy
+// (gate, A/B budget, load.runs, pass_env) and with whole the benchmark
+// run on both trees, so a PR is judged by what it would change, each
+// changed key named; without a base file that loads, the PR's own with a
+// warning. name is how the report names the commit ("" for ref); Commit
+// is the commit read, the base the job builds.
+func TrustBase(ctx context.Context, head *config.Config, ref, name string, whole bool, git baseline.Git) (*Policy, error) {
+	if ref == "" && head.AB != nil {
+		ref = head.AB.Base.Ref
+	}
+	if ref == "" {
+		return nil, Usage.Errorf("--benchmark-from base needs the base as a git ref: --base-ref REF (or ab.base.ref)")
+	}
+	sha := ref
+	if !fullSHA.MatchString(ref) {
+		var err error
+		if sha, err = baseline.ResolveCommit(ctx, ".", ref, git); err != nil {
+			return nil, Usage.Wrap(err)
+		}
+	}
+	file, err := inCheckout(head.Path)
+	if err != nil {
+		return nil, Usage.Wrap(err)
+	}
+	data, err := baseline.ReadFileAtCommit(ctx, ".", sha, file, "benchmark file", git)
+	if err != nil && !errors.Is(err, baseline.ErrNotAtCommit) {
+		return nil, Runtime.Wrap(fmt.Errorf("reading the benchmark file at %s: %w", ref, err))
+	}
+	where := fmt.Sprintf("%s at %s %.12s", file, cmp.Or(name, ref), sha)
+	p := trustedPolicy(head, BaseFile{Data: data, Found: err == nil, Where: where, Path: file, Read: baseline.FilesAtCommit(ctx, ".", sha, git)}, whole)
+	p.Commit = sha
+	return p, nil
 }
 
-// TrustedBenchmark is the policy of a pull request's check or A/B job by
-// default: the gate's policy as TrustedPolicy has it, and the whole
-// benchmark too (build, target, ab sides, dataset, drain, setup, feed,
-// load, scenarios, pass_env) as the base commit has it, run on the base
-// tree and on the head tree alike. A PR that builds, starts, resets or
-// measures its own side differently (or the base side like its own) is
-// judged by the procedure it would change; the report names each key it
-// changes, and the change applies after the merge. Without a base file
-// that loads, the policy and the benchmark are the PR's own, with a
-// warning.
-func TrustedBenchmark(head *config.Config, base BaseFile) *Policy {
-	return trustedPolicy(head, base, true)
+var fullSHA = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
+
+// inCheckout is path relative to the working directory (the checkout),
+// as git reads it at a commit.
+func inCheckout(path string) (string, error) {
+	if !filepath.IsAbs(path) {
+		return path, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(wd, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("the config %s is outside the working directory: the gate's policy is read from it at the base commit", path)
+	}
+	return rel, nil
 }
 
 func trustedPolicy(head *config.Config, base BaseFile, whole bool) *Policy {
@@ -251,7 +280,7 @@ func procedureChanges(trusted, head *config.Config) []string {
 	policy := []string{"gate", "pass_env", "load.runs", "ab.min_blocks", "ab.max_blocks", "ab.max_time"}
 	var out []string
 	for _, key := range keyChanges("", reflect.ValueOf(*trusted), reflect.ValueOf(*head), 0) {
-		if !slices.Contains(policy, key) {
+		if !slices.ContainsFunc(policy, func(p string) bool { return key == p || strings.HasPrefix(key, p+".") }) {
 			out = append(out, key)
 		}
 	}

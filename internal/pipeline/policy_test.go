@@ -31,13 +31,21 @@ func parseBench(t *testing.T, extra string) *config.Config {
 
 const where = "tailgate.yml at the PR's base commit 3a9c5e7f1b2d"
 
+// trustedGate and trustedBench are TrustBase's policy of a base file
+// given as bytes: the gate's policy alone, or the whole benchmark.
+func trustedGate(head *config.Config, base []byte, found bool, where string) *Policy {
+	return trustedPolicy(head, BaseFile{Data: base, Found: found, Where: where, Path: head.Path}, false)
+}
+
+func trustedBench(head *config.Config, base BaseFile) *Policy { return trustedPolicy(head, base, true) }
+
 // A PR that loosens its gate or points it at a fresh baseline is judged by
 // the base commit's gate, and the report says what it changes.
 func TestTrustedPolicyIsTheBaseCommits(t *testing.T) {
 	t.Parallel()
 	base := policyBench + "gate:\n  floors: {iterations_per_s: 5}\n  alpha: 0.05\n"
 	head := parseBench(t, "gate:\n  baseline: baselines/fresh.json\n  floors: {iterations_per_s: 90}\n  min_effect: {latency_p95_ms: 500}\n  alpha: 0.0001\n")
-	p := TrustedPolicy(head, []byte(base), true, where)
+	p := trustedGate(head, []byte(base), true, where)
 	if p.Gate.Baseline != "baselines/shop.json" || p.Gate.Floors[result.IterationsPerSec] != 5 || p.Gate.Alpha != 0.05 || len(p.Gate.MinEffect) != 0 {
 		t.Errorf("policy gate %+v, want the base commit's", p.Gate)
 	}
@@ -63,7 +71,7 @@ func TestTrustedPolicyUnchangedSaysOnlyItsSource(t *testing.T) {
 	head := parseBench(t, "gate: {floors: {iterations_per_s: 5, latency_p95_ms: 30}, min_effect: {}}\n")
 	// Formatting, key order and an empty map do not change the policy.
 	base := policyBench + "# the same gate, written differently\ngate:\n  floors:\n    latency_p95_ms: 30\n    iterations_per_s: 5\n"
-	p := TrustedPolicy(head, []byte(base), true, where)
+	p := trustedGate(head, []byte(base), true, where)
 	if len(p.Notes) != 1 || !strings.Contains(p.Notes[0], where) || p.Warning != "" {
 		t.Errorf("notes %q, warning %q: want only the source", p.Notes, p.Warning)
 	}
@@ -83,7 +91,7 @@ func TestTrustedPolicyFallsBackWithAWarning(t *testing.T) {
 		"empty file":          {[]byte{}, true, where + " does not load with this tailgate (" + where + ":1:1: the file is empty"},
 		"invalid file":        {[]byte("target: [\n"), true, "does not load with this tailgate"},
 	} {
-		p := TrustedPolicy(head, tc.base, tc.found, where)
+		p := trustedGate(head, tc.base, tc.found, where)
 		if p.Gate.Alpha != 0.01 || !strings.Contains(p.Warning, tc.want) || len(p.Notes) != 1 || !strings.Contains(p.Notes[0], tc.want) {
 			t.Errorf("%s: gate alpha %g, warning %q, notes %q; want the PR's own policy and %q", name, p.Gate.Alpha, p.Warning, p.Notes, tc.want)
 		}
@@ -163,7 +171,7 @@ func TestTrustedPolicyTakesTheABBudgetFromTheBase(t *testing.T) {
 		"budget at the base": {policyBench + "ab: {min_pairs: 6, max_pairs: 30, max_time: 10m}\n", 6, 30, 10 * time.Minute, "changed: ab.min_blocks, ab.max_blocks, ab.max_time"},
 		"no ab at the base":  {policyBench, config.DefaultMinBlocks, config.DefaultMaxBlocks, 0, "changed: ab.min_blocks, ab.max_blocks, ab.max_time"},
 	} {
-		p := TrustedPolicy(head, []byte(tc.base), true, where)
+		p := trustedGate(head, []byte(tc.base), true, where)
 		ab, err := ABOptions{Config: head, Policy: p}.ab()
 		if err != nil {
 			t.Fatal(err)
@@ -180,11 +188,11 @@ func TestTrustedPolicyTakesTheABBudgetFromTheBase(t *testing.T) {
 	}
 	// The same budget, written differently, changes nothing; the PR's own
 	// policy (no trusted base) keeps the PR's budget.
-	same := TrustedPolicy(head, []byte(policyBench+"ab:\n  max_time: 1s\n  max_pairs: 4\n  min_pairs: 4\n  base: {ref: main}\n"), true, where)
+	same := trustedGate(head, []byte(policyBench+"ab:\n  max_time: 1s\n  max_pairs: 4\n  min_pairs: 4\n  base: {ref: main}\n"), true, where)
 	if len(same.Notes) != 1 {
 		t.Errorf("an unchanged budget: notes %q", same.Notes)
 	}
-	own := TrustedPolicy(head, nil, false, where)
+	own := trustedGate(head, nil, false, where)
 	if ab, _ := (ABOptions{Config: head, Policy: own}).ab(); ab.MaxPairs != 4 {
 		t.Errorf("the PR's own policy: budget of %d pairs, want the PR's 4", ab.MaxPairs)
 	}
@@ -203,7 +211,7 @@ func TestTrustedPolicyKeepsRunsAndCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := TrustedPolicy(head, []byte(base), true, where)
+	p := trustedGate(head, []byte(base), true, where)
 	cfg := p.benchmark(head)
 	if cfg.Load.Runs != 7 {
 		t.Errorf("load.runs %d, want the base commit's 7", cfg.Load.Runs)
@@ -225,7 +233,7 @@ func TestTrustedPolicyKeepsRunsAndCredentials(t *testing.T) {
 	if got := (*Policy)(nil).benchmark(head); got != head {
 		t.Error("a nil policy changed the config")
 	}
-	own := TrustedPolicy(head, nil, false, where).benchmark(head)
+	own := trustedGate(head, nil, false, where).benchmark(head)
 	if own.Load.Runs != 1 || len(own.PassEnv) != 4 {
 		t.Errorf("the PR's own policy (no file at the base) changed its runs or pass_env: %d, %q", own.Load.Runs, own.PassEnv)
 	}
@@ -241,7 +249,7 @@ func TestTrustedPolicySaysTheBenchmarkChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := TrustedPolicy(head, []byte(policyBench), true, where)
+	p := trustedGate(head, []byte(policyBench), true, where)
 	notes := strings.Join(p.Notes, "\n")
 	for _, want := range []string{"This PR changes the benchmark itself (changed: load.warmup, load.duration, seed)", "fail_on_inconclusive: true", "mode: ab"} {
 		if !strings.Contains(notes, want) {
@@ -272,7 +280,7 @@ func TestTrustedBenchmarkIsTheBaseCommits(t *testing.T) {
 		read = append(read, path)
 		return []byte("user\nu1\n"), nil
 	}
-	p := TrustedBenchmark(head, BaseFile{Data: []byte(base), Found: true, Where: where, Path: "perf/tailgate.yml", Read: files})
+	p := trustedBench(head, BaseFile{Data: []byte(base), Found: true, Where: where, Path: "perf/tailgate.yml", Read: files})
 	if !slices.Equal(read, []string{"perf/users.csv"}) {
 		t.Errorf("the base's feed was read as %q, want perf/users.csv through the base commit's reader", read)
 	}
@@ -293,15 +301,15 @@ func TestTrustedBenchmarkIsTheBaseCommits(t *testing.T) {
 		t.Errorf("a head failure: %v (kind %v), want the way out and a runtime failure", err, KindOf(err))
 	}
 
-	same := TrustedBenchmark(head, BaseFile{Data: []byte(policyBench), Found: true, Where: where, Path: "tailgate.yml"})
+	same := trustedBench(head, BaseFile{Data: []byte(policyBench), Found: true, Where: where, Path: "tailgate.yml"})
 	if same.procedure == nil {
 		t.Error("no changes found between different benchmarks")
 	}
-	unchanged := TrustedBenchmark(parseBench(t, ""), BaseFile{Data: []byte(policyBench), Found: true, Where: where, Path: "tailgate.yml"})
+	unchanged := trustedBench(parseBench(t, ""), BaseFile{Data: []byte(policyBench), Found: true, Where: where, Path: "tailgate.yml"})
 	if len(unchanged.Notes) != 1 || unchanged.headFailure(errors.New("x")).Error() != "x" {
 		t.Errorf("an unchanged benchmark: notes %q", unchanged.Notes)
 	}
-	none := TrustedBenchmark(head, BaseFile{Found: false, Where: where, Path: "tailgate.yml"})
+	none := trustedBench(head, BaseFile{Found: false, Where: where, Path: "tailgate.yml"})
 	if none.Benchmark != nil || !strings.Contains(none.Warning, "the gate's policy and the benchmark are this pull request's own") {
 		t.Errorf("without a base file: benchmark %v, warning %q", none.Benchmark, none.Warning)
 	}

@@ -121,10 +121,9 @@ type LinkOptions struct {
 	Judged Judged
 	// Path is the history file.
 	Path string
-	// Provenance names the head commit, its ref and the job; Parent the
-	// base commit the A/B built.
+	// Provenance names the head commit, its ref and the job; the link's
+	// parent is the commit the A/B built as its base (Judged.BaseCommit).
 	Provenance baseline.Provenance
-	Parent     string
 	Runner     string
 }
 
@@ -135,15 +134,16 @@ const SpanJobSuffix = "-span"
 // parent to the history: a link of the chain. It needs both commits: a
 // link without them could not be placed in the chain.
 func RecordLink(o LinkOptions) (*baseline.History, error) {
-	if o.Provenance.Commit == "" || o.Parent == "" {
-		return nil, Usage.Errorf("a link of main's chain needs the commit and its parent: the head's commit (--commit) and the base as a git ref (--base-ref)")
+	parent := o.Judged.BaseCommit
+	if o.Provenance.Commit == "" || parent == "" {
+		return nil, Usage.Errorf("a link of main's chain needs the commit and its parent: the head's commit (--commit) and a base built from a git ref (--base-ref or ab.base.ref; a base that is a target of its own without ref is no commit)")
 	}
 	hist, err := readHistory(o.Path)
 	if err != nil {
 		return nil, err
 	}
 	links := gate.LinkOf(o.Judged.Input.Verdict, policyFor(o.Config, nil, nil))
-	c := baseline.Comparison{Parent: o.Parent}
+	c := baseline.Comparison{Parent: parent}
 	for _, key := range slices.Sorted(maps.Keys(links)) {
 		l := links[key]
 		c.Metrics = append(c.Metrics, baseline.ComparedMetric{Key: key, Change: l.Change, Lo: l.Lo, Hi: l.Hi, Outcome: string(l.Outcome)})
@@ -162,7 +162,7 @@ func RecordLink(o LinkOptions) (*baseline.History, error) {
 	// "/ab-span", so that a CI job that appends a link and a span keeps
 	// both.
 	prov.Job += "/ab"
-	if gate.IsSpan(chainLinks(hist), gate.ChainLink{Commit: prov.Commit, Parent: o.Parent}) {
+	if gate.IsSpan(chainLinks(hist), gate.ChainLink{Commit: prov.Commit, Parent: parent}) {
 		prov.Job += SpanJobSuffix
 	}
 	hist.AppendComparison(head.Benchmark, head.DefinitionHash, head.Env, c, prov, o.Runner, keep)
