@@ -141,6 +141,9 @@ func JudgeSequentialWith(base, head []result.Run, p Policy, d stats.SeqDesign, f
 	seq.Done, seq.Reason, seq.MorePairs = stopping(v, looks, final, d)
 	if seq.Done {
 		finalizeUndecided(v.Findings, seq.Reason)
+		for i, l := range looks {
+			l.reportAdjusted(&v.Findings[i], k)
+		}
 		if o.Budget > 0 && o.Budget < d.MaxPairs {
 			seq.Budget = max(o.Budget, d.MinPairs)
 		}
@@ -160,6 +163,19 @@ func JudgeSequentialWith(base, head []result.Run, p Policy, d stats.SeqDesign, f
 		}
 	}
 	return v
+}
+
+// reportAdjusted reports, once the job is done, the estimate corrected
+// for the bias of stopping at the look that decided (the mean over-reads
+// an effect that stopped the job early: stats.SeqDesign.MedianUnbiased);
+// the decision itself read the mean. An exact count has nothing to
+// correct.
+func (l seqLook) reportAdjusted(f *Finding, k int) {
+	if !l.judged || l.exact || !l.dec.Decided() {
+		return
+	}
+	f.Estimate = l.mp.fromScale(l.design.MedianUnbiased(l.dec, k))
+	f.Worse, f.Change = f.Estimate, f.Estimate*l.mp.direction().Sign()
 }
 
 // judgedSequentially is K of the sequential rule: the gated metrics (never
@@ -341,6 +357,8 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 		return l
 	}
 	f.Floor = mp.fromScale(l.dec.Threshold)
+	// The estimate reported is the one corrected for where the sequence
+	// stopped (stats.MedianUnbiased); the decision read the raw mean.
 	f.Estimate, f.Lower, f.Upper = mp.fromScale(l.dec.Estimate), mp.boundFromScale(l.dec.Lower), mp.boundFromScale(l.dec.Upper)
 	f.Worse, f.Change = f.Estimate, f.Estimate*mp.direction().Sign()
 	if n := l.dec.Pairs; n > 0 && !math.IsNaN(l.dec.Spread) {

@@ -111,7 +111,8 @@ type Finding struct {
 	N, M        int // head runs, baseline samples
 	// Sequential A/B (JudgeSequential) only, NaN otherwise: Estimate is the
 	// mean pair difference in the bad direction at the look that decided
-	// (or the latest look), in the units of Worse; Lower and Upper are its
+	// (or the latest look), in the units of Worse, corrected for the bias
+	// of stopping at that look (stats.SeqDesign.MedianUnbiased); Lower and Upper are its
 	// repeated confidence bounds (levels α/K and β; ±Inf where a look
 	// bounds nothing). Change and Worse are the same estimate. DecidedAt is
 	// the pairs at the deciding look, 0 while undecided.
@@ -127,9 +128,10 @@ type Finding struct {
 	DF     int
 	// Sequential A/B only: BaseCenter and HeadCenter are what Change is
 	// made of, over the judged pairs: their geometric means (Center
-	// "geometric mean"), or means for rates ("mean"), so that Change is
-	// exactly HeadCenter against BaseCenter (medians need not agree with
-	// a paired estimate). NaN and "" otherwise.
+	// "geometric mean"), or means for rates ("mean"): HeadCenter against
+	// BaseCenter is the mean difference, which Change corrects for the
+	// look that stopped the job (medians need not agree with a paired
+	// estimate). NaN and "" otherwise.
 	BaseCenter, HeadCenter float64
 	Center                 string
 }

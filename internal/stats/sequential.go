@@ -469,6 +469,7 @@ func summarize(diffs []float64, minEffect, resolution float64) SeqDecision {
 	if len(diffs) > 0 {
 		dec.Estimate = Mean(diffs)
 	}
+
 	if len(diffs) >= 2 {
 		dec.OwnSpread = SampleSD(diffs)
 		dec.Spread = math.Max(dec.OwnSpread, resolution)
