@@ -177,8 +177,9 @@ func (rep *report) Take(text string) error {
 // are not 0, between the request count and Requests/sec; a report cut
 // before Requests/sec may have lost them, so its failures are unknown. A
 // cut in the Requests/sec line itself comes after them all.
-func (rep *report) Cut(partial string) {
+func (rep *report) Cut(partial string) bool {
 	rep.sawRate = rep.sawRate || strings.HasPrefix(partial, "Requests/sec")
+	return true
 }
 
 // finish turns the figures into a run. A failed request is a response
