@@ -68,7 +68,7 @@ func (Report) Import(name string, r io.Reader) (*result.Run, error) {
 	}
 	var d doc
 	if err := json.Unmarshal(data, &d); err != nil {
-		return nil, importer.JSONError(name, data, err, what)
+		return nil, importer.JSONError(name, data, err, "expected a "+what)
 	}
 	a := d.Aggregate
 	switch {

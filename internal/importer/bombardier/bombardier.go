@@ -281,7 +281,7 @@ func (JSON) Import(name string, r io.Reader) (*result.Run, error) {
 	}
 	var d jsonDoc
 	if err := json.Unmarshal(data, &d); err != nil {
-		return nil, importer.JSONError(name, data, err, jsonWhat)
+		return nil, importer.JSONError(name, data, err, "expected a "+jsonWhat)
 	}
 	res := d.Result
 	if d.Spec == nil || res == nil || res.TimeTaken == nil || res.Req2xx == nil || res.Others == nil {
