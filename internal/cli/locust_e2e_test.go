@@ -60,6 +60,7 @@ load:
 // tailgate check and tailgate ab: each run's aggregated CSV is imported
 // and judged, and no Locust process outlives the job.
 func TestLocustMasterAndTwoWorkers(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("ten Locust runs take minutes")
 	}

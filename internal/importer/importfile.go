@@ -127,34 +127,26 @@ func readHead(ctx context.Context, path string, in io.Reader) ([]byte, error) {
 }
 
 // utf16Of is the UTF-16 encoding of a file that starts with head, or nil
-// when it is not UTF-16: a byte order mark says which, and without one
-// text in UTF-16 has a zero byte in every pair of an ASCII character (the
-// second in little endian, the first in big endian), which UTF-8 text
-// never has: a quarter of the pairs with zeros at one place and almost
-// none at the other is UTF-16, a report's bars (■, U+25A0) and all.
+// when it is not UTF-16. Text in UTF-16 has a zero byte in every pair of
+// an ASCII character (the second in little endian, the first in big
+// endian), which UTF-8 text never has, and a load tool's output is mostly
+// ASCII: a quarter of the pairs with zeros at one place and almost none
+// at the other is UTF-16, a report's bars (■, U+25A0) and all. A byte
+// order mark alone is not enough: a binary format may start with one.
 func utf16Of(head []byte) encoding.Encoding {
-	switch {
-	case bytes.HasPrefix(head, []byte{0xff, 0xfe}):
-		return unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM)
-	case bytes.HasPrefix(head, []byte{0xfe, 0xff}):
-		return unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM)
-	}
-	pairs := min(len(head)/2, 4096)
+	pairs := min(len(head), 8192) / 2
 	var zero [2]int
-	for i := range pairs {
-		for j := range zero {
-			if head[2*i+j] == 0 {
-				zero[j]++
-			}
+	for i, b := range head[:2*pairs] {
+		if b == 0 {
+			zero[i%2]++
 		}
 	}
 	switch {
 	case pairs < 2:
-		return nil
 	case zero[1] >= pairs/4 && zero[0] <= zero[1]/16:
-		return unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM)
+		return unicode.UTF16(unicode.LittleEndian, unicode.UseBOM)
 	case zero[0] >= pairs/4 && zero[1] <= zero[0]/16:
-		return unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM)
+		return unicode.UTF16(unicode.BigEndian, unicode.UseBOM)
 	}
 	return nil
 }
