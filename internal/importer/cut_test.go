@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -210,5 +211,51 @@ func TestJSONSummariesCutAreRefusedAsCut(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// A text report pasted in a README, whose last line (a closing fence, a
+// sentence) has no line break, imports as the report alone: hey's and
+// oha's lost their request counts and error rate, taken for a report cut
+// in its status code distribution.
+func TestTextReportPastedWithoutFinalLineBreakKeepsItsFigures(t *testing.T) {
+	t.Parallel()
+	checked := 0
+	for format, paths := range textReports(t) {
+		f, _ := importer.Lookup(format)
+		for _, path := range paths {
+			if path == "" {
+				continue
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			whole, err := importRuns(f, path, data)
+			if err != nil {
+				continue // a log no report was read from
+			}
+			report := strings.TrimRight(string(data), "\r\n") + "\n"
+			for _, tail := range []string{"```", "Measured on a laptop."} {
+				md := "# Benchmark\n\n```\n" + report + map[bool]string{true: "```\n\n"}[tail != "```"] + tail
+				got, err := importRuns(f, path+".md", []byte(md))
+				if err != nil {
+					t.Errorf("%s in a README ending %q: %v", path, tail, err)
+					continue
+				}
+				checked++
+				last, want := got[len(got)-1], whole[len(whole)-1]
+				if last.Requests != want.Requests || !reflect.DeepEqual(last.Metrics, want.Metrics) {
+					t.Errorf("%s in a README ending %q without a line break: %+v %v, want %+v %v",
+						filepath.Base(path), tail, last.Requests, last.Metrics, want.Requests, want.Metrics)
+				}
+				if format != "vegeta-text" && format != "bombardier-text" && importertest.HasNote(last, "cut") {
+					t.Errorf("%s in a README ending %q: notes %q, want none that it was cut", filepath.Base(path), tail, last.Notes)
+				}
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("only %d READMEs checked", checked)
 	}
 }

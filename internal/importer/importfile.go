@@ -10,6 +10,10 @@ import (
 	"os"
 	"strings"
 
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
+
 	"github.com/tailgate-ci/tailgate/internal/printable"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
@@ -59,19 +63,24 @@ func ReadContext(ctx context.Context, path, format string) (*Imported, error) {
 	// check ends a parse that reads on.
 	stop := context.AfterFunc(ctx, func() { fh.Close() })
 	defer stop()
-	in := ctxReader{ctx, fh}
-	head := make([]byte, headSize)
-	n, err := io.ReadFull(in, head)
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
+	var in io.Reader = ctxReader{ctx, fh}
+	head, err := readHead(ctx, path, in)
+	if err != nil {
+		return nil, err
 	}
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+	// A file in UTF-16 (PowerShell's > and Out-File before PowerShell 6
+	// write it, with or without a byte order mark) is read as the UTF-8
+	// its tool wrote.
+	if enc := utf16Of(head); enc != nil {
+		in = transform.NewReader(io.MultiReader(bytes.NewReader(head), in), enc.NewDecoder())
+		if head, err = readHead(ctx, path, in); err != nil {
+			return nil, err
+		}
 	}
 	// A UTF-8 byte order mark, as Windows editors and PowerShell's
 	// Out-File write, is not part of any format: without it the file is
 	// what its tool wrote.
-	head = bytes.TrimPrefix(head[:n], []byte("\ufeff"))
+	head = bytes.TrimPrefix(head, []byte("\ufeff"))
 	if len(bytes.TrimSpace(head)) == 0 {
 		// Before --format is used: no format reads nothing, and "not
 		// recognised" would send the user looking for the wrong fault.
@@ -102,6 +111,44 @@ func ReadContext(ctx context.Context, path, format string) (*Imported, error) {
 		clipNames(run)
 	}
 	return &Imported{Format: f.Name(), Runs: runs}, nil
+}
+
+// readHead reads the first headSize bytes of in, or all of a shorter file.
+func readHead(ctx context.Context, path string, in io.Reader) ([]byte, error) {
+	head := make([]byte, headSize)
+	n, err := io.ReadFull(in, head)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return head[:n], nil
+}
+
+// utf16Of is the UTF-16 encoding of a file that starts with head, or nil
+// when it is not UTF-16. Text in UTF-16 has a zero byte in every pair of
+// an ASCII character (the second in little endian, the first in big
+// endian), which UTF-8 text never has, and a load tool's output is mostly
+// ASCII: a quarter of the pairs with zeros at one place and almost none
+// at the other is UTF-16, a report's bars (■, U+25A0) and all. A byte
+// order mark alone is not enough: a binary format may start with one.
+func utf16Of(head []byte) encoding.Encoding {
+	pairs := min(len(head), 8192) / 2
+	var zero [2]int
+	for i, b := range head[:2*pairs] {
+		if b == 0 {
+			zero[i%2]++
+		}
+	}
+	switch {
+	case pairs < 2:
+	case zero[1] >= pairs/4 && zero[0] <= zero[1]/16:
+		return unicode.UTF16(unicode.LittleEndian, unicode.UseBOM)
+	case zero[0] >= pairs/4 && zero[1] <= zero[0]/16:
+		return unicode.UTF16(unicode.BigEndian, unicode.UseBOM)
+	}
+	return nil
 }
 
 // clipNames cuts the step names a load tool's file gives (a URL, a

@@ -6,30 +6,85 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"strings"
 )
 
 // JSONError turns an error of decoding a whole JSON document into a
-// *SyntaxError at the line it happened on: a file that ends too early is
-// cut; what names the document that was expected.
-func JSONError(file string, data []byte, err error, what string) error {
+// *SyntaxError at the line it happened on, in words of JSON, never of Go
+// (`metrics.thresholds: true or false where an object belongs`): an empty
+// file is empty, one that ends too early is cut; expected says what the
+// document was to be ("expected a …").
+func JSONError(file string, data []byte, err error, expected string) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
+	case len(bytes.TrimSpace(data)) == 0:
+		return &SyntaxError{File: file, Msg: "the file is empty; " + expected}
 	case IsCutJSON(data, err):
-		return CutJSON(file, data, "expected a "+what)
+		return CutJSON(file, data, expected)
 	case errors.As(err, &syn):
-		return &SyntaxError{File: file, Line: lineAt(data, syn.Offset), Msg: fmt.Sprintf("invalid JSON (%v); expected a %s", syn, what)}
+		return &SyntaxError{File: file, Line: LineAt(data, syn.Offset), Msg: fmt.Sprintf("invalid JSON (%v); %s", syn, expected)}
 	case errors.As(err, &typ):
-		return &SyntaxError{File: file, Line: lineAt(data, typ.Offset), Msg: fmt.Sprintf("field %q: expected %s, got JSON %s; expected a %s", typ.Field, typ.Type, typ.Value, what)}
+		return &SyntaxError{File: file, Line: LineAt(data, typ.Offset), Msg: JSONTypeError(typ) + "; " + expected}
 	}
-	return &SyntaxError{File: file, Msg: fmt.Sprintf("%v; expected a %s", err, what)}
+	return &SyntaxError{File: file, Msg: fmt.Sprintf("%v; %s", err, expected)}
 }
 
-// lineAt is the 1-based line holding byte offset off.
-func lineAt(data []byte, off int64) int {
-	if off > int64(len(data)) {
-		off = int64(len(data))
+// JSONTypeError says where a JSON value of the wrong kind is, and what
+// was there and what belongs there, in words of JSON.
+func JSONTypeError(typ *json.UnmarshalTypeError) string {
+	field := strings.TrimPrefix(typ.Field, ".")
+	if field == "" {
+		field = "the document"
 	}
+	return fmt.Sprintf("%s: %s where %s belongs", field, jsonFound(typ.Value), jsonWanted(typ.Type))
+}
+
+// jsonFound names the JSON value the decoder found ("bool", "number 1e400").
+func jsonFound(value string) string {
+	kind, _, _ := strings.Cut(value, " ")
+	switch kind {
+	case "bool":
+		return "true or false"
+	case "number", "string":
+		return "a " + value
+	case "object", "array":
+		return "an " + kind
+	}
+	return "a JSON " + value
+}
+
+// jsonWanted names the JSON value a Go type reads.
+func jsonWanted(t reflect.Type) string {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil {
+		return "another value"
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "a whole number"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number ≥ 0"
+	}
+	return "another value"
+}
+
+// LineAt is the 1-based line holding byte offset off.
+func LineAt(data []byte, off int64) int {
+	off = min(max(off, 0), int64(len(data)))
 	return 1 + bytes.Count(data[:off], []byte{'\n'})
 }
 
@@ -45,5 +100,5 @@ func IsCutJSON(data []byte, err error) bool {
 // CutJSON is the refusal of a cut JSON document; expected says what it
 // was to be ("expected a …").
 func CutJSON(file string, data []byte, expected string) error {
-	return &SyntaxError{File: file, Line: lineAt(data, int64(len(data))), Msg: "file is cut: the JSON ends before the document does; " + expected}
+	return &SyntaxError{File: file, Line: LineAt(data, int64(len(data))), Msg: "file is cut: the JSON ends before the document does; " + expected}
 }

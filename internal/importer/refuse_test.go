@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -22,9 +23,15 @@ func sampleFiles(t *testing.T) []string {
 	return files
 }
 
+// goWords are Go's names of types and decoder messages, which a refusal
+// must not show ("cannot unmarshal bool into Go struct field
+// .metrics.thresholds of type struct { OK bool … }").
+var goWords = regexp.MustCompile(`Go (struct|value)|unmarshal|struct \{|\b(u?int(8|16|32|64)?|float(32|64)|interface \{\}|map\[\w+\])\b`)
+
 // TestEveryFormatRefusesOtherFormats forces each file through every format
 // but its own, as --format would: each must refuse it with a typed error
-// and a reason, never import it as an empty or invented run.
+// and a reason, never import it as an empty or invented run, and say
+// what it found where in words of the file, never in Go's.
 func TestEveryFormatRefusesOtherFormats(t *testing.T) {
 	t.Parallel()
 	var forced int
@@ -52,6 +59,9 @@ func TestEveryFormatRefusesOtherFormats(t *testing.T) {
 			if _, ok := importertest.Rejection(err); !ok {
 				t.Errorf("%s (%s) forced as %s: untyped error %T: %v", path, own[0], name, err, err)
 			}
+			if goWords.MatchString(err.Error()) {
+				t.Errorf("%s (%s) forced as %s: %v; want what was found where, in words of the file, not Go's (%q)", path, own[0], name, err, goWords.FindString(err.Error()))
+			}
 		}
 	}
 	t.Logf("%d forced imports refused", forced)
@@ -73,5 +83,18 @@ func TestEmptyFileIsRefusedAsEmpty(t *testing.T) {
 				t.Errorf("%q as %q: err = %v; want it refused as empty", content, format, err)
 			}
 		}
+	}
+}
+
+// A forced format's refusal says what was found where: k6's legacy export
+// (thresholds as booleans) read as handleSummary JSON said "cannot
+// unmarshal bool into Go struct field .metrics.thresholds of type struct
+// { OK bool "json:\"ok\"" }".
+func TestForcedFormatSaysWhatWasFoundWhere(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(importertest.FixturesDir(t, "k6-summary-export"), "TimurNurlygayanov__load_tests_k6__trading-scenario-20251120-100356__summary.json")
+	_, err := importer.Read(path, "k6-handlesummary")
+	if want := ":50: metrics.thresholds: true or false where an object belongs; expected a k6 handleSummary"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v; want %q", err, want)
 	}
 }

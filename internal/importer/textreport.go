@@ -71,15 +71,17 @@ func (t TextReport) read(name string, r io.Reader) (reports int, cut cutLine, er
 type Report interface {
 	// Take reads one line of the report.
 	Take(line string) error
-	// Cut says that the file ends inside this report, in a line that was
-	// not read (partial is what the file holds of it, which can tell what
-	// line it was, never its figures): what the lines after would have
-	// said is unknown. The report leaves out, or refuses in Finish, every
-	// figure that a later line could have changed (a list of statuses or
-	// errors that may go on, a count whose line may be missing and would
-	// otherwise read as 0), so that a cut report holds fewer figures,
-	// never other ones.
-	Cut(partial string)
+	// Cut says that the file ends in a line that was not read (partial is
+	// what the file holds of it, which can tell what line it was, never
+	// its figures), and returns whether that line may be this report's.
+	// If so, what the lines after would have said is unknown: the report
+	// leaves out, or refuses in Finish, every figure that a later line
+	// could have changed (a list of statuses or errors that may go on, a
+	// count whose line may be missing and would otherwise read as 0), so
+	// that a cut report holds fewer figures, never other ones. If not (a
+	// closing fence or a sentence after a report pasted in a README), the
+	// report is whole, and the line is text after it.
+	Cut(partial string) bool
 	// Finish turns the report into a run, or says why it holds none.
 	Finish(file string) (*result.Run, error)
 }
@@ -108,8 +110,8 @@ func (t TextReport) ReadReports(name, expected string, r io.Reader, begin func(l
 		}
 		return nil, &SyntaxError{File: name, Msg: msg}
 	}
-	if cut.n > 0 {
-		reps[len(reps)-1].Cut(cut.partial)
+	if cut.n > 0 && !reps[len(reps)-1].Cut(cut.partial) {
+		cut = cutLine{}
 	}
 	runs := make([]*result.Run, 0, len(reps))
 	for i, rep := range reps {
@@ -127,6 +129,16 @@ func (t TextReport) ReadReports(name, expected string, r io.Reader, begin func(l
 		last.Notes = append(last.Notes, CutNote(cut.n))
 	}
 	return runs, nil
+}
+
+// AfterDistributions reports whether a last line, partial, cut while hey's
+// or oha's report was in its section (a heading such as "Status code
+// distribution:"), is text after the report: the status code and error
+// distributions that close both reports hold only "[…] …" lines and the
+// "Error distribution:" heading, and partial can begin neither.
+func AfterDistributions(section, partial string) bool {
+	return (section == "Status code distribution:" || section == "Error distribution:") &&
+		!strings.HasPrefix(partial, "[") && !strings.HasPrefix("Error distribution:", partial)
 }
 
 // cutLine is the line a file was cut in: its number (0: not cut) and what

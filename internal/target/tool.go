@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"syscall"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
@@ -15,9 +16,10 @@ const StepLoad = "load command"
 // RunTool runs a load tool's command for one run (engine: command): as a
 // child of ch (whose With adds the run's variables), its output to log, in
 // its own process group that is killed as a whole on timeout or
-// cancellation. The exit status is returned (0 on success) with an error
-// only when the command could not be run or was stopped: a load tool may
-// exit non-zero for failed thresholds and still have written its results.
+// cancellation, and once the command has ended. The exit status is
+// returned (0 on success) with an error only when the command could not
+// be run or was stopped: a load tool may exit non-zero for failed
+// thresholds and still have written its results.
 func RunTool(ctx context.Context, c *config.Command, ch Children, timeout time.Duration, log io.Writer) (exit int, err error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -31,6 +33,11 @@ func RunTool(ctx context.Context, c *config.Command, ch Children, timeout time.D
 	p.cmd.WaitDelay = time.Second
 	start := time.Now()
 	err = p.run()
+	if p.cmd.Process != nil {
+		// What the command leaves running ends with it (a worker whose
+		// master is gone would retry for minutes): a run leaves nothing.
+		signalGroup(p.group(), syscall.SIGKILL)
+	}
 	if ctx.Err() != nil {
 		return 0, &StepError{Step: StepLoad, Saw: describe(c), Err: fmt.Errorf("stopped after %v: %w", time.Since(start).Round(time.Millisecond), ctx.Err())}
 	}

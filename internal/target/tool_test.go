@@ -57,3 +57,26 @@ func TestRunToolTimeoutKillsTheGroup(t *testing.T) {
 	}
 	t.Errorf("the tool's child %s still runs after the timeout", pid)
 }
+
+// A load tool that starts helpers (Locust's workers) and exits leaves
+// none of them running: a worker whose master failed to start would retry
+// for minutes, orphaned.
+func TestRunToolEndsWhatTheCommandLeftRunning(t *testing.T) {
+	t.Parallel()
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	c := &config.Command{Shell: `sleep 30 & echo $! > "` + pidFile + `"; exit 0`}
+	if exit, err := RunTool(context.Background(), c, supervised(t), 20*time.Second, &bytes.Buffer{}); err != nil || exit != 0 {
+		t.Fatalf("RunTool = %d, %v; want exit 0", exit, err)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := atoi(t, strings.TrimSpace(string(b)))
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if !running(pid) {
+			return
+		}
+	}
+	t.Errorf("the tool's child %d still runs after the tool exited", pid)
+}

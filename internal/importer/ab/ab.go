@@ -166,8 +166,8 @@ func atoi(s string) int64 {
 
 // Cut needs to drop nothing: Finish refuses a report that ends before the
 // rows ab always prints last, so a cut one is refused unless only lines
-// after them are missing.
-func (rep *report) Cut(string) {}
+// after them are missing; a line after the 100 % row is not the report's.
+func (rep *report) Cut(string) bool { return !rep.sawLongest }
 
 // finish turns the figures into a run. A failed request is a response
 // outside 2xx (ab's Non-2xx count) or one that ab could not connect,

@@ -68,7 +68,7 @@ func (Report) Import(name string, r io.Reader) (*result.Run, error) {
 	}
 	var d doc
 	if err := json.Unmarshal(data, &d); err != nil {
-		return nil, importer.JSONError(name, data, err, what)
+		return nil, importer.JSONError(name, data, err, "expected a "+what)
 	}
 	a := d.Aggregate
 	switch {
@@ -114,7 +114,10 @@ func known(stats map[string]*float64) map[string]float64 {
 }
 
 // v2 reads 2.x: a request failed when its status is outside 2xx/3xx or
-// it got no response (an errors.* counter).
+// it got no response (an errors.* counter). Artillery counts in errors.*
+// the scenario's own errors too (a function the script lacks, a capture
+// that matched nothing), which fail no request: errors count as failed
+// requests only up to the requests that got no response.
 func v2(name string, d doc) (*result.Run, error) {
 	a := d.Aggregate
 	a.Counters, a.Summaries = modernNames(a.Counters), modernNames(a.Summaries)
@@ -135,7 +138,14 @@ func v2(name string, d doc) (*result.Run, error) {
 			errs[e] = v
 		}
 	}
-	failures(run, codes, errs)
+	responses, ok := c["http.responses"]
+	if !ok {
+		responses = 0
+		for _, n := range codes {
+			responses += n
+		}
+	}
+	failures(run, codes, errs, max(0, run.Requests.Total-importer.Count(responses)))
 	if a.FirstMetricAt != nil && a.LastMetricAt != nil && *a.LastMetricAt > *a.FirstMetricAt {
 		first := time.UnixMilli(int64(*a.FirstMetricAt)).UTC()
 		if err := importer.CheckTime(first); err != nil {
@@ -218,7 +228,7 @@ func v1(name string, d doc) (*result.Run, error) {
 	for _, n := range a.Errors {
 		run.Requests.Total += importer.Count(n)
 	}
-	failures(run, a.Codes, a.Errors)
+	failures(run, a.Codes, a.Errors, -1) // 1.x's errors are its requests without a response
 	if a.RPS != nil && a.RPS.Mean > 0 {
 		run.Metrics[result.RequestsPerSec] = a.RPS.Mean
 	}
@@ -238,8 +248,10 @@ func v1(name string, d doc) (*result.Run, error) {
 }
 
 // failures counts failed requests: statuses outside 2xx/3xx, then the
-// errors of requests without a response, each an error class.
-func failures(run *result.Run, codes, errs map[string]float64) {
+// errors of requests without a response, each an error class, timeouts
+// and connection errors first. Errors beyond unanswered (the requests
+// without a response; < 0: no bound) failed no request: a note says them.
+func failures(run *result.Run, codes, errs map[string]float64, unanswered int64) {
 	for _, code := range sortedKeys(codes) {
 		n, err := strconv.Atoi(code)
 		if err != nil || (n >= 200 && n < 400) || importer.Count(codes[code]) == 0 {
@@ -248,14 +260,30 @@ func failures(run *result.Run, codes, errs map[string]float64) {
 		run.Requests.Failed += importer.Count(codes[code])
 		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrStatus, Count: importer.Count(codes[code]), Sample: "status " + code})
 	}
-	for _, e := range sortedKeys(errs) {
-		if importer.Count(errs[e]) == 0 {
+	keys := sortedKeys(errs)
+	sort.SliceStable(keys, func(i, j int) bool {
+		return errorClasses.Class(keys[i]) != result.ErrExpect && errorClasses.Class(keys[j]) == result.ErrExpect
+	})
+	var other []string
+	for _, e := range keys {
+		n := importer.Count(errs[e])
+		if unanswered >= 0 {
+			n = min(n, unanswered)
+			unanswered -= n
+		}
+		if rest := importer.Count(errs[e]) - n; rest > 0 {
+			other = append(other, fmt.Sprintf("%d × %s", rest, importer.OneLine(e)))
+		}
+		if n == 0 {
 			continue
 		}
-		run.Requests.Failed += importer.Count(errs[e])
-		run.Errors = append(run.Errors, result.ErrorClass{Class: errorClasses.Class(e), Count: importer.Count(errs[e]), Sample: importer.OneLine(e)})
+		run.Requests.Failed += n
+		run.Errors = append(run.Errors, result.ErrorClass{Class: errorClasses.Class(e), Count: n, Sample: importer.OneLine(e)})
 	}
 	run.Requests.Failed = min(run.Requests.Failed, run.Requests.Total)
+	if len(other) > 0 {
+		run.Notes = append(run.Notes, "Artillery counted errors that failed no request (every other request got a response): "+strings.Join(other, ", "))
+	}
 }
 
 // errorClasses classes Node's error codes (ETIMEDOUT, ECONNREFUSED, …).

@@ -1,7 +1,11 @@
 package artillery
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -157,4 +161,47 @@ func TestV2LifecycleSuccess(t *testing.T) {
 		t.Fatal(err)
 	}
 	importertest.WantAbsent(t, run, result.LifecycleSuccess)
+}
+
+// Artillery 2.x counts in errors.* what its scenario did wrong too (a
+// function the script lacks): a run whose 159 requests all got a 200 and
+// that counted 162 such errors read 100 % failed requests. Those errors
+// fail no request; a timeout, which leaves a request without a response,
+// does. The real report (all 200) is changed into both runs.
+func TestV2ScenarioErrorsAreNotFailedRequests(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join(importertest.FixturesDir(t, "artillery"), "ArtieFuzzz__pkm__artillery_report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	variant := func(requests int, errs map[string]int) *result.Run {
+		var d map[string]any
+		if err := json.Unmarshal(data, &d); err != nil {
+			t.Fatal(err)
+		}
+		c := d["aggregate"].(map[string]any)["counters"].(map[string]any)
+		c["http.requests"], c["http.codes.200"], c["http.responses"] = requests, 159, 159
+		for k, v := range errs {
+			c["errors."+k] = v
+		}
+		b, _ := json.Marshal(d)
+		run, err := Report{}.Import("report.json", bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return run
+	}
+	missing := `Undefined function "setToken"`
+	run := variant(159, map[string]int{missing: 162})
+	importertest.WantRequests(t, run, result.CountRequests, `{"total":159,"failed":0}`)
+	importertest.WantMetric(t, run, result.RequestErrorPct, 0)
+	if len(run.Errors) != 0 || !importertest.HasNote(run, `162 × `+missing) {
+		t.Errorf("errors %+v, notes %q; want no failed request and a note of the 162 errors", run.Errors, run.Notes)
+	}
+	run = variant(164, map[string]int{missing: 162, "ETIMEDOUT": 5})
+	importertest.WantRequests(t, run, result.CountRequests, `{"total":164,"failed":5}`)
+	importertest.WantErrors(t, run, []result.ErrorClass{{Class: result.ErrTimeout, Count: 5, Sample: "ETIMEDOUT"}})
+	if !importertest.HasNote(run, `162 × `+missing) {
+		t.Errorf("notes %q; want the 162 scenario errors", run.Notes)
+	}
 }

@@ -233,10 +233,11 @@ func firstErr(errs ...error) error {
 // of its own; a report cut before its "others" line would read 0 for a
 // count it does not have, so it is refused. A cut in the list of errors
 // after it loses message texts only.
-func (rep *report) Cut(string) {
+func (rep *report) Cut(string) bool {
 	if !rep.sawOthers {
 		rep.sawCodes = false
 	}
+	return true
 }
 
 // Finish: the text states no duration, so the run has no window, and its
@@ -280,7 +281,7 @@ func (JSON) Import(name string, r io.Reader) (*result.Run, error) {
 	}
 	var d jsonDoc
 	if err := json.Unmarshal(data, &d); err != nil {
-		return nil, importer.JSONError(name, data, err, jsonWhat)
+		return nil, importer.JSONError(name, data, err, "expected a "+jsonWhat)
 	}
 	res := d.Result
 	if d.Spec == nil || res == nil || res.TimeTaken == nil || res.Req2xx == nil || res.Others == nil {

@@ -222,36 +222,14 @@ func requestSteps(ns nodes, out []result.Step) []result.Step {
 
 // jsonSyntaxError turns a decoding error into a SyntaxError with a line.
 func jsonSyntaxError(name string, data []byte, err error, expected string) error {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return &importer.SyntaxError{File: name, Msg: "the file is empty; " + expected}
-	}
-	if importer.IsCutJSON(data, err) {
-		return importer.CutJSON(name, data, expected)
-	}
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
 	var ne *numberError
-	switch {
-	case errors.As(err, &ne):
+	if errors.As(err, &ne) {
 		// The decoder gives no offset for it: name the line of its first use.
 		line := 0
 		if at := bytes.Index(data, []byte(strconv.Quote(ne.text))); at >= 0 {
-			line = lineAt(data, int64(at))
+			line = importer.LineAt(data, int64(at))
 		}
 		return &importer.SyntaxError{File: name, Line: line, Msg: fmt.Sprintf("%v; %s", ne, expected)}
-	case errors.As(err, &se):
-		return &importer.SyntaxError{File: name, Line: lineAt(data, se.Offset), Msg: fmt.Sprintf("%v; %s", se, expected)}
-	case errors.As(err, &te):
-		field := "the document"
-		if te.Field != "" {
-			field = strconv.Quote(te.Field)
-		}
-		return &importer.SyntaxError{File: name, Line: lineAt(data, te.Offset), Msg: fmt.Sprintf("%s is a JSON %s; %s", field, te.Value, expected)}
 	}
-	return &importer.SyntaxError{File: name, Msg: fmt.Sprintf("%v; %s", err, expected)}
-}
-
-func lineAt(data []byte, offset int64) int {
-	offset = min(max(offset, 0), int64(len(data)))
-	return 1 + bytes.Count(data[:offset], []byte{'\n'})
+	return importer.JSONError(name, data, err, expected)
 }

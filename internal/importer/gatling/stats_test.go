@@ -66,9 +66,9 @@ func TestStatsBadFiles(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ file, want string }{
 		{"bad-stats.json", `testdata/bad-stats.json:3: "lots" is not a number`},
-		{"bad-stats-syntax.json", `testdata/bad-stats-syntax.json:3: invalid character '"' after object key:value pair`},
+		{"bad-stats-syntax.json", `testdata/bad-stats-syntax.json:3: invalid JSON (invalid character '"' after object key:value pair`},
 		{"nocount-stats.json", `testdata/nocount-stats.json: no numberOfRequests.total; expected Gatling's`},
-		{"v39.log", `testdata/v39.log:1: invalid character 'A' looking for beginning of value`},
+		{"v39.log", `testdata/v39.log:1: invalid JSON (invalid character 'A' looking for beginning of value`},
 	} {
 		_, err := importertest.ImportPath(StatsFormat{}, "testdata/"+tc.file)
 		var syn *importer.SyntaxError

@@ -174,7 +174,12 @@ func (rep *report) Take(text string) error {
 // distributions that close its report, so a cut report's may be missing
 // statuses or errors (an error rate of 0 % for 6.5 %): its requests and
 // errors are unknown; its times and rate, each on a line of its own, stay.
-func (rep *report) Cut(string) { rep.cut = true }
+// A line in the distributions that cannot begin one of their lines is
+// text after the report (a closing fence in a README).
+func (rep *report) Cut(partial string) bool {
+	rep.cut = !importer.AfterDistributions(rep.section, partial)
+	return rep.cut
+}
 
 // finish turns the figures into a run: every response and every error is
 // a request; a response outside 2xx/3xx or an error failed it.

@@ -3,10 +3,8 @@ package jmeter
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"reflect"
 	"regexp"
 	"sort"
 
@@ -80,7 +78,7 @@ func (StatisticsFormat) Import(name string, r io.Reader) (*result.Run, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	var entries map[string]labelStats
 	if err := json.Unmarshal(data, &entries); err != nil {
-		return nil, jsonSyntaxError(name, data, err,
+		return nil, importer.JSONError(name, data, err,
 			`expected the dashboard's statistics.json: an object of {"transaction", "sampleCount", …} entries`)
 	}
 	total, ok := entries[totalKey]
@@ -157,53 +155,4 @@ func statisticsNotes(labels []string) []string {
 		}
 	}
 	return notes
-}
-
-// jsonSyntaxError turns a decoding error into a SyntaxError with a line.
-func jsonSyntaxError(name string, data []byte, err error, expected string) error {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return &importer.SyntaxError{File: name, Msg: "the file is empty; " + expected}
-	}
-	if importer.IsCutJSON(data, err) {
-		return importer.CutJSON(name, data, expected)
-	}
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		return &importer.SyntaxError{File: name, Line: lineAt(data, se.Offset), Msg: fmt.Sprintf("%v; %s", se, expected)}
-	case errors.As(err, &te):
-		return &importer.SyntaxError{File: name, Line: lineAt(data, te.Offset),
-			Msg: fmt.Sprintf("%s is a JSON %s where %s belongs; %s", fieldName(te.Field), te.Value, kindOf(te), expected)}
-	}
-	return &importer.SyntaxError{File: name, Msg: fmt.Sprintf("%v; %s", err, expected)}
-}
-
-func kindOf(te *json.UnmarshalTypeError) string {
-	switch te.Type.Kind() {
-	case reflect.Int, reflect.Int64, reflect.Float64:
-		return "a number"
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	}
-	return "an object"
-}
-
-func fieldName(f string) string {
-	if f == "" {
-		return "the document"
-	}
-	return fmt.Sprintf("%q", f)
-}
-
-func lineAt(data []byte, offset int64) int {
-	if offset > int64(len(data)) {
-		offset = int64(len(data))
-	}
-	if offset < 0 {
-		offset = 0
-	}
-	return 1 + bytes.Count(data[:offset], []byte{'\n'})
 }

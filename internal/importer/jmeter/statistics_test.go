@@ -60,10 +60,10 @@ func TestStatisticsBadFiles(t *testing.T) {
 		file, want  string
 		unsupported bool
 	}{
-		{"bad/statistics.json", `testdata/bad/statistics.json:4: "sampleCount" is a JSON string where a number belongs`, false},
-		{"bad/statistics-syntax.json", `testdata/bad/statistics-syntax.json:5: invalid character '}' looking for beginning of object key string`, false},
+		{"bad/statistics.json", `testdata/bad/statistics.json:4: sampleCount: a string where a whole number belongs`, false},
+		{"bad/statistics-syntax.json", `testdata/bad/statistics-syntax.json:5: invalid JSON (invalid character '}' looking for beginning of object key string`, false},
 		{"bad/statistics-nototal.json", `testdata/bad/statistics-nototal.json: no "Total" entry`, true},
-		{"basic.csv", `testdata/basic.csv:1: invalid character 'i' in literal true`, false},
+		{"basic.csv", `testdata/basic.csv:1: invalid JSON (invalid character 'i' in literal true`, false},
 	} {
 		_, err := importertest.ImportPath(StatisticsFormat{}, "testdata/"+tc.file)
 		var syn *importer.SyntaxError

@@ -1,9 +1,7 @@
 package k6
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -214,29 +212,8 @@ func decodeJSON(file string, r io.Reader, v any, what string) error {
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", file, err)
 	}
-	err = json.Unmarshal(data, v)
-	if err == nil {
-		return nil
+	if err = json.Unmarshal(data, v); err != nil {
+		return importer.JSONError(file, data, err, "expected a "+what)
 	}
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case importer.IsCutJSON(data, err):
-		return importer.CutJSON(file, data, "expected a "+what)
-	case errors.As(err, &syn):
-		return &importer.SyntaxError{File: file, Line: lineAt(data, syn.Offset),
-			Msg: fmt.Sprintf("invalid JSON (%v); expected a %s", syn, what)}
-	case errors.As(err, &typ):
-		return &importer.SyntaxError{File: file, Line: lineAt(data, typ.Offset),
-			Msg: fmt.Sprintf("%s: expected a %s", strings.TrimPrefix(typ.Error(), "json: "), what)}
-	}
-	return &importer.SyntaxError{File: file, Msg: fmt.Sprintf("%v; expected a %s", err, what)}
-}
-
-// lineAt is the 1-based line holding byte offset off.
-func lineAt(data []byte, off int64) int {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	return 1 + bytes.Count(data[:off], []byte{'\n'})
+	return nil
 }

@@ -15,6 +15,9 @@ type span struct {
 	// lastTotal is the cumulative request count on the last Aggregated
 	// row; -1 when the history has no such column.
 	lastTotal int64
+	// stop is the row on which that count last grew: where requests
+	// stopped, when the history runs on idle after the test.
+	stop time.Time
 }
 
 // parseHistory reads the Timestamp column (Unix seconds) of every row.
@@ -45,6 +48,9 @@ func parseHistory(t *table) (*span, error) {
 		n, ok, err := r.num("total request count")
 		if err != nil {
 			return nil, err
+		}
+		if ok && int64(n) > s.lastTotal {
+			s.stop = at
 		}
 		if ok {
 			s.lastTotal = int64(n)

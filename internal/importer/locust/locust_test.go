@@ -3,14 +3,17 @@ package locust
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/importer/importertest"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
@@ -216,5 +219,60 @@ func TestCutCRLFStatsLeavesOutTheCutRow(t *testing.T) {
 		}
 		wantAbsent(t, run.Metrics, result.LatencyP95, result.LatencyMax)
 		wantMetric(t, run.Metrics, result.RequestsPerSec, 10+3.3333333333333335) // the complete rows' rates
+	}
+}
+
+// A stats history that runs on idle after the test (Locust left running,
+// or stopped late) stretched the window: here 4.7 times, the real
+// histories with 4 seconds of idle rows added per second of test. The
+// window ends where the cumulative count stops growing: in odoo-locust's
+// own history, 245 s of its 264 s of rows.
+func TestHistoryIdleAfterTheTestEndsTheWindow(t *testing.T) {
+	t.Parallel()
+	dir := importertest.FixturesDir(t, "locust")
+	histories, _ := filepath.Glob(filepath.Join(dir, "*_stats_history.csv"))
+	checked := 0
+	for _, history := range histories {
+		prefix := strings.TrimSuffix(history, "_stats_history.csv")
+		whole, err := importer.ImportFile(prefix+"_stats.csv", "locust-csv")
+		if err != nil || whole.Window < 2 || importertest.HasNote(whole, "ends early") {
+			continue // a history of a run too short to stretch, or that misses its end
+		}
+		if strings.HasSuffix(prefix, "AbhishekkumarReddy__odoo-locust__results") && whole.Window != 245 {
+			t.Errorf("odoo-locust: window %v s, want 245 s (to the last row on which the count grew)", whole.Window)
+		}
+		tmp := filepath.Join(t.TempDir(), "run")
+		for _, suffix := range []string{"_stats.csv", "_failures.csv"} {
+			if b, err := os.ReadFile(prefix + suffix); err == nil {
+				os.WriteFile(tmp+suffix, b, 0o644)
+			}
+		}
+		data, err := os.ReadFile(history)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := strings.Split(strings.TrimRight(string(data), "\r\n"), "\n")
+		last := rows[len(rows)-1]
+		ts, rest, _ := strings.Cut(last, ",")
+		sec, err := strconv.ParseInt(strings.Trim(ts, `"`), 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idle := []string{string(data)}
+		for i := int64(1); i <= int64(4*whole.Window); i++ {
+			idle = append(idle, fmt.Sprintf("%d,%s\n", sec+i, rest))
+		}
+		os.WriteFile(tmp+"_stats_history.csv", []byte(strings.Join(idle, "")), 0o644)
+		run, err := importer.ImportFile(tmp+"_stats.csv", "locust-csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Window != whole.Window || !importertest.HasNote(run, "after the last requests") {
+			t.Errorf("%s with idle rows: window %v s, notes %q; want %v s and a note", filepath.Base(history), run.Window, run.Notes, whole.Window)
+		}
+		checked++
+	}
+	if checked < 3 {
+		t.Errorf("only %d histories checked", checked)
 	}
 }

@@ -2,6 +2,7 @@ package locust
 
 import (
 	"fmt"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
@@ -120,7 +121,12 @@ func (fam *family) addHistory(run *result.Run, total *statRow) error {
 		run.Notes = append(run.Notes, fmt.Sprintf("stats history ends early (%d of %d requests): the window is taken from the request rate", sp.lastTotal, total.requests))
 		return nil
 	}
-	if w := sp.last.Sub(sp.first).Seconds(); w > 0 {
+	end := sp.last
+	if !sp.stop.IsZero() && sp.stop.Before(end) && sp.lastTotal > 0 {
+		end = sp.stop
+		run.Notes = append(run.Notes, fmt.Sprintf("the stats history goes on for %v after the last requests: the window ends at %s", sp.last.Sub(end), end.UTC().Format(time.RFC3339)))
+	}
+	if w := end.Sub(sp.first).Seconds(); w > 0 {
 		run.Window = w
 	}
 	return nil

@@ -47,7 +47,7 @@ func (JSON) Import(name string, r io.Reader) (*result.Run, error) {
 	}
 	var d jsonDoc
 	if err := json.Unmarshal(data, &d); err != nil {
-		return nil, importer.JSONError(name, data, err, jsonWhat)
+		return nil, importer.JSONError(name, data, err, "expected a "+jsonWhat)
 	}
 	if d.Summary == nil || d.Summary.Total == nil || d.StatusCodes == nil {
 		return nil, &importer.SyntaxError{File: name, Msg: `no "summary" with a "total", or no "statusCodeDistribution"; expected an ` + jsonWhat}

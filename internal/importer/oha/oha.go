@@ -264,8 +264,13 @@ func (rep *report) summary(text string) error {
 // Cut: oha counts requests only in the status code and error
 // distributions near the end of its summary, so a cut summary's may be
 // missing statuses or errors: its requests and errors are unknown; its
-// times and rate, each on a line of its own, stay.
-func (rep *report) Cut(string) { rep.cut = true }
+// times and rate, each on a line of its own, stay; as hey's, a report
+// whose distributions are followed by other text is whole.
+func (rep *report) Cut(partial string) bool {
+	text := plain(partial) // a colour cut in its escape keeps its ESC
+	rep.cut = strings.Contains(text, "\x1b") || !importer.AfterDistributions(rep.section, text)
+	return rep.cut
+}
 
 func (rep *report) Finish(name string) (*result.Run, error) {
 	if rep.cut && rep.sawTime && rep.sawSuccess {

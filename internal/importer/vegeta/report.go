@@ -58,7 +58,7 @@ func (Report) Import(name string, r io.Reader) (*result.Run, error) {
 	}
 	var rep report
 	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, importer.JSONError(name, data, err, reportWhat)
+		return nil, importer.JSONError(name, data, err, "expected a "+reportWhat)
 	}
 	if rep.Requests == nil || rep.Latencies == nil {
 		return nil, &importer.SyntaxError{File: name, Msg: "missing \"requests\" or \"latencies\"; expected a " + reportWhat}

@@ -127,7 +127,12 @@ func readGob(name string, r io.Reader, agg *tally) error {
 		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 			return &importer.SyntaxError{File: name, Msg: "the stream holds no whole result (it ends inside the first, or a length in it claims more than the file holds); expected a vegeta gob results stream (vegeta attack output)"}
 		default:
-			return &importer.SyntaxError{File: name, Msg: fmt.Sprintf("result %d: %v; expected a vegeta gob results stream (vegeta attack output)", i, err)}
+			// gob's own words are Go's ("undefined type arrayType = struct {…}").
+			why := "it does not decode as a vegeta result"
+			if errors.Is(err, errGobMessageTooBig) {
+				why = err.Error()
+			}
+			return &importer.SyntaxError{File: name, Msg: fmt.Sprintf("result %d: %s; expected a vegeta gob results stream (vegeta attack output)", i, why)}
 		}
 	}
 }
@@ -146,6 +151,10 @@ func readJSONLines(name string, r io.Reader, agg *tally) error {
 			if !lines.Complete() {
 				agg.notes = append(agg.notes, importer.CutNote(lines.Line()))
 				return nil
+			}
+			var typ *json.UnmarshalTypeError
+			if errors.As(jerr, &typ) {
+				jerr = errors.New(importer.JSONTypeError(typ))
 			}
 			return &importer.SyntaxError{File: name, Line: lines.Line(), Msg: fmt.Sprintf("%v; expected a vegeta result as JSON ({\"code\":…,\"timestamp\":…,\"latency\":…})", jerr)}
 		}

@@ -103,7 +103,7 @@ func (rep *textRun) Take(text string) error {
 // failures come from the one Status Codes line, without which they are
 // unknown (sawStatus), not zero. A cut in the Error Set loses message
 // texts only.
-func (rep *textRun) Cut(string) {}
+func (rep *textRun) Cut(string) bool { return true }
 
 func (rep *textRun) Finish(name string) (*result.Run, error) {
 	run := rep.run

@@ -176,9 +176,14 @@ func (rep *report) Take(text string) error {
 // Cut: wrk prints its error lines (Socket errors, Non-2xx) only when they
 // are not 0, between the request count and Requests/sec; a report cut
 // before Requests/sec may have lost them, so its failures are unknown. A
-// cut in the Requests/sec line itself comes after them all.
-func (rep *report) Cut(partial string) {
-	rep.sawRate = rep.sawRate || strings.HasPrefix(partial, "Requests/sec")
+// cut in the Requests/sec line itself comes after them all, and a line
+// after it (Transfer/sec, a closing fence in a README) holds no figure.
+func (rep *report) Cut(partial string) bool {
+	if rep.sawRate {
+		return false
+	}
+	rep.sawRate = strings.HasPrefix(partial, "Requests/sec")
+	return true
 }
 
 // finish turns the figures into a run. A failed request is a response
