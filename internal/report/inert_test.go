@@ -398,6 +398,6 @@ func withStatement(runs []result.Run, query string, perIter float64) {
 		if r.Iterations.Completed == 0 {
 			r.Iterations.Completed = 100
 		}
-		r.Statements = []result.Statement{{Source: "pg", ID: "7", Query: query, Calls: perIter * float64(r.Iterations.Completed)}}
+		r.Statements = []result.Statement{{Source: "pg", Query: query, Calls: perIter * float64(r.Iterations.Completed)}}
 	}
 }
