@@ -77,7 +77,7 @@ func cloneInput(in Input) Input {
 	in.Verdict.Detect = slices.Clone(in.Verdict.Detect)
 	in.Verdict.Warnings = slices.Clone(in.Verdict.Warnings)
 	in.BaseOrigins = slices.Clone(in.BaseOrigins)
-	in.Head = slices.Clone(in.Head)
+	in.Base, in.Head = slices.Clone(in.Base), slices.Clone(in.Head) // withStatement sets their statements
 	for i := range in.Head {
 		in.Head[i].Steps = slices.Clone(in.Head[i].Steps)
 		in.Head[i].Errors = slices.Clone(in.Head[i].Errors)
