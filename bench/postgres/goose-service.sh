@@ -13,6 +13,8 @@
 # runs N A/A jobs (head = base's commit) and N N+1 jobs, each building
 # both trees, each tree its own template by goose (template.sh -c). Per
 # job it prints the verdict and the statements the report lists.
+# ARMS picks the arms (default "aa n1"); TAILGATE a tailgate binary to run
+# (default: built from this tree), e.g. an earlier commit's, to compare.
 # Needs goose on PATH (go install github.com/pressly/goose/v3/cmd/goose@v3.30.1).
 set -euo pipefail
 src=${1:?usage: goose-service.sh SERVICE_GIT_DIR [N]}
@@ -25,8 +27,8 @@ bin=${PG_BIN:-/usr/lib/postgresql/15/bin}
 command -v goose >/dev/null || { echo "goose-service.sh: goose is not on PATH" >&2; exit 2; }
 mkdir -p "$out" && chmod 755 "$out"
 as_pg=() && [ "$(id -u)" = 0 ] && as_pg=(runuser -u postgres --)
-tg=$out/tailgate
-(cd "$root" && go build -o "$tg" ./cmd/tailgate)
+tg=${TAILGATE:-$out/tailgate}
+[ -n "${TAILGATE:-}" ] || (cd "$root" && go build -o "$tg" ./cmd/tailgate)
 
 # The cluster.
 mkdir -p "$out/pg" && [ "$(id -u)" != 0 ] || chown postgres "$out/pg"
@@ -110,7 +112,7 @@ git commit -q -am "n1: each chirp looked up again"
 go build ./... # the head builds
 
 for i in $(seq 1 "$n"); do
-	for arm in aa n1; do
+	for arm in ${ARMS:-aa n1}; do
 		git checkout -q "$([ $arm = aa ] && echo main || echo n1)"
 		job=$out/$arm-$i
 		start=$(date +%s)
