@@ -77,7 +77,7 @@ func cloneInput(in Input) Input {
 	in.Verdict.Detect = slices.Clone(in.Verdict.Detect)
 	in.Verdict.Warnings = slices.Clone(in.Verdict.Warnings)
 	in.BaseOrigins = slices.Clone(in.BaseOrigins)
-	in.Head = slices.Clone(in.Head)
+	in.Base, in.Head = slices.Clone(in.Base), slices.Clone(in.Head) // withStatement sets their statements
 	for i := range in.Head {
 		in.Head[i].Steps = slices.Clone(in.Head[i].Steps)
 		in.Head[i].Errors = slices.Clone(in.Head[i].Errors)
@@ -398,6 +398,6 @@ func withStatement(runs []result.Run, query string, perIter float64) {
 		if r.Iterations.Completed == 0 {
 			r.Iterations.Completed = 100
 		}
-		r.Statements = []result.Statement{{Source: "pg", ID: "7", Query: query, Calls: perIter * float64(r.Iterations.Completed)}}
+		r.Statements = []result.Statement{{Source: "pg", Query: query, Calls: perIter * float64(r.Iterations.Completed)}}
 	}
 }

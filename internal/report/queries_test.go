@@ -32,12 +32,12 @@ func statementRuns(n int, stmts ...result.Statement) []result.Run {
 // by less than 5 % or 0.1 per iteration, are not listed; without
 // statements on both sides there is no list.
 func TestStatementChangesNameWhatGrew(t *testing.T) {
-	list := result.Statement{Source: "pg", ID: "1", Query: "SELECT id, author FROM article ORDER BY id LIMIT $1", Calls: 1, Rows: 23, Blocks: 4}
-	lookup := result.Statement{Source: "pg", ID: "2", Query: "SELECT name FROM app_user WHERE id = $1", Calls: 23, Rows: 23, Blocks: 46}
-	slug := result.Statement{Source: "pg", ID: "3", Query: "SELECT * FROM article WHERE slug = $1", Calls: 2, Rows: 2, Blocks: 9}
+	list := result.Statement{Source: "pg", Query: "SELECT id, author FROM article ORDER BY id LIMIT $1", Calls: 1, Rows: 23, Blocks: 4}
+	lookup := result.Statement{Source: "pg", Query: "SELECT name FROM app_user WHERE id = $1", Calls: 23, Rows: 23, Blocks: 46}
+	slug := result.Statement{Source: "pg", Query: "SELECT * FROM article WHERE slug = $1", Calls: 2, Rows: 2, Blocks: 9}
 	slugScan := slug
 	slugScan.Blocks = 214
-	noisy := result.Statement{Source: "pg", ID: "4", Query: "SELECT 1", Calls: 1, Rows: 1, Blocks: 0}
+	noisy := result.Statement{Source: "pg", Query: "SELECT 1", Calls: 1, Rows: 1, Blocks: 0}
 	noisyHead := noisy
 	noisyHead.Calls = 1.04 // under 5 %
 
@@ -97,9 +97,9 @@ func TestClippedStatement(t *testing.T) {
 // A report read back (tailgate comment) lists the same statements, and
 // footprint metrics (counter.pg.calls, /iteration) are keys it accepts.
 func TestStatementsSurviveTheReportJSON(t *testing.T) {
-	lookup := result.Statement{Source: "pg", ID: "2", Query: "SELECT name FROM app_user WHERE id = $1", Calls: 23, Rows: 23, Blocks: 46}
+	lookup := result.Statement{Source: "pg", Query: "SELECT name FROM app_user WHERE id = $1", Calls: 23, Rows: 23, Blocks: 46}
 	in := Input{Name: "rw", Mode: "ab", Base: statementRuns(3), Head: statementRuns(3, lookup)}
-	in.Base[0].Statements = []result.Statement{{Source: "pg", ID: "1", Query: "SELECT 1", Calls: 100}}
+	in.Base[0].Statements = []result.Statement{{Source: "pg", Query: "SELECT 1", Calls: 100}}
 	calls := result.CounterKey("pg", "calls")
 	in.Verdict.Findings = []gate.Finding{{Key: calls, Label: "pg calls", Unit: "/iteration", Gated: true, Outcome: gate.MetricPass,
 		BaseMedian: 1, HeadMedian: 1, Change: 0, Worse: 0, P: math.NaN(), Floor: 5, FloorSource: gate.FromMinEffect, Test: stats.TestExactCount,
@@ -119,5 +119,20 @@ func TestStatementsSurviveTheReportJSON(t *testing.T) {
 	}
 	if md := Markdown(back); !strings.Contains(md, `SELECT name FROM app\_user WHERE id = \$1`) {
 		t.Errorf("the comment from the report does not list the statement:\n%s", md)
+	}
+}
+
+// Sides are joined by a statement's text: an A/A job lists no statement,
+// and a statement is new (0 → n) only when its text is.
+func TestStatementChangesJoinSidesByText(t *testing.T) {
+	lookup := result.Statement{Source: "pg", Query: "SELECT name FROM app_user WHERE id = $1", Calls: 23, Rows: 23, Blocks: 46}
+	slug := result.Statement{Source: "pg", Query: "SELECT * FROM article WHERE slug = $1", Calls: 2, Rows: 2, Blocks: 9}
+	if got := statementChanges(statementRuns(5, lookup, slug), statementRuns(5, slug, lookup)); got != nil {
+		t.Fatalf("A/A lists %+v; want no statement", got)
+	}
+	count := result.Statement{Source: "pg", Query: "SELECT count(*) FROM article WHERE author = $1", Calls: 1, Rows: 1}
+	got := statementChanges(statementRuns(5, lookup, slug), statementRuns(5, slug, count, lookup))
+	if len(got) != 1 || got[0].Query != count.Query || got[0].Base != [3]float64{} || got[0].Head[0] != 1 {
+		t.Fatalf("changes %+v; want the count alone, new", got)
 	}
 }

@@ -39,7 +39,7 @@ type CounterSnapshot struct {
 	Values map[string]float64
 	Notes  []string
 	// Statements are the cumulative figures of each statement of the
-	// pg_stat_statements sources, by "<source>.<query id>"; read marks the
+	// pg_stat_statements sources, by result.Statement.Key; read marks the
 	// sources that were read.
 	Statements map[string]result.Statement
 	read       map[string]bool
@@ -65,11 +65,11 @@ func (c Counters) Read(ctx context.Context) CounterSnapshot {
 		for k, v := range values {
 			snap.Values[s.Name+"."+k] = v
 		}
-		for id, st := range stmts {
+		for k, st := range stmts {
 			if snap.Statements == nil {
 				snap.Statements = map[string]result.Statement{}
 			}
-			snap.Statements[s.Name+"."+id] = st
+			snap.Statements[k] = st
 		}
 	}
 	return snap

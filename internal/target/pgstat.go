@@ -13,18 +13,19 @@ import (
 )
 
 // pgStatQuery reads, in one statement, every statement pg_stat_statements
-// keeps for the database :'db' (summed over the users that ran it), the
-// sessions pg_stat_database counted for it, and whether it exists.
+// keeps for the database :'db' (summed over the users and query ids that
+// share its text), the sessions pg_stat_database counted for it, and
+// whether it exists.
 const pgStatQuery = `SELECT json_build_object(
  'found', (SELECT count(*) FROM pg_database WHERE datname = :'db'),
  'sessions', (SELECT sessions FROM pg_stat_database WHERE datname = :'db'),
  'statements', coalesce((SELECT json_agg(s) FROM (
-   SELECT queryid::text AS id, sum(calls) AS calls, sum(rows) AS rows,
+   SELECT sum(calls) AS calls, sum(rows) AS rows,
           sum(shared_blks_hit + shared_blks_read) AS blocks, sum(shared_blks_read) AS blocks_read,
-          min(left(query, 2000)) AS query
+          left(query, 2000) AS query
    FROM pg_stat_statements
    WHERE dbid = (SELECT oid FROM pg_database WHERE datname = :'db') AND queryid IS NOT NULL
-   GROUP BY queryid) s), '[]'))`
+   GROUP BY query) s), '[]'))`
 
 // pgStatQueryEnv carries the query to the shell, which pipes it to psql:
 // psql interpolates :'db' only in a script it reads, not in -c.
@@ -40,7 +41,6 @@ type pgStatReading struct {
 	Found      int      `json:"found"`
 	Sessions   *float64 `json:"sessions"`
 	Statements []struct {
-		ID         string  `json:"id"`
 		Calls      float64 `json:"calls"`
 		Rows       float64 `json:"rows"`
 		Blocks     float64 `json:"blocks"`
@@ -61,10 +61,7 @@ func pgStatCommand(p *config.PGStatSource) *config.Command {
 		`printf '%s\n' "$` + pgStatQueryEnv + `" | psql -X -q -At -v ON_ERROR_STOP=1 -d '` + connect + `' -v db="` + p.Database + `"`}}
 }
 
-// readPGStat reads a pg_stat_statements source: its counters
-// (config.PGStatCounters, summed over the database's statements; sessions
-// only where the server counts them, PostgreSQL 14 and later) and each
-// statement's cumulative figures.
+// readPGStat reads a pg_stat_statements source.
 func (c Counters) readPGStat(ctx context.Context, s config.CounterSource) (map[string]float64, map[string]result.Statement, error) {
 	out, saw, err := runCommand(ctx, pgStatCommand(s.PGStatStatements), c.Children.With(pgStatQueryEnv+"="+pgStatQuery))
 	if err != nil {
@@ -77,6 +74,15 @@ func (c Counters) readPGStat(ctx context.Context, s config.CounterSource) (map[s
 	if r.Found == 0 {
 		return nil, nil, fmt.Errorf("the server has no database named as pg_stat_statements.database %q", s.PGStatStatements.Database)
 	}
+	values, stmts := r.figures(s.Name)
+	return values, stmts, nil
+}
+
+// figures are a reading's counters (config.PGStatCounters, summed over the
+// database's statements; sessions only where the server counts them,
+// PostgreSQL 14 and later) and each statement's cumulative figures, by
+// Key: those whose texts are equal through result.NormalQuery summed.
+func (r pgStatReading) figures(source string) (map[string]float64, map[string]result.Statement) {
 	values := map[string]float64{"calls": 0, "rows": 0, "blocks": 0, "blocks_read": 0}
 	stmts := map[string]result.Statement{}
 	for _, st := range r.Statements {
@@ -84,12 +90,15 @@ func (c Counters) readPGStat(ctx context.Context, s config.CounterSource) (map[s
 		values["rows"] += st.Rows
 		values["blocks"] += st.Blocks
 		values["blocks_read"] += st.BlocksRead
-		stmts[st.ID] = result.Statement{Source: s.Name, ID: st.ID, Query: st.Query, Calls: st.Calls, Rows: st.Rows, Blocks: st.Blocks}
+		s := result.Statement{Source: source, Query: result.NormalQuery(st.Query)}
+		sum := stmts[s.Key()]
+		s.Calls, s.Rows, s.Blocks = sum.Calls+st.Calls, sum.Rows+st.Rows, sum.Blocks+st.Blocks
+		stmts[s.Key()] = s
 	}
 	if r.Sessions != nil {
 		values["sessions"] = *r.Sessions
 	}
-	return values, stmts, nil
+	return values, stmts
 }
 
 // StatementGrowth is what each statement did between two readings: its
@@ -106,7 +115,7 @@ func StatementGrowth(before, after CounterSnapshot) []result.Statement {
 			continue
 		}
 		b := before.Statements[k]
-		g := result.Statement{Source: a.Source, ID: a.ID, Query: a.Query, Calls: a.Calls - b.Calls, Rows: a.Rows - b.Rows, Blocks: a.Blocks - b.Blocks}
+		g := result.Statement{Source: a.Source, Query: a.Query, Calls: a.Calls - b.Calls, Rows: a.Rows - b.Rows, Blocks: a.Blocks - b.Blocks}
 		if g.Calls < 0 || g.Rows < 0 || g.Blocks < 0 || (g.Calls == 0 && g.Rows == 0 && g.Blocks == 0) {
 			continue
 		}

@@ -2,6 +2,8 @@ package target
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -82,7 +84,7 @@ INSERT INTO article SELECT i, 1 + i % 40 FROM generate_series(1, 500) i;`)
 			lookup = &stmts[i]
 		}
 	}
-	if len(stmts) != 2 || lookup == nil || lookup.Calls != 23 || lookup.Rows != 23 || lookup.Source != "pg" || lookup.ID == "" {
+	if len(stmts) != 2 || lookup == nil || lookup.Calls != 23 || lookup.Rows != 23 || lookup.Source != "pg" {
 		t.Fatalf("statements %+v; want the list and the lookup by id ($1) with 23 calls", stmts)
 	}
 
@@ -91,6 +93,69 @@ INSERT INTO article SELECT i, 1 + i % 40 FROM generate_series(1, 500) i;`)
 	snap := missing.Read(ctx)
 	if len(snap.Values) != 0 || len(snap.Notes) != 1 || !strings.Contains(snap.Notes[0], `no database named as pg_stat_statements.database "app_${TAILGATE_SIDE:-run}"`) {
 		t.Fatalf("missing database: values %v, notes %q; want no counter and a note naming it", snap.Values, snap.Notes)
+	}
+}
+
+// Two sides' databases, each built apart from the same migrations as a
+// side's template is, on a real PostgreSQL: the server gives each of their
+// statements its own query id (the tables' oids differ), and a tracer's
+// comment differs by side, yet each statement is one across the sides,
+// with the same figures; the statement only the head runs is the one new.
+func TestPGStatStatementsJoinSidesByText(t *testing.T) {
+	t.Parallel()
+	pg := pgtest.Start(t)
+	pg.PSQL(t, "postgres", "CREATE EXTENSION pg_stat_statements")
+	environ := append(os.Environ(), pg.Env()...)
+	ctx := context.Background()
+	growth := map[string][]result.Statement{}
+	for _, side := range []string{"base", "head"} {
+		db := "app_" + side
+		pg.PSQL(t, "postgres", "CREATE DATABASE "+db)
+		pg.PSQL(t, db, `CREATE TABLE app_user (id int PRIMARY KEY, name text);
+CREATE TABLE article (id int PRIMARY KEY, author int REFERENCES app_user);
+INSERT INTO app_user SELECT i, 'user ' || i FROM generate_series(1, 40) i;
+INSERT INTO article SELECT i, 1 + i % 40 FROM generate_series(1, 500) i;`)
+		c := Counters{Sources: []config.CounterSource{{Name: "pg", PGStatStatements: &config.PGStatSource{Database: "app_${TAILGATE_SIDE}"}}},
+			Children: Children{Environ: environ}.With(SideEnv + "=" + side)}
+		before := c.Read(ctx)
+		page := "SELECT id, author FROM article ORDER BY id LIMIT 3;"
+		for i := 1; i <= 3; i++ {
+			page += fmt.Sprintf("SELECT /* request=%s-%d */ name FROM app_user WHERE id = %d;", side, i, i)
+		}
+		if side == "head" {
+			page += "SELECT count(*) FROM article WHERE author = 7;"
+		}
+		pg.PSQL(t, db, page)
+		growth[side] = StatementGrowth(before, c.Read(ctx))
+	}
+	ids := pg.PSQL(t, "postgres", `SELECT count(DISTINCT queryid) FROM pg_stat_statements WHERE query LIKE 'SELECT /* request=%'`)
+	if ids != "2" {
+		t.Fatalf("the lookup has %s query ids over the two databases; the test needs the two the server gives it", ids)
+	}
+	head := map[string]result.Statement{}
+	for _, s := range growth["head"] {
+		head[s.Key()] = s
+	}
+	for _, b := range growth["base"] {
+		if h, ok := head[b.Key()]; !ok || h != b {
+			t.Errorf("base's %+v is %+v in the head; want the same statement, the same figures", b, h)
+		}
+		delete(head, b.Key())
+	}
+	if len(growth["base"]) != 2 || len(head) != 1 || !strings.Contains(fmt.Sprint(head), "SELECT count(*) FROM article WHERE author = $1") {
+		t.Fatalf("base %+v; head's own %+v; want the list and the lookup on both sides and the count in the head alone", growth["base"], head)
+	}
+	if l := growth["base"][1]; l.Query != "SELECT name FROM app_user WHERE id = $1" || l.Calls != 3 {
+		t.Errorf("the lookup is %+v; want its text without the comment, 3 calls", l)
+	}
+
+	// Rows of one text that the server keeps apart (other users, other
+	// query ids) are one statement, summed.
+	var r pgStatReading
+	json.Unmarshal([]byte(`{"statements": [{"calls": 2, "rows": 2, "query": "SELECT 1 /* a */"}, {"calls": 3, "rows": 1, "query": "SELECT  1"}]}`), &r)
+	values, stmts := r.figures("pg")
+	if s := stmts[result.Statement{Source: "pg", Query: "SELECT 1"}.Key()]; len(stmts) != 1 || s.Calls != 5 || s.Rows != 3 || values["calls"] != 5 {
+		t.Errorf("statements %+v, counters %v; want one SELECT 1 of 5 calls and 3 rows", stmts, values)
 	}
 }
 
