@@ -22,9 +22,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -42,15 +44,30 @@ type Spec struct {
 	// base, which its worktree's .git file points into).
 	Keep         []string `json:"keep,omitempty"`
 	KeepReadOnly []string `json:"keep_ro,omitempty"`
-	// Private are directories replaced by an empty writable directory of
-	// the side's own: its temporary directory, /dev/shm.
-	Private []string `json:"private,omitempty"`
+	// Layers are the runner's directories the side sees as they are,
+	// its writes landing in a layer of its own (overlayfs); Real are
+	// directories inside one that stay the real ones (the side's tree).
+	Layers []Layer  `json:"layers,omitempty"`
+	Real   []string `json:"real,omitempty"`
+	// Own are the side's own writable directories mounted over Over (its
+	// TMPDIR, /dev/shm), kept for the job; From "" is a fresh empty one.
+	Own []Pin `json:"own,omitempty"`
+	// Sockets are files covered by /dev/null: sockets that grant root.
+	Sockets []string `json:"sockets,omitempty"`
 	// Pins are files of another tree mounted read-only over this side's.
 	Pins []Pin `json:"pins,omitempty"`
 	// UID and GID are tailgate's: the command runs as them in its user
 	// namespace (root's whole range when tailgate is root).
 	UID int `json:"uid"`
 	GID int `json:"gid"`
+}
+
+// Layer is an overlay on Dir whose upper directory (the side's writes)
+// is Upper; the supervisor makes its work directory inside Work.
+type Layer struct {
+	Dir   string `json:"dir"`
+	Upper string `json:"upper"`
+	Work  string `json:"work"`
 }
 
 // Pin mounts the file From (in the base tree) over Over (in this side's
@@ -81,11 +98,14 @@ func Decode(arg string) (*Spec, error) {
 }
 
 func (s *Spec) paths() []string {
-	out := slices.Concat(s.Hide, s.Keep, s.KeepReadOnly, s.Private)
-	for _, p := range s.Pins {
+	out := slices.Concat(s.Hide, s.Keep, s.KeepReadOnly, s.Real, s.Sockets)
+	for _, p := range slices.Concat(s.Pins, s.Own) {
 		out = append(out, p.From, p.Over)
 	}
-	return out
+	for _, l := range s.Layers {
+		out = append(out, l.Dir, l.Upper, l.Work)
+	}
+	return slices.DeleteFunc(out, func(p string) bool { return p == "" })
 }
 
 // Side describes one side of a job for Sides: its source tree (the root of
@@ -100,18 +120,29 @@ type Side struct {
 }
 
 // Job is what Sides seals: the two sides, the directories no child may
-// see (the runner's files), and the temporary directory children are
-// given ($TMPDIR: private to each side).
+// see (the runner's files), the temporary directory children are given
+// ($TMPDIR: each side's own), the runner's directories both see, the
+// sockets neither may reach, and the job's directory of the sides' own
+// files.
 type Job struct {
 	Base, Head Side
 	Hidden     []string
 	TempDir    string
+	// Shared are the runner's directories both sides see (Shared):
+	// what a side writes there lands in a layer of its own.
+	Shared []string
+	// Sockets are files no side may reach (RootSockets).
+	Sockets []string
+	// State is the job's directory of the sides' own files (NewState).
+	State string
 }
 
 // Sides are the specs of the base and the head: each hides the other's
-// tree and the job's hidden directories, keeps its own tree where it lies
-// inside one of them, and has a temporary directory and /dev/shm of its
-// own; its commands run as tailgate's uid and gid.
+// tree, the job's hidden directories and State, keeps its own tree where
+// it lies inside one of them, has a TMPDIR and /dev/shm of its own for
+// the job (under State; without State a fresh one for each command), a
+// layer of its own over each Shared directory outside the trees, and no
+// Sockets; its commands run as tailgate's uid and gid.
 func Sides(j Job) (base, head *Spec) {
 	return j.spec(j.Base, j.Head), j.spec(j.Head, j.Base)
 }
@@ -119,6 +150,9 @@ func Sides(j Job) (base, head *Spec) {
 func (j Job) spec(own, other Side) *Spec {
 	s := &Spec{Side: own.Name, UID: os.Geteuid(), GID: os.Getegid()}
 	hide := slices.Clone(j.Hidden)
+	if j.State != "" {
+		hide = append(hide, j.State)
+	}
 	if other.Tree != "" && other.Tree != own.Tree {
 		hide = append(hide, other.Tree)
 	}
@@ -134,10 +168,27 @@ func (j Job) spec(own, other Side) *Spec {
 		}
 		s.Hide = appendOnce(s.Hide, h)
 	}
-	if j.TempDir != "" {
-		s.Private = append(s.Private, j.TempDir)
+	mine := func(name string) string {
+		if j.State == "" {
+			return ""
+		}
+		return filepath.Join(j.State, own.Name, name)
 	}
-	s.Private = append(s.Private, "/dev/shm")
+	if j.TempDir != "" {
+		s.Own = append(s.Own, Pin{From: mine("tmp"), Over: j.TempDir})
+	}
+	s.Own = append(s.Own, Pin{From: mine("shm"), Over: "/dev/shm"})
+	for i, d := range j.Shared {
+		if within(d, own.Tree) || within(d, other.Tree) || j.State == "" {
+			continue // the trees are the sides' own already
+		}
+		n := strconv.Itoa(i)
+		s.Layers = append(s.Layers, Layer{Dir: d, Upper: mine("upper/" + n), Work: mine("work/" + n)})
+		if within(own.Tree, d) {
+			s.Real = appendOnce(s.Real, own.Tree)
+		}
+	}
+	s.Sockets = slices.Clone(j.Sockets)
 	return s
 }
 
@@ -159,3 +210,32 @@ func appendOnce(list []string, s string) []string {
 
 // ErrUnavailable wraps the reason the sides cannot be sealed here.
 var ErrUnavailable = errors.New("the sides of an A/B job cannot be sealed off from each other here")
+
+// NewState makes the job's directory of the sides' own files (Job.State):
+// their TMPDIR, /dev/shm and layers. It lies outside every shared
+// directory (overlayfs refuses an upper directory inside a lower one):
+// in tailgate's temporary directory, else /var/tmp, else /dev/shm.
+func NewState(shared []string) (string, error) {
+	tried := []string{os.TempDir(), "/var/tmp", "/dev/shm"}
+	for _, root := range tried {
+		if slices.ContainsFunc(shared, func(d string) bool { return within(root, d) || within(d, root) }) {
+			continue
+		}
+		if dir, err := os.MkdirTemp(root, "tailgate-sides-"); err == nil {
+			return dir, nil
+		}
+	}
+	return "", fmt.Errorf("%w: no directory to keep each side's own files in outside %s (tried %s)", ErrUnavailable, strings.Join(shared, ", "), strings.Join(tried, ", "))
+}
+
+// RemoveState removes the job's directory of the sides' own files, also
+// what a side left unreadable (an overlay's work directory is mode 0).
+func RemoveState(dir string) error {
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if d != nil && d.IsDir() {
+			os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	return os.RemoveAll(dir)
+}

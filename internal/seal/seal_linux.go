@@ -100,8 +100,17 @@ func Enter(s *Spec) error {
 			unix.Close(fd)
 		}
 	}()
-	sources := slices.Concat(s.Keep, s.KeepReadOnly)
+	sources := slices.Concat(s.Keep, s.KeepReadOnly, s.Real)
 	for _, p := range s.Pins {
+		sources = append(sources, p.From)
+	}
+	for _, p := range s.Own {
+		if p.From == "" {
+			continue
+		}
+		if err := ownDir(p.From, p.Over == "/dev/shm"); err != nil {
+			return fmt.Errorf("making the %s side's own %s: %w", s.Side, p.Over, err)
+		}
 		sources = append(sources, p.From)
 	}
 	for _, p := range sources {
@@ -113,6 +122,16 @@ func Enter(s *Spec) error {
 			return fmt.Errorf("opening %s for the %s side: %w", p, s.Side, err)
 		}
 		held[p] = fd
+	}
+	for _, l := range s.Layers {
+		if err := layer(l, s.UID != 0); err != nil {
+			return fmt.Errorf("giving the %s side a layer of its own over %s (overlayfs; in a user namespace it needs Linux 5.11 or later): %w", s.Side, l.Dir, err)
+		}
+	}
+	for _, r := range s.Real {
+		if err := bindHeld(held[r], r, true); err != nil {
+			return fmt.Errorf("keeping %s the %s side's own: %w", r, s.Side, err)
+		}
 	}
 	var ro []string
 	for _, h := range byDepth(s.Hide) {
@@ -129,9 +148,21 @@ func Enter(s *Spec) error {
 			return fmt.Errorf("keeping %s visible to the %s side: %w", k, s.Side, err)
 		}
 	}
-	for _, p := range s.Private {
-		if err := private(p); err != nil {
-			return fmt.Errorf("giving the %s side its own %s: %w", s.Side, p, err)
+	for _, p := range s.Own {
+		err := private(p.Over)
+		if p.From != "" {
+			err = bindHeld(held[p.From], p.Over, true)
+		}
+		if err != nil {
+			return fmt.Errorf("giving the %s side its own %s: %w", s.Side, p.Over, err)
+		}
+	}
+	for _, f := range s.Sockets {
+		if _, err := os.Lstat(f); err != nil {
+			continue
+		}
+		if err := unix.Mount("/dev/null", f, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("hiding %s from the %s side: %w", f, s.Side, err)
 		}
 	}
 	for _, p := range s.Pins {
@@ -182,6 +213,42 @@ func bindHeld(fd int, target string, dir bool) error {
 		}
 	}
 	return unix.Mount("/proc/self/fd/"+strconv.Itoa(fd), target, "", unix.MS_BIND|unix.MS_REC, "")
+}
+
+// ownDir makes a side's own directory for the job where it is not yet:
+// its TMPDIR (0700), or its /dev/shm (1777, as the system's is).
+func ownDir(dir string, shm bool) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil || !shm {
+		return err
+	}
+	return os.Chmod(dir, 0o1777)
+}
+
+// layer mounts an overlay on l.Dir: the directory as it is below, the
+// side's writes in l.Upper, kept for the job, and a work directory of this
+// mount's own (each of the side's commands mounts its own overlay). In a
+// user namespace the overlay keeps its attributes in user.* xattrs.
+func layer(l Layer, userns bool) error {
+	for _, p := range []string{l.Dir, l.Upper, l.Work} {
+		if strings.ContainsAny(p, ",:\\") {
+			return fmt.Errorf("the path %q holds a comma, colon or backslash, which overlayfs options cannot name", p)
+		}
+	}
+	if err := os.MkdirAll(l.Upper, 0o755); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(l.Work, 0o700); err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp(l.Work, "w")
+	if err != nil {
+		return err
+	}
+	opts := "lowerdir=" + l.Dir + ",upperdir=" + l.Upper + ",workdir=" + work + ",index=off"
+	if userns {
+		opts += ",userxattr"
+	}
+	return unix.Mount("tailgate-layer", l.Dir, "overlay", 0, opts)
 }
 
 // private mounts an empty writable tmpfs at dir, making dir first where
@@ -278,4 +345,62 @@ func statusIDs(path string) (ppid int, nspids []int, ok bool) {
 		}
 	}
 	return ppid, nspids, nspids != nil
+}
+
+// Shared are the runner's directories whose writes a side keeps to
+// itself (Job.Shared): $HOME, /tmp, and each directory on PATH that
+// tailgate could write (as root /usr/local/bin and the like), so that a
+// program the head puts there never resolves for the base. Each is
+// resolved; one inside another, relative ones and / are left out.
+func Shared(environ []string) []string {
+	var dirs []string
+	home := lookup(environ, "HOME")
+	for _, d := range append([]string{home, "/tmp"}, filepath.SplitList(lookup(environ, "PATH"))...) {
+		if !filepath.IsAbs(d) || (d != home && d != "/tmp" && unix.Access(d, unix.W_OK) != nil) {
+			continue
+		}
+		if r, err := filepath.EvalSymlinks(d); err == nil && r != "/" && !slices.Contains(dirs, r) {
+			if st, err := os.Stat(r); err == nil && st.IsDir() {
+				dirs = append(dirs, r)
+			}
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(dirs), func(d string) bool {
+		return slices.ContainsFunc(dirs, func(o string) bool { return o != d && within(d, o) })
+	})
+}
+
+// RootSockets are the sockets of container engines on this machine (the
+// system's and the user's docker, containerd and podman, and one
+// DOCKER_HOST or CONTAINER_HOST names): whoever reaches one can start a
+// privileged container, and so stop or rewrite the other side.
+func RootSockets(environ []string) []string {
+	var out []string
+	cands := []string{"/run/docker.sock", "/var/run/docker.sock", "/run/containerd/containerd.sock", "/var/run/containerd/containerd.sock",
+		"/run/podman/podman.sock", "/var/run/podman/podman.sock"}
+	if xdg := lookup(environ, "XDG_RUNTIME_DIR"); xdg != "" {
+		cands = append(cands, filepath.Join(xdg, "docker.sock"), filepath.Join(xdg, "podman/podman.sock"), filepath.Join(xdg, "containerd/containerd.sock"))
+	}
+	for _, name := range []string{"DOCKER_HOST", "CONTAINER_HOST"} {
+		if p, ok := strings.CutPrefix(lookup(environ, name), "unix://"); ok {
+			cands = append(cands, p)
+		}
+	}
+	for _, c := range cands {
+		r, err := filepath.EvalSymlinks(c)
+		if st, serr := os.Stat(r); err == nil && serr == nil && st.Mode().Type() == os.ModeSocket && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// lookup is the value of name in environ, "" when unset.
+func lookup(environ []string, name string) string {
+	for _, kv := range slices.Backward(environ) {
+		if v, ok := strings.CutPrefix(kv, name+"="); ok {
+			return v
+		}
+	}
+	return ""
 }

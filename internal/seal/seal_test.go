@@ -22,9 +22,9 @@ func TestSidesHideTheOtherSide(t *testing.T) {
 	}{
 		{base, &Spec{Side: "base", Hide: []string{"/runner/_temp", "/runner/_temp/_runner_file_commands", "/work/repo"},
 			Keep: []string{"/runner/_temp/tailgate-worktree-1/tree"}, KeepReadOnly: []string{"/work/repo/.git"},
-			Private: []string{"/tmp/tailgate-children-1", "/dev/shm"}, UID: os.Geteuid(), GID: os.Getegid()}},
+			Own: []Pin{{Over: "/tmp/tailgate-children-1"}, {Over: "/dev/shm"}}, UID: os.Geteuid(), GID: os.Getegid()}},
 		{head, &Spec{Side: "head", Hide: []string{"/runner/_temp", "/runner/_temp/_runner_file_commands", "/runner/_temp/tailgate-worktree-1/tree"},
-			Private: []string{"/tmp/tailgate-children-1", "/dev/shm"}, UID: os.Geteuid(), GID: os.Getegid()}},
+			Own: []Pin{{Over: "/tmp/tailgate-children-1"}, {Over: "/dev/shm"}}, UID: os.Geteuid(), GID: os.Getegid()}},
 	} {
 		if tc.got.Encode() != tc.want.Encode() {
 			t.Errorf("%s's seal:\n got %s\nwant %s", tc.want.Side, tc.got.Encode(), tc.want.Encode())
