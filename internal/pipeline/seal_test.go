@@ -1,8 +1,11 @@
 package pipeline
 
 import (
+	"github.com/tailgate-ci/tailgate/internal/runner"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -69,5 +72,53 @@ func TestABFailsClosedWithoutASeal(t *testing.T) {
 	}
 	if notes := strings.Join(j.Notes, "\n"); !strings.Contains(notes, "the sides were NOT sealed off from each other (ab.unsealed: allow)") {
 		t.Errorf("the report does not say the sides ran unsealed:\n%s", notes)
+	}
+}
+
+// With benchmark_from: base, `make` in the head's tree reads the base
+// commit's Makefile (make without -f pins the makefile it reads); a
+// makefile the head adds that make would read first fails the job.
+func TestMakeRunsTheBaseCommitsMakefile(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	repo := commitsRepo(t, map[string]string{"Makefile": "all:\n\techo base > built\n", ".gitignore": "built\n"},
+		map[string]string{"Makefile": "all:\n\techo head > built\n"})
+	cfg, err := config.Parse(repo+"/tailgate.yml", []byte(strings.Replace(abRepoConfig, "build: {command: [go, build, -o, bin/svc, .], timeout: 2m}", "build: {command: make}", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var te testEnv
+	env := buildEnv(t, &te)
+	o := ABOptions{Config: cfg, Git: baseline.ExecGit{}, Dir: repo, Policy: &Policy{Benchmark: cfg}}
+	ab, err := o.ab()
+	if err != nil {
+		t.Fatal(err)
+	}
+	trees, err := prepareTrees(t.Context(), env, o, ab)
+	defer trees.remove(t.Context(), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sealSides(t.Context(), env, o, ab, cfg, trees)
+	if err != nil {
+		t.Skipf("the sides cannot be sealed here: %v", err)
+	}
+	defer s.remove(env)
+	ch := target.Children{Environ: env.Processes.Environ, Supervisor: env.Processes.Supervisor, Seal: s.specs["head"], Dir: trees.absDir(runner.Head)}
+	if err := target.Reset(t.Context(), nil, "", &config.Action{Command: &cfg.Build.Command}, ch); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(repo, "built")); string(got) != "base\n" {
+		t.Errorf("the head's make ran the Makefile that wrote %q, want the base commit's", got)
+	}
+	if notes := strings.Join(s.notes(true), "\n"); !strings.Contains(notes, "for both sides (with benchmark_from: base, every file a command of the procedure names as its program, script or makefile, and every file under ab.procedure): Makefile") {
+		t.Errorf("the notes do not say the rule and the pinned Makefile:\n%s", notes)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "GNUmakefile"), []byte("all:\n\techo head > built\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sealSides(t.Context(), env, o, ab, cfg, trees); err == nil || !strings.Contains(err.Error(), "would read GNUmakefile, a makefile this pull request adds") {
+		t.Errorf("a GNUmakefile the head adds: %v", err)
 	}
 }

@@ -54,7 +54,8 @@ type Spec struct {
 	Own []Pin `json:"own,omitempty"`
 	// Sockets are files covered by /dev/null: sockets that grant root.
 	Sockets []string `json:"sockets,omitempty"`
-	// Pins are files of another tree mounted read-only over this side's.
+	// Pins are files or directories of another tree mounted read-only
+	// over this side's.
 	Pins []Pin `json:"pins,omitempty"`
 	// UID and GID are tailgate's: the command runs as them in its user
 	// namespace (root's whole range when tailgate is root).
@@ -70,8 +71,8 @@ type Layer struct {
 	Work  string `json:"work"`
 }
 
-// Pin mounts the file From (in the base tree) over Over (in this side's
-// tree), read-only.
+// Pin mounts the file or directory From (in the base tree) over Over (in
+// this side's tree), read-only.
 type Pin struct {
 	From string `json:"from"`
 	Over string `json:"over"`

@@ -266,17 +266,21 @@ func private(dir string) error {
 	return unix.Mount("tailgate-private", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode="+mode)
 }
 
-// pin mounts the file held open as fd over the regular file over,
+// pin mounts the file or directory held open as fd over the one at over,
 // read-only.
 func pin(fd int, over string) error {
 	st, err := os.Lstat(over)
 	if err != nil {
 		return err
 	}
-	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file", over)
+	flags := uintptr(unix.MS_BIND)
+	switch {
+	case st.IsDir():
+		flags |= unix.MS_REC
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file or a directory", over)
 	}
-	if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(fd), over, "", unix.MS_BIND, ""); err != nil {
+	if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(fd), over, "", flags, ""); err != nil {
 		return err
 	}
 	return remountReadOnly(over)
