@@ -70,8 +70,14 @@ func sh(t *testing.T, ch Children, script string) string {
 func TestSealedSideKeepsItsTempDirAcrossCommands(t *testing.T) {
 	s := sealedSides(t)
 	sh(t, s.head, `mkdir -p "$TMPDIR/data/8080" && echo golden > "$TMPDIR/data/8080/db" && echo 123 > /dev/shm/pid`)
-	if got := sh(t, s.head, `cat "$TMPDIR/data/8080/db" /dev/shm/pid`); got != "golden\n123\n" {
-		t.Errorf("the head's next command read %q, want its start's files", got)
+	reset := &config.Action{Command: &config.Command{Shell: `grep -q golden "$TMPDIR/data/8080/db" && grep -q 123 /dev/shm/pid`}}
+	if err := Reset(context.Background(), nil, "", reset, s.head); err != nil {
+		t.Errorf("the head's reset did not find its start's files: %v", err)
+	}
+	// The base's reset does not, and says where the command ran.
+	err := Reset(context.Background(), nil, "", reset, s.base)
+	if err == nil || !strings.Contains(err.Error(), "in the base side's own environment: one TMPDIR") {
+		t.Errorf("the base's reset: %v", err)
 	}
 	if got := sh(t, s.base, `cat "$TMPDIR/data/8080/db" /dev/shm/pid 2>/dev/null; true`); got != "" {
 		t.Errorf("the base read the head's temporary files: %q", got)
