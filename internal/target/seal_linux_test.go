@@ -213,17 +213,26 @@ func TestSealedChildOfAnUndumpableTailgate(t *testing.T) {
 }
 
 // BenchmarkChildStart is what the seal adds to every child's start: a
-// command that does nothing (sh -c :), under the supervisor, sealed and
-// not.
+// command that does nothing (sh -c :), under the supervisor, unsealed,
+// sealed as before issue 44 (a fresh TMPDIR, no layers), and sealed as a
+// job seals it (the side's own TMPDIR and a layer over each of $HOME,
+// /tmp and the writable PATH directories of this process's environment).
 func BenchmarkChildStart(b *testing.B) {
-	_, headTree, _, head := twoTrees(b)
-	for _, sealed := range []bool{false, true} {
-		name := map[bool]string{false: "unsealed", true: "sealed"}[sealed]
-		b.Run(name, func(b *testing.B) {
-			ch := Children{Environ: os.Environ(), Supervisor: []string{os.Args[0], supervisorArg}, Dir: headTree}
-			if sealed {
-				ch.Seal = head
-			}
+	baseTree, headTree, _, head := twoTrees(b)
+	shared := seal.Shared(os.Environ())
+	state, err := seal.NewState(shared)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer seal.RemoveState(state)
+	_, layered := seal.Sides(seal.Job{Base: seal.Side{Name: "base", Tree: baseTree}, Head: seal.Side{Name: "head", Tree: headTree},
+		TempDir: b.TempDir(), Shared: shared, State: state})
+	for _, arm := range []struct {
+		name string
+		seal *seal.Spec
+	}{{"unsealed", nil}, {"sealed", head}, {"sealed-layers", layered}} {
+		b.Run(arm.name, func(b *testing.B) {
+			ch := Children{Environ: os.Environ(), Supervisor: OwnSupervisor(supervisorArg), Dir: headTree, Seal: arm.seal}
 			probe := config.Command{Args: []string{"sh", "-c", ":"}}
 			for b.Loop() {
 				if _, saw, err := runCommand(context.Background(), &probe, ch); err != nil {

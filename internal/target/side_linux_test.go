@@ -123,6 +123,10 @@ func TestHeadProgramInPathDoesNotResolveForTheBase(t *testing.T) {
 	if out, _, err := runCommand(context.Background(), &config.Command{Args: []string{"tgtool"}}, s.base); err == nil {
 		t.Errorf("the base's command tgtool ran the head's program: %q", out)
 	}
+	// A program a side installed itself is found for its own commands.
+	if out, _, err := runCommand(context.Background(), &config.Command{Args: []string{"tgtool"}}, s.head); err != nil || string(out) != "poisoned\n" {
+		t.Errorf("the head's command tgtool did not run the head's own program: %q (%v)", out, err)
+	}
 }
 
 // Sockets that grant root are not sockets for a side (unless the config
