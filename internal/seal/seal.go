@@ -5,17 +5,19 @@
 // before it starts the command, under a user namespace of their own that
 // locks the mounts (a child cannot unmount what hides the other side).
 // In its mount namespace the other side's tree, the runner's files and
-// the other side's temporary directory are empty read-only directories;
-// its own temporary directory and /dev/shm are private; /proc shows its
-// own processes only, so that it can neither signal nor trace the other
-// side, nor tailgate. With benchmark_from: base the files the
-// procedure's commands run (Runs) are the base commit's, mounted over the
-// head tree's (Pin).
+// the job's state are empty read-only directories; its TMPDIR and
+// /dev/shm are its own for the whole job (kept under the state); the
+// runner's $HOME, /tmp and writable PATH directories are overlays whose
+// writes land in the side's own layer; container engines' sockets are
+// /dev/null; /proc shows its own processes only, so that it can neither
+// signal nor trace the other side, nor tailgate. With benchmark_from:
+// base the files the procedure runs (Runs) are the base commit's,
+// mounted over the head tree's (Pin).
 //
 // What it does not seal: the network (both sides serve on loopback and
 // can reach each other's port), the CPU, memory and disk bandwidth (a
-// side can flood the machine), $HOME and /tmp outside the side's own
-// temporary directory (docs/github-action.md, threat model).
+// side can flood the machine), and as root the system's directories off
+// PATH (docs/github-action.md, threat model).
 package seal
 
 import (

@@ -34,6 +34,20 @@ func TestSidesHideTheOtherSide(t *testing.T) {
 			t.Errorf("%s's seal does not read back: %v", tc.want.Side, err)
 		}
 	}
+	// With the job's state: the side's own TMPDIR and /dev/shm there, a
+	// layer over each shared directory outside the trees (its tree, inside
+	// $HOME, stays the real one), the state and root sockets hidden.
+	base, _ = Sides(Job{
+		Base: Side{Name: "base", Tree: "/home/r/work/base"}, Head: Side{Name: "head", Tree: "/home/r/work/head"},
+		TempDir: "/tmp/c", Shared: []string{"/home/r", "/tmp", "/home/r/work/head/bin"}, Sockets: []string{"/run/docker.sock"}, State: "/var/tmp/s",
+	})
+	want := &Spec{Side: "base", Hide: []string{"/var/tmp/s", "/home/r/work/head"},
+		Layers: []Layer{{"/home/r", "/var/tmp/s/base/upper/0", "/var/tmp/s/base/work/0"}, {"/tmp", "/var/tmp/s/base/upper/1", "/var/tmp/s/base/work/1"}},
+		Real:   []string{"/home/r/work/base"}, Own: []Pin{{"/var/tmp/s/base/tmp", "/tmp/c"}, {"/var/tmp/s/base/shm", "/dev/shm"}},
+		Sockets: []string{"/run/docker.sock"}, UID: os.Geteuid(), GID: os.Getegid()}
+	if base.Encode() != want.Encode() {
+		t.Errorf("base's seal in a job:\n got %s\nwant %s", base.Encode(), want.Encode())
+	}
 	// One tree for both (A/A): nothing of it is hidden.
 	a, b := Sides(Job{Base: Side{Name: "base", Tree: "/work/repo"}, Head: Side{Name: "head", Tree: "/work/repo"}})
 	if slices.Contains(a.Hide, "/work/repo") || slices.Contains(b.Hide, "/work/repo") {
