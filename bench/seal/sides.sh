@@ -10,8 +10,8 @@
 # 2. Whole jobs: N A/A jobs of the demo (`tailgate demo --aa`, exactly 3
 #    blocks, noise off) with the sides sealed and N unsealed, taking
 #    turns. The unsealed build is this tree with its seal check made to
-#    fail (as bench/seal/overhead.sh does), in a scratch worktree, never
-#    committed; the demo's config has ab.unsealed: allow, so it runs.
+#    fail (as bench/seal/overhead.sh does), in a scratch copy of the
+#    source, never committed; the demo's config has ab.unsealed: allow, so it runs.
 #    Compared: each job's wall time and the A/A blocks' spread of CPU per
 #    iteration (`go run ./bench/decide/summary DIR`).
 # Raw outputs: bench/out/seal/sides-<time>/.
@@ -23,13 +23,13 @@ cd "$ROOT"
 OUT=bench/out/seal/sides-$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$OUT/jobs"
 scratch=$(mktemp -d)
-trap 'git worktree remove --force "$scratch/tree" 2>/dev/null || true; rm -rf "$scratch"' EXIT
+trap 'rm -rf "$scratch"' EXIT
 
 go test ./internal/target -run '^$' -bench BenchmarkChildStart -benchtime 40x -count 3 | tee "$OUT/childstart.txt"
 
 go build -o "$OUT/tailgate-sealed" ./cmd/tailgate
-git worktree add -q --detach "$scratch/tree" HEAD
-git diff HEAD -- cmd internal | git -C "$scratch/tree" apply --allow-empty
+mkdir "$scratch/tree"
+cp -r go.mod go.sum cmd internal "$scratch/tree/"
 sed -i 's|^\tif !seal.Supported {$|\tif true { // bench/seal/sides.sh: the unsealed arm|' "$scratch/tree/internal/pipeline/seal.go"
 grep -q 'the unsealed arm' "$scratch/tree/internal/pipeline/seal.go" || { echo "sides.sh: could not patch checkSeals" >&2; exit 2; }
 go build -C "$scratch/tree" -o "$ROOT/$OUT/tailgate-unsealed" ./cmd/tailgate

@@ -160,9 +160,10 @@ type AB struct {
 	// whether the sealed sides may reach the sockets of container engines
 	// (docker, containerd, podman), which grant root. Policy, as Unsealed.
 	RootSockets string `yaml:"root_sockets"`
-	// Procedure are directories (or files) of the repository whose every
-	// file is, with benchmark_from: base, the base commit's for both sides
-	// (the scripts the procedure's commands call), read-only.
+	// Procedure are directories (or files), relative to the directory
+	// tailgate runs in, whose every file is, with benchmark_from: base,
+	// the base commit's for both sides (the scripts the procedure's
+	// commands call), read-only.
 	Procedure []string `yaml:"procedure"`
 }
 

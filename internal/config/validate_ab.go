@@ -37,7 +37,7 @@ func validateAB(cfg *Config, c *collector) {
 	}
 	for i, p := range ab.Procedure {
 		if clean := filepath.ToSlash(filepath.Clean(p)); p == "" || filepath.IsAbs(p) || clean == "." || clean == ".." || strings.HasPrefix(clean, "../") {
-			c.add(joinIndex("ab.procedure", i), "%q is not a directory or file inside the repository: give a path relative to its root, such as scripts/, other than the root itself", p)
+			c.add(joinIndex("ab.procedure", i), "%q is not a directory or file inside the tree: give a path relative to the directory tailgate runs in, such as scripts/, other than that directory itself", p)
 		}
 	}
 	if ab.Windows < 0 || ab.Windows > MaxWindows {

@@ -109,6 +109,9 @@ func commitsRepo(t *testing.T, base, head map[string]string) string {
 	git("init", "-q", "-b", "main")
 	for i, files := range []map[string]string{base, head} {
 		for name, text := range files {
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+				t.Fatal(err)
+			}
 			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 				t.Fatal(err)
 			}

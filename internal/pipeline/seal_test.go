@@ -76,15 +76,18 @@ func TestABFailsClosedWithoutASeal(t *testing.T) {
 }
 
 // With benchmark_from: base, `make` in the head's tree reads the base
-// commit's Makefile (make without -f pins the makefile it reads); a
-// makefile the head adds that make would read first fails the job.
+// commit's Makefile (make without -f pins the makefile it reads), and the
+// scripts it calls are the base's where ab.procedure names their
+// directory (a file the head adds there is not there for it); a makefile
+// the head adds that make would read first fails the job.
 func TestMakeRunsTheBaseCommitsMakefile(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("make is not installed")
 	}
-	repo := commitsRepo(t, map[string]string{"Makefile": "all:\n\techo base > built\n", ".gitignore": "built\n"},
-		map[string]string{"Makefile": "all:\n\techo head > built\n"})
-	cfg, err := config.Parse(repo+"/tailgate.yml", []byte(strings.Replace(abRepoConfig, "build: {command: [go, build, -o, bin/svc, .], timeout: 2m}", "build: {command: make}", 1)))
+	repo := commitsRepo(t, map[string]string{"Makefile": "all:\n\tsh scripts/lib.sh > built\n", "scripts/lib.sh": "echo base\n", ".gitignore": "built\n"},
+		map[string]string{"Makefile": "all:\n\techo head > built\n", "scripts/lib.sh": "echo head\n", "scripts/added.sh": "echo added\n"})
+	src := strings.Replace(abRepoConfig, "build: {command: [go, build, -o, bin/svc, .], timeout: 2m}", "build: {command: make}", 1)
+	cfg, err := config.Parse(repo+"/tailgate.yml", []byte(strings.Replace(src, "max_pairs: 6}", "max_pairs: 6, procedure: [scripts/]}", 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,14 +109,16 @@ func TestMakeRunsTheBaseCommitsMakefile(t *testing.T) {
 	}
 	defer s.remove(env)
 	ch := target.Children{Environ: env.Processes.Environ, Supervisor: env.Processes.Supervisor, Seal: s.specs["head"], Dir: trees.absDir(runner.Head)}
-	if err := target.Reset(t.Context(), nil, "", &config.Action{Command: &cfg.Build.Command}, ch); err != nil {
-		t.Fatal(err)
+	for _, c := range []config.Command{cfg.Build.Command, {Shell: "! test -e scripts/added.sh"}} {
+		if err := target.Reset(t.Context(), nil, "", &config.Action{Command: &c}, ch); err != nil {
+			t.Error(err)
+		}
 	}
 	if got, _ := os.ReadFile(filepath.Join(repo, "built")); string(got) != "base\n" {
-		t.Errorf("the head's make ran the Makefile that wrote %q, want the base commit's", got)
+		t.Errorf("the head's make wrote %q, want the base commit's Makefile and script", got)
 	}
-	if notes := strings.Join(s.notes(true), "\n"); !strings.Contains(notes, "for both sides (with benchmark_from: base, every file a command of the procedure names as its program, script or makefile, and every file under ab.procedure): Makefile") {
-		t.Errorf("the notes do not say the rule and the pinned Makefile:\n%s", notes)
+	if notes := strings.Join(s.notes(true), "\n"); !strings.Contains(notes, "for both sides (with benchmark_from: base, every file a command of the procedure names as its program, script or makefile, and every file under ab.procedure): Makefile, scripts") {
+		t.Errorf("the notes do not say the rule and the pinned files:\n%s", notes)
 	}
 	if err := os.WriteFile(filepath.Join(repo, "GNUmakefile"), []byte("all:\n\techo head > built\n"), 0o644); err != nil {
 		t.Fatal(err)
