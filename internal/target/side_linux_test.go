@@ -204,3 +204,20 @@ func TestChildrenGetNoTailgateBin(t *testing.T) {
 		t.Errorf("a child gets TAILGATE_BIN: %v", env)
 	}
 }
+
+// A side's commands run at once (its service and its reset): each mounts
+// the side's layers over the same upper directories, and both work.
+func TestSideCommandsRunAtOnce(t *testing.T) {
+	s := sealedSides(t)
+	svc, err := s.head.newProc(context.Background(), &config.Command{Args: []string{"sh", "-c", `echo up > "$HOME/svc" && sleep 30`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { signalGroup(svc.group(), 9); svc.wait() }()
+	if got := sh(t, s.head, `for i in 1 2 3 4 5 6 7 8 9 10; do [ -e "$HOME/svc" ] && break; sleep 0.2; done; echo reset > "$HOME/reset"; cat "$HOME/svc" "$HOME/reset"`); got != "up\nreset\n" {
+		t.Errorf("the head's second command read %q while its first ran", got)
+	}
+}
