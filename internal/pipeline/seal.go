@@ -143,7 +143,7 @@ func (t *trees) sealSide(s runner.Side) seal.Side {
 		return side
 	}
 	for _, tr := range t.side { // the working tree: its whole repository
-		side.Tree = tr.Repo()
+		side.Tree, side.GitDir = tr.Repo(), tr.GitDir()
 	}
 	return side
 }

@@ -78,7 +78,8 @@ func TestABFailsClosedWithoutASeal(t *testing.T) {
 // With benchmark_from: base, `make` in the head's tree reads the base
 // commit's Makefile (make without -f pins the makefile it reads), and the
 // scripts it calls are the base's where ab.procedure names their
-// directory (a file the head adds there is not there for it); a makefile
+// directory (a file the head adds there is not there for it), and the
+// repository's .git is read-only; a makefile
 // the head adds that make would read first fails the job.
 func TestMakeRunsTheBaseCommitsMakefile(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
@@ -109,7 +110,9 @@ func TestMakeRunsTheBaseCommitsMakefile(t *testing.T) {
 	}
 	defer s.remove(env)
 	ch := target.Children{Environ: env.Processes.Environ, Supervisor: env.Processes.Supervisor, Seal: s.specs["head"], Dir: trees.absDir(runner.Head)}
-	for _, c := range []config.Command{cfg.Build.Command, {Shell: "! test -e scripts/added.sh"}} {
+	// The repository's .git is read-only to the head: a hook or setting
+	// written there would run in the base's git.
+	for _, c := range []config.Command{cfg.Build.Command, {Shell: "! test -e scripts/added.sh"}, {Shell: "! (echo '[core] fsmonitor = x' >> .git/config) 2>/dev/null"}} {
 		if err := target.Reset(t.Context(), nil, "", &config.Action{Command: &c}, ch); err != nil {
 			t.Error(err)
 		}

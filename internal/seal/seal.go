@@ -116,9 +116,9 @@ func (s *Spec) paths() []string {
 type Side struct {
 	Name string
 	Tree string
-	// GitDir, when set, is a directory the side's tree needs read-only
-	// although it lies in the other side's tree: the repository's .git,
-	// which a worktree's .git file points into.
+	// GitDir, when set, is the repository's .git, which the side sees
+	// read-only: in its own tree, or in the other side's (a worktree's
+	// .git file points into it).
 	GitDir string
 }
 
@@ -170,6 +170,11 @@ func (j Job) spec(own, other Side) *Spec {
 			s.KeepReadOnly = appendOnce(s.KeepReadOnly, own.GitDir)
 		}
 		s.Hide = appendOnce(s.Hide, h)
+	}
+	if own.GitDir != "" && within(own.GitDir, own.Tree) {
+		// The repository in the side's own tree: a hook or setting the
+		// head wrote there would run in the base's git.
+		s.KeepReadOnly = appendOnce(s.KeepReadOnly, own.GitDir)
 	}
 	mine := func(name string) string {
 		if j.State == "" {

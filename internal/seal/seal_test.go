@@ -13,7 +13,7 @@ import (
 func TestSidesHideTheOtherSide(t *testing.T) {
 	base, head := Sides(Job{
 		Base:    Side{Name: "base", Tree: "/runner/_temp/tailgate-worktree-1/tree", GitDir: "/work/repo/.git"},
-		Head:    Side{Name: "head", Tree: "/work/repo"},
+		Head:    Side{Name: "head", Tree: "/work/repo", GitDir: "/work/repo/.git"},
 		Hidden:  []string{"/runner/_temp", "/runner/_temp/_runner_file_commands"},
 		TempDir: "/tmp/tailgate-children-1",
 	})
@@ -23,7 +23,7 @@ func TestSidesHideTheOtherSide(t *testing.T) {
 		{base, &Spec{Side: "base", Hide: []string{"/runner/_temp", "/runner/_temp/_runner_file_commands", "/work/repo"},
 			Keep: []string{"/runner/_temp/tailgate-worktree-1/tree"}, KeepReadOnly: []string{"/work/repo/.git"},
 			Own: []Pin{{Over: "/tmp/tailgate-children-1"}, {Over: "/dev/shm"}}, UID: os.Geteuid(), GID: os.Getegid()}},
-		{head, &Spec{Side: "head", Hide: []string{"/runner/_temp", "/runner/_temp/_runner_file_commands", "/runner/_temp/tailgate-worktree-1/tree"},
+		{head, &Spec{Side: "head", Hide: []string{"/runner/_temp", "/runner/_temp/_runner_file_commands", "/runner/_temp/tailgate-worktree-1/tree"}, KeepReadOnly: []string{"/work/repo/.git"},
 			Own: []Pin{{Over: "/tmp/tailgate-children-1"}, {Over: "/dev/shm"}}, UID: os.Geteuid(), GID: os.Getegid()}},
 	} {
 		if tc.got.Encode() != tc.want.Encode() {
