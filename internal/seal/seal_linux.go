@@ -358,9 +358,13 @@ func statusIDs(path string) (ppid int, nspids []int, ok bool) {
 
 // Shared are the runner's directories whose writes a side keeps to
 // itself (Job.Shared): $HOME, /tmp, and each directory on PATH that
-// tailgate could write (as root /usr/local/bin and the like), so that a
-// program the head puts there never resolves for the base. Each is
-// resolved; one inside another, relative ones and / are left out.
+// tailgate could write, so that a program the head puts there never
+// resolves for the base. A PATH directory named bin or sbin brings its
+// prefix where tailgate could write that too and nothing is mounted
+// below it (/usr/local for /usr/local/bin, a toolchain's root): the
+// libraries beside the programs (a Python's site-packages) are the
+// prefix's. Each is resolved; one inside another, relative ones and /
+// are left out.
 func Shared(environ []string) []string {
 	var dirs []string
 	home := lookup(environ, "HOME")
@@ -368,15 +372,35 @@ func Shared(environ []string) []string {
 		if !filepath.IsAbs(d) || (d != home && d != "/tmp" && unix.Access(d, unix.W_OK) != nil) {
 			continue
 		}
-		if r, err := filepath.EvalSymlinks(d); err == nil && r != "/" && !slices.Contains(dirs, r) {
-			if st, err := os.Stat(r); err == nil && st.IsDir() {
-				dirs = append(dirs, r)
-			}
+		r, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			continue
+		}
+		if b, p := filepath.Base(r), filepath.Dir(r); d != home && (b == "bin" || b == "sbin") && p != "/" && unix.Access(p, unix.W_OK) == nil && !mountedBelow(p) {
+			r = p
+		}
+		if st, err := os.Stat(r); err == nil && st.IsDir() && r != "/" && !slices.Contains(dirs, r) {
+			dirs = append(dirs, r)
 		}
 	}
 	return slices.DeleteFunc(slices.Clone(dirs), func(d string) bool {
 		return slices.ContainsFunc(dirs, func(o string) bool { return o != d && within(d, o) })
 	})
+}
+
+// mountedBelow says whether something is mounted below dir, which an
+// overlay on dir would hide.
+func mountedBelow(dir string) bool {
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return true
+	}
+	for line := range strings.Lines(string(data)) {
+		if f := strings.Fields(line); len(f) > 4 && f[4] != dir && within(f[4], dir) {
+			return true
+		}
+	}
+	return false
 }
 
 // RootSockets are the sockets of container engines on this machine (the

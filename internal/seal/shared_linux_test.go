@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-// The shared directories are $HOME, /tmp and PATH's writable directories,
-// resolved, each once, none inside another; the job's state lies outside
-// all of them.
+// The shared directories are $HOME, /tmp and PATH's writable directories
+// (a bin's prefix), resolved, each once, none inside another; the job's
+// state lies outside all of them.
 func TestSharedAndState(t *testing.T) {
 	root, err := os.MkdirTemp("/var/tmp", "seal-test-") // outside /tmp
 	if err != nil {
@@ -17,8 +17,8 @@ func TestSharedAndState(t *testing.T) {
 	}
 	defer os.RemoveAll(root)
 	home, other, link := filepath.Join(root, "home"), filepath.Join(root, "other"), filepath.Join(root, "link")
-	bin := filepath.Join(home, ".local/bin")
-	for _, d := range []string{bin, other} {
+	bin, pyBin := filepath.Join(home, ".local/bin"), filepath.Join(root, "python/3.12/bin")
+	for _, d := range []string{bin, other, pyBin} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -26,8 +26,9 @@ func TestSharedAndState(t *testing.T) {
 	if err := os.Symlink(other, link); err != nil {
 		t.Fatal(err)
 	}
-	got := Shared([]string{"HOME=" + home, "PATH=" + bin + ":relative:" + link + ":" + other + ":/nonexistent"})
-	if !slices.Equal(got, []string{home, "/tmp", other}) {
+	got := Shared([]string{"HOME=" + home, "PATH=" + bin + ":relative:" + link + ":" + other + ":/nonexistent:" + pyBin})
+	// A toolchain's bin brings its prefix: its lib/ (site-packages) too.
+	if !slices.Equal(got, []string{home, "/tmp", other, filepath.Dir(pyBin)}) {
 		t.Errorf("Shared = %q", got)
 	}
 	state, err := NewState(append(got, root))
