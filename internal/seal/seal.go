@@ -52,7 +52,7 @@ type Spec struct {
 	Layers []Layer  `json:"layers,omitempty"`
 	Real   []string `json:"real,omitempty"`
 	// Own are the side's own writable directories mounted over Over (its
-	// TMPDIR, /dev/shm), kept for the job; From "" is a fresh empty one.
+	// TMPDIR, /dev/shm), kept for the job.
 	Own []Pin `json:"own,omitempty"`
 	// Sockets are files covered by /dev/null: sockets that grant root.
 	Sockets []string `json:"sockets,omitempty"`
@@ -136,14 +136,15 @@ type Job struct {
 	Shared []string
 	// Sockets are files no side may reach (RootSockets).
 	Sockets []string
-	// State is the job's directory of the sides' own files (NewState).
+	// State is the job's directory of the sides' own files (NewState);
+	// every job has one.
 	State string
 }
 
 // Sides are the specs of the base and the head: each hides the other's
 // tree, the job's hidden directories and State, keeps its own tree where
 // it lies inside one of them, has a TMPDIR and /dev/shm of its own for
-// the job (under State; without State a fresh one for each command), a
+// the job (under State), a
 // layer of its own over each Shared directory outside the trees, and no
 // Sockets; its commands run as tailgate's uid and gid.
 func Sides(j Job) (base, head *Spec) {
@@ -176,18 +177,13 @@ func (j Job) spec(own, other Side) *Spec {
 		// head wrote there would run in the base's git.
 		s.KeepReadOnly = appendOnce(s.KeepReadOnly, own.GitDir)
 	}
-	mine := func(name string) string {
-		if j.State == "" {
-			return ""
-		}
-		return filepath.Join(j.State, own.Name, name)
-	}
+	mine := func(name string) string { return filepath.Join(j.State, own.Name, name) }
 	if j.TempDir != "" {
 		s.Own = append(s.Own, Pin{From: mine("tmp"), Over: j.TempDir})
 	}
 	s.Own = append(s.Own, Pin{From: mine("shm"), Over: "/dev/shm"})
 	for i, d := range j.Shared {
-		if within(d, own.Tree) || within(d, other.Tree) || j.State == "" {
+		if within(d, own.Tree) || within(d, other.Tree) {
 			continue // the trees are the sides' own already
 		}
 		n := strconv.Itoa(i)

@@ -105,9 +105,6 @@ func Enter(s *Spec) error {
 		sources = append(sources, p.From)
 	}
 	for _, p := range s.Own {
-		if p.From == "" {
-			continue
-		}
 		if err := ownDir(p.From, p.Over == "/dev/shm"); err != nil {
 			return fmt.Errorf("making the %s side's own %s: %w", s.Side, p.Over, err)
 		}
@@ -149,11 +146,7 @@ func Enter(s *Spec) error {
 		}
 	}
 	for _, p := range s.Own {
-		err := private(p.Over)
-		if p.From != "" {
-			err = bindHeld(held[p.From], p.Over, true)
-		}
-		if err != nil {
+		if err := bindHeld(held[p.From], p.Over, true); err != nil {
 			return fmt.Errorf("giving the %s side its own %s: %w", s.Side, p.Over, err)
 		}
 	}
@@ -254,21 +247,6 @@ func layer(l Layer, userns bool) error {
 		return err
 	}
 	return unix.Mount("tailgate-layer", l.Dir, "overlay", 0, opts)
-}
-
-// private mounts an empty writable tmpfs at dir, making dir first where
-// it lies in a hidden directory.
-func private(dir string) error {
-	mode := "0700"
-	if dir == "/dev/shm" {
-		mode = "1777"
-	}
-	if _, err := os.Lstat(dir); err != nil {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return err
-		}
-	}
-	return unix.Mount("tailgate-private", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode="+mode)
 }
 
 // pin mounts the file or directory held open as fd over the one at over,

@@ -15,16 +15,16 @@ func TestSidesHideTheOtherSide(t *testing.T) {
 		Base:    Side{Name: "base", Tree: "/runner/_temp/tailgate-worktree-1/tree", GitDir: "/work/repo/.git"},
 		Head:    Side{Name: "head", Tree: "/work/repo", GitDir: "/work/repo/.git"},
 		Hidden:  []string{"/runner/_temp", "/runner/_temp/_runner_file_commands"},
-		TempDir: "/tmp/tailgate-children-1",
+		TempDir: "/tmp/tailgate-children-1", State: "/var/tmp/s",
 	})
 	for _, tc := range []struct {
 		got, want *Spec
 	}{
-		{base, &Spec{Side: "base", Hide: []string{"/runner/_temp", "/runner/_temp/_runner_file_commands", "/work/repo"},
+		{base, &Spec{Side: "base", Hide: []string{"/runner/_temp", "/runner/_temp/_runner_file_commands", "/var/tmp/s", "/work/repo"},
 			Keep: []string{"/runner/_temp/tailgate-worktree-1/tree"}, KeepReadOnly: []string{"/work/repo/.git"},
-			Own: []Pin{{Over: "/tmp/tailgate-children-1"}, {Over: "/dev/shm"}}, UID: os.Geteuid(), GID: os.Getegid()}},
-		{head, &Spec{Side: "head", Hide: []string{"/runner/_temp", "/runner/_temp/_runner_file_commands", "/runner/_temp/tailgate-worktree-1/tree"}, KeepReadOnly: []string{"/work/repo/.git"},
-			Own: []Pin{{Over: "/tmp/tailgate-children-1"}, {Over: "/dev/shm"}}, UID: os.Geteuid(), GID: os.Getegid()}},
+			Own: []Pin{{"/var/tmp/s/base/tmp", "/tmp/tailgate-children-1"}, {"/var/tmp/s/base/shm", "/dev/shm"}}, UID: os.Geteuid(), GID: os.Getegid()}},
+		{head, &Spec{Side: "head", Hide: []string{"/runner/_temp", "/runner/_temp/_runner_file_commands", "/var/tmp/s", "/runner/_temp/tailgate-worktree-1/tree"}, KeepReadOnly: []string{"/work/repo/.git"},
+			Own: []Pin{{"/var/tmp/s/head/tmp", "/tmp/tailgate-children-1"}, {"/var/tmp/s/head/shm", "/dev/shm"}}, UID: os.Geteuid(), GID: os.Getegid()}},
 	} {
 		if tc.got.Encode() != tc.want.Encode() {
 			t.Errorf("%s's seal:\n got %s\nwant %s", tc.want.Side, tc.got.Encode(), tc.want.Encode())

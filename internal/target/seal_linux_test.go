@@ -44,9 +44,25 @@ func twoTrees(t testing.TB) (baseTree, headTree string, base, head *seal.Spec) {
 		}
 	}
 	base, head = seal.Sides(seal.Job{
-		Base: seal.Side{Name: "base", Tree: baseTree}, Head: seal.Side{Name: "head", Tree: headTree},
+		Base: seal.Side{Name: "base", Tree: baseTree}, Head: seal.Side{Name: "head", Tree: headTree}, State: state(t, nil),
 	})
 	return baseTree, headTree, base, head
+}
+
+// state is a job's directory of the sides' own files, removed with the
+// test.
+func state(t testing.TB, shared []string) string {
+	t.Helper()
+	dir, err := seal.NewState(shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := seal.RemoveState(dir); err != nil {
+			t.Errorf("removing the job's state: %v", err)
+		}
+	})
+	return dir
 }
 
 // A sealed head's command neither sees nor changes the base's tree: the
@@ -135,7 +151,7 @@ func TestSealedSidesHavePrivateTempDirs(t *testing.T) {
 	tmp := t.TempDir()
 	base, head := seal.Sides(seal.Job{
 		Base: seal.Side{Name: "base", Tree: baseTree}, Head: seal.Side{Name: "head", Tree: headTree},
-		TempDir: tmp,
+		TempDir: tmp, State: state(t, nil),
 	})
 	hch := sealedOrSkip(t, head)
 	bch := hch
@@ -214,19 +230,13 @@ func TestSealedChildOfAnUndumpableTailgate(t *testing.T) {
 
 // BenchmarkChildStart is what the seal adds to every child's start: a
 // command that does nothing (sh -c :), under the supervisor, unsealed,
-// sealed as before issue 44 (a fresh TMPDIR, no layers), and sealed as a
-// job seals it (the side's own TMPDIR and a layer over each of $HOME,
+// sealed without layers, and sealed as a job seals it (the side's own TMPDIR and a layer over each of $HOME,
 // /tmp and the writable PATH directories of this process's environment).
 func BenchmarkChildStart(b *testing.B) {
 	baseTree, headTree, _, head := twoTrees(b)
 	shared := seal.Shared(os.Environ())
-	state, err := seal.NewState(shared)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer seal.RemoveState(state)
 	_, layered := seal.Sides(seal.Job{Base: seal.Side{Name: "base", Tree: baseTree}, Head: seal.Side{Name: "head", Tree: headTree},
-		TempDir: b.TempDir(), Shared: shared, State: state})
+		TempDir: b.TempDir(), Shared: shared, State: state(b, shared)})
 	for _, arm := range []struct {
 		name string
 		seal *seal.Spec

@@ -18,8 +18,8 @@ import (
 // $HOME and a directory first in PATH of its own (fake ones here), and
 // the host's view of those.
 type sides struct {
-	base, head            Children
-	home, bin, tmp, state string
+	base, head     Children
+	home, bin, tmp string
 }
 
 // sealedSides seals two trees as a job does: one environment per side,
@@ -33,19 +33,9 @@ func sealedSides(t *testing.T, sockets ...string) sides {
 	}
 	environ := append(slices.Clip(os.Environ()), "HOME="+s.home, "PATH="+s.bin+":"+os.Getenv("PATH"), "TMPDIR="+s.tmp)
 	shared := seal.Shared(environ)
-	state, err := seal.NewState(shared)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := seal.RemoveState(state); err != nil {
-			t.Errorf("removing the job's state: %v", err)
-		}
-	})
-	s.state = state
 	base, head := seal.Sides(seal.Job{
 		Base: seal.Side{Name: "base", Tree: baseTree}, Head: seal.Side{Name: "head", Tree: headTree},
-		TempDir: s.tmp, Shared: shared, Sockets: sockets, State: state,
+		TempDir: s.tmp, Shared: shared, Sockets: sockets, State: state(t, shared),
 	})
 	s.head = sealedOrSkip(t, head)
 	s.head.Environ, s.head.Dir = environ, headTree
