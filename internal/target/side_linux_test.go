@@ -211,3 +211,22 @@ func TestSideCommandsRunAtOnce(t *testing.T) {
 		t.Errorf("the head's second command read %q while its first ran", got)
 	}
 }
+
+// A side that cannot have its layer does not start, and the error names
+// the directory and what the layer needs.
+func TestSideWithoutItsLayerDoesNotStart(t *testing.T) {
+	_, headTree, _, head := twoTrees(t)
+	ch := sealedOrSkip(t, head)
+	ch.Dir = headTree
+	dir := filepath.Join(t.TempDir(), "a,b")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spec := *head
+	spec.Layers = []seal.Layer{{Dir: dir, Upper: filepath.Join(t.TempDir(), "u"), Work: filepath.Join(t.TempDir(), "w")}}
+	ch.Seal = &spec
+	_, _, err := runCommand(context.Background(), &config.Command{Args: []string{"true"}}, ch)
+	if err == nil || !strings.Contains(err.Error(), "giving the head side a layer of its own over "+dir+" (overlayfs") {
+		t.Errorf("a side without its layer: %v", err)
+	}
+}
