@@ -45,8 +45,8 @@ func (e env) processes() pipeline.Processes {
 	// Without its own executable (or process groups) tailgate cannot
 	// supervise: children then start directly, with a parent-death signal
 	// where there is one.
-	if exe, err := os.Executable(); err == nil && target.CanSupervise {
-		p.Supervisor = []string{exe, supervisorCommand}
+	if target.CanSupervise {
+		p.Supervisor = target.OwnSupervisor(supervisorCommand)
 	}
 	return p
 }

@@ -141,7 +141,7 @@ echo "{\"queries\": $q}"
 			notes := strings.Join(reportNotes(t, res), "\n")
 			wants := []string{"the sides were sealed off from each other", "the commands of each side ran in its own tree: base in "}
 			if len(pr.pinned) > 0 {
-				wants = append(wants, "the files the base commit's commands run came from the base commit for both sides: ")
+				wants = append(wants, "the files the base commit's commands run came from the base commit for both sides (with benchmark_from: base, every file a command of the procedure names as its program, script or makefile, and every file under ab.procedure): ")
 			}
 			for _, want := range append(wants, pr.pinned...) {
 				if !strings.Contains(notes, want) {

@@ -34,6 +34,8 @@ ab:
   order: sideways
   phases: some
   unsealed: maybe
+  root_sockets: sometimes
+  procedure: [scripts/, ../other]
 load: {rate: 10/s}
 scenarios: [{steps: [{path: /}]}]
 `
@@ -41,7 +43,7 @@ scenarios: [{steps: [{path: /}]}]
 	if err == nil {
 		t.Fatal("want problems")
 	}
-	for _, want := range []string{"ab.yml:3:", "ab.base.url: host \"10.0.0.1\" is not this machine", "ab.order: invalid order \"sideways\"", "ab.yml:6:11: ab.phases: invalid phases \"some\"", "ab.yml:7:13: ab.unsealed: invalid value \"maybe\""} {
+	for _, want := range []string{"ab.yml:3:", "ab.base.url: host \"10.0.0.1\" is not this machine", "ab.order: invalid order \"sideways\"", "ab.yml:6:11: ab.phases: invalid phases \"some\"", "ab.yml:7:13: ab.unsealed: invalid value \"maybe\"", "ab.yml:8:17: ab.root_sockets: invalid value \"sometimes\"", "ab.yml:9:25: ab.procedure[1]: \"../other\" is not a directory or file inside the tree"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}

@@ -107,6 +107,7 @@ func defaultAB(ab *AB, c *collector) {
 	setDuration(&ab.WindowWarmup, c, "ab.window_warmup", DefaultWindowWarmup)
 	setString(&ab.Phases, c, "ab.phases", PhasesUndecided)
 	setString(&ab.Unsealed, c, "ab.unsealed", UnsealedRefuse)
+	setString(&ab.RootSockets, c, "ab.root_sockets", RootSocketsHide)
 }
 
 // renamedInt folds a key given by its older name (older) into the field

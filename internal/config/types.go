@@ -80,6 +80,9 @@ const (
 	UnsealedRefuse = "refuse"
 	// UnsealedAllow runs the sides unsealed, and every report says so.
 	UnsealedAllow = "allow"
+	// RootSocketsHide (ab.root_sockets' default) hides the container
+	// engines' sockets from the sides; UnsealedAllow shows them.
+	RootSocketsHide = "hide"
 )
 
 // NoiseOff as ab.noise keeps no noise file.
@@ -158,6 +161,15 @@ type AB struct {
 	// other (package seal). It is policy: on a pull request the base
 	// commit's config decides it.
 	Unsealed string `yaml:"unsealed"`
+	// RootSockets is RootSocketsHide (the default) or UnsealedAllow:
+	// whether the sealed sides may reach the sockets of container engines
+	// (docker, containerd, podman), which grant root. Policy, as Unsealed.
+	RootSockets string `yaml:"root_sockets"`
+	// Procedure are directories (or files), relative to the directory
+	// tailgate runs in, whose every file is, with benchmark_from: base,
+	// the base commit's for both sides (the scripts the procedure's
+	// commands call), read-only.
+	Procedure []string `yaml:"procedure"`
 }
 
 // ABSide is one side of an A/B job: a build from a git ref and/or the

@@ -32,6 +32,14 @@ func validateAB(cfg *Config, c *collector) {
 	if ab.Unsealed != UnsealedRefuse && ab.Unsealed != UnsealedAllow {
 		c.add("ab.unsealed", "invalid value %q: expected %s (the default: a job whose sides cannot be sealed off from each other fails) or %s (such a job runs unsealed, and its report says so)", ab.Unsealed, UnsealedRefuse, UnsealedAllow)
 	}
+	if ab.RootSockets != RootSocketsHide && ab.RootSockets != UnsealedAllow {
+		c.add("ab.root_sockets", "invalid value %q: expected %s (the default: no side reaches the docker, containerd or podman socket, which grant root) or %s (both sides reach them)", ab.RootSockets, RootSocketsHide, UnsealedAllow)
+	}
+	for i, p := range ab.Procedure {
+		if clean := filepath.ToSlash(filepath.Clean(p)); p == "" || filepath.IsAbs(p) || clean == "." || clean == ".." || strings.HasPrefix(clean, "../") {
+			c.add(joinIndex("ab.procedure", i), "%q is not a directory or file inside the tree: give a path relative to the directory tailgate runs in, such as scripts/, other than that directory itself", p)
+		}
+	}
 	if ab.Windows < 0 || ab.Windows > MaxWindows {
 		c.add("ab.windows", "must be between 1 and %d windows of each side per phase in a block, or 0 for as many as fill load.duration, got %d", MaxWindows, ab.Windows)
 	}

@@ -1,6 +1,11 @@
 package config
 
-import "fmt"
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+)
 
 // setupWorkersWarnAbove is the number of open-model logins beyond which
 // setup steps are worth a warning: workers share a login only where their
@@ -16,7 +21,7 @@ func (c *Config) Warnings(logins func(workers int) int) []string {
 	if logins == nil {
 		logins = func(workers int) int { return workers }
 	}
-	var w []string
+	w := c.engineWarnings()
 	if c.AB != nil && c.AB.Design != "" {
 		w = append(w, fmt.Sprintf("ab.design is retired and changes nothing (%q here): every A/B job follows one rule, phase by phase: an open phase loads both sides at once, a closed one alternates between them; every phase alternates where the sides share a measured process; whole runs, one side at a time, only where blocks cannot run (a load tool, one fixed address). Remove the key", c.AB.Design))
 	}
@@ -35,6 +40,52 @@ func (c *Config) Warnings(logins func(workers int) int) []string {
 		}
 		w = append(w, fmt.Sprintf("setup.vu runs %d times for %s's %d workers (max_inflight): %d setups (logins) before every run of it, unmeasured but slow and loading the service (workers share a login only where their setup.vu steps read neither {{vu}} nor more feed rows); set %s near what the rate needs (rate × the slowest iteration, e.g. %d), or log in once in setup.run",
 			n, where, l.MaxInflight, n, key, setupWorkersWarnAbove))
+	}
+	return w
+}
+
+// engines are the tools of container engines, whose sockets grant root:
+// an A/B job hides them from its sides unless ab.root_sockets: allow.
+var engines = []string{"docker", "docker-compose", "podman", "podman-compose", "nerdctl", "ctr"}
+
+// engineWarnings say which commands run a container engine's tool, which
+// cannot reach its engine in a sealed A/B job.
+func (c *Config) engineWarnings() []string {
+	if c.AB != nil && c.AB.RootSockets == UnsealedAllow {
+		return nil
+	}
+	type named struct {
+		key string
+		cmd *Command
+	}
+	cmds := []named{{"load.command", c.Load.Command}}
+	if c.Build != nil {
+		cmds = append(cmds, named{"build.command", &c.Build.Command})
+	}
+	if s := c.Target.Start; s != nil {
+		cmds = append(cmds, named{"target.start.command", &s.Command})
+	}
+	if r := c.Dataset.Reset; r != nil {
+		cmds = append(cmds, named{"dataset.reset.command", r.Command})
+	}
+	if v := c.Dataset.Verify; v != nil {
+		cmds = append(cmds, named{"dataset.verify.command", v.Command})
+	}
+	for _, ct := range c.Target.Counters {
+		cmds = append(cmds, named{"target.counters." + ct.Name + ".command", ct.Command})
+	}
+	var w []string
+	for _, n := range cmds {
+		if n.cmd == nil {
+			continue
+		}
+		words := n.cmd.Args
+		if len(words) == 0 {
+			words = strings.FieldsFunc(n.cmd.Shell, func(r rune) bool { return strings.ContainsRune(" \t\n;|&()`\"'", r) })
+		}
+		if i := slices.IndexFunc(words, func(w string) bool { return slices.Contains(engines, filepath.Base(w)) }); i >= 0 {
+			w = append(w, fmt.Sprintf("%s runs %s: in an A/B job (mode ab) the sides cannot reach the container engine's socket, which grants root to whoever reaches it, so the command fails there; where both sides' code is trusted, set ab.root_sockets: allow in the base commit's config", n.key, filepath.Base(words[i])))
+		}
 	}
 	return w
 }

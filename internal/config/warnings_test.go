@@ -48,3 +48,18 @@ func TestSharedOpenLoginsAreNotWarned(t *testing.T) {
 		t.Errorf("40 logins: warnings %q", w)
 	}
 }
+
+// A command that runs a container engine's tool is warned of (validate
+// says it): a sealed A/B side cannot reach the engine's socket, unless
+// ab.root_sockets: allow.
+func TestContainerEngineCommandIsWarned(t *testing.T) {
+	t.Parallel()
+	src := "target:\n  url: http://127.0.0.1:1\n  start: {command: \"docker compose up -d && exec ./svc\"}\nscenarios: [{name: a, steps: [{path: /}]}]\nload: {rate: 10/s, max_inflight: 4}\n"
+	w := strings.Join(mustParse(t, src).Warnings(nil), "\n")
+	if !strings.Contains(w, "target.start.command runs docker: in an A/B job (mode ab) the sides cannot reach the container engine's socket") || !strings.Contains(w, "ab.root_sockets: allow") {
+		t.Errorf("warnings %q", w)
+	}
+	if w := mustParse(t, src+"ab: {root_sockets: allow}\n").Warnings(nil); len(w) != 0 {
+		t.Errorf("with ab.root_sockets: allow: warnings %q", w)
+	}
+}

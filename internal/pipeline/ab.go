@@ -100,6 +100,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	if err != nil {
 		return Judged{}, err
 	}
+	defer sealed.remove(env)
 	b.Seals = sealed.specs
 	if err := trees.build(ctx, b, cfg); err != nil {
 		return Judged{}, runFailure(o.Policy.sideFailure(err))

@@ -83,11 +83,18 @@ gate:
 // service: the base (baseSrc) and the working tree's (headSrc).
 func serviceRepo(t *testing.T, baseSrc, headSrc string) string {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go is not on PATH: the test builds a service")
+	}
+	return commitsRepo(t, map[string]string{"go.mod": "module svc\n\ngo 1.22\n", ".gitignore": "bin/\n", "main.go": baseSrc}, map[string]string{"main.go": headSrc})
+}
+
+// commitsRepo is a git repository whose commit HEAD~1 holds the files
+// base, and HEAD those of head written over them.
+func commitsRepo(t *testing.T, base, head map[string]string) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
 	}
 	dir := t.TempDir()
 	git := func(args ...string) {
@@ -99,20 +106,19 @@ func serviceRepo(t *testing.T, baseSrc, headSrc string) string {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	write := func(name, text string) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	git("init", "-q", "-b", "main")
-	write("go.mod", "module svc\n\ngo 1.22\n")
-	write(".gitignore", "bin/\n")
-	write("main.go", baseSrc)
-	git("add", ".")
-	git("commit", "-q", "-m", "base")
-	write("main.go", headSrc)
-	git("commit", "-q", "-am", "head")
+	for i, files := range []map[string]string{base, head} {
+		for name, text := range files {
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		git("add", ".")
+		git("commit", "-q", "-m", []string{"base", "head"}[i])
+	}
 	return dir
 }
 

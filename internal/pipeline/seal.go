@@ -23,6 +23,20 @@ type sealing struct {
 	pinned   []string              // procedure files taken from the base commit for the head
 	dirs     [2]string             // the base's and the head's tree, where their commands ran
 	none     bool                  // the job starts no process: nothing to seal
+	state    string                // the sides' own files for the job (seal.NewState)
+	shared   []string              // the runner's directories each side wrote in a layer of its own
+	sockets  []string              // the root sockets hidden from the sides
+}
+
+// remove removes the sides' own files at the job's end.
+func (s *sealing) remove(env Env) {
+	if s == nil || s.state == "" {
+		return
+	}
+	if err := seal.RemoveState(s.state); err != nil {
+		fmt.Fprintf(env.log(), "warning: removing the sides' own files: %v\n", err)
+	}
+	s.state = ""
 }
 
 // sealSides seals the sides of the job off from each other, or says why
@@ -33,14 +47,22 @@ func sealSides(ctx context.Context, env Env, o ABOptions, ab config.AB, cfg *con
 	if len(procedureCommands(cfg, ab)) == 0 {
 		return &sealing{none: true}, nil // both sides started elsewhere, and no command to run
 	}
-	s := &sealing{dirs: [2]string{t.absDir(runner.Base), t.absDir(runner.Head)}}
+	environ := env.Processes.Environ
+	s := &sealing{dirs: [2]string{t.absDir(runner.Base), t.absDir(runner.Head)}, shared: seal.Shared(environ)}
+	if ab.RootSockets != config.UnsealedAllow {
+		s.sockets = seal.RootSockets(environ)
+	}
+	state, stateErr := seal.NewState(s.shared)
+	s.state = state
 	base, head := seal.Sides(seal.Job{
 		Base: t.sealSide(runner.Base), Head: t.sealSide(runner.Head),
-		Hidden: env.Processes.Hidden, TempDir: tempDirOf(env.Processes.Environ),
+		Hidden: env.Processes.Hidden, TempDir: tempDirOf(environ),
+		Shared: s.shared, Sockets: s.sockets, State: state,
 	})
 	if o.Policy.fromBase() && !o.AA {
 		pins, err := t.pins(cfg, ab)
 		if err != nil {
+			s.remove(env)
 			return nil, Runtime.Wrap(err)
 		}
 		head.Pins = pins
@@ -50,16 +72,21 @@ func sealSides(ctx context.Context, env Env, o ABOptions, ab config.AB, cfg *con
 		}
 	}
 	specs := map[string]*seal.Spec{runner.Base.String(): base, runner.Head.String(): head}
-	err := checkSeals(ctx, env, specs, s.dirs)
+	err := stateErr
+	if err == nil {
+		err = checkSeals(ctx, env, specs, s.dirs)
+	}
 	switch {
 	case err == nil:
 		s.specs = specs
 		return s, nil
 	case ab.Unsealed == config.UnsealedAllow:
+		s.remove(env)
 		s.unsealed = err.Error()
 		fmt.Fprintf(env.log(), "warning: the sides run unsealed (ab.unsealed: allow): %v\n", err)
 		return s, nil
 	}
+	s.remove(env)
 	return nil, Runtime.Errorf("%v (%v): on Ubuntu 24.04 run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` before tailgate, or run it as root; ab.unsealed: allow runs the sides unsealed (docs/github-action.md#sealed-sides-mode-ab)", seal.ErrUnavailable, err)
 }
 
@@ -116,20 +143,21 @@ func (t *trees) sealSide(s runner.Side) seal.Side {
 		return side
 	}
 	for _, tr := range t.side { // the working tree: its whole repository
-		side.Tree = tr.Repo()
+		side.Tree, side.GitDir = tr.Repo(), tr.GitDir()
 	}
 	return side
 }
 
-// pins are the files of the base commit that the procedure's commands
-// run (seal.Runs: their programs and scripts), each mounted over the head
-// tree's own: the build,
-// both sides' start commands, the dataset's reset and verify commands,
-// the counters' commands and a load tool's command. A file is taken when
-// the base's worktree holds it before the build (so it is the base
-// commit's, not a build's output). One the head's tree lacks, or holds as
-// something other than a regular file, is an error: the head cannot run
-// the base's procedure.
+// pins are the files of the base commit that the procedure runs, each
+// mounted read-only over the head tree's own, by one rule: every file a
+// command of the procedure names as its program, script or makefile
+// (seal.Runs; the build, both sides' start commands, the dataset's reset
+// and verify commands, the counters' commands and a load tool's command),
+// and every file under ab.procedure. A file is taken when the base's
+// worktree holds it before the build (so it is the base commit's, not a
+// build's output). One the head's tree lacks, or holds as something
+// else, is an error: the head cannot run the base's procedure; so is a
+// makefile the head adds that make would read before the base's.
 func (t *trees) pins(cfg *config.Config, ab config.AB) ([]seal.Pin, error) {
 	if t.side[runner.Base] == nil || t.dir(runner.Base) == t.dir(runner.Head) {
 		return nil, nil
@@ -137,25 +165,52 @@ func (t *trees) pins(cfg *config.Config, ab config.AB) ([]seal.Pin, error) {
 	baseDir, headDir := t.absDir(runner.Base), t.absDir(runner.Head)
 	var pins []seal.Pin
 	seen := map[string]bool{}
+	take := func(rel, by string, declared bool) error {
+		rel = filepath.Clean(rel)
+		if seen[rel] || filepath.IsAbs(rel) || strings.HasPrefix(rel, "..") {
+			return nil
+		}
+		seen[rel] = true
+		from, over := filepath.Join(baseDir, rel), filepath.Join(headDir, rel)
+		st, err := os.Lstat(from)
+		head, herr := os.Lstat(over)
+		switch {
+		case declared && err != nil:
+			return fmt.Errorf("%s names %s, which the base commit does not hold", by, rel)
+		case err != nil && herr == nil && slices.Contains(seal.Makefiles, filepath.Base(rel)) && !readsBefore(baseDir, rel):
+			return fmt.Errorf("head: the base commit's procedure runs make (%s), which in the head would read %s, a makefile this pull request adds, instead of the base commit's: remove it, or with benchmark_from: head the head runs its own procedure", by, rel)
+		case err != nil || !(st.Mode().IsRegular() || declared && st.IsDir()):
+			return nil // not a file of the base commit
+		case herr != nil || head.Mode().Type() != st.Mode().Type():
+			return fmt.Errorf("head: the base commit's procedure runs %s (run by %s), which this pull request removes or replaces by something other than a file: the head cannot run the base's procedure; with benchmark_from: head it runs its own", rel, by)
+		}
+		pins = append(pins, seal.Pin{From: from, Over: over})
+		return nil
+	}
 	for _, c := range procedureCommands(cfg, ab) {
 		for _, rel := range seal.Runs(c.cmd.Args, c.cmd.Shell) {
-			rel = filepath.Join(c.dir, rel)
-			if seen[rel] || filepath.IsAbs(rel) || strings.HasPrefix(rel, "..") {
-				continue
+			if err := take(filepath.Join(c.dir, rel), c.key, false); err != nil {
+				return nil, err
 			}
-			seen[rel] = true
-			from := filepath.Join(baseDir, rel)
-			if st, err := os.Lstat(from); err != nil || !st.Mode().IsRegular() {
-				continue // not a file of the base commit
-			}
-			over := filepath.Join(headDir, rel)
-			if st, err := os.Lstat(over); err != nil || !st.Mode().IsRegular() {
-				return nil, fmt.Errorf("head: the base commit's procedure runs %s (run by %s), which this pull request removes or replaces by something other than a file: the head cannot run the base's procedure; with benchmark_from: head it runs its own", rel, c.key)
-			}
-			pins = append(pins, seal.Pin{From: from, Over: over})
+		}
+	}
+	for i, rel := range ab.Procedure {
+		if err := take(rel, fmt.Sprintf("ab.procedure[%d]", i), true); err != nil {
+			return nil, err
 		}
 	}
 	return pins, nil
+}
+
+// readsBefore says whether make, looking for its makefile beside rel,
+// finds one in the base tree before rel's name.
+func readsBefore(baseDir, rel string) bool {
+	for _, name := range seal.Makefiles[:slices.Index(seal.Makefiles, filepath.Base(rel))] {
+		if _, err := os.Lstat(filepath.Join(baseDir, filepath.Dir(rel), name)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // namedCommand is a command of the procedure, the key that holds it, and
@@ -210,7 +265,10 @@ func (s *sealing) notes(fromBase bool) []string {
 	if s.unsealed != "" {
 		out = append(out, "the sides were NOT sealed off from each other (ab.unsealed: allow): "+s.unsealed+"; the head's code could reach the base's tree, data and processes")
 	} else {
-		out = append(out, "the sides were sealed off from each other: each side's build, service and commands ran in mount, PID and IPC namespaces of their own, the other side's tree, the runner's files and the other's temporary directory hidden, /proc its own")
+		out = append(out, "the sides were sealed off from each other: each side's build, service and commands ran in mount, PID and IPC namespaces of their own, the other side's tree, the runner's files and the other's temporary directory hidden, /proc its own; each side had one TMPDIR and /dev/shm of its own for the whole job, and what it wrote to "+strings.Join(s.shared, ", ")+" stayed in a layer of its own")
+		if len(s.sockets) > 0 {
+			out = append(out, "the container engines' sockets were hidden from the sides (ab.root_sockets: allow shows them): "+strings.Join(s.sockets, ", "))
+		}
 	}
 	out = append(out, fmt.Sprintf("the commands of each side ran in its own tree: base in %s, head in %s", s.dirs[0], s.dirs[1]))
 	if !fromBase || len(s.pinned) == 0 {
@@ -219,5 +277,5 @@ func (s *sealing) notes(fromBase bool) []string {
 	if s.unsealed != "" {
 		return append(out, "the files the base commit's commands run were NOT taken from the base commit for the head (unsealed): the head ran its own "+strings.Join(s.pinned, ", "))
 	}
-	return append(out, "the files the base commit's commands run came from the base commit for both sides: "+strings.Join(s.pinned, ", "))
+	return append(out, "the files the base commit's commands run came from the base commit for both sides (with benchmark_from: base, every file a command of the procedure names as its program, script or makefile, and every file under ab.procedure): "+strings.Join(s.pinned, ", "))
 }

@@ -1,8 +1,11 @@
 package pipeline
 
 import (
+	"github.com/tailgate-ci/tailgate/internal/runner"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -69,5 +72,61 @@ func TestABFailsClosedWithoutASeal(t *testing.T) {
 	}
 	if notes := strings.Join(j.Notes, "\n"); !strings.Contains(notes, "the sides were NOT sealed off from each other (ab.unsealed: allow)") {
 		t.Errorf("the report does not say the sides ran unsealed:\n%s", notes)
+	}
+}
+
+// With benchmark_from: base, `make` in the head's tree reads the base
+// commit's Makefile (make without -f pins the makefile it reads), and the
+// scripts it calls are the base's where ab.procedure names their
+// directory (a file the head adds there is not there for it), and the
+// repository's .git is read-only; a makefile
+// the head adds that make would read first fails the job.
+func TestMakeRunsTheBaseCommitsMakefile(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	repo := commitsRepo(t, map[string]string{"Makefile": "all:\n\tsh scripts/lib.sh > built\n", "scripts/lib.sh": "echo base\n", ".gitignore": "built\n"},
+		map[string]string{"Makefile": "all:\n\techo head > built\n", "scripts/lib.sh": "echo head\n", "scripts/added.sh": "echo added\n"})
+	src := strings.Replace(abRepoConfig, "build: {command: [go, build, -o, bin/svc, .], timeout: 2m}", "build: {command: make}", 1)
+	cfg, err := config.Parse(repo+"/tailgate.yml", []byte(strings.Replace(src, "max_pairs: 6}", "max_pairs: 6, procedure: [scripts/]}", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var te testEnv
+	env := buildEnv(t, &te)
+	o := ABOptions{Config: cfg, Git: baseline.ExecGit{}, Dir: repo, Policy: &Policy{Benchmark: cfg}}
+	ab, err := o.ab()
+	if err != nil {
+		t.Fatal(err)
+	}
+	trees, err := prepareTrees(t.Context(), env, o, ab)
+	defer trees.remove(t.Context(), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sealSides(t.Context(), env, o, ab, cfg, trees)
+	if err != nil {
+		t.Skipf("the sides cannot be sealed here: %v", err)
+	}
+	defer s.remove(env)
+	ch := target.Children{Environ: env.Processes.Environ, Supervisor: env.Processes.Supervisor, Seal: s.specs["head"], Dir: trees.absDir(runner.Head)}
+	// The repository's .git is read-only to the head: a hook or setting
+	// written there would run in the base's git.
+	for _, c := range []config.Command{cfg.Build.Command, {Shell: "! test -e scripts/added.sh"}, {Shell: "! (echo '[core] fsmonitor = x' >> .git/config) 2>/dev/null"}} {
+		if err := target.Reset(t.Context(), nil, "", &config.Action{Command: &c}, ch); err != nil {
+			t.Error(err)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(repo, "built")); string(got) != "base\n" {
+		t.Errorf("the head's make wrote %q, want the base commit's Makefile and script", got)
+	}
+	if notes := strings.Join(s.notes(true), "\n"); !strings.Contains(notes, "for both sides (with benchmark_from: base, every file a command of the procedure names as its program, script or makefile, and every file under ab.procedure): Makefile, scripts") {
+		t.Errorf("the notes do not say the rule and the pinned files:\n%s", notes)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "GNUmakefile"), []byte("all:\n\techo head > built\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sealSides(t.Context(), env, o, ab, cfg, trees); err == nil || !strings.Contains(err.Error(), "would read GNUmakefile, a makefile this pull request adds") {
+		t.Errorf("a GNUmakefile the head adds: %v", err)
 	}
 }

@@ -21,8 +21,11 @@ var interpreters = map[string]string{
 	"sh": "", "bash": "", "dash": "", "zsh": "", "ksh": "", ".": "", "source": "",
 	"python": "", "python3": "", "node": "", "ruby": "", "perl": "", "php": "", "lua": "",
 	"Rscript": "", "tsx": "", "ts-node": "", "deno": "run", "bun": "run", "k6": "run",
-	"locust": "", "make": "",
+	"locust": "",
 }
+
+// Makefiles are the files make reads without -f: the first it finds.
+var Makefiles = []string{"GNUmakefile", "makefile", "Makefile"}
 
 // prefixes run the command that follows them.
 var prefixes = []string{"exec", "then", "do", "else", "elif", "if", "while", "until", "time", "nohup", "env", "command", "builtin", "!", "{"}
@@ -31,8 +34,8 @@ var prefixes = []string{"exec", "then", "do", "else", "elif", "if", "while", "un
 // of each of its simple commands (a list's first argument; in a shell
 // string each command between ;, &&, ||, | and the like, after variable
 // assignments and words such as exec), and the script an interpreter
-// (sh, bash, python3, node, k6 run, …) is given, or make's makefile
-// (-f). A file the command only reads or writes (cp service.conf
+// (sh, bash, python3, node, k6 run, …) is given, and the makefiles make
+// reads (-f, else every name it looks for, in -C's directory). A file the command only reads or writes (cp service.conf
 // out/delay) is the code's data, not the procedure. Words that are
 // absolute, home-relative, outside the directory (..), or hold anything
 // the shell would expand are not paths this can know.
@@ -64,6 +67,9 @@ func runsOf(words []string) []string {
 	if p, ok := pathWord(words[0]); ok {
 		out = append(out, p)
 	}
+	if filepath.Base(unquote(words[0])) == "make" {
+		return append(out, makeRuns(words[1:])...)
+	}
 	sub, isInterpreter := interpreters[filepath.Base(unquote(words[0]))]
 	if !isInterpreter {
 		return out
@@ -72,25 +78,58 @@ func runsOf(words []string) []string {
 	if sub != "" && len(rest) > 0 && rest[0] == sub {
 		rest = rest[1:]
 	}
-	for i, w := range rest {
+	for _, w := range rest {
 		switch {
 		case w == "-c" || w == "-m" || w == "-e": // code or a module, not a file
 			return out
-		case w == "-f" && i+1 < len(rest): // make -f FILE, and the like
-			if p, ok := pathWord(rest[i+1]); ok {
-				out = append(out, p)
-			}
-			return out
 		case strings.HasPrefix(w, "-"):
 			continue
-		}
-		if filepath.Base(unquote(words[0])) == "make" {
-			return out // a target, not a file
 		}
 		if p, ok := pathWord(w); ok {
 			out = append(out, p)
 		}
 		return out
+	}
+	return out
+}
+
+// makeRuns are the makefiles of make's arguments args: those -f names,
+// else every name make looks for; in -C's directory. Nil where that
+// directory is not one this can know.
+func makeRuns(args []string) []string {
+	dir, files := "", []string(nil)
+	for i := 0; i < len(args); i++ {
+		w, val := unquote(args[i]), ""
+		name, v, long := strings.Cut(w, "=")
+		switch {
+		case slices.Contains([]string{"-f", "-C", "--file", "--makefile", "--directory"}, w) && i+1 < len(args):
+			i++
+			name, val = w, args[i]
+		case long && slices.Contains([]string{"--file", "--makefile", "--directory"}, name):
+			val = v
+		case len(w) > 2 && (w[:2] == "-f" || w[:2] == "-C"):
+			name, val = w[:2], w[2:]
+		default:
+			continue
+		}
+		if name == "-C" || name == "--directory" {
+			d, ok := pathWord(filepath.Join(dir, unquote(val)))
+			if !ok && filepath.Clean(filepath.Join(dir, unquote(val))) != "." {
+				return nil
+			}
+			dir = d
+			continue
+		}
+		files = append(files, val)
+	}
+	if files == nil {
+		files = Makefiles
+	}
+	var out []string
+	for _, f := range files {
+		if p, ok := pathWord(filepath.Join(dir, unquote(f))); ok {
+			out = append(out, p)
+		}
 	}
 	return out
 }

@@ -100,8 +100,14 @@ func Enter(s *Spec) error {
 			unix.Close(fd)
 		}
 	}()
-	sources := slices.Concat(s.Keep, s.KeepReadOnly)
+	sources := slices.Concat(s.Keep, s.KeepReadOnly, s.Real)
 	for _, p := range s.Pins {
+		sources = append(sources, p.From)
+	}
+	for _, p := range s.Own {
+		if err := ownDir(p.From, p.Over == "/dev/shm"); err != nil {
+			return fmt.Errorf("making the %s side's own %s: %w", s.Side, p.Over, err)
+		}
 		sources = append(sources, p.From)
 	}
 	for _, p := range sources {
@@ -113,6 +119,16 @@ func Enter(s *Spec) error {
 			return fmt.Errorf("opening %s for the %s side: %w", p, s.Side, err)
 		}
 		held[p] = fd
+	}
+	for _, l := range s.Layers {
+		if err := layer(l, s.UID != 0); err != nil {
+			return fmt.Errorf("giving the %s side a layer of its own over %s (overlayfs; in a user namespace it needs Linux 5.11 or later): %w", s.Side, l.Dir, err)
+		}
+	}
+	for _, r := range s.Real {
+		if err := bindHeld(held[r], r, true); err != nil {
+			return fmt.Errorf("keeping %s the %s side's own: %w", r, s.Side, err)
+		}
 	}
 	var ro []string
 	for _, h := range byDepth(s.Hide) {
@@ -129,9 +145,17 @@ func Enter(s *Spec) error {
 			return fmt.Errorf("keeping %s visible to the %s side: %w", k, s.Side, err)
 		}
 	}
-	for _, p := range s.Private {
-		if err := private(p); err != nil {
-			return fmt.Errorf("giving the %s side its own %s: %w", s.Side, p, err)
+	for _, p := range s.Own {
+		if err := bindHeld(held[p.From], p.Over, true); err != nil {
+			return fmt.Errorf("giving the %s side its own %s: %w", s.Side, p.Over, err)
+		}
+	}
+	for _, f := range s.Sockets {
+		if _, err := os.Lstat(f); err != nil {
+			continue
+		}
+		if err := unix.Mount("/dev/null", f, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("hiding %s from the %s side: %w", f, s.Side, err)
 		}
 	}
 	for _, p := range s.Pins {
@@ -184,32 +208,62 @@ func bindHeld(fd int, target string, dir bool) error {
 	return unix.Mount("/proc/self/fd/"+strconv.Itoa(fd), target, "", unix.MS_BIND|unix.MS_REC, "")
 }
 
-// private mounts an empty writable tmpfs at dir, making dir first where
-// it lies in a hidden directory.
-func private(dir string) error {
-	mode := "0700"
-	if dir == "/dev/shm" {
-		mode = "1777"
+// ownDir makes a side's own directory for the job where it is not yet:
+// its TMPDIR (0700), or its /dev/shm (1777, as the system's is).
+func ownDir(dir string, shm bool) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil || !shm {
+		return err
 	}
-	if _, err := os.Lstat(dir); err != nil {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return err
-		}
-	}
-	return unix.Mount("tailgate-private", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode="+mode)
+	return os.Chmod(dir, 0o1777)
 }
 
-// pin mounts the file held open as fd over the regular file over,
+// layer mounts an overlay on l.Dir: the directory as it is below, the
+// side's writes in l.Upper, kept for the job, and a work directory of this
+// mount's own (each of the side's commands mounts its own overlay). In a
+// user namespace the overlay keeps its attributes in user.* xattrs.
+func layer(l Layer, userns bool) error {
+	for _, p := range []string{l.Dir, l.Upper, l.Work} {
+		if strings.ContainsAny(p, ",:\\") {
+			return fmt.Errorf("the path %q holds a comma, colon or backslash, which overlayfs options cannot name", p)
+		}
+	}
+	if err := os.MkdirAll(l.Upper, 0o755); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(l.Work, 0o700); err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp(l.Work, "w")
+	if err != nil {
+		return err
+	}
+	opts := "lowerdir=" + l.Dir + ",upperdir=" + l.Upper + ",workdir=" + work + ",index=off"
+	if userns {
+		opts += ",userxattr"
+	}
+	// volatile: the layer is the job's alone, never worth a sync of the
+	// disk under it when the command's namespace ends (Linux 5.10+).
+	if err := unix.Mount("tailgate-layer", l.Dir, "overlay", 0, opts+",volatile"); err != unix.EINVAL {
+		return err
+	}
+	return unix.Mount("tailgate-layer", l.Dir, "overlay", 0, opts)
+}
+
+// pin mounts the file or directory held open as fd over the one at over,
 // read-only.
 func pin(fd int, over string) error {
 	st, err := os.Lstat(over)
 	if err != nil {
 		return err
 	}
-	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file", over)
+	flags := uintptr(unix.MS_BIND)
+	switch {
+	case st.IsDir():
+		flags |= unix.MS_REC
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file or a directory", over)
 	}
-	if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(fd), over, "", unix.MS_BIND, ""); err != nil {
+	if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(fd), over, "", flags, ""); err != nil {
 		return err
 	}
 	return remountReadOnly(over)
@@ -278,4 +332,86 @@ func statusIDs(path string) (ppid int, nspids []int, ok bool) {
 		}
 	}
 	return ppid, nspids, nspids != nil
+}
+
+// Shared are the runner's directories whose writes a side keeps to
+// itself (Job.Shared): $HOME, /tmp, and each directory on PATH that
+// tailgate could write, so that a program the head puts there never
+// resolves for the base. A PATH directory named bin or sbin brings its
+// prefix where tailgate could write that too and nothing is mounted
+// below it (/usr/local for /usr/local/bin, a toolchain's root): the
+// libraries beside the programs (a Python's site-packages) are the
+// prefix's. Each is resolved; one inside another, relative ones and /
+// are left out.
+func Shared(environ []string) []string {
+	var dirs []string
+	home := lookup(environ, "HOME")
+	for _, d := range append([]string{home, "/tmp"}, filepath.SplitList(lookup(environ, "PATH"))...) {
+		if !filepath.IsAbs(d) || (d != home && d != "/tmp" && unix.Access(d, unix.W_OK) != nil) {
+			continue
+		}
+		r, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			continue
+		}
+		if b, p := filepath.Base(r), filepath.Dir(r); d != home && (b == "bin" || b == "sbin") && p != "/" && unix.Access(p, unix.W_OK) == nil && !mountedBelow(p) {
+			r = p
+		}
+		if st, err := os.Stat(r); err == nil && st.IsDir() && r != "/" && !slices.Contains(dirs, r) {
+			dirs = append(dirs, r)
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(dirs), func(d string) bool {
+		return slices.ContainsFunc(dirs, func(o string) bool { return o != d && within(d, o) })
+	})
+}
+
+// mountedBelow says whether something is mounted below dir, which an
+// overlay on dir would hide.
+func mountedBelow(dir string) bool {
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return true
+	}
+	for line := range strings.Lines(string(data)) {
+		if f := strings.Fields(line); len(f) > 4 && f[4] != dir && within(f[4], dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// RootSockets are the sockets of container engines on this machine (the
+// system's and the user's docker, containerd and podman, and one
+// DOCKER_HOST or CONTAINER_HOST names): whoever reaches one can start a
+// privileged container, and so stop or rewrite the other side.
+func RootSockets(environ []string) []string {
+	var out []string
+	cands := []string{"/run/docker.sock", "/var/run/docker.sock", "/run/containerd/containerd.sock", "/var/run/containerd/containerd.sock",
+		"/run/podman/podman.sock", "/var/run/podman/podman.sock"}
+	if xdg := lookup(environ, "XDG_RUNTIME_DIR"); xdg != "" {
+		cands = append(cands, filepath.Join(xdg, "docker.sock"), filepath.Join(xdg, "podman/podman.sock"), filepath.Join(xdg, "containerd/containerd.sock"))
+	}
+	for _, name := range []string{"DOCKER_HOST", "CONTAINER_HOST"} {
+		if p, ok := strings.CutPrefix(lookup(environ, name), "unix://"); ok {
+			cands = append(cands, p)
+		}
+	}
+	for _, c := range cands {
+		r, err := filepath.EvalSymlinks(c)
+		if st, serr := os.Stat(r); err == nil && serr == nil && st.Mode().Type() == os.ModeSocket && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// lookup is the value of name in environ, "" when unset.
+func lookup(environ []string, name string) string {
+	for _, kv := range slices.Backward(environ) {
+		if v, ok := strings.CutPrefix(kv, name+"="); ok {
+			return v
+		}
+	}
+	return ""
 }

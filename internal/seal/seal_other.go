@@ -28,3 +28,9 @@ func Enter(*Spec) error { return errNoNamespaces }
 
 // HostPID fails where there are no namespaces.
 func HostPID(int, int) (int, error) { return 0, errNoNamespaces }
+
+// Shared is none where there are no namespaces.
+func Shared([]string) []string { return nil }
+
+// RootSockets is none where there are no namespaces.
+func RootSockets([]string) []string { return nil }

@@ -1,6 +1,7 @@
 package target
 
 import (
+	"os"
 	"slices"
 	"strings"
 
@@ -102,6 +103,9 @@ var credentialNames = []string{
 	// The runner's temp directory holds those files (its
 	// _runner_file_commands); children get a private TMPDIR instead.
 	"RUNNER_TEMP",
+	// Where tailgate's executable lies (action.yml): a child that
+	// replaced it would run as the next side's supervisor.
+	"TAILGATE_BIN",
 }
 
 // credentialPrefixes: INPUT_* are an action's inputs (the token among
@@ -122,4 +126,20 @@ func IsCredential(name string) bool {
 		}
 	}
 	return false
+}
+
+// OwnSupervisor is the supervisor's command line: tailgate's executable
+// and its hidden subcommand sub. On Linux that is /proc/self/exe, which
+// the kernel resolves in the forked child, still tailgate's image: the
+// executable tailgate started as, whatever a child later puts at its path
+// (the file TAILGATE_BIN names). Nil when tailgate cannot find itself.
+func OwnSupervisor(sub string) []string {
+	if _, err := os.Stat("/proc/self/exe"); err == nil {
+		return []string{"/proc/self/exe", sub}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	return []string{exe, sub}
 }

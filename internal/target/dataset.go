@@ -3,6 +3,7 @@ package target
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
@@ -19,9 +20,18 @@ func Reset(ctx context.Context, client *http.Client, baseURL string, a *config.A
 	}
 	saw, err := perform(ctx, client, baseURL, a, nil, ch)
 	if err != nil {
-		return &StepError{Step: StepReset, Saw: saw, Err: err}
+		return &StepError{Step: StepReset, Saw: saw, Err: sealedHint(err, a, ch)}
 	}
 	return nil
+}
+
+// sealedHint adds to a sealed side's failed dataset command what it could
+// see: a file it looked for may lie where that side never reaches.
+func sealedHint(err error, a *config.Action, ch Children) error {
+	if a.Command == nil || ch.Seal == nil {
+		return err
+	}
+	return fmt.Errorf("%w (it ran sealed, in the %s side's own environment: one TMPDIR and /dev/shm shared by all of that side's commands for the whole job, and a layer of its own over $HOME, /tmp and the writable PATH directories; it sees what that side's build, start and earlier commands wrote there and what was there when the job started, never what the other side wrote: keep the dataset under $TMPDIR or the side's tree, $TAILGATE_SIDE_DIR)", err, ch.Seal.Side)
 }
 
 // Verify checks the dataset after a reset: a request must answer its
@@ -34,7 +44,7 @@ func Verify(ctx context.Context, client *http.Client, baseURL string, c *config.
 	}
 	saw, err := perform(ctx, client, baseURL, &c.Action, c.Expect, ch)
 	if err != nil {
-		return &StepError{Step: StepVerify, Saw: saw, Err: err}
+		return &StepError{Step: StepVerify, Saw: saw, Err: sealedHint(err, &c.Action, ch)}
 	}
 	return nil
 }

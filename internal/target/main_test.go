@@ -34,6 +34,9 @@ func TestMain(m *testing.M) {
 		signal.Notify(make(chan os.Signal, 1), syscall.SIGTERM, os.Interrupt)
 		os.Exit(Supervise(os.Args[2:]))
 	}
+	if evil := os.Getenv(replacedEnv); evil != "" {
+		os.Exit(actReplaced(evil))
+	}
 	if spec := os.Getenv(parentEnv); spec != "" {
 		os.Exit(actAsTailgate(spec))
 	}
@@ -49,7 +52,7 @@ func testExe(t *testing.T) string { return targettest.Executable(t) }
 // supervised starts children as tailgate does: under the supervisor (this
 // test binary), with this process's environment.
 func supervised(t *testing.T) Children {
-	return Children{Environ: os.Environ(), Supervisor: []string{testExe(t), supervisorArg}}
+	return Children{Environ: os.Environ(), Supervisor: OwnSupervisor(supervisorArg)}
 }
 
 // direct starts children without a supervisor (the fallback).

@@ -44,9 +44,25 @@ func twoTrees(t testing.TB) (baseTree, headTree string, base, head *seal.Spec) {
 		}
 	}
 	base, head = seal.Sides(seal.Job{
-		Base: seal.Side{Name: "base", Tree: baseTree}, Head: seal.Side{Name: "head", Tree: headTree},
+		Base: seal.Side{Name: "base", Tree: baseTree}, Head: seal.Side{Name: "head", Tree: headTree}, State: state(t, nil),
 	})
 	return baseTree, headTree, base, head
+}
+
+// state is a job's directory of the sides' own files, removed with the
+// test.
+func state(t testing.TB, shared []string) string {
+	t.Helper()
+	dir, err := seal.NewState(shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := seal.RemoveState(dir); err != nil {
+			t.Errorf("removing the job's state: %v", err)
+		}
+	})
+	return dir
 }
 
 // A sealed head's command neither sees nor changes the base's tree: the
@@ -135,7 +151,7 @@ func TestSealedSidesHavePrivateTempDirs(t *testing.T) {
 	tmp := t.TempDir()
 	base, head := seal.Sides(seal.Job{
 		Base: seal.Side{Name: "base", Tree: baseTree}, Head: seal.Side{Name: "head", Tree: headTree},
-		TempDir: tmp,
+		TempDir: tmp, State: state(t, nil),
 	})
 	hch := sealedOrSkip(t, head)
 	bch := hch
@@ -213,17 +229,20 @@ func TestSealedChildOfAnUndumpableTailgate(t *testing.T) {
 }
 
 // BenchmarkChildStart is what the seal adds to every child's start: a
-// command that does nothing (sh -c :), under the supervisor, sealed and
-// not.
+// command that does nothing (sh -c :), under the supervisor, unsealed,
+// sealed without layers, and sealed as a job seals it (the side's own TMPDIR and a layer over each of $HOME,
+// /tmp and the writable PATH directories of this process's environment).
 func BenchmarkChildStart(b *testing.B) {
-	_, headTree, _, head := twoTrees(b)
-	for _, sealed := range []bool{false, true} {
-		name := map[bool]string{false: "unsealed", true: "sealed"}[sealed]
-		b.Run(name, func(b *testing.B) {
-			ch := Children{Environ: os.Environ(), Supervisor: []string{os.Args[0], supervisorArg}, Dir: headTree}
-			if sealed {
-				ch.Seal = head
-			}
+	baseTree, headTree, _, head := twoTrees(b)
+	shared := seal.Shared(os.Environ())
+	_, layered := seal.Sides(seal.Job{Base: seal.Side{Name: "base", Tree: baseTree}, Head: seal.Side{Name: "head", Tree: headTree},
+		TempDir: b.TempDir(), Shared: shared, State: state(b, shared)})
+	for _, arm := range []struct {
+		name string
+		seal *seal.Spec
+	}{{"unsealed", nil}, {"sealed", head}, {"sealed-layers", layered}} {
+		b.Run(arm.name, func(b *testing.B) {
+			ch := Children{Environ: os.Environ(), Supervisor: OwnSupervisor(supervisorArg), Dir: headTree, Seal: arm.seal}
 			probe := config.Command{Args: []string{"sh", "-c", ":"}}
 			for b.Loop() {
 				if _, saw, err := runCommand(context.Background(), &probe, ch); err != nil {

@@ -53,12 +53,17 @@ func (ch Children) newProc(ctx context.Context, c *config.Command) (*proc, error
 		dieWithParent(p.cmd)
 	} else {
 		// The program is looked up here, in tailgate's PATH, as a direct
-		// start would; the supervisor gets its path and the whole argv.
+		// start would; the supervisor gets its path and the whole argv. A
+		// sealed side's supervisor looks it up in the side's own view
+		// (its layers hold what its build installed).
 		inner := exec.Command(argv[0], argv[1:]...)
 		p.lookErr = inner.Err
 		args := slices.Clone(ch.Supervisor[1:])
 		if ch.Seal != nil {
 			args = append(args, SealFlag, ch.Seal.Encode())
+			if !strings.ContainsRune(argv[0], '/') {
+				inner.Path, p.lookErr = argv[0], nil
+			}
 		}
 		args = append(args, "--", inner.Path)
 		p.cmd = exec.CommandContext(ctx, ch.Supervisor[0], append(args, argv...)...)

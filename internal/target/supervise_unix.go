@@ -69,6 +69,14 @@ func Supervise(args []string) int {
 			return 127
 		}
 		seal.CommandAttr(sysAttr(cmd), spec)
+		if !strings.ContainsRune(cmd.Path, '/') {
+			path, err := exec.LookPath(cmd.Path) // in the side's own view (newProc)
+			if err != nil {
+				fmt.Fprintln(report, "failed", oneLine(err.Error()))
+				return 127
+			}
+			cmd.Path = path
+		}
 	}
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintln(report, "failed", oneLine(err.Error()))
