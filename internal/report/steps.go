@@ -329,7 +329,7 @@ func movedFirst(cs []stepChange) []stepChange {
 // change's bounds: "9.90 → 12.87 ms, +30.0 % (+28.1 … +31.9)" where the
 // bounds are clear of zero (in Markdown, md, the change in bold), and
 // ", within noise" after them where they are not; without bounds (one run
-// a side) the change alone, and one side's figure where only it ran. An
+// a side) ", noise unknown"; one side's figure where only it ran. An
 // error rate neither side had is "none".
 func figureCell(p sidePair, unit string, md bool) string {
 	if p.points && p.Base == 0 && p.Head == 0 {
@@ -350,11 +350,15 @@ func changeText(p sidePair, md bool) string {
 		format, unit = "%.2f", " pp"
 	}
 	e, ok := p.estimate()
-	if !ok {
+	if !ok { // one run a side: the change alone says nothing of the noise
+		change := percentChange(p.ratioChange())
 		if p.points {
-			return signed(p.Head-p.Base, format) + unit
+			change = signed(p.Head-p.Base, format) + unit
 		}
-		return percentChange(p.ratioChange())
+		if change == "—" {
+			return change
+		}
+		return change + ", noise unknown"
 	}
 	change := signed(e.Mid, format) + unit
 	bounds := fmt.Sprintf(" (%s … %s)", signed(e.Lo, format), signed(e.Hi, format))

@@ -101,7 +101,7 @@ func TestStepChangeMissingSideAndRatio(t *testing.T) {
 	if !math.IsNaN(cs[1].moved()) || movedFirst(cs)[2].Name != "old" || movedFirst(cs)[0].Name != "both" {
 		t.Errorf("steps that cannot be compared are not last: %+v", movedFirst(cs))
 	}
-	if got := figureCell(cs[0].errors(), "%", false); got != "0.00 → 50.00 %, +50.00 pp" {
+	if got := figureCell(cs[0].errors(), "%", false); got != "0.00 → 50.00 %, +50.00 pp, noise unknown" {
 		t.Errorf("error cell = %q", got)
 	}
 	if c := (sidePair{Base: 1e6, Head: 0.001}).ratioChange(); c < -100 || c > -99.99 {
