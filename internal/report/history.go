@@ -227,7 +227,7 @@ func historyStep(m gate.HistoryMetric, c gate.HistoryChange) string {
 	if m.Meta.Scale == result.Percent {
 		format, unit = "%.2f", " pp"
 	}
-	return fmt.Sprintf("%s%s (95 %% bounds %s … %s)", signed(c.Change, format), unit, boundStep(m.Meta, c.Lo), boundStep(m.Meta, c.Hi))
+	return fmt.Sprintf("%s%s (95 %% bounds %s … %s%s)", signed(c.Change, format), unit, boundText(c.Lo, format), boundText(c.Hi, format), unit)
 }
 
 // commitRange names the commits the change came with: those after the
@@ -384,15 +384,22 @@ func creepStep(m result.Metric, c gate.Creep) string {
 // rounds to zero keeps its sign and first digit ("+0.03 %"), since which
 // side of zero it lies on is what a bound says; zero is "0 %".
 func boundStep(m result.Metric, v float64) string {
-	s := metricStep(m, v)
-	if !strings.HasPrefix(s, "±") {
+	if m.Scale == result.Percent {
+		return boundText(v, "%.2f") + " pp"
+	}
+	return boundText(v, "%.1f") + " %"
+}
+
+// boundText is v signed in format, or, where that rounds to zero, to its
+// first digit.
+func boundText(v float64, format string) string {
+	switch s := signed(v, format); {
+	case !strings.HasPrefix(s, "±"):
 		return s
+	case v == 0:
+		return "0"
 	}
-	unit := s[strings.LastIndex(s, " "):]
-	if v == 0 {
-		return "0" + unit
-	}
-	return signed(v, "%.1g") + unit
+	return signed(v, "%.1g")
 }
 
 // spanText says how a creep measured by a span was measured, and what
