@@ -361,7 +361,16 @@ func changeText(p sidePair, md bool) string {
 		return change + ", noise unknown"
 	}
 	change := signed(e.Mid, format) + unit
-	bounds := fmt.Sprintf(" (%s … %s)", signed(e.Lo, format), signed(e.Hi, format))
+	lo, hi := signed(e.Lo, format), signed(e.Hi, format)
+	if !p.points { // beyond a factor of ten the bounds say only that: few runs and much noise
+		if e.Lo < -90 {
+			lo = "< −90"
+		}
+		if e.Hi > 900 {
+			hi = "> +900"
+		}
+	}
+	bounds := " (" + lo + " … " + hi + ")"
 	if e.Lo == e.Hi { // every run changed alike: no noise to bound
 		bounds = ""
 	}

@@ -111,3 +111,13 @@ func TestStepChangeMissingSideAndRatio(t *testing.T) {
 		t.Errorf("a change from 0 is %v, want none", c)
 	}
 }
+
+// Bounds of two blocks a side, for all of a table's changes together, can
+// span factors of thousands: beyond a factor of ten they say only that.
+func TestStepBoundsBeyondTenfoldAreClipped(t *testing.T) {
+	t.Parallel()
+	p := sidePair{Base: 200, Head: 400, bs: []float64{100, 300}, hs: []float64{500, 300}, k: 12}
+	if got := changeText(p, true); got != "+100.0 % (< −90 … > +900), within noise" {
+		t.Errorf("change of two noisy blocks = %q", got)
+	}
+}
