@@ -433,8 +433,8 @@ func TestTrendOfLinksOnly(t *testing.T) {
 		}
 	})
 	t.Run("lists the links", func(t *testing.T) {
-		if !strings.Contains(html, "12 commits judged by A/B</summary>") || strings.Count(html, "<tr class=\"regression\"><td class=\"num\">") != 1 ||
-			!strings.Contains(html, "<td><code>a50000000000</code></td><td><code>a40000000000</code></td><td>2026-12-02 03:04</td><td class=\"text\">104</td><td class=\"text\">CPU/iteration &#43;10.1 % (regression); iterations/s −3.4 %</td>") {
+		if !strings.Contains(html, "12 commits judged by A/B</summary>") || strings.Count(html, "<tr class=\"regression\"><td class=\"num\" data-label=\"#\">") != 1 ||
+			!strings.Contains(html, "<td data-label=\"commit\"><code>a50000000000</code></td><td data-label=\"against\"><code>a40000000000</code></td><td data-label=\"time\">2026-12-02 03:04</td><td class=\"text\" data-label=\"job\">104</td><td class=\"text\" data-label=\"its own A/B\">CPU/iteration &#43;10.1 % (regression); iterations/s −3.4 %</td>") {
 			t.Error("the page does not list the links, each with what its own A/B said")
 		}
 	})
