@@ -326,7 +326,8 @@ func movedFirst(cs []stepChange) []stepChange {
 }
 
 // figureCell is a step's figure base → head with its change and the
-// change's bounds: "9.90 → 12.87 ms, +30.0 % (+28.1 … +31.9)" where the
+// change's bounds: "9.90 → 12.87 ms, +30.0 % (+28.1 … +31.9)" (in Markdown
+// the change on a line of its own) where the
 // bounds are clear of zero (in Markdown, md, the change in bold), and
 // ", within noise" after them where they are not; without bounds (one run
 // a side) ", noise unknown"; one side's figure where only it ran. An
@@ -338,6 +339,9 @@ func figureCell(p sidePair, unit string, md bool) string {
 	fromTo := formatValue(p.Base, "") + " → " + formatValue(p.Head, unit)
 	if math.IsNaN(p.Base) || math.IsNaN(p.Head) {
 		return fromTo
+	}
+	if md { // the change on a line of its own: a narrow column wraps it whole
+		return fromTo + "<br>" + changeText(p, md)
 	}
 	return fromTo + ", " + changeText(p, md)
 }

@@ -35,10 +35,10 @@ func TestStepsBaseToHead(t *testing.T) {
 	if !ok {
 		t.Fatalf("the comment does not collapse the steps past the first %d:\n%s", maxCommentSteps, md)
 	}
-	if n := strings.Count(visible, " ms, ") / 2; n != maxCommentSteps {
+	if n := strings.Count(visible, " ms<br>") / 2; n != maxCommentSteps {
 		t.Errorf("the comment shows %d steps base → head, want %d", n, maxCommentSteps)
 	}
-	if !strings.Contains(visible, "| list | 9.90 → 12.87 ms, **+30.0 %** | 14.41 → 18.73 ms, **+30.0 %** | none |") ||
+	if !strings.Contains(visible, "| list | 9.90 → 12.87 ms<br>**+30.0 %** | 14.41 → 18.73 ms<br>**+30.0 %** | none |") ||
 		strings.Index(visible, "| list |") > strings.Index(visible, "| login |") {
 		t.Errorf("the comment does not show list first:\n%s", visible)
 	}
