@@ -54,8 +54,8 @@ func TestStepsBaseToHead(t *testing.T) {
 	}
 	html := page.String()
 	for _, want := range []string{`<th class="num">p95</th><th class="num">change</th>`,
-		`<td class="text">list</td><td class="num">3200 → 3200</td><td class="num">9.90 → 12.87 ms</td><td class="num">&#43;30.0 %</td>`,
-		`<td class="num">0.00 → 1.00 %</td><td class="num">&#43;1.00 pp</td>`, `<td class="num">none</td><td class="num"></td></tr>`} {
+		`<td class="text">list</td><td class="num">3200 → 3200</td><td class="num">9.90 → 12.87 ms</td><td class="num change">&#43;30.0 %</td>`,
+		`<td class="num">0.00 → 1.00 %</td><td class="num change">&#43;1.00 pp</td>`, `<td class="num">none</td><td class="num change"></td></tr>`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the HTML page lacks %q", want)
 		}
