@@ -212,6 +212,15 @@ func (p sidePair) ratioChange() float64 {
 	return 100 * (p.Head/p.Base - 1)
 }
 
+// change is head against base as the table states it: in percent, in
+// points for a rate.
+func (p sidePair) change() float64 {
+	if p.points {
+		return p.Head - p.Base
+	}
+	return p.ratioChange()
+}
+
 // stepEstimate is a step's change head against base with its bounds, in
 // percent (points for a rate); score is how far the change is beyond its
 // noise, its distance from zero over the bounds' half width (above 1: the
@@ -302,36 +311,32 @@ func (c stepChange) moved() float64 {
 	return m
 }
 
-// size is the largest change of a step's p50, p95 and error rate, in
-// percent or points; NaN when none could be compared.
-func (c stepChange) size() float64 {
-	m := math.NaN()
-	for _, v := range []float64{c.p50().ratioChange(), c.p95().ratioChange(), c.errors().Head - c.errors().Base} {
-		if !(math.Abs(v) <= m) && !math.IsNaN(v) {
-			m = math.Abs(v)
-		}
-	}
-	return m
-}
-
-// movedFirst orders the steps by how far they moved beyond their noise,
-// the furthest first, then by how far they moved; steps that cannot be compared last (cmp.Compare
-// puts NaN first), each group in its own order.
+// movedFirst orders the steps by how far they moved beyond their noise
+// (moved), then by the largest of their changes; steps that cannot be
+// compared last (cmp.Compare puts NaN first), each group in its own order.
 func movedFirst(cs []stepChange) []stepChange {
+	size := func(c stepChange) float64 {
+		m := math.Inf(-1)
+		for _, p := range []sidePair{c.p50(), c.p95(), c.errors()} {
+			if v := math.Abs(p.change()); v > m { // a NaN, nothing to compare, never is
+				m = v
+			}
+		}
+		return m
+	}
 	out := slices.Clone(cs)
 	slices.SortStableFunc(out, func(a, b stepChange) int {
-		return cmp.Or(cmp.Compare(b.moved(), a.moved()), cmp.Compare(b.size(), a.size()))
+		return cmp.Or(cmp.Compare(b.moved(), a.moved()), cmp.Compare(size(b), size(a)))
 	})
 	return out
 }
 
 // figureCell is a step's figure base → head with its change and the
-// change's bounds: "9.90 → 12.87 ms, +30.0 % (+28.1 … +31.9)" (in Markdown
-// the change on a line of its own) where the
-// bounds are clear of zero (in Markdown, md, the change in bold), and
-// ", within noise" after them where they are not; without bounds (one run
-// a side) ", noise unknown"; one side's figure where only it ran. An
-// error rate neither side had is "none".
+// change's bounds: "9.90 → 12.87 ms, +30.0 % (+28.1 … +31.9)" (in Markdown,
+// md, the change on a line of its own, in bold) where the bounds are clear
+// of zero, and ", within noise" after them where they are not; without
+// bounds (one run a side) ", noise unknown"; one side's figure where only
+// it ran. An error rate neither side had is "none".
 func figureCell(p sidePair, unit string, md bool) string {
 	if p.points && p.Base == 0 && p.Head == 0 {
 		return "none"
@@ -355,14 +360,10 @@ func changeText(p sidePair, md bool) string {
 	}
 	e, ok := p.estimate()
 	if !ok { // one run a side: the change alone says nothing of the noise
-		change := percentChange(p.ratioChange())
-		if p.points {
-			change = signed(p.Head-p.Base, format) + unit
+		if math.IsNaN(p.change()) {
+			return "—"
 		}
-		if change == "—" {
-			return change
-		}
-		return change + ", noise unknown"
+		return signed(p.change(), format) + unit + ", noise unknown"
 	}
 	change := signed(e.Mid, format) + unit
 	lo, hi := signed(e.Lo, format), signed(e.Hi, format)
@@ -387,15 +388,6 @@ func changeText(p sidePair, md bool) string {
 		return "**" + change + "**" + bounds
 	}
 	return change + bounds
-}
-
-// percentChange prints a change in percent with its sign; "—" when it
-// cannot be computed.
-func percentChange(v float64) string {
-	if math.IsNaN(v) {
-		return "—"
-	}
-	return signed(v, "%.1f") + " %"
 }
 
 // requestsCell is a step's requests on both sides: "1200 → 900".
