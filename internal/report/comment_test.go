@@ -103,6 +103,9 @@ func TestCommentReadsInTenSeconds(t *testing.T) {
 			i := at("| " + step + " |")
 			return md[i : i+strings.Index(md[i:], "\n")]
 		}
+		if strings.Contains(md, "| errors |") { // no step failed a request
+			t.Errorf("%s: the step table has a column of error rates that are all none", tc.name)
+		}
 		noisy := row("delete-article")
 		if strings.Contains(noisy, "**") || strings.Count(noisy, "within noise") != 2 || !strings.Contains(noisy, " … ") {
 			t.Errorf("%s: the noisy step's p50 and p95 are not shown with their bounds, within noise: %s", tc.name, noisy)

@@ -85,7 +85,8 @@ func Markdown(in Input) string {
 	}
 	cs := movedFirst(stepChanges(in.Base, in.Head))
 	if hasBaseSteps(cs) {
-		d.table("**"+stepsTitle(in)+"**\n\n"+stepChangeHead, stepChangeRows(cs[:min(len(cs), maxCommentSteps)]), "\n")
+		head, rows := stepChangeTable(cs[:min(len(cs), maxCommentSteps)], cs)
+		d.table("**"+stepsTitle(in)+"**\n\n"+head, rows, "\n")
 	}
 	d.list("**Warnings**\n\n", "\n", "⚠️ ", warningsOf(in))
 	d.list("**"+statementsTitle(in)+"**\n\n", "\n", "", statementLines(in, markdownStatements, clipped(queryRunes)))
@@ -212,24 +213,34 @@ func writeMarkdownDetails(d *mdDoc, in Input) {
 	}
 }
 
-// stepChangeHead heads the Markdown table of steps base → head.
-const stepChangeHead = "| step | p50 | p95 | errors |\n|---|---:|---:|---:|\n"
-
 // moreStepChanges writes, collapsed, the steps past maxCommentSteps.
 func moreStepChanges(d *mdDoc, cs []stepChange) {
 	if len(cs) <= maxCommentSteps {
 		return
 	}
 	rest := cs[maxCommentSteps:]
-	d.details(fmt.Sprintf("%d more %s (they moved less)", len(rest), plural(len(rest), "step", "steps")), stepChangeHead, stepChangeRows(rest))
+	head, rows := stepChangeTable(rest, cs)
+	d.details(fmt.Sprintf("%d more %s (they moved less)", len(rest), plural(len(rest), "step", "steps")), head, rows)
 }
 
-func stepChangeRows(cs []stepChange) []string {
+// stepChangeTable is the Markdown table of the steps cs base → head: its
+// head and rows, with a column of error rates only where a step of all
+// failed a request (a column of "none" would take a phone's width).
+func stepChangeTable(cs, all []stepChange) (string, []string) {
+	failed := slices.ContainsFunc(all, func(c stepChange) bool { return figureCell(c.errors(), "%", true) != "none" })
+	head := "| step | p50 | p95 |\n|---|---:|---:|\n"
+	if failed {
+		head = "| step | p50 | p95 | errors |\n|---|---:|---:|---:|\n"
+	}
 	rows := make([]string, len(cs))
 	for i, c := range cs {
-		rows[i] = fmt.Sprintf("| %s | %s | %s | %s |\n", orDash(mdText(c.Name)), figureCell(c.p50(), "ms", true), figureCell(c.p95(), "ms", true), figureCell(c.errors(), "%", true))
+		rows[i] = fmt.Sprintf("| %s | %s | %s |", orDash(mdText(c.Name)), figureCell(c.p50(), "ms", true), figureCell(c.p95(), "ms", true))
+		if failed {
+			rows[i] += " " + figureCell(c.errors(), "%", true) + " |"
+		}
+		rows[i] += "\n"
 	}
-	return rows
+	return head, rows
 }
 
 // writeMarkdownErrors writes the head runs' error classes, collapsed.
