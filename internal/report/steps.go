@@ -369,10 +369,10 @@ func changeText(p sidePair, md bool) string {
 	lo, hi := signed(e.Lo, format), signed(e.Hi, format)
 	if !p.points { // beyond a factor of ten the bounds say only that: few runs and much noise
 		if e.Lo < -90 {
-			lo = "< −90"
+			lo = "<\u00a0−90" // no break inside a bound
 		}
 		if e.Hi > 900 {
-			hi = "> +900"
+			hi = ">\u00a0+900"
 		}
 	}
 	bounds := " (" + lo + " … " + hi + ")"

@@ -117,7 +117,7 @@ func TestStepChangeMissingSideAndRatio(t *testing.T) {
 func TestStepBoundsBeyondTenfoldAreClipped(t *testing.T) {
 	t.Parallel()
 	p := sidePair{Base: 200, Head: 400, bs: []float64{100, 300}, hs: []float64{500, 300}, k: 12}
-	if got := changeText(p, true); got != "+100.0 % (< −90 … > +900), within noise" {
+	if got := changeText(p, true); got != "+100.0 % (<\u00a0−90 … >\u00a0+900), within noise" {
 		t.Errorf("change of two noisy blocks = %q", got)
 	}
 }
