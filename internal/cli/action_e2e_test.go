@@ -144,7 +144,7 @@ func testCommentPublisher(t *testing.T, bin string, fake *ghtest.Server, run3 e2
 	if !strings.Contains(body, note) {
 		t.Fatalf("the publisher's comment lacks its provenance note %q:\n%s", note, body)
 	}
-	if got := strings.Replace(strings.Replace(body, note, "", 1), "**Notes**\n\n\n", "", 1); got != actionBody {
+	if got := strings.Replace(strings.Replace(body, note, "", 1), "<details><summary>Notes</summary>\n\n\n</details>\n\n", "", 1); got != actionBody {
 		t.Errorf("the re-rendered comment differs from the action's beyond the note:\n--- publisher ---\n%s\n--- action ---\n%s", got, actionBody)
 	}
 

@@ -128,14 +128,22 @@ func countJobs(n int) string {
 	return fmt.Sprintf("these %d jobs", n)
 }
 
-// historySpan says how many jobs the history holds and from when.
+// historySpan says what the history holds and from when: its absolute
+// jobs, else its A/B links (a history the Action's record mode keeps holds
+// only those).
 func historySpan(in HistoryInput) string {
-	n := len(in.Jobs)
+	n, src := len(in.Jobs), visible(in.Source, maxShownRunes)
 	if n == 0 {
-		return "no jobs in " + visible(in.Source, maxShownRunes)
+		links := in.Chain.Links
+		if len(links) == 0 {
+			return "nothing recorded in " + src
+		}
+		first, last := links[0], links[len(links)-1]
+		return fmt.Sprintf("%s judged by A/B from %s, %s (%s) … %s (%s); no absolute job", count(len(links), "commit", "commits"), src,
+			first.Time.UTC().Format("2006-01-02 15:04"), shortName(first.Commit), last.Time.UTC().Format("2006-01-02 15:04"), shortName(last.Commit))
 	}
 	first, last := in.Jobs[0], in.Jobs[n-1]
-	return fmt.Sprintf("%s from %s, %s (%s) … %s (%s)", count(n, "job", "jobs"), visible(in.Source, maxShownRunes),
+	return fmt.Sprintf("%s from %s, %s (%s) … %s (%s)", count(n, "job", "jobs"), src,
 		first.Time.UTC().Format("2006-01-02 15:04"), jobName(first), last.Time.UTC().Format("2006-01-02 15:04"), jobName(last))
 }
 
@@ -219,7 +227,7 @@ func historyStep(m gate.HistoryMetric, c gate.HistoryChange) string {
 	if m.Meta.Scale == result.Percent {
 		format, unit = "%.2f", " pp"
 	}
-	return fmt.Sprintf("%s%s (95 %% bounds %s … %s%s)", signed(c.Change, format), unit, signed(c.Lo, format), signed(c.Hi, format), unit)
+	return fmt.Sprintf("%s%s (95 %% bounds %s … %s%s)", signed(c.Change, format), unit, boundText(c.Lo, format), boundText(c.Hi, format), unit)
 }
 
 // commitRange names the commits the change came with: those after the
@@ -332,7 +340,7 @@ func culpritTexts(in HistoryInput, m gate.ChainMetric) []string {
 		l := in.Chain.Links[i]
 		lm := l.Metrics[m.Meta.Key]
 		out = append(out, fmt.Sprintf("%s on %s (its own A/B: %s, 95 %% bounds %s … %s)", shortName(l.Commit), l.Time.UTC().Format("2006-01-02"),
-			metricStep(m.Meta, lm.Change), metricStep(m.Meta, lm.Lo), metricStep(m.Meta, lm.Hi)))
+			metricStep(m.Meta, lm.Change), boundStep(m.Meta, lm.Lo), boundStep(m.Meta, lm.Hi)))
 	}
 	return out
 }
@@ -369,7 +377,29 @@ func creepLines(in HistoryInput) []string {
 // creepStep is a product of changes with its bounds: "+16.1 % (95 %
 // bounds +10.2 … +22.3 %)".
 func creepStep(m result.Metric, c gate.Creep) string {
-	return fmt.Sprintf("%s (95 %% bounds %s … %s)", metricStep(m, c.Change), metricStep(m, c.Lo), metricStep(m, c.Hi))
+	return fmt.Sprintf("%s (95 %% bounds %s … %s)", metricStep(m, c.Change), boundStep(m, c.Lo), boundStep(m, c.Hi))
+}
+
+// boundStep is a bound of a change: as metricStep, but a bound that
+// rounds to zero keeps its sign and first digit ("+0.03 %"), since which
+// side of zero it lies on is what a bound says; zero is "0 %".
+func boundStep(m result.Metric, v float64) string {
+	if m.Scale == result.Percent {
+		return boundText(v, "%.2f") + " pp"
+	}
+	return boundText(v, "%.1f") + " %"
+}
+
+// boundText is v signed in format, or, where that rounds to zero, to its
+// first digit.
+func boundText(v float64, format string) string {
+	switch s := signed(v, format); {
+	case !strings.HasPrefix(s, "±"):
+		return s
+	case v == 0:
+		return "0"
+	}
+	return signed(v, "%.1g")
 }
 
 // spanText says how a creep measured by a span was measured, and what

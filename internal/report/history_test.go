@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -380,4 +381,114 @@ func renderHistory(t *testing.T, in HistoryInput) (text, page *bytes.Buffer) {
 		t.Fatal(err)
 	}
 	return text, page
+}
+
+// linksOnlyHistory is a history of 12 A/B links and no absolute job, as
+// the Action's record mode writes it: CPU/iteration stepped +10.1 % at
+// the fifth link (its own A/B found it), and the links after it measured
+// noise of a few percent; throughput moved by noise alone; the three
+// rates (request errors, lifecycle success, dropped) were 0 in every
+// block of every link, so each link estimated ±0.00 pp with bounds of 0.
+func linksOnlyHistory() HistoryInput {
+	cpu := []float64{0.2, -1.7, -2.1, 0.1, 10.1, -2.5, -0.2, -3.6, 1.0, 0.1, 0.7, -0.4}
+	var links []gate.ChainLink
+	for i, c := range cpu {
+		m := map[string]gate.LinkMetric{
+			result.CPUPerIteration:  {Change: c, Lo: c - 6, Hi: c + 6, Outcome: gate.MetricPass},
+			result.IterationsPerSec: {Change: -c / 3, Lo: -c/3 - 0.04, Hi: -c/3 + 4, Outcome: gate.MetricPass},
+			result.RequestErrorPct:  {Outcome: gate.MetricPass}, result.LifecycleSuccess: {Outcome: gate.MetricPass}, result.DroppedPct: {Outcome: gate.MetricPass},
+		}
+		if i == 4 {
+			m[result.CPUPerIteration] = gate.LinkMetric{Change: c, Lo: 0.03, Hi: 16.1, Outcome: gate.MetricRegression} // a lower bound that rounds to 0.0
+		}
+		links = append(links, gate.ChainLink{Commit: fmt.Sprintf("%02x%038x", i+0xa1, i), Job: fmt.Sprint(100 + i),
+			Time: time.Date(2026, 12, 1+i/4, 3, i, 0, 0, time.UTC), Metrics: m})
+	}
+	links[0].Parent = fmt.Sprintf("%040x", 0)
+	for i := 1; i < len(links); i++ {
+		links[i].Parent = links[i-1].Commit
+	}
+	return HistoryInput{Name: "items", Source: "/home/runner/work/_temp/history/main.jsonl", Chain: gate.AnalyzeChain(links, nil, 0, "v0.3.0", gate.HistoryPolicy{})}
+}
+
+// The trend page of a history of links only (issue 45): one test per
+// defect the page had.
+func TestTrendOfLinksOnly(t *testing.T) {
+	t.Parallel()
+	in := linksOnlyHistory()
+	text, page := renderHistory(t, in)
+	out, html := text.String(), page.String()
+	figures := regexp.MustCompile(`aria-label="([^"]*)"`).FindAllStringSubmatch(html, -1)
+
+	t.Run("says what the history holds", func(t *testing.T) {
+		want := "12 commits judged by A/B from …/main.jsonl, 2026-12-01 03:00 (a10000000000) … 2026-12-03 03:11 (ac0000000000); no absolute job"
+		if strings.Contains(html, "no jobs in") || !strings.Contains(html, want) || strings.Contains(html, "/home/runner") {
+			t.Errorf("the page's context is not %q", want)
+		}
+		if !strings.Contains(out, "12 commits judged by A/B from /home/runner/work/_temp/history/main.jsonl") {
+			t.Errorf("the terminal does not say what the history holds:\n%s", out)
+		}
+		if strings.Contains(html, "Each gated metric over main") || strings.Contains(html, "The absolute jobs below") {
+			t.Error("the page has a section, or points to one, of absolute jobs it does not hold")
+		}
+	})
+	t.Run("lists the links", func(t *testing.T) {
+		if !strings.Contains(html, "12 commits judged by A/B</summary>") || strings.Count(html, "<tr class=\"regression\"><td class=\"num\" data-label=\"#\">") != 1 ||
+			!strings.Contains(html, "<td data-label=\"commit\"><code>a50000000000</code></td><td data-label=\"against\"><code>a40000000000</code></td><td data-label=\"time\">2026-12-02 03:04</td><td class=\"text\" data-label=\"job\">104</td><td class=\"text\" data-label=\"its own A/B\">CPU/iteration &#43;10.1 % (regression); iterations/s −3.4 %</td>") {
+			t.Error("the page does not list the links, each with what its own A/B said")
+		}
+	})
+	t.Run("draws no panel flat at 0", func(t *testing.T) {
+		if len(figures) != 2 || figures[0][1] != "CPU/iteration · A/B chain" || figures[1][1] != "iterations/s · A/B chain" {
+			t.Errorf("the figures are %q, want CPU/iteration's and iterations/s's only", figures)
+		}
+		if !strings.Contains(html, "<li>request errors, lifecycle success, dropped: every commit&#39;s A/B measured no change, with bounds of 0") {
+			t.Error("the page does not say why the rates are not drawn")
+		}
+	})
+	t.Run("badge", func(t *testing.T) {
+		if !strings.Contains(html, `<span class="badge regressed">regressed</span>`) {
+			t.Error("main at a culprit's level is not regressed")
+		}
+		quiet := linksOnlyHistory()
+		for i := range quiet.Chain.Links {
+			lm := quiet.Chain.Links[i].Metrics[result.CPUPerIteration]
+			lm.Outcome = gate.MetricPass
+			quiet.Chain.Links[i].Metrics[result.CPUPerIteration] = lm
+		}
+		quiet.Chain = gate.AnalyzeChain(quiet.Chain.Links, nil, 0, "v0.3.0", gate.HistoryPolicy{})
+		for _, tc := range []struct {
+			in   HistoryInput
+			want string
+		}{{quiet, `<span class="badge steady">no commit regressed</span>`}, {HistoryInput{Name: "items", Source: "h.jsonl"}, `<span class="badge inconclusive">nothing recorded</span>`}} {
+			_, p := renderHistory(t, tc.in)
+			if !strings.Contains(p.String(), tc.want) {
+				t.Errorf("the badge is not %s", tc.want)
+			}
+		}
+	})
+	t.Run("labels the culprit", func(t *testing.T) {
+		svg := html[strings.Index(html, `aria-label="CPU/iteration · A/B chain"`):]
+		if !strings.Contains(svg[:strings.Index(svg, "</svg>")], ">culprit +10.1 %<") {
+			t.Error("the culprit's line is not labelled")
+		}
+	})
+	t.Run("bounds of the level since the culprit", func(t *testing.T) {
+		m := in.Chain.Metrics[slices.IndexFunc(in.Chain.Metrics, func(m gate.ChainMetric) bool { return m.Meta.Key == result.CPUPerIteration })]
+		_, bounds, from := chainPoints(in.Chain.Links, m, 0)
+		before := gate.ChainProduct(in.Chain.Links[:4], m.Meta).Change
+		last := bounds[len(bounds)-1]
+		if from != 4 || math.Abs(last[0]-compose(m.Meta, before, m.Level.Lo)) > 1e-9 || math.Abs(last[1]-compose(m.Meta, before, m.Level.Hi)) > 1e-9 {
+			t.Errorf("from link %d, the last bounds %v are not the level's %+v since the culprit, from %v", from, last, m.Level, before)
+		}
+		if at := bounds[4]; math.Abs(at[0]-compose(m.Meta, before, 0.03)) > 1e-9 || math.Abs(at[1]-compose(m.Meta, before, 16.1)) > 1e-9 {
+			t.Errorf("at the culprit the bounds %v are not its own A/B's", at)
+		}
+	})
+	t.Run("a bound near zero keeps its sign", func(t *testing.T) {
+		want := "(its own A/B: +10.1 %, 95 % bounds +0.03 % … +16.1 %)"
+		if strings.Contains(out+html, "bounds ±") || strings.Contains(out+html, "… ±") || !strings.Contains(out, want) || !strings.Contains(html, strings.ReplaceAll(want, "+", "&#43;")) {
+			t.Errorf("a bound of +0.03 %% is not shown as such:\n%s", out)
+		}
+	})
 }

@@ -46,6 +46,7 @@ type historyPage struct {
 	ChainSpan    string
 	Notes        []string
 	Jobs         []historyJobRow
+	Links        []historyLinkRow
 }
 
 type historyChangeRow struct {
@@ -59,14 +60,22 @@ type historyChainRow struct {
 	Metric, Culprits, Level, Creep, Class string
 }
 
+// historyLinkRow is one commit of the A/B chain: what its own A/B said of
+// each gated metric that moved.
+type historyLinkRow struct {
+	N                                 int
+	Commit, Parent, Time, Job, Change string
+	Class                             string
+}
+
 type historyJobRow struct {
 	N                                        int
 	Commit, Ref, Time, Runs, Machine, Runner string
 }
 
 func newHistoryPage(in HistoryInput) (historyPage, error) {
-	p := historyPage{Name: pageText(in.Name), Context: historySpan(in), Headline: historyHeadline(in)}
-	p.Outcome, p.Class = historyBadge(in.Verdict, in.Chain)
+	p := historyPage{Name: pageText(in.Name), Context: unpathed(historySpan(in)), Headline: historyHeadline(in)}
+	p.Outcome, p.Class = historyBadge(in)
 	p.Title = visible(fmt.Sprintf("tailgate history · %s: %s", in.Name, p.Outcome), maxShownRunes)
 	var alphas []string
 	for _, m := range changedFirst(in.Verdict.Metrics, in.Chain) {
@@ -105,8 +114,10 @@ func newHistoryPage(in HistoryInput) (historyPage, error) {
 }
 
 // historyBadge is the page's badge and its class, from the same reading as
-// the headline (both views): a step the values show is never "steady".
-func historyBadge(v gate.HistoryVerdict, chain gate.ChainVerdict) (string, string) {
+// the headline (both views): a step the values show is never "steady",
+// nor is a history without absolute jobs, whose level nothing measured.
+func historyBadge(in HistoryInput) (string, string) {
+	v, chain := in.Verdict, in.Chain
 	switch {
 	case len(v.Current()) > 0 || len(chain.Current()) > 0:
 		return "regressed", "regressed"
@@ -114,6 +125,10 @@ func historyBadge(v gate.HistoryVerdict, chain gate.ChainVerdict) (string, strin
 		return "crept", "regressed"
 	case slices.ContainsFunc(v.Metrics, func(m gate.HistoryMetric) bool { return m.Seen != nil }):
 		return "step not confirmed", "inconclusive" // either way: the eye sees it
+	case len(in.Jobs) == 0 && len(chain.Links) == 0:
+		return "nothing recorded", "inconclusive"
+	case len(in.Jobs) == 0:
+		return "no commit regressed", "steady"
 	}
 	for _, m := range v.Metrics {
 		if m.TooFew() {
@@ -187,7 +202,10 @@ func changeRow(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange) hist
 
 // addChain adds the A/B view: per gated metric its culprits, whether main
 // still sits at their level, the creep, and a figure of the chain's
-// running product over the commits.
+// running product over the commits; a metric every link estimated as
+// exactly no change (a rate at 0 on both sides) gets one note instead,
+// since its row and figure would be flat at 0. Then the links, each with
+// what its own A/B said.
 func (p *historyPage) addChain(in HistoryInput) error {
 	c := in.Chain
 	if len(c.Links) == 0 {
@@ -196,7 +214,14 @@ func (p *historyPage) addChain(in HistoryInput) error {
 	first, last := c.Links[0], c.Links[len(c.Links)-1]
 	p.ChainSpan = fmt.Sprintf("%s, each judged against its parent side by side, %s … %s; creep counted since %s.", count(len(c.Links), "commit", "commits"),
 		first.Time.UTC().Format("2006-01-02"), last.Time.UTC().Format("2006-01-02"), visible(c.From, 40))
+	var flat []string
+	var shown []gate.ChainMetric
 	for _, m := range chainMovedFirst(c.Metrics) {
+		if flatChain(c.Links, m.Meta.Key) {
+			flat = append(flat, m.Meta.Label)
+			continue
+		}
+		shown = append(shown, m)
 		row := historyChainRow{Metric: m.Meta.Label, Culprits: "none", Level: "—", Creep: creepStep(m.Meta, m.Creep) + flaggedText(m.Meta, m.Creep) + spanText(m.Meta, m.Creep)}
 		if len(m.Culprits) > 0 {
 			row.Culprits = strings.Join(culpritTexts(in, m), "; ")
@@ -215,25 +240,56 @@ func (p *historyPage) addChain(in HistoryInput) error {
 		}
 		p.ChainFigures = append(p.ChainFigures, fig)
 	}
+	if len(flat) > 0 {
+		p.Notes = append(p.Notes, fmt.Sprintf("%s: every commit's A/B measured no change, with bounds of 0 (the rate was the same, as 0, in every block of both sides); not drawn.", strings.Join(flat, ", ")))
+	}
+	for i, l := range c.Links {
+		row := historyLinkRow{N: i + 1, Commit: shortName(l.Commit), Parent: shortName(l.Parent), Time: l.Time.UTC().Format("2006-01-02 15:04"), Job: pageText(orDash(l.Job))}
+		var changes []string
+		for _, m := range shown {
+			lm, ok := l.Metrics[m.Meta.Key]
+			if !ok {
+				continue
+			}
+			text := m.Meta.Label + " " + metricStep(m.Meta, lm.Change)
+			if lm.Outcome == gate.MetricRegression {
+				text, row.Class = text+" (regression)", "regression"
+			}
+			changes = append(changes, text)
+		}
+		row.Change = orDash(strings.Join(changes, "; "))
+		p.Links = append(p.Links, row)
+	}
 	return nil
+}
+
+// flatChain reports whether every link that estimated metric key
+// estimated exactly no change, bounds and all.
+func flatChain(links []gate.ChainLink, key string) bool {
+	for _, l := range links {
+		if lm, ok := l.Metrics[key]; ok && (lm.Change != 0 || lm.Lo != 0 || lm.Hi != 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // chainFigure draws a metric's running product of the chain's changes,
 // commit by commit from the creep's start, with its 95 % bounds as dots
-// and each culprit as a change point.
+// (chainPoints) and each culprit as a labelled change point.
 func chainFigure(in HistoryInput, m gate.ChainMetric) (htmlFigure, error) {
 	c := in.Chain
 	links := c.Links[min(c.Since, len(c.Links)):]
-	h := figure.History{Title: m.Meta.Label + " · A/B chain", YLabel: "change since " + orDash(axisCommit(firstParent(links))) + " (" + unitOfChange(m.Meta) + ")",
-		Runs: make([][]float64, len(links)), Medians: make([]float64, len(links))}
-	for i, l := range links {
-		run := gate.ChainProduct(links[:i+1], m.Meta)
-		h.Medians[i], h.Runs[i] = run.Change, []float64{run.Lo, run.Hi}
+	h := figure.History{Title: m.Meta.Label + " · A/B chain", YLabel: "change since " + orDash(axisCommit(firstParent(links))) + " (" + unitOfChange(m.Meta) + ")"}
+	var from int
+	h.Medians, h.Runs, from = chainPoints(links, m, c.Since)
+	for _, l := range links {
 		h.Commits = append(h.Commits, axisCommit(l.Commit))
 	}
 	for _, ci := range m.Culprits {
 		if at := ci - c.Since; at >= 0 {
-			h.Changes = append(h.Changes, figure.Change{At: at, First: at, Last: at, Regression: true})
+			h.Changes = append(h.Changes, figure.Change{At: at, First: at, Last: at, Regression: true,
+				Label: "culprit " + metricStep(m.Meta, c.Links[ci].Metrics[m.Meta.Key].Change)})
 		}
 	}
 	spanLine := ""
@@ -250,9 +306,46 @@ func chainFigure(in HistoryInput, m gate.ChainMetric) (htmlFigure, error) {
 	if err != nil {
 		return htmlFigure{}, err
 	}
-	caption := fmt.Sprintf("%s along the A/B chain: the product of each commit's change against its parent since %s (line), its 95 %% bounds (dots)%s, culprits dashed red. Creep %s.",
-		m.Meta.Label, visible(c.From, 40), spanLine, creepStep(m.Meta, m.Creep)+flaggedText(m.Meta, m.Creep)+spanText(m.Meta, m.Creep))
+	bounds := "its 95 % bounds (dots)"
+	if from < len(links) {
+		bounds = fmt.Sprintf("its 95 %% bounds (dots; from the latest culprit %s on, the bounds of the level since it, %s, as the verdict reads them)",
+			shortName(links[from].Commit), creepStep(m.Meta, m.Level))
+	}
+	caption := fmt.Sprintf("%s along the A/B chain: the product of each commit's change against its parent since %s (line), %s%s, culprits dashed red. Creep %s.",
+		m.Meta.Label, visible(c.From, 40), bounds, spanLine, creepStep(m.Meta, m.Creep)+flaggedText(m.Meta, m.Creep)+spanText(m.Meta, m.Creep))
 	return htmlFigure{SVG: template.HTML(svg), Caption: caption}, nil
+}
+
+// chainPoints are the running product of the links' changes of metric m
+// and its 95 % bounds at each link. From the latest culprit on (from, an
+// index into links; len(links) without one) the bounds are those of the
+// level since it, which the verdict reads (main still at that level, or
+// not): the product of the changes from the culprit on, drawn from the
+// level before it. since is the index of links[0] in the chain.
+func chainPoints(links []gate.ChainLink, m gate.ChainMetric, since int) (line []float64, bounds [][]float64, from int) {
+	from = len(links)
+	if n := len(m.Culprits); n > 0 && m.Culprits[n-1] >= since {
+		from = m.Culprits[n-1] - since
+	}
+	before := gate.ChainProduct(links[:from], m.Meta)
+	for i := range links {
+		run := gate.ChainProduct(links[:i+1], m.Meta)
+		line, bounds = append(line, run.Change), append(bounds, []float64{run.Lo, run.Hi})
+		if i >= from {
+			level := gate.ChainProduct(links[from:i+1], m.Meta)
+			bounds[i] = []float64{compose(m.Meta, before.Change, level.Lo), compose(m.Meta, before.Change, level.Hi)}
+		}
+	}
+	return line, bounds, from
+}
+
+// compose is a change a followed by a change b, in the metric's change
+// units: percentages multiply, points add.
+func compose(m result.Metric, a, b float64) float64 {
+	if m.Scale == result.Percent {
+		return a + b
+	}
+	return 100 * ((1+a/100)*(1+b/100) - 1)
 }
 
 func firstParent(links []gate.ChainLink) string {

@@ -157,13 +157,18 @@ func axisLabel(s series) string {
 	return s.Meta.Label + " (" + s.Meta.Unit + ")"
 }
 
-// decisiveFirst orders the series as the comment ranks them: what decided
-// first, then the others in catalogue order.
+// decisiveFirst orders the series as the comment ranks them: the metrics
+// that regressed, else the one the comment charts, first; then the others
+// in catalogue order.
 func decisiveFirst(all []series) []series {
-	first := decisive(all, len(all))
-	out := slices.Clone(first)
+	ranked := decisive(all)
+	n := 1
+	for n < len(ranked) && ranked[n].Finding.Outcome == gate.MetricRegression {
+		n++
+	}
+	out := slices.Clone(ranked[:min(n, len(ranked))])
 	for _, s := range all {
-		if !slices.ContainsFunc(first, func(f series) bool { return f.Finding.Key == s.Finding.Key }) {
+		if !slices.ContainsFunc(out, func(f series) bool { return f.Finding.Key == s.Finding.Key }) {
 			out = append(out, s)
 		}
 	}
@@ -451,8 +456,8 @@ func stepRows(in Input) ([]htmlStep, bool) {
 		rows[i] = htmlStep{Name: pageText(c.Name), Requests: requestsCell(c), Failed: fmt.Sprint(c.Head.Failed),
 			P50: sideCell(c.p50(), "ms", both), P95: sideCell(c.p95(), "ms", both), P99: sideCell(c.p99(), "ms", both),
 			Errors:    sideCell(c.errors(), "%", both),
-			P50Change: percentChange(c.p50().ratioChange()), P95Change: percentChange(c.p95().ratioChange()),
-			P99Change: percentChange(c.p99().ratioChange()), ErrorsChange: pointsChange(c.errors().pointChange())}
+			P50Change: changeText(c.p50(), false), P95Change: changeText(c.p95(), false),
+			P99Change: changeText(c.p99(), false), ErrorsChange: changeText(c.errors(), false)}
 		if e := c.errors(); e.Base == 0 && e.Head == 0 {
 			rows[i].Errors, rows[i].ErrorsChange = "none", ""
 		}

@@ -136,6 +136,17 @@ type jsonStep struct {
 	stepFigures
 	P50 *float64 `json:"p50_ms"`
 	P95 *float64 `json:"p95_ms"`
+	// Runs are the step's figures in each run of its side, by the run's
+	// place (null where it did not run the step): the bounds of a step's
+	// change base → head come from them.
+	Runs []*jsonStepRun `json:"runs,omitempty"`
+}
+
+type jsonStepRun struct {
+	Requests int64    `json:"requests"`
+	Failed   int64    `json:"failed"`
+	P50      *float64 `json:"p50_ms"`
+	P95      *float64 `json:"p95_ms"`
 }
 
 // fitText is s as ReadJSON accepts a text: a control character (other
@@ -214,7 +225,15 @@ func toJSON(in Input) jsonReport {
 func jsonSteps(runs []result.Run) []jsonStep {
 	var out []jsonStep
 	for _, s := range steps(runs) {
-		out = append(out, jsonStep{stepFigures: s, P50: num(s.P50), P95: num(s.P95)})
+		js := jsonStep{stepFigures: s, P50: num(s.P50), P95: num(s.P95)}
+		for i, c := range s.counts {
+			var r *jsonStepRun
+			if c != [2]int64{} || !math.IsNaN(s.runs[0][i]) {
+				r = &jsonStepRun{Requests: c[0], Failed: c[1], P50: num(s.runs[0][i]), P95: num(s.runs[1][i])}
+			}
+			js.Runs = append(js.Runs, r)
+		}
+		out = append(out, js)
 	}
 	return out
 }

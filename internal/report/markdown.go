@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
@@ -40,9 +41,6 @@ const (
 // their rows were left out.
 const MaxMarkdownBytes = 60000 - 2000
 
-// maxCharts is how many metrics the comment charts.
-const maxCharts = 2
-
 // WriteMarkdown writes the report for a PR comment or a job summary (see
 // Markdown).
 func WriteMarkdown(w io.Writer, in Input) error {
@@ -50,15 +48,17 @@ func WriteMarkdown(w io.Writer, in Input) error {
 	return err
 }
 
-// Markdown returns the report for a PR comment or a job summary: the
-// marker; the one-line verdict; the gated metrics, each with baseline →
-// head, change, floor and verdict; what the gate can detect; how a
-// sequential A/B job stopped; where both sides have per-step figures,
-// the steps base → head, those that moved most first; a chart of what
-// decided; warnings and notes; then, collapsed, the reported-only metrics
-// and the head runs' per-step figures (when not shown above) and error
-// classes; and the line that says what was
-// compared. Every string that tailgate did not write goes through mdText.
+// Markdown returns the report for a PR comment or a job summary, read
+// top-down in ten seconds: the marker; the one-line verdict; the gated
+// metrics, each with baseline → head, change, floor and verdict; how a
+// sequential A/B job stopped and what the gate can detect; one chart, of
+// the metric that decided (a regression's, else the one nearest its
+// limit); where both sides have per-step figures, the steps base → head,
+// those that moved beyond their noise first; warnings; then, collapsed,
+// the notes, the reported-only metrics, the rest of the steps and the
+// error classes; and the line that says what was compared. Every string
+// that tailgate did not write goes through mdText; no note names a file
+// of the runner by its absolute path.
 func Markdown(in Input) string {
 	v := in.Verdict
 	tail := "<sub>" + contextLineWith(in, mdText) + "</sub>\n"
@@ -74,23 +74,29 @@ func Markdown(in Input) string {
 			d.write(note + "\n\n")
 		}
 	}
-	if line := detectLine(v, mdText); line != "" {
-		d.write(line + "\n\n")
+	for _, line := range []string{sequentialLine(v.Sequential, mdText), detectLine(v, mdText)} {
+		if line != "" {
+			d.write(line + "\n\n")
+		}
 	}
-	if line := sequentialLine(v.Sequential, mdText); line != "" {
-		d.write(line + "\n\n")
-	}
-	cs := stepChanges(in.Base, in.Head)
-	if hasBaseSteps(cs) {
-		writeMarkdownStepChanges(&d, in, movedFirst(cs))
-	}
-	for _, s := range decisive(seriesOf(in), maxCharts) {
-		block, caption := mermaidChart(s)
+	if ranked := decisive(seriesOf(in)); len(ranked) > 0 {
+		block, caption := mermaidChart(ranked[0])
 		d.write(block + caption + "\n\n")
 	}
-	d.list("**Warnings**\n\n", "⚠️ ", warningsOf(in))
-	d.list("**Notes**\n\n", "", append(append(findingNotes(gated, lowConfidence), notesOf(in)...), targetLogNotes(in)...), append(provenanceNote(in.TriggerRun), trendNote(in.TrendURL)...)...)
-	d.list("**"+statementsTitle(in)+"**\n\n", "", statementLines(in, markdownStatements, clipped(queryRunes)))
+	cs := movedFirst(stepChanges(in.Base, in.Head))
+	if hasBaseSteps(cs) {
+		head, rows := stepChangeTable(cs[:min(len(cs), maxCommentSteps)], cs)
+		d.table("**"+stepsTitle(in)+"**\n\n"+head, rows, "\n")
+	}
+	d.list("**Warnings**\n\n", "\n", "⚠️ ", warningsOf(in))
+	d.list("**"+statementsTitle(in)+"**\n\n", "\n", "", statementLines(in, markdownStatements, clipped(queryRunes)))
+	notes := slices.Concat(findingNotes(gated, lowConfidence), notesOf(in))
+	for i, n := range notes {
+		notes[i] = unpathed(n)
+	}
+	notes = append(notes, targetLogNotes(in)...) // the job summary's: the comment has none (publish.StickyComment)
+	ours := slices.Concat(provenanceNote(in.TriggerRun), trendNote(in.TrendURL))
+	d.list(detailsOpen+"<summary>Notes</summary>\n\n", "\n"+detailsClose+"\n\n", "", notes, ours...)
 	if len(reported) > 0 {
 		d.details(fmt.Sprintf("%d reported-only %s (not gated)", len(reported), plural(len(reported), "metric", "metrics")),
 			reportedHeader(v), rowsOf(reported, func(f gate.Finding) string { return reportedRow(f, v.Sequential != nil) }))
@@ -99,6 +105,17 @@ func Markdown(in Input) string {
 	d.b.WriteString(tail)
 	return d.b.String()
 }
+
+// absPath is an absolute file path of two parts or more, as the notes of
+// a job name the runner's files (a side's tree, the noise file): the
+// comment names them by their last part only, since the reviewer reads it
+// on another machine and the runner's temporary directory means nothing
+// there. (The target logs' notes keep their paths for the job summary;
+// the comment leaves them out whole.)
+var absPath = regexp.MustCompile(`(^|[\s(=])(/[^\s/,;()'"]+)+/([^\s/,;()'"]*[^\s/,;()'".:])`)
+
+// unpathed is note with each absolute path cut to "…/" and its last part.
+func unpathed(note string) string { return absPath.ReplaceAllString(note, "$1…/$3") }
 
 func rowsOf(fs []gate.Finding, row func(gate.Finding) string) []string {
 	out := make([]string, len(fs))
@@ -196,31 +213,34 @@ func writeMarkdownDetails(d *mdDoc, in Input) {
 	}
 }
 
-// stepChangeHead heads the Markdown table of steps base → head.
-const stepChangeHead = "| step | p50 | p95 | errors |\n|---|---:|---:|---:|\n"
-
-// writeMarkdownStepChanges writes each of the maxCommentSteps steps that
-// moved most base → head with its change; the rest, collapsed, come with
-// the details at the end (moreStepChanges), after the charts.
-func writeMarkdownStepChanges(d *mdDoc, in Input, cs []stepChange) {
-	d.table("**"+stepsTitle(in)+"**\n\n"+stepChangeHead, stepChangeRows(cs[:min(len(cs), maxCommentSteps)]), "\n")
-}
-
 // moreStepChanges writes, collapsed, the steps past maxCommentSteps.
 func moreStepChanges(d *mdDoc, cs []stepChange) {
 	if len(cs) <= maxCommentSteps {
 		return
 	}
 	rest := cs[maxCommentSteps:]
-	d.details(fmt.Sprintf("%d more %s (they moved less)", len(rest), plural(len(rest), "step", "steps")), stepChangeHead, stepChangeRows(rest))
+	head, rows := stepChangeTable(rest, cs)
+	d.details(fmt.Sprintf("%d more %s (they moved less)", len(rest), plural(len(rest), "step", "steps")), head, rows)
 }
 
-func stepChangeRows(cs []stepChange) []string {
+// stepChangeTable is the Markdown table of the steps cs base → head: its
+// head and rows, with a column of error rates only where a step of all
+// failed a request (a column of "none" would take a phone's width).
+func stepChangeTable(cs, all []stepChange) (string, []string) {
+	failed := slices.ContainsFunc(all, func(c stepChange) bool { return figureCell(c.errors(), "%", true) != "none" })
+	head := "| step | p50 | p95 |\n|---|---:|---:|\n"
+	if failed {
+		head = "| step | p50 | p95 | errors |\n|---|---:|---:|---:|\n"
+	}
 	rows := make([]string, len(cs))
 	for i, c := range cs {
-		rows[i] = fmt.Sprintf("| %s | %s | %s | %s |\n", orDash(mdText(c.Name)), latencyCell(c.p50()), latencyCell(c.p95()), errorCell(c.errors()))
+		rows[i] = fmt.Sprintf("| %s | %s | %s |", orDash(mdText(c.Name)), figureCell(c.p50(), "ms", true), figureCell(c.p95(), "ms", true))
+		if failed {
+			rows[i] += " " + figureCell(c.errors(), "%", true) + " |"
+		}
+		rows[i] += "\n"
 	}
-	return rows
+	return head, rows
 }
 
 // writeMarkdownErrors writes the head runs' error classes, collapsed.
@@ -286,8 +306,8 @@ func (d *mdDoc) rows(head string, rows []string, end string) bool {
 func (d *mdDoc) table(head string, rows []string, end string) { d.rows(head, rows, end) }
 
 // list writes the items, each through mdText, then the items tailgate
-// wrote itself (ours, as Markdown), under title.
-func (d *mdDoc) list(title, prefix string, items []string, ours ...string) {
+// wrote itself (ours, as Markdown), after head and before end.
+func (d *mdDoc) list(head, end, prefix string, items []string, ours ...string) {
 	var lines []string
 	for _, it := range items {
 		if shown := mdText(it); shown != "" { // an item that shows nothing is left out, not shown empty
@@ -300,7 +320,7 @@ func (d *mdDoc) list(title, prefix string, items []string, ours ...string) {
 	if len(lines) == 0 {
 		return
 	}
-	d.rows(title, lines, "\n")
+	d.rows(head, lines, end)
 }
 
 // runLink is the allow-list of the one link the report writes: an https

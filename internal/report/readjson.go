@@ -242,6 +242,12 @@ func (c *checker) step(path string, s jsonStep) {
 	}
 	c.finite(path+".p50_ms", s.P50)
 	c.finite(path+".p95_ms", s.P95)
+	c.length(path+".runs", len(s.Runs), maxRuns)
+	for i, r := range s.Runs {
+		if r != nil {
+			c.step(fmt.Sprintf("%s.runs[%d]", path, i), jsonStep{stepFigures: stepFigures{Name: s.Name, Requests: r.Requests, Failed: r.Failed}, P50: r.P50, P95: r.P95})
+		}
+	}
 }
 
 func (c *checker) errorClass(path string, e errorFigures) {
@@ -439,41 +445,54 @@ func runsFromJSON(figures []map[string]float64) []result.Run {
 	return runs
 }
 
-// withDetails puts the one run that carries the steps and error classes
-// (detailsFromJSON) into the first of runs.
+// withDetails puts the steps and error classes of each run
+// (detailsFromJSON) into the run of the same place.
 func withDetails(runs, details []result.Run) []result.Run {
-	switch {
-	case len(details) == 0:
-		return runs
-	case len(runs) == 0:
+	if len(runs) == 0 {
 		return details
 	}
-	runs[0].Steps, runs[0].Errors = details[0].Steps, details[0].Errors
+	for i := range min(len(runs), len(details)) {
+		runs[i].Steps, runs[i].Errors = details[i].Steps, details[i].Errors
+	}
 	return runs
 }
 
-// detailsFromJSON rebuilds one side's run details as one run: steps with their
-// summed counts and percentiles as metrics, and the error classes. The
-// reports aggregate it to the same figures the file holds.
+// detailsFromJSON rebuilds one side's run details: each run's steps with
+// their counts and percentiles as metrics where the file has them by run,
+// else one run of the steps' sums; the error classes in the first run.
+// The reports aggregate them to the same figures the file holds.
 func detailsFromJSON(steps []jsonStep, errs []errorFigures) []result.Run {
 	if len(steps) == 0 && len(errs) == 0 {
 		return nil
 	}
-	run := result.Run{}
+	n := 1
 	for _, s := range steps {
-		st := result.Step{Name: s.Name, Requests: s.Requests, Failed: s.Failed, Metrics: map[string]float64{}}
-		if s.P50 != nil {
-			st.Metrics[result.LatencyP50] = *s.P50
+		n = max(n, len(s.Runs))
+	}
+	runs := make([]result.Run, n)
+	for _, s := range steps {
+		each := s.Runs
+		if len(each) == 0 {
+			each = []*jsonStepRun{{Requests: s.Requests, Failed: s.Failed, P50: s.P50, P95: s.P95}}
 		}
-		if s.P95 != nil {
-			st.Metrics[result.LatencyP95] = *s.P95
+		for i, r := range each {
+			if r == nil {
+				continue
+			}
+			st := result.Step{Name: s.Name, Requests: r.Requests, Failed: r.Failed, Metrics: map[string]float64{}}
+			if r.P50 != nil {
+				st.Metrics[result.LatencyP50] = *r.P50
+			}
+			if r.P95 != nil {
+				st.Metrics[result.LatencyP95] = *r.P95
+			}
+			runs[i].Steps = append(runs[i].Steps, st)
 		}
-		run.Steps = append(run.Steps, st)
 	}
 	for _, e := range errs {
-		run.Errors = append(run.Errors, result.ErrorClass{Class: e.Class, Step: e.Step, Count: e.Count, Sample: e.Sample})
+		runs[0].Errors = append(runs[0].Errors, result.ErrorClass{Class: e.Class, Step: e.Step, Count: e.Count, Sample: e.Sample})
 	}
-	return []result.Run{run}
+	return runs
 }
 
 func orNaN(v *float64) float64 {

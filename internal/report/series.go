@@ -141,33 +141,36 @@ func (s series) minEffectFloor() bool { return s.Finding.FloorSource == gate.Fro
 // finding's change units (signed: negative for a throughput drop).
 func (s series) diffThreshold() float64 { return s.worseSign() * s.Finding.Floor }
 
-// decisive picks the series that decided the verdict, at most n: the
-// gated metrics that regressed, else the gated metric that moved most
-// towards its floor.
-func decisive(all []series, n int) []series {
+// decisive ranks the series by what decided the verdict: the gated
+// metrics that regressed, then the others by how near their limit they
+// came, each the one that moved most towards its floor first; a series
+// flat at one value (a rate at 0 in every block) comes last, since its
+// chart shows nothing.
+func decisive(all []series) []series {
+	rank := func(s series) int {
+		switch {
+		case s.Finding.Outcome == gate.MetricRegression:
+			return 0
+		case s.flat():
+			return 2
+		}
+		return 1
+	}
 	ranked := slices.Clone(all)
 	slices.SortStableFunc(ranked, func(a, b series) int {
-		ra, rb := a.Finding.Outcome == gate.MetricRegression, b.Finding.Outcome == gate.MetricRegression
-		if ra != rb {
-			if ra {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(pull(b.Finding), pull(a.Finding))
+		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(pull(b.Finding), pull(a.Finding)))
 	})
-	regressed := 0
-	for _, s := range ranked {
-		if s.Finding.Outcome == gate.MetricRegression {
-			regressed++
-		}
+	return ranked
+}
+
+// flat reports whether the series' chart would be one flat line: every
+// change, or every value, the same.
+func (s series) flat() bool {
+	vs := s.Diffs
+	if !s.Paired {
+		vs = append(slices.Clone(s.Base), s.Head...)
 	}
-	if regressed > 0 {
-		n = min(n, regressed)
-	} else {
-		n = 1
-	}
-	return ranked[:min(n, len(ranked))]
+	return len(vs) == 0 || slices.Min(vs) == slices.Max(vs)
 }
 
 // pull is how far a metric moved towards its floor: the change in the bad

@@ -21,12 +21,12 @@ func TestStepsBaseToHead(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := txt.String()
-	list := strings.Index(text, "  list    3200 → 3200  9.90 → 12.87 ms (+30.0 %)  14.41 → 18.73 ms (+30.0 %)")
+	list := strings.Index(text, "  list    3200 → 3200  9.90 → 12.87 ms, +30.0 %  14.41 → 18.73 ms, +30.0 %")
 	login := strings.Index(text, "  login ")
 	if list < 0 || login < 0 || list > login {
 		t.Errorf("the terminal does not show list base → head first, then login:\n%s", text)
 	}
-	if !strings.Contains(text, "0.00 → 1.00 % (+1.00 pp)") {
+	if !strings.Contains(text, "0.00 → 1.00 %, +1.00 pp") {
 		t.Errorf("the terminal does not show update's error rate base → head:\n%s", text)
 	}
 
@@ -35,10 +35,10 @@ func TestStepsBaseToHead(t *testing.T) {
 	if !ok {
 		t.Fatalf("the comment does not collapse the steps past the first %d:\n%s", maxCommentSteps, md)
 	}
-	if n := strings.Count(visible, " ms (") / 2; n != maxCommentSteps {
+	if n := strings.Count(visible, " ms<br>") / 2; n != maxCommentSteps {
 		t.Errorf("the comment shows %d steps base → head, want %d", n, maxCommentSteps)
 	}
-	if !strings.Contains(visible, "| list | 9.90 → 12.87 ms (+30.0 %) | 14.41 → 18.73 ms (+30.0 %) | none |") ||
+	if !strings.Contains(visible, "| list | 9.90 → 12.87 ms<br>**+30.0 %** | 14.41 → 18.73 ms<br>**+30.0 %** | none |") ||
 		strings.Index(visible, "| list |") > strings.Index(visible, "| login |") {
 		t.Errorf("the comment does not show list first:\n%s", visible)
 	}
@@ -54,8 +54,8 @@ func TestStepsBaseToHead(t *testing.T) {
 	}
 	html := page.String()
 	for _, want := range []string{`<th class="num">p95</th><th class="num">change</th>`,
-		`<td class="text">list</td><td class="num">3200 → 3200</td><td class="num">9.90 → 12.87 ms</td><td class="num">&#43;30.0 %</td>`,
-		`<td class="num">0.00 → 1.00 %</td><td class="num">&#43;1.00 pp</td>`, `<td class="num">none</td><td class="num"></td></tr>`} {
+		`<td class="text">list</td><td class="num">3200 → 3200</td><td class="num">9.90 → 12.87 ms</td><td class="num change">&#43;30.0 %</td>`,
+		`<td class="num">0.00 → 1.00 %</td><td class="num change">&#43;1.00 pp</td>`, `<td class="num">none</td><td class="num change"></td></tr>`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the HTML page lacks %q", want)
 		}
@@ -92,7 +92,7 @@ func TestStepChangeMissingSideAndRatio(t *testing.T) {
 	if len(cs) != 3 || cs[0].Name != "both" || cs[1].Name != "new" || cs[2].Name != "old" {
 		t.Fatalf("steps joined as %+v, want both, new (head order), then old (base only)", cs)
 	}
-	if got := latencyCell(cs[1].p50()); got != "n/a → 1.98 ms" {
+	if got := figureCell(cs[1].p50(), "ms", true); got != "n/a → 1.98 ms" {
 		t.Errorf("a head-only step's p50 = %q", got)
 	}
 	if got := requestsCell(cs[2]); got != "10 → n/a" {
@@ -101,7 +101,7 @@ func TestStepChangeMissingSideAndRatio(t *testing.T) {
 	if !math.IsNaN(cs[1].moved()) || movedFirst(cs)[2].Name != "old" || movedFirst(cs)[0].Name != "both" {
 		t.Errorf("steps that cannot be compared are not last: %+v", movedFirst(cs))
 	}
-	if got := errorCell(cs[0].errors()); got != "0.00 → 50.00 % (+50.00 pp)" {
+	if got := figureCell(cs[0].errors(), "%", false); got != "0.00 → 50.00 %, +50.00 pp, noise unknown" {
 		t.Errorf("error cell = %q", got)
 	}
 	if c := (sidePair{Base: 1e6, Head: 0.001}).ratioChange(); c < -100 || c > -99.99 {
@@ -109,5 +109,15 @@ func TestStepChangeMissingSideAndRatio(t *testing.T) {
 	}
 	if c := (sidePair{Base: 0, Head: 3}).ratioChange(); !math.IsNaN(c) {
 		t.Errorf("a change from 0 is %v, want none", c)
+	}
+}
+
+// Bounds of two blocks a side, for all of a table's changes together, can
+// span factors of thousands: beyond a factor of ten they say only that.
+func TestStepBoundsBeyondTenfoldAreClipped(t *testing.T) {
+	t.Parallel()
+	p := sidePair{Base: 200, Head: 400, bs: []float64{100, 300}, hs: []float64{500, 300}, k: 12}
+	if got := changeText(p, true); got != "+100.0 % (<\u00a0−90 … >\u00a0+900), within noise" {
+		t.Errorf("change of two noisy blocks = %q", got)
 	}
 }

@@ -137,7 +137,7 @@ func writeTextStepChanges(b *strings.Builder, in Input, cs []stepChange) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  step\trequests\tp50\tp95\terrors")
 	for _, c := range movedFirst(cs) {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", c.Name, requestsCell(c), latencyCell(c.p50()), latencyCell(c.p95()), errorCell(c.errors()))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", c.Name, requestsCell(c), figureCell(c.p50(), "ms", false), figureCell(c.p95(), "ms", false), figureCell(c.errors(), "%", false))
 	}
 	tw.Flush()
 	b.WriteString("\n")

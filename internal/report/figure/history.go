@@ -5,7 +5,9 @@ import (
 	"strconv"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -44,6 +46,9 @@ type Change struct {
 	At, First, Last int
 	Regression      bool
 	Unconfirmed     bool
+	// Label, when set, is written beside the line's top ("culprit +10.1
+	// %"), so that the line says what it marks without the caption.
+	Label string
 }
 
 // SVG draws the plot.
@@ -63,7 +68,7 @@ func (h History) SVG() (string, error) {
 		case c.Regression:
 			r = limitColor
 		}
-		p.Add(vline(float64(c.At)+0.5, r))
+		p.Add(vertical{x: float64(c.At) + 0.5, role: r, label: c.Label})
 	}
 	var dots plotter.XYs
 	for j, runs := range h.Runs {
@@ -173,14 +178,13 @@ func (h History) jobLabel(j int) string {
 	return strconv.Itoa(j)
 }
 
-// vline is a dashed vertical line at x over the whole plot height, drawn
-// as a grid line is: it needs the axis range, so it is a plot.Plotter
-// that reads it when drawn.
-func vline(x float64, r role) plot.Plotter { return vertical{x: x, role: r} }
-
+// vertical is a dashed vertical line at x over the whole plot height,
+// drawn as a grid line is, with its label at the top, inside the plot: it
+// needs the axis range, so it is a plot.Plotter that reads it when drawn.
 type vertical struct {
-	x    float64
-	role role
+	x     float64
+	role  role
+	label string
 }
 
 func (v vertical) Plot(c draw.Canvas, p *plot.Plot) {
@@ -188,4 +192,13 @@ func (v vertical) Plot(c draw.Canvas, p *plot.Plot) {
 	x := trX(v.x)
 	c.StrokeLine2(draw.LineStyle{Color: v.role.color(), Width: vg.Points(1.4), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}},
 		x, c.Min.Y, x, c.Max.Y)
+	if v.label == "" {
+		return
+	}
+	sty := text.Style{Color: v.role.color(), Font: font.From(sans, 10), XAlign: draw.XLeft, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
+	at := vg.Point{X: x + 3, Y: c.Max.Y - 2}
+	if x > (c.Min.X+c.Max.X)/2 { // past the middle: the label to the line's left
+		sty.XAlign, at.X = draw.XRight, x-3
+	}
+	c.FillText(sty, at, v.label)
 }
