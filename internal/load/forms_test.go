@@ -2,6 +2,7 @@ package load
 
 import (
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"html"
 	"maps"
@@ -170,4 +171,28 @@ func TestFormLoginAppNamingRecordsInHTML(t *testing.T) {
 			t.Errorf("with sessions lost: iterations %+v errors %+v steps %+v; want every create failed on its Location, and no step after it sent", r.Iterations, r.Errors, r.Steps)
 		}
 	})
+}
+
+// A failed login names the virtual user as {{vu}} + 1, in a shard too,
+// whose users follow the earlier shards'.
+func TestSetupErrorNamesTheVirtualUserOfItsShard(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/login/3" {
+			http.Error(w, "no such user", http.StatusUnauthorized)
+		}
+	}))
+	defer srv.Close()
+	p, err := scenario.CompileWith([]config.Scenario{oneStep("ping", "/")}, scenario.Inputs{Setup: &config.Setup{
+		VU: []config.Step{{Name: "login", Request: config.Request{Path: "/login/{{vu}}"}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := closedOpts(2, 0, 200*time.Millisecond)
+	opt.FirstVU = 2 // the second of two shards of four users
+	_, err = Run(t.Context(), p, srv.URL, opt)
+	var se *SetupError
+	if !errors.As(err, &se) || se.VU != 4 || !strings.Contains(err.Error(), "(virtual user 4)") {
+		t.Errorf("got %v, want virtual user 4's login ({{vu}} 3) failed", err)
+	}
 }
