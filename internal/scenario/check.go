@@ -192,8 +192,6 @@ func (s saveRule) noMatch(step, v string, body []byte) error {
 	on := fmt.Sprintf("%s %s %q", s.from, s.path, v)
 	if s.from == config.SaveBody {
 		on = "the body " + jsonmatch.Snippet(body)
-	} else if s.from == config.SaveJSON {
-		on = fmt.Sprintf("%s = %q", s.path, v)
 	}
 	return fmt.Errorf("step %q save %s: regex %q matches nothing in %s", step, s.name, s.re, on)
 }
