@@ -203,7 +203,7 @@ func defaultRequest(r *Request) {
 		return
 	}
 	r.Method = "GET"
-	if r.JSON != nil || r.Body != "" {
+	if r.JSON != nil || r.Body != "" || r.Form != nil {
 		r.Method = "POST"
 	}
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -15,15 +16,21 @@ var (
 )
 
 // SaveFrom says where a step's saved value is read from in its response:
-// exactly one of a JSON path in the body, a header field, or a cookie the
-// response sets. In YAML a plain string is a JSON path (`id`,
-// `items.0.id`); the other sources are one-key mappings:
-// `{header: X-CSRF-Token}`, `{cookie: session}`, `{json: data.id}`.
+// a JSON path in the body, a header field, or a cookie the response sets,
+// and optionally a regular expression over that value or over the whole
+// body. In YAML a plain string is a JSON path (`id`, `items.0.id`); the
+// other sources are mappings: `{header: X-CSRF-Token}`, `{cookie:
+// session}`, `{json: data.id}`, `{regex: 'href="/(\d+)/update"'}`,
+// `{header: Location, regex: '/(\d+)$'}`.
 type SaveFrom struct {
-	// From is SaveJSON (also when empty), SaveHeader or SaveCookie.
+	// From is SaveJSON (also when empty), SaveHeader, SaveCookie or
+	// SaveBody (the whole body, read by Regex).
 	From string
 	// Name is the JSON path, the header field's name or the cookie's.
 	Name string
+	// Regex, when set, is matched against the source's value: the value
+	// saved is its one capturing group, or the whole match without one.
+	Regex string
 }
 
 // Sources of saved values.
@@ -31,12 +38,15 @@ const (
 	SaveJSON   = "json"
 	SaveHeader = "header"
 	SaveCookie = "cookie"
+	SaveBody   = "body"
+	saveRegex  = "regex"
 )
 
 // saveForm is the hint every save error ends with.
-const saveForm = "expected a JSON path such as data.id, or one of {json: PATH}, {header: NAME}, {cookie: NAME}"
+const saveForm = "expected a JSON path such as data.id, or one of {json: PATH}, {header: NAME}, {cookie: NAME}, {regex: RE}, {header: NAME, regex: RE}"
 
-// UnmarshalYAML reads a JSON path from a scalar, or a one-key mapping.
+// UnmarshalYAML reads a JSON path from a scalar, or a mapping of one
+// source and an optional regex (a regex alone reads the body).
 func (s *SaveFrom) UnmarshalYAML(n *yaml.Node) error {
 	switch n.Kind {
 	case yaml.ScalarNode:
@@ -46,31 +56,49 @@ func (s *SaveFrom) UnmarshalYAML(n *yaml.Node) error {
 		*s = SaveFrom{From: SaveJSON, Name: n.Value}
 		return nil
 	case yaml.MappingNode:
-		if len(n.Content) != 2 {
-			return fmt.Errorf("%s: one key, got %d", saveForm, len(n.Content)/2)
+		*s = SaveFrom{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], resolveAlias(n.Content[i+1])
+			if v.Kind != yaml.ScalarNode || v.ShortTag() != strTag {
+				return fmt.Errorf("save from %s: expected a string, got %s", k.Value, describe(v))
+			}
+			switch {
+			case k.Value == saveRegex && s.Regex == "":
+				s.Regex = v.Value
+			case (k.Value == SaveJSON || k.Value == SaveHeader || k.Value == SaveCookie) && s.From == "":
+				s.From, s.Name = k.Value, v.Value
+			case k.Value == saveRegex || k.Value == SaveJSON || k.Value == SaveHeader || k.Value == SaveCookie:
+				return fmt.Errorf("one source and at most one regex, got %s: %s", k.Value, saveForm)
+			default:
+				return fmt.Errorf("unknown source %q: %s", k.Value, saveForm)
+			}
 		}
-		k, v := n.Content[0], resolveAlias(n.Content[1])
-		if v.Kind != yaml.ScalarNode || v.ShortTag() != strTag {
-			return fmt.Errorf("save from %s: expected a name, got %s", k.Value, describe(v))
+		switch {
+		case s.From == "" && s.Regex == "":
+			return fmt.Errorf("%s, got an empty mapping", saveForm)
+		case s.From == "":
+			s.From = SaveBody
 		}
-		switch k.Value {
-		case SaveJSON, SaveHeader, SaveCookie:
-			*s = SaveFrom{From: k.Value, Name: v.Value}
-			return nil
-		}
-		return fmt.Errorf("unknown source %q: %s", k.Value, saveForm)
+		return nil
 	}
 	return fmt.Errorf("%s, got %s", saveForm, describe(n))
 }
 
 // MarshalYAML writes a JSON path as a plain string and another source as
-// its one-key mapping, the forms UnmarshalYAML reads.
+// its mapping, the forms UnmarshalYAML reads.
 func (s SaveFrom) MarshalYAML() (any, error) {
 	kind, name := s.Source()
-	if kind == SaveJSON {
+	m := map[string]string{}
+	switch {
+	case kind == SaveJSON && s.Regex == "":
 		return name, nil
+	case kind != SaveBody:
+		m[kind] = name
 	}
-	return map[string]string{kind: name}, nil
+	if s.Regex != "" {
+		m[saveRegex] = s.Regex
+	}
+	return m, nil
 }
 
 // MarshalJSON writes a JSON path as a plain string, so that a definition
@@ -80,8 +108,8 @@ func (s SaveFrom) MarshalJSON() ([]byte, error) {
 	return json.Marshal(v)
 }
 
-// Source returns the kind of source (SaveJSON, SaveHeader or
-// SaveCookie) and the path or name read there.
+// Source returns the kind of source (SaveJSON, SaveHeader, SaveCookie or
+// SaveBody) and the path or name read there.
 func (s SaveFrom) Source() (kind, name string) {
 	if s.From == "" {
 		return SaveJSON, s.Name
@@ -89,14 +117,14 @@ func (s SaveFrom) Source() (kind, name string) {
 	return s.From, s.Name
 }
 
-// String writes the source as in messages: `header X-CSRF-Token`,
-// `cookie session`, or the JSON path.
-func (s SaveFrom) String() string {
-	kind, name := s.Source()
-	if kind == SaveJSON {
-		return name
+// CompileSaveRegex compiles a save's regex: at most one capturing group,
+// whose text is the value saved (without one, the whole match).
+func CompileSaveRegex(re string) (*regexp.Regexp, error) {
+	r, err := regexp.Compile(re)
+	if err == nil && r.NumSubexp() > 1 {
+		err = fmt.Errorf("%d capturing groups: the value saved is the one group's text (or the whole match), so use (?:…) for the others", r.NumSubexp())
 	}
-	return kind + " " + name
+	return r, err
 }
 
 // isToken reports whether s is an HTTP token (RFC 9110 §5.6.2), the

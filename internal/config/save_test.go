@@ -3,6 +3,8 @@ package config
 import (
 	"encoding/json"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 func TestSaveSourcesAndCookies(t *testing.T) {
@@ -72,5 +74,43 @@ func TestSaveJSONPathEncodesAsBefore(t *testing.T) {
 	}
 	if jar.DefinitionHash() == noJar.DefinitionHash() {
 		t.Error("load.cookies true and false hash alike; the cookies sent change what is measured")
+	}
+}
+
+// A regex reads the body alone, or the value of another source; it
+// encodes beside its source, and a form is a POST whose fields are kept.
+func TestSaveRegexAndForm(t *testing.T) {
+	t.Parallel()
+	cfg := mustParse(t, lines(targetOK, l(
+		"load: {rate: 1}",
+		"scenarios:",
+		"  - steps:",
+		"      - path: /login",
+		"        form: {user: 'u{{vu}}', password: 'a&b=c'}",
+		"        expect: {header: {Location: '^/$'}}",
+		"        save:",
+		`          id: {regex: 'href="/(\d+)/update"'}`,
+		`          loc: {header: Location, regex: '/(\d+)$'}`,
+	)))
+	st := cfg.Scenarios[0].Steps[0]
+	want := map[string]SaveFrom{
+		"id":  {From: SaveBody, Regex: `href="/(\d+)/update"`},
+		"loc": {From: SaveHeader, Name: "Location", Regex: `/(\d+)$`},
+	}
+	for k, w := range want {
+		if st.Save[k] != w {
+			t.Errorf("save %s = %+v, want %+v", k, st.Save[k], w)
+		}
+		b, _ := json.Marshal(st.Save[k])
+		var back SaveFrom
+		if err := yaml.Unmarshal(b, &back); err != nil || back != w {
+			t.Errorf("save %s encodes as %s, which reads back as %+v (%v)", k, b, back, err)
+		}
+	}
+	if st.Method != "POST" || st.Form["password"] != "a&b=c" || st.Form["user"] != "u{{vu}}" {
+		t.Errorf("step %+v, want a POST of the form as written", st.Request)
+	}
+	if hs, ok := st.Expect[ExpectHeader].(map[string]any); !ok || hs["Location"] != "^/$" {
+		t.Errorf("expect %v, want header Location ^/$", st.Expect)
 	}
 }

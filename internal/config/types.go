@@ -327,9 +327,12 @@ type Request struct {
 	Path    string            `yaml:"path"`
 	Headers map[string]string `yaml:"headers"`
 	// JSON is a body given as a YAML value and sent as JSON; string leaves
-	// may hold templates. Body is a raw body template. At most one is set.
-	JSON any    `yaml:"json"`
-	Body string `yaml:"body"`
+	// may hold templates. Body is a raw body template. Form holds fields
+	// sent URL-encoded; values may hold templates (omitted when unset, so
+	// definitions without it keep their hash). At most one is set.
+	JSON any               `yaml:"json"`
+	Body string            `yaml:"body"`
+	Form map[string]string `json:",omitempty" yaml:"form"`
 	// Status is the expected status; default any 2xx.
 	Status int `yaml:"status"`
 }

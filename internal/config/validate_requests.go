@@ -97,6 +97,7 @@ func validateSteps(steps []Step, path string, c *collector) {
 		checkStepName(st, stepPath, names, j, c)
 		checkSave(st.Save, stepPath+".save", c)
 		checkExpectTemplates(st.Expect, stepPath+".expect", c)
+		checkExpectHeaders(st.Expect, stepPath+".expect", c)
 	}
 }
 
@@ -128,8 +129,40 @@ func checkSave(save map[string]SaveFrom, path string, c *collector) {
 		switch kind, name := save[v].Source(); {
 		case kind == SaveJSON && name == "":
 			c.add(key, "needs a JSON path in the response, e.g. id or items.0.id, or {header: NAME} or {cookie: NAME}")
-		case kind != SaveJSON && !isToken(name):
+		case kind != SaveJSON && kind != SaveBody && !isToken(name):
 			c.add(key, "%s name %q is not a valid %s name: letters, digits and !#$%%&'*+-.^_`|~ only", kind, name, kind)
+		}
+		if re := save[v].Regex; re != "" {
+			if _, err := CompileSaveRegex(re); err != nil {
+				c.add(joinKey(key, saveRegex), "invalid regular expression %q: %v", re, err)
+			}
+		}
+	}
+}
+
+// ExpectHeader is the key of a step's expect whose mapping holds header
+// field → a regular expression its value must match: {header: {Location:
+// '^/$'}}. Any other key, or this one with another value, is a JSON path.
+const ExpectHeader = "header"
+
+// checkExpectHeaders checks a step's header expectations: header names,
+// and regular expressions that compile (they are not templates).
+func checkExpectHeaders(expect map[string]any, path string, c *collector) {
+	hs, _ := expect[ExpectHeader].(map[string]any)
+	for _, h := range slices.Sorted(maps.Keys(hs)) {
+		key := joinKey(joinKey(path, ExpectHeader), h)
+		re, ok := hs[h].(string)
+		switch {
+		case !isToken(h):
+			c.addKey(key, "header name %q is not a valid header name: letters, digits and !#$%%&'*+-.^_`|~ only", h)
+		case !ok:
+			c.add(key, "expected a regular expression the header's value must match, such as '^/$', got %v", hs[h])
+		case strings.Contains(re, "{{"):
+			c.add(key, "a header expectation is a regular expression, not a template: %q", re)
+		default:
+			if _, err := regexp.Compile(re); err != nil {
+				c.add(key, "invalid regular expression %q: %v", re, err)
+			}
 		}
 	}
 }
@@ -163,6 +196,12 @@ func validateRequest(r *Request, path string, c *collector) {
 	}
 	if r.JSON != nil && r.Body != "" {
 		c.add(joinKey(path, "body"), "give json or body, not both")
+	}
+	if r.Form != nil && (r.JSON != nil || r.Body != "") {
+		c.add(joinKey(path, "form"), "give form, json or body, not two: each is the whole request body")
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.Form)) {
+		checkTemplate(r.Form[k], joinKey(joinKey(path, "form"), k), c)
 	}
 	if c.given(joinKey(path, "status")) {
 		checkStatus(r.Status, joinKey(path, "status"), c)

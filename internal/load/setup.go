@@ -17,7 +17,7 @@ const setupParallel = 16
 // user, the request and what came back, secrets masked.
 type SetupError struct {
 	Stage scenario.Stage
-	VU    int // 1-based, in SetupVU; 0 in SetupRun
+	VU    int // 1-based ({{vu}} + 1), in SetupVU; 0 in SetupRun
 	Step  string
 	What  string
 }
@@ -169,7 +169,7 @@ func (w *worker) setupStep(st scenario.Stage, i int) error {
 	fail := func(what string) error {
 		vu := 0
 		if st == scenario.SetupVU {
-			vu = w.id + 1
+			vu = w.e.opt.FirstVU + w.id + 1 // {{vu}} + 1: a shard's users follow the earlier shards'
 		}
 		return &SetupError{Stage: st, VU: vu, Step: x.StepName(i), What: x.Mask(what)}
 	}

@@ -174,9 +174,14 @@ func (b *Benchmark) Build(ctx context.Context, dir, side string) error {
 	}
 	// A build can take minutes with no output of its own: say when it
 	// starts and ends, and count it in where the time went.
-	fmt.Fprintf(b.log(), "%s: building in %s (at most %s)\n", label, bc.DirIn(dir), bc.Timeout)
+	in := bc.DirIn(dir)
+	shown := in
+	if shown == "" || shown == "." {
+		shown = "the working directory"
+	}
+	fmt.Fprintf(b.log(), "%s: building in %s (at most %s)\n", label, shown, bc.Timeout)
 	began := time.Now()
-	err := target.RunBuild(ctx, &bc.Command, ch, bc.DirIn(dir), bc.Timeout.D(), b.log(), label)
+	err := target.RunBuild(ctx, &bc.Command, ch, in, bc.Timeout.D(), b.log(), label)
 	b.timed(TimeBuild, began)
 	if err != nil {
 		return withLabel(side, err)

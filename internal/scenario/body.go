@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"unicode/utf8"
 
@@ -15,16 +16,23 @@ import (
 // templated string leaves are replaced by placeholders whose marshalled
 // form splits the document into constant segments, so a request only
 // renders the leaves and writes them, JSON-escaped, between the segments.
+// A form is split the same way, its templated values URL-encoded.
 type body struct {
-	json     bool
 	raw      *text    // Request.Body
-	segments [][]byte // JSON: len(leaves)+1 constant parts
-	leaves   []*text  // JSON: templated string leaves, in document order
+	segments [][]byte // JSON or form: len(leaves)+1 constant parts
+	leaves   []*text  // JSON or form: templated values, in document order
+	// escape writes a rendered leaf; contentType is the body's type.
+	// Both are unset for a raw body.
+	escape      func(dst []byte, s string) []byte
+	contentType string
 }
 
 func compileBody(where func(string) string, r *config.Request, sc *scope) (body, error) {
-	if r.JSON != nil && r.Body != "" {
-		return body{}, fmt.Errorf("%s: both json and body are set; use one", where("body"))
+	if r.JSON != nil && r.Body != "" || r.Form != nil && (r.JSON != nil || r.Body != "") {
+		return body{}, fmt.Errorf("%s: more than one of json, body and form is set; use one", where("body"))
+	}
+	if r.Form != nil {
+		return compileForm(where, r.Form, sc)
 	}
 	if r.JSON == nil {
 		if r.Body == "" {
@@ -33,7 +41,7 @@ func compileBody(where func(string) string, r *config.Request, sc *scope) (body,
 		t, err := compileText(where("body"), r.Body, sc)
 		return body{raw: t}, err
 	}
-	b := body{json: true}
+	b := body{escape: appendJSONString, contentType: "application/json"}
 	var leaves []*text
 	tree, err := placehold(r.JSON, "", func(path, s string) (string, error) {
 		t, err := compileText(where("json "+path), s, sc)
@@ -65,6 +73,32 @@ func compileBody(where func(string) string, r *config.Request, sc *scope) (body,
 	b.leaves = order
 	return b, nil
 }
+
+// compileForm compiles form fields, in key order, into constant segments
+// around the templated values.
+func compileForm(where func(string) string, form map[string]string, sc *scope) (body, error) {
+	b := body{escape: appendFormValue, contentType: "application/x-www-form-urlencoded"}
+	seg := []byte{}
+	for i, k := range slices.Sorted(maps.Keys(form)) {
+		if i > 0 {
+			seg = append(seg, '&')
+		}
+		seg = append(appendFormValue(seg, k), '=')
+		t, err := compileText(where("form "+k), form[k], sc)
+		if err != nil {
+			return body{}, err
+		}
+		if !t.templated() {
+			seg = appendFormValue(seg, t.static)
+			continue
+		}
+		b.segments, b.leaves, seg = append(b.segments, seg), append(b.leaves, t), []byte{}
+	}
+	b.segments = append(b.segments, seg)
+	return b, nil
+}
+
+func appendFormValue(dst []byte, s string) []byte { return append(dst, url.QueryEscape(s)...) }
 
 // placehold copies v, replacing every string leaf that holds a template by
 // the result of leaf, and normalising YAML maps to JSON objects.

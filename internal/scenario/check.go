@@ -105,6 +105,10 @@ func (x *Executor) Check(i int, resp Response) (*Failure, error) {
 		x.fail.Kind, x.fail.Status, x.fail.n, x.fail.err = StatusMismatch, resp.Status, n, nil
 		return &x.fail, nil
 	}
+	if err := matchHeaders(st, resp.Header); err != nil {
+		_, rerr := io.Copy(io.Discard, resp.Body)
+		return x.expectFailedAt(resp.Status, err), rerr
+	}
 	if !st.needBody {
 		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
 			return nil, err
@@ -142,6 +146,8 @@ func (x *Executor) save(st *boundStep, resp Response, body []byte) *Failure {
 			}
 		case config.SaveCookie:
 			v, ok = cookieSet(x.setCookies, s.path)
+		case config.SaveBody:
+			ok = true
 		default:
 			if v, ok = jsonmatch.Get(body, s.path); !ok {
 				return x.expectFailedAt(resp.Status, fmt.Errorf("save %s: %s missing in response %s", s.name, s.path, jsonmatch.Snippet(body)))
@@ -150,7 +156,60 @@ func (x *Executor) save(st *boundStep, resp Response, body []byte) *Failure {
 		if !ok {
 			return x.expectFailedAt(resp.Status, fmt.Errorf("save %s: the response has no %s %s", s.name, s.from, s.path))
 		}
+		if s.re != nil {
+			var found bool
+			if v, found = s.find(v, body); !found {
+				return x.expectFailedAt(resp.Status, s.noMatch(st.name, v, body))
+			}
+		}
 		x.vars[s.name] = strings.Clone(v)
+	}
+	return nil
+}
+
+// find applies the rule's regex to v, or to body when the rule reads the
+// body (without copying it): the text of its capturing group, or of the
+// whole match where it has none.
+func (s saveRule) find(v string, body []byte) (string, bool) {
+	var loc []int
+	if s.from == config.SaveBody {
+		loc = s.re.FindSubmatchIndex(body)
+	} else {
+		loc = s.re.FindStringSubmatchIndex(v)
+	}
+	g := 2 * s.re.NumSubexp() // 0 or 2: CompileSaveRegex allows one group
+	if loc == nil || loc[g] < 0 {
+		return "", false // no match, or the group took no part in it
+	}
+	if s.from == config.SaveBody {
+		return string(body[loc[g]:loc[g+1]]), true
+	}
+	return v[loc[g]:loc[g+1]], true
+}
+
+// noMatch says which step's save a regex failed, and on what.
+func (s saveRule) noMatch(step, v string, body []byte) error {
+	on := fmt.Sprintf("%s %s %q", s.from, s.path, v)
+	if s.from == config.SaveBody {
+		on = "the body " + jsonmatch.Snippet(body)
+	}
+	return fmt.Errorf("step %q save %s: regex %q matches nothing in %s", step, s.name, s.re, on)
+}
+
+// matchHeaders checks the step's header expectations: a field the
+// response lacks, or whose first value the regex does not match, fails.
+func matchHeaders(st *boundStep, h ResponseHeader) error {
+	for _, e := range st.expectHdr {
+		v, ok := "", false
+		if h != nil {
+			v, ok = h.Get(e.name)
+		}
+		if !ok {
+			return fmt.Errorf("header %s: missing, want a match of %q", e.name, e.re)
+		}
+		if !e.re.MatchString(v) {
+			return fmt.Errorf("header %s = %q, want a match of %q", e.name, v, e.re)
+		}
 	}
 	return nil
 }

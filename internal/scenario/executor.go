@@ -59,7 +59,7 @@ type boundStep struct {
 	path      boundText
 	headers   []boundHeader
 	templHdrs bool
-	static    []Header    // the constant headers, Content-Type of a JSON body included
+	static    []Header    // the constant headers, Content-Type of a JSON or form body included
 	staticNet http.Header // static in net/http's form, when no header is templated
 	fixed     *fixedTarget
 	raw       boundText
@@ -151,8 +151,8 @@ func bindStep(st *compiledStep, prefix string, funcs template.FuncMap) (boundSte
 		b.headers = append(b.headers, bh)
 	}
 	b.ownCookie = b.hasHeader("Cookie")
-	if st.body.json && !b.hasHeader("Content-Type") {
-		b.static = append(b.static, Header{Name: "Content-Type", Value: "application/json"})
+	if st.body.contentType != "" && !b.hasHeader("Content-Type") {
+		b.static = append(b.static, Header{Name: "Content-Type", Value: st.body.contentType})
 	}
 	if st.body.raw != nil {
 		b.raw = st.body.raw.bind(funcs)
@@ -161,7 +161,7 @@ func bindStep(st *compiledStep, prefix string, funcs template.FuncMap) (boundSte
 		b.leaves = append(b.leaves, l.bind(funcs))
 	}
 	switch {
-	case st.body.json && len(b.leaves) == 0:
+	case st.body.escape != nil && len(b.leaves) == 0:
 		b.constBody = st.body.segments[0]
 	case st.body.raw != nil && !b.raw.templated() && b.raw.static != "":
 		b.constBody = []byte(b.raw.static)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -101,7 +102,14 @@ type compiledStep struct {
 	// expectT holds the expected values that are templates, such as
 	// {"id": "{{.id}}"}; they are rendered per response.
 	expectT []expectTemplate
-	save    []saveRule
+	// expectHdr holds the header fields' expected values: expect.header.
+	expectHdr []headerExpect
+	save      []saveRule
+}
+
+type headerExpect struct {
+	name string
+	re   *regexp.Regexp
 }
 
 type expectTemplate struct {
@@ -115,14 +123,15 @@ type header struct {
 }
 
 // saveRule saves a variable from a response: from a JSON path in its
-// body, or a header field or a cookie it sets (from: config.SaveJSON,
-// SaveHeader or SaveCookie; name is the path or the field's or cookie's
-// name).
+// body, a header field, a cookie it sets or the whole body (from:
+// config.SaveJSON, SaveHeader, SaveCookie or SaveBody; name is the path
+// or the field's or cookie's name), through re when it is set.
 type saveRule struct {
 	name, from, path string
+	re               *regexp.Regexp
 }
 
-func (s saveRule) fromBody() bool { return s.from == config.SaveJSON }
+func (s saveRule) fromBody() bool { return s.from == config.SaveJSON || s.from == config.SaveBody }
 
 // Compile checks and compiles scenarios. seed makes every random template
 // value and every scenario pick reproducible. Steps with the same name in
@@ -281,6 +290,12 @@ func compileStep(s *config.Step, index int, sc *scope) (*compiledStep, error) {
 		return nil, err
 	}
 	for _, p := range slices.Sorted(maps.Keys(s.Expect)) {
+		if hs, ok := s.Expect[p].(map[string]any); ok && p == config.ExpectHeader {
+			if st.expectHdr, err = compileHeaderExpect(where, hs); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		v, ok := s.Expect[p].(string)
 		if !ok || !strings.Contains(v, "{{") {
 			st.expect[p] = s.Expect[p]
@@ -294,13 +309,39 @@ func compileStep(s *config.Step, index int, sc *scope) (*compiledStep, error) {
 	}
 	for _, v := range slices.Sorted(maps.Keys(s.Save)) {
 		from, name := s.Save[v].Source()
-		if name == "" {
+		if name == "" && from != config.SaveBody {
 			return nil, fmt.Errorf("%s: variable %q has an empty %s", where("save"), v, map[string]string{
 				config.SaveJSON: "JSON path", config.SaveHeader: "header name", config.SaveCookie: "cookie name"}[from])
 		}
-		st.save = append(st.save, saveRule{name: v, from: from, path: name})
+		rule := saveRule{name: v, from: from, path: name}
+		if re := s.Save[v].Regex; re != "" {
+			if rule.re, err = config.CompileSaveRegex(re); err != nil {
+				return nil, fmt.Errorf("%s: variable %q: regex %q: %w", where("save"), v, re, err)
+			}
+		} else if from == config.SaveBody {
+			return nil, fmt.Errorf("%s: variable %q: the body is read by a regex; none is given", where("save"), v)
+		}
+		st.save = append(st.save, rule)
 	}
 	return st, nil
+}
+
+// compileHeaderExpect compiles expect.header: header field → a regular
+// expression its value must match.
+func compileHeaderExpect(where func(string) string, hs map[string]any) ([]headerExpect, error) {
+	var out []headerExpect
+	for _, k := range slices.Sorted(maps.Keys(hs)) {
+		s, ok := hs[k].(string)
+		if !ok {
+			return nil, fmt.Errorf("%s: want a regular expression, got %v", where("expect header "+k), hs[k])
+		}
+		re, err := regexp.Compile(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", where("expect header "+k), err)
+		}
+		out = append(out, headerExpect{name: http.CanonicalHeaderKey(k), re: re})
+	}
+	return out, nil
 }
 
 // compileHeaders compiles a step's headers, each name once: of two keys

@@ -149,14 +149,14 @@ func (x *Executor) renderBody(st *boundStep) ([]byte, error) {
 	switch {
 	case st.constBody != nil:
 		return st.constBody, nil
-	case st.body.json:
+	case st.body.escape != nil:
 		var out []byte
 		for i := range st.leaves {
 			out = append(out, st.body.segments[i]...)
 			if err := st.leaves[i].render(&x.buf, x.vars); err != nil {
 				return nil, err
 			}
-			out = appendJSONString(out, x.buf.String())
+			out = st.body.escape(out, x.buf.String())
 		}
 		return append(out, st.body.segments[len(st.leaves)]...), nil
 	case st.raw.templated():

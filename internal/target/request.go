@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
@@ -67,6 +68,12 @@ func requestBody(r *config.Request) (io.Reader, string, error) {
 		return bytes.NewReader(b), "application/json", nil
 	case r.Body != "":
 		return strings.NewReader(r.Body), "", nil
+	case r.Form != nil:
+		v := url.Values{}
+		for k, x := range r.Form {
+			v.Set(k, x)
+		}
+		return strings.NewReader(v.Encode()), "application/x-www-form-urlencoded", nil
 	}
 	return nil, "", nil
 }
