@@ -596,7 +596,9 @@ func TestABPerSideTargetsReadTopLevelCounters(t *testing.T) {
 		t.Fatal(err)
 	}
 	var te testEnv
-	j, err := AB(t.Context(), supervised(t, te.env()), ABOptions{Config: cfg})
+	env := supervised(t, te.env())
+	env.Processes.Environ = os.Environ() // the counter's sh, found on the side's PATH
+	j, err := AB(t.Context(), env, ABOptions{Config: cfg})
 	if err != nil {
 		t.Fatalf("AB: %v\n%s", err, te.log.String())
 	}
