@@ -143,7 +143,6 @@ func demoAB(ctx context.Context, e env, f demoFlags, head *config.Config) error 
 	ab := *head.AB
 	ab.Base, ab.Head = config.ABSide{Target: base.Target}, config.ABSide{Target: head.Target}
 	head.AB = &ab
-	f.budget.warn(e.stderr)
 	if err := f.budget.apply(head); err != nil {
 		return err
 	}

@@ -99,28 +99,12 @@ func defaultAB(ab *AB, c *collector) {
 	}
 	setString(&ab.Order, c, "ab.order", OrderABBA)
 	setString(&ab.Restart, c, "ab.restart", RestartEveryPair)
-	minKey := renamedInt(&ab.MinPairs, &ab.OldMinPairs, c, "ab.min_blocks", "ab.min_pairs")
-	maxKey := renamedInt(&ab.MaxPairs, &ab.OldMaxPairs, c, "ab.max_blocks", "ab.max_pairs")
-	setInt(&ab.MinPairs, c, minKey, DefaultMinBlocks)
-	setInt(&ab.MaxPairs, c, maxKey, max(DefaultMaxBlocks, ab.MinPairs))
+	setInt(&ab.MinPairs, c, "ab.min_blocks", DefaultMinBlocks)
+	setInt(&ab.MaxPairs, c, "ab.max_blocks", max(DefaultMaxBlocks, ab.MinPairs))
 	setDuration(&ab.Window, c, "ab.window", DefaultWindow)
 	setDuration(&ab.WindowWarmup, c, "ab.window_warmup", DefaultWindowWarmup)
 	setString(&ab.Phases, c, "ab.phases", PhasesUndecided)
 	setString(&ab.Unsealed, c, "ab.unsealed", UnsealedRefuse)
-}
-
-// renamedInt folds a key given by its older name (older) into the field
-// of its name (v), zeroing the older one, and returns the key the file
-// gave (the name when it gave neither). Both given is an error.
-func renamedInt(v, older *int, c *collector, name, old string) string {
-	if !c.given(old) {
-		return name
-	}
-	if c.given(name) {
-		c.add(name, "%s is the new name of %s: give one of them", name, old)
-	}
-	*v, *older = *older, 0
-	return old
 }
 
 // DefaultAB is the ab section a config without one gets when an A/B job

@@ -62,11 +62,6 @@ const (
 	PhasesAll = "all"
 )
 
-// RetiredDesigns are the values ab.design took before every A/B job
-// followed one rule (runner.Shape): still read, so that an older file
-// loads, with a warning that they change nothing.
-var RetiredDesigns = []string{"auto", "duet", "interleaved", "hybrid", "pairs"}
-
 // What an A/B job does where its sides cannot be sealed off from each
 // other (ab.unsealed).
 const (
@@ -112,20 +107,13 @@ type AB struct {
 	// MinPairs is the first look of the sequential verdict (ab.min_blocks)
 	// and MaxPairs the budget of blocks (ab.max_blocks); MaxTime, when not
 	// 0, a budget of time for the blocks (builds not counted): the job
-	// ends at whichever comes first. OldMinPairs and OldMaxPairs hold the
-	// keys' older names (min_pairs, max_pairs) as read: still accepted,
-	// folded into MinPairs and MaxPairs, then zeroed.
-	MinPairs    int      `yaml:"min_blocks"`
-	MaxPairs    int      `yaml:"max_blocks"`
-	OldMinPairs int      `yaml:"min_pairs"`
-	OldMaxPairs int      `yaml:"max_pairs"`
-	MaxTime     Duration `yaml:"max_time"`
+	// ends at whichever comes first.
+	MinPairs int      `yaml:"min_blocks"`
+	MaxPairs int      `yaml:"max_blocks"`
+	MaxTime  Duration `yaml:"max_time"`
 	// Restart is RestartEveryPair (the default) or RestartNever:
 	// every_pair starts both sides afresh for every block.
 	Restart string `yaml:"restart"`
-	// Design is the retired ab.design (RetiredDesigns): read so that an
-	// older file loads, with a warning; it changes nothing.
-	Design string `yaml:"design"`
 	// Windows is the number of windows of each side per phase in a block
 	// (the block designs); 0: as many as fill the phase's load.duration.
 	// Window is each one's measured length, and WindowWarmup the warm-up

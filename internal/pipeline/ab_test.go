@@ -70,7 +70,7 @@ target:
   start: {command: [./bin/svc, -addr, "127.0.0.1:{{port}}"]}
   ready: {path: /health, timeout: 20s, interval: 20ms}
 build: {command: [go, build, -o, bin/svc, .], timeout: 2m}
-ab: {base: {ref: HEAD~1}, min_pairs: 4, max_pairs: 6}
+ab: {base: {ref: HEAD~1}, min_blocks: 4, max_blocks: 6}
 load: {model: closed, vus: 1, warmup: 100ms, duration: 300ms}
 scenarios:
   - steps:
@@ -318,7 +318,7 @@ func sequentialConfig(t *testing.T, base, head, metric string, minEffect float64
 func designConfig(t *testing.T, yaml string) *config.Config {
 	t.Helper()
 	extra := "  windows: 2\n  window: 300ms\n  window_warmup: 50ms\n"
-	cfg, err := config.Parse("seq.yml", []byte(strings.Replace(yaml, "  max_pairs: 12\n", "  max_pairs: 12\n"+extra, 1)))
+	cfg, err := config.Parse("seq.yml", []byte(strings.Replace(yaml, "  max_blocks: 12\n", "  max_blocks: 12\n"+extra, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,8 +345,8 @@ func sequentialYAML(base, head, metric string, minEffect float64) string {
 ab:
   base: {url: "%s"}
   head: {url: "%s"}
-  min_pairs: 4
-  max_pairs: 12
+  min_blocks: 4
+  max_blocks: 12
 dataset:
   reset: {request: {method: POST, path: /reset}}
 load: {model: closed, vus: 2, warmup: 50ms, duration: 400ms}

@@ -59,7 +59,7 @@ func TestABFailsClosedWithoutASeal(t *testing.T) {
 	}
 	wantCleanedUp(t, repo, env.TempDir)
 
-	allowed, err := config.Parse(repo+"/tailgate.yml", []byte(strings.Replace(abRepoConfig, "max_pairs: 6}", "max_pairs: 6, unsealed: allow}", 1)))
+	allowed, err := config.Parse(repo+"/tailgate.yml", []byte(strings.Replace(abRepoConfig, "max_blocks: 6}", "max_blocks: 6, unsealed: allow}", 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
