@@ -13,6 +13,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/pipeline"
+	"github.com/tailgate-ci/tailgate/internal/plural"
 	"github.com/tailgate-ci/tailgate/internal/report"
 )
 
@@ -59,7 +60,7 @@ func cmdHistory(ctx context.Context, e env, args []string) error {
 		fmt.Fprintf(e.stdout, "wrote the trend page %s\n", *htmlPath)
 	}
 	if n := regressedMetrics(in); *failOn && n > 0 {
-		return pipeline.Regression.Errorf("main is at a regressed level of %d gated %s", n, pluralWord(n, "metric", "metrics"))
+		return pipeline.Regression.Errorf("main is at a regressed level of %d gated %s", n, plural.Of(n, "metric", "metrics"))
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/pipeline"
+	"github.com/tailgate-ci/tailgate/internal/plural"
 )
 
 func init() {
@@ -108,10 +109,10 @@ func describeBenchmark(w io.Writer, cfg *config.Config) {
 		if f.AtEnd == config.FeedFail {
 			end = "then fail the run"
 		}
-		line("feed", "%s: %d %s of %s; %s, %s", f.File, len(f.Rows), pluralWord(len(f.Rows), "row", "rows"), strings.Join(f.Columns, ", "), per, end)
+		line("feed", "%s: %d %s of %s; %s, %s", f.File, len(f.Rows), plural.Of(len(f.Rows), "row", "rows"), strings.Join(f.Columns, ", "), per, end)
 	}
 	for _, sc := range cfg.Scenarios {
-		line("scenario", "%s: %d %s, weight %d", sc.Name, len(sc.Steps), pluralWord(len(sc.Steps), "step", "steps"), sc.Weight)
+		line("scenario", "%s: %d %s, weight %d", sc.Name, len(sc.Steps), plural.Of(len(sc.Steps), "step", "steps"), sc.Weight)
 	}
 	if ab := cfg.AB; ab != nil {
 		describeAB(line, cfg, ab)
@@ -145,7 +146,7 @@ func describeAB(line func(k, format string, a ...any), cfg *config.Config, ab *c
 		line("unit", "a block: %d to %d; in a block each phase measures each side in %d windows of %s, each after a %s warm-up (the phase's warm-up first, longer in the first block while the sides still get faster); %s",
 			ab.MinPairs, ab.MaxPairs, shape.Windows, shape.Window, ab.WindowWarmup, how)
 	}
-	budget := fmt.Sprintf("at most %d %s", ab.MaxPairs, pluralWord(ab.MaxPairs, "block", "blocks"))
+	budget := fmt.Sprintf("at most %d %s", ab.MaxPairs, plural.Of(ab.MaxPairs, "block", "blocks"))
 	if ab.MaxTime > 0 {
 		budget += fmt.Sprintf(" or max_time %s (builds not counted), whichever comes first", ab.MaxTime)
 	}
@@ -229,7 +230,7 @@ func describeSteps(steps []config.Step) string {
 	for i, st := range steps {
 		names[i] = cmp.Or(st.Name, strings.TrimSpace(st.Method+" "+st.Path))
 	}
-	return fmt.Sprintf("%d %s (%s)", len(steps), pluralWord(len(steps), "step", "steps"), strings.Join(names, ", "))
+	return fmt.Sprintf("%d %s (%s)", len(steps), plural.Of(len(steps), "step", "steps"), strings.Join(names, ", "))
 }
 
 // describeUsers says how many virtual users or workers each phase has:
@@ -266,11 +267,4 @@ func describeAction(a config.Action) string {
 		return "the command " + a.Command.String()
 	}
 	return "nothing"
-}
-
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

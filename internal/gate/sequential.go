@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/tailgate-ci/tailgate/internal/plural"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
@@ -439,7 +440,7 @@ func seqNote(f Finding, sign float64, dec stats.SeqDecision, budget int) string 
 	if reason == stats.ReasonBudgetAtThreshold { // its "why" follows the bounds, in the job's unit
 		reason = stats.ReasonBudget
 	}
-	s := fmt.Sprintf("%s after %d %s", reason, dec.Pairs, plural(dec.Pairs, unit, unit+"s"))
+	s := fmt.Sprintf("%s after %d %s", reason, dec.Pairs, plural.Of(dec.Pairs, unit, unit+"s"))
 	if !math.IsNaN(f.Lower) && !math.IsNaN(f.Upper) {
 		lo, hi := sign*f.Lower, sign*f.Upper
 		if sign < 0 {
@@ -452,7 +453,7 @@ func seqNote(f Finding, sign float64, dec stats.SeqDecision, budget int) string 
 	case dec.Reason == stats.ReasonBudgetAtThreshold:
 		s += fmt.Sprintf("; no practical number of %ss would likely decide at this spread", unit)
 	case practical(dec.MorePairs, budget):
-		s += fmt.Sprintf("; about %d more %s would likely decide", dec.MorePairs, plural(dec.MorePairs, unit, unit+"s"))
+		s += fmt.Sprintf("; about %d more %s would likely decide", dec.MorePairs, plural.Of(dec.MorePairs, unit, unit+"s"))
 	default:
 		s += fmt.Sprintf("; deciding would likely take more than %d more %ss (three budgets) at this spread", 3*budget, unit)
 	}
@@ -472,7 +473,7 @@ func exactNote(f Finding, dec stats.SeqDecision) string {
 		change = "±0.0 %"
 	}
 	return fmt.Sprintf("%s: exact count, %s → %s%s in each of the first %d %s (%s)", dec.Reason,
-		countText(f.BaseCenter), countText(f.HeadCenter), strings.TrimRight(per, " "), dec.Pairs, plural(dec.Pairs, unit, unit+"s"), change)
+		countText(f.BaseCenter), countText(f.HeadCenter), strings.TrimRight(per, " "), dec.Pairs, plural.Of(dec.Pairs, unit, unit+"s"), change)
 }
 
 // countText prints a count as a count: whole when it is one (to two

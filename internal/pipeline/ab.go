@@ -11,6 +11,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/plural"
 	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/runner"
@@ -139,7 +140,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	if err := writeResult(o.ResultPath, res.Head); err != nil {
 		return Judged{}, err
 	}
-	fmt.Fprintf(env.log(), "A/B stopped after %d %s in %s: %s\n", res.Units(), plural(res.Units(), "block", "blocks"), res.Elapsed.Round(100*time.Millisecond), stopReason(res, ab, last, design.MaxPairs))
+	fmt.Fprintf(env.log(), "A/B stopped after %d %s in %s: %s\n", res.Units(), plural.Of(res.Units(), "block", "blocks"), res.Elapsed.Round(100*time.Millisecond), stopReason(res, ab, last, design.MaxPairs))
 	fmt.Fprintln(env.out(), "base:")
 	showRuns(env, res.Base)
 	fmt.Fprintln(env.out(), "head:")

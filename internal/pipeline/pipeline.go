@@ -24,6 +24,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/plural"
 	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/runner"
@@ -175,7 +176,7 @@ func describe(src baseline.Source, bl *baseline.File) string {
 	if bl == nil {
 		return "none yet (" + src.String() + ")"
 	}
-	return fmt.Sprintf("%s (%d %s from %d %s)", src, len(bl.Samples), plural(len(bl.Samples), "sample", "samples"), bl.Jobs(), plural(bl.Jobs(), "job", "jobs"))
+	return fmt.Sprintf("%s (%d %s from %d %s)", src, len(bl.Samples), plural.Of(len(bl.Samples), "sample", "samples"), bl.Jobs(), plural.Of(bl.Jobs(), "job", "jobs"))
 }
 
 // policyFor builds the gate policy from the gate section (pol's, else the
@@ -236,12 +237,4 @@ func judgeRuns(base, head *result.File, p gate.Policy) gate.Verdict {
 		p.Context.EnvDiff = fmt.Sprintf("%s → %s", a, b)
 	}
 	return gate.Judge(base.Runs, head.Runs, p)
-}
-
-// plural is one when n is 1, else many.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

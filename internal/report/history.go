@@ -275,7 +275,6 @@ func viewSuffix(in HistoryInput) string {
 }
 
 // count is "1 job", "3 jobs".
-func count(n int, one, many string) string { return fmt.Sprintf("%d %s", n, plural(n, one, many)) }
 
 // writeChain writes the A/B view: per gated metric the commits whose own
 // A/B found it regressed, whether main still sits at that level, and the
