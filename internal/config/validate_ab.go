@@ -4,14 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode"
-)
 
-// Bounds of the sequential A/B design: the spread of the pairs needs two
-// degrees of freedom at the first look; the verdict's boundaries are
-// computed for budgets up to maxPairs.
-const (
-	minPairs = 3
-	maxPairs = 500
+	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
 func validateAB(cfg *Config, c *collector) {
@@ -35,11 +29,11 @@ func validateAB(cfg *Config, c *collector) {
 	if ab.WindowWarmup < 0 {
 		c.add("ab.window_warmup", "must not be negative, got %s", ab.WindowWarmup)
 	}
-	if ab.MinPairs < minPairs {
-		c.add("ab.min_blocks", "must be at least %d (the spread of the blocks needs two degrees of freedom), got %d", minPairs, ab.MinPairs)
+	if ab.MinPairs < stats.SeqFirstLookMin {
+		c.add("ab.min_blocks", "must be at least %d (the spread of the blocks needs two degrees of freedom), got %d", stats.SeqFirstLookMin, ab.MinPairs)
 	}
-	if ab.MaxPairs < ab.MinPairs || ab.MaxPairs > maxPairs {
-		c.add("ab.max_blocks", "must be between the first look, ab.min_blocks (%d), and %d, got %d", ab.MinPairs, maxPairs, ab.MaxPairs)
+	if ab.MaxPairs < ab.MinPairs || ab.MaxPairs > stats.SeqBudgetMax {
+		c.add("ab.max_blocks", "must be between the first look, ab.min_blocks (%d), and %d, got %d", ab.MinPairs, stats.SeqBudgetMax, ab.MaxPairs)
 	}
 	validateSide(&ab.Base, "ab.base", cfg.Target, c)
 	validateSide(&ab.Head, "ab.head", cfg.Target, c)

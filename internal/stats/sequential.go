@@ -73,11 +73,12 @@ const (
 	DefaultSeqRho      = 2
 )
 
-// Limits of a design: the t statistic needs two degrees of freedom at the
-// first look, and calibration time grows with the budget.
+// Limits of a design, for stats and for config's ab.min_blocks and
+// ab.max_blocks: the t statistic needs two degrees of freedom at the first
+// look, and calibration time grows with the budget.
 const (
-	minSeqPairs = 3
-	maxSeqPairs = 500
+	SeqFirstLookMin = 3
+	SeqBudgetMax    = 500
 )
 
 // maxPairsAdvice bounds "more pairs would likely decide".
@@ -345,10 +346,10 @@ func (d SeqDesign) Validate() error {
 		return fmt.Errorf("sequential alpha %g is not in (0, 0.5)", d.Alpha)
 	case !(d.Beta > 0 && d.Beta < 0.5):
 		return fmt.Errorf("sequential beta %g is not in (0, 0.5)", d.Beta)
-	case d.MinPairs < minSeqPairs:
-		return fmt.Errorf("minimum pairs %d is below %d (the spread needs 2 degrees of freedom)", d.MinPairs, minSeqPairs)
-	case d.MaxPairs < d.MinPairs || d.MaxPairs > maxSeqPairs:
-		return fmt.Errorf("pair budget %d is not between the minimum %d and %d", d.MaxPairs, d.MinPairs, maxSeqPairs)
+	case d.MinPairs < SeqFirstLookMin:
+		return fmt.Errorf("minimum pairs %d is below %d (the spread needs 2 degrees of freedom)", d.MinPairs, SeqFirstLookMin)
+	case d.MaxPairs < d.MinPairs || d.MaxPairs > SeqBudgetMax:
+		return fmt.Errorf("pair budget %d is not between the minimum %d and %d", d.MaxPairs, d.MinPairs, SeqBudgetMax)
 	case d.Every < 1:
 		return fmt.Errorf("look cadence %d is not ≥ 1 pair", d.Every)
 	case !(d.Rho > 0 && d.Rho <= 10):
