@@ -133,8 +133,7 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 	opt.OnSetupDone = func() { setupTook = time.Since(began) }
 	run, err := load.Run(ctx, plan, tgt.url, opt)
 	overhead := time.Since(began) - setupTook - opt.Warmup - opt.Duration
-	res, note := sampler.stop(tgt)
-	footprint := sampler.stopPath(ctx)
+	res, note, footprint := sampler.stop(ctx, tgt)
 	switch {
 	case w.shadow:
 	case w.warmupOnly || w.probe:
