@@ -325,7 +325,8 @@ func (w *partWindow) sample(all []procStat, first bool) {
 			w.spans[key] = sp
 		}
 		sp.inexact = sp.inexact || !fig.nanosOK
-		fig.nanos = max(fig.nanos, sp.last.nanos) // an ended thread takes its time along
+		// A thread that ends takes its run time along: keep the most seen.
+		fig.nanos = max(fig.nanos, sp.last.nanos)
 		if !fig.ioOK { // ended between reading its stat and its io: keep the last seen
 			fig.io = sp.last.io
 		}
