@@ -464,9 +464,11 @@ type Feed struct {
 
 // Gate is the decision policy.
 type Gate struct {
-	Baseline string  `yaml:"baseline"` // default baselines/<name>.json
-	Window   int     `yaml:"window"`   // default 30 samples
-	Alpha    float64 `yaml:"alpha"`    // default 0.05
+	Baseline string `yaml:"baseline"` // default baselines/<name>.json
+	// Window and Alpha, 0 when not given, take the defaults of the
+	// baseline and the gate that read them (30 samples, 0.05).
+	Window int     `yaml:"window"`
+	Alpha  float64 `yaml:"alpha"`
 	// Floors stand in for the noise floor until it is measured (by
 	// calibrate, or in A/B by the job itself), by metric key: a relative
 	// change in percent for ratio metrics, percentage points for rates.
@@ -477,9 +479,8 @@ type Gate struct {
 	// not, and is what sequential A/B judges against (gate.DefaultMinEffect
 	// for the metrics it does not name).
 	MinEffect map[string]float64 `yaml:"min_effect"`
-	// Metrics lists the gated metric keys; default gate.DefaultMetrics():
-	// iterations/s, p95, request error %, lifecycle success %, dropped %
-	// and CPU per iteration.
+	// Metrics lists the gated metric keys; nil when not given, which
+	// GatedMetrics reads as the gate's defaults and the targets' own.
 	Metrics []string `yaml:"metrics"`
 	// History bounds the history of main that record keeps beside the
 	// baseline.
@@ -490,8 +491,8 @@ type Gate struct {
 
 // HistoryRetention is how much of main's history is kept.
 type HistoryRetention struct {
-	// Jobs is how many recorded jobs are kept (default
-	// baseline.DefaultHistoryJobs); the file also stays under
+	// Jobs is how many recorded jobs are kept (0: baseline's default,
+	// DefaultHistoryJobs); the file also stays under
 	// baseline.MaxHistoryBytes.
 	Jobs int `yaml:"jobs"`
 }

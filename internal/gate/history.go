@@ -159,7 +159,7 @@ func AnalyzeHistory(jobs []HistoryJob, p HistoryPolicy) (HistoryVerdict, error) 
 			analysed++
 		}
 	}
-	alpha := Policy{Alpha: p.Alpha}.alpha() / float64(max(analysed, 1))
+	alpha := Policy{Alpha: p.Alpha}.Level() / float64(max(analysed, 1))
 	for i := range v.Metrics {
 		if err := findChanges(&v.Metrics[i], jobs, alpha, p.Seed+uint64(i)); err != nil {
 			return HistoryVerdict{}, err
@@ -676,7 +676,7 @@ func LinkOf(v Verdict, p Policy) map[string]LinkMetric {
 			gated++
 		}
 	}
-	zSpan := distuv.UnitNormal.Quantile(1-p.alpha()/float64(max(gated, 1))) + distuv.UnitNormal.Quantile(1-stats.DefaultSeqBeta)
+	zSpan := distuv.UnitNormal.Quantile(1-p.Level()/float64(max(gated, 1))) + distuv.UnitNormal.Quantile(1-stats.DefaultSeqBeta)
 	out := map[string]LinkMetric{}
 	for _, f := range v.Findings {
 		m, ok := result.Lookup(f.Key)

@@ -79,7 +79,7 @@ type SeqOptions struct {
 func JudgeSequentialWith(base, head []result.Run, p Policy, d stats.SeqDesign, final bool, o SeqOptions) Verdict {
 	p.SameJob, p.Paired = true, true
 	if d.Alpha == 0 {
-		d.Alpha = p.alpha()
+		d.Alpha = p.Level()
 	}
 	d = d.WithDefaults()
 	units := min(len(base), len(head))

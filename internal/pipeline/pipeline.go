@@ -188,8 +188,10 @@ func policyFor(cfg *config.Config, pol *Policy, bl *baseline.File) gate.Policy {
 		p.Context.RemoteTarget = cfg.RemoteTarget()
 	}
 	if g, ok := pol.gate(cfg); ok {
-		p.Alpha = g.Alpha
-		p.Metrics = g.Metrics
+		p.Alpha, p.Metrics = g.Alpha, g.Metrics
+		if len(p.Metrics) == 0 && cfg != nil { // a Policy's gate has its metrics filled
+			p.Metrics = cfg.GatedMetrics(gate.DefaultMetrics())
+		}
 		p.Floors = g.Floors
 		p.MinEffect = g.MinEffect
 	}
