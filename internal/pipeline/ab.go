@@ -113,20 +113,18 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	design := stats.SeqDesign{MinPairs: ab.MinPairs, MaxPairs: ab.MaxPairs}
 	noise := openNoise(o.noisePath(ab), storedNoise, cfg, b.Env, plan)
 	var last gate.Verdict
-	var first time.Duration // the first block's time, when the budget was planned from it
 	phases := cfg.Load.RunPhases()
 	if plan.Shape.Blocks() && len(phases) > 1 && ab.Phases != config.PhasesAll {
 		plan.SkipPhase = func(name string) bool { return phaseDecided(last, phases, name) }
 	}
 	plan.Look = func(res *runner.ABResult, final bool) bool {
-		// Blocks that may leave decided phases out grow shorter than the
-		// first: such a job is planned for ab.max_blocks, and a stop for
-		// time makes its last look spend the level left (stats' final).
-		if res.Units() == 1 && plan.SkipPhase == nil {
-			design, first = planBudget(design, res, ab)
+		// The budget the runner planned from ab.max_time (a job not
+		// planned ends for time with a final look, which spends the level left).
+		if res.Planned > 0 {
+			design.MaxPairs = res.Planned
 		}
 		last = gate.JudgeSequentialWith(res.Base.Runs, res.Head.Runs, p, design, final,
-			gate.SeqOptions{Windows: res.Windows, Prior: noise.stored(), Budget: timeBudgetUnits(res, ab)})
+			gate.SeqOptions{Windows: res.Windows, Prior: noise.stored(), Budget: res.Fits})
 		fmt.Fprintf(env.log(), "after block %d of at most %d: %s\n", res.Units(), design.MaxPairs, sequentialReason(last))
 		return last.Sequential != nil && last.Sequential.Done
 	}
@@ -140,14 +138,14 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	if err := writeResult(o.ResultPath, res.Head); err != nil {
 		return Judged{}, err
 	}
-	fmt.Fprintf(env.log(), "A/B stopped after %d %s in %s: %s\n", res.Units(), plural.Of(res.Units(), "block", "blocks"), res.Elapsed.Round(100*time.Millisecond), stopReason(res, ab, last, design.MaxPairs))
+	fmt.Fprintf(env.log(), "A/B stopped after %d %s in %s: %s\n", res.Units(), plural.Of(res.Units(), "block", "blocks"), res.Elapsed.Round(100*time.Millisecond), stopReason(res, ab, last))
 	fmt.Fprintln(env.out(), "base:")
 	showRuns(env, res.Base)
 	fmt.Fprintln(env.out(), "head:")
 	showRuns(env, res.Head)
 	run := abRun(res, plan, ab, phases, o.AA)
-	if first > 0 {
-		run.Planned, run.MaxTime, run.FirstBlock = design.MaxPairs, ab.MaxTime.String(), first
+	if res.Planned > 0 {
+		run.Planned, run.MaxTime, run.FirstBlock = res.Planned, ab.MaxTime.String(), res.FirstUnit
 	}
 	notes := append(append(append(append(o.Policy.notes(), o.pinNote()...), trees.notes(o.Policy)...), sealed.notes(o.Policy.fromBase())...), noise.notes(last)...)
 	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(trees), Verdict: last, Head: res.Head.Runs,
@@ -237,34 +235,6 @@ func phaseDecided(v gate.Verdict, phases []config.PhaseLoad, name string) bool {
 	return true
 }
 
-// planBudget fixes the design's budget, after the first block, at the
-// blocks ab.max_time allows at that block's pace when that is fewer than
-// ab.max_blocks, and returns the block's time too (0 when the budget
-// stands): the level is then spent over the looks the job will really
-// have, not over looks a time budget would never reach (whose share would
-// be lost to a last look). A block's pace hardly depends on the
-// differences it measures (windows have a fixed length; only the first
-// block's warm-up may grow, the same for both sides), so choosing the
-// budget from it holds the level.
-func planBudget(d stats.SeqDesign, res *runner.ABResult, ab config.AB) (stats.SeqDesign, time.Duration) {
-	fit := timeBudgetUnits(res, ab)
-	if fit <= 0 || fit >= d.MaxPairs {
-		return d, 0
-	}
-	d.MaxPairs = max(fit, d.MinPairs)
-	return d, res.Elapsed
-}
-
-// timeBudgetUnits is how many units ab.max_time allows at the job's pace
-// so far; 0 without a time budget.
-func timeBudgetUnits(res *runner.ABResult, ab config.AB) int {
-	units := res.Units()
-	if ab.MaxTime <= 0 || units == 0 || res.Elapsed <= 0 {
-		return 0
-	}
-	return int(ab.MaxTime.D() / (res.Elapsed / time.Duration(units)))
-}
-
 // sequentialReason says what the last look decided.
 func sequentialReason(v gate.Verdict) string {
 	if v.Sequential == nil {
@@ -277,10 +247,7 @@ func sequentialReason(v gate.Verdict) string {
 }
 
 // stopReason says why the job ended.
-func stopReason(res *runner.ABResult, ab config.AB, v gate.Verdict, planned int) string {
-	if res.Budget == "" && planned < ab.MaxPairs && res.Units() >= planned && v.Outcome != gate.Regression {
-		res.Budget = "time" // the budget planned from ab.max_time is spent
-	}
+func stopReason(res *runner.ABResult, ab config.AB, v gate.Verdict) string {
 	switch res.Budget {
 	case "time":
 		return fmt.Sprintf("the time budget ab.max_time (%s) left no room for another %s; %s", ab.MaxTime, v.Sequential.UnitWord(1), sequentialReason(v))
@@ -389,7 +356,7 @@ func (t *trees) build(ctx context.Context, b *runner.Benchmark, cfg *config.Conf
 func (t *trees) plan(cfg *config.Config, ab config.AB, o ABOptions) runner.ABPlan {
 	base := ab.Base.TargetOr(cfg.Target).InTree(t.dir(runner.Base))
 	head := ab.Head.TargetOr(cfg.Target).InTree(t.dir(runner.Head))
-	plan := runner.ABPlan{Base: base, Head: head, AA: o.AA, Order: ab.Order, MaxPairs: ab.MaxPairs,
+	plan := runner.ABPlan{Base: base, Head: head, AA: o.AA, Order: ab.Order, MaxPairs: ab.MaxPairs, MinPairs: ab.MinPairs,
 		MaxTime: ab.MaxTime.D(), Restart: ab.Restart == config.RestartEveryPair,
 		Shape: runner.Shape{WholeRuns: o.WholeRuns, Windows: ab.Windows, Window: ab.Window.D(), WindowWarmup: ab.WindowWarmup.D()}}
 	if o.AA && o.TwoProcesses {
