@@ -124,7 +124,7 @@ type look struct {
 	pairs []int
 	final []bool
 	fits  []int // res.Fits at each look
-	stop  int // stop after this many pairs; 0: never
+	stop  int   // stop after this many pairs; 0: never
 }
 
 func (l *look) look(res *ABResult, final bool) bool {
