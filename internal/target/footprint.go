@@ -302,6 +302,12 @@ func (w *partWindow) sample(all []procStat, first bool) {
 	if w.spec.Process != nil {
 		w.sampleServer(all, members, first)
 	}
+	w.record(all, members, first)
+}
+
+// record updates the spans of the part's processes (members of all) and
+// the part's peak memory with one sample.
+func (w *partWindow) record(all, members []procStat, first bool) {
 	byPID := map[int]procKey{}
 	for _, st := range all {
 		byPID[st.PID] = procKey{st.PID, st.StartTime}
