@@ -45,26 +45,7 @@ func cmdValidate(_ context.Context, e env, args []string) error {
 func describeBenchmark(w io.Writer, cfg *config.Config) {
 	line := func(k, format string, a ...any) { fmt.Fprintf(w, "  %-10s "+format+"\n", append([]any{k}, a...)...) }
 	line("benchmark", "%s", cfg.Name)
-	t := cfg.Target
-	target := t.URL
-	if t.Start != nil {
-		target += ", started by: " + t.Start.Command.String()
-		if t.Start.Dir != "" {
-			target += " (in " + t.Start.Dir + ")"
-		}
-	}
-	if t.Ready != nil {
-		target += ", ready at GET " + t.Ready.Path
-	}
-	if t.URL == "" {
-		line("target", "none at the top level: each A/B side names its own")
-	} else {
-		line("target", "%s", target)
-		line("measured", "%s", describeMeasured(t))
-		if len(t.Counters) > 0 {
-			line("counters", "%s", describeCounters(t.Counters))
-		}
-	}
+	describeTarget(line, cfg.Target)
 	if b := cfg.Build; b != nil {
 		line("build", "%s", b.Command.String())
 	}
@@ -92,6 +73,41 @@ func describeBenchmark(w io.Writer, cfg *config.Config) {
 		}
 		line("runs", "%d of about %s of load each (resets, verifies, drains and starts come on top)", cfg.Load.Runs, cfg.Load.RunTime())
 	}
+	describeSetup(line, cfg)
+	for _, sc := range cfg.Scenarios {
+		line("scenario", "%s: %d %s, weight %d", sc.Name, len(sc.Steps), plural.Of(len(sc.Steps), "step", "steps"), sc.Weight)
+	}
+	if ab := cfg.AB; ab != nil {
+		describeAB(line, cfg, ab)
+	}
+}
+
+// describeTarget says what the top-level target is and what of it is
+// measured.
+func describeTarget(line func(k, format string, a ...any), t config.Target) {
+	if t.URL == "" {
+		line("target", "none at the top level: each A/B side names its own")
+		return
+	}
+	target := t.URL
+	if t.Start != nil {
+		target += ", started by: " + t.Start.Command.String()
+		if t.Start.Dir != "" {
+			target += " (in " + t.Start.Dir + ")"
+		}
+	}
+	if t.Ready != nil {
+		target += ", ready at GET " + t.Ready.Path
+	}
+	line("target", "%s", target)
+	line("measured", "%s", describeMeasured(t))
+	if len(t.Counters) > 0 {
+		line("counters", "%s", describeCounters(t.Counters))
+	}
+}
+
+// describeSetup says what setup and the feed do around the load.
+func describeSetup(line func(k, format string, a ...any), cfg *config.Config) {
 	if st := cfg.Setup; st != nil {
 		if len(st.Run) > 0 {
 			line("setup", "run: %s, once per run before the warm-up (not measured)", describeSteps(st.Run))
@@ -110,12 +126,6 @@ func describeBenchmark(w io.Writer, cfg *config.Config) {
 			end = "then fail the run"
 		}
 		line("feed", "%s: %d %s of %s; %s, %s", f.File, len(f.Rows), plural.Of(len(f.Rows), "row", "rows"), strings.Join(f.Columns, ", "), per, end)
-	}
-	for _, sc := range cfg.Scenarios {
-		line("scenario", "%s: %d %s, weight %d", sc.Name, len(sc.Steps), plural.Of(len(sc.Steps), "step", "steps"), sc.Weight)
-	}
-	if ab := cfg.AB; ab != nil {
-		describeAB(line, cfg, ab)
 	}
 }
 
