@@ -107,10 +107,10 @@ func newHistoryPage(in HistoryInput) (historyPage, error) {
 // historyBadge is the page's badge and its class, from the same reading as
 // the headline (both views): a step the values show is never "steady".
 func historyBadge(v gate.HistoryVerdict, chain gate.ChainVerdict) (string, string) {
-	switch {
-	case len(v.Current()) > 0 || len(chain.Current()) > 0:
+	switch lv := gate.Level(v, chain); {
+	case len(lv.Regressed) > 0:
 		return "regressed", "regressed"
-	case len(chain.Crept()) > 0:
+	case len(lv.Crept) > 0:
 		return "crept", "regressed"
 	case slices.ContainsFunc(v.Metrics, func(m gate.HistoryMetric) bool { return m.Seen != nil }):
 		return "step not confirmed", "inconclusive" // either way: the eye sees it
