@@ -11,6 +11,26 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
+// SeqOptions are what a sequential verdict may know besides the runs.
+type SeqOptions struct {
+	// Windows, when set, are the windows the units are made of (the block
+	// designs: base[i] and head[i] are then the two sides' runs of block
+	// i, each the concatenation of its windows, and d's MinPairs and
+	// MaxPairs count blocks): the spread of the window pairs within their
+	// blocks, scaled to a block, is pooled with the blocks' own while the
+	// blocks show no sign of differing beyond their windows. Nil: every
+	// pair of runs is a unit.
+	Windows *result.WindowPairs
+	// Prior is, per metric key, the spread of the units of earlier jobs
+	// of this benchmark on this machine class (a noise file), pooled with
+	// the job's own at each look where the two agree (stats.SeqPrior).
+	Prior map[string]stats.SeqPrior
+	// Budget, when above 0 and below d.MaxPairs, is the number of units a
+	// time budget allows at the job's pace: the detectable effect is
+	// priced for it rather than for MaxPairs. It changes no decision.
+	Budget int
+}
+
 // JudgeSequential judges the pairs measured so far of a sequential A/B job
 // (base[i] and head[i] form pair i) under design d. final is set by the
 // caller when no more pairs will come (a time budget ran out before the
@@ -50,33 +70,10 @@ import (
 // d's zero fields take stats' defaults, its Alpha the policy's. p's floors
 // and calibrated noise do not apply: min_effect (gate.min_effect, else
 // DefaultMinEffect) is the threshold.
-func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final bool) Verdict {
-	return JudgeSequentialWith(base, head, p, d, final, SeqOptions{})
-}
-
-// SeqOptions are what a sequential verdict may know besides the runs.
-type SeqOptions struct {
-	// Windows, when set, are the windows the units are made of (the block
-	// designs: base[i] and head[i] are then the two sides' runs of block
-	// i, each the concatenation of its windows, and d's MinPairs and
-	// MaxPairs count blocks): the spread of the window pairs within their
-	// blocks, scaled to a block, is pooled with the blocks' own while the
-	// blocks show no sign of differing beyond their windows. Nil: every
-	// pair of runs is a unit.
-	Windows *result.WindowPairs
-	// Prior is, per metric key, the spread of the units of earlier jobs
-	// of this benchmark on this machine class (a noise file), pooled with
-	// the job's own at each look where the two agree (stats.SeqPrior).
-	Prior map[string]stats.SeqPrior
-	// Budget, when above 0 and below d.MaxPairs, is the number of units a
-	// time budget allows at the job's pace: the detectable effect is
-	// priced for it rather than for MaxPairs. It changes no decision.
-	Budget int
-}
-
-// JudgeSequentialWith is JudgeSequential with the block structure of the
-// pairs and the stored noise of earlier jobs.
-func JudgeSequentialWith(base, head []result.Run, p Policy, d stats.SeqDesign, final bool, o SeqOptions) Verdict {
+//
+// o gives the block structure of the units and the stored noise of
+// earlier jobs.
+func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final bool, o SeqOptions) Verdict {
 	p.SameJob, p.Paired = true, true
 	if d.Alpha == 0 {
 		d.Alpha = p.Level()

@@ -26,7 +26,6 @@ type Client struct {
 type config struct {
 	httpClient *http.Client
 	retry      retryPolicy
-	author     string
 }
 
 // Option configures New.
@@ -57,10 +56,6 @@ func WithRetries(attempts int, maxWait time.Duration) Option {
 	return func(cfg *config) { cfg.retry.attempts, cfg.retry.maxWait = max(attempts, 1), maxWait }
 }
 
-// WithAuthor sets the login whose comments count as ours, skipping the
-// lookup (e.g. "my-app[bot]" for a GitHub App token).
-func WithAuthor(login string) Option { return func(cfg *config) { cfg.author = login } }
-
 // ActionsBotLogin is the author of comments made with an Actions GITHUB_TOKEN.
 const ActionsBotLogin = "github-actions[bot]"
 
@@ -84,7 +79,7 @@ func New(token, apiURL string, opts ...Option) (*Client, error) {
 	api := github.NewClient(&hc).WithAuthToken(token)
 	api.BaseURL = base
 	api.UploadURL = base
-	return &Client{api: api, author: cfg.author}, nil
+	return &Client{api: api}, nil
 }
 
 // baseURL parses the API URL and gives it the trailing slash go-github needs.

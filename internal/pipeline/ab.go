@@ -123,7 +123,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 		if res.Planned > 0 {
 			design.MaxPairs = res.Planned
 		}
-		last = gate.JudgeSequentialWith(res.Base.Runs, res.Head.Runs, p, design, final,
+		last = gate.JudgeSequential(res.Base.Runs, res.Head.Runs, p, design, final,
 			gate.SeqOptions{Windows: res.Windows, Prior: noise.stored(), Budget: res.Fits})
 		fmt.Fprintf(env.log(), "after block %d of at most %d: %s\n", res.Units(), design.MaxPairs, sequentialReason(last))
 		return last.Sequential != nil && last.Sequential.Done
