@@ -41,14 +41,6 @@ func WithHTTPClient(c *http.Client) Option {
 	}
 }
 
-// WithSleep replaces the wait between retries (tests make it instant).
-func WithSleep(sleep func(context.Context, time.Duration) error) Option {
-	return func(cfg *config) { cfg.retry.sleep = sleep }
-}
-
-// WithClock replaces the clock used to turn X-RateLimit-Reset into a wait.
-func WithClock(now func() time.Time) Option { return func(cfg *config) { cfg.retry.now = now } }
-
 // WithRetries sets the attempts per request (at least 1) and the longest
 // wait the client accepts between them; a rate limit that resets later than
 // maxWait is not waited for.
