@@ -110,24 +110,13 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	p := policyFor(cfg, o.Policy, nil)
 	p.AllowMissing = ab.AllowMissing
 	plan := b.Resolve(trees.plan(cfg, ab, o))
-	design := stats.SeqDesign{MinPairs: ab.MinPairs, MaxPairs: ab.MaxPairs}
 	noise := openNoise(o.noisePath(ab), storedNoise, cfg, b.Env, plan)
 	var last gate.Verdict
 	phases := cfg.Load.RunPhases()
 	if plan.Shape.Blocks() && len(phases) > 1 && ab.Phases != config.PhasesAll {
 		plan.SkipPhase = func(name string) bool { return phaseDecided(last, phases, name) }
 	}
-	plan.Look = func(res *runner.ABResult, final bool) bool {
-		// The budget the runner planned from ab.max_time (a job not
-		// planned ends for time with a final look, which spends the level left).
-		if res.Planned > 0 {
-			design.MaxPairs = res.Planned
-		}
-		last = gate.JudgeSequential(res.Base.Runs, res.Head.Runs, p, design, final,
-			gate.SeqOptions{Windows: res.Windows, Prior: noise.stored(), Budget: res.Fits})
-		fmt.Fprintf(env.log(), "after block %d of at most %d: %s\n", res.Units(), design.MaxPairs, sequentialReason(last))
-		return last.Sequential != nil && last.Sequential.Done
-	}
+	plan.Look = sequentialLook(env, p, ab, noise, &last)
 	res, err := b.RunAB(ctx, plan)
 	if err != nil {
 		return Judged{}, runFailure(o.Policy.sideFailure(err))
@@ -144,14 +133,28 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	fmt.Fprintln(env.out(), "head:")
 	showRuns(env, res.Head)
 	run := abRun(res, plan, ab, phases, o.AA)
-	if res.Planned > 0 {
-		run.Planned, run.MaxTime, run.FirstBlock = res.Planned, ab.MaxTime.String(), res.FirstUnit
-	}
 	notes := append(append(append(append(o.Policy.notes(), o.pinNote()...), trees.notes(o.Policy)...), sealed.notes(o.Policy.fromBase())...), noise.notes(last)...)
 	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(trees), Verdict: last, Head: res.Head.Runs,
 		Base: res.Base.Runs, Notes: notes, AB: run,
 		TargetLog: report.TargetLogs{Base: res.Base.TargetLog, Head: res.Head.TargetLog}}
 	return Judged{Input: in, Head: res.Head, Base: res.Base}, nil
+}
+
+// sequentialLook judges the units so far after each one, into *last, and
+// says whether the job may stop. A budget the runner planned from
+// ab.max_time replaces ab.max_blocks (a job not planned ends for time with
+// a final look, which spends the level left).
+func sequentialLook(env Env, p gate.Policy, ab config.AB, noise *abNoise, last *gate.Verdict) func(*runner.ABResult, bool) bool {
+	design := stats.SeqDesign{MinPairs: ab.MinPairs, MaxPairs: ab.MaxPairs}
+	return func(res *runner.ABResult, final bool) bool {
+		if res.Planned > 0 {
+			design.MaxPairs = res.Planned
+		}
+		*last = gate.JudgeSequential(res.Base.Runs, res.Head.Runs, p, design, final,
+			gate.SeqOptions{Windows: res.Windows, Prior: noise.stored(), Budget: res.Fits})
+		fmt.Fprintf(env.log(), "after block %d of at most %d: %s\n", res.Units(), design.MaxPairs, sequentialReason(*last))
+		return last.Sequential != nil && last.Sequential.Done
+	}
 }
 
 // abRun is how the job ran, as the facts the report words: its one plan
@@ -160,6 +163,9 @@ func abRun(res *runner.ABResult, plan runner.ABPlan, ab config.AB, phases []conf
 	r := &report.ABRun{Blocks: res.Units(), MaxBlocks: ab.MaxPairs, Elapsed: res.Elapsed, WholeRuns: plan.Shape.WholeRuns,
 		Windows: plan.Shape.Windows, Window: plan.Shape.Window, Alternate: plan.Shape.Alternate, RandomOrder: ab.Order == config.OrderRandom,
 		Restarted: plan.Restart, Starts: res.Starts, StartTime: res.StartTime, Spent: res.Spent.String(), Warmups: res.Warmups, AA: aa}
+	if res.Planned > 0 {
+		r.Planned, r.MaxTime, r.FirstBlock = res.Planned, ab.MaxTime.String(), res.FirstUnit
+	}
 	if !plan.Shape.Blocks() {
 		for _, s := range res.Order {
 			r.Order = append(r.Order, s == runner.Base)
