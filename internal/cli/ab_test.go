@@ -62,12 +62,11 @@ func TestABCommandBlocks(t *testing.T) {
 	if _, err := os.Stat(noise); err != nil {
 		t.Errorf("no noise file kept: %v", err)
 	}
-	o = tailgate(t, "ab", "-c", cfg, "--design", "duet")
-	wantCode(t, o, 2)
-	wantContains(t, "stderr", o.stderr, "--design was removed after a release of warnings: every A/B job follows one rule")
-	o = tailgate(t, "ab", "-c", cfg, "--max-pairs", "4")
-	wantCode(t, o, 2)
-	wantContains(t, "stderr", o.stderr, "--max-pairs was removed after a release of warnings: use --max-blocks")
+	for flag, want := range map[string]string{"--design": "every A/B job follows one rule", "--max-pairs": "use --max-blocks"} {
+		o = tailgate(t, "ab", "-c", cfg, flag, "4")
+		wantCode(t, o, 2)
+		wantContains(t, "stderr", o.stderr, flag+" was removed after a release of warnings: "+want)
+	}
 }
 
 // One rule, phase by phase: a closed phase alternates between the sides,
