@@ -149,7 +149,7 @@ run_demo() {
 # inconclusive), never a regression of clean against clean.
 run_demo_ab() {
 	new_container
-	"${BUILDAH[@]}" "${RUN[@]}" --user 65534:65534 "$C" -- tailgate demo --max-pairs 4 -q --report /tmp/ab.json ||
+	"${BUILDAH[@]}" "${RUN[@]}" --user 65534:65534 "$C" -- tailgate demo --max-blocks 4 -q --report /tmp/ab.json ||
 		die "the A/B demo of clean against clean did not exit 0"
 }
 

@@ -22,7 +22,7 @@
 # DESIGNS is retired with --design: a series measures the one A/B rule.
 #
 # ARMS (default "aa slow10 slow30") picks the arms. BLOCKS=N runs every job
-# for exactly N blocks (ab.min_pairs = ab.max_pairs = N, no --max-time,
+# for exactly N blocks (ab.min_blocks = ab.max_blocks = N, no --max-time,
 # ab.noise off: a config copy beside CONFIG, removed at the end), so that
 # the summary's spread line can tell a difference between the sides that
 # lasts a job from the blocks' own noise (sequential jobs cannot: they
@@ -101,8 +101,8 @@ trap 'hog_off; [[ -z $fixed ]] || rm -f "$fixed"' EXIT
 budget=(--max-time "$MAX_TIME")
 if [[ -n ${BLOCKS:-} ]]; then
 	fixed=$(dirname "$CONFIG")/.fixed-$$.yml # beside CONFIG: its relative paths hold
-	sed "s/^ab:\$/ab:\n  min_pairs: $BLOCKS\n  max_pairs: $BLOCKS\n  noise: off/" "$CONFIG" >"$fixed"
-	grep -q "^  min_pairs: $BLOCKS\$" "$fixed" || { echo "run.sh: no top-level ab: in $CONFIG" >&2; exit 2; }
+	sed "s/^ab:\$/ab:\n  min_blocks: $BLOCKS\n  max_blocks: $BLOCKS\n  noise: off/" "$CONFIG" >"$fixed"
+	grep -q "^  min_blocks: $BLOCKS\$" "$fixed" || { echo "run.sh: no top-level ab: in $CONFIG" >&2; exit 2; }
 	CONFIG=$fixed
 	budget=()
 fi

@@ -36,7 +36,7 @@
 # items.history.jsonl, trend.html, trend-{1280,390}.png, history-links.txt.
 #
 # Load goes only to json-server on 127.0.0.1 (free ports); each job is
-# bounded (the A/B by ab.max_pairs and ab.max_time, a record by RUNS runs of
+# bounded (the A/B by ab.max_blocks and ab.max_time, a record by RUNS runs of
 # two short phases) and runs under nice. Needs node and npm (installs
 # json-server 0.17.4 into bench/out/history-node/).
 set -euo pipefail
@@ -112,7 +112,7 @@ scenarios:
       - {name: create, method: POST, path: /items, json: {title: "t {{seq}}"}, status: 201, save: {id: id}}
       - {name: read, path: "/items/{{.id}}"}
       - {name: delete, method: DELETE, path: "/items/{{.id}}"}
-ab: {max_pairs: ${MAX_PAIRS:-12}, max_time: ${MAX_TIME:-4m}}
+ab: {max_blocks: ${MAX_PAIRS:-12}, max_time: ${MAX_TIME:-4m}}
 gate:
   metrics: [iterations_per_s, latency_p95_ms, request_error_pct, cpu_ms_per_iteration]
   min_effect: {cpu_ms_per_iteration: 5, iterations_per_s: 5}

@@ -7,7 +7,7 @@
 #   bench/pocketbase/evidence.sh check N [ARGS...]  # calibrate on clean, then N checks per arm against that baseline
 #   bench/pocketbase/evidence.sh ab N [ARGS...]     # N `tailgate ab` per arm: clean base vs the arm's build as head
 #
-# ARGS are added to every gate's tailgate command (e.g. --max-pairs 8 for
+# ARGS are added to every gate's tailgate command (e.g. --max-blocks 8 for
 # ab, --runs 3 for check). check: the baseline is recorded and calibrated by
 # `tailgate calibrate` on the clean build (CAL_JOBS jobs, CAL_PAUSE apart;
 # defaults 10 and 30s), then every check is judged against it. ab: base and

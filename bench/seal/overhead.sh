@@ -6,7 +6,7 @@
 # N A/A jobs of PocketBase v0.36.8 (bench/decide/pocketbase.sh: two
 # processes of the clean build) with the sides sealed, and N with them
 # unsealed, taking turns job by job, each of exactly BLOCKS blocks
-# (default 5; ab.min_pairs = ab.max_pairs, ab.noise off), no hog. The
+# (default 5; ab.min_blocks = ab.max_blocks, ab.noise off), no hog. The
 # unsealed build is this tree with one change, made in a scratch worktree
 # and never committed: its seal check fails, so ab.unsealed: allow (set in
 # both arms' config copy, where it changes nothing while sealing works)
@@ -41,8 +41,8 @@ git diff HEAD -- cmd internal | git -C "$scratch/tree" apply --allow-empty
 sed -i 's|^\tif !seal.Supported {$|\tif true { // bench/seal/overhead.sh: the unsealed arm|' "$scratch/tree/internal/pipeline/seal.go"
 grep -q 'the unsealed arm' "$scratch/tree/internal/pipeline/seal.go" || { echo "overhead.sh: could not patch checkSeals" >&2; exit 2; }
 go build -C "$scratch/tree" -o "$ROOT/$OUT/tailgate-unsealed" ./cmd/tailgate
-sed "s/^ab:\$/ab:\n  unsealed: allow\n  min_pairs: $BLOCKS\n  max_pairs: $BLOCKS\n  noise: off/" "$CONFIG" >"$config"
-grep -q "^  min_pairs: $BLOCKS\$" "$config" || { echo "overhead.sh: no top-level ab: in $CONFIG" >&2; exit 2; }
+sed "s/^ab:\$/ab:\n  unsealed: allow\n  min_blocks: $BLOCKS\n  max_blocks: $BLOCKS\n  noise: off/" "$CONFIG" >"$config"
+grep -q "^  min_blocks: $BLOCKS\$" "$config" || { echo "overhead.sh: no top-level ab: in $CONFIG" >&2; exit 2; }
 prepare
 {
 	echo "PocketBase A/A, $n jobs per variant (sealed, unsealed), exactly $BLOCKS blocks, no hog"

@@ -59,9 +59,6 @@ func (c Context) IsPullRequest() bool {
 	return c.EventName == "pull_request" || c.EventName == "pull_request_target"
 }
 
-// RunURL is the link to this workflow run, or "" outside Actions.
-func (c Context) RunURL() string { return c.runURL(c.RunID) }
-
 // TriggerRunURL is the link to the run that triggered this workflow_run
 // job, or "" when there is none.
 func (c Context) TriggerRunURL() string {

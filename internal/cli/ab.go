@@ -5,9 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
@@ -26,7 +24,6 @@ type abFlags struct {
 	benchmarkFrom string
 	maxPairs      int
 	maxTime       time.Duration
-	design        string
 	noise         string
 	windows       int
 	window        time.Duration
@@ -40,19 +37,10 @@ func (f *abFlags) register(fs *flag.FlagSet, withBase bool) {
 			"(the file as the base ref has it, with its gate's policy: what the Action does on a pull request, for CI systems where the change under test is untrusted)")
 	}
 	fs.IntVar(&f.maxPairs, "max-blocks", 0, "the budget of blocks (where blocks cannot run, each block is a pair of whole runs; overrides ab.max_blocks)")
-	fs.IntVar(&f.maxPairs, "max-pairs", 0, "the older name of --max-blocks")
 	fs.DurationVar(&f.maxTime, "max-time", 0, "the budget of time for the blocks, e.g. 5m (overrides ab.max_time)")
-	fs.StringVar(&f.design, "design", "", "retired: every A/B job follows one rule (see docs/config.md#ab); a `value` is accepted with a warning and changes nothing")
 	fs.IntVar(&f.windows, "windows", 0, "windows of each side per phase in a block (overrides ab.windows; default: as many as fill load.duration)")
 	fs.DurationVar(&f.window, "window", 0, "the measured length of each window of a block, e.g. 500ms (overrides ab.window)")
 	fs.StringVar(&f.noise, "noise", "", "a noise `file`: the spread of earlier A/B jobs' units, pooled where it agrees with this job's and counted only as far as those jobs agree with each other; this job's is added (overrides ab.noise)")
-}
-
-// warn says that a retired flag was given.
-func (f abFlags) warn(w io.Writer) {
-	if f.design != "" {
-		fmt.Fprintf(w, "warning: --design is retired and changes nothing (%q): every A/B job follows one rule, see docs/config.md#ab\n", f.design)
-	}
 }
 
 // apply puts the budget flags into the config's ab section; not --noise,
@@ -63,9 +51,6 @@ func (f abFlags) apply(cfg *config.Config) error {
 	}
 	if f.windows > config.MaxWindows {
 		return usageErr("--windows %d: at most %d windows of each side per phase in a block", f.windows, config.MaxWindows)
-	}
-	if f.design != "" && !slices.Contains(config.RetiredDesigns, f.design) {
-		return usageErr("--design is retired (every A/B job follows one rule, see docs/config.md#ab), and %q was never one of its values: leave it out", f.design)
 	}
 	if f.maxPairs == 0 && f.maxTime == 0 && f.windows == 0 && f.window == 0 {
 		return nil
@@ -122,7 +107,6 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 	if err := af.apply(cfg); err != nil {
 		return err
 	}
-	af.warn(e.stderr)
 	path := baselinePath(*blFlag, cfg, cfg.Name)
 	o := pipeline.ABOptions{Config: cfg, AA: *aa, BaseRef: af.baseRef, BaseFrom: "--base-ref " + af.baseRef, Git: baseline.ExecGit{}, ResultPath: *out, NoisePath: af.noise, NoiseDefault: DefaultNoisePath(e.getenv)}
 	if *recordBase {

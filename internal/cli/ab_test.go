@@ -17,7 +17,7 @@ import (
 func abConfig(t *testing.T, dir, baseURL, headURL string, pairs int) string {
 	t.Helper()
 	cfg := benchConfig("items", baseURL, 0)
-	ab := fmt.Sprintf("ab:\n  base: {url: \"%s\"}\n  head: {url: \"%s\"}\n  min_pairs: %d\n  max_pairs: %d\n", baseURL, headURL, min(4, pairs), pairs)
+	ab := fmt.Sprintf("ab:\n  base: {url: \"%s\"}\n  head: {url: \"%s\"}\n  min_blocks: %d\n  max_blocks: %d\n", baseURL, headURL, min(4, pairs), pairs)
 	cfg = strings.Replace(cfg, "target:\n  url: "+baseURL+"\n", ab+"target:\n  url: "+baseURL+"\n", 1)
 	path := filepath.Join(dir, "ab.yml")
 	mustWrite(t, path, cfg)
@@ -46,26 +46,27 @@ func TestABCommandJudgesBlocks(t *testing.T) {
 
 // Blocks of short windows: the progress and the report in blocks, the
 // time split by stage, and a noise file kept for the next job; --design
-// is retired, accepted with a warning, and a value it never had is a
-// usage error.
+// and --max-pairs, removed, are usage errors that say what replaced them.
 func TestABCommandBlocks(t *testing.T) {
 	base, head := newItemService(t, 3), newItemService(t, 3)
 	dir := t.TempDir()
 	cfg := abConfig(t, dir, base.URL, head.URL, 3)
 	noise := filepath.Join(dir, "noise.json")
-	o := tailgate(t, "ab", "-c", cfg, "-q", "--design", "interleaved", "--windows", "2", "--noise", noise)
+	o := tailgate(t, "ab", "-c", cfg, "-q", "--windows", "2", "--noise", noise)
 	if o.code != 0 && o.code != 1 {
 		t.Fatalf("exit %d, want a verdict (0 or 1):\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
-	wantContains(t, "stderr", o.stderr, `warning: --design is retired and changes nothing ("interleaved")`, "after block 3 of at most 3", "A/B stopped after 3 blocks")
+	wantContains(t, "stderr", o.stderr, "after block 3 of at most 3", "A/B stopped after 3 blocks")
 	wantContains(t, "stdout", o.stdout, "3 blocks of at most 3", "2 windows of 500ms per side: both sides loaded at the same time",
 		"where the time went: ", "measured", "Sequential A/B: 3 blocks of 6 window pairs", "noise: this job's own")
 	if _, err := os.Stat(noise); err != nil {
 		t.Errorf("no noise file kept: %v", err)
 	}
-	o = tailgate(t, "ab", "-c", cfg, "--design", "trio")
-	wantCode(t, o, 2)
-	wantContains(t, "stderr", o.stderr, `--design is retired`, `"trio" was never one of its values`)
+	for flag, want := range map[string]string{"--design": "every A/B job follows one rule", "--max-pairs": "use --max-blocks"} {
+		o = tailgate(t, "ab", "-c", cfg, flag, "4")
+		wantCode(t, o, 2)
+		wantContains(t, "stderr", o.stderr, flag+" was removed after a release of warnings: "+want)
+	}
 }
 
 // One rule, phase by phase: a closed phase alternates between the sides,
@@ -149,7 +150,7 @@ target:
   start: {command: ["` + exe + `", demo-serve, --addr, "127.0.0.1:{{port}}", --work, "2000"]}
   ready: {path: /health, timeout: 20s, interval: 20ms}
 build: {command: [git, rev-parse, HEAD]}
-ab: {min_pairs: 3, max_pairs: 3}
+ab: {min_blocks: 3, max_blocks: 3}
 dataset:
   reset: {request: {method: POST, path: /reset}}
 load: {model: closed, vus: 1, warmup: 0s, duration: 200ms}

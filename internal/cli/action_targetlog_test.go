@@ -222,7 +222,7 @@ func TestActionABNamesBothTargetLogs(t *testing.T) {
 	t.Parallel()
 	fake := newE2EGitHub(t)
 	dir, cfg := benchFile(t, "target:\n"+demoTarget(t, "  ")+
-		"ab:\n  base:\n"+demoTarget(t, "    ")+"  head:\n"+demoTarget(t, "    ")+"  min_pairs: 3\n  max_pairs: 3\n"+
+		"ab:\n  base:\n"+demoTarget(t, "    ")+"  head:\n"+demoTarget(t, "    ")+"  min_blocks: 3\n  max_blocks: 3\n"+
 		"load: {model: closed, vus: 1, warmup: 0s, duration: 200ms}\n")
 	step := runActionStep(t, fake, map[string]string{"config": cfg, "mode": "ab", "baseline": filepath.Join(dir, "none.json"),
 		"baseline_from": "workspace", "comment": "never", "fail_on_regression": "false"}, map[string]string{"TAILGATE_E2E_KEY": apiKey})

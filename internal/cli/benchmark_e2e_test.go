@@ -42,7 +42,7 @@ target:
   ready: {path: /health, timeout: 20s, interval: 20ms}
 build:
   command: mkdir -p out && cp service.conf out/delay
-ab: {min_pairs: 5, max_pairs: 6, restart: never}
+ab: {min_blocks: 5, max_blocks: 6, restart: never}
 load:
   model: open
   rate: 100/s

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	_ "embed"
+	"flag"
 	"fmt"
 	"os"
 	"strconv"
@@ -45,22 +46,7 @@ const (
 func cmdDemo(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet("demo", "demo [--slowdown 30%] [--mode ab|check] [--aa] [--calibrate N] [-o result.json]", e.stderr)
 	var f demoFlags
-	fs.StringVar(&f.mode, "mode", demoModeAB, "`ab`: the clean service against the one with --slowdown, side by side in one job, pairs until the verdict is clear; check: judged against this machine's stored baseline (recorded the first time)")
-	fs.Var((*countFlag)(&f.bench.runs), "runs", "--mode check: number of runs, `N` ≥ 1 (default 5)")
-	fs.Var((*positiveDuration)(&f.bench.duration), "duration", "measure window of each phase of a run, a `duration` > 0 (default 2s)")
-	fs.Var(&f.bench.warmup, "warmup", "warm-up of each phase of a run, a `duration` ≥ 0 (default 500ms)")
-	fs.BoolVar(&f.bench.quiet, "q", false, "no progress output")
-	fs.StringVar(&f.out, "o", "", "also write the result JSON to `file` (in A/B the head side's runs)")
-	fs.StringVar(&f.slowdown, "slowdown", "0%", "make the service do this much more work per request, e.g. `30%`")
-	fs.BoolVar(&f.async, "async", false, "assign answers 202 and commits later: a resolve may overtake it (409 INVALID ACTION)")
-	fs.IntVar(&f.rate, "rate", 10, "lifecycles offered per second in the latency phase")
-	fs.StringVar(&f.baseline, "baseline", "", "--mode check: this machine's demo baseline `file` (default in the user cache directory)")
-	fs.BoolVar(&f.record, "record", false, "--mode check: record a new baseline for this machine, replacing the old one")
-	fs.BoolVar(&f.ab, "ab", false, "the same as --mode ab (the default)")
-	fs.BoolVar(&f.aa, "aa", false, "A/B with the clean service on both sides, to see this job's noise")
-	fs.Var((*countFlag)(&f.calibrate), "calibrate", "run this many A/A `jobs` of the clean service and store the measured noise in this machine's demo baseline (for --mode check)")
-	f.budget.register(fs, false)
-	f.reports.register(fs)
+	f.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -108,6 +94,26 @@ func cmdDemo(ctx context.Context, e env, args []string) error {
 	return conclude(ctx, *j, f.reports.failOn(), f.reports.publishers(e)...)
 }
 
+// register adds the demo's flags.
+func (f *demoFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.mode, "mode", demoModeAB, "`ab`: the clean service against the one with --slowdown, side by side in one job, pairs until the verdict is clear; check: judged against this machine's stored baseline (recorded the first time)")
+	fs.Var((*countFlag)(&f.bench.runs), "runs", "--mode check: number of runs, `N` ≥ 1 (default 5)")
+	fs.Var((*positiveDuration)(&f.bench.duration), "duration", "measure window of each phase of a run, a `duration` > 0 (default 2s)")
+	fs.Var(&f.bench.warmup, "warmup", "warm-up of each phase of a run, a `duration` ≥ 0 (default 500ms)")
+	fs.BoolVar(&f.bench.quiet, "q", false, "no progress output")
+	fs.StringVar(&f.out, "o", "", "also write the result JSON to `file` (in A/B the head side's runs)")
+	fs.StringVar(&f.slowdown, "slowdown", "0%", "make the service do this much more work per request, e.g. `30%`")
+	fs.BoolVar(&f.async, "async", false, "assign answers 202 and commits later: a resolve may overtake it (409 INVALID ACTION)")
+	fs.IntVar(&f.rate, "rate", 10, "lifecycles offered per second in the latency phase")
+	fs.StringVar(&f.baseline, "baseline", "", "--mode check: this machine's demo baseline `file` (default in the user cache directory)")
+	fs.BoolVar(&f.record, "record", false, "--mode check: record a new baseline for this machine, replacing the old one")
+	fs.BoolVar(&f.ab, "ab", false, "the same as --mode ab (the default)")
+	fs.BoolVar(&f.aa, "aa", false, "A/B with the clean service on both sides, to see this job's noise")
+	fs.Var((*countFlag)(&f.calibrate), "calibrate", "run this many A/A `jobs` of the clean service and store the measured noise in this machine's demo baseline (for --mode check)")
+	f.budget.register(fs, false)
+	f.reports.register(fs)
+}
+
 // check refuses flags that do not go together, and settles the mode:
 // --record and --calibrate are about the stored baseline, --ab and --aa
 // about A/B.
@@ -143,7 +149,6 @@ func demoAB(ctx context.Context, e env, f demoFlags, head *config.Config) error 
 	ab := *head.AB
 	ab.Base, ab.Head = config.ABSide{Target: base.Target}, config.ABSide{Target: head.Target}
 	head.AB = &ab
-	f.budget.warn(e.stderr)
 	if err := f.budget.apply(head); err != nil {
 		return err
 	}

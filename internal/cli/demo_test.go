@@ -89,7 +89,7 @@ func TestDemoDefaultsToAB(t *testing.T) {
 	// 10× the demo's min_effect): at load average 20 on 2 cores, 1 s
 	// windows of a 200 % slower service completed no lifecycle in half
 	// the pairs, which then had no CPU per lifecycle to compare.
-	o := tailgate(t, "demo", "--slowdown", "100%", "--duration", "2s", "--warmup", "200ms", "--max-pairs", "8", "-q",
+	o := tailgate(t, "demo", "--slowdown", "100%", "--duration", "2s", "--warmup", "200ms", "--max-blocks", "8", "-q",
 		"--baseline", filepath.Join(t.TempDir(), "demo.json"))
 	wantCode(t, o, 1)
 	wantContains(t, "stdout", o.stdout, "tailgate: demo: REGRESSION", "blocks of at most 8", "both sides loaded at the same time", "each side was started afresh for every block")
@@ -124,8 +124,7 @@ func TestDemoBadFlagsAreUsageErrors(t *testing.T) {
 			wantNoFile(t, bl)
 		})
 	}
-	// --max-pairs, the older name, is read as --max-blocks.
-	o := tailgate(t, "demo", "--max-pairs", "2", "--baseline", bl)
+	o := tailgate(t, "demo", "--max-blocks", "2", "--baseline", bl)
 	wantCode(t, o, 2)
 	wantContains(t, "stderr", o.stderr, "--max-blocks 2 is below ab.min_blocks")
 	wantNoFile(t, bl)
@@ -340,7 +339,7 @@ func TestDemoABWritesTheHeadRuns(t *testing.T) {
 	defer demoServes.RUnlock()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "head.json")
-	o := tailgate(t, "demo", "-q", "--ab", "--max-pairs", "3", "--duration", "300ms", "--warmup", "0s", "-o", out, "--baseline", filepath.Join(dir, "bl.json"))
+	o := tailgate(t, "demo", "-q", "--ab", "--max-blocks", "3", "--duration", "300ms", "--warmup", "0s", "-o", out, "--baseline", filepath.Join(dir, "bl.json"))
 	if o.code != 0 && o.code != 1 {
 		t.Fatalf("demo --ab exited %d\n%s", o.code, o)
 	}

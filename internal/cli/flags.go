@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -30,9 +31,21 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return errHelpShown
 	}
 	if err != nil {
+		for name, hint := range removedFlags {
+			if strings.HasSuffix(err.Error(), "defined: -"+name) {
+				return usageErr("--%s was removed after a release of warnings: %s", name, hint)
+			}
+		}
 		return usageErr("%v", err)
 	}
 	return nil
+}
+
+// removedFlags are flags retired after a release of warnings, with what
+// replaced them (CHANGELOG.md).
+var removedFlags = map[string]string{
+	"max-pairs": "use --max-blocks",
+	"design":    "every A/B job follows one rule (docs/config.md#ab); leave it out",
 }
 
 func isHelp(arg string) bool {

@@ -12,7 +12,9 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/atomicfile"
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/pipeline"
+	"github.com/tailgate-ci/tailgate/internal/plural"
 	"github.com/tailgate-ci/tailgate/internal/report"
 )
 
@@ -58,23 +60,10 @@ func cmdHistory(ctx context.Context, e env, args []string) error {
 		}
 		fmt.Fprintf(e.stdout, "wrote the trend page %s\n", *htmlPath)
 	}
-	if n := regressedMetrics(in); *failOn && n > 0 {
-		return pipeline.Regression.Errorf("main is at a regressed level of %d gated %s", n, pluralWord(n, "metric", "metrics"))
+	if n := len(gate.Level(in.Verdict, in.Chain).Regressed); *failOn && n > 0 {
+		return pipeline.Regression.Errorf("main is at a regressed level of %d gated %s", n, plural.Of(n, "metric", "metrics"))
 	}
 	return nil
-}
-
-// regressedMetrics counts the gated metrics main sits at a regressed
-// level of by either view.
-func regressedMetrics(in report.HistoryInput) int {
-	keys := map[string]bool{}
-	for _, m := range in.Verdict.Current() {
-		keys[m.Meta.Key] = true
-	}
-	for _, m := range in.Chain.Current() {
-		keys[m.Meta.Key] = true
-	}
-	return len(keys)
 }
 
 // sinceOf reads --since: a date (YYYY-MM-DD, UTC), else a git ref of the

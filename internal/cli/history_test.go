@@ -122,7 +122,7 @@ func TestHistoryChainEndToEnd(t *testing.T) {
 	// Issue 45: the file names a base ref, the command another: the
 	// command's is built, and the link names it as the parent.
 	cfg := filepath.Join(repo, "tailgate.yml")
-	mustWrite(t, cfg, strings.Replace(string(mustRead(t, cfg)), "ab: {min_pairs", "ab: {base: {ref: HEAD}, min_pairs", 1))
+	mustWrite(t, cfg, strings.Replace(string(mustRead(t, cfg)), "ab: {min_blocks", "ab: {base: {ref: HEAD}, min_blocks", 1))
 	hist := filepath.Join(repo, "main.history.jsonl")
 	env := []string{"RUNNER_TEMP=" + t.TempDir(), "GITHUB_SHA=", "GITHUB_REF=", "GITHUB_RUN_ID="}
 	o := tailgateIn(t, repo, env, "ab", "-q", "--base-ref", "HEAD~1", "--history", hist, "--job", "ab-1")

@@ -30,7 +30,7 @@ func TestABLostFigureIsARuntimeFailure(t *testing.T) {
 		fake := newE2EGitHub(t)
 		dir, cfg := benchFile(t, "target:\n"+demoTarget(t, "  ")+
 			"ab:\n  base: {url: 'http://"+base+"'}\n  head:\n"+demoTarget(t, "    ")+
-			"  design: interleaved\n  windows: 2\n  window: 200ms\n  min_pairs: 3\n  max_pairs: 3\n  noise: 'off'\n"+
+			"  windows: 2\n  window: 200ms\n  min_blocks: 3\n  max_blocks: 3\n  noise: 'off'\n"+
 			"  allow_missing: "+map[bool]string{false: "false", true: "true"}[allow]+"\n"+
 			"load: {model: closed, vus: 1, warmup: 0s, duration: 200ms}\n"+
 			"gate: {metrics: [cpu_ms_per_iteration, latency_p95_ms]}\n")

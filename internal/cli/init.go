@@ -62,22 +62,10 @@ func cmdInit(_ context.Context, e env, args []string) error {
 
 // render writes the benchmark file the flags describe.
 func (f initFlags) render() (string, error) {
-	if f.url == "" {
-		f.url = "http://127.0.0.1:8080/"
-		if f.start != "" {
-			f.url = "http://127.0.0.1:{{port}}/"
-		}
+	base, path, ready, err := f.target()
+	if err != nil {
+		return "", err
 	}
-	u, err := url.Parse(strings.ReplaceAll(f.url, "{{port}}", "1"))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", usageErr("--url: want an http URL such as http://127.0.0.1:{{port}}/items, got %q", f.url)
-	}
-	path := cmp.Or(u.EscapedPath(), "/")
-	if u.RawQuery != "" {
-		path += "?" + u.RawQuery
-	}
-	base := u.Scheme + "://" + hostOf(f.url)
-	ready := cmp.Or(f.ready, strings.SplitN(path, "?", 2)[0])
 	name := f.name
 	if name == "" {
 		wd, _ := os.Getwd()
@@ -125,6 +113,27 @@ func (f initFlags) render() (string, error) {
 	w("  max_time: 4m   # a CI budget for the blocks (builds not counted); a clear verdict comes sooner")
 	w("  # base: {ref: origin/main}   # or: tailgate ab --base-ref main (the Action uses the PR's base commit)")
 	return b.String(), nil
+}
+
+// target is what --url (or its default) names: the base URL, the first
+// step's path with its query, and the readiness path (--ready, else the
+// step's path).
+func (f initFlags) target() (base, path, ready string, err error) {
+	if f.url == "" {
+		f.url = "http://127.0.0.1:8080/"
+		if f.start != "" {
+			f.url = "http://127.0.0.1:{{port}}/"
+		}
+	}
+	u, err := url.Parse(strings.ReplaceAll(f.url, "{{port}}", "1"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", "", "", usageErr("--url: want an http URL such as http://127.0.0.1:{{port}}/items, got %q", f.url)
+	}
+	path = cmp.Or(u.EscapedPath(), "/")
+	if u.RawQuery != "" {
+		path += "?" + u.RawQuery
+	}
+	return u.Scheme + "://" + hostOf(f.url), path, cmp.Or(f.ready, strings.SplitN(path, "?", 2)[0]), nil
 }
 
 // hostOf is the host part of an http URL as written (with {{port}}).

@@ -49,7 +49,7 @@ scenarios:
       - {name: read, path: "/articles/{{.slug}}"}
       - {name: delete, method: DELETE, path: "/articles/{{.slug}}", headers: {Authorization: "Bearer {{.token}}"}, status: 204}
       - {name: sign up, path: /users, json: {email: "u{{seq}}@example.com"}, status: 201}
-ab: {min_pairs: 3, max_pairs: 3, window: 200ms}
+ab: {min_blocks: 3, max_blocks: 3, window: 200ms}
 `
 
 // A feature matrix of the default A/B (and check): each row is a feature
@@ -107,7 +107,7 @@ func TestABFeatureMatrix(t *testing.T) {
 			`json: {title: "Gate article {{seq}}"}`, `json: {title: "Gate article {{seq}} by {{feed \"user\"}}"}`)},
 		{name: "engine command", design: "load.engine: command", edit: func(cfg string) string {
 			head, _, _ := strings.Cut(cfg, "feed:")
-			return head + "load:\n  engine: command\n  command: [\"" + exe + "\", articles-load, --for, 300ms]\n  output: out/hey.csv\n  format: hey-csv\n  runs: 2\nab: {min_pairs: 4, max_pairs: 4}\n"
+			return head + "load:\n  engine: command\n  command: [\"" + exe + "\", articles-load, --for, 300ms]\n  output: out/hey.csv\n  format: hey-csv\n  runs: 2\nab: {min_blocks: 4, max_blocks: 4}\n"
 		}},
 		{name: "target.measure", setup: sidecar, edit: replace("  ready: {path: /health", "  measure: [{name: sidecar, pid_file: \"@SIDECAR@\"}]\n  ready: {path: /health")},
 		{name: "target.counters", edit: replace("  ready: {path: /health", "  counters: [{name: svc, prometheus: {path: /metrics, metrics: [articles_writes_total]}}]\n  ready: {path: /health")},

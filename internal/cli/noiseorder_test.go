@@ -22,7 +22,7 @@ func TestABReadsTheNoiseFileBeforeThePRsBuild(t *testing.T) {
 	_, cfg := benchFile(t, "target:\n"+demoTarget(t, "  ")+
 		"build: {command: [sh, '"+forge+"']}\n"+
 		"ab:\n  base:\n"+demoTarget(t, "    ")+"  head:\n"+demoTarget(t, "    ")+
-		"  design: interleaved\n  windows: 2\n  window: 200ms\n  min_pairs: 3\n  max_pairs: 3\n  noise: '"+noise+"'\n"+
+		"  windows: 2\n  window: 200ms\n  min_blocks: 3\n  max_blocks: 3\n  noise: '"+noise+"'\n"+
 		"load: {model: closed, vus: 1, warmup: 0s, duration: 200ms}\n")
 	step := runActionStep(t, fake, map[string]string{"config": cfg, "mode": "ab", "baseline": filepath.Join(dir, "none.json"),
 		"baseline_from": "workspace", "comment": "never", "fail_on_regression": "false"}, map[string]string{"TAILGATE_E2E_KEY": apiKey})

@@ -10,6 +10,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/pipeline"
+	"github.com/tailgate-ci/tailgate/internal/plural"
 )
 
 func init() {
@@ -61,10 +62,10 @@ func record(ctx context.Context, e env, cfg *config.Config, o pipeline.RecordOpt
 		return err
 	}
 	bl := rec.Baseline
-	fmt.Fprintf(e.stdout, "recorded %d %s in %s (%d %s from %d %s, window %d)\n", len(rec.Head.Runs), pluralWord(len(rec.Head.Runs), "run", "runs"), o.Path,
-		len(bl.Samples), pluralWord(len(bl.Samples), "sample", "samples"), bl.Jobs(), pluralWord(bl.Jobs(), "job", "jobs"), bl.Window)
+	fmt.Fprintf(e.stdout, "recorded %d %s in %s (%d %s from %d %s, window %d)\n", len(rec.Head.Runs), plural.Of(len(rec.Head.Runs), "run", "runs"), o.Path,
+		len(bl.Samples), plural.Of(len(bl.Samples), "sample", "samples"), bl.Jobs(), plural.Of(bl.Jobs(), "job", "jobs"), bl.Window)
 	n := len(rec.History.Jobs)
-	fmt.Fprintf(e.stdout, "appended the job to the history %s (%d %s)\n", rec.HistoryPath, n, pluralWord(n, "job", "jobs"))
+	fmt.Fprintf(e.stdout, "appended the job to the history %s (%d %s)\n", rec.HistoryPath, n, plural.Of(n, "job", "jobs"))
 	return nil
 }
 
@@ -156,6 +157,6 @@ func recordLink(ctx context.Context, e env, cfg *config.Config, j pipeline.Judge
 	if n > 0 && strings.HasSuffix(hist.Jobs[n-1].Job, "/ab"+pipeline.SpanJobSuffix) {
 		against = fmt.Sprintf("%q, an earlier point of main's chain than its last link (a span: tailgate history reads the creep since it from this one job),", baseRef)
 	}
-	fmt.Fprintf(e.stdout, "appended the A/B of %.12s against %s %.12s to the history %s (%d %s)\n", pr.Commit, against, j.BaseCommit, path, n, pluralWord(n, "line", "lines"))
+	fmt.Fprintf(e.stdout, "appended the A/B of %.12s against %s %.12s to the history %s (%d %s)\n", pr.Commit, against, j.BaseCommit, path, n, plural.Of(n, "line", "lines"))
 	return nil
 }

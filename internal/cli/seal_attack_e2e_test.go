@@ -44,7 +44,7 @@ build:
   command: sh scripts/build.sh
 dataset:
   reset: {command: sh scripts/reset.sh}
-ab: {min_pairs: 5, max_pairs: 6, restart: never}
+ab: {min_blocks: 5, max_blocks: 6, restart: never}
 load:
   model: open
   rate: 100/s

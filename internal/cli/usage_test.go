@@ -195,5 +195,5 @@ func TestABHelpDoesNotOfferRuns(t *testing.T) {
 	if strings.Contains(o.stderr, "overrides load.runs") {
 		t.Errorf("ab -h offers --runs as an override of load.runs, which ab refuses:\n%s", o.stderr)
 	}
-	wantContains(t, "stderr", o.stderr, "-max-pairs")
+	wantContains(t, "stderr", o.stderr, "-max-blocks")
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/pipeline"
+	"github.com/tailgate-ci/tailgate/internal/plural"
 )
 
 func init() {
@@ -44,26 +45,7 @@ func cmdValidate(_ context.Context, e env, args []string) error {
 func describeBenchmark(w io.Writer, cfg *config.Config) {
 	line := func(k, format string, a ...any) { fmt.Fprintf(w, "  %-10s "+format+"\n", append([]any{k}, a...)...) }
 	line("benchmark", "%s", cfg.Name)
-	t := cfg.Target
-	target := t.URL
-	if t.Start != nil {
-		target += ", started by: " + t.Start.Command.String()
-		if t.Start.Dir != "" {
-			target += " (in " + t.Start.Dir + ")"
-		}
-	}
-	if t.Ready != nil {
-		target += ", ready at GET " + t.Ready.Path
-	}
-	if t.URL == "" {
-		line("target", "none at the top level: each A/B side names its own")
-	} else {
-		line("target", "%s", target)
-		line("measured", "%s", describeMeasured(t))
-		if len(t.Counters) > 0 {
-			line("counters", "%s", describeCounters(t.Counters))
-		}
-	}
+	describeTarget(line, cfg.Target)
 	if b := cfg.Build; b != nil {
 		line("build", "%s", b.Command.String())
 	}
@@ -91,6 +73,41 @@ func describeBenchmark(w io.Writer, cfg *config.Config) {
 		}
 		line("runs", "%d of about %s of load each (resets, verifies, drains and starts come on top)", cfg.Load.Runs, cfg.Load.RunTime())
 	}
+	describeSetup(line, cfg)
+	for _, sc := range cfg.Scenarios {
+		line("scenario", "%s: %d %s, weight %d", sc.Name, len(sc.Steps), plural.Of(len(sc.Steps), "step", "steps"), sc.Weight)
+	}
+	if ab := cfg.AB; ab != nil {
+		describeAB(line, cfg, ab)
+	}
+}
+
+// describeTarget says what the top-level target is and what of it is
+// measured.
+func describeTarget(line func(k, format string, a ...any), t config.Target) {
+	if t.URL == "" {
+		line("target", "none at the top level: each A/B side names its own")
+		return
+	}
+	target := t.URL
+	if t.Start != nil {
+		target += ", started by: " + t.Start.Command.String()
+		if t.Start.Dir != "" {
+			target += " (in " + t.Start.Dir + ")"
+		}
+	}
+	if t.Ready != nil {
+		target += ", ready at GET " + t.Ready.Path
+	}
+	line("target", "%s", target)
+	line("measured", "%s", describeMeasured(t))
+	if len(t.Counters) > 0 {
+		line("counters", "%s", describeCounters(t.Counters))
+	}
+}
+
+// describeSetup says what setup and the feed do around the load.
+func describeSetup(line func(k, format string, a ...any), cfg *config.Config) {
 	if st := cfg.Setup; st != nil {
 		if len(st.Run) > 0 {
 			line("setup", "run: %s, once per run before the warm-up (not measured)", describeSteps(st.Run))
@@ -108,13 +125,7 @@ func describeBenchmark(w io.Writer, cfg *config.Config) {
 		if f.AtEnd == config.FeedFail {
 			end = "then fail the run"
 		}
-		line("feed", "%s: %d %s of %s; %s, %s", f.File, len(f.Rows), pluralWord(len(f.Rows), "row", "rows"), strings.Join(f.Columns, ", "), per, end)
-	}
-	for _, sc := range cfg.Scenarios {
-		line("scenario", "%s: %d %s, weight %d", sc.Name, len(sc.Steps), pluralWord(len(sc.Steps), "step", "steps"), sc.Weight)
-	}
-	if ab := cfg.AB; ab != nil {
-		describeAB(line, cfg, ab)
+		line("feed", "%s: %d %s of %s; %s, %s", f.File, len(f.Rows), plural.Of(len(f.Rows), "row", "rows"), strings.Join(f.Columns, ", "), per, end)
 	}
 }
 
@@ -145,7 +156,7 @@ func describeAB(line func(k, format string, a ...any), cfg *config.Config, ab *c
 		line("unit", "a block: %d to %d; in a block each phase measures each side in %d windows of %s, each after a %s warm-up (the phase's warm-up first, longer in the first block while the sides still get faster); %s",
 			ab.MinPairs, ab.MaxPairs, shape.Windows, shape.Window, ab.WindowWarmup, how)
 	}
-	budget := fmt.Sprintf("at most %d %s", ab.MaxPairs, pluralWord(ab.MaxPairs, "block", "blocks"))
+	budget := fmt.Sprintf("at most %d %s", ab.MaxPairs, plural.Of(ab.MaxPairs, "block", "blocks"))
 	if ab.MaxTime > 0 {
 		budget += fmt.Sprintf(" or max_time %s (builds not counted), whichever comes first", ab.MaxTime)
 	}
@@ -229,7 +240,7 @@ func describeSteps(steps []config.Step) string {
 	for i, st := range steps {
 		names[i] = cmp.Or(st.Name, strings.TrimSpace(st.Method+" "+st.Path))
 	}
-	return fmt.Sprintf("%d %s (%s)", len(steps), pluralWord(len(steps), "step", "steps"), strings.Join(names, ", "))
+	return fmt.Sprintf("%d %s (%s)", len(steps), plural.Of(len(steps), "step", "steps"), strings.Join(names, ", "))
 }
 
 // describeUsers says how many virtual users or workers each phase has:
@@ -266,11 +277,4 @@ func describeAction(a config.Action) string {
 		return "the command " + a.Command.String()
 	}
 	return "nothing"
-}
-
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -45,8 +45,7 @@ scenarios:
 
 // validate says what a run will do beyond the load: setup and its users,
 // the feed, the measured parts and counters, and in A/B each side, the
-// unit it counts (blocks) and how its phases run, and the budget; a
-// retired ab.design is warned of.
+// unit it counts (blocks) and how its phases run, and the budget.
 func TestValidateDescribesSetupFeedPartsAndAB(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -73,7 +72,6 @@ scenarios:
     steps: [{name: list, path: /todos}]
 ab:
   base: {ref: origin/main}
-  design: interleaved
   max_blocks: 10
   max_time: 3m
 `)
@@ -95,7 +93,6 @@ ab:
 	if strings.Contains(o.stdout, "pairs") {
 		t.Errorf("validate counts blocks in pairs:\n%s", o.stdout)
 	}
-	wantContains(t, "output", o.stdout+o.stderr, `ab.design is retired and changes nothing ("interleaved" here)`)
 }
 
 // validate says when an A/B job will measure whole runs instead of

@@ -113,7 +113,7 @@ func TestABFromRefDefaults(t *testing.T) {
 	if ab.Base.Ref != "origin/main" || ab.Base.HasTarget() || !ab.Head.IsEmpty() {
 		t.Fatalf("ab = %+v", ab)
 	}
-	if ab.Order != OrderABBA || ab.Restart != RestartEveryPair || ab.Design != "" || ab.MinPairs != DefaultMinBlocks ||
+	if ab.Order != OrderABBA || ab.Restart != RestartEveryPair || ab.MinPairs != DefaultMinBlocks ||
 		ab.MaxPairs != DefaultMaxBlocks || ab.Windows != 0 || ab.Window != DefaultWindow || ab.WindowWarmup != DefaultWindowWarmup || ab.MaxTime != 0 || ab.Noise != "" || ab.Phases != PhasesUndecided {
 		t.Errorf("ab defaults: %+v", ab)
 	}
@@ -123,65 +123,41 @@ func TestABFromRefDefaults(t *testing.T) {
 	if got := ab.Head.TargetOr(cfg.Target); got.URL != cfg.Target.URL {
 		t.Errorf("an empty head is the top-level target, got %+v", got)
 	}
-	if d := DefaultAB(); d.Order != OrderABBA || d.Restart != RestartEveryPair || d.Design != "" || d.MinPairs != 3 || d.MaxPairs != 12 {
+	if d := DefaultAB(); d.Order != OrderABBA || d.Restart != RestartEveryPair || d.MinPairs != 3 || d.MaxPairs != 12 {
 		t.Errorf("DefaultAB = %+v", d)
 	}
 }
 
-// TestABDesignRetired: ab.design's old values still load, with a warning
-// that they change nothing and the one budget; a value it never had is an
-// error naming its key and line; one fixed address is accepted (the job
-// then measures whole runs: runner.Shape).
-func TestABDesignRetired(t *testing.T) {
-	t.Parallel()
-	for _, d := range RetiredDesigns {
-		cfg := mustParse(t, strings.Replace(refAB, "  base: {ref: origin/main}", "  base: {ref: origin/main}\n  design: "+d, 1))
-		if ab := cfg.AB; ab.MinPairs != DefaultMinBlocks || ab.MaxPairs != DefaultMaxBlocks {
-			t.Errorf("design %s: budget %d–%d, want the one budget", d, ab.MinPairs, ab.MaxPairs)
-		}
-		if w := strings.Join(cfg.Warnings(nil), "\n"); !strings.Contains(w, "ab.design is retired and changes nothing") || !strings.Contains(w, `"`+d+`"`) {
-			t.Errorf("design %s: warnings %q, want ab.design retired", d, w)
-		}
-	}
-	if w := mustParse(t, refAB).Warnings(nil); len(w) != 0 {
-		t.Errorf("no ab.design: warnings %q", w)
-	}
-	_, err := Parse("t.yml", []byte(strings.Replace(refAB, "  base: {ref: origin/main}", "  base: {ref: origin/main}\n  design: trio\n  windows: -1", 1)))
-	for _, want := range []string{"t.yml:", "ab.design", "ab.design is retired", `"trio" was never one of its values`, "ab.windows"} {
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("error %v, want it to name %q", err, want)
-		}
-	}
-	fixed := strings.ReplaceAll(refAB, "{{port}}", "8080")
-	for _, given := range []string{"", "\n  design: duet"} {
-		if _, err := Parse("t.yml", []byte(strings.Replace(fixed, "  base: {ref: origin/main}", "  base: {ref: origin/main}"+given, 1))); err != nil {
-			t.Fatalf("one fixed port (%q): %v, want it accepted", given, err)
-		}
-	}
-}
-
-// ab.min_blocks and ab.max_blocks name the first look and the budget;
-// min_pairs and max_pairs, their older names, are still read; both names
-// of one key is an error at the new one's line, and a bad value is named
-// by the key the file gave.
-func TestABBlockKeysAndTheirOlderNames(t *testing.T) {
+// TestABRemovedKeys: ab.design, ab.min_pairs and ab.max_pairs, removed
+// after a release of warnings, are errors at their key and line that say
+// what replaced them; min_blocks and max_blocks name the first look and
+// the budget; one fixed address is accepted (the job then measures whole
+// runs: runner.Shape).
+func TestABRemovedKeys(t *testing.T) {
 	t.Parallel()
 	with := func(keys string) string {
 		return strings.Replace(refAB, "  base: {ref: origin/main}", "  base: {ref: origin/main}\n"+keys, 1)
 	}
-	for _, keys := range []string{"  min_blocks: 5\n  max_blocks: 9", "  min_pairs: 5\n  max_pairs: 9", "  min_blocks: 5\n  max_pairs: 9"} {
-		ab := mustParse(t, with(keys)).AB
-		if ab.MinPairs != 5 || ab.MaxPairs != 9 || ab.OldMinPairs != 0 || ab.OldMaxPairs != 0 {
-			t.Errorf("%q: first look %d, budget %d (older names %d, %d); want 5, 9 folded", keys, ab.MinPairs, ab.MaxPairs, ab.OldMinPairs, ab.OldMaxPairs)
+	for keys, want := range map[string][]string{
+		"  design: duet":                  {"t.yml:10:3: ab.design: design was removed", "every A/B job follows one rule"},
+		"  min_pairs: 5":                  {"t.yml:10:3: ab.min_pairs: min_pairs was removed", "rename it ab.min_blocks"},
+		"  max_blocks: 9\n  max_pairs: 9": {"t.yml:11:3: ab.max_pairs", "rename it ab.max_blocks"},
+	} {
+		_, err := Parse("t.yml", []byte(with(keys)))
+		for _, w := range want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%q: error %v, want %q", keys, err, w)
+			}
 		}
 	}
-	_, err := Parse("t.yml", []byte(with("  max_pairs: 9\n  max_blocks: 9")))
-	if err == nil || !strings.Contains(err.Error(), "ab.max_blocks is the new name of ab.max_pairs: give one of them") {
-		t.Errorf("both names: %v", err)
+	if ab := mustParse(t, with("  min_blocks: 5\n  max_blocks: 9")).AB; ab.MinPairs != 5 || ab.MaxPairs != 9 {
+		t.Errorf("first look %d, budget %d; want 5, 9", ab.MinPairs, ab.MaxPairs)
 	}
-	_, err = Parse("t.yml", []byte(with("  min_blocks: 2")))
-	if err == nil || !strings.Contains(err.Error(), "ab.min_blocks: must be at least 3") {
+	if _, err := Parse("t.yml", []byte(with("  min_blocks: 2"))); err == nil || !strings.Contains(err.Error(), "ab.min_blocks: must be at least 3") {
 		t.Errorf("min_blocks 2: %v", err)
+	}
+	if _, err := Parse("t.yml", []byte(strings.ReplaceAll(refAB, "{{port}}", "8080"))); err != nil {
+		t.Fatalf("one fixed port: %v, want it accepted", err)
 	}
 }
 
@@ -233,11 +209,11 @@ func TestABAndPortProblems(t *testing.T) {
 			"target: {url: \"http://127.0.0.1:80\", start: {command: [./s]}}\nab: {base: {ref: main}, restart: never}\n",
 			"ab.restart: with restart: never both sides run at once, and both would use http://127.0.0.1:80"},
 		"pairs": {
-			"target: {url: \"http://127.0.0.1:80\", start: {command: [./s]}}\nab: {base: {ref: main}, min_pairs: 2, restart: sometimes}\n",
-			"ab.min_pairs: must be at least 3"},
+			"target: {url: \"http://127.0.0.1:80\", start: {command: [./s]}}\nab: {base: {ref: main}, min_blocks: 2, restart: sometimes}\n",
+			"ab.min_blocks: must be at least 3"},
 		"budget": {
-			"target: {url: \"http://127.0.0.1:80\", start: {command: [./s]}}\nab: {base: {ref: main}, min_pairs: 6, max_pairs: 5}\n",
-			"ab.max_pairs: must be between the first look, ab.min_pairs (6), and 500"},
+			"target: {url: \"http://127.0.0.1:80\", start: {command: [./s]}}\nab: {base: {ref: main}, min_blocks: 6, max_blocks: 5}\n",
+			"ab.max_blocks: must be between the first look, ab.min_blocks (6), and 500"},
 		"restart": {
 			"target: {url: \"http://127.0.0.1:80\", start: {command: [./s]}}\nab: {base: {ref: main}, restart: sometimes}\n",
 			"ab.restart: invalid restart \"sometimes\""},

@@ -153,11 +153,23 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, depth int) 
 	}
 }
 
+// removedKeys are keys retired after a release of warnings, with what
+// replaced them (CHANGELOG.md).
+var removedKeys = map[string]string{
+	"ab.min_pairs": "rename it ab.min_blocks",
+	"ab.max_pairs": "rename it ab.max_blocks",
+	"ab.design":    "every A/B job follows one rule (docs/config.md#ab); delete the key",
+}
+
 // unknownKey reports a key the struct does not have. When it looks like a
 // typo of a key that is absent, that key is marked as dealt with, so that
 // "required" problems about it do not repeat the same mistake.
 func (d *decoder) unknownKey(key *yaml.Node, path string, fields map[string]field, present map[string]bool) {
 	names := fieldNames(fields)
+	if hint, ok := removedKeys[joinKey(path, key.Value)]; ok {
+		d.c.addAt(joinKey(path, key.Value), posOf(key), "%s was removed after a release of warnings: %s", key.Value, hint)
+		return
+	}
 	d.c.addAt(joinKey(path, key.Value), posOf(key), "%s", unknownKeyMsg(key.Value, names))
 	if best := closest(key.Value, names); best != "" && !present[best] {
 		d.c.flagged[joinKey(path, best)] = true

@@ -6,9 +6,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/tailgate-ci/tailgate/internal/baseline"
-	"github.com/tailgate-ci/tailgate/internal/gate"
 )
 
 // Defaults for keys the file leaves out. A key the file sets is kept as
@@ -32,10 +29,6 @@ const (
 	DefaultWeight           = 1
 	DefaultBuildTimeout     = Duration(10 * time.Minute)
 )
-
-// The gate section's defaults are the gate's and the baseline's own
-// (gate.DefaultAlpha, gate.DefaultMetrics, baseline.DefaultWindow): one
-// definition each.
 
 // applyDefaults fills every key the file left out.
 func applyDefaults(cfg *Config, c *collector) {
@@ -69,16 +62,20 @@ func applyDefaults(cfg *Config, c *collector) {
 		setString(&f.Per, c, "feed.per", FeedPerVU)
 		setString(&f.AtEnd, c, "feed.at_end", FeedWrap)
 	}
-	defaultGate(&cfg.Gate, cfg.Name, c)
-	if !c.given("gate.metrics") {
-		cfg.Gate.Metrics = append(cfg.Gate.Metrics, cfg.footprintGated()...)
+	setString(&cfg.Gate.Baseline, c, "gate.baseline", "baselines/"+cfg.Name+".json")
+	if !c.given("gate.creep.against") {
+		cfg.Gate.Creep.Against = []string{CreepWindowStart, CreepTagPrefix + "v*"}
 	}
 }
 
-// footprintGated are the footprint metrics of every target of the config
-// (the top-level one and the A/B sides' own) gated by default, once each.
-func (c *Config) footprintGated() []string {
-	var out []string
+// GatedMetrics are the metrics gate.metrics names, else defaults (the
+// gate's) and the footprint metrics of every target of the config (the
+// top-level one and the A/B sides' own) gated by default, once each.
+func (c *Config) GatedMetrics(defaults []string) []string {
+	if len(c.Gate.Metrics) > 0 {
+		return c.Gate.Metrics
+	}
+	out := slices.Clone(defaults)
 	for _, t := range c.footprintTargets() {
 		for _, k := range t.GatedByDefault() {
 			if !slices.Contains(out, k) {
@@ -99,29 +96,13 @@ func defaultAB(ab *AB, c *collector) {
 	}
 	setString(&ab.Order, c, "ab.order", OrderABBA)
 	setString(&ab.Restart, c, "ab.restart", RestartEveryPair)
-	minKey := renamedInt(&ab.MinPairs, &ab.OldMinPairs, c, "ab.min_blocks", "ab.min_pairs")
-	maxKey := renamedInt(&ab.MaxPairs, &ab.OldMaxPairs, c, "ab.max_blocks", "ab.max_pairs")
-	setInt(&ab.MinPairs, c, minKey, DefaultMinBlocks)
-	setInt(&ab.MaxPairs, c, maxKey, max(DefaultMaxBlocks, ab.MinPairs))
+	setInt(&ab.MinPairs, c, "ab.min_blocks", DefaultMinBlocks)
+	setInt(&ab.MaxPairs, c, "ab.max_blocks", max(DefaultMaxBlocks, ab.MinPairs))
 	setDuration(&ab.Window, c, "ab.window", DefaultWindow)
 	setDuration(&ab.WindowWarmup, c, "ab.window_warmup", DefaultWindowWarmup)
 	setString(&ab.Phases, c, "ab.phases", PhasesUndecided)
 	setString(&ab.Unsealed, c, "ab.unsealed", UnsealedRefuse)
 	setString(&ab.RootSockets, c, "ab.root_sockets", RootSocketsHide)
-}
-
-// renamedInt folds a key given by its older name (older) into the field
-// of its name (v), zeroing the older one, and returns the key the file
-// gave (the name when it gave neither). Both given is an error.
-func renamedInt(v, older *int, c *collector, name, old string) string {
-	if !c.given(old) {
-		return name
-	}
-	if c.given(name) {
-		c.add(name, "%s is the new name of %s: give one of them", name, old)
-	}
-	*v, *older = *older, 0
-	return old
 }
 
 // DefaultAB is the ab section a config without one gets when an A/B job
@@ -205,21 +186,6 @@ func defaultRequest(r *Request) {
 	r.Method = "GET"
 	if r.JSON != nil || r.Body != "" || r.Form != nil {
 		r.Method = "POST"
-	}
-}
-
-func defaultGate(g *Gate, name string, c *collector) {
-	setString(&g.Baseline, c, "gate.baseline", "baselines/"+name+".json")
-	setInt(&g.Window, c, "gate.window", baseline.DefaultWindow)
-	if !c.given("gate.alpha") {
-		g.Alpha = gate.DefaultAlpha
-	}
-	if !c.given("gate.metrics") {
-		g.Metrics = gate.DefaultMetrics()
-	}
-	setInt(&g.History.Jobs, c, "gate.history.jobs", baseline.DefaultHistoryJobs)
-	if !c.given("gate.creep.against") {
-		g.Creep.Against = []string{CreepWindowStart, CreepTagPrefix + "v*"}
 	}
 }
 

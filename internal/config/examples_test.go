@@ -27,8 +27,8 @@ func TestExamplesParse(t *testing.T) {
 			t.Errorf("%s:\n%v", f, err)
 			continue
 		}
-		if !reflect.DeepEqual(cfg.Gate.Metrics, gate.DefaultMetrics()) && filepath.Base(f) != "open.yml" && filepath.Base(f) != "postgres.yml" {
-			t.Errorf("%s: gate metrics %v, want the defaults", f, cfg.Gate.Metrics)
+		if !reflect.DeepEqual(cfg.GatedMetrics(gate.DefaultMetrics()), gate.DefaultMetrics()) && filepath.Base(f) != "open.yml" && filepath.Base(f) != "postgres.yml" {
+			t.Errorf("%s: gate metrics %v, want the defaults", f, cfg.GatedMetrics(gate.DefaultMetrics()))
 		}
 	}
 }
@@ -107,11 +107,11 @@ func TestDemoShapeAndDefaults(t *testing.T) {
 		resetMethod, verifyMethod       string
 	}{
 		"demo", "baselines/demo.json", "open",
-		256, 5, 1, 30,
+		256, 5, 1, 0, // gate.window 0: the baseline's default
 		time.Second, 4 * time.Second, 10 * time.Second,
 		200, 30 * time.Second, 100 * time.Millisecond,
 		500 * time.Millisecond, 30 * time.Second, 100 * time.Millisecond,
-		0.05, "POST", "GET",
+		0, "POST", "GET", // gate.alpha 0: the gate's default
 	}
 	got := want
 	got.name, got.baseline, got.model = cfg.Name, cfg.Gate.Baseline, cfg.Load.Model
@@ -205,8 +205,8 @@ func TestPostgresExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := append(gate.DefaultMetrics(), "path_cpu_ms_per_iteration", "counter.pg.calls", "counter.pg.blocks")
-	if !reflect.DeepEqual(cfg.Gate.Metrics, want) {
-		t.Errorf("gate metrics %v, want %v", cfg.Gate.Metrics, want)
+	if got := cfg.GatedMetrics(gate.DefaultMetrics()); !reflect.DeepEqual(got, want) {
+		t.Errorf("gate metrics %v, want %v", got, want)
 	}
 	m := cfg.Target.Measure
 	if len(m) != 1 || m[0].Name != "postgres" || m[0].PIDFile == "" {

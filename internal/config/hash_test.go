@@ -121,7 +121,7 @@ func TestDefinitionHashIgnoresNameGateTargetAndSampleCounts(t *testing.T) {
 		{`url: "http://127.0.0.1:8080"`, `url: "http://127.0.0.1:1234"`},
 		// a number of samples is not a definition
 		{"runs: 5", "runs: 9"},
-		{"gate: {alpha: 0.05}", "gate: {alpha: 0.05}\nab: {base: {ref: origin/main, url: \"http://127.0.0.1:{{port}}\", start: {command: [./s, \"{{port}}\"]}}, min_pairs: 6, max_pairs: 30, max_time: 5m, restart: never}"},
+		{"gate: {alpha: 0.05}", "gate: {alpha: 0.05}\nab: {base: {ref: origin/main, url: \"http://127.0.0.1:{{port}}\", start: {command: [./s, \"{{port}}\"]}}, min_blocks: 6, max_blocks: 30, max_time: 5m, restart: never}"},
 		{"gate: {alpha: 0.05}", "gate: {alpha: 0.05}\nbuild: {command: [make]}"},
 	} {
 		if got := mustParse(t, strings.Replace(hashBase, c[0], c[1], 1)).DefinitionHash(); got != base {

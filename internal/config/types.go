@@ -67,11 +67,6 @@ const (
 	PhasesAll = "all"
 )
 
-// RetiredDesigns are the values ab.design took before every A/B job
-// followed one rule (runner.Shape): still read, so that an older file
-// loads, with a warning that they change nothing.
-var RetiredDesigns = []string{"auto", "duet", "interleaved", "hybrid", "pairs"}
-
 // What an A/B job does where its sides cannot be sealed off from each
 // other (ab.unsealed).
 const (
@@ -120,20 +115,13 @@ type AB struct {
 	// MinPairs is the first look of the sequential verdict (ab.min_blocks)
 	// and MaxPairs the budget of blocks (ab.max_blocks); MaxTime, when not
 	// 0, a budget of time for the blocks (builds not counted): the job
-	// ends at whichever comes first. OldMinPairs and OldMaxPairs hold the
-	// keys' older names (min_pairs, max_pairs) as read: still accepted,
-	// folded into MinPairs and MaxPairs, then zeroed.
-	MinPairs    int      `yaml:"min_blocks"`
-	MaxPairs    int      `yaml:"max_blocks"`
-	OldMinPairs int      `yaml:"min_pairs"`
-	OldMaxPairs int      `yaml:"max_pairs"`
-	MaxTime     Duration `yaml:"max_time"`
+	// ends at whichever comes first.
+	MinPairs int      `yaml:"min_blocks"`
+	MaxPairs int      `yaml:"max_blocks"`
+	MaxTime  Duration `yaml:"max_time"`
 	// Restart is RestartEveryPair (the default) or RestartNever:
 	// every_pair starts both sides afresh for every block.
 	Restart string `yaml:"restart"`
-	// Design is the retired ab.design (RetiredDesigns): read so that an
-	// older file loads, with a warning; it changes nothing.
-	Design string `yaml:"design"`
 	// Windows is the number of windows of each side per phase in a block
 	// (the block designs); 0: as many as fill the phase's load.duration.
 	// Window is each one's measured length, and WindowWarmup the warm-up
@@ -512,9 +500,11 @@ type Feed struct {
 
 // Gate is the decision policy.
 type Gate struct {
-	Baseline string  `yaml:"baseline"` // default baselines/<name>.json
-	Window   int     `yaml:"window"`   // default 30 samples
-	Alpha    float64 `yaml:"alpha"`    // default 0.05
+	Baseline string `yaml:"baseline"` // default baselines/<name>.json
+	// Window and Alpha, 0 when not given, take the defaults of the
+	// baseline and the gate that read them (30 samples, 0.05).
+	Window int     `yaml:"window"`
+	Alpha  float64 `yaml:"alpha"`
 	// Floors stand in for the noise floor until it is measured (by
 	// calibrate, or in A/B by the job itself), by metric key: a relative
 	// change in percent for ratio metrics, percentage points for rates.
@@ -525,9 +515,8 @@ type Gate struct {
 	// not, and is what sequential A/B judges against (gate.DefaultMinEffect
 	// for the metrics it does not name).
 	MinEffect map[string]float64 `yaml:"min_effect"`
-	// Metrics lists the gated metric keys; default gate.DefaultMetrics():
-	// iterations/s, p95, request error %, lifecycle success %, dropped %
-	// and CPU per iteration.
+	// Metrics lists the gated metric keys; nil when not given, which
+	// GatedMetrics reads as the gate's defaults and the targets' own.
 	Metrics []string `yaml:"metrics"`
 	// History bounds the history of main that record keeps beside the
 	// baseline.
@@ -538,8 +527,8 @@ type Gate struct {
 
 // HistoryRetention is how much of main's history is kept.
 type HistoryRetention struct {
-	// Jobs is how many recorded jobs are kept (default
-	// baseline.DefaultHistoryJobs); the file also stays under
+	// Jobs is how many recorded jobs are kept (0: baseline's default,
+	// DefaultHistoryJobs); the file also stays under
 	// baseline.MaxHistoryBytes.
 	Jobs int `yaml:"jobs"`
 }

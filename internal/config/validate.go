@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/printable"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
@@ -298,14 +297,14 @@ func validateGate(g *Gate, c *collector) {
 	if g.Baseline == "" {
 		c.add("gate.baseline", "must not be empty: the baseline file, e.g. baselines/api.json")
 	}
-	if g.Window < 2 {
+	if c.given("gate.window") && g.Window < 2 {
 		c.add("gate.window", "must be at least 2 samples, got %d", g.Window)
 	}
-	if !(g.Alpha > 0 && g.Alpha <= 0.5) {
+	if c.given("gate.alpha") && !(g.Alpha > 0 && g.Alpha <= 0.5) {
 		c.add("gate.alpha", "must be in (0, 0.5], got %g; 0.05 is usual", g.Alpha)
 	}
 	if c.given("gate.metrics") && len(g.Metrics) == 0 {
-		c.add("gate.metrics", "lists no metric: leave it out for the defaults (%s)", strings.Join(gate.DefaultMetrics(), ", "))
+		c.add("gate.metrics", "lists no metric: leave it out for the defaults (docs/config.md#gate)")
 	}
 	seen := map[string]bool{}
 	for i, m := range g.Metrics {
@@ -319,7 +318,7 @@ func validateGate(g *Gate, c *collector) {
 	}
 	validateMetricValues(g.Floors, "gate.floors", c)
 	validateMetricValues(g.MinEffect, "gate.min_effect", c)
-	if g.History.Jobs < 2 {
+	if c.given("gate.history.jobs") && g.History.Jobs < 2 {
 		c.add("gate.history.jobs", "must be at least 2 jobs, got %d", g.History.Jobs)
 	}
 	for i, ref := range g.Creep.Against {

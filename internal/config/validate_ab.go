@@ -2,17 +2,10 @@ package config
 
 import (
 	"path/filepath"
-	"slices"
 	"strings"
 	"unicode"
-)
 
-// Bounds of the sequential A/B design: the spread of the pairs needs two
-// degrees of freedom at the first look; the verdict's boundaries are
-// computed for budgets up to maxPairs.
-const (
-	minPairs = 3
-	maxPairs = 500
+	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
 func validateAB(cfg *Config, c *collector) {
@@ -22,9 +15,6 @@ func validateAB(cfg *Config, c *collector) {
 	}
 	if ab.Restart != RestartEveryPair && ab.Restart != RestartNever {
 		c.add("ab.restart", "invalid restart %q: expected %s (both sides started afresh for every pair) or %s", ab.Restart, RestartEveryPair, RestartNever)
-	}
-	if ab.Design != "" && !slices.Contains(RetiredDesigns, ab.Design) {
-		c.add("ab.design", "ab.design is retired (every A/B job follows one rule, see docs/config.md#ab), and %q was never one of its values: remove the key", ab.Design)
 	}
 	if ab.Phases != PhasesUndecided && ab.Phases != PhasesAll {
 		c.add("ab.phases", "invalid phases %q: expected %s (a phase is left out of later blocks once its gated metrics have decided) or %s (every phase in every block)", ab.Phases, PhasesUndecided, PhasesAll)
@@ -47,11 +37,11 @@ func validateAB(cfg *Config, c *collector) {
 	if ab.WindowWarmup < 0 {
 		c.add("ab.window_warmup", "must not be negative, got %s", ab.WindowWarmup)
 	}
-	if ab.MinPairs < minPairs {
-		c.add(abKey(c, "min"), "must be at least %d (the spread of the blocks needs two degrees of freedom), got %d", minPairs, ab.MinPairs)
+	if ab.MinPairs < stats.SeqFirstLookMin {
+		c.add("ab.min_blocks", "must be at least %d (the spread of the blocks needs two degrees of freedom), got %d", stats.SeqFirstLookMin, ab.MinPairs)
 	}
-	if ab.MaxPairs < ab.MinPairs || ab.MaxPairs > maxPairs {
-		c.add(abKey(c, "max"), "must be between the first look, %s (%d), and %d, got %d", abKey(c, "min"), ab.MinPairs, maxPairs, ab.MaxPairs)
+	if ab.MaxPairs < ab.MinPairs || ab.MaxPairs > stats.SeqBudgetMax {
+		c.add("ab.max_blocks", "must be between the first look, ab.min_blocks (%d), and %d, got %d", ab.MinPairs, stats.SeqBudgetMax, ab.MaxPairs)
 	}
 	validateSide(&ab.Base, "ab.base", cfg.Target, c)
 	validateSide(&ab.Head, "ab.head", cfg.Target, c)
@@ -60,15 +50,6 @@ func validateAB(cfg *Config, c *collector) {
 	if ab.Restart == RestartNever && !ab.Base.IsEmpty() && oneAddress {
 		c.add("ab.restart", "with restart: never both sides run at once, and both would use %s: write %s in the URL and start command, or give each side its own url", base.URL, PortPlaceholder)
 	}
-}
-
-// abKey is the name the file gave ab's first look or budget ("min",
-// "max"): ab.min_blocks, or its older name ab.min_pairs.
-func abKey(c *collector, which string) string {
-	if k := "ab." + which + "_pairs"; c.given(k) {
-		return k
-	}
-	return "ab." + which + "_blocks"
 }
 
 // validateSide checks one side: its own target when it names one, and a

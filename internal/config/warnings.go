@@ -22,9 +22,6 @@ func (c *Config) Warnings(logins func(workers int) int) []string {
 		logins = func(workers int) int { return workers }
 	}
 	w := c.engineWarnings()
-	if c.AB != nil && c.AB.Design != "" {
-		w = append(w, fmt.Sprintf("ab.design is retired and changes nothing (%q here): every A/B job follows one rule, phase by phase: an open phase loads both sides at once, a closed one alternates between them; every phase alternates where the sides share a measured process; whole runs, one side at a time, only where blocks cannot run (a load tool, one fixed address). Remove the key", c.AB.Design))
-	}
 	if c.Load.Engine == EngineCommand || c.Setup == nil || len(c.Setup.VU) == 0 {
 		return w
 	}

@@ -87,9 +87,6 @@ func New(opt Options) *Service {
 	return s
 }
 
-// NewHandler returns the service as an http.Handler.
-func NewHandler(opt Options) http.Handler { return New(opt) }
-
 // ServeHTTP does the fixed per-request work, then routes the request.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.requests.Add(1)

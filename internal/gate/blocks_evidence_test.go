@@ -62,7 +62,7 @@ func simulateBlocks(rng *rand.Rand, w abWorld, windows int, cpuEffect float64, p
 			wp.Block = append(wp.Block, b)
 		}
 		bl, hl = append(bl, geoJoin(bb)), append(hl, geoJoin(hh))
-		v := JudgeSequentialWith(bl, hl, Policy{}, stats.SeqDesign{MinPairs: 3, MaxPairs: 10}, false, SeqOptions{Windows: wp, Prior: prior})
+		v := JudgeSequential(bl, hl, Policy{}, stats.SeqDesign{MinPairs: 3, MaxPairs: 10}, false, SeqOptions{Windows: wp, Prior: prior})
 		if v.Sequential.Done {
 			return v
 		}
@@ -215,7 +215,7 @@ func simulateBlocksLeavingOut(rng *rand.Rand, w abWorld, windows int, cpuEffect 
 			wp.Block = append(wp.Block, b)
 		}
 		bl, hl = append(bl, geoJoin(bb)), append(hl, geoJoin(hh))
-		v = JudgeSequentialWith(bl, hl, Policy{}, stats.SeqDesign{MinPairs: 3, MaxPairs: 10}, false, SeqOptions{Windows: wp})
+		v = JudgeSequential(bl, hl, Policy{}, stats.SeqDesign{MinPairs: 3, MaxPairs: 10}, false, SeqOptions{Windows: wp})
 		if v.Sequential.Done {
 			return v, leftOut
 		}

@@ -63,7 +63,7 @@ func windowed(base, head []result.Run, of []int) (b, h []result.Run, o SeqOption
 func judgeBlocks(base, head []result.Run, blocks []int, p Policy, d stats.SeqDesign) Verdict {
 	b, h, o := windowed(base, head, blocks)
 	for n := 1; ; n++ {
-		v := JudgeSequentialWith(b[:n], h[:n], p, d, n == len(b), o)
+		v := JudgeSequential(b[:n], h[:n], p, d, n == len(b), o)
 		if v.Sequential.Done {
 			return v
 		}
@@ -108,7 +108,7 @@ func TestBlocksAreTheUnits(t *testing.T) {
 	t.Parallel()
 	wb, wh, blocks := blockPairs(rand.New(rand.NewPCG(21, 2)), 5, 3, 0.02, 0.01, 1.4)
 	base, head, o := windowed(wb, wh, blocks)
-	v := JudgeSequentialWith(base, head, Policy{Metrics: []string{cpu}}, stats.SeqDesign{MinPairs: 3, MaxPairs: 5}, true, o)
+	v := JudgeSequential(base, head, Policy{Metrics: []string{cpu}}, stats.SeqDesign{MinPairs: 3, MaxPairs: 5}, true, o)
 	s := v.Sequential
 	if s.Unit != "block" || s.Pairs != 5 || s.RunPairs != 15 || s.UnitWord(5) != "blocks" {
 		t.Fatalf("sequential %+v: want 5 blocks of 15 window pairs", s)
@@ -128,7 +128,7 @@ func TestBlocksAreTheUnits(t *testing.T) {
 	// blocks judged to the two before it.
 	gapped := slices.Clone(head)
 	gapped[2] = run(map[string]float64{})
-	v = JudgeSequentialWith(base, gapped, Policy{Metrics: []string{cpu}}, stats.SeqDesign{MinPairs: 3, MaxPairs: 5}, true, o)
+	v = JudgeSequential(base, gapped, Policy{Metrics: []string{cpu}}, stats.SeqDesign{MinPairs: 3, MaxPairs: 5}, true, o)
 	if f, _ := finding(v, cpu); f.Outcome != MetricInconclusive {
 		t.Errorf("a metric missing from block 3 after two whole blocks: %s, want inconclusive", f.Outcome)
 	}

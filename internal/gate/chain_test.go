@@ -103,10 +103,10 @@ func TestChainNamesTheCulprit(t *testing.T) {
 	for seed := uint64(1); seed <= 10; seed++ {
 		v := AnalyzeChain(chainOf(seed, 12, 1.0, step), nil, 0, "c00", HistoryPolicy{})
 		cpu := chainMetric(t, v, result.CPUPerIteration)
-		if len(cpu.Culprits) != 1 || v.Links[cpu.Culprits[0]].Commit != "c07" || len(v.Current()) != 1 {
-			t.Errorf("seed %d: culprits %v current %d, want c07 and main at the regressed level", seed, cpu.Culprits, len(v.Current()))
+		if len(cpu.Culprits) != 1 || v.Links[cpu.Culprits[0]].Commit != "c07" || len(Level(HistoryVerdict{}, v).Culprit) != 1 {
+			t.Errorf("seed %d: culprits %v current %d, want c07 and main at the regressed level", seed, cpu.Culprits, len(Level(HistoryVerdict{}, v).Culprit))
 		}
-		if late := AnalyzeChain(v.Links, nil, 7, "c07", HistoryPolicy{}); len(late.Crept()) != 0 {
+		if late := AnalyzeChain(v.Links, nil, 7, "c07", HistoryPolicy{}); len(Level(HistoryVerdict{}, late).Crept) != 0 {
 			t.Errorf("seed %d: creep since c07 flagged: %+v", seed, late.Metrics[0].Creep)
 		}
 		// the fix's chain has quieter links (0.5 %): with 1 %, the five
@@ -120,8 +120,8 @@ func TestChainNamesTheCulprit(t *testing.T) {
 			return step(i)
 		})
 		fv := AnalyzeChain(fixed, nil, 0, "c00", HistoryPolicy{})
-		if len(chainMetric(t, fv, result.CPUPerIteration).Culprits) != 1 || len(fv.Current()) != 0 {
-			t.Errorf("seed %d: after the fix current %d, want 0 (culprit still named)", seed, len(fv.Current()))
+		if len(chainMetric(t, fv, result.CPUPerIteration).Culprits) != 1 || len(Level(HistoryVerdict{}, fv).Culprit) != 0 {
+			t.Errorf("seed %d: after the fix current %d, want 0 (culprit still named)", seed, len(Level(HistoryVerdict{}, fv).Culprit))
 		}
 		noisy := chainOf(seed, 12, 3.0, step)
 		noisy[6].Metrics[result.CPUPerIteration] = LinkMetric{Change: 10.1, Lo: 4.4, Hi: 16.1, Outcome: MetricRegression}
@@ -133,9 +133,9 @@ func TestChainNamesTheCulprit(t *testing.T) {
 		}
 		nv := AnalyzeChain(noisy, nil, 0, "c00", HistoryPolicy{})
 		ncpu := chainMetric(t, nv, result.CPUPerIteration)
-		if ncpu.Undone || len(nv.Current()) != 1 {
+		if ncpu.Undone || len(Level(HistoryVerdict{}, nv).Culprit) != 1 {
 			t.Errorf("seed %d: noisy unchanged commits after the step: undone %v, current %d, level %+v; want main still at the regressed level",
-				seed, ncpu.Undone, len(nv.Current()), ncpu.Level)
+				seed, ncpu.Undone, len(Level(HistoryVerdict{}, nv).Culprit), ncpu.Level)
 		}
 	}
 }

@@ -58,7 +58,7 @@ func ExampleJudgeSequential() {
 	var base, head []result.Run
 	for i := range baseCPU {
 		base, head = append(base, pair(baseCPU[i])), append(head, pair(headCPU[i]))
-		v := gate.JudgeSequential(base, head, p, stats.SeqDesign{}, false)
+		v := gate.JudgeSequential(base, head, p, stats.SeqDesign{}, false, gate.SeqOptions{})
 		if !v.Sequential.Done {
 			continue
 		}

@@ -100,19 +100,6 @@ type HistoryVerdict struct {
 	Metrics []HistoryMetric
 }
 
-// Unconfirmed lists the metrics with no change point whose values show a
-// step the bad way (Seen): main may sit at a worse level that the jobs
-// recorded so far cannot confirm.
-func (v HistoryVerdict) Unconfirmed() []HistoryMetric {
-	var out []HistoryMetric
-	for _, m := range v.Metrics {
-		if len(m.Changes) == 0 && m.Seen != nil && m.Seen.Worse {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // TooFew reports whether these jobs can show no step of the metric at
 // all, or the step its values show has too few jobs on a side.
 func (hm HistoryMetric) TooFew() bool {
@@ -128,16 +115,48 @@ func (hm HistoryMetric) seenIndex() int {
 	return i
 }
 
-// Current lists the metrics whose latest change point is a regression:
-// main sits at a worse level than before it.
-func (v HistoryVerdict) Current() []HistoryMetric {
-	var out []HistoryMetric
+// MainLevel is the one answer to "has main got slower?", from both views
+// of its history: the change points of the jobs' values (HistoryVerdict)
+// and the A/B chain (ChainVerdict).
+type MainLevel struct {
+	// Changed are the metrics whose latest change point is a regression
+	// (main sits at a worse level than before it), Culprit those a
+	// commit's own A/B found regressed that no later commits undid
+	// (ChainMetric.Undone); Regressed the keys of both, once each.
+	Changed   []HistoryMetric
+	Culprit   []ChainMetric
+	Regressed []string
+	// Crept are the metrics whose creep since ChainVerdict.From is flagged.
+	Crept []ChainMetric
+	// Unconfirmed are the metrics with no change point whose values show
+	// a step the bad way (Seen): main may sit at a worse level that the
+	// jobs recorded so far cannot confirm.
+	Unconfirmed []HistoryMetric
+}
+
+// Level reads both views of main's history.
+func Level(v HistoryVerdict, c ChainVerdict) MainLevel {
+	var l MainLevel
 	for _, m := range v.Metrics {
-		if n := len(m.Changes); n > 0 && m.Changes[n-1].Regression() {
-			out = append(out, m)
+		switch n := len(m.Changes); {
+		case n > 0 && m.Changes[n-1].Regression():
+			l.Changed, l.Regressed = append(l.Changed, m), append(l.Regressed, m.Meta.Key)
+		case n == 0 && m.Seen != nil && m.Seen.Worse:
+			l.Unconfirmed = append(l.Unconfirmed, m)
 		}
 	}
-	return out
+	for _, m := range c.Metrics {
+		if len(m.Culprits) > 0 && !m.Undone {
+			l.Culprit = append(l.Culprit, m)
+			if !slices.Contains(l.Regressed, m.Meta.Key) {
+				l.Regressed = append(l.Regressed, m.Meta.Key)
+			}
+		}
+		if m.Creep.Worse {
+			l.Crept = append(l.Crept, m)
+		}
+	}
+	return l
 }
 
 // AnalyzeHistory finds the change points of every gated metric the history
@@ -159,7 +178,7 @@ func AnalyzeHistory(jobs []HistoryJob, p HistoryPolicy) (HistoryVerdict, error) 
 			analysed++
 		}
 	}
-	alpha := Policy{Alpha: p.Alpha}.alpha() / float64(max(analysed, 1))
+	alpha := Policy{Alpha: p.Alpha}.Level() / float64(max(analysed, 1))
 	for i := range v.Metrics {
 		if err := findChanges(&v.Metrics[i], jobs, alpha, p.Seed+uint64(i)); err != nil {
 			return HistoryVerdict{}, err
@@ -547,30 +566,6 @@ func undone(culprit LinkMetric, level, after Creep, m result.Metric) bool {
 	return after.Links > 0 && sign*worst < 0 && sign*level.Change < sign*culprit.Change/2
 }
 
-// Current lists the metrics main still sits at a regressed level of by the
-// chain: a commit's own A/B found the metric regressed, and no later
-// commits undid it (ChainMetric.Undone).
-func (v ChainVerdict) Current() []ChainMetric {
-	var out []ChainMetric
-	for _, m := range v.Metrics {
-		if len(m.Culprits) > 0 && !m.Undone {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-// Crept lists the metrics whose creep since From is flagged.
-func (v ChainVerdict) Crept() []ChainMetric {
-	var out []ChainMetric
-	for _, m := range v.Metrics {
-		if m.Creep.Worse {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // chainMetrics are the gated metrics some link estimated, in catalogue
 // order.
 func chainMetrics(links []ChainLink, p HistoryPolicy) []string {
@@ -676,7 +671,7 @@ func LinkOf(v Verdict, p Policy) map[string]LinkMetric {
 			gated++
 		}
 	}
-	zSpan := distuv.UnitNormal.Quantile(1-p.alpha()/float64(max(gated, 1))) + distuv.UnitNormal.Quantile(1-stats.DefaultSeqBeta)
+	zSpan := distuv.UnitNormal.Quantile(1-p.Level()/float64(max(gated, 1))) + distuv.UnitNormal.Quantile(1-stats.DefaultSeqBeta)
 	out := map[string]LinkMetric{}
 	for _, f := range v.Findings {
 		m, ok := result.Lookup(f.Key)

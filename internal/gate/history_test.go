@@ -82,7 +82,7 @@ func TestAnalyzeHistorySteps(t *testing.T) {
 		}
 	}
 	// The last step is an improvement: main is not at a regressed level.
-	if cur := v.Current(); len(cur) != 0 {
+	if cur := Level(v, ChainVerdict{}).Changed; len(cur) != 0 {
 		t.Errorf("current regressions %+v, want none after the −5 %% step", cur[0].Changes)
 	}
 	if k := len(v.Metrics); k != 3 || cpu.Alpha != DefaultAlpha/3 {
@@ -120,7 +120,7 @@ func TestAnalyzeHistoryEnvironmentStep(t *testing.T) {
 	if !c.Worse || !c.ByEnvironment || c.Regression() || len(c.Environment) != 1 {
 		t.Errorf("change %+v: want a worse step by the environment, not a regression", c)
 	}
-	if len(v.Current()) != 0 {
+	if len(Level(v, ChainVerdict{}).Changed) != 0 {
 		t.Error("a runner change counted as a current regression")
 	}
 	// The same step on one runner is a regression main sits at.
@@ -128,7 +128,7 @@ func TestAnalyzeHistoryEnvironmentStep(t *testing.T) {
 		jobs[j].Runner = "ubuntu24/1"
 	}
 	v, _ = AnalyzeHistory(jobs, HistoryPolicy{Seed: 2})
-	if cur := v.Current(); len(cur) != 1 || cur[0].Meta.Key != result.CPUPerIteration {
+	if cur := Level(v, ChainVerdict{}).Changed; len(cur) != 1 || cur[0].Meta.Key != result.CPUPerIteration {
 		t.Errorf("current regressions %+v, want CPU per iteration", cur)
 	}
 }
@@ -142,8 +142,8 @@ func TestAnalyzeHistoryCreep(t *testing.T) {
 		t.Fatal(err)
 	}
 	cpu := metricOf(t, v, result.CPUPerIteration)
-	if len(cpu.Changes) == 0 || len(v.Current()) == 0 {
-		t.Fatalf("creep: changes %+v, current %+v; want main at a regressed level", cpu.Changes, v.Current())
+	if len(cpu.Changes) == 0 || len(Level(v, ChainVerdict{}).Changed) == 0 {
+		t.Fatalf("creep: changes %+v, current %+v; want main at a regressed level", cpu.Changes, Level(v, ChainVerdict{}).Changed)
 	}
 	total := 1.0
 	for _, c := range cpu.Changes {
@@ -218,5 +218,31 @@ func TestAnalyzeHistoryShortStepAtK(t *testing.T) {
 				t.Errorf("seed %d: a step after %d jobs never found with up to 9 after it", seed, before)
 			}
 		}
+	}
+}
+
+// Level is the one answer to "has main got slower?": a metric regressed by
+// both views counts once; an undone culprit and a better step do not
+// count; creep and an unconfirmed worse step are said apart.
+func TestLevelReadsBothViewsOnce(t *testing.T) {
+	t.Parallel()
+	cpu, _ := result.Lookup(result.CPUPerIteration)
+	p95, _ := result.Lookup(result.LatencyP95)
+	rps, _ := result.Lookup(result.IterationsPerSec)
+	v := HistoryVerdict{Metrics: []HistoryMetric{
+		{Meta: cpu, Changes: []HistoryChange{{Worse: true}}},
+		{Meta: p95, Seen: &HistoryChange{Worse: true}},
+		{Meta: rps, Seen: &HistoryChange{}},
+	}}
+	c := ChainVerdict{Metrics: []ChainMetric{
+		{Meta: cpu, Culprits: []int{2}},
+		{Meta: p95, Culprits: []int{1}, Undone: true, Creep: Creep{Worse: true}},
+	}}
+	l := Level(v, c)
+	if len(l.Regressed) != 1 || l.Regressed[0] != result.CPUPerIteration || len(l.Changed) != 1 || len(l.Culprit) != 1 {
+		t.Errorf("regressed %v (changed %d, culprit %d), want cpu once by each view", l.Regressed, len(l.Changed), len(l.Culprit))
+	}
+	if len(l.Crept) != 1 || l.Crept[0].Meta.Key != result.LatencyP95 || len(l.Unconfirmed) != 1 || l.Unconfirmed[0].Meta.Key != result.LatencyP95 {
+		t.Errorf("crept %v, unconfirmed %v; want p95 in each", l.Crept, l.Unconfirmed)
 	}
 }

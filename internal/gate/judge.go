@@ -12,7 +12,7 @@ import (
 // Judge compares head runs against baseline runs under policy p.
 func Judge(base, head []result.Run, p Policy) Verdict {
 	v := Verdict{HeadRuns: len(head), BaseRuns: len(base)}
-	if p.Alpha != 0 && p.alpha() != p.Alpha {
+	if p.Alpha != 0 && p.Level() != p.Alpha {
 		v.Warnings = append(v.Warnings, stats.Warn(WarnBadAlpha, fmt.Sprintf("alpha %g is outside (0, 1); using %g", p.Alpha, DefaultAlpha)))
 	}
 	v.Warnings = append(v.Warnings, setupWarnings(p)...)
@@ -123,9 +123,9 @@ func (mp metricPolicy) judge(base, head []float64, k int, p Policy) (Finding, st
 	}
 	f.Test = c.Test
 	if c.Tested() {
-		f.P = c.ReportedP(p.alpha())
+		f.P = c.ReportedP(p.Level())
 	}
-	o := outcome(c, p.alpha())
+	o := outcome(c, p.Level())
 	f.Note = joinNotes(comparisonNote(c, o), mp.note)
 	f.Outcome = o
 	if !mp.gated {

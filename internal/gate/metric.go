@@ -154,7 +154,7 @@ func policyOne(m result.Metric, wanted bool, p Policy) metricPolicy {
 func (mp metricPolicy) input(base, head []float64, k int, p Policy) stats.Input {
 	in := stats.Input{
 		Head: head, Base: base, Direction: mp.direction(), Scale: mp.scale(), Paired: mp.paired,
-		Noise: mp.noise, BaseJobs: p.BaselineJobs, SameJob: p.SameJob, Alpha: p.alpha(), K: k,
+		Noise: mp.noise, BaseJobs: p.BaselineJobs, SameJob: p.SameJob, Alpha: p.Level(), K: k,
 		Floor: stats.FloorFixed, FixedFloor: mp.toScale(mp.userFloor),
 		LeastFloor: leastFloor(mp.meta), MinEffect: mp.toScale(mp.minEffect),
 		Detect: mp.gated,

@@ -193,7 +193,8 @@ func (c Context) calibrateAdvice() (measure, appendJobs, spread string) {
 	return "tailgate calibrate", "tailgate calibrate --append in later CI jobs", "tailgate calibrate --pause, or add them with --append in later CI jobs"
 }
 
-func (p Policy) alpha() float64 {
+// Level is the policy's α, DefaultAlpha when it gives none in (0, 1).
+func (p Policy) Level() float64 {
 	if p.Alpha > 0 && p.Alpha < 1 {
 		return p.Alpha
 	}

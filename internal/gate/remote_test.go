@@ -18,7 +18,7 @@ func TestRemoteTargetWarnsInEveryVerdict(t *testing.T) {
 		"compared":           Judge(base, head, remote),
 		"no baseline":        Judge(nil, head, Policy{Context: Context{RemoteTarget: true, NoBaseline: true}}),
 		"definition changed": Judge(base, head, Policy{Context: Context{RemoteTarget: true, DefinitionChanged: true}}),
-		"sequential":         JudgeSequential(base, head, remote, stats.SeqDesign{}, true),
+		"sequential":         JudgeSequential(base, head, remote, stats.SeqDesign{}, true, SeqOptions{}),
 	}
 	for name, v := range cases {
 		if !v.HasWarning(WarnRemoteTarget) {

@@ -6,9 +6,30 @@ import (
 	"math"
 	"strings"
 
+	"github.com/tailgate-ci/tailgate/internal/plural"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
+
+// SeqOptions are what a sequential verdict may know besides the runs.
+type SeqOptions struct {
+	// Windows, when set, are the windows the units are made of (the block
+	// designs: base[i] and head[i] are then the two sides' runs of block
+	// i, each the concatenation of its windows, and d's MinPairs and
+	// MaxPairs count blocks): the spread of the window pairs within their
+	// blocks, scaled to a block, is pooled with the blocks' own while the
+	// blocks show no sign of differing beyond their windows. Nil: every
+	// pair of runs is a unit.
+	Windows *result.WindowPairs
+	// Prior is, per metric key, the spread of the units of earlier jobs
+	// of this benchmark on this machine class (a noise file), pooled with
+	// the job's own at each look where the two agree (stats.SeqPrior).
+	Prior map[string]stats.SeqPrior
+	// Budget, when above 0 and below d.MaxPairs, is the number of units a
+	// time budget allows at the job's pace: the detectable effect is
+	// priced for it rather than for MaxPairs. It changes no decision.
+	Budget int
+}
 
 // JudgeSequential judges the pairs measured so far of a sequential A/B job
 // (base[i] and head[i] form pair i) under design d. final is set by the
@@ -49,43 +70,23 @@ import (
 // d's zero fields take stats' defaults, its Alpha the policy's. p's floors
 // and calibrated noise do not apply: min_effect (gate.min_effect, else
 // DefaultMinEffect) is the threshold.
-func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final bool) Verdict {
-	return JudgeSequentialWith(base, head, p, d, final, SeqOptions{})
-}
-
-// SeqOptions are what a sequential verdict may know besides the runs.
-type SeqOptions struct {
-	// Windows, when set, are the windows the units are made of (the block
-	// designs: base[i] and head[i] are then the two sides' runs of block
-	// i, each the concatenation of its windows, and d's MinPairs and
-	// MaxPairs count blocks): the spread of the window pairs within their
-	// blocks, scaled to a block, is pooled with the blocks' own while the
-	// blocks show no sign of differing beyond their windows. Nil: every
-	// pair of runs is a unit.
-	Windows *result.WindowPairs
-	// Prior is, per metric key, the spread of the units of earlier jobs
-	// of this benchmark on this machine class (a noise file), pooled with
-	// the job's own at each look where the two agree (stats.SeqPrior).
-	Prior map[string]stats.SeqPrior
-	// Budget, when above 0 and below d.MaxPairs, is the number of units a
-	// time budget allows at the job's pace: the detectable effect is
-	// priced for it rather than for MaxPairs. It changes no decision.
-	Budget int
-}
-
-// JudgeSequentialWith is JudgeSequential with the block structure of the
-// pairs and the stored noise of earlier jobs.
-func JudgeSequentialWith(base, head []result.Run, p Policy, d stats.SeqDesign, final bool, o SeqOptions) Verdict {
+//
+// o gives the block structure of the units and the stored noise of
+// earlier jobs.
+func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final bool, o SeqOptions) Verdict {
 	p.SameJob, p.Paired = true, true
 	if d.Alpha == 0 {
-		d.Alpha = p.alpha()
+		d.Alpha = p.Level()
 	}
 	d = d.WithDefaults()
 	units := min(len(base), len(head))
-	seq := &Sequential{Pairs: units, MinPairs: d.MinPairs, MaxPairs: d.MaxPairs, Unit: blockUnit, RunPairs: units}
-	if o.Windows != nil {
-		seq.RunPairs = o.Windows.InBlocks(units)
+	runPairs := func(units int) int {
+		if o.Windows != nil {
+			return o.Windows.InBlocks(units)
+		}
+		return units
 	}
+	seq := &Sequential{Pairs: units, MinPairs: d.MinPairs, MaxPairs: d.MaxPairs, Unit: blockUnit, RunPairs: runPairs(units)}
 	v := Verdict{HeadRuns: units, BaseRuns: units, Sequential: seq, Outcome: Inconclusive, Warnings: setupWarnings(p)}
 	if err := d.Validate(); err != nil {
 		v.Warnings = append(v.Warnings, stats.Warn(WarnBadDesign, "sequential design: "+err.Error()))
@@ -98,12 +99,7 @@ func JudgeSequentialWith(base, head []result.Run, p Policy, d stats.SeqDesign, f
 	if units > d.MaxPairs {
 		v.Warnings = append(v.Warnings, stats.Warn(WarnUnpaired, fmt.Sprintf("%d %s exceed the budget of %d: only the first %d are judged", units, seq.UnitWord(units), d.MaxPairs, d.MaxPairs)))
 		units = d.MaxPairs
-		seq.Pairs, v.HeadRuns, v.BaseRuns = units, units, units
-		if o.Windows != nil {
-			seq.RunPairs = o.Windows.InBlocks(units)
-		} else {
-			seq.RunPairs = units
-		}
+		seq.Pairs, v.HeadRuns, v.BaseRuns, seq.RunPairs = units, units, units, runPairs(units)
 	}
 	base, head = base[:units], head[:units]
 	final = final || units == d.MaxPairs
@@ -116,22 +112,7 @@ func JudgeSequentialWith(base, head []result.Run, p Policy, d stats.SeqDesign, f
 	policies, warnings := metricPolicies(base, head, p)
 	v.Warnings = append(v.Warnings, warnings...)
 	k := judgedSequentially(policies, base, head)
-	looks := make([]seqLook, len(policies))
-	v.Noise, v.PriorUsed = map[string]stats.SeqPrior{}, map[string]int{}
-	for i, mp := range policies {
-		md := d
-		md.Prior = o.Prior[mp.meta.Key]
-		looks[i] = mp.judgePairs(base, head, md, k, final, o.Windows)
-		v.Findings = append(v.Findings, looks[i].finding)
-		if l := looks[i]; l.judged || l.cut {
-			if l.units >= 2 {
-				v.Noise[mp.meta.Key] = stats.SeqPrior{SD: l.dec.OwnSpread, DF: l.units - 1}
-			}
-			if l.dec.PriorDF > 0 {
-				v.PriorUsed[mp.meta.Key] = l.dec.PriorDF
-			}
-		}
-	}
+	looks := v.judgeEach(policies, base, head, d, k, final, o)
 	v.Outcome, v.Regressions = overall(v.Findings)
 	v.Warnings = append(v.Warnings, findingWarnings(v.Findings, nil)...)
 	v.Warnings = append(v.Warnings, gapWarnings(looks)...)
@@ -147,20 +128,7 @@ func JudgeSequentialWith(base, head []result.Run, p Policy, d stats.SeqDesign, f
 		if o.Budget > 0 && o.Budget < d.MaxPairs {
 			seq.Budget = max(o.Budget, d.MinPairs)
 		}
-		for _, l := range looks {
-			switch {
-			case l.judged:
-				dd := l.design
-				if seq.Budget > 0 {
-					dd.MaxPairs = seq.Budget
-				}
-				v.Detect = append(v.Detect, l.detectable(dd, k))
-			case l.cut:
-				dt := l.mp.detectable(stats.Detectable{Method: stats.MethodSequential}, d.MaxPairs, d.MaxPairs, l.finding)
-				dt.Note = "not judged: " + l.gaps.String()
-				v.Detect = append(v.Detect, dt)
-			}
-		}
+		v.Detect = detectables(looks, d, seq.Budget, k)
 	}
 	return v
 }
@@ -176,6 +144,49 @@ func (l seqLook) reportAdjusted(f *Finding, k int) {
 	}
 	f.Estimate = l.mp.fromScale(l.design.MedianUnbiased(l.dec, k))
 	f.Worse, f.Change = f.Estimate, f.Estimate*l.mp.direction().Sign()
+}
+
+// detectables prices, once the job is done, the smallest effect each
+// judged metric's design catches (at the time budget's units when one is
+// set) and says of each metric a gap cut that it was not judged.
+func detectables(looks []seqLook, d stats.SeqDesign, budget, k int) []Detectable {
+	var out []Detectable
+	for _, l := range looks {
+		switch {
+		case l.judged:
+			dd := l.design
+			if budget > 0 {
+				dd.MaxPairs = budget
+			}
+			out = append(out, l.detectable(dd, k))
+		case l.cut:
+			dt := l.mp.detectable(stats.Detectable{Method: stats.MethodSequential}, d.MaxPairs, d.MaxPairs, l.finding)
+			dt.Note = "not judged: " + l.gaps.String()
+			out = append(out, dt)
+		}
+	}
+	return out
+}
+
+// judgeEach looks at each metric with its stored noise, and keeps each
+// judged one's spread (the noise file's next entry) and the prior it used.
+func (v *Verdict) judgeEach(policies []metricPolicy, base, head []result.Run, d stats.SeqDesign, k int, final bool, o SeqOptions) []seqLook {
+	looks := make([]seqLook, len(policies))
+	v.Noise, v.PriorUsed = map[string]stats.SeqPrior{}, map[string]int{}
+	for i, mp := range policies {
+		md := d
+		md.Prior = o.Prior[mp.meta.Key]
+		l := mp.judgePairs(base, head, md, k, final, o.Windows)
+		looks[i] = l
+		v.Findings = append(v.Findings, l.finding)
+		if l.units >= 2 && (l.judged || l.cut) {
+			v.Noise[mp.meta.Key] = stats.SeqPrior{SD: l.dec.OwnSpread, DF: l.units - 1}
+		}
+		if l.dec.PriorDF > 0 && (l.judged || l.cut) {
+			v.PriorUsed[mp.meta.Key] = l.dec.PriorDF
+		}
+	}
+	return looks
 }
 
 // judgedSequentially is K of the sequential rule: the gated metrics (never
@@ -336,29 +347,39 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 		f.Outcome = NotGated
 		return l
 	}
-	l.minEffect, l.resolution = mp.seqMinEffect(), leastFloor(mp.meta)
-	l.spread = math.Max(stats.SampleSD(diffs), l.resolution)
-	// The test is chosen here, once: a count that does not vary within
-	// either side is decided exactly at the first look; anything else by
-	// the sequential t rule. Past a gap no more pairs come for this
-	// metric: the stop is not the data-free one that Final allows, so its
-	// last look is an ordinary one.
-	f.Test = stats.TestSequential
-	if dec, ok := d.ExactLook(hv, bv, mp.direction(), l.minEffect, l.resolution); mp.scale() == stats.Ratio && ok {
-		l.dec, l.exact, f.Test = dec, true, stats.TestExactCount
-	} else {
-		l.dec, err = d.ReplayWithin(diffs, l.minEffect, l.resolution, k, final && !l.gaps.any(), mp.withinNoise(windows, used))
-	}
-	if l.dec.PriorDF > 0 && d.Prior.DF == 0 {
-		l.within = true
-	}
-	if err != nil { // the design was validated and the differences are finite
+	if err := l.look(d, bv, hv, diffs, k, final, windows); err != nil { // the design was validated and the differences are finite
 		f.Outcome, f.Note, f.Test = MetricInconclusive, joinNotes("cannot judge: "+err.Error(), mp.note), ""
 		return l
 	}
+	l.decided(bv, hv, used, complete, d.MaxPairs)
+	return l
+}
+
+// look decides the metric on the paired values and their differences.
+// The test is chosen here, once: a count that does not vary within
+// either side is decided exactly at the first look; anything else by the
+// sequential t rule. Past a gap no more pairs come for this metric: the
+// stop is not the data-free one that Final allows, so its last look is an
+// ordinary one.
+func (l *seqLook) look(d stats.SeqDesign, bv, hv, diffs []float64, k int, final bool, windows *result.WindowPairs) (err error) {
+	mp := l.mp
+	l.minEffect, l.resolution = mp.seqMinEffect(), leastFloor(mp.meta)
+	l.spread = math.Max(stats.SampleSD(diffs), l.resolution)
+	l.finding.Test = stats.TestSequential
+	if dec, ok := d.ExactLook(hv, bv, mp.direction(), l.minEffect, l.resolution); mp.scale() == stats.Ratio && ok {
+		l.dec, l.exact, l.finding.Test = dec, true, stats.TestExactCount
+	} else {
+		l.dec, err = d.ReplayWithin(diffs, l.minEffect, l.resolution, k, final && !l.gaps.any(), mp.withinNoise(windows, len(diffs)))
+	}
+	l.within = l.dec.PriorDF > 0 && d.Prior.DF == 0
+	return err
+}
+
+// decided fills the finding from the look's decision on the used units
+// (complete: those before the metric's first gap).
+func (l *seqLook) decided(bv, hv []float64, used, complete, maxUnits int) {
+	mp, f := l.mp, &l.finding
 	f.Floor = mp.fromScale(l.dec.Threshold)
-	// The estimate reported is the one corrected for where the sequence
-	// stopped (stats.MedianUnbiased); the decision read the raw mean.
 	f.Estimate, f.Lower, f.Upper = mp.fromScale(l.dec.Estimate), mp.boundFromScale(l.dec.Lower), mp.boundFromScale(l.dec.Upper)
 	f.Worse, f.Change = f.Estimate, f.Estimate*mp.direction().Sign()
 	if n := l.dec.Pairs; n > 0 && !math.IsNaN(l.dec.Spread) {
@@ -374,14 +395,14 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 		l.cut = true
 		f.Outcome = MetricInconclusive
 		f.Note = joinNotes(cutNote(l.gaps, complete), mp.note)
-		return l
+		return
 	}
 	l.judged = true
 	f.Outcome = seqOutcome(l.dec)
 	if l.dec.Decided() {
 		f.DecidedAt = l.dec.Pairs
 	}
-	f.Note = seqNote(*f, mp.direction().Sign(), l.dec, d.MaxPairs)
+	f.Note = seqNote(*f, mp.direction().Sign(), l.dec, maxUnits)
 	if l.exact {
 		f.Note = exactNote(*f, l.dec)
 	}
@@ -389,7 +410,6 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 		f.Note += "; " + l.gaps.String() + ", after the decision"
 	}
 	f.Note = joinNotes(f.Note, mp.note)
-	return l
 }
 
 // missing is the look of a metric that pair 1 already lacks: a gated one
@@ -457,7 +477,7 @@ func seqNote(f Finding, sign float64, dec stats.SeqDecision, budget int) string 
 	if reason == stats.ReasonBudgetAtThreshold { // its "why" follows the bounds, in the job's unit
 		reason = stats.ReasonBudget
 	}
-	s := fmt.Sprintf("%s after %d %s", reason, dec.Pairs, plural(dec.Pairs, unit, unit+"s"))
+	s := fmt.Sprintf("%s after %d %s", reason, dec.Pairs, plural.Of(dec.Pairs, unit, unit+"s"))
 	if !math.IsNaN(f.Lower) && !math.IsNaN(f.Upper) {
 		lo, hi := sign*f.Lower, sign*f.Upper
 		if sign < 0 {
@@ -470,7 +490,7 @@ func seqNote(f Finding, sign float64, dec stats.SeqDecision, budget int) string 
 	case dec.Reason == stats.ReasonBudgetAtThreshold:
 		s += fmt.Sprintf("; no practical number of %ss would likely decide at this spread", unit)
 	case practical(dec.MorePairs, budget):
-		s += fmt.Sprintf("; about %d more %s would likely decide", dec.MorePairs, plural(dec.MorePairs, unit, unit+"s"))
+		s += fmt.Sprintf("; about %d more %s would likely decide", dec.MorePairs, plural.Of(dec.MorePairs, unit, unit+"s"))
 	default:
 		s += fmt.Sprintf("; deciding would likely take more than %d more %ss (three budgets) at this spread", 3*budget, unit)
 	}
@@ -490,7 +510,7 @@ func exactNote(f Finding, dec stats.SeqDecision) string {
 		change = "±0.0 %"
 	}
 	return fmt.Sprintf("%s: exact count, %s → %s%s in each of the first %d %s (%s)", dec.Reason,
-		countText(f.BaseCenter), countText(f.HeadCenter), strings.TrimRight(per, " "), dec.Pairs, plural(dec.Pairs, unit, unit+"s"), change)
+		countText(f.BaseCenter), countText(f.HeadCenter), strings.TrimRight(per, " "), dec.Pairs, plural.Of(dec.Pairs, unit, unit+"s"), change)
 }
 
 // countText prints a count as a count: whole when it is one (to two

@@ -115,7 +115,7 @@ func simulateGate(rng *rand.Rand, w abWorld, cpuEffect float64) gateRun {
 	for {
 		b, h := job.pair(cpuEffect)
 		base, head = append(base, b), append(head, h)
-		v := JudgeSequential(base, head, Policy{}, stats.SeqDesign{}, false)
+		v := JudgeSequential(base, head, Policy{}, stats.SeqDesign{}, false, SeqOptions{})
 		if v.Sequential.Done {
 			return gateRun{v: v, pairs: len(head)}
 		}

@@ -51,7 +51,7 @@ func TestSequentialGatedMetricMissingFromAPairNeverPasses(t *testing.T) {
 	// regression at the first looks is not undone by a gap at pair 12.
 	base, head = cpuPairs(rand.New(rand.NewPCG(62, 1)), 20, 0.01, 1.3)
 	withoutCPU(head, 11)
-	late := JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{}, true)
+	late := JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{}, true, SeqOptions{})
 	if g, _ := finding(late, cpu); late.Outcome != Regression || g.Outcome != MetricRegression || g.DecidedAt >= 12 || !strings.Contains(g.Note, "after the decision") {
 		t.Errorf("+30 %% CPU decided before the gap at pair 12: %s, CPU %+v", late.Outcome, g)
 	}
@@ -81,9 +81,9 @@ func TestSequentialOneSidedGatedMetricIsInconclusive(t *testing.T) {
 func TestSequentialKCountsAMetricWithAGap(t *testing.T) {
 	t.Parallel()
 	base, head := cpuPairs(rand.New(rand.NewPCG(64, 1)), 8, 0.01, 1)
-	full := JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{}, false)
+	full := JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{}, false, SeqOptions{})
 	withoutCPU(head, 3)
-	gap := JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{}, false)
+	gap := JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{}, false, SeqOptions{})
 	a, _ := finding(full, tput)
 	b, _ := finding(gap, tput)
 	if a.Lower != b.Lower || a.Upper != b.Upper {
@@ -91,8 +91,8 @@ func TestSequentialKCountsAMetricWithAGap(t *testing.T) {
 	}
 	withoutCPU(head, 0, 1, 2, 4, 5, 6, 7)
 	withoutCPU(base, 0, 1, 2, 3, 4, 5, 6, 7)
-	none := JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{}, false)
-	two := JudgeSequential(base, head, Policy{Metrics: []string{tput, result.RequestErrorPct}}, stats.SeqDesign{}, false)
+	none := JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{}, false, SeqOptions{})
+	two := JudgeSequential(base, head, Policy{Metrics: []string{tput, result.RequestErrorPct}}, stats.SeqDesign{}, false, SeqOptions{})
 	c, _ := finding(none, tput)
 	d, _ := finding(two, tput)
 	if f, _ := finding(none, cpu); f.Outcome != NotAvailable || c.Lower != d.Lower {
@@ -110,14 +110,14 @@ func TestSequentialNeverDoneBeforeTheFirstLook(t *testing.T) {
 	absent := Policy{Metrics: []string{result.LatencyP95}} // no run measures it
 	for name, p := range map[string]Policy{"CPU missing from pair 1": gapped, "no gated metric measured": absent} {
 		for n := 1; n < 4; n++ {
-			if v := JudgeSequential(base[:n], head[:n], p, stats.SeqDesign{}, false); v.Sequential.Done {
+			if v := JudgeSequential(base[:n], head[:n], p, stats.SeqDesign{}, false, SeqOptions{}); v.Sequential.Done {
 				t.Errorf("%s: done after %d of at least 4 pairs (%s)", name, n, v.Sequential.Reason)
 			}
 		}
-		if v := JudgeSequential(base[:4], head[:4], p, stats.SeqDesign{}, false); !v.Sequential.Done || v.Outcome != Inconclusive {
+		if v := JudgeSequential(base[:4], head[:4], p, stats.SeqDesign{}, false, SeqOptions{}); !v.Sequential.Done || v.Outcome != Inconclusive {
 			t.Errorf("%s, 4 pairs: %s %+v; want done, inconclusive", name, v.Outcome, v.Sequential)
 		}
-		if v := JudgeSequential(base[:2], head[:2], p, stats.SeqDesign{}, true); !v.Sequential.Done {
+		if v := JudgeSequential(base[:2], head[:2], p, stats.SeqDesign{}, true, SeqOptions{}); !v.Sequential.Done {
 			t.Errorf("%s, final after 2 pairs: not done", name)
 		}
 	}
@@ -141,7 +141,7 @@ func TestSequentialMetricsOfAPhaseLeftOutKeepTheirFindings(t *testing.T) {
 			delete(head[i].Metrics, result.LatencyP50)
 		}
 	}
-	v := JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{}, true)
+	v := JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{}, true, SeqOptions{})
 	errs, _ := finding(v, result.RequestErrorPct)
 	if errs.Outcome != MetricPass || errs.DecidedAt > 4 || !strings.Contains(errs.Note, "neither side has it in blocks 5–12, after the decision") {
 		t.Errorf("error rate decided before the gap: %s at %d, note %q; want its pass kept and the gap named", errs.Outcome, errs.DecidedAt, errs.Note)
@@ -152,7 +152,7 @@ func TestSequentialMetricsOfAPhaseLeftOutKeepTheirFindings(t *testing.T) {
 	}
 
 	delete(head[1].Metrics, result.LatencyP50) // one side alone lacks it
-	v = JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{}, true)
+	v = JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{}, true, SeqOptions{})
 	if p50, _ := finding(v, result.LatencyP50); p50.Outcome != NotAvailable {
 		t.Errorf("p50 missing from head in unit 2 and both from unit 5: %s, want not available", p50.Outcome)
 	}

@@ -39,7 +39,7 @@ var seqMetrics = []string{cpu, tput, result.RequestErrorPct}
 // does, and returns the verdict it stopped at.
 func judgeLoop(base, head []result.Run, p Policy, d stats.SeqDesign) Verdict {
 	for n := 1; ; n++ {
-		v := JudgeSequential(base[:n], head[:n], p, d, n == len(base))
+		v := JudgeSequential(base[:n], head[:n], p, d, n == len(base), SeqOptions{})
 		if v.Sequential.Done {
 			return v
 		}
@@ -82,7 +82,7 @@ func TestSequentialRegressionStopsEarly(t *testing.T) {
 	}
 	// The pairs after the decision change nothing: the verdict depends on
 	// the pairs, and a metric keeps its first decision.
-	again := JudgeSequential(base[:s.Pairs], head[:s.Pairs], Policy{Metrics: seqMetrics}, stats.SeqDesign{}, false)
+	again := JudgeSequential(base[:s.Pairs], head[:s.Pairs], Policy{Metrics: seqMetrics}, stats.SeqDesign{}, false, SeqOptions{})
 	if g, _ := finding(again, cpu); g.Estimate != f.Estimate || g.Outcome != f.Outcome {
 		t.Errorf("judged again: %+v, want %+v", g, f)
 	}
@@ -95,7 +95,7 @@ func TestSequentialPassAndUndecided(t *testing.T) {
 	t.Parallel()
 	base, head := cpuPairs(rand.New(rand.NewPCG(52, 1)), 20, 0.01, 1)
 	p := Policy{Metrics: seqMetrics}
-	v := JudgeSequential(base[:2], head[:2], p, stats.SeqDesign{}, false)
+	v := JudgeSequential(base[:2], head[:2], p, stats.SeqDesign{}, false, SeqOptions{})
 	if v.Sequential.Done || v.Outcome != Inconclusive || len(v.Detect) != 0 {
 		t.Fatalf("2 pairs: %+v; want not done, inconclusive so far, nothing priced", v.Sequential)
 	}
@@ -163,11 +163,11 @@ func TestSequentialInconclusiveAtTheBudget(t *testing.T) {
 		!strings.Contains(far.Sequential.Reason, "deciding CPU/iteration would likely take more than 36 more blocks") {
 		t.Errorf("near min_effect: more %d, note %q, reason %q; want no number promised", far.Sequential.MorePairs, ff.Note, far.Sequential.Reason)
 	}
-	cut := JudgeSequential(base[:7], head[:7], p, d, true)
+	cut := JudgeSequential(base[:7], head[:7], p, d, true, SeqOptions{})
 	if !cut.Sequential.Done || cut.Outcome == Pass || !strings.Contains(cut.Sequential.Reason, "stopped after 7 blocks of a budget of 12") {
 		t.Errorf("final after 7 of 12: %s, %+v", cut.Outcome, cut.Sequential)
 	}
-	few := JudgeSequential(base[:2], head[:2], p, d, true)
+	few := JudgeSequential(base[:2], head[:2], p, d, true, SeqOptions{})
 	if f, _ := finding(few, cpu); !few.Sequential.Done || f.Outcome != MetricInconclusive || few.Sequential.MorePairs != 2 {
 		t.Errorf("final after 2 pairs: %+v, %s; want inconclusive, 2 more pairs to the first look", few.Sequential, f.Outcome)
 	}
@@ -225,18 +225,18 @@ func TestSequentialMissingMetricAndBadDesign(t *testing.T) {
 	t.Parallel()
 	base, head := cpuPairs(rand.New(rand.NewPCG(56, 1)), 8, 0.01, 1)
 	delete(head[3].Metrics, cpu)
-	v := JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{}, false)
+	v := JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{}, false, SeqOptions{})
 	if f, _ := finding(v, cpu); f.Outcome != MetricInconclusive || !strings.Contains(f.Note, "head lacks it in block 4") {
 		t.Errorf("CPU missing from pair 4: %+v", f)
 	}
 	if v.HasWarning(WarnOneSided) {
 		t.Errorf("a metric on both sides but not in every pair was called one-sided: %v", v.Warnings)
 	}
-	bad := JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{MinPairs: 2}, false)
+	bad := JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{MinPairs: 2}, false, SeqOptions{})
 	if !bad.Sequential.Done || bad.Outcome != Inconclusive || !bad.HasWarning(WarnBadDesign) {
 		t.Errorf("a design with 2 pairs at the first look: %+v %v", bad.Sequential, bad.Warnings)
 	}
-	none := JudgeSequential(nil, nil, Policy{}, stats.SeqDesign{}, false)
+	none := JudgeSequential(nil, nil, Policy{}, stats.SeqDesign{}, false, SeqOptions{})
 	if none.Sequential.Done || none.Outcome != Inconclusive {
 		t.Errorf("no pairs yet: %+v", none.Sequential)
 	}

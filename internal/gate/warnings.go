@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/tailgate-ci/tailgate/internal/plural"
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
@@ -86,7 +87,7 @@ func calibrationWarnings(findings []Finding, c Context) []stats.Warning {
 	if c.CalibrationJobs < RecommendedCalibrationJobs {
 		w = append(w, stats.Warn(WarnFewCalibrationJobs, fmt.Sprintf(
 			"the floors come from a calibration of only %d %s (%d or more recommended): they may be too tight; add jobs with %s",
-			c.CalibrationJobs, plural(c.CalibrationJobs, "job", "jobs"), RecommendedCalibrationJobs, appendJobs)))
+			c.CalibrationJobs, plural.Of(c.CalibrationJobs, "job", "jobs"), RecommendedCalibrationJobs, appendJobs)))
 	}
 	if c.CalibrationJobs > 1 && c.CalibrationSpan < MinCalibrationSpan {
 		w = append(w, stats.Warn(WarnCalibrationBunched, fmt.Sprintf(
@@ -102,12 +103,5 @@ func roughDuration(d time.Duration) string {
 		return fmt.Sprintf("%d s", int(math.Round(d.Seconds())))
 	}
 	m := int(math.Round(d.Minutes()))
-	return fmt.Sprintf("%d %s", m, plural(m, "minute", "minutes"))
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	return fmt.Sprintf("%d %s", m, plural.Of(m, "minute", "minutes"))
 }

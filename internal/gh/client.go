@@ -26,7 +26,6 @@ type Client struct {
 type config struct {
 	httpClient *http.Client
 	retry      retryPolicy
-	author     string
 }
 
 // Option configures New.
@@ -42,24 +41,12 @@ func WithHTTPClient(c *http.Client) Option {
 	}
 }
 
-// WithSleep replaces the wait between retries (tests make it instant).
-func WithSleep(sleep func(context.Context, time.Duration) error) Option {
-	return func(cfg *config) { cfg.retry.sleep = sleep }
-}
-
-// WithClock replaces the clock used to turn X-RateLimit-Reset into a wait.
-func WithClock(now func() time.Time) Option { return func(cfg *config) { cfg.retry.now = now } }
-
 // WithRetries sets the attempts per request (at least 1) and the longest
 // wait the client accepts between them; a rate limit that resets later than
 // maxWait is not waited for.
 func WithRetries(attempts int, maxWait time.Duration) Option {
 	return func(cfg *config) { cfg.retry.attempts, cfg.retry.maxWait = max(attempts, 1), maxWait }
 }
-
-// WithAuthor sets the login whose comments count as ours, skipping the
-// lookup (e.g. "my-app[bot]" for a GitHub App token).
-func WithAuthor(login string) Option { return func(cfg *config) { cfg.author = login } }
 
 // ActionsBotLogin is the author of comments made with an Actions GITHUB_TOKEN.
 const ActionsBotLogin = "github-actions[bot]"
@@ -84,7 +71,7 @@ func New(token, apiURL string, opts ...Option) (*Client, error) {
 	api := github.NewClient(&hc).WithAuthToken(token)
 	api.BaseURL = base
 	api.UploadURL = base
-	return &Client{api: api, author: cfg.author}, nil
+	return &Client{api: api}, nil
 }
 
 // baseURL parses the API URL and gives it the trailing slash go-github needs.

@@ -27,18 +27,6 @@ func IsPermission(err error) bool {
 	return false
 }
 
-// IsRateLimit reports whether err is a primary or secondary rate limit that
-// outlasted the retries.
-func IsRateLimit(err error) bool {
-	var rle *github.RateLimitError
-	var are *github.AbuseRateLimitError
-	if errors.As(err, &rle) || errors.As(err, &are) {
-		return true
-	}
-	var er *github.ErrorResponse
-	return errors.As(err, &er) && er.Response != nil && isRateLimited(er.Response)
-}
-
 // isRateLimited tells a rate-limit response from a permission refusal by its
 // headers: an exhausted quota, or a Retry-After on a secondary limit.
 func isRateLimited(r *http.Response) bool {

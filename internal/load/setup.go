@@ -40,24 +40,9 @@ func (e *SetupError) Error() string {
 // are then not started.
 func (e *engine) setup(workers []*worker) error {
 	cache := e.opt.Setup
-	var run scenario.Session
-	if e.plan.HasSetup(scenario.SetupRun) {
-		kept, ok := cache.get(-1)
-		if !ok {
-			first := workers[0]
-			if err := first.runSetup(scenario.SetupRun); err != nil {
-				return err
-			}
-			kept = first.exec.Kept()
-			cache.put(-1, kept)
-		}
-		for _, w := range workers {
-			w.exec.Keep(kept)
-		}
-		run = kept
-	}
-	if !e.plan.HasSetup(scenario.SetupVU) {
-		return nil
+	run, err := e.setupRun(workers)
+	if err != nil || !e.plan.HasSetup(scenario.SetupVU) {
+		return err
 	}
 	var (
 		mu    sync.Mutex
@@ -110,6 +95,27 @@ func (e *engine) setup(workers []*worker) error {
 		w.recheck = w.leader.recheck
 	}
 	return nil
+}
+
+// setupRun runs setup.run once (on the first worker) unless the cache
+// holds it, and gives every worker its session.
+func (e *engine) setupRun(workers []*worker) (scenario.Session, error) {
+	if !e.plan.HasSetup(scenario.SetupRun) {
+		return scenario.Session{}, nil
+	}
+	kept, ok := e.opt.Setup.get(-1)
+	if !ok {
+		first := workers[0]
+		if err := first.runSetup(scenario.SetupRun); err != nil {
+			return scenario.Session{}, err
+		}
+		kept = first.exec.Kept()
+		e.opt.Setup.put(-1, kept)
+	}
+	for _, w := range workers {
+		w.exec.Keep(kept)
+	}
+	return kept, nil
 }
 
 // loginOf is the login worker w uses, which keys the SetupCache: a

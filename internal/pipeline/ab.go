@@ -11,6 +11,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/plural"
 	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/runner"
@@ -108,26 +109,13 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	p := policyFor(cfg, o.Policy, nil)
 	p.AllowMissing = ab.AllowMissing
 	plan := b.Resolve(trees.plan(cfg, ab, o))
-	design := stats.SeqDesign{MinPairs: ab.MinPairs, MaxPairs: ab.MaxPairs}
 	noise := openNoise(o.noisePath(ab), storedNoise, cfg, b.Env, plan)
 	var last gate.Verdict
-	var first time.Duration // the first block's time, when the budget was planned from it
 	phases := cfg.Load.RunPhases()
 	if plan.Shape.Blocks() && len(phases) > 1 && ab.Phases != config.PhasesAll {
 		plan.SkipPhase = func(name string) bool { return phaseDecided(last, phases, name) }
 	}
-	plan.Look = func(res *runner.ABResult, final bool) bool {
-		// Blocks that may leave decided phases out grow shorter than the
-		// first: such a job is planned for ab.max_blocks, and a stop for
-		// time makes its last look spend the level left (stats' final).
-		if res.Units() == 1 && plan.SkipPhase == nil {
-			design, first = planBudget(design, res, ab)
-		}
-		last = gate.JudgeSequentialWith(res.Base.Runs, res.Head.Runs, p, design, final,
-			gate.SeqOptions{Windows: res.Windows, Prior: noise.stored(), Budget: timeBudgetUnits(res, ab)})
-		fmt.Fprintf(env.log(), "after block %d of at most %d: %s\n", res.Units(), design.MaxPairs, sequentialReason(last))
-		return last.Sequential != nil && last.Sequential.Done
-	}
+	plan.Look = sequentialLook(env, p, ab, noise, &last)
 	res, err := b.RunAB(ctx, plan)
 	if err != nil {
 		return Judged{}, runFailure(o.Policy.sideFailure(err))
@@ -138,15 +126,12 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	if err := writeResult(o.ResultPath, res.Head); err != nil {
 		return Judged{}, err
 	}
-	fmt.Fprintf(env.log(), "A/B stopped after %d %s in %s: %s\n", res.Units(), plural(res.Units(), "block", "blocks"), res.Elapsed.Round(100*time.Millisecond), stopReason(res, ab, last, design.MaxPairs))
+	fmt.Fprintf(env.log(), "A/B stopped after %d %s in %s: %s\n", res.Units(), plural.Of(res.Units(), "block", "blocks"), res.Elapsed.Round(100*time.Millisecond), stopReason(res, ab, last))
 	fmt.Fprintln(env.out(), "base:")
 	showRuns(env, res.Base)
 	fmt.Fprintln(env.out(), "head:")
 	showRuns(env, res.Head)
 	run := abRun(res, plan, ab, phases, o.AA)
-	if first > 0 {
-		run.Planned, run.MaxTime, run.FirstBlock = design.MaxPairs, ab.MaxTime.String(), first
-	}
 	notes := append(append(append(append(o.Policy.notes(), o.baseNote()...), trees.notes(o.Policy)...), sealed.notes(o.Policy.fromBase())...), noise.notes(last)...)
 	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(trees), Verdict: last, Head: res.Head.Runs,
 		Base: res.Base.Runs, Notes: notes, AB: run,
@@ -158,12 +143,32 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	return j, nil
 }
 
+// sequentialLook judges the units so far after each one, into *last, and
+// says whether the job may stop. A budget the runner planned from
+// ab.max_time replaces ab.max_blocks (a job not planned ends for time with
+// a final look, which spends the level left).
+func sequentialLook(env Env, p gate.Policy, ab config.AB, noise *abNoise, last *gate.Verdict) func(*runner.ABResult, bool) bool {
+	design := stats.SeqDesign{MinPairs: ab.MinPairs, MaxPairs: ab.MaxPairs}
+	return func(res *runner.ABResult, final bool) bool {
+		if res.Planned > 0 {
+			design.MaxPairs = res.Planned
+		}
+		*last = gate.JudgeSequential(res.Base.Runs, res.Head.Runs, p, design, final,
+			gate.SeqOptions{Windows: res.Windows, Prior: noise.stored(), Budget: res.Fits})
+		fmt.Fprintf(env.log(), "after block %d of at most %d: %s\n", res.Units(), design.MaxPairs, sequentialReason(*last))
+		return last.Sequential != nil && last.Sequential.Done
+	}
+}
+
 // abRun is how the job ran, as the facts the report words: its one plan
 // and what the runner measured.
 func abRun(res *runner.ABResult, plan runner.ABPlan, ab config.AB, phases []config.PhaseLoad, aa bool) *report.ABRun {
 	r := &report.ABRun{Blocks: res.Units(), MaxBlocks: ab.MaxPairs, Elapsed: res.Elapsed, WholeRuns: plan.Shape.WholeRuns,
 		Windows: plan.Shape.Windows, Window: plan.Shape.Window, Alternate: plan.Shape.Alternate, RandomOrder: ab.Order == config.OrderRandom,
 		Restarted: plan.Restart, Starts: res.Starts, StartTime: res.StartTime, Spent: res.Spent.String(), Warmups: res.Warmups, AA: aa}
+	if res.Planned > 0 {
+		r.Planned, r.MaxTime, r.FirstBlock = res.Planned, ab.MaxTime.String(), res.FirstUnit
+	}
 	if !plan.Shape.Blocks() {
 		for _, s := range res.Order {
 			r.Order = append(r.Order, s == runner.Base)
@@ -245,34 +250,6 @@ func phaseDecided(v gate.Verdict, phases []config.PhaseLoad, name string) bool {
 	return true
 }
 
-// planBudget fixes the design's budget, after the first block, at the
-// blocks ab.max_time allows at that block's pace when that is fewer than
-// ab.max_blocks, and returns the block's time too (0 when the budget
-// stands): the level is then spent over the looks the job will really
-// have, not over looks a time budget would never reach (whose share would
-// be lost to a last look). A block's pace hardly depends on the
-// differences it measures (windows have a fixed length; only the first
-// block's warm-up may grow, the same for both sides), so choosing the
-// budget from it holds the level.
-func planBudget(d stats.SeqDesign, res *runner.ABResult, ab config.AB) (stats.SeqDesign, time.Duration) {
-	fit := timeBudgetUnits(res, ab)
-	if fit <= 0 || fit >= d.MaxPairs {
-		return d, 0
-	}
-	d.MaxPairs = max(fit, d.MinPairs)
-	return d, res.Elapsed
-}
-
-// timeBudgetUnits is how many units ab.max_time allows at the job's pace
-// so far; 0 without a time budget.
-func timeBudgetUnits(res *runner.ABResult, ab config.AB) int {
-	units := res.Units()
-	if ab.MaxTime <= 0 || units == 0 || res.Elapsed <= 0 {
-		return 0
-	}
-	return int(ab.MaxTime.D() / (res.Elapsed / time.Duration(units)))
-}
-
 // sequentialReason says what the last look decided.
 func sequentialReason(v gate.Verdict) string {
 	if v.Sequential == nil {
@@ -285,10 +262,7 @@ func sequentialReason(v gate.Verdict) string {
 }
 
 // stopReason says why the job ended.
-func stopReason(res *runner.ABResult, ab config.AB, v gate.Verdict, planned int) string {
-	if res.Budget == "" && planned < ab.MaxPairs && res.Units() >= planned && v.Outcome != gate.Regression {
-		res.Budget = "time" // the budget planned from ab.max_time is spent
-	}
+func stopReason(res *runner.ABResult, ab config.AB, v gate.Verdict) string {
 	switch res.Budget {
 	case "time":
 		return fmt.Sprintf("the time budget ab.max_time (%s) left no room for another %s; %s", ab.MaxTime, v.Sequential.UnitWord(1), sequentialReason(v))
@@ -397,7 +371,7 @@ func (t *trees) build(ctx context.Context, b *runner.Benchmark, cfg *config.Conf
 func (t *trees) plan(cfg *config.Config, ab config.AB, o ABOptions) runner.ABPlan {
 	base := ab.Base.TargetOr(cfg.Target).InTree(t.dir(runner.Base))
 	head := ab.Head.TargetOr(cfg.Target).InTree(t.dir(runner.Head))
-	plan := runner.ABPlan{Base: base, Head: head, AA: o.AA, Order: ab.Order, MaxPairs: ab.MaxPairs,
+	plan := runner.ABPlan{Base: base, Head: head, AA: o.AA, Order: ab.Order, MaxPairs: ab.MaxPairs, MinPairs: ab.MinPairs,
 		MaxTime: ab.MaxTime.D(), Restart: ab.Restart == config.RestartEveryPair,
 		Shape: runner.Shape{WholeRuns: o.WholeRuns, Windows: ab.Windows, Window: ab.Window.D(), WindowWarmup: ab.WindowWarmup.D()}}
 	if o.AA && o.TwoProcesses {

@@ -70,7 +70,7 @@ target:
   start: {command: [./bin/svc, -addr, "127.0.0.1:{{port}}"]}
   ready: {path: /health, timeout: 20s, interval: 20ms}
 build: {command: [go, build, -o, bin/svc, .], timeout: 2m}
-ab: {base: {ref: HEAD~1}, min_pairs: 4, max_pairs: 6}
+ab: {base: {ref: HEAD~1}, min_blocks: 4, max_blocks: 6}
 load: {model: closed, vus: 1, warmup: 100ms, duration: 300ms}
 scenarios:
   - steps:
@@ -206,7 +206,7 @@ func TestABBuildsTheBaseFromAGitRef(t *testing.T) {
 func TestABGivenBaseIsBuiltAndIsTheLinksParent(t *testing.T) {
 	repo := serviceRepo(t, withRounds(10), withRounds(11))
 	cfg, err := config.Parse(filepath.Join(repo, "tailgate.yml"), []byte(strings.Replace(abRepoConfig,
-		"ab: {base: {ref: HEAD~1}, min_pairs: 4, max_pairs: 6}", "ab: {base: {ref: HEAD}, min_pairs: 3, max_pairs: 3}", 1)))
+		"ab: {base: {ref: HEAD~1}, min_blocks: 4, max_blocks: 6}", "ab: {base: {ref: HEAD}, min_blocks: 3, max_blocks: 3}", 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +369,7 @@ func sequentialConfig(t *testing.T, base, head, metric string, minEffect float64
 func designConfig(t *testing.T, yaml string) *config.Config {
 	t.Helper()
 	extra := "  windows: 2\n  window: 300ms\n  window_warmup: 50ms\n"
-	cfg, err := config.Parse("seq.yml", []byte(strings.Replace(yaml, "  max_pairs: 12\n", "  max_pairs: 12\n"+extra, 1)))
+	cfg, err := config.Parse("seq.yml", []byte(strings.Replace(yaml, "  max_blocks: 12\n", "  max_blocks: 12\n"+extra, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,8 +396,8 @@ func sequentialYAML(base, head, metric string, minEffect float64) string {
 ab:
   base: {url: "%s"}
   head: {url: "%s"}
-  min_pairs: 4
-  max_pairs: 12
+  min_blocks: 4
+  max_blocks: 12
 dataset:
   reset: {request: {method: POST, path: /reset}}
 load: {model: closed, vus: 2, warmup: 50ms, duration: 400ms}
@@ -590,7 +590,7 @@ func TestABPerSideTargetsReadTopLevelCounters(t *testing.T) {
 	base, head := sleeper(t, time.Millisecond), sleeper(t, time.Millisecond)
 	src := strings.Replace(sequentialYAML(base, head, "counter.n.calls", 50), "ab:\n",
 		"target:\n  url: \""+base+"\"\n  counters: [{name: n, command: [sh, -c, '"+count+"'], gate: [calls]}]\nab:\n", 1)
-	src = strings.Replace(src, "min_pairs: 4\n  max_pairs: 12", "min_pairs: 3\n  max_pairs: 3\n  windows: 2\n  window: 300ms", 1)
+	src = strings.Replace(src, "min_blocks: 4\n  max_blocks: 12", "min_blocks: 3\n  max_blocks: 3\n  windows: 2\n  window: 300ms", 1)
 	cfg, err := config.Parse("seq.yml", []byte(src))
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/clock"
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
@@ -68,14 +69,15 @@ func Calibrate(ctx context.Context, env Env, o CalibrateOptions) (report.Calibra
 		bl.AddJob(pr.Job, res.Created, res.Runs)
 		setByLoad = appendSetByLoad(setByLoad, res.Runs)
 	}
-	warnings := bl.Calibration.EstimateNoise(cfg.Gate.Alpha)
+	alpha := gate.Policy{Alpha: cfg.Gate.Alpha}.Level()
+	warnings := bl.Calibration.EstimateNoise(alpha)
 	if err := Runtime.Wrap(baseline.Write(o.Path, bl)); err != nil {
 		return report.Calibration{}, err
 	}
 	return report.Calibration{
 		Name: cfg.Name, Path: o.Path, Jobs: len(bl.Calibration.Jobs), Noise: bl.Calibration.Noise,
 		Runs: cfg.Load.Runs, Samples: min(len(bl.Samples), bl.Window), BaselineJobs: bl.Jobs(),
-		Alpha: cfg.Gate.Alpha, Gated: cfg.Gate.Metrics, SetByLoad: setByLoad, Warnings: warnings,
+		Alpha: alpha, Gated: cfg.GatedMetrics(gate.DefaultMetrics()), SetByLoad: setByLoad, Warnings: warnings,
 	}, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/plural"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/runner"
 	"github.com/tailgate-ci/tailgate/internal/stats"
@@ -129,7 +130,7 @@ func (n *abNoise) notes(v gate.Verdict) []string {
 	slices.Sort(pooled)
 	var out []string
 	if len(pooled) > 0 {
-		out = append(out, fmt.Sprintf("noise: pooled with %d earlier %s in %s for %s", n.earlier, plural(n.earlier, "job", "jobs"), n.path, strings.Join(pooled, "; ")))
+		out = append(out, fmt.Sprintf("noise: pooled with %d earlier %s in %s for %s", n.earlier, plural.Of(n.earlier, "job", "jobs"), n.path, strings.Join(pooled, "; ")))
 	}
 	if len(own) > 0 {
 		out = append(out, "noise: this job's own for "+strings.Join(own, "; "))

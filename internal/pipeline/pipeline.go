@@ -24,6 +24,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/plural"
 	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/runner"
@@ -178,7 +179,7 @@ func describe(src baseline.Source, bl *baseline.File) string {
 	if bl == nil {
 		return "none yet (" + src.String() + ")"
 	}
-	return fmt.Sprintf("%s (%d %s from %d %s)", src, len(bl.Samples), plural(len(bl.Samples), "sample", "samples"), bl.Jobs(), plural(bl.Jobs(), "job", "jobs"))
+	return fmt.Sprintf("%s (%d %s from %d %s)", src, len(bl.Samples), plural.Of(len(bl.Samples), "sample", "samples"), bl.Jobs(), plural.Of(bl.Jobs(), "job", "jobs"))
 }
 
 // policyFor builds the gate policy from the gate section (pol's, else the
@@ -190,8 +191,10 @@ func policyFor(cfg *config.Config, pol *Policy, bl *baseline.File) gate.Policy {
 		p.Context.RemoteTarget = cfg.RemoteTarget()
 	}
 	if g, ok := pol.gate(cfg); ok {
-		p.Alpha = g.Alpha
-		p.Metrics = g.Metrics
+		p.Alpha, p.Metrics = g.Alpha, g.Metrics
+		if len(p.Metrics) == 0 && cfg != nil { // a Policy's gate has its metrics filled
+			p.Metrics = cfg.GatedMetrics(gate.DefaultMetrics())
+		}
 		p.Floors = g.Floors
 		p.MinEffect = g.MinEffect
 	}
@@ -239,12 +242,4 @@ func judgeRuns(base, head *result.File, p gate.Policy) gate.Verdict {
 		p.Context.EnvDiff = fmt.Sprintf("%s → %s", a, b)
 	}
 	return gate.Judge(base.Runs, head.Runs, p)
-}
-
-// plural is one when n is 1, else many.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

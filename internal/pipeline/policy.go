@@ -14,6 +14,7 @@ import (
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/runner"
 	"github.com/tailgate-ci/tailgate/internal/target"
 )
@@ -222,6 +223,7 @@ func trustedPolicy(head *config.Config, base BaseFile, whole bool) *Policy {
 	budget := budgetOf(trusted)
 	p := &Policy{Gate: trusted.Gate, Budget: &budget, Runs: trusted.Load.Runs, PassEnv: slices.Clone(trusted.PassEnv), limitsEnv: true, where: where}
 	changed := append(fieldChanges("gate", trusted.Gate, head.Gate), fieldChanges("ab", budget, budgetOf(head))...)
+	p.Gate.Metrics = trusted.GatedMetrics(gate.DefaultMetrics())
 	if head.Load.Runs != trusted.Load.Runs {
 		changed = append(changed, "load.runs")
 	}
@@ -363,7 +365,9 @@ func definitionChanges(a, b *config.Config) []string {
 }
 
 func ownPolicy(head *config.Config, why string) *Policy {
-	return &Policy{Gate: head.Gate, Notes: []string{"The " + why + "."}, Warning: why}
+	p := &Policy{Gate: head.Gate, Notes: []string{"The " + why + "."}, Warning: why}
+	p.Gate.Metrics = head.GatedMetrics(gate.DefaultMetrics())
+	return p
 }
 
 // fieldChanges lists the keys of a config section (a struct with yaml

@@ -155,20 +155,20 @@ func scaledP95(runs []result.Run, k float64) []result.Run {
 	return out
 }
 
-// The A/B budget is policy too: a PR that shrinks ab.min_pairs,
-// ab.max_pairs or ab.max_time (to end inconclusive, which passes) is
+// The A/B budget is policy too: a PR that shrinks ab.min_blocks,
+// ab.max_blocks or ab.max_time (to end inconclusive, which passes) is
 // judged by the base commit's budget, the report naming the keys; a base
 // commit without an ab section has the default budget.
 func TestTrustedPolicyTakesTheABBudgetFromTheBase(t *testing.T) {
 	t.Parallel()
-	head := parseBench(t, "ab: {base: {url: \"http://127.0.0.1:8081\"}, min_pairs: 4, max_pairs: 4, max_time: 1s}\n")
+	head := parseBench(t, "ab: {base: {url: \"http://127.0.0.1:8081\"}, min_blocks: 4, max_blocks: 4, max_time: 1s}\n")
 	for name, tc := range map[string]struct {
 		base       string
 		min, max   int
 		maxTime    time.Duration
 		changedKey string
 	}{
-		"budget at the base": {policyBench + "ab: {min_pairs: 6, max_pairs: 30, max_time: 10m}\n", 6, 30, 10 * time.Minute, "changed: ab.min_blocks, ab.max_blocks, ab.max_time"},
+		"budget at the base": {policyBench + "ab: {min_blocks: 6, max_blocks: 30, max_time: 10m}\n", 6, 30, 10 * time.Minute, "changed: ab.min_blocks, ab.max_blocks, ab.max_time"},
 		"no ab at the base":  {policyBench, config.DefaultMinBlocks, config.DefaultMaxBlocks, 0, "changed: ab.min_blocks, ab.max_blocks, ab.max_time"},
 	} {
 		p := trustedGate(head, []byte(tc.base), true, where)
@@ -188,7 +188,7 @@ func TestTrustedPolicyTakesTheABBudgetFromTheBase(t *testing.T) {
 	}
 	// The same budget, written differently, changes nothing; the PR's own
 	// policy (no trusted base) keeps the PR's budget.
-	same := trustedGate(head, []byte(policyBench+"ab:\n  max_time: 1s\n  max_pairs: 4\n  min_pairs: 4\n  base: {ref: main}\n"), true, where)
+	same := trustedGate(head, []byte(policyBench+"ab:\n  max_time: 1s\n  max_blocks: 4\n  min_blocks: 4\n  base: {ref: main}\n"), true, where)
 	if len(same.Notes) != 1 {
 		t.Errorf("an unchanged budget: notes %q", same.Notes)
 	}
@@ -267,11 +267,11 @@ func TestTrustedPolicySaysTheBenchmarkChanged(t *testing.T) {
 // base commit's reader, never the working tree.
 func TestTrustedBenchmarkIsTheBaseCommits(t *testing.T) {
 	t.Parallel()
-	base := policyBench + "build: {command: make}\nfeed: {file: users.csv}\nab: {min_pairs: 4}\n"
+	base := policyBench + "build: {command: make}\nfeed: {file: users.csv}\nab: {min_blocks: 4}\n"
 	headCfg := strings.Replace(policyBench, "rate: 10/s", "rate: 5/s, duration: 1s", 1)
 	headCfg = strings.Replace(headCfg, `target: {url: "http://127.0.0.1:8080"}`, `target: {url: "http://127.0.0.1:8080", start: {command: ./serve}}`, 1)
 	head, err := config.Parse("tailgate.yml", []byte(headCfg+"build: {command: make fast}\n"+
-		"ab: {min_pairs: 8, base: {url: \"http://127.0.0.1:7\"}}\ndataset: {reset: {command: ./reset}}\n"))
+		"ab: {min_blocks: 8, base: {url: \"http://127.0.0.1:7\"}}\ndataset: {reset: {command: ./reset}}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

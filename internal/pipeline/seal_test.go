@@ -62,7 +62,7 @@ func TestABFailsClosedWithoutASeal(t *testing.T) {
 	}
 	wantCleanedUp(t, repo, env.TempDir)
 
-	allowed, err := config.Parse(repo+"/tailgate.yml", []byte(strings.Replace(abRepoConfig, "max_pairs: 6}", "max_pairs: 6, unsealed: allow}", 1)))
+	allowed, err := config.Parse(repo+"/tailgate.yml", []byte(strings.Replace(abRepoConfig, "max_blocks: 6}", "max_blocks: 6, unsealed: allow}", 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestMakeRunsTheBaseCommitsMakefile(t *testing.T) {
 	repo := commitsRepo(t, map[string]string{"Makefile": "all:\n\tsh scripts/lib.sh > built\n", "scripts/lib.sh": "echo base\n", ".gitignore": "built\n"},
 		map[string]string{"Makefile": "all:\n\techo head > built\n", "scripts/lib.sh": "echo head\n", "scripts/added.sh": "echo added\n"})
 	src := strings.Replace(abRepoConfig, "build: {command: [go, build, -o, bin/svc, .], timeout: 2m}", "build: {command: make}", 1)
-	cfg, err := config.Parse(repo+"/tailgate.yml", []byte(strings.Replace(src, "max_pairs: 6}", "max_pairs: 6, procedure: [scripts/]}", 1)))
+	cfg, err := config.Parse(repo+"/tailgate.yml", []byte(strings.Replace(src, "max_blocks: 6}", "max_blocks: 6, procedure: [scripts/]}", 1)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ load:
 scenarios: [{steps: [{path: /notes}]}]
 ab:
   base: {url: "http://127.0.0.1:8081"}
-  max_pairs: 6
+  max_blocks: 6
 `
 	read := func(string, int64) ([]byte, error) { return []byte("user\nu1\nu2\nu3\nu4\n"), nil }
 	cfg, err := config.ParseAt("cost.yml", "cost.yml", []byte(src), read)

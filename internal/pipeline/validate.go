@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/plural"
 	"github.com/tailgate-ci/tailgate/internal/scenario"
 )
 
@@ -80,7 +81,7 @@ func setupCost(plan *scenario.Plan, cfg *config.Config) string {
 		}
 		parts = append(parts, fmt.Sprintf("%s %d, %s", name, n, who))
 	}
-	s := fmt.Sprintf("%d setup.vu %s per run", perRun, pluralWord(perRun, "login", "logins"))
+	s := fmt.Sprintf("%d setup.vu %s per run", perRun, plural.Of(perRun, "login", "logins"))
 	if len(parts) > 0 {
 		s += " (" + strings.Join(parts, "; ") + ")"
 	}
@@ -96,13 +97,6 @@ func setupCost(plan *scenario.Plan, cfg *config.Config) string {
 			2*users, 2*perRun, 2*perRun*ab.MaxPairs, ab.MaxPairs)
 	}
 	return s
-}
-
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // startedTargets are the targets tailgate starts from the working tree

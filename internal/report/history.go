@@ -42,15 +42,15 @@ func WriteHistoryText(w io.Writer, in HistoryInput) error {
 // then a step the values show that too few jobs confirm; then metrics too
 // short to show any.
 func historyHeadline(in HistoryInput) string {
-	v := in.Verdict
+	v, lv := in.Verdict, gate.Level(in.Verdict, in.Chain)
 	var regressed []string
-	if cur := v.Current(); len(cur) > 0 {
-		regressed = append(regressed, strings.Join(currentLines(in, cur), "; "))
+	if len(lv.Changed) > 0 {
+		regressed = append(regressed, strings.Join(currentLines(in, lv.Changed), "; "))
 	}
-	if cur := in.Chain.Current(); len(cur) > 0 {
-		regressed = append(regressed, strings.Join(chainCurrentLines(in, cur), "; "))
+	if len(lv.Culprit) > 0 {
+		regressed = append(regressed, strings.Join(chainCurrentLines(in, lv.Culprit), "; "))
 	}
-	crept := creepLines(in)
+	crept := creepLines(in, lv.Crept)
 	switch {
 	case len(regressed) > 0:
 		line := "main is at a regressed level: " + strings.Join(regressed, "; ")
@@ -61,7 +61,7 @@ func historyHeadline(in HistoryInput) string {
 	case len(crept) > 0:
 		return "main is at no regressed level any commit's A/B saw, but it crept: " + strings.Join(crept, "; ")
 	}
-	if seen := v.Unconfirmed(); len(seen) > 0 {
+	if seen := lv.Unconfirmed; len(seen) > 0 {
 		return "main may be at a regressed level, not yet confirmed: " + strings.Join(seenLines(in, seen), "; ")
 	}
 	var better []gate.HistoryMetric
@@ -283,7 +283,6 @@ func viewSuffix(in HistoryInput) string {
 }
 
 // count is "1 job", "3 jobs".
-func count(n int, one, many string) string { return fmt.Sprintf("%d %s", n, plural(n, one, many)) }
 
 // writeChain writes the A/B view: per gated metric the commits whose own
 // A/B found it regressed, whether main still sits at that level, and the
@@ -362,9 +361,9 @@ func chainCurrentLines(in HistoryInput, cur []gate.ChainMetric) []string {
 }
 
 // creepLines name each metric whose creep the chain flags.
-func creepLines(in HistoryInput) []string {
+func creepLines(in HistoryInput, crept []gate.ChainMetric) []string {
 	var out []string
-	for _, m := range in.Chain.Crept() {
+	for _, m := range crept {
 		how := ""
 		if m.Creep.Span != nil {
 			how = " (one A/B against " + shortName(m.Creep.Span.Parent) + ")"

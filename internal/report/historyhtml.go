@@ -118,10 +118,10 @@ func newHistoryPage(in HistoryInput) (historyPage, error) {
 // nor is a history without absolute jobs, whose level nothing measured.
 func historyBadge(in HistoryInput) (string, string) {
 	v, chain := in.Verdict, in.Chain
-	switch {
-	case len(v.Current()) > 0 || len(chain.Current()) > 0:
+	switch lv := gate.Level(v, chain); {
+	case len(lv.Regressed) > 0:
 		return "regressed", "regressed"
-	case len(chain.Crept()) > 0:
+	case len(lv.Crept) > 0:
 		return "crept", "regressed"
 	case slices.ContainsFunc(v.Metrics, func(m gate.HistoryMetric) bool { return m.Seen != nil }):
 		return "step not confirmed", "inconclusive" // either way: the eye sees it

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
+	pl "github.com/tailgate-ci/tailgate/internal/plural"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
@@ -159,12 +160,8 @@ func joinAnd(xs []string) string {
 	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
+// plural and count are package plural's, by report's short names.
+var plural, count = pl.Of, pl.Count
 
 // outcomeWord is how a metric's outcome reads in a table.
 func outcomeWord(o gate.MetricOutcome) string {

@@ -56,9 +56,10 @@ type ABPlan struct {
 	Order string
 	// MaxPairs is the budget of pairs (at least 1); MaxTime, when above
 	// 0, the budget of time for the pairs: no pair starts that would
-	// likely end beyond it.
-	MaxPairs int
-	MaxTime  time.Duration
+	// likely end beyond it. MinPairs is the first look, the fewest units
+	// a time budget is planned for (ABResult.Planned).
+	MaxPairs, MinPairs int
+	MaxTime            time.Duration
 	// Restart starts each side afresh for its run of every pair, and
 	// stops it after that run: one target runs at a time. Without it both
 	// are started once for the job (the base once for an A/A job). A
@@ -94,8 +95,17 @@ type ABResult struct {
 	StartTime time.Duration
 	Elapsed   time.Duration
 	// Budget says which budget the job spent: "pairs", "time", or "" when
-	// Look ended it before either.
-	Budget string
+	// Look ended it before either. The runner alone decides it: Fits is
+	// how many units MaxTime allows at the pace so far (0 without one),
+	// and Planned, when above 0, the budget fixed after the first unit
+	// (FirstUnit its time) where MaxTime allows fewer than MaxPairs at
+	// least MinPairs, so that the verdict spends its level over the looks
+	// the job will have. A job whose blocks may leave phases out (they
+	// grow shorter) is not planned.
+	Budget    string
+	Fits      int
+	Planned   int
+	FirstUnit time.Duration
 	// Windows, in blocks, are the windows the blocks are made
 	// of, each with its block; nil for pairs of whole runs.
 	Windows *result.WindowPairs
@@ -186,7 +196,14 @@ func (j *abJob) run(ctx context.Context) (*ABResult, error) {
 // began: the time so far, the look, and whether a budget or the look ends
 // the job.
 func (j *abJob) unitDone(n int, began time.Time) bool {
-	j.res.Elapsed = time.Since(began)
+	r := j.res
+	r.Elapsed = time.Since(began)
+	if per := r.Elapsed / time.Duration(n); j.plan.MaxTime > 0 && per > 0 {
+		r.Fits = int(j.plan.MaxTime / per)
+		if n == 1 && j.plan.SkipPhase == nil && r.Fits > 0 && r.Fits < j.plan.MaxPairs {
+			r.Planned, r.FirstUnit = max(r.Fits, j.plan.MinPairs), r.Elapsed
+		}
+	}
 	budget := j.budgetSpent(n)
 	stop := j.plan.Look != nil && j.plan.Look(j.res, budget != "")
 	if budget != "" || stop {
@@ -197,13 +214,13 @@ func (j *abJob) unitDone(n int, began time.Time) bool {
 }
 
 // budgetSpent names the budget that allows no pair after the first n:
-// "pairs", "time" (the next pair would likely end beyond MaxTime, at the
-// pace so far), or "".
+// "pairs", "time" (the planned budget is spent, or the next pair would
+// likely end beyond MaxTime at the pace so far), or "".
 func (j *abJob) budgetSpent(n int) string {
 	switch elapsed := j.res.Elapsed; {
 	case n >= j.plan.MaxPairs:
 		return "pairs"
-	case j.plan.MaxTime > 0 && elapsed+elapsed/time.Duration(n) > j.plan.MaxTime:
+	case j.res.Planned > 0 && n >= j.res.Planned, j.plan.MaxTime > 0 && elapsed+elapsed/time.Duration(n) > j.plan.MaxTime:
 		return "time"
 	}
 	return ""

@@ -123,11 +123,12 @@ func TestRunABFillsThePortPlaceholder(t *testing.T) {
 type look struct {
 	pairs []int
 	final []bool
-	stop  int // stop after this many pairs; 0: never
+	fits  []int // res.Fits at each look
+	stop  int   // stop after this many pairs; 0: never
 }
 
 func (l *look) look(res *ABResult, final bool) bool {
-	l.pairs, l.final = append(l.pairs, res.Pairs()), append(l.final, final)
+	l.pairs, l.final, l.fits = append(l.pairs, res.Pairs()), append(l.final, final), append(l.fits, res.Fits)
 	return l.stop > 0 && res.Pairs() >= l.stop
 }
 
@@ -160,14 +161,15 @@ func TestRunABLooksAfterEveryPair(t *testing.T) {
 }
 
 // A time budget ends the job, with a final look, before the pair that
-// would likely overrun it.
+// would likely overrun it; the runner plans the budget from the first
+// pair's pace, at least the first look, and ends there at the latest.
 func TestRunABTimeBudget(t *testing.T) {
 	base, head := newService(t), newService(t)
 	cfg := benchConfig(base.URL, 1)
 	cfg.Load.Duration = config.Duration(300 * time.Millisecond) // a pair takes ≥ 600 ms
 	l := &look{}
 	plan := ABPlan{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, Order: config.OrderABBA,
-		MaxPairs: 50, MaxTime: 2 * time.Second, Look: l.look, Shape: Shape{WholeRuns: "pairs under test"}}
+		MaxPairs: 50, MinPairs: 2, MaxTime: 2 * time.Second, Look: l.look, Shape: Shape{WholeRuns: "pairs under test"}}
 	start := time.Now()
 	res, err := (&Benchmark{Config: cfg}).RunAB(context.Background(), plan)
 	if err != nil {
@@ -178,6 +180,9 @@ func TestRunABTimeBudget(t *testing.T) {
 	}
 	if n := len(l.final); !l.final[n-1] || slices.Contains(l.final[:n-1], true) {
 		t.Errorf("finals %v: want exactly the last look final", l.final)
+	}
+	if fit := l.fits[0]; fit > 0 && (res.Planned != max(fit, 2) || res.FirstUnit <= 0 || res.Pairs() > res.Planned) {
+		t.Errorf("%d pairs of a planned %d (first pair %v, fits %v); want the budget planned from the first pair's pace", res.Pairs(), res.Planned, res.FirstUnit, l.fits)
 	}
 	if time.Since(start) > 10*time.Second {
 		t.Errorf("took %v for a 2 s budget", time.Since(start))

@@ -178,20 +178,8 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 			}
 			continue
 		}
-		for _, side := range order[:2] { // each side's dataset once per phase of the block, one after the other (they may share a database)
-			if err := j.b.prepare(ctx, tgts[side], blk); err != nil {
-				return m, fmt.Errorf("%s: %w", side, err)
-			}
-		}
-		obs.Step(blk, stepName("warm-up", ph.Name))
-		for _, c := range setups {
-			c.Recheck() // reset since, and maybe restarted: the warm-up checks the sessions
-		}
-		if err := j.warmUp(ctx, tgts, ph, blk, setups, order[:2]); err != nil {
+		if err := j.prepareAndWarm(ctx, tgts, ph, blk, setups, order[:2]); err != nil {
 			return m, err
-		}
-		for _, c := range setups {
-			c.Confirmed()
 		}
 		obs.Step(blk, fmt.Sprintf("%d windows", 2*windows)+phaseSuffix(ph.Name))
 		spans := j.openCounters(ctx, tgts)
@@ -214,6 +202,28 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 		m.windows[side], m.block[side] = blockOf(measured[side], counted[side])
 	}
 	return m, nil
+}
+
+// prepareAndWarm readies both sides for a phase of block blk, in order:
+// each side's dataset once, one after the other (they may share a
+// database), then the phase's warm-up.
+func (j *abJob) prepareAndWarm(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, order []Side) error {
+	for _, side := range order {
+		if err := j.b.prepare(ctx, tgts[side], blk); err != nil {
+			return fmt.Errorf("%s: %w", side, err)
+		}
+	}
+	j.b.observer().Step(blk, stepName("warm-up", ph.Name))
+	for _, c := range setups {
+		c.Recheck() // reset since, and maybe restarted: the warm-up checks the sessions
+	}
+	if err := j.warmUp(ctx, tgts, ph, blk, setups, order); err != nil {
+		return err
+	}
+	for _, c := range setups {
+		c.Confirmed()
+	}
+	return nil
 }
 
 // skipped says which of a block's phases plan.SkipPhase leaves out: none

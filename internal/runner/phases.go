@@ -88,32 +88,16 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 			return nil, err
 		}
 	}
-	opt, err := b.loadOptions(ph.Load)
+	opt, err := b.windowOptions(ph.Load, tgt, w)
 	if err != nil {
 		return nil, err
 	}
-	if w.warmup > 0 || w.short {
-		opt.Warmup = w.warmup
-	}
-	if w.duration > 0 {
-		opt.Duration = w.duration
-	}
-	opt.Setup = w.setup
-	opt.Seq = b.sequence(tgt)
-	opt.TLS = tgt.tls
 	if clock.done == 0 { // the shards' runs start together (phases are not sharded)
 		if err := b.waitForStart(ctx, i); err != nil {
 			return nil, err
 		}
 	}
-	opt.Progress = func(p load.Progress) {
-		if ph.Name != "" {
-			p.Phase = ph.Name + " " + p.Phase
-			p.Elapsed += clock.done
-			p.Total = clock.total
-		}
-		obs.Progress(i, p)
-	}
+	opt.Progress = clock.progress(obs, i, ph.Name)
 	var sampler sampling
 	if !w.warmupOnly {
 		path := tgt.path
@@ -122,31 +106,19 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 		}
 		opt.OnMeasure = func() { sampler.start(ctx, tgt, path) } // the window only: warm-up is not measured
 	}
+	step := "measure"
 	if plan.HasSetup(scenario.SetupRun) || plan.HasSetup(scenario.SetupVU) {
-		obs.Step(i, stepName("setup", ph.Name)) // the load's progress follows once it is done
-	} else {
-		obs.Step(i, stepName("measure", ph.Name))
+		step = "setup" // the load's progress follows once it is done
 	}
+	obs.Step(i, stepName(step, ph.Name))
 	started := b.now()
 	began := time.Now()
 	var setupTook time.Duration
 	opt.OnSetupDone = func() { setupTook = time.Since(began) }
 	run, err := load.Run(ctx, plan, tgt.url, opt)
 	overhead := time.Since(began) - setupTook - opt.Warmup - opt.Duration
-	res, note := sampler.stop(tgt)
-	footprint := sampler.stopPath(ctx)
-	switch {
-	case w.shadow:
-	case w.warmupOnly || w.probe:
-		b.spend(TimeSetup, setupTook)
-		b.spend(TimeLoad, overhead)
-		b.spend(TimeWarmup, opt.Warmup+opt.Duration)
-	default:
-		b.spend(TimeSetup, setupTook)
-		b.spend(TimeLoad, overhead)
-		b.spend(TimeWarmup, opt.Warmup)
-		b.spend(TimeMeasured, opt.Duration)
-	}
+	res, note, footprint := sampler.stop(ctx, tgt)
+	b.spendWindow(w, setupTook, overhead, opt)
 	if err != nil {
 		return nil, tgt.withOutput(err)
 	}
@@ -160,6 +132,51 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 		markSetByLoad(run, setByOpenLoad...)
 	}
 	return run, nil
+}
+
+// spendWindow counts where a window's time went: a shadow's nowhere,
+// a warm-up's or a probe's all load time as warm-up.
+func (b *Benchmark) spendWindow(w phaseWindow, setup, overhead time.Duration, opt load.Options) {
+	if w.shadow {
+		return
+	}
+	b.spend(TimeSetup, setup)
+	b.spend(TimeLoad, overhead)
+	if w.warmupOnly || w.probe {
+		b.spend(TimeWarmup, opt.Warmup+opt.Duration)
+	} else {
+		b.spend(TimeWarmup, opt.Warmup)
+		b.spend(TimeMeasured, opt.Duration)
+	}
+}
+
+// progress reports run i's load progress, in a phase named phase on the
+// clock of the run's phases.
+func (clock phaseClock) progress(obs Observer, i int, phase string) func(load.Progress) {
+	return func(p load.Progress) {
+		if phase != "" {
+			p.Phase = phase + " " + p.Phase
+			p.Elapsed += clock.done
+			p.Total = clock.total
+		}
+		obs.Progress(i, p)
+	}
+}
+
+// windowOptions are the load options of a phase's window w on tgt.
+func (b *Benchmark) windowOptions(l config.Load, tgt *running, w phaseWindow) (load.Options, error) {
+	opt, err := b.loadOptions(l)
+	if err != nil {
+		return opt, err
+	}
+	if w.warmup > 0 || w.short {
+		opt.Warmup = w.warmup
+	}
+	if w.duration > 0 {
+		opt.Duration = w.duration
+	}
+	opt.Setup, opt.Seq, opt.TLS = w.setup, b.sequence(tgt), tgt.tls
+	return opt, nil
 }
 
 // stepName is a step of a run, with its phase when it has one.

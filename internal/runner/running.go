@@ -259,7 +259,6 @@ func (t *running) exited() error {
 // runner, hence the lock.
 type sampling struct {
 	mu      sync.Mutex
-	s       *target.Sampler
 	path    *target.PathWindow
 	stopped bool // a start that comes after stop (a cancelled run) does nothing
 }
@@ -270,53 +269,41 @@ func (s *sampling) start(ctx context.Context, tgt *running, path target.Path) {
 	if s.stopped {
 		return
 	}
-	// The target's CPU first, then the path (whose counters take a command
-	// or a fetch to read): a sampler started late misses the window's first
-	// work, and in a window of half a second that was up to all of it.
 	if tgt.pid != 0 && tgt.notMeasured == nil {
-		s.s = target.StartSampler(tgt.pid, 100*time.Millisecond)
+		path.Root = tgt.pid
 	}
 	if !path.IsZero() {
 		s.path = path.Open(ctx)
 	}
 }
 
-// stopPath ends the path's window and returns what it measured (the
-// zero footprint when the window never opened).
-func (s *sampling) stopPath(ctx context.Context) target.PathFootprint {
+// stop ends the window and returns what was measured: the target's CPU
+// and memory, nil where nothing could be (never zero), with a note for the
+// run saying why, and the path's footprint (zero when the window never
+// opened).
+func (s *sampling) stop(ctx context.Context, tgt *running) (*result.Resources, string, target.PathFootprint) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stopped = true
-	if s.path == nil {
-		return target.PathFootprint{}
+	var f target.PathFootprint
+	if s.path != nil {
+		f = s.path.Close(ctx)
 	}
-	return s.path.Close(ctx)
-}
-
-// stop ends the window and returns what was measured: nil where nothing
-// could be (never zero), with a note for the run saying why.
-func (s *sampling) stop(tgt *running) (*result.Resources, string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.stopped = true
 	switch {
 	case tgt.remote:
-		return nil, "CPU and memory not measured: the target is remote (target.remote), on another machine"
+		return nil, "CPU and memory not measured: the target is remote (target.remote), on another machine", f
 	case tgt.pid == 0:
-		return nil, "" // nothing to measure: a target started elsewhere without pid_file
+		return nil, "", f // nothing to measure: a target started elsewhere without pid_file
 	case tgt.notMeasured != nil:
-		return nil, "CPU and memory not measured: " + tgt.notMeasured.Error()
-	case s.s == nil:
-		return nil, "" // the window never opened (a cancelled run)
+		return nil, "CPU and memory not measured: " + tgt.notMeasured.Error(), f
+	case s.path == nil:
+		return nil, "", f // the window never opened (a cancelled run)
+	case f.Resources == nil:
+		return nil, "CPU and memory not measured: " + f.ResourcesErr.Error(), f
+	case f.ResourcesErr != nil:
+		return f.Resources, "CPU not measured: " + f.ResourcesErr.Error(), f
 	}
-	res, err := s.s.Stop()
-	switch {
-	case res == nil:
-		return nil, "CPU and memory not measured: " + err.Error()
-	case err != nil:
-		return res, "CPU not measured: " + err.Error()
-	}
-	return res, ""
+	return f.Resources, "", f
 }
 
 // addResources puts a window's measurement on run and sums it up.

@@ -35,8 +35,7 @@ func (b *Benchmark) measureTool(ctx context.Context, tgt *running, i, runs int) 
 	sampler.start(ctx, tgt, tgt.path)
 	started := b.now()
 	exit, err := target.RunTool(ctx, l.Command, ch, l.CommandTimeout.D(), b.log())
-	res, note := sampler.stop(tgt)
-	footprint := sampler.stopPath(ctx)
+	res, note, footprint := sampler.stop(ctx, tgt)
 	if err != nil {
 		return nil, err
 	}

@@ -73,11 +73,12 @@ const (
 	DefaultSeqRho      = 2
 )
 
-// Limits of a design: the t statistic needs two degrees of freedom at the
-// first look, and calibration time grows with the budget.
+// Limits of a design, for stats and for config's ab.min_blocks and
+// ab.max_blocks: the t statistic needs two degrees of freedom at the first
+// look, and calibration time grows with the budget.
 const (
-	minSeqPairs = 3
-	maxSeqPairs = 500
+	SeqFirstLookMin = 3
+	SeqBudgetMax    = 500
 )
 
 // maxPairsAdvice bounds "more pairs would likely decide".
@@ -103,19 +104,6 @@ const (
 	SeqPass
 	SeqInconclusive
 )
-
-func (o SeqOutcome) String() string {
-	switch o {
-	case SeqRegression:
-		return "regression"
-	case SeqPass:
-		return "pass"
-	case SeqInconclusive:
-		return "inconclusive"
-	default:
-		return "continue"
-	}
-}
 
 // SeqReason says why a look decided what it did.
 type SeqReason int
@@ -345,10 +333,10 @@ func (d SeqDesign) Validate() error {
 		return fmt.Errorf("sequential alpha %g is not in (0, 0.5)", d.Alpha)
 	case !(d.Beta > 0 && d.Beta < 0.5):
 		return fmt.Errorf("sequential beta %g is not in (0, 0.5)", d.Beta)
-	case d.MinPairs < minSeqPairs:
-		return fmt.Errorf("minimum pairs %d is below %d (the spread needs 2 degrees of freedom)", d.MinPairs, minSeqPairs)
-	case d.MaxPairs < d.MinPairs || d.MaxPairs > maxSeqPairs:
-		return fmt.Errorf("pair budget %d is not between the minimum %d and %d", d.MaxPairs, d.MinPairs, maxSeqPairs)
+	case d.MinPairs < SeqFirstLookMin:
+		return fmt.Errorf("minimum pairs %d is below %d (the spread needs 2 degrees of freedom)", d.MinPairs, SeqFirstLookMin)
+	case d.MaxPairs < d.MinPairs || d.MaxPairs > SeqBudgetMax:
+		return fmt.Errorf("pair budget %d is not between the minimum %d and %d", d.MaxPairs, d.MinPairs, SeqBudgetMax)
 	case d.Every < 1:
 		return fmt.Errorf("look cadence %d is not ≥ 1 pair", d.Every)
 	case !(d.Rho > 0 && d.Rho <= 10):
@@ -372,41 +360,17 @@ func (d SeqDesign) withPriorAt(sd float64, n int) SeqDesign {
 	return d
 }
 
-// Look judges the pair differences so far (all of them, in order; bigger
-// is worse) for one of k gated metrics. minEffect and resolution are on
-// the comparison scale and the threshold is the larger; the spread is
-// never taken below the resolution. Call it after every pair: between
-// planned looks it continues, at MaxPairs it never does. Look keeps no
-// state; once a metric has decided, keep that decision (CombineSeq) rather
-// than looking again.
-func (d SeqDesign) Look(diffs []float64, minEffect, resolution float64, k int) (SeqDecision, error) {
-	return d.look(diffs, minEffect, resolution, k, false, true)
-}
-
-// Final is the last look when the job must stop at len(diffs) pairs
-// before the budget: it spends the level left and never continues. The
-// reason to stop must not come from the differences (a time budget that
-// ran out, not a look that "almost" decided), or the level is not held.
-func (d SeqDesign) Final(diffs []float64, minEffect, resolution float64, k int) (SeqDecision, error) {
-	return d.look(diffs, minEffect, resolution, k, true, true)
-}
-
-// Replay is the decision of one metric of a job that looked after every
-// pair, for a caller that keeps no state and is handed all pairs so far:
-// the first of the looks at diffs[:1], diffs[:2], … that decided, else
-// the look at all of diffs (Final when final is set). A metric keeps its
-// first decision, as CombineSeq requires. Every look uses k, so a caller
-// whose k changes between calls replays the earlier looks at the new k.
-// Detectable is not filled: price it once, with Detectable, when the job
-// is done.
-func (d SeqDesign) Replay(diffs []float64, minEffect, resolution float64, k int, final bool) (SeqDecision, error) {
-	return d.ReplayWithin(diffs, minEffect, resolution, k, final, nil)
-}
-
-// ReplayWithin is Replay where the look at n units may pool within[n−1], a
-// noise estimate from inside the job that grows with it (the spread of the
-// window pairs within blocks), when d has no Prior of its own; nil or a
-// zero entry: none.
+// ReplayWithin is the decision of one metric of a job that looks after
+// every unit, for a caller that keeps no state and is handed all units so
+// far: the first of the looks at diffs[:1], diffs[:2], … that decided,
+// else the look at all of diffs (the final one, spending the level left,
+// when final is set: the reason to stop must not come from the
+// differences). A metric keeps its first decision; every look uses k, so
+// a caller whose k changes replays the earlier looks at the new k. The look
+// at n units may pool within[n−1], a noise estimate from inside the job
+// that grows with it (the spread of the window pairs within blocks), when
+// d has no Prior of its own; nil or a zero entry: none. Detectable is not
+// filled: price it once, with Detectable, when the job is done.
 func (d SeqDesign) ReplayWithin(diffs []float64, minEffect, resolution float64, k int, final bool, within []SeqPrior) (SeqDecision, error) {
 	d = d.withDefaults()
 	if err := d.check(diffs, minEffect, resolution); err != nil {
@@ -429,7 +393,8 @@ func (d SeqDesign) ReplayWithin(diffs []float64, minEffect, resolution float64, 
 	return at(len(diffs)).look(diffs, minEffect, resolution, k, final, false)
 }
 
-// look is Look (or Final when final is set); detect fills Detectable when
+// look is one look (the final one when final is set: it spends the level
+// left and never continues); detect fills Detectable when
 // the look decides (about half a millisecond; simulations of the decision
 // alone skip it).
 func (d SeqDesign) look(diffs []float64, minEffect, resolution float64, k int, final, detect bool) (SeqDecision, error) {
@@ -736,25 +701,3 @@ func (d SeqDesign) morePairs(dec SeqDecision, cLow, cUp float64) int {
 }
 
 func sq(x float64) float64 { return x * x }
-
-// CombineSeq is the job's outcome from its gated metrics' latest looks:
-// a regression in any metric ends the job as a regression; otherwise the
-// job continues while any metric continues; otherwise it is inconclusive
-// if any metric is, else a pass. A metric's decision is final: once it
-// has decided, keep its decision instead of looking again.
-func CombineSeq(ds []SeqDecision) SeqOutcome {
-	out := SeqPass
-	for _, dec := range ds {
-		switch dec.Outcome {
-		case SeqRegression:
-			return SeqRegression
-		case SeqContinue:
-			out = SeqContinue
-		case SeqInconclusive:
-			if out != SeqContinue {
-				out = SeqInconclusive
-			}
-		}
-	}
-	return out
-}

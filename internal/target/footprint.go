@@ -36,6 +36,10 @@ import (
 // after the last sample is lost, and so are the context switches of every
 // ended process (the kernel does not hand those to the parent). A cgroup's
 // CPU (cpu.stat), memory (memory.current) and I/O (io.stat) lose nothing.
+//
+// The same sampler measures a started target's CPU time and peak memory
+// (Path.Root): exact where the kernel keeps each thread's run time
+// (schedstat), else from clock ticks.
 type Footprint struct {
 	parts   []*partWindow
 	stop    chan struct{}
@@ -51,6 +55,19 @@ type FootprintPart struct {
 	// part (the target tailgate started); PIDFile, Process and Cgroup
 	// are then unused.
 	PID int
+	// resources: the part is Path.Root, whose CPU and memory are the
+	// window's Resources (its threads' schedstat read too); hidden: only
+	// for that, so it is not listed among the parts.
+	resources, hidden bool
+}
+
+// DefaultSampleEvery is the sampling period when none is given.
+const DefaultSampleEvery = 100 * time.Millisecond
+
+// procKey names one process: a pid is reused, a pid with its start time is not.
+type procKey struct {
+	pid   int
+	start uint64
 }
 
 // OpenFootprint takes the first sample of every part now and then one
@@ -113,6 +130,9 @@ func (f *Footprint) Close() ([]result.Part, []string) {
 	var parts []result.Part
 	var notes []string
 	for _, p := range f.parts {
+		if p.spec.hidden {
+			continue
+		}
 		part, pnotes := p.result()
 		notes = append(notes, pnotes...)
 		if part == nil { // listed but not measured: no figures, so no path CPU either
@@ -130,6 +150,11 @@ type procFigures struct {
 	io             [len(ioFields)]uint64
 	ctxt           uint64 // voluntary context switches: own only
 	ioOK, ctxtOK   bool
+	// nanos is the run time of its live threads (schedstat, read for
+	// Path.Root only), child the reaped children's ticks (cutime+cstime),
+	// which schedstat does not hold; nanosOK: nanos was read.
+	nanos, child uint64
+	nanosOK      bool
 }
 
 // ioFields are the /proc/<pid>/io fields, in procFigures.io order, with
@@ -145,6 +170,7 @@ type procSpan struct {
 	first, last procFigures
 	parent      procKey // its parent when last seen
 	present     bool    // seen by the latest sample
+	inexact     bool    // a sample could not read its schedstat
 }
 
 // partWindow is one part's samples.
@@ -259,11 +285,15 @@ func (w *partWindow) sample(all []procStat, first bool) {
 	// window's start is no error for them; result says if none was ever
 	// seen.
 	if first && len(members) == 0 && w.spec.Process == nil {
-		w.fail(fmt.Errorf("no process found (%s)", w.describe()))
+		if w.root != 0 {
+			w.fail(errProcessGone(w.root))
+		} else {
+			w.fail(fmt.Errorf("no process found (%s)", w.describe()))
+		}
 		return
 	}
 	if w.root != 0 && (len(members) == 0 || members[0].gone()) {
-		w.gone = fmt.Sprintf("process %d ended during the window", w.root)
+		w.gone = fmt.Sprintf("process %d ended during the measure window", w.root)
 		return
 	}
 	if w.cgroup != nil {
@@ -272,6 +302,12 @@ func (w *partWindow) sample(all []procStat, first bool) {
 	if w.spec.Process != nil {
 		w.sampleServer(all, members, first)
 	}
+	w.record(all, members, first)
+}
+
+// record updates the spans of the part's processes (members of all) and
+// the part's peak memory with one sample.
+func (w *partWindow) record(all, members []procStat, first bool) {
 	byPID := map[int]procKey{}
 	for _, st := range all {
 		byPID[st.PID] = procKey{st.PID, st.StartTime}
@@ -290,10 +326,13 @@ func (w *partWindow) sample(all []procStat, first bool) {
 			if first {
 				sp.first = fig
 			} else { // born during the window: counts from zero
-				sp.first = procFigures{ioOK: fig.ioOK, ctxtOK: fig.ctxtOK}
+				sp.first = procFigures{ioOK: fig.ioOK, ctxtOK: fig.ctxtOK, nanosOK: fig.nanosOK}
 			}
 			w.spans[key] = sp
 		}
+		sp.inexact = sp.inexact || !fig.nanosOK
+		// A thread that ends takes its run time along: keep the most seen.
+		fig.nanos = max(fig.nanos, sp.last.nanos)
 		if !fig.ioOK { // ended between reading its stat and its io: keep the last seen
 			fig.io = sp.last.io
 		}
@@ -370,7 +409,13 @@ func treeTicks(procs []procStat) uint64 {
 func (w *partWindow) read(st procStat) procFigures {
 	fig := procFigures{
 		user: st.UTime + st.CUTime, system: st.STime + st.CSTime,
-		minflt: st.MinFlt + st.CMinFlt, majflt: st.MajFlt + st.CMajFlt,
+		minflt: st.MinFlt + st.CMinFlt, majflt: st.MajFlt + st.CMajFlt, child: st.ChildTicks,
+	}
+	if w.spec.resources {
+		fig.nanos, fig.nanosOK = threadNanos(st.PID)
+	}
+	if w.spec.hidden {
+		return fig
 	}
 	if io, err := readProcIO(st.PID); err == nil {
 		fig.io, fig.ioOK = io, true
@@ -402,6 +447,60 @@ func (w *partWindow) describe() string {
 	return w.spec.MeasurePart.String()
 }
 
+// resources is the CPU time and peak memory of Path.Root's tree over the
+// window. What could not be measured is absent, never zero: with an error
+// saying why, nil when nothing was, and the peak memory alone when the
+// tree showed no CPU time.
+func (w *partWindow) resources() (*result.Resources, error) {
+	switch {
+	case w.err != nil:
+		return nil, w.err
+	case w.gone != "":
+		return nil, errors.New(w.gone)
+	case w.peakRSS <= 0:
+		return nil, fmt.Errorf("the samples of process %d showed no memory in use", w.root)
+	}
+	var ticks, nanos, child float64
+	exact := len(w.spans) > 0
+	w.eachSpan(func(sp *procSpan, grow func(first, last uint64) float64) {
+		ticks += grow(sp.first.user+sp.first.system, sp.last.user+sp.last.system)
+		nanos += grow(sp.first.nanos, sp.last.nanos)
+		child += grow(sp.first.child, sp.last.child)
+		exact = exact && !sp.inexact
+	})
+	res := &result.Resources{CPUSeconds: max(ticks, 0) / clockTicks, PeakRSSBytes: w.peakRSS}
+	if exact {
+		res.CPUSeconds = max(nanos/1e9+child/clockTicks, 0)
+	}
+	if res.CPUSeconds <= 0 {
+		res.CPUSeconds = 0
+		return res, fmt.Errorf("the samples of process %d showed no CPU time (less than the %d ms resolution of clock ticks?)", w.root, 1000/clockTicks)
+	}
+	return res, nil
+}
+
+// eachSpan calls f with each span and how a figure of it grew over the
+// window: a process that ended and was reaped by one still in the part
+// has its whole life in that parent's figures now (cutime, cminflt, its
+// io), so it counts minus what it had at the first sample.
+func (w *partWindow) eachSpan(f func(sp *procSpan, grow func(first, last uint64) float64)) {
+	members := map[procKey]bool{}
+	for k, sp := range w.spans {
+		if sp.present {
+			members[k] = true
+		}
+	}
+	for _, sp := range w.spans {
+		reaped := !sp.present && members[sp.parent]
+		f(sp, func(first, last uint64) float64 {
+			if reaped {
+				return -float64(first)
+			}
+			return float64(last) - float64(first)
+		})
+	}
+}
+
 // result sums the part's spans.
 func (w *partWindow) result() (*result.Part, []string) {
 	name := w.spec.Name
@@ -414,22 +513,9 @@ func (w *partWindow) result() (*result.Part, []string) {
 		return nil, []string{fmt.Sprintf("part %s not measured: no process of %s was seen in the window: processes that live shorter than the time between two samples (%s), as the backends of a pool that reconnects, end unseen; "+
 			"measure their server whole (pid_file of it: its ended children count through it) or its cgroup", name, w.describe(), w.every)}
 	}
-	members := map[procKey]bool{}
-	for k, sp := range w.spans {
-		if sp.present {
-			members[k] = true
-		}
-	}
 	var user, system, minflt, majflt, ctxt float64
 	var io [len(ioFields)]float64
-	for _, sp := range w.spans {
-		reaped := !sp.present && members[sp.parent]
-		inherited := func(first, last uint64) float64 {
-			if reaped { // its whole life is in the parent's figures now
-				return -float64(first)
-			}
-			return float64(last) - float64(first)
-		}
+	w.eachSpan(func(sp *procSpan, inherited func(first, last uint64) float64) {
 		user += inherited(sp.first.user, sp.last.user)
 		system += inherited(sp.first.system, sp.last.system)
 		minflt += inherited(sp.first.minflt, sp.last.minflt)
@@ -438,7 +524,7 @@ func (w *partWindow) result() (*result.Part, []string) {
 		for i := range io {
 			io[i] += inherited(sp.first.io[i], sp.last.io[i])
 		}
-	}
+	})
 	totals := map[string]float64{
 		result.FigureUserCPU:     max(user, 0) / clockTicks,
 		result.FigureSystemCPU:   max(system, 0) / clockTicks,
@@ -561,6 +647,10 @@ func readCmdline(pid int) string {
 // among them, for its /proc counters) and the service's work counters.
 // Open it when a window starts and close it when the window ends.
 type Path struct {
+	// Root, when not 0, is the started target's process: its tree's CPU
+	// and memory are the window's Resources, sampled once with the part
+	// of that pid when Parts lists it.
+	Root     int
 	Parts    []FootprintPart
 	Counters Counters
 	// Every is the sampling period (DefaultSampleEvery when ≤ 0).
@@ -568,7 +658,7 @@ type Path struct {
 }
 
 // IsZero reports whether the path has nothing to account.
-func (p Path) IsZero() bool { return len(p.Parts) == 0 && len(p.Counters.Sources) == 0 }
+func (p Path) IsZero() bool { return p.Root == 0 && len(p.Parts) == 0 && len(p.Counters.Sources) == 0 }
 
 // WithoutCounters is the path with its parts alone: for windows whose
 // counters are read around many of them at once (Counters.Read, Growth).
@@ -589,8 +679,16 @@ func (p Path) Open(ctx context.Context) *PathWindow {
 	w := &PathWindow{path: p}
 	// The parts' CPU first: reading the counters can take a while (a
 	// command, an HTTP fetch), and the load does not wait for it.
-	if len(p.Parts) > 0 {
-		w.parts = OpenFootprint(p.Parts, p.Every)
+	parts := slices.Clone(p.Parts)
+	if p.Root != 0 {
+		i := slices.IndexFunc(parts, func(fp FootprintPart) bool { return fp.PID == p.Root })
+		if i < 0 {
+			parts, i = append(parts, FootprintPart{MeasurePart: config.MeasurePart{Name: config.TargetPart}, PID: p.Root, hidden: true}), len(parts)
+		}
+		parts[i].resources = true
+	}
+	if len(parts) > 0 {
+		w.parts = OpenFootprint(parts, p.Every)
 	}
 	if len(p.Counters.Sources) > 0 {
 		w.counters = p.Counters.Read(ctx)
@@ -606,6 +704,10 @@ type PathFootprint struct {
 	// sources).
 	Statements []result.Statement
 	Notes      []string
+	// Resources are Path.Root's CPU time and peak memory, nil where not
+	// measured; ResourcesErr says why, or why the CPU is absent.
+	Resources    *result.Resources
+	ResourcesErr error
 }
 
 // Close ends the parts' sampling and reads the counters again.
@@ -613,6 +715,11 @@ func (w *PathWindow) Close(ctx context.Context) PathFootprint {
 	var out PathFootprint
 	if w.parts != nil {
 		out.Parts, out.Notes = w.parts.Close()
+		for _, p := range w.parts.parts {
+			if p.spec.resources {
+				out.Resources, out.ResourcesErr = p.resources()
+			}
+		}
 	}
 	if len(w.path.Counters.Sources) > 0 {
 		after := w.path.Counters.Read(ctx)

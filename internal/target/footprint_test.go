@@ -203,7 +203,7 @@ func TestFootprintRootEndedIsAbsent(t *testing.T) {
 	cmd.Wait()
 	time.Sleep(100 * time.Millisecond)
 	got, notes := f.Close()
-	if len(got) != 1 || got[0].Totals != nil || len(notes) != 1 || !strings.Contains(notes[0], "ended during the window") {
+	if len(got) != 1 || got[0].Totals != nil || len(notes) != 1 || !strings.Contains(notes[0], "ended during the measure window") {
 		t.Errorf("parts %+v, notes %q", got, notes)
 	}
 }

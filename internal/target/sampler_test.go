@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
 // sampleTarget runs a target (script, in which $SERVE runs the HTTP
@@ -166,4 +168,17 @@ func TestPIDFromFile(t *testing.T) {
 			t.Errorf("PIDFromFile(%s) = %v, want an error containing %q", path, err, want)
 		}
 	}
+}
+
+// sampler is the target's CPU and memory alone, as the runner measures
+// them: a Path with its Root and nothing else.
+type sampler struct{ w *PathWindow }
+
+func StartSampler(pid int, every time.Duration) sampler {
+	return sampler{Path{Root: pid, Every: every}.Open(context.Background())}
+}
+
+func (s sampler) Stop() (*result.Resources, error) {
+	f := s.w.Close(context.Background())
+	return f.Resources, f.ResourcesErr
 }

@@ -1,0 +1,4 @@
+package ci
+
+// RunURL is the link to this workflow run, or "" outside Actions.
+func (c Context) RunURL() string { return c.runURL(c.RunID) }
