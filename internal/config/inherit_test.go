@@ -114,7 +114,7 @@ scenarios: [{steps: [{path: /}]}]
 			t.Errorf("side %s: counters %+v", s.URL, c)
 		}
 	}
-	if !slices.Contains(cfg.Gate.Metrics, "counter.pg.calls") {
-		t.Errorf("gated %v", cfg.Gate.Metrics)
+	if gated := cfg.GatedMetrics(nil); !slices.Contains(gated, "counter.pg.calls") {
+		t.Errorf("gated %v", gated)
 	}
 }
