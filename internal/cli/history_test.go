@@ -118,6 +118,7 @@ func TestHistoryChainEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts services for every run")
 	}
+	t.Parallel()
 	repo, base, head := prRepo(t)
 	hist := filepath.Join(repo, "main.history.jsonl")
 	env := []string{"RUNNER_TEMP=" + t.TempDir(), "GITHUB_SHA=", "GITHUB_REF=", "GITHUB_RUN_ID="}
@@ -175,6 +176,7 @@ func TestActionRecordChain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts services for every run")
 	}
+	t.Parallel()
 	repo, base, head := prRepo(t)
 	env := actionEnv(t, t.TempDir(), "tailgate.yml", "baselines/pr.json")
 	event := filepath.Join(t.TempDir(), "event.json")
