@@ -369,7 +369,7 @@ gate:
 // pairs each, each side's block one run; in whole runs, pairs of runs.
 func TestABAddsPairsUntilTheVerdictIsClear(t *testing.T) {
 	for _, mode := range abModes {
-		t.Run(mode, func(t *testing.T) { testABAddsUnits(t, mode) })
+		t.Run(mode, func(t *testing.T) { t.Parallel(); testABAddsUnits(t, mode) })
 	}
 }
 
@@ -391,6 +391,9 @@ func testABAddsUnits(t *testing.T, mode string) {
 		{"unclear", failing(t, 0), failing(t, 20, 0), result.RequestErrorPct, 13, gate.Inconclusive, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			// Each case its own services, and what it judges (8× the
+			// latency, exact error counts) holds with the others running.
+			t.Parallel()
 			var te testEnv
 			env, whole := modeEnv(&te, mode)
 			j, err := AB(t.Context(), env, ABOptions{Config: designConfig(t, sequentialYAML(c.base, c.head, c.metric, c.minEffect)), WholeRuns: whole})
