@@ -142,9 +142,6 @@ func prRepo(t *testing.T) (dir, base, head string) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
-	// Its demo services must not be taken for another test's leak.
-	demoServes.RLock()
-	t.Cleanup(demoServes.RUnlock)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
