@@ -194,7 +194,11 @@ func TestABBuildsTheBaseFromAGitRef(t *testing.T) {
 	}
 }
 
+// The tests of the worktree's removal, the noise file and the seal measure
+// nothing that other tests running beside them could move: they are
+// parallel. TestABBuildsTheBaseFromAGitRef compares CPU per iteration: not.
 func TestABRemovesTheWorktreeWhenTheBuildFails(t *testing.T) {
+	t.Parallel()
 	repo := serviceRepo(t, "package main\n\nfunc main() { undefined() }\n", withRounds(10))
 	cfg, err := config.Parse("tailgate.yml", []byte(abRepoConfig))
 	if err != nil {
@@ -210,6 +214,7 @@ func TestABRemovesTheWorktreeWhenTheBuildFails(t *testing.T) {
 }
 
 func TestABRemovesTheWorktreeWhenInterrupted(t *testing.T) {
+	t.Parallel()
 	repo := serviceRepo(t, withRounds(10), withRounds(11))
 	cfg, err := config.Parse("tailgate.yml", []byte(abRepoConfig))
 	if err != nil {
