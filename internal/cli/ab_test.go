@@ -25,6 +25,7 @@ func abConfig(t *testing.T, dir, baseURL, headURL string, pairs int) string {
 }
 
 func TestABCommandJudgesBlocks(t *testing.T) {
+	t.Parallel()
 	base, head := newItemService(t, 3), newItemService(t, 3)
 	dir := t.TempDir()
 	cfg := abConfig(t, dir, base.URL, head.URL, 5)
@@ -48,6 +49,7 @@ func TestABCommandJudgesBlocks(t *testing.T) {
 // time split by stage, and a noise file kept for the next job; --design
 // and --max-pairs, removed, are usage errors that say what replaced them.
 func TestABCommandBlocks(t *testing.T) {
+	t.Parallel()
 	base, head := newItemService(t, 3), newItemService(t, 3)
 	dir := t.TempDir()
 	cfg := abConfig(t, dir, base.URL, head.URL, 3)
@@ -73,6 +75,7 @@ func TestABCommandBlocks(t *testing.T) {
 // an open one loads both at once, whatever the machine does meanwhile.
 // The report says how each phase ran.
 func TestABCommandRunsEachPhaseByItsModel(t *testing.T) {
+	t.Parallel()
 	base, head := newItemService(t, 3), newItemService(t, 3)
 	dir := t.TempDir()
 	open := abConfig(t, dir, base.URL, head.URL, 3)
@@ -98,6 +101,7 @@ func TestABCommandRunsEachPhaseByItsModel(t *testing.T) {
 		{"open", open, []string{"per side: " + atOnce}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			o := tailgate(t, "ab", "-c", c.cfg, "-q", "--windows", "2", "--noise", "off")
 			if o.code != 0 && o.code != 1 {
 				t.Fatalf("exit %d, want a verdict (0 or 1):\n%s", o.code, o)
@@ -111,6 +115,7 @@ func TestABCommandRunsEachPhaseByItsModel(t *testing.T) {
 }
 
 func TestActionModeAB(t *testing.T) {
+	t.Parallel()
 	base, head := newItemService(t, 3), newItemService(t, 3)
 	dir := t.TempDir()
 	cfg := abConfig(t, dir, base.URL, head.URL, 5)
@@ -225,6 +230,7 @@ func TestABBuildsTheBaseCommit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts services for every run")
 	}
+	t.Parallel()
 	repo, base, head := prRepo(t)
 	t.Run("action", func(t *testing.T) {
 		env := actionEnv(t, t.TempDir(), "tailgate.yml", "")
@@ -261,6 +267,7 @@ func TestABBuildsTheBaseCommit(t *testing.T) {
 // not fail tailgate ab or the Action's mode ab (exit 3), and is left as it
 // is.
 func TestABDoesNotReadTheBaseline(t *testing.T) {
+	t.Parallel()
 	base, head := newItemService(t, 3), newItemService(t, 3)
 	dir := t.TempDir()
 	cfg := abConfig(t, dir, base.URL, head.URL, 4)
@@ -291,6 +298,7 @@ func TestABBenchmarkFromTheBaseRef(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts services for every run")
 	}
+	t.Parallel()
 	repo, base, _ := prRepo(t)
 	cfg := filepath.Join(repo, "tailgate.yml")
 	mustWrite(t, cfg, strings.Replace(string(mustRead(t, cfg)), "build: {command: [git, rev-parse, HEAD]}", "build: {command: [echo, the-head-build-command]}", 1))
@@ -332,6 +340,7 @@ func TestABBenchmarkFromTheBaseRef(t *testing.T) {
 // pairs of whole runs, one side at a time, says why, and appends the
 // base's runs to the baseline.
 func TestABRecordBaseMeasuresWholeRuns(t *testing.T) {
+	t.Parallel()
 	base, head := newItemService(t, 3), newItemService(t, 3)
 	dir := t.TempDir()
 	cfg := abConfig(t, dir, base.URL, head.URL, 4)

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -51,6 +52,7 @@ func TestActionEndToEnd(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
+	t.Parallel()
 	started := time.Now()
 	bin := buildTailgate(t)
 	target := newE2ETarget(t)
@@ -214,15 +216,33 @@ func testForbidden(t *testing.T, bin, repo, event string) {
 
 // --- running the binary ----------------------------------------------------
 
-// buildTailgate builds cmd/tailgate into the test's temp directory.
+// built is cmd/tailgate built once for the whole test binary, in the
+// temp directory TestMain removes at the end: the e2e tests each built it
+// again, a link of several seconds apiece on a busy machine.
+var built struct {
+	once     sync.Once
+	bin, out string
+	err      error
+}
+
+// buildTailgate returns the path of the tailgate binary, building it on
+// first use. Tests only run it; one that must change it copies it.
 func buildTailgate(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "tailgate")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/tailgate-ci/tailgate/cmd/tailgate").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "tailgate-bin-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.bin = filepath.Join(dir, "tailgate")
+		out, err := exec.Command("go", "build", "-o", built.bin, "github.com/tailgate-ci/tailgate/cmd/tailgate").CombinedOutput()
+		built.out, built.err = string(out), err
+	})
+	if built.err != nil {
+		t.Fatalf("go build: %v\n%s", built.err, built.out)
 	}
-	return bin
+	return built.bin
 }
 
 type e2eResult struct {

@@ -76,6 +76,7 @@ func TestActionBenchmarkFromTheBaseCommit(t *testing.T) {
 			t.Skipf("%s is not installed", tool)
 		}
 	}
+	t.Parallel()
 	bin := buildTailgate(t)
 	repo, baseSHA := newTreeRepo(t, bin)
 	event := writeEvent(t, "pull_request.json", func(ev map[string]any) {
@@ -114,6 +115,8 @@ func TestActionBenchmarkFromTheBaseCommit(t *testing.T) {
 		}, "scenarios", false},
 	} {
 		t.Run(pr.name, func(t *testing.T) {
+			t.Parallel()
+			repo := cloneRepo(t, repo)
 			treePRCommit(t, repo, baseSHA, treeSlow, pr.edit)
 			res := runAction(t, bin, repo, fake, event, map[string]string{"comment": "never", "mode": pr.mode})
 			res.wantExit(t, ExitRegression)
@@ -159,6 +162,8 @@ func TestActionBenchmarkFromTheBaseCommit(t *testing.T) {
 	// the head, which is an error saying so and how to proceed; the
 	// PR's own benchmark (benchmark_from: head) builds it.
 	t.Run("head cannot run the base's procedure", func(t *testing.T) {
+		t.Parallel()
+		repo := cloneRepo(t, repo)
 		gitIn(t, repo, "checkout", "-q", baseSHA, "--", ".")
 		gitIn(t, repo, "mv", "service.conf", "service.cfg")
 		writeFile(t, filepath.Join(repo, "service.cfg"), treeFast+"\n")
@@ -196,6 +201,15 @@ func newTreeRepo(t *testing.T, bin string) (string, string) {
 	gitIn(t, repo, "add", ".")
 	gitIn(t, repo, "commit", "-q", "-m", "the order service, its benchmark and baseline")
 	return repo, gitIn(t, repo, "rev-parse", "HEAD")
+}
+
+// cloneRepo is a clone of repo for one subtest, so that subtests, each
+// committing its own pull request, run in parallel.
+func cloneRepo(t *testing.T, repo string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "repo")
+	gitIn(t, repo, "clone", "-q", repo, dir)
+	return dir
 }
 
 // treePRCommit makes the working tree the base commit's with the service

@@ -29,6 +29,7 @@ func TestCommentOfAHostileArtifactIsInert(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
+	t.Parallel()
 	corpus := inerttest.Corpus(t)
 	bin, dir := buildTailgate(t), t.TempDir()
 	fake := newE2EGitHub(t)

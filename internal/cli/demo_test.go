@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -103,10 +102,8 @@ func TestDemoDefaultsToAB(t *testing.T) {
 	wantNoDemoServe(t)
 }
 
+// Not parallel, as no test that calls wantNoDemoServe is.
 func TestDemoBadFlagsAreUsageErrors(t *testing.T) {
-	t.Parallel()
-	demoServes.Lock() // wantNoDemoServe sees every demo service of this binary
-	defer demoServes.Unlock()
 	bl := filepath.Join(t.TempDir(), "demo.json")
 	for name, args := range map[string][]string{
 		"slowdown":   {"demo", "--slowdown", "lots", "--baseline", bl},
@@ -131,9 +128,6 @@ func TestDemoBadFlagsAreUsageErrors(t *testing.T) {
 }
 
 func TestDemoCorruptBaselineIsLeftAlone(t *testing.T) {
-	t.Parallel()
-	demoServes.Lock() // wantNoDemoServe sees every demo service of this binary
-	defer demoServes.Unlock()
 	bl := filepath.Join(t.TempDir(), "demo.json")
 	mustWrite(t, bl, "[1, 2")
 	o := tailgate(t, "demo", "--mode", "check", "--runs", "2", "--duration", "300ms", "--warmup", "0s", "--baseline", bl)
@@ -145,15 +139,11 @@ func TestDemoCorruptBaselineIsLeftAlone(t *testing.T) {
 	wantNoDemoServe(t)
 }
 
-// demoServes keeps the parallel tests that start demo services apart from
-// the parallel tests that check none is left (wantNoDemoServe), which would
-// otherwise see the others' services: starters hold it shared, checkers
-// alone. (The tests that are not parallel run before all of them.)
-var demoServes sync.RWMutex
-
 // wantNoDemoServe fails when a demo-serve child of this test binary is
-// still running. The demo stops its service before it returns; the wait
-// only absorbs the kernel's reaping, not a service left behind.
+// still running. Only tests that are not parallel call it: they run before
+// every parallel one, many of which start demo services. The demo stops
+// its service before it returns; the wait only absorbs the kernel's
+// reaping, not a service left behind.
 func wantNoDemoServe(t *testing.T) {
 	t.Helper()
 	exe, err := os.Executable()
@@ -293,8 +283,6 @@ func TestDemoWritesItsResultAndKeepsABaselinePerDefinition(t *testing.T) {
 		t.Skip("starts the demo service three times")
 	}
 	t.Parallel()
-	demoServes.RLock() // its demo services must not be taken for another test's leak
-	defer demoServes.RUnlock()
 	dir := t.TempDir()
 	env := environ{"XDG_CACHE_HOME": dir}
 	demo := func(duration string, extra ...string) (outcome, string) {
@@ -335,8 +323,6 @@ func TestDemoABWritesTheHeadRuns(t *testing.T) {
 		t.Skip("starts two demo services")
 	}
 	t.Parallel()
-	demoServes.RLock() // its demo services must not be taken for another test's leak
-	defer demoServes.RUnlock()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "head.json")
 	o := tailgate(t, "demo", "-q", "--ab", "--max-blocks", "3", "--duration", "300ms", "--warmup", "0s", "-o", out, "--baseline", filepath.Join(dir, "bl.json"))

@@ -118,6 +118,7 @@ func TestHistoryChainEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts services for every run")
 	}
+	t.Parallel()
 	repo, base, head := prRepo(t)
 	// Issue 45: the file names a base ref, the command another: the
 	// command's is built, and the link names it as the parent.
@@ -179,6 +180,7 @@ func TestActionRecordChain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts services for every run")
 	}
+	t.Parallel()
 	repo, base, head := prRepo(t)
 	env := actionEnv(t, t.TempDir(), "tailgate.yml", "baselines/pr.json")
 	event := filepath.Join(t.TempDir(), "event.json")

@@ -191,9 +191,16 @@ func TestImportStopsOnSignal(t *testing.T) {
 				t.Skipf("no named pipes here: %v", err)
 			}
 			cmd, stdout, stderr := tailgateProcess(t, nil, "import", "-o", out, first, fifo)
-			feeding := make(chan error, 1)
-			go func() { feeding <- feedNDJSON(fifo, 20*time.Second) }()
-			time.Sleep(500 * time.Millisecond) // reading the pipe by now
+			feeding, reading := make(chan error, 1), make(chan struct{})
+			go func() { feeding <- feedNDJSON(fifo, reading, 20*time.Second) }()
+			// Signal once tailgate has the pipe open: a fixed sleep signalled
+			// a tailgate still starting on a busy machine (killed, exit -1),
+			// and the feeder then waited for a reader forever.
+			select {
+			case <-reading:
+			case <-time.After(20 * time.Second):
+				t.Fatalf("tailgate import did not open the pipe in 20 s\n%s\n%s", stdout, stderr)
+			}
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
@@ -220,14 +227,16 @@ func TestImportStopsOnSignal(t *testing.T) {
 	}
 }
 
-// feedNDJSON writes k6 --out json lines into the named pipe until its
-// reader goes away (an error) or for at most d (nil).
-func feedNDJSON(fifo string, d time.Duration) error {
+// feedNDJSON writes k6 --out json lines into the named pipe, closing
+// reading once a reader has opened it, until the reader goes away (an
+// error) or for at most d (nil).
+func feedNDJSON(fifo string, reading chan<- struct{}, d time.Duration) error {
 	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
 	defer w.Close()
+	close(reading)
 	line := []byte(`{"type":"Point","metric":"http_req_duration","data":{"time":"2026-12-04T21:00:00.123456Z","value":12.5,"tags":{"expected_response":"true","method":"GET","name":"http://127.0.0.1/","status":"200"}}}` + "\n")
 	chunk := bytes.Repeat(line, 256)
 	for end := time.Now().Add(d); time.Now().Before(end); {

@@ -14,6 +14,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
+// testParallel is how many parallel tests run at once by default.
+const testParallel = 6
+
 // TestMain lets the test binary stand in for the tailgate binary: `tailgate
 // demo` re-executes os.Executable() with demo-serve, and every child runs
 // under `tailgate supervise`, which in a test is this binary; with
@@ -32,6 +35,17 @@ func TestMain(m *testing.M) {
 	}
 	if len(os.Args) > 1 && (os.Args[1] == "demo-serve" || os.Args[1] == "supervise" || os.Getenv(asTailgateEnv) != "") {
 		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
+	}
+	// This package's slow tests wait: on load windows, on started services,
+	// on git and the built binary, not on the CPU. -parallel defaults to
+	// GOMAXPROCS (2 on the CI machine), which left them mostly idle, so
+	// unless -parallel is given they run testParallel at a time. Tests that
+	// watch every process on the machine or measure it stay serial.
+	flag.Parse()
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+	if !explicit {
+		flag.Set("test.parallel", strconv.Itoa(testParallel))
 	}
 	// Started targets write their log files to the temp directory: one of
 	// this test binary's own, removed at the end.

@@ -63,6 +63,7 @@ func TestABFeatureMatrix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs many A/B jobs")
 	}
+	t.Parallel()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -122,6 +123,7 @@ func TestABFeatureMatrix(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // each case its own repository, services and ports
 			cfg := strings.ReplaceAll(articlesBenchmark, "@EXE@", exe)
 			if c.edit != nil {
 				cfg = c.edit(cfg)

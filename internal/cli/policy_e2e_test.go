@@ -24,6 +24,7 @@ func TestActionGatePolicyFromTheBaseCommit(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
+	t.Parallel()
 	bin := buildTailgate(t)
 	target := newE2ETarget(t)
 	repo, baseSHA := newE2ERepo(t, bin, target.url())

@@ -85,6 +85,8 @@ const otherTrees = `$(git worktree list --porcelain | sed -n 's/^worktree //p')`
 const overwriteBases = `for w in ` + otherTrees + `; do echo ` + treeSlow + ` > "$w/out/delay" 2>/dev/null; done; true
 `
 
+const stopsBases = "the service stops the base's processes in a loop"
+
 func TestSealedABAttacks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -113,7 +115,7 @@ func TestSealedABAttacks(t *testing.T) {
 	}{
 		{"control: a slower service", slow, nil},
 		{"the service rewrites the base build's data file at start", with(slow, "app/run.sh", overwriteBases+"exec \"$@\"\n"), nil},
-		{"the service stops the base's processes in a loop", with(slow, "app/run.sh", `( while :; do
+		{stopsBases, with(slow, "app/run.sh", `( while :; do
   for p in /proc/[0-9]*; do grep -qa TAILGATE_SIDE=base "$p/environ" 2>/dev/null && kill -STOP "${p#/proc/}" 2>/dev/null; done
   sleep 0.05
 done ) >/dev/null 2>&1 &
@@ -127,6 +129,13 @@ echo "{\"queries\": $q}"
 `}, []string{"scripts/counters.sh"}},
 	} {
 		t.Run(pr.name, func(t *testing.T) {
+			// Each attack commits to a clone of its own, in parallel with
+			// the others, but the one that stops every base process it can
+			// find runs first and alone: no other job's base to stop.
+			if pr.name != stopsBases {
+				t.Parallel()
+			}
+			repo := cloneRepo(t, repo)
 			sealPRCommit(t, repo, baseSHA, pr.files)
 			res := runAction(t, bin, repo, fake, event, map[string]string{"comment": "never", "mode": "ab"})
 			if before != "" {
@@ -157,6 +166,8 @@ echo "{\"queries\": $q}"
 		if before != "" {
 			t.Skip("not an attack")
 		}
+		t.Parallel()
+		repo := cloneRepo(t, repo)
 		gitIn(t, repo, "checkout", "-q", baseSHA, "--", ".")
 		writeFile(t, filepath.Join(repo, "service.conf"), treeSlow+"\n")
 		gitIn(t, repo, "rm", "-q", "scripts/reset.sh")

@@ -245,7 +245,11 @@ func TestABGivenBaseIsBuiltAndIsTheLinksParent(t *testing.T) {
 	}
 }
 
+// The tests of the worktree's removal, the noise file and the seal measure
+// nothing that other tests running beside them could move: they are
+// parallel. TestABBuildsTheBaseFromAGitRef compares CPU per iteration: not.
 func TestABRemovesTheWorktreeWhenTheBuildFails(t *testing.T) {
+	t.Parallel()
 	repo := serviceRepo(t, "package main\n\nfunc main() { undefined() }\n", withRounds(10))
 	cfg, err := config.Parse("tailgate.yml", []byte(abRepoConfig))
 	if err != nil {
@@ -261,6 +265,7 @@ func TestABRemovesTheWorktreeWhenTheBuildFails(t *testing.T) {
 }
 
 func TestABRemovesTheWorktreeWhenInterrupted(t *testing.T) {
+	t.Parallel()
 	repo := serviceRepo(t, withRounds(10), withRounds(11))
 	cfg, err := config.Parse("tailgate.yml", []byte(abRepoConfig))
 	if err != nil {
@@ -420,7 +425,7 @@ gate:
 // pairs each, each side's block one run; in whole runs, pairs of runs.
 func TestABAddsPairsUntilTheVerdictIsClear(t *testing.T) {
 	for _, mode := range abModes {
-		t.Run(mode, func(t *testing.T) { testABAddsUnits(t, mode) })
+		t.Run(mode, func(t *testing.T) { t.Parallel(); testABAddsUnits(t, mode) })
 	}
 }
 
@@ -442,6 +447,9 @@ func testABAddsUnits(t *testing.T, mode string) {
 		{"unclear", failing(t, 0), failing(t, 20, 0), result.RequestErrorPct, 13, gate.Inconclusive, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			// Each case its own services, and what it judges (8× the
+			// latency, exact error counts) holds with the others running.
+			t.Parallel()
 			var te testEnv
 			env, whole := modeEnv(&te, mode)
 			j, err := AB(t.Context(), env, ABOptions{Config: designConfig(t, sequentialYAML(c.base, c.head, c.metric, c.minEffect)), WholeRuns: whole})

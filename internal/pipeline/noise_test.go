@@ -18,6 +18,7 @@ import (
 // agrees: the services fail exactly the same shares) and says so; the
 // file holds both jobs under one key.
 func TestABNoiseFileIsKeptAndPooled(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "noise", "ab.json")
 	job := func() Judged {
 		t.Helper()
@@ -55,6 +56,7 @@ func TestABNoiseFileIsKeptAndPooled(t *testing.T) {
 // A noise file that cannot be read is a runtime error that names it, and
 // it is left as it was.
 func TestABUnreadableNoiseFileIsAnErrorAndKept(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "ab.json")
 	if err := os.WriteFile(path, []byte("{not json"), 0o644); err != nil {
 		t.Fatal(err)

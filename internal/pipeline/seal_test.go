@@ -40,6 +40,7 @@ func supervised(t *testing.T, env Env) Env {
 // anything, with one line saying why and how to proceed; with
 // ab.unsealed: allow it runs, and the report says it ran unsealed.
 func TestABFailsClosedWithoutASeal(t *testing.T) {
+	t.Parallel()
 	repo := serviceRepo(t, withRounds(3000), withRounds(3100))
 	cfg, err := config.Parse(repo+"/tailgate.yml", []byte(abRepoConfig))
 	if err != nil {
