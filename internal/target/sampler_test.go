@@ -45,12 +45,24 @@ func sampleTargetUntil(t *testing.T, script string, done func() bool, window tim
 func TestSamplerSeesCPUOfTheWholeTree(t *testing.T) {
 	// the busy loop runs in a child of the target's shell, not in the root
 	t.Parallel()
-	busyCPU, busyRSS := sampleTarget(t, `sh -c 'while :; do :; done' & $SERVE`, time.Second)
+	// The window lasts until the loop has made 10 marks after the first
+	// second (each 20000 shell steps, well over 10 ms of CPU), so that a
+	// machine busy with other work cannot starve it of what it counts.
+	marks := t.TempDir() + "/marks"
+	busy := `sh -c 'i=0; while :; do i=$((i+1)); [ $((i % 20000)) = 0 ] && echo >> ` + marks + `; done' & $SERVE`
+	before := -1
+	busyCPU, busyRSS := sampleTargetUntil(t, busy, func() bool {
+		b, _ := os.ReadFile(marks)
+		n := strings.Count(string(b), "\n")
+		if before < 0 {
+			before = n
+		}
+		return n >= before+10
+	}, time.Second)
 	idleCPU, idleRSS := sampleTarget(t, `sleep 30 & $SERVE`, time.Second)
-	// a busy loop gets far more than 0.05 s of CPU in 1 s even on a 2-core
-	// machine shared with other test runs; sleeping processes get almost none
+	// sleeping processes get almost no CPU
 	if busyCPU < 0.05 {
-		t.Errorf("busy tree used %.3f s CPU in 1 s, want ≥ 0.05 s", busyCPU)
+		t.Errorf("busy tree used %.3f s CPU while its loop made 10 marks, want ≥ 0.05 s", busyCPU)
 	}
 	if idleCPU > 0.02 {
 		t.Errorf("idle tree used %.3f s CPU in 1 s, want ≤ 0.02 s", idleCPU)
