@@ -50,15 +50,7 @@ func TestSamplerSeesCPUOfTheWholeTree(t *testing.T) {
 	// machine busy with other work cannot starve it of what it counts.
 	marks := t.TempDir() + "/marks"
 	busy := `sh -c 'i=0; while :; do i=$((i+1)); [ $((i % 20000)) = 0 ] && echo >> ` + marks + `; done' & $SERVE`
-	before := -1
-	busyCPU, busyRSS := sampleTargetUntil(t, busy, func() bool {
-		b, _ := os.ReadFile(marks)
-		n := strings.Count(string(b), "\n")
-		if before < 0 {
-			before = n
-		}
-		return n >= before+10
-	}, time.Second)
+	busyCPU, busyRSS := sampleTargetUntil(t, busy, linesAdded(marks, 10), time.Second)
 	idleCPU, idleRSS := sampleTarget(t, `sleep 30 & $SERVE`, time.Second)
 	// sleeping processes get almost no CPU
 	if busyCPU < 0.05 {
@@ -80,17 +72,23 @@ func TestSamplerCountsShortLivedChildren(t *testing.T) {
 	t.Parallel()
 	ended := t.TempDir() + "/ended"
 	script := `$SERVE & while :; do sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done'; echo >> ` + ended + `; done`
-	before := -1
-	cpu, _ := sampleTargetUntil(t, script, func() bool {
-		b, _ := os.ReadFile(ended)
-		n := strings.Count(string(b), "\n")
-		if before < 0 {
-			before = n
-		}
-		return n >= before+5
-	}, time.Second)
+	cpu, _ := sampleTargetUntil(t, script, linesAdded(ended, 5), time.Second)
 	if cpu < 0.05 {
 		t.Errorf("tree of short-lived busy children used %.3f s CPU while 5 of them ran, want ≥ 0.05 s", cpu)
+	}
+}
+
+// linesAdded is a condition that holds once the file has n more lines
+// than when it was first asked.
+func linesAdded(file string, n int) func() bool {
+	before := -1
+	return func() bool {
+		b, _ := os.ReadFile(file)
+		got := strings.Count(string(b), "\n")
+		if before < 0 {
+			before = got
+		}
+		return got >= before+n
 	}
 }
 
