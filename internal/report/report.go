@@ -435,7 +435,7 @@ func centreNote(v gate.Verdict) string {
 	}
 	for _, f := range v.Findings {
 		if f.Center != "" {
-			return "base and head are the geometric means of the judged " + v.Sequential.UnitWord(2) + " (means for rates); change is head against base, the paired estimate the verdict judged."
+			return "base and head are the geometric means of the judged " + v.Sequential.UnitWord(2) + " (means for rates); change is the paired estimate, corrected for the look that stopped the job (median-unbiased), so it can differ slightly from their ratio."
 		}
 	}
 	return ""
