@@ -115,3 +115,20 @@ func TestCommentReadsInTenSeconds(t *testing.T) {
 		}
 	}
 }
+
+// The comment cuts the runner's paths from the job's own notes only: a
+// path that a load tool or the service wrote (an endpoint) stays whole.
+func TestCommentKeepsPathsItDidNotWrite(t *testing.T) {
+	t.Parallel()
+	in := commentJob(t, 1)
+	for i := range in.Head {
+		in.Head[i].Notes = append(in.Head[i].Notes, "404 on /api/v1/users/7")
+	}
+	md := Markdown(in)
+	if !strings.Contains(md, "/api/v1/users/7") {
+		t.Errorf("the load tool's note lost its endpoint:\n%s", md)
+	}
+	if strings.Contains(md, "/tmp/tailgate-ab-123") {
+		t.Errorf("the job's own note kept the runner's path:\n%s", md)
+	}
+}

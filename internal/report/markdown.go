@@ -90,10 +90,15 @@ func Markdown(in Input) string {
 	}
 	d.list("**Warnings**\n\n", "\n", "⚠️ ", warningsOf(in))
 	d.list("**"+statementsTitle(in)+"**\n\n", "\n", "", statementLines(in, markdownStatements, clipped(queryRunes)))
-	notes := slices.Concat(findingNotes(gated, lowConfidence), notesOf(in))
-	for i, n := range notes {
-		notes[i] = unpathed(n)
+	// Only the job's own notes name the runner's files; what a load tool,
+	// an artifact or the service said keeps its paths (an endpoint such as
+	// /api/v1/users is not a file).
+	own := slices.Clone(in.Notes)
+	for i, n := range own {
+		own[i] = unpathed(n)
 	}
+	in.Notes = own
+	notes := slices.Concat(findingNotes(gated, lowConfidence), notesOf(in))
 	notes = append(notes, targetLogNotes(in)...) // the job summary's: the comment has none (publish.StickyComment)
 	ours := slices.Concat(provenanceNote(in.TriggerRun), trendNote(in.TrendURL))
 	d.list(detailsOpen+"<summary>Notes</summary>\n\n", "\n"+detailsClose+"\n\n", "", notes, ours...)
@@ -106,8 +111,8 @@ func Markdown(in Input) string {
 	return d.b.String()
 }
 
-// absPath is an absolute file path of two parts or more, as the notes of
-// a job name the runner's files (a side's tree, the noise file): the
+// absPath is an absolute file path of two parts or more, as the job's own
+// notes (Input.Notes) name the runner's files (a side's tree, the noise file): the
 // comment names them by their last part only, since the reviewer reads it
 // on another machine and the runner's temporary directory means nothing
 // there. (The target logs' notes keep their paths for the job summary;
