@@ -96,7 +96,7 @@ func cmdDemo(ctx context.Context, e env, args []string) error {
 
 // register adds the demo's flags.
 func (f *demoFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.mode, "mode", demoModeAB, "`ab`: the clean service against the one with --slowdown, side by side in one job, pairs until the verdict is clear; check: judged against this machine's stored baseline (recorded the first time)")
+	fs.StringVar(&f.mode, "mode", demoModeAB, "`ab`: the clean service against the one with --slowdown, side by side in one job, blocks until the verdict is clear; check: judged against this machine's stored baseline (recorded the first time)")
 	fs.Var((*countFlag)(&f.bench.runs), "runs", "--mode check: number of runs, `N` ≥ 1 (default 5)")
 	fs.Var((*positiveDuration)(&f.bench.duration), "duration", "measure window of each phase of a run, a `duration` > 0 (default 2s)")
 	fs.Var(&f.bench.warmup, "warmup", "warm-up of each phase of a run, a `duration` ≥ 0 (default 500ms)")
@@ -140,7 +140,7 @@ func (f *demoFlags) check() error {
 }
 
 // demoAB runs the clean demo service (base) against one with the
-// requested slowdown (head) in one job, pairs until the verdict is clear.
+// requested slowdown (head) in one job, blocks until the verdict is clear.
 func demoAB(ctx context.Context, e env, f demoFlags, head *config.Config) error {
 	base, err := demoConfig(demoFlags{bench: f.bench, rate: f.rate}, 0)
 	if err != nil {

@@ -527,7 +527,7 @@ func TestABBaseRef(t *testing.T) {
 // the job after one pair, inconclusive, which passes) is judged by the
 // base commit's budget: the head eight times as slow is a regression
 // after at least the base's first look, and the report names the key.
-func TestABBudgetComesFromThetrustedGate(t *testing.T) {
+func TestABBudgetComesFromTheTrustedGate(t *testing.T) {
 	base, head := sleeper(t, 2*time.Millisecond), sleeper(t, 16*time.Millisecond)
 	trusted := sequentialYAML(base, head, result.IterationsPerSec, 20)
 	pr := sequentialConfig(t, base, head, result.IterationsPerSec, 20)

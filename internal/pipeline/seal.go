@@ -265,7 +265,11 @@ func (s *sealing) notes(fromBase bool) []string {
 	if s.unsealed != "" {
 		out = append(out, "the sides were NOT sealed off from each other (ab.unsealed: allow): "+s.unsealed+"; the head's code could reach the base's tree, data and processes")
 	} else {
-		out = append(out, "the sides were sealed off from each other: each side's build, service and commands ran in mount, PID and IPC namespaces of their own, the other side's tree, the runner's files and the other's temporary directory hidden, /proc its own; each side had one TMPDIR and /dev/shm of its own for the whole job, and what it wrote to "+strings.Join(s.shared, ", ")+" stayed in a layer of its own")
+		note := "the sides were sealed off from each other: each side's build, service and commands ran in mount, PID and IPC namespaces of their own, the other side's tree, the runner's files and the other's temporary directory hidden, /proc its own; each side had one TMPDIR and /dev/shm of its own for the whole job"
+		if len(s.shared) > 0 {
+			note += ", and what it wrote to " + strings.Join(s.shared, ", ") + " stayed in a layer of its own"
+		}
+		out = append(out, note)
 		if len(s.sockets) > 0 {
 			out = append(out, "the container engines' sockets were hidden from the sides (ab.root_sockets: allow shows them): "+strings.Join(s.sockets, ", "))
 		}
