@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -131,7 +130,7 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 		fmt.Fprintf(e.stdout, "appended %d base runs to %s\n", len(rec.Head.Runs), path)
 	}
 	if *historyFlag != "" {
-		if err := recordLink(ctx, e, cfg, j, *historyFlag, prov, cmp.Or(af.baseRef, "ab.base.ref")); err != nil {
+		if err := recordLink(ctx, e, cfg, j, *historyFlag, prov); err != nil {
 			return err
 		}
 	}

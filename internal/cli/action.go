@@ -192,7 +192,7 @@ func (a *actionRun) recordAgainst(ctx context.Context, env pipeline.Env, base, f
 	if err != nil {
 		return err
 	}
-	return recordLink(ctx, a.e, a.cfg, j, baseline.HistoryPath(a.baselinePath(nil)), provenanceFlags{}, base)
+	return recordLink(ctx, a.e, a.cfg, j, baseline.HistoryPath(a.baselinePath(nil)), provenanceFlags{})
 }
 
 // check is mode check: the head's runs judged against the stored

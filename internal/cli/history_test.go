@@ -163,7 +163,7 @@ func TestHistoryChainEndToEnd(t *testing.T) {
 	// links (its own job id), from which the history reads the creep.
 	o = tailgateIn(t, repo, env, "ab", "-q", "--base-ref", "v1", "--history", hist, "--job", "ab-3")
 	wantCode(t, o, 0)
-	wantContains(t, "stdout", o.stdout, "appended the A/B of "+third[:12]+` against "v1", an earlier point of main's chain than its last link (a span`)
+	wantContains(t, "stdout", o.stdout, "appended the A/B of "+third[:12]+` against an earlier point of main's chain than its last link (a span`)
 	if h, err = baseline.ReadHistory(hist); err != nil || len(h.Jobs) != 3 || h.Jobs[2].Job != "ab-3/ab-span" || h.Jobs[2].AB.Parent != base {
 		t.Fatalf("history %+v (%v), want the span base→third as a third line", h.Jobs, err)
 	}

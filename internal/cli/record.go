@@ -143,7 +143,7 @@ func (p provenanceFlags) fromGit(ctx context.Context, pr baseline.Provenance, gi
 // chain: the head commit (the flags', the runner's, else git's HEAD)
 // judged against the commit the A/B built as its base: a link without
 // both cannot be placed in the chain.
-func recordLink(ctx context.Context, e env, cfg *config.Config, j pipeline.Judged, path string, prov provenanceFlags, baseRef string) error {
+func recordLink(ctx context.Context, e env, cfg *config.Config, j pipeline.Judged, path string, prov provenanceFlags) error {
 	pr, note := prov.fromGit(ctx, prov.provenance(e.getenv), baseline.ExecGit{})
 	if note != "" {
 		fmt.Fprintln(e.stdout, note)
@@ -155,7 +155,7 @@ func recordLink(ctx context.Context, e env, cfg *config.Config, j pipeline.Judge
 	n := len(hist.Jobs)
 	against := "its parent"
 	if n > 0 && strings.HasSuffix(hist.Jobs[n-1].Job, "/ab"+pipeline.SpanJobSuffix) {
-		against = fmt.Sprintf("%q, an earlier point of main's chain than its last link (a span: tailgate history reads the creep since it from this one job),", baseRef)
+		against = "an earlier point of main's chain than its last link (a span: tailgate history reads the creep since it from this one job),"
 	}
 	fmt.Fprintf(e.stdout, "appended the A/B of %.12s against %s %.12s to the history %s (%d %s)\n", pr.Commit, against, j.BaseCommit, path, n, plural.Of(n, "line", "lines"))
 	return nil
