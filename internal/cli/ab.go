@@ -154,7 +154,7 @@ func (f abFlags) fromBase(ctx context.Context, e env, o *pipeline.ABOptions) err
 	}
 	o.Policy, o.BaseRef = pol, pol.Commit
 	if f.baseRef == "" {
-		o.BaseFrom = "the commit whose benchmark file runs (--benchmark-from base)"
+		o.BaseFrom = "" // the file's own ab.base.ref, pinned to its commit: nothing replaced it
 	}
 	if w := pol.Warning; w != "" {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)

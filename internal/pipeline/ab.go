@@ -215,6 +215,8 @@ func (o ABOptions) baseNote() []string {
 	ab, from := o.Config.AB, cmp.Or(o.BaseFrom, "the base ref given to the job")
 	switch {
 	case o.BaseRef == "" || ab == nil:
+	case o.BaseFrom == "" && o.Policy != nil && o.Policy.Commit == o.BaseRef:
+		// the file's own ref, pinned to the commit it named
 	case ab.Base.Ref != "" && ab.Base.Ref != o.BaseRef:
 		return []string{fmt.Sprintf("ab.base.ref %q of the benchmark file is not used: the base is %s (%s), which replaces it", ab.Base.Ref, from, short(o.BaseRef))}
 	case ab.Base.Ref == "" && ab.Base.HasTarget():

@@ -509,6 +509,9 @@ func TestABBaseRef(t *testing.T) {
 	}{
 		{"replaced", ABOptions{Config: withRef, BaseRef: sha, BaseFrom: "--base-ref X", Git: baseline.ExecGit{}}, sha, `ab.base.ref "HEAD" of the benchmark file is not used: the base is --base-ref X (0123456789ab)`},
 		{"the config's", ABOptions{Config: withRef, Git: baseline.ExecGit{}}, "HEAD", ""},
+		// --benchmark-from base without --base-ref: the file's own ref,
+		// pinned to the commit it named, which nothing replaced.
+		{"the config's, pinned", ABOptions{Config: withRef, BaseRef: sha, Policy: &Policy{Commit: sha}, Git: baseline.ExecGit{}}, sha, ""},
 		{"filled", ABOptions{Config: without, BaseRef: sha, Git: baseline.ExecGit{}}, sha, ""},
 		{"own target", ABOptions{Config: own, BaseRef: sha, BaseFrom: "the pull request's base commit", Git: baseline.ExecGit{}}, "",
 			"the pull request's base commit (0123456789ab) is not used: ab.base is a target of its own (http://127.0.0.1:9)"},
