@@ -56,7 +56,7 @@ func sealSides(ctx context.Context, env Env, o ABOptions, ab config.AB, cfg *con
 	s.state = state
 	base, head := seal.Sides(seal.Job{
 		Base: t.sealSide(runner.Base), Head: t.sealSide(runner.Head),
-		Hidden: env.Processes.Hidden, TempDir: tempDirOf(environ),
+		Hidden: env.Processes.Hidden, TempDir: seal.Getenv(environ, "TMPDIR"),
 		Shared: s.shared, Sockets: s.sockets, State: state,
 	})
 	if o.Policy.fromBase() && !o.AA {
@@ -106,16 +106,6 @@ func checkSeals(ctx context.Context, env Env, specs map[string]*seal.Spec, dirs 
 		}
 	}
 	return nil
-}
-
-// tempDirOf is the TMPDIR the children are given, "" when none.
-func tempDirOf(environ []string) string {
-	for _, kv := range slices.Backward(environ) {
-		if v, ok := strings.CutPrefix(kv, "TMPDIR="); ok {
-			return v
-		}
-	}
-	return ""
 }
 
 // absDir is side s's source tree, absolute: where its commands run.

@@ -243,3 +243,14 @@ func RemoveState(dir string) error {
 	})
 	return os.RemoveAll(dir)
 }
+
+// Getenv is the value environ (a process environment, later entries
+// winning as exec does) gives name; "" when it has none.
+func Getenv(environ []string, name string) string {
+	for _, kv := range slices.Backward(environ) {
+		if v, ok := strings.CutPrefix(kv, name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}

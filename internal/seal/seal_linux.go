@@ -345,8 +345,8 @@ func statusIDs(path string) (ppid int, nspids []int, ok bool) {
 // are left out.
 func Shared(environ []string) []string {
 	var dirs []string
-	home := lookup(environ, "HOME")
-	for _, d := range append([]string{home, "/tmp"}, filepath.SplitList(lookup(environ, "PATH"))...) {
+	home := Getenv(environ, "HOME")
+	for _, d := range append([]string{home, "/tmp"}, filepath.SplitList(Getenv(environ, "PATH"))...) {
 		if !filepath.IsAbs(d) || (d != home && d != "/tmp" && unix.Access(d, unix.W_OK) != nil) {
 			continue
 		}
@@ -389,11 +389,11 @@ func RootSockets(environ []string) []string {
 	var out []string
 	cands := []string{"/run/docker.sock", "/var/run/docker.sock", "/run/containerd/containerd.sock", "/var/run/containerd/containerd.sock",
 		"/run/podman/podman.sock", "/var/run/podman/podman.sock"}
-	if xdg := lookup(environ, "XDG_RUNTIME_DIR"); xdg != "" {
+	if xdg := Getenv(environ, "XDG_RUNTIME_DIR"); xdg != "" {
 		cands = append(cands, filepath.Join(xdg, "docker.sock"), filepath.Join(xdg, "podman/podman.sock"), filepath.Join(xdg, "containerd/containerd.sock"))
 	}
 	for _, name := range []string{"DOCKER_HOST", "CONTAINER_HOST"} {
-		if p, ok := strings.CutPrefix(lookup(environ, name), "unix://"); ok {
+		if p, ok := strings.CutPrefix(Getenv(environ, name), "unix://"); ok {
 			cands = append(cands, p)
 		}
 	}
@@ -404,14 +404,4 @@ func RootSockets(environ []string) []string {
 		}
 	}
 	return out
-}
-
-// lookup is the value of name in environ, "" when unset.
-func lookup(environ []string, name string) string {
-	for _, kv := range slices.Backward(environ) {
-		if v, ok := strings.CutPrefix(kv, name+"="); ok {
-			return v
-		}
-	}
-	return ""
 }
