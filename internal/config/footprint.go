@@ -314,10 +314,8 @@ func validateFootprintKeys(cfg *Config, c *collector) {
 			}
 		}
 	}
-	for i, m := range cfg.Gate.Metrics {
-		if c.given("gate.metrics") {
-			check(joinIndex("gate.metrics", i), m)
-		}
+	for i, m := range cfg.Gate.Metrics { // set only when the file gives them
+		check(joinIndex("gate.metrics", i), m)
 	}
 	for _, section := range []struct {
 		name   string

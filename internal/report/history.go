@@ -282,8 +282,6 @@ func viewSuffix(in HistoryInput) string {
 	return " (a change point of the jobs)"
 }
 
-// count is "1 job", "3 jobs".
-
 // writeChain writes the A/B view: per gated metric the commits whose own
 // A/B found it regressed, whether main still sits at that level, and the
 // creep since the chain's start.
