@@ -71,6 +71,20 @@ func (c *Config) engineWarnings() []string {
 	for _, ct := range c.Target.Counters {
 		cmds = append(cmds, named{"target.counters." + ct.Name + ".command", ct.Command})
 	}
+	if c.AB != nil { // a side that is a target of its own runs its own commands
+		for _, side := range []struct {
+			name string
+			ABSide
+		}{{"ab.base", c.AB.Base}, {"ab.head", c.AB.Head}} {
+			name := side.name
+			if side.Start != nil {
+				cmds = append(cmds, named{name + ".start.command", &side.Start.Command})
+			}
+			for _, ct := range side.Counters {
+				cmds = append(cmds, named{name + ".counters." + ct.Name + ".command", ct.Command})
+			}
+		}
+	}
 	var w []string
 	for _, n := range cmds {
 		if n.cmd == nil {

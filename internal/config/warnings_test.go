@@ -59,6 +59,12 @@ func TestContainerEngineCommandIsWarned(t *testing.T) {
 	if !strings.Contains(w, "target.start.command runs docker: in an A/B job (mode ab) the sides cannot reach the container engine's socket") || !strings.Contains(w, "ab.root_sockets: allow") {
 		t.Errorf("warnings %q", w)
 	}
+	// A side that is a target of its own runs its own start command.
+	side := "target:\n  url: http://127.0.0.1:1\nscenarios: [{name: a, steps: [{path: /}]}]\nload: {rate: 10/s, max_inflight: 4}\n" +
+		"ab:\n  base: {ref: main, url: \"http://127.0.0.1:{{port}}\", start: {command: \"podman run svc\"}}\n  head: {url: \"http://127.0.0.1:{{port}}\", start: {command: [./svc]}}\n"
+	if w := strings.Join(mustParse(t, side).Warnings(nil), "\n"); !strings.Contains(w, "ab.base.start.command runs podman") || strings.Contains(w, "ab.head") {
+		t.Errorf("a side's own start: warnings %q", w)
+	}
 	if w := mustParse(t, src+"ab: {root_sockets: allow}\n").Warnings(nil); len(w) != 0 {
 		t.Errorf("with ab.root_sockets: allow: warnings %q", w)
 	}
