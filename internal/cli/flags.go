@@ -30,12 +30,14 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	if errors.Is(err, flag.ErrHelp) {
 		return errHelpShown
 	}
-	if err != nil {
+	if err != nil && fs.Lookup("max-blocks") != nil { // the commands that had them
 		for name, hint := range removedFlags {
 			if strings.HasSuffix(err.Error(), "defined: -"+name) {
 				return usageErr("--%s was removed after a release of warnings: %s", name, hint)
 			}
 		}
+	}
+	if err != nil {
 		return usageErr("%v", err)
 	}
 	return nil
