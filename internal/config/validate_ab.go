@@ -45,6 +45,7 @@ func validateAB(cfg *Config, c *collector) {
 	}
 	validateSide(&ab.Base, "ab.base", cfg.Target, c)
 	validateSide(&ab.Head, "ab.head", cfg.Target, c)
+	validateUnusedTopKeys(cfg, c)
 	base, head := ab.Base.TargetOr(cfg.Target), ab.Head.TargetOr(cfg.Target)
 	oneAddress := base.URL == head.URL && !base.UsesPort()
 	if ab.Restart == RestartNever && !ab.Base.IsEmpty() && oneAddress {

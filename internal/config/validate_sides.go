@@ -1,0 +1,53 @@
+package config
+
+import "strings"
+
+// validateUnusedTopKeys refuses what the top-level target says of which
+// service it is where tailgate ab would use it for neither side: with
+// both sides targets of their own, no side takes target.start, pid_file
+// or tls (SideOwnKeys), so a local side that starts and samples nothing
+// of its own, or an https side without a tls of its own, would silently
+// run without them. A side that names its own keeps the top-level ones
+// for run and check (the per-side database recipe). remote and url need
+// no rule here: a side's url is its own by definition, and a side on
+// another machine without its own remote is refused at its url.
+func validateUnusedTopKeys(cfg *Config, c *collector) {
+	ab := cfg.AB
+	if !ab.Base.HasTarget() || !ab.Head.HasTarget() {
+		return
+	}
+	top := cfg.Target
+	var unstarted, untrusted []string
+	for _, s := range []struct {
+		path string
+		t    Target
+	}{{"ab.base", ab.Base.Target}, {"ab.head", ab.Head.Target}} {
+		if !s.t.Remote && s.t.Start == nil && s.t.PIDFile == "" {
+			unstarted = append(unstarted, s.path)
+		}
+		if s.t.TLS == nil && strings.HasPrefix(s.t.URL, "https:") {
+			untrusted = append(untrusted, s.path)
+		}
+	}
+	both := "ab.base and ab.head are targets of their own (each sets url), and a side of its own takes no %s from target"
+	if key := "target.start"; len(unstarted) > 0 && (top.Start != nil || top.PIDFile != "") {
+		if top.Start == nil {
+			key = "target.pid_file"
+		}
+		c.addKey(key, "tailgate ab uses it for no side: "+both+", so %s would be neither started nor sampled: write %s (start: *start reuses this one through a YAML anchor), or %s for a service started elsewhere",
+			"start or pid_file", strings.Join(unstarted, " and "), sideKeys(unstarted, "start"), sideKeys(unstarted, "pid_file"))
+	}
+	if len(untrusted) > 0 && top.TLS != nil {
+		c.addKey("target.tls", "tailgate ab uses it for no side: "+both+", so %s would trust only the system's CAs: write %s (tls: *tls reuses this one through a YAML anchor)",
+			"tls", strings.Join(untrusted, " and "), sideKeys(untrusted, "tls"))
+	}
+}
+
+// sideKeys names key under each side: "ab.base.start and ab.head.start".
+func sideKeys(sides []string, key string) string {
+	out := make([]string, len(sides))
+	for i, s := range sides {
+		out[i] = s + "." + key
+	}
+	return strings.Join(out, " and ")
+}
