@@ -47,7 +47,7 @@ func TestHistoryCLIReplayNamesTheSlowingCommit(t *testing.T) {
 	mustWrite(t, filepath.Join(repo, "tailgate.yml"), strings.ReplaceAll(historyBenchmark, "@SVC@", os.Args[0]))
 	mustWrite(t, filepath.Join(repo, ".gitignore"), "out/\n")
 	gitIn(t, repo, "init", "-q", "-b", "main")
-	env := []string{"RUNNER_TEMP=" + t.TempDir(), "GITHUB_SHA=", "GITHUB_REF=", "GITHUB_RUN_ID=", "GITHUB_ACTIONS="}
+	env := []string{"RUNNER_TEMP=" + t.TempDir(), "XDG_CACHE_HOME=" + t.TempDir(), "GITHUB_SHA=", "GITHUB_REF=", "GITHUB_RUN_ID=", "GITHUB_ACTIONS="}
 	delays := []string{"20ms", "20ms", "400ms", "400ms"} // commit 2 slows it
 	var commits []string
 	for i, d := range delays {

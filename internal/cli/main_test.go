@@ -31,6 +31,8 @@ func TestMain(m *testing.M) {
 			os.Exit(serveArticles(os.Args[2:]))
 		case articlesLoadCommand:
 			os.Exit(articlesLoad(os.Args[2:]))
+		case clusterServiceCommand:
+			os.Exit(serveCluster(os.Args[2:]))
 		}
 	}
 	if len(os.Args) > 1 && (os.Args[1] == "demo-serve" || os.Args[1] == "supervise" || os.Getenv(asTailgateEnv) != "") {
