@@ -51,3 +51,13 @@ func sideKeys(sides []string, key string) string {
 	}
 	return strings.Join(out, " and ")
 }
+
+// NoTopTarget is the error of a command that runs the top-level target
+// (run, check, baseline record, calibrate) on a file whose only targets
+// are the A/B sides' own: without it the run waited for a url of "".
+func (cfg *Config) NoTopTarget() error {
+	if cfg.Target.URL != "" {
+		return nil
+	}
+	return &Error{Problems: []Problem{{File: cfg.Path, Key: "target.url", Msg: "required to run the benchmark alone: ab.base and ab.head are targets of their own, which only tailgate ab runs; give target a url (and start)"}}}
+}

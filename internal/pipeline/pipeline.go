@@ -120,6 +120,9 @@ func measure(ctx context.Context, env Env, cfg *config.Config) (*result.File, er
 
 // runBenchmark runs b; an error is a runtime failure.
 func runBenchmark(ctx context.Context, b *runner.Benchmark) (*result.File, error) {
+	if err := b.Config.NoTopTarget(); err != nil {
+		return nil, Usage.Wrap(err)
+	}
 	res, err := b.Run(ctx)
 	if err != nil {
 		return nil, runFailure(err)
