@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -27,15 +29,23 @@ import (
 const clusterServiceCommand = "cluster-service"
 
 func serveCluster(args []string) int {
+	var err error
 	fs := flag.NewFlagSet(clusterServiceCommand, flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	db := fs.String("db", "", "the database (the server from PGHOST, PGPORT, PGUSER)")
+	pool := fs.Bool("pool", false, "run every query on one connection kept open (one psql), as a pool of one; else a psql a query")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	psql := func(ctx context.Context, sql string) (string, error) {
 		out, err := exec.CommandContext(ctx, "psql", "-X", "-Atq", "-v", "ON_ERROR_STOP=1", "-d", *db, "-c", sql).Output()
 		return strings.TrimSpace(string(out)), err
+	}
+	if *pool {
+		if psql, err = pooled(*db); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 	}
 	v, err := psql(context.Background(), "SELECT n FROM work")
 	n, _ := strconv.Atoi(v)
@@ -63,6 +73,40 @@ func serveCluster(args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// pooled is a query function on one psql session: its backend lives as
+// long as the service, as a pooled connection's does.
+func pooled(db string) (func(context.Context, string) (string, error), error) {
+	cmd := exec.Command("psql", "-X", "-Atq", "-v", "ON_ERROR_STOP=1", "-d", db)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	lines := bufio.NewScanner(out)
+	var mu sync.Mutex
+	return func(_ context.Context, sql string) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if _, err := fmt.Fprintf(in, "%s;\n\\echo __end__\n", sql); err != nil {
+			return "", err
+		}
+		var got []string
+		for lines.Scan() {
+			if lines.Text() == "__end__" {
+				return strings.Join(got, "\n"), nil
+			}
+			got = append(got, lines.Text())
+		}
+		return "", fmt.Errorf("psql ended: %v", lines.Err())
+	}, nil
 }
 
 // clusterBenchmark is docs/footprint.md's database-per-side recipe with
@@ -100,48 +144,122 @@ func TestABWholeClusterOnBothSides(t *testing.T) {
 		t.Skip("starts PostgreSQL and services for every block")
 	}
 	t.Parallel()
+	pg, dir, env := clusterJob(t, clusterBenchmark, 20000, 4)
+	o := tailgateIn(t, dir, env, "validate")
+	wantCode(t, o, 0)
+	wantContains(t, "validate", o.stdout, "base measured: the target's processes (tailgate starts them); part postgres (pid from "+pg.PIDFile(),
+		"head measured: the target's processes (tailgate starts them); part postgres", "every phase alternates between the sides")
+	rep := clusterAB(t, dir, env)
+	for _, side := range []string{"base", "head"} {
+		for i, r := range rep.Runs[side] {
+			if r["part.postgres.cpu_ms_per_iteration"] <= 0 || r["path_cpu_ms_per_iteration"] <= r["part.postgres.cpu_ms_per_iteration"] {
+				t.Errorf("%s block %d: %v, want the cluster's CPU measured, inside the path's", side, i+1, r)
+			}
+		}
+	}
+}
+
+// clusterJob starts a PostgreSQL cluster with a database per side, each
+// an item table of rows rows and the queries its service makes a request
+// (1 on the base, headQueries on the head), and writes the benchmark
+// (@SVC@ this binary, @PIDFILE@ the postmaster's pid file) in a
+// directory; it returns the cluster, the directory and the environment
+// tailgate runs in.
+func clusterJob(t *testing.T, benchmark string, rows, headQueries int) (*pgtest.Cluster, string, []string) {
+	t.Helper()
 	// The server runs as the postgres user, under this test binary's
 	// temp directory (TestMain's, 0700): it must be able to pass through.
 	if err := os.Chmod(os.TempDir(), 0o711); err != nil {
 		t.Fatal(err)
 	}
 	pg := pgtest.Start(t)
-	for side, n := range map[string]int{"base": 1, "head": 4} {
+	for side, n := range map[string]int{"base": 1, "head": headQueries} {
 		pg.PSQL(t, "postgres", "CREATE DATABASE app_"+side)
-		pg.PSQL(t, "app_"+side, "CREATE TABLE item AS SELECT i AS id FROM generate_series(1, 20000) i; CREATE TABLE work AS SELECT "+strconv.Itoa(n)+" AS n")
+		pg.PSQL(t, "app_"+side, fmt.Sprintf("CREATE TABLE item AS SELECT i AS id FROM generate_series(1, %d) i; CREATE TABLE work AS SELECT %d AS n", rows, n))
 	}
 	dir := t.TempDir()
-	cfg := strings.NewReplacer("@SVC@", os.Args[0], "@PIDFILE@", pg.PIDFile()).Replace(clusterBenchmark)
-	mustWrite(t, filepath.Join(dir, "tailgate.yml"), cfg)
-	env := append(pg.Env(), "RUNNER_TEMP="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir(), "GITHUB_ACTIONS=")
+	mustWrite(t, filepath.Join(dir, "tailgate.yml"), strings.NewReplacer("@SVC@", os.Args[0], "@PIDFILE@", pg.PIDFile()).Replace(benchmark))
+	return pg, dir, append(pg.Env(), "RUNNER_TEMP="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir(), "GITHUB_ACTIONS=")
+}
 
-	o := tailgateIn(t, dir, env, "validate")
-	wantCode(t, o, 0)
-	wantContains(t, "validate", o.stdout, "base measured: the target's processes (tailgate starts them); part postgres (pid from "+pg.PIDFile(),
-		"head measured: the target's processes (tailgate starts them); part postgres", "every phase alternates between the sides")
+// clusterReport is what the cluster tests read of the JSON report.
+type clusterReport struct {
+	Regressions []string                        `json:"regressions"`
+	Runs        map[string][]map[string]float64 `json:"runs"`
+}
 
+// clusterAB runs tailgate ab in dir and wants a regression of the
+// postgres part's CPU per iteration (the head's more queries a request),
+// judged on at least 3 blocks a side.
+func clusterAB(t *testing.T, dir string, env []string) clusterReport {
+	t.Helper()
 	report := filepath.Join(dir, "report.json")
-	o = tailgateIn(t, dir, env, "ab", "-q", "--report", report)
+	o := tailgateIn(t, dir, env, "ab", "-q", "--report", report)
 	if o.code != 1 {
-		t.Fatalf("exit %d, want 1 (the head's four connections a request):\n%s", o.code, o)
+		t.Fatalf("exit %d, want 1 (the head's more queries a request):\n%s", o.code, o)
 	}
-	var rep struct {
-		Regressions []string                        `json:"regressions"`
-		Runs        map[string][]map[string]float64 `json:"runs"`
-	}
+	var rep clusterReport
 	if err := json.Unmarshal(mustRead(t, report), &rep); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(strings.Join(rep.Regressions, " "), "part.postgres.cpu_ms_per_iteration") {
-		t.Errorf("regressions %v, want the cluster's CPU per iteration", rep.Regressions)
+		t.Errorf("regressions %v, want the database's CPU per iteration", rep.Regressions)
 	}
 	for _, side := range []string{"base", "head"} {
 		if len(rep.Runs[side]) < 3 {
 			t.Fatalf("%s: %d blocks", side, len(rep.Runs[side]))
 		}
+	}
+	return rep
+}
+
+// backendsBenchmark is docs/footprint.md's database-per-side recipe as
+// written there: each side's own measure names its database's backends
+// by command line, and the service keeps its connection (a pool of one).
+// The parts are the sides' own, so an open phase loads both at once.
+const backendsBenchmark = `name: backends
+target:                      # run and check: one database, app_run
+  url: http://127.0.0.1:{{port}}
+  start: &start
+    command: exec "@SVC@" cluster-service --pool --addr "127.0.0.1:{{port}}" --db "app_${TAILGATE_SIDE:-run}"
+  ready: {path: /health, timeout: 20s, interval: 20ms}
+ab:
+  base:
+    url: http://127.0.0.1:{{port}}
+    start: *start
+    measure: [{name: postgres, process: {cmdline: '^postgres: \S+ app_base '}}]
+  head:
+    url: http://127.0.0.1:{{port}}
+    start: *start
+    measure: [{name: postgres, process: {cmdline: '^postgres: \S+ app_head '}}]
+  min_blocks: 3
+  max_blocks: 4
+load: {model: open, rate: 10/s, max_inflight: 16, warmup: 0s, duration: 1s, request_timeout: 5s}
+scenarios: [{steps: [{path: /items, expect: {ok: true}}]}]
+gate:
+  metrics: [part.postgres.cpu_ms_per_iteration]
+`
+
+// The database-per-side recipe with each side's backends as its part, end
+// to end on a real PostgreSQL: both sides are loaded at once (their parts
+// are apart), every block of both sides measures its own backend, and the
+// head's N+1 of statements on its pooled connection is a regression of
+// its part's CPU per iteration.
+func TestABBackendsPerSide(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL and services for every block")
+	}
+	t.Parallel()
+	_, dir, env := clusterJob(t, backendsBenchmark, 100000, 3)
+	o := tailgateIn(t, dir, env, "validate")
+	wantCode(t, o, 0)
+	wantContains(t, "validate", o.stdout, `base measured: the target's processes (tailgate starts them); part postgres (processes matching ^postgres: \S+ app_base )`,
+		"an open phase loads both sides at once")
+	rep := clusterAB(t, dir, env)
+	for _, side := range []string{"base", "head"} {
 		for i, r := range rep.Runs[side] {
-			if r["part.postgres.cpu_ms_per_iteration"] <= 0 || r["path_cpu_ms_per_iteration"] <= r["part.postgres.cpu_ms_per_iteration"] {
-				t.Errorf("%s block %d: %v, want the cluster's CPU measured, inside the path's", side, i+1, r)
+			if r["part.postgres.cpu_ms_per_iteration"] <= 0 {
+				t.Errorf("%s block %d: %v, want its backend's CPU measured", side, i+1, r)
 			}
 		}
 	}
