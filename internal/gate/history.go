@@ -475,8 +475,9 @@ type Creep struct {
 // into the chain's links, each a commit judged against its parent, and
 // spans: an entry whose base is an earlier point of the chain than the
 // previous link's commit (a tag's, or a commit judged again against an
-// older one) measured the change of several links in one job. An entry
-// whose base the chain does not hold is a link after a gap.
+// older one) measured the change of several links in one job, and so did
+// the last link's commit judged again against any other base. Any other
+// entry whose base the chain does not hold is a link after a gap.
 func SplitChain(entries []ChainLink) (links, spans []ChainLink) {
 	var c chainSplit
 	spans = c.read(entries)
@@ -511,7 +512,14 @@ func (c *chainSplit) read(entries []ChainLink) (spans []ChainLink) {
 
 func (c *chainSplit) isSpan(e ChainLink) bool {
 	n := len(c.links)
-	return n > 0 && e.Parent != c.links[n-1].Commit && c.points[e.Parent]
+	if n == 0 || e.Parent == c.links[n-1].Commit {
+		return false
+	}
+	// The last link's commit judged again against another base (the
+	// Action's creep_since after the link, a tag from before the chain's
+	// first link) is a span too: as a link it would replace that link.
+	last := c.links[n-1]
+	return c.points[e.Parent] || (e.Commit == last.Commit && e.Parent != last.Parent)
 }
 
 func (c *chainSplit) add(e ChainLink) {
