@@ -112,7 +112,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	noise := openNoise(o.noisePath(ab), storedNoise, cfg, b.Env, plan)
 	var last gate.Verdict
 	phases := cfg.Load.RunPhases()
-	if plan.Shape.Blocks() && len(phases) > 1 && ab.Phases != config.PhasesAll {
+	if len(phases) > 1 && ab.Phases != config.PhasesAll {
 		plan.SkipPhase = func(name string) bool { return phaseDecided(last, phases, name) }
 	}
 	plan.Look = sequentialLook(env, p, ab, noise, &last)
@@ -169,11 +169,8 @@ func abRun(res *runner.ABResult, plan runner.ABPlan, ab config.AB, phases []conf
 	if res.Planned > 0 {
 		r.Planned, r.MaxTime, r.FirstBlock = res.Planned, ab.MaxTime.String(), res.FirstUnit
 	}
-	if !plan.Shape.Blocks() {
-		for _, s := range res.Order {
-			r.Order = append(r.Order, s == runner.Base)
-		}
-		return r
+	for _, s := range res.Order {
+		r.Order = append(r.Order, s == runner.Base)
 	}
 	for _, ph := range phases {
 		r.Phases = append(r.Phases, report.ABPhase{Name: ph.Name, AtOnce: plan.Shape.AtOnce(ph)})

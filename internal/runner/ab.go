@@ -3,8 +3,6 @@ package runner
 import (
 	"context"
 	"errors"
-	"fmt"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -26,24 +24,6 @@ func (s Side) String() string {
 		return "base"
 	}
 	return "head"
-}
-
-// Order returns the interleaved order of 2·pairs runs: pairs alternating
-// AB, BA, AB, … ("abba"), or each pair in a random order from seed
-// ("random"). Either way every pair holds one run of each side, and
-// neither side is always second, so slow drift and a run-order effect hit
-// both alike.
-func Order(kind string, pairs int, seed int64) []Side {
-	rng := rand.New(rand.NewPCG(uint64(seed), 0xab))
-	order := make([]Side, 0, 2*pairs)
-	for p := 0; p < pairs; p++ {
-		first := Side(p % 2)
-		if kind == config.OrderRandom {
-			first = Side(rng.IntN(2))
-		}
-		order = append(order, first, 1-first)
-	}
-	return order
 }
 
 // ABPlan says how an A/B job runs its pairs.
@@ -106,8 +86,8 @@ type ABResult struct {
 	Fits      int
 	Planned   int
 	FirstUnit time.Duration
-	// Windows, in blocks, are the windows the blocks are made
-	// of, each with its block; nil for pairs of whole runs.
+	// Windows are the window pairs the blocks are made of, each with its
+	// block (a block of whole runs has one).
 	Windows *result.WindowPairs
 	// Spent is where the job's time went, by stage.
 	Spent Spent
@@ -116,23 +96,15 @@ type ABResult struct {
 	Warmups []result.Warmup
 }
 
-// Units is the number of comparison units measured: blocks,
-// else pairs of whole runs.
+// Units is the number of blocks measured.
 func (r *ABResult) Units() int { return min(len(r.Base.Runs), len(r.Head.Runs)) }
 
-// Pairs is the number of pairs of runs measured: window pairs in
-// blocks.
-func (r *ABResult) Pairs() int {
-	if r.Windows != nil {
-		return r.Windows.Pairs()
-	}
-	return r.Units()
-}
+// Pairs is the number of window pairs measured (a pair of whole runs is
+// one).
+func (r *ABResult) Pairs() int { return r.Windows.Pairs() }
 
-// RunAB measures base and head in one job, unit after unit, until
-// plan.Look ends the job or a budget is spent: blocks of short windows
-// (runBlocks), else pairs of whole runs in the order of
-// plan.Order, each run with its own dataset reset, verify and drain. An
+// RunAB measures base and head in one job, block after block
+// (runBlocks), until plan.Look ends the job or a budget is spent. An
 // error means no result.
 func (b *Benchmark) RunAB(ctx context.Context, plan ABPlan) (*ABResult, error) {
 	if plan.MaxPairs < 1 {
@@ -151,10 +123,7 @@ func (b *Benchmark) RunAB(ctx context.Context, plan ABPlan) (*ABResult, error) {
 		}
 	}
 	defer func() { j.res.Spent = b.SpentSoFar() }()
-	if j.plan.Shape.Blocks() {
-		return j.runBlocks(ctx)
-	}
-	return j.run(ctx)
+	return j.runBlocks(ctx)
 }
 
 // abJob is an A/B job while it runs.
@@ -168,28 +137,6 @@ type abJob struct {
 	kept map[Side]*running
 	// mu guards res while two windows loaded at once end at once.
 	mu sync.Mutex
-}
-
-func (j *abJob) run(ctx context.Context) (*ABResult, error) {
-	order := Order(j.plan.Order, j.plan.MaxPairs, j.b.Config.Seed)
-	began := time.Now()
-	files := map[Side]*result.File{Base: j.res.Base, Head: j.res.Head}
-	for p := 0; p < j.plan.MaxPairs; p++ {
-		for k, side := range order[2*p : 2*p+2] {
-			i := 2*p + k
-			run, err := j.runSide(ctx, side, i, len(order))
-			if err != nil {
-				return nil, &SideError{Side: side.String(), Err: fmt.Errorf("pair %d, %s run: %w", p+1, side, err)}
-			}
-			run.Index = len(files[side].Runs)
-			files[side].Runs = append(files[side].Runs, *run)
-			j.res.Order = append(j.res.Order, side)
-		}
-		if j.unitDone(p+1, began) {
-			break
-		}
-	}
-	return j.res, nil
 }
 
 // unitDone ends the n-th unit (pair or block) of a job that began at
@@ -224,32 +171,6 @@ func (j *abJob) budgetSpent(n int) string {
 		return "time"
 	}
 	return ""
-}
-
-// runSide makes run i (of runs) of side: on the target kept for the job,
-// or on one started for this run and stopped after it.
-func (j *abJob) runSide(ctx context.Context, side Side, i, runs int) (*result.Run, error) {
-	tgt, fresh := j.kept[side], false
-	if tgt == nil {
-		var err error
-		if tgt, err = j.start(ctx, side); err != nil {
-			return nil, err
-		}
-		fresh = true
-	}
-	if fresh && !j.restartable(side) {
-		j.keep(side, tgt) // started elsewhere: the same one for every run
-		fresh = false
-	}
-	if fresh {
-		defer j.stop(tgt)
-	}
-	t := *tgt
-	t.label = side.String()
-	if j.plan.AA {
-		t.label = "base as " + side.String()
-	}
-	return j.b.runOnce(ctx, j.compiled, &t, i, runs)
 }
 
 // restartable reports whether side's target is one tailgate starts.

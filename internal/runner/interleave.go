@@ -23,8 +23,9 @@ import (
 // alternating between them (Shape.AtOnce); after the last phase both
 // drain. Window w of every phase makes side's run w of the block, so a
 // block gives as many pairs of runs as a phase has windows, all marked
-// with the block (ABResult.Windows). plan.Look is called after every
-// block.
+// with the block (ABResult.Windows). Where blocks cannot run, a block is
+// one window pair of whole runs (wholeRuns). plan.Look is called after
+// every block.
 //
 // The two sides' windows of a pair are measured in the same moment or a
 // fraction of a second apart, so the machine's noise slower than that
@@ -37,8 +38,12 @@ func (j *abJob) runBlocks(ctx context.Context) (*ABResult, error) {
 	rng := rand.New(rand.NewPCG(uint64(j.b.Config.Seed), 0x1e))
 	j.res.Windows = &result.WindowPairs{}
 	setups := [2]*load.SetupCache{{}, {}}
+	unit := j.block
+	if !j.plan.Shape.Blocks() {
+		unit = j.wholeRuns
+	}
 	for blk := 0; blk < j.plan.MaxPairs; blk++ {
-		m, err := j.block(ctx, blk, rng, setups)
+		m, err := unit(ctx, blk, rng, setups)
 		if err != nil {
 			return nil, fmt.Errorf("block %d: %w", blk+1, err)
 		}
@@ -56,6 +61,38 @@ func (j *abJob) runBlocks(ctx context.Context) (*ABResult, error) {
 		}
 	}
 	return j.res, nil
+}
+
+// wholeRuns measures block blk where blocks cannot run: one window pair,
+// each window a whole run of its side (every phase after its own reset,
+// verify and drain), one side at a time in the block's order, on the
+// side's target kept for the job or started for its run alone.
+func (j *abJob) wholeRuns(ctx context.Context, blk int, rng *rand.Rand, _ [2]*load.SetupCache) (m blockRuns, err error) {
+	skip := j.skipped(blk, j.b.Config.Load.RunPhases())
+	for k, side := range j.windowOrder(blk, 1, rng) {
+		run, err := j.wholeRun(ctx, side, 2*blk+k, skip)
+		if err != nil {
+			return m, &SideError{Side: side.String(), Err: fmt.Errorf("%s run: %w", side, err)}
+		}
+		m.windows[side], m.block[side] = []result.Run{*run}, *run
+		j.res.Order = append(j.res.Order, side)
+	}
+	return m, nil
+}
+
+// wholeRun makes run i of side, labelled for the observer.
+func (j *abJob) wholeRun(ctx context.Context, side Side, i int, skip []bool) (*result.Run, error) {
+	tgts, stop, err := j.blockTargets(ctx, side)
+	defer stop()
+	if err != nil {
+		return nil, err
+	}
+	t := *tgts[side]
+	t.label = side.String()
+	if j.plan.AA {
+		t.label = "base as " + t.label
+	}
+	return j.b.runOnce(ctx, j.compiled, &t, i, 2*j.plan.MaxPairs, skip)
 }
 
 // blockRuns is what a block measured of each side: its windows (window w
@@ -153,7 +190,7 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 	obs.RunStarted(blk, j.plan.MaxPairs, BlockLabel)
 	defer func() { obs.RunDone(blk, nil, err) }()
 	obs.Step(blk, "start")
-	tgts, stop, err := j.blockTargets(ctx)
+	tgts, stop, err := j.blockTargets(ctx, Base, Head)
 	defer stop()
 	if err != nil {
 		return m, err
@@ -300,11 +337,10 @@ func phaseSuffix(phase string) string {
 
 // Shape is how an A/B job makes its units, by one rule: blocks of short
 // windows, each phase's windows loading both sides at once or alternating
-// between them (AtOnce), or, where blocks cannot run, pairs of whole runs
-// (WholeRuns says why; each pair is a block of one window pair). In
-// blocks, Windows is the windows of each side per phase (the same in every
-// phase, so that window w of each phase makes one run) and Window their
-// measured length.
+// between them (AtOnce), or, where blocks cannot run, of one window pair
+// of whole runs (WholeRuns says why; Windows is 1). Windows is the windows
+// of each side per phase (the same in every phase, so that window w of
+// each phase makes one run) and Window their measured length.
 type Shape struct {
 	// WholeRuns says why the job measures pairs of whole runs; "" for
 	// blocks.
@@ -354,7 +390,7 @@ func (b *Benchmark) Resolve(plan ABPlan) ABPlan {
 	}
 	s.resolved = true
 	if s.WholeRuns = b.blocksProblem(plan); s.WholeRuns != "" {
-		s.Windows, s.Window, s.WindowWarmup = 0, 0, 0
+		s.Windows, s.Window, s.WindowWarmup = 1, 0, 0 // one window pair, each window a whole run
 		return plan
 	}
 	s.Alternate = plan.DuetProblem()
@@ -374,9 +410,9 @@ func (b *Benchmark) Resolve(plan ABPlan) ABPlan {
 	return plan
 }
 
-// blockTargets are the two sides' targets for a block: those kept for the
+// blockTargets are the sides' targets for a block: those kept for the
 // job, else started now; stop stops those started for the block.
-func (j *abJob) blockTargets(ctx context.Context) ([2]*running, func(), error) {
+func (j *abJob) blockTargets(ctx context.Context, sides ...Side) ([2]*running, func(), error) {
 	var tgts [2]*running
 	var started []*running
 	stop := func() {
@@ -384,7 +420,7 @@ func (j *abJob) blockTargets(ctx context.Context) ([2]*running, func(), error) {
 			j.stop(t)
 		}
 	}
-	for _, side := range []Side{Base, Head} {
+	for _, side := range sides {
 		if t := j.kept[side]; t != nil {
 			tgts[side] = t
 			continue

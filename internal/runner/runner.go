@@ -136,7 +136,7 @@ func (b *Benchmark) Run(ctx context.Context) (*result.File, error) {
 	b.Sharding.record(out)
 	runs := b.Config.Load.Runs
 	for i := 0; i < runs; i++ {
-		run, err := b.runOnce(ctx, plan, tgt, i, runs)
+		run, err := b.runOnce(ctx, plan, tgt, i, runs, nil)
 		if err != nil {
 			return nil, fmt.Errorf("run %d of %d: %w", i+1, runs, err)
 		}
@@ -195,9 +195,10 @@ func (b *Benchmark) newFile() *result.File {
 	}
 }
 
-// runOnce is one sample: reset → verify → drain → warm-up + measure → drain.
-// A target tailgate started that has ended fails the run.
-func (b *Benchmark) runOnce(ctx context.Context, plan *scenario.Plan, tgt *running, i, runs int) (run *result.Run, err error) {
+// runOnce is one sample: reset → verify → drain → warm-up + measure → drain,
+// leaving out the phases skip marks. A target tailgate started that has
+// ended fails the run.
+func (b *Benchmark) runOnce(ctx context.Context, plan *scenario.Plan, tgt *running, i, runs int, skip []bool) (run *result.Run, err error) {
 	obs := b.observer()
 	obs.RunStarted(i, runs, tgt.label)
 	defer func() { obs.RunDone(i, run, err) }()
@@ -232,7 +233,7 @@ func (b *Benchmark) runOnce(ctx context.Context, plan *scenario.Plan, tgt *runni
 		}
 		return run, b.drainAfter(ctx, tgt, i)
 	}
-	return b.measure(ctx, plan, tgt, i)
+	return b.measure(ctx, plan, tgt, i, skip)
 }
 
 // drainAfter waits until the target is idle again after a run.
