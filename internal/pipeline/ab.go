@@ -6,12 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/gate"
-	"github.com/tailgate-ci/tailgate/internal/plural"
 	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/runner"
@@ -126,13 +124,13 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	if err := writeResult(o.ResultPath, res.Head); err != nil {
 		return Judged{}, err
 	}
-	fmt.Fprintf(env.log(), "A/B stopped after %d %s in %s: %s\n", res.Units(), plural.Of(res.Units(), "block", "blocks"), res.Elapsed.Round(100*time.Millisecond), stopReason(res, ab, last))
+	fmt.Fprintln(env.log(), report.ABStopped(report.ABStop{Blocks: res.Units(), MaxBlocks: ab.MaxPairs, Elapsed: res.Elapsed, MaxTime: ab.MaxTime.D(), Budget: string(res.Budget)}, last))
 	fmt.Fprintln(env.out(), "base:")
 	showRuns(env, res.Base)
 	fmt.Fprintln(env.out(), "head:")
 	showRuns(env, res.Head)
 	run := abRun(res, plan, ab, phases, o.AA)
-	notes := append(append(append(append(o.Policy.notes(), o.baseNote()...), trees.notes(o.Policy)...), sealed.notes(o.Policy.fromBase())...), noise.notes(last)...)
+	notes := append(append(append(append(o.Policy.notes(), o.baseNote()...), trees.notes(o.Policy)...), sealed.Notes(o.Policy.fromBase())...), noise.notes(last)...)
 	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(trees), Verdict: last, Head: res.Head.Runs,
 		Base: res.Base.Runs, Notes: notes, AB: run,
 		TargetLog: report.TargetLogs{Base: res.Base.TargetLog, Head: res.Head.TargetLog}}
@@ -144,18 +142,15 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 }
 
 // sequentialLook judges the units so far after each one, into *last, and
-// says whether the job may stop. A budget the runner planned from
-// ab.max_time replaces ab.max_blocks (a job not planned ends for time with
-// a final look, which spends the level left).
+// says whether the job may stop, over the blocks the runner's budget
+// allows (res.MaxUnits: a job not planned ends for time with a final
+// look, which spends the level left).
 func sequentialLook(env Env, p gate.Policy, ab config.AB, noise *abNoise, last *gate.Verdict) func(*runner.ABResult, bool) bool {
-	design := stats.SeqDesign{MinPairs: ab.MinPairs, MaxPairs: ab.MaxPairs}
 	return func(res *runner.ABResult, final bool) bool {
-		if res.Planned > 0 {
-			design.MaxPairs = res.Planned
-		}
+		design := stats.SeqDesign{MinPairs: ab.MinPairs, MaxPairs: res.MaxUnits}
 		*last = gate.JudgeSequential(res.Base.Runs, res.Head.Runs, p, design, final,
 			gate.SeqOptions{Windows: res.Windows, Prior: noise.stored(), Budget: res.Fits})
-		fmt.Fprintf(env.log(), "after block %d of at most %d: %s\n", res.Units(), design.MaxPairs, sequentialReason(*last))
+		fmt.Fprintln(env.log(), report.ABLook(res.Units(), design.MaxPairs, *last))
 		return last.Sequential != nil && last.Sequential.Done
 	}
 }
@@ -165,7 +160,7 @@ func sequentialLook(env Env, p gate.Policy, ab config.AB, noise *abNoise, last *
 func abRun(res *runner.ABResult, plan runner.ABPlan, ab config.AB, phases []config.PhaseLoad, aa bool) *report.ABRun {
 	r := &report.ABRun{Blocks: res.Units(), MaxBlocks: ab.MaxPairs, Elapsed: res.Elapsed, WholeRuns: plan.Shape.WholeRuns,
 		Windows: plan.Shape.Windows, Window: plan.Shape.Window, Alternate: plan.Shape.Alternate, RandomOrder: ab.Order == config.OrderRandom,
-		Restarted: plan.Restart, Starts: res.Starts, StartTime: res.StartTime, Spent: res.Spent.String(), Warmups: res.Warmups, AA: aa}
+		Restarted: plan.Restart, Starts: res.Starts, StartTime: res.StartTime, Spent: report.Spent(res.Spent, runner.SpentOrder), Warmups: res.Warmups, AA: aa}
 	if res.Planned > 0 {
 		r.Planned, r.MaxTime, r.FirstBlock = res.Planned, ab.MaxTime.String(), res.FirstUnit
 	}
@@ -209,15 +204,16 @@ func (o ABOptions) ab() (config.AB, error) {
 // baseNote says when the ref given to the job replaced ab.base.ref, or was
 // not used at all.
 func (o ABOptions) baseNote() []string {
-	ab, from := o.Config.AB, cmp.Or(o.BaseFrom, "the base ref given to the job")
-	switch {
-	case o.BaseRef == "" || ab == nil:
-	case o.BaseFrom == "" && o.Policy != nil && o.Policy.Commit == o.BaseRef:
-		// the file's own ref, pinned to the commit it named
-	case ab.Base.Ref != "" && ab.Base.Ref != o.BaseRef:
-		return []string{fmt.Sprintf("ab.base.ref %q of the benchmark file is not used: the base is %s (%s), which replaces it", ab.Base.Ref, from, short(o.BaseRef))}
-	case ab.Base.Ref == "" && ab.Base.HasTarget():
-		return []string{fmt.Sprintf("%s (%s) is not used: ab.base is a target of its own (%s) that names no ref to replace", from, short(o.BaseRef), ab.Base.URL)}
+	ab := o.Config.AB
+	if ab == nil || o.BaseFrom == "" && o.Policy != nil && o.Policy.Commit == o.BaseRef {
+		return nil // the file's own ref, pinned to the commit it named
+	}
+	url := ""
+	if ab.Base.HasTarget() {
+		url = ab.Base.URL
+	}
+	if n := report.BaseRef(o.BaseRef, cmp.Or(o.BaseFrom, "the base ref given to the job"), ab.Base.Ref, url); n != "" {
+		return []string{n}
 	}
 	return nil
 }
@@ -249,41 +245,13 @@ func phaseDecided(v gate.Verdict, phases []config.PhaseLoad, name string) bool {
 	return true
 }
 
-// sequentialReason says what the last look decided.
-func sequentialReason(v gate.Verdict) string {
-	if v.Sequential == nil {
-		return string(v.Outcome)
-	}
-	if v.Sequential.Done {
-		return fmt.Sprintf("%s (%s)", v.Outcome, v.Sequential.Reason)
-	}
-	return "continuing (" + v.Sequential.Reason + ")"
-}
-
-// stopReason says why the job ended.
-func stopReason(res *runner.ABResult, ab config.AB, v gate.Verdict) string {
-	switch res.Budget {
-	case "time":
-		return fmt.Sprintf("the time budget ab.max_time (%s) left no room for another %s; %s", ab.MaxTime, v.Sequential.UnitWord(1), sequentialReason(v))
-	case "pairs":
-		return fmt.Sprintf("the budget of %d %s is spent; %s", ab.MaxPairs, v.Sequential.UnitWord(ab.MaxPairs), sequentialReason(v))
-	}
-	return "the verdict is clear: " + sequentialReason(v)
-}
-
 // source says what the head was judged against.
 func (o ABOptions) source(t *trees) string {
-	s := "the base build, measured in this job"
-	switch {
-	case o.AA && o.TwoProcesses:
-		s = "a second process of the base build (A/A), measured in this job"
-	case o.AA:
-		s = "the base build against itself (A/A), measured in this job"
-	}
+	var ref, commit string
 	if tr := t.side[runner.Base]; tr != nil {
-		s += fmt.Sprintf(" (%s at %s)", tr.Ref, short(tr.Commit))
+		ref, commit = tr.Ref, tr.Commit
 	}
-	return s
+	return report.ABBaseline(o.AA, o.TwoProcesses, ref, commit)
 }
 
 func short(sha string) string {
@@ -399,30 +367,23 @@ func (t *trees) headCommit() string {
 // or which target of its own the side ran on, and whose build and start
 // commands made it.
 func (t *trees) notes(pol *Policy) []string {
-	whose := "the benchmark file's"
+	whose := report.ProcedureFile
 	switch {
 	case pol.fromBase():
-		whose = "the base commit's"
+		whose = report.ProcedureBase
 	case pol != nil:
-		whose = "the pull request's (benchmark_from: head)"
+		whose = report.ProcedureHead
 	}
-	var out []string
+	var sides []report.ABSide
 	for _, s := range t.sides() {
-		side := t.sideConfig(s)
-		tr := t.side[s]
-		switch {
-		case tr != nil && side.HasTarget():
-			out = append(out, fmt.Sprintf("%s: %s at %s, checked out in a temporary worktree, built there with %s build and started with its own target (ab.%s: %s)",
-				s, tr.Ref, short(tr.Commit), whose, s, side.URL))
-		case tr != nil:
-			out = append(out, fmt.Sprintf("%s: built from %s at %s in a temporary worktree, with %s build and target", s, tr.Ref, short(tr.Commit), whose))
-		case side.HasTarget() && side.Start != nil:
-			out = append(out, fmt.Sprintf("%s: not a build of a commit: the target of ab.%s (%s), started by %s command in the working tree", s, s, side.URL, whose))
-		case side.HasTarget():
-			out = append(out, fmt.Sprintf("%s: not a build of a commit: the target of ab.%s (%s), started elsewhere", s, s, side.URL))
+		c := t.sideConfig(s)
+		side := report.ABSide{Side: s.String(), URL: c.URL, Own: c.HasTarget(), Started: c.Start != nil}
+		if tr := t.side[s]; tr != nil {
+			side.Ref, side.Commit = tr.Ref, tr.Commit
 		}
+		sides = append(sides, side)
 	}
-	return out
+	return report.SideNotes(whose, sides)
 }
 
 // remove removes every worktree, on a context of its own so that it runs

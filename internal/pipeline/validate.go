@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
-	"github.com/tailgate-ci/tailgate/internal/plural"
+	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/scenario"
 )
 
@@ -56,47 +56,20 @@ func setupCost(plan *scenario.Plan, cfg *config.Config) string {
 	if plan == nil || !plan.HasSetup(scenario.SetupVU) && !plan.HasSetup(scenario.SetupRun) {
 		return ""
 	}
-	var parts []string
-	perRun, users := 0, 0 // users: the logins the phases share in A/B
-	phases := cfg.Load.RunPhases()
-	for _, ph := range phases {
-		open := ph.Load.Model == config.ModelOpen
-		workers := ph.Load.VUs
+	c := report.SetupCost{SetupRun: plan.HasSetup(scenario.SetupRun), Runs: cfg.Load.Runs}
+	if cfg.AB != nil {
+		c.MaxBlocks = cfg.AB.MaxPairs
+	}
+	for _, ph := range cfg.Load.RunPhases() {
+		open, workers := ph.Load.Model == config.ModelOpen, ph.Load.VUs
 		if open {
 			workers = ph.Load.MaxInflight
 		}
 		n := plan.Logins(open, workers)
-		perRun += n
-		users = max(users, n)
-		if n == 0 {
-			continue
-		}
-		who := "one per virtual user"
-		if open {
-			who = fmt.Sprintf("for %d open-model workers", workers)
-		}
-		name := "load"
-		if ph.Name != "" {
-			name = "phase " + ph.Name
-		}
-		parts = append(parts, fmt.Sprintf("%s %d, %s", name, n, who))
+		c.Users = max(c.Users, n)
+		c.Phases = append(c.Phases, report.PhaseLogins{Name: ph.Name, Logins: n, Workers: workers, Open: open})
 	}
-	s := fmt.Sprintf("%d setup.vu %s per run", perRun, plural.Of(perRun, "login", "logins"))
-	if len(parts) > 0 {
-		s += " (" + strings.Join(parts, "; ") + ")"
-	}
-	if plan.HasSetup(scenario.SetupRun) {
-		s += fmt.Sprintf(" and setup.run once per run and phase (%d)", len(phases))
-	}
-	s += fmt.Sprintf(", %d in %d runs", perRun*cfg.Load.Runs, cfg.Load.Runs)
-	ab := cfg.AB
-	switch {
-	case ab == nil || perRun == 0:
-	default:
-		s += fmt.Sprintf("; A/B: %d in the first block (both sides; the phases share their users' logins), then none while the service keeps its sessions across a reset and a restart (checked in each phase's warm-up), else up to %d per block and %d in %d blocks",
-			2*users, 2*perRun, 2*perRun*ab.MaxPairs, ab.MaxPairs)
-	}
-	return s
+	return c.String()
 }
 
 // startedTargets are the targets tailgate starts from the working tree

@@ -74,17 +74,19 @@ type ABResult struct {
 	Starts    int
 	StartTime time.Duration
 	Elapsed   time.Duration
-	// Budget says which budget the job spent: "pairs", "time", or "" when
-	// Look ended it before either. The runner alone decides it: Fits is
-	// how many units MaxTime allows at the pace so far (0 without one),
-	// and Planned, when above 0, the budget fixed after the first unit
-	// (FirstUnit its time) where MaxTime allows fewer than MaxPairs at
-	// least MinPairs, so that the verdict spends its level over the looks
-	// the job will have. A job whose blocks may leave phases out (they
-	// grow shorter) is not planned.
-	Budget    string
+	// Budget is the budget that ended the job, "" when Look did. The
+	// runner alone decides it: Fits is how many units MaxTime allows at
+	// the pace so far (0 without one), and Planned, when above 0, the
+	// budget fixed after the first unit (FirstUnit its time) where MaxTime
+	// allows fewer than MaxPairs at least MinPairs, so that the verdict
+	// spends its level over the looks the job will have; MaxUnits is
+	// Planned, else MaxPairs: the blocks the verdict plans for. A job
+	// whose blocks may leave phases out (they grow shorter) is not
+	// planned.
+	Budget    Budget
 	Fits      int
 	Planned   int
+	MaxUnits  int
 	FirstUnit time.Duration
 	// Windows are the window pairs the blocks are made of, each with its
 	// block (a block of whole runs has one).
@@ -95,6 +97,14 @@ type ABResult struct {
 	// than load.warmup.
 	Warmups []result.Warmup
 }
+
+// Budget names a budget of an A/B job.
+type Budget string
+
+const (
+	BudgetBlocks Budget = "pairs" // ab.max_blocks
+	BudgetTime   Budget = "time"  // ab.max_time, or the blocks planned from it
+)
 
 // Units is the number of blocks measured.
 func (r *ABResult) Units() int { return min(len(r.Base.Runs), len(r.Head.Runs)) }
@@ -115,7 +125,7 @@ func (b *Benchmark) RunAB(ctx context.Context, plan ABPlan) (*ABResult, error) {
 		return nil, err
 	}
 	plan = b.Resolve(plan)
-	j := &abJob{b: b, plan: plan, compiled: compiled, res: &ABResult{Base: b.newFile(), Head: b.newFile()}}
+	j := &abJob{b: b, plan: plan, compiled: compiled, res: &ABResult{Base: b.newFile(), Head: b.newFile(), MaxUnits: plan.MaxPairs}}
 	defer j.stopAll()
 	if !plan.Restart {
 		if err := j.startForJob(ctx); err != nil {
@@ -149,6 +159,7 @@ func (j *abJob) unitDone(n int, began time.Time) bool {
 		r.Fits = int(j.plan.MaxTime / per)
 		if n == 1 && j.plan.SkipPhase == nil && r.Fits > 0 && r.Fits < j.plan.MaxPairs {
 			r.Planned, r.FirstUnit = max(r.Fits, j.plan.MinPairs), r.Elapsed
+			r.MaxUnits = r.Planned
 		}
 	}
 	budget := j.budgetSpent(n)
@@ -160,15 +171,15 @@ func (j *abJob) unitDone(n int, began time.Time) bool {
 	return false
 }
 
-// budgetSpent names the budget that allows no pair after the first n:
-// "pairs", "time" (the planned budget is spent, or the next pair would
-// likely end beyond MaxTime at the pace so far), or "".
-func (j *abJob) budgetSpent(n int) string {
+// budgetSpent names the budget that allows no block after the first n:
+// of blocks, of time (the planned budget is spent, or the next block
+// would likely end beyond MaxTime at the pace so far), or "".
+func (j *abJob) budgetSpent(n int) Budget {
 	switch elapsed := j.res.Elapsed; {
 	case n >= j.plan.MaxPairs:
-		return "pairs"
+		return BudgetBlocks
 	case j.res.Planned > 0 && n >= j.res.Planned, j.plan.MaxTime > 0 && elapsed+elapsed/time.Duration(n) > j.plan.MaxTime:
-		return "time"
+		return BudgetTime
 	}
 	return ""
 }

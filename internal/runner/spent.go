@@ -1,10 +1,6 @@
 package runner
 
-import (
-	"fmt"
-	"strings"
-	"time"
-)
+import "time"
 
 // Where a benchmark's wall time goes, by stage: what a pair or block of an
 // A/B job costs beyond its measured windows (issue 19: the lever is how
@@ -21,36 +17,11 @@ const (
 	TimeCounters = "counters" // reading the work counters around a block's phase
 )
 
-// spentOrder is the order the stages are reported in.
-var spentOrder = []string{TimeBuild, TimeStart, TimePrepare, TimeDrain, TimeSetup, TimeLoad, TimeWarmup, TimeCounters, TimeMeasured}
+// SpentOrder is the order the stages are reported in.
+var SpentOrder = []string{TimeBuild, TimeStart, TimePrepare, TimeDrain, TimeSetup, TimeLoad, TimeWarmup, TimeCounters, TimeMeasured}
 
 // Spent is wall time by stage.
 type Spent map[string]time.Duration
-
-// Total is the time of all stages.
-func (s Spent) Total() time.Duration {
-	var t time.Duration
-	for _, d := range s {
-		t += d
-	}
-	return t
-}
-
-// String is "start 1.2 s, prepare 0.4 s, …", in a fixed order, with each
-// stage's share of the total.
-func (s Spent) String() string {
-	total := s.Total()
-	if total <= 0 {
-		return ""
-	}
-	var parts []string
-	for _, k := range spentOrder {
-		if d, ok := s[k]; ok && d > 0 {
-			parts = append(parts, fmt.Sprintf("%s %.1f s (%.0f %%)", k, d.Seconds(), 100*d.Seconds()/total.Seconds()))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
 
 // spend adds d to stage k (a negative d, from a clock that ran short, is
 // dropped).
