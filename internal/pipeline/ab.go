@@ -118,27 +118,21 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	if err != nil {
 		return Judged{}, runFailure(o.Policy.sideFailure(err))
 	}
-	if err := noise.keep(last, trees.headCommit()); err != nil {
+	if err := noise.keep(last, trees.commit(runner.Head)); err != nil {
 		fmt.Fprintf(env.log(), "warning: %v\n", err)
 	}
 	if err := writeResult(o.ResultPath, res.Head); err != nil {
 		return Judged{}, err
 	}
 	fmt.Fprintln(env.log(), report.ABStopped(report.ABStop{Blocks: res.Units(), MaxBlocks: ab.MaxPairs, Elapsed: res.Elapsed, MaxTime: ab.MaxTime.D(), Budget: string(res.Budget)}, last))
-	fmt.Fprintln(env.out(), "base:")
-	showRuns(env, res.Base)
-	fmt.Fprintln(env.out(), "head:")
-	showRuns(env, res.Head)
+	showRuns(env, "base:", res.Base)
+	showRuns(env, "head:", res.Head)
 	run := abRun(res, plan, ab, phases, o.AA)
 	notes := append(append(append(append(o.Policy.notes(), o.baseNote()...), trees.notes(o.Policy)...), sealed.Notes(o.Policy.fromBase())...), noise.notes(last)...)
 	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(trees), Verdict: last, Head: res.Head.Runs,
 		Base: res.Base.Runs, Notes: notes, AB: run,
 		TargetLog: report.TargetLogs{Base: res.Base.TargetLog, Head: res.Head.TargetLog}}
-	j := Judged{Input: in, Head: res.Head, Base: res.Base}
-	if tr := trees.side[runner.Base]; tr != nil {
-		j.BaseCommit = tr.Commit
-	}
-	return j, nil
+	return Judged{Input: in, Head: res.Head, Base: res.Base, BaseCommit: trees.commit(runner.Base)}, nil
 }
 
 // sequentialLook judges the units so far after each one, into *last, and
@@ -181,8 +175,8 @@ func (o ABOptions) ab() (config.AB, error) {
 		ab = o.Config.AB
 	}
 	out := *ab
-	if b := o.Policy.budget(); b != nil {
-		b.apply(&out)
+	if p := o.Policy; p != nil && p.Budget != nil {
+		out.MinPairs, out.MaxPairs, out.MaxTime, out.AllowMissing = p.Budget.MinPairs, p.Budget.MaxPairs, p.Budget.MaxTime, p.Budget.AllowMissing
 	}
 	if o.BaseRef != "" && (out.Base.Ref != "" || !out.Base.HasTarget()) {
 		out.Base.Ref = o.BaseRef
@@ -208,14 +202,7 @@ func (o ABOptions) baseNote() []string {
 	if ab == nil || o.BaseFrom == "" && o.Policy != nil && o.Policy.Commit == o.BaseRef {
 		return nil // the file's own ref, pinned to the commit it named
 	}
-	url := ""
-	if ab.Base.HasTarget() {
-		url = ab.Base.URL
-	}
-	if n := report.BaseRef(o.BaseRef, cmp.Or(o.BaseFrom, "the base ref given to the job"), ab.Base.Ref, url); n != "" {
-		return []string{n}
-	}
-	return nil
+	return report.BaseRef(o.BaseRef, cmp.Or(o.BaseFrom, "the base ref given to the job"), ab.Base.Ref, ab.Base.HasTarget(), ab.Base.URL)
 }
 
 // phaseDecided reports whether a look has decided every gated metric
@@ -254,12 +241,7 @@ func (o ABOptions) source(t *trees) string {
 	return report.ABBaseline(o.AA, o.TwoProcesses, ref, commit)
 }
 
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
-}
+func short(sha string) string { return sha[:min(len(sha), 12)] }
 
 // trees are the source trees of an A/B job's two sides: a worktree for a
 // side built from a ref, the working directory ("") otherwise.
@@ -355,9 +337,9 @@ func ABShape(cfg *config.Config, ab config.AB) runner.Shape {
 	return (&runner.Benchmark{Config: cfg}).Resolve(t.plan(cfg, ab, ABOptions{})).Shape
 }
 
-// headCommit is the commit of the head's worktree, "" for the working tree.
-func (t *trees) headCommit() string {
-	if tr := t.side[runner.Head]; tr != nil {
+// commit is the commit of side s's worktree, "" for the working tree.
+func (t *trees) commit(s runner.Side) string {
+	if tr := t.side[s]; tr != nil {
 		return tr.Commit
 	}
 	return ""

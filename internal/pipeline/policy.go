@@ -114,19 +114,6 @@ func budgetOf(cfg *config.Config) Budget {
 	return Budget{MinPairs: ab.MinPairs, MaxPairs: ab.MaxPairs, MaxTime: ab.MaxTime, AllowMissing: ab.AllowMissing}
 }
 
-// budget is the policy's A/B budget, nil for the config's own.
-func (p *Policy) budget() *Budget {
-	if p == nil {
-		return nil
-	}
-	return p.Budget
-}
-
-// apply sets ab's budget to b's.
-func (b Budget) apply(ab *config.AB) {
-	ab.MinPairs, ab.MaxPairs, ab.MaxTime, ab.AllowMissing = b.MinPairs, b.MaxPairs, b.MaxTime, b.AllowMissing
-}
-
 // notes are a copy of the policy's notes, for a report to add to.
 func (p *Policy) notes() []string {
 	if p == nil {
@@ -333,10 +320,7 @@ func definitionChanges(a, b *config.Config) []string {
 	da, db := a.Definition(), b.Definition()
 	changed := fieldChanges("load", da.Load, db.Load)
 	da.Load, db.Load = config.Load{}, config.Load{}
-	for _, key := range fieldChanges("", da, db) {
-		changed = append(changed, strings.TrimPrefix(key, "."))
-	}
-	if len(changed) == 0 {
+	if changed = append(changed, fieldChanges("", da, db)...); len(changed) == 0 {
 		return []string{"the definition"}
 	}
 	return changed
@@ -356,7 +340,7 @@ func fieldChanges(section string, a, b any) []string {
 	for i := range va.NumField() {
 		if !sameValue(va.Field(i), vb.Field(i)) {
 			name, _, _ := strings.Cut(va.Type().Field(i).Tag.Get("yaml"), ",")
-			changed = append(changed, section+"."+name)
+			changed = append(changed, strings.TrimPrefix(section+"."+name, "."))
 		}
 	}
 	return changed

@@ -32,16 +32,12 @@ type Validation struct {
 // provide is a warning.
 func Validate(env Env, cfg *config.Config) (Validation, error) {
 	var v Validation
-	plan, err := env.benchmark(cfg).Compile()
+	b := env.benchmark(cfg)
+	plan, err := b.Compile()
 	if err != nil {
 		return v, Usage.Wrap(err)
 	}
-	v.Setup = setupCost(plan, cfg)
-	var logins func(int) int
-	if plan != nil {
-		logins = func(workers int) int { return plan.Logins(true, workers) }
-	}
-	v.Warnings = append(v.Warnings, cfg.Warnings(logins)...)
+	v.Setup, v.Warnings = setupCost(plan, cfg), b.Warnings(plan)
 	for _, t := range startedTargets(cfg) {
 		v.Warnings = append(v.Warnings, startWarnings(t, cfg.Build != nil)...)
 	}

@@ -127,16 +127,17 @@ func ABBaseline(aa, twoProcesses bool, ref, commit string) string {
 
 // BaseRef says how a base ref given to the job (given, by from) met the
 // benchmark file's ab.base: it replaced ab.base.ref fileRef, or was not
-// used by a base that is a target of its own (ownURL); "" when neither.
-func BaseRef(given, from, fileRef, ownURL string) string {
+// used by a base that is a target of its own (own, at url); nil when
+// neither.
+func BaseRef(given, from, fileRef string, own bool, url string) []string {
 	switch {
 	case given == "":
 	case fileRef != "" && fileRef != given:
-		return fmt.Sprintf("ab.base.ref %q of the benchmark file is not used: the base is %s (%s), which replaces it", fileRef, from, shortSHA(given))
-	case fileRef == "" && ownURL != "":
-		return fmt.Sprintf("%s (%s) is not used: ab.base is a target of its own (%s) that names no ref to replace", from, shortSHA(given), ownURL)
+		return []string{fmt.Sprintf("ab.base.ref %q of the benchmark file is not used: the base is %s (%s), which replaces it", fileRef, from, shortSHA(given))}
+	case fileRef == "" && own:
+		return []string{fmt.Sprintf("%s (%s) is not used: ab.base is a target of its own (%s) that names no ref to replace", from, shortSHA(given), url)}
 	}
-	return ""
+	return nil
 }
 
 // Sealing is how an A/B job's sides were kept apart: not at all (None:
@@ -373,4 +374,13 @@ func (c SetupCost) String() string {
 			2*c.Users, 2*perRun, 2*perRun*c.MaxBlocks, c.MaxBlocks)
 	}
 	return s
+}
+
+// StoredBaseline says where a stored baseline came from (src) and what it
+// holds; found is false while there is none yet.
+func StoredBaseline(src string, found bool, samples, jobs int) string {
+	if !found {
+		return "none yet (" + src + ")"
+	}
+	return fmt.Sprintf("%s (%d %s from %d %s)", src, samples, pl.Of(samples, "sample", "samples"), jobs, pl.Of(jobs, "job", "jobs"))
 }

@@ -104,15 +104,6 @@ type blockRuns struct {
 	block   [2]result.Run
 }
 
-// blockOf makes a side's block runs from its windows, phase by phase:
-// phases[w][p] is window w of phase p, counted[p] the counters' growth
-// over phase p's windows, which only the block's run has (its windows do
-// not: see phaseWindow.short).
-func blockOf(phases [][]result.Phase, counted []result.PhaseCounters) (windows []result.Run, block result.Run) {
-	windows = mergeWindows(phases)
-	return windows, result.CombineCounted(windows, counted)
-}
-
 // atOnce reports whether the job loads both sides at once in phase ph.
 func (j *abJob) atOnce(ph config.PhaseLoad) bool { return j.plan.Shape.AtOnce(ph) }
 
@@ -121,10 +112,7 @@ func (j *abJob) atOnce(ph config.PhaseLoad) bool { return j.plan.Shape.AtOnce(ph
 // starts both, afresh for every unit, on one fixed address. Such a job
 // measures pairs of runs, one side at a time; "" when both can run.
 func (p ABPlan) sideBySideProblem() string {
-	head := p.Head
-	if p.AA {
-		head = p.Base
-	}
+	head := p.target(Head)
 	if !p.Restart || p.Base.Start == nil || head.Start == nil || p.Base.UsesPort() || p.Base.URL != head.URL {
 		return ""
 	}
@@ -153,10 +141,7 @@ func (p ABPlan) DuetProblem() string {
 	if p.AA && !p.Restart {
 		return "one process stands on both sides (an A/A job with ab.restart: never)"
 	}
-	head := p.Head
-	if p.AA {
-		head = p.Base
-	}
+	head := p.target(Head)
 	if p.Base.Start == nil && head.Start == nil && p.Base.URL == head.URL {
 		return "both sides are the same target (" + p.Base.URL + ")"
 	}
@@ -235,8 +220,9 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 			return m, fmt.Errorf("%s: %w", side, err)
 		}
 	}
-	for _, side := range []Side{Base, Head} {
-		m.windows[side], m.block[side] = blockOf(measured[side], counted[side])
+	for _, side := range []Side{Base, Head} { // only the block's run has the counters (phaseWindow.short)
+		m.windows[side] = mergeWindows(measured[side])
+		m.block[side] = result.CombineCounted(m.windows[side], counted[side])
 	}
 	return m, nil
 }
@@ -266,14 +252,9 @@ func (j *abJob) prepareAndWarm(ctx context.Context, tgts [2]*running, ph config.
 // skipped says which of a block's phases plan.SkipPhase leaves out: none
 // in the first block, in a single phase, or when it would leave them all.
 func (j *abJob) skipped(blk int, phases []config.PhaseLoad) []bool {
-	skip := make([]bool, len(phases))
-	if j.plan.SkipPhase == nil || blk == 0 || len(phases) < 2 {
-		return skip
-	}
-	left := 0
+	skip, left := make([]bool, len(phases)), 0
 	for p, ph := range phases {
-		skip[p] = j.plan.SkipPhase(ph.Name)
-		if !skip[p] {
+		if skip[p] = j.plan.SkipPhase != nil && blk > 0 && len(phases) > 1 && j.plan.SkipPhase(ph.Name); !skip[p] {
 			left++
 		}
 	}

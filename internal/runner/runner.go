@@ -153,19 +153,20 @@ func (b *Benchmark) compile() (*scenario.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range b.Config.Warnings(openLogins(plan)) {
+	for _, w := range b.Warnings(plan) {
 		fmt.Fprintf(b.log(), "warning: %s\n", w)
 	}
 	return plan, nil
 }
 
-// openLogins counts the logins of an open phase's workers by the plan
-// (nil without one: engine: command has no setup steps of tailgate's).
-func openLogins(plan *scenario.Plan) func(int) int {
+// Warnings are the config's warnings (config.Warnings), an open phase's
+// workers' logins counted by plan (none without one: engine: command has
+// no setup steps of tailgate's).
+func (b *Benchmark) Warnings(plan *scenario.Plan) []string {
 	if plan == nil {
-		return nil
+		return b.Config.Warnings(nil)
 	}
-	return func(workers int) int { return plan.Logins(true, workers) }
+	return b.Config.Warnings(func(workers int) int { return plan.Logins(true, workers) })
 }
 
 // Compile checks that the scenarios can be run as written: templates,
