@@ -144,11 +144,8 @@ func compareCreep(ref creepReference, head *result.File, p gate.Policy) ([]stats
 }
 
 func shortCommit(commit, job string) string {
-	switch {
-	case len(commit) > 12:
-		return commit[:12]
-	case commit == "":
+	if commit == "" {
 		return "job " + job
 	}
-	return commit
+	return short(commit)
 }

@@ -52,20 +52,19 @@ func setupCost(plan *scenario.Plan, cfg *config.Config) string {
 	if plan == nil || !plan.HasSetup(scenario.SetupVU) && !plan.HasSetup(scenario.SetupRun) {
 		return ""
 	}
-	c := report.SetupCost{SetupRun: plan.HasSetup(scenario.SetupRun), Runs: cfg.Load.Runs}
+	maxBlocks := 0
 	if cfg.AB != nil {
-		c.MaxBlocks = cfg.AB.MaxPairs
+		maxBlocks = cfg.AB.MaxPairs
 	}
+	var phases []report.PhaseLogins
 	for _, ph := range cfg.Load.RunPhases() {
 		open, workers := ph.Load.Model == config.ModelOpen, ph.Load.VUs
 		if open {
 			workers = ph.Load.MaxInflight
 		}
-		n := plan.Logins(open, workers)
-		c.Users = max(c.Users, n)
-		c.Phases = append(c.Phases, report.PhaseLogins{Name: ph.Name, Logins: n, Workers: workers, Open: open})
+		phases = append(phases, report.PhaseLogins{Name: ph.Name, Logins: plan.Logins(open, workers), Workers: workers, Open: open})
 	}
-	return c.String()
+	return report.SetupCost(phases, plan.HasSetup(scenario.SetupRun), cfg.Load.Runs, maxBlocks)
 }
 
 // startedTargets are the targets tailgate starts from the working tree
@@ -81,47 +80,30 @@ func startedTargets(cfg *config.Config) []config.Target {
 	return out
 }
 
-// startWarnings say when target.start's directory or program is not
-// there: built ones may appear with the build command, so they are
-// warnings, not errors.
+// startWarnings say when target.start's directory or program (a shell
+// string's shell is left alone) is not there: built ones may appear with
+// the build command, so they are warnings, not errors.
 func startWarnings(t config.Target, built bool) []string {
 	var w []string
-	s := t.Start
+	s, hint := t.Start, map[bool]string{true: " (the build command may make it)", false: " (and no build command makes it)"}[built]
 	if s.Dir != "" {
 		if st, err := os.Stat(s.Dir); err != nil || !st.IsDir() {
 			w = append(w, fmt.Sprintf("target.start.dir %s is not a directory here", s.Dir))
 		}
 	}
-	prog := startProgram(s.Command)
-	if prog == "" {
+	if len(s.Command.Args) == 0 {
 		return w
 	}
+	prog := s.Command.Args[0]
 	if strings.ContainsRune(prog, filepath.Separator) {
-		path := prog
-		if !filepath.IsAbs(path) && s.Dir != "" {
-			path = filepath.Join(s.Dir, path)
+		if !filepath.IsAbs(prog) && s.Dir != "" {
+			prog = filepath.Join(s.Dir, prog)
 		}
-		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-			w = append(w, fmt.Sprintf("target.start runs %s, which does not exist yet%s", path, buildHint(built)))
+		if _, err := os.Stat(prog); errors.Is(err, os.ErrNotExist) {
+			w = append(w, fmt.Sprintf("target.start runs %s, which does not exist yet%s", prog, hint))
 		}
 	} else if _, err := exec.LookPath(prog); err != nil {
-		w = append(w, fmt.Sprintf("target.start runs %s, which is not on the PATH here%s", prog, buildHint(built)))
+		w = append(w, fmt.Sprintf("target.start runs %s, which is not on the PATH here%s", prog, hint))
 	}
 	return w
-}
-
-// startProgram is the program a start command runs (the shell's own
-// for a shell string, which is left alone).
-func startProgram(c config.Command) string {
-	if len(c.Args) == 0 {
-		return ""
-	}
-	return c.Args[0]
-}
-
-func buildHint(built bool) string {
-	if built {
-		return " (the build command may make it)"
-	}
-	return " (and no build command makes it)"
 }

@@ -68,18 +68,15 @@ func Spent(by map[string]time.Duration, order []string) string {
 	return strings.Join(parts, ", ")
 }
 
-// Procedure is whose build, start and measuring an A/B job ran.
+// Procedure is whose build, start and measuring an A/B job ran: the
+// benchmark file's, the base commit's or the pull request's.
 type Procedure int
 
 const (
-	ProcedureFile Procedure = iota // the benchmark file's
-	ProcedureBase                  // the base commit's (benchmark_from: base)
-	ProcedureHead                  // the pull request's (benchmark_from: head)
+	ProcedureFile Procedure = iota
+	ProcedureBase
+	ProcedureHead
 )
-
-func (p Procedure) String() string {
-	return [...]string{"the benchmark file's", "the base commit's", "the pull request's (benchmark_from: head)"}[p]
-}
 
 // ABSide is where an A/B side came from: a commit checked out in a
 // worktree (Ref, Commit) and/or a target of its own (URL; Started when
@@ -90,7 +87,8 @@ type ABSide struct {
 }
 
 // SideNotes say where each side came from and whose commands made it.
-func SideNotes(whose Procedure, sides []ABSide) []string {
+func SideNotes(p Procedure, sides []ABSide) []string {
+	whose := [...]string{"the benchmark file's", "the base commit's", "the pull request's (benchmark_from: head)"}[p]
 	var out []string
 	for _, s := range sides {
 		switch {
@@ -326,29 +324,23 @@ func (t TrustedPolicy) Notes() []string {
 	return notes
 }
 
-// SetupCost is what the setup steps cost in logins: each phase's
-// (Logins for Workers workers, Open for the open model's), setup.run once
-// per run and phase (SetupRun), per job of Runs runs, and in A/B (MaxBlocks
-// above 0) per block, the first block's Users logins a side shared by the
-// phases.
-type SetupCost struct {
-	Phases                 []PhaseLogins
-	SetupRun               bool
-	Runs, MaxBlocks, Users int
-}
-
-// PhaseLogins are the logins of one phase (Name "" for the load).
+// PhaseLogins are the logins of one phase (Name "" for the load) for its
+// workers, the open model's when Open.
 type PhaseLogins struct {
 	Name            string
 	Logins, Workers int
 	Open            bool
 }
 
-func (c SetupCost) String() string {
+// SetupCost says what the setup steps cost in logins: each phase's,
+// setup.run once per run and phase (setupRun), per job of runs runs, and
+// in A/B (maxBlocks above 0) per block, the phases sharing the first
+// block's logins.
+func SetupCost(phases []PhaseLogins, setupRun bool, runs, maxBlocks int) string {
 	var parts []string
-	perRun := 0
-	for _, ph := range c.Phases {
-		perRun += ph.Logins
+	perRun, users := 0, 0
+	for _, ph := range phases {
+		perRun, users = perRun+ph.Logins, max(users, ph.Logins)
 		if ph.Logins == 0 {
 			continue
 		}
@@ -365,13 +357,13 @@ func (c SetupCost) String() string {
 	if len(parts) > 0 {
 		s += " (" + strings.Join(parts, "; ") + ")"
 	}
-	if c.SetupRun {
-		s += fmt.Sprintf(" and setup.run once per run and phase (%d)", len(c.Phases))
+	if setupRun {
+		s += fmt.Sprintf(" and setup.run once per run and phase (%d)", len(phases))
 	}
-	s += fmt.Sprintf(", %d in %d runs", perRun*c.Runs, c.Runs)
-	if c.MaxBlocks > 0 && perRun > 0 {
+	s += fmt.Sprintf(", %d in %d runs", perRun*runs, runs)
+	if maxBlocks > 0 && perRun > 0 {
 		s += fmt.Sprintf("; A/B: %d in the first block (both sides; the phases share their users' logins), then none while the service keeps its sessions across a reset and a restart (checked in each phase's warm-up), else up to %d per block and %d in %d blocks",
-			2*c.Users, 2*perRun, 2*perRun*c.MaxBlocks, c.MaxBlocks)
+			2*users, 2*perRun, 2*perRun*maxBlocks, maxBlocks)
 	}
 	return s
 }

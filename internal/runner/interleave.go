@@ -203,7 +203,7 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 		if err := j.prepareAndWarm(ctx, tgts, ph, blk, setups, order[:2]); err != nil {
 			return m, err
 		}
-		obs.Step(blk, fmt.Sprintf("%d windows", 2*windows)+phaseSuffix(ph.Name))
+		obs.Step(blk, stepName(fmt.Sprintf("%d windows", 2*windows), ph.Name))
 		spans := j.openCounters(ctx, tgts)
 		err := j.windows(ctx, tgts, ph, blk, setups, order, func(side Side, w int, run *result.Run) {
 			measured[side][w] = append(measured[side][w], result.Phase{Name: ph.Name, Run: *run})
@@ -308,13 +308,6 @@ func (j *abJob) eachCounted(has func(Side) bool, read func(Side)) {
 // (Observer.RunStarted): its run is the block, and it ends without
 // a run of its own (RunDone gets nil).
 const BlockLabel = "block"
-
-func phaseSuffix(phase string) string {
-	if phase == "" {
-		return ""
-	}
-	return " " + phase
-}
 
 // Shape is how an A/B job makes its units, by one rule: blocks of short
 // windows, each phase's windows loading both sides at once or alternating
@@ -529,11 +522,15 @@ func (j *abJob) runIndex(blk, w int) int { return blk*config.MaxWindows + w }
 func mergeWindows(windows [][]result.Phase) []result.Run {
 	out := make([]result.Run, 0, len(windows))
 	for _, phases := range windows {
-		run := phases[0].Run
-		if len(phases) > 1 {
-			run = *result.MergePhases(phases)
-		}
-		out = append(out, run)
+		out = append(out, *merged(phases))
 	}
 	return out
+}
+
+// merged is a run's phases as one run: the phase's own when it has one.
+func merged(phases []result.Phase) *result.Run {
+	if len(phases) == 1 {
+		return &phases[0].Run
+	}
+	return result.MergePhases(phases)
 }

@@ -36,10 +36,7 @@ func (b *Benchmark) measure(ctx context.Context, plan *scenario.Plan, tgt *runni
 		measured = append(measured, result.Phase{Name: ph.Name, Run: *run})
 		clock.done += ph.Load.Warmup.D() + ph.Load.Duration.D()
 	}
-	run := &measured[0].Run
-	if len(measured) > 1 {
-		run = result.MergePhases(measured)
-	}
+	run := merged(measured)
 	run.Index = i
 	return run, b.drainAfter(ctx, tgt, i)
 }

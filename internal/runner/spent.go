@@ -1,6 +1,9 @@
 package runner
 
-import "time"
+import (
+	"maps"
+	"time"
+)
 
 // Where a benchmark's wall time goes, by stage: what a pair or block of an
 // A/B job costs beyond its measured windows (issue 19: the lever is how
@@ -44,9 +47,5 @@ func (b *Benchmark) timed(k string, began time.Time) { b.spend(k, time.Since(beg
 func (b *Benchmark) SpentSoFar() Spent {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := Spent{}
-	for k, d := range b.spent {
-		out[k] = d
-	}
-	return out
+	return maps.Clone(b.spent)
 }
