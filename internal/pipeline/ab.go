@@ -42,7 +42,7 @@ type ABOptions struct {
 	// TwoProcesses: with AA and ab.restart: never, the head side is a
 	// second process of the base build (the demo starts one), not the
 	// same process, so that the A/A noise includes what two processes of
-	// one build differ by. (Restarted every pair, each run has its own
+	// one build differ by. (Restarted every block, each side has its own
 	// process anyway.)
 	TwoProcesses bool
 	// ResultPath, when set, receives the head side's runs as soon as they
@@ -52,7 +52,7 @@ type ABOptions struct {
 	// spread of earlier jobs' units is read from it and pooled where it
 	// agrees with this job's, and this job's is added to it at the end.
 	NoisePath string
-	// WholeRuns, when set, says why the job must measure pairs of whole
+	// WholeRuns, when set, says why the job must measure blocks of whole
 	// runs instead of blocks (tailgate ab --record-base: a stored baseline
 	// holds whole runs of one side alone).
 	WholeRuns string
@@ -64,7 +64,7 @@ type ABOptions struct {
 
 // AB measures a base and a head build in one job, unit after unit (blocks
 // of short windows, each phase loading both sides at once or alternating
-// by one rule (runner.Shape), or where blocks cannot run pairs of whole runs),
+// by one rule (runner.Shape), or where blocks cannot run one pair of whole runs),
 // and judges head against base on the units' differences after every unit
 // (gate.JudgeSequential) until the verdict is clear or the budget
 // (ab.max_blocks, ab.max_time) is spent. A side built from a git ref is
@@ -78,7 +78,7 @@ type ABOptions struct {
 func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	// The benchmark is the policy's (on a pull request the base commit's,
 	// for both sides), else the config's with the policy's runs and
-	// credentials; the pairs' budget is the policy's (o.ab).
+	// credentials; the blocks' budget is the policy's (o.ab).
 	cfg := o.Policy.benchmark(o.Config)
 	o.Config = cfg
 	ab, err := o.ab()

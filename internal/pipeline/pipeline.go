@@ -115,10 +115,7 @@ type Judged struct {
 // never a result.
 func runBenchmark(ctx context.Context, b *runner.Benchmark) (*result.File, error) {
 	res, err := b.Run(ctx)
-	if err != nil {
-		return nil, runFailure(err)
-	}
-	return res, nil
+	return res, runFailure(err) // nil stays nil
 }
 
 // runFailure is the error of a benchmark that did not finish.

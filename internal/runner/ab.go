@@ -114,7 +114,7 @@ func (r *ABResult) Pairs() int { return r.Windows.Pairs() }
 // error means no result.
 func (b *Benchmark) RunAB(ctx context.Context, plan ABPlan) (*ABResult, error) {
 	if plan.MaxPairs < 1 {
-		return nil, errors.New("an A/B job needs a budget of at least 1 pair")
+		return nil, errors.New("an A/B job needs a budget of at least 1 block")
 	}
 	compiled, err := b.compile()
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -96,8 +97,7 @@ func (j *abJob) wholeRun(ctx context.Context, side Side, i int, skip []bool) (*r
 }
 
 // blockRuns is what a block measured of each side: its windows (window w
-// of every phase merged into one run, as a whole run of a pair would
-// be) and the block's run (each phase's windows concatenated, then the
+// of every phase merged into one run, as a whole run is) and the block's run (each phase's windows concatenated, then the
 // phases merged).
 type blockRuns struct {
 	windows [2][]result.Run
@@ -110,7 +110,7 @@ func (j *abJob) atOnce(ph config.PhaseLoad) bool { return j.plan.Shape.AtOnce(ph
 // sideBySideProblem says why the two sides cannot run at the same time, as
 // a block has both sides' processes up: tailgate
 // starts both, afresh for every unit, on one fixed address. Such a job
-// measures pairs of runs, one side at a time; "" when both can run.
+// measures whole runs, one side at a time; "" when both can run.
 func (p ABPlan) sideBySideProblem() string {
 	head := p.target(Head)
 	if !p.Restart || p.Base.Start == nil || head.Start == nil || p.Base.UsesPort() || p.Base.URL != head.URL {
@@ -269,8 +269,7 @@ func (j *abJob) skipped(blk int, phases []config.PhaseLoad) []bool {
 // is too short to read them around each (phaseWindow.short).
 // Nothing is loaded then, so reading both together disturbs no
 // measurement. A side without counters has no span.
-func (j *abJob) openCounters(ctx context.Context, tgts [2]*running) [2]*target.PathWindow {
-	var spans [2]*target.PathWindow
+func (j *abJob) openCounters(ctx context.Context, tgts [2]*running) (spans [2]*target.PathWindow) {
 	j.eachCounted(func(side Side) bool { return len(tgts[side].path.Counters.Sources) > 0 }, func(side Side) {
 		spans[side] = target.Path{Counters: tgts[side].path.Counters}.Open(ctx)
 	})
@@ -279,8 +278,7 @@ func (j *abJob) openCounters(ctx context.Context, tgts [2]*running) [2]*target.P
 
 // closeCounters reads the counters again: each side's growth over the
 // phase's windows, with notes on those not read.
-func (j *abJob) closeCounters(ctx context.Context, spans [2]*target.PathWindow) [2]result.PhaseCounters {
-	var out [2]result.PhaseCounters
+func (j *abJob) closeCounters(ctx context.Context, spans [2]*target.PathWindow) (out [2]result.PhaseCounters) {
 	j.eachCounted(func(side Side) bool { return spans[side] != nil }, func(side Side) {
 		f := spans[side].Close(ctx)
 		out[side] = result.PhaseCounters{Values: f.Counters, Notes: f.Notes, Statements: f.Statements}
@@ -291,12 +289,7 @@ func (j *abJob) closeCounters(ctx context.Context, spans [2]*target.PathWindow) 
 // eachCounted runs read for the sides has selects, both at once, and
 // counts the time as TimeCounters.
 func (j *abJob) eachCounted(has func(Side) bool, read func(Side)) {
-	var sides []Side
-	for _, side := range []Side{Base, Head} {
-		if has(side) {
-			sides = append(sides, side)
-		}
-	}
+	sides := slices.DeleteFunc([]Side{Base, Head}, func(side Side) bool { return !has(side) })
 	if len(sides) == 0 {
 		return
 	}
@@ -316,8 +309,8 @@ const BlockLabel = "block"
 // of each side per phase (the same in every phase, so that window w of
 // each phase makes one run) and Window their measured length.
 type Shape struct {
-	// WholeRuns says why the job measures pairs of whole runs; "" for
-	// blocks.
+	// WholeRuns says why each block is one pair of whole runs; "" for
+	// blocks of windows.
 	WholeRuns string
 	// Alternate says why every phase alternates between the sides (they
 	// cannot be told apart while both are loaded); "" when they can.
@@ -517,8 +510,7 @@ func (j *abJob) measureWindow(ctx context.Context, tgt *running, side Side, ph c
 // the observer hears of whole blocks, numbered blk).
 func (j *abJob) runIndex(blk, w int) int { return blk*config.MaxWindows + w }
 
-// mergeWindows makes each window's phases one run (result.MergePhases), as a run
-// of a pair of whole runs would be.
+// mergeWindows makes each window's phases one run, as a whole run's are.
 func mergeWindows(windows [][]result.Phase) []result.Run {
 	out := make([]result.Run, 0, len(windows))
 	for _, phases := range windows {
