@@ -281,10 +281,7 @@ func (t *trees) sides() []runner.Side {
 }
 
 func (t *trees) sideConfig(s runner.Side) config.ABSide {
-	if s == runner.Base {
-		return t.ab.Base
-	}
-	return t.ab.Head
+	return [2]config.ABSide{t.ab.Base, t.ab.Head}[s]
 }
 
 // dir is side s's source tree: its worktree, or the working tree.

@@ -109,11 +109,10 @@ func (t *trees) absDir(s runner.Side) string {
 	if t.aa {
 		s = runner.Base
 	}
-	dir, err := filepath.Abs(t.dir(s))
-	if err != nil {
-		return t.dir(s)
+	if dir, err := filepath.Abs(t.dir(s)); err == nil {
+		return dir
 	}
-	return dir
+	return t.dir(s)
 }
 
 // sealSide is what the seal of side s keeps apart: its whole checkout

@@ -19,12 +19,7 @@ const (
 	Head
 )
 
-func (s Side) String() string {
-	if s == Base {
-		return "base"
-	}
-	return "head"
-}
+func (s Side) String() string { return [2]string{"base", "head"}[s] }
 
 // ABPlan says how an A/B job runs its blocks.
 type ABPlan struct {
