@@ -6,12 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/gate"
-	"github.com/tailgate-ci/tailgate/internal/plural"
 	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/runner"
@@ -44,7 +42,7 @@ type ABOptions struct {
 	// TwoProcesses: with AA and ab.restart: never, the head side is a
 	// second process of the base build (the demo starts one), not the
 	// same process, so that the A/A noise includes what two processes of
-	// one build differ by. (Restarted every pair, each run has its own
+	// one build differ by. (Restarted every block, each side has its own
 	// process anyway.)
 	TwoProcesses bool
 	// ResultPath, when set, receives the head side's runs as soon as they
@@ -54,7 +52,7 @@ type ABOptions struct {
 	// spread of earlier jobs' units is read from it and pooled where it
 	// agrees with this job's, and this job's is added to it at the end.
 	NoisePath string
-	// WholeRuns, when set, says why the job must measure pairs of whole
+	// WholeRuns, when set, says why the job must measure blocks of whole
 	// runs instead of blocks (tailgate ab --record-base: a stored baseline
 	// holds whole runs of one side alone).
 	WholeRuns string
@@ -66,7 +64,7 @@ type ABOptions struct {
 
 // AB measures a base and a head build in one job, unit after unit (blocks
 // of short windows, each phase loading both sides at once or alternating
-// by one rule (runner.Shape), or where blocks cannot run pairs of whole runs),
+// by one rule (runner.Shape), or where blocks cannot run one pair of whole runs),
 // and judges head against base on the units' differences after every unit
 // (gate.JudgeSequential) until the verdict is clear or the budget
 // (ab.max_blocks, ab.max_time) is spent. A side built from a git ref is
@@ -80,7 +78,7 @@ type ABOptions struct {
 func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	// The benchmark is the policy's (on a pull request the base commit's,
 	// for both sides), else the config's with the policy's runs and
-	// credentials; the pairs' budget is the policy's (o.ab).
+	// credentials; the blocks' budget is the policy's (o.ab).
 	cfg := o.Policy.benchmark(o.Config)
 	o.Config = cfg
 	ab, err := o.ab()
@@ -112,7 +110,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	noise := openNoise(o.noisePath(ab), storedNoise, cfg, b.Env, plan)
 	var last gate.Verdict
 	phases := cfg.Load.RunPhases()
-	if plan.Shape.Blocks() && len(phases) > 1 && ab.Phases != config.PhasesAll {
+	if len(phases) > 1 && ab.Phases != config.PhasesAll {
 		plan.SkipPhase = func(name string) bool { return phaseDecided(last, phases, name) }
 	}
 	plan.Look = sequentialLook(env, p, ab, noise, &last)
@@ -120,42 +118,33 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	if err != nil {
 		return Judged{}, runFailure(o.Policy.sideFailure(err))
 	}
-	if err := noise.keep(last, trees.headCommit()); err != nil {
+	if err := noise.keep(last, trees.commit(runner.Head)); err != nil {
 		fmt.Fprintf(env.log(), "warning: %v\n", err)
 	}
 	if err := writeResult(o.ResultPath, res.Head); err != nil {
 		return Judged{}, err
 	}
-	fmt.Fprintf(env.log(), "A/B stopped after %d %s in %s: %s\n", res.Units(), plural.Of(res.Units(), "block", "blocks"), res.Elapsed.Round(100*time.Millisecond), stopReason(res, ab, last))
-	fmt.Fprintln(env.out(), "base:")
-	showRuns(env, res.Base)
-	fmt.Fprintln(env.out(), "head:")
-	showRuns(env, res.Head)
+	fmt.Fprintln(env.log(), report.ABStopped(report.ABStop{Blocks: res.Units(), MaxBlocks: ab.MaxPairs, Elapsed: res.Elapsed, MaxTime: ab.MaxTime.D(), Budget: string(res.Budget)}, last))
+	showRuns(env, "base:", res.Base)
+	showRuns(env, "head:", res.Head)
 	run := abRun(res, plan, ab, phases, o.AA)
-	notes := append(append(append(append(o.Policy.notes(), o.baseNote()...), trees.notes(o.Policy)...), sealed.notes(o.Policy.fromBase())...), noise.notes(last)...)
+	notes := append(append(append(append(o.Policy.notes(), o.baseNote()...), trees.notes(o.Policy)...), sealed.Notes(o.Policy.fromBase())...), noise.notes(last)...)
 	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(trees), Verdict: last, Head: res.Head.Runs,
 		Base: res.Base.Runs, Notes: notes, AB: run,
 		TargetLog: report.TargetLogs{Base: res.Base.TargetLog, Head: res.Head.TargetLog}}
-	j := Judged{Input: in, Head: res.Head, Base: res.Base}
-	if tr := trees.side[runner.Base]; tr != nil {
-		j.BaseCommit = tr.Commit
-	}
-	return j, nil
+	return Judged{Input: in, Head: res.Head, Base: res.Base, BaseCommit: trees.commit(runner.Base)}, nil
 }
 
 // sequentialLook judges the units so far after each one, into *last, and
-// says whether the job may stop. A budget the runner planned from
-// ab.max_time replaces ab.max_blocks (a job not planned ends for time with
-// a final look, which spends the level left).
+// says whether the job may stop, over the blocks the runner's budget
+// allows (res.MaxUnits: a job not planned ends for time with a final
+// look, which spends the level left).
 func sequentialLook(env Env, p gate.Policy, ab config.AB, noise *abNoise, last *gate.Verdict) func(*runner.ABResult, bool) bool {
-	design := stats.SeqDesign{MinPairs: ab.MinPairs, MaxPairs: ab.MaxPairs}
 	return func(res *runner.ABResult, final bool) bool {
-		if res.Planned > 0 {
-			design.MaxPairs = res.Planned
-		}
+		design := stats.SeqDesign{MinPairs: ab.MinPairs, MaxPairs: res.MaxUnits}
 		*last = gate.JudgeSequential(res.Base.Runs, res.Head.Runs, p, design, final,
 			gate.SeqOptions{Windows: res.Windows, Prior: noise.stored(), Budget: res.Fits})
-		fmt.Fprintf(env.log(), "after block %d of at most %d: %s\n", res.Units(), design.MaxPairs, sequentialReason(*last))
+		fmt.Fprintln(env.log(), report.ABLook(res.Units(), design.MaxPairs, *last))
 		return last.Sequential != nil && last.Sequential.Done
 	}
 }
@@ -165,15 +154,12 @@ func sequentialLook(env Env, p gate.Policy, ab config.AB, noise *abNoise, last *
 func abRun(res *runner.ABResult, plan runner.ABPlan, ab config.AB, phases []config.PhaseLoad, aa bool) *report.ABRun {
 	r := &report.ABRun{Blocks: res.Units(), MaxBlocks: ab.MaxPairs, Elapsed: res.Elapsed, WholeRuns: plan.Shape.WholeRuns,
 		Windows: plan.Shape.Windows, Window: plan.Shape.Window, Alternate: plan.Shape.Alternate, RandomOrder: ab.Order == config.OrderRandom,
-		Restarted: plan.Restart, Starts: res.Starts, StartTime: res.StartTime, Spent: res.Spent.String(), Warmups: res.Warmups, AA: aa}
+		Restarted: plan.Restart, Starts: res.Starts, StartTime: res.StartTime, Spent: report.Spent(res.Spent, runner.SpentOrder), Warmups: res.Warmups, AA: aa}
 	if res.Planned > 0 {
 		r.Planned, r.MaxTime, r.FirstBlock = res.Planned, ab.MaxTime.String(), res.FirstUnit
 	}
-	if !plan.Shape.Blocks() {
-		for _, s := range res.Order {
-			r.Order = append(r.Order, s == runner.Base)
-		}
-		return r
+	for _, s := range res.Order {
+		r.Order = append(r.Order, s == runner.Base)
 	}
 	for _, ph := range phases {
 		r.Phases = append(r.Phases, report.ABPhase{Name: ph.Name, AtOnce: plan.Shape.AtOnce(ph)})
@@ -189,8 +175,8 @@ func (o ABOptions) ab() (config.AB, error) {
 		ab = o.Config.AB
 	}
 	out := *ab
-	if b := o.Policy.budget(); b != nil {
-		b.apply(&out)
+	if p := o.Policy; p != nil && p.Budget != nil {
+		out.MinPairs, out.MaxPairs, out.MaxTime, out.AllowMissing = p.Budget.MinPairs, p.Budget.MaxPairs, p.Budget.MaxTime, p.Budget.AllowMissing
 	}
 	if o.BaseRef != "" && (out.Base.Ref != "" || !out.Base.HasTarget()) {
 		out.Base.Ref = o.BaseRef
@@ -212,17 +198,11 @@ func (o ABOptions) ab() (config.AB, error) {
 // baseNote says when the ref given to the job replaced ab.base.ref, or was
 // not used at all.
 func (o ABOptions) baseNote() []string {
-	ab, from := o.Config.AB, cmp.Or(o.BaseFrom, "the base ref given to the job")
-	switch {
-	case o.BaseRef == "" || ab == nil:
-	case o.BaseFrom == "" && o.Policy != nil && o.Policy.Commit == o.BaseRef:
-		// the file's own ref, pinned to the commit it named
-	case ab.Base.Ref != "" && ab.Base.Ref != o.BaseRef:
-		return []string{fmt.Sprintf("ab.base.ref %q of the benchmark file is not used: the base is %s (%s), which replaces it", ab.Base.Ref, from, short(o.BaseRef))}
-	case ab.Base.Ref == "" && ab.Base.HasTarget():
-		return []string{fmt.Sprintf("%s (%s) is not used: ab.base is a target of its own (%s) that names no ref to replace", from, short(o.BaseRef), ab.Base.URL)}
+	ab := o.Config.AB
+	if ab == nil || o.BaseFrom == "" && o.Policy != nil && o.Policy.Commit == o.BaseRef {
+		return nil // the file's own ref, pinned to the commit it named
 	}
-	return nil
+	return report.BaseRef(o.BaseRef, cmp.Or(o.BaseFrom, "the base ref given to the job"), ab.Base.Ref, ab.Base.HasTarget(), ab.Base.URL)
 }
 
 // phaseDecided reports whether a look has decided every gated metric
@@ -252,49 +232,16 @@ func phaseDecided(v gate.Verdict, phases []config.PhaseLoad, name string) bool {
 	return true
 }
 
-// sequentialReason says what the last look decided.
-func sequentialReason(v gate.Verdict) string {
-	if v.Sequential == nil {
-		return string(v.Outcome)
-	}
-	if v.Sequential.Done {
-		return fmt.Sprintf("%s (%s)", v.Outcome, v.Sequential.Reason)
-	}
-	return "continuing (" + v.Sequential.Reason + ")"
-}
-
-// stopReason says why the job ended.
-func stopReason(res *runner.ABResult, ab config.AB, v gate.Verdict) string {
-	switch res.Budget {
-	case "time":
-		return fmt.Sprintf("the time budget ab.max_time (%s) left no room for another %s; %s", ab.MaxTime, v.Sequential.UnitWord(1), sequentialReason(v))
-	case "pairs":
-		return fmt.Sprintf("the budget of %d %s is spent; %s", ab.MaxPairs, v.Sequential.UnitWord(ab.MaxPairs), sequentialReason(v))
-	}
-	return "the verdict is clear: " + sequentialReason(v)
-}
-
 // source says what the head was judged against.
 func (o ABOptions) source(t *trees) string {
-	s := "the base build, measured in this job"
-	switch {
-	case o.AA && o.TwoProcesses:
-		s = "a second process of the base build (A/A), measured in this job"
-	case o.AA:
-		s = "the base build against itself (A/A), measured in this job"
-	}
+	var ref, commit string
 	if tr := t.side[runner.Base]; tr != nil {
-		s += fmt.Sprintf(" (%s at %s)", tr.Ref, short(tr.Commit))
+		ref, commit = tr.Ref, tr.Commit
 	}
-	return s
+	return report.ABBaseline(o.AA, o.TwoProcesses, ref, commit)
 }
 
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
-}
+func short(sha string) string { return sha[:min(len(sha), 12)] }
 
 // trees are the source trees of an A/B job's two sides: a worktree for a
 // side built from a ref, the working directory ("") otherwise.
@@ -334,10 +281,7 @@ func (t *trees) sides() []runner.Side {
 }
 
 func (t *trees) sideConfig(s runner.Side) config.ABSide {
-	if s == runner.Base {
-		return t.ab.Base
-	}
-	return t.ab.Head
+	return [2]config.ABSide{t.ab.Base, t.ab.Head}[s]
 }
 
 // dir is side s's source tree: its worktree, or the working tree.
@@ -390,9 +334,9 @@ func ABShape(cfg *config.Config, ab config.AB) runner.Shape {
 	return (&runner.Benchmark{Config: cfg}).Resolve(t.plan(cfg, ab, ABOptions{})).Shape
 }
 
-// headCommit is the commit of the head's worktree, "" for the working tree.
-func (t *trees) headCommit() string {
-	if tr := t.side[runner.Head]; tr != nil {
+// commit is the commit of side s's worktree, "" for the working tree.
+func (t *trees) commit(s runner.Side) string {
+	if tr := t.side[s]; tr != nil {
 		return tr.Commit
 	}
 	return ""
@@ -402,30 +346,23 @@ func (t *trees) headCommit() string {
 // or which target of its own the side ran on, and whose build and start
 // commands made it.
 func (t *trees) notes(pol *Policy) []string {
-	whose := "the benchmark file's"
+	whose := report.ProcedureFile
 	switch {
 	case pol.fromBase():
-		whose = "the base commit's"
+		whose = report.ProcedureBase
 	case pol != nil:
-		whose = "the pull request's (benchmark_from: head)"
+		whose = report.ProcedureHead
 	}
-	var out []string
+	var sides []report.ABSide
 	for _, s := range t.sides() {
-		side := t.sideConfig(s)
-		tr := t.side[s]
-		switch {
-		case tr != nil && side.HasTarget():
-			out = append(out, fmt.Sprintf("%s: %s at %s, checked out in a temporary worktree, built there with %s build and started with its own target (ab.%s: %s)",
-				s, tr.Ref, short(tr.Commit), whose, s, side.URL))
-		case tr != nil:
-			out = append(out, fmt.Sprintf("%s: built from %s at %s in a temporary worktree, with %s build and target", s, tr.Ref, short(tr.Commit), whose))
-		case side.HasTarget() && side.Start != nil:
-			out = append(out, fmt.Sprintf("%s: not a build of a commit: the target of ab.%s (%s), started by %s command in the working tree", s, s, side.URL, whose))
-		case side.HasTarget():
-			out = append(out, fmt.Sprintf("%s: not a build of a commit: the target of ab.%s (%s), started elsewhere", s, s, side.URL))
+		c := t.sideConfig(s)
+		side := report.ABSide{Side: s.String(), URL: c.URL, Own: c.HasTarget(), Started: c.Start != nil}
+		if tr := t.side[s]; tr != nil {
+			side.Ref, side.Commit = tr.Ref, tr.Commit
 		}
+		sides = append(sides, side)
 	}
-	return out
+	return report.SideNotes(whose, sides)
 }
 
 // remove removes every worktree, on a context of its own so that it runs

@@ -57,7 +57,7 @@ func Calibrate(ctx context.Context, env Env, o CalibrateOptions) (report.Calibra
 			}
 		}
 		fmt.Fprintf(env.log(), "calibration job %d of %d\n", j+1, o.Jobs)
-		res, err := measure(ctx, env, cfg)
+		res, err := runBenchmark(ctx, env.benchmark(cfg))
 		if err != nil {
 			return report.Calibration{}, err
 		}

@@ -35,7 +35,7 @@ func Run(ctx context.Context, env Env, o RunOptions) (*result.File, error) {
 	if err := Runtime.Wrap(result.WriteFile(o.ResultPath, res)); err != nil {
 		return nil, err
 	}
-	showRuns(env, res)
+	showRuns(env, "", res)
 	return res, nil
 }
 
@@ -82,7 +82,11 @@ func Check(ctx context.Context, env Env, o CheckOptions) (Judged, error) {
 	v := judgeAgainstBaseline(head, bl, p)
 	creepWarnings, creepNotes := creep(ctx, o, bl, head, p)
 	v.Warnings = append(v.Warnings, creepWarnings...)
-	in := report.Input{Name: head.Benchmark, Mode: "check", BaselineSource: describe(o.Baseline, bl), Verdict: v, Head: head.Runs, Notes: append(o.Policy.notes(), creepNotes...),
+	var samples, jobs int
+	if bl != nil {
+		samples, jobs = len(bl.Samples), bl.Jobs()
+	}
+	in := report.Input{Name: head.Benchmark, Mode: "check", BaselineSource: report.StoredBaseline(o.Baseline.String(), bl != nil, samples, jobs), Verdict: v, Head: head.Runs, Notes: append(o.Policy.notes(), creepNotes...),
 		TargetLog: report.TargetLogs{Head: head.TargetLog}}
 	in.Base, in.BaseOrigins = baselineRuns(bl)
 	return Judged{Input: in, Head: head}, nil

@@ -2,12 +2,12 @@ package pipeline
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
@@ -97,7 +97,7 @@ func lastTag(ctx context.Context, glob string, o CheckOptions) (creepReference, 
 	}
 	hist, err := baseline.ReadHistoryBeside(ctx, o.Baseline)
 	if err != nil {
-		return creepReference{}, fmt.Sprintf("Creep against tag %s: the history could not be read (%v).", glob, err)
+		return creepReference{}, report.CreepUnread(glob, err)
 	}
 	if hist == nil {
 		return creepReference{}, ""
@@ -130,54 +130,22 @@ func tagJobs(h *baseline.History, tag baseline.Tag) (creepReference, bool) {
 // compareCreep judges head against ref by the check's own policy.
 func compareCreep(ref creepReference, head *result.File, p gate.Policy) ([]stats.Warning, string) {
 	if ref.definition != "" && head.DefinitionHash != "" && ref.definition != head.DefinitionHash {
-		return nil, fmt.Sprintf("Creep against %s: not compared, it measured another benchmark definition.", ref.name)
+		return nil, report.CreepNote(ref.name, 0, nil, true)
 	}
 	p.BaselineJobs = ref.jobs
 	v := gate.Judge(ref.runs, head.Runs, p)
 	var warnings []stats.Warning
-	var changes []string
 	for _, f := range v.Findings {
-		if !f.Gated || f.Outcome == gate.NotAvailable {
-			continue
-		}
-		changes = append(changes, fmt.Sprintf("%s %s", f.Label, changeText(f)))
-		if f.Outcome == gate.MetricRegression {
-			warnings = append(warnings, stats.Warn(gate.WarnCreep, fmt.Sprintf("creep: %s is %s worse than at %s (%d runs): %s → %s, beyond its floor, though the changes since may each have passed",
-				f.Label, worseText(f), ref.name, len(ref.runs), valueText(f.BaseMedian, f.Unit), valueText(f.HeadMedian, f.Unit))))
+		if f.Gated && f.Outcome == gate.MetricRegression {
+			warnings = append(warnings, stats.Warn(gate.WarnCreep, report.CreepWarning(ref.name, len(ref.runs), f)))
 		}
 	}
-	return warnings, fmt.Sprintf("Against %s (%d runs): %s.", ref.name, len(ref.runs), strings.Join(changes, ", "))
-}
-
-// changeText is a finding's change: "+12.0 %" or "−0.50 pp".
-func changeText(f gate.Finding) string {
-	if f.Percent {
-		return fmt.Sprintf("%+.2f pp", f.Change)
-	}
-	return fmt.Sprintf("%+.1f %%", f.Change)
-}
-
-// worseText is how much worse a finding is: "13.8 %" or "0.50 pp".
-func worseText(f gate.Finding) string {
-	if f.Percent {
-		return fmt.Sprintf("%.2f pp", f.Worse)
-	}
-	return fmt.Sprintf("%.1f %%", f.Worse)
-}
-
-func valueText(v float64, unit string) string {
-	if unit == "/s" {
-		return fmt.Sprintf("%.4g/s", v)
-	}
-	return fmt.Sprintf("%.4g %s", v, unit)
+	return warnings, report.CreepNote(ref.name, len(ref.runs), v.Findings, false)
 }
 
 func shortCommit(commit, job string) string {
-	switch {
-	case len(commit) > 12:
-		return commit[:12]
-	case commit == "":
+	if commit == "" {
 		return "job " + job
 	}
-	return commit
+	return short(commit)
 }

@@ -40,8 +40,7 @@ func (k Kind) Wrap(err error) error {
 	if err == nil || errors.As(err, &e) {
 		return err
 	}
-	var bad interface{ BadInput() bool }
-	if errors.As(err, &bad) && bad.BadInput() {
+	if KindOf(err) == Usage { // marked bad input below
 		k = Usage
 	}
 	return &Error{Kind: k, Err: err}

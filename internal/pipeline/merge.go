@@ -34,6 +34,6 @@ func Merge(env Env, o MergeOptions) (*result.File, error) {
 	if err := writeResult(o.ResultPath, merged); err != nil {
 		return nil, err
 	}
-	showRuns(env, merged)
+	showRuns(env, "", merged)
 	return merged, nil
 }

@@ -3,15 +3,12 @@ package pipeline
 import (
 	"cmp"
 	"fmt"
-	"math"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/gate"
-	"github.com/tailgate-ci/tailgate/internal/plural"
+	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/runner"
 	"github.com/tailgate-ci/tailgate/internal/stats"
@@ -106,48 +103,8 @@ func (n *abNoise) keep(v gate.Verdict, commit string) error {
 
 // notes say which noise the verdict used, metric by metric.
 func (n *abNoise) notes(v gate.Verdict) []string {
-	if n == nil || v.Sequential == nil {
+	if n == nil {
 		return nil
 	}
-	if len(n.prior) == 0 {
-		return []string{fmt.Sprintf("noise: this job's own (the noise file %s had no earlier job of this benchmark, machine and design; this job's is now kept there)", n.path)}
-	}
-	var pooled, own []string
-	for _, f := range v.Findings {
-		p, ok := n.prior[f.Key]
-		mine, judged := v.Noise[f.Key]
-		if !ok || !judged || !(p.SD > 0) { // not judged, or a spread of 0 (a rate that never moved): nothing to pool
-			continue
-		}
-		if df := v.PriorUsed[f.Key]; df > 0 {
-			pooled = append(pooled, fmt.Sprintf("%s (stored spread %s, %d degrees of freedom)", f.Label, spreadText(f, p.SD), df))
-		} else if p.UsableDF() == 0 {
-			own = append(own, fmt.Sprintf("%s (stored %s is worth %d degrees of freedom, too few to pool: too few earlier blocks, or earlier jobs whose spreads disagree with each other)", f.Label, spreadText(f, p.SD), p.DF))
-		} else {
-			own = append(own, fmt.Sprintf("%s (stored %s disagrees with this job's %s)", f.Label, spreadText(f, p.SD), spreadText(f, mine.SD)))
-		}
-	}
-	slices.Sort(pooled)
-	var out []string
-	if len(pooled) > 0 {
-		out = append(out, fmt.Sprintf("noise: pooled with %d earlier %s in %s for %s", n.earlier, plural.Of(n.earlier, "job", "jobs"), n.path, strings.Join(pooled, "; ")))
-	}
-	if len(own) > 0 {
-		out = append(out, "noise: this job's own for "+strings.Join(own, "; "))
-	}
-	return out
-}
-
-// spreadText is a spread on the comparison scale in the finding's units,
-// with two significant digits where one decimal would read 0 (a nearly
-// exact count: "stored 0.0 % disagrees with 0.0 %" says nothing).
-func spreadText(f gate.Finding, sd float64) string {
-	if f.Percent {
-		return fmt.Sprintf("%.2f pp", sd)
-	}
-	pct := 100 * (math.Exp(sd) - 1)
-	if pct < 0.05 {
-		return fmt.Sprintf("%.2g %%", pct)
-	}
-	return fmt.Sprintf("%.1f %%", pct)
+	return report.NoiseNotes(n.path, n.earlier, n.prior, v)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
@@ -88,7 +89,7 @@ func TestSpreadTextKeepsSmallSpreadsApart(t *testing.T) {
 		{ratio, math.Log(1.0003), "0.03 %"},
 		{points, 0.5, "0.50 pp"},
 	} {
-		if got := spreadText(c.f, c.sd); got != c.want {
+		if got := report.SpreadText(c.f, c.sd); got != c.want {
 			t.Errorf("spreadText(%v) = %q, want %q", c.sd, got, c.want)
 		}
 	}

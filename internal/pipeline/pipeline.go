@@ -24,7 +24,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/gate"
-	"github.com/tailgate-ci/tailgate/internal/plural"
 	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/runner"
@@ -112,22 +111,14 @@ type Judged struct {
 	BaseCommit string
 }
 
-// measure runs the benchmark cfg. A broken target or dataset is a runtime
-// failure, never a result.
-func measure(ctx context.Context, env Env, cfg *config.Config) (*result.File, error) {
-	return runBenchmark(ctx, env.benchmark(cfg))
-}
-
-// runBenchmark runs b; an error is a runtime failure.
+// runBenchmark runs b. A broken target or dataset is a runtime failure,
+// never a result.
 func runBenchmark(ctx context.Context, b *runner.Benchmark) (*result.File, error) {
 	if err := b.Config.NoTopTarget(); err != nil {
 		return nil, Usage.Wrap(err)
 	}
 	res, err := b.Run(ctx)
-	if err != nil {
-		return nil, runFailure(err)
-	}
-	return res, nil
+	return res, runFailure(err) // nil stays nil
 }
 
 // runFailure is the error of a benchmark that did not finish.
@@ -148,16 +139,20 @@ func headRuns(ctx context.Context, env Env, cfg *config.Config, given *result.Fi
 	if given != nil {
 		return given, nil
 	}
-	head, err := measure(ctx, env, cfg)
+	head, err := runBenchmark(ctx, env.benchmark(cfg))
 	if err != nil {
 		return nil, err
 	}
-	showRuns(env, head)
+	showRuns(env, "", head)
 	return head, nil
 }
 
-// showRuns writes the table of measured runs and a blank line.
-func showRuns(env Env, f *result.File) {
+// showRuns writes the table of measured runs after its title ("" for
+// none), and a blank line.
+func showRuns(env Env, title string, f *result.File) {
+	if title != "" {
+		fmt.Fprintln(env.out(), title)
+	}
 	report.WriteRunTable(env.out(), f)
 	fmt.Fprintln(env.out())
 }
@@ -175,14 +170,6 @@ func writeResult(path string, f *result.File) error {
 func readBaseline(ctx context.Context, src baseline.Source) (*baseline.File, error) {
 	bl, err := src.Read(ctx)
 	return bl, Runtime.Wrap(err)
-}
-
-// describe says where the baseline came from and what it holds.
-func describe(src baseline.Source, bl *baseline.File) string {
-	if bl == nil {
-		return "none yet (" + src.String() + ")"
-	}
-	return fmt.Sprintf("%s (%d %s from %d %s)", src, len(bl.Samples), plural.Of(len(bl.Samples), "sample", "samples"), bl.Jobs(), plural.Of(bl.Jobs(), "job", "jobs"))
 }
 
 // policyFor builds the gate policy from the gate section (pol's, else the

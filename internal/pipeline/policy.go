@@ -15,6 +15,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/runner"
 	"github.com/tailgate-ci/tailgate/internal/target"
 )
@@ -113,19 +114,6 @@ func budgetOf(cfg *config.Config) Budget {
 	return Budget{MinPairs: ab.MinPairs, MaxPairs: ab.MaxPairs, MaxTime: ab.MaxTime, AllowMissing: ab.AllowMissing}
 }
 
-// budget is the policy's A/B budget, nil for the config's own.
-func (p *Policy) budget() *Budget {
-	if p == nil {
-		return nil
-	}
-	return p.Budget
-}
-
-// apply sets ab's budget to b's.
-func (b Budget) apply(ab *config.AB) {
-	ab.MinPairs, ab.MaxPairs, ab.MaxTime, ab.AllowMissing = b.MinPairs, b.MaxPairs, b.MaxTime, b.AllowMissing
-}
-
 // notes are a copy of the policy's notes, for a report to add to.
 func (p *Policy) notes() []string {
 	if p == nil {
@@ -204,59 +192,36 @@ func inCheckout(path string) (string, error) {
 }
 
 func trustedPolicy(head *config.Config, base BaseFile, whole bool) *Policy {
-	own := "the gate's policy is this pull request's own"
-	if whole {
-		own = "the gate's policy and the benchmark are this pull request's own"
-	}
-	where := base.Where
+	t := report.TrustedPolicy{Where: base.Where, HeadPath: head.Path, Whole: whole}
 	if !base.Found {
-		return ownPolicy(head, fmt.Sprintf("%s does not exist, so %s (%s)", where, own, head.Path))
+		return ownPolicy(head, t.OwnReason(nil))
 	}
-	trusted, err := config.ParseAt(where, base.Path, base.Data, base.Read)
+	trusted, err := config.ParseAt(t.Where, base.Path, base.Data, base.Read)
 	if err != nil {
 		var cerr *config.Error
 		if errors.As(err, &cerr) && len(cerr.Problems) > 0 {
 			err = fmt.Errorf("%s (and %d more)", cerr.Problems[0], len(cerr.Problems)-1)
 		}
-		return ownPolicy(head, fmt.Sprintf("%s does not load with this tailgate (%v), so %s (%s)", where, err, own, head.Path))
+		return ownPolicy(head, t.OwnReason(err))
 	}
 	budget := budgetOf(trusted)
-	p := &Policy{Gate: trusted.Gate, Budget: &budget, Runs: trusted.Load.Runs, PassEnv: slices.Clone(trusted.PassEnv), limitsEnv: true, where: where}
-	changed := append(fieldChanges("gate", trusted.Gate, head.Gate), fieldChanges("ab", budget, budgetOf(head))...)
+	p := &Policy{Gate: trusted.Gate, Budget: &budget, Runs: trusted.Load.Runs, PassEnv: slices.Clone(trusted.PassEnv), limitsEnv: true, where: t.Where}
+	t.Changed = append(fieldChanges("gate", trusted.Gate, head.Gate), fieldChanges("ab", budget, budgetOf(head))...)
 	p.Gate.Metrics = trusted.GatedMetrics(gate.DefaultMetrics())
 	if head.Load.Runs != trusted.Load.Runs {
-		changed = append(changed, "load.runs")
+		t.Changed = append(t.Changed, "load.runs")
 	}
 	if added := addedCredentials(trusted.PassEnv, head.PassEnv); len(added) > 0 {
-		changed = append(changed, "pass_env (withheld: "+strings.Join(added, ", ")+")")
+		t.Changed = append(t.Changed, "pass_env (withheld: "+strings.Join(added, ", ")+")")
 	}
-	if whole {
-		p.Benchmark = trusted
-		p.Notes = []string{"The gate's policy (gate:, the A/B budget, load.runs, pass_env) and the benchmark itself (how each side is built, started, " +
-			"reset, loaded and measured: build, target, ab, dataset, drain, setup, feed, load, scenarios) come from " + where +
-			", which the pull request cannot edit; both the base and the head are measured with it."}
-	} else {
-		p.Notes = []string{"The gate's policy (gate: baseline, floors, metrics, min_effect, alpha, window; " +
-			"the A/B budget ab.min_blocks, ab.max_blocks, ab.max_time; load.runs; the credentials pass_env gives the benchmark) comes from " +
-			where + ", which the pull request cannot edit; the benchmark itself is the pull request's (benchmark_from: head trusts the pull request)."}
+	switch {
+	case whole:
+		p.Benchmark, p.procedure = trusted, procedureChanges(trusted, head)
+		t.Procedure = p.procedure
+	case head.DefinitionHash() != trusted.DefinitionHash():
+		t.Definition = definitionChanges(trusted, head)
 	}
-	if len(changed) > 0 {
-		p.Notes = append(p.Notes, fmt.Sprintf("This PR changes the gate's policy; it applies after merge (changed: %s). This check is judged by the policy of %s.",
-			strings.Join(changed, ", "), where))
-	}
-	if whole {
-		if p.procedure = procedureChanges(trusted, head); len(p.procedure) > 0 {
-			p.Notes = append(p.Notes, fmt.Sprintf("This PR changes the benchmark (changed: %s): it is judged with the base's, and yours applies after merge. "+
-				"The head (and in mode ab the base) was built, started and measured with the benchmark of %s.", strings.Join(p.procedure, ", "), where))
-		}
-		return p
-	}
-	if head.DefinitionHash() != trusted.DefinitionHash() {
-		p.Notes = append(p.Notes, fmt.Sprintf("This PR changes the benchmark itself (changed: %s): what is measured is the pull request's own. "+
-			"A baseline recorded with the benchmark of %s is not compared with it (the check is inconclusive); "+
-			"fail_on_inconclusive: true fails such a PR, and mode: ab judges it by running the PR's benchmark on both builds.",
-			strings.Join(definitionChanges(trusted, head), ", "), where))
-	}
+	p.Notes = t.Notes()
 	return p
 }
 
@@ -355,10 +320,7 @@ func definitionChanges(a, b *config.Config) []string {
 	da, db := a.Definition(), b.Definition()
 	changed := fieldChanges("load", da.Load, db.Load)
 	da.Load, db.Load = config.Load{}, config.Load{}
-	for _, key := range fieldChanges("", da, db) {
-		changed = append(changed, strings.TrimPrefix(key, "."))
-	}
-	if len(changed) == 0 {
+	if changed = append(changed, fieldChanges("", da, db)...); len(changed) == 0 {
 		return []string{"the definition"}
 	}
 	return changed
@@ -378,7 +340,7 @@ func fieldChanges(section string, a, b any) []string {
 	for i := range va.NumField() {
 		if !sameValue(va.Field(i), vb.Field(i)) {
 			name, _, _ := strings.Cut(va.Type().Field(i).Tag.Get("yaml"), ",")
-			changed = append(changed, section+"."+name)
+			changed = append(changed, strings.TrimPrefix(section+"."+name, "."))
 		}
 	}
 	return changed

@@ -63,25 +63,18 @@ func Record(ctx context.Context, env Env, o RecordOptions) (Recorded, error) {
 	if err != nil {
 		return Recorded{}, err
 	}
-	window := 0
-	if o.Config != nil {
-		window = o.Config.Gate.Window
-	}
+	g := gateOf(o.Config)
 	if bl == nil {
-		bl = baseline.New(head.Benchmark, head.DefinitionHash, head.Env, window)
-	} else if window > 0 {
-		bl.Window = window
+		bl = baseline.New(head.Benchmark, head.DefinitionHash, head.Env, g.Window)
+	} else if g.Window > 0 {
+		bl.Window = g.Window
 	}
 	if bl.DefinitionHash != head.DefinitionHash && len(bl.Samples) > 0 {
 		fmt.Fprintf(env.log(), "the benchmark definition changed: the %d old samples and the calibration are dropped\n", len(bl.Samples))
 	}
 	prov := stamped(o.Provenance, head.Created)
 	bl.Append(head, prov)
-	keep := 0
-	if o.Config != nil {
-		keep = o.Config.Gate.History.Jobs
-	}
-	hist.Append(head, prov, o.Runner, keep)
+	hist.Append(head, prov, o.Runner, g.History.Jobs)
 	// The history first: a job appended twice (a retry after a failed
 	// baseline write) replaces its own line there.
 	if err := Runtime.Wrap(baseline.WriteHistory(historyPath, hist)); err != nil {
@@ -91,6 +84,14 @@ func Record(ctx context.Context, env Env, o RecordOptions) (Recorded, error) {
 		return Recorded{}, err
 	}
 	return Recorded{Head: head, Baseline: bl, History: hist, HistoryPath: historyPath}, nil
+}
+
+// gateOf is cfg's gate section; none without a config.
+func gateOf(cfg *config.Config) config.Gate {
+	if cfg == nil {
+		return config.Gate{}
+	}
+	return cfg.Gate
 }
 
 // readHistory reads the history at path, empty when there is none yet; an
@@ -149,10 +150,6 @@ func RecordLink(o LinkOptions) (*baseline.History, error) {
 		c.Metrics = append(c.Metrics, baseline.ComparedMetric{Key: key, Change: l.Change, Lo: l.Lo, Hi: l.Hi, Outcome: string(l.Outcome)})
 	}
 	head := o.Judged.Head
-	keep := 0
-	if o.Config != nil {
-		keep = o.Config.Gate.History.Jobs
-	}
 	// A CI job that records main and judges it (the Action's record mode
 	// with chain) keeps both lines: the link's id is the job's and "/ab".
 	prov := stamped(o.Provenance, head.Created)
@@ -165,6 +162,6 @@ func RecordLink(o LinkOptions) (*baseline.History, error) {
 	if gate.IsSpan(chainLinks(hist), gate.ChainLink{Commit: prov.Commit, Parent: parent}) {
 		prov.Job += SpanJobSuffix
 	}
-	hist.AppendComparison(head.Benchmark, head.DefinitionHash, head.Env, c, prov, o.Runner, keep)
+	hist.AppendComparison(head.Benchmark, head.DefinitionHash, head.Env, c, prov, o.Runner, gateOf(o.Config).History.Jobs)
 	return hist, Runtime.Wrap(baseline.WriteHistory(o.Path, hist))
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/runner"
 	"github.com/tailgate-ci/tailgate/internal/seal"
 	"github.com/tailgate-ci/tailgate/internal/target"
@@ -18,14 +19,9 @@ import (
 // why they ran unsealed (ab.unsealed: allow), and the files of the base
 // commit the head's commands ran.
 type sealing struct {
-	specs    map[string]*seal.Spec // by side; nil when unsealed
-	unsealed string                // why the sides ran unsealed
-	pinned   []string              // procedure files taken from the base commit for the head
-	dirs     [2]string             // the base's and the head's tree, where their commands ran
-	none     bool                  // the job starts no process: nothing to seal
-	state    string                // the sides' own files for the job (seal.NewState)
-	shared   []string              // the runner's directories each side wrote in a layer of its own
-	sockets  []string              // the root sockets hidden from the sides
+	report.Sealing
+	specs map[string]*seal.Spec // by side; nil when unsealed
+	state string                // the sides' own files for the job (seal.NewState)
 }
 
 // remove removes the sides' own files at the job's end.
@@ -45,19 +41,19 @@ func (s *sealing) remove(env Env) {
 // files its commands run are the base commit's for the head too.
 func sealSides(ctx context.Context, env Env, o ABOptions, ab config.AB, cfg *config.Config, t *trees) (*sealing, error) {
 	if len(procedureCommands(cfg, ab)) == 0 {
-		return &sealing{none: true}, nil // both sides started elsewhere, and no command to run
+		return &sealing{Sealing: report.Sealing{None: true}}, nil // both sides started elsewhere, and no command to run
 	}
 	environ := env.Processes.Environ
-	s := &sealing{dirs: [2]string{t.absDir(runner.Base), t.absDir(runner.Head)}, shared: seal.Shared(environ)}
+	s := &sealing{Sealing: report.Sealing{Dirs: [2]string{t.absDir(runner.Base), t.absDir(runner.Head)}, Shared: seal.Shared(environ)}}
 	if ab.RootSockets != config.UnsealedAllow {
-		s.sockets = seal.RootSockets(environ)
+		s.Sockets = seal.RootSockets(environ)
 	}
-	state, stateErr := seal.NewState(s.shared)
+	state, stateErr := seal.NewState(s.Shared)
 	s.state = state
 	base, head := seal.Sides(seal.Job{
 		Base: t.sealSide(runner.Base), Head: t.sealSide(runner.Head),
 		Hidden: env.Processes.Hidden, TempDir: seal.Getenv(environ, "TMPDIR"),
-		Shared: s.shared, Sockets: s.sockets, State: state,
+		Shared: s.Shared, Sockets: s.Sockets, State: state,
 	})
 	if o.Policy.fromBase() && !o.AA {
 		pins, err := t.pins(cfg, ab)
@@ -67,14 +63,14 @@ func sealSides(ctx context.Context, env Env, o ABOptions, ab config.AB, cfg *con
 		}
 		head.Pins = pins
 		for _, p := range pins {
-			rel, _ := filepath.Rel(s.dirs[1], p.Over)
-			s.pinned = append(s.pinned, filepath.ToSlash(rel))
+			rel, _ := filepath.Rel(s.Dirs[1], p.Over)
+			s.Pinned = append(s.Pinned, filepath.ToSlash(rel))
 		}
 	}
 	specs := map[string]*seal.Spec{runner.Base.String(): base, runner.Head.String(): head}
 	err := stateErr
 	if err == nil {
-		err = checkSeals(ctx, env, specs, s.dirs)
+		err = checkSeals(ctx, env, specs, s.Dirs)
 	}
 	switch {
 	case err == nil:
@@ -82,7 +78,7 @@ func sealSides(ctx context.Context, env Env, o ABOptions, ab config.AB, cfg *con
 		return s, nil
 	case ab.Unsealed == config.UnsealedAllow:
 		s.remove(env)
-		s.unsealed = err.Error()
+		s.Unsealed = err.Error()
 		fmt.Fprintf(env.log(), "warning: the sides run unsealed (ab.unsealed: allow): %v\n", err)
 		return s, nil
 	}
@@ -113,11 +109,10 @@ func (t *trees) absDir(s runner.Side) string {
 	if t.aa {
 		s = runner.Base
 	}
-	dir, err := filepath.Abs(t.dir(s))
-	if err != nil {
-		return t.dir(s)
+	if dir, err := filepath.Abs(t.dir(s)); err == nil {
+		return dir
 	}
-	return dir
+	return t.dir(s)
 }
 
 // sealSide is what the seal of side s keeps apart: its whole checkout
@@ -243,33 +238,4 @@ func procedureCommands(cfg *config.Config, ab config.AB) []namedCommand {
 	}
 	add("load.command", cfg.Load.Command, "")
 	return out
-}
-
-// notes say in the report whether the sides were sealed, where each
-// side's commands ran, and which files of the base commit the head ran.
-func (s *sealing) notes(fromBase bool) []string {
-	if s.none {
-		return nil
-	}
-	var out []string
-	if s.unsealed != "" {
-		out = append(out, "the sides were NOT sealed off from each other (ab.unsealed: allow): "+s.unsealed+"; the head's code could reach the base's tree, data and processes")
-	} else {
-		note := "the sides were sealed off from each other: each side's build, service and commands ran in mount, PID and IPC namespaces of their own, the other side's tree, the runner's files and the other's temporary directory hidden, /proc its own; each side had one TMPDIR and /dev/shm of its own for the whole job"
-		if len(s.shared) > 0 {
-			note += ", and what it wrote to " + strings.Join(s.shared, ", ") + " stayed in a layer of its own"
-		}
-		out = append(out, note)
-		if len(s.sockets) > 0 {
-			out = append(out, "the container engines' sockets were hidden from the sides (ab.root_sockets: allow shows them): "+strings.Join(s.sockets, ", "))
-		}
-	}
-	out = append(out, fmt.Sprintf("the commands of each side ran in its own tree: base in %s, head in %s", s.dirs[0], s.dirs[1]))
-	if !fromBase || len(s.pinned) == 0 {
-		return out
-	}
-	if s.unsealed != "" {
-		return append(out, "the files the base commit's commands run were NOT taken from the base commit for the head (unsealed): the head ran its own "+strings.Join(s.pinned, ", "))
-	}
-	return append(out, "the files the base commit's commands run came from the base commit for both sides (with benchmark_from: base, every file a command of the procedure names as its program, script or makefile, and every file under ab.procedure): "+strings.Join(s.pinned, ", "))
 }

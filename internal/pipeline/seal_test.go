@@ -121,7 +121,7 @@ func TestMakeRunsTheBaseCommitsMakefile(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(repo, "built")); string(got) != "base\n" {
 		t.Errorf("the head's make wrote %q, want the base commit's Makefile and script", got)
 	}
-	if notes := strings.Join(s.notes(true), "\n"); !strings.Contains(notes, "for both sides (with benchmark_from: base, every file a command of the procedure names as its program, script or makefile, and every file under ab.procedure): Makefile, scripts") {
+	if notes := strings.Join(s.Notes(true), "\n"); !strings.Contains(notes, "for both sides (with benchmark_from: base, every file a command of the procedure names as its program, script or makefile, and every file under ab.procedure): Makefile, scripts") {
 		t.Errorf("the notes do not say the rule and the pinned files:\n%s", notes)
 	}
 	if err := os.WriteFile(filepath.Join(repo, "GNUmakefile"), []byte("all:\n\techo head > built\n"), 0o644); err != nil {

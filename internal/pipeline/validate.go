@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
-	"github.com/tailgate-ci/tailgate/internal/plural"
+	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/scenario"
 )
 
@@ -32,16 +32,12 @@ type Validation struct {
 // provide is a warning.
 func Validate(env Env, cfg *config.Config) (Validation, error) {
 	var v Validation
-	plan, err := env.benchmark(cfg).Compile()
+	b := env.benchmark(cfg)
+	plan, err := b.Compile()
 	if err != nil {
 		return v, Usage.Wrap(err)
 	}
-	v.Setup = setupCost(plan, cfg)
-	var logins func(int) int
-	if plan != nil {
-		logins = func(workers int) int { return plan.Logins(true, workers) }
-	}
-	v.Warnings = append(v.Warnings, cfg.Warnings(logins)...)
+	v.Setup, v.Warnings = setupCost(plan, cfg), b.Warnings(plan)
 	for _, t := range startedTargets(cfg) {
 		v.Warnings = append(v.Warnings, startWarnings(t, cfg.Build != nil)...)
 	}
@@ -56,47 +52,19 @@ func setupCost(plan *scenario.Plan, cfg *config.Config) string {
 	if plan == nil || !plan.HasSetup(scenario.SetupVU) && !plan.HasSetup(scenario.SetupRun) {
 		return ""
 	}
-	var parts []string
-	perRun, users := 0, 0 // users: the logins the phases share in A/B
-	phases := cfg.Load.RunPhases()
-	for _, ph := range phases {
-		open := ph.Load.Model == config.ModelOpen
-		workers := ph.Load.VUs
+	maxBlocks := 0
+	if cfg.AB != nil {
+		maxBlocks = cfg.AB.MaxPairs
+	}
+	var phases []report.PhaseLogins
+	for _, ph := range cfg.Load.RunPhases() {
+		open, workers := ph.Load.Model == config.ModelOpen, ph.Load.VUs
 		if open {
 			workers = ph.Load.MaxInflight
 		}
-		n := plan.Logins(open, workers)
-		perRun += n
-		users = max(users, n)
-		if n == 0 {
-			continue
-		}
-		who := "one per virtual user"
-		if open {
-			who = fmt.Sprintf("for %d open-model workers", workers)
-		}
-		name := "load"
-		if ph.Name != "" {
-			name = "phase " + ph.Name
-		}
-		parts = append(parts, fmt.Sprintf("%s %d, %s", name, n, who))
+		phases = append(phases, report.PhaseLogins{Name: ph.Name, Logins: plan.Logins(open, workers), Workers: workers, Open: open})
 	}
-	s := fmt.Sprintf("%d setup.vu %s per run", perRun, plural.Of(perRun, "login", "logins"))
-	if len(parts) > 0 {
-		s += " (" + strings.Join(parts, "; ") + ")"
-	}
-	if plan.HasSetup(scenario.SetupRun) {
-		s += fmt.Sprintf(" and setup.run once per run and phase (%d)", len(phases))
-	}
-	s += fmt.Sprintf(", %d in %d runs", perRun*cfg.Load.Runs, cfg.Load.Runs)
-	ab := cfg.AB
-	switch {
-	case ab == nil || perRun == 0:
-	default:
-		s += fmt.Sprintf("; A/B: %d in the first block (both sides; the phases share their users' logins), then none while the service keeps its sessions across a reset and a restart (checked in each phase's warm-up), else up to %d per block and %d in %d blocks",
-			2*users, 2*perRun, 2*perRun*ab.MaxPairs, ab.MaxPairs)
-	}
-	return s
+	return report.SetupCost(phases, plan.HasSetup(scenario.SetupRun), cfg.Load.Runs, maxBlocks)
 }
 
 // startedTargets are the targets tailgate starts from the working tree
@@ -112,47 +80,30 @@ func startedTargets(cfg *config.Config) []config.Target {
 	return out
 }
 
-// startWarnings say when target.start's directory or program is not
-// there: built ones may appear with the build command, so they are
-// warnings, not errors.
+// startWarnings say when target.start's directory or program (a shell
+// string's shell is left alone) is not there: built ones may appear with
+// the build command, so they are warnings, not errors.
 func startWarnings(t config.Target, built bool) []string {
 	var w []string
-	s := t.Start
+	s, hint := t.Start, map[bool]string{true: " (the build command may make it)", false: " (and no build command makes it)"}[built]
 	if s.Dir != "" {
 		if st, err := os.Stat(s.Dir); err != nil || !st.IsDir() {
 			w = append(w, fmt.Sprintf("target.start.dir %s is not a directory here", s.Dir))
 		}
 	}
-	prog := startProgram(s.Command)
-	if prog == "" {
+	if len(s.Command.Args) == 0 {
 		return w
 	}
+	prog := s.Command.Args[0]
 	if strings.ContainsRune(prog, filepath.Separator) {
-		path := prog
-		if !filepath.IsAbs(path) && s.Dir != "" {
-			path = filepath.Join(s.Dir, path)
+		if !filepath.IsAbs(prog) && s.Dir != "" {
+			prog = filepath.Join(s.Dir, prog)
 		}
-		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-			w = append(w, fmt.Sprintf("target.start runs %s, which does not exist yet%s", path, buildHint(built)))
+		if _, err := os.Stat(prog); errors.Is(err, os.ErrNotExist) {
+			w = append(w, fmt.Sprintf("target.start runs %s, which does not exist yet%s", prog, hint))
 		}
 	} else if _, err := exec.LookPath(prog); err != nil {
-		w = append(w, fmt.Sprintf("target.start runs %s, which is not on the PATH here%s", prog, buildHint(built)))
+		w = append(w, fmt.Sprintf("target.start runs %s, which is not on the PATH here%s", prog, hint))
 	}
 	return w
-}
-
-// startProgram is the program a start command runs (the shell's own
-// for a shell string, which is left alone).
-func startProgram(c config.Command) string {
-	if len(c.Args) == 0 {
-		return ""
-	}
-	return c.Args[0]
-}
-
-func buildHint(built bool) string {
-	if built {
-		return " (the build command may make it)"
-	}
-	return " (and no build command makes it)"
 }

@@ -3,8 +3,6 @@ package runner
 import (
 	"context"
 	"errors"
-	"fmt"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -21,32 +19,9 @@ const (
 	Head
 )
 
-func (s Side) String() string {
-	if s == Base {
-		return "base"
-	}
-	return "head"
-}
+func (s Side) String() string { return [2]string{"base", "head"}[s] }
 
-// Order returns the interleaved order of 2·pairs runs: pairs alternating
-// AB, BA, AB, … ("abba"), or each pair in a random order from seed
-// ("random"). Either way every pair holds one run of each side, and
-// neither side is always second, so slow drift and a run-order effect hit
-// both alike.
-func Order(kind string, pairs int, seed int64) []Side {
-	rng := rand.New(rand.NewPCG(uint64(seed), 0xab))
-	order := make([]Side, 0, 2*pairs)
-	for p := 0; p < pairs; p++ {
-		first := Side(p % 2)
-		if kind == config.OrderRandom {
-			first = Side(rng.IntN(2))
-		}
-		order = append(order, first, 1-first)
-	}
-	return order
-}
-
-// ABPlan says how an A/B job runs its pairs.
+// ABPlan says how an A/B job runs its blocks.
 type ABPlan struct {
 	// Base and Head are the two targets as they are started (a build's
 	// start.dir in its tree). With AA the base stands on both sides.
@@ -54,96 +29,94 @@ type ABPlan struct {
 	AA         bool
 	// Order is config.OrderABBA or config.OrderRandom.
 	Order string
-	// MaxPairs is the budget of pairs (at least 1); MaxTime, when above
-	// 0, the budget of time for the pairs: no pair starts that would
-	// likely end beyond it. MinPairs is the first look, the fewest units
-	// a time budget is planned for (ABResult.Planned).
+	// MaxPairs is the budget of blocks (at least 1); MaxTime, when above
+	// 0, the budget of time: no block starts that would likely end beyond
+	// it. MinPairs is the first look, the fewest blocks a time budget is
+	// planned for (ABResult.Planned).
 	MaxPairs, MinPairs int
 	MaxTime            time.Duration
-	// Restart starts each side afresh for its run of every pair, and
-	// stops it after that run: one target runs at a time. Without it both
-	// are started once for the job (the base once for an A/A job). A
-	// target started elsewhere (no start command) is never restarted.
+	// Restart starts each side afresh for every block (for its run, in
+	// whole runs, so that one target runs at a time). Without it both are
+	// started once for the job (the base once for an A/A job). A target
+	// started elsewhere (no start command) is never restarted.
 	Restart bool
-	// Shape is how the job makes its units. The caller sets what it asks
-	// for (WholeRuns, Windows, Window, WindowWarmup); Resolve
-	// completes it once, and every reader (the runner, the noise file's
-	// key, the report) reads that one value.
+	// Shape is how the job makes its blocks: the caller sets what it asks
+	// for (WholeRuns, Windows, Window, WindowWarmup), Resolve completes it
+	// once, and every reader reads that one value.
 	Shape Shape
-	// Look is called after every pair with the pairs so far; final is
-	// set when no more will come (a budget is spent). It returns true to
-	// end the job now. Nil: the job runs to its budget.
+	// Look is called after every block; final is set when no more will
+	// come (a budget is spent). It returns true to end the job now. Nil:
+	// the job runs to its budget.
 	Look func(res *ABResult, final bool) (stop bool)
-	// SkipPhase, in blocks, is asked before each block after
-	// the first which of its phases to leave out: those whose gated
-	// metrics have all decided, so that the time goes to the undecided
-	// ones. Nil, or a block it would leave empty: every phase is measured.
+	// SkipPhase is asked before each block after the first which of its
+	// phases to leave out: those whose gated metrics have all decided, so
+	// that the time goes to the undecided ones. Nil, or a block it would
+	// leave empty: every phase is measured.
 	SkipPhase func(name string) bool
 }
 
 // ABResult is what an A/B job measured: a result file per side (each
-// naming its target's log file in TargetLog; base.Runs[i] and
-// head.Runs[i] are unit i: a pair of runs, or in blocks the
-// two sides' runs of block i) and the order the runs were made in.
+// naming its target's log file in TargetLog; Base.Runs[i] and
+// Head.Runs[i] are the two sides' runs of block i) and the order the
+// windows were made in.
 type ABResult struct {
 	Base, Head *result.File
 	Order      []Side
 	// Starts counts the target starts, StartTime the time they and the
-	// stops took (from launch until ready, and until gone); Elapsed is
-	// the pairs' whole time, starts included.
+	// stops took; Elapsed is the blocks' whole time, starts included.
 	Starts    int
 	StartTime time.Duration
 	Elapsed   time.Duration
-	// Budget says which budget the job spent: "pairs", "time", or "" when
-	// Look ended it before either. The runner alone decides it: Fits is
-	// how many units MaxTime allows at the pace so far (0 without one),
-	// and Planned, when above 0, the budget fixed after the first unit
-	// (FirstUnit its time) where MaxTime allows fewer than MaxPairs at
-	// least MinPairs, so that the verdict spends its level over the looks
-	// the job will have. A job whose blocks may leave phases out (they
-	// grow shorter) is not planned.
-	Budget    string
+	// Budget is the budget that ended the job, "" when Look did. The
+	// runner alone decides it: Fits is how many blocks MaxTime allows at
+	// the pace so far (0 without one); Planned, when above 0, the budget
+	// fixed after the first block (FirstUnit its time) where MaxTime
+	// allows fewer than MaxPairs, at least MinPairs, so that the verdict
+	// spends its level over the looks the job will have (not where blocks
+	// may leave phases out and grow shorter); MaxUnits is Planned, else
+	// MaxPairs: the blocks the verdict plans for.
+	Budget    Budget
 	Fits      int
 	Planned   int
+	MaxUnits  int
 	FirstUnit time.Duration
-	// Windows, in blocks, are the windows the blocks are made
-	// of, each with its block; nil for pairs of whole runs.
+	// Windows are the window pairs the blocks are made of, each with its
+	// block (a block of whole runs has one).
 	Windows *result.WindowPairs
-	// Spent is where the job's time went, by stage.
-	Spent Spent
+	Spent   Spent // where the job's time went, by stage
 	// Warmups are the phases whose warm-up the first block found longer
 	// than load.warmup.
 	Warmups []result.Warmup
 }
 
-// Units is the number of comparison units measured: blocks,
-// else pairs of whole runs.
+// Budget names a budget of an A/B job.
+type Budget string
+
+const (
+	BudgetBlocks Budget = "pairs" // ab.max_blocks
+	BudgetTime   Budget = "time"  // ab.max_time, or the blocks planned from it
+)
+
+// Units is the number of blocks measured.
 func (r *ABResult) Units() int { return min(len(r.Base.Runs), len(r.Head.Runs)) }
 
-// Pairs is the number of pairs of runs measured: window pairs in
-// blocks.
-func (r *ABResult) Pairs() int {
-	if r.Windows != nil {
-		return r.Windows.Pairs()
-	}
-	return r.Units()
-}
+// Pairs is the number of window pairs measured (a pair of whole runs is
+// one).
+func (r *ABResult) Pairs() int { return r.Windows.Pairs() }
 
-// RunAB measures base and head in one job, unit after unit, until
-// plan.Look ends the job or a budget is spent: blocks of short windows
-// (runBlocks), else pairs of whole runs in the order of
-// plan.Order, each run with its own dataset reset, verify and drain. An
+// RunAB measures base and head in one job, block after block
+// (runBlocks), until plan.Look ends the job or a budget is spent. An
 // error means no result.
 func (b *Benchmark) RunAB(ctx context.Context, plan ABPlan) (*ABResult, error) {
 	if plan.MaxPairs < 1 {
-		return nil, errors.New("an A/B job needs a budget of at least 1 pair")
+		return nil, errors.New("an A/B job needs a budget of at least 1 block")
 	}
 	compiled, err := b.compile()
 	if err != nil {
 		return nil, err
 	}
 	plan = b.Resolve(plan)
-	j := &abJob{b: b, plan: plan, compiled: compiled, res: &ABResult{Base: b.newFile(), Head: b.newFile()}}
+	j := &abJob{b: b, plan: plan, compiled: compiled, res: &ABResult{Base: b.newFile(), Head: b.newFile(), MaxUnits: plan.MaxPairs}}
 	defer j.stopAll()
 	if !plan.Restart {
 		if err := j.startForJob(ctx); err != nil {
@@ -151,10 +124,7 @@ func (b *Benchmark) RunAB(ctx context.Context, plan ABPlan) (*ABResult, error) {
 		}
 	}
 	defer func() { j.res.Spent = b.SpentSoFar() }()
-	if j.plan.Shape.Blocks() {
-		return j.runBlocks(ctx)
-	}
-	return j.run(ctx)
+	return j.runBlocks(ctx)
 }
 
 // abJob is an A/B job while it runs.
@@ -165,36 +135,13 @@ type abJob struct {
 	res      *ABResult
 	// kept are the targets started once for the job (no restarts, or
 	// started elsewhere), by side.
-	kept map[Side]*running
+	kept [2]*running
 	// mu guards res while two windows loaded at once end at once.
 	mu sync.Mutex
 }
 
-func (j *abJob) run(ctx context.Context) (*ABResult, error) {
-	order := Order(j.plan.Order, j.plan.MaxPairs, j.b.Config.Seed)
-	began := time.Now()
-	files := map[Side]*result.File{Base: j.res.Base, Head: j.res.Head}
-	for p := 0; p < j.plan.MaxPairs; p++ {
-		for k, side := range order[2*p : 2*p+2] {
-			i := 2*p + k
-			run, err := j.runSide(ctx, side, i, len(order))
-			if err != nil {
-				return nil, &SideError{Side: side.String(), Err: fmt.Errorf("pair %d, %s run: %w", p+1, side, err)}
-			}
-			run.Index = len(files[side].Runs)
-			files[side].Runs = append(files[side].Runs, *run)
-			j.res.Order = append(j.res.Order, side)
-		}
-		if j.unitDone(p+1, began) {
-			break
-		}
-	}
-	return j.res, nil
-}
-
-// unitDone ends the n-th unit (pair or block) of a job that began at
-// began: the time so far, the look, and whether a budget or the look ends
-// the job.
+// unitDone ends the n-th block of a job that began at began: the time so
+// far, the look, and whether a budget or the look ends the job.
 func (j *abJob) unitDone(n int, began time.Time) bool {
 	r := j.res
 	r.Elapsed = time.Since(began)
@@ -202,6 +149,7 @@ func (j *abJob) unitDone(n int, began time.Time) bool {
 		r.Fits = int(j.plan.MaxTime / per)
 		if n == 1 && j.plan.SkipPhase == nil && r.Fits > 0 && r.Fits < j.plan.MaxPairs {
 			r.Planned, r.FirstUnit = max(r.Fits, j.plan.MinPairs), r.Elapsed
+			r.MaxUnits = r.Planned
 		}
 	}
 	budget := j.budgetSpent(n)
@@ -213,53 +161,28 @@ func (j *abJob) unitDone(n int, began time.Time) bool {
 	return false
 }
 
-// budgetSpent names the budget that allows no pair after the first n:
-// "pairs", "time" (the planned budget is spent, or the next pair would
-// likely end beyond MaxTime at the pace so far), or "".
-func (j *abJob) budgetSpent(n int) string {
+// budgetSpent names the budget that allows no block after the first n:
+// of blocks, of time (the planned budget is spent, or the next block
+// would likely end beyond MaxTime at the pace so far), or "".
+func (j *abJob) budgetSpent(n int) Budget {
 	switch elapsed := j.res.Elapsed; {
 	case n >= j.plan.MaxPairs:
-		return "pairs"
+		return BudgetBlocks
 	case j.res.Planned > 0 && n >= j.res.Planned, j.plan.MaxTime > 0 && elapsed+elapsed/time.Duration(n) > j.plan.MaxTime:
-		return "time"
+		return BudgetTime
 	}
 	return ""
 }
 
-// runSide makes run i (of runs) of side: on the target kept for the job,
-// or on one started for this run and stopped after it.
-func (j *abJob) runSide(ctx context.Context, side Side, i, runs int) (*result.Run, error) {
-	tgt, fresh := j.kept[side], false
-	if tgt == nil {
-		var err error
-		if tgt, err = j.start(ctx, side); err != nil {
-			return nil, err
-		}
-		fresh = true
-	}
-	if fresh && !j.restartable(side) {
-		j.keep(side, tgt) // started elsewhere: the same one for every run
-		fresh = false
-	}
-	if fresh {
-		defer j.stop(tgt)
-	}
-	t := *tgt
-	t.label = side.String()
-	if j.plan.AA {
-		t.label = "base as " + side.String()
-	}
-	return j.b.runOnce(ctx, j.compiled, &t, i, runs)
-}
-
 // restartable reports whether side's target is one tailgate starts.
-func (j *abJob) restartable(side Side) bool { return j.target(side).Start != nil }
+func (j *abJob) restartable(side Side) bool { return j.plan.target(side).Start != nil }
 
-func (j *abJob) target(side Side) config.Target {
-	if side == Base || j.plan.AA {
-		return j.plan.Base
+// target is side's target: the base's on both sides of an A/A job.
+func (p ABPlan) target(side Side) config.Target {
+	if side == Base || p.AA {
+		return p.Base
 	}
-	return j.plan.Head
+	return p.Head
 }
 
 // startForJob starts both targets once for the whole job; an A/A job
@@ -281,43 +204,40 @@ func (j *abJob) startForJob(ctx context.Context) error {
 }
 
 func (j *abJob) keep(side Side, t *running) {
-	if j.kept == nil {
-		j.kept = map[Side]*running{}
-	}
 	j.kept[side] = t
-	file := map[Side]*result.File{Base: j.res.Base, Head: j.res.Head}[side]
-	file.TargetLog = t.logPath
+	j.res.file(side).TargetLog = t.logPath
 }
+
+func (r *ABResult) file(side Side) *result.File { return [2]*result.File{r.Base, r.Head}[side] }
 
 // start starts side's target and counts the time it took.
 func (j *abJob) start(ctx context.Context, side Side) (*running, error) {
-	began := time.Now()
-	t, err := j.b.start(ctx, j.target(side), side.String())
-	j.res.StartTime += time.Since(began)
-	j.b.spend(TimeStart, time.Since(began))
+	defer j.startTime(time.Now())
+	t, err := j.b.start(ctx, j.plan.target(side), side.String())
 	if err != nil {
 		return nil, err
 	}
 	j.res.Starts++
-	file := map[Side]*result.File{Base: j.res.Base, Head: j.res.Head}[side]
-	file.TargetLog = t.logPath
+	j.res.file(side).TargetLog = t.logPath
 	return t, nil
 }
 
 func (j *abJob) stop(t *running) {
-	began := time.Now()
+	defer j.startTime(time.Now())
 	t.stop()
+}
+
+// startTime counts the time since began as starting and stopping.
+func (j *abJob) startTime(began time.Time) {
 	j.res.StartTime += time.Since(began)
-	j.b.spend(TimeStart, time.Since(began))
+	j.b.timed(TimeStart, began)
 }
 
 // stopAll stops the targets kept for the job (the base once when it
 // stands on both sides).
 func (j *abJob) stopAll() {
-	seen := map[*running]bool{}
-	for _, t := range j.kept {
-		if !seen[t] {
-			seen[t] = true
+	for side, t := range j.kept {
+		if t != nil && (Side(side) == Base || t != j.kept[Base]) {
 			j.stop(t)
 		}
 	}

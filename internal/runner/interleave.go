@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -23,8 +24,9 @@ import (
 // alternating between them (Shape.AtOnce); after the last phase both
 // drain. Window w of every phase makes side's run w of the block, so a
 // block gives as many pairs of runs as a phase has windows, all marked
-// with the block (ABResult.Windows). plan.Look is called after every
-// block.
+// with the block (ABResult.Windows). Where blocks cannot run, a block is
+// one window pair of whole runs (wholeRuns). plan.Look is called after
+// every block.
 //
 // The two sides' windows of a pair are measured in the same moment or a
 // fraction of a second apart, so the machine's noise slower than that
@@ -37,8 +39,12 @@ func (j *abJob) runBlocks(ctx context.Context) (*ABResult, error) {
 	rng := rand.New(rand.NewPCG(uint64(j.b.Config.Seed), 0x1e))
 	j.res.Windows = &result.WindowPairs{}
 	setups := [2]*load.SetupCache{{}, {}}
+	unit := j.block
+	if !j.plan.Shape.Blocks() {
+		unit = j.wholeRuns
+	}
 	for blk := 0; blk < j.plan.MaxPairs; blk++ {
-		m, err := j.block(ctx, blk, rng, setups)
+		m, err := unit(ctx, blk, rng, setups)
 		if err != nil {
 			return nil, fmt.Errorf("block %d: %w", blk+1, err)
 		}
@@ -58,22 +64,44 @@ func (j *abJob) runBlocks(ctx context.Context) (*ABResult, error) {
 	return j.res, nil
 }
 
+// wholeRuns measures block blk where blocks cannot run: one window pair,
+// each window a whole run of its side (every phase after its own reset,
+// verify and drain), one side at a time in the block's order, on the
+// side's target kept for the job or started for its run alone.
+func (j *abJob) wholeRuns(ctx context.Context, blk int, rng *rand.Rand, _ [2]*load.SetupCache) (m blockRuns, err error) {
+	skip := j.skipped(blk, j.b.Config.Load.RunPhases())
+	for k, side := range j.windowOrder(blk, 1, rng) {
+		run, err := j.wholeRun(ctx, side, 2*blk+k, skip)
+		if err != nil {
+			return m, &SideError{Side: side.String(), Err: fmt.Errorf("%s run: %w", side, err)}
+		}
+		m.windows[side], m.block[side] = []result.Run{*run}, *run
+		j.res.Order = append(j.res.Order, side)
+	}
+	return m, nil
+}
+
+// wholeRun makes run i of side, labelled for the observer.
+func (j *abJob) wholeRun(ctx context.Context, side Side, i int, skip []bool) (*result.Run, error) {
+	tgts, stop, err := j.blockTargets(ctx, side)
+	defer stop()
+	if err != nil {
+		return nil, err
+	}
+	t := *tgts[side]
+	t.label = side.String()
+	if j.plan.AA {
+		t.label = "base as " + t.label
+	}
+	return j.b.runOnce(ctx, j.compiled, &t, i, 2*j.plan.MaxPairs, skip)
+}
+
 // blockRuns is what a block measured of each side: its windows (window w
-// of every phase merged into one run, as a whole run of a pair would
-// be) and the block's run (each phase's windows concatenated, then the
+// of every phase merged into one run, as a whole run is) and the block's run (each phase's windows concatenated, then the
 // phases merged).
 type blockRuns struct {
 	windows [2][]result.Run
 	block   [2]result.Run
-}
-
-// blockOf makes a side's block runs from its windows, phase by phase:
-// phases[w][p] is window w of phase p, counted[p] the counters' growth
-// over phase p's windows, which only the block's run has (its windows do
-// not: see phaseWindow.short).
-func blockOf(phases [][]result.Phase, counted []result.PhaseCounters) (windows []result.Run, block result.Run) {
-	windows = mergeWindows(phases)
-	return windows, result.CombineCounted(windows, counted)
 }
 
 // atOnce reports whether the job loads both sides at once in phase ph.
@@ -82,12 +110,9 @@ func (j *abJob) atOnce(ph config.PhaseLoad) bool { return j.plan.Shape.AtOnce(ph
 // sideBySideProblem says why the two sides cannot run at the same time, as
 // a block has both sides' processes up: tailgate
 // starts both, afresh for every unit, on one fixed address. Such a job
-// measures pairs of runs, one side at a time; "" when both can run.
+// measures whole runs, one side at a time; "" when both can run.
 func (p ABPlan) sideBySideProblem() string {
-	head := p.Head
-	if p.AA {
-		head = p.Base
-	}
+	head := p.target(Head)
 	if !p.Restart || p.Base.Start == nil || head.Start == nil || p.Base.UsesPort() || p.Base.URL != head.URL {
 		return ""
 	}
@@ -116,10 +141,7 @@ func (p ABPlan) DuetProblem() string {
 	if p.AA && !p.Restart {
 		return "one process stands on both sides (an A/A job with ab.restart: never)"
 	}
-	head := p.Head
-	if p.AA {
-		head = p.Base
-	}
+	head := p.target(Head)
 	if p.Base.Start == nil && head.Start == nil && p.Base.URL == head.URL {
 		return "both sides are the same target (" + p.Base.URL + ")"
 	}
@@ -153,7 +175,7 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 	obs.RunStarted(blk, j.plan.MaxPairs, BlockLabel)
 	defer func() { obs.RunDone(blk, nil, err) }()
 	obs.Step(blk, "start")
-	tgts, stop, err := j.blockTargets(ctx)
+	tgts, stop, err := j.blockTargets(ctx, Base, Head)
 	defer stop()
 	if err != nil {
 		return m, err
@@ -181,7 +203,7 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 		if err := j.prepareAndWarm(ctx, tgts, ph, blk, setups, order[:2]); err != nil {
 			return m, err
 		}
-		obs.Step(blk, fmt.Sprintf("%d windows", 2*windows)+phaseSuffix(ph.Name))
+		obs.Step(blk, stepName(fmt.Sprintf("%d windows", 2*windows), ph.Name))
 		spans := j.openCounters(ctx, tgts)
 		err := j.windows(ctx, tgts, ph, blk, setups, order, func(side Side, w int, run *result.Run) {
 			measured[side][w] = append(measured[side][w], result.Phase{Name: ph.Name, Run: *run})
@@ -198,8 +220,9 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 			return m, fmt.Errorf("%s: %w", side, err)
 		}
 	}
-	for _, side := range []Side{Base, Head} {
-		m.windows[side], m.block[side] = blockOf(measured[side], counted[side])
+	for _, side := range []Side{Base, Head} { // only the block's run has the counters (phaseWindow.short)
+		m.windows[side] = mergeWindows(measured[side])
+		m.block[side] = result.CombineCounted(m.windows[side], counted[side])
 	}
 	return m, nil
 }
@@ -229,14 +252,9 @@ func (j *abJob) prepareAndWarm(ctx context.Context, tgts [2]*running, ph config.
 // skipped says which of a block's phases plan.SkipPhase leaves out: none
 // in the first block, in a single phase, or when it would leave them all.
 func (j *abJob) skipped(blk int, phases []config.PhaseLoad) []bool {
-	skip := make([]bool, len(phases))
-	if j.plan.SkipPhase == nil || blk == 0 || len(phases) < 2 {
-		return skip
-	}
-	left := 0
+	skip, left := make([]bool, len(phases)), 0
 	for p, ph := range phases {
-		skip[p] = j.plan.SkipPhase(ph.Name)
-		if !skip[p] {
+		if skip[p] = j.plan.SkipPhase != nil && blk > 0 && len(phases) > 1 && j.plan.SkipPhase(ph.Name); !skip[p] {
 			left++
 		}
 	}
@@ -251,8 +269,7 @@ func (j *abJob) skipped(blk int, phases []config.PhaseLoad) []bool {
 // is too short to read them around each (phaseWindow.short).
 // Nothing is loaded then, so reading both together disturbs no
 // measurement. A side without counters has no span.
-func (j *abJob) openCounters(ctx context.Context, tgts [2]*running) [2]*target.PathWindow {
-	var spans [2]*target.PathWindow
+func (j *abJob) openCounters(ctx context.Context, tgts [2]*running) (spans [2]*target.PathWindow) {
 	j.eachCounted(func(side Side) bool { return len(tgts[side].path.Counters.Sources) > 0 }, func(side Side) {
 		spans[side] = target.Path{Counters: tgts[side].path.Counters}.Open(ctx)
 	})
@@ -261,8 +278,7 @@ func (j *abJob) openCounters(ctx context.Context, tgts [2]*running) [2]*target.P
 
 // closeCounters reads the counters again: each side's growth over the
 // phase's windows, with notes on those not read.
-func (j *abJob) closeCounters(ctx context.Context, spans [2]*target.PathWindow) [2]result.PhaseCounters {
-	var out [2]result.PhaseCounters
+func (j *abJob) closeCounters(ctx context.Context, spans [2]*target.PathWindow) (out [2]result.PhaseCounters) {
 	j.eachCounted(func(side Side) bool { return spans[side] != nil }, func(side Side) {
 		f := spans[side].Close(ctx)
 		out[side] = result.PhaseCounters{Values: f.Counters, Notes: f.Notes, Statements: f.Statements}
@@ -273,12 +289,7 @@ func (j *abJob) closeCounters(ctx context.Context, spans [2]*target.PathWindow) 
 // eachCounted runs read for the sides has selects, both at once, and
 // counts the time as TimeCounters.
 func (j *abJob) eachCounted(has func(Side) bool, read func(Side)) {
-	var sides []Side
-	for _, side := range []Side{Base, Head} {
-		if has(side) {
-			sides = append(sides, side)
-		}
-	}
+	sides := slices.DeleteFunc([]Side{Base, Head}, func(side Side) bool { return !has(side) })
 	if len(sides) == 0 {
 		return
 	}
@@ -291,23 +302,15 @@ func (j *abJob) eachCounted(has func(Side) bool, read func(Side)) {
 // a run of its own (RunDone gets nil).
 const BlockLabel = "block"
 
-func phaseSuffix(phase string) string {
-	if phase == "" {
-		return ""
-	}
-	return " " + phase
-}
-
 // Shape is how an A/B job makes its units, by one rule: blocks of short
 // windows, each phase's windows loading both sides at once or alternating
-// between them (AtOnce), or, where blocks cannot run, pairs of whole runs
-// (WholeRuns says why; each pair is a block of one window pair). In
-// blocks, Windows is the windows of each side per phase (the same in every
-// phase, so that window w of each phase makes one run) and Window their
-// measured length.
+// between them (AtOnce), or, where blocks cannot run, of one window pair
+// of whole runs (WholeRuns says why; Windows is 1). Windows is the windows
+// of each side per phase (the same in every phase, so that window w of
+// each phase makes one run) and Window their measured length.
 type Shape struct {
-	// WholeRuns says why the job measures pairs of whole runs; "" for
-	// blocks.
+	// WholeRuns says why each block is one pair of whole runs; "" for
+	// blocks of windows.
 	WholeRuns string
 	// Alternate says why every phase alternates between the sides (they
 	// cannot be told apart while both are loaded); "" when they can.
@@ -354,7 +357,7 @@ func (b *Benchmark) Resolve(plan ABPlan) ABPlan {
 	}
 	s.resolved = true
 	if s.WholeRuns = b.blocksProblem(plan); s.WholeRuns != "" {
-		s.Windows, s.Window, s.WindowWarmup = 0, 0, 0
+		s.Windows, s.Window, s.WindowWarmup = 1, 0, 0 // one window pair, each window a whole run
 		return plan
 	}
 	s.Alternate = plan.DuetProblem()
@@ -374,9 +377,9 @@ func (b *Benchmark) Resolve(plan ABPlan) ABPlan {
 	return plan
 }
 
-// blockTargets are the two sides' targets for a block: those kept for the
+// blockTargets are the sides' targets for a block: those kept for the
 // job, else started now; stop stops those started for the block.
-func (j *abJob) blockTargets(ctx context.Context) ([2]*running, func(), error) {
+func (j *abJob) blockTargets(ctx context.Context, sides ...Side) ([2]*running, func(), error) {
 	var tgts [2]*running
 	var started []*running
 	stop := func() {
@@ -384,7 +387,7 @@ func (j *abJob) blockTargets(ctx context.Context) ([2]*running, func(), error) {
 			j.stop(t)
 		}
 	}
-	for _, side := range []Side{Base, Head} {
+	for _, side := range sides {
 		if t := j.kept[side]; t != nil {
 			tgts[side] = t
 			continue
@@ -507,16 +510,19 @@ func (j *abJob) measureWindow(ctx context.Context, tgt *running, side Side, ph c
 // the observer hears of whole blocks, numbered blk).
 func (j *abJob) runIndex(blk, w int) int { return blk*config.MaxWindows + w }
 
-// mergeWindows makes each window's phases one run (result.MergePhases), as a run
-// of a pair of whole runs would be.
+// mergeWindows makes each window's phases one run, as a whole run's are.
 func mergeWindows(windows [][]result.Phase) []result.Run {
 	out := make([]result.Run, 0, len(windows))
 	for _, phases := range windows {
-		run := phases[0].Run
-		if len(phases) > 1 {
-			run = *result.MergePhases(phases)
-		}
-		out = append(out, run)
+		out = append(out, *merged(phases))
 	}
 	return out
+}
+
+// merged is a run's phases as one run: the phase's own when it has one.
+func merged(phases []result.Phase) *result.Run {
+	if len(phases) == 1 {
+		return &phases[0].Run
+	}
+	return result.MergePhases(phases)
 }

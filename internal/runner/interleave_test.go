@@ -243,26 +243,29 @@ func readLines(t *testing.T, path string) int {
 // window and block run is marked skipped and holds nothing measured, so
 // the metrics taken from it (here the open phase's latency) are absent
 // from those runs, never zero and never the other phase's; the first
-// block measures every phase, and a block is never left empty.
+// block measures every phase, and a block is never left empty. A block
+// of whole runs leaves it out of both runs alike.
 func TestBlocksLeaveOutDecidedPhases(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	for _, skip := range []string{"latency", "capacity latency"} {
-		t.Run(skip, func(t *testing.T) {
+	for _, c := range []struct{ skip, whole string }{{"latency", ""}, {"capacity latency", ""}, {"latency", "whole runs under test"}} {
+		skip := c.skip
+		t.Run(skip+c.whole, func(t *testing.T) {
 			t.Parallel()
-			tag := strings.ReplaceAll(skip, " ", "-")
+			tag := strings.ReplaceAll(skip+c.whole, " ", "-")
 			base, head := serviceTarget(t, dir+"/b"+tag+".env"), serviceTarget(t, dir+"/h"+tag+".env")
 			r := abBenchmark(t, base.URL)
+			d := config.Duration(200 * time.Millisecond) // a whole run's phases' (a block's windows are Window)
 			r.Config.Load.Phases = []config.Phase{
-				{Name: "capacity", Model: config.ModelClosed, VUs: 2},
-				{Name: "latency", Model: config.ModelOpen, Rate: config.Rate{PerSecond: 50}, MaxInflight: 8},
+				{Name: "capacity", Model: config.ModelClosed, VUs: 2, Duration: d},
+				{Name: "latency", Model: config.ModelOpen, Rate: config.Rate{PerSecond: 50}, MaxInflight: 8, Duration: d},
 			}
 			var asked []string
 			plan := ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxPairs: 3, Restart: false, Look: (&look{}).look,
 				SkipPhase: func(name string) bool {
 					asked = append(asked, name)
 					return slices.Contains(strings.Fields(skip), name)
-				}, Shape: Shape{Windows: 2, Window: 150 * time.Millisecond, WindowWarmup: 20 * time.Millisecond}}
+				}, Shape: Shape{WholeRuns: c.whole, Windows: 2, Window: 150 * time.Millisecond, WindowWarmup: 20 * time.Millisecond}}
 			res, err := r.RunAB(context.Background(), plan)
 			if err != nil {
 				t.Fatal(err)

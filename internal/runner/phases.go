@@ -17,13 +17,18 @@ import (
 var setByOpenLoad = []string{result.IterationsPerSec, result.RequestsPerSec}
 
 // measure is one run's measurement, each phase after its own reset,
-// verify and drain, then a drain; a run of several phases is merged into
-// one Run (result.MergePhases) that keeps every phase's own figures.
-func (b *Benchmark) measure(ctx context.Context, plan *scenario.Plan, tgt *running, i int) (*result.Run, error) {
+// verify and drain (but those skip marks), then a drain; a run of several
+// phases is merged into one Run (result.MergePhases) that keeps every
+// phase's own figures.
+func (b *Benchmark) measure(ctx context.Context, plan *scenario.Plan, tgt *running, i int, skip []bool) (*result.Run, error) {
 	phases := b.Config.Load.RunPhases()
 	clock := phaseClock{total: b.Config.Load.RunTime()}
 	measured := make([]result.Phase, 0, len(phases))
-	for _, ph := range phases {
+	for p, ph := range phases {
+		if p < len(skip) && skip[p] {
+			measured = append(measured, result.SkippedPhase(ph.Name, ph.Load.Model))
+			continue
+		}
 		run, err := b.measurePhase(ctx, plan, tgt, i, ph, clock, phaseWindow{prepare: true})
 		if err != nil {
 			return nil, err
@@ -31,10 +36,7 @@ func (b *Benchmark) measure(ctx context.Context, plan *scenario.Plan, tgt *runni
 		measured = append(measured, result.Phase{Name: ph.Name, Run: *run})
 		clock.done += ph.Load.Warmup.D() + ph.Load.Duration.D()
 	}
-	run := &measured[0].Run
-	if len(measured) > 1 {
-		run = result.MergePhases(measured)
-	}
+	run := merged(measured)
 	run.Index = i
 	return run, b.drainAfter(ctx, tgt, i)
 }

@@ -136,7 +136,7 @@ func (b *Benchmark) Run(ctx context.Context) (*result.File, error) {
 	b.Sharding.record(out)
 	runs := b.Config.Load.Runs
 	for i := 0; i < runs; i++ {
-		run, err := b.runOnce(ctx, plan, tgt, i, runs)
+		run, err := b.runOnce(ctx, plan, tgt, i, runs, nil)
 		if err != nil {
 			return nil, fmt.Errorf("run %d of %d: %w", i+1, runs, err)
 		}
@@ -153,19 +153,20 @@ func (b *Benchmark) compile() (*scenario.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range b.Config.Warnings(openLogins(plan)) {
+	for _, w := range b.Warnings(plan) {
 		fmt.Fprintf(b.log(), "warning: %s\n", w)
 	}
 	return plan, nil
 }
 
-// openLogins counts the logins of an open phase's workers by the plan
-// (nil without one: engine: command has no setup steps of tailgate's).
-func openLogins(plan *scenario.Plan) func(int) int {
+// Warnings are the config's warnings (config.Warnings), an open phase's
+// workers' logins counted by plan (none without one: engine: command has
+// no setup steps of tailgate's).
+func (b *Benchmark) Warnings(plan *scenario.Plan) []string {
 	if plan == nil {
-		return nil
+		return b.Config.Warnings(nil)
 	}
-	return func(workers int) int { return plan.Logins(true, workers) }
+	return b.Config.Warnings(func(workers int) int { return plan.Logins(true, workers) })
 }
 
 // Compile checks that the scenarios can be run as written: templates,
@@ -195,9 +196,10 @@ func (b *Benchmark) newFile() *result.File {
 	}
 }
 
-// runOnce is one sample: reset → verify → drain → warm-up + measure → drain.
-// A target tailgate started that has ended fails the run.
-func (b *Benchmark) runOnce(ctx context.Context, plan *scenario.Plan, tgt *running, i, runs int) (run *result.Run, err error) {
+// runOnce is one sample: reset → verify → drain → warm-up + measure → drain,
+// leaving out the phases skip marks. A target tailgate started that has
+// ended fails the run.
+func (b *Benchmark) runOnce(ctx context.Context, plan *scenario.Plan, tgt *running, i, runs int, skip []bool) (run *result.Run, err error) {
 	obs := b.observer()
 	obs.RunStarted(i, runs, tgt.label)
 	defer func() { obs.RunDone(i, run, err) }()
@@ -232,7 +234,7 @@ func (b *Benchmark) runOnce(ctx context.Context, plan *scenario.Plan, tgt *runni
 		}
 		return run, b.drainAfter(ctx, tgt, i)
 	}
-	return b.measure(ctx, plan, tgt, i)
+	return b.measure(ctx, plan, tgt, i, skip)
 }
 
 // drainAfter waits until the target is idle again after a run.

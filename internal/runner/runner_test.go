@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -201,6 +202,10 @@ func TestRunIsCancelledWithoutAResult(t *testing.T) {
 
 func TestOrder(t *testing.T) {
 	t.Parallel()
+	// The order of a block's window pairs (a block of whole runs has one).
+	Order := func(kind string, pairs int, seed int64) []Side {
+		return (&abJob{plan: ABPlan{Order: kind}}).windowOrder(0, pairs, rand.New(rand.NewPCG(uint64(seed), 0x1e)))
+	}
 	abba := Order(config.OrderABBA, 3, 1)
 	if want := []Side{Base, Head, Head, Base, Base, Head}; !slices.Equal(abba, want) {
 		t.Errorf("abba order = %v, want %v", abba, want)

@@ -1,8 +1,7 @@
 package runner
 
 import (
-	"fmt"
-	"strings"
+	"maps"
 	"time"
 )
 
@@ -21,36 +20,11 @@ const (
 	TimeCounters = "counters" // reading the work counters around a block's phase
 )
 
-// spentOrder is the order the stages are reported in.
-var spentOrder = []string{TimeBuild, TimeStart, TimePrepare, TimeDrain, TimeSetup, TimeLoad, TimeWarmup, TimeCounters, TimeMeasured}
+// SpentOrder is the order the stages are reported in.
+var SpentOrder = []string{TimeBuild, TimeStart, TimePrepare, TimeDrain, TimeSetup, TimeLoad, TimeWarmup, TimeCounters, TimeMeasured}
 
 // Spent is wall time by stage.
 type Spent map[string]time.Duration
-
-// Total is the time of all stages.
-func (s Spent) Total() time.Duration {
-	var t time.Duration
-	for _, d := range s {
-		t += d
-	}
-	return t
-}
-
-// String is "start 1.2 s, prepare 0.4 s, …", in a fixed order, with each
-// stage's share of the total.
-func (s Spent) String() string {
-	total := s.Total()
-	if total <= 0 {
-		return ""
-	}
-	var parts []string
-	for _, k := range spentOrder {
-		if d, ok := s[k]; ok && d > 0 {
-			parts = append(parts, fmt.Sprintf("%s %.1f s (%.0f %%)", k, d.Seconds(), 100*d.Seconds()/total.Seconds()))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
 
 // spend adds d to stage k (a negative d, from a clock that ran short, is
 // dropped).
@@ -73,9 +47,5 @@ func (b *Benchmark) timed(k string, began time.Time) { b.spend(k, time.Since(beg
 func (b *Benchmark) SpentSoFar() Spent {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := Spent{}
-	for k, d := range b.spent {
-		out[k] = d
-	}
-	return out
+	return maps.Clone(b.spent)
 }
