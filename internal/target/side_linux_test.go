@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -37,6 +38,7 @@ func sealedSides(t *testing.T, sockets ...string) sides {
 		Base: seal.Side{Name: "base", Tree: baseTree}, Head: seal.Side{Name: "head", Tree: headTree},
 		TempDir: s.tmp, Shared: shared, Sockets: sockets, State: state(t, shared),
 	})
+	t.Cleanup(func() { base.Release(); head.Release() }) // before the state's removal
 	s.head = sealedOrSkip(t, head)
 	s.head.Environ, s.head.Dir = environ, headTree
 	s.base = s.head
@@ -195,11 +197,18 @@ func TestChildrenGetNoTailgateBin(t *testing.T) {
 	}
 }
 
-// A side's commands run at once (its service and its reset): each mounts
-// the side's layers over the same upper directories, and both work.
+// A side's commands that run at once (its service and its reset) share
+// one layer, mounted by the side's holder: each sees what the other
+// writes to $HOME and $TMPDIR while both run (an overlay per command over
+// the same upper directory does not: the service never sees the reset's
+// file); the other side sees none of it, and the holder ends with the job.
 func TestSideCommandsRunAtOnce(t *testing.T) {
 	s := sealedSides(t)
-	svc, err := s.head.newProc(context.Background(), &config.Command{Args: []string{"sh", "-c", `echo up > "$HOME/svc" && sleep 30`}})
+	wait := func(files string) string {
+		return `for i in $(seq 100); do [ -e ` + files + ` ] && break; sleep 0.1; done; `
+	}
+	svc, err := s.head.newProc(context.Background(), &config.Command{Args: []string{"sh", "-c", `echo up > "$HOME/svc" && echo up > "$TMPDIR/svc" && ` +
+		wait(`"$HOME/reset" ] && [ -e "$TMPDIR/reset"`) + `cat "$HOME/reset" "$TMPDIR/reset" > "$HOME/seen"; sleep 30`}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,9 +216,43 @@ func TestSideCommandsRunAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { signalGroup(svc.group(), 9); svc.wait() }()
-	if got := sh(t, s.head, `for i in 1 2 3 4 5 6 7 8 9 10; do [ -e "$HOME/svc" ] && break; sleep 0.2; done; echo reset > "$HOME/reset"; cat "$HOME/svc" "$HOME/reset"`); got != "up\nreset\n" {
-		t.Errorf("the head's second command read %q while its first ran", got)
+	got := sh(t, s.head, wait(`"$HOME/svc"`)+`echo reset > "$HOME/reset"; echo reset > "$TMPDIR/reset"; `+wait(`"$HOME/seen"`)+`cat "$HOME/svc" "$TMPDIR/svc" "$HOME/seen"`)
+	if got != "up\nup\nreset\nreset\n" {
+		t.Errorf("the head's two commands, running at once, saw %q of each other's writes", got)
 	}
+	if got := sh(t, s.base, `cat "$HOME/svc" "$HOME/reset" "$HOME/seen" "$TMPDIR/svc" "$TMPDIR/reset" 2>/dev/null; true`); got != "" {
+		t.Errorf("the base saw the head's writes: %q", got)
+	}
+	if n := len(holders(t, s.head.Seal)); n != 1 {
+		t.Errorf("the head has %d holders while its commands run, want 1", n)
+	}
+	signalGroup(svc.group(), 9)
+	svc.wait()
+	s.head.Seal.Release()
+	if pids := holders(t, s.head.Seal); len(pids) > 0 {
+		t.Errorf("the head's holder is left after the job: %v", pids)
+	}
+	if _, _, err := runCommand(context.Background(), &config.Command{Args: []string{"true"}}, s.head); err == nil || !strings.Contains(err.Error(), "job has ended") {
+		t.Errorf("a command of the head after the job's end: %v", err)
+	}
+}
+
+// holders are the pids of the processes that hold spec's layers.
+func holders(t *testing.T, spec *seal.Spec) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skip(err)
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(cmdline), HoldFlag+"\x00"+spec.Encode()) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // A side that cannot have its layer does not start, and the error names
