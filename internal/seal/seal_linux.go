@@ -522,7 +522,19 @@ func statusIDs(path string) (ppid int, nspids []int, ok bool) {
 // prefix's. Each is resolved; one inside another, relative ones and /
 // are left out.
 func Shared(environ []string) []string {
-	var dirs []string
+	var dirs, mounts []string
+	if data, err := os.ReadFile("/proc/self/mountinfo"); err == nil {
+		for line := range strings.Lines(string(data)) {
+			if f := strings.Fields(line); len(f) > 4 {
+				mounts = append(mounts, f[4])
+			}
+		}
+	}
+	// mountedBelow: an overlay on dir would hide what is mounted below it
+	// (without mountinfo, anything might be).
+	mountedBelow := func(dir string) bool {
+		return mounts == nil || slices.ContainsFunc(mounts, func(m string) bool { return m != dir && within(m, dir) })
+	}
 	home := Getenv(environ, "HOME")
 	for _, d := range append([]string{home, "/tmp"}, filepath.SplitList(Getenv(environ, "PATH"))...) {
 		if !filepath.IsAbs(d) || (d != home && d != "/tmp" && unix.Access(d, unix.W_OK) != nil) {
@@ -542,21 +554,6 @@ func Shared(environ []string) []string {
 	return slices.DeleteFunc(slices.Clone(dirs), func(d string) bool {
 		return slices.ContainsFunc(dirs, func(o string) bool { return o != d && within(d, o) })
 	})
-}
-
-// mountedBelow says whether something is mounted below dir, which an
-// overlay on dir would hide.
-func mountedBelow(dir string) bool {
-	data, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		return true
-	}
-	for line := range strings.Lines(string(data)) {
-		if f := strings.Fields(line); len(f) > 4 && f[4] != dir && within(f[4], dir) {
-			return true
-		}
-	}
-	return false
 }
 
 // RootSockets are the sockets of container engines on this machine (the
