@@ -281,7 +281,6 @@ func (s *Spec) Trees(argv []string) ([]*os.File, error) {
 	if h.err != nil {
 		return nil, h.err
 	}
-	h.conn.SetDeadline(time.Now().Add(20 * time.Second))
 	if _, err := h.conn.Write([]byte("t")); err != nil {
 		return nil, fmt.Errorf("asking the %s side's holder for its layers: %w", s.Side, err)
 	}
@@ -306,14 +305,15 @@ func (h *holder) start(s *Spec, argv []string) error {
 	h.conn = conn.(*net.UnixConn)
 	cmd := exec.Command(argv[0], append(argv[1:], s.Encode())...)
 	cmd.Env, cmd.ExtraFiles = []string{}, []*os.File{theirs}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// No parent-death signal: it follows the thread that forked, which
+	// may end before the job; the socket's end-of-file does not.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	nsAttr(cmd.SysProcAttr, syscall.CLONE_NEWNS)
 	if err := Start(cmd); err != nil {
 		h.conn.Close()
 		return fmt.Errorf("starting the %s side's holder: %w", s.Side, err)
 	}
 	h.cmd = cmd
-	h.conn.SetDeadline(time.Now().Add(20 * time.Second))
 	if _, err := h.read(s, 0); err != nil {
 		h.stop()
 		return err
@@ -323,6 +323,7 @@ func (h *holder) start(s *Spec, argv []string) error {
 
 // read reads the holder's answer: "ok" and n files, or why not.
 func (h *holder) read(s *Spec, n int) ([]*os.File, error) {
+	h.conn.SetReadDeadline(time.Now().Add(20 * time.Second))
 	buf, oob := make([]byte, 4096), make([]byte, unix.CmsgSpace(4*n))
 	m, oobn, _, _, err := h.conn.ReadMsgUnix(buf, oob)
 	if err != nil {

@@ -1,7 +1,9 @@
 package target
 
 import (
+	"bufio"
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -10,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/seal"
@@ -204,11 +207,9 @@ func TestChildrenGetNoTailgateBin(t *testing.T) {
 // file); the other side sees none of it, and the holder ends with the job.
 func TestSideCommandsRunAtOnce(t *testing.T) {
 	s := sealedSides(t)
-	wait := func(files string) string {
-		return `for i in $(seq 100); do [ -e ` + files + ` ] && break; sleep 0.1; done; `
-	}
+	wait := func(test string) string { return `for i in $(seq 100); do ` + test + ` && break; sleep 0.1; done; ` }
 	svc, err := s.head.newProc(context.Background(), &config.Command{Args: []string{"sh", "-c", `echo up > "$HOME/svc" && echo up > "$TMPDIR/svc" && ` +
-		wait(`"$HOME/reset" ] && [ -e "$TMPDIR/reset"`) + `cat "$HOME/reset" "$TMPDIR/reset" > "$HOME/seen"; sleep 30`}})
+		wait(`[ -s "$HOME/reset" ] && [ -s "$TMPDIR/reset" ]`) + `cat "$HOME/reset" "$TMPDIR/reset" > "$HOME/seen.tmp" && mv "$HOME/seen.tmp" "$HOME/seen"; sleep 30`}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +217,7 @@ func TestSideCommandsRunAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { signalGroup(svc.group(), 9); svc.wait() }()
-	got := sh(t, s.head, wait(`"$HOME/svc"`)+`echo reset > "$HOME/reset"; echo reset > "$TMPDIR/reset"; `+wait(`"$HOME/seen"`)+`cat "$HOME/svc" "$TMPDIR/svc" "$HOME/seen"`)
+	got := sh(t, s.head, wait(`[ -s "$HOME/svc" ]`)+`echo reset > "$HOME/reset"; echo reset > "$TMPDIR/reset"; `+wait(`[ -s "$HOME/seen" ]`)+`cat "$HOME/svc" "$TMPDIR/svc" "$HOME/seen"`)
 	if got != "up\nup\nreset\nreset\n" {
 		t.Errorf("the head's two commands, running at once, saw %q of each other's writes", got)
 	}
@@ -234,6 +235,53 @@ func TestSideCommandsRunAtOnce(t *testing.T) {
 	}
 	if _, _, err := runCommand(context.Background(), &config.Command{Args: []string{"true"}}, s.head); err == nil || !strings.Contains(err.Error(), "job has ended") {
 		t.Errorf("a command of the head after the job's end: %v", err)
+	}
+}
+
+// holdingEnv makes the test binary a tailgate that runs one command of
+// the side it seals (the spec), says so and waits to be killed.
+const holdingEnv = "TAILGATE_TARGET_TEST_HOLDING"
+
+func actHolding(arg string) int {
+	spec, err := seal.Decode(arg)
+	if err == nil {
+		ch := Children{Environ: os.Environ(), Supervisor: OwnSupervisor(supervisorArg), Seal: spec}
+		_, _, err = runCommand(context.Background(), &config.Command{Args: []string{"true"}}, ch)
+	}
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	fmt.Println("ran")
+	time.Sleep(time.Minute)
+	return 0
+}
+
+// A side's holder ends when tailgate is killed: nothing is left.
+func TestHolderEndsWithTailgate(t *testing.T) {
+	s := sealedSides(t)
+	cmd := exec.Command(testExe(t))
+	cmd.Env = append(os.Environ(), holdingEnv+"="+s.base.Seal.Encode())
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ran\n" {
+		t.Fatalf("the tailgate said %q", line)
+	}
+	if n := len(holders(t, s.base.Seal)); n != 1 {
+		t.Fatalf("%d holders while tailgate runs, want 1", n)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	for end := time.Now().Add(5 * time.Second); len(holders(t, s.base.Seal)) > 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("the holder is left after tailgate was killed: %v", holders(t, s.base.Seal))
+		}
 	}
 }
 
