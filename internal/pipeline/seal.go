@@ -24,10 +24,14 @@ type sealing struct {
 	state string                // the sides' own files for the job (seal.NewState)
 }
 
-// remove removes the sides' own files at the job's end.
+// remove ends the sides' holders and removes their own files at the
+// job's end (also when it is interrupted).
 func (s *sealing) remove(env Env) {
 	if s == nil || s.state == "" {
 		return
+	}
+	for _, spec := range s.specs {
+		spec.Release()
 	}
 	if err := seal.RemoveState(s.state); err != nil {
 		fmt.Fprintf(env.log(), "warning: removing the sides' own files: %v\n", err)
@@ -67,17 +71,17 @@ func sealSides(ctx context.Context, env Env, o ABOptions, ab config.AB, cfg *con
 			s.Pinned = append(s.Pinned, filepath.ToSlash(rel))
 		}
 	}
-	specs := map[string]*seal.Spec{runner.Base.String(): base, runner.Head.String(): head}
+	s.specs = map[string]*seal.Spec{runner.Base.String(): base, runner.Head.String(): head}
 	err := stateErr
 	if err == nil {
-		err = checkSeals(ctx, env, specs, s.Dirs)
+		err = checkSeals(ctx, env, s.specs, s.Dirs)
 	}
 	switch {
 	case err == nil:
-		s.specs = specs
 		return s, nil
 	case ab.Unsealed == config.UnsealedAllow:
 		s.remove(env)
+		s.specs = nil
 		s.Unsealed = err.Error()
 		fmt.Fprintf(env.log(), "warning: the sides run unsealed (ab.unsealed: allow): %v\n", err)
 		return s, nil

@@ -8,9 +8,10 @@
 // the job's state are empty read-only directories; its TMPDIR and
 // /dev/shm are its own for the whole job (kept under the state); the
 // runner's $HOME, /tmp and writable PATH directories are overlays whose
-// writes land in the side's own layer; container engines' sockets are
-// /dev/null; /proc shows its own processes only, so that it can neither
-// signal nor trace the other side, nor tailgate. With benchmark_from:
+// writes land in the side's own layer, mounted once for the job (Trees);
+// container engines' sockets are /dev/null; /proc shows its own processes
+// only, so that it can neither signal nor trace the other side, nor
+// tailgate. With benchmark_from:
 // base the files the procedure runs (Runs) are the base commit's,
 // mounted over the head tree's (Pin).
 //
@@ -25,11 +26,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Spec is what one side's children see: the mounts the supervisor makes
@@ -63,6 +67,29 @@ type Spec struct {
 	// namespace (root's whole range when tailgate is root).
 	UID int `json:"uid"`
 	GID int `json:"gid"`
+
+	held *holder // the side's holder (Trees), started at its first command
+}
+
+// holder is tailgate's end of the process that holds a side's layers for
+// the whole job (Hold), started at the side's first command.
+type holder struct {
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	conn *net.UnixConn
+	err  error // why it did not start, or that the job has ended
+}
+
+// holding guards Spec.held.
+var holding sync.Mutex
+
+func (s *Spec) holder() *holder {
+	holding.Lock()
+	defer holding.Unlock()
+	if s.held == nil {
+		s.held = &holder{}
+	}
+	return s.held
 }
 
 // Layer is an overlay on Dir whose upper directory (the side's writes)

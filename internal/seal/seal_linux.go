@@ -2,7 +2,9 @@ package seal
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -24,7 +27,11 @@ const Supported = true
 // own, in which it is root over those namespaces only: mapped to
 // tailgate's uid and gid, it can mount there and nothing more.
 func SupervisorAttr(attr *syscall.SysProcAttr) {
-	attr.Cloneflags |= syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC
+	nsAttr(attr, syscall.CLONE_NEWNS|syscall.CLONE_NEWPID|syscall.CLONE_NEWIPC)
+}
+
+func nsAttr(attr *syscall.SysProcAttr, flags uintptr) {
+	attr.Cloneflags |= flags
 	if os.Geteuid() == 0 {
 		return
 	}
@@ -120,9 +127,11 @@ func Enter(s *Spec) error {
 		}
 		held[p] = fd
 	}
-	for _, l := range s.Layers {
-		if err := layer(l, s.UID != 0); err != nil {
-			return fmt.Errorf("giving the %s side a layer of its own over %s (overlayfs; in a user namespace it needs Linux 5.11 or later): %w", s.Side, l.Dir, err)
+	for i, l := range s.Layers {
+		err := unix.MoveMount(LayerFD+i, "", unix.AT_FDCWD, l.Dir, unix.MOVE_MOUNT_F_EMPTY_PATH)
+		unix.Close(LayerFD + i)
+		if err != nil {
+			return fmt.Errorf("giving the %s side its layer over %s: %w", s.Side, l.Dir, err)
 		}
 	}
 	for _, r := range s.Real {
@@ -218,9 +227,8 @@ func ownDir(dir string, shm bool) error {
 }
 
 // layer mounts an overlay on l.Dir: the directory as it is below, the
-// side's writes in l.Upper, kept for the job, and a work directory of this
-// mount's own (each of the side's commands mounts its own overlay). In a
-// user namespace the overlay keeps its attributes in user.* xattrs.
+// side's writes in l.Upper, kept for the job. In a user namespace the
+// overlay keeps its attributes in user.* xattrs.
 func layer(l Layer, userns bool) error {
 	for _, p := range []string{l.Dir, l.Upper, l.Work} {
 		if strings.ContainsAny(p, ",:\\") {
@@ -233,20 +241,191 @@ func layer(l Layer, userns bool) error {
 	if err := os.MkdirAll(l.Work, 0o700); err != nil {
 		return err
 	}
-	work, err := os.MkdirTemp(l.Work, "w")
-	if err != nil {
-		return err
-	}
-	opts := "lowerdir=" + l.Dir + ",upperdir=" + l.Upper + ",workdir=" + work + ",index=off"
+	opts := "lowerdir=" + l.Dir + ",upperdir=" + l.Upper + ",workdir=" + l.Work + ",index=off"
 	if userns {
 		opts += ",userxattr"
 	}
 	// volatile: the layer is the job's alone, never worth a sync of the
-	// disk under it when the command's namespace ends (Linux 5.10+).
+	// disk under it when the holder ends (Linux 5.10+).
 	if err := unix.Mount("tailgate-layer", l.Dir, "overlay", 0, opts+",volatile"); err != unix.EINVAL {
 		return err
 	}
 	return unix.Mount("tailgate-layer", l.Dir, "overlay", 0, opts)
+}
+
+// LayerFD is the supervisor's fd of the first of its side's layers
+// (Trees), after its two pipes.
+const LayerFD = 5
+
+// Trees are a copy of each of the side's layers as its holder mounted
+// them, for one command's supervisor to attach (Enter, from LayerFD on);
+// none when the side has no layers. The first call starts the holder
+// (Hold), argv being tailgate's command line that runs it.
+//
+// One overlay per side, whatever number of its commands run at once (its
+// service and its reset): overlays of their own over one upper directory
+// would leave what one sees of the other's writes undefined. The copies
+// are of that one mount; a command cannot join the holder's namespaces
+// instead, because the kernel lets only a single-threaded process enter
+// a user namespace, and a Go program never is one.
+func (s *Spec) Trees(argv []string) ([]*os.File, error) {
+	if len(s.Layers) == 0 {
+		return nil, nil
+	}
+	h := s.holder()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.cmd == nil && h.err == nil {
+		h.err = h.start(s, argv)
+	}
+	if h.err != nil {
+		return nil, h.err
+	}
+	if _, err := h.conn.Write([]byte("t")); err != nil {
+		return nil, fmt.Errorf("asking the %s side's holder for its layers: %w", s.Side, err)
+	}
+	return h.read(s, len(s.Layers))
+}
+
+// start starts the holder in a user and mount namespace of its own (Hold),
+// in a process group of its own (Ctrl-C reaches tailgate, which ends it),
+// and waits for its layers.
+func (h *holder) start(s *Spec, argv []string) error {
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	mine, theirs := os.NewFile(uintptr(pair[0]), "holder"), os.NewFile(uintptr(pair[1]), "holder")
+	defer theirs.Close()
+	conn, err := net.FileConn(mine)
+	mine.Close()
+	if err != nil {
+		return err
+	}
+	h.conn = conn.(*net.UnixConn)
+	cmd := exec.Command(argv[0], append(argv[1:], s.Encode())...)
+	cmd.Env, cmd.ExtraFiles = []string{}, []*os.File{theirs}
+	// No parent-death signal: it follows the thread that forked, which
+	// may end before the job; the socket's end-of-file does not.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	nsAttr(cmd.SysProcAttr, syscall.CLONE_NEWNS)
+	if err := Start(cmd); err != nil {
+		h.conn.Close()
+		return fmt.Errorf("starting the %s side's holder: %w", s.Side, err)
+	}
+	h.cmd = cmd
+	if _, err := h.read(s, 0); err != nil {
+		h.stop()
+		return err
+	}
+	return nil
+}
+
+// read reads the holder's answer: "ok" and n files, or why not.
+func (h *holder) read(s *Spec, n int) ([]*os.File, error) {
+	h.conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+	buf, oob := make([]byte, 4096), make([]byte, unix.CmsgSpace(4*n))
+	m, oobn, _, _, err := h.conn.ReadMsgUnix(buf, oob)
+	if err != nil {
+		return nil, fmt.Errorf("the %s side's holder ended: %w", s.Side, err)
+	}
+	var files []*os.File
+	if msgs, _ := unix.ParseSocketControlMessage(oob[:oobn]); len(msgs) == 1 {
+		fds, _ := unix.ParseUnixRights(&msgs[0])
+		for _, fd := range fds {
+			files = append(files, os.NewFile(uintptr(fd), "layer"))
+		}
+	}
+	if msg := string(buf[:m]); msg != "ok" || len(files) != n {
+		for _, f := range files {
+			f.Close()
+		}
+		return nil, errors.New(strings.TrimPrefix(msg, "failed "))
+	}
+	return files, nil
+}
+
+// Release ends the side's holder at the job's end (it also ends when
+// tailgate does: its socket closes); the side starts no command after.
+func (s *Spec) Release() {
+	h := s.holder()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.cmd != nil {
+		h.stop()
+	}
+	h.err = fmt.Errorf("the %s side's job has ended", s.Side)
+}
+
+func (h *holder) stop() {
+	h.conn.Close()
+	done := make(chan struct{})
+	go func() {
+		h.cmd.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		h.cmd.Process.Kill()
+		<-done
+	}
+	h.cmd = nil
+}
+
+// Hold is the body of a side's holder (Trees), started in a user and
+// mount namespace of its own with a socket on fd 3: it mounts the side's
+// layers there and answers "ok" (or why not), then answers each request
+// with a copy of each layer's mount (open_tree); it ends when the socket
+// closes.
+func Hold(arg string) int {
+	s, err := Decode(arg)
+	if err == nil {
+		err = unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, "")
+	}
+	for i := 0; err == nil && i < len(s.Layers); i++ {
+		if err = layer(s.Layers[i], s.UID != 0); err != nil {
+			err = fmt.Errorf("giving the %s side a layer of its own over %s (overlayfs; in a user namespace it needs Linux 5.11 or later): %w", s.Side, s.Layers[i].Dir, err)
+		}
+	}
+	if err != nil {
+		unix.Sendmsg(3, []byte("failed "+err.Error()), nil, nil, 0)
+		return 1
+	}
+	var fds []int
+	for {
+		var oob []byte
+		if len(fds) > 0 {
+			oob = unix.UnixRights(fds...)
+		}
+		err := unix.Sendmsg(3, []byte("ok"), oob, nil, 0)
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		if err != nil || !request() {
+			return 0
+		}
+		fds = fds[:0]
+		for _, l := range s.Layers {
+			fd, err := unix.OpenTree(unix.AT_FDCWD, l.Dir, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+			if err != nil {
+				unix.Sendmsg(3, []byte(fmt.Sprintf("failed copying the %s side's layer over %s: %v", s.Side, l.Dir, err)), nil, nil, 0)
+				return 1
+			}
+			fds = append(fds, fd)
+		}
+	}
+}
+
+// request waits for the next request on fd 3: false once it closed.
+func request() bool {
+	b := make([]byte, 8)
+	for {
+		n, err := unix.Read(3, b)
+		if err != unix.EINTR {
+			return err == nil && n > 0
+		}
+	}
 }
 
 // pin mounts the file or directory held open as fd over the one at over,
@@ -344,7 +523,19 @@ func statusIDs(path string) (ppid int, nspids []int, ok bool) {
 // prefix's. Each is resolved; one inside another, relative ones and /
 // are left out.
 func Shared(environ []string) []string {
-	var dirs []string
+	var dirs, mounts []string
+	if data, err := os.ReadFile("/proc/self/mountinfo"); err == nil {
+		for line := range strings.Lines(string(data)) {
+			if f := strings.Fields(line); len(f) > 4 {
+				mounts = append(mounts, f[4])
+			}
+		}
+	}
+	// mountedBelow: an overlay on dir would hide what is mounted below it
+	// (without mountinfo, anything might be).
+	mountedBelow := func(dir string) bool {
+		return mounts == nil || slices.ContainsFunc(mounts, func(m string) bool { return m != dir && within(m, dir) })
+	}
 	home := Getenv(environ, "HOME")
 	for _, d := range append([]string{home, "/tmp"}, filepath.SplitList(Getenv(environ, "PATH"))...) {
 		if !filepath.IsAbs(d) || (d != home && d != "/tmp" && unix.Access(d, unix.W_OK) != nil) {
@@ -364,21 +555,6 @@ func Shared(environ []string) []string {
 	return slices.DeleteFunc(slices.Clone(dirs), func(d string) bool {
 		return slices.ContainsFunc(dirs, func(o string) bool { return o != d && within(d, o) })
 	})
-}
-
-// mountedBelow says whether something is mounted below dir, which an
-// overlay on dir would hide.
-func mountedBelow(dir string) bool {
-	data, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		return true
-	}
-	for line := range strings.Lines(string(data)) {
-		if f := strings.Fields(line); len(f) > 4 && f[4] != dir && within(f[4], dir) {
-			return true
-		}
-	}
-	return false
 }
 
 // RootSockets are the sockets of container engines on this machine (the

@@ -62,9 +62,9 @@ func (c *cgroupWindow) pids() ([]int, error) {
 }
 
 func (c *cgroupWindow) sample(first bool) {
-	cpu, err := readKeyValues(filepath.Join(c.dir, "cpu.stat"))
+	cpu, err := readNumbers(filepath.Join(c.dir, "cpu.stat"))
 	track(first, cpu, err, &c.cpuErr, &c.firstCPU, &c.lastCPU)
-	io, err := readIOStat(filepath.Join(c.dir, "io.stat"))
+	io, err := readNumbers(filepath.Join(c.dir, "io.stat"))
 	track(first, io, err, &c.ioErr, &c.firstIO, &c.lastIO)
 	mem, err := readUint(filepath.Join(c.dir, "memory.current"))
 	if err != nil {
@@ -131,35 +131,25 @@ func missing(err error) error {
 	return err
 }
 
-// readKeyValues reads a cgroup "key value" file (cpu.stat).
-func readKeyValues(path string) (map[string]uint64, error) {
+// readNumbers reads the numbers of a /proc or cgroup file: of its
+// "name: n" (/proc/<pid>/io, status) and "name n" (cpu.stat) lines, and
+// of its "k=n" fields, summed over lines (io.stat's "MAJ:MIN rbytes=…"
+// per device); what is not a number is skipped.
+func readNumbers(path string) (map[string]uint64, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]uint64{}
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) != 2 {
+	for line := range strings.Lines(string(data)) {
+		f := strings.Fields(strings.Replace(line, ":", " ", 1))
+		if len(f) == 2 {
+			if v, err := strconv.ParseUint(f[1], 10, 64); err == nil {
+				out[f[0]] = v
+			}
 			continue
 		}
-		if v, err := strconv.ParseUint(f[1], 10, 64); err == nil {
-			out[f[0]] = v
-		}
-	}
-	return out, nil
-}
-
-// readIOStat sums io.stat's "MAJ:MIN rbytes=… wbytes=…" over devices.
-func readIOStat(path string) (map[string]uint64, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]uint64{}
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		for _, kv := range f[min(1, len(f)):] {
+		for _, kv := range f {
 			k, v, ok := strings.Cut(kv, "=")
 			if n, err := strconv.ParseUint(v, 10, 64); ok && err == nil {
 				out[k] += n

@@ -68,11 +68,8 @@ func runCommand(ctx context.Context, c *config.Command, ch Children) (stdout []b
 // machine lets tailgate seal a side (namespaces, mounts) before a real
 // command depends on it.
 func CheckSeal(ctx context.Context, ch Children) error {
-	probe := config.Command{Args: []string{"sh", "-c", ":"}}
-	if _, _, err := runCommand(ctx, &probe, ch); err != nil {
-		return err
-	}
-	return nil
+	_, _, err := runCommand(ctx, &config.Command{Args: []string{"sh", "-c", ":"}}, ch)
+	return err
 }
 
 // teeWriter keeps stdout on its own and in the combined output.

@@ -1,7 +1,6 @@
 package target
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -575,7 +574,7 @@ func pidFromFirstLine(path string) (int, error) {
 // process's owner and root only).
 func readProcIO(pid int) ([6]uint64, error) {
 	var out [6]uint64
-	values, err := readColonFile(filepath.Join(procRoot, strconv.Itoa(pid), "io"))
+	values, err := readNumbers(filepath.Join(procRoot, strconv.Itoa(pid), "io"))
 	if err != nil {
 		return out, err
 	}
@@ -599,7 +598,7 @@ func readVoluntaryCtxt(pid int) (uint64, error) {
 	}
 	var sum uint64
 	for _, task := range tasks {
-		values, err := readColonFile(filepath.Join(dir, task.Name(), "status"))
+		values, err := readNumbers(filepath.Join(dir, task.Name(), "status"))
 		if err != nil {
 			continue // a thread that just ended
 		}
@@ -610,28 +609,6 @@ func readVoluntaryCtxt(pid int) (uint64, error) {
 		sum += v
 	}
 	return sum, nil
-}
-
-// readColonFile reads the "name: number" lines of a /proc file; lines
-// whose value is not a number are skipped.
-func readColonFile(path string) (map[string]uint64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	out := map[string]uint64{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		name, value, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		if v, err := strconv.ParseUint(strings.TrimSpace(value), 10, 64); err == nil {
-			out[name] = v
-		}
-	}
-	return out, sc.Err()
 }
 
 func readCmdline(pid int) string {

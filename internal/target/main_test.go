@@ -37,6 +37,9 @@ func TestMain(m *testing.M) {
 	if evil := os.Getenv(replacedEnv); evil != "" {
 		os.Exit(actReplaced(evil))
 	}
+	if spec := os.Getenv(holdingEnv); spec != "" {
+		os.Exit(actHolding(spec))
+	}
 	if spec := os.Getenv(parentEnv); spec != "" {
 		os.Exit(actAsTailgate(spec))
 	}

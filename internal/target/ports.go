@@ -123,13 +123,6 @@ func processCommand(pid int) string {
 // tcpListen is the socket state LISTEN in /proc/net/tcp.
 const tcpListen = "0A"
 
-// listeningInodes returns the inodes of the TCP sockets that listen on
-// port on a loopback or wildcard address (those a loopback client
-// reaches); ok is false when neither /proc/net/tcp nor tcp6 can be read.
-func listeningInodes(port int) (inodes map[uint64]bool, ok bool) {
-	return portSockets(port, true)
-}
-
 // portSockets returns the inodes of the TCP sockets on a loopback or
 // wildcard local address and port: those listening, or (listening false)
 // those in any other state, such as a connection's local end.
@@ -255,7 +248,7 @@ func checkOwner(baseURL string, pgid, pid int) (notMeasured error, err error) {
 	if !ok {
 		return nil, nil
 	}
-	inodes, ok := listeningInodes(port)
+	inodes, ok := portSockets(port, true)
 	if !ok {
 		return nil, nil
 	}

@@ -1,14 +1,18 @@
 package target
 
 import (
+	"bufio"
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/seal"
@@ -37,6 +41,7 @@ func sealedSides(t *testing.T, sockets ...string) sides {
 		Base: seal.Side{Name: "base", Tree: baseTree}, Head: seal.Side{Name: "head", Tree: headTree},
 		TempDir: s.tmp, Shared: shared, Sockets: sockets, State: state(t, shared),
 	})
+	t.Cleanup(func() { base.Release(); head.Release() }) // before the state's removal
 	s.head = sealedOrSkip(t, head)
 	s.head.Environ, s.head.Dir = environ, headTree
 	s.base = s.head
@@ -195,11 +200,16 @@ func TestChildrenGetNoTailgateBin(t *testing.T) {
 	}
 }
 
-// A side's commands run at once (its service and its reset): each mounts
-// the side's layers over the same upper directories, and both work.
+// A side's commands that run at once (its service and its reset) share
+// one layer, mounted by the side's holder: each sees what the other
+// writes to $HOME and $TMPDIR while both run (an overlay per command over
+// the same upper directory does not: the service never sees the reset's
+// file); the other side sees none of it, and the holder ends with the job.
 func TestSideCommandsRunAtOnce(t *testing.T) {
 	s := sealedSides(t)
-	svc, err := s.head.newProc(context.Background(), &config.Command{Args: []string{"sh", "-c", `echo up > "$HOME/svc" && sleep 30`}})
+	wait := func(test string) string { return `for i in $(seq 100); do ` + test + ` && break; sleep 0.1; done; ` }
+	svc, err := s.head.newProc(context.Background(), &config.Command{Args: []string{"sh", "-c", `echo up > "$HOME/svc" && echo up > "$TMPDIR/svc" && ` +
+		wait(`[ -s "$HOME/reset" ] && [ -s "$TMPDIR/reset" ]`) + `cat "$HOME/reset" "$TMPDIR/reset" > "$HOME/seen.tmp" && mv "$HOME/seen.tmp" "$HOME/seen"; sleep 30`}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,9 +217,90 @@ func TestSideCommandsRunAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { signalGroup(svc.group(), 9); svc.wait() }()
-	if got := sh(t, s.head, `for i in 1 2 3 4 5 6 7 8 9 10; do [ -e "$HOME/svc" ] && break; sleep 0.2; done; echo reset > "$HOME/reset"; cat "$HOME/svc" "$HOME/reset"`); got != "up\nreset\n" {
-		t.Errorf("the head's second command read %q while its first ran", got)
+	got := sh(t, s.head, wait(`[ -s "$HOME/svc" ]`)+`echo reset > "$HOME/reset"; echo reset > "$TMPDIR/reset"; `+wait(`[ -s "$HOME/seen" ]`)+`cat "$HOME/svc" "$TMPDIR/svc" "$HOME/seen"`)
+	if got != "up\nup\nreset\nreset\n" {
+		t.Errorf("the head's two commands, running at once, saw %q of each other's writes", got)
 	}
+	if got := sh(t, s.base, `cat "$HOME/svc" "$HOME/reset" "$HOME/seen" "$TMPDIR/svc" "$TMPDIR/reset" 2>/dev/null; true`); got != "" {
+		t.Errorf("the base saw the head's writes: %q", got)
+	}
+	if n := len(holders(t, s.head.Seal)); n != 1 {
+		t.Errorf("the head has %d holders while its commands run, want 1", n)
+	}
+	signalGroup(svc.group(), 9)
+	svc.wait()
+	s.head.Seal.Release()
+	if pids := holders(t, s.head.Seal); len(pids) > 0 {
+		t.Errorf("the head's holder is left after the job: %v", pids)
+	}
+	if _, _, err := runCommand(context.Background(), &config.Command{Args: []string{"true"}}, s.head); err == nil || !strings.Contains(err.Error(), "job has ended") {
+		t.Errorf("a command of the head after the job's end: %v", err)
+	}
+}
+
+// holdingEnv makes the test binary a tailgate that runs one command of
+// the side it seals (the spec), says so and waits to be killed.
+const holdingEnv = "TAILGATE_TARGET_TEST_HOLDING"
+
+func actHolding(arg string) int {
+	spec, err := seal.Decode(arg)
+	if err == nil {
+		ch := Children{Environ: os.Environ(), Supervisor: OwnSupervisor(supervisorArg), Seal: spec}
+		_, _, err = runCommand(context.Background(), &config.Command{Args: []string{"true"}}, ch)
+	}
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	fmt.Println("ran")
+	time.Sleep(time.Minute)
+	return 0
+}
+
+// A side's holder ends when tailgate is killed: nothing is left.
+func TestHolderEndsWithTailgate(t *testing.T) {
+	s := sealedSides(t)
+	cmd := exec.Command(testExe(t))
+	cmd.Env = append(os.Environ(), holdingEnv+"="+s.base.Seal.Encode())
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ran\n" {
+		t.Fatalf("the tailgate said %q", line)
+	}
+	if n := len(holders(t, s.base.Seal)); n != 1 {
+		t.Fatalf("%d holders while tailgate runs, want 1", n)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	for end := time.Now().Add(5 * time.Second); len(holders(t, s.base.Seal)) > 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("the holder is left after tailgate was killed: %v", holders(t, s.base.Seal))
+		}
+	}
+}
+
+// holders are the pids of the processes that hold spec's layers.
+func holders(t *testing.T, spec *seal.Spec) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skip(err)
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(cmdline), HoldFlag+"\x00"+spec.Encode()) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // A side that cannot have its layer does not start, and the error names

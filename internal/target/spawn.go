@@ -21,6 +21,10 @@ import (
 // arguments, before "--".
 const SealFlag = "--seal"
 
+// HoldFlag precedes the seal in the arguments of a side's holder
+// (seal.Hold), which Supervise runs.
+const HoldFlag = "--hold"
+
 // handshakeTimeout bounds the wait for the supervisor to say it started
 // the command (or why it could not).
 const handshakeTimeout = 20 * time.Second
@@ -32,7 +36,8 @@ type proc struct {
 	sup     *supervision // nil when started directly
 	lookErr error        // the program was not found; reported by start
 	pid     int          // the command's own pid, once started
-	sealed  bool         // the supervisor runs in namespaces of its own (Children.Seal)
+	spec    *seal.Spec   // the supervisor runs in namespaces of its own (Children.Seal)
+	hold    []string     // the command line of the side's holder (seal.Spec.Trees)
 }
 
 // newProc prepares c as a child: its environment from ch, in a process
@@ -71,7 +76,7 @@ func (ch Children) newProc(ctx context.Context, c *config.Command) (*proc, error
 	}
 	if ch.Seal != nil {
 		seal.SupervisorAttr(sysAttr(p.cmd))
-		p.sealed = true
+		p.spec, p.hold = ch.Seal, append(slices.Clone(ch.Supervisor), HoldFlag)
 	}
 	p.cmd.Dir = ch.Dir
 	p.cmd.Env = ch.Env()
@@ -107,8 +112,15 @@ func (p *proc) start() error {
 		p.pid = p.cmd.Process.Pid
 		return nil
 	}
-	pid, err := p.sup.start(p.cmd, p.sealed)
-	if err == nil && p.sealed {
+	if p.spec != nil {
+		trees, err := p.spec.Trees(p.hold)
+		if err != nil {
+			return err
+		}
+		p.cmd.ExtraFiles = trees // from seal.LayerFD on, after the pipes
+	}
+	pid, err := p.sup.start(p.cmd, p.spec != nil)
+	if err == nil && p.spec != nil {
 		// The supervisor said the pid in its own PID namespace; tailgate
 		// samples and signals by its own. A command already gone has none.
 		pid, _ = seal.HostPID(p.cmd.Process.Pid, pid)
@@ -202,14 +214,15 @@ func (s *supervision) start(cmd *exec.Cmd, sealed bool) (int, error) {
 		lifeW.Close()
 		return 0, err
 	}
-	cmd.ExtraFiles = []*os.File{lifeR, repW} // fds 3 and 4 of the supervisor
+	cmd.ExtraFiles = append([]*os.File{lifeR, repW}, cmd.ExtraFiles...) // fds 3 and 4 of the supervisor
 	if sealed {
 		err = seal.Start(cmd)
 	} else {
 		err = cmd.Start()
 	}
-	lifeR.Close()
-	repW.Close()
+	for _, f := range cmd.ExtraFiles {
+		f.Close()
+	}
 	if err != nil {
 		lifeW.Close()
 		repR.Close()

@@ -25,7 +25,8 @@ const CanSupervise = true
 // namespaces of its own (seal.SupervisorAttr), first makes the seal's
 // mounts (seal.Enter) and starts the command in a user and mount
 // namespace of its own (seal.CommandAttr). It starts the command, says
-// its pid on fd 4 and waits:
+// its pid on fd 4 and waits (with HoldFlag and a seal it is the side's
+// holder instead, seal.Hold):
 //   - when the command exits, Supervise reports its status on fd 4 and
 //     returns its exit code (128+n for signal n);
 //   - when tailgate is gone first (fd 3, whose other end only tailgate
@@ -38,6 +39,9 @@ const CanSupervise = true
 // whole group, the supervisor included, and the supervisor must outlive
 // the command to report how it ended.
 func Supervise(args []string) int {
+	if len(args) == 2 && args[0] == HoldFlag {
+		return seal.Hold(args[1])
+	}
 	life, report := os.NewFile(3, "tailgate-life"), os.NewFile(4, "tailgate-report")
 	// Neither pipe may reach the command: the life pipe's end-of-file
 	// must mean tailgate is gone, not that the command closed it.
