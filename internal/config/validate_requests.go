@@ -194,11 +194,10 @@ func validateRequest(r *Request, path string, c *collector) {
 	if !methodPattern.MatchString(r.Method) {
 		c.add(joinKey(path, "method"), "invalid method %q: expected GET, POST, PUT, PATCH, DELETE, …", r.Method)
 	}
-	if r.JSON != nil && r.Body != "" {
-		c.add(joinKey(path, "body"), "give json or body, not both")
-	}
-	if r.Form != nil && (r.JSON != nil || r.Body != "") {
-		c.add(joinKey(path, "form"), "give form, json or body, not two: each is the whole request body")
+	if given := slices.DeleteFunc([]string{"json", "body", "form"}, func(k string) bool {
+		return k == "json" && r.JSON == nil || k == "body" && r.Body == "" || k == "form" && r.Form == nil
+	}); len(given) > 1 {
+		c.add(joinKey(path, given[len(given)-1]), "give one of json, body and form, not %s: each is the whole request body", strings.Join(given, " and "))
 	}
 	for _, k := range slices.Sorted(maps.Keys(r.Form)) {
 		checkTemplate(r.Form[k], joinKey(joinKey(path, "form"), k), c)

@@ -28,9 +28,6 @@ type body struct {
 }
 
 func compileBody(where func(string) string, r *config.Request, sc *scope) (body, error) {
-	if r.JSON != nil && r.Body != "" || r.Form != nil && (r.JSON != nil || r.Body != "") {
-		return body{}, fmt.Errorf("%s: more than one of json, body and form is set; use one", where("body"))
-	}
 	if r.Form != nil {
 		return compileForm(where, r.Form, sc)
 	}

@@ -114,7 +114,6 @@ func TestCompileRejectsBadScenarios(t *testing.T) {
 			{Name: "a", Request: config.Request{Path: "/"}, Save: map[string]config.SaveFrom{"id": {Name: "id"}}},
 			{Name: "b", Request: config.Request{Headers: map[string]string{"X": "{{.id.x}}"}}},
 		}}}, "have no fields"},
-		{"json and body", []config.Scenario{{Name: "x", Steps: []config.Step{{Name: "a", Request: config.Request{JSON: map[string]any{}, Body: "b"}}}}}, "more than one of json, body and form"},
 		{"relative path", []config.Scenario{{Name: "x", Steps: []config.Step{{Name: "a", Request: config.Request{Path: "items"}}}}}, "must start with /"},
 		{"bad status", []config.Scenario{{Name: "x", Steps: []config.Step{{Name: "a", Request: config.Request{Status: 42}}}}}, "status 42"},
 		{"non-string key", []config.Scenario{{Name: "x", Steps: []config.Step{{Name: "a", Request: config.Request{JSON: map[any]any{1: "x"}}}}}}, "key 1 is not a string"},
