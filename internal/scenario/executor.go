@@ -65,6 +65,7 @@ type boundStep struct {
 	raw       boundText
 	leaves    []boundText
 	constBody []byte // the body when nothing in it is templated
+	bodyCap   int    // the largest rendered body yet, which sizes the next
 	expectT   []boundExpect
 	needBody  bool
 	ownCookie bool // the step sets its own Cookie header: the jar adds none
@@ -157,8 +158,9 @@ func bindStep(st *compiledStep, prefix string, funcs template.FuncMap) (boundSte
 	if st.body.raw != nil {
 		b.raw = st.body.raw.bind(funcs)
 	}
-	for _, l := range st.body.leaves {
+	for i, l := range st.body.leaves {
 		b.leaves = append(b.leaves, l.bind(funcs))
+		b.bodyCap += len(st.body.segments[i]) + 16
 	}
 	switch {
 	case st.body.escape != nil && len(b.leaves) == 0:

@@ -150,7 +150,7 @@ func (x *Executor) renderBody(st *boundStep) ([]byte, error) {
 	case st.constBody != nil:
 		return st.constBody, nil
 	case st.body.escape != nil:
-		var out []byte
+		out := make([]byte, 0, st.bodyCap) // one allocation: the constant parts are encoded once per plan
 		for i := range st.leaves {
 			out = append(out, st.body.segments[i]...)
 			if err := st.leaves[i].render(&x.buf, x.vars); err != nil {
@@ -158,7 +158,9 @@ func (x *Executor) renderBody(st *boundStep) ([]byte, error) {
 			}
 			out = st.body.escape(out, x.buf.String())
 		}
-		return append(out, st.body.segments[len(st.leaves)]...), nil
+		out = append(out, st.body.segments[len(st.leaves)]...)
+		st.bodyCap = max(st.bodyCap, len(out))
+		return out, nil
 	case st.raw.templated():
 		if err := st.raw.render(&x.buf, x.vars); err != nil {
 			return nil, err
