@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
@@ -106,13 +105,8 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 	if err := af.apply(cfg); err != nil {
 		return err
 	}
-	path := baselinePath(*blFlag, cfg, cfg.Name)
 	o := pipeline.ABOptions{Config: cfg, AA: *aa, BaseRef: af.baseRef, BaseFrom: "--base-ref " + af.baseRef, Git: baseline.ExecGit{}, ResultPath: *out, NoisePath: af.noise, NoiseDefault: DefaultNoisePath(e.getenv)}
-	if *recordBase {
-		// A stored baseline holds whole runs of one side alone (run,
-		// record): a block's short windows, each side started for the
-		// block and an open phase measured beside the other side, are
-		// not samples of that.
+	if *recordBase { // a block's short windows, each side started for the block, are no baseline samples
 		o.WholeRuns = "--record-base stores the base's runs in a baseline, whose samples are whole runs of one side alone"
 	}
 	if err := af.fromBase(ctx, e, &o); err != nil {
@@ -123,11 +117,9 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	if *recordBase {
-		rec, err := pipeline.Record(ctx, e.pipelineEnv(cfg, bf.quiet), pipeline.RecordOptions{Config: cfg, Head: j.Base, Path: path, Provenance: prov.provenance(e.getenv)})
-		if err != nil {
+		if err := recordABBase(ctx, e.pipelineEnv(cfg, bf.quiet), e, cfg, j, baselinePath(*blFlag, cfg, cfg.Name), prov); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "appended %d base runs to %s\n", len(rec.Head.Runs), path)
 	}
 	if *historyFlag != "" {
 		if err := recordLink(ctx, e, cfg, j, *historyFlag, prov); err != nil {
@@ -135,6 +127,15 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 		}
 	}
 	return conclude(ctx, j, abFailOn(rf, *aa), rf.publishers(e)...)
+}
+
+// recordABBase appends the base side's runs of j to the baseline at path.
+func recordABBase(ctx context.Context, penv pipeline.Env, e env, cfg *config.Config, j pipeline.Judged, path string, prov provenanceFlags) error {
+	rec, err := pipeline.Record(ctx, penv, pipeline.RecordOptions{Config: cfg, Head: j.Base, Path: path, Provenance: prov.provenance(e.getenv)})
+	if err == nil {
+		fmt.Fprintf(e.stdout, "appended %d base runs to %s\n", len(rec.Head.Runs), path)
+	}
+	return err
 }
 
 // fromBase, with --benchmark-from base, makes o run the benchmark file as
@@ -168,23 +169,4 @@ func abFailOn(rf reportFlags, aa bool) pipeline.FailOn {
 		return pipeline.FailOn{}
 	}
 	return rf.failOn()
-}
-
-// DefaultNoisePath is the noise file an A/B job keeps when the benchmark
-// names none: tailgate/noise.json in the user's cache directory
-// ($XDG_CACHE_HOME, else ~/.cache), so that every job after the first on
-// a machine pools the noise of the ones before it; "" when neither
-// variable is set (the job then keeps none).
-func DefaultNoisePath(getenv func(string) string) string {
-	dir := getenv("XDG_CACHE_HOME")
-	if !filepath.IsAbs(dir) { // the XDG rule: a relative value is ignored
-		dir = ""
-		if home := getenv("HOME"); filepath.IsAbs(home) {
-			dir = filepath.Join(home, ".cache")
-		}
-	}
-	if dir == "" {
-		return ""
-	}
-	return filepath.Join(dir, "tailgate", "noise.json")
 }

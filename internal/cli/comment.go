@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/tailgate-ci/tailgate/internal/bounded"
 	"github.com/tailgate-ci/tailgate/internal/ci"
 	"github.com/tailgate-ci/tailgate/internal/gh"
 	"github.com/tailgate-ci/tailgate/internal/pipeline"
@@ -168,14 +168,7 @@ func readSmallFile(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s is longer than %d bytes", path, limit)
-	}
-	return data, nil
+	return bounded.Read(f, path, "pull request number file", limit)
 }
 
 // openRegular opens path when it is a regular file, not a link: the file

@@ -193,23 +193,9 @@ func describeMeasured(t config.Target) string {
 		s = "not the target's CPU or memory (tailgate neither starts it nor has its pid_file)"
 	}
 	for _, m := range t.Measure {
-		s += "; part " + m.Name + " (" + describePart(m) + ")"
+		s += "; part " + m.String()
 	}
 	return s
-}
-
-func describePart(m config.MeasurePart) string {
-	switch {
-	case m.PIDFile != "":
-		return "pid from " + m.PIDFile
-	case m.Process != nil && m.Process.Comm != "":
-		return "processes named " + m.Process.Comm
-	case m.Process != nil:
-		return "processes matching " + m.Process.Cmdline
-	case m.Cgroup != "":
-		return "cgroup " + m.Cgroup
-	}
-	return "nothing"
 }
 
 // describeCounters names each counter source, what it reads and which of

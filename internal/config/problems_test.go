@@ -120,6 +120,8 @@ var badCases = []badCase{
 		6, 9, "scenarios[0].steps[0].path", "required: a path starting with /"},
 	{"json and body", lines(targetOK, l("load: {rate: 1}", "scenarios:", "  - steps:", "      - path: /a", "        json: {a: 1}", "        body: raw")),
 		8, 15, "scenarios[0].steps[0].body", "give one of json, body and form, not json and body: each is the whole request body"},
+	{"step status out of range", lines(targetOK, l("load: {rate: 1}", "scenarios:", "  - steps:", "      - {path: /a, status: 42}")),
+		6, 28, "scenarios[0].steps[0].status", "invalid HTTP status 42"},
 	{"bad method", lines(targetOK, l("load: {rate: 1}", "scenarios:", "  - steps:", "      - {path: /a, method: 'GE T'}")),
 		6, 28, "scenarios[0].steps[0].method", `invalid method "GE T"`},
 	{"negative weight", lines(targetOK, l("load: {rate: 1}", "scenarios:", "  - weight: -1", "    steps: [{path: /a}]", "  - steps: [{path: /b}]")),

@@ -6,7 +6,7 @@
 package scenario
 
 import (
-	"errors"
+	"cmp"
 	"fmt"
 	"maps"
 	"net/http"
@@ -185,9 +185,6 @@ func (e *PlanError) Error() string { return e.Err.Error() }
 func (e *PlanError) Unwrap() error { return e.Err }
 
 func compilePlan(scenarios []config.Scenario, in Inputs) (*Plan, error) {
-	if len(scenarios) == 0 {
-		return nil, errors.New("no scenarios: define at least one scenario with steps")
-	}
 	p := &Plan{seed: in.Seed, env: map[string]string{}, noCookies: in.NoCookies}
 	if in.Feed != nil {
 		p.feed = newFeedRows(in.Feed)
@@ -201,13 +198,7 @@ func compilePlan(scenarios []config.Scenario, in Inputs) (*Plan, error) {
 	var total uint64
 	for i := range scenarios {
 		sc := &scenarios[i]
-		name := sc.Name
-		if name == "" {
-			name = fmt.Sprintf("scenario %d", i+1)
-		}
-		if sc.Weight < 0 {
-			return nil, fmt.Errorf("scenario %q: weight %d is negative; use a positive weight", name, sc.Weight)
-		}
+		name := cmp.Or(sc.Name, fmt.Sprintf("scenario %d", i+1))
 		scope := &scope{saved: maps.Clone(saved), savedBy: "of this scenario", env: refs, feed: p.feed}
 		if p.setup != [stages]*compiledScenario{} {
 			scope.savedBy = "of this scenario or of setup"
@@ -216,11 +207,7 @@ func compilePlan(scenarios []config.Scenario, in Inputs) (*Plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		w := uint64(sc.Weight)
-		if w == 0 {
-			w = 1 // the documented default
-		}
-		total += w
+		total += uint64(max(sc.Weight, 1)) // 0: the documented default, 1
 		p.scenarios = append(p.scenarios, cs)
 		p.cumWeight = append(p.cumWeight, total)
 	}
@@ -232,9 +219,6 @@ func compilePlan(scenarios []config.Scenario, in Inputs) (*Plan, error) {
 // in scope, which gains the variables each step saves. ids and names
 // give each step name its StepID; nil for setup steps, which have none.
 func compileScenario(name string, steps []config.Step, sc *scope, ids map[string]int, names *[]string) (*compiledScenario, error) {
-	if len(steps) == 0 {
-		return nil, fmt.Errorf("scenario %q has no steps", name)
-	}
 	cs := &compiledScenario{name: name}
 	for j := range steps {
 		st, err := compileStep(&steps[j], j, sc)
@@ -260,27 +244,11 @@ func compileScenario(name string, steps []config.Step, sc *scope, ids map[string
 }
 
 func compileStep(s *config.Step, index int, sc *scope) (*compiledStep, error) {
-	name := s.Name
-	if name == "" {
-		name = fmt.Sprintf("step %d", index+1)
-	}
+	name := cmp.Or(s.Name, fmt.Sprintf("step %d", index+1))
 	where := func(part string) string { return fmt.Sprintf("step %q %s", name, part) }
-	st := &compiledStep{name: name, method: strings.ToUpper(s.Method), status: s.Status, expect: map[string]any{}}
-	if st.method == "" {
-		st.method = http.MethodGet
-	}
-	if s.Status != 0 && (s.Status < 100 || s.Status > 599) {
-		return nil, fmt.Errorf("%s: status %d is not an HTTP status code", where("status"), s.Status)
-	}
-	path := s.Path
-	if path == "" {
-		path = "/"
-	}
-	if !strings.HasPrefix(path, "/") {
-		return nil, fmt.Errorf("%s: %q must start with /", where("path"), path)
-	}
+	st := &compiledStep{name: name, method: cmp.Or(strings.ToUpper(s.Method), http.MethodGet), status: s.Status, expect: map[string]any{}}
 	var err error
-	if st.path, err = compileText(where("path"), path, sc); err != nil {
+	if st.path, err = compileText(where("path"), cmp.Or(s.Path, "/"), sc); err != nil {
 		return nil, err
 	}
 	if st.headers, err = compileHeaders(where, s.Headers, sc); err != nil {
@@ -289,41 +257,44 @@ func compileStep(s *config.Step, index int, sc *scope) (*compiledStep, error) {
 	if st.body, err = compileBody(where, &s.Request, sc); err != nil {
 		return nil, err
 	}
-	for _, p := range slices.Sorted(maps.Keys(s.Expect)) {
-		if hs, ok := s.Expect[p].(map[string]any); ok && p == config.ExpectHeader {
-			if st.expectHdr, err = compileHeaderExpect(where, hs); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		v, ok := s.Expect[p].(string)
-		if !ok || !strings.Contains(v, "{{") {
-			st.expect[p] = s.Expect[p]
-			continue
-		}
-		t, err := compileText(where(fmt.Sprintf("expect %q", p)), v, sc)
-		if err != nil {
-			return nil, err
-		}
-		st.expectT = append(st.expectT, expectTemplate{path: p, value: t})
+	if err = st.compileExpect(where, s.Expect, sc); err != nil {
+		return nil, err
 	}
 	for _, v := range slices.Sorted(maps.Keys(s.Save)) {
-		from, name := s.Save[v].Source()
-		if name == "" && from != config.SaveBody {
-			return nil, fmt.Errorf("%s: variable %q has an empty %s", where("save"), v, map[string]string{
-				config.SaveJSON: "JSON path", config.SaveHeader: "header name", config.SaveCookie: "cookie name"}[from])
-		}
-		rule := saveRule{name: v, from: from, path: name}
+		from, path := s.Save[v].Source()
+		rule := saveRule{name: v, from: from, path: path}
 		if re := s.Save[v].Regex; re != "" {
 			if rule.re, err = config.CompileSaveRegex(re); err != nil {
 				return nil, fmt.Errorf("%s: variable %q: regex %q: %w", where("save"), v, re, err)
 			}
-		} else if from == config.SaveBody {
-			return nil, fmt.Errorf("%s: variable %q: the body is read by a regex; none is given", where("save"), v)
 		}
 		st.save = append(st.save, rule)
 	}
 	return st, nil
+}
+
+// compileExpect splits a step's expectations: header fields, templated
+// JSON values and constant ones.
+func (st *compiledStep) compileExpect(where func(string) string, expect map[string]any, sc *scope) (err error) {
+	for _, p := range slices.Sorted(maps.Keys(expect)) {
+		if hs, ok := expect[p].(map[string]any); ok && p == config.ExpectHeader {
+			if st.expectHdr, err = compileHeaderExpect(where, hs); err != nil {
+				return err
+			}
+			continue
+		}
+		v, ok := expect[p].(string)
+		if !ok || !strings.Contains(v, "{{") {
+			st.expect[p] = expect[p]
+			continue
+		}
+		t, err := compileText(where(fmt.Sprintf("expect %q", p)), v, sc)
+		if err != nil {
+			return err
+		}
+		st.expectT = append(st.expectT, expectTemplate{path: p, value: t})
+	}
+	return nil
 }
 
 // compileHeaderExpect compiles expect.header: header field → a regular
@@ -331,10 +302,7 @@ func compileStep(s *config.Step, index int, sc *scope) (*compiledStep, error) {
 func compileHeaderExpect(where func(string) string, hs map[string]any) ([]headerExpect, error) {
 	var out []headerExpect
 	for _, k := range slices.Sorted(maps.Keys(hs)) {
-		s, ok := hs[k].(string)
-		if !ok {
-			return nil, fmt.Errorf("%s: want a regular expression, got %v", where("expect header "+k), hs[k])
-		}
+		s, _ := hs[k].(string) // config validation refused any other value
 		re, err := regexp.Compile(s)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where("expect header "+k), err)
@@ -371,15 +339,6 @@ func compileHeaders(where func(string) string, hs map[string]string, sc *scope) 
 // StepNames returns the unique step names in order of first appearance;
 // a StepID indexes this slice.
 func (p *Plan) StepNames() []string { return append([]string(nil), p.stepNames...) }
-
-// ScenarioNames returns the scenario names in config order.
-func (p *Plan) ScenarioNames() []string {
-	out := make([]string, len(p.scenarios))
-	for i, s := range p.scenarios {
-		out[i] = s.name
-	}
-	return out
-}
 
 // Pick returns the index of the scenario iteration seq runs: a weighted
 // choice that depends only on the seed and seq.
