@@ -51,52 +51,41 @@ func (c *Config) engineWarnings() []string {
 	if c.AB != nil && c.AB.RootSockets == UnsealedAllow {
 		return nil
 	}
-	type named struct {
-		key string
-		cmd *Command
-	}
-	cmds := []named{{"load.command", c.Load.Command}}
-	if c.Build != nil {
-		cmds = append(cmds, named{"build.command", &c.Build.Command})
-	}
-	if s := c.Target.Start; s != nil {
-		cmds = append(cmds, named{"target.start.command", &s.Command})
-	}
-	if r := c.Dataset.Reset; r != nil {
-		cmds = append(cmds, named{"dataset.reset.command", r.Command})
-	}
-	if v := c.Dataset.Verify; v != nil {
-		cmds = append(cmds, named{"dataset.verify.command", v.Command})
-	}
-	for _, ct := range c.Target.Counters {
-		cmds = append(cmds, named{"target.counters." + ct.Name + ".command", ct.Command})
-	}
-	if c.AB != nil { // a side that is a target of its own runs its own commands
-		for _, side := range []struct {
-			name string
-			ABSide
-		}{{"ab.base", c.AB.Base}, {"ab.head", c.AB.Head}} {
-			name := side.name
-			if side.Start != nil {
-				cmds = append(cmds, named{name + ".start.command", &side.Start.Command})
-			}
-			for _, ct := range side.Counters {
-				cmds = append(cmds, named{name + ".counters." + ct.Name + ".command", ct.Command})
-			}
-		}
-	}
 	var w []string
-	for _, n := range cmds {
-		if n.cmd == nil {
-			continue
+	check := func(key string, cmd *Command) {
+		if cmd == nil {
+			return
 		}
-		words := n.cmd.Args
+		words := cmd.Args
 		if len(words) == 0 {
-			words = strings.FieldsFunc(n.cmd.Shell, func(r rune) bool { return strings.ContainsRune(" \t\n;|&()`\"'", r) })
+			words = strings.FieldsFunc(cmd.Shell, func(r rune) bool { return strings.ContainsRune(" \t\n;|&()`\"'", r) })
 		}
 		if i := slices.IndexFunc(words, func(w string) bool { return slices.Contains(engines, filepath.Base(w)) }); i >= 0 {
-			w = append(w, fmt.Sprintf("%s runs %s: in an A/B job (mode ab) the sides cannot reach the container engine's socket, which grants root to whoever reaches it, so the command fails there; where both sides' code is trusted, set ab.root_sockets: allow in the base commit's config", n.key, filepath.Base(words[i])))
+			w = append(w, fmt.Sprintf("%s runs %s: in an A/B job (mode ab) the sides cannot reach the container engine's socket, which grants root to whoever reaches it, so the command fails there; where both sides' code is trusted, set ab.root_sockets: allow in the base commit's config", key, filepath.Base(words[i])))
 		}
+	}
+	target := func(key string, t *Target) { // a side that is a target of its own runs its own commands
+		if t.Start != nil {
+			check(key+".start.command", &t.Start.Command)
+		}
+		for _, ct := range t.Counters {
+			check(key+".counters."+ct.Name+".command", ct.Command)
+		}
+	}
+	check("load.command", c.Load.Command)
+	if c.Build != nil {
+		check("build.command", &c.Build.Command)
+	}
+	target("target", &c.Target)
+	if r := c.Dataset.Reset; r != nil {
+		check("dataset.reset.command", r.Command)
+	}
+	if v := c.Dataset.Verify; v != nil {
+		check("dataset.verify.command", v.Command)
+	}
+	if c.AB != nil {
+		target("ab.base", &c.AB.Base.Target)
+		target("ab.head", &c.AB.Head.Target)
 	}
 	return w
 }
