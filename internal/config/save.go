@@ -9,12 +9,6 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-var (
-	_ yaml.Unmarshaler = (*SaveFrom)(nil)
-	_ yaml.Marshaler   = SaveFrom{}
-	_ json.Marshaler   = SaveFrom{}
-)
-
 // SaveFrom says where a step's saved value is read from in its response:
 // a JSON path in the body, a header field, or a cookie the response sets,
 // and optionally a regular expression over that value or over the whole
@@ -23,14 +17,9 @@ var (
 // session}`, `{json: data.id}`, `{regex: 'href="/(\d+)/update"'}`,
 // `{header: Location, regex: '/(\d+)$'}`.
 type SaveFrom struct {
-	// From is SaveJSON (also when empty), SaveHeader, SaveCookie or
-	// SaveBody (the whole body, read by Regex).
-	From string
-	// Name is the JSON path, the header field's name or the cookie's.
-	Name string
-	// Regex, when set, is matched against the source's value: the value
-	// saved is its one capturing group, or the whole match without one.
-	Regex string
+	From  string // SaveJSON (also when empty), SaveHeader, SaveCookie or SaveBody (read by Regex)
+	Name  string // the JSON path, the header field's name or the cookie's
+	Regex string // the value saved is its one group, or the whole match
 }
 
 // Sources of saved values.

@@ -3,11 +3,12 @@ package config
 import (
 	"crypto/x509"
 	"fmt"
-	"io"
 	"maps"
 	"net/url"
 	"os"
 	"slices"
+
+	"github.com/tailgate-ci/tailgate/internal/bounded"
 )
 
 // validateSetup checks the setup steps as scenario steps are checked.
@@ -121,22 +122,11 @@ func readLimited(path string, max int64) ([]byte, error) {
 	if !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
-	if info.Size() > max {
-		return nil, fmt.Errorf("%s is %d bytes, more than the %d MiB tailgate reads", path, info.Size(), max>>20)
-	}
-	f, err := os.Open(path)
-	if err != nil {
+	data, err := bounded.ReadFile(path, "file", max)
+	if err != nil && !bounded.IsTooLarge(err) {
 		return nil, fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s is larger than the %d MiB tailgate reads", path, max>>20)
-	}
-	return data, nil
+	return data, err
 }
 
 // unwrapPath drops the path an *os.PathError repeats.

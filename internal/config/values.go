@@ -11,16 +11,6 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Compile-time checks: the custom value types read and write themselves.
-var (
-	_ yaml.Unmarshaler = (*Duration)(nil)
-	_ yaml.Marshaler   = Duration(0)
-	_ yaml.Unmarshaler = (*Rate)(nil)
-	_ yaml.Marshaler   = Rate{}
-	_ yaml.Unmarshaler = (*Command)(nil)
-	_ yaml.Marshaler   = Command{}
-)
-
 // durationForm is the hint every duration error ends with.
 const durationForm = "expected a duration such as 10s, 500ms, 2m or 1m30s"
 
