@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -130,12 +131,7 @@ var parserErrors = []string{
 }
 
 func isParserError(msg string) bool {
-	for _, p := range parserErrors {
-		if strings.HasPrefix(msg, p) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(parserErrors, func(p string) bool { return strings.HasPrefix(msg, p) })
 }
 
 // lineCount is the number of lines of data (a last line without a newline

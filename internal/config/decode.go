@@ -117,10 +117,7 @@ func (d *decoder) exhausted() bool { return d.over || d.nodes > maxNodes || d.by
 
 // decode fills v (addressable) from n; path names v in messages.
 func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, depth int) {
-	if d.tooBig(n, path) {
-		return
-	}
-	if d.tooDeep(n, path, depth) {
+	if d.tooBig(n, path) || d.tooDeep(n, path, depth) {
 		return
 	}
 	n = resolveAlias(n)
@@ -258,10 +255,7 @@ func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string, depth 
 // Go values that encode to JSON: map[string]any, []any, string, int,
 // float64, bool and nil.
 func (d *decoder) decodeAny(n *yaml.Node, path string, depth int) (any, bool) {
-	if d.tooBig(n, path) {
-		return nil, false
-	}
-	if d.tooDeep(n, path, depth) {
+	if d.tooBig(n, path) || d.tooDeep(n, path, depth) {
 		return nil, false
 	}
 	n = resolveAlias(n)
@@ -317,38 +311,33 @@ func (d *decoder) anyScalar(n *yaml.Node, path string) (any, bool) {
 
 // decodeScalar reads strings, integers, floats and booleans.
 func (d *decoder) decodeScalar(n *yaml.Node, v reflect.Value, path string) {
-	fail := func(want string) { d.c.addAt(path, posOf(n), "expected %s, got %s", want, describe(n)) }
-	if n.Kind != yaml.ScalarNode {
-		fail(kindName(v.Kind()))
-		return
-	}
-	tag := n.ShortTag()
+	tag, ok := n.ShortTag(), n.Kind == yaml.ScalarNode
 	switch v.Kind() {
 	case reflect.String:
-		v.SetString(n.Value) // any scalar reads as its text: env: {PORT: 8080}
+		if ok {
+			v.SetString(n.Value) // any scalar reads as its text: env: {PORT: 8080}
+		}
 	case reflect.Int, reflect.Int64, reflect.Int32:
 		var x int64
-		if tag != intTag || n.Decode(&x) != nil || v.OverflowInt(x) {
-			fail("an integer")
-			return
+		if ok = ok && tag == intTag && n.Decode(&x) == nil && !v.OverflowInt(x); ok {
+			v.SetInt(x)
 		}
-		v.SetInt(x)
 	case reflect.Float64:
 		var x float64
-		if (tag != intTag && tag != floatTag) || n.Decode(&x) != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			fail("a number")
-			return
+		if ok = ok && (tag == intTag || tag == floatTag) && n.Decode(&x) == nil && !math.IsNaN(x) && !math.IsInf(x, 0); ok {
+			v.SetFloat(x)
 		}
-		v.SetFloat(x)
 	case reflect.Bool:
 		var x bool
-		if tag != boolTag || n.Decode(&x) != nil {
-			fail("true or false")
-			return
+		if ok = ok && tag == boolTag && n.Decode(&x) == nil; ok {
+			v.SetBool(x)
 		}
-		v.SetBool(x)
 	default:
 		d.c.addAt(path, posOf(n), "internal error: field type %s is not supported", v.Type())
+		return
+	}
+	if !ok {
+		d.c.addAt(path, posOf(n), "expected %s, got %s", kindName(v.Kind()), describe(n))
 	}
 }
 

@@ -210,9 +210,7 @@ func validateCounterSource(s *CounterSource, key string, seen map[string]bool, c
 func exactlyOne(set ...bool) bool {
 	n := 0
 	for _, b := range set {
-		if b {
-			n++
-		}
+		n += btoi(b)
 	}
 	return n == 1
 }
