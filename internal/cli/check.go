@@ -60,10 +60,7 @@ func benchInput(fs *flag.FlagSet, bf *benchFlags, resultPath string) (*config.Co
 		return nil, head, nil
 	}
 	cfg, err := bf.load()
-	if err != nil {
-		return nil, nil, err
-	}
-	return cfg, head, nil
+	return cfg, head, err
 }
 
 // benchmarkName is the benchmark's name: the given runs', else the config's.

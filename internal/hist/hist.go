@@ -38,14 +38,7 @@ func New() *Histogram {
 
 // Record adds one duration.
 func (h *Histogram) Record(d time.Duration) {
-	us := d.Microseconds()
-	if us < lowestMicros {
-		us = lowestMicros
-	}
-	if us > highestMicros {
-		us = highestMicros
-	}
-	_ = h.h.RecordValue(us) // cannot fail: the value is clamped into range
+	_ = h.h.RecordValue(min(max(d.Microseconds(), lowestMicros), highestMicros)) // cannot fail: clamped into range
 }
 
 // Merge adds every value recorded in o.

@@ -37,11 +37,6 @@ type transport interface {
 	close()
 }
 
-var (
-	_ transport = (*netHTTPTransport)(nil)
-	_ client    = (*netHTTPClient)(nil)
-)
-
 // newTransport picks the client opt asks for: the caller's *http.Client,
 // the engine's own net/http client, or the fast one (the default, which
 // serves every plan: scenario steps are plain HTTP/1.1 requests).

@@ -39,11 +39,6 @@ const fastMaxBody = 16 << 20
 // counts as a failed expectation, like a body too large to check.
 var errBodyTooLarge = fmt.Errorf("response body is larger than %d MiB, the most the fast client reads; load.client: nethttp reads bodies of any size", fastMaxBody>>20)
 
-var (
-	_ transport = (*fastTransport)(nil)
-	_ client    = (*fastClient)(nil)
-)
-
 // fastTransport sends HTTP/1.1 with fasthttp, the library of bombardier
 // (the cheapest Go load generator we measured): requests and responses
 // are reused buffers, so a request costs no allocation, and a request's

@@ -22,9 +22,6 @@ type Constant struct {
 	PerSecond float64
 }
 
-var _ Pacer = Constant{}
-
-// Pace implements Pacer.
 func (c Constant) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
 	if !(c.PerSecond > 0) || math.IsInf(c.PerSecond, 0) {
 		return 0, true
@@ -32,7 +29,6 @@ func (c Constant) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool)
 	return waitFor(seconds(float64(hits)/c.PerSecond), elapsed)
 }
 
-// Rate implements Pacer.
 func (c Constant) Rate(time.Duration) float64 { return c.PerSecond }
 
 // LinearRamp offers a rate rising (or falling) linearly from From to To
@@ -52,9 +48,6 @@ type LinearRamp struct {
 	Over     time.Duration
 }
 
-var _ Pacer = LinearRamp{}
-
-// Pace implements Pacer.
 func (l LinearRamp) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
 	if l.From < 0 || l.To < 0 || l.Over < 0 {
 		return 0, true
@@ -86,7 +79,6 @@ func (l LinearRamp) due(n float64) (float64, bool) {
 	return over + (n-inRamp)/l.To, true
 }
 
-// Rate implements Pacer.
 func (l LinearRamp) Rate(elapsed time.Duration) float64 {
 	if elapsed >= l.Over || l.Over <= 0 {
 		return l.To
