@@ -66,8 +66,6 @@ type Service struct {
 	timers   map[*time.Timer]struct{}
 }
 
-var _ http.Handler = (*Service)(nil)
-
 // New returns a service holding the fixed dataset.
 func New(opt Options) *Service {
 	if opt.AsyncDelay <= 0 {

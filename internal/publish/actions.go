@@ -20,8 +20,6 @@ const MaxAnnotations = 10
 // is one warning.
 type JobSummary struct{ Runtime *ci.Runtime }
 
-var _ Publisher = JobSummary{}
-
 func (s JobSummary) Publish(_ context.Context, in report.Input) error {
 	v := in.Verdict
 	for i, key := range v.Regressions {
@@ -48,8 +46,6 @@ type Outputs struct {
 	ReportPath, HTMLPath string
 	Comment              *StickyComment // nil when no comment is posted
 }
-
-var _ Publisher = Outputs{}
 
 func (o Outputs) Publish(_ context.Context, in report.Input) error {
 	out := ci.Outputs{Verdict: string(in.Verdict.Outcome), Regressions: len(in.Verdict.Regressions),

@@ -28,8 +28,6 @@ type StickyComment struct {
 	URL string
 }
 
-var _ Publisher = (*StickyComment)(nil)
-
 func (c *StickyComment) Publish(ctx context.Context, in report.Input) error {
 	if c.Skip != "" {
 		c.warn("PR comment skipped", "%s", c.Skip)

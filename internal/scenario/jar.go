@@ -46,41 +46,30 @@ func newJar(base *url.URL) *jar {
 }
 
 // set stores the cookie a Set-Cookie field's value describes, received
-// in the response to a request for path. It returns the cookie's name
-// and value, ok false when the field is malformed or refused.
-func (j *jar) set(line, path string, now time.Time) (name, value string, ok bool) {
+// in the response to a request for path; a malformed or refused one is
+// ignored.
+func (j *jar) set(line, path string, now time.Time) {
 	c, err := http.ParseSetCookie(line)
 	if err != nil || !j.domainMatches(c.Domain) {
-		return "", "", false
+		return
 	}
 	k := cookie{name: c.Name, value: c.Value, path: c.Path, secure: c.Secure}
 	if k.path == "" || k.path[0] != '/' {
 		k.path = defaultPath(path)
 	}
-	expired := false
+	expired := c.MaxAge < 0
 	switch {
-	case c.MaxAge < 0:
-		expired = true
 	case c.MaxAge > 0:
 		k.expires = now.Add(time.Duration(c.MaxAge) * time.Second)
-	case !c.Expires.IsZero():
+	case c.MaxAge == 0 && !c.Expires.IsZero():
 		k.expires, expired = c.Expires, !c.Expires.After(now)
 	}
-	j.gen++
-	for i := range j.cookies {
-		if j.cookies[i].name == k.name && j.cookies[i].path == k.path {
-			if expired {
-				j.cookies = append(j.cookies[:i], j.cookies[i+1:]...)
-			} else {
-				j.cookies[i] = k
-			}
-			return c.Name, c.Value, true
-		}
-	}
 	if !expired {
-		j.cookies = append(j.cookies, k)
+		j.merge([]cookie{k})
+		return
 	}
-	return c.Name, c.Value, true
+	j.cookies = slices.DeleteFunc(j.cookies, func(o cookie) bool { return o.name == k.name && o.path == k.path })
+	j.gen++
 }
 
 // domainMatches reports whether a Domain attribute lets the jar keep a
@@ -131,9 +120,7 @@ func (j *jar) header(path string, now time.Time) string {
 		if b.Len() > 0 {
 			b.WriteString("; ")
 		}
-		b.WriteString(c.name)
-		b.WriteByte('=')
-		b.WriteString(c.value)
+		b.WriteString(c.name + "=" + c.value)
 		if !c.expires.IsZero() && (j.expires.IsZero() || c.expires.Before(j.expires)) {
 			j.expires = c.expires
 		}
@@ -161,12 +148,7 @@ func (j *jar) sortedByPath() []*cookie {
 	for i := range j.cookies {
 		out = append(out, &j.cookies[i])
 	}
-	// insertion sort, stable: a jar holds a few cookies
-	for i := 1; i < len(out); i++ {
-		for k := i; k > 0 && len(out[k].path) > len(out[k-1].path); k-- {
-			out[k], out[k-1] = out[k-1], out[k]
-		}
-	}
+	slices.SortStableFunc(out, func(a, b *cookie) int { return len(b.path) - len(a.path) })
 	return out
 }
 
@@ -180,7 +162,7 @@ func (j *jar) reset(cookies []cookie) {
 }
 
 // snapshot returns a copy of the cookies held.
-func (j *jar) snapshot() []cookie { return append([]cookie(nil), j.cookies...) }
+func (j *jar) snapshot() []cookie { return slices.Clone(j.cookies) }
 
 // merge adds cookies, each replacing one of the same name and path.
 func (j *jar) merge(cookies []cookie) {

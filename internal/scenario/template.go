@@ -3,8 +3,9 @@ package scenario
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math/rand/v2"
-	"sort"
+	"slices"
 	"strings"
 	"text/template"
 	"text/template/parse"
@@ -102,12 +103,7 @@ func savedList(saved map[string]bool) string {
 	if len(saved) == 0 {
 		return "none"
 	}
-	names := make([]string, 0, len(saved))
-	for k := range saved {
-		names = append(names, "."+k)
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
+	return "." + strings.Join(slices.Sorted(maps.Keys(saved)), ", .")
 }
 
 // iterState is what the template functions read: the iteration number, the
