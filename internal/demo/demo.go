@@ -71,9 +71,7 @@ func New(opt Options) *Service {
 	if opt.AsyncDelay <= 0 {
 		opt.AsyncDelay = DefaultAsyncDelay
 	}
-	if opt.Slowdown < 0 {
-		opt.Slowdown = 0
-	}
+	opt.Slowdown = max(opt.Slowdown, 0)
 	s := &Service{
 		opt:      opt,
 		rounds:   roundsPerRequest(opt),
@@ -95,12 +93,7 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // Counters returns a snapshot of the service's counters.
 func (s *Service) Counters() Counters {
-	return Counters{
-		Requests:  s.requests.Load(),
-		WorkUnits: s.workUnits.Load(),
-		Scanned:   s.store.scannedTotal(),
-		Pending:   s.pending.Load(),
-	}
+	return Counters{Requests: s.requests.Load(), WorkUnits: s.workUnits.Load(), Scanned: s.store.scannedTotal(), Pending: s.pending.Load()}
 }
 
 // RoundsPerRequest is the CPU work every request does, in hash rounds.
