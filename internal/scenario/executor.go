@@ -19,36 +19,26 @@ import (
 // reusable buffers. It sends nothing itself (the caller's HTTP client does)
 // and is not safe for concurrent use.
 type Executor struct {
-	plan      *Plan
-	state     *iterState
-	vars      map[string]string
-	scenarios [][]boundStep
-	cur       []boundStep
-	req       Request      // the last rendered request
-	hdrs      []Header     // req.Header when a header is templated
-	url       []byte       // req.URL when the path is templated
-	buf       bytes.Buffer // rendered template text
-	resp      bytes.Buffer // response body, when a check needs it
-	limit     io.LimitedReader
-	fail      Failure
-	// kept holds the values setup steps saved, which every iteration
-	// starts with; setup the bound setup steps of each stage.
-	kept  map[string]string
-	setup [stages][]boundStep
-	// masker hides the plan's secrets and the long values setup saved in
-	// messages; feedErr is set when the feed has no row for the current
-	// iteration.
-	masker  *strings.Replacer
-	feedErr error
-	// jar holds this virtual user's cookies (nil: load.cookies is off);
-	// keptJar the cookies setup left, which every iteration starts with.
-	// origin is the length of the base URL's scheme and host, where a
-	// request URL's path starts; setCookies the Set-Cookie fields of the
-	// last response.
-	jar        *jar
-	keptJar    []cookie
-	origin     int
-	setCookies []string
+	plan       *Plan
+	state      *iterState
+	vars       map[string]string
+	scenarios  [][]boundStep
+	cur        []boundStep
+	req        Request      // the last rendered request
+	hdrs       []Header     // req.Header when a header is templated
+	url        []byte       // req.URL when the path is templated
+	buf        bytes.Buffer // rendered template text
+	resp       bytes.Buffer // response body, when a check needs it
+	limit      io.LimitedReader
+	fail       Failure
+	kept       map[string]string // what setup saved, which every iteration starts with
+	setup      [stages][]boundStep
+	masker     *strings.Replacer // the plan's secrets and the long values setup saved
+	feedErr    error             // the feed has no row for the current iteration
+	jar        *jar              // nil: load.cookies is off
+	keptJar    []cookie          // the cookies setup left
+	origin     int               // the length of the base URL's scheme and host
+	setCookies []string          // the Set-Cookie fields of the last response
 }
 
 // boundStep is a compiled step bound to one Executor's template functions,
@@ -125,10 +115,9 @@ func (p *Plan) NewExecutor(baseURL string, vu int) (*Executor, error) {
 	return x, nil
 }
 
-func bindSteps(sc *compiledScenario, prefix string, funcs template.FuncMap) ([]boundStep, error) {
-	steps := make([]boundStep, len(sc.steps))
+func bindSteps(sc *compiledScenario, prefix string, funcs template.FuncMap) (steps []boundStep, err error) {
+	steps = make([]boundStep, len(sc.steps))
 	for i, st := range sc.steps {
-		var err error
 		if steps[i], err = bindStep(st, prefix, funcs); err != nil {
 			return nil, err
 		}
@@ -191,12 +180,7 @@ func newFixedTarget(method, rawURL string, header http.Header) (*fixedTarget, er
 }
 
 func (b *boundStep) hasHeader(name string) bool {
-	for _, h := range b.headers {
-		if h.name == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(b.headers, func(h boundHeader) bool { return h.name == name })
 }
 
 // Begin starts iteration seq: it picks the scenario, forgets the values
@@ -218,9 +202,7 @@ func (x *Executor) Err() error { return x.feedErr }
 // and cookies setup left: none of the previous iteration's.
 func (x *Executor) startWithKept() {
 	clear(x.vars)
-	for k, v := range x.kept {
-		x.vars[k] = v
-	}
+	maps.Copy(x.vars, x.kept)
 	if x.jar != nil {
 		x.jar.reset(x.keptJar)
 	}
@@ -292,7 +274,7 @@ func (x *Executor) Keep(s Session) {
 		return
 	}
 	secrets := slices.Collect(maps.Values(x.plan.env))
-	for _, v := range x.kept {
+	for _, v := range slices.Collect(maps.Values(x.kept)) {
 		if len(v) >= minKeptSecret {
 			secrets = append(secrets, v)
 		}

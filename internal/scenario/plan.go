@@ -26,16 +26,12 @@ const MaxBodyBytes = 1 << 20
 type Plan struct {
 	seed      int64
 	scenarios []*compiledScenario
-	cumWeight []uint64 // cumulative weights, for the weighted pick
-	stepNames []string // unique step names; a step's ID indexes this
-	// setup holds the setup steps of each Stage; nil for a stage without.
-	setup [stages]*compiledScenario
-	// env holds the value of every variable the templates read with
-	// {{env}}; secrets are the forms of those values masked in messages.
-	env     map[string]string
-	secrets []string
-	feed    *feedRows // nil without a feed
-	// noCookies turns the virtual users' cookie jars off.
+	cumWeight []uint64                  // cumulative weights, for the weighted pick
+	stepNames []string                  // unique step names; a step's ID indexes this
+	setup     [stages]*compiledScenario // nil for a stage without steps
+	env       map[string]string         // every variable the templates read with {{env}}
+	secrets   []string                  // the forms of env's values masked in messages
+	feed      *feedRows                 // nil without a feed
 	noCookies bool
 	// setupByVU and setupByRow: the setup.vu steps read {{vu}}, or the
 	// virtual user's feed row, so that two users' logins differ.
@@ -67,12 +63,9 @@ func (p *Plan) Logins(open bool, workers int) int {
 }
 
 // SetupIdentity says whose login the setup.vu steps of virtual user vu
-// (0-based) make: two users of the same identity send the same setup
-// requests, so one login can serve both. It is vu where the steps read
-// {{vu}}; the user's feed row where they read the feed (rows wrap, so
-// users beyond the rows repeat earlier users' logins); 0 for every user
-// where they read neither. The open model's workers share logins by it:
-// a worker is not a user, whichever takes an iteration serves it.
+// (0-based) make, so that users of one identity (the open model's workers
+// among them) share it: vu where the steps read {{vu}}, the user's feed
+// row where they read the feed, else 0.
 func (p *Plan) SetupIdentity(vu int) int {
 	switch {
 	case p.setupByVU:
@@ -91,19 +84,16 @@ type compiledScenario struct {
 }
 
 type compiledStep struct {
-	id      int // index into Plan.stepNames
-	name    string
-	method  string
-	path    *text
-	headers []header
-	body    body
-	status  int // 0 = any 2xx
-	expect  map[string]any
-	// expectT holds the expected values that are templates, such as
-	// {"id": "{{.id}}"}; they are rendered per response.
-	expectT []expectTemplate
-	// expectHdr holds the header fields' expected values: expect.header.
-	expectHdr []headerExpect
+	id        int // index into Plan.stepNames
+	name      string
+	method    string
+	path      *text
+	headers   []header
+	body      body
+	status    int // 0 = any 2xx
+	expect    map[string]any
+	expectT   []expectTemplate // expected values that are templates ({"id": "{{.id}}"}), rendered per response
+	expectHdr []headerExpect   // expect.header
 	save      []saveRule
 }
 
@@ -142,33 +132,23 @@ func Compile(scenarios []config.Scenario, seed int64) (*Plan, error) {
 
 // Inputs are what a plan draws on besides its scenarios.
 type Inputs struct {
-	// Seed makes every random value and every scenario pick reproducible.
-	Seed int64
-	// Setup holds the steps run before the load (nil: none).
-	Setup *config.Setup
-	// Feed holds the rows {{feed "column"}} reads (nil: none).
-	Feed *config.Feed
-	// NoCookies turns off each virtual user's cookie jar (load.cookies:
-	// false); by default every Executor keeps one.
-	NoCookies bool
-	// Getenv reads the environment tailgate was given, for {{env "NAME"}};
-	// a variable that is empty counts as not set. Nil: none is set.
-	Getenv func(string) string
-	// Withheld reports the variables templates may not read (credentials
-	// not passed on, as children do not get them); nil: none.
+	Seed      int64         // every random value and scenario pick derives from it
+	Setup     *config.Setup // nil: none
+	Feed      *config.Feed  // nil: none
+	NoCookies bool          // load.cookies: false
+	// Getenv reads {{env "NAME"}} (empty counts as not set; nil: none is
+	// set); Withheld the credentials templates may not read (nil: none).
+	Getenv   func(string) string
 	Withheld func(string) bool
 	// Mask, when set, is given the value of each variable the templates
-	// read, once per variable, as the plan is compiled: before anything
-	// is sent, so that the log it could reach hides it from then on (the
-	// CLI registers it with the GitHub Actions runner). It is the one way
-	// the values leave the plan; nil: they stay inside.
+	// read, once, as the plan is compiled: before anything is sent, so
+	// that the log hides it from then on. Nil: the values stay inside.
 	Mask func(value string)
 }
 
-// CompileWith checks and compiles scenarios with their setup steps, feed
-// and environment. Every error it returns is a *PlanError: a mistake in
-// the benchmark definition or a variable the environment lacks, found
-// before anything is sent.
+// CompileWith compiles scenarios with their setup steps, feed and
+// environment. Every error it returns is a *PlanError, found before
+// anything is sent.
 func CompileWith(scenarios []config.Scenario, in Inputs) (*Plan, error) {
 	p, err := compilePlan(scenarios, in)
 	if err != nil {
@@ -177,8 +157,8 @@ func CompileWith(scenarios []config.Scenario, in Inputs) (*Plan, error) {
 	return p, nil
 }
 
-// PlanError is a benchmark definition that cannot be run as written (or
-// a variable it reads that is not set): bad input, not a failed run.
+// PlanError is a definition that cannot run as written (or a variable it
+// reads that is not set): bad input, not a failed run.
 type PlanError struct{ Err error }
 
 func (e *PlanError) Error() string { return e.Err.Error() }
@@ -215,9 +195,9 @@ func compilePlan(scenarios []config.Scenario, in Inputs) (*Plan, error) {
 	return p, nil
 }
 
-// compileScenario compiles the steps of one scenario (or setup stage)
-// in scope, which gains the variables each step saves. ids and names
-// give each step name its StepID; nil for setup steps, which have none.
+// compileScenario compiles the steps of one scenario (or setup stage) in
+// scope, which gains what each step saves; ids and names give each step
+// its StepID (nil for setup steps, which have none).
 func compileScenario(name string, steps []config.Step, sc *scope, ids map[string]int, names *[]string) (*compiledScenario, error) {
 	cs := &compiledScenario{name: name}
 	for j := range steps {
@@ -227,13 +207,10 @@ func compileScenario(name string, steps []config.Step, sc *scope, ids map[string
 		}
 		st.id = -1
 		if ids != nil {
-			id, ok := ids[st.name]
-			if !ok {
-				id = len(*names)
-				ids[st.name] = id
-				*names = append(*names, st.name)
+			if _, ok := ids[st.name]; !ok {
+				ids[st.name], *names = len(*names), append(*names, st.name)
 			}
-			st.id = id
+			st.id = ids[st.name]
 		}
 		for _, s := range st.save {
 			sc.saved[s.name] = true
