@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -96,8 +97,5 @@ func historyInput(cfgPath string, cfgGiven bool, historyFlag string) (*config.Co
 	if err != nil {
 		return nil, "", pipeline.Usage.Wrap(err)
 	}
-	if historyFlag != "" {
-		return cfg, historyFlag, nil
-	}
-	return cfg, baseline.HistoryPath(baselinePath("", cfg, cfg.Name)), nil
+	return cfg, cmp.Or(historyFlag, baseline.HistoryPath(baselinePath("", cfg, cfg.Name))), nil
 }
