@@ -110,7 +110,7 @@ func TestCompileRejectsBadScenarios(t *testing.T) {
 			{Name: "a", Request: config.Request{Path: "/"}, Save: map[string]config.SaveFrom{"id": {Name: "id"}}},
 			{Name: "b", Request: config.Request{Headers: map[string]string{"X": "{{.id.x}}"}}},
 		}}}, "have no fields"},
-		{"non-string key", []config.Scenario{{Name: "x", Steps: []config.Step{{Name: "a", Request: config.Request{JSON: map[any]any{1: "x"}}}}}}, "key 1 is not a string"},
+		{"non-string key", []config.Scenario{{Name: "x", Steps: []config.Step{{Name: "a", Request: config.Request{JSON: map[any]any{1: "x"}}}}}}, `step "a" json: cannot be sent as JSON`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
