@@ -23,13 +23,13 @@ func compileText(where, s string, sc *scope) (*text, error) {
 		return &text{static: s}, nil
 	}
 	t, err := template.New(where).Funcs(funcsFor(nil)).Option("missingkey=error").Parse(s)
+	if err == nil {
+		err = sc.checkInputs(t.Tree.Root)
+	}
+	if err == nil {
+		err = checkFields(t.Tree.Root, sc.saved, sc.savedBy)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
-	}
-	if err := sc.checkInputs(t.Tree.Root); err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
-	}
-	if err := checkFields(t.Tree.Root, sc.saved, sc.savedBy); err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	return &text{tmpl: t}, nil
@@ -110,15 +110,13 @@ func savedList(saved map[string]bool) string {
 // worker id and the iteration's random stream, seeded from (seed, seq) so
 // values do not depend on which goroutine runs the iteration.
 type iterState struct {
-	seq uint64
-	vu  int
-	pcg rand.PCG
-	rng *rand.Rand
-	// env holds the variables {{env}} reads; feed the feed's columns and
-	// row the current row (nil when there is no feed).
-	env  map[string]string
-	feed *feedRows
-	row  []string
+	seq  uint64
+	vu   int
+	pcg  rand.PCG
+	rng  *rand.Rand
+	env  map[string]string // the variables {{env}} reads
+	feed *feedRows         // nil without a feed
+	row  []string          // the current row
 }
 
 func newIterState(vu int, p *Plan) *iterState {
@@ -177,10 +175,7 @@ func funcsFor(s *iterState) template.FuncMap {
 }
 
 // boundText is a text bound to one Executor's template functions.
-type boundText struct {
-	static string
-	tmpl   *template.Template
-}
+type boundText = text
 
 func (t *text) templated() bool { return t.tmpl != nil }
 
@@ -191,8 +186,6 @@ func (t *text) bind(funcs template.FuncMap) boundText {
 	c := template.Must(t.tmpl.Clone()) // Clone fails only after Execute of an html/template
 	return boundText{tmpl: c.Funcs(funcs)}
 }
-
-func (t *boundText) templated() bool { return t.tmpl != nil }
 
 // render writes the value into buf (reset first).
 func (t *boundText) render(buf *bytes.Buffer, vars map[string]string) error {
