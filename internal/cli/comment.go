@@ -22,14 +22,14 @@ func init() {
 	register("comment", "post the sticky PR comment from a report.json (the workflow_run publisher for fork PRs)", cmdComment)
 }
 
-// maxPRFileBytes bounds the PR number file of an artifact: a number and a
-// line break.
-const maxPRFileBytes = 32
+// maxPRFileBytes bounds the PR number file of an artifact; maxPRNumber is
+// the largest number --pr and --pr-file accept.
+const (
+	maxPRFileBytes = 32
+	maxPRNumber    = 1<<31 - 1
+)
 
 var prNumberPattern = regexp.MustCompile(`^[1-9][0-9]{0,9}$`)
-
-// maxPRNumber is the largest number --pr and --pr-file accept alike.
-const maxPRNumber = 1<<31 - 1
 
 // commentFlags are the arguments of tailgate comment.
 type commentFlags struct {
@@ -39,11 +39,9 @@ type commentFlags struct {
 }
 
 // cmdComment renders the sticky PR comment from a report.json and upserts
-// it. It runs in a workflow_run job with a write token, on a report that a
-// fork PR's unprivileged run uploaded as an artifact: the report and the PR
-// number are untrusted data, validated and never executed, and the Markdown
-// is rendered here, never taken from the artifact. Posting the comment is
-// the job's whole purpose, so any failure to post exits 3.
+// it, in a workflow_run job with a write token: the report and the PR
+// number a fork's run uploaded are untrusted data, validated and never
+// executed, the Markdown rendered here. A failure to post exits 3.
 func cmdComment(ctx context.Context, e env, args []string) error {
 	f, err := parseCommentFlags(e, args)
 	if err != nil {
@@ -127,19 +125,14 @@ func (f commentFlags) prNumber() (int, error) {
 		return 0, fmt.Errorf("--pr-file: %w", err)
 	}
 	s := strings.TrimSpace(string(data))
-	if !prNumberPattern.MatchString(s) {
-		return 0, fmt.Errorf("--pr-file %s: %q is not a pull request number (a positive integer)", f.prFile, clipped(s))
+	if n, err := strconv.Atoi(s); prNumberPattern.MatchString(s) && err == nil && n <= maxPRNumber {
+		return n, nil
 	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n > maxPRNumber {
-		return 0, fmt.Errorf("--pr-file %s: %s is not a pull request number", f.prFile, s)
-	}
-	return n, nil
+	return 0, fmt.Errorf("--pr-file %s: %q is not a pull request number (a positive integer of at most %d)", f.prFile, clipped(s), maxPRNumber)
 }
 
-// checkTriggerPR refuses a PR number that contradicts the triggering run:
-// for same-repository PRs the workflow_run payload lists its PRs. For fork
-// PRs the list is empty and the number can only come from the artifact.
+// checkTriggerPR refuses a PR number that contradicts the triggering run
+// (its payload lists same-repository PRs; a fork's list is empty).
 func checkTriggerPR(job ci.Context, pr int) error {
 	if job.EventName != "workflow_run" || len(job.PRs) == 0 || slices.Contains(job.PRs, pr) {
 		return nil
@@ -171,9 +164,8 @@ func readSmallFile(path string, limit int64) ([]byte, error) {
 	return bounded.Read(f, path, "pull request number file", limit)
 }
 
-// openRegular opens path when it is a regular file, not a link: the file
-// opened must be the one looked at, so that a link swapped in between
-// cannot be followed.
+// openRegular opens path when it is a regular file, not a link, and the
+// one looked at (a link swapped in between is not followed).
 func openRegular(path string) (*os.File, error) {
 	st, err := os.Lstat(path)
 	if err != nil {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -93,13 +94,7 @@ func (p *provenanceFlags) register(fs *flag.FlagSet) {
 // provenance is what the flags say, else what the runner's environment
 // does; a job left unnamed gets a local id from the runs' time.
 func (p provenanceFlags) provenance(getenv func(string) string) baseline.Provenance {
-	pr := baseline.Provenance{Commit: p.commit, Ref: p.ref, Job: p.job}
-	if pr.Commit == "" {
-		pr.Commit = getenv("GITHUB_SHA")
-	}
-	if pr.Ref == "" {
-		pr.Ref = getenv("GITHUB_REF")
-	}
+	pr := baseline.Provenance{Commit: cmp.Or(p.commit, getenv("GITHUB_SHA")), Ref: cmp.Or(p.ref, getenv("GITHUB_REF")), Job: p.job}
 	if id := getenv("GITHUB_RUN_ID"); pr.Job == "" && id != "" {
 		pr.Job = id + "-" + getenv("GITHUB_RUN_ATTEMPT")
 	}
@@ -107,11 +102,8 @@ func (p provenanceFlags) provenance(getenv func(string) string) baseline.Provena
 }
 
 // fromGit fills the commit and ref the flags and the runner's environment
-// left empty from the git repository of the working directory (outside
-// Actions, a job on main would otherwise be recorded without them), and
-// says what it took, or why it took nothing. The checkout's own state is
-// what the runs measured only if it has no uncommitted change: it says so
-// when it has.
+// left empty from the working directory's git checkout, and says what it
+// took (uncommitted changes included), or why it took nothing.
 func (p provenanceFlags) fromGit(ctx context.Context, pr baseline.Provenance, git baseline.Git) (baseline.Provenance, string) {
 	if pr.Commit != "" && pr.Ref != "" {
 		return pr, ""
@@ -141,8 +133,7 @@ func (p provenanceFlags) fromGit(ctx context.Context, pr baseline.Provenance, gi
 
 // recordLink appends a finished A/B to main's history as a link of its
 // chain: the head commit (the flags', the runner's, else git's HEAD)
-// judged against the commit the A/B built as its base: a link without
-// both cannot be placed in the chain.
+// judged against the base commit the A/B built.
 func recordLink(ctx context.Context, e env, cfg *config.Config, j pipeline.Judged, path string, prov provenanceFlags) error {
 	pr, note := prov.fromGit(ctx, prov.provenance(e.getenv), baseline.ExecGit{})
 	if note != "" {
