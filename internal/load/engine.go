@@ -7,6 +7,7 @@
 package load
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -129,9 +130,9 @@ func newEngine(plan *scenario.Plan, baseURL string, opt Options) (*engine, []*wo
 	if err := opt.check(); err != nil {
 		return nil, nil, fmt.Errorf("load options: %w", err)
 	}
-	e := &engine{opt: opt, plan: plan, baseURL: baseURL, steps: plan.StepNames(), seq: opt.Seq}
-	if e.seq == nil {
-		e.seq = new(Sequence)
+	e := &engine{opt: opt, plan: plan, baseURL: baseURL, steps: plan.StepNames(), seq: cmp.Or(opt.Seq, new(Sequence))}
+	if e.opt.Setup == nil {
+		e.opt.Setup = &SetupCache{} // this run's alone
 	}
 	e.coll = newCollector(len(e.steps))
 	workers := make([]*worker, opt.workers())

@@ -262,9 +262,6 @@ func (c *SetupCache) Renewed() (renewed, watched int) {
 // reuse reports whether the session of login id, handed to a worker
 // now, awaits its check.
 func (c *SetupCache) reuse(id int) bool {
-	if c == nil {
-		return false
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.checking || c.confirmed[id] {
@@ -290,9 +287,6 @@ func (c *SetupCache) checked(id int, renewed bool) {
 }
 
 func (c *SetupCache) get(id int) (scenario.Session, bool) {
-	if c == nil {
-		return scenario.Session{}, false
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	v, ok := c.kept[id]
@@ -300,9 +294,6 @@ func (c *SetupCache) get(id int) (scenario.Session, bool) {
 }
 
 func (c *SetupCache) put(id int, s scenario.Session) {
-	if c == nil {
-		return
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.kept == nil {
