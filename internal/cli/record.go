@@ -55,9 +55,7 @@ func cmdBaseline(ctx context.Context, e env, args []string) error {
 
 // record records and says what it stored.
 func record(ctx context.Context, e env, cfg *config.Config, o pipeline.RecordOptions, quiet bool) error {
-	if o.Runner == "" {
-		o.Runner = runnerImage(e.getenv)
-	}
+	o.Runner = cmp.Or(o.Runner, runnerImage(e.getenv))
 	rec, err := pipeline.Record(ctx, e.pipelineEnv(cfg, quiet), o)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"reflect"
@@ -111,9 +112,7 @@ func fieldsOf(t reflect.Type) map[string]field {
 			}
 			continue
 		}
-		if name == "" {
-			name = strings.ToLower(f.Name)
-		}
+		name = cmp.Or(name, strings.ToLower(f.Name))
 		out[name] = field{index: []int{i}}
 	}
 	return out

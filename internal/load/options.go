@@ -1,6 +1,7 @@
 package load
 
 import (
+	"cmp"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -111,15 +112,9 @@ func FromConfig(l config.Load) Options {
 		RequestTimeout: l.RequestTimeout.D(),
 		Client:         l.Client,
 	}
-	if o.Model == "" {
-		o.Model = Open
-	}
-	if o.MaxInflight == 0 {
-		o.MaxInflight = DefaultMaxInflight
-	}
-	if o.RequestTimeout == 0 {
-		o.RequestTimeout = DefaultRequestTimeout
-	}
+	o.Model = cmp.Or(o.Model, Open)
+	o.MaxInflight = cmp.Or(o.MaxInflight, DefaultMaxInflight)
+	o.RequestTimeout = cmp.Or(o.RequestTimeout, DefaultRequestTimeout)
 	o.Pacer = Constant{PerSecond: l.Rate.PerSecond}
 	if l.RampFrom != nil {
 		o.Pacer = LinearRamp{From: l.RampFrom.PerSecond, To: l.Rate.PerSecond, Over: l.Ramp.D()}
@@ -129,9 +124,7 @@ func FromConfig(l config.Load) Options {
 
 // check reports options no run can use; it fills RequestTimeout's default.
 func (o *Options) check() error {
-	if o.RequestTimeout == 0 {
-		o.RequestTimeout = DefaultRequestTimeout
-	}
+	o.RequestTimeout = cmp.Or(o.RequestTimeout, DefaultRequestTimeout)
 	var errs []error
 	switch o.Model {
 	case Open:

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"net/http"
@@ -42,9 +43,7 @@ func (f *Failure) Message() string {
 		line = line[:i]
 	}
 	line = strings.TrimSpace(line)
-	if line == "" {
-		line = http.StatusText(f.Status)
-	}
+	line = cmp.Or(line, http.StatusText(f.Status))
 	return strings.TrimSpace(fmt.Sprintf("%d %s", f.Status, line))
 }
 
