@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/ci"
 	"github.com/tailgate-ci/tailgate/internal/gh"
 	"github.com/tailgate-ci/tailgate/internal/pipeline"
+	"github.com/tailgate-ci/tailgate/internal/printable"
 	"github.com/tailgate-ci/tailgate/internal/publish"
 	"github.com/tailgate-ci/tailgate/internal/report"
 )
@@ -51,7 +53,7 @@ func cmdComment(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return pipeline.Runtime.Wrap(err)
 	}
-	token := firstNonEmptyEnv(e.getenv, ci.InputEnv("github_token"), "GITHUB_TOKEN")
+	token := cmp.Or(strings.TrimSpace(e.getenv(ci.InputEnv("github_token"))), strings.TrimSpace(e.getenv("GITHUB_TOKEN")))
 	rt := ci.NewRuntime(e.stdout, e.getenv)
 	if job.IsActions {
 		rt.AddMask(token) // outside Actions the mask command would print it
@@ -128,7 +130,7 @@ func (f commentFlags) prNumber() (int, error) {
 	if n, err := strconv.Atoi(s); prNumberPattern.MatchString(s) && err == nil && n <= maxPRNumber {
 		return n, nil
 	}
-	return 0, fmt.Errorf("--pr-file %s: %q is not a pull request number (a positive integer of at most %d)", f.prFile, clipped(s), maxPRNumber)
+	return 0, fmt.Errorf("--pr-file %s: %q is not a pull request number (a positive integer of at most %d)", f.prFile, printable.Clip(s, 21), maxPRNumber)
 }
 
 // checkTriggerPR refuses a PR number that contradicts the triggering run
@@ -197,20 +199,4 @@ func postComment(ctx context.Context, job ci.Context, token string, pr int, in r
 		return "", err
 	}
 	return c.URL, nil
-}
-
-func firstNonEmptyEnv(getenv func(string) string, names ...string) string {
-	for _, n := range names {
-		if v := strings.TrimSpace(getenv(n)); v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-func clipped(s string) string {
-	if len(s) > 20 {
-		return s[:20] + "…"
-	}
-	return s
 }
