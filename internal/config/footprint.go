@@ -180,26 +180,21 @@ func validateCounterSource(s *CounterSource, key string, seen map[string]bool, c
 		if strings.ContainsAny(p.Connect, "'\\\n") {
 			c.add(key+".pg_stat_statements.connect", "%q: a connection string without quotes, backslashes or line breaks, e.g. host=127.0.0.1 port=5432 user=postgres dbname=postgres", p.Connect)
 		}
-		for i, g := range s.Gate {
-			if !slices.Contains(PGStatCounters, g) {
-				c.add(joinIndex(key+".gate", i), "%q is not a pg_stat_statements counter (%s)", g, strings.Join(PGStatCounters, ", "))
-			}
-		}
 	}
 	if s.Command != nil && s.Command.IsZero() {
 		c.add(key+".command", "is empty: give the command whose stdout is a JSON object of counters")
 	}
 	if p := s.Prometheus; p != nil {
 		validatePrometheus(p, key+".prometheus", c)
-		for i, g := range s.Gate {
-			if !slices.Contains(p.Metrics, g) {
-				c.add(joinIndex(key+".gate", i), "%q is not one of prometheus.metrics (%s)", g, strings.Join(p.Metrics, ", "))
-			}
-		}
 	}
 	for i, g := range s.Gate {
-		if !counterName.MatchString(g) {
-			c.add(joinIndex(key+".gate", i), "%q is not a counter name (letters, digits and _)", g)
+		switch k := joinIndex(key+".gate", i); {
+		case s.PGStatStatements != nil && !slices.Contains(PGStatCounters, g):
+			c.add(k, "%q is not a pg_stat_statements counter (%s)", g, strings.Join(PGStatCounters, ", "))
+		case s.Prometheus != nil && !slices.Contains(s.Prometheus.Metrics, g):
+			c.add(k, "%q is not one of prometheus.metrics (%s)", g, strings.Join(s.Prometheus.Metrics, ", "))
+		case !counterName.MatchString(g):
+			c.add(k, "%q is not a counter name (letters, digits and _)", g)
 		}
 	}
 	if c.given(key+".timeout") && s.Timeout <= 0 {
