@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -56,21 +57,11 @@ func (f abFlags) apply(cfg *config.Config) error {
 	if cfg.AB == nil {
 		cfg.AB = config.DefaultAB()
 	}
-	if f.windows > 0 {
-		cfg.AB.Windows = f.windows
+	if f.maxPairs > 0 && f.maxPairs < cfg.AB.MinPairs {
+		return usageErr("--max-blocks %d is below ab.min_blocks (%d)", f.maxPairs, cfg.AB.MinPairs)
 	}
-	if f.window > 0 {
-		cfg.AB.Window = config.Duration(f.window)
-	}
-	if f.maxPairs > 0 {
-		if f.maxPairs < cfg.AB.MinPairs {
-			return usageErr("--max-blocks %d is below ab.min_blocks (%d)", f.maxPairs, cfg.AB.MinPairs)
-		}
-		cfg.AB.MaxPairs = f.maxPairs
-	}
-	if f.maxTime > 0 {
-		cfg.AB.MaxTime = config.Duration(f.maxTime)
-	}
+	cfg.AB.Windows, cfg.AB.MaxPairs = cmp.Or(f.windows, cfg.AB.Windows), cmp.Or(f.maxPairs, cfg.AB.MaxPairs)
+	cfg.AB.Window, cfg.AB.MaxTime = cmp.Or(config.Duration(f.window), cfg.AB.Window), cmp.Or(config.Duration(f.maxTime), cfg.AB.MaxTime)
 	return nil
 }
 

@@ -8,13 +8,11 @@ import (
 )
 
 // setupParallel is how many workers run their setup steps at once: enough
-// to keep a login endpoint busy, without a herd of hundreds of logins in
-// the same instant (which would measure the login, not prepare the load).
+// to keep a login endpoint busy, not a herd of hundreds.
 const setupParallel = 16
 
-// SetupError is a setup step that failed: the run cannot measure what it
-// was to be set up for. Its text names the stage, the step, the virtual
-// user, the request and what came back, secrets masked.
+// SetupError is a setup step that failed; its text names the stage, the
+// step, the virtual user, the request and the answer, secrets masked.
 type SetupError struct {
 	Stage scenario.Stage
 	VU    int // 1-based ({{vu}} + 1), in SetupVU; 0 in SetupRun

@@ -46,17 +46,17 @@ type Executor struct {
 type boundStep struct {
 	*compiledStep
 	prefix    string // base URL without trailing slash
-	path      boundText
-	headers   []boundHeader
+	path      *text
+	headers   []header
 	templHdrs bool
 	static    []Header    // the constant headers, Content-Type of a JSON or form body included
 	staticNet http.Header // static in net/http's form, when no header is templated
 	fixed     *fixedTarget
-	raw       boundText
-	leaves    []boundText
+	raw       *text
+	leaves    []*text
 	constBody []byte // the body when nothing in it is templated
 	bodyCap   int    // the largest rendered body yet, which sizes the next
-	expectT   []boundExpect
+	expectT   []expectTemplate
 	needBody  bool
 	ownCookie bool // the step sets its own Cookie header: the jar adds none
 }
@@ -66,16 +66,6 @@ type boundStep struct {
 type fixedTarget struct {
 	url  string
 	http *http.Request
-}
-
-type boundExpect struct {
-	path  string
-	value boundText
-}
-
-type boundHeader struct {
-	name  string
-	value boundText
 }
 
 // NewExecutor returns an Executor for requests to baseURL (scheme, host and
@@ -129,10 +119,10 @@ func bindStep(st *compiledStep, prefix string, funcs template.FuncMap) (boundSte
 	b := boundStep{compiledStep: st, prefix: prefix, path: st.path.bind(funcs)}
 	b.needBody = len(st.expect) > 0 || len(st.expectT) > 0 || slices.ContainsFunc(st.save, saveRule.fromBody)
 	for _, x := range st.expectT {
-		b.expectT = append(b.expectT, boundExpect{path: x.path, value: x.value.bind(funcs)})
+		b.expectT = append(b.expectT, expectTemplate{path: x.path, value: x.value.bind(funcs)})
 	}
 	for _, h := range st.headers {
-		bh := boundHeader{name: h.name, value: h.value.bind(funcs)}
+		bh := header{name: h.name, value: h.value.bind(funcs)}
 		if bh.value.templated() {
 			b.templHdrs = true
 		} else {
@@ -180,7 +170,7 @@ func newFixedTarget(method, rawURL string, header http.Header) (*fixedTarget, er
 }
 
 func (b *boundStep) hasHeader(name string) bool {
-	return slices.ContainsFunc(b.headers, func(h boundHeader) bool { return h.name == name })
+	return slices.ContainsFunc(b.headers, func(h header) bool { return h.name == name })
 }
 
 // Begin starts iteration seq: it picks the scenario, forgets the values

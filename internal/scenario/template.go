@@ -174,21 +174,20 @@ func funcsFor(s *iterState) template.FuncMap {
 	}
 }
 
-// boundText is a text bound to one Executor's template functions.
-type boundText = text
+func (t *text) templated() bool { return t != nil && t.tmpl != nil }
 
-func (t *text) templated() bool { return t.tmpl != nil }
-
-func (t *text) bind(funcs template.FuncMap) boundText {
+// bind is t bound to one Executor's template functions (a constant, t
+// itself).
+func (t *text) bind(funcs template.FuncMap) *text {
 	if t.tmpl == nil {
-		return boundText{static: t.static}
+		return t
 	}
 	c := template.Must(t.tmpl.Clone()) // Clone fails only after Execute of an html/template
-	return boundText{tmpl: c.Funcs(funcs)}
+	return &text{tmpl: c.Funcs(funcs)}
 }
 
 // render writes the value into buf (reset first).
-func (t *boundText) render(buf *bytes.Buffer, vars map[string]string) error {
+func (t *text) render(buf *bytes.Buffer, vars map[string]string) error {
 	buf.Reset()
 	if t.tmpl == nil {
 		buf.WriteString(t.static)
