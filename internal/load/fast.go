@@ -269,28 +269,22 @@ func (c *trackedConn) SetDeadline(t time.Time) error {
 }
 
 func (c *trackedConn) SetReadDeadline(t time.Time) error {
-	if t, ok := moveDeadline(&c.read, t); ok {
-		return c.Conn.SetReadDeadline(t)
-	}
-	return nil
+	return moveDeadline(&c.read, t, c.Conn.SetReadDeadline)
 }
 
 func (c *trackedConn) SetWriteDeadline(t time.Time) error {
-	if t, ok := moveDeadline(&c.written, t); ok {
-		return c.Conn.SetWriteDeadline(t)
-	}
-	return nil
+	return moveDeadline(&c.written, t, c.Conn.SetWriteDeadline)
 }
 
-// moveDeadline returns t rounded up to its step, and whether that differs
-// from *last, which it updates.
-func moveDeadline(last *int64, t time.Time) (time.Time, bool) {
+// moveDeadline sets t rounded up to its step, unless that is the deadline
+// last set (*last, which it updates).
+func moveDeadline(last *int64, t time.Time, set func(time.Time) error) error {
 	key := deadlineKey(t)
 	if key == *last {
-		return t, false
+		return nil
 	}
 	*last = key
-	return roundDeadline(t, key), true
+	return set(roundDeadline(t, key))
 }
 
 // deadlineKey numbers the step that t rounds up to; 0 is the zero time
