@@ -151,22 +151,14 @@ func bindStep(st *compiledStep, prefix string, funcs template.FuncMap) (boundSte
 		b.staticNet = httpHeader(b.static)
 	}
 	if !b.path.templated() && !b.templHdrs {
-		fixed, err := newFixedTarget(st.method, prefix+st.path.static, b.staticNet)
+		req, err := http.NewRequest(st.method, prefix+st.path.static, nil)
 		if err != nil {
 			return b, fmt.Errorf("step %q: %w", st.name, err)
 		}
-		b.fixed = fixed
+		req.Header = b.staticNet
+		b.fixed = &fixedTarget{url: req.URL.String(), http: req}
 	}
 	return b, nil
-}
-
-func newFixedTarget(method, rawURL string, header http.Header) (*fixedTarget, error) {
-	req, err := http.NewRequest(method, rawURL, nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header = header
-	return &fixedTarget{url: req.URL.String(), http: req}, nil
 }
 
 func (b *boundStep) hasHeader(name string) bool {
@@ -215,9 +207,8 @@ func (x *Executor) BeginSetup(st Stage) {
 // iteration's.
 func setupStream(st Stage) uint64 { return 1<<63 + uint64(st) }
 
-// EndSetup keeps the values the setup steps saved and the cookies its
-// responses set: every later setup step and iteration of this Executor
-// starts with them.
+// EndSetup keeps the values and cookies the setup steps left for every
+// later setup step and iteration of this Executor.
 func (x *Executor) EndSetup() {
 	s := Session{values: x.vars}
 	if x.jar != nil {
@@ -241,11 +232,9 @@ func (x *Executor) Kept() Session {
 	return Session{values: maps.Clone(x.kept), cookies: slices.Clone(x.keptJar)}
 }
 
-// Keep adds a session to what every iteration starts with: another
-// Executor's, after the run's setup, or this one's from an earlier run.
-// A cookie replaces the kept one of its name and path. Long values and
-// cookies are masked in messages from then on, as secrets are: a setup
-// step mostly saves a token, and a session cookie is one.
+// Keep adds a session (another Executor's, or one of an earlier run) to
+// what every iteration starts with; long values and cookies (tokens,
+// sessions) are masked in messages from then on.
 func (x *Executor) Keep(s Session) {
 	long := false
 	for k, v := range s.values {
