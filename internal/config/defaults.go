@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -32,10 +33,8 @@ const (
 
 // applyDefaults fills every key the file left out.
 func applyDefaults(cfg *Config, c *collector) {
-	if !c.given("name") {
-		base := filepath.Base(cfg.Path)
-		cfg.Name = strings.TrimSuffix(base, filepath.Ext(base))
-	}
+	base := filepath.Base(cfg.Path)
+	setDefault(&cfg.Name, c, "name", strings.TrimSuffix(base, filepath.Ext(base)))
 	defaultTarget(&cfg.Target, "target", c)
 	if ab := cfg.AB; ab != nil {
 		defaultAB(ab, c)
@@ -63,14 +62,11 @@ func applyDefaults(cfg *Config, c *collector) {
 		setDefault(&f.AtEnd, c, "feed.at_end", FeedWrap)
 	}
 	setDefault(&cfg.Gate.Baseline, c, "gate.baseline", "baselines/"+cfg.Name+".json")
-	if !c.given("gate.creep.against") {
-		cfg.Gate.Creep.Against = []string{CreepWindowStart, CreepTagPrefix + "v*"}
-	}
+	setDefault(&cfg.Gate.Creep.Against, c, "gate.creep.against", []string{CreepWindowStart, CreepTagPrefix + "v*"})
 }
 
 // GatedMetrics are the metrics gate.metrics names, else defaults (the
-// gate's) and the footprint metrics of every target of the config (the
-// top-level one and the A/B sides' own) gated by default, once each.
+// gate's) and every target's footprint metrics gated by default, once each.
 func (c *Config) GatedMetrics(defaults []string) []string {
 	if len(c.Gate.Metrics) > 0 {
 		return c.Gate.Metrics
@@ -155,10 +151,7 @@ func defaultPhase(p *Phase, top Load, c *collector, path string) {
 	setDefault(&p.Warmup, c, path+".warmup", top.Warmup)
 	setDefault(&p.Duration, c, path+".duration", top.Duration)
 	name := map[string]string{ModelOpen: PhaseLatency, ModelClosed: PhaseCapacity}[p.Model]
-	if name == "" {
-		name = p.Model // an unknown model, reported as such
-	}
-	setDefault(&p.Name, c, path+".name", name)
+	setDefault(&p.Name, c, path+".name", cmp.Or(name, p.Model)) // an unknown model, reported as such
 }
 
 func defaultScenario(s *Scenario, c *collector, path string, i int) {
@@ -176,17 +169,14 @@ func defaultSteps(steps []Step, c *collector, path string) {
 	}
 }
 
-// defaultRequest sets the method: GET, or POST when there is a body.
-// Methods are upper-cased, so "post" works.
+// defaultRequest upper-cases the method ("post" works), by default GET,
+// or POST when there is a body.
 func defaultRequest(r *Request) {
 	r.Method = strings.ToUpper(r.Method)
-	if r.Method != "" {
-		return
-	}
-	r.Method = "GET"
-	if r.JSON != nil || r.Body != "" || r.Form != nil {
+	if r.Method == "" && (r.JSON != nil || r.Body != "" || r.Form != nil) {
 		r.Method = "POST"
 	}
+	r.Method = cmp.Or(r.Method, "GET")
 }
 
 // setDefault sets *v to def unless the file gives the key path.
