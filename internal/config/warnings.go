@@ -7,16 +7,14 @@ import (
 	"strings"
 )
 
-// setupWorkersWarnAbove is the number of open-model logins beyond which
-// setup steps are worth a warning: workers share a login only where their
-// setup.vu steps would send the same requests, so a login that reads
-// {{vu}} happens max_inflight times before every open phase.
+// setupWorkersWarnAbove is the number of open-model logins (max_inflight
+// of them where setup.vu reads {{vu}}) beyond which setup is worth a
+// warning.
 const setupWorkersWarnAbove = 32
 
-// Warnings are what a valid benchmark does that its author may not expect,
-// said before anything runs (tailgate validate, and at the start of every
-// benchmark). logins says how many logins an open phase of so many
-// workers makes (scenario.Plan.Logins); nil: one per worker.
+// Warnings are what a valid benchmark does that its author may not
+// expect, said before anything runs; logins is how many logins an open
+// phase of so many workers makes (scenario.Plan.Logins; nil: one each).
 func (c *Config) Warnings(logins func(workers int) int) []string {
 	if logins == nil {
 		logins = func(workers int) int { return workers }
