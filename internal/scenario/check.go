@@ -23,8 +23,8 @@ const (
 	ExpectationFailed
 )
 
-// Failure describes a response that failed its step's checks. The message
-// is built only when asked for, so counting failures under load stays cheap.
+// Failure describes a response that failed its step's checks; the message
+// is built only when asked for (counting stays cheap).
 type Failure struct {
 	Kind    FailureKind
 	Status  int
@@ -181,8 +181,8 @@ func (s saveRule) noMatch(step, v string, body []byte) error {
 	return fmt.Errorf("step %q save %s: regex %q matches nothing in %s", step, s.name, s.re, on)
 }
 
-// matchHeaders checks the step's header expectations: a field the
-// response lacks, or whose first value the regex does not match, fails.
+// matchHeaders checks the step's header expectations on each field's
+// first value.
 func matchHeaders(st *boundStep, h ResponseHeader) error {
 	for _, e := range st.expectHdr {
 		v, ok := "", false
@@ -216,8 +216,7 @@ func (x *Executor) takeCookies(h ResponseHeader) {
 	}
 }
 
-// cookieSet returns the value of the last cookie named name among
-// Set-Cookie fields, and whether one sets it.
+// cookieSet returns the value the last Set-Cookie of name sets, if any.
 func cookieSet(lines []string, name string) (string, bool) {
 	v, ok := "", false
 	for _, line := range lines {

@@ -9,22 +9,16 @@ import (
 	"time"
 )
 
-// jar holds one virtual user's cookies, as a browser holds a site's: it
-// keeps what Set-Cookie fields say and sends back, in a Cookie header,
-// the cookies whose path covers a request's (RFC 6265 §5.3–5.4). A plan
-// loads one host, so the jar holds that host's cookies only: one whose
-// Domain attribute names another host is refused, as a browser refuses
-// it. A loopback host counts as secure, as browsers treat localhost, so
-// that a service that marks its session cookie Secure (behind a TLS proxy
-// in production) is loaded over plain HTTP on 127.0.0.1 as it is used.
-// It is not safe for concurrent use: each Executor has its own.
+// jar holds one virtual user's cookies of the one host a plan loads, as a
+// browser does (RFC 6265 §5.3–5.4): a cookie for another domain is
+// refused, and a loopback host counts as secure, as browsers treat
+// localhost (a Secure session cookie works over plain HTTP on 127.0.0.1).
+// Each Executor has its own.
 type jar struct {
-	host    string // lower case, without port
-	secure  bool   // Secure cookies may be sent
-	cookies []cookie
-	// gen counts changes; the Cookie header last built is reused while
-	// neither it nor the request's path changes and no cookie expired.
-	gen       uint64
+	host      string // lower case, without port
+	secure    bool   // Secure cookies may be sent
+	cookies   []cookie
+	gen       uint64 // counts changes: hdr is reused while gen, the path and the expiries allow
 	built     uint64 // gen+1 when hdr was built (0: never)
 	builtPath string
 	hdr       string
@@ -72,8 +66,8 @@ func (j *jar) set(line, path string, now time.Time) {
 	j.gen++
 }
 
-// domainMatches reports whether a Domain attribute lets the jar keep a
-// cookie: none (a host-only cookie), or the host or a domain above it.
+// domainMatches reports whether a Domain attribute (none, the host or a
+// domain above it) lets the jar keep a cookie.
 func (j *jar) domainMatches(domain string) bool {
 	d := strings.ToLower(strings.TrimPrefix(domain, "."))
 	return d == "" || d == j.host || strings.HasSuffix(j.host, "."+d) && net.ParseIP(j.host) == nil
@@ -89,8 +83,8 @@ func defaultPath(path string) string {
 	return path[:i]
 }
 
-// pathMatches reports whether a cookie of path cp is sent with a
-// request for path (RFC 6265 §5.1.4).
+// pathMatches reports whether a cookie of path cp goes with a request for
+// path (RFC 6265 §5.1.4).
 func pathMatches(cp, path string) bool {
 	if !strings.HasPrefix(path, cp) {
 		return false
@@ -98,9 +92,9 @@ func pathMatches(cp, path string) bool {
 	return len(path) == len(cp) || cp[len(cp)-1] == '/' || path[len(cp)] == '/'
 }
 
-// header returns the Cookie header for a request for path ("" for
-// none): the cookies whose path covers it, longer paths first, expired
-// ones dropped.
+// header returns the Cookie header for a request for path ("" for none):
+// the cookies whose path covers it, longer paths first (§5.4, else in the
+// order set), expired ones dropped.
 func (j *jar) header(path string, now time.Time) string {
 	if len(j.cookies) == 0 {
 		return ""
@@ -111,8 +105,6 @@ func (j *jar) header(path string, now time.Time) string {
 	j.dropExpired(now)
 	var b strings.Builder
 	j.expires = time.Time{}
-	// Longer paths first (RFC 6265 §5.4 step 2); among equal paths, the
-	// order they were set in.
 	for _, c := range j.sortedByPath() {
 		if !pathMatches(c.path, path) || (c.secure && !j.secure) {
 			continue

@@ -21,8 +21,8 @@ import (
 // expectations or saved values need it.
 const MaxBodyBytes = 1 << 20
 
-// Plan is the compiled form of a benchmark's scenarios. It is immutable and
-// safe for concurrent use; each goroutine executes it through its own Executor.
+// Plan is the compiled form of a benchmark's scenarios: immutable, each
+// goroutine executes it through its own Executor.
 type Plan struct {
 	seed      int64
 	scenarios []*compiledScenario
@@ -47,9 +47,8 @@ func (p *Plan) noteSetupVURead(fn string) {
 	}
 }
 
-// Logins is how many times a phase of workers workers runs the setup.vu
-// steps: once per virtual user in the closed model, once per identity
-// (SetupIdentity) in the open one; 0 without setup.vu steps.
+// Logins is how many times a phase of workers runs the setup.vu steps:
+// per virtual user (closed), per identity (open, SetupIdentity).
 func (p *Plan) Logins(open bool, workers int) int {
 	switch {
 	case !p.HasSetup(SetupVU) || workers <= 0:
@@ -112,10 +111,9 @@ type header struct {
 	value *text
 }
 
-// saveRule saves a variable from a response: from a JSON path in its
-// body, a header field, a cookie it sets or the whole body (from:
-// config.SaveJSON, SaveHeader, SaveCookie or SaveBody; name is the path
-// or the field's or cookie's name), through re when it is set.
+// saveRule saves a variable from a response (from: config.SaveJSON,
+// SaveHeader, SaveCookie or SaveBody; path the path or name read), through
+// re when it is set.
 type saveRule struct {
 	name, from, path string
 	re               *regexp.Regexp
@@ -123,9 +121,8 @@ type saveRule struct {
 
 func (s saveRule) fromBody() bool { return s.from == config.SaveJSON || s.from == config.SaveBody }
 
-// Compile checks and compiles scenarios. seed makes every random template
-// value and every scenario pick reproducible. Steps with the same name in
-// different scenarios share one StepID (and one line in the results).
+// Compile compiles scenarios; seed makes every random value and scenario
+// pick reproducible. Steps of one name share a StepID (a results line).
 func Compile(scenarios []config.Scenario, seed int64) (*Plan, error) {
 	return CompileWith(scenarios, Inputs{Seed: seed})
 }
@@ -289,8 +286,8 @@ func compileHeaderExpect(where func(string) string, hs map[string]any) ([]header
 	return out, nil
 }
 
-// compileHeaders compiles a step's headers, each name once: of two keys
-// that differ only in case, the later in sorted order wins.
+// compileHeaders compiles a step's headers, each name once (of two keys
+// differing in case, the later in sorted order).
 func compileHeaders(where func(string) string, hs map[string]string, sc *scope) ([]header, error) {
 	var out []header
 	for _, k := range slices.Sorted(maps.Keys(hs)) {
