@@ -42,8 +42,8 @@ func (f *abFlags) register(fs *flag.FlagSet, withBase bool) {
 	fs.StringVar(&f.noise, "noise", "", "a noise `file`: the spread of earlier A/B jobs' units, pooled where it agrees with this job's and counted only as far as those jobs agree with each other; this job's is added (overrides ab.noise)")
 }
 
-// apply puts the budget flags into the config's ab section; not --noise,
-// a cache beside the job (ABOptions.NoisePath) whichever benchmark runs.
+// apply puts the budget flags into the config's ab section (not --noise,
+// a cache beside the job whichever benchmark runs).
 func (f abFlags) apply(cfg *config.Config) error {
 	if f.maxPairs < 0 || f.maxTime < 0 || f.windows < 0 || f.window < 0 {
 		return usageErr("--max-blocks, --max-time, --windows and --window must not be negative")
@@ -130,8 +130,7 @@ func recordABBase(ctx context.Context, penv pipeline.Env, e env, cfg *config.Con
 }
 
 // fromBase, with --benchmark-from base, makes o run the benchmark file as
-// the base ref has it on both builds, judged by that file's gate's
-// policy (pipeline.TrustBase), the base that commit.
+// the base ref has it on both builds, judged by its policy (TrustBase).
 func (f abFlags) fromBase(ctx context.Context, e env, o *pipeline.ABOptions) error {
 	switch ci.BenchmarkFrom(f.benchmarkFrom) {
 	case ci.BenchmarkHead:

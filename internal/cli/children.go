@@ -13,10 +13,9 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/target"
 )
 
-// supervisorCommand is the hidden subcommand every child process runs
-// under (target.Supervise): it ends the child when tailgate dies, even by
-// SIGKILL. Main's signal handling keeps it alive through the SIGTERM that
-// stops a target's group, so that it can report how the target ended.
+// supervisorCommand is the hidden subcommand every child runs under
+// (target.Supervise), which ends the child when tailgate dies, even by
+// SIGKILL, and outlives the SIGTERM to the group to report its end.
 const supervisorCommand = "supervise"
 
 func init() {
@@ -71,8 +70,7 @@ func runnerDirs(e env) []string {
 }
 
 // targetLogDir is where a started target's output goes: $RUNNER_TEMP in
-// GitHub Actions (kept with the job, uploadable as an artifact), else the
-// OS temp directory.
+// GitHub Actions (uploadable with the job), else the temp directory.
 func targetLogDir(e env) string { return cmp.Or(e.getenv("RUNNER_TEMP"), os.TempDir()) }
 
 // Values of --target-output.
@@ -81,8 +79,8 @@ const (
 	targetOutputLive = "live"
 )
 
-// targetOutput is the --target-output flag: the target's output goes to
-// its log file, and with "live" also to stderr as it comes.
+// targetOutput is --target-output: the target's output goes to its log
+// file, and with "live" also to stderr.
 type targetOutput string
 
 func (t *targetOutput) String() string { return string(*t) }

@@ -68,9 +68,8 @@ func record(ctx context.Context, e env, cfg *config.Config, o pipeline.RecordOpt
 	return nil
 }
 
-// runnerImage names the machine image of a GitHub-hosted runner
-// ("ubuntu24/20251110.1"), which the runner sets in ImageOS and
-// ImageVersion; "" elsewhere.
+// runnerImage names a GitHub-hosted runner's image ("ubuntu24/20251110.1",
+// from ImageOS and ImageVersion); "" elsewhere.
 func runnerImage(getenv func(string) string) string {
 	osName, version := getenv("ImageOS"), getenv("ImageVersion")
 	if osName == "" && version == "" {
@@ -89,8 +88,7 @@ func (p *provenanceFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&p.job, "job", "", "id of the job that produced the runs (default $GITHUB_RUN_ID-$GITHUB_RUN_ATTEMPT, else local-<time>)")
 }
 
-// provenance is what the flags say, else what the runner's environment
-// does; a job left unnamed gets a local id from the runs' time.
+// provenance is what the flags say, else the runner's environment.
 func (p provenanceFlags) provenance(getenv func(string) string) baseline.Provenance {
 	pr := baseline.Provenance{Commit: cmp.Or(p.commit, getenv("GITHUB_SHA")), Ref: cmp.Or(p.ref, getenv("GITHUB_REF")), Job: p.job}
 	if id := getenv("GITHUB_RUN_ID"); pr.Job == "" && id != "" {
