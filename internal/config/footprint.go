@@ -11,9 +11,8 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// MeasurePart is one more part of the request path whose processes tailgate
-// accounts beside the target (target.measure): a database server, a cache,
-// a sidecar. Exactly one of PIDFile, Process and Cgroup is set.
+// MeasurePart is one more part of the request path (a database, a cache)
+// accounted beside the target: one of PIDFile, Process and Cgroup.
 type MeasurePart struct {
 	Name string `yaml:"name"` // in metric keys: part.<name>.…
 	// PIDFile's first line is the pid of the main process (postmaster.pid
@@ -33,10 +32,8 @@ type ProcessMatch struct {
 	CmdlineRE *regexp.Regexp `yaml:"-"` // Cmdline compiled by validation
 }
 
-// CounterSource is where tailgate reads work counters before and after
-// each measured window (target.counters): a Prometheus text endpoint or a
-// command printing a JSON object. Each counter's growth over the window,
-// per iteration, is a metric: counter.<source>.<counter>.
+// CounterSource is where work counters are read around each measured
+// window; each one's growth per iteration is counter.<source>.<counter>.
 type CounterSource struct {
 	Name       string            `yaml:"name"`
 	Prometheus *PrometheusSource `yaml:"prometheus"`
@@ -65,36 +62,30 @@ type PGStatSource struct {
 	Connect  string `yaml:"connect"`
 }
 
-// PGStatCounters are the counters a pg_stat_statements source reads, over
-// the database's statements: calls, rows returned or changed, shared
-// blocks touched (hit or read), blocks read from outside the buffer cache,
-// and sessions opened (pg_stat_database.sessions: connections per
-// iteration).
+// PGStatCounters are what a pg_stat_statements source reads over the
+// database's statements (blocks: shared, hit or read; blocks_read: from
+// outside the buffer cache; sessions: connections opened).
 var PGStatCounters = []string{"calls", "rows", "blocks", "blocks_read", "sessions"}
 
-// pgDatabase is what a pg_stat_statements database may be: a name, with
-// the side's name where ${TAILGATE_SIDE} or ${TAILGATE_SIDE:-default}
-// stands (the shell expands it; nothing else may reach the shell).
+// pgDatabase is a database name, ${TAILGATE_SIDE} or
+// ${TAILGATE_SIDE:-default} in it (nothing else may reach the shell).
 var pgDatabase = regexp.MustCompile(`^[A-Za-z0-9_]*(\$\{TAILGATE_SIDE(:-[A-Za-z0-9_]+)?\}[A-Za-z0-9_]*)?$`)
 
 // DefaultCounterTimeout bounds one read of a counter source.
 const DefaultCounterTimeout = Duration(10e9)
 
-// TargetPart is the reserved part name of the target itself, whose /proc
-// counters are reported as part.target.… beside its cpu_ms_per_iteration.
+// TargetPart is the reserved part name of the target itself.
 const TargetPart = result.TargetPart
 
-// partName is what a part or counter source name may be: it becomes part
-// of a metric key.
-var partName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
-
-// counterName is what a counter may be called (a Prometheus metric name,
-// a JSON member).
-var counterName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]{0,127}$`)
+// partName is a part's or source's name (in metric keys); counterName a
+// counter's (a Prometheus metric name, a JSON member).
+var (
+	partName    = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
+	counterName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]{0,127}$`)
+)
 
 // GatedByDefault are the footprint metrics gated when gate.metrics is not
-// given: CPU per iteration of the whole path when parts are measured, and
-// the counters each source names in gate.
+// given: the whole path's CPU per iteration, and each source's gate.
 func (t *Target) GatedByDefault() []string {
 	var out []string
 	if len(t.Measure) > 0 {
@@ -259,8 +250,7 @@ func (p MeasurePart) String() string {
 }
 
 // validateFootprintKeys checks that the part and counter keys the gate
-// names (gate.metrics, floors, min_effect) name a part or a counter source
-// of some target of the config: a typo would gate nothing.
+// names name a part or counter source of some target (a typo gates nothing).
 func validateFootprintKeys(cfg *Config, c *collector) {
 	parts, sources := map[string]bool{TargetPart: true}, map[string]bool{}
 	for _, t := range cfg.footprintTargets() {
