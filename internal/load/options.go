@@ -32,39 +32,31 @@ const (
 	ClientNetHTTP = config.ClientNetHTTP
 )
 
-// Options say how a run offers work. Warmup comes first: iterations that
-// start in it are excluded from every figure. Duration is the measured
-// window after it; no iteration starts after the window, and those running
-// when it closes get RequestTimeout to finish and still count (iterations
-// still running then are cut, counted as started, and noted).
+// Options say how a run offers work: iterations started in the Warmup count
+// in no figure; none starts after the Duration window, and those running
+// when it closes get RequestTimeout to finish (then they are cut, counted
+// as started, and noted).
 type Options struct {
 	Model string // Open or Closed
-	// Open model: Pacer schedules iteration starts; at most MaxInflight
-	// iterations run at once, and an iteration due while all are busy is
-	// dropped and counted.
-	Pacer       Pacer
-	MaxInflight int
-	// Closed model: VUs workers loop iterations, pausing Think in between.
-	VUs   int
-	Think time.Duration
-
-	Warmup   time.Duration
-	Duration time.Duration
-	// RequestTimeout bounds each request, and how long in-flight
-	// iterations may finish after the window closes.
-	RequestTimeout time.Duration
+	// Open: Pacer schedules iteration starts, at most MaxInflight run at
+	// once, one due while all are busy is dropped and counted. Closed: VUs
+	// workers loop iterations, pausing Think in between.
+	Pacer          Pacer
+	MaxInflight    int
+	VUs            int
+	Think          time.Duration
+	Warmup         time.Duration
+	Duration       time.Duration
+	RequestTimeout time.Duration // each request's bound, and the grace after the window
 	// Client is ClientFast (also when empty) or ClientNetHTTP; HTTPClient,
 	// when set, sends instead (Client empty or ClientNetHTTP). TLS nil:
 	// the system's roots.
 	Client     string
 	HTTPClient *http.Client
 	TLS        *tls.Config
-	// Progress, when set, is called every ProgressInterval from one
-	// goroutine, and once more when the run ends.
-	Progress func(Progress)
+	Progress   func(Progress) // called every ProgressInterval, and once at the end
 	// Part is the share of a sharded load this run offers (zero: all of
-	// it), and FirstVU the vu number of its first worker; Shard.Split sets
-	// both.
+	// it), FirstVU its first worker's vu number (Shard.Split sets both).
 	Part    Shard
 	FirstVU int
 	// OnMeasure, when set, is called once when the measured window starts
