@@ -74,8 +74,8 @@ func validateFeed(cfg *Config, c *collector) {
 	}
 }
 
-// workersOf is how many virtual users (closed) or workers (open) the load
-// runs, and the key that says so.
+// workersOf is how many virtual users or workers the load runs, and the
+// key that says so.
 func workersOf(l Load) (int, string) {
 	if l.Model == ModelClosed {
 		return l.VUs, "load.vus"
@@ -108,12 +108,11 @@ func validateTLS(t *Target, key string, c *collector) {
 	t.TLS.CAPEM = string(pem)
 }
 
-// maxCAFileBytes bounds a CA file: a bundle of every public root is
-// about 200 KB.
+// maxCAFileBytes bounds a CA file (every public root is about 200 KB).
 const maxCAFileBytes = 4 << 20
 
-// readLimited reads a regular file of at most max bytes. It looks before
-// it opens, so that a name of a FIFO or a device never blocks or streams.
+// readLimited reads a regular file of at most max bytes, looking before it
+// opens (a FIFO or a device never blocks or streams).
 func readLimited(path string, max int64) ([]byte, error) {
 	info, err := os.Stat(path)
 	if err != nil {

@@ -11,8 +11,8 @@ import (
 	"text/template/parse"
 )
 
-// text is one compiled string: either a constant, or a template executed
-// per request. Strings without "{{" are never templated.
+// text is one compiled string: a constant, or (with "{{") a template
+// executed per request.
 type text struct {
 	static string
 	tmpl   *template.Template // nil for a constant
@@ -35,8 +35,8 @@ func compileText(where, s string, sc *scope) (*text, error) {
 	return &text{tmpl: t}, nil
 }
 
-// checkFields reports a {{.name}} that no earlier step saves, so a typo
-// fails at load time instead of failing every iteration.
+// checkFields reports a {{.name}} no earlier step saves: a typo fails the
+// compile, not every iteration.
 func checkFields(n parse.Node, saved map[string]bool, savedBy string) error {
 	var err error
 	walk(n, func(n parse.Node) {
@@ -106,9 +106,9 @@ func savedList(saved map[string]bool) string {
 	return "." + strings.Join(slices.Sorted(maps.Keys(saved)), ", .")
 }
 
-// iterState is what the template functions read: the iteration number, the
-// worker id and the iteration's random stream, seeded from (seed, seq) so
-// values do not depend on which goroutine runs the iteration.
+// iterState is what the template functions read: the iteration number,
+// the worker id and a random stream seeded from (seed, seq), whichever
+// goroutine runs the iteration.
 type iterState struct {
 	seq  uint64
 	vu   int
