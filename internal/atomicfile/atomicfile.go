@@ -26,17 +26,10 @@ func Write(path string, fill func(io.Writer) error) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	if err = fill(tmp); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+	for _, step := range []func() error{func() error { return fill(tmp) }, tmp.Sync, tmp.Close, func() error { return os.Chmod(tmp.Name(), 0o644) }} {
+		if err = step(); err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
 	}
 	if err = os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("replacing %s: %w", path, err)

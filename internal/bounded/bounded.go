@@ -1,9 +1,6 @@
-// Package bounded reads the files tailgate is handed (benchmark files,
-// baselines, history, the noise file, report artifacts) with a bound on
-// their size: a file past its bound is a clear error naming the file and
-// the bound, found before the file is read whole, never a process that
-// runs out of memory. Each reader chooses its bound; this package owns how
-// it is applied and said.
+// Package bounded reads the files tailgate is handed with a bound on their
+// size, chosen by each reader: a file past its bound is a clear error
+// naming the file and the bound, found before it is read whole.
 package bounded
 
 import (
@@ -13,8 +10,8 @@ import (
 	"os"
 )
 
-// TooLargeError reports a file larger than its reader takes. It is bad
-// input (exit 2): the file must be made smaller, or is not what it claims.
+// TooLargeError reports a file larger than its reader takes: bad input
+// (exit 2).
 type TooLargeError struct {
 	Path  string
 	What  string // what the file is, e.g. "baseline file"

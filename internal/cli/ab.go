@@ -1,10 +1,10 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
@@ -42,8 +42,8 @@ func (f *abFlags) register(fs *flag.FlagSet, withBase bool) {
 	fs.StringVar(&f.noise, "noise", "", "a noise `file`: the spread of earlier A/B jobs' units, pooled where it agrees with this job's and counted only as far as those jobs agree with each other; this job's is added (overrides ab.noise)")
 }
 
-// apply puts the budget flags into the config's ab section; not --noise,
-// a cache beside the job (ABOptions.NoisePath) whichever benchmark runs.
+// apply puts the budget flags into the config's ab section (not --noise,
+// a cache beside the job whichever benchmark runs).
 func (f abFlags) apply(cfg *config.Config) error {
 	if f.maxPairs < 0 || f.maxTime < 0 || f.windows < 0 || f.window < 0 {
 		return usageErr("--max-blocks, --max-time, --windows and --window must not be negative")
@@ -57,21 +57,11 @@ func (f abFlags) apply(cfg *config.Config) error {
 	if cfg.AB == nil {
 		cfg.AB = config.DefaultAB()
 	}
-	if f.windows > 0 {
-		cfg.AB.Windows = f.windows
+	if f.maxPairs > 0 && f.maxPairs < cfg.AB.MinPairs {
+		return usageErr("--max-blocks %d is below ab.min_blocks (%d)", f.maxPairs, cfg.AB.MinPairs)
 	}
-	if f.window > 0 {
-		cfg.AB.Window = config.Duration(f.window)
-	}
-	if f.maxPairs > 0 {
-		if f.maxPairs < cfg.AB.MinPairs {
-			return usageErr("--max-blocks %d is below ab.min_blocks (%d)", f.maxPairs, cfg.AB.MinPairs)
-		}
-		cfg.AB.MaxPairs = f.maxPairs
-	}
-	if f.maxTime > 0 {
-		cfg.AB.MaxTime = config.Duration(f.maxTime)
-	}
+	cfg.AB.Windows, cfg.AB.MaxPairs = cmp.Or(f.windows, cfg.AB.Windows), cmp.Or(f.maxPairs, cfg.AB.MaxPairs)
+	cfg.AB.Window, cfg.AB.MaxTime = cmp.Or(config.Duration(f.window), cfg.AB.Window), cmp.Or(config.Duration(f.maxTime), cfg.AB.MaxTime)
 	return nil
 }
 
@@ -106,13 +96,8 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 	if err := af.apply(cfg); err != nil {
 		return err
 	}
-	path := baselinePath(*blFlag, cfg, cfg.Name)
 	o := pipeline.ABOptions{Config: cfg, AA: *aa, BaseRef: af.baseRef, BaseFrom: "--base-ref " + af.baseRef, Git: baseline.ExecGit{}, ResultPath: *out, NoisePath: af.noise, NoiseDefault: DefaultNoisePath(e.getenv)}
-	if *recordBase {
-		// A stored baseline holds whole runs of one side alone (run,
-		// record): a block's short windows, each side started for the
-		// block and an open phase measured beside the other side, are
-		// not samples of that.
+	if *recordBase { // a block's short windows, each side started for the block, are no baseline samples
 		o.WholeRuns = "--record-base stores the base's runs in a baseline, whose samples are whole runs of one side alone"
 	}
 	if err := af.fromBase(ctx, e, &o); err != nil {
@@ -123,11 +108,9 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	if *recordBase {
-		rec, err := pipeline.Record(ctx, e.pipelineEnv(cfg, bf.quiet), pipeline.RecordOptions{Config: cfg, Head: j.Base, Path: path, Provenance: prov.provenance(e.getenv)})
-		if err != nil {
+		if err := recordABBase(ctx, e.pipelineEnv(cfg, bf.quiet), e, cfg, j, baselinePath(*blFlag, cfg, cfg.Name), prov); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "appended %d base runs to %s\n", len(rec.Head.Runs), path)
 	}
 	if *historyFlag != "" {
 		if err := recordLink(ctx, e, cfg, j, *historyFlag, prov); err != nil {
@@ -137,9 +120,17 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 	return conclude(ctx, j, abFailOn(rf, *aa), rf.publishers(e)...)
 }
 
+// recordABBase appends the base side's runs of j to the baseline at path.
+func recordABBase(ctx context.Context, penv pipeline.Env, e env, cfg *config.Config, j pipeline.Judged, path string, prov provenanceFlags) error {
+	rec, err := pipeline.Record(ctx, penv, pipeline.RecordOptions{Config: cfg, Head: j.Base, Path: path, Provenance: prov.provenance(e.getenv)})
+	if err == nil {
+		fmt.Fprintf(e.stdout, "appended %d base runs to %s\n", len(rec.Head.Runs), path)
+	}
+	return err
+}
+
 // fromBase, with --benchmark-from base, makes o run the benchmark file as
-// the base ref has it on both builds, judged by that file's gate's
-// policy (pipeline.TrustBase), the base that commit.
+// the base ref has it on both builds, judged by its policy (TrustBase).
 func (f abFlags) fromBase(ctx context.Context, e env, o *pipeline.ABOptions) error {
 	switch ci.BenchmarkFrom(f.benchmarkFrom) {
 	case ci.BenchmarkHead:
@@ -168,23 +159,4 @@ func abFailOn(rf reportFlags, aa bool) pipeline.FailOn {
 		return pipeline.FailOn{}
 	}
 	return rf.failOn()
-}
-
-// DefaultNoisePath is the noise file an A/B job keeps when the benchmark
-// names none: tailgate/noise.json in the user's cache directory
-// ($XDG_CACHE_HOME, else ~/.cache), so that every job after the first on
-// a machine pools the noise of the ones before it; "" when neither
-// variable is set (the job then keeps none).
-func DefaultNoisePath(getenv func(string) string) string {
-	dir := getenv("XDG_CACHE_HOME")
-	if !filepath.IsAbs(dir) { // the XDG rule: a relative value is ignored
-		dir = ""
-		if home := getenv("HOME"); filepath.IsAbs(home) {
-			dir = filepath.Join(home, ".cache")
-		}
-	}
-	if dir == "" {
-		return ""
-	}
-	return filepath.Join(dir, "tailgate", "noise.json")
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,19 +49,14 @@ func cmdAction(ctx context.Context, e env, args []string) error {
 
 const actionUsage = "Usage: tailgate action (no arguments: it reads the INPUT_* variables that action.yml sets; see docs/github-action.md)"
 
-// newActionRun reads what the step is given: the inputs, the job's context
-// and the benchmark file. The token is masked before anything could print
-// it. Whatever fails here still leaves its trace (end).
+// newActionRun reads the inputs, the job's context and the benchmark
+// file, the token masked before anything could print it.
 func newActionRun(e env, args []string) (*actionRun, error) {
 	a := &actionRun{e: e, rt: ci.NewRuntime(e.stdout, e.getenv)}
-	// The runner's command files as they are before tailgate starts any
-	// process: whatever a child writes to them later is undone (end).
-	sealErr := a.rt.Seal()
+	sealErr := a.rt.Seal() // what a child writes to the runner's command files later is undone (end)
 	in, inErr := ci.ReadInputs(e.getenv)
 	a.in = in
-	if e.mask != nil { // in a runner: outside one, ::add-mask:: would print the token
-		// The step's one Runtime masks the token and the benchmark's
-		// {{env}} values alike, each once.
+	if e.mask != nil { // in a runner: the step's one Runtime masks the token and the {{env}} values
 		a.e.mask = a.rt.AddMask
 		a.rt.AddMask(in.GitHubToken)
 	}
@@ -86,15 +82,11 @@ func newActionRun(e env, args []string) (*actionRun, error) {
 	return a, nil
 }
 
-// end leaves a trace of every failure but a regression (whose report has
-// been published): one ::error annotation, a job summary saying what went
-// wrong and verdict=error, from the first input read to the last output.
-//
-// A child that wrote the runner's command files fails the step even when
-// the verdict passed: its writes are undone (ci.Runtime.Seal), but a
-// benchmark whose build or service forges the job's outputs is an attack
-// or a broken procedure, and its figures are not to be trusted. A
-// regression stays a regression (exit 1), with the tampering annotated.
+// end leaves a trace of every failure but a regression (whose report is
+// published): an ::error annotation, a job summary and verdict=error. A
+// child that wrote the runner's command files fails the step even on a
+// pass (its figures are not to be trusted); a regression stays exit 1,
+// the tampering annotated.
 func (a *actionRun) end(err error) error {
 	if terr := a.rt.Tampered(); terr != nil {
 		if exitCode(err) == ExitRegression {
@@ -157,14 +149,10 @@ func (a *actionRun) run(ctx context.Context) error {
 }
 
 // recordChain is mode record's chain: the pushed commit judged against
-// its parent (the push's previous tip, so that the links of successive
-// pushes join; HEAD~1 for a new branch or outside a push) in one A/B
-// job, appended to the history beside the baseline. A regression is
-// recorded, not failed: record keeps main's history, a check gates.
-//
-// With creep_since a second A/B judges the commit against that ref (a
-// tag): a span of the chain, the creep since the ref measured in one job,
-// which a product of many links under-reads when each leans a little.
+// its parent (the push's previous tip, else HEAD~1) in one A/B job,
+// appended to the history; a regression is recorded, not failed. With
+// creep_since a second A/B measures the creep since that ref in one job,
+// which a product of many links under-reads.
 func (a *actionRun) recordChain(ctx context.Context, env pipeline.Env) error {
 	parent := a.job.Before
 	if parent == "" || strings.Trim(parent, "0") == "" {
@@ -227,8 +215,7 @@ func (a *actionRun) baselinePath(pol *pipeline.Policy) string {
 
 // trustsBase reports whether the step reads what it is judged against
 // from the PR's base commit: on a pull request, unless baseline_from is
-// workspace (the explicit opt-out). With branch:NAME the baseline comes
-// from that branch and the policy still from the base commit.
+// workspace (with branch:NAME the policy still comes from the base).
 func (a *actionRun) trustsBase() bool {
 	_, isBranch := a.in.BaselineFrom.Branch()
 	switch {
@@ -240,11 +227,9 @@ func (a *actionRun) trustsBase() bool {
 	return (isBranch || a.in.BaselineFrom == ci.BaselineAuto) && a.job.IsPullRequest()
 }
 
-// policy is the gate section a check on a pull request is judged by,
-// and the benchmark it runs: the benchmark file as the PR's base commit
-// has it (pipeline.TrustBase; with benchmark_from: head only its gate's
-// policy); nil (the benchmark file's own) when the step does not trust
-// the base.
+// policy is the benchmark file as the PR's base commit has it
+// (pipeline.TrustBase; with benchmark_from: head only its gate's policy),
+// nil when the step does not trust the base.
 func (a *actionRun) policy(ctx context.Context) (*pipeline.Policy, error) {
 	if !a.trustsBase() {
 		return nil, nil
@@ -282,20 +267,16 @@ func (a *actionRun) baselineSource(path string) (baseline.Source, error) {
 	return baseline.FileSource{Path: path, Name: path + " in the checkout"}, nil
 }
 
-// publish hands the judged comparison to every channel the runner offers:
-// report.json and the HTML report beside the runner's temp files (the
-// workflow may upload them as an artifact), the job summary and
-// annotations, the sticky comment, the terminal report and the outputs;
-// then the step ends as the fail_* inputs say.
+// publish hands the judged comparison to every channel the runner offers
+// (report.json and the HTML report in RUNNER_TEMP, the job summary, the
+// sticky comment, the terminal, the outputs); the step ends as the fail_*
+// inputs say.
 func (a *actionRun) publish(ctx context.Context, j pipeline.Judged) error {
 	if a.job.PR > 0 && a.job.ReadOnlyToken && a.in.Comment != ci.CommentNever {
 		j.Notes = append(j.Notes, forkNote)
 	}
 	j.TrendURL = a.in.TrendURL
-	dir := a.e.getenv("RUNNER_TEMP")
-	if dir == "" {
-		dir = "."
-	}
+	dir := cmp.Or(a.e.getenv("RUNNER_TEMP"), ".")
 	reportPath := filepath.Join(dir, "tailgate-"+j.Name+"-report.json")
 	htmlPath := filepath.Join(dir, "tailgate-"+j.Name+"-report.html")
 	pubs := []publish.Publisher{publish.Files{JSON: reportPath}, publish.HTML{Path: htmlPath}, publish.JobSummary{Runtime: a.rt}}
@@ -308,9 +289,8 @@ func (a *actionRun) publish(ctx context.Context, j pipeline.Judged) error {
 	return conclude(ctx, j, fail, pubs...)
 }
 
-// stickyComment is the comment publisher the inputs ask for, or nil. A
-// comment that cannot be posted is one warning and never changes the exit
-// code.
+// stickyComment is the comment publisher the inputs ask for, or nil; a
+// comment that cannot be posted is a warning, never an exit code.
 func (a *actionRun) stickyComment() *publish.StickyComment {
 	if a.job.PR == 0 || a.in.Comment == ci.CommentNever {
 		return nil

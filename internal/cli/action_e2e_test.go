@@ -171,7 +171,7 @@ func testCommentPublisher(t *testing.T, bin string, fake *ghtest.Server, run3 e2
 			slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "GITHUB_REPOSITORY=") }), "GITHUB_REPOSITORY is unset"},
 		{"unknown field", []string{"--report", badReport, "--pr", "7"}, env, `unknown field "markdown"`},
 		{"PR file not a number", []string{"--report", run3.outputs["report_path"], "--pr-file", filepath.Join(dir, "pr-bad.txt")}, env, "is not a pull request number"},
-		{"PR file too long", []string{"--report", run3.outputs["report_path"], "--pr-file", filepath.Join(dir, "pr-long.txt")}, env, "longer than 32 bytes"},
+		{"PR file too long", []string{"--report", run3.outputs["report_path"], "--pr-file", filepath.Join(dir, "pr-long.txt")}, env, "larger than the 32 bytes tailgate reads of a pull request number file"},
 		{"PR not the trigger's", []string{"--report", run3.outputs["report_path"], "--pr", "8"},
 			commentEnv(t, fake, writeEvent(t, "workflow_run.json", func(ev map[string]any) {
 				ev["workflow_run"].(map[string]any)["pull_requests"] = []any{map[string]any{"number": 7}}

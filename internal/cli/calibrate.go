@@ -29,9 +29,6 @@ func cmdCalibrate(ctx context.Context, e env, args []string) error {
 	if *appendJob {
 		*jobs = 1
 	}
-	if *jobs < 1 {
-		return usageErr("--jobs must be at least 1")
-	}
 	if *pause < 0 {
 		return usageErr("--pause must not be negative, got %s", *pause)
 	}

@@ -43,10 +43,8 @@ func cmdCheck(ctx context.Context, e env, args []string) error {
 // which gate.creep compares with.
 var workdirTags = baseline.GitTags{Dir: ".", Git: baseline.ExecGit{}}
 
-// benchInput is what a command that runs the benchmark or takes --result
-// works on: the config, and with --result the runs of that file. With
-// --result the config is read only when -c was given, for its gate
-// settings.
+// benchInput is the config and, with --result, that file's runs (the
+// config then read only when -c was given, for its gate settings).
 func benchInput(fs *flag.FlagSet, bf *benchFlags, resultPath string) (*config.Config, *result.File, error) {
 	if resultPath == "" {
 		cfg, err := bf.load()
@@ -60,10 +58,7 @@ func benchInput(fs *flag.FlagSet, bf *benchFlags, resultPath string) (*config.Co
 		return nil, head, nil
 	}
 	cfg, err := bf.load()
-	if err != nil {
-		return nil, nil, err
-	}
-	return cfg, head, nil
+	return cfg, head, err
 }
 
 // benchmarkName is the benchmark's name: the given runs', else the config's.

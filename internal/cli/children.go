@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,10 +13,9 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/target"
 )
 
-// supervisorCommand is the hidden subcommand every child process runs
-// under (target.Supervise): it ends the child when tailgate dies, even by
-// SIGKILL. Main's signal handling keeps it alive through the SIGTERM that
-// stops a target's group, so that it can report how the target ended.
+// supervisorCommand is the hidden subcommand every child runs under
+// (target.Supervise), which ends the child when tailgate dies, even by
+// SIGKILL, and outlives the SIGTERM to the group to report its end.
 const supervisorCommand = "supervise"
 
 func init() {
@@ -30,21 +30,19 @@ func init() {
 // errQuiet ends a command with its exit code and no message.
 var errQuiet = errors.New("exit without a message")
 
-// statusError ends the process with a given status and no message: the
-// supervisor passes on its command's own exit status.
+// statusError ends the process with a given status and no message (the
+// supervisor's command's own).
 type statusError int
 
 func (s statusError) Error() string { return errQuiet.Error() }
 func (s statusError) Unwrap() error { return errQuiet }
 
 // processes is how every command starts its children: under the
-// supervisor, with the environment tailgate was given (credentials
-// removed), the target's output in a log file.
+// supervisor where tailgate can supervise (else directly, with a
+// parent-death signal where there is one), with the environment tailgate
+// was given (credentials removed), the target's output in a log file.
 func (e env) processes() pipeline.Processes {
 	p := pipeline.Processes{Environ: e.environ, TargetLogDir: targetLogDir(e), TargetLive: e.targetLive, Hidden: runnerDirs(e)}
-	// Without its own executable (or process groups) tailgate cannot
-	// supervise: children then start directly, with a parent-death signal
-	// where there is one.
 	if target.CanSupervise {
 		p.Supervisor = target.OwnSupervisor(supervisorCommand)
 	}
@@ -52,10 +50,8 @@ func (e env) processes() pipeline.Processes {
 }
 
 // runnerDirs are the directories of the runner's files that no child of
-// a sealed A/B job may see: those of the command files (GITHUB_OUTPUT,
-// GITHUB_ENV, GITHUB_PATH, GITHUB_STATE, GITHUB_STEP_SUMMARY) and the
-// runner's temporary directory (RUNNER_TEMP), which holds them on a
-// runner and also the event payload and the targets' logs.
+// a sealed A/B job may see: the command files' and RUNNER_TEMP (the event
+// payload, the targets' logs).
 func runnerDirs(e env) []string {
 	var dirs []string
 	for _, name := range []string{"GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY", "RUNNER_TEMP"} {
@@ -74,14 +70,8 @@ func runnerDirs(e env) []string {
 }
 
 // targetLogDir is where a started target's output goes: $RUNNER_TEMP in
-// GitHub Actions (kept with the job, uploadable as an artifact), else the
-// OS temp directory.
-func targetLogDir(e env) string {
-	if dir := e.getenv("RUNNER_TEMP"); dir != "" {
-		return dir
-	}
-	return os.TempDir()
-}
+// GitHub Actions (uploadable with the job), else the temp directory.
+func targetLogDir(e env) string { return cmp.Or(e.getenv("RUNNER_TEMP"), os.TempDir()) }
 
 // Values of --target-output.
 const (
@@ -89,8 +79,8 @@ const (
 	targetOutputLive = "live"
 )
 
-// targetOutput is the --target-output flag: the target's output goes to
-// its log file, and with "live" also to stderr as it comes.
+// targetOutput is --target-output: the target's output goes to its log
+// file, and with "live" also to stderr.
 type targetOutput string
 
 func (t *targetOutput) String() string { return string(*t) }

@@ -1,19 +1,21 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/tailgate-ci/tailgate/internal/bounded"
 	"github.com/tailgate-ci/tailgate/internal/ci"
 	"github.com/tailgate-ci/tailgate/internal/gh"
 	"github.com/tailgate-ci/tailgate/internal/pipeline"
+	"github.com/tailgate-ci/tailgate/internal/printable"
 	"github.com/tailgate-ci/tailgate/internal/publish"
 	"github.com/tailgate-ci/tailgate/internal/report"
 )
@@ -22,14 +24,14 @@ func init() {
 	register("comment", "post the sticky PR comment from a report.json (the workflow_run publisher for fork PRs)", cmdComment)
 }
 
-// maxPRFileBytes bounds the PR number file of an artifact: a number and a
-// line break.
-const maxPRFileBytes = 32
+// maxPRFileBytes bounds the PR number file of an artifact; maxPRNumber is
+// the largest number --pr and --pr-file accept.
+const (
+	maxPRFileBytes = 32
+	maxPRNumber    = 1<<31 - 1
+)
 
 var prNumberPattern = regexp.MustCompile(`^[1-9][0-9]{0,9}$`)
-
-// maxPRNumber is the largest number --pr and --pr-file accept alike.
-const maxPRNumber = 1<<31 - 1
 
 // commentFlags are the arguments of tailgate comment.
 type commentFlags struct {
@@ -39,11 +41,9 @@ type commentFlags struct {
 }
 
 // cmdComment renders the sticky PR comment from a report.json and upserts
-// it. It runs in a workflow_run job with a write token, on a report that a
-// fork PR's unprivileged run uploaded as an artifact: the report and the PR
-// number are untrusted data, validated and never executed, and the Markdown
-// is rendered here, never taken from the artifact. Posting the comment is
-// the job's whole purpose, so any failure to post exits 3.
+// it, in a workflow_run job with a write token: the report and the PR
+// number a fork's run uploaded are untrusted data, validated and never
+// executed, the Markdown rendered here. A failure to post exits 3.
 func cmdComment(ctx context.Context, e env, args []string) error {
 	f, err := parseCommentFlags(e, args)
 	if err != nil {
@@ -53,7 +53,7 @@ func cmdComment(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return pipeline.Runtime.Wrap(err)
 	}
-	token := firstNonEmptyEnv(e.getenv, ci.InputEnv("github_token"), "GITHUB_TOKEN")
+	token := cmp.Or(strings.TrimSpace(e.getenv(ci.InputEnv("github_token"))), strings.TrimSpace(e.getenv("GITHUB_TOKEN")))
 	rt := ci.NewRuntime(e.stdout, e.getenv)
 	if job.IsActions {
 		rt.AddMask(token) // outside Actions the mask command would print it
@@ -127,19 +127,14 @@ func (f commentFlags) prNumber() (int, error) {
 		return 0, fmt.Errorf("--pr-file: %w", err)
 	}
 	s := strings.TrimSpace(string(data))
-	if !prNumberPattern.MatchString(s) {
-		return 0, fmt.Errorf("--pr-file %s: %q is not a pull request number (a positive integer)", f.prFile, clipped(s))
+	if n, err := strconv.Atoi(s); prNumberPattern.MatchString(s) && err == nil && n <= maxPRNumber {
+		return n, nil
 	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n > maxPRNumber {
-		return 0, fmt.Errorf("--pr-file %s: %s is not a pull request number", f.prFile, s)
-	}
-	return n, nil
+	return 0, fmt.Errorf("--pr-file %s: %q is not a pull request number (a positive integer of at most %d)", f.prFile, printable.Clip(s, 21), maxPRNumber)
 }
 
-// checkTriggerPR refuses a PR number that contradicts the triggering run:
-// for same-repository PRs the workflow_run payload lists its PRs. For fork
-// PRs the list is empty and the number can only come from the artifact.
+// checkTriggerPR refuses a PR number that contradicts the triggering run
+// (its payload lists same-repository PRs; a fork's list is empty).
 func checkTriggerPR(job ci.Context, pr int) error {
 	if job.EventName != "workflow_run" || len(job.PRs) == 0 || slices.Contains(job.PRs, pr) {
 		return nil
@@ -168,19 +163,11 @@ func readSmallFile(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s is longer than %d bytes", path, limit)
-	}
-	return data, nil
+	return bounded.Read(f, path, "pull request number file", limit)
 }
 
-// openRegular opens path when it is a regular file, not a link: the file
-// opened must be the one looked at, so that a link swapped in between
-// cannot be followed.
+// openRegular opens path when it is a regular file, not a link, and the
+// one looked at (a link swapped in between is not followed).
 func openRegular(path string) (*os.File, error) {
 	st, err := os.Lstat(path)
 	if err != nil {
@@ -212,20 +199,4 @@ func postComment(ctx context.Context, job ci.Context, token string, pr int, in r
 		return "", err
 	}
 	return c.URL, nil
-}
-
-func firstNonEmptyEnv(getenv func(string) string, names ...string) string {
-	for _, n := range names {
-		if v := strings.TrimSpace(getenv(n)); v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-func clipped(s string) string {
-	if len(s) > 20 {
-		return s[:20] + "…"
-	}
-	return s
 }

@@ -22,19 +22,13 @@ func init() {
 }
 
 type demoFlags struct {
-	bench     benchFlags
-	out       string
-	slowdown  string
-	async     bool
-	rate      int
-	baseline  string
-	record    bool
-	mode      string
-	ab        bool
-	aa        bool
-	calibrate int
-	budget    abFlags
-	reports   reportFlags
+	bench                 benchFlags
+	out, slowdown, mode   string
+	baseline              string
+	async, record, ab, aa bool
+	rate, calibrate       int
+	budget                abFlags
+	reports               reportFlags
 }
 
 // Demo modes.
@@ -152,9 +146,8 @@ func demoAB(ctx context.Context, e env, f demoFlags, head *config.Config) error 
 	if err := f.budget.apply(head); err != nil {
 		return err
 	}
-	// With --aa both sides are the clean build, each run its own process
-	// (restarted every pair), so the A/A shows what two processes of one
-	// build differ by, which a real A/B sees too.
+	// With --aa both sides are the clean build, each its own process, as
+	// a real A/B's two builds are.
 	o := pipeline.ABOptions{Config: head, AA: f.aa, TwoProcesses: true, ResultPath: f.out, NoisePath: f.budget.noise, NoiseDefault: DefaultNoisePath(e.getenv)}
 	j, err := pipeline.AB(ctx, e.pipelineEnv(head, f.bench.quiet), o)
 	if err != nil {
@@ -170,16 +163,9 @@ func demoConfig(f demoFlags, slowdown float64) (*config.Config, error) {
 	if err != nil {
 		return nil, pipeline.Runtime.Wrap(fmt.Errorf("finding the tailgate executable to start the demo service: %w", err))
 	}
-	async := ""
-	if f.async {
-		async = ", --async"
-	}
-	text := strings.NewReplacer(
-		"@EXE@", strconv.Quote(exe),
-		"@SLOWDOWN@", strconv.FormatFloat(100*slowdown, 'f', -1, 64)+"%",
-		"@ASYNC@", async,
-		"@RATE@", strconv.Itoa(f.rate),
-	).Replace(demoYAML)
+	async := map[bool]string{true: ", --async"}[f.async]
+	text := strings.NewReplacer("@EXE@", strconv.Quote(exe), "@SLOWDOWN@", strconv.FormatFloat(100*slowdown, 'f', -1, 64)+"%",
+		"@ASYNC@", async, "@RATE@", strconv.Itoa(f.rate)).Replace(demoYAML)
 	cfg, err := config.Parse("demo.yml (embedded)", []byte(text))
 	if err != nil {
 		return nil, fmt.Errorf("the embedded demo benchmark does not parse (a bug): %w", err)

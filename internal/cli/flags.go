@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -54,10 +55,9 @@ func isHelp(arg string) bool {
 	return arg == "-h" || arg == "-help" || arg == "--help"
 }
 
-// parseInterspersed parses flags that may come before, between or after
-// the positional arguments (`compare A -- B --report r.json`), and returns
-// the positional arguments in order. A "--" is kept as a positional
-// argument: compare uses it to separate its two sets.
+// parseInterspersed parses flags before, between or after the positional
+// arguments (`compare A -- B --report r.json`) and returns those in order,
+// a "--" among them (compare's separator).
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
@@ -65,7 +65,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 			return nil, err
 		}
 		rest := fs.Args()
-		if consumedDashDash(args, rest) {
+		if i := len(args) - len(rest) - 1; i >= 0 && args[i] == "--" { // the parser ate a "--" that ended the flags
 			pos = append(pos, "--")
 		}
 		if len(rest) == 0 {
@@ -76,24 +76,11 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// consumedDashDash reports whether the flag parser ate a "--" that ended
-// the flags: it is then missing from rest.
-func consumedDashDash(args, rest []string) bool {
-	i := len(args) - len(rest) - 1
-	return i >= 0 && args[i] == "--"
-}
-
-// countFlag is an int flag for a number of things (runs, jobs): given, it
-// must be at least 1; not given, the int keeps its value (0: the default
-// applies). `--runs 0` is a usage error, never the default in disguise.
+// countFlag is an int flag for a number of things (runs, jobs): given, at
+// least 1 (`--runs 0` is never the default in disguise).
 type countFlag int
 
-func (c *countFlag) String() string {
-	if c == nil {
-		return "0"
-	}
-	return strconv.Itoa(int(*c))
-}
+func (c *countFlag) String() string { return strconv.Itoa(int(*cmp.Or(c, new(countFlag)))) }
 
 func (c *countFlag) Set(s string) error {
 	n, err := strconv.Atoi(s)

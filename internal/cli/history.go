@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -82,10 +83,9 @@ func sinceOf(ctx context.Context, s string) (pipeline.Since, error) {
 	return pipeline.Since{Commit: sha, Name: s}, nil
 }
 
-// historyInput is the config and the history file: the flag's, else the
-// one beside the config's baseline. The config is -c, tailgate.yml by
-// default; with --history and no -c, a missing tailgate.yml leaves the
-// defaults (nil).
+// historyInput is the config (nil for a missing default tailgate.yml
+// with --history) and the history file: the flag's, else the one beside
+// the config's baseline.
 func historyInput(cfgPath string, cfgGiven bool, historyFlag string) (*config.Config, string, error) {
 	if historyFlag != "" && !cfgGiven {
 		if _, err := os.Stat(cfgPath); errors.Is(err, fs.ErrNotExist) {
@@ -96,8 +96,5 @@ func historyInput(cfgPath string, cfgGiven bool, historyFlag string) (*config.Co
 	if err != nil {
 		return nil, "", pipeline.Usage.Wrap(err)
 	}
-	if historyFlag != "" {
-		return cfg, historyFlag, nil
-	}
-	return cfg, baseline.HistoryPath(baselinePath("", cfg, cfg.Name)), nil
+	return cfg, cmp.Or(historyFlag, baseline.HistoryPath(baselinePath("", cfg, cfg.Name))), nil
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -36,9 +37,7 @@ func cmdImport(ctx context.Context, e env, args []string) error {
 		}
 	}
 	res := &result.File{Schema: result.SchemaVersion, Benchmark: *name, Created: time.Now().UTC()}
-	if res.Benchmark == "" {
-		res.Benchmark = "imported"
-	}
+	res.Benchmark = cmp.Or(res.Benchmark, "imported")
 	var formats []string
 	for _, path := range files {
 		im, err := importer.ReadContext(ctx, path, *format)

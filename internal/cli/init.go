@@ -3,6 +3,7 @@ package cli
 import (
 	"cmp"
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"text/template"
 
 	"github.com/tailgate-ci/tailgate/internal/atomicfile"
 	"github.com/tailgate-ci/tailgate/internal/config"
@@ -60,6 +62,14 @@ func cmdInit(_ context.Context, e env, args []string) error {
 	return nil
 }
 
+// initYAML is the benchmark file init writes, a text/template with [[ ]]
+// delimiters (the file's own templates use braces).
+//
+//go:embed init.yml
+var initYAML string
+
+var initTemplate = template.Must(template.New("init.yml").Delims("[[", "]]").Funcs(template.FuncMap{"q": strconv.Quote}).Parse(initYAML))
+
 // render writes the benchmark file the flags describe.
 func (f initFlags) render() (string, error) {
 	base, path, ready, err := f.target()
@@ -71,48 +81,9 @@ func (f initFlags) render() (string, error) {
 		wd, _ := os.Getwd()
 		name = cmp.Or(filepath.Base(wd), "service")
 	}
-	q := strconv.Quote
 	var b strings.Builder
-	w := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
-	w("# The benchmark tailgate runs against this service (written by tailgate init).")
-	w("# Every key: docs/config.md of tailgate. Check it with: tailgate validate -c %s", f.out)
-	w("name: %s                     # names the baseline file and the reports", q(name))
-	w("target:")
-	w("  url: %s   # {{port}}: a free port tailgate picks at every start", q(base))
-	if f.start != "" {
-		w("  start:")
-		w("    command: %s   # tailgate starts it, waits until ready, stops it; no credentials reach it", q(f.start))
-	} else {
-		w("  # start: {command: \"./server --port {{port}}\"}   # let tailgate start and stop the service")
-	}
-	w("  ready: {path: %s}   # polled until it answers 200", q(ready))
-	if f.build != "" {
-		w("build: {command: %s}   # tailgate ab runs it in the base's tree and in yours", q(f.build))
-	} else {
-		w("# build: {command: \"go build -o server .\"}   # tailgate ab builds each side with it")
-	}
-	w("# dataset:   # the fixed state every run starts from: a reset before each run, and a check of it")
-	w("#   reset: {request: {method: POST, path: /__reset, status: 204}}   # the service restores its seed data itself,")
-	w("#     # while it keeps serving (a test-only route); or a command (sees TAILGATE_SIDE_DIR). Copying a file under")
-	w("#     # the service fails when it reads its data only at start (SQLite opened once): docs/config.md, dataset")
-	w("#   verify: {request: {path: /count}, expect: {count: 3}}")
-	w("load:")
-	w("  warmup: 1s       # each phase warms up unmeasured, then measures")
-	w("  duration: 3s")
-	w("  runs: 5          # samples for run and check; tailgate ab adds blocks until it decides")
-	w("  phases:")
-	w("    - {name: capacity, model: closed, vus: 4}    # users looping as fast as it answers: throughput")
-	w("    - {name: latency, model: open, rate: 20/s}   # a fixed arrival rate: latency, dropped work")
-	w("scenarios:")
-	w("  - name: get")
-	w("    steps:")
-	w("      - {name: get, method: GET, path: %s, status: 200}", q(path))
-	w("      # - {name: create, method: POST, path: /items, json: {title: \"t {{seq}}\"}, status: 201, save: {id: id}}")
-	w("      # - {name: read, path: \"/items/{{.id}}\", expect: {title: \"t {{seq}}\"}}")
-	w("ab:   # tailgate ab: base and head built, started and measured side by side, block by block, on this machine")
-	w("  max_time: 4m   # a CI budget for the blocks (builds not counted); a clear verdict comes sooner")
-	w("  # base: {ref: origin/main}   # or: tailgate ab --base-ref main (the Action uses the PR's base commit)")
-	return b.String(), nil
+	err = initTemplate.Execute(&b, map[string]string{"Out": f.out, "Name": name, "Base": base, "Start": f.start, "Ready": ready, "Build": f.build, "Path": path})
+	return b.String(), err
 }
 
 // target is what --url (or its default) names: the base URL, the first

@@ -11,10 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"slices"
-	"sort"
 	"syscall"
 
 	"github.com/tailgate-ci/tailgate/internal/bug"
@@ -29,15 +29,10 @@ var Version = "dev"
 type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
-	// environ is the process environment, which children get without
-	// credentials (target.ChildEnv).
-	environ []string
-	// targetLive, when set, gets a started target's output as it comes
-	// (--target-output live).
-	targetLive io.Writer
-	// mask, set in GitHub Actions, registers a secret with the runner
-	// (::add-mask::), which hides it in the job log from then on; nil
-	// elsewhere, where the command would print the secret instead.
+	environ        []string  // children get it without credentials (target.ChildEnv)
+	targetLive     io.Writer // a started target's output as it comes (--target-output live)
+	// mask, set in GitHub Actions only (elsewhere ::add-mask:: would print
+	// the secret), hides a secret in the job log from then on.
 	mask func(secret string)
 }
 
@@ -56,23 +51,14 @@ func register(name, summary string, run func(context.Context, env, []string) err
 }
 
 // Main runs tailgate with args (without the program name) and returns the
-// process exit code.
-//
-// The GitHub Actions runner reads workflow commands from both streams, so
-// both are guarded first (ci.Guard): nothing tailgate prints (a name from a
-// config or a report, a server's answer, a target's output, an error
-// quoting any of them) can form a command; only a ci.Runtime issues them.
-// They are guarded everywhere, not only where GITHUB_ACTIONS is set: a
-// workflow step that runs tailgate's container (docker run IMAGE check …)
-// prints to the job log from an environment that does not say so. The
-// guard changes nothing but a backslash where a command could begin.
+// process exit code. Both streams are guarded first (ci.Guard), everywhere
+// (a container's output reaches a job log unannounced): nothing tailgate
+// prints can form a workflow command; only a ci.Runtime issues them.
 func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) (code int) {
 	stdout, stderr = ci.NewGuard(stdout), ci.NewGuard(stderr)
 	defer func() {
-		// A bug must not exit 2 (Go's exit code for a panic, tailgate's for
-		// bad input), nor print its value past the guard. The deferred
-		// stops and worktree removals below have run by now; one line
-		// says what broke and where.
+		// A bug must not exit 2 (Go's for a panic, tailgate's for bad
+		// input); one line says what broke and where.
 		if p := recover(); p != nil {
 			fmt.Fprintf(stderr, "tailgate: internal error (a bug in tailgate; please report it): %v, in %s\n", p, bug.Site())
 			code = ExitRuntime
@@ -98,7 +84,8 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) (
 		return ExitPass
 	}
 	cmd, ok := commands[name]
-	if h, isHidden := hidden[name]; isHidden {
+	h, isHidden := hidden[name]
+	if isHidden {
 		cmd, ok = command{run: h}, true
 	}
 	if !ok {
@@ -106,7 +93,7 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) (
 		usage(stderr)
 		return ExitUsage
 	}
-	if _, isHidden := hidden[name]; !isHidden {
+	if !isHidden {
 		tmp, err := childTempDir(&e)
 		if err != nil {
 			fmt.Fprintf(stderr, "tailgate %s: %v\n", name, err)
@@ -115,19 +102,18 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) (
 		defer os.RemoveAll(tmp)
 	}
 	err := cmd.run(ctx, e, rest)
-	if err != nil && err != errHelpShown && !errors.Is(err, errQuiet) {
-		fmt.Fprintf(stderr, "tailgate %s: %v\n", name, err)
-	}
 	if err == errHelpShown {
 		return ExitPass
+	}
+	if err != nil && !errors.Is(err, errQuiet) {
+		fmt.Fprintf(stderr, "tailgate %s: %v\n", name, err)
 	}
 	return exitCode(err)
 }
 
-// childTempDir makes the children's own temporary directory and gives it
-// to them as TMPDIR: a build, target or dataset command writes its
-// temporary files there (removed when tailgate ends), never in the
-// runner's RUNNER_TEMP, which holds the job's command files.
+// childTempDir makes the children's own TMPDIR, removed when tailgate
+// ends: never the runner's RUNNER_TEMP, which holds the job's command
+// files.
 func childTempDir(e *env) (string, error) {
 	dir, err := os.MkdirTemp("", "tailgate-children-*")
 	if err != nil {
@@ -144,12 +130,7 @@ Usage: tailgate <command> [flags]
 
 Commands:
 `)
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(commands)) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprint(w, `  version    print the version

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"path/filepath"
 	"strings"
 
@@ -25,17 +26,35 @@ func baselinePath(flag string, cfg *config.Config, benchmark string) string {
 // each definition (another --duration, --warmup or --rate) keeps its own,
 // so that trying one does not replace the baseline of another.
 func demoBaselinePath(getenv func(string) string, hash string) string {
-	name := "demo-baseline-" + shortHash(hash) + ".json"
+	return filepath.Join(cmp.Or(cacheDir(getenv), "baselines"), "demo-baseline-"+shortHash(hash)+".json")
+}
+
+// DefaultNoisePath is the noise file an A/B job keeps when the benchmark
+// names none, so that every job after the first on a machine pools the
+// noise of the ones before it; "" where there is no cache directory (the
+// job then keeps none).
+func DefaultNoisePath(getenv func(string) string) string {
+	if dir := cacheDir(getenv); dir != "" {
+		return filepath.Join(dir, "noise.json")
+	}
+	return ""
+}
+
+// cacheDir is tailgate's directory in the user's cache ($XDG_CACHE_HOME,
+// else ~/.cache; a relative value is ignored, as XDG says); "" when
+// neither is set.
+func cacheDir(getenv func(string) string) string {
 	dir := getenv("XDG_CACHE_HOME")
-	if dir == "" {
-		if home := getenv("HOME"); home != "" {
+	if !filepath.IsAbs(dir) {
+		dir = ""
+		if home := getenv("HOME"); filepath.IsAbs(home) {
 			dir = filepath.Join(home, ".cache")
 		}
 	}
 	if dir == "" {
-		return filepath.Join("baselines", name)
+		return ""
 	}
-	return filepath.Join(dir, "tailgate", name)
+	return filepath.Join(dir, "tailgate")
 }
 
 // shortHash is the first 12 hex digits of a "sha256:<hex>" hash: enough

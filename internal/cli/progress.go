@@ -16,8 +16,8 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/runner"
 )
 
-// newProgress returns the progress display for a benchmark: a bar per run
-// on a terminal, one line per run elsewhere (CI logs), nothing when quiet.
+// newProgress is a bar per run on a terminal, one line per run elsewhere,
+// nothing when quiet.
 func newProgress(e env, cfg *config.Config, quiet bool) runner.Observer {
 	if quiet || cfg == nil {
 		return nil
@@ -52,9 +52,8 @@ func (p *lineProgress) RunStarted(run, runs int, label string) {
 	}
 }
 
-// runName is "run 3 of 10", or in A/B (where the label names the side
-// and the runs are pairs of two) "pair 2 of at most 20 (head)", or in the
-// block designs "block 2 of at most 12".
+// runName is "run 3 of 10", in A/B "pair 2 of at most 20 (head)" (the
+// label names the side) or "block 2 of at most 12".
 func runName(run, runs int, label string) string {
 	if label == runner.BlockLabel { // the block designs report whole blocks
 		return fmt.Sprintf("block %d of at most %d", run+1, runs)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -54,9 +55,7 @@ func cmdBaseline(ctx context.Context, e env, args []string) error {
 
 // record records and says what it stored.
 func record(ctx context.Context, e env, cfg *config.Config, o pipeline.RecordOptions, quiet bool) error {
-	if o.Runner == "" {
-		o.Runner = runnerImage(e.getenv)
-	}
+	o.Runner = cmp.Or(o.Runner, runnerImage(e.getenv))
 	rec, err := pipeline.Record(ctx, e.pipelineEnv(cfg, quiet), o)
 	if err != nil {
 		return err
@@ -69,9 +68,8 @@ func record(ctx context.Context, e env, cfg *config.Config, o pipeline.RecordOpt
 	return nil
 }
 
-// runnerImage names the machine image of a GitHub-hosted runner
-// ("ubuntu24/20251110.1"), which the runner sets in ImageOS and
-// ImageVersion; "" elsewhere.
+// runnerImage names a GitHub-hosted runner's image ("ubuntu24/20251110.1",
+// from ImageOS and ImageVersion); "" elsewhere.
 func runnerImage(getenv func(string) string) string {
 	osName, version := getenv("ImageOS"), getenv("ImageVersion")
 	if osName == "" && version == "" {
@@ -90,16 +88,9 @@ func (p *provenanceFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&p.job, "job", "", "id of the job that produced the runs (default $GITHUB_RUN_ID-$GITHUB_RUN_ATTEMPT, else local-<time>)")
 }
 
-// provenance is what the flags say, else what the runner's environment
-// does; a job left unnamed gets a local id from the runs' time.
+// provenance is what the flags say, else the runner's environment.
 func (p provenanceFlags) provenance(getenv func(string) string) baseline.Provenance {
-	pr := baseline.Provenance{Commit: p.commit, Ref: p.ref, Job: p.job}
-	if pr.Commit == "" {
-		pr.Commit = getenv("GITHUB_SHA")
-	}
-	if pr.Ref == "" {
-		pr.Ref = getenv("GITHUB_REF")
-	}
+	pr := baseline.Provenance{Commit: cmp.Or(p.commit, getenv("GITHUB_SHA")), Ref: cmp.Or(p.ref, getenv("GITHUB_REF")), Job: p.job}
 	if id := getenv("GITHUB_RUN_ID"); pr.Job == "" && id != "" {
 		pr.Job = id + "-" + getenv("GITHUB_RUN_ATTEMPT")
 	}
@@ -107,11 +98,8 @@ func (p provenanceFlags) provenance(getenv func(string) string) baseline.Provena
 }
 
 // fromGit fills the commit and ref the flags and the runner's environment
-// left empty from the git repository of the working directory (outside
-// Actions, a job on main would otherwise be recorded without them), and
-// says what it took, or why it took nothing. The checkout's own state is
-// what the runs measured only if it has no uncommitted change: it says so
-// when it has.
+// left empty from the working directory's git checkout, and says what it
+// took (uncommitted changes included), or why it took nothing.
 func (p provenanceFlags) fromGit(ctx context.Context, pr baseline.Provenance, git baseline.Git) (baseline.Provenance, string) {
 	if pr.Commit != "" && pr.Ref != "" {
 		return pr, ""
@@ -141,8 +129,7 @@ func (p provenanceFlags) fromGit(ctx context.Context, pr baseline.Provenance, gi
 
 // recordLink appends a finished A/B to main's history as a link of its
 // chain: the head commit (the flags', the runner's, else git's HEAD)
-// judged against the commit the A/B built as its base: a link without
-// both cannot be placed in the chain.
+// judged against the base commit the A/B built.
 func recordLink(ctx context.Context, e env, cfg *config.Config, j pipeline.Judged, path string, prov provenanceFlags) error {
 	pr, note := prov.fromGit(ctx, prov.provenance(e.getenv), baseline.ExecGit{})
 	if note != "" {

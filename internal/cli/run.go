@@ -47,14 +47,10 @@ func (b *benchFlags) load() (*config.Config, error) {
 	return cfg, nil
 }
 
-// check refuses override values no benchmark can have.
+// check refuses a negative --warmup (--runs and --duration refuse theirs
+// as they are parsed).
 func (b *benchFlags) check() error {
-	switch {
-	case b.runs < 0:
-		return usageErr("--runs must be at least 1")
-	case b.duration < 0:
-		return usageErr("--duration must be positive")
-	case b.warmup.set && b.warmup.d < 0:
+	if b.warmup.set && b.warmup.d < 0 {
 		return usageErr("--warmup must not be negative")
 	}
 	return nil

@@ -72,14 +72,13 @@ func (v *shardValue) Set(s string) error {
 	if v.zeroBased {
 		i++
 	}
-	sh := load.Shard{Index: i, Count: n}
-	if n < 1 || i < 1 || i > n {
-		if v.zeroBased {
-			return fmt.Errorf("%q: want K/N with 0 ≤ K < N", s)
-		}
+	switch {
+	case (n < 1 || i < 1 || i > n) && v.zeroBased:
+		return fmt.Errorf("%q: want K/N with 0 ≤ K < N", s)
+	case n < 1 || i < 1 || i > n:
 		return fmt.Errorf("%q: want I/N with 1 ≤ I ≤ N", s)
 	}
-	v.shard, v.set = sh, true
+	v.shard, v.set = load.Shard{Index: i, Count: n}, true
 	return nil
 }
 
@@ -96,13 +95,10 @@ func (v *timeValue) String() string {
 	return v.t.Format(time.RFC3339Nano)
 }
 
-func (v *timeValue) Set(s string) error {
-	t, err := parseTime(s)
-	if err != nil {
-		return err
-	}
-	v.t, v.set = t, true
-	return nil
+func (v *timeValue) Set(s string) (err error) {
+	v.t, err = parseTime(s)
+	v.set = err == nil
+	return err
 }
 
 // parseTime reads RFC 3339 ("2026-11-29T21:00:00Z") or Unix seconds

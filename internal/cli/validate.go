@@ -49,25 +49,23 @@ func describeBenchmark(w io.Writer, cfg *config.Config) {
 	if b := cfg.Build; b != nil {
 		line("build", "%s", b.Command.String())
 	}
-	if ds := cfg.Dataset; ds.Reset != nil || ds.Verify != nil {
-		var parts []string
-		if ds.Reset != nil {
-			parts = append(parts, "reset by "+describeAction(*ds.Reset))
-		}
-		if ds.Verify != nil {
-			parts = append(parts, "verified by "+describeAction(ds.Verify.Action))
-		}
-		line("dataset", "%s", strings.Join(parts, "; "))
-	} else {
+	switch ds := cfg.Dataset; {
+	case ds.Reset != nil && ds.Verify != nil:
+		line("dataset", "reset by %s; verified by %s", describeAction(*ds.Reset), describeAction(ds.Verify.Action))
+	case ds.Reset != nil:
+		line("dataset", "reset by %s", describeAction(*ds.Reset))
+	case ds.Verify != nil:
+		line("dataset", "verified by %s", describeAction(ds.Verify.Action))
+	default:
 		line("dataset", "no reset: every run starts from what the last one left")
 	}
 	if cfg.Load.Engine == config.EngineCommand {
 		line("load", "%s, output %s", cfg.Load.Command.String(), cfg.Load.Output)
 	} else {
 		for _, ph := range cfg.Load.RunPhases() {
-			name := "load"
-			if ph.Name != "" {
-				name = "phase " + ph.Name
+			name := "phase " + ph.Name
+			if ph.Name == "" {
+				name = "load"
 			}
 			line("", "%s: %s", name, describeModel(ph.Load))
 		}
@@ -117,15 +115,9 @@ func describeSetup(line func(k, format string, a ...any), cfg *config.Config) {
 		}
 	}
 	if f := cfg.Feed; f != nil {
-		per := "each virtual user takes the next row"
-		if f.Per == config.FeedPerIteration {
-			per = "each iteration takes the next row"
-		}
-		end := "then start again at the first"
-		if f.AtEnd == config.FeedFail {
-			end = "then fail the run"
-		}
-		line("feed", "%s: %d %s of %s; %s, %s", f.File, len(f.Rows), plural.Of(len(f.Rows), "row", "rows"), strings.Join(f.Columns, ", "), per, end)
+		per := map[string]string{config.FeedPerVU: "each virtual user", config.FeedPerIteration: "each iteration"}[f.Per]
+		end := map[string]string{config.FeedWrap: "then start again at the first", config.FeedFail: "then fail the run"}[f.AtEnd]
+		line("feed", "%s: %d %s of %s; %s takes the next row, %s", f.File, len(f.Rows), plural.Of(len(f.Rows), "row", "rows"), strings.Join(f.Columns, ", "), per, end)
 	}
 }
 
@@ -173,10 +165,7 @@ func describeSide(s config.ABSide, empty string) string {
 	if s.HasTarget() {
 		parts = append(parts, "target "+s.URL)
 	}
-	if len(parts) == 0 {
-		return empty
-	}
-	return strings.Join(parts, ", ")
+	return cmp.Or(strings.Join(parts, ", "), empty)
 }
 
 // describeMeasured says whose CPU and memory a run measures: the target's
@@ -193,23 +182,9 @@ func describeMeasured(t config.Target) string {
 		s = "not the target's CPU or memory (tailgate neither starts it nor has its pid_file)"
 	}
 	for _, m := range t.Measure {
-		s += "; part " + m.Name + " (" + describePart(m) + ")"
+		s += "; part " + m.String()
 	}
 	return s
-}
-
-func describePart(m config.MeasurePart) string {
-	switch {
-	case m.PIDFile != "":
-		return "pid from " + m.PIDFile
-	case m.Process != nil && m.Process.Comm != "":
-		return "processes named " + m.Process.Comm
-	case m.Process != nil:
-		return "processes matching " + m.Process.Cmdline
-	case m.Cgroup != "":
-		return "cgroup " + m.Cgroup
-	}
-	return "nothing"
 }
 
 // describeCounters names each counter source, what it reads and which of

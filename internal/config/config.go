@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,10 +17,9 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/bounded"
 )
 
-// LoadFile reads, parses and validates the benchmark file at path. A file
-// that cannot be read is an ordinary wrapped error; a file with problems
-// gives an *Error listing all of them. (The name Load is taken by the load
-// section's type.)
+// LoadFile reads, parses and validates the benchmark file at path: an
+// unreadable file is a wrapped error, one with problems an *Error listing
+// all of them.
 func LoadFile(path string) (*Config, error) {
 	data, err := bounded.ReadFile(path, "benchmark file", MaxFileSize)
 	if err != nil {
@@ -28,9 +28,8 @@ func LoadFile(path string) (*Config, error) {
 	return Parse(path, data)
 }
 
-// Parse parses and validates a benchmark file; path is used in messages and
-// for the default name. It returns the config with defaults applied, or an
-// *Error holding every problem found.
+// Parse parses and validates a benchmark file (path names it in messages
+// and gives the default name), defaults applied.
 func Parse(path string, data []byte) (*Config, error) {
 	return parse(newCollector(path), path, data)
 }
@@ -38,20 +37,16 @@ func Parse(path string, data []byte) (*Config, error) {
 // ReadFunc reads a file of at most max bytes (more is an error).
 type ReadFunc func(path string, max int64) ([]byte, error)
 
-// ParseAt is Parse for a benchmark file that is not the one on disk: name
-// says where it comes from in messages ("tailgate.yml at the PR's base
-// commit 3a9c5e7f1b2d"), path is where it lies in the tree it comes from,
-// and read reads the files it names (feed.file, target.tls.ca_file), as
-// paths joined to path's directory, from that tree: a file of a commit
-// names the commit's files, never the working tree's.
+// ParseAt is Parse for a benchmark file not on disk: name says where it
+// comes from in messages ("tailgate.yml at the PR's base commit …"), path
+// where it lies in its tree, from which read reads the files it names (a
+// commit's file names the commit's files, never the working tree's).
 func ParseAt(name, path string, data []byte, read ReadFunc) (*Config, error) {
 	c := newCollector(name)
 	c.dir, c.read = filepath.Dir(path), read
 	return parse(c, path, data)
 }
 
-// parse parses data into a config whose Path is path, recording every
-// problem in c.
 func parse(c *collector, path string, data []byte) (*Config, error) {
 	cfg := &Config{Path: path}
 	if len(data) > MaxFileSize { // a file read from a commit, whose reader did not bound it
@@ -76,8 +71,8 @@ func parse(c *collector, path string, data []byte) (*Config, error) {
 // yamlLine finds the line number in a yaml.v3 syntax error.
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
 
-// readDocument parses data as exactly one YAML document and returns its
-// top node, or nil after recording why there is none.
+// readDocument parses data as exactly one YAML document: its top node, or
+// nil after recording why there is none.
 func readDocument(c *collector, data []byte) *yaml.Node {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
@@ -130,16 +125,11 @@ var parserErrors = []string{
 }
 
 func isParserError(msg string) bool {
-	for _, p := range parserErrors {
-		if strings.HasPrefix(msg, p) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(parserErrors, func(p string) bool { return strings.HasPrefix(msg, p) })
 }
 
-// lineCount is the number of lines of data (a last line without a newline
-// counts).
+// lineCount is the number of lines of data, a last one without a newline
+// included.
 func lineCount(data []byte) int {
 	n := bytes.Count(data, []byte("\n"))
 	if len(data) > 0 && data[len(data)-1] != '\n' {
@@ -148,10 +138,8 @@ func lineCount(data []byte) int {
 	return max(n, 1)
 }
 
-// templateHint explains the commonest cause of a syntax error: a {{…}}
-// template left unquoted, which YAML reads as the braces of a flow
-// mapping. The error may name the line where the construct the template
-// broke begins, so the lines beside it are looked at too.
+// templateHint explains the commonest syntax error: a {{…}} template left
+// unquoted (a flow mapping to YAML), on the line named or beside it.
 func templateHint(data []byte, line int) string {
 	lines := bytes.Split(data, []byte("\n"))
 	for i := max(line, 2) - 2; i <= line && i < len(lines); i++ {

@@ -20,26 +20,20 @@ const (
 	mergeTag = "!!merge"
 )
 
-// maxDepth bounds nesting (and alias chains) so hostile input cannot
-// exhaust the stack; maxNodes bounds the values read and maxExpanded the
-// bytes they stand for, aliases and merge keys counted at every use, so
-// that aliases that expand exponentially ("billion laughs") cannot exhaust
-// memory or time: a count of nodes alone let a 180 KB file of aliased long
-// keys build gigabytes of key paths. MaxFileSize bounds the file itself.
+// Bounds against hostile input: nesting and alias chains (the stack), the
+// values read and the bytes they stand for with aliases and merge keys
+// counted at every use ("billion laughs"), a key path (only ever an
+// attack on the messages that quote it), the file itself. nodeCost is
+// what one value costs beyond its text (its place in the config and in
+// the table of where each key was written).
 const (
 	maxDepth    = 64
 	maxNodes    = 100_000
 	maxExpanded = 16 << 20
-	// maxPath bounds a key path (steps[0].json.a.b…): a longer one is
-	// only ever an attack on the messages, which quote it.
-	maxPath = 1024
-	// MaxFileSize is the largest benchmark file tailgate reads.
+	maxPath     = 1024
 	MaxFileSize = 4 << 20
+	nodeCost    = 64
 )
-
-// nodeCost is what one value read costs beyond its text: its place in the
-// decoded config and in the table of where each key was written.
-const nodeCost = 64
 
 var unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
 
@@ -47,10 +41,9 @@ var unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
 // files do: the conventional place to define YAML anchors.
 const extensionPrefix = "x-"
 
-// decoder walks a YAML node tree against a Go value, strictly: every key
-// must be a field, every scalar must have the right type. Unlike
-// yaml.Node.Decode it reports every problem with its position, and records
-// where each key path was written.
+// decoder walks a YAML node tree against a Go value strictly (every key a
+// field, every scalar of the right type), reporting every problem with its
+// position and recording where each key path was written.
 type decoder struct {
 	c     *collector
 	nodes int // values read so far, aliases counted at every use
@@ -98,8 +91,7 @@ func (d *decoder) spend(n *yaml.Node, size int) bool {
 }
 
 // tooDeep reports, once, a value nested more than maxDepth levels: the
-// file is then read no further (each of an alias's uses would say it
-// again).
+// file is then read no further.
 func (d *decoder) tooDeep(n *yaml.Node, path string, depth int) bool {
 	if depth <= maxDepth {
 		return false
@@ -117,10 +109,7 @@ func (d *decoder) exhausted() bool { return d.over || d.nodes > maxNodes || d.by
 
 // decode fills v (addressable) from n; path names v in messages.
 func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, depth int) {
-	if d.tooBig(n, path) {
-		return
-	}
-	if d.tooDeep(n, path, depth) {
+	if d.tooBig(n, path) || d.tooDeep(n, path, depth) {
 		return
 	}
 	n = resolveAlias(n)
@@ -161,9 +150,9 @@ var removedKeys = map[string]string{
 	"ab.design":    "every A/B job follows one rule (docs/config.md#ab); delete the key",
 }
 
-// unknownKey reports a key the struct does not have. When it looks like a
-// typo of a key that is absent, that key is marked as dealt with, so that
-// "required" problems about it do not repeat the same mistake.
+// unknownKey reports a key the struct does not have; the absent key it
+// looks like a typo of is marked as dealt with ("required" would repeat
+// the mistake).
 func (d *decoder) unknownKey(key *yaml.Node, path string, fields map[string]field, present map[string]bool) {
 	names := fieldNames(fields)
 	if hint, ok := removedKeys[joinKey(path, key.Value)]; ok {
@@ -254,14 +243,10 @@ func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string, depth 
 	v.Set(s)
 }
 
-// decodeAny reads free-form YAML (JSON bodies, expected values) into plain
-// Go values that encode to JSON: map[string]any, []any, string, int,
-// float64, bool and nil.
+// decodeAny reads free-form YAML (JSON bodies, expected values) into
+// plain Go values that encode to JSON.
 func (d *decoder) decodeAny(n *yaml.Node, path string, depth int) (any, bool) {
-	if d.tooBig(n, path) {
-		return nil, false
-	}
-	if d.tooDeep(n, path, depth) {
+	if d.tooBig(n, path) || d.tooDeep(n, path, depth) {
 		return nil, false
 	}
 	n = resolveAlias(n)
@@ -317,38 +302,33 @@ func (d *decoder) anyScalar(n *yaml.Node, path string) (any, bool) {
 
 // decodeScalar reads strings, integers, floats and booleans.
 func (d *decoder) decodeScalar(n *yaml.Node, v reflect.Value, path string) {
-	fail := func(want string) { d.c.addAt(path, posOf(n), "expected %s, got %s", want, describe(n)) }
-	if n.Kind != yaml.ScalarNode {
-		fail(kindName(v.Kind()))
-		return
-	}
-	tag := n.ShortTag()
+	tag, ok := n.ShortTag(), n.Kind == yaml.ScalarNode
 	switch v.Kind() {
 	case reflect.String:
-		v.SetString(n.Value) // any scalar reads as its text: env: {PORT: 8080}
+		if ok {
+			v.SetString(n.Value) // any scalar reads as its text: env: {PORT: 8080}
+		}
 	case reflect.Int, reflect.Int64, reflect.Int32:
 		var x int64
-		if tag != intTag || n.Decode(&x) != nil || v.OverflowInt(x) {
-			fail("an integer")
-			return
+		if ok = ok && tag == intTag && n.Decode(&x) == nil && !v.OverflowInt(x); ok {
+			v.SetInt(x)
 		}
-		v.SetInt(x)
 	case reflect.Float64:
 		var x float64
-		if (tag != intTag && tag != floatTag) || n.Decode(&x) != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			fail("a number")
-			return
+		if ok = ok && (tag == intTag || tag == floatTag) && n.Decode(&x) == nil && !math.IsNaN(x) && !math.IsInf(x, 0); ok {
+			v.SetFloat(x)
 		}
-		v.SetFloat(x)
 	case reflect.Bool:
 		var x bool
-		if tag != boolTag || n.Decode(&x) != nil {
-			fail("true or false")
-			return
+		if ok = ok && tag == boolTag && n.Decode(&x) == nil; ok {
+			v.SetBool(x)
 		}
-		v.SetBool(x)
 	default:
 		d.c.addAt(path, posOf(n), "internal error: field type %s is not supported", v.Type())
+		return
+	}
+	if !ok {
+		d.c.addAt(path, posOf(n), "expected %s, got %s", kindName(v.Kind()), describe(n))
 	}
 }
 

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -32,23 +33,21 @@ const (
 
 // applyDefaults fills every key the file left out.
 func applyDefaults(cfg *Config, c *collector) {
-	if !c.given("name") {
-		base := filepath.Base(cfg.Path)
-		cfg.Name = strings.TrimSuffix(base, filepath.Ext(base))
-	}
+	base := filepath.Base(cfg.Path)
+	setDefault(&cfg.Name, c, "name", strings.TrimSuffix(base, filepath.Ext(base)))
 	defaultTarget(&cfg.Target, "target", c)
 	if ab := cfg.AB; ab != nil {
 		defaultAB(ab, c)
 	}
 	if b := cfg.Build; b != nil {
-		setDuration(&b.Timeout, c, "build.timeout", DefaultBuildTimeout)
+		setDefault(&b.Timeout, c, "build.timeout", DefaultBuildTimeout)
 	}
 	defaultDataset(&cfg.Dataset)
 	if d := cfg.Drain; d != nil {
 		defaultRequest(&d.Probe)
-		setDuration(&d.Quiet, c, "drain.quiet", DefaultDrainQuiet)
-		setDuration(&d.Timeout, c, "drain.timeout", DefaultDrainTimeout)
-		setDuration(&d.Interval, c, "drain.interval", DefaultDrainInterval)
+		setDefault(&d.Quiet, c, "drain.quiet", DefaultDrainQuiet)
+		setDefault(&d.Timeout, c, "drain.timeout", DefaultDrainTimeout)
+		setDefault(&d.Interval, c, "drain.interval", DefaultDrainInterval)
 	}
 	defaultLoad(&cfg.Load, c)
 	for i := range cfg.Scenarios {
@@ -59,18 +58,15 @@ func applyDefaults(cfg *Config, c *collector) {
 		defaultSteps(s.VU, c, "setup.vu")
 	}
 	if f := cfg.Feed; f != nil {
-		setString(&f.Per, c, "feed.per", FeedPerVU)
-		setString(&f.AtEnd, c, "feed.at_end", FeedWrap)
+		setDefault(&f.Per, c, "feed.per", FeedPerVU)
+		setDefault(&f.AtEnd, c, "feed.at_end", FeedWrap)
 	}
-	setString(&cfg.Gate.Baseline, c, "gate.baseline", "baselines/"+cfg.Name+".json")
-	if !c.given("gate.creep.against") {
-		cfg.Gate.Creep.Against = []string{CreepWindowStart, CreepTagPrefix + "v*"}
-	}
+	setDefault(&cfg.Gate.Baseline, c, "gate.baseline", "baselines/"+cfg.Name+".json")
+	setDefault(&cfg.Gate.Creep.Against, c, "gate.creep.against", []string{CreepWindowStart, CreepTagPrefix + "v*"})
 }
 
 // GatedMetrics are the metrics gate.metrics names, else defaults (the
-// gate's) and the footprint metrics of every target of the config (the
-// top-level one and the A/B sides' own) gated by default, once each.
+// gate's) and every target's footprint metrics gated by default, once each.
 func (c *Config) GatedMetrics(defaults []string) []string {
 	if len(c.Gate.Metrics) > 0 {
 		return c.Gate.Metrics
@@ -94,15 +90,15 @@ func defaultAB(ab *AB, c *collector) {
 			defaultRequest(v.Request)
 		}
 	}
-	setString(&ab.Order, c, "ab.order", OrderABBA)
-	setString(&ab.Restart, c, "ab.restart", RestartEveryPair)
-	setInt(&ab.MinPairs, c, "ab.min_blocks", DefaultMinBlocks)
-	setInt(&ab.MaxPairs, c, "ab.max_blocks", max(DefaultMaxBlocks, ab.MinPairs))
-	setDuration(&ab.Window, c, "ab.window", DefaultWindow)
-	setDuration(&ab.WindowWarmup, c, "ab.window_warmup", DefaultWindowWarmup)
-	setString(&ab.Phases, c, "ab.phases", PhasesUndecided)
-	setString(&ab.Unsealed, c, "ab.unsealed", UnsealedRefuse)
-	setString(&ab.RootSockets, c, "ab.root_sockets", RootSocketsHide)
+	setDefault(&ab.Order, c, "ab.order", OrderABBA)
+	setDefault(&ab.Restart, c, "ab.restart", RestartEveryPair)
+	setDefault(&ab.MinPairs, c, "ab.min_blocks", DefaultMinBlocks)
+	setDefault(&ab.MaxPairs, c, "ab.max_blocks", max(DefaultMaxBlocks, ab.MinPairs))
+	setDefault(&ab.Window, c, "ab.window", DefaultWindow)
+	setDefault(&ab.WindowWarmup, c, "ab.window_warmup", DefaultWindowWarmup)
+	setDefault(&ab.Phases, c, "ab.phases", PhasesUndecided)
+	setDefault(&ab.Unsealed, c, "ab.unsealed", UnsealedRefuse)
+	setDefault(&ab.RootSockets, c, "ab.root_sockets", RootSocketsHide)
 }
 
 // DefaultAB is the ab section a config without one gets when an A/B job
@@ -123,47 +119,44 @@ func defaultDataset(ds *Dataset) {
 }
 
 func defaultLoad(l *Load, c *collector) {
-	setString(&l.Engine, c, "load.engine", EngineTailgate)
+	setDefault(&l.Engine, c, "load.engine", EngineTailgate)
 	if l.Engine == EngineCommand {
-		setDuration(&l.CommandTimeout, c, "load.command_timeout", DefaultCommandTimeout)
-		setInt(&l.Runs, c, "load.runs", DefaultRuns)
+		setDefault(&l.CommandTimeout, c, "load.command_timeout", DefaultCommandTimeout)
+		setDefault(&l.Runs, c, "load.runs", DefaultRuns)
 		return
 	}
-	setDuration(&l.Warmup, c, "load.warmup", DefaultWarmup)
-	setDuration(&l.Duration, c, "load.duration", DefaultDuration)
-	setInt(&l.Runs, c, "load.runs", DefaultRuns)
-	setDuration(&l.RequestTimeout, c, "load.request_timeout", DefaultRequestTimeout)
+	setDefault(&l.Warmup, c, "load.warmup", DefaultWarmup)
+	setDefault(&l.Duration, c, "load.duration", DefaultDuration)
+	setDefault(&l.Runs, c, "load.runs", DefaultRuns)
+	setDefault(&l.RequestTimeout, c, "load.request_timeout", DefaultRequestTimeout)
 	if c.given("load.phases") {
 		for i := range l.Phases {
 			defaultPhase(&l.Phases[i], *l, c, joinIndex("load.phases", i))
 		}
 		return // the model keys are the phases'
 	}
-	setString(&l.Model, c, "load.model", ModelOpen)
+	setDefault(&l.Model, c, "load.model", ModelOpen)
 	if l.Model == ModelOpen {
-		setInt(&l.MaxInflight, c, "load.max_inflight", DefaultMaxInflight)
+		setDefault(&l.MaxInflight, c, "load.max_inflight", DefaultMaxInflight)
 	}
 }
 
 // defaultPhase fills a phase's keys: the model as at the top level, the
 // warm-up and window from the load section, the name from the model.
 func defaultPhase(p *Phase, top Load, c *collector, path string) {
-	setString(&p.Model, c, path+".model", ModelOpen)
+	setDefault(&p.Model, c, path+".model", ModelOpen)
 	if p.Model == ModelOpen {
-		setInt(&p.MaxInflight, c, path+".max_inflight", DefaultMaxInflight)
+		setDefault(&p.MaxInflight, c, path+".max_inflight", DefaultMaxInflight)
 	}
-	setDuration(&p.Warmup, c, path+".warmup", top.Warmup)
-	setDuration(&p.Duration, c, path+".duration", top.Duration)
+	setDefault(&p.Warmup, c, path+".warmup", top.Warmup)
+	setDefault(&p.Duration, c, path+".duration", top.Duration)
 	name := map[string]string{ModelOpen: PhaseLatency, ModelClosed: PhaseCapacity}[p.Model]
-	if name == "" {
-		name = p.Model // an unknown model, reported as such
-	}
-	setString(&p.Name, c, path+".name", name)
+	setDefault(&p.Name, c, path+".name", cmp.Or(name, p.Model)) // an unknown model, reported as such
 }
 
 func defaultScenario(s *Scenario, c *collector, path string, i int) {
-	setString(&s.Name, c, path+".name", fmt.Sprintf("scenario-%d", i+1))
-	setInt(&s.Weight, c, path+".weight", DefaultWeight)
+	setDefault(&s.Name, c, path+".name", fmt.Sprintf("scenario-%d", i+1))
+	setDefault(&s.Weight, c, path+".weight", DefaultWeight)
 	defaultSteps(s.Steps, c, path+".steps")
 }
 
@@ -172,36 +165,22 @@ func defaultSteps(steps []Step, c *collector, path string) {
 	for j := range steps {
 		st := &steps[j]
 		defaultRequest(&st.Request)
-		setString(&st.Name, c, joinIndex(path, j)+".name", st.Method+" "+st.Path)
+		setDefault(&st.Name, c, joinIndex(path, j)+".name", st.Method+" "+st.Path)
 	}
 }
 
-// defaultRequest sets the method: GET, or POST when there is a body.
-// Methods are upper-cased, so "post" works.
+// defaultRequest upper-cases the method ("post" works), by default GET,
+// or POST when there is a body.
 func defaultRequest(r *Request) {
 	r.Method = strings.ToUpper(r.Method)
-	if r.Method != "" {
-		return
-	}
-	r.Method = "GET"
-	if r.JSON != nil || r.Body != "" || r.Form != nil {
+	if r.Method == "" && (r.JSON != nil || r.Body != "" || r.Form != nil) {
 		r.Method = "POST"
 	}
+	r.Method = cmp.Or(r.Method, "GET")
 }
 
-func setString(v *string, c *collector, path, def string) {
-	if !c.given(path) {
-		*v = def
-	}
-}
-
-func setInt(v *int, c *collector, path string, def int) {
-	if !c.given(path) {
-		*v = def
-	}
-}
-
-func setDuration(v *Duration, c *collector, path string, def Duration) {
+// setDefault sets *v to def unless the file gives the key path.
+func setDefault[T any](v *T, c *collector, path string, def T) {
 	if !c.given(path) {
 		*v = def
 	}
@@ -209,12 +188,12 @@ func setDuration(v *Duration, c *collector, path string, def Duration) {
 
 func defaultTarget(t *Target, key string, c *collector) {
 	for i := range t.Counters {
-		setDuration(&t.Counters[i].Timeout, c, joinIndex(key+".counters", i)+".timeout", DefaultCounterTimeout)
+		setDefault(&t.Counters[i].Timeout, c, joinIndex(key+".counters", i)+".timeout", DefaultCounterTimeout)
 	}
 	if r := t.Ready; r != nil {
-		setString(&r.Path, c, key+".ready.path", "/")
-		setInt(&r.Status, c, key+".ready.status", DefaultReadyStatus)
-		setDuration(&r.Timeout, c, key+".ready.timeout", DefaultReadyTimeout)
-		setDuration(&r.Interval, c, key+".ready.interval", DefaultReadyInterval)
+		setDefault(&r.Path, c, key+".ready.path", "/")
+		setDefault(&r.Status, c, key+".ready.status", DefaultReadyStatus)
+		setDefault(&r.Timeout, c, key+".ready.timeout", DefaultReadyTimeout)
+		setDefault(&r.Interval, c, key+".ready.interval", DefaultReadyInterval)
 	}
 }

@@ -12,16 +12,16 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
 // maxFeedBytes bounds a feed file: rows are held in memory, once.
 const maxFeedBytes = 64 << 20
 
-// readFeed reads the rows of f from the file at path (as the benchmark
-// file names it), by its extension:
-// .csv (a header line, then rows) or .json (a list of objects whose
-// values are strings, numbers or booleans). It records the file's hash.
+// readFeed reads the rows of f from the file at path, .csv (a header
+// line, then rows) or .json (a list of objects of strings, numbers or
+// booleans), and records the file's hash.
 func readFeed(f *Feed, path string, c *collector) error {
 	parse := map[string]func([]byte) ([]string, [][]string, error){".csv": feedCSV, ".json": feedJSON}[strings.ToLower(filepath.Ext(path))]
 	if parse == nil {
@@ -108,24 +108,13 @@ func feedValue(v any) (string, error) {
 	case json.Number:
 		return x.String(), nil
 	case bool:
-		if x {
-			return "true", nil
-		}
-		return "false", nil
-	}
-	return "", fmt.Errorf("expected a string, number or boolean, got %s", jsonKind(v))
-}
-
-func jsonKind(v any) string {
-	switch v.(type) {
+		return strconv.FormatBool(x), nil
 	case nil:
-		return "null"
+		return "", errors.New("expected a string, number or boolean, got null")
 	case []any:
-		return "a list"
-	case map[string]any:
-		return "an object"
+		return "", errors.New("expected a string, number or boolean, got a list")
 	}
-	return fmt.Sprintf("%T", v)
+	return "", errors.New("expected a string, number or boolean, got an object")
 }
 
 // checkColumns requires non-empty, distinct column names.

@@ -11,110 +11,81 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// MeasurePart is one more part of the request path whose processes tailgate
-// accounts beside the target (target.measure): a database server, a cache,
-// a sidecar. Exactly one of PIDFile, Process and Cgroup is set.
+// MeasurePart is one more part of the request path (a database, a cache)
+// accounted beside the target: one of PIDFile, Process and Cgroup.
 type MeasurePart struct {
-	// Name names the part in metric keys (part.<name>.…) and reports.
-	Name string `yaml:"name"`
-	// PIDFile is a file whose first line is the pid of the part's main
-	// process (a PostgreSQL postmaster.pid qualifies); the process and
-	// all its descendants are accounted.
+	Name string `yaml:"name"` // in metric keys: part.<name>.…
+	// PIDFile's first line is the pid of the main process (postmaster.pid
+	// qualifies), accounted with its descendants.
 	PIDFile string `yaml:"pid_file"`
-	// Process selects processes by name, rescanned at every sample so
-	// that processes born during the window are counted.
+	// Process is rescanned at every sample, so processes born in the
+	// window count.
 	Process *ProcessMatch `yaml:"process"`
-	// Cgroup is a cgroup v2 directory (a systemd scope, a container's
-	// cgroup): its cpu.stat, memory.current and io.stat.
-	Cgroup string `yaml:"cgroup"`
+	Cgroup  string        `yaml:"cgroup"` // a cgroup v2 directory
 }
 
-// ProcessMatch selects processes by their command name or command line.
+// ProcessMatch selects processes by their exact command name (at most 15
+// characters) or a regular expression over the command line.
 type ProcessMatch struct {
-	// Comm is the exact command name (/proc/<pid>/comm, 15 characters at most).
-	Comm string `yaml:"comm"`
-	// Cmdline is a regular expression (RE2) matched against the command
-	// line, its arguments joined by spaces.
-	Cmdline string `yaml:"cmdline"`
-	// CmdlineRE is Cmdline compiled by validation.
-	CmdlineRE *regexp.Regexp `yaml:"-"`
+	Comm      string         `yaml:"comm"`
+	Cmdline   string         `yaml:"cmdline"`
+	CmdlineRE *regexp.Regexp `yaml:"-"` // Cmdline compiled by validation
 }
 
-// CounterSource is where tailgate reads work counters before and after
-// each measured window (target.counters): a Prometheus text endpoint or a
-// command printing a JSON object. Each counter's growth over the window,
-// per iteration, is a metric: counter.<source>.<counter>.
+// CounterSource is where work counters are read around each measured
+// window; each one's growth per iteration is counter.<source>.<counter>.
 type CounterSource struct {
-	Name string `yaml:"name"`
-	// Prometheus reads the named samples of a text exposition endpoint.
+	Name       string            `yaml:"name"`
 	Prometheus *PrometheusSource `yaml:"prometheus"`
-	// Command is run, its stdout a JSON object whose numeric members (at
-	// the top level) are the counters.
+	// Command prints a JSON object whose top-level numbers are counters.
 	Command *Command `yaml:"command"`
-	// PGStatStatements reads PostgreSQL's pg_stat_statements (with psql):
-	// the counters PGStatCounters of one database, and each statement's
-	// own, for the report's "which statements changed".
+	// PGStatStatements reads PGStatCounters of one database with psql, and
+	// each statement's own (the report's "which statements changed").
 	PGStatStatements *PGStatSource `yaml:"pg_stat_statements"`
-	// Gate lists the counters of this source that are gated by default
-	// (when gate.metrics is not given); the others are reported.
-	Gate []string `yaml:"gate"`
-	// Timeout bounds one read (default 10s).
-	Timeout Duration `yaml:"timeout"`
+	Gate             []string      `yaml:"gate"` // gated by default when gate.metrics is not given
+	Timeout          Duration      `yaml:"timeout"`
 }
 
-// PrometheusSource is a Prometheus text exposition endpoint.
+// PrometheusSource is a text exposition endpoint: Path on the target's
+// URL, or a loopback URL. A metric of several label sets is their sum.
 type PrometheusSource struct {
-	// Path is requested on the target's URL (e.g. /metrics); URL, instead,
-	// is a whole loopback URL (an exporter's).
-	Path string `yaml:"path"`
-	URL  string `yaml:"url"`
-	// Metrics names the samples to read; a name with several label sets
-	// is their sum.
+	Path    string   `yaml:"path"`
+	URL     string   `yaml:"url"`
 	Metrics []string `yaml:"metrics"`
 }
 
-// PGStatSource is a PostgreSQL database whose statements are counted.
+// PGStatSource is a PostgreSQL database whose statements are counted
+// (e.g. app_${TAILGATE_SIDE:-run}, which the shell expands), through
+// Connect, psql's connection string (default: psql's environment).
 type PGStatSource struct {
-	// Database is the database whose statements count (pg_stat_statements'
-	// dbid), e.g. app_${TAILGATE_SIDE:-run}: the shell expands the side's
-	// name.
 	Database string `yaml:"database"`
-	// Connect is psql's connection string for a database where the
-	// extension is created (default: psql's environment, PGHOST, PGPORT,
-	// PGUSER, database postgres).
-	Connect string `yaml:"connect"`
+	Connect  string `yaml:"connect"`
 }
 
-// PGStatCounters are the counters a pg_stat_statements source reads, over
-// the database's statements: calls, rows returned or changed, shared
-// blocks touched (hit or read), blocks read from outside the buffer cache,
-// and sessions opened (pg_stat_database.sessions: connections per
-// iteration).
+// PGStatCounters are what a pg_stat_statements source reads over the
+// database's statements (blocks: shared, hit or read; blocks_read: from
+// outside the buffer cache; sessions: connections opened).
 var PGStatCounters = []string{"calls", "rows", "blocks", "blocks_read", "sessions"}
 
-// pgDatabase is what a pg_stat_statements database may be: a name, with
-// the side's name where ${TAILGATE_SIDE} or ${TAILGATE_SIDE:-default}
-// stands (the shell expands it; nothing else may reach the shell).
+// pgDatabase is a database name, ${TAILGATE_SIDE} or
+// ${TAILGATE_SIDE:-default} in it (nothing else may reach the shell).
 var pgDatabase = regexp.MustCompile(`^[A-Za-z0-9_]*(\$\{TAILGATE_SIDE(:-[A-Za-z0-9_]+)?\}[A-Za-z0-9_]*)?$`)
 
 // DefaultCounterTimeout bounds one read of a counter source.
 const DefaultCounterTimeout = Duration(10e9)
 
-// TargetPart is the reserved part name of the target itself, whose /proc
-// counters are reported as part.target.… beside its cpu_ms_per_iteration.
+// TargetPart is the reserved part name of the target itself.
 const TargetPart = result.TargetPart
 
-// partName is what a part or counter source name may be: it becomes part
-// of a metric key.
-var partName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
-
-// counterName is what a counter may be called (a Prometheus metric name,
-// a JSON member).
-var counterName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]{0,127}$`)
+// partName is a part's or source's name (in metric keys); counterName a
+// counter's (a Prometheus metric name, a JSON member).
+var (
+	partName    = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
+	counterName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]{0,127}$`)
+)
 
 // GatedByDefault are the footprint metrics gated when gate.metrics is not
-// given: CPU per iteration of the whole path when parts are measured, and
-// the counters each source names in gate.
+// given: the whole path's CPU per iteration, and each source's gate.
 func (t *Target) GatedByDefault() []string {
 	var out []string
 	if len(t.Measure) > 0 {
@@ -152,13 +123,7 @@ func validatePart(p *MeasurePart, key string, seen map[string]bool, c *collector
 		c.add(key+".name", "part %q is listed twice", p.Name)
 	}
 	seen[p.Name] = true
-	set := 0
-	for _, given := range []bool{p.PIDFile != "", p.Process != nil, p.Cgroup != ""} {
-		if given {
-			set++
-		}
-	}
-	if set != 1 {
+	if !exactlyOne(p.PIDFile != "", p.Process != nil, p.Cgroup != "") {
 		c.addKey(key, "give exactly one of pid_file (a process and its descendants), process ({comm: postgres} or {cmdline: regexp}) or cgroup (a cgroup v2 directory)")
 	}
 	if m := p.Process; m != nil {
@@ -193,13 +158,7 @@ func validateCounterSource(s *CounterSource, key string, seen map[string]bool, c
 		c.add(key+".name", "counter source %q is listed twice", s.Name)
 	}
 	seen[s.Name] = true
-	given := 0
-	for _, set := range []bool{s.Prometheus != nil, s.Command != nil, s.PGStatStatements != nil} {
-		if set {
-			given++
-		}
-	}
-	if given != 1 {
+	if !exactlyOne(s.Prometheus != nil, s.Command != nil, s.PGStatStatements != nil) {
 		c.addKey(key, "give exactly one of prometheus ({path: /metrics, metrics: [...]}), command (printing a JSON object of counters) or pg_stat_statements ({database: app})")
 	}
 	if p := s.PGStatStatements; p != nil {
@@ -212,31 +171,34 @@ func validateCounterSource(s *CounterSource, key string, seen map[string]bool, c
 		if strings.ContainsAny(p.Connect, "'\\\n") {
 			c.add(key+".pg_stat_statements.connect", "%q: a connection string without quotes, backslashes or line breaks, e.g. host=127.0.0.1 port=5432 user=postgres dbname=postgres", p.Connect)
 		}
-		for i, g := range s.Gate {
-			if !slices.Contains(PGStatCounters, g) {
-				c.add(joinIndex(key+".gate", i), "%q is not a pg_stat_statements counter (%s)", g, strings.Join(PGStatCounters, ", "))
-			}
-		}
 	}
 	if s.Command != nil && s.Command.IsZero() {
 		c.add(key+".command", "is empty: give the command whose stdout is a JSON object of counters")
 	}
 	if p := s.Prometheus; p != nil {
 		validatePrometheus(p, key+".prometheus", c)
-		for i, g := range s.Gate {
-			if !slices.Contains(p.Metrics, g) {
-				c.add(joinIndex(key+".gate", i), "%q is not one of prometheus.metrics (%s)", g, strings.Join(p.Metrics, ", "))
-			}
-		}
 	}
 	for i, g := range s.Gate {
-		if !counterName.MatchString(g) {
-			c.add(joinIndex(key+".gate", i), "%q is not a counter name (letters, digits and _)", g)
+		switch k := joinIndex(key+".gate", i); {
+		case s.PGStatStatements != nil && !slices.Contains(PGStatCounters, g):
+			c.add(k, "%q is not a pg_stat_statements counter (%s)", g, strings.Join(PGStatCounters, ", "))
+		case s.Prometheus != nil && !slices.Contains(s.Prometheus.Metrics, g):
+			c.add(k, "%q is not one of prometheus.metrics (%s)", g, strings.Join(s.Prometheus.Metrics, ", "))
+		case !counterName.MatchString(g):
+			c.add(k, "%q is not a counter name (letters, digits and _)", g)
 		}
 	}
 	if c.given(key+".timeout") && s.Timeout <= 0 {
 		c.add(key+".timeout", "must be longer than 0, got %s", s.Timeout)
 	}
+}
+
+func exactlyOne(set ...bool) bool {
+	n := 0
+	for _, b := range set {
+		n += btoi(b)
+	}
+	return n == 1
 }
 
 func validatePrometheus(p *PrometheusSource, key string, c *collector) {
@@ -288,8 +250,7 @@ func (p MeasurePart) String() string {
 }
 
 // validateFootprintKeys checks that the part and counter keys the gate
-// names (gate.metrics, floors, min_effect) name a part or a counter source
-// of some target of the config: a typo would gate nothing.
+// names name a part or counter source of some target (a typo gates nothing).
 func validateFootprintKeys(cfg *Config, c *collector) {
 	parts, sources := map[string]bool{TargetPart: true}, map[string]bool{}
 	for _, t := range cfg.footprintTargets() {

@@ -13,11 +13,9 @@ import (
 // load.runs and adds load.phases.
 const definitionVersion = 2
 
-// Definition is everything that defines the measurement. The target (the
-// demo starts it on a random port), the name, the gate policy, the build
-// command, the file path and every number of samples (load.runs, the A/B
-// pairs) are left out: they do not change what one sample measures. The
-// yaml tags name each part as the benchmark file does.
+// Definition is everything that defines the measurement: not the target,
+// the name, the gate policy, the build, the path nor any number of samples,
+// which do not change what one sample measures.
 type Definition struct {
 	Version   int        `yaml:"version"`
 	Seed      int64      `yaml:"seed"`
@@ -25,9 +23,8 @@ type Definition struct {
 	Drain     *Drain     `yaml:"drain"`
 	Load      Load       `yaml:"load"` // Runs is 0: a number of samples
 	Scenarios []Scenario `yaml:"scenarios"`
-	// Setup and Feed are left out when unset, so that a definition
-	// without them hashes as it did before they existed. The feed counts
-	// by its content: the rows are the dataset, not the file's name.
+	// Setup and Feed are left out when unset (older definitions keep
+	// their hash); the feed counts by its content.
 	Setup *Setup `json:",omitempty" yaml:"setup"`
 	Feed  *Feed  `json:",omitempty" yaml:"feed"`
 }
@@ -45,11 +42,9 @@ func (c *Config) Definition() Definition {
 	}
 }
 
-// DefinitionHash identifies the benchmark definition as "sha256:<hex>".
-// It hashes the values (durations in nanoseconds, rates per second, maps in
-// key order), so key order, comments and formatting do not change it, and
-// neither does writing out a default. Hash a config returned by Parse or
-// Load: it has its defaults applied.
+// DefinitionHash identifies the benchmark definition as "sha256:<hex>" of
+// its values (with defaults applied), so key order, comments, formatting
+// and a default written out do not change it.
 func (c *Config) DefinitionHash() string {
 	def := c.Definition()
 	data, err := json.Marshal(def)

@@ -1,9 +1,11 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -110,23 +112,14 @@ func fieldsOf(t reflect.Type) map[string]field {
 			}
 			continue
 		}
-		if name == "" {
-			name = strings.ToLower(f.Name)
-		}
+		name = cmp.Or(name, strings.ToLower(f.Name))
 		out[name] = field{index: []int{i}}
 	}
 	return out
 }
 
 // fieldNames lists the keys of a struct in sorted order.
-func fieldNames(fields map[string]field) []string {
-	names := make([]string, 0, len(fields))
-	for k := range fields {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
-}
+func fieldNames(fields map[string]field) []string { return slices.Sorted(maps.Keys(fields)) }
 
 // unknownKeyMsg says a key is unknown, suggests the closest known key when
 // it looks like a typo, and lists the keys allowed here.
@@ -154,21 +147,23 @@ func closest(name string, known []string) string {
 
 // editDistance is the Levenshtein distance between a and b.
 func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
 	for j := range prev {
 		prev[j] = j
 	}
 	for i := 1; i <= len(a); i++ {
 		cur[0] = i
 		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+btoi(a[i-1] != b[j-1]))
 		}
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

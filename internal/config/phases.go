@@ -3,16 +3,14 @@ package config
 import "time"
 
 // PhaseLoad is one phase of a run as the generator offers it: the load
-// section with the phase's model keys in it. Name is empty for a run
-// without phases.
+// section with the phase's model keys (Name "" without phases).
 type PhaseLoad struct {
 	Name string
 	Load Load
 }
 
-// RunPhases lists what one run offers, in order: each phase of
-// load.phases, or without phases the load section itself as one unnamed
-// phase.
+// RunPhases lists what one run offers: each phase of load.phases, or the
+// load section as one unnamed phase.
 func (l Load) RunPhases() []PhaseLoad {
 	if len(l.Phases) == 0 {
 		return []PhaseLoad{{Load: l}}
@@ -43,8 +41,7 @@ func (l Load) RunTime() time.Duration {
 	return d
 }
 
-// SetDuration sets the measured window of every phase (a command-line
-// override of load.duration).
+// SetDuration sets the measured window of every phase (--duration).
 func (l *Load) SetDuration(d Duration) {
 	l.Duration = d
 	for i := range l.Phases {
@@ -52,8 +49,7 @@ func (l *Load) SetDuration(d Duration) {
 	}
 }
 
-// SetWarmup sets the warm-up of every phase (a command-line override of
-// load.warmup).
+// SetWarmup sets the warm-up of every phase (--warmup).
 func (l *Load) SetWarmup(d Duration) {
 	l.Warmup = d
 	for i := range l.Phases {

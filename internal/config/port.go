@@ -14,19 +14,13 @@ import (
 const PortPlaceholder = "{{port}}"
 
 // UsesPort reports whether the target's URL asks for a free port.
-func (t Target) UsesPort() bool { return strings.Contains(t.URL, PortPlaceholder) }
+func (t Target) UsesPort() bool { return hasPort(t.URL) }
 
 // startUsesPort reports whether the start command or its environment
 // holds the placeholder.
 func (t Target) startUsesPort() bool {
 	s := t.Start
-	if s == nil {
-		return false
-	}
-	if strings.Contains(s.Command.Shell, PortPlaceholder) || slices.ContainsFunc(s.Command.Args, hasPort) {
-		return true
-	}
-	return slices.ContainsFunc(slices.Collect(maps.Values(s.Env)), hasPort)
+	return s != nil && (hasPort(s.Command.Shell) || slices.ContainsFunc(s.Command.Args, hasPort) || slices.ContainsFunc(slices.Collect(maps.Values(s.Env)), hasPort))
 }
 
 func hasPort(s string) bool { return strings.Contains(s, PortPlaceholder) }
@@ -43,12 +37,9 @@ func (t Target) WithPort(port int) Target {
 		for i, a := range s.Command.Args {
 			s.Command.Args[i] = fill(a)
 		}
-		if s.Env != nil {
-			env := make(map[string]string, len(s.Env))
-			for k, v := range s.Env {
-				env[k] = fill(v)
-			}
-			s.Env = env
+		s.Env = maps.Clone(s.Env)
+		for k, v := range s.Env {
+			s.Env[k] = fill(v)
 		}
 		t.Start = &s
 	}

@@ -1,9 +1,10 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,30 +25,20 @@ type Problem struct {
 // String formats the problem as "file:line:col: key: message", leaving out
 // the parts that are unknown.
 func (p Problem) String() string {
-	var b strings.Builder
-	b.WriteString(p.File)
+	s := p.File
 	if p.Line > 0 {
-		b.WriteString(":" + strconv.Itoa(p.Line))
-		if p.Col > 0 {
-			b.WriteString(":" + strconv.Itoa(p.Col))
-		}
+		s += ":" + strconv.Itoa(p.Line)
 	}
-	b.WriteString(": ")
-	if p.Key != "" {
-		b.WriteString(printableKey(p.Key) + ": ")
+	if p.Line > 0 && p.Col > 0 {
+		s += ":" + strconv.Itoa(p.Col)
 	}
-	b.WriteString(p.Msg)
-	return b.String()
-}
-
-// printableKey quotes a key path holding a character that would not show
-// as it is (a mapping key with a line break), so that a problem stays on
-// its line.
-func printableKey(key string) string {
-	if _, _, bad := printable.Bad(key); bad {
-		return strconv.Quote(key)
+	s += ": "
+	if _, _, bad := printable.Bad(p.Key); bad { // a key with a line break stays on its line
+		s += strconv.Quote(p.Key) + ": "
+	} else if p.Key != "" {
+		s += p.Key + ": "
 	}
-	return key
+	return s + p.Msg
 }
 
 // Error is every problem found in a config file, in file order.
@@ -128,13 +119,11 @@ func (c *collector) note(at position, format string, a ...any) {
 // add records a problem about path: at its value when the file sets it,
 // else at the nearest enclosing key the file does set. A path (or an
 // enclosing one) that already has a problem gets no second one: the first
-// problem is the cause, the others would be consequences.
+// problem is the cause, the others would be consequences. addKey points
+// at the key itself (a bad name).
 func (c *collector) add(path string, format string, a ...any) {
 	c.addPointing(path, false, format, a...)
 }
-
-// addKey is add for problems with a key itself (a bad name), pointing at
-// the key rather than its value.
 func (c *collector) addKey(path string, format string, a ...any) {
 	c.addPointing(path, true, format, a...)
 }
@@ -149,18 +138,12 @@ func (c *collector) addPointing(path string, atKey bool, format string, a ...any
 		}
 	}
 	at := position{}
-	if s, ok := c.spots[path]; ok {
+	if s, ok := c.spots[path]; ok && !atKey {
 		at = s.val
-		if atKey {
-			at = s.key
-		}
 	} else {
-		for p := parentPath(path); ; p = parentPath(p) {
-			if s, ok := c.spots[p]; ok {
+		for p := path; ; p = parentPath(p) {
+			if s, ok := c.spots[p]; ok || p == "" {
 				at = s.key
-				break
-			}
-			if p == "" {
 				break
 			}
 		}
@@ -173,13 +156,8 @@ func (c *collector) err() error {
 	if len(c.problems) == 0 {
 		return nil
 	}
-	ps := append([]Problem(nil), c.problems...)
-	sort.SliceStable(ps, func(i, j int) bool {
-		if ps[i].Line != ps[j].Line {
-			return ps[i].Line < ps[j].Line
-		}
-		return ps[i].Col < ps[j].Col
-	})
+	ps := slices.Clone(c.problems)
+	slices.SortStableFunc(ps, func(a, b Problem) int { return cmp.Or(a.Line-b.Line, a.Col-b.Col) })
 	return &Error{Problems: ps}
 }
 
@@ -201,6 +179,4 @@ func joinKey(path, key string) string {
 }
 
 // joinIndex appends a list index to a key path.
-func joinIndex(path string, i int) string {
-	return path + "[" + strconv.Itoa(i) + "]"
-}
+func joinIndex(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }

@@ -9,28 +9,13 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-var (
-	_ yaml.Unmarshaler = (*SaveFrom)(nil)
-	_ yaml.Marshaler   = SaveFrom{}
-	_ json.Marshaler   = SaveFrom{}
-)
-
 // SaveFrom says where a step's saved value is read from in its response:
-// a JSON path in the body, a header field, or a cookie the response sets,
-// and optionally a regular expression over that value or over the whole
-// body. In YAML a plain string is a JSON path (`id`, `items.0.id`); the
-// other sources are mappings: `{header: X-CSRF-Token}`, `{cookie:
-// session}`, `{json: data.id}`, `{regex: 'href="/(\d+)/update"'}`,
-// `{header: Location, regex: '/(\d+)$'}`.
+// a JSON path (in YAML a plain string), a header, a cookie, optionally
+// through a regular expression, or the whole body by one.
 type SaveFrom struct {
-	// From is SaveJSON (also when empty), SaveHeader, SaveCookie or
-	// SaveBody (the whole body, read by Regex).
-	From string
-	// Name is the JSON path, the header field's name or the cookie's.
-	Name string
-	// Regex, when set, is matched against the source's value: the value
-	// saved is its one capturing group, or the whole match without one.
-	Regex string
+	From  string // SaveJSON (also when empty), SaveHeader, SaveCookie or SaveBody (read by Regex)
+	Name  string // the JSON path, the header field's name or the cookie's
+	Regex string // the value saved is its one group, or the whole match
 }
 
 // Sources of saved values.
@@ -84,8 +69,7 @@ func (s *SaveFrom) UnmarshalYAML(n *yaml.Node) error {
 	return fmt.Errorf("%s, got %s", saveForm, describe(n))
 }
 
-// MarshalYAML writes a JSON path as a plain string and another source as
-// its mapping, the forms UnmarshalYAML reads.
+// MarshalYAML writes the forms UnmarshalYAML reads.
 func (s SaveFrom) MarshalYAML() (any, error) {
 	kind, name := s.Source()
 	m := map[string]string{}
@@ -127,8 +111,8 @@ func CompileSaveRegex(re string) (*regexp.Regexp, error) {
 	return r, err
 }
 
-// isToken reports whether s is an HTTP token (RFC 9110 §5.6.2), the
-// syntax of header field and cookie names.
+// isToken reports whether s is an HTTP token (RFC 9110 §5.6.2): a header
+// or cookie name.
 func isToken(s string) bool {
 	if s == "" {
 		return false

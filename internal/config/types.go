@@ -22,21 +22,13 @@ type Config struct {
 	Drain     *Drain     `yaml:"drain"`
 	Load      Load       `yaml:"load"`
 	Scenarios []Scenario `yaml:"scenarios"`
-	// Setup holds the steps that run once per run and once per virtual
-	// user, before the load; Feed the rows of per-user data.
-	Setup *Setup `yaml:"setup"`
-	Feed  *Feed  `yaml:"feed"`
-	Gate  Gate   `yaml:"gate"`
-	// Build is the command that builds the service from its source tree,
-	// run before tailgate starts the target: in A/B in each side's tree
-	// (the working tree, a git worktree of ab.base.ref).
-	Build *Build `yaml:"build"`
-	// AB is same-runner A/B (`tailgate ab`): the two builds and how many
-	// pairs of runs judge them.
-	AB *AB `yaml:"ab"`
-	// PassEnv names environment variables that tailgate's children (the
-	// target, dataset commands, the load tool) get although they hold
-	// GitHub or Actions credentials, which children lose by default.
+	Setup     *Setup     `yaml:"setup"`
+	Feed      *Feed      `yaml:"feed"`
+	Gate      Gate       `yaml:"gate"`
+	Build     *Build     `yaml:"build"`
+	AB        *AB        `yaml:"ab"`
+	// PassEnv names the credentials tailgate's children get nonetheless
+	// (by default they lose every GitHub or Actions credential).
 	PassEnv []string `yaml:"pass_env"`
 }
 
@@ -48,46 +40,34 @@ const (
 
 // A/B restart policies.
 const (
-	// RestartEveryPair starts each side afresh for its run of every pair,
-	// so that what one process of a build differs from another by (its
-	// memory layout, its JIT, its caches) is noise the pairs see, not a
-	// bias they carry.
+	// RestartEveryPair starts each side afresh for every block, so that
+	// what one process differs from another by is noise, not a bias.
 	RestartEveryPair = "every_pair"
-	// RestartNever starts each side once for the whole job.
-	RestartNever = "never"
+	RestartNever     = "never"
 )
 
-// Which phases a block of the block designs measures (ab.phases).
+// Values of ab.phases: PhasesUndecided leaves a phase out of a block once
+// every gated metric taken from it has decided.
 const (
-	// PhasesUndecided leaves a phase out of a block once every gated
-	// metric taken from it has decided, so that the time goes to the
-	// metrics still undecided.
 	PhasesUndecided = "undecided"
-	// PhasesAll measures every phase in every block.
-	PhasesAll = "all"
+	PhasesAll       = "all"
 )
 
-// What an A/B job does where its sides cannot be sealed off from each
-// other (ab.unsealed).
+// Values of ab.unsealed (UnsealedRefuse: without the seal the head's code
+// could reach the base) and ab.root_sockets (RootSocketsHide hides the
+// container engines' sockets, UnsealedAllow shows them).
 const (
-	// UnsealedRefuse (the default) ends the job with a runtime failure:
-	// without the seal the head's code could reach the base.
-	UnsealedRefuse = "refuse"
-	// UnsealedAllow runs the sides unsealed, and every report says so.
-	UnsealedAllow = "allow"
-	// RootSocketsHide (ab.root_sockets' default) hides the container
-	// engines' sockets from the sides; UnsealedAllow shows them.
+	UnsealedRefuse  = "refuse"
+	UnsealedAllow   = "allow"
 	RootSocketsHide = "hide"
 )
 
 // NoiseOff as ab.noise keeps no noise file.
 const NoiseOff = "off"
 
-// Defaults of the ab section. A unit is a block: both sides measured in
-// short windows of DefaultWindow (each phase's load.duration per side;
-// ab.windows 0 derives the count from it), so a block measures about as
-// long as a pair of whole runs does; where blocks cannot run, a block is
-// one pair of whole runs. Its first look comes at 3.
+// Defaults of the ab section. A block measures both sides in windows of
+// DefaultWindow filling each phase's load.duration; where blocks cannot
+// run, a block is one pair of whole runs.
 const (
 	DefaultMinBlocks    = 3
 	DefaultMaxBlocks    = 12
@@ -97,66 +77,37 @@ const (
 	MaxWindows = 200
 )
 
-// AB is same-runner A/B: a base and a head build measured in one job in
-// pairs of runs (one of each side, back to back, in alternating or random
-// order), added one pair at a time until the verdict is clear.
+// AB is same-runner A/B: a base and a head build measured in one job,
+// block after block, until the verdict is clear (docs/config.md#ab).
 type AB struct {
-	// Base is the build judged against: a git ref that tailgate checks
-	// out and builds, or a target of its own (url, start, …), or both.
-	// Left empty it must come from elsewhere (the Action's pull request
-	// base commit, `tailgate ab --base-ref`).
-	Base ABSide `yaml:"base"`
-	// Head is the build under review; empty: the top-level target in the
-	// working tree.
-	Head ABSide `yaml:"head"`
-	// Order is "abba" (AB BA AB …, the default) or "random" (each pair in
-	// a seeded random order).
+	// Base is a git ref tailgate builds, a target of its own, or both;
+	// empty, it comes from the Action's PR base or --base-ref. Head
+	// empty is the top-level target in the working tree.
+	Base  ABSide `yaml:"base"`
+	Head  ABSide `yaml:"head"`
 	Order string `yaml:"order"`
-	// MinPairs is the first look of the sequential verdict (ab.min_blocks)
-	// and MaxPairs the budget of blocks (ab.max_blocks); MaxTime, when not
-	// 0, a budget of time for the blocks (builds not counted): the job
-	// ends at whichever comes first.
-	MinPairs int      `yaml:"min_blocks"`
-	MaxPairs int      `yaml:"max_blocks"`
-	MaxTime  Duration `yaml:"max_time"`
-	// Restart is RestartEveryPair (the default) or RestartNever:
-	// every_pair starts both sides afresh for every block.
-	Restart string `yaml:"restart"`
-	// Windows is the number of windows of each side per phase in a block
-	// (the block designs); 0: as many as fill the phase's load.duration.
-	// Window is each one's measured length, and WindowWarmup the warm-up
-	// before every window (a side's first window of a phase in a block
-	// follows the phase's own warm-up).
-	Windows      int      `yaml:"windows"`
+	// MinPairs is the first look (ab.min_blocks), MaxPairs the budget of
+	// blocks, MaxTime (0: none) a budget of time; whichever ends first.
+	MinPairs     int      `yaml:"min_blocks"`
+	MaxPairs     int      `yaml:"max_blocks"`
+	MaxTime      Duration `yaml:"max_time"`
+	Restart      string   `yaml:"restart"`
+	Windows      int      `yaml:"windows"` // per side and phase in a block; 0: fill load.duration
 	Window       Duration `yaml:"window"`
 	WindowWarmup Duration `yaml:"window_warmup"`
-	// Phases is PhasesUndecided (the default) or PhasesAll: which phases
-	// a block measures after the first look (the block designs).
-	Phases string `yaml:"phases"`
-	// Noise is a file that keeps the spread of the units of earlier A/B
-	// jobs of this benchmark on this machine class, pooled with a job's
-	// own when consistent with it; "" the user's cache
-	// (tailgate/noise.json under XDG_CACHE_HOME or ~/.cache), NoiseOff
-	// none.
+	Phases       string   `yaml:"phases"`
+	// Noise is the file of earlier jobs' spread: "" the user's cache,
+	// NoiseOff none.
 	Noise string `yaml:"noise"`
-	// AllowMissing accepts a gated metric that one side measured and the
-	// other lost in some blocks or pairs as inconclusive (exit 0); by
-	// default the job fails (exit 3), since what a side lost may be the
-	// regression itself, or a side stopped by the other.
+	// AllowMissing passes as inconclusive a gated metric one side lost
+	// (by default exit 3: what a side lost may be the regression itself).
 	AllowMissing bool `yaml:"allow_missing"`
-	// Unsealed is UnsealedRefuse (the default) or UnsealedAllow: whether
-	// the job may run where the sides cannot be sealed off from each
-	// other (package seal). It is policy: on a pull request the base
-	// commit's config decides it.
-	Unsealed string `yaml:"unsealed"`
-	// RootSockets is RootSocketsHide (the default) or UnsealedAllow:
-	// whether the sealed sides may reach the sockets of container engines
-	// (docker, containerd, podman), which grant root. Policy, as Unsealed.
+	// Unsealed and RootSockets are policy: on a pull request the base
+	// commit's config decides them.
+	Unsealed    string `yaml:"unsealed"`
 	RootSockets string `yaml:"root_sockets"`
-	// Procedure are directories (or files), relative to the directory
-	// tailgate runs in, whose every file is, with benchmark_from: base,
-	// the base commit's for both sides (the scripts the procedure's
-	// commands call), read-only.
+	// Procedure are paths whose files are, with benchmark_from: base, the
+	// base commit's for both sides, read-only.
 	Procedure []string `yaml:"procedure"`
 }
 
@@ -167,21 +118,16 @@ type AB struct {
 // uses the top-level target.
 type ABSide struct {
 	Target `yaml:",inline"`
-	// Ref is a git commit, branch or tag (origin/main, a sha) that
-	// tailgate checks out in a temporary worktree, builds with the build
-	// command and starts there.
-	Ref string `yaml:"ref"`
-	// Verify, when set, checks this side's dataset instead of
-	// dataset.verify: two builds whose fixed datasets differ (a migration
-	// that adds a row) each verify their own.
+	Ref    string `yaml:"ref"` // built in a temporary worktree
+	// Verify replaces dataset.verify for this side (a migration that adds
+	// a row).
 	Verify *Check `yaml:"verify"`
 }
 
-// HasTarget reports whether the side names a target of its own.
+// HasTarget reports whether the side names a target of its own; IsEmpty
+// whether it names neither that nor a ref.
 func (s ABSide) HasTarget() bool { return s.URL != "" }
-
-// IsEmpty reports whether the side names neither a build nor a target.
-func (s ABSide) IsEmpty() bool { return s.Ref == "" && !s.HasTarget() }
+func (s ABSide) IsEmpty() bool   { return s.Ref == "" && !s.HasTarget() }
 
 // SideOwnKeys say which service a side of its own is (where and how it is
 // reached, how its process comes to be); every other target key is the
@@ -209,34 +155,25 @@ func (s ABSide) TargetOr(top Target) Target {
 	return t
 }
 
-// Build is a command that builds the service in its source tree.
+// Build is a command that builds the service in its source tree (in A/B,
+// in each side's).
 type Build struct {
-	Command Command `yaml:"command"`
-	// Dir is its working directory, relative to the tree (default: the
-	// tree's directory that tailgate runs in).
-	Dir string `yaml:"dir"`
-	// Timeout stops a build that takes longer (default 10m).
+	Command Command  `yaml:"command"`
+	Dir     string   `yaml:"dir"` // relative to the tree
 	Timeout Duration `yaml:"timeout"`
 }
 
 // Target is the service under test.
 type Target struct {
-	URL   string `yaml:"url"`
-	Start *Start `yaml:"start"`
-	Ready *Ready `yaml:"ready"`
-	// PIDFile names a file holding the pid of a target started elsewhere,
-	// so that its CPU and memory can be sampled.
-	PIDFile string `yaml:"pid_file"`
-	// Remote allows a URL whose host is not this machine: the network to
-	// it is then part of what is measured, and its CPU and memory are not.
-	Remote bool `yaml:"remote"`
-	// TLS configures the connections to an https URL.
-	TLS *TLS `yaml:"tls"`
-	// Measure lists the other parts of the request path (a database
-	// server, a cache) whose processes are accounted beside the target's.
-	Measure []MeasurePart `yaml:"measure"`
-	// Counters lists where work counters are read before and after each
-	// measured window.
+	URL     string `yaml:"url"`
+	Start   *Start `yaml:"start"`
+	Ready   *Ready `yaml:"ready"`
+	PIDFile string `yaml:"pid_file"` // of a target started elsewhere, to sample it
+	// Remote allows a host that is not this machine: the network is then
+	// measured, the target's CPU and memory are not.
+	Remote   bool            `yaml:"remote"`
+	TLS      *TLS            `yaml:"tls"`
+	Measure  []MeasurePart   `yaml:"measure"`
 	Counters []CounterSource `yaml:"counters"`
 
 	// Tree is the source tree the target is built and started from (its
@@ -257,14 +194,11 @@ func (c *Config) RemoteTarget() bool {
 	return c.AB != nil && (c.AB.Base.Remote || c.AB.Head.Remote)
 }
 
-// TLS configures the connections to an https target. The system's roots
-// are always trusted; CAFile adds the certificates of a private CA (PEM).
+// TLS adds a private CA's certificates (PEM, relative to the config
+// file) to the system's roots.
 type TLS struct {
-	// CAFile is a PEM file of CA certificates, relative to the config
-	// file's directory.
 	CAFile string `yaml:"ca_file"`
-	// CAPEM is CAFile's content, read and checked by Parse.
-	CAPEM string `yaml:"-"`
+	CAPEM  string `yaml:"-"` // CAFile's content, read and checked by Parse
 }
 
 // Start is a command tailgate starts before the runs and stops after them.
@@ -301,11 +235,10 @@ type Action struct {
 	Command *Command `yaml:"command"`
 }
 
-// Check is an Action whose outcome must match: for a request, the status and
-// JSON values; for a command, exit status 0.
+// Check is an Action whose outcome must match: a request's status and
+// JSON values (Expect), a command's exit status 0.
 type Check struct {
 	Action `yaml:",inline"`
-	// Expect holds JSON path → expected value, e.g. {"count": 3}.
 	Expect map[string]any `yaml:"expect"`
 }
 
@@ -314,15 +247,12 @@ type Request struct {
 	Method  string            `yaml:"method"` // default GET
 	Path    string            `yaml:"path"`
 	Headers map[string]string `yaml:"headers"`
-	// JSON is a body given as a YAML value and sent as JSON; string leaves
-	// may hold templates. Body is a raw body template. Form holds fields
-	// sent URL-encoded; values may hold templates (omitted when unset, so
-	// definitions without it keep their hash). At most one is set.
-	JSON any               `yaml:"json"`
-	Body string            `yaml:"body"`
-	Form map[string]string `json:",omitempty" yaml:"form"`
-	// Status is the expected status; default any 2xx.
-	Status int `yaml:"status"`
+	// At most one body: JSON (a YAML value), Body (raw), Form (URL-encoded;
+	// omitted when unset, so older definitions keep their hash).
+	JSON   any               `yaml:"json"`
+	Body   string            `yaml:"body"`
+	Form   map[string]string `json:",omitempty" yaml:"form"`
+	Status int               `yaml:"status"` // default any 2xx
 }
 
 // Drain waits until the target is idle: Probe is polled every Interval until
@@ -335,29 +265,20 @@ type Drain struct {
 	Interval Duration       `yaml:"interval"` // default 100ms
 }
 
-// Load models.
+// Load models, engines and the built-in generator's HTTP clients.
 const (
-	ModelOpen   = "open"
-	ModelClosed = "closed"
-)
-
-// Load engines.
-const (
+	ModelOpen      = "open"
+	ModelClosed    = "closed"
 	EngineTailgate = "tailgate"
 	EngineCommand  = "command"
-)
-
-// HTTP clients of the built-in generator.
-const (
-	ClientFast    = "fast"
-	ClientNetHTTP = "nethttp"
+	ClientFast     = "fast"
+	ClientNetHTTP  = "nethttp"
 )
 
 // Load says how work is offered and for how long.
 type Load struct {
-	// Engine is "tailgate" (the built-in generator, the default) or
-	// "command": each run executes Command, a load tool of the user's
-	// (k6, Locust, JMeter, …), and imports the file it writes to Output.
+	// Engine "command" runs Command, the user's load tool, every run and
+	// imports the file it writes to Output.
 	Engine         string   `yaml:"engine"`
 	Command        *Command `yaml:"command"`
 	Output         string   `yaml:"output"`
@@ -377,34 +298,21 @@ type Load struct {
 
 	Warmup   Duration `yaml:"warmup"`   // default 2s
 	Duration Duration `yaml:"duration"` // default 10s
-	// Runs is the number of samples (default 5). A number of samples is
-	// not part of the definition: it is left out of the hash.
-	Runs           int      `yaml:"runs" json:"-"`
+	// Runs, Client and MaxFailedPercent do not change what one sample
+	// measures: they are left out of the definition hash. Cookies nil is
+	// on (hashed as unset, as before the key existed).
+	Runs           int      `yaml:"runs" json:"-"`   // default 5
 	RequestTimeout Duration `yaml:"request_timeout"` // default 10s
-	// Cookies turns each virtual user's cookie jar on or off (nil: on,
-	// as in browsers and k6). The jar keeps the cookies responses set
-	// and sends them back; cookies sent change what is measured, so
-	// turning the jar off changes the definition hash (on is hashed as
-	// unset, as a definition without the key was before it existed).
-	Cookies *bool `yaml:"cookies" json:",omitempty"`
-	// Client is the generator's HTTP client: ClientFast, ClientNetHTTP,
-	// or empty for the fast one. Which client sends the requests does not
-	// change what is measured, so it is left out of the definition hash.
-	Client string `yaml:"client" json:"-"`
-	// Phases, when set, split every run into phases, each after its own
-	// dataset reset, verify and drain: at most one closed phase (capacity:
-	// its iterations/s is the run's throughput) and one open phase
-	// (latency: its percentiles and dropped work are the run's). The
-	// model keys above are then set per phase; Warmup and Duration are
-	// the phases' defaults.
+	Cookies        *bool    `yaml:"cookies" json:",omitempty"`
+	Client         string   `yaml:"client" json:"-"` // ClientFast when empty
+	// Phases split a run into at most one closed phase (its iterations/s
+	// is the throughput) and one open phase (its latency and dropped work),
+	// each after its own reset, verify and drain; the model keys are then
+	// the phases', Warmup and Duration their defaults.
 	Phases []Phase `yaml:"phases" json:",omitempty"`
-	// MaxFailedPercent is the largest share of a run's completed
-	// iterations, or of its requests, in percent, that may fail before
-	// the run is refused as no measurement (a runtime failure): a broken
-	// reset or a service that answers errors measures the error path, not
-	// the service (nil: DefaultMaxFailedPercent; 100 accepts any run). It
-	// decides whether a run counts, not what it measures: left out of the
-	// hash.
+	// MaxFailedPercent is the share of a run's iterations or requests that
+	// may fail before the run is refused as no measurement (nil:
+	// DefaultMaxFailedPercent).
 	MaxFailedPercent *float64 `yaml:"max_failed_percent" json:"-"`
 }
 
@@ -419,9 +327,7 @@ func (l Load) FailedPercentAllowed() float64 {
 // Phase is one part of a run: a load model offered for a warm-up and a
 // measured window.
 type Phase struct {
-	// Name names the phase in results and reports; default "capacity"
-	// for the closed model, "latency" for the open one.
-	Name        string   `yaml:"name"`
+	Name        string   `yaml:"name"` // default PhaseCapacity (closed), PhaseLatency (open)
 	Model       string   `yaml:"model"`
 	Rate        Rate     `yaml:"rate"`
 	RampFrom    *Rate    `yaml:"ramp_from"`
@@ -450,25 +356,21 @@ type Scenario struct {
 type Step struct {
 	Name    string `yaml:"name"`
 	Request `yaml:",inline"`
-	// Save maps a variable name to where the response holds its value (a
-	// JSON path in the body, a header or a cookie the response sets);
-	// later steps of the same iteration use it as {{.name}}.
-	Save map[string]SaveFrom `yaml:"save"`
-	// Expect holds JSON path → expected value checked on the response.
-	Expect map[string]any `yaml:"expect"`
+	// Save maps a variable later steps read as {{.name}} to where the
+	// response holds it; Expect JSON path → expected value.
+	Save   map[string]SaveFrom `yaml:"save"`
+	Expect map[string]any      `yaml:"expect"`
 }
 
-// Setup is what runs before the load of each run, unmeasured: Run once
-// (after the dataset reset, verify and drain, before the warm-up), then VU
-// once per virtual user (closed model) or worker (open model). Values they
-// save are seen by every later step: Run's by VU's and by every iteration,
-// a VU's by its own iterations.
+// Setup runs before the load of each run, unmeasured: Run once, then VU
+// once per virtual user (or open-model worker); what they save, every
+// later step sees.
 type Setup struct {
 	Run []Step `yaml:"run"`
 	VU  []Step `yaml:"vu"`
 }
 
-// Feed takings.
+// Values of feed.per and feed.at_end.
 const (
 	FeedPerVU        = "vu"
 	FeedPerIteration = "iteration"
@@ -478,21 +380,14 @@ const (
 
 // Feed is a file of rows (CSV with a header line, or a JSON list of
 // objects) that templates read with {{feed "column"}}: each virtual user,
-// or each iteration, takes the next row. The file is data of the
-// benchmark: its content, not its name, is in the definition hash.
+// or each iteration, takes the next row. Its content, not its name, is in
+// the definition hash.
 type Feed struct {
-	// File is the data file, relative to the config file's directory.
-	File string `yaml:"file" json:"-"`
-	// Per is FeedPerVU (the default: VU n takes row n) or
-	// FeedPerIteration (iteration n of a run takes row n).
-	Per string `yaml:"per"`
-	// AtEnd says what happens when the rows run out: FeedWrap (the
-	// default) starts again at the first, FeedFail fails the run.
+	File  string `yaml:"file" json:"-"` // relative to the config file
+	Per   string `yaml:"per"`
 	AtEnd string `yaml:"at_end"`
-
-	// Columns, Rows and Content are read from File by Parse: the column
-	// names, the rows (one value per column) and "sha256:<hex>" of the
-	// file's bytes.
+	// Columns, Rows and Content ("sha256:<hex>" of the file) are read from
+	// File by Parse.
 	Columns []string   `yaml:"-" json:"-"`
 	Rows    [][]string `yaml:"-" json:"-"`
 	Content string     `yaml:"-" json:"content"`
@@ -505,31 +400,20 @@ type Gate struct {
 	// baseline and the gate that read them (30 samples, 0.05).
 	Window int     `yaml:"window"`
 	Alpha  float64 `yaml:"alpha"`
-	// Floors stand in for the noise floor until it is measured (by
-	// calibrate, or in A/B by the job itself), by metric key: a relative
-	// change in percent for ratio metrics, percentage points for rates.
-	// They replace the built-in defaults and make any metric gateable.
-	Floors map[string]float64 `yaml:"floors"`
-	// MinEffect is the smallest change worth failing for, by metric key,
-	// in the units of Floors: it applies on top of any floor, measured or
-	// not, and is what sequential A/B judges against (gate.DefaultMinEffect
-	// for the metrics it does not name).
+	// Floors stand in for the noise floor until it is measured, by metric
+	// key (percent for ratio metrics, points for rates); MinEffect is the
+	// smallest change worth failing for, in the same units, on top.
+	Floors    map[string]float64 `yaml:"floors"`
 	MinEffect map[string]float64 `yaml:"min_effect"`
-	// Metrics lists the gated metric keys; nil when not given, which
-	// GatedMetrics reads as the gate's defaults and the targets' own.
-	Metrics []string `yaml:"metrics"`
-	// History bounds the history of main that record keeps beside the
-	// baseline.
+	// Metrics nil (not given) is read by GatedMetrics.
+	Metrics []string         `yaml:"metrics"`
 	History HistoryRetention `yaml:"history"`
-	// Creep names what a check also compares the head with.
-	Creep Creep `yaml:"creep"`
+	Creep   Creep            `yaml:"creep"`
 }
 
-// HistoryRetention is how much of main's history is kept.
+// HistoryRetention is how many jobs of main's history record keeps (0:
+// baseline's default).
 type HistoryRetention struct {
-	// Jobs is how many recorded jobs are kept (0: baseline's default,
-	// DefaultHistoryJobs); the file also stays under
-	// baseline.MaxHistoryBytes.
 	Jobs int `yaml:"jobs"`
 }
 
@@ -542,16 +426,15 @@ type Creep struct {
 	Against []string `yaml:"against"`
 }
 
-// CreepWindowStart is the creep reference of the window's oldest job.
-const CreepWindowStart = "window_start"
-
-// CreepTagPrefix starts a creep reference to a release tag.
-const CreepTagPrefix = "tag:"
+// The creep references: the window's oldest job, a release tag.
+const (
+	CreepWindowStart = "window_start"
+	CreepTagPrefix   = "tag:"
+)
 
 // Duration is a time.Duration written as "10s", "500ms".
 type Duration time.Duration
 
-// D returns the value as a time.Duration.
 func (d Duration) D() time.Duration { return time.Duration(d) }
 
 // Rate is a number of events per second, written as "50/s", "3000/m" or "50".

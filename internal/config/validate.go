@@ -39,6 +39,9 @@ func validate(cfg *Config, c *collector) {
 	default:
 		c.add("load.engine", "unknown engine %q: expected tailgate (the built-in generator) or command (your load tool)", cfg.Load.Engine)
 	}
+	if cfg.Load.Runs < 1 {
+		c.add("load.runs", "must be at least 1, got %d", cfg.Load.Runs)
+	}
 	if p := cfg.Load.FailedPercentAllowed(); p < 0 || p > 100 || p != p {
 		c.add("load.max_failed_percent", "must be a percentage from 0 to 100 (100 accepts any run), got %v", p)
 	}
@@ -145,8 +148,8 @@ func validateTargetURL(t *Target, key string, c *collector) {
 	}
 }
 
-// validateRemote refuses what cannot be done to a service on another
-// machine: starting it, or sampling its process.
+// validateRemote refuses starting a service on another machine, or
+// sampling its process.
 func validateRemote(t *Target, key string, c *collector) {
 	if t.Start != nil {
 		c.addKey(key+".start", "a remote target cannot be started by tailgate: start runs the service on this machine; remove start, or remote: true and use a loopback url")
@@ -182,9 +185,6 @@ func validateLoad(l *Load, c *collector) {
 	default:
 		c.add("load.client", "unknown client %q: expected fast (the default) or nethttp (Go's net/http)", l.Client)
 	}
-	if l.Runs < 1 {
-		c.add("load.runs", "must be at least 1, got %d", l.Runs)
-	}
 }
 
 // validateCommandLoad checks engine: command, where the user's tool makes
@@ -197,9 +197,6 @@ func validateCommandLoad(l *Load, c *collector) {
 		c.add("load.output", "required with engine: command: the result file the command writes, e.g. out/summary.json")
 	}
 	checkPositive(l.CommandTimeout, "load.command_timeout", c)
-	if l.Runs < 1 {
-		c.add("load.runs", "must be at least 1, got %d", l.Runs)
-	}
 	for _, k := range []string{"load.model", "load.rate", "load.ramp_from", "load.ramp", "load.max_inflight", "load.vus", "load.think", "load.warmup", "load.duration", "load.request_timeout", "load.client", "load.cookies", "load.phases", "scenarios"} {
 		if c.given(k) {
 			c.addKey(k, "not used with engine: command: the load tool's own script sets it")
@@ -256,9 +253,8 @@ func notFor(c *collector, model, path string, keys ...string) {
 	}
 }
 
-// validatePhases checks load.phases: one or two phases, at most one of
-// each model (so that every metric has one phase that measures it), each
-// with valid model keys, and no model keys at the top.
+// validatePhases checks load.phases: at most one phase of each model (so
+// that one phase measures each metric), no model keys at the top.
 func validatePhases(l *Load, c *collector) {
 	if len(l.Phases) == 0 {
 		c.add("load.phases", "lists no phase: leave it out for a run of one phase, or give e.g. [{model: closed, vus: 8}, {model: open, rate: 30/s}]")

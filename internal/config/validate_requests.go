@@ -71,7 +71,7 @@ func validateScenarios(ss []Scenario, c *collector) {
 }
 
 // checkScenarioName requires a non-empty, printable name not used by an
-// earlier scenario; names holds the names seen so far.
+// earlier scenario (names).
 func checkScenarioName(name, key string, names map[string]int, i int, c *collector) {
 	switch j, dup := names[name]; {
 	case name == "":
@@ -101,8 +101,7 @@ func validateSteps(steps []Step, path string, c *collector) {
 	}
 }
 
-// checkStepName requires step names to be unique within their scenario;
-// names holds the names seen so far.
+// checkStepName requires step names unique within their scenario (names).
 func checkStepName(st *Step, stepPath string, names map[string]int, j int, c *collector) {
 	if st.Path == "" && !c.given(stepPath+".name") {
 		return // the default name of a step without a path says nothing new
@@ -141,8 +140,8 @@ func checkSave(save map[string]SaveFrom, path string, c *collector) {
 }
 
 // ExpectHeader is the key of a step's expect whose mapping holds header
-// field → a regular expression its value must match: {header: {Location:
-// '^/$'}}. Any other key, or this one with another value, is a JSON path.
+// field → a regular expression its value must match ({header: {Location:
+// '^/$'}}); any other key is a JSON path.
 const ExpectHeader = "header"
 
 // checkExpectHeaders checks a step's header expectations: header names,
@@ -167,9 +166,8 @@ func checkExpectHeaders(expect map[string]any, path string, c *collector) {
 	}
 }
 
-// checkName refuses a name that cannot be shown as it is: names reach the
-// job log, PR comments and HTML reports (printable.Bad says which
-// characters are refused).
+// checkName refuses a name that cannot be shown as it is in the job log,
+// PR comments and HTML reports (printable.Bad).
 func checkName(name, key, what string, c *collector) bool {
 	if err := printable.Check(name); err != nil {
 		c.add(key, "%s %q %v", what, name, err)
@@ -182,11 +180,12 @@ func checkName(name, key, what string, c *collector) bool {
 	return true
 }
 
-// identifier is what text/template accepts after a dot: {{.name}}.
-var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-// methodPattern is an HTTP method token as users write them.
-var methodPattern = regexp.MustCompile(`^[A-Z]+$`)
+// identifier is what text/template accepts after a dot ({{.name}});
+// methodPattern an HTTP method as users write them.
+var (
+	identifier    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	methodPattern = regexp.MustCompile(`^[A-Z]+$`)
+)
 
 // validateRequest checks one request template at path.
 func validateRequest(r *Request, path string, c *collector) {
@@ -194,11 +193,10 @@ func validateRequest(r *Request, path string, c *collector) {
 	if !methodPattern.MatchString(r.Method) {
 		c.add(joinKey(path, "method"), "invalid method %q: expected GET, POST, PUT, PATCH, DELETE, …", r.Method)
 	}
-	if r.JSON != nil && r.Body != "" {
-		c.add(joinKey(path, "body"), "give json or body, not both")
-	}
-	if r.Form != nil && (r.JSON != nil || r.Body != "") {
-		c.add(joinKey(path, "form"), "give form, json or body, not two: each is the whole request body")
+	if given := slices.DeleteFunc([]string{"json", "body", "form"}, func(k string) bool {
+		return k == "json" && r.JSON == nil || k == "body" && r.Body == "" || k == "form" && r.Form == nil
+	}); len(given) > 1 {
+		c.add(joinKey(path, given[len(given)-1]), "give one of json, body and form, not %s: each is the whole request body", strings.Join(given, " and "))
 	}
 	for _, k := range slices.Sorted(maps.Keys(r.Form)) {
 		checkTemplate(r.Form[k], joinKey(joinKey(path, "form"), k), c)
@@ -220,7 +218,7 @@ func checkPath(p, key string, c *collector) {
 		c.add(key, "required: a path starting with /, e.g. /items")
 	case !strings.HasPrefix(p, "/"):
 		c.add(key, "path %q must start with /: the target URL gives scheme, host and port", p)
-	case hasBad(p):
+	case printable.Check(p) != nil:
 		r, pos, _ := printable.Bad(p)
 		c.add(key, "path %q contains %s at character %d: percent-encode it (a step without a name is named after its path)", p, printable.Describe(r), pos+1)
 	default:
@@ -261,9 +259,4 @@ func checkTemplate(s, key string, c *collector) {
 		}
 		rest = rest[end+2:]
 	}
-}
-
-func hasBad(s string) bool {
-	_, _, bad := printable.Bad(s)
-	return bad
 }

@@ -3,11 +3,12 @@ package config
 import (
 	"crypto/x509"
 	"fmt"
-	"io"
 	"maps"
 	"net/url"
 	"os"
 	"slices"
+
+	"github.com/tailgate-ci/tailgate/internal/bounded"
 )
 
 // validateSetup checks the setup steps as scenario steps are checked.
@@ -73,8 +74,8 @@ func validateFeed(cfg *Config, c *collector) {
 	}
 }
 
-// workersOf is how many virtual users (closed) or workers (open) the load
-// runs, and the key that says so.
+// workersOf is how many virtual users or workers the load runs, and the
+// key that says so.
 func workersOf(l Load) (int, string) {
 	if l.Model == ModelClosed {
 		return l.VUs, "load.vus"
@@ -107,12 +108,11 @@ func validateTLS(t *Target, key string, c *collector) {
 	t.TLS.CAPEM = string(pem)
 }
 
-// maxCAFileBytes bounds a CA file: a bundle of every public root is
-// about 200 KB.
+// maxCAFileBytes bounds a CA file (every public root is about 200 KB).
 const maxCAFileBytes = 4 << 20
 
-// readLimited reads a regular file of at most max bytes. It looks before
-// it opens, so that a name of a FIFO or a device never blocks or streams.
+// readLimited reads a regular file of at most max bytes, looking before it
+// opens (a FIFO or a device never blocks or streams).
 func readLimited(path string, max int64) ([]byte, error) {
 	info, err := os.Stat(path)
 	if err != nil {
@@ -121,22 +121,11 @@ func readLimited(path string, max int64) ([]byte, error) {
 	if !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
-	if info.Size() > max {
-		return nil, fmt.Errorf("%s is %d bytes, more than the %d MiB tailgate reads", path, info.Size(), max>>20)
-	}
-	f, err := os.Open(path)
-	if err != nil {
+	data, err := bounded.ReadFile(path, "file", max)
+	if err != nil && !bounded.IsTooLarge(err) {
 		return nil, fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s is larger than the %d MiB tailgate reads", path, max>>20)
-	}
-	return data, nil
+	return data, err
 }
 
 // unwrapPath drops the path an *os.PathError repeats.

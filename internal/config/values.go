@@ -11,18 +11,12 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Compile-time checks: the custom value types read and write themselves.
-var (
-	_ yaml.Unmarshaler = (*Duration)(nil)
-	_ yaml.Marshaler   = Duration(0)
-	_ yaml.Unmarshaler = (*Rate)(nil)
-	_ yaml.Marshaler   = Rate{}
-	_ yaml.Unmarshaler = (*Command)(nil)
-	_ yaml.Marshaler   = Command{}
+// durationForm and rateForm are the hints every duration or rate error
+// ends with.
+const (
+	durationForm = "expected a duration such as 10s, 500ms, 2m or 1m30s"
+	rateForm     = "expected a positive number per second, minute or hour, such as 50/s, 3000/m, 10/h, or a bare number meaning per second"
 )
-
-// durationForm is the hint every duration error ends with.
-const durationForm = "expected a duration such as 10s, 500ms, 2m or 1m30s"
 
 // ParseDuration reads a non-negative duration written as "10s", "500ms",
 // "2m" or "1m30s". A bare number other than 0 is refused: its unit would be
@@ -43,22 +37,23 @@ func (d Duration) String() string { return time.Duration(d).String() }
 
 // UnmarshalYAML reads a duration from a scalar.
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	return scalar(n, "a duration such as 10s or 500ms", ParseDuration, d)
+}
+
+// scalar reads *dst from a scalar node by parse; want says what it is.
+func scalar[T any](n *yaml.Node, want string, parse func(string) (T, error), dst *T) error {
 	if n.Kind != yaml.ScalarNode {
-		return fmt.Errorf("expected a duration such as 10s or 500ms, got %s", describe(n))
+		return fmt.Errorf("expected %s, got %s", want, describe(n))
 	}
-	v, err := ParseDuration(n.Value)
-	if err != nil {
-		return err
+	v, err := parse(n.Value)
+	if err == nil {
+		*dst = v
 	}
-	*d = v
-	return nil
+	return err
 }
 
 // MarshalYAML writes the duration as text that ParseDuration reads back.
 func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
-
-// rateForm is the hint every rate error ends with.
-const rateForm = "expected a positive number per second, minute or hour, such as 50/s, 3000/m, 10/h, or a bare number meaning per second"
 
 // rateUnits maps the unit after "/" to its length in seconds.
 var rateUnits = map[string]float64{"s": 1, "m": 60, "h": 3600}
@@ -103,15 +98,7 @@ func (r Rate) Interval() time.Duration {
 
 // UnmarshalYAML reads a rate from a scalar.
 func (r *Rate) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind != yaml.ScalarNode {
-		return fmt.Errorf("expected a rate such as 50/s, got %s", describe(n))
-	}
-	v, err := ParseRate(n.Value)
-	if err != nil {
-		return err
-	}
-	*r = v
-	return nil
+	return scalar(n, "a rate such as 50/s", ParseRate, r)
 }
 
 // MarshalYAML writes the rate per second; an unset rate is written as null

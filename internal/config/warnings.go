@@ -7,16 +7,14 @@ import (
 	"strings"
 )
 
-// setupWorkersWarnAbove is the number of open-model logins beyond which
-// setup steps are worth a warning: workers share a login only where their
-// setup.vu steps would send the same requests, so a login that reads
-// {{vu}} happens max_inflight times before every open phase.
+// setupWorkersWarnAbove is the number of open-model logins (max_inflight
+// of them where setup.vu reads {{vu}}) beyond which setup is worth a
+// warning.
 const setupWorkersWarnAbove = 32
 
-// Warnings are what a valid benchmark does that its author may not expect,
-// said before anything runs (tailgate validate, and at the start of every
-// benchmark). logins says how many logins an open phase of so many
-// workers makes (scenario.Plan.Logins); nil: one per worker.
+// Warnings are what a valid benchmark does that its author may not
+// expect, said before anything runs; logins is how many logins an open
+// phase of so many workers makes (scenario.Plan.Logins; nil: one each).
 func (c *Config) Warnings(logins func(workers int) int) []string {
 	if logins == nil {
 		logins = func(workers int) int { return workers }
@@ -51,52 +49,41 @@ func (c *Config) engineWarnings() []string {
 	if c.AB != nil && c.AB.RootSockets == UnsealedAllow {
 		return nil
 	}
-	type named struct {
-		key string
-		cmd *Command
-	}
-	cmds := []named{{"load.command", c.Load.Command}}
-	if c.Build != nil {
-		cmds = append(cmds, named{"build.command", &c.Build.Command})
-	}
-	if s := c.Target.Start; s != nil {
-		cmds = append(cmds, named{"target.start.command", &s.Command})
-	}
-	if r := c.Dataset.Reset; r != nil {
-		cmds = append(cmds, named{"dataset.reset.command", r.Command})
-	}
-	if v := c.Dataset.Verify; v != nil {
-		cmds = append(cmds, named{"dataset.verify.command", v.Command})
-	}
-	for _, ct := range c.Target.Counters {
-		cmds = append(cmds, named{"target.counters." + ct.Name + ".command", ct.Command})
-	}
-	if c.AB != nil { // a side that is a target of its own runs its own commands
-		for _, side := range []struct {
-			name string
-			ABSide
-		}{{"ab.base", c.AB.Base}, {"ab.head", c.AB.Head}} {
-			name := side.name
-			if side.Start != nil {
-				cmds = append(cmds, named{name + ".start.command", &side.Start.Command})
-			}
-			for _, ct := range side.Counters {
-				cmds = append(cmds, named{name + ".counters." + ct.Name + ".command", ct.Command})
-			}
-		}
-	}
 	var w []string
-	for _, n := range cmds {
-		if n.cmd == nil {
-			continue
+	check := func(key string, cmd *Command) {
+		if cmd == nil {
+			return
 		}
-		words := n.cmd.Args
+		words := cmd.Args
 		if len(words) == 0 {
-			words = strings.FieldsFunc(n.cmd.Shell, func(r rune) bool { return strings.ContainsRune(" \t\n;|&()`\"'", r) })
+			words = strings.FieldsFunc(cmd.Shell, func(r rune) bool { return strings.ContainsRune(" \t\n;|&()`\"'", r) })
 		}
 		if i := slices.IndexFunc(words, func(w string) bool { return slices.Contains(engines, filepath.Base(w)) }); i >= 0 {
-			w = append(w, fmt.Sprintf("%s runs %s: in an A/B job (mode ab) the sides cannot reach the container engine's socket, which grants root to whoever reaches it, so the command fails there; where both sides' code is trusted, set ab.root_sockets: allow in the base commit's config", n.key, filepath.Base(words[i])))
+			w = append(w, fmt.Sprintf("%s runs %s: in an A/B job (mode ab) the sides cannot reach the container engine's socket, which grants root to whoever reaches it, so the command fails there; where both sides' code is trusted, set ab.root_sockets: allow in the base commit's config", key, filepath.Base(words[i])))
 		}
+	}
+	target := func(key string, t *Target) { // a side that is a target of its own runs its own commands
+		if t.Start != nil {
+			check(key+".start.command", &t.Start.Command)
+		}
+		for _, ct := range t.Counters {
+			check(key+".counters."+ct.Name+".command", ct.Command)
+		}
+	}
+	check("load.command", c.Load.Command)
+	if c.Build != nil {
+		check("build.command", &c.Build.Command)
+	}
+	target("target", &c.Target)
+	if r := c.Dataset.Reset; r != nil {
+		check("dataset.reset.command", r.Command)
+	}
+	if v := c.Dataset.Verify; v != nil {
+		check("dataset.verify.command", v.Command)
+	}
+	if c.AB != nil {
+		target("ab.base", &c.AB.Base.Target)
+		target("ab.head", &c.AB.Head.Target)
 	}
 	return w
 }

@@ -74,8 +74,7 @@ func (s *Service) handleLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var in struct{ User, Password string }
-	if err := decode(r, &in); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+	if !readBody(w, r, &in, &in.User, "user") {
 		return
 	}
 	if !knownUser(in.User) || in.Password != s.opt.Password {

@@ -66,16 +66,12 @@ type Service struct {
 	timers   map[*time.Timer]struct{}
 }
 
-var _ http.Handler = (*Service)(nil)
-
 // New returns a service holding the fixed dataset.
 func New(opt Options) *Service {
 	if opt.AsyncDelay <= 0 {
 		opt.AsyncDelay = DefaultAsyncDelay
 	}
-	if opt.Slowdown < 0 {
-		opt.Slowdown = 0
-	}
+	opt.Slowdown = max(opt.Slowdown, 0)
 	s := &Service{
 		opt:      opt,
 		rounds:   roundsPerRequest(opt),
@@ -97,12 +93,7 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // Counters returns a snapshot of the service's counters.
 func (s *Service) Counters() Counters {
-	return Counters{
-		Requests:  s.requests.Load(),
-		WorkUnits: s.workUnits.Load(),
-		Scanned:   s.store.scannedTotal(),
-		Pending:   s.pending.Load(),
-	}
+	return Counters{Requests: s.requests.Load(), WorkUnits: s.workUnits.Load(), Scanned: s.store.scannedTotal(), Pending: s.pending.Load()}
 }
 
 // RoundsPerRequest is the CPU work every request does, in hash rounds.

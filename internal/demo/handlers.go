@@ -30,26 +30,14 @@ func (s *Service) routes() *http.ServeMux {
 
 func (s *Service) handleCreate(w http.ResponseWriter, r *http.Request) {
 	var in struct{ Title, Body string }
-	if err := decode(r, &in); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
+	if readBody(w, r, &in, &in.Title, "title") {
+		writeJSON(w, http.StatusCreated, s.store.create(in.Title, in.Body))
 	}
-	if in.Title == "" {
-		writeError(w, http.StatusBadRequest, "title is required")
-		return
-	}
-	c := s.store.create(in.Title, in.Body)
-	writeJSON(w, http.StatusCreated, c)
 }
 
 func (s *Service) handleAssign(w http.ResponseWriter, r *http.Request) {
 	var in struct{ Assignee string }
-	if err := decode(r, &in); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	if in.Assignee == "" {
-		writeError(w, http.StatusBadRequest, "assignee is required")
+	if !readBody(w, r, &in, &in.Assignee, "assignee") {
 		return
 	}
 	id := r.PathValue("id")
@@ -68,15 +56,13 @@ func (s *Service) handleAssign(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Service) handleResolve(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	c, err := s.store.resolve(id)
-	s.writeResult(w, id, c, err)
+	c, err := s.store.resolve(r.PathValue("id"))
+	s.writeResult(w, r.PathValue("id"), c, err)
 }
 
 func (s *Service) handleGet(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	c, err := s.store.get(id)
-	s.writeResult(w, id, c, err)
+	c, err := s.store.get(r.PathValue("id"))
+	s.writeResult(w, r.PathValue("id"), c, err)
 }
 
 func (s *Service) handleSearch(w http.ResponseWriter, r *http.Request) {
@@ -121,12 +107,19 @@ func (s *Service) writeResult(w http.ResponseWriter, id string, c Complaint, err
 	}
 }
 
-func decode(r *http.Request, v any) error {
-	dec := json.NewDecoder(io.LimitReader(r.Body, maxBody))
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("request body is not the expected JSON object: %v", err)
+// readBody reads the request's JSON object into v, or answers 400: a
+// body that is not one, or required (the field name) left empty.
+func readBody(w http.ResponseWriter, r *http.Request, v any, required *string, name string) bool {
+	err := json.NewDecoder(io.LimitReader(r.Body, maxBody)).Decode(v)
+	if err != nil {
+		err = fmt.Errorf("request body is not the expected JSON object: %v", err)
+	} else if *required == "" {
+		err = errors.New(name + " is required")
 	}
-	return nil
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+	}
+	return err == nil
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -21,12 +21,9 @@ const (
 	sigFigs       = 3
 )
 
-// Histogram records durations with 3 significant digits from 1 µs to 1 h.
-// Values outside that range are clamped, never dropped: a request that took
-// longer than an hour still counts as one (very) slow request.
-//
-// A Histogram is not safe for concurrent use: keep one per goroutine and
-// Merge them when the goroutines are done.
+// Histogram records durations with 3 significant digits from 1 µs to 1 h,
+// clamping (never dropping) values outside. It is not safe for concurrent
+// use.
 type Histogram struct {
 	h *hdr.Histogram
 }
@@ -38,14 +35,7 @@ func New() *Histogram {
 
 // Record adds one duration.
 func (h *Histogram) Record(d time.Duration) {
-	us := d.Microseconds()
-	if us < lowestMicros {
-		us = lowestMicros
-	}
-	if us > highestMicros {
-		us = highestMicros
-	}
-	_ = h.h.RecordValue(us) // cannot fail: the value is clamped into range
+	_ = h.h.RecordValue(min(max(d.Microseconds(), lowestMicros), highestMicros)) // cannot fail: clamped into range
 }
 
 // Merge adds every value recorded in o.
@@ -59,14 +49,11 @@ func (h *Histogram) Merge(o *Histogram) {
 // Count is the number of recorded values.
 func (h *Histogram) Count() int64 { return h.h.TotalCount() }
 
-// Rank is the nearest-rank rule, the one percentile rule of tailgate: the
-// q quantile of n values is the value at rank ceil(q·n) (1-based) of the
-// sorted values, clamped to [1, n]. Unlike a rule that rounds the rank
-// (HdrHistogram's ValueAtPercentile), it never reports a value below the q
-// share of the samples: on 71 samples the p99 is the largest value, not
-// the second largest. q·n is first rounded to 13 significant digits, so
-// that 0.07·100, which is 7.000000000000001 in floating point, is rank 7.
-// q outside [0, 1] is clamped; NaN counts as 0.
+// Rank is the nearest-rank rule, tailgate's one percentile rule: the q
+// quantile of n values is at rank ceil(q·n) (1-based), clamped to [1, n],
+// so it never reports a value below the q share of the samples (on 71
+// samples the p99 is the largest). q·n is first rounded to 13 significant
+// digits (0.07·100 is rank 7); q outside [0, 1] is clamped, NaN is 0.
 func Rank(q float64, n int64) int64 {
 	if n <= 0 {
 		return 0
@@ -82,10 +69,9 @@ func Rank(q float64, n int64) int64 {
 	return min(max(k, 1), n)
 }
 
-// Quantile returns the value at quantile q in [0, 1] (0.95 is p95) by the
-// nearest-rank rule (see Rank), to histogram precision: the highest value
-// of the bucket that holds that rank, as Max is. It returns 0 for an empty
-// histogram.
+// Quantile returns the value at quantile q in [0, 1] (0.95 is p95) by
+// Rank, to histogram precision (the top of the bucket holding that rank);
+// 0 for an empty histogram.
 func (h *Histogram) Quantile(q float64) time.Duration {
 	return h.Quantiles(q)[0]
 }
@@ -102,8 +88,6 @@ func (h *Histogram) Quantiles(qs ...float64) []time.Duration {
 	for i, q := range qs {
 		ranks[i] = Rank(q, n)
 	}
-	// The buckets in ascending order with their counts: the value at rank
-	// k is the top of the first bucket whose running count reaches k.
 	bars := h.h.Distribution()
 	for i, k := range ranks {
 		var cum int64

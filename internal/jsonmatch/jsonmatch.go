@@ -7,8 +7,9 @@ package jsonmatch
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/tidwall/gjson"
 )
@@ -36,12 +37,7 @@ func Match(body []byte, want map[string]any) error {
 	if !json.Valid(body) {
 		return fmt.Errorf("response is not JSON: %s", Snippet(body))
 	}
-	paths := make([]string, 0, len(want))
-	for p := range want {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
+	for _, p := range slices.Sorted(maps.Keys(want)) {
 		got := gjson.GetBytes(body, p)
 		if !got.Exists() {
 			return fmt.Errorf("%s: missing, want %v", p, want[p])

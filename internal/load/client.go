@@ -37,11 +37,6 @@ type transport interface {
 	close()
 }
 
-var (
-	_ transport = (*netHTTPTransport)(nil)
-	_ client    = (*netHTTPClient)(nil)
-)
-
 // newTransport picks the client opt asks for: the caller's *http.Client,
 // the engine's own net/http client, or the fast one (the default, which
 // serves every plan: scenario steps are plain HTTP/1.1 requests).
@@ -76,13 +71,10 @@ type netHTTPTransport struct {
 	timeout time.Duration   // of each request
 }
 
-// newNetHTTPTransport returns a client tuned for generating load on one
-// host: no proxy lookups, no transparent gzip, HTTP/1.1 keep-alive
-// connections bounded by the number of workers (so sockets never outnumber
-// in-flight iterations), and redirects returned rather than followed (a
-// step expects a status). Idle connections never time out: the run closes
-// them at its end, and an idle timer would cost two timer operations per
-// request.
+// newNetHTTPTransport returns a client tuned for load on one host: no
+// proxy, no transparent gzip, keep-alive connections bounded by the
+// workers, redirects returned (a step expects a status), no idle timeout
+// (the run closes them at its end).
 func newNetHTTPTransport(opt Options) *netHTTPTransport {
 	conns, timeout := opt.workers(), opt.RequestTimeout
 	tr := &http.Transport{
@@ -115,10 +107,9 @@ func (t *netHTTPTransport) close() {
 	}
 }
 
-// direct sends through tr itself rather than through c, which would cost
-// four allocations per request (header and URL copies kept for redirects
-// that c never follows anyway). Errors are wrapped as c would wrap them.
-// A URL with credentials goes through c, which turns them into basic auth.
+// direct sends through tr itself, not c (four allocations per request
+// fewer), errors wrapped as c would; a URL with credentials goes through
+// c, which turns them into basic auth.
 func direct(c *http.Client, tr *http.Transport) sendFunc {
 	return func(req *http.Request) (*http.Response, error) {
 		if req.URL.User != nil {

@@ -7,10 +7,9 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/hist"
 )
 
-// A full-range HDR histogram takes ~190 KB, so hundreds of workers cannot
-// each own a set. Workers instead buffer compact samples and flush them in
-// batches into one shared set: one lock per batchSize samples, never one
-// per request, and memory that does not grow with workers or requests.
+// A full-range HDR histogram takes ~190 KB, so workers buffer compact
+// samples and flush them in batches into one shared set: one lock per
+// batchSize samples, memory that grows with neither workers nor requests.
 const batchSize = 512
 
 type sampleKind uint8

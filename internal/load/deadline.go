@@ -5,13 +5,11 @@ import (
 	"time"
 )
 
-// requestTimer bounds each request of one worker on the net/http client
-// (the fast client bounds them with deadlines), body read included, by
-// RequestTimeout without a context and a timer per request: one context
-// serves the worker's requests one after another, and one timer, re-armed
-// per request, cancels it only when a request overruns. The next request
-// then gets a fresh pair. A request that overruns fails with the cause
-// context.DeadlineExceeded, as it would under context.WithTimeout.
+// requestTimer bounds each request of one worker on the net/http client,
+// body read included, without a context and a timer per request: one
+// context serves the requests one after another, one re-armed timer
+// cancels it (cause context.DeadlineExceeded) when a request overruns,
+// and the next request gets a fresh pair.
 type requestTimer struct {
 	parent  context.Context
 	timeout time.Duration
@@ -36,10 +34,8 @@ func (t *requestTimer) start() context.Context {
 	return t.ctx
 }
 
-// stop disarms the timer once the request is over, its body read and
-// closed. It reports whether the timer fired first: then the context is
-// cancelled (or about to be, by the timer's own goroutine), so the next
-// start makes a new one.
+// stop disarms the timer once the request is over, and reports whether it
+// fired first (the next start then makes a new context).
 func (t *requestTimer) stop() (expired bool) {
 	if t.timer.Stop() {
 		return false

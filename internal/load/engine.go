@@ -1,15 +1,13 @@
-// Package load owns the load generator: the open model (iterations start at
-// the times a Pacer schedules, on a bounded worker pool, with the excess
-// dropped and counted), the closed model (virtual users looping
-// iterations), the warm-up and measure windows, and the aggregation of
-// every request into a result.Run. Latency in the open model is timed from
-// each iteration's scheduled start, so a slow target cannot hide its
-// queueing (no coordinated omission). Requests go out through one of two
-// HTTP/1.1 clients behind one interface (client.go): fasthttp by default,
-// Go's net/http on request.
+// Package load owns the load generator: the open model (iterations start
+// as a Pacer schedules, on a bounded worker pool, the excess dropped and
+// counted; latency from the scheduled start, so no coordinated omission),
+// the closed model (virtual users looping), the warm-up and measure
+// windows, and the aggregation into a result.Run. Requests go out through
+// fasthttp by default, Go's net/http on request (client.go).
 package load
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -75,9 +73,8 @@ func Run(ctx context.Context, plan *scenario.Plan, baseURL string, opt Options) 
 	}
 	e.hard, e.cancelHard = context.WithCancelCause(ctx)
 	defer e.cancelHard(nil)
-	// However the run ends, its connections close: at once when it is
-	// cancelled or its grace period is over, which ends the requests still
-	// in flight, and when Run returns.
+	// The connections close when Run returns, and at once when the run is
+	// cancelled or its grace period is over (ending requests in flight).
 	defer e.transport.close()
 	stopClosing := context.AfterFunc(e.hard, e.transport.close)
 	defer stopClosing()
@@ -133,9 +130,9 @@ func newEngine(plan *scenario.Plan, baseURL string, opt Options) (*engine, []*wo
 	if err := opt.check(); err != nil {
 		return nil, nil, fmt.Errorf("load options: %w", err)
 	}
-	e := &engine{opt: opt, plan: plan, baseURL: baseURL, steps: plan.StepNames(), seq: opt.Seq}
-	if e.seq == nil {
-		e.seq = new(Sequence)
+	e := &engine{opt: opt, plan: plan, baseURL: baseURL, steps: plan.StepNames(), seq: cmp.Or(opt.Seq, new(Sequence))}
+	if e.opt.Setup == nil {
+		e.opt.Setup = &SetupCache{} // this run's alone
 	}
 	e.coll = newCollector(len(e.steps))
 	workers := make([]*worker, opt.workers())

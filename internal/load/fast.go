@@ -21,37 +21,24 @@ import (
 )
 
 // fastIdle is how long a connection may sit idle before the fast client
-// closes it: the pool's cleaner closes an idle connection between one and
-// two fastIdle after its last use, before the shortest keep-alive timeout
-// servers commonly use (gunicorn's 2 s, Node's 5 s) closes it under a
-// request. net/http, which notices a server's close as it happens, needs
-// no such bound.
+// closes it: within two fastIdle, before the shortest keep-alive timeout
+// servers commonly use (gunicorn's 2 s) closes it under a request.
 const fastIdle = time.Second
 
 // userAgent is sent unless a step sets its own User-Agent header.
 const userAgent = "tailgate"
 
-// fastMaxBody bounds the response bodies the fast client reads: it holds
-// each one whole in memory, one per worker.
+// fastMaxBody bounds the response bodies the fast client holds whole.
 const fastMaxBody = 16 << 20
 
 // errBodyTooLarge fails a response the fast client will not read; it
 // counts as a failed expectation, like a body too large to check.
 var errBodyTooLarge = fmt.Errorf("response body is larger than %d MiB, the most the fast client reads; load.client: nethttp reads bodies of any size", fastMaxBody>>20)
 
-var (
-	_ transport = (*fastTransport)(nil)
-	_ client    = (*fastClient)(nil)
-)
-
-// fastTransport sends HTTP/1.1 with fasthttp, the library of bombardier
-// (the cheapest Go load generator we measured): requests and responses
-// are reused buffers, so a request costs no allocation, and a request's
-// timeout is a deadline on its connection rather than a timer of its own.
-// One HostClient serves every worker of a run; it keeps at most as many
-// connections as workers. fasthttp reads each response body whole before
-// returning it (streaming it instead would cost four allocations per
-// request), up to fastMaxBody.
+// fastTransport sends HTTP/1.1 with fasthttp (bombardier's library, the
+// cheapest we measured): reused buffers, no allocation per request, a
+// timeout as a deadline on the connection. One HostClient serves every
+// worker, with at most as many connections.
 type fastTransport struct {
 	hc      *fasthttp.HostClient
 	conns   *connSet
@@ -89,12 +76,9 @@ func (t *fastTransport) close() {
 }
 
 // retryUnanswered sends a request a second time, as net/http does, when
-// the server closed the connection before answering it (a keep-alive
-// connection it timed out just as the request went out) and sending it
-// again cannot repeat a change: the method is one that changes nothing.
-// The idle connections go first: the server has likely closed them too,
-// and the second try must go out on a new one. Every other failure
-// counts as it is.
+// the server closed the connection before answering and the method
+// changes nothing; the idle connections go first (the server has likely
+// closed them too).
 func (t *fastTransport) retryUnanswered(req *fasthttp.Request, attempts int, err error) (resetTimeout, retry bool) {
 	if attempts > 1 || !replayable(req) || !unanswered(err) {
 		return false, false
@@ -134,10 +118,8 @@ func (c *fastClient) send(r *scenario.Request) (scenario.Response, error) {
 	return scenario.Response{Status: c.resp.StatusCode(), Body: &c.body, Header: (*fastHeader)(&c.resp.Header)}, nil
 }
 
-// built reports whether req was built from a request equal to r, as it
-// is when a step without templates repeats: then it goes out as it is,
-// its URL already parsed. The comparison is cheap where it matters: the
-// constant parts of a step are the same strings and slices every time.
+// built reports whether req was built from a request equal to r (a step
+// without templates repeating): it then goes out as it is.
 func (c *fastClient) built(r *scenario.Request) bool {
 	f := &c.from
 	return f.Method == r.Method && f.URL == r.URL && bytes.Equal(f.Body, r.Body) && (f.Body == nil) == (r.Body == nil) &&
@@ -162,9 +144,8 @@ func (c *fastClient) build(r *scenario.Request) {
 	c.from = scenario.Request{Method: r.Method, URL: r.URL, Header: append(c.from.Header[:0], r.Header...), Body: r.Body, Cookie: r.Cookie}
 }
 
-// fastHeader shows fasthttp's response header to the checks. Its
-// fields keep their names as received (the transport does not normalize
-// them), so Get compares names in any case.
+// fastHeader shows fasthttp's response header, names as received, to the
+// checks.
 type fastHeader fasthttp.ResponseHeader
 
 func (h *fastHeader) Get(name string) (string, bool) {
@@ -216,9 +197,8 @@ func redacted(raw string) string {
 	return u.Redacted()
 }
 
-// connSet dials the fast transport's connections and tracks the open
-// ones: fasthttp can close only idle connections, and the end of a run
-// must interrupt the requests in flight too.
+// connSet tracks the fast transport's open connections: fasthttp closes
+// only idle ones, and the end of a run interrupts those in flight too.
 type connSet struct {
 	timeout time.Duration // a dial's bound when fasthttp gives none
 	mu      sync.Mutex
@@ -273,11 +253,9 @@ type trackedConn struct {
 	read, written int64 // the deadlines last set, as deadlineKey numbers them
 }
 
-// deadlineStep is the resolution of request timeouts on the fast path.
-// fasthttp sets a read and a write deadline per request, and each change
-// costs a timer update; rounded up to this step, a deadline changes on a
-// busy connection once per step rather than twice per request, and a
-// request times out at most this much later than asked.
+// deadlineStep is the resolution of request timeouts on the fast path:
+// rounded up to it, a busy connection's deadline changes once per step,
+// not twice per request (each change a timer update).
 const deadlineStep = 10 * time.Millisecond
 
 func (c *trackedConn) Close() error {
@@ -285,35 +263,28 @@ func (c *trackedConn) Close() error {
 	return c.Conn.Close()
 }
 
-// SetDeadline sets both deadlines through the two setters, so that what
-// they know of the socket's deadlines stays true.
+// SetDeadline sets both deadlines through the two setters.
 func (c *trackedConn) SetDeadline(t time.Time) error {
 	return errors.Join(c.SetReadDeadline(t), c.SetWriteDeadline(t))
 }
 
 func (c *trackedConn) SetReadDeadline(t time.Time) error {
-	if t, ok := moveDeadline(&c.read, t); ok {
-		return c.Conn.SetReadDeadline(t)
-	}
-	return nil
+	return moveDeadline(&c.read, t, c.Conn.SetReadDeadline)
 }
 
 func (c *trackedConn) SetWriteDeadline(t time.Time) error {
-	if t, ok := moveDeadline(&c.written, t); ok {
-		return c.Conn.SetWriteDeadline(t)
-	}
-	return nil
+	return moveDeadline(&c.written, t, c.Conn.SetWriteDeadline)
 }
 
-// moveDeadline returns t rounded up to its step, and whether that
-// differs from the deadline last set (*last, which it updates).
-func moveDeadline(last *int64, t time.Time) (time.Time, bool) {
+// moveDeadline sets t rounded up to its step, unless that is the deadline
+// last set (*last, which it updates).
+func moveDeadline(last *int64, t time.Time, set func(time.Time) error) error {
 	key := deadlineKey(t)
 	if key == *last {
-		return t, false
+		return nil
 	}
 	*last = key
-	return roundDeadline(t, key), true
+	return set(roundDeadline(t, key))
 }
 
 // deadlineKey numbers the step that t rounds up to; 0 is the zero time

@@ -15,9 +15,8 @@ type job struct {
 
 // runOpen starts one goroutine per allowed in-flight iteration and feeds
 // them from the scheduler until the window closes. free counts the
-// iterations that may still start: only the scheduler takes from it and a
-// worker gives back when its iteration ends, so a handed-out job never
-// waits for a slot, and jobs (buffered to the same size) never blocks.
+// iterations that may still start (the scheduler takes, a worker gives
+// back), so a handed-out job never waits and jobs never blocks.
 func (e *engine) runOpen(workers []*worker) {
 	jobs := make(chan job, len(workers))
 	var free atomic.Int64
@@ -35,12 +34,7 @@ func (e *engine) runOpen(workers []*worker) {
 			}
 		})
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		e.schedule(jobs, &free)
-	}()
-	<-done
+	e.schedule(jobs, &free)
 	close(jobs)
 	e.finish(&wg)
 }
@@ -78,10 +72,8 @@ func (e *engine) schedule(jobs chan<- job, free *atomic.Int64) {
 }
 
 // maxNap bounds one uninterruptible sleep, so cancellation is seen
-// quickly. minNap bounds the wake-ups per second: at rates with gaps
-// shorter than it, the scheduler wakes every minNap and starts every hit
-// that has come due (each late by less than minNap, which the schedule lag
-// records), instead of paying a wake-up per hit.
+// quickly; minNap bounds the wake-ups per second (at shorter gaps every
+// hit come due starts at once, the lag recorded).
 const (
 	maxNap = 20 * time.Millisecond
 	minNap = 100 * time.Microsecond

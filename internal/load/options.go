@@ -1,6 +1,7 @@
 package load
 
 import (
+	"cmp"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -24,90 +25,64 @@ const (
 	Closed = config.ModelClosed
 )
 
-// HTTP clients (Options.Client).
+// HTTP clients (Options.Client): fasthttp, HTTP/1.1 at a fraction of
+// net/http's CPU per request (the default), or Go's net/http.
 const (
-	// ClientFast is fasthttp: HTTP/1.1 at a fraction of net/http's CPU per
-	// request. The default.
-	ClientFast = config.ClientFast
-	// ClientNetHTTP is Go's net/http client, tuned for load.
+	ClientFast    = config.ClientFast
 	ClientNetHTTP = config.ClientNetHTTP
 )
 
-// Options say how a run offers work. Warmup comes first: iterations that
-// start in it are excluded from every figure. Duration is the measured
-// window after it; no iteration starts after the window, and those running
-// when it closes get RequestTimeout to finish and still count (iterations
-// still running then are cut, counted as started, and noted).
+// Options say how a run offers work: iterations started in the Warmup count
+// in no figure; none starts after the Duration window, and those running
+// when it closes get RequestTimeout to finish (then they are cut, counted
+// as started, and noted).
 type Options struct {
 	Model string // Open or Closed
-	// Open model: Pacer schedules iteration starts; at most MaxInflight
-	// iterations run at once, and an iteration due while all are busy is
-	// dropped and counted.
-	Pacer       Pacer
-	MaxInflight int
-	// Closed model: VUs workers loop iterations, pausing Think in between.
-	VUs   int
-	Think time.Duration
-
-	Warmup   time.Duration
-	Duration time.Duration
-	// RequestTimeout bounds each request, and how long in-flight
-	// iterations may finish after the window closes.
-	RequestTimeout time.Duration
-	// Client chooses the engine's own HTTP client: ClientFast (also when
-	// empty) or ClientNetHTTP. Either is tuned for load: no proxy, no
-	// compression, keep-alive connections bounded by MaxInflight or VUs,
-	// redirects not followed.
-	Client string
-	// HTTPClient, when set, sends the requests instead of the engine's
-	// own client (as net/http, so Client must be empty or ClientNetHTTP).
+	// Open: Pacer schedules iteration starts, at most MaxInflight run at
+	// once, one due while all are busy is dropped and counted. Closed: VUs
+	// workers loop iterations, pausing Think in between.
+	Pacer          Pacer
+	MaxInflight    int
+	VUs            int
+	Think          time.Duration
+	Warmup         time.Duration
+	Duration       time.Duration
+	RequestTimeout time.Duration // each request's bound, and the grace after the window
+	// Client is ClientFast (also when empty) or ClientNetHTTP; HTTPClient,
+	// when set, sends instead (Client empty or ClientNetHTTP). TLS nil:
+	// the system's roots.
+	Client     string
 	HTTPClient *http.Client
-	// TLS configures the engine's own clients' connections to an https
-	// target; nil means the system's roots.
-	TLS *tls.Config
-	// Progress, when set, is called every ProgressInterval from one
-	// goroutine, and once more when the run ends.
-	Progress func(Progress)
+	TLS        *tls.Config
+	Progress   func(Progress) // called every ProgressInterval, and once at the end
 	// Part is the share of a sharded load this run offers (zero: all of
-	// it), and FirstVU the vu number of its first worker; Shard.Split sets
-	// both.
+	// it), FirstVU its first worker's vu number (Shard.Split sets both).
 	Part    Shard
 	FirstVU int
-	// OnMeasure, when set, is called once when the measured window starts:
-	// the moment to start sampling the target's resources. After a warm-up
-	// it is called from another goroutine while the load goes on; with no
-	// warm-up it is called before the first iteration and the window's
-	// clock starts when it returns, so however long it takes (reading
-	// counters), the sampling spans all the window's work.
+	// OnMeasure, when set, is called once when the measured window starts
+	// (to start sampling the target): after a warm-up from another
+	// goroutine; without one before the first iteration, the window's
+	// clock starting when it returns.
 	OnMeasure func()
-	// Seq, when set, numbers the iterations ({{seq}}) from where earlier
-	// runs given the same Sequence left off: the runs of one dataset epoch
-	// (the windows of a block, their warm-ups included) never repeat a
-	// number, so no value drawn from it repeats either. Nil: from 0.
+	// Seq, when set, numbers the iterations ({{seq}}) on from earlier runs
+	// given it, so that the runs of one dataset epoch never repeat a
+	// number. Nil: from 0.
 	Seq *Sequence
-	// OnSetupDone, when set, is called once the setup steps are done (or
-	// found nothing to do) and before the load clock starts, so that the
-	// caller can tell the time logins took from the load's.
+	// OnSetupDone, when set, is called when the setup steps are done,
+	// before the load clock starts.
 	OnSetupDone func()
-	// Setup, when set, keeps the values the setup steps saved, so that the
-	// later runs given the same cache (windows on one target process)
-	// reuse them instead of logging in again: a worker whose setup ran in
-	// an earlier run starts with its values. Nil: setup runs every run.
+	// Setup, when set, keeps the setup steps' sessions for the later runs
+	// given it. Nil: setup runs every run.
 	Setup *SetupCache
 }
 
 // Progress is a snapshot of a run for a progress display. Counts cover the
 // measured window only.
 type Progress struct {
-	Phase     string // "warmup" or "measure"
-	Elapsed   time.Duration
-	Total     time.Duration // warm-up plus measure window
-	Completed int64         // iterations that ran to their end
-	Failed    int64         // of those, iterations with a failed step
-	Dropped   int64         // open model: due iterations that found no free worker
-	Inflight  int64         // iterations running now
-	// PeakInflight is the most iterations seen running at once.
-	PeakInflight int64
+	Phase                      string        // PhaseWarmup or PhaseMeasure
+	Elapsed, Total             time.Duration // Total: warm-up plus measure window
+	Completed, Failed, Dropped int64         // Failed: of Completed; Dropped: found no free worker
+	Inflight, PeakInflight     int64
 }
 
 // Progress phases.
@@ -129,15 +104,9 @@ func FromConfig(l config.Load) Options {
 		RequestTimeout: l.RequestTimeout.D(),
 		Client:         l.Client,
 	}
-	if o.Model == "" {
-		o.Model = Open
-	}
-	if o.MaxInflight == 0 {
-		o.MaxInflight = DefaultMaxInflight
-	}
-	if o.RequestTimeout == 0 {
-		o.RequestTimeout = DefaultRequestTimeout
-	}
+	o.Model = cmp.Or(o.Model, Open)
+	o.MaxInflight = cmp.Or(o.MaxInflight, DefaultMaxInflight)
+	o.RequestTimeout = cmp.Or(o.RequestTimeout, DefaultRequestTimeout)
 	o.Pacer = Constant{PerSecond: l.Rate.PerSecond}
 	if l.RampFrom != nil {
 		o.Pacer = LinearRamp{From: l.RampFrom.PerSecond, To: l.Rate.PerSecond, Over: l.Ramp.D()}
@@ -147,9 +116,7 @@ func FromConfig(l config.Load) Options {
 
 // check reports options no run can use; it fills RequestTimeout's default.
 func (o *Options) check() error {
-	if o.RequestTimeout == 0 {
-		o.RequestTimeout = DefaultRequestTimeout
-	}
+	o.RequestTimeout = cmp.Or(o.RequestTimeout, DefaultRequestTimeout)
 	var errs []error
 	switch o.Model {
 	case Open:

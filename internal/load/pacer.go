@@ -5,13 +5,10 @@ import (
 	"time"
 )
 
-// A Pacer says when open-model iterations are due. It is a pure function
-// of its arguments, so every implementation is testable without a clock.
-//
-// Pace returns how long after elapsed the hit with zero-based index hits is
-// due, or 0 when it is already due; Pace(0, n) is therefore the offset from
-// the start at which hit n is due. stop reports that hit n never comes.
-// Rate returns the target rate, in hits per second, at elapsed.
+// A Pacer says when open-model iterations are due, as a pure function (no
+// clock). Pace returns how long after elapsed hit number hits (from 0) is
+// due, 0 when it is (Pace(0, n) is hit n's offset from the start); stop:
+// it never comes. Rate is the rate, in hits per second, at elapsed.
 type Pacer interface {
 	Pace(elapsed time.Duration, hits uint64) (wait time.Duration, stop bool)
 	Rate(elapsed time.Duration) float64
@@ -22,9 +19,6 @@ type Constant struct {
 	PerSecond float64
 }
 
-var _ Pacer = Constant{}
-
-// Pace implements Pacer.
 func (c Constant) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
 	if !(c.PerSecond > 0) || math.IsInf(c.PerSecond, 0) {
 		return 0, true
@@ -32,29 +26,16 @@ func (c Constant) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool)
 	return waitFor(seconds(float64(hits)/c.PerSecond), elapsed)
 }
 
-// Rate implements Pacer.
 func (c Constant) Rate(time.Duration) float64 { return c.PerSecond }
 
 // LinearRamp offers a rate rising (or falling) linearly from From to To
-// hits per second over Over, then staying at To:
-//
-//	rate
-//	 To ┤        ┌───────
-//	    │      ╱
-//	From┤ ───╱
-//	    └────┴───┴──────── time
-//	         0   Over
-//
-// Hit n is due at the time t where the integral of the rate from 0 to t
-// reaches n.
+// hits per second over Over, then staying at To: hit n is due when the
+// integral of the rate reaches n.
 type LinearRamp struct {
 	From, To float64
 	Over     time.Duration
 }
 
-var _ Pacer = LinearRamp{}
-
-// Pace implements Pacer.
 func (l LinearRamp) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
 	if l.From < 0 || l.To < 0 || l.Over < 0 {
 		return 0, true
@@ -86,7 +67,6 @@ func (l LinearRamp) due(n float64) (float64, bool) {
 	return over + (n-inRamp)/l.To, true
 }
 
-// Rate implements Pacer.
 func (l LinearRamp) Rate(elapsed time.Duration) float64 {
 	if elapsed >= l.Over || l.Over <= 0 {
 		return l.To

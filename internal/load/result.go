@@ -14,12 +14,7 @@ const lagWarning = 10 * time.Millisecond
 // result merges the workers' counters and the collector's histograms into
 // a summarized Run.
 func (e *engine) result(workers []*worker) *result.Run {
-	run := &result.Run{
-		Started: e.warmEnd,
-		Window:  e.opt.Duration.Seconds(),
-		Model:   e.opt.Model,
-		Latency: e.coll.latency,
-	}
+	run := &result.Run{Started: e.warmEnd, Window: e.opt.Duration.Seconds(), Model: e.opt.Model, Latency: e.coll.latency}
 	steps := make([]result.Step, len(e.steps))
 	for id, name := range e.steps {
 		steps[id] = result.Step{Name: name, Latency: e.coll.steps[id]}
@@ -46,9 +41,7 @@ func (e *engine) result(workers []*worker) *result.Run {
 		run.Requests.Total += s.Requests
 		run.Requests.Failed += s.Failed
 	}
-	run.Iterations.Counted = result.CountAll
-	run.Requests.Counted = result.CountRequests
-	run.Steps = steps
+	run.Iterations.Counted, run.Requests.Counted, run.Steps = result.CountAll, result.CountRequests, steps
 	run.Errors = errorClasses(e.steps, errs)
 	if run.Iterations.Completed > 0 {
 		run.IterationLatency = e.coll.iteration

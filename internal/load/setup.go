@@ -8,13 +8,11 @@ import (
 )
 
 // setupParallel is how many workers run their setup steps at once: enough
-// to keep a login endpoint busy, without a herd of hundreds of logins in
-// the same instant (which would measure the login, not prepare the load).
+// to keep a login endpoint busy, not a herd of hundreds.
 const setupParallel = 16
 
-// SetupError is a setup step that failed: the run cannot measure what it
-// was to be set up for. Its text names the stage, the step, the virtual
-// user, the request and what came back, secrets masked.
+// SetupError is a setup step that failed; its text names the stage, the
+// step, the virtual user, the request and the answer, secrets masked.
 type SetupError struct {
 	Stage scenario.Stage
 	VU    int // 1-based ({{vu}} + 1), in SetupVU; 0 in SetupRun
@@ -30,14 +28,11 @@ func (e *SetupError) Error() string {
 	return fmt.Sprintf("%s step %q%s failed: %s", e.Stage, e.Step, who, e.What)
 }
 
-// setup runs the plan's setup steps before the load clock starts, so
-// that none of them is measured: the run's once (on the first worker,
-// which hands the values they saved to every other), then each login's
-// (a closed-model VU's own; in the open model, one per
-// scenario.Plan.SetupIdentity, shared by the workers of that identity),
-// setupParallel at a time. A worker keeps the client (and its connection)
-// its setup used. The first failure is returned; setups not yet started
-// are then not started.
+// setup runs the plan's setup steps before the load clock starts: the
+// run's once, then each login's (a closed-model VU's own; in the open
+// model one per scenario.Plan.SetupIdentity, shared by its workers),
+// setupParallel at a time. The first failure is returned, and stops the
+// setups not yet started.
 func (e *engine) setup(workers []*worker) error {
 	cache := e.opt.Setup
 	run, err := e.setupRun(workers)
@@ -119,9 +114,8 @@ func (e *engine) setupRun(workers []*worker) (scenario.Session, error) {
 }
 
 // loginOf is the login worker w uses, which keys the SetupCache: a
-// closed-model VU's own, else its identity's (Plan.SetupIdentity). Both
-// number a virtual user whose own login is that one, so that an open
-// phase reuses the logins of a closed phase's VUs, and the other way.
+// closed-model VU's own, else its identity's (Plan.SetupIdentity), so
+// that open and closed phases reuse each other's logins.
 func (e *engine) loginOf(w *worker) int {
 	vu := e.opt.FirstVU + w.id
 	if e.opt.Model == Open {
@@ -130,12 +124,10 @@ func (e *engine) loginOf(w *worker) int {
 	return vu
 }
 
-// renew checks a reused session by the first iteration it served: one
-// that failed is taken for a session the service has ended, and the
-// worker logs in again (setup.vu) before its next iteration. A login
-// that fails then ends the run as a failed setup, unless the run was
-// ending anyway (its grace period over): the session then stays
-// unconfirmed, and SetupCache.Confirmed drops it.
+// renew checks a reused session by the first iteration it served: after
+// a failed one the worker logs in again. A login that fails then ends the
+// run, unless it was ending anyway (the session then stays unconfirmed,
+// and SetupCache.Confirmed drops it).
 func (w *worker) renew(out outcome) {
 	if out == aborted {
 		return
@@ -193,40 +185,29 @@ func (w *worker) setupStep(st scenario.Stage, i int) error {
 	return fail(x.Describe(i, failure, err))
 }
 
-// SetupCache keeps what setup steps left across the runs given it (the
-// values they saved and the cookies their responses set): the run's setup
-// (key −1) and each login's (the number of the virtual user it is, see
-// engine.loginOf), so that a login costs once per user and not once per
-// run or phase. The sessions hold while the service
-// keeps them: across the windows of one process and dataset, and across
-// a reset or a restart only where the service's sessions survive it (a
-// signed cookie or token, a session store outside the process). After
-// such a change the caller calls Recheck, and the next run watches each
-// reused session's first iteration (a nil cache keeps nothing).
+// SetupCache keeps what setup steps left (values and cookies) across the
+// runs given it: the run's setup (key −1) and each login's (engine.loginOf),
+// so that a login costs once per user, not once per run or phase. After a
+// reset or restart, which the service's sessions may not survive, the
+// caller calls Recheck (a nil cache keeps nothing).
 type SetupCache struct {
 	mu   sync.Mutex
 	kept map[int]scenario.Session
-	// checking: the sessions are unconfirmed since Recheck; handed holds
-	// those reused since, confirmed those whose first iteration since
-	// then passed (or that are fresh logins).
+	// checking: unconfirmed since Recheck; handed: reused since;
+	// confirmed: whose first iteration since passed (or fresh logins).
 	checking          bool
 	handed, confirmed map[int]bool
-	// renewed and rechecked count the sessions logged in again after
-	// their first iteration failed, and those watched, over the cache's
-	// life; reuse is off once a recheck renewed every session it watched
-	// (the service ends its sessions at every reset or restart).
-	renewed, rechecked int
-	lastRenewed        int
-	lastWatched        int
-	off                bool
+	// renewed and rechecked count over the cache's life; reuse is off
+	// once a recheck renewed every session it watched.
+	renewed, rechecked       int
+	lastRenewed, lastWatched int
+	off                      bool
 }
 
-// Recheck marks the kept sessions as unconfirmed: the service may have
-// ended them since (a dataset reset, a restart of its process). The
-// run's setup runs again (one login); a worker reusing its session
-// watches its first iteration, and logs in again when it fails. Where the
-// last recheck found every session ended, the service keeps none across
-// such a change: the sessions are forgotten and every worker logs in.
+// Recheck marks the kept sessions as unconfirmed: the run's setup runs
+// again, and a worker reusing its session watches its first iteration.
+// Where the last recheck found every session ended, the sessions are
+// forgotten and every worker logs in.
 func (c *SetupCache) Recheck() {
 	if c == nil {
 		return
@@ -245,11 +226,9 @@ func (c *SetupCache) Recheck() {
 	c.lastRenewed, c.lastWatched = 0, 0
 }
 
-// Confirmed ends a recheck: the sessions reused but not confirmed by a
-// passing first iteration (a worker that ran none) are forgotten, so that
-// no unchecked session reaches a measured window. Those not reused since
-// Recheck (another phase's users) stay, to be checked at their next use
-// after the next Recheck.
+// Confirmed ends a recheck: the sessions reused but not confirmed are
+// forgotten, so that none reaches a measured window unchecked; those not
+// reused since (another phase's users) stay, to be checked at next use.
 func (c *SetupCache) Confirmed() {
 	if c == nil {
 		return
@@ -267,9 +246,8 @@ func (c *SetupCache) Confirmed() {
 	c.checking, c.handed, c.confirmed = false, nil, nil
 }
 
-// Renewed returns how many reused sessions were logged in again (their
-// first iteration failed) and how many were watched, over the cache's
-// life.
+// Renewed returns how many reused sessions were logged in again and how
+// many were watched, over the cache's life.
 func (c *SetupCache) Renewed() (renewed, watched int) {
 	if c == nil {
 		return 0, 0
@@ -282,9 +260,6 @@ func (c *SetupCache) Renewed() (renewed, watched int) {
 // reuse reports whether the session of login id, handed to a worker
 // now, awaits its check.
 func (c *SetupCache) reuse(id int) bool {
-	if c == nil {
-		return false
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.checking || c.confirmed[id] {
@@ -310,9 +285,6 @@ func (c *SetupCache) checked(id int, renewed bool) {
 }
 
 func (c *SetupCache) get(id int) (scenario.Session, bool) {
-	if c == nil {
-		return scenario.Session{}, false
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	v, ok := c.kept[id]
@@ -320,9 +292,6 @@ func (c *SetupCache) get(id int) (scenario.Session, bool) {
 }
 
 func (c *SetupCache) put(id int, s scenario.Session) {
-	if c == nil {
-		return
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.kept == nil {

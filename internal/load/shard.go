@@ -3,18 +3,11 @@ package load
 import "fmt"
 
 // Shard is one share of a load that several generators offer one target
-// together (tailgate run --shard I/N): the Index-th, counted from 1, of
-// Count. The zero Shard is the whole load.
-//
-// The shares are cut from the one schedule of the whole load, not made
-// up anew: in the open model shard I starts hits I-1, I-1+N, I-1+2N, … of
-// the whole load's schedule, so the shards together offer exactly the
-// iterations one generator would, at the same times, and each offers
-// rate/N (a ramp included). In the closed model its iterations are
-// numbered the same way. The seq template function returns that number,
-// and an iteration's random values and scenario pick are drawn from the
-// seed and it, so no two shards ever render the same iteration; vu
-// numbers continue from one shard to the next.
+// together (tailgate run --shard I/N): the Index-th, from 1, of Count; the
+// zero Shard is the whole load. Shard I takes iterations I-1, I-1+N, … of
+// the whole load's schedule and numbering ({{seq}}), so the shards
+// together offer exactly what one generator would, and never render the
+// same iteration; vu numbers continue from one shard to the next.
 type Shard struct {
 	Index, Count int
 }
@@ -35,12 +28,9 @@ func (s Shard) Check() error {
 	return nil
 }
 
-// Split returns the options of shard s's share of the load o describes,
-// one load phase's settings: the closed model's VUs and the open model's
-// max_inflight divided as evenly as possible (the first shards get one
-// more; each gets at least one, so N above them is refused), with Part
-// and FirstVU set for the engine. The shares add up to the whole: summed
-// over the shards, rates, VUs and max_inflight are the load's own.
+// Split returns shard s's share of the load phase o: VUs or max_inflight
+// divided as evenly as possible (the first shards get one more; each at
+// least one), with Part and FirstVU set. The shares add up to the whole.
 func (s Shard) Split(o Options) (Options, error) {
 	if err := s.Check(); err != nil {
 		return o, err
@@ -70,13 +60,8 @@ func (s Shard) share(total int, what string) (n, first int, err error) {
 	if total < s.Count {
 		return 0, 0, fmt.Errorf("%s is %d: it cannot be split into %d shards of at least one each", what, total, s.Count)
 	}
-	base, extra := total/s.Count, total%s.Count
-	i := s.Index - 1
-	n = base
-	if i < extra {
-		n++
-	}
-	return n, i*base + min(i, extra), nil
+	base, extra, i := total/s.Count, total%s.Count, s.Index-1
+	return base + btoi(i < extra), i*base + min(i, extra), nil
 }
 
 // seqOf is the number of the k-th iteration this shard runs (k from 0).
@@ -85,4 +70,11 @@ func (s Shard) seqOf(k uint64) uint64 {
 		return k
 	}
 	return uint64(s.Index-1) + k*uint64(s.Count)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

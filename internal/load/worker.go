@@ -22,26 +22,22 @@ const (
 	slotConnection
 )
 
-// worker runs iterations on one goroutine. Its counters are plain fields:
-// only it writes them, and the engine reads them after the worker is done.
+// worker runs iterations on one goroutine; the engine reads its plain
+// counters after it is done.
 type worker struct {
-	e      *engine
-	id     int    // 0-based: the VU (closed model) or the slot (open model)
-	client client // sends the requests; set by begin
-	exec   *scenario.Executor
-	batch  []sample
-	ended  time.Time         // when the last step ended
-	its    result.Iterations // Started, Completed, Succeeded
-	cut    int64             // iterations interrupted at the end of the grace period
-	reqs   []stepCount       // by step ID
-	errs   []errorCount      // by step ID × class slot
-	// recheck: the worker reuses a session of an earlier run that its
-	// first iteration confirms (SetupCache.Recheck). login keys its
-	// session in the SetupCache; leader is the worker whose login it
-	// shares (nil: its own).
-	recheck bool
-	login   int
-	leader  *worker
+	e       *engine
+	id      int    // 0-based: the VU (closed model) or the slot (open model)
+	client  client // sends the requests; set by begin
+	exec    *scenario.Executor
+	batch   []sample
+	ended   time.Time         // when the last step ended
+	its     result.Iterations // Started, Completed, Succeeded
+	cut     int64             // iterations interrupted at the end of the grace period
+	reqs    []stepCount       // by step ID
+	errs    []errorCount      // by step ID × class slot
+	recheck bool              // its first iteration confirms a reused session (SetupCache.Recheck)
+	login   int               // keys its session in the SetupCache
+	leader  *worker           // whose login it shares (nil: its own)
 }
 
 type stepCount struct{ total, failed int64 }
@@ -71,9 +67,8 @@ func newWorker(e *engine, id int) (*worker, error) {
 	}, nil
 }
 
-// begin gives the worker its client under the run's context, unless its
-// setup did already; the returned function releases it when the worker is
-// done.
+// begin gives the worker its client under the run's context (unless its
+// setup did) and returns its release.
 func (w *worker) begin(run context.Context) (end func()) {
 	if w.client == nil {
 		w.client = w.e.transport.client(run)
@@ -81,10 +76,9 @@ func (w *worker) begin(run context.Context) (end func()) {
 	return w.client.close
 }
 
-// iterate runs iteration seq whose latency counts from origin (its
-// scheduled start in the open model) and returns when it ended: when its
-// last step did (one clock reading serves both). An iteration stops at
-// its first failed step: later steps would only repeat the failure.
+// iterate runs iteration seq, its latency counted from origin (the
+// scheduled start in the open model), and returns when its last step
+// ended; it stops at its first failed step.
 func (w *worker) iterate(seq uint64, origin time.Time, measured bool) (ended time.Time) {
 	w.e.live.enter()
 	defer w.e.live.inflight.Add(-1)
@@ -149,9 +143,8 @@ func (w *worker) step(i int, measured bool) outcome {
 	return w.tally(id, took, fail, err, expired)
 }
 
-// tally counts one measured request and its failure, if any. expired
-// says the request's time ran out: whatever error the client made of
-// the cancellation, the request timed out.
+// tally counts one measured request and its failure, if any; expired: the
+// request timed out, whatever error the client made of it.
 func (w *worker) tally(id int, took time.Duration, fail *scenario.Failure, err error, expired bool) outcome {
 	w.reqs[id].total++
 	w.record(kindRequest, id, took)

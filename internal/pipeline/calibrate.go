@@ -77,7 +77,7 @@ func Calibrate(ctx context.Context, env Env, o CalibrateOptions) (report.Calibra
 	return report.Calibration{
 		Name: cfg.Name, Path: o.Path, Jobs: len(bl.Calibration.Jobs), Noise: bl.Calibration.Noise,
 		Runs: cfg.Load.Runs, Samples: min(len(bl.Samples), bl.Window), BaselineJobs: bl.Jobs(),
-		Alpha: alpha, Gated: cfg.GatedMetrics(gate.DefaultMetrics()), SetByLoad: setByLoad, Warnings: warnings,
+		Alpha: alpha, Gated: gateOf(cfg).Metrics, SetByLoad: setByLoad, Warnings: warnings,
 	}, nil
 }
 

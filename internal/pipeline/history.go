@@ -49,7 +49,8 @@ func History(o HistoryOptions) (report.HistoryInput, error) {
 	links, spans := gate.SplitChain(chainLinks(h))
 	p := gate.HistoryPolicy{Seed: o.Seed}
 	if o.Config != nil {
-		p.Alpha, p.Metrics, p.MinEffect = o.Config.Gate.Alpha, o.Config.GatedMetrics(gate.DefaultMetrics()), o.Config.Gate.MinEffect
+		g := gateOf(o.Config)
+		p.Alpha, p.Metrics, p.MinEffect = g.Alpha, g.Metrics, g.MinEffect
 	}
 	v, err := gate.AnalyzeHistory(jobs, p)
 	if err != nil {

@@ -181,12 +181,7 @@ func policyFor(cfg *config.Config, pol *Policy, bl *baseline.File) gate.Policy {
 		p.Context.RemoteTarget = cfg.RemoteTarget()
 	}
 	if g, ok := pol.gate(cfg); ok {
-		p.Alpha, p.Metrics = g.Alpha, g.Metrics
-		if len(p.Metrics) == 0 && cfg != nil { // a Policy's gate has its metrics filled
-			p.Metrics = cfg.GatedMetrics(gate.DefaultMetrics())
-		}
-		p.Floors = g.Floors
-		p.MinEffect = g.MinEffect
+		p.Alpha, p.Metrics, p.Floors, p.MinEffect = g.Alpha, g.Metrics, g.Floors, g.MinEffect
 	}
 	if bl != nil {
 		p.BaselineJobs = bl.Jobs()

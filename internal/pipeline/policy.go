@@ -88,9 +88,21 @@ func (p *Policy) gate(cfg *config.Config) (config.Gate, bool) {
 	case p != nil:
 		return p.Gate, true
 	case cfg != nil:
-		return cfg.Gate, true
+		return gateOf(cfg), true
 	}
 	return config.Gate{}, false
+}
+
+// gateOf is cfg's gate section with its metrics filled: the one place
+// that owns the default (gate.metrics as given, else gate's defaults and
+// the targets' own); none without a config.
+func gateOf(cfg *config.Config) config.Gate {
+	if cfg == nil {
+		return config.Gate{}
+	}
+	g := cfg.Gate
+	g.Metrics = cfg.GatedMetrics(gate.DefaultMetrics())
+	return g
 }
 
 // Budget is the part of the ab section that is the gate's policy: the
@@ -205,9 +217,8 @@ func trustedPolicy(head *config.Config, base BaseFile, whole bool) *Policy {
 		return ownPolicy(head, t.OwnReason(err))
 	}
 	budget := budgetOf(trusted)
-	p := &Policy{Gate: trusted.Gate, Budget: &budget, Runs: trusted.Load.Runs, PassEnv: slices.Clone(trusted.PassEnv), limitsEnv: true, where: t.Where}
+	p := &Policy{Gate: gateOf(trusted), Budget: &budget, Runs: trusted.Load.Runs, PassEnv: slices.Clone(trusted.PassEnv), limitsEnv: true, where: t.Where}
 	t.Changed = append(fieldChanges("gate", trusted.Gate, head.Gate), fieldChanges("ab", budget, budgetOf(head))...)
-	p.Gate.Metrics = trusted.GatedMetrics(gate.DefaultMetrics())
 	if head.Load.Runs != trusted.Load.Runs {
 		t.Changed = append(t.Changed, "load.runs")
 	}
@@ -327,9 +338,7 @@ func definitionChanges(a, b *config.Config) []string {
 }
 
 func ownPolicy(head *config.Config, why string) *Policy {
-	p := &Policy{Gate: head.Gate, Notes: []string{"The " + why + "."}, Warning: why}
-	p.Gate.Metrics = head.GatedMetrics(gate.DefaultMetrics())
-	return p
+	return &Policy{Gate: gateOf(head), Notes: []string{"The " + why + "."}, Warning: why}
 }
 
 // fieldChanges lists the keys of a config section (a struct with yaml

@@ -86,14 +86,6 @@ func Record(ctx context.Context, env Env, o RecordOptions) (Recorded, error) {
 	return Recorded{Head: head, Baseline: bl, History: hist, HistoryPath: historyPath}, nil
 }
 
-// gateOf is cfg's gate section; none without a config.
-func gateOf(cfg *config.Config) config.Gate {
-	if cfg == nil {
-		return config.Gate{}
-	}
-	return cfg.Gate
-}
-
 // readHistory reads the history at path, empty when there is none yet; an
 // unreadable one is a runtime failure that leaves the file as it is.
 func readHistory(path string) (*baseline.History, error) {

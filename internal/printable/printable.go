@@ -12,12 +12,9 @@ import (
 	"unicode/utf8"
 )
 
-// Bad returns the first character of s a name may not hold and its
-// position in characters (0-based); ok is false when there is none. Not
-// allowed: control characters (line breaks and tabs among them), format
-// characters (bidirectional controls, zero-width spaces and joiners, the
-// byte-order mark), the line and paragraph separators, and bytes that are
-// not UTF-8.
+// Bad returns the first character of s a name may not hold (a control or
+// format character, a line or paragraph separator, a byte that is not
+// UTF-8) and its position in characters (0-based); ok is false for none.
 func Bad(s string) (r rune, pos int, ok bool) {
 	for s != "" {
 		c, size := utf8.DecodeRuneInString(s)
@@ -61,9 +58,7 @@ func isBidi(r rune) bool {
 }
 
 // MaxName is the most characters a name may have (a benchmark, scenario,
-// step or phase): a 70 KB step name would fill the log and the comment.
-// A step of a phase is shown as "step phase", within the reports' bound
-// of 2·MaxName.
+// step or phase); a step of a phase, "step phase", is within 2·MaxName.
 const MaxName = 100
 
 // Long returns an error when s has more than max characters, or nil.
@@ -74,9 +69,8 @@ func Long(s string, max int) error {
 	return nil
 }
 
-// Clip is s cut to at most max characters, its end marked "…" when cut:
-// for names tailgate did not define (a load tool's result file) and
-// cannot refuse.
+// Clip is s cut to at most max characters, "…" marking the cut: for names
+// tailgate cannot refuse (a load tool's result file).
 func Clip(s string, max int) string {
 	if utf8.RuneCountInString(s) <= max {
 		return s

@@ -16,11 +16,8 @@ const MaxAnnotations = 10
 
 // JobSummary annotates the step (an ::error per regressed metric, a
 // ::warning per verdict warning) and appends the Markdown report to the job
-// summary. None of it can fail the step: a summary that cannot be written
-// is one warning.
+// summary; a summary that cannot be written is a warning.
 type JobSummary struct{ Runtime *ci.Runtime }
-
-var _ Publisher = JobSummary{}
 
 func (s JobSummary) Publish(_ context.Context, in report.Input) error {
 	v := in.Verdict
@@ -39,17 +36,14 @@ func (s JobSummary) Publish(_ context.Context, in report.Input) error {
 	return nil
 }
 
-// Outputs sets the step's outputs: the verdict, the number of regressions,
-// the paths of report.json, of the HTML report and of the target logs,
-// and the sticky comment's URL (when Comment posted one). It fails the
-// step only when it cannot write them in a step.
+// Outputs sets the step's outputs (the verdict, the regressions, the
+// reports' and target logs' paths, the comment's URL); it fails only when
+// it cannot write them in a step.
 type Outputs struct {
 	Runtime              *ci.Runtime
 	ReportPath, HTMLPath string
 	Comment              *StickyComment // nil when no comment is posted
 }
-
-var _ Publisher = Outputs{}
 
 func (o Outputs) Publish(_ context.Context, in report.Input) error {
 	out := ci.Outputs{Verdict: string(in.Verdict.Outcome), Regressions: len(in.Verdict.Regressions),
@@ -63,10 +57,8 @@ func (o Outputs) Publish(_ context.Context, in report.Input) error {
 	return nil
 }
 
-// Failure tells the step that tailgate could not judge: one error
-// annotation, a job summary that says why, and verdict=error, so that a
-// broken environment is never mistaken for a pass or a regression. code is
-// the exit code the step ends with.
+// Failure tells the step that tailgate could not judge (exit code): an
+// error annotation, a job summary that says why, and verdict=error.
 func Failure(rt *ci.Runtime, name string, code int, err error) {
 	rt.Errorf("tailgate could not judge", "%v", err)
 	if _, serr := rt.AddStepSummary(report.NoVerdictMarkdown(name, code, err)); serr != nil && !errors.Is(serr, ci.ErrNotInStep) {

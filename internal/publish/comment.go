@@ -15,20 +15,13 @@ type StickyComment struct {
 	Commenter   gh.Commenter
 	Owner, Repo string
 	PR          int
-	// OnlyRegressions posts a new comment only for a regression; an
-	// existing comment is still updated, so that it shows the fix.
+	// OnlyRegressions posts a new comment only for a regression (an
+	// existing one is still updated, to show the fix).
 	OnlyRegressions bool
-	// Skip, when set, is why no comment may be posted (a fork PR's
-	// read-only token, no usable client): it is said once, as a warning.
-	Skip string
-	// Warn receives a failure to comment as a warning; without it (when
-	// commenting is the job's whole purpose) the failure is returned.
-	Warn *ci.Runtime
-	// URL is the comment's address once posted.
-	URL string
+	Skip            string      // why no comment may be posted, said once as a warning
+	Warn            *ci.Runtime // nil: a failure to comment is returned, not warned
+	URL             string      // the comment's address once posted
 }
-
-var _ Publisher = (*StickyComment)(nil)
 
 func (c *StickyComment) Publish(ctx context.Context, in report.Input) error {
 	if c.Skip != "" {

@@ -34,8 +34,6 @@ func All(ctx context.Context, in report.Input, pubs ...Publisher) error {
 // Terminal writes the text report.
 type Terminal struct{ W io.Writer }
 
-var _ Publisher = Terminal{}
-
 func (t Terminal) Publish(_ context.Context, in report.Input) error { return report.WriteText(t.W, in) }
 
 // Files writes report.json and the Markdown report (PR comment, job
@@ -43,8 +41,6 @@ func (t Terminal) Publish(_ context.Context, in report.Input) error { return rep
 type Files struct {
 	JSON, Markdown string
 }
-
-var _ Publisher = Files{}
 
 func (f Files) Publish(_ context.Context, in report.Input) error {
 	if f.JSON != "" {
@@ -61,8 +57,6 @@ func (f Files) Publish(_ context.Context, in report.Input) error {
 // HTML writes the self-contained HTML report (report.WriteHTML) atomically;
 // an empty path writes nothing.
 type HTML struct{ Path string }
-
-var _ Publisher = HTML{}
 
 func (h HTML) Publish(_ context.Context, in report.Input) error {
 	if h.Path == "" {

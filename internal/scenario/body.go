@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -12,25 +13,19 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/config"
 )
 
-// body is a step's compiled request body. A JSON body is marshalled once:
-// templated string leaves are replaced by placeholders whose marshalled
-// form splits the document into constant segments, so a request only
-// renders the leaves and writes them, JSON-escaped, between the segments.
-// A form is split the same way, its templated values URL-encoded.
+// body is a step's compiled request body. A JSON body or a form is
+// encoded once, its templated values split out as leaves between constant
+// segments: a request only renders the leaves and writes them, escaped,
+// between the segments.
 type body struct {
-	raw      *text    // Request.Body
-	segments [][]byte // JSON or form: len(leaves)+1 constant parts
-	leaves   []*text  // JSON or form: templated values, in document order
-	// escape writes a rendered leaf; contentType is the body's type.
-	// Both are unset for a raw body.
-	escape      func(dst []byte, s string) []byte
+	raw         *text                             // Request.Body
+	segments    [][]byte                          // JSON or form: len(leaves)+1 constant parts
+	leaves      []*text                           // JSON or form: templated values, in document order
+	escape      func(dst []byte, s string) []byte // unset for a raw body, as contentType
 	contentType string
 }
 
 func compileBody(where func(string) string, r *config.Request, sc *scope) (body, error) {
-	if r.JSON != nil && r.Body != "" || r.Form != nil && (r.JSON != nil || r.Body != "") {
-		return body{}, fmt.Errorf("%s: more than one of json, body and form is set; use one", where("body"))
-	}
 	if r.Form != nil {
 		return compileForm(where, r.Form, sc)
 	}
@@ -41,7 +36,6 @@ func compileBody(where func(string) string, r *config.Request, sc *scope) (body,
 		t, err := compileText(where("body"), r.Body, sc)
 		return body{raw: t}, err
 	}
-	b := body{escape: appendJSONString, contentType: "application/json"}
 	var leaves []*text
 	tree, err := placehold(r.JSON, "", func(path, s string) (string, error) {
 		t, err := compileText(where("json "+path), s, sc)
@@ -58,19 +52,15 @@ func compileBody(where func(string) string, r *config.Request, sc *scope) (body,
 	if err != nil {
 		return body{}, fmt.Errorf("%s: cannot be sent as JSON: %w", where("json"), err)
 	}
-	b.leaves = leaves
 	// json.Marshal sorts map keys, so leaves may appear in another order
 	// than they were found: split by each placeholder's position.
-	rest := doc
-	order := make([]*text, 0, len(leaves))
-	for len(order) < len(leaves) {
+	b, rest := body{escape: appendJSONString, contentType: "application/json"}, doc
+	for len(b.leaves) < len(leaves) {
 		at, idx := firstPlaceholder(rest, len(leaves))
-		b.segments = append(b.segments, rest[:at])
-		order = append(order, leaves[idx])
+		b.segments, b.leaves = append(b.segments, rest[:at]), append(b.leaves, leaves[idx])
 		rest = rest[at+len(quotedPlaceholder(idx)):]
 	}
 	b.segments = append(b.segments, rest)
-	b.leaves = order
 	return b, nil
 }
 
@@ -119,16 +109,6 @@ func placehold(v any, path string, leaf func(path, s string) (string, error)) (a
 			out[k] = c
 		}
 		return out, nil
-	case map[any]any:
-		m := make(map[string]any, len(v))
-		for k, c := range v {
-			ks, ok := k.(string)
-			if !ok {
-				return nil, fmt.Errorf("json %s: key %v is not a string; JSON object keys must be strings", jsonPath(path), k)
-			}
-			m[ks] = c
-		}
-		return placehold(m, path, leaf)
 	case []any:
 		out := make([]any, len(v))
 		for i, c := range v {
@@ -151,12 +131,7 @@ func join(path, k string) string {
 	return path + "." + k
 }
 
-func jsonPath(p string) string {
-	if p == "" {
-		return "(root)"
-	}
-	return p
-}
+func jsonPath(p string) string { return cmp.Or(p, "(root)") }
 
 // placeholder is a string no YAML author writes: NUL bytes marshal to \u0000.
 func placeholder(i int) string { return fmt.Sprintf("\x00tailgate-leaf-%d\x00", i) }

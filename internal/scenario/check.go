@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,21 +13,18 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/jsonmatch"
 )
 
-// FailureKind says which check a response failed.
+// FailureKind says which check a response failed: its status, or any
+// other (an expected value, a saved value missing, a body too large to
+// check, a request that could not be rendered).
 type FailureKind int
 
-// Failure kinds.
 const (
-	// StatusMismatch: the status was not the step's status (default any 2xx).
 	StatusMismatch FailureKind = iota + 1
-	// ExpectationFailed: an expected JSON value differed, a saved path was
-	// missing, the body was too large to check, or the request could not
-	// be rendered.
 	ExpectationFailed
 )
 
-// Failure describes a response that failed its step's checks. The message
-// is built only when asked for, so counting failures under load stays cheap.
+// Failure describes a response that failed its step's checks; the message
+// is built only when asked for (counting stays cheap).
 type Failure struct {
 	Kind    FailureKind
 	Status  int
@@ -45,9 +43,7 @@ func (f *Failure) Message() string {
 		line = line[:i]
 	}
 	line = strings.TrimSpace(line)
-	if line == "" {
-		line = http.StatusText(f.Status)
-	}
+	line = cmp.Or(line, http.StatusText(f.Status))
 	return strings.TrimSpace(fmt.Sprintf("%d %s", f.Status, line))
 }
 
@@ -55,24 +51,16 @@ func (f *Failure) Message() string {
 // received it.
 type Response struct {
 	Status int
-	// Body is the response body: a stream, or a reader over a body the
-	// client has read already. Check reads what the checks need and drains
-	// the rest.
-	Body io.Reader
-	// Header reads the header fields; nil: the client shows none (no
-	// cookie is kept and no header can be saved).
-	Header ResponseHeader
+	Body   io.Reader      // Check reads what the checks need and drains the rest
+	Header ResponseHeader // nil: the client shows none
 }
 
 // ResponseHeader is what the checks read of a response's header fields,
-// in whichever form the client holds them. What it returns is valid until
-// the client sends the next request.
+// whichever form the client holds them in, valid until the next request:
+// the first field named name (in any case), and each Set-Cookie value in
+// the order received.
 type ResponseHeader interface {
-	// Get returns the value of the first field named name (in any case),
-	// and whether there is one.
 	Get(name string) (string, bool)
-	// SetCookies appends the value of each Set-Cookie field to dst, in
-	// the order received.
 	SetCookies(dst []string) []string
 }
 
@@ -91,11 +79,10 @@ func (h NetHTTPHeader) Get(name string) (string, bool) {
 // SetCookies appends the Set-Cookie fields' values.
 func (h NetHTTPHeader) SetCookies(dst []string) []string { return append(dst, h["Set-Cookie"]...) }
 
-// Check checks the response of step i, reads what the checks need and
-// drains the rest of the body (so the connection can be reused), and saves
-// values for later steps. A non-nil *Failure (valid until the next Check)
-// means the response failed a check; a non-nil error means reading the body
-// failed. The caller closes the body.
+// Check checks the response of step i, drains its body (for the
+// connection's reuse) and saves values for later steps. A *Failure (valid
+// until the next Check) is a failed check; an error, a failed read. The
+// caller closes the body.
 func (x *Executor) Check(i int, resp Response) (*Failure, error) {
 	st := &x.cur[i]
 	x.takeCookies(resp.Header)
@@ -132,9 +119,8 @@ func (x *Executor) Check(i int, resp Response) (*Failure, error) {
 	return x.save(st, resp, body), nil
 }
 
-// save saves the step's values from the response: body is its body,
-// read when a value is saved from it. A value the response lacks fails
-// the step, as a failed expectation.
+// save saves the step's values from the response (body, when read); a
+// value the response lacks fails the step.
 func (x *Executor) save(st *boundStep, resp Response, body []byte) *Failure {
 	for _, s := range st.save {
 		var v string
@@ -167,9 +153,8 @@ func (x *Executor) save(st *boundStep, resp Response, body []byte) *Failure {
 	return nil
 }
 
-// find applies the rule's regex to v, or to body when the rule reads the
-// body (without copying it): the text of its capturing group, or of the
-// whole match where it has none.
+// find applies the rule's regex to v, or to body for a body rule: the
+// text of its group, or of the whole match without one.
 func (s saveRule) find(v string, body []byte) (string, bool) {
 	var loc []int
 	if s.from == config.SaveBody {
@@ -196,8 +181,8 @@ func (s saveRule) noMatch(step, v string, body []byte) error {
 	return fmt.Errorf("step %q save %s: regex %q matches nothing in %s", step, s.name, s.re, on)
 }
 
-// matchHeaders checks the step's header expectations: a field the
-// response lacks, or whose first value the regex does not match, fails.
+// matchHeaders checks the step's header expectations on each field's
+// first value.
 func matchHeaders(st *boundStep, h ResponseHeader) error {
 	for _, e := range st.expectHdr {
 		v, ok := "", false
@@ -214,9 +199,8 @@ func matchHeaders(st *boundStep, h ResponseHeader) error {
 	return nil
 }
 
-// takeCookies reads the response's Set-Cookie fields, for the jar and
-// for the cookies a step saves: every response's, whatever its status, as
-// a browser keeps the cookie of a login answered by a redirect.
+// takeCookies reads every response's Set-Cookie fields, whatever its
+// status (a login answered by a redirect), for the jar and for save.
 func (x *Executor) takeCookies(h ResponseHeader) {
 	x.setCookies = x.setCookies[:0]
 	if h == nil {
@@ -232,8 +216,7 @@ func (x *Executor) takeCookies(h ResponseHeader) {
 	}
 }
 
-// cookieSet returns the value of the last cookie named name among
-// Set-Cookie fields, and whether one sets it.
+// cookieSet returns the value the last Set-Cookie of name sets, if any.
 func cookieSet(lines []string, name string) (string, bool) {
 	v, ok := "", false
 	for _, line := range lines {
@@ -244,10 +227,9 @@ func cookieSet(lines []string, name string) (string, bool) {
 	return v, ok
 }
 
-// matchTemplated checks the expected values that are templates, such as
-// {"id": "{{.id}}"}: rendered with this iteration's values, each must
-// equal the response's value as save would read it (a string as it is,
-// anything else as its JSON text), so that a saved number matches too.
+// matchTemplated checks the expected values that are templates: each,
+// rendered, must equal the response's value as save reads it, so that a
+// saved number matches too.
 func (x *Executor) matchTemplated(st *boundStep, body []byte) error {
 	for i := range st.expectT {
 		e := &st.expectT[i]
@@ -262,18 +244,11 @@ func (x *Executor) matchTemplated(st *boundStep, body []byte) error {
 }
 
 // RequestFailed returns a Failure for a request that could not be built.
-func (x *Executor) RequestFailed(err error) *Failure { return x.expectFailed(err) }
+func (x *Executor) RequestFailed(err error) *Failure { return x.expectFailedAt(0, err) }
 
-func (x *Executor) expectFailed(err error) *Failure {
-	x.fail = Failure{Kind: ExpectationFailed, err: err}
-	return &x.fail
-}
-
-// expectFailedAt is expectFailed for a response with its status.
 func (x *Executor) expectFailedAt(status int, err error) *Failure {
-	f := x.expectFailed(err)
-	f.Status = status
-	return f
+	x.fail = Failure{Kind: ExpectationFailed, Status: status, err: err}
+	return &x.fail
 }
 
 // readBody reads up to MaxBodyBytes+1 bytes into the reusable buffer.

@@ -19,36 +19,26 @@ import (
 // reusable buffers. It sends nothing itself (the caller's HTTP client does)
 // and is not safe for concurrent use.
 type Executor struct {
-	plan      *Plan
-	state     *iterState
-	vars      map[string]string
-	scenarios [][]boundStep
-	cur       []boundStep
-	req       Request      // the last rendered request
-	hdrs      []Header     // req.Header when a header is templated
-	url       []byte       // req.URL when the path is templated
-	buf       bytes.Buffer // rendered template text
-	resp      bytes.Buffer // response body, when a check needs it
-	limit     io.LimitedReader
-	fail      Failure
-	// kept holds the values setup steps saved, which every iteration
-	// starts with; setup the bound setup steps of each stage.
-	kept  map[string]string
-	setup [stages][]boundStep
-	// masker hides the plan's secrets and the long values setup saved in
-	// messages; feedErr is set when the feed has no row for the current
-	// iteration.
-	masker  *strings.Replacer
-	feedErr error
-	// jar holds this virtual user's cookies (nil: load.cookies is off);
-	// keptJar the cookies setup left, which every iteration starts with.
-	// origin is the length of the base URL's scheme and host, where a
-	// request URL's path starts; setCookies the Set-Cookie fields of the
-	// last response.
-	jar        *jar
-	keptJar    []cookie
-	origin     int
-	setCookies []string
+	plan       *Plan
+	state      *iterState
+	vars       map[string]string
+	scenarios  [][]boundStep
+	cur        []boundStep
+	req        Request      // the last rendered request
+	hdrs       []Header     // req.Header when a header is templated
+	url        []byte       // req.URL when the path is templated
+	buf        bytes.Buffer // rendered template text
+	resp       bytes.Buffer // response body, when a check needs it
+	limit      io.LimitedReader
+	fail       Failure
+	kept       map[string]string // what setup saved, which every iteration starts with
+	setup      [stages][]boundStep
+	masker     *strings.Replacer // the plan's secrets and the long values setup saved
+	feedErr    error             // the feed has no row for the current iteration
+	jar        *jar              // nil: load.cookies is off
+	keptJar    []cookie          // the cookies setup left
+	origin     int               // the length of the base URL's scheme and host
+	setCookies []string          // the Set-Cookie fields of the last response
 }
 
 // boundStep is a compiled step bound to one Executor's template functions,
@@ -56,16 +46,17 @@ type Executor struct {
 type boundStep struct {
 	*compiledStep
 	prefix    string // base URL without trailing slash
-	path      boundText
-	headers   []boundHeader
+	path      *text
+	headers   []header
 	templHdrs bool
 	static    []Header    // the constant headers, Content-Type of a JSON or form body included
 	staticNet http.Header // static in net/http's form, when no header is templated
 	fixed     *fixedTarget
-	raw       boundText
-	leaves    []boundText
+	raw       *text
+	leaves    []*text
 	constBody []byte // the body when nothing in it is templated
-	expectT   []boundExpect
+	bodyCap   int    // the largest rendered body yet, which sizes the next
+	expectT   []expectTemplate
 	needBody  bool
 	ownCookie bool // the step sets its own Cookie header: the jar adds none
 }
@@ -75,16 +66,6 @@ type boundStep struct {
 type fixedTarget struct {
 	url  string
 	http *http.Request
-}
-
-type boundExpect struct {
-	path  string
-	value boundText
-}
-
-type boundHeader struct {
-	name  string
-	value boundText
 }
 
 // NewExecutor returns an Executor for requests to baseURL (scheme, host and
@@ -124,10 +105,9 @@ func (p *Plan) NewExecutor(baseURL string, vu int) (*Executor, error) {
 	return x, nil
 }
 
-func bindSteps(sc *compiledScenario, prefix string, funcs template.FuncMap) ([]boundStep, error) {
-	steps := make([]boundStep, len(sc.steps))
+func bindSteps(sc *compiledScenario, prefix string, funcs template.FuncMap) (steps []boundStep, err error) {
+	steps = make([]boundStep, len(sc.steps))
 	for i, st := range sc.steps {
-		var err error
 		if steps[i], err = bindStep(st, prefix, funcs); err != nil {
 			return nil, err
 		}
@@ -139,10 +119,10 @@ func bindStep(st *compiledStep, prefix string, funcs template.FuncMap) (boundSte
 	b := boundStep{compiledStep: st, prefix: prefix, path: st.path.bind(funcs)}
 	b.needBody = len(st.expect) > 0 || len(st.expectT) > 0 || slices.ContainsFunc(st.save, saveRule.fromBody)
 	for _, x := range st.expectT {
-		b.expectT = append(b.expectT, boundExpect{path: x.path, value: x.value.bind(funcs)})
+		b.expectT = append(b.expectT, expectTemplate{path: x.path, value: x.value.bind(funcs)})
 	}
 	for _, h := range st.headers {
-		bh := boundHeader{name: h.name, value: h.value.bind(funcs)}
+		bh := header{name: h.name, value: h.value.bind(funcs)}
 		if bh.value.templated() {
 			b.templHdrs = true
 		} else {
@@ -157,8 +137,9 @@ func bindStep(st *compiledStep, prefix string, funcs template.FuncMap) (boundSte
 	if st.body.raw != nil {
 		b.raw = st.body.raw.bind(funcs)
 	}
-	for _, l := range st.body.leaves {
+	for i, l := range st.body.leaves {
 		b.leaves = append(b.leaves, l.bind(funcs))
+		b.bodyCap += len(st.body.segments[i]) + 16
 	}
 	switch {
 	case st.body.escape != nil && len(b.leaves) == 0:
@@ -170,31 +151,18 @@ func bindStep(st *compiledStep, prefix string, funcs template.FuncMap) (boundSte
 		b.staticNet = httpHeader(b.static)
 	}
 	if !b.path.templated() && !b.templHdrs {
-		fixed, err := newFixedTarget(st.method, prefix+st.path.static, b.staticNet)
+		req, err := http.NewRequest(st.method, prefix+st.path.static, nil)
 		if err != nil {
 			return b, fmt.Errorf("step %q: %w", st.name, err)
 		}
-		b.fixed = fixed
+		req.Header = b.staticNet
+		b.fixed = &fixedTarget{url: req.URL.String(), http: req}
 	}
 	return b, nil
 }
 
-func newFixedTarget(method, rawURL string, header http.Header) (*fixedTarget, error) {
-	req, err := http.NewRequest(method, rawURL, nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header = header
-	return &fixedTarget{url: req.URL.String(), http: req}, nil
-}
-
 func (b *boundStep) hasHeader(name string) bool {
-	for _, h := range b.headers {
-		if h.name == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(b.headers, func(h header) bool { return h.name == name })
 }
 
 // Begin starts iteration seq: it picks the scenario, forgets the values
@@ -216,9 +184,7 @@ func (x *Executor) Err() error { return x.feedErr }
 // and cookies setup left: none of the previous iteration's.
 func (x *Executor) startWithKept() {
 	clear(x.vars)
-	for k, v := range x.kept {
-		x.vars[k] = v
-	}
+	maps.Copy(x.vars, x.kept)
 	if x.jar != nil {
 		x.jar.reset(x.keptJar)
 	}
@@ -241,9 +207,8 @@ func (x *Executor) BeginSetup(st Stage) {
 // iteration's.
 func setupStream(st Stage) uint64 { return 1<<63 + uint64(st) }
 
-// EndSetup keeps the values the setup steps saved and the cookies its
-// responses set: every later setup step and iteration of this Executor
-// starts with them.
+// EndSetup keeps the values and cookies the setup steps left for every
+// later setup step and iteration of this Executor.
 func (x *Executor) EndSetup() {
 	s := Session{values: x.vars}
 	if x.jar != nil {
@@ -267,11 +232,9 @@ func (x *Executor) Kept() Session {
 	return Session{values: maps.Clone(x.kept), cookies: slices.Clone(x.keptJar)}
 }
 
-// Keep adds a session to what every iteration starts with: another
-// Executor's, after the run's setup, or this one's from an earlier run.
-// A cookie replaces the kept one of its name and path. Long values and
-// cookies are masked in messages from then on, as secrets are: a setup
-// step mostly saves a token, and a session cookie is one.
+// Keep adds a session (another Executor's, or one of an earlier run) to
+// what every iteration starts with; long values and cookies (tokens,
+// sessions) are masked in messages from then on.
 func (x *Executor) Keep(s Session) {
 	long := false
 	for k, v := range s.values {
@@ -290,7 +253,7 @@ func (x *Executor) Keep(s Session) {
 		return
 	}
 	secrets := slices.Collect(maps.Values(x.plan.env))
-	for _, v := range x.kept {
+	for _, v := range slices.Collect(maps.Values(x.kept)) {
 		if len(v) >= minKeptSecret {
 			secrets = append(secrets, v)
 		}

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -15,12 +16,10 @@ import (
 // Stage names a group of setup steps.
 type Stage int
 
-// Setup stages, in the order they run.
+// Setup stages, in the order they run: once per run, then once per
+// virtual user (or open-model worker) before its first iteration.
 const (
-	// SetupRun runs once per run, before any virtual user's setup.
 	SetupRun Stage = iota
-	// SetupVU runs once per virtual user (closed model) or worker (open
-	// model), before its first iteration.
 	SetupVU
 	stages
 )
@@ -101,7 +100,7 @@ func newFeedRows(f *config.Feed) *feedRows {
 }
 
 // row is row n of the feed, or an error when at_end: fail and the rows
-// have run out; what names the taker ("virtual user 12", "iteration 40").
+// have run out; what names the taker ("iteration 40").
 func (f *feedRows) row(n uint64, what string) ([]string, error) {
 	if f.fail && n >= uint64(len(f.rows)) {
 		return nil, fmt.Errorf("feed %s ran out of rows: it has %d and %s needs row %d (at_end: fail); add rows or use at_end: wrap", f.file, len(f.rows), what, n+1)
@@ -130,9 +129,8 @@ func (p *Plan) compileSetup(s *config.Setup, refs *envRefs) (map[string]bool, er
 	return saved, nil
 }
 
-// checkInputs checks the template's calls of env and feed: each takes
-// one quoted name, which must be set (env) or a column of the feed, and
-// the feed must have a row where the template runs.
+// checkInputs checks the template's calls of env and feed: one quoted
+// name, set (env) or a column of a feed that has a row where it runs.
 func (sc *scope) checkInputs(root parse.Node) error {
 	var err error
 	walk(root, func(n parse.Node) {
@@ -168,11 +166,10 @@ func quotedName(cmd *parse.CommandNode, i int) (string, bool) {
 	if i != 0 || len(cmd.Args) != 2 {
 		return "", false
 	}
-	s, ok := cmd.Args[1].(*parse.StringNode)
-	if !ok {
-		return "", false
+	if s, ok := cmd.Args[1].(*parse.StringNode); ok {
+		return s.Text, true
 	}
-	return s.Text, true
+	return "", false
 }
 
 func (sc *scope) checkFeed(column string) error {
@@ -190,16 +187,16 @@ func (sc *scope) checkFeed(column string) error {
 	return nil
 }
 
-// mask is the text written in place of a secret.
-const mask = "***"
+// mask is written in place of a secret; minKeptSecret is the length from
+// which a value setup saved is masked too (tokens are long, ids short).
+const (
+	mask          = "***"
+	minKeptSecret = 8
+)
 
-// minKeptSecret is the length from which a value saved by a setup step
-// is masked too: tokens are long, ids and names mostly short.
-const minKeptSecret = 8
-
-// maskForms returns the ways the values may appear in a message: as they
-// are, escaped in JSON or Go strings, and escaped in URLs. Longest first,
-// so that a value inside another is not masked half.
+// maskForms returns the ways the values may appear in a message (as they
+// are, escaped in JSON, Go strings or URLs), longest first so that a value
+// inside another is not masked half.
 func maskForms(values []string) []string {
 	var out []string
 	for _, v := range values {
@@ -209,12 +206,7 @@ func maskForms(values []string) []string {
 		j, _ := json.Marshal(v)
 		out = append(out, v, string(j[1:len(j)-1]), strings.Trim(strconv.Quote(v), `"`), url.QueryEscape(v), url.PathEscape(v))
 	}
-	slices.SortFunc(out, func(a, b string) int {
-		if len(a) != len(b) {
-			return len(b) - len(a)
-		}
-		return strings.Compare(a, b)
-	})
+	slices.SortFunc(out, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
 	return slices.Compact(out)
 }
 

@@ -9,22 +9,16 @@ import (
 	"time"
 )
 
-// jar holds one virtual user's cookies, as a browser holds a site's: it
-// keeps what Set-Cookie fields say and sends back, in a Cookie header,
-// the cookies whose path covers a request's (RFC 6265 §5.3–5.4). A plan
-// loads one host, so the jar holds that host's cookies only: one whose
-// Domain attribute names another host is refused, as a browser refuses
-// it. A loopback host counts as secure, as browsers treat localhost, so
-// that a service that marks its session cookie Secure (behind a TLS proxy
-// in production) is loaded over plain HTTP on 127.0.0.1 as it is used.
-// It is not safe for concurrent use: each Executor has its own.
+// jar holds one virtual user's cookies of the one host a plan loads, as a
+// browser does (RFC 6265 §5.3–5.4): a cookie for another domain is
+// refused, and a loopback host counts as secure, as browsers treat
+// localhost (a Secure session cookie works over plain HTTP on 127.0.0.1).
+// Each Executor has its own.
 type jar struct {
-	host    string // lower case, without port
-	secure  bool   // Secure cookies may be sent
-	cookies []cookie
-	// gen counts changes; the Cookie header last built is reused while
-	// neither it nor the request's path changes and no cookie expired.
-	gen       uint64
+	host      string // lower case, without port
+	secure    bool   // Secure cookies may be sent
+	cookies   []cookie
+	gen       uint64 // counts changes: hdr is reused while gen, the path and the expiries allow
 	built     uint64 // gen+1 when hdr was built (0: never)
 	builtPath string
 	hdr       string
@@ -46,45 +40,34 @@ func newJar(base *url.URL) *jar {
 }
 
 // set stores the cookie a Set-Cookie field's value describes, received
-// in the response to a request for path. It returns the cookie's name
-// and value, ok false when the field is malformed or refused.
-func (j *jar) set(line, path string, now time.Time) (name, value string, ok bool) {
+// in the response to a request for path; a malformed or refused one is
+// ignored.
+func (j *jar) set(line, path string, now time.Time) {
 	c, err := http.ParseSetCookie(line)
 	if err != nil || !j.domainMatches(c.Domain) {
-		return "", "", false
+		return
 	}
 	k := cookie{name: c.Name, value: c.Value, path: c.Path, secure: c.Secure}
 	if k.path == "" || k.path[0] != '/' {
 		k.path = defaultPath(path)
 	}
-	expired := false
+	expired := c.MaxAge < 0
 	switch {
-	case c.MaxAge < 0:
-		expired = true
 	case c.MaxAge > 0:
 		k.expires = now.Add(time.Duration(c.MaxAge) * time.Second)
-	case !c.Expires.IsZero():
+	case c.MaxAge == 0 && !c.Expires.IsZero():
 		k.expires, expired = c.Expires, !c.Expires.After(now)
 	}
-	j.gen++
-	for i := range j.cookies {
-		if j.cookies[i].name == k.name && j.cookies[i].path == k.path {
-			if expired {
-				j.cookies = append(j.cookies[:i], j.cookies[i+1:]...)
-			} else {
-				j.cookies[i] = k
-			}
-			return c.Name, c.Value, true
-		}
-	}
 	if !expired {
-		j.cookies = append(j.cookies, k)
+		j.merge([]cookie{k})
+		return
 	}
-	return c.Name, c.Value, true
+	j.cookies = slices.DeleteFunc(j.cookies, func(o cookie) bool { return o.name == k.name && o.path == k.path })
+	j.gen++
 }
 
-// domainMatches reports whether a Domain attribute lets the jar keep a
-// cookie: none (a host-only cookie), or the host or a domain above it.
+// domainMatches reports whether a Domain attribute (none, the host or a
+// domain above it) lets the jar keep a cookie.
 func (j *jar) domainMatches(domain string) bool {
 	d := strings.ToLower(strings.TrimPrefix(domain, "."))
 	return d == "" || d == j.host || strings.HasSuffix(j.host, "."+d) && net.ParseIP(j.host) == nil
@@ -100,8 +83,8 @@ func defaultPath(path string) string {
 	return path[:i]
 }
 
-// pathMatches reports whether a cookie of path cp is sent with a
-// request for path (RFC 6265 §5.1.4).
+// pathMatches reports whether a cookie of path cp goes with a request for
+// path (RFC 6265 §5.1.4).
 func pathMatches(cp, path string) bool {
 	if !strings.HasPrefix(path, cp) {
 		return false
@@ -109,9 +92,9 @@ func pathMatches(cp, path string) bool {
 	return len(path) == len(cp) || cp[len(cp)-1] == '/' || path[len(cp)] == '/'
 }
 
-// header returns the Cookie header for a request for path ("" for
-// none): the cookies whose path covers it, longer paths first, expired
-// ones dropped.
+// header returns the Cookie header for a request for path ("" for none):
+// the cookies whose path covers it, longer paths first (§5.4, else in the
+// order set), expired ones dropped.
 func (j *jar) header(path string, now time.Time) string {
 	if len(j.cookies) == 0 {
 		return ""
@@ -122,8 +105,6 @@ func (j *jar) header(path string, now time.Time) string {
 	j.dropExpired(now)
 	var b strings.Builder
 	j.expires = time.Time{}
-	// Longer paths first (RFC 6265 §5.4 step 2); among equal paths, the
-	// order they were set in.
 	for _, c := range j.sortedByPath() {
 		if !pathMatches(c.path, path) || (c.secure && !j.secure) {
 			continue
@@ -131,9 +112,7 @@ func (j *jar) header(path string, now time.Time) string {
 		if b.Len() > 0 {
 			b.WriteString("; ")
 		}
-		b.WriteString(c.name)
-		b.WriteByte('=')
-		b.WriteString(c.value)
+		b.WriteString(c.name + "=" + c.value)
 		if !c.expires.IsZero() && (j.expires.IsZero() || c.expires.Before(j.expires)) {
 			j.expires = c.expires
 		}
@@ -161,12 +140,7 @@ func (j *jar) sortedByPath() []*cookie {
 	for i := range j.cookies {
 		out = append(out, &j.cookies[i])
 	}
-	// insertion sort, stable: a jar holds a few cookies
-	for i := 1; i < len(out); i++ {
-		for k := i; k > 0 && len(out[k].path) > len(out[k-1].path); k-- {
-			out[k], out[k-1] = out[k-1], out[k]
-		}
-	}
+	slices.SortStableFunc(out, func(a, b *cookie) int { return len(b.path) - len(a.path) })
 	return out
 }
 
@@ -180,7 +154,7 @@ func (j *jar) reset(cookies []cookie) {
 }
 
 // snapshot returns a copy of the cookies held.
-func (j *jar) snapshot() []cookie { return append([]cookie(nil), j.cookies...) }
+func (j *jar) snapshot() []cookie { return slices.Clone(j.cookies) }
 
 // merge adds cookies, each replacing one of the same name and path.
 func (j *jar) merge(cookies []cookie) {

@@ -129,7 +129,7 @@ func TestExpectHeader(t *testing.T) {
 	}
 }
 
-func TestCompileRejectsBadRegexAndForm(t *testing.T) {
+func TestCompileRejectsBadRegex(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		step config.Step
@@ -138,7 +138,6 @@ func TestCompileRejectsBadRegexAndForm(t *testing.T) {
 		{config.Step{Name: "a", Save: map[string]config.SaveFrom{"id": {From: config.SaveBody, Regex: `(\d+`}}}, `step "a" save: variable "id": regex "(\\d+": error parsing regexp`},
 		{config.Step{Name: "a", Save: map[string]config.SaveFrom{"id": {From: config.SaveBody, Regex: `(\d+)/(\w+)`}}}, "2 capturing groups"},
 		{config.Step{Name: "a", Expect: map[string]any{"header": map[string]any{"Location": "[/"}}}, `step "a" expect header Location: error parsing regexp`},
-		{config.Step{Name: "a", Request: config.Request{Form: map[string]string{"a": "b"}, Body: "a=b"}}, "more than one of json, body and form"},
 	} {
 		if _, err := Compile([]config.Scenario{{Name: "s", Steps: []config.Step{tc.step}}}, 1); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Compile error %v, want %q", err, tc.want)

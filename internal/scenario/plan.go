@@ -6,7 +6,7 @@
 package scenario
 
 import (
-	"errors"
+	"cmp"
 	"fmt"
 	"maps"
 	"net/http"
@@ -21,21 +21,17 @@ import (
 // expectations or saved values need it.
 const MaxBodyBytes = 1 << 20
 
-// Plan is the compiled form of a benchmark's scenarios. It is immutable and
-// safe for concurrent use; each goroutine executes it through its own Executor.
+// Plan is the compiled form of a benchmark's scenarios: immutable, each
+// goroutine executes it through its own Executor.
 type Plan struct {
 	seed      int64
 	scenarios []*compiledScenario
-	cumWeight []uint64 // cumulative weights, for the weighted pick
-	stepNames []string // unique step names; a step's ID indexes this
-	// setup holds the setup steps of each Stage; nil for a stage without.
-	setup [stages]*compiledScenario
-	// env holds the value of every variable the templates read with
-	// {{env}}; secrets are the forms of those values masked in messages.
-	env     map[string]string
-	secrets []string
-	feed    *feedRows // nil without a feed
-	// noCookies turns the virtual users' cookie jars off.
+	cumWeight []uint64                  // cumulative weights, for the weighted pick
+	stepNames []string                  // unique step names; a step's ID indexes this
+	setup     [stages]*compiledScenario // nil for a stage without steps
+	env       map[string]string         // every variable the templates read with {{env}}
+	secrets   []string                  // the forms of env's values masked in messages
+	feed      *feedRows                 // nil without a feed
 	noCookies bool
 	// setupByVU and setupByRow: the setup.vu steps read {{vu}}, or the
 	// virtual user's feed row, so that two users' logins differ.
@@ -51,9 +47,8 @@ func (p *Plan) noteSetupVURead(fn string) {
 	}
 }
 
-// Logins is how many times a phase of workers workers runs the setup.vu
-// steps: once per virtual user in the closed model, once per identity
-// (SetupIdentity) in the open one; 0 without setup.vu steps.
+// Logins is how many times a phase of workers runs the setup.vu steps:
+// per virtual user (closed), per identity (open, SetupIdentity).
 func (p *Plan) Logins(open bool, workers int) int {
 	switch {
 	case !p.HasSetup(SetupVU) || workers <= 0:
@@ -67,12 +62,9 @@ func (p *Plan) Logins(open bool, workers int) int {
 }
 
 // SetupIdentity says whose login the setup.vu steps of virtual user vu
-// (0-based) make: two users of the same identity send the same setup
-// requests, so one login can serve both. It is vu where the steps read
-// {{vu}}; the user's feed row where they read the feed (rows wrap, so
-// users beyond the rows repeat earlier users' logins); 0 for every user
-// where they read neither. The open model's workers share logins by it:
-// a worker is not a user, whichever takes an iteration serves it.
+// (0-based) make, so that users of one identity (the open model's workers
+// among them) share it: vu where the steps read {{vu}}, the user's feed
+// row where they read the feed, else 0.
 func (p *Plan) SetupIdentity(vu int) int {
 	switch {
 	case p.setupByVU:
@@ -91,19 +83,16 @@ type compiledScenario struct {
 }
 
 type compiledStep struct {
-	id      int // index into Plan.stepNames
-	name    string
-	method  string
-	path    *text
-	headers []header
-	body    body
-	status  int // 0 = any 2xx
-	expect  map[string]any
-	// expectT holds the expected values that are templates, such as
-	// {"id": "{{.id}}"}; they are rendered per response.
-	expectT []expectTemplate
-	// expectHdr holds the header fields' expected values: expect.header.
-	expectHdr []headerExpect
+	id        int // index into Plan.stepNames
+	name      string
+	method    string
+	path      *text
+	headers   []header
+	body      body
+	status    int // 0 = any 2xx
+	expect    map[string]any
+	expectT   []expectTemplate // expected values that are templates ({"id": "{{.id}}"}), rendered per response
+	expectHdr []headerExpect   // expect.header
 	save      []saveRule
 }
 
@@ -122,10 +111,9 @@ type header struct {
 	value *text
 }
 
-// saveRule saves a variable from a response: from a JSON path in its
-// body, a header field, a cookie it sets or the whole body (from:
-// config.SaveJSON, SaveHeader, SaveCookie or SaveBody; name is the path
-// or the field's or cookie's name), through re when it is set.
+// saveRule saves a variable from a response (from: config.SaveJSON,
+// SaveHeader, SaveCookie or SaveBody; path the path or name read), through
+// re when it is set.
 type saveRule struct {
 	name, from, path string
 	re               *regexp.Regexp
@@ -133,42 +121,31 @@ type saveRule struct {
 
 func (s saveRule) fromBody() bool { return s.from == config.SaveJSON || s.from == config.SaveBody }
 
-// Compile checks and compiles scenarios. seed makes every random template
-// value and every scenario pick reproducible. Steps with the same name in
-// different scenarios share one StepID (and one line in the results).
+// Compile compiles scenarios; seed makes every random value and scenario
+// pick reproducible. Steps of one name share a StepID (a results line).
 func Compile(scenarios []config.Scenario, seed int64) (*Plan, error) {
 	return CompileWith(scenarios, Inputs{Seed: seed})
 }
 
 // Inputs are what a plan draws on besides its scenarios.
 type Inputs struct {
-	// Seed makes every random value and every scenario pick reproducible.
-	Seed int64
-	// Setup holds the steps run before the load (nil: none).
-	Setup *config.Setup
-	// Feed holds the rows {{feed "column"}} reads (nil: none).
-	Feed *config.Feed
-	// NoCookies turns off each virtual user's cookie jar (load.cookies:
-	// false); by default every Executor keeps one.
-	NoCookies bool
-	// Getenv reads the environment tailgate was given, for {{env "NAME"}};
-	// a variable that is empty counts as not set. Nil: none is set.
-	Getenv func(string) string
-	// Withheld reports the variables templates may not read (credentials
-	// not passed on, as children do not get them); nil: none.
+	Seed      int64         // every random value and scenario pick derives from it
+	Setup     *config.Setup // nil: none
+	Feed      *config.Feed  // nil: none
+	NoCookies bool          // load.cookies: false
+	// Getenv reads {{env "NAME"}} (empty counts as not set; nil: none is
+	// set); Withheld the credentials templates may not read (nil: none).
+	Getenv   func(string) string
 	Withheld func(string) bool
 	// Mask, when set, is given the value of each variable the templates
-	// read, once per variable, as the plan is compiled: before anything
-	// is sent, so that the log it could reach hides it from then on (the
-	// CLI registers it with the GitHub Actions runner). It is the one way
-	// the values leave the plan; nil: they stay inside.
+	// read, once, as the plan is compiled: before anything is sent, so
+	// that the log hides it from then on. Nil: the values stay inside.
 	Mask func(value string)
 }
 
-// CompileWith checks and compiles scenarios with their setup steps, feed
-// and environment. Every error it returns is a *PlanError: a mistake in
-// the benchmark definition or a variable the environment lacks, found
-// before anything is sent.
+// CompileWith compiles scenarios with their setup steps, feed and
+// environment. Every error it returns is a *PlanError, found before
+// anything is sent.
 func CompileWith(scenarios []config.Scenario, in Inputs) (*Plan, error) {
 	p, err := compilePlan(scenarios, in)
 	if err != nil {
@@ -177,17 +154,14 @@ func CompileWith(scenarios []config.Scenario, in Inputs) (*Plan, error) {
 	return p, nil
 }
 
-// PlanError is a benchmark definition that cannot be run as written (or
-// a variable it reads that is not set): bad input, not a failed run.
+// PlanError is a definition that cannot run as written (or a variable it
+// reads that is not set): bad input, not a failed run.
 type PlanError struct{ Err error }
 
 func (e *PlanError) Error() string { return e.Err.Error() }
 func (e *PlanError) Unwrap() error { return e.Err }
 
 func compilePlan(scenarios []config.Scenario, in Inputs) (*Plan, error) {
-	if len(scenarios) == 0 {
-		return nil, errors.New("no scenarios: define at least one scenario with steps")
-	}
 	p := &Plan{seed: in.Seed, env: map[string]string{}, noCookies: in.NoCookies}
 	if in.Feed != nil {
 		p.feed = newFeedRows(in.Feed)
@@ -201,13 +175,7 @@ func compilePlan(scenarios []config.Scenario, in Inputs) (*Plan, error) {
 	var total uint64
 	for i := range scenarios {
 		sc := &scenarios[i]
-		name := sc.Name
-		if name == "" {
-			name = fmt.Sprintf("scenario %d", i+1)
-		}
-		if sc.Weight < 0 {
-			return nil, fmt.Errorf("scenario %q: weight %d is negative; use a positive weight", name, sc.Weight)
-		}
+		name := cmp.Or(sc.Name, fmt.Sprintf("scenario %d", i+1))
 		scope := &scope{saved: maps.Clone(saved), savedBy: "of this scenario", env: refs, feed: p.feed}
 		if p.setup != [stages]*compiledScenario{} {
 			scope.savedBy = "of this scenario or of setup"
@@ -216,11 +184,7 @@ func compilePlan(scenarios []config.Scenario, in Inputs) (*Plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		w := uint64(sc.Weight)
-		if w == 0 {
-			w = 1 // the documented default
-		}
-		total += w
+		total += uint64(max(sc.Weight, 1)) // 0: the documented default, 1
 		p.scenarios = append(p.scenarios, cs)
 		p.cumWeight = append(p.cumWeight, total)
 	}
@@ -228,13 +192,10 @@ func compilePlan(scenarios []config.Scenario, in Inputs) (*Plan, error) {
 	return p, nil
 }
 
-// compileScenario compiles the steps of one scenario (or setup stage)
-// in scope, which gains the variables each step saves. ids and names
-// give each step name its StepID; nil for setup steps, which have none.
+// compileScenario compiles the steps of one scenario (or setup stage) in
+// scope, which gains what each step saves; ids and names give each step
+// its StepID (nil for setup steps, which have none).
 func compileScenario(name string, steps []config.Step, sc *scope, ids map[string]int, names *[]string) (*compiledScenario, error) {
-	if len(steps) == 0 {
-		return nil, fmt.Errorf("scenario %q has no steps", name)
-	}
 	cs := &compiledScenario{name: name}
 	for j := range steps {
 		st, err := compileStep(&steps[j], j, sc)
@@ -243,13 +204,10 @@ func compileScenario(name string, steps []config.Step, sc *scope, ids map[string
 		}
 		st.id = -1
 		if ids != nil {
-			id, ok := ids[st.name]
-			if !ok {
-				id = len(*names)
-				ids[st.name] = id
-				*names = append(*names, st.name)
+			if _, ok := ids[st.name]; !ok {
+				ids[st.name], *names = len(*names), append(*names, st.name)
 			}
-			st.id = id
+			st.id = ids[st.name]
 		}
 		for _, s := range st.save {
 			sc.saved[s.name] = true
@@ -260,27 +218,11 @@ func compileScenario(name string, steps []config.Step, sc *scope, ids map[string
 }
 
 func compileStep(s *config.Step, index int, sc *scope) (*compiledStep, error) {
-	name := s.Name
-	if name == "" {
-		name = fmt.Sprintf("step %d", index+1)
-	}
+	name := cmp.Or(s.Name, fmt.Sprintf("step %d", index+1))
 	where := func(part string) string { return fmt.Sprintf("step %q %s", name, part) }
-	st := &compiledStep{name: name, method: strings.ToUpper(s.Method), status: s.Status, expect: map[string]any{}}
-	if st.method == "" {
-		st.method = http.MethodGet
-	}
-	if s.Status != 0 && (s.Status < 100 || s.Status > 599) {
-		return nil, fmt.Errorf("%s: status %d is not an HTTP status code", where("status"), s.Status)
-	}
-	path := s.Path
-	if path == "" {
-		path = "/"
-	}
-	if !strings.HasPrefix(path, "/") {
-		return nil, fmt.Errorf("%s: %q must start with /", where("path"), path)
-	}
+	st := &compiledStep{name: name, method: cmp.Or(strings.ToUpper(s.Method), http.MethodGet), status: s.Status, expect: map[string]any{}}
 	var err error
-	if st.path, err = compileText(where("path"), path, sc); err != nil {
+	if st.path, err = compileText(where("path"), cmp.Or(s.Path, "/"), sc); err != nil {
 		return nil, err
 	}
 	if st.headers, err = compileHeaders(where, s.Headers, sc); err != nil {
@@ -289,41 +231,44 @@ func compileStep(s *config.Step, index int, sc *scope) (*compiledStep, error) {
 	if st.body, err = compileBody(where, &s.Request, sc); err != nil {
 		return nil, err
 	}
-	for _, p := range slices.Sorted(maps.Keys(s.Expect)) {
-		if hs, ok := s.Expect[p].(map[string]any); ok && p == config.ExpectHeader {
-			if st.expectHdr, err = compileHeaderExpect(where, hs); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		v, ok := s.Expect[p].(string)
-		if !ok || !strings.Contains(v, "{{") {
-			st.expect[p] = s.Expect[p]
-			continue
-		}
-		t, err := compileText(where(fmt.Sprintf("expect %q", p)), v, sc)
-		if err != nil {
-			return nil, err
-		}
-		st.expectT = append(st.expectT, expectTemplate{path: p, value: t})
+	if err = st.compileExpect(where, s.Expect, sc); err != nil {
+		return nil, err
 	}
 	for _, v := range slices.Sorted(maps.Keys(s.Save)) {
-		from, name := s.Save[v].Source()
-		if name == "" && from != config.SaveBody {
-			return nil, fmt.Errorf("%s: variable %q has an empty %s", where("save"), v, map[string]string{
-				config.SaveJSON: "JSON path", config.SaveHeader: "header name", config.SaveCookie: "cookie name"}[from])
-		}
-		rule := saveRule{name: v, from: from, path: name}
+		from, path := s.Save[v].Source()
+		rule := saveRule{name: v, from: from, path: path}
 		if re := s.Save[v].Regex; re != "" {
 			if rule.re, err = config.CompileSaveRegex(re); err != nil {
 				return nil, fmt.Errorf("%s: variable %q: regex %q: %w", where("save"), v, re, err)
 			}
-		} else if from == config.SaveBody {
-			return nil, fmt.Errorf("%s: variable %q: the body is read by a regex; none is given", where("save"), v)
 		}
 		st.save = append(st.save, rule)
 	}
 	return st, nil
+}
+
+// compileExpect splits a step's expectations: header fields, templated
+// JSON values and constant ones.
+func (st *compiledStep) compileExpect(where func(string) string, expect map[string]any, sc *scope) (err error) {
+	for _, p := range slices.Sorted(maps.Keys(expect)) {
+		if hs, ok := expect[p].(map[string]any); ok && p == config.ExpectHeader {
+			if st.expectHdr, err = compileHeaderExpect(where, hs); err != nil {
+				return err
+			}
+			continue
+		}
+		v, ok := expect[p].(string)
+		if !ok || !strings.Contains(v, "{{") {
+			st.expect[p] = expect[p]
+			continue
+		}
+		t, err := compileText(where(fmt.Sprintf("expect %q", p)), v, sc)
+		if err != nil {
+			return err
+		}
+		st.expectT = append(st.expectT, expectTemplate{path: p, value: t})
+	}
+	return nil
 }
 
 // compileHeaderExpect compiles expect.header: header field → a regular
@@ -331,10 +276,7 @@ func compileStep(s *config.Step, index int, sc *scope) (*compiledStep, error) {
 func compileHeaderExpect(where func(string) string, hs map[string]any) ([]headerExpect, error) {
 	var out []headerExpect
 	for _, k := range slices.Sorted(maps.Keys(hs)) {
-		s, ok := hs[k].(string)
-		if !ok {
-			return nil, fmt.Errorf("%s: want a regular expression, got %v", where("expect header "+k), hs[k])
-		}
+		s, _ := hs[k].(string) // config validation refused any other value
 		re, err := regexp.Compile(s)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where("expect header "+k), err)
@@ -344,8 +286,8 @@ func compileHeaderExpect(where func(string) string, hs map[string]any) ([]header
 	return out, nil
 }
 
-// compileHeaders compiles a step's headers, each name once: of two keys
-// that differ only in case, the later in sorted order wins.
+// compileHeaders compiles a step's headers, each name once (of two keys
+// differing in case, the later in sorted order).
 func compileHeaders(where func(string) string, hs map[string]string, sc *scope) ([]header, error) {
 	var out []header
 	for _, k := range slices.Sorted(maps.Keys(hs)) {
@@ -371,15 +313,6 @@ func compileHeaders(where func(string) string, hs map[string]string, sc *scope) 
 // StepNames returns the unique step names in order of first appearance;
 // a StepID indexes this slice.
 func (p *Plan) StepNames() []string { return append([]string(nil), p.stepNames...) }
-
-// ScenarioNames returns the scenario names in config order.
-func (p *Plan) ScenarioNames() []string {
-	out := make([]string, len(p.scenarios))
-	for i, s := range p.scenarios {
-		out[i] = s.name
-	}
-	return out
-}
 
 // Pick returns the index of the scenario iteration seq runs: a weighted
 // choice that depends only on the seed and seq.

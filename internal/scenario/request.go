@@ -12,19 +12,15 @@ import (
 )
 
 // Request is one step's request, rendered: what any HTTP/1.1 client needs
-// to send it. It belongs to the Executor that rendered it and stays valid
-// until that Executor renders the next one; a client reads it and never
-// changes it.
+// to send it. It stays valid until its Executor renders the next one; a
+// client only reads it.
 type Request struct {
-	Method string
-	URL    string   // absolute and escaped, as url.URL.String writes it
-	Header []Header // canonical names, each at most once
-	Body   []byte   // nil: no body; a rendered body is the request's own
-	// Cookie is the Cookie header the virtual user's jar adds ("": none);
-	// it is not among Header, whose fields are the step's.
-	Cookie string
-	// net/http's forms, prebuilt where a step's parts are constant
-	fixed     *fixedTarget
+	Method    string
+	URL       string       // absolute and escaped, as url.URL.String writes it
+	Header    []Header     // the step's, canonical names, each at most once
+	Body      []byte       // nil: no body; a rendered body is the request's own
+	Cookie    string       // the Cookie header the jar adds ("": none)
+	fixed     *fixedTarget // net/http's forms, prebuilt where a step's parts are constant
 	netHeader http.Header
 }
 
@@ -57,9 +53,8 @@ func (x *Executor) Request(i int) (*Request, error) {
 	return &x.req, nil
 }
 
-// reqPath is the path of the request last rendered, which a cookie's
-// path is matched against: its URL after the scheme and host, without
-// the query.
+// reqPath is the path of the request last rendered (for cookies): its
+// URL after the scheme and host, without the query.
 func (x *Executor) reqPath() string {
 	if len(x.req.URL) < x.origin {
 		return "/"
@@ -74,8 +69,8 @@ func (x *Executor) reqPath() string {
 	return p
 }
 
-// renderURL renders the path onto the base URL and escapes it as net/http
-// would, so every client puts the same request line on the wire.
+// renderURL renders the path onto the base URL, escaped as net/http
+// would, so every client sends the same request line.
 func (x *Executor) renderURL(st *boundStep) (string, error) {
 	if err := st.path.render(&x.buf, x.vars); err != nil {
 		return "", fmt.Errorf("step %q path: %w", st.name, err)
@@ -91,9 +86,9 @@ func (x *Executor) renderURL(st *boundStep) (string, error) {
 	return u.String(), nil
 }
 
-// plainURL reports whether u is written as url.URL.String would write it
-// after parsing, so it needs neither: printable ASCII that needs no
-// escaping, no fragment, and only well-formed percent escapes.
+// plainURL reports whether u is as url.URL.String would write it after
+// parsing: printable ASCII needing no escaping, no fragment, only
+// well-formed percent escapes.
 func plainURL(u []byte) bool {
 	for i := 0; i < len(u); i++ {
 		switch c := u[i]; {
@@ -132,8 +127,7 @@ func (x *Executor) renderHeaders(st *boundStep) ([]Header, error) {
 	return x.hdrs, nil
 }
 
-// checkHeaderValue refuses what would end the header line early or
-// corrupt it: a client that writes headers verbatim would send it as is.
+// checkHeaderValue refuses what would end or corrupt the header line.
 func checkHeaderValue(v string) error {
 	for i := 0; i < len(v); i++ {
 		if c := v[i]; (c < 0x20 && c != '\t') || c == 0x7f {
@@ -150,7 +144,7 @@ func (x *Executor) renderBody(st *boundStep) ([]byte, error) {
 	case st.constBody != nil:
 		return st.constBody, nil
 	case st.body.escape != nil:
-		var out []byte
+		out := make([]byte, 0, st.bodyCap) // one allocation: the constant parts are encoded once per plan
 		for i := range st.leaves {
 			out = append(out, st.body.segments[i]...)
 			if err := st.leaves[i].render(&x.buf, x.vars); err != nil {
@@ -158,7 +152,9 @@ func (x *Executor) renderBody(st *boundStep) ([]byte, error) {
 			}
 			out = st.body.escape(out, x.buf.String())
 		}
-		return append(out, st.body.segments[len(st.leaves)]...), nil
+		out = append(out, st.body.segments[len(st.leaves)]...)
+		st.bodyCap = max(st.bodyCap, len(out))
+		return out, nil
 	case st.raw.templated():
 		if err := st.raw.render(&x.buf, x.vars); err != nil {
 			return nil, err
@@ -168,9 +164,8 @@ func (x *Executor) renderBody(st *boundStep) ([]byte, error) {
 	return nil, nil
 }
 
-// HTTP returns the request in net/http's form, bound to ctx. A step whose
-// URL and headers are constant shares one prebuilt request (copied
-// shallowly: its URL and headers are read-only).
+// HTTP returns the request in net/http's form, bound to ctx; a step whose
+// URL and headers are constant shares one read-only prebuilt request.
 func (r *Request) HTTP(ctx context.Context) (*http.Request, error) {
 	var req *http.Request
 	if r.fixed != nil {

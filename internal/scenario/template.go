@@ -3,15 +3,16 @@ package scenario
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math/rand/v2"
-	"sort"
+	"slices"
 	"strings"
 	"text/template"
 	"text/template/parse"
 )
 
-// text is one compiled string: either a constant, or a template executed
-// per request. Strings without "{{" are never templated.
+// text is one compiled string: a constant, or (with "{{") a template
+// executed per request.
 type text struct {
 	static string
 	tmpl   *template.Template // nil for a constant
@@ -22,20 +23,20 @@ func compileText(where, s string, sc *scope) (*text, error) {
 		return &text{static: s}, nil
 	}
 	t, err := template.New(where).Funcs(funcsFor(nil)).Option("missingkey=error").Parse(s)
+	if err == nil {
+		err = sc.checkInputs(t.Tree.Root)
+	}
+	if err == nil {
+		err = checkFields(t.Tree.Root, sc.saved, sc.savedBy)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
-	}
-	if err := sc.checkInputs(t.Tree.Root); err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
-	}
-	if err := checkFields(t.Tree.Root, sc.saved, sc.savedBy); err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	return &text{tmpl: t}, nil
 }
 
-// checkFields reports a {{.name}} that no earlier step saves, so a typo
-// fails at load time instead of failing every iteration.
+// checkFields reports a {{.name}} no earlier step saves: a typo fails the
+// compile, not every iteration.
 func checkFields(n parse.Node, saved map[string]bool, savedBy string) error {
 	var err error
 	walk(n, func(n parse.Node) {
@@ -102,27 +103,20 @@ func savedList(saved map[string]bool) string {
 	if len(saved) == 0 {
 		return "none"
 	}
-	names := make([]string, 0, len(saved))
-	for k := range saved {
-		names = append(names, "."+k)
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
+	return "." + strings.Join(slices.Sorted(maps.Keys(saved)), ", .")
 }
 
-// iterState is what the template functions read: the iteration number, the
-// worker id and the iteration's random stream, seeded from (seed, seq) so
-// values do not depend on which goroutine runs the iteration.
+// iterState is what the template functions read: the iteration number,
+// the worker id and a random stream seeded from (seed, seq), whichever
+// goroutine runs the iteration.
 type iterState struct {
-	seq uint64
-	vu  int
-	pcg rand.PCG
-	rng *rand.Rand
-	// env holds the variables {{env}} reads; feed the feed's columns and
-	// row the current row (nil when there is no feed).
-	env  map[string]string
-	feed *feedRows
-	row  []string
+	seq  uint64
+	vu   int
+	pcg  rand.PCG
+	rng  *rand.Rand
+	env  map[string]string // the variables {{env}} reads
+	feed *feedRows         // nil without a feed
+	row  []string          // the current row
 }
 
 func newIterState(vu int, p *Plan) *iterState {
@@ -180,26 +174,20 @@ func funcsFor(s *iterState) template.FuncMap {
 	}
 }
 
-// boundText is a text bound to one Executor's template functions.
-type boundText struct {
-	static string
-	tmpl   *template.Template
-}
+func (t *text) templated() bool { return t != nil && t.tmpl != nil }
 
-func (t *text) templated() bool { return t.tmpl != nil }
-
-func (t *text) bind(funcs template.FuncMap) boundText {
+// bind is t bound to one Executor's template functions (a constant, t
+// itself).
+func (t *text) bind(funcs template.FuncMap) *text {
 	if t.tmpl == nil {
-		return boundText{static: t.static}
+		return t
 	}
 	c := template.Must(t.tmpl.Clone()) // Clone fails only after Execute of an html/template
-	return boundText{tmpl: c.Funcs(funcs)}
+	return &text{tmpl: c.Funcs(funcs)}
 }
 
-func (t *boundText) templated() bool { return t.tmpl != nil }
-
 // render writes the value into buf (reset first).
-func (t *boundText) render(buf *bytes.Buffer, vars map[string]string) error {
+func (t *text) render(buf *bytes.Buffer, vars map[string]string) error {
 	buf.Reset()
 	if t.tmpl == nil {
 		buf.WriteString(t.static)
