@@ -333,19 +333,10 @@ func chainPoints(links []gate.ChainLink, m gate.ChainMetric, since int) (line []
 		line, bounds = append(line, run.Change), append(bounds, []float64{run.Lo, run.Hi})
 		if i >= from {
 			level := gate.ChainProduct(links[from:i+1], m.Meta)
-			bounds[i] = []float64{compose(m.Meta, before.Change, level.Lo), compose(m.Meta, before.Change, level.Hi)}
+			bounds[i] = []float64{gate.Compose(m.Meta, before.Change, level.Lo), gate.Compose(m.Meta, before.Change, level.Hi)}
 		}
 	}
 	return line, bounds, from
-}
-
-// compose is a change a followed by a change b, in the metric's change
-// units: percentages multiply, points add.
-func compose(m result.Metric, a, b float64) float64 {
-	if m.Scale == result.Percent {
-		return a + b
-	}
-	return 100 * ((1+a/100)*(1+b/100) - 1)
 }
 
 func firstParent(links []gate.ChainLink) string {

@@ -448,17 +448,14 @@ func sd(x []float64) float64 {
 func stepRows(in Input) ([]htmlStep, bool) {
 	cs := stepChanges(in.Base, in.Head)
 	both := hasBaseSteps(cs)
-	if both {
-		cs = movedFirst(cs)
-	}
 	rows := make([]htmlStep, len(cs))
 	for i, c := range cs {
 		rows[i] = htmlStep{Name: pageText(c.Name), Requests: requestsCell(c), Failed: fmt.Sprint(c.Head.Failed),
-			P50: sideCell(c.p50(), "ms", both), P95: sideCell(c.p95(), "ms", both), P99: sideCell(c.p99(), "ms", both),
-			Errors:    sideCell(c.errors(), "%", both),
-			P50Change: changeText(c.p50(), false), P95Change: changeText(c.p95(), false),
-			P99Change: changeText(c.p99(), false), ErrorsChange: changeText(c.errors(), false)}
-		if e := c.errors(); e.Base == 0 && e.Head == 0 {
+			P50: sideCell(c.P50, "ms", both), P95: sideCell(c.P95, "ms", both), P99: sideCell(c.P99, "ms", both),
+			Errors:    sideCell(c.Errors, "%", both),
+			P50Change: changeText(c.P50, false), P95Change: changeText(c.P95, false),
+			P99Change: changeText(c.P99, false), ErrorsChange: changeText(c.Errors, false)}
+		if c.Errors.none() {
 			rows[i].Errors, rows[i].ErrorsChange = "none", ""
 		}
 		if !both {

@@ -83,7 +83,7 @@ func Markdown(in Input) string {
 		block, caption := mermaidChart(ranked[0])
 		d.write(block + caption + "\n\n")
 	}
-	cs := movedFirst(stepChanges(in.Base, in.Head))
+	cs := stepChanges(in.Base, in.Head)
 	if hasBaseSteps(cs) {
 		head, rows := stepChangeTable(cs[:min(len(cs), maxCommentSteps)], cs)
 		d.table("**"+stepsTitle(in)+"**\n\n"+head, rows, "\n")
@@ -106,7 +106,7 @@ func Markdown(in Input) string {
 		d.details(fmt.Sprintf("%d reported-only %s (not gated)", len(reported), plural(len(reported), "metric", "metrics")),
 			reportedHeader(v), rowsOf(reported, func(f gate.Finding) string { return reportedRow(f, v.Sequential != nil) }))
 	}
-	writeMarkdownDetails(&d, in)
+	writeMarkdownDetails(&d, in, cs)
 	d.b.WriteString(tail)
 	return d.b.String()
 }
@@ -192,79 +192,60 @@ func icon(o gate.Outcome) string {
 // it collapses the rest, which moved less: the comment stays short.
 const maxCommentSteps = 5
 
-// writeMarkdownDetails writes, collapsed, the head runs' per-step figures
-// (where the steps are shown base → head above: the steps past those) and
-// error classes.
-func writeMarkdownDetails(d *mdDoc, in Input) {
-	if cs := stepChanges(in.Base, in.Head); hasBaseSteps(cs) { // the steps that moved most are shown above
-		moreStepChanges(d, movedFirst(cs))
-		writeMarkdownErrors(d, errorClasses(in.Head))
-		return
-	}
-	st, errs := steps(in.Head), errorClasses(in.Head)
+// writeMarkdownDetails writes, collapsed, the steps (where the steps are
+// shown base → head above: those past maxCommentSteps, which moved less;
+// else the head's figures) and the head runs' error classes.
+func writeMarkdownDetails(d *mdDoc, in Input, cs []stepChange) {
 	var rows []string
-	if len(st) > 0 {
+	if hasBaseSteps(cs) {
+		if rest := cs[min(len(cs), maxCommentSteps):]; len(rest) > 0 {
+			head, rows := stepChangeTable(rest, cs)
+			d.details(fmt.Sprintf("%d more %s (they moved less)", len(rest), plural(len(rest), "step", "steps")), head, rows)
+		}
+	} else if len(cs) > 0 {
 		rows = append(rows, "| step | requests | failed | p50 | p95 |\n|---|---:|---:|---:|---:|\n")
-		for _, s := range st {
-			rows = append(rows, fmt.Sprintf("| %s | %d | %d | %s | %s |\n", mdText(s.Name), s.Requests, s.Failed,
-				formatValue(s.P50, "ms"), formatValue(s.P95, "ms")))
+		for _, c := range cs {
+			s := c.Head
+			rows = append(rows, fmt.Sprintf("| %s | %d | %d | %s | %s |\n", mdText(s.Name), s.Requests, s.Failed, formatValue(s.P50, "ms"), formatValue(s.P95, "ms")))
 		}
 	}
-	if len(errs) > 0 {
-		rows = append(append(rows, "\n"+errorClassHead), errorClassRows(errs)...)
+	errs := errorClasses(in.Head)
+	if len(errs) > 0 && !hasBaseSteps(cs) {
+		rows = append(rows, "\n"+errorClassHead)
 	}
-	if len(rows) > 0 {
+	for _, e := range errs {
+		rows = append(rows, fmt.Sprintf("| %s | %s | %d | %s |\n", mdText(e.Class), mdText(e.Step), e.Count, mdText(e.Sample)))
+	}
+	switch {
+	case hasBaseSteps(cs) && len(errs) > 0:
+		d.details("Error classes of the head runs", errorClassHead, rows)
+	case len(rows) > 0:
 		d.details("Per-step figures and error classes of the head runs", "", rows)
 	}
-}
-
-// moreStepChanges writes, collapsed, the steps past maxCommentSteps.
-func moreStepChanges(d *mdDoc, cs []stepChange) {
-	if len(cs) <= maxCommentSteps {
-		return
-	}
-	rest := cs[maxCommentSteps:]
-	head, rows := stepChangeTable(rest, cs)
-	d.details(fmt.Sprintf("%d more %s (they moved less)", len(rest), plural(len(rest), "step", "steps")), head, rows)
 }
 
 // stepChangeTable is the Markdown table of the steps cs base → head: its
 // head and rows, with a column of error rates only where a step of all
 // failed a request (a column of "none" would take a phone's width).
 func stepChangeTable(cs, all []stepChange) (string, []string) {
-	failed := slices.ContainsFunc(all, func(c stepChange) bool { return figureCell(c.errors(), "%", true) != "none" })
+	failed := slices.ContainsFunc(all, func(c stepChange) bool { return !c.Errors.none() })
 	head := "| step | p50 | p95 |\n|---|---:|---:|\n"
 	if failed {
 		head = "| step | p50 | p95 | errors |\n|---|---:|---:|---:|\n"
 	}
 	rows := make([]string, len(cs))
 	for i, c := range cs {
-		rows[i] = fmt.Sprintf("| %s | %s | %s |", orDash(mdText(c.Name)), figureCell(c.p50(), "ms", true), figureCell(c.p95(), "ms", true))
+		rows[i] = fmt.Sprintf("| %s | %s | %s |", orDash(mdText(c.Name)), figureCell(c.P50, "ms", true), figureCell(c.P95, "ms", true))
 		if failed {
-			rows[i] += " " + figureCell(c.errors(), "%", true) + " |"
+			rows[i] += " " + figureCell(c.Errors, "%", true) + " |"
 		}
 		rows[i] += "\n"
 	}
 	return head, rows
 }
 
-// writeMarkdownErrors writes the head runs' error classes, collapsed.
-func writeMarkdownErrors(d *mdDoc, errs []errorFigures) {
-	if len(errs) > 0 {
-		d.details("Error classes of the head runs", errorClassHead, errorClassRows(errs))
-	}
-}
-
 // errorClassHead heads the Markdown table of error classes.
 const errorClassHead = "| error class | step | count | sample |\n|---|---|---:|---|\n"
-
-func errorClassRows(errs []errorFigures) []string {
-	rows := make([]string, len(errs))
-	for i, e := range errs {
-		rows[i] = fmt.Sprintf("| %s | %s | %d | %s |\n", mdText(e.Class), mdText(e.Step), e.Count, mdText(e.Sample))
-	}
-	return rows
-}
 
 // mdDoc builds the Markdown report within MaxMarkdownBytes: a section
 // that does not fit is left out, a table or list that does not fit whole

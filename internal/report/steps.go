@@ -21,11 +21,11 @@ type stepFigures struct {
 	P50      float64 `json:"-"`
 	P95      float64 `json:"-"`
 	P99      float64 `json:"-"`
-	// runs are each run's p50, p95, p99 and error rate (percent) of the
-	// step, by the run's place in its side (NaN where it did not run the
-	// step), and each run's requests and failed requests: the bounds of a
-	// change base → head come from them.
-	runs   [4][]float64
+	// runs are each run's p50, p95 and p99 of the step (NaN where it did
+	// not run it) and counts its requests and failed requests, by the
+	// run's place in its side: the bounds of a change base → head come
+	// from them.
+	runs   [3][]float64
 	counts [][2]int64
 }
 
@@ -38,35 +38,30 @@ type errorFigures struct {
 }
 
 func steps(runs []result.Run) []stepFigures {
-	var order []string
-	byName := map[string]*stepFigures{}
+	var out []stepFigures
+	at := map[string]int{}
 	for ri, r := range runs {
 		for _, st := range r.Steps {
-			sf, ok := byName[st.Name]
+			i, ok := at[st.Name]
 			if !ok {
-				sf = &stepFigures{Name: st.Name}
-				for i := range sf.runs {
-					sf.runs[i] = constant(math.NaN(), len(runs))
+				i, at[st.Name] = len(out), len(out)
+				sf := stepFigures{Name: st.Name, counts: make([][2]int64, len(runs))}
+				for q := range sf.runs {
+					sf.runs[q] = constant(math.NaN(), len(runs))
 				}
-				sf.counts = make([][2]int64, len(runs))
-				byName[st.Name] = sf
-				order = append(order, st.Name)
+				out = append(out, sf)
 			}
+			sf := &out[i]
 			sf.Requests += st.Requests
 			sf.Failed += st.Failed
 			sf.counts[ri] = [2]int64{st.Requests, st.Failed}
 			q := stepQuantiles(st)
 			sf.runs[0][ri], sf.runs[1][ri], sf.runs[2][ri] = q[0], q[1], q[2]
-			if st.Requests > 0 {
-				sf.runs[3][ri] = 100 * float64(st.Failed) / float64(st.Requests)
-			}
 		}
 	}
-	out := make([]stepFigures, 0, len(order))
-	for _, name := range order {
-		sf := byName[name]
+	for i := range out {
+		sf := &out[i]
 		sf.P50, sf.P95, sf.P99 = stats.Median(finiteOf(sf.runs[0])), stats.Median(finiteOf(sf.runs[1])), stats.Median(finiteOf(sf.runs[2]))
-		out = append(out, *sf)
 	}
 	return out
 }
@@ -76,13 +71,9 @@ func finiteOf(xs []float64) []float64 {
 	return slices.DeleteFunc(slices.Clone(xs), math.IsNaN)
 }
 
-// stepQuantileKeys are the summary metrics of the step percentiles, for
-// steps known only by their summaries (imports).
-var stepQuantileKeys = [3]string{result.LatencyP50, result.LatencyP95, result.LatencyP99}
-
 // stepQuantiles reads a step's p50, p95 and p99 in ms from its histogram
 // (one walk over it), or from its summary metrics when only those are
-// known; NaN for a percentile not known.
+// known (imports); NaN for a percentile not known.
 func stepQuantiles(st result.Step) [3]float64 {
 	var out [3]float64
 	if st.Latency != nil && st.Latency.Count() > 0 {
@@ -91,13 +82,34 @@ func stepQuantiles(st result.Step) [3]float64 {
 		}
 		return out
 	}
-	for i, key := range stepQuantileKeys {
+	for i, key := range []string{result.LatencyP50, result.LatencyP95, result.LatencyP99} {
 		out[i] = math.NaN()
 		if v, ok := st.Metrics[key]; ok {
 			out[i] = v
 		}
 	}
 	return out
+}
+
+// perRun is each run's figure i: a percentile (0–2), or the error rate.
+func (s stepFigures) perRun(i int) []float64 {
+	if i < 3 {
+		return s.runs[i]
+	}
+	out := make([]float64, len(s.counts))
+	for r, c := range s.counts {
+		out[r] = errorRate(c[0], c[1])
+	}
+	return out
+}
+
+// errorRate is failed requests in percent of requests; NaN without
+// requests (a rate of nothing is not 0 %).
+func errorRate(requests, failed int64) float64 {
+	if requests == 0 {
+		return math.NaN()
+	}
+	return 100 * float64(failed) / float64(requests)
 }
 
 func errorClasses(runs []result.Run) []errorFigures {
@@ -125,18 +137,24 @@ func errorClasses(runs []result.Run) []errorFigures {
 
 // stepChange is one step's figures on both sides, joined by name: what a
 // reviewer reads to see which step moved. A side the step did not run on
-// (or that has no runs) has no figures; its values are NaN. k is how many
-// changes the table shows (3 a step): the bounds of each hold for all of
-// them together.
+// (or that has no runs) has no figures; its values are NaN. P50, P95, P99
+// and Errors are its figures base → head with their estimates, made once;
+// moved is how far it moved beyond its noise (the largest score of p50,
+// p95 and error rate; NaN when none could be bounded), size its largest
+// change.
 type stepChange struct {
-	Name             string
-	Base, Head       stepFigures
-	hasBase, hasHead bool
-	k                int
+	Name                  string
+	Base, Head            stepFigures
+	hasBase, hasHead      bool
+	P50, P95, P99, Errors sidePair
+	moved, size           float64
 }
 
 // stepChanges joins the base and head runs' per-step figures by step name,
-// in the head's order, then the steps only the base ran.
+// in the head's order, then the steps only the base ran; then orders them
+// by how far they moved beyond their noise, then by their largest change,
+// steps that cannot be compared last (cmp.Compare puts NaN first). The
+// bounds are for all the table's changes together (3 a step).
 func stepChanges(base, head []result.Run) []stepChange {
 	var out []stepChange
 	at := map[string]int{}
@@ -151,57 +169,62 @@ func stepChanges(base, head []result.Run) []stepChange {
 		}
 		out = append(out, stepChange{Name: b.Name, Base: b, hasBase: true})
 	}
+	k := 3 * len(out)
 	for i := range out {
-		out[i].k = 3 * len(out)
+		c := &out[i]
+		c.P50, c.P95, c.P99, c.Errors = c.pair(0, k), c.pair(1, k), c.pair(2, k), c.pair(3, k)
+		c.moved, c.size = math.NaN(), math.Inf(-1)
+		for _, p := range []sidePair{c.P50, c.P95, c.Errors} {
+			if p.ok && !(p.est.score <= c.moved) {
+				c.moved = p.est.score
+			}
+			if v := math.Abs(p.change()); v > c.size { // a NaN, nothing to compare, never is
+				c.size = v
+			}
+		}
 	}
+	slices.SortStableFunc(out, func(a, b stepChange) int {
+		return cmp.Or(cmp.Compare(b.moved, a.moved), cmp.Compare(b.size, a.size))
+	})
 	return out
 }
 
 // hasBaseSteps reports whether any step has figures of the base side: only
 // then do the reports show base → head per step.
 func hasBaseSteps(cs []stepChange) bool {
-	for _, c := range cs {
-		if c.hasBase {
-			return true
+	return slices.ContainsFunc(cs, func(c stepChange) bool { return c.hasBase })
+}
+
+// pair is figure i (p50, p95, p99, error rate) on both sides.
+func (c stepChange) pair(i, k int) sidePair {
+	of := func(s stepFigures, ok bool) (float64, []float64) {
+		if !ok {
+			return math.NaN(), nil
 		}
+		return [4]float64{s.P50, s.P95, s.P99, errorRate(s.Requests, s.Failed)}[i], s.perRun(i)
 	}
-	return false
+	b, bs := of(c.Base, c.hasBase)
+	h, hs := of(c.Head, c.hasHead)
+	return newSidePair(b, h, bs, hs, i == 3, k)
 }
 
 // sidePair is one figure of a step on both sides, NaN where not known,
-// with each run's figure (bs, hs) for the change's bounds; points is set
+// with the change's estimate (ok false where it has none); points is set
 // for a rate, whose change is in percentage points.
 type sidePair struct {
 	Base, Head float64
-	bs, hs     []float64
-	points     bool
-	k          int
+	points, ok bool
+	est        stepEstimate
 }
 
-func (c stepChange) pair(i int, of func(stepFigures) float64) sidePair {
-	p := sidePair{Base: math.NaN(), Head: math.NaN(), points: i == 3, k: c.k}
-	if c.hasBase {
-		p.Base, p.bs = of(c.Base), c.Base.runs[i]
-	}
-	if c.hasHead {
-		p.Head, p.hs = of(c.Head), c.Head.runs[i]
-	}
+func newSidePair(base, head float64, bs, hs []float64, points bool, k int) sidePair {
+	p := sidePair{Base: base, Head: head, points: points}
+	p.est, p.ok = p.estimate(bs, hs, k)
 	return p
 }
 
-func (c stepChange) p50() sidePair    { return c.pair(0, func(s stepFigures) float64 { return s.P50 }) }
-func (c stepChange) p95() sidePair    { return c.pair(1, func(s stepFigures) float64 { return s.P95 }) }
-func (c stepChange) p99() sidePair    { return c.pair(2, func(s stepFigures) float64 { return s.P99 }) }
-func (c stepChange) errors() sidePair { return c.pair(3, stepFigures.errorRate) }
-
-// errorRate is the step's failed requests in percent of its requests; NaN
-// without requests (a rate of nothing is not 0 %).
-func (s stepFigures) errorRate() float64 {
-	if s.Requests == 0 {
-		return math.NaN()
-	}
-	return 100 * float64(s.Failed) / float64(s.Requests)
-}
+// none reports an error rate neither side had.
+func (p sidePair) none() bool { return p.points && p.Base == 0 && p.Head == 0 }
 
 // ratioChange is head against base in percent: never below −100 %; NaN
 // where a side is missing or the base is not positive.
@@ -224,26 +247,22 @@ func (p sidePair) change() float64 {
 // stepEstimate is a step's change head against base with its bounds, in
 // percent (points for a rate); score is how far the change is beyond its
 // noise, its distance from zero over the bounds' half width (above 1: the
-// bounds are clear of zero).
+// bounds are clear of zero, the step moved by more than its own noise).
 type stepEstimate struct {
 	Mid, Lo, Hi, score float64
 }
 
-// beyond reports whether the bounds are clear of zero: the step moved by
-// more than its own noise.
-func (e stepEstimate) beyond() bool { return e.score > 1 }
-
 // estimate is the change of the figure head against base, as the table
 // shows it (of the sides' medians; for a rate, of its totals), with bounds
-// from the runs' spread: where both sides have as many runs (the blocks of
-// an A/B job) the spread of the runs' changes, paired by place; else the
-// sides' own spreads (their runs are then independent). Latencies are
-// compared on the log scale, their standard error that of a median;
-// rates in points. The bounds are Student's t at 95 % for all k changes
-// of the table together, so that an A/A job's table of many steps marks
-// none as moved by chance. ok false with fewer than two runs (or pairs) a
-// side.
-func (p sidePair) estimate() (e stepEstimate, ok bool) {
+// from the runs' spread (bs, hs): where both sides have as many runs (the
+// blocks of an A/B job) the spread of the runs' changes, paired by place;
+// else the sides' own spreads (their runs are then independent).
+// Latencies are compared on the log scale, their standard error that of a
+// median; rates in points. The bounds are Student's t at 95 % for all k
+// changes of the table together, so that an A/A job's table of many steps
+// marks none as moved by chance. ok false with fewer than two runs (or
+// pairs) a side.
+func (p sidePair) estimate(bs, hs []float64, k int) (e stepEstimate, ok bool) {
 	on := func(xs []float64, i int) (float64, bool) {
 		if i >= len(xs) || math.IsNaN(xs[i]) || (!p.points && !(xs[i] > 0)) {
 			return 0, false
@@ -254,9 +273,9 @@ func (p sidePair) estimate() (e stepEstimate, ok bool) {
 		return math.Log(xs[i]), true
 	}
 	var b, h, d []float64
-	for i := range max(len(p.bs), len(p.hs)) {
-		bv, bok := on(p.bs, i)
-		hv, hok := on(p.hs, i)
+	for i := range max(len(bs), len(hs)) {
+		bv, bok := on(bs, i)
+		hv, hok := on(hs, i)
 		if bok {
 			b = append(b, bv)
 		}
@@ -270,7 +289,7 @@ func (p sidePair) estimate() (e stepEstimate, ok bool) {
 	var se float64
 	var n int
 	switch {
-	case len(p.bs) == len(p.hs) && len(d) >= 2:
+	case len(bs) == len(hs) && len(d) >= 2:
 		n = len(d)
 		se = stats.SampleSD(d) / math.Sqrt(float64(n))
 	case len(b) >= 2 && len(h) >= 2:
@@ -288,7 +307,7 @@ func (p sidePair) estimate() (e stepEstimate, ok bool) {
 	if math.IsNaN(mid) || math.IsInf(mid, 0) {
 		return stepEstimate{}, false
 	}
-	half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(1-0.025/float64(max(p.k, 1))) * se
+	half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(1-0.025/float64(max(k, 1))) * se
 	e = stepEstimate{Mid: user(mid), Lo: user(mid - half), Hi: user(mid + half)}
 	switch {
 	case half > 0:
@@ -299,38 +318,6 @@ func (p sidePair) estimate() (e stepEstimate, ok bool) {
 	return e, true
 }
 
-// moved is how far a step moved beyond its own noise: the largest score
-// of its p50, p95 and error rate; NaN when nothing could be bounded.
-func (c stepChange) moved() float64 {
-	m := math.NaN()
-	for _, p := range []sidePair{c.p50(), c.p95(), c.errors()} {
-		if e, ok := p.estimate(); ok && !(e.score <= m) {
-			m = e.score
-		}
-	}
-	return m
-}
-
-// movedFirst orders the steps by how far they moved beyond their noise
-// (moved), then by the largest of their changes; steps that cannot be
-// compared last (cmp.Compare puts NaN first), each group in its own order.
-func movedFirst(cs []stepChange) []stepChange {
-	size := func(c stepChange) float64 {
-		m := math.Inf(-1)
-		for _, p := range []sidePair{c.p50(), c.p95(), c.errors()} {
-			if v := math.Abs(p.change()); v > m { // a NaN, nothing to compare, never is
-				m = v
-			}
-		}
-		return m
-	}
-	out := slices.Clone(cs)
-	slices.SortStableFunc(out, func(a, b stepChange) int {
-		return cmp.Or(cmp.Compare(b.moved(), a.moved()), cmp.Compare(size(b), size(a)))
-	})
-	return out
-}
-
 // figureCell is a step's figure base → head with its change and the
 // change's bounds: "9.90 → 12.87 ms, +30.0 % (+28.1 … +31.9)" (in Markdown,
 // md, the change on a line of its own, in bold) where the bounds are clear
@@ -338,7 +325,7 @@ func movedFirst(cs []stepChange) []stepChange {
 // bounds (one run a side) ", noise unknown"; one side's figure where only
 // it ran. An error rate neither side had is "none".
 func figureCell(p sidePair, unit string, md bool) string {
-	if p.points && p.Base == 0 && p.Head == 0 {
+	if p.none() {
 		return "none"
 	}
 	fromTo := formatValue(p.Base, "") + " → " + formatValue(p.Head, unit)
@@ -358,8 +345,8 @@ func changeText(p sidePair, md bool) string {
 	if p.points {
 		format, unit = "%.2f", " pp"
 	}
-	e, ok := p.estimate()
-	if !ok { // one run a side: the change alone says nothing of the noise
+	e := p.est
+	if !p.ok { // one run a side: the change alone says nothing of the noise
 		if math.IsNaN(p.change()) {
 			return "—"
 		}
@@ -382,7 +369,7 @@ func changeText(p sidePair, md bool) string {
 	switch {
 	case e.Mid == 0:
 		return change
-	case !e.beyond():
+	case e.score <= 1:
 		return change + bounds + ", within noise"
 	case md:
 		return "**" + change + "**" + bounds

@@ -105,22 +105,32 @@ func writeTextList(b *strings.Builder, title, bullet string, items []string) {
 	b.WriteString("\n")
 }
 
+// writeTextDetails writes the steps, base → head with each change where
+// the base side has per-step figures (the steps that moved most first),
+// else the head's figures; then the head runs' error classes.
 func writeTextDetails(b *strings.Builder, in Input) {
-	if cs := stepChanges(in.Base, in.Head); hasBaseSteps(cs) {
-		writeTextStepChanges(b, in, cs)
-	} else if st := steps(in.Head); len(st) > 0 {
-		fmt.Fprintf(b, "Per step (head, %d %s):\n", len(in.Head), runWord(in, len(in.Head)))
-		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  step\trequests\tfailed\tp50\tp95")
-		for _, s := range st {
-			fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s\n", s.Name, s.Requests, s.Failed, formatValue(s.P50, "ms"), formatValue(s.P95, "ms"))
+	cs := stepChanges(in.Base, in.Head)
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	switch {
+	case hasBaseSteps(cs):
+		fmt.Fprintf(b, "%s:\n", stepsTitle(in))
+		fmt.Fprintln(tw, "  step\trequests\tp50\tp95\terrors")
+		for _, c := range cs {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", c.Name, requestsCell(c), figureCell(c.P50, "ms", false), figureCell(c.P95, "ms", false), figureCell(c.Errors, "%", false))
 		}
+	case len(cs) > 0:
+		fmt.Fprintf(b, "Per step (head, %d %s):\n", len(in.Head), runWord(in, len(in.Head)))
+		fmt.Fprintln(tw, "  step\trequests\tfailed\tp50\tp95")
+		for _, c := range cs {
+			fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s\n", c.Name, c.Head.Requests, c.Head.Failed, formatValue(c.Head.P50, "ms"), formatValue(c.Head.P95, "ms"))
+		}
+	}
+	if len(cs) > 0 {
 		tw.Flush()
 		b.WriteString("\n")
 	}
 	if errs := errorClasses(in.Head); len(errs) > 0 {
 		b.WriteString("Errors (head):\n")
-		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  class\tstep\tcount\tsample")
 		for _, e := range errs {
 			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\n", e.Class, e.Step, e.Count, oneLine(e.Sample))
@@ -128,19 +138,6 @@ func writeTextDetails(b *strings.Builder, in Input) {
 		tw.Flush()
 		b.WriteString("\n")
 	}
-}
-
-// writeTextStepChanges writes each step's figures on both sides with the
-// change, the steps that moved most first.
-func writeTextStepChanges(b *strings.Builder, in Input, cs []stepChange) {
-	fmt.Fprintf(b, "%s:\n", stepsTitle(in))
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  step\trequests\tp50\tp95\terrors")
-	for _, c := range movedFirst(cs) {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", c.Name, requestsCell(c), figureCell(c.p50(), "ms", false), figureCell(c.p95(), "ms", false), figureCell(c.errors(), "%", false))
-	}
-	tw.Flush()
-	b.WriteString("\n")
 }
 
 // oneLine folds line breaks so that a sample message stays in its cell.
