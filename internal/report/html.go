@@ -95,7 +95,7 @@ func newPage(in Input) (page, error) {
 	p := page{
 		Title:   visible(fmt.Sprintf("tailgate · %s: %s", in.Name, v.Outcome), maxShownRunes),
 		Outcome: string(v.Outcome), Name: pageText(in.Name),
-		Headline: headlineWith(in, pageText), Context: contextLineWith(in, pageText),
+		Headline: headline(in, pageText), Context: contextLine(in, pageText),
 		Detect: detectLine(v, pageText), Sequential: sequentialLine(v.Sequential, pageText),
 		Warnings: shown(warningsOf(in)),
 	}
@@ -138,12 +138,8 @@ func shown(items []string) []string {
 func htmlFindings(fs []gate.Finding, c columns) []htmlFinding {
 	out := make([]htmlFinding, len(fs))
 	for i, f := range fs {
-		note := f.Note
-		if lowConfidence(f.Test) {
-			note = joinNote("test: "+f.Test, note)
-		}
 		out[i] = htmlFinding{Label: pageText(f.Label), FromTo: fromTo(f), Change: formatChange(f), Floor: c.limit(f),
-			P: c.test(f), Verdict: outcomeWord(f.Outcome), Note: pageText(note), Class: string(f.Outcome)}
+			P: c.test(f), Verdict: outcomeWord(f.Outcome), Note: pageText(tableNote(f)), Class: string(f.Outcome)}
 	}
 	return out
 }
@@ -231,7 +227,7 @@ func floorText(s series) string {
 	case !s.minEffectFloor():
 		return fmt.Sprintf("; shaded: the noise floor, %s; a %s past the red dashed line is a regression", formatFloor(s.Finding), badMove(s))
 	}
-	text := fmt.Sprintf("; shaded: min_effect, %s; ", formatEffect(s.Finding.Floor, unitOf(s.Finding)))
+	text := fmt.Sprintf("; shaded: min_effect, %s; ", formatEffect(s.Finding.Floor, changeUnit(s.Finding.Percent)))
 	switch est := s.estimate(); {
 	case est == nil:
 		return text + fmt.Sprintf("a %s past the red dashed line is a regression", badMove(s))
@@ -249,18 +245,6 @@ func badSide(s series) string {
 	return "above"
 }
 
-// formatDiff prints a signed change in percent or percentage points.
-func formatDiff(v float64, percent bool) string {
-	switch {
-	case math.IsInf(v, 1):
-		return "+∞"
-	case math.IsInf(v, -1):
-		return "−∞"
-	case percent:
-		return signed(v, "%.2f") + " pp"
-	}
-	return signed(v, "%.1f") + " %"
-}
 
 // trendFigures show a stored baseline's window over its commits, one per
 // compared gated metric; none when the base runs have no origins.
@@ -407,39 +391,23 @@ func noiseRows(v gate.Verdict, all []series, base string) []htmlNoise {
 	return out
 }
 
-// noiseText is the run-to-run spread: the pairs' changes in A/B, else
-// each side's coefficient of variation (or standard deviation in
-// percentage points for rates).
+// noiseText is the run-to-run spread: the SD of the pairs' changes in
+// A/B, else each side's coefficient of variation (SD in percentage points
+// for rates).
 func noiseText(s series, base string) string {
-	if s.Paired {
-		if s.Finding.Percent {
-			return fmt.Sprintf("SD of the %s' changes %.2f pp", s.units(), sd(s.Diffs))
-		}
-		return fmt.Sprintf("SD of the %s' changes %.1f %%", s.units(), sd(s.Diffs))
-	}
 	spread := func(x []float64) string {
-		if len(x) < 2 {
+		switch {
+		case len(x) < 2:
 			return "—"
+		case s.Finding.Percent || s.Paired:
+			return fmt.Sprintf(changeFormat(s.Finding.Percent)+" %s", stats.SampleSD(x), changeUnit(s.Finding.Percent))
 		}
-		if s.Finding.Percent {
-			return fmt.Sprintf("%.2f pp", sd(x))
-		}
-		return fmt.Sprintf("%.1f %%", 100*stats.CV(x))
+		return percentOf(stats.CV(x))
+	}
+	if s.Paired {
+		return fmt.Sprintf("SD of the %s' changes %s", s.units(), spread(s.Diffs))
 	}
 	return base + " " + spread(s.Base) + " · head " + spread(s.Head)
-}
-
-// sd is the sample standard deviation.
-func sd(x []float64) float64 {
-	if len(x) < 2 {
-		return math.NaN()
-	}
-	m := stats.Mean(x)
-	var ss float64
-	for _, v := range x {
-		ss += (v - m) * (v - m)
-	}
-	return math.Sqrt(ss / float64(len(x)-1))
 }
 
 // stepRows are the per-step rows: with the base side's figures and each

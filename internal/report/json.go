@@ -183,7 +183,7 @@ func toJSON(in Input) jsonReport {
 	v := in.Verdict
 	r := jsonReport{
 		Schema: JSONSchemaVersion, Benchmark: in.Name, Mode: in.Mode, BaselineSource: fitText(in.BaselineSource),
-		Verdict: v.Outcome, Summary: fitText(headline(in)), Regressions: nonNil(v.Regressions),
+		Verdict: v.Outcome, Summary: fitText(headline(in, plainText)), Regressions: nonNil(v.Regressions),
 		HeadRuns: v.HeadRuns, BaselineRuns: v.BaseRuns, Metrics: []jsonMetric{}, Detectable: []jsonDetect{},
 		Warnings: fitTexts(nonNil(warningsOf(in))), Notes: fitTexts(nonNil(notesOf(in))), Steps: []jsonStep{}, Errors: errorClasses(in.Head),
 	}
@@ -194,7 +194,7 @@ func toJSON(in Input) jsonReport {
 		r.Metrics = append(r.Metrics, jsonMetric{
 			Key: f.Key, Label: f.Label, Unit: f.Unit, Gated: f.Gated,
 			BaselineMedian: num(f.BaseMedian), HeadMedian: num(f.HeadMedian),
-			Change: num(f.Change), ChangeUnit: unitOf(f), Worse: num(f.Worse), P: num(f.P), Test: f.Test,
+			Change: num(f.Change), ChangeUnit: changeUnit(f.Percent), Worse: num(f.Worse), P: num(f.P), Test: f.Test,
 			Floor: num(f.Floor), FloorSource: f.FloorSource, Verdict: f.Outcome, Note: f.Note,
 			HeadN: f.N, BaselineN: f.M,
 			Estimate: num(f.Estimate), Lower: num(f.Lower), Upper: num(f.Upper), DecidedAt: f.DecidedAt,

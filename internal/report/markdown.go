@@ -61,14 +61,14 @@ func WriteMarkdown(w io.Writer, in Input) error {
 // of the runner by its absolute path.
 func Markdown(in Input) string {
 	v := in.Verdict
-	tail := "<sub>" + contextLineWith(in, mdText) + "</sub>\n"
+	tail := "<sub>" + contextLine(in, mdText) + "</sub>\n"
 	d := mdDoc{left: MaxMarkdownBytes - len(tail)}
 	d.write(Marker(in.Name) + "\n")
-	d.write(fmt.Sprintf("### %s tailgate · %s: %s\n\n", icon(v.Outcome), mdText(in.Name), headlineWith(in, mdText)))
+	d.write(fmt.Sprintf("### %s tailgate · %s: %s\n\n", icon(v.Outcome), mdText(in.Name), headline(in, mdText)))
 	gated, reported := splitGated(v.Findings)
 	if len(gated) > 0 {
 		c := columnsOf(v)
-		d.table(fmt.Sprintf("| gated metric | %s → head | change | %s | %s | verdict |\n|---|---:|---:|---:|---:|---|\n", sideWord(v), c.limitHead, c.testHead),
+		d.rows(fmt.Sprintf("| gated metric | %s → head | change | %s | %s | verdict |\n|---|---:|---:|---:|---:|---|\n", sideWord(v), c.limitHead, c.testHead),
 			rowsOf(gated, func(f gate.Finding) string { return gatedRow(f, c) }), "\n")
 		if note := centreNote(v); note != "" {
 			d.write(note + "\n\n")
@@ -86,7 +86,7 @@ func Markdown(in Input) string {
 	cs := stepChanges(in.Base, in.Head)
 	if hasBaseSteps(cs) {
 		head, rows := stepChangeTable(cs[:min(len(cs), maxCommentSteps)], cs)
-		d.table("**"+stepsTitle(in)+"**\n\n"+head, rows, "\n")
+		d.rows("**"+stepsTitle(in)+"**\n\n"+head, rows, "\n")
 	}
 	d.list("**Warnings**\n\n", "\n", "⚠️ ", warningsOf(in))
 	d.list("**"+statementsTitle(in)+"**\n\n", "\n", "", statementLines(in, markdownStatements, clipped(queryRunes)))
@@ -112,20 +112,18 @@ func Markdown(in Input) string {
 }
 
 // absPath is an absolute file path of two parts or more, as the job's own
-// notes (Input.Notes) name the runner's files (a side's tree, the noise file): the
-// comment names them by their last part only, since the reviewer reads it
-// on another machine and the runner's temporary directory means nothing
-// there. (The target logs' notes keep their paths for the job summary;
-// the comment leaves them out whole.)
+// notes name the runner's files (a side's tree, the noise file): the
+// comment names them by their last part only, since the runner's
+// temporary directory means nothing on the reviewer's machine.
 var absPath = regexp.MustCompile(`(^|[\s(=])(/[^\s/,;()'"]+)+/([^\s/,;()'"]*[^\s/,;()'".:])`)
 
 // unpathed is note with each absolute path cut to "…/" and its last part.
 func unpathed(note string) string { return absPath.ReplaceAllString(note, "$1…/$3") }
 
-func rowsOf(fs []gate.Finding, row func(gate.Finding) string) []string {
-	out := make([]string, len(fs))
-	for i, f := range fs {
-		out[i] = row(f)
+func rowsOf[T any](xs []T, row func(T) string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = row(x)
 	}
 	return out
 }
@@ -150,14 +148,11 @@ func reportedHeader(v gate.Verdict) string {
 }
 
 func reportedRow(f gate.Finding, sequential bool) string {
-	note := f.Note
-	if lowConfidence(f.Test) {
-		note = joinNote("test: "+f.Test, note)
-	}
+	p := " " + formatP(f.P) + " |"
 	if sequential {
-		return fmt.Sprintf("| %s | %s | %s | %s |\n", mdText(f.Label), fromTo(f), formatChange(f), mdText(note))
+		p = ""
 	}
-	return fmt.Sprintf("| %s | %s | %s | %s | %s |\n", mdText(f.Label), fromTo(f), formatChange(f), formatP(f.P), mdText(note))
+	return fmt.Sprintf("| %s | %s | %s |%s %s |\n", mdText(f.Label), fromTo(f), formatChange(f), p, mdText(tableNote(f)))
 }
 
 // sideWord names the side judged against in a table: the baseline, or in
@@ -233,15 +228,13 @@ func stepChangeTable(cs, all []stepChange) (string, []string) {
 	if failed {
 		head = "| step | p50 | p95 | errors |\n|---|---:|---:|---:|\n"
 	}
-	rows := make([]string, len(cs))
-	for i, c := range cs {
-		rows[i] = fmt.Sprintf("| %s | %s | %s |", orDash(mdText(c.Name)), figureCell(c.P50, "ms", true), figureCell(c.P95, "ms", true))
+	return head, rowsOf(cs, func(c stepChange) string {
+		row := fmt.Sprintf("| %s | %s | %s |", orDash(mdText(c.Name)), figureCell(c.P50, "ms", true), figureCell(c.P95, "ms", true))
 		if failed {
-			rows[i] += " " + figureCell(c.Errors, "%", true) + " |"
+			row += " " + figureCell(c.Errors, "%", true) + " |"
 		}
-		rows[i] += "\n"
-	}
-	return head, rows
+		return row + "\n"
+	})
 }
 
 // errorClassHead heads the Markdown table of error classes.
@@ -256,13 +249,11 @@ type mdDoc struct {
 }
 
 // write appends s if it fits.
-func (d *mdDoc) write(s string) bool {
-	if len(s) > d.left {
-		return false
+func (d *mdDoc) write(s string) {
+	if len(s) <= d.left {
+		d.b.WriteString(s)
+		d.left -= len(s)
 	}
-	d.b.WriteString(s)
-	d.left -= len(s)
-	return true
 }
 
 // omitted is the line that says how many rows did not fit.
@@ -271,11 +262,11 @@ func omitted(n int) string {
 }
 
 // rows appends head and as many rows as fit, keeping room for end, then
-// end; false when not even head fits.
-func (d *mdDoc) rows(head string, rows []string, end string) bool {
+// end; nothing when not even head fits.
+func (d *mdDoc) rows(head string, rows []string, end string) {
 	reserve := len(end) + len(omitted(len(rows)))
 	if len(head)+reserve > d.left {
-		return false
+		return
 	}
 	d.write(head)
 	for i, r := range rows {
@@ -286,10 +277,7 @@ func (d *mdDoc) rows(head string, rows []string, end string) bool {
 		d.write(r)
 	}
 	d.write(end)
-	return true
 }
-
-func (d *mdDoc) table(head string, rows []string, end string) { d.rows(head, rows, end) }
 
 // list writes the items, each through mdText, then the items tailgate
 // wrote itself (ours, as Markdown), after head and before end.

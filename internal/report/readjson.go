@@ -66,18 +66,26 @@ func ReadJSON(r io.Reader) (Input, error) {
 	}
 	var c checker
 	c.report(rep)
-	if len(c.errs) > 0 {
-		return Input{}, fmt.Errorf("invalid report: %w", joinedProblems(c.errs))
+	if len(c.errs) > 0 { // on one line: the reason a report is refused is one line of the log
+		return Input{}, errors.New("invalid report: " + strings.Join(c.errs, "; "))
 	}
 	return fromJSON(rep), nil
 }
 
 // checker collects every problem with a report, each with its JSON path.
-type checker struct{ errs []error }
+type checker struct{ errs []string }
 
 func (c *checker) add(path, format string, args ...any) {
 	if len(c.errs) < 20 {
-		c.errs = append(c.errs, fmt.Errorf("%s: "+format, append([]any{path}, args...)...))
+		c.errs = append(c.errs, path+": "+fmt.Sprintf(format, args...))
+	}
+}
+
+// each checks a list: at most most items, each by check at its path.
+func each[T any](c *checker, path string, items []T, most int, check func(string, T)) {
+	c.length(path, len(items), most)
+	for i, it := range items {
+		check(fmt.Sprintf("%s[%d]", path, i), it)
 	}
 }
 
@@ -116,28 +124,14 @@ func (c *checker) report(r jsonReport) {
 	c.text("summary", r.Summary, maxTextRunes, false)
 	c.count("head_runs", int64(r.HeadRuns), maxRuns)
 	c.count("baseline_runs", int64(r.BaselineRuns), maxRuns)
-	c.texts("warnings", r.Warnings, maxTextRunes)
-	c.texts("notes", r.Notes, maxTextRunes)
-	c.length("metrics", len(r.Metrics), maxListItems)
-	for i, m := range r.Metrics {
-		c.metric(fmt.Sprintf("metrics[%d]", i), m)
-	}
-	c.length("detectable", len(r.Detectable), maxListItems)
-	for i, d := range r.Detectable {
-		c.detect(fmt.Sprintf("detectable[%d]", i), d)
-	}
-	c.length("steps", len(r.Steps), maxRowItems)
-	for i, s := range r.Steps {
-		c.step(fmt.Sprintf("steps[%d]", i), s)
-	}
-	c.length("base_steps", len(r.BaseSteps), maxRowItems)
-	for i, s := range r.BaseSteps {
-		c.step(fmt.Sprintf("base_steps[%d]", i), s)
-	}
-	c.length("errors", len(r.Errors), maxRowItems)
-	for i, e := range r.Errors {
-		c.errorClass(fmt.Sprintf("errors[%d]", i), e)
-	}
+	text := func(path, s string) { c.text(path, s, maxTextRunes, false) }
+	each(c, "warnings", r.Warnings, maxListItems, text)
+	each(c, "notes", r.Notes, maxListItems, text)
+	each(c, "metrics", r.Metrics, maxListItems, c.metric)
+	each(c, "detectable", r.Detectable, maxListItems, c.detect)
+	each(c, "steps", r.Steps, maxRowItems, c.step)
+	each(c, "base_steps", r.BaseSteps, maxRowItems, c.step)
+	each(c, "errors", r.Errors, maxRowItems, c.errorClass)
 	if s := r.Sequential; s != nil {
 		c.sequential("sequential", *s)
 	}
@@ -145,19 +139,7 @@ func (c *checker) report(r jsonReport) {
 		c.runs("runs.base", r.Runs.Base)
 		c.runs("runs.head", r.Runs.Head)
 	}
-	c.length("statements", len(r.Statements), htmlStatements)
-	for i, s := range r.Statements {
-		path := fmt.Sprintf("statements[%d]", i)
-		if !sourcePattern.MatchString(s.Source) {
-			c.add(path+".source", "%q is not a counter source name (lower-case letters, digits and _)", clip(s.Source))
-		}
-		c.text(path+".query", s.Query, maxTextRunes, true)
-		for j, v := range append(s.Base[:], s.Head[:]...) {
-			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-				c.add(fmt.Sprintf("%s.%s[%d]", path, map[bool]string{true: "base", false: "head"}[j < 3], j%3), "%v is not a count ≥ 0", v)
-			}
-		}
-	}
+	each(c, "statements", r.Statements, htmlStatements, c.statement)
 	if l := r.TargetLog; l != nil {
 		if l.Base == "" && l.Head == "" {
 			c.add("target_log", "names no file")
@@ -169,6 +151,18 @@ func (c *checker) report(r jsonReport) {
 		}
 	}
 	c.regressions(r)
+}
+
+func (c *checker) statement(path string, s jsonStatement) {
+	if !sourcePattern.MatchString(s.Source) {
+		c.add(path+".source", "%q is not a counter source name (lower-case letters, digits and _)", clip(s.Source))
+	}
+	c.text(path+".query", s.Query, maxTextRunes, true)
+	for j, v := range append(s.Base[:], s.Head[:]...) {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			c.add(fmt.Sprintf("%s.%s[%d]", path, map[bool]string{true: "base", false: "head"}[j < 3], j%3), "%v is not a count ≥ 0", v)
+		}
+	}
 }
 
 func (c *checker) sequential(path string, s jsonSequential) {
@@ -242,12 +236,11 @@ func (c *checker) step(path string, s jsonStep) {
 	}
 	c.finite(path+".p50_ms", s.P50)
 	c.finite(path+".p95_ms", s.P95)
-	c.length(path+".runs", len(s.Runs), maxRuns)
-	for i, r := range s.Runs {
+	each(c, path+".runs", s.Runs, maxRuns, func(path string, r *jsonStepRun) {
 		if r != nil {
-			c.step(fmt.Sprintf("%s.runs[%d]", path, i), jsonStep{stepFigures: stepFigures{Name: s.Name, Requests: r.Requests, Failed: r.Failed}, P50: r.P50, P95: r.P95})
+			c.step(path, jsonStep{stepFigures: stepFigures{Name: s.Name, Requests: r.Requests, Failed: r.Failed}, P50: r.P50, P95: r.P95})
 		}
-	}
+	})
 }
 
 func (c *checker) errorClass(path string, e errorFigures) {
@@ -320,27 +313,6 @@ func (c *checker) bounded(path, s string, maxRunes int, required bool) {
 		c.add(path, "is empty")
 	case n > maxRunes:
 		c.add(path, "is %d characters long, more than %d", n, maxRunes)
-	}
-}
-
-// joinedProblems joins the problems on one line: the reason a report is refused
-// is one line of the log.
-type joinedProblems []error
-
-func (e joinedProblems) Error() string {
-	msgs := make([]string, len(e))
-	for i, err := range e {
-		msgs[i] = err.Error()
-	}
-	return strings.Join(msgs, "; ")
-}
-
-func (e joinedProblems) Unwrap() []error { return e }
-
-func (c *checker) texts(path string, items []string, maxRunes int) {
-	c.length(path, len(items), maxListItems)
-	for i, s := range items {
-		c.text(fmt.Sprintf("%s[%d]", path, i), s, maxRunes, false)
 	}
 }
 

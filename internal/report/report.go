@@ -64,12 +64,9 @@ type Origin struct {
 	Time             time.Time
 }
 
-// headline is the one-line verdict, without decoration.
-func headline(in Input) string { return headlineWith(in, plainText) }
-
-// headlineWith is the one-line verdict with every label and message shown
-// through show (mdText for Markdown).
-func headlineWith(in Input, show func(string) string) string {
+// headline is the one-line verdict with every label and message shown
+// through show (mdText for Markdown, plainText for the terminal).
+func headline(in Input, show func(string) string) string {
 	v := in.Verdict
 	switch v.Outcome {
 	case gate.Regression:
@@ -87,27 +84,27 @@ func headlineWith(in Input, show func(string) string) string {
 	}
 }
 
-func regressionLabels(v gate.Verdict, show func(string) string) []string {
+// gatedLabels are the labels of the gated findings of outcome o, each
+// through show and then with.
+func gatedLabels(v gate.Verdict, o gate.MetricOutcome, show func(string) string, with func(gate.Finding) string) []string {
 	var out []string
 	for _, f := range v.Findings {
-		if f.Outcome == gate.MetricRegression && f.Gated {
-			out = append(out, fmt.Sprintf("%s (%s)", show(f.Label), formatChange(f)))
+		if f.Gated && f.Outcome == o {
+			out = append(out, show(f.Label)+with(f))
 		}
 	}
 	return out
+}
+
+func regressionLabels(v gate.Verdict, show func(string) string) []string {
+	return gatedLabels(v, gate.MetricRegression, show, func(f gate.Finding) string { return " (" + formatChange(f) + ")" })
 }
 
 func inconclusiveReason(v gate.Verdict, show func(string) string) string {
 	if v.HasWarning(gate.WarnDefinitionChanged) {
 		return "benchmark changed, re-record the baseline"
 	}
-	var labels []string
-	for _, f := range v.Findings {
-		if f.Gated && f.Outcome == gate.MetricInconclusive {
-			labels = append(labels, show(f.Label))
-		}
-	}
-	if len(labels) > 0 {
+	if labels := gatedLabels(v, gate.MetricInconclusive, show, func(gate.Finding) string { return "" }); len(labels) > 0 {
 		return "could not judge " + strings.Join(labels, ", ")
 	}
 	if len(v.Warnings) > 0 {
@@ -215,19 +212,34 @@ func formatChange(f gate.Finding) string {
 	if math.IsNaN(f.Change) {
 		return "—"
 	}
-	if f.Percent {
-		return signed(f.Change, "%.2f") + " pp"
-	}
-	return signed(f.Change, "%.1f") + " %"
+	return formatDiff(f.Change, f.Percent)
 }
 
-// signed prints a number with an explicit sign, using a real minus sign.
+// formatDiff prints a signed change in percent or, for a rate (pp),
+// percentage points: "+1.5 %", "−0.20 pp".
+func formatDiff(v float64, pp bool) string {
+	if math.IsInf(v, 0) {
+		return signed(v, "")
+	}
+	return signed(v, changeFormat(pp)) + " " + changeUnit(pp)
+}
+
+// changeFormat and changeUnit are how a change is printed: in percent
+// to a tenth, or for a rate in percentage points to a hundredth.
+func changeFormat(pp bool) string { return map[bool]string{false: "%.1f", true: "%.2f"}[pp] }
+func changeUnit(pp bool) string   { return map[bool]string{false: "%", true: "pp"}[pp] }
+
+// signed prints a number with an explicit sign, using a real minus sign;
+// an infinity is "+∞" or "−∞".
 func signed(v float64, format string) string {
 	s := fmt.Sprintf(format, math.Abs(v))
 	switch {
+	case math.IsInf(v, 0):
+		s = "∞"
 	case s == fmt.Sprintf(format, 0.0):
 		return "±" + s
-	case v < 0:
+	}
+	if v < 0 {
 		return "−" + s
 	}
 	return "+" + s
@@ -237,14 +249,7 @@ func formatFloor(f gate.Finding) string {
 	if math.IsNaN(f.Floor) {
 		return "—"
 	}
-	return formatEffect(f.Floor, unitOf(f)) + " (" + string(f.FloorSource) + ")"
-}
-
-func unitOf(f gate.Finding) string {
-	if f.Percent {
-		return "pp"
-	}
-	return "%"
+	return formatEffect(f.Floor, changeUnit(f.Percent)) + " (" + string(f.FloorSource) + ")"
 }
 
 func formatEffect(v float64, unit string) string {
@@ -289,6 +294,15 @@ func findingNotes(findings []gate.Finding, named func(test string) bool) []strin
 	return out
 }
 
+// tableNote is a finding's note as its table row shows it, naming the
+// test where lowConfidence says it is worth naming.
+func tableNote(f gate.Finding) string {
+	if lowConfidence(f.Test) {
+		return joinNote("test: "+f.Test, f.Note)
+	}
+	return f.Note
+}
+
 // notExact reports whether a test is any but the exact Mann–Whitney test
 // and the sequential one (the sequential line names it): the terminal
 // names those.
@@ -307,11 +321,9 @@ func joinNote(a, b string) string {
 	return a + "; " + b
 }
 
-func contextLine(in Input) string { return contextLineWith(in, plainText) }
-
-// contextLineWith says what was compared, with the mode and the baseline's
+// contextLine says what was compared, with the mode and the baseline's
 // source shown through show.
-func contextLineWith(in Input, show func(string) string) string {
+func contextLine(in Input, show func(string) string) string {
 	parts := []string{}
 	if in.Mode != "" {
 		parts = append(parts, "mode "+show(in.Mode))
@@ -378,7 +390,7 @@ type columns struct {
 func columnsOf(v gate.Verdict) columns {
 	if v.Sequential != nil {
 		return columns{limitHead: "min_effect", testHead: "bounds",
-			limit: func(f gate.Finding) string { return formatEffect(f.Floor, unitOf(f)) }, test: formatBounds}
+			limit: func(f gate.Finding) string { return formatEffect(f.Floor, changeUnit(f.Percent)) }, test: formatBounds}
 	}
 	return columns{limitHead: "floor", testHead: "p", limit: formatFloor, test: func(f gate.Finding) string { return formatP(f.P) }}
 }
@@ -390,41 +402,24 @@ func columnsOf(v gate.Verdict) columns {
 // is never below −100 % (a drop's bound in the bad direction is unbounded
 // below: −139831.4 % was a head 1399 times the base).
 func formatBounds(f gate.Finding) string {
-	format := "%.1f"
-	if f.Percent {
-		format = "%.2f"
-	}
-	sign := worseSign(f)
 	if f.Test == stats.TestExactCount { // no noise, so no bounds: the change column is the difference
 		return "exact count"
 	}
 	if math.IsNaN(f.Lower) || math.IsNaN(f.Upper) {
 		return "—"
 	}
-	bound := func(x float64) string {
-		switch {
-		case math.IsInf(x, 1):
-			return "+∞"
-		case math.IsInf(x, -1):
-			return "−∞"
-		}
-		return signed(x, format)
-	}
-	lo, hi := sign*f.Lower, sign*f.Upper
-	if sign < 0 {
-		lo, hi = hi, lo
-	}
-	return fmt.Sprintf("[%s … %s] %s", bound(lo), bound(hi), unitOf(f))
+	lo, hi := headBounds(f)
+	format := changeFormat(f.Percent)
+	return fmt.Sprintf("[%s … %s] %s", signed(lo, format), signed(hi, format), changeUnit(f.Percent))
 }
 
-// worseSign is +1 where a rise of the finding's metric is worse, −1 where
-// a drop is: what turns a change in the bad direction into head against
-// base.
-func worseSign(f gate.Finding) float64 {
+// headBounds turns a finding's bounds, in the bad direction, into bounds
+// on head against base.
+func headBounds(f gate.Finding) (lo, hi float64) {
 	if m, ok := result.Lookup(f.Key); ok && m.Better == result.HigherIsBetter {
-		return -1
+		return -f.Upper, -f.Lower
 	}
-	return 1
+	return f.Lower, f.Upper
 }
 
 // centreNote says what the base and head columns of a sequential A/B

@@ -17,8 +17,8 @@ import (
 func WriteText(w io.Writer, in Input) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "tailgate: %s: %s\n", in.Name, strings.ToUpper(string(in.Verdict.Outcome)))
-	fmt.Fprintf(&b, "  %s\n", headline(in))
-	fmt.Fprintf(&b, "  %s\n\n", contextLine(in))
+	fmt.Fprintf(&b, "  %s\n", headline(in, plainText))
+	fmt.Fprintf(&b, "  %s\n\n", contextLine(in, plainText))
 	if len(in.Verdict.Findings) > 0 {
 		writeTextTable(&b, in.Verdict)
 		b.WriteString("\n")
