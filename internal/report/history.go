@@ -3,7 +3,9 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/result"
@@ -64,42 +66,24 @@ func historyHeadline(in HistoryInput) string {
 	if seen := lv.Unconfirmed; len(seen) > 0 {
 		return "main may be at a regressed level, not yet confirmed: " + strings.Join(seenLines(in, seen), "; ")
 	}
-	var better []gate.HistoryMetric
-	for _, m := range v.Metrics {
-		if m.Seen != nil {
-			better = append(better, m)
-		}
-	}
-	if len(better) > 0 {
+	if better := slices.DeleteFunc(slices.Clone(v.Metrics), func(m gate.HistoryMetric) bool { return m.Seen == nil }); len(better) > 0 {
 		return "main is at no regressed level of a gated metric; the values show steps the better way that no test confirmed: " + strings.Join(seenLines(in, better), "; ")
 	}
-	var short []string
-	for _, m := range v.Metrics {
-		if m.TooFew() {
-			short = append(short, m.Meta.Label)
-		}
-	}
-	if len(short) > 0 {
-		return "main is at no regressed level these jobs can show; too few jobs to show a step of " + strings.Join(short, ", ")
+	if short := slices.DeleteFunc(slices.Clone(v.Metrics), func(m gate.HistoryMetric) bool { return !m.TooFew() }); len(short) > 0 {
+		return "main is at no regressed level these jobs can show; too few jobs to show a step of " + strings.Join(mapped(short, func(m gate.HistoryMetric) string { return m.Meta.Label }), ", ")
 	}
 	return "main is at no regressed level of a gated metric"
 }
 
-// seenLines name each metric whose values step the bad way unconfirmed.
+// seenLines name each metric whose values step unconfirmed, and why.
 func seenLines(in HistoryInput, seen []gate.HistoryMetric) []string {
-	out := make([]string, len(seen))
-	for i, m := range seen {
-		out[i] = fmt.Sprintf("%s %s since %s (%s)", m.Meta.Label, metricStep(m.Meta, m.Seen.Change), jobName(in.Jobs[m.Seen.At]), seenWhy(m))
-	}
-	return out
-}
-
-// seenWhy says why a step the values show was not confirmed.
-func seenWhy(m gate.HistoryMetric) string {
-	if m.TooFew() {
-		return "too few jobs"
-	}
-	return "its p is above the search's α"
+	return mapped(seen, func(m gate.HistoryMetric) string {
+		why := "its p is above the search's α"
+		if m.TooFew() {
+			why = "too few jobs"
+		}
+		return fmt.Sprintf("%s %s since %s (%s)", m.Meta.Label, metricStep(m.Meta, m.Seen.Change), jobName(in.Jobs[m.Seen.At]), why)
+	})
 }
 
 // reachText says what a metric's jobs can show: "these 12 jobs show steps
@@ -132,20 +116,22 @@ func countJobs(n int) string {
 // jobs, else its A/B links (a history the Action's record mode keeps holds
 // only those).
 func historySpan(in HistoryInput) string {
-	n, src := len(in.Jobs), visible(in.Source, maxShownRunes)
-	if n == 0 {
-		links := in.Chain.Links
-		if len(links) == 0 {
-			return "nothing recorded in " + src
-		}
-		first, last := links[0], links[len(links)-1]
-		return fmt.Sprintf("%s judged by A/B from %s, %s (%s) … %s (%s); no absolute job", count(len(links), "commit", "commits"), src,
-			first.Time.UTC().Format("2006-01-02 15:04"), shortName(first.Commit), last.Time.UTC().Format("2006-01-02 15:04"), shortName(last.Commit))
+	n, links, src := len(in.Jobs), in.Chain.Links, visible(in.Source, maxShownRunes)
+	span := func(what string, t0, t1 time.Time, c0, c1, tail string) string {
+		return fmt.Sprintf("%s from %s, %s (%s) … %s (%s)%s", what, src, t0.UTC().Format(minuteFormat), c0, t1.UTC().Format(minuteFormat), c1, tail)
 	}
-	first, last := in.Jobs[0], in.Jobs[n-1]
-	return fmt.Sprintf("%s from %s, %s (%s) … %s (%s)", count(n, "job", "jobs"), src,
-		first.Time.UTC().Format("2006-01-02 15:04"), jobName(first), last.Time.UTC().Format("2006-01-02 15:04"), jobName(last))
+	switch {
+	case n > 0:
+		return span(count(n, "job", "jobs"), in.Jobs[0].Time, in.Jobs[n-1].Time, jobName(in.Jobs[0]), jobName(in.Jobs[n-1]), "")
+	case len(links) > 0:
+		first, last := links[0], links[len(links)-1]
+		return span(count(len(links), "commit", "commits")+" judged by A/B", first.Time, last.Time, shortName(first.Commit), shortName(last.Commit), "; no absolute job")
+	}
+	return "nothing recorded in " + src
 }
+
+// minuteFormat is how the history reports date a job.
+const minuteFormat = "2006-01-02 15:04"
 
 func writeHistoryMetric(b *strings.Builder, in HistoryInput, m gate.HistoryMetric) {
 	fmt.Fprintf(b, "%s (%s): ", m.Meta.Label, count(len(m.Values), "job", "jobs"))
@@ -159,19 +145,19 @@ func writeHistoryMetric(b *strings.Builder, in HistoryInput, m gate.HistoryMetri
 	default:
 		fmt.Fprintf(b, "%s (%s)\n", count(len(m.Changes), "change point", "change points"), historyRule(m))
 	}
-	if c := m.Seen; c != nil {
-		fmt.Fprintf(b, "  the values step %s at job #%d %s, %s → %s, not confirmed: %s\n", metricStep(m.Meta, c.Change), c.At+1,
-			jobName(in.Jobs[c.At]), formatValue(c.Before, m.Meta.Unit), formatValue(c.After, m.Meta.Unit), seenReason(m))
+	also := func(c gate.HistoryChange) {
 		for _, e := range c.Environment {
 			fmt.Fprintf(b, "      also changed: %s\n", visible(e, maxShownRunes))
 		}
 	}
+	if c := m.Seen; c != nil {
+		fmt.Fprintf(b, "  the values step %s at job #%d %s, %s, not confirmed: %s\n", metricStep(m.Meta, c.Change), c.At+1,
+			jobName(in.Jobs[c.At]), levels(m, *c), seenReason(m))
+		also(*c)
+	}
 	for _, c := range m.Changes {
-		fmt.Fprintf(b, "  %s: %s, %s → %s, %s\n", changeWord(c), historyStep(m, c), formatValue(c.Before, m.Meta.Unit),
-			formatValue(c.After, m.Meta.Unit), commitRange(in, c))
-		for _, e := range c.Environment {
-			fmt.Fprintf(b, "      also changed: %s\n", visible(e, maxShownRunes))
-		}
+		fmt.Fprintf(b, "  %s: %s, %s, %s\n", changeWord(c), historyStep(m, c), levels(m, c), commitRange(in, c))
+		also(c)
 		if saw := chainSaw(in, m, c); saw != "" {
 			fmt.Fprintf(b, "      %s\n", saw)
 		}
@@ -203,11 +189,12 @@ func seenReason(m gate.HistoryMetric) string {
 
 // historyRule says what the search counted as a change.
 func historyRule(m gate.HistoryMetric) string {
-	unit := "%"
-	if m.Meta.Scale == result.Percent {
-		unit = "pp"
-	}
-	return fmt.Sprintf("α %.3g a test, steps under %g %s ignored", m.Alpha, m.Floor, unit)
+	return fmt.Sprintf("α %.3g a test, steps under %g %s ignored", m.Alpha, m.Floor, changeUnit(points(m.Meta)))
+}
+
+// levels are a step's levels before and after: "12.0 ms → 13.1 ms".
+func levels(m gate.HistoryMetric, c gate.HistoryChange) string {
+	return formatValue(c.Before, m.Meta.Unit) + " → " + formatValue(c.After, m.Meta.Unit)
 }
 
 // changeWord names a change point for what it means.
@@ -221,13 +208,9 @@ func changeWord(c gate.HistoryChange) string {
 	return "improvement"
 }
 
-// historyStep is the step with its bounds: "+8.1 % (+6.0 … +10.2 %)".
+// historyStep is the step with its bounds: "+8.1 % (95 % bounds +6.0 … +10.2 %)".
 func historyStep(m gate.HistoryMetric, c gate.HistoryChange) string {
-	format, unit := "%.1f", " %"
-	if m.Meta.Scale == result.Percent {
-		format, unit = "%.2f", " pp"
-	}
-	return fmt.Sprintf("%s%s (95 %% bounds %s … %s%s)", signed(c.Change, format), unit, boundText(c.Lo, format), boundText(c.Hi, format), unit)
+	return fmt.Sprintf("%s (95 %% bounds %s … %s)", metricStep(m.Meta, c.Change), boundText(c.Lo, changeFormat(points(m.Meta))), boundStep(m.Meta, c.Hi))
 }
 
 // commitRange names the commits the change came with: those after the
@@ -250,36 +233,19 @@ func jobName(j gate.HistoryJob) string {
 	if j.Commit == "" {
 		return "job " + visible(j.Job, 40)
 	}
-	return visible(shortSHA(j.Commit), 40)
-}
-
-func shortSHA(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
+	return shortName(j.Commit)
 }
 
 // currentLines name each metric main sits at a regressed level of.
 func currentLines(in HistoryInput, cur []gate.HistoryMetric) []string {
-	out := make([]string, len(cur))
-	for i, m := range cur {
+	view := "" // the absolute view named where the A/B chain is a second one
+	if len(in.Chain.Links) > 0 {
+		view = " (a change point of the jobs)"
+	}
+	return mapped(cur, func(m gate.HistoryMetric) string {
 		c := m.Changes[len(m.Changes)-1]
-		format, unit := "%.1f", " %"
-		if m.Meta.Scale == result.Percent {
-			format, unit = "%.2f", " pp"
-		}
-		out[i] = fmt.Sprintf("%s %s%s since %s%s", m.Meta.Label, signed(c.Change, format), unit, jobName(in.Jobs[c.At]), viewSuffix(in))
-	}
-	return out
-}
-
-// viewSuffix names the absolute view where the A/B chain is a second one.
-func viewSuffix(in HistoryInput) string {
-	if len(in.Chain.Links) == 0 {
-		return ""
-	}
-	return " (a change point of the jobs)"
+		return fmt.Sprintf("%s %s since %s%s", m.Meta.Label, metricStep(m.Meta, c.Change), jobName(in.Jobs[c.At]), view)
+	})
 }
 
 // writeChain writes the A/B view: per gated metric the commits whose own
@@ -293,8 +259,8 @@ func writeChain(b *strings.Builder, in HistoryInput) {
 	}
 	first, last := c.Links[0], c.Links[n-1]
 	fmt.Fprintf(b, "A/B chain of main: %s, each judged against its parent side by side, %s … %s\n", count(n, "commit", "commits"),
-		first.Time.UTC().Format("2006-01-02"), last.Time.UTC().Format("2006-01-02"))
-	for _, m := range chainMovedFirst(c.Metrics) {
+		first.Time.UTC().Format(time.DateOnly), last.Time.UTC().Format(time.DateOnly))
+	for _, m := range movedFirst(c.Metrics, chainMoved) {
 		fmt.Fprintf(b, "  %s: ", m.Meta.Label)
 		if len(m.Culprits) == 0 {
 			b.WriteString("no commit's own A/B found it regressed\n")
@@ -305,7 +271,7 @@ func writeChain(b *strings.Builder, in HistoryInput) {
 		}
 		fmt.Fprintf(b, "    creep since %s (%s): %s%s%s\n", visible(c.From, 40), count(m.Creep.Links, "commit", "commits"), creepStep(m.Meta, m.Creep), flaggedText(m.Meta, m.Creep), spanText(m.Meta, m.Creep))
 	}
-	if empty := emptyLinks(c); empty > 0 {
+	if empty := len(slices.DeleteFunc(slices.Clone(c.Links), func(l gate.ChainLink) bool { return len(l.Metrics) > 0 })); empty > 0 {
 		fmt.Fprintf(b, "  %s estimated no gated metric (too few blocks for bounds): counted as no change\n", plural(empty, "1 commit's A/B", fmt.Sprintf("%d commits' A/Bs", empty)))
 	}
 	for _, g := range c.Gaps {
@@ -332,43 +298,36 @@ func levelState(m gate.ChainMetric) string {
 // culpritTexts name each culprit link: "1034de6 on 2026-11-04 (its own
 // A/B: +55.2 %, 95 % bounds +50.1 … +60.3 %)".
 func culpritTexts(in HistoryInput, m gate.ChainMetric) []string {
-	var out []string
-	for _, i := range m.Culprits {
+	return mapped(m.Culprits, func(i int) string {
 		l := in.Chain.Links[i]
 		lm := l.Metrics[m.Meta.Key]
-		out = append(out, fmt.Sprintf("%s on %s (its own A/B: %s, 95 %% bounds %s … %s)", shortName(l.Commit), l.Time.UTC().Format("2006-01-02"),
-			metricStep(m.Meta, lm.Change), boundStep(m.Meta, lm.Lo), boundStep(m.Meta, lm.Hi)))
-	}
-	return out
+		return fmt.Sprintf("%s on %s (its own A/B: %s, 95 %% bounds %s … %s)", shortName(l.Commit), l.Time.UTC().Format(time.DateOnly),
+			metricStep(m.Meta, lm.Change), boundStep(m.Meta, lm.Lo), boundStep(m.Meta, lm.Hi))
+	})
 }
 
 // chainCurrentLines name each metric the chain says main still sits at a
 // regressed level of, by its latest culprit.
 func chainCurrentLines(in HistoryInput, cur []gate.ChainMetric) []string {
-	out := make([]string, len(cur))
-	for i, m := range cur {
+	return mapped(cur, func(m gate.ChainMetric) string {
 		l := in.Chain.Links[m.Culprits[len(m.Culprits)-1]]
 		if m.Level.Worse {
-			out[i] = fmt.Sprintf("%s %s since %s (its own A/B on %s)", m.Meta.Label, metricStep(m.Meta, m.Level.Change), shortName(l.Commit), l.Time.UTC().Format("2006-01-02"))
-			continue
+			return fmt.Sprintf("%s %s since %s (its own A/B on %s)", m.Meta.Label, metricStep(m.Meta, m.Level.Change), shortName(l.Commit), l.Time.UTC().Format(time.DateOnly))
 		}
-		out[i] = fmt.Sprintf("%s %s by %s (its own A/B on %s), which no later commit undid", m.Meta.Label, metricStep(m.Meta, l.Metrics[m.Meta.Key].Change),
-			shortName(l.Commit), l.Time.UTC().Format("2006-01-02"))
-	}
-	return out
+		return fmt.Sprintf("%s %s by %s (its own A/B on %s), which no later commit undid", m.Meta.Label, metricStep(m.Meta, l.Metrics[m.Meta.Key].Change),
+			shortName(l.Commit), l.Time.UTC().Format(time.DateOnly))
+	})
 }
 
 // creepLines name each metric whose creep the chain flags.
 func creepLines(in HistoryInput, crept []gate.ChainMetric) []string {
-	var out []string
-	for _, m := range crept {
+	return mapped(crept, func(m gate.ChainMetric) string {
 		how := ""
 		if m.Creep.Span != nil {
 			how = " (one A/B against " + shortName(m.Creep.Span.Parent) + ")"
 		}
-		out = append(out, fmt.Sprintf("creep since %s: %s %s over %s%s", visible(in.Chain.From, 40), m.Meta.Label, creepStep(m.Meta, m.Creep), count(m.Creep.Links, "commit", "commits"), how))
-	}
-	return out
+		return fmt.Sprintf("creep since %s: %s %s over %s%s", visible(in.Chain.From, 40), m.Meta.Label, creepStep(m.Meta, m.Creep), count(m.Creep.Links, "commit", "commits"), how)
+	})
 }
 
 // creepStep is a product of changes with its bounds: "+16.1 % (95 %
@@ -381,10 +340,7 @@ func creepStep(m result.Metric, c gate.Creep) string {
 // rounds to zero keeps its sign and first digit ("+0.03 %"), since which
 // side of zero it lies on is what a bound says; zero is "0 %".
 func boundStep(m result.Metric, v float64) string {
-	if m.Scale == result.Percent {
-		return boundText(v, "%.2f") + " pp"
-	}
-	return boundText(v, "%.1f") + " %"
+	return boundText(v, changeFormat(points(m))) + " " + changeUnit(points(m))
 }
 
 // boundText is v signed in format, or, where that rounds to zero, to its
@@ -407,7 +363,7 @@ func spanText(m result.Metric, c gate.Creep) string {
 	if c.Span == nil {
 		return ""
 	}
-	s := fmt.Sprintf("; measured by one A/B of %s against %s on %s", shortName(c.Span.Commit), shortName(c.Span.Parent), c.Span.Time.UTC().Format("2006-01-02"))
+	s := fmt.Sprintf("; measured by one A/B of %s against %s on %s", shortName(c.Span.Commit), shortName(c.Span.Parent), c.Span.Time.UTC().Format(time.DateOnly))
 	if after := c.Links - c.SpanLinks; after > 0 {
 		s += " and the " + count(after, "commit", "commits") + " after it"
 	}
@@ -425,15 +381,13 @@ func flaggedText(m result.Metric, c gate.Creep) string {
 }
 
 // metricStep is a change of metric m: "+1.5 %" or "+0.20 pp".
-func metricStep(m result.Metric, v float64) string {
-	if m.Scale == result.Percent {
-		return signed(v, "%.2f") + " pp"
-	}
-	return signed(v, "%.1f") + " %"
-}
+func metricStep(m result.Metric, v float64) string { return formatDiff(v, points(m)) }
+
+// points reports whether m's changes are in percentage points (a rate).
+func points(m result.Metric) bool { return m.Scale == result.Percent }
 
 // shortName is a commit from the history file, short and inert.
-func shortName(c string) string { return visible(shortSHA(c), 40) }
+func shortName(c string) string { return visible(c[:min(len(c), 12)], 40) }
 
 // chainSaw says what the A/B chain saw of a change point's commits (from
 // the last job at the old level, exclusive, to the last that may be the
@@ -448,25 +402,13 @@ func chainSaw(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange) strin
 	culprits, judged := in.Chain.Judged(m.Meta.Key, commits)
 	switch {
 	case len(culprits) > 0:
-		var names []string
-		for _, i := range culprits {
+		return "the A/B chain names " + strings.Join(mapped(culprits, func(i int) string {
 			l := in.Chain.Links[i]
-			names = append(names, fmt.Sprintf("%s (its own A/B on %s: %s)", shortName(l.Commit), l.Time.UTC().Format("2006-01-02"), metricStep(m.Meta, l.Metrics[m.Meta.Key].Change)))
-		}
-		return "the A/B chain names " + strings.Join(names, ", ")
+			return fmt.Sprintf("%s (its own A/B on %s: %s)", shortName(l.Commit), l.Time.UTC().Format(time.DateOnly), metricStep(m.Meta, l.Metrics[m.Meta.Key].Change))
+		}), ", ")
 	case judged > 0:
 		return fmt.Sprintf("the A/B chain judged %s and saw no regression: did it come from outside the code (runner, machine, a dependency outside the repository)?", plural(judged, "this commit", fmt.Sprintf("these %d commits", judged)))
 	}
 	return ""
 }
 
-// emptyLinks counts the links whose A/B estimated no metric.
-func emptyLinks(c gate.ChainVerdict) int {
-	n := 0
-	for _, l := range c.Links {
-		if len(l.Metrics) == 0 {
-			n++
-		}
-	}
-	return n
-}

@@ -10,10 +10,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/report/figure"
-	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
 //go:embed history.tmpl
@@ -83,10 +83,10 @@ func newHistoryPage(in HistoryInput) (historyPage, error) {
 			alphas = append(alphas, strconv.FormatFloat(m.Alpha, 'g', 3, 64))
 		}
 		for _, c := range m.Changes {
-			p.Changes = append(p.Changes, changeRow(in, m, c))
+			p.Changes = append(p.Changes, changeRow(in, m, c, false))
 		}
 		if m.Seen != nil {
-			p.Changes = append(p.Changes, seenRow(in, m))
+			p.Changes = append(p.Changes, changeRow(in, m, *m.Seen, true))
 		}
 		if m.Note != "" {
 			p.Notes = append(p.Notes, m.Meta.Label+": "+m.Note)
@@ -107,7 +107,7 @@ func newHistoryPage(in HistoryInput) (historyPage, error) {
 		return historyPage{}, err
 	}
 	for i, j := range in.Jobs {
-		p.Jobs = append(p.Jobs, historyJobRow{N: i + 1, Commit: jobName(j), Ref: pageText(j.Ref), Time: j.Time.UTC().Format("2006-01-02 15:04"),
+		p.Jobs = append(p.Jobs, historyJobRow{N: i + 1, Commit: jobName(j), Ref: pageText(j.Ref), Time: j.Time.UTC().Format(minuteFormat),
 			Runs: strconv.Itoa(len(j.Runs)), Machine: pageText(j.Machine), Runner: pageText(orDash(j.Runner))})
 	}
 	return p, nil
@@ -144,59 +144,43 @@ func historyBadge(in HistoryInput) (string, string) {
 func changedFirst(ms []gate.HistoryMetric, chain gate.ChainVerdict) []gate.HistoryMetric {
 	moved := map[string]bool{}
 	for _, m := range chain.Metrics {
-		moved[m.Meta.Key] = len(m.Culprits) > 0 || m.Creep.Worse
+		moved[m.Meta.Key] = chainMoved(m)
 	}
-	quiet := func(m gate.HistoryMetric) int {
-		if len(m.Changes) > 0 || m.Seen != nil || moved[m.Meta.Key] {
-			return 0
-		}
-		return 1
-	}
-	out := slices.Clone(ms)
-	slices.SortStableFunc(out, func(a, b gate.HistoryMetric) int { return cmp.Compare(quiet(a), quiet(b)) })
+	return movedFirst(ms, func(m gate.HistoryMetric) bool { return len(m.Changes) > 0 || m.Seen != nil || moved[m.Meta.Key] })
+}
+
+// chainMoved reports a chain metric with a culprit or creep flagged.
+func chainMoved(m gate.ChainMetric) bool { return len(m.Culprits) > 0 || m.Creep.Worse }
+
+// movedFirst orders the xs that moved before the others, each group in
+// its order.
+func movedFirst[T any](xs []T, moved func(T) bool) []T {
+	out := slices.Clone(xs)
+	slices.SortStableFunc(out, func(a, b T) int { return cmp.Compare(b2i(!moved(a)), b2i(!moved(b))) })
 	return out
 }
 
-// chainMovedFirst orders the chain's metrics that moved (a culprit, or
-// creep flagged) before the others, each group in catalogue order.
-func chainMovedFirst(ms []gate.ChainMetric) []gate.ChainMetric {
-	quiet := func(m gate.ChainMetric) int {
-		if len(m.Culprits) > 0 || m.Creep.Worse {
-			return 0
-		}
+func b2i(b bool) int {
+	if b {
 		return 1
 	}
-	out := slices.Clone(ms)
-	slices.SortStableFunc(out, func(a, b gate.ChainMetric) int { return cmp.Compare(quiet(a), quiet(b)) })
-	return out
+	return 0
 }
 
-// seenRow is the table's row of a step the values show unconfirmed.
-func seenRow(in HistoryInput, m gate.HistoryMetric) historyChangeRow {
-	c := *m.Seen
-	row := historyChangeRow{Metric: m.Meta.Label, Kind: "step not confirmed: " + seenReason(m), Step: metricStep(m.Meta, c.Change),
-		Levels: formatValue(c.Before, m.Meta.Unit) + " → " + formatValue(c.After, m.Meta.Unit), Class: "unconfirmed"}
-	row.Range = fmt.Sprintf("%s..%s (job #%d)", jobName(in.Jobs[m.Jobs[slices.Index(m.Jobs, c.At)-1]]), jobName(in.Jobs[c.At]), c.At+1)
-	for _, e := range c.Environment {
-		row.Environment = append(row.Environment, pageText(e))
-	}
-	row.Chain = orDash(chainSaw(in, m, c))
-	return row
-}
-
-func changeRow(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange) historyChangeRow {
-	row := historyChangeRow{Metric: m.Meta.Label, Kind: changeWord(c), Step: historyStep(m, c),
-		Levels: formatValue(c.Before, m.Meta.Unit) + " → " + formatValue(c.After, m.Meta.Unit), Range: strings.TrimPrefix(commitRange(in, c), "commits ")}
+// changeRow is the table's row of a change point, or of the step the
+// values show unconfirmed (m.Seen).
+func changeRow(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange, seen bool) historyChangeRow {
+	row := historyChangeRow{Metric: m.Meta.Label, Kind: changeWord(c), Step: historyStep(m, c), Levels: levels(m, c),
+		Range: strings.TrimPrefix(commitRange(in, c), "commits "), Environment: shown(c.Environment), Chain: orDash(chainSaw(in, m, c))}
 	switch {
+	case seen:
+		row.Kind, row.Step, row.Class = "step not confirmed: "+seenReason(m), metricStep(m.Meta, c.Change), "unconfirmed"
+		row.Range = fmt.Sprintf("%s..%s (job #%d)", jobName(in.Jobs[m.Jobs[slices.Index(m.Jobs, c.At)-1]]), jobName(in.Jobs[c.At]), c.At+1)
 	case c.Regression():
 		row.Class = "regression"
 	case !c.Worse:
 		row.Class = "improvement"
 	}
-	for _, e := range c.Environment {
-		row.Environment = append(row.Environment, pageText(e))
-	}
-	row.Chain = orDash(chainSaw(in, m, c))
 	return row
 }
 
@@ -213,10 +197,10 @@ func (p *historyPage) addChain(in HistoryInput) error {
 	}
 	first, last := c.Links[0], c.Links[len(c.Links)-1]
 	p.ChainSpan = fmt.Sprintf("%s, each judged against its parent side by side, %s … %s; creep counted since %s.", count(len(c.Links), "commit", "commits"),
-		first.Time.UTC().Format("2006-01-02"), last.Time.UTC().Format("2006-01-02"), visible(c.From, 40))
+		first.Time.UTC().Format(time.DateOnly), last.Time.UTC().Format(time.DateOnly), visible(c.From, 40))
 	var flat []string
 	var shown []gate.ChainMetric
-	for _, m := range chainMovedFirst(c.Metrics) {
+	for _, m := range movedFirst(c.Metrics, chainMoved) {
 		if flatChain(c.Links, m.Meta.Key) {
 			flat = append(flat, m.Meta.Label)
 			continue
@@ -244,7 +228,7 @@ func (p *historyPage) addChain(in HistoryInput) error {
 		p.Notes = append(p.Notes, fmt.Sprintf("%s: every commit's A/B measured no change, with bounds of 0 (the rate was the same, as 0, in every block of both sides); not drawn.", strings.Join(flat, ", ")))
 	}
 	for i, l := range c.Links {
-		row := historyLinkRow{N: i + 1, Commit: shortName(l.Commit), Parent: shortName(l.Parent), Time: l.Time.UTC().Format("2006-01-02 15:04"), Job: pageText(orDash(l.Job))}
+		row := historyLinkRow{N: i + 1, Commit: shortName(l.Commit), Parent: shortName(l.Parent), Time: l.Time.UTC().Format(minuteFormat), Job: pageText(orDash(l.Job))}
 		var changes []string
 		for _, m := range shown {
 			lm, ok := l.Metrics[m.Meta.Key]
@@ -280,7 +264,7 @@ func flatChain(links []gate.ChainLink, key string) bool {
 func chainFigure(in HistoryInput, m gate.ChainMetric) (htmlFigure, error) {
 	c := in.Chain
 	links := c.Links[min(c.Since, len(c.Links)):]
-	h := figure.History{Title: m.Meta.Label + " · A/B chain", YLabel: "change since " + orDash(axisCommit(firstParent(links))) + " (" + unitOfChange(m.Meta) + ")"}
+	h := figure.History{Title: m.Meta.Label + " · A/B chain", YLabel: "change since " + orDash(axisCommit(firstParent(links))) + " (" + changeUnit(points(m.Meta)) + ")"}
 	var from int
 	h.Medians, h.Runs, from = chainPoints(links, m, c.Since)
 	for _, l := range links {
@@ -346,12 +330,6 @@ func firstParent(links []gate.ChainLink) string {
 	return links[0].Parent
 }
 
-func unitOfChange(m result.Metric) string {
-	if m.Scale == result.Percent {
-		return "pp"
-	}
-	return "%"
-}
 
 // axisCommit is a commit as the figure's axis names it: its first 7 hex
 // digits. Anything else in the history file's commit field (it is
@@ -372,7 +350,7 @@ func axisCommit(c string) string {
 // a job did not measure it), so that its x positions are the jobs'.
 func historyFigure(in HistoryInput, m gate.HistoryMetric) (htmlFigure, error) {
 	n := len(in.Jobs)
-	h := figure.History{Title: m.Meta.Label, YLabel: unitLabel(m), Runs: make([][]float64, n), Medians: make([]float64, n)}
+	h := figure.History{Title: m.Meta.Label, YLabel: axisLabel(m.Meta), Runs: make([][]float64, n), Medians: make([]float64, n)}
 	for i := range h.Medians {
 		h.Medians[i] = math.NaN()
 	}
@@ -407,10 +385,3 @@ func historyFigure(in HistoryInput, m gate.HistoryMetric) (htmlFigure, error) {
 	return htmlFigure{SVG: template.HTML(svg), Caption: caption}, nil
 }
 
-// unitLabel is a metric's axis title.
-func unitLabel(m gate.HistoryMetric) string {
-	if m.Meta.Unit == "" || m.Meta.Unit == "/s" {
-		return m.Meta.Label
-	}
-	return m.Meta.Label + " (" + m.Meta.Unit + ")"
-}

@@ -146,11 +146,11 @@ func htmlFindings(fs []gate.Finding, c columns) []htmlFinding {
 
 // axisLabel is a metric's axis title: its label and unit (a rate per
 // second says its unit already).
-func axisLabel(s series) string {
-	if s.Meta.Unit == "" || s.Meta.Unit == "/s" {
-		return s.Meta.Label
+func axisLabel(m result.Metric) string {
+	if u := unitSuffix(m); u != "" {
+		return m.Label + " (" + u[1:] + ")"
 	}
-	return s.Meta.Label + " (" + s.Meta.Unit + ")"
+	return m.Label
 }
 
 // decisiveFirst orders the series as the comment ranks them: the metrics
@@ -188,7 +188,7 @@ func runFigures(all []series, base string) ([]htmlFigure, error) {
 				Estimate: est}.SVG()
 			caption = fmt.Sprintf("▲ each %s's change of %s, head against base; dashed: ", s.Unit, s.Meta.Label) + estimateText(s, est)
 		} else {
-			svg, err = figure.Runs{Title: title, YLabel: axisLabel(s),
+			svg, err = figure.Runs{Title: title, YLabel: axisLabel(s.Meta),
 				BaseName: fmt.Sprintf("%s (%d)", base, len(s.Base)), HeadName: fmt.Sprintf("head (%d)", len(s.Head)),
 				Base: s.Base, Head: s.Head, BaseMedian: s.Finding.BaseMedian, HeadMedian: s.Finding.HeadMedian,
 				Limit: s.threshold()}.SVG()
@@ -265,7 +265,7 @@ func trendFigures(in Input, all []series) ([]htmlFigure, error) {
 				base[i] = v
 			}
 		}
-		svg, err := figure.Trend{Title: s.Meta.Label + " over the baseline window", YLabel: axisLabel(s),
+		svg, err := figure.Trend{Title: s.Meta.Label + " over the baseline window", YLabel: axisLabel(s.Meta),
 			Base: base, Marks: marks, Head: s.Head, BaseMedian: s.Finding.BaseMedian, Limit: s.threshold()}.SVG()
 		if err != nil {
 			return nil, err

@@ -69,7 +69,7 @@ func Markdown(in Input) string {
 	if len(gated) > 0 {
 		c := columnsOf(v)
 		d.rows(fmt.Sprintf("| gated metric | %s → head | change | %s | %s | verdict |\n|---|---:|---:|---:|---:|---|\n", sideWord(v), c.limitHead, c.testHead),
-			rowsOf(gated, func(f gate.Finding) string { return gatedRow(f, c) }), "\n")
+			mapped(gated, func(f gate.Finding) string { return gatedRow(f, c) }), "\n")
 		if note := centreNote(v); note != "" {
 			d.write(note + "\n\n")
 		}
@@ -104,7 +104,7 @@ func Markdown(in Input) string {
 	d.list(detailsOpen+"<summary>Notes</summary>\n\n", "\n"+detailsClose+"\n\n", "", notes, ours...)
 	if len(reported) > 0 {
 		d.details(fmt.Sprintf("%d reported-only %s (not gated)", len(reported), plural(len(reported), "metric", "metrics")),
-			reportedHeader(v), rowsOf(reported, func(f gate.Finding) string { return reportedRow(f, v.Sequential != nil) }))
+			reportedHeader(v), mapped(reported, func(f gate.Finding) string { return reportedRow(f, v.Sequential != nil) }))
 	}
 	writeMarkdownDetails(&d, in, cs)
 	d.b.WriteString(tail)
@@ -120,7 +120,7 @@ var absPath = regexp.MustCompile(`(^|[\s(=])(/[^\s/,;()'"]+)+/([^\s/,;()'"]*[^\s
 // unpathed is note with each absolute path cut to "…/" and its last part.
 func unpathed(note string) string { return absPath.ReplaceAllString(note, "$1…/$3") }
 
-func rowsOf[T any](xs []T, row func(T) string) []string {
+func mapped[T any](xs []T, row func(T) string) []string {
 	out := make([]string, len(xs))
 	for i, x := range xs {
 		out[i] = row(x)
@@ -228,7 +228,7 @@ func stepChangeTable(cs, all []stepChange) (string, []string) {
 	if failed {
 		head = "| step | p50 | p95 | errors |\n|---|---:|---:|---:|\n"
 	}
-	return head, rowsOf(cs, func(c stepChange) string {
+	return head, mapped(cs, func(c stepChange) string {
 		row := fmt.Sprintf("| %s | %s | %s |", orDash(mdText(c.Name)), figureCell(c.P50, "ms", true), figureCell(c.P95, "ms", true))
 		if failed {
 			row += " " + figureCell(c.Errors, "%", true) + " |"
