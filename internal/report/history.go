@@ -411,4 +411,3 @@ func chainSaw(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange) strin
 	}
 	return ""
 }
-

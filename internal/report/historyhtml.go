@@ -330,7 +330,6 @@ func firstParent(links []gate.ChainLink) string {
 	return links[0].Parent
 }
 
-
 // axisCommit is a commit as the figure's axis names it: its first 7 hex
 // digits. Anything else in the history file's commit field (it is
 // untrusted) is not drawn; the job keeps its number.
@@ -384,4 +383,3 @@ func historyFigure(in HistoryInput, m gate.HistoryMetric) (htmlFigure, error) {
 	}
 	return htmlFigure{SVG: template.HTML(svg), Caption: caption}, nil
 }
-

@@ -245,7 +245,6 @@ func badSide(s series) string {
 	return "above"
 }
 
-
 // trendFigures show a stored baseline's window over its commits, one per
 // compared gated metric; none when the base runs have no origins.
 func trendFigures(in Input, all []series) ([]htmlFigure, error) {
