@@ -65,7 +65,7 @@ type jsonTargetLog struct {
 	Head string `json:"head,omitempty"`
 }
 
-// jsonSequential is gate.Sequential.
+// jsonSequential is gate.Sequential, field for field (a conversion).
 type jsonSequential struct {
 	Pairs     int    `json:"pairs"`
 	MinPairs  int    `json:"min_pairs"`
@@ -73,13 +73,9 @@ type jsonSequential struct {
 	Done      bool   `json:"done"`
 	Reason    string `json:"reason"`
 	MorePairs int    `json:"more_pairs"`
-	// Unit is what pairs, min_pairs and max_pairs count: "block"
-	// (run_pairs window pairs in all; reports written before every A/B
-	// job measured blocks say "pair"); budget the units a time budget allowed, what the detectable effects
-	// are priced at (0: max_pairs).
-	Unit     string `json:"unit,omitempty"`
-	RunPairs int    `json:"run_pairs,omitempty"`
-	Budget   int    `json:"budget,omitempty"`
+	Unit      string `json:"unit,omitempty"`
+	RunPairs  int    `json:"run_pairs,omitempty"`
+	Budget    int    `json:"budget,omitempty"`
 }
 
 // jsonRuns are the per-run figures of the gated metrics of each side, in
@@ -163,14 +159,6 @@ func fitText(s string) string {
 	return printable.Clip(s, maxTextRunes)
 }
 
-// fitTexts is a copy of list with fitText applied to each.
-func fitTexts(list []string) []string {
-	out := make([]string, len(list))
-	for i, s := range list {
-		out[i] = fitText(s)
-	}
-	return out
-}
 
 // WriteJSON writes report.json (indented).
 func WriteJSON(w io.Writer, in Input) error {
@@ -183,9 +171,9 @@ func toJSON(in Input) jsonReport {
 	v := in.Verdict
 	r := jsonReport{
 		Schema: JSONSchemaVersion, Benchmark: in.Name, Mode: in.Mode, BaselineSource: fitText(in.BaselineSource),
-		Verdict: v.Outcome, Summary: fitText(headline(in, plainText)), Regressions: nonNil(v.Regressions),
+		Verdict: v.Outcome, Summary: fitText(headline(in, plainText)), Regressions: append([]string{}, v.Regressions...),
 		HeadRuns: v.HeadRuns, BaselineRuns: v.BaseRuns, Metrics: []jsonMetric{}, Detectable: []jsonDetect{},
-		Warnings: fitTexts(nonNil(warningsOf(in))), Notes: fitTexts(nonNil(notesOf(in))), Steps: []jsonStep{}, Errors: errorClasses(in.Head),
+		Warnings: mapped(warningsOf(in), fitText), Notes: mapped(notesOf(in), fitText), Steps: []jsonStep{}, Errors: errorClasses(in.Head),
 	}
 	for i := range r.Errors {
 		r.Errors[i].Sample = fitText(r.Errors[i].Sample)
@@ -202,8 +190,8 @@ func toJSON(in Input) jsonReport {
 		})
 	}
 	if s := v.Sequential; s != nil {
-		r.Sequential = &jsonSequential{Pairs: s.Pairs, MinPairs: s.MinPairs, MaxPairs: s.MaxPairs, Done: s.Done, Reason: s.Reason, MorePairs: s.MorePairs,
-			Unit: s.Unit, RunPairs: s.RunPairs, Budget: s.Budget}
+		seq := jsonSequential(*s)
+		r.Sequential = &seq
 	}
 	for _, d := range v.Detect {
 		r.Detectable = append(r.Detectable, jsonDetect{Key: d.Key, Label: d.Label, Effect: num(d.Effect), Unit: d.Unit,
@@ -273,9 +261,3 @@ func num(v float64) *float64 {
 	return &v
 }
 
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}

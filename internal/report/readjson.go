@@ -381,8 +381,8 @@ func fromJSON(r jsonReport) Input {
 		})
 	}
 	if s := r.Sequential; s != nil {
-		v.Sequential = &gate.Sequential{Pairs: s.Pairs, MinPairs: s.MinPairs, MaxPairs: s.MaxPairs, Done: s.Done, Reason: s.Reason, MorePairs: s.MorePairs,
-			Unit: s.Unit, RunPairs: s.RunPairs, Budget: s.Budget}
+		seq := gate.Sequential(*s)
+		v.Sequential = &seq
 	}
 	for _, d := range r.Detectable {
 		label := d.Label

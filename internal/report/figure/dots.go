@@ -96,16 +96,9 @@ func (pr Pairs) SVG() (string, error) {
 	if !math.IsNaN(pr.Limit) {
 		p.Add(band(lo, right, 0, pr.Limit), hline(lo, right, pr.Limit, limitColor, true))
 	}
-	p.Add(hline(lo, right, 0, fg, false))
-	xys := make(plotter.XYs, 0, len(pr.Diffs))
-	for i, d := range pr.Diffs {
-		if !math.IsNaN(d) && !math.IsInf(d, 0) {
-			xys = append(xys, plotter.XY{X: float64(i + 1), Y: d})
-		}
-	}
-	p.Add(scatter(xys, draw.PyramidGlyph{}, headColor))
+	p.Add(hline(lo, right, 0, fg, false), scatter(indexed(pr.Diffs, 1), draw.PyramidGlyph{}, headColor))
 	switch ds := finite(pr.Diffs); {
-	case pr.Estimate != nil && !math.IsNaN(pr.Estimate.Mid) && !math.IsInf(pr.Estimate.Mid, 0):
+	case pr.Estimate != nil && len(finite([]float64{pr.Estimate.Mid})) == 1:
 		p.Add(hline(lo, right, pr.Estimate.Mid, mutedColor, true))
 	case len(ds) > 0:
 		p.Add(hline(lo, hi, stats.Median(ds), mutedColor, true))
@@ -125,29 +118,26 @@ func (pr Pairs) SVG() (string, error) {
 // finite bound, and a mark at Mid. An infinite bound is drawn to just
 // beyond the other values the plot shows (others, iv's finite figures).
 func boundsBar(x float64, iv Interval, others []float64) []plot.Plotter {
-	const cap = 0.18
 	shown := finite(append(others, iv.Mid, iv.Lo, iv.Hi))
-	top, bottom := slices.Max(shown), slices.Min(shown)
-	reach := 0.05 * math.Max(top-bottom, 1)
-	capped := []plot.Plotter{}
-	line := func(xys plotter.XYs) *plotter.Line {
-		l := &plotter.Line{XYs: xys}
-		l.LineStyle = draw.LineStyle{Color: fg.color(), Width: vg.Points(1.6)}
+	reach := 0.05 * math.Max(slices.Max(shown)-slices.Min(shown), 1)
+	line := func(x0, y0, x1, y1 float64) plot.Plotter {
+		l := hline(x0, x1, y0, fg, false)
+		l.XYs[1].Y, l.Width = y1, vg.Points(1.6)
 		return l
 	}
+	var out []plot.Plotter
 	lo, hi := iv.Lo, iv.Hi
 	if math.IsInf(lo, 0) {
-		lo = bottom - reach
+		lo = slices.Min(shown) - reach
 	} else {
-		capped = append(capped, line(plotter.XYs{{X: x - cap, Y: lo}, {X: x + cap, Y: lo}}))
+		out = append(out, line(x-0.18, lo, x+0.18, lo)) // a cap
 	}
 	if math.IsInf(hi, 0) {
-		hi = top + reach
+		hi = slices.Max(shown) + reach
 	} else {
-		capped = append(capped, line(plotter.XYs{{X: x - cap, Y: hi}, {X: x + cap, Y: hi}}))
+		out = append(out, line(x-0.18, hi, x+0.18, hi))
 	}
-	return append(capped, line(plotter.XYs{{X: x, Y: lo}, {X: x, Y: hi}}),
-		scatter(plotter.XYs{{X: x, Y: iv.Mid}}, draw.CircleGlyph{}, fg))
+	return append(out, line(x, lo, x, hi), scatter(plotter.XYs{{X: x, Y: iv.Mid}}, draw.CircleGlyph{}, fg))
 }
 
 // column places values at x, spread sideways by the golden-ratio sequence

@@ -2,6 +2,7 @@ package figure
 
 import (
 	"math"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -80,11 +81,7 @@ func (h History) SVG() (string, error) {
 	small.GlyphStyle.Radius = vg.Points(1.6)
 	p.Add(small)
 	if medians := indexed(h.Medians, 1); len(medians) > 1 {
-		l, err := plotter.NewLine(medians)
-		if err == nil {
-			l.LineStyle = draw.LineStyle{Color: baseColor.color(), Width: vg.Points(1)}
-			p.Add(l)
-		}
+		p.Add(&plotter.Line{XYs: medians, LineStyle: draw.LineStyle{Color: baseColor.color(), Width: vg.Points(1)}})
 	}
 	for _, lv := range h.Levels {
 		l := hline(float64(lv.From)+0.5, float64(lv.To)+1.5, lv.Value, fg, lv.Unconfirmed)
@@ -101,38 +98,19 @@ func (h History) SVG() (string, error) {
 		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
 	}
 	pad(&p.Y, 0.08)
-	if p.Y.Min < 0 && lowest(h.Runs) >= 0 {
+	if all := finite(slices.Concat(h.Runs...)); p.Y.Min < 0 && (len(all) == 0 || slices.Min(all) >= 0) {
 		p.Y.Min = 0 // the padding must not draw a share or a time below zero
 	}
 	return svg(p, h.Title)
 }
 
-// lowest is the least finite run value; +Inf when there is none.
-func lowest(runs [][]float64) float64 {
-	lo := math.Inf(1)
-	for _, r := range runs {
-		for _, v := range finite(r) {
-			lo = math.Min(lo, v)
-		}
-	}
-	return lo
-}
-
 // changeBands shade the jobs each change point may be.
 func (h History) changeBands() []plot.Plotter {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, runs := range h.Runs {
-		for _, v := range finite(runs) {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-	}
-	if math.IsInf(lo, 0) {
-		return nil
-	}
+	all := finite(slices.Concat(h.Runs...))
 	var out []plot.Plotter
 	for _, c := range h.Changes {
-		if c.Last > c.First {
-			out = append(out, band(float64(c.First)+0.5, float64(c.Last)+1.5, lo, hi))
+		if c.Last > c.First && len(all) > 0 {
+			out = append(out, band(float64(c.First)+0.5, float64(c.Last)+1.5, slices.Min(all), slices.Max(all)))
 		}
 	}
 	return out
@@ -163,20 +141,17 @@ func (h History) ticks() plot.ConstantTicks {
 	}
 	var ticks plot.ConstantTicks
 	for j := 1; j <= n; j++ {
+		label := strconv.Itoa(j)
+		if j <= len(h.Commits) && h.Commits[j-1] != "" {
+			label = h.Commits[j-1]
+		}
 		if named[j] {
-			ticks = append(ticks, plot.Tick{Value: float64(j), Label: h.jobLabel(j)})
+			ticks = append(ticks, plot.Tick{Value: float64(j), Label: label})
 		}
 	}
 	return ticks
 }
 
-// jobLabel names job j (1-based): its commit, else its number.
-func (h History) jobLabel(j int) string {
-	if j-1 < len(h.Commits) && h.Commits[j-1] != "" {
-		return h.Commits[j-1]
-	}
-	return strconv.Itoa(j)
-}
 
 // vertical is a dashed vertical line at x over the whole plot height,
 // drawn as a grid line is, with its label at the top, inside the plot: it
