@@ -16,7 +16,8 @@ import (
 // (docs/report-json.md).
 const JSONSchemaVersion = 1
 
-// jsonReport is report.json. Figures that do not exist are null, never 0.
+// jsonReport is report.json (docs/report-json.md). Figures that do not
+// exist are null, never 0.
 type jsonReport struct {
 	Schema         int          `json:"schema"`
 	Benchmark      string       `json:"benchmark"`
@@ -32,26 +33,17 @@ type jsonReport struct {
 	Warnings       []string     `json:"warnings"`
 	Notes          []string     `json:"notes"`
 	Steps          []jsonStep   `json:"steps"`
-	// BaseSteps are the per-step figures of the base runs (an A/B job's
-	// base target, compare's base files); omitted where they have none.
 	BaseSteps []jsonStep     `json:"base_steps,omitempty"`
 	Errors    []errorFigures `json:"errors"`
-	// Sequential says how a sequential A/B job stopped; omitted for a
-	// fixed-sample comparison.
 	Sequential *jsonSequential `json:"sequential,omitempty"`
-	// Runs holds the per-run figures of the gated metrics, so that a
-	// report read back (tailgate comment) charts what decided.
+	// Runs are the gated metrics' figures per run, so that a report read
+	// back (tailgate comment) charts what decided.
 	Runs *jsonRuns `json:"runs,omitempty"`
-	// TargetLog names the target log files; omitted when tailgate
-	// started no target.
 	TargetLog *jsonTargetLog `json:"target_log,omitempty"`
-	// Statements are the database statements whose work per iteration
-	// changed most (queries.go), so that a report read back lists them.
 	Statements []jsonStatement `json:"statements,omitempty"`
 }
 
-// jsonStatement is a statementChange: calls, rows and blocks per
-// iteration on each side.
+// jsonStatement is a statementChange.
 type jsonStatement struct {
 	Source string     `json:"source"`
 	Query  string     `json:"query"`
@@ -59,7 +51,7 @@ type jsonStatement struct {
 	Head   [3]float64 `json:"head"`
 }
 
-// jsonTargetLog is TargetLogs: a side without a log is omitted.
+// jsonTargetLog is TargetLogs (a conversion).
 type jsonTargetLog struct {
 	Base string `json:"base,omitempty"`
 	Head string `json:"head,omitempty"`
@@ -203,8 +195,8 @@ func toJSON(in Input) jsonReport {
 	for _, c := range in.statementChanges(htmlStatements) {
 		r.Statements = append(r.Statements, jsonStatement{Source: c.Source, Query: fitText(c.Query), Base: c.Base, Head: c.Head})
 	}
-	if l := in.TargetLog; l != (TargetLogs{}) {
-		r.TargetLog = &jsonTargetLog{Base: l.Base, Head: l.Head}
+	if l := jsonTargetLog(in.TargetLog); l != (jsonTargetLog{}) {
+		r.TargetLog = &l
 	}
 	return r
 }

@@ -400,7 +400,7 @@ func fromJSON(r jsonReport) Input {
 		in.Head = withDetails(runsFromJSON(r.Runs.Head), in.Head)
 	}
 	if l := r.TargetLog; l != nil {
-		in.TargetLog = TargetLogs{Base: l.Base, Head: l.Head}
+		in.TargetLog = TargetLogs(*l)
 	}
 	for _, s := range r.Statements {
 		in.statements = append(in.statements, statementChange{Source: s.Source, Query: s.Query, Base: s.Base, Head: s.Head})

@@ -9,8 +9,10 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -162,24 +164,9 @@ var plural, count = pl.Of, pl.Count
 
 // outcomeWord is how a metric's outcome reads in a table.
 func outcomeWord(o gate.MetricOutcome) string {
-	switch o {
-	case gate.MetricRegression:
-		return "REGRESSION"
-	case gate.WithinNoise:
-		return "changed, within noise"
-	case gate.WithinMinEffect:
-		return "changed, within min_effect"
-	case gate.SetByLoad:
-		return "set by the load"
-	case gate.Undecided:
-		return "undecided so far"
-	case gate.NotAvailable:
-		return "not available"
-	case gate.NotGated:
-		return "reported only"
-	default:
-		return string(o)
-	}
+	return cmp.Or(map[gate.MetricOutcome]string{gate.MetricRegression: "REGRESSION", gate.WithinNoise: "changed, within noise",
+		gate.WithinMinEffect: "changed, within min_effect", gate.SetByLoad: "set by the load", gate.Undecided: "undecided so far",
+		gate.NotAvailable: "not available", gate.NotGated: "reported only"}[o], string(o))
 }
 
 // formatValue prints a median with its unit and a precision that suits
@@ -188,24 +175,27 @@ func formatValue(v float64, unit string) string {
 	if math.IsNaN(v) {
 		return "n/a"
 	}
-	var s string
-	switch a := math.Abs(v); {
-	case a >= 1000:
-		s = fmt.Sprintf("%.0f", v)
-	case a >= 100:
-		s = fmt.Sprintf("%.1f", v)
-	case a >= 1 || a == 0:
-		s = fmt.Sprintf("%.2f", v)
-	default:
+	s := fixed(v, 1000, 100, 0)
+	if a := math.Abs(v); a > 0 && a < 1 {
 		s = fmt.Sprintf("%.3g", v)
 	}
-	switch unit {
-	case "/s":
-		return s + "/s"
-	case "":
-		return s
+	if unit == "" || unit == "/s" {
+		return s + unit
 	}
 	return s + " " + unit
+}
+
+// fixed prints v with fewer decimals the larger it is: none from at[0]
+// on, one from at[1] on, …, len(at) below the last.
+func fixed(v float64, at ...float64) string {
+	d := len(at)
+	for i, a := range at {
+		if math.Abs(v) >= a {
+			d = i
+			break
+		}
+	}
+	return strconv.FormatFloat(v, 'f', d, 64)
 }
 
 func formatChange(f gate.Finding) string {
@@ -256,16 +246,7 @@ func formatEffect(v float64, unit string) string {
 	if math.IsNaN(v) {
 		return "—"
 	}
-	var s string
-	switch a := math.Abs(v); {
-	case a >= 10:
-		s = fmt.Sprintf("%.0f", v)
-	case a >= 1:
-		s = fmt.Sprintf("%.1f", v)
-	default:
-		s = fmt.Sprintf("%.2f", v)
-	}
-	return s + " " + unit
+	return fixed(v, 10, 1) + " " + unit
 }
 
 func formatP(p float64) string {
