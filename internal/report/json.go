@@ -19,27 +19,27 @@ const JSONSchemaVersion = 1
 // jsonReport is report.json (docs/report-json.md). Figures that do not
 // exist are null, never 0.
 type jsonReport struct {
-	Schema         int          `json:"schema"`
-	Benchmark      string       `json:"benchmark"`
-	Mode           string       `json:"mode,omitempty"`
-	BaselineSource string       `json:"baseline_source,omitempty"`
-	Verdict        gate.Outcome `json:"verdict"`
-	Summary        string       `json:"summary"`
-	Regressions    []string     `json:"regressions"`
-	HeadRuns       int          `json:"head_runs"`
-	BaselineRuns   int          `json:"baseline_runs"`
-	Metrics        []jsonMetric `json:"metrics"`
-	Detectable     []jsonDetect `json:"detectable"`
-	Warnings       []string     `json:"warnings"`
-	Notes          []string     `json:"notes"`
-	Steps          []jsonStep   `json:"steps"`
-	BaseSteps []jsonStep     `json:"base_steps,omitempty"`
-	Errors    []errorFigures `json:"errors"`
-	Sequential *jsonSequential `json:"sequential,omitempty"`
+	Schema         int             `json:"schema"`
+	Benchmark      string          `json:"benchmark"`
+	Mode           string          `json:"mode,omitempty"`
+	BaselineSource string          `json:"baseline_source,omitempty"`
+	Verdict        gate.Outcome    `json:"verdict"`
+	Summary        string          `json:"summary"`
+	Regressions    []string        `json:"regressions"`
+	HeadRuns       int             `json:"head_runs"`
+	BaselineRuns   int             `json:"baseline_runs"`
+	Metrics        []jsonMetric    `json:"metrics"`
+	Detectable     []jsonDetect    `json:"detectable"`
+	Warnings       []string        `json:"warnings"`
+	Notes          []string        `json:"notes"`
+	Steps          []jsonStep      `json:"steps"`
+	BaseSteps      []jsonStep      `json:"base_steps,omitempty"`
+	Errors         []errorFigures  `json:"errors"`
+	Sequential     *jsonSequential `json:"sequential,omitempty"`
 	// Runs are the gated metrics' figures per run, so that a report read
 	// back (tailgate comment) charts what decided.
-	Runs *jsonRuns `json:"runs,omitempty"`
-	TargetLog *jsonTargetLog `json:"target_log,omitempty"`
+	Runs       *jsonRuns       `json:"runs,omitempty"`
+	TargetLog  *jsonTargetLog  `json:"target_log,omitempty"`
 	Statements []jsonStatement `json:"statements,omitempty"`
 }
 
@@ -151,7 +151,6 @@ func fitText(s string) string {
 	return printable.Clip(s, maxTextRunes)
 }
 
-
 // WriteJSON writes report.json (indented).
 func WriteJSON(w io.Writer, in Input) error {
 	enc := json.NewEncoder(w)
@@ -252,4 +251,3 @@ func num(v float64) *float64 {
 	}
 	return &v
 }
-

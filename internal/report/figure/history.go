@@ -152,7 +152,6 @@ func (h History) ticks() plot.ConstantTicks {
 	return ticks
 }
 
-
 // vertical is a dashed vertical line at x over the whole plot height,
 // drawn as a grid line is, with its label at the top, inside the plot: it
 // needs the axis range, so it is a plot.Plotter that reads it when drawn.
