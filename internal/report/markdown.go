@@ -120,10 +120,10 @@ var absPath = regexp.MustCompile(`(^|[\s(=])(/[^\s/,;()'"]+)+/([^\s/,;()'"]*[^\s
 // unpathed is note with each absolute path cut to "…/" and its last part.
 func unpathed(note string) string { return absPath.ReplaceAllString(note, "$1…/$3") }
 
-func mapped[T any](xs []T, row func(T) string) []string {
-	out := make([]string, len(xs))
+func mapped[T, U any](xs []T, f func(T) U) []U {
+	out := make([]U, len(xs))
 	for i, x := range xs {
-		out[i] = row(x)
+		out[i] = f(x)
 	}
 	return out
 }

@@ -12,24 +12,21 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// stepFigures are one step's figures over all head runs: summed counts and
-// the median over runs of each run's latency percentiles.
+// stepFigures are one step's figures over one side's runs: summed counts,
+// the median over runs of each run's latency percentiles, and by the
+// run's place in its side each run's p50, p95 and p99 (NaN where it did
+// not run the step) and its requests and failed requests, which the
+// bounds of a change base → head come from.
 type stepFigures struct {
-	Name     string  `json:"name"`
-	Requests int64   `json:"requests"`
-	Failed   int64   `json:"failed"`
-	P50      float64 `json:"-"`
-	P95      float64 `json:"-"`
-	P99      float64 `json:"-"`
-	// runs are each run's p50, p95 and p99 of the step (NaN where it did
-	// not run it) and counts its requests and failed requests, by the
-	// run's place in its side: the bounds of a change base → head come
-	// from them.
-	runs   [3][]float64
-	counts [][2]int64
+	Name          string  `json:"name"`
+	Requests      int64   `json:"requests"`
+	Failed        int64   `json:"failed"`
+	P50, P95, P99 float64 `json:"-"`
+	runs          [3][]float64
+	counts        [][2]int64
 }
 
-// errorFigures are one error class of one step, summed over the head runs.
+// errorFigures are one error class of one step, summed over the runs.
 type errorFigures struct {
 	Class  string `json:"class"`
 	Step   string `json:"step,omitempty"`
@@ -52,11 +49,10 @@ func steps(runs []result.Run) []stepFigures {
 				out = append(out, sf)
 			}
 			sf := &out[i]
-			sf.Requests += st.Requests
-			sf.Failed += st.Failed
-			sf.counts[ri] = [2]int64{st.Requests, st.Failed}
-			q := stepQuantiles(st)
-			sf.runs[0][ri], sf.runs[1][ri], sf.runs[2][ri] = q[0], q[1], q[2]
+			sf.Requests, sf.Failed, sf.counts[ri] = sf.Requests+st.Requests, sf.Failed+st.Failed, [2]int64{st.Requests, st.Failed}
+			for q, v := range stepQuantiles(st) {
+				sf.runs[q][ri] = v
+			}
 		}
 	}
 	for i := range out {
@@ -67,25 +63,21 @@ func steps(runs []result.Run) []stepFigures {
 }
 
 // finiteOf is xs without its NaNs.
-func finiteOf(xs []float64) []float64 {
-	return slices.DeleteFunc(slices.Clone(xs), math.IsNaN)
-}
+func finiteOf(xs []float64) []float64 { return slices.DeleteFunc(slices.Clone(xs), math.IsNaN) }
 
-// stepQuantiles reads a step's p50, p95 and p99 in ms from its histogram
-// (one walk over it), or from its summary metrics when only those are
-// known (imports); NaN for a percentile not known.
+// stepQuantiles reads a step's p50, p95 and p99 in ms from its histogram,
+// or from its summary metrics (imports); NaN for one not known.
 func stepQuantiles(st result.Step) [3]float64 {
 	var out [3]float64
-	if st.Latency != nil && st.Latency.Count() > 0 {
-		for i, d := range st.Latency.Quantiles(0.50, 0.95, 0.99) {
-			out[i] = float64(d) / float64(time.Millisecond)
-		}
-		return out
-	}
 	for i, key := range []string{result.LatencyP50, result.LatencyP95, result.LatencyP99} {
 		out[i] = math.NaN()
 		if v, ok := st.Metrics[key]; ok {
 			out[i] = v
+		}
+	}
+	if st.Latency != nil && st.Latency.Count() > 0 {
+		for i, d := range st.Latency.Quantiles(0.50, 0.95, 0.99) {
+			out[i] = float64(d) / float64(time.Millisecond)
 		}
 	}
 	return out
@@ -96,11 +88,7 @@ func (s stepFigures) perRun(i int) []float64 {
 	if i < 3 {
 		return s.runs[i]
 	}
-	out := make([]float64, len(s.counts))
-	for r, c := range s.counts {
-		out[r] = errorRate(c[0], c[1])
-	}
-	return out
+	return mapped(s.counts, func(c [2]int64) float64 { return errorRate(c[0], c[1]) })
 }
 
 // errorRate is failed requests in percent of requests; NaN without
@@ -113,35 +101,25 @@ func errorRate(requests, failed int64) float64 {
 }
 
 func errorClasses(runs []result.Run) []errorFigures {
-	type key struct{ class, step string }
-	var order []key
-	byKey := map[key]*errorFigures{}
+	out := []errorFigures{} // report.json's errors: never null
 	for _, r := range runs {
 		for _, e := range r.Errors {
-			k := key{e.Class, e.Step}
-			ef, ok := byKey[k]
-			if !ok {
-				ef = &errorFigures{Class: e.Class, Step: e.Step, Sample: e.Sample}
-				byKey[k] = ef
-				order = append(order, k)
+			i := slices.IndexFunc(out, func(f errorFigures) bool { return f.Class == e.Class && f.Step == e.Step })
+			if i < 0 {
+				i, out = len(out), append(out, errorFigures{Class: e.Class, Step: e.Step, Sample: e.Sample})
 			}
-			ef.Count += e.Count
+			out[i].Count += e.Count
 		}
-	}
-	out := make([]errorFigures, 0, len(order))
-	for _, k := range order {
-		out = append(out, *byKey[k])
 	}
 	return out
 }
 
-// stepChange is one step's figures on both sides, joined by name: what a
-// reviewer reads to see which step moved. A side the step did not run on
-// (or that has no runs) has no figures; its values are NaN. P50, P95, P99
-// and Errors are its figures base → head with their estimates, made once;
-// moved is how far it moved beyond its noise (the largest score of p50,
-// p95 and error rate; NaN when none could be bounded), size its largest
-// change.
+// stepChange is one step's figures on both sides, joined by name. A side
+// the step did not run on has no figures (its values are NaN). P50, P95,
+// P99 and Errors are its figures base → head with their estimates, made
+// once; moved is how far it moved beyond its noise (the largest score of
+// p50, p95 and error rate; NaN when none could be bounded), size its
+// largest change.
 type stepChange struct {
 	Name                  string
 	Base, Head            stepFigures
@@ -152,9 +130,9 @@ type stepChange struct {
 
 // stepChanges joins the base and head runs' per-step figures by step name,
 // in the head's order, then the steps only the base ran; then orders them
-// by how far they moved beyond their noise, then by their largest change,
-// steps that cannot be compared last (cmp.Compare puts NaN first). The
-// bounds are for all the table's changes together (3 a step).
+// by moved, then size, those that cannot be compared last (cmp.Compare
+// puts NaN first). The bounds hold for the table's changes together (3 a
+// step).
 func stepChanges(base, head []result.Run) []stepChange {
 	var out []stepChange
 	at := map[string]int{}
@@ -165,14 +143,13 @@ func stepChanges(base, head []result.Run) []stepChange {
 	for _, b := range steps(base) {
 		if i, ok := at[b.Name]; ok {
 			out[i].Base, out[i].hasBase = b, true
-			continue
+		} else {
+			out = append(out, stepChange{Name: b.Name, Base: b, hasBase: true})
 		}
-		out = append(out, stepChange{Name: b.Name, Base: b, hasBase: true})
 	}
-	k := 3 * len(out)
 	for i := range out {
 		c := &out[i]
-		c.P50, c.P95, c.P99, c.Errors = c.pair(0, k), c.pair(1, k), c.pair(2, k), c.pair(3, k)
+		c.P50, c.P95, c.P99, c.Errors = c.pair(0, 3*len(out)), c.pair(1, 3*len(out)), c.pair(2, 3*len(out)), c.pair(3, 3*len(out))
 		c.moved, c.size = math.NaN(), math.Inf(-1)
 		for _, p := range []sidePair{c.P50, c.P95, c.Errors} {
 			if p.ok && !(p.est.score <= c.moved) {
@@ -183,9 +160,7 @@ func stepChanges(base, head []result.Run) []stepChange {
 			}
 		}
 	}
-	slices.SortStableFunc(out, func(a, b stepChange) int {
-		return cmp.Or(cmp.Compare(b.moved, a.moved), cmp.Compare(b.size, a.size))
-	})
+	slices.SortStableFunc(out, func(a, b stepChange) int { return cmp.Or(cmp.Compare(b.moved, a.moved), cmp.Compare(b.size, a.size)) })
 	return out
 }
 
@@ -195,7 +170,7 @@ func hasBaseSteps(cs []stepChange) bool {
 	return slices.ContainsFunc(cs, func(c stepChange) bool { return c.hasBase })
 }
 
-// pair is figure i (p50, p95, p99, error rate) on both sides.
+// pair is figure i (p50, p95, p99, error rate) on both sides, one of k.
 func (c stepChange) pair(i, k int) sidePair {
 	of := func(s stepFigures, ok bool) (float64, []float64) {
 		if !ok {
@@ -209,8 +184,8 @@ func (c stepChange) pair(i, k int) sidePair {
 }
 
 // sidePair is one figure of a step on both sides, NaN where not known,
-// with the change's estimate (ok false where it has none); points is set
-// for a rate, whose change is in percentage points.
+// with the change's estimate (ok false without one); points is set for a
+// rate, whose change is in percentage points.
 type sidePair struct {
 	Base, Head float64
 	points, ok bool
@@ -225,6 +200,10 @@ func newSidePair(base, head float64, bs, hs []float64, points bool, k int) sideP
 
 // none reports an error rate neither side had.
 func (p sidePair) none() bool { return p.points && p.Base == 0 && p.Head == 0 }
+
+func (p sidePair) fromTo(unit string) string {
+	return formatValue(p.Base, "") + " → " + formatValue(p.Head, unit)
+}
 
 // ratioChange is head against base in percent: never below −100 %; NaN
 // where a side is missing or the base is not positive.
@@ -244,24 +223,20 @@ func (p sidePair) change() float64 {
 	return p.ratioChange()
 }
 
-// stepEstimate is a step's change head against base with its bounds, in
-// percent (points for a rate); score is how far the change is beyond its
-// noise, its distance from zero over the bounds' half width (above 1: the
-// bounds are clear of zero, the step moved by more than its own noise).
-type stepEstimate struct {
-	Mid, Lo, Hi, score float64
-}
+// stepEstimate is a change with its bounds, in percent (points for a
+// rate); score is its distance from zero over the bounds' half width
+// (above 1: the step moved by more than its own noise).
+type stepEstimate struct{ Mid, Lo, Hi, score float64 }
 
-// estimate is the change of the figure head against base, as the table
-// shows it (of the sides' medians; for a rate, of its totals), with bounds
-// from the runs' spread (bs, hs): where both sides have as many runs (the
-// blocks of an A/B job) the spread of the runs' changes, paired by place;
-// else the sides' own spreads (their runs are then independent).
-// Latencies are compared on the log scale, their standard error that of a
-// median; rates in points. The bounds are Student's t at 95 % for all k
-// changes of the table together, so that an A/A job's table of many steps
-// marks none as moved by chance. ok false with fewer than two runs (or
-// pairs) a side.
+// estimate is the change head against base as the table shows it (of the
+// sides' medians; of a rate's totals), with bounds from the runs' spread
+// (bs, hs): where both sides have as many runs (an A/B job's blocks) the
+// spread of the runs' changes paired by place, else the sides' own
+// spreads. Latencies are compared on the log scale, their standard error
+// that of a median; rates in points. The bounds are Student's t at 95 %
+// for all k changes of the table together, so that an A/A job's many
+// steps mark none as moved by chance. ok false with fewer than two runs
+// (or pairs) a side.
 func (p sidePair) estimate(bs, hs []float64, k int) (e stepEstimate, ok bool) {
 	on := func(xs []float64, i int) (float64, bool) {
 		if i >= len(xs) || math.IsNaN(xs[i]) || (!p.points && !(xs[i] > 0)) {
@@ -318,35 +293,29 @@ func (p sidePair) estimate(bs, hs []float64, k int) (e stepEstimate, ok bool) {
 	return e, true
 }
 
-// figureCell is a step's figure base → head with its change and the
-// change's bounds: "9.90 → 12.87 ms, +30.0 % (+28.1 … +31.9)" (in Markdown,
-// md, the change on a line of its own, in bold) where the bounds are clear
-// of zero, and ", within noise" after them where they are not; without
-// bounds (one run a side) ", noise unknown"; one side's figure where only
-// it ran. An error rate neither side had is "none".
+// figureCell is a step's figure base → head with its change (changeText):
+// "9.90 → 12.87 ms, +30.0 % (+28.1 … +31.9)", in Markdown (md) the change
+// on a line of its own, which a narrow column wraps whole; one side's
+// figure where only it ran; "none" for an error rate neither side had.
 func figureCell(p sidePair, unit string, md bool) string {
-	if p.none() {
+	switch {
+	case p.none():
 		return "none"
+	case math.IsNaN(p.Base) || math.IsNaN(p.Head):
+		return p.fromTo(unit)
+	case md:
+		return p.fromTo(unit) + "<br>" + changeText(p, md)
 	}
-	fromTo := formatValue(p.Base, "") + " → " + formatValue(p.Head, unit)
-	if math.IsNaN(p.Base) || math.IsNaN(p.Head) {
-		return fromTo
-	}
-	if md { // the change on a line of its own: a narrow column wraps it whole
-		return fromTo + "<br>" + changeText(p, md)
-	}
-	return fromTo + ", " + changeText(p, md)
+	return p.fromTo(unit) + ", " + changeText(p, md)
 }
 
-// changeText is the change of a figure with its bounds and whether it is
-// beyond them (figureCell).
+// changeText is a figure's change with its bounds: in bold in Markdown
+// (md) where they are clear of zero, with ", within noise" where they are
+// not, ", noise unknown" without bounds (one run a side).
 func changeText(p sidePair, md bool) string {
-	format, unit := "%.1f", " %"
-	if p.points {
-		format, unit = "%.2f", " pp"
-	}
+	format, unit := changeFormat(p.points), " "+changeUnit(p.points)
 	e := p.est
-	if !p.ok { // one run a side: the change alone says nothing of the noise
+	if !p.ok {
 		if math.IsNaN(p.change()) {
 			return "—"
 		}
@@ -379,17 +348,11 @@ func changeText(p sidePair, md bool) string {
 
 // requestsCell is a step's requests on both sides: "1200 → 900".
 func requestsCell(c stepChange) string {
-	count := func(ok bool, n int64) string {
-		if !ok {
-			return "n/a"
-		}
-		return fmt.Sprint(n)
-	}
+	count := func(ok bool, n int64) string { return map[bool]string{true: fmt.Sprint(n), false: "n/a"}[ok] }
 	return count(c.hasBase, c.Base.Requests) + " → " + count(c.hasHead, c.Head.Requests)
 }
 
-// stepsTitle heads the per-step table of both sides: what its figures
-// are, that they are not gated, what the bounds are, and its order.
+// stepsTitle heads the per-step table of both sides.
 func stepsTitle(in Input) string {
 	over := fmt.Sprintf("%d %s a side", len(in.Head), runWord(in, len(in.Head)))
 	if len(in.Base) != len(in.Head) {
