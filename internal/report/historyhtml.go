@@ -287,9 +287,6 @@ func chainFigure(in HistoryInput, m gate.ChainMetric) (htmlFigure, error) {
 		}
 	}
 	svg, err := h.SVG()
-	if err != nil {
-		return htmlFigure{}, err
-	}
 	bounds := "its 95 % bounds (dots)"
 	if from < len(links) {
 		bounds = fmt.Sprintf("its 95 %% bounds (dots; from the latest culprit %s on, the bounds of the level since it, %s, as the verdict reads them)",
@@ -297,7 +294,7 @@ func chainFigure(in HistoryInput, m gate.ChainMetric) (htmlFigure, error) {
 	}
 	caption := fmt.Sprintf("%s along the A/B chain: the product of each commit's change against its parent since %s (line), %s%s, culprits dashed red. Creep %s.",
 		m.Meta.Label, visible(c.From, 40), bounds, spanLine, creepStep(m.Meta, m.Creep)+flaggedText(m.Meta, m.Creep)+spanText(m.Meta, m.Creep))
-	return htmlFigure{SVG: template.HTML(svg), Caption: caption}, nil
+	return drawn(svg, err, caption)
 }
 
 // chainPoints are the running product of the links' changes of metric m
@@ -373,13 +370,10 @@ func historyFigure(in HistoryInput, m gate.HistoryMetric) (htmlFigure, error) {
 		h.Levels = append(h.Levels, figure.Level{From: from, To: m.Jobs[len(m.Jobs)-1], Value: changes[len(changes)-1].After, Unconfirmed: unconfirmed})
 	}
 	svg, err := h.SVG()
-	if err != nil {
-		return htmlFigure{}, err
-	}
 	caption := fmt.Sprintf("%s over %s: %s.", m.Meta.Label, count(len(m.Values), "job", "jobs"), count(len(m.Changes), "change point", "change points"))
 	if c := m.Seen; c != nil {
 		caption = fmt.Sprintf("%s over %s: no change point confirmed; the values step %s at %s (dashed grey), not confirmed: %s.",
 			m.Meta.Label, count(len(m.Values), "job", "jobs"), metricStep(m.Meta, c.Change), jobName(in.Jobs[c.At]), seenReason(m))
 	}
-	return htmlFigure{SVG: template.HTML(svg), Caption: caption}, nil
+	return drawn(svg, err, caption)
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	_ "embed"
 	"fmt"
 	"html/template"
@@ -127,21 +128,19 @@ func newPage(in Input) (page, error) {
 	return p, nil
 }
 
-func shown(items []string) []string {
-	out := make([]string, len(items))
-	for i, s := range items {
-		out[i] = pageText(s)
-	}
-	return out
-}
+func shown(items []string) []string { return mapped(items, pageText) }
 
 func htmlFindings(fs []gate.Finding, c columns) []htmlFinding {
-	out := make([]htmlFinding, len(fs))
-	for i, f := range fs {
-		out[i] = htmlFinding{Label: pageText(f.Label), FromTo: fromTo(f), Change: formatChange(f), Floor: c.limit(f),
+	return mapped(fs, func(f gate.Finding) htmlFinding {
+		return htmlFinding{Label: pageText(f.Label), FromTo: fromTo(f), Change: formatChange(f), Floor: c.limit(f),
 			P: c.test(f), Verdict: outcomeWord(f.Outcome), Note: pageText(tableNote(f)), Class: string(f.Outcome)}
-	}
-	return out
+	})
+}
+
+// drawn is a figure of svg (drawn by package figure from numbers and
+// tailgate's own labels) with its caption.
+func drawn(svg string, err error, caption string) (htmlFigure, error) {
+	return htmlFigure{SVG: template.HTML(svg), Caption: caption}, err
 }
 
 // axisLabel is a metric's axis title: its label and unit (a rate per
@@ -179,12 +178,8 @@ func runFigures(all []series, base string) ([]htmlFigure, error) {
 		var svg, caption string
 		var err error
 		if s.Paired {
-			unit := "%"
-			if s.Finding.Percent {
-				unit = "pp"
-			}
 			est := s.estimate()
-			svg, err = figure.Pairs{Title: title, YLabel: "change, head vs base (" + unit + ")", XLabel: s.Unit, Diffs: s.Diffs, Limit: s.diffThreshold(),
+			svg, err = figure.Pairs{Title: title, YLabel: "change, head vs base (" + changeUnit(s.Finding.Percent) + ")", XLabel: s.Unit, Diffs: s.Diffs, Limit: s.diffThreshold(),
 				Estimate: est}.SVG()
 			caption = fmt.Sprintf("▲ each %s's change of %s, head against base; dashed: ", s.Unit, s.Meta.Label) + estimateText(s, est)
 		} else {
@@ -194,11 +189,11 @@ func runFigures(all []series, base string) ([]htmlFigure, error) {
 				Limit: s.threshold()}.SVG()
 			caption = fmt.Sprintf("● %s runs, ▲ head runs, thick bars: the medians", base)
 		}
+		fig, err := drawn(svg, err, caption+floorText(s)+".")
 		if err != nil {
 			return nil, err
 		}
-		caption += floorText(s)
-		out = append(out, htmlFigure{SVG: template.HTML(svg), Caption: caption + "."})
+		out = append(out, fig)
 	}
 	return out, nil
 }
@@ -257,20 +252,19 @@ func trendFigures(in Input, all []series) ([]htmlFigure, error) {
 		if s.Paired {
 			continue
 		}
-		base := make([]float64, len(in.Base))
-		for i, r := range in.Base {
-			base[i] = math.NaN()
+		base := mapped(in.Base, func(r result.Run) float64 {
 			if v, ok := r.Value(s.Finding.Key); ok {
-				base[i] = v
+				return v
 			}
-		}
+			return math.NaN()
+		})
 		svg, err := figure.Trend{Title: s.Meta.Label + " over the baseline window", YLabel: axisLabel(s.Meta),
 			Base: base, Marks: marks, Head: s.Head, BaseMedian: s.Finding.BaseMedian, Limit: s.threshold()}.SVG()
+		fig, err := drawn(svg, err, "● baseline samples in the order they were recorded, labelled by commit; ▲ head runs; solid: the baseline median; dashed: the floor's limit.")
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, htmlFigure{SVG: template.HTML(svg),
-			Caption: "● baseline samples in the order they were recorded, labelled by commit; ▲ head runs; solid: the baseline median; dashed: the floor's limit."})
+		out = append(out, fig)
 	}
 	return out, nil
 }
@@ -280,15 +274,9 @@ func commitMarks(origins []Origin) []figure.Mark {
 	var marks []figure.Mark
 	prev := ""
 	for i, o := range origins {
-		id := o.Commit
-		if id == "" {
-			id = o.Job
+		if id := cmp.Or(o.Commit, o.Job); id != prev {
+			prev, marks = id, append(marks, figure.Mark{Index: i, Label: visible(id, 7)})
 		}
-		if id == prev {
-			continue
-		}
-		prev = id
-		marks = append(marks, figure.Mark{Index: i, Label: visible(id, 7)})
 	}
 	return marks
 }
@@ -299,8 +287,7 @@ var distributionQuantiles = func() []float64 {
 	const n = 120
 	qs := make([]float64, n)
 	for i := range qs {
-		x := 2 * math.Pow(5000, float64(i)/(n-1))
-		qs[i] = 1 - 1/x
+		qs[i] = 1 - 1/(2*math.Pow(5000, float64(i)/(n-1)))
 	}
 	return qs
 }()
@@ -322,10 +309,7 @@ func distribution(in Input) (*htmlFigure, string, error) {
 			}
 			continue
 		}
-		ms := make([]float64, len(distributionQuantiles))
-		for i, d := range h.Quantiles(distributionQuantiles...) {
-			ms[i] = float64(d) / float64(time.Millisecond)
-		}
+		ms := mapped(h.Quantiles(distributionQuantiles...), func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) })
 		curves = append(curves, figure.Curve{Head: side.head, Quantiles: distributionQuantiles, Millis: ms})
 	}
 	note := ""
