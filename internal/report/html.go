@@ -76,11 +76,12 @@ type htmlNoise struct {
 	Label, Noise, Floor, Detects, Observed string
 }
 
-// htmlStep is one row of the per-step table: its figures as text, each
-// "base → head" with its change where the base side has per-step figures.
+// htmlStep is one row of the per-step table: its p50, p95, p99 and error
+// rate, each "base → head" with its change where the base side has
+// per-step figures, else the head's.
 type htmlStep struct {
-	Name, Requests, Failed, P50, P95, P99, Errors string
-	P50Change, P95Change, P99Change, ErrorsChange string
+	Name, Requests, Failed string
+	Cells                  []struct{ Value, Change string }
 }
 
 type htmlError struct {
@@ -399,40 +400,31 @@ func noiseText(s series, base string) string {
 func stepRows(in Input) ([]htmlStep, bool) {
 	cs := stepChanges(in.Base, in.Head)
 	both := hasBaseSteps(cs)
-	rows := make([]htmlStep, len(cs))
-	for i, c := range cs {
-		rows[i] = htmlStep{Name: pageText(c.Name), Requests: requestsCell(c), Failed: fmt.Sprint(c.Head.Failed),
-			P50: sideCell(c.P50, "ms", both), P95: sideCell(c.P95, "ms", both), P99: sideCell(c.P99, "ms", both),
-			Errors:    sideCell(c.Errors, "%", both),
-			P50Change: changeText(c.P50, false), P95Change: changeText(c.P95, false),
-			P99Change: changeText(c.P99, false), ErrorsChange: changeText(c.Errors, false)}
-		if c.Errors.none() {
-			rows[i].Errors, rows[i].ErrorsChange = "none", ""
+	return mapped(cs, func(c stepChange) htmlStep {
+		row := htmlStep{Name: pageText(c.Name), Requests: requestsCell(c), Failed: fmt.Sprint(c.Head.Failed)}
+		for i, p := range []sidePair{c.P50, c.P95, c.P99, c.Errors} {
+			cell := struct{ Value, Change string }{formatValue(p.Head, [4]string{"ms", "ms", "ms", "%"}[i]), changeText(p, false)}
+			switch {
+			case p.none():
+				cell.Value, cell.Change = "none", ""
+			case both:
+				cell.Value = p.fromTo([4]string{"ms", "ms", "ms", "%"}[i])
+			}
+			row.Cells = append(row.Cells, cell)
 		}
 		if !both {
-			rows[i].Requests = fmt.Sprint(c.Head.Requests)
+			row.Requests = fmt.Sprint(c.Head.Requests)
 		}
-	}
-	return rows, both
-}
-
-// sideCell is a step's figure on both sides ("4.55 → 8.29 ms"), or the
-// head's alone.
-func sideCell(p sidePair, unit string, both bool) string {
-	if !both {
-		return formatValue(p.Head, unit)
-	}
-	return formatValue(p.Base, "") + " → " + formatValue(p.Head, unit)
+		return row
+	}), both
 }
 
 func errorRows(in Input) []htmlError {
 	var out []htmlError
-	for _, side := range []struct {
-		name string
-		runs []result.Run
-	}{{"head", in.Head}, {baseName(in), in.Base}} {
-		for _, e := range errorClasses(side.runs) {
-			out = append(out, htmlError{Side: side.name, Class: pageText(e.Class), Step: pageText(e.Step), Count: fmt.Sprint(e.Count), Sample: pageText(e.Sample)})
+	for i, runs := range [][]result.Run{in.Head, in.Base} {
+		side := []string{"head", baseName(in)}[i]
+		for _, e := range errorClasses(runs) {
+			out = append(out, htmlError{Side: side, Class: pageText(e.Class), Step: pageText(e.Step), Count: fmt.Sprint(e.Count), Sample: pageText(e.Sample)})
 		}
 	}
 	return out
