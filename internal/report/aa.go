@@ -12,11 +12,9 @@ import (
 // aaNoiseMetrics are the metrics whose noise an A/A job reports.
 var aaNoiseMetrics = []string{result.IterationsPerSec, result.RequestsPerSec, result.LatencyP95, result.CPUPerIteration}
 
-// aaNotes are the notes of an A/A job (the base build on both sides): per
-// noise metric, by its label, how much each side's units varied and the
-// change head against base as the table shows it; then whether the gate
-// would have cried wolf. v is the job's verdict, base and head its runs
-// in unit order.
+// aaNotes are an A/A job's notes: per noise metric how much each side's
+// units varied and the change as the table shows it; then whether the
+// gate cried wolf.
 func aaNotes(v gate.Verdict, base, head []result.Run) []string {
 	in := Input{Verdict: v}
 	units := runWord(in, 2)

@@ -21,8 +21,7 @@ type Calibration struct {
 	// Noise is the noise measured per metric key.
 	Noise map[string]stats.Noise
 	// The check the floors are for: Runs head runs against Samples
-	// baseline samples from BaselineJobs jobs, at level Alpha with the
-	// Gated metrics.
+	// baseline samples from BaselineJobs jobs, at Alpha, Gated metrics.
 	Runs, Samples, BaselineJobs int
 	Alpha                       float64
 	Gated                       []string
@@ -32,12 +31,9 @@ type Calibration struct {
 	Warnings  []stats.Warning
 }
 
-// WriteCalibration writes what calibrate stored and, per calibrated
-// metric, the noise and the floor and detectable effect it implies for a
-// check: the floor the gate computes (gate.CalibratedFloor), the
-// detectable effect by the closed form. A metric set by the load, or one
-// that never varied (there is no noise to size an effect from), shows no
-// detectable effect.
+// WriteCalibration writes what calibrate stored and, per metric, the
+// noise and the floor (gate.CalibratedFloor) and detectable effect it
+// implies for a check; none for a metric set by the load or without noise.
 func WriteCalibration(w io.Writer, c Calibration) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "calibration of %s: %d jobs stored in %s\n\n", c.Name, c.Jobs, c.Path)
@@ -72,9 +68,8 @@ func WriteCalibration(w io.Writer, c Calibration) error {
 	return err
 }
 
-// calibratedFigures are the floor and the detectable effect calibrated
-// noise nz gives metric meta, one of k gated metrics, in the check c
-// describes; no detectable effect where the calibration saw no noise.
+// calibratedFigures are the floor and detectable effect of noise nz for
+// metric meta, one of k gated metrics, in check c.
 func calibratedFigures(meta result.Metric, nz stats.Noise, c Calibration, k int) (floor, detects string) {
 	n, m := c.Runs, c.Samples
 	se := stats.SE(nz, n, m, c.BaselineJobs, false)
@@ -97,8 +92,7 @@ func sigma(m result.Metric, s float64) string {
 }
 
 // worseEffect shows a comparison-scale effect as the change in the bad
-// direction: percentage points, a drop for higher-is-better metrics, else
-// a rise.
+// direction.
 func worseEffect(m result.Metric, l float64) string {
 	switch {
 	case math.IsNaN(l):

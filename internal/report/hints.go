@@ -9,17 +9,13 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
-// Hints say what the runs show about the benchmark itself, where a
-// reader would otherwise have to find it: a service whose CPU sat mostly
-// idle, an open phase that dropped most of the work it was offered, or a
-// measured part that saw only a share of its server's CPU.
-// Each says what it saw and what to try.
+// Hints say what the runs show about the benchmark itself (an idle CPU,
+// an overloaded open phase, a part that saw a share of its server), each
+// with what to try.
 
 // lowBusyShare is the share of one core below which a service's CPU is
-// called mostly idle over a window: the service then spends most of each
-// iteration waiting (storage, locks, sleeps, another service), so its
-// CPU/iteration measures a small part of the work and its latency mostly
-// the wait. An fsync-bound service measured 9 % (issue 38).
+// mostly idle: its CPU/iteration then measures a small part of the work
+// (an fsync-bound service measured 9 %, issue 38).
 const lowBusyShare = 0.25
 
 // mostDropped is the share of offered iterations above which an open phase
@@ -31,9 +27,8 @@ const mostDropped = 0.5
 type phaseLoad struct {
 	name, model string
 	window      float64 // seconds measured
-	// cpu is the service's CPU seconds over cpuWindow, the seconds of the
-	// windows that measured it; inFlight is the part of those seconds in
-	// which at least one iteration could have been in flight.
+	// cpu is the CPU seconds over cpuWindow, the windows that measured
+	// it, inFlight the part with an iteration in flight.
 	cpu, cpuWindow, inFlight  float64
 	offered, dropped, started int64
 	// offeredRate is the sum of the runs' asked rates, over runs runs.
@@ -41,9 +36,8 @@ type phaseLoad struct {
 	units             string // what the runs are: "runs", or "blocks"
 }
 
-// phaseLoads sums the head runs' phases by name (a run without phases is
-// one unnamed phase), in the order they first ran; skipped phases are left
-// out.
+// phaseLoads sums the head runs' phases by name, in order of first run
+// (a run without phases is one unnamed phase; skipped ones left out).
 func phaseLoads(runs []result.Run) []phaseLoad {
 	var out []phaseLoad
 	add := func(name string, r result.Run) {
@@ -94,17 +88,13 @@ func hints(in Input) []string {
 	return slices.Concat(phaseHints, partShareHints(in))
 }
 
-// wholeShare is the share of its server's CPU at or above which a part
-// selected by process name or command line is taken to hold the server's
-// work: below it the report says what the part did not see.
+// wholeShare is the share of its server's CPU from which a part selected
+// by process name or command line is taken to hold the server's work.
 const wholeShare = 90.0
 
-// partShareHints say, for each part that selects processes by name or
-// command line and had less than wholeShare of its server's CPU (the
-// process tree its processes belong to, ended children included), how
-// much it had and what the rest is: work no side's path CPU holds. On a
-// pool that reconnects most of the backends end between two samples, and
-// a side's part measured 5 % of the database's CPU (issue 36).
+// partShareHints say, for each part below wholeShare of its server's
+// CPU, how much it had and what the rest is: work no side's path CPU
+// holds (a pool that reconnects measured 5 %, issue 36).
 func partShareHints(in Input) []string {
 	var out []string
 	for _, part := range shareParts(in.Base, in.Head) {
@@ -178,8 +168,7 @@ func shareParts(sides ...[]result.Run) []string {
 }
 
 // sidesText words a share per side: "12 % of their server's CPU on the
-// base and 14 % on the head", or one side's alone (without a side in a
-// report of one side).
+// base and 14 % on the head", or one side's alone.
 func sidesText(in Input, base, head sideValue) string {
 	pct := func(v sideValue) string { return fmt.Sprintf("%.0f %%", v.v) }
 	const of = " of their server's CPU"
@@ -204,13 +193,10 @@ func (l phaseLoad) where() string {
 	return "the " + l.name + " phase"
 }
 
-// busy is the service's CPU time over the time its iterations were in
-// flight in the windows that measured it, as a share of one core; not
-// measured where no window measured it. Counting only the time in flight
-// keeps an open phase at a rate far below capacity (the service idle
-// between arrivals, not waiting on anything) from reading as idle: a
-// CPU-bound Flask app under gunicorn at 30 lifecycles/s was busy 15 % of
-// its windows and 40 % of its iterations' time.
+// busy is the service's CPU over the time iterations were in flight, as
+// a share of one core; counting only that time keeps an open phase far
+// below capacity from reading as idle (a Flask app: 15 % of its windows,
+// 40 % of its iterations' time).
 func (l phaseLoad) busy() (share float64, measured bool) {
 	if l.cpuWindow <= 0 {
 		return 0, false
@@ -218,11 +204,8 @@ func (l phaseLoad) busy() (share float64, measured bool) {
 	return l.cpu / l.inFlight, true
 }
 
-// inFlight is the time of a run's window in which iterations could have
-// been in flight: the sum of its iterations' durations, capped at the
-// window (iterations that overlap keep the service loaded the whole
-// window, as a closed model's always do); the window where the run has no
-// iteration latencies.
+// inFlight is the time of a run's window an iteration could be in
+// flight: its iterations' durations summed, capped at the window.
 func inFlight(r result.Run) float64 {
 	h := r.IterationLatency
 	if h == nil || h.Count() == 0 {
@@ -231,9 +214,8 @@ func inFlight(r result.Run) float64 {
 	return min(r.Window, float64(h.Count())*h.Mean().Seconds())
 }
 
-// droppedHint says when an open phase dropped most of the work it was
-// offered, and what to try; with the CPU's share when it was low (the
-// service waited rather than computed).
+// droppedHint says when an open phase dropped most of its offered work,
+// and what to try.
 func droppedHint(l phaseLoad) string {
 	if l.model != result.ModelOpen || l.offered <= 0 || float64(l.dropped) <= mostDropped*float64(l.offered) {
 		return ""

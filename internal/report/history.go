@@ -11,9 +11,8 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// HistoryInput is what the history reports show: main's recorded jobs and
-// the change points found in them. Every string of a job (commit, ref,
-// runner, machine) comes from the history file and is untrusted text.
+// HistoryInput is what the history reports show. Every string of a job
+// comes from the history file and is untrusted text.
 type HistoryInput struct {
 	Name, Source string
 	Jobs         []gate.HistoryJob
@@ -22,10 +21,7 @@ type HistoryInput struct {
 	Chain gate.ChainVerdict
 }
 
-// WriteHistoryText writes the terminal report of a history: per gated
-// metric, its change points with the commit range, the step with its
-// bounds and what else changed in the range; then the metrics main sits at
-// a regressed level of.
+// WriteHistoryText writes the terminal report of a history.
 func WriteHistoryText(w io.Writer, in HistoryInput) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "tailgate history · %s: %s\n\n", visible(in.Name, maxShownRunes), historySpan(in))
@@ -38,11 +34,9 @@ func WriteHistoryText(w io.Writer, in HistoryInput) error {
 	return err
 }
 
-// historyHeadline is the one line the text report ends with and the page
-// leads with, from both views: a regressed level either confirms (the
-// change points', the A/B chain's) first, with creep the chain flags;
-// then a step the values show that too few jobs confirm; then metrics too
-// short to show any.
+// historyHeadline is the line the text report ends with and the page
+// leads with, from both views: a regressed level first (with creep), then
+// an unconfirmed step, then metrics too short to show any.
 func historyHeadline(in HistoryInput) string {
 	v, lv := in.Verdict, gate.Level(in.Verdict, in.Chain)
 	var regressed []string
@@ -99,9 +93,8 @@ func reachText(m gate.HistoryMetric) string {
 	return fmt.Sprintf("%s show steps of %s or more with %d jobs on each side", countJobs(n), strings.TrimPrefix(metricStep(m.Meta, m.Visible), "+"), m.Side)
 }
 
-// noisyVisible is the smallest visible step, in percent, beyond which the
-// figure says nothing but that the jobs spread: "10810 %" would read as a
-// measurement.
+// noisyVisible is the visible step, in percent, beyond which the jobs
+// only spread: "10810 %" would read as a measurement.
 const noisyVisible = 100.0
 
 // countJobs is "1 job", "these 12 jobs".
@@ -112,9 +105,8 @@ func countJobs(n int) string {
 	return fmt.Sprintf("these %d jobs", n)
 }
 
-// historySpan says what the history holds and from when: its absolute
-// jobs, else its A/B links (a history the Action's record mode keeps holds
-// only those).
+// historySpan says what the history holds and from when: its jobs, else
+// its A/B links (all the Action's record mode keeps).
 func historySpan(in HistoryInput) string {
 	n, links, src := len(in.Jobs), in.Chain.Links, visible(in.Source, maxShownRunes)
 	span := func(what string, t0, t1 time.Time, c0, c1, tail string) string {
@@ -213,9 +205,8 @@ func historyStep(m gate.HistoryMetric, c gate.HistoryChange) string {
 	return fmt.Sprintf("%s (95 %% bounds %s … %s)", metricStep(m.Meta, c.Change), boundText(c.Lo, changeFormat(points(m.Meta))), boundStep(m.Meta, c.Hi))
 }
 
-// commitRange names the commits the change came with: those after the
-// last job known at the old level, up to the last job that may be the
-// first at the new one.
+// commitRange names the commits the change came with: after the last
+// job at the old level, up to the last that may be the first at the new.
 func commitRange(in HistoryInput, c gate.HistoryChange) string {
 	last := in.Jobs[c.Last]
 	jobs := fmt.Sprintf("job #%d", c.First+1)
@@ -248,9 +239,8 @@ func currentLines(in HistoryInput, cur []gate.HistoryMetric) []string {
 	})
 }
 
-// writeChain writes the A/B view: per gated metric the commits whose own
-// A/B found it regressed, whether main still sits at that level, and the
-// creep since the chain's start.
+// writeChain writes the A/B view: per gated metric its culprits, whether
+// main is still at their level, and the creep.
 func writeChain(b *strings.Builder, in HistoryInput) {
 	c := in.Chain
 	n := len(c.Links)
@@ -281,10 +271,9 @@ func writeChain(b *strings.Builder, in HistoryInput) {
 	b.WriteString("\n")
 }
 
-// levelState says whether main sits at the level its latest culprit
-// regressed it to: confirmed, undone by later commits, or neither (later
-// commits' noise adds up, so the level's bounds soon hold zero after any
-// step; nothing undid it, so it counts as current).
+// levelState says whether main sits at its latest culprit's level;
+// later commits' noise soon bounds any level by zero, so a level nothing
+// undid counts as current.
 func levelState(m gate.ChainMetric) string {
 	switch {
 	case m.Level.Worse:
@@ -336,9 +325,8 @@ func creepStep(m result.Metric, c gate.Creep) string {
 	return fmt.Sprintf("%s (95 %% bounds %s … %s)", metricStep(m, c.Change), boundStep(m, c.Lo), boundStep(m, c.Hi))
 }
 
-// boundStep is a bound of a change: as metricStep, but a bound that
-// rounds to zero keeps its sign and first digit ("+0.03 %"), since which
-// side of zero it lies on is what a bound says; zero is "0 %".
+// boundStep is a bound as metricStep, but one that rounds to zero keeps
+// its sign and first digit ("+0.03 %"): its side of zero is what it says.
 func boundStep(m result.Metric, v float64) string {
 	return boundText(v, changeFormat(points(m))) + " " + changeUnit(points(m))
 }
@@ -355,10 +343,8 @@ func boundText(v float64, format string) string {
 	return signed(v, "%.1g")
 }
 
-// spanText says how a creep measured by a span was measured, and what
-// the commits' own A/Bs multiply to beside it: "; measured by one A/B of
-// 3f2a9c1b7d0e against 1a2b3c4d5e6f on 2026-12-05 and the 2 commits
-// after it; the commits' own A/Bs multiply to +5.7 % (95 % bounds …)".
+// spanText says how a creep measured by one A/B of a span was measured,
+// and what the commits' own A/Bs multiply to beside it.
 func spanText(m result.Metric, c gate.Creep) string {
 	if c.Span == nil {
 		return ""
@@ -389,11 +375,9 @@ func points(m result.Metric) bool { return m.Scale == result.Percent }
 // shortName is a commit from the history file, short and inert.
 func shortName(c string) string { return visible(c[:min(len(c), 12)], 40) }
 
-// chainSaw says what the A/B chain saw of a change point's commits (from
-// the last job at the old level, exclusive, to the last that may be the
-// first at the new one): the commit whose own A/B saw the step, or that it
-// judged them and saw none (the environment, or a dependency outside the
-// repository, moved the level), or "" when it judged none of them.
+// chainSaw says what the A/B chain saw of a change point's commits: the
+// commits whose own A/B saw it, or that it judged them and saw none (the
+// level moved from outside the code); "" when it judged none.
 func chainSaw(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange) string {
 	var commits []string
 	for j := c.First; j <= c.Last; j++ {

@@ -21,13 +21,9 @@ var historyTemplate string
 
 var historyPageTemplate = template.Must(template.New("history").Parse(historyTemplate))
 
-// WriteHistoryHTML writes the trend page of a history: one self-contained
-// page (no network request, no script) with the change points of every
-// gated metric, a figure of each metric over main's jobs with its levels
-// and change points, and the list of jobs. Text from the history file
-// (commits, refs, machines, runners) is made visible and then escaped by
-// html/template; the figures carry tailgate's own labels and short
-// commits only.
+// WriteHistoryHTML writes the self-contained trend page of a history
+// (no network request, no script). Untrusted text goes through visible
+// and html/template; figures carry tailgate's labels and short commits.
 func WriteHistoryHTML(w io.Writer, in HistoryInput) error {
 	page, err := newHistoryPage(in)
 	if err != nil {
@@ -113,9 +109,7 @@ func newHistoryPage(in HistoryInput) (historyPage, error) {
 	return p, nil
 }
 
-// historyBadge is the page's badge and its class, from the same reading as
-// the headline (both views): a step the values show is never "steady",
-// nor is a history without absolute jobs, whose level nothing measured.
+// historyBadge is the page's badge and class, read as the headline is.
 func historyBadge(in HistoryInput) (string, string) {
 	v, chain := in.Verdict, in.Chain
 	switch lv := gate.Level(v, chain); {
@@ -138,9 +132,7 @@ func historyBadge(in HistoryInput) (string, string) {
 	return "steady", "steady"
 }
 
-// changedFirst orders the metrics that moved in either view (a change
-// point, a step the values show, a culprit or creep of the chain) before
-// the others, each group in catalogue order.
+// changedFirst orders the metrics that moved in either view first.
 func changedFirst(ms []gate.HistoryMetric, chain gate.ChainVerdict) []gate.HistoryMetric {
 	moved := map[string]bool{}
 	for _, m := range chain.Metrics {
@@ -184,12 +176,9 @@ func changeRow(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange, seen
 	return row
 }
 
-// addChain adds the A/B view: per gated metric its culprits, whether main
-// still sits at their level, the creep, and a figure of the chain's
-// running product over the commits; a metric every link estimated as
-// exactly no change (a rate at 0 on both sides) gets one note instead,
-// since its row and figure would be flat at 0. Then the links, each with
-// what its own A/B said.
+// addChain adds the A/B view: per gated metric a row and a figure of
+// the chain's running product (one note for those flat at 0), then the
+// links with what each one's A/B said.
 func (p *historyPage) addChain(in HistoryInput) error {
 	c := in.Chain
 	if len(c.Links) == 0 {
@@ -258,9 +247,8 @@ func flatChain(links []gate.ChainLink, key string) bool {
 	return true
 }
 
-// chainFigure draws a metric's running product of the chain's changes,
-// commit by commit from the creep's start, with its 95 % bounds as dots
-// (chainPoints) and each culprit as a labelled change point.
+// chainFigure draws a metric's running product of the chain's changes
+// with its 95 % bounds as dots and each culprit as a labelled line.
 func chainFigure(in HistoryInput, m gate.ChainMetric) (htmlFigure, error) {
 	c := in.Chain
 	links := c.Links[min(c.Since, len(c.Links)):]
@@ -297,12 +285,9 @@ func chainFigure(in HistoryInput, m gate.ChainMetric) (htmlFigure, error) {
 	return drawn(svg, err, caption)
 }
 
-// chainPoints are the running product of the links' changes of metric m
-// and its 95 % bounds at each link. From the latest culprit on (from, an
-// index into links; len(links) without one) the bounds are those of the
-// level since it, which the verdict reads (main still at that level, or
-// not): the product of the changes from the culprit on, drawn from the
-// level before it. since is the index of links[0] in the chain.
+// chainPoints are the running product of the links' changes of m with
+// its 95 % bounds; from the latest culprit on (from) the bounds are the
+// level's since it, which the verdict reads. since is links[0]'s index.
 func chainPoints(links []gate.ChainLink, m gate.ChainMetric, since int) (line []float64, bounds [][]float64, from int) {
 	from = len(links)
 	if n := len(m.Culprits); n > 0 && m.Culprits[n-1] >= since {
@@ -327,9 +312,8 @@ func firstParent(links []gate.ChainLink) string {
 	return links[0].Parent
 }
 
-// axisCommit is a commit as the figure's axis names it: its first 7 hex
-// digits. Anything else in the history file's commit field (it is
-// untrusted) is not drawn; the job keeps its number.
+// axisCommit is a commit's first 7 hex digits; anything else (the field
+// is untrusted) is not drawn.
 func axisCommit(c string) string {
 	if len(c) < 7 {
 		return ""

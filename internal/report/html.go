@@ -23,14 +23,9 @@ var htmlTemplate string
 
 var pageTemplate = template.Must(template.New("report").Parse(htmlTemplate))
 
-// WriteHTML writes the HTML report: one self-contained page (no network
-// request, no script) with the verdict, the gated metrics and, as SVG
-// figures, each gated metric's runs (or pairs) against the floor, the
-// latency percentile distribution of both sides, a stored baseline's
-// window over its commits, the per-step figures and errors, and the
-// noise and detectable effect of each metric. It reads in a light and a
-// dark theme and at a phone's width. Untrusted text is escaped by
-// html/template after visible.
+// WriteHTML writes the self-contained HTML report (no network request,
+// no script), light and dark, readable at a phone's width. Untrusted text
+// goes through visible, then html/template.
 func WriteHTML(w io.Writer, in Input) error {
 	page, err := newPage(in)
 	if err != nil {
@@ -76,9 +71,8 @@ type htmlNoise struct {
 	Label, Noise, Floor, Detects, Observed string
 }
 
-// htmlStep is one row of the per-step table: its p50, p95, p99 and error
-// rate, each "base → head" with its change where the base side has
-// per-step figures, else the head's.
+// htmlStep is a per-step row: p50, p95, p99 and error rate, each base →
+// head with its change where the base has step figures, else the head's.
 type htmlStep struct {
 	Name, Requests, Failed string
 	Cells                  []struct{ Value, Change string }
@@ -153,9 +147,8 @@ func axisLabel(m result.Metric) string {
 	return m.Label
 }
 
-// decisiveFirst orders the series as the comment ranks them: the metrics
-// that regressed, else the one the comment charts, first; then the others
-// in catalogue order.
+// decisiveFirst orders the series as the comment ranks them: those that
+// regressed, else the one charted, first; then catalogue order.
 func decisiveFirst(all []series) []series {
 	ranked := decisive(all)
 	n := 1
@@ -199,9 +192,7 @@ func runFigures(all []series, base string) ([]htmlFigure, error) {
 	return out, nil
 }
 
-// estimateText says what the dashed line of a pairs figure is: the
-// median change, or the sequential test's estimate, and where the figure
-// has them, the estimate's bounds.
+// estimateText says what a pairs figure's dashed line (and bar) are.
 func estimateText(s series, est *figure.Interval) string {
 	if est == nil {
 		return "the median change"
@@ -213,9 +204,7 @@ func estimateText(s series, est *figure.Interval) string {
 	return t
 }
 
-// floorText says what a figure's shaded band and red dashed line are: the
-// noise floor, or the min_effect of a sequential A/B, whose regression
-// also needs the estimate's bounds on the bad side of zero.
+// floorText says what a figure's shaded band and red dashed line are.
 func floorText(s series) string {
 	switch {
 	case !s.hasFloor():
@@ -376,8 +365,7 @@ func noiseRows(v gate.Verdict, all []series, base string) []htmlNoise {
 }
 
 // noiseText is the run-to-run spread: the SD of the pairs' changes in
-// A/B, else each side's coefficient of variation (SD in percentage points
-// for rates).
+// A/B, else each side's CV (SD in points for rates).
 func noiseText(s series, base string) string {
 	spread := func(x []float64) string {
 		switch {
@@ -394,9 +382,7 @@ func noiseText(s series, base string) string {
 	return base + " " + spread(s.Base) + " · head " + spread(s.Head)
 }
 
-// stepRows are the per-step rows: with the base side's figures and each
-// change where the base has per-step figures (the steps that moved most
-// first), else the head's figures.
+// stepRows are the per-step rows, and whether they show base → head.
 func stepRows(in Input) ([]htmlStep, bool) {
 	cs := stepChanges(in.Base, in.Head)
 	both := hasBaseSteps(cs)

@@ -24,9 +24,8 @@ import (
 //   - HTML: html/template escapes text and attributes by context; the
 //     page model (html.go) holds untrusted strings only after visible.
 
-// maxShownRunes clips one untrusted string in a report: far above any name
-// or label, enough for an error sample, and small enough that a hostile
-// artifact cannot fill a PR comment with one field.
+// maxShownRunes clips one untrusted string: enough for an error sample,
+// too few for a hostile artifact to fill a comment with one field.
 const maxShownRunes = 300
 
 // visible makes s safe to show on one line: see the rule above.
@@ -73,10 +72,8 @@ func isLineBreak(r rune) bool {
 // is one line, so only its first character can be there (leadingMarker).
 const mdEscaped = "\\`*_~[]!|$#"
 
-// leadingMarker is the length of a block marker at the start of s whose
-// last character mdText escapes: "-", "+" or "=" (lists, thematic breaks,
-// setext underlines), or digits followed by "." or ")" (ordered lists);
-// 0 when s starts with none.
+// leadingMarker is the length of a block marker starting s ("-", "+",
+// "=", or digits and "." or ")"); 0 without one.
 func leadingMarker(s string) int {
 	if s != "" && strings.ContainsRune("-+=", rune(s[0])) {
 		return 1
@@ -161,8 +158,7 @@ var (
 )
 
 // shaLike reports whether a run of hex digits could be a commit SHA: it
-// holds both a letter and a digit, as a SHA does (digits alone are a count
-// or a temp file's name, letters alone a word of a–f).
+// holds a letter and a digit (digits alone are a count, letters a word).
 func shaLike(run string) bool {
 	return strings.ContainsAny(run, "0123456789") && strings.ContainsAny(run, "abcdefABCDEF")
 }

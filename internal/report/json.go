@@ -95,9 +95,8 @@ type jsonMetric struct {
 	Note           string             `json:"note,omitempty"`
 	HeadN          int                `json:"head_n"`
 	BaselineN      int                `json:"baseline_n"`
-	// Sequential A/B only (omitted otherwise, and where a bound is
-	// unbounded): the estimate of worse and its repeated confidence bounds,
-	// and the pairs at the look that decided.
+	// Sequential A/B only: the estimate of worse, its repeated confidence
+	// bounds and the pairs at the deciding look.
 	Estimate  *float64 `json:"estimate,omitempty"`
 	Lower     *float64 `json:"lower,omitempty"`
 	Upper     *float64 `json:"upper,omitempty"`
@@ -124,9 +123,8 @@ type jsonStep struct {
 	stepFigures
 	P50 *float64 `json:"p50_ms"`
 	P95 *float64 `json:"p95_ms"`
-	// Runs are the step's figures in each run of its side, by the run's
-	// place (null where it did not run the step): the bounds of a step's
-	// change base → head come from them.
+	// Runs are the step's figures by run (null where not run), for the
+	// bounds of its change base → head.
 	Runs []*jsonStepRun `json:"runs,omitempty"`
 }
 
@@ -137,10 +135,8 @@ type jsonStepRun struct {
 	P95      *float64 `json:"p95_ms"`
 }
 
-// fitText is s as ReadJSON accepts a text: a control character (other
-// than a tab or line break) or bidirectional override, which a server's
-// error body may hold, as U+FFFD, and at most maxTextRunes characters, so
-// that what tailgate writes, `tailgate comment` reads.
+// fitText is s as ReadJSON accepts a text, so that what tailgate writes
+// `tailgate comment` reads: forbidden runes as U+FFFD, clipped.
 func fitText(s string) string {
 	s = strings.Map(func(r rune) rune {
 		if forbiddenRune(r) {

@@ -14,9 +14,8 @@ import (
 // PR comment: the full marker is `<!-- tailgate:NAME -->`.
 const MarkerPrefix = "<!-- tailgate:"
 
-// Marker returns the hidden marker of the sticky comment of benchmark name.
-// Characters that could end an HTML comment are replaced, and a name
-// longer than maxMarkerName bytes is cut.
+// Marker returns the hidden marker of name's sticky comment, without
+// characters that could end an HTML comment, cut at maxMarkerName bytes.
 func Marker(name string) string {
 	safe := markerUnsafe.ReplaceAllString(name, "_")
 	return MarkerPrefix + safe[:min(len(safe), maxMarkerName)] + " -->"
@@ -34,11 +33,9 @@ const (
 	detailsClose = "</details>"
 )
 
-// MaxMarkdownBytes bounds the Markdown report. GitHub takes at most 65,536
-// characters in a comment; the report stays below that with room for the
-// marker and gh's truncation note, so that the comment is never cut (a cut
-// would break the chart). Tables and lists that do not fit say how many of
-// their rows were left out.
+// MaxMarkdownBytes bounds the Markdown report below GitHub's 65,536
+// characters, with room for the marker and gh's note: a cut comment
+// would break the chart.
 const MaxMarkdownBytes = 60000 - 2000
 
 // WriteMarkdown writes the report for a PR comment or a job summary (see
@@ -48,17 +45,10 @@ func WriteMarkdown(w io.Writer, in Input) error {
 	return err
 }
 
-// Markdown returns the report for a PR comment or a job summary, read
-// top-down in ten seconds: the marker; the one-line verdict; the gated
-// metrics, each with baseline → head, change, floor and verdict; how a
-// sequential A/B job stopped and what the gate can detect; one chart, of
-// the metric that decided (a regression's, else the one nearest its
-// limit); where both sides have per-step figures, the steps base → head,
-// those that moved beyond their noise first; warnings; then, collapsed,
-// the notes, the reported-only metrics, the rest of the steps and the
-// error classes; and the line that says what was compared. Every string
-// that tailgate did not write goes through mdText; no note names a file
-// of the runner by its absolute path.
+// Markdown returns the report for a PR comment or job summary, read in
+// ten seconds: the verdict, the gated table, one chart of what decided,
+// the steps that moved, warnings; the rest collapsed. Untrusted text goes
+// through mdText; no note names a runner's file by its absolute path.
 func Markdown(in Input) string {
 	v := in.Verdict
 	tail := "<sub>" + contextLine(in, mdText) + "</sub>\n"
@@ -90,9 +80,8 @@ func Markdown(in Input) string {
 	}
 	d.list("**Warnings**\n\n", "\n", "⚠️ ", warningsOf(in))
 	d.list("**"+statementsTitle(in)+"**\n\n", "\n", "", statementLines(in, markdownStatements, clipped(queryRunes)))
-	// Only the job's own notes name the runner's files; what a load tool,
-	// an artifact or the service said keeps its paths (an endpoint such as
-	// /api/v1/users is not a file).
+	// Only the job's own notes name the runner's files (an endpoint such
+	// as /api/v1/users in a tool's note is not a file).
 	own := slices.Clone(in.Notes)
 	for i, n := range own {
 		own[i] = unpathed(n)
@@ -111,10 +100,8 @@ func Markdown(in Input) string {
 	return d.b.String()
 }
 
-// absPath is an absolute file path of two parts or more, as the job's own
-// notes name the runner's files (a side's tree, the noise file): the
-// comment names them by their last part only, since the runner's
-// temporary directory means nothing on the reviewer's machine.
+// absPath is an absolute path as the job's notes name the runner's files:
+// the comment keeps its last part, the directory means nothing elsewhere.
 var absPath = regexp.MustCompile(`(^|[\s(=])(/[^\s/,;()'"]+)+/([^\s/,;()'"]*[^\s/,;()'".:])`)
 
 // unpathed is note with each absolute path cut to "…/" and its last part.
@@ -137,9 +124,8 @@ func gatedRow(f gate.Finding, c columns) string {
 		c.limit(f), c.test(f), verdict)
 }
 
-// reportedHeader heads the reported-only table: with the p-value of a
-// comparison of samples; a sequential A/B has none for them (they are not
-// judged), so no column stands empty.
+// reportedHeader heads the reported-only table; a sequential A/B has no
+// p for them, so no column stands empty.
 func reportedHeader(v gate.Verdict) string {
 	if v.Sequential != nil {
 		return "| metric | base → head | change | note |\n|---|---:|---:|---|\n"
@@ -187,9 +173,8 @@ func icon(o gate.Outcome) string {
 // it collapses the rest, which moved less: the comment stays short.
 const maxCommentSteps = 5
 
-// writeMarkdownDetails writes, collapsed, the steps (where the steps are
-// shown base → head above: those past maxCommentSteps, which moved less;
-// else the head's figures) and the head runs' error classes.
+// writeMarkdownDetails writes, collapsed, the steps past those shown
+// (or the head's figures) and the head runs' error classes.
 func writeMarkdownDetails(d *mdDoc, in Input, cs []stepChange) {
 	var rows []string
 	if hasBaseSteps(cs) {
@@ -219,9 +204,8 @@ func writeMarkdownDetails(d *mdDoc, in Input, cs []stepChange) {
 	}
 }
 
-// stepChangeTable is the Markdown table of the steps cs base → head: its
-// head and rows, with a column of error rates only where a step of all
-// failed a request (a column of "none" would take a phone's width).
+// stepChangeTable is the table of steps cs; an errors column only where
+// any step failed a request (a column of "none" takes a phone's width).
 func stepChangeTable(cs, all []stepChange) (string, []string) {
 	failed := slices.ContainsFunc(all, func(c stepChange) bool { return !c.Errors.none() })
 	head := "| step | p50 | p95 |\n|---|---:|---:|\n"
@@ -240,9 +224,8 @@ func stepChangeTable(cs, all []stepChange) (string, []string) {
 // errorClassHead heads the Markdown table of error classes.
 const errorClassHead = "| error class | step | count | sample |\n|---|---|---:|---|\n"
 
-// mdDoc builds the Markdown report within MaxMarkdownBytes: a section
-// that does not fit is left out, a table or list that does not fit whole
-// keeps the rows that fit and says how many it left out.
+// mdDoc builds the Markdown within MaxMarkdownBytes: what does not fit
+// is left out, with how many rows.
 type mdDoc struct {
 	b    strings.Builder
 	left int
@@ -297,9 +280,8 @@ func (d *mdDoc) list(head, end, prefix string, items []string, ours ...string) {
 	d.rows(head, lines, end)
 }
 
-// runLink is the allow-list of the one link the report writes: an https
-// address of a workflow run, made of characters that cannot end a
-// Markdown link destination or start markup.
+// runLink is the allow-list of the run link: https, a workflow run, no
+// character that ends a link destination or starts markup.
 var runLink = regexp.MustCompile(`^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?/[A-Za-z0-9._~-]+/[A-Za-z0-9._~-]+/actions/runs/([0-9]{1,20})$`)
 
 // provenanceNote says which run's report a comment was posted from, with
@@ -317,8 +299,7 @@ func provenanceNote(url string) []string {
 }
 
 // trendLink is the allow-list of a trend page's address: https, a host,
-// and a path of plain characters (no parentheses, brackets, quotes or
-// spaces that could end the Markdown link or start another).
+// a path of plain characters.
 var trendLink = regexp.MustCompile(`^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%/+-]*)?$`)
 
 // trendNote links the trend page of main's history (the trend_url input),
@@ -339,9 +320,8 @@ func (d *mdDoc) details(summary, head string, rows []string) {
 	d.rows(detailsOpen+"<summary>"+summary+"</summary>\n\n"+head, rows, "\n"+detailsClose+"\n\n")
 }
 
-// NoVerdictMarkdown is the job summary of a run that stopped before it could
-// judge: what failed, and the exit code it ends with. The error may quote a
-// config or a server: each of its lines is a list item through mdText.
+// NoVerdictMarkdown is the job summary of a run that stopped before a
+// verdict: each line of the error (it may quote a config) through mdText.
 func NoVerdictMarkdown(name string, code int, err error) string {
 	var lines strings.Builder
 	for i, line := range strings.Split(fmt.Sprint(err), "\n") {

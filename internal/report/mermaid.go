@@ -8,28 +8,20 @@ import (
 	"strings"
 )
 
-// maxChartRuns bounds the runs a side shows in the comment's chart (the
-// most recent ones of a longer baseline window), maxChartPairs the pairs:
-// more than about 20 labels like "b12", or 30 like "12", crowd the x axis
-// at a comment's width.
+// maxChartRuns and maxChartPairs bound the comment chart's x axis: more
+// labels crowd it at a comment's width.
 const (
 	maxChartRuns  = 15
 	maxChartPairs = 30
 )
 
-// chartColors are the series colours, in the order of the series (the
-// runs or pairs, then the median or zero line, then the floor's limit):
-// mid-tones that read on GitHub's light and dark backgrounds alike. The
-// directive sets nothing else, so that GitHub's theme still applies.
+// chartColors are mid-tones that read on GitHub's light and dark themes;
+// the directive sets nothing else.
 const chartColors = `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "#3b82f6, #8b949e, #e5534b"}}}}%%`
 
-// mermaidChart is the comment's chart of what decided, for one series: a
-// Mermaid xychart (GitHub renders ```mermaid blocks) and the caption that
-// says what it shows, since xychart-beta draws no legend. Stored and
-// compared runs are bars (baseline samples, then head runs) under two
-// lines, the baseline median and the floor's limit; A/B pairs are a line
-// of each pair's change, with the floor's limit and zero. Every label
-// from outside goes through mermaidText; every number is plain decimal.
+// mermaidChart is the comment's chart of one series (xychart-beta, which
+// draws no legend, so the caption says what it shows). Labels go through
+// mermaidText; numbers are plain decimals.
 func mermaidChart(s series) (block, caption string) {
 	label := mermaidText(s.Finding.Label)
 	if s.Paired {
@@ -171,10 +163,8 @@ func numberList(vs []float64) string {
 	return strings.Join(out, ", ")
 }
 
-// mermaidNumber prints v as Mermaid's grammar reads a number: plain
-// decimal, at most four decimals, no exponent, no "-0"; a value that is
-// not finite is 0 (the series never hold one: seriesOf takes measured
-// values only).
+// mermaidNumber prints v as Mermaid reads a number: plain decimal, at
+// most four decimals, no "-0"; 0 for a value not finite.
 func mermaidNumber(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "0"

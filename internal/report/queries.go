@@ -10,12 +10,9 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// Which statements changed: with a counter source that reads each
-// statement (pg_stat_statements), the report lists those whose calls,
-// rows or blocks per iteration changed most between the sides, by their
-// normalised text (the server's, so untrusted: shown only through
-// visible or mdText). Reported, never judged: the gated counters are the
-// database's totals.
+// With a source that reads each statement (pg_stat_statements) the
+// report lists those whose work per iteration changed most, by their
+// normalised (untrusted) text. Reported, never judged.
 
 // Statements shown per surface: the PR comment stays short.
 const (
@@ -28,9 +25,8 @@ const (
 	htmlQueryRunes = 600
 )
 
-// A figure of a statement changed when it moved by at least this share of
-// the larger side and by at least minStatementChange per iteration: a
-// statement run once in some windows does not make a list of noise.
+// A statement's figure changed when it moved by this share of the larger
+// side and this much per iteration: one stray call is not a change.
 const (
 	statementShare     = 0.05
 	minStatementChange = 0.1
@@ -177,10 +173,9 @@ func statementsTitle(in Input) string {
 	return fmt.Sprintf("Statements whose work changed most (per iteration, %s → head)", baseName(in))
 }
 
-// clipped shows a statement's text in at most about n runes: white space
-// folded to single spaces, and a longer text elided in the middle, where
-// a statement's select list is, keeping its start and its end (the
-// FROM … WHERE that tells two statements apart); then through visible.
+// clipped shows a statement in at most about n runes, white space folded
+// and the middle (its select list) elided, keeping the FROM … WHERE that
+// tells statements apart.
 func clipped(n int) func(string) string {
 	return func(s string) string {
 		r := []rune(strings.Join(strings.Fields(s), " "))

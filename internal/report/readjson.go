@@ -21,9 +21,8 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
-// MaxJSONBytes bounds a report.json that ReadJSON accepts. Reports tailgate
-// writes are a few kilobytes; the bound keeps an untrusted artifact from
-// exhausting memory.
+// MaxJSONBytes bounds a report.json ReadJSON accepts: an untrusted
+// artifact must not exhaust memory.
 const MaxJSONBytes = 1 << 20
 
 // Caps on what a report may hold; far above anything tailgate writes.
@@ -37,13 +36,10 @@ const (
 	maxCount      = 1 << 53 // exact in a float64, as JSON readers may hold it
 )
 
-// ReadJSON decodes a report.json written by WriteJSON back into an Input,
-// so that the Markdown is rendered again by tailgate rather than taken from
-// the file. The file is treated as untrusted (an artifact of a fork PR's
-// workflow): it must be at most MaxJSONBytes, carry JSONSchemaVersion, hold
-// no unknown fields, only known enum values, bounded strings without
-// control characters, and consistent verdicts. The head runs are rebuilt as
-// one run carrying the per-step figures and error classes.
+// ReadJSON decodes a report.json back into an Input so that tailgate
+// renders the Markdown itself. The file is untrusted (a fork PR's
+// artifact): bounded, of this schema, known fields and values, inert text,
+// consistent verdicts.
 func ReadJSON(r io.Reader) (Input, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxJSONBytes+1))
 	if err != nil {
@@ -94,9 +90,7 @@ var (
 	// admits it.
 	sourcePattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
 	keyPattern    = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
-	// footprintKey is a part's figure or a counter (result.PartKey,
-	// result.CounterKey): a part or source name as the config admits it,
-	// then a figure or a Prometheus-style counter name.
+	// footprintKey is result.PartKey or result.CounterKey's form.
 	footprintKey = regexp.MustCompile(`^(part|counter)\.[a-z][a-z0-9_]{0,31}\.[A-Za-z_][A-Za-z0-9_]{0,127}$`)
 
 	outcomes       = []string{string(gate.Pass), string(gate.Regression), string(gate.Inconclusive)}
@@ -250,9 +244,8 @@ func (c *checker) errorClass(path string, e errorFigures) {
 	c.text(path+".sample", e.Sample, maxTextRunes, false)
 }
 
-// regressions checks that the verdict agrees with the metrics: regressions
-// lists exactly the gated metrics that regressed, and the verdict is
-// regression exactly when there is one.
+// regressions checks that the verdict and regressions agree with the
+// metrics.
 func (c *checker) regressions(r jsonReport) {
 	var want []string
 	for _, m := range r.Metrics {
@@ -268,9 +261,7 @@ func (c *checker) regressions(r jsonReport) {
 	}
 }
 
-// key checks a metric key: a catalogued one's form, or a footprint key
-// (part.<part>.<figure>, counter.<source>.<counter>) that names a figure
-// tailgate produces.
+// key checks a metric key: catalogued, or a footprint key tailgate makes.
 func (c *checker) key(path, s string) {
 	if keyPattern.MatchString(s) {
 		return
@@ -286,9 +277,7 @@ func (c *checker) enum(path, s string, allowed []string) {
 	}
 }
 
-// text checks free text (a summary, a note, an error sample): bounded, and
-// without control characters other than tab and line breaks, or
-// bidirectional overrides.
+// text checks free text: bounded, no forbidden rune.
 func (c *checker) text(path, s string, maxRunes int, required bool) {
 	c.bounded(path, s, maxRunes, required)
 	if i := strings.IndexFunc(s, forbiddenRune); i >= 0 {
@@ -297,9 +286,7 @@ func (c *checker) text(path, s string, maxRunes int, required bool) {
 	}
 }
 
-// name checks a name (the benchmark, a label, a step): bounded, and on one
-// line of printable characters (printable.Bad), as the config requires of
-// the names it defines.
+// name checks a name: bounded, one line of printable characters.
 func (c *checker) name(path, s string, maxRunes int, required bool) {
 	c.bounded(path, s, maxRunes, required)
 	if err := printable.Check(s); err != nil {
@@ -429,10 +416,8 @@ func withDetails(runs, details []result.Run) []result.Run {
 	return runs
 }
 
-// detailsFromJSON rebuilds one side's run details: each run's steps with
-// their counts and percentiles as metrics where the file has them by run,
-// else one run of the steps' sums; the error classes in the first run.
-// The reports aggregate them to the same figures the file holds.
+// detailsFromJSON rebuilds one side's runs' steps (by run where the file
+// has them, else one run of sums) and error classes (in the first run).
 func detailsFromJSON(steps []jsonStep, errs []errorFigures) []result.Run {
 	if len(steps) == 0 && len(errs) == 0 {
 		return nil

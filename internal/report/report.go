@@ -1,11 +1,8 @@
-// Package report owns the presentation of a verdict: the terminal table,
-// the Markdown of PR comments and job summaries (with the hidden marker of
-// the sticky comment, a Mermaid chart of what decided, and built to fit
-// GitHub's comment limit), the self-contained HTML report (its figures
-// drawn by report/figure), and report.json (documented in
-// docs/report-json.md). It owns the one rule by which every renderer shows
-// text tailgate did not write (inert.go). It computes nothing statistical;
-// it formats a gate.Verdict and the runs behind it.
+// Package report owns the presentation of a verdict: the terminal
+// report, the Markdown of PR comments and job summaries, the HTML report
+// (figures by report/figure) and report.json (docs/report-json.md). It
+// owns the one rule for showing text tailgate did not write (inert.go).
+// It computes nothing statistical.
 package report
 
 import (
@@ -32,13 +29,9 @@ type Input struct {
 	// figures, error classes and latency histograms.
 	Head []result.Run
 	// Base holds the runs head was judged against, where the caller has
-	// them: the stored baseline's samples (figures only, no histograms),
-	// the base result files of compare, or the base target's runs of an
-	// A/B job (in pair order). Nil when there is no base side.
+	// them (A/B: in pair order); nil without a base side.
 	Base []result.Run
-	// BaseOrigins says where each run of Base came from (a stored
-	// baseline's commit, ref, job and time), aligned with Base; nil when
-	// the runs have no such origin.
+	// BaseOrigins says where each run of Base came from; nil without.
 	BaseOrigins []Origin
 	Notes       []string // caller's notes (fork PR fallback, …)
 	// AB is how an A/B job ran, which the report words after the
@@ -47,10 +40,9 @@ type Input struct {
 	// TargetLog names the files holding the output of the targets tailgate
 	// started for the runs; empty where it started none.
 	TargetLog TargetLogs
-	// TriggerRun is the address of the workflow run whose report.json this
-	// is (tailgate comment: from the runner's environment, never from the
-	// report). It is the one link the Markdown report writes, and only
-	// when it passes runLink's allow-list.
+	// TriggerRun is the address of the workflow run whose report this is
+	// (from the runner's environment, never the report): the one link the
+	// Markdown writes, if it passes runLink.
 	TriggerRun string
 	// TrendURL is the address of the trend page of main's history (the
 	// trend_url input), linked when it passes trendLink's allow-list.
@@ -284,9 +276,8 @@ func tableNote(f gate.Finding) string {
 	return f.Note
 }
 
-// notExact reports whether a test is any but the exact Mann–Whitney test
-// and the sequential one (the sequential line names it): the terminal
-// names those.
+// notExact reports a test the terminal names: any but the exact ones
+// (the sequential line names that one).
 func notExact(test string) bool {
 	return test != "" && test != stats.TestExact && test != stats.TestSequential && test != stats.TestExactCount
 }
@@ -350,9 +341,8 @@ func fromTo(f gate.Finding) string {
 	return formatValue(b, f.Unit) + " → " + formatValue(h, f.Unit)
 }
 
-// sides are the two figures a report shows beside a finding's change: the
-// centres a paired estimate is made of where the finding has them, else
-// the medians.
+// sides are the figures shown beside a finding's change: the centres of
+// a paired estimate where it has them, else the medians.
 func sides(f gate.Finding) (base, head float64) {
 	if f.Center != "" && !math.IsNaN(f.BaseCenter) && !math.IsNaN(f.HeadCenter) {
 		return f.BaseCenter, f.HeadCenter
@@ -360,9 +350,8 @@ func sides(f gate.Finding) (base, head float64) {
 	return f.BaseMedian, f.HeadMedian
 }
 
-// columns are the two judging columns of a report's table: the floor and
-// the p-value of a comparison of samples, or min_effect and the repeated
-// confidence bounds of a sequential A/B (which has no p-value).
+// columns are a table's two judging columns: floor and p, or min_effect
+// and the repeated confidence bounds of a sequential A/B.
 type columns struct {
 	limitHead, testHead string
 	limit, test         func(gate.Finding) string
@@ -376,12 +365,9 @@ func columnsOf(v gate.Verdict) columns {
 	return columns{limitHead: "floor", testHead: "p", limit: formatFloor, test: func(f gate.Finding) string { return formatP(f.P) }}
 }
 
-// formatBounds is a sequential finding's repeated confidence bounds on its
-// change, head against base, as the change column shows it: "[−13.1 …
-// −9.9] %". The verdict's bounds are in the bad direction; for a metric
-// where lower is worse they are turned, so that on the ratio scale a bound
-// is never below −100 % (a drop's bound in the bad direction is unbounded
-// below: −139831.4 % was a head 1399 times the base).
+// formatBounds is a sequential finding's bounds on head against base:
+// "[−13.1 … −9.9] %". They are turned for a metric where lower is worse,
+// so that no bound is below −100 %.
 func formatBounds(f gate.Finding) string {
 	if f.Test == stats.TestExactCount { // no noise, so no bounds: the change column is the difference
 		return "exact count"
@@ -426,9 +412,8 @@ func runWord(in Input, n int) string {
 	return plural(n, "run", "runs")
 }
 
-// sequentialLine says how many pairs a sequential A/B job ran and why it
-// stopped (or why it goes on), with the reason, which holds metric labels,
-// shown through show; empty for a fixed-sample comparison.
+// sequentialLine says how many units a sequential A/B ran and why it
+// stopped; empty for a fixed-sample comparison.
 func sequentialLine(s *gate.Sequential, show func(string) string) string {
 	if s == nil {
 		return ""

@@ -11,11 +11,9 @@ import (
 // prints a new note every run must not bury the report.
 const maxRunNotes = 5
 
-// runNotes are the notes the runs carry (a counter source not read and
-// why, CPU not measured and why, a load command's exit status), each once,
-// with the side and how many of its runs said it. Without them a gated
-// metric reads "not measured on either side" and nothing says why. A note
-// every run of both sides carries is said once, for both.
+// runNotes are the notes the runs carry, each once with its side and how
+// many runs said it (without them a metric reads "not measured" and
+// nothing says why); one every run of both sides says, once for both.
 func runNotes(in Input) []string {
 	base, head := countNotes(in.Base), countNotes(in.Head)
 	ab := in.AB != nil

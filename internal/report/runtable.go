@@ -19,9 +19,8 @@ var tableMetrics = []string{
 	result.CPUPerIteration, result.PeakRSS,
 }
 
-// WriteRunTable writes the table of measured runs: a row per run, then the
-// median, min–max and CV of each metric across runs. Metrics no run has are
-// left out.
+// WriteRunTable writes a row per run, then each metric's median, min–max
+// and CV; metrics no run has are left out.
 func WriteRunTable(w io.Writer, f *result.File) error {
 	cols := presentMetrics(f.Runs)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -63,10 +62,8 @@ func WriteRunTable(w io.Writer, f *result.File) error {
 	return writeFootprintTable(w, f.Runs)
 }
 
-// writeFootprintTable writes, when the runs measured parts of the path or
-// work counters, a row per footprint metric (and the target's CPU per
-// iteration, to compare with): its median, min–max and CV across runs,
-// the per-iteration noise of each next to that of CPU time.
+// writeFootprintTable writes, where runs measured parts or counters, a
+// row per footprint metric beside CPU/iteration, with its noise.
 func writeFootprintTable(w io.Writer, runs []result.Run) error {
 	var keys []string
 	for _, m := range result.Catalogue(result.KeysOf(runs)...) {

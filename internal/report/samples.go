@@ -7,19 +7,15 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
-// The fewest requests in a run for which a percentile is more than the
-// slowest few requests: below 100 a p99 is the max (its rank rounds to the
-// last request), below 20 a p95 is.
+// The fewest requests for a percentile to be more than the slowest
+// request: below 100 a p99 is the max, below 20 a p95 is.
 const (
 	p99LeastSamples = 100
 	p95LeastSamples = 20
 )
 
-// fewSamplesWarnings say when the latency percentiles of runs rest on so
-// few requests in some run that they are that run's slowest request: a
-// small latency phase (5 lifecycles/s for 2 s) has a p99 equal to its
-// max, which moves with one slow request. Runs without a latency
-// histogram (imported summaries, stored samples) are not looked at.
+// fewSamplesWarnings say when runs' percentiles rest on so few requests
+// that they are the max and move with one slow request.
 func fewSamplesWarnings(runs []result.Run) []string {
 	least := int64(-1)
 	for _, r := range runs {

@@ -11,18 +11,16 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
-// series is what the charts show of one gated metric: its per-run values
-// on both sides and the line the floor draws. The Mermaid chart of the PR
-// comment and the HTML report's plots read the same series.
+// series is one gated metric's per-run values on both sides, as the
+// comment's chart and the page's plots show them.
 type series struct {
 	Finding gate.Finding
 	Meta    result.Metric
 	// Base and Head are the per-run values in run order; runs that did
 	// not measure the metric are left out.
 	Base, Head []float64
-	// Paired is set for A/B pairs: then Diffs holds each pair's change,
-	// head against base, in the finding's change units (% or pp), and
-	// Base and Head hold the pairs' values in pair order.
+	// Paired: Diffs are each pair's change head against base (% or pp),
+	// Base and Head the pairs' values.
 	Paired bool
 	Diffs  []float64
 	// Unit is what each of Diffs is a change of: "pair", or "block" in
@@ -101,9 +99,8 @@ func (s series) worseSign() float64 {
 // hasFloor reports whether the finding has a floor to draw.
 func (s series) hasFloor() bool { return !math.IsNaN(s.Finding.Floor) }
 
-// threshold is the value a head median must pass, in the bad direction,
-// to exceed the floor: the baseline median moved by the floor. NaN
-// without a floor.
+// threshold is the value a head median must pass to exceed the floor;
+// NaN without a floor.
 func (s series) threshold() float64 {
 	f := s.Finding
 	if !s.hasFloor() {
@@ -115,11 +112,8 @@ func (s series) threshold() float64 {
 	return f.BaseMedian * (1 + s.worseSign()*f.Floor/100)
 }
 
-// estimate is what the sequential test judged of a paired series: its
-// estimate of the pairs' change and the repeated confidence bounds, in
-// the chart's units (change, head against base: signed, so a throughput
-// drop is negative); nil for a finding without one (a fixed-sample test).
-// A bound that bounds nothing is ±Inf.
+// estimate is the sequential test's estimate and bounds of a paired
+// series, head against base; nil without one.
 func (s series) estimate() *figure.Interval {
 	f := s.Finding
 	if !s.Paired || math.IsNaN(f.Estimate) {
@@ -141,11 +135,8 @@ func (s series) minEffectFloor() bool { return s.Finding.FloorSource == gate.Fro
 // finding's change units (signed: negative for a throughput drop).
 func (s series) diffThreshold() float64 { return s.worseSign() * s.Finding.Floor }
 
-// decisive ranks the series by what decided the verdict: the gated
-// metrics that regressed, then the others by how near their limit they
-// came, each the one that moved most towards its floor first; a series
-// flat at one value (a rate at 0 in every block) comes last, since its
-// chart shows nothing.
+// decisive ranks the series: those that regressed, then by how near
+// their limit they came; one flat at one value last (its chart is empty).
 func decisive(all []series) []series {
 	rank := func(s series) int {
 		switch {

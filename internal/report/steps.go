@@ -12,11 +12,8 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// stepFigures are one step's figures over one side's runs: summed counts,
-// the median over runs of each run's latency percentiles, and by the
-// run's place in its side each run's p50, p95 and p99 (NaN where it did
-// not run the step) and its requests and failed requests, which the
-// bounds of a change base → head come from.
+// stepFigures are a step's figures over one side's runs: sums, medians,
+// and each run's percentiles and counts (for the bounds of a change).
 type stepFigures struct {
 	Name          string  `json:"name"`
 	Requests      int64   `json:"requests"`
@@ -114,12 +111,9 @@ func errorClasses(runs []result.Run) []errorFigures {
 	return out
 }
 
-// stepChange is one step's figures on both sides, joined by name. A side
-// the step did not run on has no figures (its values are NaN). P50, P95,
-// P99 and Errors are its figures base → head with their estimates, made
-// once; moved is how far it moved beyond its noise (the largest score of
-// p50, p95 and error rate; NaN when none could be bounded), size its
-// largest change.
+// stepChange is one step on both sides (NaN where not run); P50, P95,
+// P99 and Errors carry their estimates, made once; moved is the largest
+// score (NaN: none bounded), size the largest change.
 type stepChange struct {
 	Name                  string
 	Base, Head            stepFigures
@@ -128,11 +122,8 @@ type stepChange struct {
 	moved, size           float64
 }
 
-// stepChanges joins the base and head runs' per-step figures by step name,
-// in the head's order, then the steps only the base ran; then orders them
-// by moved, then size, those that cannot be compared last (cmp.Compare
-// puts NaN first). The bounds hold for the table's changes together (3 a
-// step).
+// stepChanges joins both sides' steps by name (head's order, then the
+// base's own) and orders them by moved, then size, the incomparable last.
 func stepChanges(base, head []result.Run) []stepChange {
 	var out []stepChange
 	at := map[string]int{}
@@ -183,9 +174,8 @@ func (c stepChange) pair(i, k int) sidePair {
 	return newSidePair(b, h, bs, hs, i == 3, k)
 }
 
-// sidePair is one figure of a step on both sides, NaN where not known,
-// with the change's estimate (ok false without one); points is set for a
-// rate, whose change is in percentage points.
+// sidePair is one figure on both sides with its change's estimate (ok
+// false without); points for a rate (changes in points).
 type sidePair struct {
 	Base, Head float64
 	points, ok bool
@@ -223,9 +213,8 @@ func (p sidePair) change() float64 {
 	return p.ratioChange()
 }
 
-// stepEstimate is a change with its bounds, in percent (points for a
-// rate); score is its distance from zero over the bounds' half width
-// (above 1: the step moved by more than its own noise).
+// stepEstimate is a change with its bounds; score is its distance from
+// zero over the half width (above 1: beyond the step's noise).
 type stepEstimate struct{ Mid, Lo, Hi, score float64 }
 
 // estimate is the change head against base as the table shows it (of the
@@ -293,10 +282,9 @@ func (p sidePair) estimate(bs, hs []float64, k int) (e stepEstimate, ok bool) {
 	return e, true
 }
 
-// figureCell is a step's figure base → head with its change (changeText):
-// "9.90 → 12.87 ms, +30.0 % (+28.1 … +31.9)", in Markdown (md) the change
-// on a line of its own, which a narrow column wraps whole; one side's
-// figure where only it ran; "none" for an error rate neither side had.
+// figureCell is a figure base → head with its change (changeText); in
+// Markdown the change on a line of its own, which a narrow column wraps
+// whole; "none" for an error rate neither side had.
 func figureCell(p sidePair, unit string, md bool) string {
 	switch {
 	case p.none():
@@ -309,9 +297,8 @@ func figureCell(p sidePair, unit string, md bool) string {
 	return p.fromTo(unit) + ", " + changeText(p, md)
 }
 
-// changeText is a figure's change with its bounds: in bold in Markdown
-// (md) where they are clear of zero, with ", within noise" where they are
-// not, ", noise unknown" without bounds (one run a side).
+// changeText is a change with its bounds: bold in Markdown where they
+// clear zero, "within noise" where not, "noise unknown" without.
 func changeText(p sidePair, md bool) string {
 	format, unit := changeFormat(p.points), " "+changeUnit(p.points)
 	e := p.est

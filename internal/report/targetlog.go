@@ -7,15 +7,11 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/printable"
 )
 
-// TargetLogs are the files holding the output (stdout and stderr) of the
-// targets tailgate started for a comparison: the head's in check and
-// demo, each side's in A/B. A side whose target tailgate did not start
-// has none.
+// TargetLogs are the files holding the output of the targets tailgate
+// started (the head's in check and demo, each side's in A/B).
 type TargetLogs struct{ Base, Head string }
 
-// Paths lists the log files, the base's first, each once (an A/A job's
-// one target serves both sides); none when tailgate started no target. A
-// path of white space names no file.
+// Paths lists the log files, each once, the base's first.
 func (l TargetLogs) Paths() []string {
 	var out []string
 	for _, p := range []string{l.Base, l.Head} {
@@ -26,10 +22,8 @@ func (l TargetLogs) Paths() []string {
 	return out
 }
 
-// targetLogNotes are the notes that say where the targets' output is:
-// the reports name the files, the job keeps them (the Action's
-// target_log output). The paths are shown like any text tailgate did not
-// write (a report artifact carries them).
+// targetLogNotes say where the targets' output is; the paths are
+// untrusted text (a report artifact carries them).
 func targetLogNotes(in Input) []string {
 	l, paths := in.TargetLog, in.TargetLog.Paths()
 	switch {
@@ -51,9 +45,7 @@ func targetLogNotes(in Input) []string {
 // any path tailgate writes.
 const maxPathRunes = 1000
 
-// targetLogPath checks a target log's path read from a report artifact:
-// a plain file path, bounded, on one line of printable characters, and
-// not an address.
+// targetLogPath checks a target log's path from a report artifact.
 func (c *checker) targetLogPath(path, s string) {
 	c.bounded(path, s, maxPathRunes, true)
 	if err := printable.Check(s); err != nil {

@@ -11,9 +11,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/gate"
 )
 
-// WriteText writes the terminal report: the verdict, the metric table, what
-// the gate can detect, warnings, notes, and the head runs' per-step figures
-// and error classes.
+// WriteText writes the terminal report.
 func WriteText(w io.Writer, in Input) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "tailgate: %s: %s\n", in.Name, strings.ToUpper(string(in.Verdict.Outcome)))
@@ -59,10 +57,8 @@ func writeTextTable(b *strings.Builder, v gate.Verdict) {
 // sparks are the eight heights of a sparkline.
 var sparks = []rune("▁▂▃▄▅▆▇█")
 
-// writeSparklines draws each compared gated metric's runs as one line of
-// bars, the base side's (the most recent maxChartRuns) then the head's, on
-// one scale: whether the head runs sit inside the baseline's spread reads
-// at a glance.
+// writeSparklines draws each compared gated metric's runs as bars on one
+// scale, base then head: whether head sits in the base's spread shows.
 func writeSparklines(b *strings.Builder, in Input) {
 	all := seriesOf(in)
 	if len(all) == 0 {
@@ -105,9 +101,8 @@ func writeTextList(b *strings.Builder, title, bullet string, items []string) {
 	b.WriteString("\n")
 }
 
-// writeTextDetails writes the steps, base → head with each change where
-// the base side has per-step figures (the steps that moved most first),
-// else the head's figures; then the head runs' error classes.
+// writeTextDetails writes the steps (base → head, or the head's) and the
+// head runs' error classes.
 func writeTextDetails(b *strings.Builder, in Input) {
 	cs := stepChanges(in.Base, in.Head)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)

@@ -14,11 +14,9 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
-// Runs is a dot plot of one metric's runs, base against head: a column of
-// dots per side, spread sideways so that equal values stay apart; each
-// side's median as a short bar; and the floor as a band from the base
-// median to the floor's limit, which a head median must pass, in the bad
-// direction, to be a regression.
+// Runs is a dot plot of one metric's runs, base against head, each
+// side's median as a bar and the floor as a band from the base median to
+// the limit a head median must pass in the bad direction.
 type Runs struct {
 	Title, YLabel      string
 	BaseName, HeadName string // the columns' labels
@@ -50,10 +48,8 @@ func (r Runs) SVG() (string, error) {
 	return svg(p, r.Title)
 }
 
-// Pairs is a dot plot of an A/B job's pairs: each pair's change, head
-// against base (in percent or percentage points), with zero, the median
-// change (or the Estimate a test judged), and the floor as a band from
-// zero to the floor's limit.
+// Pairs is a dot plot of an A/B job's pair changes, head against base,
+// with zero, the median change (or Estimate) and the floor as a band.
 type Pairs struct {
 	Title, YLabel string
 	// XLabel names what each dot is a change of: "pair" when empty, or
@@ -63,10 +59,8 @@ type Pairs struct {
 	// Limit is the change that exceeds the floor (negative for a drop);
 	// NaN when the metric has no floor.
 	Limit float64
-	// Estimate, when set, is drawn in place of the median change: the
-	// change a test judged, and its confidence bounds as a bar right of
-	// the pairs (an infinite bound runs the bar off the plot, uncapped;
-	// no bar while a bound is unknown).
+	// Estimate, when set, replaces the median change: a test's estimate,
+	// its bounds a bar right of the pairs (uncapped where infinite).
 	Estimate *Interval
 }
 
@@ -114,9 +108,8 @@ func (pr Pairs) SVG() (string, error) {
 	return svg(p, pr.Title)
 }
 
-// boundsBar draws iv at x: a vertical bar from Lo to Hi, capped at a
-// finite bound, and a mark at Mid. An infinite bound is drawn to just
-// beyond the other values the plot shows (others, iv's finite figures).
+// boundsBar draws iv at x: a bar from Lo to Hi, capped at a finite
+// bound (an infinite one runs just past the others), and a mark at Mid.
 func boundsBar(x float64, iv Interval, others []float64) []plot.Plotter {
 	shown := finite(append(others, iv.Mid, iv.Lo, iv.Hi))
 	reach := 0.05 * math.Max(slices.Max(shown)-slices.Min(shown), 1)
@@ -140,10 +133,9 @@ func boundsBar(x float64, iv Interval, others []float64) []plot.Plotter {
 	return append(out, line(x, lo, x, hi), scatter(plotter.XYs{{X: x, Y: iv.Mid}}, draw.CircleGlyph{}, fg))
 }
 
-// column places values at x, spread sideways by the golden-ratio sequence
-// over their rank: values next to each other in size land far apart
-// sideways, so that close runs stay visible, and the layout is the same
-// on every drawing.
+// column places values at x, spread sideways by the golden-ratio
+// sequence over their rank, so that close runs stay apart, the same on
+// every drawing.
 func column(x float64, values []float64, glyph draw.GlyphDrawer, r role) *plotter.Scatter {
 	sorted := slices.Sorted(slices.Values(values))
 	xys := make(plotter.XYs, len(sorted))

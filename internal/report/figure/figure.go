@@ -1,10 +1,7 @@
-// Package figure owns the HTML report's plots: it draws them as SVG with
-// gonum/plot (its vg/vgsvg backend) from plain numbers, and knows nothing
-// of verdicts. Each figure is an <svg> element meant to be inlined in a
-// page: no XML prolog, no fixed size (a viewBox; the page sets the width),
-// its text in the Liberation Sans face that Fonts returns for the page to
-// embed once, and its colours given as CSS custom properties (var(--fg),
-// var(--base), …) so that one drawing reads in a light and a dark theme.
+// Package figure owns the HTML report's plots: SVG drawn by gonum/plot
+// from plain numbers, knowing nothing of verdicts. Each is an inline <svg>
+// with a viewBox (the page sets the width) whose colours are CSS custom
+// properties, so that one drawing reads in a light and a dark theme.
 package figure
 
 import (
@@ -24,19 +21,15 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// Width and Height are every figure's drawing size, in points. The page
-// shows a figure at most this size (in CSS pixels: ×4/3) and smaller on a
-// narrow screen; the font sizes below stay readable down to a phone's
-// width.
+// Width and Height are every figure's drawing size, in points; the
+// fonts below stay readable down to a phone's width.
 const (
 	Width  vg.Length = 360
 	Height vg.Length = 250
 )
 
-// FontFamily is the family the figures' text is set in, and the one whose
-// metrics place it. The page embeds no font (it would be 90 % of the
-// page): the figures name FontStack, whose fallbacks Arial and Helvetica
-// have Liberation Sans's metrics, so the text sits where it was placed.
+// FontFamily places the figures' text. The page embeds no font (it would
+// be 90 % of the page): FontStack's fallbacks share its metrics.
 const FontFamily = "Liberation Sans"
 
 // FontStack is the CSS font-family list of the figures' text.
@@ -85,9 +78,8 @@ var cssColors = func() *strings.Replacer {
 	return strings.NewReplacer(pairs...)
 }()
 
-// newPlot returns a plot in the figures' style: no background (the page's
-// shows through), Liberation Sans, the foreground role for text and axes,
-// and a light grid.
+// newPlot returns a plot in the figures' style: no background,
+// Liberation Sans, the foreground role for text and axes, a light grid.
 func newPlot(title, xLabel, yLabel string) *plot.Plot {
 	p := plot.New()
 	p.BackgroundColor = nil
@@ -151,9 +143,8 @@ var (
 	sizeAtt = regexp.MustCompile(`\s(width|height)="[^"]*"`)
 )
 
-// inline turns vgsvg's document into an element for a page: no prolog or
-// comment, no fixed size, an accessible name, and the colour roles as CSS
-// properties.
+// inline turns vgsvg's document into an element for a page: no prolog,
+// no fixed size, an accessible name, colour roles as CSS properties.
 func inline(doc, label string) string {
 	doc = prolog.ReplaceAllString(doc, "<svg")
 	open := strings.Index(doc, ">")

@@ -13,12 +13,10 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// History is one metric over main's recorded jobs, oldest first: each
-// job's runs as small dots, its median as a line through the jobs, the
-// level of each segment between change points as a bold line, and each
-// change point as a dashed vertical line where the new level begins
-// (in the limit colour when it is a regression), with the jobs it may be
-// as a band.
+// History is one metric over main's jobs, oldest first: runs as dots,
+// medians as a line, each level between change points bold, each change
+// point dashed where the new level begins (red for a regression) over a
+// band of the jobs it may be.
 type History struct {
 	Title, YLabel string
 	// Runs are each job's run values; Medians the jobs' medians.
@@ -31,18 +29,16 @@ type History struct {
 	Changes []Change
 }
 
-// Level is a segment's median from job From to job To (0-based, inclusive).
-// An unconfirmed level (of a step the values show but no test confirmed)
-// is drawn dashed and thin.
+// Level is a segment's median from job From to To (0-based, inclusive);
+// an unconfirmed one is dashed and thin.
 type Level struct {
 	From, To    int
 	Value       float64
 	Unconfirmed bool
 }
 
-// Change is a change point: the first job at the new level (0-based), the
-// first and last jobs it may be, and whether it is a regression. An
-// unconfirmed one is drawn in the muted colour.
+// Change is a change point: its first job at the new level, the jobs it
+// may be, whether it regressed; an unconfirmed one is muted.
 type Change struct {
 	At, First, Last int
 	Regression      bool
@@ -116,10 +112,9 @@ func (h History) changeBands() []plot.Plotter {
 	return out
 }
 
-// ticks name the jobs at a round step: by their commits, upright, at most
-// about sixteen; else by number (1 is the oldest, as in the page's list
-// of jobs), at most about seven. A change point's first job is always
-// named, so that the culprit can be read off the axis.
+// ticks name the jobs at a round step, by commit (at most about 16) or
+// number (about 7), and always a change point's first job, so that the
+// culprit reads off the axis.
 func (h History) ticks() plot.ConstantTicks {
 	n, most := len(h.Medians), 7
 	if len(h.Commits) > 0 {
@@ -152,9 +147,8 @@ func (h History) ticks() plot.ConstantTicks {
 	return ticks
 }
 
-// vertical is a dashed vertical line at x over the whole plot height,
-// drawn as a grid line is, with its label at the top, inside the plot: it
-// needs the axis range, so it is a plot.Plotter that reads it when drawn.
+// vertical is a dashed vertical line over the plot's height with its
+// label at the top: a plot.Plotter, as it needs the axis range.
 type vertical struct {
 	x     float64
 	role  role

@@ -17,9 +17,8 @@ type Curve struct {
 	Millis    []float64
 }
 
-// Percentiles is the latency percentile distribution of HdrHistogram's
-// plots: latency against percentile, the percentile on a log "1/(1−p)"
-// axis so that 50 %, 90 %, 99 %, 99.9 % and 99.99 % are evenly apart.
+// Percentiles is latency against percentile on a log 1/(1−p) axis, so
+// that 50 %, 90 %, 99 %, 99.9 % and 99.99 % are evenly apart.
 type Percentiles struct {
 	Title  string
 	Curves []Curve

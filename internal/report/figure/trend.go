@@ -8,9 +8,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// Trend is a stored baseline's window over its commits, oldest first,
-// with the head runs after it: one dot per sample, the baseline median,
-// and the floor's limit.
+// Trend is a stored baseline's window, oldest first, then the head
+// runs, with the baseline median and the floor's limit.
 type Trend struct {
 	Title, YLabel string
 	Base          []float64

@@ -29,9 +29,8 @@ import (
 // Hostile is one entry of the hostile-input corpus.
 type Hostile = citest.Hostile
 
-// Corpus is the hostile-input corpus, testdata/hostile/strings.json of
-// the module the test runs in, as its one reader (citest.HostileStrings)
-// reads it; a corpus too small to exercise a renderer fails the test.
+// Corpus is the hostile-input corpus (citest.HostileStrings); one too
+// small to exercise a renderer fails the test.
 func Corpus(tb testing.TB) []Hostile {
 	tb.Helper()
 	out := citest.HostileStrings(tb)
@@ -50,9 +49,8 @@ func Parse(md string) ast.Node {
 	return gfm.Parser().Parse(text.NewReader([]byte(md)), parser.WithContext(parser.NewContext()))
 }
 
-// The HTML a report writes itself, as the only raw HTML allowed: the
-// sticky comment's marker, collapsed sections with a summary of plain
-// words, and <sub> captions.
+// The only raw HTML a report writes: the sticky marker, collapsed
+// sections with a plain summary, and <sub> captions.
 var (
 	ownHTMLBlock = regexp.MustCompile(`^(<!-- tailgate:[A-Za-z0-9._/-]* -->|<details><summary>[A-Za-z0-9 ()/-]*</summary>|</details>)$`)
 	ownRawHTML   = []string{"<sub>", "</sub>"}
@@ -103,9 +101,8 @@ func MarkdownProblems(md string, ownLinks ...string) []string {
 	return append(out, textProblems(prose, code)...)
 }
 
-// ShownText is the text a reader sees of md, from goldmark's HTML with the
-// tags taken out and the entities decoded: the prose, and the text of code
-// spans and blocks (where GitHub links nothing).
+// ShownText is the text a reader sees of md: the prose, and the text of
+// code spans and blocks (where GitHub links nothing).
 func ShownText(md string) (prose, code string) {
 	var rendered bytes.Buffer
 	if err := gfm.Convert([]byte(md), &rendered); err != nil {
@@ -218,9 +215,8 @@ func Structure(md string) string {
 	return b.String()
 }
 
-// commitSpan reports whether a code span holds one commit SHA and nothing
-// else: how mdText shows a SHA in untrusted text, so that it is not linked
-// and copies as it is.
+// commitSpan reports whether a code span holds one commit SHA alone, as
+// mdText shows one.
 func commitSpan(n *ast.CodeSpan, src []byte) bool {
 	var text strings.Builder
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
