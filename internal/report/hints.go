@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/tailgate-ci/tailgate/internal/result"
@@ -76,16 +77,14 @@ func phaseLoads(runs []result.Run) []phaseLoad {
 // hints are the hints of the head runs, one per phase that shows one,
 // then one per measured part that saw only a share of its server.
 func hints(in Input) []string {
-	var phaseHints []string
+	var out []string
 	for _, l := range phaseLoads(in.Head) {
 		l.units = runWord(in, 2)
-		if h := droppedHint(l); h != "" {
-			phaseHints = append(phaseHints, h)
-		} else if h := idleHint(l); h != "" {
-			phaseHints = append(phaseHints, h)
+		if h := cmp.Or(droppedHint(l), idleHint(l)); h != "" {
+			out = append(out, h)
 		}
 	}
-	return slices.Concat(phaseHints, partShareHints(in))
+	return append(out, partShareHints(in)...)
 }
 
 // wholeShare is the share of its server's CPU from which a part selected
@@ -100,7 +99,7 @@ func partShareHints(in Input) []string {
 	for _, part := range shareParts(in.Base, in.Head) {
 		key := result.PartShareKey(part)
 		base, head := medianOfRuns(in.Base, key), medianOfRuns(in.Head, key)
-		if !(base.ok && base.v < wholeShare) && !(head.ok && head.v < wholeShare) {
+		if !(base < wholeShare) && !(head < wholeShare) { // NaN: not measured
 			continue
 		}
 		out = append(out, fmt.Sprintf("The processes of part %s had %s (the process tree they belong to, ended processes included): "+
@@ -111,37 +110,22 @@ func partShareHints(in Input) []string {
 	return out
 }
 
-// sideValue is a median over one side's runs; ok false where none had it.
-type sideValue struct {
-	v  float64
-	ok bool
-}
-
-// medianOfRuns is the median of the runs' figure key, each run's own or,
-// for a run of phases, its first phase's that has it.
-func medianOfRuns(runs []result.Run, key string) sideValue {
+// medianOfRuns is the median of the runs' figure key, each run's own or
+// its first phase's that has it; NaN where none had it.
+func medianOfRuns(runs []result.Run, key string) float64 {
 	var vals []float64
 	for _, r := range runs {
-		if v, ok := runFigure(r, key); ok {
+		v, ok := r.Metrics[key]
+		for _, p := range r.Phases {
+			if pv, has := p.Run.Metrics[key]; !ok && has && !p.Skipped {
+				v, ok = pv, true
+			}
+		}
+		if ok {
 			vals = append(vals, v)
 		}
 	}
-	if len(vals) == 0 {
-		return sideValue{}
-	}
-	return sideValue{stats.Median(vals), true}
-}
-
-func runFigure(r result.Run, key string) (float64, bool) {
-	if v, ok := r.Metrics[key]; ok {
-		return v, true
-	}
-	for _, p := range r.Phases {
-		if v, ok := p.Run.Metrics[key]; ok && !p.Skipped {
-			return v, true
-		}
-	}
-	return 0, false
+	return stats.Median(vals)
 }
 
 // shareParts are the parts with a share of their server's CPU in any run,
@@ -169,19 +153,18 @@ func shareParts(sides ...[]result.Run) []string {
 
 // sidesText words a share per side: "12 % of their server's CPU on the
 // base and 14 % on the head", or one side's alone.
-func sidesText(in Input, base, head sideValue) string {
-	pct := func(v sideValue) string { return fmt.Sprintf("%.0f %%", v.v) }
+func sidesText(in Input, base, head float64) string {
+	pct := func(v float64) string { return fmt.Sprintf("%.0f %%", v) }
 	const of = " of their server's CPU"
 	switch {
-	case base.ok && head.ok:
-		return pct(base) + of + " on the base and " + pct(head) + " on the head"
-	case head.ok && len(in.Base) > 0:
-		return pct(head) + of + " on the head"
-	case head.ok:
-		return pct(head) + of
-	default:
+	case math.IsNaN(head):
 		return pct(base) + of + " on the base"
+	case !math.IsNaN(base):
+		return pct(base) + of + " on the base and " + pct(head) + " on the head"
+	case len(in.Base) > 0:
+		return pct(head) + of + " on the head"
 	}
+	return pct(head) + of
 }
 
 // where names a phase in a hint: "the latency phase", or "the runs" (the
