@@ -12,9 +12,8 @@ import (
 // aaNoiseMetrics are the metrics whose noise an A/A job reports.
 var aaNoiseMetrics = []string{result.IterationsPerSec, result.RequestsPerSec, result.LatencyP95, result.CPUPerIteration}
 
-// aaNotes are an A/A job's notes: per noise metric how much each side's
-// units varied and the change as the table shows it; then whether the
-// gate cried wolf.
+// aaNotes are an A/A job's notes: per noise metric how much each side's units varied and the change
+// as the table shows it; then whether the gate cried wolf.
 func aaNotes(v gate.Verdict, base, head []result.Run) []string {
 	in := Input{Verdict: v}
 	units := runWord(in, 2)

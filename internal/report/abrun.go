@@ -19,8 +19,7 @@ type ABRun struct {
 	// blocks of windows); Order is then the runs' order, true for base.
 	WholeRuns string
 	Order     []bool
-	// Windows is each side's windows per phase in a block, Window their
-	// measured length.
+	// Windows is each side's windows per phase in a block, Window their measured length.
 	Windows int
 	Window  time.Duration
 	// Phases says of each phase whether its windows loaded both sides at
@@ -42,8 +41,7 @@ type ABRun struct {
 	Planned    int
 	MaxTime    string
 	FirstBlock time.Duration
-	// Warmups are the phases whose warm-up the first block found longer
-	// than load.warmup.
+	// Warmups are the phases whose warm-up the first block found longer than load.warmup.
 	Warmups []result.Warmup
 	// AA: the base build stood on both sides.
 	AA bool

@@ -91,8 +91,7 @@ func sigma(m result.Metric, s float64) string {
 	return fmt.Sprintf("%.1f %%", 100*s)
 }
 
-// worseEffect shows a comparison-scale effect as the change in the bad
-// direction.
+// worseEffect shows a comparison-scale effect as the change in the bad direction.
 func worseEffect(m result.Metric, l float64) string {
 	switch {
 	case math.IsNaN(l):

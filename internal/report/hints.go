@@ -10,9 +10,8 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
-// Hints say what the runs show about the benchmark itself (an idle CPU,
-// an overloaded open phase, a part that saw a share of its server), each
-// with what to try.
+// Hints say what the runs show about the benchmark itself (an idle CPU, an overloaded open phase, a
+// part that saw a share of its server), each with what to try.
 
 // lowBusyShare is the share of one core below which a service's CPU is
 // mostly idle: its CPU/iteration then measures a small part of the work
@@ -23,8 +22,7 @@ const lowBusyShare = 0.25
 // measured an overloaded service rather than the rate it was asked for.
 const mostDropped = 0.5
 
-// phaseLoad is what one phase (or a run without phases) of the head runs
-// did, summed over the runs.
+// phaseLoad is what one phase (or a run without phases) of the head runs did, summed over the runs.
 type phaseLoad struct {
 	name, model string
 	window      float64 // seconds measured
@@ -91,9 +89,8 @@ func hints(in Input) []string {
 // by process name or command line is taken to hold the server's work.
 const wholeShare = 90.0
 
-// partShareHints say, for each part below wholeShare of its server's
-// CPU, how much it had and what the rest is: work no side's path CPU
-// holds (a pool that reconnects measured 5 %, issue 36).
+// partShareHints say, for each part below wholeShare of its server's CPU, how much it had and what
+// the rest is: work no side's path CPU holds (a pool that reconnects measured 5 %, issue 36).
 func partShareHints(in Input) []string {
 	var out []string
 	for _, part := range shareParts(in.Base, in.Head) {
@@ -128,8 +125,7 @@ func medianOfRuns(runs []result.Run, key string) float64 {
 	return stats.Median(vals)
 }
 
-// shareParts are the parts with a share of their server's CPU in any run,
-// sorted.
+// shareParts are the parts with a share of their server's CPU in any run, sorted.
 func shareParts(sides ...[]result.Run) []string {
 	var parts []string
 	add := func(m map[string]float64) {
@@ -176,10 +172,9 @@ func (l phaseLoad) where() string {
 	return "the " + l.name + " phase"
 }
 
-// busy is the service's CPU over the time iterations were in flight, as
-// a share of one core; counting only that time keeps an open phase far
-// below capacity from reading as idle (a Flask app: 15 % of its windows,
-// 40 % of its iterations' time).
+// busy is the service's CPU over the time iterations were in flight, as a share of one core;
+// counting only that time keeps an open phase far below capacity from reading as idle (a Flask app:
+// 15 % of its windows, 40 % of its iterations' time).
 func (l phaseLoad) busy() (share float64, measured bool) {
 	if l.cpuWindow <= 0 {
 		return 0, false
@@ -197,8 +192,7 @@ func inFlight(r result.Run) float64 {
 	return min(r.Window, float64(h.Count())*h.Mean().Seconds())
 }
 
-// droppedHint says when an open phase dropped most of its offered work,
-// and what to try.
+// droppedHint says when an open phase dropped most of its offered work, and what to try.
 func droppedHint(l phaseLoad) string {
 	if l.model != result.ModelOpen || l.offered <= 0 || float64(l.dropped) <= mostDropped*float64(l.offered) {
 		return ""

@@ -34,9 +34,8 @@ func WriteHistoryText(w io.Writer, in HistoryInput) error {
 	return err
 }
 
-// historyHeadline is the line the text report ends with and the page
-// leads with, from both views: a regressed level first (with creep), then
-// an unconfirmed step, then metrics too short to show any.
+// historyHeadline is the line the text report ends with and the page leads with, from both views: a
+// regressed level first (with creep), then an unconfirmed step, then metrics too short to show any.
 func historyHeadline(in HistoryInput) string {
 	v, lv := in.Verdict, gate.Level(in.Verdict, in.Chain)
 	var regressed []string
@@ -271,9 +270,8 @@ func writeChain(b *strings.Builder, in HistoryInput) {
 	b.WriteString("\n")
 }
 
-// levelState says whether main sits at its latest culprit's level;
-// later commits' noise soon bounds any level by zero, so a level nothing
-// undid counts as current.
+// levelState says whether main sits at its latest culprit's level; later commits' noise soon bounds
+// any level by zero, so a level nothing undid counts as current.
 func levelState(m gate.ChainMetric) string {
 	switch {
 	case m.Level.Worse:
@@ -319,8 +317,7 @@ func creepLines(in HistoryInput, crept []gate.ChainMetric) []string {
 	})
 }
 
-// creepStep is a product of changes with its bounds: "+16.1 % (95 %
-// bounds +10.2 … +22.3 %)".
+// creepStep is a product of changes with its bounds: "+16.1 % (95 % bounds +10.2 … +22.3 %)".
 func creepStep(m result.Metric, c gate.Creep) string {
 	return fmt.Sprintf("%s (95 %% bounds %s … %s)", metricStep(m, c.Change), boundStep(m, c.Lo), boundStep(m, c.Hi))
 }
@@ -331,8 +328,7 @@ func boundStep(m result.Metric, v float64) string {
 	return boundText(v, changeFormat(points(m))) + " " + changeUnit(points(m))
 }
 
-// boundText is v signed in format, or, where that rounds to zero, to its
-// first digit.
+// boundText is v signed in format, or, where that rounds to zero, to its first digit.
 func boundText(v float64, format string) string {
 	switch s := signed(v, format); {
 	case !strings.HasPrefix(s, "±"):

@@ -144,8 +144,7 @@ func changedFirst(ms []gate.HistoryMetric, chain gate.ChainVerdict) []gate.Histo
 // chainMoved reports a chain metric with a culprit or creep flagged.
 func chainMoved(m gate.ChainMetric) bool { return len(m.Culprits) > 0 || m.Creep.Worse }
 
-// movedFirst orders the xs that moved before the others, each group in
-// its order.
+// movedFirst orders the xs that moved before the others, each group in its order.
 func movedFirst[T any](xs []T, moved func(T) bool) []T {
 	out := slices.Clone(xs)
 	slices.SortStableFunc(out, func(a, b T) int { return cmp.Compare(b2i(!moved(a)), b2i(!moved(b))) })
@@ -176,9 +175,8 @@ func changeRow(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange, seen
 	return row
 }
 
-// addChain adds the A/B view: per gated metric a row and a figure of
-// the chain's running product (one note for those flat at 0), then the
-// links with what each one's A/B said.
+// addChain adds the A/B view: per gated metric a row and a figure of the chain's running product
+// (one note for those flat at 0), then the links with what each one's A/B said.
 func (p *historyPage) addChain(in HistoryInput) error {
 	c := in.Chain
 	if len(c.Links) == 0 {
@@ -312,8 +310,7 @@ func firstParent(links []gate.ChainLink) string {
 	return links[0].Parent
 }
 
-// axisCommit is a commit's first 7 hex digits; anything else (the field
-// is untrusted) is not drawn.
+// axisCommit is a commit's first 7 hex digits; anything else (the field is untrusted) is not drawn.
 func axisCommit(c string) string {
 	if len(c) < 7 {
 		return ""

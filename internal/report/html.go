@@ -23,9 +23,8 @@ var htmlTemplate string
 
 var pageTemplate = template.Must(template.New("report").Parse(htmlTemplate))
 
-// WriteHTML writes the self-contained HTML report (no network request,
-// no script), light and dark, readable at a phone's width. Untrusted text
-// goes through visible, then html/template.
+// WriteHTML writes the self-contained HTML report (no network request, no script), light and dark,
+// readable at a phone's width. Untrusted text goes through visible, then html/template.
 func WriteHTML(w io.Writer, in Input) error {
 	page, err := newPage(in)
 	if err != nil {
@@ -82,8 +81,7 @@ type htmlError struct {
 	Side, Class, Step, Count, Sample string
 }
 
-// pageText is the HTML report's view of untrusted text: visible, and then
-// escaped by html/template.
+// pageText is the HTML report's view of untrusted text: visible, and then escaped by html/template.
 func pageText(s string) string { return visible(s, maxShownRunes) }
 
 func newPage(in Input) (page, error) {
@@ -138,8 +136,7 @@ func drawn(svg string, err error, caption string) (htmlFigure, error) {
 	return htmlFigure{SVG: template.HTML(svg), Caption: caption}, err
 }
 
-// axisLabel is a metric's axis title: its label and unit (a rate per
-// second says its unit already).
+// axisLabel is a metric's axis title: its label and unit (a rate per second says its unit already).
 func axisLabel(m result.Metric) string {
 	if u := unitSuffix(m); u != "" {
 		return m.Label + " (" + u[1:] + ")"
@@ -326,8 +323,7 @@ func distribution(in Input) (*htmlFigure, string, error) {
 	return &htmlFigure{SVG: template.HTML(svg), Caption: caption}, note, nil
 }
 
-// merged is the merge of the runs' request latency histograms; nil when
-// none has one.
+// merged is the merge of the runs' request latency histograms; nil when none has one.
 func merged(runs []result.Run) *hist.Histogram {
 	var h *hist.Histogram
 	for _, r := range runs {

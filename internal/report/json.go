@@ -12,12 +12,10 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// JSONSchemaVersion is the version of report.json written by this build
-// (docs/report-json.md).
+// JSONSchemaVersion is the version of report.json written by this build (docs/report-json.md).
 const JSONSchemaVersion = 1
 
-// jsonReport is report.json (docs/report-json.md). Figures that do not
-// exist are null, never 0.
+// jsonReport is report.json (docs/report-json.md). Figures that do not exist are null, never 0.
 type jsonReport struct {
 	Schema         int             `json:"schema"`
 	Benchmark      string          `json:"benchmark"`

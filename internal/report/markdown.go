@@ -33,22 +33,19 @@ const (
 	detailsClose = "</details>"
 )
 
-// MaxMarkdownBytes bounds the Markdown report below GitHub's 65,536
-// characters, with room for the marker and gh's note: a cut comment
-// would break the chart.
+// MaxMarkdownBytes bounds the Markdown report below GitHub's 65,536 characters, with room for the
+// marker and gh's note: a cut comment would break the chart.
 const MaxMarkdownBytes = 60000 - 2000
 
-// WriteMarkdown writes the report for a PR comment or a job summary (see
-// Markdown).
+// WriteMarkdown writes the report for a PR comment or a job summary (see Markdown).
 func WriteMarkdown(w io.Writer, in Input) error {
 	_, err := io.WriteString(w, Markdown(in))
 	return err
 }
 
-// Markdown returns the report for a PR comment or job summary, read in
-// ten seconds: the verdict, the gated table, one chart of what decided,
-// the steps that moved, warnings; the rest collapsed. Untrusted text goes
-// through mdText; no note names a runner's file by its absolute path.
+// Markdown returns the report for a PR comment or job summary, read in ten seconds: the verdict,
+// the gated table, one chart of what decided, the steps that moved, warnings; the rest collapsed.
+// Untrusted text goes through mdText; no note names a runner's file by its absolute path.
 func Markdown(in Input) string {
 	v := in.Verdict
 	tail := "<sub>" + contextLine(in, mdText) + "</sub>\n"
@@ -141,8 +138,7 @@ func reportedRow(f gate.Finding, sequential bool) string {
 	return fmt.Sprintf("| %s | %s | %s |%s %s |\n", mdText(f.Label), fromTo(f), formatChange(f), p, mdText(tableNote(f)))
 }
 
-// sideWord names the side judged against in a table: the baseline, or in
-// A/B the base build.
+// sideWord names the side judged against in a table: the baseline, or in A/B the base build.
 func sideWord(v gate.Verdict) string {
 	if v.Sequential != nil {
 		return "base"
@@ -298,8 +294,7 @@ func provenanceNote(url string) []string {
 	return []string{fmt.Sprintf("Posted from the report of [workflow run %s](%s)%s", m[2], url, rest)}
 }
 
-// trendLink is the allow-list of a trend page's address: https, a host,
-// a path of plain characters.
+// trendLink is the allow-list of a trend page's address: https, a host, a path of plain characters.
 var trendLink = regexp.MustCompile(`^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%/+-]*)?$`)
 
 // trendNote links the trend page of main's history (the trend_url input),

@@ -19,9 +19,8 @@ const (
 // the directive sets nothing else.
 const chartColors = `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "#3b82f6, #8b949e, #e5534b"}}}}%%`
 
-// mermaidChart is the comment's chart of one series (xychart-beta, which
-// draws no legend, so the caption says what it shows). Labels go through
-// mermaidText; numbers are plain decimals.
+// mermaidChart is the comment's chart of one series (xychart-beta, which draws no legend, so the
+// caption says what it shows). Labels go through mermaidText; numbers are plain decimals.
 func mermaidChart(s series) (block, caption string) {
 	label := mermaidText(s.Finding.Label)
 	if s.Paired {

@@ -10,17 +10,15 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// With a source that reads each statement (pg_stat_statements) the
-// report lists those whose work per iteration changed most, by their
-// normalised (untrusted) text. Reported, never judged.
+// With a source that reads each statement (pg_stat_statements) the report lists those whose work
+// per iteration changed most, by their normalised (untrusted) text. Reported, never judged.
 
 // Statements shown per surface: the PR comment stays short.
 const (
 	textStatements     = 5
 	markdownStatements = 3
 	htmlStatements     = 10
-	// queryRunes clips a statement's text on one line; the HTML page shows
-	// more of it.
+	// queryRunes clips a statement's text on one line; the HTML page shows more of it.
 	queryRunes     = 160
 	htmlQueryRunes = 600
 )
@@ -158,8 +156,7 @@ func statementLines(in Input, n int, show func(string) string) []string {
 	return out
 }
 
-// statementChanges are the first n statement changes of the runs, or of
-// a report read back.
+// statementChanges are the first n statement changes of the runs, or of a report read back.
 func (in Input) statementChanges(n int) []statementChange {
 	all := in.statements
 	if all == nil {
@@ -173,9 +170,8 @@ func statementsTitle(in Input) string {
 	return fmt.Sprintf("Statements whose work changed most (per iteration, %s → head)", baseName(in))
 }
 
-// clipped shows a statement in at most about n runes, white space folded
-// and the middle (its select list) elided, keeping the FROM … WHERE that
-// tells statements apart.
+// clipped shows a statement in at most about n runes, white space folded and the middle (its select
+// list) elided, keeping the FROM … WHERE that tells statements apart.
 func clipped(n int) func(string) string {
 	return func(s string) string {
 		r := []rune(strings.Join(strings.Fields(s), " "))

@@ -36,10 +36,9 @@ const (
 	maxCount      = 1 << 53 // exact in a float64, as JSON readers may hold it
 )
 
-// ReadJSON decodes a report.json back into an Input so that tailgate
-// renders the Markdown itself. The file is untrusted (a fork PR's
-// artifact): bounded, of this schema, known fields and values, inert text,
-// consistent verdicts.
+// ReadJSON decodes a report.json back into an Input so that tailgate renders the Markdown itself.
+// The file is untrusted (a fork PR's artifact): bounded, of this schema, known fields and values,
+// inert text, consistent verdicts.
 func ReadJSON(r io.Reader) (Input, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxJSONBytes+1))
 	if err != nil {
@@ -86,8 +85,7 @@ func each[T any](c *checker, path string, items []T, most int, check func(string
 }
 
 var (
-	// sourcePattern is a part's or a counter source's name as the config
-	// admits it.
+	// sourcePattern is a part's or a counter source's name as the config admits it.
 	sourcePattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
 	keyPattern    = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
 	// footprintKey is result.PartKey or result.CounterKey's form.
@@ -244,8 +242,7 @@ func (c *checker) errorClass(path string, e errorFigures) {
 	c.text(path+".sample", e.Sample, maxTextRunes, false)
 }
 
-// regressions checks that the verdict and regressions agree with the
-// metrics.
+// regressions checks that the verdict and regressions agree with the metrics.
 func (c *checker) regressions(r jsonReport) {
 	var want []string
 	for _, m := range r.Metrics {

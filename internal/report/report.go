@@ -1,7 +1,6 @@
-// Package report owns the presentation of a verdict: the terminal
-// report, the Markdown of PR comments and job summaries, the HTML report
-// (figures by report/figure) and report.json (docs/report-json.md). It
-// owns the one rule for showing text tailgate did not write (inert.go).
+// Package report owns the presentation of a verdict: the terminal report, the Markdown of PR
+// comments and job summaries, the HTML report (figures by report/figure) and report.json
+// (docs/report-json.md). It owns the one rule for showing text tailgate did not write (inert.go).
 // It computes nothing statistical.
 package report
 
@@ -40,9 +39,8 @@ type Input struct {
 	// TargetLog names the files holding the output of the targets tailgate
 	// started for the runs; empty where it started none.
 	TargetLog TargetLogs
-	// TriggerRun is the address of the workflow run whose report this is
-	// (from the runner's environment, never the report): the one link the
-	// Markdown writes, if it passes runLink.
+	// TriggerRun is the address of the workflow run whose report this is (from the runner's
+	// environment, never the report): the one link the Markdown writes, if it passes runLink.
 	TriggerRun string
 	// TrendURL is the address of the trend page of main's history (the
 	// trend_url input), linked when it passes trendLink's allow-list.
@@ -78,8 +76,7 @@ func headline(in Input, show func(string) string) string {
 	}
 }
 
-// gatedLabels are the labels of the gated findings of outcome o, each
-// through show and then with.
+// gatedLabels are the labels of the gated findings of outcome o, each through show and then with.
 func gatedLabels(v gate.Verdict, o gate.MetricOutcome, show func(string) string, with func(gate.Finding) string) []string {
 	var out []string
 	for _, f := range v.Findings {
@@ -293,8 +290,7 @@ func joinNote(a, b string) string {
 	return a + "; " + b
 }
 
-// contextLine says what was compared, with the mode and the baseline's
-// source shown through show.
+// contextLine says what was compared, with the mode and the baseline's source shown through show.
 func contextLine(in Input, show func(string) string) string {
 	parts := []string{}
 	if in.Mode != "" {
@@ -365,9 +361,8 @@ func columnsOf(v gate.Verdict) columns {
 	return columns{limitHead: "floor", testHead: "p", limit: formatFloor, test: func(f gate.Finding) string { return formatP(f.P) }}
 }
 
-// formatBounds is a sequential finding's bounds on head against base:
-// "[−13.1 … −9.9] %". They are turned for a metric where lower is worse,
-// so that no bound is below −100 %.
+// formatBounds is a sequential finding's bounds on head against base: "[−13.1 … −9.9] %". They are
+// turned for a metric where lower is worse, so that no bound is below −100 %.
 func formatBounds(f gate.Finding) string {
 	if f.Test == stats.TestExactCount { // no noise, so no bounds: the change column is the difference
 		return "exact count"
@@ -380,8 +375,7 @@ func formatBounds(f gate.Finding) string {
 	return fmt.Sprintf("[%s … %s] %s", signed(lo, format), signed(hi, format), changeUnit(f.Percent))
 }
 
-// headBounds turns a finding's bounds, in the bad direction, into bounds
-// on head against base.
+// headBounds turns a finding's bounds, in the bad direction, into bounds on head against base.
 func headBounds(f gate.Finding) (lo, hi float64) {
 	if m, ok := result.Lookup(f.Key); ok && m.Better == result.HigherIsBetter {
 		return -f.Upper, -f.Lower

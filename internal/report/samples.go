@@ -37,8 +37,7 @@ func fewSamplesWarnings(runs []result.Run) []string {
 		least, p99LeastSamples)}
 }
 
-// warningsOf are the verdict's warnings and the report's own about the
-// head runs, in that order.
+// warningsOf are the verdict's warnings and the report's own about the head runs, in that order.
 func warningsOf(in Input) []string {
 	return append(stats.Messages(in.Verdict.Warnings), fewSamplesWarnings(in.Head)...)
 }

@@ -23,8 +23,7 @@ type series struct {
 	// Base and Head the pairs' values.
 	Paired bool
 	Diffs  []float64
-	// Unit is what each of Diffs is a change of: "pair", or "block" in
-	// the block designs of A/B.
+	// Unit is what each of Diffs is a change of: "pair", or "block" in the block designs of A/B.
 	Unit string
 }
 
@@ -99,8 +98,7 @@ func (s series) worseSign() float64 {
 // hasFloor reports whether the finding has a floor to draw.
 func (s series) hasFloor() bool { return !math.IsNaN(s.Finding.Floor) }
 
-// threshold is the value a head median must pass to exceed the floor;
-// NaN without a floor.
+// threshold is the value a head median must pass to exceed the floor; NaN without a floor.
 func (s series) threshold() float64 {
 	f := s.Finding
 	if !s.hasFloor() {
@@ -127,8 +125,7 @@ func (s series) estimate() *figure.Interval {
 	return &figure.Interval{Mid: sign * f.Estimate, Lo: lo, Hi: hi}
 }
 
-// minEffectFloor reports whether the floor is min_effect (sequential
-// A/B), not a noise floor.
+// minEffectFloor reports whether the floor is min_effect (sequential A/B), not a noise floor.
 func (s series) minEffectFloor() bool { return s.Finding.FloorSource == gate.FromMinEffect }
 
 // diffThreshold is the pair change that exceeds the floor, in the

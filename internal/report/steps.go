@@ -111,9 +111,8 @@ func errorClasses(runs []result.Run) []errorFigures {
 	return out
 }
 
-// stepChange is one step on both sides (NaN where not run); P50, P95,
-// P99 and Errors carry their estimates, made once; moved is the largest
-// score (NaN: none bounded), size the largest change.
+// stepChange is one step on both sides (NaN where not run); P50, P95, P99 and Errors carry their
+// estimates, made once; moved is the largest score (NaN: none bounded), size the largest change.
 type stepChange struct {
 	Name                  string
 	Base, Head            stepFigures
@@ -204,8 +203,7 @@ func (p sidePair) ratioChange() float64 {
 	return 100 * (p.Head/p.Base - 1)
 }
 
-// change is head against base as the table states it: in percent, in
-// points for a rate.
+// change is head against base as the table states it: in percent, in points for a rate.
 func (p sidePair) change() float64 {
 	if p.points {
 		return p.Head - p.Base
@@ -217,15 +215,13 @@ func (p sidePair) change() float64 {
 // zero over the half width (above 1: beyond the step's noise).
 type stepEstimate struct{ Mid, Lo, Hi, score float64 }
 
-// estimate is the change head against base as the table shows it (of the
-// sides' medians; of a rate's totals), with bounds from the runs' spread
-// (bs, hs): where both sides have as many runs (an A/B job's blocks) the
-// spread of the runs' changes paired by place, else the sides' own
-// spreads. Latencies are compared on the log scale, their standard error
-// that of a median; rates in points. The bounds are Student's t at 95 %
-// for all k changes of the table together, so that an A/A job's many
-// steps mark none as moved by chance. ok false with fewer than two runs
-// (or pairs) a side.
+// estimate is the change head against base as the table shows it (of the sides' medians; of a
+// rate's totals), with bounds from the runs' spread (bs, hs): where both sides have as many runs
+// (an A/B job's blocks) the spread of the runs' changes paired by place, else the sides' own
+// spreads. Latencies are compared on the log scale, their standard error that of a median; rates in
+// points. The bounds are Student's t at 95 % for all k changes of the table together, so that an
+// A/A job's many steps mark none as moved by chance. ok false with fewer than two runs (or pairs) a
+// side.
 func (p sidePair) estimate(bs, hs []float64, k int) (e stepEstimate, ok bool) {
 	on := func(xs []float64, i int) (float64, bool) {
 		if i >= len(xs) || math.IsNaN(xs[i]) || (!p.points && !(xs[i] > 0)) {
@@ -282,9 +278,8 @@ func (p sidePair) estimate(bs, hs []float64, k int) (e stepEstimate, ok bool) {
 	return e, true
 }
 
-// figureCell is a figure base → head with its change (changeText); in
-// Markdown the change on a line of its own, which a narrow column wraps
-// whole; "none" for an error rate neither side had.
+// figureCell is a figure base → head with its change (changeText); in Markdown the change on a line
+// of its own, which a narrow column wraps whole; "none" for an error rate neither side had.
 func figureCell(p sidePair, unit string, md bool) string {
 	switch {
 	case p.none():

@@ -41,8 +41,7 @@ func targetLogNotes(in Input) []string {
 	return out
 }
 
-// maxPathRunes bounds a target log's path in a report artifact: far above
-// any path tailgate writes.
+// maxPathRunes bounds a target log's path in a report artifact: far above any path tailgate writes.
 const maxPathRunes = 1000
 
 // targetLogPath checks a target log's path from a report artifact.

@@ -76,8 +76,7 @@ func writeSparklines(b *strings.Builder, in Input) {
 	b.WriteString("\n")
 }
 
-// sparkline draws values on the scale lo…hi; all in the middle when the
-// scale is flat.
+// sparkline draws values on the scale lo…hi; all in the middle when the scale is flat.
 func sparkline(values []float64, lo, hi float64) string {
 	out := make([]rune, len(values))
 	for i, v := range values {
@@ -101,8 +100,7 @@ func writeTextList(b *strings.Builder, title, bullet string, items []string) {
 	b.WriteString("\n")
 }
 
-// writeTextDetails writes the steps (base → head, or the head's) and the
-// head runs' error classes.
+// writeTextDetails writes the steps (base → head, or the head's) and the head runs' error classes.
 func writeTextDetails(b *strings.Builder, in Input) {
 	cs := stepChanges(in.Base, in.Head)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)

@@ -14,9 +14,8 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
-// Runs is a dot plot of one metric's runs, base against head, each
-// side's median as a bar and the floor as a band from the base median to
-// the limit a head median must pass in the bad direction.
+// Runs is a dot plot of one metric's runs, base against head, each side's median as a bar and the
+// floor as a band from the base median to the limit a head median must pass in the bad direction.
 type Runs struct {
 	Title, YLabel      string
 	BaseName, HeadName string // the columns' labels
@@ -133,9 +132,8 @@ func boundsBar(x float64, iv Interval, others []float64) []plot.Plotter {
 	return append(out, line(x, lo, x, hi), scatter(plotter.XYs{{X: x, Y: iv.Mid}}, draw.CircleGlyph{}, fg))
 }
 
-// column places values at x, spread sideways by the golden-ratio
-// sequence over their rank, so that close runs stay apart, the same on
-// every drawing.
+// column places values at x, spread sideways by the golden-ratio sequence over their rank, so that
+// close runs stay apart, the same on every drawing.
 func column(x float64, values []float64, glyph draw.GlyphDrawer, r role) *plotter.Scatter {
 	sorted := slices.Sorted(slices.Values(values))
 	xys := make(plotter.XYs, len(sorted))

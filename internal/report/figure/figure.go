@@ -1,7 +1,6 @@
-// Package figure owns the HTML report's plots: SVG drawn by gonum/plot
-// from plain numbers, knowing nothing of verdicts. Each is an inline <svg>
-// with a viewBox (the page sets the width) whose colours are CSS custom
-// properties, so that one drawing reads in a light and a dark theme.
+// Package figure owns the HTML report's plots: SVG drawn by gonum/plot from plain numbers, knowing
+// nothing of verdicts. Each is an inline <svg> with a viewBox (the page sets the width) whose
+// colours are CSS custom properties, so that one drawing reads in a light and a dark theme.
 package figure
 
 import (
@@ -101,8 +100,7 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 	return p
 }
 
-// tidyTicks are gonum's default ticks, labelled without trailing zeros
-// ("250", not "250.00").
+// tidyTicks are gonum's default ticks, labelled without trailing zeros ("250", not "250.00").
 type tidyTicks struct{}
 
 func (tidyTicks) Ticks(lo, hi float64) []plot.Tick {
@@ -115,8 +113,7 @@ func (tidyTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
-// svg draws p and returns it as an inline <svg> element with the given
-// accessible label.
+// svg draws p and returns it as an inline <svg> element with the given accessible label.
 func svg(p *plot.Plot, label string) (string, error) {
 	c := vgsvg.New(Width, Height)
 	var err error

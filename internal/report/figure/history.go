@@ -13,10 +13,9 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// History is one metric over main's jobs, oldest first: runs as dots,
-// medians as a line, each level between change points bold, each change
-// point dashed where the new level begins (red for a regression) over a
-// band of the jobs it may be.
+// History is one metric over main's jobs, oldest first: runs as dots, medians as a line, each level
+// between change points bold, each change point dashed where the new level begins (red for a
+// regression) over a band of the jobs it may be.
 type History struct {
 	Title, YLabel string
 	// Runs are each job's run values; Medians the jobs' medians.
@@ -112,9 +111,8 @@ func (h History) changeBands() []plot.Plotter {
 	return out
 }
 
-// ticks name the jobs at a round step, by commit (at most about 16) or
-// number (about 7), and always a change point's first job, so that the
-// culprit reads off the axis.
+// ticks name the jobs at a round step, by commit (at most about 16) or number (about 7), and always
+// a change point's first job, so that the culprit reads off the axis.
 func (h History) ticks() plot.ConstantTicks {
 	n, most := len(h.Medians), 7
 	if len(h.Commits) > 0 {

@@ -13,12 +13,10 @@ import (
 type Trend struct {
 	Title, YLabel string
 	Base          []float64
-	// Marks label the samples where a commit's runs start (at most a
-	// few are drawn).
+	// Marks label the samples where a commit's runs start (at most a few are drawn).
 	Marks []Mark
 	Head  []float64
-	// BaseMedian is the window's median; Limit the floor's limit (NaN
-	// without a floor).
+	// BaseMedian is the window's median; Limit the floor's limit (NaN without a floor).
 	BaseMedian, Limit float64
 }
 

@@ -1,9 +1,7 @@
-// Package inerttest checks rendered reports for live markup, for the tests
-// of every renderer (report, publish, cli): Markdown is parsed as GitHub
-// parses a comment — GitHub Flavored Markdown with tables,
-// strikethrough, autolinks and task lists, by goldmark — and its syntax
-// tree walked; HTML is tokenized by golang.org/x/net/html. It is imported
-// by tests only.
+// Package inerttest checks rendered reports for live markup, for the tests of every renderer
+// (report, publish, cli): Markdown is parsed as GitHub parses a comment — GitHub Flavored Markdown
+// with tables, strikethrough, autolinks and task lists, by goldmark — and its syntax tree walked;
+// HTML is tokenized by golang.org/x/net/html. It is imported by tests only.
 package inerttest
 
 import (
@@ -56,11 +54,10 @@ var (
 	ownRawHTML   = []string{"<sub>", "</sub>"}
 )
 
-// MarkdownProblems lists the live markup in md: any link, image or
-// autolink except links to ownLinks; raw HTML beyond the report's own;
-// and, in the text GitHub shows, an @mention, a #reference, a GH-N
-// reference, a commit SHA, a bare URL or www. address, an e-mail address, or a bidirectional or zero-width
-// character other than the U+200B the renderer puts in to defuse those.
+// MarkdownProblems lists the live markup in md: any link, image or autolink except links to
+// ownLinks; raw HTML beyond the report's own; and, in the text GitHub shows, an @mention, a
+// #reference, a GH-N reference, a commit SHA, a bare URL or www. address, an e-mail address, or a
+// bidirectional or zero-width character other than the U+200B the renderer puts in to defuse those.
 func MarkdownProblems(md string, ownLinks ...string) []string {
 	src := []byte(md)
 	var out []string
@@ -179,10 +176,9 @@ func textProblems(prose, code string) []string {
 	return out
 }
 
-// Structure is the shape of md's syntax tree: the kind of every node but
-// text, with what sets its look (heading level, emphasis level, a table
-// row's cell count, a code block's language). Two renderings whose inputs
-// differ only in untrusted text must have the same structure: any
+// Structure is the shape of md's syntax tree: the kind of every node but text, with what sets its
+// look (heading level, emphasis level, a table row's cell count, a code block's language). Two
+// renderings whose inputs differ only in untrusted text must have the same structure: any
 // difference is markup that came from the input.
 func Structure(md string) string {
 	src := []byte(md)
@@ -215,8 +211,7 @@ func Structure(md string) string {
 	return b.String()
 }
 
-// commitSpan reports whether a code span holds one commit SHA alone, as
-// mdText shows one.
+// commitSpan reports whether a code span holds one commit SHA alone, as mdText shows one.
 func commitSpan(n *ast.CodeSpan, src []byte) bool {
 	var text strings.Builder
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
@@ -262,18 +257,16 @@ var (
 	cssURL = regexp.MustCompile(`(?i)url\(\s*['"]?([^'")]*)`)
 )
 
-// HTMLReport is what HTMLProblems found in a page: its problems and how
-// many SVG figures it holds.
+// HTMLReport is what HTMLProblems found in a page: its problems and how many SVG figures it holds.
 type HTMLReport struct {
 	Problems []string
 	SVGs     int
 }
 
-// HTMLProblems tokenizes page and lists every element or attribute outside
-// the report's own (no script, no link, no img, no event handler, no
-// href or src), every url() that is not a data: URL (nothing is
-// fetched), and every meta tag other than charset, viewport, colour scheme
-// and the content security policy that forbids fetching anything.
+// HTMLProblems tokenizes page and lists every element or attribute outside the report's own (no
+// script, no link, no img, no event handler, no href or src), every url() that is not a data: URL
+// (nothing is fetched), and every meta tag other than charset, viewport, colour scheme and the
+// content security policy that forbids fetching anything.
 func HTMLProblems(page string) HTMLReport {
 	var rep HTMLReport
 	z := html.NewTokenizer(strings.NewReader(page))
