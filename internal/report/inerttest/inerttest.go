@@ -42,9 +42,25 @@ func Corpus(tb testing.TB) []Hostile {
 // and e-mail autolinks, task lists.
 var gfm = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.Linkify, extension.TaskList))
 
-// Parse returns the document's syntax tree.
-func Parse(md string) ast.Node {
-	return gfm.Parser().Parse(text.NewReader([]byte(md)), parser.WithContext(parser.NewContext()))
+// walk calls visit on entering each node of md's syntax tree.
+func walk(md string, visit func(n ast.Node) ast.WalkStatus) {
+	tree := gfm.Parser().Parse(text.NewReader([]byte(md)), parser.WithContext(parser.NewContext()))
+	ast.Walk(tree, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		return visit(n), nil
+	})
+}
+
+// lines is the text of a block node's lines.
+func lines(n ast.Node, src []byte) string {
+	var b strings.Builder
+	for i := range n.Lines().Len() {
+		seg := n.Lines().At(i)
+		b.Write(seg.Value(src))
+	}
+	return b.String()
 }
 
 // The only raw HTML a report writes: the sticky marker, collapsed
@@ -61,10 +77,7 @@ var (
 func MarkdownProblems(md string, ownLinks ...string) []string {
 	src := []byte(md)
 	var out []string
-	ast.Walk(Parse(md), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
-		}
+	walk(md, func(n ast.Node) ast.WalkStatus {
 		switch n := n.(type) {
 		case *ast.Link:
 			if !slices.Contains(ownLinks, string(n.Destination)) {
@@ -86,13 +99,12 @@ func MarkdownProblems(md string, ownLinks ...string) []string {
 		case *ast.HTMLBlock:
 			for i := range n.Lines().Len() {
 				seg := n.Lines().At(i)
-				line := strings.TrimRight(string(seg.Value(src)), "\n")
-				if !ownHTMLBlock.MatchString(line) {
+				if line := strings.TrimRight(string(seg.Value(src)), "\n"); !ownHTMLBlock.MatchString(line) {
 					out = append(out, fmt.Sprintf("HTML block line %q", line))
 				}
 			}
 		}
-		return ast.WalkContinue, nil
+		return ast.WalkContinue
 	})
 	prose, code := ShownText(md)
 	return append(out, textProblems(prose, code)...)
@@ -142,30 +154,17 @@ var (
 	commitSHA = regexp.MustCompile(`\b[0-9]*[a-fA-F][0-9a-fA-F]*\b`)
 )
 
-// shaLike are the words of commitSHA that GitHub would link as a commit.
-func shaLike(shown string) []string {
-	var out []string
-	for _, m := range commitSHA.FindAllString(shown, -1) {
-		if len(m) >= 7 && len(m) <= 40 && strings.ContainsAny(m, "0123456789") {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 func textProblems(prose, code string) []string {
 	var out []string
-	shown := prose
-	for _, p := range []struct {
-		what string
-		re   *regexp.Regexp
-	}{{"mention", mention}, {"reference", reference}, {"bare URL or e-mail", bareURL}, {"GH- reference", ghRef}} {
-		for _, m := range p.re.FindAllString(shown, 3) {
-			out = append(out, fmt.Sprintf("%s %q in the shown text", p.what, m))
+	for i, re := range []*regexp.Regexp{mention, reference, bareURL, ghRef} {
+		for _, m := range re.FindAllString(prose, 3) {
+			out = append(out, fmt.Sprintf("%s %q in the shown text", [...]string{"mention", "reference", "bare URL or e-mail", "GH- reference"}[i], m))
 		}
 	}
-	for _, m := range shaLike(shown) {
-		out = append(out, fmt.Sprintf("commit SHA %q in the shown text", m))
+	for _, m := range commitSHA.FindAllString(prose, -1) {
+		if len(m) >= 7 && len(m) <= 40 && strings.ContainsAny(m, "0123456789") { // GitHub would link it
+			out = append(out, fmt.Sprintf("commit SHA %q in the shown text", m))
+		}
 	}
 	for _, r := range prose + code {
 		if r != '\u200b' && (unicode.Is(unicode.Cf, r) || (unicode.IsControl(r) && r != '\n' && r != '\t')) {
@@ -183,16 +182,13 @@ func textProblems(prose, code string) []string {
 func Structure(md string) string {
 	src := []byte(md)
 	var b strings.Builder
-	ast.Walk(Parse(md), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
-		}
+	walk(md, func(n ast.Node) ast.WalkStatus {
 		switch n := n.(type) {
 		case *ast.Text, *ast.String:
-			return ast.WalkContinue, nil
+			return ast.WalkContinue
 		case *ast.CodeSpan:
 			if commitSpan(n, src) {
-				return ast.WalkSkipChildren, nil // the renderer's own span around a commit SHA in the text
+				return ast.WalkSkipChildren // the renderer's own span around a commit SHA in the text
 			}
 			b.WriteString(n.Kind().String() + " ")
 		case *ast.Heading:
@@ -206,42 +202,31 @@ func Structure(md string) string {
 		default:
 			b.WriteString(n.Kind().String() + " ")
 		}
-		return ast.WalkContinue, nil
+		return ast.WalkContinue
 	})
 	return b.String()
 }
 
 // commitSpan reports whether a code span holds one commit SHA alone, as mdText shows one.
 func commitSpan(n *ast.CodeSpan, src []byte) bool {
-	var text strings.Builder
-	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-		t, ok := c.(*ast.Text)
-		if !ok {
-			return false
-		}
-		text.Write(t.Segment.Value(src))
+	t, ok := n.FirstChild().(*ast.Text)
+	if !ok || t.NextSibling() != nil {
+		return false
 	}
-	t := text.String()
-	return wholeSHA.MatchString(t) && strings.ContainsAny(t, "0123456789") && strings.ContainsAny(t, "abcdefABCDEF")
+	sha := string(t.Segment.Value(src))
+	return len(sha) >= 7 && strings.Trim(sha, "0123456789abcdefABCDEF") == "" && strings.ContainsAny(sha, "0123456789") && strings.ContainsAny(sha, "abcdefABCDEF")
 }
-
-var wholeSHA = regexp.MustCompile(`^[0-9A-Fa-f]{7,}$`)
 
 // FencedBlocks returns the content of every fenced code block of language
 // lang, as goldmark reads it.
 func FencedBlocks(md, lang string) []string {
 	src := []byte(md)
 	var out []string
-	ast.Walk(Parse(md), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if f, ok := n.(*ast.FencedCodeBlock); ok && entering && string(f.Language(src)) == lang {
-			var b strings.Builder
-			for i := range f.Lines().Len() {
-				seg := f.Lines().At(i)
-				b.Write(seg.Value(src))
-			}
-			out = append(out, b.String())
+	walk(md, func(n ast.Node) ast.WalkStatus {
+		if f, ok := n.(*ast.FencedCodeBlock); ok && string(f.Language(src)) == lang {
+			out = append(out, lines(f, src))
 		}
-		return ast.WalkContinue, nil
+		return ast.WalkContinue
 	})
 	return out
 }
@@ -271,6 +256,13 @@ func HTMLProblems(page string) HTMLReport {
 	var rep HTMLReport
 	z := html.NewTokenizer(strings.NewReader(page))
 	inStyle := false
+	urls := func(css, where string) {
+		for _, m := range cssURL.FindAllStringSubmatch(css, -1) {
+			if !strings.HasPrefix(m[1], "data:") {
+				rep.Problems = append(rep.Problems, fmt.Sprintf("url(%s) %s", m[1], where))
+			}
+		}
+	}
 	for {
 		tt := z.Next()
 		switch tt {
@@ -281,11 +273,7 @@ func HTMLProblems(page string) HTMLReport {
 			return rep
 		case html.TextToken:
 			if inStyle {
-				for _, m := range cssURL.FindAllStringSubmatch(string(z.Text()), -1) {
-					if !strings.HasPrefix(m[1], "data:") {
-						rep.Problems = append(rep.Problems, fmt.Sprintf("CSS url(%s) fetches", m[1]))
-					}
-				}
+				urls(string(z.Text()), "in CSS fetches")
 			}
 		case html.StartTagToken, html.SelfClosingTagToken, html.EndTagToken:
 			name, hasAttr := z.TagName()
@@ -308,11 +296,7 @@ func HTMLProblems(page string) HTMLReport {
 				if !slices.Contains(htmlAttrs, key) {
 					rep.Problems = append(rep.Problems, fmt.Sprintf("attribute %s=%q on <%s>", key, v, tag))
 				}
-				for _, m := range cssURL.FindAllStringSubmatch(string(v), -1) {
-					if !strings.HasPrefix(m[1], "data:") {
-						rep.Problems = append(rep.Problems, fmt.Sprintf("url(%s) in %s on <%s>", m[1], key, tag))
-					}
-				}
+				urls(string(v), fmt.Sprintf("in %s on <%s>", key, tag))
 				if tag == "meta" && key == "http-equiv" && !strings.EqualFold(string(v), "Content-Security-Policy") {
 					rep.Problems = append(rep.Problems, fmt.Sprintf("meta http-equiv=%q", v))
 				}
