@@ -337,19 +337,14 @@ func forbiddenRune(r rune) bool {
 }
 
 // clip shortens a bad value quoted in an error message.
-func clip(s string) string {
-	if utf8.RuneCountInString(s) <= 40 {
-		return s
-	}
-	return string([]rune(s)[:40]) + "…"
-}
+func clip(s string) string { return printable.Clip(s, 41) }
 
 // fromJSON turns a checked report back into the Input it was written from,
 // as far as the reports need it.
 func fromJSON(r jsonReport) Input {
 	v := gate.Verdict{Outcome: r.Verdict, Regressions: r.Regressions, HeadRuns: r.HeadRuns, BaseRuns: r.BaselineRuns}
-	for _, w := range r.Warnings {
-		v.Warnings = append(v.Warnings, gate.WarningOf(w))
+	if len(r.Warnings) > 0 {
+		v.Warnings = mapped(r.Warnings, gate.WarningOf)
 	}
 	byKey := map[string]jsonMetric{}
 	for _, m := range r.Metrics {
@@ -386,8 +381,10 @@ func fromJSON(r jsonReport) Input {
 	if l := r.TargetLog; l != nil {
 		in.TargetLog = TargetLogs(*l)
 	}
-	for _, s := range r.Statements {
-		in.statements = append(in.statements, statementChange{Source: s.Source, Query: s.Query, Base: s.Base, Head: s.Head})
+	if len(r.Statements) > 0 {
+		in.statements = mapped(r.Statements, func(s jsonStatement) statementChange {
+			return statementChange{Source: s.Source, Query: s.Query, Base: s.Base, Head: s.Head}
+		})
 	}
 	return in
 }
@@ -434,11 +431,10 @@ func detailsFromJSON(steps []jsonStep, errs []errorFigures) []result.Run {
 				continue
 			}
 			st := result.Step{Name: s.Name, Requests: r.Requests, Failed: r.Failed, Metrics: map[string]float64{}}
-			if r.P50 != nil {
-				st.Metrics[result.LatencyP50] = *r.P50
-			}
-			if r.P95 != nil {
-				st.Metrics[result.LatencyP95] = *r.P95
+			for key, v := range map[string]*float64{result.LatencyP50: r.P50, result.LatencyP95: r.P95} {
+				if v != nil {
+					st.Metrics[key] = *v
+				}
 			}
 			runs[i].Steps = append(runs[i].Steps, st)
 		}
