@@ -219,14 +219,6 @@ func floorText(s series) string {
 	return text + fmt.Sprintf("a regression when the estimate is past the red dashed line and both its bounds %s zero (none yet)", badSide(s))
 }
 
-// badSide is where a change in the bad direction lies on a pairs figure.
-func badSide(s series) string {
-	if s.worseSign() < 0 {
-		return "below"
-	}
-	return "above"
-}
-
 // trendFigures show a stored baseline's window over its commits, one per
 // compared gated metric; none when the base runs have no origins.
 func trendFigures(in Input, all []series) ([]htmlFigure, error) {

@@ -117,12 +117,11 @@ func pairedChart(s series, label string) (string, string) {
 	return b.String(), caption + "."
 }
 
-// badMove names the bad direction of the series' metric.
-func badMove(s series) string {
-	if s.worseSign() < 0 {
-		return "drop"
-	}
-	return "rise"
+// badMove names the bad direction of the series' metric, badSide where a
+// change in it lies on a chart of changes.
+func badMove(s series) string { return map[bool]string{true: "drop", false: "rise"}[s.worseSign() < 0] }
+func badSide(s series) string {
+	return map[bool]string{true: "below", false: "above"}[s.worseSign() < 0]
 }
 
 // unitWord spells a unit for a Mermaid label, which must hold no "%".
@@ -138,29 +137,13 @@ func unitWord(unit string) string {
 
 func lastN(xs []float64, n int) []float64 { return xs[max(0, len(xs)-n):] }
 
-func constant(v float64, n int) []float64 {
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = v
-	}
-	return out
-}
+func constant(v float64, n int) []float64 { return slices.Repeat([]float64{v}, n) }
 
 func quotedList(xs []string) string {
-	q := make([]string, len(xs))
-	for i, x := range xs {
-		q[i] = `"` + mermaidText(x) + `"`
-	}
-	return strings.Join(q, ", ")
+	return strings.Join(mapped(xs, func(x string) string { return `"` + mermaidText(x) + `"` }), ", ")
 }
 
-func numberList(vs []float64) string {
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = mermaidNumber(v)
-	}
-	return strings.Join(out, ", ")
-}
+func numberList(vs []float64) string { return strings.Join(mapped(vs, mermaidNumber), ", ") }
 
 // mermaidNumber prints v as Mermaid reads a number: plain decimal, at
 // most four decimals, no "-0"; 0 for a value not finite.

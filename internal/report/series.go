@@ -81,7 +81,7 @@ func pairs(base, head []result.Run, key string) (b, h []float64) {
 // changeOf is head against base as the gate states a change: percent for
 // ratio metrics, percentage points for rates.
 func changeOf(m result.Metric, head, base float64) float64 {
-	if m.Scale == result.Percent {
+	if points(m) {
 		return head - base
 	}
 	return 100 * (head/base - 1)
@@ -104,7 +104,7 @@ func (s series) threshold() float64 {
 	if !s.hasFloor() {
 		return math.NaN()
 	}
-	if s.Meta.Scale == result.Percent {
+	if points(s.Meta) {
 		return f.BaseMedian + s.worseSign()*f.Floor
 	}
 	return f.BaseMedian * (1 + s.worseSign()*f.Floor/100)
@@ -117,12 +117,8 @@ func (s series) estimate() *figure.Interval {
 	if !s.Paired || math.IsNaN(f.Estimate) {
 		return nil
 	}
-	sign := s.worseSign()
-	lo, hi := sign*f.Lower, sign*f.Upper
-	if sign < 0 {
-		lo, hi = hi, lo
-	}
-	return &figure.Interval{Mid: sign * f.Estimate, Lo: lo, Hi: hi}
+	lo, hi := headBounds(f)
+	return &figure.Interval{Mid: s.worseSign() * f.Estimate, Lo: lo, Hi: hi}
 }
 
 // minEffectFloor reports whether the floor is min_effect (sequential A/B), not a noise floor.
