@@ -38,27 +38,13 @@ func runsChart(s series, label string) (string, string) {
 	for i := range head {
 		xs = append(xs, fmt.Sprintf("h%d", len(s.Head)-len(head)+i+1))
 	}
-	values := append(slices.Clone(base), head...)
-	lines := [][]float64{constant(s.Finding.BaseMedian, len(xs))}
+	plots := []plot{{"bar", "runs", append(slices.Clone(base), head...)}, {"line", "baseline median", constant(s.Finding.BaseMedian, len(xs))}}
 	if s.hasFloor() {
-		lines = append(lines, constant(s.threshold(), len(xs)))
+		plots = append(plots, plot{"line", "floor limit", constant(s.threshold(), len(xs))})
 	}
-	hi := slices.Max(values)
-	for _, l := range lines {
-		hi = math.Max(hi, l[0])
-	}
-	unit := mermaidText(unitWord(s.Meta.Unit))
-	var b strings.Builder
-	b.WriteString("```mermaid\n" + chartColors + "\nxychart-beta\n")
-	fmt.Fprintf(&b, "    title \"%s of each run: baseline samples b, head runs h\"\n", label)
-	fmt.Fprintf(&b, "    x-axis [%s]\n", quotedList(xs))
-	fmt.Fprintf(&b, "    y-axis \"%s\" 0 --> %s\n", strings.TrimSpace(label+" "+unit), mermaidNumber(niceCeil(hi*1.1)))
-	fmt.Fprintf(&b, "    bar \"runs\" [%s]\n", numberList(values))
-	fmt.Fprintf(&b, "    line \"baseline median\" [%s]\n", numberList(lines[0]))
-	if s.hasFloor() {
-		fmt.Fprintf(&b, "    line \"floor limit\" [%s]\n", numberList(lines[1]))
-	}
-	b.WriteString("```\n")
+	_, hi := extent(plots)
+	block := mermaidXY(label+" of each run: baseline samples b, head runs h", "", xs,
+		strings.TrimSpace(label+" "+mermaidText(unitWord(s.Meta.Unit))), 0, niceCeil(hi*1.1), plots)
 	caption := fmt.Sprintf("Bars: %s of each baseline sample (b) and head run (h); lines: the baseline median", mdText(s.Finding.Label))
 	if s.hasFloor() {
 		caption += fmt.Sprintf(" and the floor's limit (a %s beyond it is a regression)", badMove(s))
@@ -66,7 +52,7 @@ func runsChart(s series, label string) (string, string) {
 	if len(base) < len(s.Base) {
 		caption += fmt.Sprintf("; the last %d of %d baseline samples", len(base), len(s.Base))
 	}
-	return b.String(), caption + "."
+	return block, caption + "."
 }
 
 func pairedChart(s series, label string) (string, string) {
@@ -75,30 +61,14 @@ func pairedChart(s series, label string) (string, string) {
 	for i := range diffs {
 		xs = append(xs, strconv.Itoa(len(s.Diffs)-len(diffs)+i+1))
 	}
-	lines := [][]float64{constant(0, len(xs))}
+	plots := []plot{{"line", s.units(), diffs}, {"line", "no change", constant(0, len(xs))}}
 	if s.hasFloor() {
-		lines = append(lines, constant(s.diffThreshold(), len(xs)))
+		plots = append(plots, plot{"line", "floor limit", constant(s.diffThreshold(), len(xs))})
 	}
-	lo, hi := slices.Min(diffs), slices.Max(diffs)
-	for _, l := range lines {
-		lo, hi = math.Min(lo, l[0]), math.Max(hi, l[0])
-	}
+	lo, hi := extent(plots)
 	pad := math.Max((hi-lo)*0.1, 0.5)
-	unit := "percent"
-	if s.Finding.Percent {
-		unit = "points"
-	}
-	var b strings.Builder
-	b.WriteString("```mermaid\n" + chartColors + "\nxychart-beta\n")
-	fmt.Fprintf(&b, "    title \"%s change of head against base in each %s\"\n", label, s.Unit)
-	fmt.Fprintf(&b, "    x-axis \"%s\" [%s]\n", s.Unit, quotedList(xs))
-	fmt.Fprintf(&b, "    y-axis \"change (%s)\" %s --> %s\n", unit, mermaidNumber(niceFloor(lo-pad)), mermaidNumber(niceCeil(hi+pad)))
-	fmt.Fprintf(&b, "    line \"%s\" [%s]\n", s.units(), numberList(diffs))
-	fmt.Fprintf(&b, "    line \"no change\" [%s]\n", numberList(lines[0]))
-	if s.hasFloor() {
-		fmt.Fprintf(&b, "    line \"floor limit\" [%s]\n", numberList(lines[1]))
-	}
-	b.WriteString("```\n")
+	unit := map[bool]string{false: "percent", true: "points"}[s.Finding.Percent]
+	block := mermaidXY(fmt.Sprintf("%s change of head against base in each %s", label, s.Unit), s.Unit, xs, "change ("+unit+")", niceFloor(lo-pad), niceCeil(hi+pad), plots)
 	caption := fmt.Sprintf("The jagged line: each %s's change of %s, head against base (%s); flat lines: no change", s.Unit, mdText(s.Finding.Label), unit)
 	est := s.estimate()
 	switch {
@@ -114,7 +84,35 @@ func pairedChart(s series, label string) (string, string) {
 	if len(diffs) < len(s.Diffs) {
 		caption += fmt.Sprintf("; the last %d of %d %s", len(diffs), len(s.Diffs), s.units())
 	}
-	return b.String(), caption + "."
+	return block, caption + "."
+}
+
+// plot is one bar or line series of a chart.
+type plot struct {
+	kind, name string
+	values     []float64
+}
+
+func extent(plots []plot) (lo, hi float64) {
+	all := slices.Concat(mapped(plots, func(p plot) []float64 { return p.values })...)
+	return slices.Min(all), slices.Max(all)
+}
+
+// mermaidXY is a Mermaid xychart block: title, x axis (titled where xTitle
+// is set), y axis from lo to hi, then the plots.
+func mermaidXY(title, xTitle string, xs []string, yTitle string, lo, hi float64, plots []plot) string {
+	var b strings.Builder
+	b.WriteString("```mermaid\n" + chartColors + "\nxychart-beta\n")
+	fmt.Fprintf(&b, "    title \"%s\"\n", title)
+	if xTitle != "" {
+		xTitle = `"` + xTitle + `" `
+	}
+	fmt.Fprintf(&b, "    x-axis %s[%s]\n", xTitle, quotedList(xs))
+	fmt.Fprintf(&b, "    y-axis \"%s\" %s --> %s\n", yTitle, mermaidNumber(lo), mermaidNumber(hi))
+	for _, p := range plots {
+		fmt.Fprintf(&b, "    %s \"%s\" [%s]\n", p.kind, p.name, numberList(p.values))
+	}
+	return b.String() + "```\n"
 }
 
 // badMove names the bad direction of the series' metric, badSide where a
