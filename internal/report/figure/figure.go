@@ -50,28 +50,17 @@ const (
 	mutedColor
 )
 
-var roles = []struct {
-	sentinel color.NRGBA
-	css      string
-}{
-	fg:         {color.NRGBA{0x00, 0x00, 0x00, 0xff}, "var(--fg)"},
-	grid:       {color.NRGBA{0x10, 0x10, 0x10, 0xff}, "var(--grid)"},
-	baseColor:  {color.NRGBA{0x20, 0x20, 0x20, 0xff}, "var(--base)"},
-	headColor:  {color.NRGBA{0x30, 0x30, 0x30, 0xff}, "var(--head)"},
-	bandColor:  {color.NRGBA{0x40, 0x40, 0x40, 0xff}, "var(--band)"},
-	limitColor: {color.NRGBA{0x50, 0x50, 0x50, 0xff}, "var(--limit)"},
-	mutedColor: {color.NRGBA{0x60, 0x60, 0x60, 0xff}, "var(--muted)"},
-}
+// roleNames are the roles' CSS custom properties, in role order.
+var roleNames = []string{"fg", "grid", "base", "head", "band", "limit", "muted"}
 
-func (r role) color() color.Color { return roles[r].sentinel }
+func (r role) color() color.Color { return color.NRGBA{uint8(0x10 * r), uint8(0x10 * r), uint8(0x10 * r), 0xff} }
 
 // cssColors maps each sentinel, as vgsvg writes it, to its property, and
 // the font vgsvg names to FontStack.
 var cssColors = func() *strings.Replacer {
 	var pairs []string
-	for _, r := range roles {
-		c := r.sentinel
-		pairs = append(pairs, fmt.Sprintf("#%02X%02X%02X", c.R, c.G, c.B), r.css)
+	for r, name := range roleNames {
+		pairs = append(pairs, fmt.Sprintf("#%02X%02X%02X", 0x10*r, 0x10*r, 0x10*r), "var(--"+name+")")
 	}
 	pairs = append(pairs, "font-family:"+FontFamily+";", "font-family:"+FontStack+";")
 	return strings.NewReplacer(pairs...)
