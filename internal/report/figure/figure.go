@@ -6,9 +6,11 @@ package figure
 import (
 	"bytes"
 	"fmt"
+	"html"
 	"image/color"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -53,7 +55,9 @@ const (
 // roleNames are the roles' CSS custom properties, in role order.
 var roleNames = []string{"fg", "grid", "base", "head", "band", "limit", "muted"}
 
-func (r role) color() color.Color { return color.NRGBA{uint8(0x10 * r), uint8(0x10 * r), uint8(0x10 * r), 0xff} }
+func (r role) color() color.Color {
+	return color.NRGBA{uint8(0x10 * r), uint8(0x10 * r), uint8(0x10 * r), 0xff}
+}
 
 // cssColors maps each sentinel, as vgsvg writes it, to its property, and
 // the font vgsvg names to FontStack.
@@ -103,20 +107,14 @@ func (tidyTicks) Ticks(lo, hi float64) []plot.Tick {
 }
 
 // svg draws p and returns it as an inline <svg> element with the given accessible label.
-func svg(p *plot.Plot, label string) (string, error) {
-	c := vgsvg.New(Width, Height)
-	var err error
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				err = fmt.Errorf("drawing %q: %v", label, r)
-			}
-		}()
-		p.Draw(draw.New(c))
+func svg(p *plot.Plot, label string) (_ string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("drawing %q: %v", label, r)
+		}
 	}()
-	if err != nil {
-		return "", err
-	}
+	c := vgsvg.New(Width, Height)
+	p.Draw(draw.New(c))
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return "", fmt.Errorf("writing %q: %w", label, err)
@@ -135,13 +133,9 @@ func inline(doc, label string) string {
 	doc = prolog.ReplaceAllString(doc, "<svg")
 	open := strings.Index(doc, ">")
 	head := sizeAtt.ReplaceAllString(doc[:open], "")
-	head += fmt.Sprintf(` class="plot" role="img" aria-label="%s"`, attrEscape(label))
+	head += fmt.Sprintf(` class="plot" role="img" aria-label="%s"`, html.EscapeString(label))
 	return cssColors.Replace(head + doc[open:])
 }
-
-var attrEscaper = strings.NewReplacer("&", "&amp;", `"`, "&quot;", "<", "&lt;", ">", "&gt;")
-
-func attrEscape(s string) string { return attrEscaper.Replace(s) }
 
 // pad widens an axis range by a share of its span on both ends (and by a
 // little around a single value), so that no point sits on the frame.
@@ -156,11 +150,5 @@ func pad(ax *plot.Axis, share float64) {
 
 // finite keeps the finite values of vs.
 func finite(vs []float64) []float64 {
-	var out []float64
-	for _, v := range vs {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			out = append(out, v)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(vs), func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) })
 }
