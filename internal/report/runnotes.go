@@ -3,8 +3,12 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strings"
 
+	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/printable"
 	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
 // maxRunNotes bounds the distinct run notes a side shows: a service that
@@ -82,3 +86,99 @@ func sideNote(side string, n, of int, unit, note string) string {
 	}
 	return fmt.Sprintf("%s, %d of %d %s: %s", side, n, of, unit, note)
 }
+
+// TargetLogs are the files holding the output of the targets tailgate
+// started (the head's in check and demo, each side's in A/B).
+type TargetLogs struct{ Base, Head string }
+
+// Paths lists the log files, each once, the base's first.
+func (l TargetLogs) Paths() []string {
+	var out []string
+	for _, p := range []string{l.Base, l.Head} {
+		if strings.TrimSpace(p) != "" && (len(out) == 0 || out[0] != p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// targetLogNotes say where the targets' output is; the paths are
+// untrusted text (a report artifact carries them).
+func targetLogNotes(in Input) []string {
+	l, paths := in.TargetLog, in.TargetLog.Paths()
+	switch {
+	case len(paths) == 0:
+		return nil
+	case len(paths) == 1 && (in.Mode != "ab" || l.Base == l.Head):
+		return []string{"The output of the target tailgate started is in " + paths[0]}
+	}
+	var out []string
+	for _, side := range []struct{ name, path string }{{"base", l.Base}, {"head", l.Head}} {
+		if slices.Contains(paths, side.path) {
+			out = append(out, "The output of the "+side.name+" target is in "+side.path)
+		}
+	}
+	return out
+}
+
+// maxPathRunes bounds a target log's path in a report artifact: far above any path tailgate writes.
+const maxPathRunes = 1000
+
+// targetLogPath checks a target log's path from a report artifact.
+func (c *checker) targetLogPath(path, s string) {
+	c.bounded(path, s, maxPathRunes, true)
+	if err := printable.Check(s); err != nil {
+		c.add(path, "%v", err)
+	}
+	if strings.Contains(s, "://") {
+		c.add(path, "%q is an address, not a file path", clip(s))
+	}
+}
+
+// aaNoiseMetrics are the metrics whose noise an A/A job reports.
+var aaNoiseMetrics = []string{result.IterationsPerSec, result.RequestsPerSec, result.LatencyP95, result.CPUPerIteration}
+
+// aaNotes are an A/A job's notes: per noise metric how much each side's units varied and the change
+// as the table shows it; then whether the gate cried wolf.
+func aaNotes(v gate.Verdict, base, head []result.Run) []string {
+	in := Input{Verdict: v}
+	units := runWord(in, 2)
+	var notes []string
+	for _, key := range aaNoiseMetrics {
+		a, b := result.Values(base, key), result.Values(head, key)
+		if len(a) < 2 || len(b) < 2 {
+			continue
+		}
+		m, _ := result.Lookup(key)
+		note := fmt.Sprintf("A/A noise of %s: the %s of each side vary by %s (base) and %s (head), coefficient of variation",
+			m.Label, units, percentOf(stats.CV(a)), percentOf(stats.CV(b)))
+		if f, ok := findingOf(v, key); ok && formatChange(f) != "—" {
+			note += "; change head against base " + formatChange(f) + ", as in the table"
+		}
+		notes = append(notes, note)
+	}
+	if v.Outcome != gate.Regression {
+		return append(notes, "A/A: no false alarm")
+	}
+	var labels []string
+	for _, f := range v.Findings {
+		if f.Gated && f.Outcome == gate.MetricRegression {
+			labels = append(labels, f.Label)
+		}
+	}
+	return append(notes, fmt.Sprintf("A/A: a false alarm in %s: the same build on both sides was called a regression; widen min_effect or look at the noise above",
+		strings.Join(labels, ", ")))
+}
+
+// findingOf is the verdict's finding of metric key.
+func findingOf(v gate.Verdict, key string) (gate.Finding, bool) {
+	for _, f := range v.Findings {
+		if f.Key == key {
+			return f, true
+		}
+	}
+	return gate.Finding{}, false
+}
+
+// percentOf prints a share as a percentage: "3.1 %".
+func percentOf(share float64) string { return fmt.Sprintf("%.1f %%", 100*share) }

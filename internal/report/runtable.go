@@ -3,10 +3,13 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
@@ -129,3 +132,94 @@ func cell(m map[string]float64, key string) string {
 }
 
 func tableNumber(v float64) string { return fixed(v, 100, 10) }
+
+// Calibration is what calibrate stored, and the check it is for.
+type Calibration struct {
+	Name, Path string
+	Jobs       int // calibration jobs stored
+	// Noise is the noise measured per metric key.
+	Noise map[string]stats.Noise
+	// The check the floors are for: Runs head runs against Samples
+	// baseline samples from BaselineJobs jobs, at Alpha, Gated metrics.
+	Runs, Samples, BaselineJobs int
+	Alpha                       float64
+	Gated                       []string
+	// SetByLoad are the metric keys the measured runs say their load
+	// fixes: never gated, so no floor or detectable effect is shown.
+	SetByLoad []string
+	Warnings  []stats.Warning
+}
+
+// WriteCalibration writes what calibrate stored and, per metric, the
+// noise and the floor (gate.CalibratedFloor) and detectable effect it
+// implies for a check; none for a metric set by the load or without noise.
+func WriteCalibration(w io.Writer, c Calibration) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "calibration of %s: %d jobs stored in %s\n\n", c.Name, c.Jobs, c.Path)
+	gated := map[string]bool{}
+	for _, key := range c.Gated {
+		gated[key] = true
+	}
+	for _, key := range c.SetByLoad {
+		delete(gated, key)
+	}
+	k := len(gated)
+	fmt.Fprintf(&b, "for a check of %d runs against %d baseline samples from %d %s (α = %g, %d gated metrics):\n", c.Runs, c.Samples, c.BaselineJobs, plural(c.BaselineJobs, "job", "jobs"), c.Alpha, k)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "metric\tσ within job\tσ between jobs\tfloor\tdetects (80 % power)\tgated")
+	for _, meta := range result.Catalogue(slices.Collect(maps.Keys(c.Noise))...) {
+		nz, ok := c.Noise[meta.Key]
+		if !ok {
+			continue
+		}
+		floor, detects := calibratedFigures(meta, nz, c, k)
+		if slices.Contains(c.SetByLoad, meta.Key) {
+			floor, detects = "–", "set by the load"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%v\n", meta.Label, sigma(meta, nz.SigmaW), sigma(meta, nz.SigmaB),
+			floor, detects, gated[meta.Key])
+	}
+	tw.Flush()
+	for _, warning := range c.Warnings {
+		fmt.Fprintln(&b, "warning:", warning.Message)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// calibratedFigures are the floor and detectable effect of noise nz for
+// metric meta, one of k gated metrics, in check c.
+func calibratedFigures(meta result.Metric, nz stats.Noise, c Calibration, k int) (floor, detects string) {
+	n, m := c.Runs, c.Samples
+	se := stats.SE(nz, n, m, c.BaselineJobs, false)
+	l := gate.CalibratedFloor(meta, nz, n, m, c.BaselineJobs, k, c.Alpha)
+	if nz.SigmaW < noVariation && nz.SigmaB < noVariation {
+		return worseEffect(meta, l), "– (no variation)"
+	}
+	mde := stats.MDE(stats.MDEInput{SigmaW: nz.SigmaW, SE: se, Floor: l, N: n, M: m, Alpha: c.Alpha})
+	return worseEffect(meta, l), worseEffect(meta, mde)
+}
+
+// noVariation is a calibrated σ that is rounding, not noise.
+const noVariation = 1e-9
+
+func sigma(m result.Metric, s float64) string {
+	if m.Scale == result.Percent {
+		return fmt.Sprintf("%.2f pp", s)
+	}
+	return fmt.Sprintf("%.1f %%", 100*s)
+}
+
+// worseEffect shows a comparison-scale effect as the change in the bad direction.
+func worseEffect(m result.Metric, l float64) string {
+	switch {
+	case math.IsNaN(l):
+		return "–"
+	case m.Scale == result.Percent:
+		return fmt.Sprintf("%.2f pp", l)
+	case m.Better == result.HigherIsBetter:
+		return fmt.Sprintf("−%.1f %%", stats.FromScale(stats.Ratio, stats.LowerIsWorse, l))
+	default:
+		return fmt.Sprintf("+%.1f %%", stats.FromScale(stats.Ratio, stats.HigherIsWorse, l))
+	}
+}

@@ -6,12 +6,11 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/tailgate-ci/tailgate/internal/stats"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
 // Runs is a dot plot of one metric's runs, base against head, each side's median as a bar and the
@@ -179,4 +178,115 @@ func indexTicks(n int, offset float64) plot.ConstantTicks {
 		ts = append(ts, plot.Tick{Value: offset + float64(i), Label: strconv.Itoa(i)})
 	}
 	return ts
+}
+
+// Curve is one side's latency percentile distribution: the latency in ms
+// at each quantile (0.5 … 0.9999) of its merged runs.
+type Curve struct {
+	Head      bool // the head side (else the base side)
+	Quantiles []float64
+	Millis    []float64
+}
+
+// Percentiles is latency against percentile on a log 1/(1−p) axis, so
+// that 50 %, 90 %, 99 %, 99.9 % and 99.99 % are evenly apart.
+type Percentiles struct {
+	Title  string
+	Curves []Curve
+}
+
+// percentileTicks are the x axis ticks at 1/(1−p).
+var percentileTicks = plot.ConstantTicks{
+	{Value: 2, Label: "50%"}, {Value: 10, Label: "90%"}, {Value: 100, Label: "99%"},
+	{Value: 1000, Label: "99.9%"}, {Value: 10000, Label: "99.99%"},
+}
+
+// SVG draws the plot.
+func (pc Percentiles) SVG() (string, error) {
+	p := newPlot(pc.Title, "percentile", "latency (ms)")
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = percentileTicks
+	for _, c := range pc.Curves {
+		var xys plotter.XYs
+		for i, q := range c.Quantiles {
+			if q < 1 && i < len(c.Millis) && !math.IsNaN(c.Millis[i]) {
+				xys = append(xys, plotter.XY{X: 1 / (1 - q), Y: c.Millis[i]})
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		l := &plotter.Line{XYs: xys}
+		l.LineStyle = draw.LineStyle{Color: baseColor.color(), Width: vg.Points(2)}
+		if c.Head {
+			l.LineStyle.Color = headColor.color()
+		} else {
+			l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		}
+		p.Add(l)
+	}
+	p.X.Min, p.X.Max = 2, 10000
+	p.Y.Min = 0
+	pad(&p.Y, 0.04)
+	p.Y.Min = 0
+	return svg(p, pc.Title)
+}
+
+// Trend is a stored baseline's window, oldest first, then the head
+// runs, with the baseline median and the floor's limit.
+type Trend struct {
+	Title, YLabel string
+	Base          []float64
+	// Marks label the samples where a commit's runs start (at most a few are drawn).
+	Marks []Mark
+	Head  []float64
+	// BaseMedian is the window's median; Limit the floor's limit (NaN without a floor).
+	BaseMedian, Limit float64
+}
+
+// Mark labels sample Index (0-based in Base).
+type Mark struct {
+	Index int
+	Label string
+}
+
+// maxMarks bounds the commit labels on the x axis.
+const maxMarks = 5
+
+// SVG draws the plot.
+func (t Trend) SVG() (string, error) {
+	p := newPlot(t.Title, "baseline samples, oldest first · head", t.YLabel)
+	m := len(t.Base)
+	headAt := float64(m + 2) // one empty slot between the window and the head
+	end := headAt + float64(len(t.Head))
+	if !math.IsNaN(t.BaseMedian) {
+		p.Add(hline(0.5, end, t.BaseMedian, fg, false))
+	}
+	if !math.IsNaN(t.Limit) {
+		p.Add(hline(0.5, end, t.Limit, limitColor, true))
+	}
+	p.Add(scatter(indexed(t.Base, 1), draw.CircleGlyph{}, baseColor), scatter(indexed(t.Head, headAt), draw.PyramidGlyph{}, headColor))
+	var ticks plot.ConstantTicks
+	step := max(1, (len(t.Marks)+maxMarks-1)/maxMarks)
+	for i := 0; i < len(t.Marks); i += step {
+		ticks = append(ticks, plot.Tick{Value: float64(t.Marks[i].Index + 1), Label: t.Marks[i].Label})
+	}
+	if len(t.Head) > 0 {
+		ticks = append(ticks, plot.Tick{Value: headAt + float64(len(t.Head)-1)/2, Label: "head"})
+	}
+	p.X.Tick.Marker = ticks
+	p.X.Min, p.X.Max = 0, end
+	pad(&p.Y, 0.08)
+	return svg(p, t.Title)
+}
+
+// indexed places values at x = from, from+1, …
+func indexed(values []float64, from float64) plotter.XYs {
+	var xys plotter.XYs
+	for i, v := range values {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			xys = append(xys, plotter.XY{X: from + float64(i), Y: v})
+		}
+	}
+	return xys
 }
