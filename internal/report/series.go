@@ -2,8 +2,11 @@ package report
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/report/figure"
@@ -168,4 +171,177 @@ func pull(f gate.Finding) float64 {
 		return w / f.Floor
 	}
 	return w
+}
+
+// maxChartRuns and maxChartPairs bound the comment chart's x axis: more
+// labels crowd it at a comment's width.
+const (
+	maxChartRuns  = 15
+	maxChartPairs = 30
+)
+
+// chartColors are mid-tones that read on GitHub's light and dark themes;
+// the directive sets nothing else.
+const chartColors = `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "#3b82f6, #8b949e, #e5534b"}}}}%%`
+
+// mermaidChart is the comment's chart of one series (xychart-beta, which draws no legend, so the
+// caption says what it shows). Labels go through mermaidText; numbers are plain decimals.
+func mermaidChart(s series) (block, caption string) {
+	label := mermaidText(s.Finding.Label)
+	if s.Paired {
+		return pairedChart(s, label)
+	}
+	return runsChart(s, label)
+}
+
+func runsChart(s series, label string) (string, string) {
+	base, head := lastN(s.Base, maxChartRuns), lastN(s.Head, maxChartRuns)
+	var xs []string
+	for i := range base {
+		xs = append(xs, fmt.Sprintf("b%d", len(s.Base)-len(base)+i+1))
+	}
+	for i := range head {
+		xs = append(xs, fmt.Sprintf("h%d", len(s.Head)-len(head)+i+1))
+	}
+	plots := []plot{{"bar", "runs", append(slices.Clone(base), head...)}, {"line", "baseline median", constant(s.Finding.BaseMedian, len(xs))}}
+	if s.hasFloor() {
+		plots = append(plots, plot{"line", "floor limit", constant(s.threshold(), len(xs))})
+	}
+	_, hi := extent(plots)
+	block := mermaidXY(label+" of each run: baseline samples b, head runs h", "", xs,
+		strings.TrimSpace(label+" "+mermaidText(unitWord(s.Meta.Unit))), 0, niceCeil(hi*1.1), plots)
+	caption := fmt.Sprintf("Bars: %s of each baseline sample (b) and head run (h); lines: the baseline median", mdText(s.Finding.Label))
+	if s.hasFloor() {
+		caption += fmt.Sprintf(" and the floor's limit (a %s beyond it is a regression)", badMove(s))
+	}
+	if len(base) < len(s.Base) {
+		caption += fmt.Sprintf("; the last %d of %d baseline samples", len(base), len(s.Base))
+	}
+	return block, caption + "."
+}
+
+func pairedChart(s series, label string) (string, string) {
+	diffs := lastN(s.Diffs, maxChartPairs)
+	var xs []string
+	for i := range diffs {
+		xs = append(xs, strconv.Itoa(len(s.Diffs)-len(diffs)+i+1))
+	}
+	plots := []plot{{"line", s.units(), diffs}, {"line", "no change", constant(0, len(xs))}}
+	if s.hasFloor() {
+		plots = append(plots, plot{"line", "floor limit", constant(s.diffThreshold(), len(xs))})
+	}
+	lo, hi := extent(plots)
+	pad := math.Max((hi-lo)*0.1, 0.5)
+	unit := map[bool]string{false: "percent", true: "points"}[s.Finding.Percent]
+	block := mermaidXY(fmt.Sprintf("%s change of head against base in each %s", label, s.Unit), s.Unit, xs, "change ("+unit+")", niceFloor(lo-pad), niceCeil(hi+pad), plots)
+	caption := fmt.Sprintf("The jagged line: each %s's change of %s, head against base (%s); flat lines: no change", s.Unit, mdText(s.Finding.Label), unit)
+	est := s.estimate()
+	switch {
+	case s.hasFloor() && s.minEffectFloor() && est != nil:
+		caption += fmt.Sprintf(" and min_effect. The sequential test's estimate of the change is %s", formatDiff(est.Mid, s.Finding.Percent))
+		if !math.IsNaN(est.Lo) && !math.IsNaN(est.Hi) {
+			caption += fmt.Sprintf(", bounds %s … %s", formatDiff(est.Lo, s.Finding.Percent), formatDiff(est.Hi, s.Finding.Percent))
+		}
+		caption += fmt.Sprintf(": a regression when it is beyond min_effect and both bounds are %s zero", badSide(s))
+	case s.hasFloor():
+		caption += fmt.Sprintf(" and the floor's limit (a %s beyond it is a regression)", badMove(s))
+	}
+	if len(diffs) < len(s.Diffs) {
+		caption += fmt.Sprintf("; the last %d of %d %s", len(diffs), len(s.Diffs), s.units())
+	}
+	return block, caption + "."
+}
+
+// plot is one bar or line series of a chart.
+type plot struct {
+	kind, name string
+	values     []float64
+}
+
+func extent(plots []plot) (lo, hi float64) {
+	all := slices.Concat(mapped(plots, func(p plot) []float64 { return p.values })...)
+	return slices.Min(all), slices.Max(all)
+}
+
+// mermaidXY is a Mermaid xychart block: title, x axis (titled where xTitle
+// is set), y axis from lo to hi, then the plots.
+func mermaidXY(title, xTitle string, xs []string, yTitle string, lo, hi float64, plots []plot) string {
+	var b strings.Builder
+	b.WriteString("```mermaid\n" + chartColors + "\nxychart-beta\n")
+	fmt.Fprintf(&b, "    title \"%s\"\n", title)
+	if xTitle != "" {
+		xTitle = `"` + xTitle + `" `
+	}
+	fmt.Fprintf(&b, "    x-axis %s[%s]\n", xTitle, quotedList(xs))
+	fmt.Fprintf(&b, "    y-axis \"%s\" %s --> %s\n", yTitle, mermaidNumber(lo), mermaidNumber(hi))
+	for _, p := range plots {
+		fmt.Fprintf(&b, "    %s \"%s\" [%s]\n", p.kind, p.name, numberList(p.values))
+	}
+	return b.String() + "```\n"
+}
+
+// badMove names the bad direction of the series' metric, badSide where a
+// change in it lies on a chart of changes.
+func badMove(s series) string { return map[bool]string{true: "drop", false: "rise"}[s.worseSign() < 0] }
+func badSide(s series) string {
+	return map[bool]string{true: "below", false: "above"}[s.worseSign() < 0]
+}
+
+// unitWord spells a unit for a Mermaid label, which must hold no "%".
+func unitWord(unit string) string {
+	switch unit {
+	case "%":
+		return "(percent)"
+	case "", "/s":
+		return ""
+	}
+	return "(" + unit + ")"
+}
+
+func lastN(xs []float64, n int) []float64 { return xs[max(0, len(xs)-n):] }
+
+func constant(v float64, n int) []float64 { return slices.Repeat([]float64{v}, n) }
+
+func quotedList(xs []string) string {
+	return strings.Join(mapped(xs, func(x string) string { return `"` + mermaidText(x) + `"` }), ", ")
+}
+
+func numberList(vs []float64) string { return strings.Join(mapped(vs, mermaidNumber), ", ") }
+
+// mermaidNumber prints v as Mermaid reads a number: plain decimal, at
+// most four decimals, no "-0"; 0 for a value not finite.
+func mermaidNumber(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "0"
+	}
+	decimals := 4
+	switch a := math.Abs(v); {
+	case a >= 1000:
+		decimals = 0
+	case a >= 100:
+		decimals = 1
+	case a >= 1:
+		decimals = 2
+	}
+	s := strconv.FormatFloat(v, 'f', decimals, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if s == "-0" {
+		return "0"
+	}
+	return s
+}
+
+// niceCeil and niceFloor round an axis end outwards to two significant
+// digits, so that the axis reads as round numbers.
+func niceCeil(v float64) float64  { return niceRound(v, math.Ceil) }
+func niceFloor(v float64) float64 { return niceRound(v, math.Floor) }
+
+func niceRound(v float64, round func(float64) float64) float64 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	step := math.Pow(10, math.Floor(math.Log10(math.Abs(v)))-1)
+	return round(v/step) * step
 }
