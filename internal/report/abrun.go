@@ -118,7 +118,6 @@ func (r *ABRun) blocksNote() string {
 	return s
 }
 
-// windowOrder says in what order alternating windows ran.
 func (r *ABRun) windowOrder() string {
 	if r.RandomOrder {
 		return "each window pair in a seeded random order"

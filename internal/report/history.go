@@ -102,7 +102,6 @@ func reachText(m gate.HistoryMetric) string {
 // only spread: "10810 %" would read as a measurement.
 const noisyVisible = 100.0
 
-// countJobs is "1 job", "these 12 jobs".
 func countJobs(n int) string {
 	if n == 1 {
 		return "1 job"
@@ -127,7 +126,6 @@ func historySpan(in HistoryInput) string {
 	return "nothing recorded in " + src
 }
 
-// minuteFormat is how the history reports date a job.
 const minuteFormat = "2006-01-02 15:04"
 
 func writeHistoryMetric(b *strings.Builder, in HistoryInput, m gate.HistoryMetric) {
@@ -184,17 +182,14 @@ func seenReason(m gate.HistoryMetric) string {
 	return "its permutation p is above α"
 }
 
-// historyRule says what the search counted as a change.
 func historyRule(m gate.HistoryMetric) string {
 	return fmt.Sprintf("α %.3g a test, steps under %g %s ignored", m.Alpha, m.Floor, changeUnit(points(m.Meta)))
 }
 
-// levels are a step's levels before and after: "12.0 ms → 13.1 ms".
 func levels(m gate.HistoryMetric, c gate.HistoryChange) string {
 	return formatValue(c.Before, m.Meta.Unit) + " → " + formatValue(c.After, m.Meta.Unit)
 }
 
-// changeWord names a change point for what it means.
 func changeWord(c gate.HistoryChange) string {
 	switch {
 	case c.Regression():
@@ -224,7 +219,6 @@ func commitRange(in HistoryInput, c gate.HistoryChange) string {
 	return fmt.Sprintf("commits %s..%s (%s)", jobName(in.Jobs[c.First-1]), jobName(last), jobs)
 }
 
-// jobName is a job's commit, short, as inert text; its job id without one.
 func jobName(j gate.HistoryJob) string {
 	if j.Commit == "" {
 		return "job " + visible(j.Job, 40)
@@ -232,7 +226,6 @@ func jobName(j gate.HistoryJob) string {
 	return shortName(j.Commit)
 }
 
-// currentLines name each metric main sits at a regressed level of.
 func currentLines(in HistoryInput, cur []gate.HistoryMetric) []string {
 	view := "" // the absolute view named where the A/B chain is a second one
 	if len(in.Chain.Links) > 0 {
@@ -312,7 +305,6 @@ func chainCurrentLines(in HistoryInput, cur []gate.ChainMetric) []string {
 	})
 }
 
-// creepLines name each metric whose creep the chain flags.
 func creepLines(in HistoryInput, crept []gate.ChainMetric) []string {
 	return mapped(crept, func(m gate.ChainMetric) string {
 		how := ""
@@ -368,13 +360,10 @@ func flaggedText(m result.Metric, c gate.Creep) string {
 	return ""
 }
 
-// metricStep is a change of metric m: "+1.5 %" or "+0.20 pp".
 func metricStep(m result.Metric, v float64) string { return formatDiff(v, points(m)) }
 
-// points reports whether m's changes are in percentage points (a rate).
 func points(m result.Metric) bool { return m.Scale == result.Percent }
 
-// shortName is a commit from the history file, short and inert.
 func shortName(c string) string { return visible(c[:min(len(c), 12)], 40) }
 
 // chainSaw says what the A/B chain saw of a change point's commits: the
@@ -523,7 +512,6 @@ func changedFirst(ms []gate.HistoryMetric, chain gate.ChainVerdict) []gate.Histo
 	return movedFirst(ms, func(m gate.HistoryMetric) bool { return len(m.Changes) > 0 || m.Seen != nil || moved[m.Meta.Key] })
 }
 
-// chainMoved reports a chain metric with a culprit or creep flagged.
 func chainMoved(m gate.ChainMetric) bool { return len(m.Culprits) > 0 || m.Creep.Worse }
 
 // movedFirst orders the xs that moved before the others, each group in its order.

@@ -81,7 +81,6 @@ type htmlError struct {
 	Side, Class, Step, Count, Sample string
 }
 
-// pageText is the HTML report's view of untrusted text: visible, and then escaped by html/template.
 func pageText(s string) string { return visible(s, maxShownRunes) }
 
 func newPage(in Input) (page, error) {
@@ -161,7 +160,6 @@ func decisiveFirst(all []series) []series {
 	return out
 }
 
-// runFigures are the dot plots of every compared gated metric.
 func runFigures(all []series, base string) ([]htmlFigure, error) {
 	var out []htmlFigure
 	for _, s := range all {
@@ -248,7 +246,6 @@ func trendFigures(in Input, all []series) ([]htmlFigure, error) {
 	return out, nil
 }
 
-// commitMarks labels the samples where a new commit (or job) starts.
 func commitMarks(origins []Origin) []figure.Mark {
 	var marks []figure.Mark
 	prev := ""
@@ -315,7 +312,6 @@ func distribution(in Input) (*htmlFigure, string, error) {
 	return &htmlFigure{SVG: template.HTML(svg), Caption: caption}, note, nil
 }
 
-// merged is the merge of the runs' request latency histograms; nil when none has one.
 func merged(runs []result.Run) *hist.Histogram {
 	var h *hist.Histogram
 	for _, r := range runs {
@@ -370,7 +366,6 @@ func noiseText(s series, base string) string {
 	return base + " " + spread(s.Base) + " · head " + spread(s.Head)
 }
 
-// stepRows are the per-step rows, and whether they show base → head.
 func stepRows(in Input) ([]htmlStep, bool) {
 	cs := stepChanges(in.Base, in.Head)
 	both := hasBaseSteps(cs)

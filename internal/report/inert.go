@@ -28,7 +28,6 @@ import (
 // too few for a hostile artifact to fill a comment with one field.
 const maxShownRunes = 300
 
-// visible makes s safe to show on one line: see the rule above.
 func visible(s string, maxRunes int) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	var b strings.Builder
@@ -162,7 +161,6 @@ func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
-// maxMermaidRunes clips a label in a Mermaid chart.
 const maxMermaidRunes = 40
 
 // mermaidText renders untrusted text as a label inside a double-quoted Mermaid string: only

@@ -50,7 +50,6 @@ type jsonReport struct {
 	Statements []jsonStatement `json:"statements,omitempty"`
 }
 
-// jsonStatement is a statementChange.
 type jsonStatement struct {
 	Source string     `json:"source"`
 	Query  string     `json:"query"`
@@ -203,7 +202,6 @@ func toJSON(in Input) jsonReport {
 	return r
 }
 
-// jsonSteps are the runs' per-step figures; nil when they have none.
 func jsonSteps(runs []result.Run) []jsonStep {
 	var out []jsonStep
 	for _, s := range steps(runs) {
@@ -247,7 +245,6 @@ func gatedRuns(in Input) *jsonRuns {
 	return &jsonRuns{Base: figures(in.Base), Head: figures(in.Head)}
 }
 
-// num maps NaN and ±Inf, which JSON cannot hold, to null.
 func num(v float64) *float64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return nil
@@ -301,7 +298,6 @@ func ReadJSON(r io.Reader) (Input, error) {
 	return fromJSON(rep), nil
 }
 
-// checker collects every problem with a report, each with its JSON path.
 type checker struct{ errs []string }
 
 func (c *checker) add(path, format string, args ...any) {
@@ -310,7 +306,6 @@ func (c *checker) add(path, format string, args ...any) {
 	}
 }
 
-// each checks a list: at most most items, each by check at its path.
 func each[T any](c *checker, path string, items []T, most int, check func(string, T)) {
 	c.length(path, len(items), most)
 	for i, it := range items {
@@ -476,7 +471,6 @@ func (c *checker) errorClass(path string, e errorFigures) {
 	c.text(path+".sample", e.Sample, maxTextRunes, false)
 }
 
-// regressions checks that the verdict and regressions agree with the metrics.
 func (c *checker) regressions(r jsonReport) {
 	var want []string
 	for _, m := range r.Metrics {
@@ -508,7 +502,6 @@ func (c *checker) enum(path, s string, allowed []string) {
 	}
 }
 
-// text checks free text: bounded, no forbidden rune.
 func (c *checker) text(path, s string, maxRunes int, required bool) {
 	c.bounded(path, s, maxRunes, required)
 	if i := strings.IndexFunc(s, forbiddenRune); i >= 0 {
@@ -517,7 +510,6 @@ func (c *checker) text(path, s string, maxRunes int, required bool) {
 	}
 }
 
-// name checks a name: bounded, one line of printable characters.
 func (c *checker) name(path, s string, maxRunes int, required bool) {
 	c.bounded(path, s, maxRunes, required)
 	if err := printable.Check(s); err != nil {
@@ -570,7 +562,6 @@ func forbiddenRune(r rune) bool {
 	return false
 }
 
-// clip shortens a bad value quoted in an error message.
 func clip(s string) string { return printable.Clip(s, 41) }
 
 // fromJSON turns a checked report back into the Input it was written from,
@@ -623,7 +614,6 @@ func fromJSON(r jsonReport) Input {
 	return in
 }
 
-// runsFromJSON rebuilds runs that carry only their figures.
 func runsFromJSON(figures []map[string]float64) []result.Run {
 	var runs []result.Run
 	for i, m := range figures {

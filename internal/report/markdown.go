@@ -21,7 +21,6 @@ func Marker(name string) string {
 	return MarkerPrefix + safe[:min(len(safe), maxMarkerName)] + " -->"
 }
 
-// maxMarkerName bounds the name in a marker: far above any benchmark name.
 const maxMarkerName = 100
 
 var markerUnsafe = regexp.MustCompile(`[^A-Za-z0-9._/-]|-{2,}`)
@@ -101,7 +100,6 @@ func Markdown(in Input) string {
 // the comment keeps its last part, the directory means nothing elsewhere.
 var absPath = regexp.MustCompile(`(^|[\s(=])(/[^\s/,;()'"]+)+/([^\s/,;()'"]*[^\s/,;()'".:])`)
 
-// unpathed is note with each absolute path cut to "…/" and its last part.
 func unpathed(note string) string { return absPath.ReplaceAllString(note, "$1…/$3") }
 
 func mapped[T, U any](xs []T, f func(T) U) []U {
@@ -217,7 +215,6 @@ func stepChangeTable(cs, all []stepChange) (string, []string) {
 	})
 }
 
-// errorClassHead heads the Markdown table of error classes.
 const errorClassHead = "| error class | step | count | sample |\n|---|---|---:|---|\n"
 
 // mdDoc builds the Markdown within MaxMarkdownBytes: what does not fit
@@ -227,7 +224,6 @@ type mdDoc struct {
 	left int
 }
 
-// write appends s if it fits.
 func (d *mdDoc) write(s string) {
 	if len(s) <= d.left {
 		d.b.WriteString(s)
@@ -235,7 +231,6 @@ func (d *mdDoc) write(s string) {
 	}
 }
 
-// omitted is the line that says how many rows did not fit.
 func omitted(n int) string {
 	return fmt.Sprintf("\n_… %d more %s: see report.json or the HTML report (`--html`)._\n", n, plural(n, "row", "rows"))
 }

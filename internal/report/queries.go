@@ -30,7 +30,6 @@ const (
 	minStatementChange = 0.1
 )
 
-// statementFigures are the figures compared, in statementChange order.
 var statementFigures = [3]string{"calls", "rows", "blocks"}
 
 // statementChange is one statement's work per iteration on each side.
@@ -124,7 +123,6 @@ func changed(base, head float64) bool {
 	return d >= minStatementChange && d >= statementShare*max(base, head)
 }
 
-// figuresText is what changed of a statement: "calls 0 → 23, rows 0 → 23".
 func (c statementChange) figuresText() string {
 	var parts []string
 	for i, name := range statementFigures {
@@ -135,7 +133,6 @@ func (c statementChange) figuresText() string {
 	return strings.Join(parts, ", ")
 }
 
-// perIterText prints a figure per iteration: whole where it is one.
 func perIterText(x float64) string {
 	switch r := math.Round(x); {
 	case math.Abs(x-r) < 0.005:
@@ -165,7 +162,6 @@ func (in Input) statementChanges(n int) []statementChange {
 	return all[:min(n, len(all))]
 }
 
-// statementsTitle heads the list, saying what the figures are.
 func statementsTitle(in Input) string {
 	return fmt.Sprintf("Statements whose work changed most (per iteration, %s → head)", baseName(in))
 }

@@ -317,8 +317,6 @@ func baseName(in Input) string {
 	return "baseline"
 }
 
-// splitGated splits the findings into the gated metrics and the
-// reported-only ones, each in catalogue order.
 func splitGated(findings []gate.Finding) (gated, reported []gate.Finding) {
 	for _, f := range findings {
 		if f.Gated {
@@ -428,7 +426,6 @@ func sequentialLine(s *gate.Sequential, show func(string) string) string {
 	return line + "."
 }
 
-// capitalize is s with its first letter upper case (ASCII).
 func capitalize(s string) string {
 	if s == "" || s[0] < 'a' || s[0] > 'z' {
 		return s

@@ -79,7 +79,6 @@ func countNotes(runs []result.Run) notesCount {
 	return c
 }
 
-// sideNote is "base, 3 of 12 blocks: NOTE".
 func sideNote(side string, n, of int, unit, note string) string {
 	if n == of {
 		return fmt.Sprintf("%s, every %s: %s", side, unit[:len(unit)-1], note)
@@ -135,7 +134,6 @@ func (c *checker) targetLogPath(path, s string) {
 	}
 }
 
-// aaNoiseMetrics are the metrics whose noise an A/A job reports.
 var aaNoiseMetrics = []string{result.IterationsPerSec, result.RequestsPerSec, result.LatencyP95, result.CPUPerIteration}
 
 // aaNotes are an A/A job's notes: per noise metric how much each side's units varied and the change
@@ -170,7 +168,6 @@ func aaNotes(v gate.Verdict, base, head []result.Run) []string {
 		strings.Join(labels, ", ")))
 }
 
-// findingOf is the verdict's finding of metric key.
 func findingOf(v gate.Verdict, key string) (gate.Finding, bool) {
 	for _, f := range v.Findings {
 		if f.Key == key {
@@ -180,5 +177,4 @@ func findingOf(v gate.Verdict, key string) (gate.Finding, bool) {
 	return gate.Finding{}, false
 }
 
-// percentOf prints a share as a percentage: "3.1 %".
 func percentOf(share float64) string { return fmt.Sprintf("%.1f %%", 100*share) }

@@ -14,7 +14,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
-// tableMetrics are the columns of the run table, in order.
 var tableMetrics = []string{
 	result.IterationsPerSec, result.RequestsPerSec,
 	result.LatencyP50, result.LatencyP90, result.LatencyP95, result.LatencyP99, result.LatencyMax,
@@ -111,7 +110,6 @@ func presentMetrics(runs []result.Run) []string {
 	return cols
 }
 
-// sortedValues returns a metric's values across runs, sorted.
 func sortedValues(runs []result.Run, key string) []float64 {
 	return slices.Sorted(slices.Values(result.Values(runs, key)))
 }
@@ -137,8 +135,7 @@ func tableNumber(v float64) string { return fixed(v, 100, 10) }
 type Calibration struct {
 	Name, Path string
 	Jobs       int // calibration jobs stored
-	// Noise is the noise measured per metric key.
-	Noise map[string]stats.Noise
+	Noise      map[string]stats.Noise
 	// The check the floors are for: Runs head runs against Samples
 	// baseline samples from BaselineJobs jobs, at Alpha, Gated metrics.
 	Runs, Samples, BaselineJobs int
@@ -200,7 +197,6 @@ func calibratedFigures(meta result.Metric, nz stats.Noise, c Calibration, k int)
 	return worseEffect(meta, l), worseEffect(meta, mde)
 }
 
-// noVariation is a calibrated σ that is rounding, not noise.
 const noVariation = 1e-9
 
 func sigma(m result.Metric, s float64) string {

@@ -30,7 +30,6 @@ type series struct {
 	Unit string
 }
 
-// units is the plural of the series' unit.
 func (s series) units() string { return s.Unit + "s" }
 
 // seriesOf builds the series of every gated metric that was compared
@@ -69,7 +68,6 @@ func pairedJudged(in Input, f gate.Finding) bool {
 		(in.Mode == "ab" && len(in.Base) == len(in.Head) && len(in.Base) > 0)
 }
 
-// pairs returns the values of key of the pairs whose runs both measured it.
 func pairs(base, head []result.Run, key string) (b, h []float64) {
 	for i := range min(len(base), len(head)) {
 		bv, okB := base[i].Value(key)
@@ -90,7 +88,6 @@ func changeOf(m result.Metric, head, base float64) float64 {
 	return 100 * (head/base - 1)
 }
 
-// worseSign is +1 when a higher value of the metric is worse, else −1.
 func (s series) worseSign() float64 {
 	if s.Meta.Better == result.HigherIsBetter {
 		return -1
@@ -98,7 +95,6 @@ func (s series) worseSign() float64 {
 	return 1
 }
 
-// hasFloor reports whether the finding has a floor to draw.
 func (s series) hasFloor() bool { return !math.IsNaN(s.Finding.Floor) }
 
 // threshold is the value a head median must pass to exceed the floor; NaN without a floor.
@@ -124,7 +120,6 @@ func (s series) estimate() *figure.Interval {
 	return &figure.Interval{Mid: s.worseSign() * f.Estimate, Lo: lo, Hi: hi}
 }
 
-// minEffectFloor reports whether the floor is min_effect (sequential A/B), not a noise floor.
 func (s series) minEffectFloor() bool { return s.Finding.FloorSource == gate.FromMinEffect }
 
 // diffThreshold is the pair change that exceeds the floor, in the
@@ -252,7 +247,6 @@ func pairedChart(s series, label string) (string, string) {
 	return block, caption + "."
 }
 
-// plot is one bar or line series of a chart.
 type plot struct {
 	kind, name string
 	values     []float64

@@ -23,7 +23,6 @@ type stepFigures struct {
 	counts        [][2]int64
 }
 
-// errorFigures are one error class of one step, summed over the runs.
 type errorFigures struct {
 	Class  string `json:"class"`
 	Step   string `json:"step,omitempty"`
@@ -59,7 +58,6 @@ func steps(runs []result.Run) []stepFigures {
 	return out
 }
 
-// finiteOf is xs without its NaNs.
 func finiteOf(xs []float64) []float64 { return slices.DeleteFunc(slices.Clone(xs), math.IsNaN) }
 
 // stepQuantiles reads a step's p50, p95 and p99 in ms from its histogram,
@@ -80,7 +78,6 @@ func stepQuantiles(st result.Step) [3]float64 {
 	return out
 }
 
-// perRun is each run's figure i: a percentile (0–2), or the error rate.
 func (s stepFigures) perRun(i int) []float64 {
 	if i < 3 {
 		return s.runs[i]
@@ -160,7 +157,6 @@ func hasBaseSteps(cs []stepChange) bool {
 	return slices.ContainsFunc(cs, func(c stepChange) bool { return c.hasBase })
 }
 
-// pair is figure i (p50, p95, p99, error rate) on both sides, one of k.
 func (c stepChange) pair(i, k int) sidePair {
 	of := func(s stepFigures, ok bool) (float64, []float64) {
 		if !ok {
@@ -187,7 +183,6 @@ func newSidePair(base, head float64, bs, hs []float64, points bool, k int) sideP
 	return p
 }
 
-// none reports an error rate neither side had.
 func (p sidePair) none() bool { return p.points && p.Base == 0 && p.Head == 0 }
 
 func (p sidePair) fromTo(unit string) string {
@@ -203,7 +198,6 @@ func (p sidePair) ratioChange() float64 {
 	return 100 * (p.Head/p.Base - 1)
 }
 
-// change is head against base as the table states it: in percent, in points for a rate.
 func (p sidePair) change() float64 {
 	if p.points {
 		return p.Head - p.Base
@@ -328,13 +322,11 @@ func changeText(p sidePair, md bool) string {
 	return change + bounds
 }
 
-// requestsCell is a step's requests on both sides: "1200 → 900".
 func requestsCell(c stepChange) string {
 	count := func(ok bool, n int64) string { return map[bool]string{true: fmt.Sprint(n), false: "n/a"}[ok] }
 	return count(c.hasBase, c.Base.Requests) + " → " + count(c.hasHead, c.Head.Requests)
 }
 
-// stepsTitle heads the per-step table of both sides.
 func stepsTitle(in Input) string {
 	over := fmt.Sprintf("%d %s a side", len(in.Head), runWord(in, len(in.Head)))
 	if len(in.Base) != len(in.Head) {

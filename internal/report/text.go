@@ -54,7 +54,6 @@ func writeTextTable(b *strings.Builder, v gate.Verdict) {
 	}
 }
 
-// sparks are the eight heights of a sparkline.
 var sparks = []rune("▁▂▃▄▅▆▇█")
 
 // writeSparklines draws each compared gated metric's runs as bars on one
@@ -76,7 +75,6 @@ func writeSparklines(b *strings.Builder, in Input) {
 	b.WriteString("\n")
 }
 
-// sparkline draws values on the scale lo…hi; all in the middle when the scale is flat.
 func sparkline(values []float64, lo, hi float64) string {
 	out := make([]rune, len(values))
 	for i, v := range values {
@@ -133,7 +131,6 @@ func writeTextDetails(b *strings.Builder, in Input) {
 	}
 }
 
-// oneLine folds line breaks so that a sample message stays in its cell.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }

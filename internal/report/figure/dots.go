@@ -152,7 +152,6 @@ func scatter(xys plotter.XYs, glyph draw.GlyphDrawer, r role) *plotter.Scatter {
 	return s
 }
 
-// hline is a horizontal line at y from x0 to x1, dashed when asked.
 func hline(x0, x1, y float64, r role, dashed bool) *plotter.Line {
 	l := &plotter.Line{XYs: plotter.XYs{{X: x0, Y: y}, {X: x1, Y: y}}}
 	l.LineStyle = draw.LineStyle{Color: r.color(), Width: vg.Points(1.2)}
@@ -162,7 +161,6 @@ func hline(x0, x1, y float64, r role, dashed bool) *plotter.Line {
 	return l
 }
 
-// band is a filled rectangle from x0 to x1 between y0 and y1.
 func band(x0, x1, y0, y1 float64) *plotter.Polygon {
 	poly := &plotter.Polygon{XYs: []plotter.XYs{{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}}}
 	poly.Color = bandColor.color()
@@ -170,7 +168,6 @@ func band(x0, x1, y0, y1 float64) *plotter.Polygon {
 	return poly
 }
 
-// indexTicks labels 1…n with at most ten labels, starting after offset.
 func indexTicks(n int, offset float64) plot.ConstantTicks {
 	step := max(1, (n+9)/10)
 	var ts plot.ConstantTicks
@@ -280,7 +277,6 @@ func (t Trend) SVG() (string, error) {
 	return svg(p, t.Title)
 }
 
-// indexed places values at x = from, from+1, …
 func indexed(values []float64, from float64) plotter.XYs {
 	var xys plotter.XYs
 	for i, v := range values {

@@ -148,7 +148,6 @@ func pad(ax *plot.Axis, share float64) {
 	ax.Max += share * span
 }
 
-// finite keeps the finite values of vs.
 func finite(vs []float64) []float64 {
 	return slices.DeleteFunc(slices.Clone(vs), func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) })
 }

@@ -53,7 +53,6 @@ func walk(md string, visit func(n ast.Node) ast.WalkStatus) {
 	})
 }
 
-// lines is the text of a block node's lines.
 func lines(n ast.Node, src []byte) string {
 	var b strings.Builder
 	for i := range n.Lines().Len() {
