@@ -24,40 +24,26 @@ var tableMetrics = []string{
 // WriteRunTable writes a row per run, then each metric's median, min–max
 // and CV; metrics no run has are left out.
 func WriteRunTable(w io.Writer, f *result.File) error {
-	cols := presentMetrics(f.Runs)
+	cols := slices.DeleteFunc(slices.Clone(tableMetrics), func(k string) bool { return len(result.Values(f.Runs, k)) == 0 })
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	header := []string{"run"}
-	for _, k := range cols {
-		m, _ := result.Lookup(k)
-		header = append(header, m.Label+unitSuffix(m))
+	row := func(first string, cell func(k string) string) {
+		fmt.Fprintln(tw, strings.Join(append([]string{first}, mapped(cols, cell)...), "\t")+"\t")
 	}
-	fmt.Fprintln(tw, strings.Join(header, "\t")+"\t")
+	row("run", func(k string) string { m, _ := result.Lookup(k); return m.Label + unitSuffix(m) })
 	for i, r := range f.Runs {
-		row := []string{fmt.Sprint(i + 1)}
-		for _, k := range cols {
-			row = append(row, cell(r.Metrics, k))
-		}
-		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
-	}
-	for _, s := range []struct {
-		name string
-		f    func([]float64) string
-	}{
-		{"median", func(v []float64) string { return tableNumber(stats.Median(v)) }},
-		{"min–max", func(v []float64) string { return tableNumber(v[0]) + "–" + tableNumber(v[len(v)-1]) }},
-		{"CV", func(v []float64) string { return fmt.Sprintf("%.1f%%", 100*stats.CV(v)) }},
-	} {
-		row := []string{s.name}
-		for _, k := range cols {
-			vals := sortedValues(f.Runs, k)
-			if len(vals) == 0 {
-				row = append(row, "–")
-				continue
+		row(fmt.Sprint(i+1), func(k string) string {
+			if v, ok := r.Metrics[k]; ok {
+				return tableNumber(v)
 			}
-			row = append(row, s.f(vals))
-		}
-		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+			return "–"
+		})
 	}
+	row("median", func(k string) string { return tableNumber(stats.Median(sortedValues(f.Runs, k))) })
+	row("min–max", func(k string) string {
+		v := sortedValues(f.Runs, k)
+		return tableNumber(v[0]) + "–" + tableNumber(v[len(v)-1])
+	})
+	row("CV", func(k string) string { return fmt.Sprintf("%.1f%%", 100*stats.CV(sortedValues(f.Runs, k))) })
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -100,16 +86,6 @@ func cvCell(vals []float64) string {
 	return fmt.Sprintf("%.1f%%", 100*stats.CV(vals))
 }
 
-func presentMetrics(runs []result.Run) []string {
-	var cols []string
-	for _, k := range tableMetrics {
-		if len(sortedValues(runs, k)) > 0 {
-			cols = append(cols, k)
-		}
-	}
-	return cols
-}
-
 func sortedValues(runs []result.Run, key string) []float64 {
 	return slices.Sorted(slices.Values(result.Values(runs, key)))
 }
@@ -119,14 +95,6 @@ func unitSuffix(m result.Metric) string {
 		return ""
 	}
 	return " " + m.Unit
-}
-
-func cell(m map[string]float64, key string) string {
-	v, ok := m[key]
-	if !ok {
-		return "–"
-	}
-	return tableNumber(v)
 }
 
 func tableNumber(v float64) string { return fixed(v, 100, 10) }
