@@ -99,7 +99,7 @@ func newPage(in Input) (page, error) {
 		p.Unit = seq.UnitWord(1)
 	}
 	p.Gated, p.Reported = htmlFindings(gated, c), htmlFindings(reported, c)
-	p.Notes = shown(append(append(findingNotes(gated, lowConfidence), notesOf(in)...), targetLogNotes(in)...))
+	p.Notes = shown(shownNotes(in, gated, lowConfidence))
 	p.Statements, p.StatementsTitle = statementLines(in, htmlStatements, clipped(htmlQueryRunes)), statementsTitle(in)
 	all := seriesOf(in)
 	var err error

@@ -60,10 +60,8 @@ func Markdown(in Input) string {
 			d.write(note + "\n\n")
 		}
 	}
-	for _, line := range []string{sequentialLine(v.Sequential, mdText), detectLine(v, mdText)} {
-		if line != "" {
-			d.write(line + "\n\n")
-		}
+	for _, line := range judgedLines(v, mdText) {
+		d.write(line + "\n\n")
 	}
 	if ranked := decisive(seriesOf(in)); len(ranked) > 0 {
 		block, caption := mermaidChart(ranked[0])
@@ -83,8 +81,7 @@ func Markdown(in Input) string {
 		own[i] = unpathed(n)
 	}
 	in.Notes = own
-	notes := slices.Concat(findingNotes(gated, lowConfidence), notesOf(in))
-	notes = append(notes, targetLogNotes(in)...) // the job summary's: the comment has none (publish.StickyComment)
+	notes := shownNotes(in, gated, lowConfidence) // the target logs' notes are the job summary's: the comment has none (publish.StickyComment)
 	ours := slices.Concat(provenanceNote(in.TriggerRun), trendNote(in.TrendURL))
 	d.list(detailsOpen+"<summary>Notes</summary>\n\n", "\n"+detailsClose+"\n\n", "", notes, ours...)
 	if len(reported) > 0 {

@@ -8,6 +8,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -262,6 +263,18 @@ func findingNotes(findings []gate.Finding, named func(test string) bool) []strin
 		}
 	}
 	return out
+}
+
+// shownNotes are the notes beside a report's table: the findings' (with
+// the tests named says are worth naming), notesOf, then the target logs'.
+func shownNotes(in Input, fs []gate.Finding, named func(test string) bool) []string {
+	return slices.Concat(findingNotes(fs, named), notesOf(in), targetLogNotes(in))
+}
+
+// judgedLines are the sequential A/B's line and what the gate can detect,
+// where there is one.
+func judgedLines(v gate.Verdict, show func(string) string) []string {
+	return slices.DeleteFunc([]string{sequentialLine(v.Sequential, show), detectLine(v, show)}, func(s string) bool { return s == "" })
 }
 
 // tableNote is a finding's note as its table row shows it, naming the

@@ -22,13 +22,11 @@ func WriteText(w io.Writer, in Input) error {
 		b.WriteString("\n")
 	}
 	writeSparklines(&b, in)
-	for _, line := range []string{sequentialLine(in.Verdict.Sequential, plainText), detectLine(in.Verdict, plainText)} {
-		if line != "" {
-			b.WriteString(line + "\n\n")
-		}
+	for _, line := range judgedLines(in.Verdict, plainText) {
+		b.WriteString(line + "\n\n")
 	}
 	writeTextList(&b, "Warnings", "!", warningsOf(in))
-	writeTextList(&b, "Notes", "-", append(append(findingNotes(in.Verdict.Findings, notExact), notesOf(in)...), targetLogNotes(in)...))
+	writeTextList(&b, "Notes", "-", shownNotes(in, in.Verdict.Findings, notExact))
 	writeTextList(&b, statementsTitle(in), "-", statementLines(in, textStatements, clipped(queryRunes)))
 	writeTextDetails(&b, in)
 	_, err := io.WriteString(w, b.String())
@@ -38,11 +36,7 @@ func WriteText(w io.Writer, in Input) error {
 func writeTextTable(b *strings.Builder, v gate.Verdict) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	c := columnsOf(v)
-	side := "baseline"
-	if v.Sequential != nil {
-		side = "base"
-	}
-	fmt.Fprintf(tw, "metric\t%s\thead\tchange\t%s\t%s\tverdict\n", side, c.limitHead, c.testHead)
+	fmt.Fprintf(tw, "metric\t%s\thead\tchange\t%s\t%s\tverdict\n", sideWord(v), c.limitHead, c.testHead)
 	for _, f := range v.Findings {
 		b, h := sides(f)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", f.Label, formatValue(b, f.Unit),
