@@ -444,10 +444,9 @@ func newHistoryPage(in HistoryInput) (historyPage, error) {
 	p := historyPage{Name: pageText(in.Name), Context: unpathed(historySpan(in)), Headline: historyHeadline(in)}
 	p.Outcome, p.Class = historyBadge(in)
 	p.Title = visible(fmt.Sprintf("tailgate history · %s: %s", in.Name, p.Outcome), maxShownRunes)
-	var alphas []string
 	for _, m := range changedFirst(in.Verdict.Metrics, in.Chain) {
-		if m.Alpha > 0 && len(alphas) == 0 {
-			alphas = append(alphas, strconv.FormatFloat(m.Alpha, 'g', 3, 64))
+		if m.Alpha > 0 && p.Alpha == "" {
+			p.Alpha = strconv.FormatFloat(m.Alpha, 'g', 3, 64)
 		}
 		for _, c := range m.Changes {
 			p.Changes = append(p.Changes, changeRow(in, m, c, false))
@@ -469,7 +468,6 @@ func newHistoryPage(in HistoryInput) (historyPage, error) {
 		}
 		p.Figures = append(p.Figures, fig)
 	}
-	p.Alpha = strings.Join(alphas, ", ")
 	if err := p.addChain(in); err != nil {
 		return historyPage{}, err
 	}
@@ -494,11 +492,8 @@ func historyBadge(in HistoryInput) (string, string) {
 		return "nothing recorded", "inconclusive"
 	case len(in.Jobs) == 0:
 		return "no commit regressed", "steady"
-	}
-	for _, m := range v.Metrics {
-		if m.TooFew() {
-			return "too few jobs", "inconclusive"
-		}
+	case slices.ContainsFunc(v.Metrics, gate.HistoryMetric.TooFew):
+		return "too few jobs", "inconclusive"
 	}
 	return "steady", "steady"
 }
