@@ -257,7 +257,7 @@ func writeChain(b *strings.Builder, in HistoryInput) {
 			lv := m.Level
 			fmt.Fprintf(b, "    %s: %s since, over %s\n", levelState(m), creepStep(m.Meta, lv), count(lv.Links, "commit", "commits"))
 		}
-		fmt.Fprintf(b, "    creep since %s (%s): %s%s%s\n", visible(c.From, 40), count(m.Creep.Links, "commit", "commits"), creepStep(m.Meta, m.Creep), flaggedText(m.Meta, m.Creep), spanText(m.Meta, m.Creep))
+		fmt.Fprintf(b, "    creep since %s (%s): %s\n", visible(c.From, 40), count(m.Creep.Links, "commit", "commits"), creepText(m))
 	}
 	if empty := len(slices.DeleteFunc(slices.Clone(c.Links), func(l gate.ChainLink) bool { return len(l.Metrics) > 0 })); empty > 0 {
 		fmt.Fprintf(b, "  %s estimated no gated metric (too few blocks for bounds): counted as no change\n", plural(empty, "1 commit's A/B", fmt.Sprintf("%d commits' A/Bs", empty)))
@@ -351,6 +351,11 @@ func spanText(m result.Metric, c gate.Creep) string {
 		s += "; the commits' own A/Bs multiply to " + creepStep(m, *c.Chained)
 	}
 	return s
+}
+
+// creepText is a metric's creep with its bounds, whether it is flagged and how it was measured.
+func creepText(m gate.ChainMetric) string {
+	return creepStep(m.Meta, m.Creep) + flaggedText(m.Meta, m.Creep) + spanText(m.Meta, m.Creep)
 }
 
 func flaggedText(m result.Metric, c gate.Creep) string {
@@ -558,7 +563,7 @@ func (p *historyPage) addChain(in HistoryInput) error {
 			continue
 		}
 		shown = append(shown, m)
-		row := historyChainRow{Metric: m.Meta.Label, Culprits: "none", Level: "—", Creep: creepStep(m.Meta, m.Creep) + flaggedText(m.Meta, m.Creep) + spanText(m.Meta, m.Creep)}
+		row := historyChainRow{Metric: m.Meta.Label, Culprits: "none", Level: "—", Creep: creepText(m)}
 		if len(m.Culprits) > 0 {
 			row.Culprits = strings.Join(culpritTexts(in, m), "; ")
 			row.Level = levelState(m) + ": " + creepStep(m.Meta, m.Level)
@@ -615,12 +620,10 @@ func flatChain(links []gate.ChainLink, key string) bool {
 func chainFigure(in HistoryInput, m gate.ChainMetric) (htmlFigure, error) {
 	c := in.Chain
 	links := c.Links[min(c.Since, len(c.Links)):]
-	h := figure.History{Title: m.Meta.Label + " · A/B chain", YLabel: "change since " + orDash(axisCommit(firstParent(links))) + " (" + changeUnit(points(m.Meta)) + ")"}
+	h := figure.History{Title: m.Meta.Label + " · A/B chain", YLabel: "change since " + orDash(axisCommit(firstParent(links))) + " (" + changeUnit(points(m.Meta)) + ")",
+		Commits: mapped(links, func(l gate.ChainLink) string { return axisCommit(l.Commit) })}
 	var from int
 	h.Medians, h.Runs, from = chainPoints(links, m, c.Since)
-	for _, l := range links {
-		h.Commits = append(h.Commits, axisCommit(l.Commit))
-	}
 	for _, ci := range m.Culprits {
 		if at := ci - c.Since; at >= 0 {
 			h.Changes = append(h.Changes, figure.Change{At: at, First: at, Last: at, Regression: true,
@@ -644,7 +647,7 @@ func chainFigure(in HistoryInput, m gate.ChainMetric) (htmlFigure, error) {
 			shortName(links[from].Commit), creepStep(m.Meta, m.Level))
 	}
 	caption := fmt.Sprintf("%s along the A/B chain: the product of each commit's change against its parent since %s (line), %s%s, culprits dashed red. Creep %s.",
-		m.Meta.Label, visible(c.From, 40), bounds, spanLine, creepStep(m.Meta, m.Creep)+flaggedText(m.Meta, m.Creep)+spanText(m.Meta, m.Creep))
+		m.Meta.Label, visible(c.From, 40), bounds, spanLine, creepText(m))
 	return drawn(svg, err, caption)
 }
 
@@ -692,15 +695,10 @@ func axisCommit(c string) string {
 // a job did not measure it), so that its x positions are the jobs'.
 func historyFigure(in HistoryInput, m gate.HistoryMetric) (htmlFigure, error) {
 	n := len(in.Jobs)
-	h := figure.History{Title: m.Meta.Label, YLabel: axisLabel(m.Meta), Runs: make([][]float64, n), Medians: make([]float64, n)}
-	for i := range h.Medians {
-		h.Medians[i] = math.NaN()
-	}
+	h := figure.History{Title: m.Meta.Label, YLabel: axisLabel(m.Meta), Runs: make([][]float64, n), Medians: constant(math.NaN(), n),
+		Commits: mapped(in.Jobs, func(j gate.HistoryJob) string { return axisCommit(j.Commit) })}
 	for i, j := range m.Jobs {
 		h.Runs[j], h.Medians[j] = m.Runs[i], m.Values[i]
-	}
-	for _, j := range in.Jobs {
-		h.Commits = append(h.Commits, axisCommit(j.Commit))
 	}
 	changes, unconfirmed := m.Changes, false
 	if m.Seen != nil {
