@@ -165,36 +165,29 @@ func toJSON(in Input) jsonReport {
 	r := jsonReport{
 		Schema: JSONSchemaVersion, Benchmark: in.Name, Mode: in.Mode, BaselineSource: fitText(in.BaselineSource),
 		Verdict: v.Outcome, Summary: fitText(headline(in, plainText)), Regressions: append([]string{}, v.Regressions...),
-		HeadRuns: v.HeadRuns, BaselineRuns: v.BaseRuns, Metrics: []jsonMetric{}, Detectable: []jsonDetect{},
-		Warnings: mapped(warningsOf(in), fitText), Notes: mapped(notesOf(in), fitText), Steps: []jsonStep{}, Errors: errorClasses(in.Head),
-	}
-	for i := range r.Errors {
-		r.Errors[i].Sample = fitText(r.Errors[i].Sample)
-	}
-	for _, f := range v.Findings {
-		r.Metrics = append(r.Metrics, jsonMetric{
-			Key: f.Key, Label: f.Label, Unit: f.Unit, Gated: f.Gated,
-			BaselineMedian: num(f.BaseMedian), HeadMedian: num(f.HeadMedian),
-			Change: num(f.Change), ChangeUnit: changeUnit(f.Percent), Worse: num(f.Worse), P: num(f.P), Test: f.Test,
-			Floor: num(f.Floor), FloorSource: f.FloorSource, Verdict: f.Outcome, Note: f.Note,
-			HeadN: f.N, BaselineN: f.M,
-			Estimate: num(f.Estimate), Lower: num(f.Lower), Upper: num(f.Upper), DecidedAt: f.DecidedAt,
-			Center: f.Center, BaselineCenter: num(f.BaseCenter), HeadCenter: num(f.HeadCenter),
-		})
+		HeadRuns: v.HeadRuns, BaselineRuns: v.BaseRuns, Warnings: mapped(warningsOf(in), fitText), Notes: mapped(notesOf(in), fitText),
+		Steps: append([]jsonStep{}, jsonSteps(in.Head)...), BaseSteps: jsonSteps(in.Base), Runs: gatedRuns(in),
+		Errors: mapped(errorClasses(in.Head), func(e errorFigures) errorFigures { e.Sample = fitText(e.Sample); return e }),
+		Metrics: mapped(v.Findings, func(f gate.Finding) jsonMetric {
+			return jsonMetric{Key: f.Key, Label: f.Label, Unit: f.Unit, Gated: f.Gated,
+				BaselineMedian: num(f.BaseMedian), HeadMedian: num(f.HeadMedian),
+				Change: num(f.Change), ChangeUnit: changeUnit(f.Percent), Worse: num(f.Worse), P: num(f.P), Test: f.Test,
+				Floor: num(f.Floor), FloorSource: f.FloorSource, Verdict: f.Outcome, Note: f.Note, HeadN: f.N, BaselineN: f.M,
+				Estimate: num(f.Estimate), Lower: num(f.Lower), Upper: num(f.Upper), DecidedAt: f.DecidedAt,
+				Center: f.Center, BaselineCenter: num(f.BaseCenter), HeadCenter: num(f.HeadCenter)}
+		}),
+		Detectable: mapped(v.Detect, func(d gate.Detectable) jsonDetect {
+			return jsonDetect{Key: d.Key, Label: d.Label, Effect: num(d.Effect), Unit: d.Unit, Direction: d.Direction, Method: d.Method, Possible: d.Possible, Note: d.Note}
+		}),
 	}
 	if s := v.Sequential; s != nil {
 		seq := jsonSequential(*s)
 		r.Sequential = &seq
 	}
-	for _, d := range v.Detect {
-		r.Detectable = append(r.Detectable, jsonDetect{Key: d.Key, Label: d.Label, Effect: num(d.Effect), Unit: d.Unit,
-			Direction: d.Direction, Method: d.Method, Possible: d.Possible, Note: d.Note})
-	}
-	r.Steps = append(r.Steps, jsonSteps(in.Head)...)
-	r.BaseSteps = jsonSteps(in.Base)
-	r.Runs = gatedRuns(in)
-	for _, c := range in.statementChanges(htmlStatements) {
-		r.Statements = append(r.Statements, jsonStatement{Source: c.Source, Query: fitText(c.Query), Base: c.Base, Head: c.Head})
+	if st := in.statementChanges(htmlStatements); len(st) > 0 {
+		r.Statements = mapped(st, func(c statementChange) jsonStatement {
+			return jsonStatement{Source: c.Source, Query: fitText(c.Query), Base: c.Base, Head: c.Head}
+		})
 	}
 	if l := jsonTargetLog(in.TargetLog); l != (jsonTargetLog{}) {
 		r.TargetLog = &l
@@ -221,26 +214,21 @@ func jsonSteps(runs []result.Run) []jsonStep {
 // gatedRuns are the per-run figures of the gated metrics of both sides;
 // nil when there are none. Missing and non-finite values are left out.
 func gatedRuns(in Input) *jsonRuns {
-	var keys []string
-	for _, f := range in.Verdict.Findings {
-		if f.Gated {
-			keys = append(keys, f.Key)
-		}
-	}
+	gated, _ := splitGated(in.Verdict.Findings)
+	keys := mapped(gated, func(f gate.Finding) string { return f.Key })
 	if len(keys) == 0 || (len(in.Base) == 0 && len(in.Head) == 0) {
 		return nil
 	}
 	figures := func(runs []result.Run) []map[string]float64 {
-		out := make([]map[string]float64, len(runs))
-		for i, r := range runs {
-			out[i] = map[string]float64{}
+		return mapped(runs, func(r result.Run) map[string]float64 {
+			out := map[string]float64{}
 			for _, k := range keys {
 				if v, ok := r.Value(k); ok && num(v) != nil {
-					out[i][k] = v
+					out[k] = v
 				}
 			}
-		}
-		return out
+			return out
+		})
 	}
 	return &jsonRuns{Base: figures(in.Base), Head: figures(in.Head)}
 }
@@ -574,28 +562,19 @@ func fromJSON(r jsonReport) Input {
 	byKey := map[string]jsonMetric{}
 	for _, m := range r.Metrics {
 		byKey[m.Key] = m
-		v.Findings = append(v.Findings, gate.Finding{
-			Key: m.Key, Label: m.Label, Unit: m.Unit, Percent: m.ChangeUnit == "pp", Gated: m.Gated,
-			BaseMedian: orNaN(m.BaselineMedian), HeadMedian: orNaN(m.HeadMedian),
-			Change: orNaN(m.Change), Worse: orNaN(m.Worse), P: orNaN(m.P), Test: m.Test,
-			Floor: orNaN(m.Floor), FloorSource: m.FloorSource, Outcome: m.Verdict, Note: m.Note,
-			N: m.HeadN, M: m.BaselineN,
+		v.Findings = append(v.Findings, gate.Finding{Key: m.Key, Label: m.Label, Unit: m.Unit, Percent: m.ChangeUnit == "pp", Gated: m.Gated,
+			BaseMedian: orNaN(m.BaselineMedian), HeadMedian: orNaN(m.HeadMedian), Change: orNaN(m.Change), Worse: orNaN(m.Worse), P: orNaN(m.P),
+			Test: m.Test, Floor: orNaN(m.Floor), FloorSource: m.FloorSource, Outcome: m.Verdict, Note: m.Note, N: m.HeadN, M: m.BaselineN,
 			Estimate: orNaN(m.Estimate), Lower: orNaN(m.Lower), Upper: orNaN(m.Upper), DecidedAt: m.DecidedAt,
-			Center: m.Center, BaseCenter: orNaN(m.BaselineCenter), HeadCenter: orNaN(m.HeadCenter),
-		})
+			Center: m.Center, BaseCenter: orNaN(m.BaselineCenter), HeadCenter: orNaN(m.HeadCenter)})
 	}
 	if s := r.Sequential; s != nil {
 		seq := gate.Sequential(*s)
 		v.Sequential = &seq
 	}
 	for _, d := range r.Detectable {
-		label := d.Label
-		if label == "" {
-			label = cmp.Or(byKey[d.Key].Label, d.Key)
-		}
-		v.Detect = append(v.Detect, gate.Detectable{Key: d.Key, Label: label, N: byKey[d.Key].HeadN,
-			M: byKey[d.Key].BaselineN, Effect: orNaN(d.Effect), Unit: d.Unit, Direction: d.Direction,
-			Method: d.Method, Possible: d.Possible, Note: d.Note})
+		v.Detect = append(v.Detect, gate.Detectable{Key: d.Key, Label: cmp.Or(d.Label, byKey[d.Key].Label, d.Key), N: byKey[d.Key].HeadN,
+			M: byKey[d.Key].BaselineN, Effect: orNaN(d.Effect), Unit: d.Unit, Direction: d.Direction, Method: d.Method, Possible: d.Possible, Note: d.Note})
 	}
 	in := Input{Name: r.Benchmark, Mode: r.Mode, BaselineSource: r.BaselineSource, Verdict: v,
 		Head: detailsFromJSON(r.Steps, r.Errors), Base: detailsFromJSON(r.BaseSteps, nil), Notes: r.Notes}
@@ -615,9 +594,9 @@ func fromJSON(r jsonReport) Input {
 }
 
 func runsFromJSON(figures []map[string]float64) []result.Run {
-	var runs []result.Run
-	for i, m := range figures {
-		runs = append(runs, result.Run{Index: i, Metrics: m})
+	runs := mapped(figures, func(m map[string]float64) result.Run { return result.Run{Metrics: m} })
+	for i := range runs {
+		runs[i].Index = i
 	}
 	return runs
 }
