@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"regexp"
@@ -76,17 +77,13 @@ func Markdown(in Input) string {
 	d.list("**"+statementsTitle(in)+"**\n\n", "\n", "", statementLines(in, markdownStatements, clipped(queryRunes)))
 	// Only the job's own notes name the runner's files (an endpoint such
 	// as /api/v1/users in a tool's note is not a file).
-	own := slices.Clone(in.Notes)
-	for i, n := range own {
-		own[i] = unpathed(n)
-	}
-	in.Notes = own
+	in.Notes = mapped(in.Notes, unpathed)
 	notes := shownNotes(in, gated, lowConfidence) // the target logs' notes are the job summary's: the comment has none (publish.StickyComment)
 	ours := slices.Concat(provenanceNote(in.TriggerRun), trendNote(in.TrendURL))
 	d.list(detailsOpen+"<summary>Notes</summary>\n\n", "\n"+detailsClose+"\n\n", "", notes, ours...)
 	if len(reported) > 0 {
-		d.details(fmt.Sprintf("%d reported-only %s (not gated)", len(reported), plural(len(reported), "metric", "metrics")),
-			reportedHeader(v), mapped(reported, func(f gate.Finding) string { return reportedRow(f, v.Sequential != nil) }))
+		head, rows := reportedTable(v, reported)
+		d.details(fmt.Sprintf("%d reported-only %s (not gated)", len(reported), plural(len(reported), "metric", "metrics")), head, rows)
 	}
 	writeMarkdownDetails(&d, in, cs)
 	d.b.WriteString(tail)
@@ -116,21 +113,17 @@ func gatedRow(f gate.Finding, c columns) string {
 		c.limit(f), c.test(f), verdict)
 }
 
-// reportedHeader heads the reported-only table; a sequential A/B has no
-// p for them, so no column stands empty.
-func reportedHeader(v gate.Verdict) string {
+// reportedTable is the reported-only table; a sequential A/B has no p
+// for them, so no column stands empty.
+func reportedTable(v gate.Verdict, fs []gate.Finding) (string, []string) {
+	pHead, align, p := " p |", "---:|", func(f gate.Finding) string { return " " + formatP(f.P) + " |" }
 	if v.Sequential != nil {
-		return "| metric | base → head | change | note |\n|---|---:|---:|---|\n"
+		pHead, align, p = "", "", func(gate.Finding) string { return "" }
 	}
-	return "| metric | baseline → head | change | p | note |\n|---|---:|---:|---:|---|\n"
-}
-
-func reportedRow(f gate.Finding, sequential bool) string {
-	p := " " + formatP(f.P) + " |"
-	if sequential {
-		p = ""
-	}
-	return fmt.Sprintf("| %s | %s | %s |%s %s |\n", mdText(f.Label), fromTo(f), formatChange(f), p, mdText(tableNote(f)))
+	head := fmt.Sprintf("| metric | %s → head | change |%s note |\n|---|---:|---:|%s---|\n", sideWord(v), pHead, align)
+	return head, mapped(fs, func(f gate.Finding) string {
+		return fmt.Sprintf("| %s | %s | %s |%s %s |\n", mdText(f.Label), fromTo(f), formatChange(f), p(f), mdText(tableNote(f)))
+	})
 }
 
 // sideWord names the side judged against in a table: the baseline, or in A/B the base build.
@@ -143,21 +136,10 @@ func sideWord(v gate.Verdict) string {
 
 // orDash stands in for text that shows nothing, so that a cell or an
 // emphasis never ends up empty ("****" is a thematic break).
-func orDash(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
-}
+func orDash(s string) string { return cmp.Or(s, "—") }
 
 func icon(o gate.Outcome) string {
-	switch o {
-	case gate.Regression:
-		return "❌"
-	case gate.Inconclusive:
-		return "⚠️"
-	}
-	return "✅"
+	return cmp.Or(map[gate.Outcome]string{gate.Regression: "❌", gate.Inconclusive: "⚠️"}[o], "✅")
 }
 
 // maxCommentSteps is how many steps the comment shows base → head before
