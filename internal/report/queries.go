@@ -80,17 +80,11 @@ func statementChanges(base, head []result.Run) []statementChange {
 	if !okB || !okH {
 		return nil
 	}
-	all := map[string]statementChange{}
+	all := b
 	var totals [3]float64
-	for k, s := range b {
-		all[k] = s
-	}
 	for k, s := range h {
 		c := all[k]
-		c.Source, c.Head = s.Source, s.Base
-		if c.Query == "" {
-			c.Query = s.Query
-		}
+		c.Source, c.Head, c.Query = s.Source, s.Base, cmp.Or(c.Query, s.Query)
 		all[k] = c
 	}
 	for _, c := range all {
@@ -110,10 +104,7 @@ func statementChanges(base, head []result.Run) []statementChange {
 		}
 	}
 	slices.SortFunc(out, func(x, y statementChange) int {
-		if c := cmp.Compare(y.weight, x.weight); c != 0 {
-			return c
-		}
-		return strings.Compare(x.Query, y.Query)
+		return cmp.Or(cmp.Compare(y.weight, x.weight), strings.Compare(x.Query, y.Query))
 	})
 	return out
 }
@@ -146,11 +137,9 @@ func perIterText(x float64) string {
 // statementLines are the top n changes, each "source: figures: query",
 // the query shown through show (which clips and makes it inert).
 func statementLines(in Input, n int, show func(string) string) []string {
-	var out []string
-	for _, c := range in.statementChanges(n) {
-		out = append(out, fmt.Sprintf("%s: %s: %s", show(c.Source), c.figuresText(), show(c.Query)))
-	}
-	return out
+	return mapped(in.statementChanges(n), func(c statementChange) string {
+		return fmt.Sprintf("%s: %s: %s", show(c.Source), c.figuresText(), show(c.Query))
+	})
 }
 
 // statementChanges are the first n statement changes of the runs, or of a report read back.
