@@ -308,16 +308,7 @@ func mermaidNumber(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "0"
 	}
-	decimals := 4
-	switch a := math.Abs(v); {
-	case a >= 1000:
-		decimals = 0
-	case a >= 100:
-		decimals = 1
-	case a >= 1:
-		decimals = 2
-	}
-	s := strconv.FormatFloat(v, 'f', decimals, 64)
+	s := fixed(v, 1000, 100, 1, 1) // four decimals below 1
 	if strings.Contains(s, ".") {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	}
