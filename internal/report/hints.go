@@ -42,21 +42,15 @@ func phaseLoads(runs []result.Run) []phaseLoad {
 	add := func(name string, r result.Run) {
 		i := slices.IndexFunc(out, func(l phaseLoad) bool { return l.name == name })
 		if i < 0 {
-			out = append(out, phaseLoad{name: name, model: r.Model})
-			i = len(out) - 1
+			i, out = len(out), append(out, phaseLoad{name: name, model: r.Model})
 		}
-		l := &out[i]
-		l.window += r.Window
+		l, it := &out[i], r.Iterations
 		if r.Resources != nil && r.Resources.CPUSeconds > 0 && r.Window > 0 {
-			l.cpu += r.Resources.CPUSeconds
-			l.cpuWindow += r.Window
-			l.inFlight += inFlight(r)
+			l.cpu, l.cpuWindow, l.inFlight = l.cpu+r.Resources.CPUSeconds, l.cpuWindow+r.Window, l.inFlight+inFlight(r)
 		}
-		l.offered += r.Iterations.Started + r.Iterations.Dropped // as the dropped metric counts it
-		l.dropped += r.Iterations.Dropped
-		l.started += r.Iterations.Started
-		l.offeredRate += r.OfferedRate
-		l.runs++
+		// offered as the dropped metric counts it
+		l.window, l.offered, l.dropped, l.started = l.window+r.Window, l.offered+it.Started+it.Dropped, l.dropped+it.Dropped, l.started+it.Started
+		l.offeredRate, l.runs = l.offeredRate+r.OfferedRate, l.runs+1
 	}
 	for _, r := range runs {
 		if len(r.Phases) == 0 {

@@ -339,7 +339,7 @@ func noiseRows(v gate.Verdict, all []series, base string) []htmlNoise {
 		if d, ok := detects[s.Finding.Key]; ok {
 			row.Detects = "not reliably"
 			if d.Possible {
-				row.Detects = fmt.Sprintf("a %s of ≥ %s", d.Direction, formatEffect(d.Effect, d.Unit))
+				row.Detects = detectText(d, plainText)
 			}
 		}
 		row.Noise = noiseText(s, base)

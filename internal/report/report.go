@@ -117,7 +117,7 @@ func detectLine(v gate.Verdict, show func(string) string) string {
 			blind = append(blind, show(d.Label))
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("a %s of ≥ %s in %s", show(d.Direction), formatEffect(d.Effect, d.Unit), show(d.Label)))
+		parts = append(parts, detectText(d, show)+" in "+show(d.Label))
 	}
 	if len(parts) == 0 && len(blind) == 0 {
 		return ""
@@ -140,6 +140,11 @@ func detectLine(v gate.Verdict, show func(string) string) string {
 		s += "cannot reliably detect a regression of " + joinAnd(blind)
 	}
 	return s + "."
+}
+
+// detectText is the least regression a comparison detects: "a rise of ≥ 5.0 %".
+func detectText(d gate.Detectable, show func(string) string) string {
+	return fmt.Sprintf("a %s of ≥ %s", show(d.Direction), formatEffect(d.Effect, d.Unit))
 }
 
 func joinAnd(xs []string) string {
