@@ -54,15 +54,16 @@ func (h History) SVG() (string, error) {
 		xLabel = "commit of main, oldest first"
 	}
 	p := newPlot(h.Title, xLabel, h.YLabel)
-	n := len(h.Medians)
-	p.Add(h.changeBands()...)
+	n, all := len(h.Medians), finite(slices.Concat(h.Runs...))
 	for _, c := range h.Changes {
-		r := baseColor
-		switch {
-		case c.Unconfirmed:
+		if c.Last > c.First && len(all) > 0 { // the jobs it may be
+			p.Add(band(float64(c.First)+0.5, float64(c.Last)+1.5, slices.Min(all), slices.Max(all)))
+		}
+	}
+	for _, c := range h.Changes {
+		r := map[bool]role{true: limitColor, false: baseColor}[c.Regression]
+		if c.Unconfirmed {
 			r = mutedColor
-		case c.Regression:
-			r = limitColor
 		}
 		p.Add(vertical{x: float64(c.At) + 0.5, role: r, label: c.Label})
 	}
@@ -93,22 +94,10 @@ func (h History) SVG() (string, error) {
 		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
 	}
 	pad(&p.Y, 0.08)
-	if all := finite(slices.Concat(h.Runs...)); p.Y.Min < 0 && (len(all) == 0 || slices.Min(all) >= 0) {
+	if p.Y.Min < 0 && (len(all) == 0 || slices.Min(all) >= 0) {
 		p.Y.Min = 0 // the padding must not draw a share or a time below zero
 	}
 	return svg(p, h.Title)
-}
-
-// changeBands shade the jobs each change point may be.
-func (h History) changeBands() []plot.Plotter {
-	all := finite(slices.Concat(h.Runs...))
-	var out []plot.Plotter
-	for _, c := range h.Changes {
-		if c.Last > c.First && len(all) > 0 {
-			out = append(out, band(float64(c.First)+0.5, float64(c.Last)+1.5, slices.Min(all), slices.Max(all)))
-		}
-	}
-	return out
 }
 
 // ticks name the jobs at a round step, by commit (at most about 16) or number (about 7), and always
