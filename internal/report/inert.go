@@ -114,24 +114,22 @@ func mdText(s string) string {
 	return b.String()
 }
 
+var mdEntities = map[rune]string{'<': "&lt;", '>': "&gt;", '&': "&amp;"}
+
 // escapeInline writes s with every Markdown punctuation character literal,
 // no HTML or entity, and a zwsp after each @, # and :// and inside www.
 func escapeInline(b *strings.Builder, s string) {
 	for i := 0; i < len(s); {
-		if hasPrefixFold(s[i:], "www.") {
+		if len(s)-i >= 4 && strings.EqualFold(s[i:i+4], "www.") {
 			b.WriteString(s[i:i+3] + zwsp + ".")
 			i += 4
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		i += n
-		switch {
-		case r == '<':
-			b.WriteString("&lt;")
-		case r == '>':
-			b.WriteString("&gt;")
-		case r == '&':
-			b.WriteString("&amp;")
+		switch entity, ok := mdEntities[r]; {
+		case ok:
+			b.WriteString(entity)
 		case r < utf8.RuneSelf && strings.ContainsRune(mdEscaped, r):
 			b.WriteByte('\\')
 			b.WriteRune(r)
@@ -155,10 +153,6 @@ var (
 // holds a letter and a digit (digits alone are a count, letters a word).
 func shaLike(run string) bool {
 	return strings.ContainsAny(run, "0123456789") && strings.ContainsAny(run, "abcdefABCDEF")
-}
-
-func hasPrefixFold(s, prefix string) bool {
-	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
 const maxMermaidRunes = 40
