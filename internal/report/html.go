@@ -273,57 +273,39 @@ var distributionQuantiles = func() []float64 {
 func distribution(in Input) (*htmlFigure, string, error) {
 	var curves []figure.Curve
 	var missing []string
-	for _, side := range []struct {
-		name string
-		runs []result.Run
-		head bool
-	}{{baseName(in), in.Base, false}, {"head", in.Head, true}} {
-		h := merged(side.runs)
-		if h == nil {
-			if len(side.runs) > 0 || side.head {
-				missing = append(missing, side.name)
+	for i, runs := range [][]result.Run{in.Base, in.Head} {
+		var h *hist.Histogram // the runs' latency histograms merged
+		for _, r := range runs {
+			if r.Latency != nil && r.Latency.Count() > 0 {
+				if h == nil {
+					h = hist.New()
+				}
+				h.Merge(r.Latency)
 			}
-			continue
 		}
-		ms := mapped(h.Quantiles(distributionQuantiles...), func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) })
-		curves = append(curves, figure.Curve{Head: side.head, Quantiles: distributionQuantiles, Millis: ms})
+		if h != nil {
+			ms := mapped(h.Quantiles(distributionQuantiles...), func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) })
+			curves = append(curves, figure.Curve{Head: i == 1, Quantiles: distributionQuantiles, Millis: ms})
+		} else if len(runs) > 0 || i == 1 {
+			missing = append(missing, []string{baseName(in), "head"}[i])
+		}
 	}
 	note := ""
 	if len(missing) > 0 {
-		note = fmt.Sprintf("No latency histograms for the %s side: ", strings.Join(missing, " and "))
-		if in.Mode == "check" || in.Mode == "demo" {
-			note += "a stored baseline keeps each sample's figures, not its histograms, so only the head runs' distribution can be drawn."
-		} else {
-			note += "the result files (or their importer) carry percentile figures only."
-		}
+		note = fmt.Sprintf("No latency histograms for the %s side: ", strings.Join(missing, " and ")) + map[bool]string{
+			true:  "a stored baseline keeps each sample's figures, not its histograms, so only the head runs' distribution can be drawn.",
+			false: "the result files (or their importer) carry percentile figures only."}[in.Mode == "check" || in.Mode == "demo"]
 	}
 	if len(curves) == 0 {
 		return nil, note, nil
-	}
-	svg, err := figure.Percentiles{Title: "Request latency by percentile (merged runs)", Curves: curves}.SVG()
-	if err != nil {
-		return nil, "", err
 	}
 	caption := "Solid orange: head"
 	if len(curves) == 2 {
 		caption += "; dashed blue: " + baseName(in)
 	}
-	caption += ". The latency at each percentile of all the requests of a side's runs, merged."
-	return &htmlFigure{SVG: template.HTML(svg), Caption: caption}, note, nil
-}
-
-func merged(runs []result.Run) *hist.Histogram {
-	var h *hist.Histogram
-	for _, r := range runs {
-		if r.Latency == nil || r.Latency.Count() == 0 {
-			continue
-		}
-		if h == nil {
-			h = hist.New()
-		}
-		h.Merge(r.Latency)
-	}
-	return h
+	svg, err := figure.Percentiles{Title: "Request latency by percentile (merged runs)", Curves: curves}.SVG()
+	fig, err := drawn(svg, err, caption+". The latency at each percentile of all the requests of a side's runs, merged.")
+	return &fig, note, err
 }
 
 // noiseRows say, per compared gated metric, how noisy the runs were, the
@@ -333,19 +315,13 @@ func noiseRows(v gate.Verdict, all []series, base string) []htmlNoise {
 	for _, d := range v.Detect {
 		detects[d.Key] = d
 	}
-	var out []htmlNoise
-	for _, s := range all {
-		row := htmlNoise{Label: pageText(s.Finding.Label), Floor: formatFloor(s.Finding), Observed: formatChange(s.Finding), Detects: "—"}
+	return mapped(all, func(s series) htmlNoise {
+		row := htmlNoise{Label: pageText(s.Finding.Label), Floor: formatFloor(s.Finding), Observed: formatChange(s.Finding), Detects: "—", Noise: noiseText(s, base)}
 		if d, ok := detects[s.Finding.Key]; ok {
-			row.Detects = "not reliably"
-			if d.Possible {
-				row.Detects = detectText(d, plainText)
-			}
+			row.Detects = map[bool]string{true: detectText(d, plainText), false: "not reliably"}[d.Possible]
 		}
-		row.Noise = noiseText(s, base)
-		out = append(out, row)
-	}
-	return out
+		return row
+	})
 }
 
 // noiseText is the run-to-run spread: the SD of the pairs' changes in
