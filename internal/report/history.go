@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -102,12 +103,7 @@ func reachText(m gate.HistoryMetric) string {
 // only spread: "10810 %" would read as a measurement.
 const noisyVisible = 100.0
 
-func countJobs(n int) string {
-	if n == 1 {
-		return "1 job"
-	}
-	return fmt.Sprintf("these %d jobs", n)
-}
+func countJobs(n int) string { return plural(n, "1 job", fmt.Sprintf("these %d jobs", n)) }
 
 // historySpan says what the history holds and from when: its jobs, else
 // its A/B links (all the Action's record mode keeps).
@@ -166,12 +162,7 @@ func writeHistoryMetric(b *strings.Builder, in HistoryInput, m gate.HistoryMetri
 // seenReason says in full why a step the values show is not confirmed.
 func seenReason(m gate.HistoryMetric) string {
 	c := m.Seen
-	before := 0
-	for _, j := range m.Jobs {
-		if j < c.At {
-			before++
-		}
-	}
+	before := sort.SearchInts(m.Jobs, c.At) // the jobs are in order
 	after := len(m.Jobs) - before
 	switch {
 	case m.Side == 0:
