@@ -310,20 +310,13 @@ func joinNote(a, b string) string {
 
 // contextLine says what was compared, with the mode and the baseline's source shown through show.
 func contextLine(in Input, show func(string) string) string {
-	parts := []string{}
-	if in.Mode != "" {
-		parts = append(parts, "mode "+show(in.Mode))
+	v := in.Verdict
+	compared := fmt.Sprintf("%d head %s vs %d baseline %s", v.HeadRuns, plural(v.HeadRuns, "run", "runs"), v.BaseRuns, plural(v.BaseRuns, "sample", "samples"))
+	if s := v.Sequential; s != nil {
+		compared = fmt.Sprintf("%d %s of base and head", s.Pairs, s.UnitWord(s.Pairs))
 	}
-	if in.BaselineSource != "" {
-		parts = append(parts, "baseline "+show(in.BaselineSource))
-	}
-	if s := in.Verdict.Sequential; s != nil {
-		parts = append(parts, fmt.Sprintf("%d %s of base and head", s.Pairs, s.UnitWord(s.Pairs)))
-	} else {
-		parts = append(parts, fmt.Sprintf("%d head %s vs %d baseline %s", in.Verdict.HeadRuns,
-			plural(in.Verdict.HeadRuns, "run", "runs"), in.Verdict.BaseRuns, plural(in.Verdict.BaseRuns, "sample", "samples")))
-	}
-	return strings.Join(parts, " · ")
+	parts := []string{"mode " + show(in.Mode), "baseline " + show(in.BaselineSource), compared}
+	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "mode " || p == "baseline " }), " · ")
 }
 
 // baseName is what the report calls the base side: "base" for an A/B
@@ -428,10 +421,11 @@ func sequentialLine(s *gate.Sequential, show func(string) string) string {
 	if s == nil {
 		return ""
 	}
-	line := fmt.Sprintf("Sequential A/B: %d %s (first look at %d, budget %d)", s.Pairs, s.UnitWord(s.Pairs), s.MinPairs, s.MaxPairs)
+	windows := ""
 	if s.RunPairs > s.Pairs {
-		line = fmt.Sprintf("Sequential A/B: %d %s of %d window pairs (first look at %d, budget %d)", s.Pairs, s.UnitWord(s.Pairs), s.RunPairs, s.MinPairs, s.MaxPairs)
+		windows = fmt.Sprintf(" of %d window pairs", s.RunPairs)
 	}
+	line := fmt.Sprintf("Sequential A/B: %d %s%s (first look at %d, budget %d)", s.Pairs, s.UnitWord(s.Pairs), windows, s.MinPairs, s.MaxPairs)
 	if s.Reason != "" {
 		line += ": " + show(s.Reason)
 	}
