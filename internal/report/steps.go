@@ -217,29 +217,23 @@ type stepEstimate struct{ Mid, Lo, Hi, score float64 }
 // A/A job's many steps mark none as moved by chance. ok false with fewer than two runs (or pairs) a
 // side.
 func (p sidePair) estimate(bs, hs []float64, k int) (e stepEstimate, ok bool) {
-	on := func(xs []float64, i int) (float64, bool) {
-		if i >= len(xs) || math.IsNaN(xs[i]) || (!p.points && !(xs[i] > 0)) {
-			return 0, false
+	onScale := func(x float64) float64 { // NaN where not comparable
+		switch {
+		case p.points:
+			return x
+		case x > 0:
+			return math.Log(x)
 		}
-		if p.points {
-			return xs[i], true
-		}
-		return math.Log(xs[i]), true
+		return math.NaN()
 	}
-	var b, h, d []float64
-	for i := range max(len(bs), len(hs)) {
-		bv, bok := on(bs, i)
-		hv, hok := on(hs, i)
-		if bok {
-			b = append(b, bv)
-		}
-		if hok {
-			h = append(h, hv)
-		}
-		if bok && hok {
-			d = append(d, hv-bv)
+	bs, hs = mapped(bs, onScale), mapped(hs, onScale)
+	var d []float64
+	for i := range min(len(bs), len(hs)) {
+		if !math.IsNaN(bs[i] + hs[i]) {
+			d = append(d, hs[i]-bs[i])
 		}
 	}
+	b, h := finiteOf(bs), finiteOf(hs)
 	var se float64
 	var n int
 	switch {
