@@ -8,11 +8,9 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// ABRun is how an A/B job ran, as facts the pipeline fills; the report
-// words them once (notes) for every surface.
+// ABRun is how an A/B job ran, as facts the pipeline fills; the report words them once (notes) for every surface.
 type ABRun struct {
-	// Blocks is the blocks measured, MaxBlocks the budget (ab.max_blocks),
-	// Elapsed their wall time, starts included.
+	// Blocks is the blocks measured, MaxBlocks the budget (ab.max_blocks), Elapsed their wall time, starts included.
 	Blocks, MaxBlocks int
 	Elapsed           time.Duration
 	// WholeRuns says why each block was a pair of whole runs ("" for
@@ -22,15 +20,13 @@ type ABRun struct {
 	// Windows is each side's windows per phase in a block, Window their measured length.
 	Windows int
 	Window  time.Duration
-	// Phases says of each phase whether its windows loaded both sides at
-	// once or alternated between them.
+	// Phases says of each phase whether its windows loaded both sides at once or alternated between them.
 	Phases []ABPhase
 	// Alternate says why every phase alternated ("" when not forced);
 	// RandomOrder, that alternating windows ran in a seeded random order.
 	Alternate   string
 	RandomOrder bool
-	// Restarted: each side was started afresh for every block, Starts
-	// times in all, StartTime of starting and stopping.
+	// Restarted: each side was started afresh for every block, Starts times in all, StartTime of starting and stopping.
 	Restarted bool
 	Starts    int
 	StartTime time.Duration
@@ -87,8 +83,7 @@ func (r *ABRun) notes(in Input) []string {
 	return notes
 }
 
-// blocksNote says what the job's blocks were: pairs of whole runs and why,
-// or each phase's windows and how they ran.
+// blocksNote says what the job's blocks were: pairs of whole runs and why, or each phase's windows and how they ran.
 func (r *ABRun) blocksNote() string {
 	head := fmt.Sprintf("%d %s of at most %d in %s", r.Blocks, plural(r.Blocks, "block", "blocks"), r.MaxBlocks, r.Elapsed.Round(100*time.Millisecond))
 	if r.WholeRuns != "" {
@@ -125,9 +120,8 @@ func (r *ABRun) windowOrder() string {
 	return "A B B A …, the first side changing from block to block"
 }
 
-// sharedStateNote is the hint when requests failed on both sides while a
-// phase loaded both at once: sides that share state write to it together
-// and can fail each other's checks, which one side at a time would not.
+// sharedStateNote is the hint when requests failed on both sides while a phase loaded both at once: sides that share
+// state write to it together and can fail each other's checks, which one side at a time would not.
 func (r *ABRun) sharedStateNote(base, head []result.Run) string {
 	atOnce := false
 	for _, ph := range r.Phases {
@@ -148,8 +142,7 @@ func (r *ABRun) sharedStateNote(base, head []result.Run) string {
 		bf, bt, hf, ht)
 }
 
-// skippedNote says which phases later blocks left out, once their gated
-// metrics had decided; "" when none did.
+// skippedNote says which phases later blocks left out, once their gated metrics had decided; "" when none did.
 func skippedNote(blocks []result.Run) string {
 	if len(blocks) == 0 {
 		return ""
@@ -172,8 +165,7 @@ func skippedNote(blocks []result.Run) string {
 	return strings.Join(parts, "; ") + ", once every gated metric taken from it had decided: the time went to the undecided metrics, and the decided ones keep their decisions, made on the blocks that measured them"
 }
 
-// warmupNote says how long a phase warmed up and why (the first block's
-// warm-up slices still fell after load.warmup).
+// warmupNote says how long a phase warmed up and why (the first block's warm-up slices still fell after load.warmup).
 func warmupNote(w result.Warmup) string {
 	what := w.Metric
 	unit := ""

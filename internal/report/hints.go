@@ -13,9 +13,8 @@ import (
 // Hints say what the runs show about the benchmark itself (an idle CPU, an overloaded open phase, a
 // part that saw a share of its server), each with what to try.
 
-// lowBusyShare is the share of one core below which a service's CPU is
-// mostly idle: its CPU/iteration then measures a small part of the work
-// (an fsync-bound service measured 9 %, issue 38).
+// lowBusyShare is the share of one core below which a service's CPU is mostly idle: its CPU/iteration then measures a
+// small part of the work (an fsync-bound service measured 9 %, issue 38).
 const lowBusyShare = 0.25
 
 // mostDropped is the share of offered iterations above which an open phase
@@ -141,8 +140,7 @@ func shareParts(sides ...[]result.Run) []string {
 	return parts
 }
 
-// sidesText words a share per side: "12 % of their server's CPU on the
-// base and 14 % on the head", or one side's alone.
+// sidesText words a share per side: "12 % of their server's CPU on the base and 14 % on the head", or one side's alone.
 func sidesText(in Input, base, head float64) string {
 	pct := func(v float64) string { return fmt.Sprintf("%.0f %%", v) }
 	const of = " of their server's CPU"
@@ -205,8 +203,7 @@ func droppedHint(l phaseLoad) string {
 	return h + "."
 }
 
-// idleHint says when the service's CPU was busy only a small share of a
-// phase's windows, and what to try.
+// idleHint says when the service's CPU was busy only a small share of a phase's windows, and what to try.
 func idleHint(l phaseLoad) string {
 	share, ok := l.busy()
 	if !ok || share >= lowBusyShare {
@@ -220,8 +217,7 @@ func idleHint(l phaseLoad) string {
 	return h + "."
 }
 
-// busyText prints a CPU share in percent, with a decimal below 10 % so
-// that a mostly idle service does not read as 0 %.
+// busyText prints a CPU share in percent, with a decimal below 10 % so that a mostly idle service does not read as 0 %.
 func busyText(share float64) string {
 	if share < 0.1 {
 		return fmt.Sprintf("%.1f %%", 100*share)

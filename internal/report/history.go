@@ -86,8 +86,7 @@ func seenLines(in HistoryInput, seen []gate.HistoryMetric) []string {
 	})
 }
 
-// reachText says what a metric's jobs can show: "these 12 jobs show steps
-// of ≥ 4.2 % with ≥ 3 jobs on each side".
+// reachText says what a metric's jobs can show: "these 12 jobs show steps of ≥ 4.2 % with ≥ 3 jobs on each side".
 func reachText(m gate.HistoryMetric) string {
 	n := len(m.Values)
 	if m.Side == 0 {
@@ -228,8 +227,7 @@ func currentLines(in HistoryInput, cur []gate.HistoryMetric) []string {
 	})
 }
 
-// writeChain writes the A/B view: per gated metric its culprits, whether
-// main is still at their level, and the creep.
+// writeChain writes the A/B view: per gated metric its culprits, whether main is still at their level, and the creep.
 func writeChain(b *strings.Builder, in HistoryInput) {
 	c := in.Chain
 	n := len(c.Links)
@@ -272,8 +270,7 @@ func levelState(m gate.ChainMetric) string {
 	return "no later commit undid it"
 }
 
-// culpritTexts name each culprit link: "1034de6 on 2026-11-04 (its own
-// A/B: +55.2 %, 95 % bounds +50.1 … +60.3 %)".
+// culpritTexts name each culprit link: "1034de6 on 2026-11-04 (its own A/B: +55.2 %, 95 % bounds +50.1 … +60.3 %)".
 func culpritTexts(in HistoryInput, m gate.ChainMetric) []string {
 	return mapped(m.Culprits, func(i int) string {
 		l := in.Chain.Links[i]
@@ -283,8 +280,7 @@ func culpritTexts(in HistoryInput, m gate.ChainMetric) []string {
 	})
 }
 
-// chainCurrentLines name each metric the chain says main still sits at a
-// regressed level of, by its latest culprit.
+// chainCurrentLines name each metric the chain says main still sits at a regressed level of, by its latest culprit.
 func chainCurrentLines(in HistoryInput, cur []gate.ChainMetric) []string {
 	return mapped(cur, func(m gate.ChainMetric) string {
 		l := in.Chain.Links[m.Culprits[len(m.Culprits)-1]]
@@ -362,9 +358,8 @@ func points(m result.Metric) bool { return m.Scale == result.Percent }
 
 func shortName(c string) string { return visible(c[:min(len(c), 12)], 40) }
 
-// chainSaw says what the A/B chain saw of a change point's commits: the
-// commits whose own A/B saw it, or that it judged them and saw none (the
-// level moved from outside the code); "" when it judged none.
+// chainSaw says what the A/B chain saw of a change point's commits: the commits whose own A/B saw it, or that it judged
+// them and saw none (the level moved from outside the code); "" when it judged none.
 func chainSaw(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange) string {
 	var commits []string
 	for j := c.First; j <= c.Last; j++ {
@@ -388,9 +383,8 @@ var historyTemplate string
 
 var historyPageTemplate = template.Must(template.New("history").Parse(historyTemplate))
 
-// WriteHistoryHTML writes the self-contained trend page of a history
-// (no network request, no script). Untrusted text goes through visible
-// and html/template; figures carry tailgate's labels and short commits.
+// WriteHistoryHTML writes the self-contained trend page of a history (no network request, no script). Untrusted text
+// goes through visible and html/template; figures carry tailgate's labels and short commits.
 func WriteHistoryHTML(w io.Writer, in HistoryInput) error {
 	page, err := newHistoryPage(in)
 	if err != nil {
@@ -423,8 +417,7 @@ type historyChainRow struct {
 	Metric, Culprits, Level, Creep, Class string
 }
 
-// historyLinkRow is one commit of the A/B chain: what its own A/B said of
-// each gated metric that moved.
+// historyLinkRow is one commit of the A/B chain: what its own A/B said of each gated metric that moved.
 type historyLinkRow struct {
 	N                                 int
 	Commit, Parent, Time, Job, Change string
@@ -519,8 +512,7 @@ func b2i(b bool) int {
 	return 0
 }
 
-// changeRow is the table's row of a change point, or of the step the
-// values show unconfirmed (m.Seen).
+// changeRow is the table's row of a change point, or of the step the values show unconfirmed (m.Seen).
 func changeRow(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange, seen bool) historyChangeRow {
 	row := historyChangeRow{Metric: m.Meta.Label, Kind: changeWord(c), Step: historyStep(m, c), Levels: levels(m, c),
 		Range: strings.TrimPrefix(commitRange(in, c), "commits "), Environment: shown(c.Environment), Chain: orDash(chainSaw(in, m, c))}
@@ -595,8 +587,7 @@ func (p *historyPage) addChain(in HistoryInput) error {
 	return nil
 }
 
-// flatChain reports whether every link that estimated metric key
-// estimated exactly no change, bounds and all.
+// flatChain reports whether every link that estimated metric key estimated exactly no change, bounds and all.
 func flatChain(links []gate.ChainLink, key string) bool {
 	for _, l := range links {
 		if lm, ok := l.Metrics[key]; ok && (lm.Change != 0 || lm.Lo != 0 || lm.Hi != 0) {
@@ -642,9 +633,8 @@ func chainFigure(in HistoryInput, m gate.ChainMetric) (htmlFigure, error) {
 	return drawn(svg, err, caption)
 }
 
-// chainPoints are the running product of the links' changes of m with
-// its 95 % bounds; from the latest culprit on (from) the bounds are the
-// level's since it, which the verdict reads. since is links[0]'s index.
+// chainPoints are the running product of the links' changes of m with its 95 % bounds; from the latest culprit on
+// (from) the bounds are the level's since it, which the verdict reads. since is links[0]'s index.
 func chainPoints(links []gate.ChainLink, m gate.ChainMetric, since int) (line []float64, bounds [][]float64, from int) {
 	from = len(links)
 	if n := len(m.Culprits); n > 0 && m.Culprits[n-1] >= since {

@@ -51,8 +51,7 @@ type page struct {
 	Unit                                    string // what the A/B verdict judged: pair or block
 	Errors                                  []htmlError
 	Warnings, Notes                         []string
-	// Statements are the database statements whose work changed most,
-	// with their title (queries.go).
+	// Statements are the database statements whose work changed most, with their title (queries.go).
 	Statements      []string
 	StatementsTitle string
 }
@@ -129,8 +128,7 @@ func htmlFindings(fs []gate.Finding, c columns) []htmlFinding {
 	})
 }
 
-// drawn is a figure of svg (drawn by package figure from numbers and
-// tailgate's own labels) with its caption.
+// drawn is a figure of svg (drawn by package figure from numbers and tailgate's own labels) with its caption.
 func drawn(svg string, err error, caption string) (htmlFigure, error) {
 	return htmlFigure{SVG: template.HTML(svg), Caption: caption}, err
 }
@@ -257,8 +255,7 @@ func commitMarks(origins []Origin) []figure.Mark {
 	return marks
 }
 
-// distributionQuantiles are the quantiles of the percentile plot: evenly
-// spaced on the 1/(1−p) axis from p50 to p99.99.
+// distributionQuantiles are the quantiles of the percentile plot: evenly spaced on the 1/(1−p) axis from p50 to p99.99.
 var distributionQuantiles = func() []float64 {
 	const n = 120
 	qs := make([]float64, n)

@@ -50,8 +50,7 @@ func visible(s string, maxRunes int) string {
 	return strings.TrimSpace(b.String())
 }
 
-// isLineBreak reports whether r breaks or separates lines anywhere: in
-// Markdown, in a terminal, or in the runner's log.
+// isLineBreak reports whether r breaks or separates lines anywhere: in Markdown, in a terminal, or in the runner's log.
 func isLineBreak(r rune) bool {
 	switch r {
 	case '\t', '\n', '\v', '\f', '\r', 0x85, 0x2028, 0x2029:
@@ -60,17 +59,15 @@ func isLineBreak(r rune) bool {
 	return false
 }
 
-// mdEscaped are the ASCII punctuation characters that mean something in GitHub Flavored Markdown
-// inside a line: emphasis, code, strikethrough, links, images and footnotes, table cells, math ($),
-// and # (headings, and references once rendered). A backslash makes any of them literal (CommonMark
-// §2.4). `< > &` become entities instead, so that the Markdown never holds the bytes "<details",
-// "<!--" or "```" taken from input (ci/mdtrunc counts those). The other punctuation means something
-// only at the start of a line (list markers, thematic breaks): mdText's output is one line, so only
-// its first character can be there (leadingMarker).
+// mdEscaped are the ASCII punctuation characters that mean something in GitHub Flavored Markdown inside a line:
+// emphasis, code, strikethrough, links, images and footnotes, table cells, math ($), and # (headings, and references
+// once rendered). A backslash makes any of them literal (CommonMark §2.4). `< > &` become entities instead, so that the
+// Markdown never holds the bytes "<details", "<!--" or "```" taken from input (ci/mdtrunc counts those). The other
+// punctuation means something only at the start of a line (list markers, thematic breaks): mdText's output is one line,
+// so only its first character can be there (leadingMarker).
 const mdEscaped = "\\`*_~[]!|$#"
 
-// leadingMarker is the length of a block marker starting s ("-", "+",
-// "=", or digits and "." or ")"); 0 without one.
+// leadingMarker is the length of a block marker starting s ("-", "+", "=", or digits and "." or ")"); 0 without one.
 func leadingMarker(s string) int {
 	if s != "" && strings.ContainsRune("-+=", rune(s[0])) {
 		return 1
@@ -82,19 +79,17 @@ func leadingMarker(s string) int {
 	return 0
 }
 
-// zwsp (U+200B ZERO WIDTH SPACE) is inserted by mdText to break patterns that GitHub links in
-// rendered text whatever the Markdown escapes say: @mentions, #references, GH-N references, and the
-// bare URLs and e-mail addresses of GFM's autolink extension. It is tailgate's own character: input
-// zero-width characters are made visible by visible before it is inserted. Commit SHAs are not
-// broken with it (a hash copied from the comment would not work in git show): they are put in code
-// spans, where GitHub links nothing.
+// zwsp (U+200B ZERO WIDTH SPACE) is inserted by mdText to break patterns that GitHub links in rendered text whatever
+// the Markdown escapes say: @mentions, #references, GH-N references, and the bare URLs and e-mail addresses of GFM's
+// autolink extension. It is tailgate's own character: input zero-width characters are made visible by visible before it
+// is inserted. Commit SHAs are not broken with it (a hash copied from the comment would not work in git show): they are
+// put in code spans, where GitHub links nothing.
 const zwsp = "\u200b"
 
-// mdText renders untrusted text as inert inline Markdown: visible; every Markdown punctuation
-// character literal; no block marker at its start; no HTML, entity, autolink, bare URL (`://`,
-// `www.`), e-mail address, @mention, #reference or GH-N reference; a commit SHA in a code span,
-// which GitHub does not link and which copies as it is. The result is one line and fits a table
-// cell.
+// mdText renders untrusted text as inert inline Markdown: visible; every Markdown punctuation character literal; no
+// block marker at its start; no HTML, entity, autolink, bare URL (`://`, `www.`), e-mail address, @mention, #reference
+// or GH-N reference; a commit SHA in a code span, which GitHub does not link and which copies as it is. The result is
+// one line and fits a table cell.
 func mdText(s string) string {
 	s = ghReference.ReplaceAllStringFunc(visible(s, maxShownRunes), func(m string) string { return m[:2] + zwsp + m[2:] })
 	var b strings.Builder
@@ -157,11 +152,10 @@ func shaLike(run string) bool {
 
 const maxMermaidRunes = 40
 
-// mermaidText renders untrusted text as a label inside a double-quoted Mermaid string: only
-// letters, digits, spaces and `. / + - _ ( ) ,` are kept, every other character becomes a space.
-// That leaves nothing that Mermaid's grammar or its preprocessor would read: no quote that ends the
-// string, no `%%` directive or comment, no `#…;` entity, no HTML, no backtick (Markdown strings, or
-// the end of the code fence), no bracket or line break.
+// mermaidText renders untrusted text as a label inside a double-quoted Mermaid string: only letters, digits, spaces and
+// `. / + - _ ( ) ,` are kept, every other character becomes a space. That leaves nothing that Mermaid's grammar or its
+// preprocessor would read: no quote that ends the string, no `%%` directive or comment, no `#…;` entity, no HTML, no
+// backtick (Markdown strings, or the end of the code fence), no bracket or line break.
 func mermaidText(s string) string {
 	s = visible(s, maxMermaidRunes)
 	mapped := strings.Map(func(r rune) rune {

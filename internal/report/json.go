@@ -43,8 +43,7 @@ type jsonReport struct {
 	BaseSteps      []jsonStep      `json:"base_steps,omitempty"`
 	Errors         []errorFigures  `json:"errors"`
 	Sequential     *jsonSequential `json:"sequential,omitempty"`
-	// Runs are the gated metrics' figures per run, so that a report read
-	// back (tailgate comment) charts what decided.
+	// Runs are the gated metrics' figures per run, so that a report read back (tailgate comment) charts what decided.
 	Runs       *jsonRuns       `json:"runs,omitempty"`
 	TargetLog  *jsonTargetLog  `json:"target_log,omitempty"`
 	Statements []jsonStatement `json:"statements,omitempty"`
@@ -101,8 +100,7 @@ type jsonMetric struct {
 	Note           string             `json:"note,omitempty"`
 	HeadN          int                `json:"head_n"`
 	BaselineN      int                `json:"baseline_n"`
-	// Sequential A/B only: the estimate of worse, its repeated confidence
-	// bounds and the pairs at the deciding look.
+	// Sequential A/B only: the estimate of worse, its repeated confidence bounds and the pairs at the deciding look.
 	Estimate  *float64 `json:"estimate,omitempty"`
 	Lower     *float64 `json:"lower,omitempty"`
 	Upper     *float64 `json:"upper,omitempty"`
@@ -129,8 +127,7 @@ type jsonStep struct {
 	stepFigures
 	P50 *float64 `json:"p50_ms"`
 	P95 *float64 `json:"p95_ms"`
-	// Runs are the step's figures by run (null where not run), for the
-	// bounds of its change base → head.
+	// Runs are the step's figures by run (null where not run), for the bounds of its change base → head.
 	Runs []*jsonStepRun `json:"runs,omitempty"`
 }
 
@@ -240,8 +237,7 @@ func num(v float64) *float64 {
 	return &v
 }
 
-// MaxJSONBytes bounds a report.json ReadJSON accepts: an untrusted
-// artifact must not exhaust memory.
+// MaxJSONBytes bounds a report.json ReadJSON accepts: an untrusted artifact must not exhaust memory.
 const MaxJSONBytes = 1 << 20
 
 // Caps on what a report may hold; far above anything tailgate writes.
@@ -255,9 +251,8 @@ const (
 	maxCount      = 1 << 53 // exact in a float64, as JSON readers may hold it
 )
 
-// ReadJSON decodes a report.json back into an Input so that tailgate renders the Markdown itself.
-// The file is untrusted (a fork PR's artifact): bounded, of this schema, known fields and values,
-// inert text, consistent verdicts.
+// ReadJSON decodes a report.json back into an Input so that tailgate renders the Markdown itself. The file is untrusted
+// (a fork PR's artifact): bounded, of this schema, known fields and values, inert text, consistent verdicts.
 func ReadJSON(r io.Reader) (Input, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxJSONBytes+1))
 	if err != nil {
@@ -552,8 +547,7 @@ func forbiddenRune(r rune) bool {
 
 func clip(s string) string { return printable.Clip(s, 41) }
 
-// fromJSON turns a checked report back into the Input it was written from,
-// as far as the reports need it.
+// fromJSON turns a checked report back into the Input it was written from, as far as the reports need it.
 func fromJSON(r jsonReport) Input {
 	v := gate.Verdict{Outcome: r.Verdict, Regressions: r.Regressions, HeadRuns: r.HeadRuns, BaseRuns: r.BaselineRuns}
 	if len(r.Warnings) > 0 {
@@ -601,8 +595,7 @@ func runsFromJSON(figures []map[string]float64) []result.Run {
 	return runs
 }
 
-// withDetails puts the steps and error classes of each run
-// (detailsFromJSON) into the run of the same place.
+// withDetails puts the steps and error classes of each run (detailsFromJSON) into the run of the same place.
 func withDetails(runs, details []result.Run) []result.Run {
 	if len(runs) == 0 {
 		return details

@@ -113,8 +113,7 @@ func gatedRow(f gate.Finding, c columns) string {
 		c.limit(f), c.test(f), verdict)
 }
 
-// reportedTable is the reported-only table; a sequential A/B has no p
-// for them, so no column stands empty.
+// reportedTable is the reported-only table; a sequential A/B has no p for them, so no column stands empty.
 func reportedTable(v gate.Verdict, fs []gate.Finding) (string, []string) {
 	pHead, align, p := " p |", "---:|", func(f gate.Finding) string { return " " + formatP(f.P) + " |" }
 	if v.Sequential != nil {
@@ -196,8 +195,7 @@ func stepChangeTable(cs, all []stepChange) (string, []string) {
 
 const errorClassHead = "| error class | step | count | sample |\n|---|---|---:|---|\n"
 
-// mdDoc builds the Markdown within MaxMarkdownBytes: what does not fit
-// is left out, with how many rows.
+// mdDoc builds the Markdown within MaxMarkdownBytes: what does not fit is left out, with how many rows.
 type mdDoc struct {
 	b    strings.Builder
 	left int
@@ -214,8 +212,7 @@ func omitted(n int) string {
 	return fmt.Sprintf("\n_… %d more %s: see report.json or the HTML report (`--html`)._\n", n, plural(n, "row", "rows"))
 }
 
-// rows appends head and as many rows as fit, keeping room for end, then
-// end; nothing when not even head fits.
+// rows appends head and as many rows as fit, keeping room for end, then end; nothing when not even head fits.
 func (d *mdDoc) rows(head string, rows []string, end string) {
 	reserve := len(end) + len(omitted(len(rows)))
 	if len(head)+reserve > d.left {

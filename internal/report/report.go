@@ -1,7 +1,6 @@
-// Package report owns the presentation of a verdict: the terminal report, the Markdown of PR
-// comments and job summaries, the HTML report (figures by report/figure) and report.json
-// (docs/report-json.md). It owns the one rule for showing text tailgate did not write (inert.go).
-// It computes nothing statistical.
+// Package report owns the presentation of a verdict: the terminal report, the Markdown of PR comments and job
+// summaries, the HTML report (figures by report/figure) and report.json (docs/report-json.md). It owns the one rule for
+// showing text tailgate did not write (inert.go). It computes nothing statistical.
 package report
 
 import (
@@ -25,8 +24,7 @@ type Input struct {
 	Mode           string // "check", "compare", "ab", "demo"
 	BaselineSource string // where the baseline came from ("baselines/api.json at origin/main")
 	Verdict        gate.Verdict
-	// Head holds the head runs: their figures for the charts, per-step
-	// figures, error classes and latency histograms.
+	// Head holds the head runs: their figures for the charts, per-step figures, error classes and latency histograms.
 	Head []result.Run
 	// Base holds the runs head was judged against, where the caller has
 	// them (A/B: in pair order); nil without a base side.
@@ -34,8 +32,7 @@ type Input struct {
 	// BaseOrigins says where each run of Base came from; nil without.
 	BaseOrigins []Origin
 	Notes       []string // caller's notes (fork PR fallback, …)
-	// AB is how an A/B job ran, which the report words after the
-	// caller's notes; nil for other jobs.
+	// AB is how an A/B job ran, which the report words after the caller's notes; nil for other jobs.
 	AB *ABRun
 	// TargetLog names the files holding the output of the targets tailgate
 	// started for the runs; empty where it started none.
@@ -108,8 +105,7 @@ func inconclusiveReason(v gate.Verdict, show func(string) string) string {
 // plainText shows text as it is: the terminal report's way.
 func plainText(s string) string { return s }
 
-// detectLine is the sentence saying what the comparison can see, with
-// every label shown through show.
+// detectLine is the sentence saying what the comparison can see, with every label shown through show.
 func detectLine(v gate.Verdict, show func(string) string) string {
 	var parts, blind []string
 	for _, d := range v.Detect {
@@ -164,8 +160,7 @@ func outcomeWord(o gate.MetricOutcome) string {
 		gate.NotAvailable: "not available", gate.NotGated: "reported only"}[o], string(o))
 }
 
-// formatValue prints a median with its unit and a precision that suits
-// its magnitude; "n/a" when missing.
+// formatValue prints a median with its unit and a precision that suits its magnitude; "n/a" when missing.
 func formatValue(v float64, unit string) string {
 	if math.IsNaN(v) {
 		return "n/a"
@@ -200,8 +195,7 @@ func formatChange(f gate.Finding) string {
 	return formatDiff(f.Change, f.Percent)
 }
 
-// formatDiff prints a signed change in percent or, for a rate (pp),
-// percentage points: "+1.5 %", "−0.20 pp".
+// formatDiff prints a signed change in percent or, for a rate (pp), percentage points: "+1.5 %", "−0.20 pp".
 func formatDiff(v float64, pp bool) string {
 	if math.IsInf(v, 0) {
 		return signed(v, "")
@@ -214,8 +208,7 @@ func formatDiff(v float64, pp bool) string {
 func changeFormat(pp bool) string { return map[bool]string{false: "%.1f", true: "%.2f"}[pp] }
 func changeUnit(pp bool) string   { return map[bool]string{false: "%", true: "pp"}[pp] }
 
-// signed prints a number with an explicit sign, using a real minus sign;
-// an infinity is "+∞" or "−∞".
+// signed prints a number with an explicit sign, using a real minus sign; an infinity is "+∞" or "−∞".
 func signed(v float64, format string) string {
 	s := fmt.Sprintf(format, math.Abs(v))
 	switch {
@@ -276,14 +269,12 @@ func shownNotes(in Input, fs []gate.Finding, named func(test string) bool) []str
 	return slices.Concat(findingNotes(fs, named), notesOf(in), targetLogNotes(in))
 }
 
-// judgedLines are the sequential A/B's line and what the gate can detect,
-// where there is one.
+// judgedLines are the sequential A/B's line and what the gate can detect, where there is one.
 func judgedLines(v gate.Verdict, show func(string) string) []string {
 	return slices.DeleteFunc([]string{sequentialLine(v.Sequential, show), detectLine(v, show)}, func(s string) bool { return s == "" })
 }
 
-// tableNote is a finding's note as its table row shows it, naming the
-// test where lowConfidence says it is worth naming.
+// tableNote is a finding's note as its table row shows it, naming the test where lowConfidence says it is worth naming.
 func tableNote(f gate.Finding) string {
 	if lowConfidence(f.Test) {
 		return joinNote("test: "+f.Test, f.Note)
@@ -291,8 +282,7 @@ func tableNote(f gate.Finding) string {
 	return f.Note
 }
 
-// notExact reports a test the terminal names: any but the exact ones
-// (the sequential line names that one).
+// notExact reports a test the terminal names: any but the exact ones (the sequential line names that one).
 func notExact(test string) bool {
 	return test != "" && test != stats.TestExact && test != stats.TestSequential && test != stats.TestExactCount
 }
@@ -319,8 +309,7 @@ func contextLine(in Input, show func(string) string) string {
 	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "mode " || p == "baseline " }), " · ")
 }
 
-// baseName is what the report calls the base side: "base" for an A/B
-// job's base target, else "baseline".
+// baseName is what the report calls the base side: "base" for an A/B job's base target, else "baseline".
 func baseName(in Input) string {
 	if in.Mode == "ab" {
 		return "base"
@@ -339,8 +328,7 @@ func splitGated(findings []gate.Finding) (gated, reported []gate.Finding) {
 	return gated, reported
 }
 
-// fromTo is "baseline → head" of a finding's medians, or in a sequential
-// A/B the centres its paired change is made of.
+// fromTo is "baseline → head" of a finding's medians, or in a sequential A/B the centres its paired change is made of.
 func fromTo(f gate.Finding) string {
 	b, h := sides(f)
 	return formatValue(b, f.Unit) + " → " + formatValue(h, f.Unit)
@@ -392,8 +380,7 @@ func headBounds(f gate.Finding) (lo, hi float64) {
 	return f.Lower, f.Upper
 }
 
-// centreNote says what the base and head columns of a sequential A/B
-// table are, when the findings have centres.
+// centreNote says what the base and head columns of a sequential A/B table are, when the findings have centres.
 func centreNote(v gate.Verdict) string {
 	if v.Sequential == nil {
 		return ""
@@ -415,8 +402,7 @@ func runWord(in Input, n int) string {
 	return plural(n, "run", "runs")
 }
 
-// sequentialLine says how many units a sequential A/B ran and why it
-// stopped; empty for a fixed-sample comparison.
+// sequentialLine says how many units a sequential A/B ran and why it stopped; empty for a fixed-sample comparison.
 func sequentialLine(s *gate.Sequential, show func(string) string) string {
 	if s == nil {
 		return ""

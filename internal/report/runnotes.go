@@ -15,9 +15,8 @@ import (
 // prints a new note every run must not bury the report.
 const maxRunNotes = 5
 
-// runNotes are the notes the runs carry, each once with its side and how
-// many runs said it (without them a metric reads "not measured" and
-// nothing says why); one every run of both sides says, once for both.
+// runNotes are the notes the runs carry, each once with its side and how many runs said it (without them a metric reads
+// "not measured" and nothing says why); one every run of both sides says, once for both.
 func runNotes(in Input) []string {
 	base, head := countNotes(in.Base), countNotes(in.Head)
 	ab := in.AB != nil
@@ -101,8 +100,7 @@ func (l TargetLogs) Paths() []string {
 	return out
 }
 
-// targetLogNotes say where the targets' output is; the paths are
-// untrusted text (a report artifact carries them).
+// targetLogNotes say where the targets' output is; the paths are untrusted text (a report artifact carries them).
 func targetLogNotes(in Input) []string {
 	l, paths := in.TargetLog, in.TargetLog.Paths()
 	switch {

@@ -21,8 +21,7 @@ var tableMetrics = []string{
 	result.CPUPerIteration, result.PeakRSS,
 }
 
-// WriteRunTable writes a row per run, then each metric's median, min–max
-// and CV; metrics no run has are left out.
+// WriteRunTable writes a row per run, then each metric's median, min–max and CV; metrics no run has are left out.
 func WriteRunTable(w io.Writer, f *result.File) error {
 	cols := slices.DeleteFunc(slices.Clone(tableMetrics), func(k string) bool { return len(result.Values(f.Runs, k)) == 0 })
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -77,8 +76,7 @@ func writeFootprintTable(w io.Writer, runs []result.Run) error {
 	return tw.Flush()
 }
 
-// cvCell is the coefficient of variation, or "–" where it is undefined
-// (one run, or a mean of zero).
+// cvCell is the coefficient of variation, or "–" where it is undefined (one run, or a mean of zero).
 func cvCell(vals []float64) string {
 	if len(vals) < 2 || stats.Mean(vals) == 0 {
 		return "–"
@@ -115,9 +113,8 @@ type Calibration struct {
 	Warnings  []stats.Warning
 }
 
-// WriteCalibration writes what calibrate stored and, per metric, the
-// noise and the floor (gate.CalibratedFloor) and detectable effect it
-// implies for a check; none for a metric set by the load or without noise.
+// WriteCalibration writes what calibrate stored and, per metric, the noise and the floor (gate.CalibratedFloor) and
+// detectable effect it implies for a check; none for a metric set by the load or without noise.
 func WriteCalibration(w io.Writer, c Calibration) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "calibration of %s: %d jobs stored in %s\n\n", c.Name, c.Jobs, c.Path)

@@ -14,16 +14,13 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
-// series is one gated metric's per-run values on both sides, as the
-// comment's chart and the page's plots show them.
+// series is one gated metric's per-run values on both sides, as the comment's chart and the page's plots show them.
 type series struct {
 	Finding gate.Finding
 	Meta    result.Metric
-	// Base and Head are the per-run values in run order; runs that did
-	// not measure the metric are left out.
+	// Base and Head are the per-run values in run order; runs that did not measure the metric are left out.
 	Base, Head []float64
-	// Paired: Diffs are each pair's change head against base (% or pp),
-	// Base and Head the pairs' values.
+	// Paired: Diffs are each pair's change head against base (% or pp), Base and Head the pairs' values.
 	Paired bool
 	Diffs  []float64
 	// Unit is what each of Diffs is a change of: "pair", or "block" in the block designs of A/B.
@@ -32,8 +29,7 @@ type series struct {
 
 func (s series) units() string { return s.Unit + "s" }
 
-// seriesOf builds the series of every gated metric that was compared
-// (values on both sides), in the verdict's order.
+// seriesOf builds the series of every gated metric that was compared (values on both sides), in the verdict's order.
 func seriesOf(in Input) []series {
 	var out []series
 	for _, f := range in.Verdict.Findings {
@@ -61,8 +57,7 @@ func seriesOf(in Input) []series {
 	return out
 }
 
-// pairedJudged reports whether the gate judged f on pairs: an A/B job's
-// runs, one of each side per pair.
+// pairedJudged reports whether the gate judged f on pairs: an A/B job's runs, one of each side per pair.
 func pairedJudged(in Input, f gate.Finding) bool {
 	return f.Test == stats.TestSignedRank || f.Test == stats.TestSequential || f.Test == stats.TestExactCount ||
 		(in.Mode == "ab" && len(in.Base) == len(in.Head) && len(in.Base) > 0)
@@ -79,8 +74,7 @@ func pairs(base, head []result.Run, key string) (b, h []float64) {
 	return b, h
 }
 
-// changeOf is head against base as the gate states a change: percent for
-// ratio metrics, percentage points for rates.
+// changeOf is head against base as the gate states a change: percent for ratio metrics, percentage points for rates.
 func changeOf(m result.Metric, head, base float64) float64 {
 	if points(m) {
 		return head - base
@@ -109,8 +103,7 @@ func (s series) threshold() float64 {
 	return f.BaseMedian * (1 + s.worseSign()*f.Floor/100)
 }
 
-// estimate is the sequential test's estimate and bounds of a paired
-// series, head against base; nil without one.
+// estimate is the sequential test's estimate and bounds of a paired series, head against base; nil without one.
 func (s series) estimate() *figure.Interval {
 	f := s.Finding
 	if !s.Paired || math.IsNaN(f.Estimate) {
@@ -145,8 +138,7 @@ func decisive(all []series) []series {
 	return ranked
 }
 
-// flat reports whether the series' chart would be one flat line: every
-// change, or every value, the same.
+// flat reports whether the series' chart would be one flat line: every change, or every value, the same.
 func (s series) flat() bool {
 	vs := s.Diffs
 	if !s.Paired {
@@ -168,15 +160,13 @@ func pull(f gate.Finding) float64 {
 	return w
 }
 
-// maxChartRuns and maxChartPairs bound the comment chart's x axis: more
-// labels crowd it at a comment's width.
+// maxChartRuns and maxChartPairs bound the comment chart's x axis: more labels crowd it at a comment's width.
 const (
 	maxChartRuns  = 15
 	maxChartPairs = 30
 )
 
-// chartColors are mid-tones that read on GitHub's light and dark themes;
-// the directive sets nothing else.
+// chartColors are mid-tones that read on GitHub's light and dark themes; the directive sets nothing else.
 const chartColors = `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "#3b82f6, #8b949e, #e5534b"}}}}%%`
 
 // mermaidChart is the comment's chart of one series (xychart-beta, which draws no legend, so the
@@ -274,8 +264,7 @@ func mermaidXY(title, xTitle string, xs []string, yTitle string, lo, hi float64,
 	return b.String() + "```\n"
 }
 
-// badMove names the bad direction of the series' metric, badSide where a
-// change in it lies on a chart of changes.
+// badMove names the bad direction of the series' metric, badSide where a change in it lies on a chart of changes.
 func badMove(s series) string { return map[bool]string{true: "drop", false: "rise"}[s.worseSign() < 0] }
 func badSide(s series) string {
 	return map[bool]string{true: "below", false: "above"}[s.worseSign() < 0]
@@ -318,8 +307,7 @@ func mermaidNumber(v float64) string {
 	return s
 }
 
-// niceCeil and niceFloor round an axis end outwards to two significant
-// digits, so that the axis reads as round numbers.
+// niceCeil and niceFloor round an axis end outwards to two significant digits, so that the axis reads as round numbers.
 func niceCeil(v float64) float64  { return niceRound(v, math.Ceil) }
 func niceFloor(v float64) float64 { return niceRound(v, math.Floor) }
 

@@ -85,8 +85,7 @@ func (s stepFigures) perRun(i int) []float64 {
 	return mapped(s.counts, func(c [2]int64) float64 { return errorRate(c[0], c[1]) })
 }
 
-// errorRate is failed requests in percent of requests; NaN without
-// requests (a rate of nothing is not 0 %).
+// errorRate is failed requests in percent of requests; NaN without requests (a rate of nothing is not 0 %).
 func errorRate(requests, failed int64) float64 {
 	if requests == 0 {
 		return math.NaN()
@@ -209,13 +208,11 @@ func (p sidePair) change() float64 {
 // zero over the half width (above 1: beyond the step's noise).
 type stepEstimate struct{ Mid, Lo, Hi, score float64 }
 
-// estimate is the change head against base as the table shows it (of the sides' medians; of a
-// rate's totals), with bounds from the runs' spread (bs, hs): where both sides have as many runs
-// (an A/B job's blocks) the spread of the runs' changes paired by place, else the sides' own
-// spreads. Latencies are compared on the log scale, their standard error that of a median; rates in
-// points. The bounds are Student's t at 95 % for all k changes of the table together, so that an
-// A/A job's many steps mark none as moved by chance. ok false with fewer than two runs (or pairs) a
-// side.
+// estimate is the change head against base as the table shows it (of the sides' medians; of a rate's totals), with
+// bounds from the runs' spread (bs, hs): where both sides have as many runs (an A/B job's blocks) the spread of the
+// runs' changes paired by place, else the sides' own spreads. Latencies are compared on the log scale, their standard
+// error that of a median; rates in points. The bounds are Student's t at 95 % for all k changes of the table together,
+// so that an A/A job's many steps mark none as moved by chance. ok false with fewer than two runs (or pairs) a side.
 func (p sidePair) estimate(bs, hs []float64, k int) (e stepEstimate, ok bool) {
 	onScale := func(x float64) float64 { // NaN where not comparable
 		switch {

@@ -50,12 +50,10 @@ func (r Runs) SVG() (string, error) {
 // with zero, the median change (or Estimate) and the floor as a band.
 type Pairs struct {
 	Title, YLabel string
-	// XLabel names what each dot is a change of: "pair" when empty, or
-	// "block" (the block designs of A/B).
+	// XLabel names what each dot is a change of: "pair" when empty, or "block" (the block designs of A/B).
 	XLabel string
 	Diffs  []float64
-	// Limit is the change that exceeds the floor (negative for a drop);
-	// NaN when the metric has no floor.
+	// Limit is the change that exceeds the floor (negative for a drop); NaN when the metric has no floor.
 	Limit float64
 	// Estimate, when set, replaces the median change: a test's estimate,
 	// its bounds a bar right of the pairs (uncapped where infinite).
@@ -66,8 +64,7 @@ type Pairs struct {
 // infinite (it bounds nothing) or NaN (not known).
 type Interval struct{ Mid, Lo, Hi float64 }
 
-// Bar reports whether the interval is drawn as a bar: its estimate and
-// bounds known, at least one bound finite.
+// Bar reports whether the interval is drawn as a bar: its estimate and bounds known, at least one bound finite.
 func (iv Interval) Bar() bool {
 	if math.IsNaN(iv.Mid) || math.IsInf(iv.Mid, 0) || math.IsNaN(iv.Lo) || math.IsNaN(iv.Hi) {
 		return false

@@ -22,8 +22,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// Width and Height are every figure's drawing size, in points; the
-// fonts below stay readable down to a phone's width.
+// Width and Height are every figure's drawing size, in points; the fonts below stay readable down to a phone's width.
 const (
 	Width  vg.Length = 360
 	Height vg.Length = 250
@@ -59,8 +58,7 @@ func (r role) color() color.Color {
 	return color.NRGBA{uint8(0x10 * r), uint8(0x10 * r), uint8(0x10 * r), 0xff}
 }
 
-// cssColors maps each sentinel, as vgsvg writes it, to its property, and
-// the font vgsvg names to FontStack.
+// cssColors maps each sentinel, as vgsvg writes it, to its property, and the font vgsvg names to FontStack.
 var cssColors = func() *strings.Replacer {
 	var pairs []string
 	for r, name := range roleNames {

@@ -28,8 +28,7 @@ type History struct {
 	Changes []Change
 }
 
-// Level is a segment's median from job From to To (0-based, inclusive);
-// an unconfirmed one is dashed and thin.
+// Level is a segment's median from job From to To (0-based, inclusive); an unconfirmed one is dashed and thin.
 type Level struct {
 	From, To    int
 	Value       float64

@@ -27,8 +27,7 @@ import (
 // Hostile is one entry of the hostile-input corpus.
 type Hostile = citest.Hostile
 
-// Corpus is the hostile-input corpus (citest.HostileStrings); one too
-// small to exercise a renderer fails the test.
+// Corpus is the hostile-input corpus (citest.HostileStrings); one too small to exercise a renderer fails the test.
 func Corpus(tb testing.TB) []Hostile {
 	tb.Helper()
 	out := citest.HostileStrings(tb)
@@ -38,8 +37,7 @@ func Corpus(tb testing.TB) []Hostile {
 	return out
 }
 
-// gfm parses as GitHub does: tables, ~~strikethrough~~, bare URLs, www.
-// and e-mail autolinks, task lists.
+// gfm parses as GitHub does: tables, ~~strikethrough~~, bare URLs, www. and e-mail autolinks, task lists.
 var gfm = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.Linkify, extension.TaskList))
 
 // walk calls visit on entering each node of md's syntax tree.
@@ -62,8 +60,7 @@ func lines(n ast.Node, src []byte) string {
 	return b.String()
 }
 
-// The only raw HTML a report writes: the sticky marker, collapsed
-// sections with a plain summary, and <sub> captions.
+// The only raw HTML a report writes: the sticky marker, collapsed sections with a plain summary, and <sub> captions.
 var (
 	ownHTMLBlock = regexp.MustCompile(`^(<!-- tailgate:[A-Za-z0-9._/-]* -->|<details><summary>[A-Za-z0-9 ()/-]*</summary>|</details>)$`)
 	ownRawHTML   = []string{"<sub>", "</sub>"}
@@ -148,8 +145,7 @@ var (
 	reference = regexp.MustCompile(`#[0-9A-Za-z]`)
 	bareURL   = regexp.MustCompile(`(?i)[a-z][a-z0-9+.-]*://|www\.|[A-Za-z0-9._%+-]@[A-Za-z0-9-]`)
 	ghRef     = regexp.MustCompile(`(?i)\bGH-[0-9]`)
-	// commitSHA is a word of 7 to 40 hex digits with a letter among them
-	// (tailgate's own figures are digits).
+	// commitSHA is a word of 7 to 40 hex digits with a letter among them (tailgate's own figures are digits).
 	commitSHA = regexp.MustCompile(`\b[0-9]*[a-fA-F][0-9a-fA-F]*\b`)
 )
 
@@ -174,10 +170,9 @@ func textProblems(prose, code string) []string {
 	return out
 }
 
-// Structure is the shape of md's syntax tree: the kind of every node but text, with what sets its
-// look (heading level, emphasis level, a table row's cell count, a code block's language). Two
-// renderings whose inputs differ only in untrusted text must have the same structure: any
-// difference is markup that came from the input.
+// Structure is the shape of md's syntax tree: the kind of every node but text, with what sets its look (heading level,
+// emphasis level, a table row's cell count, a code block's language). Two renderings whose inputs differ only in
+// untrusted text must have the same structure: any difference is markup that came from the input.
 func Structure(md string) string {
 	src := []byte(md)
 	var b strings.Builder
@@ -216,8 +211,7 @@ func commitSpan(n *ast.CodeSpan, src []byte) bool {
 	return len(sha) >= 7 && strings.Trim(sha, "0123456789abcdefABCDEF") == "" && strings.ContainsAny(sha, "0123456789") && strings.ContainsAny(sha, "abcdefABCDEF")
 }
 
-// FencedBlocks returns the content of every fenced code block of language
-// lang, as goldmark reads it.
+// FencedBlocks returns the content of every fenced code block of language lang, as goldmark reads it.
 func FencedBlocks(md, lang string) []string {
 	src := []byte(md)
 	var out []string
@@ -230,8 +224,7 @@ func FencedBlocks(md, lang string) []string {
 	return out
 }
 
-// The elements and attributes the HTML report may hold: its own layout,
-// and inline SVG figures of paths and text.
+// The elements and attributes the HTML report may hold: its own layout, and inline SVG figures of paths and text.
 var (
 	htmlTags = []string{"html", "head", "meta", "title", "style", "body", "main", "header", "section", "h1", "h2", "p",
 		"span", "div", "table", "thead", "tbody", "tr", "th", "td", "figure", "figcaption", "details", "summary", "ul",
@@ -247,10 +240,9 @@ type HTMLReport struct {
 	SVGs     int
 }
 
-// HTMLProblems tokenizes page and lists every element or attribute outside the report's own (no
-// script, no link, no img, no event handler, no href or src), every url() that is not a data: URL
-// (nothing is fetched), and every meta tag other than charset, viewport, colour scheme and the
-// content security policy that forbids fetching anything.
+// HTMLProblems tokenizes page and lists every element or attribute outside the report's own (no script, no link, no
+// img, no event handler, no href or src), every url() that is not a data: URL (nothing is fetched), and every meta tag
+// other than charset, viewport, colour scheme and the content security policy that forbids fetching anything.
 func HTMLProblems(page string) HTMLReport {
 	var rep HTMLReport
 	z := html.NewTokenizer(strings.NewReader(page))
