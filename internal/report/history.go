@@ -4,7 +4,6 @@ import (
 	"cmp"
 	_ "embed"
 	"fmt"
-	"html/template"
 	"io"
 	"math"
 	"slices"
@@ -378,19 +377,11 @@ func chainSaw(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange) strin
 	return ""
 }
 
-//go:embed history.tmpl
-var historyTemplate string
-
-var historyPageTemplate = template.Must(template.New("history").Parse(historyTemplate))
-
 // WriteHistoryHTML writes the self-contained trend page of a history (no network request, no script). Untrusted text
 // goes through visible and html/template; figures carry tailgate's labels and short commits.
 func WriteHistoryHTML(w io.Writer, in HistoryInput) error {
 	page, err := newHistoryPage(in)
-	if err != nil {
-		return err
-	}
-	return historyPageTemplate.Execute(w, page)
+	return render(w, "history.tmpl", page, err)
 }
 
 type historyPage struct {

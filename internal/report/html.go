@@ -2,7 +2,7 @@ package report
 
 import (
 	"cmp"
-	_ "embed"
+	"embed"
 	"fmt"
 	"html/template"
 	"io"
@@ -18,19 +18,24 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
-//go:embed html.tmpl
-var htmlTemplate string
+//go:embed html.tmpl history.tmpl
+var pageFiles embed.FS
 
-var pageTemplate = template.Must(template.New("report").Parse(htmlTemplate))
+var pageTemplates = template.Must(template.ParseFS(pageFiles, "*.tmpl"))
+
+// render writes page through its template, unless making it failed.
+func render(w io.Writer, name string, page any, err error) error {
+	if err != nil {
+		return err
+	}
+	return pageTemplates.ExecuteTemplate(w, name, page)
+}
 
 // WriteHTML writes the self-contained HTML report (no network request, no script), light and dark,
 // readable at a phone's width. Untrusted text goes through visible, then html/template.
 func WriteHTML(w io.Writer, in Input) error {
 	page, err := newPage(in)
-	if err != nil {
-		return err
-	}
-	return pageTemplate.Execute(w, page)
+	return render(w, "html.tmpl", page, err)
 }
 
 // page is what the template shows; every string in it is plain text.
