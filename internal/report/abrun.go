@@ -8,36 +8,48 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// ABRun is how an A/B job ran, as facts the pipeline fills; the report words them once (notes) for every surface.
+// ABRun is how an A/B job ran, as facts: the pipeline fills it from the
+// job's one resolved plan and what the runner measured, and the report
+// puts it into words (notes), so that every sentence about a job's blocks
+// is written here, once, for the terminal, the PR comment, the page and
+// report.json alike.
 type ABRun struct {
-	// Blocks is the blocks measured, MaxBlocks the budget (ab.max_blocks), Elapsed their wall time, starts included.
+	// Blocks is the blocks measured, MaxBlocks the budget (ab.max_blocks),
+	// Elapsed their wall time, starts included.
 	Blocks, MaxBlocks int
 	Elapsed           time.Duration
-	// WholeRuns says why each block was a pair of whole runs ("" for
-	// blocks of windows); Order is then the runs' order, true for base.
+	// WholeRuns says why each block was a pair of whole runs, one side at
+	// a time; "" for blocks of windows. Order is then the runs' order,
+	// true for the base.
 	WholeRuns string
 	Order     []bool
-	// Windows is each side's windows per phase in a block, Window their measured length.
+	// Windows is each side's windows per phase in a block, Window their
+	// measured length.
 	Windows int
 	Window  time.Duration
-	// Phases says of each phase whether its windows loaded both sides at once or alternated between them.
+	// Phases says of each phase whether its windows loaded both sides at
+	// once or alternated between them.
 	Phases []ABPhase
-	// Alternate says why every phase alternated ("" when not forced);
-	// RandomOrder, that alternating windows ran in a seeded random order.
+	// Alternate says why every phase alternated ("" when the sides could
+	// be told apart while both were loaded); RandomOrder, that
+	// alternating windows ran in a seeded random order (else A B B A …).
 	Alternate   string
 	RandomOrder bool
-	// Restarted: each side was started afresh for every block, Starts times in all, StartTime of starting and stopping.
+	// Restarted: each side was started afresh for every block, Starts
+	// times in all, StartTime of starting and stopping.
 	Restarted bool
 	Starts    int
 	StartTime time.Duration
 	// Spent is where the job's time went ("start 1.2 s (10 %), …").
 	Spent string
-	// Planned (above 0): the blocks ab.max_time allows at the first
-	// block's pace, fewer than MaxBlocks; the verdict was planned for it.
+	// Planned, when above 0, is the blocks that ab.max_time (MaxTime)
+	// allows at the first block's pace (FirstBlock), fewer than
+	// MaxBlocks: the verdict was planned for that many.
 	Planned    int
 	MaxTime    string
 	FirstBlock time.Duration
-	// Warmups are the phases whose warm-up the first block found longer than load.warmup.
+	// Warmups are the phases whose warm-up the first block found longer
+	// than load.warmup.
 	Warmups []result.Warmup
 	// AA: the base build stood on both sides.
 	AA bool
@@ -49,7 +61,9 @@ type ABPhase struct {
 	AtOnce bool
 }
 
-// notes are an A/B job's sentences in the order a reader needs them.
+// notes are the sentences of an A/B job's run, in the order a reader
+// needs them: what the blocks were, what may have failed both sides, what restarting and the rest of the
+// time cost, how the budget was planned, and for an A/A job the noise.
 func (r *ABRun) notes(in Input) []string {
 	if r == nil {
 		return nil
@@ -83,7 +97,8 @@ func (r *ABRun) notes(in Input) []string {
 	return notes
 }
 
-// blocksNote says what the job's blocks were: pairs of whole runs and why, or each phase's windows and how they ran.
+// blocksNote says what the job's blocks were: pairs of whole runs and why,
+// or each phase's windows and how they ran.
 func (r *ABRun) blocksNote() string {
 	head := fmt.Sprintf("%d %s of at most %d in %s", r.Blocks, plural(r.Blocks, "block", "blocks"), r.MaxBlocks, r.Elapsed.Round(100*time.Millisecond))
 	if r.WholeRuns != "" {
@@ -113,6 +128,7 @@ func (r *ABRun) blocksNote() string {
 	return s
 }
 
+// windowOrder says in what order alternating windows ran.
 func (r *ABRun) windowOrder() string {
 	if r.RandomOrder {
 		return "each window pair in a seeded random order"
@@ -120,8 +136,11 @@ func (r *ABRun) windowOrder() string {
 	return "A B B A …, the first side changing from block to block"
 }
 
-// sharedStateNote is the hint when requests failed on both sides while a phase loaded both at once: sides that share
-// state write to it together and can fail each other's checks, which one side at a time would not.
+// sharedStateNote is the hint a job gives when requests failed on both
+// sides and some phase loaded both at once: two sides that share a
+// database (or any state) write to it at the same time then, and one
+// side's writes can fail the other's checks, which one side at a time
+// would not.
 func (r *ABRun) sharedStateNote(base, head []result.Run) string {
 	atOnce := false
 	for _, ph := range r.Phases {
@@ -142,7 +161,8 @@ func (r *ABRun) sharedStateNote(base, head []result.Run) string {
 		bf, bt, hf, ht)
 }
 
-// skippedNote says which phases later blocks left out, once their gated metrics had decided; "" when none did.
+// skippedNote says which phases later blocks left out, once their gated
+// metrics had decided; "" when none did.
 func skippedNote(blocks []result.Run) string {
 	if len(blocks) == 0 {
 		return ""
@@ -165,7 +185,9 @@ func skippedNote(blocks []result.Run) string {
 	return strings.Join(parts, "; ") + ", once every gated metric taken from it had decided: the time went to the undecided metrics, and the decided ones keep their decisions, made on the blocks that measured them"
 }
 
-// warmupNote says how long a phase warmed up and why (the first block's warm-up slices still fell after load.warmup).
+// warmupNote says how long a phase warmed up and why: the figures of
+// each slice of the first block's warm-up, which still fell after
+// load.warmup.
 func warmupNote(w result.Warmup) string {
 	what := w.Metric
 	unit := ""
