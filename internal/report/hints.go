@@ -167,11 +167,12 @@ func (l phaseLoad) where() string {
 // busy is the service's CPU over the time iterations were in flight, as a share of one core;
 // counting only that time keeps an open phase far below capacity from reading as idle (a Flask app:
 // 15 % of its windows, 40 % of its iterations' time).
-func (l phaseLoad) busy() (share float64, measured bool) {
+// NaN where no window measured it.
+func (l phaseLoad) busy() float64 {
 	if l.cpuWindow <= 0 {
-		return 0, false
+		return math.NaN()
 	}
-	return l.cpu / l.inFlight, true
+	return l.cpu / l.inFlight
 }
 
 // inFlight is the time of a run's window an iteration could be in
@@ -195,7 +196,7 @@ func droppedHint(l phaseLoad) string {
 		h += fmt.Sprintf(" tailgate started %.1f iterations/s of the %.1f/s asked.", float64(l.started)/l.window, l.offeredRate/l.runs)
 	}
 	h += " Try a rate near what the service completes"
-	if share, ok := l.busy(); ok && share < lowBusyShare {
+	if share := l.busy(); share < lowBusyShare {
 		h += fmt.Sprintf("; its CPU was busy only %s of the time (of one core), so it waits on something: if on storage (fsync), put its data on a RAM disk (tmpfs) for the benchmark; if it serves requests concurrently, a higher max_inflight", busyText(share))
 	} else {
 		h += ", or a higher max_inflight if the service can take more at once"
@@ -205,8 +206,8 @@ func droppedHint(l phaseLoad) string {
 
 // idleHint says when the service's CPU was busy only a small share of a phase's windows, and what to try.
 func idleHint(l phaseLoad) string {
-	share, ok := l.busy()
-	if !ok || share >= lowBusyShare {
+	share := l.busy()
+	if !(share < lowBusyShare) {
 		return ""
 	}
 	h := fmt.Sprintf("The service's CPU was busy only %s of the time iterations were in flight in %s (of one core): it spends most of each iteration waiting, so CPU/iteration measures a small part of the work and latency mostly the wait. If it waits on storage (fsync), put its data on a RAM disk (tmpfs) for the benchmark",
@@ -218,17 +219,12 @@ func idleHint(l phaseLoad) string {
 }
 
 // busyText prints a CPU share in percent, with a decimal below 10 % so that a mostly idle service does not read as 0 %.
-func busyText(share float64) string {
-	if share < 0.1 {
-		return fmt.Sprintf("%.1f %%", 100*share)
-	}
-	return fmt.Sprintf("%.0f %%", 100*share)
-}
+func busyText(share float64) string { return fmt.Sprintf("%.*f %%", b2i(share < 0.1), 100*share) }
 
 // notesOf are the notes a report shows after the findings' own: the
 // caller's, how an A/B job ran, what the runs noted, then the hints.
 func notesOf(in Input) []string {
-	return append(append(append(slices.Clone(in.Notes), in.AB.notes(in)...), runNotes(in)...), hints(in)...)
+	return slices.Concat(in.Notes, in.AB.notes(in), runNotes(in), hints(in))
 }
 
 // The fewest requests for a percentile to be more than the slowest
