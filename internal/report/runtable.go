@@ -120,12 +120,9 @@ func WriteCalibration(w io.Writer, c Calibration) error {
 	fmt.Fprintf(&b, "calibration of %s: %d jobs stored in %s\n\n", c.Name, c.Jobs, c.Path)
 	gated := map[string]bool{}
 	for _, key := range c.Gated {
-		gated[key] = true
+		gated[key] = !slices.Contains(c.SetByLoad, key)
 	}
-	for _, key := range c.SetByLoad {
-		delete(gated, key)
-	}
-	k := len(gated)
+	k := len(slices.DeleteFunc(slices.Collect(maps.Values(gated)), func(g bool) bool { return !g }))
 	fmt.Fprintf(&b, "for a check of %d runs against %d baseline samples from %d %s (α = %g, %d gated metrics):\n", c.Runs, c.Samples, c.BaselineJobs, plural(c.BaselineJobs, "job", "jobs"), c.Alpha, k)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "metric\tσ within job\tσ between jobs\tfloor\tdetects (80 % power)\tgated")
@@ -165,10 +162,10 @@ func calibratedFigures(meta result.Metric, nz stats.Noise, c Calibration, k int)
 const noVariation = 1e-9
 
 func sigma(m result.Metric, s float64) string {
-	if m.Scale == result.Percent {
+	if points(m) {
 		return fmt.Sprintf("%.2f pp", s)
 	}
-	return fmt.Sprintf("%.1f %%", 100*s)
+	return percentOf(s)
 }
 
 // worseEffect shows a comparison-scale effect as the change in the bad direction.
@@ -176,7 +173,7 @@ func worseEffect(m result.Metric, l float64) string {
 	switch {
 	case math.IsNaN(l):
 		return "–"
-	case m.Scale == result.Percent:
+	case points(m):
 		return fmt.Sprintf("%.2f pp", l)
 	case m.Better == result.HigherIsBetter:
 		return fmt.Sprintf("−%.1f %%", stats.FromScale(stats.Ratio, stats.LowerIsWorse, l))
