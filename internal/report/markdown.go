@@ -232,19 +232,10 @@ func (d *mdDoc) rows(head string, rows []string, end string) {
 // list writes the items, each through mdText, then the items tailgate
 // wrote itself (ours, as Markdown), after head and before end.
 func (d *mdDoc) list(head, end, prefix string, items []string, ours ...string) {
-	var lines []string
-	for _, it := range items {
-		if shown := mdText(it); shown != "" { // an item that shows nothing is left out, not shown empty
-			lines = append(lines, "- "+prefix+shown+"\n")
-		}
+	shown := slices.DeleteFunc(mapped(items, mdText), func(s string) bool { return s == "" }) // an item that shows nothing is left out
+	if lines := append(shown, ours...); len(lines) > 0 {
+		d.rows(head, mapped(lines, func(s string) string { return "- " + prefix + s + "\n" }), end)
 	}
-	for _, it := range ours {
-		lines = append(lines, "- "+prefix+it+"\n")
-	}
-	if len(lines) == 0 {
-		return
-	}
-	d.rows(head, lines, end)
 }
 
 // runLink is the allow-list of the run link: https, a workflow run, no
