@@ -212,12 +212,9 @@ func (pc Percentiles) SVG() (string, error) {
 		if len(xys) == 0 {
 			continue
 		}
-		l := &plotter.Line{XYs: xys}
-		l.LineStyle = draw.LineStyle{Color: baseColor.color(), Width: vg.Points(2)}
-		if c.Head {
-			l.LineStyle.Color = headColor.color()
-		} else {
-			l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		l := &plotter.Line{XYs: xys, LineStyle: draw.LineStyle{Color: headColor.color(), Width: vg.Points(2)}}
+		if !c.Head {
+			l.Color, l.Dashes = baseColor.color(), []vg.Length{vg.Points(5), vg.Points(3)}
 		}
 		p.Add(l)
 	}
