@@ -44,14 +44,7 @@ func WriteHistoryText(w io.Writer, in HistoryInput) error {
 // regressed level first (with creep), then an unconfirmed step, then metrics too short to show any.
 func historyHeadline(in HistoryInput) string {
 	v, lv := in.Verdict, gate.Level(in.Verdict, in.Chain)
-	var regressed []string
-	if len(lv.Changed) > 0 {
-		regressed = append(regressed, strings.Join(currentLines(in, lv.Changed), "; "))
-	}
-	if len(lv.Culprit) > 0 {
-		regressed = append(regressed, strings.Join(chainCurrentLines(in, lv.Culprit), "; "))
-	}
-	crept := creepLines(in, lv.Crept)
+	regressed, crept := slices.Concat(currentLines(in, lv.Changed), chainCurrentLines(in, lv.Culprit)), creepLines(in, lv.Crept)
 	switch {
 	case len(regressed) > 0:
 		line := "main is at a regressed level: " + strings.Join(regressed, "; ")
@@ -233,9 +226,7 @@ func writeChain(b *strings.Builder, in HistoryInput) {
 	if n == 0 {
 		return // no A/B view yet: the report is the absolute jobs'
 	}
-	first, last := c.Links[0], c.Links[n-1]
-	fmt.Fprintf(b, "A/B chain of main: %s, each judged against its parent side by side, %s … %s\n", count(n, "commit", "commits"),
-		first.Time.UTC().Format(time.DateOnly), last.Time.UTC().Format(time.DateOnly))
+	fmt.Fprintf(b, "A/B chain of main: %s\n", chainSpan(c))
 	for _, m := range movedFirst(c.Metrics, chainMoved) {
 		fmt.Fprintf(b, "  %s: ", m.Meta.Label)
 		if len(m.Culprits) == 0 {
@@ -255,6 +246,12 @@ func writeChain(b *strings.Builder, in HistoryInput) {
 			shortName(c.Links[g].Commit), shortName(c.Links[g].Parent), shortName(c.Links[g-1].Commit))
 	}
 	b.WriteString("\n")
+}
+
+// chainSpan is what the A/B chain holds: "12 commits, each judged against its parent side by side, D … D".
+func chainSpan(c gate.ChainVerdict) string {
+	return fmt.Sprintf("%s, each judged against its parent side by side, %s … %s", count(len(c.Links), "commit", "commits"),
+		c.Links[0].Time.UTC().Format(time.DateOnly), c.Links[len(c.Links)-1].Time.UTC().Format(time.DateOnly))
 }
 
 // levelState says whether main sits at its latest culprit's level; later commits' noise soon bounds
@@ -526,9 +523,7 @@ func (p *historyPage) addChain(in HistoryInput) error {
 	if len(c.Links) == 0 {
 		return nil
 	}
-	first, last := c.Links[0], c.Links[len(c.Links)-1]
-	p.ChainSpan = fmt.Sprintf("%s, each judged against its parent side by side, %s … %s; creep counted since %s.", count(len(c.Links), "commit", "commits"),
-		first.Time.UTC().Format(time.DateOnly), last.Time.UTC().Format(time.DateOnly), visible(c.From, 40))
+	p.ChainSpan = fmt.Sprintf("%s; creep counted since %s.", chainSpan(c), visible(c.From, 40))
 	var flat []string
 	var shown []gate.ChainMetric
 	for _, m := range movedFirst(c.Metrics, chainMoved) {
