@@ -61,7 +61,7 @@ func writeSparklines(b *strings.Builder, in Input) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	for _, s := range all {
 		base, head := lastN(s.Base, maxChartRuns), lastN(s.Head, maxChartRuns)
-		lo, hi := slices.Min(append(slices.Clone(base), head...)), slices.Max(append(slices.Clone(base), head...))
+		lo, hi := slices.Min(slices.Concat(base, head)), slices.Max(slices.Concat(base, head))
 		fmt.Fprintf(tw, "  %s\t%s │ %s\t%s … %s\n", s.Finding.Label, sparkline(base, lo, hi), sparkline(head, lo, hi),
 			formatValue(lo, s.Meta.Unit), formatValue(hi, s.Meta.Unit))
 	}
@@ -70,15 +70,12 @@ func writeSparklines(b *strings.Builder, in Input) {
 }
 
 func sparkline(values []float64, lo, hi float64) string {
-	out := make([]rune, len(values))
-	for i, v := range values {
-		k := len(sparks) / 2
+	return string(mapped(values, func(v float64) rune {
 		if hi > lo {
-			k = int(math.Round((v - lo) / (hi - lo) * float64(len(sparks)-1)))
+			return sparks[int(math.Round((v-lo)/(hi-lo)*float64(len(sparks)-1)))]
 		}
-		out[i] = sparks[k]
-	}
-	return string(out)
+		return sparks[len(sparks)/2]
+	}))
 }
 
 func writeTextList(b *strings.Builder, title, bullet string, items []string) {
