@@ -51,13 +51,7 @@ func visible(s string, maxRunes int) string {
 }
 
 // isLineBreak reports whether r breaks or separates lines anywhere: in Markdown, in a terminal, or in the runner's log.
-func isLineBreak(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', 0x85, 0x2028, 0x2029:
-		return true
-	}
-	return false
-}
+func isLineBreak(r rune) bool { return strings.ContainsRune("\t\n\v\f\r\u0085\u2028\u2029", r) }
 
 // mdEscaped are the ASCII punctuation characters that mean something in GitHub Flavored Markdown inside a line:
 // emphasis, code, strikethrough, links, images and footnotes, table cells, math ($), and # (headings, and references

@@ -68,10 +68,7 @@ func countNotes(runs []result.Run) notesCount {
 			case len(c.order) < maxRunNotes:
 				c.order = append(c.order, n)
 			default:
-				if !past[n] {
-					past[n] = true
-					c.more++
-				}
+				c.more, past[n] = c.more+b2i(!past[n]), true
 				continue
 			}
 			c.counts[n]++
