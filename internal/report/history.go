@@ -352,7 +352,9 @@ func metricStep(m result.Metric, v float64) string { return formatDiff(v, points
 
 func points(m result.Metric) bool { return m.Scale == result.Percent }
 
-func shortName(c string) string { return visible(c[:min(len(c), 12)], 40) }
+func shortName(c string) string { return visible(shortSHA(c), 40) }
+
+func shortSHA(s string) string { return s[:min(len(s), 12)] }
 
 // chainSaw says what the A/B chain saw of a change point's commits: the commits whose own A/B saw it, or that it judged
 // them and saw none (the level moved from outside the code); "" when it judged none.
