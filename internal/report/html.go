@@ -129,7 +129,7 @@ func shown(items []string) []string { return mapped(items, pageText) }
 func htmlFindings(fs []gate.Finding, c columns) []htmlFinding {
 	return mapped(fs, func(f gate.Finding) htmlFinding {
 		return htmlFinding{Label: pageText(f.Label), FromTo: fromTo(f), Change: formatChange(f), Floor: c.limit(f),
-			P: c.test(f), Verdict: outcomeWord(f.Outcome), Note: pageText(tableNote(f)), Class: string(f.Outcome)}
+			P: c.test(f), Verdict: outcomeWord(f.Outcome), Note: pageText(noteOf(f, lowConfidence)), Class: string(f.Outcome)}
 	})
 }
 

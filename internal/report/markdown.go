@@ -121,7 +121,7 @@ func reportedTable(v gate.Verdict, fs []gate.Finding) (string, []string) {
 	}
 	head := fmt.Sprintf("| metric | %s → head | change |%s note |\n|---|---:|---:|%s---|\n", sideWord(v), pHead, align)
 	return head, mapped(fs, func(f gate.Finding) string {
-		return fmt.Sprintf("| %s | %s | %s |%s %s |\n", mdText(f.Label), fromTo(f), formatChange(f), p(f), mdText(tableNote(f)))
+		return fmt.Sprintf("| %s | %s | %s |%s %s |\n", mdText(f.Label), fromTo(f), formatChange(f), p(f), mdText(noteOf(f, lowConfidence)))
 	})
 }
 

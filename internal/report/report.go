@@ -252,11 +252,7 @@ func formatP(p float64) string {
 func findingNotes(findings []gate.Finding, named func(test string) bool) []string {
 	var out []string
 	for _, f := range findings {
-		note := f.Note
-		if named(f.Test) {
-			note = joinNote("test: "+f.Test, note)
-		}
-		if strings.TrimSpace(note) != "" {
+		if note := noteOf(f, named); strings.TrimSpace(note) != "" {
 			out = append(out, f.Label+": "+note)
 		}
 	}
@@ -274,9 +270,9 @@ func judgedLines(v gate.Verdict, show func(string) string) []string {
 	return slices.DeleteFunc([]string{sequentialLine(v.Sequential, show), detectLine(v, show)}, func(s string) bool { return s == "" })
 }
 
-// tableNote is a finding's note as its table row shows it, naming the test where lowConfidence says it is worth naming.
-func tableNote(f gate.Finding) string {
-	if lowConfidence(f.Test) {
+// noteOf is a finding's note, naming its test where named says it is worth naming.
+func noteOf(f gate.Finding, named func(test string) bool) string {
+	if named(f.Test) {
 		return joinNote("test: "+f.Test, f.Note)
 	}
 	return f.Note
