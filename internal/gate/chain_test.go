@@ -300,3 +300,20 @@ func TestChainCreepMeasuredBySpan(t *testing.T) {
 		t.Error("a span from c00 measured the creep since c03")
 	}
 }
+
+// Two changes compose as the chain multiplies them: percentages multiply,
+// points add.
+func TestCompose(t *testing.T) {
+	t.Parallel()
+	cpu, _ := result.Lookup(result.CPUPerIteration)
+	errs, _ := result.Lookup(result.RequestErrorPct)
+	if got := Compose(cpu, 10, 10); math.Abs(got-21) > 1e-9 {
+		t.Errorf("+10 %% then +10 %% = %v %%, want +21 %%", got)
+	}
+	if got := Compose(cpu, 100, -50); math.Abs(got) > 1e-9 {
+		t.Errorf("+100 %% then −50 %% = %v %%, want 0", got)
+	}
+	if got := Compose(errs, 1.5, 0.25); math.Abs(got-1.75) > 1e-9 {
+		t.Errorf("+1.5 pp then +0.25 pp = %v pp, want +1.75", got)
+	}
+}

@@ -661,6 +661,12 @@ func toChainScale(m result.Metric, change float64) float64 {
 
 func fromChainScale(m result.Metric, w float64) float64 { return userChange(scale(m), w) }
 
+// Compose is a change a of metric m followed by a change b, in its change
+// units: percentages multiply, points add.
+func Compose(m result.Metric, a, b float64) float64 {
+	return fromChainScale(m, toChainScale(m, a)+toChainScale(m, b))
+}
+
 // LinkOf is the A/B verdict v as a link's metrics: each gated metric's
 // paired estimate with 95 % bounds, from the estimate's fixed-sample
 // standard error (Finding.StdErr) and Student's t at its degrees of

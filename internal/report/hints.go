@@ -3,37 +3,30 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
-// Hints say what the runs show about the benchmark itself, where a
-// reader would otherwise have to find it: a service whose CPU sat mostly
-// idle, an open phase that dropped most of the work it was offered, or a
-// measured part that saw only a share of its server's CPU.
-// Each says what it saw and what to try.
+// Hints say what the runs show about the benchmark itself (an idle CPU, an overloaded open phase, a
+// part that saw a share of its server), each with what to try.
 
-// lowBusyShare is the share of one core below which a service's CPU is
-// called mostly idle over a window: the service then spends most of each
-// iteration waiting (storage, locks, sleeps, another service), so its
-// CPU/iteration measures a small part of the work and its latency mostly
-// the wait. An fsync-bound service measured 9 % (issue 38).
+// lowBusyShare is the share of one core below which a service's CPU is mostly idle: its CPU/iteration then measures a
+// small part of the work (an fsync-bound service measured 9 %, issue 38).
 const lowBusyShare = 0.25
 
 // mostDropped is the share of offered iterations above which an open phase
 // measured an overloaded service rather than the rate it was asked for.
 const mostDropped = 0.5
 
-// phaseLoad is what one phase (or a run without phases) of the head runs
-// did, summed over the runs.
+// phaseLoad is what one phase (or a run without phases) of the head runs did, summed over the runs.
 type phaseLoad struct {
 	name, model string
 	window      float64 // seconds measured
-	// cpu is the service's CPU seconds over cpuWindow, the seconds of the
-	// windows that measured it; inFlight is the part of those seconds in
-	// which at least one iteration could have been in flight.
+	// cpu is the CPU seconds over cpuWindow, the windows that measured
+	// it, inFlight the part with an iteration in flight.
 	cpu, cpuWindow, inFlight  float64
 	offered, dropped, started int64
 	// offeredRate is the sum of the runs' asked rates, over runs runs.
@@ -41,29 +34,22 @@ type phaseLoad struct {
 	units             string // what the runs are: "runs", or "blocks"
 }
 
-// phaseLoads sums the head runs' phases by name (a run without phases is
-// one unnamed phase), in the order they first ran; skipped phases are left
-// out.
+// phaseLoads sums the head runs' phases by name, in order of first run
+// (a run without phases is one unnamed phase; skipped ones left out).
 func phaseLoads(runs []result.Run) []phaseLoad {
 	var out []phaseLoad
 	add := func(name string, r result.Run) {
 		i := slices.IndexFunc(out, func(l phaseLoad) bool { return l.name == name })
 		if i < 0 {
-			out = append(out, phaseLoad{name: name, model: r.Model})
-			i = len(out) - 1
+			i, out = len(out), append(out, phaseLoad{name: name, model: r.Model})
 		}
-		l := &out[i]
-		l.window += r.Window
+		l, it := &out[i], r.Iterations
 		if r.Resources != nil && r.Resources.CPUSeconds > 0 && r.Window > 0 {
-			l.cpu += r.Resources.CPUSeconds
-			l.cpuWindow += r.Window
-			l.inFlight += inFlight(r)
+			l.cpu, l.cpuWindow, l.inFlight = l.cpu+r.Resources.CPUSeconds, l.cpuWindow+r.Window, l.inFlight+inFlight(r)
 		}
-		l.offered += r.Iterations.Started + r.Iterations.Dropped // as the dropped metric counts it
-		l.dropped += r.Iterations.Dropped
-		l.started += r.Iterations.Started
-		l.offeredRate += r.OfferedRate
-		l.runs++
+		// offered as the dropped metric counts it
+		l.window, l.offered, l.dropped, l.started = l.window+r.Window, l.offered+it.Started+it.Dropped, l.dropped+it.Dropped, l.started+it.Started
+		l.offeredRate, l.runs = l.offeredRate+r.OfferedRate, l.runs+1
 	}
 	for _, r := range runs {
 		if len(r.Phases) == 0 {
@@ -82,35 +68,28 @@ func phaseLoads(runs []result.Run) []phaseLoad {
 // hints are the hints of the head runs, one per phase that shows one,
 // then one per measured part that saw only a share of its server.
 func hints(in Input) []string {
-	var phaseHints []string
+	var out []string
 	for _, l := range phaseLoads(in.Head) {
 		l.units = runWord(in, 2)
-		if h := droppedHint(l); h != "" {
-			phaseHints = append(phaseHints, h)
-		} else if h := idleHint(l); h != "" {
-			phaseHints = append(phaseHints, h)
+		if h := cmp.Or(droppedHint(l), idleHint(l)); h != "" {
+			out = append(out, h)
 		}
 	}
-	return slices.Concat(phaseHints, partShareHints(in))
+	return append(out, partShareHints(in)...)
 }
 
-// wholeShare is the share of its server's CPU at or above which a part
-// selected by process name or command line is taken to hold the server's
-// work: below it the report says what the part did not see.
+// wholeShare is the share of its server's CPU from which a part selected
+// by process name or command line is taken to hold the server's work.
 const wholeShare = 90.0
 
-// partShareHints say, for each part that selects processes by name or
-// command line and had less than wholeShare of its server's CPU (the
-// process tree its processes belong to, ended children included), how
-// much it had and what the rest is: work no side's path CPU holds. On a
-// pool that reconnects most of the backends end between two samples, and
-// a side's part measured 5 % of the database's CPU (issue 36).
+// partShareHints say, for each part below wholeShare of its server's CPU, how much it had and what
+// the rest is: work no side's path CPU holds (a pool that reconnects measured 5 %, issue 36).
 func partShareHints(in Input) []string {
 	var out []string
 	for _, part := range shareParts(in.Base, in.Head) {
 		key := result.PartShareKey(part)
 		base, head := medianOfRuns(in.Base, key), medianOfRuns(in.Head, key)
-		if !(base.ok && base.v < wholeShare) && !(head.ok && head.v < wholeShare) {
+		if !(base < wholeShare) && !(head < wholeShare) { // NaN: not measured
 			continue
 		}
 		out = append(out, fmt.Sprintf("The processes of part %s had %s (the process tree they belong to, ended processes included): "+
@@ -121,41 +100,25 @@ func partShareHints(in Input) []string {
 	return out
 }
 
-// sideValue is a median over one side's runs; ok false where none had it.
-type sideValue struct {
-	v  float64
-	ok bool
-}
-
-// medianOfRuns is the median of the runs' figure key, each run's own or,
-// for a run of phases, its first phase's that has it.
-func medianOfRuns(runs []result.Run, key string) sideValue {
+// medianOfRuns is the median of the runs' figure key, each run's own or
+// its first phase's that has it; NaN where none had it.
+func medianOfRuns(runs []result.Run, key string) float64 {
 	var vals []float64
 	for _, r := range runs {
-		if v, ok := runFigure(r, key); ok {
+		v, ok := r.Metrics[key]
+		for _, p := range r.Phases {
+			if pv, has := p.Run.Metrics[key]; !ok && has && !p.Skipped {
+				v, ok = pv, true
+			}
+		}
+		if ok {
 			vals = append(vals, v)
 		}
 	}
-	if len(vals) == 0 {
-		return sideValue{}
-	}
-	return sideValue{stats.Median(vals), true}
+	return stats.Median(vals)
 }
 
-func runFigure(r result.Run, key string) (float64, bool) {
-	if v, ok := r.Metrics[key]; ok {
-		return v, true
-	}
-	for _, p := range r.Phases {
-		if v, ok := p.Run.Metrics[key]; ok && !p.Skipped {
-			return v, true
-		}
-	}
-	return 0, false
-}
-
-// shareParts are the parts with a share of their server's CPU in any run,
-// sorted.
+// shareParts are the parts with a share of their server's CPU in any run, sorted.
 func shareParts(sides ...[]result.Run) []string {
 	var parts []string
 	add := func(m map[string]float64) {
@@ -177,22 +140,19 @@ func shareParts(sides ...[]result.Run) []string {
 	return parts
 }
 
-// sidesText words a share per side: "12 % of their server's CPU on the
-// base and 14 % on the head", or one side's alone (without a side in a
-// report of one side).
-func sidesText(in Input, base, head sideValue) string {
-	pct := func(v sideValue) string { return fmt.Sprintf("%.0f %%", v.v) }
+// sidesText words a share per side: "12 % of their server's CPU on the base and 14 % on the head", or one side's alone.
+func sidesText(in Input, base, head float64) string {
+	pct := func(v float64) string { return fmt.Sprintf("%.0f %%", v) }
 	const of = " of their server's CPU"
 	switch {
-	case base.ok && head.ok:
-		return pct(base) + of + " on the base and " + pct(head) + " on the head"
-	case head.ok && len(in.Base) > 0:
-		return pct(head) + of + " on the head"
-	case head.ok:
-		return pct(head) + of
-	default:
+	case math.IsNaN(head):
 		return pct(base) + of + " on the base"
+	case !math.IsNaN(base):
+		return pct(base) + of + " on the base and " + pct(head) + " on the head"
+	case len(in.Base) > 0:
+		return pct(head) + of + " on the head"
 	}
+	return pct(head) + of
 }
 
 // where names a phase in a hint: "the latency phase", or "the runs" (the
@@ -204,25 +164,19 @@ func (l phaseLoad) where() string {
 	return "the " + l.name + " phase"
 }
 
-// busy is the service's CPU time over the time its iterations were in
-// flight in the windows that measured it, as a share of one core; not
-// measured where no window measured it. Counting only the time in flight
-// keeps an open phase at a rate far below capacity (the service idle
-// between arrivals, not waiting on anything) from reading as idle: a
-// CPU-bound Flask app under gunicorn at 30 lifecycles/s was busy 15 % of
-// its windows and 40 % of its iterations' time.
-func (l phaseLoad) busy() (share float64, measured bool) {
+// busy is the service's CPU over the time iterations were in flight, as a share of one core;
+// counting only that time keeps an open phase far below capacity from reading as idle (a Flask app:
+// 15 % of its windows, 40 % of its iterations' time).
+// NaN where no window measured it.
+func (l phaseLoad) busy() float64 {
 	if l.cpuWindow <= 0 {
-		return 0, false
+		return math.NaN()
 	}
-	return l.cpu / l.inFlight, true
+	return l.cpu / l.inFlight
 }
 
-// inFlight is the time of a run's window in which iterations could have
-// been in flight: the sum of its iterations' durations, capped at the
-// window (iterations that overlap keep the service loaded the whole
-// window, as a closed model's always do); the window where the run has no
-// iteration latencies.
+// inFlight is the time of a run's window an iteration could be in
+// flight: its iterations' durations summed, capped at the window.
 func inFlight(r result.Run) float64 {
 	h := r.IterationLatency
 	if h == nil || h.Count() == 0 {
@@ -231,9 +185,7 @@ func inFlight(r result.Run) float64 {
 	return min(r.Window, float64(h.Count())*h.Mean().Seconds())
 }
 
-// droppedHint says when an open phase dropped most of the work it was
-// offered, and what to try; with the CPU's share when it was low (the
-// service waited rather than computed).
+// droppedHint says when an open phase dropped most of its offered work, and what to try.
 func droppedHint(l phaseLoad) string {
 	if l.model != result.ModelOpen || l.offered <= 0 || float64(l.dropped) <= mostDropped*float64(l.offered) {
 		return ""
@@ -244,7 +196,7 @@ func droppedHint(l phaseLoad) string {
 		h += fmt.Sprintf(" tailgate started %.1f iterations/s of the %.1f/s asked.", float64(l.started)/l.window, l.offeredRate/l.runs)
 	}
 	h += " Try a rate near what the service completes"
-	if share, ok := l.busy(); ok && share < lowBusyShare {
+	if share := l.busy(); share < lowBusyShare {
 		h += fmt.Sprintf("; its CPU was busy only %s of the time (of one core), so it waits on something: if on storage (fsync), put its data on a RAM disk (tmpfs) for the benchmark; if it serves requests concurrently, a higher max_inflight", busyText(share))
 	} else {
 		h += ", or a higher max_inflight if the service can take more at once"
@@ -252,11 +204,10 @@ func droppedHint(l phaseLoad) string {
 	return h + "."
 }
 
-// idleHint says when the service's CPU was busy only a small share of a
-// phase's windows, and what to try.
+// idleHint says when the service's CPU was busy only a small share of a phase's windows, and what to try.
 func idleHint(l phaseLoad) string {
-	share, ok := l.busy()
-	if !ok || share >= lowBusyShare {
+	share := l.busy()
+	if !(share < lowBusyShare) {
 		return ""
 	}
 	h := fmt.Sprintf("The service's CPU was busy only %s of the time iterations were in flight in %s (of one core): it spends most of each iteration waiting, so CPU/iteration measures a small part of the work and latency mostly the wait. If it waits on storage (fsync), put its data on a RAM disk (tmpfs) for the benchmark",
@@ -267,17 +218,46 @@ func idleHint(l phaseLoad) string {
 	return h + "."
 }
 
-// busyText prints a CPU share in percent, with a decimal below 10 % so
-// that a mostly idle service does not read as 0 %.
-func busyText(share float64) string {
-	if share < 0.1 {
-		return fmt.Sprintf("%.1f %%", 100*share)
-	}
-	return fmt.Sprintf("%.0f %%", 100*share)
-}
+// busyText prints a CPU share in percent, with a decimal below 10 % so that a mostly idle service does not read as 0 %.
+func busyText(share float64) string { return fmt.Sprintf("%.*f %%", b2i(share < 0.1), 100*share) }
 
 // notesOf are the notes a report shows after the findings' own: the
 // caller's, how an A/B job ran, what the runs noted, then the hints.
 func notesOf(in Input) []string {
-	return append(append(append(slices.Clone(in.Notes), in.AB.notes(in)...), runNotes(in)...), hints(in)...)
+	return slices.Concat(in.Notes, in.AB.notes(in), runNotes(in), hints(in))
+}
+
+// The fewest requests for a percentile to be more than the slowest
+// request: below 100 a p99 is the max, below 20 a p95 is.
+const (
+	p99LeastSamples = 100
+	p95LeastSamples = 20
+)
+
+// fewSamplesWarnings say when runs' percentiles rest on so few requests
+// that they are the max and move with one slow request.
+func fewSamplesWarnings(runs []result.Run) []string {
+	least := int64(-1)
+	for _, r := range runs {
+		if r.Latency == nil {
+			continue
+		}
+		if n := r.Latency.Count(); least < 0 || n < least {
+			least = n
+		}
+	}
+	switch {
+	case least < 0 || least >= p99LeastSamples:
+		return nil
+	case least < p95LeastSamples:
+		return []string{fmt.Sprintf("latency p95 and p99 rest on as few as %d requests in a run (p95 needs %d, p99 %d to be more than the slowest request): read them as the max; measure longer or at a higher rate",
+			least, p95LeastSamples, p99LeastSamples)}
+	}
+	return []string{fmt.Sprintf("latency p99 rests on as few as %d requests in a run (fewer than %d): it is the slowest request, the max; measure longer or at a higher rate to gate or read it",
+		least, p99LeastSamples)}
+}
+
+// warningsOf are the verdict's warnings and the report's own about the head runs, in that order.
+func warningsOf(in Input) []string {
+	return append(stats.Messages(in.Verdict.Warnings), fewSamplesWarnings(in.Head)...)
 }

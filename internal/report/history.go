@@ -1,17 +1,24 @@
 package report
 
 import (
+	"cmp"
+	_ "embed"
 	"fmt"
 	"io"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/report/figure"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// HistoryInput is what the history reports show: main's recorded jobs and
-// the change points found in them. Every string of a job (commit, ref,
-// runner, machine) comes from the history file and is untrusted text.
+// HistoryInput is what the history reports show. Every string of a job
+// comes from the history file and is untrusted text.
 type HistoryInput struct {
 	Name, Source string
 	Jobs         []gate.HistoryJob
@@ -20,10 +27,7 @@ type HistoryInput struct {
 	Chain gate.ChainVerdict
 }
 
-// WriteHistoryText writes the terminal report of a history: per gated
-// metric, its change points with the commit range, the step with its
-// bounds and what else changed in the range; then the metrics main sits at
-// a regressed level of.
+// WriteHistoryText writes the terminal report of a history.
 func WriteHistoryText(w io.Writer, in HistoryInput) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "tailgate history · %s: %s\n\n", visible(in.Name, maxShownRunes), historySpan(in))
@@ -36,21 +40,11 @@ func WriteHistoryText(w io.Writer, in HistoryInput) error {
 	return err
 }
 
-// historyHeadline is the one line the text report ends with and the page
-// leads with, from both views: a regressed level either confirms (the
-// change points', the A/B chain's) first, with creep the chain flags;
-// then a step the values show that too few jobs confirm; then metrics too
-// short to show any.
+// historyHeadline is the line the text report ends with and the page leads with, from both views: a
+// regressed level first (with creep), then an unconfirmed step, then metrics too short to show any.
 func historyHeadline(in HistoryInput) string {
 	v, lv := in.Verdict, gate.Level(in.Verdict, in.Chain)
-	var regressed []string
-	if len(lv.Changed) > 0 {
-		regressed = append(regressed, strings.Join(currentLines(in, lv.Changed), "; "))
-	}
-	if len(lv.Culprit) > 0 {
-		regressed = append(regressed, strings.Join(chainCurrentLines(in, lv.Culprit), "; "))
-	}
-	crept := creepLines(in, lv.Crept)
+	regressed, crept := slices.Concat(currentLines(in, lv.Changed), chainCurrentLines(in, lv.Culprit)), creepLines(in, lv.Crept)
 	switch {
 	case len(regressed) > 0:
 		line := "main is at a regressed level: " + strings.Join(regressed, "; ")
@@ -64,46 +58,27 @@ func historyHeadline(in HistoryInput) string {
 	if seen := lv.Unconfirmed; len(seen) > 0 {
 		return "main may be at a regressed level, not yet confirmed: " + strings.Join(seenLines(in, seen), "; ")
 	}
-	var better []gate.HistoryMetric
-	for _, m := range v.Metrics {
-		if m.Seen != nil {
-			better = append(better, m)
-		}
-	}
-	if len(better) > 0 {
+	if better := slices.DeleteFunc(slices.Clone(v.Metrics), func(m gate.HistoryMetric) bool { return m.Seen == nil }); len(better) > 0 {
 		return "main is at no regressed level of a gated metric; the values show steps the better way that no test confirmed: " + strings.Join(seenLines(in, better), "; ")
 	}
-	var short []string
-	for _, m := range v.Metrics {
-		if m.TooFew() {
-			short = append(short, m.Meta.Label)
-		}
-	}
-	if len(short) > 0 {
-		return "main is at no regressed level these jobs can show; too few jobs to show a step of " + strings.Join(short, ", ")
+	if short := slices.DeleteFunc(slices.Clone(v.Metrics), func(m gate.HistoryMetric) bool { return !m.TooFew() }); len(short) > 0 {
+		return "main is at no regressed level these jobs can show; too few jobs to show a step of " + strings.Join(mapped(short, func(m gate.HistoryMetric) string { return m.Meta.Label }), ", ")
 	}
 	return "main is at no regressed level of a gated metric"
 }
 
-// seenLines name each metric whose values step the bad way unconfirmed.
+// seenLines name each metric whose values step unconfirmed, and why.
 func seenLines(in HistoryInput, seen []gate.HistoryMetric) []string {
-	out := make([]string, len(seen))
-	for i, m := range seen {
-		out[i] = fmt.Sprintf("%s %s since %s (%s)", m.Meta.Label, metricStep(m.Meta, m.Seen.Change), jobName(in.Jobs[m.Seen.At]), seenWhy(m))
-	}
-	return out
+	return mapped(seen, func(m gate.HistoryMetric) string {
+		why := "its p is above the search's α"
+		if m.TooFew() {
+			why = "too few jobs"
+		}
+		return fmt.Sprintf("%s %s since %s (%s)", m.Meta.Label, metricStep(m.Meta, m.Seen.Change), jobName(in.Jobs[m.Seen.At]), why)
+	})
 }
 
-// seenWhy says why a step the values show was not confirmed.
-func seenWhy(m gate.HistoryMetric) string {
-	if m.TooFew() {
-		return "too few jobs"
-	}
-	return "its p is above the search's α"
-}
-
-// reachText says what a metric's jobs can show: "these 12 jobs show steps
-// of ≥ 4.2 % with ≥ 3 jobs on each side".
+// reachText says what a metric's jobs can show: "these 12 jobs show steps of ≥ 4.2 % with ≥ 3 jobs on each side".
 func reachText(m gate.HistoryMetric) string {
 	n := len(m.Values)
 	if m.Side == 0 {
@@ -115,37 +90,30 @@ func reachText(m gate.HistoryMetric) string {
 	return fmt.Sprintf("%s show steps of %s or more with %d jobs on each side", countJobs(n), strings.TrimPrefix(metricStep(m.Meta, m.Visible), "+"), m.Side)
 }
 
-// noisyVisible is the smallest visible step, in percent, beyond which the
-// figure says nothing but that the jobs spread: "10810 %" would read as a
-// measurement.
+// noisyVisible is the visible step, in percent, beyond which the jobs
+// only spread: "10810 %" would read as a measurement.
 const noisyVisible = 100.0
 
-// countJobs is "1 job", "these 12 jobs".
-func countJobs(n int) string {
-	if n == 1 {
-		return "1 job"
+func countJobs(n int) string { return plural(n, "1 job", fmt.Sprintf("these %d jobs", n)) }
+
+// historySpan says what the history holds and from when: its jobs, else
+// its A/B links (all the Action's record mode keeps).
+func historySpan(in HistoryInput) string {
+	n, links, src := len(in.Jobs), in.Chain.Links, visible(in.Source, maxShownRunes)
+	span := func(what string, t0, t1 time.Time, c0, c1, tail string) string {
+		return fmt.Sprintf("%s from %s, %s (%s) … %s (%s)%s", what, src, t0.UTC().Format(minuteFormat), c0, t1.UTC().Format(minuteFormat), c1, tail)
 	}
-	return fmt.Sprintf("these %d jobs", n)
+	switch {
+	case n > 0:
+		return span(count(n, "job", "jobs"), in.Jobs[0].Time, in.Jobs[n-1].Time, jobName(in.Jobs[0]), jobName(in.Jobs[n-1]), "")
+	case len(links) > 0:
+		first, last := links[0], links[len(links)-1]
+		return span(count(len(links), "commit", "commits")+" judged by A/B", first.Time, last.Time, shortName(first.Commit), shortName(last.Commit), "; no absolute job")
+	}
+	return "nothing recorded in " + src
 }
 
-// historySpan says what the history holds and from when: its absolute
-// jobs, else its A/B links (a history the Action's record mode keeps holds
-// only those).
-func historySpan(in HistoryInput) string {
-	n, src := len(in.Jobs), visible(in.Source, maxShownRunes)
-	if n == 0 {
-		links := in.Chain.Links
-		if len(links) == 0 {
-			return "nothing recorded in " + src
-		}
-		first, last := links[0], links[len(links)-1]
-		return fmt.Sprintf("%s judged by A/B from %s, %s (%s) … %s (%s); no absolute job", count(len(links), "commit", "commits"), src,
-			first.Time.UTC().Format("2006-01-02 15:04"), shortName(first.Commit), last.Time.UTC().Format("2006-01-02 15:04"), shortName(last.Commit))
-	}
-	first, last := in.Jobs[0], in.Jobs[n-1]
-	return fmt.Sprintf("%s from %s, %s (%s) … %s (%s)", count(n, "job", "jobs"), src,
-		first.Time.UTC().Format("2006-01-02 15:04"), jobName(first), last.Time.UTC().Format("2006-01-02 15:04"), jobName(last))
-}
+const minuteFormat = "2006-01-02 15:04"
 
 func writeHistoryMetric(b *strings.Builder, in HistoryInput, m gate.HistoryMetric) {
 	fmt.Fprintf(b, "%s (%s): ", m.Meta.Label, count(len(m.Values), "job", "jobs"))
@@ -159,19 +127,19 @@ func writeHistoryMetric(b *strings.Builder, in HistoryInput, m gate.HistoryMetri
 	default:
 		fmt.Fprintf(b, "%s (%s)\n", count(len(m.Changes), "change point", "change points"), historyRule(m))
 	}
-	if c := m.Seen; c != nil {
-		fmt.Fprintf(b, "  the values step %s at job #%d %s, %s → %s, not confirmed: %s\n", metricStep(m.Meta, c.Change), c.At+1,
-			jobName(in.Jobs[c.At]), formatValue(c.Before, m.Meta.Unit), formatValue(c.After, m.Meta.Unit), seenReason(m))
+	also := func(c gate.HistoryChange) {
 		for _, e := range c.Environment {
 			fmt.Fprintf(b, "      also changed: %s\n", visible(e, maxShownRunes))
 		}
 	}
+	if c := m.Seen; c != nil {
+		fmt.Fprintf(b, "  the values step %s at job #%d %s, %s, not confirmed: %s\n", metricStep(m.Meta, c.Change), c.At+1,
+			jobName(in.Jobs[c.At]), levels(m, *c), seenReason(m))
+		also(*c)
+	}
 	for _, c := range m.Changes {
-		fmt.Fprintf(b, "  %s: %s, %s → %s, %s\n", changeWord(c), historyStep(m, c), formatValue(c.Before, m.Meta.Unit),
-			formatValue(c.After, m.Meta.Unit), commitRange(in, c))
-		for _, e := range c.Environment {
-			fmt.Fprintf(b, "      also changed: %s\n", visible(e, maxShownRunes))
-		}
+		fmt.Fprintf(b, "  %s: %s, %s, %s\n", changeWord(c), historyStep(m, c), levels(m, c), commitRange(in, c))
+		also(c)
 		if saw := chainSaw(in, m, c); saw != "" {
 			fmt.Fprintf(b, "      %s\n", saw)
 		}
@@ -185,12 +153,7 @@ func writeHistoryMetric(b *strings.Builder, in HistoryInput, m gate.HistoryMetri
 // seenReason says in full why a step the values show is not confirmed.
 func seenReason(m gate.HistoryMetric) string {
 	c := m.Seen
-	before := 0
-	for _, j := range m.Jobs {
-		if j < c.At {
-			before++
-		}
-	}
+	before := sort.SearchInts(m.Jobs, c.At) // the jobs are in order
 	after := len(m.Jobs) - before
 	switch {
 	case m.Side == 0:
@@ -201,16 +164,14 @@ func seenReason(m gate.HistoryMetric) string {
 	return "its permutation p is above α"
 }
 
-// historyRule says what the search counted as a change.
 func historyRule(m gate.HistoryMetric) string {
-	unit := "%"
-	if m.Meta.Scale == result.Percent {
-		unit = "pp"
-	}
-	return fmt.Sprintf("α %.3g a test, steps under %g %s ignored", m.Alpha, m.Floor, unit)
+	return fmt.Sprintf("α %.3g a test, steps under %g %s ignored", m.Alpha, m.Floor, changeUnit(points(m.Meta)))
 }
 
-// changeWord names a change point for what it means.
+func levels(m gate.HistoryMetric, c gate.HistoryChange) string {
+	return formatValue(c.Before, m.Meta.Unit) + " → " + formatValue(c.After, m.Meta.Unit)
+}
+
 func changeWord(c gate.HistoryChange) string {
 	switch {
 	case c.Regression():
@@ -221,18 +182,13 @@ func changeWord(c gate.HistoryChange) string {
 	return "improvement"
 }
 
-// historyStep is the step with its bounds: "+8.1 % (+6.0 … +10.2 %)".
+// historyStep is the step with its bounds: "+8.1 % (95 % bounds +6.0 … +10.2 %)".
 func historyStep(m gate.HistoryMetric, c gate.HistoryChange) string {
-	format, unit := "%.1f", " %"
-	if m.Meta.Scale == result.Percent {
-		format, unit = "%.2f", " pp"
-	}
-	return fmt.Sprintf("%s%s (95 %% bounds %s … %s%s)", signed(c.Change, format), unit, boundText(c.Lo, format), boundText(c.Hi, format), unit)
+	return fmt.Sprintf("%s (95 %% bounds %s … %s)", metricStep(m.Meta, c.Change), boundText(c.Lo, changeFormat(points(m.Meta))), boundStep(m.Meta, c.Hi))
 }
 
-// commitRange names the commits the change came with: those after the
-// last job known at the old level, up to the last job that may be the
-// first at the new one.
+// commitRange names the commits the change came with: after the last
+// job at the old level, up to the last that may be the first at the new.
 func commitRange(in HistoryInput, c gate.HistoryChange) string {
 	last := in.Jobs[c.Last]
 	jobs := fmt.Sprintf("job #%d", c.First+1)
@@ -245,56 +201,33 @@ func commitRange(in HistoryInput, c gate.HistoryChange) string {
 	return fmt.Sprintf("commits %s..%s (%s)", jobName(in.Jobs[c.First-1]), jobName(last), jobs)
 }
 
-// jobName is a job's commit, short, as inert text; its job id without one.
 func jobName(j gate.HistoryJob) string {
 	if j.Commit == "" {
 		return "job " + visible(j.Job, 40)
 	}
-	return visible(shortSHA(j.Commit), 40)
+	return shortName(j.Commit)
 }
 
-func shortSHA(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
-}
-
-// currentLines name each metric main sits at a regressed level of.
 func currentLines(in HistoryInput, cur []gate.HistoryMetric) []string {
-	out := make([]string, len(cur))
-	for i, m := range cur {
+	view := "" // the absolute view named where the A/B chain is a second one
+	if len(in.Chain.Links) > 0 {
+		view = " (a change point of the jobs)"
+	}
+	return mapped(cur, func(m gate.HistoryMetric) string {
 		c := m.Changes[len(m.Changes)-1]
-		format, unit := "%.1f", " %"
-		if m.Meta.Scale == result.Percent {
-			format, unit = "%.2f", " pp"
-		}
-		out[i] = fmt.Sprintf("%s %s%s since %s%s", m.Meta.Label, signed(c.Change, format), unit, jobName(in.Jobs[c.At]), viewSuffix(in))
-	}
-	return out
+		return fmt.Sprintf("%s %s since %s%s", m.Meta.Label, metricStep(m.Meta, c.Change), jobName(in.Jobs[c.At]), view)
+	})
 }
 
-// viewSuffix names the absolute view where the A/B chain is a second one.
-func viewSuffix(in HistoryInput) string {
-	if len(in.Chain.Links) == 0 {
-		return ""
-	}
-	return " (a change point of the jobs)"
-}
-
-// writeChain writes the A/B view: per gated metric the commits whose own
-// A/B found it regressed, whether main still sits at that level, and the
-// creep since the chain's start.
+// writeChain writes the A/B view: per gated metric its culprits, whether main is still at their level, and the creep.
 func writeChain(b *strings.Builder, in HistoryInput) {
 	c := in.Chain
 	n := len(c.Links)
 	if n == 0 {
 		return // no A/B view yet: the report is the absolute jobs'
 	}
-	first, last := c.Links[0], c.Links[n-1]
-	fmt.Fprintf(b, "A/B chain of main: %s, each judged against its parent side by side, %s … %s\n", count(n, "commit", "commits"),
-		first.Time.UTC().Format("2006-01-02"), last.Time.UTC().Format("2006-01-02"))
-	for _, m := range chainMovedFirst(c.Metrics) {
+	fmt.Fprintf(b, "A/B chain of main: %s\n", chainSpan(c))
+	for _, m := range movedFirst(c.Metrics, chainMoved) {
 		fmt.Fprintf(b, "  %s: ", m.Meta.Label)
 		if len(m.Culprits) == 0 {
 			b.WriteString("no commit's own A/B found it regressed\n")
@@ -303,9 +236,9 @@ func writeChain(b *strings.Builder, in HistoryInput) {
 			lv := m.Level
 			fmt.Fprintf(b, "    %s: %s since, over %s\n", levelState(m), creepStep(m.Meta, lv), count(lv.Links, "commit", "commits"))
 		}
-		fmt.Fprintf(b, "    creep since %s (%s): %s%s%s\n", visible(c.From, 40), count(m.Creep.Links, "commit", "commits"), creepStep(m.Meta, m.Creep), flaggedText(m.Meta, m.Creep), spanText(m.Meta, m.Creep))
+		fmt.Fprintf(b, "    creep since %s (%s): %s\n", visible(c.From, 40), count(m.Creep.Links, "commit", "commits"), creepText(m))
 	}
-	if empty := emptyLinks(c); empty > 0 {
+	if empty := len(slices.DeleteFunc(slices.Clone(c.Links), func(l gate.ChainLink) bool { return len(l.Metrics) > 0 })); empty > 0 {
 		fmt.Fprintf(b, "  %s estimated no gated metric (too few blocks for bounds): counted as no change\n", plural(empty, "1 commit's A/B", fmt.Sprintf("%d commits' A/Bs", empty)))
 	}
 	for _, g := range c.Gaps {
@@ -315,10 +248,14 @@ func writeChain(b *strings.Builder, in HistoryInput) {
 	b.WriteString("\n")
 }
 
-// levelState says whether main sits at the level its latest culprit
-// regressed it to: confirmed, undone by later commits, or neither (later
-// commits' noise adds up, so the level's bounds soon hold zero after any
-// step; nothing undid it, so it counts as current).
+// chainSpan is what the A/B chain holds: "12 commits, each judged against its parent side by side, D … D".
+func chainSpan(c gate.ChainVerdict) string {
+	return fmt.Sprintf("%s, each judged against its parent side by side, %s … %s", count(len(c.Links), "commit", "commits"),
+		c.Links[0].Time.UTC().Format(time.DateOnly), c.Links[len(c.Links)-1].Time.UTC().Format(time.DateOnly))
+}
+
+// levelState says whether main sits at its latest culprit's level; later commits' noise soon bounds
+// any level by zero, so a level nothing undid counts as current.
 func levelState(m gate.ChainMetric) string {
 	switch {
 	case m.Level.Worse:
@@ -329,66 +266,50 @@ func levelState(m gate.ChainMetric) string {
 	return "no later commit undid it"
 }
 
-// culpritTexts name each culprit link: "1034de6 on 2026-11-04 (its own
-// A/B: +55.2 %, 95 % bounds +50.1 … +60.3 %)".
+// culpritTexts name each culprit link: "1034de6 on 2026-11-04 (its own A/B: +55.2 %, 95 % bounds +50.1 … +60.3 %)".
 func culpritTexts(in HistoryInput, m gate.ChainMetric) []string {
-	var out []string
-	for _, i := range m.Culprits {
+	return mapped(m.Culprits, func(i int) string {
 		l := in.Chain.Links[i]
 		lm := l.Metrics[m.Meta.Key]
-		out = append(out, fmt.Sprintf("%s on %s (its own A/B: %s, 95 %% bounds %s … %s)", shortName(l.Commit), l.Time.UTC().Format("2006-01-02"),
-			metricStep(m.Meta, lm.Change), boundStep(m.Meta, lm.Lo), boundStep(m.Meta, lm.Hi)))
-	}
-	return out
+		return fmt.Sprintf("%s on %s (its own A/B: %s, 95 %% bounds %s … %s)", shortName(l.Commit), l.Time.UTC().Format(time.DateOnly),
+			metricStep(m.Meta, lm.Change), boundStep(m.Meta, lm.Lo), boundStep(m.Meta, lm.Hi))
+	})
 }
 
-// chainCurrentLines name each metric the chain says main still sits at a
-// regressed level of, by its latest culprit.
+// chainCurrentLines name each metric the chain says main still sits at a regressed level of, by its latest culprit.
 func chainCurrentLines(in HistoryInput, cur []gate.ChainMetric) []string {
-	out := make([]string, len(cur))
-	for i, m := range cur {
+	return mapped(cur, func(m gate.ChainMetric) string {
 		l := in.Chain.Links[m.Culprits[len(m.Culprits)-1]]
 		if m.Level.Worse {
-			out[i] = fmt.Sprintf("%s %s since %s (its own A/B on %s)", m.Meta.Label, metricStep(m.Meta, m.Level.Change), shortName(l.Commit), l.Time.UTC().Format("2006-01-02"))
-			continue
+			return fmt.Sprintf("%s %s since %s (its own A/B on %s)", m.Meta.Label, metricStep(m.Meta, m.Level.Change), shortName(l.Commit), l.Time.UTC().Format(time.DateOnly))
 		}
-		out[i] = fmt.Sprintf("%s %s by %s (its own A/B on %s), which no later commit undid", m.Meta.Label, metricStep(m.Meta, l.Metrics[m.Meta.Key].Change),
-			shortName(l.Commit), l.Time.UTC().Format("2006-01-02"))
-	}
-	return out
+		return fmt.Sprintf("%s %s by %s (its own A/B on %s), which no later commit undid", m.Meta.Label, metricStep(m.Meta, l.Metrics[m.Meta.Key].Change),
+			shortName(l.Commit), l.Time.UTC().Format(time.DateOnly))
+	})
 }
 
-// creepLines name each metric whose creep the chain flags.
 func creepLines(in HistoryInput, crept []gate.ChainMetric) []string {
-	var out []string
-	for _, m := range crept {
+	return mapped(crept, func(m gate.ChainMetric) string {
 		how := ""
 		if m.Creep.Span != nil {
 			how = " (one A/B against " + shortName(m.Creep.Span.Parent) + ")"
 		}
-		out = append(out, fmt.Sprintf("creep since %s: %s %s over %s%s", visible(in.Chain.From, 40), m.Meta.Label, creepStep(m.Meta, m.Creep), count(m.Creep.Links, "commit", "commits"), how))
-	}
-	return out
+		return fmt.Sprintf("creep since %s: %s %s over %s%s", visible(in.Chain.From, 40), m.Meta.Label, creepStep(m.Meta, m.Creep), count(m.Creep.Links, "commit", "commits"), how)
+	})
 }
 
-// creepStep is a product of changes with its bounds: "+16.1 % (95 %
-// bounds +10.2 … +22.3 %)".
+// creepStep is a product of changes with its bounds: "+16.1 % (95 % bounds +10.2 … +22.3 %)".
 func creepStep(m result.Metric, c gate.Creep) string {
 	return fmt.Sprintf("%s (95 %% bounds %s … %s)", metricStep(m, c.Change), boundStep(m, c.Lo), boundStep(m, c.Hi))
 }
 
-// boundStep is a bound of a change: as metricStep, but a bound that
-// rounds to zero keeps its sign and first digit ("+0.03 %"), since which
-// side of zero it lies on is what a bound says; zero is "0 %".
+// boundStep is a bound as metricStep, but one that rounds to zero keeps
+// its sign and first digit ("+0.03 %"): its side of zero is what it says.
 func boundStep(m result.Metric, v float64) string {
-	if m.Scale == result.Percent {
-		return boundText(v, "%.2f") + " pp"
-	}
-	return boundText(v, "%.1f") + " %"
+	return boundText(v, changeFormat(points(m))) + " " + changeUnit(points(m))
 }
 
-// boundText is v signed in format, or, where that rounds to zero, to its
-// first digit.
+// boundText is v signed in format, or, where that rounds to zero, to its first digit.
 func boundText(v float64, format string) string {
 	switch s := signed(v, format); {
 	case !strings.HasPrefix(s, "±"):
@@ -399,15 +320,13 @@ func boundText(v float64, format string) string {
 	return signed(v, "%.1g")
 }
 
-// spanText says how a creep measured by a span was measured, and what
-// the commits' own A/Bs multiply to beside it: "; measured by one A/B of
-// 3f2a9c1b7d0e against 1a2b3c4d5e6f on 2026-12-05 and the 2 commits
-// after it; the commits' own A/Bs multiply to +5.7 % (95 % bounds …)".
+// spanText says how a creep measured by one A/B of a span was measured,
+// and what the commits' own A/Bs multiply to beside it.
 func spanText(m result.Metric, c gate.Creep) string {
 	if c.Span == nil {
 		return ""
 	}
-	s := fmt.Sprintf("; measured by one A/B of %s against %s on %s", shortName(c.Span.Commit), shortName(c.Span.Parent), c.Span.Time.UTC().Format("2006-01-02"))
+	s := fmt.Sprintf("; measured by one A/B of %s against %s on %s", shortName(c.Span.Commit), shortName(c.Span.Parent), c.Span.Time.UTC().Format(time.DateOnly))
 	if after := c.Links - c.SpanLinks; after > 0 {
 		s += " and the " + count(after, "commit", "commits") + " after it"
 	}
@@ -417,6 +336,11 @@ func spanText(m result.Metric, c gate.Creep) string {
 	return s
 }
 
+// creepText is a metric's creep with its bounds, whether it is flagged and how it was measured.
+func creepText(m gate.ChainMetric) string {
+	return creepStep(m.Meta, m.Creep) + flaggedText(m.Meta, m.Creep) + spanText(m.Meta, m.Creep)
+}
+
 func flaggedText(m result.Metric, c gate.Creep) string {
 	if c.Worse {
 		return fmt.Sprintf(", flagged: worse than the %s floor with its bounds clear of zero", strings.TrimPrefix(metricStep(m, c.Floor), "+"))
@@ -424,22 +348,16 @@ func flaggedText(m result.Metric, c gate.Creep) string {
 	return ""
 }
 
-// metricStep is a change of metric m: "+1.5 %" or "+0.20 pp".
-func metricStep(m result.Metric, v float64) string {
-	if m.Scale == result.Percent {
-		return signed(v, "%.2f") + " pp"
-	}
-	return signed(v, "%.1f") + " %"
-}
+func metricStep(m result.Metric, v float64) string { return formatDiff(v, points(m)) }
 
-// shortName is a commit from the history file, short and inert.
+func points(m result.Metric) bool { return m.Scale == result.Percent }
+
 func shortName(c string) string { return visible(shortSHA(c), 40) }
 
-// chainSaw says what the A/B chain saw of a change point's commits (from
-// the last job at the old level, exclusive, to the last that may be the
-// first at the new one): the commit whose own A/B saw the step, or that it
-// judged them and saw none (the environment, or a dependency outside the
-// repository, moved the level), or "" when it judged none of them.
+func shortSHA(s string) string { return s[:min(len(s), 12)] }
+
+// chainSaw says what the A/B chain saw of a change point's commits: the commits whose own A/B saw it, or that it judged
+// them and saw none (the level moved from outside the code); "" when it judged none.
 func chainSaw(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange) string {
 	var commits []string
 	for j := c.First; j <= c.Last; j++ {
@@ -448,25 +366,327 @@ func chainSaw(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange) strin
 	culprits, judged := in.Chain.Judged(m.Meta.Key, commits)
 	switch {
 	case len(culprits) > 0:
-		var names []string
-		for _, i := range culprits {
+		return "the A/B chain names " + strings.Join(mapped(culprits, func(i int) string {
 			l := in.Chain.Links[i]
-			names = append(names, fmt.Sprintf("%s (its own A/B on %s: %s)", shortName(l.Commit), l.Time.UTC().Format("2006-01-02"), metricStep(m.Meta, l.Metrics[m.Meta.Key].Change)))
-		}
-		return "the A/B chain names " + strings.Join(names, ", ")
+			return fmt.Sprintf("%s (its own A/B on %s: %s)", shortName(l.Commit), l.Time.UTC().Format(time.DateOnly), metricStep(m.Meta, l.Metrics[m.Meta.Key].Change))
+		}), ", ")
 	case judged > 0:
 		return fmt.Sprintf("the A/B chain judged %s and saw no regression: did it come from outside the code (runner, machine, a dependency outside the repository)?", plural(judged, "this commit", fmt.Sprintf("these %d commits", judged)))
 	}
 	return ""
 }
 
-// emptyLinks counts the links whose A/B estimated no metric.
-func emptyLinks(c gate.ChainVerdict) int {
-	n := 0
-	for _, l := range c.Links {
-		if len(l.Metrics) == 0 {
-			n++
+// WriteHistoryHTML writes the self-contained trend page of a history (no network request, no script). Untrusted text
+// goes through visible and html/template; figures carry tailgate's labels and short commits.
+func WriteHistoryHTML(w io.Writer, in HistoryInput) error {
+	page, err := newHistoryPage(in)
+	return render(w, "history.tmpl", page, err)
+}
+
+type historyPage struct {
+	Title, Name, Outcome, Class, Headline, Context, Alpha string
+	Changes                                               []historyChangeRow
+	Figures                                               []htmlFigure
+	// Chain is the A/B view: a row and a figure per gated metric.
+	Chain        []historyChainRow
+	ChainFigures []htmlFigure
+	ChainSpan    string
+	Notes        []string
+	Jobs         []historyJobRow
+	Links        []historyLinkRow
+}
+
+type historyChangeRow struct {
+	Metric, Kind, Step, Levels, Range, Class string
+	Environment                              []string
+	// Chain says what the A/B chain saw of the change's commits.
+	Chain string
+}
+
+type historyChainRow struct {
+	Metric, Culprits, Level, Creep, Class string
+}
+
+// historyLinkRow is one commit of the A/B chain: what its own A/B said of each gated metric that moved.
+type historyLinkRow struct {
+	N                                 int
+	Commit, Parent, Time, Job, Change string
+	Class                             string
+}
+
+type historyJobRow struct {
+	N                                        int
+	Commit, Ref, Time, Runs, Machine, Runner string
+}
+
+func newHistoryPage(in HistoryInput) (historyPage, error) {
+	p := historyPage{Name: pageText(in.Name), Context: unpathed(historySpan(in)), Headline: historyHeadline(in)}
+	p.Outcome, p.Class = historyBadge(in)
+	p.Title = visible(fmt.Sprintf("tailgate history · %s: %s", in.Name, p.Outcome), maxShownRunes)
+	for _, m := range changedFirst(in.Verdict.Metrics, in.Chain) {
+		if m.Alpha > 0 && p.Alpha == "" {
+			p.Alpha = strconv.FormatFloat(m.Alpha, 'g', 3, 64)
+		}
+		for _, c := range m.Changes {
+			p.Changes = append(p.Changes, changeRow(in, m, c, false))
+		}
+		if m.Seen != nil {
+			p.Changes = append(p.Changes, changeRow(in, m, *m.Seen, true))
+		}
+		if m.Note != "" {
+			p.Notes = append(p.Notes, m.Meta.Label+": "+m.Note)
+		} else if len(m.Changes) == 0 {
+			p.Notes = append(p.Notes, m.Meta.Label+": "+reachText(m))
+		}
+		if len(m.Values) == 0 {
+			continue
+		}
+		fig, err := historyFigure(in, m)
+		if err != nil {
+			return historyPage{}, err
+		}
+		p.Figures = append(p.Figures, fig)
+	}
+	if err := p.addChain(in); err != nil {
+		return historyPage{}, err
+	}
+	for i, j := range in.Jobs {
+		p.Jobs = append(p.Jobs, historyJobRow{N: i + 1, Commit: jobName(j), Ref: pageText(j.Ref), Time: j.Time.UTC().Format(minuteFormat),
+			Runs: strconv.Itoa(len(j.Runs)), Machine: pageText(j.Machine), Runner: pageText(orDash(j.Runner))})
+	}
+	return p, nil
+}
+
+// historyBadge is the page's badge and class, read as the headline is.
+func historyBadge(in HistoryInput) (string, string) {
+	v, chain := in.Verdict, in.Chain
+	switch lv := gate.Level(v, chain); {
+	case len(lv.Regressed) > 0:
+		return "regressed", "regressed"
+	case len(lv.Crept) > 0:
+		return "crept", "regressed"
+	case slices.ContainsFunc(v.Metrics, func(m gate.HistoryMetric) bool { return m.Seen != nil }):
+		return "step not confirmed", "inconclusive" // either way: the eye sees it
+	case len(in.Jobs) == 0 && len(chain.Links) == 0:
+		return "nothing recorded", "inconclusive"
+	case len(in.Jobs) == 0:
+		return "no commit regressed", "steady"
+	case slices.ContainsFunc(v.Metrics, gate.HistoryMetric.TooFew):
+		return "too few jobs", "inconclusive"
+	}
+	return "steady", "steady"
+}
+
+// changedFirst orders the metrics that moved in either view first.
+func changedFirst(ms []gate.HistoryMetric, chain gate.ChainVerdict) []gate.HistoryMetric {
+	moved := map[string]bool{}
+	for _, m := range chain.Metrics {
+		moved[m.Meta.Key] = chainMoved(m)
+	}
+	return movedFirst(ms, func(m gate.HistoryMetric) bool { return len(m.Changes) > 0 || m.Seen != nil || moved[m.Meta.Key] })
+}
+
+func chainMoved(m gate.ChainMetric) bool { return len(m.Culprits) > 0 || m.Creep.Worse }
+
+// movedFirst orders the xs that moved before the others, each group in its order.
+func movedFirst[T any](xs []T, moved func(T) bool) []T {
+	out := slices.Clone(xs)
+	slices.SortStableFunc(out, func(a, b T) int { return cmp.Compare(b2i(!moved(a)), b2i(!moved(b))) })
+	return out
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// changeRow is the table's row of a change point, or of the step the values show unconfirmed (m.Seen).
+func changeRow(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange, seen bool) historyChangeRow {
+	row := historyChangeRow{Metric: m.Meta.Label, Kind: changeWord(c), Step: historyStep(m, c), Levels: levels(m, c),
+		Range: strings.TrimPrefix(commitRange(in, c), "commits "), Environment: shown(c.Environment), Chain: orDash(chainSaw(in, m, c))}
+	switch {
+	case seen:
+		row.Kind, row.Step, row.Class = "step not confirmed: "+seenReason(m), metricStep(m.Meta, c.Change), "unconfirmed"
+		row.Range = fmt.Sprintf("%s..%s (job #%d)", jobName(in.Jobs[m.Jobs[slices.Index(m.Jobs, c.At)-1]]), jobName(in.Jobs[c.At]), c.At+1)
+	case c.Regression():
+		row.Class = "regression"
+	case !c.Worse:
+		row.Class = "improvement"
+	}
+	return row
+}
+
+// addChain adds the A/B view: per gated metric a row and a figure of the chain's running product
+// (one note for those flat at 0), then the links with what each one's A/B said.
+func (p *historyPage) addChain(in HistoryInput) error {
+	c := in.Chain
+	if len(c.Links) == 0 {
+		return nil
+	}
+	p.ChainSpan = fmt.Sprintf("%s; creep counted since %s.", chainSpan(c), visible(c.From, 40))
+	var flat []string
+	var shown []gate.ChainMetric
+	for _, m := range movedFirst(c.Metrics, chainMoved) {
+		if flatChain(c.Links, m.Meta.Key) {
+			flat = append(flat, m.Meta.Label)
+			continue
+		}
+		shown = append(shown, m)
+		row := historyChainRow{Metric: m.Meta.Label, Culprits: "none", Level: "—", Creep: creepText(m)}
+		if len(m.Culprits) > 0 {
+			row.Culprits = strings.Join(culpritTexts(in, m), "; ")
+			row.Level = levelState(m) + ": " + creepStep(m.Meta, m.Level)
+			if !m.Undone {
+				row.Class = "regression"
+			}
+		}
+		if m.Creep.Worse {
+			row.Class = "regression"
+		}
+		p.Chain = append(p.Chain, row)
+		fig, err := chainFigure(in, m)
+		if err != nil {
+			return err
+		}
+		p.ChainFigures = append(p.ChainFigures, fig)
+	}
+	if len(flat) > 0 {
+		p.Notes = append(p.Notes, fmt.Sprintf("%s: every commit's A/B measured no change, with bounds of 0 (the rate was the same, as 0, in every block of both sides); not drawn.", strings.Join(flat, ", ")))
+	}
+	for i, l := range c.Links {
+		row := historyLinkRow{N: i + 1, Commit: shortName(l.Commit), Parent: shortName(l.Parent), Time: l.Time.UTC().Format(minuteFormat), Job: pageText(orDash(l.Job))}
+		var changes []string
+		for _, m := range shown {
+			lm, ok := l.Metrics[m.Meta.Key]
+			if !ok {
+				continue
+			}
+			text := m.Meta.Label + " " + metricStep(m.Meta, lm.Change)
+			if lm.Outcome == gate.MetricRegression {
+				text, row.Class = text+" (regression)", "regression"
+			}
+			changes = append(changes, text)
+		}
+		row.Change = orDash(strings.Join(changes, "; "))
+		p.Links = append(p.Links, row)
+	}
+	return nil
+}
+
+// flatChain reports whether every link that estimated metric key estimated exactly no change, bounds and all.
+func flatChain(links []gate.ChainLink, key string) bool {
+	for _, l := range links {
+		if lm, ok := l.Metrics[key]; ok && (lm.Change != 0 || lm.Lo != 0 || lm.Hi != 0) {
+			return false
 		}
 	}
-	return n
+	return true
+}
+
+// chainFigure draws a metric's running product of the chain's changes
+// with its 95 % bounds as dots and each culprit as a labelled line.
+func chainFigure(in HistoryInput, m gate.ChainMetric) (htmlFigure, error) {
+	c := in.Chain
+	links := c.Links[min(c.Since, len(c.Links)):]
+	h := figure.History{Title: m.Meta.Label + " · A/B chain", YLabel: "change since " + orDash(axisCommit(firstParent(links))) + " (" + changeUnit(points(m.Meta)) + ")",
+		Commits: mapped(links, func(l gate.ChainLink) string { return axisCommit(l.Commit) })}
+	var from int
+	h.Medians, h.Runs, from = chainPoints(links, m, c.Since)
+	for _, ci := range m.Culprits {
+		if at := ci - c.Since; at >= 0 {
+			h.Changes = append(h.Changes, figure.Change{At: at, First: at, Last: at, Regression: true,
+				Label: "culprit " + metricStep(m.Meta, c.Links[ci].Metrics[m.Meta.Key].Change)})
+		}
+	}
+	spanLine := ""
+	if sp := m.Creep.Span; sp != nil {
+		// The creep a span measured, drawn from its commit on: where the
+		// links' product (the line) and one A/B of the whole stretch part.
+		at := slices.IndexFunc(links, func(l gate.ChainLink) bool { return l.Commit == sp.Commit })
+		if at >= 0 {
+			h.Levels = append(h.Levels, figure.Level{From: at, To: len(links) - 1, Value: m.Creep.Change})
+			spanLine = fmt.Sprintf(", the creep one A/B of %s against %s measured (bold line from that commit on)", shortName(sp.Commit), shortName(sp.Parent))
+		}
+	}
+	svg, err := h.SVG()
+	bounds := "its 95 % bounds (dots)"
+	if from < len(links) {
+		bounds = fmt.Sprintf("its 95 %% bounds (dots; from the latest culprit %s on, the bounds of the level since it, %s, as the verdict reads them)",
+			shortName(links[from].Commit), creepStep(m.Meta, m.Level))
+	}
+	caption := fmt.Sprintf("%s along the A/B chain: the product of each commit's change against its parent since %s (line), %s%s, culprits dashed red. Creep %s.",
+		m.Meta.Label, visible(c.From, 40), bounds, spanLine, creepText(m))
+	return drawn(svg, err, caption)
+}
+
+// chainPoints are the running product of the links' changes of m with its 95 % bounds; from the latest culprit on
+// (from) the bounds are the level's since it, which the verdict reads. since is links[0]'s index.
+func chainPoints(links []gate.ChainLink, m gate.ChainMetric, since int) (line []float64, bounds [][]float64, from int) {
+	from = len(links)
+	if n := len(m.Culprits); n > 0 && m.Culprits[n-1] >= since {
+		from = m.Culprits[n-1] - since
+	}
+	before := gate.ChainProduct(links[:from], m.Meta)
+	for i := range links {
+		run := gate.ChainProduct(links[:i+1], m.Meta)
+		line, bounds = append(line, run.Change), append(bounds, []float64{run.Lo, run.Hi})
+		if i >= from {
+			level := gate.ChainProduct(links[from:i+1], m.Meta)
+			bounds[i] = []float64{gate.Compose(m.Meta, before.Change, level.Lo), gate.Compose(m.Meta, before.Change, level.Hi)}
+		}
+	}
+	return line, bounds, from
+}
+
+func firstParent(links []gate.ChainLink) string {
+	if len(links) == 0 {
+		return ""
+	}
+	return links[0].Parent
+}
+
+// axisCommit is a commit's first 7 hex digits; anything else (the field is untrusted) is not drawn.
+func axisCommit(c string) string {
+	if len(c) < 7 {
+		return ""
+	}
+	for _, r := range c {
+		if !strings.ContainsRune("0123456789abcdef", r) {
+			return ""
+		}
+	}
+	return c[:7]
+}
+
+// historyFigure draws one metric over every job of the history (NaN where
+// a job did not measure it), so that its x positions are the jobs'.
+func historyFigure(in HistoryInput, m gate.HistoryMetric) (htmlFigure, error) {
+	n := len(in.Jobs)
+	h := figure.History{Title: m.Meta.Label, YLabel: axisLabel(m.Meta), Runs: make([][]float64, n), Medians: constant(math.NaN(), n),
+		Commits: mapped(in.Jobs, func(j gate.HistoryJob) string { return axisCommit(j.Commit) })}
+	for i, j := range m.Jobs {
+		h.Runs[j], h.Medians[j] = m.Runs[i], m.Values[i]
+	}
+	changes, unconfirmed := m.Changes, false
+	if m.Seen != nil {
+		changes, unconfirmed = []gate.HistoryChange{*m.Seen}, true
+	}
+	from := m.Jobs[0]
+	for _, c := range changes {
+		h.Levels = append(h.Levels, figure.Level{From: from, To: c.At - 1, Value: c.Before, Unconfirmed: unconfirmed})
+		h.Changes = append(h.Changes, figure.Change{At: c.At, First: c.First, Last: c.Last, Regression: c.Regression(), Unconfirmed: unconfirmed})
+		from = c.At
+	}
+	if len(changes) > 0 {
+		h.Levels = append(h.Levels, figure.Level{From: from, To: m.Jobs[len(m.Jobs)-1], Value: changes[len(changes)-1].After, Unconfirmed: unconfirmed})
+	}
+	svg, err := h.SVG()
+	caption := fmt.Sprintf("%s over %s: %s.", m.Meta.Label, count(len(m.Values), "job", "jobs"), count(len(m.Changes), "change point", "change points"))
+	if c := m.Seen; c != nil {
+		caption = fmt.Sprintf("%s over %s: no change point confirmed; the values step %s at %s (dashed grey), not confirmed: %s.",
+			m.Meta.Label, count(len(m.Values), "job", "jobs"), metricStep(m.Meta, c.Change), jobName(in.Jobs[c.At]), seenReason(m))
+	}
+	return drawn(svg, err, caption)
 }

@@ -478,10 +478,10 @@ func TestTrendOfLinksOnly(t *testing.T) {
 		_, bounds, from := chainPoints(in.Chain.Links, m, 0)
 		before := gate.ChainProduct(in.Chain.Links[:4], m.Meta).Change
 		last := bounds[len(bounds)-1]
-		if from != 4 || math.Abs(last[0]-compose(m.Meta, before, m.Level.Lo)) > 1e-9 || math.Abs(last[1]-compose(m.Meta, before, m.Level.Hi)) > 1e-9 {
+		if from != 4 || math.Abs(last[0]-gate.Compose(m.Meta, before, m.Level.Lo)) > 1e-9 || math.Abs(last[1]-gate.Compose(m.Meta, before, m.Level.Hi)) > 1e-9 {
 			t.Errorf("from link %d, the last bounds %v are not the level's %+v since the culprit, from %v", from, last, m.Level, before)
 		}
-		if at := bounds[4]; math.Abs(at[0]-compose(m.Meta, before, 0.03)) > 1e-9 || math.Abs(at[1]-compose(m.Meta, before, 16.1)) > 1e-9 {
+		if at := bounds[4]; math.Abs(at[0]-gate.Compose(m.Meta, before, 0.03)) > 1e-9 || math.Abs(at[1]-gate.Compose(m.Meta, before, 16.1)) > 1e-9 {
 			t.Errorf("at the culprit the bounds %v are not its own A/B's", at)
 		}
 	})

@@ -1,7 +1,8 @@
 package report
 
 import (
-	_ "embed"
+	"cmp"
+	"embed"
 	"fmt"
 	"html/template"
 	"io"
@@ -17,25 +18,24 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
-//go:embed html.tmpl
-var htmlTemplate string
+//go:embed html.tmpl history.tmpl
+var pageFiles embed.FS
 
-var pageTemplate = template.Must(template.New("report").Parse(htmlTemplate))
+var pageTemplates = template.Must(template.ParseFS(pageFiles, "*.tmpl"))
 
-// WriteHTML writes the HTML report: one self-contained page (no network
-// request, no script) with the verdict, the gated metrics and, as SVG
-// figures, each gated metric's runs (or pairs) against the floor, the
-// latency percentile distribution of both sides, a stored baseline's
-// window over its commits, the per-step figures and errors, and the
-// noise and detectable effect of each metric. It reads in a light and a
-// dark theme and at a phone's width. Untrusted text is escaped by
-// html/template after visible.
-func WriteHTML(w io.Writer, in Input) error {
-	page, err := newPage(in)
+// render writes page through its template, unless making it failed.
+func render(w io.Writer, name string, page any, err error) error {
 	if err != nil {
 		return err
 	}
-	return pageTemplate.Execute(w, page)
+	return pageTemplates.ExecuteTemplate(w, name, page)
+}
+
+// WriteHTML writes the self-contained HTML report (no network request, no script), light and dark,
+// readable at a phone's width. Untrusted text goes through visible, then html/template.
+func WriteHTML(w io.Writer, in Input) error {
+	page, err := newPage(in)
+	return render(w, "html.tmpl", page, err)
 }
 
 // page is what the template shows; every string in it is plain text.
@@ -56,8 +56,7 @@ type page struct {
 	Unit                                    string // what the A/B verdict judged: pair or block
 	Errors                                  []htmlError
 	Warnings, Notes                         []string
-	// Statements are the database statements whose work changed most,
-	// with their title (queries.go).
+	// Statements are the database statements whose work changed most, with their title (queries.go).
 	Statements      []string
 	StatementsTitle string
 }
@@ -75,19 +74,17 @@ type htmlNoise struct {
 	Label, Noise, Floor, Detects, Observed string
 }
 
-// htmlStep is one row of the per-step table: its figures as text, each
-// "base → head" with its change where the base side has per-step figures.
+// htmlStep is a per-step row: p50, p95, p99 and error rate, each base →
+// head with its change where the base has step figures, else the head's.
 type htmlStep struct {
-	Name, Requests, Failed, P50, P95, P99, Errors string
-	P50Change, P95Change, P99Change, ErrorsChange string
+	Name, Requests, Failed string
+	Cells                  []struct{ Value, Change string }
 }
 
 type htmlError struct {
 	Side, Class, Step, Count, Sample string
 }
 
-// pageText is the HTML report's view of untrusted text: visible, and then
-// escaped by html/template.
 func pageText(s string) string { return visible(s, maxShownRunes) }
 
 func newPage(in Input) (page, error) {
@@ -95,7 +92,7 @@ func newPage(in Input) (page, error) {
 	p := page{
 		Title:   visible(fmt.Sprintf("tailgate · %s: %s", in.Name, v.Outcome), maxShownRunes),
 		Outcome: string(v.Outcome), Name: pageText(in.Name),
-		Headline: headlineWith(in, pageText), Context: contextLineWith(in, pageText),
+		Headline: headline(in, pageText), Context: contextLine(in, pageText),
 		Detect: detectLine(v, pageText), Sequential: sequentialLine(v.Sequential, pageText),
 		Warnings: shown(warningsOf(in)),
 	}
@@ -106,7 +103,7 @@ func newPage(in Input) (page, error) {
 		p.Unit = seq.UnitWord(1)
 	}
 	p.Gated, p.Reported = htmlFindings(gated, c), htmlFindings(reported, c)
-	p.Notes = shown(append(append(findingNotes(gated, lowConfidence), notesOf(in)...), targetLogNotes(in)...))
+	p.Notes = shown(shownNotes(in, gated, lowConfidence))
 	p.Statements, p.StatementsTitle = statementLines(in, htmlStatements, clipped(htmlQueryRunes)), statementsTitle(in)
 	all := seriesOf(in)
 	var err error
@@ -127,39 +124,30 @@ func newPage(in Input) (page, error) {
 	return p, nil
 }
 
-func shown(items []string) []string {
-	out := make([]string, len(items))
-	for i, s := range items {
-		out[i] = pageText(s)
-	}
-	return out
-}
+func shown(items []string) []string { return mapped(items, pageText) }
 
 func htmlFindings(fs []gate.Finding, c columns) []htmlFinding {
-	out := make([]htmlFinding, len(fs))
-	for i, f := range fs {
-		note := f.Note
-		if lowConfidence(f.Test) {
-			note = joinNote("test: "+f.Test, note)
-		}
-		out[i] = htmlFinding{Label: pageText(f.Label), FromTo: fromTo(f), Change: formatChange(f), Floor: c.limit(f),
-			P: c.test(f), Verdict: outcomeWord(f.Outcome), Note: pageText(note), Class: string(f.Outcome)}
-	}
-	return out
+	return mapped(fs, func(f gate.Finding) htmlFinding {
+		return htmlFinding{Label: pageText(f.Label), FromTo: fromTo(f), Change: formatChange(f), Floor: c.limit(f),
+			P: c.test(f), Verdict: outcomeWord(f.Outcome), Note: pageText(noteOf(f, lowConfidence)), Class: string(f.Outcome)}
+	})
 }
 
-// axisLabel is a metric's axis title: its label and unit (a rate per
-// second says its unit already).
-func axisLabel(s series) string {
-	if s.Meta.Unit == "" || s.Meta.Unit == "/s" {
-		return s.Meta.Label
-	}
-	return s.Meta.Label + " (" + s.Meta.Unit + ")"
+// drawn is a figure of svg (drawn by package figure from numbers and tailgate's own labels) with its caption.
+func drawn(svg string, err error, caption string) (htmlFigure, error) {
+	return htmlFigure{SVG: template.HTML(svg), Caption: caption}, err
 }
 
-// decisiveFirst orders the series as the comment ranks them: the metrics
-// that regressed, else the one the comment charts, first; then the others
-// in catalogue order.
+// axisLabel is a metric's axis title: its label and unit (a rate per second says its unit already).
+func axisLabel(m result.Metric) string {
+	if u := unitSuffix(m); u != "" {
+		return m.Label + " (" + u[1:] + ")"
+	}
+	return m.Label
+}
+
+// decisiveFirst orders the series as the comment ranks them: those that
+// regressed, else the one charted, first; then catalogue order.
 func decisiveFirst(all []series) []series {
 	ranked := decisive(all)
 	n := 1
@@ -175,7 +163,6 @@ func decisiveFirst(all []series) []series {
 	return out
 }
 
-// runFigures are the dot plots of every compared gated metric.
 func runFigures(all []series, base string) ([]htmlFigure, error) {
 	var out []htmlFigure
 	for _, s := range all {
@@ -183,33 +170,27 @@ func runFigures(all []series, base string) ([]htmlFigure, error) {
 		var svg, caption string
 		var err error
 		if s.Paired {
-			unit := "%"
-			if s.Finding.Percent {
-				unit = "pp"
-			}
 			est := s.estimate()
-			svg, err = figure.Pairs{Title: title, YLabel: "change, head vs base (" + unit + ")", XLabel: s.Unit, Diffs: s.Diffs, Limit: s.diffThreshold(),
+			svg, err = figure.Pairs{Title: title, YLabel: "change, head vs base (" + changeUnit(s.Finding.Percent) + ")", XLabel: s.Unit, Diffs: s.Diffs, Limit: s.diffThreshold(),
 				Estimate: est}.SVG()
 			caption = fmt.Sprintf("▲ each %s's change of %s, head against base; dashed: ", s.Unit, s.Meta.Label) + estimateText(s, est)
 		} else {
-			svg, err = figure.Runs{Title: title, YLabel: axisLabel(s),
+			svg, err = figure.Runs{Title: title, YLabel: axisLabel(s.Meta),
 				BaseName: fmt.Sprintf("%s (%d)", base, len(s.Base)), HeadName: fmt.Sprintf("head (%d)", len(s.Head)),
 				Base: s.Base, Head: s.Head, BaseMedian: s.Finding.BaseMedian, HeadMedian: s.Finding.HeadMedian,
 				Limit: s.threshold()}.SVG()
 			caption = fmt.Sprintf("● %s runs, ▲ head runs, thick bars: the medians", base)
 		}
+		fig, err := drawn(svg, err, caption+floorText(s)+".")
 		if err != nil {
 			return nil, err
 		}
-		caption += floorText(s)
-		out = append(out, htmlFigure{SVG: template.HTML(svg), Caption: caption + "."})
+		out = append(out, fig)
 	}
 	return out, nil
 }
 
-// estimateText says what the dashed line of a pairs figure is: the
-// median change, or the sequential test's estimate, and where the figure
-// has them, the estimate's bounds.
+// estimateText says what a pairs figure's dashed line (and bar) are.
 func estimateText(s series, est *figure.Interval) string {
 	if est == nil {
 		return "the median change"
@@ -221,9 +202,7 @@ func estimateText(s series, est *figure.Interval) string {
 	return t
 }
 
-// floorText says what a figure's shaded band and red dashed line are: the
-// noise floor, or the min_effect of a sequential A/B, whose regression
-// also needs the estimate's bounds on the bad side of zero.
+// floorText says what a figure's shaded band and red dashed line are.
 func floorText(s series) string {
 	switch {
 	case !s.hasFloor():
@@ -231,7 +210,7 @@ func floorText(s series) string {
 	case !s.minEffectFloor():
 		return fmt.Sprintf("; shaded: the noise floor, %s; a %s past the red dashed line is a regression", formatFloor(s.Finding), badMove(s))
 	}
-	text := fmt.Sprintf("; shaded: min_effect, %s; ", formatEffect(s.Finding.Floor, unitOf(s.Finding)))
+	text := fmt.Sprintf("; shaded: min_effect, %s; ", formatEffect(s.Finding.Floor, changeUnit(s.Finding.Percent)))
 	switch est := s.estimate(); {
 	case est == nil:
 		return text + fmt.Sprintf("a %s past the red dashed line is a regression", badMove(s))
@@ -239,27 +218,6 @@ func floorText(s series) string {
 		return text + fmt.Sprintf("a regression when the estimate is past the red dashed line and the whole bar %s zero", badSide(s))
 	}
 	return text + fmt.Sprintf("a regression when the estimate is past the red dashed line and both its bounds %s zero (none yet)", badSide(s))
-}
-
-// badSide is where a change in the bad direction lies on a pairs figure.
-func badSide(s series) string {
-	if s.worseSign() < 0 {
-		return "below"
-	}
-	return "above"
-}
-
-// formatDiff prints a signed change in percent or percentage points.
-func formatDiff(v float64, percent bool) string {
-	switch {
-	case math.IsInf(v, 1):
-		return "+∞"
-	case math.IsInf(v, -1):
-		return "−∞"
-	case percent:
-		return signed(v, "%.2f") + " pp"
-	}
-	return signed(v, "%.1f") + " %"
 }
 
 // trendFigures show a stored baseline's window over its commits, one per
@@ -274,50 +232,40 @@ func trendFigures(in Input, all []series) ([]htmlFigure, error) {
 		if s.Paired {
 			continue
 		}
-		base := make([]float64, len(in.Base))
-		for i, r := range in.Base {
-			base[i] = math.NaN()
+		base := mapped(in.Base, func(r result.Run) float64 {
 			if v, ok := r.Value(s.Finding.Key); ok {
-				base[i] = v
+				return v
 			}
-		}
-		svg, err := figure.Trend{Title: s.Meta.Label + " over the baseline window", YLabel: axisLabel(s),
+			return math.NaN()
+		})
+		svg, err := figure.Trend{Title: s.Meta.Label + " over the baseline window", YLabel: axisLabel(s.Meta),
 			Base: base, Marks: marks, Head: s.Head, BaseMedian: s.Finding.BaseMedian, Limit: s.threshold()}.SVG()
+		fig, err := drawn(svg, err, "● baseline samples in the order they were recorded, labelled by commit; ▲ head runs; solid: the baseline median; dashed: the floor's limit.")
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, htmlFigure{SVG: template.HTML(svg),
-			Caption: "● baseline samples in the order they were recorded, labelled by commit; ▲ head runs; solid: the baseline median; dashed: the floor's limit."})
+		out = append(out, fig)
 	}
 	return out, nil
 }
 
-// commitMarks labels the samples where a new commit (or job) starts.
 func commitMarks(origins []Origin) []figure.Mark {
 	var marks []figure.Mark
 	prev := ""
 	for i, o := range origins {
-		id := o.Commit
-		if id == "" {
-			id = o.Job
+		if id := cmp.Or(o.Commit, o.Job); id != prev {
+			prev, marks = id, append(marks, figure.Mark{Index: i, Label: visible(id, 7)})
 		}
-		if id == prev {
-			continue
-		}
-		prev = id
-		marks = append(marks, figure.Mark{Index: i, Label: visible(id, 7)})
 	}
 	return marks
 }
 
-// distributionQuantiles are the quantiles of the percentile plot: evenly
-// spaced on the 1/(1−p) axis from p50 to p99.99.
+// distributionQuantiles are the quantiles of the percentile plot: evenly spaced on the 1/(1−p) axis from p50 to p99.99.
 var distributionQuantiles = func() []float64 {
 	const n = 120
 	qs := make([]float64, n)
 	for i := range qs {
-		x := 2 * math.Pow(5000, float64(i)/(n-1))
-		qs[i] = 1 - 1/x
+		qs[i] = 1 - 1/(2*math.Pow(5000, float64(i)/(n-1)))
 	}
 	return qs
 }()
@@ -327,62 +275,39 @@ var distributionQuantiles = func() []float64 {
 func distribution(in Input) (*htmlFigure, string, error) {
 	var curves []figure.Curve
 	var missing []string
-	for _, side := range []struct {
-		name string
-		runs []result.Run
-		head bool
-	}{{baseName(in), in.Base, false}, {"head", in.Head, true}} {
-		h := merged(side.runs)
-		if h == nil {
-			if len(side.runs) > 0 || side.head {
-				missing = append(missing, side.name)
+	for i, runs := range [][]result.Run{in.Base, in.Head} {
+		var h *hist.Histogram // the runs' latency histograms merged
+		for _, r := range runs {
+			if r.Latency != nil && r.Latency.Count() > 0 {
+				if h == nil {
+					h = hist.New()
+				}
+				h.Merge(r.Latency)
 			}
-			continue
 		}
-		ms := make([]float64, len(distributionQuantiles))
-		for i, d := range h.Quantiles(distributionQuantiles...) {
-			ms[i] = float64(d) / float64(time.Millisecond)
+		if h != nil {
+			ms := mapped(h.Quantiles(distributionQuantiles...), func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) })
+			curves = append(curves, figure.Curve{Head: i == 1, Quantiles: distributionQuantiles, Millis: ms})
+		} else if len(runs) > 0 || i == 1 {
+			missing = append(missing, []string{baseName(in), "head"}[i])
 		}
-		curves = append(curves, figure.Curve{Head: side.head, Quantiles: distributionQuantiles, Millis: ms})
 	}
 	note := ""
 	if len(missing) > 0 {
-		note = fmt.Sprintf("No latency histograms for the %s side: ", strings.Join(missing, " and "))
-		if in.Mode == "check" || in.Mode == "demo" {
-			note += "a stored baseline keeps each sample's figures, not its histograms, so only the head runs' distribution can be drawn."
-		} else {
-			note += "the result files (or their importer) carry percentile figures only."
-		}
+		note = fmt.Sprintf("No latency histograms for the %s side: ", strings.Join(missing, " and ")) + map[bool]string{
+			true:  "a stored baseline keeps each sample's figures, not its histograms, so only the head runs' distribution can be drawn.",
+			false: "the result files (or their importer) carry percentile figures only."}[in.Mode == "check" || in.Mode == "demo"]
 	}
 	if len(curves) == 0 {
 		return nil, note, nil
-	}
-	svg, err := figure.Percentiles{Title: "Request latency by percentile (merged runs)", Curves: curves}.SVG()
-	if err != nil {
-		return nil, "", err
 	}
 	caption := "Solid orange: head"
 	if len(curves) == 2 {
 		caption += "; dashed blue: " + baseName(in)
 	}
-	caption += ". The latency at each percentile of all the requests of a side's runs, merged."
-	return &htmlFigure{SVG: template.HTML(svg), Caption: caption}, note, nil
-}
-
-// merged is the merge of the runs' request latency histograms; nil when
-// none has one.
-func merged(runs []result.Run) *hist.Histogram {
-	var h *hist.Histogram
-	for _, r := range runs {
-		if r.Latency == nil || r.Latency.Count() == 0 {
-			continue
-		}
-		if h == nil {
-			h = hist.New()
-		}
-		h.Merge(r.Latency)
-	}
-	return h
+	svg, err := figure.Percentiles{Title: "Request latency by percentile (merged runs)", Curves: curves}.SVG()
+	fig, err := drawn(svg, err, caption+". The latency at each percentile of all the requests of a side's runs, merged.")
+	return &fig, note, err
 }
 
 // noiseRows say, per compared gated metric, how noisy the runs were, the
@@ -392,99 +317,61 @@ func noiseRows(v gate.Verdict, all []series, base string) []htmlNoise {
 	for _, d := range v.Detect {
 		detects[d.Key] = d
 	}
-	var out []htmlNoise
-	for _, s := range all {
-		row := htmlNoise{Label: pageText(s.Finding.Label), Floor: formatFloor(s.Finding), Observed: formatChange(s.Finding), Detects: "—"}
+	return mapped(all, func(s series) htmlNoise {
+		row := htmlNoise{Label: pageText(s.Finding.Label), Floor: formatFloor(s.Finding), Observed: formatChange(s.Finding), Detects: "—", Noise: noiseText(s, base)}
 		if d, ok := detects[s.Finding.Key]; ok {
-			row.Detects = "not reliably"
-			if d.Possible {
-				row.Detects = fmt.Sprintf("a %s of ≥ %s", d.Direction, formatEffect(d.Effect, d.Unit))
-			}
+			row.Detects = map[bool]string{true: detectText(d, plainText), false: "not reliably"}[d.Possible]
 		}
-		row.Noise = noiseText(s, base)
-		out = append(out, row)
-	}
-	return out
+		return row
+	})
 }
 
-// noiseText is the run-to-run spread: the pairs' changes in A/B, else
-// each side's coefficient of variation (or standard deviation in
-// percentage points for rates).
+// noiseText is the run-to-run spread: the SD of the pairs' changes in
+// A/B, else each side's CV (SD in points for rates).
 func noiseText(s series, base string) string {
-	if s.Paired {
-		if s.Finding.Percent {
-			return fmt.Sprintf("SD of the %s' changes %.2f pp", s.units(), sd(s.Diffs))
-		}
-		return fmt.Sprintf("SD of the %s' changes %.1f %%", s.units(), sd(s.Diffs))
-	}
 	spread := func(x []float64) string {
-		if len(x) < 2 {
+		switch {
+		case len(x) < 2:
 			return "—"
+		case s.Finding.Percent || s.Paired:
+			return fmt.Sprintf(changeFormat(s.Finding.Percent)+" %s", stats.SampleSD(x), changeUnit(s.Finding.Percent))
 		}
-		if s.Finding.Percent {
-			return fmt.Sprintf("%.2f pp", sd(x))
-		}
-		return fmt.Sprintf("%.1f %%", 100*stats.CV(x))
+		return percentOf(stats.CV(x))
+	}
+	if s.Paired {
+		return fmt.Sprintf("SD of the %s' changes %s", s.units(), spread(s.Diffs))
 	}
 	return base + " " + spread(s.Base) + " · head " + spread(s.Head)
 }
 
-// sd is the sample standard deviation.
-func sd(x []float64) float64 {
-	if len(x) < 2 {
-		return math.NaN()
-	}
-	m := stats.Mean(x)
-	var ss float64
-	for _, v := range x {
-		ss += (v - m) * (v - m)
-	}
-	return math.Sqrt(ss / float64(len(x)-1))
-}
-
-// stepRows are the per-step rows: with the base side's figures and each
-// change where the base has per-step figures (the steps that moved most
-// first), else the head's figures.
 func stepRows(in Input) ([]htmlStep, bool) {
 	cs := stepChanges(in.Base, in.Head)
 	both := hasBaseSteps(cs)
-	if both {
-		cs = movedFirst(cs)
-	}
-	rows := make([]htmlStep, len(cs))
-	for i, c := range cs {
-		rows[i] = htmlStep{Name: pageText(c.Name), Requests: requestsCell(c), Failed: fmt.Sprint(c.Head.Failed),
-			P50: sideCell(c.p50(), "ms", both), P95: sideCell(c.p95(), "ms", both), P99: sideCell(c.p99(), "ms", both),
-			Errors:    sideCell(c.errors(), "%", both),
-			P50Change: changeText(c.p50(), false), P95Change: changeText(c.p95(), false),
-			P99Change: changeText(c.p99(), false), ErrorsChange: changeText(c.errors(), false)}
-		if e := c.errors(); e.Base == 0 && e.Head == 0 {
-			rows[i].Errors, rows[i].ErrorsChange = "none", ""
+	return mapped(cs, func(c stepChange) htmlStep {
+		row := htmlStep{Name: pageText(c.Name), Requests: requestsCell(c), Failed: fmt.Sprint(c.Head.Failed)}
+		for i, p := range []sidePair{c.P50, c.P95, c.P99, c.Errors} {
+			cell := struct{ Value, Change string }{formatValue(p.Head, [4]string{"ms", "ms", "ms", "%"}[i]), changeText(p, false)}
+			switch {
+			case p.none():
+				cell.Value, cell.Change = "none", ""
+			case both:
+				cell.Value = p.fromTo([4]string{"ms", "ms", "ms", "%"}[i])
+			}
+			row.Cells = append(row.Cells, cell)
 		}
 		if !both {
-			rows[i].Requests = fmt.Sprint(c.Head.Requests)
+			row.Requests = fmt.Sprint(c.Head.Requests)
 		}
-	}
-	return rows, both
-}
-
-// sideCell is a step's figure on both sides ("4.55 → 8.29 ms"), or the
-// head's alone.
-func sideCell(p sidePair, unit string, both bool) string {
-	if !both {
-		return formatValue(p.Head, unit)
-	}
-	return formatValue(p.Base, "") + " → " + formatValue(p.Head, unit)
+		return row
+	}), both
 }
 
 func errorRows(in Input) []htmlError {
 	var out []htmlError
-	for _, side := range []struct {
-		name string
-		runs []result.Run
-	}{{"head", in.Head}, {baseName(in), in.Base}} {
-		for _, e := range errorClasses(side.runs) {
-			out = append(out, htmlError{Side: side.name, Class: pageText(e.Class), Step: pageText(e.Step), Count: fmt.Sprint(e.Count), Sample: pageText(e.Sample)})
+	for i, runs := range [][]result.Run{in.Head, in.Base} {
+		side := []string{"head", baseName(in)}[i]
+		for _, e := range errorClasses(runs) {
+			out = append(out, htmlError{Side: side, Class: pageText(e.Class), Step: pageText(e.Step), Count: fmt.Sprint(e.Count), Sample: pageText(e.Sample)})
 		}
 	}
 	return out

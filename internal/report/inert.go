@@ -24,12 +24,10 @@ import (
 //   - HTML: html/template escapes text and attributes by context; the
 //     page model (html.go) holds untrusted strings only after visible.
 
-// maxShownRunes clips one untrusted string in a report: far above any name
-// or label, enough for an error sample, and small enough that a hostile
-// artifact cannot fill a PR comment with one field.
+// maxShownRunes clips one untrusted string: enough for an error sample,
+// too few for a hostile artifact to fill a comment with one field.
 const maxShownRunes = 300
 
-// visible makes s safe to show on one line: see the rule above.
 func visible(s string, maxRunes int) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	var b strings.Builder
@@ -52,31 +50,18 @@ func visible(s string, maxRunes int) string {
 	return strings.TrimSpace(b.String())
 }
 
-// isLineBreak reports whether r breaks or separates lines anywhere: in
-// Markdown, in a terminal, or in the runner's log.
-func isLineBreak(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', 0x85, 0x2028, 0x2029:
-		return true
-	}
-	return false
-}
+// isLineBreak reports whether r breaks or separates lines anywhere: in Markdown, in a terminal, or in the runner's log.
+func isLineBreak(r rune) bool { return strings.ContainsRune("\t\n\v\f\r\u0085\u2028\u2029", r) }
 
-// mdEscaped are the ASCII punctuation characters that mean something in
-// GitHub Flavored Markdown inside a line: emphasis, code, strikethrough,
-// links, images and footnotes, table cells, math ($), and # (headings,
-// and references once rendered). A backslash makes any of them literal
-// (CommonMark §2.4). `< > &` become entities instead, so that the Markdown
-// never holds the bytes "<details", "<!--" or "```" taken from input
-// (ci/mdtrunc counts those). The other punctuation means something only
-// at the start of a line (list markers, thematic breaks): mdText's output
-// is one line, so only its first character can be there (leadingMarker).
+// mdEscaped are the ASCII punctuation characters that mean something in GitHub Flavored Markdown inside a line:
+// emphasis, code, strikethrough, links, images and footnotes, table cells, math ($), and # (headings, and references
+// once rendered). A backslash makes any of them literal (CommonMark §2.4). `< > &` become entities instead, so that the
+// Markdown never holds the bytes "<details", "<!--" or "```" taken from input (ci/mdtrunc counts those). The other
+// punctuation means something only at the start of a line (list markers, thematic breaks): mdText's output is one line,
+// so only its first character can be there (leadingMarker).
 const mdEscaped = "\\`*_~[]!|$#"
 
-// leadingMarker is the length of a block marker at the start of s whose
-// last character mdText escapes: "-", "+" or "=" (lists, thematic breaks,
-// setext underlines), or digits followed by "." or ")" (ordered lists);
-// 0 when s starts with none.
+// leadingMarker is the length of a block marker starting s ("-", "+", "=", or digits and "." or ")"); 0 without one.
 func leadingMarker(s string) int {
 	if s != "" && strings.ContainsRune("-+=", rune(s[0])) {
 		return 1
@@ -88,22 +73,17 @@ func leadingMarker(s string) int {
 	return 0
 }
 
-// zwsp (U+200B ZERO WIDTH SPACE) is inserted by mdText to break patterns
-// that GitHub links in rendered text whatever the Markdown escapes say:
-// @mentions, #references, GH-N references, and the bare URLs and e-mail
-// addresses of GFM's autolink extension. It is tailgate's own character:
-// input zero-width characters are made visible by visible before it is
-// inserted. Commit SHAs are not broken with it (a hash copied from the
-// comment would not work in git show): they are put in code spans, where
-// GitHub links nothing.
+// zwsp (U+200B ZERO WIDTH SPACE) is inserted by mdText to break patterns that GitHub links in rendered text whatever
+// the Markdown escapes say: @mentions, #references, GH-N references, and the bare URLs and e-mail addresses of GFM's
+// autolink extension. It is tailgate's own character: input zero-width characters are made visible by visible before it
+// is inserted. Commit SHAs are not broken with it (a hash copied from the comment would not work in git show): they are
+// put in code spans, where GitHub links nothing.
 const zwsp = "\u200b"
 
-// mdText renders untrusted text as inert inline Markdown: visible; every
-// Markdown punctuation character literal; no block marker at its start; no
-// HTML, entity, autolink, bare URL (`://`, `www.`), e-mail address,
-// @mention, #reference or GH-N reference; a commit SHA in a code span,
-// which GitHub does not link and which copies as it is. The result is one
-// line and fits a table cell.
+// mdText renders untrusted text as inert inline Markdown: visible; every Markdown punctuation character literal; no
+// block marker at its start; no HTML, entity, autolink, bare URL (`://`, `www.`), e-mail address, @mention, #reference
+// or GH-N reference; a commit SHA in a code span, which GitHub does not link and which copies as it is. The result is
+// one line and fits a table cell.
 func mdText(s string) string {
 	s = ghReference.ReplaceAllStringFunc(visible(s, maxShownRunes), func(m string) string { return m[:2] + zwsp + m[2:] })
 	var b strings.Builder
@@ -123,24 +103,22 @@ func mdText(s string) string {
 	return b.String()
 }
 
+var mdEntities = map[rune]string{'<': "&lt;", '>': "&gt;", '&': "&amp;"}
+
 // escapeInline writes s with every Markdown punctuation character literal,
 // no HTML or entity, and a zwsp after each @, # and :// and inside www.
 func escapeInline(b *strings.Builder, s string) {
 	for i := 0; i < len(s); {
-		if hasPrefixFold(s[i:], "www.") {
+		if len(s)-i >= 4 && strings.EqualFold(s[i:i+4], "www.") {
 			b.WriteString(s[i:i+3] + zwsp + ".")
 			i += 4
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		i += n
-		switch {
-		case r == '<':
-			b.WriteString("&lt;")
-		case r == '>':
-			b.WriteString("&gt;")
-		case r == '&':
-			b.WriteString("&amp;")
+		switch entity, ok := mdEntities[r]; {
+		case ok:
+			b.WriteString(entity)
 		case r < utf8.RuneSelf && strings.ContainsRune(mdEscaped, r):
 			b.WriteByte('\\')
 			b.WriteRune(r)
@@ -161,26 +139,17 @@ var (
 )
 
 // shaLike reports whether a run of hex digits could be a commit SHA: it
-// holds both a letter and a digit, as a SHA does (digits alone are a count
-// or a temp file's name, letters alone a word of a–f).
+// holds a letter and a digit (digits alone are a count, letters a word).
 func shaLike(run string) bool {
 	return strings.ContainsAny(run, "0123456789") && strings.ContainsAny(run, "abcdefABCDEF")
 }
 
-func hasPrefixFold(s, prefix string) bool {
-	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
-}
-
-// maxMermaidRunes clips a label in a Mermaid chart.
 const maxMermaidRunes = 40
 
-// mermaidText renders untrusted text as a label inside a double-quoted
-// Mermaid string: only letters, digits, spaces and `. / + - _ ( ) ,` are
-// kept, every other character becomes a space. That leaves nothing that
-// Mermaid's grammar or its preprocessor would read: no quote that ends the
-// string, no `%%` directive or comment, no `#…;` entity, no HTML, no
-// backtick (Markdown strings, or the end of the code fence), no bracket
-// or line break.
+// mermaidText renders untrusted text as a label inside a double-quoted Mermaid string: only letters, digits, spaces and
+// `. / + - _ ( ) ,` are kept, every other character becomes a space. That leaves nothing that Mermaid's grammar or its
+// preprocessor would read: no quote that ends the string, no `%%` directive or comment, no `#…;` entity, no HTML, no
+// backtick (Markdown strings, or the end of the code fence), no bracket or line break.
 func mermaidText(s string) string {
 	s = visible(s, maxMermaidRunes)
 	mapped := strings.Map(func(r rune) rune {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"regexp"
@@ -14,15 +15,13 @@ import (
 // PR comment: the full marker is `<!-- tailgate:NAME -->`.
 const MarkerPrefix = "<!-- tailgate:"
 
-// Marker returns the hidden marker of the sticky comment of benchmark name.
-// Characters that could end an HTML comment are replaced, and a name
-// longer than maxMarkerName bytes is cut.
+// Marker returns the hidden marker of name's sticky comment, without
+// characters that could end an HTML comment, cut at maxMarkerName bytes.
 func Marker(name string) string {
 	safe := markerUnsafe.ReplaceAllString(name, "_")
 	return MarkerPrefix + safe[:min(len(safe), maxMarkerName)] + " -->"
 }
 
-// maxMarkerName bounds the name in a marker: far above any benchmark name.
 const maxMarkerName = 100
 
 var markerUnsafe = regexp.MustCompile(`[^A-Za-z0-9._/-]|-{2,}`)
@@ -34,98 +33,73 @@ const (
 	detailsClose = "</details>"
 )
 
-// MaxMarkdownBytes bounds the Markdown report. GitHub takes at most 65,536
-// characters in a comment; the report stays below that with room for the
-// marker and gh's truncation note, so that the comment is never cut (a cut
-// would break the chart). Tables and lists that do not fit say how many of
-// their rows were left out.
+// MaxMarkdownBytes bounds the Markdown report below GitHub's 65,536 characters, with room for the
+// marker and gh's note: a cut comment would break the chart.
 const MaxMarkdownBytes = 60000 - 2000
 
-// WriteMarkdown writes the report for a PR comment or a job summary (see
-// Markdown).
+// WriteMarkdown writes the report for a PR comment or a job summary (see Markdown).
 func WriteMarkdown(w io.Writer, in Input) error {
 	_, err := io.WriteString(w, Markdown(in))
 	return err
 }
 
-// Markdown returns the report for a PR comment or a job summary, read
-// top-down in ten seconds: the marker; the one-line verdict; the gated
-// metrics, each with baseline → head, change, floor and verdict; how a
-// sequential A/B job stopped and what the gate can detect; one chart, of
-// the metric that decided (a regression's, else the one nearest its
-// limit); where both sides have per-step figures, the steps base → head,
-// those that moved beyond their noise first; warnings; then, collapsed,
-// the notes, the reported-only metrics, the rest of the steps and the
-// error classes; and the line that says what was compared. Every string
-// that tailgate did not write goes through mdText; no note names a file
-// of the runner by its absolute path.
+// Markdown returns the report for a PR comment or job summary, read in ten seconds: the verdict,
+// the gated table, one chart of what decided, the steps that moved, warnings; the rest collapsed.
+// Untrusted text goes through mdText; no note names a runner's file by its absolute path.
 func Markdown(in Input) string {
 	v := in.Verdict
-	tail := "<sub>" + contextLineWith(in, mdText) + "</sub>\n"
+	tail := "<sub>" + contextLine(in, mdText) + "</sub>\n"
 	d := mdDoc{left: MaxMarkdownBytes - len(tail)}
 	d.write(Marker(in.Name) + "\n")
-	d.write(fmt.Sprintf("### %s tailgate · %s: %s\n\n", icon(v.Outcome), mdText(in.Name), headlineWith(in, mdText)))
+	d.write(fmt.Sprintf("### %s tailgate · %s: %s\n\n", icon(v.Outcome), mdText(in.Name), headline(in, mdText)))
 	gated, reported := splitGated(v.Findings)
 	if len(gated) > 0 {
 		c := columnsOf(v)
-		d.table(fmt.Sprintf("| gated metric | %s → head | change | %s | %s | verdict |\n|---|---:|---:|---:|---:|---|\n", sideWord(v), c.limitHead, c.testHead),
-			rowsOf(gated, func(f gate.Finding) string { return gatedRow(f, c) }), "\n")
+		d.rows(fmt.Sprintf("| gated metric | %s → head | change | %s | %s | verdict |\n|---|---:|---:|---:|---:|---|\n", sideWord(v), c.limitHead, c.testHead),
+			mapped(gated, func(f gate.Finding) string { return gatedRow(f, c) }), "\n")
 		if note := centreNote(v); note != "" {
 			d.write(note + "\n\n")
 		}
 	}
-	for _, line := range []string{sequentialLine(v.Sequential, mdText), detectLine(v, mdText)} {
-		if line != "" {
-			d.write(line + "\n\n")
-		}
+	for _, line := range judgedLines(v, mdText) {
+		d.write(line + "\n\n")
 	}
 	if ranked := decisive(seriesOf(in)); len(ranked) > 0 {
 		block, caption := mermaidChart(ranked[0])
 		d.write(block + caption + "\n\n")
 	}
-	cs := movedFirst(stepChanges(in.Base, in.Head))
+	cs := stepChanges(in.Base, in.Head)
 	if hasBaseSteps(cs) {
 		head, rows := stepChangeTable(cs[:min(len(cs), maxCommentSteps)], cs)
-		d.table("**"+stepsTitle(in)+"**\n\n"+head, rows, "\n")
+		d.rows("**"+stepsTitle(in)+"**\n\n"+head, rows, "\n")
 	}
 	d.list("**Warnings**\n\n", "\n", "⚠️ ", warningsOf(in))
 	d.list("**"+statementsTitle(in)+"**\n\n", "\n", "", statementLines(in, markdownStatements, clipped(queryRunes)))
-	// Only the job's own notes name the runner's files; what a load tool,
-	// an artifact or the service said keeps its paths (an endpoint such as
-	// /api/v1/users is not a file).
-	own := slices.Clone(in.Notes)
-	for i, n := range own {
-		own[i] = unpathed(n)
-	}
-	in.Notes = own
-	notes := slices.Concat(findingNotes(gated, lowConfidence), notesOf(in))
-	notes = append(notes, targetLogNotes(in)...) // the job summary's: the comment has none (publish.StickyComment)
+	// Only the job's own notes name the runner's files (an endpoint such
+	// as /api/v1/users in a tool's note is not a file).
+	in.Notes = mapped(in.Notes, unpathed)
+	notes := shownNotes(in, gated, lowConfidence) // the target logs' notes are the job summary's: the comment has none (publish.StickyComment)
 	ours := slices.Concat(provenanceNote(in.TriggerRun), trendNote(in.TrendURL))
 	d.list(detailsOpen+"<summary>Notes</summary>\n\n", "\n"+detailsClose+"\n\n", "", notes, ours...)
 	if len(reported) > 0 {
-		d.details(fmt.Sprintf("%d reported-only %s (not gated)", len(reported), plural(len(reported), "metric", "metrics")),
-			reportedHeader(v), rowsOf(reported, func(f gate.Finding) string { return reportedRow(f, v.Sequential != nil) }))
+		head, rows := reportedTable(v, reported)
+		d.details(fmt.Sprintf("%d reported-only %s (not gated)", len(reported), plural(len(reported), "metric", "metrics")), head, rows)
 	}
-	writeMarkdownDetails(&d, in)
+	writeMarkdownDetails(&d, in, cs)
 	d.b.WriteString(tail)
 	return d.b.String()
 }
 
-// absPath is an absolute file path of two parts or more, as the job's own
-// notes (Input.Notes) name the runner's files (a side's tree, the noise file): the
-// comment names them by their last part only, since the reviewer reads it
-// on another machine and the runner's temporary directory means nothing
-// there. (The target logs' notes keep their paths for the job summary;
-// the comment leaves them out whole.)
+// absPath is an absolute path as the job's notes name the runner's files:
+// the comment keeps its last part, the directory means nothing elsewhere.
 var absPath = regexp.MustCompile(`(^|[\s(=])(/[^\s/,;()'"]+)+/([^\s/,;()'"]*[^\s/,;()'".:])`)
 
-// unpathed is note with each absolute path cut to "…/" and its last part.
 func unpathed(note string) string { return absPath.ReplaceAllString(note, "$1…/$3") }
 
-func rowsOf(fs []gate.Finding, row func(gate.Finding) string) []string {
-	out := make([]string, len(fs))
-	for i, f := range fs {
-		out[i] = row(f)
+func mapped[T, U any](xs []T, f func(T) U) []U {
+	out := make([]U, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
 	}
 	return out
 }
@@ -139,29 +113,19 @@ func gatedRow(f gate.Finding, c columns) string {
 		c.limit(f), c.test(f), verdict)
 }
 
-// reportedHeader heads the reported-only table: with the p-value of a
-// comparison of samples; a sequential A/B has none for them (they are not
-// judged), so no column stands empty.
-func reportedHeader(v gate.Verdict) string {
+// reportedTable is the reported-only table; a sequential A/B has no p for them, so no column stands empty.
+func reportedTable(v gate.Verdict, fs []gate.Finding) (string, []string) {
+	pHead, align, p := " p |", "---:|", func(f gate.Finding) string { return " " + formatP(f.P) + " |" }
 	if v.Sequential != nil {
-		return "| metric | base → head | change | note |\n|---|---:|---:|---|\n"
+		pHead, align, p = "", "", func(gate.Finding) string { return "" }
 	}
-	return "| metric | baseline → head | change | p | note |\n|---|---:|---:|---:|---|\n"
+	head := fmt.Sprintf("| metric | %s → head | change |%s note |\n|---|---:|---:|%s---|\n", sideWord(v), pHead, align)
+	return head, mapped(fs, func(f gate.Finding) string {
+		return fmt.Sprintf("| %s | %s | %s |%s %s |\n", mdText(f.Label), fromTo(f), formatChange(f), p(f), mdText(noteOf(f, lowConfidence)))
+	})
 }
 
-func reportedRow(f gate.Finding, sequential bool) string {
-	note := f.Note
-	if lowConfidence(f.Test) {
-		note = joinNote("test: "+f.Test, note)
-	}
-	if sequential {
-		return fmt.Sprintf("| %s | %s | %s | %s |\n", mdText(f.Label), fromTo(f), formatChange(f), mdText(note))
-	}
-	return fmt.Sprintf("| %s | %s | %s | %s | %s |\n", mdText(f.Label), fromTo(f), formatChange(f), formatP(f.P), mdText(note))
-}
-
-// sideWord names the side judged against in a table: the baseline, or in
-// A/B the base build.
+// sideWord names the side judged against in a table: the baseline, or in A/B the base build.
 func sideWord(v gate.Verdict) string {
 	if v.Sequential != nil {
 		return "base"
@@ -171,130 +135,88 @@ func sideWord(v gate.Verdict) string {
 
 // orDash stands in for text that shows nothing, so that a cell or an
 // emphasis never ends up empty ("****" is a thematic break).
-func orDash(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
-}
+func orDash(s string) string { return cmp.Or(s, "—") }
 
 func icon(o gate.Outcome) string {
-	switch o {
-	case gate.Regression:
-		return "❌"
-	case gate.Inconclusive:
-		return "⚠️"
-	}
-	return "✅"
+	return cmp.Or(map[gate.Outcome]string{gate.Regression: "❌", gate.Inconclusive: "⚠️"}[o], "✅")
 }
 
 // maxCommentSteps is how many steps the comment shows base → head before
 // it collapses the rest, which moved less: the comment stays short.
 const maxCommentSteps = 5
 
-// writeMarkdownDetails writes, collapsed, the head runs' per-step figures
-// (where the steps are shown base → head above: the steps past those) and
-// error classes.
-func writeMarkdownDetails(d *mdDoc, in Input) {
-	if cs := stepChanges(in.Base, in.Head); hasBaseSteps(cs) { // the steps that moved most are shown above
-		moreStepChanges(d, movedFirst(cs))
-		writeMarkdownErrors(d, errorClasses(in.Head))
-		return
-	}
-	st, errs := steps(in.Head), errorClasses(in.Head)
+// writeMarkdownDetails writes, collapsed, the steps past those shown
+// (or the head's figures) and the head runs' error classes.
+func writeMarkdownDetails(d *mdDoc, in Input, cs []stepChange) {
 	var rows []string
-	if len(st) > 0 {
+	if hasBaseSteps(cs) {
+		if rest := cs[min(len(cs), maxCommentSteps):]; len(rest) > 0 {
+			head, rows := stepChangeTable(rest, cs)
+			d.details(fmt.Sprintf("%d more %s (they moved less)", len(rest), plural(len(rest), "step", "steps")), head, rows)
+		}
+	} else if len(cs) > 0 {
 		rows = append(rows, "| step | requests | failed | p50 | p95 |\n|---|---:|---:|---:|---:|\n")
-		for _, s := range st {
-			rows = append(rows, fmt.Sprintf("| %s | %d | %d | %s | %s |\n", mdText(s.Name), s.Requests, s.Failed,
-				formatValue(s.P50, "ms"), formatValue(s.P95, "ms")))
+		for _, c := range cs {
+			s := c.Head
+			rows = append(rows, fmt.Sprintf("| %s | %d | %d | %s | %s |\n", mdText(s.Name), s.Requests, s.Failed, formatValue(s.P50, "ms"), formatValue(s.P95, "ms")))
 		}
 	}
-	if len(errs) > 0 {
-		rows = append(append(rows, "\n"+errorClassHead), errorClassRows(errs)...)
+	errs := errorClasses(in.Head)
+	if len(errs) > 0 && !hasBaseSteps(cs) {
+		rows = append(rows, "\n"+errorClassHead)
 	}
-	if len(rows) > 0 {
+	for _, e := range errs {
+		rows = append(rows, fmt.Sprintf("| %s | %s | %d | %s |\n", mdText(e.Class), mdText(e.Step), e.Count, mdText(e.Sample)))
+	}
+	switch {
+	case hasBaseSteps(cs) && len(errs) > 0:
+		d.details("Error classes of the head runs", errorClassHead, rows)
+	case len(rows) > 0:
 		d.details("Per-step figures and error classes of the head runs", "", rows)
 	}
 }
 
-// moreStepChanges writes, collapsed, the steps past maxCommentSteps.
-func moreStepChanges(d *mdDoc, cs []stepChange) {
-	if len(cs) <= maxCommentSteps {
-		return
-	}
-	rest := cs[maxCommentSteps:]
-	head, rows := stepChangeTable(rest, cs)
-	d.details(fmt.Sprintf("%d more %s (they moved less)", len(rest), plural(len(rest), "step", "steps")), head, rows)
-}
-
-// stepChangeTable is the Markdown table of the steps cs base → head: its
-// head and rows, with a column of error rates only where a step of all
-// failed a request (a column of "none" would take a phone's width).
+// stepChangeTable is the table of steps cs; an errors column only where
+// any step failed a request (a column of "none" takes a phone's width).
 func stepChangeTable(cs, all []stepChange) (string, []string) {
-	failed := slices.ContainsFunc(all, func(c stepChange) bool { return figureCell(c.errors(), "%", true) != "none" })
+	failed := slices.ContainsFunc(all, func(c stepChange) bool { return !c.Errors.none() })
 	head := "| step | p50 | p95 |\n|---|---:|---:|\n"
 	if failed {
 		head = "| step | p50 | p95 | errors |\n|---|---:|---:|---:|\n"
 	}
-	rows := make([]string, len(cs))
-	for i, c := range cs {
-		rows[i] = fmt.Sprintf("| %s | %s | %s |", orDash(mdText(c.Name)), figureCell(c.p50(), "ms", true), figureCell(c.p95(), "ms", true))
+	return head, mapped(cs, func(c stepChange) string {
+		row := fmt.Sprintf("| %s | %s | %s |", orDash(mdText(c.Name)), figureCell(c.P50, "ms", true), figureCell(c.P95, "ms", true))
 		if failed {
-			rows[i] += " " + figureCell(c.errors(), "%", true) + " |"
+			row += " " + figureCell(c.Errors, "%", true) + " |"
 		}
-		rows[i] += "\n"
-	}
-	return head, rows
+		return row + "\n"
+	})
 }
 
-// writeMarkdownErrors writes the head runs' error classes, collapsed.
-func writeMarkdownErrors(d *mdDoc, errs []errorFigures) {
-	if len(errs) > 0 {
-		d.details("Error classes of the head runs", errorClassHead, errorClassRows(errs))
-	}
-}
-
-// errorClassHead heads the Markdown table of error classes.
 const errorClassHead = "| error class | step | count | sample |\n|---|---|---:|---|\n"
 
-func errorClassRows(errs []errorFigures) []string {
-	rows := make([]string, len(errs))
-	for i, e := range errs {
-		rows[i] = fmt.Sprintf("| %s | %s | %d | %s |\n", mdText(e.Class), mdText(e.Step), e.Count, mdText(e.Sample))
-	}
-	return rows
-}
-
-// mdDoc builds the Markdown report within MaxMarkdownBytes: a section
-// that does not fit is left out, a table or list that does not fit whole
-// keeps the rows that fit and says how many it left out.
+// mdDoc builds the Markdown within MaxMarkdownBytes: what does not fit is left out, with how many rows.
 type mdDoc struct {
 	b    strings.Builder
 	left int
 }
 
-// write appends s if it fits.
-func (d *mdDoc) write(s string) bool {
-	if len(s) > d.left {
-		return false
+func (d *mdDoc) write(s string) {
+	if len(s) <= d.left {
+		d.b.WriteString(s)
+		d.left -= len(s)
 	}
-	d.b.WriteString(s)
-	d.left -= len(s)
-	return true
 }
 
-// omitted is the line that says how many rows did not fit.
 func omitted(n int) string {
 	return fmt.Sprintf("\n_… %d more %s: see report.json or the HTML report (`--html`)._\n", n, plural(n, "row", "rows"))
 }
 
-// rows appends head and as many rows as fit, keeping room for end, then
-// end; false when not even head fits.
-func (d *mdDoc) rows(head string, rows []string, end string) bool {
+// rows appends head and as many rows as fit, keeping room for end, then end; nothing when not even head fits.
+func (d *mdDoc) rows(head string, rows []string, end string) {
 	reserve := len(end) + len(omitted(len(rows)))
 	if len(head)+reserve > d.left {
-		return false
+		return
 	}
 	d.write(head)
 	for i, r := range rows {
@@ -305,32 +227,19 @@ func (d *mdDoc) rows(head string, rows []string, end string) bool {
 		d.write(r)
 	}
 	d.write(end)
-	return true
 }
-
-func (d *mdDoc) table(head string, rows []string, end string) { d.rows(head, rows, end) }
 
 // list writes the items, each through mdText, then the items tailgate
 // wrote itself (ours, as Markdown), after head and before end.
 func (d *mdDoc) list(head, end, prefix string, items []string, ours ...string) {
-	var lines []string
-	for _, it := range items {
-		if shown := mdText(it); shown != "" { // an item that shows nothing is left out, not shown empty
-			lines = append(lines, "- "+prefix+shown+"\n")
-		}
+	shown := slices.DeleteFunc(mapped(items, mdText), func(s string) bool { return s == "" }) // an item that shows nothing is left out
+	if lines := append(shown, ours...); len(lines) > 0 {
+		d.rows(head, mapped(lines, func(s string) string { return "- " + prefix + s + "\n" }), end)
 	}
-	for _, it := range ours {
-		lines = append(lines, "- "+prefix+it+"\n")
-	}
-	if len(lines) == 0 {
-		return
-	}
-	d.rows(head, lines, end)
 }
 
-// runLink is the allow-list of the one link the report writes: an https
-// address of a workflow run, made of characters that cannot end a
-// Markdown link destination or start markup.
+// runLink is the allow-list of the run link: https, a workflow run, no
+// character that ends a link destination or starts markup.
 var runLink = regexp.MustCompile(`^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?/[A-Za-z0-9._~-]+/[A-Za-z0-9._~-]+/actions/runs/([0-9]{1,20})$`)
 
 // provenanceNote says which run's report a comment was posted from, with
@@ -347,9 +256,7 @@ func provenanceNote(url string) []string {
 	return []string{fmt.Sprintf("Posted from the report of [workflow run %s](%s)%s", m[2], url, rest)}
 }
 
-// trendLink is the allow-list of a trend page's address: https, a host,
-// and a path of plain characters (no parentheses, brackets, quotes or
-// spaces that could end the Markdown link or start another).
+// trendLink is the allow-list of a trend page's address: https, a host, a path of plain characters.
 var trendLink = regexp.MustCompile(`^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%/+-]*)?$`)
 
 // trendNote links the trend page of main's history (the trend_url input),
@@ -370,9 +277,8 @@ func (d *mdDoc) details(summary, head string, rows []string) {
 	d.rows(detailsOpen+"<summary>"+summary+"</summary>\n\n"+head, rows, "\n"+detailsClose+"\n\n")
 }
 
-// NoVerdictMarkdown is the job summary of a run that stopped before it could
-// judge: what failed, and the exit code it ends with. The error may quote a
-// config or a server: each of its lines is a list item through mdText.
+// NoVerdictMarkdown is the job summary of a run that stopped before a
+// verdict: each line of the error (it may quote a config) through mdText.
 func NoVerdictMarkdown(name string, code int, err error) string {
 	var lines strings.Builder
 	for i, line := range strings.Split(fmt.Sprint(err), "\n") {

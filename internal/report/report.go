@@ -1,16 +1,14 @@
-// Package report owns the presentation of a verdict: the terminal table,
-// the Markdown of PR comments and job summaries (with the hidden marker of
-// the sticky comment, a Mermaid chart of what decided, and built to fit
-// GitHub's comment limit), the self-contained HTML report (its figures
-// drawn by report/figure), and report.json (documented in
-// docs/report-json.md). It owns the one rule by which every renderer shows
-// text tailgate did not write (inert.go). It computes nothing statistical;
-// it formats a gate.Verdict and the runs behind it.
+// Package report owns the presentation of a verdict: the terminal report, the Markdown of PR comments and job
+// summaries, the HTML report (figures by report/figure) and report.json (docs/report-json.md). It owns the one rule for
+// showing text tailgate did not write (inert.go). It computes nothing statistical.
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,29 +24,21 @@ type Input struct {
 	Mode           string // "check", "compare", "ab", "demo"
 	BaselineSource string // where the baseline came from ("baselines/api.json at origin/main")
 	Verdict        gate.Verdict
-	// Head holds the head runs: their figures for the charts, per-step
-	// figures, error classes and latency histograms.
+	// Head holds the head runs: their figures for the charts, per-step figures, error classes and latency histograms.
 	Head []result.Run
 	// Base holds the runs head was judged against, where the caller has
-	// them: the stored baseline's samples (figures only, no histograms),
-	// the base result files of compare, or the base target's runs of an
-	// A/B job (in pair order). Nil when there is no base side.
+	// them (A/B: in pair order); nil without a base side.
 	Base []result.Run
-	// BaseOrigins says where each run of Base came from (a stored
-	// baseline's commit, ref, job and time), aligned with Base; nil when
-	// the runs have no such origin.
+	// BaseOrigins says where each run of Base came from; nil without.
 	BaseOrigins []Origin
 	Notes       []string // caller's notes (fork PR fallback, …)
-	// AB is how an A/B job ran, which the report words after the
-	// caller's notes; nil for other jobs.
+	// AB is how an A/B job ran, which the report words after the caller's notes; nil for other jobs.
 	AB *ABRun
 	// TargetLog names the files holding the output of the targets tailgate
 	// started for the runs; empty where it started none.
 	TargetLog TargetLogs
-	// TriggerRun is the address of the workflow run whose report.json this
-	// is (tailgate comment: from the runner's environment, never from the
-	// report). It is the one link the Markdown report writes, and only
-	// when it passes runLink's allow-list.
+	// TriggerRun is the address of the workflow run whose report this is (from the runner's
+	// environment, never the report): the one link the Markdown writes, if it passes runLink.
 	TriggerRun string
 	// TrendURL is the address of the trend page of main's history (the
 	// trend_url input), linked when it passes trendLink's allow-list.
@@ -64,12 +54,9 @@ type Origin struct {
 	Time             time.Time
 }
 
-// headline is the one-line verdict, without decoration.
-func headline(in Input) string { return headlineWith(in, plainText) }
-
-// headlineWith is the one-line verdict with every label and message shown
-// through show (mdText for Markdown).
-func headlineWith(in Input, show func(string) string) string {
+// headline is the one-line verdict with every label and message shown
+// through show (mdText for Markdown, plainText for the terminal).
+func headline(in Input, show func(string) string) string {
 	v := in.Verdict
 	switch v.Outcome {
 	case gate.Regression:
@@ -87,27 +74,26 @@ func headlineWith(in Input, show func(string) string) string {
 	}
 }
 
-func regressionLabels(v gate.Verdict, show func(string) string) []string {
+// gatedLabels are the labels of the gated findings of outcome o, each through show and then with.
+func gatedLabels(v gate.Verdict, o gate.MetricOutcome, show func(string) string, with func(gate.Finding) string) []string {
 	var out []string
 	for _, f := range v.Findings {
-		if f.Outcome == gate.MetricRegression && f.Gated {
-			out = append(out, fmt.Sprintf("%s (%s)", show(f.Label), formatChange(f)))
+		if f.Gated && f.Outcome == o {
+			out = append(out, show(f.Label)+with(f))
 		}
 	}
 	return out
+}
+
+func regressionLabels(v gate.Verdict, show func(string) string) []string {
+	return gatedLabels(v, gate.MetricRegression, show, func(f gate.Finding) string { return " (" + formatChange(f) + ")" })
 }
 
 func inconclusiveReason(v gate.Verdict, show func(string) string) string {
 	if v.HasWarning(gate.WarnDefinitionChanged) {
 		return "benchmark changed, re-record the baseline"
 	}
-	var labels []string
-	for _, f := range v.Findings {
-		if f.Gated && f.Outcome == gate.MetricInconclusive {
-			labels = append(labels, show(f.Label))
-		}
-	}
-	if len(labels) > 0 {
+	if labels := gatedLabels(v, gate.MetricInconclusive, show, func(gate.Finding) string { return "" }); len(labels) > 0 {
 		return "could not judge " + strings.Join(labels, ", ")
 	}
 	if len(v.Warnings) > 0 {
@@ -119,8 +105,7 @@ func inconclusiveReason(v gate.Verdict, show func(string) string) string {
 // plainText shows text as it is: the terminal report's way.
 func plainText(s string) string { return s }
 
-// detectLine is the sentence saying what the comparison can see, with
-// every label shown through show.
+// detectLine is the sentence saying what the comparison can see, with every label shown through show.
 func detectLine(v gate.Verdict, show func(string) string) string {
 	var parts, blind []string
 	for _, d := range v.Detect {
@@ -128,7 +113,7 @@ func detectLine(v gate.Verdict, show func(string) string) string {
 			blind = append(blind, show(d.Label))
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("a %s of ≥ %s in %s", show(d.Direction), formatEffect(d.Effect, d.Unit), show(d.Label)))
+		parts = append(parts, detectText(d, show)+" in "+show(d.Label))
 	}
 	if len(parts) == 0 && len(blind) == 0 {
 		return ""
@@ -153,6 +138,11 @@ func detectLine(v gate.Verdict, show func(string) string) string {
 	return s + "."
 }
 
+// detectText is the least regression a comparison detects: "a rise of ≥ 5.0 %".
+func detectText(d gate.Detectable, show func(string) string) string {
+	return fmt.Sprintf("a %s of ≥ %s", show(d.Direction), formatEffect(d.Effect, d.Unit))
+}
+
 func joinAnd(xs []string) string {
 	if len(xs) <= 1 {
 		return strings.Join(xs, "")
@@ -165,69 +155,69 @@ var plural, count = pl.Of, pl.Count
 
 // outcomeWord is how a metric's outcome reads in a table.
 func outcomeWord(o gate.MetricOutcome) string {
-	switch o {
-	case gate.MetricRegression:
-		return "REGRESSION"
-	case gate.WithinNoise:
-		return "changed, within noise"
-	case gate.WithinMinEffect:
-		return "changed, within min_effect"
-	case gate.SetByLoad:
-		return "set by the load"
-	case gate.Undecided:
-		return "undecided so far"
-	case gate.NotAvailable:
-		return "not available"
-	case gate.NotGated:
-		return "reported only"
-	default:
-		return string(o)
-	}
+	return cmp.Or(map[gate.MetricOutcome]string{gate.MetricRegression: "REGRESSION", gate.WithinNoise: "changed, within noise",
+		gate.WithinMinEffect: "changed, within min_effect", gate.SetByLoad: "set by the load", gate.Undecided: "undecided so far",
+		gate.NotAvailable: "not available", gate.NotGated: "reported only"}[o], string(o))
 }
 
-// formatValue prints a median with its unit and a precision that suits
-// its magnitude; "n/a" when missing.
+// formatValue prints a median with its unit and a precision that suits its magnitude; "n/a" when missing.
 func formatValue(v float64, unit string) string {
 	if math.IsNaN(v) {
 		return "n/a"
 	}
-	var s string
-	switch a := math.Abs(v); {
-	case a >= 1000:
-		s = fmt.Sprintf("%.0f", v)
-	case a >= 100:
-		s = fmt.Sprintf("%.1f", v)
-	case a >= 1 || a == 0:
-		s = fmt.Sprintf("%.2f", v)
-	default:
+	s := fixed(v, 1000, 100, 0)
+	if a := math.Abs(v); a > 0 && a < 1 {
 		s = fmt.Sprintf("%.3g", v)
 	}
-	switch unit {
-	case "/s":
-		return s + "/s"
-	case "":
-		return s
+	if unit == "" || unit == "/s" {
+		return s + unit
 	}
 	return s + " " + unit
+}
+
+// fixed prints v with fewer decimals the larger it is: none from at[0]
+// on, one from at[1] on, …, len(at) below the last.
+func fixed(v float64, at ...float64) string {
+	d := len(at)
+	for i, a := range at {
+		if math.Abs(v) >= a {
+			d = i
+			break
+		}
+	}
+	return strconv.FormatFloat(v, 'f', d, 64)
 }
 
 func formatChange(f gate.Finding) string {
 	if math.IsNaN(f.Change) {
 		return "—"
 	}
-	if f.Percent {
-		return signed(f.Change, "%.2f") + " pp"
-	}
-	return signed(f.Change, "%.1f") + " %"
+	return formatDiff(f.Change, f.Percent)
 }
 
-// signed prints a number with an explicit sign, using a real minus sign.
+// formatDiff prints a signed change in percent or, for a rate (pp), percentage points: "+1.5 %", "−0.20 pp".
+func formatDiff(v float64, pp bool) string {
+	if math.IsInf(v, 0) {
+		return signed(v, "")
+	}
+	return signed(v, changeFormat(pp)) + " " + changeUnit(pp)
+}
+
+// changeFormat and changeUnit are how a change is printed: in percent
+// to a tenth, or for a rate in percentage points to a hundredth.
+func changeFormat(pp bool) string { return map[bool]string{false: "%.1f", true: "%.2f"}[pp] }
+func changeUnit(pp bool) string   { return map[bool]string{false: "%", true: "pp"}[pp] }
+
+// signed prints a number with an explicit sign, using a real minus sign; an infinity is "+∞" or "−∞".
 func signed(v float64, format string) string {
 	s := fmt.Sprintf(format, math.Abs(v))
 	switch {
+	case math.IsInf(v, 0):
+		s = "∞"
 	case s == fmt.Sprintf(format, 0.0):
 		return "±" + s
-	case v < 0:
+	}
+	if v < 0 {
 		return "−" + s
 	}
 	return "+" + s
@@ -237,30 +227,14 @@ func formatFloor(f gate.Finding) string {
 	if math.IsNaN(f.Floor) {
 		return "—"
 	}
-	return formatEffect(f.Floor, unitOf(f)) + " (" + string(f.FloorSource) + ")"
-}
-
-func unitOf(f gate.Finding) string {
-	if f.Percent {
-		return "pp"
-	}
-	return "%"
+	return formatEffect(f.Floor, changeUnit(f.Percent)) + " (" + string(f.FloorSource) + ")"
 }
 
 func formatEffect(v float64, unit string) string {
 	if math.IsNaN(v) {
 		return "—"
 	}
-	var s string
-	switch a := math.Abs(v); {
-	case a >= 10:
-		s = fmt.Sprintf("%.0f", v)
-	case a >= 1:
-		s = fmt.Sprintf("%.1f", v)
-	default:
-		s = fmt.Sprintf("%.2f", v)
-	}
-	return s + " " + unit
+	return fixed(v, 10, 1) + " " + unit
 }
 
 func formatP(p float64) string {
@@ -278,20 +252,33 @@ func formatP(p float64) string {
 func findingNotes(findings []gate.Finding, named func(test string) bool) []string {
 	var out []string
 	for _, f := range findings {
-		note := f.Note
-		if named(f.Test) {
-			note = joinNote("test: "+f.Test, note)
-		}
-		if strings.TrimSpace(note) != "" {
+		if note := noteOf(f, named); strings.TrimSpace(note) != "" {
 			out = append(out, f.Label+": "+note)
 		}
 	}
 	return out
 }
 
-// notExact reports whether a test is any but the exact Mann–Whitney test
-// and the sequential one (the sequential line names it): the terminal
-// names those.
+// shownNotes are the notes beside a report's table: the findings' (with
+// the tests named says are worth naming), notesOf, then the target logs'.
+func shownNotes(in Input, fs []gate.Finding, named func(test string) bool) []string {
+	return slices.Concat(findingNotes(fs, named), notesOf(in), targetLogNotes(in))
+}
+
+// judgedLines are the sequential A/B's line and what the gate can detect, where there is one.
+func judgedLines(v gate.Verdict, show func(string) string) []string {
+	return slices.DeleteFunc([]string{sequentialLine(v.Sequential, show), detectLine(v, show)}, func(s string) bool { return s == "" })
+}
+
+// noteOf is a finding's note, naming its test where named says it is worth naming.
+func noteOf(f gate.Finding, named func(test string) bool) string {
+	if named(f.Test) {
+		return joinNote("test: "+f.Test, f.Note)
+	}
+	return f.Note
+}
+
+// notExact reports a test the terminal names: any but the exact ones (the sequential line names that one).
 func notExact(test string) bool {
 	return test != "" && test != stats.TestExact && test != stats.TestSequential && test != stats.TestExactCount
 }
@@ -307,29 +294,18 @@ func joinNote(a, b string) string {
 	return a + "; " + b
 }
 
-func contextLine(in Input) string { return contextLineWith(in, plainText) }
-
-// contextLineWith says what was compared, with the mode and the baseline's
-// source shown through show.
-func contextLineWith(in Input, show func(string) string) string {
-	parts := []string{}
-	if in.Mode != "" {
-		parts = append(parts, "mode "+show(in.Mode))
+// contextLine says what was compared, with the mode and the baseline's source shown through show.
+func contextLine(in Input, show func(string) string) string {
+	v := in.Verdict
+	compared := fmt.Sprintf("%d head %s vs %d baseline %s", v.HeadRuns, plural(v.HeadRuns, "run", "runs"), v.BaseRuns, plural(v.BaseRuns, "sample", "samples"))
+	if s := v.Sequential; s != nil {
+		compared = fmt.Sprintf("%d %s of base and head", s.Pairs, s.UnitWord(s.Pairs))
 	}
-	if in.BaselineSource != "" {
-		parts = append(parts, "baseline "+show(in.BaselineSource))
-	}
-	if s := in.Verdict.Sequential; s != nil {
-		parts = append(parts, fmt.Sprintf("%d %s of base and head", s.Pairs, s.UnitWord(s.Pairs)))
-	} else {
-		parts = append(parts, fmt.Sprintf("%d head %s vs %d baseline %s", in.Verdict.HeadRuns,
-			plural(in.Verdict.HeadRuns, "run", "runs"), in.Verdict.BaseRuns, plural(in.Verdict.BaseRuns, "sample", "samples")))
-	}
-	return strings.Join(parts, " · ")
+	parts := []string{"mode " + show(in.Mode), "baseline " + show(in.BaselineSource), compared}
+	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "mode " || p == "baseline " }), " · ")
 }
 
-// baseName is what the report calls the base side: "base" for an A/B
-// job's base target, else "baseline".
+// baseName is what the report calls the base side: "base" for an A/B job's base target, else "baseline".
 func baseName(in Input) string {
 	if in.Mode == "ab" {
 		return "base"
@@ -337,8 +313,6 @@ func baseName(in Input) string {
 	return "baseline"
 }
 
-// splitGated splits the findings into the gated metrics and the
-// reported-only ones, each in catalogue order.
 func splitGated(findings []gate.Finding) (gated, reported []gate.Finding) {
 	for _, f := range findings {
 		if f.Gated {
@@ -350,16 +324,14 @@ func splitGated(findings []gate.Finding) (gated, reported []gate.Finding) {
 	return gated, reported
 }
 
-// fromTo is "baseline → head" of a finding's medians, or in a sequential
-// A/B the centres its paired change is made of.
+// fromTo is "baseline → head" of a finding's medians, or in a sequential A/B the centres its paired change is made of.
 func fromTo(f gate.Finding) string {
 	b, h := sides(f)
 	return formatValue(b, f.Unit) + " → " + formatValue(h, f.Unit)
 }
 
-// sides are the two figures a report shows beside a finding's change: the
-// centres a paired estimate is made of where the finding has them, else
-// the medians.
+// sides are the figures shown beside a finding's change: the centres of
+// a paired estimate where it has them, else the medians.
 func sides(f gate.Finding) (base, head float64) {
 	if f.Center != "" && !math.IsNaN(f.BaseCenter) && !math.IsNaN(f.HeadCenter) {
 		return f.BaseCenter, f.HeadCenter
@@ -367,9 +339,8 @@ func sides(f gate.Finding) (base, head float64) {
 	return f.BaseMedian, f.HeadMedian
 }
 
-// columns are the two judging columns of a report's table: the floor and
-// the p-value of a comparison of samples, or min_effect and the repeated
-// confidence bounds of a sequential A/B (which has no p-value).
+// columns are a table's two judging columns: floor and p, or min_effect
+// and the repeated confidence bounds of a sequential A/B.
 type columns struct {
 	limitHead, testHead string
 	limit, test         func(gate.Finding) string
@@ -378,57 +349,34 @@ type columns struct {
 func columnsOf(v gate.Verdict) columns {
 	if v.Sequential != nil {
 		return columns{limitHead: "min_effect", testHead: "bounds",
-			limit: func(f gate.Finding) string { return formatEffect(f.Floor, unitOf(f)) }, test: formatBounds}
+			limit: func(f gate.Finding) string { return formatEffect(f.Floor, changeUnit(f.Percent)) }, test: formatBounds}
 	}
 	return columns{limitHead: "floor", testHead: "p", limit: formatFloor, test: func(f gate.Finding) string { return formatP(f.P) }}
 }
 
-// formatBounds is a sequential finding's repeated confidence bounds on its
-// change, head against base, as the change column shows it: "[−13.1 …
-// −9.9] %". The verdict's bounds are in the bad direction; for a metric
-// where lower is worse they are turned, so that on the ratio scale a bound
-// is never below −100 % (a drop's bound in the bad direction is unbounded
-// below: −139831.4 % was a head 1399 times the base).
+// formatBounds is a sequential finding's bounds on head against base: "[−13.1 … −9.9] %". They are
+// turned for a metric where lower is worse, so that no bound is below −100 %.
 func formatBounds(f gate.Finding) string {
-	format := "%.1f"
-	if f.Percent {
-		format = "%.2f"
-	}
-	sign := worseSign(f)
 	if f.Test == stats.TestExactCount { // no noise, so no bounds: the change column is the difference
 		return "exact count"
 	}
 	if math.IsNaN(f.Lower) || math.IsNaN(f.Upper) {
 		return "—"
 	}
-	bound := func(x float64) string {
-		switch {
-		case math.IsInf(x, 1):
-			return "+∞"
-		case math.IsInf(x, -1):
-			return "−∞"
-		}
-		return signed(x, format)
-	}
-	lo, hi := sign*f.Lower, sign*f.Upper
-	if sign < 0 {
-		lo, hi = hi, lo
-	}
-	return fmt.Sprintf("[%s … %s] %s", bound(lo), bound(hi), unitOf(f))
+	lo, hi := headBounds(f)
+	format := changeFormat(f.Percent)
+	return fmt.Sprintf("[%s … %s] %s", signed(lo, format), signed(hi, format), changeUnit(f.Percent))
 }
 
-// worseSign is +1 where a rise of the finding's metric is worse, −1 where
-// a drop is: what turns a change in the bad direction into head against
-// base.
-func worseSign(f gate.Finding) float64 {
+// headBounds turns a finding's bounds, in the bad direction, into bounds on head against base.
+func headBounds(f gate.Finding) (lo, hi float64) {
 	if m, ok := result.Lookup(f.Key); ok && m.Better == result.HigherIsBetter {
-		return -1
+		return -f.Upper, -f.Lower
 	}
-	return 1
+	return f.Lower, f.Upper
 }
 
-// centreNote says what the base and head columns of a sequential A/B
-// table are, when the findings have centres.
+// centreNote says what the base and head columns of a sequential A/B table are, when the findings have centres.
 func centreNote(v gate.Verdict) string {
 	if v.Sequential == nil {
 		return ""
@@ -450,17 +398,16 @@ func runWord(in Input, n int) string {
 	return plural(n, "run", "runs")
 }
 
-// sequentialLine says how many pairs a sequential A/B job ran and why it
-// stopped (or why it goes on), with the reason, which holds metric labels,
-// shown through show; empty for a fixed-sample comparison.
+// sequentialLine says how many units a sequential A/B ran and why it stopped; empty for a fixed-sample comparison.
 func sequentialLine(s *gate.Sequential, show func(string) string) string {
 	if s == nil {
 		return ""
 	}
-	line := fmt.Sprintf("Sequential A/B: %d %s (first look at %d, budget %d)", s.Pairs, s.UnitWord(s.Pairs), s.MinPairs, s.MaxPairs)
+	windows := ""
 	if s.RunPairs > s.Pairs {
-		line = fmt.Sprintf("Sequential A/B: %d %s of %d window pairs (first look at %d, budget %d)", s.Pairs, s.UnitWord(s.Pairs), s.RunPairs, s.MinPairs, s.MaxPairs)
+		windows = fmt.Sprintf(" of %d window pairs", s.RunPairs)
 	}
+	line := fmt.Sprintf("Sequential A/B: %d %s%s (first look at %d, budget %d)", s.Pairs, s.UnitWord(s.Pairs), windows, s.MinPairs, s.MaxPairs)
 	if s.Reason != "" {
 		line += ": " + show(s.Reason)
 	}
@@ -473,7 +420,6 @@ func sequentialLine(s *gate.Sequential, show func(string) string) string {
 	return line + "."
 }
 
-// capitalize is s with its first letter upper case (ASCII).
 func capitalize(s string) string {
 	if s == "" || s[0] < 'a' || s[0] > 'z' {
 		return s

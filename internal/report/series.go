@@ -2,8 +2,11 @@ package report
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/report/figure"
@@ -11,30 +14,22 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
-// series is what the charts show of one gated metric: its per-run values
-// on both sides and the line the floor draws. The Mermaid chart of the PR
-// comment and the HTML report's plots read the same series.
+// series is one gated metric's per-run values on both sides, as the comment's chart and the page's plots show them.
 type series struct {
 	Finding gate.Finding
 	Meta    result.Metric
-	// Base and Head are the per-run values in run order; runs that did
-	// not measure the metric are left out.
+	// Base and Head are the per-run values in run order; runs that did not measure the metric are left out.
 	Base, Head []float64
-	// Paired is set for A/B pairs: then Diffs holds each pair's change,
-	// head against base, in the finding's change units (% or pp), and
-	// Base and Head hold the pairs' values in pair order.
+	// Paired: Diffs are each pair's change head against base (% or pp), Base and Head the pairs' values.
 	Paired bool
 	Diffs  []float64
-	// Unit is what each of Diffs is a change of: "pair", or "block" in
-	// the block designs of A/B.
+	// Unit is what each of Diffs is a change of: "pair", or "block" in the block designs of A/B.
 	Unit string
 }
 
-// units is the plural of the series' unit.
 func (s series) units() string { return s.Unit + "s" }
 
-// seriesOf builds the series of every gated metric that was compared
-// (values on both sides), in the verdict's order.
+// seriesOf builds the series of every gated metric that was compared (values on both sides), in the verdict's order.
 func seriesOf(in Input) []series {
 	var out []series
 	for _, f := range in.Verdict.Findings {
@@ -62,14 +57,12 @@ func seriesOf(in Input) []series {
 	return out
 }
 
-// pairedJudged reports whether the gate judged f on pairs: an A/B job's
-// runs, one of each side per pair.
+// pairedJudged reports whether the gate judged f on pairs: an A/B job's runs, one of each side per pair.
 func pairedJudged(in Input, f gate.Finding) bool {
 	return f.Test == stats.TestSignedRank || f.Test == stats.TestSequential || f.Test == stats.TestExactCount ||
 		(in.Mode == "ab" && len(in.Base) == len(in.Head) && len(in.Base) > 0)
 }
 
-// pairs returns the values of key of the pairs whose runs both measured it.
 func pairs(base, head []result.Run, key string) (b, h []float64) {
 	for i := range min(len(base), len(head)) {
 		bv, okB := base[i].Value(key)
@@ -81,16 +74,14 @@ func pairs(base, head []result.Run, key string) (b, h []float64) {
 	return b, h
 }
 
-// changeOf is head against base as the gate states a change: percent for
-// ratio metrics, percentage points for rates.
+// changeOf is head against base as the gate states a change: percent for ratio metrics, percentage points for rates.
 func changeOf(m result.Metric, head, base float64) float64 {
-	if m.Scale == result.Percent {
+	if points(m) {
 		return head - base
 	}
 	return 100 * (head/base - 1)
 }
 
-// worseSign is +1 when a higher value of the metric is worse, else −1.
 func (s series) worseSign() float64 {
 	if s.Meta.Better == result.HigherIsBetter {
 		return -1
@@ -98,54 +89,38 @@ func (s series) worseSign() float64 {
 	return 1
 }
 
-// hasFloor reports whether the finding has a floor to draw.
 func (s series) hasFloor() bool { return !math.IsNaN(s.Finding.Floor) }
 
-// threshold is the value a head median must pass, in the bad direction,
-// to exceed the floor: the baseline median moved by the floor. NaN
-// without a floor.
+// threshold is the value a head median must pass to exceed the floor; NaN without a floor.
 func (s series) threshold() float64 {
 	f := s.Finding
 	if !s.hasFloor() {
 		return math.NaN()
 	}
-	if s.Meta.Scale == result.Percent {
+	if points(s.Meta) {
 		return f.BaseMedian + s.worseSign()*f.Floor
 	}
 	return f.BaseMedian * (1 + s.worseSign()*f.Floor/100)
 }
 
-// estimate is what the sequential test judged of a paired series: its
-// estimate of the pairs' change and the repeated confidence bounds, in
-// the chart's units (change, head against base: signed, so a throughput
-// drop is negative); nil for a finding without one (a fixed-sample test).
-// A bound that bounds nothing is ±Inf.
+// estimate is the sequential test's estimate and bounds of a paired series, head against base; nil without one.
 func (s series) estimate() *figure.Interval {
 	f := s.Finding
 	if !s.Paired || math.IsNaN(f.Estimate) {
 		return nil
 	}
-	sign := s.worseSign()
-	lo, hi := sign*f.Lower, sign*f.Upper
-	if sign < 0 {
-		lo, hi = hi, lo
-	}
-	return &figure.Interval{Mid: sign * f.Estimate, Lo: lo, Hi: hi}
+	lo, hi := headBounds(f)
+	return &figure.Interval{Mid: s.worseSign() * f.Estimate, Lo: lo, Hi: hi}
 }
 
-// minEffectFloor reports whether the floor is min_effect (sequential
-// A/B), not a noise floor.
 func (s series) minEffectFloor() bool { return s.Finding.FloorSource == gate.FromMinEffect }
 
 // diffThreshold is the pair change that exceeds the floor, in the
 // finding's change units (signed: negative for a throughput drop).
 func (s series) diffThreshold() float64 { return s.worseSign() * s.Finding.Floor }
 
-// decisive ranks the series by what decided the verdict: the gated
-// metrics that regressed, then the others by how near their limit they
-// came, each the one that moved most towards its floor first; a series
-// flat at one value (a rate at 0 in every block) comes last, since its
-// chart shows nothing.
+// decisive ranks the series: those that regressed, then by how near
+// their limit they came; one flat at one value last (its chart is empty).
 func decisive(all []series) []series {
 	rank := func(s series) int {
 		switch {
@@ -163,8 +138,7 @@ func decisive(all []series) []series {
 	return ranked
 }
 
-// flat reports whether the series' chart would be one flat line: every
-// change, or every value, the same.
+// flat reports whether the series' chart would be one flat line: every change, or every value, the same.
 func (s series) flat() bool {
 	vs := s.Diffs
 	if !s.Paired {
@@ -184,4 +158,163 @@ func pull(f gate.Finding) float64 {
 		return w / f.Floor
 	}
 	return w
+}
+
+// maxChartRuns and maxChartPairs bound the comment chart's x axis: more labels crowd it at a comment's width.
+const (
+	maxChartRuns  = 15
+	maxChartPairs = 30
+)
+
+// chartColors are mid-tones that read on GitHub's light and dark themes; the directive sets nothing else.
+const chartColors = `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "#3b82f6, #8b949e, #e5534b"}}}}%%`
+
+// mermaidChart is the comment's chart of one series (xychart-beta, which draws no legend, so the
+// caption says what it shows). Labels go through mermaidText; numbers are plain decimals.
+func mermaidChart(s series) (block, caption string) {
+	label := mermaidText(s.Finding.Label)
+	if s.Paired {
+		return pairedChart(s, label)
+	}
+	return runsChart(s, label)
+}
+
+func runsChart(s series, label string) (string, string) {
+	base, head := lastN(s.Base, maxChartRuns), lastN(s.Head, maxChartRuns)
+	var xs []string
+	for i := range base {
+		xs = append(xs, fmt.Sprintf("b%d", len(s.Base)-len(base)+i+1))
+	}
+	for i := range head {
+		xs = append(xs, fmt.Sprintf("h%d", len(s.Head)-len(head)+i+1))
+	}
+	plots := []plot{{"bar", "runs", append(slices.Clone(base), head...)}, {"line", "baseline median", constant(s.Finding.BaseMedian, len(xs))}}
+	if s.hasFloor() {
+		plots = append(plots, plot{"line", "floor limit", constant(s.threshold(), len(xs))})
+	}
+	_, hi := extent(plots)
+	block := mermaidXY(label+" of each run: baseline samples b, head runs h", "", xs,
+		strings.TrimSpace(label+" "+mermaidText(unitWord(s.Meta.Unit))), 0, niceCeil(hi*1.1), plots)
+	caption := fmt.Sprintf("Bars: %s of each baseline sample (b) and head run (h); lines: the baseline median", mdText(s.Finding.Label))
+	if s.hasFloor() {
+		caption += fmt.Sprintf(" and the floor's limit (a %s beyond it is a regression)", badMove(s))
+	}
+	if len(base) < len(s.Base) {
+		caption += fmt.Sprintf("; the last %d of %d baseline samples", len(base), len(s.Base))
+	}
+	return block, caption + "."
+}
+
+func pairedChart(s series, label string) (string, string) {
+	diffs := lastN(s.Diffs, maxChartPairs)
+	var xs []string
+	for i := range diffs {
+		xs = append(xs, strconv.Itoa(len(s.Diffs)-len(diffs)+i+1))
+	}
+	plots := []plot{{"line", s.units(), diffs}, {"line", "no change", constant(0, len(xs))}}
+	if s.hasFloor() {
+		plots = append(plots, plot{"line", "floor limit", constant(s.diffThreshold(), len(xs))})
+	}
+	lo, hi := extent(plots)
+	pad := math.Max((hi-lo)*0.1, 0.5)
+	unit := map[bool]string{false: "percent", true: "points"}[s.Finding.Percent]
+	block := mermaidXY(fmt.Sprintf("%s change of head against base in each %s", label, s.Unit), s.Unit, xs, "change ("+unit+")", niceFloor(lo-pad), niceCeil(hi+pad), plots)
+	caption := fmt.Sprintf("The jagged line: each %s's change of %s, head against base (%s); flat lines: no change", s.Unit, mdText(s.Finding.Label), unit)
+	est := s.estimate()
+	switch {
+	case s.hasFloor() && s.minEffectFloor() && est != nil:
+		caption += fmt.Sprintf(" and min_effect. The sequential test's estimate of the change is %s", formatDiff(est.Mid, s.Finding.Percent))
+		if !math.IsNaN(est.Lo) && !math.IsNaN(est.Hi) {
+			caption += fmt.Sprintf(", bounds %s … %s", formatDiff(est.Lo, s.Finding.Percent), formatDiff(est.Hi, s.Finding.Percent))
+		}
+		caption += fmt.Sprintf(": a regression when it is beyond min_effect and both bounds are %s zero", badSide(s))
+	case s.hasFloor():
+		caption += fmt.Sprintf(" and the floor's limit (a %s beyond it is a regression)", badMove(s))
+	}
+	if len(diffs) < len(s.Diffs) {
+		caption += fmt.Sprintf("; the last %d of %d %s", len(diffs), len(s.Diffs), s.units())
+	}
+	return block, caption + "."
+}
+
+type plot struct {
+	kind, name string
+	values     []float64
+}
+
+func extent(plots []plot) (lo, hi float64) {
+	all := slices.Concat(mapped(plots, func(p plot) []float64 { return p.values })...)
+	return slices.Min(all), slices.Max(all)
+}
+
+// mermaidXY is a Mermaid xychart block: title, x axis (titled where xTitle
+// is set), y axis from lo to hi, then the plots.
+func mermaidXY(title, xTitle string, xs []string, yTitle string, lo, hi float64, plots []plot) string {
+	var b strings.Builder
+	b.WriteString("```mermaid\n" + chartColors + "\nxychart-beta\n")
+	fmt.Fprintf(&b, "    title \"%s\"\n", title)
+	if xTitle != "" {
+		xTitle = `"` + xTitle + `" `
+	}
+	fmt.Fprintf(&b, "    x-axis %s[%s]\n", xTitle, quotedList(xs))
+	fmt.Fprintf(&b, "    y-axis \"%s\" %s --> %s\n", yTitle, mermaidNumber(lo), mermaidNumber(hi))
+	for _, p := range plots {
+		fmt.Fprintf(&b, "    %s \"%s\" [%s]\n", p.kind, p.name, numberList(p.values))
+	}
+	return b.String() + "```\n"
+}
+
+// badMove names the bad direction of the series' metric, badSide where a change in it lies on a chart of changes.
+func badMove(s series) string { return map[bool]string{true: "drop", false: "rise"}[s.worseSign() < 0] }
+func badSide(s series) string {
+	return map[bool]string{true: "below", false: "above"}[s.worseSign() < 0]
+}
+
+// unitWord spells a unit for a Mermaid label, which must hold no "%".
+func unitWord(unit string) string {
+	switch unit {
+	case "%":
+		return "(percent)"
+	case "", "/s":
+		return ""
+	}
+	return "(" + unit + ")"
+}
+
+func lastN(xs []float64, n int) []float64 { return xs[max(0, len(xs)-n):] }
+
+func constant(v float64, n int) []float64 { return slices.Repeat([]float64{v}, n) }
+
+func quotedList(xs []string) string {
+	return strings.Join(mapped(xs, func(x string) string { return `"` + mermaidText(x) + `"` }), ", ")
+}
+
+func numberList(vs []float64) string { return strings.Join(mapped(vs, mermaidNumber), ", ") }
+
+// mermaidNumber prints v as Mermaid reads a number: plain decimal, at
+// most four decimals, no "-0"; 0 for a value not finite.
+func mermaidNumber(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "0"
+	}
+	s := fixed(v, 1000, 100, 1, 1) // four decimals below 1
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if s == "-0" {
+		return "0"
+	}
+	return s
+}
+
+// niceCeil and niceFloor round an axis end outwards to two significant digits, so that the axis reads as round numbers.
+func niceCeil(v float64) float64  { return niceRound(v, math.Ceil) }
+func niceFloor(v float64) float64 { return niceRound(v, math.Floor) }
+
+func niceRound(v float64, round func(float64) float64) float64 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	step := math.Pow(10, math.Floor(math.Log10(math.Abs(v)))-1)
+	return round(v/step) * step
 }

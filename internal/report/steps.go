@@ -12,24 +12,17 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// stepFigures are one step's figures over all head runs: summed counts and
-// the median over runs of each run's latency percentiles.
+// stepFigures are a step's figures over one side's runs: sums, medians,
+// and each run's percentiles and counts (for the bounds of a change).
 type stepFigures struct {
-	Name     string  `json:"name"`
-	Requests int64   `json:"requests"`
-	Failed   int64   `json:"failed"`
-	P50      float64 `json:"-"`
-	P95      float64 `json:"-"`
-	P99      float64 `json:"-"`
-	// runs are each run's p50, p95, p99 and error rate (percent) of the
-	// step, by the run's place in its side (NaN where it did not run the
-	// step), and each run's requests and failed requests: the bounds of a
-	// change base → head come from them.
-	runs   [4][]float64
-	counts [][2]int64
+	Name          string  `json:"name"`
+	Requests      int64   `json:"requests"`
+	Failed        int64   `json:"failed"`
+	P50, P95, P99 float64 `json:"-"`
+	runs          [3][]float64
+	counts        [][2]int64
 }
 
-// errorFigures are one error class of one step, summed over the head runs.
 type errorFigures struct {
 	Class  string `json:"class"`
 	Step   string `json:"step,omitempty"`
@@ -38,105 +31,94 @@ type errorFigures struct {
 }
 
 func steps(runs []result.Run) []stepFigures {
-	var order []string
-	byName := map[string]*stepFigures{}
+	var out []stepFigures
+	at := map[string]int{}
 	for ri, r := range runs {
 		for _, st := range r.Steps {
-			sf, ok := byName[st.Name]
+			i, ok := at[st.Name]
 			if !ok {
-				sf = &stepFigures{Name: st.Name}
-				for i := range sf.runs {
-					sf.runs[i] = constant(math.NaN(), len(runs))
+				i, at[st.Name] = len(out), len(out)
+				sf := stepFigures{Name: st.Name, counts: make([][2]int64, len(runs))}
+				for q := range sf.runs {
+					sf.runs[q] = constant(math.NaN(), len(runs))
 				}
-				sf.counts = make([][2]int64, len(runs))
-				byName[st.Name] = sf
-				order = append(order, st.Name)
+				out = append(out, sf)
 			}
-			sf.Requests += st.Requests
-			sf.Failed += st.Failed
-			sf.counts[ri] = [2]int64{st.Requests, st.Failed}
-			q := stepQuantiles(st)
-			sf.runs[0][ri], sf.runs[1][ri], sf.runs[2][ri] = q[0], q[1], q[2]
-			if st.Requests > 0 {
-				sf.runs[3][ri] = 100 * float64(st.Failed) / float64(st.Requests)
+			sf := &out[i]
+			sf.Requests, sf.Failed, sf.counts[ri] = sf.Requests+st.Requests, sf.Failed+st.Failed, [2]int64{st.Requests, st.Failed}
+			for q, v := range stepQuantiles(st) {
+				sf.runs[q][ri] = v
 			}
 		}
 	}
-	out := make([]stepFigures, 0, len(order))
-	for _, name := range order {
-		sf := byName[name]
+	for i := range out {
+		sf := &out[i]
 		sf.P50, sf.P95, sf.P99 = stats.Median(finiteOf(sf.runs[0])), stats.Median(finiteOf(sf.runs[1])), stats.Median(finiteOf(sf.runs[2]))
-		out = append(out, *sf)
 	}
 	return out
 }
 
-// finiteOf is xs without its NaNs.
-func finiteOf(xs []float64) []float64 {
-	return slices.DeleteFunc(slices.Clone(xs), math.IsNaN)
-}
+func finiteOf(xs []float64) []float64 { return slices.DeleteFunc(slices.Clone(xs), math.IsNaN) }
 
-// stepQuantileKeys are the summary metrics of the step percentiles, for
-// steps known only by their summaries (imports).
-var stepQuantileKeys = [3]string{result.LatencyP50, result.LatencyP95, result.LatencyP99}
-
-// stepQuantiles reads a step's p50, p95 and p99 in ms from its histogram
-// (one walk over it), or from its summary metrics when only those are
-// known; NaN for a percentile not known.
+// stepQuantiles reads a step's p50, p95 and p99 in ms from its histogram,
+// or from its summary metrics (imports); NaN for one not known.
 func stepQuantiles(st result.Step) [3]float64 {
 	var out [3]float64
-	if st.Latency != nil && st.Latency.Count() > 0 {
-		for i, d := range st.Latency.Quantiles(0.50, 0.95, 0.99) {
-			out[i] = float64(d) / float64(time.Millisecond)
-		}
-		return out
-	}
-	for i, key := range stepQuantileKeys {
+	for i, key := range []string{result.LatencyP50, result.LatencyP95, result.LatencyP99} {
 		out[i] = math.NaN()
 		if v, ok := st.Metrics[key]; ok {
 			out[i] = v
 		}
 	}
+	if st.Latency != nil && st.Latency.Count() > 0 {
+		for i, d := range st.Latency.Quantiles(0.50, 0.95, 0.99) {
+			out[i] = float64(d) / float64(time.Millisecond)
+		}
+	}
 	return out
+}
+
+func (s stepFigures) perRun(i int) []float64 {
+	if i < 3 {
+		return s.runs[i]
+	}
+	return mapped(s.counts, func(c [2]int64) float64 { return errorRate(c[0], c[1]) })
+}
+
+// errorRate is failed requests in percent of requests; NaN without requests (a rate of nothing is not 0 %).
+func errorRate(requests, failed int64) float64 {
+	if requests == 0 {
+		return math.NaN()
+	}
+	return 100 * float64(failed) / float64(requests)
 }
 
 func errorClasses(runs []result.Run) []errorFigures {
-	type key struct{ class, step string }
-	var order []key
-	byKey := map[key]*errorFigures{}
+	out := []errorFigures{} // report.json's errors: never null
 	for _, r := range runs {
 		for _, e := range r.Errors {
-			k := key{e.Class, e.Step}
-			ef, ok := byKey[k]
-			if !ok {
-				ef = &errorFigures{Class: e.Class, Step: e.Step, Sample: e.Sample}
-				byKey[k] = ef
-				order = append(order, k)
+			i := slices.IndexFunc(out, func(f errorFigures) bool { return f.Class == e.Class && f.Step == e.Step })
+			if i < 0 {
+				i, out = len(out), append(out, errorFigures{Class: e.Class, Step: e.Step, Sample: e.Sample})
 			}
-			ef.Count += e.Count
+			out[i].Count += e.Count
 		}
-	}
-	out := make([]errorFigures, 0, len(order))
-	for _, k := range order {
-		out = append(out, *byKey[k])
 	}
 	return out
 }
 
-// stepChange is one step's figures on both sides, joined by name: what a
-// reviewer reads to see which step moved. A side the step did not run on
-// (or that has no runs) has no figures; its values are NaN. k is how many
-// changes the table shows (3 a step): the bounds of each hold for all of
-// them together.
+// stepChange is one step on both sides (NaN where not run); P50, P95, P99 and Errors carry their
+// estimates, made once; moved is the largest score (NaN: none bounded), size the largest change.
 type stepChange struct {
-	Name             string
-	Base, Head       stepFigures
-	hasBase, hasHead bool
-	k                int
+	Name                  string
+	Base, Head            stepFigures
+	hasBase, hasHead      bool
+	P50, P95, P99, Errors sidePair
+	moved, size           float64
 }
 
-// stepChanges joins the base and head runs' per-step figures by step name,
-// in the head's order, then the steps only the base ran.
+// stepChanges joins both sides' steps by name (head's order, then the
+// base's own) and orders them by moved, then size, the incomparable last.
 func stepChanges(base, head []result.Run) []stepChange {
 	var out []stepChange
 	at := map[string]int{}
@@ -147,60 +129,63 @@ func stepChanges(base, head []result.Run) []stepChange {
 	for _, b := range steps(base) {
 		if i, ok := at[b.Name]; ok {
 			out[i].Base, out[i].hasBase = b, true
-			continue
+		} else {
+			out = append(out, stepChange{Name: b.Name, Base: b, hasBase: true})
 		}
-		out = append(out, stepChange{Name: b.Name, Base: b, hasBase: true})
 	}
 	for i := range out {
-		out[i].k = 3 * len(out)
+		c := &out[i]
+		c.P50, c.P95, c.P99, c.Errors = c.pair(0, 3*len(out)), c.pair(1, 3*len(out)), c.pair(2, 3*len(out)), c.pair(3, 3*len(out))
+		c.moved, c.size = math.NaN(), math.Inf(-1)
+		for _, p := range []sidePair{c.P50, c.P95, c.Errors} {
+			if p.ok && !(p.est.score <= c.moved) {
+				c.moved = p.est.score
+			}
+			if v := math.Abs(p.change()); v > c.size { // a NaN, nothing to compare, never is
+				c.size = v
+			}
+		}
 	}
+	slices.SortStableFunc(out, func(a, b stepChange) int { return cmp.Or(cmp.Compare(b.moved, a.moved), cmp.Compare(b.size, a.size)) })
 	return out
 }
 
 // hasBaseSteps reports whether any step has figures of the base side: only
 // then do the reports show base → head per step.
 func hasBaseSteps(cs []stepChange) bool {
-	for _, c := range cs {
-		if c.hasBase {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(cs, func(c stepChange) bool { return c.hasBase })
 }
 
-// sidePair is one figure of a step on both sides, NaN where not known,
-// with each run's figure (bs, hs) for the change's bounds; points is set
-// for a rate, whose change is in percentage points.
+func (c stepChange) pair(i, k int) sidePair {
+	of := func(s stepFigures, ok bool) (float64, []float64) {
+		if !ok {
+			return math.NaN(), nil
+		}
+		return [4]float64{s.P50, s.P95, s.P99, errorRate(s.Requests, s.Failed)}[i], s.perRun(i)
+	}
+	b, bs := of(c.Base, c.hasBase)
+	h, hs := of(c.Head, c.hasHead)
+	return newSidePair(b, h, bs, hs, i == 3, k)
+}
+
+// sidePair is one figure on both sides with its change's estimate (ok
+// false without); points for a rate (changes in points).
 type sidePair struct {
 	Base, Head float64
-	bs, hs     []float64
-	points     bool
-	k          int
+	points, ok bool
+	est        stepEstimate
 }
 
-func (c stepChange) pair(i int, of func(stepFigures) float64) sidePair {
-	p := sidePair{Base: math.NaN(), Head: math.NaN(), points: i == 3, k: c.k}
-	if c.hasBase {
-		p.Base, p.bs = of(c.Base), c.Base.runs[i]
-	}
-	if c.hasHead {
-		p.Head, p.hs = of(c.Head), c.Head.runs[i]
-	}
+func newSidePair(base, head float64, bs, hs []float64, points bool, k int) sidePair {
+	p := sidePair{Base: base, Head: head, points: points}
+	p.est, p.ok = p.estimate(bs, hs, k)
 	return p
 }
 
-func (c stepChange) p50() sidePair    { return c.pair(0, func(s stepFigures) float64 { return s.P50 }) }
-func (c stepChange) p95() sidePair    { return c.pair(1, func(s stepFigures) float64 { return s.P95 }) }
-func (c stepChange) p99() sidePair    { return c.pair(2, func(s stepFigures) float64 { return s.P99 }) }
-func (c stepChange) errors() sidePair { return c.pair(3, stepFigures.errorRate) }
+func (p sidePair) none() bool { return p.points && p.Base == 0 && p.Head == 0 }
 
-// errorRate is the step's failed requests in percent of its requests; NaN
-// without requests (a rate of nothing is not 0 %).
-func (s stepFigures) errorRate() float64 {
-	if s.Requests == 0 {
-		return math.NaN()
-	}
-	return 100 * float64(s.Failed) / float64(s.Requests)
+func (p sidePair) fromTo(unit string) string {
+	return formatValue(p.Base, "") + " → " + formatValue(p.Head, unit)
 }
 
 // ratioChange is head against base in percent: never below −100 %; NaN
@@ -212,8 +197,6 @@ func (p sidePair) ratioChange() float64 {
 	return 100 * (p.Head/p.Base - 1)
 }
 
-// change is head against base as the table states it: in percent, in
-// points for a rate.
 func (p sidePair) change() float64 {
 	if p.points {
 		return p.Head - p.Base
@@ -221,56 +204,37 @@ func (p sidePair) change() float64 {
 	return p.ratioChange()
 }
 
-// stepEstimate is a step's change head against base with its bounds, in
-// percent (points for a rate); score is how far the change is beyond its
-// noise, its distance from zero over the bounds' half width (above 1: the
-// bounds are clear of zero).
-type stepEstimate struct {
-	Mid, Lo, Hi, score float64
-}
+// stepEstimate is a change with its bounds; score is its distance from
+// zero over the half width (above 1: beyond the step's noise).
+type stepEstimate struct{ Mid, Lo, Hi, score float64 }
 
-// beyond reports whether the bounds are clear of zero: the step moved by
-// more than its own noise.
-func (e stepEstimate) beyond() bool { return e.score > 1 }
-
-// estimate is the change of the figure head against base, as the table
-// shows it (of the sides' medians; for a rate, of its totals), with bounds
-// from the runs' spread: where both sides have as many runs (the blocks of
-// an A/B job) the spread of the runs' changes, paired by place; else the
-// sides' own spreads (their runs are then independent). Latencies are
-// compared on the log scale, their standard error that of a median;
-// rates in points. The bounds are Student's t at 95 % for all k changes
-// of the table together, so that an A/A job's table of many steps marks
-// none as moved by chance. ok false with fewer than two runs (or pairs) a
-// side.
-func (p sidePair) estimate() (e stepEstimate, ok bool) {
-	on := func(xs []float64, i int) (float64, bool) {
-		if i >= len(xs) || math.IsNaN(xs[i]) || (!p.points && !(xs[i] > 0)) {
-			return 0, false
+// estimate is the change head against base as the table shows it (of the sides' medians; of a rate's totals), with
+// bounds from the runs' spread (bs, hs): where both sides have as many runs (an A/B job's blocks) the spread of the
+// runs' changes paired by place, else the sides' own spreads. Latencies are compared on the log scale, their standard
+// error that of a median; rates in points. The bounds are Student's t at 95 % for all k changes of the table together,
+// so that an A/A job's many steps mark none as moved by chance. ok false with fewer than two runs (or pairs) a side.
+func (p sidePair) estimate(bs, hs []float64, k int) (e stepEstimate, ok bool) {
+	onScale := func(x float64) float64 { // NaN where not comparable
+		switch {
+		case p.points:
+			return x
+		case x > 0:
+			return math.Log(x)
 		}
-		if p.points {
-			return xs[i], true
-		}
-		return math.Log(xs[i]), true
+		return math.NaN()
 	}
-	var b, h, d []float64
-	for i := range max(len(p.bs), len(p.hs)) {
-		bv, bok := on(p.bs, i)
-		hv, hok := on(p.hs, i)
-		if bok {
-			b = append(b, bv)
-		}
-		if hok {
-			h = append(h, hv)
-		}
-		if bok && hok {
-			d = append(d, hv-bv)
+	bs, hs = mapped(bs, onScale), mapped(hs, onScale)
+	var d []float64
+	for i := range min(len(bs), len(hs)) {
+		if !math.IsNaN(bs[i] + hs[i]) {
+			d = append(d, hs[i]-bs[i])
 		}
 	}
+	b, h := finiteOf(bs), finiteOf(hs)
 	var se float64
 	var n int
 	switch {
-	case len(p.bs) == len(p.hs) && len(d) >= 2:
+	case len(bs) == len(hs) && len(d) >= 2:
 		n = len(d)
 		se = stats.SampleSD(d) / math.Sqrt(float64(n))
 	case len(b) >= 2 && len(h) >= 2:
@@ -288,7 +252,7 @@ func (p sidePair) estimate() (e stepEstimate, ok bool) {
 	if math.IsNaN(mid) || math.IsInf(mid, 0) {
 		return stepEstimate{}, false
 	}
-	half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(1-0.025/float64(max(p.k, 1))) * se
+	half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(1-0.025/float64(max(k, 1))) * se
 	e = stepEstimate{Mid: user(mid), Lo: user(mid - half), Hi: user(mid + half)}
 	switch {
 	case half > 0:
@@ -299,67 +263,26 @@ func (p sidePair) estimate() (e stepEstimate, ok bool) {
 	return e, true
 }
 
-// moved is how far a step moved beyond its own noise: the largest score
-// of its p50, p95 and error rate; NaN when nothing could be bounded.
-func (c stepChange) moved() float64 {
-	m := math.NaN()
-	for _, p := range []sidePair{c.p50(), c.p95(), c.errors()} {
-		if e, ok := p.estimate(); ok && !(e.score <= m) {
-			m = e.score
-		}
-	}
-	return m
-}
-
-// movedFirst orders the steps by how far they moved beyond their noise
-// (moved), then by the largest of their changes; steps that cannot be
-// compared last (cmp.Compare puts NaN first), each group in its own order.
-func movedFirst(cs []stepChange) []stepChange {
-	size := func(c stepChange) float64 {
-		m := math.Inf(-1)
-		for _, p := range []sidePair{c.p50(), c.p95(), c.errors()} {
-			if v := math.Abs(p.change()); v > m { // a NaN, nothing to compare, never is
-				m = v
-			}
-		}
-		return m
-	}
-	out := slices.Clone(cs)
-	slices.SortStableFunc(out, func(a, b stepChange) int {
-		return cmp.Or(cmp.Compare(b.moved(), a.moved()), cmp.Compare(size(b), size(a)))
-	})
-	return out
-}
-
-// figureCell is a step's figure base → head with its change and the
-// change's bounds: "9.90 → 12.87 ms, +30.0 % (+28.1 … +31.9)" (in Markdown,
-// md, the change on a line of its own, in bold) where the bounds are clear
-// of zero, and ", within noise" after them where they are not; without
-// bounds (one run a side) ", noise unknown"; one side's figure where only
-// it ran. An error rate neither side had is "none".
+// figureCell is a figure base → head with its change (changeText); in Markdown the change on a line
+// of its own, which a narrow column wraps whole; "none" for an error rate neither side had.
 func figureCell(p sidePair, unit string, md bool) string {
-	if p.points && p.Base == 0 && p.Head == 0 {
+	switch {
+	case p.none():
 		return "none"
+	case math.IsNaN(p.Base) || math.IsNaN(p.Head):
+		return p.fromTo(unit)
+	case md:
+		return p.fromTo(unit) + "<br>" + changeText(p, md)
 	}
-	fromTo := formatValue(p.Base, "") + " → " + formatValue(p.Head, unit)
-	if math.IsNaN(p.Base) || math.IsNaN(p.Head) {
-		return fromTo
-	}
-	if md { // the change on a line of its own: a narrow column wraps it whole
-		return fromTo + "<br>" + changeText(p, md)
-	}
-	return fromTo + ", " + changeText(p, md)
+	return p.fromTo(unit) + ", " + changeText(p, md)
 }
 
-// changeText is the change of a figure with its bounds and whether it is
-// beyond them (figureCell).
+// changeText is a change with its bounds: bold in Markdown where they
+// clear zero, "within noise" where not, "noise unknown" without.
 func changeText(p sidePair, md bool) string {
-	format, unit := "%.1f", " %"
-	if p.points {
-		format, unit = "%.2f", " pp"
-	}
-	e, ok := p.estimate()
-	if !ok { // one run a side: the change alone says nothing of the noise
+	format, unit := changeFormat(p.points), " "+changeUnit(p.points)
+	e := p.est
+	if !p.ok {
 		if math.IsNaN(p.change()) {
 			return "—"
 		}
@@ -382,7 +305,7 @@ func changeText(p sidePair, md bool) string {
 	switch {
 	case e.Mid == 0:
 		return change
-	case !e.beyond():
+	case e.score <= 1:
 		return change + bounds + ", within noise"
 	case md:
 		return "**" + change + "**" + bounds
@@ -390,19 +313,11 @@ func changeText(p sidePair, md bool) string {
 	return change + bounds
 }
 
-// requestsCell is a step's requests on both sides: "1200 → 900".
 func requestsCell(c stepChange) string {
-	count := func(ok bool, n int64) string {
-		if !ok {
-			return "n/a"
-		}
-		return fmt.Sprint(n)
-	}
+	count := func(ok bool, n int64) string { return map[bool]string{true: fmt.Sprint(n), false: "n/a"}[ok] }
 	return count(c.hasBase, c.Base.Requests) + " → " + count(c.hasHead, c.Head.Requests)
 }
 
-// stepsTitle heads the per-step table of both sides: what its figures
-// are, that they are not gated, what the bounds are, and its order.
 func stepsTitle(in Input) string {
 	over := fmt.Sprintf("%d %s a side", len(in.Head), runWord(in, len(in.Head)))
 	if len(in.Base) != len(in.Head) {

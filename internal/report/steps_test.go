@@ -92,16 +92,16 @@ func TestStepChangeMissingSideAndRatio(t *testing.T) {
 	if len(cs) != 3 || cs[0].Name != "both" || cs[1].Name != "new" || cs[2].Name != "old" {
 		t.Fatalf("steps joined as %+v, want both, new (head order), then old (base only)", cs)
 	}
-	if got := figureCell(cs[1].p50(), "ms", true); got != "n/a → 1.98 ms" {
+	if got := figureCell(cs[1].P50, "ms", true); got != "n/a → 1.98 ms" {
 		t.Errorf("a head-only step's p50 = %q", got)
 	}
 	if got := requestsCell(cs[2]); got != "10 → n/a" {
 		t.Errorf("a base-only step's requests = %q", got)
 	}
-	if !math.IsNaN(cs[1].moved()) || movedFirst(cs)[2].Name != "old" || movedFirst(cs)[0].Name != "both" {
-		t.Errorf("steps that cannot be compared are not last: %+v", movedFirst(cs))
+	if !math.IsNaN(cs[1].moved) || cs[2].Name != "old" || cs[0].Name != "both" {
+		t.Errorf("steps that cannot be compared are not last: %+v", cs)
 	}
-	if got := figureCell(cs[0].errors(), "%", false); got != "0.00 → 50.00 %, +50.00 pp, noise unknown" {
+	if got := figureCell(cs[0].Errors, "%", false); got != "0.00 → 50.00 %, +50.00 pp, noise unknown" {
 		t.Errorf("error cell = %q", got)
 	}
 	if c := (sidePair{Base: 1e6, Head: 0.001}).ratioChange(); c < -100 || c > -99.99 {
@@ -116,7 +116,7 @@ func TestStepChangeMissingSideAndRatio(t *testing.T) {
 // span factors of thousands: beyond a factor of ten they say only that.
 func TestStepBoundsBeyondTenfoldAreClipped(t *testing.T) {
 	t.Parallel()
-	p := sidePair{Base: 200, Head: 400, bs: []float64{100, 300}, hs: []float64{500, 300}, k: 12}
+	p := newSidePair(200, 400, []float64{100, 300}, []float64{500, 300}, false, 12)
 	if got := changeText(p, true); got != "+100.0 % (<\u00a0−90 … >\u00a0+900), within noise" {
 		t.Errorf("change of two noisy blocks = %q", got)
 	}

@@ -11,26 +11,22 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/gate"
 )
 
-// WriteText writes the terminal report: the verdict, the metric table, what
-// the gate can detect, warnings, notes, and the head runs' per-step figures
-// and error classes.
+// WriteText writes the terminal report.
 func WriteText(w io.Writer, in Input) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "tailgate: %s: %s\n", in.Name, strings.ToUpper(string(in.Verdict.Outcome)))
-	fmt.Fprintf(&b, "  %s\n", headline(in))
-	fmt.Fprintf(&b, "  %s\n\n", contextLine(in))
+	fmt.Fprintf(&b, "  %s\n", headline(in, plainText))
+	fmt.Fprintf(&b, "  %s\n\n", contextLine(in, plainText))
 	if len(in.Verdict.Findings) > 0 {
 		writeTextTable(&b, in.Verdict)
 		b.WriteString("\n")
 	}
 	writeSparklines(&b, in)
-	for _, line := range []string{sequentialLine(in.Verdict.Sequential, plainText), detectLine(in.Verdict, plainText)} {
-		if line != "" {
-			b.WriteString(line + "\n\n")
-		}
+	for _, line := range judgedLines(in.Verdict, plainText) {
+		b.WriteString(line + "\n\n")
 	}
 	writeTextList(&b, "Warnings", "!", warningsOf(in))
-	writeTextList(&b, "Notes", "-", append(append(findingNotes(in.Verdict.Findings, notExact), notesOf(in)...), targetLogNotes(in)...))
+	writeTextList(&b, "Notes", "-", shownNotes(in, in.Verdict.Findings, notExact))
 	writeTextList(&b, statementsTitle(in), "-", statementLines(in, textStatements, clipped(queryRunes)))
 	writeTextDetails(&b, in)
 	_, err := io.WriteString(w, b.String())
@@ -40,11 +36,7 @@ func WriteText(w io.Writer, in Input) error {
 func writeTextTable(b *strings.Builder, v gate.Verdict) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	c := columnsOf(v)
-	side := "baseline"
-	if v.Sequential != nil {
-		side = "base"
-	}
-	fmt.Fprintf(tw, "metric\t%s\thead\tchange\t%s\t%s\tverdict\n", side, c.limitHead, c.testHead)
+	fmt.Fprintf(tw, "metric\t%s\thead\tchange\t%s\t%s\tverdict\n", sideWord(v), c.limitHead, c.testHead)
 	for _, f := range v.Findings {
 		b, h := sides(f)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", f.Label, formatValue(b, f.Unit),
@@ -56,13 +48,10 @@ func writeTextTable(b *strings.Builder, v gate.Verdict) {
 	}
 }
 
-// sparks are the eight heights of a sparkline.
 var sparks = []rune("▁▂▃▄▅▆▇█")
 
-// writeSparklines draws each compared gated metric's runs as one line of
-// bars, the base side's (the most recent maxChartRuns) then the head's, on
-// one scale: whether the head runs sit inside the baseline's spread reads
-// at a glance.
+// writeSparklines draws each compared gated metric's runs as bars on one
+// scale, base then head: whether head sits in the base's spread shows.
 func writeSparklines(b *strings.Builder, in Input) {
 	all := seriesOf(in)
 	if len(all) == 0 {
@@ -72,7 +61,7 @@ func writeSparklines(b *strings.Builder, in Input) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	for _, s := range all {
 		base, head := lastN(s.Base, maxChartRuns), lastN(s.Head, maxChartRuns)
-		lo, hi := slices.Min(append(slices.Clone(base), head...)), slices.Max(append(slices.Clone(base), head...))
+		lo, hi := slices.Min(slices.Concat(base, head)), slices.Max(slices.Concat(base, head))
 		fmt.Fprintf(tw, "  %s\t%s │ %s\t%s … %s\n", s.Finding.Label, sparkline(base, lo, hi), sparkline(head, lo, hi),
 			formatValue(lo, s.Meta.Unit), formatValue(hi, s.Meta.Unit))
 	}
@@ -80,18 +69,13 @@ func writeSparklines(b *strings.Builder, in Input) {
 	b.WriteString("\n")
 }
 
-// sparkline draws values on the scale lo…hi; all in the middle when the
-// scale is flat.
 func sparkline(values []float64, lo, hi float64) string {
-	out := make([]rune, len(values))
-	for i, v := range values {
-		k := len(sparks) / 2
+	return string(mapped(values, func(v float64) rune {
 		if hi > lo {
-			k = int(math.Round((v - lo) / (hi - lo) * float64(len(sparks)-1)))
+			return sparks[int(math.Round((v-lo)/(hi-lo)*float64(len(sparks)-1)))]
 		}
-		out[i] = sparks[k]
-	}
-	return string(out)
+		return sparks[len(sparks)/2]
+	}))
 }
 
 func writeTextList(b *strings.Builder, title, bullet string, items []string) {
@@ -105,22 +89,30 @@ func writeTextList(b *strings.Builder, title, bullet string, items []string) {
 	b.WriteString("\n")
 }
 
+// writeTextDetails writes the steps (base → head, or the head's) and the head runs' error classes.
 func writeTextDetails(b *strings.Builder, in Input) {
-	if cs := stepChanges(in.Base, in.Head); hasBaseSteps(cs) {
-		writeTextStepChanges(b, in, cs)
-	} else if st := steps(in.Head); len(st) > 0 {
-		fmt.Fprintf(b, "Per step (head, %d %s):\n", len(in.Head), runWord(in, len(in.Head)))
-		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  step\trequests\tfailed\tp50\tp95")
-		for _, s := range st {
-			fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s\n", s.Name, s.Requests, s.Failed, formatValue(s.P50, "ms"), formatValue(s.P95, "ms"))
+	cs := stepChanges(in.Base, in.Head)
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	switch {
+	case hasBaseSteps(cs):
+		fmt.Fprintf(b, "%s:\n", stepsTitle(in))
+		fmt.Fprintln(tw, "  step\trequests\tp50\tp95\terrors")
+		for _, c := range cs {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", c.Name, requestsCell(c), figureCell(c.P50, "ms", false), figureCell(c.P95, "ms", false), figureCell(c.Errors, "%", false))
 		}
+	case len(cs) > 0:
+		fmt.Fprintf(b, "Per step (head, %d %s):\n", len(in.Head), runWord(in, len(in.Head)))
+		fmt.Fprintln(tw, "  step\trequests\tfailed\tp50\tp95")
+		for _, c := range cs {
+			fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s\n", c.Name, c.Head.Requests, c.Head.Failed, formatValue(c.Head.P50, "ms"), formatValue(c.Head.P95, "ms"))
+		}
+	}
+	if len(cs) > 0 {
 		tw.Flush()
 		b.WriteString("\n")
 	}
 	if errs := errorClasses(in.Head); len(errs) > 0 {
 		b.WriteString("Errors (head):\n")
-		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  class\tstep\tcount\tsample")
 		for _, e := range errs {
 			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\n", e.Class, e.Step, e.Count, oneLine(e.Sample))
@@ -130,20 +122,6 @@ func writeTextDetails(b *strings.Builder, in Input) {
 	}
 }
 
-// writeTextStepChanges writes each step's figures on both sides with the
-// change, the steps that moved most first.
-func writeTextStepChanges(b *strings.Builder, in Input, cs []stepChange) {
-	fmt.Fprintf(b, "%s:\n", stepsTitle(in))
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  step\trequests\tp50\tp95\terrors")
-	for _, c := range movedFirst(cs) {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", c.Name, requestsCell(c), figureCell(c.p50(), "ms", false), figureCell(c.p95(), "ms", false), figureCell(c.errors(), "%", false))
-	}
-	tw.Flush()
-	b.WriteString("\n")
-}
-
-// oneLine folds line breaks so that a sample message stays in its cell.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }

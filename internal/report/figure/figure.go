@@ -1,18 +1,16 @@
-// Package figure owns the HTML report's plots: it draws them as SVG with
-// gonum/plot (its vg/vgsvg backend) from plain numbers, and knows nothing
-// of verdicts. Each figure is an <svg> element meant to be inlined in a
-// page: no XML prolog, no fixed size (a viewBox; the page sets the width),
-// its text in the Liberation Sans face that Fonts returns for the page to
-// embed once, and its colours given as CSS custom properties (var(--fg),
-// var(--base), …) so that one drawing reads in a light and a dark theme.
+// Package figure owns the HTML report's plots: SVG drawn by gonum/plot from plain numbers, knowing
+// nothing of verdicts. Each is an inline <svg> with a viewBox (the page sets the width) whose
+// colours are CSS custom properties, so that one drawing reads in a light and a dark theme.
 package figure
 
 import (
 	"bytes"
 	"fmt"
+	"html"
 	"image/color"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,19 +22,14 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// Width and Height are every figure's drawing size, in points. The page
-// shows a figure at most this size (in CSS pixels: ×4/3) and smaller on a
-// narrow screen; the font sizes below stay readable down to a phone's
-// width.
+// Width and Height are every figure's drawing size, in points; the fonts below stay readable down to a phone's width.
 const (
 	Width  vg.Length = 360
 	Height vg.Length = 250
 )
 
-// FontFamily is the family the figures' text is set in, and the one whose
-// metrics place it. The page embeds no font (it would be 90 % of the
-// page): the figures name FontStack, whose fallbacks Arial and Helvetica
-// have Liberation Sans's metrics, so the text sits where it was placed.
+// FontFamily places the figures' text. The page embeds no font (it would
+// be 90 % of the page): FontStack's fallbacks share its metrics.
 const FontFamily = "Liberation Sans"
 
 // FontStack is the CSS font-family list of the figures' text.
@@ -58,36 +51,25 @@ const (
 	mutedColor
 )
 
-var roles = []struct {
-	sentinel color.NRGBA
-	css      string
-}{
-	fg:         {color.NRGBA{0x00, 0x00, 0x00, 0xff}, "var(--fg)"},
-	grid:       {color.NRGBA{0x10, 0x10, 0x10, 0xff}, "var(--grid)"},
-	baseColor:  {color.NRGBA{0x20, 0x20, 0x20, 0xff}, "var(--base)"},
-	headColor:  {color.NRGBA{0x30, 0x30, 0x30, 0xff}, "var(--head)"},
-	bandColor:  {color.NRGBA{0x40, 0x40, 0x40, 0xff}, "var(--band)"},
-	limitColor: {color.NRGBA{0x50, 0x50, 0x50, 0xff}, "var(--limit)"},
-	mutedColor: {color.NRGBA{0x60, 0x60, 0x60, 0xff}, "var(--muted)"},
+// roleNames are the roles' CSS custom properties, in role order.
+var roleNames = []string{"fg", "grid", "base", "head", "band", "limit", "muted"}
+
+func (r role) color() color.Color {
+	return color.NRGBA{uint8(0x10 * r), uint8(0x10 * r), uint8(0x10 * r), 0xff}
 }
 
-func (r role) color() color.Color { return roles[r].sentinel }
-
-// cssColors maps each sentinel, as vgsvg writes it, to its property, and
-// the font vgsvg names to FontStack.
+// cssColors maps each sentinel, as vgsvg writes it, to its property, and the font vgsvg names to FontStack.
 var cssColors = func() *strings.Replacer {
 	var pairs []string
-	for _, r := range roles {
-		c := r.sentinel
-		pairs = append(pairs, fmt.Sprintf("#%02X%02X%02X", c.R, c.G, c.B), r.css)
+	for r, name := range roleNames {
+		pairs = append(pairs, fmt.Sprintf("#%02X%02X%02X", 0x10*r, 0x10*r, 0x10*r), "var(--"+name+")")
 	}
 	pairs = append(pairs, "font-family:"+FontFamily+";", "font-family:"+FontStack+";")
 	return strings.NewReplacer(pairs...)
 }()
 
-// newPlot returns a plot in the figures' style: no background (the page's
-// shows through), Liberation Sans, the foreground role for text and axes,
-// and a light grid.
+// newPlot returns a plot in the figures' style: no background,
+// Liberation Sans, the foreground role for text and axes, a light grid.
 func newPlot(title, xLabel, yLabel string) *plot.Plot {
 	p := plot.New()
 	p.BackgroundColor = nil
@@ -109,8 +91,7 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 	return p
 }
 
-// tidyTicks are gonum's default ticks, labelled without trailing zeros
-// ("250", not "250.00").
+// tidyTicks are gonum's default ticks, labelled without trailing zeros ("250", not "250.00").
 type tidyTicks struct{}
 
 func (tidyTicks) Ticks(lo, hi float64) []plot.Tick {
@@ -123,22 +104,15 @@ func (tidyTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
-// svg draws p and returns it as an inline <svg> element with the given
-// accessible label.
-func svg(p *plot.Plot, label string) (string, error) {
-	c := vgsvg.New(Width, Height)
-	var err error
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				err = fmt.Errorf("drawing %q: %v", label, r)
-			}
-		}()
-		p.Draw(draw.New(c))
+// svg draws p and returns it as an inline <svg> element with the given accessible label.
+func svg(p *plot.Plot, label string) (_ string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("drawing %q: %v", label, r)
+		}
 	}()
-	if err != nil {
-		return "", err
-	}
+	c := vgsvg.New(Width, Height)
+	p.Draw(draw.New(c))
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return "", fmt.Errorf("writing %q: %w", label, err)
@@ -151,20 +125,15 @@ var (
 	sizeAtt = regexp.MustCompile(`\s(width|height)="[^"]*"`)
 )
 
-// inline turns vgsvg's document into an element for a page: no prolog or
-// comment, no fixed size, an accessible name, and the colour roles as CSS
-// properties.
+// inline turns vgsvg's document into an element for a page: no prolog,
+// no fixed size, an accessible name, colour roles as CSS properties.
 func inline(doc, label string) string {
 	doc = prolog.ReplaceAllString(doc, "<svg")
 	open := strings.Index(doc, ">")
 	head := sizeAtt.ReplaceAllString(doc[:open], "")
-	head += fmt.Sprintf(` class="plot" role="img" aria-label="%s"`, attrEscape(label))
+	head += fmt.Sprintf(` class="plot" role="img" aria-label="%s"`, html.EscapeString(label))
 	return cssColors.Replace(head + doc[open:])
 }
-
-var attrEscaper = strings.NewReplacer("&", "&amp;", `"`, "&quot;", "<", "&lt;", ">", "&gt;")
-
-func attrEscape(s string) string { return attrEscaper.Replace(s) }
 
 // pad widens an axis range by a share of its span on both ends (and by a
 // little around a single value), so that no point sits on the frame.
@@ -177,13 +146,6 @@ func pad(ax *plot.Axis, share float64) {
 	ax.Max += share * span
 }
 
-// finite keeps the finite values of vs.
 func finite(vs []float64) []float64 {
-	var out []float64
-	for _, v := range vs {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			out = append(out, v)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(vs), func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) })
 }

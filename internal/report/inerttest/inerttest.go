@@ -1,9 +1,7 @@
-// Package inerttest checks rendered reports for live markup, for the tests
-// of every renderer (report, publish, cli): Markdown is parsed as GitHub
-// parses a comment — GitHub Flavored Markdown with tables,
-// strikethrough, autolinks and task lists, by goldmark — and its syntax
-// tree walked; HTML is tokenized by golang.org/x/net/html. It is imported
-// by tests only.
+// Package inerttest checks rendered reports for live markup, for the tests of every renderer
+// (report, publish, cli): Markdown is parsed as GitHub parses a comment — GitHub Flavored Markdown
+// with tables, strikethrough, autolinks and task lists, by goldmark — and its syntax tree walked;
+// HTML is tokenized by golang.org/x/net/html. It is imported by tests only.
 package inerttest
 
 import (
@@ -29,9 +27,7 @@ import (
 // Hostile is one entry of the hostile-input corpus.
 type Hostile = citest.Hostile
 
-// Corpus is the hostile-input corpus, testdata/hostile/strings.json of
-// the module the test runs in, as its one reader (citest.HostileStrings)
-// reads it; a corpus too small to exercise a renderer fails the test.
+// Corpus is the hostile-input corpus (citest.HostileStrings); one too small to exercise a renderer fails the test.
 func Corpus(tb testing.TB) []Hostile {
 	tb.Helper()
 	out := citest.HostileStrings(tb)
@@ -41,35 +37,43 @@ func Corpus(tb testing.TB) []Hostile {
 	return out
 }
 
-// gfm parses as GitHub does: tables, ~~strikethrough~~, bare URLs, www.
-// and e-mail autolinks, task lists.
+// gfm parses as GitHub does: tables, ~~strikethrough~~, bare URLs, www. and e-mail autolinks, task lists.
 var gfm = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.Linkify, extension.TaskList))
 
-// Parse returns the document's syntax tree.
-func Parse(md string) ast.Node {
-	return gfm.Parser().Parse(text.NewReader([]byte(md)), parser.WithContext(parser.NewContext()))
+// walk calls visit on entering each node of md's syntax tree.
+func walk(md string, visit func(n ast.Node) ast.WalkStatus) {
+	tree := gfm.Parser().Parse(text.NewReader([]byte(md)), parser.WithContext(parser.NewContext()))
+	ast.Walk(tree, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		return visit(n), nil
+	})
 }
 
-// The HTML a report writes itself, as the only raw HTML allowed: the
-// sticky comment's marker, collapsed sections with a summary of plain
-// words, and <sub> captions.
+func lines(n ast.Node, src []byte) string {
+	var b strings.Builder
+	for i := range n.Lines().Len() {
+		seg := n.Lines().At(i)
+		b.Write(seg.Value(src))
+	}
+	return b.String()
+}
+
+// The only raw HTML a report writes: the sticky marker, collapsed sections with a plain summary, and <sub> captions.
 var (
 	ownHTMLBlock = regexp.MustCompile(`^(<!-- tailgate:[A-Za-z0-9._/-]* -->|<details><summary>[A-Za-z0-9 ()/-]*</summary>|</details>)$`)
 	ownRawHTML   = []string{"<sub>", "</sub>"}
 )
 
-// MarkdownProblems lists the live markup in md: any link, image or
-// autolink except links to ownLinks; raw HTML beyond the report's own;
-// and, in the text GitHub shows, an @mention, a #reference, a GH-N
-// reference, a commit SHA, a bare URL or www. address, an e-mail address, or a bidirectional or zero-width
-// character other than the U+200B the renderer puts in to defuse those.
+// MarkdownProblems lists the live markup in md: any link, image or autolink except links to
+// ownLinks; raw HTML beyond the report's own; and, in the text GitHub shows, an @mention, a
+// #reference, a GH-N reference, a commit SHA, a bare URL or www. address, an e-mail address, or a
+// bidirectional or zero-width character other than the U+200B the renderer puts in to defuse those.
 func MarkdownProblems(md string, ownLinks ...string) []string {
 	src := []byte(md)
 	var out []string
-	ast.Walk(Parse(md), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
-		}
+	walk(md, func(n ast.Node) ast.WalkStatus {
 		switch n := n.(type) {
 		case *ast.Link:
 			if !slices.Contains(ownLinks, string(n.Destination)) {
@@ -91,21 +95,19 @@ func MarkdownProblems(md string, ownLinks ...string) []string {
 		case *ast.HTMLBlock:
 			for i := range n.Lines().Len() {
 				seg := n.Lines().At(i)
-				line := strings.TrimRight(string(seg.Value(src)), "\n")
-				if !ownHTMLBlock.MatchString(line) {
+				if line := strings.TrimRight(string(seg.Value(src)), "\n"); !ownHTMLBlock.MatchString(line) {
 					out = append(out, fmt.Sprintf("HTML block line %q", line))
 				}
 			}
 		}
-		return ast.WalkContinue, nil
+		return ast.WalkContinue
 	})
 	prose, code := ShownText(md)
 	return append(out, textProblems(prose, code)...)
 }
 
-// ShownText is the text a reader sees of md, from goldmark's HTML with the
-// tags taken out and the entities decoded: the prose, and the text of code
-// spans and blocks (where GitHub links nothing).
+// ShownText is the text a reader sees of md: the prose, and the text of
+// code spans and blocks (where GitHub links nothing).
 func ShownText(md string) (prose, code string) {
 	var rendered bytes.Buffer
 	if err := gfm.Convert([]byte(md), &rendered); err != nil {
@@ -143,35 +145,21 @@ var (
 	reference = regexp.MustCompile(`#[0-9A-Za-z]`)
 	bareURL   = regexp.MustCompile(`(?i)[a-z][a-z0-9+.-]*://|www\.|[A-Za-z0-9._%+-]@[A-Za-z0-9-]`)
 	ghRef     = regexp.MustCompile(`(?i)\bGH-[0-9]`)
-	// commitSHA is a word of 7 to 40 hex digits with a letter among them
-	// (tailgate's own figures are digits).
+	// commitSHA is a word of 7 to 40 hex digits with a letter among them (tailgate's own figures are digits).
 	commitSHA = regexp.MustCompile(`\b[0-9]*[a-fA-F][0-9a-fA-F]*\b`)
 )
 
-// shaLike are the words of commitSHA that GitHub would link as a commit.
-func shaLike(shown string) []string {
-	var out []string
-	for _, m := range commitSHA.FindAllString(shown, -1) {
-		if len(m) >= 7 && len(m) <= 40 && strings.ContainsAny(m, "0123456789") {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 func textProblems(prose, code string) []string {
 	var out []string
-	shown := prose
-	for _, p := range []struct {
-		what string
-		re   *regexp.Regexp
-	}{{"mention", mention}, {"reference", reference}, {"bare URL or e-mail", bareURL}, {"GH- reference", ghRef}} {
-		for _, m := range p.re.FindAllString(shown, 3) {
-			out = append(out, fmt.Sprintf("%s %q in the shown text", p.what, m))
+	for i, re := range []*regexp.Regexp{mention, reference, bareURL, ghRef} {
+		for _, m := range re.FindAllString(prose, 3) {
+			out = append(out, fmt.Sprintf("%s %q in the shown text", [...]string{"mention", "reference", "bare URL or e-mail", "GH- reference"}[i], m))
 		}
 	}
-	for _, m := range shaLike(shown) {
-		out = append(out, fmt.Sprintf("commit SHA %q in the shown text", m))
+	for _, m := range commitSHA.FindAllString(prose, -1) {
+		if len(m) >= 7 && len(m) <= 40 && strings.ContainsAny(m, "0123456789") { // GitHub would link it
+			out = append(out, fmt.Sprintf("commit SHA %q in the shown text", m))
+		}
 	}
 	for _, r := range prose + code {
 		if r != '\u200b' && (unicode.Is(unicode.Cf, r) || (unicode.IsControl(r) && r != '\n' && r != '\t')) {
@@ -182,24 +170,19 @@ func textProblems(prose, code string) []string {
 	return out
 }
 
-// Structure is the shape of md's syntax tree: the kind of every node but
-// text, with what sets its look (heading level, emphasis level, a table
-// row's cell count, a code block's language). Two renderings whose inputs
-// differ only in untrusted text must have the same structure: any
-// difference is markup that came from the input.
+// Structure is the shape of md's syntax tree: the kind of every node but text, with what sets its look (heading level,
+// emphasis level, a table row's cell count, a code block's language). Two renderings whose inputs differ only in
+// untrusted text must have the same structure: any difference is markup that came from the input.
 func Structure(md string) string {
 	src := []byte(md)
 	var b strings.Builder
-	ast.Walk(Parse(md), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
-		}
+	walk(md, func(n ast.Node) ast.WalkStatus {
 		switch n := n.(type) {
 		case *ast.Text, *ast.String:
-			return ast.WalkContinue, nil
+			return ast.WalkContinue
 		case *ast.CodeSpan:
 			if commitSpan(n, src) {
-				return ast.WalkSkipChildren, nil // the renderer's own span around a commit SHA in the text
+				return ast.WalkSkipChildren // the renderer's own span around a commit SHA in the text
 			}
 			b.WriteString(n.Kind().String() + " ")
 		case *ast.Heading:
@@ -213,50 +196,35 @@ func Structure(md string) string {
 		default:
 			b.WriteString(n.Kind().String() + " ")
 		}
-		return ast.WalkContinue, nil
+		return ast.WalkContinue
 	})
 	return b.String()
 }
 
-// commitSpan reports whether a code span holds one commit SHA and nothing
-// else: how mdText shows a SHA in untrusted text, so that it is not linked
-// and copies as it is.
+// commitSpan reports whether a code span holds one commit SHA alone, as mdText shows one.
 func commitSpan(n *ast.CodeSpan, src []byte) bool {
-	var text strings.Builder
-	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-		t, ok := c.(*ast.Text)
-		if !ok {
-			return false
-		}
-		text.Write(t.Segment.Value(src))
+	t, ok := n.FirstChild().(*ast.Text)
+	if !ok || t.NextSibling() != nil {
+		return false
 	}
-	t := text.String()
-	return wholeSHA.MatchString(t) && strings.ContainsAny(t, "0123456789") && strings.ContainsAny(t, "abcdefABCDEF")
+	sha := string(t.Segment.Value(src))
+	return len(sha) >= 7 && strings.Trim(sha, "0123456789abcdefABCDEF") == "" && strings.ContainsAny(sha, "0123456789") && strings.ContainsAny(sha, "abcdefABCDEF")
 }
 
-var wholeSHA = regexp.MustCompile(`^[0-9A-Fa-f]{7,}$`)
-
-// FencedBlocks returns the content of every fenced code block of language
-// lang, as goldmark reads it.
+// FencedBlocks returns the content of every fenced code block of language lang, as goldmark reads it.
 func FencedBlocks(md, lang string) []string {
 	src := []byte(md)
 	var out []string
-	ast.Walk(Parse(md), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if f, ok := n.(*ast.FencedCodeBlock); ok && entering && string(f.Language(src)) == lang {
-			var b strings.Builder
-			for i := range f.Lines().Len() {
-				seg := f.Lines().At(i)
-				b.Write(seg.Value(src))
-			}
-			out = append(out, b.String())
+	walk(md, func(n ast.Node) ast.WalkStatus {
+		if f, ok := n.(*ast.FencedCodeBlock); ok && string(f.Language(src)) == lang {
+			out = append(out, lines(f, src))
 		}
-		return ast.WalkContinue, nil
+		return ast.WalkContinue
 	})
 	return out
 }
 
-// The elements and attributes the HTML report may hold: its own layout,
-// and inline SVG figures of paths and text.
+// The elements and attributes the HTML report may hold: its own layout, and inline SVG figures of paths and text.
 var (
 	htmlTags = []string{"html", "head", "meta", "title", "style", "body", "main", "header", "section", "h1", "h2", "p",
 		"span", "div", "table", "thead", "tbody", "tr", "th", "td", "figure", "figcaption", "details", "summary", "ul",
@@ -266,22 +234,26 @@ var (
 	cssURL = regexp.MustCompile(`(?i)url\(\s*['"]?([^'")]*)`)
 )
 
-// HTMLReport is what HTMLProblems found in a page: its problems and how
-// many SVG figures it holds.
+// HTMLReport is what HTMLProblems found in a page: its problems and how many SVG figures it holds.
 type HTMLReport struct {
 	Problems []string
 	SVGs     int
 }
 
-// HTMLProblems tokenizes page and lists every element or attribute outside
-// the report's own (no script, no link, no img, no event handler, no
-// href or src), every url() that is not a data: URL (nothing is
-// fetched), and every meta tag other than charset, viewport, colour scheme
-// and the content security policy that forbids fetching anything.
+// HTMLProblems tokenizes page and lists every element or attribute outside the report's own (no script, no link, no
+// img, no event handler, no href or src), every url() that is not a data: URL (nothing is fetched), and every meta tag
+// other than charset, viewport, colour scheme and the content security policy that forbids fetching anything.
 func HTMLProblems(page string) HTMLReport {
 	var rep HTMLReport
 	z := html.NewTokenizer(strings.NewReader(page))
 	inStyle := false
+	urls := func(css, where string) {
+		for _, m := range cssURL.FindAllStringSubmatch(css, -1) {
+			if !strings.HasPrefix(m[1], "data:") {
+				rep.Problems = append(rep.Problems, fmt.Sprintf("url(%s) %s", m[1], where))
+			}
+		}
+	}
 	for {
 		tt := z.Next()
 		switch tt {
@@ -292,11 +264,7 @@ func HTMLProblems(page string) HTMLReport {
 			return rep
 		case html.TextToken:
 			if inStyle {
-				for _, m := range cssURL.FindAllStringSubmatch(string(z.Text()), -1) {
-					if !strings.HasPrefix(m[1], "data:") {
-						rep.Problems = append(rep.Problems, fmt.Sprintf("CSS url(%s) fetches", m[1]))
-					}
-				}
+				urls(string(z.Text()), "in CSS fetches")
 			}
 		case html.StartTagToken, html.SelfClosingTagToken, html.EndTagToken:
 			name, hasAttr := z.TagName()
@@ -319,11 +287,7 @@ func HTMLProblems(page string) HTMLReport {
 				if !slices.Contains(htmlAttrs, key) {
 					rep.Problems = append(rep.Problems, fmt.Sprintf("attribute %s=%q on <%s>", key, v, tag))
 				}
-				for _, m := range cssURL.FindAllStringSubmatch(string(v), -1) {
-					if !strings.HasPrefix(m[1], "data:") {
-						rep.Problems = append(rep.Problems, fmt.Sprintf("url(%s) in %s on <%s>", m[1], key, tag))
-					}
-				}
+				urls(string(v), fmt.Sprintf("in %s on <%s>", key, tag))
 				if tag == "meta" && key == "http-equiv" && !strings.EqualFold(string(v), "Content-Security-Policy") {
 					rep.Problems = append(rep.Problems, fmt.Sprintf("meta http-equiv=%q", v))
 				}
