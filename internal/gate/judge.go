@@ -51,7 +51,7 @@ func Judge(base, head []result.Run, p Policy) Verdict {
 			v.Detect = append(v.Detect, mp.detectable(c.Detectable, len(head), len(base), f))
 		}
 	}
-	v.Warnings = append(v.Warnings, findingWarningsIn(v.Findings, comparisons, p.Context)...)
+	v.Warnings = append(v.Warnings, findingWarnings(v.Findings, comparisons, p.Context)...)
 	v.Warnings = append(v.Warnings, missingInRuns(v.Findings, len(base), len(head))...)
 	v.Warnings = append(v.Warnings, calibrationWarnings(v.Findings, p.Context)...)
 	v.Outcome, v.Regressions = overall(v.Findings)
@@ -287,16 +287,10 @@ func overall(findings []Finding) (Outcome, []string) {
 }
 
 // findingWarnings are the warnings that follow from the findings: default
-// floors, floors below the visible noise, metrics on one side only, and no
-// gated metric compared. comparisons, when given, are the findings'
-// comparisons.
-func findingWarnings(findings []Finding, comparisons []stats.Comparison) []stats.Warning {
-	return findingWarningsIn(findings, comparisons, Context{})
-}
-
-// findingWarningsIn is findingWarnings with the caller's context, whose
-// calibrate command the default-floors warning names.
-func findingWarningsIn(findings []Finding, comparisons []stats.Comparison, c Context) []stats.Warning {
+// floors (naming c's calibrate command), floors below the visible noise,
+// metrics on one side only, and no gated metric compared. comparisons,
+// when given, are the findings' comparisons.
+func findingWarnings(findings []Finding, comparisons []stats.Comparison, c Context) []stats.Warning {
 	measure, _, _ := c.calibrateAdvice()
 	var defaults, oneSided, tight []string
 	compared := 0
