@@ -187,11 +187,7 @@ func addWork(out *Run, runs []Run) {
 	for i := range runs {
 		addIterations(&out.Iterations, runs[i].Iterations)
 		out.Requests = out.Requests.Plus(runs[i].Requests)
-		for _, k := range runs[i].SetByLoad {
-			if !slices.Contains(out.SetByLoad, k) {
-				out.SetByLoad = append(out.SetByLoad, k)
-			}
-		}
+		out.markSetByLoad(runs[i].SetByLoad...)
 	}
 	out.Latency = mergeHists(runs, func(r *Run) *hist.Histogram { return r.Latency })
 	out.IterationLatency = mergeHists(runs, func(r *Run) *hist.Histogram { return r.IterationLatency })

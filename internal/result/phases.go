@@ -1,6 +1,7 @@
 package result
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 )
@@ -44,7 +45,7 @@ var (
 // as measured.
 func MergePhases(phases []Phase) *Run {
 	closed, open := phaseOf(phases, ModelClosed), phaseOf(phases, ModelOpen)
-	throughput, latency := orElse(closed, open), orElse(open, closed)
+	throughput, latency := cmp.Or(closed, open), cmp.Or(open, closed)
 	run := &Run{
 		Started:          phases[0].Started,
 		Model:            ModelPhases,
@@ -65,7 +66,7 @@ func MergePhases(phases []Phase) *Run {
 			run.Notes = append(run.Notes, p.Name+": "+n)
 		}
 	}
-	run.Steps = mergePhaseSteps(phases, orElse(measuredPhase(phases, latency), throughput))
+	run.Steps = mergePhaseSteps(phases, cmp.Or(measuredPhase(phases, latency), throughput))
 	run.Resources = mergePhaseResources(phases)
 	take(run, throughput, throughputMetrics)
 	take(run, latency, latencyMetrics)
@@ -149,7 +150,7 @@ func measuredPhase(phases []Phase, r *Run) *Run {
 // It completes many times the iterations of an open phase at a rate well
 // below capacity, and its window has no idle time, whose background work
 // (timers, collection) an open phase charges to few iterations.
-func costPhase(closed, open *Run) *Run { return orElse(closed, open) }
+func costPhase(closed, open *Run) *Run { return cmp.Or(closed, open) }
 
 // phaseOf is the phase of the given model, or nil.
 func phaseOf(phases []Phase, model string) *Run {
@@ -159,13 +160,6 @@ func phaseOf(phases []Phase, model string) *Run {
 		}
 	}
 	return nil
-}
-
-func orElse(a, b *Run) *Run {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // take copies keys from the phase that measures them, with their "set by
