@@ -6,6 +6,7 @@
 package ci
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -87,8 +88,8 @@ func Detect(getenv func(string) string) (Context, error) {
 		SHA:        getenv("GITHUB_SHA"),
 		Ref:        getenv("GITHUB_REF"),
 		Actor:      getenv("GITHUB_ACTOR"),
-		APIURL:     firstNonEmpty(getenv("GITHUB_API_URL"), DefaultAPIURL),
-		ServerURL:  firstNonEmpty(getenv("GITHUB_SERVER_URL"), "https://github.com"),
+		APIURL:     cmp.Or(getenv("GITHUB_API_URL"), DefaultAPIURL),
+		ServerURL:  cmp.Or(getenv("GITHUB_SERVER_URL"), "https://github.com"),
 		Workspace:  getenv("GITHUB_WORKSPACE"),
 		RunID:      getenv("GITHUB_RUN_ID"),
 		RunAttempt: getenv("GITHUB_RUN_ATTEMPT"),
@@ -116,10 +117,8 @@ func Detect(getenv func(string) string) (Context, error) {
 		}
 		return c, nil
 	}
-	if err := applyEvent(&c); err != nil {
-		return c, err
-	}
-	return c, nil
+	err := applyEvent(&c)
+	return c, err
 }
 
 func needsPayload(event string) bool {
@@ -128,13 +127,4 @@ func needsPayload(event string) bool {
 		return true
 	}
 	return false
-}
-
-func firstNonEmpty(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
