@@ -81,16 +81,12 @@ type Inputs struct {
 	FailOnInconclusive bool          `input:"fail_on_inconclusive" default:"false"`
 	GitHubToken        string        `input:"github_token"`
 	WorkingDirectory   string        `input:"working_directory" default:"."`
-	// TrendURL is where the trend page of main's history is published
-	// (tailgate history --html); the PR comment links it.
+	// TrendURL is where the trend page is published; the comment links it.
 	TrendURL string `input:"trend_url"`
 	// Chain, in mode record, also judges the pushed commit against its
-	// parent (the push's before) in a same-runner A/B and appends it to
-	// the history as a link of main's chain.
-	Chain bool `input:"chain" default:"false"`
-	// CreepSince, in mode record with Chain, also judges the pushed
-	// commit against this ref (a tag) in a second A/B and appends it to
-	// the history as a span: the creep since the ref, measured in one job.
+	// parent in an A/B and appends it to the history as a chain link;
+	// CreepSince also judges it against that ref, appended as a span.
+	Chain      bool   `input:"chain" default:"false"`
 	CreepSince string `input:"creep_since"`
 }
 

@@ -1,11 +1,8 @@
-// Package citest reads a job log as the GitHub Actions runner does, for
-// tests that check which workflow commands a log holds. It models
-// actions/runner (ProcessInvoker reads lines with StreamReader.ReadLine;
-// OutputManager and ActionCommand.TryParseV2 / TryParse parse them; see
-// shared/research/github-contract.md §1.4), erring towards finding more
-// commands than the runner would: any command name counts (a stop token
-// can be any word), and each line is also read with the characters a
-// culture-aware comparison may ignore removed.
+// Package citest reads a job log as the GitHub Actions runner does
+// (shared/research/github-contract.md §1.4), for tests that check which
+// workflow commands a log holds, erring towards finding more: any command
+// name counts, and each line is also read without the characters a
+// culture-aware comparison may ignore.
 package citest
 
 import (
