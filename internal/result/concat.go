@@ -5,14 +5,10 @@ import (
 	"slices"
 )
 
-// Concat is one run made of consecutive windows of one phase on one
-// target (the block designs of A/B measure a phase in short windows): its
-// counts, measured time, CPU and the footprint's totals are the windows'
-// sums, its histograms their merge, its peak memory the largest, and its
-// metrics are summarized afresh from them, so that a percentile is the
-// percentile of every request of the windows, not a mean of the windows'
-// percentiles. Metrics a window had set from elsewhere (an import's
-// summary) are not carried. Concat of no runs is the zero Run.
+// Concat is one run made of consecutive windows of one phase: counts,
+// time, CPU and footprint totals summed, histograms merged, peak memory
+// the largest, and metrics summarized afresh (a percentile of every
+// request, not a mean of percentiles). Concat of no runs is the zero Run.
 func Concat(runs []Run) Run {
 	if len(runs) == 0 {
 		return Run{}

@@ -31,19 +31,13 @@ type Merged struct {
 // sharded benchmark.
 var ErrMerge = errors.New("cannot merge")
 
-// MergeShards combines the files of the shards of one sharded benchmark
-// into the result of the whole load, run k of every shard into run k:
-// histograms merged (exactly: HdrHistogram buckets add up), counts summed,
-// and the metrics computed anew from them by Summarize, never averaged.
-// A merged run's window spans the first shard's start to the last one's
-// end, so that every counted iteration falls inside it and no rate is
-// overstated; Overlap says how long all of them measured at once. names
-// name the files in errors (nil: by position).
-//
-// Files that are not every share of one benchmark are refused: a file
-// without a shard, a missing or repeated shard, different shard counts,
-// definitions, start times or numbers of runs, and runs that did not
-// measure at the same time at all.
+// MergeShards combines the shard files of one sharded benchmark into the
+// result of the whole load, run k of every shard into run k: histograms
+// merged, counts summed, metrics summarized anew, never averaged. A merged
+// run's window spans the first shard's start to the last one's end, so no
+// rate is overstated; Overlap says how long all measured at once. Files
+// that are not every share of one benchmark, once, measured at the same
+// time, are refused. names name the files in errors (nil: by position).
 func MergeShards(files []*File, names []string) (*File, error) {
 	name := func(i int) string {
 		if i < len(names) {
@@ -202,11 +196,9 @@ type span struct {
 	overlap    time.Duration
 }
 
-// windowOf is the union and the overlap of the runs' measure windows;
-// runs that never measured at once are refused. A run's Started is when
-// its warm-up started, which has the same length in every shard of one
-// definition: the windows are all shifted alike, and their union and
-// overlap are as long as those of the measure windows.
+// windowOf is the union and the overlap of the runs' windows (Started is
+// the warm-up's start, equally long in every shard); runs that never
+// measured at once are refused.
 func windowOf(runs []Run) (span, error) {
 	var s span
 	var lastStart, firstEnd time.Time
@@ -319,10 +311,8 @@ func mergeErrors(runs []Run, steps []Step) []ErrorClass {
 	return out
 }
 
-// mergeResources keeps, of each figure, the largest any shard measured.
-// Shards share one target: every shard that could sample its process
-// tree sampled the same one over (nearly) the same window, so a sum would
-// count it once per shard. A figure no shard measured stays absent.
+// mergeResources keeps, of each figure, the largest any shard measured:
+// shards sample one shared target, so a sum would count it once per shard.
 func mergeResources(runs []Run) *Resources {
 	var out *Resources
 	for i := range runs {
