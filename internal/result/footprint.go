@@ -1,6 +1,7 @@
 package result
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
@@ -158,18 +159,15 @@ func Catalogue(keys ...string) []Metric {
 
 // KeysOf are the metric keys any of the runs carries.
 func KeysOf(runs ...[]Run) []string {
-	var out []string
+	keys := map[string]bool{}
 	for _, rs := range runs {
 		for i := range rs {
 			for k := range rs[i].Metrics {
-				if !slices.Contains(out, k) {
-					out = append(out, k)
-				}
+				keys[k] = true
 			}
 		}
 	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(keys))
 }
 
 // summarizeFootprint sets the per-iteration metrics of the run's parts and
