@@ -133,26 +133,19 @@ func (r SeqReason) String() string {
 
 // SeqDesign is a sequential A/B design. Zero fields take the defaults.
 type SeqDesign struct {
-	// Alpha is the one-sided false-alarm rate of the whole gate over all
-	// looks; each of k gated metrics gets Alpha/k.
-	Alpha float64
-	// Beta is, per metric, the largest probability of passing an effect
-	// exactly at the threshold.
-	Beta float64
+	// Alpha is the one-sided false-alarm rate over all looks, Alpha/k per
+	// gated metric; Beta, per metric, the largest probability of passing
+	// an effect exactly at the threshold.
+	Alpha, Beta float64
 	// MinPairs is the first look; MaxPairs the budget; Every the look
 	// cadence in pairs (the budget is always a look).
 	MinPairs, MaxPairs, Every int
-	// Rho shapes the spending α·(n/MaxPairs)^ρ: 1 spends evenly, 3 keeps
-	// most of α for the end (O'Brien–Fleming-like).
-	Rho float64
-	// Rule is the regression rule.
+	// Rho shapes the spending α·(n/MaxPairs)^ρ: 1 spends evenly.
+	Rho  float64
 	Rule SeqRule
-	// Prior, when its DF is above 0, is the spread of the units of earlier
-	// jobs of the same benchmark on the same machine class: at a look
-	// whose own spread is consistent with it (SeqPrior.Consistent) the
-	// two are pooled, and the critical values are those of a t statistic
-	// with the pooled degrees of freedom, so early looks are not bounded
-	// by a t with 2 or 3 degrees of freedom.
+	// Prior, when its DF is above 0, is the spread of earlier jobs' units:
+	// at a look whose own spread is consistent with it the two are pooled,
+	// with critical values of a t at the pooled degrees of freedom.
 	Prior SeqPrior
 }
 
@@ -232,31 +225,24 @@ func (p SeqPrior) pooled(sd float64, n int) float64 {
 type SeqDecision struct {
 	Outcome SeqOutcome
 	Reason  SeqReason
-	// Pairs is the number of pairs judged.
-	Pairs int
+	Pairs   int // judged
 	// Estimate is the mean difference; Lower and Upper its repeated
 	// confidence bounds (levels α/k and β); NaN before the first look and
-	// between looks, −Inf/+Inf at a look that spends nothing.
+	// between looks, ±Inf at a look that spends nothing.
 	Estimate, Lower, Upper float64
 	// Threshold is max(min_effect, resolution).
 	Threshold float64
-	// Spread is the pairs' standard deviation used (never below the
-	// resolution); NaN with fewer than 2 pairs.
-	Spread float64
-	// Detectable is the smallest effect the whole design catches with 80 %
-	// probability within MaxPairs at the measured Spread ("with up to N
-	// pairs this gate detects ≥ X"); set when the look decides, NaN when
-	// not computed or when no effect is caught reliably.
+	// Spread is the standard deviation used (at least the resolution, the
+	// prior of PriorDF degrees of freedom pooled in), OwnSpread the job's
+	// own; NaN with fewer than 2 pairs.
+	Spread, OwnSpread float64
+	PriorDF           int
+	// Detectable is the smallest effect the design catches with 80 %
+	// probability within MaxPairs at Spread; set when the look decides,
+	// NaN when not computed or none is caught reliably.
 	Detectable float64
-	// PriorDF is the degrees of freedom of the prior pooled into Spread at
-	// this look; 0 when the look used the job's own spread alone.
-	PriorDF int
-	// OwnSpread is the job's own spread at this look (Spread without the
-	// prior); NaN with fewer than 2 pairs.
-	OwnSpread float64
-	// MorePairs, when inconclusive, is about how many pairs beyond Pairs a
-	// job with a larger budget would likely (80 %) need to decide, if the
-	// estimate and spread are the truth; 0 otherwise.
+	// MorePairs, when inconclusive, is about how many more pairs would
+	// likely (80 %) decide if the estimate and spread are the truth.
 	MorePairs int
 }
 
