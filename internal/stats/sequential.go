@@ -104,31 +104,24 @@ const (
 	ReasonBudgetAtThreshold
 )
 
+var seqReasonText = [...]string{
+	ReasonTooFewPairs:       "fewer pairs than the first look",
+	ReasonBetweenLooks:      "between looks",
+	ReasonUndecided:         "not yet clear",
+	ReasonChangedNotBeyond:  "changed, not yet clear whether beyond min_effect",
+	ReasonBeyond:            "worse beyond min_effect",
+	ReasonBelow:             "confidently below min_effect",
+	ReasonChangedWithin:     "changed, but confidently below min_effect",
+	ReasonImproved:          "improved",
+	ReasonBudget:            "budget spent",
+	ReasonBudgetAtThreshold: "budget spent; no practical number of pairs would likely decide at this spread",
+}
+
 func (r SeqReason) String() string {
-	switch r {
-	case ReasonTooFewPairs:
-		return "fewer pairs than the first look"
-	case ReasonBetweenLooks:
-		return "between looks"
-	case ReasonUndecided:
-		return "not yet clear"
-	case ReasonChangedNotBeyond:
-		return "changed, not yet clear whether beyond min_effect"
-	case ReasonBeyond:
-		return "worse beyond min_effect"
-	case ReasonBelow:
-		return "confidently below min_effect"
-	case ReasonChangedWithin:
-		return "changed, but confidently below min_effect"
-	case ReasonImproved:
-		return "improved"
-	case ReasonBudget:
-		return "budget spent"
-	case ReasonBudgetAtThreshold:
-		return "budget spent; no practical number of pairs would likely decide at this spread"
-	default:
-		return "unknown"
+	if r >= 0 && int(r) < len(seqReasonText) {
+		return seqReasonText[r]
 	}
+	return "unknown"
 }
 
 // SeqDesign is a sequential A/B design. Zero fields take the defaults.
