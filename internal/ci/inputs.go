@@ -154,24 +154,16 @@ func parseBool(s string) (bool, error) {
 	return false, fmt.Errorf("%q is not a boolean: use true or false", s)
 }
 
+// validate lists each input's problem; nil entries are inputs without one
+// (errors.Join drops them).
 func (in Inputs) validate() []error {
-	var errs []error
-	if err := oneOf("mode", string(in.Mode), ModeCheck, ModeRecord, ModeCalibrate, ModeAB); err != nil {
-		errs = append(errs, err)
+	return []error{
+		oneOf("mode", string(in.Mode), ModeCheck, ModeRecord, ModeCalibrate, ModeAB),
+		oneOf("comment", string(in.Comment), CommentAlways, CommentOnRegression, CommentNever),
+		in.validateBaselineFrom(),
+		oneOf("benchmark_from", string(in.BenchmarkFrom), BenchmarkBase, BenchmarkHead),
+		in.validateCreepSince(),
 	}
-	if err := oneOf("comment", string(in.Comment), CommentAlways, CommentOnRegression, CommentNever); err != nil {
-		errs = append(errs, err)
-	}
-	if err := in.validateBaselineFrom(); err != nil {
-		errs = append(errs, err)
-	}
-	if err := oneOf("benchmark_from", string(in.BenchmarkFrom), BenchmarkBase, BenchmarkHead); err != nil {
-		errs = append(errs, err)
-	}
-	if err := in.validateCreepSince(); err != nil {
-		errs = append(errs, err)
-	}
-	return errs
 }
 
 // validateCreepSince: creep_since is a span of main's chain, so it needs
