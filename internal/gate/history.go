@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -330,7 +331,7 @@ func environmentChanges(jobs []HistoryJob) (out []string, byEnv bool) {
 			out, byEnv = append(out, fmt.Sprintf("machine %s → %s%s", a.Machine, b.Machine, at)), true
 		}
 		if a.Runner != b.Runner {
-			out, byEnv = append(out, fmt.Sprintf("runner image %s → %s%s", orUnknown(a.Runner), orUnknown(b.Runner), at)), true
+			out, byEnv = append(out, fmt.Sprintf("runner image %s → %s%s", cmp.Or(a.Runner, "unknown"), cmp.Or(b.Runner, "unknown"), at)), true
 		}
 		if a.Definition != b.Definition {
 			out, byEnv = append(out, "benchmark definition changed"+at), true
@@ -350,13 +351,6 @@ func shortCommit(j HistoryJob) string {
 		return "job " + j.Job
 	}
 	return j.Commit
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
 }
 
 // The chain of main: each commit judged against its parent by a
