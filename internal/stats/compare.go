@@ -16,19 +16,15 @@ const (
 	TestSequential  = "sequential t (pairs)" // SeqDesign's repeated confidence bounds
 )
 
-// FloorRule says where the floor of an unpaired comparison comes from.
-// Paired samples carry their own floor: the spread of their differences.
+// FloorRule says where the floor of an unpaired comparison comes from
+// (paired samples carry their own): FloorFixed is Input.FixedFloor (NaN
+// for none), FloorCalibrated z(1−α/K)·SE under Input.Noise, FloorSpread
+// t(1−α/K, n+m−2)·σ̂·sqrt(c_n/n + c_m/m) with σ̂ pooled within the sides.
 type FloorRule int
 
 const (
-	// FloorFixed is Input.FixedFloor: a floor the caller chose (from the
-	// config, or a default); NaN for none.
 	FloorFixed FloorRule = iota
-	// FloorCalibrated is z(1−α/K)·SE under Input.Noise (see Floor).
 	FloorCalibrated
-	// FloorSpread is measured from both sides' spread, for an A/B in one
-	// job without calibration: t(1−α/K, n+m−2)·σ̂·sqrt(c_n/n + c_m/m), with
-	// σ̂ pooled within the sides.
 	FloorSpread
 )
 
