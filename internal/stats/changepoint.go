@@ -237,7 +237,8 @@ func merge(x []float64, found map[int]float64, minStep float64) []int {
 	for len(cuts) > 0 {
 		weakest, size := -1, math.Inf(1)
 		for i := range cuts {
-			if s := math.Abs(stepAt(x, cuts, i)); s < size {
+			before, after := segmentsAround(x, cuts, i)
+			if s := math.Abs(Median(after) - Median(before)); s < size {
 				weakest, size = i, s
 			}
 		}
@@ -312,11 +313,6 @@ func segmentsAround(x []float64, cuts []int, i int) (before, after []float64) {
 		end = cuts[i+1]
 	}
 	return x[start:cuts[i]], x[cuts[i]:end]
-}
-
-func stepAt(x []float64, cuts []int, i int) float64 {
-	before, after := segmentsAround(x, cuts, i)
-	return Median(after) - Median(before)
 }
 
 // describeCuts gives each remaining cut its step, bounds and p-value.

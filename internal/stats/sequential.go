@@ -355,8 +355,8 @@ func (d SeqDesign) look(diffs []float64, minEffect, resolution float64, k int, f
 		}
 		d.judge(&dec, k, final)
 	}
-	if detect && dec.Decided() {
-		d.fillDetectable(&dec, resolution, k)
+	if detect && dec.Decided() && !math.IsNaN(dec.Spread) {
+		dec.Detectable = d.detectable(dec.Spread, dec.Threshold, resolution, k)
 	}
 	return dec, nil
 }
@@ -454,13 +454,6 @@ func (d SeqDesign) decide(dec *SeqDecision, final bool) {
 	default:
 		dec.Reason = ReasonUndecided
 	}
-}
-
-func (d SeqDesign) fillDetectable(dec *SeqDecision, resolution float64, k int) {
-	if math.IsNaN(dec.Spread) {
-		return
-	}
-	dec.Detectable = d.detectable(dec.Spread, dec.Threshold, resolution, k)
 }
 
 // Detectable is the smallest effect (comparison scale) that the design
