@@ -41,7 +41,8 @@ func Judge(base, head []result.Run, p Policy) Verdict {
 		policies[i].paired = p.Paired && len(base) == len(head) &&
 			len(result.Values(base, key)) == len(base) && len(result.Values(head, key)) == len(head)
 	}
-	k := comparedGated(policies, base, head)
+	// K: the gated metrics present on both sides share the family-wise α.
+	k := max(countGated(policies, func(key string) bool { return hasKey(base, key) && hasKey(head, key) }), 1)
 	comparisons := make([]stats.Comparison, len(policies))
 	for i, mp := range policies {
 		f, c := mp.judge(result.Values(base, mp.meta.Key), result.Values(head, mp.meta.Key), k, p)
@@ -85,16 +86,15 @@ func missingInRuns(findings []Finding, baseRuns, headRuns int) []stats.Warning {
 	return []stats.Warning{stats.Warn(WarnMissingInRuns, "some runs lack a gated metric, judged on the runs that have it: "+strings.Join(cut, "; "))}
 }
 
-// comparedGated is K, the number of gated metrics present on both sides:
-// the family-wise α is split among the comparisons actually made.
-func comparedGated(policies []metricPolicy, base, head []result.Run) int {
+// countGated counts the gated metrics that present reports measured.
+func countGated(policies []metricPolicy, present func(key string) bool) int {
 	k := 0
 	for _, mp := range policies {
-		if mp.gated && hasKey(base, mp.meta.Key) && hasKey(head, mp.meta.Key) {
+		if mp.gated && present(mp.meta.Key) {
 			k++
 		}
 	}
-	return max(k, 1)
+	return k
 }
 
 // judge produces the finding of one metric, and the comparison behind it

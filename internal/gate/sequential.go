@@ -89,7 +89,9 @@ func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final
 
 	policies, warnings := metricPolicies(base, head, p)
 	v.Warnings = append(v.Warnings, warnings...)
-	k := judgedSequentially(policies, base, head)
+	// K: the gated metrics some pair measured on either side, so that K
+	// only grows as pairs are added.
+	k := countGated(policies, func(key string) bool { return hasKey(base, key) || hasKey(head, key) })
 	looks := v.judgeEach(policies, base, head, d, k, final, o)
 	v.Outcome, v.Regressions = overall(v.Findings)
 	v.Warnings = append(v.Warnings, findingWarnings(v.Findings, nil, Context{})...)
@@ -165,18 +167,6 @@ func (v *Verdict) judgeEach(policies []metricPolicy, base, head []result.Run, d 
 		}
 	}
 	return looks
-}
-
-// judgedSequentially is K: the gated metrics that some pair measured on
-// either side (so K only grows as pairs are added).
-func judgedSequentially(policies []metricPolicy, base, head []result.Run) int {
-	k := 0
-	for _, mp := range policies {
-		if mp.gated && (hasKey(base, mp.meta.Key) || hasKey(head, mp.meta.Key)) {
-			k++
-		}
-	}
-	return k
 }
 
 // seqLook is one metric of a sequential verdict: its finding and, for a
