@@ -445,14 +445,19 @@ type Creep struct {
 // into the chain's links, each a commit judged against its parent, and
 // spans: an entry whose base is an earlier point of the chain than the
 // previous link's commit (a tag's, or a commit judged again against an
-// older one) measured the change of several links in one job. An entry
-// whose base the chain does not hold is a link after a gap.
+// older one) measured the change of several links in one job, and so did
+// the last link's commit judged again against any other base (the
+// Action's creep_since after the link, a tag from before the chain's first
+// link: as a link it would replace that link). Any other entry whose base
+// the chain does not hold is a link after a gap.
 func SplitChain(entries []ChainLink) (links, spans []ChainLink) {
 	points := map[string]bool{}
 	for _, e := range entries {
-		if n := len(links); n > 0 && e.Parent != links[n-1].Commit && points[e.Parent] {
-			spans = append(spans, e)
-			continue
+		if n := len(links); n > 0 && e.Parent != links[n-1].Commit {
+			if last := links[n-1]; points[e.Parent] || (e.Commit == last.Commit && e.Parent != last.Parent) {
+				spans = append(spans, e)
+				continue
+			}
 		}
 		links = append(links, e)
 		points[e.Parent], points[e.Commit] = true, true
