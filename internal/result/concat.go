@@ -26,7 +26,11 @@ func Concat(runs []Run) Run {
 	out.Resources = sumResources(runs)
 	out.Parts = sumParts(runs)
 	out.Counters = sumCounters(runs)
-	out.Statements = SumStatements(statementsOf(runs)...)
+	lists := make([][]Statement, len(runs))
+	for i := range runs {
+		lists[i] = runs[i].Statements
+	}
+	out.Statements = SumStatements(lists...)
 	out.Summarize()
 	return out
 }
@@ -147,14 +151,6 @@ type PhaseCounters struct {
 	Notes  []string
 	// Statements is what each database statement did over the phase.
 	Statements []Statement
-}
-
-func statementsOf(runs []Run) [][]Statement {
-	out := make([][]Statement, len(runs))
-	for i := range runs {
-		out[i] = runs[i].Statements
-	}
-	return out
 }
 
 // CombineCounted is Combine where the work counters were read around each

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/hist"
+	"github.com/tailgate-ci/tailgate/internal/plural"
 )
 
 // Shard says which share of a sharded load a file's runs hold: the
@@ -96,7 +97,7 @@ func orderShards(files []*File, name func(int) string) ([]*File, error) {
 		case s.Count != s0.Count:
 			return nil, fmt.Errorf("%w: %s is shard %d/%d but %s is %d/%d: they split different loads", ErrMerge, name(0), s0.Index, s0.Count, name(i), s.Index, s.Count)
 		case f.DefinitionHash == "" || f.DefinitionHash != files[0].DefinitionHash:
-			return nil, fmt.Errorf("%w: %s and %s measured different benchmark definitions (%s, %s)", ErrMerge, name(0), name(i), orNone(files[0].DefinitionHash), orNone(f.DefinitionHash))
+			return nil, fmt.Errorf("%w: %s and %s measured different benchmark definitions (%s, %s)", ErrMerge, name(0), name(i), cmp.Or(files[0].DefinitionHash, "none"), cmp.Or(f.DefinitionHash, "none"))
 		case !s.StartAt.Equal(s0.StartAt) || s.Every != s0.Every:
 			return nil, fmt.Errorf("%w: %s and %s were started for different times (--start-at %s, %s): they are not shards of one run", ErrMerge, name(0), name(i), startText(s0), startText(s))
 		case len(f.Runs) != len(files[0].Runs):
@@ -122,13 +123,6 @@ func orderShards(files []*File, name func(int) string) ([]*File, error) {
 		return nil, fmt.Errorf("%w: shard %s missing: merge needs all %d shards", ErrMerge, strings.Join(missing, ", "), n)
 	}
 	return out, nil
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
 }
 
 func startText(s *Shard) string {
@@ -360,11 +354,7 @@ func mergeNotes(runs []Run, s span) []string {
 		for i, x := range idx {
 			list[i] = fmt.Sprint(x)
 		}
-		label := "shard"
-		if len(idx) > 1 {
-			label = "shards"
-		}
-		out = append(out, fmt.Sprintf("%s %s of %d: %s", label, strings.Join(list, ", "), n, note))
+		out = append(out, fmt.Sprintf("%s %s of %d: %s", plural.Of(len(idx), "shard", "shards"), strings.Join(list, ", "), n, note))
 	}
 	return out
 }
