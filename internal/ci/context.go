@@ -112,19 +112,11 @@ func Detect(getenv func(string) string) (Context, error) {
 		}
 	}
 	if c.EventPath == "" {
-		if c.IsActions && needsPayload(c.EventName) {
+		if c.IsActions && (c.IsPullRequest() || c.EventName == "workflow_run") {
 			return c, fmt.Errorf("GITHUB_EVENT_PATH is unset for a %s event: cannot find the pull request", c.EventName)
 		}
 		return c, nil
 	}
 	err := applyEvent(&c)
 	return c, err
-}
-
-func needsPayload(event string) bool {
-	switch event {
-	case "pull_request", "pull_request_target", "workflow_run":
-		return true
-	}
-	return false
 }

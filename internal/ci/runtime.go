@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"reflect"
-	"strconv"
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
@@ -153,16 +152,9 @@ func (r *Runtime) WriteOutputs(o Outputs) error {
 	var errs []error
 	for i := range v.NumField() {
 		name := v.Type().Field(i).Tag.Get("output")
-		errs = append(errs, r.SetOutput(name, formatOutput(v.Field(i))))
+		errs = append(errs, r.SetOutput(name, fmt.Sprint(v.Field(i).Interface())))
 	}
 	return errors.Join(errs...)
-}
-
-func formatOutput(v reflect.Value) string {
-	if v.Kind() == reflect.Int {
-		return strconv.FormatInt(v.Int(), 10)
-	}
-	return v.String()
 }
 
 // AddStepSummary appends markdown to the job summary. Markdown that would
