@@ -354,11 +354,10 @@ func shortCommit(j HistoryJob) string {
 }
 
 // The chain of main: each commit judged against its parent by a
-// same-runner A/B, the unit of which sees no drift between jobs. A step's
-// culprit is the commit whose own A/B saw it, on the day it landed; creep
-// is the product of the commits' changes, its bounds propagated from each
-// link's (the links are separate jobs, so their errors are independent and
-// add in variance on the log scale).
+// same-runner A/B, which sees no drift between jobs. A step's culprit is
+// the commit whose own A/B saw it; creep is the product of the commits'
+// changes, the links' independent errors adding in variance on the log
+// scale.
 
 // ChainLink is one commit of main judged against its parent.
 type ChainLink struct {
@@ -412,10 +411,8 @@ type ChainMetric struct {
 	Level Creep
 	// Undone: the commits after the latest culprit are, together, an
 	// improvement their bounds confirm, and less than half the culprit's
-	// change is left (Level). Without it main is taken to be at that level
-	// still, confirmed (Level.Worse) or not: unchanged commits after a
-	// step each add their noise to Level, so that its bounds soon hold
-	// zero though nothing undid the step.
+	// change is left. Without it main is taken to be at that level still
+	// (Level's bounds widen with every unchanged commit's noise).
 	Undone bool
 }
 
@@ -431,11 +428,10 @@ type Creep struct {
 	// of zero.
 	Worse bool
 	// Span, when set, is the A/B that measured the change from the
-	// creep's start to its commit in one job: the creep is its estimate
-	// times the links after that commit (SpanLinks counts the links it
-	// stands for), and Chained is the links' own product over the whole
-	// stretch. A link's estimate carries its noise and any lean of the
-	// sides, which over ten links add up; one span carries them once.
+	// creep's start to its commit in one job (carrying the noise and lean
+	// of the sides once, where ten links add them up): the creep is its
+	// estimate times the links after it; SpanLinks counts the links it
+	// stands for, Chained is the links' own product over the stretch.
 	Span      *ChainLink
 	SpanLinks int
 	Chained   *Creep
