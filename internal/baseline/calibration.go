@@ -46,16 +46,8 @@ func (c *Calibration) Span() time.Duration {
 	if len(c.Jobs) == 0 {
 		return 0
 	}
-	first, last := c.Jobs[0].Time, c.Jobs[0].Time
-	for _, j := range c.Jobs[1:] {
-		if j.Time.Before(first) {
-			first = j.Time
-		}
-		if j.Time.After(last) {
-			last = j.Time
-		}
-	}
-	return last.Sub(first)
+	byTime := func(a, b CalibrationJob) int { return a.Time.Compare(b.Time) }
+	return slices.MaxFunc(c.Jobs, byTime).Time.Sub(slices.MinFunc(c.Jobs, byTime).Time)
 }
 
 // MetricJobs returns, for one metric, its values grouped by job, leaving
@@ -112,10 +104,8 @@ const minCrossCheckSigma = 0.001
 const recommendedJobs = 10
 
 // EstimateNoise recomputes the per-metric noise from the calibration jobs
-// (stats.Calibrate on logs for ratio metrics, on percentage points for
-// rates) and cross-checks it at level alpha against the job-to-job
-// differences seen. It returns warnings about estimates that are weak or
-// inconsistent.
+// and cross-checks it at level alpha against the job-to-job differences
+// seen, warning of estimates that are weak or inconsistent.
 func (c *Calibration) EstimateNoise(alpha float64) []stats.Warning {
 	c.Noise = map[string]stats.Noise{}
 	if len(c.Jobs) < 2 {

@@ -16,14 +16,10 @@ import (
 )
 
 // The history of main: one line of JSON per recorded job, oldest first, in
-// baselines/<name>.history.jsonl beside the baseline. The baseline keeps
-// the last gate.window samples for checks; the history keeps every job's
-// result summary (its commit, environment, definition and per-run figures)
-// for much longer, so that `tailgate history` can say which commits
-// shifted a metric. It lives in the same directory as the baseline so that
-// whatever persists the baseline (a commit to main, a baselines branch)
-// persists it too, and one line per job keeps every commit's diff to a
-// line added and, at the bound, one dropped.
+// baselines/<name>.history.jsonl beside the baseline (so whatever persists
+// the baseline persists it too), keeping every job's per-run figures far
+// longer than the baseline's window, so that `tailgate history` can say
+// which commits shifted a metric.
 
 // HistorySchemaVersion is the version of each history line this build
 // writes. Version 2 added the A/B link (Job.AB); version 1 lines are read
@@ -31,9 +27,7 @@ import (
 const HistorySchemaVersion = 2
 
 // Retention: the last DefaultHistoryJobs jobs (gate.history.jobs), and
-// never more than MaxHistoryBytes: older lines are dropped first. A line
-// of 5 runs of every metric is about 3 kB, so the byte bound holds well
-// over the default count.
+// never more than MaxHistoryBytes (a line is about 3 kB).
 const (
 	DefaultHistoryJobs = 500
 	MaxHistoryBytes    = 8 << 20
@@ -65,9 +59,8 @@ type Job struct {
 	// open-loop rate): they are never gated.
 	SetByLoad []string `json:"set_by_load,omitempty"`
 	// AB is the job's same-runner A/B of Commit against its parent on
-	// main: one link of main's chain. A job of an A/B keeps no Runs: its
-	// windows measured two builds side by side, not main's absolute level,
-	// and mixing them into the absolute jobs would move that level.
+	// main, a link of main's chain; such a job keeps no Runs (they are not
+	// main's absolute level).
 	AB *Comparison `json:"ab,omitempty"`
 }
 

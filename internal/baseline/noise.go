@@ -19,31 +19,23 @@ import (
 // NoiseSchema is the version of the noise file.
 const NoiseSchema = 1
 
-// NoiseJobs is how many earlier A/B jobs a noise file keeps per benchmark
-// definition, machine class and design: enough degrees of freedom that
-// early looks need no t with 2 or 3, few enough that the noise follows a
-// machine class that changes.
+// NoiseJobs is how many earlier A/B jobs a noise file keeps per key: enough
+// that early looks need no t with 2 or 3 degrees of freedom, few enough
+// to follow a machine class that changes.
 const NoiseJobs = 10
 
-// Bounds of the noise file. It is read up to MaxNoiseBytes (more is bad
-// input, never read whole), and written compact and pruned to at most
-// MaxNoiseEntries entries and maxNoiseWrite bytes, dropping first the
-// entries whose last job is oldest (other benchmarks, machines and designs
-// no job has run for longest; the entry a job just added is the newest),
-// so that a file a job wrote is always one the next job reads. One entry
-// of NoiseJobs jobs is a few kB.
+// Bounds of the noise file: read up to MaxNoiseBytes, written pruned to
+// MaxNoiseEntries entries and maxNoiseWrite bytes (the entries whose last
+// job is oldest go first), so a file a job wrote is one the next reads.
 const (
 	MaxNoiseBytes   = 16 << 20
 	MaxNoiseEntries = 64
 	maxNoiseWrite   = 4 << 20
 )
 
-// Noise is the noise file: the spread of the units (pairs or blocks) of
-// earlier A/B jobs, per gated metric, kept apart by what makes spreads
-// comparable (the benchmark's definition hash, the machine class and the
-// A/B design). A sequential verdict pools it with a job's own spread at
-// the looks where the two agree (stats.SeqPrior), so that its first looks
-// are not bounded by a t with few degrees of freedom.
+// Noise is the noise file: the spread of the units of earlier A/B jobs per
+// gated metric, kept apart by definition hash, machine class and design,
+// which a sequential verdict pools with a job's own (stats.SeqPrior).
 type Noise struct {
 	Schema  int          `json:"schema"`
 	Entries []NoiseEntry `json:"entries"`
@@ -96,9 +88,7 @@ func ReadNoise(path string) (*Noise, error) {
 	return &n, nil
 }
 
-// Prior is the pooled spread per metric of the entry's jobs
-// (stats.PoolNoise: variances averaged weighted by degrees of freedom, as
-// many degrees of freedom as the jobs' agreement supports).
+// Prior is the pooled spread per metric of the entry's jobs (stats.PoolNoise).
 func (n *Noise) Prior(k NoiseKey) map[string]stats.SeqPrior {
 	e := n.entry(k)
 	if e == nil {
@@ -145,17 +135,15 @@ func (n *Noise) Add(k NoiseKey, j NoiseJob) {
 
 func (n *Noise) entry(k NoiseKey) *NoiseEntry {
 	for i := range n.Entries {
-		e := &n.Entries[i]
-		if e.Benchmark == k.Benchmark && e.DefinitionHash == k.DefinitionHash && e.Fingerprint == k.Fingerprint && e.Design == k.Design {
+		if e := &n.Entries[i]; (NoiseKey{e.Benchmark, e.DefinitionHash, e.Fingerprint, e.Design}) == k {
 			return e
 		}
 	}
 	return nil
 }
 
-// WriteNoise writes the file atomically and compact (no indentation: the
-// file is read by tailgate, not by people), making its directory, after
-// pruning it to its bounds.
+// WriteNoise writes the file atomically, compact and pruned to its bounds,
+// making its directory.
 func WriteNoise(path string, n *Noise) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("noise file: %w", err)

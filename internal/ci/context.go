@@ -6,6 +6,7 @@
 package ci
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -87,8 +88,8 @@ func Detect(getenv func(string) string) (Context, error) {
 		SHA:        getenv("GITHUB_SHA"),
 		Ref:        getenv("GITHUB_REF"),
 		Actor:      getenv("GITHUB_ACTOR"),
-		APIURL:     firstNonEmpty(getenv("GITHUB_API_URL"), DefaultAPIURL),
-		ServerURL:  firstNonEmpty(getenv("GITHUB_SERVER_URL"), "https://github.com"),
+		APIURL:     cmp.Or(getenv("GITHUB_API_URL"), DefaultAPIURL),
+		ServerURL:  cmp.Or(getenv("GITHUB_SERVER_URL"), "https://github.com"),
 		Workspace:  getenv("GITHUB_WORKSPACE"),
 		RunID:      getenv("GITHUB_RUN_ID"),
 		RunAttempt: getenv("GITHUB_RUN_ATTEMPT"),
@@ -111,30 +112,11 @@ func Detect(getenv func(string) string) (Context, error) {
 		}
 	}
 	if c.EventPath == "" {
-		if c.IsActions && needsPayload(c.EventName) {
+		if c.IsActions && (c.IsPullRequest() || c.EventName == "workflow_run") {
 			return c, fmt.Errorf("GITHUB_EVENT_PATH is unset for a %s event: cannot find the pull request", c.EventName)
 		}
 		return c, nil
 	}
-	if err := applyEvent(&c); err != nil {
-		return c, err
-	}
-	return c, nil
-}
-
-func needsPayload(event string) bool {
-	switch event {
-	case "pull_request", "pull_request_target", "workflow_run":
-		return true
-	}
-	return false
-}
-
-func firstNonEmpty(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
+	err := applyEvent(&c)
+	return c, err
 }

@@ -13,14 +13,11 @@ import (
 	"strings"
 )
 
-// commandFiles are the variables naming the runner's file commands: what a
-// process appends to them sets the step's outputs, the job summary, and
-// the variables and PATH of every later step. They are tailgate's alone.
-// Children never get the variables (target.ChildEnv), but a child of the
-// same user can still find the files (they sit beside GITHUB_EVENT_PATH in
-// RUNNER_TEMP) and write them, so the files' content is also checked
-// against what tailgate itself left there before tailgate writes, and at
-// the end of the step.
+// commandFiles are the variables naming the runner's file commands, which
+// set the step's outputs, the job summary, and later steps' variables and
+// PATH. Children never get the variables, but a child of the same user can
+// find the files in RUNNER_TEMP, so their content is checked against what
+// tailgate left there before each write and at the end of the step.
 var commandFiles = []string{"GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE"}
 
 // maxCommandFile bounds what tailgate reads back of one command file: the
@@ -42,11 +39,9 @@ type commandFile struct {
 	content []byte
 }
 
-// Seal records the runner's command files as they are now, before
-// tailgate starts its first child. From then on every file command first
-// checks the files against what tailgate left in them and restores any
-// that another process changed (see Tampered). Seal fails when a file
-// cannot be read or is too large to keep.
+// Seal records the runner's command files before tailgate starts its
+// first child; from then on every file command first restores any file
+// another process changed (see Tampered).
 func (r *Runtime) Seal() error {
 	r.sealed = nil
 	for _, name := range commandFiles {
@@ -69,8 +64,7 @@ func (r *Runtime) Seal() error {
 }
 
 // Tampered reports, after Seal, which command files another process
-// changed: each was restored to what tailgate had left in it. It is nil
-// when none was changed.
+// changed (each was restored); nil when none was.
 func (r *Runtime) Tampered() error {
 	if err := r.checkFiles(); err != nil {
 		return err
@@ -183,9 +177,8 @@ func restoreCommandFile(f commandFile) error {
 }
 
 // heredoc is one output in the runner's multi-line form, NAME<<DELIMITER,
-// the value, then DELIMITER on its own line. The delimiter is random and
-// new for each output, so neither the value nor anything another process
-// wrote before it can end the entry or guess where it ends.
+// the value, then DELIMITER on its own line, with a random delimiter new
+// for each output that nothing written before can guess.
 func heredoc(name, value string) (string, error) {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {

@@ -7,37 +7,24 @@ import (
 	"unicode/utf8"
 )
 
-// Guard is one stream of the job log (the process's stdout or stderr) as
-// the runner reads it: text written to it can never form a workflow
-// command, whoever wrote it, and only a Runtime issues commands on it.
+// Guard is one stream of the job log (stdout or stderr) as the runner
+// reads it: text written to it can never form a workflow command, and
+// only a Runtime issues commands on it.
 //
-// The runner (actions/runner: ProcessInvoker, OutputManager,
-// ActionCommand) reads a step's output line by line, splitting at "\r",
-// "\n" and "\r\n", and takes a line as a command in two forms:
+// The runner splits a step's output at "\r", "\n" and "\r\n" and takes a
+// line as a command when, with leading white space trimmed, it starts with
+// "::" ("::name props::data"), or when it holds "##[" anywhere
+// ("##[name props]data"). Guard writes everything through and inserts one
+// backslash before a ':' that is the first significant character of a
+// line, and before a '[' whose two previous significant characters are
+// "##". A significant character is a letter, number, punctuation mark or
+// symbol; everything else (spaces, control and format characters, marks,
+// invalid UTF-8) is skipped, so that nothing the runner trims or a
+// culture-aware comparison ignores can hide a command. A line starts after
+// more breaks than the runner splits at (lineBreak).
 //
-//   - "::name props::data": the line, with leading white space trimmed,
-//     starts with "::". The name is then taken from the fixed offset 2, and
-//     no command name contains ':', so the trimmed line must begin with the
-//     two characters "::" exactly.
-//   - "##[name props]data", anywhere in the line. The name is taken from
-//     3 characters past where "##[" was found, so the line must hold the
-//     three characters "##[" exactly.
-//
-// Guard writes everything through and inserts one backslash where either
-// form could begin: before a ':' that is the first significant character
-// of a line, and before a '[' whose two previous significant characters
-// are "##". A significant character is a letter, number, punctuation mark
-// or symbol; everything else (spaces, control and format characters,
-// marks, bytes that are not UTF-8) is skipped when looking for either form,
-// so that no white space the runner trims and no character a
-// culture-aware comparison ignores can hide a command from the guard. A
-// line starts after any of "\n", "\r", "\v", "\f", U+001C–U+001E, U+0085,
-// U+2028 and U+2029, more breaks than the runner splits at. Nothing else
-// changes: the text stays readable, and a backslash is inserted only
-// where a command could have begun.
-//
-// A Guard is safe for concurrent use (a target's output and tailgate's own
-// lines share stderr); it keeps no text, only where the stream stands.
+// A Guard is safe for concurrent use; it keeps no text, only where the
+// stream stands.
 type Guard struct {
 	mu  sync.Mutex
 	dst io.Writer

@@ -81,16 +81,12 @@ type Inputs struct {
 	FailOnInconclusive bool          `input:"fail_on_inconclusive" default:"false"`
 	GitHubToken        string        `input:"github_token"`
 	WorkingDirectory   string        `input:"working_directory" default:"."`
-	// TrendURL is where the trend page of main's history is published
-	// (tailgate history --html); the PR comment links it.
+	// TrendURL is where the trend page is published; the comment links it.
 	TrendURL string `input:"trend_url"`
 	// Chain, in mode record, also judges the pushed commit against its
-	// parent (the push's before) in a same-runner A/B and appends it to
-	// the history as a link of main's chain.
-	Chain bool `input:"chain" default:"false"`
-	// CreepSince, in mode record with Chain, also judges the pushed
-	// commit against this ref (a tag) in a second A/B and appends it to
-	// the history as a span: the creep since the ref, measured in one job.
+	// parent in an A/B and appends it to the history as a chain link;
+	// CreepSince also judges it against that ref, appended as a span.
+	Chain      bool   `input:"chain" default:"false"`
 	CreepSince string `input:"creep_since"`
 }
 
@@ -158,24 +154,16 @@ func parseBool(s string) (bool, error) {
 	return false, fmt.Errorf("%q is not a boolean: use true or false", s)
 }
 
+// validate lists each input's problem; nil entries are inputs without one
+// (errors.Join drops them).
 func (in Inputs) validate() []error {
-	var errs []error
-	if err := oneOf("mode", string(in.Mode), ModeCheck, ModeRecord, ModeCalibrate, ModeAB); err != nil {
-		errs = append(errs, err)
+	return []error{
+		oneOf("mode", string(in.Mode), ModeCheck, ModeRecord, ModeCalibrate, ModeAB),
+		oneOf("comment", string(in.Comment), CommentAlways, CommentOnRegression, CommentNever),
+		in.validateBaselineFrom(),
+		oneOf("benchmark_from", string(in.BenchmarkFrom), BenchmarkBase, BenchmarkHead),
+		in.validateCreepSince(),
 	}
-	if err := oneOf("comment", string(in.Comment), CommentAlways, CommentOnRegression, CommentNever); err != nil {
-		errs = append(errs, err)
-	}
-	if err := in.validateBaselineFrom(); err != nil {
-		errs = append(errs, err)
-	}
-	if err := oneOf("benchmark_from", string(in.BenchmarkFrom), BenchmarkBase, BenchmarkHead); err != nil {
-		errs = append(errs, err)
-	}
-	if err := in.validateCreepSince(); err != nil {
-		errs = append(errs, err)
-	}
-	return errs
 }
 
 // validateCreepSince: creep_since is a span of main's chain, so it needs

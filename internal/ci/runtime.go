@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"reflect"
-	"strconv"
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
@@ -47,11 +46,9 @@ const SummaryLimit = 1024 * 1024
 var ErrNotInStep = errors.New("not running in a GitHub Actions step")
 
 // Runtime issues workflow commands through go-githubactions and writes the
-// file commands (outputs, job summary) itself, never panicking: a file
-// command returns an error, and the first failed write to the log is kept
-// for Err. It writes the files itself because go-githubactions v1.3.0 ends
-// every output with one fixed delimiter, which a process that wrote to the
-// file before could use to swallow the next output (see heredoc).
+// file commands (outputs, job summary) itself, since go-githubactions
+// v1.3.0 ends every output with one fixed delimiter (see heredoc). It
+// never panics: the first failed write to the log is kept for Err.
 type Runtime struct {
 	action *githubactions.Action
 	getenv func(string) string
@@ -64,10 +61,9 @@ type Runtime struct {
 	tampered []string
 }
 
-// NewRuntime returns a Runtime that writes workflow commands to w and finds the
-// file commands' paths through getenv. When w is a Guard the commands take
-// its privileged path, each on a line of its own; they are the only
-// commands that reach the log.
+// NewRuntime returns a Runtime that writes workflow commands to w (through
+// a Guard's privileged path when w is one) and finds the file commands'
+// paths through getenv.
 func NewRuntime(w io.Writer, getenv func(string) string) *Runtime {
 	return &Runtime{
 		action: githubactions.New(githubactions.WithWriter(commandWriter(w)), githubactions.WithGetenv(getenv)),
@@ -100,11 +96,9 @@ func (r *Runtime) Group(title string) { r.command(func() { r.action.Group(title)
 // EndGroup ends the group Group started.
 func (r *Runtime) EndGroup() { r.command(r.action.EndGroup) }
 
-// AddMask makes the runner replace secret with *** in the log from now on.
-// Call it before anything could print the secret. Each secret is
-// registered once, however often it is given; a secret of several lines
-// is registered line by line, as the runner masks each line of the log on
-// its own. AddMask is not safe for concurrent use.
+// AddMask makes the runner replace secret with *** in the log from now on,
+// each line once (the runner masks line by line). Not safe for concurrent
+// use.
 func (r *Runtime) AddMask(secret string) {
 	for _, line := range strings.Split(secret, "\n") {
 		line = strings.TrimSuffix(line, "\r")
@@ -158,16 +152,9 @@ func (r *Runtime) WriteOutputs(o Outputs) error {
 	var errs []error
 	for i := range v.NumField() {
 		name := v.Type().Field(i).Tag.Get("output")
-		errs = append(errs, r.SetOutput(name, formatOutput(v.Field(i))))
+		errs = append(errs, r.SetOutput(name, fmt.Sprint(v.Field(i).Interface())))
 	}
 	return errors.Join(errs...)
-}
-
-func formatOutput(v reflect.Value) string {
-	if v.Kind() == reflect.Int {
-		return strconv.FormatInt(v.Int(), 10)
-	}
-	return v.String()
 }
 
 // AddStepSummary appends markdown to the job summary. Markdown that would

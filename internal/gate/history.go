@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -12,8 +13,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
-// HistoryJob is one recorded job of main's history, oldest first, as the
-// history analysis reads it.
+// HistoryJob is one recorded job of main's history, oldest first.
 type HistoryJob struct {
 	Commit, Ref, Job string
 	Time             time.Time
@@ -45,23 +45,20 @@ type HistoryMetric struct {
 	Jobs   []int
 	Values []float64
 	Runs   [][]float64
-	// Floor is the smallest step counted, in percent (points for rates).
-	Floor float64
-	// Alpha is the level of each of this metric's permutation tests.
-	Alpha   float64
-	Changes []HistoryChange
+	// Floor is the smallest step counted, in percent (points for rates);
+	// Alpha the level of each permutation test.
+	Floor, Alpha float64
+	Changes      []HistoryChange
 	// Side is the fewest jobs a step needs on each side to be shown at
-	// Alpha (0: these jobs can show none), Needed the fewest jobs that can
-	// show one, and Visible the smallest step (percent, points for rates)
-	// these jobs show with 80 % power in the middle of the history (+Inf
-	// when Side is 0). Set once the metric is analysed.
+	// Alpha (0: none can be), Needed the fewest jobs that can show one,
+	// and Visible the smallest step these jobs show with 80 % power in
+	// the middle of the history (+Inf when Side is 0).
 	Side, Needed int
 	Visible      float64
-	// Seen is the step the job values show when the search confirmed none
+	// Seen is the step the values show when the search confirmed none
 	// (their best split into two levels, beyond the floor and clear of the
 	// noise between neighbouring jobs): what the eye sees in the figure,
-	// which too few jobs on a side, or a p above Alpha, left unconfirmed.
-	// Nil when the values show no such step.
+	// left unconfirmed by too few jobs on a side or a p above Alpha.
 	Seen *HistoryChange
 	// Note says why the metric was not analysed, when it was not.
 	Note string
@@ -70,23 +67,20 @@ type HistoryMetric struct {
 // HistoryChange is one shift of a metric's level.
 type HistoryChange struct {
 	// At is the history index of the first job at the new level (the
-	// best estimate); First…Last the jobs it may be (indexes into the
-	// history, inclusive): the change came with one of the commits after
-	// job First−1 up to job Last.
+	// best estimate); First…Last the jobs it may be (inclusive): the
+	// change came with one of the commits after job First−1 up to job
+	// Last.
 	At, First, Last int
 	// Before and After are the medians of the levels; Change, Lo and Hi
 	// the step and its bounds in percent (points for rates), signed as
 	// the values move.
-	Before, After, Change, Lo, Hi float64
-	P                             float64
+	Before, After, Change, Lo, Hi, P float64
 	// Worse: the step is in the metric's bad direction.
 	Worse bool
-	// Environment lists what changed in the range besides the code: the
-	// machine, the runner image, the benchmark definition (these make the
-	// step the environment's) and the measuring tool's versions.
-	Environment []string
-	// ByEnvironment: the machine, runner image or definition changed in
-	// the range, so the step need not be the code's.
+	// Environment lists what changed in the range besides the code;
+	// ByEnvironment: the machine, runner image or definition among it, so
+	// the step need not be the code's.
+	Environment   []string
 	ByEnvironment bool
 }
 
@@ -106,31 +100,27 @@ func (hm HistoryMetric) TooFew() bool {
 	if hm.Side == 0 {
 		return true
 	}
-	return hm.Seen != nil && min(hm.seenIndex(), len(hm.Values)-hm.seenIndex()) < hm.Side
-}
-
-// seenIndex is the index into Values of Seen's first job at the new level.
-func (hm HistoryMetric) seenIndex() int {
+	if hm.Seen == nil {
+		return false
+	}
 	i, _ := slices.BinarySearch(hm.Jobs, hm.Seen.At)
-	return i
+	return min(i, len(hm.Values)-i) < hm.Side
 }
 
 // MainLevel is the one answer to "has main got slower?", from both views
 // of its history: the change points of the jobs' values (HistoryVerdict)
 // and the A/B chain (ChainVerdict).
 type MainLevel struct {
-	// Changed are the metrics whose latest change point is a regression
-	// (main sits at a worse level than before it), Culprit those a
-	// commit's own A/B found regressed that no later commits undid
-	// (ChainMetric.Undone); Regressed the keys of both, once each.
+	// Changed are the metrics whose latest change point is a regression,
+	// Culprit those a commit's own A/B found regressed that no later
+	// commits undid; Regressed the keys of both, once each.
 	Changed   []HistoryMetric
 	Culprit   []ChainMetric
 	Regressed []string
 	// Crept are the metrics whose creep since ChainVerdict.From is flagged.
 	Crept []ChainMetric
 	// Unconfirmed are the metrics with no change point whose values show
-	// a step the bad way (Seen): main may sit at a worse level that the
-	// jobs recorded so far cannot confirm.
+	// a step the bad way (Seen) that the jobs so far cannot confirm.
 	Unconfirmed []HistoryMetric
 }
 
@@ -162,21 +152,23 @@ func Level(v HistoryVerdict, c ChainVerdict) MainLevel {
 // AnalyzeHistory finds the change points of every gated metric the history
 // measured. A job's value is the median of its runs (its runs share its
 // drift and are not independent samples of main); steps below the floor
-// (gate.min_effect, at least MinCalibratedFloorPercent or
-// MinCalibratedFloorPoints) are merged away, and each test runs at
-// Alpha/K for K analysed metrics, so that a history without any change
-// gets a change point with probability at most Alpha.
+// (historyFloor) are merged away, and each test runs at Alpha/K for K
+// analysed metrics, so that a history without any change gets a change
+// point with probability at most Alpha.
 func AnalyzeHistory(jobs []HistoryJob, p HistoryPolicy) (HistoryVerdict, error) {
-	v := HistoryVerdict{Jobs: len(jobs)}
-	for _, key := range historyMetrics(jobs, p) {
-		m, _ := result.Lookup(key)
-		v.Metrics = append(v.Metrics, seriesOf(jobs, m, historyFloor(m, p)))
+	var all []result.Run
+	for _, j := range jobs {
+		all = append(all, j.Runs...)
 	}
+	fixed := setByLoad(all, nil)
+	v := HistoryVerdict{Jobs: len(jobs)}
 	analysed := 0
-	for _, m := range v.Metrics {
-		if m.enough() {
+	for _, m := range gatedMetrics(p, func(key string) bool { return !fixed[key] && hasKey(all, key) }) {
+		hm := seriesOf(jobs, m, historyFloor(m, p))
+		if hm.enough() {
 			analysed++
 		}
+		v.Metrics = append(v.Metrics, hm)
 	}
 	alpha := Policy{Alpha: p.Alpha}.Level() / float64(max(analysed, 1))
 	for i := range v.Metrics {
@@ -187,22 +179,14 @@ func AnalyzeHistory(jobs []HistoryJob, p HistoryPolicy) (HistoryVerdict, error) 
 	return v, nil
 }
 
-// historyMetrics are the gated metrics some job measured, in catalogue
-// order, less those the load sets (never gated).
-func historyMetrics(jobs []HistoryJob, p HistoryPolicy) []string {
-	var all []result.Run
-	for _, j := range jobs {
-		all = append(all, j.Runs...)
-	}
-	fixed := setByLoad(all, nil)
-	wanted := map[string]bool{}
-	for _, key := range (Policy{Metrics: p.Metrics}).metrics() {
-		wanted[key] = true
-	}
-	var out []string
+// gatedMetrics are the policy's gated metrics that measured reports true
+// of, in catalogue order.
+func gatedMetrics(p HistoryPolicy, measured func(key string) bool) []result.Metric {
+	wanted := (Policy{Metrics: p.Metrics}).metrics()
+	var out []result.Metric
 	for _, m := range result.Metrics {
-		if wanted[m.Key] && !fixed[m.Key] && hasKey(all, m.Key) {
-			out = append(out, m.Key)
+		if slices.Contains(wanted, m.Key) && measured(m.Key) {
+			out = append(out, m)
 		}
 	}
 	return out
@@ -221,16 +205,14 @@ func historyFloor(m result.Metric, p HistoryPolicy) float64 {
 	return math.Max(least, p.MinEffect[m.Key])
 }
 
-// historyMinSegment is the fewest jobs a level may hold in the search. The
-// relocation after it finds a step may leave a level of 2 at either end
-// of the history.
+// historyMinSegment is the fewest jobs a level may hold in the search (the
+// relocation after it may leave a level of 2 at either end).
 const historyMinSegment = 3
 
-// historyPermutations is the permutations of each test of a history of at
-// most shortHistory jobs: more than the default, so that a short
-// history's p, which lies near its least possible value, is estimated
-// closely and one more job does not flip it. Longer histories take the
-// default (each permutation costs the square of the jobs).
+// A history of at most shortHistory jobs takes historyPermutations per
+// test, more than the default, so that its p, near its least possible
+// value, is estimated closely and one more job does not flip it; longer
+// ones take the default (each permutation costs the square of the jobs).
 const (
 	historyPermutations = 1999
 	shortHistory        = 60
@@ -246,7 +228,7 @@ func seriesOf(jobs []HistoryJob, m result.Metric, floor float64) HistoryMetric {
 	for i, j := range jobs {
 		var runs []float64
 		for _, r := range j.Runs {
-			if v, ok := r.Metrics[m.Key]; ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			if v, ok := r.Metrics[m.Key]; ok && finite(v) {
 				runs = append(runs, v)
 			}
 		}
@@ -276,7 +258,7 @@ func findChanges(hm *HistoryMetric, jobs []HistoryJob, alpha float64, seed uint6
 	if len(hm.Values) == 0 {
 		return nil
 	}
-	sc, dir := scale(hm.Meta), direction(hm.Meta)
+	sc := scale(hm.Meta)
 	x, err := sc.Values(hm.Values)
 	if err != nil {
 		return fmt.Errorf("history of %s: %w", hm.Meta.Key, err)
@@ -297,43 +279,35 @@ func findChanges(hm *HistoryMetric, jobs []HistoryJob, alpha float64, seed uint6
 			return fmt.Errorf("history of %s: %w", hm.Meta.Key, err)
 		}
 		for _, cp := range cps {
-			hm.Changes = append(hm.Changes, describeChange(hm, jobs, cp, sc, dir))
+			hm.Changes = append(hm.Changes, hm.describe(jobs, cp))
 		}
 	}
-	if len(hm.Changes) == 0 {
-		hm.Seen = seenStep(hm, jobs, x, alpha, floor, sc, dir)
+	if len(hm.Changes) > 0 {
+		return nil
+	}
+	// Seen: the best split into two levels, at least the floor, and
+	// beyond the noise between neighbouring jobs as a test of that one
+	// split at alpha over the places it could be would count it.
+	ls, ok := stats.BestLevelStep(x)
+	if ok && math.Abs(ls.Step) >= floor && ls.Z >= distuv.UnitNormal.Quantile(1-alpha/float64(max(len(x)-3, 1))) {
+		nan := math.NaN()
+		c := hm.describe(jobs, stats.ChangePoint{Index: ls.Index, First: ls.Index, Last: ls.Index, Before: ls.Before, After: ls.After, Step: ls.Step, Lo: nan, Hi: nan, P: nan})
+		hm.Seen = &c
 	}
 	return nil
 }
 
-// seenStep is the step the values show though the search confirmed none:
-// the best split into two levels, at least the floor, and beyond the noise
-// between neighbouring jobs as a test of that one split at alpha over the
-// places it could be would count it. Nil when there is none.
-func seenStep(hm *HistoryMetric, jobs []HistoryJob, x []float64, alpha, floor float64, sc stats.Scale, dir stats.Direction) *HistoryChange {
-	ls, ok := stats.BestLevelStep(x)
-	places := float64(max(len(x)-3, 1))
-	if !ok || math.Abs(ls.Step) < floor || ls.Z < distuv.UnitNormal.Quantile(1-alpha/places) {
-		return nil
-	}
-	c := HistoryChange{At: hm.Jobs[ls.Index], First: hm.Jobs[ls.Index], Last: hm.Jobs[ls.Index],
-		Before: stats.Median(hm.Values[:ls.Index]), After: stats.Median(hm.Values[ls.Index:]),
-		Change: userChange(sc, ls.Step), Lo: math.NaN(), Hi: math.NaN(), P: math.NaN(), Worse: dir.Sign()*ls.Step > 0}
-	c.Environment, c.ByEnvironment = environmentChanges(jobs[hm.Jobs[ls.Index-1] : c.At+1])
-	return &c
-}
-
-func describeChange(hm *HistoryMetric, jobs []HistoryJob, cp stats.ChangePoint, sc stats.Scale, dir stats.Direction) HistoryChange {
-	before := hm.Values[cp.Index-cp.Before : cp.Index]
-	after := hm.Values[cp.Index : cp.Index+cp.After]
+// describe is change point cp of the metric's values in the history's
+// terms: jobs, medians, percent, and what changed besides the code from
+// the last job known at the old level to the last that may be the first
+// at the new one.
+func (hm *HistoryMetric) describe(jobs []HistoryJob, cp stats.ChangePoint) HistoryChange {
+	sc := scale(hm.Meta)
 	c := HistoryChange{At: hm.Jobs[cp.Index], First: hm.Jobs[cp.First], Last: hm.Jobs[cp.Last],
-		Before: stats.Median(before), After: stats.Median(after), P: cp.P,
-		Change: userChange(sc, cp.Step), Lo: userChange(sc, cp.Lo), Hi: userChange(sc, cp.Hi),
-		Worse: dir.Sign()*cp.Step > 0}
-	// The range runs from the last job known at the old level to the last
-	// that may be the first at the new one.
-	from := hm.Jobs[max(cp.First-1, 0)]
-	c.Environment, c.ByEnvironment = environmentChanges(jobs[from : c.Last+1])
+		Before: stats.Median(hm.Values[cp.Index-cp.Before : cp.Index]), After: stats.Median(hm.Values[cp.Index : cp.Index+cp.After]),
+		P: cp.P, Change: userChange(sc, cp.Step), Lo: userChange(sc, cp.Lo), Hi: userChange(sc, cp.Hi),
+		Worse: direction(hm.Meta).Sign()*cp.Step > 0}
+	c.Environment, c.ByEnvironment = environmentChanges(jobs[hm.Jobs[max(cp.First-1, 0)] : c.Last+1])
 	return c
 }
 
@@ -349,9 +323,7 @@ func userChange(sc stats.Scale, step float64) float64 {
 // environmentChanges lists what changed between consecutive jobs besides
 // the code, and whether any of it (machine, runner, definition) can move
 // the figures by itself.
-func environmentChanges(jobs []HistoryJob) ([]string, bool) {
-	var out []string
-	byEnv := false
+func environmentChanges(jobs []HistoryJob) (out []string, byEnv bool) {
 	for i := 1; i < len(jobs); i++ {
 		a, b := jobs[i-1], jobs[i]
 		at := " (at " + shortCommit(b) + ")"
@@ -359,7 +331,7 @@ func environmentChanges(jobs []HistoryJob) ([]string, bool) {
 			out, byEnv = append(out, fmt.Sprintf("machine %s → %s%s", a.Machine, b.Machine, at)), true
 		}
 		if a.Runner != b.Runner {
-			out, byEnv = append(out, fmt.Sprintf("runner image %s → %s%s", orUnknown(a.Runner), orUnknown(b.Runner), at)), true
+			out, byEnv = append(out, fmt.Sprintf("runner image %s → %s%s", cmp.Or(a.Runner, "unknown"), cmp.Or(b.Runner, "unknown"), at)), true
 		}
 		if a.Definition != b.Definition {
 			out, byEnv = append(out, "benchmark definition changed"+at), true
@@ -372,28 +344,20 @@ func environmentChanges(jobs []HistoryJob) ([]string, bool) {
 }
 
 func shortCommit(j HistoryJob) string {
-	if len(j.Commit) > 12 {
+	switch {
+	case len(j.Commit) > 12:
 		return j.Commit[:12]
-	}
-	if j.Commit == "" {
+	case j.Commit == "":
 		return "job " + j.Job
 	}
 	return j.Commit
 }
 
-func orUnknown(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
-}
-
 // The chain of main: each commit judged against its parent by a
-// same-runner A/B, the unit of which sees no drift between jobs. A step's
-// culprit is the commit whose own A/B saw it, on the day it landed; creep
-// is the product of the commits' changes, its bounds propagated from each
-// link's (the links are separate jobs, so their errors are independent and
-// add in variance on the log scale).
+// same-runner A/B, which sees no drift between jobs. A step's culprit is
+// the commit whose own A/B saw it; creep is the product of the commits'
+// changes, the links' independent errors adding in variance on the log
+// scale.
 
 // ChainLink is one commit of main judged against its parent.
 type ChainLink struct {
@@ -409,6 +373,12 @@ type ChainLink struct {
 type LinkMetric struct {
 	Change, Lo, Hi float64
 	Outcome        MetricOutcome
+}
+
+// regressed reports whether the link's own A/B found metric key regressed.
+func (l ChainLink) regressed(key string) bool {
+	lm, ok := l.Metrics[key]
+	return ok && lm.Outcome == MetricRegression
 }
 
 // ChainVerdict is the chain's reading of each gated metric.
@@ -441,11 +411,8 @@ type ChainMetric struct {
 	Level Creep
 	// Undone: the commits after the latest culprit are, together, an
 	// improvement their bounds confirm, and less than half the culprit's
-	// change is left (Level). Main is then no longer at that level;
-	// without it main is taken to be there still, confirmed (Level.Worse)
-	// or not: unchanged commits after a step each add their noise to
-	// Level, so that its bounds soon hold zero though nothing undid the
-	// step.
+	// change is left. Without it main is taken to be at that level still
+	// (Level's bounds widen with every unchanged commit's noise).
 	Undone bool
 }
 
@@ -461,11 +428,10 @@ type Creep struct {
 	// of zero.
 	Worse bool
 	// Span, when set, is the A/B that measured the change from the
-	// creep's start to its commit in one job: the creep is its estimate
-	// times the links after that commit (SpanLinks counts the links it
-	// stands for), and Chained is the links' own product over the whole
-	// stretch. A link's estimate carries its noise and any lean of the
-	// sides, which over ten links add up; one span carries them once.
+	// creep's start to its commit in one job (carrying the noise and lean
+	// of the sides once, where ten links add them up): the creep is its
+	// estimate times the links after it; SpanLinks counts the links it
+	// stands for, Chained is the links' own product over the stretch.
 	Span      *ChainLink
 	SpanLinks int
 	Chained   *Creep
@@ -476,58 +442,31 @@ type Creep struct {
 // spans: an entry whose base is an earlier point of the chain than the
 // previous link's commit (a tag's, or a commit judged again against an
 // older one) measured the change of several links in one job, and so did
-// the last link's commit judged again against any other base. Any other
-// entry whose base the chain does not hold is a link after a gap.
+// the last link's commit judged again against any other base (the
+// Action's creep_since after the link, a tag from before the chain's first
+// link: as a link it would replace that link). Any other entry whose base
+// the chain does not hold is a link after a gap.
 func SplitChain(entries []ChainLink) (links, spans []ChainLink) {
-	var c chainSplit
-	spans = c.read(entries)
-	return c.links, spans
+	points := map[string]bool{}
+	for _, e := range entries {
+		if n := len(links); n > 0 && e.Parent != links[n-1].Commit {
+			if last := links[n-1]; points[e.Parent] || (e.Commit == last.Commit && e.Parent != last.Parent) {
+				spans = append(spans, e)
+				continue
+			}
+		}
+		links = append(links, e)
+		points[e.Parent], points[e.Commit] = true, true
+	}
+	return links, spans
 }
 
 // IsSpan reports whether entry, appended after entries, would be a span
 // of the chain (SplitChain) rather than a link.
 func IsSpan(entries []ChainLink, entry ChainLink) bool {
-	var c chainSplit
-	c.read(entries)
-	return c.isSpan(entry)
-}
-
-// chainSplit is the links read so far and the commits they join.
-type chainSplit struct {
-	links  []ChainLink
-	points map[string]bool
-}
-
-// read adds the entries that are links and returns the spans.
-func (c *chainSplit) read(entries []ChainLink) (spans []ChainLink) {
-	for _, e := range entries {
-		if c.isSpan(e) {
-			spans = append(spans, e)
-			continue
-		}
-		c.add(e)
-	}
-	return spans
-}
-
-func (c *chainSplit) isSpan(e ChainLink) bool {
-	n := len(c.links)
-	if n == 0 || e.Parent == c.links[n-1].Commit {
-		return false
-	}
-	// The last link's commit judged again against another base (the
-	// Action's creep_since after the link, a tag from before the chain's
-	// first link) is a span too: as a link it would replace that link.
-	last := c.links[n-1]
-	return c.points[e.Parent] || (e.Commit == last.Commit && e.Parent != last.Parent)
-}
-
-func (c *chainSplit) add(e ChainLink) {
-	if c.points == nil {
-		c.points = map[string]bool{}
-	}
-	c.links = append(c.links, e)
-	c.points[e.Parent], c.points[e.Commit] = true, true
+	_, before := SplitChain(entries)
+	_, after := SplitChain(append(entries[:len(entries):len(entries)], entry))
+	return len(after) > len(before)
 }
 
 // z95 is the two-sided 95 % normal quantile of the links' bounds.
@@ -542,11 +481,13 @@ func AnalyzeChain(links, spans []ChainLink, since int, from string, p HistoryPol
 			v.Gaps = append(v.Gaps, i)
 		}
 	}
-	for _, key := range chainMetrics(links, p) {
-		m, _ := result.Lookup(key)
+	estimated := func(key string) bool {
+		return slices.ContainsFunc(links, func(l ChainLink) bool { _, ok := l.Metrics[key]; return ok })
+	}
+	for _, m := range gatedMetrics(p, estimated) {
 		cm := ChainMetric{Meta: m}
 		for i, l := range links {
-			if lm, ok := l.Metrics[key]; ok && lm.Outcome == MetricRegression {
+			if l.regressed(m.Key) {
 				cm.Culprits = append(cm.Culprits, i)
 			}
 		}
@@ -555,7 +496,7 @@ func AnalyzeChain(links, spans []ChainLink, since int, from string, p HistoryPol
 		if n := len(cm.Culprits); n > 0 {
 			last := cm.Culprits[n-1]
 			cm.Level = product(links[last:], m, floor)
-			cm.Undone = undone(links[last].Metrics[key], cm.Level, product(links[last+1:], m, floor), m)
+			cm.Undone = undone(links[last].Metrics[m.Key], cm.Level, product(links[last+1:], m, floor), m)
 		}
 		v.Metrics = append(v.Metrics, cm)
 	}
@@ -572,25 +513,6 @@ func undone(culprit LinkMetric, level, after Creep, m result.Metric) bool {
 		worst = after.Lo
 	}
 	return after.Links > 0 && sign*worst < 0 && sign*level.Change < sign*culprit.Change/2
-}
-
-// chainMetrics are the gated metrics some link estimated, in catalogue
-// order.
-func chainMetrics(links []ChainLink, p HistoryPolicy) []string {
-	wanted := map[string]bool{}
-	for _, key := range (Policy{Metrics: p.Metrics}).metrics() {
-		wanted[key] = true
-	}
-	var out []string
-	for _, m := range result.Metrics {
-		if !wanted[m.Key] {
-			continue
-		}
-		if slices.ContainsFunc(links, func(l ChainLink) bool { _, ok := l.Metrics[m.Key]; return ok }) {
-			out = append(out, m.Key)
-		}
-	}
-	return out
 }
 
 // creepSince is the change of metric m from link since on: measured by
@@ -643,8 +565,7 @@ func product(links []ChainLink, m result.Metric, floor float64) Creep {
 	if c.Links == 1 { // one A/B's estimate: its own bounds, as it said them
 		c.Lo, c.Hi = only.Lo, only.Hi
 	}
-	// The bound nearer zero on the bad side: the creep is worse only if
-	// even it is.
+	// Worse only if even the bound nearer zero on the bad side is.
 	sign, nearer := direction(m).Sign(), c.Lo
 	if sign < 0 {
 		nearer = c.Hi
@@ -671,13 +592,12 @@ func Compose(m result.Metric, a, b float64) float64 {
 // paired estimate with 95 % bounds, from the estimate's fixed-sample
 // standard error (Finding.StdErr) and Student's t at its degrees of
 // freedom. The verdict's own bounds are repeated confidence bounds at
-// levels α/K and β, wider than a fixed-sample interval at every look and
-// far wider at the early ones where a link's job stops: a chain that added
-// those up overstated its creep's bounds about twice (json-server, 10 links
-// of +1.5 %: the links' estimates spread 1.2 %, their bounds implied 2.3
-// %). Without a standard error (a verdict of an older version) the bounds
-// are read off the verdict's, as before: too wide, if anything. A metric
-// without finite bounds is left out.
+// levels α/K and β, far wider at the early looks where a link's job
+// stops: a chain that added those up overstated its creep's bounds about
+// twice (json-server, 10 links of +1.5 %: the links' estimates spread
+// 1.2 %, their bounds implied 2.3 %). Without a standard error (a verdict
+// of an older version) the bounds are read off the verdict's: too wide,
+// if anything. A metric without finite bounds is left out.
 func LinkOf(v Verdict, p Policy) map[string]LinkMetric {
 	gated := 0
 	for _, f := range v.Findings {
@@ -719,12 +639,11 @@ func finite(xs ...float64) bool {
 // the commits the chain judged at all.
 func (v ChainVerdict) Judged(key string, commits []string) (culprits []int, judged int) {
 	for i, l := range v.Links {
-		if !slices.Contains(commits, l.Commit) {
-			continue
-		}
-		judged++
-		if lm, ok := l.Metrics[key]; ok && lm.Outcome == MetricRegression {
-			culprits = append(culprits, i)
+		if slices.Contains(commits, l.Commit) {
+			judged++
+			if l.regressed(key) {
+				culprits = append(culprits, i)
+			}
 		}
 	}
 	return culprits, judged

@@ -41,7 +41,8 @@ func Judge(base, head []result.Run, p Policy) Verdict {
 		policies[i].paired = p.Paired && len(base) == len(head) &&
 			len(result.Values(base, key)) == len(base) && len(result.Values(head, key)) == len(head)
 	}
-	k := comparedGated(policies, base, head)
+	// K: the gated metrics present on both sides share the family-wise α.
+	k := max(countGated(policies, func(key string) bool { return hasKey(base, key) && hasKey(head, key) }), 1)
 	comparisons := make([]stats.Comparison, len(policies))
 	for i, mp := range policies {
 		f, c := mp.judge(result.Values(base, mp.meta.Key), result.Values(head, mp.meta.Key), k, p)
@@ -51,7 +52,7 @@ func Judge(base, head []result.Run, p Policy) Verdict {
 			v.Detect = append(v.Detect, mp.detectable(c.Detectable, len(head), len(base), f))
 		}
 	}
-	v.Warnings = append(v.Warnings, findingWarningsIn(v.Findings, comparisons, p.Context)...)
+	v.Warnings = append(v.Warnings, findingWarnings(v.Findings, comparisons, p.Context)...)
 	v.Warnings = append(v.Warnings, missingInRuns(v.Findings, len(base), len(head))...)
 	v.Warnings = append(v.Warnings, calibrationWarnings(v.Findings, p.Context)...)
 	v.Outcome, v.Regressions = overall(v.Findings)
@@ -85,16 +86,15 @@ func missingInRuns(findings []Finding, baseRuns, headRuns int) []stats.Warning {
 	return []stats.Warning{stats.Warn(WarnMissingInRuns, "some runs lack a gated metric, judged on the runs that have it: "+strings.Join(cut, "; "))}
 }
 
-// comparedGated is K, the number of gated metrics present on both sides:
-// the family-wise α is split among the comparisons actually made.
-func comparedGated(policies []metricPolicy, base, head []result.Run) int {
+// countGated counts the gated metrics that present reports measured.
+func countGated(policies []metricPolicy, present func(key string) bool) int {
 	k := 0
 	for _, mp := range policies {
-		if mp.gated && hasKey(base, mp.meta.Key) && hasKey(head, mp.meta.Key) {
+		if mp.gated && present(mp.meta.Key) {
 			k++
 		}
 	}
-	return max(k, 1)
+	return k
 }
 
 // judge produces the finding of one metric, and the comparison behind it
@@ -287,16 +287,10 @@ func overall(findings []Finding) (Outcome, []string) {
 }
 
 // findingWarnings are the warnings that follow from the findings: default
-// floors, floors below the visible noise, metrics on one side only, and no
-// gated metric compared. comparisons, when given, are the findings'
-// comparisons.
-func findingWarnings(findings []Finding, comparisons []stats.Comparison) []stats.Warning {
-	return findingWarningsIn(findings, comparisons, Context{})
-}
-
-// findingWarningsIn is findingWarnings with the caller's context, whose
-// calibrate command the default-floors warning names.
-func findingWarningsIn(findings []Finding, comparisons []stats.Comparison, c Context) []stats.Warning {
+// floors (naming c's calibrate command), floors below the visible noise,
+// metrics on one side only, and no gated metric compared. comparisons,
+// when given, are the findings' comparisons.
+func findingWarnings(findings []Finding, comparisons []stats.Comparison, c Context) []stats.Warning {
 	measure, _, _ := c.calibrateAdvice()
 	var defaults, oneSided, tight []string
 	compared := 0

@@ -11,27 +11,19 @@ import (
 const DefaultAlpha = 0.05
 
 // DefaultMetrics returns the metrics gated when the policy names none
-// (DESIGN.md §4), as a new slice: throughput, p95, the error and success
-// rates, dropped work and CPU per iteration. Each is gated where both
-// sides measured it (iterations/s only where the load does not fix it,
-// dropped work only in the open model, CPU only where tailgate samples the
-// target's process) and is "not available" elsewhere, outside K.
+// (DESIGN.md §4), as a new slice. Each is gated where both sides measured
+// it and is "not available" elsewhere, outside K.
 func DefaultMetrics() []string {
 	return []string{result.IterationsPerSec, result.LatencyP95, result.RequestErrorPct, result.LifecycleSuccess,
 		result.DroppedPct, result.CPUPerIteration}
 }
 
 // DefaultFloors are the floors used until calibrate has measured the noise:
-// a drop in percent for throughput and a rise in percent for p95 (the
-// campaign figures of DESIGN.md §1), percentage points for the rates.
-// Metrics without a default are reported, not gated, until calibrated.
-//
-// CPU per iteration has no campaign figure. Its 20 % stands above the
-// largest move of a clean build seen on a real service (+14 % between
-// jobs minutes apart, issue 10) combined with the 5–8 % by which two
-// processes of one build differ (√(14² + 8²) ≈ 16 %), rounded up because
-// it rests on one service: a stored baseline then catches the +35 % seen
-// there, not the +8 %; same-runner A/B or calibrate see smaller changes.
+// percent for ratio metrics (the campaign figures of DESIGN.md §1),
+// percentage points for rates. Metrics without one are reported, not
+// gated, until calibrated. CPU per iteration's 20 % stands above a clean
+// build's largest move between jobs (+14 %, issue 10) combined with the
+// 5–8 % two processes of one build differ (≈ 16 %), rounded up.
 var DefaultFloors = map[string]float64{
 	result.IterationsPerSec: 6.7,
 	result.RequestsPerSec:   6.7,
@@ -47,19 +39,11 @@ var DefaultFloors = map[string]float64{
 
 // DefaultMinEffect is the smallest change worth failing for when
 // gate.min_effect does not name the metric, in the units of the floors:
-// what sequential A/B judges against (regression: confidently changed and
-// estimated beyond it; pass: confidently below it). Fixed-sample
-// comparisons (check, compare) apply only a configured min_effect, on top
-// of their floors.
-//
-// Throughput and cost 5 %: within 20 pairs the sequential rule detects
-// about that at run CVs of 2–5 % (stats: "detects ≥ 5.2 %" at CV 2 %,
-// "≥ 6.4 %" at 5 %). Latencies 20 %, not 10 %: their pair noise is
-// several times larger (51 % run to run in the field campaign), and at
-// 10 % the p95 of even a quiet service (run CV 15 %) left 46 % of
-// simulated clean jobs undecided at 20 pairs, against 6 % at 20 %
-// (sequential_evidence_test.go); a latency rise a job cannot resolve
-// would make every clean job run to its budget. Rates 1 percentage point.
+// what sequential A/B judges against. Fixed-sample comparisons apply only
+// a configured min_effect. Throughput and cost 5 %: what 20 pairs detect
+// at run CVs of 2–5 %. Latencies 20 %: at 10 % the p95 of even a quiet
+// service left 46 % of simulated clean jobs undecided at 20 pairs, against
+// 6 % at 20 % (sequential_evidence_test.go). Rates 1 percentage point.
 var DefaultMinEffect = map[string]float64{
 	result.IterationsPerSec: 5,
 	result.RequestsPerSec:   5,
@@ -101,10 +85,8 @@ func defaultMinEffect(key string) float64 {
 }
 
 // A calibration is firm when it comes from at least RecommendedCalibrationJobs
-// jobs spread over at least MinCalibrationSpan (stats.md §6.5): jobs run
-// back to back see none of the drift between CI jobs hours apart, and
-// their floors are too tight (issue 10: 3 jobs in a row, then a clean
-// build drifted +14 % and failed twice in 8 checks).
+// jobs spread over at least MinCalibrationSpan (stats.md §6.5): jobs back
+// to back see none of the drift between CI jobs hours apart (issue 10).
 const (
 	RecommendedCalibrationJobs = 10
 	MinCalibrationSpan         = 30 * time.Minute
@@ -168,19 +150,15 @@ type Context struct {
 	// EnvDiff optionally says how ("cpu_model: A → B").
 	EnvDiff string
 	// CalibrationJobs is the number of A/A jobs behind the calibrated
-	// noise (0 when unknown or uncalibrated), and CalibrationSpan the time
-	// from the first of them to the last. A check whose floors rest on a
-	// calibration of fewer than RecommendedCalibrationJobs jobs, or of jobs
-	// within MinCalibrationSpan, says so.
+	// noise (0 when unknown), CalibrationSpan the time from the first of
+	// them to the last.
 	CalibrationJobs int
 	CalibrationSpan time.Duration
 	// RemoteTarget: the target is on another machine (target.remote), so
 	// the network is part of every measurement; every verdict says so.
 	RemoteTarget bool
-	// CalibrateCommand is the command that adds calibration jobs to the
-	// baseline this check reads, when it is not `tailgate calibrate`
-	// (the demo's is `tailgate demo --calibrate N`, which appends): the
-	// warnings that advise calibrating name it.
+	// CalibrateCommand, when not `tailgate calibrate` (the demo's), is
+	// the command the warnings that advise calibrating name.
 	CalibrateCommand string
 }
 

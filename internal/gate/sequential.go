@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/plural"
@@ -13,66 +14,43 @@ import (
 
 // SeqOptions are what a sequential verdict may know besides the runs.
 type SeqOptions struct {
-	// Windows, when set, are the windows the units are made of (the block
-	// designs: base[i] and head[i] are then the two sides' runs of block
-	// i, each the concatenation of its windows, and d's MinPairs and
-	// MaxPairs count blocks): the spread of the window pairs within their
-	// blocks, scaled to a block, is pooled with the blocks' own while the
-	// blocks show no sign of differing beyond their windows. Nil: every
-	// pair of runs is a unit.
+	// Windows, when set, are the windows the blocks are made of (base[i]
+	// and head[i] are block i's runs, each its windows concatenated): the
+	// spread of the window pairs within their blocks, scaled to a block,
+	// is pooled with the blocks' own while the blocks show no sign of
+	// differing beyond their windows. Nil: every pair of runs is a unit.
 	Windows *result.WindowPairs
 	// Prior is, per metric key, the spread of the units of earlier jobs
-	// of this benchmark on this machine class (a noise file), pooled with
-	// the job's own at each look where the two agree (stats.SeqPrior).
+	// (a noise file), pooled at each look where it agrees (stats.SeqPrior).
 	Prior map[string]stats.SeqPrior
-	// Budget, when above 0 and below d.MaxPairs, is the number of units a
-	// time budget allows at the job's pace: the detectable effect is
-	// priced for it rather than for MaxPairs. It changes no decision.
+	// Budget, when above 0 and below d.MaxPairs, is the units a time
+	// budget allows at the job's pace: the detectable effect is priced
+	// for it. It changes no decision.
 	Budget int
 }
 
-// JudgeSequential judges the pairs measured so far of a sequential A/B job
-// (base[i] and head[i] form pair i) under design d. final is set by the
-// caller when no more pairs will come (a time budget ran out before the
-// pair budget; the reason must not come from the results); the verdict's
-// Sequential.Done says whether the caller may stop.
+// JudgeSequential judges the pairs so far of a sequential A/B job (base[i]
+// and head[i] form pair i) under design d; the job loop calls it after
+// each pair and stops when Sequential.Done. final is set by the caller
+// when no more pairs will come (a time budget ran out: the reason must not
+// come from the results).
 //
-// Contract for the job loop (pipeline): after each pair, call
-// JudgeSequential with every pair so far; stop when Done.
+// Every gated metric not set by the load is judged by stats.SeqDesign on
+// its pairs' differences against max(min_effect, resolution), as one of K
+// metrics, its looks replayed over the prefixes of the pairs so that it
+// keeps its first decision and the verdict depends only on the pairs. The
+// job is done at a regression, when every gated metric decided, or at the
+// budget (or final), never before d.MinPairs unless final; Detect is
+// priced then.
 //
-// The rule (stats.SeqDesign): every gated metric not set by the load is
-// judged on its pairs' differences on the comparison scale against
-// max(min_effect, the metric's resolution), as one of K such metrics. Its
-// looks are replayed over the prefixes of the pairs, so a metric keeps its
-// first decision and the verdict depends only on the pairs: regression
-// when its repeated lower bound is above 0 and its estimate beyond
-// min_effect; pass when the upper bound is below min_effect ("changed,
-// within min_effect" when the lower bound is also above 0, an improvement
-// when the upper bound is below 0); inconclusive at the budget, with how
-// many more pairs would likely decide. The job is done when a metric
-// regressed, when every gated metric decided, or at the budget (or final),
-// and never before the first look (d.MinPairs) unless final. The
-// false-alarm rate of the whole job is held at d.Alpha over all looks and
-// metrics. Detect (what the design can see within its budget at the pairs'
-// spread) is priced once the job is done.
+// A gated metric missing from a pair is judged only on the pairs before
+// the first such gap: a decision made there stands, else it is
+// inconclusive. The pairs after a gap are not judged with it left out:
+// what made a run lack the metric may be the regression itself. K counts
+// every gated metric some pair measured, so it never falls as pairs come.
 //
-// A gated metric missing from a pair (on either side) is judged only on
-// the pairs before the first such gap: a decision made there stands, and
-// otherwise the metric is inconclusive, its note naming the pairs that
-// lack it. The pairs after a gap are not judged with the gap left out:
-// what made a run lack the metric (a head too slow to complete an
-// iteration has no CPU per iteration) may be the regression itself, and
-// leaving those pairs out would bias the estimate towards a pass. A
-// metric no pair measured on either side is not available. K counts
-// every gated metric some pair measured, so it never falls as pairs are
-// added and no earlier look is replayed at a looser level.
-//
-// d's zero fields take stats' defaults, its Alpha the policy's. p's floors
-// and calibrated noise do not apply: min_effect (gate.min_effect, else
-// DefaultMinEffect) is the threshold.
-//
-// o gives the block structure of the units and the stored noise of
-// earlier jobs.
+// d's zero fields take stats' defaults, its Alpha the policy's; p's floors
+// and calibrated noise do not apply (min_effect is the threshold).
 func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final bool, o SeqOptions) Verdict {
 	p.SameJob, p.Paired = true, true
 	if d.Alpha == 0 {
@@ -111,10 +89,12 @@ func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final
 
 	policies, warnings := metricPolicies(base, head, p)
 	v.Warnings = append(v.Warnings, warnings...)
-	k := judgedSequentially(policies, base, head)
+	// K: the gated metrics some pair measured on either side, so that K
+	// only grows as pairs are added.
+	k := countGated(policies, func(key string) bool { return hasKey(base, key) || hasKey(head, key) })
 	looks := v.judgeEach(policies, base, head, d, k, final, o)
 	v.Outcome, v.Regressions = overall(v.Findings)
-	v.Warnings = append(v.Warnings, findingWarnings(v.Findings, nil)...)
+	v.Warnings = append(v.Warnings, findingWarnings(v.Findings, nil, Context{})...)
 	v.Warnings = append(v.Warnings, gapWarnings(looks)...)
 	if !p.AllowMissing {
 		v.Incomplete = lostFigures(looks)
@@ -189,53 +169,33 @@ func (v *Verdict) judgeEach(policies []metricPolicy, base, head []result.Run, d 
 	return looks
 }
 
-// judgedSequentially is K of the sequential rule: the gated metrics (never
-// those set by the load) that some pair measured on either side. A metric
-// missing from some pairs counts, so K only grows as pairs are added.
-func judgedSequentially(policies []metricPolicy, base, head []result.Run) int {
-	k := 0
-	for _, mp := range policies {
-		if mp.gated && (hasKey(base, mp.meta.Key) || hasKey(head, mp.meta.Key)) {
-			k++
-		}
-	}
-	return k
-}
-
 // seqLook is one metric of a sequential verdict: its finding and, for a
 // gated metric judged by the rule, the decision and the inputs of its
 // detectable effect.
 type seqLook struct {
 	mp      metricPolicy
 	finding Finding
-	// judged: the rule judged the metric (on the pairs before its first
-	// gap, if it has one) and dec is its decision. cut: a gated metric
-	// that a gap left undecided, inconclusive whatever later pairs show.
+	// judged: the rule judged the metric (before its first gap) and dec
+	// is its decision. cut: a gated metric a gap left undecided.
 	judged, cut bool
 	dec         stats.SeqDecision
 	gaps        pairGaps
-	// spread is the standard deviation of the judged pairs' differences
-	// (at least the resolution); minEffect and resolution on the
-	// comparison scale.
+	// spread is the judged differences' standard deviation (at least the
+	// resolution); all three on the comparison scale.
 	spread, minEffect, resolution float64
-	// exact: the metric did not vary within either side and was decided
-	// by the exact-count rule (stats.SeqDesign.ExactLook), not by bounds.
+	// exact: decided by the exact-count rule (stats.SeqDesign.ExactLook).
 	exact bool
-	// units is the number of units judged; design the metric's design
-	// (with its stored noise); within is set when the deciding look pooled
-	// the spread of the pairs within blocks.
+	// within: the deciding look pooled the spread within blocks.
 	units  int
 	design stats.SeqDesign
 	within bool
 }
 
 // withinNoise is, for the look at each number of blocks up to units, the
-// spread of a block's difference (on the comparison scale) that its
-// windows explain: per block the delete-one-window-pair jackknife
-// variance of its difference (result.WindowPairs.LeaveOneOut), averaged
-// over the blocks so far, with the window pairs less one per block as its
-// degrees of freedom. It estimates a block's spread if blocks differed
-// only by their windows' noise. Nil without windows, or when some
+// spread of a block's difference that its windows explain: the
+// delete-one-window-pair jackknife variance (WindowPairs.LeaveOneOut)
+// averaged over the blocks so far, with the window pairs less one per
+// block as degrees of freedom. Nil without windows, or when some
 // replicate lacks the metric.
 func (mp metricPolicy) withinNoise(w *result.WindowPairs, units int) []stats.SeqPrior {
 	if w == nil {
@@ -277,9 +237,7 @@ func (mp metricPolicy) withinNoise(w *result.WindowPairs, units int) []stats.Seq
 	return out
 }
 
-// finalizeUndecided makes the metrics still undecided when the job ended
-// (it stopped at another metric's regression) inconclusive: a final
-// verdict has no "so far".
+// finalizeUndecided makes the metrics undecided at the end inconclusive.
 func finalizeUndecided(findings []Finding, reason string) {
 	for i := range findings {
 		if f := &findings[i]; f.Outcome == Undecided {
@@ -355,12 +313,10 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 	return l
 }
 
-// look decides the metric on the paired values and their differences.
-// The test is chosen here, once: a count that does not vary within
-// either side is decided exactly at the first look; anything else by the
-// sequential t rule. Past a gap no more pairs come for this metric: the
-// stop is not the data-free one that Final allows, so its last look is an
-// ordinary one.
+// look decides the metric: a count that does not vary within either side
+// exactly at the first look, anything else by the sequential t rule. Past
+// a gap the stop is not the data-free one final allows, so the last look
+// is an ordinary one.
 func (l *seqLook) look(d stats.SeqDesign, bv, hv, diffs []float64, k int, final bool, windows *result.WindowPairs) (err error) {
 	mp := l.mp
 	l.minEffect, l.resolution = mp.seqMinEffect(), leastFloor(mp.meta)
@@ -412,9 +368,8 @@ func (l *seqLook) decided(bv, hv []float64, used, complete, maxUnits int) {
 	f.Note = joinNotes(f.Note, mp.note)
 }
 
-// missing is the look of a metric that pair 1 already lacks: a gated one
-// is inconclusive (never a pass: a side that did not measure it may be
-// the regression), any other one not available.
+// missing is the look of a metric pair 1 already lacks: a gated one is
+// inconclusive (never a pass), any other one not available.
 func (l seqLook) missing() seqLook {
 	f := &l.finding
 	if !l.mp.gated {
@@ -431,10 +386,10 @@ func (l seqLook) missing() seqLook {
 // seqMinEffect is the metric's threshold on the comparison scale:
 // gate.min_effect, else the default.
 func (mp metricPolicy) seqMinEffect() float64 {
-	if mp.minEffectSet {
-		return mp.toScale(mp.minEffect)
+	if !mp.minEffectSet {
+		return mp.toScale(defaultMinEffect(mp.meta.Key))
 	}
-	return mp.toScale(defaultMinEffect(mp.meta.Key))
+	return mp.toScale(mp.minEffect)
 }
 
 // boundFromScale is fromScale for a repeated confidence bound, which is
@@ -466,11 +421,9 @@ func seqOutcome(dec stats.SeqDecision) MetricOutcome {
 }
 
 // seqNote says what the pairs showed: the decision and its look, the
-// change with its bounds, and for an undecided budget how many more pairs
-// would likely decide. The change and its bounds are head against base
-// (sign turns the bad direction into it), as the report's change column
-// and charts show them: on the ratio scale a bound is never below −100 %,
-// where a drop's "worse by" bound was unbounded below (−139831.4 %).
+// change with its bounds head against base (as the report shows them: a
+// ratio's bound is never below −100 %), and for an undecided budget how
+// many more pairs would likely decide.
 func seqNote(f Finding, sign float64, dec stats.SeqDecision, budget int) string {
 	unit := blockUnit
 	reason := dec.Reason
@@ -513,8 +466,7 @@ func exactNote(f Finding, dec stats.SeqDecision) string {
 		countText(f.BaseCenter), countText(f.HeadCenter), strings.TrimRight(per, " "), dec.Pairs, plural.Of(dec.Pairs, unit, unit+"s"), change)
 }
 
-// countText prints a count as a count: whole when it is one (to two
-// decimals), else with two decimals.
+// countText prints a count whole when it is one (to two decimals).
 func countText(x float64) string {
 	if r := math.Round(x); math.Abs(x-r) < 0.005 {
 		return minus(fmt.Sprintf("%.0f", r))
@@ -541,12 +493,10 @@ func userEffect(f Finding, x float64) string {
 	}
 }
 
-// practical reports whether more units than budget, n more, are a
-// practical advice: at most three budgets' worth.
+// practical: n more units are practical advice (three budgets at most).
 func practical(n, budget int) bool { return n > 0 && n <= 3*budget }
 
-// minus prints a negative number's sign as a real minus sign, as the
-// reports do.
+// minus prints a real minus sign, as the reports do.
 func minus(s string) string { return strings.Replace(s, "-", "−", 1) }
 
 // missingPairsNote says that a metric is not in every pair.
@@ -578,8 +528,7 @@ func (l seqLook) detectable(d stats.SeqDesign, k int) Detectable {
 }
 
 // stopping says whether the job is done, why, and, when it ends
-// undecided, how many more pairs would likely decide. Before the first
-// look only final ends it.
+// undecided, how many more pairs would likely decide.
 func stopping(v Verdict, looks []seqLook, final bool, d stats.SeqDesign) (done bool, reason string, more int) {
 	seq := v.Sequential
 	n := seq.Pairs
@@ -638,10 +587,8 @@ func stopping(v Verdict, looks []seqLook, final bool, d stats.SeqDesign) (done b
 func labelsOf(findings []Finding, keys []string) []string {
 	var out []string
 	for _, f := range findings {
-		for _, key := range keys {
-			if f.Key == key {
-				out = append(out, f.Label)
-			}
+		if slices.Contains(keys, f.Key) {
+			out = append(out, f.Label)
 		}
 	}
 	return out

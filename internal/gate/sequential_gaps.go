@@ -9,9 +9,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
-// A sequential A/B job's gated metric that some pair lacks (JudgeSequential
-// has the rule): where the gaps are, and what the verdict says of them.
-
 // cutNote says why a gated metric with a gap is inconclusive.
 func cutNote(g pairGaps, complete int) string {
 	s := "not judged: " + g.String()
@@ -61,15 +58,10 @@ func (g pairGaps) tail() bool {
 // first is the first pair that lacks the metric on either side, 0 when
 // every pair has it.
 func (g pairGaps) first() int {
-	switch {
-	case len(g.base) == 0 && len(g.head) == 0:
+	if !g.any() {
 		return 0
-	case len(g.base) == 0:
-		return g.head[0]
-	case len(g.head) == 0:
-		return g.base[0]
 	}
-	return min(g.base[0], g.head[0])
+	return slices.Min(append(slices.Clone(g.base), g.head...))
 }
 
 // String says which side lacks the metric in which pairs: "head lacks it

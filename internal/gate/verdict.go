@@ -69,18 +69,15 @@ type Verdict struct {
 	BaseRuns    int
 	// Sequential is set for sequential A/B verdicts (JudgeSequential).
 	Sequential *Sequential
-	// Noise is, in a sequential verdict, per gated metric judged, the
-	// spread of this job's own units on the comparison scale and its
-	// degrees of freedom: what a noise file keeps for later jobs.
-	// PriorUsed names the metrics whose looks pooled a stored noise, with
-	// its degrees of freedom.
+	// Noise is, in a sequential verdict, each judged metric's spread of
+	// this job's units (what a noise file keeps for later jobs); PriorUsed
+	// the degrees of freedom of a stored noise a metric's looks pooled.
 	Noise     map[string]stats.SeqPrior
 	PriorUsed map[string]int
-	// Incomplete names, in a sequential verdict, the gated metrics that one
-	// side measured and the other lost in some units, which left them
-	// undecided ("CPU/iteration (head lacks it in block 2)"): the
-	// comparison is incomplete, a failure of the job rather than a pass
-	// (unless Policy.AllowMissing). Empty otherwise.
+	// Incomplete names, in a sequential verdict, the gated metrics one
+	// side measured and the other lost in some units, left undecided
+	// ("CPU/iteration (head lacks it in block 2)"): a failure of the job
+	// rather than a pass, unless Policy.AllowMissing.
 	Incomplete []string
 }
 
@@ -109,29 +106,22 @@ type Finding struct {
 	Outcome     MetricOutcome
 	Note        string
 	N, M        int // head runs, baseline samples
-	// Sequential A/B (JudgeSequential) only, NaN otherwise: Estimate is the
-	// mean pair difference in the bad direction at the look that decided
-	// (or the latest look), in the units of Worse, corrected for the bias
-	// of stopping at that look (stats.SeqDesign.MedianUnbiased); Lower and Upper are its
-	// repeated confidence bounds (levels α/K and β; ±Inf where a look
-	// bounds nothing). Change and Worse are the same estimate. DecidedAt is
-	// the pairs at the deciding look, 0 while undecided.
+	// Sequential A/B only, NaN otherwise: Estimate is the mean pair
+	// difference in the bad direction at the deciding (or latest) look, in
+	// the units of Worse, corrected for the bias of stopping there
+	// (stats.SeqDesign.MedianUnbiased); Change and Worse are the same.
+	// Lower and Upper are its repeated confidence bounds (±Inf where a
+	// look bounds nothing); DecidedAt the pairs at the deciding look.
 	Estimate, Lower, Upper float64
 	DecidedAt              int
-	// Sequential A/B only, NaN otherwise: StdErr is the standard error of
-	// Estimate on the comparison scale (a log ratio, or points for rates):
-	// the spread the test used over the root of the pairs it judged, with
-	// DF degrees of freedom (the prior's included). Unlike Lower and
-	// Upper it carries no sequential correction: a fixed-sample figure,
-	// which a chain of main's commits adds up (LinkOf).
+	// StdErr is Estimate's fixed-sample standard error on the comparison
+	// scale, with DF degrees of freedom (the prior's included): what a
+	// chain of main's commits adds up (LinkOf). Sequential only.
 	StdErr float64
 	DF     int
-	// Sequential A/B only: BaseCenter and HeadCenter are what Change is
-	// made of, over the judged pairs: their geometric means (Center
-	// "geometric mean"), or means for rates ("mean"): HeadCenter against
-	// BaseCenter is the mean difference, which Change corrects for the
-	// look that stopped the job (medians need not agree with a paired
-	// estimate). NaN and "" otherwise.
+	// BaseCenter and HeadCenter are the sides' geometric means over the
+	// judged pairs (Center "geometric mean"), or means for rates ("mean"),
+	// whose difference Change corrects. Sequential only.
 	BaseCenter, HeadCenter float64
 	Center                 string
 }
@@ -153,33 +143,27 @@ type Detectable struct {
 // HasWarning reports whether the verdict carries a warning of code.
 func (v Verdict) HasWarning(code stats.WarningCode) bool { return stats.HasWarning(v.Warnings, code) }
 
-// Sequential describes a sequential A/B verdict: how many pairs were
-// judged, whether the look decided, and why it stopped. It is nil for
-// fixed-sample comparisons.
+// Sequential describes a sequential A/B verdict; nil for fixed-sample
+// comparisons.
 type Sequential struct {
-	// Pairs is the number of pairs judged; MinPairs and MaxPairs are the
-	// design's first look and budget.
+	// Pairs is the units judged; MinPairs and MaxPairs the design's first
+	// look and budget.
 	Pairs, MinPairs, MaxPairs int
-	// Done is set when the verdict is final: a regression was found,
-	// every gated metric decided (or was left inconclusive by a pair that
-	// lacks it), or the budget is spent (or the caller said final); never
-	// before MinPairs unless the caller said final. Detect is filled only
-	// then.
+	// Done: the verdict is final (JudgeSequential says when); Detect is
+	// filled only then.
 	Done bool
-	// Reason says why the job stopped (or why it goes on), e.g.
-	// "regression after 7 blocks in CPU/iteration".
+	// Reason says why the job stopped or goes on, e.g. "regression after
+	// 7 blocks in CPU/iteration".
 	Reason string
-	// MorePairs, when the budget ended undecided, is how many more pairs
+	// MorePairs, when the budget ended undecided, is how many more units
 	// would likely decide; 0 when unknown.
 	MorePairs int
-	// Unit is what Pairs, MinPairs and MaxPairs count: "block" (both
-	// sides' windows, RunPairs window pairs in all; a pair of whole runs
-	// is a block of one). Reports written before blocks say "pair".
+	// Unit is what Pairs counts: "block" (RunPairs window pairs in all; a
+	// pair of whole runs is a block of one); older reports say "pair".
 	Unit     string
 	RunPairs int
-	// Budget is the number of units the binding budget allows (ab.max_time
-	// at the job's pace, when it binds before MaxPairs): what Detect is
-	// priced at. 0: MaxPairs.
+	// Budget is the units the binding time budget allows, when it binds
+	// before MaxPairs: what Detect is priced at. 0: MaxPairs.
 	Budget int
 }
 

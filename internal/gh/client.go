@@ -6,6 +6,7 @@
 package gh
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -67,7 +68,7 @@ func New(token, apiURL string, opts ...Option) (*Client, error) {
 		o(&cfg)
 	}
 	hc := *cfg.httpClient // go-github copies it too; never mutate the caller's
-	hc.Transport = &retryTransport{next: transportOf(cfg.httpClient), policy: cfg.retry}
+	hc.Transport = &retryTransport{next: cmp.Or[http.RoundTripper](cfg.httpClient.Transport, http.DefaultTransport), policy: cfg.retry}
 	api := github.NewClient(&hc).WithAuthToken(token)
 	api.BaseURL = base
 	api.UploadURL = base
@@ -88,13 +89,6 @@ func baseURL(apiURL string) (*url.URL, error) {
 		return nil, fmt.Errorf("GitHub API URL %q is not an http(s) URL like https://api.github.com", apiURL)
 	}
 	return u, nil
-}
-
-func transportOf(c *http.Client) http.RoundTripper {
-	if c.Transport != nil {
-		return c.Transport
-	}
-	return http.DefaultTransport
 }
 
 // authorLogin returns the login whose comments are ours. A GITHUB_TOKEN from

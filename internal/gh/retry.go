@@ -87,7 +87,7 @@ func (t *retryTransport) rateLimited(resp *http.Response) bool {
 	if resp.StatusCode != http.StatusForbidden && resp.StatusCode != http.StatusTooManyRequests {
 		return false
 	}
-	if resp.StatusCode == http.StatusTooManyRequests || isRateLimited(resp) {
+	if isRateLimited(resp) { // every 429 is
 		return true
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))

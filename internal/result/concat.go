@@ -5,14 +5,10 @@ import (
 	"slices"
 )
 
-// Concat is one run made of consecutive windows of one phase on one
-// target (the block designs of A/B measure a phase in short windows): its
-// counts, measured time, CPU and the footprint's totals are the windows'
-// sums, its histograms their merge, its peak memory the largest, and its
-// metrics are summarized afresh from them, so that a percentile is the
-// percentile of every request of the windows, not a mean of the windows'
-// percentiles. Metrics a window had set from elsewhere (an import's
-// summary) are not carried. Concat of no runs is the zero Run.
+// Concat is one run made of consecutive windows of one phase: counts,
+// time, CPU and footprint totals summed, histograms merged, peak memory
+// the largest, and metrics summarized afresh (a percentile of every
+// request, not a mean of percentiles). Concat of no runs is the zero Run.
 func Concat(runs []Run) Run {
 	if len(runs) == 0 {
 		return Run{}
@@ -30,7 +26,11 @@ func Concat(runs []Run) Run {
 	out.Resources = sumResources(runs)
 	out.Parts = sumParts(runs)
 	out.Counters = sumCounters(runs)
-	out.Statements = SumStatements(statementsOf(runs)...)
+	lists := make([][]Statement, len(runs))
+	for i := range runs {
+		lists[i] = runs[i].Statements
+	}
+	out.Statements = SumStatements(lists...)
 	out.Summarize()
 	return out
 }
@@ -151,14 +151,6 @@ type PhaseCounters struct {
 	Notes  []string
 	// Statements is what each database statement did over the phase.
 	Statements []Statement
-}
-
-func statementsOf(runs []Run) [][]Statement {
-	out := make([][]Statement, len(runs))
-	for i := range runs {
-		out[i] = runs[i].Statements
-	}
-	return out
 }
 
 // CombineCounted is Combine where the work counters were read around each

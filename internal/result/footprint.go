@@ -1,6 +1,7 @@
 package result
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
@@ -95,6 +96,17 @@ func PartOfShareKey(key string) (part string, ok bool) {
 // CounterKey is the metric key of a counter's growth per iteration.
 func CounterKey(source, counter string) string { return CounterPrefix + source + "." + counter }
 
+// partFigures describe a part's metrics by key suffix, their labels
+// after the part's name.
+var partFigures = map[string]Metric{
+	partCPU:       {"", " CPU/iteration", "ms", LowerIsBetter, Ratio},
+	partUserCPU:   {"", " user CPU/iteration", "ms", LowerIsBetter, Ratio},
+	partSystemCPU: {"", " system CPU/iteration", "ms", LowerIsBetter, Ratio},
+	partPeakRSS:   {"", " peak RSS", "MB", LowerIsBetter, Ratio},
+	partServerCPU: {"", " server CPU/iteration", "ms", LowerIsBetter, Ratio},
+	partShare:     {"", " share of its server's CPU", "%", HigherIsBetter, Percent},
+}
+
 // lookupDynamic describes a footprint key: a part's figure or a counter.
 func lookupDynamic(key string) (Metric, bool) {
 	if rest, ok := strings.CutPrefix(key, CounterPrefix); ok {
@@ -112,19 +124,9 @@ func lookupDynamic(key string) (Metric, bool) {
 	if !ok || part == "" {
 		return Metric{}, false
 	}
-	switch fig {
-	case partCPU:
-		return Metric{key, part + " CPU/iteration", "ms", LowerIsBetter, Ratio}, true
-	case partUserCPU:
-		return Metric{key, part + " user CPU/iteration", "ms", LowerIsBetter, Ratio}, true
-	case partSystemCPU:
-		return Metric{key, part + " system CPU/iteration", "ms", LowerIsBetter, Ratio}, true
-	case partPeakRSS:
-		return Metric{key, part + " peak RSS", "MB", LowerIsBetter, Ratio}, true
-	case partServerCPU:
-		return Metric{key, part + " server CPU/iteration", "ms", LowerIsBetter, Ratio}, true
-	case partShare:
-		return Metric{key, part + " share of its server's CPU", "%", HigherIsBetter, Percent}, true
+	if m, ok := partFigures[fig]; ok {
+		m.Key, m.Label = key, part+m.Label
+		return m, true
 	}
 	if count, ok := strings.CutSuffix(fig, perIteration); ok && slices.Contains(countFigures, count) {
 		return Metric{key, part + " " + count, "/iteration", LowerIsBetter, Ratio}, true
@@ -158,18 +160,15 @@ func Catalogue(keys ...string) []Metric {
 
 // KeysOf are the metric keys any of the runs carries.
 func KeysOf(runs ...[]Run) []string {
-	var out []string
+	keys := map[string]bool{}
 	for _, rs := range runs {
 		for i := range rs {
 			for k := range rs[i].Metrics {
-				if !slices.Contains(out, k) {
-					out = append(out, k)
-				}
+				keys[k] = true
 			}
 		}
 	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(keys))
 }
 
 // summarizeFootprint sets the per-iteration metrics of the run's parts and

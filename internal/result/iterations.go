@@ -29,17 +29,8 @@ func (it Iterations) IsZero() bool { return it.Counted == 0 && it.Offered == 0 &
 
 // MarshalJSON writes the counts Counted names; the rest are absent.
 func (it Iterations) MarshalJSON() ([]byte, error) {
-	j := iterationsJSON{Offered: it.Offered, Dropped: it.Dropped}
-	if it.Counted&CountStarted != 0 {
-		j.Started = &it.Started
-	}
-	if it.Counted&CountCompleted != 0 {
-		j.Completed = &it.Completed
-	}
-	if it.Counted&CountSucceeded != 0 {
-		j.Succeeded = &it.Succeeded
-	}
-	return json.Marshal(j)
+	return json.Marshal(iterationsJSON{Offered: it.Offered, Dropped: it.Dropped, Started: ifCounted(it.Counted, CountStarted, &it.Started),
+		Completed: ifCounted(it.Counted, CountCompleted, &it.Completed), Succeeded: ifCounted(it.Counted, CountSucceeded, &it.Succeeded)})
 }
 
 // UnmarshalJSON reads the form MarshalJSON writes: a count that is present
@@ -51,14 +42,24 @@ func (it *Iterations) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*it = Iterations{Offered: j.Offered, Dropped: j.Dropped}
-	if j.Started != nil {
-		it.Started, it.Counted = *j.Started, it.Counted|CountStarted
-	}
-	if j.Completed != nil {
-		it.Completed, it.Counted = *j.Completed, it.Counted|CountCompleted
-	}
-	if j.Succeeded != nil {
-		it.Succeeded, it.Counted = *j.Succeeded, it.Counted|CountSucceeded
-	}
+	readCount(j.Started, &it.Started, &it.Counted, CountStarted)
+	readCount(j.Completed, &it.Completed, &it.Counted, CountCompleted)
+	readCount(j.Succeeded, &it.Succeeded, &it.Counted, CountSucceeded)
 	return nil
+}
+
+// ifCounted is the count v points at when counted holds bit, else nil
+// (absent from the JSON).
+func ifCounted[T ~uint8](counted, bit T, v *int64) *int64 {
+	if counted&bit == 0 {
+		return nil
+	}
+	return v
+}
+
+// readCount takes a count present in the JSON into v and marks it counted.
+func readCount[T ~uint8](j, v *int64, counted *T, bit T) {
+	if j != nil {
+		*v, *counted = *j, *counted|bit
+	}
 }

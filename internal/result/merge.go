@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/hist"
+	"github.com/tailgate-ci/tailgate/internal/plural"
 )
 
 // Shard says which share of a sharded load a file's runs hold: the
@@ -31,19 +32,13 @@ type Merged struct {
 // sharded benchmark.
 var ErrMerge = errors.New("cannot merge")
 
-// MergeShards combines the files of the shards of one sharded benchmark
-// into the result of the whole load, run k of every shard into run k:
-// histograms merged (exactly: HdrHistogram buckets add up), counts summed,
-// and the metrics computed anew from them by Summarize, never averaged.
-// A merged run's window spans the first shard's start to the last one's
-// end, so that every counted iteration falls inside it and no rate is
-// overstated; Overlap says how long all of them measured at once. names
-// name the files in errors (nil: by position).
-//
-// Files that are not every share of one benchmark are refused: a file
-// without a shard, a missing or repeated shard, different shard counts,
-// definitions, start times or numbers of runs, and runs that did not
-// measure at the same time at all.
+// MergeShards combines the shard files of one sharded benchmark into the
+// result of the whole load, run k of every shard into run k: histograms
+// merged, counts summed, metrics summarized anew, never averaged. A merged
+// run's window spans the first shard's start to the last one's end, so no
+// rate is overstated; Overlap says how long all measured at once. Files
+// that are not every share of one benchmark, once, measured at the same
+// time, are refused. names name the files in errors (nil: by position).
 func MergeShards(files []*File, names []string) (*File, error) {
 	name := func(i int) string {
 		if i < len(names) {
@@ -102,7 +97,7 @@ func orderShards(files []*File, name func(int) string) ([]*File, error) {
 		case s.Count != s0.Count:
 			return nil, fmt.Errorf("%w: %s is shard %d/%d but %s is %d/%d: they split different loads", ErrMerge, name(0), s0.Index, s0.Count, name(i), s.Index, s.Count)
 		case f.DefinitionHash == "" || f.DefinitionHash != files[0].DefinitionHash:
-			return nil, fmt.Errorf("%w: %s and %s measured different benchmark definitions (%s, %s)", ErrMerge, name(0), name(i), orNone(files[0].DefinitionHash), orNone(f.DefinitionHash))
+			return nil, fmt.Errorf("%w: %s and %s measured different benchmark definitions (%s, %s)", ErrMerge, name(0), name(i), cmp.Or(files[0].DefinitionHash, "none"), cmp.Or(f.DefinitionHash, "none"))
 		case !s.StartAt.Equal(s0.StartAt) || s.Every != s0.Every:
 			return nil, fmt.Errorf("%w: %s and %s were started for different times (--start-at %s, %s): they are not shards of one run", ErrMerge, name(0), name(i), startText(s0), startText(s))
 		case len(f.Runs) != len(files[0].Runs):
@@ -128,13 +123,6 @@ func orderShards(files []*File, name func(int) string) ([]*File, error) {
 		return nil, fmt.Errorf("%w: shard %s missing: merge needs all %d shards", ErrMerge, strings.Join(missing, ", "), n)
 	}
 	return out, nil
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
 }
 
 func startText(s *Shard) string {
@@ -187,11 +175,7 @@ func addWork(out *Run, runs []Run) {
 	for i := range runs {
 		addIterations(&out.Iterations, runs[i].Iterations)
 		out.Requests = out.Requests.Plus(runs[i].Requests)
-		for _, k := range runs[i].SetByLoad {
-			if !slices.Contains(out.SetByLoad, k) {
-				out.SetByLoad = append(out.SetByLoad, k)
-			}
-		}
+		out.markSetByLoad(runs[i].SetByLoad...)
 	}
 	out.Latency = mergeHists(runs, func(r *Run) *hist.Histogram { return r.Latency })
 	out.IterationLatency = mergeHists(runs, func(r *Run) *hist.Histogram { return r.IterationLatency })
@@ -206,11 +190,9 @@ type span struct {
 	overlap    time.Duration
 }
 
-// windowOf is the union and the overlap of the runs' measure windows;
-// runs that never measured at once are refused. A run's Started is when
-// its warm-up started, which has the same length in every shard of one
-// definition: the windows are all shifted alike, and their union and
-// overlap are as long as those of the measure windows.
+// windowOf is the union and the overlap of the runs' windows (Started is
+// the warm-up's start, equally long in every shard); runs that never
+// measured at once are refused.
 func windowOf(runs []Run) (span, error) {
 	var s span
 	var lastStart, firstEnd time.Time
@@ -323,10 +305,8 @@ func mergeErrors(runs []Run, steps []Step) []ErrorClass {
 	return out
 }
 
-// mergeResources keeps, of each figure, the largest any shard measured.
-// Shards share one target: every shard that could sample its process
-// tree sampled the same one over (nearly) the same window, so a sum would
-// count it once per shard. A figure no shard measured stays absent.
+// mergeResources keeps, of each figure, the largest any shard measured:
+// shards sample one shared target, so a sum would count it once per shard.
 func mergeResources(runs []Run) *Resources {
 	var out *Resources
 	for i := range runs {
@@ -374,11 +354,7 @@ func mergeNotes(runs []Run, s span) []string {
 		for i, x := range idx {
 			list[i] = fmt.Sprint(x)
 		}
-		label := "shard"
-		if len(idx) > 1 {
-			label = "shards"
-		}
-		out = append(out, fmt.Sprintf("%s %s of %d: %s", label, strings.Join(list, ", "), n, note))
+		out = append(out, fmt.Sprintf("%s %s of %d: %s", plural.Of(len(idx), "shard", "shards"), strings.Join(list, ", "), n, note))
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package result
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 )
@@ -27,24 +28,15 @@ var (
 	costMetrics = []string{CPUPerIteration}
 )
 
-// MergePhases is the Run of a run of several phases. Each metric is taken
-// from the phase that measures it:
-//   - throughput (iterations/s, requests/s) from the closed phase: its
-//     capacity; only without one from the open phase, and then set by the
-//     load;
-//   - latency percentiles, iteration latency, dropped work and schedule
-//     lag from the open phase (from the closed one without an open one);
-//   - CPU per iteration from costPhase;
-//   - request error rate and lifecycle success over all phases, from the
-//     summed counts; peak RSS the largest of any phase.
-//
-// The Run's counts (iterations, requests, errors, each step's requests)
-// are the sums over the phases, its histograms the latency phase's, its
-// resources the summed CPU and the largest RSS; Phases keeps every phase
-// as measured.
+// MergePhases is the Run of a run of several phases, each metric taken
+// from the phase that measures it (SourcePhases): throughput from the
+// closed phase, latency from the open one, CPU per iteration from
+// costPhase, error rates from the summed counts, peak RSS the largest.
+// Its counts are the phases' sums, its histograms the latency phase's;
+// Phases keeps every phase as measured.
 func MergePhases(phases []Phase) *Run {
 	closed, open := phaseOf(phases, ModelClosed), phaseOf(phases, ModelOpen)
-	throughput, latency := orElse(closed, open), orElse(open, closed)
+	throughput, latency := cmp.Or(closed, open), cmp.Or(open, closed)
 	run := &Run{
 		Started:          phases[0].Started,
 		Model:            ModelPhases,
@@ -65,7 +57,7 @@ func MergePhases(phases []Phase) *Run {
 			run.Notes = append(run.Notes, p.Name+": "+n)
 		}
 	}
-	run.Steps = mergePhaseSteps(phases, orElse(measuredPhase(phases, latency), throughput))
+	run.Steps = mergePhaseSteps(phases, cmp.Or(measuredPhase(phases, latency), throughput))
 	run.Resources = mergePhaseResources(phases)
 	take(run, throughput, throughputMetrics)
 	take(run, latency, latencyMetrics)
@@ -100,11 +92,7 @@ func mergeFootprint(run *Run, phases []Phase, cost *Run) {
 }
 
 // SourcePhases are the indexes of the phases (given by their models, in
-// order) that MergePhases takes metric key from: the closed phase for
-// throughput, the open one for latency and dropped work, the cost phase
-// for CPU per iteration and the footprint's per-iteration metrics, every
-// phase for anything else (error rates, peak memory). A single phase is
-// the source of everything.
+// order) that MergePhases takes metric key from.
 func SourcePhases(models []string, key string) []int {
 	all := make([]int, len(models))
 	for i := range all {
@@ -145,11 +133,10 @@ func measuredPhase(phases []Phase, r *Run) *Run {
 	return r
 }
 
-// costPhase is the phase CPU per iteration is taken from: the closed one.
-// It completes many times the iterations of an open phase at a rate well
-// below capacity, and its window has no idle time, whose background work
-// (timers, collection) an open phase charges to few iterations.
-func costPhase(closed, open *Run) *Run { return orElse(closed, open) }
+// costPhase is the phase CPU per iteration is taken from: the closed one,
+// whose window has no idle time whose background work an open phase
+// charges to few iterations.
+func costPhase(closed, open *Run) *Run { return cmp.Or(closed, open) }
 
 // phaseOf is the phase of the given model, or nil.
 func phaseOf(phases []Phase, model string) *Run {
@@ -159,13 +146,6 @@ func phaseOf(phases []Phase, model string) *Run {
 		}
 	}
 	return nil
-}
-
-func orElse(a, b *Run) *Run {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // take copies keys from the phase that measures them, with their "set by

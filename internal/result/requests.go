@@ -33,14 +33,7 @@ func (q Requests) Plus(o Requests) Requests {
 // MarshalJSON writes the counts Counted names; the rest are absent. Both
 // counted, as in tailgate's own runs, it is {"total": …, "failed": …}.
 func (q Requests) MarshalJSON() ([]byte, error) {
-	var j requestsJSON
-	if q.Counted&CountTotal != 0 {
-		j.Total = &q.Total
-	}
-	if q.Counted&CountFailed != 0 {
-		j.Failed = &q.Failed
-	}
-	return json.Marshal(j)
+	return json.Marshal(requestsJSON{Total: ifCounted(q.Counted, CountTotal, &q.Total), Failed: ifCounted(q.Counted, CountFailed, &q.Failed)})
 }
 
 // UnmarshalJSON reads the form MarshalJSON writes: a count that is present
@@ -52,11 +45,7 @@ func (q *Requests) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*q = Requests{}
-	if j.Total != nil {
-		q.Total, q.Counted = *j.Total, q.Counted|CountTotal
-	}
-	if j.Failed != nil {
-		q.Failed, q.Counted = *j.Failed, q.Counted|CountFailed
-	}
+	readCount(j.Total, &q.Total, &q.Counted, CountTotal)
+	readCount(j.Failed, &q.Failed, &q.Counted, CountFailed)
 	return nil
 }

@@ -9,19 +9,13 @@ import (
 )
 
 // Change points of a series over time: E-divisive means (Matteson & James,
-// 2014) with its permutation test, the method of MongoDB's performance CI,
-// followed by a merge step that drops steps smaller than a floor (as
-// Otava's does). The series holds one value per job, oldest first, on the
-// comparison scale (logs for ratio metrics): a job's runs share the job's
-// drift, so runs are not exchangeable between jobs and are never the
-// points.
-//
-// False alarms: each split is accepted only if its permutation p-value is
-// at most Alpha. On a series with no change (exchangeable values) the
-// first test rejects with probability at most Alpha, and nothing is split
-// unless it does, so a clean series gets a change point with probability
-// at most Alpha (before the floor removes any); TestChangePointsCleanSeries
-// measures it.
+// 2014) with its permutation test, then a merge that drops steps smaller
+// than a floor. The series holds one value per job, oldest first, on the
+// comparison scale (a job's runs share its drift and are never the
+// points). Each split is accepted only at a permutation p ≤ Alpha, and
+// nothing is split unless the first test rejects, so a clean series gets
+// a change point with probability at most Alpha
+// (TestChangePointsCleanSeries).
 
 // ChangePointOptions tune ChangePoints; zero values take the defaults.
 type ChangePointOptions struct {
@@ -243,7 +237,8 @@ func merge(x []float64, found map[int]float64, minStep float64) []int {
 	for len(cuts) > 0 {
 		weakest, size := -1, math.Inf(1)
 		for i := range cuts {
-			if s := math.Abs(stepAt(x, cuts, i)); s < size {
+			before, after := segmentsAround(x, cuts, i)
+			if s := math.Abs(Median(after) - Median(before)); s < size {
 				weakest, size = i, s
 			}
 		}
@@ -264,15 +259,9 @@ func merge(x []float64, found map[int]float64, minStep float64) []int {
 func relocate(x []float64, cuts []int, found map[int]float64) ([]int, map[int]float64) {
 	moved := map[int]float64{}
 	for i, c := range cuts {
-		start, end := 0, len(x)
-		if i > 0 {
-			start = cuts[i-1]
-		}
-		if i+1 < len(cuts) {
-			end = cuts[i+1]
-		}
-		best := c
-		if tau := bestLevelSplit(x[start:end]); tau > 0 {
+		before, after := segmentsAround(x, cuts, i)
+		start, best := c-len(before), c
+		if tau := bestLevelSplit(x[start : c+len(after)]); tau > 0 {
 			best = start + tau
 		}
 		cuts[i], moved[best] = best, found[c]
@@ -324,11 +313,6 @@ func segmentsAround(x []float64, cuts []int, i int) (before, after []float64) {
 		end = cuts[i+1]
 	}
 	return x[start:cuts[i]], x[cuts[i]:end]
-}
-
-func stepAt(x []float64, cuts []int, i int) float64 {
-	before, after := segmentsAround(x, cuts, i)
-	return Median(after) - Median(before)
 }
 
 // describeCuts gives each remaining cut its step, bounds and p-value.
@@ -433,13 +417,10 @@ func forSegments(n int, cuts []int, f func(s, e int)) {
 	f(s, n)
 }
 
-// What a short series can show. A permutation test over n points cannot
-// give a p below the share of arrangements as extreme as the observed: a
-// step with s points on its shorter side, perfectly separated, has
-// p ≥ 2/C(n, s) (either way round), and is found reliably only where
-// that is well below alpha. So a series can show a step only
-// with enough points on each side of it, and a few jobs cannot show any
-// step however large; the search says so instead of "no change".
+// What a short series can show: a step with s points on its shorter side,
+// perfectly separated, has a permutation p ≥ 2/C(n, s), so a few jobs
+// cannot show any step however large; the search says so instead of "no
+// change".
 
 // Reach is what a change-point search over a series can show.
 type Reach struct {
@@ -448,14 +429,11 @@ type Reach struct {
 	Side int
 	// Needed is the fewest points a series needs to show a step at alpha.
 	Needed int
-	// Step is the smallest step (on the series' scale) shown with 80 %
-	// power when it sits in the middle of the series, from the noise
-	// between neighbouring points; +Inf when Side is 0.
-	Step float64
-	// Noise is that noise (a standard deviation on the series' scale),
-	// estimated from the differences of neighbouring points, which a
-	// step moves only once.
-	Noise float64
+	// Step is the smallest step shown with 80 % power in the middle of
+	// the series at Noise, the standard deviation estimated from the
+	// differences of neighbouring points (which a step moves only once);
+	// +Inf when Side is 0.
+	Step, Noise float64
 }
 
 // ReachOf is what a search at alpha with segments of at least minSize

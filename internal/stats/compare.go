@@ -16,19 +16,15 @@ const (
 	TestSequential  = "sequential t (pairs)" // SeqDesign's repeated confidence bounds
 )
 
-// FloorRule says where the floor of an unpaired comparison comes from.
-// Paired samples carry their own floor: the spread of their differences.
+// FloorRule says where the floor of an unpaired comparison comes from
+// (paired samples carry their own): FloorFixed is Input.FixedFloor (NaN
+// for none), FloorCalibrated z(1−α/K)·SE under Input.Noise, FloorSpread
+// t(1−α/K, n+m−2)·σ̂·sqrt(c_n/n + c_m/m) with σ̂ pooled within the sides.
 type FloorRule int
 
 const (
-	// FloorFixed is Input.FixedFloor: a floor the caller chose (from the
-	// config, or a default); NaN for none.
 	FloorFixed FloorRule = iota
-	// FloorCalibrated is z(1−α/K)·SE under Input.Noise (see Floor).
 	FloorCalibrated
-	// FloorSpread is measured from both sides' spread, for an A/B in one
-	// job without calibration: t(1−α/K, n+m−2)·σ̂·sqrt(c_n/n + c_m/m), with
-	// σ̂ pooled within the sides.
 	FloorSpread
 )
 
@@ -180,30 +176,46 @@ func (in Input) test(c *Comparison) {
 		return
 	}
 	c.Effect = in.effect(in.Head, in.Base)
-	d := in.Direction
+	c.PWorse, c.Test, err = in.oneSided(in.Head, in.Base, hs, bs, in.Direction)
+	if err == nil {
+		c.PBetter, _, err = in.oneSided(in.Head, in.Base, hs, bs, -in.Direction)
+	}
 	switch {
-	case MinP(n, m) <= alpha:
-		c.PWorse, c.PBetter, c.Test, err = uTests(in.Head, in.Base, d)
-	case in.Noise != nil:
-		c.Test = TestZ
-		c.PWorse, err = ZTest(hs, bs, d, *in.Noise, in.BaseJobs, in.SameJob)
-		if err == nil {
-			c.PBetter, err = ZTest(hs, bs, -d, *in.Noise, in.BaseJobs, in.SameJob)
-		}
-	case n >= 2 || m >= 2:
-		c.Test = TestTPrediction
-		c.PWorse, err = TPrediction(hs, bs, d)
-		if err == nil {
-			c.PBetter, err = TPrediction(hs, bs, -d)
-		}
+	case c.Test == TestTPrediction:
 		c.Warnings = append(c.Warnings, Warn(WarnLowConfidence, "low confidence: t prediction test on few samples"))
-	default:
-		c.PWorse, c.PBetter = math.NaN(), math.NaN()
+	case c.Test == "" && err == nil:
 		c.Warnings = append(c.Warnings, Warn(WarnTooFewSamples, needRuns(m, alpha)))
 	}
 	if err != nil {
 		c.cannot(err)
 	}
+}
+
+// oneSided is the p-value of "head is worse in direction d" by the test
+// the samples allow (hs and bs on the comparison scale): the exact or
+// approximate U-test when it can reach α, else the z-test with calibrated
+// noise, else a t prediction test when a side has two values; test is ""
+// (and p NaN) when none can run or the U-test failed.
+func (in Input) oneSided(head, base, hs, bs []float64, d Direction) (p float64, test string, err error) {
+	n, m := len(head), len(base)
+	switch {
+	case MinP(n, m) <= in.Alpha:
+		r, err := UTest(head, base, d)
+		switch {
+		case err != nil:
+			return math.NaN(), "", err
+		case r.Exact:
+			return r.P, TestExact, nil
+		}
+		return r.P, TestApprox, nil
+	case in.Noise != nil:
+		p, err = ZTest(hs, bs, d, *in.Noise, in.BaseJobs, in.SameJob)
+		return p, TestZ, err
+	case n >= 2 || m >= 2:
+		p, err = TPrediction(hs, bs, d)
+		return p, TestTPrediction, err
+	}
+	return math.NaN(), "", nil
 }
 
 // testPairs judges the pairs on their differences: the effect is the
@@ -224,22 +236,6 @@ func (in Input) testPairs(c *Comparison) {
 func (c *Comparison) cannot(err error) {
 	c.PWorse, c.PBetter = math.NaN(), math.NaN()
 	c.Warnings = append(c.Warnings, Warn(WarnCannotCompare, "cannot compare: "+err.Error()))
-}
-
-func uTests(head, base []float64, d Direction) (pWorse, pBetter float64, test string, err error) {
-	worse, err := UTest(head, base, d)
-	if err != nil {
-		return math.NaN(), math.NaN(), "", err
-	}
-	better, err := UTest(head, base, -d)
-	if err != nil {
-		return math.NaN(), math.NaN(), "", err
-	}
-	test = TestExact
-	if !worse.Exact {
-		test = TestApprox
-	}
-	return worse.P, better.P, test, nil
 }
 
 // effect is w = d·ln(median(head)/median(base)) for Ratio metrics and

@@ -83,21 +83,7 @@ func (in Input) detects(head, base []float64, floor float64) bool {
 	if err1 != nil || err2 != nil {
 		return false
 	}
-	d, n, m := in.Direction, len(head), len(base)
-	var pw float64
-	var err error
-	switch {
-	case MinP(n, m) <= in.Alpha:
-		var r UResult
-		r, err = UTest(head, base, d)
-		pw = r.P
-	case in.Noise != nil:
-		pw, err = ZTest(hs, bs, d, *in.Noise, in.BaseJobs, in.SameJob)
-	case n >= 2 || m >= 2:
-		pw, err = TPrediction(hs, bs, d)
-	default:
-		return false
-	}
+	pw, _, err := in.oneSided(head, base, hs, bs, in.Direction)
 	return err == nil && pw <= in.Alpha
 }
 

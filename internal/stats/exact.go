@@ -11,34 +11,23 @@ import (
 const TestExactCount = "exact count (no spread)"
 
 // ExactTolerance is the largest spread within a side, on the log scale
-// (0.2 %), at which a metric counts as exact. A count per iteration moves by a few hundredths
-// of a percent from block to block (a counter read is itself a statement,
-// divided by a varying number of iterations); the least noise a timed
-// metric shows on a quiet machine is about 1 %, and the chance that three
-// values of each side at 1 % noise all fall within 0.2 % is below 10⁻⁵.
-// The tolerance is never above a tenth of the threshold, so a tolerance
-// can never hide an effect worth failing for.
+// (0.2 %), at which a metric counts as exact: a count per iteration moves
+// by hundredths of a percent, while three values of each side of a timed
+// metric at 1 % noise all fall within 0.2 % with chance below 10⁻⁵. It is
+// never above a tenth of the threshold, so it cannot hide an effect.
 const ExactTolerance = 0.002
 
-// ExactLook is the rule for exact counts (ratio metrics: a rate in
-// percent that is 0 on both sides already passes the t rule's first look),
-// decided at the first look: when the first MinPairs values of each side
-// lie within the tolerance of each other (ln(max/min)), the difference between the sides is
-// known without noise, and the metric is a regression when the mean of the
-// pairs' differences is beyond the threshold max(minEffect, resolution),
-// else a pass. Lower and Upper are the smallest and largest difference of
-// those pairs. ok is false (and the caller judges the metric by the
-// sequential t rule) with fewer than MinPairs pairs or when either side
-// varies.
-//
-// It adds no false alarm to the t rule: when both sides are this constant
-// their differences are too, and the t rule, whose spread is never below
-// the resolution, calls the same difference beyond a threshold above ten
-// tolerances a regression at its first look as well. What it changes is
-// the other case: identical counts pass at once instead of waiting for
-// bounds that the resolution keeps wide.
+// ExactLook is the rule for exact counts of a ratio metric, at the first
+// look: when the first MinPairs values of each side lie within the
+// tolerance (ln(max/min)), the metric is a regression when the pairs'
+// mean difference is beyond max(minEffect, resolution), else a pass;
+// Lower and Upper are the least and largest difference. ok is false (the
+// t rule judges) with fewer pairs or when a side varies. It adds no false
+// alarm (the t rule calls such a difference a regression at its first
+// look too); it lets identical counts pass at once instead of waiting for
+// bounds the resolution keeps wide.
 func (d SeqDesign) ExactLook(head, base []float64, dir Direction, minEffect, resolution float64) (dec SeqDecision, ok bool) {
-	d = d.withDefaults()
+	d = d.WithDefaults()
 	m := d.MinPairs
 	if len(head) < m || len(base) < m {
 		return SeqDecision{}, false

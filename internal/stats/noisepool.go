@@ -7,24 +7,15 @@ import (
 )
 
 // PoolNoise pools the spreads of one metric in earlier jobs into the prior
-// a sequential look uses (SeqDesign.Prior): the variances averaged
-// weighted by their degrees of freedom, and as many degrees of freedom as
-// the jobs' agreement supports.
-//
-// Adding the jobs' degrees of freedom claims that every job had the same
-// noise. On a shared machine they did not: a job beside a busy neighbour
-// has twice the spread of a quiet one (issue 19: blocks' throughput SD
-// 3.7 % quiet, 6–10 % beside a CPU hog), and a busy job judged with the
-// quiet jobs' noise at 16 degrees of freedom is sure too early (a false
-// alarm after 3 blocks whose own spread agreed with the prior). So the
-// jobs' noise levels are taken as varying around the pooled one, with a
-// variance τ² of their logs that the jobs' disagreement estimates beyond
-// what their own sampling explains (heterogeneity); the prior for the next
-// job is a scaled χ² whose log has that uncertainty: 2/ν = τ² + 2/Σν_j
-// (Var ln χ²_ν/ν ≈ 2/ν). Agreeing jobs keep Σν_j; jobs 2× apart in SD
-// (τ² ≈ 0.5 for half of each) keep about 4, which the look then needs its
-// own blocks to add to. Jobs with a zero spread (exact counts) take part
-// in the variance but not in τ² (their log is −∞).
+// a sequential look uses (SeqDesign.Prior): the variances averaged by
+// their degrees of freedom, and as many degrees of freedom as the jobs'
+// agreement supports. Summing them would claim every job had the same
+// noise; on a shared machine a job beside a busy neighbour has twice the
+// spread (issue 19), and judged with the quiet jobs' noise at 16 degrees
+// of freedom it alarms too early. So the jobs' log variances vary by τ²
+// beyond their sampling (heterogeneity), and the prior is a scaled χ²
+// with 2/ν = τ² + 2/Σν_j: agreeing jobs keep Σν_j, jobs 2× apart in SD
+// keep about 4. Jobs with a zero spread count in the variance, not in τ².
 func PoolNoise(jobs []SeqPrior) SeqPrior {
 	var ss float64
 	df := 0
@@ -49,13 +40,10 @@ func PoolNoise(jobs []SeqPrior) SeqPrior {
 	return out
 }
 
-// logVarianceHeterogeneity is the DerSimonian–Laird estimate of τ², the
-// variance across jobs of their log variances beyond sampling error
-// (DerSimonian & Laird, Controlled Clinical Trials 7(3), 1986). A job's
-// log sample variance with ν degrees of freedom estimates its log variance
-// with bias ψ(ν/2) − ln(ν/2) and variance ψ′(ν/2) (the log of a scaled
-// χ²_ν), so each is corrected and weighted by the inverse of that
-// variance; 0 when fewer than two jobs.
+// logVarianceHeterogeneity is the DerSimonian–Laird estimate of τ²
+// (Controlled Clinical Trials 7(3), 1986): each job's log sample variance
+// corrected by its bias ψ(ν/2) − ln(ν/2) and weighted by the inverse of
+// its variance ψ′(ν/2); 0 when fewer than two jobs.
 func logVarianceHeterogeneity(jobs []SeqPrior) float64 {
 	if len(jobs) < 2 {
 		return 0

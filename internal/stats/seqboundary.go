@@ -16,20 +16,13 @@ const (
 	powerSeed        = 0x5e9_90e5
 )
 
-// tBoundary holds the critical values of the sequential t statistic
-// T_n = √n·mean/sd at one one-sided level over one look schedule, indexed
-// by n − MinPairs. Under normal pair differences the joint law of
-// (T_n) is free of σ, so the boundary computed once from simulated
-// standard normal paths is exact up to its Monte Carlo error, for every
-// metric and noise level.
+// tBoundary holds the critical values of T_n = √n·mean/sd at one
+// one-sided level over one look schedule, indexed by n − MinPairs: crit at
+// a planned look (+Inf where n is no look or spends nothing), final when n
+// is the last look (a time budget ran out there) and spends all the level
+// left.
 type tBoundary struct {
-	// crit[i] is the critical value at a planned look at n = MinPairs+i
-	// (+Inf where n is no look, or where the look spends nothing).
-	crit []float64
-	// final[i] is the critical value when n = MinPairs+i is the last look
-	// (a time budget ran out there): it spends all the level left after
-	// the planned looks before n.
-	final []float64
+	crit, final []float64
 }
 
 // schedule is what a boundary depends on besides its level. prior is the
@@ -76,12 +69,11 @@ func boundaryFor(sch schedule, level float64) *tBoundary {
 	return b
 }
 
-// calibrate simulates calibrationPaths standard normal paths pair by pair.
-// At each planned look it takes as critical value the T that exactly the
-// newly allowed share of all paths (spent(n) − spent(previous look))
-// exceeds among the paths that have not crossed yet: the group-sequential
-// recursion of Lan and DeMets, solved by simulation instead of numerical
-// integration because the t statistics are not jointly normal.
+// calibrate simulates calibrationPaths standard normal paths pair by pair;
+// at each planned look the critical value is the T that exactly the newly
+// allowed share of all paths exceeds among those not crossed yet (Lan and
+// DeMets' recursion, simulated because the t statistics are not jointly
+// normal).
 func calibrate(sch schedule, level float64) *tBoundary {
 	rng := rand.New(rand.NewPCG(calibrationSeed, math.Float64bits(level)))
 	size := sch.max - sch.min + 1

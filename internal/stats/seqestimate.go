@@ -5,24 +5,15 @@ import (
 	"slices"
 )
 
-// The mean of the units at the look that stopped a sequential job is
-// biased away from zero: the job stops for a regression when the mean is
-// large, so the means of stopped jobs over-read the effect (issue 46: a
-// +34 % build always stopped at the first look and read +37 … +49 %).
-// medianUnbiased corrects it by the stagewise ordering of the sample
-// space (Jennison & Turnbull 2000, ch. 8.4; Whitehead, "The Design and
-// Analysis of Sequential Clinical Trials", 1997, ch. 5): outcomes are
-// ranked first by how early they stopped for a regression, then by the
-// mean at the look they stopped, and the estimate is the effect θ at
-// which the observed outcome is the median one:
+// The mean at the look that stopped a sequential job over-reads the
+// effect (a +34 % build stopped at the first look read +37 … +49 %).
+// MedianUnbiased corrects it by the stagewise ordering (Jennison &
+// Turnbull 2000, ch. 8.4): the estimate is the θ at which
 //
-//	P_θ(stopped for a regression at a look before m) + P_θ(reached m with a mean ≥ the observed) = ½.
+//	P_θ(stopped for a regression at a look before m) + P_θ(reached m with a mean ≥ the observed) = ½,
 //
-// The probability is computed by recursive numerical integration of the
-// units' running sum over the looks (Armitage, McPherson & Rowe 1969),
-// with the spread the look used taken as the true one, so the estimate
-// depends on the design, the stopping look and the mean, never on the
-// order of the units within them.
+// computed by recursive numerical integration of the running sum
+// (Armitage, McPherson & Rowe 1969) with the look's spread as the truth.
 
 // adjustGrid is the spacing of the integration grid, in units of the
 // spread: a Gaussian sampled this finely sums exactly (the trapezoid
@@ -31,15 +22,11 @@ import (
 const adjustGrid = 0.5
 
 // MedianUnbiased is the median-unbiased estimate of the effect after the
-// look dec (at dec.Pairs units, of k gated metrics), on the comparison
-// scale: the mean corrected for the looks before it that could have
-// stopped the job. It is dec.Estimate when nothing can be corrected (no
-// spread, or no look before this one could stop).
-//
-// It costs a few milliseconds (a bisection over a numerical integration):
-// call it once for the look a report shows, not at every look.
+// look dec (of k gated metrics), on the comparison scale; dec.Estimate
+// when nothing can be corrected. It costs a few milliseconds: call it
+// once, for the look a report shows.
 func (d SeqDesign) MedianUnbiased(dec SeqDecision, k int) float64 {
-	d = d.withDefaults()
+	d = d.WithDefaults()
 	// The look's boundaries are those of the prior it pooled.
 	d.Prior = SeqPrior{SD: 1, DF: dec.PriorDF}
 	m, sd := dec.Pairs, dec.Spread

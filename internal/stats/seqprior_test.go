@@ -40,7 +40,7 @@ func priorJob(rng *rand.Rand, d SeqDesign, effect, sigma, thr float64, withPrior
 // prior's job, and decides a clear effect in fewer units than the job's
 // own t (whose first looks have 2 or 3 degrees of freedom).
 func TestSeqPriorHoldsLevelAndDecidesSooner(t *testing.T) {
-	d := SeqDesign{MinPairs: 3, MaxPairs: 12}.withDefaults()
+	d := SeqDesign{MinPairs: 3, MaxPairs: 12}.WithDefaults()
 	const jobs, sigma, thr = 4000, 0.06, 0.05
 	rng := rand.New(rand.NewPCG(19, 3))
 	alarms := 0

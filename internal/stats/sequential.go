@@ -1,50 +1,34 @@
-// Sequential same-runner A/B (DESIGN.md §4, issue 10): SeqDesign decides,
-// after each pair of runs, whether head regressed, passed or needs more
-// pairs, holding the false-alarm rate across the looks.
+// Sequential same-runner A/B (DESIGN.md §4): SeqDesign decides, after
+// each pair of runs, whether head regressed, passed or needs more pairs,
+// holding the false-alarm rate across the looks.
 //
-// Data. Per gated metric the unit is one pair's difference on the
-// comparison scale, oriented so that bigger is worse: d_k = dir·(ln head_k
-// − ln base_k), or percentage points for rates. Drift between pairs
-// cancels in d_k; a bias between two processes does not, unless both
-// restart every pair (sequential_evidence_test.go).
+// The unit is one pair's difference on the comparison scale, bigger is
+// worse: d_k = dir·(ln head_k − ln base_k), or points for rates. Drift
+// between pairs cancels in d_k; a bias between two processes does not,
+// unless both restart every pair (sequential_evidence_test.go).
 //
-// Method: a group-sequential one-sample t test read as repeated
-// confidence bounds.
-//   - At looks n = MinPairs, MinPairs+Every, …, MaxPairs the statistic is
-//     T_n = √n·(mean_n − θ)/sd_n. Under normal differences the joint law of
-//     (T_n) is free of σ, so critical values calibrated once by a seeded
-//     Monte Carlo over the look schedule hold the level exactly, up to
-//     Monte Carlo error (±3.5 % of the level), whatever the noise. No
-//     plug-in σ is trusted: a mixture SPRT (Johari, Pekelis & Walsh,
-//     Operations Research 70(3), 2022) with the sample variance in place
-//     of σ fails about 3–4× too often at α/6 (sequential_tables_test.go). Exact
-//     sequential t boundaries: Jennison & Turnbull, "Exact calculations for
-//     sequential t, χ² and F tests", Biometrika 78(1), 1991.
-//   - The level is spent over the looks by the Kim–DeMets power family
-//     a·(n/N)^ρ: Lan & DeMets, Biometrika 70(3), 1983; Kim & DeMets,
-//     Biometrika 74(1), 1987; Jennison & Turnbull, "Group Sequential
-//     Methods with Applications to Clinical Trials", 2000, ch. 7. A time
-//     budget that ends the job before N is a last look that spends what is
-//     left (valid while the stopping time does not depend on the data).
-//   - Lower_n = mean − c_n(α/K)·sd/√n and Upper_n = mean + c_n(β)·sd/√n are
-//     repeated confidence bounds: P(Lower_n > θ for some n) ≤ α/K for every
-//     θ, whatever rule stops the job (Jennison & Turnbull 2000, ch. 9,
-//     eqs. 9.1–9.2). Every decision is read off them, so the bound on false
-//     alarms survives stopping early for a pass, and holds for K metrics by
-//     Bonferroni (α/K each, valid under any dependence between metrics).
+// Method: a group-sequential one-sample t test read as repeated confidence
+// bounds (Jennison & Turnbull, Biometrika 78(1), 1991, and "Group
+// Sequential Methods", 2000, ch. 7 and 9).
+//   - At looks n = MinPairs, MinPairs+Every, …, MaxPairs, T_n =
+//     √n·(mean_n − θ)/sd_n. Under normal differences the law of (T_n) is
+//     free of σ, so critical values calibrated once by a seeded Monte Carlo
+//     hold the level up to its error (±3.5 %), whatever the noise; a
+//     mixture SPRT with the sample variance as σ fails 3–4× too often at
+//     α/6 (sequential_tables_test.go).
+//   - The level is spent by the Kim–DeMets power family a·(n/N)^ρ; a time
+//     budget that ends the job before N is a last look spending the rest.
+//   - Lower_n = mean − c_n(α/K)·sd/√n and Upper_n = mean + c_n(β)·sd/√n
+//     hold θ at every look whatever stops the job, so every decision read
+//     off them keeps the false-alarm bound, for K metrics by Bonferroni.
 //   - Regression: RuleChangeBeyond (default) ⇔ Lower > 0 and mean > the
-//     threshold max(min_effect, resolution), as stats.md §4.4 recommends;
-//     RuleBoundBeyond ⇔ Lower > threshold (minimal-effect test, measured
-//     much weaker). Pass ⇔ Upper < threshold: confidently below the
-//     smallest effect worth failing for. Inconclusive at the budget.
-//   - Robustness: A/A pair differences are symmetric whenever the two
-//     sides are exchangeable, and under symmetric heavy tails the t
-//     statistic is lighter tailed than under normality (Efron, JASA 64,
-//     1969; Cressie, Australian J. Statistics 22, 1980): measured, Student
-//     t noise with 3 or 5 df and hiccup runs keep the level below α. Positive
-//     correlation between pairs makes t heavier tailed: a process bias
-//     shared by several pairs, or a run-order effect with head always
-//     second, breaks the level (measured).
+//     threshold max(min_effect, resolution); RuleBoundBeyond ⇔ Lower >
+//     threshold. Pass ⇔ Upper < threshold. Inconclusive at the budget.
+//   - Robustness: A/A differences are symmetric when the sides are
+//     exchangeable, and under symmetric heavy tails t is lighter tailed
+//     than under normality (Efron, JASA 64, 1969): measured, t noise with
+//     3 or 5 df keeps the level. Correlated pairs (a shared process bias,
+//     a run-order effect) break it (measured).
 package stats
 
 import (
@@ -84,14 +68,13 @@ const (
 // maxPairsAdvice bounds "more pairs would likely decide".
 const maxPairsAdvice = 1000
 
-// SeqRule says what counts as a regression.
+// SeqRule says what counts as a regression: RuleChangeBeyond, the lower
+// bound above 0 and the estimate beyond the threshold; RuleBoundBeyond,
+// the lower bound itself beyond the threshold.
 type SeqRule int
 
 const (
-	// RuleChangeBeyond: the lower bound is above 0 (a change, with
-	// confidence) and the estimate is beyond the threshold.
 	RuleChangeBeyond SeqRule = iota
-	// RuleBoundBeyond: the lower bound itself is beyond the threshold.
 	RuleBoundBeyond
 )
 
@@ -105,97 +88,66 @@ const (
 	SeqInconclusive
 )
 
-// SeqReason says why a look decided what it did.
+// SeqReason says why a look decided what it did (String words each).
 type SeqReason int
 
 const (
-	// ReasonTooFewPairs: fewer pairs than MinPairs.
 	ReasonTooFewPairs SeqReason = iota
-	// ReasonBetweenLooks: this pair count is not a planned look.
 	ReasonBetweenLooks
-	// ReasonUndecided: the bounds straddle the threshold.
 	ReasonUndecided
-	// ReasonChangedNotBeyond: a change is confident but its estimate is not
-	// beyond the threshold, nor is it confidently below (continue).
 	ReasonChangedNotBeyond
-	// ReasonBeyond: the regression rule holds.
 	ReasonBeyond
-	// ReasonBelow: the upper bound is below the threshold.
 	ReasonBelow
-	// ReasonChangedWithin: a pass, though the lower bound is above 0: a
-	// real change smaller than the threshold.
 	ReasonChangedWithin
-	// ReasonImproved: a pass with the upper bound below 0.
 	ReasonImproved
-	// ReasonBudget: the budget is spent and neither bound decided.
 	ReasonBudget
-	// ReasonBudgetAtThreshold: as ReasonBudget, and the estimate is so
-	// close to the threshold that no practical number of pairs would
-	// likely decide.
 	ReasonBudgetAtThreshold
 )
 
+var seqReasonText = [...]string{
+	ReasonTooFewPairs:       "fewer pairs than the first look",
+	ReasonBetweenLooks:      "between looks",
+	ReasonUndecided:         "not yet clear",
+	ReasonChangedNotBeyond:  "changed, not yet clear whether beyond min_effect",
+	ReasonBeyond:            "worse beyond min_effect",
+	ReasonBelow:             "confidently below min_effect",
+	ReasonChangedWithin:     "changed, but confidently below min_effect",
+	ReasonImproved:          "improved",
+	ReasonBudget:            "budget spent",
+	ReasonBudgetAtThreshold: "budget spent; no practical number of pairs would likely decide at this spread",
+}
+
 func (r SeqReason) String() string {
-	switch r {
-	case ReasonTooFewPairs:
-		return "fewer pairs than the first look"
-	case ReasonBetweenLooks:
-		return "between looks"
-	case ReasonUndecided:
-		return "not yet clear"
-	case ReasonChangedNotBeyond:
-		return "changed, not yet clear whether beyond min_effect"
-	case ReasonBeyond:
-		return "worse beyond min_effect"
-	case ReasonBelow:
-		return "confidently below min_effect"
-	case ReasonChangedWithin:
-		return "changed, but confidently below min_effect"
-	case ReasonImproved:
-		return "improved"
-	case ReasonBudget:
-		return "budget spent"
-	case ReasonBudgetAtThreshold:
-		return "budget spent; no practical number of pairs would likely decide at this spread"
-	default:
-		return "unknown"
+	if r >= 0 && int(r) < len(seqReasonText) {
+		return seqReasonText[r]
 	}
+	return "unknown"
 }
 
 // SeqDesign is a sequential A/B design. Zero fields take the defaults.
 type SeqDesign struct {
-	// Alpha is the one-sided false-alarm rate of the whole gate over all
-	// looks; each of k gated metrics gets Alpha/k.
-	Alpha float64
-	// Beta is, per metric, the largest probability of passing an effect
-	// exactly at the threshold.
-	Beta float64
+	// Alpha is the one-sided false-alarm rate over all looks, Alpha/k per
+	// gated metric; Beta, per metric, the largest probability of passing
+	// an effect exactly at the threshold.
+	Alpha, Beta float64
 	// MinPairs is the first look; MaxPairs the budget; Every the look
 	// cadence in pairs (the budget is always a look).
 	MinPairs, MaxPairs, Every int
-	// Rho shapes the spending α·(n/MaxPairs)^ρ: 1 spends evenly, 3 keeps
-	// most of α for the end (O'Brien–Fleming-like).
-	Rho float64
-	// Rule is the regression rule.
+	// Rho shapes the spending α·(n/MaxPairs)^ρ: 1 spends evenly.
+	Rho  float64
 	Rule SeqRule
-	// Prior, when its DF is above 0, is the spread of the units of earlier
-	// jobs of the same benchmark on the same machine class: at a look
-	// whose own spread is consistent with it (SeqPrior.Consistent) the
-	// two are pooled, and the critical values are those of a t statistic
-	// with the pooled degrees of freedom, so early looks are not bounded
-	// by a t with 2 or 3 degrees of freedom.
+	// Prior, when its DF is above 0, is the spread of earlier jobs' units:
+	// at a look whose own spread is consistent with it the two are pooled,
+	// with critical values of a t at the pooled degrees of freedom.
 	Prior SeqPrior
 }
 
 // SeqPrior is a noise estimate from earlier jobs: the standard deviation
 // of their units on the comparison scale, with its degrees of freedom.
-//
-// Within marks an estimate from inside the job, not from earlier jobs: the
-// spread of the window pairs within blocks, scaled to a block (the
-// interleaved design). It estimates a block's spread only while blocks do
-// not differ beyond their windows (no process bias), so it is pooled only
-// while the blocks' own spread shows no sign of one: a one-sided test at
-// the lenient level withinPretest, not the two-sided one of a stored noise.
+// Within marks one from inside the job (the spread of the window pairs
+// within blocks, scaled to a block): it holds only while blocks do not
+// differ beyond their windows, so it is pooled only while the blocks'
+// spread shows no sign of that (one-sided, at the lenient withinPretest).
 type SeqPrior struct {
 	SD     float64 `json:"sd"`
 	DF     int     `json:"df"`
@@ -224,8 +176,9 @@ const priorConsistency = 0.05
 // +15 % effect.
 const withinPretest = 0.5
 
-// usable is the prior's degrees of freedom on the grid (0: no prior).
-func (p SeqPrior) usable() int {
+// UsableDF is the prior's degrees of freedom a look can pool (on the
+// grid); 0 when it has too few to be used at all.
+func (p SeqPrior) UsableDF() int {
 	if !(p.SD > 0) || math.IsInf(p.SD, 1) {
 		return 0
 	}
@@ -238,15 +191,11 @@ func (p SeqPrior) usable() int {
 	return df
 }
 
-// UsableDF is the prior's degrees of freedom a look can pool (on the
-// grid); 0 when it has too few to be used at all.
-func (p SeqPrior) UsableDF() int { return p.usable() }
-
 // Consistent reports whether a spread sd of n units agrees with the prior:
 // the ratio of variances lies inside the central 1 − priorConsistency of
 // its F distribution.
 func (p SeqPrior) Consistent(sd float64, n int) bool {
-	df := p.usable()
+	df := p.UsableDF()
 	if df == 0 || n < 2 || !(sd >= 0) {
 		return false
 	}
@@ -260,7 +209,7 @@ func (p SeqPrior) Consistent(sd float64, n int) bool {
 
 // pooled is the spread of n units with sample sd pooled with the prior.
 func (p SeqPrior) pooled(sd float64, n int) float64 {
-	df := p.usable()
+	df := p.UsableDF()
 	return math.Sqrt((float64(n-1)*sd*sd + float64(df)*p.SD*p.SD) / float64(n-1+df))
 }
 
@@ -269,31 +218,24 @@ func (p SeqPrior) pooled(sd float64, n int) float64 {
 type SeqDecision struct {
 	Outcome SeqOutcome
 	Reason  SeqReason
-	// Pairs is the number of pairs judged.
-	Pairs int
+	Pairs   int // judged
 	// Estimate is the mean difference; Lower and Upper its repeated
 	// confidence bounds (levels α/k and β); NaN before the first look and
-	// between looks, −Inf/+Inf at a look that spends nothing.
+	// between looks, ±Inf at a look that spends nothing.
 	Estimate, Lower, Upper float64
 	// Threshold is max(min_effect, resolution).
 	Threshold float64
-	// Spread is the pairs' standard deviation used (never below the
-	// resolution); NaN with fewer than 2 pairs.
-	Spread float64
-	// Detectable is the smallest effect the whole design catches with 80 %
-	// probability within MaxPairs at the measured Spread ("with up to N
-	// pairs this gate detects ≥ X"); set when the look decides, NaN when
-	// not computed or when no effect is caught reliably.
+	// Spread is the standard deviation used (at least the resolution, the
+	// prior of PriorDF degrees of freedom pooled in), OwnSpread the job's
+	// own; NaN with fewer than 2 pairs.
+	Spread, OwnSpread float64
+	PriorDF           int
+	// Detectable is the smallest effect the design catches with 80 %
+	// probability within MaxPairs at Spread; set when the look decides,
+	// NaN when not computed or none is caught reliably.
 	Detectable float64
-	// PriorDF is the degrees of freedom of the prior pooled into Spread at
-	// this look; 0 when the look used the job's own spread alone.
-	PriorDF int
-	// OwnSpread is the job's own spread at this look (Spread without the
-	// prior); NaN with fewer than 2 pairs.
-	OwnSpread float64
-	// MorePairs, when inconclusive, is about how many pairs beyond Pairs a
-	// job with a larger budget would likely (80 %) need to decide, if the
-	// estimate and spread are the truth; 0 otherwise.
+	// MorePairs, when inconclusive, is about how many more pairs would
+	// likely (80 %) decide if the estimate and spread are the truth.
 	MorePairs int
 }
 
@@ -301,9 +243,7 @@ type SeqDecision struct {
 func (s SeqDecision) Decided() bool { return s.Outcome != SeqContinue }
 
 // WithDefaults is the design with its zero fields set to the defaults.
-func (d SeqDesign) WithDefaults() SeqDesign { return d.withDefaults() }
-
-func (d SeqDesign) withDefaults() SeqDesign {
+func (d SeqDesign) WithDefaults() SeqDesign {
 	if d.Alpha == 0 {
 		d.Alpha = DefaultSeqAlpha
 	}
@@ -327,7 +267,7 @@ func (d SeqDesign) withDefaults() SeqDesign {
 
 // Validate reports a design that cannot be used (after defaults).
 func (d SeqDesign) Validate() error {
-	d = d.withDefaults()
+	d = d.WithDefaults()
 	switch {
 	case !(d.Alpha > 0 && d.Alpha < 0.5):
 		return fmt.Errorf("sequential alpha %g is not in (0, 0.5)", d.Alpha)
@@ -348,7 +288,7 @@ func (d SeqDesign) Validate() error {
 }
 
 func (d SeqDesign) schedule() schedule {
-	return schedule{min: d.MinPairs, max: d.MaxPairs, every: d.Every, rho: d.Rho, prior: d.Prior.usable()}
+	return schedule{min: d.MinPairs, max: d.MaxPairs, every: d.Every, rho: d.Rho, prior: d.Prior.UsableDF()}
 }
 
 // withPriorAt is the design of a look at n units whose own spread is sd:
@@ -360,24 +300,20 @@ func (d SeqDesign) withPriorAt(sd float64, n int) SeqDesign {
 	return d
 }
 
-// ReplayWithin is the decision of one metric of a job that looks after
-// every unit, for a caller that keeps no state and is handed all units so
-// far: the first of the looks at diffs[:1], diffs[:2], … that decided,
-// else the look at all of diffs (the final one, spending the level left,
-// when final is set: the reason to stop must not come from the
-// differences). A metric keeps its first decision; every look uses k, so
-// a caller whose k changes replays the earlier looks at the new k. The look
-// at n units may pool within[n−1], a noise estimate from inside the job
-// that grows with it (the spread of the window pairs within blocks), when
-// d has no Prior of its own; nil or a zero entry: none. Detectable is not
-// filled: price it once, with Detectable, when the job is done.
+// ReplayWithin is the decision of one metric for a caller that keeps no
+// state and is handed all units so far: the first of the looks at
+// diffs[:1], diffs[:2], … that decided, else the look at all of diffs
+// (spending the level left when final is set). Every look uses k, so a
+// caller whose k changes replays the earlier looks at the new k. Without
+// a Prior of d's own the look at n units may pool within[n−1] (the spread
+// of the window pairs within blocks). Detectable is not filled.
 func (d SeqDesign) ReplayWithin(diffs []float64, minEffect, resolution float64, k int, final bool, within []SeqPrior) (SeqDecision, error) {
-	d = d.withDefaults()
+	d = d.WithDefaults()
 	if err := d.check(diffs, minEffect, resolution); err != nil {
 		return SeqDecision{}, err
 	}
 	at := func(n int) SeqDesign {
-		if d.Prior.usable() == 0 && n-1 < len(within) {
+		if d.Prior.UsableDF() == 0 && n-1 < len(within) {
 			dn := d
 			dn.Prior = within[n-1]
 			return dn
@@ -393,12 +329,11 @@ func (d SeqDesign) ReplayWithin(diffs []float64, minEffect, resolution float64, 
 	return at(len(diffs)).look(diffs, minEffect, resolution, k, final, false)
 }
 
-// look is one look (the final one when final is set: it spends the level
-// left and never continues); detect fills Detectable when
-// the look decides (about half a millisecond; simulations of the decision
-// alone skip it).
+// look is one look (final: it spends the level left and never continues);
+// detect fills Detectable when the look decides (about half a
+// millisecond; simulations of the decision alone skip it).
 func (d SeqDesign) look(diffs []float64, minEffect, resolution float64, k int, final, detect bool) (SeqDecision, error) {
-	d = d.withDefaults()
+	d = d.WithDefaults()
 	if err := d.check(diffs, minEffect, resolution); err != nil {
 		return SeqDecision{}, err
 	}
@@ -415,13 +350,13 @@ func (d SeqDesign) look(diffs []float64, minEffect, resolution float64, k int, f
 		dec.Reason = ReasonBetweenLooks
 	default:
 		d = d.withPriorAt(dec.OwnSpread, n)
-		if df := d.Prior.usable(); df > 0 {
+		if df := d.Prior.UsableDF(); df > 0 {
 			dec.Spread, dec.PriorDF = math.Max(d.Prior.pooled(dec.OwnSpread, n), resolution), df
 		}
 		d.judge(&dec, k, final)
 	}
-	if detect && dec.Decided() {
-		d.fillDetectable(&dec, resolution, k)
+	if detect && dec.Decided() && !math.IsNaN(dec.Spread) {
+		dec.Detectable = d.detectable(dec.Spread, dec.Threshold, resolution, k)
 	}
 	return dec, nil
 }
@@ -434,7 +369,6 @@ func summarize(diffs []float64, minEffect, resolution float64) SeqDecision {
 	if len(diffs) > 0 {
 		dec.Estimate = Mean(diffs)
 	}
-
 	if len(diffs) >= 2 {
 		dec.OwnSpread = SampleSD(diffs)
 		dec.Spread = math.Max(dec.OwnSpread, resolution)
@@ -442,8 +376,7 @@ func summarize(diffs []float64, minEffect, resolution float64) SeqDecision {
 	return dec
 }
 
-// judge sets the bounds at a look and decides; when inconclusive it
-// projects the pairs that would likely decide.
+// judge sets the bounds at a look and decides.
 func (d SeqDesign) judge(dec *SeqDecision, k int, final bool) {
 	cLow, cUp := d.critical(dec.Pairs, k, final)
 	dec.Lower = bound(dec.Estimate, -cLow, dec.Spread, dec.Pairs)
@@ -484,8 +417,7 @@ func (d SeqDesign) critical(n, k int, final bool) (float64, float64) {
 	return low.crit[i], up.crit[i]
 }
 
-// boundaries are the cached boundaries of the lower bound (level α/k)
-// and of the upper bound (level β).
+// boundaries are the cached boundaries of the two bounds.
 func (d SeqDesign) boundaries(k int) (low, up *tBoundary) {
 	return boundaryFor(d.schedule(), d.Alpha/float64(k)), boundaryFor(d.schedule(), d.Beta)
 }
@@ -524,20 +456,13 @@ func (d SeqDesign) decide(dec *SeqDecision, final bool) {
 	}
 }
 
-func (d SeqDesign) fillDetectable(dec *SeqDecision, resolution float64, k int) {
-	if math.IsNaN(dec.Spread) {
-		return
-	}
-	dec.Detectable = d.detectable(dec.Spread, dec.Threshold, resolution, k)
-}
-
 // Detectable is the smallest effect (comparison scale) that the design
 // calls a regression with 80 % probability within MaxPairs when the pair
 // differences are normal with standard deviation sigma; NaN when even a
 // huge effect is not caught that often. It is a planning figure: the
 // report's "with up to N pairs this gate detects ≥ X".
 func (d SeqDesign) Detectable(sigma, minEffect, resolution float64, k int) (float64, error) {
-	d = d.withDefaults()
+	d = d.WithDefaults()
 	if err := d.check(nil, minEffect, resolution); err != nil {
 		return math.NaN(), err
 	}
@@ -547,12 +472,10 @@ func (d SeqDesign) Detectable(sigma, minEffect, resolution float64, k int) (floa
 	return d.detectable(math.Max(sigma, resolution), math.Max(minEffect, resolution), resolution, max(k, 1)), nil
 }
 
-// Pricing the detectable effect takes about half a millisecond (every
-// standard path at every look), and a job prices it for every gated
-// metric. It is priced at the spread rounded to a geometric grid of
-// detectableGrid (0.5 %), which moves it by less than the Monte Carlo
-// error of its 2,000 paths, and the last detectableMemoSize prices are
-// kept.
+// The detectable effect (half a millisecond, priced for every gated
+// metric) is priced at the spread rounded to a geometric grid of 0.5 %,
+// which moves it by less than its Monte Carlo error, and the last
+// detectableMemoSize prices are kept.
 const (
 	detectableGrid     = 0.005
 	detectableMemoSize = 4096
@@ -616,8 +539,7 @@ type lookTerm struct {
 	low, up, invSqrt float64
 }
 
-// lookTerms lists the planned looks of the schedule, once per pricing
-// rather than once per path.
+// lookTerms lists the planned looks, once per pricing.
 func (d SeqDesign) lookTerms(low, up *tBoundary) []lookTerm {
 	sch := d.schedule()
 	var out []lookTerm

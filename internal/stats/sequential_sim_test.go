@@ -152,7 +152,7 @@ type seqResult struct {
 // pair, a decided metric keeps its decision, and the job stops at the
 // first regression or when every metric has decided.
 func simulateJob(rng *rand.Rand, d SeqDesign, cases []gateCase, k int) seqResult {
-	d = d.withDefaults()
+	d = d.WithDefaults()
 	sources := make([]*pairSource, len(cases))
 	diffs := make([][]float64, len(cases))
 	decs := make([]SeqDecision, len(cases))
@@ -238,7 +238,7 @@ func logPct(f float64) float64 { return math.Log1p(f) }
 // the design counts blocks (the analysis when processes restart every
 // block pairs).
 func rejectionRate(seed uint64, jobs int, d SeqDesign, w pairWorld, effect float64, block int, reject func(units []float64) bool) float64 {
-	d = d.withDefaults()
+	d = d.WithDefaults()
 	block = max(block, 1)
 	rng := rand.New(rand.NewPCG(seed, 0xc055))
 	hits := 0
@@ -265,7 +265,7 @@ func rejectionRate(seed uint64, jobs int, d SeqDesign, w pairWorld, effect float
 // within the budget when sampling never stops for a pass: the level the
 // boundary itself holds for one of k metrics (α/k under normal noise).
 func crossingRate(seed uint64, jobs int, d SeqDesign, w pairWorld, effect float64, k, block int) float64 {
-	d = d.withDefaults()
+	d = d.WithDefaults()
 	low, _ := d.boundaries(k)
 	sch := d.schedule()
 	return rejectionRate(seed, jobs, d, w, effect, block, func(units []float64) bool {
@@ -278,7 +278,7 @@ func crossingRate(seed uint64, jobs int, d SeqDesign, w pairWorld, effect float6
 // at level a repeated after every pair from the design's first look on:
 // what looking without a sequential boundary does.
 func naiveRate(seed uint64, jobs int, d SeqDesign, w pairWorld, a float64) float64 {
-	d = d.withDefaults()
+	d = d.WithDefaults()
 	quantiles := make([]float64, d.MaxPairs+1)
 	for n := d.MinPairs; n <= d.MaxPairs; n++ {
 		quantiles[n] = studentQuantile(1-a, n-1)

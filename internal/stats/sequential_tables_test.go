@@ -216,7 +216,7 @@ type blockWorld struct {
 
 func runBlockJobs(seed uint64, jobs int, d SeqDesign, bw blockWorld, effect float64) tally {
 	rng := rand.New(rand.NewPCG(seed, 0xb10c))
-	d = d.withDefaults()
+	d = d.WithDefaults()
 	var t tally
 	for range jobs {
 		src := bw.w.job(rng, effect)
@@ -306,7 +306,7 @@ func tableAdvice(out *strings.Builder) {
 				src := pairWorld{cv: cv, drift: 4 * cv}.job(rng, logPct(eff))
 				var diffs []float64
 				var dec SeqDecision
-				for n := 1; n <= d.withDefaults().MaxPairs; n++ {
+				for n := 1; n <= d.WithDefaults().MaxPairs; n++ {
 					diffs = append(diffs, src.next())
 					if dec, _ = d.look(diffs, minEffect5, resolution, 1, false, false); dec.Decided() {
 						break
@@ -326,7 +326,7 @@ func tableAdvice(out *strings.Builder) {
 					diffs = append(diffs, src.next())
 				}
 				longer := SeqDesign{MaxPairs: budget}
-				for n := longer.withDefaults().MinPairs; n <= budget; n++ {
+				for n := longer.WithDefaults().MinPairs; n <= budget; n++ {
 					if dd, _ := longer.look(diffs[:n], minEffect5, resolution, 1, false, false); dd.Decided() {
 						if dd.Outcome != SeqInconclusive {
 							decided++

@@ -262,7 +262,7 @@ func TestSeqDetectableMatchesSimulation(t *testing.T) {
 // A time budget that stops every job at 10 of 20 pairs, whatever the
 // data: planned looks up to 9, then Final's boundary at 10, hold α.
 func TestSeqFinalHoldsLevel(t *testing.T) {
-	d := SeqDesign{}.withDefaults()
+	d := SeqDesign{}.WithDefaults()
 	low, _ := d.boundaries(1)
 	const stop = 10
 	got := rejectionRate(41, 20_000, d, pairWorld{cv: 0.03, drift: 0.12}, 0, 1, func(units []float64) bool {
@@ -297,7 +297,7 @@ func TestSeqDeterministic(t *testing.T) {
 // BenchmarkSeqCalibrate is the one-off cost of a design's boundary at one
 // level (a job needs two: α/K and β).
 func BenchmarkSeqCalibrate(b *testing.B) {
-	sch := SeqDesign{}.withDefaults().schedule()
+	sch := SeqDesign{}.WithDefaults().schedule()
 	for b.Loop() {
 		calibrate(sch, 0.05/6)
 	}

@@ -8,15 +8,10 @@ func CV(x []float64) float64 {
 	if len(x) < 2 {
 		return 0
 	}
-	mean := Mean(x)
-	if mean == 0 {
-		return 0
+	if mean := Mean(x); mean != 0 {
+		return SampleSD(x) / mean
 	}
-	var sq float64
-	for _, v := range x {
-		sq += (v - mean) * (v - mean)
-	}
-	return math.Sqrt(sq/float64(len(x)-1)) / mean
+	return 0
 }
 
 // pooledSD is the within-side standard deviation pooled over both sides;

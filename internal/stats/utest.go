@@ -54,10 +54,7 @@ func usesExact(head, base []float64) bool {
 	if n <= moremath.MannWhitneyTiesExactLimit && m <= moremath.MannWhitneyTiesExactLimit {
 		return true
 	}
-	if hasTies(head, base) {
-		return n <= moremath.MannWhitneyTiesExactLimit && m <= moremath.MannWhitneyTiesExactLimit
-	}
-	return n <= moremath.MannWhitneyExactLimit && m <= moremath.MannWhitneyExactLimit
+	return !hasTies(head, base) && n <= moremath.MannWhitneyExactLimit && m <= moremath.MannWhitneyExactLimit
 }
 
 func hasTies(a, b []float64) bool {

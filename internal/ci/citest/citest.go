@@ -1,11 +1,8 @@
-// Package citest reads a job log as the GitHub Actions runner does, for
-// tests that check which workflow commands a log holds. It models
-// actions/runner (ProcessInvoker reads lines with StreamReader.ReadLine;
-// OutputManager and ActionCommand.TryParseV2 / TryParse parse them; see
-// shared/research/github-contract.md §1.4), erring towards finding more
-// commands than the runner would: any command name counts (a stop token
-// can be any word), and each line is also read with the characters a
-// culture-aware comparison may ignore removed.
+// Package citest reads a job log as the GitHub Actions runner does
+// (shared/research/github-contract.md §1.4), for tests that check which
+// workflow commands a log holds, erring towards finding more: any command
+// name counts, and each line is also read without the characters a
+// culture-aware comparison may ignore.
 package citest
 
 import (
@@ -65,49 +62,32 @@ func Lines(log string) []string {
 	return lines
 }
 
-// parse tries the current form first, then the legacy one, as the runner
-// does.
+// parse tries the current form, "::name key=value,key=value::data" after
+// leading white space, then the legacy one, "##[name key=value;key=value]data"
+// anywhere in the line, as the runner does.
 func parse(line string) (Command, bool) {
-	if c, ok := parseV2(line); ok {
-		return c, true
+	if s := strings.TrimLeftFunc(line, isSpace); strings.HasPrefix(s, "::") {
+		if c, ok := parseForm(s[2:], "::", ","); ok {
+			return c, true
+		}
 	}
-	return parseLegacy(line)
+	if i := strings.Index(line, "##["); i >= 0 {
+		if c, ok := parseForm(line[i+3:], "]", ";"); ok {
+			c.Legacy = true
+			return c, true
+		}
+	}
+	return Command{}, false
 }
 
-// parseV2 reads "::name key=value,key=value::data" after leading white
-// space.
-func parseV2(line string) (Command, bool) {
-	s := strings.TrimLeftFunc(line, isSpace)
-	if !strings.HasPrefix(s, "::") {
+// parseForm reads "name props<end>data" with props separated by sep.
+func parseForm(rest, end, sep string) (Command, bool) {
+	j := strings.Index(rest, end)
+	if j < 0 {
 		return Command{}, false
 	}
-	end := strings.Index(s[2:], "::")
-	if end < 0 {
-		return Command{}, false
-	}
-	name, props := nameAndProps(s[2:2+end], ",")
-	if name == "" {
-		return Command{}, false
-	}
-	return Command{Name: name, Props: props, Data: s[2+end+2:]}, true
-}
-
-// parseLegacy reads "##[name key=value;key=value]data" anywhere in the line.
-func parseLegacy(line string) (Command, bool) {
-	i := strings.Index(line, "##[")
-	if i < 0 {
-		return Command{}, false
-	}
-	rest := line[i+3:]
-	end := strings.IndexByte(rest, ']')
-	if end < 0 {
-		return Command{}, false
-	}
-	name, props := nameAndProps(rest[:end], ";")
-	if name == "" {
-		return Command{}, false
-	}
-	return Command{Name: name, Props: props, Data: rest[end+1:], Legacy: true}, true
+	name, props := nameAndProps(rest[:j], sep)
+	return Command{Name: name, Props: props, Data: rest[j+len(end):]}, name != ""
 }
 
 func nameAndProps(info, sep string) (string, map[string]string) {

@@ -1,14 +1,10 @@
-// Package ghtest owns the tests' stand-in for the GitHub REST API: an
-// httptest server, on loopback, that speaks the issue-comment endpoints
-// tailgate uses with GitHub's paths, status codes, error bodies and Link
-// pagination, under a non-empty base path (/api/v3, as on GHES) so a
-// request built from an absolute path misses. It checks what every request
-// must carry (the bearer token, go-github's API version and media type, the
-// one repository a test expects), keeps comments per issue number, can
-// stand for a read-only token (a fork PR's) or answer queued failures
-// (rate limits, 5xx, 404) before the real handler, and records every
-// request for assertions. Tests pass its URL in explicitly; only tests
-// import it, and it imports nothing of tailgate's so gh's own tests can.
+// Package ghtest owns the tests' stand-in for the GitHub REST API: a
+// loopback httptest server speaking the issue-comment endpoints tailgate
+// uses, with GitHub's status codes, error bodies and Link pagination,
+// under /api/v3 (as on GHES) so an absolute path misses. It checks each
+// request's token, API version, media type and repository, keeps comments
+// per issue, can stand for a read-only token or answer queued failures,
+// and records every request. It imports nothing of tailgate's.
 package ghtest
 
 import (
@@ -103,9 +99,6 @@ func Repo(ownerName string) Option { return func(s *Server) { s.repo = ownerName
 // integration", as GitHub does for a token without pull-requests: write
 // (a pull request from a fork).
 func ReadOnly() Option { return func(s *Server) { s.readOnly = true } }
-
-// PageSize caps per_page (default 2, so a few comments span pages).
-func PageSize(n int) Option { return func(s *Server) { s.pageSize = max(n, 1) } }
 
 // New starts a Server that closes when the test ends.
 func New(t testing.TB, opts ...Option) *Server {
