@@ -102,3 +102,16 @@ func IsCutJSON(data []byte, err error) bool {
 func CutJSON(file string, data []byte, expected string) error {
 	return &SyntaxError{File: file, Line: LineAt(data, int64(len(data))), Msg: "file is cut: the JSON ends before the document does; " + expected}
 }
+
+// DecodeJSON reads the whole document r into v and returns its bytes; a
+// document that does not decode is JSONError's *SyntaxError.
+func DecodeJSON(file string, r io.Reader, v any, expected string) ([]byte, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", file, err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return data, JSONError(file, data, err, expected)
+	}
+	return data, nil
+}

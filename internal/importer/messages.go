@@ -58,3 +58,13 @@ func Clip(s string, n int) string {
 	}
 	return s
 }
+
+// DropLatencies deletes the latency metrics of a run whose tool timed
+// nothing (every request failed), or only those it printed as 0.
+func DropLatencies(m map[string]float64, zeroOnly bool) {
+	for _, k := range []string{result.LatencyMax, result.LatencyMean, result.LatencyP50, result.LatencyP90, result.LatencyP95, result.LatencyP99} {
+		if !zeroOnly || m[k] == 0 {
+			delete(m, k)
+		}
+	}
+}

@@ -15,12 +15,7 @@ import (
 // Starts accepts; lines before the first report (a shell prompt, the
 // command) are skipped.
 type TextReport struct {
-	// Starts reports whether a line opens a report.
 	Starts func(line string) bool
-	// Begin starts a new report at its first line, numbered from 1.
-	Begin func(line int)
-	// Take reads a line of the current report, its first line included.
-	Take func(line string) error
 	// Before, when set, sees the lines before the first report (where a
 	// tool that gave up says why).
 	Before func(line string)
@@ -29,47 +24,8 @@ type TextReport struct {
 	Whole func(line string) bool
 }
 
-// Read reads the reports in file name from r; a line Take fails on is a
-// *SyntaxError at that line. It returns the number of reports begun. A
-// last line without a line break that Whole does not vouch for is not
-// read (see ReadReports).
-func (t TextReport) Read(name string, r io.Reader) (reports int, err error) {
-	reports, _, err = t.read(name, r)
-	return reports, err
-}
-
-// read is Read that also says which line the file was cut in.
-func (t TextReport) read(name string, r io.Reader) (reports int, cut cutLine, err error) {
-	lines := NewLineReader(r)
-	for lines.Scan() {
-		text := strings.TrimSpace(string(lines.Bytes()))
-		if !lines.Complete() && text != "" && (t.Whole == nil || !t.Whole(text)) {
-			cut = cutLine{lines.Line(), text}
-			break
-		}
-		if t.Starts(text) {
-			reports++
-			t.Begin(lines.Line())
-		}
-		if reports == 0 {
-			if t.Before != nil {
-				t.Before(text)
-			}
-			continue
-		}
-		if err := t.Take(text); err != nil {
-			return reports, cut, &SyntaxError{File: name, Line: lines.Line(), Msg: err.Error()}
-		}
-	}
-	if err := lines.Err(); err != nil {
-		return reports, cut, &SyntaxError{File: name, Msg: fmt.Sprintf("%v; expected a text report", err)}
-	}
-	return reports, cut, nil
-}
-
 // Report is the state of one text report while its lines are read.
 type Report interface {
-	// Take reads one line of the report.
 	Take(line string) error
 	// Cut says that the file ends in a line that was not read (partial is
 	// what the file holds of it, which can tell what line it was, never
@@ -87,8 +43,9 @@ type Report interface {
 }
 
 // ReadReports reads every report of a text file, each into the state
-// begin makes at its first line, and returns their runs in file order; a
-// file without a report is a *SyntaxError that says what was expected.
+// begin makes at its first line (numbered from 1), and returns their runs
+// in file order; a line Take fails on is a *SyntaxError at that line, and
+// so is a file without a report, saying what was expected.
 //
 // A file whose last line has no line break may have been cut in that line
 // ("55.927m" for "55.927ms", "Requests/sec: 5" for 5527.14), and the
@@ -97,36 +54,50 @@ type Report interface {
 // says the line is complete (a report saved without its last line break).
 func (t TextReport) ReadReports(name, expected string, r io.Reader, begin func(line int) Report) ([]*result.Run, error) {
 	var reps []Report
-	t.Begin = func(line int) { reps = append(reps, begin(line)) }
-	t.Take = func(line string) error { return reps[len(reps)-1].Take(line) }
-	_, cut, err := t.read(name, r)
-	if err != nil {
-		return nil, err
+	cut, partial := 0, ""
+	lines := NewLineReader(r)
+	for lines.Scan() {
+		text := strings.TrimSpace(string(lines.Bytes()))
+		if !lines.Complete() && text != "" && (t.Whole == nil || !t.Whole(text)) {
+			cut, partial = lines.Line(), text
+			break
+		}
+		if t.Starts(text) {
+			reps = append(reps, begin(lines.Line()))
+		}
+		if len(reps) == 0 {
+			if t.Before != nil {
+				t.Before(text)
+			}
+		} else if err := reps[len(reps)-1].Take(text); err != nil {
+			return nil, &SyntaxError{File: name, Line: lines.Line(), Msg: err.Error()}
+		}
+	}
+	if err := lines.Err(); err != nil {
+		return nil, &SyntaxError{File: name, Msg: fmt.Sprintf("%v; expected a text report", err)}
 	}
 	if len(reps) == 0 {
-		msg := expected
-		if cut.n > 0 {
-			msg += fmt.Sprintf(" (the file was cut: line %d is incomplete)", cut.n)
+		if cut > 0 {
+			expected += fmt.Sprintf(" (the file was cut: line %d is incomplete)", cut)
 		}
-		return nil, &SyntaxError{File: name, Msg: msg}
+		return nil, &SyntaxError{File: name, Msg: expected}
 	}
-	if cut.n > 0 && !reps[len(reps)-1].Cut(cut.partial) {
-		cut = cutLine{}
+	if cut > 0 && !reps[len(reps)-1].Cut(partial) {
+		cut = 0
 	}
 	runs := make([]*result.Run, 0, len(reps))
 	for i, rep := range reps {
 		run, err := rep.Finish(name)
-		if err != nil {
-			if cut.n > 0 && i == len(reps)-1 {
-				return nil, cutError(err, cut.n)
-			}
+		if err != nil && cut > 0 && i == len(reps)-1 {
+			return nil, cutError(err, cut)
+		} else if err != nil {
 			return nil, err
 		}
 		runs = append(runs, run)
 	}
-	if cut.n > 0 {
+	if cut > 0 {
 		last := runs[len(runs)-1]
-		last.Notes = append(last.Notes, CutNote(cut.n))
+		last.Notes = append(last.Notes, CutNote(cut))
 	}
 	return runs, nil
 }
@@ -139,13 +110,6 @@ func (t TextReport) ReadReports(name, expected string, r io.Reader, begin func(l
 func AfterDistributions(section, partial string) bool {
 	return (section == "Status code distribution:" || section == "Error distribution:") &&
 		!strings.HasPrefix(partial, "[") && !strings.HasPrefix("Error distribution:", partial)
-}
-
-// cutLine is the line a file was cut in: its number (0: not cut) and what
-// the file holds of it.
-type cutLine struct {
-	n       int
-	partial string
 }
 
 // cutError adds to why a cut report holds no run that the file was cut.

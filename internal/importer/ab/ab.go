@@ -25,8 +25,6 @@ func init() {
 // run. Lines around them (the command, progress lines, notes) are ignored.
 type Text struct{}
 
-var _ importer.Several = Text{}
-
 func (Text) Name() string { return "ab-text" }
 
 var (

@@ -26,11 +26,6 @@ type Percentiles struct{}
 // request failed is unknown.
 type Gnuplot struct{}
 
-var (
-	_ importer.Format = Percentiles{}
-	_ importer.Format = Gnuplot{}
-)
-
 func (Percentiles) Name() string { return "ab-csv" }
 func (Gnuplot) Name() string     { return "ab-gnuplot" }
 

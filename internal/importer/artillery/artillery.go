@@ -10,7 +10,6 @@ package artillery
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -26,8 +25,6 @@ func init() { importer.Register(Report{}) }
 
 // Report reads an Artillery JSON report.
 type Report struct{}
-
-var _ importer.Format = Report{}
 
 func (Report) Name() string { return "artillery-json" }
 
@@ -62,13 +59,9 @@ type doc struct {
 const what = `JSON report of Artillery with an "aggregate" object`
 
 func (Report) Import(name string, r io.Reader) (*result.Run, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, err)
-	}
 	var d doc
-	if err := json.Unmarshal(data, &d); err != nil {
-		return nil, importer.JSONError(name, data, err, "expected a "+what)
+	if _, err := importer.DecodeJSON(name, r, &d, "expected a "+what); err != nil {
+		return nil, err
 	}
 	a := d.Aggregate
 	switch {

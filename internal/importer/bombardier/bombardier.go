@@ -32,11 +32,6 @@ type Text struct{}
 // JSON reads `bombardier -o json`.
 type JSON struct{}
 
-var (
-	_ importer.Several = Text{}
-	_ importer.Format  = JSON{}
-)
-
 func (Text) Name() string { return "bombardier-text" }
 func (JSON) Name() string { return "bombardier-json" }
 
@@ -106,10 +101,7 @@ func finish(name, where string, run *result.Run, c *counts) (*result.Run, error)
 		return nil, &importer.Unsupported{File: name, Reason: "the bombardier result" + where + " counts no requests: nothing to judge"}
 	}
 	if run.Requests.Failed == run.Requests.Total {
-		// bombardier times failed requests too: no latency of the service.
-		for _, k := range []string{result.LatencyMax, result.LatencyMean, result.LatencyP50, result.LatencyP90, result.LatencyP95, result.LatencyP99} {
-			delete(run.Metrics, k)
-		}
+		importer.DropLatencies(run.Metrics, false) // bombardier times failed requests too
 	}
 	run.Summarize()
 	return run, nil
@@ -275,13 +267,9 @@ type jsonDoc struct {
 const jsonWhat = `bombardier -o json result ({"spec":{…},"result":{…}})`
 
 func (JSON) Import(name string, r io.Reader) (*result.Run, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, err)
-	}
 	var d jsonDoc
-	if err := json.Unmarshal(data, &d); err != nil {
-		return nil, importer.JSONError(name, data, err, "expected a "+jsonWhat)
+	if _, err := importer.DecodeJSON(name, r, &d, "expected a "+jsonWhat); err != nil {
+		return nil, err
 	}
 	res := d.Result
 	if d.Spec == nil || res == nil || res.TimeTaken == nil || res.Req2xx == nil || res.Others == nil {

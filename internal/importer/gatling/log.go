@@ -18,9 +18,6 @@ import (
 // Gatling 2.x–3.12, or the binary records of 3.13 and later (binary.go).
 type LogFormat struct{}
 
-var _ importer.Format = LogFormat{}
-
-// Name implements importer.Format.
 func (LogFormat) Name() string { return "gatling-simulation-log" }
 
 // recordTypes are the first fields of the text log's records.
@@ -39,7 +36,6 @@ func (LogFormat) Sniff(name string, head []byte) bool {
 	return found && len(rest) > 0 && recordTypes[string(typ)]
 }
 
-// Import implements importer.Format.
 func (LogFormat) Import(name string, r io.Reader) (*result.Run, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if head, _ := br.Peek(512); isBinary(head) {

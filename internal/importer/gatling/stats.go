@@ -19,9 +19,6 @@ import (
 // top node's figures only).
 type StatsFormat struct{}
 
-var _ importer.Format = StatsFormat{}
-
-// Name implements importer.Format.
 func (StatsFormat) Name() string { return "gatling-stats-json" }
 
 // Sniff accepts a JSON object with Gatling's statistics fields, or the
@@ -149,7 +146,6 @@ type document struct {
 	statistics
 }
 
-// Import implements importer.Format.
 func (StatsFormat) Import(name string, r io.Reader) (*result.Run, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {

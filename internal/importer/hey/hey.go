@@ -30,11 +30,6 @@ type Text struct{}
 // CSV reads `hey -o csv`: one row per response, times in seconds.
 type CSV struct{}
 
-var (
-	_ importer.Several = Text{}
-	_ importer.Format  = CSV{}
-)
-
 func (Text) Name() string { return "hey-text" }
 func (CSV) Name() string  { return "hey-csv" }
 
@@ -188,19 +183,17 @@ func (rep *report) Finish(name string) (*result.Run, error) {
 	if !rep.sawTime {
 		return nil, &importer.SyntaxError{File: name, Line: rep.line, Msg: `the summary that starts here has no "Total:" line; expected a whole hey report`}
 	}
-	if rep.cut {
+	switch {
+	case rep.cut:
 		run.Requests, run.Errors = result.Requests{}, nil
 		run.Notes = append(run.Notes, "the report is cut in or before its status code and error distributions: requests, failures and errors are not counted")
-		dropUntimed(run)
-		run.Summarize()
-		return run, nil
-	}
-	if run.Requests.Total == 0 {
+	case run.Requests.Total == 0:
 		return nil, &importer.Unsupported{File: name, Reason: fmt.Sprintf("the hey report at line %d lists no responses and no errors: nothing to judge", rep.line)}
+	default:
+		run.Requests.Counted = result.CountRequests // every response and every error is listed
 	}
-	run.Requests.Counted = result.CountRequests // every response and every error is listed
-	if run.Requests.Failed == run.Requests.Total {
-		dropUntimed(run)
+	if rep.cut || run.Requests.Failed == run.Requests.Total {
+		importer.DropLatencies(run.Metrics, true) // the 0s hey prints when it timed nothing
 	}
 	run.Summarize()
 	return run, nil
@@ -262,14 +255,4 @@ func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 	run.Window = last - first
 	run.Summarize()
 	return run, nil
-}
-
-// dropUntimed leaves out the latencies of 0 that hey prints (Slowest,
-// Fastest, the distribution) when it timed nothing: every request failed.
-func dropUntimed(run *result.Run) {
-	for _, k := range []string{result.LatencyMax, result.LatencyMean, result.LatencyP50, result.LatencyP90, result.LatencyP95, result.LatencyP99} {
-		if run.Metrics[k] == 0 {
-			delete(run.Metrics, k)
-		}
-	}
 }

@@ -18,9 +18,6 @@ import (
 // CSVFormat reads a JTL file in CSV form, with or without a header row.
 type CSVFormat struct{}
 
-var _ importer.Format = CSVFormat{}
-
-// Name implements importer.Format.
 func (CSVFormat) Name() string { return "jmeter-jtl-csv" }
 
 // Sniff accepts a first line that is JMeter's header row, or a sample in
@@ -47,13 +44,10 @@ func (CSVFormat) Sniff(_ string, head []byte) bool {
 	return err == nil
 }
 
-// Import implements importer.Format: a file of one run.
 func (CSVFormat) Import(name string, r io.Reader) (*result.Run, error) {
 	runs, err := CSVFormat{}.ImportAll(name, r)
 	return importer.One(name, "JMeter", runs, err)
 }
-
-var _ importer.Several = CSVFormat{}
 
 // ImportAll reads every run of the file: JMeter appends each run to an
 // existing file, and the runs are told apart as runs.go says.

@@ -2,7 +2,6 @@ package jmeter
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
@@ -16,9 +15,6 @@ import (
 // an object of per-label summaries plus a "Total" entry.
 type StatisticsFormat struct{}
 
-var _ importer.Format = StatisticsFormat{}
-
-// Name implements importer.Format.
 func (StatisticsFormat) Name() string { return "jmeter-statistics-json" }
 
 // Sniff accepts a JSON object whose entries carry the dashboard's field
@@ -69,17 +65,11 @@ func (s labelStats) metrics() map[string]float64 {
 
 const totalKey = "Total"
 
-// Import implements importer.Format.
 func (StatisticsFormat) Import(name string, r io.Reader) (*result.Run, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, err)
-	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	var entries map[string]labelStats
-	if err := json.Unmarshal(data, &entries); err != nil {
-		return nil, importer.JSONError(name, data, err,
-			`expected the dashboard's statistics.json: an object of {"transaction", "sampleCount", …} entries`)
+	if _, err := importer.DecodeJSON(name, r, &entries,
+		`expected the dashboard's statistics.json: an object of {"transaction", "sampleCount", …} entries`); err != nil {
+		return nil, err
 	}
 	total, ok := entries[totalKey]
 	if !ok {

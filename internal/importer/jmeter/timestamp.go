@@ -3,10 +3,11 @@ package jmeter
 import (
 	"fmt"
 
-	"github.com/tailgate-ci/tailgate/internal/importer"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/importer"
 )
 
 // dateLayouts are the timestamp formats read besides epoch milliseconds

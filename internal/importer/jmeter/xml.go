@@ -18,9 +18,6 @@ import (
 // <httpSample> and <sample> elements, possibly nested.
 type XMLFormat struct{}
 
-var _ importer.Format = XMLFormat{}
-
-// Name implements importer.Format.
 func (XMLFormat) Name() string { return "jmeter-jtl-xml" }
 
 // Sniff accepts XML whose root element is <testResults>.
@@ -66,7 +63,6 @@ func (s *xmlSample) children() []xmlSample {
 	return append(append(out, s.HTTP...), s.Generic...)
 }
 
-// Import implements importer.Format.
 func (XMLFormat) Import(name string, r io.Reader) (*result.Run, error) {
 	dec := xml.NewDecoder(r)
 	dec.CharsetReader = charsetReader

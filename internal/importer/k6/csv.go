@@ -18,8 +18,6 @@ import (
 // metric_value and the tag columns, then one sample per line.
 type CSV struct{}
 
-var _ importer.Format = CSV{}
-
 func (CSV) Name() string { return "k6-csv" }
 
 const csvHeaderStart = "metric_name,timestamp,metric_value"

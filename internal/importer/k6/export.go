@@ -19,11 +19,6 @@ type SummaryExport struct{}
 // JSON.stringify(data): each metric's stats sit under "values".
 type HandleSummary struct{}
 
-var (
-	_ importer.Format = SummaryExport{}
-	_ importer.Format = HandleSummary{}
-)
-
 func (SummaryExport) Name() string { return "k6-summary-export" }
 func (HandleSummary) Name() string { return "k6-handlesummary" }
 
@@ -57,7 +52,7 @@ func (SummaryExport) Import(name string, r io.Reader) (*result.Run, error) {
 		Metrics map[string]map[string]json.RawMessage `json:"metrics"`
 		Results json.RawMessage                       `json:"results"`
 	}
-	if err := decodeJSON(name, r, &doc, exportWhat); err != nil {
+	if _, err := importer.DecodeJSON(name, r, &doc, "expected a "+exportWhat); err != nil {
 		return nil, err
 	}
 	if doc.Metrics == nil {
@@ -96,7 +91,7 @@ func (HandleSummary) Import(name string, r io.Reader) (*result.Run, error) {
 		} `json:"state"`
 		Results json.RawMessage `json:"results"`
 	}
-	if err := decodeJSON(name, r, &doc, handleWhat); err != nil {
+	if _, err := importer.DecodeJSON(name, r, &doc, "expected a "+handleWhat); err != nil {
 		return nil, err
 	}
 	if doc.Metrics == nil {

@@ -24,8 +24,6 @@ import (
 // "p(90)"; both spellings are read.
 type MachineSummary struct{}
 
-var _ importer.Format = MachineSummary{}
-
 func init() { importer.Register(MachineSummary{}) }
 
 func (MachineSummary) Name() string { return "k6-summary" }
@@ -63,7 +61,7 @@ type machineDoc struct {
 
 func (MachineSummary) Import(name string, r io.Reader) (*result.Run, error) {
 	var doc machineDoc
-	if err := decodeJSON(name, r, &doc, machineWhat); err != nil {
+	if _, err := importer.DecodeJSON(name, r, &doc, "expected a "+machineWhat); err != nil {
 		return nil, err
 	}
 	if doc.Version == nil || doc.Results == nil || doc.Results.Metrics == nil {

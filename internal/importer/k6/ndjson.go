@@ -15,8 +15,6 @@ import (
 // metric declaration ("type":"Metric") or a sample ("type":"Point").
 type NDJSON struct{}
 
-var _ importer.Format = NDJSON{}
-
 func (NDJSON) Name() string { return "k6-ndjson" }
 
 // ndLine is one line of k6's JSON output; both the old layout (type first,

@@ -3,7 +3,6 @@ package k6
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"regexp"
 	"sort"
 	"strings"
@@ -203,17 +202,4 @@ func numbers(raw map[string]json.RawMessage) stats {
 		}
 	}
 	return s
-}
-
-// decodeJSON reads a whole JSON document into v, turning decoder errors into
-// a SyntaxError with the line they happened on.
-func decodeJSON(file string, r io.Reader, v any, what string) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return fmt.Errorf("reading %s: %w", file, err)
-	}
-	if err = json.Unmarshal(data, v); err != nil {
-		return importer.JSONError(file, data, err, "expected a "+what)
-	}
-	return nil
 }

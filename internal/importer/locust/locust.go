@@ -26,8 +26,6 @@ func init() { importer.Register(CSV{}) }
 // CSV reads one Locust --csv family.
 type CSV struct{}
 
-var _ importer.Format = CSV{}
-
 func (CSV) Name() string { return "locust-csv" }
 
 // kind is which member of the family a file is.

@@ -2,8 +2,6 @@ package oha
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -15,8 +13,6 @@ import (
 // JSON reads `oha --json` (or -j, or --output-format json): times in
 // seconds, a latency that was never measured written as null.
 type JSON struct{}
-
-var _ importer.Format = JSON{}
 
 func (JSON) Name() string { return "oha-json" }
 
@@ -41,13 +37,9 @@ type jsonDoc struct {
 const jsonWhat = `oha --json summary ({"summary":{…},"latencyPercentiles":{…},…})`
 
 func (JSON) Import(name string, r io.Reader) (*result.Run, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, err)
-	}
 	var d jsonDoc
-	if err := json.Unmarshal(data, &d); err != nil {
-		return nil, importer.JSONError(name, data, err, "expected a "+jsonWhat)
+	if _, err := importer.DecodeJSON(name, r, &d, "expected a "+jsonWhat); err != nil {
+		return nil, err
 	}
 	if d.Summary == nil || d.Summary.Total == nil || d.StatusCodes == nil {
 		return nil, &importer.SyntaxError{File: name, Msg: `no "summary" with a "total", or no "statusCodeDistribution"; expected an ` + jsonWhat}

@@ -29,8 +29,6 @@ func init() {
 // Text reads oha's text summary; a log may hold several, each a run.
 type Text struct{}
 
-var _ importer.Several = Text{}
-
 func (Text) Name() string { return "oha-text" }
 
 func (Text) Sniff(_ string, head []byte) bool {
@@ -132,10 +130,7 @@ func finish(name string, run *result.Run, t *tally, where string) (*result.Run, 
 		return nil, &importer.Unsupported{File: name, Reason: "the oha summary" + where + " lists no responses and no errors: nothing to judge"}
 	}
 	if run.Requests.Failed == run.Requests.Total {
-		// oha's latency figures are NaN or 0 when nothing was timed.
-		for _, k := range []string{result.LatencyMax, result.LatencyMean, result.LatencyP50, result.LatencyP90, result.LatencyP95, result.LatencyP99} {
-			delete(run.Metrics, k)
-		}
+		importer.DropLatencies(run.Metrics, false) // NaN or 0 when nothing was timed
 	}
 	run.Summarize()
 	return run, nil

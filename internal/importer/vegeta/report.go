@@ -19,8 +19,6 @@ import (
 // then stay absent from the run.
 type Report struct{}
 
-var _ importer.Format = Report{}
-
 func (Report) Name() string { return "vegeta-json" }
 
 func (Report) Sniff(_ string, head []byte) bool {
@@ -52,13 +50,9 @@ var latencyKeys = []struct{ field, key string }{
 const reportWhat = `vegeta JSON report with "latencies", "requests" and "status_codes"`
 
 func (Report) Import(name string, r io.Reader) (*result.Run, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, err)
-	}
 	var rep report
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, importer.JSONError(name, data, err, "expected a "+reportWhat)
+	if _, err := importer.DecodeJSON(name, r, &rep, "expected a "+reportWhat); err != nil {
+		return nil, err
 	}
 	if rep.Requests == nil || rep.Latencies == nil {
 		return nil, &importer.SyntaxError{File: name, Msg: "missing \"requests\" or \"latencies\"; expected a " + reportWhat}

@@ -23,8 +23,6 @@ import (
 // of `vegeta encode -to json|csv`.
 type Results struct{}
 
-var _ importer.Format = Results{}
-
 func (Results) Name() string { return "vegeta-results" }
 
 // hit mirrors the fields of vegeta's Result that a run is built from. gob

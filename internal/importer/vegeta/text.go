@@ -19,8 +19,6 @@ import (
 // and the newer "[min, mean, 50, 90, 95, 99, max]" read the same way.
 type Text struct{}
 
-var _ importer.Several = Text{}
-
 func (Text) Name() string { return "vegeta-text" }
 
 // textLineRe splits "Label  [f1, f2]  v1, v2" into its parts.

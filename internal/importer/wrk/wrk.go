@@ -25,8 +25,6 @@ func init() { importer.Register(Text{}) }
 // command) are ignored.
 type Text struct{}
 
-var _ importer.Several = Text{}
-
 func (Text) Name() string { return "wrk-text" }
 
 var (
@@ -264,9 +262,7 @@ func (rep *report) failedRun(name string) (*result.Run, error) {
 	if errs == 0 {
 		return nil, &importer.Unsupported{File: name, Reason: fmt.Sprintf("the wrk report at line %d has 0 requests and no socket errors: nothing to judge", rep.line)}
 	}
-	for _, k := range []string{result.LatencyMean, result.LatencyMax, result.LatencyP50, result.LatencyP90, result.LatencyP95, result.LatencyP99} {
-		delete(run.Metrics, k) // wrk prints 0.00us for latencies it never measured
-	}
+	importer.DropLatencies(run.Metrics, false) // wrk prints 0.00us for latencies it never measured
 	run.Metrics[result.RequestErrorPct] = 100
 	// wrk counted 0 requests; its attempts that failed are socket errors,
 	// which it does not count as requests: no failed count.
