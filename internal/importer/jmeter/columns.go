@@ -73,31 +73,11 @@ func columnsFromDefaults(first []string) (columns, error) {
 func newColumns(names []string) columns {
 	c := columns{n: len(names), timeStamp: -1, elapsed: -1, label: -1, code: -1, message: -1,
 		thread: -1, success: -1, failure: -1, sampleCount: -1}
+	index := map[string]*int{"timestamp": &c.timeStamp, "elapsed": &c.elapsed, "label": &c.label,
+		"responsecode": &c.code, "responsemessage": &c.message, "threadname": &c.thread,
+		"success": &c.success, "failuremessage": &c.failure, "samplecount": &c.sampleCount}
 	for i, name := range names {
-		var p *int
-		switch strings.ToLower(strings.TrimSpace(name)) {
-		case "timestamp":
-			p = &c.timeStamp
-		case "elapsed":
-			p = &c.elapsed
-		case "label":
-			p = &c.label
-		case "responsecode":
-			p = &c.code
-		case "responsemessage":
-			p = &c.message
-		case "threadname":
-			p = &c.thread
-		case "success":
-			p = &c.success
-		case "failuremessage":
-			p = &c.failure
-		case "samplecount":
-			p = &c.sampleCount
-		default:
-			continue
-		}
-		if *p < 0 { // a sample variable may reuse a name; the first wins
+		if p := index[strings.ToLower(strings.TrimSpace(name))]; p != nil && *p < 0 { // a sample variable may reuse a name; the first wins
 			*p = i
 		}
 	}

@@ -82,15 +82,9 @@ func (CSVFormat) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 			p.cut(line, "it has no line break")
 			break
 		}
-		if err := p.row(row, line); err != nil {
-			var unsupported *importer.Unsupported
-			if errors.As(err, &unsupported) {
-				return nil, err
-			}
-			if unterminated {
-				p.cut(line, err.Error())
-				break
-			}
+		if err := p.row(row, line); errors.As(err, new(*importer.Unsupported)) {
+			return nil, err
+		} else if err != nil {
 			return nil, &importer.SyntaxError{File: name, Line: line, Msg: err.Error()}
 		}
 	}
@@ -213,15 +207,8 @@ func (p *csvParse) sample(row []string) (sample, error) {
 		start: start, elapsedMS: elapsed, label: field(row, c.label), code: field(row, c.code),
 		message: field(row, c.message), thread: field(row, c.thread), failure: field(row, c.failure),
 	}
-	if c.success >= 0 {
-		switch v := strings.TrimSpace(row[c.success]); v {
-		case "true":
-			s.success, s.hasSuccess = true, true
-		case "false":
-			s.hasSuccess = true
-		default:
-			return sample{}, fmt.Errorf("success %q is not true or false", v)
-		}
+	if c.success >= 0 && !s.setSuccess(row[c.success]) {
+		return sample{}, fmt.Errorf("success %q is not true or false", strings.TrimSpace(row[c.success]))
 	}
 	return s, nil
 }

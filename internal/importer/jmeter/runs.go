@@ -5,41 +5,29 @@ import (
 	"time"
 )
 
-// JMeter appends to a results file that already exists, with no new header
-// row, so a JTL written by several runs holds them one after another. Read
-// as one run it would pool them and cover the pause between them. The rule
-// that splits them: a new run starts at a sample that lies more than the
-// run's gap (see runSplitter.gap) outside the time the current run's
-// samples cover: after the last of them ended, or before the first began
-// (a file put together in another order). Inside one run JMeter keeps at
-// least one sample in flight, or pauses in proportion to its own pacing.
+// JMeter appends to an existing results file without a new header, so a
+// JTL may hold several runs. A new run starts at a sample more than the
+// run's gap outside the time its samples cover (after the last ended, or
+// before the first began): within a run JMeter keeps a sample in flight or
+// pauses in proportion to its own pacing.
 const (
-	// minRunGap is the smallest pause that ends a run.
 	minRunGap = 10 * time.Second
-	// gapSpacings is how many times the run's mean spacing between sample
-	// starts a pause must exceed, so that a slow plan (one thread with
-	// long think times) is not cut at each request.
+	// gapSpacings times the mean spacing of sample starts, so that a slow
+	// plan (long think times) is not cut at each request.
 	gapSpacings = 100
-	// minRunSamples is how many samples a run holds before its pacing
-	// is known; before, only a pause of earlyRunGap ends it (a run
-	// stopped after a request or two).
+	// Before minRunSamples the pacing is unknown: only earlyRunGap ends a run.
 	minRunSamples = 10
 	earlyRunGap   = 5 * time.Minute
-	// maxRuns bounds the runs of one file, each holding histograms.
-	maxRuns = 100
+	maxRuns       = 100 // each run holds histograms
 )
 
-// runSplitter watches the samples of one file in file order and tells
-// where a new run begins.
+// runSplitter watches a file's samples in order and tells where a run begins.
 type runSplitter struct {
 	n                     int
 	firstStart, lastStart time.Time
 	lastEnd               time.Time
 }
 
-// gap is the pause that ends the current run: minRunGap, or gapSpacings
-// times the mean spacing of its sample starts when that is longer; while
-// the run is too short to know its spacing, earlyRunGap.
 func (r *runSplitter) gap() time.Duration {
 	if r.n < minRunSamples {
 		return earlyRunGap
@@ -48,8 +36,7 @@ func (r *runSplitter) gap() time.Duration {
 	return max(minRunGap, gapSpacings*spacing)
 }
 
-// next reports whether s begins a new run, and the pause before it; s is
-// then the first sample of the run that follows.
+// next reports whether s begins a new run, and the pause before it.
 func (r *runSplitter) next(s sample) (newRun bool, pause time.Duration) {
 	if r.n > 0 {
 		g := r.gap()

@@ -58,20 +58,19 @@ func (s sample) isSubSampleOf(parent sample) bool {
 }
 
 func isDashedDigits(s string) bool {
-	if s == "" {
-		return false
-	}
 	for _, part := range strings.Split(s, "-") {
-		if part == "" {
+		if part == "" || strings.Trim(part, "0123456789") != "" {
 			return false
-		}
-		for _, c := range part {
-			if c < '0' || c > '9' {
-				return false
-			}
 		}
 	}
 	return true
+}
+
+// setSuccess reads a success flag; false when it is neither true nor false.
+func (s *sample) setSuccess(v string) bool {
+	v = strings.TrimSpace(v)
+	s.success, s.hasSuccess = v == "true", true
+	return v == "true" || v == "false"
 }
 
 // runBuilder accumulates samples into a run.

@@ -222,15 +222,8 @@ func (p *xmlParse) sample(s *xmlSample) (sample, error) {
 	out.code, _ = s.attr("rc")
 	out.message, _ = s.attr("rm")
 	out.thread, _ = s.attr("tn")
-	if v, ok := s.attr("s"); ok {
-		switch strings.TrimSpace(v) {
-		case "true":
-			out.success, out.hasSuccess = true, true
-		case "false":
-			out.hasSuccess = true
-		default:
-			return sample{}, fmt.Errorf("s=%q is not true or false", v)
-		}
+	if v, ok := s.attr("s"); ok && !out.setSuccess(v) {
+		return sample{}, fmt.Errorf("s=%q is not true or false", v)
 	}
 	if n, ok := s.attr("sc"); ok && n != "1" && n != "0" {
 		return sample{}, fmt.Errorf("sc=%q: an element stands for several samples (statistical sample mode); tailgate needs one per sample", n)

@@ -3,8 +3,7 @@
 // _failures.csv, _exceptions.csv; before 0.13 PREFIX_requests.csv and
 // _distribution.csv); given any of them, the importer reads the family:
 // stats give counts and summary figures, history the time span, failures
-// the error classes. Locust keeps no raw samples, so runs carry summary
-// figures only, never histograms.
+// the error classes. Locust keeps no raw samples: no histograms.
 package locust
 
 import (
@@ -88,11 +87,13 @@ func headerOf(head []byte) []string {
 
 func (CSV) Sniff(_ string, head []byte) bool { return classify(headerOf(head)) != unknown }
 
-// family holds the contents of the sibling files that exist.
-type family struct {
-	statsName, distName, historyName, failuresName string
-	stats, dist, history, failures                 []byte
+// member is one sibling file that exists: its name and contents.
+type member struct {
+	name string
+	data []byte
 }
+
+type family struct{ stats, dist, history, failures member }
 
 func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 	data, err := io.ReadAll(r)
@@ -115,18 +116,11 @@ func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 func loadFamily(name string, k kind, data []byte) (*family, error) {
 	base, _ := splitSuffix(name)
 	fam := &family{}
-	var err error
-	switch k {
-	case stats:
-		fam.statsName, fam.stats = name, data
-	case distribution:
-		fam.distName, fam.dist = name, data
-	case history:
-		fam.historyName, fam.history = name, data
-	case failures:
-		fam.failuresName, fam.failures = name, data
+	if m := map[kind]*member{stats: &fam.stats, distribution: &fam.dist, history: &fam.history, failures: &fam.failures}[k]; m != nil {
+		*m = member{name, data}
 	}
-	if fam.stats == nil {
+	var err error
+	if fam.stats.data == nil {
 		if base == "" {
 			return nil, &importer.Unsupported{File: name, Reason: "a Locust CSV that is not a _stats.csv file, and its name does not show where its _stats.csv sibling is"}
 		}
@@ -134,29 +128,29 @@ func loadFamily(name string, k kind, data []byte) (*family, error) {
 		if k == distribution {
 			candidates = candidates[1:]
 		}
-		if fam.statsName, fam.stats, err = readFirst(candidates...); err != nil {
+		if fam.stats, err = readFirst(candidates...); err != nil {
 			return nil, err
 		}
-		if fam.stats == nil {
+		if fam.stats.data == nil {
 			return nil, &importer.Unsupported{File: name, Reason: fmt.Sprintf("Locust CSV without its stats sibling (looked for %s)", strings.Join(candidates, " and "))}
 		}
 	}
 	if base == "" {
 		return fam, nil
 	}
-	if fam.history == nil {
-		if fam.historyName, fam.history, err = readFirst(base + "_stats_history.csv"); err != nil {
-			return nil, err
-		}
-	}
-	if fam.failures == nil {
-		if fam.failuresName, fam.failures, err = readFirst(base + "_failures.csv"); err != nil {
-			return nil, err
-		}
-	}
-	if fam.dist == nil && strings.HasSuffix(fam.statsName, "_requests.csv") {
-		if fam.distName, fam.dist, err = readFirst(base + "_distribution.csv"); err != nil {
-			return nil, err
+	for _, s := range []struct {
+		m    *member
+		path string
+		want bool
+	}{
+		{&fam.history, base + "_stats_history.csv", true},
+		{&fam.failures, base + "_failures.csv", true},
+		{&fam.dist, base + "_distribution.csv", strings.HasSuffix(fam.stats.name, "_requests.csv")},
+	} {
+		if s.want && s.m.data == nil {
+			if *s.m, err = readFirst(s.path); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return fam, nil
@@ -171,18 +165,17 @@ func splitSuffix(name string) (base string, k kind) {
 	return "", unknown
 }
 
-// readFirst reads the first of the paths that exists; none existing is not
-// an error.
-func readFirst(paths ...string) (string, []byte, error) {
+// readFirst reads the first of the paths that exists; none is no error.
+func readFirst(paths ...string) (member, error) {
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return "", nil, fmt.Errorf("reading Locust sibling file: %w", err)
+			return member{}, fmt.Errorf("reading Locust sibling file: %w", err)
 		}
-		return p, b, nil
+		return member{p, b}, nil
 	}
-	return "", nil, nil
+	return member{}, nil
 }

@@ -32,8 +32,8 @@ type row struct {
 // readTable parses a CSV file with a header. A malformed or short row is a
 // SyntaxError, unless it is the last one and the file lacks its final
 // newline: then the file was cut and the row is dropped.
-func readTable(file string, data []byte) (*table, error) {
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+func readTable(m member) (*table, error) {
+	file, data := m.name, bytes.TrimPrefix(m.data, []byte("\ufeff"))
 	// Python's csv module on Windows, writing to a text-mode file, ends
 	// rows with \r\r\n; read those as ordinary \r\n rows.
 	data = bytes.ReplaceAll(data, []byte("\r\r\n"), []byte("\r\n"))
