@@ -42,27 +42,19 @@ func (LogFormat) Import(name string, r io.Reader) (*result.Run, error) {
 		return importBinaryLog(name, br)
 	}
 	p := &logParse{file: name, runs: newRunBuilder()}
-	for lineNo := 1; ; lineNo++ {
-		line, err := br.ReadString('\n')
-		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("reading %s: %w", name, err)
+	lines := importer.NewLineReader(br)
+	for lines.Row() {
+		if err := p.record(string(lines.Bytes())); err != nil {
+			return nil, &importer.SyntaxError{File: name, Line: lines.Line(), Msg: err.Error()}
 		}
-		if line == "" && err == io.EOF {
-			break
-		}
-		terminated := strings.HasSuffix(line, "\n")
-		if !terminated && strings.TrimSpace(line) != "" {
-			// Even a record that parses may have lost the end of its last
-			// field (a timestamp): the writer stopped in it.
-			p.notes = append(p.notes, fmt.Sprintf("the file was cut: its last line (%d) is incomplete (it has no line break) and was skipped", lineNo))
-			break
-		}
-		if perr := p.record(strings.TrimRight(line, "\r\n")); perr != nil {
-			return nil, &importer.SyntaxError{File: name, Line: lineNo, Msg: perr.Error()}
-		}
-		if err == io.EOF {
-			break
-		}
+	}
+	if err := lines.Err(); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	if cut := lines.Cut(); cut > 0 {
+		// Even a record that parses may have lost the end of its last
+		// field (a timestamp): the writer stopped in it.
+		p.notes = append(p.notes, fmt.Sprintf("the file was cut: its last line (%d) is incomplete (it has no line break) and was skipped", cut))
 	}
 	return p.finish()
 }
