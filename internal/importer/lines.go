@@ -3,10 +3,14 @@ package importer
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
 	"slices"
+	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
 // LineReader reads a file line by line, as bufio.Scanner does, but with no
@@ -125,4 +129,121 @@ func (l *LineReader) Err() error { return l.err }
 // CutNote is the run's note for a file whose last line is incomplete.
 func CutNote(line int) string {
 	return fmt.Sprintf("file was cut: line %d is incomplete and was skipped; the lines before it were imported", line)
+}
+
+// TextReport reads a tool's text output (vegeta report, wrk, ab, hey, oha,
+// bombardier) line by line, each line trimmed. A file may hold several
+// reports one after another (a log of a sweep), each opened by a line
+// Starts accepts; lines before the first report (a shell prompt, the
+// command) are skipped.
+type TextReport struct {
+	Starts func(line string) bool
+	// Before, when set, sees the lines before the first report (where a
+	// tool that gave up says why).
+	Before func(line string)
+	// Whole, when set, reports whether a last line without a line break
+	// shows by itself that it is complete (ab's "(longest request)").
+	Whole func(line string) bool
+}
+
+// Report is the state of one text report while its lines are read.
+type Report interface {
+	Take(line string) error
+	// Cut says that the file ends in a line that was not read (partial is
+	// what the file holds of it, which can tell what line it was, never
+	// its figures), and returns whether that line may be this report's.
+	// If so, what the lines after would have said is unknown: the report
+	// leaves out, or refuses in Finish, every figure that a later line
+	// could have changed (a list of statuses or errors that may go on, a
+	// count whose line may be missing and would otherwise read as 0), so
+	// that a cut report holds fewer figures, never other ones. If not (a
+	// closing fence or a sentence after a report pasted in a README), the
+	// report is whole, and the line is text after it.
+	Cut(partial string) bool
+	// Finish turns the report into a run, or says why it holds none.
+	Finish(file string) (*result.Run, error)
+}
+
+// ReadReports reads every report of a text file, each into the state
+// begin makes at its first line (numbered from 1), and returns their runs
+// in file order; a line Take fails on is a *SyntaxError at that line, and
+// so is a file without a report, saying what was expected.
+//
+// A file whose last line has no line break may have been cut in that line
+// ("55.927m" for "55.927ms", "Requests/sec: 5" for 5527.14), and the
+// figures cannot tell: so that line is left out, the report it belongs to
+// is told (Report.Cut), and its run gets a note (CutNote); unless Whole
+// says the line is complete (a report saved without its last line break).
+func (t TextReport) ReadReports(name, expected string, r io.Reader, begin func(line int) Report) ([]*result.Run, error) {
+	var reps []Report
+	cut, partial := 0, ""
+	lines := NewLineReader(r)
+	for lines.Scan() {
+		text := strings.TrimSpace(string(lines.Bytes()))
+		if !lines.Complete() && text != "" && (t.Whole == nil || !t.Whole(text)) {
+			cut, partial = lines.Line(), text
+			break
+		}
+		if t.Starts(text) {
+			reps = append(reps, begin(lines.Line()))
+		}
+		if len(reps) == 0 {
+			if t.Before != nil {
+				t.Before(text)
+			}
+		} else if err := reps[len(reps)-1].Take(text); err != nil {
+			return nil, &SyntaxError{File: name, Line: lines.Line(), Msg: err.Error()}
+		}
+	}
+	if err := lines.Err(); err != nil {
+		return nil, &SyntaxError{File: name, Msg: fmt.Sprintf("%v; expected a text report", err)}
+	}
+	if len(reps) == 0 {
+		if cut > 0 {
+			expected += fmt.Sprintf(" (the file was cut: line %d is incomplete)", cut)
+		}
+		return nil, &SyntaxError{File: name, Msg: expected}
+	}
+	if cut > 0 && !reps[len(reps)-1].Cut(partial) {
+		cut = 0
+	}
+	runs := make([]*result.Run, 0, len(reps))
+	for i, rep := range reps {
+		run, err := rep.Finish(name)
+		if err != nil && cut > 0 && i == len(reps)-1 {
+			return nil, cutError(err, cut)
+		} else if err != nil {
+			return nil, err
+		}
+		runs = append(runs, run)
+	}
+	if cut > 0 {
+		last := runs[len(runs)-1]
+		last.Notes = append(last.Notes, CutNote(cut))
+	}
+	return runs, nil
+}
+
+// AfterDistributions reports whether a last line, partial, cut while hey's
+// or oha's report was in its section (a heading such as "Status code
+// distribution:"), is text after the report: the status code and error
+// distributions that close both reports hold only "[…] …" lines and the
+// "Error distribution:" heading, and partial can begin neither.
+func AfterDistributions(section, partial string) bool {
+	return (section == "Status code distribution:" || section == "Error distribution:") &&
+		!strings.HasPrefix(partial, "[") && !strings.HasPrefix("Error distribution:", partial)
+}
+
+// cutError adds to why a cut report holds no run that the file was cut.
+func cutError(err error, line int) error {
+	why := fmt.Sprintf("; the file was cut: line %d is incomplete", line)
+	var syn *SyntaxError
+	var uns *Unsupported
+	switch {
+	case errors.As(err, &syn):
+		return &SyntaxError{File: syn.File, Line: syn.Line, Msg: syn.Msg + why}
+	case errors.As(err, &uns):
+		return &Unsupported{File: uns.File, Reason: uns.Reason + why}
+	}
+	return fmt.Errorf("%w%s", err, why)
 }

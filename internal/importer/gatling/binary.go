@@ -180,10 +180,11 @@ func (b *binaryLog) runRecord() (start int64, version string, err error) {
 		b.fail(importer.CheckEpochMillis(start))
 	}
 	b.string() // run description
-	for i, n := int32(0), b.int(); i < n && b.err == nil; i++ { // scenario names
+	// Scenario names, then assertions: a count of byte arrays.
+	for i, n := int32(0), b.int(); i < n && b.err == nil; i++ {
 		b.string()
 	}
-	for i, n := int32(0), b.int(); i < n && b.err == nil; i++ { // assertions: byte arrays
+	for i, n := int32(0), b.int(); i < n && b.err == nil; i++ {
 		if size := b.int(); b.err == nil && size < 0 {
 			b.fail(fmt.Errorf("a length of %d", size))
 		} else if got, _ := io.CopyN(io.Discard, b.r, int64(size)); b.err == nil && got < int64(size) {

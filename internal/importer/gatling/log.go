@@ -1,3 +1,12 @@
+// Package gatling owns the Gatling importers: simulation.log, text
+// (Gatling 2.x–3.12) and binary (3.13 and later) ("gatling-simulation-log"),
+// and the HTML report's js/stats.json, js/stats.js and js/global_stats.json
+// of Gatling up to 3.13 ("gatling-stats-json"; from 3.14 the report keeps
+// its figures in its HTML only: import the simulation.log).
+//
+// Only REQUEST records are requests. Groups time several requests that are
+// already counted, so they are not requests; a request inside groups is the
+// step "group / subgroup / request", as the report's own paths name it.
 package gatling
 
 import (
@@ -8,9 +17,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/importer/rawrun"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
@@ -219,4 +230,65 @@ func millis(s, what string) (int64, error) {
 		return 0, fmt.Errorf("%s %w", what, err)
 	}
 	return v, nil
+}
+
+func init() {
+	importer.Register(LogFormat{})
+	importer.Register(StatsFormat{})
+}
+
+// koClasses classes KO messages: Gatling's checks on the status read
+// "status.find.is(200), but actually found 500"; transport failures name
+// the exceptions of Netty and the JDK.
+var koClasses = importer.MessageClasses{
+	Status:  func(msg string) bool { return strings.HasPrefix(strings.ToLower(msg), "status.") },
+	Timeout: []string{"timeout"},
+	Connection: []string{
+		"connectexception", "connection refused", "connection reset", "closedchannelexception",
+		"prematurecloseexception", "unknownhostexception", "sslexception", "sslhandshake",
+		"no route to host", "broken pipe", "socketexception", "channel closed", "connection closed",
+	},
+}
+
+// request is one REQUEST record, in milliseconds since the epoch.
+type request struct {
+	step       string
+	start, end int64
+	ok         bool
+	message    string
+}
+
+// runBuilder accumulates requests into a run with full histograms. The
+// span stays in the log's epoch milliseconds, so that the window is their
+// exact difference.
+type runBuilder struct {
+	rb          *rawrun.Builder
+	first, last int64
+}
+
+func newRunBuilder() *runBuilder {
+	return &runBuilder{rb: rawrun.New(rawrun.Options{What: "request names"})}
+}
+
+func (b *runBuilder) count() int64 { return b.rb.Requests().Total }
+
+func (b *runBuilder) add(q request) {
+	st := b.rb.Request(q.step, time.Duration(q.end-q.start)*time.Millisecond)
+	if b.count() == 1 || q.start < b.first {
+		b.first = q.start
+	}
+	if q.end > b.last {
+		b.last = q.end
+	}
+	if !q.ok {
+		b.rb.Fail(st, koClasses.Class(q.message), "", importer.OneLine(q.message))
+	}
+}
+
+func (b *runBuilder) finish(notes []string) *result.Run {
+	r := b.rb.Run(notes...)
+	r.Started = time.UnixMilli(b.first).UTC()
+	r.Window = float64(b.last-b.first) / 1000
+	r.Summarize()
+	return r
 }

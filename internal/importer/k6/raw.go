@@ -1,7 +1,15 @@
+// Package k6 owns the k6 importers: the end-of-test summaries
+// (--summary-export and handleSummary JSON), which carry only the figures k6
+// computed, and the raw sample streams (--out json NDJSON and --out csv),
+// from which it builds full latency histograms.
 package k6
 
 import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -204,4 +212,283 @@ func coarseWindow(span rawrun.Span, perSecond map[int64]int64) float64 {
 	rate := float64(n) / float64(inner)
 	covered := func(sec int64) float64 { return min(1, float64(perSecond[sec])/rate) }
 	return float64(inner) + covered(first) + covered(last)
+}
+
+func init() {
+	importer.Register(SummaryExport{})
+	importer.Register(HandleSummary{})
+	importer.Register(NDJSON{})
+	importer.Register(CSV{})
+}
+
+// checksNote explains why k6 checks do not become lifecycle success: a check
+// is one assertion on one call, and k6 does not say which iteration it
+// belonged to, so "every step of the iteration passed" cannot be derived.
+const checksNote = "k6 checks: %d passed, %d failed (not mapped to lifecycle success: checks are per assertion, not per iteration)"
+
+// finish drops figures JSON cannot hold and computes the derived metrics,
+// each only from the counts the file has (result.Summarize). Lifecycle
+// success is never defined for k6 (see checksNote): Summarize leaves it out
+// of imported runs.
+func finish(run *result.Run) {
+	// Absurd figures (1e308 × 100) must not reach the JSON encoder, which
+	// cannot write infinities.
+	if math.IsInf(run.Window, 0) || math.IsNaN(run.Window) || run.Window < 0 {
+		run.Window = 0
+	}
+	for k, v := range run.Metrics {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			delete(run.Metrics, k)
+		}
+	}
+	run.Summarize()
+}
+
+// errorClass names the class of one failed request from its k6 tags: the
+// HTTP status when there is one, else the k6 error code (1050 is a request
+// timeout, 1211 a dial timeout), else a connection failure.
+func errorClass(status, errorCode string) string {
+	if s, err := strconv.Atoi(status); err == nil && s > 0 {
+		return result.ErrStatus
+	}
+	switch errorCode {
+	case "1050", "1211":
+		return result.ErrTimeout
+	}
+	return result.ErrConnection
+}
+
+// unsupportedReason says why a k6 result without http_req_duration holds
+// nothing to judge, naming the kind of test when its metrics show it.
+func unsupportedReason(has func(prefix string) bool) string {
+	switch {
+	case has("browser_"):
+		return "k6 browser test: no http_req_duration metric (browser_* metrics are not HTTP request latencies)"
+	case has("ws_"):
+		return "k6 WebSocket test: no http_req_duration metric"
+	case has("grpc_"):
+		return "k6 gRPC test: no http_req_duration metric"
+	}
+	return "no http_req_duration metric: the k6 result holds no HTTP request latencies"
+}
+
+// NDJSON reads `k6 run --out json`: one JSON object per line, either a
+// metric declaration ("type":"Metric") or a sample ("type":"Point").
+type NDJSON struct{}
+
+func (NDJSON) Name() string { return "k6-ndjson" }
+
+// ndLine is one line of k6's JSON output; both the old layout (type first,
+// "tainted"/"sub" in Metric data) and the new one decode into it.
+type ndLine struct {
+	Type   string `json:"type"`
+	Metric string `json:"metric"`
+	Data   struct {
+		Time  time.Time      `json:"time"`
+		Value float64        `json:"value"`
+		Tags  map[string]any `json:"tags"`
+	} `json:"data"`
+}
+
+func looksLikeNDJSON(head []byte) bool {
+	first, _, _ := bytes.Cut(bytes.TrimLeft(head, " \t\r\n\ufeff"), []byte{'\n'})
+	var l struct {
+		Type   string `json:"type"`
+		Metric string `json:"metric"`
+	}
+	if json.Unmarshal(bytes.TrimRight(first, "\r"), &l) != nil {
+		return false
+	}
+	return (l.Type == "Metric" || l.Type == "Point") && l.Metric != ""
+}
+
+func (NDJSON) Sniff(_ string, head []byte) bool { return looksLikeNDJSON(head) }
+
+const ndWhat = `a k6 --out json line: {"type":"Metric"|"Point","metric":…,"data":{…}}`
+
+func (NDJSON) Import(name string, r io.Reader) (*result.Run, error) {
+	agg := newAggregator()
+	lines := importer.NewLineReader(r)
+	var notes []string
+	var pv pointView
+	fastTag := pv.tag
+	for lines.Scan() {
+		b := lines.Bytes()
+		if pv.read(b) {
+			agg.add(point{metric: pv.strs.String(pv.metric), time: pv.time, value: pv.value, tag: fastTag})
+			continue
+		}
+		if len(bytes.TrimSpace(b)) == 0 {
+			continue
+		}
+		var l ndLine
+		err := json.Unmarshal(b, &l)
+		if err == nil && l.Type != "Metric" && l.Type != "Point" {
+			err = fmt.Errorf("unknown type %q", l.Type)
+		}
+		if err != nil && !lines.Complete() {
+			// A JSON object closes itself: a last line without a line
+			// break that parses is whole, one that does not is cut.
+			notes = append(notes, importer.CutNote(lines.Line()))
+			break
+		}
+		if err != nil {
+			return nil, &importer.SyntaxError{File: name, Line: lines.Line(), Msg: fmt.Sprintf("%v; expected %s", err, ndWhat)}
+		}
+		if l.Type == "Point" {
+			tags := l.Data.Tags
+			agg.add(point{metric: l.Metric, time: l.Data.Time, value: l.Data.Value, tag: func(k string) string {
+				s, _ := tags[k].(string)
+				return s
+			}})
+		}
+	}
+	if err := lines.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	run, err := agg.run(name)
+	if err != nil {
+		return nil, err
+	}
+	run.Notes = append(run.Notes, notes...)
+	return run, nil
+}
+
+// CSV reads `k6 run --out csv`: a header naming metric_name, timestamp,
+// metric_value and the tag columns, then one sample per line.
+type CSV struct{}
+
+func (CSV) Name() string { return "k6-csv" }
+
+const csvHeaderStart = "metric_name,timestamp,metric_value"
+
+func (CSV) Sniff(_ string, head []byte) bool {
+	return bytes.HasPrefix(bytes.TrimLeft(head, "\ufeff"), []byte(csvHeaderStart))
+}
+
+func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
+	lines := importer.NewLineReader(r)
+	if !lines.Scan() {
+		if err := lines.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return nil, &importer.SyntaxError{File: name, Line: 1, Msg: "empty file; expected a k6 CSV header starting " + csvHeaderStart}
+	}
+	cols, err := parseCSVLine(bytes.TrimPrefix(lines.Bytes(), []byte("\ufeff")))
+	if err != nil || !strings.HasPrefix(strings.Join(cols, ","), csvHeaderStart) {
+		return nil, &importer.SyntaxError{File: name, Line: 1, Msg: "expected a k6 CSV header starting " + csvHeaderStart}
+	}
+	index := map[string]int{}
+	for i, c := range cols {
+		index[c] = i
+	}
+	agg := newAggregator()
+	agg.perSecond = map[int64]int64{}
+	var notes []string
+	coarse := true
+	row := &csvRow{index: index, cols: len(cols)}
+	for lines.Row() {
+		if len(lines.Bytes()) == 0 {
+			continue
+		}
+		p, whole, err := row.point(lines.Bytes())
+		if err != nil {
+			return nil, &importer.SyntaxError{File: name, Line: lines.Line(), Msg: err.Error()}
+		}
+		coarse = coarse && whole
+		agg.add(p)
+	}
+	if err := lines.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if cut := lines.Cut(); cut > 0 {
+		notes = append(notes, importer.CutNote(cut))
+	}
+	if !coarse {
+		agg.perSecond = nil // the timestamps tell the window as they are
+	}
+	run, err := agg.run(name)
+	if err != nil {
+		return nil, err
+	}
+	if coarse {
+		run.Notes = append(run.Notes, "timestamps have 1 s resolution: the window is estimated from the requests in the first and last second against the whole seconds between")
+	}
+	run.Notes = append(run.Notes, notes...)
+	return run, nil
+}
+
+// csvRow reads sample lines: one row's fields at a time, in place, with
+// the strings the aggregator keeps interned.
+type csvRow struct {
+	index  map[string]int
+	cols   int
+	fields [][]byte
+	strs   importer.Interner
+	tagFn  func(string) string
+}
+
+// point parses one sample line; whole says the timestamp was in whole
+// seconds. The point's tags are valid until the next line.
+func (r *csvRow) point(b []byte) (point, bool, error) {
+	var err error
+	if r.fields, err = importer.SplitCSV(r.fields, b, ','); err != nil {
+		return point{}, false, fmt.Errorf("%v; expected a k6 CSV sample line", err)
+	}
+	f := r.fields
+	if len(f) != r.cols {
+		return point{}, false, fmt.Errorf("%d fields, expected %d as in the header", len(f), r.cols)
+	}
+	ts, whole, err := parseTimestamp(string(f[1]))
+	if err == nil {
+		err = importer.CheckTime(ts)
+	}
+	if err != nil {
+		return point{}, false, fmt.Errorf("timestamp %q: expected Unix time or RFC 3339", f[1])
+	}
+	v, err := strconv.ParseFloat(string(f[2]), 64)
+	if err != nil {
+		return point{}, false, fmt.Errorf("metric_value %q: expected a number", f[2])
+	}
+	if r.tagFn == nil {
+		r.tagFn = r.tag
+	}
+	return point{metric: r.strs.String(f[0]), time: ts, value: v, tag: r.tagFn}, whole, nil
+}
+
+// tag is the current row's value of a tag column, "" without one.
+func (r *csvRow) tag(k string) string {
+	if i, ok := r.index[k]; ok {
+		return r.strs.String(r.fields[i])
+	}
+	return ""
+}
+
+func parseCSVLine(b []byte) ([]string, error) {
+	cr := csv.NewReader(bytes.NewReader(b))
+	cr.FieldsPerRecord = -1
+	return cr.Read()
+}
+
+// parseTimestamp reads k6's timeFormat variants: Unix seconds (the
+// default), milli-, micro- or nanoseconds told apart by magnitude, and
+// RFC 3339.
+func parseTimestamp(s string) (t time.Time, whole bool, err error) {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		switch {
+		case n > 1e17:
+			return time.Unix(0, n), false, nil
+		case n > 1e14:
+			return time.UnixMicro(n), false, nil
+		case n > 1e11:
+			return time.UnixMilli(n), false, nil
+		}
+		return time.Unix(n, 0), true, nil
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) && math.Abs(f) < 1e11 {
+		sec, frac := math.Modf(f)
+		return time.Unix(int64(sec), int64(frac*1e9)), false, nil
+	}
+	t, err = time.Parse(time.RFC3339Nano, s)
+	return t, false, err
 }
