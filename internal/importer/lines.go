@@ -15,13 +15,9 @@ import (
 
 // LineReader reads a file line by line, as bufio.Scanner does, but with no
 // limit on a line's length, the lines' 1-based numbers, and whether each
-// ended with a newline: a last line without one, that does not parse, is
-// where the file was cut (see CutNote).
-//
-// A line is read in place in the reader's buffer, copied only when it is
-// longer than the buffer: a per-request file is millions of short lines.
-// Memory is the buffer plus the longest line, held once while it is put
-// together (its parts are not kept beside it).
+// ended with a newline (a last line without one may be where the file was
+// cut). A line is read in place in the buffer, copied only when it is
+// longer: a per-request file is millions of short lines.
 type LineReader struct {
 	br       *bufio.Reader
 	n        int
@@ -32,13 +28,11 @@ type LineReader struct {
 	long     []byte // a line longer than br's buffer, being put together
 }
 
-// NewLineReader reads lines from r.
 func NewLineReader(r io.Reader) *LineReader {
 	return &LineReader{br: bufio.NewReaderSize(r, 64<<10)}
 }
 
-// Scan advances to the next line; it is false at the end of the file or
-// on a read error (see Err).
+// Scan advances to the next line; false at the end or on a read error.
 func (l *LineReader) Scan() bool {
 	b, err := l.readLine()
 	if err != nil && err != io.EOF {
@@ -74,9 +68,7 @@ func (l *LineReader) Row() bool {
 func (l *LineReader) Cut() int { return l.cut }
 
 // readLine is bufio.Reader.ReadBytes without the copy of a line that fits
-// the buffer. A longer one is put together in l.long, grown by a quarter
-// at a time: while it grows, the old array and the new one are 2.25 times
-// the line, where ReadBytes keeps every buffer's copy and then the whole.
+// the buffer; a longer one is put together in l.long (see AppendLong).
 func (l *LineReader) readLine() ([]byte, error) {
 	b, err := l.br.ReadSlice('\n')
 	if err != bufio.ErrBufferFull {
@@ -90,15 +82,14 @@ func (l *LineReader) readLine() ([]byte, error) {
 	return l.long, err
 }
 
-// hugeLine is the length past which a line's buffer, when it grows, gives
-// the array it outgrew back at once: the collector would otherwise keep
-// each of them until the heap doubled, several times the line in all.
+// hugeLine is the length past which a growing line gives the array it
+// outgrew back at once: the collector would keep each until the heap
+// doubled, several times the line in all.
 const hugeLine = 64 << 20
 
-// AppendLong appends b to *line, a line being put together from the
-// buffers of a reader: past hugeLine it grows by a quarter and gives the
-// outgrown array back at once (the caller holds the line only through
-// *line).
+// AppendLong appends b to *line, a line being put together from a reader's
+// buffers: past hugeLine it grows by a quarter (old and new array are 2.25
+// times the line) and frees the outgrown array (held only through *line).
 func AppendLong(line *[]byte, b []byte) {
 	switch l := *line; {
 	case len(l)+len(b) <= cap(l):
@@ -114,17 +105,11 @@ func AppendLong(line *[]byte, b []byte) {
 }
 
 // Bytes is the current line without its line ending, valid until the
-// next Scan or Row.
-func (l *LineReader) Bytes() []byte { return l.line }
-
-// Complete reports whether the current line ended with a newline.
+// next Scan or Row; Complete says it ended with a newline.
+func (l *LineReader) Bytes() []byte  { return l.line }
 func (l *LineReader) Complete() bool { return l.complete }
-
-// Line is the current line's number.
-func (l *LineReader) Line() int { return l.n }
-
-// Err is the read error that ended Scan, if any.
-func (l *LineReader) Err() error { return l.err }
+func (l *LineReader) Line() int      { return l.n }
+func (l *LineReader) Err() error     { return l.err }
 
 // CutNote is the run's note for a file whose last line is incomplete.
 func CutNote(line int) string {
