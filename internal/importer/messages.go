@@ -3,6 +3,8 @@ package importer
 import (
 	"bytes"
 	"encoding/csv"
+	"maps"
+	"math"
 	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/result"
@@ -128,4 +130,15 @@ func (in *Interner) String(b []byte) string {
 		in.m[s] = s
 	}
 	return s
+}
+
+// Summarize drops what result JSON cannot hold (absurd figures such as
+// 1e308 × 100 make infinities) and computes the derived metrics, each only
+// from the counts the file has (result.Run.Summarize).
+func Summarize(run *result.Run) {
+	if math.IsInf(run.Window, 0) || math.IsNaN(run.Window) || run.Window < 0 {
+		run.Window = 0
+	}
+	maps.DeleteFunc(run.Metrics, func(_ string, v float64) bool { return math.IsInf(v, 0) || math.IsNaN(v) })
+	run.Summarize()
 }

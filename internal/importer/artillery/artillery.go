@@ -12,6 +12,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -245,7 +247,7 @@ func v1(name string, d doc) (*result.Run, error) {
 // and connection errors first. Errors beyond unanswered (the requests
 // without a response; < 0: no bound) failed no request: a note says them.
 func failures(run *result.Run, codes, errs map[string]float64, unanswered int64) {
-	for _, code := range sortedKeys(codes) {
+	for _, code := range slices.Sorted(maps.Keys(codes)) {
 		n, err := strconv.Atoi(code)
 		if err != nil || (n >= 200 && n < 400) || importer.Count(codes[code]) == 0 {
 			continue
@@ -253,7 +255,7 @@ func failures(run *result.Run, codes, errs map[string]float64, unanswered int64)
 		run.Requests.Failed += importer.Count(codes[code])
 		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrStatus, Count: importer.Count(codes[code]), Sample: "status " + code})
 	}
-	keys := sortedKeys(errs)
+	keys := slices.Sorted(maps.Keys(errs))
 	sort.SliceStable(keys, func(i, j int) bool {
 		return errorClasses.Class(keys[i]) != result.ErrExpect && errorClasses.Class(keys[j]) == result.ErrExpect
 	})
@@ -290,7 +292,7 @@ var errorClasses = importer.MessageClasses{
 func endpointSteps(counters map[string]float64, summaries map[string]map[string]float64) []result.Step {
 	const prefix = "plugins.metrics-by-endpoint.response_time."
 	var steps []result.Step
-	for _, key := range sortedKeys(summaries) {
+	for _, key := range slices.Sorted(maps.Keys(summaries)) {
 		path, ok := strings.CutPrefix(key, prefix)
 		if !ok {
 			continue
@@ -317,13 +319,4 @@ func finish(run *result.Run) *result.Run {
 		delete(run.Metrics, result.RequestErrorPct)
 	}
 	return run
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

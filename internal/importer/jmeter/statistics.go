@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
 	"github.com/tailgate-ci/tailgate/internal/result"
@@ -88,13 +89,8 @@ func (StatisticsFormat) Import(name string, r io.Reader) (*result.Run, error) {
 	} else {
 		delete(run.Metrics, result.RequestErrorPct)
 	}
-	labels := make([]string, 0, len(entries))
-	for label := range entries {
-		if label != totalKey {
-			labels = append(labels, label)
-		}
-	}
-	sort.Strings(labels)
+	delete(entries, totalKey)
+	labels := slices.Sorted(maps.Keys(entries))
 	for _, label := range labels {
 		run.Steps = append(run.Steps, step(label, entries[label]))
 	}

@@ -6,7 +6,6 @@ package k6
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,9 +20,8 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// otherStep pools the requests past rawrun.MaxSteps distinct names: a
-// script that does not name its requests gets one k6 "name" per distinct
-// URL, which can be unbounded.
+// otherStep pools the requests past rawrun.MaxSteps distinct names (an
+// unnamed request is named by its URL, which can be unbounded).
 const otherStep = "(other requests)"
 
 // point is one k6 sample as both raw formats carry it.
@@ -36,21 +34,19 @@ type point struct {
 
 // aggregator folds a stream of k6 samples into a run.
 type aggregator struct {
-	span        rawrun.Span
-	requests    *rawrun.Builder
-	iterLat     *hist.Histogram
-	iterations  int64
-	dropped     float64
-	sawDropped  bool
-	checksPass  float64
-	checksTotal int64
-	sawChecks   bool
-	prefixes    map[string]bool
-	// unknownOutcome counts requests with neither expected_response nor
-	// status tag (system tags turned off): their success is unknown.
-	unknownOutcome int64
-	// perSecond counts requests by their whole-second timestamp when the
-	// timestamps are whole seconds (CSV's default): see coarseWindow.
+	span           rawrun.Span
+	requests       *rawrun.Builder
+	iterLat        *hist.Histogram
+	iterations     int64
+	dropped        float64
+	sawDropped     bool
+	checksPass     float64
+	checksTotal    int64
+	sawChecks      bool
+	prefixes       map[string]bool
+	unknownOutcome int64 // requests without expected_response or status tag
+	// perSecond counts requests by second when the timestamps are whole
+	// seconds (CSV's default): see coarseWindow.
 	perSecond map[int64]int64
 }
 
@@ -118,8 +114,8 @@ func (a *aggregator) request(p point) {
 	a.requests.Fail(step, class, status, sample)
 }
 
-// stepName names a request's step by its name tag (k6 sets it to the URL
-// when the script does not) and method.
+// stepName names a request's step by its method and name tag (k6 sets it
+// to the URL when the script does not).
 func stepName(p point) string {
 	name := p.tag("name")
 	if name == "" {
@@ -168,32 +164,24 @@ func (a *aggregator) run(file string) (*result.Run, error) {
 		run.Requests.Counted = result.CountTotal // some outcomes unknown: no failed count, and no error rate
 		run.Notes = append(run.Notes, fmt.Sprintf("request errors not available: %d requests carry neither an expected_response nor a status tag", a.unknownOutcome))
 	}
-	finish(run)
+	importer.Summarize(run)
 	return run, nil
 }
 
-// maxMillis keeps conversions in range; the histogram clamps at an hour anyway.
-const maxMillis = 1e10
-
-// millis converts k6's millisecond values to a duration.
+// millis converts k6's millisecond values to a duration, kept in range
+// (the histogram clamps at an hour anyway).
 func millis(v float64) time.Duration {
 	if v < 0 || math.IsNaN(v) {
 		return 0
 	}
-	if v > maxMillis {
-		v = maxMillis
-	}
-	return time.Duration(v * float64(time.Millisecond))
+	return time.Duration(min(v, 1e10) * float64(time.Millisecond))
 }
 
-// coarseWindow estimates the time whole-second timestamps cover. A stamp
-// t means a moment in [t, t+1), so first to last stamp is a whole number
-// D of seconds where the run took anything between D-1 and D+1: on a 5 s
-// run that is ±20 % in every rate. The seconds between the first and the
-// last are whole; how much of the first and the last the run covered is
-// told by their requests against the mean of the whole seconds between.
-// With no whole second between them there is nothing to measure by, and
-// first to last stays the estimate.
+// coarseWindow estimates the time whole-second timestamps cover: first to
+// last stamp is D seconds where the run took between D-1 and D+1 (±20 % on
+// a 5 s run). The seconds between are whole; how much of the first and the
+// last the run covered is told by their requests against the mean of those
+// between. With none between, first to last stays the estimate.
 func coarseWindow(span rawrun.Span, perSecond map[int64]int64) float64 {
 	first, last := span.First.Unix(), span.Last.Unix()
 	inner := last - first - 1
@@ -221,28 +209,9 @@ func init() {
 	importer.Register(CSV{})
 }
 
-// checksNote explains why k6 checks do not become lifecycle success: a check
-// is one assertion on one call, and k6 does not say which iteration it
-// belonged to, so "every step of the iteration passed" cannot be derived.
+// checksNote: a check is one assertion on one call, and k6 does not say its
+// iteration, so checks cannot give lifecycle success.
 const checksNote = "k6 checks: %d passed, %d failed (not mapped to lifecycle success: checks are per assertion, not per iteration)"
-
-// finish drops figures JSON cannot hold and computes the derived metrics,
-// each only from the counts the file has (result.Summarize). Lifecycle
-// success is never defined for k6 (see checksNote): Summarize leaves it out
-// of imported runs.
-func finish(run *result.Run) {
-	// Absurd figures (1e308 × 100) must not reach the JSON encoder, which
-	// cannot write infinities.
-	if math.IsInf(run.Window, 0) || math.IsNaN(run.Window) || run.Window < 0 {
-		run.Window = 0
-	}
-	for k, v := range run.Metrics {
-		if math.IsInf(v, 0) || math.IsNaN(v) {
-			delete(run.Metrics, k)
-		}
-	}
-	run.Summarize()
-}
 
 // errorClass names the class of one failed request from its k6 tags: the
 // HTTP status when there is one, else the k6 error code (1050 is a request
@@ -258,8 +227,8 @@ func errorClass(status, errorCode string) string {
 	return result.ErrConnection
 }
 
-// unsupportedReason says why a k6 result without http_req_duration holds
-// nothing to judge, naming the kind of test when its metrics show it.
+// unsupportedReason names the kind of test a result without
+// http_req_duration is, when its metric prefixes show it.
 func unsupportedReason(has func(prefix string) bool) string {
 	switch {
 	case has("browser_"):
@@ -278,8 +247,7 @@ type NDJSON struct{}
 
 func (NDJSON) Name() string { return "k6-ndjson" }
 
-// ndLine is one line of k6's JSON output; both the old layout (type first,
-// "tainted"/"sub" in Metric data) and the new one decode into it.
+// ndLine is one line of k6's JSON output, old layout or new.
 type ndLine struct {
 	Type   string `json:"type"`
 	Metric string `json:"metric"`
@@ -374,13 +342,13 @@ func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 		}
 		return nil, &importer.SyntaxError{File: name, Line: 1, Msg: "empty file; expected a k6 CSV header starting " + csvHeaderStart}
 	}
-	cols, err := parseCSVLine(bytes.TrimPrefix(lines.Bytes(), []byte("\ufeff")))
-	if err != nil || !strings.HasPrefix(strings.Join(cols, ","), csvHeaderStart) {
+	cols, err := importer.SplitCSV(nil, bytes.TrimPrefix(lines.Bytes(), []byte("\ufeff")), ',')
+	if err != nil || !bytes.HasPrefix(bytes.Join(cols, []byte(",")), []byte(csvHeaderStart)) {
 		return nil, &importer.SyntaxError{File: name, Line: 1, Msg: "expected a k6 CSV header starting " + csvHeaderStart}
 	}
 	index := map[string]int{}
 	for i, c := range cols {
-		index[c] = i
+		index[string(c)] = i
 	}
 	agg := newAggregator()
 	agg.perSecond = map[int64]int64{}
@@ -418,8 +386,7 @@ func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 	return run, nil
 }
 
-// csvRow reads sample lines: one row's fields at a time, in place, with
-// the strings the aggregator keeps interned.
+// csvRow reads sample lines in place, interning the strings it hands out.
 type csvRow struct {
 	index  map[string]int
 	cols   int
@@ -428,8 +395,8 @@ type csvRow struct {
 	tagFn  func(string) string
 }
 
-// point parses one sample line; whole says the timestamp was in whole
-// seconds. The point's tags are valid until the next line.
+// point parses one sample line (its tags valid until the next); whole says
+// the timestamp was in whole seconds.
 func (r *csvRow) point(b []byte) (point, bool, error) {
 	var err error
 	if r.fields, err = importer.SplitCSV(r.fields, b, ','); err != nil {
@@ -464,15 +431,8 @@ func (r *csvRow) tag(k string) string {
 	return ""
 }
 
-func parseCSVLine(b []byte) ([]string, error) {
-	cr := csv.NewReader(bytes.NewReader(b))
-	cr.FieldsPerRecord = -1
-	return cr.Read()
-}
-
 // parseTimestamp reads k6's timeFormat variants: Unix seconds (the
-// default), milli-, micro- or nanoseconds told apart by magnitude, and
-// RFC 3339.
+// default), milli-, micro- or nanoseconds by magnitude, and RFC 3339.
 func parseTimestamp(s string) (t time.Time, whole bool, err error) {
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		switch {

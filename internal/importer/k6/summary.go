@@ -17,17 +17,13 @@ import (
 // "passes", "rate", …).
 type stats map[string]float64
 
-// summary is what both k6 summary layouts carry, reduced to numbers.
+// summary is what the k6 summary layouts carry, reduced to numbers.
 type summary struct {
-	metrics map[string]stats
-	// durationS is the test's run time when the file states it
-	// (handleSummary's state.testRunDurationMs); 0 when unknown.
-	durationS float64
-	// thresholds are the test's own pass/fail criteria and their outcome.
+	metrics    map[string]stats
+	durationS  float64 // the run time when the file states it; else 0
 	thresholds []threshold
 }
 
-// threshold is one k6 threshold expression on a metric and its outcome.
 type threshold struct {
 	metric, expr string
 	ok           bool
@@ -133,7 +129,7 @@ func fromSummary(file string, s summary) (*result.Run, error) {
 		run.Notes = append(run.Notes, thresholdsNote(s.thresholds))
 	}
 	run.Steps = summarySteps(s.metrics)
-	finish(run) // without a request count, no rate is derived from one
+	importer.Summarize(run) // without a request count, no rate is derived from one
 
 	return run, nil
 }
@@ -155,8 +151,7 @@ func rateOf(s stats) (float64, bool) {
 	return v, ok
 }
 
-// submetricRe matches a per-request submetric such as
-// http_req_duration{name:login} or http_reqs{url:https://x/}.
+// submetricRe matches a per-request submetric: http_reqs{url:https://x/}.
 var submetricRe = regexp.MustCompile(`^(http_req_duration|http_reqs|http_req_failed)\{(name|url|group):(.*)\}$`)
 
 // summarySteps builds steps from the submetrics a test defined through
@@ -193,8 +188,7 @@ func summarySteps(metrics map[string]stats) []result.Step {
 	return steps
 }
 
-// numbers keeps the numeric fields of a JSON object; thresholds (booleans
-// or objects) and nulls are skipped.
+// numbers keeps the numeric fields of a JSON object.
 func numbers(raw map[string]json.RawMessage) stats {
 	s := stats{}
 	for k, v := range raw {
@@ -220,8 +214,8 @@ func (HandleSummary) Name() string { return "k6-handlesummary" }
 // valuesRe finds handleSummary's per-metric "values" object.
 var valuesRe = regexp.MustCompile(`"values"\s*:\s*\{`)
 
-// looksLikeSummary: one JSON document (not NDJSON) with a k6 "metrics"
-// object holding metrics every k6 test emits.
+// looksLikeSummary: one JSON document (not NDJSON) whose "metrics" hold
+// metrics every k6 test emits.
 func looksLikeSummary(head []byte) bool {
 	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
 	if len(t) == 0 || t[0] != '{' || looksLikeNDJSON(head) || (MachineSummary{}).Sniff("", head) {
@@ -306,9 +300,7 @@ func (HandleSummary) Import(name string, r io.Reader) (*result.Run, error) {
 	return fromSummary(name, s)
 }
 
-// noMetrics is the error for a summary without the legacy "metrics"
-// object; one with "results" is k6's machine-readable summary, which its
-// own format reads.
+// noMetrics refuses a summary without the legacy "metrics" object.
 func noMetrics(name string, results json.RawMessage, what string) error {
 	if results != nil {
 		return &importer.SyntaxError{File: name, Msg: `"results" instead of "metrics": this is k6's machine-readable summary (--new-machine-readable-summary); use --format k6-summary`}
@@ -316,17 +308,13 @@ func noMetrics(name string, results json.RawMessage, what string) error {
 	return &importer.SyntaxError{File: name, Msg: "no \"metrics\" object; expected a " + what}
 }
 
-// MachineSummary reads k6's machine-readable end-of-test summary (schema
-// 1.x), which both --summary-export and handleSummary write from k6 1.5 on
-// with --new-machine-readable-summary, and which k6 plans as the default:
-// {"version", "config": {"duration"}, "metadata": {"k6_version"},
-// "results": {"metrics": [{"name", "type", "values"}], "checks"}}. Rates
-// hold "matches" and "total" rather than passes and fails; counters hold a
-// count only, so the rate comes from the run's duration. k6 writes the
-// document through its JavaScript runtime, which names fields in snake
-// case: "k6_version", and a trend's percentiles "p90" and "p95" (k6's own
-// test of the flag asserts these), where its schema spells "k6Version" and
-// "p(90)"; both spellings are read.
+// MachineSummary reads k6's machine-readable summary (schema 1.x, written
+// from k6 1.5 on with --new-machine-readable-summary): {"version",
+// "config": {"duration"}, "results": {"metrics": [{"name", "type",
+// "values"}], "checks"}}. Rates hold "matches" and "total"; a counter's
+// rate comes from the duration. k6's JavaScript runtime writes snake case
+// ("k6_version", percentiles "p95") where the schema spells "k6Version"
+// and "p(95)": both are read.
 type MachineSummary struct{}
 
 func init() { importer.Register(MachineSummary{}) }
@@ -343,8 +331,7 @@ func (MachineSummary) Sniff(_ string, head []byte) bool {
 
 const machineWhat = `k6 machine-readable summary with "version", "config" and "results"`
 
-// machineDoc is the layout; every figure is a pointer or a map so that
-// what the file lacks stays unknown.
+// machineDoc: pointers and maps, so that what the file lacks stays unknown.
 type machineDoc struct {
 	Version *string `json:"version"`
 	Config  struct {

@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -335,32 +336,13 @@ func (JSON) Import(name string, r io.Reader) (*result.Run, error) {
 		run.Metrics[result.RequestsPerSec] = *v
 	}
 	var t tally
-	for _, code := range sortedCodes(d.StatusCodes) {
-		c, _ := strconv.Atoi(code)
-		t.addStatus(c, importer.Count(d.StatusCodes[code]))
+	for _, code := range slices.Sorted(maps.Keys(d.StatusCodes)) {
+		if c, err := strconv.Atoi(code); err == nil {
+			t.addStatus(c, importer.Count(d.StatusCodes[code]))
+		}
 	}
-	for _, msg := range sortedKeys(d.Errors) {
+	for _, msg := range slices.Sorted(maps.Keys(d.Errors)) {
 		t.addError(msg, importer.Count(d.Errors[msg]))
 	}
 	return finish(name, run, &t, "")
-}
-
-// sortedCodes are the status codes that are numbers, in order.
-func sortedCodes(m map[string]float64) []string {
-	var codes []string
-	for _, k := range sortedKeys(m) {
-		if _, err := strconv.Atoi(k); err == nil {
-			codes = append(codes, k)
-		}
-	}
-	return codes
-}
-
-func sortedKeys(m map[string]float64) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

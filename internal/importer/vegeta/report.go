@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -85,7 +86,7 @@ func (Report) Import(name string, r io.Reader) (*result.Run, error) {
 	if rep.StatusCodes == nil && rep.Success != nil {
 		run.Metrics[result.RequestErrorPct] = 100 * (1 - *rep.Success)
 	}
-	finish(run)
+	importer.Summarize(run)
 	return run, nil
 }
 
@@ -98,14 +99,9 @@ func reportFailures(rep report) (int64, []result.ErrorClass) {
 		}
 		return *rep.Requests - int64(float64(*rep.Requests)**rep.Success+0.5), nil
 	}
-	codes := make([]string, 0, len(rep.StatusCodes))
-	for c := range rep.StatusCodes {
-		codes = append(codes, c)
-	}
-	sort.Strings(codes)
 	var failed int64
 	var errs []result.ErrorClass
-	for _, c := range codes {
+	for _, c := range slices.Sorted(maps.Keys(rep.StatusCodes)) {
 		code, err := strconv.Atoi(c)
 		n := rep.StatusCodes[c]
 		if err != nil || !failedCode(code) || n <= 0 {

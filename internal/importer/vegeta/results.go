@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -288,7 +287,7 @@ func (t *tally) run(name string) (*result.Run, error) {
 	run := t.requests.Run(t.notes...)
 	run.Started = t.span.First
 	run.Window = t.span.Seconds()
-	finish(run)
+	importer.Summarize(run)
 	return run, nil
 }
 
@@ -325,17 +324,6 @@ func statusSample(code int, msg string) string {
 		return "status " + strconv.Itoa(code)
 	}
 	return msg
-}
-
-// finish computes the derived metrics and drops those vegeta cannot supply:
-// vegeta has no iterations, only requests.
-func finish(run *result.Run) {
-	for k, v := range run.Metrics {
-		if math.IsInf(v, 0) || math.IsNaN(v) {
-			delete(run.Metrics, k) // JSON cannot carry it, and no real report has it
-		}
-	}
-	run.Summarize()
 }
 
 // maxGobMessage bounds one message of a gob stream: a type definition or

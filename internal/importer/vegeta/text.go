@@ -116,7 +116,7 @@ func (rep *textRun) Finish(name string) (*result.Run, error) {
 	if rep.sawStatus { // else failures are unknown, not zero
 		run.Requests.Counted = result.CountRequests
 	}
-	finish(run)
+	importer.Summarize(run)
 	return run, nil
 }
 
