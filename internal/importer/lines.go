@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/result"
@@ -209,14 +211,105 @@ func (t TextReport) ReadReports(name, expected string, r io.Reader, begin func(l
 	return runs, nil
 }
 
-// AfterDistributions reports whether a last line, partial, cut while hey's
-// or oha's report was in its section (a heading such as "Status code
-// distribution:"), is text after the report: the status code and error
-// distributions that close both reports hold only "[…] …" lines and the
-// "Error distribution:" heading, and partial can begin neither.
-func AfterDistributions(section, partial string) bool {
-	return (section == "Status code distribution:" || section == "Error distribution:") &&
-		!strings.HasPrefix(partial, "[") && !strings.HasPrefix("Error distribution:", partial)
+// Sections reads the sections of hey's and oha's summaries, each under a
+// heading ("Summary:"), and the status code and error distributions that
+// close both ("[200]  98 responses", "[3]  dial tcp: …"): every response
+// and every error is a request.
+type Sections struct {
+	Section  string // the heading of the section being read
+	statuses map[int]int64
+	codes    []int // in the order read
+	errors   map[string]int64
+	messages []string
+}
+
+var (
+	countRe = regexp.MustCompile(`^\[(\d+)\]\s+(\d+) responses$`)
+	errorRe = regexp.MustCompile(`^\[(\d+)\]\s+(.*)$`)
+)
+
+// Take reads a heading, or a line of the distributions; false for any
+// other line, which is the caller's.
+func (d *Sections) Take(text string) (bool, error) {
+	if strings.HasSuffix(text, ":") && !strings.Contains(text, "\t") {
+		d.Section = text
+		return true, nil
+	}
+	switch d.Section {
+	case "Status code distribution:":
+		if m := countRe.FindStringSubmatch(text); m != nil {
+			code, _ := strconv.Atoi(m[1])
+			n, err := strconv.ParseInt(m[2], 10, 64)
+			if err != nil || n > 1<<53 {
+				return true, fmt.Errorf("status %s: expected a count, got %q", m[1], m[2])
+			}
+			d.AddStatus(code, n)
+		}
+	case "Error distribution:":
+		if m := errorRe.FindStringSubmatch(text); m != nil {
+			n, err := strconv.ParseInt(m[1], 10, 64)
+			if err != nil || n > 1<<53 {
+				return true, fmt.Errorf("error count %q: expected a number", m[1])
+			}
+			d.AddError(m[2], n)
+		}
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+func (d *Sections) AddStatus(code int, n int64) {
+	if _, ok := d.statuses[code]; !ok {
+		d.codes = append(d.codes, code)
+		d.statuses = made(d.statuses)
+	}
+	d.statuses[code] += n
+}
+
+func (d *Sections) AddError(msg string, n int64) {
+	if _, ok := d.errors[msg]; !ok {
+		d.messages = append(d.messages, msg)
+		d.errors = made(d.errors)
+	}
+	d.errors[msg] += n
+}
+
+func made[K comparable](m map[K]int64) map[K]int64 {
+	if m == nil {
+		return map[K]int64{}
+	}
+	return m
+}
+
+// Fill counts the run's requests: a status outside 2xx/3xx or an error
+// failed one; skip, when set, leaves an error out (oha's in flight).
+func (d *Sections) Fill(run *result.Run, classes MessageClasses, skip func(msg string, n int64) bool) {
+	for _, code := range d.codes {
+		n := d.statuses[code]
+		run.Requests.Total += n
+		if code < 200 || code >= 400 {
+			run.Requests.Failed += n
+			run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrStatus, Count: n, Sample: "status " + strconv.Itoa(code)})
+		}
+	}
+	for _, msg := range d.messages {
+		if n := d.errors[msg]; skip == nil || !skip(msg, n) {
+			run.Requests.Total += n
+			run.Requests.Failed += n
+			run.Errors = append(run.Errors, result.ErrorClass{Class: classes.Class(msg), Count: n, Sample: OneLine(msg)})
+		}
+	}
+	run.Requests.Counted = result.CountRequests
+}
+
+// Cut reports whether a last line, partial, cut while the summary was in
+// its sections may be the summary's: the distributions that close it hold
+// only "[…] …" lines and the "Error distribution:" heading, so a line that
+// can begin neither is text after it (a closing fence in a README).
+func (d *Sections) Cut(partial string) bool {
+	return (d.Section != "Status code distribution:" && d.Section != "Error distribution:") ||
+		strings.HasPrefix(partial, "[") || strings.HasPrefix("Error distribution:", partial)
 }
 
 // cutError adds to why a cut report holds no run that the file was cut.

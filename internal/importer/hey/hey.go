@@ -50,8 +50,6 @@ func (CSV) Sniff(_ string, head []byte) bool {
 var (
 	fieldRe   = regexp.MustCompile(`^(Total|Slowest|Fastest|Average|Requests/sec):\s+(\S+)(?:\s+secs)?$`)
 	percentRe = regexp.MustCompile(`^(\d+)%{1,2} in (\S+) secs$`)
-	countRe   = regexp.MustCompile(`^\[(\d+)\]\s+(\d+) responses$`)
-	errorRe   = regexp.MustCompile(`^\[(\d+)\]\s+(.*)$`)
 )
 
 var (
@@ -69,9 +67,9 @@ var (
 type report struct {
 	line    int
 	run     *result.Run
-	section string // the heading of the part being read
 	sawTime bool
 	cut     bool // the file ends inside this report: see Cut
+	importer.Sections
 }
 
 func (Text) Import(name string, r io.Reader) (*result.Run, error) {
@@ -90,11 +88,10 @@ func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 
 func (rep *report) Take(text string) error {
 	run := rep.run
-	if strings.HasSuffix(text, ":") && !strings.Contains(text, "\t") {
-		rep.section = text
-		return nil
+	if ok, err := rep.Sections.Take(text); ok {
+		return err
 	}
-	switch rep.section {
+	switch rep.Section {
 	case "Summary:":
 		if strings.HasPrefix(text, "Success rate:") {
 			return errors.New(`a "Success rate:" line, which hey does not print: this is oha's summary (--format oha-text)`)
@@ -134,33 +131,6 @@ func (rep *report) Take(text string) error {
 		if key, ok := percentKeys[p]; ok {
 			run.Metrics[key] = 1000 * v
 		}
-	case "Status code distribution:":
-		m := countRe.FindStringSubmatch(text)
-		if m == nil {
-			return nil
-		}
-		code, _ := strconv.Atoi(m[1])
-		n, err := strconv.ParseInt(m[2], 10, 64)
-		if err != nil || n > 1<<53 {
-			return fmt.Errorf("status %s: expected a count, got %q", m[1], m[2])
-		}
-		run.Requests.Total += n
-		if code < 200 || code >= 400 {
-			run.Requests.Failed += n
-			run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrStatus, Count: n, Sample: "status " + m[1]})
-		}
-	case "Error distribution:":
-		m := errorRe.FindStringSubmatch(text)
-		if m == nil {
-			return nil
-		}
-		n, err := strconv.ParseInt(m[1], 10, 64)
-		if err != nil || n > 1<<53 {
-			return fmt.Errorf("error count %q: expected a number", m[1])
-		}
-		run.Requests.Total += n
-		run.Requests.Failed += n
-		run.Errors = append(run.Errors, result.ErrorClass{Class: transport.Class(m[2]), Count: n, Sample: importer.OneLine(m[2])})
 	}
 	return nil
 }
@@ -172,7 +142,7 @@ func (rep *report) Take(text string) error {
 // A line in the distributions that cannot begin one of their lines is
 // text after the report (a closing fence in a README).
 func (rep *report) Cut(partial string) bool {
-	rep.cut = !importer.AfterDistributions(rep.section, partial)
+	rep.cut = rep.Sections.Cut(partial)
 	return rep.cut
 }
 
@@ -183,14 +153,10 @@ func (rep *report) Finish(name string) (*result.Run, error) {
 	if !rep.sawTime {
 		return nil, &importer.SyntaxError{File: name, Line: rep.line, Msg: `the summary that starts here has no "Total:" line; expected a whole hey report`}
 	}
-	switch {
-	case rep.cut:
-		run.Requests, run.Errors = result.Requests{}, nil
+	if rep.cut {
 		run.Notes = append(run.Notes, "the report is cut in or before its status code and error distributions: requests, failures and errors are not counted")
-	case run.Requests.Total == 0:
+	} else if rep.Fill(run, transport, nil); run.Requests.Total == 0 {
 		return nil, &importer.Unsupported{File: name, Reason: fmt.Sprintf("the hey report at line %d lists no responses and no errors: nothing to judge", rep.line)}
-	default:
-		run.Requests.Counted = result.CountRequests // every response and every error is listed
 	}
 	if rep.cut || run.Requests.Failed == run.Requests.Total {
 		importer.DropLatencies(run.Metrics, true) // the 0s hey prints when it timed nothing

@@ -49,8 +49,6 @@ var (
 	ansiRe    = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
 	fieldRe   = regexp.MustCompile(`^(Success rate|Total|Slowest|Fastest|Average|Requests/sec):\s+(\S+)(?:\s+(\S+(?: \S+)?))?$`)
 	percentRe = regexp.MustCompile(`^(\d+(?:\.\d+)?)% in (\S+) (\S+(?: \S+)?)$`)
-	countRe   = regexp.MustCompile(`^\[(\d+)\]\s+(\d+) responses$`)
-	errorRe   = regexp.MustCompile(`^\[(\d+)\]\s+(.*)$`)
 )
 
 // units are oha's time units, in milliseconds: those of its TimeScale,
@@ -66,34 +64,6 @@ var percentKeys = map[float64]string{50: result.LatencyP50, 90: result.LatencyP9
 // plain is a line of oha's text without its colours and indentation.
 func plain(line string) string { return strings.TrimSpace(ansiRe.ReplaceAllString(line, "")) }
 
-// tally is what a summary says of its requests, for either form.
-type tally struct {
-	statuses map[int]int64
-	codes    []int // in the order read
-	errors   map[string]int64
-	messages []string
-}
-
-func (t *tally) addStatus(code int, n int64) {
-	if t.statuses == nil {
-		t.statuses = map[int]int64{}
-	}
-	if _, ok := t.statuses[code]; !ok {
-		t.codes = append(t.codes, code)
-	}
-	t.statuses[code] += n
-}
-
-func (t *tally) addError(msg string, n int64) {
-	if t.errors == nil {
-		t.errors = map[string]int64{}
-	}
-	if _, ok := t.errors[msg]; !ok {
-		t.messages = append(t.messages, msg)
-	}
-	t.errors[msg] += n
-}
-
 // transport classes oha's error messages (hyper's and the OS's).
 var transport = importer.MessageClasses{
 	Status:     func(string) bool { return false },
@@ -101,33 +71,14 @@ var transport = importer.MessageClasses{
 	Connection: []string{"connect", "connection", "refused", "reset", "broken pipe", "eof", "dns"},
 }
 
-// fill sets the run's counts: every response and every error but the
-// deadline's is a request; a status outside 2xx/3xx or an error failed it.
-func (t *tally) fill(run *result.Run) {
-	for _, code := range t.codes {
-		n := t.statuses[code]
-		run.Requests.Total += n
-		if code < 200 || code >= 400 {
-			run.Requests.Failed += n
-			run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrStatus, Count: n, Sample: "status " + strconv.Itoa(code)})
-		}
-	}
-	for _, msg := range t.messages {
-		n := t.errors[msg]
+// finish is the end both forms share.
+func finish(name string, run *result.Run, t *importer.Sections, where string) (*result.Run, error) {
+	t.Fill(run, transport, func(msg string, n int64) bool {
 		if msg == deadline {
 			run.Notes = append(run.Notes, fmt.Sprintf("%d requests in flight when oha's -z ended the run (%q) are not counted", n, deadline))
-			continue
 		}
-		run.Requests.Total += n
-		run.Requests.Failed += n
-		run.Errors = append(run.Errors, result.ErrorClass{Class: transport.Class(msg), Count: n, Sample: importer.OneLine(msg)})
-	}
-	run.Requests.Counted = result.CountRequests
-}
-
-// finish is the end both forms share.
-func finish(name string, run *result.Run, t *tally, where string) (*result.Run, error) {
-	t.fill(run)
+		return msg == deadline
+	})
 	if run.Requests.Total == 0 {
 		return nil, &importer.Unsupported{File: name, Reason: "the oha summary" + where + " lists no responses and no errors: nothing to judge"}
 	}
@@ -142,12 +93,11 @@ func finish(name string, run *result.Run, t *tally, where string) (*result.Run, 
 type report struct {
 	line    int
 	run     *result.Run
-	section string // the heading of the part being read
 	sawTime bool
 	// sawSuccess tells oha's summary from hey's, which has no such line.
 	sawSuccess bool
 	cut        bool // the file ends inside this report: see Cut
-	tally
+	importer.Sections
 }
 
 func (Text) Import(name string, r io.Reader) (*result.Run, error) {
@@ -180,11 +130,10 @@ func duration(v, unit string) (float64, bool, error) {
 
 func (rep *report) Take(line string) error {
 	text := plain(line)
-	if strings.HasSuffix(text, ":") && !strings.Contains(text, "\t") {
-		rep.section = text
-		return nil
+	if ok, err := rep.Sections.Take(text); ok {
+		return err
 	}
-	switch rep.section {
+	switch rep.Section {
 	case "Summary:":
 		return rep.summary(text)
 	// "Latency distribution:" before oha 0.6; the breakdowns by status
@@ -201,23 +150,6 @@ func (rep *report) Take(line string) error {
 		p, _ := strconv.ParseFloat(m[1], 64) // "50.00", or "50" before oha 0.6
 		if key, known := percentKeys[p]; known && ok {
 			rep.run.Metrics[key] = v
-		}
-	case "Status code distribution:":
-		if m := countRe.FindStringSubmatch(text); m != nil {
-			code, _ := strconv.Atoi(m[1])
-			n, err := strconv.ParseInt(m[2], 10, 64)
-			if err != nil || n > 1<<53 {
-				return fmt.Errorf("status %s: expected a count, got %q", m[1], m[2])
-			}
-			rep.addStatus(code, n)
-		}
-	case "Error distribution:":
-		if m := errorRe.FindStringSubmatch(text); m != nil {
-			n, err := strconv.ParseInt(m[1], 10, 64)
-			if err != nil || n > 1<<53 {
-				return fmt.Errorf("error count %q: expected a number", m[1])
-			}
-			rep.addError(m[2], n)
 		}
 	}
 	return nil
@@ -265,7 +197,7 @@ func (rep *report) summary(text string) error {
 // whose distributions are followed by other text is whole.
 func (rep *report) Cut(partial string) bool {
 	text := plain(partial) // a colour cut in its escape keeps its ESC
-	rep.cut = strings.Contains(text, "\x1b") || !importer.AfterDistributions(rep.section, text)
+	rep.cut = strings.Contains(text, "\x1b") || rep.Sections.Cut(text)
 	return rep.cut
 }
 
@@ -281,7 +213,7 @@ func (rep *report) Finish(name string) (*result.Run, error) {
 	if !rep.sawSuccess {
 		return nil, &importer.SyntaxError{File: name, Line: rep.line, Msg: `the summary that starts here has no "Success rate:" line, which oha always prints (hey's summary has none: --format hey-text)`}
 	}
-	return finish(name, rep.run, &rep.tally, fmt.Sprintf(" at line %d", rep.line))
+	return finish(name, rep.run, &rep.Sections, fmt.Sprintf(" at line %d", rep.line))
 }
 
 // JSON reads `oha --json` (or -j, or --output-format json): times in
@@ -335,14 +267,14 @@ func (JSON) Import(name string, r io.Reader) (*result.Run, error) {
 	if v := d.Summary.RequestsPerSec; v != nil && *v >= 0 {
 		run.Metrics[result.RequestsPerSec] = *v
 	}
-	var t tally
+	var t importer.Sections
 	for _, code := range slices.Sorted(maps.Keys(d.StatusCodes)) {
 		if c, err := strconv.Atoi(code); err == nil {
-			t.addStatus(c, importer.Count(d.StatusCodes[code]))
+			t.AddStatus(c, importer.Count(d.StatusCodes[code]))
 		}
 	}
 	for _, msg := range slices.Sorted(maps.Keys(d.Errors)) {
-		t.addError(msg, importer.Count(d.Errors[msg]))
+		t.AddError(msg, importer.Count(d.Errors[msg]))
 	}
 	return finish(name, run, &t, "")
 }
