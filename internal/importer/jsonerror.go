@@ -55,29 +55,24 @@ func jsonFound(value string) string {
 	return "a JSON " + value
 }
 
+var jsonKinds = map[reflect.Kind]string{
+	reflect.Struct: "an object", reflect.Map: "an object", reflect.Slice: "an array", reflect.Array: "an array",
+	reflect.String: "a string", reflect.Bool: "true or false", reflect.Float32: "a number", reflect.Float64: "a number",
+	reflect.Int: "a whole number", reflect.Int8: "a whole number", reflect.Int16: "a whole number",
+	reflect.Int32: "a whole number", reflect.Int64: "a whole number", reflect.Uint: "a whole number ≥ 0",
+	reflect.Uint8: "a whole number ≥ 0", reflect.Uint16: "a whole number ≥ 0", reflect.Uint32: "a whole number ≥ 0",
+	reflect.Uint64: "a whole number ≥ 0",
+}
+
 // jsonWanted names the JSON value a Go type reads.
 func jsonWanted(t reflect.Type) string {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if t == nil {
-		return "another value"
-	}
-	switch t.Kind() {
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return "a whole number"
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "a whole number ≥ 0"
+	if t != nil {
+		if w, ok := jsonKinds[t.Kind()]; ok {
+			return w
+		}
 	}
 	return "another value"
 }

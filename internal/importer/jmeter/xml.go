@@ -8,10 +8,10 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
 	"github.com/tailgate-ci/tailgate/internal/result"
+	"golang.org/x/text/encoding/charmap"
 )
 
 // XMLFormat reads a JTL file in XML form: <testResults> holding
@@ -242,31 +242,9 @@ func (p *xmlParse) sample(s *xmlSample) (sample, error) {
 func charsetReader(label string, in io.Reader) (io.Reader, error) {
 	switch strings.ToLower(label) {
 	case "iso-8859-1", "iso8859-1", "latin1", "latin-1":
-		return &latin1Reader{r: in}, nil
+		return charmap.ISO8859_1.NewDecoder().Reader(in), nil
 	case "us-ascii", "ascii", "utf8":
 		return in, nil
 	}
 	return nil, fmt.Errorf("encoding %q is not read; save the JTL as UTF-8", label)
-}
-
-// latin1Reader decodes ISO-8859-1, where each byte is its code point.
-type latin1Reader struct {
-	r       io.Reader
-	pending []byte
-}
-
-func (l *latin1Reader) Read(b []byte) (int, error) {
-	if len(l.pending) == 0 {
-		raw := make([]byte, max(len(b)/2, 1))
-		n, err := l.r.Read(raw)
-		for _, c := range raw[:n] {
-			l.pending = utf8.AppendRune(l.pending, rune(c))
-		}
-		if n == 0 {
-			return 0, err
-		}
-	}
-	n := copy(b, l.pending)
-	l.pending = l.pending[n:]
-	return n, nil
 }
