@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,21 +14,10 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// histogramRel is how close a value read back from a histogram (3
-// significant digits) must be to the exact one, relative to it.
-const histogramRel = 0.002
-
 // Approx reports whether got is within rel (relative) of want.
-func Approx(got, want, rel float64) bool {
-	d := got - want
-	if d < 0 {
-		d = -d
-	}
-	return d <= rel*want
-}
+func Approx(got, want, rel float64) bool { return math.Abs(got-want) <= rel*want }
 
-// MustImport reads the file at path with format f, failing the test on an
-// error.
+// MustImport reads the file at path with format f, failing on an error.
 func MustImport(t *testing.T, f importer.Format, path string) *result.Run {
 	t.Helper()
 	run, err := ImportPath(f, path)
@@ -45,7 +35,7 @@ func WantMetric(t *testing.T, run *result.Run, key string, want float64) {
 		t.Errorf("metric %s absent, want %v", key, want)
 		return
 	}
-	if !Approx(got, want, histogramRel) {
+	if !Approx(got, want, 0.002) { // a histogram's 3 significant digits
 		t.Errorf("metric %s = %v, want %v", key, got, want)
 	}
 }
@@ -62,12 +52,7 @@ func WantAbsent(t *testing.T, run *result.Run, keys ...string) {
 
 // HasNote reports whether one of the run's notes contains fragment.
 func HasNote(run *result.Run, fragment string) bool {
-	for _, n := range run.Notes {
-		if strings.Contains(n, fragment) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(run.Notes, func(n string) bool { return strings.Contains(n, fragment) })
 }
 
 // StepNames lists the run's steps by name, in order.
@@ -83,25 +68,18 @@ func StepNames(run *result.Run) []string {
 // there is none.
 func FindStep(t *testing.T, run *result.Run, name string) result.Step {
 	t.Helper()
-	for _, s := range run.Steps {
-		if s.Name == name {
-			return s
-		}
+	i := slices.IndexFunc(run.Steps, func(s result.Step) bool { return s.Name == name })
+	if i < 0 {
+		t.Fatalf("no step %q in %d steps", name, len(run.Steps))
 	}
-	t.Fatalf("no step %q in %d steps", name, len(run.Steps))
-	return result.Step{}
+	return run.Steps[i]
 }
 
 // WantErrors checks a run's error classes, in order.
 func WantErrors(t *testing.T, run *result.Run, want []result.ErrorClass) {
 	t.Helper()
-	if len(run.Errors) != len(want) {
+	if !slices.Equal(run.Errors, want) {
 		t.Fatalf("errors = %+v, want %+v", run.Errors, want)
-	}
-	for i := range want {
-		if run.Errors[i] != want[i] {
-			t.Errorf("error %d = %+v, want %+v", i, run.Errors[i], want[i])
-		}
 	}
 }
 

@@ -9,7 +9,6 @@ package importertest
 import (
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
@@ -59,11 +58,10 @@ func FixturesDir(t testing.TB, sub string) string {
 // skips the test when the fixtures are absent.
 func FixtureFiles(t testing.TB, sub string) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(FixturesDir(t, sub), "*"))
+	files, err := filepath.Glob(filepath.Join(FixturesDir(t, sub), "*")) // sorted
 	if err != nil {
 		t.Fatal(err)
 	}
-	sort.Strings(files)
 	return files
 }
 
@@ -134,50 +132,30 @@ func ImportFolders(t *testing.T, folders ...Folder) {
 	for _, fo := range folders {
 		t.Run(fo.Dir, func(t *testing.T) {
 			files := FixtureFiles(t, fo.Dir)
-			var imported, rejected int
+			count := map[string]int{}
 			for _, path := range files {
-				switch importFixture(t, fo.Format, path) {
-				case outcomeImported:
-					imported++
-				case outcomeRejected:
-					rejected++
+				name := filepath.Base(path)
+				if !fo.Format.Sniff(name, ReadHead(t, path)) {
+					t.Errorf("%s: not recognised as %s", name, fo.Format.Name())
+				}
+				run, err := ImportPath(fo.Format, path)
+				if _, typed := Rejection(err); err != nil && !typed {
+					t.Errorf("%s: untyped error: %v", name, err)
+				} else if err != nil {
+					t.Logf("%s: rejected: %v", name, err)
+					count["rejected"]++
+				} else {
+					if run.Requests.Total <= 0 {
+						t.Errorf("%s: imported without requests", name)
+					}
+					t.Logf("%s: imported %d requests (%d failed), %d steps, metrics %v, errors %+v, notes %q",
+						name, run.Requests.Total, run.Requests.Failed, len(run.Steps), run.Metrics, run.Errors, run.Notes)
+					count["imported"]++
 				}
 			}
-			t.Logf("%s: %d files, %d imported, %d rejected", fo.Dir, len(files), imported, rejected)
+			t.Logf("%s: %d files, %d imported, %d rejected", fo.Dir, len(files), count["imported"], count["rejected"])
 		})
 	}
-}
-
-type outcome int
-
-const (
-	outcomeImported outcome = iota
-	outcomeRejected         // with a typed error
-	outcomeFailed           // with an untyped error
-)
-
-// importFixture imports one file and says how that went.
-func importFixture(t *testing.T, f importer.Format, path string) outcome {
-	t.Helper()
-	name := filepath.Base(path)
-	if !f.Sniff(name, ReadHead(t, path)) {
-		t.Errorf("%s: not recognised as %s", name, f.Name())
-	}
-	run, err := ImportPath(f, path)
-	if err != nil {
-		if _, ok := Rejection(err); !ok {
-			t.Errorf("%s: untyped error: %v", name, err)
-			return outcomeFailed
-		}
-		t.Logf("%s: rejected: %v", name, err)
-		return outcomeRejected
-	}
-	if run.Requests.Total <= 0 {
-		t.Errorf("%s: imported without requests", name)
-	}
-	t.Logf("%s: imported %d requests (%d failed), %d steps, metrics %v, errors %+v, notes %q",
-		name, run.Requests.Total, run.Requests.Failed, len(run.Steps), run.Metrics, run.Errors, run.Notes)
-	return outcomeImported
 }
 
 // SniffOnlyOwn checks detection from content: across every shared fixture
