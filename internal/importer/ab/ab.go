@@ -1,7 +1,6 @@
-// Package ab owns the ApacheBench (ab) importers: the text report, which
-// carries ab's summary figures (whole milliseconds), the -e CSV of
-// percentiles, and the -g gnuplot TSV of one row per request, from which
-// it builds a latency histogram.
+// Package ab owns the ApacheBench (ab) importers: the text report (ab's
+// figures, in whole milliseconds), the -e CSV of percentiles, and the -g
+// TSV of one row per request.
 package ab
 
 import (

@@ -1,11 +1,7 @@
 // Package artillery owns the importer of Artillery's JSON report
-// (`artillery run --output report.json`), in both of its layouts: 2.x's
-// counters and summaries (aggregate.counters["http.requests"],
-// aggregate.summaries["http.response_time"]) and 1.x's fixed fields
-// (aggregate.requestsCompleted, aggregate.latency). The report carries
-// Artillery's own summary figures only. Artillery prints the results of
-// its ensure checks to the console, not into this file, so they cannot be
-// imported.
+// (`artillery run --output report.json`): 2.x's counters and summaries and
+// 1.x's fixed fields, Artillery's own figures. Its ensure checks are
+// printed to the console, not into this file.
 package artillery
 
 import (

@@ -1,9 +1,6 @@
 // Package bombardier owns the bombardier importers: its plain-text result
-// (the default, and `-o pt`) and its JSON result (`-o json`, best with
-// `-p r` so that the file holds the result alone). Both carry bombardier's
-// own figures: latency mean and max and, with -l, its 50/75/90/95/99th
-// percentiles; the responses by status class; and the errors of requests
-// without a response ("others"). The JSON adds the measured duration.
+// and its -o json result (best with -p r, so that the file holds the
+// result alone), both bombardier's own figures; the JSON adds the duration.
 package bombardier
 
 import (

@@ -1,12 +1,8 @@
-// Package gatling owns the Gatling importers: simulation.log, text
-// (Gatling 2.x–3.12) and binary (3.13 and later) ("gatling-simulation-log"),
-// and the HTML report's js/stats.json, js/stats.js and js/global_stats.json
-// of Gatling up to 3.13 ("gatling-stats-json"; from 3.14 the report keeps
-// its figures in its HTML only: import the simulation.log).
-//
-// Only REQUEST records are requests. Groups time several requests that are
-// already counted, so they are not requests; a request inside groups is the
-// step "group / subgroup / request", as the report's own paths name it.
+// Package gatling owns the Gatling importers: simulation.log, text (2.x to
+// 3.12) and binary (3.13 on), and the report's js/stats.json, stats.js and
+// global_stats.json (to 3.13). Only REQUEST records are requests: a group
+// times requests counted on their own; a request in groups is the step
+// "group / subgroup / request", as the report names it.
 package gatling
 
 import (

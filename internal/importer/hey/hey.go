@@ -1,6 +1,5 @@
-// Package hey owns the hey importers: the text summary, which carries
-// hey's own figures (seconds to four decimals), and the -o csv output of
-// one row per response, from which it builds a latency histogram.
+// Package hey owns the hey importers: the text summary (hey's figures, in
+// seconds to four decimals) and -o csv's one row per response.
 package hey
 
 import (

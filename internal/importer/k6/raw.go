@@ -1,7 +1,5 @@
-// Package k6 owns the k6 importers: the end-of-test summaries
-// (--summary-export and handleSummary JSON), which carry only the figures k6
-// computed, and the raw sample streams (--out json NDJSON and --out csv),
-// from which it builds full latency histograms.
+// Package k6 owns the k6 importers: the end-of-test summaries (k6's own
+// figures) and the sample streams (--out json and --out csv).
 package k6
 
 import (

@@ -1,9 +1,7 @@
-// Package locust owns the Locust importer. Locust's --csv option writes a
-// family of sibling files (PREFIX_stats.csv, _stats_history.csv,
-// _failures.csv, _exceptions.csv; before 0.13 PREFIX_requests.csv and
-// _distribution.csv); given any of them, the importer reads the family:
-// stats give counts and summary figures, history the time span, failures
-// the error classes. Locust keeps no raw samples: no histograms.
+// Package locust owns the Locust importer. Given any file of the family
+// --csv writes (PREFIX_stats.csv, _stats_history.csv, _failures.csv,
+// _exceptions.csv; before 0.13 _requests.csv and _distribution.csv), it
+// reads the family: counts and figures, time span, error classes.
 package locust
 
 import (

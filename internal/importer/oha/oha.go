@@ -1,12 +1,6 @@
-// Package oha owns the oha importers: the text summary (oha's default
-// output, with or without its ANSI colours) and the --json/-j summary.
-// Both carry oha's own figures only: latency mean, max and percentiles,
-// the run's duration and rate, and the responses by status and the errors
-// by message, from which the request counts are built.
-//
-// oha, like hey, prints a "Summary:" block with Total, Slowest and
-// Requests/sec; its text is told from hey's by the "Success rate:" line
-// hey does not print.
+// Package oha owns the oha importers: the text summary (with or without
+// its ANSI colours) and the --json/-j summary, both oha's own figures. Its
+// text is told from hey's by the "Success rate:" line hey does not print.
 package oha
 
 import (

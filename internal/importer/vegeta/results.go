@@ -1,7 +1,5 @@
-// Package vegeta owns the vegeta importers: the JSON report
-// (`vegeta report -type=json`), which carries vegeta's own summary figures,
-// and the raw results stream (`vegeta attack` output in gob, or
-// `vegeta encode` JSON lines), from which it builds full histograms.
+// Package vegeta owns the vegeta importers: its reports (text and JSON,
+// vegeta's own figures) and its results (gob, JSON lines, CSV).
 package vegeta
 
 import (
@@ -22,9 +20,8 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// Results reads vegeta's per-request results in each of its encodings: the
-// gob stream that `vegeta attack` writes, and the JSON lines and CSV rows
-// of `vegeta encode -to json|csv`.
+// Results reads `vegeta attack`'s gob stream and `vegeta encode`'s JSON
+// lines and CSV rows.
 type Results struct{}
 
 func (Results) Name() string { return "vegeta-results" }

@@ -1,9 +1,6 @@
-// Package wrk owns the importer of wrk and wrk2 text output. The text
-// carries summary figures only: the mean and max latency, the percentiles
-// of the --latency table (50/75/90/99 for wrk; 50…100 for wrk2, whose table
-// has no 95th: wrk2's p95 is the 0.950000 row of its detailed percentile
-// spectrum), the request count, duration and rate, and error counts. A log
-// may hold several reports (a sweep): each is one run.
+// Package wrk owns the importer of wrk and wrk2 text output: summary
+// figures only. wrk2's table has no 95th percentile: its p95 is the
+// 0.950000 row of the detailed spectrum.
 package wrk
 
 import (
