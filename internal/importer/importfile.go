@@ -195,16 +195,17 @@ func ImportFile(path, format string) (*result.Run, error) {
 	return im.Runs[0], nil
 }
 
-// One is Import of a Several format: the file's one run, or why not.
-func One(name, tool string, runs []*result.Run, err error) (*result.Run, error) {
-	if err != nil {
-		return nil, err
+// One makes Import of a Several format: the file's one run, or why not.
+func One(name, tool string) func([]*result.Run, error) (*result.Run, error) {
+	return func(runs []*result.Run, err error) (*result.Run, error) {
+		if err == nil && len(runs) != 1 {
+			err = &Unsupported{File: name, Reason: fmt.Sprintf("%d %s reports in one file; tailgate import takes each as a run", len(runs), tool)}
+		}
+		if err != nil {
+			return nil, err
+		}
+		return runs[0], nil
 	}
-	if len(runs) != 1 {
-		return nil, &Unsupported{File: name, Reason: fmt.Sprintf(
-			"%d %s reports in one file; tailgate import takes each as a run", len(runs), tool)}
-	}
-	return runs[0], nil
 }
 
 // Encodable checks what result JSON cannot hold: a time outside the years

@@ -65,9 +65,8 @@ type report struct {
 	sawTotal, sawPercent, sawLongest bool
 }
 
-func (Text) Import(name string, r io.Reader) (*result.Run, error) {
-	runs, err := Text{}.ImportAll(name, r)
-	return importer.One(name, "ab", runs, err)
+func (t Text) Import(name string, r io.Reader) (*result.Run, error) {
+	return importer.One(name, "ab")(t.ImportAll(name, r))
 }
 
 // ImportAll reads every report of the file, in order. A report opens with
@@ -131,34 +130,29 @@ func (rep *report) Take(text string) error {
 	if m == nil {
 		return nil
 	}
-	value := strings.TrimSpace(m[2])
-	num := func() (float64, error) {
-		v, err := strconv.ParseFloat(leadRe.FindString(value), 64)
-		if err != nil {
-			return 0, fmt.Errorf("%s: expected a number, got %q", m[1], importer.Clip(value, 40))
-		}
-		return v, nil
+	switch m[1] {
+	case "Time taken for tests", "Complete requests", "Non-2xx responses", "Write errors", "Requests per second":
+	default:
+		return nil
 	}
-	var err error
-	var v float64
+	value := strings.TrimSpace(m[2])
+	v, err := strconv.ParseFloat(leadRe.FindString(value), 64)
+	if err != nil {
+		return fmt.Errorf("%s: expected a number, got %q", m[1], importer.Clip(value, 40))
+	}
 	switch m[1] {
 	case "Time taken for tests":
-		v, err = num()
 		run.Window, rep.sawTime = v, true
 	case "Complete requests":
-		v, err = num()
 		run.Requests.Total, rep.sawCount = int64(v), true
 	case "Non-2xx responses":
-		v, err = num()
 		rep.non2xx = int64(v)
 	case "Write errors":
-		v, err = num()
 		rep.writeErrs = int64(v)
 	case "Requests per second":
-		v, err = num()
 		run.Metrics[result.RequestsPerSec] = v
 	}
-	return err
+	return nil
 }
 
 func atoi(s string) int64 {

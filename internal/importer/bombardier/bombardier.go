@@ -5,6 +5,7 @@ package bombardier
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -126,9 +127,8 @@ type report struct {
 	counts
 }
 
-func (Text) Import(name string, r io.Reader) (*result.Run, error) {
-	runs, err := Text{}.ImportAll(name, r)
-	return importer.One(name, "bombardier", runs, err)
+func (t Text) Import(name string, r io.Reader) (*result.Run, error) {
+	return importer.One(name, "bombardier")(t.ImportAll(name, r))
 }
 
 // ImportAll reads every result of the file, in order.
@@ -175,7 +175,7 @@ func (rep *report) Take(text string) error {
 		mean, err1 := latency(m[1])
 		max, err2 := latency(m[2])
 		if err1 != nil || err2 != nil {
-			return fmt.Errorf("Latency: %v", firstErr(err1, err2))
+			return fmt.Errorf("Latency: %v", cmp.Or(err1, err2))
 		}
 		run.Metrics[result.LatencyMean], run.Metrics[result.LatencyMax] = mean, max
 	case percentRe.MatchString(text):
@@ -207,15 +207,6 @@ func atoi(s string) int64 {
 		return -1
 	}
 	return n
-}
-
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // Cut: the failures are the 4xx, 5xx and "others" counts, each on a line

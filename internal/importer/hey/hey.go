@@ -71,9 +71,8 @@ type report struct {
 	importer.Sections
 }
 
-func (Text) Import(name string, r io.Reader) (*result.Run, error) {
-	runs, err := Text{}.ImportAll(name, r)
-	return importer.One(name, "hey", runs, err)
+func (t Text) Import(name string, r io.Reader) (*result.Run, error) {
+	return importer.One(name, "hey")(t.ImportAll(name, r))
 }
 
 // ImportAll reads every summary of the file, in order.

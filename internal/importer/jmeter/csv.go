@@ -45,9 +45,8 @@ func (CSVFormat) Sniff(_ string, head []byte) bool {
 	return err == nil
 }
 
-func (CSVFormat) Import(name string, r io.Reader) (*result.Run, error) {
-	runs, err := CSVFormat{}.ImportAll(name, r)
-	return importer.One(name, "JMeter", runs, err)
+func (t CSVFormat) Import(name string, r io.Reader) (*result.Run, error) {
+	return importer.One(name, "JMeter")(t.ImportAll(name, r))
 }
 
 // ImportAll reads every run of the file: JMeter appends each run to an

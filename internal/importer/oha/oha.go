@@ -94,9 +94,8 @@ type report struct {
 	importer.Sections
 }
 
-func (Text) Import(name string, r io.Reader) (*result.Run, error) {
-	runs, err := Text{}.ImportAll(name, r)
-	return importer.One(name, "oha", runs, err)
+func (t Text) Import(name string, r io.Reader) (*result.Run, error) {
+	return importer.One(name, "oha")(t.ImportAll(name, r))
 }
 
 // ImportAll reads every summary of the file, in order.

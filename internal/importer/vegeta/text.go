@@ -44,9 +44,8 @@ var textLatency = map[string]string{
 	"95": result.LatencyP95, "99": result.LatencyP99, "max": result.LatencyMax,
 }
 
-func (Text) Import(name string, r io.Reader) (*result.Run, error) {
-	runs, err := Text{}.ImportAll(name, r)
-	return importer.One(name, "vegeta text", runs, err)
+func (t Text) Import(name string, r io.Reader) (*result.Run, error) {
+	return importer.One(name, "vegeta text")(t.ImportAll(name, r))
 }
 
 // textRun is one report while its lines are read.

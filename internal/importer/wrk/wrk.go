@@ -71,9 +71,8 @@ type report struct {
 	sawRate bool
 }
 
-func (Text) Import(name string, r io.Reader) (*result.Run, error) {
-	runs, err := Text{}.ImportAll(name, r)
-	return importer.One(name, "wrk", runs, err)
+func (t Text) Import(name string, r io.Reader) (*result.Run, error) {
+	return importer.One(name, "wrk")(t.ImportAll(name, r))
 }
 
 // ImportAll reads every report of the file, in order.
