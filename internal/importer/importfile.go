@@ -229,7 +229,6 @@ func Encodable(name string, run *result.Run) error {
 	return nil
 }
 
-// ctxReader reads until ctx ends.
 type ctxReader struct {
 	ctx context.Context
 	r   io.Reader

@@ -98,7 +98,6 @@ func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 // itself writes no "#" (a document path is sent without its fragment).
 var commentRe = regexp.MustCompile(`(^|\s)#.*$`)
 
-// uncomment is a report line without its comment.
 func uncomment(text string) string {
 	return strings.TrimSpace(commentRe.ReplaceAllString(text, ""))
 }

@@ -59,7 +59,6 @@ var errorClasses = importer.MessageClasses{
 	Connection: []string{"connect", "connection", "refused", "reset", "broken pipe", "eof", "closed"},
 }
 
-// counts is what either form says of the requests.
 type counts struct {
 	byClass [5]int64 // as classes
 	others  int64
@@ -92,7 +91,6 @@ func (c *counts) addError(desc string, n int64) {
 	c.errors = append(c.errors, result.ErrorClass{Class: errorClasses.Class(desc), Count: n, Sample: importer.OneLine(desc)})
 }
 
-// finish is the end both forms share.
 func finish(name, where string, run *result.Run, c *counts) (*result.Run, error) {
 	c.fill(run)
 	if run.Requests.Total == 0 {

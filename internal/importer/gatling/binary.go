@@ -243,7 +243,6 @@ func importBinaryLog(name string, r *bufio.Reader) (*result.Run, error) {
 	return p.finish()
 }
 
-// binaryRecord reads the record that header h opens.
 func (p *logParse) binaryRecord(b *binaryLog, h byte, runStart int64) error {
 	switch h {
 	case recordUser:

@@ -27,7 +27,6 @@ type LogFormat struct{}
 
 func (LogFormat) Name() string { return "gatling-simulation-log" }
 
-// recordTypes are the first fields of the text log's records.
 var recordTypes = map[string]bool{"RUN": true, "USER": true, "REQUEST": true, "GROUP": true, "ERROR": true, "ASSERTION": true}
 
 // Sniff accepts text whose first line is a known record, a binary log

@@ -30,7 +30,6 @@ func (StatsFormat) Sniff(_ string, head []byte) bool {
 		(bytes.Contains(head, []byte(`"percentiles1"`)) || bytes.Contains(head, []byte(`"meanResponseTime"`)))
 }
 
-// figure is one statistic split by outcome.
 type figure struct {
 	Total number `json:"total"`
 	OK    number `json:"ok"`
@@ -76,7 +75,6 @@ type numberError struct{ text string }
 
 func (e *numberError) Error() string { return fmt.Sprintf("%q is not a number", e.text) }
 
-// statistics are one node's figures.
 type statistics struct {
 	NumberOfRequests *figure `json:"numberOfRequests"`
 	Max              figure  `json:"maxResponseTime"`
@@ -183,8 +181,7 @@ func (StatsFormat) Import(name string, r io.Reader) (*result.Run, error) {
 	return run, nil
 }
 
-// checkCounts rejects request counts that count nothing or count
-// impossibly.
+// checkCounts rejects counts of nothing or impossible ones.
 func checkCounts(name string, n *figure) error {
 	total, ko := n.Total.V, n.KO.V
 	switch {
@@ -198,7 +195,6 @@ func checkCounts(name string, n *figure) error {
 	return nil
 }
 
-// requestSteps flattens the tree's requests into steps named by their path.
 func requestSteps(ns nodes, out []result.Step) []result.Step {
 	for _, n := range ns {
 		if n.Type == "REQUEST" && n.Stats != nil {

@@ -62,7 +62,6 @@ var (
 	}
 )
 
-// report collects one summary's figures.
 type report struct {
 	line    int
 	run     *result.Run
@@ -75,7 +74,6 @@ func (t Text) Import(name string, r io.Reader) (*result.Run, error) {
 	return importer.One(name, "hey")(t.ImportAll(name, r))
 }
 
-// ImportAll reads every summary of the file, in order.
 func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 	starts := func(line string) bool { return line == "Summary:" }
 	return importer.TextReport{Starts: starts}.ReadReports(name, `no "Summary:" line; expected a hey report`, r,

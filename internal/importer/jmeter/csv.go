@@ -49,8 +49,7 @@ func (t CSVFormat) Import(name string, r io.Reader) (*result.Run, error) {
 	return importer.One(name, "JMeter")(t.ImportAll(name, r))
 }
 
-// ImportAll reads every run of the file: JMeter appends each run to an
-// existing file, and the runs are told apart as runs.go says.
+// ImportAll reads every run of the file (see runSplitter).
 func (CSVFormat) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
@@ -112,7 +111,6 @@ type csvParse struct {
 // hold, so that appended runs cost no more memory than one.
 const fileHistograms = 2 * rawrun.MaxSteps
 
-// runStart is where a run of an appended file begins.
 type runStart struct {
 	line  int
 	pause time.Duration
@@ -283,7 +281,6 @@ var defaultLayouts = map[int][]string{
 	17: {"timeStamp", "elapsed", "label", "responseCode", "responseMessage", "threadName", "dataType", "success", "failureMessage", "bytes", "sentBytes", "grpThreads", "allThreads", "URL", "Latency", "IdleTime", "Connect"},
 }
 
-// isHeader reports whether a first row is JMeter's header row.
 func isHeader(row []string) bool {
 	// Called on every row: compare without lowering a copy of each field.
 	var ts, el bool
@@ -335,7 +332,6 @@ func newColumns(names []string) columns {
 	return c
 }
 
-// field returns row[i], or "" for a column the file lacks.
 func field(row []string, i int) string {
 	if i < 0 {
 		return ""

@@ -40,7 +40,6 @@ func (s sample) end() time.Time { return s.start.Add(time.Duration(s.elapsedMS) 
 // that a corrupt value cannot overflow a time.Duration.
 const maxElapsedMS = 366 * 24 * 3600 * 1000
 
-// parseElapsed reads an elapsed time in whole milliseconds.
 func parseElapsed(s string) (int64, error) {
 	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 	if err != nil || v < 0 || v > maxElapsedMS {
@@ -152,7 +151,6 @@ func (f *sampleFilter) add(s sample) {
 	f.requests.add(s)
 }
 
-// finish builds the run, with notes on what was excluded and why.
 func (f *sampleFilter) finish(notes []string) *result.Run {
 	if f.folded > 0 {
 		notes = append(notes, fmt.Sprintf("%d sub-samples (redirect hops, embedded resources) folded into their parent request", f.folded))
@@ -280,7 +278,6 @@ func (r *runSplitter) add(s sample) {
 	r.n++
 }
 
-// splitNote tells a run of an appended file where it lies.
 func splitNote(k, n, line int, pause time.Duration) string {
 	if k == 1 {
 		return fmt.Sprintf("run 1 of %d appended in this file (JMeter appends to an existing results file); the next starts after a pause in the timestamps longer than %v and 100 times the run's spacing", n, minRunGap)

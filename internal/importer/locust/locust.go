@@ -27,7 +27,6 @@ type CSV struct{}
 
 func (CSV) Name() string { return "locust-csv" }
 
-// kind is which member of the family a file is.
 type kind int
 
 const (
@@ -112,7 +111,6 @@ func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 	return fam.run()
 }
 
-// loadFamily reads the siblings of the file it was given.
 func loadFamily(name string, k kind, data []byte) (*family, error) {
 	base, _ := splitSuffix(name)
 	fam := &family{}

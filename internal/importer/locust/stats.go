@@ -37,7 +37,6 @@ var (
 // digits, so its percentiles are rounded; mean and max are exact.
 const roundingNote = "Locust rounds response-time percentiles to 2 significant digits (e.g. 1234 ms is reported as 1200 ms); mean and max are exact"
 
-// statRow is one row of the stats table in tailgate's terms.
 type statRow struct {
 	name     string
 	total    bool
@@ -151,7 +150,6 @@ var failureClasses = importer.MessageClasses{
 	},
 }
 
-// parseFailures reads the failures table into error classes.
 func parseFailures(t *table) ([]result.ErrorClass, error) {
 	var out []result.ErrorClass
 	for _, r := range t.rows {

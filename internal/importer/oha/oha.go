@@ -65,7 +65,6 @@ var transport = importer.MessageClasses{
 	Connection: []string{"connect", "connection", "refused", "reset", "broken pipe", "eof", "dns"},
 }
 
-// finish is the end both forms share.
 func finish(name string, run *result.Run, t *importer.Sections, where string) (*result.Run, error) {
 	t.Fill(run, transport, func(msg string, n int64) bool {
 		if msg == deadline {

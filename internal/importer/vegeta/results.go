@@ -244,7 +244,6 @@ func decodeHit(line []byte) (hit, error) {
 // otherStep pools the requests past rawrun.MaxSteps distinct targets.
 const otherStep = "(other targets)"
 
-// tally folds results into a run.
 type tally struct {
 	span     rawrun.Span
 	requests *rawrun.Builder
@@ -265,7 +264,6 @@ func (t *tally) add(h hit) {
 	t.requests.Fail(step, class, strconv.Itoa(int(h.Code)), statusSample(int(h.Code), h.Error))
 }
 
-// stepName names a result's step by its target.
 func stepName(h hit) string {
 	if h.Method == "" && h.URL == "" {
 		return "(unnamed)"
@@ -315,7 +313,6 @@ func isTimeout(msg string) bool {
 	return strings.Contains(m, "timeout") || strings.Contains(m, "deadline exceeded") || strings.Contains(m, "timed out")
 }
 
-// statusSample is the sample message for a status class.
 func statusSample(code int, msg string) string {
 	if msg == "" {
 		return "status " + strconv.Itoa(code)

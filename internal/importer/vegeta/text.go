@@ -38,7 +38,6 @@ func isHist(head []byte) bool {
 	return histRe.Match(line)
 }
 
-// textLatency maps vegeta's latency field names to metrics.
 var textLatency = map[string]string{
 	"mean": result.LatencyMean, "50": result.LatencyP50, "90": result.LatencyP90,
 	"95": result.LatencyP95, "99": result.LatencyP99, "max": result.LatencyMax,
@@ -48,7 +47,6 @@ func (t Text) Import(name string, r io.Reader) (*result.Run, error) {
 	return importer.One(name, "vegeta text")(t.ImportAll(name, r))
 }
 
-// textRun is one report while its lines are read.
 type textRun struct {
 	line      int
 	run       *result.Run
@@ -59,8 +57,7 @@ type textRun struct {
 	inErrorSet bool
 }
 
-// ImportAll reads every report of the file, in order (several runs'
-// reports are often kept in one log).
+// ImportAll reads every report of the file (a log often keeps several).
 func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 	br := bufio.NewReader(r)
 	if head, _ := br.Peek(256); isHist(head) {

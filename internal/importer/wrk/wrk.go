@@ -42,12 +42,10 @@ func (Text) Sniff(_ string, head []byte) bool {
 		bytes.Contains(head, []byte("Requests/sec:"))
 }
 
-// percentileKeys maps the --latency table to metrics.
 var percentileKeys = map[float64]string{
 	50: result.LatencyP50, 90: result.LatencyP90, 95: result.LatencyP95, 99: result.LatencyP99,
 }
 
-// report collects one report's figures while its lines are read.
 type report struct {
 	line                    int // where the report starts
 	run                     *result.Run
@@ -75,7 +73,6 @@ func (t Text) Import(name string, r io.Reader) (*result.Run, error) {
 	return importer.One(name, "wrk")(t.ImportAll(name, r))
 }
 
-// ImportAll reads every report of the file, in order.
 func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 	// wrk's last line, Transfer/sec, holds no figure tailgate imports: a
 	// report saved without its last line break, or cut in that line, is
@@ -87,7 +84,6 @@ func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 		})
 }
 
-// take reads one line's figures, if it has any.
 func (rep *report) Take(text string) error {
 	run := rep.run
 	rep.wrk2 = rep.wrk2 || strings.HasPrefix(text, "Thread calibration") || strings.Contains(text, "HdrHistogram")
