@@ -51,10 +51,7 @@ func (t CSVFormat) Import(name string, r io.Reader) (*result.Run, error) {
 
 // ImportAll reads every run of the file (see runSplitter).
 func (CSVFormat) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
-		_, _ = br.Discard(3)
-	}
+	br := bufio.NewReaderSize(r, 64<<10) // Read has taken off a byte order mark
 	head, _ := br.Peek(64 << 10)
 	rows := newRowReader(br, delimiter(firstLine(head)))
 	p := &csvParse{file: name, histograms: fileHistograms}
