@@ -142,3 +142,6 @@ func Summarize(run *result.Run) {
 	maps.DeleteFunc(run.Metrics, func(_ string, v float64) bool { return math.IsInf(v, 0) || math.IsNaN(v) })
 	run.Summarize()
 }
+
+// Percentiles are the metrics of the percentiles the tools report.
+var Percentiles = map[float64]string{50: result.LatencyP50, 90: result.LatencyP90, 95: result.LatencyP95, 99: result.LatencyP99}

@@ -103,9 +103,6 @@ func finish(name, where string, run *result.Run, c *counts) (*result.Run, error)
 	return run, nil
 }
 
-// percentKeys maps bombardier's percentiles to metrics.
-var percentKeys = map[string]string{"50": result.LatencyP50, "90": result.LatencyP90, "95": result.LatencyP95, "99": result.LatencyP99}
-
 var (
 	startRe   = regexp.MustCompile(`^Statistics\s+Avg\s+Stdev\s+Max$`)
 	rateRe    = regexp.MustCompile(`^Reqs/sec\s+(\S+)\s+\S+\s+\S+$`)
@@ -182,7 +179,8 @@ func (rep *report) Take(text string) error {
 		if err != nil {
 			return fmt.Errorf("latency %s%%: %v", m[1], err)
 		}
-		if key, ok := percentKeys[m[1]]; ok {
+		p, _ := strconv.ParseFloat(m[1], 64)
+		if key, ok := importer.Percentiles[p]; ok {
 			run.Metrics[key] = v
 		}
 	case codesRe.MatchString(text):
@@ -283,8 +281,8 @@ func (JSON) Import(name string, r io.Reader) (*result.Run, error) {
 		}
 		us(result.LatencyMean, l.Mean)
 		us(result.LatencyMax, l.Max)
-		for p, key := range percentKeys {
-			if v, ok := l.Percentiles[p]; ok {
+		for p, key := range importer.Percentiles {
+			if v, ok := l.Percentiles[strconv.FormatFloat(p, 'f', -1, 64)]; ok {
 				us(key, v)
 			}
 		}

@@ -52,8 +52,7 @@ var (
 )
 
 var (
-	timeKeys    = map[string]string{"Slowest": result.LatencyMax, "Average": result.LatencyMean}
-	percentKeys = map[int]string{50: result.LatencyP50, 90: result.LatencyP90, 95: result.LatencyP95, 99: result.LatencyP99}
+	timeKeys = map[string]string{"Slowest": result.LatencyMax, "Average": result.LatencyMean}
 	// transport classes hey's error lines (Go's net/http errors).
 	transport = importer.MessageClasses{
 		Status:     func(string) bool { return false },
@@ -118,13 +117,13 @@ func (rep *report) Take(text string) error {
 		if m == nil {
 			return nil
 		}
-		p, _ := strconv.Atoi(m[1])
+		p, _ := strconv.ParseFloat(m[1], 64)
 		v, err := strconv.ParseFloat(m[2], 64)
 		if err != nil || !(v >= 0) || v > 1e9 {
 			return fmt.Errorf("latency %s%%: expected seconds, got %q", m[1], m[2])
 		}
 		// hey 0.1.5 prints "0%% in 0.0000 secs" for a percentile it lacks.
-		if key, ok := percentKeys[p]; ok {
+		if key, ok := importer.Percentiles[p]; ok {
 			run.Metrics[key] = 1000 * v
 		}
 	}

@@ -52,9 +52,6 @@ var units = map[string]float64{
 	"min": 6e4, "10 min": 6e5, "hr": 3.6e6,
 }
 
-// percentKeys maps oha's percentiles to metrics.
-var percentKeys = map[float64]string{50: result.LatencyP50, 90: result.LatencyP90, 95: result.LatencyP95, 99: result.LatencyP99}
-
 // plain is a line of oha's text without its colours and indentation.
 func plain(line string) string { return strings.TrimSpace(ansiRe.ReplaceAllString(line, "")) }
 
@@ -140,7 +137,7 @@ func (rep *report) Take(line string) error {
 			return fmt.Errorf("latency %s%%: %v", m[1], err)
 		}
 		p, _ := strconv.ParseFloat(m[1], 64) // "50.00", or "50" before oha 0.6
-		if key, known := percentKeys[p]; known && ok {
+		if key, known := importer.Percentiles[p]; known && ok {
 			rep.run.Metrics[key] = v
 		}
 	}
@@ -253,7 +250,7 @@ func (JSON) Import(name string, r io.Reader) (*result.Run, error) {
 	}
 	seconds(result.LatencyMax, d.Summary.Slowest)
 	seconds(result.LatencyMean, d.Summary.Average)
-	for p, key := range percentKeys {
+	for p, key := range importer.Percentiles {
 		seconds(key, d.LatencyPercentiles["p"+strconv.FormatFloat(p, 'f', -1, 64)])
 	}
 	if v := d.Summary.RequestsPerSec; v != nil && *v >= 0 {

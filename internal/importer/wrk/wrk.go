@@ -42,10 +42,6 @@ func (Text) Sniff(_ string, head []byte) bool {
 		bytes.Contains(head, []byte("Requests/sec:"))
 }
 
-var percentileKeys = map[float64]string{
-	50: result.LatencyP50, 90: result.LatencyP90, 95: result.LatencyP95, 99: result.LatencyP99,
-}
-
 type report struct {
 	line                    int // where the report starts
 	run                     *result.Run
@@ -125,7 +121,7 @@ func (rep *report) Take(text string) error {
 			return fmt.Errorf("latency %s%%: expected a duration such as 15.25ms, got %q", m[1], m[2])
 		}
 		p, _ := strconv.ParseFloat(m[1], 64)
-		if key, ok := percentileKeys[p]; ok {
+		if key, ok := importer.Percentiles[p]; ok {
 			run.Metrics[key] = v
 		}
 		return nil
