@@ -45,15 +45,9 @@ func containsAny(s string, fragments []string) bool {
 	return false
 }
 
-// sampleMax is the length of an error class's sample message, in
-// characters.
-const sampleMax = 200
-
 // OneLine keeps a message to one readable line: white space folded, and
 // at most 200 characters.
-func OneLine(s string) string {
-	return Clip(strings.Join(strings.Fields(s), " "), sampleMax)
-}
+func OneLine(s string) string { return Clip(strings.Join(strings.Fields(s), " "), 200) }
 
 // Clip cuts s to at most n characters, marking a cut with "…".
 func Clip(s string, n int) string {

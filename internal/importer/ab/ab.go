@@ -25,8 +25,7 @@ func init() {
 	importer.Register(Gnuplot{})
 }
 
-// Text reads ab's text reports; a log may hold several (a sweep), each a
-// run. Lines around them (the command, progress lines, notes) are ignored.
+// Text reads ab's text reports; a log may hold several (a sweep).
 type Text struct{}
 
 func (Text) Name() string { return "ab-text" }
@@ -69,8 +68,7 @@ func (t Text) Import(name string, r io.Reader) (*result.Run, error) {
 	return importer.One(name, "ab")(t.ImportAll(name, r))
 }
 
-// ImportAll reads every report of the file, in order. A report opens with
-// its "Server Software:" line, which ab always prints.
+// ImportAll reads every report, each opened by "Server Software:".
 func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 	var aborted string
 	runs, err := importer.TextReport{
@@ -373,8 +371,7 @@ func csvError(name string, err error) error {
 	return &importer.SyntaxError{File: name, Msg: err.Error()}
 }
 
-// splitTabs splits an ab -g row at its tabs into dst, in place: ab writes
-// no quotes, and its date holds spaces only.
+// splitTabs splits an ab -g row at its tabs (its date holds spaces only).
 func splitTabs(dst [][]byte, line []byte) [][]byte {
 	dst = dst[:0]
 	for {

@@ -209,8 +209,7 @@ func lifecycleSuccess(run *result.Run, c map[string]float64) {
 	run.Metrics[result.LifecycleSuccess] = 100 * float64(run.Iterations.Succeeded) / float64(done)
 }
 
-// v1 reads 1.x: requestsCompleted are responses; the requests that got
-// none are counted in errors.
+// v1 reads 1.x: responses are requestsCompleted, the others are errors.
 func v1(name string, d doc) (*result.Run, error) {
 	a := d.Aggregate
 	run := &result.Run{Metrics: map[string]float64{}}

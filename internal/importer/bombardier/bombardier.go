@@ -23,8 +23,7 @@ func init() {
 	importer.Register(JSON{})
 }
 
-// Text reads bombardier's plain-text result; a log may hold several, each
-// a run. The intro and progress lines around it are ignored.
+// Text reads bombardier's plain-text results; a log may hold several.
 type Text struct{}
 
 // JSON reads `bombardier -o json`.
@@ -51,8 +50,7 @@ var classes = []struct {
 	failed bool
 }{{"1xx", true}, {"2xx", false}, {"3xx", false}, {"4xx", true}, {"5xx", true}}
 
-// errorClasses classes bombardier's error descriptions (fasthttp's and
-// net/http's).
+// errorClasses classes fasthttp's and net/http's error descriptions.
 var errorClasses = importer.MessageClasses{
 	Status:     func(string) bool { return false },
 	Timeout:    []string{"timeout", "timed out", "deadline exceeded"},
@@ -134,8 +132,7 @@ func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 		})
 }
 
-// latency reads bombardier's durations ("850.00us", "10.57ms", "1.20s",
-// "1.50m") in milliseconds.
+// latency reads a duration ("850.00us", "1.50m") in milliseconds.
 func latency(s string) (float64, error) {
 	d, err := time.ParseDuration(s)
 	if err != nil || d < 0 {

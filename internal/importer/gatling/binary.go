@@ -41,8 +41,7 @@ const (
 	recordError   = 4
 )
 
-// maxBinaryString bounds one string of the binary log: a name or a
-// message, far below what a file could claim.
+// maxBinaryString bounds a name or message, far below what a file may claim.
 const maxBinaryString = 1 << 20
 
 // errBinaryCut is a file that ends inside a record.

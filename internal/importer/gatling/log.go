@@ -140,8 +140,7 @@ func (p *logParse) finish() (*result.Run, error) {
 	return p.runs.finish(notes), nil
 }
 
-// requestLayout says where a REQUEST record keeps its fields; the layout
-// changed between Gatling releases.
+// requestLayout says where a REQUEST record keeps its fields, by release.
 type requestLayout struct {
 	groups, name, start, end, status, message int
 }
@@ -207,8 +206,7 @@ func parseRequest(f []string) (request, error) {
 	}, nil
 }
 
-// stepName joins the group path (comma-separated in the log) and the
-// request name as the report does.
+// stepName joins the groups (comma-separated) and the name as the report does.
 func stepName(groups, name string) string {
 	if strings.TrimSpace(groups) == "" {
 		return name

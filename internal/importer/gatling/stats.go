@@ -21,8 +21,6 @@ type StatsFormat struct{}
 
 func (StatsFormat) Name() string { return "gatling-stats-json" }
 
-// Sniff accepts a JSON object with Gatling's statistics fields, or the
-// same in js/stats.js.
 func (StatsFormat) Sniff(_ string, head []byte) bool {
 	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
 	return len(t) > 0 && (t[0] == '{' || isStatsJS(t)) &&
@@ -137,8 +135,7 @@ func (ns *nodes) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// document is either file: stats.json has "stats", global_stats.json has
-// the figures at the top.
+// document is stats.json ("stats") or global_stats.json (figures on top).
 type document struct {
 	node
 	statistics

@@ -141,8 +141,6 @@ func (rep *report) Cut(partial string) bool {
 	return rep.cut
 }
 
-// finish turns the figures into a run: every response and every error is
-// a request; a response outside 2xx/3xx or an error failed it.
 func (rep *report) Finish(name string) (*result.Run, error) {
 	run := rep.run
 	if !rep.sawTime {
@@ -163,8 +161,6 @@ func (rep *report) Finish(name string) (*result.Run, error) {
 // csvFields is the number of fields of hey -o csv's rows.
 const csvFields = 8
 
-// Import reads hey's rows, which hold numbers only (no quotes), split at
-// their commas; a row cut by the end of the file is left out and noted.
 func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 	lines := importer.NewLineReader(r)
 	if !lines.Row() || strings.TrimPrefix(string(lines.Bytes()), "\ufeff") != csvHeader {

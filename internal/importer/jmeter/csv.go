@@ -21,8 +21,7 @@ type CSVFormat struct{}
 
 func (CSVFormat) Name() string { return "jmeter-jtl-csv" }
 
-// Sniff accepts a first line that is JMeter's header row, or a sample in
-// one of JMeter's default layouts.
+// Sniff accepts JMeter's header row, or a sample in a default layout.
 func (CSVFormat) Sniff(_ string, head []byte) bool {
 	line := firstLine(head)
 	if line == "" || line[0] == '<' || line[0] == '{' || line[0] == '[' {
@@ -298,8 +297,7 @@ func columnsFromHeader(row []string) (columns, error) {
 	return c, nil
 }
 
-// columnsFromDefaults picks JMeter's default layout with as many fields as
-// the first row of a file without a header.
+// columnsFromDefaults picks the default layout of a headerless first row.
 func columnsFromDefaults(first []string) (columns, error) {
 	names, ok := defaultLayouts[len(first)]
 	if !ok {
@@ -427,8 +425,7 @@ func newRowReader(br *bufio.Reader, comma rune) *rowReader {
 	return &rowReader{br: br, comma: byte(comma)}
 }
 
-// readLine returns the next line without its line break, and whether it
-// had one; io.EOF when nothing is left.
+// readLine returns the next line and whether it had a line break.
 func (r *rowReader) readLine() (string, bool, error) {
 	r.long = r.long[:0]
 	for {

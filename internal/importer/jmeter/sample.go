@@ -48,8 +48,7 @@ func parseElapsed(s string) (int64, error) {
 	return v, nil
 }
 
-// transactionPrefix starts the response message JMeter's Transaction
-// Controller gives the samples it generates.
+// transactionPrefix starts a Transaction Controller sample's message.
 const transactionPrefix = "Number of samples in transaction"
 
 func (s sample) isTransaction() bool { return strings.HasPrefix(s.message, transactionPrefix) }
@@ -123,8 +122,7 @@ func (b *runBuilder) finish(notes []string) *result.Run {
 	return r
 }
 
-// sampleFilter applies the request rules of the package doc to a stream of
-// samples in file order.
+// sampleFilter applies the package doc's request rules, in file order.
 type sampleFilter struct {
 	requests     *runBuilder
 	transactions *runBuilder
@@ -176,8 +174,7 @@ func init() {
 // no HTTP response at all (the exception's class follows).
 const nonHTTPPrefix = "Non HTTP response code:"
 
-// classify puts a failed sample in an error class, with a message that
-// shows the cause.
+// classify puts a failed sample in an error class, with its cause.
 func classify(s sample) (class, msg string) {
 	code := strings.TrimSpace(s.code)
 	if strings.HasPrefix(code, nonHTTPPrefix) {
@@ -208,8 +205,6 @@ func classify(s sample) (class, msg string) {
 	return result.ErrExpect, importer.OneLine("sample marked failed with response " + code + " " + s.message)
 }
 
-// transportClass classes a failure without an HTTP response by the
-// exception named in text.
 func transportClass(text string) string {
 	if strings.Contains(strings.ToLower(text), "timeout") {
 		return result.ErrTimeout

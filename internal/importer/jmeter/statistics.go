@@ -18,8 +18,6 @@ type StatisticsFormat struct{}
 
 func (StatisticsFormat) Name() string { return "jmeter-statistics-json" }
 
-// Sniff accepts a JSON object whose entries carry the dashboard's field
-// names.
 func (StatisticsFormat) Sniff(_ string, head []byte) bool {
 	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
 	return len(t) > 0 && t[0] == '{' &&

@@ -239,8 +239,7 @@ func unsupportedReason(has func(prefix string) bool) string {
 	return "no http_req_duration metric: the k6 result holds no HTTP request latencies"
 }
 
-// NDJSON reads `k6 run --out json`: one JSON object per line, either a
-// metric declaration ("type":"Metric") or a sample ("type":"Point").
+// NDJSON reads `k6 run --out json`: a Metric or Point object per line.
 type NDJSON struct{}
 
 func (NDJSON) Name() string { return "k6-ndjson" }
@@ -320,8 +319,7 @@ func (NDJSON) Import(name string, r io.Reader) (*result.Run, error) {
 	return run, nil
 }
 
-// CSV reads `k6 run --out csv`: a header naming metric_name, timestamp,
-// metric_value and the tag columns, then one sample per line.
+// CSV reads `k6 run --out csv`: a header, then one sample per line.
 type CSV struct{}
 
 func (CSV) Name() string { return "k6-csv" }

@@ -13,8 +13,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// stats are one metric's figures by k6 stat name ("avg", "p(95)", "count",
-// "passes", "rate", …).
+// stats are one metric's figures by k6 stat name ("avg", "p(95)", …).
 type stats map[string]float64
 
 // summary is what the k6 summary layouts carry, reduced to numbers.

@@ -47,8 +47,7 @@ type statRow struct {
 	metrics  map[string]float64
 }
 
-// parseStats reads the stats (or 0.x requests) table and the 0.x
-// distribution table that holds its percentiles.
+// parseStats reads the stats table, with 0.x's distribution table.
 func parseStats(t *table, dist *table) ([]statRow, error) {
 	for _, need := range [][]string{{"name"}, colCount, colFailures} {
 		if !t.has(need...) {
@@ -108,8 +107,7 @@ func statOf(r row) (statRow, error) {
 	return s, nil
 }
 
-// distPercentiles reads the 0.x _distribution.csv, keyed by its "METHOD
-// path" names and "Total".
+// distPercentiles reads 0.x's _distribution.csv by "METHOD path" or "Total".
 func distPercentiles(dist *table) (map[string]map[string]float64, error) {
 	out := map[string]map[string]float64{}
 	if dist == nil {

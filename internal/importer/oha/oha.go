@@ -38,8 +38,7 @@ func (Text) Sniff(_ string, head []byte) bool {
 const deadline = "aborted due to deadline"
 
 var (
-	// ansiRe is a terminal escape: oha colours its text even when it is
-	// written to a file.
+	// ansiRe: oha colours its text even in a file.
 	ansiRe    = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
 	fieldRe   = regexp.MustCompile(`^(Success rate|Total|Slowest|Fastest|Average|Requests/sec):\s+(\S+)(?:\s+(\S+(?: \S+)?))?$`)
 	percentRe = regexp.MustCompile(`^(\d+(?:\.\d+)?)% in (\S+) (\S+(?: \S+)?)$`)
@@ -205,8 +204,7 @@ func (rep *report) Finish(name string) (*result.Run, error) {
 	return finish(name, rep.run, &rep.Sections, fmt.Sprintf(" at line %d", rep.line))
 }
 
-// JSON reads `oha --json` (or -j, or --output-format json): times in
-// seconds, a latency that was never measured written as null.
+// JSON reads `oha --json`: seconds, and null for a latency never measured.
 type JSON struct{}
 
 func (JSON) Name() string { return "oha-json" }

@@ -19,8 +19,7 @@ const MaxSteps = 200
 
 // Options say how a Builder names and bounds its steps.
 type Options struct {
-	// What the step names are, for the note on steps past MaxSteps, e.g.
-	// "request names".
+	// What the step names are, for the note on steps past MaxSteps.
 	What string
 	// Pool, when set, is the step that takes the requests of every name
 	// past MaxSteps. When empty, such steps are kept, without a latency

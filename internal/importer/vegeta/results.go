@@ -46,8 +46,7 @@ type hit struct {
 	URL       string        `json:"url"`
 }
 
-// isGob: a gob stream opens with the type definition of vegeta's Result,
-// which names its fields.
+// isGob: a gob stream opens with the type definition of vegeta's Result.
 func isGob(head []byte) bool {
 	if len(head) > 512 {
 		head = head[:512]
@@ -192,8 +191,7 @@ func readCSV(name string, r io.Reader, agg *tally) error {
 	return nil
 }
 
-// csvRow reads result lines, one row's fields at a time, in place, with
-// the strings a hit keeps interned.
+// csvRow reads result lines in place, interning the strings a hit keeps.
 type csvRow struct {
 	fields [][]byte
 	strs   importer.Interner
@@ -296,8 +294,6 @@ func init() {
 // in [200, 400); status 0 means no response at all.
 func failedCode(code int) bool { return code < 200 || code >= 400 }
 
-// errorClass names the class of a failed request from its status and
-// vegeta's error text.
 func errorClass(code int, msg string) string {
 	switch {
 	case code != 0:

@@ -18,8 +18,7 @@ import (
 
 func init() { importer.Register(Text{}) }
 
-// Text reads wrk or wrk2 reports; lines around them (a shell prompt, the
-// command) are ignored.
+// Text reads wrk or wrk2 reports; a log may hold several (a sweep).
 type Text struct{}
 
 func (Text) Name() string { return "wrk-text" }
@@ -275,8 +274,7 @@ func (rep *report) timingNotes() {
 	}
 }
 
-// parseLatency reads wrk's durations ("850.00us", "15.52ms", "1.83s",
-// "1.00m") in milliseconds.
+// parseLatency reads a duration ("850.00us", "1.00m") in milliseconds.
 func parseLatency(s string) (float64, error) {
 	d, err := time.ParseDuration(s)
 	if err != nil || d < 0 {
