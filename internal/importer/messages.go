@@ -3,9 +3,11 @@ package importer
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"maps"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
@@ -139,3 +141,13 @@ func Summarize(run *result.Run) {
 
 // Percentiles are the metrics of the percentiles the tools report.
 var Percentiles = map[float64]string{50: result.LatencyP50, 90: result.LatencyP90, 95: result.LatencyP95, 99: result.LatencyP99}
+
+// Millis reads a tool's duration ("850.00us", "10.57ms", "1.50m") in
+// milliseconds.
+func Millis(s string) (float64, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("expected a duration such as 10.57ms, got %q", s)
+	}
+	return float64(d) / float64(time.Millisecond), nil
+}

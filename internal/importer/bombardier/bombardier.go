@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
 	"github.com/tailgate-ci/tailgate/internal/result"
@@ -132,15 +131,6 @@ func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 		})
 }
 
-// latency reads a duration ("850.00us", "1.50m") in milliseconds.
-func latency(s string) (float64, error) {
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("expected a duration such as 10.57ms, got %q", s)
-	}
-	return float64(d) / float64(time.Millisecond), nil
-}
-
 func (rep *report) Take(text string) error {
 	run := rep.run
 	switch {
@@ -164,15 +154,15 @@ func (rep *report) Take(text string) error {
 		run.Metrics[result.RequestsPerSec] = v
 	case latencyRe.MatchString(text):
 		m := latencyRe.FindStringSubmatch(text)
-		mean, err1 := latency(m[1])
-		max, err2 := latency(m[2])
+		mean, err1 := importer.Millis(m[1])
+		max, err2 := importer.Millis(m[2])
 		if err1 != nil || err2 != nil {
 			return fmt.Errorf("Latency: %v", cmp.Or(err1, err2))
 		}
 		run.Metrics[result.LatencyMean], run.Metrics[result.LatencyMax] = mean, max
 	case percentRe.MatchString(text):
 		m := percentRe.FindStringSubmatch(text)
-		v, err := latency(m[2])
+		v, err := importer.Millis(m[2])
 		if err != nil {
 			return fmt.Errorf("latency %s%%: %v", m[1], err)
 		}

@@ -90,8 +90,8 @@ func (rep *report) Take(text string) error {
 	}
 	if m := latencyRe.FindStringSubmatch(text); m != nil && !rep.sawLatency && !strings.Contains(text, "nan") {
 		rep.sawLatency = true
-		mean, err1 := parseLatency(m[1])
-		max, err2 := parseLatency(m[3])
+		mean, err1 := importer.Millis(m[1])
+		max, err2 := importer.Millis(m[3])
 		if err1 != nil || err2 != nil {
 			return fmt.Errorf("Latency: expected avg, stdev and max such as 15.52ms, got %q, %q", m[1], m[3])
 		}
@@ -115,7 +115,7 @@ func (rep *report) Take(text string) error {
 		if rep.uncorrected || rep.distributions > 1 {
 			return nil // only the first table, wrk2's recorded latencies
 		}
-		v, err := parseLatency(m[2])
+		v, err := importer.Millis(m[2])
 		if err != nil {
 			return fmt.Errorf("latency %s%%: expected a duration such as 15.25ms, got %q", m[1], m[2])
 		}
@@ -272,13 +272,4 @@ func (rep *report) timingNotes() {
 	case rep.uncorrected:
 		rep.run.Notes = append(rep.run.Notes, "wrk2 --u_latency: imported the recorded latencies (timed from when each request was due); the uncorrected table was ignored")
 	}
-}
-
-// parseLatency reads a duration ("850.00us", "1.00m") in milliseconds.
-func parseLatency(s string) (float64, error) {
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("bad duration %q", s)
-	}
-	return float64(d) / float64(time.Millisecond), nil
 }
