@@ -11,8 +11,8 @@ package importer
 import (
 	"fmt"
 	"io"
-	"sort"
-	"sync"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/result"
@@ -52,15 +52,12 @@ type Unsupported struct {
 
 func (e *Unsupported) Error() string { return fmt.Sprintf("%s: %s", e.File, e.Reason) }
 
-var (
-	mu      sync.RWMutex
-	formats = map[string]Format{}
-)
+// formats is written by the sub-packages' init functions only, which run
+// before anything reads it: it needs no lock.
+var formats = map[string]Format{}
 
 // Register makes a format available; sub-packages call it from init.
 func Register(f Format) {
-	mu.Lock()
-	defer mu.Unlock()
 	if _, dup := formats[f.Name()]; dup {
 		panic("importer: format registered twice: " + f.Name())
 	}
@@ -69,29 +66,17 @@ func Register(f Format) {
 
 // Lookup returns the format with this name.
 func Lookup(name string) (Format, bool) {
-	mu.RLock()
-	defer mu.RUnlock()
 	f, ok := formats[name]
 	return f, ok
 }
 
 // Names lists the registered formats, sorted.
-func Names() []string {
-	mu.RLock()
-	defer mu.RUnlock()
-	names := make([]string, 0, len(formats))
-	for n := range formats {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func Names() []string { return slices.Sorted(maps.Keys(formats)) }
 
 // Detect returns the format of a file from its name and first bytes.
 func Detect(name string, head []byte) (Format, error) {
 	for _, n := range Names() {
-		f, _ := Lookup(n)
-		if f.Sniff(name, head) {
+		if f := formats[n]; f.Sniff(name, head) {
 			return f, nil
 		}
 	}
