@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -59,8 +60,7 @@ func (s *xmlSample) attr(name string) (string, bool) {
 }
 
 func (s *xmlSample) children() []xmlSample {
-	out := make([]xmlSample, 0, len(s.HTTP)+len(s.Generic))
-	return append(append(out, s.HTTP...), s.Generic...)
+	return slices.Concat(s.HTTP, s.Generic)
 }
 
 func (XMLFormat) Import(name string, r io.Reader) (*result.Run, error) {

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -72,12 +74,7 @@ func fromSummary(file string, s summary) (*result.Run, error) {
 	dur, ok := s.metrics["http_req_duration"]
 	if !ok {
 		return nil, &importer.Unsupported{File: file, Reason: unsupportedReason(func(p string) bool {
-			for name := range s.metrics {
-				if strings.HasPrefix(name, p) {
-					return true
-				}
-			}
-			return false
+			return slices.ContainsFunc(slices.Collect(maps.Keys(s.metrics)), func(n string) bool { return strings.HasPrefix(n, p) })
 		})}
 	}
 	run := &result.Run{Metrics: map[string]float64{}}
