@@ -1,24 +1,18 @@
 // Package importer owns turning foreign load-test results (k6, Locust,
 // JMeter, Gatling, vegeta, wrk, ab, hey, oha, bombardier, Artillery) into
-// result.Run. Each format lives in its own sub-package and registers
-// itself here; internal/importer/all links them all in. Formats are adapters at the edge: nothing past this package
-// knows which tool measured a run.
-//
-// Besides the Format contract and its typed errors, it holds what the
-// formats share in reading foreign files: a line reader that reads in
-// place and sees where a file was cut (LineReader.Row for per-request
-// rows, TextReport for text reports, IsCutJSON for JSON documents: a cut
-// line is never read for figures), the in-place CSV split and string
-// interning of per-request files, and the classing and shortening of
-// failure messages and names.
-// Building a run from per-request records is internal/importer/rawrun.
+// result.Run: the Format contract, its typed errors, and what the formats
+// share in reading foreign files (a line reader that sees where a file was
+// cut, text reports, JSON errors in words of JSON, the classing and
+// shortening of messages and names). Each format is a sub-package that
+// registers itself here (internal/importer/all links them in); nothing
+// past this package knows which tool measured a run.
 package importer
 
 import (
 	"fmt"
 	"io"
-	"sort"
-	"sync"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/result"
@@ -26,13 +20,12 @@ import (
 
 // Format decodes one foreign file format into one run.
 type Format interface {
-	// Name is the format's name for --format, e.g. "k6-summary-export".
-	Name() string
+	Name() string // for --format, e.g. "k6-summary-export"
 	// Sniff reports whether a file with this name and these first bytes
 	// (up to 64 KiB) is in this format.
 	Sniff(name string, head []byte) bool
-	// Import reads one file. name is used in messages and, for formats
-	// spread over several files, to find the siblings.
+	// Import reads one file; name is for messages and, for formats spread
+	// over several files, to find the siblings.
 	Import(name string, r io.Reader) (*result.Run, error)
 }
 
@@ -59,15 +52,12 @@ type Unsupported struct {
 
 func (e *Unsupported) Error() string { return fmt.Sprintf("%s: %s", e.File, e.Reason) }
 
-var (
-	mu      sync.RWMutex
-	formats = map[string]Format{}
-)
+// formats is written by the sub-packages' init functions only, which run
+// before anything reads it: it needs no lock.
+var formats = map[string]Format{}
 
 // Register makes a format available; sub-packages call it from init.
 func Register(f Format) {
-	mu.Lock()
-	defer mu.Unlock()
 	if _, dup := formats[f.Name()]; dup {
 		panic("importer: format registered twice: " + f.Name())
 	}
@@ -76,57 +66,36 @@ func Register(f Format) {
 
 // Lookup returns the format with this name.
 func Lookup(name string) (Format, bool) {
-	mu.RLock()
-	defer mu.RUnlock()
 	f, ok := formats[name]
 	return f, ok
 }
 
 // Names lists the registered formats, sorted.
-func Names() []string {
-	mu.RLock()
-	defer mu.RUnlock()
-	names := make([]string, 0, len(formats))
-	for n := range formats {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func Names() []string { return slices.Sorted(maps.Keys(formats)) }
 
 // Detect returns the format of a file from its name and first bytes.
 func Detect(name string, head []byte) (Format, error) {
 	for _, n := range Names() {
-		f, _ := Lookup(n)
-		if f.Sniff(name, head) {
+		if f := formats[n]; f.Sniff(name, head) {
 			return f, nil
 		}
 	}
 	return nil, fmt.Errorf("%s: format not recognised (known: %v); name it with --format", name, Names())
 }
 
-// ValidTime reports whether t can be written in result JSON (RFC 3339
-// holds the years 0–9999); the zero time (unknown) is valid.
-func ValidTime(t time.Time) bool {
-	return t.IsZero() || (t.Year() >= 0 && t.Year() <= 9999)
-}
-
-// maxEpochMillis is the last millisecond of the year 9999.
-const maxEpochMillis = 253402300799999
-
 // CheckEpochMillis checks a timestamp in epoch milliseconds, as JMeter and
 // Gatling write them: a value past the year 9999 is a corrupt file.
 func CheckEpochMillis(ms int64) error {
-	if ms < 0 || ms > maxEpochMillis {
+	if ms < 0 || ms > 253402300799999 { // the last millisecond of 9999
 		return fmt.Errorf("timestamp %d ms is outside the years 1970–9999", ms)
 	}
 	return nil
 }
 
-// CheckTime checks a time read from a file: result JSON holds the years
-// 0–9999 only.
+// CheckTime checks a time read from a file: result JSON (RFC 3339) holds
+// the years 0–9999 only; the zero time (unknown) is valid.
 func CheckTime(t time.Time) error {
-	if !ValidTime(t) {
+	if !t.IsZero() && (t.Year() < 0 || t.Year() > 9999) {
 		return fmt.Errorf("timestamp in the year %d; expected the years 0–9999", t.Year())
 	}
 	return nil

@@ -59,8 +59,8 @@ func ReadContext(ctx context.Context, path, format string) (*Imported, error) {
 		return nil, err
 	}
 	defer fh.Close()
-	// Closing the file ends a read that waits (on a pipe); the reader's
-	// check ends a parse that reads on.
+	// Closing the file ends a read that waits (on a pipe); ctxReader ends
+	// a parse that reads on.
 	stop := context.AfterFunc(ctx, func() { fh.Close() })
 	defer stop()
 	var in io.Reader = ctxReader{ctx, fh}
@@ -68,22 +68,17 @@ func ReadContext(ctx context.Context, path, format string) (*Imported, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A file in UTF-16 (PowerShell's > and Out-File before PowerShell 6
-	// write it, with or without a byte order mark) is read as the UTF-8
-	// its tool wrote.
+	// UTF-16 (PowerShell's > and Out-File before PowerShell 6) is read as
+	// the UTF-8 its tool wrote; so is a file with a UTF-8 byte order mark.
 	if enc := utf16Of(head); enc != nil {
 		in = transform.NewReader(io.MultiReader(bytes.NewReader(head), in), enc.NewDecoder())
 		if head, err = readHead(ctx, path, in); err != nil {
 			return nil, err
 		}
 	}
-	// A UTF-8 byte order mark, as Windows editors and PowerShell's
-	// Out-File write, is not part of any format: without it the file is
-	// what its tool wrote.
 	head = bytes.TrimPrefix(head, []byte("\ufeff"))
 	if len(bytes.TrimSpace(head)) == 0 {
-		// Before --format is used: no format reads nothing, and "not
-		// recognised" would send the user looking for the wrong fault.
+		// Before --format: "not recognised" would mislead.
 		return nil, &Unsupported{File: path, Reason: "the file is empty: the load tool wrote no result (did it fail before its report?)"}
 	}
 	if f == nil {
@@ -126,13 +121,12 @@ func readHead(ctx context.Context, path string, in io.Reader) ([]byte, error) {
 	return head[:n], nil
 }
 
-// utf16Of is the UTF-16 encoding of a file that starts with head, or nil
-// when it is not UTF-16. Text in UTF-16 has a zero byte in every pair of
-// an ASCII character (the second in little endian, the first in big
-// endian), which UTF-8 text never has, and a load tool's output is mostly
-// ASCII: a quarter of the pairs with zeros at one place and almost none
-// at the other is UTF-16, a report's bars (■, U+25A0) and all. A byte
-// order mark alone is not enough: a binary format may start with one.
+// utf16Of is the UTF-16 encoding of a file that starts with head, or nil.
+// A load tool's output is mostly ASCII, which in UTF-16 has a zero byte in
+// every pair (the second in little endian, the first in big endian) and in
+// UTF-8 none: a quarter of the pairs with zeros at one place and almost
+// none at the other is UTF-16. A byte order mark alone is not enough: a
+// binary format may start with one.
 func utf16Of(head []byte) encoding.Encoding {
 	pairs := min(len(head), 8192) / 2
 	var zero [2]int
@@ -151,9 +145,8 @@ func utf16Of(head []byte) encoding.Encoding {
 	return nil
 }
 
-// clipNames cuts the step names a load tool's file gives (a URL, a
-// JMeter label: anything) to printable.MaxName characters, as a config's
-// are bounded, so that one name cannot fill the log or the PR comment.
+// clipNames bounds the step names a file gives (a URL, a JMeter label) as
+// a config's are, so that one name cannot fill the log or the PR comment.
 func clipNames(run *result.Run) {
 	for i := range run.Steps {
 		run.Steps[i].Name = ClipName(run.Steps[i].Name)
@@ -164,9 +157,8 @@ func clipNames(run *result.Run) {
 }
 
 // ClipName is printable.Clip(s, printable.MaxName) at the cost of the
-// characters kept: Clip counts and converts the whole string, and a name
-// from a file can be a URL of a gigabyte (four in runes). Formats clip a
-// name this way as they read it, so that such a one is not kept whole.
+// characters kept: a name from a file can be a URL of a gigabyte, which
+// Clip would convert whole. Formats clip names so as they read them.
 func ClipName(s string) string {
 	n := 0
 	for i := range s {
@@ -203,46 +195,40 @@ func ImportFile(path, format string) (*result.Run, error) {
 	return im.Runs[0], nil
 }
 
-// One is Import of a Several format: the file's one run, or why not.
-func One(name, tool string, runs []*result.Run, err error) (*result.Run, error) {
-	if err != nil {
-		return nil, err
+// One makes Import of a Several format: the file's one run, or why not.
+func One(name, tool string) func([]*result.Run, error) (*result.Run, error) {
+	return func(runs []*result.Run, err error) (*result.Run, error) {
+		if err == nil && len(runs) != 1 {
+			err = &Unsupported{File: name, Reason: fmt.Sprintf("%d %s reports in one file; tailgate import takes each as a run", len(runs), tool)}
+		}
+		if err != nil {
+			return nil, err
+		}
+		return runs[0], nil
 	}
-	if len(runs) != 1 {
-		return nil, &Unsupported{File: name, Reason: fmt.Sprintf(
-			"%d %s reports in one file; tailgate import takes each as a run", len(runs), tool)}
-	}
-	return runs[0], nil
 }
 
 // Encodable checks what result JSON cannot hold: a time outside the years
 // 0–9999 or a metric that is not a finite number. Such a run comes from a
-// corrupt file, so it is a *SyntaxError (bad input), not a failure to
-// write the result.
+// corrupt file: a *SyntaxError (bad input), not a failure to write.
 func Encodable(name string, run *result.Run) error {
-	if !ValidTime(run.Started) {
+	if CheckTime(run.Started) != nil {
 		return &SyntaxError{File: name, Msg: fmt.Sprintf("the run starts in the year %d; timestamps must fall in the years 0–9999", run.Started.Year())}
 	}
-	check := func(m map[string]float64) error {
+	maps := []map[string]float64{run.Metrics}
+	for _, s := range run.Steps {
+		maps = append(maps, s.Metrics)
+	}
+	for _, m := range maps {
 		for k, v := range m {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return &SyntaxError{File: name, Msg: fmt.Sprintf("metric %s is %v; expected a finite number", k, v)}
 			}
 		}
-		return nil
-	}
-	if err := check(run.Metrics); err != nil {
-		return err
-	}
-	for _, s := range run.Steps {
-		if err := check(s.Metrics); err != nil {
-			return err
-		}
 	}
 	return nil
 }
 
-// ctxReader reads until ctx ends.
 type ctxReader struct {
 	ctx context.Context
 	r   io.Reader

@@ -55,29 +55,24 @@ func jsonFound(value string) string {
 	return "a JSON " + value
 }
 
+var jsonKinds = map[reflect.Kind]string{
+	reflect.Struct: "an object", reflect.Map: "an object", reflect.Slice: "an array", reflect.Array: "an array",
+	reflect.String: "a string", reflect.Bool: "true or false", reflect.Float32: "a number", reflect.Float64: "a number",
+	reflect.Int: "a whole number", reflect.Int8: "a whole number", reflect.Int16: "a whole number",
+	reflect.Int32: "a whole number", reflect.Int64: "a whole number", reflect.Uint: "a whole number ≥ 0",
+	reflect.Uint8: "a whole number ≥ 0", reflect.Uint16: "a whole number ≥ 0", reflect.Uint32: "a whole number ≥ 0",
+	reflect.Uint64: "a whole number ≥ 0",
+}
+
 // jsonWanted names the JSON value a Go type reads.
 func jsonWanted(t reflect.Type) string {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if t == nil {
-		return "another value"
-	}
-	switch t.Kind() {
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return "a whole number"
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "a whole number ≥ 0"
+	if t != nil {
+		if w, ok := jsonKinds[t.Kind()]; ok {
+			return w
+		}
 	}
 	return "another value"
 }
@@ -97,8 +92,20 @@ func IsCutJSON(data []byte, err error) bool {
 		errors.As(err, &syn) && syn.Offset >= int64(len(bytes.TrimRight(data, " \t\r\n")))
 }
 
-// CutJSON is the refusal of a cut JSON document; expected says what it
-// was to be ("expected a …").
+// CutJSON is the refusal of a cut JSON document.
 func CutJSON(file string, data []byte, expected string) error {
 	return &SyntaxError{File: file, Line: LineAt(data, int64(len(data))), Msg: "file is cut: the JSON ends before the document does; " + expected}
+}
+
+// DecodeJSON reads the whole document r into v and returns its bytes; a
+// document that does not decode is JSONError's *SyntaxError.
+func DecodeJSON(file string, r io.Reader, v any, expected string) ([]byte, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", file, err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return data, JSONError(file, data, err, expected)
+	}
+	return data, nil
 }

@@ -3,21 +3,23 @@ package importer
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"runtime/debug"
 	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
 // LineReader reads a file line by line, as bufio.Scanner does, but with no
 // limit on a line's length, the lines' 1-based numbers, and whether each
-// ended with a newline: a last line without one, that does not parse, is
-// where the file was cut (see CutNote).
-//
-// A line is read in place in the reader's buffer, copied only when it is
-// longer than the buffer: a per-request file is millions of short lines.
-// Memory is the buffer plus the longest line, held once while it is put
-// together (its parts are not kept beside it).
+// ended with a newline (a last line without one may be where the file was
+// cut). A line is read in place in the buffer, copied only when it is
+// longer: a per-request file is millions of short lines.
 type LineReader struct {
 	br       *bufio.Reader
 	n        int
@@ -28,13 +30,11 @@ type LineReader struct {
 	long     []byte // a line longer than br's buffer, being put together
 }
 
-// NewLineReader reads lines from r.
 func NewLineReader(r io.Reader) *LineReader {
 	return &LineReader{br: bufio.NewReaderSize(r, 64<<10)}
 }
 
-// Scan advances to the next line; it is false at the end of the file or
-// on a read error (see Err).
+// Scan advances to the next line; false at the end or on a read error.
 func (l *LineReader) Scan() bool {
 	b, err := l.readLine()
 	if err != nil && err != io.EOF {
@@ -70,9 +70,7 @@ func (l *LineReader) Row() bool {
 func (l *LineReader) Cut() int { return l.cut }
 
 // readLine is bufio.Reader.ReadBytes without the copy of a line that fits
-// the buffer. A longer one is put together in l.long, grown by a quarter
-// at a time: while it grows, the old array and the new one are 2.25 times
-// the line, where ReadBytes keeps every buffer's copy and then the whole.
+// the buffer; a longer one is put together in l.long (see AppendLong).
 func (l *LineReader) readLine() ([]byte, error) {
 	b, err := l.br.ReadSlice('\n')
 	if err != bufio.ErrBufferFull {
@@ -86,15 +84,14 @@ func (l *LineReader) readLine() ([]byte, error) {
 	return l.long, err
 }
 
-// hugeLine is the length past which a line's buffer, when it grows, gives
-// the array it outgrew back at once: the collector would otherwise keep
-// each of them until the heap doubled, several times the line in all.
+// hugeLine is the length past which a growing line gives the array it
+// outgrew back at once: the collector would keep each until the heap
+// doubled, several times the line in all.
 const hugeLine = 64 << 20
 
-// AppendLong appends b to *line, a line being put together from the
-// buffers of a reader: past hugeLine it grows by a quarter and gives the
-// outgrown array back at once (the caller holds the line only through
-// *line).
+// AppendLong appends b to *line, a line being put together from a reader's
+// buffers: past hugeLine it grows by a quarter (old and new array are 2.25
+// times the line) and frees the outgrown array (held only through *line).
 func AppendLong(line *[]byte, b []byte) {
 	switch l := *line; {
 	case len(l)+len(b) <= cap(l):
@@ -110,19 +107,221 @@ func AppendLong(line *[]byte, b []byte) {
 }
 
 // Bytes is the current line without its line ending, valid until the
-// next Scan or Row.
-func (l *LineReader) Bytes() []byte { return l.line }
-
-// Complete reports whether the current line ended with a newline.
+// next Scan or Row; Complete says it ended with a newline.
+func (l *LineReader) Bytes() []byte  { return l.line }
 func (l *LineReader) Complete() bool { return l.complete }
-
-// Line is the current line's number.
-func (l *LineReader) Line() int { return l.n }
-
-// Err is the read error that ended Scan, if any.
-func (l *LineReader) Err() error { return l.err }
+func (l *LineReader) Line() int      { return l.n }
+func (l *LineReader) Err() error     { return l.err }
 
 // CutNote is the run's note for a file whose last line is incomplete.
 func CutNote(line int) string {
 	return fmt.Sprintf("file was cut: line %d is incomplete and was skipped; the lines before it were imported", line)
+}
+
+// TextReport reads a tool's text output (vegeta report, wrk, ab, hey, oha,
+// bombardier) line by line, each line trimmed. A file may hold several
+// reports one after another (a log of a sweep), each opened by a line
+// Starts accepts; lines before the first report (a shell prompt, the
+// command) are skipped.
+type TextReport struct {
+	Starts func(line string) bool
+	// Before, when set, sees the lines before the first report (where a
+	// tool that gave up says why).
+	Before func(line string)
+	// Whole, when set, reports whether a last line without a line break
+	// shows by itself that it is complete (ab's "(longest request)").
+	Whole func(line string) bool
+}
+
+// Report is the state of one text report while its lines are read.
+type Report interface {
+	Take(line string) error
+	// Cut says that the file ends in a line that was not read (partial is
+	// what the file holds of it, which can tell what line it was, never
+	// its figures), and returns whether that line may be this report's.
+	// If so, what the lines after would have said is unknown: the report
+	// leaves out, or refuses in Finish, every figure that a later line
+	// could have changed (a list of statuses or errors that may go on, a
+	// count whose line may be missing and would otherwise read as 0), so
+	// that a cut report holds fewer figures, never other ones. If not (a
+	// closing fence or a sentence after a report pasted in a README), the
+	// report is whole, and the line is text after it.
+	Cut(partial string) bool
+	// Finish turns the report into a run, or says why it holds none.
+	Finish(file string) (*result.Run, error)
+}
+
+// ReadReports reads every report of a text file, each into the state
+// begin makes at its first line (numbered from 1), and returns their runs
+// in file order; a line Take fails on is a *SyntaxError at that line, and
+// so is a file without a report, saying what was expected.
+//
+// A file whose last line has no line break may have been cut in that line
+// ("55.927m" for "55.927ms", "Requests/sec: 5" for 5527.14), and the
+// figures cannot tell: so that line is left out, the report it belongs to
+// is told (Report.Cut), and its run gets a note (CutNote); unless Whole
+// says the line is complete (a report saved without its last line break).
+func (t TextReport) ReadReports(name, expected string, r io.Reader, begin func(line int) Report) ([]*result.Run, error) {
+	var reps []Report
+	cut, partial := 0, ""
+	lines := NewLineReader(r)
+	for lines.Scan() {
+		text := strings.TrimSpace(string(lines.Bytes()))
+		if !lines.Complete() && text != "" && (t.Whole == nil || !t.Whole(text)) {
+			cut, partial = lines.Line(), text
+			break
+		}
+		if t.Starts(text) {
+			reps = append(reps, begin(lines.Line()))
+		}
+		if len(reps) == 0 {
+			if t.Before != nil {
+				t.Before(text)
+			}
+		} else if err := reps[len(reps)-1].Take(text); err != nil {
+			return nil, &SyntaxError{File: name, Line: lines.Line(), Msg: err.Error()}
+		}
+	}
+	if err := lines.Err(); err != nil {
+		return nil, &SyntaxError{File: name, Msg: fmt.Sprintf("%v; expected a text report", err)}
+	}
+	if len(reps) == 0 {
+		if cut > 0 {
+			expected += fmt.Sprintf(" (the file was cut: line %d is incomplete)", cut)
+		}
+		return nil, &SyntaxError{File: name, Msg: expected}
+	}
+	if cut > 0 && !reps[len(reps)-1].Cut(partial) {
+		cut = 0
+	}
+	runs := make([]*result.Run, 0, len(reps))
+	for i, rep := range reps {
+		run, err := rep.Finish(name)
+		if err != nil && cut > 0 && i == len(reps)-1 {
+			return nil, cutError(err, cut)
+		} else if err != nil {
+			return nil, err
+		}
+		runs = append(runs, run)
+	}
+	if cut > 0 {
+		last := runs[len(runs)-1]
+		last.Notes = append(last.Notes, CutNote(cut))
+	}
+	return runs, nil
+}
+
+// Sections reads the sections of hey's and oha's summaries, each under a
+// heading ("Summary:"), and the status code and error distributions that
+// close both ("[200]  98 responses", "[3]  dial tcp: …"): every response
+// and every error is a request.
+type Sections struct {
+	Section  string // the heading of the section being read
+	statuses map[int]int64
+	codes    []int // in the order read
+	errors   map[string]int64
+	messages []string
+}
+
+var (
+	countRe = regexp.MustCompile(`^\[(\d+)\]\s+(\d+) responses$`)
+	errorRe = regexp.MustCompile(`^\[(\d+)\]\s+(.*)$`)
+)
+
+// Take reads a heading, or a line of the distributions; false for any
+// other line, which is the caller's.
+func (d *Sections) Take(text string) (bool, error) {
+	if strings.HasSuffix(text, ":") && !strings.Contains(text, "\t") {
+		d.Section = text
+		return true, nil
+	}
+	switch d.Section {
+	case "Status code distribution:":
+		if m := countRe.FindStringSubmatch(text); m != nil {
+			code, _ := strconv.Atoi(m[1])
+			n, err := strconv.ParseInt(m[2], 10, 64)
+			if err != nil || n > 1<<53 {
+				return true, fmt.Errorf("status %s: expected a count, got %q", m[1], m[2])
+			}
+			d.AddStatus(code, n)
+		}
+	case "Error distribution:":
+		if m := errorRe.FindStringSubmatch(text); m != nil {
+			n, err := strconv.ParseInt(m[1], 10, 64)
+			if err != nil || n > 1<<53 {
+				return true, fmt.Errorf("error count %q: expected a number", m[1])
+			}
+			d.AddError(m[2], n)
+		}
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+func (d *Sections) AddStatus(code int, n int64) {
+	if _, ok := d.statuses[code]; !ok {
+		d.codes = append(d.codes, code)
+		d.statuses = made(d.statuses)
+	}
+	d.statuses[code] += n
+}
+
+func (d *Sections) AddError(msg string, n int64) {
+	if _, ok := d.errors[msg]; !ok {
+		d.messages = append(d.messages, msg)
+		d.errors = made(d.errors)
+	}
+	d.errors[msg] += n
+}
+
+func made[K comparable](m map[K]int64) map[K]int64 {
+	if m == nil {
+		return map[K]int64{}
+	}
+	return m
+}
+
+// Fill counts the run's requests: a status outside 2xx/3xx or an error
+// failed one; skip, when set, leaves an error out (oha's in flight).
+func (d *Sections) Fill(run *result.Run, classes MessageClasses, skip func(msg string, n int64) bool) {
+	for _, code := range d.codes {
+		n := d.statuses[code]
+		run.Requests.Total += n
+		if code < 200 || code >= 400 {
+			run.Requests.Failed += n
+			run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrStatus, Count: n, Sample: "status " + strconv.Itoa(code)})
+		}
+	}
+	for _, msg := range d.messages {
+		if n := d.errors[msg]; skip == nil || !skip(msg, n) {
+			run.Requests.Total += n
+			run.Requests.Failed += n
+			run.Errors = append(run.Errors, result.ErrorClass{Class: classes.Class(msg), Count: n, Sample: OneLine(msg)})
+		}
+	}
+	run.Requests.Counted = result.CountRequests
+}
+
+// Cut reports whether a last line, partial, cut while the summary was in
+// its sections may be the summary's: the distributions that close it hold
+// only "[…] …" lines and the "Error distribution:" heading, so a line that
+// can begin neither is text after it (a closing fence in a README).
+func (d *Sections) Cut(partial string) bool {
+	return (d.Section != "Status code distribution:" && d.Section != "Error distribution:") ||
+		strings.HasPrefix(partial, "[") || strings.HasPrefix("Error distribution:", partial)
+}
+
+// cutError adds to why a cut report holds no run that the file was cut.
+func cutError(err error, line int) error {
+	why := fmt.Sprintf("; the file was cut: line %d is incomplete", line)
+	var syn *SyntaxError
+	var uns *Unsupported
+	switch {
+	case errors.As(err, &syn):
+		return &SyntaxError{File: syn.File, Line: syn.Line, Msg: syn.Msg + why}
+	case errors.As(err, &uns):
+		return &Unsupported{File: uns.File, Reason: uns.Reason + why}
+	}
+	return fmt.Errorf("%w%s", err, why)
 }

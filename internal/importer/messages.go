@@ -1,7 +1,13 @@
 package importer
 
 import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"maps"
+	"math"
 	"strings"
+	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
@@ -41,15 +47,9 @@ func containsAny(s string, fragments []string) bool {
 	return false
 }
 
-// sampleMax is the length of an error class's sample message, in
-// characters.
-const sampleMax = 200
-
 // OneLine keeps a message to one readable line: white space folded, and
 // at most 200 characters.
-func OneLine(s string) string {
-	return Clip(strings.Join(strings.Fields(s), " "), sampleMax)
-}
+func OneLine(s string) string { return Clip(strings.Join(strings.Fields(s), " "), 200) }
 
 // Clip cuts s to at most n characters, marking a cut with "…".
 func Clip(s string, n int) string {
@@ -57,4 +57,97 @@ func Clip(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
+}
+
+// DropLatencies deletes the latency metrics of a run whose tool timed
+// nothing (every request failed), or only those it printed as 0.
+func DropLatencies(m map[string]float64, zeroOnly bool) {
+	for _, k := range []string{result.LatencyMax, result.LatencyMean, result.LatencyP50, result.LatencyP90, result.LatencyP95, result.LatencyP99} {
+		if !zeroOnly || m[k] == 0 {
+			delete(m, k)
+		}
+	}
+}
+
+// SplitCSV splits one line of a CSV file (no line break) into its fields,
+// slices of line or, for a line with a quote, of a copy. Most rows of a
+// per-request file hold no quote, and splitting those at the delimiter is
+// several times cheaper than encoding/csv, which reads a quoted row, so
+// that both read every line alike. dst is reused.
+func SplitCSV(dst [][]byte, line []byte, comma byte) ([][]byte, error) {
+	dst = dst[:0]
+	if bytes.IndexByte(line, '"') < 0 {
+		for {
+			i := bytes.IndexByte(line, comma)
+			if i < 0 {
+				return append(dst, line), nil
+			}
+			dst, line = append(dst, line[:i]), line[i+1:]
+		}
+	}
+	cr := csv.NewReader(bytes.NewReader(line))
+	cr.Comma = rune(comma)
+	cr.FieldsPerRecord = -1
+	f, err := cr.Read()
+	if err != nil {
+		return dst, err
+	}
+	for _, s := range f {
+		dst = append(dst, []byte(s))
+	}
+	return dst, nil
+}
+
+// maxInterned bounds the strings an Interner keeps: a file of a distinct
+// URL per request must not keep them all twice.
+const maxInterned = 1 << 14
+
+// Interner hands out one string per distinct content, so that the names
+// and tags a per-request file repeats on every line cost no allocation.
+// The zero value is ready to use.
+type Interner struct{ m map[string]string }
+
+// maxInternedLen is the longest string an Interner keeps: a long one is
+// rare, and keeping it would hold it for the whole import.
+const maxInternedLen = 1 << 10
+
+// String is b as a string, the same one for the same bytes (up to
+// maxInterned distinct ones of up to maxInternedLen bytes; else a new
+// string each time).
+func (in *Interner) String(b []byte) string {
+	if s, ok := in.m[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if in.m == nil {
+		in.m = map[string]string{}
+	}
+	if len(in.m) < maxInterned && len(s) <= maxInternedLen {
+		in.m[s] = s
+	}
+	return s
+}
+
+// Summarize drops what result JSON cannot hold (absurd figures such as
+// 1e308 × 100 make infinities) and computes the derived metrics, each only
+// from the counts the file has (result.Run.Summarize).
+func Summarize(run *result.Run) {
+	if math.IsInf(run.Window, 0) || math.IsNaN(run.Window) || run.Window < 0 {
+		run.Window = 0
+	}
+	maps.DeleteFunc(run.Metrics, func(_ string, v float64) bool { return math.IsInf(v, 0) || math.IsNaN(v) })
+	run.Summarize()
+}
+
+// Percentiles are the metrics of the percentiles the tools report.
+var Percentiles = map[float64]string{50: result.LatencyP50, 90: result.LatencyP90, 95: result.LatencyP95, 99: result.LatencyP99}
+
+// Millis reads a tool's duration ("850.00us", "10.57ms", "1.50m") in
+// milliseconds.
+func Millis(s string) (float64, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("expected a duration such as 10.57ms, got %q", s)
+	}
+	return float64(d) / float64(time.Millisecond), nil
 }

@@ -1,18 +1,15 @@
 // Package artillery owns the importer of Artillery's JSON report
-// (`artillery run --output report.json`), in both of its layouts: 2.x's
-// counters and summaries (aggregate.counters["http.requests"],
-// aggregate.summaries["http.response_time"]) and 1.x's fixed fields
-// (aggregate.requestsCompleted, aggregate.latency). The report carries
-// Artillery's own summary figures only. Artillery prints the results of
-// its ensure checks to the console, not into this file, so they cannot be
-// imported.
+// (`artillery run --output report.json`): 2.x's counters and summaries and
+// 1.x's fixed fields, Artillery's own figures. Its ensure checks are
+// printed to the console, not into this file.
 package artillery
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,8 +23,6 @@ func init() { importer.Register(Report{}) }
 
 // Report reads an Artillery JSON report.
 type Report struct{}
-
-var _ importer.Format = Report{}
 
 func (Report) Name() string { return "artillery-json" }
 
@@ -62,13 +57,9 @@ type doc struct {
 const what = `JSON report of Artillery with an "aggregate" object`
 
 func (Report) Import(name string, r io.Reader) (*result.Run, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, err)
-	}
 	var d doc
-	if err := json.Unmarshal(data, &d); err != nil {
-		return nil, importer.JSONError(name, data, err, "expected a "+what)
+	if _, err := importer.DecodeJSON(name, r, &d, "expected a "+what); err != nil {
+		return nil, err
 	}
 	a := d.Aggregate
 	switch {
@@ -218,8 +209,7 @@ func lifecycleSuccess(run *result.Run, c map[string]float64) {
 	run.Metrics[result.LifecycleSuccess] = 100 * float64(run.Iterations.Succeeded) / float64(done)
 }
 
-// v1 reads 1.x: requestsCompleted are responses; the requests that got
-// none are counted in errors.
+// v1 reads 1.x: responses are requestsCompleted, the others are errors.
 func v1(name string, d doc) (*result.Run, error) {
 	a := d.Aggregate
 	run := &result.Run{Metrics: map[string]float64{}}
@@ -252,7 +242,7 @@ func v1(name string, d doc) (*result.Run, error) {
 // and connection errors first. Errors beyond unanswered (the requests
 // without a response; < 0: no bound) failed no request: a note says them.
 func failures(run *result.Run, codes, errs map[string]float64, unanswered int64) {
-	for _, code := range sortedKeys(codes) {
+	for _, code := range slices.Sorted(maps.Keys(codes)) {
 		n, err := strconv.Atoi(code)
 		if err != nil || (n >= 200 && n < 400) || importer.Count(codes[code]) == 0 {
 			continue
@@ -260,7 +250,7 @@ func failures(run *result.Run, codes, errs map[string]float64, unanswered int64)
 		run.Requests.Failed += importer.Count(codes[code])
 		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrStatus, Count: importer.Count(codes[code]), Sample: "status " + code})
 	}
-	keys := sortedKeys(errs)
+	keys := slices.Sorted(maps.Keys(errs))
 	sort.SliceStable(keys, func(i, j int) bool {
 		return errorClasses.Class(keys[i]) != result.ErrExpect && errorClasses.Class(keys[j]) == result.ErrExpect
 	})
@@ -297,7 +287,7 @@ var errorClasses = importer.MessageClasses{
 func endpointSteps(counters map[string]float64, summaries map[string]map[string]float64) []result.Step {
 	const prefix = "plugins.metrics-by-endpoint.response_time."
 	var steps []result.Step
-	for _, key := range sortedKeys(summaries) {
+	for _, key := range slices.Sorted(maps.Keys(summaries)) {
 		path, ok := strings.CutPrefix(key, prefix)
 		if !ok {
 			continue
@@ -324,13 +314,4 @@ func finish(run *result.Run) *result.Run {
 		delete(run.Metrics, result.RequestErrorPct)
 	}
 	return run
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

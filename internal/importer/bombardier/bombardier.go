@@ -1,20 +1,17 @@
 // Package bombardier owns the bombardier importers: its plain-text result
-// (the default, and `-o pt`) and its JSON result (`-o json`, best with
-// `-p r` so that the file holds the result alone). Both carry bombardier's
-// own figures: latency mean and max and, with -l, its 50/75/90/95/99th
-// percentiles; the responses by status class; and the errors of requests
-// without a response ("others"). The JSON adds the measured duration.
+// and its -o json result (best with -p r, so that the file holds the
+// result alone), both bombardier's own figures; the JSON adds the duration.
 package bombardier
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
 	"github.com/tailgate-ci/tailgate/internal/result"
@@ -25,17 +22,11 @@ func init() {
 	importer.Register(JSON{})
 }
 
-// Text reads bombardier's plain-text result; a log may hold several, each
-// a run. The intro and progress lines around it are ignored.
+// Text reads bombardier's plain-text results; a log may hold several.
 type Text struct{}
 
 // JSON reads `bombardier -o json`.
 type JSON struct{}
-
-var (
-	_ importer.Several = Text{}
-	_ importer.Format  = JSON{}
-)
 
 func (Text) Name() string { return "bombardier-text" }
 func (JSON) Name() string { return "bombardier-json" }
@@ -58,15 +49,13 @@ var classes = []struct {
 	failed bool
 }{{"1xx", true}, {"2xx", false}, {"3xx", false}, {"4xx", true}, {"5xx", true}}
 
-// errorClasses classes bombardier's error descriptions (fasthttp's and
-// net/http's).
+// errorClasses classes fasthttp's and net/http's error descriptions.
 var errorClasses = importer.MessageClasses{
 	Status:     func(string) bool { return false },
 	Timeout:    []string{"timeout", "timed out", "deadline exceeded"},
 	Connection: []string{"connect", "connection", "refused", "reset", "broken pipe", "eof", "closed"},
 }
 
-// counts is what either form says of the requests.
 type counts struct {
 	byClass [5]int64 // as classes
 	others  int64
@@ -99,24 +88,17 @@ func (c *counts) addError(desc string, n int64) {
 	c.errors = append(c.errors, result.ErrorClass{Class: errorClasses.Class(desc), Count: n, Sample: importer.OneLine(desc)})
 }
 
-// finish is the end both forms share.
 func finish(name, where string, run *result.Run, c *counts) (*result.Run, error) {
 	c.fill(run)
 	if run.Requests.Total == 0 {
 		return nil, &importer.Unsupported{File: name, Reason: "the bombardier result" + where + " counts no requests: nothing to judge"}
 	}
 	if run.Requests.Failed == run.Requests.Total {
-		// bombardier times failed requests too: no latency of the service.
-		for _, k := range []string{result.LatencyMax, result.LatencyMean, result.LatencyP50, result.LatencyP90, result.LatencyP95, result.LatencyP99} {
-			delete(run.Metrics, k)
-		}
+		importer.DropLatencies(run.Metrics, false) // bombardier times failed requests too
 	}
 	run.Summarize()
 	return run, nil
 }
-
-// percentKeys maps bombardier's percentiles to metrics.
-var percentKeys = map[string]string{"50": result.LatencyP50, "90": result.LatencyP90, "95": result.LatencyP95, "99": result.LatencyP99}
 
 var (
 	startRe   = regexp.MustCompile(`^Statistics\s+Avg\s+Stdev\s+Max$`)
@@ -137,9 +119,8 @@ type report struct {
 	counts
 }
 
-func (Text) Import(name string, r io.Reader) (*result.Run, error) {
-	runs, err := Text{}.ImportAll(name, r)
-	return importer.One(name, "bombardier", runs, err)
+func (t Text) Import(name string, r io.Reader) (*result.Run, error) {
+	return importer.One(name, "bombardier")(t.ImportAll(name, r))
 }
 
 // ImportAll reads every result of the file, in order.
@@ -148,16 +129,6 @@ func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 		`no "Statistics  Avg  Stdev  Max" line; expected a bombardier result`, r, func(line int) importer.Report {
 			return &report{line: line, run: &result.Run{Metrics: map[string]float64{}}}
 		})
-}
-
-// latency reads bombardier's durations ("850.00us", "10.57ms", "1.20s",
-// "1.50m") in milliseconds.
-func latency(s string) (float64, error) {
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("expected a duration such as 10.57ms, got %q", s)
-	}
-	return float64(d) / float64(time.Millisecond), nil
 }
 
 func (rep *report) Take(text string) error {
@@ -183,19 +154,20 @@ func (rep *report) Take(text string) error {
 		run.Metrics[result.RequestsPerSec] = v
 	case latencyRe.MatchString(text):
 		m := latencyRe.FindStringSubmatch(text)
-		mean, err1 := latency(m[1])
-		max, err2 := latency(m[2])
+		mean, err1 := importer.Millis(m[1])
+		max, err2 := importer.Millis(m[2])
 		if err1 != nil || err2 != nil {
-			return fmt.Errorf("Latency: %v", firstErr(err1, err2))
+			return fmt.Errorf("Latency: %v", cmp.Or(err1, err2))
 		}
 		run.Metrics[result.LatencyMean], run.Metrics[result.LatencyMax] = mean, max
 	case percentRe.MatchString(text):
 		m := percentRe.FindStringSubmatch(text)
-		v, err := latency(m[2])
+		v, err := importer.Millis(m[2])
 		if err != nil {
 			return fmt.Errorf("latency %s%%: %v", m[1], err)
 		}
-		if key, ok := percentKeys[m[1]]; ok {
+		p, _ := strconv.ParseFloat(m[1], 64)
+		if key, ok := importer.Percentiles[p]; ok {
 			run.Metrics[key] = v
 		}
 	case codesRe.MatchString(text):
@@ -218,15 +190,6 @@ func atoi(s string) int64 {
 		return -1
 	}
 	return n
-}
-
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // Cut: the failures are the 4xx, 5xx and "others" counts, each on a line
@@ -275,13 +238,9 @@ type jsonDoc struct {
 const jsonWhat = `bombardier -o json result ({"spec":{…},"result":{…}})`
 
 func (JSON) Import(name string, r io.Reader) (*result.Run, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, err)
-	}
 	var d jsonDoc
-	if err := json.Unmarshal(data, &d); err != nil {
-		return nil, importer.JSONError(name, data, err, "expected a "+jsonWhat)
+	if _, err := importer.DecodeJSON(name, r, &d, "expected a "+jsonWhat); err != nil {
+		return nil, err
 	}
 	res := d.Result
 	if d.Spec == nil || res == nil || res.TimeTaken == nil || res.Req2xx == nil || res.Others == nil {
@@ -309,8 +268,8 @@ func (JSON) Import(name string, r io.Reader) (*result.Run, error) {
 		}
 		us(result.LatencyMean, l.Mean)
 		us(result.LatencyMax, l.Max)
-		for p, key := range percentKeys {
-			if v, ok := l.Percentiles[p]; ok {
+		for p, key := range importer.Percentiles {
+			if v, ok := l.Percentiles[strconv.FormatFloat(p, 'f', -1, 64)]; ok {
 				us(key, v)
 			}
 		}

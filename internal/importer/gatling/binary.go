@@ -41,66 +41,71 @@ const (
 	recordError   = 4
 )
 
-// maxBinaryString bounds one string of the binary log: a name or a
-// message, far below what a file could claim.
+// maxBinaryString bounds a name or message, far below what a file may claim.
 const maxBinaryString = 1 << 20
 
 // errBinaryCut is a file that ends inside a record.
 var errBinaryCut = errors.New("the file ends inside a record")
 
-// binaryLog reads the binary log. Every length it reads is checked
-// against what it bounds before anything is sized by it, and strings are
-// read into memory that grows with the bytes actually read.
+// binaryLog reads the binary log. Its first error sticks: every read after
+// it returns a zero value. Every length it reads is checked against what
+// it bounds before anything is sized by it, and strings are read into
+// memory that grows with the bytes actually read.
 type binaryLog struct {
 	r     *bufio.Reader
 	cache map[int32]string
 	buf   bytes.Buffer
+	err   error
 }
 
-func (b *binaryLog) byte() (byte, error) {
+func (b *binaryLog) fail(err error) {
+	if b.err == nil {
+		b.err = err
+	}
+}
+
+func (b *binaryLog) read(n int) []byte {
+	var v [8]byte
+	if b.err == nil {
+		if _, err := io.ReadFull(b.r, v[:n]); err != nil {
+			b.fail(errBinaryCut)
+		}
+	}
+	return v[:n]
+}
+
+func (b *binaryLog) byte() byte {
+	if b.err != nil {
+		return 0
+	}
 	c, err := b.r.ReadByte()
 	if err == io.EOF {
-		return 0, errBinaryCut
+		err = errBinaryCut
 	}
-	return c, err
+	b.fail(err)
+	return c
 }
 
-func (b *binaryLog) int() (int32, error) {
-	var v [4]byte
-	if _, err := io.ReadFull(b.r, v[:]); err != nil {
-		return 0, errBinaryCut
-	}
-	return int32(binary.BigEndian.Uint32(v[:])), nil
-}
+func (b *binaryLog) int() int32  { return int32(binary.BigEndian.Uint32(b.read(4))) }
+func (b *binaryLog) long() int64 { return int64(binary.BigEndian.Uint64(b.read(8))) }
+func (b *binaryLog) bool() bool  { return b.byte() != 0 }
 
-func (b *binaryLog) long() (int64, error) {
-	var v [8]byte
-	if _, err := io.ReadFull(b.r, v[:]); err != nil {
-		return 0, errBinaryCut
-	}
-	return int64(binary.BigEndian.Uint64(v[:])), nil
-}
-
-func (b *binaryLog) bool() (bool, error) {
-	c, err := b.byte()
-	return c != 0, err
-}
-
-func (b *binaryLog) string() (string, error) {
-	n, err := b.int()
-	if err != nil || n == 0 {
-		return "", err
+func (b *binaryLog) string() string {
+	n := b.int()
+	if b.err != nil || n == 0 {
+		return ""
 	}
 	if n < 0 || n > maxBinaryString {
-		return "", fmt.Errorf("a string of %d bytes; expected 0 to %d", n, maxBinaryString)
+		b.fail(fmt.Errorf("a string of %d bytes; expected 0 to %d", n, maxBinaryString))
+		return ""
 	}
 	b.buf.Reset()
 	if got, _ := io.CopyN(&b.buf, b.r, int64(n)); got < int64(n) {
-		return "", errBinaryCut
+		b.fail(errBinaryCut)
 	}
-	coder, err := b.byte()
-	if err != nil {
-		return "", err
+	coder := b.byte()
+	if b.err != nil {
+		return ""
 	}
 	raw := b.buf.Bytes()
 	switch coder {
@@ -109,18 +114,20 @@ func (b *binaryLog) string() (string, error) {
 		for _, c := range raw {
 			s.WriteRune(rune(c))
 		}
-		return sanitize(s.String()), nil
+		return sanitize(s.String())
 	case 1:
 		if len(raw)%2 != 0 {
-			return "", fmt.Errorf("a UTF-16 string of %d bytes, an odd number", len(raw))
+			b.fail(fmt.Errorf("a UTF-16 string of %d bytes, an odd number", len(raw)))
+			return ""
 		}
 		units := make([]uint16, len(raw)/2)
 		for i := range units {
 			units[i] = binary.LittleEndian.Uint16(raw[2*i:])
 		}
-		return sanitize(string(utf16.Decode(units))), nil
+		return sanitize(string(utf16.Decode(units)))
 	}
-	return "", fmt.Errorf("string encoding %d; expected 0 (Latin-1) or 1 (UTF-16)", coder)
+	b.fail(fmt.Errorf("string encoding %d; expected 0 (Latin-1) or 1 (UTF-16)", coder))
+	return ""
 }
 
 // sanitize is what Gatling's reader does to names: no line breaks or tabs.
@@ -133,91 +140,57 @@ func sanitize(s string) string {
 	}, s)
 }
 
-func (b *binaryLog) cached() (string, error) {
-	i, err := b.int()
-	if err != nil {
-		return "", err
+func (b *binaryLog) cached() string {
+	i := b.int()
+	if b.err != nil {
+		return ""
 	}
 	if i < 0 {
 		s, ok := b.cache[-i]
 		if !ok {
-			return "", fmt.Errorf("a reference to string %d, which was not given before", -i)
+			b.fail(fmt.Errorf("a reference to string %d, which was not given before", -i))
 		}
-		return s, nil
+		return s
 	}
-	s, err := b.string()
-	if err == nil {
+	s := b.string()
+	if b.err == nil {
 		b.cache[i] = s
 	}
-	return s, err
+	return s
 }
 
-func (b *binaryLog) groups() ([]string, error) {
-	n, err := b.int()
-	if err != nil {
-		return nil, err
-	}
-	if n < 0 || n > 1000 {
-		return nil, fmt.Errorf("%d nested groups; expected 0 to 1000", n)
+func (b *binaryLog) groups() []string {
+	n := b.int()
+	if b.err == nil && (n < 0 || n > 1000) {
+		b.fail(fmt.Errorf("%d nested groups; expected 0 to 1000", n))
 	}
 	var out []string
-	for range n {
-		g, err := b.cached()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, g)
+	for i := int32(0); i < n && b.err == nil; i++ {
+		out = append(out, b.cached())
 	}
-	return out, nil
-}
-
-func (b *binaryLog) skip(n int32) error {
-	if n < 0 {
-		return fmt.Errorf("a length of %d", n)
-	}
-	if got, _ := io.CopyN(io.Discard, b.r, int64(n)); got < int64(n) {
-		return errBinaryCut
-	}
-	return nil
+	return out
 }
 
 // runRecord reads the run's record: the start, and the Gatling version.
 func (b *binaryLog) runRecord() (start int64, version string, err error) {
-	if version, err = b.string(); err != nil {
-		return
+	version = b.string()
+	b.string() // simulation class
+	if start = b.long(); b.err == nil {
+		b.fail(importer.CheckEpochMillis(start))
 	}
-	if _, err = b.string(); err != nil { // simulation class
-		return
+	b.string() // run description
+	// Scenario names, then assertions: a count of byte arrays.
+	for i, n := int32(0), b.int(); i < n && b.err == nil; i++ {
+		b.string()
 	}
-	if start, err = b.long(); err != nil {
-		return
-	}
-	if err = importer.CheckEpochMillis(start); err != nil {
-		return
-	}
-	if _, err = b.string(); err != nil { // run description
-		return
-	}
-	var n int32
-	if n, err = b.int(); err != nil {
-		return
-	}
-	for i := int32(0); i < n && err == nil; i++ { // scenario names
-		_, err = b.string()
-	}
-	if err != nil {
-		return
-	}
-	if n, err = b.int(); err != nil { // assertions: a count of byte arrays
-		return
-	}
-	for i := int32(0); i < n && err == nil; i++ {
-		var size int32
-		if size, err = b.int(); err == nil {
-			err = b.skip(size)
+	for i, n := int32(0), b.int(); i < n && b.err == nil; i++ {
+		if size := b.int(); b.err == nil && size < 0 {
+			b.fail(fmt.Errorf("a length of %d", size))
+		} else if got, _ := io.CopyN(io.Discard, b.r, int64(size)); b.err == nil && got < int64(size) {
+			b.fail(errBinaryCut)
 		}
 	}
-	return
+	return start, version, b.err
 }
 
 // versionRe is a Gatling version as the run record holds it: "3.13.5".
@@ -229,24 +202,17 @@ var versionRe = regexp.MustCompile(`^\d+\.\d+(\.\d+)?([.-][0-9A-Za-z.-]+)?$`)
 // 2000–9999. Random or other binary bytes fail one of these.
 func opensWithRunRecord(head []byte) bool {
 	b := &binaryLog{r: bufio.NewReader(bytes.NewReader(head)), cache: map[int32]string{}}
-	if h, err := b.byte(); err != nil || h != recordRun {
+	if b.byte() != recordRun || !versionRe.MatchString(b.string()) || b.string() == "" {
 		return false
 	}
-	version, err := b.string()
-	if err != nil || !versionRe.MatchString(version) {
-		return false
-	}
-	if class, err := b.string(); err != nil || class == "" {
-		return false
-	}
-	start, err := b.long()
-	return err == nil && start >= 946684800000 && importer.CheckEpochMillis(start) == nil
+	start := b.long()
+	return b.err == nil && start >= 946684800000 && importer.CheckEpochMillis(start) == nil
 }
 
 // importBinaryLog reads a binary simulation.log into a run.
 func importBinaryLog(name string, r *bufio.Reader) (*result.Run, error) {
 	b := &binaryLog{r: r, cache: map[int32]string{}}
-	if h, err := b.byte(); err != nil || h != recordRun {
+	if b.byte() != recordRun || b.err != nil {
 		return nil, &importer.SyntaxError{File: name, Msg: "a binary file that does not open with Gatling's run record; expected a simulation.log of Gatling 3.13 or later"}
 	}
 	start, version, err := b.runRecord()
@@ -276,77 +242,44 @@ func importBinaryLog(name string, r *bufio.Reader) (*result.Run, error) {
 	return p.finish()
 }
 
-// binaryRecord reads the record that header h opens.
-func (p *logParse) binaryRecord(b *binaryLog, h byte, start int64) error {
-	var err error
+func (p *logParse) binaryRecord(b *binaryLog, h byte, runStart int64) error {
 	switch h {
 	case recordUser:
-		_, err = b.int()
-		if err == nil {
-			_, err = b.bool()
-		}
-		if err == nil {
-			_, err = b.int()
-		}
-		return err
-	case recordRequest:
-		return p.binaryRequest(b, start)
+		b.int()
+		b.bool()
+		b.int()
 	case recordGroup:
-		if _, err = b.groups(); err != nil {
-			return err
+		b.groups()
+		b.int()
+		b.int()
+		b.int()
+		if b.err == nil {
+			b.bool()
+			p.groups++
 		}
-		for range 3 {
-			if _, err = b.int(); err != nil {
-				return err
-			}
-		}
-		_, err = b.bool()
-		p.groups++
-		return err
 	case recordError:
-		msg, err := b.cached()
-		if err == nil {
-			_, err = b.int()
-		}
+		msg := b.cached()
+		b.int()
 		p.errors++
 		if p.errorMsg == "" {
 			p.errorMsg = importer.OneLine(msg)
 		}
-		return err
-	}
-	return fmt.Errorf("unknown record header %d; expected 1 (request), 2 (user), 3 (group) or 4 (error)", h)
-}
-
-func (p *logParse) binaryRequest(b *binaryLog, runStart int64) error {
-	groups, err := b.groups()
-	if err != nil {
-		return err
-	}
-	name, err := b.cached()
-	if err != nil {
-		return err
-	}
-	s, err1 := b.int()
-	e, err2 := b.int()
-	ok, err3 := b.bool()
-	msg, err4 := b.cached()
-	if err := errors.Join(err1, err2, err3, err4); err != nil {
-		if errors.Is(err, errBinaryCut) {
-			return errBinaryCut
+	case recordRequest:
+		groups, name := b.groups(), b.cached()
+		s, e, ok, msg := b.int(), b.int(), b.bool(), b.cached()
+		if b.err != nil {
+			return b.err
 		}
-		return err
+		start, end := runStart+int64(s), runStart+int64(e)
+		if err := importer.CheckEpochMillis(start); err != nil {
+			return fmt.Errorf("request start: %w", err)
+		}
+		if end < start {
+			return fmt.Errorf("request ends (%d ms) before it starts (%d ms)", e, s)
+		}
+		p.runs.add(request{step: strings.Join(append(groups, name), " / "), start: start, end: end, ok: ok, message: strings.TrimSpace(msg)})
+	default:
+		return fmt.Errorf("unknown record header %d; expected 1 (request), 2 (user), 3 (group) or 4 (error)", h)
 	}
-	start, end := runStart+int64(s), runStart+int64(e)
-	if err := importer.CheckEpochMillis(start); err != nil {
-		return fmt.Errorf("request start: %w", err)
-	}
-	if end < start {
-		return fmt.Errorf("request ends (%d ms) before it starts (%d ms)", e, s)
-	}
-	step := name
-	if len(groups) > 0 {
-		step = strings.Join(append(groups, name), " / ")
-	}
-	p.runs.add(request{step: step, start: start, end: end, ok: ok, message: strings.TrimSpace(msg)})
-	return nil
+	return b.err
 }

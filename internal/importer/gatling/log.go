@@ -1,3 +1,8 @@
+// Package gatling owns the Gatling importers: simulation.log, text (2.x to
+// 3.12) and binary (3.13 on), and the report's js/stats.json, stats.js and
+// global_stats.json (to 3.13). Only REQUEST records are requests: a group
+// times requests counted on their own; a request in groups is the step
+// "group / subgroup / request", as the report names it.
 package gatling
 
 import (
@@ -8,9 +13,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/importer/rawrun"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
@@ -18,12 +25,8 @@ import (
 // Gatling 2.x–3.12, or the binary records of 3.13 and later (binary.go).
 type LogFormat struct{}
 
-var _ importer.Format = LogFormat{}
-
-// Name implements importer.Format.
 func (LogFormat) Name() string { return "gatling-simulation-log" }
 
-// recordTypes are the first fields of the text log's records.
 var recordTypes = map[string]bool{"RUN": true, "USER": true, "REQUEST": true, "GROUP": true, "ERROR": true, "ASSERTION": true}
 
 // Sniff accepts text whose first line is a known record, a binary log
@@ -39,34 +42,25 @@ func (LogFormat) Sniff(name string, head []byte) bool {
 	return found && len(rest) > 0 && recordTypes[string(typ)]
 }
 
-// Import implements importer.Format.
 func (LogFormat) Import(name string, r io.Reader) (*result.Run, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if head, _ := br.Peek(512); isBinary(head) {
 		return importBinaryLog(name, br)
 	}
 	p := &logParse{file: name, runs: newRunBuilder()}
-	for lineNo := 1; ; lineNo++ {
-		line, err := br.ReadString('\n')
-		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("reading %s: %w", name, err)
+	lines := importer.NewLineReader(br)
+	for lines.Row() {
+		if err := p.record(string(lines.Bytes())); err != nil {
+			return nil, &importer.SyntaxError{File: name, Line: lines.Line(), Msg: err.Error()}
 		}
-		if line == "" && err == io.EOF {
-			break
-		}
-		terminated := strings.HasSuffix(line, "\n")
-		if !terminated && strings.TrimSpace(line) != "" {
-			// Even a record that parses may have lost the end of its last
-			// field (a timestamp): the writer stopped in it.
-			p.notes = append(p.notes, fmt.Sprintf("the file was cut: its last line (%d) is incomplete (it has no line break) and was skipped", lineNo))
-			break
-		}
-		if perr := p.record(strings.TrimRight(line, "\r\n")); perr != nil {
-			return nil, &importer.SyntaxError{File: name, Line: lineNo, Msg: perr.Error()}
-		}
-		if err == io.EOF {
-			break
-		}
+	}
+	if err := lines.Err(); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	if cut := lines.Cut(); cut > 0 {
+		// Even a record that parses may have lost the end of its last
+		// field (a timestamp): the writer stopped in it.
+		p.notes = append(p.notes, fmt.Sprintf("the file was cut: its last line (%d) is incomplete (it has no line break) and was skipped", cut))
 	}
 	return p.finish()
 }
@@ -146,8 +140,7 @@ func (p *logParse) finish() (*result.Run, error) {
 	return p.runs.finish(notes), nil
 }
 
-// requestLayout says where a REQUEST record keeps its fields; the layout
-// changed between Gatling releases.
+// requestLayout says where a REQUEST record keeps its fields, by release.
 type requestLayout struct {
 	groups, name, start, end, status, message int
 }
@@ -213,8 +206,7 @@ func parseRequest(f []string) (request, error) {
 	}, nil
 }
 
-// stepName joins the group path (comma-separated in the log) and the
-// request name as the report does.
+// stepName joins the groups (comma-separated) and the name as the report does.
 func stepName(groups, name string) string {
 	if strings.TrimSpace(groups) == "" {
 		return name
@@ -231,4 +223,65 @@ func millis(s, what string) (int64, error) {
 		return 0, fmt.Errorf("%s %w", what, err)
 	}
 	return v, nil
+}
+
+func init() {
+	importer.Register(LogFormat{})
+	importer.Register(StatsFormat{})
+}
+
+// koClasses classes KO messages: Gatling's checks on the status read
+// "status.find.is(200), but actually found 500"; transport failures name
+// the exceptions of Netty and the JDK.
+var koClasses = importer.MessageClasses{
+	Status:  func(msg string) bool { return strings.HasPrefix(strings.ToLower(msg), "status.") },
+	Timeout: []string{"timeout"},
+	Connection: []string{
+		"connectexception", "connection refused", "connection reset", "closedchannelexception",
+		"prematurecloseexception", "unknownhostexception", "sslexception", "sslhandshake",
+		"no route to host", "broken pipe", "socketexception", "channel closed", "connection closed",
+	},
+}
+
+// request is one REQUEST record, in milliseconds since the epoch.
+type request struct {
+	step       string
+	start, end int64
+	ok         bool
+	message    string
+}
+
+// runBuilder accumulates requests into a run with full histograms. The
+// span stays in the log's epoch milliseconds, so that the window is their
+// exact difference.
+type runBuilder struct {
+	rb          *rawrun.Builder
+	first, last int64
+}
+
+func newRunBuilder() *runBuilder {
+	return &runBuilder{rb: rawrun.New(rawrun.Options{What: "request names"})}
+}
+
+func (b *runBuilder) count() int64 { return b.rb.Requests().Total }
+
+func (b *runBuilder) add(q request) {
+	st := b.rb.Request(q.step, time.Duration(q.end-q.start)*time.Millisecond)
+	if b.count() == 1 || q.start < b.first {
+		b.first = q.start
+	}
+	if q.end > b.last {
+		b.last = q.end
+	}
+	if !q.ok {
+		b.rb.Fail(st, koClasses.Class(q.message), "", importer.OneLine(q.message))
+	}
+}
+
+func (b *runBuilder) finish(notes []string) *result.Run {
+	r := b.rb.Run(notes...)
+	r.Started = time.UnixMilli(b.first).UTC()
+	r.Window = float64(b.last-b.first) / 1000
+	r.Summarize()
+	return r
 }

@@ -19,13 +19,8 @@ import (
 // top node's figures only).
 type StatsFormat struct{}
 
-var _ importer.Format = StatsFormat{}
-
-// Name implements importer.Format.
 func (StatsFormat) Name() string { return "gatling-stats-json" }
 
-// Sniff accepts a JSON object with Gatling's statistics fields, or the
-// same in js/stats.js.
 func (StatsFormat) Sniff(_ string, head []byte) bool {
 	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
 	return len(t) > 0 && (t[0] == '{' || isStatsJS(t)) &&
@@ -33,7 +28,6 @@ func (StatsFormat) Sniff(_ string, head []byte) bool {
 		(bytes.Contains(head, []byte(`"percentiles1"`)) || bytes.Contains(head, []byte(`"meanResponseTime"`)))
 }
 
-// figure is one statistic split by outcome.
 type figure struct {
 	Total number `json:"total"`
 	OK    number `json:"ok"`
@@ -79,7 +73,6 @@ type numberError struct{ text string }
 
 func (e *numberError) Error() string { return fmt.Sprintf("%q is not a number", e.text) }
 
-// statistics are one node's figures.
 type statistics struct {
 	NumberOfRequests *figure `json:"numberOfRequests"`
 	Max              figure  `json:"maxResponseTime"`
@@ -142,14 +135,12 @@ func (ns *nodes) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// document is either file: stats.json has "stats", global_stats.json has
-// the figures at the top.
+// document is stats.json ("stats") or global_stats.json (figures on top).
 type document struct {
 	node
 	statistics
 }
 
-// Import implements importer.Format.
 func (StatsFormat) Import(name string, r io.Reader) (*result.Run, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -187,8 +178,7 @@ func (StatsFormat) Import(name string, r io.Reader) (*result.Run, error) {
 	return run, nil
 }
 
-// checkCounts rejects request counts that count nothing or count
-// impossibly.
+// checkCounts rejects counts of nothing or impossible ones.
 func checkCounts(name string, n *figure) error {
 	total, ko := n.Total.V, n.KO.V
 	switch {
@@ -202,7 +192,6 @@ func checkCounts(name string, n *figure) error {
 	return nil
 }
 
-// requestSteps flattens the tree's requests into steps named by their path.
 func requestSteps(ns nodes, out []result.Step) []result.Step {
 	for _, n := range ns {
 		if n.Type == "REQUEST" && n.Stats != nil {
@@ -233,3 +222,84 @@ func jsonSyntaxError(name string, data []byte, err error, expected string) error
 	}
 	return importer.JSONError(name, data, err, expected)
 }
+
+// Gatling's HTML report (up to 3.13) writes js/stats.js beside
+// js/stats.json: the same tree as a JavaScript statement, "var stats = {…}"
+// followed by the report's functions, with the tree's own keys (type,
+// name, path, pathFormatted, stats, contents) unquoted and each node's
+// figures as JSON. Some reports keep only stats.js, so it is read too:
+// the object is cut out and its bare keys quoted, which makes it the JSON
+// of stats.json, line for line.
+
+// statsJSPrefix opens js/stats.js.
+var statsJSPrefix = []byte("var stats = ")
+
+func isStatsJS(data []byte) bool {
+	return bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), statsJSPrefix)
+}
+
+// statsJSToJSON returns the object of a stats.js as JSON. Bytes before the
+// object become spaces and line breaks stay where they are, so that a
+// decoding error's line is the line in the file.
+func statsJSToJSON(data []byte) ([]byte, error) {
+	at := bytes.Index(data, statsJSPrefix) + len(statsJSPrefix)
+	open := bytes.IndexByte(data[at:], '{')
+	if open < 0 {
+		return nil, errors.New(`"var stats = " is not followed by an object`)
+	}
+	out := make([]byte, 0, len(data)+len(data)/8)
+	for _, c := range data[:at+open] {
+		if c != '\n' {
+			c = ' '
+		}
+		out = append(out, c)
+	}
+	depth, inString, escaped, expectKey := 0, false, false, false
+	for i := at + open; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case inString:
+			out = append(out, c)
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		case c == '"':
+			inString, expectKey = true, false
+		case c == '{':
+			depth++
+			expectKey = true
+		case c == ',':
+			expectKey = depth > 0
+		case c == '}':
+			depth--
+			if depth == 0 {
+				return append(out, c), nil
+			}
+		case expectKey && isIdentStart(c):
+			j := i
+			for j < len(data) && isIdent(data[j]) {
+				j++
+			}
+			out = append(append(append(out, '"'), data[i:j]...), '"')
+			i = j - 1
+			expectKey = false
+			continue
+		case c != ' ' && c != '\t' && c != '\r' && c != '\n':
+			expectKey = false
+		}
+		out = append(out, c)
+	}
+	return nil, errors.New("the stats object is not closed: the file is cut")
+}
+
+func isIdentStart(c byte) bool {
+	return c == '_' || c == '$' || (c|0x20 >= 'a' && c|0x20 <= 'z')
+}
+
+func isIdent(c byte) bool { return isIdentStart(c) || (c >= '0' && c <= '9') }

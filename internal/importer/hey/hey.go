@@ -1,6 +1,5 @@
-// Package hey owns the hey importers: the text summary, which carries
-// hey's own figures (seconds to four decimals), and the -o csv output of
-// one row per response, from which it builds a latency histogram.
+// Package hey owns the hey importers: the text summary (hey's figures, in
+// seconds to four decimals) and -o csv's one row per response.
 package hey
 
 import (
@@ -30,11 +29,6 @@ type Text struct{}
 // CSV reads `hey -o csv`: one row per response, times in seconds.
 type CSV struct{}
 
-var (
-	_ importer.Several = Text{}
-	_ importer.Format  = CSV{}
-)
-
 func (Text) Name() string { return "hey-text" }
 func (CSV) Name() string  { return "hey-csv" }
 
@@ -55,13 +49,10 @@ func (CSV) Sniff(_ string, head []byte) bool {
 var (
 	fieldRe   = regexp.MustCompile(`^(Total|Slowest|Fastest|Average|Requests/sec):\s+(\S+)(?:\s+secs)?$`)
 	percentRe = regexp.MustCompile(`^(\d+)%{1,2} in (\S+) secs$`)
-	countRe   = regexp.MustCompile(`^\[(\d+)\]\s+(\d+) responses$`)
-	errorRe   = regexp.MustCompile(`^\[(\d+)\]\s+(.*)$`)
 )
 
 var (
-	timeKeys    = map[string]string{"Slowest": result.LatencyMax, "Average": result.LatencyMean}
-	percentKeys = map[int]string{50: result.LatencyP50, 90: result.LatencyP90, 95: result.LatencyP95, 99: result.LatencyP99}
+	timeKeys = map[string]string{"Slowest": result.LatencyMax, "Average": result.LatencyMean}
 	// transport classes hey's error lines (Go's net/http errors).
 	transport = importer.MessageClasses{
 		Status:     func(string) bool { return false },
@@ -70,21 +61,18 @@ var (
 	}
 )
 
-// report collects one summary's figures.
 type report struct {
 	line    int
 	run     *result.Run
-	section string // the heading of the part being read
 	sawTime bool
 	cut     bool // the file ends inside this report: see Cut
+	importer.Sections
 }
 
-func (Text) Import(name string, r io.Reader) (*result.Run, error) {
-	runs, err := Text{}.ImportAll(name, r)
-	return importer.One(name, "hey", runs, err)
+func (t Text) Import(name string, r io.Reader) (*result.Run, error) {
+	return importer.One(name, "hey")(t.ImportAll(name, r))
 }
 
-// ImportAll reads every summary of the file, in order.
 func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 	starts := func(line string) bool { return line == "Summary:" }
 	return importer.TextReport{Starts: starts}.ReadReports(name, `no "Summary:" line; expected a hey report`, r,
@@ -95,11 +83,10 @@ func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 
 func (rep *report) Take(text string) error {
 	run := rep.run
-	if strings.HasSuffix(text, ":") && !strings.Contains(text, "\t") {
-		rep.section = text
-		return nil
+	if ok, err := rep.Sections.Take(text); ok {
+		return err
 	}
-	switch rep.section {
+	switch rep.Section {
 	case "Summary:":
 		if strings.HasPrefix(text, "Success rate:") {
 			return errors.New(`a "Success rate:" line, which hey does not print: this is oha's summary (--format oha-text)`)
@@ -130,42 +117,15 @@ func (rep *report) Take(text string) error {
 		if m == nil {
 			return nil
 		}
-		p, _ := strconv.Atoi(m[1])
+		p, _ := strconv.ParseFloat(m[1], 64)
 		v, err := strconv.ParseFloat(m[2], 64)
 		if err != nil || !(v >= 0) || v > 1e9 {
 			return fmt.Errorf("latency %s%%: expected seconds, got %q", m[1], m[2])
 		}
 		// hey 0.1.5 prints "0%% in 0.0000 secs" for a percentile it lacks.
-		if key, ok := percentKeys[p]; ok {
+		if key, ok := importer.Percentiles[p]; ok {
 			run.Metrics[key] = 1000 * v
 		}
-	case "Status code distribution:":
-		m := countRe.FindStringSubmatch(text)
-		if m == nil {
-			return nil
-		}
-		code, _ := strconv.Atoi(m[1])
-		n, err := strconv.ParseInt(m[2], 10, 64)
-		if err != nil || n > 1<<53 {
-			return fmt.Errorf("status %s: expected a count, got %q", m[1], m[2])
-		}
-		run.Requests.Total += n
-		if code < 200 || code >= 400 {
-			run.Requests.Failed += n
-			run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrStatus, Count: n, Sample: "status " + m[1]})
-		}
-	case "Error distribution:":
-		m := errorRe.FindStringSubmatch(text)
-		if m == nil {
-			return nil
-		}
-		n, err := strconv.ParseInt(m[1], 10, 64)
-		if err != nil || n > 1<<53 {
-			return fmt.Errorf("error count %q: expected a number", m[1])
-		}
-		run.Requests.Total += n
-		run.Requests.Failed += n
-		run.Errors = append(run.Errors, result.ErrorClass{Class: transport.Class(m[2]), Count: n, Sample: importer.OneLine(m[2])})
 	}
 	return nil
 }
@@ -177,30 +137,22 @@ func (rep *report) Take(text string) error {
 // A line in the distributions that cannot begin one of their lines is
 // text after the report (a closing fence in a README).
 func (rep *report) Cut(partial string) bool {
-	rep.cut = !importer.AfterDistributions(rep.section, partial)
+	rep.cut = rep.Sections.Cut(partial)
 	return rep.cut
 }
 
-// finish turns the figures into a run: every response and every error is
-// a request; a response outside 2xx/3xx or an error failed it.
 func (rep *report) Finish(name string) (*result.Run, error) {
 	run := rep.run
 	if !rep.sawTime {
 		return nil, &importer.SyntaxError{File: name, Line: rep.line, Msg: `the summary that starts here has no "Total:" line; expected a whole hey report`}
 	}
 	if rep.cut {
-		run.Requests, run.Errors = result.Requests{}, nil
 		run.Notes = append(run.Notes, "the report is cut in or before its status code and error distributions: requests, failures and errors are not counted")
-		dropUntimed(run)
-		run.Summarize()
-		return run, nil
-	}
-	if run.Requests.Total == 0 {
+	} else if rep.Fill(run, transport, nil); run.Requests.Total == 0 {
 		return nil, &importer.Unsupported{File: name, Reason: fmt.Sprintf("the hey report at line %d lists no responses and no errors: nothing to judge", rep.line)}
 	}
-	run.Requests.Counted = result.CountRequests // every response and every error is listed
-	if run.Requests.Failed == run.Requests.Total {
-		dropUntimed(run)
+	if rep.cut || run.Requests.Failed == run.Requests.Total {
+		importer.DropLatencies(run.Metrics, true) // the 0s hey prints when it timed nothing
 	}
 	run.Summarize()
 	return run, nil
@@ -209,8 +161,6 @@ func (rep *report) Finish(name string) (*result.Run, error) {
 // csvFields is the number of fields of hey -o csv's rows.
 const csvFields = 8
 
-// Import reads hey's rows, which hold numbers only (no quotes), split at
-// their commas; a row cut by the end of the file is left out and noted.
 func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 	lines := importer.NewLineReader(r)
 	if !lines.Row() || strings.TrimPrefix(string(lines.Bytes()), "\ufeff") != csvHeader {
@@ -262,14 +212,4 @@ func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 	run.Window = last - first
 	run.Summarize()
 	return run, nil
-}
-
-// dropUntimed leaves out the latencies of 0 that hey prints (Slowest,
-// Fastest, the distribution) when it timed nothing: every request failed.
-func dropUntimed(run *result.Run) {
-	for _, k := range []string{result.LatencyMax, result.LatencyMean, result.LatencyP50, result.LatencyP90, result.LatencyP95, result.LatencyP99} {
-		if run.Metrics[k] == 0 {
-			delete(run.Metrics, k)
-		}
-	}
 }

@@ -3,6 +3,10 @@ package importertest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,21 +14,10 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// histogramRel is how close a value read back from a histogram (3
-// significant digits) must be to the exact one, relative to it.
-const histogramRel = 0.002
-
 // Approx reports whether got is within rel (relative) of want.
-func Approx(got, want, rel float64) bool {
-	d := got - want
-	if d < 0 {
-		d = -d
-	}
-	return d <= rel*want
-}
+func Approx(got, want, rel float64) bool { return math.Abs(got-want) <= rel*want }
 
-// MustImport reads the file at path with format f, failing the test on an
-// error.
+// MustImport reads the file at path with format f, failing on an error.
 func MustImport(t *testing.T, f importer.Format, path string) *result.Run {
 	t.Helper()
 	run, err := ImportPath(f, path)
@@ -42,7 +35,7 @@ func WantMetric(t *testing.T, run *result.Run, key string, want float64) {
 		t.Errorf("metric %s absent, want %v", key, want)
 		return
 	}
-	if !Approx(got, want, histogramRel) {
+	if !Approx(got, want, 0.002) { // a histogram's 3 significant digits
 		t.Errorf("metric %s = %v, want %v", key, got, want)
 	}
 }
@@ -59,12 +52,7 @@ func WantAbsent(t *testing.T, run *result.Run, keys ...string) {
 
 // HasNote reports whether one of the run's notes contains fragment.
 func HasNote(run *result.Run, fragment string) bool {
-	for _, n := range run.Notes {
-		if strings.Contains(n, fragment) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(run.Notes, func(n string) bool { return strings.Contains(n, fragment) })
 }
 
 // StepNames lists the run's steps by name, in order.
@@ -80,25 +68,18 @@ func StepNames(run *result.Run) []string {
 // there is none.
 func FindStep(t *testing.T, run *result.Run, name string) result.Step {
 	t.Helper()
-	for _, s := range run.Steps {
-		if s.Name == name {
-			return s
-		}
+	i := slices.IndexFunc(run.Steps, func(s result.Step) bool { return s.Name == name })
+	if i < 0 {
+		t.Fatalf("no step %q in %d steps", name, len(run.Steps))
 	}
-	t.Fatalf("no step %q in %d steps", name, len(run.Steps))
-	return result.Step{}
+	return run.Steps[i]
 }
 
 // WantErrors checks a run's error classes, in order.
 func WantErrors(t *testing.T, run *result.Run, want []result.ErrorClass) {
 	t.Helper()
-	if len(run.Errors) != len(want) {
+	if !slices.Equal(run.Errors, want) {
 		t.Fatalf("errors = %+v, want %+v", run.Errors, want)
-	}
-	for i := range want {
-		if run.Errors[i] != want[i] {
-			t.Errorf("error %d = %+v, want %+v", i, run.Errors[i], want[i])
-		}
 	}
 }
 
@@ -142,5 +123,136 @@ func WantRefused(t *testing.T, path, format, fragment string) {
 	_, err := importer.ImportFile(path, format)
 	if reason, ok := Rejection(err); !ok || !strings.Contains(reason, fragment) {
 		t.Errorf("%s: err = %v; want a refusal saying %q", path, err, fragment)
+	}
+}
+
+// Rejection says why a typed import error rejected a file: "syntax: …" for
+// a *importer.SyntaxError, "unsupported: …" for a *importer.Unsupported.
+// ok is false for any other error, and for a typed one without a reason.
+func Rejection(err error) (reason string, ok bool) {
+	var syn *importer.SyntaxError
+	var uns *importer.Unsupported
+	switch {
+	case errors.As(err, &syn) && syn.Msg != "":
+		return "syntax: " + syn.Msg, true
+	case errors.As(err, &uns) && uns.Reason != "":
+		return "unsupported: " + uns.Reason, true
+	}
+	return "", false
+}
+
+// CheckOutcome is the contract every import honours, whatever the input:
+// a typed error that says why (see Rejection), or a run with finite
+// metrics that encodes as result JSON. It returns that JSON, nil on an
+// error.
+func CheckOutcome(t *testing.T, run *result.Run, err error) []byte {
+	t.Helper()
+	if err != nil {
+		if _, ok := Rejection(err); !ok {
+			t.Fatalf("error %T without a reason: %v", err, err)
+		}
+		return nil
+	}
+	if run == nil || run.Metrics == nil {
+		t.Fatal("nil run or metrics without an error")
+	}
+	for k, v := range run.Metrics {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Fatalf("metric %s = %v", k, v)
+		}
+	}
+	var buf bytes.Buffer
+	if err := result.Encode(&buf, &result.File{Runs: []result.Run{*run}}); err != nil {
+		t.Fatalf("run does not encode: %v", err)
+	}
+	return buf.Bytes()
+}
+
+// CheckRequests holds a run to having requests.
+func CheckRequests(t *testing.T, run *result.Run) {
+	t.Helper()
+	if run.Requests.Total <= 0 {
+		t.Fatalf("run without requests: %+v", run.Requests)
+	}
+}
+
+// CheckCounts holds a run built from per-request records to counts that
+// add up: as many latencies as requests, and the steps and error classes
+// summing to the run's requests and failures.
+func CheckCounts(t *testing.T, run *result.Run) {
+	t.Helper()
+	CheckRequests(t, run)
+	if run.Requests.Failed < 0 || run.Requests.Failed > run.Requests.Total {
+		t.Fatalf("requests = %+v", run.Requests)
+	}
+	if run.Latency.Count() != run.Requests.Total {
+		t.Fatalf("histogram holds %d, requests %d", run.Latency.Count(), run.Requests.Total)
+	}
+	var steps, failed, errs int64
+	for _, s := range run.Steps {
+		steps += s.Requests
+		failed += s.Failed
+	}
+	for _, e := range run.Errors {
+		errs += e.Count
+	}
+	if steps != run.Requests.Total || failed != run.Requests.Failed || errs != run.Requests.Failed {
+		t.Fatalf("steps %d/%d, errors %d, run %+v", steps, failed, errs, run.Requests)
+	}
+	if run.Window < 0 {
+		t.Fatalf("window %v", run.Window)
+	}
+}
+
+// Fuzz feeds every format the same fuzzed bytes, as importer.Read would
+// (Sniff, then Import, or ImportAll for a format of several runs), and
+// holds each outcome to CheckOutcome; check, when not nil, adds what these
+// formats promise of every run they return.
+func Fuzz(f *testing.F, check func(*testing.T, *result.Run), formats ...importer.Format) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, format := range formats {
+			format.Sniff("fuzz", data)
+			runs, err := importRuns(format, data)
+			if err != nil {
+				CheckOutcome(t, nil, err)
+				continue
+			}
+			if len(runs) == 0 {
+				t.Fatalf("%s: no run and no error", format.Name())
+			}
+			for _, run := range runs {
+				CheckOutcome(t, run, nil)
+				if check != nil {
+					check(t, run)
+				}
+			}
+		}
+	})
+}
+
+func importRuns(format importer.Format, data []byte) ([]*result.Run, error) {
+	if s, ok := format.(importer.Several); ok {
+		return s.ImportAll("fuzz", bytes.NewReader(data))
+	}
+	run, err := format.Import("fuzz", bytes.NewReader(data))
+	return []*result.Run{run}, err
+}
+
+// AddSeeds adds these files to the fuzzer's corpus, each cut to max bytes
+// (no cut when max is 0) so that mutation stays quick.
+func AddSeeds(f *testing.F, max int, paths ...string) {
+	f.Helper()
+	for _, path := range paths {
+		if st, err := os.Stat(path); err == nil && st.IsDir() {
+			continue // testdata/fuzz, the corpus Go keeps itself
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if max > 0 {
+			b = b[:min(len(b), max)]
+		}
+		f.Add(b)
 	}
 }

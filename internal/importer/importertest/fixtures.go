@@ -1,9 +1,14 @@
+// Package importertest owns what the importer packages' tests share:
+// finding the shared fixtures beside the module root, walking a fixture
+// folder through its format, the contract every import honours on any
+// input (the fuzz harness), and the assertions on imported runs.
+//
+// It is imported by tests only.
 package importertest
 
 import (
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
@@ -53,11 +58,10 @@ func FixturesDir(t testing.TB, sub string) string {
 // skips the test when the fixtures are absent.
 func FixtureFiles(t testing.TB, sub string) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(FixturesDir(t, sub), "*"))
+	files, err := filepath.Glob(filepath.Join(FixturesDir(t, sub), "*")) // sorted
 	if err != nil {
 		t.Fatal(err)
 	}
-	sort.Strings(files)
 	return files
 }
 
@@ -112,4 +116,64 @@ func Testdata(t testing.TB, file string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// Folder is a shared fixture folder and the format of its files.
+type Folder struct {
+	Dir    string
+	Format importer.Format
+}
+
+// ImportFolders imports every file of each folder with its format, in a
+// subtest named after the folder: each file must be sniffed as the format,
+// and import with requests or be rejected with a typed error and a reason.
+// It logs each outcome and a count per folder.
+func ImportFolders(t *testing.T, folders ...Folder) {
+	for _, fo := range folders {
+		t.Run(fo.Dir, func(t *testing.T) {
+			files := FixtureFiles(t, fo.Dir)
+			count := map[string]int{}
+			for _, path := range files {
+				name := filepath.Base(path)
+				if !fo.Format.Sniff(name, ReadHead(t, path)) {
+					t.Errorf("%s: not recognised as %s", name, fo.Format.Name())
+				}
+				run, err := ImportPath(fo.Format, path)
+				if _, typed := Rejection(err); err != nil && !typed {
+					t.Errorf("%s: untyped error: %v", name, err)
+				} else if err != nil {
+					t.Logf("%s: rejected: %v", name, err)
+					count["rejected"]++
+				} else {
+					if run.Requests.Total <= 0 {
+						t.Errorf("%s: imported without requests", name)
+					}
+					t.Logf("%s: imported %d requests (%d failed), %d steps, metrics %v, errors %+v, notes %q",
+						name, run.Requests.Total, run.Requests.Failed, len(run.Steps), run.Metrics, run.Errors, run.Notes)
+					count["imported"]++
+				}
+			}
+			t.Logf("%s: %d files, %d imported, %d rejected", fo.Dir, len(files), count["imported"], count["rejected"])
+		})
+	}
+}
+
+// SniffOnlyOwn checks detection from content: across every shared fixture
+// folder of every tool, each folder's format claims the files of its own
+// folder and no others.
+func SniffOnlyOwn(t *testing.T, folders ...Folder) {
+	root := FixturesDir(t, ".")
+	files, err := filepath.Glob(filepath.Join(root, "*", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range files {
+		dir, name := filepath.Base(filepath.Dir(path)), filepath.Base(path)
+		head := ReadHead(t, path)
+		for _, fo := range folders {
+			if got, want := fo.Format.Sniff(name, head), dir == fo.Dir; got != want {
+				t.Errorf("%s/%s: %s.Sniff = %v, want %v", dir, name, fo.Dir, got, want)
+			}
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,13 +19,9 @@ import (
 // CSVFormat reads a JTL file in CSV form, with or without a header row.
 type CSVFormat struct{}
 
-var _ importer.Format = CSVFormat{}
-
-// Name implements importer.Format.
 func (CSVFormat) Name() string { return "jmeter-jtl-csv" }
 
-// Sniff accepts a first line that is JMeter's header row, or a sample in
-// one of JMeter's default layouts.
+// Sniff accepts JMeter's header row, or a sample in a default layout.
 func (CSVFormat) Sniff(_ string, head []byte) bool {
 	line := firstLine(head)
 	if line == "" || line[0] == '<' || line[0] == '{' || line[0] == '[' {
@@ -47,21 +44,13 @@ func (CSVFormat) Sniff(_ string, head []byte) bool {
 	return err == nil
 }
 
-// Import implements importer.Format: a file of one run.
-func (CSVFormat) Import(name string, r io.Reader) (*result.Run, error) {
-	runs, err := CSVFormat{}.ImportAll(name, r)
-	return importer.One(name, "JMeter", runs, err)
+func (t CSVFormat) Import(name string, r io.Reader) (*result.Run, error) {
+	return importer.One(name, "JMeter")(t.ImportAll(name, r))
 }
 
-var _ importer.Several = CSVFormat{}
-
-// ImportAll reads every run of the file: JMeter appends each run to an
-// existing file, and the runs are told apart as runs.go says.
+// ImportAll reads every run of the file (see runSplitter).
 func (CSVFormat) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
-		_, _ = br.Discard(3)
-	}
+	br := bufio.NewReaderSize(r, 64<<10) // Read has taken off a byte order mark
 	head, _ := br.Peek(64 << 10)
 	rows := newRowReader(br, delimiter(firstLine(head)))
 	p := &csvParse{file: name, histograms: fileHistograms}
@@ -88,15 +77,9 @@ func (CSVFormat) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 			p.cut(line, "it has no line break")
 			break
 		}
-		if err := p.row(row, line); err != nil {
-			var unsupported *importer.Unsupported
-			if errors.As(err, &unsupported) {
-				return nil, err
-			}
-			if unterminated {
-				p.cut(line, err.Error())
-				break
-			}
+		if err := p.row(row, line); errors.As(err, new(*importer.Unsupported)) {
+			return nil, err
+		} else if err != nil {
 			return nil, &importer.SyntaxError{File: name, Line: line, Msg: err.Error()}
 		}
 	}
@@ -124,7 +107,6 @@ type csvParse struct {
 // hold, so that appended runs cost no more memory than one.
 const fileHistograms = 2 * rawrun.MaxSteps
 
-// runStart is where a run of an appended file begins.
 type runStart struct {
 	line  int
 	pause time.Duration
@@ -219,15 +201,8 @@ func (p *csvParse) sample(row []string) (sample, error) {
 		start: start, elapsedMS: elapsed, label: field(row, c.label), code: field(row, c.code),
 		message: field(row, c.message), thread: field(row, c.thread), failure: field(row, c.failure),
 	}
-	if c.success >= 0 {
-		switch v := strings.TrimSpace(row[c.success]); v {
-		case "true":
-			s.success, s.hasSuccess = true, true
-		case "false":
-			s.hasSuccess = true
-		default:
-			return sample{}, fmt.Errorf("success %q is not true or false", v)
-		}
+	if c.success >= 0 && !s.setSuccess(row[c.success]) {
+		return sample{}, fmt.Errorf("success %q is not true or false", strings.TrimSpace(row[c.success]))
 	}
 	return s, nil
 }
@@ -273,4 +248,269 @@ func delimiter(line string) rune {
 func isDigits(s string) bool {
 	s = strings.TrimSpace(s)
 	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// columns maps the JTL fields tailgate reads to their index in a row; -1
+// when the file lacks the field.
+type columns struct {
+	n                                                int // fields per row
+	timeStamp, elapsed, label, code, message, thread int
+	success, failure, sampleCount                    int
+	headerless                                       bool
+}
+
+// defaultLayouts are JMeter's default CSV columns by release, keyed by
+// their count, for files written without a header row
+// (jmeter.save.saveservice.print_field_names=false).
+var defaultLayouts = map[int][]string{
+	// JMeter 2.x before thread counts were saved, with the failure message
+	11: {"timeStamp", "elapsed", "label", "responseCode", "responseMessage", "threadName", "dataType", "success", "failureMessage", "bytes", "Latency"},
+	// JMeter 2.x
+	12: {"timeStamp", "elapsed", "label", "responseCode", "responseMessage", "threadName", "dataType", "success", "bytes", "grpThreads", "allThreads", "Latency"},
+	// JMeter 2.x saving the failure message (assertion_results_failure_message=true)
+	13: {"timeStamp", "elapsed", "label", "responseCode", "responseMessage", "threadName", "dataType", "success", "failureMessage", "bytes", "grpThreads", "allThreads", "Latency"},
+	// JMeter 3.0
+	15: {"timeStamp", "elapsed", "label", "responseCode", "responseMessage", "threadName", "dataType", "success", "failureMessage", "bytes", "grpThreads", "allThreads", "Latency", "IdleTime", "Connect"},
+	// JMeter 3.1 – 4.x
+	16: {"timeStamp", "elapsed", "label", "responseCode", "responseMessage", "threadName", "dataType", "success", "failureMessage", "bytes", "sentBytes", "grpThreads", "allThreads", "Latency", "IdleTime", "Connect"},
+	// JMeter 5.x
+	17: {"timeStamp", "elapsed", "label", "responseCode", "responseMessage", "threadName", "dataType", "success", "failureMessage", "bytes", "sentBytes", "grpThreads", "allThreads", "URL", "Latency", "IdleTime", "Connect"},
+}
+
+func isHeader(row []string) bool {
+	// Called on every row: compare without lowering a copy of each field.
+	var ts, el bool
+	for _, f := range row {
+		f = strings.TrimSpace(f)
+		ts = ts || strings.EqualFold(f, "timestamp")
+		el = el || strings.EqualFold(f, "elapsed")
+	}
+	return ts && el
+}
+
+// columnsFromHeader reads a header row; timeStamp and elapsed are required.
+func columnsFromHeader(row []string) (columns, error) {
+	c := newColumns(row)
+	if c.timeStamp < 0 || c.elapsed < 0 {
+		return c, fmt.Errorf("header row lacks the timeStamp or elapsed column; tailgate needs both")
+	}
+	return c, nil
+}
+
+// columnsFromDefaults picks the default layout of a headerless first row.
+func columnsFromDefaults(first []string) (columns, error) {
+	names, ok := defaultLayouts[len(first)]
+	if !ok {
+		return columns{}, fmt.Errorf("no header row, and %d fields match none of JMeter's default layouts (11, 12, 13, 15, 16 or 17 fields); "+
+			"add the header row (jmeter.save.saveservice.print_field_names=true)", len(first))
+	}
+	c := newColumns(names)
+	c.headerless = true
+	if v := strings.TrimSpace(first[c.success]); v != "true" && v != "false" {
+		return c, fmt.Errorf("no header row, and field %d is %q where JMeter's default %d-field layout has success (true/false); "+
+			"add the header row (jmeter.save.saveservice.print_field_names=true)", c.success+1, v, len(first))
+	}
+	return c, nil
+}
+
+func newColumns(names []string) columns {
+	c := columns{n: len(names), timeStamp: -1, elapsed: -1, label: -1, code: -1, message: -1,
+		thread: -1, success: -1, failure: -1, sampleCount: -1}
+	index := map[string]*int{"timestamp": &c.timeStamp, "elapsed": &c.elapsed, "label": &c.label,
+		"responsecode": &c.code, "responsemessage": &c.message, "threadname": &c.thread,
+		"success": &c.success, "failuremessage": &c.failure, "samplecount": &c.sampleCount}
+	for i, name := range names {
+		if p := index[strings.ToLower(strings.TrimSpace(name))]; p != nil && *p < 0 { // a sample variable may reuse a name; the first wins
+			*p = i
+		}
+	}
+	return c
+}
+
+func field(row []string, i int) string {
+	if i < 0 {
+		return ""
+	}
+	return row[i]
+}
+
+// dateLayouts are the timestamp formats read besides epoch milliseconds
+// (JMeter's default). jmeter.save.saveservice.timestamp_format takes any
+// SimpleDateFormat pattern; these are the common ones. Go's parser also
+// accepts a fractional second after the seconds, so "…ss.SSS" is covered.
+// Day-first and month-first forms like 05/12/2019 are ambiguous and not read.
+var dateLayouts = []string{
+	"2006/01/02 15:04:05",
+	"2006-01-02 15:04:05",
+	"2006-01-02T15:04:05Z07:00",
+	"2006-01-02T15:04:05Z0700",
+	"2006-01-02T15:04:05",
+	"2006/01/02 15:04:05 Z0700",
+	"2006-01-02 15:04:05 Z0700",
+	"02.01.2006 15:04:05",
+}
+
+const layoutsHelp = "epoch milliseconds or a date like 2019/12/05 12:37:24, 2019-12-05 12:37:24.123 or 2019-12-05T12:37:24.123Z; " +
+	"set jmeter.save.saveservice.timestamp_format=ms for new runs"
+
+// timeParser reads one file's timestamps; the first timestamp fixes the
+// form for the rest of the file.
+type timeParser struct {
+	layout string // "" until the first timestamp; "ms" for epoch milliseconds
+}
+
+func (p *timeParser) parse(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if p.layout == "" {
+		layout, ok := detectLayout(s)
+		if !ok {
+			return time.Time{}, fmt.Errorf("timestamp %q is not %s", s, layoutsHelp)
+		}
+		p.layout = layout
+	}
+	if p.layout == "ms" {
+		ms, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || ms < 0 {
+			return time.Time{}, fmt.Errorf("timestamp %q is not epoch milliseconds like the rest of the file", s)
+		}
+		if err := importer.CheckEpochMillis(ms); err != nil {
+			return time.Time{}, err
+		}
+		return time.UnixMilli(ms), nil
+	}
+	t, err := time.Parse(p.layout, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("timestamp %q does not match the file's date format %q", s, p.layout)
+	}
+	return t, nil
+}
+
+// zoneless reports whether the file's dates carry no time zone (read as UTC).
+func (p *timeParser) zoneless() bool {
+	return p.layout != "" && p.layout != "ms" && !strings.Contains(p.layout, "Z07")
+}
+
+func detectLayout(s string) (string, bool) {
+	if s != "" && strings.Trim(s, "0123456789") == "" {
+		return "ms", true
+	}
+	for _, l := range dateLayouts {
+		if _, err := time.Parse(l, s); err == nil {
+			return l, true
+		}
+	}
+	return "", false
+}
+
+// looksLikeTimestamp reports whether s is a timestamp in a readable form.
+func looksLikeTimestamp(s string) bool {
+	_, ok := detectLayout(strings.TrimSpace(s))
+	return ok
+}
+
+// rowReader reads a JTL's records. Most rows hold no quote, and those are
+// split at the delimiter directly, which is several times cheaper than
+// encoding/csv; a row with a quote (a message holding the delimiter or a
+// line break) is read whole and parsed by encoding/csv, so that both read
+// every file alike.
+type rowReader struct {
+	br     *bufio.Reader
+	comma  byte
+	line   int // lines read so far
+	fields []string
+	long   []byte // a line longer than br's buffer, being put together
+}
+
+func newRowReader(br *bufio.Reader, comma rune) *rowReader {
+	return &rowReader{br: br, comma: byte(comma)}
+}
+
+// readLine returns the next line and whether it had a line break.
+func (r *rowReader) readLine() (string, bool, error) {
+	r.long = r.long[:0]
+	for {
+		b, err := r.br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			importer.AppendLong(&r.long, b)
+			continue
+		}
+		if len(r.long) > 0 {
+			importer.AppendLong(&r.long, b)
+			b = r.long
+		}
+		if err != nil && err != io.EOF {
+			return "", false, err
+		}
+		if err == io.EOF && len(b) == 0 {
+			return "", false, io.EOF
+		}
+		complete := err == nil
+		n := len(b)
+		if complete {
+			n--
+		}
+		// A CR before the line break stays: encoding/csv, which parses
+		// quoted records, must see it to refuse a stray one (`""\r\r`);
+		// the unquoted path drops it (see next).
+		return string(b[:n]), complete, nil
+	}
+}
+
+// next returns the next record, the line it starts on and whether it ends
+// the file without a line break (where a writer stopped mid-row). Empty
+// lines are skipped, as encoding/csv skips them. A record that does not
+// parse is a *csv.ParseError; the end of the file is io.EOF.
+func (r *rowReader) next() (row []string, start int, unterminated bool, err error) {
+	var text string
+	complete := true
+	for text == "" || text == "\r" {
+		if text, complete, err = r.readLine(); err != nil {
+			return nil, 0, false, err
+		}
+		r.line++
+		if (text == "" || text == "\r") && !complete {
+			return nil, 0, false, io.EOF
+		}
+	}
+	start = r.line
+	if strings.IndexByte(text, '"') < 0 {
+		text = strings.TrimSuffix(text, "\r") // a CRLF, or a CR that ends the file
+		r.fields = r.fields[:0]
+		for {
+			i := strings.IndexByte(text, r.comma)
+			if i < 0 {
+				break
+			}
+			r.fields = append(r.fields, text[:i])
+			text = text[i+1:]
+		}
+		r.fields = append(r.fields, text)
+		return r.fields, start, !complete, nil
+	}
+	// A quoted field may run over lines: read until the quotes pair up.
+	record := text
+	for complete && strings.Count(record, `"`)%2 == 1 {
+		more, done, err := r.readLine()
+		if err == io.EOF {
+			break // the quote stays open: encoding/csv says where
+		} else if err != nil {
+			return nil, 0, false, err
+		}
+		r.line++
+		record, complete = record+"\n"+more, done
+	}
+	cr := csv.NewReader(strings.NewReader(record))
+	cr.Comma = rune(r.comma)
+	cr.FieldsPerRecord = -1
+	row, err = cr.Read()
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return nil, start, !complete, &csv.ParseError{StartLine: start, Line: start + pe.Line - 1, Column: pe.Column, Err: pe.Err}
+	}
+	if err == nil {
+		if _, err2 := cr.Read(); err2 != io.EOF {
+			err = &csv.ParseError{StartLine: start, Line: start, Err: errors.New("a quoted field does not end where its record does")}
+		}
+	}
+	return row, start, !complete, err
 }

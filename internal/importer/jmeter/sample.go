@@ -1,3 +1,13 @@
+// Package jmeter owns the Apache JMeter importers: JTL result files in CSV
+// form ("jmeter-jtl-csv") and XML form ("jmeter-jtl-xml"), and the HTML
+// dashboard's statistics.json ("jmeter-statistics-json").
+//
+// A transaction controller sample (response message "Number of samples in
+// transaction : …") times samples that are in the file themselves, so it is
+// no request unless the file holds nothing else. A sub-sample (redirect hop,
+// embedded resource) is folded into its parent, whose elapsed time covers
+// it: in XML it is nested in the parent; in CSV it is labelled
+// "<parent label>-<n>", on the parent's thread, within the parent's time.
 package jmeter
 
 import (
@@ -6,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tailgate-ci/tailgate/internal/importer"
 	"github.com/tailgate-ci/tailgate/internal/importer/rawrun"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
@@ -29,7 +40,6 @@ func (s sample) end() time.Time { return s.start.Add(time.Duration(s.elapsedMS) 
 // that a corrupt value cannot overflow a time.Duration.
 const maxElapsedMS = 366 * 24 * 3600 * 1000
 
-// parseElapsed reads an elapsed time in whole milliseconds.
 func parseElapsed(s string) (int64, error) {
 	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 	if err != nil || v < 0 || v > maxElapsedMS {
@@ -38,8 +48,7 @@ func parseElapsed(s string) (int64, error) {
 	return v, nil
 }
 
-// transactionPrefix starts the response message JMeter's Transaction
-// Controller gives the samples it generates.
+// transactionPrefix starts a Transaction Controller sample's message.
 const transactionPrefix = "Number of samples in transaction"
 
 func (s sample) isTransaction() bool { return strings.HasPrefix(s.message, transactionPrefix) }
@@ -58,20 +67,19 @@ func (s sample) isSubSampleOf(parent sample) bool {
 }
 
 func isDashedDigits(s string) bool {
-	if s == "" {
-		return false
-	}
 	for _, part := range strings.Split(s, "-") {
-		if part == "" {
+		if part == "" || strings.Trim(part, "0123456789") != "" {
 			return false
-		}
-		for _, c := range part {
-			if c < '0' || c > '9' {
-				return false
-			}
 		}
 	}
 	return true
+}
+
+// setSuccess reads a success flag; false when it is neither true nor false.
+func (s *sample) setSuccess(v string) bool {
+	v = strings.TrimSpace(v)
+	s.success, s.hasSuccess = v == "true", true
+	return v == "true" || v == "false"
 }
 
 // runBuilder accumulates samples into a run.
@@ -114,8 +122,7 @@ func (b *runBuilder) finish(notes []string) *result.Run {
 	return r
 }
 
-// sampleFilter applies the request rules of the package doc to a stream of
-// samples in file order.
+// sampleFilter applies the package doc's request rules, in file order.
 type sampleFilter struct {
 	requests     *runBuilder
 	transactions *runBuilder
@@ -142,7 +149,6 @@ func (f *sampleFilter) add(s sample) {
 	f.requests.add(s)
 }
 
-// finish builds the run, with notes on what was excluded and why.
 func (f *sampleFilter) finish(notes []string) *result.Run {
 	if f.folded > 0 {
 		notes = append(notes, fmt.Sprintf("%d sub-samples (redirect hops, embedded resources) folded into their parent request", f.folded))
@@ -156,4 +162,120 @@ func (f *sampleFilter) finish(notes []string) *result.Run {
 		notes = append(notes, fmt.Sprintf("%d transaction controller samples excluded: their requests are counted on their own", tx))
 	}
 	return f.requests.finish(notes)
+}
+
+func init() {
+	importer.Register(CSVFormat{})
+	importer.Register(XMLFormat{})
+	importer.Register(StatisticsFormat{})
+}
+
+// nonHTTPPrefix starts the response code JMeter writes when a request got
+// no HTTP response at all (the exception's class follows).
+const nonHTTPPrefix = "Non HTTP response code:"
+
+// classify puts a failed sample in an error class, with its cause.
+func classify(s sample) (class, msg string) {
+	code := strings.TrimSpace(s.code)
+	if strings.HasPrefix(code, nonHTTPPrefix) {
+		exc := strings.TrimSpace(strings.TrimPrefix(code, nonHTTPPrefix))
+		msg = exc
+		if m := strings.TrimSpace(s.message); m != "" {
+			msg += ": " + strings.TrimSpace(strings.TrimPrefix(m, "Non HTTP response message:"))
+		}
+		return transportClass(exc), importer.OneLine(msg)
+	}
+	// A page whose embedded resource got no response says so in its message.
+	if i := strings.Index(s.message, nonHTTPPrefix); i >= 0 {
+		return transportClass(s.message[i:]), importer.OneLine(s.message)
+	}
+	if strings.Contains(s.failure, "lasted too long") { // Duration Assertion
+		return result.ErrTimeout, importer.OneLine(s.failure)
+	}
+	status, err := strconv.Atoi(code)
+	if err == nil && (status < 200 || status >= 400) {
+		return result.ErrStatus, importer.OneLine(code + " " + s.message)
+	}
+	if s.failure != "" {
+		return result.ErrExpect, importer.OneLine(s.failure)
+	}
+	if code == "" {
+		return result.ErrExpect, "sample failed without a response code"
+	}
+	return result.ErrExpect, importer.OneLine("sample marked failed with response " + code + " " + s.message)
+}
+
+func transportClass(text string) string {
+	if strings.Contains(strings.ToLower(text), "timeout") {
+		return result.ErrTimeout
+	}
+	return result.ErrConnection
+}
+
+// JMeter appends to an existing results file without a new header, so a
+// JTL may hold several runs. A new run starts at a sample more than the
+// run's gap outside the time its samples cover (after the last ended, or
+// before the first began): within a run JMeter keeps a sample in flight or
+// pauses in proportion to its own pacing.
+const (
+	minRunGap = 10 * time.Second
+	// gapSpacings times the mean spacing of sample starts, so that a slow
+	// plan (long think times) is not cut at each request.
+	gapSpacings = 100
+	// Before minRunSamples the pacing is unknown: only earlyRunGap ends a run.
+	minRunSamples = 10
+	earlyRunGap   = 5 * time.Minute
+	maxRuns       = 100 // each run holds histograms
+)
+
+// runSplitter watches a file's samples in order and tells where a run begins.
+type runSplitter struct {
+	n                     int
+	firstStart, lastStart time.Time
+	lastEnd               time.Time
+}
+
+func (r *runSplitter) gap() time.Duration {
+	if r.n < minRunSamples {
+		return earlyRunGap
+	}
+	spacing := r.lastStart.Sub(r.firstStart) / time.Duration(r.n-1)
+	return max(minRunGap, gapSpacings*spacing)
+}
+
+// next reports whether s begins a new run, and the pause before it.
+func (r *runSplitter) next(s sample) (newRun bool, pause time.Duration) {
+	if r.n > 0 {
+		g := r.gap()
+		if p := s.start.Sub(r.lastEnd); p > g {
+			newRun, pause = true, p
+		} else if p := r.firstStart.Sub(s.end()); p > g {
+			newRun, pause = true, p
+		}
+	}
+	if newRun {
+		*r = runSplitter{}
+	}
+	r.add(s)
+	return newRun, pause
+}
+
+func (r *runSplitter) add(s sample) {
+	if r.n == 0 || s.start.Before(r.firstStart) {
+		r.firstStart = s.start
+	}
+	if r.n == 0 || s.start.After(r.lastStart) {
+		r.lastStart = s.start
+	}
+	if r.n == 0 || s.end().After(r.lastEnd) {
+		r.lastEnd = s.end()
+	}
+	r.n++
+}
+
+func splitNote(k, n, line int, pause time.Duration) string {
+	if k == 1 {
+		return fmt.Sprintf("run 1 of %d appended in this file (JMeter appends to an existing results file); the next starts after a pause in the timestamps longer than %v and 100 times the run's spacing", n, minRunGap)
+	}
+	return fmt.Sprintf("run %d of %d appended in this file: starts at line %d, %s away from the run before it", k, n, line, pause.Round(time.Second))
 }

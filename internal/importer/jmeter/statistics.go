@@ -2,11 +2,11 @@ package jmeter
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
 	"github.com/tailgate-ci/tailgate/internal/result"
@@ -16,13 +16,8 @@ import (
 // an object of per-label summaries plus a "Total" entry.
 type StatisticsFormat struct{}
 
-var _ importer.Format = StatisticsFormat{}
-
-// Name implements importer.Format.
 func (StatisticsFormat) Name() string { return "jmeter-statistics-json" }
 
-// Sniff accepts a JSON object whose entries carry the dashboard's field
-// names.
 func (StatisticsFormat) Sniff(_ string, head []byte) bool {
 	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
 	return len(t) > 0 && t[0] == '{' &&
@@ -69,17 +64,11 @@ func (s labelStats) metrics() map[string]float64 {
 
 const totalKey = "Total"
 
-// Import implements importer.Format.
 func (StatisticsFormat) Import(name string, r io.Reader) (*result.Run, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, err)
-	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	var entries map[string]labelStats
-	if err := json.Unmarshal(data, &entries); err != nil {
-		return nil, importer.JSONError(name, data, err,
-			`expected the dashboard's statistics.json: an object of {"transaction", "sampleCount", …} entries`)
+	if _, err := importer.DecodeJSON(name, r, &entries,
+		`expected the dashboard's statistics.json: an object of {"transaction", "sampleCount", …} entries`); err != nil {
+		return nil, err
 	}
 	total, ok := entries[totalKey]
 	if !ok {
@@ -98,13 +87,8 @@ func (StatisticsFormat) Import(name string, r io.Reader) (*result.Run, error) {
 	} else {
 		delete(run.Metrics, result.RequestErrorPct)
 	}
-	labels := make([]string, 0, len(entries))
-	for label := range entries {
-		if label != totalKey {
-			labels = append(labels, label)
-		}
-	}
-	sort.Strings(labels)
+	delete(entries, totalKey)
+	labels := slices.Sorted(maps.Keys(entries))
 	for _, label := range labels {
 		run.Steps = append(run.Steps, step(label, entries[label]))
 	}

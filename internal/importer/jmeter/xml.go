@@ -6,21 +6,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
 	"github.com/tailgate-ci/tailgate/internal/result"
+	"golang.org/x/text/encoding/charmap"
 )
 
 // XMLFormat reads a JTL file in XML form: <testResults> holding
 // <httpSample> and <sample> elements, possibly nested.
 type XMLFormat struct{}
 
-var _ importer.Format = XMLFormat{}
-
-// Name implements importer.Format.
 func (XMLFormat) Name() string { return "jmeter-jtl-xml" }
 
 // Sniff accepts XML whose root element is <testResults>.
@@ -62,11 +60,9 @@ func (s *xmlSample) attr(name string) (string, bool) {
 }
 
 func (s *xmlSample) children() []xmlSample {
-	out := make([]xmlSample, 0, len(s.HTTP)+len(s.Generic))
-	return append(append(out, s.HTTP...), s.Generic...)
+	return slices.Concat(s.HTTP, s.Generic)
 }
 
-// Import implements importer.Format.
 func (XMLFormat) Import(name string, r io.Reader) (*result.Run, error) {
 	dec := xml.NewDecoder(r)
 	dec.CharsetReader = charsetReader
@@ -226,15 +222,8 @@ func (p *xmlParse) sample(s *xmlSample) (sample, error) {
 	out.code, _ = s.attr("rc")
 	out.message, _ = s.attr("rm")
 	out.thread, _ = s.attr("tn")
-	if v, ok := s.attr("s"); ok {
-		switch strings.TrimSpace(v) {
-		case "true":
-			out.success, out.hasSuccess = true, true
-		case "false":
-			out.hasSuccess = true
-		default:
-			return sample{}, fmt.Errorf("s=%q is not true or false", v)
-		}
+	if v, ok := s.attr("s"); ok && !out.setSuccess(v) {
+		return sample{}, fmt.Errorf("s=%q is not true or false", v)
 	}
 	if n, ok := s.attr("sc"); ok && n != "1" && n != "0" {
 		return sample{}, fmt.Errorf("sc=%q: an element stands for several samples (statistical sample mode); tailgate needs one per sample", n)
@@ -253,31 +242,9 @@ func (p *xmlParse) sample(s *xmlSample) (sample, error) {
 func charsetReader(label string, in io.Reader) (io.Reader, error) {
 	switch strings.ToLower(label) {
 	case "iso-8859-1", "iso8859-1", "latin1", "latin-1":
-		return &latin1Reader{r: in}, nil
+		return charmap.ISO8859_1.NewDecoder().Reader(in), nil
 	case "us-ascii", "ascii", "utf8":
 		return in, nil
 	}
 	return nil, fmt.Errorf("encoding %q is not read; save the JTL as UTF-8", label)
-}
-
-// latin1Reader decodes ISO-8859-1, where each byte is its code point.
-type latin1Reader struct {
-	r       io.Reader
-	pending []byte
-}
-
-func (l *latin1Reader) Read(b []byte) (int, error) {
-	if len(l.pending) == 0 {
-		raw := make([]byte, max(len(b)/2, 1))
-		n, err := l.r.Read(raw)
-		for _, c := range raw[:n] {
-			l.pending = utf8.AppendRune(l.pending, rune(c))
-		}
-		if n == 0 {
-			return 0, err
-		}
-	}
-	n := copy(b, l.pending)
-	l.pending = l.pending[n:]
-	return n, nil
 }

@@ -1,7 +1,12 @@
+// Package k6 owns the k6 importers: the end-of-test summaries (k6's own
+// figures) and the sample streams (--out json and --out csv).
 package k6
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -13,9 +18,8 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// otherStep pools the requests past rawrun.MaxSteps distinct names: a
-// script that does not name its requests gets one k6 "name" per distinct
-// URL, which can be unbounded.
+// otherStep pools the requests past rawrun.MaxSteps distinct names (an
+// unnamed request is named by its URL, which can be unbounded).
 const otherStep = "(other requests)"
 
 // point is one k6 sample as both raw formats carry it.
@@ -28,21 +32,19 @@ type point struct {
 
 // aggregator folds a stream of k6 samples into a run.
 type aggregator struct {
-	span        rawrun.Span
-	requests    *rawrun.Builder
-	iterLat     *hist.Histogram
-	iterations  int64
-	dropped     float64
-	sawDropped  bool
-	checksPass  float64
-	checksTotal int64
-	sawChecks   bool
-	prefixes    map[string]bool
-	// unknownOutcome counts requests with neither expected_response nor
-	// status tag (system tags turned off): their success is unknown.
-	unknownOutcome int64
-	// perSecond counts requests by their whole-second timestamp when the
-	// timestamps are whole seconds (CSV's default): see coarseWindow.
+	span           rawrun.Span
+	requests       *rawrun.Builder
+	iterLat        *hist.Histogram
+	iterations     int64
+	dropped        float64
+	sawDropped     bool
+	checksPass     float64
+	checksTotal    int64
+	sawChecks      bool
+	prefixes       map[string]bool
+	unknownOutcome int64 // requests without expected_response or status tag
+	// perSecond counts requests by second when the timestamps are whole
+	// seconds (CSV's default): see coarseWindow.
 	perSecond map[int64]int64
 }
 
@@ -110,8 +112,8 @@ func (a *aggregator) request(p point) {
 	a.requests.Fail(step, class, status, sample)
 }
 
-// stepName names a request's step by its name tag (k6 sets it to the URL
-// when the script does not) and method.
+// stepName names a request's step by its method and name tag (k6 sets it
+// to the URL when the script does not).
 func stepName(p point) string {
 	name := p.tag("name")
 	if name == "" {
@@ -160,32 +162,24 @@ func (a *aggregator) run(file string) (*result.Run, error) {
 		run.Requests.Counted = result.CountTotal // some outcomes unknown: no failed count, and no error rate
 		run.Notes = append(run.Notes, fmt.Sprintf("request errors not available: %d requests carry neither an expected_response nor a status tag", a.unknownOutcome))
 	}
-	finish(run)
+	importer.Summarize(run)
 	return run, nil
 }
 
-// maxMillis keeps conversions in range; the histogram clamps at an hour anyway.
-const maxMillis = 1e10
-
-// millis converts k6's millisecond values to a duration.
+// millis converts k6's millisecond values to a duration, kept in range
+// (the histogram clamps at an hour anyway).
 func millis(v float64) time.Duration {
 	if v < 0 || math.IsNaN(v) {
 		return 0
 	}
-	if v > maxMillis {
-		v = maxMillis
-	}
-	return time.Duration(v * float64(time.Millisecond))
+	return time.Duration(min(v, 1e10) * float64(time.Millisecond))
 }
 
-// coarseWindow estimates the time whole-second timestamps cover. A stamp
-// t means a moment in [t, t+1), so first to last stamp is a whole number
-// D of seconds where the run took anything between D-1 and D+1: on a 5 s
-// run that is ±20 % in every rate. The seconds between the first and the
-// last are whole; how much of the first and the last the run covered is
-// told by their requests against the mean of the whole seconds between.
-// With no whole second between them there is nothing to measure by, and
-// first to last stays the estimate.
+// coarseWindow estimates the time whole-second timestamps cover: first to
+// last stamp is D seconds where the run took between D-1 and D+1 (±20 % on
+// a 5 s run). The seconds between are whole; how much of the first and the
+// last the run covered is told by their requests against the mean of those
+// between. With none between, first to last stays the estimate.
 func coarseWindow(span rawrun.Span, perSecond map[int64]int64) float64 {
 	first, last := span.First.Unix(), span.Last.Unix()
 	inner := last - first - 1
@@ -204,4 +198,253 @@ func coarseWindow(span rawrun.Span, perSecond map[int64]int64) float64 {
 	rate := float64(n) / float64(inner)
 	covered := func(sec int64) float64 { return min(1, float64(perSecond[sec])/rate) }
 	return float64(inner) + covered(first) + covered(last)
+}
+
+func init() {
+	importer.Register(SummaryExport{})
+	importer.Register(HandleSummary{})
+	importer.Register(NDJSON{})
+	importer.Register(CSV{})
+}
+
+// checksNote: a check is one assertion on one call, and k6 does not say its
+// iteration, so checks cannot give lifecycle success.
+const checksNote = "k6 checks: %d passed, %d failed (not mapped to lifecycle success: checks are per assertion, not per iteration)"
+
+// errorClass names the class of one failed request from its k6 tags: the
+// HTTP status when there is one, else the k6 error code (1050 is a request
+// timeout, 1211 a dial timeout), else a connection failure.
+func errorClass(status, errorCode string) string {
+	if s, err := strconv.Atoi(status); err == nil && s > 0 {
+		return result.ErrStatus
+	}
+	switch errorCode {
+	case "1050", "1211":
+		return result.ErrTimeout
+	}
+	return result.ErrConnection
+}
+
+// unsupportedReason names the kind of test a result without
+// http_req_duration is, when its metric prefixes show it.
+func unsupportedReason(has func(prefix string) bool) string {
+	switch {
+	case has("browser_"):
+		return "k6 browser test: no http_req_duration metric (browser_* metrics are not HTTP request latencies)"
+	case has("ws_"):
+		return "k6 WebSocket test: no http_req_duration metric"
+	case has("grpc_"):
+		return "k6 gRPC test: no http_req_duration metric"
+	}
+	return "no http_req_duration metric: the k6 result holds no HTTP request latencies"
+}
+
+// NDJSON reads `k6 run --out json`: a Metric or Point object per line.
+type NDJSON struct{}
+
+func (NDJSON) Name() string { return "k6-ndjson" }
+
+// ndLine is one line of k6's JSON output, old layout or new.
+type ndLine struct {
+	Type   string `json:"type"`
+	Metric string `json:"metric"`
+	Data   struct {
+		Time  time.Time      `json:"time"`
+		Value float64        `json:"value"`
+		Tags  map[string]any `json:"tags"`
+	} `json:"data"`
+}
+
+func looksLikeNDJSON(head []byte) bool {
+	first, _, _ := bytes.Cut(bytes.TrimLeft(head, " \t\r\n\ufeff"), []byte{'\n'})
+	var l struct {
+		Type   string `json:"type"`
+		Metric string `json:"metric"`
+	}
+	if json.Unmarshal(bytes.TrimRight(first, "\r"), &l) != nil {
+		return false
+	}
+	return (l.Type == "Metric" || l.Type == "Point") && l.Metric != ""
+}
+
+func (NDJSON) Sniff(_ string, head []byte) bool { return looksLikeNDJSON(head) }
+
+const ndWhat = `a k6 --out json line: {"type":"Metric"|"Point","metric":…,"data":{…}}`
+
+func (NDJSON) Import(name string, r io.Reader) (*result.Run, error) {
+	agg := newAggregator()
+	lines := importer.NewLineReader(r)
+	var notes []string
+	var pv pointView
+	fastTag := pv.tag
+	for lines.Scan() {
+		b := lines.Bytes()
+		if pv.read(b) {
+			agg.add(point{metric: pv.strs.String(pv.metric), time: pv.time, value: pv.value, tag: fastTag})
+			continue
+		}
+		if len(bytes.TrimSpace(b)) == 0 {
+			continue
+		}
+		var l ndLine
+		err := json.Unmarshal(b, &l)
+		if err == nil && l.Type != "Metric" && l.Type != "Point" {
+			err = fmt.Errorf("unknown type %q", l.Type)
+		}
+		if err != nil && !lines.Complete() {
+			// A JSON object closes itself: a last line without a line
+			// break that parses is whole, one that does not is cut.
+			notes = append(notes, importer.CutNote(lines.Line()))
+			break
+		}
+		if err != nil {
+			return nil, &importer.SyntaxError{File: name, Line: lines.Line(), Msg: fmt.Sprintf("%v; expected %s", err, ndWhat)}
+		}
+		if l.Type == "Point" {
+			tags := l.Data.Tags
+			agg.add(point{metric: l.Metric, time: l.Data.Time, value: l.Data.Value, tag: func(k string) string {
+				s, _ := tags[k].(string)
+				return s
+			}})
+		}
+	}
+	if err := lines.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	run, err := agg.run(name)
+	if err != nil {
+		return nil, err
+	}
+	run.Notes = append(run.Notes, notes...)
+	return run, nil
+}
+
+// CSV reads `k6 run --out csv`: a header, then one sample per line.
+type CSV struct{}
+
+func (CSV) Name() string { return "k6-csv" }
+
+const csvHeaderStart = "metric_name,timestamp,metric_value"
+
+func (CSV) Sniff(_ string, head []byte) bool {
+	return bytes.HasPrefix(bytes.TrimLeft(head, "\ufeff"), []byte(csvHeaderStart))
+}
+
+func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
+	lines := importer.NewLineReader(r)
+	if !lines.Scan() {
+		if err := lines.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return nil, &importer.SyntaxError{File: name, Line: 1, Msg: "empty file; expected a k6 CSV header starting " + csvHeaderStart}
+	}
+	cols, err := importer.SplitCSV(nil, bytes.TrimPrefix(lines.Bytes(), []byte("\ufeff")), ',')
+	if err != nil || !bytes.HasPrefix(bytes.Join(cols, []byte(",")), []byte(csvHeaderStart)) {
+		return nil, &importer.SyntaxError{File: name, Line: 1, Msg: "expected a k6 CSV header starting " + csvHeaderStart}
+	}
+	index := map[string]int{}
+	for i, c := range cols {
+		index[string(c)] = i
+	}
+	agg := newAggregator()
+	agg.perSecond = map[int64]int64{}
+	var notes []string
+	coarse := true
+	row := &csvRow{index: index, cols: len(cols)}
+	for lines.Row() {
+		if len(lines.Bytes()) == 0 {
+			continue
+		}
+		p, whole, err := row.point(lines.Bytes())
+		if err != nil {
+			return nil, &importer.SyntaxError{File: name, Line: lines.Line(), Msg: err.Error()}
+		}
+		coarse = coarse && whole
+		agg.add(p)
+	}
+	if err := lines.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if cut := lines.Cut(); cut > 0 {
+		notes = append(notes, importer.CutNote(cut))
+	}
+	if !coarse {
+		agg.perSecond = nil // the timestamps tell the window as they are
+	}
+	run, err := agg.run(name)
+	if err != nil {
+		return nil, err
+	}
+	if coarse {
+		run.Notes = append(run.Notes, "timestamps have 1 s resolution: the window is estimated from the requests in the first and last second against the whole seconds between")
+	}
+	run.Notes = append(run.Notes, notes...)
+	return run, nil
+}
+
+// csvRow reads sample lines in place, interning the strings it hands out.
+type csvRow struct {
+	index  map[string]int
+	cols   int
+	fields [][]byte
+	strs   importer.Interner
+	tagFn  func(string) string
+}
+
+// point parses one sample line (its tags valid until the next); whole says
+// the timestamp was in whole seconds.
+func (r *csvRow) point(b []byte) (point, bool, error) {
+	var err error
+	if r.fields, err = importer.SplitCSV(r.fields, b, ','); err != nil {
+		return point{}, false, fmt.Errorf("%v; expected a k6 CSV sample line", err)
+	}
+	f := r.fields
+	if len(f) != r.cols {
+		return point{}, false, fmt.Errorf("%d fields, expected %d as in the header", len(f), r.cols)
+	}
+	ts, whole, err := parseTimestamp(string(f[1]))
+	if err == nil {
+		err = importer.CheckTime(ts)
+	}
+	if err != nil {
+		return point{}, false, fmt.Errorf("timestamp %q: expected Unix time or RFC 3339", f[1])
+	}
+	v, err := strconv.ParseFloat(string(f[2]), 64)
+	if err != nil {
+		return point{}, false, fmt.Errorf("metric_value %q: expected a number", f[2])
+	}
+	if r.tagFn == nil {
+		r.tagFn = r.tag
+	}
+	return point{metric: r.strs.String(f[0]), time: ts, value: v, tag: r.tagFn}, whole, nil
+}
+
+// tag is the current row's value of a tag column, "" without one.
+func (r *csvRow) tag(k string) string {
+	if i, ok := r.index[k]; ok {
+		return r.strs.String(r.fields[i])
+	}
+	return ""
+}
+
+// parseTimestamp reads k6's timeFormat variants: Unix seconds (the
+// default), milli-, micro- or nanoseconds by magnitude, and RFC 3339.
+func parseTimestamp(s string) (t time.Time, whole bool, err error) {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		switch {
+		case n > 1e17:
+			return time.Unix(0, n), false, nil
+		case n > 1e14:
+			return time.UnixMicro(n), false, nil
+		case n > 1e11:
+			return time.UnixMilli(n), false, nil
+		}
+		return time.Unix(n, 0), true, nil
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) && math.Abs(f) < 1e11 {
+		sec, frac := math.Modf(f)
+		return time.Unix(int64(sec), int64(frac*1e9)), false, nil
+	}
+	t, err = time.Parse(time.RFC3339Nano, s)
+	return t, false, err
 }

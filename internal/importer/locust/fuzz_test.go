@@ -46,13 +46,13 @@ func FuzzImport(f *testing.F) {
 		f.Add(s[0], s[1], s[2])
 	}
 	f.Fuzz(func(t *testing.T, stats, history, failures []byte) {
-		fam := &family{statsName: "f_stats.csv", stats: stats, historyName: "f_stats_history.csv", history: history,
-			failuresName: "f_failures.csv", failures: failures}
+		fam := &family{stats: member{"f_stats.csv", stats}, history: member{"f_stats_history.csv", history},
+			failures: member{"f_failures.csv", failures}}
 		if len(history) == 0 {
-			fam.history = nil
+			fam.history.data = nil
 		}
 		if len(failures) == 0 {
-			fam.failures = nil
+			fam.failures.data = nil
 		}
 		run, err := fam.run()
 		checkOutcome(t, run, err)

@@ -1,10 +1,7 @@
-// Package locust owns the Locust importer. Locust's --csv option writes a
-// family of sibling files (PREFIX_stats.csv, _stats_history.csv,
-// _failures.csv, _exceptions.csv; before 0.13 PREFIX_requests.csv and
-// _distribution.csv); given any of them, the importer reads the family:
-// stats give counts and summary figures, history the time span, failures
-// the error classes. Locust keeps no raw samples, so runs carry summary
-// figures only, never histograms.
+// Package locust owns the Locust importer. Given any file of the family
+// --csv writes (PREFIX_stats.csv, _stats_history.csv, _failures.csv,
+// _exceptions.csv; before 0.13 _requests.csv and _distribution.csv), it
+// reads the family: counts and figures, time span, error classes.
 package locust
 
 import (
@@ -14,7 +11,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
@@ -26,11 +25,8 @@ func init() { importer.Register(CSV{}) }
 // CSV reads one Locust --csv family.
 type CSV struct{}
 
-var _ importer.Format = CSV{}
-
 func (CSV) Name() string { return "locust-csv" }
 
-// kind is which member of the family a file is.
 type kind int
 
 const (
@@ -90,11 +86,13 @@ func headerOf(head []byte) []string {
 
 func (CSV) Sniff(_ string, head []byte) bool { return classify(headerOf(head)) != unknown }
 
-// family holds the contents of the sibling files that exist.
-type family struct {
-	statsName, distName, historyName, failuresName string
-	stats, dist, history, failures                 []byte
+// member is one sibling file that exists: its name and contents.
+type member struct {
+	name string
+	data []byte
 }
+
+type family struct{ stats, dist, history, failures member }
 
 func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 	data, err := io.ReadAll(r)
@@ -113,22 +111,14 @@ func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 	return fam.run()
 }
 
-// loadFamily reads the siblings of the file it was given.
 func loadFamily(name string, k kind, data []byte) (*family, error) {
 	base, _ := splitSuffix(name)
 	fam := &family{}
-	var err error
-	switch k {
-	case stats:
-		fam.statsName, fam.stats = name, data
-	case distribution:
-		fam.distName, fam.dist = name, data
-	case history:
-		fam.historyName, fam.history = name, data
-	case failures:
-		fam.failuresName, fam.failures = name, data
+	if m := map[kind]*member{stats: &fam.stats, distribution: &fam.dist, history: &fam.history, failures: &fam.failures}[k]; m != nil {
+		*m = member{name, data}
 	}
-	if fam.stats == nil {
+	var err error
+	if fam.stats.data == nil {
 		if base == "" {
 			return nil, &importer.Unsupported{File: name, Reason: "a Locust CSV that is not a _stats.csv file, and its name does not show where its _stats.csv sibling is"}
 		}
@@ -136,29 +126,29 @@ func loadFamily(name string, k kind, data []byte) (*family, error) {
 		if k == distribution {
 			candidates = candidates[1:]
 		}
-		if fam.statsName, fam.stats, err = readFirst(candidates...); err != nil {
+		if fam.stats, err = readFirst(candidates...); err != nil {
 			return nil, err
 		}
-		if fam.stats == nil {
+		if fam.stats.data == nil {
 			return nil, &importer.Unsupported{File: name, Reason: fmt.Sprintf("Locust CSV without its stats sibling (looked for %s)", strings.Join(candidates, " and "))}
 		}
 	}
 	if base == "" {
 		return fam, nil
 	}
-	if fam.history == nil {
-		if fam.historyName, fam.history, err = readFirst(base + "_stats_history.csv"); err != nil {
-			return nil, err
-		}
-	}
-	if fam.failures == nil {
-		if fam.failuresName, fam.failures, err = readFirst(base + "_failures.csv"); err != nil {
-			return nil, err
-		}
-	}
-	if fam.dist == nil && strings.HasSuffix(fam.statsName, "_requests.csv") {
-		if fam.distName, fam.dist, err = readFirst(base + "_distribution.csv"); err != nil {
-			return nil, err
+	for _, s := range []struct {
+		m    *member
+		path string
+		want bool
+	}{
+		{&fam.history, base + "_stats_history.csv", true},
+		{&fam.failures, base + "_failures.csv", true},
+		{&fam.dist, base + "_distribution.csv", strings.HasSuffix(fam.stats.name, "_requests.csv")},
+	} {
+		if s.want && s.m.data == nil {
+			if *s.m, err = readFirst(s.path); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return fam, nil
@@ -173,18 +163,137 @@ func splitSuffix(name string) (base string, k kind) {
 	return "", unknown
 }
 
-// readFirst reads the first of the paths that exists; none existing is not
-// an error.
-func readFirst(paths ...string) (string, []byte, error) {
+// readFirst reads the first of the paths that exists; none is no error.
+func readFirst(paths ...string) (member, error) {
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return "", nil, fmt.Errorf("reading Locust sibling file: %w", err)
+			return member{}, fmt.Errorf("reading Locust sibling file: %w", err)
 		}
-		return p, b, nil
+		return member{p, b}, nil
 	}
-	return "", nil, nil
+	return member{}, nil
+}
+
+// table is one CSV file: its header columns and its rows with line numbers.
+type table struct {
+	file string
+	cols map[string]int
+	rows []row
+	// cutLine is the line of an incomplete last row that was dropped
+	// because the file was cut; 0 when the file is whole.
+	cutLine int
+}
+
+type row struct {
+	line   int
+	fields []string
+	t      *table
+}
+
+// readTable parses a CSV file with a header. A malformed or short row is a
+// SyntaxError, unless it is the last one and the file lacks its final
+// newline: then the file was cut and the row is dropped.
+func readTable(m member) (*table, error) {
+	file, data := m.name, bytes.TrimPrefix(m.data, []byte("\ufeff"))
+	// Python's csv module on Windows, writing to a text-mode file, ends
+	// rows with \r\r\n; read those as ordinary \r\n rows.
+	data = bytes.ReplaceAll(data, []byte("\r\r\n"), []byte("\r\n"))
+	whole := len(data) == 0 || data[len(data)-1] == '\n'
+	lastLine := 1 + bytes.Count(bytes.TrimRight(data, "\r\n"), []byte{'\n'})
+	cutRow := 0
+	if i := bytes.LastIndexByte(data, '\n'); !whole && i >= 0 && bytes.Contains(data, []byte("\r\n")) {
+		// Python's csv module (Locust 1.x and later) ends every row with
+		// \r\n, so a last row without it was cut, even where it parses
+		// ("12.3" of "12.34"). Locust 0.x joined its rows with \n and
+		// wrote no last one: there a row that does not parse is the cut.
+		data, cutRow = data[:i+1], lastLine
+	}
+	cr := csv.NewReader(bytes.NewReader(data))
+	cr.FieldsPerRecord = -1
+	header, err := cr.Read()
+	if err != nil {
+		return nil, &importer.SyntaxError{File: file, Line: 1, Msg: "expected a CSV header row"}
+	}
+	t := &table{file: file, cols: map[string]int{}}
+	for i, h := range header {
+		if _, dup := t.cols[norm(h)]; !dup {
+			t.cols[norm(h)] = i
+		}
+	}
+	t.cutLine = cutRow
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return t, nil
+		}
+		var perr *csv.ParseError
+		if errors.As(err, &perr) {
+			if !whole && perr.StartLine == lastLine {
+				t.cutLine = perr.StartLine
+				return t, nil
+			}
+			return nil, &importer.SyntaxError{File: file, Line: perr.Line, Msg: fmt.Sprintf("%v; expected a CSV row", perr.Err)}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", file, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) == 1 && rec[0] == "" {
+			continue
+		}
+		if len(rec) != len(header) {
+			if !whole && line == lastLine {
+				t.cutLine = line
+				return t, nil
+			}
+			return nil, &importer.SyntaxError{File: file, Line: line,
+				Msg: fmt.Sprintf("%d fields, expected %d as in the header", len(rec), len(header))}
+		}
+		t.rows = append(t.rows, row{line: line, fields: rec, t: t})
+	}
+}
+
+// str is a column's text; "" when the table has no such column.
+func (r row) str(names ...string) string {
+	for _, n := range names {
+		if i, ok := r.t.cols[n]; ok {
+			return r.fields[i]
+		}
+	}
+	return ""
+}
+
+// num is a column's number: ok is false when the column is missing or the
+// cell is empty or "N/A"; a cell that is not a number is a SyntaxError.
+func (r row) num(names ...string) (v float64, ok bool, err error) {
+	for _, n := range names {
+		i, has := r.t.cols[n]
+		if !has {
+			continue
+		}
+		s := strings.TrimSpace(r.fields[i])
+		if s == "" || s == "N/A" {
+			return 0, false, nil
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return 0, false, &importer.SyntaxError{File: r.t.file, Line: r.line,
+				Msg: fmt.Sprintf("column %q: expected a non-negative number, got %q", n, s)}
+		}
+		return v, true, nil
+	}
+	return 0, false, nil
+}
+
+func (t *table) has(names ...string) bool {
+	for _, n := range names {
+		if _, ok := t.cols[n]; ok {
+			return true
+		}
+	}
+	return false
 }

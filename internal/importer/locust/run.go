@@ -2,6 +2,8 @@ package locust
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -11,13 +13,13 @@ import (
 
 // run assembles the family into one run.
 func (fam *family) run() (*result.Run, error) {
-	st, err := readTable(fam.statsName, fam.stats)
+	st, err := readTable(fam.stats)
 	if err != nil {
 		return nil, err
 	}
 	var dist *table
-	if fam.dist != nil {
-		if dist, err = readTable(fam.distName, fam.dist); err != nil {
+	if fam.dist.data != nil {
+		if dist, err = readTable(fam.dist); err != nil {
 			return nil, err
 		}
 	}
@@ -30,13 +32,13 @@ func (fam *family) run() (*result.Run, error) {
 	addCutNote(run, dist)
 	total := fillFromStats(run, rows)
 	if run.Requests.Total == 0 {
-		return nil, &importer.Unsupported{File: fam.statsName, Reason: "Locust stats with no requests"}
+		return nil, &importer.Unsupported{File: fam.stats.name, Reason: "Locust stats with no requests"}
 	}
 	if err := fam.addHistory(run, total); err != nil {
 		return nil, err
 	}
-	if fam.failures != nil {
-		ft, err := readTable(fam.failuresName, fam.failures)
+	if fam.failures.data != nil {
+		ft, err := readTable(fam.failures)
 		if err != nil {
 			return nil, err
 		}
@@ -45,11 +47,17 @@ func (fam *family) run() (*result.Run, error) {
 			return nil, err
 		}
 	}
-	if hasPercentile(run.Metrics) {
-		run.Notes = append(run.Notes, roundingNote)
+	for _, p := range percentileCols {
+		if _, ok := run.Metrics[p.key]; ok {
+			run.Notes = append(run.Notes, roundingNote)
+			break
+		}
 	}
-	if !namesValid(rows) {
-		run.Notes = append(run.Notes, nonUTF8Note)
+	for _, r := range rows {
+		if !utf8.ValidString(r.name) {
+			run.Notes = append(run.Notes, nonUTF8Note)
+			break
+		}
 	}
 	run.Summarize()
 	return run, nil
@@ -100,14 +108,13 @@ func fillFromStats(run *result.Run, rows []statRow) *statRow {
 // history covers the whole run; otherwise the window is the request count
 // over Locust's own request rate.
 func (fam *family) addHistory(run *result.Run, total *statRow) error {
-	rps := run.Metrics[result.RequestsPerSec]
-	if rps > 0 {
+	if rps := run.Metrics[result.RequestsPerSec]; rps > 0 {
 		run.Window = float64(run.Requests.Total) / rps
 	}
-	if fam.history == nil {
+	if fam.history.data == nil {
 		return nil
 	}
-	ht, err := readTable(fam.historyName, fam.history)
+	ht, err := readTable(fam.history)
 	if err != nil {
 		return err
 	}
@@ -117,8 +124,10 @@ func (fam *family) addHistory(run *result.Run, total *statRow) error {
 		return err
 	}
 	run.Started = sp.first
-	if sp.lastTotal >= 0 && total != nil && !covers(sp.lastTotal, total.requests) {
-		run.Notes = append(run.Notes, fmt.Sprintf("stats history ends early (%d of %d requests): the window is taken from the request rate", sp.lastTotal, total.requests))
+	// Locust writes the final stats a moment after the last history row:
+	// a shortfall of up to 1 % (or one request) is the normal end of a run.
+	if n := sp.lastTotal; n >= 0 && total != nil && n < total.requests-1 && float64(n) < 0.99*float64(total.requests) {
+		run.Notes = append(run.Notes, fmt.Sprintf("stats history ends early (%d of %d requests): the window is taken from the request rate", n, total.requests))
 		return nil
 	}
 	end := sp.last
@@ -138,27 +147,53 @@ func addCutNote(run *result.Run, t *table) {
 	}
 }
 
-func hasPercentile(m map[string]float64) bool {
-	for _, p := range percentileCols {
-		if _, ok := m[p.key]; ok {
-			return true
-		}
-	}
-	return false
+// span is what the stats history says about the run's time: lastTotal is
+// the last Aggregated row's cumulative request count (-1: no such column),
+// stop the row on which it last grew (where requests stopped, when the
+// history runs on idle after the test).
+type span struct {
+	first, last, stop time.Time
+	lastTotal         int64
 }
 
-func namesValid(rows []statRow) bool {
-	for _, r := range rows {
-		if !utf8.ValidString(r.name) {
-			return false
+// parseHistory reads the Timestamp column (Unix seconds) of every row.
+func parseHistory(t *table) (*span, error) {
+	if !t.has("timestamp") {
+		return nil, &importer.SyntaxError{File: t.file, Line: 1, Msg: "no Timestamp column; expected a Locust stats history header (Timestamp,User Count,…)"}
+	}
+	s := &span{lastTotal: -1}
+	for _, r := range t.rows {
+		ts := strings.TrimSpace(r.str("timestamp"))
+		sec, err := strconv.ParseInt(ts, 10, 64)
+		if err != nil {
+			return nil, &importer.SyntaxError{File: t.file, Line: r.line, Msg: fmt.Sprintf("column \"timestamp\": expected Unix seconds, got %q", ts)}
+		}
+		at := time.Unix(sec, 0)
+		if err := importer.CheckTime(at); err != nil {
+			return nil, &importer.SyntaxError{File: t.file, Line: r.line, Msg: fmt.Sprintf("column \"timestamp\": %v", err)}
+		}
+		if s.first.IsZero() || at.Before(s.first) {
+			s.first = at
+		}
+		if at.After(s.last) {
+			s.last = at
+		}
+		if r.str("name") != "Aggregated" || !t.has("total request count") {
+			continue
+		}
+		n, ok, err := r.num("total request count")
+		if err != nil {
+			return nil, err
+		}
+		if ok && int64(n) > s.lastTotal {
+			s.stop = at
+		}
+		if ok {
+			s.lastTotal = int64(n)
 		}
 	}
-	return true
-}
-
-// covers says the history's last cumulative count reaches the run's total.
-// Locust writes the final stats a moment after the last history row, so a
-// shortfall of up to 1 % (or one request) is the normal end of a run.
-func covers(historyTotal, total int64) bool {
-	return historyTotal >= total-1 || float64(historyTotal) >= 0.99*float64(total)
+	if s.first.IsZero() {
+		return nil, nil
+	}
+	return s, nil
 }

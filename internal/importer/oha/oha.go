@@ -1,19 +1,15 @@
-// Package oha owns the oha importers: the text summary (oha's default
-// output, with or without its ANSI colours) and the --json/-j summary.
-// Both carry oha's own figures only: latency mean, max and percentiles,
-// the run's duration and rate, and the responses by status and the errors
-// by message, from which the request counts are built.
-//
-// oha, like hey, prints a "Summary:" block with Total, Slowest and
-// Requests/sec; its text is told from hey's by the "Success rate:" line
-// hey does not print.
+// Package oha owns the oha importers: the text summary (with or without
+// its ANSI colours) and the --json/-j summary, both oha's own figures. Its
+// text is told from hey's by the "Success rate:" line hey does not print.
 package oha
 
 import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,8 +25,6 @@ func init() {
 // Text reads oha's text summary; a log may hold several, each a run.
 type Text struct{}
 
-var _ importer.Several = Text{}
-
 func (Text) Name() string { return "oha-text" }
 
 func (Text) Sniff(_ string, head []byte) bool {
@@ -44,13 +38,10 @@ func (Text) Sniff(_ string, head []byte) bool {
 const deadline = "aborted due to deadline"
 
 var (
-	// ansiRe is a terminal escape: oha colours its text even when it is
-	// written to a file.
+	// ansiRe: oha colours its text even in a file.
 	ansiRe    = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
 	fieldRe   = regexp.MustCompile(`^(Success rate|Total|Slowest|Fastest|Average|Requests/sec):\s+(\S+)(?:\s+(\S+(?: \S+)?))?$`)
 	percentRe = regexp.MustCompile(`^(\d+(?:\.\d+)?)% in (\S+) (\S+(?: \S+)?)$`)
-	countRe   = regexp.MustCompile(`^\[(\d+)\]\s+(\d+) responses$`)
-	errorRe   = regexp.MustCompile(`^\[(\d+)\]\s+(.*)$`)
 )
 
 // units are oha's time units, in milliseconds: those of its TimeScale,
@@ -60,39 +51,8 @@ var units = map[string]float64{
 	"min": 6e4, "10 min": 6e5, "hr": 3.6e6,
 }
 
-// percentKeys maps oha's percentiles to metrics.
-var percentKeys = map[float64]string{50: result.LatencyP50, 90: result.LatencyP90, 95: result.LatencyP95, 99: result.LatencyP99}
-
 // plain is a line of oha's text without its colours and indentation.
 func plain(line string) string { return strings.TrimSpace(ansiRe.ReplaceAllString(line, "")) }
-
-// tally is what a summary says of its requests, for either form.
-type tally struct {
-	statuses map[int]int64
-	codes    []int // in the order read
-	errors   map[string]int64
-	messages []string
-}
-
-func (t *tally) addStatus(code int, n int64) {
-	if t.statuses == nil {
-		t.statuses = map[int]int64{}
-	}
-	if _, ok := t.statuses[code]; !ok {
-		t.codes = append(t.codes, code)
-	}
-	t.statuses[code] += n
-}
-
-func (t *tally) addError(msg string, n int64) {
-	if t.errors == nil {
-		t.errors = map[string]int64{}
-	}
-	if _, ok := t.errors[msg]; !ok {
-		t.messages = append(t.messages, msg)
-	}
-	t.errors[msg] += n
-}
 
 // transport classes oha's error messages (hyper's and the OS's).
 var transport = importer.MessageClasses{
@@ -101,41 +61,18 @@ var transport = importer.MessageClasses{
 	Connection: []string{"connect", "connection", "refused", "reset", "broken pipe", "eof", "dns"},
 }
 
-// fill sets the run's counts: every response and every error but the
-// deadline's is a request; a status outside 2xx/3xx or an error failed it.
-func (t *tally) fill(run *result.Run) {
-	for _, code := range t.codes {
-		n := t.statuses[code]
-		run.Requests.Total += n
-		if code < 200 || code >= 400 {
-			run.Requests.Failed += n
-			run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrStatus, Count: n, Sample: "status " + strconv.Itoa(code)})
-		}
-	}
-	for _, msg := range t.messages {
-		n := t.errors[msg]
+func finish(name string, run *result.Run, t *importer.Sections, where string) (*result.Run, error) {
+	t.Fill(run, transport, func(msg string, n int64) bool {
 		if msg == deadline {
 			run.Notes = append(run.Notes, fmt.Sprintf("%d requests in flight when oha's -z ended the run (%q) are not counted", n, deadline))
-			continue
 		}
-		run.Requests.Total += n
-		run.Requests.Failed += n
-		run.Errors = append(run.Errors, result.ErrorClass{Class: transport.Class(msg), Count: n, Sample: importer.OneLine(msg)})
-	}
-	run.Requests.Counted = result.CountRequests
-}
-
-// finish is the end both forms share.
-func finish(name string, run *result.Run, t *tally, where string) (*result.Run, error) {
-	t.fill(run)
+		return msg == deadline
+	})
 	if run.Requests.Total == 0 {
 		return nil, &importer.Unsupported{File: name, Reason: "the oha summary" + where + " lists no responses and no errors: nothing to judge"}
 	}
 	if run.Requests.Failed == run.Requests.Total {
-		// oha's latency figures are NaN or 0 when nothing was timed.
-		for _, k := range []string{result.LatencyMax, result.LatencyMean, result.LatencyP50, result.LatencyP90, result.LatencyP95, result.LatencyP99} {
-			delete(run.Metrics, k)
-		}
+		importer.DropLatencies(run.Metrics, false) // NaN or 0 when nothing was timed
 	}
 	run.Summarize()
 	return run, nil
@@ -145,17 +82,15 @@ func finish(name string, run *result.Run, t *tally, where string) (*result.Run, 
 type report struct {
 	line    int
 	run     *result.Run
-	section string // the heading of the part being read
 	sawTime bool
 	// sawSuccess tells oha's summary from hey's, which has no such line.
 	sawSuccess bool
 	cut        bool // the file ends inside this report: see Cut
-	tally
+	importer.Sections
 }
 
-func (Text) Import(name string, r io.Reader) (*result.Run, error) {
-	runs, err := Text{}.ImportAll(name, r)
-	return importer.One(name, "oha", runs, err)
+func (t Text) Import(name string, r io.Reader) (*result.Run, error) {
+	return importer.One(name, "oha")(t.ImportAll(name, r))
 }
 
 // ImportAll reads every summary of the file, in order.
@@ -183,11 +118,10 @@ func duration(v, unit string) (float64, bool, error) {
 
 func (rep *report) Take(line string) error {
 	text := plain(line)
-	if strings.HasSuffix(text, ":") && !strings.Contains(text, "\t") {
-		rep.section = text
-		return nil
+	if ok, err := rep.Sections.Take(text); ok {
+		return err
 	}
-	switch rep.section {
+	switch rep.Section {
 	case "Summary:":
 		return rep.summary(text)
 	// "Latency distribution:" before oha 0.6; the breakdowns by status
@@ -202,25 +136,8 @@ func (rep *report) Take(line string) error {
 			return fmt.Errorf("latency %s%%: %v", m[1], err)
 		}
 		p, _ := strconv.ParseFloat(m[1], 64) // "50.00", or "50" before oha 0.6
-		if key, known := percentKeys[p]; known && ok {
+		if key, known := importer.Percentiles[p]; known && ok {
 			rep.run.Metrics[key] = v
-		}
-	case "Status code distribution:":
-		if m := countRe.FindStringSubmatch(text); m != nil {
-			code, _ := strconv.Atoi(m[1])
-			n, err := strconv.ParseInt(m[2], 10, 64)
-			if err != nil || n > 1<<53 {
-				return fmt.Errorf("status %s: expected a count, got %q", m[1], m[2])
-			}
-			rep.addStatus(code, n)
-		}
-	case "Error distribution:":
-		if m := errorRe.FindStringSubmatch(text); m != nil {
-			n, err := strconv.ParseInt(m[1], 10, 64)
-			if err != nil || n > 1<<53 {
-				return fmt.Errorf("error count %q: expected a number", m[1])
-			}
-			rep.addError(m[2], n)
 		}
 	}
 	return nil
@@ -268,7 +185,7 @@ func (rep *report) summary(text string) error {
 // whose distributions are followed by other text is whole.
 func (rep *report) Cut(partial string) bool {
 	text := plain(partial) // a colour cut in its escape keeps its ESC
-	rep.cut = strings.Contains(text, "\x1b") || !importer.AfterDistributions(rep.section, text)
+	rep.cut = strings.Contains(text, "\x1b") || rep.Sections.Cut(text)
 	return rep.cut
 }
 
@@ -284,5 +201,67 @@ func (rep *report) Finish(name string) (*result.Run, error) {
 	if !rep.sawSuccess {
 		return nil, &importer.SyntaxError{File: name, Line: rep.line, Msg: `the summary that starts here has no "Success rate:" line, which oha always prints (hey's summary has none: --format hey-text)`}
 	}
-	return finish(name, rep.run, &rep.tally, fmt.Sprintf(" at line %d", rep.line))
+	return finish(name, rep.run, &rep.Sections, fmt.Sprintf(" at line %d", rep.line))
+}
+
+// JSON reads `oha --json`: seconds, and null for a latency never measured.
+type JSON struct{}
+
+func (JSON) Name() string { return "oha-json" }
+
+func (JSON) Sniff(_ string, head []byte) bool {
+	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
+	return len(t) > 0 && t[0] == '{' && bytes.Contains(t, []byte(`"successRate"`)) &&
+		bytes.Contains(t, []byte(`"latencyPercentiles"`)) && bytes.Contains(t, []byte(`"summary"`))
+}
+
+type jsonDoc struct {
+	Summary *struct {
+		Total          *float64 `json:"total"`
+		Slowest        *float64 `json:"slowest"`
+		Average        *float64 `json:"average"`
+		RequestsPerSec *float64 `json:"requestsPerSec"`
+	} `json:"summary"`
+	LatencyPercentiles map[string]*float64 `json:"latencyPercentiles"`
+	StatusCodes        map[string]float64  `json:"statusCodeDistribution"`
+	Errors             map[string]float64  `json:"errorDistribution"`
+}
+
+const jsonWhat = `oha --json summary ({"summary":{…},"latencyPercentiles":{…},…})`
+
+func (JSON) Import(name string, r io.Reader) (*result.Run, error) {
+	var d jsonDoc
+	if _, err := importer.DecodeJSON(name, r, &d, "expected a "+jsonWhat); err != nil {
+		return nil, err
+	}
+	if d.Summary == nil || d.Summary.Total == nil || d.StatusCodes == nil {
+		return nil, &importer.SyntaxError{File: name, Msg: `no "summary" with a "total", or no "statusCodeDistribution"; expected an ` + jsonWhat}
+	}
+	run := &result.Run{Metrics: map[string]float64{}}
+	if t := *d.Summary.Total; t >= 0 && t < 1e9 {
+		run.Window = t
+	}
+	seconds := func(key string, v *float64) {
+		if v != nil && *v >= 0 && *v < 1e9 {
+			run.Metrics[key] = *v * 1000
+		}
+	}
+	seconds(result.LatencyMax, d.Summary.Slowest)
+	seconds(result.LatencyMean, d.Summary.Average)
+	for p, key := range importer.Percentiles {
+		seconds(key, d.LatencyPercentiles["p"+strconv.FormatFloat(p, 'f', -1, 64)])
+	}
+	if v := d.Summary.RequestsPerSec; v != nil && *v >= 0 {
+		run.Metrics[result.RequestsPerSec] = *v
+	}
+	var t importer.Sections
+	for _, code := range slices.Sorted(maps.Keys(d.StatusCodes)) {
+		if c, err := strconv.Atoi(code); err == nil {
+			t.AddStatus(c, importer.Count(d.StatusCodes[code]))
+		}
+	}
+	for _, msg := range slices.Sorted(maps.Keys(d.Errors)) {
+		t.AddError(msg, importer.Count(d.Errors[msg]))
+	}
+	return finish(name, run, &t, "")
 }

@@ -1,10 +1,7 @@
-// Package rawrun owns building a result.Run from per-request records, as
-// the importers of raw results read them (Gatling's simulation.log,
-// JMeter's JTL files, k6's and vegeta's sample streams): the run's latency
-// histogram and counts, one step per request name and one error class per
-// class, step and detail, each in the order first seen, with the number of
-// steps bounded. The time a run covers is the caller's (see Span): formats
-// tell it differently.
+// Package rawrun owns building a result.Run from per-request records: the
+// latency histogram and counts, one step per request name and one error
+// class per class, step and detail, in the order first seen, with the
+// steps bounded. The time a run covers is the caller's (see Span).
 package rawrun
 
 import (
@@ -22,8 +19,7 @@ const MaxSteps = 200
 
 // Options say how a Builder names and bounds its steps.
 type Options struct {
-	// What the step names are, for the note on steps past MaxSteps, e.g.
-	// "request names".
+	// What the step names are, for the note on steps past MaxSteps.
 	What string
 	// Pool, when set, is the step that takes the requests of every name
 	// past MaxSteps. When empty, such steps are kept, without a latency
@@ -67,8 +63,7 @@ func New(opts Options) *Builder {
 func (b *Builder) Requests() result.Requests { return b.requests }
 
 // Request records one request of the named step that took d, and returns
-// the step it was counted in (the pool, past MaxSteps names, when the
-// builder pools).
+// the step it was counted in (maybe the pool).
 func (b *Builder) Request(step string, d time.Duration) *result.Step {
 	st := b.step(step)
 	st.Requests++
@@ -80,9 +75,8 @@ func (b *Builder) Request(step string, d time.Duration) *result.Step {
 	return st
 }
 
-// Fail counts the request just recorded in st as failed, in the error
-// class of this class, step and detail; sample is the class's message
-// when it is new.
+// Fail counts the request just recorded in st as failed in the error class
+// of this class, step and detail; sample is a new class's message.
 func (b *Builder) Fail(st *result.Step, class, detail, sample string) {
 	st.Failed++
 	b.requests.Failed++
@@ -130,10 +124,8 @@ func (b *Builder) takeBudget() bool {
 	return true
 }
 
-// Run returns the run built so far: its latency, counts, steps and error
-// classes, no metrics yet, and these notes followed by one on the steps
-// past MaxSteps, if there were any. Started, Window and the summary
-// metrics are the caller's to fill in.
+// Run returns the run built so far, with these notes and one on the steps
+// past MaxSteps; Started, Window and the metrics are the caller's.
 func (b *Builder) Run(notes ...string) *result.Run {
 	r := &result.Run{Latency: b.latency, Requests: b.requests, Metrics: map[string]float64{}}
 	for _, name := range b.order {
@@ -151,3 +143,22 @@ func (b *Builder) Run(notes ...string) *result.Run {
 	}
 	return r
 }
+
+// Span is the time a run's records cover: from the earliest start to the
+// latest end. The zero Span has seen nothing.
+type Span struct {
+	First, Last time.Time
+}
+
+// Add widens the span to cover a record from start to end.
+func (s *Span) Add(start, end time.Time) {
+	if s.First.IsZero() || start.Before(s.First) {
+		s.First = start
+	}
+	if end.After(s.Last) {
+		s.Last = end
+	}
+}
+
+// Seconds is the span's length.
+func (s Span) Seconds() float64 { return s.Last.Sub(s.First).Seconds() }

@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,8 +19,6 @@ import (
 // old reports (before ~2019) lack "90th", "min" and "throughput", which
 // then stay absent from the run.
 type Report struct{}
-
-var _ importer.Format = Report{}
 
 func (Report) Name() string { return "vegeta-json" }
 
@@ -52,13 +51,9 @@ var latencyKeys = []struct{ field, key string }{
 const reportWhat = `vegeta JSON report with "latencies", "requests" and "status_codes"`
 
 func (Report) Import(name string, r io.Reader) (*result.Run, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, err)
-	}
 	var rep report
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, importer.JSONError(name, data, err, "expected a "+reportWhat)
+	if _, err := importer.DecodeJSON(name, r, &rep, "expected a "+reportWhat); err != nil {
+		return nil, err
 	}
 	if rep.Requests == nil || rep.Latencies == nil {
 		return nil, &importer.SyntaxError{File: name, Msg: "missing \"requests\" or \"latencies\"; expected a " + reportWhat}
@@ -91,7 +86,7 @@ func (Report) Import(name string, r io.Reader) (*result.Run, error) {
 	if rep.StatusCodes == nil && rep.Success != nil {
 		run.Metrics[result.RequestErrorPct] = 100 * (1 - *rep.Success)
 	}
-	finish(run)
+	importer.Summarize(run)
 	return run, nil
 }
 
@@ -104,14 +99,9 @@ func reportFailures(rep report) (int64, []result.ErrorClass) {
 		}
 		return *rep.Requests - int64(float64(*rep.Requests)**rep.Success+0.5), nil
 	}
-	codes := make([]string, 0, len(rep.StatusCodes))
-	for c := range rep.StatusCodes {
-		codes = append(codes, c)
-	}
-	sort.Strings(codes)
 	var failed int64
 	var errs []result.ErrorClass
-	for _, c := range codes {
+	for _, c := range slices.Sorted(maps.Keys(rep.StatusCodes)) {
 		code, err := strconv.Atoi(c)
 		n := rep.StatusCodes[c]
 		if err != nil || !failedCode(code) || n <= 0 {

@@ -1,3 +1,5 @@
+// Package vegeta owns the vegeta importers: its reports (text and JSON,
+// vegeta's own figures) and its results (gob, JSON lines, CSV).
 package vegeta
 
 import (
@@ -18,12 +20,9 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// Results reads vegeta's per-request results in each of its encodings: the
-// gob stream that `vegeta attack` writes, and the JSON lines and CSV rows
-// of `vegeta encode -to json|csv`.
+// Results reads `vegeta attack`'s gob stream and `vegeta encode`'s JSON
+// lines and CSV rows.
 type Results struct{}
-
-var _ importer.Format = Results{}
 
 func (Results) Name() string { return "vegeta-results" }
 
@@ -47,8 +46,7 @@ type hit struct {
 	URL       string        `json:"url"`
 }
 
-// isGob: a gob stream opens with the type definition of vegeta's Result,
-// which names its fields.
+// isGob: a gob stream opens with the type definition of vegeta's Result.
 func isGob(head []byte) bool {
 	if len(head) > 512 {
 		head = head[:512]
@@ -193,8 +191,7 @@ func readCSV(name string, r io.Reader, agg *tally) error {
 	return nil
 }
 
-// csvRow reads result lines, one row's fields at a time, in place, with
-// the strings a hit keeps interned.
+// csvRow reads result lines in place, interning the strings a hit keeps.
 type csvRow struct {
 	fields [][]byte
 	strs   importer.Interner
@@ -245,7 +242,6 @@ func decodeHit(line []byte) (hit, error) {
 // otherStep pools the requests past rawrun.MaxSteps distinct targets.
 const otherStep = "(other targets)"
 
-// tally folds results into a run.
 type tally struct {
 	span     rawrun.Span
 	requests *rawrun.Builder
@@ -266,7 +262,6 @@ func (t *tally) add(h hit) {
 	t.requests.Fail(step, class, strconv.Itoa(int(h.Code)), statusSample(int(h.Code), h.Error))
 }
 
-// stepName names a result's step by its target.
 func stepName(h hit) string {
 	if h.Method == "" && h.URL == "" {
 		return "(unnamed)"
@@ -285,6 +280,127 @@ func (t *tally) run(name string) (*result.Run, error) {
 	run := t.requests.Run(t.notes...)
 	run.Started = t.span.First
 	run.Window = t.span.Seconds()
-	finish(run)
+	importer.Summarize(run)
 	return run, nil
+}
+
+func init() {
+	importer.Register(Report{})
+	importer.Register(Results{})
+	importer.Register(Text{})
+}
+
+// failedCode is vegeta's own rule: a response succeeded when its status is
+// in [200, 400); status 0 means no response at all.
+func failedCode(code int) bool { return code < 200 || code >= 400 }
+
+func errorClass(code int, msg string) string {
+	switch {
+	case code != 0:
+		return result.ErrStatus
+	case isTimeout(msg):
+		return result.ErrTimeout
+	}
+	return result.ErrConnection
+}
+
+func isTimeout(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "timeout") || strings.Contains(m, "deadline exceeded") || strings.Contains(m, "timed out")
+}
+
+func statusSample(code int, msg string) string {
+	if msg == "" {
+		return "status " + strconv.Itoa(code)
+	}
+	return msg
+}
+
+// maxGobMessage bounds one message of a gob stream: a type definition or
+// one result. A result holds its response body, so a large one is
+// possible, but not beyond this.
+const maxGobMessage = 64 << 20
+
+// errGobMessageTooBig is a message longer than maxGobMessage.
+var errGobMessageTooBig = errors.New("a gob message longer than 64 MiB")
+
+// gobFrames hands a gob stream to the decoder one whole message at a time.
+// gob trusts the length that opens each message and sizes its buffer by
+// it; this reader reads the message first, into memory that grows with
+// the bytes actually read, so that a file claiming more than it holds is
+// cut, not a large allocation. A message cut short ends the stream with
+// io.ErrUnexpectedEOF, as gob itself reports it.
+type gobFrames struct {
+	r   *bufio.Reader
+	msg bytes.Buffer // the current message, with its length prefix
+	err error
+}
+
+func newGobFrames(r io.Reader) *gobFrames {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReader(r)
+	}
+	return &gobFrames{r: br}
+}
+
+func (g *gobFrames) Read(p []byte) (int, error) {
+	if g.msg.Len() == 0 {
+		if g.err != nil {
+			return 0, g.err
+		}
+		if g.err = g.next(); g.err != nil {
+			return 0, g.err
+		}
+	}
+	return g.msg.Read(p)
+}
+
+// next reads the next message, with its length in front (the decoder
+// reads the framing itself), into msg. A stream that ends between
+// messages ends with io.EOF.
+func (g *gobFrames) next() error {
+	g.msg.Reset()
+	prefix, n, err := g.readLength()
+	if err != nil {
+		return err
+	}
+	if n > maxGobMessage {
+		return fmt.Errorf("%w (%d bytes)", errGobMessageTooBig, n)
+	}
+	g.msg.Write(prefix)
+	got, err := io.Copy(&g.msg, io.LimitReader(g.r, int64(n)))
+	if err != nil {
+		return err
+	}
+	if uint64(got) < n {
+		g.msg.Reset()
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+
+// readLength reads a message length as gob writes an unsigned integer: one
+// byte below 0x80, or the negated count of big-endian bytes that follow.
+func (g *gobFrames) readLength() (prefix []byte, n uint64, err error) {
+	b, err := g.r.ReadByte()
+	if err != nil {
+		return nil, 0, err // io.EOF between messages: the stream's end
+	}
+	if b < 0x80 {
+		return []byte{b}, uint64(b), nil
+	}
+	width := 0x100 - int(b) // the byte is the count negated
+	if width > 8 {
+		return nil, 0, fmt.Errorf("gob message length of %d bytes; at most 8", width)
+	}
+	prefix = make([]byte, 1+width)
+	prefix[0] = b
+	if _, err := io.ReadFull(g.r, prefix[1:]); err != nil {
+		return nil, 0, io.ErrUnexpectedEOF
+	}
+	for _, c := range prefix[1:] {
+		n = n<<8 | uint64(c)
+	}
+	return prefix, n, nil
 }

@@ -19,8 +19,6 @@ import (
 // and the newer "[min, mean, 50, 90, 95, 99, max]" read the same way.
 type Text struct{}
 
-var _ importer.Several = Text{}
-
 func (Text) Name() string { return "vegeta-text" }
 
 // textLineRe splits "Label  [f1, f2]  v1, v2" into its parts.
@@ -40,18 +38,15 @@ func isHist(head []byte) bool {
 	return histRe.Match(line)
 }
 
-// textLatency maps vegeta's latency field names to metrics.
 var textLatency = map[string]string{
 	"mean": result.LatencyMean, "50": result.LatencyP50, "90": result.LatencyP90,
 	"95": result.LatencyP95, "99": result.LatencyP99, "max": result.LatencyMax,
 }
 
-func (Text) Import(name string, r io.Reader) (*result.Run, error) {
-	runs, err := Text{}.ImportAll(name, r)
-	return importer.One(name, "vegeta text", runs, err)
+func (t Text) Import(name string, r io.Reader) (*result.Run, error) {
+	return importer.One(name, "vegeta text")(t.ImportAll(name, r))
 }
 
-// textRun is one report while its lines are read.
 type textRun struct {
 	line      int
 	run       *result.Run
@@ -62,8 +57,7 @@ type textRun struct {
 	inErrorSet bool
 }
 
-// ImportAll reads every report of the file, in order (several runs'
-// reports are often kept in one log).
+// ImportAll reads every report of the file (a log often keeps several).
 func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 	br := bufio.NewReader(r)
 	if head, _ := br.Peek(256); isHist(head) {
@@ -118,7 +112,7 @@ func (rep *textRun) Finish(name string) (*result.Run, error) {
 	if rep.sawStatus { // else failures are unknown, not zero
 		run.Requests.Counted = result.CountRequests
 	}
-	finish(run)
+	importer.Summarize(run)
 	return run, nil
 }
 

@@ -1,9 +1,6 @@
-// Package wrk owns the importer of wrk and wrk2 text output. The text
-// carries summary figures only: the mean and max latency, the percentiles
-// of the --latency table (50/75/90/99 for wrk; 50…100 for wrk2, whose table
-// has no 95th: wrk2's p95 is the 0.950000 row of its detailed percentile
-// spectrum), the request count, duration and rate, and error counts. A log
-// may hold several reports (a sweep): each is one run.
+// Package wrk owns the importer of wrk and wrk2 text output: summary
+// figures only. wrk2's table has no 95th percentile: its p95 is the
+// 0.950000 row of the detailed spectrum.
 package wrk
 
 import (
@@ -21,11 +18,8 @@ import (
 
 func init() { importer.Register(Text{}) }
 
-// Text reads wrk or wrk2 reports; lines around them (a shell prompt, the
-// command) are ignored.
+// Text reads wrk or wrk2 reports; a log may hold several (a sweep).
 type Text struct{}
-
-var _ importer.Several = Text{}
 
 func (Text) Name() string { return "wrk-text" }
 
@@ -47,12 +41,6 @@ func (Text) Sniff(_ string, head []byte) bool {
 		bytes.Contains(head, []byte("Requests/sec:"))
 }
 
-// percentileKeys maps the --latency table to metrics.
-var percentileKeys = map[float64]string{
-	50: result.LatencyP50, 90: result.LatencyP90, 95: result.LatencyP95, 99: result.LatencyP99,
-}
-
-// report collects one report's figures while its lines are read.
 type report struct {
 	line                    int // where the report starts
 	run                     *result.Run
@@ -76,12 +64,10 @@ type report struct {
 	sawRate bool
 }
 
-func (Text) Import(name string, r io.Reader) (*result.Run, error) {
-	runs, err := Text{}.ImportAll(name, r)
-	return importer.One(name, "wrk", runs, err)
+func (t Text) Import(name string, r io.Reader) (*result.Run, error) {
+	return importer.One(name, "wrk")(t.ImportAll(name, r))
 }
 
-// ImportAll reads every report of the file, in order.
 func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 	// wrk's last line, Transfer/sec, holds no figure tailgate imports: a
 	// report saved without its last line break, or cut in that line, is
@@ -93,7 +79,6 @@ func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 		})
 }
 
-// take reads one line's figures, if it has any.
 func (rep *report) Take(text string) error {
 	run := rep.run
 	rep.wrk2 = rep.wrk2 || strings.HasPrefix(text, "Thread calibration") || strings.Contains(text, "HdrHistogram")
@@ -105,8 +90,8 @@ func (rep *report) Take(text string) error {
 	}
 	if m := latencyRe.FindStringSubmatch(text); m != nil && !rep.sawLatency && !strings.Contains(text, "nan") {
 		rep.sawLatency = true
-		mean, err1 := parseLatency(m[1])
-		max, err2 := parseLatency(m[3])
+		mean, err1 := importer.Millis(m[1])
+		max, err2 := importer.Millis(m[3])
 		if err1 != nil || err2 != nil {
 			return fmt.Errorf("Latency: expected avg, stdev and max such as 15.52ms, got %q, %q", m[1], m[3])
 		}
@@ -130,12 +115,12 @@ func (rep *report) Take(text string) error {
 		if rep.uncorrected || rep.distributions > 1 {
 			return nil // only the first table, wrk2's recorded latencies
 		}
-		v, err := parseLatency(m[2])
+		v, err := importer.Millis(m[2])
 		if err != nil {
 			return fmt.Errorf("latency %s%%: expected a duration such as 15.25ms, got %q", m[1], m[2])
 		}
 		p, _ := strconv.ParseFloat(m[1], 64)
-		if key, ok := percentileKeys[p]; ok {
+		if key, ok := importer.Percentiles[p]; ok {
 			run.Metrics[key] = v
 		}
 		return nil
@@ -264,9 +249,7 @@ func (rep *report) failedRun(name string) (*result.Run, error) {
 	if errs == 0 {
 		return nil, &importer.Unsupported{File: name, Reason: fmt.Sprintf("the wrk report at line %d has 0 requests and no socket errors: nothing to judge", rep.line)}
 	}
-	for _, k := range []string{result.LatencyMean, result.LatencyMax, result.LatencyP50, result.LatencyP90, result.LatencyP95, result.LatencyP99} {
-		delete(run.Metrics, k) // wrk prints 0.00us for latencies it never measured
-	}
+	importer.DropLatencies(run.Metrics, false) // wrk prints 0.00us for latencies it never measured
 	run.Metrics[result.RequestErrorPct] = 100
 	// wrk counted 0 requests; its attempts that failed are socket errors,
 	// which it does not count as requests: no failed count.
@@ -289,14 +272,4 @@ func (rep *report) timingNotes() {
 	case rep.uncorrected:
 		rep.run.Notes = append(rep.run.Notes, "wrk2 --u_latency: imported the recorded latencies (timed from when each request was due); the uncorrected table was ignored")
 	}
-}
-
-// parseLatency reads wrk's durations ("850.00us", "15.52ms", "1.83s",
-// "1.00m") in milliseconds.
-func parseLatency(s string) (float64, error) {
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("bad duration %q", s)
-	}
-	return float64(d) / float64(time.Millisecond), nil
 }
