@@ -147,7 +147,7 @@ func TestABWholeClusterOnBothSides(t *testing.T) {
 	pg, dir, env := clusterJob(t, clusterBenchmark, 20000, 4)
 	o := tailgateIn(t, dir, env, "validate")
 	wantCode(t, o, 0)
-	wantContains(t, "validate", o.stdout, "base measured: the target's processes (tailgate starts them); part postgres (pid from "+pg.PIDFile(),
+	wantContains(t, "validate", o.stdout, "base measured: the target's processes (tailgate starts them); part postgres (pid file "+pg.PIDFile(),
 		"head measured: the target's processes (tailgate starts them); part postgres", "every phase alternates between the sides")
 	rep := clusterAB(t, dir, env)
 	for _, side := range []string{"base", "head"} {

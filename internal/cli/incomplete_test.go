@@ -28,7 +28,7 @@ func TestABLostFigureIsARuntimeFailure(t *testing.T) {
 
 	for _, allow := range []bool{false, true} {
 		fake := newE2EGitHub(t)
-		dir, cfg := benchFile(t, "target:\n"+demoTarget(t, "  ")+
+		dir, cfg := benchFile(t, "target:\n  url: 'http://"+base+"'\n  ready: {path: /health, timeout: 20s, interval: 20ms}\n"+
 			"ab:\n  base: {url: 'http://"+base+"'}\n  head:\n"+demoTarget(t, "    ")+
 			"  windows: 2\n  window: 200ms\n  min_blocks: 3\n  max_blocks: 3\n  noise: 'off'\n"+
 			"  allow_missing: "+map[bool]string{false: "false", true: "true"}[allow]+"\n"+
