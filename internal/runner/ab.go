@@ -79,6 +79,9 @@ type ABPlan struct {
 	// metrics have all decided, so that the time goes to the undecided
 	// ones. Nil, or a block it would leave empty: every phase is measured.
 	SkipPhase func(name string) bool
+	// Gated, asked after the first look, says whether the verdict gates a
+	// metric (duet.go); nil: every metric is.
+	Gated func(key string) bool
 }
 
 // ABResult is what an A/B job measured: a result file per side (each
@@ -114,6 +117,8 @@ type ABResult struct {
 	// Warmups are the phases whose warm-up the first block found longer
 	// than load.warmup.
 	Warmups []result.Warmup
+	// Duets are the closed phases the first block measured both ways.
+	Duets []result.Duet
 }
 
 // Units is the number of comparison units measured: blocks,
@@ -168,6 +173,8 @@ type abJob struct {
 	kept map[Side]*running
 	// mu guards res while two windows loaded at once end at once.
 	mu sync.Mutex
+	// duets is what the first block measured of each closed phase (duet.go).
+	duets map[string]*duetSeen
 }
 
 func (j *abJob) run(ctx context.Context) (*ABResult, error) {
