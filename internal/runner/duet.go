@@ -18,7 +18,7 @@ import (
 // and beside a busy neighbour they share what is left unequally
 // (Miniflux beside a hog: throughput's block spread 13.0 % at once,
 // 4.7 % alternating). So the first block measures each closed phase both
-// ways, its even window pairs alternating and its odd ones at once, and
+// ways, half its window pairs alternating and half at once, and
 // the later blocks load both sides at once only where neither mattered:
 // each side's CPU per iteration at once within duetTolerance of its own
 // alternating windows (an inflation of δ shrinks a change r to about
@@ -37,7 +37,7 @@ type duetSeen struct {
 
 // pairAtOnce reports whether window pair w of phase ph in block blk
 // loads both sides at once: an open phase's always (Shape.AtOnce), a
-// closed phase's odd pairs in the first block, then as that block found
+// closed phase's probedAtOnce pairs in the first block, then as that block found
 // (judgeDuet); never where the sides cannot be told apart.
 func (j *abJob) pairAtOnce(ph config.PhaseLoad, blk, w int) bool {
 	s := j.plan.Shape
@@ -45,7 +45,7 @@ func (j *abJob) pairAtOnce(ph config.PhaseLoad, blk, w int) bool {
 		return s.AtOnce(ph)
 	}
 	if blk == 0 {
-		return w%2 == 1
+		return probedAtOnce(w)
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -61,6 +61,11 @@ func (j *abJob) pairAtOnce(ph config.PhaseLoad, blk, w int) bool {
 	}
 	return false // the first block did not measure it both ways
 }
+
+// probedAtOnce reports whether the first block loads window pair w of a
+// closed phase at once: pairs 1, 2, 5, 6, …, so that the alternating
+// ones (0, 3, 4, 7, …) take turns at which side goes first.
+func probedAtOnce(w int) bool { return w%4 == 1 || w%4 == 2 }
 
 // sawWindow keeps what the first block's window pair w of a closed phase
 // measured of side, for pairAtOnce's decision.
@@ -79,7 +84,10 @@ func (j *abJob) sawWindow(ph config.PhaseLoad, blk, w int, side Side, run *resul
 		j.duets[ph.Name] = seen
 	}
 	seen.windows++
-	mode := w % 2
+	mode := 0
+	if probedAtOnce(w) {
+		mode = 1
+	}
 	defer func() {
 		if seen.windows == 2*j.plan.Shape.Windows { // the phase's last window of the block
 			j.res.Duets = append(j.res.Duets, j.judgeDuet(ph, seen))

@@ -91,7 +91,7 @@ func TestRunABMeasuresClosedPhaseBothWays(t *testing.T) {
 	for k := range w.Base {
 		want := res.Duets[0].AtOnce
 		if w.Block[k] == 0 {
-			want = k%2 == 1
+			want = probedAtOnce(k)
 		}
 		if got := overlap(w.Base[k], w.Head[k]); got != want {
 			t.Errorf("block %d window pair %d: overlapping %v, want %v (duet %+v)", w.Block[k]+1, k, got, want, res.Duets[0])
