@@ -40,9 +40,8 @@ type duetSeen struct {
 // closed phase's probedAtOnce pairs in the first block, then as that block found
 // (judgeDuet); never where the sides cannot be told apart.
 func (j *abJob) pairAtOnce(ph config.PhaseLoad, blk, w int) bool {
-	s := j.plan.Shape
-	if s.AtOnce(ph) || !s.Blocks() || s.Alternate != "" {
-		return s.AtOnce(ph)
+	if !j.probes(ph) {
+		return j.plan.Shape.AtOnce(ph)
 	}
 	if blk == 0 {
 		return probedAtOnce(w)
@@ -62,6 +61,13 @@ func (j *abJob) pairAtOnce(ph config.PhaseLoad, blk, w int) bool {
 	return false // the first block did not measure it both ways
 }
 
+// probes reports whether the job decides phase ph from its first block:
+// a closed phase of blocks whose sides can be told apart.
+func (j *abJob) probes(ph config.PhaseLoad) bool {
+	s := j.plan.Shape
+	return s.Blocks() && s.Alternate == "" && ph.Load.Model != config.ModelOpen
+}
+
 // probedAtOnce reports whether the first block loads window pair w of a
 // closed phase at once: pairs 1, 2, 5, 6, …, so that the alternating
 // ones (0, 3, 4, 7, …) take turns at which side goes first.
@@ -70,7 +76,7 @@ func probedAtOnce(w int) bool { return w%4 == 1 || w%4 == 2 }
 // sawWindow keeps what the first block's window pair w of a closed phase
 // measured of side, for pairAtOnce's decision.
 func (j *abJob) sawWindow(ph config.PhaseLoad, blk, w int, side Side, run *result.Run) {
-	if blk != 0 || ph.Load.Model == config.ModelOpen {
+	if blk != 0 || !j.probes(ph) {
 		return
 	}
 	j.mu.Lock()

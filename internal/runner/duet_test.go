@@ -98,3 +98,28 @@ func TestRunABMeasuresClosedPhaseBothWays(t *testing.T) {
 		}
 	}
 }
+
+// Sides that cannot be told apart while both are loaded alternate in
+// every pair of every block, and no first block is judged for them; an
+// open phase runs at once throughout.
+func TestPairAtOnceOnlyWhereTheSidesCanBeToldApart(t *testing.T) {
+	closed := config.PhaseLoad{Name: "capacity", Load: config.Load{Model: config.ModelClosed}}
+	open := config.PhaseLoad{Name: "latency", Load: config.Load{Model: config.ModelOpen}}
+	run := &result.Run{Metrics: map[string]float64{result.CPUPerIteration: 1, result.IterationsPerSec: 100}}
+	shared := &abJob{plan: ABPlan{Shape: Shape{Windows: 2, Alternate: "one part"}}, res: &ABResult{}}
+	apart := &abJob{plan: ABPlan{Shape: Shape{Windows: 2}}, res: &ABResult{}}
+	for blk := range 2 {
+		for w := range 2 {
+			for side := range 2 {
+				shared.sawWindow(closed, blk, w, Side(side), run)
+				apart.sawWindow(closed, blk, w, Side(side), run)
+			}
+			if shared.pairAtOnce(closed, blk, w) || !apart.pairAtOnce(open, blk, w) {
+				t.Errorf("block %d pair %d: shared sides loaded at once, or an open phase alternated", blk, w)
+			}
+		}
+	}
+	if len(shared.res.Duets) != 0 || len(apart.res.Duets) != 1 || !apart.res.Duets[0].AtOnce {
+		t.Errorf("duets %+v (shared) and %+v (apart): want none, and one at once (nothing changed)", shared.res.Duets, apart.res.Duets)
+	}
+}
