@@ -227,7 +227,7 @@ func duetNote(d *result.Duet) string {
 	if !d.Measured {
 		return " after the first block, which measured it both ways but had no CPU per iteration of both sides to show that loading them together changes nothing"
 	}
-	pct := func(x float64) string { return fmt.Sprintf("%+.1f %%", 100*(math.Exp(x)-1)) }
+	pct := func(x float64) string { return signed(100*(math.Exp(x)-1), "%.1f") + " %" }
 	ratio := ""
 	if d.Throughput {
 		ratio = " and the head-to-base ratio of iterations/s by " + pct(d.Shift)
