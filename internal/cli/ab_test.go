@@ -71,7 +71,9 @@ func TestABCommandBlocks(t *testing.T) {
 	}
 }
 
-// One rule, phase by phase: a closed phase alternates between the sides,
+// One rule, phase by phase: a closed phase alternates between the sides
+// after its first block (no CPU measured here to show loading both at
+// once changes nothing),
 // an open one loads both at once, whatever the machine does meanwhile.
 // The report says how each phase ran.
 func TestABCommandRunsEachPhaseByItsModel(t *testing.T) {

@@ -141,7 +141,7 @@ func describeAB(line func(k, format string, a ...any), cfg *config.Config, ab *c
 	if !shape.Blocks() {
 		line("unit", "a pair of whole runs, one side at a time, as %s; %s; %d to %d blocks", shape.WholeRuns, ab.Order, ab.MinPairs, ab.MaxPairs)
 	} else {
-		how := "an open phase loads both sides at once, a closed one alternates between them"
+		how := "an open phase loads both sides at once; a closed one, measured both ways in the first block, loads them at once in the later blocks only where that changed neither side's CPU per iteration (nor the ratio of iterations/s where gated), else alternates"
 		if shape.Alternate != "" {
 			how = "every phase alternates between the sides, as " + shape.Alternate
 		}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -59,6 +60,9 @@ type ABRun struct {
 type ABPhase struct {
 	Name   string
 	AtOnce bool
+	// Duet, for a closed phase, is what the first block found measuring
+	// it both ways, which decided AtOnce for the later blocks.
+	Duet *result.Duet
 }
 
 // notes are the sentences of an A/B job's run, in the order a reader
@@ -115,6 +119,7 @@ func (r *ABRun) blocksNote() string {
 		if !ph.AtOnce {
 			w = "alternating between the sides (" + r.windowOrder() + ")"
 		}
+		w += duetNote(ph.Duet)
 		if len(r.Phases) > 1 {
 			w = "phase " + ph.Name + " " + w
 		}
@@ -212,4 +217,21 @@ func warmupNote(w result.Warmup) string {
 		s += "; they were still getting faster at that bound (10× load.warmup, at least 10 s): a longer load.warmup measures them warmer"
 	}
 	return s
+}
+
+// duetNote says how the first block decided a closed phase's windows.
+func duetNote(d *result.Duet) string {
+	if d == nil {
+		return ""
+	}
+	if !d.Measured {
+		return " after the first block, which measured it both ways but had no CPU per iteration of both sides to show that loading them together changes nothing"
+	}
+	pct := func(x float64) string { return signed(100*(math.Exp(x)-1), "%.1f") + " %" }
+	ratio := ""
+	if d.Throughput {
+		ratio = " and the head-to-base ratio of iterations/s by " + pct(d.Shift)
+	}
+	return fmt.Sprintf(" after the first block, which measured it both ways: loaded together, CPU per iteration changed by %s (base) and %s (head)%s, %s ±%.0f %%",
+		pct(d.Inflation[0]), pct(d.Inflation[1]), ratio, map[bool]string{true: "within", false: "not all within"}[d.AtOnce], 100*(math.Exp(d.Tolerance)-1))
 }

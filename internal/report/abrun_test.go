@@ -101,3 +101,21 @@ func TestABRunNotes(t *testing.T) {
 		t.Errorf("no A/B job: %q, want no notes", got)
 	}
 }
+
+// A closed phase decided by its first block says what that block found:
+// each side's change of CPU per iteration when loaded together and the
+// throughput ratio's where gated, or that no CPU was there to show it.
+func TestDuetNote(t *testing.T) {
+	t.Parallel()
+	once := &result.Duet{Phase: "capacity", AtOnce: true, Measured: true, Throughput: true, Inflation: [2]float64{0.01, -0.02}, Shift: 0.03, Tolerance: 0.05}
+	unmeasured := &result.Duet{Phase: "capacity", Tolerance: 0.05}
+	r := &ABRun{Blocks: 3, MaxBlocks: 12, Elapsed: 30 * time.Second, Windows: 2, Window: time.Second,
+		Phases: []ABPhase{{Name: "capacity", AtOnce: true, Duet: once}}}
+	if got, want := r.blocksNote(), "both sides loaded at the same time after the first block, which measured it both ways: loaded together, CPU per iteration changed by +1.0 % (base) and −2.0 % (head) and the head-to-base ratio of iterations/s by +3.0 %, within ±5 %"; !strings.HasSuffix(got, want) {
+		t.Errorf("note %q\nwant it to end %q", got, want)
+	}
+	r.Phases[0] = ABPhase{Name: "capacity", Duet: unmeasured}
+	if got := r.blocksNote(); !strings.Contains(got, "alternating between the sides (A B B A") || !strings.Contains(got, "had no CPU per iteration of both sides") {
+		t.Errorf("note %q: want alternating, and why", got)
+	}
+}

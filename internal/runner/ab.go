@@ -53,6 +53,9 @@ type ABPlan struct {
 	// that the time goes to the undecided ones. Nil, or a block it would
 	// leave empty: every phase is measured.
 	SkipPhase func(name string) bool
+	// Gated, asked after the first look, says whether the verdict gates a
+	// metric (duet.go); nil: every metric is.
+	Gated func(key string) bool
 }
 
 // ABResult is what an A/B job measured: a result file per side (each
@@ -87,6 +90,8 @@ type ABResult struct {
 	// Warmups are the phases whose warm-up the first block found longer
 	// than load.warmup.
 	Warmups []result.Warmup
+	// Duets are the closed phases the first block measured both ways.
+	Duets []result.Duet
 }
 
 // Budget names a budget of an A/B job.
@@ -138,6 +143,8 @@ type abJob struct {
 	kept [2]*running
 	// mu guards res while two windows loaded at once end at once.
 	mu sync.Mutex
+	// duets is what the first block measured of each closed phase (duet.go).
+	duets map[string]*duetSeen
 }
 
 // unitDone ends the n-th block of a job that began at began: the time so

@@ -104,9 +104,6 @@ type blockRuns struct {
 	block   [2]result.Run
 }
 
-// atOnce reports whether the job loads both sides at once in phase ph.
-func (j *abJob) atOnce(ph config.PhaseLoad) bool { return j.plan.Shape.AtOnce(ph) }
-
 // sideBySideProblem says why the two sides cannot run at the same time, as
 // a block has both sides' processes up: tailgate
 // starts both, afresh for every unit, on one fixed address. Such a job
@@ -325,7 +322,8 @@ type Shape struct {
 func (s Shape) Blocks() bool { return s.WholeRuns == "" }
 
 // AtOnce reports whether the job's windows of phase ph load both sides at
-// the same time: an open phase's do, a closed phase's alternate. An open
+// the same time from the first block on: an open phase's do; a closed
+// phase's as the job's first block finds (pairAtOnce, duet.go). An open
 // phase's fixed rate asks neither side for all it can get, so a busy
 // neighbour does not split them unequally, and the moment's noise hits
 // both alike (PocketBase's latency phase beside a CPU hog: p95's block
@@ -448,8 +446,8 @@ func unpanicked(f func() error) (err error) {
 }
 
 // windows measures a phase's windows of both sides, handing each run to
-// keep: window w of both sides at once when the phase loads them at once
-// (Shape.AtOnce), else in order.
+// keep: window pair w of both sides at once where the phase loads them at
+// once (pairAtOnce), else in order.
 func (j *abJob) windows(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, order []Side, keep func(Side, int, *result.Run)) error {
 	measure := func(side Side, w int) error {
 		run, err := j.measureWindow(ctx, tgts[side], side, ph, blk, w, setups[side])
@@ -459,17 +457,17 @@ func (j *abJob) windows(ctx context.Context, tgts [2]*running, ph config.PhaseLo
 		j.keepWindow(func() { keep(side, w, run); j.res.Order = append(j.res.Order, side) })
 		return nil
 	}
-	if j.atOnce(ph) {
-		for w := 0; w < len(order)/2; w++ {
+	for w := 0; w < len(order)/2; w++ {
+		if j.pairAtOnce(ph, blk, w) {
 			if err := both(order[2*w:2*w+2], func(side Side) error { return measure(side, w) }); err != nil {
 				return err
 			}
+			continue
 		}
-		return nil
-	}
-	for k, side := range order {
-		if err := measure(side, k/2); err != nil {
-			return err
+		for _, side := range order[2*w : 2*w+2] {
+			if err := measure(side, w); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -492,7 +490,7 @@ func (j *abJob) measureWindow(ctx context.Context, tgt *running, side Side, ph c
 		return nil, err
 	}
 	pw := phaseWindow{duration: j.plan.Shape.Window, warmup: j.plan.Shape.WindowWarmup, setup: setup,
-		quiet: true, shadow: j.atOnce(ph) && side == Head, short: true}
+		quiet: true, shadow: j.pairAtOnce(ph, blk, w) && side == Head, short: true}
 	run, err := j.b.measurePhase(ctx, j.compiled, tgt, j.runIndex(blk, w), ph, phaseClock{}, pw)
 	if err == nil {
 		err = tgt.exited()
@@ -503,6 +501,7 @@ func (j *abJob) measureWindow(ctx context.Context, tgt *running, side Side, ph c
 	if err != nil {
 		return nil, err
 	}
+	j.sawWindow(ph, blk, w, side, run)
 	return run, nil
 }
 

@@ -1,0 +1,125 @@
+package runner
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/result"
+)
+
+// The first block's evidence decides a closed phase: simulated first
+// blocks of 4 windows a side (2 alternating, 2 at once), log noise sigma
+// per window. Sides whose cost does not change when loaded together run
+// at once in most jobs; sides that each pay a share of the other's work
+// (an inflation of 15 %, which shrinks a +30 % change to about +13 %)
+// are almost never loaded at once, however the noise falls; a throughput
+// ratio that loading together shifts (a neighbour sharing unequally)
+// alternates where iterations/s is gated and does not matter where not.
+func TestJudgeDuet(t *testing.T) {
+	rng := rand.New(rand.NewPCG(46, 1))
+	sim := func(inflation, shift, sigma float64, throughput bool) float64 {
+		once := 0
+		const jobs = 2000
+		for range jobs {
+			var s duetSeen
+			for mode := range 2 {
+				for side := range 2 {
+					for range 2 {
+						s.cpu[mode][side] = append(s.cpu[mode][side], 2+float64(side)*0.3+float64(mode)*inflation+sigma*rng.NormFloat64())
+						s.tput[mode][side] = append(s.tput[mode][side], 5+float64(mode*side)*shift+sigma*rng.NormFloat64())
+					}
+				}
+			}
+			if judgeDuet(&s, throughput).AtOnce {
+				once++
+			}
+		}
+		return float64(once) / jobs
+	}
+	for _, c := range []struct {
+		name                    string
+		inflation, shift, sigma float64
+		throughput              bool
+		lo, hi                  float64
+	}{
+		{"unchanged, quiet windows", 0, 0, 0.01, true, 0.97, 1},
+		{"unchanged, 2 % windows", 0, 0, 0.02, true, 0.75, 1},
+		{"inflated 15 %, quiet", math.Log(1.15), 0, 0.01, true, 0, 0},
+		{"inflated 15 %, 2 % windows", math.Log(1.15), 0, 0.02, true, 0, 0.001},
+		{"inflated 15 %, 5 % windows", math.Log(1.15), 0, 0.05, true, 0, 0.02},
+		{"inflated 15 %, 10 % windows", math.Log(1.15), 0, 0.10, false, 0, 0.05},
+		{"ratio shifted 15 %, gated", 0, math.Log(1.15), 0.01, true, 0, 0},
+		{"ratio shifted 15 %, not gated", 0, math.Log(1.15), 0.01, false, 0.97, 1},
+	} {
+		if got := sim(c.inflation, c.shift, c.sigma, c.throughput); got < c.lo || got > c.hi {
+			t.Errorf("%s: at once in %.1f %% of jobs, want %.1f … %.1f %%", c.name, 100*got, 100*c.lo, 100*c.hi)
+		}
+	}
+	if d := judgeDuet(&duetSeen{}, true); d.AtOnce || d.Measured {
+		t.Errorf("no CPU per iteration measured: %+v, want alternating, unmeasured", d)
+	}
+}
+
+// A job's first block measures a closed phase both ways, its first
+// window pair alternating and its second at once; the later blocks run
+// as it found: a pair's two windows overlap in time when at once and do
+// not when alternating.
+func TestRunABMeasuresClosedPhaseBothWays(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	base, head := serviceTarget(t, dir+"/b.env"), serviceTarget(t, dir+"/h.env")
+	r := abBenchmark(t, base.URL)
+	r.Config.Load.Phases = []config.Phase{{Name: "capacity", Model: config.ModelClosed, VUs: 2}}
+	plan := ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxPairs: 3, Restart: false,
+		Shape: Shape{Windows: 2, Window: 200 * time.Millisecond, WindowWarmup: 20 * time.Millisecond}}
+	res, err := r.RunAB(context.Background(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Duets) != 1 || !res.Duets[0].Measured || res.Duets[0].Phase != "capacity" {
+		t.Fatalf("duets %+v: want the closed phase measured both ways, CPU per iteration of both sides", res.Duets)
+	}
+	overlap := func(a, b result.Run) bool {
+		end := func(r result.Run) time.Time { return r.Started.Add(time.Duration(r.Window * float64(time.Second))) }
+		return a.Started.Before(end(b)) && b.Started.Before(end(a))
+	}
+	w := res.Windows
+	for k := range w.Base {
+		want := res.Duets[0].AtOnce
+		if w.Block[k] == 0 {
+			want = probedAtOnce(k)
+		}
+		if got := overlap(w.Base[k], w.Head[k]); got != want {
+			t.Errorf("block %d window pair %d: overlapping %v, want %v (duet %+v)", w.Block[k]+1, k, got, want, res.Duets[0])
+		}
+	}
+}
+
+// Sides that cannot be told apart while both are loaded alternate in
+// every pair of every block, and no first block is judged for them; an
+// open phase runs at once throughout.
+func TestPairAtOnceOnlyWhereTheSidesCanBeToldApart(t *testing.T) {
+	closed := config.PhaseLoad{Name: "capacity", Load: config.Load{Model: config.ModelClosed}}
+	open := config.PhaseLoad{Name: "latency", Load: config.Load{Model: config.ModelOpen}}
+	run := &result.Run{Metrics: map[string]float64{result.CPUPerIteration: 1, result.IterationsPerSec: 100}}
+	shared := &abJob{plan: ABPlan{Shape: Shape{Windows: 2, Alternate: "one part"}}, res: &ABResult{}}
+	apart := &abJob{plan: ABPlan{Shape: Shape{Windows: 2}}, res: &ABResult{}}
+	for blk := range 2 {
+		for w := range 2 {
+			for side := range 2 {
+				shared.sawWindow(closed, blk, w, Side(side), run)
+				apart.sawWindow(closed, blk, w, Side(side), run)
+			}
+			if shared.pairAtOnce(closed, blk, w) || !apart.pairAtOnce(open, blk, w) {
+				t.Errorf("block %d pair %d: shared sides loaded at once, or an open phase alternated", blk, w)
+			}
+		}
+	}
+	if len(shared.res.Duets) != 0 || len(apart.res.Duets) != 1 || !apart.res.Duets[0].AtOnce {
+		t.Errorf("duets %+v (shared) and %+v (apart): want none, and one at once (nothing changed)", shared.res.Duets, apart.res.Duets)
+	}
+}
