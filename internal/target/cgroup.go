@@ -140,8 +140,12 @@ func readNumbers(path string) (map[string]uint64, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseNumbers(string(data)), nil
+}
+
+func parseNumbers(data string) map[string]uint64 {
 	out := map[string]uint64{}
-	for line := range strings.Lines(string(data)) {
+	for line := range strings.Lines(data) {
 		f := strings.Fields(strings.Replace(line, ":", " ", 1))
 		if len(f) == 2 {
 			if v, err := strconv.ParseUint(f[1], 10, 64); err == nil {
@@ -156,7 +160,7 @@ func readNumbers(path string) (map[string]uint64, error) {
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 func readUint(path string) (uint64, error) {

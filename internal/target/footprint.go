@@ -205,8 +205,7 @@ func newPartWindow(p FootprintPart) *partWindow {
 	switch {
 	case p.PID != 0:
 	case p.PIDFile != "":
-		pid, err := pidFromFirstLine(p.PIDFile)
-		w.root, w.err = pid, err
+		w.root, w.err = pidFromFirstLine(p.PIDFile, "pid file")
 	case p.Cgroup != "":
 		w.cgroup, w.err = openCgroup(p.Cgroup)
 	}
@@ -555,21 +554,6 @@ func (w *partWindow) result() (*result.Part, []string) {
 	return &result.Part{Name: name, Totals: totals, Processes: len(w.spans)}, notes
 }
 
-// pidFromFirstLine reads a pid from a file's first line: a plain pid file
-// or PostgreSQL's postmaster.pid (pid, data directory, …).
-func pidFromFirstLine(path string) (int, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return 0, fmt.Errorf("reading the pid file: %w", err)
-	}
-	line, _, _ := strings.Cut(string(data), "\n")
-	pid, err := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil || pid <= 0 {
-		return 0, fmt.Errorf("pid file %s starts with %q, want a process id", path, snippet([]byte(line)))
-	}
-	return pid, nil
-}
-
 // readProcIO reads /proc/<pid>/io in ioFields order (readable by the
 // process's owner and root only).
 func readProcIO(pid int) ([6]uint64, error) {
@@ -586,29 +570,6 @@ func readProcIO(pid int) ([6]uint64, error) {
 		out[i] = v
 	}
 	return out, nil
-}
-
-// readVoluntaryCtxt sums the voluntary context switches of a process's
-// live threads (/proc/<pid>/status holds only its main thread's).
-func readVoluntaryCtxt(pid int) (uint64, error) {
-	dir := filepath.Join(procRoot, strconv.Itoa(pid), "task")
-	tasks, err := os.ReadDir(dir)
-	if err != nil {
-		return 0, err
-	}
-	var sum uint64
-	for _, task := range tasks {
-		values, err := readNumbers(filepath.Join(dir, task.Name(), "status"))
-		if err != nil {
-			continue // a thread that just ended
-		}
-		v, ok := values["voluntary_ctxt_switches"]
-		if !ok {
-			return 0, fmt.Errorf("/proc/%d/task/%s/status has no voluntary_ctxt_switches", pid, task.Name())
-		}
-		sum += v
-	}
-	return sum, nil
 }
 
 func readCmdline(pid int) string {

@@ -103,9 +103,8 @@ func describeProcess(pid int) string {
 // processCommand is a process's command line, printable and at most 120
 // characters.
 func processCommand(pid int) string {
-	data, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "cmdline"))
-	s := strings.Join(strings.Fields(strings.ReplaceAll(string(data), "\x00", " ")), " ")
-	if err != nil || s == "" {
+	s := strings.Join(strings.Fields(readCmdline(pid)), " ")
+	if s == "" {
 		return "command unknown"
 	}
 	s = strings.Map(func(r rune) rune {

@@ -134,17 +134,27 @@ func tree(all []procStat, root int) []procStat {
 
 // PIDFromFile reads the pid of a target started elsewhere from a pid file.
 func PIDFromFile(path string) (int, error) {
+	pid, err := pidFromFirstLine(path, "target pid file")
+	if err == nil {
+		if _, serr := os.Stat(filepath.Join(procRoot, strconv.Itoa(pid))); errors.Is(serr, os.ErrNotExist) {
+			return 0, fmt.Errorf("target pid file %s names process %d, which is not running", path, pid)
+		}
+	}
+	return pid, err
+}
+
+// pidFromFirstLine reads a pid from a file's first line: a plain pid file
+// or PostgreSQL's postmaster.pid (pid, data directory, …).
+func pidFromFirstLine(path, what string) (int, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return 0, fmt.Errorf("reading the target pid file: %w", err)
+		return 0, fmt.Errorf("reading the %s: %w", what, err)
 	}
-	text := strings.TrimSpace(string(data))
-	pid, err := strconv.Atoi(text)
+	line, _, _ := strings.Cut(string(data), "\n")
+	line = strings.TrimSpace(line)
+	pid, err := strconv.Atoi(line)
 	if err != nil || pid <= 0 {
-		return 0, fmt.Errorf("target pid file %s holds %q, want a process id", path, snippet([]byte(text)))
-	}
-	if _, err := os.Stat(filepath.Join(procRoot, text)); errors.Is(err, os.ErrNotExist) {
-		return 0, fmt.Errorf("target pid file %s names process %d, which is not running", path, pid)
+		return 0, fmt.Errorf("%s %s holds %q, want a process id", what, path, snippet([]byte(line)))
 	}
 	return pid, nil
 }
