@@ -107,6 +107,10 @@ type Pin struct {
 	Over string `json:"over"`
 }
 
+// LayerFD is the supervisor's fd of the first of its side's layers
+// (Trees), after its two pipes.
+const LayerFD = 5
+
 // Encode is spec as the supervisor's argument.
 func (s *Spec) Encode() string {
 	b, _ := json.Marshal(s) // a struct of strings and ints always encodes

@@ -135,7 +135,7 @@ func Enter(s *Spec) error {
 		}
 	}
 	for _, r := range s.Real {
-		if err := bindHeld(held[r], r, true); err != nil {
+		if err := bindHeld(held[r], r); err != nil {
 			return fmt.Errorf("keeping %s the %s side's own: %w", r, s.Side, err)
 		}
 	}
@@ -150,12 +150,12 @@ func Enter(s *Spec) error {
 		ro = append(ro, h)
 	}
 	for _, k := range slices.Concat(s.Keep, s.KeepReadOnly) {
-		if err := bindHeld(held[k], k, true); err != nil {
+		if err := bindHeld(held[k], k); err != nil {
 			return fmt.Errorf("keeping %s visible to the %s side: %w", k, s.Side, err)
 		}
 	}
 	for _, p := range s.Own {
-		if err := bindHeld(held[p.From], p.Over, true); err != nil {
+		if err := bindHeld(held[p.From], p.Over); err != nil {
 			return fmt.Errorf("giving the %s side its own %s: %w", s.Side, p.Over, err)
 		}
 	}
@@ -203,13 +203,10 @@ func byDepth(paths []string) []string {
 	return out
 }
 
-// bindHeld mounts the directory or file held open as fd at target,
-// making the mount point first where a hidden directory took it away.
-func bindHeld(fd int, target string, dir bool) error {
+// bindHeld mounts the directory held open as fd at target, making the
+// mount point first where a hidden directory took it away.
+func bindHeld(fd int, target string) error {
 	if _, err := os.Lstat(target); err != nil {
-		if !dir {
-			return err
-		}
 		if err := os.MkdirAll(target, 0o755); err != nil {
 			return err
 		}
@@ -252,10 +249,6 @@ func layer(l Layer, userns bool) error {
 	}
 	return unix.Mount("tailgate-layer", l.Dir, "overlay", 0, opts)
 }
-
-// LayerFD is the supervisor's fd of the first of its side's layers
-// (Trees), after its two pipes.
-const LayerFD = 5
 
 // Trees are a copy of each of the side's layers as its holder mounted
 // them, for one command's supervisor to attach (Enter, from LayerFD on);

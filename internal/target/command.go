@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,29 +39,34 @@ func describe(c *config.Command) string {
 // started. It returns stdout and an error that quotes the end of the output.
 func runCommand(ctx context.Context, c *config.Command, ch Children) (stdout []byte, saw string, err error) {
 	saw = describe(c)
-	ctx, cancel := context.WithTimeout(ctx, CommandTimeout)
-	defer cancel()
-	p, err := ch.newProc(ctx, c)
-	if err != nil {
-		return nil, saw, err
-	}
 	var out bytes.Buffer
 	combined := &lockedBuffer{}
-	p.cmd.Stdout = teeWriter{&out, combined}
-	p.cmd.Stderr = combined
+	if _, err = ch.runFor(ctx, c, CommandTimeout, teeWriter{&out, combined}, combined); err != nil {
+		if tail := lastBytes(combined.Bytes(), outputTail); tail != "" {
+			saw += " → output: " + tail
+		}
+	}
+	return out.Bytes(), saw, err
+}
+
+// runFor runs c as a child of ch within timeout, in its own process group
+// that is killed as a whole on timeout or cancellation; an end of ctx is
+// the error, saying how long the command ran. p is nil when c could not
+// be prepared.
+func (ch Children) runFor(ctx context.Context, c *config.Command, timeout time.Duration, stdout, stderr io.Writer) (p *proc, err error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if p, err = ch.newProc(ctx, c); err != nil {
+		return nil, err
+	}
+	p.cmd.Stdout, p.cmd.Stderr = stdout, stderr
 	p.cmd.WaitDelay = time.Second
 	start := time.Now()
 	err = p.run()
 	if ctx.Err() != nil {
 		err = fmt.Errorf("stopped after %v: %w", time.Since(start).Round(time.Millisecond), ctx.Err())
 	}
-	if err != nil {
-		if tail := lastBytes(combined.Bytes(), outputTail); tail != "" {
-			saw += " → output: " + tail
-		}
-		return out.Bytes(), saw, err
-	}
-	return out.Bytes(), saw, nil
+	return p, err
 }
 
 // CheckSeal starts a command that does nothing (sh -c :) as ch starts

@@ -2,7 +2,6 @@ package target
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"syscall"
 	"time"
@@ -21,25 +20,13 @@ const StepLoad = "load command"
 // be run or was stopped: a load tool may exit non-zero for failed
 // thresholds and still have written its results.
 func RunTool(ctx context.Context, c *config.Command, ch Children, timeout time.Duration, log io.Writer) (exit int, err error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	p, err := ch.newProc(ctx, c)
-	if err != nil {
-		return 0, &StepError{Step: StepLoad, Saw: describe(c), Err: err}
-	}
 	lw := newPrefixWriter(log, "[load] ")
 	defer lw.Flush()
-	p.cmd.Stdout, p.cmd.Stderr = lw, lw
-	p.cmd.WaitDelay = time.Second
-	start := time.Now()
-	err = p.run()
-	if p.cmd.Process != nil {
+	p, err := ch.runFor(ctx, c, timeout, lw, lw)
+	if p != nil && p.cmd.Process != nil {
 		// What the command leaves running ends with it (a worker whose
 		// master is gone would retry for minutes): a run leaves nothing.
 		signalGroup(p.group(), syscall.SIGKILL)
-	}
-	if ctx.Err() != nil {
-		return 0, &StepError{Step: StepLoad, Saw: describe(c), Err: fmt.Errorf("stopped after %v: %w", time.Since(start).Round(time.Millisecond), ctx.Err())}
 	}
 	if err == nil {
 		return 0, nil
@@ -59,24 +46,12 @@ const StepBuild = "build"
 // prefixed "[label] ". A non-zero exit is an error that quotes the end of
 // the output.
 func RunBuild(ctx context.Context, c *config.Command, ch Children, dir string, timeout time.Duration, log io.Writer, label string) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	saw := describe(c) + " in " + dirName(dir)
-	p, err := ch.newProc(ctx, c)
-	if err != nil {
-		return &StepError{Step: StepBuild, Saw: saw, Err: err}
-	}
 	out := newPrefixWriter(log, "["+label+"] ")
 	defer out.Flush()
-	p.cmd.Dir = dir
-	p.cmd.Stdout, p.cmd.Stderr = out, out
-	p.cmd.WaitDelay = time.Second
-	start := time.Now()
-	err = p.run()
-	switch {
-	case ctx.Err() != nil:
-		err = fmt.Errorf("stopped after %v: %w", time.Since(start).Round(time.Millisecond), ctx.Err())
-	case err == nil:
+	ch.Dir = dir
+	_, err := ch.runFor(ctx, c, timeout, out, out)
+	if err == nil {
 		return nil
 	}
 	if t := lastBytes(out.Tail(), outputTail); t != "" {
