@@ -12,30 +12,25 @@ import (
 // procRoot is where the process table is read from (Linux procfs).
 const procRoot = "/proc"
 
-// clockTicks is USER_HZ, the unit of the CPU times in /proc/<pid>/stat. It
-// is 100 on every Linux architecture Go supports; reading it properly needs
-// sysconf(3) and so cgo.
+// clockTicks is USER_HZ: 100 on every Linux architecture Go supports
+// (reading it needs sysconf(3), so cgo).
 const clockTicks = 100
 
 // procStat is what tailgate reads of /proc/<pid>/stat (see proc(5)).
 type procStat struct {
-	PID      int
-	State    byte
-	PPID     int
-	PGRP     int
-	CPUTicks uint64 // utime+stime+cutime+cstime: own and reaped children's CPU
-	// ChildTicks is cutime+cstime: the CPU of children it reaped.
-	ChildTicks uint64
-	StartTime  uint64 // ticks after boot; with PID it names a process uniquely
-	RSSPages   int64
-	// Comm is the command name (in parentheses in the stat line).
-	Comm string
-	// Own and reaped children's times and faults, separately.
+	PID                              int
+	State                            byte
+	PPID                             int
+	PGRP                             int
+	CPUTicks                         uint64 // utime+stime+cutime+cstime
+	ChildTicks                       uint64 // cutime+cstime: of children it reaped
+	StartTime                        uint64 // ticks after boot; with PID it names a process uniquely
+	RSSPages                         int64
+	Comm                             string
 	UTime, STime, CUTime, CSTime     uint64
 	MinFlt, CMinFlt, MajFlt, CMajFlt uint64
 }
 
-// readStat reads one process's stat file.
 func readStat(pid int) (procStat, error) {
 	data, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "stat"))
 	if err != nil {
@@ -44,8 +39,8 @@ func readStat(pid int) (procStat, error) {
 	return parseStat(pid, string(data))
 }
 
-// parseStat parses a stat line. The command name is in parentheses and may
-// itself hold spaces and parentheses, so fields are counted from the last ')'.
+// parseStat parses a stat line, counting fields from the last ')': the
+// command name may hold spaces and parentheses.
 func parseStat(pid int, line string) (procStat, error) {
 	end := strings.LastIndexByte(line, ')')
 	if end < 0 {
@@ -79,12 +74,10 @@ func parseStat(pid int, line string) (procStat, error) {
 	return st, nil
 }
 
-// gone reports whether a process has ended: a zombie or a dead entry no
-// longer runs, even when nobody has reaped it yet.
+// gone: a zombie or dead entry has ended, reaped or not.
 func (s procStat) gone() bool { return s.State == 'Z' || s.State == 'X' }
 
-// allStats reads every process in /proc. Processes that end while the
-// table is read are skipped.
+// allStats reads every process in /proc (skipping those that end meanwhile).
 func allStats() ([]procStat, error) {
 	entries, err := os.ReadDir(procRoot)
 	if err != nil {
@@ -105,7 +98,7 @@ func allStats() ([]procStat, error) {
 	return out, nil
 }
 
-// tree returns root and all its descendants from a process table.
+// tree is root and its descendants.
 func tree(all []procStat, root int) []procStat {
 	children := map[int][]int{}
 	byPID := map[int]procStat{}

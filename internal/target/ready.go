@@ -1,6 +1,7 @@
 package target
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -17,8 +18,7 @@ const (
 )
 
 // WaitReady polls the readiness probe until it passes: r's path and status,
-// or, with r nil, any HTTP answer on "/". It is used as it is for a target
-// started elsewhere.
+// or, with r nil, any HTTP answer on "/".
 func WaitReady(ctx context.Context, client *http.Client, baseURL string, r *config.Ready) error {
 	return waitReady(ctx, client, baseURL, r, nil)
 }
@@ -73,13 +73,9 @@ func notReady(ctx context.Context, saw string, last error, timeout time.Duration
 
 func readyProbe(r *config.Ready) (config.Request, time.Duration, time.Duration) {
 	if r == nil {
-		return config.Request{Path: "/"}, DefaultReadyTimeout, DefaultReadyInterval
+		r = &config.Ready{}
 	}
-	path := r.Path
-	if path == "" {
-		path = "/"
-	}
-	return config.Request{Path: path},
+	return config.Request{Path: cmp.Or(r.Path, "/")},
 		durationOr(r.Timeout.D(), DefaultReadyTimeout),
 		durationOr(r.Interval.D(), DefaultReadyInterval)
 }
@@ -89,9 +85,5 @@ func checkReady(status int, r *config.Ready) error {
 	if r == nil {
 		return nil
 	}
-	want := r.Status
-	if want == 0 {
-		want = http.StatusOK
-	}
-	return checkStatus(status, want)
+	return checkStatus(status, cmp.Or(r.Status, http.StatusOK))
 }
