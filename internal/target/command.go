@@ -13,11 +13,10 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/config"
 )
 
-// CommandTimeout bounds a reset or verify command.
-const CommandTimeout = 2 * time.Minute
-
-// outputTail is how much of a command's output an error message quotes.
-const outputTail = 1000
+const (
+	CommandTimeout = 2 * time.Minute // bounds a reset or verify command
+	outputTail     = 1000            // bytes of output an error quotes
+)
 
 // describe renders a command for messages.
 func describe(c *config.Command) string {
@@ -34,9 +33,8 @@ func describe(c *config.Command) string {
 	return "sh -c " + strconv.Quote(c.Shell)
 }
 
-// runCommand runs c to completion within CommandTimeout, as a child of
-// ch, in its own process group so that a timeout kills everything it
-// started. It returns stdout and an error that quotes the end of the output.
+// runCommand runs c within CommandTimeout and returns stdout; an error
+// quotes the end of the output.
 func runCommand(ctx context.Context, c *config.Command, ch Children) (stdout []byte, saw string, err error) {
 	saw = describe(c)
 	var out bytes.Buffer
@@ -69,16 +67,13 @@ func (ch Children) runFor(ctx context.Context, c *config.Command, timeout time.D
 	return p, err
 }
 
-// CheckSeal starts a command that does nothing (sh -c :) as ch starts
-// its children, and says why it did not run: with ch.Seal, whether this
-// machine lets tailgate seal a side (namespaces, mounts) before a real
-// command depends on it.
+// CheckSeal runs `sh -c :` as ch runs its children: with ch.Seal, whether
+// this machine can seal a side, before a real command depends on it.
 func CheckSeal(ctx context.Context, ch Children) error {
 	_, _, err := runCommand(ctx, &config.Command{Args: []string{"sh", "-c", ":"}}, ch)
 	return err
 }
 
-// teeWriter keeps stdout on its own and in the combined output.
 type teeWriter struct {
 	out      *bytes.Buffer
 	combined *lockedBuffer
@@ -89,7 +84,7 @@ func (t teeWriter) Write(p []byte) (int, error) {
 	return t.combined.Write(p)
 }
 
-// lockedBuffer is written by the stdout and the stderr copier at once.
+// lockedBuffer is written by the stdout and stderr copiers at once.
 type lockedBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
@@ -107,8 +102,7 @@ func (b *lockedBuffer) Bytes() []byte {
 	return bytes.Clone(b.buf.Bytes())
 }
 
-// lastBytes is the end of b on one line, its control characters
-// escaped, marked when cut.
+// lastBytes is the end of b on one line, escaped, marked when cut.
 func lastBytes(b []byte, n int) string {
 	s := strings.Join(strings.Fields(string(b)), " ")
 	if len(s) > n {

@@ -19,9 +19,8 @@ const (
 	DefaultDrainInterval = 100 * time.Millisecond
 )
 
-// Drain waits until the target is idle: d.Probe is polled every interval
-// until it answers its expected status with the values of d.Until (e.g.
-// {"pending": 0}) continuously for the quiet period. It fails after the
+// Drain waits until d.Probe answers its status with d.Until's values
+// (e.g. {"pending": 0}) for the whole quiet period, failing after the
 // timeout with the last answer. A nil drain does nothing.
 func Drain(ctx context.Context, client *http.Client, baseURL string, d *config.Drain) error {
 	if d == nil {
@@ -68,7 +67,6 @@ func Drain(ctx context.Context, client *http.Client, baseURL string, d *config.D
 	}
 }
 
-// probeIdle asks the probe once; a nil error means the target is idle.
 func probeIdle(ctx context.Context, client *http.Client, baseURL string, d *config.Drain) (string, error) {
 	a, err := send(ctx, client, baseURL, &d.Probe)
 	if err != nil {

@@ -10,20 +10,17 @@ import (
 	"syscall"
 )
 
-// Free ports are drawn below Linux's default ephemeral range (32768–60999),
-// from which the kernel picks the local ports of outgoing connections: a
-// port it chose for a listener and released can be a connection's local
-// port a moment later, under the load of a benchmark that opens many.
+// Free ports are drawn below Linux's ephemeral range (32768–60999), whose
+// ports the kernel hands to outgoing connections (a benchmark opens many).
 const (
 	freePortLow   = 20000
 	freePortHigh  = 32000
 	freePortTries = 200
 )
 
-// FreePort returns a TCP port that is free on host (a loopback address or
-// localhost, then on both 127.0.0.1 and ::1) just now, for a target that
-// tailgate starts. Another process could take it before the target binds
-// it; the start then fails with the port and its holder named.
+// FreePort returns a TCP port free just now on host (localhost: on
+// 127.0.0.1 and ::1). Should another take it first, the start fails with
+// the port and its holder named.
 func FreePort(host string) (int, error) {
 	hosts := []string{host}
 	if strings.EqualFold(host, "localhost") {
@@ -38,8 +35,7 @@ func FreePort(host string) (int, error) {
 	return 0, fmt.Errorf("no free port in %d–%d on %s after %d tries", freePortLow, freePortHigh, host, freePortTries)
 }
 
-// portFreeOn reports whether port can be listened on at every host; a host
-// this machine lacks (no IPv6) does not count against it.
+// portFreeOn: port can be listened on at every host this machine has.
 func portFreeOn(hosts []string, port int) bool {
 	for _, h := range hosts {
 		ln, err := net.Listen("tcp", net.JoinHostPort(h, strconv.Itoa(port)))

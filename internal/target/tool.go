@@ -9,16 +9,17 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/config"
 )
 
-// StepLoad names a failed run of a load tool command (engine: command).
-const StepLoad = "load command"
+// StepLoad and StepBuild name a failed load tool command (engine:
+// command) and a failed build command.
+const (
+	StepLoad  = "load command"
+	StepBuild = "build"
+)
 
-// RunTool runs a load tool's command for one run (engine: command): as a
-// child of ch (whose With adds the run's variables), its output to log, in
-// its own process group that is killed as a whole on timeout or
-// cancellation, and once the command has ended. The exit status is
-// returned (0 on success) with an error only when the command could not
-// be run or was stopped: a load tool may exit non-zero for failed
-// thresholds and still have written its results.
+// RunTool runs a load tool's command for one run, its output to log, and
+// kills what it left running. It returns the exit status, with an error
+// only when the command could not run or was stopped: a tool may exit
+// non-zero for failed thresholds and still have written its results.
 func RunTool(ctx context.Context, c *config.Command, ch Children, timeout time.Duration, log io.Writer) (exit int, err error) {
 	lw := newPrefixWriter(log, "[load] ")
 	defer lw.Flush()
@@ -37,14 +38,8 @@ func RunTool(ctx context.Context, c *config.Command, ch Children, timeout time.D
 	return 0, &StepError{Step: StepLoad, Saw: describe(c), Err: err}
 }
 
-// StepBuild names a failed build command (config build).
-const StepBuild = "build"
-
-// RunBuild runs a build command in dir, as a child of ch (no credentials,
-// ends with tailgate), in its own process group that is killed as a whole
-// on timeout or cancellation, its output to log as it comes, each line
-// prefixed "[label] ". A non-zero exit is an error that quotes the end of
-// the output.
+// RunBuild runs a build command in dir, its output to log with each line
+// prefixed "[label] "; a failure quotes the end of the output.
 func RunBuild(ctx context.Context, c *config.Command, ch Children, dir string, timeout time.Duration, log io.Writer, label string) error {
 	saw := describe(c) + " in " + dirName(dir)
 	out := newPrefixWriter(log, "["+label+"] ")
@@ -60,8 +55,7 @@ func RunBuild(ctx context.Context, c *config.Command, ch Children, dir string, t
 	return &StepError{Step: StepBuild, Saw: saw, Err: err}
 }
 
-// dirName names a child's working directory for messages: the empty one
-// is tailgate's own.
+// dirName names a working directory for messages.
 func dirName(dir string) string {
 	if dir == "" {
 		return "the current directory"
