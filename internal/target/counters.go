@@ -101,12 +101,7 @@ func (c Counters) readPrometheus(ctx context.Context, url string, names []string
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", url, err)
 	}
-	var missing []string
-	for _, n := range names {
-		if _, ok := sums[n]; !ok {
-			missing = append(missing, n)
-		}
-	}
+	missing := slices.DeleteFunc(slices.Clone(names), func(n string) bool { _, ok := sums[n]; return ok })
 	if len(missing) > 0 {
 		return sums, fmt.Errorf("GET %s has no sample named %s", url, strings.Join(missing, ", "))
 	}

@@ -53,7 +53,7 @@ type FootprintPart struct {
 	resources, hidden bool
 }
 
-const DefaultSampleEvery = 100 * time.Millisecond
+const DefaultSampleEvery = 100 * time.Millisecond // when none is given
 
 // procKey names one process: a pid is reused, a pid with its start time is not.
 type procKey struct {
@@ -67,9 +67,7 @@ func OpenFootprint(parts []FootprintPart, every time.Duration) *Footprint {
 	f := &Footprint{stop: make(chan struct{}), done: make(chan struct{})}
 	every = durationOr(every, DefaultSampleEvery)
 	for _, p := range parts {
-		w := newPartWindow(p)
-		w.every = every
-		f.parts = append(f.parts, w)
+		f.parts = append(f.parts, newPartWindow(p, every))
 	}
 	f.sample(true)
 	go f.loop(every)
@@ -179,8 +177,8 @@ type partWindow struct {
 	every                   time.Duration
 }
 
-func newPartWindow(p FootprintPart) *partWindow {
-	w := &partWindow{spec: p, root: p.PID, spans: map[procKey]*procSpan{}, cmdline: map[procKey]string{}}
+func newPartWindow(p FootprintPart, every time.Duration) *partWindow {
+	w := &partWindow{spec: p, root: p.PID, spans: map[procKey]*procSpan{}, cmdline: map[procKey]string{}, every: every}
 	switch {
 	case p.PID != 0:
 	case p.PIDFile != "":
@@ -206,16 +204,7 @@ func (w *partWindow) members(all []procStat) ([]procStat, error) {
 		return w.matching(all), nil
 	default:
 		pids, err := w.cgroup.pids()
-		if err != nil {
-			return nil, err
-		}
-		var out []procStat
-		for _, st := range all {
-			if slices.Contains(pids, st.PID) {
-				out = append(out, st)
-			}
-		}
-		return out, nil
+		return slices.DeleteFunc(slices.Clone(all), func(st procStat) bool { return !slices.Contains(pids, st.PID) }), err
 	}
 }
 

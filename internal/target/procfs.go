@@ -65,12 +65,11 @@ func parseStat(pid int, line string) (procStat, error) {
 		StartTime:  num(22),
 		UTime:      num(14), STime: num(15), CUTime: num(16), CSTime: num(17),
 		MinFlt: num(10), CMinFlt: num(11), MajFlt: num(12), CMajFlt: num(13),
+		RSSPages: int64(num(24)),
 	}
 	if open := strings.IndexByte(line, '('); open >= 0 && open < end {
 		st.Comm = line[open+1 : end]
 	}
-	rss, _ := strconv.ParseInt(fields[24-3], 10, 64)
-	st.RSSPages = rss
 	return st, nil
 }
 
