@@ -57,7 +57,7 @@ func CommandAttr(attr *syscall.SysProcAttr, s *Spec) {
 	attr.GidMappingsEnableSetgroups = false
 }
 
-// dumpable serialises StartDumpable.
+// dumpable serialises Start's dumpable window.
 var dumpable sync.Mutex
 
 // Start starts a supervisor given SupervisorAttr. A process that is not

@@ -59,12 +59,10 @@ func (c Counters) Read(ctx context.Context) CounterSnapshot {
 		for k, v := range values {
 			snap.Values[s.Name+"."+k] = v
 		}
-		for k, st := range stmts {
-			if snap.Statements == nil {
-				snap.Statements = map[string]result.Statement{}
-			}
-			snap.Statements[k] = st
+		if len(stmts) > 0 && snap.Statements == nil {
+			snap.Statements = map[string]result.Statement{}
 		}
+		maps.Copy(snap.Statements, stmts)
 	}
 	return snap
 }

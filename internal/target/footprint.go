@@ -95,9 +95,9 @@ func (f *Footprint) sample(first bool) {
 	for _, p := range f.parts {
 		if err != nil {
 			p.fail(err)
-			continue
+		} else {
+			p.sample(all, first)
 		}
-		p.sample(all, first)
 	}
 }
 

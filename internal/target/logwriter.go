@@ -35,11 +35,7 @@ func (w *prefixWriter) Write(p []byte) (int, error) {
 	defer w.mu.Unlock()
 	w.keepTail(p)
 	w.partial = append(w.partial, p...)
-	for {
-		i := bytes.IndexByte(w.partial, '\n')
-		if i < 0 {
-			break
-		}
+	for i := bytes.IndexByte(w.partial, '\n'); i >= 0; i = bytes.IndexByte(w.partial, '\n') {
 		w.emit(w.partial[:i+1])
 		w.partial = w.partial[i+1:]
 	}

@@ -2,10 +2,12 @@ package target
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/url"
 	"os"
@@ -91,16 +93,10 @@ func describeHolders(port int) string {
 	return "a process tailgate cannot see (another user's, or in another network namespace)"
 }
 
+// describeProcess is "pid 123 (./server --port 8080)", the command line
+// printable and at most 120 characters.
 func describeProcess(pid int) string {
-	return fmt.Sprintf("pid %d (%s)", pid, processCommand(pid))
-}
-
-// processCommand is a process's command line, printable, ≤ 120 characters.
-func processCommand(pid int) string {
-	s := strings.Join(strings.Fields(readCmdline(pid)), " ")
-	if s == "" {
-		return "command unknown"
-	}
+	s := cmp.Or(strings.Join(strings.Fields(readCmdline(pid)), " "), "command unknown")
 	s = strings.Map(func(r rune) rune {
 		if !unicode.IsPrint(r) {
 			return '?'
@@ -110,7 +106,7 @@ func processCommand(pid int) string {
 	if r := []rune(s); len(r) > 120 {
 		s = string(r[:119]) + "…"
 	}
-	return s
+	return fmt.Sprintf("pid %d (%s)", pid, s)
 }
 
 // tcpListen is the socket state LISTEN in /proc/net/tcp.
@@ -283,4 +279,44 @@ func treeAndGroup(all []procStat, pgid int) (pids []int, leaderStart uint64) {
 		}
 	}
 	return pids, leaderStart
+}
+
+// Free ports are drawn below Linux's ephemeral range (32768–60999), whose
+// ports the kernel hands to outgoing connections (a benchmark opens many).
+const (
+	freePortLow   = 20000
+	freePortHigh  = 32000
+	freePortTries = 200
+)
+
+// FreePort returns a TCP port free just now on host (localhost: on
+// 127.0.0.1 and ::1). Should another take it first, the start fails with
+// the port and its holder named.
+func FreePort(host string) (int, error) {
+	hosts := []string{host}
+	if strings.EqualFold(host, "localhost") {
+		hosts = []string{"127.0.0.1", "::1"}
+	}
+	for range freePortTries {
+		port := freePortLow + rand.IntN(freePortHigh-freePortLow)
+		if portFreeOn(hosts, port) {
+			return port, nil
+		}
+	}
+	return 0, fmt.Errorf("no free port in %d–%d on %s after %d tries", freePortLow, freePortHigh, host, freePortTries)
+}
+
+// portFreeOn: port can be listened on at every host this machine has.
+func portFreeOn(hosts []string, port int) bool {
+	for _, h := range hosts {
+		ln, err := net.Listen("tcp", net.JoinHostPort(h, strconv.Itoa(port)))
+		if err == nil {
+			ln.Close()
+			continue
+		}
+		if errors.Is(err, syscall.EADDRINUSE) || errors.Is(err, syscall.EACCES) || len(hosts) == 1 {
+			return false
+		}
+	}
+	return true
 }
