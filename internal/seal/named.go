@@ -7,16 +7,14 @@ import (
 	"strings"
 )
 
-// sideDirVars are how a command names its side's tree (TAILGATE_SIDE_DIR):
-// a path after one of them is a path in the tree.
+// sideDirVars name the side's tree: a path after one is a path in it.
 var sideDirVars = []string{"$TAILGATE_SIDE_DIR/", "${TAILGATE_SIDE_DIR}/"}
 
-// redirection is a duplication of a descriptor (2>&1), whose & does not
-// end a command.
+// redirection (2>&1): its & does not end a command.
 var redirection = regexp.MustCompile(`[0-9]*[<>]&[0-9-]*`)
 
-// interpreters run the script their first argument that is not an
-// option names; a subcommand listed with one (k6 run) comes first.
+// interpreters run the script their first non-option argument names,
+// after the subcommand listed (k6 run).
 var interpreters = map[string]string{
 	"sh": "", "bash": "", "dash": "", "zsh": "", "ksh": "", ".": "", "source": "",
 	"python": "", "python3": "", "node": "", "ruby": "", "perl": "", "php": "", "lua": "",
@@ -30,19 +28,14 @@ var Makefiles = []string{"GNUmakefile", "makefile", "Makefile"}
 // prefixes run the command that follows them.
 var prefixes = []string{"exec", "then", "do", "else", "elif", "if", "while", "until", "time", "nohup", "env", "command", "builtin", "!", "{"}
 
-// Runs are the relative paths of the files a command runs: the program
-// of each of its simple commands (a list's first argument; in a shell
-// string each command between ;, &&, ||, | and the like, after variable
-// assignments and words such as exec), and the script an interpreter
-// (sh, bash, python3, node, k6 run, …) is given, and the makefiles make
-// reads (-f, else every name it looks for, in -C's directory). A file the command only reads or writes (cp service.conf
-// out/delay) is the code's data, not the procedure. Words that are
-// absolute, home-relative, outside the directory (..), or hold anything
-// the shell would expand are not paths this can know.
-//
-// This is the rule by which the procedure's files come from the base
-// commit (with benchmark_from: base): a file of the base commit's tree
-// that a command of the procedure runs is the base's for both sides.
+// Runs are the relative paths of the files a command runs: each simple
+// command's program (after assignments and words such as exec), the
+// script an interpreter is given, and the makefiles make reads (-f, else
+// every name it looks for, in -C's directory). A file it only reads or
+// writes is data, not the procedure. Absolute, home-relative, outside
+// (..) or expandable words are not paths this can know. With
+// benchmark_from: base, what it names of the base commit's tree is the
+// base's for both sides.
 func Runs(args []string, shell string) []string {
 	if len(args) > 0 {
 		return runsOf(args)
@@ -93,9 +86,8 @@ func runsOf(words []string) []string {
 	return out
 }
 
-// makeRuns are the makefiles of make's arguments args: those -f names,
-// else every name make looks for; in -C's directory. Nil where that
-// directory is not one this can know.
+// makeRuns are the makefiles make's args read (nil where -C's directory
+// is unknowable).
 func makeRuns(args []string) []string {
 	dir, files := "", []string(nil)
 	for i := 0; i < len(args); i++ {

@@ -1,7 +1,6 @@
 package seal
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"net"
@@ -21,11 +20,9 @@ import (
 // Supported says whether this system has the namespaces a seal uses.
 const Supported = true
 
-// SupervisorAttr puts the supervisor that a sealed command runs under
-// into new mount, PID and IPC namespaces. As root that is all it takes;
-// as another user (the runner's) it also needs a user namespace of its
-// own, in which it is root over those namespaces only: mapped to
-// tailgate's uid and gid, it can mount there and nothing more.
+// SupervisorAttr puts a sealed command's supervisor into new mount, PID
+// and IPC namespaces; when tailgate is not root, also into a user
+// namespace where it is root over those alone (mapped to tailgate's ids).
 func SupervisorAttr(attr *syscall.SysProcAttr) {
 	nsAttr(attr, syscall.CLONE_NEWNS|syscall.CLONE_NEWPID|syscall.CLONE_NEWIPC)
 }
@@ -41,13 +38,11 @@ func nsAttr(attr *syscall.SysProcAttr, flags uintptr) {
 	attr.GidMappingsEnableSetgroups = false
 }
 
-// CommandAttr starts the command itself (in the supervisor, after Enter)
-// in a user and mount namespace of its own: its mounts are then copies
-// made in a less privileged namespace, which the kernel locks together,
-// so that the command, whatever capabilities it holds in its own user
-// namespace, can neither unmount what hides the other side nor make a
-// hidden directory visible again. It runs as tailgate's uid and gid
-// (root's whole range when tailgate is root).
+// CommandAttr starts the command (in the supervisor, after Enter) in a
+// user and mount namespace of its own: its mounts are copies made into a
+// less privileged namespace, which the kernel locks, so the command can
+// neither unmount what hides the other side nor reveal a hidden
+// directory. It runs as tailgate's uid and gid (all of root's when root).
 func CommandAttr(attr *syscall.SysProcAttr, s *Spec) {
 	attr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
 	if s.UID == 0 {
@@ -56,22 +51,20 @@ func CommandAttr(attr *syscall.SysProcAttr, s *Spec) {
 		attr.GidMappingsEnableSetgroups = true
 		return
 	}
-	// The supervisor's user namespace maps only its root (0) to
-	// tailgate's uid; the command sees itself as that uid again.
+	// The supervisor's namespace maps its root to tailgate's uid.
 	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: s.UID, HostID: 0, Size: 1}}
 	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: s.GID, HostID: 0, Size: 1}}
 	attr.GidMappingsEnableSetgroups = false
 }
 
-// dumpable serialises StartDumpable.
+// dumpable serialises Start's dumpable window.
 var dumpable sync.Mutex
 
 // Start starts a supervisor given SupervisorAttr. A process that is not
-// dumpable (tailgate makes itself so, to keep children out of its
-// memory) owns its /proc files as root, so that as another user it could
-// not write its new child's uid_map: tailgate is dumpable again only
-// while it starts the child. Every child it has then runs sealed, in a
-// PID namespace of its own where tailgate's /proc cannot be found.
+// dumpable (tailgate, to keep children out of its memory) has its /proc
+// files owned by root, so that it could not write its child's uid_map:
+// tailgate is dumpable only while it starts the child, whose PID
+// namespace cannot find tailgate's /proc.
 func Start(cmd *exec.Cmd) error {
 	if os.Geteuid() == 0 {
 		return cmd.Start()
@@ -87,10 +80,8 @@ func Start(cmd *exec.Cmd) error {
 	return cmd.Start()
 }
 
-// Enter makes the mounts of s in the supervisor's new mount namespace
-// and a /proc of its new PID namespace. Every step that fails is an
-// error naming the path: a side that cannot be sealed as planned does
-// not start.
+// Enter makes the mounts of s and a /proc of the new PID namespace; a
+// failed step is an error naming the path: the side does not start.
 func Enter(s *Spec) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("making the mounts private to the %s side: %w", s.Side, err)
@@ -135,7 +126,7 @@ func Enter(s *Spec) error {
 		}
 	}
 	for _, r := range s.Real {
-		if err := bindHeld(held[r], r, true); err != nil {
+		if err := bindHeld(held[r], r); err != nil {
 			return fmt.Errorf("keeping %s the %s side's own: %w", r, s.Side, err)
 		}
 	}
@@ -150,12 +141,12 @@ func Enter(s *Spec) error {
 		ro = append(ro, h)
 	}
 	for _, k := range slices.Concat(s.Keep, s.KeepReadOnly) {
-		if err := bindHeld(held[k], k, true); err != nil {
+		if err := bindHeld(held[k], k); err != nil {
 			return fmt.Errorf("keeping %s visible to the %s side: %w", k, s.Side, err)
 		}
 	}
 	for _, p := range s.Own {
-		if err := bindHeld(held[p.From], p.Over, true); err != nil {
+		if err := bindHeld(held[p.From], p.Over); err != nil {
 			return fmt.Errorf("giving the %s side its own %s: %w", s.Side, p.Over, err)
 		}
 	}
@@ -193,8 +184,7 @@ func Enter(s *Spec) error {
 	return nil
 }
 
-// byDepth orders paths parents first, so that a directory inside one
-// hidden before it is found gone and skipped.
+// byDepth orders paths parents first: one inside a hidden one is skipped.
 func byDepth(paths []string) []string {
 	out := slices.Clone(paths)
 	slices.SortStableFunc(out, func(a, b string) int {
@@ -203,13 +193,10 @@ func byDepth(paths []string) []string {
 	return out
 }
 
-// bindHeld mounts the directory or file held open as fd at target,
-// making the mount point first where a hidden directory took it away.
-func bindHeld(fd int, target string, dir bool) error {
+// bindHeld mounts the directory held open as fd at target, making the
+// mount point first where a hidden directory took it away.
+func bindHeld(fd int, target string) error {
 	if _, err := os.Lstat(target); err != nil {
-		if !dir {
-			return err
-		}
 		if err := os.MkdirAll(target, 0o755); err != nil {
 			return err
 		}
@@ -217,8 +204,7 @@ func bindHeld(fd int, target string, dir bool) error {
 	return unix.Mount("/proc/self/fd/"+strconv.Itoa(fd), target, "", unix.MS_BIND|unix.MS_REC, "")
 }
 
-// ownDir makes a side's own directory for the job where it is not yet:
-// its TMPDIR (0700), or its /dev/shm (1777, as the system's is).
+// ownDir makes a side's TMPDIR (0700) or /dev/shm (1777, as the system's).
 func ownDir(dir string, shm bool) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil || !shm {
 		return err
@@ -226,9 +212,8 @@ func ownDir(dir string, shm bool) error {
 	return os.Chmod(dir, 0o1777)
 }
 
-// layer mounts an overlay on l.Dir: the directory as it is below, the
-// side's writes in l.Upper, kept for the job. In a user namespace the
-// overlay keeps its attributes in user.* xattrs.
+// layer mounts an overlay on l.Dir, the side's writes in l.Upper (in a
+// user namespace with its attributes in user.* xattrs).
 func layer(l Layer, userns bool) error {
 	for _, p := range []string{l.Dir, l.Upper, l.Work} {
 		if strings.ContainsAny(p, ",:\\") {
@@ -253,20 +238,14 @@ func layer(l Layer, userns bool) error {
 	return unix.Mount("tailgate-layer", l.Dir, "overlay", 0, opts)
 }
 
-// LayerFD is the supervisor's fd of the first of its side's layers
-// (Trees), after its two pipes.
-const LayerFD = 5
-
-// Trees are a copy of each of the side's layers as its holder mounted
-// them, for one command's supervisor to attach (Enter, from LayerFD on);
-// none when the side has no layers. The first call starts the holder
-// (Hold), argv being tailgate's command line that runs it.
+// Trees are copies of the side's layers as its holder mounted them, for
+// one command's supervisor to attach (Enter, from LayerFD on). The first
+// call starts the holder (Hold) with the command line argv.
 //
-// One overlay per side, whatever number of its commands run at once (its
-// service and its reset): overlays of their own over one upper directory
-// would leave what one sees of the other's writes undefined. The copies
-// are of that one mount; a command cannot join the holder's namespaces
-// instead, because the kernel lets only a single-threaded process enter
+// One overlay per side, however many of its commands run at once:
+// overlays of their own over one upper directory would leave what one
+// sees of the other's writes undefined. A command cannot join the
+// holder's namespaces instead: only a single-threaded process may enter
 // a user namespace, and a Go program never is one.
 func (s *Spec) Trees(argv []string) ([]*os.File, error) {
 	if len(s.Layers) == 0 {
@@ -287,9 +266,8 @@ func (s *Spec) Trees(argv []string) ([]*os.File, error) {
 	return h.read(s, len(s.Layers))
 }
 
-// start starts the holder in a user and mount namespace of its own (Hold),
-// in a process group of its own (Ctrl-C reaches tailgate, which ends it),
-// and waits for its layers.
+// start starts the holder in namespaces and a process group of its own
+// (Ctrl-C reaches tailgate, which ends it) and waits for its layers.
 func (h *holder) start(s *Spec, argv []string) error {
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -345,8 +323,8 @@ func (h *holder) read(s *Spec, n int) ([]*os.File, error) {
 	return files, nil
 }
 
-// Release ends the side's holder at the job's end (it also ends when
-// tailgate does: its socket closes); the side starts no command after.
+// Release ends the side's holder (as tailgate's end would); the side
+// starts no command after.
 func (s *Spec) Release() {
 	h := s.holder()
 	h.mu.Lock()
@@ -373,11 +351,9 @@ func (h *holder) stop() {
 	h.cmd = nil
 }
 
-// Hold is the body of a side's holder (Trees), started in a user and
-// mount namespace of its own with a socket on fd 3: it mounts the side's
-// layers there and answers "ok" (or why not), then answers each request
-// with a copy of each layer's mount (open_tree); it ends when the socket
-// closes.
+// Hold is the body of a side's holder (Trees), its socket on fd 3: it
+// mounts the layers and answers "ok" (or why not), then each request with
+// a copy of each layer (open_tree), until the socket closes.
 func Hold(arg string) int {
 	s, err := Decode(arg)
 	if err == nil {
@@ -428,8 +404,7 @@ func request() bool {
 	}
 }
 
-// pin mounts the file or directory held open as fd over the one at over,
-// read-only.
+// pin mounts what fd holds open over over, read-only.
 func pin(fd int, over string) error {
 	st, err := os.Lstat(over)
 	if err != nil {
@@ -448,9 +423,8 @@ func pin(fd int, over string) error {
 	return remountReadOnly(over)
 }
 
-// remountReadOnly makes the bind mount at path read-only, keeping the
-// flags it has (a user namespace may not drop nosuid, nodev or noexec
-// from a mount it was given).
+// remountReadOnly makes a bind mount read-only, keeping its flags (a user
+// namespace may not drop nosuid, nodev or noexec).
 func remountReadOnly(path string) error {
 	var st unix.Statfs_t
 	if err := unix.Statfs(path, &st); err != nil {
@@ -466,9 +440,8 @@ func remountReadOnly(path string) error {
 	return unix.Mount("", path, "", flags, "")
 }
 
-// HostPID is the pid, as tailgate sees it, of the process that the
-// supervisor (pid supervisor in tailgate's PID namespace) started as
-// nsPID in its own.
+// HostPID is the pid in tailgate's namespace of the child that supervisor
+// started as nsPID in its own.
 func HostPID(supervisor, nsPID int) (int, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -489,14 +462,12 @@ func HostPID(supervisor, nsPID int) (int, error) {
 
 // statusIDs reads the PPid and NSpid lines of a /proc/<pid>/status file.
 func statusIDs(path string) (ppid int, nspids []int, ok bool) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return 0, nil, false
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		key, val, _ := strings.Cut(sc.Text(), ":")
+	for line := range strings.Lines(string(data)) {
+		key, val, _ := strings.Cut(line, ":")
 		switch key {
 		case "PPid":
 			ppid, _ = strconv.Atoi(strings.TrimSpace(val))
@@ -513,15 +484,12 @@ func statusIDs(path string) (ppid int, nspids []int, ok bool) {
 	return ppid, nspids, nspids != nil
 }
 
-// Shared are the runner's directories whose writes a side keeps to
-// itself (Job.Shared): $HOME, /tmp, and each directory on PATH that
-// tailgate could write, so that a program the head puts there never
-// resolves for the base. A PATH directory named bin or sbin brings its
-// prefix where tailgate could write that too and nothing is mounted
-// below it (/usr/local for /usr/local/bin, a toolchain's root): the
-// libraries beside the programs (a Python's site-packages) are the
-// prefix's. Each is resolved; one inside another, relative ones and /
-// are left out.
+// Shared are the runner's directories whose writes a side keeps to itself
+// (Job.Shared): $HOME, /tmp and each PATH directory tailgate could write,
+// so that a program the head puts there never resolves for the base. A
+// bin or sbin brings its prefix where that is writable too and has no
+// mount below it (/usr/local: a Python's site-packages lie there). Each is
+// resolved; one inside another, relative ones and / are left out.
 func Shared(environ []string) []string {
 	var dirs, mounts []string
 	if data, err := os.ReadFile("/proc/self/mountinfo"); err == nil {
@@ -557,10 +525,9 @@ func Shared(environ []string) []string {
 	})
 }
 
-// RootSockets are the sockets of container engines on this machine (the
-// system's and the user's docker, containerd and podman, and one
-// DOCKER_HOST or CONTAINER_HOST names): whoever reaches one can start a
-// privileged container, and so stop or rewrite the other side.
+// RootSockets are this machine's container engine sockets (docker,
+// containerd, podman, DOCKER_HOST, CONTAINER_HOST): whoever reaches one can
+// start a privileged container, and so stop or rewrite the other side.
 func RootSockets(environ []string) []string {
 	var out []string
 	cands := []string{"/run/docker.sock", "/var/run/docker.sock", "/run/containerd/containerd.sock", "/var/run/containerd/containerd.sock",

@@ -12,11 +12,10 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// cgroupWindow is a cgroup v2 directory over a window: its CPU (cpu.stat,
-// which keeps the time of processes that ended), its memory
-// (memory.current, sampled for the peak) and its I/O (io.stat), each read
-// at the window's ends. A file the cgroup lacks (a controller not enabled
-// for it) leaves its figures to the /proc sums of its processes, with a note.
+// cgroupWindow is a cgroup v2 directory over a window: cpu.stat (which
+// keeps ended processes' time), memory.current (for the peak) and io.stat.
+// A file it lacks (a controller not enabled) leaves its figures to the
+// /proc sums of its processes, with a note.
 type cgroupWindow struct {
 	dir               string
 	firstCPU, lastCPU map[string]uint64
@@ -34,7 +33,7 @@ func openCgroup(dir string) (*cgroupWindow, error) {
 	return &cgroupWindow{dir: dir}, nil
 }
 
-// pids are the processes of the cgroup and of the cgroups below it.
+// pids are the processes of the cgroup and those below it.
 func (c *cgroupWindow) pids() ([]int, error) {
 	var out []int
 	err := filepath.WalkDir(c.dir, func(path string, d fs.DirEntry, err error) error {
@@ -74,8 +73,7 @@ func (c *cgroupWindow) sample(first bool) {
 	}
 }
 
-// track keeps a cumulative file's first and last reading over a window,
-// or the error that kept it from being read.
+// track keeps a cumulative file's first and last reading, or the error.
 func track[T any](first bool, v T, err error, errp *error, firstp, lastp *T) {
 	switch {
 	case err != nil:
@@ -87,8 +85,8 @@ func track[T any](first bool, v T, err error, errp *error, firstp, lastp *T) {
 	}
 }
 
-// apply replaces the /proc sums in totals by the cgroup's own figures
-// where it has them, and says where it has not.
+// apply puts the cgroup's figures in place of the /proc sums in totals
+// where it has them, and says where not.
 func (c *cgroupWindow) apply(part string, totals map[string]float64) []string {
 	var notes []string
 	if c.cpuErr == nil && c.firstCPU != nil {
@@ -131,17 +129,19 @@ func missing(err error) error {
 	return err
 }
 
-// readNumbers reads the numbers of a /proc or cgroup file: of its
-// "name: n" (/proc/<pid>/io, status) and "name n" (cpu.stat) lines, and
-// of its "k=n" fields, summed over lines (io.stat's "MAJ:MIN rbytes=…"
-// per device); what is not a number is skipped.
+// readNumbers reads a /proc or cgroup file's numbers: "name: n" and
+// "name n" lines, and "k=n" fields summed over lines (io.stat's devices).
 func readNumbers(path string) (map[string]uint64, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	return parseNumbers(string(data)), nil
+}
+
+func parseNumbers(data string) map[string]uint64 {
 	out := map[string]uint64{}
-	for line := range strings.Lines(string(data)) {
+	for line := range strings.Lines(data) {
 		f := strings.Fields(strings.Replace(line, ":", " ", 1))
 		if len(f) == 2 {
 			if v, err := strconv.ParseUint(f[1], 10, 64); err == nil {
@@ -156,7 +156,7 @@ func readNumbers(path string) (map[string]uint64, error) {
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 func readUint(path string) (uint64, error) {

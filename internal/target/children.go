@@ -14,41 +14,33 @@ const (
 	TargetURLEnv = "TAILGATE_TARGET_URL"
 	// SideEnv is "base" or "head" in A/B; it is not set otherwise.
 	SideEnv = "TAILGATE_SIDE"
-	// SideDirEnv is the absolute path of the source tree the target is
-	// built and started from: in A/B the side's own (the base's
-	// worktree), else tailgate's working directory. The target, dataset
-	// commands and a load tool see it.
+	// SideDirEnv is the absolute path of the tree the target is built and
+	// started from: in A/B the side's own, else tailgate's working directory.
 	SideDirEnv = "TAILGATE_SIDE_DIR"
 )
 
-// Children is how tailgate makes its child processes: the target, dataset
-// commands, a load tool (engine: command) and build commands. Each gets the
-// environment that ChildEnv builds from the one tailgate was given (never
-// tailgate's own process environment, which only the CLI reads), and each
-// ends when tailgate ends, also when tailgate is killed with SIGKILL.
+// Children is how tailgate makes its child processes (the target, dataset,
+// load tool and build commands): each gets the environment ChildEnv builds
+// from the one tailgate was given (never tailgate's own, which only the
+// CLI reads), and each ends when tailgate ends, even by SIGKILL.
 type Children struct {
-	// Environ is the environment tailgate was given, as "NAME=value".
-	// Children get it without credentials. Nil gives them an empty one
-	// (plus their TAILGATE_* variables): a caller that forgets it leaks
-	// nothing.
+	// Environ is the environment tailgate was given ("NAME=value"),
+	// passed on without credentials. Nil passes none: a caller that
+	// forgets it leaks nothing.
 	Environ []string
 	// PassEnv names credentials that children get anyway (config pass_env).
 	PassEnv []string
-	// Supervisor is the command line (tailgate's own executable and its
-	// hidden subcommand) that runs Supervise. Every child is started under
-	// it, so that when tailgate dies, even by SIGKILL, the supervisor ends
-	// the child's whole process group. Empty: children are started
-	// directly, with a parent-death signal on Linux, which reaches the
-	// direct child only (not what a `sh -c` forks).
+	// Supervisor is the command line that runs Supervise, under which every
+	// child starts, so that when tailgate dies, even by SIGKILL, the
+	// child's whole process group ends. Empty: children start directly,
+	// with a parent-death signal on Linux, which reaches the direct child
+	// only (not what a `sh -c` forks).
 	Supervisor []string
-	// Seal, when set, is what this side's children may see (package
-	// seal): each is started under the supervisor in namespaces of its
-	// own, which the supervisor enters and mounts before it starts the
-	// command. It needs the supervisor.
+	// Seal, when set, is what this side's children may see: the
+	// supervisor (required) enters its namespaces and mounts first.
 	Seal *seal.Spec
-	// Dir is the working directory of a child whose caller names none: an
-	// A/B side's tree, so that a dataset or counters command of the base
-	// runs the base's files. "" is tailgate's own.
+	// Dir is the working directory of a child whose caller names none
+	// (an A/B side's tree); "" is tailgate's own.
 	Dir string
 
 	extra []string // "NAME=value" set for this child, after Environ
@@ -64,9 +56,8 @@ func (c Children) With(vars ...string) Children {
 // Env is the child's environment.
 func (c Children) Env() []string { return ChildEnv(c.Environ, c.PassEnv, c.extra) }
 
-// ChildEnv builds a child's environment: parent without the credentials
-// (IsCredential) that pass does not name, then extra. A name set twice keeps
-// its last value, once.
+// ChildEnv is parent without the credentials (IsCredential) that pass does
+// not name, then extra; a name set twice keeps its last value, once.
 func ChildEnv(parent, pass, extra []string) []string {
 	out := make([]string, 0, len(parent)+len(extra))
 	index := map[string]int{}
@@ -92,9 +83,8 @@ func ChildEnv(parent, pass, extra []string) []string {
 	return out
 }
 
-// credentialNames are the GitHub and Actions variables that carry a token
-// or a capability of the job, and so never reach the service under test
-// or any other child unless the config passes them on.
+// credentialNames carry a token or a capability of the job, and so reach
+// no child unless the config passes them on.
 var credentialNames = []string{
 	"GITHUB_TOKEN", "GH_TOKEN", "GITHUB_ENTERPRISE_TOKEN", "GH_ENTERPRISE_TOKEN",
 	// The runner's command files: a child appending to them would set
@@ -128,11 +118,10 @@ func IsCredential(name string) bool {
 	return false
 }
 
-// OwnSupervisor is the supervisor's command line: tailgate's executable
-// and its hidden subcommand sub. On Linux that is /proc/self/exe, which
-// the kernel resolves in the forked child, still tailgate's image: the
-// executable tailgate started as, whatever a child later puts at its path
-// (the file TAILGATE_BIN names). Nil when tailgate cannot find itself.
+// OwnSupervisor is tailgate's executable and its hidden subcommand sub: on
+// Linux /proc/self/exe, which the forked child resolves to tailgate's own
+// image whatever a child later puts at its path (TAILGATE_BIN). Nil when
+// tailgate cannot find itself.
 func OwnSupervisor(sub string) []string {
 	if _, err := os.Stat("/proc/self/exe"); err == nil {
 		return []string{"/proc/self/exe", sub}

@@ -4,19 +4,20 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
 )
 
-// CommandTimeout bounds a reset or verify command.
-const CommandTimeout = 2 * time.Minute
-
-// outputTail is how much of a command's output an error message quotes.
-const outputTail = 1000
+const (
+	CommandTimeout = 2 * time.Minute // bounds a reset or verify command
+	outputTail     = 1000            // bytes of output an error quotes
+)
 
 // describe renders a command for messages.
 func describe(c *config.Command) string {
@@ -33,46 +34,47 @@ func describe(c *config.Command) string {
 	return "sh -c " + strconv.Quote(c.Shell)
 }
 
-// runCommand runs c to completion within CommandTimeout, as a child of
-// ch, in its own process group so that a timeout kills everything it
-// started. It returns stdout and an error that quotes the end of the output.
+// runCommand runs c within CommandTimeout and returns stdout; an error
+// quotes the end of the output.
 func runCommand(ctx context.Context, c *config.Command, ch Children) (stdout []byte, saw string, err error) {
 	saw = describe(c)
-	ctx, cancel := context.WithTimeout(ctx, CommandTimeout)
-	defer cancel()
-	p, err := ch.newProc(ctx, c)
-	if err != nil {
-		return nil, saw, err
-	}
 	var out bytes.Buffer
 	combined := &lockedBuffer{}
-	p.cmd.Stdout = teeWriter{&out, combined}
-	p.cmd.Stderr = combined
+	if _, err = ch.runFor(ctx, c, CommandTimeout, teeWriter{&out, combined}, combined); err != nil {
+		if tail := lastBytes(combined.Bytes(), outputTail); tail != "" {
+			saw += " → output: " + tail
+		}
+	}
+	return out.Bytes(), saw, err
+}
+
+// runFor runs c as a child of ch within timeout, in its own process group
+// that is killed as a whole on timeout or cancellation; an end of ctx is
+// the error, saying how long the command ran. p is nil when c could not
+// be prepared.
+func (ch Children) runFor(ctx context.Context, c *config.Command, timeout time.Duration, stdout, stderr io.Writer) (p *proc, err error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if p, err = ch.newProc(ctx, c); err != nil {
+		return nil, err
+	}
+	p.cmd.Stdout, p.cmd.Stderr = stdout, stderr
 	p.cmd.WaitDelay = time.Second
 	start := time.Now()
 	err = p.run()
 	if ctx.Err() != nil {
 		err = fmt.Errorf("stopped after %v: %w", time.Since(start).Round(time.Millisecond), ctx.Err())
 	}
-	if err != nil {
-		if tail := lastBytes(combined.Bytes(), outputTail); tail != "" {
-			saw += " → output: " + tail
-		}
-		return out.Bytes(), saw, err
-	}
-	return out.Bytes(), saw, nil
+	return p, err
 }
 
-// CheckSeal starts a command that does nothing (sh -c :) as ch starts
-// its children, and says why it did not run: with ch.Seal, whether this
-// machine lets tailgate seal a side (namespaces, mounts) before a real
-// command depends on it.
+// CheckSeal runs `sh -c :` as ch runs its children: with ch.Seal, whether
+// this machine can seal a side, before a real command depends on it.
 func CheckSeal(ctx context.Context, ch Children) error {
 	_, _, err := runCommand(ctx, &config.Command{Args: []string{"sh", "-c", ":"}}, ch)
 	return err
 }
 
-// teeWriter keeps stdout on its own and in the combined output.
 type teeWriter struct {
 	out      *bytes.Buffer
 	combined *lockedBuffer
@@ -83,7 +85,7 @@ func (t teeWriter) Write(p []byte) (int, error) {
 	return t.combined.Write(p)
 }
 
-// lockedBuffer is written by the stdout and the stderr copier at once.
+// lockedBuffer is written by the stdout and stderr copiers at once.
 type lockedBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
@@ -101,12 +103,65 @@ func (b *lockedBuffer) Bytes() []byte {
 	return bytes.Clone(b.buf.Bytes())
 }
 
-// lastBytes is the end of b on one line, its control characters
-// escaped, marked when cut.
+// lastBytes is the end of b on one line, escaped, marked when cut.
 func lastBytes(b []byte, n int) string {
 	s := strings.Join(strings.Fields(string(b)), " ")
 	if len(s) > n {
 		s = "…" + strings.ToValidUTF8(s[len(s)-n:], "")
 	}
 	return EscapeControls(s)
+}
+
+// StepLoad and StepBuild name a failed load tool command (engine:
+// command) and a failed build command.
+const (
+	StepLoad  = "load command"
+	StepBuild = "build"
+)
+
+// RunTool runs a load tool's command for one run, its output to log, and
+// kills what it left running. It returns the exit status, with an error
+// only when the command could not run or was stopped: a tool may exit
+// non-zero for failed thresholds and still have written its results.
+func RunTool(ctx context.Context, c *config.Command, ch Children, timeout time.Duration, log io.Writer) (exit int, err error) {
+	lw := newPrefixWriter(log, "[load] ")
+	defer lw.Flush()
+	p, err := ch.runFor(ctx, c, timeout, lw, lw)
+	if p != nil && p.cmd.Process != nil {
+		// What the command leaves running ends with it (a worker whose
+		// master is gone would retry for minutes): a run leaves nothing.
+		signalGroup(p.group(), syscall.SIGKILL)
+	}
+	if err == nil {
+		return 0, nil
+	}
+	if code, ok := exitCodeOf(err); ok {
+		return code, nil
+	}
+	return 0, &StepError{Step: StepLoad, Saw: describe(c), Err: err}
+}
+
+// RunBuild runs a build command in dir, its output to log with each line
+// prefixed "[label] "; a failure quotes the end of the output.
+func RunBuild(ctx context.Context, c *config.Command, ch Children, dir string, timeout time.Duration, log io.Writer, label string) error {
+	saw := describe(c) + " in " + dirName(dir)
+	out := newPrefixWriter(log, "["+label+"] ")
+	defer out.Flush()
+	ch.Dir = dir
+	_, err := ch.runFor(ctx, c, timeout, out, out)
+	if err == nil {
+		return nil
+	}
+	if t := lastBytes(out.Tail(), outputTail); t != "" {
+		saw += " → output: " + t
+	}
+	return &StepError{Step: StepBuild, Saw: saw, Err: err}
+}
+
+// dirName names a working directory for messages.
+func dirName(dir string) string {
+	if dir == "" {
+		return "the current directory"
+	}
+	return dir
 }

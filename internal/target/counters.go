@@ -3,6 +3,7 @@ package target
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,30 +20,23 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// Counters reads the work counters a service keeps (target.counters):
-// the named samples of a Prometheus text endpoint, or the numeric members
-// of the JSON object a command prints. Read it before and after a
-// measured window; Growth is what the window did.
+// Counters reads a service's work counters (target.counters): named
+// samples of a Prometheus endpoint, or a command's JSON object. Growth is
+// what a window between two reads did.
 type Counters struct {
-	Sources []config.CounterSource
-	// BaseURL is the target's URL, for a source's prometheus.path.
-	BaseURL string
-	Client  *http.Client
-	// Children runs the command sources (with TAILGATE_SIDE in A/B).
-	Children Children
+	Sources  []config.CounterSource
+	BaseURL  string // for a source's prometheus.path
+	Client   *http.Client
+	Children Children // runs the command sources
 }
 
 // CounterSnapshot is every counter read at one moment, by
-// "<source>.<counter>"; a source that could not be read is absent, with a
-// note saying why.
+// "<source>.<counter>"; a source not read is absent, with a note.
 type CounterSnapshot struct {
-	Values map[string]float64
-	Notes  []string
-	// Statements are the cumulative figures of each statement of the
-	// pg_stat_statements sources, by result.Statement.Key; read marks the
-	// sources that were read.
-	Statements map[string]result.Statement
-	read       map[string]bool
+	Values     map[string]float64
+	Notes      []string
+	Statements map[string]result.Statement // pg_stat_statements', by Key
+	read       map[string]bool             // the sources read
 }
 
 // Read reads every source once.
@@ -65,29 +59,19 @@ func (c Counters) Read(ctx context.Context) CounterSnapshot {
 		for k, v := range values {
 			snap.Values[s.Name+"."+k] = v
 		}
-		for k, st := range stmts {
-			if snap.Statements == nil {
-				snap.Statements = map[string]result.Statement{}
-			}
-			snap.Statements[k] = st
+		if len(stmts) > 0 && snap.Statements == nil {
+			snap.Statements = map[string]result.Statement{}
 		}
+		maps.Copy(snap.Statements, stmts)
 	}
 	return snap
 }
 
 func (c Counters) readSource(ctx context.Context, s config.CounterSource) (map[string]float64, error) {
-	timeout := s.Timeout.D()
-	if timeout <= 0 {
-		timeout = config.DefaultCounterTimeout.D()
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, durationOr(s.Timeout.D(), config.DefaultCounterTimeout.D()))
 	defer cancel()
 	if p := s.Prometheus; p != nil {
-		url := p.URL
-		if url == "" {
-			url = joinURL(c.BaseURL, p.Path)
-		}
-		return c.readPrometheus(ctx, url, p.Metrics)
+		return c.readPrometheus(ctx, cmp.Or(p.URL, joinURL(c.BaseURL, p.Path)), p.Metrics)
 	}
 	out, saw, err := runCommand(ctx, s.Command, c.Children)
 	if err != nil {
@@ -102,11 +86,7 @@ func (c Counters) readPrometheus(ctx context.Context, url string, names []string
 		return nil, err
 	}
 	req.Header.Set("Accept", "text/plain;version=0.0.4")
-	client := c.Client
-	if client == nil {
-		client = &http.Client{Transport: &http.Transport{Proxy: nil}}
-	}
-	resp, err := client.Do(req)
+	resp, err := cmp.Or(c.Client, &http.Client{Transport: &http.Transport{Proxy: nil}}).Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -119,23 +99,16 @@ func (c Counters) readPrometheus(ctx context.Context, url string, names []string
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", url, err)
 	}
-	var missing []string
-	for _, n := range names {
-		if _, ok := sums[n]; !ok {
-			missing = append(missing, n)
-		}
-	}
+	missing := slices.DeleteFunc(slices.Clone(names), func(n string) bool { _, ok := sums[n]; return ok })
 	if len(missing) > 0 {
 		return sums, fmt.Errorf("GET %s has no sample named %s", url, strings.Join(missing, ", "))
 	}
 	return sums, nil
 }
 
-// ParsePrometheusText reads the Prometheus text exposition format and
-// returns, for each of names, the sum of its samples over all label sets
-// (a counter split by method or status is one number). Comments, other
-// metrics and timestamps are skipped; a named sample whose value is not a
-// finite number is an error.
+// ParsePrometheusText sums each of names over its label sets in the
+// Prometheus text format; a named sample that is not a finite number is an
+// error.
 func ParsePrometheusText(r io.Reader, names []string) (map[string]float64, error) {
 	out := map[string]float64{}
 	sc := bufio.NewScanner(r)
@@ -165,9 +138,8 @@ func ParsePrometheusText(r io.Reader, names []string) (map[string]float64, error
 	return out, sc.Err()
 }
 
-// splitSample splits a sample line into its metric name and what follows
-// its label set. Label values are quoted and may hold '}', spaces and
-// escaped quotes.
+// splitSample splits a sample line into its name and what follows its
+// label set (whose quoted values may hold '}', spaces and \").
 func splitSample(line string) (name, rest string, err error) {
 	end := strings.IndexAny(line, "{ \t")
 	if end < 0 {
@@ -193,13 +165,12 @@ func splitSample(line string) (name, rest string, err error) {
 	return "", "", fmt.Errorf("label set of %s is not closed", name)
 }
 
-// counterName is what a counter read from a command may be called: it
-// becomes part of a metric key (as target.counters names are checked).
+// counterName is a command's counter name: it becomes part of a metric key.
 var counterName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]{0,127}$`)
 
-// parseJSONCounters reads a command's output: one JSON object whose
-// numeric members are counters (others, such as a null from an empty
-// sum, are errors: a counter not read is absent, never zero).
+// parseJSONCounters reads a command's JSON object of counters; a member
+// that is not a number (a null from an empty sum) is an error: a counter
+// not read is absent, never zero.
 func parseJSONCounters(out []byte) (map[string]float64, error) {
 	dec := json.NewDecoder(bytes.NewReader(bytes.TrimSpace(out)))
 	dec.UseNumber()
@@ -210,7 +181,7 @@ func parseJSONCounters(out []byte) (map[string]float64, error) {
 	values := map[string]float64{}
 	var bad []string
 	for k, v := range obj {
-		if !counterName.MatchString(k) { // a name from a server becomes a metric key and a label
+		if !counterName.MatchString(k) {
 			bad = append(bad, fmt.Sprintf("%q (not a counter name: letters, digits and _)", snippet([]byte(k))))
 			continue
 		}
@@ -236,9 +207,8 @@ func parseJSONCounters(out []byte) (map[string]float64, error) {
 	return values, nil
 }
 
-// Growth is each counter's growth from before to after; a counter missing
-// at either end is absent, and one that went down (the service restarted,
-// the statistics were reset) is absent with a note.
+// Growth is each counter's growth; one missing at either end, or that went
+// down (the service restarted), is absent with a note.
 func Growth(before, after CounterSnapshot) (map[string]float64, []string) {
 	notes := append(slices.Clone(before.Notes), after.Notes...)
 	failed := func(k string) bool { // its source's note says so already

@@ -10,10 +10,9 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/jsonmatch"
 )
 
-// Reset puts the target back to its fixed dataset with a request (which
-// must answer its expected status, by default any 2xx) or a command (which
-// must exit 0). A command runs as a child of ch, with TAILGATE_TARGET_URL
-// set to baseURL. A nil action does nothing.
+// Reset puts the target back to its dataset with a request (answering its
+// status, by default any 2xx) or a command (exiting 0, with
+// TAILGATE_TARGET_URL set). A nil action does nothing.
 func Reset(ctx context.Context, client *http.Client, baseURL string, a *config.Action, ch Children) error {
 	if a == nil {
 		return nil
@@ -25,8 +24,7 @@ func Reset(ctx context.Context, client *http.Client, baseURL string, a *config.A
 	return nil
 }
 
-// sealedHint adds to a sealed side's failed dataset command what it could
-// see: a file it looked for may lie where that side never reaches.
+// sealedHint says what a sealed side's failed dataset command could see.
 func sealedHint(err error, a *config.Action, ch Children) error {
 	if a.Command == nil || ch.Seal == nil {
 		return err
@@ -34,10 +32,9 @@ func sealedHint(err error, a *config.Action, ch Children) error {
 	return fmt.Errorf("%w (it ran sealed, in the %s side's own environment: one TMPDIR and /dev/shm shared by all of that side's commands for the whole job, and a layer of its own over $HOME, /tmp and the writable PATH directories; it sees what that side's build, start and earlier commands wrote there and what was there when the job started, never what the other side wrote: keep the dataset under $TMPDIR or the side's tree, $TAILGATE_SIDE_DIR)", err, ch.Seal.Side)
 }
 
-// Verify checks the dataset after a reset: a request must answer its
-// expected status and the JSON values of c.Expect (e.g. {"count": 3}); a
-// command must exit 0 and, when c.Expect is set, print JSON that matches
-// it; it runs as Reset's does. A nil check does nothing.
+// Verify checks the dataset after a reset as Reset acts, the answer or
+// the command's stdout matching the JSON values of c.Expect (e.g.
+// {"count": 3}). A nil check does nothing.
 func Verify(ctx context.Context, client *http.Client, baseURL string, c *config.Check, ch Children) error {
 	if c == nil {
 		return nil
@@ -49,7 +46,6 @@ func Verify(ctx context.Context, client *http.Client, baseURL string, c *config.
 	return nil
 }
 
-// perform runs an action and matches its outcome; it returns what was seen.
 func perform(ctx context.Context, client *http.Client, baseURL string, a *config.Action, expect map[string]any, ch Children) (string, error) {
 	switch {
 	case a.Request != nil:

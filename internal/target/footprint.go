@@ -18,50 +18,42 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// Footprint measures the parts of a request path over one measured
-// window: per part, the CPU time (user and system), the peak memory, the
-// I/O and the kernel's work counters (system calls, context switches,
-// page faults) of its processes, summed. Open it when the window starts,
-// Close it when it ends; between the two it rescans the processes every
-// period, so that processes that come and go (a database's backends) are
-// counted.
+// Footprint measures the parts of a request path over one window: per
+// part, the summed CPU time, peak memory, I/O and kernel work counters
+// (system calls, context switches, page faults) of its processes. It
+// rescans the processes every period, so that those that come and go (a
+// database's backends) count.
 //
-// A process's figures are counted as their growth between the first and
-// the last sample that saw it; one born in the window counts from zero.
-// CPU, faults and I/O of a process that ends are, once its parent reaps
-// it, part of the parent's (cutime, cstime, cminflt, cmajflt, and the
-// parent's /proc/<pid>/io): when the parent is measured, the ended process
-// counts through it, exactly. When it is not, what the ended process did
-// after the last sample is lost, and so are the context switches of every
-// ended process (the kernel does not hand those to the parent). A cgroup's
-// CPU (cpu.stat), memory (memory.current) and I/O (io.stat) lose nothing.
+// A process counts its growth between the first and the last sample that
+// saw it (from zero when born in the window). An ended process's CPU,
+// faults and I/O pass to its parent when reaped (cutime, cminflt, the
+// parent's io), so it counts exactly through a measured parent; else what
+// it did after the last sample is lost, as are every ended process's
+// context switches (the kernel does not pass those on). A cgroup's
+// cpu.stat, memory.current and io.stat lose nothing.
 //
-// The same sampler measures a started target's CPU time and peak memory
-// (Path.Root): exact where the kernel keeps each thread's run time
-// (schedstat), else from clock ticks.
+// It also measures a started target's CPU time and peak memory
+// (Path.Root): exact from schedstat where the kernel keeps it, else from
+// clock ticks.
 type Footprint struct {
-	parts   []*partWindow
-	stop    chan struct{}
-	done    chan struct{}
-	mu      sync.Mutex
-	stopped bool
+	parts      []*partWindow
+	stop, done chan struct{}
+	mu         sync.Mutex
+	stopOnce   sync.Once
 }
 
 // FootprintPart names what one part of the path is.
 type FootprintPart struct {
 	config.MeasurePart
-	// PID, when not 0, is the root of a process tree measured as the
-	// part (the target tailgate started); PIDFile, Process and Cgroup
-	// are then unused.
+	// PID, when not 0, is the root of the process tree measured (the
+	// target tailgate started), in place of PIDFile, Process and Cgroup.
 	PID int
-	// resources: the part is Path.Root, whose CPU and memory are the
-	// window's Resources (its threads' schedstat read too); hidden: only
-	// for that, so it is not listed among the parts.
+	// resources: the part is Path.Root (the window's Resources, schedstat
+	// read too); hidden: only for that, not listed among the parts.
 	resources, hidden bool
 }
 
-// DefaultSampleEvery is the sampling period when none is given.
-const DefaultSampleEvery = 100 * time.Millisecond
+const DefaultSampleEvery = 100 * time.Millisecond // when none is given
 
 // procKey names one process: a pid is reused, a pid with its start time is not.
 type procKey struct {
@@ -69,15 +61,13 @@ type procKey struct {
 	start uint64
 }
 
-// OpenFootprint takes the first sample of every part now and then one
-// every period (DefaultSampleEvery when ≤ 0) until Close.
+// OpenFootprint samples every part now and every period (DefaultSampleEvery
+// when ≤ 0) until Close.
 func OpenFootprint(parts []FootprintPart, every time.Duration) *Footprint {
 	f := &Footprint{stop: make(chan struct{}), done: make(chan struct{})}
 	every = durationOr(every, DefaultSampleEvery)
 	for _, p := range parts {
-		w := newPartWindow(p)
-		w.every = every
-		f.parts = append(f.parts, w)
+		f.parts = append(f.parts, newPartWindow(p, every))
 	}
 	f.sample(true)
 	go f.loop(every)
@@ -105,23 +95,17 @@ func (f *Footprint) sample(first bool) {
 	for _, p := range f.parts {
 		if err != nil {
 			p.fail(err)
-			continue
+		} else {
+			p.sample(all, first)
 		}
-		p.sample(all, first)
 	}
 }
 
-// Close takes a last sample and returns each part's figures over the
-// window, and a note for each part or figure that could not be measured
-// (which is then absent, never zero: a part not measured at all is there
-// by its name alone). It is safe to call more than once.
+// Close takes a last sample and returns each part's figures and a note for
+// each part or figure not measured (absent, never zero: a part not
+// measured at all is there by its name alone). It may be called again.
 func (f *Footprint) Close() ([]result.Part, []string) {
-	f.mu.Lock()
-	if !f.stopped {
-		f.stopped = true
-		close(f.stop)
-	}
-	f.mu.Unlock()
+	f.stopOnce.Do(func() { close(f.stop) })
 	<-f.done
 	f.sample(false)
 	f.mu.Lock()
@@ -149,15 +133,13 @@ type procFigures struct {
 	io             [len(ioFields)]uint64
 	ctxt           uint64 // voluntary context switches: own only
 	ioOK, ctxtOK   bool
-	// nanos is the run time of its live threads (schedstat, read for
-	// Path.Root only), child the reaped children's ticks (cutime+cstime),
-	// which schedstat does not hold; nanosOK: nanos was read.
+	// nanos: its live threads' run time (schedstat, Path.Root only);
+	// child: the reaped children's ticks, which schedstat lacks.
 	nanos, child uint64
 	nanosOK      bool
 }
 
-// ioFields are the /proc/<pid>/io fields, in procFigures.io order, with
-// the part figure each becomes.
+// ioFields are the /proc/<pid>/io fields and the part figure each becomes.
 var ioFields = [6][2]string{
 	{"rchar", result.FigureRChar}, {"wchar", result.FigureWChar},
 	{"syscr", result.FigureSyscR}, {"syscw", result.FigureSyscW},
@@ -184,29 +166,23 @@ type partWindow struct {
 	ctxLost string
 	cgroup  *cgroupWindow
 	cmdline map[procKey]string
-	// server is, for a part that selects processes by name, the tree
-	// they belong to: the parent most of them had at the first sample (a
-	// database's postmaster), whose whole CPU over the window, that of
-	// ended children included (cutime), is what the part's share is of.
+	// server, for a part that selects processes by name, is the parent
+	// most of them had (a database's postmaster): its tree's whole CPU
+	// (cutime included) is what the part's share is of. serverTried: it
+	// was looked for; firstAll keeps the first sample until then.
 	server                  procKey
 	serverFirst, serverLast uint64 // ticks
-	serverOK                bool
-	// serverTried: the server was looked for (at the first sample that
-	// saw a process of the part); firstAll is the first sample's
-	// processes until then, to read the server's CPU at the window's
-	// start.
-	serverTried bool
-	firstAll    []procStat
-	every       time.Duration // the sampling period
+	serverOK, serverTried   bool
+	firstAll                []procStat
+	every                   time.Duration
 }
 
-func newPartWindow(p FootprintPart) *partWindow {
-	w := &partWindow{spec: p, root: p.PID, spans: map[procKey]*procSpan{}, cmdline: map[procKey]string{}}
+func newPartWindow(p FootprintPart, every time.Duration) *partWindow {
+	w := &partWindow{spec: p, root: p.PID, spans: map[procKey]*procSpan{}, cmdline: map[procKey]string{}, every: every}
 	switch {
 	case p.PID != 0:
 	case p.PIDFile != "":
-		pid, err := pidFromFirstLine(p.PIDFile)
-		w.root, w.err = pid, err
+		w.root, w.err = pidFromFirstLine(p.PIDFile, "pid file")
 	case p.Cgroup != "":
 		w.cgroup, w.err = openCgroup(p.Cgroup)
 	}
@@ -228,16 +204,7 @@ func (w *partWindow) members(all []procStat) ([]procStat, error) {
 		return w.matching(all), nil
 	default:
 		pids, err := w.cgroup.pids()
-		if err != nil {
-			return nil, err
-		}
-		var out []procStat
-		for _, st := range all {
-			if slices.Contains(pids, st.PID) {
-				out = append(out, st)
-			}
-		}
-		return out, nil
+		return slices.DeleteFunc(slices.Clone(all), func(st procStat) bool { return !slices.Contains(pids, st.PID) }), err
 	}
 }
 
@@ -279,10 +246,9 @@ func (w *partWindow) sample(all []procStat, first bool) {
 		w.fail(err)
 		return
 	}
-	// Processes selected by name or command line come and go (a pool
-	// that reconnects has no backend between requests): none at the
-	// window's start is no error for them; result says if none was ever
-	// seen.
+	// Processes selected by name come and go (a reconnecting pool's
+	// backends): none at the start is no error; result says if none was
+	// ever seen.
 	if first && len(members) == 0 && w.spec.Process == nil {
 		if w.root != 0 {
 			w.fail(errProcessGone(w.root))
@@ -304,8 +270,7 @@ func (w *partWindow) sample(all []procStat, first bool) {
 	w.record(all, members, first)
 }
 
-// record updates the spans of the part's processes (members of all) and
-// the part's peak memory with one sample.
+// record updates the members' spans and the peak memory with one sample.
 func (w *partWindow) record(all, members []procStat, first bool) {
 	byPID := map[int]procKey{}
 	for _, st := range all {
@@ -345,11 +310,9 @@ func (w *partWindow) record(all, members []procStat, first bool) {
 	}
 }
 
-// sampleServer follows the CPU of the tree the part's processes belong
-// to: the parent most of them share at the first sample that sees any
-// (not init: then they share no server), from the window's start (the
-// first sample's snapshot, kept until then) while that process lives.
-func (w *partWindow) sampleServer(all []procStat, members []procStat, first bool) {
+// sampleServer follows the CPU of the members' server (findServer) while
+// it lives.
+func (w *partWindow) sampleServer(all, members []procStat, first bool) {
 	if first {
 		w.firstAll = all
 	}
@@ -369,8 +332,8 @@ func (w *partWindow) sampleServer(all []procStat, members []procStat, first bool
 	w.serverLast = treeTicks(procs)
 }
 
-// findServer picks the parent most members share and reads its tree's
-// CPU at the window's start; a server that began after it is none.
+// findServer picks the parent most members share (not init) and reads
+// its tree's CPU at the window's start; one that began after it is none.
 func (w *partWindow) findServer(all, members []procStat) {
 	parents := map[int]int{}
 	best := 0
@@ -403,8 +366,8 @@ func treeTicks(procs []procStat) uint64 {
 	return ticks
 }
 
-// read reads one process's figures; a file it cannot read marks that
-// group of figures lost for the part.
+// read reads one process's figures; an unreadable file marks its figures
+// lost for the part.
 func (w *partWindow) read(st procStat) procFigures {
 	fig := procFigures{
 		user: st.UTime + st.CUTime, system: st.STime + st.CSTime,
@@ -429,8 +392,7 @@ func (w *partWindow) read(st procStat) procFigures {
 	return fig
 }
 
-// ended reports whether a read of a process's file failed because the
-// process ended meanwhile (not for want of permission).
+// ended: the read failed because the process ended (not for permission).
 func ended(st procStat, err error) bool {
 	if st.gone() || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
 		return true
@@ -446,10 +408,8 @@ func (w *partWindow) describe() string {
 	return w.spec.MeasurePart.String()
 }
 
-// resources is the CPU time and peak memory of Path.Root's tree over the
-// window. What could not be measured is absent, never zero: with an error
-// saying why, nil when nothing was, and the peak memory alone when the
-// tree showed no CPU time.
+// resources is Path.Root's tree's CPU time and peak memory: nil with why
+// when unmeasured, the peak alone with why when it showed no CPU time.
 func (w *partWindow) resources() (*result.Resources, error) {
 	switch {
 	case w.err != nil:
@@ -478,10 +438,9 @@ func (w *partWindow) resources() (*result.Resources, error) {
 	return res, nil
 }
 
-// eachSpan calls f with each span and how a figure of it grew over the
-// window: a process that ended and was reaped by one still in the part
-// has its whole life in that parent's figures now (cutime, cminflt, its
-// io), so it counts minus what it had at the first sample.
+// eachSpan calls f with each span and how a figure of it grew: a process
+// reaped by one still in the part has its whole life in that parent's
+// figures, so it counts minus what it had at the first sample.
 func (w *partWindow) eachSpan(f func(sp *procSpan, grow func(first, last uint64) float64)) {
 	members := map[procKey]bool{}
 	for k, sp := range w.spans {
@@ -503,14 +462,16 @@ func (w *partWindow) eachSpan(f func(sp *procSpan, grow func(first, last uint64)
 // result sums the part's spans.
 func (w *partWindow) result() (*result.Part, []string) {
 	name := w.spec.Name
+	why := w.gone
 	switch {
 	case w.err != nil:
-		return nil, []string{fmt.Sprintf("part %s not measured: %v", name, w.err)}
-	case w.gone != "":
-		return nil, []string{fmt.Sprintf("part %s not measured: %s", name, w.gone)}
-	case len(w.spans) == 0:
-		return nil, []string{fmt.Sprintf("part %s not measured: no process of %s was seen in the window: processes that live shorter than the time between two samples (%s), as the backends of a pool that reconnects, end unseen; "+
-			"measure their server whole (pid_file of it: its ended children count through it) or its cgroup", name, w.describe(), w.every)}
+		why = w.err.Error()
+	case why == "" && len(w.spans) == 0:
+		why = fmt.Sprintf("no process of %s was seen in the window: processes that live shorter than the time between two samples (%s), as the backends of a pool that reconnects, end unseen; "+
+			"measure their server whole (pid_file of it: its ended children count through it) or its cgroup", w.describe(), w.every)
+	}
+	if why != "" {
+		return nil, []string{fmt.Sprintf("part %s not measured: %s", name, why)}
 	}
 	var user, system, minflt, majflt, ctxt float64
 	var io [len(ioFields)]float64
@@ -555,23 +516,7 @@ func (w *partWindow) result() (*result.Part, []string) {
 	return &result.Part{Name: name, Totals: totals, Processes: len(w.spans)}, notes
 }
 
-// pidFromFirstLine reads a pid from a file's first line: a plain pid file
-// or PostgreSQL's postmaster.pid (pid, data directory, …).
-func pidFromFirstLine(path string) (int, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return 0, fmt.Errorf("reading the pid file: %w", err)
-	}
-	line, _, _ := strings.Cut(string(data), "\n")
-	pid, err := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil || pid <= 0 {
-		return 0, fmt.Errorf("pid file %s starts with %q, want a process id", path, snippet([]byte(line)))
-	}
-	return pid, nil
-}
-
-// readProcIO reads /proc/<pid>/io in ioFields order (readable by the
-// process's owner and root only).
+// readProcIO reads /proc/<pid>/io (its owner's and root's only).
 func readProcIO(pid int) ([6]uint64, error) {
 	var out [6]uint64
 	values, err := readNumbers(filepath.Join(procRoot, strconv.Itoa(pid), "io"))
@@ -588,29 +533,6 @@ func readProcIO(pid int) ([6]uint64, error) {
 	return out, nil
 }
 
-// readVoluntaryCtxt sums the voluntary context switches of a process's
-// live threads (/proc/<pid>/status holds only its main thread's).
-func readVoluntaryCtxt(pid int) (uint64, error) {
-	dir := filepath.Join(procRoot, strconv.Itoa(pid), "task")
-	tasks, err := os.ReadDir(dir)
-	if err != nil {
-		return 0, err
-	}
-	var sum uint64
-	for _, task := range tasks {
-		values, err := readNumbers(filepath.Join(dir, task.Name(), "status"))
-		if err != nil {
-			continue // a thread that just ended
-		}
-		v, ok := values["voluntary_ctxt_switches"]
-		if !ok {
-			return 0, fmt.Errorf("/proc/%d/task/%s/status has no voluntary_ctxt_switches", pid, task.Name())
-		}
-		sum += v
-	}
-	return sum, nil
-}
-
 func readCmdline(pid int) string {
 	data, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "cmdline"))
 	if err != nil {
@@ -619,14 +541,13 @@ func readCmdline(pid int) string {
 	return strings.TrimSpace(strings.ReplaceAll(string(data), "\x00", " "))
 }
 
-// Path is what a measured window accounts beyond the target's CPU and
-// memory: the parts of the request path (the target's own process tree
-// among them, for its /proc counters) and the service's work counters.
-// Open it when a window starts and close it when the window ends.
+// Path is what a measured window accounts: the started target's CPU and
+// memory (Root), the parts of the request path and the service's work
+// counters.
 type Path struct {
 	// Root, when not 0, is the started target's process: its tree's CPU
-	// and memory are the window's Resources, sampled once with the part
-	// of that pid when Parts lists it.
+	// and memory are the window's Resources (one sampler with a part of
+	// that pid).
 	Root     int
 	Parts    []FootprintPart
 	Counters Counters
@@ -637,8 +558,8 @@ type Path struct {
 // IsZero reports whether the path has nothing to account.
 func (p Path) IsZero() bool { return p.Root == 0 && len(p.Parts) == 0 && len(p.Counters.Sources) == 0 }
 
-// WithoutCounters is the path with its parts alone: for windows whose
-// counters are read around many of them at once (Counters.Read, Growth).
+// WithoutCounters is the path without counters, for windows whose
+// counters are read around many of them at once.
 func (p Path) WithoutCounters() Path {
 	p.Counters.Sources = nil
 	return p
@@ -675,14 +596,11 @@ func (p Path) Open(ctx context.Context) *PathWindow {
 
 // PathFootprint is what a window measured of the path.
 type PathFootprint struct {
-	Parts    []result.Part
-	Counters map[string]float64
-	// Statements is what each database statement did (pg_stat_statements
-	// sources).
-	Statements []result.Statement
+	Parts      []result.Part
+	Counters   map[string]float64
+	Statements []result.Statement // pg_stat_statements sources
 	Notes      []string
-	// Resources are Path.Root's CPU time and peak memory, nil where not
-	// measured; ResourcesErr says why, or why the CPU is absent.
+	// Resources: Path.Root's CPU and peak memory; ResourcesErr: why not.
 	Resources    *result.Resources
 	ResourcesErr error
 }

@@ -5,6 +5,7 @@ package target
 import (
 	"errors"
 	"os/exec"
+	"slices"
 	"syscall"
 )
 
@@ -39,10 +40,5 @@ func groupRunning(pgid int) bool {
 	if err != nil {
 		return syscall.Kill(-pgid, 0) == nil
 	}
-	for _, st := range all {
-		if st.PGRP == pgid && !st.gone() {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(all, func(st procStat) bool { return st.PGRP == pgid && !st.gone() })
 }

@@ -5,20 +5,19 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
 )
 
-// tailSize is how much recent output is kept to explain an early exit.
-const tailSize = 4000
+const (
+	tailSize  = 4000 // bytes of recent output kept to explain an early exit
+	tailLines = 10   // last lines an error quotes
+)
 
-// tailLines is how many of the last lines of output an error quotes.
-const tailLines = 10
-
-// prefixWriter copies a process's output to a log, each line prefixed, and
-// keeps the last tailSize bytes for error messages.
+// prefixWriter copies output to a log, each line prefixed, keeping a tail.
 type prefixWriter struct {
 	mu      sync.Mutex
 	dst     io.Writer // may be nil: output is only kept for errors
@@ -36,18 +35,13 @@ func (w *prefixWriter) Write(p []byte) (int, error) {
 	defer w.mu.Unlock()
 	w.keepTail(p)
 	w.partial = append(w.partial, p...)
-	for {
-		i := bytes.IndexByte(w.partial, '\n')
-		if i < 0 {
-			break
-		}
+	for i := bytes.IndexByte(w.partial, '\n'); i >= 0; i = bytes.IndexByte(w.partial, '\n') {
 		w.emit(w.partial[:i+1])
 		w.partial = w.partial[i+1:]
 	}
 	return len(p), nil
 }
 
-// Flush writes an unfinished last line.
 func (w *prefixWriter) Flush() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -57,15 +51,13 @@ func (w *prefixWriter) Flush() {
 	}
 }
 
-// Tail returns the most recent output.
 func (w *prefixWriter) Tail() []byte {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return bytes.Clone(w.tail)
 }
 
-// emit writes one line, its control characters escaped; a failing log
-// must not stop the target, so write errors are dropped.
+// emit writes one line escaped; a failing log must not stop the target.
 func (w *prefixWriter) emit(line []byte) {
 	if w.dst == nil {
 		return
@@ -74,13 +66,10 @@ func (w *prefixWriter) emit(line []byte) {
 	w.dst.Write(append(append(bytes.Clone(w.prefix), text...), '\n'))
 }
 
-// EscapeControls makes a line a child printed (the target, a build, a
-// dataset command, a load tool) safe for a terminal and the job log: an
-// ANSI or other escape sequence, a carriage return, any other control
-// character but a tab, a bidirectional or zero-width character, a line
-// separator and a byte that is not UTF-8 are written as Go escapes
-// (\x1b, \r, \u202e, \xff), so that a child can neither colour, move
-// or clear the terminal nor reorder or hide what the log shows.
+// EscapeControls writes a child's line with Go escapes (\x1b, \r, \u202e,
+// \xff) for control characters but tab, bidirectional, zero-width and line
+// separator characters and bytes that are not UTF-8, so that a child can
+// neither drive the terminal nor reorder or hide what the log shows.
 func EscapeControls(s string) string {
 	if !strings.ContainsFunc(s, needsEscape) && utf8.ValidString(s) {
 		return s
@@ -116,16 +105,14 @@ func (w *prefixWriter) keepTail(p []byte) {
 	}
 }
 
-// targetOutput is where a started target's stdout and stderr go: all of
-// it to the log file, its end kept for error messages, and, when asked
-// for, each line live with a "[target] " prefix.
+// targetOutput is a started target's output: to the log file, its end
+// kept for errors, and live with a "[target] " prefix when asked.
 type targetOutput struct {
 	file *os.File // nil without a log file
 	path string
 	view *prefixWriter
 }
 
-// openTargetOutput appends to the log file at path ("" for none).
 func openTargetOutput(path string, live io.Writer) (*targetOutput, error) {
 	o := &targetOutput{path: path, view: newPrefixWriter(live, "[target] ")}
 	if path == "" {
@@ -148,7 +135,6 @@ func (o *targetOutput) Write(p []byte) (int, error) {
 	return o.view.Write(p)
 }
 
-// close flushes the live view and closes the log file.
 func (o *targetOutput) close() {
 	o.view.Flush()
 	if o.file != nil {
@@ -156,9 +142,7 @@ func (o *targetOutput) close() {
 	}
 }
 
-// lastLines describes the end of the output for an error message: its
-// last lines (at most outputTail bytes), each on one line, joined by " ⏎ ",
-// and where the whole of it is.
+// lastLines is the end of the output for an error, and where all of it is.
 func (o *targetOutput) lastLines() string {
 	s := EscapeControls(lastLines(o.view.Tail(), tailLines, outputTail))
 	if s == "" {
@@ -180,9 +164,7 @@ func lastLines(b []byte, n, max int) string {
 			keep = append(keep, l)
 		}
 	}
-	for i, j := 0, len(keep)-1; i < j; i, j = i+1, j-1 {
-		keep[i], keep[j] = keep[j], keep[i]
-	}
+	slices.Reverse(keep)
 	s := strings.Join(keep, " ⏎ ")
 	if len(s) > max {
 		s = "…" + strings.ToValidUTF8(s[len(s)-max:], "")

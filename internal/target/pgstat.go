@@ -12,10 +12,8 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// pgStatQuery reads, in one statement, every statement pg_stat_statements
-// keeps for the database :'db' (summed over the users and query ids that
-// share its text), the sessions pg_stat_database counted for it, and
-// whether it exists.
+// pgStatQuery reads, for database :'db', whether it exists, its sessions
+// and every statement pg_stat_statements keeps (summed by text).
 const pgStatQuery = `SELECT json_build_object(
  'found', (SELECT count(*) FROM pg_database WHERE datname = :'db'),
  'sessions', (SELECT sessions FROM pg_stat_database WHERE datname = :'db'),
@@ -27,16 +25,14 @@ const pgStatQuery = `SELECT json_build_object(
    WHERE dbid = (SELECT oid FROM pg_database WHERE datname = :'db') AND queryid IS NOT NULL
    GROUP BY query) s), '[]'))`
 
-// pgStatQueryEnv carries the query to the shell, which pipes it to psql:
-// psql interpolates :'db' only in a script it reads, not in -c.
+// pgStatQueryEnv carries the query to psql's stdin: psql interpolates :'db'
+// only in a script it reads, not in -c.
 const pgStatQueryEnv = "TAILGATE_PG_QUERY"
 
-// maxStatements bounds the statements kept per source and window, the
-// most called first: a report lists a handful, and a result file should
-// not carry a server's whole statement cache.
+// maxStatements bounds the statements kept per source and window (the
+// most called): a result file should not carry a server's whole cache.
 const maxStatements = 500
 
-// pgStatReading is what one read of a pg_stat_statements source returned.
 type pgStatReading struct {
 	Found      int      `json:"found"`
 	Sessions   *float64 `json:"sessions"`
@@ -49,19 +45,14 @@ type pgStatReading struct {
 	} `json:"statements"`
 }
 
-// pgStatCommand is the psql command that reads source p; the database
-// name (validated: letters, digits, _ and ${TAILGATE_SIDE…}) is expanded
-// by the shell.
+// pgStatCommand is the psql command that reads p; the shell expands the
+// database name (validated: letters, digits, _ and ${TAILGATE_SIDE…}).
 func pgStatCommand(p *config.PGStatSource) *config.Command {
-	connect := p.Connect
-	if connect == "" {
-		connect = "dbname=postgres"
-	}
+	connect := cmp.Or(p.Connect, "dbname=postgres")
 	return &config.Command{Args: []string{"sh", "-c",
 		`printf '%s\n' "$` + pgStatQueryEnv + `" | psql -X -q -At -v ON_ERROR_STOP=1 -d '` + connect + `' -v db="` + p.Database + `"`}}
 }
 
-// readPGStat reads a pg_stat_statements source.
 func (c Counters) readPGStat(ctx context.Context, s config.CounterSource) (map[string]float64, map[string]result.Statement, error) {
 	out, saw, err := runCommand(ctx, pgStatCommand(s.PGStatStatements), c.Children.With(pgStatQueryEnv+"="+pgStatQuery))
 	if err != nil {
@@ -78,10 +69,9 @@ func (c Counters) readPGStat(ctx context.Context, s config.CounterSource) (map[s
 	return values, stmts, nil
 }
 
-// figures are a reading's counters (config.PGStatCounters, summed over the
-// database's statements; sessions only where the server counts them,
-// PostgreSQL 14 and later) and each statement's cumulative figures, by
-// Key: those whose texts are equal through result.NormalQuery summed.
+// figures are a reading's counters (config.PGStatCounters; sessions from
+// PostgreSQL 14 on) and each statement's figures by Key, summed over
+// texts equal through result.NormalQuery.
 func (r pgStatReading) figures(source string) (map[string]float64, map[string]result.Statement) {
 	values := map[string]float64{"calls": 0, "rows": 0, "blocks": 0, "blocks_read": 0}
 	stmts := map[string]result.Statement{}
@@ -101,12 +91,10 @@ func (r pgStatReading) figures(source string) (map[string]float64, map[string]re
 	return values, stmts
 }
 
-// StatementGrowth is what each statement did between two readings: its
-// growth, from zero for one first seen at the end (pg_stat_statements adds
-// a statement when it first runs). A statement whose calls went down (the
-// statistics were reset, or the entry evicted and added again) is left out;
-// so are those that did nothing, and beyond maxStatements per source the
-// least called. Sources not read at both ends have none.
+// StatementGrowth is each statement's growth between two readings (from
+// zero for one first seen at the end). Left out: one that went down
+// (reset or evicted), did nothing, or is beyond maxStatements per source;
+// sources not read at both ends.
 func StatementGrowth(before, after CounterSnapshot) []result.Statement {
 	bySource := map[string][]result.Statement{}
 	for _, k := range slices.Sorted(maps.Keys(after.Statements)) {

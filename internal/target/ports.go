@@ -2,10 +2,12 @@ package target
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/url"
 	"os"
@@ -16,15 +18,12 @@ import (
 	"unicode"
 )
 
-// The process that answers on the target's port must be the one tailgate
-// measures. Before a start, the port must be free; after ready, the socket
-// that listens on it must belong to the started process tree. Who holds a
-// socket comes from Linux procfs: /proc/net/tcp{,6} give the inode of each
-// listening socket, and /proc/<pid>/fd links name the inodes a process
-// holds. Without procfs nothing is claimed.
+// The process that answers on the target's port must be the one measured:
+// free before a start, held by the started tree after ready. Who holds a
+// socket comes from procfs (/proc/net/tcp{,6} inodes, /proc/<pid>/fd
+// links); without it nothing is claimed.
 
-// targetPort is the TCP port of a target URL and the hosts it is probed
-// on; ok is false for a URL without a usable host.
+// targetPort is a loopback target URL's TCP port and the hosts to probe.
 func targetPort(baseURL string) (hosts []string, port int, ok bool) {
 	u, err := url.Parse(baseURL)
 	if err != nil || u.Hostname() == "" {
@@ -51,8 +50,7 @@ func targetPort(baseURL string) (hosts []string, port int, ok bool) {
 	return []string{host}, port, true
 }
 
-// checkPortFree fails when something already listens on the target's
-// port: then that process, not the one about to start, would answer.
+// checkPortFree fails when something already listens on the target's port.
 func checkPortFree(baseURL string) error {
 	hosts, port, ok := targetPort(baseURL)
 	if !ok {
@@ -71,8 +69,8 @@ func checkPortFree(baseURL string) error {
 	return nil
 }
 
-// describeHolders names the processes that hold port, for messages: those
-// listening on it, else those whose connections use it as their local port.
+// describeHolders names the processes listening on port, else those whose
+// connections use it as their local port.
 func describeHolders(port int) string {
 	for _, listening := range []bool{true, false} {
 		inodes, ok := portSockets(port, listening)
@@ -95,19 +93,10 @@ func describeHolders(port int) string {
 	return "a process tailgate cannot see (another user's, or in another network namespace)"
 }
 
-// describeProcess is "pid 123 (./server --port 8080)".
+// describeProcess is "pid 123 (./server --port 8080)", the command line
+// printable and at most 120 characters.
 func describeProcess(pid int) string {
-	return fmt.Sprintf("pid %d (%s)", pid, processCommand(pid))
-}
-
-// processCommand is a process's command line, printable and at most 120
-// characters.
-func processCommand(pid int) string {
-	data, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "cmdline"))
-	s := strings.Join(strings.Fields(strings.ReplaceAll(string(data), "\x00", " ")), " ")
-	if err != nil || s == "" {
-		return "command unknown"
-	}
+	s := cmp.Or(strings.Join(strings.Fields(readCmdline(pid)), " "), "command unknown")
 	s = strings.Map(func(r rune) rune {
 		if !unicode.IsPrint(r) {
 			return '?'
@@ -117,15 +106,14 @@ func processCommand(pid int) string {
 	if r := []rune(s); len(r) > 120 {
 		s = string(r[:119]) + "…"
 	}
-	return s
+	return fmt.Sprintf("pid %d (%s)", pid, s)
 }
 
 // tcpListen is the socket state LISTEN in /proc/net/tcp.
 const tcpListen = "0A"
 
-// portSockets returns the inodes of the TCP sockets on a loopback or
-// wildcard local address and port: those listening, or (listening false)
-// those in any other state, such as a connection's local end.
+// portSockets are the inodes of the TCP sockets on a loopback or wildcard
+// address and port, listening or (listening false) in any other state.
 func portSockets(port int, listening bool) (inodes map[uint64]bool, ok bool) {
 	inodes = map[uint64]bool{}
 	for _, name := range []string{"tcp", "tcp6"} {
@@ -145,10 +133,9 @@ func portSockets(port int, listening bool) (inodes map[uint64]bool, ok bool) {
 	return inodes, ok
 }
 
-// socketLine parses one line of /proc/net/tcp{,6} (see proc(5)):
-// "sl local_address rem_address st … uid timeout inode …". It matches a
-// socket of a process (inode ≠ 0) on port at a loopback or wildcard
-// address.
+// socketLine parses a line of /proc/net/tcp{,6} ("sl local_address
+// rem_address st … inode …") and matches a process's socket (inode ≠ 0) on
+// port at a loopback or wildcard address.
 func socketLine(line string, port int) (inode uint64, state string, match bool) {
 	f := strings.Fields(line)
 	if len(f) < 10 {
@@ -181,9 +168,8 @@ func parseProcIP(s string) (net.IP, bool) {
 	return ip, true
 }
 
-// socketHolders returns the processes, among pids (every process when
-// pids is nil), that hold one of the socket inodes. Processes whose file
-// descriptors cannot be read (another user's) are not seen.
+// socketHolders are the processes among pids (nil: all) that hold one of
+// the inodes; another user's are not seen.
 func socketHolders(inodes map[uint64]bool, pids []int) []int {
 	if len(inodes) == 0 {
 		return nil
@@ -225,24 +211,19 @@ func holdsSocket(pid int, inodes map[uint64]bool) bool {
 	return false
 }
 
-// errNotMeasured says why the CPU and memory of a target are not measured
-// although its pid is known.
 type errNotMeasured struct{ why string }
 
 func (e errNotMeasured) Error() string { return e.why }
 
-// checkOwner finds who answers on the target's port after it is ready.
-// The process group pgid, led by the supervisor (or by the command when
-// started directly), and its process tree are the target tailgate
-// started; pid is the command's own process, for messages. It returns:
-//   - nil, nil when that tree holds the listening socket, or when this
-//     cannot be checked (no procfs, not a loopback URL);
-//   - a not-measured reason when another process holds it that started
-//     after the target (a container runtime's port proxy, a daemon the
-//     command left behind) or no process here does: the load may still
-//     run, but CPU and memory of the tree would be someone else's;
-//   - an error when a process that was already running before the target
-//     holds it: tailgate would measure a stranger.
+// checkOwner finds who answers on the target's port after ready; group
+// pgid and its tree are the target started, pid the command's (for
+// messages). It returns:
+//   - nil, nil when that tree holds the listening socket, or it cannot be
+//     checked (no procfs, not a loopback URL);
+//   - a not-measured reason when a process that started after the target
+//     (a port proxy, a daemon it left) or none here holds it: the load may
+//     run, but the tree's CPU and memory would be someone else's;
+//   - an error when a process already running before the target holds it.
 func checkOwner(baseURL string, pgid, pid int) (notMeasured error, err error) {
 	_, port, ok := targetPort(baseURL)
 	if !ok {
@@ -279,8 +260,8 @@ func checkOwner(baseURL string, pgid, pid int) (notMeasured error, err error) {
 	return errNotMeasured{fmt.Sprintf("port %d is held by %s, outside the process tree tailgate measures (pid %d)", port, describeProcess(strangers[0]), pid)}, nil
 }
 
-// treeAndGroup lists the members of group pgid and all their descendants,
-// with the start time of the group's leader.
+// treeAndGroup are group pgid's members and descendants, with the
+// leader's start time.
 func treeAndGroup(all []procStat, pgid int) (pids []int, leaderStart uint64) {
 	seen := map[int]bool{}
 	for _, st := range all {
@@ -298,4 +279,44 @@ func treeAndGroup(all []procStat, pgid int) (pids []int, leaderStart uint64) {
 		}
 	}
 	return pids, leaderStart
+}
+
+// Free ports are drawn below Linux's ephemeral range (32768–60999), whose
+// ports the kernel hands to outgoing connections (a benchmark opens many).
+const (
+	freePortLow   = 20000
+	freePortHigh  = 32000
+	freePortTries = 200
+)
+
+// FreePort returns a TCP port free just now on host (localhost: on
+// 127.0.0.1 and ::1). Should another take it first, the start fails with
+// the port and its holder named.
+func FreePort(host string) (int, error) {
+	hosts := []string{host}
+	if strings.EqualFold(host, "localhost") {
+		hosts = []string{"127.0.0.1", "::1"}
+	}
+	for range freePortTries {
+		port := freePortLow + rand.IntN(freePortHigh-freePortLow)
+		if portFreeOn(hosts, port) {
+			return port, nil
+		}
+	}
+	return 0, fmt.Errorf("no free port in %d–%d on %s after %d tries", freePortLow, freePortHigh, host, freePortTries)
+}
+
+// portFreeOn: port can be listened on at every host this machine has.
+func portFreeOn(hosts []string, port int) bool {
+	for _, h := range hosts {
+		ln, err := net.Listen("tcp", net.JoinHostPort(h, strconv.Itoa(port)))
+		if err == nil {
+			ln.Close()
+			continue
+		}
+		if errors.Is(err, syscall.EADDRINUSE) || errors.Is(err, syscall.EACCES) || len(hosts) == 1 {
+			return false
+		}
+	}
+	return true
 }

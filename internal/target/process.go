@@ -16,15 +16,11 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/config"
 )
 
-// Stop timing.
 const (
-	// StopGrace is how long a target may take to end after SIGTERM before
-	// its process group is killed.
+	// StopGrace is how long a target may take to end after SIGTERM.
 	StopGrace = 5 * time.Second
-	// killWait bounds the wait after SIGKILL.
-	killWait = 3 * time.Second
-	// ioWait bounds the wait for output pipes that a leftover child keeps open.
-	ioWait = 2 * time.Second
+	killWait  = 3 * time.Second // after SIGKILL
+	ioWait    = 2 * time.Second // for output pipes a leftover child keeps open
 )
 
 // Process is a running target. A target started elsewhere has no command:
@@ -34,9 +30,7 @@ type Process struct {
 	pgid int // 0 for a target started elsewhere
 	out  *targetOutput
 
-	// notMeasured says why the CPU and memory of pid are not the target's
-	// although pid is known (another process answers on its port).
-	notMeasured error
+	notMeasured error // why pid's CPU and memory are not the target's
 
 	done    chan struct{} // closed when the leader has exited and been reaped
 	waitErr error
@@ -47,26 +41,19 @@ type Process struct {
 
 // StartOptions say how a target is started.
 type StartOptions struct {
-	// Children gives the target its environment and ends it when tailgate
-	// ends.
 	Children Children
-	// LogPath is the file the target's stdout and stderr are appended to;
-	// empty: the output is only kept to explain a failure.
+	// LogPath gets the target's output appended; "": kept only to explain
+	// a failure.
 	LogPath string
-	// Live, when set, also gets the output, each line prefixed "[target] ".
-	Live io.Writer
-	// TLS configures the readiness probe's connections to an https
-	// target (ClientTLS); nil: the system's roots.
-	TLS *tls.Config
+	Live    io.Writer   // also gets the output, each line prefixed "[target] "
+	TLS     *tls.Config // of the readiness probe (ClientTLS)
 }
 
-// Start starts the target if t.Start is set (a list runs directly, a string
-// by `sh -c`, in a new process group, output as o says) and waits until it
-// is ready; a target started elsewhere is waited for. The process tailgate
-// started must be the one that answers: Start fails when the port of
-// baseURL is taken before the start, when the process exits before it is
-// ready (with its exit status and last lines of output), or when after
-// ready a process that was already running holds the port.
+// Start starts the target if t.Start is set, in a new process group, and
+// waits until it (or a target started elsewhere) is ready. The process
+// started must be the one that answers: Start fails when baseURL's port is
+// taken before the start, when the process exits before it is ready, or
+// when after ready a process that was already running holds the port.
 func Start(ctx context.Context, baseURL string, t config.Target, o StartOptions) (*Process, error) {
 	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{Proxy: nil, TLSClientConfig: o.TLS}}
 	defer client.CloseIdleConnections()
@@ -105,8 +92,7 @@ func external(ctx context.Context, client *http.Client, baseURL string, t config
 		}
 		p.pid = pid
 	}
-	// The process the pid file names is measured as named, whoever holds
-	// the port: it may well sit behind a proxy that does.
+	// The pid file's process is measured whoever holds the port (a proxy).
 	if err := WaitReady(ctx, client, baseURL, t.Ready); err != nil {
 		return nil, err
 	}
@@ -145,12 +131,11 @@ func launch(s *config.Start, o StartOptions) (*Process, error) {
 	return p, nil
 }
 
-// PID is the target's process id, or 0 when it is not known. For a
-// target tailgate started it is the command's own, not the supervisor's.
+// PID is the target's (the command's, not the supervisor's) pid, or 0.
 func (p *Process) PID() int { return p.pid }
 
-// Measurable is nil when the CPU and memory of PID's process tree are the
-// target's, else why they are not (another process holds its port).
+// Measurable is nil when PID's tree's CPU and memory are the target's,
+// else why not.
 func (p *Process) Measurable() error {
 	if p.pid == 0 {
 		return errors.New("the target's process is not known (set target.pid_file for a target started elsewhere)")
@@ -169,8 +154,8 @@ func (p *Process) LogPath() string {
 // Done is closed when a started target has exited.
 func (p *Process) Done() <-chan struct{} { return p.done }
 
-// Exited returns nil while a started target runs (and always for a target
-// started elsewhere), else why it ended.
+// Exited is nil while a started target runs (always for one started
+// elsewhere), else why it ended.
 func (p *Process) Exited() error {
 	if p.pgid == 0 {
 		return nil
@@ -183,9 +168,8 @@ func (p *Process) Exited() error {
 	}
 }
 
-// ReadyAgain polls the readiness probe r until it passes, as Start does
-// (after a reset command that may restart the service): a started target
-// that has ended fails it with why it ended.
+// ReadyAgain waits for readiness as Start does (after a reset that may
+// restart the service); a started target that ended fails it.
 func (p *Process) ReadyAgain(ctx context.Context, client *http.Client, baseURL string, r *config.Ready) error {
 	if err := p.Exited(); err != nil {
 		return err
@@ -197,8 +181,7 @@ func (p *Process) ReadyAgain(ctx context.Context, client *http.Client, baseURL s
 	return waitReady(ctx, client, baseURL, r, watch)
 }
 
-// ExitReason describes how the process ended, with the last lines of its
-// output and where all of it is.
+// ExitReason is how the process ended, with the end of its output.
 func (p *Process) ExitReason() string {
 	<-p.done
 	reason := "exit status 0"
@@ -208,8 +191,8 @@ func (p *Process) ExitReason() string {
 	return reason + "; last output: " + p.out.lastLines()
 }
 
-// Stop ends a started target: SIGTERM to its process group, then SIGKILL
-// to whatever still runs after StopGrace. It is safe to call more than once.
+// Stop ends a started target: SIGTERM to its process group, SIGKILL after
+// StopGrace. It may be called again.
 func (p *Process) Stop() error {
 	if p == nil {
 		return nil

@@ -1,13 +1,16 @@
 package target
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"time"
 
+	"github.com/tailgate-ci/tailgate/internal/clock"
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/jsonmatch"
 )
 
 // Readiness defaults (config.Ready documents them).
@@ -17,8 +20,7 @@ const (
 )
 
 // WaitReady polls the readiness probe until it passes: r's path and status,
-// or, with r nil, any HTTP answer on "/". It is used as it is for a target
-// started elsewhere.
+// or, with r nil, any HTTP answer on "/".
 func WaitReady(ctx context.Context, client *http.Client, baseURL string, r *config.Ready) error {
 	return waitReady(ctx, client, baseURL, r, nil)
 }
@@ -73,13 +75,9 @@ func notReady(ctx context.Context, saw string, last error, timeout time.Duration
 
 func readyProbe(r *config.Ready) (config.Request, time.Duration, time.Duration) {
 	if r == nil {
-		return config.Request{Path: "/"}, DefaultReadyTimeout, DefaultReadyInterval
+		r = &config.Ready{}
 	}
-	path := r.Path
-	if path == "" {
-		path = "/"
-	}
-	return config.Request{Path: path},
+	return config.Request{Path: cmp.Or(r.Path, "/")},
 		durationOr(r.Timeout.D(), DefaultReadyTimeout),
 		durationOr(r.Interval.D(), DefaultReadyInterval)
 }
@@ -89,9 +87,71 @@ func checkReady(status int, r *config.Ready) error {
 	if r == nil {
 		return nil
 	}
-	want := r.Status
-	if want == 0 {
-		want = http.StatusOK
+	return checkStatus(status, cmp.Or(r.Status, http.StatusOK))
+}
+
+// Drain defaults (config.Drain documents them).
+const (
+	DefaultDrainQuiet    = 500 * time.Millisecond
+	DefaultDrainTimeout  = 30 * time.Second
+	DefaultDrainInterval = 100 * time.Millisecond
+)
+
+// Drain waits until d.Probe answers its status with d.Until's values
+// (e.g. {"pending": 0}) for the whole quiet period, failing after the
+// timeout with the last answer. A nil drain does nothing.
+func Drain(ctx context.Context, client *http.Client, baseURL string, d *config.Drain) error {
+	if d == nil {
+		return nil
 	}
-	return checkStatus(status, want)
+	quiet := durationOr(d.Quiet.D(), DefaultDrainQuiet)
+	timeout := durationOr(d.Timeout.D(), DefaultDrainTimeout)
+	interval := durationOr(d.Interval.D(), DefaultDrainInterval)
+	deadline := time.Now().Add(timeout)
+	var idleSince time.Time // zero while the target is busy
+	var answered *StepError // the last probe the target answered
+	for {
+		// a hanging probe must not hold the gate past its timeout
+		pctx, cancel := context.WithDeadline(ctx, deadline.Add(interval))
+		saw, err := probeIdle(pctx, client, baseURL, d)
+		cut := pctx.Err() != nil && ctx.Err() == nil
+		cancel()
+		if !cut {
+			answered = &StepError{Step: StepDrain, Saw: saw, Err: err}
+		}
+		now := time.Now()
+		switch {
+		case err != nil:
+			idleSince = time.Time{}
+		case idleSince.IsZero():
+			idleSince = now
+		}
+		if err == nil && now.Sub(idleSince) >= quiet {
+			return nil
+		}
+		if now.After(deadline) {
+			if cut && answered != nil {
+				// the probe the deadline cut says nothing: the last answer does
+				saw, err = answered.Saw, answered.Err
+			}
+			if err == nil {
+				err = errors.New("idle, but not for the quiet period")
+			}
+			return &StepError{Step: StepDrain, Saw: saw, Err: fmt.Errorf("%w (not idle for %v within %v)", err, quiet, timeout)}
+		}
+		if err := clock.Sleep(ctx, interval); err != nil {
+			return &StepError{Step: StepDrain, Saw: saw, Err: err}
+		}
+	}
+}
+
+func probeIdle(ctx context.Context, client *http.Client, baseURL string, d *config.Drain) (string, error) {
+	a, err := send(ctx, client, baseURL, &d.Probe)
+	if err != nil {
+		return a.Saw, err
+	}
+	if err := checkStatus(a.Status, d.Probe.Status); err != nil {
+		return a.Saw, err
+	}
+	return a.Saw, jsonmatch.Match(a.Body, d.Until)
 }

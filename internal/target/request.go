@@ -2,6 +2,7 @@ package target
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -26,10 +27,7 @@ type answer struct {
 // send makes one request of a config.Request against baseURL. A transport
 // error is returned with answer.Saw naming the request.
 func send(ctx context.Context, client *http.Client, baseURL string, r *config.Request) (answer, error) {
-	method := r.Method
-	if method == "" {
-		method = http.MethodGet
-	}
+	method := cmp.Or(r.Method, http.MethodGet)
 	label := method + " " + r.Path
 	body, contentType, err := requestBody(r)
 	if err != nil {
@@ -45,7 +43,7 @@ func send(ctx context.Context, client *http.Client, baseURL string, r *config.Re
 	for k, v := range r.Headers {
 		req.Header.Set(k, v)
 	}
-	resp, err := orDefault(client).Do(req)
+	resp, err := cmp.Or(client, defaultClient).Do(req)
 	if err != nil {
 		return answer{Saw: label}, err
 	}
@@ -80,13 +78,10 @@ func requestBody(r *config.Request) (io.Reader, string, error) {
 
 // checkStatus compares a status with the expected one (0: any 2xx).
 func checkStatus(got, want int) error {
-	if want == 0 {
-		if got < 200 || got > 299 {
-			return fmt.Errorf("status %d, want 2xx", got)
-		}
-		return nil
-	}
-	if got != want {
+	switch {
+	case want == 0 && (got < 200 || got > 299):
+		return fmt.Errorf("status %d, want 2xx", got)
+	case want != 0 && got != want:
 		return fmt.Errorf("status %d, want %d", got, want)
 	}
 	return nil

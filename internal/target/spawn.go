@@ -17,16 +17,14 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/seal"
 )
 
-// SealFlag precedes the seal (seal.Spec.Encode) in the supervisor's
-// arguments, before "--".
-const SealFlag = "--seal"
+// SealFlag and HoldFlag precede the seal (seal.Spec.Encode) in the
+// arguments of a sealed side's supervisor and of its holder (seal.Hold).
+const (
+	SealFlag = "--seal"
+	HoldFlag = "--hold"
+)
 
-// HoldFlag precedes the seal in the arguments of a side's holder
-// (seal.Hold), which Supervise runs.
-const HoldFlag = "--hold"
-
-// handshakeTimeout bounds the wait for the supervisor to say it started
-// the command (or why it could not).
+// handshakeTimeout bounds the wait for the supervisor to say the pid.
 const handshakeTimeout = 20 * time.Second
 
 // proc is one child process tailgate starts: directly, or under the
@@ -40,10 +38,9 @@ type proc struct {
 	hold    []string     // the command line of the side's holder (seal.Spec.Trees)
 }
 
-// newProc prepares c as a child: its environment from ch, in a process
-// group of its own that is killed as a whole when ctx ends, and bound to
-// tailgate's life. The caller sets Dir and the output, then calls start or
-// run.
+// newProc prepares c as a child of ch, in a process group of its own
+// killed as a whole when ctx ends. The caller sets the output, then calls
+// start or run.
 func (ch Children) newProc(ctx context.Context, c *config.Command) (*proc, error) {
 	argv, err := commandArgs(c)
 	if err != nil {
@@ -57,10 +54,9 @@ func (ch Children) newProc(ctx context.Context, c *config.Command) (*proc, error
 		p.cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
 		dieWithParent(p.cmd)
 	} else {
-		// The program is looked up here, in tailgate's PATH, as a direct
-		// start would; the supervisor gets its path and the whole argv. A
-		// sealed side's supervisor looks it up in the side's own view
-		// (its layers hold what its build installed).
+		// The program is looked up in tailgate's PATH, as a direct start
+		// would; a sealed side's supervisor looks it up in the side's own
+		// view (its layers hold what its build installed).
 		inner := exec.Command(argv[0], argv[1:]...)
 		p.lookErr = inner.Err
 		args := slices.Clone(ch.Supervisor[1:])
@@ -96,8 +92,7 @@ func commandArgs(c *config.Command) ([]string, error) {
 	return nil, errors.New("command is empty: give a list of arguments or a shell string")
 }
 
-// start starts the child; under the supervisor it returns once the
-// supervisor has started the command and said its pid.
+// start starts the child; under the supervisor, once it said the pid.
 func (p *proc) start() error {
 	if p.lookErr != nil {
 		return p.lookErr
@@ -121,18 +116,15 @@ func (p *proc) start() error {
 	}
 	pid, err := p.sup.start(p.cmd, p.spec != nil)
 	if err == nil && p.spec != nil {
-		// The supervisor said the pid in its own PID namespace; tailgate
-		// samples and signals by its own. A command already gone has none.
+		// The pid in tailgate's PID namespace; none when already gone.
 		pid, _ = seal.HostPID(p.cmd.Process.Pid, pid)
 	}
 	p.pid = pid
 	return err
 }
 
-// checkDir says when a child's working directory is missing: the start
-// would fail with the program's path ("fork/exec …: no such file or
-// directory"), which names the program, not the directory, and under the
-// supervisor names tailgate's own binary.
+// checkDir names a missing working directory, which the start's error
+// would not (it names the program, or under the supervisor tailgate).
 func checkDir(dir string) error {
 	if dir == "" {
 		return nil
@@ -154,9 +146,8 @@ func checkDir(dir string) error {
 func (p *proc) wait() error {
 	err := p.cmd.Wait()
 	if p.sup == nil {
-		// Something the command left behind held its output open: the
-		// command itself has ended, and its status is what counts, as it
-		// is under the supervisor.
+		// What the command left behind held its output open: the
+		// command's own status counts, as under the supervisor.
 		if ps := p.cmd.ProcessState; ps != nil && errors.Is(err, exec.ErrWaitDelay) {
 			if ps.Success() {
 				return nil
@@ -178,12 +169,10 @@ func (p *proc) run() error {
 	return p.wait()
 }
 
-// group is the process group of the child: the supervisor's, or the
-// command's own when started directly.
+// group is the child's process group (the supervisor's, or the command's).
 func (p *proc) group() int { return p.cmd.Process.Pid }
 
-// exitCodeOf is the exit code in an error from wait, if it holds one (-1
-// for a command ended by a signal).
+// exitCodeOf is the exit code in an error from wait (-1 for a signal).
 func exitCodeOf(err error) (int, bool) {
 	var ec interface{ ExitCode() int }
 	if errors.As(err, &ec) {
@@ -192,11 +181,10 @@ func exitCodeOf(err error) (int, bool) {
 	return 0, false
 }
 
-// supervision is tailgate's end of the two pipes to the supervisor: the
-// life pipe, whose write end only tailgate holds, so that the supervisor
-// reads end-of-file exactly when tailgate is gone (however it died); and
-// the report pipe, on which the supervisor says the command's pid and, at
-// the end, its exit status.
+// supervision is tailgate's end of the pipes to the supervisor: the life
+// pipe, whose write end only tailgate holds (the supervisor reads
+// end-of-file exactly when tailgate is gone), and the report pipe, on
+// which it says the command's pid and at the end its status.
 type supervision struct {
 	life   *os.File // write end, never written: closed when the command is done
 	file   *os.File // read end of the report pipe
@@ -237,8 +225,7 @@ func (s *supervision) start(cmd *exec.Cmd, sealed bool) (int, error) {
 			return pid, nil
 		}
 	}
-	// The command did not start: the supervisor said why and exits, or it
-	// is not the supervisor at all (then it is stopped here).
+	// Not started: the supervisor said why, or it is no supervisor.
 	signalGroup(cmd.Process.Pid, syscall.SIGKILL)
 	cmd.Wait()
 	s.finish()
@@ -248,8 +235,8 @@ func (s *supervision) start(cmd *exec.Cmd, sealed bool) (int, error) {
 	return 0, fmt.Errorf("the supervisor %s did not start the command (said %q, %v)", cmd.Path, strings.TrimSpace(line), err)
 }
 
-// finish reads the command's exit status once the supervisor has exited,
-// and closes both pipes; ok is false when the supervisor said none.
+// finish reads the command's status once the supervisor has exited and
+// closes the pipes; ok is false when it said none.
 func (s *supervision) finish() (st exitStatus, ok bool) {
 	if s.file == nil {
 		return st, false
@@ -270,7 +257,8 @@ func (s *supervision) finish() (st exitStatus, ok bool) {
 	return st, ok
 }
 
-// exitStatus is how a supervised command ended, as the supervisor saw it.
+// exitStatus is how a supervised command ended, as the supervisor saw it;
+// as an error it is worded as os/exec words it.
 type exitStatus struct {
 	code   int
 	signal syscall.Signal // non-zero when a signal ended it
@@ -289,7 +277,6 @@ func parseExitStatus(line string) (exitStatus, bool) {
 	n, err := strconv.Atoi(rest)
 	switch {
 	case err != nil:
-		return exitStatus{}, false
 	case word == "exit":
 		return exitStatus{code: n}, true
 	case word == "signal" && n > 0:
@@ -298,27 +285,25 @@ func parseExitStatus(line string) (exitStatus, bool) {
 	return exitStatus{}, false
 }
 
-// err is nil for exit status 0, else an error worded as os/exec words it.
+// err is nil for exit status 0, else the status.
 func (s exitStatus) err() error {
 	if s.signal == 0 && s.code == 0 {
 		return nil
 	}
-	return exitError{s}
+	return s
 }
 
-type exitError struct{ s exitStatus }
-
-func (e exitError) Error() string {
-	if e.s.signal != 0 {
-		return "signal: " + e.s.signal.String()
+func (s exitStatus) Error() string {
+	if s.signal != 0 {
+		return "signal: " + s.signal.String()
 	}
-	return "exit status " + strconv.Itoa(e.s.code)
+	return "exit status " + strconv.Itoa(s.code)
 }
 
 // ExitCode is the command's exit code, or -1 when a signal ended it.
-func (e exitError) ExitCode() int {
-	if e.s.signal != 0 {
+func (s exitStatus) ExitCode() int {
+	if s.signal != 0 {
 		return -1
 	}
-	return e.s.code
+	return s.code
 }

@@ -18,26 +18,21 @@ import (
 // CanSupervise says whether Supervise works here: it needs process groups.
 const CanSupervise = true
 
-// Supervise is the body of the supervisor process that Children.Supervisor
-// starts (tailgate's hidden subcommand; a re-executed test binary in
-// tests). args are "--", the command's path, then its argv, after
-// SealFlag and a seal for a sealed side: then the supervisor, started in
-// namespaces of its own (seal.SupervisorAttr), first makes the seal's
-// mounts (seal.Enter) and starts the command in a user and mount
-// namespace of its own (seal.CommandAttr). It starts the command, says
-// its pid on fd 4 and waits (with HoldFlag and a seal it is the side's
-// holder instead, seal.Hold):
-//   - when the command exits, Supervise reports its status on fd 4 and
-//     returns its exit code (128+n for signal n);
+// Supervise is the body of the supervisor process (Children.Supervisor).
+// args are "--", the command's path and its argv, after SealFlag and a
+// seal for a sealed side (then it makes the seal's mounts, seal.Enter,
+// and starts the command in namespaces of its own, seal.CommandAttr);
+// HoldFlag and a seal make it the side's holder instead (seal.Hold). It
+// says the command's pid on fd 4, then:
+//   - when the command exits, reports its status on fd 4 and returns its
+//     exit code (128+n for signal n);
 //   - when tailgate is gone first (fd 3, whose other end only tailgate
-//     holds, reads end-of-file, also after a SIGKILL of tailgate), it ends
-//     every process of its group and below it: SIGTERM, then SIGKILL after
-//     StopGrace.
+//     holds, reads end-of-file, even after a SIGKILL), it ends its group
+//     and tree: SIGTERM, then SIGKILL after StopGrace.
 //
-// The caller must catch SIGTERM and SIGINT (not ignore them: an ignored
-// signal stays ignored in the command): stopping a target signals its
-// whole group, the supervisor included, and the supervisor must outlive
-// the command to report how it ended.
+// The caller must catch SIGTERM and SIGINT (an ignored signal stays
+// ignored in the command): stopping a target signals its whole group, and
+// the supervisor must outlive the command to report how it ended.
 func Supervise(args []string) int {
 	if len(args) == 2 && args[0] == HoldFlag {
 		return seal.Hold(args[1])
@@ -124,15 +119,14 @@ func statusOf(ps *os.ProcessState) exitStatus {
 // or started (its process tree), itself excepted: SIGTERM first, SIGKILL
 // to what still runs after StopGrace.
 func endDescendants(self int, exited <-chan struct{}) {
-	signalOthers(self, syscall.SIGTERM)
-	deadline := time.Now().Add(StopGrace)
-	for othersRunning(self, exited) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	signalOthers(self, syscall.SIGKILL)
-	deadline = time.Now().Add(killWait)
-	for othersRunning(self, exited) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
+	for _, step := range []struct {
+		sig  syscall.Signal
+		wait time.Duration
+	}{{syscall.SIGTERM, StopGrace}, {syscall.SIGKILL, killWait}} {
+		signalOthers(self, step.sig)
+		for deadline := time.Now().Add(step.wait); othersRunning(self, exited) && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 }
 
@@ -143,15 +137,15 @@ func others(self int) (pids []int, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	seen := map[int]bool{self: true}
-	for _, st := range tree(all, self) {
-		if !seen[st.PID] && !st.gone() {
-			seen[st.PID] = true
-			pids = append(pids, st.PID)
+	members := tree(all, self)
+	for _, st := range all {
+		if st.PGRP == self {
+			members = append(members, st)
 		}
 	}
-	for _, st := range all {
-		if st.PGRP == self && !seen[st.PID] && !st.gone() {
+	seen := map[int]bool{self: true}
+	for _, st := range members {
+		if !seen[st.PID] && !st.gone() {
 			seen[st.PID] = true
 			pids = append(pids, st.PID)
 		}

@@ -45,13 +45,6 @@ func (e *StepError) Unwrap() error { return e.Err }
 // defaultClient is used when a caller passes a nil client.
 var defaultClient = &http.Client{Timeout: 10 * time.Second}
 
-func orDefault(c *http.Client) *http.Client {
-	if c == nil {
-		return defaultClient
-	}
-	return c
-}
-
 func durationOr(d, def time.Duration) time.Duration {
 	if d <= 0 {
 		return def

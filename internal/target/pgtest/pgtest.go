@@ -6,6 +6,7 @@ package pgtest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -63,10 +64,7 @@ func Start(t testing.TB) *Cluster {
 		}
 		uid, _ := strconv.Atoi(u.Uid)
 		gid, _ := strconv.Atoi(u.Gid)
-		if err := os.Chmod(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chown(dir, uid, gid); err != nil {
+		if err := errors.Join(os.Chmod(dir, 0o755), os.Chown(dir, uid, gid)); err != nil {
 			t.Fatal(err)
 		}
 		c.asUser = []string{"runuser", "-u", "postgres", "--"}
@@ -84,10 +82,7 @@ func Start(t testing.TB) *Cluster {
 	f.WriteString(conf)
 	f.Close()
 	c.server(t, "pg_ctl", "-D", c.Data, "-l", filepath.Join(dir, "log"), "-w", "-t", "60", "start")
-	t.Cleanup(func() {
-		cmd := c.command("pg_ctl", "-D", c.Data, "-m", "immediate", "-w", "stop")
-		cmd.Run()
-	})
+	t.Cleanup(func() { c.command("pg_ctl", "-D", c.Data, "-m", "immediate", "-w", "stop").Run() })
 	return c
 }
 

@@ -10,18 +10,14 @@ import (
 	"testing"
 )
 
-// Ports are drawn below Linux's default ephemeral range (32768–60999):
-// the kernel hands ports of that range to outgoing connections, and the
-// load tests of a parallel test run open thousands, so a port the kernel
-// chose for a listener and released can be a connection's local port a
-// moment later.
+// Ports are drawn below Linux's ephemeral range (32768–60999), whose
+// ports go to outgoing connections (load tests open thousands).
 const (
 	lowPort  = 20000
 	highPort = 32000
 )
 
-// FreeAddr returns a loopback address whose port was free just now, for a
-// server that a test starts.
+// FreeAddr is a loopback address whose port was free just now.
 func FreeAddr(t testing.TB) string {
 	t.Helper()
 	for range 100 {
@@ -35,8 +31,7 @@ func FreeAddr(t testing.TB) string {
 	return ""
 }
 
-// Executable is the running test binary, which tests re-execute as the
-// processes tailgate starts (a service, the supervisor).
+// Executable is the test binary, re-executed as a service or supervisor.
 func Executable(t testing.TB) string {
 	t.Helper()
 	exe, err := os.Executable()
