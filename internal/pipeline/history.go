@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,12 +56,12 @@ func History(o HistoryOptions) (report.HistoryInput, error) {
 	if err != nil {
 		return report.HistoryInput{}, Usage.Wrap(err)
 	}
-	since, from, err := sinceLink(links, o.Since)
+	since, start, from, err := sinceLink(links, spans, o.Since)
 	if err != nil {
 		return report.HistoryInput{}, err
 	}
 	return report.HistoryInput{Name: historyName(h, o), Source: o.Path, Jobs: jobs, Verdict: v,
-		Chain: gate.AnalyzeChain(links, spans, since, from, p)}, nil
+		Chain: gate.AnalyzeChainFrom(links, spans, since, start, from, p)}, nil
 }
 
 // historyJobs are the history's absolute jobs (those with runs) as the
@@ -98,32 +99,38 @@ func chainLinks(h *baseline.History) []gate.ChainLink {
 	return links
 }
 
-// sinceLink is the index of the first link the creep counts and how to
-// name its start; a commit the chain does not hold is bad input.
-func sinceLink(links []gate.ChainLink, s Since) (int, string, error) {
+// sinceLink is the index of the first link the creep counts, its start
+// commit when no link's parent is it ("" otherwise) and how to name it.
+// A commit older than the chain is its start when a span (the Action's
+// creep_since) was measured from it: the creep then counts every link.
+// A commit neither holds is bad input.
+func sinceLink(links, spans []gate.ChainLink, s Since) (since int, start, from string, err error) {
 	switch {
 	case s.Commit != "":
 		for i, l := range links {
 			switch s.Commit {
 			case l.Commit:
-				return i + 1, s.Name, nil
+				return i + 1, "", s.Name, nil
 			case l.Parent:
-				return i, s.Name, nil
+				return i, "", s.Name, nil
 			}
 		}
-		return 0, "", Usage.Errorf("--since %s: no link of main's chain is of commit %.12s or has it as its parent", s.Name, s.Commit)
+		if slices.ContainsFunc(spans, func(sp gate.ChainLink) bool { return sp.Parent == s.Commit }) {
+			return 0, s.Commit, s.Name, nil
+		}
+		return 0, "", "", Usage.Errorf("--since %s: no link of main's chain is of commit %.12s or has it as its parent, and no span starts from it", s.Name, s.Commit)
 	case !s.Time.IsZero():
 		for i, l := range links {
 			if !l.Time.Before(s.Time) {
-				return i, s.Name, nil
+				return i, "", s.Name, nil
 			}
 		}
-		return len(links), s.Name, nil
+		return len(links), "", s.Name, nil
 	}
 	if len(links) == 0 {
-		return 0, "", nil
+		return 0, "", "", nil
 	}
-	return 0, short(links[0].Parent), nil
+	return 0, "", short(links[0].Parent), nil
 }
 
 func historyName(h *baseline.History, o HistoryOptions) string {
