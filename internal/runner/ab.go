@@ -27,8 +27,7 @@ type ABPlan struct {
 	// start.dir in its tree). With AA the base stands on both sides.
 	Base, Head config.Target
 	AA         bool
-	// Order is config.OrderABBA or config.OrderRandom.
-	Order string
+	Order      string // config.OrderABBA or config.OrderRandom
 	// MaxPairs is the budget of blocks (at least 1); MaxTime, when above
 	// 0, the budget of time: no block starts that would likely end beyond
 	// it. MinPairs is the first look, the fewest blocks a time budget is
@@ -67,26 +66,22 @@ type ABResult struct {
 	Starts    int
 	StartTime time.Duration
 	Elapsed   time.Duration
-	// Budget is the budget that ended the job, "" when Look did. The
-	// runner alone decides it: Fits is how many blocks MaxTime allows at
-	// the pace so far (0 without one); Planned, when above 0, the budget
-	// fixed after the first block (FirstUnit its time) where MaxTime
-	// allows fewer than MaxPairs, at least MinPairs, so that the verdict
-	// spends its level over the looks the job will have (not where blocks
-	// may leave phases out and grow shorter); MaxUnits is Planned, else
-	// MaxPairs: the blocks the verdict plans for.
+	// Budget is the budget that ended the job, "" when Look did; the
+	// runner alone decides it. Fits is how many blocks MaxTime allows at
+	// the pace so far (0 without one); Planned (above 0) the budget fixed
+	// after the first block (FirstUnit its time) where MaxTime allows
+	// fewer than MaxPairs, at least MinPairs, so that the verdict spends
+	// its level over the looks the job will have (not where blocks may
+	// leave phases out and grow shorter); MaxUnits the blocks the verdict
+	// plans for, Planned or else MaxPairs.
 	Budget    Budget
 	Fits      int
 	Planned   int
 	MaxUnits  int
 	FirstUnit time.Duration
-	// Windows are the window pairs the blocks are made of, each with its
-	// block (a block of whole runs has one).
-	Windows *result.WindowPairs
-	Spent   Spent // where the job's time went, by stage
-	// Warmups are the phases whose warm-up the first block found longer
-	// than load.warmup.
-	Warmups []result.Warmup
+	Windows   *result.WindowPairs // the blocks' window pairs (a block of whole runs has one)
+	Spent     Spent
+	Warmups   []result.Warmup // the phases the first block found to warm up longer than load.warmup
 }
 
 // Budget names a budget of an A/B job.
@@ -97,11 +92,8 @@ const (
 	BudgetTime   Budget = "time"  // ab.max_time, or the blocks planned from it
 )
 
-// Units is the number of blocks measured.
 func (r *ABResult) Units() int { return min(len(r.Base.Runs), len(r.Head.Runs)) }
 
-// Pairs is the number of window pairs measured (a pair of whole runs is
-// one).
 func (r *ABResult) Pairs() int { return r.Windows.Pairs() }
 
 // RunAB measures base and head in one job, block after block
@@ -133,11 +125,8 @@ type abJob struct {
 	plan     ABPlan
 	compiled *scenario.Plan
 	res      *ABResult
-	// kept are the targets started once for the job (no restarts, or
-	// started elsewhere), by side.
-	kept [2]*running
-	// mu guards res while two windows loaded at once end at once.
-	mu sync.Mutex
+	kept     [2]*running // the targets started once for the job, by side
+	mu       sync.Mutex  // guards res while two windows loaded at once end at once
 }
 
 // unitDone ends the n-th block of a job that began at began: the time so
@@ -152,13 +141,9 @@ func (j *abJob) unitDone(n int, began time.Time) bool {
 			r.MaxUnits = r.Planned
 		}
 	}
-	budget := j.budgetSpent(n)
-	stop := j.plan.Look != nil && j.plan.Look(j.res, budget != "")
-	if budget != "" || stop {
-		j.res.Budget = budget
-		return true
-	}
-	return false
+	r.Budget = j.budgetSpent(n)
+	stop := j.plan.Look != nil && j.plan.Look(r, r.Budget != "")
+	return r.Budget != "" || stop
 }
 
 // budgetSpent names the budget that allows no block after the first n:
@@ -174,7 +159,6 @@ func (j *abJob) budgetSpent(n int) Budget {
 	return ""
 }
 
-// restartable reports whether side's target is one tailgate starts.
 func (j *abJob) restartable(side Side) bool { return j.plan.target(side).Start != nil }
 
 // target is side's target: the base's on both sides of an A/A job.
@@ -227,7 +211,6 @@ func (j *abJob) stop(t *running) {
 	t.stop()
 }
 
-// startTime counts the time since began as starting and stopping.
 func (j *abJob) startTime(began time.Time) {
 	j.res.StartTime += time.Since(began)
 	j.b.timed(TimeStart, began)

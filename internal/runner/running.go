@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -13,41 +14,34 @@ import (
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/load"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/target"
 )
 
 // running is a target while the benchmark runs.
 type running struct {
-	label  string
-	side   string // "base" or "head" in A/B (TAILGATE_SIDE), else ""
-	url    string
-	proc   *target.Process
-	pid    int          // process to sample; 0 when unknown
-	client *http.Client // for reset, verify and drain (not the load)
-	// children runs the dataset commands and the load tool of this target.
+	label    string
+	side     string // "base" or "head" in A/B (TAILGATE_SIDE), else ""
+	url      string
+	proc     *target.Process
+	pid      int          // process to sample; 0 when unknown
+	client   *http.Client // for reset, verify and drain (not the load)
 	children target.Children
 	// notMeasured says why the CPU and memory of pid are not the target's.
 	notMeasured error
-	logPath     string // the started target's output, or ""
-	// remote is a target on another machine (target.remote): its CPU and
-	// memory cannot be measured from here.
-	remote bool
-	tls    *tls.Config // for an https target; nil: the system's roots
-	// ready is the target's readiness probe (nil: any answer on "/"),
-	// polled again after a reset command, which may restart the service.
-	ready *config.Ready
-	// path is what each window accounts beyond the target's CPU and
-	// memory: the other parts of the request path and the work counters.
-	path target.Path
-	// verify is the side's own dataset check (ab.<side>.verify); nil:
-	// dataset.verify.
-	verify *config.Check
+	logPath     string      // the started target's output, or ""
+	remote      bool        // target.remote: its CPU and memory are not measured from here
+	tls         *tls.Config // nil: the system's roots
+	// ready is polled again after a reset command, which may restart the
+	// service.
+	ready  *config.Ready
+	path   target.Path   // what each window accounts beyond the target's CPU and memory
+	verify *config.Check // ab.<side>.verify; nil: dataset.verify
 	// tree is the A/B side's source tree, where its commands run; "" is
-	// tailgate's working directory. It also names the data the target
-	// writes to, for its iterations' numbers (Benchmark.sequence): two
-	// sides built from one tree (an A/A job) draw from one sequence, as
-	// they may well share one database file.
+	// the working directory. It also numbers the iterations
+	// (Benchmark.sequence): two sides built from one tree (A/A) may share
+	// one database file, so they draw from one sequence.
 	tree string
 }
 
@@ -80,11 +74,8 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 	if err != nil {
 		return nil, withLabel(side, err)
 	}
-	ch := b.children(side).With(target.SideDirEnv + "=" + sideDir(t))
-	ch.Dir = t.Tree // an A/B side's commands run in its own tree
-	if side != "" { // the target and every command of its side know which side they are
-		ch = ch.With(target.SideEnv + "=" + side)
-	}
+	ch := b.sideChildren(side).With(target.SideDirEnv + "=" + sideDir(t))
+	ch.Dir = t.Tree
 	tlsConfig, err := target.ClientTLS(t)
 	if err != nil {
 		return nil, withLabel(side, err)
@@ -102,22 +93,9 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 	if err != nil {
 		return nil, withLabel(side, startFailure(err, resetErr))
 	}
-	rt := &running{
-		label:       side,
-		side:        side,
-		url:         t.URL,
-		proc:        p,
-		pid:         p.PID(),
-		client:      &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: nil, TLSClientConfig: tlsConfig}},
-		children:    ch,
-		notMeasured: p.Measurable(),
-		logPath:     p.LogPath(),
-		remote:      t.Remote,
-		tls:         tlsConfig,
-		verify:      t.Verify,
-		ready:       t.Ready,
-		tree:        t.Tree,
-	}
+	rt := &running{label: side, side: side, url: t.URL, proc: p, pid: p.PID(), children: ch, notMeasured: p.Measurable(), logPath: p.LogPath(),
+		client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: nil, TLSClientConfig: tlsConfig}},
+		remote: t.Remote, tls: tlsConfig, verify: t.Verify, ready: t.Ready, tree: t.Tree}
 	rt.path = rt.pathOf(t)
 	return rt, nil
 }
@@ -168,10 +146,7 @@ func (b *Benchmark) Build(ctx context.Context, dir, side string) error {
 	if bc == nil {
 		return nil
 	}
-	ch, label := b.children(side), "build"
-	if side != "" {
-		ch, label = ch.With(target.SideEnv+"="+side), "build "+side
-	}
+	ch, label := b.sideChildren(side), strings.TrimSpace("build "+side)
 	// A build can take minutes with no output of its own: say when it
 	// starts and ends, and count it in where the time went.
 	in := bc.DirIn(dir)
@@ -190,10 +165,15 @@ func (b *Benchmark) Build(ctx context.Context, dir, side string) error {
 	return nil
 }
 
-// children is how this benchmark's processes for side ("" outside A/B)
-// are started: sealed when Seals has the side's seal.
-func (b *Benchmark) children(side string) target.Children {
-	return target.Children{Environ: b.Environ, PassEnv: b.Config.PassEnv, Supervisor: b.Supervisor, Seal: b.Seals[side]}
+// sideChildren is how this benchmark's processes for side ("" outside
+// A/B) are started: sealed when Seals has the side's seal, and told
+// which side they are (TAILGATE_SIDE).
+func (b *Benchmark) sideChildren(side string) target.Children {
+	ch := target.Children{Environ: b.Environ, PassEnv: b.Config.PassEnv, Supervisor: b.Supervisor, Seal: b.Seals[side]}
+	if side != "" {
+		ch = ch.With(target.SideEnv + "=" + side)
+	}
+	return ch
 }
 
 // targetLog is the log file of the target on side: one per side and
@@ -240,6 +220,16 @@ type SideError struct {
 
 func (e *SideError) Error() string { return e.Err.Error() }
 func (e *SideError) Unwrap() error { return e.Err }
+
+// withOutput adds to a failed setup step (a login the service timed out
+// or refused) where the target's output is: its log says why.
+func (t *running) withOutput(err error) error {
+	var setup *load.SetupError
+	if t.logPath == "" || !errors.As(err, &setup) {
+		return err
+	}
+	return fmt.Errorf("%w; the %s output is in %s", err, strings.TrimSpace(t.label+" target's"), t.logPath)
+}
 
 func (t *running) stop() {
 	t.proc.Stop()
