@@ -13,16 +13,11 @@ import (
 type Kind int
 
 const (
-	// Runtime: the environment broke (the target, the dataset, a baseline
-	// file, GitHub). An error without a kind is a runtime failure.
-	Runtime Kind = iota
-	// Usage: usage, config or bad input.
-	Usage
-	// Regression: the verdict fails the gate.
-	Regression
+	Runtime    Kind = iota // the environment broke (target, dataset, a baseline file, GitHub); an error without a kind
+	Usage                  // usage, config or bad input
+	Regression             // the verdict fails the gate
 )
 
-// Error is an error with its kind.
 type Error struct {
 	Kind Kind
 	Err  error
@@ -46,7 +41,6 @@ func (k Kind) Wrap(err error) error {
 	return &Error{Kind: k, Err: err}
 }
 
-// Errorf returns a new error of kind k.
 func (k Kind) Errorf(format string, a ...any) error {
 	return &Error{Kind: k, Err: fmt.Errorf(format, a...)}
 }

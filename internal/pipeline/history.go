@@ -15,15 +15,11 @@ import (
 // HistoryOptions are the options of History.
 type HistoryOptions struct {
 	// Config, when given, supplies the gated metrics, gate.min_effect and
-	// gate.alpha; nil for the defaults.
+	// gate.alpha.
 	Config *config.Config
-	// Path is the history file.
-	Path string
-	// Seed makes the permutation tests repeatable; the same history and
-	// seed give the same change points.
-	Seed uint64
-	// Since is where the chain's creep starts; zero for the whole chain.
-	Since Since
+	Path   string
+	Seed   uint64 // the permutation tests': the same history and seed give the same change points
+	Since  Since  // where the chain's creep starts; zero for the whole chain
 }
 
 // Since names where creep is counted from: the commit after Commit (a

@@ -36,12 +36,10 @@ func ABStopped(s ABStop, v gate.Verdict) string {
 	return fmt.Sprintf("A/B stopped after %d %s in %s: %s", s.Blocks, pl.Of(s.Blocks, "block", "blocks"), s.Elapsed.Round(100*time.Millisecond), why)
 }
 
-// ABLook is the log line of the look after block n of at most most.
 func ABLook(n, most int, v gate.Verdict) string {
 	return fmt.Sprintf("after block %d of at most %d: %s", n, most, LookReason(v))
 }
 
-// LookReason says what a sequential look decided.
 func LookReason(v gate.Verdict) string {
 	switch {
 	case v.Sequential == nil:
@@ -68,8 +66,7 @@ func Spent(by map[string]time.Duration, order []string) string {
 	return strings.Join(parts, ", ")
 }
 
-// Procedure is whose build, start and measuring an A/B job ran: the
-// benchmark file's, the base commit's or the pull request's.
+// Procedure is whose build, start and measuring an A/B job ran.
 type Procedure int
 
 const (
@@ -86,7 +83,6 @@ type ABSide struct {
 	Own, Started           bool
 }
 
-// SideNotes say where each side came from and whose commands made it.
 func SideNotes(p Procedure, sides []ABSide) []string {
 	whose := [...]string{"the benchmark file's", "the base commit's", "the pull request's (benchmark_from: head)"}[p]
 	var out []string
@@ -248,23 +244,18 @@ func CreepNote(name string, runs int, findings []gate.Finding, otherDefinition b
 // CreepWarning is the warning of a gated metric beyond its floor the bad
 // way against name, of runs runs.
 func CreepWarning(name string, runs int, f gate.Finding) string {
-	value := func(v float64) string {
-		if f.Unit == "/s" {
-			return fmt.Sprintf("%.4g/s", v)
-		}
-		return fmt.Sprintf("%.4g %s", v, f.Unit)
+	unit := " " + f.Unit
+	if f.Unit == "/s" {
+		unit = f.Unit
 	}
-	return fmt.Sprintf("creep: %s is %s worse than at %s (%d runs): %s → %s, beyond its floor, though the changes since may each have passed",
-		f.Label, creepFigure(f, f.Worse, "%.2f pp", "%.1f %%"), name, runs, value(f.BaseMedian), value(f.HeadMedian))
+	return fmt.Sprintf("creep: %s is %s worse than at %s (%d runs): %.4g%s → %.4g%s, beyond its floor, though the changes since may each have passed",
+		f.Label, creepFigure(f, f.Worse, "%.2f pp", "%.1f %%"), name, runs, f.BaseMedian, unit, f.HeadMedian, unit)
 }
 
-// CreepUnread is the note of a tag's creep the history could not be read
-// for.
 func CreepUnread(glob string, err error) string {
 	return fmt.Sprintf("Creep against tag %s: the history could not be read (%v).", glob, err)
 }
 
-// creepFigure is v in points (pp) or percent, as the finding counts.
 func creepFigure(f gate.Finding, v float64, pp, pct string) string {
 	if f.Percent {
 		return fmt.Sprintf(pp, v)
@@ -296,8 +287,6 @@ func (t TrustedPolicy) OwnReason(err error) string {
 	return fmt.Sprintf("%s does not load with this tailgate (%v), so %s (%s)", t.Where, err, own, t.HeadPath)
 }
 
-// Notes say where the policy (and with Whole the benchmark) came from,
-// and what the pull request changes of it.
 func (t TrustedPolicy) Notes() []string {
 	notes := []string{"The gate's policy (gate: baseline, floors, metrics, min_effect, alpha, window; " +
 		"the A/B budget ab.min_blocks, ab.max_blocks, ab.max_time; load.runs; the credentials pass_env gives the benchmark) comes from " +
@@ -324,8 +313,7 @@ func (t TrustedPolicy) Notes() []string {
 	return notes
 }
 
-// PhaseLogins are the logins of one phase (Name "" for the load) for its
-// workers, the open model's when Open.
+// PhaseLogins are the logins of one phase (Name "" for the load).
 type PhaseLogins struct {
 	Name            string
 	Logins, Workers int

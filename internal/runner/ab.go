@@ -40,24 +40,20 @@ type ABPlan struct {
 	// started elsewhere (no start command) is never restarted.
 	Restart bool
 	// Shape is how the job makes its blocks: the caller sets what it asks
-	// for (WholeRuns, Windows, Window, WindowWarmup), Resolve completes it
-	// once, and every reader reads that one value.
+	// for, Resolve completes it once, and every reader reads that value.
 	Shape Shape
-	// Look is called after every block; final is set when no more will
-	// come (a budget is spent). It returns true to end the job now. Nil:
-	// the job runs to its budget.
+	// Look is called after every block, final when a budget is spent; it
+	// returns true to end the job now.
 	Look func(res *ABResult, final bool) (stop bool)
 	// SkipPhase is asked before each block after the first which of its
-	// phases to leave out: those whose gated metrics have all decided, so
-	// that the time goes to the undecided ones. Nil, or a block it would
-	// leave empty: every phase is measured.
+	// phases to leave out (those whose gated metrics have all decided);
+	// a block it would leave empty measures every phase.
 	SkipPhase func(name string) bool
 }
 
-// ABResult is what an A/B job measured: a result file per side (each
-// naming its target's log file in TargetLog; Base.Runs[i] and
-// Head.Runs[i] are the two sides' runs of block i) and the order the
-// windows were made in.
+// ABResult is what an A/B job measured: a result file per side
+// (Base.Runs[i] and Head.Runs[i] are the two sides' runs of block i) and
+// the order the windows were made in.
 type ABResult struct {
 	Base, Head *result.File
 	Order      []Side
@@ -129,8 +125,8 @@ type abJob struct {
 	mu       sync.Mutex  // guards res while two windows loaded at once end at once
 }
 
-// unitDone ends the n-th block of a job that began at began: the time so
-// far, the look, and whether a budget or the look ends the job.
+// unitDone ends the n-th block: the time so far, the look, and whether a
+// budget or the look ends the job.
 func (j *abJob) unitDone(n int, began time.Time) bool {
 	r := j.res
 	r.Elapsed = time.Since(began)
@@ -147,8 +143,8 @@ func (j *abJob) unitDone(n int, began time.Time) bool {
 }
 
 // budgetSpent names the budget that allows no block after the first n:
-// of blocks, of time (the planned budget is spent, or the next block
-// would likely end beyond MaxTime at the pace so far), or "".
+// of blocks, of time (the planned budget, or the next block would likely
+// end beyond MaxTime at the pace so far), or "".
 func (j *abJob) budgetSpent(n int) Budget {
 	switch elapsed := j.res.Elapsed; {
 	case n >= j.plan.MaxPairs:
@@ -161,7 +157,6 @@ func (j *abJob) budgetSpent(n int) Budget {
 
 func (j *abJob) restartable(side Side) bool { return j.plan.target(side).Start != nil }
 
-// target is side's target: the base's on both sides of an A/A job.
 func (p ABPlan) target(side Side) config.Target {
 	if side == Base || p.AA {
 		return p.Base
@@ -194,7 +189,6 @@ func (j *abJob) keep(side Side, t *running) {
 
 func (r *ABResult) file(side Side) *result.File { return [2]*result.File{r.Base, r.Head}[side] }
 
-// start starts side's target and counts the time it took.
 func (j *abJob) start(ctx context.Context, side Side) (*running, error) {
 	defer j.startTime(time.Now())
 	t, err := j.b.start(ctx, j.plan.target(side), side.String())
@@ -216,8 +210,7 @@ func (j *abJob) startTime(began time.Time) {
 	j.b.timed(TimeStart, began)
 }
 
-// stopAll stops the targets kept for the job (the base once when it
-// stands on both sides).
+// stopAll stops the targets kept for the job, the base once.
 func (j *abJob) stopAll() {
 	for side, t := range j.kept {
 		if t != nil && (Side(side) == Base || t != j.kept[Base]) {

@@ -21,15 +21,11 @@ const errorSamples = 3
 // verdict: an A/B job of two broken sides stops here instead of comparing
 // them.
 type FailedRunError struct {
-	// Phase is the phase whose work failed; empty for the whole run.
-	Phase string
-	// What is "iterations" or "requests", Failed of Total of them failed.
-	What          string
+	Phase         string // "" for the whole run
+	What          string // "iterations" or "requests", Failed of Total of them failed
 	Failed, Total int64
-	// MaxPercent is the load.max_failed_percent the run exceeded.
-	MaxPercent float64
-	// Samples are the commonest error classes, with a sample message each.
-	Samples []result.ErrorClass
+	MaxPercent    float64             // load.max_failed_percent
+	Samples       []result.ErrorClass // the commonest, with a sample message each
 }
 
 func (e *FailedRunError) Error() string {
@@ -50,25 +46,20 @@ func (e *FailedRunError) Error() string {
 }
 
 // describeErrorClass renders one error class for the message: its step,
-// its count and its sample (quoted: it comes from the service).
+// its count and its sample, quoted (it comes from the service) and cut to
+// a readable length.
 func describeErrorClass(c result.ErrorClass) string {
 	s := fmt.Sprintf("%d × %s", c.Count, c.Class)
 	if c.Step != "" {
 		s = c.Step + ": " + s
 	}
+	if r := []rune(c.Sample); len(r) > 200 {
+		c.Sample = string(r[:200]) + "…"
+	}
 	if c.Sample != "" {
-		s += " " + quoteSample(c.Sample)
+		s += fmt.Sprintf(" %q", c.Sample)
 	}
 	return s
-}
-
-// quoteSample quotes a server's sample message, cut to a readable length.
-func quoteSample(s string) string {
-	const most = 200
-	if r := []rune(s); len(r) > most {
-		s = string(r[:most]) + "…"
-	}
-	return fmt.Sprintf("%q", s)
 }
 
 // checkFailures refuses a run (or any phase of it) where more than

@@ -101,9 +101,8 @@ func (b *Benchmark) newEpoch(tgt *running) {
 	delete(b.epochs, tgt.tree)
 }
 
-// Run starts the target (when configured, after the config's build
-// command), runs every run and stops the target. An error means no result:
-// a failed run is never written as if it were one.
+// Run builds and starts the target (when configured), runs every run and
+// stops the target. An error means no result.
 func (b *Benchmark) Run(ctx context.Context) (*result.File, error) {
 	plan, err := b.compile()
 	if err != nil {
@@ -133,9 +132,7 @@ func (b *Benchmark) Run(ctx context.Context) (*result.File, error) {
 	return out, nil
 }
 
-// compile says the config's warnings and prepares the scenarios for the
-// built-in generator; a load tool (engine: command) has its own, and gets
-// no plan.
+// compile says the config's warnings and compiles the scenarios.
 func (b *Benchmark) compile() (*scenario.Plan, error) {
 	plan, err := b.Compile()
 	if err != nil {
@@ -159,7 +156,8 @@ func (b *Benchmark) Warnings(plan *scenario.Plan) []string {
 
 // Compile checks that the scenarios can be run as written: templates,
 // saved values, the feed and the {{env}} variables they read (which must
-// be set), without sending anything. It is what tailgate validate runs.
+// be set), without sending anything; nil for a load tool's. It is what
+// tailgate validate runs.
 func (b *Benchmark) Compile() (*scenario.Plan, error) {
 	if b.Config.Load.Engine == config.EngineCommand {
 		return nil, nil
@@ -178,8 +176,7 @@ func (b *Benchmark) newFile() *result.File {
 }
 
 // runOnce is one sample: reset → verify → drain → warm-up + measure → drain,
-// leaving out the phases skip marks. A target tailgate started that has
-// ended fails the run.
+// leaving out the phases skip marks.
 func (b *Benchmark) runOnce(ctx context.Context, plan *scenario.Plan, tgt *running, i, runs int, skip []bool) (run *result.Run, err error) {
 	obs := b.observer()
 	obs.RunStarted(i, runs, tgt.label)
@@ -224,8 +221,7 @@ func (b *Benchmark) drainAfter(ctx context.Context, tgt *running, i int) error {
 	return target.Drain(ctx, tgt.client, tgt.url, d)
 }
 
-// prepare puts the target into the fixed starting state and waits until
-// it is idle.
+// prepare resets, verifies and drains the target.
 func (b *Benchmark) prepare(ctx context.Context, tgt *running, i int) error {
 	ds, obs := b.Config.Dataset, b.observer()
 	if tgt.verify != nil {

@@ -45,8 +45,7 @@ type running struct {
 	tree string
 }
 
-// inTree is path as the side's commands see it: a relative path is
-// relative to the side's tree, where they run.
+// inTree is path as the side's commands, run in its tree, see it.
 func (t *running) inTree(path string) string {
 	if t.tree == "" || filepath.IsAbs(path) {
 		return path
@@ -66,9 +65,8 @@ func sideDir(t config.Target) string {
 	return "."
 }
 
-// start starts the target when it has a start command (on a free port
-// when its URL asks for one), else waits until the target started
-// elsewhere answers. side names it in A/B ("base", "head").
+// start starts the target when it has a start command, else waits until
+// the target started elsewhere answers.
 func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*running, error) {
 	t, err := withFreePort(t)
 	if err != nil {
@@ -120,8 +118,8 @@ func (t *running) pathOf(cfg config.Target) target.Path {
 	return p
 }
 
-// withFreePort fills the target's port placeholder with a free loopback
-// port, a new one at every start.
+// withFreePort fills the target's port placeholder with a free port, a
+// new one at every start.
 func withFreePort(t config.Target) (config.Target, error) {
 	if !t.UsesPort() {
 		return t, nil
@@ -176,9 +174,8 @@ func (b *Benchmark) sideChildren(side string) target.Children {
 	return ch
 }
 
-// targetLog is the log file of the target on side: one per side and
-// Benchmark, appended to when the target is started again; "" without
-// TargetLogDir.
+// targetLog is the log file of the target on side, one per side and
+// Benchmark; "" without TargetLogDir.
 func (b *Benchmark) targetLog(side string) (string, error) {
 	if b.TargetLogDir == "" {
 		return "", nil
@@ -211,8 +208,8 @@ func withLabel(label string, err error) error {
 	return &SideError{Side: label, Err: fmt.Errorf("%s target: %w", label, err)}
 }
 
-// SideError is a failure of one side of an A/B job ("base", "head"):
-// its build, its start, or one of its runs.
+// SideError is a failure of one side of an A/B job: its build, its
+// start, or one of its runs.
 type SideError struct {
 	Side string
 	Err  error
@@ -267,10 +264,9 @@ func (s *sampling) start(ctx context.Context, tgt *running, path target.Path) {
 	}
 }
 
-// stop ends the window and returns what was measured: the target's CPU
-// and memory, nil where nothing could be (never zero), with a note for the
-// run saying why, and the path's footprint (zero when the window never
-// opened).
+// stop ends the window and returns the target's CPU and memory, nil
+// where nothing could be measured (never zero) with a note saying why,
+// and the path's footprint.
 func (s *sampling) stop(ctx context.Context, tgt *running) (*result.Resources, string, target.PathFootprint) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -296,7 +292,6 @@ func (s *sampling) stop(ctx context.Context, tgt *running) (*result.Resources, s
 	return f.Resources, "", f
 }
 
-// addResources puts a window's measurement on run and sums it up.
 func addResources(run *result.Run, res *result.Resources, note string) {
 	if note != "" {
 		run.Notes = append(run.Notes, note)
