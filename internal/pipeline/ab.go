@@ -19,9 +19,7 @@ import (
 
 // ABOptions are the options of AB.
 type ABOptions struct {
-	// Config is the benchmark; its ab: section names the two builds and
-	// the budget. Without one every ab key takes its default.
-	Config *config.Config
+	Config *config.Config // its ab section (else the defaults) names the builds and the budget
 	// BaseRef, when set, is the base's git ref given to the job (BaseFrom
 	// names by whom): it replaces ab.base.ref, and the report says so, or
 	// that a base of its own without ref left it unused.
@@ -110,10 +108,9 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	fmt.Fprintln(env.log(), report.ABStopped(report.ABStop{Blocks: res.Units(), MaxBlocks: ab.MaxPairs, Elapsed: res.Elapsed, MaxTime: ab.MaxTime.D(), Budget: string(res.Budget)}, last))
 	showRuns(env, "base:", res.Base)
 	showRuns(env, "head:", res.Head)
-	run := abRun(res, plan, ab, phases, o.AA)
 	notes := append(append(append(append(o.Policy.notes(), o.baseNote()...), trees.notes(o.Policy)...), sealed.Notes(o.Policy.fromBase())...), noise.notes(last)...)
 	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(trees), Verdict: last, Head: res.Head.Runs,
-		Base: res.Base.Runs, Notes: notes, AB: run,
+		Base: res.Base.Runs, Notes: notes, AB: abRun(res, plan, ab, phases, o.AA),
 		TargetLog: report.TargetLogs{Base: res.Base.TargetLog, Head: res.Head.TargetLog}}
 	return Judged{Input: in, Head: res.Head, Base: res.Base, BaseCommit: trees.commit(runner.Base)}, nil
 }

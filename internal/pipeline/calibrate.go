@@ -27,9 +27,8 @@ type CalibrateOptions struct {
 }
 
 // Calibrate runs A/A jobs on one build, stores their runs as baseline
-// samples and as calibration jobs, estimates the noise (cross-checked at
-// the configured α) and returns what it stored and the floors it implies.
-// An unreadable baseline stops it before anything runs.
+// samples and calibration jobs, and estimates the noise. An unreadable
+// baseline stops it before anything runs.
 func Calibrate(ctx context.Context, env Env, o CalibrateOptions) (report.Calibration, error) {
 	cfg := o.Config
 	if o.Jobs < 1 {

@@ -18,8 +18,6 @@ type RunOptions struct {
 }
 
 // Run measures the benchmark, writes the result file and shows the runs.
-// Sharding the benchmark cannot have is a usage error, found before
-// anything starts.
 func Run(ctx context.Context, env Env, o RunOptions) (*result.File, error) {
 	if err := o.Sharding.Check(o.Config); err != nil {
 		return nil, Usage.Wrap(err)
@@ -57,8 +55,8 @@ type CheckOptions struct {
 }
 
 // Check judges the head runs (measured now, unless given) against the
-// stored baseline. The baseline is read first: an unreadable one stops
-// the check before a benchmark is spent on it.
+// stored baseline, read first: an unreadable one stops the check before a
+// benchmark is spent on it.
 func Check(ctx context.Context, env Env, o CheckOptions) (Judged, error) {
 	bl, err := readBaseline(ctx, o.Baseline)
 	if err != nil {

@@ -14,11 +14,9 @@ import (
 
 // A rolling baseline follows main down: ten changes of +1.5 % each pass
 // their checks, and the window then holds the slower main. Creep compares
-// the head also with older references (gate.creep.against): the oldest
-// job of the window, and the newest release tag the history of main has a
-// job of. A gated metric beyond its floor the bad way against one of them
-// is a warning, never a failure; the figures of every reference are a
-// note.
+// the head also with older references (gate.creep.against): a gated
+// metric beyond its floor the bad way against one is a warning, never a
+// failure.
 
 // creepReference is one older state of main to compare the head with.
 type creepReference struct {

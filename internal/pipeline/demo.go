@@ -53,9 +53,8 @@ func Demo(ctx context.Context, env Env, o DemoOptions) (*Judged, error) {
 	return &j, nil
 }
 
-// recordReason says why Demo records a baseline before it checks: there
-// is none for this definition, --record asks, or the file holds another
-// definition's, which it then replaces. Empty: no need.
+// recordReason says why Demo records a baseline before it checks; ""
+// for no need.
 func recordReason(bl *baseline.File, o DemoOptions) string {
 	switch {
 	case bl == nil:

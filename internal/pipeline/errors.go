@@ -69,9 +69,8 @@ type FailOn struct {
 }
 
 // Err is the error a verdict ends with: a Regression one, a Runtime one for
-// an incomplete comparison (gate.Verdict.Incomplete: a figure one side
-// lost is a failure of the job, never a pass, while a regression stays
-// one), or nil when it passes.
+// an incomplete comparison (a figure one side lost is a failure of the
+// job, never a pass; a regression stays one), or nil.
 func (f FailOn) Err(v gate.Verdict) error {
 	switch {
 	case v.Outcome == gate.Regression && f.Regression:
@@ -85,8 +84,7 @@ func (f FailOn) Err(v gate.Verdict) error {
 	return nil
 }
 
-// regressedLabels are the human names of the metrics that regressed (the
-// keys where a finding lacks its name), for the final line.
+// regressedLabels name the metrics that regressed, for the final line.
 func regressedLabels(v gate.Verdict) []string {
 	var out []string
 	for _, f := range v.Findings {

@@ -23,8 +23,8 @@ type HistoryOptions struct {
 }
 
 // Since names where creep is counted from: the commit after Commit (a
-// tag's, resolved by the caller), or the first link at or after Time.
-// Name is how the report says it ("v1.4", "2026-11-01").
+// tag's, resolved by the caller), or the first link at or after Time;
+// Name says it ("v1.4", "2026-11-01").
 type Since struct {
 	Commit string
 	Time   time.Time
@@ -60,8 +60,7 @@ func History(o HistoryOptions) (report.HistoryInput, error) {
 		Chain: gate.AnalyzeChainFrom(links, spans, since, start, from, p)}, nil
 }
 
-// historyJobs are the history's absolute jobs (those with runs) as the
-// analysis reads them; the A/B links are the chain's.
+// historyJobs are the history's absolute jobs (those with runs).
 func historyJobs(h *baseline.History) []gate.HistoryJob {
 	var jobs []gate.HistoryJob
 	for _, j := range h.Jobs {
@@ -78,8 +77,8 @@ func historyJobs(h *baseline.History) []gate.HistoryJob {
 	return jobs
 }
 
-// chainLinks are the history's A/B entries, oldest first: the chain's
-// links and the spans (gate.SplitChain).
+// chainLinks are the history's A/B entries, oldest first, links and
+// spans (gate.SplitChain).
 func chainLinks(h *baseline.History) []gate.ChainLink {
 	var links []gate.ChainLink
 	for _, j := range h.Jobs {

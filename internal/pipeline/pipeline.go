@@ -10,6 +10,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -58,21 +59,14 @@ func (e Env) benchmark(cfg *config.Config) *runner.Benchmark {
 		TargetLogDir: e.Processes.TargetLogDir, TargetLive: e.Processes.TargetLive, Getenv: e.Getenv, Mask: e.Mask}
 }
 
-func (e Env) out() io.Writer { return orDiscard(e.Out) }
+func (e Env) out() io.Writer { return cmp.Or(e.Out, io.Discard) }
+func (e Env) log() io.Writer { return cmp.Or(e.Log, io.Discard) }
 
 func (e Env) now() time.Time {
 	if e.Now == nil {
 		return time.Now().UTC()
 	}
 	return e.Now().UTC()
-}
-func (e Env) log() io.Writer { return orDiscard(e.Log) }
-
-func orDiscard(w io.Writer) io.Writer {
-	if w == nil {
-		return io.Discard
-	}
-	return w
 }
 
 // Judged is a judged comparison: what its reports show, and the runs
@@ -180,7 +174,7 @@ func judgeAgainstBaseline(head *result.File, bl *baseline.File, p gate.Policy) g
 }
 
 // baselineRuns are a stored baseline's samples as runs, for the reports,
-// and where each was recorded; nil when there is no baseline.
+// and where each was recorded.
 func baselineRuns(bl *baseline.File) ([]result.Run, []report.Origin) {
 	if bl == nil {
 		return nil, nil

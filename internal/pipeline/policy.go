@@ -124,12 +124,10 @@ type BaseFile struct {
 
 // TrustBase is the one trust path (the Action on a pull request, tailgate
 // ab --benchmark-from base): head's benchmark file as the base commit ref
-// (else ab.base.ref; a full sha as it is) has it gives the gate's policy
-// (gate, A/B budget, load.runs, pass_env) and with whole the benchmark
-// run on both trees, so a PR is judged by what it would change, each
-// changed key named; without a base file that loads, the PR's own with a
-// warning. name is how the report names the commit ("" for ref); Commit
-// is the commit read, the base the job builds.
+// (else ab.base.ref) has it gives the gate's policy (gate, A/B budget,
+// load.runs, pass_env) and with whole the benchmark run on both trees,
+// each key the PR changes named; without a base file that loads, the
+// PR's own with a warning. name is how the report names the commit.
 func TrustBase(ctx context.Context, head *config.Config, ref, name string, whole bool, git baseline.Git) (*Policy, error) {
 	if ref == "" && head.AB != nil {
 		ref = head.AB.Base.Ref
@@ -212,8 +210,7 @@ func trustedPolicy(head *config.Config, base BaseFile, whole bool) *Policy {
 }
 
 // headFailure is err, a failure of the head side run with the base
-// commit's benchmark, with what to do about it when the pull request
-// changes that benchmark: the head may need the PR's own procedure.
+// commit's benchmark, with what to do when the pull request changes it.
 func (p *Policy) headFailure(err error) error {
 	if p == nil || p.Benchmark == nil || len(p.procedure) == 0 || err == nil || errors.Is(err, context.Canceled) {
 		return err
@@ -339,7 +336,7 @@ func sameValue(a, b reflect.Value) bool {
 }
 
 // sideFailure is err of an A/B job with headFailure's advice when it is
-// the head side's (runner.SideError).
+// the head side's.
 func (p *Policy) sideFailure(err error) error {
 	var se *runner.SideError
 	if errors.As(err, &se) && se.Side == runner.Head.String() {

@@ -15,9 +15,8 @@ import (
 // The sentences of how a job ran that the runner and the pipeline return
 // as facts (typed reasons), worded here once.
 
-// ABStop is why an A/B job ended. Budget is the runner's: "pairs" (the
-// budget of MaxBlocks blocks), "time" (ab.max_time, MaxTime), or "" (the
-// verdict ended it).
+// ABStop is why an A/B job ended. Budget is the runner's: "pairs"
+// (MaxBlocks), "time" (MaxTime), or "" (the verdict ended it).
 type ABStop struct {
 	Blocks, MaxBlocks int
 	Elapsed, MaxTime  time.Duration
@@ -76,8 +75,7 @@ const (
 )
 
 // ABSide is where an A/B side came from: a commit checked out in a
-// worktree (Ref, Commit) and/or a target of its own (URL; Started when
-// tailgate starts it).
+// worktree and/or a target of its own (Started when tailgate starts it).
 type ABSide struct {
 	Side, Ref, Commit, URL string
 	Own, Started           bool
@@ -120,9 +118,8 @@ func ABBaseline(aa, twoProcesses bool, ref, commit string) string {
 }
 
 // BaseRef says how a base ref given to the job (given, by from) met the
-// benchmark file's ab.base: it replaced ab.base.ref fileRef, or was not
-// used by a base that is a target of its own (own, at url); nil when
-// neither.
+// benchmark file's ab.base: it replaced ab.base.ref fileRef, or a base
+// that is a target of its own (own, at url) left it unused.
 func BaseRef(given, from, fileRef string, own bool, url string) []string {
 	switch {
 	case given == "":
@@ -147,8 +144,8 @@ type Sealing struct {
 }
 
 // Notes say whether the sides were sealed, where each side's commands
-// ran, and, with the base commit's benchmark (fromBase), which of its
-// files the head ran.
+// ran, and with the base commit's benchmark which of its files the head
+// ran.
 func (s Sealing) Notes(fromBase bool) []string {
 	if s.None {
 		return nil
@@ -177,8 +174,8 @@ func (s Sealing) Notes(fromBase bool) []string {
 }
 
 // NoiseNotes say which noise an A/B verdict used, metric by metric: the
-// spread stored in the noise file path (stored, from earlier jobs)
-// pooled with the job's own, or the job's own and why.
+// spread stored in the noise file path pooled with the job's own, or the
+// job's own and why.
 func NoiseNotes(path string, earlier int, stored map[string]stats.SeqPrior, v gate.Verdict) []string {
 	if v.Sequential == nil {
 		return nil
@@ -320,10 +317,8 @@ type PhaseLogins struct {
 	Open            bool
 }
 
-// SetupCost says what the setup steps cost in logins: each phase's,
-// setup.run once per run and phase (setupRun), per job of runs runs, and
-// in A/B (maxBlocks above 0) per block, the phases sharing the first
-// block's logins.
+// SetupCost says what the setup steps cost in logins: each phase's, per
+// job of runs runs, and in A/B (maxBlocks above 0) per block.
 func SetupCost(phases []PhaseLogins, setupRun bool, runs, maxBlocks int) string {
 	var parts []string
 	perRun, users := 0, 0
@@ -356,8 +351,8 @@ func SetupCost(phases []PhaseLogins, setupRun bool, runs, maxBlocks int) string 
 	return s
 }
 
-// StoredBaseline says where a stored baseline came from (src) and what it
-// holds; found is false while there is none yet.
+// StoredBaseline says where a stored baseline came from and what it
+// holds, if found.
 func StoredBaseline(src string, found bool, samples, jobs int) string {
 	if !found {
 		return "none yet (" + src + ")"

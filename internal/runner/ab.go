@@ -35,9 +35,8 @@ type ABPlan struct {
 	MaxPairs, MinPairs int
 	MaxTime            time.Duration
 	// Restart starts each side afresh for every block (for its run, in
-	// whole runs, so that one target runs at a time). Without it both are
-	// started once for the job (the base once for an A/A job). A target
-	// started elsewhere (no start command) is never restarted.
+	// whole runs); without it both are started once for the job. A target
+	// started elsewhere is never restarted.
 	Restart bool
 	// Shape is how the job makes its blocks: the caller sets what it asks
 	// for, Resolve completes it once, and every reader reads that value.

@@ -31,11 +31,11 @@ func (b *Benchmark) resetBeforeFirstStart(ctx context.Context, t config.Target, 
 	if done {
 		return nil
 	}
-	if err := target.Reset(ctx, nil, t.URL, reset, ch); err != nil {
+	err := target.Reset(ctx, nil, t.URL, reset, ch)
+	if err != nil {
 		fmt.Fprintf(b.log(), "%s: the dataset reset before the first start failed (the reset after the start runs anyway): %v\n", side, err)
-		return err
 	}
-	return nil
+	return err
 }
 
 // startFailure is a start's error with the reason the dataset may have

@@ -16,10 +16,9 @@ const StepFailures = "failures"
 const errorSamples = 3
 
 // FailedRunError is a run whose work mostly failed: it measured the error
-// path (a broken reset, a service answering 500s, a wrong URL), not the
-// service, so it is no sample. It is a runtime failure (exit 3), never a
-// verdict: an A/B job of two broken sides stops here instead of comparing
-// them.
+// path (a broken reset, 500s, a wrong URL), not the service. It is a
+// runtime failure, never a verdict: an A/B job of two broken sides stops
+// here instead of comparing them.
 type FailedRunError struct {
 	Phase         string // "" for the whole run
 	What          string // "iterations" or "requests", Failed of Total of them failed
@@ -62,10 +61,9 @@ func describeErrorClass(c result.ErrorClass) string {
 	return s
 }
 
-// checkFailures refuses a run (or any phase of it) where more than
-// maxPercent of the completed iterations, or of the requests, failed.
-// Phases are looked at first: a broken phase is named even when the
-// other phase's work dilutes the whole run's share.
+// checkFailures refuses a run where more than maxPercent of the completed
+// iterations, or of the requests, failed: each phase first, so that a
+// broken phase is named though the other's work dilutes the run's share.
 func checkFailures(run *result.Run, maxPercent float64) error {
 	if maxPercent >= 100 {
 		return nil

@@ -10,10 +10,9 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/scenario"
 )
 
-// measure is one run's measurement, each phase after its own reset,
-// verify and drain (but those skip marks), then a drain; a run of several
-// phases is merged into one Run (result.MergePhases) that keeps every
-// phase's own figures.
+// measure is one run's measurement, each phase (but those skip marks)
+// after its own reset, verify and drain, merged into one Run that keeps
+// every phase's own figures, then a drain.
 func (b *Benchmark) measure(ctx context.Context, plan *scenario.Plan, tgt *running, i int, skip []bool) (*result.Run, error) {
 	phases := b.Config.Load.RunPhases()
 	clock := phaseClock{total: b.Config.Load.RunTime()}
@@ -99,8 +98,7 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 		step = "setup" // the load's progress follows once it is done
 	}
 	obs.Step(i, stepName(step, ph.Name))
-	started := b.now()
-	began := time.Now()
+	started, began := b.now(), time.Now()
 	var setupTook time.Duration
 	opt.OnSetupDone = func() { setupTook = time.Since(began) }
 	run, err := load.Run(ctx, plan, tgt.url, opt)
@@ -135,8 +133,8 @@ func (b *Benchmark) spendWindow(w phaseWindow, setup, overhead time.Duration, op
 	}
 }
 
-// progress reports run i's load progress, in a phase named phase on the
-// clock of the run's phases.
+// progress reports run i's load progress on the clock of the run's
+// phases.
 func (clock phaseClock) progress(obs Observer, i int, phase string) func(load.Progress) {
 	return func(p load.Progress) {
 		if phase != "" {
@@ -148,7 +146,6 @@ func (clock phaseClock) progress(obs Observer, i int, phase string) func(load.Pr
 	}
 }
 
-// windowOptions are the load options of a phase's window w on tgt.
 func (b *Benchmark) windowOptions(l config.Load, tgt *running, w phaseWindow) (load.Options, error) {
 	opt, err := b.loadOptions(l)
 	if err != nil {
@@ -164,7 +161,6 @@ func (b *Benchmark) windowOptions(l config.Load, tgt *running, w phaseWindow) (l
 	return opt, nil
 }
 
-// stepName is a step of a run, with its phase when it has one.
 func stepName(step, phase string) string {
 	if phase == "" {
 		return step

@@ -6,6 +6,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -21,9 +22,8 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/target"
 )
 
-// Observer hears about the progress of a benchmark, for progress displays.
-// Calls come from one goroutine at a time. label names the side in A/B
-// mode ("base", "head") and is empty otherwise.
+// Observer hears about the progress of a benchmark, from one goroutine at
+// a time; label names the side in A/B mode.
 type Observer interface {
 	RunStarted(run, runs int, label string)
 	Step(run int, step string) // "reset", "verify", "drain", "measure"
@@ -75,12 +75,10 @@ type Benchmark struct {
 	epochs     map[string]*load.Sequence // by running.tree: see sequence
 }
 
-// sequence is the numbering of the iterations on tgt's dataset: one
-// Sequence from its last reset on (and over the whole benchmark for a
-// dataset never reset), so that no two iterations that may meet in one
-// database render the same {{seq}}, and so the same unique title, e-mail
-// or random key. Each side of an A/B has its own, which starts at 0 at
-// every reset: both sides get the same numbers.
+// sequence numbers the iterations on tgt's dataset from its last reset
+// on, so that no two iterations that may meet in one database render the
+// same {{seq}} (a unique title, e-mail or key). Each side of an A/B has
+// its own, from 0 at every reset: both sides get the same numbers.
 func (b *Benchmark) sequence(tgt *running) *load.Sequence {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -271,19 +269,8 @@ func (b *Benchmark) now() time.Time {
 	return b.Now().UTC()
 }
 
-func (b *Benchmark) observer() Observer {
-	if b.Observer == nil {
-		return nopObserver{}
-	}
-	return b.Observer
-}
-
-func (b *Benchmark) log() io.Writer {
-	if b.Log == nil {
-		return io.Discard
-	}
-	return b.Log
-}
+func (b *Benchmark) observer() Observer { return cmp.Or(b.Observer, Observer(nopObserver{})) }
+func (b *Benchmark) log() io.Writer     { return cmp.Or(b.Log, io.Discard) }
 
 type nopObserver struct{}
 

@@ -99,10 +99,9 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 }
 
 // pathOf is what the target's windows account beside its CPU and memory:
-// the target's own process tree (for its /proc counters, when there are
-// other parts or counters to put them beside), the parts of
+// its own process tree (beside other parts or counters), the parts of
 // target.measure and the counters of target.counters, read with this
-// target's URL and environment (TAILGATE_SIDE in A/B).
+// target's URL and environment.
 func (t *running) pathOf(cfg config.Target) target.Path {
 	var p target.Path
 	if len(cfg.Measure) == 0 && len(cfg.Counters) == 0 {
@@ -185,10 +184,7 @@ func (b *Benchmark) targetLog(side string) (string, error) {
 	if path, ok := b.logs[side]; ok {
 		return path, nil
 	}
-	name := "tailgate-" + b.Config.Name + "-target"
-	if side != "" {
-		name += "-" + side
-	}
+	name := strings.TrimSuffix("tailgate-"+b.Config.Name+"-target-"+side, "-")
 	f, err := os.CreateTemp(b.TargetLogDir, name+"-*.log")
 	if err != nil {
 		return "", fmt.Errorf("creating the target's log file: %w", err)
@@ -202,7 +198,7 @@ func (b *Benchmark) targetLog(side string) (string, error) {
 }
 
 func withLabel(label string, err error) error {
-	if label == "" {
+	if label == "" || err == nil {
 		return err
 	}
 	return &SideError{Side: label, Err: fmt.Errorf("%s target: %w", label, err)}
@@ -234,16 +230,10 @@ func (t *running) stop() {
 }
 
 // exited is an error once a started target has ended: no run can measure it.
-func (t *running) exited() error {
-	if err := t.proc.Exited(); err != nil {
-		return withLabel(t.side, err)
-	}
-	return nil
-}
+func (t *running) exited() error { return withLabel(t.side, t.proc.Exited()) }
 
-// sampling measures the target's CPU and memory over a measure window. It
-// is started from the load engine's timer goroutine and stopped by the
-// runner, hence the lock.
+// sampling measures the target's CPU and memory over a measure window,
+// started from the load engine's timer goroutine and stopped by the runner.
 type sampling struct {
 	mu      sync.Mutex
 	path    *target.PathWindow

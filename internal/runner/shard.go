@@ -27,10 +27,7 @@ type Sharding struct {
 
 func (s Sharding) Sharded() bool { return s.Part.Count > 0 }
 
-// Check refuses sharding the benchmark cfg cannot run: a shard of a load
-// tool's load, a split that leaves a shard without workers, and runs
-// after the first without a start time of their own or with start times
-// closer together than a run lasts.
+// Check refuses sharding the benchmark cfg cannot run.
 func (s Sharding) Check(cfg *config.Config) error {
 	l := cfg.Load
 	if s.Sharded() && l.Engine == config.EngineCommand {

@@ -12,14 +12,12 @@ import (
 )
 
 // A runtime that compiles as it runs (a JIT: Node, a JVM) does start-up
-// work for seconds after it starts, the same on both sides, which dilutes
-// the change under test when a block's windows measure it (Node with an
-// N+1: +38.5 % measured after a 1 s warm-up, +53.9 % after 6 s, +50 % by a
-// peer tool on a warm process). How long is long enough is found from the
-// data: in the job's first block each phase warms up for load.warmup and
-// then, slice after slice, while either side's work per iteration still
-// falls; every later block warms up as long as the first did, so every
-// block, and both sides of it, are measured alike.
+// work for seconds, the same on both sides, which dilutes the change under
+// test when a block's windows measure it (Node with an N+1: +38.5 % after
+// a 1 s warm-up, +53.9 % after 6 s). So in the job's first block each
+// phase warms up for load.warmup and then, slice after slice, while either
+// side's work per iteration still falls; every later block warms up as
+// long, so every block is measured alike.
 const (
 	// settleSlice is the shortest slice added to a warm-up: shorter ones
 	// hold too few iterations for their work per iteration to mean much.
