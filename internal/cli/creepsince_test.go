@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
@@ -53,4 +54,13 @@ func TestActionRecordChainCreepSinceAppendsASpan(t *testing.T) {
 		t.Fatalf("tailgate history: %s", o)
 	}
 	wantContains(t, "history", o.stdout, "A/B chain of main: 1 commit,")
+	// --since v1, older than the chain's one link, answers from the span
+	// measured from v1 (it exited 2 before: no link holds v1).
+	o = tailgateIn(t, repo, nil, "history", "--history", filepath.Join(repo, "baselines", "pr.history.jsonl"), "--since", "v1")
+	if o.code != 0 && o.code != 1 {
+		t.Fatalf("tailgate history --since v1: %s", o)
+	}
+	if strings.Contains(o.stdout, "creep since") {
+		wantContains(t, "history --since v1", o.stdout, "creep since v1", "against "+base[:12])
+	}
 }

@@ -475,6 +475,14 @@ const z95 = 1.959963984540054
 // AnalyzeChain reads the chain of links (oldest first), the creep counted
 // from link since on, named from.
 func AnalyzeChain(links, spans []ChainLink, since int, from string, p HistoryPolicy) ChainVerdict {
+	return AnalyzeChainFrom(links, spans, since, "", from, p)
+}
+
+// AnalyzeChainFrom is AnalyzeChain with the creep's start commit named
+// ("" for link since's parent): a span from start measures the creep
+// even where start precedes the chain (a tag older than its first link,
+// since 0), which no link's parent is.
+func AnalyzeChainFrom(links, spans []ChainLink, since int, start, from string, p HistoryPolicy) ChainVerdict {
 	v := ChainVerdict{Links: links, Spans: spans, Since: since, From: from}
 	for i := 1; i < len(links); i++ {
 		if links[i].Parent != links[i-1].Commit {
@@ -492,7 +500,7 @@ func AnalyzeChain(links, spans []ChainLink, since int, from string, p HistoryPol
 			}
 		}
 		floor := historyFloor(m, p)
-		cm.Creep = creepSince(links, spans, since, m, floor)
+		cm.Creep = creepSince(links, spans, since, start, m, floor)
 		if n := len(cm.Culprits); n > 0 {
 			last := cm.Culprits[n-1]
 			cm.Level = product(links[last:], m, floor)
@@ -516,15 +524,18 @@ func undone(culprit LinkMetric, level, after Creep, m result.Metric) bool {
 }
 
 // creepSince is the change of metric m from link since on: measured by
-// the span from the same start that reaches furthest (the latest of
-// those), times the links after it, where one estimated m; else the
-// links' product.
-func creepSince(links, spans []ChainLink, since int, m result.Metric, floor float64) Creep {
+// the span from start (link since's parent when "") that reaches
+// furthest (the latest of those), times the links after it, where one
+// estimated m; else the links' product.
+func creepSince(links, spans []ChainLink, since int, start string, m result.Metric, floor float64) Creep {
 	chained := product(links[min(since, len(links)):], m, floor)
 	if since >= len(links) {
 		return chained
 	}
-	start, best, reach := links[since].Parent, -1, -1
+	if start == "" {
+		start = links[since].Parent
+	}
+	best, reach := -1, -1
 	for i, s := range spans {
 		if _, ok := s.Metrics[m.Key]; !ok || s.Parent != start {
 			continue

@@ -19,66 +19,47 @@ import (
 
 // ABOptions are the options of AB.
 type ABOptions struct {
-	// Config is the benchmark; its ab: section names the two builds and
-	// the budget. Without one every ab key takes its default.
-	Config *config.Config
+	Config *config.Config // its ab section (else the defaults) names the builds and the budget
 	// BaseRef, when set, is the base's git ref given to the job (BaseFrom
-	// names by whom): it replaces ab.base.ref in every front end, and the
-	// report says so, or that a base of its own without ref left it unused.
+	// names by whom): it replaces ab.base.ref, and the report says so, or
+	// that a base of its own without ref left it unused.
 	BaseRef, BaseFrom string
-	// Git reaches the repository for a build from a ref.
-	Git baseline.Git
+	Git               baseline.Git
 	// Dir is the working tree: the head's source (unless ab.head.ref
-	// names another) and the repository a ref is checked out from; ""
-	// for the current directory.
+	// names another) and the repository a ref is checked out from.
 	Dir string
 	// Policy, when set, is the gate section and the A/B budget to judge
-	// by instead of Config's (TrustBase); its notes go into the
-	// report.
+	// by instead of Config's (TrustBase).
 	Policy *Policy
-	// AA runs the base build on both sides: the noise this job sees, and
-	// whether the gate would cry wolf on it.
-	AA bool
-	// TwoProcesses: with AA and ab.restart: never, the head side is a
-	// second process of the base build (the demo starts one), not the
-	// same process, so that the A/A noise includes what two processes of
-	// one build differ by. (Restarted every block, each side has its own
-	// process anyway.)
-	TwoProcesses bool
+	// AA runs the base build on both sides; with TwoProcesses and
+	// ab.restart: never, the head side is a second process of it (the
+	// demo starts one), so that the A/A noise includes what two
+	// processes of one build differ by.
+	AA, TwoProcesses bool
 	// ResultPath, when set, receives the head side's runs as soon as they
-	// are measured (the base side's are the comparison's, not the result).
+	// are measured.
 	ResultPath string
-	// NoisePath, when set, is the noise file (ab.noise when empty): the
-	// spread of earlier jobs' units is read from it and pooled where it
-	// agrees with this job's, and this job's is added to it at the end.
-	NoisePath string
+	// NoisePath is the noise file (else ab.noise, else NoiseDefault, the
+	// user's cache; ab.noise "off" keeps none): earlier jobs' spread is
+	// pooled where it agrees with this job's, which is added at the end.
+	NoisePath, NoiseDefault string
 	// WholeRuns, when set, says why the job must measure blocks of whole
-	// runs instead of blocks (tailgate ab --record-base: a stored baseline
-	// holds whole runs of one side alone).
+	// runs (tailgate ab --record-base: a stored baseline holds whole runs
+	// of one side alone).
 	WholeRuns string
-	// NoiseDefault is the noise file a job keeps when neither NoisePath nor
-	// ab.noise names one (the user's cache, cli.DefaultNoisePath); "" keeps
-	// none. ab.noise "off" keeps none either way.
-	NoiseDefault string
 }
 
-// AB measures a base and a head build in one job, unit after unit (blocks
-// of short windows, each phase loading both sides at once or alternating
-// by one rule (runner.Shape), or where blocks cannot run one pair of whole runs),
-// and judges head against base on the units' differences after every unit
-// (gate.JudgeSequential) until the verdict is clear or the budget
-// (ab.max_blocks, ab.max_time) is spent. A side built from a git ref is
-// checked out in a temporary worktree, built and started there; the
-// worktree is removed at the end, also on failure and cancellation.
+// AB measures a base and a head build in one job, block after block
+// (runner.Shape), and judges head against base after every block
+// (gate.JudgeSequential) until the verdict is clear or the budget is
+// spent. A side built from a git ref is checked out in a temporary
+// worktree, built and started there, and removed at the end, also on
+// failure and cancellation.
 //
-// No stored baseline is read: the sequential verdict judges the units
-// against min_effect and uses no calibrated noise (only the noise file of
-// earlier A/B jobs, ABOptions.NoisePath), so a baseline file could only make
-// the job fail (unreadable) without changing its verdict.
+// No stored baseline is read: the sequential verdict uses no calibrated
+// noise (only the noise file of earlier A/B jobs), so a baseline file
+// could only make the job fail without changing its verdict.
 func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
-	// The benchmark is the policy's (on a pull request the base commit's,
-	// for both sides), else the config's with the policy's runs and
-	// credentials; the blocks' budget is the policy's (o.ab).
 	cfg := o.Policy.benchmark(o.Config)
 	o.Config = cfg
 	ab, err := o.ab()
@@ -128,18 +109,16 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	fmt.Fprintln(env.log(), report.ABStopped(report.ABStop{Blocks: res.Units(), MaxBlocks: ab.MaxPairs, Elapsed: res.Elapsed, MaxTime: ab.MaxTime.D(), Budget: string(res.Budget)}, last))
 	showRuns(env, "base:", res.Base)
 	showRuns(env, "head:", res.Head)
-	run := abRun(res, plan, ab, phases, o.AA)
 	notes := append(append(append(append(o.Policy.notes(), o.baseNote()...), trees.notes(o.Policy)...), sealed.Notes(o.Policy.fromBase())...), noise.notes(last)...)
 	in := report.Input{Name: cfg.Name, Mode: "ab", BaselineSource: o.source(trees), Verdict: last, Head: res.Head.Runs,
-		Base: res.Base.Runs, Notes: notes, AB: run,
+		Base: res.Base.Runs, Notes: notes, AB: abRun(res, plan, ab, phases, o.AA),
 		TargetLog: report.TargetLogs{Base: res.Base.TargetLog, Head: res.Head.TargetLog}}
 	return Judged{Input: in, Head: res.Head, Base: res.Base, BaseCommit: trees.commit(runner.Base)}, nil
 }
 
-// sequentialLook judges the units so far after each one, into *last, and
-// says whether the job may stop, over the blocks the runner's budget
-// allows (res.MaxUnits: a job not planned ends for time with a final
-// look, which spends the level left).
+// sequentialLook judges the blocks so far into *last and says whether the
+// job may stop, over the blocks the runner's budget allows (a job not
+// planned ends for time with a final look, which spends the level left).
 func sequentialLook(env Env, p gate.Policy, ab config.AB, noise *abNoise, last *gate.Verdict) func(*runner.ABResult, bool) bool {
 	return func(res *runner.ABResult, final bool) bool {
 		design := stats.SeqDesign{MinPairs: ab.MinPairs, MaxPairs: res.MaxUnits}
@@ -150,8 +129,7 @@ func sequentialLook(env Env, p gate.Policy, ab config.AB, noise *abNoise, last *
 	}
 }
 
-// abRun is how the job ran, as the facts the report words: its one plan
-// and what the runner measured.
+// abRun is how the job ran, as the facts the report words.
 func abRun(res *runner.ABResult, plan runner.ABPlan, ab config.AB, phases []config.PhaseLoad, aa bool) *report.ABRun {
 	r := &report.ABRun{Blocks: res.Units(), MaxBlocks: ab.MaxPairs, Elapsed: res.Elapsed, WholeRuns: plan.Shape.WholeRuns,
 		Windows: plan.Shape.Windows, Window: plan.Shape.Window, Alternate: plan.Shape.Alternate, RandomOrder: ab.Order == config.OrderRandom,
@@ -174,14 +152,10 @@ func abRun(res *runner.ABResult, plan runner.ABPlan, ab config.AB, phases []conf
 	return r
 }
 
-// ab is the config's ab section, or the defaults, with the base ref filled
-// in when the config names no base.
+// ab is the config's ab section, or the defaults, with the policy's
+// budget and the base ref given.
 func (o ABOptions) ab() (config.AB, error) {
-	ab := config.DefaultAB()
-	if o.Config.AB != nil {
-		ab = o.Config.AB
-	}
-	out := *ab
+	out := *cmp.Or(o.Config.AB, config.DefaultAB())
 	if p := o.Policy; p != nil && p.Budget != nil {
 		out.MinPairs, out.MaxPairs, out.MaxTime, out.AllowMissing = p.Budget.MinPairs, p.Budget.MaxPairs, p.Budget.MaxTime, p.Budget.AllowMissing
 	}
@@ -202,8 +176,6 @@ func (o ABOptions) ab() (config.AB, error) {
 	return out, nil
 }
 
-// baseNote says when the ref given to the job replaced ab.base.ref, or was
-// not used at all.
 func (o ABOptions) baseNote() []string {
 	ab := o.Config.AB
 	if ab == nil || o.BaseFrom == "" && o.Policy != nil && o.Policy.Commit == o.BaseRef {
@@ -225,22 +197,18 @@ func gatedIn(v gate.Verdict, key string) bool {
 
 // phaseDecided reports whether a look has decided every gated metric
 // taken from the phase called name (result.SourcePhases), so that later
-// blocks can leave it out: the metrics keep their decisions, and the
-// time goes to the undecided ones. Before the first look nothing has.
+// blocks can leave it out.
 func phaseDecided(v gate.Verdict, phases []config.PhaseLoad, name string) bool {
 	if v.Sequential == nil || v.Sequential.Pairs < v.Sequential.MinPairs {
 		return false
 	}
-	models := make([]string, len(phases))
-	at := -1
-	for i, ph := range phases {
-		models[i] = ph.Load.Model
-		if ph.Name == name {
-			at = i
-		}
-	}
+	at := slices.IndexFunc(phases, func(ph config.PhaseLoad) bool { return ph.Name == name })
 	if at < 0 {
 		return false
+	}
+	models := make([]string, len(phases))
+	for i, ph := range phases {
+		models[i] = ph.Load.Model
 	}
 	for _, f := range v.Findings {
 		if f.Gated && f.Outcome == gate.Undecided && slices.Contains(result.SourcePhases(models, f.Key), at) {
@@ -250,7 +218,6 @@ func phaseDecided(v gate.Verdict, phases []config.PhaseLoad, name string) bool {
 	return true
 }
 
-// source says what the head was judged against.
 func (o ABOptions) source(t *trees) string {
 	var ref, commit string
 	if tr := t.side[runner.Base]; tr != nil {
@@ -262,15 +229,15 @@ func (o ABOptions) source(t *trees) string {
 func short(sha string) string { return sha[:min(len(sha), 12)] }
 
 // trees are the source trees of an A/B job's two sides: a worktree for a
-// side built from a ref, the working directory ("") otherwise.
+// side built from a ref, the working tree otherwise.
 type trees struct {
 	side map[runner.Side]*worktree.Tree
 	ab   config.AB
 	aa   bool
-	work string // the working tree
+	work string
 }
 
-// prepareTrees checks out every side built from a ref. The trees made so
+// prepareTrees checks out every side built from a ref; the trees made so
 // far are returned also with an error, for removal.
 func prepareTrees(ctx context.Context, env Env, o ABOptions, ab config.AB) (*trees, error) {
 	t := &trees{side: map[runner.Side]*worktree.Tree{}, ab: ab, aa: o.AA, work: cmp.Or(o.Dir, ".")}
@@ -289,8 +256,7 @@ func prepareTrees(ctx context.Context, env Env, o ABOptions, ab config.AB) (*tre
 	return t, nil
 }
 
-// sides are the sides that need a tree of their own: the base's alone in
-// an A/A job.
+// sides are the sides that need a tree of their own.
 func (t *trees) sides() []runner.Side {
 	if t.aa {
 		return []runner.Side{runner.Base}
@@ -302,7 +268,6 @@ func (t *trees) sideConfig(s runner.Side) config.ABSide {
 	return [2]config.ABSide{t.ab.Base, t.ab.Head}[s]
 }
 
-// dir is side s's source tree: its worktree, or the working tree.
 func (t *trees) dir(s runner.Side) string {
 	if tr := t.side[s]; tr != nil {
 		return tr.Dir
@@ -310,8 +275,8 @@ func (t *trees) dir(s runner.Side) string {
 	return t.work
 }
 
-// build runs the config's build command in every tree whose side
-// tailgate starts, the working directory once.
+// build runs the build command once in every tree whose side tailgate
+// starts.
 func (t *trees) build(ctx context.Context, b *runner.Benchmark, cfg *config.Config) error {
 	if cfg.Build == nil {
 		return nil
@@ -330,8 +295,7 @@ func (t *trees) build(ctx context.Context, b *runner.Benchmark, cfg *config.Conf
 	return nil
 }
 
-// plan is how the runner runs the job: both targets as started from their
-// trees, and the budget.
+// plan is how the runner runs the job.
 func (t *trees) plan(cfg *config.Config, ab config.AB, o ABOptions) runner.ABPlan {
 	base := ab.Base.TargetOr(cfg.Target).InTree(t.dir(runner.Base))
 	head := ab.Head.TargetOr(cfg.Target).InTree(t.dir(runner.Head))
@@ -344,15 +308,13 @@ func (t *trees) plan(cfg *config.Config, ab config.AB, o ABOptions) runner.ABPla
 	return plan
 }
 
-// ABShape is the shape an A/B job of cfg with the section ab takes before
-// it watches the machine, by the rule the job applies (runner.Resolve):
-// what validate says.
+// ABShape is the shape an A/B job of cfg takes before it watches the
+// machine (runner.Resolve): what validate says.
 func ABShape(cfg *config.Config, ab config.AB) runner.Shape {
 	t := &trees{ab: ab, work: "."}
 	return (&runner.Benchmark{Config: cfg}).Resolve(t.plan(cfg, ab, ABOptions{})).Shape
 }
 
-// commit is the commit of side s's worktree, "" for the working tree.
 func (t *trees) commit(s runner.Side) string {
 	if tr := t.side[s]; tr != nil {
 		return tr.Commit
@@ -360,9 +322,7 @@ func (t *trees) commit(s runner.Side) string {
 	return ""
 }
 
-// notes say where each side came from: which commit a worktree holds,
-// or which target of its own the side ran on, and whose build and start
-// commands made it.
+// notes say where each side came from and whose commands made it.
 func (t *trees) notes(pol *Policy) []string {
 	whose := report.ProcedureFile
 	switch {

@@ -17,23 +17,18 @@ import (
 // CalibrateOptions are the options of Calibrate.
 type CalibrateOptions struct {
 	Config *config.Config
-	// Path is the baseline file the calibration is stored in.
-	Path string
-	// Jobs is the number of A/A jobs to run, each of load.runs runs.
-	Jobs int
+	Path   string // the baseline file the calibration is stored in
+	Jobs   int    // A/A jobs, each of load.runs runs
 	// Append adds the jobs to the stored calibration instead of starting
 	// over (one job per CI job measures the drift between jobs).
-	Append bool
-	// Pause is the wait between jobs, to spread them over time.
-	Pause time.Duration
-	// Provenance names the job of a single appended job (as Record's).
-	Provenance baseline.Provenance
+	Append     bool
+	Pause      time.Duration       // between jobs, to spread them over time
+	Provenance baseline.Provenance // of a single appended job (as Record's)
 }
 
 // Calibrate runs A/A jobs on one build, stores their runs as baseline
-// samples and as calibration jobs, estimates the noise (cross-checked at
-// the configured α) and returns what it stored and the floors it implies.
-// An unreadable baseline stops it before anything runs.
+// samples and calibration jobs, and estimates the noise. An unreadable
+// baseline stops it before anything runs.
 func Calibrate(ctx context.Context, env Env, o CalibrateOptions) (report.Calibration, error) {
 	cfg := o.Config
 	if o.Jobs < 1 {
@@ -67,7 +62,13 @@ func Calibrate(ctx context.Context, env Env, o CalibrateOptions) (report.Calibra
 		}
 		bl.Append(res, pr)
 		bl.AddJob(pr.Job, res.Created, res.Runs)
-		setByLoad = appendSetByLoad(setByLoad, res.Runs)
+		for _, r := range res.Runs {
+			for _, key := range r.SetByLoad {
+				if !slices.Contains(setByLoad, key) {
+					setByLoad = append(setByLoad, key)
+				}
+			}
+		}
 	}
 	alpha := gate.Policy{Alpha: cfg.Gate.Alpha}.Level()
 	warnings := bl.Calibration.EstimateNoise(alpha)
@@ -79,16 +80,4 @@ func Calibrate(ctx context.Context, env Env, o CalibrateOptions) (report.Calibra
 		Runs: cfg.Load.Runs, Samples: min(len(bl.Samples), bl.Window), BaselineJobs: bl.Jobs(),
 		Alpha: alpha, Gated: gateOf(cfg).Metrics, SetByLoad: setByLoad, Warnings: warnings,
 	}, nil
-}
-
-// appendSetByLoad adds the metric keys runs say their load fixes.
-func appendSetByLoad(keys []string, runs []result.Run) []string {
-	for _, r := range runs {
-		for _, key := range r.SetByLoad {
-			if !slices.Contains(keys, key) {
-				keys = append(keys, key)
-			}
-		}
-	}
-	return keys
 }

@@ -13,15 +13,11 @@ import (
 // RunOptions are the options of Run.
 type RunOptions struct {
 	Config     *config.Config
-	ResultPath string // where the result file is written
-	// Sharding, when set, runs one share of a load that several
-	// processes offer together (see runner.Sharding).
-	Sharding runner.Sharding
+	ResultPath string
+	Sharding   runner.Sharding
 }
 
 // Run measures the benchmark, writes the result file and shows the runs.
-// Sharding the benchmark cannot have is a usage error, found before
-// anything starts.
 func Run(ctx context.Context, env Env, o RunOptions) (*result.File, error) {
 	if err := o.Sharding.Check(o.Config); err != nil {
 		return nil, Usage.Wrap(err)
@@ -44,26 +40,23 @@ type CheckOptions struct {
 	// Config is the benchmark; its gate section is the policy. It may be
 	// nil when Head is given.
 	Config *config.Config
-	// Head holds the runs to judge; nil to run the benchmark.
-	Head *result.File
+	Head   *result.File // the runs to judge; nil to run the benchmark
 	// ResultPath, when set, receives the measured runs as soon as they
 	// are measured, so that nothing later can lose them.
 	ResultPath string
-	// Baseline is where the stored baseline is read from.
-	Baseline baseline.Source
+	Baseline   baseline.Source
 	// Policy, when set, is the gate section to judge by instead of
-	// Config's (TrustBase); its notes go into the report.
+	// Config's (TrustBase).
 	Policy *Policy
-	// Tags lists the release tags gate.creep compares with; nil for none.
-	Tags baseline.TagLister
+	Tags   baseline.TagLister // the release tags gate.creep compares with; nil for none
 	// CalibrateCommand, when set, is the command the report advises for
 	// measuring the noise instead of `tailgate calibrate` (the demo's).
 	CalibrateCommand string
 }
 
 // Check judges the head runs (measured now, unless given) against the
-// stored baseline. The baseline is read first: an unreadable one stops
-// the check before a benchmark is spent on it.
+// stored baseline, read first: an unreadable one stops the check before a
+// benchmark is spent on it.
 func Check(ctx context.Context, env Env, o CheckOptions) (Judged, error) {
 	bl, err := readBaseline(ctx, o.Baseline)
 	if err != nil {
@@ -82,11 +75,11 @@ func Check(ctx context.Context, env Env, o CheckOptions) (Judged, error) {
 	v := judgeAgainstBaseline(head, bl, p)
 	creepWarnings, creepNotes := creep(ctx, o, bl, head, p)
 	v.Warnings = append(v.Warnings, creepWarnings...)
-	var samples, jobs int
+	source := report.StoredBaseline(o.Baseline.String(), false, 0, 0)
 	if bl != nil {
-		samples, jobs = len(bl.Samples), bl.Jobs()
+		source = report.StoredBaseline(o.Baseline.String(), true, len(bl.Samples), bl.Jobs())
 	}
-	in := report.Input{Name: head.Benchmark, Mode: "check", BaselineSource: report.StoredBaseline(o.Baseline.String(), bl != nil, samples, jobs), Verdict: v, Head: head.Runs, Notes: append(o.Policy.notes(), creepNotes...),
+	in := report.Input{Name: head.Benchmark, Mode: "check", BaselineSource: source, Verdict: v, Head: head.Runs, Notes: append(o.Policy.notes(), creepNotes...),
 		TargetLog: report.TargetLogs{Head: head.TargetLog}}
 	in.Base, in.BaseOrigins = baselineRuns(bl)
 	return Judged{Input: in, Head: head}, nil

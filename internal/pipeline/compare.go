@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -16,10 +17,8 @@ import (
 // CompareOptions are the options of Compare.
 type CompareOptions struct {
 	Base, Head *result.File
-	// BaseFiles is how many files the base side was read from.
-	BaseFiles int
-	// Config, when given, supplies the gate settings.
-	Config *config.Config
+	BaseFiles  int            // how many files the base side was read from
+	Config     *config.Config // when given, the gate settings
 }
 
 // Compare judges two sets of runs, neither of them measured now.
@@ -30,10 +29,9 @@ func Compare(o CompareOptions) Judged {
 	return Judged{Input: in, Head: o.Head, Base: o.Base}
 }
 
-// ReadRunSet reads result files into one set of runs: a tailgate result
-// file gives all its runs, a foreign file (imported as format, or as
-// detected when format is "") the runs it holds. A file that cannot be read is bad
-// input.
+// ReadRunSet reads result files, tailgate's or foreign (imported as
+// format, or as detected when ""), into one set of runs. A file that
+// cannot be read is bad input.
 func ReadRunSet(paths []string, format string) (*result.File, error) {
 	set := &result.File{Schema: result.SchemaVersion}
 	hashes := map[string]bool{}
@@ -53,14 +51,12 @@ func ReadRunSet(paths []string, format string) (*result.File, error) {
 			set.DefinitionHash = h
 		}
 	}
-	if set.Benchmark == "" {
-		set.Benchmark = "compare"
-	}
+	set.Benchmark = cmp.Or(set.Benchmark, "compare")
 	return set, nil
 }
 
-// readAnyResult reads a tailgate result file, or imports a foreign one.
-// The file is read once: the bytes that were probed are the ones decoded.
+// readAnyResult reads a tailgate result file, or imports a foreign one;
+// the bytes probed are the ones decoded.
 func readAnyResult(path, format string) (*result.File, error) {
 	if format == "" {
 		data, err := os.ReadFile(path)

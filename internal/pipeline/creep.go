@@ -14,25 +14,21 @@ import (
 
 // A rolling baseline follows main down: ten changes of +1.5 % each pass
 // their checks, and the window then holds the slower main. Creep compares
-// the head also with older references (gate.creep.against): the oldest
-// job of the window, and the newest release tag the history of main has a
-// job of. A gated metric beyond its floor the bad way against one of them
-// is a warning, never a failure; the figures of every reference are a
-// note.
+// the head also with older references (gate.creep.against): a gated
+// metric beyond its floor the bad way against one is a warning, never a
+// failure.
 
 // creepReference is one older state of main to compare the head with.
 type creepReference struct {
-	name string // "the window's oldest job", "v1.4"
-	runs []result.Run
-	jobs int
-	// definition is the benchmark definition hash the runs measured.
-	definition string
+	name       string // "the window's oldest job", "v1.4"
+	runs       []result.Run
+	jobs       int
+	definition string // the hash of the definition the runs measured
 	tag        bool
 }
 
-// creep compares head with the references the policy names and returns
-// the warnings and notes for the report. Nothing here fails the check: a
-// reference that cannot be read is a note.
+// creep compares head with the references the policy names, for warnings
+// and notes: a reference that cannot be read is a note, never a failure.
 func creep(ctx context.Context, o CheckOptions, bl *baseline.File, head *result.File, p gate.Policy) ([]stats.Warning, []string) {
 	g, ok := o.Policy.gate(o.Config)
 	if !ok || bl == nil {
@@ -50,22 +46,18 @@ func creep(ctx context.Context, o CheckOptions, bl *baseline.File, head *result.
 	return warnings, notes
 }
 
-// creepReferences resolves each entry of gate.creep.against.
 func creepReferences(ctx context.Context, against []string, o CheckOptions, bl *baseline.File) ([]creepReference, []string) {
 	var refs []creepReference
 	var notes []string
 	for _, entry := range against {
-		if entry == config.CreepWindowStart {
-			if ref, ok := windowStart(bl); ok {
-				refs = append(refs, ref)
-			}
-			continue
+		ref, note := windowStart(bl), ""
+		if entry != config.CreepWindowStart {
+			ref, note = lastTag(ctx, strings.TrimPrefix(entry, config.CreepTagPrefix), o)
 		}
-		glob := strings.TrimPrefix(entry, config.CreepTagPrefix)
-		ref, note := lastTag(ctx, glob, o)
 		if note != "" {
 			notes = append(notes, note)
-		} else {
+		}
+		if ref.jobs > 0 {
 			refs = append(refs, ref)
 		}
 	}
@@ -74,9 +66,9 @@ func creepReferences(ctx context.Context, against []string, o CheckOptions, bl *
 
 // windowStart is the oldest job of the window; none while the window
 // holds a single job (it is the baseline itself).
-func windowStart(bl *baseline.File) (creepReference, bool) {
+func windowStart(bl *baseline.File) creepReference {
 	if len(bl.Samples) == 0 || bl.Jobs() < 2 {
-		return creepReference{}, false
+		return creepReference{}
 	}
 	first := bl.Samples[0]
 	ref := creepReference{name: "the window's oldest job (" + shortCommit(first.Commit, first.Job) + ")", jobs: 1, definition: bl.DefinitionHash}
@@ -85,7 +77,7 @@ func windowStart(bl *baseline.File) (creepReference, bool) {
 			ref.runs = append(ref.runs, result.Run{Index: len(ref.runs), Metrics: s.Metrics})
 		}
 	}
-	return ref, true
+	return ref
 }
 
 // lastTag is the newest tag matching glob that the history of main has a
@@ -114,7 +106,6 @@ func lastTag(ctx context.Context, glob string, o CheckOptions) (creepReference, 
 	return creepReference{}, ""
 }
 
-// tagJobs gathers the history's jobs of tag.
 func tagJobs(h *baseline.History, tag baseline.Tag) (creepReference, bool) {
 	ref := creepReference{name: tag.Name + " (" + shortCommit(tag.Commit, "") + ")", tag: true}
 	for _, j := range h.Jobs {
@@ -127,7 +118,6 @@ func tagJobs(h *baseline.History, tag baseline.Tag) (creepReference, bool) {
 	return ref, ref.jobs > 0
 }
 
-// compareCreep judges head against ref by the check's own policy.
 func compareCreep(ref creepReference, head *result.File, p gate.Policy) ([]stats.Warning, string) {
 	if ref.definition != "" && head.DefinitionHash != "" && ref.definition != head.DefinitionHash {
 		return nil, report.CreepNote(ref.name, 0, nil, true)

@@ -11,18 +11,13 @@ import (
 
 // DemoOptions are the options of Demo.
 type DemoOptions struct {
-	// Service is the demo service to check.
-	Service *config.Config
+	Service *config.Config // the demo service to check
 	// Clean is the clean service, when Service is not (a slowdown, async
 	// answers): the baseline is always recorded from the clean service.
-	// Nil when Service is the clean service.
-	Clean *config.Config
-	// BaselinePath is this machine's demo baseline.
-	BaselinePath string
-	// Rerecord records a new baseline even when there is one.
-	Rerecord bool
-	// ResultPath, when set, receives the checked runs.
-	ResultPath string
+	Clean        *config.Config
+	BaselinePath string // this machine's demo baseline
+	Rerecord     bool   // a new baseline even when there is one
+	ResultPath   string
 }
 
 // Demo checks the demo service against this machine's demo baseline. When
@@ -58,9 +53,8 @@ func Demo(ctx context.Context, env Env, o DemoOptions) (*Judged, error) {
 	return &j, nil
 }
 
-// recordReason says why Demo records a baseline before it checks: there
-// is none for this definition, --record asks, or the file holds another
-// definition's, which it then replaces. Empty: no need.
+// recordReason says why Demo records a baseline before it checks; ""
+// for no need.
 func recordReason(bl *baseline.File, o DemoOptions) string {
 	switch {
 	case bl == nil:

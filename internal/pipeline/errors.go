@@ -13,16 +13,11 @@ import (
 type Kind int
 
 const (
-	// Runtime: the environment broke (the target, the dataset, a baseline
-	// file, GitHub). An error without a kind is a runtime failure.
-	Runtime Kind = iota
-	// Usage: usage, config or bad input.
-	Usage
-	// Regression: the verdict fails the gate.
-	Regression
+	Runtime    Kind = iota // the environment broke (target, dataset, a baseline file, GitHub); an error without a kind
+	Usage                  // usage, config or bad input
+	Regression             // the verdict fails the gate
 )
 
-// Error is an error with its kind.
 type Error struct {
 	Kind Kind
 	Err  error
@@ -46,7 +41,6 @@ func (k Kind) Wrap(err error) error {
 	return &Error{Kind: k, Err: err}
 }
 
-// Errorf returns a new error of kind k.
 func (k Kind) Errorf(format string, a ...any) error {
 	return &Error{Kind: k, Err: fmt.Errorf(format, a...)}
 }
@@ -75,9 +69,8 @@ type FailOn struct {
 }
 
 // Err is the error a verdict ends with: a Regression one, a Runtime one for
-// an incomplete comparison (gate.Verdict.Incomplete: a figure one side
-// lost is a failure of the job, never a pass, while a regression stays
-// one), or nil when it passes.
+// an incomplete comparison (a figure one side lost is a failure of the
+// job, never a pass; a regression stays one), or nil.
 func (f FailOn) Err(v gate.Verdict) error {
 	switch {
 	case v.Outcome == gate.Regression && f.Regression:
@@ -91,8 +84,7 @@ func (f FailOn) Err(v gate.Verdict) error {
 	return nil
 }
 
-// regressedLabels are the human names of the metrics that regressed (the
-// keys where a finding lacks its name), for the final line.
+// regressedLabels name the metrics that regressed, for the final line.
 func regressedLabels(v gate.Verdict) []string {
 	var out []string
 	for _, f := range v.Findings {

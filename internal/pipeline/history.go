@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,20 +15,16 @@ import (
 // HistoryOptions are the options of History.
 type HistoryOptions struct {
 	// Config, when given, supplies the gated metrics, gate.min_effect and
-	// gate.alpha; nil for the defaults.
+	// gate.alpha.
 	Config *config.Config
-	// Path is the history file.
-	Path string
-	// Seed makes the permutation tests repeatable; the same history and
-	// seed give the same change points.
-	Seed uint64
-	// Since is where the chain's creep starts; zero for the whole chain.
-	Since Since
+	Path   string
+	Seed   uint64 // the permutation tests': the same history and seed give the same change points
+	Since  Since  // where the chain's creep starts; zero for the whole chain
 }
 
 // Since names where creep is counted from: the commit after Commit (a
-// tag's, resolved by the caller), or the first link at or after Time.
-// Name is how the report says it ("v1.4", "2026-11-01").
+// tag's, resolved by the caller), or the first link at or after Time;
+// Name says it ("v1.4", "2026-11-01").
 type Since struct {
 	Commit string
 	Time   time.Time
@@ -56,16 +53,15 @@ func History(o HistoryOptions) (report.HistoryInput, error) {
 	if err != nil {
 		return report.HistoryInput{}, Usage.Wrap(err)
 	}
-	since, from, err := sinceLink(links, o.Since)
+	since, start, from, err := sinceLink(links, spans, o.Since)
 	if err != nil {
 		return report.HistoryInput{}, err
 	}
 	return report.HistoryInput{Name: historyName(h, o), Source: o.Path, Jobs: jobs, Verdict: v,
-		Chain: gate.AnalyzeChain(links, spans, since, from, p)}, nil
+		Chain: gate.AnalyzeChainFrom(links, spans, since, start, from, p)}, nil
 }
 
-// historyJobs are the history's absolute jobs (those with runs) as the
-// analysis reads them; the A/B links are the chain's.
+// historyJobs are the history's absolute jobs (those with runs).
 func historyJobs(h *baseline.History) []gate.HistoryJob {
 	var jobs []gate.HistoryJob
 	for _, j := range h.Jobs {
@@ -82,8 +78,8 @@ func historyJobs(h *baseline.History) []gate.HistoryJob {
 	return jobs
 }
 
-// chainLinks are the history's A/B entries, oldest first: the chain's
-// links and the spans (gate.SplitChain).
+// chainLinks are the history's A/B entries, oldest first, links and
+// spans (gate.SplitChain).
 func chainLinks(h *baseline.History) []gate.ChainLink {
 	var links []gate.ChainLink
 	for _, j := range h.Jobs {
@@ -99,32 +95,38 @@ func chainLinks(h *baseline.History) []gate.ChainLink {
 	return links
 }
 
-// sinceLink is the index of the first link the creep counts and how to
-// name its start; a commit the chain does not hold is bad input.
-func sinceLink(links []gate.ChainLink, s Since) (int, string, error) {
+// sinceLink is the index of the first link the creep counts, its start
+// commit when no link's parent is it ("" otherwise) and how to name it.
+// A commit older than the chain is its start when a span (the Action's
+// creep_since) was measured from it: the creep then counts every link.
+// A commit neither holds is bad input.
+func sinceLink(links, spans []gate.ChainLink, s Since) (since int, start, from string, err error) {
 	switch {
 	case s.Commit != "":
 		for i, l := range links {
 			switch s.Commit {
 			case l.Commit:
-				return i + 1, s.Name, nil
+				return i + 1, "", s.Name, nil
 			case l.Parent:
-				return i, s.Name, nil
+				return i, "", s.Name, nil
 			}
 		}
-		return 0, "", Usage.Errorf("--since %s: no link of main's chain is of commit %.12s or has it as its parent", s.Name, s.Commit)
+		if slices.ContainsFunc(spans, func(sp gate.ChainLink) bool { return sp.Parent == s.Commit }) {
+			return 0, s.Commit, s.Name, nil
+		}
+		return 0, "", "", Usage.Errorf("--since %s: no link of main's chain is of commit %.12s or has it as its parent, and no span starts from it", s.Name, s.Commit)
 	case !s.Time.IsZero():
 		for i, l := range links {
 			if !l.Time.Before(s.Time) {
-				return i, s.Name, nil
+				return i, "", s.Name, nil
 			}
 		}
-		return len(links), s.Name, nil
+		return len(links), "", s.Name, nil
 	}
 	if len(links) == 0 {
-		return 0, "", nil
+		return 0, "", "", nil
 	}
-	return 0, short(links[0].Parent), nil
+	return 0, "", short(links[0].Parent), nil
 }
 
 func historyName(h *baseline.History, o HistoryOptions) string {

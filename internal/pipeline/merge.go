@@ -6,10 +6,7 @@ import (
 
 // MergeOptions are the options of Merge.
 type MergeOptions struct {
-	// Shards are the result files of `run --shard I/N`, one per shard, in
-	// any order.
-	Shards []string
-	// ResultPath is where the merged result file is written.
+	Shards     []string // the result files of `run --shard I/N`, in any order
 	ResultPath string
 }
 

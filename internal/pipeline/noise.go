@@ -15,8 +15,7 @@ import (
 )
 
 // abNoise is an A/B job's noise file: the stored spread it pools (prior)
-// and where this job's is kept. A job without a noise file has a nil one,
-// whose methods do nothing.
+// and where this job's is kept; nil, whose methods do nothing, without one.
 type abNoise struct {
 	path    string
 	file    *baseline.Noise
@@ -26,8 +25,7 @@ type abNoise struct {
 	now     func() time.Time
 }
 
-// noisePath is the job's noise file: NoisePath, else ab.noise, else the
-// default; "" for none (ab.noise: off).
+// noisePath is the job's noise file (ABOptions.NoisePath); "" for none.
 func (o ABOptions) noisePath(ab config.AB) string {
 	p := cmp.Or(o.NoisePath, ab.Noise, o.NoiseDefault)
 	if p == config.NoiseOff {
@@ -37,12 +35,10 @@ func (o ABOptions) noisePath(ab config.AB) string {
 }
 
 // designKey names what makes two jobs' units comparable besides the
-// definition and the machine: blocks of so many windows (or pairs of whole
-// runs) and the restarts. Whether a closed phase ran at once or
-// alternating is left out: it follows the machine's load of the moment,
-// and a key with it would split one benchmark's history by its
-// neighbours; stored noise is pooled by agreement (stats.PoolNoise), so
-// jobs whose spread differs count only as far as they agree.
+// definition and the machine: the blocks' windows and the restarts. Not
+// whether a closed phase ran at once: that follows the machine's load of
+// the moment, and would split one benchmark's history by its neighbours
+// (stored noise is pooled only as far as it agrees, stats.PoolNoise).
 func designKey(plan runner.ABPlan) string {
 	s := plan.Shape
 	restart := config.RestartNever
@@ -56,23 +52,20 @@ func designKey(plan runner.ABPlan) string {
 }
 
 // readNoise reads the noise file at path ("" for none), before any of the
-// pull request's code runs (its build, its service): what the PR's code
-// writes to the file later is never pooled, and the job writes back what
-// it read with its own job added. An unreadable file is an error (exit 3;
-// one too large, exit 2), never overwritten.
+// pull request's code runs: what the PR's code writes to the file later
+// is never pooled, and the job writes back what it read with its own job
+// added. An unreadable file is an error (one too large, bad input), never
+// overwritten.
 func readNoise(path string) (*baseline.Noise, error) {
 	if path == "" {
 		return nil, nil
 	}
 	f, err := baseline.ReadNoise(path)
-	if err != nil {
-		return nil, Runtime.Wrap(err)
-	}
-	return f, nil
+	return f, Runtime.Wrap(err)
 }
 
-// openNoise is the job's part of the noise file f read from path (nil for
-// none): its key, known once the design is, and the prior stored for it.
+// openNoise is the job's part of the noise file f (nil for none): its
+// key, known once the design is, and the prior stored for it.
 func openNoise(path string, f *baseline.Noise, cfg *config.Config, env result.Env, plan runner.ABPlan) *abNoise {
 	if f == nil {
 		return nil
@@ -83,8 +76,6 @@ func openNoise(path string, f *baseline.Noise, cfg *config.Config, env result.En
 	return n
 }
 
-// stored is the pooled noise of earlier jobs per metric; nil without a
-// noise file.
 func (n *abNoise) stored() map[string]stats.SeqPrior {
 	if n == nil {
 		return nil
@@ -92,7 +83,6 @@ func (n *abNoise) stored() map[string]stats.SeqPrior {
 	return n.prior
 }
 
-// keep adds the job's spreads and writes the file.
 func (n *abNoise) keep(v gate.Verdict, commit string) error {
 	if n == nil || v.Sequential == nil || len(v.Noise) == 0 {
 		return nil
@@ -101,7 +91,6 @@ func (n *abNoise) keep(v gate.Verdict, commit string) error {
 	return baseline.WriteNoise(n.path, n.file)
 }
 
-// notes say which noise the verdict used, metric by metric.
 func (n *abNoise) notes(v gate.Verdict) []string {
 	if n == nil {
 		return nil

@@ -1,10 +1,5 @@
-// Package pipeline owns the use cases of tailgate, each written once:
-// Run (measure and write the result), Record (append runs to the
-// baseline), Check (judge runs against a stored baseline), Compare (judge
-// two sets of result files), Calibrate (A/A jobs that measure the noise),
-// AB (measure a base and a head target in one job and judge them on their
-// pairs), History (the change points of main's recorded jobs) and Demo
-// (check, recording first, on the embedded demo service).
+// Package pipeline owns the use cases of tailgate, each written once: Run,
+// Record, Check, Compare, Calibrate, AB, History, Merge, Validate and Demo.
 //
 // A use case takes an options struct and the Env it may use, and returns
 // what it judged or stored with an error that carries its Kind; it reads
@@ -15,6 +10,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -34,42 +30,26 @@ import (
 type Env struct {
 	// Out shows what a use case does as it goes: the table of the runs it
 	// measured, and what the demo recorded. Reports are the publishers'.
-	Out io.Writer
-	// Log receives notices and the target's and load tools' output.
-	Log io.Writer
-	// Progress hears about every run; nil for none.
-	Progress runner.Observer
-	// Machine describes this machine and build in the result files.
-	Machine result.Env
-	// Now is the clock of the result files; nil for the wall clock.
-	Now func() time.Time
-	// Processes is how the benchmark's child processes are started: the
-	// environment they inherit (credentials removed), the supervisor that
-	// ends them with tailgate, and where a started target's output goes.
+	Out       io.Writer
+	Log       io.Writer       // notices and the target's and load tools' output
+	Progress  runner.Observer // nil for none
+	Machine   result.Env      // this machine and build, for the result files
+	Now       func() time.Time
 	Processes Processes
-	// TempDir is where temporary source trees (A/B worktrees) are made;
-	// "" for the system's temporary directory.
-	TempDir string
-	// Getenv reads the environment tailgate was given, for the templates'
-	// {{env "NAME"}}; nil: no variable is set. The values stay out of the
-	// definition hash, the results and every message.
+	TempDir   string // for A/B worktrees; "" for the system's
+	// Getenv and Mask are runner.Benchmark's: the values read stay out of
+	// the definition hash, the results and every message.
 	Getenv func(string) string
-	// Mask, when set, is given each of those values before anything is
-	// started or sent, for a log that hides them (runner.Benchmark.Mask);
-	// nil: none.
-	Mask func(value string)
+	Mask   func(value string)
 }
 
 // Processes describes the child processes of a benchmark (runner.Benchmark
 // has the meaning of each field).
 type Processes struct {
-	Environ      []string
-	Supervisor   []string
-	TargetLogDir string
-	TargetLive   io.Writer
-	// Hidden are directories no child of a sealed A/B job may see: the
-	// runner's files (GITHUB_OUTPUT's and the others' directories).
-	Hidden []string
+	Environ, Supervisor []string
+	TargetLogDir        string
+	TargetLive          io.Writer
+	Hidden              []string // the runner's files, which no child of a sealed A/B job may see
 }
 
 // benchmark is the runner of cfg in this environment.
@@ -79,22 +59,14 @@ func (e Env) benchmark(cfg *config.Config) *runner.Benchmark {
 		TargetLogDir: e.Processes.TargetLogDir, TargetLive: e.Processes.TargetLive, Getenv: e.Getenv, Mask: e.Mask}
 }
 
-func (e Env) out() io.Writer { return orDiscard(e.Out) }
+func (e Env) out() io.Writer { return cmp.Or(e.Out, io.Discard) }
+func (e Env) log() io.Writer { return cmp.Or(e.Log, io.Discard) }
 
-// now is the time of the Env's clock, in UTC.
 func (e Env) now() time.Time {
 	if e.Now == nil {
 		return time.Now().UTC()
 	}
 	return e.Now().UTC()
-}
-func (e Env) log() io.Writer { return orDiscard(e.Log) }
-
-func orDiscard(w io.Writer) io.Writer {
-	if w == nil {
-		return io.Discard
-	}
-	return w
 }
 
 // Judged is a judged comparison: what its reports show, and the runs
@@ -102,17 +74,14 @@ func orDiscard(w io.Writer) io.Writer {
 type Judged struct {
 	report.Input
 	Head *result.File
-	// Base is the base side of compare and A/B; nil for a stored baseline. Like Head,
-	// it shadows the Input field of the same name (the runs the reports
-	// show): use j.Input.Base for those.
-	Base *result.File
-	// BaseCommit is the commit the base side of an A/B was built from; ""
-	// when it was not a build of a commit.
-	BaseCommit string
+	// Base is the base side of compare and A/B; nil for a stored
+	// baseline. Like Head, it shadows the Input field of the same name:
+	// j.Input.Base are the runs the reports show.
+	Base       *result.File
+	BaseCommit string // the commit an A/B's base was built from, if any
 }
 
-// runBenchmark runs b. A broken target or dataset is a runtime failure,
-// never a result.
+// runBenchmark runs b; a broken target or dataset is a runtime failure.
 func runBenchmark(ctx context.Context, b *runner.Benchmark) (*result.File, error) {
 	if err := b.Config.NoTopTarget(); err != nil {
 		return nil, Usage.Wrap(err)
@@ -133,8 +102,7 @@ func runFailure(err error) error {
 	return Runtime.Wrap(err)
 }
 
-// headRuns are the given runs, or else the benchmark's, measured now and
-// shown.
+// headRuns are the given runs, else the benchmark's, measured and shown.
 func headRuns(ctx context.Context, env Env, cfg *config.Config, given *result.File) (*result.File, error) {
 	if given != nil {
 		return given, nil
@@ -147,8 +115,6 @@ func headRuns(ctx context.Context, env Env, cfg *config.Config, given *result.Fi
 	return head, nil
 }
 
-// showRuns writes the table of measured runs after its title ("" for
-// none), and a blank line.
 func showRuns(env Env, title string, f *result.File) {
 	if title != "" {
 		fmt.Fprintln(env.out(), title)
@@ -157,7 +123,6 @@ func showRuns(env Env, title string, f *result.File) {
 	fmt.Fprintln(env.out())
 }
 
-// writeResult writes the result file when a path is given.
 func writeResult(path string, f *result.File) error {
 	if path == "" {
 		return nil
@@ -193,8 +158,8 @@ func policyFor(cfg *config.Config, pol *Policy, bl *baseline.File) gate.Policy {
 	return p
 }
 
-// judgeAgainstBaseline judges head runs against a stored baseline (nil when
-// there is none yet).
+// judgeAgainstBaseline judges head runs against a stored baseline (nil:
+// none yet).
 func judgeAgainstBaseline(head *result.File, bl *baseline.File, p gate.Policy) gate.Verdict {
 	if bl == nil {
 		p.Context.NoBaseline = true
@@ -204,7 +169,7 @@ func judgeAgainstBaseline(head *result.File, bl *baseline.File, p gate.Policy) g
 }
 
 // baselineRuns are a stored baseline's samples as runs, for the reports,
-// and where each was recorded; nil when there is no baseline.
+// and where each was recorded.
 func baselineRuns(bl *baseline.File) ([]result.Run, []report.Origin) {
 	if bl == nil {
 		return nil, nil

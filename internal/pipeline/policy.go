@@ -26,35 +26,29 @@ import (
 type Policy struct {
 	Gate config.Gate
 	// Budget, when set, is the sequential A/B design to judge by instead
-	// of the ab section's own (its α is Gate.Alpha); nil: the config's.
+	// of the ab section's own (its α is Gate.Alpha).
 	Budget *Budget
-	// Notes say in the report where the policy comes from and whether the
-	// pull request changes it.
-	Notes []string
+	Notes  []string // where the policy comes from and whether the PR changes it
 	// Warning, when set, is why the policy is the pull request's own
-	// after all; the front end shows it as a warning.
+	// after all.
 	Warning string
-	// Runs, when above 0, is how many head runs a check measures instead
-	// of the benchmark's load.runs: the number of samples decides what
-	// the gate can detect, so a PR that cut it could make its own check
-	// too weak to fail.
+	// Runs, when above 0, replaces load.runs: the number of samples
+	// decides what the gate can detect, so a PR that cut it could make
+	// its own check too weak to fail.
 	Runs int
-	// PassEnv, when limitsEnv is set, are the only credentials
-	// (target.IsCredential) the benchmark's children and {{env}} may
-	// get: the PR's pass_env without the names the base commit's does
-	// not list, so that a PR cannot hand the job's token to its own
-	// service.
+	// PassEnv, when limitsEnv is set, are the only credentials the
+	// children and {{env}} may get: the PR's pass_env without the names
+	// the base commit's does not list, so that a PR cannot hand the job's
+	// token to its own service.
 	PassEnv   []string
 	limitsEnv bool
-	// Benchmark, when set, is the benchmark that is run instead of the
-	// one given: the base commit's, applied to both trees
-	// (TrustBase).
+	// Benchmark, when set, is run instead of the one given: the base
+	// commit's, on both trees. Commit is the base commit read.
 	Benchmark *config.Config
-	// Commit is the base commit the policy was read from (TrustBase).
-	Commit string
-	// procedure are the keys of the benchmark that the pull request
-	// changes, and where the benchmark run instead comes from: for the
-	// error of a head that cannot run the base's.
+	Commit    string
+	// procedure are the benchmark's keys the pull request changes, where
+	// the benchmark run instead comes from: for the error of a head that
+	// cannot run the base's.
 	procedure []string
 	where     string
 }
@@ -82,7 +76,6 @@ func (p *Policy) benchmark(cfg *config.Config) *config.Config {
 	return &c
 }
 
-// gate is the gate section to judge by: the policy's, else the config's.
 func (p *Policy) gate(cfg *config.Config) (config.Gate, bool) {
 	switch {
 	case p != nil:
@@ -117,16 +110,11 @@ type Budget struct {
 	AllowMissing bool            `yaml:"allow_missing"`
 }
 
-// budgetOf is cfg's A/B budget, the defaults without an ab section.
 func budgetOf(cfg *config.Config) Budget {
-	ab := cfg.AB
-	if ab == nil {
-		ab = config.DefaultAB()
-	}
+	ab := cmp.Or(cfg.AB, config.DefaultAB())
 	return Budget{MinPairs: ab.MinPairs, MaxPairs: ab.MaxPairs, MaxTime: ab.MaxTime, AllowMissing: ab.AllowMissing}
 }
 
-// notes are a copy of the policy's notes, for a report to add to.
 func (p *Policy) notes() []string {
 	if p == nil {
 		return nil
@@ -136,10 +124,8 @@ func (p *Policy) notes() []string {
 
 // BaseFile is the benchmark file as a pull request's base commit has it.
 type BaseFile struct {
-	Data []byte
-	// Found is false when the base commit has no such file (the PR adds
-	// tailgate).
-	Found bool
+	Data  []byte
+	Found bool // false: the base commit has no such file (the PR adds tailgate)
 	// Where names it in the report ("tailgate.yml at the PR's base
 	// commit 3a9c5e7f1b2d"); Path is its path in the tree.
 	Where, Path string
@@ -150,12 +136,10 @@ type BaseFile struct {
 
 // TrustBase is the one trust path (the Action on a pull request, tailgate
 // ab --benchmark-from base): head's benchmark file as the base commit ref
-// (else ab.base.ref; a full sha as it is) has it gives the gate's policy
-// (gate, A/B budget, load.runs, pass_env) and with whole the benchmark
-// run on both trees, so a PR is judged by what it would change, each
-// changed key named; without a base file that loads, the PR's own with a
-// warning. name is how the report names the commit ("" for ref); Commit
-// is the commit read, the base the job builds.
+// (else ab.base.ref) has it gives the gate's policy (gate, A/B budget,
+// load.runs, pass_env) and with whole the benchmark run on both trees,
+// each key the PR changes named; without a base file that loads, the
+// PR's own with a warning. name is how the report names the commit.
 func TrustBase(ctx context.Context, head *config.Config, ref, name string, whole bool, git baseline.Git) (*Policy, error) {
 	if ref == "" && head.AB != nil {
 		ref = head.AB.Base.Ref
@@ -237,8 +221,7 @@ func trustedPolicy(head *config.Config, base BaseFile, whole bool) *Policy {
 }
 
 // headFailure is err, a failure of the head side run with the base
-// commit's benchmark, with what to do about it when the pull request
-// changes that benchmark: the head may need the PR's own procedure.
+// commit's benchmark, with what to do when the pull request changes it.
 func (p *Policy) headFailure(err error) error {
 	if p == nil || p.Benchmark == nil || len(p.procedure) == 0 || err == nil || errors.Is(err, context.Canceled) {
 		return err
@@ -248,7 +231,6 @@ func (p *Policy) headFailure(err error) error {
 		"the job then runs the pull request's own benchmark on both sides, which trusts the pull request (docs/github-action.md, \"benchmark_from\")", err, p.where, strings.Join(p.procedure, ", "))
 }
 
-// fromBase reports whether the benchmark run is the base commit's.
 func (p *Policy) fromBase() bool { return p != nil && p.Benchmark != nil }
 
 // procedureChanges names the keys of the benchmark that head changes
@@ -273,7 +255,6 @@ func procedureChanges(trusted, head *config.Config) []string {
 // its own is looked into, down to three levels (ab.base.start), anything
 // else is named whole (scenarios, load.rate).
 func keyChanges(prefix string, a, b reflect.Value, depth int) []string {
-	// depth counts the sections above prefix.
 	if a.Kind() == reflect.Pointer && b.Kind() == reflect.Pointer && !a.IsNil() && !b.IsNil() {
 		a, b = a.Elem(), b.Elem()
 	}
@@ -364,7 +345,7 @@ func sameValue(a, b reflect.Value) bool {
 }
 
 // sideFailure is err of an A/B job with headFailure's advice when it is
-// the head side's (runner.SideError).
+// the head side's.
 func (p *Policy) sideFailure(err error) error {
 	var se *runner.SideError
 	if errors.As(err, &se) && se.Side == runner.Head.String() {

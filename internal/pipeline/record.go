@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,42 +20,35 @@ type RecordOptions struct {
 	// Config is the benchmark; its gate.window bounds the baseline. It may
 	// be nil when Head is given.
 	Config *config.Config
-	// Head holds the runs to record; nil to run the benchmark.
-	Head *result.File
-	// Path is the baseline file.
-	Path string
+	Head   *result.File // the runs to record; nil to run the benchmark
+	Path   string       // the baseline file
 	// Provenance says which commit, ref and job the runs measured; Time is
 	// the runs' own, and an empty Job gets a local id from that time.
 	Provenance baseline.Provenance
 	// History is the history file the job is also appended to; empty for
 	// the one beside the baseline (baseline.HistoryPath).
 	History string
-	// Runner names the CI's machine image, for the history ("" unknown).
-	Runner string
+	Runner  string // the CI's machine image, for the history ("" unknown)
 }
 
-// Recorded is what Record stored.
+// Recorded is what Record stored, and where the history went.
 type Recorded struct {
-	Head     *result.File
-	Baseline *baseline.File
-	History  *baseline.History
-	// HistoryPath is where the history was written.
+	Head        *result.File
+	Baseline    *baseline.File
+	History     *baseline.History
 	HistoryPath string
 }
 
 // Record appends the head runs (measured now, unless given) to the
-// baseline file, keeping its rolling window, and the job to the history of
-// main beside it. An unreadable baseline or history stops it before
-// anything runs, and is left as it is; a run that fails writes neither.
+// baseline file and the job to the history of main. An unreadable
+// baseline or history stops it before anything runs, and is left as it
+// is; a run that fails writes neither.
 func Record(ctx context.Context, env Env, o RecordOptions) (Recorded, error) {
 	bl, err := readBaseline(ctx, baseline.FileSource{Path: o.Path})
 	if err != nil {
 		return Recorded{}, err
 	}
-	historyPath := o.History
-	if historyPath == "" {
-		historyPath = baseline.HistoryPath(o.Path)
-	}
+	historyPath := cmp.Or(o.History, baseline.HistoryPath(o.Path))
 	hist, err := readHistory(historyPath)
 	if err != nil {
 		return Recorded{}, err
@@ -96,8 +90,8 @@ func readHistory(path string) (*baseline.History, error) {
 	return h, Runtime.Wrap(err)
 }
 
-// stamped is p for runs made at t: with their time, and a local job id
-// when no job was named.
+// stamped is p for runs made at t, with a local job id when none was
+// named.
 func stamped(p baseline.Provenance, t time.Time) baseline.Provenance {
 	p.Time = t
 	if p.Job == "" {
@@ -106,16 +100,13 @@ func stamped(p baseline.Provenance, t time.Time) baseline.Provenance {
 	return p
 }
 
-// LinkOptions are the options of RecordLink.
+// LinkOptions are the options of RecordLink: the benchmark the finished
+// A/B (Judged) ran, the history file, and the head commit, its ref and
+// the job (the link's parent is Judged.BaseCommit).
 type LinkOptions struct {
-	// Config is the benchmark the A/B ran (its gate section judged it).
-	Config *config.Config
-	// Judged is the finished A/B.
-	Judged Judged
-	// Path is the history file.
-	Path string
-	// Provenance names the head commit, its ref and the job; the link's
-	// parent is the commit the A/B built as its base (Judged.BaseCommit).
+	Config     *config.Config
+	Judged     Judged
+	Path       string
 	Provenance baseline.Provenance
 	Runner     string
 }
@@ -142,14 +133,11 @@ func RecordLink(o LinkOptions) (*baseline.History, error) {
 		c.Metrics = append(c.Metrics, baseline.ComparedMetric{Key: key, Change: l.Change, Lo: l.Lo, Hi: l.Hi, Outcome: string(l.Outcome)})
 	}
 	head := o.Judged.Head
-	// A CI job that records main and judges it (the Action's record mode
-	// with chain) keeps both lines: the link's id is the job's and "/ab".
+	// A CI job that records main and judges it keeps both lines: the
+	// link's id is the job's and "/ab"; a span's (gate.SplitChain: its
+	// base an earlier point of the chain than the last link's commit)
+	// "/ab-span", so that a job that appends a link and a span keeps both.
 	prov := stamped(o.Provenance, head.Created)
-	// A line whose base is an earlier point of the chain than the last
-	// link's commit (a tag's) is a span (gate.SplitChain): the A/B
-	// measured several links' change in one job. Its id ends in
-	// "/ab-span", so that a CI job that appends a link and a span keeps
-	// both.
 	prov.Job += "/ab"
 	if gate.IsSpan(chainLinks(hist), gate.ChainLink{Commit: prov.Commit, Parent: parent}) {
 		prov.Job += SpanJobSuffix

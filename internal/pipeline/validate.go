@@ -16,20 +16,17 @@ import (
 // Validation is what Validate found in a benchmark that parses.
 type Validation struct {
 	// Warnings are what may not work as meant, said without failing: the
-	// config's own (config.Warnings) and what this machine lacks now (a
-	// program the build has not made yet).
+	// config's own and what this machine lacks now (a program the build
+	// has not made yet).
 	Warnings []string
-	// Setup says what the setup steps will cost: logins per run and per
-	// job ("" without setup steps).
-	Setup string
+	Setup    string // what the setup steps cost in logins; "" without any
 }
 
 // Validate checks a parsed, valid benchmark without running any load: its
-// scenarios compiled as a run would compile them (templates, saved values,
-// the feed, every {{env}} variable, which must be set here), and the
-// programs and directories that start the target looked up. A scenario
-// that cannot run is a Usage error; what only a build or a later step may
-// provide is a warning.
+// scenarios compiled as a run would compile them, and the programs and
+// directories that start the target looked up. A scenario that cannot run
+// is a Usage error; what only a build or a later step may provide is a
+// warning.
 func Validate(env Env, cfg *config.Config) (Validation, error) {
 	var v Validation
 	b := env.benchmark(cfg)
@@ -44,10 +41,7 @@ func Validate(env Env, cfg *config.Config) (Validation, error) {
 	return v, nil
 }
 
-// setupCost says how many logins (setup.vu runs) the benchmark costs: per
-// run, per job of load.runs runs, and in A/B per block, where the sessions
-// of the first block are reused while the service keeps them
-// (load.SetupCache.Recheck).
+// setupCost says how many logins (setup.vu runs) the benchmark costs.
 func setupCost(plan *scenario.Plan, cfg *config.Config) string {
 	if plan == nil || !plan.HasSetup(scenario.SetupVU) && !plan.HasSetup(scenario.SetupRun) {
 		return ""

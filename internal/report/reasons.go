@@ -15,9 +15,8 @@ import (
 // The sentences of how a job ran that the runner and the pipeline return
 // as facts (typed reasons), worded here once.
 
-// ABStop is why an A/B job ended. Budget is the runner's: "pairs" (the
-// budget of MaxBlocks blocks), "time" (ab.max_time, MaxTime), or "" (the
-// verdict ended it).
+// ABStop is why an A/B job ended. Budget is the runner's: "pairs"
+// (MaxBlocks), "time" (MaxTime), or "" (the verdict ended it).
 type ABStop struct {
 	Blocks, MaxBlocks int
 	Elapsed, MaxTime  time.Duration
@@ -36,12 +35,10 @@ func ABStopped(s ABStop, v gate.Verdict) string {
 	return fmt.Sprintf("A/B stopped after %d %s in %s: %s", s.Blocks, pl.Of(s.Blocks, "block", "blocks"), s.Elapsed.Round(100*time.Millisecond), why)
 }
 
-// ABLook is the log line of the look after block n of at most most.
 func ABLook(n, most int, v gate.Verdict) string {
 	return fmt.Sprintf("after block %d of at most %d: %s", n, most, LookReason(v))
 }
 
-// LookReason says what a sequential look decided.
 func LookReason(v gate.Verdict) string {
 	switch {
 	case v.Sequential == nil:
@@ -68,8 +65,7 @@ func Spent(by map[string]time.Duration, order []string) string {
 	return strings.Join(parts, ", ")
 }
 
-// Procedure is whose build, start and measuring an A/B job ran: the
-// benchmark file's, the base commit's or the pull request's.
+// Procedure is whose build, start and measuring an A/B job ran.
 type Procedure int
 
 const (
@@ -79,14 +75,12 @@ const (
 )
 
 // ABSide is where an A/B side came from: a commit checked out in a
-// worktree (Ref, Commit) and/or a target of its own (URL; Started when
-// tailgate starts it).
+// worktree and/or a target of its own (Started when tailgate starts it).
 type ABSide struct {
 	Side, Ref, Commit, URL string
 	Own, Started           bool
 }
 
-// SideNotes say where each side came from and whose commands made it.
 func SideNotes(p Procedure, sides []ABSide) []string {
 	whose := [...]string{"the benchmark file's", "the base commit's", "the pull request's (benchmark_from: head)"}[p]
 	var out []string
@@ -124,9 +118,8 @@ func ABBaseline(aa, twoProcesses bool, ref, commit string) string {
 }
 
 // BaseRef says how a base ref given to the job (given, by from) met the
-// benchmark file's ab.base: it replaced ab.base.ref fileRef, or was not
-// used by a base that is a target of its own (own, at url); nil when
-// neither.
+// benchmark file's ab.base: it replaced ab.base.ref fileRef, or a base
+// that is a target of its own (own, at url) left it unused.
 func BaseRef(given, from, fileRef string, own bool, url string) []string {
 	switch {
 	case given == "":
@@ -151,8 +144,8 @@ type Sealing struct {
 }
 
 // Notes say whether the sides were sealed, where each side's commands
-// ran, and, with the base commit's benchmark (fromBase), which of its
-// files the head ran.
+// ran, and with the base commit's benchmark which of its files the head
+// ran.
 func (s Sealing) Notes(fromBase bool) []string {
 	if s.None {
 		return nil
@@ -181,8 +174,8 @@ func (s Sealing) Notes(fromBase bool) []string {
 }
 
 // NoiseNotes say which noise an A/B verdict used, metric by metric: the
-// spread stored in the noise file path (stored, from earlier jobs)
-// pooled with the job's own, or the job's own and why.
+// spread stored in the noise file path pooled with the job's own, or the
+// job's own and why.
 func NoiseNotes(path string, earlier int, stored map[string]stats.SeqPrior, v gate.Verdict) []string {
 	if v.Sequential == nil {
 		return nil
@@ -248,23 +241,18 @@ func CreepNote(name string, runs int, findings []gate.Finding, otherDefinition b
 // CreepWarning is the warning of a gated metric beyond its floor the bad
 // way against name, of runs runs.
 func CreepWarning(name string, runs int, f gate.Finding) string {
-	value := func(v float64) string {
-		if f.Unit == "/s" {
-			return fmt.Sprintf("%.4g/s", v)
-		}
-		return fmt.Sprintf("%.4g %s", v, f.Unit)
+	unit := " " + f.Unit
+	if f.Unit == "/s" {
+		unit = f.Unit
 	}
-	return fmt.Sprintf("creep: %s is %s worse than at %s (%d runs): %s → %s, beyond its floor, though the changes since may each have passed",
-		f.Label, creepFigure(f, f.Worse, "%.2f pp", "%.1f %%"), name, runs, value(f.BaseMedian), value(f.HeadMedian))
+	return fmt.Sprintf("creep: %s is %s worse than at %s (%d runs): %.4g%s → %.4g%s, beyond its floor, though the changes since may each have passed",
+		f.Label, creepFigure(f, f.Worse, "%.2f pp", "%.1f %%"), name, runs, f.BaseMedian, unit, f.HeadMedian, unit)
 }
 
-// CreepUnread is the note of a tag's creep the history could not be read
-// for.
 func CreepUnread(glob string, err error) string {
 	return fmt.Sprintf("Creep against tag %s: the history could not be read (%v).", glob, err)
 }
 
-// creepFigure is v in points (pp) or percent, as the finding counts.
 func creepFigure(f gate.Finding, v float64, pp, pct string) string {
 	if f.Percent {
 		return fmt.Sprintf(pp, v)
@@ -296,8 +284,6 @@ func (t TrustedPolicy) OwnReason(err error) string {
 	return fmt.Sprintf("%s does not load with this tailgate (%v), so %s (%s)", t.Where, err, own, t.HeadPath)
 }
 
-// Notes say where the policy (and with Whole the benchmark) came from,
-// and what the pull request changes of it.
 func (t TrustedPolicy) Notes() []string {
 	notes := []string{"The gate's policy (gate: baseline, floors, metrics, min_effect, alpha, window; " +
 		"the A/B budget ab.min_blocks, ab.max_blocks, ab.max_time; load.runs; the credentials pass_env gives the benchmark) comes from " +
@@ -324,18 +310,15 @@ func (t TrustedPolicy) Notes() []string {
 	return notes
 }
 
-// PhaseLogins are the logins of one phase (Name "" for the load) for its
-// workers, the open model's when Open.
+// PhaseLogins are the logins of one phase (Name "" for the load).
 type PhaseLogins struct {
 	Name            string
 	Logins, Workers int
 	Open            bool
 }
 
-// SetupCost says what the setup steps cost in logins: each phase's,
-// setup.run once per run and phase (setupRun), per job of runs runs, and
-// in A/B (maxBlocks above 0) per block, the phases sharing the first
-// block's logins.
+// SetupCost says what the setup steps cost in logins: each phase's, per
+// job of runs runs, and in A/B (maxBlocks above 0) per block.
 func SetupCost(phases []PhaseLogins, setupRun bool, runs, maxBlocks int) string {
 	var parts []string
 	perRun, users := 0, 0
@@ -368,8 +351,8 @@ func SetupCost(phases []PhaseLogins, setupRun bool, runs, maxBlocks int) string 
 	return s
 }
 
-// StoredBaseline says where a stored baseline came from (src) and what it
-// holds; found is false while there is none yet.
+// StoredBaseline says where a stored baseline came from and what it
+// holds, if found.
 func StoredBaseline(src string, found bool, samples, jobs int) string {
 	if !found {
 		return "none yet (" + src + ")"

@@ -27,8 +27,7 @@ type ABPlan struct {
 	// start.dir in its tree). With AA the base stands on both sides.
 	Base, Head config.Target
 	AA         bool
-	// Order is config.OrderABBA or config.OrderRandom.
-	Order string
+	Order      string // config.OrderABBA or config.OrderRandom
 	// MaxPairs is the budget of blocks (at least 1); MaxTime, when above
 	// 0, the budget of time: no block starts that would likely end beyond
 	// it. MinPairs is the first look, the fewest blocks a time budget is
@@ -36,32 +35,27 @@ type ABPlan struct {
 	MaxPairs, MinPairs int
 	MaxTime            time.Duration
 	// Restart starts each side afresh for every block (for its run, in
-	// whole runs, so that one target runs at a time). Without it both are
-	// started once for the job (the base once for an A/A job). A target
-	// started elsewhere (no start command) is never restarted.
+	// whole runs); without it both are started once for the job. A target
+	// started elsewhere is never restarted.
 	Restart bool
 	// Shape is how the job makes its blocks: the caller sets what it asks
-	// for (WholeRuns, Windows, Window, WindowWarmup), Resolve completes it
-	// once, and every reader reads that one value.
+	// for, Resolve completes it once, and every reader reads that value.
 	Shape Shape
-	// Look is called after every block; final is set when no more will
-	// come (a budget is spent). It returns true to end the job now. Nil:
-	// the job runs to its budget.
+	// Look is called after every block, final when a budget is spent; it
+	// returns true to end the job now.
 	Look func(res *ABResult, final bool) (stop bool)
 	// SkipPhase is asked before each block after the first which of its
-	// phases to leave out: those whose gated metrics have all decided, so
-	// that the time goes to the undecided ones. Nil, or a block it would
-	// leave empty: every phase is measured.
+	// phases to leave out (those whose gated metrics have all decided);
+	// a block it would leave empty measures every phase.
 	SkipPhase func(name string) bool
 	// Gated, asked after the first look, says whether the verdict gates a
 	// metric (duet.go); nil: every metric is.
 	Gated func(key string) bool
 }
 
-// ABResult is what an A/B job measured: a result file per side (each
-// naming its target's log file in TargetLog; Base.Runs[i] and
-// Head.Runs[i] are the two sides' runs of block i) and the order the
-// windows were made in.
+// ABResult is what an A/B job measured: a result file per side
+// (Base.Runs[i] and Head.Runs[i] are the two sides' runs of block i) and
+// the order the windows were made in.
 type ABResult struct {
 	Base, Head *result.File
 	Order      []Side
@@ -70,28 +64,23 @@ type ABResult struct {
 	Starts    int
 	StartTime time.Duration
 	Elapsed   time.Duration
-	// Budget is the budget that ended the job, "" when Look did. The
-	// runner alone decides it: Fits is how many blocks MaxTime allows at
-	// the pace so far (0 without one); Planned, when above 0, the budget
-	// fixed after the first block (FirstUnit its time) where MaxTime
-	// allows fewer than MaxPairs, at least MinPairs, so that the verdict
-	// spends its level over the looks the job will have (not where blocks
-	// may leave phases out and grow shorter); MaxUnits is Planned, else
-	// MaxPairs: the blocks the verdict plans for.
+	// Budget is the budget that ended the job, "" when Look did; the
+	// runner alone decides it. Fits is how many blocks MaxTime allows at
+	// the pace so far (0 without one); Planned (above 0) the budget fixed
+	// after the first block (FirstUnit its time) where MaxTime allows
+	// fewer than MaxPairs, at least MinPairs, so that the verdict spends
+	// its level over the looks the job will have (not where blocks may
+	// leave phases out and grow shorter); MaxUnits the blocks the verdict
+	// plans for, Planned or else MaxPairs.
 	Budget    Budget
 	Fits      int
 	Planned   int
 	MaxUnits  int
 	FirstUnit time.Duration
-	// Windows are the window pairs the blocks are made of, each with its
-	// block (a block of whole runs has one).
-	Windows *result.WindowPairs
-	Spent   Spent // where the job's time went, by stage
-	// Warmups are the phases whose warm-up the first block found longer
-	// than load.warmup.
-	Warmups []result.Warmup
-	// Duets are the closed phases the first block measured both ways.
-	Duets []result.Duet
+	Windows   *result.WindowPairs // the blocks' window pairs (a block of whole runs has one)
+	Spent     Spent
+	Warmups   []result.Warmup // the phases the first block found to warm up longer than load.warmup
+	Duets     []result.Duet   // the closed phases the first block measured both ways
 }
 
 // Budget names a budget of an A/B job.
@@ -102,11 +91,8 @@ const (
 	BudgetTime   Budget = "time"  // ab.max_time, or the blocks planned from it
 )
 
-// Units is the number of blocks measured.
 func (r *ABResult) Units() int { return min(len(r.Base.Runs), len(r.Head.Runs)) }
 
-// Pairs is the number of window pairs measured (a pair of whole runs is
-// one).
 func (r *ABResult) Pairs() int { return r.Windows.Pairs() }
 
 // RunAB measures base and head in one job, block after block
@@ -138,17 +124,13 @@ type abJob struct {
 	plan     ABPlan
 	compiled *scenario.Plan
 	res      *ABResult
-	// kept are the targets started once for the job (no restarts, or
-	// started elsewhere), by side.
-	kept [2]*running
-	// mu guards res while two windows loaded at once end at once.
-	mu sync.Mutex
-	// duets is what the first block measured of each closed phase (duet.go).
-	duets map[string]*duetSeen
+	kept     [2]*running          // the targets started once for the job, by side
+	mu       sync.Mutex           // guards res while two windows loaded at once end at once
+	duets    map[string]*duetSeen // what the first block measured of each closed phase (duet.go)
 }
 
-// unitDone ends the n-th block of a job that began at began: the time so
-// far, the look, and whether a budget or the look ends the job.
+// unitDone ends the n-th block: the time so far, the look, and whether a
+// budget or the look ends the job.
 func (j *abJob) unitDone(n int, began time.Time) bool {
 	r := j.res
 	r.Elapsed = time.Since(began)
@@ -159,18 +141,14 @@ func (j *abJob) unitDone(n int, began time.Time) bool {
 			r.MaxUnits = r.Planned
 		}
 	}
-	budget := j.budgetSpent(n)
-	stop := j.plan.Look != nil && j.plan.Look(j.res, budget != "")
-	if budget != "" || stop {
-		j.res.Budget = budget
-		return true
-	}
-	return false
+	r.Budget = j.budgetSpent(n)
+	stop := j.plan.Look != nil && j.plan.Look(r, r.Budget != "")
+	return r.Budget != "" || stop
 }
 
 // budgetSpent names the budget that allows no block after the first n:
-// of blocks, of time (the planned budget is spent, or the next block
-// would likely end beyond MaxTime at the pace so far), or "".
+// of blocks, of time (the planned budget, or the next block would likely
+// end beyond MaxTime at the pace so far), or "".
 func (j *abJob) budgetSpent(n int) Budget {
 	switch elapsed := j.res.Elapsed; {
 	case n >= j.plan.MaxPairs:
@@ -181,10 +159,8 @@ func (j *abJob) budgetSpent(n int) Budget {
 	return ""
 }
 
-// restartable reports whether side's target is one tailgate starts.
 func (j *abJob) restartable(side Side) bool { return j.plan.target(side).Start != nil }
 
-// target is side's target: the base's on both sides of an A/A job.
 func (p ABPlan) target(side Side) config.Target {
 	if side == Base || p.AA {
 		return p.Base
@@ -217,7 +193,6 @@ func (j *abJob) keep(side Side, t *running) {
 
 func (r *ABResult) file(side Side) *result.File { return [2]*result.File{r.Base, r.Head}[side] }
 
-// start starts side's target and counts the time it took.
 func (j *abJob) start(ctx context.Context, side Side) (*running, error) {
 	defer j.startTime(time.Now())
 	t, err := j.b.start(ctx, j.plan.target(side), side.String())
@@ -234,14 +209,12 @@ func (j *abJob) stop(t *running) {
 	t.stop()
 }
 
-// startTime counts the time since began as starting and stopping.
 func (j *abJob) startTime(began time.Time) {
 	j.res.StartTime += time.Since(began)
 	j.b.timed(TimeStart, began)
 }
 
-// stopAll stops the targets kept for the job (the base once when it
-// stands on both sides).
+// stopAll stops the targets kept for the job, the base once.
 func (j *abJob) stopAll() {
 	for side, t := range j.kept {
 		if t != nil && (Side(side) == Base || t != j.kept[Base]) {

@@ -10,17 +10,12 @@ import (
 
 // resetBeforeFirstStart runs the dataset's reset command for an A/B side
 // once, before tailgate first starts that side's target: a service that
-// connects to its database at start (and exits when it is missing) finds
-// the one its side's reset creates (issue 36: both sides were started
-// before either dataset existed). Only a command can run before the
-// service is up (a reset request needs it), and only a target tailgate
-// starts has a start to precede. The runs still reset before each
-// measurement: what the service wrote at start is not part of the dataset.
-//
-// A reset command may need the running service (one that signals it to
-// reload): before the start it may fail, and the reset after the start is
-// the one that counts. So a failure here is not the job's; it is returned
-// as the reason to give if the start then fails.
+// needs its database at start finds the one its side's reset creates
+// (issue 36). Only a command can run before the service is up, and only
+// a target tailgate starts has a start to precede; the runs still reset
+// before each measurement. A reset command that needs the running
+// service may fail here: that is not the job's failure, only the reason
+// to give if the start then fails.
 func (b *Benchmark) resetBeforeFirstStart(ctx context.Context, t config.Target, side string, ch target.Children) error {
 	reset := b.Config.Dataset.Reset
 	if side == "" || t.Start == nil || reset == nil || reset.Command == nil || !b.Sharding.resetsDataset() {
@@ -36,11 +31,11 @@ func (b *Benchmark) resetBeforeFirstStart(ctx context.Context, t config.Target, 
 	if done {
 		return nil
 	}
-	if err := target.Reset(ctx, nil, t.URL, reset, ch); err != nil {
+	err := target.Reset(ctx, nil, t.URL, reset, ch)
+	if err != nil {
 		fmt.Fprintf(b.log(), "%s: the dataset reset before the first start failed (the reset after the start runs anyway): %v\n", side, err)
-		return err
 	}
-	return nil
+	return err
 }
 
 // startFailure is a start's error with the reason the dataset may have

@@ -11,14 +11,7 @@ import (
 
 // DetectEnv describes this machine and build for the result file.
 func DetectEnv(version string) result.Env {
-	return result.Env{
-		CPUModel:        cpuModel(),
-		Cores:           runtime.NumCPU(),
-		OS:              runtime.GOOS,
-		Arch:            runtime.GOARCH,
-		GoVersion:       runtime.Version(),
-		TailgateVersion: version,
-	}
+	return result.Env{CPUModel: cpuModel(), Cores: runtime.NumCPU(), OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version(), TailgateVersion: version}
 }
 
 func cpuModel() string {

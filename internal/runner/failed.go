@@ -16,20 +16,15 @@ const StepFailures = "failures"
 const errorSamples = 3
 
 // FailedRunError is a run whose work mostly failed: it measured the error
-// path (a broken reset, a service answering 500s, a wrong URL), not the
-// service, so it is no sample. It is a runtime failure (exit 3), never a
-// verdict: an A/B job of two broken sides stops here instead of comparing
-// them.
+// path (a broken reset, 500s, a wrong URL), not the service. It is a
+// runtime failure, never a verdict: an A/B job of two broken sides stops
+// here instead of comparing them.
 type FailedRunError struct {
-	// Phase is the phase whose work failed; empty for the whole run.
-	Phase string
-	// What is "iterations" or "requests", Failed of Total of them failed.
-	What          string
+	Phase         string // "" for the whole run
+	What          string // "iterations" or "requests", Failed of Total of them failed
 	Failed, Total int64
-	// MaxPercent is the load.max_failed_percent the run exceeded.
-	MaxPercent float64
-	// Samples are the commonest error classes, with a sample message each.
-	Samples []result.ErrorClass
+	MaxPercent    float64             // load.max_failed_percent
+	Samples       []result.ErrorClass // the commonest, with a sample message each
 }
 
 func (e *FailedRunError) Error() string {
@@ -50,31 +45,25 @@ func (e *FailedRunError) Error() string {
 }
 
 // describeErrorClass renders one error class for the message: its step,
-// its count and its sample (quoted: it comes from the service).
+// its count and its sample, quoted (it comes from the service) and cut to
+// a readable length.
 func describeErrorClass(c result.ErrorClass) string {
 	s := fmt.Sprintf("%d × %s", c.Count, c.Class)
 	if c.Step != "" {
 		s = c.Step + ": " + s
 	}
+	if r := []rune(c.Sample); len(r) > 200 {
+		c.Sample = string(r[:200]) + "…"
+	}
 	if c.Sample != "" {
-		s += " " + quoteSample(c.Sample)
+		s += fmt.Sprintf(" %q", c.Sample)
 	}
 	return s
 }
 
-// quoteSample quotes a server's sample message, cut to a readable length.
-func quoteSample(s string) string {
-	const most = 200
-	if r := []rune(s); len(r) > most {
-		s = string(r[:most]) + "…"
-	}
-	return fmt.Sprintf("%q", s)
-}
-
-// checkFailures refuses a run (or any phase of it) where more than
-// maxPercent of the completed iterations, or of the requests, failed.
-// Phases are looked at first: a broken phase is named even when the
-// other phase's work dilutes the whole run's share.
+// checkFailures refuses a run where more than maxPercent of the completed
+// iterations, or of the requests, failed: each phase first, so that a
+// broken phase is named though the other's work dilutes the run's share.
 func checkFailures(run *result.Run, maxPercent float64) error {
 	if maxPercent >= 100 {
 		return nil

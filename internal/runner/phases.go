@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
@@ -11,15 +10,9 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/scenario"
 )
 
-// setByOpenLoad are the metrics an open model fixes by construction: below
-// saturation its iterations (and so its requests) per second are the
-// offered rate, whatever the target's capacity.
-var setByOpenLoad = []string{result.IterationsPerSec, result.RequestsPerSec}
-
-// measure is one run's measurement, each phase after its own reset,
-// verify and drain (but those skip marks), then a drain; a run of several
-// phases is merged into one Run (result.MergePhases) that keeps every
-// phase's own figures.
+// measure is one run's measurement, each phase (but those skip marks)
+// after its own reset, verify and drain, merged into one Run that keeps
+// every phase's own figures, then a drain.
 func (b *Benchmark) measure(ctx context.Context, plan *scenario.Plan, tgt *running, i int, skip []bool) (*result.Run, error) {
 	phases := b.Config.Load.RunPhases()
 	clock := phaseClock{total: b.Config.Load.RunTime()}
@@ -47,35 +40,27 @@ type phaseClock struct {
 	done, total time.Duration
 }
 
-// phaseWindow says how one measured window of a phase runs: after its own
-// reset, verify and drain (prepare), and with the phase's warm-up and
-// duration unless warmup or duration (above 0) replace them. The blocks
-// of A/B measure many short windows of one phase on a target
-// prepared once.
-// setup, when set, carries the setup steps' values from one window of a
-// side's process to the next (the logins are not repeated).
-// warmupOnly marks a window that only warms the target up: nothing is
-// sampled and its time counts as warm-up. quiet keeps the window from the
-// observer (blocks are reported whole, and their two sides'
-// windows may run at once). shadow marks a window that runs at the same
-// time as another one that accounts the wall time (the head side of a
-// window pair loaded at once), so that where the time went adds up to the time taken.
-// short marks a block's window: its warm-up is warmup exactly, 0
-// included (the target is warm from the block's warm-up, and with none
-// the window's sampling opens before its first iteration), and it reads
-// no work counters (the block reads them around all of a phase's windows:
-// a command or a fetch before and after every half-second window took a
-// third of a block's time, issue 19).
+// phaseWindow says how one measured window of a phase runs; the blocks
+// of A/B measure many short windows of one phase on a target prepared
+// once.
 type phaseWindow struct {
-	prepare          bool
-	warmup, duration time.Duration
-	setup            *load.SetupCache
-	warmupOnly       bool
-	// probe: a warm-up sampled like a window (the work per iteration it
-	// shows decides whether warming goes on), spent as warm-up.
-	probe         bool
-	quiet, shadow bool
-	short         bool
+	prepare          bool          // after its own reset, verify and drain
+	warmup, duration time.Duration // above 0: instead of the phase's
+	// setup carries the setup steps' values from one window of a side's
+	// process to the next (the logins are not repeated).
+	setup      *load.SetupCache
+	warmupOnly bool // nothing sampled, all of it warm-up
+	probe      bool // a warm-up sampled like a window, to see whether the side is warm
+	quiet      bool // kept from the observer: blocks are reported whole
+	// shadow runs beside a window that accounts the wall time (the head
+	// of a pair loaded at once), so that the time spent adds up.
+	shadow bool
+	// short is a block's window: its warm-up is warmup exactly, 0
+	// included (the block warmed the target), and it reads no work
+	// counters (the block reads them around all of a phase's windows: a
+	// read around every half-second window took a third of a block's
+	// time, issue 19).
+	short bool
 }
 
 // measurePhase is one phase: reset → verify → drain → warm-up → measure,
@@ -113,8 +98,7 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 		step = "setup" // the load's progress follows once it is done
 	}
 	obs.Step(i, stepName(step, ph.Name))
-	started := b.now()
-	began := time.Now()
+	started, began := b.now(), time.Now()
 	var setupTook time.Duration
 	opt.OnSetupDone = func() { setupTook = time.Since(began) }
 	run, err := load.Run(ctx, plan, tgt.url, opt)
@@ -130,9 +114,6 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 	run.Index, run.Started = i, started
 	addResources(run, res, note)
 	footprint.AddTo(run)
-	if ph.Load.Model == config.ModelOpen {
-		markSetByLoad(run, setByOpenLoad...)
-	}
 	return run, nil
 }
 
@@ -152,8 +133,8 @@ func (b *Benchmark) spendWindow(w phaseWindow, setup, overhead time.Duration, op
 	}
 }
 
-// progress reports run i's load progress, in a phase named phase on the
-// clock of the run's phases.
+// progress reports run i's load progress on the clock of the run's
+// phases.
 func (clock phaseClock) progress(obs Observer, i int, phase string) func(load.Progress) {
 	return func(p load.Progress) {
 		if phase != "" {
@@ -165,7 +146,6 @@ func (clock phaseClock) progress(obs Observer, i int, phase string) func(load.Pr
 	}
 }
 
-// windowOptions are the load options of a phase's window w on tgt.
 func (b *Benchmark) windowOptions(l config.Load, tgt *running, w phaseWindow) (load.Options, error) {
 	opt, err := b.loadOptions(l)
 	if err != nil {
@@ -181,19 +161,9 @@ func (b *Benchmark) windowOptions(l config.Load, tgt *running, w phaseWindow) (l
 	return opt, nil
 }
 
-// stepName is a step of a run, with its phase when it has one.
 func stepName(step, phase string) string {
 	if phase == "" {
 		return step
 	}
 	return step + " " + phase
-}
-
-// markSetByLoad adds keys to the run's metrics that the load fixes, once.
-func markSetByLoad(run *result.Run, keys ...string) {
-	for _, k := range keys {
-		if !slices.Contains(run.SetByLoad, k) {
-			run.SetByLoad = append(run.SetByLoad, k)
-		}
-	}
 }

@@ -6,6 +6,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -21,9 +22,8 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/target"
 )
 
-// Observer hears about the progress of a benchmark, for progress displays.
-// Calls come from one goroutine at a time. label names the side in A/B
-// mode ("base", "head") and is empty otherwise.
+// Observer hears about the progress of a benchmark, from one goroutine at
+// a time; label names the side in A/B mode.
 type Observer interface {
 	RunStarted(run, runs int, label string)
 	Step(run int, step string) // "reset", "verify", "drain", "measure"
@@ -39,59 +39,46 @@ type Benchmark struct {
 	Config   *config.Config
 	Env      result.Env
 	Observer Observer
-	// Log receives the load tool's output (engine: command).
-	Log io.Writer
-	// Now is the clock that stamps the result and its runs; nil for the
-	// wall clock.
-	Now func() time.Time
+	Log      io.Writer        // the load tool's output (engine: command)
+	Now      func() time.Time // stamps the result and its runs; nil: the wall clock
 
 	// Environ is the environment tailgate was given ("NAME=value"): the
-	// target, dataset commands and the load tool get it without
-	// credentials (config pass_env names those passed on). Nil gives them
-	// an empty one.
+	// children get it without credentials (but those config pass_env
+	// names).
 	Environ []string
-	// Supervisor is the command that runs target.Supervise (tailgate's
-	// hidden subcommand), under which every child is started so that it
-	// dies with tailgate; empty: children are started directly.
+	// Supervisor runs target.Supervise (tailgate's hidden subcommand),
+	// under which every child is started so that it dies with tailgate;
+	// empty: children are started directly.
 	Supervisor []string
-	// Seals, by side ("base", "head"), seal each A/B side's children off
-	// from the other side (package seal); nil: unsealed.
+	// Seals, by side, seal each A/B side's children off from the other
+	// side (package seal); nil: unsealed.
 	Seals map[string]*seal.Spec
-	// TargetLogDir is where a started target's output is written, one file
-	// per side (named in the result's TargetLog); empty: it is not kept.
-	TargetLogDir string
-	// TargetLive, when set, also gets the target's output as it comes,
+	// TargetLogDir keeps a started target's output, one file per side
+	// (the result's TargetLog); TargetLive also gets it as it comes,
 	// each line prefixed "[target] ".
-	TargetLive io.Writer
-	// Sharding, when set, makes the benchmark one share of a load that
-	// several processes offer together (shard.go).
+	TargetLogDir string
+	TargetLive   io.Writer
+	// Sharding makes the benchmark one share of a load that several
+	// processes offer together (shard.go).
 	Sharding Sharding
-	// Getenv reads the environment tailgate was given, for the templates'
-	// {{env "NAME"}}; nil: no variable is set.
+	// Getenv reads the environment for the templates' {{env "NAME"}}; Mask
+	// is given each value read as the scenarios are compiled, before
+	// anything starts (scenario.Inputs.Mask). Nil: no variable is set,
+	// nothing is masked.
 	Getenv func(string) string
-	// Mask, when set, is given each value the templates read with
-	// {{env}} as the scenarios are compiled, before any target, child or
-	// request starts (scenario.Inputs.Mask); nil: the values stay in the
-	// plan.
-	Mask func(value string)
+	Mask   func(value string)
 
-	mu    sync.Mutex
-	logs  map[string]string // log file per side
-	spent Spent
-	// resetSides are the sides whose dataset was reset before their
-	// first start (resetBeforeFirstStart).
-	resetSides map[string]bool
-	// epochs numbers the iterations of each dataset since its last reset
-	// (running.tree): see sequence.
-	epochs map[string]*load.Sequence
+	mu         sync.Mutex
+	logs       map[string]string // log file per side
+	spent      Spent
+	resetSides map[string]bool           // reset before their first start (resetBeforeFirstStart)
+	epochs     map[string]*load.Sequence // by running.tree: see sequence
 }
 
-// sequence is the numbering of the iterations on tgt's dataset: one
-// Sequence from its last reset on (and over the whole benchmark for a
-// dataset never reset), so that no two iterations that may meet in one
-// database render the same {{seq}}, and so the same unique title, e-mail
-// or random key. Each side of an A/B has its own, which starts at 0 at
-// every reset: both sides get the same numbers.
+// sequence numbers the iterations on tgt's dataset from its last reset
+// on, so that no two iterations that may meet in one database render the
+// same {{seq}} (a unique title, e-mail or key). Each side of an A/B has
+// its own, from 0 at every reset: both sides get the same numbers.
 func (b *Benchmark) sequence(tgt *running) *load.Sequence {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -106,16 +93,14 @@ func (b *Benchmark) sequence(tgt *running) *load.Sequence {
 	return s
 }
 
-// newEpoch starts tgt's dataset's numbering again, after a reset.
 func (b *Benchmark) newEpoch(tgt *running) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	delete(b.epochs, tgt.tree)
 }
 
-// Run starts the target (when configured, after the config's build
-// command), runs every run and stops the target. An error means no result:
-// a failed run is never written as if it were one.
+// Run builds and starts the target (when configured), runs every run and
+// stops the target. An error means no result.
 func (b *Benchmark) Run(ctx context.Context) (*result.File, error) {
 	plan, err := b.compile()
 	if err != nil {
@@ -145,9 +130,7 @@ func (b *Benchmark) Run(ctx context.Context) (*result.File, error) {
 	return out, nil
 }
 
-// compile says the config's warnings and prepares the scenarios for the
-// built-in generator; a load tool (engine: command) has its own, and gets
-// no plan.
+// compile says the config's warnings and compiles the scenarios.
 func (b *Benchmark) compile() (*scenario.Plan, error) {
 	plan, err := b.Compile()
 	if err != nil {
@@ -171,7 +154,8 @@ func (b *Benchmark) Warnings(plan *scenario.Plan) []string {
 
 // Compile checks that the scenarios can be run as written: templates,
 // saved values, the feed and the {{env}} variables they read (which must
-// be set), without sending anything. It is what tailgate validate runs.
+// be set), without sending anything; nil for a load tool's. It is what
+// tailgate validate runs.
 func (b *Benchmark) Compile() (*scenario.Plan, error) {
 	if b.Config.Load.Engine == config.EngineCommand {
 		return nil, nil
@@ -186,19 +170,11 @@ func (b *Benchmark) Compile() (*scenario.Plan, error) {
 }
 
 func (b *Benchmark) newFile() *result.File {
-	return &result.File{
-		Schema:         result.SchemaVersion,
-		Benchmark:      b.Config.Name,
-		DefinitionHash: b.Config.DefinitionHash(),
-		Source:         "tailgate",
-		Created:        b.now(),
-		Env:            b.Env,
-	}
+	return &result.File{Schema: result.SchemaVersion, Benchmark: b.Config.Name, DefinitionHash: b.Config.DefinitionHash(), Source: "tailgate", Created: b.now(), Env: b.Env}
 }
 
 // runOnce is one sample: reset → verify → drain → warm-up + measure → drain,
-// leaving out the phases skip marks. A target tailgate started that has
-// ended fails the run.
+// leaving out the phases skip marks.
 func (b *Benchmark) runOnce(ctx context.Context, plan *scenario.Plan, tgt *running, i, runs int, skip []bool) (run *result.Run, err error) {
 	obs := b.observer()
 	obs.RunStarted(i, runs, tgt.label)
@@ -207,18 +183,14 @@ func (b *Benchmark) runOnce(ctx context.Context, plan *scenario.Plan, tgt *runni
 		return nil, err
 	}
 	defer func() {
+		// A run whose work mostly failed is no sample, in every mode.
 		if err == nil {
-			if err = tgt.exited(); err != nil {
-				run = nil
+			if err = tgt.exited(); err == nil {
+				err = checkFailures(run, b.Config.Load.FailedPercentAllowed())
 			}
 		}
-		// A run whose work mostly failed is no sample, in every mode
-		// (run, check, A/B); it is refused once complete, its samples
-		// of errors in the message.
-		if err == nil {
-			if err = checkFailures(run, b.Config.Load.FailedPercentAllowed()); err != nil {
-				run = nil
-			}
+		if err != nil {
+			run = nil
 		}
 	}()
 	if b.Config.Load.Engine == config.EngineCommand {
@@ -237,7 +209,6 @@ func (b *Benchmark) runOnce(ctx context.Context, plan *scenario.Plan, tgt *runni
 	return b.measure(ctx, plan, tgt, i, skip)
 }
 
-// drainAfter waits until the target is idle again after a run.
 func (b *Benchmark) drainAfter(ctx context.Context, tgt *running, i int) error {
 	d := b.Config.Drain
 	if d == nil {
@@ -248,17 +219,14 @@ func (b *Benchmark) drainAfter(ctx context.Context, tgt *running, i int) error {
 	return target.Drain(ctx, tgt.client, tgt.url, d)
 }
 
-// prepare puts the target into the fixed starting state and waits until
-// it is idle.
+// prepare resets, verifies and drains the target.
 func (b *Benchmark) prepare(ctx context.Context, tgt *running, i int) error {
 	ds, obs := b.Config.Dataset, b.observer()
 	if tgt.verify != nil {
-		ds.Verify = tgt.verify // the side's own dataset check (ab.<side>.verify)
+		ds.Verify = tgt.verify
 	}
 	if ds.Reset != nil {
-		// Every shard's numbering starts again with the reset (shard 1
-		// makes it for all): the shards' runs stay alike.
-		b.newEpoch(tgt)
+		b.newEpoch(tgt) // in every shard, though shard 1 alone resets: the shards' runs stay alike
 	}
 	if !b.Sharding.resetsDataset() {
 		ds = config.Dataset{}
@@ -289,9 +257,7 @@ func (b *Benchmark) prepare(ctx context.Context, tgt *running, i int) error {
 	}
 	if d := b.Config.Drain; d != nil {
 		obs.Step(i, "drain")
-		if err := target.Drain(ctx, tgt.client, tgt.url, d); err != nil {
-			return err
-		}
+		return target.Drain(ctx, tgt.client, tgt.url, d)
 	}
 	return nil
 }
@@ -303,19 +269,8 @@ func (b *Benchmark) now() time.Time {
 	return b.Now().UTC()
 }
 
-func (b *Benchmark) observer() Observer {
-	if b.Observer == nil {
-		return nopObserver{}
-	}
-	return b.Observer
-}
-
-func (b *Benchmark) log() io.Writer {
-	if b.Log == nil {
-		return io.Discard
-	}
-	return b.Log
-}
+func (b *Benchmark) observer() Observer { return cmp.Or(b.Observer, Observer(nopObserver{})) }
+func (b *Benchmark) log() io.Writer     { return cmp.Or(b.Log, io.Discard) }
 
 type nopObserver struct{}
 

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -13,46 +14,38 @@ import (
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/load"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/target"
 )
 
 // running is a target while the benchmark runs.
 type running struct {
-	label  string
-	side   string // "base" or "head" in A/B (TAILGATE_SIDE), else ""
-	url    string
-	proc   *target.Process
-	pid    int          // process to sample; 0 when unknown
-	client *http.Client // for reset, verify and drain (not the load)
-	// children runs the dataset commands and the load tool of this target.
+	label    string
+	side     string // "base" or "head" in A/B (TAILGATE_SIDE), else ""
+	url      string
+	proc     *target.Process
+	pid      int          // process to sample; 0 when unknown
+	client   *http.Client // for reset, verify and drain (not the load)
 	children target.Children
 	// notMeasured says why the CPU and memory of pid are not the target's.
 	notMeasured error
-	logPath     string // the started target's output, or ""
-	// remote is a target on another machine (target.remote): its CPU and
-	// memory cannot be measured from here.
-	remote bool
-	tls    *tls.Config // for an https target; nil: the system's roots
-	// ready is the target's readiness probe (nil: any answer on "/"),
-	// polled again after a reset command, which may restart the service.
-	ready *config.Ready
-	// path is what each window accounts beyond the target's CPU and
-	// memory: the other parts of the request path and the work counters.
-	path target.Path
-	// verify is the side's own dataset check (ab.<side>.verify); nil:
-	// dataset.verify.
-	verify *config.Check
+	logPath     string      // the started target's output, or ""
+	remote      bool        // target.remote: its CPU and memory are not measured from here
+	tls         *tls.Config // nil: the system's roots
+	// ready is polled again after a reset command, which may restart the
+	// service.
+	ready  *config.Ready
+	path   target.Path   // what each window accounts beyond the target's CPU and memory
+	verify *config.Check // ab.<side>.verify; nil: dataset.verify
 	// tree is the A/B side's source tree, where its commands run; "" is
-	// tailgate's working directory. It also names the data the target
-	// writes to, for its iterations' numbers (Benchmark.sequence): two
-	// sides built from one tree (an A/A job) draw from one sequence, as
-	// they may well share one database file.
+	// the working directory. It also numbers the iterations
+	// (Benchmark.sequence): two sides built from one tree (A/A) may share
+	// one database file, so they draw from one sequence.
 	tree string
 }
 
-// inTree is path as the side's commands see it: a relative path is
-// relative to the side's tree, where they run.
+// inTree is path as the side's commands, run in its tree, see it.
 func (t *running) inTree(path string) string {
 	if t.tree == "" || filepath.IsAbs(path) {
 		return path
@@ -72,19 +65,15 @@ func sideDir(t config.Target) string {
 	return "."
 }
 
-// start starts the target when it has a start command (on a free port
-// when its URL asks for one), else waits until the target started
-// elsewhere answers. side names it in A/B ("base", "head").
+// start starts the target when it has a start command, else waits until
+// the target started elsewhere answers.
 func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*running, error) {
 	t, err := withFreePort(t)
 	if err != nil {
 		return nil, withLabel(side, err)
 	}
-	ch := b.children(side).With(target.SideDirEnv + "=" + sideDir(t))
-	ch.Dir = t.Tree // an A/B side's commands run in its own tree
-	if side != "" { // the target and every command of its side know which side they are
-		ch = ch.With(target.SideEnv + "=" + side)
-	}
+	ch := b.sideChildren(side).With(target.SideDirEnv + "=" + sideDir(t))
+	ch.Dir = t.Tree
 	tlsConfig, err := target.ClientTLS(t)
 	if err != nil {
 		return nil, withLabel(side, err)
@@ -102,31 +91,17 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 	if err != nil {
 		return nil, withLabel(side, startFailure(err, resetErr))
 	}
-	rt := &running{
-		label:       side,
-		side:        side,
-		url:         t.URL,
-		proc:        p,
-		pid:         p.PID(),
-		client:      &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: nil, TLSClientConfig: tlsConfig}},
-		children:    ch,
-		notMeasured: p.Measurable(),
-		logPath:     p.LogPath(),
-		remote:      t.Remote,
-		tls:         tlsConfig,
-		verify:      t.Verify,
-		ready:       t.Ready,
-		tree:        t.Tree,
-	}
+	rt := &running{label: side, side: side, url: t.URL, proc: p, pid: p.PID(), children: ch, notMeasured: p.Measurable(), logPath: p.LogPath(),
+		client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: nil, TLSClientConfig: tlsConfig}},
+		remote: t.Remote, tls: tlsConfig, verify: t.Verify, ready: t.Ready, tree: t.Tree}
 	rt.path = rt.pathOf(t)
 	return rt, nil
 }
 
 // pathOf is what the target's windows account beside its CPU and memory:
-// the target's own process tree (for its /proc counters, when there are
-// other parts or counters to put them beside), the parts of
+// its own process tree (beside other parts or counters), the parts of
 // target.measure and the counters of target.counters, read with this
-// target's URL and environment (TAILGATE_SIDE in A/B).
+// target's URL and environment.
 func (t *running) pathOf(cfg config.Target) target.Path {
 	var p target.Path
 	if len(cfg.Measure) == 0 && len(cfg.Counters) == 0 {
@@ -142,8 +117,8 @@ func (t *running) pathOf(cfg config.Target) target.Path {
 	return p
 }
 
-// withFreePort fills the target's port placeholder with a free loopback
-// port, a new one at every start.
+// withFreePort fills the target's port placeholder with a free port, a
+// new one at every start.
 func withFreePort(t config.Target) (config.Target, error) {
 	if !t.UsesPort() {
 		return t, nil
@@ -168,10 +143,7 @@ func (b *Benchmark) Build(ctx context.Context, dir, side string) error {
 	if bc == nil {
 		return nil
 	}
-	ch, label := b.children(side), "build"
-	if side != "" {
-		ch, label = ch.With(target.SideEnv+"="+side), "build "+side
-	}
+	ch, label := b.sideChildren(side), strings.TrimSpace("build "+side)
 	// A build can take minutes with no output of its own: say when it
 	// starts and ends, and count it in where the time went.
 	in := bc.DirIn(dir)
@@ -190,15 +162,19 @@ func (b *Benchmark) Build(ctx context.Context, dir, side string) error {
 	return nil
 }
 
-// children is how this benchmark's processes for side ("" outside A/B)
-// are started: sealed when Seals has the side's seal.
-func (b *Benchmark) children(side string) target.Children {
-	return target.Children{Environ: b.Environ, PassEnv: b.Config.PassEnv, Supervisor: b.Supervisor, Seal: b.Seals[side]}
+// sideChildren is how this benchmark's processes for side ("" outside
+// A/B) are started: sealed when Seals has the side's seal, and told
+// which side they are (TAILGATE_SIDE).
+func (b *Benchmark) sideChildren(side string) target.Children {
+	ch := target.Children{Environ: b.Environ, PassEnv: b.Config.PassEnv, Supervisor: b.Supervisor, Seal: b.Seals[side]}
+	if side != "" {
+		ch = ch.With(target.SideEnv + "=" + side)
+	}
+	return ch
 }
 
-// targetLog is the log file of the target on side: one per side and
-// Benchmark, appended to when the target is started again; "" without
-// TargetLogDir.
+// targetLog is the log file of the target on side, one per side and
+// Benchmark; "" without TargetLogDir.
 func (b *Benchmark) targetLog(side string) (string, error) {
 	if b.TargetLogDir == "" {
 		return "", nil
@@ -208,10 +184,7 @@ func (b *Benchmark) targetLog(side string) (string, error) {
 	if path, ok := b.logs[side]; ok {
 		return path, nil
 	}
-	name := "tailgate-" + b.Config.Name + "-target"
-	if side != "" {
-		name += "-" + side
-	}
+	name := strings.TrimSuffix("tailgate-"+b.Config.Name+"-target-"+side, "-")
 	f, err := os.CreateTemp(b.TargetLogDir, name+"-*.log")
 	if err != nil {
 		return "", fmt.Errorf("creating the target's log file: %w", err)
@@ -225,14 +198,14 @@ func (b *Benchmark) targetLog(side string) (string, error) {
 }
 
 func withLabel(label string, err error) error {
-	if label == "" {
+	if label == "" || err == nil {
 		return err
 	}
 	return &SideError{Side: label, Err: fmt.Errorf("%s target: %w", label, err)}
 }
 
-// SideError is a failure of one side of an A/B job ("base", "head"):
-// its build, its start, or one of its runs.
+// SideError is a failure of one side of an A/B job: its build, its
+// start, or one of its runs.
 type SideError struct {
 	Side string
 	Err  error
@@ -241,22 +214,26 @@ type SideError struct {
 func (e *SideError) Error() string { return e.Err.Error() }
 func (e *SideError) Unwrap() error { return e.Err }
 
+// withOutput adds to a failed setup step (a login the service timed out
+// or refused) where the target's output is: its log says why.
+func (t *running) withOutput(err error) error {
+	var setup *load.SetupError
+	if t.logPath == "" || !errors.As(err, &setup) {
+		return err
+	}
+	return fmt.Errorf("%w; the %s output is in %s", err, strings.TrimSpace(t.label+" target's"), t.logPath)
+}
+
 func (t *running) stop() {
 	t.proc.Stop()
 	t.client.CloseIdleConnections()
 }
 
 // exited is an error once a started target has ended: no run can measure it.
-func (t *running) exited() error {
-	if err := t.proc.Exited(); err != nil {
-		return withLabel(t.side, err)
-	}
-	return nil
-}
+func (t *running) exited() error { return withLabel(t.side, t.proc.Exited()) }
 
-// sampling measures the target's CPU and memory over a measure window. It
-// is started from the load engine's timer goroutine and stopped by the
-// runner, hence the lock.
+// sampling measures the target's CPU and memory over a measure window,
+// started from the load engine's timer goroutine and stopped by the runner.
 type sampling struct {
 	mu      sync.Mutex
 	path    *target.PathWindow
@@ -277,10 +254,9 @@ func (s *sampling) start(ctx context.Context, tgt *running, path target.Path) {
 	}
 }
 
-// stop ends the window and returns what was measured: the target's CPU
-// and memory, nil where nothing could be (never zero), with a note for the
-// run saying why, and the path's footprint (zero when the window never
-// opened).
+// stop ends the window and returns the target's CPU and memory, nil
+// where nothing could be measured (never zero) with a note saying why,
+// and the path's footprint.
 func (s *sampling) stop(ctx context.Context, tgt *running) (*result.Resources, string, target.PathFootprint) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -306,7 +282,6 @@ func (s *sampling) stop(ctx context.Context, tgt *running) (*result.Resources, s
 	return f.Resources, "", f
 }
 
-// addResources puts a window's measurement on run and sums it up.
 func addResources(run *result.Run, res *result.Resources, note string) {
 	if note != "" {
 		run.Notes = append(run.Notes, note)

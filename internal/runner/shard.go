@@ -16,9 +16,7 @@ import (
 // their result files into the run of the whole load. The zero value is a
 // benchmark of its own.
 type Sharding struct {
-	// Part is this process's share; each load phase is split by
-	// load.Shard.Split.
-	Part load.Shard
+	Part load.Shard // this process's share (load.Shard.Split)
 	// StartAt, when set, is when the first run's warm-up starts, the
 	// same in every shard so that their measure windows coincide; run k
 	// (from 0) starts at StartAt + k·Every. A run that is ready only
@@ -27,13 +25,9 @@ type Sharding struct {
 	Every   time.Duration
 }
 
-// Sharded reports whether the benchmark is a share of a larger load.
 func (s Sharding) Sharded() bool { return s.Part.Count > 0 }
 
-// Check refuses sharding the benchmark cfg cannot run: a shard of a load
-// tool's load, a split that leaves a shard without workers, and runs
-// after the first without a start time of their own or with start times
-// closer together than a run lasts.
+// Check refuses sharding the benchmark cfg cannot run.
 func (s Sharding) Check(cfg *config.Config) error {
 	l := cfg.Load
 	if s.Sharded() && l.Engine == config.EngineCommand {
@@ -65,20 +59,11 @@ func (s Sharding) Check(cfg *config.Config) error {
 	return nil
 }
 
-// startOf is when run i's warm-up starts; zero: when it is ready.
-func (s Sharding) startOf(i int) time.Time {
-	if s.StartAt.IsZero() {
-		return time.Time{}
-	}
-	return s.StartAt.Add(time.Duration(i) * s.Every)
-}
-
 // resetsDataset reports whether this process resets and verifies the
 // dataset: with several shards on one target only the first does, so
 // that N resets do not run into each other (every shard still drains).
 func (s Sharding) resetsDataset() bool { return s.Part.Index <= 1 }
 
-// record notes the shard in the result file.
 func (s Sharding) record(f *result.File) {
 	if !s.Sharded() {
 		return
@@ -86,8 +71,7 @@ func (s Sharding) record(f *result.File) {
 	f.Shard = &result.Shard{Index: s.Part.Index, Count: s.Part.Count, StartAt: s.StartAt.UTC(), Every: s.Every.Seconds()}
 }
 
-// loadOptions are the engine options of one load phase, this shard's
-// share of it.
+// loadOptions are this shard's share of one load phase.
 func (b *Benchmark) loadOptions(l config.Load) (load.Options, error) {
 	return b.Sharding.Part.Split(load.FromConfig(l))
 }
@@ -95,10 +79,10 @@ func (b *Benchmark) loadOptions(l config.Load) (load.Options, error) {
 // waitForStart waits until run i's start time, once it is ready; a run
 // ready after that fails, since its window would not be the others'.
 func (b *Benchmark) waitForStart(ctx context.Context, i int) error {
-	at := b.Sharding.startOf(i)
-	if at.IsZero() {
+	if b.Sharding.StartAt.IsZero() {
 		return nil
 	}
+	at := b.Sharding.StartAt.Add(time.Duration(i) * b.Sharding.Every)
 	if late := time.Since(at); late > 0 {
 		return fmt.Errorf("ready %v after its start time %s: the shards would not measure together (give --start-at more lead, or --run-every more room)",
 			late.Round(time.Millisecond), at.UTC().Format(time.RFC3339Nano))

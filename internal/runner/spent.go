@@ -23,7 +23,6 @@ const (
 // SpentOrder is the order the stages are reported in.
 var SpentOrder = []string{TimeBuild, TimeStart, TimePrepare, TimeDrain, TimeSetup, TimeLoad, TimeWarmup, TimeCounters, TimeMeasured}
 
-// Spent is wall time by stage.
 type Spent map[string]time.Duration
 
 // spend adds d to stage k (a negative d, from a clock that ran short, is
@@ -40,10 +39,8 @@ func (b *Benchmark) spend(k string, d time.Duration) {
 	b.spent[k] += d
 }
 
-// timed adds the time since began to stage k; for defer.
 func (b *Benchmark) timed(k string, began time.Time) { b.spend(k, time.Since(began)) }
 
-// SpentSoFar is a copy of the time spent by stage so far.
 func (b *Benchmark) SpentSoFar() Spent {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -16,21 +16,15 @@ import (
 )
 
 // measureTool is the measure step of engine: command: the user's load tool
-// makes the load and writes its results, which are imported as the run.
-// The target's resources are sampled while the tool runs.
+// makes the load and writes its results (in its side's tree), which are
+// imported as the run. The target's resources are sampled while it runs.
 func (b *Benchmark) measureTool(ctx context.Context, tgt *running, i, runs int) (*result.Run, error) {
 	l := b.Config.Load
-	// The tool runs in its side's tree (A/B), and writes its output there.
 	output := tgt.inTree(l.Output)
 	if err := freshOutput(output); err != nil {
 		return nil, err
 	}
-	ch := tgt.children.With(
-		target.TargetURLEnv+"="+tgt.url,
-		"TAILGATE_OUTPUT="+output,
-		"TAILGATE_RUN="+strconv.Itoa(i),
-		"TAILGATE_RUNS="+strconv.Itoa(runs),
-	)
+	ch := tgt.children.With(target.TargetURLEnv+"="+tgt.url, "TAILGATE_OUTPUT="+output, "TAILGATE_RUN="+strconv.Itoa(i), "TAILGATE_RUNS="+strconv.Itoa(runs))
 	var sampler sampling
 	sampler.start(ctx, tgt, tgt.path)
 	started := b.now()

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
@@ -11,21 +12,18 @@ import (
 )
 
 // A runtime that compiles as it runs (a JIT: Node, a JVM) does start-up
-// work for seconds after it starts, the same on both sides, which dilutes
-// the change under test when a block's windows measure it (Node with an
-// N+1: +38.5 % measured after a 1 s warm-up, +53.9 % after 6 s, +50 % by a
-// peer tool on a warm process). How long is long enough is found from the
-// data: in the job's first block each phase warms up for load.warmup and
-// then, slice after slice, while either side's work per iteration still
-// falls; every later block warms up as long as the first did, so every
-// block, and both sides of it, are measured alike.
+// work for seconds, the same on both sides, which dilutes the change under
+// test when a block's windows measure it (Node with an N+1: +38.5 % after
+// a 1 s warm-up, +53.9 % after 6 s). So in the job's first block each
+// phase warms up for load.warmup and then, slice after slice, while either
+// side's work per iteration still falls; every later block warms up as
+// long, so every block is measured alike.
 const (
 	// settleSlice is the shortest slice added to a warm-up: shorter ones
 	// hold too few iterations for their work per iteration to mean much.
 	settleSlice = time.Second
-	// settleFall is how much lower than every slice before it a slice's
-	// work per iteration must be to count as still falling: less is the
-	// slices' own noise.
+	// settleFall: a slice's work per iteration lower than every slice
+	// before it by less than this is the slices' own noise.
 	settleFall = 0.10
 	// settleCap bounds the warm-up found, as a multiple of load.warmup
 	// and at least settleMin: a side that keeps getting faster (a cache
@@ -34,10 +32,9 @@ const (
 	settleMin = 10 * time.Second
 )
 
-// warmUp warms both sides up for a phase, logging in their virtual users:
-// both at once, as nothing is measured then (the head's warm-up is the
-// shadow, so the time adds up). The job's first block finds how long
-// (settle); later blocks warm up that long.
+// warmUp warms both sides up for a phase at once, logging in their
+// virtual users. The job's first block finds how long (settle); later
+// blocks warm up that long.
 func (j *abJob) warmUp(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, order []Side) error {
 	if blk == 0 {
 		return j.settle(ctx, tgts, ph, blk, setups, order)
@@ -68,9 +65,7 @@ func (j *abJob) settle(ctx context.Context, tgts [2]*running, ph config.PhaseLoa
 			return err
 		}
 		total += d
-		if m := watched(runs, metric); m != metric {
-			// a side lost the metric watched so far: the slices seen of it
-			// do not compare with this one's, so watching starts over
+		if m := watched(runs, metric); m != metric { // a side lost it: the slices so far do not compare
 			metric, seen = m, [2][]float64{}
 		}
 		for side, run := range runs {
@@ -95,11 +90,8 @@ func (j *abJob) settle(ctx context.Context, tgts [2]*running, ph config.PhaseLoa
 
 // coldSlices is how many slices after load.warmup's were still cold on
 // some side: the last one more than settleFall above the level the side
-// settled at. That level is the lower of its last two slices, which the
-// probe found no longer falling: the last alone, when it came out high by
-// chance, would pass a slice still cold for warm. A slice that only
-// happened to come out low makes none cold, so it costs later blocks
-// nothing.
+// settled at, the lower of its last two slices (the last alone, high by
+// chance, would pass a cold slice for warm).
 func coldSlices(seen [2][]float64) int {
 	cold := 0
 	for _, vs := range seen {
@@ -118,14 +110,13 @@ func coldSlices(seen [2][]float64) int {
 	return cold
 }
 
-// keepWarmup records the warm-up found for a phase.
 func (j *abJob) keepWarmup(ph config.PhaseLoad, configured, slice, found time.Duration, metric string, seen [2][]float64, capped bool) {
 	j.res.Warmups = append(j.res.Warmups, result.Warmup{Phase: ph.Name, Configured: configured, Slice: slice, Found: found,
 		Metric: metric, Slices: seen, Capped: capped})
 }
 
-// watched is the metric a warm-up watches: CPU per iteration where both
-// sides measure it, else the median latency (a target started elsewhere).
+// watched is CPU per iteration where both sides measure it, else the
+// median latency (a target started elsewhere).
 func watched(runs [2]*result.Run, metric string) string {
 	for _, run := range runs {
 		if _, ok := run.Value(metric); !ok {
@@ -140,18 +131,7 @@ func watched(runs [2]*result.Run, metric string) string {
 // to be compared with: its runtime is still getting faster.
 func stillFalling(seen [2][]float64) bool {
 	for _, vs := range seen {
-		n := len(vs)
-		if n == 1 {
-			return true
-		}
-		if n < 2 {
-			continue
-		}
-		best := vs[0]
-		for _, v := range vs[1 : n-1] {
-			best = min(best, v)
-		}
-		if vs[n-1] < (1-settleFall)*best {
+		if n := len(vs); n == 1 || n > 1 && vs[n-1] < (1-settleFall)*slices.Min(vs[:n-1]) {
 			return true
 		}
 	}
