@@ -131,16 +131,13 @@ func ReadInputs(getenv func(string) string) (Inputs, error) {
 }
 
 func setInput(field reflect.Value, raw string) error {
-	if field.Kind() == reflect.Bool {
-		b, err := parseBool(raw)
-		if err != nil {
-			return err
-		}
-		field.SetBool(b)
+	if field.Kind() != reflect.Bool {
+		field.SetString(raw)
 		return nil
 	}
-	field.SetString(raw)
-	return nil
+	b, err := parseBool(raw)
+	field.SetBool(b)
+	return err
 }
 
 // parseBool accepts the YAML 1.2 core booleans, as actions/toolkit does.

@@ -13,16 +13,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/ci/mdtrunc"
 )
 
-// The action's outputs, as declared in action.yml.
-const (
-	OutputVerdict     = "verdict"
-	OutputRegressions = "regressions"
-	OutputReportPath  = "report_path"
-	OutputHTMLPath    = "html_path"
-	OutputCommentURL  = "comment_url"
-	OutputTargetLog   = "target_log"
-)
-
 // Outputs is every output the action sets; the output tag is its name.
 type Outputs struct {
 	Verdict     string `output:"verdict"`     // pass, regression, inconclusive; error when tailgate could not judge

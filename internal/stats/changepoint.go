@@ -360,7 +360,7 @@ func locationRange(before, after []float64) (int, int) {
 	y := append(slices.Clone(before), after...)
 	n := len(y)
 	gains := splitGains(y)
-	variance := (pooledSquares(before) + pooledSquares(after)) / float64(max(n-2, 1))
+	variance := (sumSquares(before) + sumSquares(after)) / float64(max(n-2, 1))
 	most := slices.Max(gains)
 	first, last := len(before), len(before)
 	for tau := 1; tau < n; tau++ {
@@ -369,16 +369,6 @@ func locationRange(before, after []float64) (int, int) {
 		}
 	}
 	return first, last
-}
-
-// pooledSquares is the sum of squared deviations of x from its mean.
-func pooledSquares(x []float64) float64 {
-	m := Mean(x)
-	var s float64
-	for _, v := range x {
-		s += (v - m) * (v - m)
-	}
-	return s
 }
 
 func resample(rng *rand.Rand, from, into []float64) {

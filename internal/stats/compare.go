@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/tailgate-ci/tailgate/internal/plural"
 )
 
 // Test names, as reports print them.
@@ -277,11 +279,7 @@ func PairDifferences(head, base []float64, s Scale, dir Direction) ([]float64, e
 
 func needRuns(m int, alpha float64) string {
 	if n := RunsNeeded(m, alpha); n > 0 {
-		samples := "samples"
-		if m == 1 {
-			samples = "sample"
-		}
-		return fmt.Sprintf("too few samples: need ≥ %d head runs against %d baseline %s (or calibrate the noise)", n, m, samples)
+		return fmt.Sprintf("too few samples: need ≥ %d head runs against %s (or calibrate the noise)", n, plural.Count(m, "baseline sample", "baseline samples"))
 	}
 	return "too few samples for any test (calibrate the noise)"
 }

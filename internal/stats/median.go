@@ -57,12 +57,17 @@ func SampleSD(x []float64) float64 {
 	if len(x) < 2 {
 		return 0
 	}
+	return math.Sqrt(sumSquares(x) / float64(len(x)-1))
+}
+
+// sumSquares is the sum of squared deviations of x from its mean.
+func sumSquares(x []float64) float64 {
 	m := Mean(x)
-	var ss float64
+	var s float64
 	for _, v := range x {
-		ss += (v - m) * (v - m)
+		s += (v - m) * (v - m)
 	}
-	return math.Sqrt(ss / float64(len(x)-1))
+	return s
 }
 
 // Logs returns the natural logarithms of x, or an error naming the first

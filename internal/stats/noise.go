@@ -21,12 +21,9 @@ type Noise struct {
 
 // Check reports a noise value that cannot be used.
 func (nz Noise) Check() error {
-	for _, s := range []struct {
-		name string
-		v    float64
-	}{{"sigma_w", nz.SigmaW}, {"sigma_b", nz.SigmaB}} {
-		if !(s.v >= 0) || math.IsInf(s.v, 1) {
-			return fmt.Errorf("calibrated noise %s = %g is not a finite value ≥ 0; re-run calibrate", s.name, s.v)
+	for i, v := range []float64{nz.SigmaW, nz.SigmaB} {
+		if !(v >= 0) || math.IsInf(v, 1) {
+			return fmt.Errorf("calibrated noise %s = %g is not a finite value ≥ 0; re-run calibrate", [2]string{"sigma_w", "sigma_b"}[i], v)
 		}
 	}
 	return nil
@@ -43,27 +40,22 @@ const (
 // slice of per-run values per job, all on one build) by a one-way
 // random-effects ANOVA on logs (stats.md §6.5). Jobs may have different
 // run counts. stats.md recommends ≥ 10 jobs; fewer are accepted.
-func Calibrate(jobs [][]float64) (Noise, error) {
-	logs := make([][]float64, len(jobs))
-	for i, job := range jobs {
-		l, err := Logs(job)
-		if err != nil {
-			return Noise{}, fmt.Errorf("job %d: %w", i+1, err)
-		}
-		logs[i] = l
-	}
-	return varianceComponents(logs)
-}
+func Calibrate(jobs [][]float64) (Noise, error) { return Ratio.calibrate(jobs) }
 
 // CalibrateAbsolute is Calibrate for rate metrics in percent: the same
 // ANOVA on the raw values, so σ's are in percentage points (stats.md §6.7).
-func CalibrateAbsolute(jobs [][]float64) (Noise, error) {
+func CalibrateAbsolute(jobs [][]float64) (Noise, error) { return Points.calibrate(jobs) }
+
+func (s Scale) calibrate(jobs [][]float64) (Noise, error) {
+	y := make([][]float64, len(jobs))
 	for i, job := range jobs {
-		if err := CheckFinite(job); err != nil {
+		v, err := s.Values(job)
+		if err != nil {
 			return Noise{}, fmt.Errorf("job %d: %w", i+1, err)
 		}
+		y[i] = v
 	}
-	return varianceComponents(jobs)
+	return varianceComponents(y)
 }
 
 // varianceComponents is the one-way random-effects ANOVA, with the usual

@@ -17,20 +17,6 @@ func CV(x []float64) float64 {
 // pooledSD is the within-side standard deviation pooled over both sides;
 // ok is false when neither side has two values.
 func pooledSD(a, b []float64) (sd float64, ok bool) {
-	var ss float64
-	df := 0
-	for _, x := range [][]float64{a, b} {
-		if len(x) < 2 {
-			continue
-		}
-		mean := Mean(x)
-		for _, v := range x {
-			ss += (v - mean) * (v - mean)
-		}
-		df += len(x) - 1
-	}
-	if df == 0 {
-		return math.NaN(), false
-	}
-	return math.Sqrt(ss / float64(df)), true
+	df := max(len(a)-1, 0) + max(len(b)-1, 0)
+	return math.Sqrt((sumSquares(a) + sumSquares(b)) / float64(df)), df > 0
 }

@@ -1,5 +1,7 @@
 package stats
 
+import "slices"
+
 // Warning is a caveat about a comparison or a verdict, as a value: Code
 // says what kind it is, so that callers can test for it, and Message is
 // what reports print. It is an error, so it also fits where caveats are
@@ -44,10 +46,5 @@ func Messages(ws []Warning) []string {
 
 // HasWarning reports whether ws holds a warning of code.
 func HasWarning(ws []Warning, code WarningCode) bool {
-	for _, w := range ws {
-		if w.Code == code {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(ws, func(w Warning) bool { return w.Code == code })
 }
