@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/atomicfile"
@@ -180,8 +181,6 @@ func (f *File) Jobs() int {
 
 func copyMetrics(m map[string]float64) map[string]float64 {
 	c := make(map[string]float64, len(m))
-	for k, v := range m {
-		c[k] = v
-	}
+	maps.Copy(c, m)
 	return c
 }

@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -73,14 +74,20 @@ func (c *Calibration) keys() []string {
 	var out []string
 	for _, j := range c.Jobs {
 		for _, r := range j.Runs {
-			for k := range r {
-				if !slices.Contains(out, k) {
-					out = append(out, k)
-				}
-			}
+			out = appendNew(out, slices.Collect(maps.Keys(r))...)
 		}
 	}
 	return out
+}
+
+// appendNew appends the values list does not hold yet, each once.
+func appendNew(list []string, vals ...string) []string {
+	for _, v := range vals {
+		if !slices.Contains(list, v) {
+			list = append(list, v)
+		}
+	}
+	return list
 }
 
 // The warnings EstimateNoise raises.

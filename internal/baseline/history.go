@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -204,11 +203,7 @@ func (h *History) Append(res *result.File, p Provenance, runner string, keep int
 		DefinitionHash: res.DefinitionHash, Env: res.Env, Runner: runner}
 	for _, r := range res.Runs {
 		job.Runs = append(job.Runs, copyMetrics(r.Metrics))
-		for _, key := range r.SetByLoad {
-			if !slices.Contains(job.SetByLoad, key) {
-				job.SetByLoad = append(job.SetByLoad, key)
-			}
-		}
+		job.SetByLoad = appendNew(job.SetByLoad, r.SetByLoad...)
 	}
 	h.add(job, keep)
 }

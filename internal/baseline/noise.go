@@ -44,11 +44,8 @@ type Noise struct {
 // NoiseEntry is one benchmark definition on one machine class in one
 // design, with its last NoiseJobs jobs, newest last.
 type NoiseEntry struct {
-	Benchmark      string     `json:"benchmark"`
-	DefinitionHash string     `json:"definition_hash"`
-	Fingerprint    string     `json:"fingerprint"`
-	Design         string     `json:"design"`
-	Jobs           []NoiseJob `json:"jobs"`
+	NoiseKey
+	Jobs []NoiseJob `json:"jobs"`
 }
 
 // NoiseJob is one job's spread per metric key (the comparison scale: logs,
@@ -61,7 +58,10 @@ type NoiseJob struct {
 
 // NoiseKey picks an entry.
 type NoiseKey struct {
-	Benchmark, DefinitionHash, Fingerprint, Design string
+	Benchmark      string `json:"benchmark"`
+	DefinitionHash string `json:"definition_hash"`
+	Fingerprint    string `json:"fingerprint"`
+	Design         string `json:"design"`
 }
 
 // ReadNoise reads a noise file; a file that does not exist is an empty
@@ -124,7 +124,7 @@ func (n *Noise) Add(k NoiseKey, j NoiseJob) {
 	}
 	e := n.entry(k)
 	if e == nil {
-		n.Entries = append(n.Entries, NoiseEntry{Benchmark: k.Benchmark, DefinitionHash: k.DefinitionHash, Fingerprint: k.Fingerprint, Design: k.Design})
+		n.Entries = append(n.Entries, NoiseEntry{NoiseKey: k})
 		e = &n.Entries[len(n.Entries)-1]
 	}
 	e.Jobs = append(e.Jobs, j)
@@ -135,8 +135,8 @@ func (n *Noise) Add(k NoiseKey, j NoiseJob) {
 
 func (n *Noise) entry(k NoiseKey) *NoiseEntry {
 	for i := range n.Entries {
-		if e := &n.Entries[i]; (NoiseKey{e.Benchmark, e.DefinitionHash, e.Fingerprint, e.Design}) == k {
-			return e
+		if n.Entries[i].NoiseKey == k {
+			return &n.Entries[i]
 		}
 	}
 	return nil
