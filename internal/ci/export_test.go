@@ -9,6 +9,5 @@ const (
 	OutputRegressions = "regressions"
 	OutputReportPath  = "report_path"
 	OutputHTMLPath    = "html_path"
-	OutputCommentURL  = "comment_url"
 	OutputTargetLog   = "target_log"
 )

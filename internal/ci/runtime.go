@@ -27,6 +27,9 @@ type Outputs struct {
 	TargetLog string `output:"target_log"`
 }
 
+// OutputCommentURL is the output the PR comment's link is set in.
+const OutputCommentURL = "comment_url"
+
 // SummaryLimit is GitHub's per-step job summary limit; above it the runner
 // drops the whole summary.
 const SummaryLimit = 1024 * 1024
