@@ -144,16 +144,10 @@ func IsFootprint(key string) bool {
 // goes through, in order.
 func Catalogue(keys ...string) []Metric {
 	out := slices.Clone(Metrics)
-	var extra []string
-	for _, k := range keys {
-		if _, ok := lookupDynamic(k); ok && !slices.Contains(extra, k) {
-			extra = append(extra, k)
+	for _, k := range slices.Compact(slices.Sorted(slices.Values(keys))) {
+		if m, ok := lookupDynamic(k); ok {
+			out = append(out, m)
 		}
-	}
-	slices.Sort(extra)
-	for _, k := range extra {
-		m, _ := lookupDynamic(k)
-		out = append(out, m)
 	}
 	return out
 }

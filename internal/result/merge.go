@@ -238,16 +238,20 @@ func addIterations(a *Iterations, b Iterations) {
 func mergeHists(runs []Run, of func(*Run) *hist.Histogram) *hist.Histogram {
 	var out *hist.Histogram
 	for i := range runs {
-		h := of(&runs[i])
-		switch {
-		case h == nil:
-		case out == nil:
-			out = h.Clone()
-		default:
-			out.Merge(h)
-		}
+		addHist(&out, of(&runs[i]))
 	}
 	return out
+}
+
+// addHist merges h into *into, a copy of h when *into is nil.
+func addHist(into **hist.Histogram, h *hist.Histogram) {
+	switch {
+	case h == nil:
+	case *into == nil:
+		*into = h.Clone()
+	default:
+		(*into).Merge(h)
+	}
 }
 
 // mergeSteps sums the steps by name, in the order they first appear.
@@ -263,13 +267,7 @@ func mergeSteps(runs []Run) []Step {
 			o := &out[j]
 			o.Requests += s.Requests
 			o.Failed += s.Failed
-			switch {
-			case s.Latency == nil:
-			case o.Latency == nil:
-				o.Latency = s.Latency.Clone()
-			default:
-				o.Latency.Merge(s.Latency)
-			}
+			addHist(&o.Latency, s.Latency)
 		}
 	}
 	return out

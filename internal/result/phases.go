@@ -166,13 +166,8 @@ func take(run, from *Run, keys []string) {
 
 // addCounts adds a phase's iteration, request and error counts to run's.
 func addCounts(run, p *Run) {
-	it := &run.Iterations
-	it.Offered += p.Iterations.Offered
-	it.Started += p.Iterations.Started
-	it.Completed += p.Iterations.Completed
-	it.Succeeded += p.Iterations.Succeeded
-	it.Dropped += p.Iterations.Dropped
-	it.Counted = CountAll
+	addIterations(&run.Iterations, p.Iterations)
+	run.Iterations.Counted = CountAll
 	run.Requests = run.Requests.Plus(p.Requests)
 	for _, e := range p.Errors {
 		i := slices.IndexFunc(run.Errors, func(x ErrorClass) bool { return x.Class == e.Class && x.Step == e.Step })

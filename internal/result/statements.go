@@ -73,15 +73,10 @@ func SumStatements(lists ...[]Statement) []Statement {
 	byKey := map[string]Statement{}
 	for _, list := range lists {
 		for _, s := range list {
-			sum, ok := byKey[s.Key()]
-			if !ok {
-				byKey[s.Key()] = s
-				continue
+			if sum, ok := byKey[s.Key()]; ok {
+				s.Calls, s.Rows, s.Blocks = sum.Calls+s.Calls, sum.Rows+s.Rows, sum.Blocks+s.Blocks
 			}
-			sum.Calls += s.Calls
-			sum.Rows += s.Rows
-			sum.Blocks += s.Blocks
-			byKey[s.Key()] = sum
+			byKey[s.Key()] = s
 		}
 	}
 	if len(byKey) == 0 {

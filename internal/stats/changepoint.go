@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -84,21 +85,9 @@ func ChangePoints(x []float64, o ChangePointOptions) ([]ChangePoint, error) {
 }
 
 func (o ChangePointOptions) withDefaults() ChangePointOptions {
-	if o.Alpha == 0 {
-		o.Alpha = DefaultChangeAlpha
-	}
-	if o.Permutations == 0 {
-		o.Permutations = DefaultPermutations
-	}
-	if o.MinSize == 0 {
-		o.MinSize = DefaultMinSegment
-	}
-	if o.Confidence == 0 {
-		o.Confidence = 0.95
-	}
-	if o.Resamples == 0 {
-		o.Resamples = DefaultResamples
-	}
+	o.Alpha, o.Confidence = cmp.Or(o.Alpha, DefaultChangeAlpha), cmp.Or(o.Confidence, 0.95)
+	o.Permutations, o.MinSize = cmp.Or(o.Permutations, DefaultPermutations), cmp.Or(o.MinSize, DefaultMinSegment)
+	o.Resamples = cmp.Or(o.Resamples, DefaultResamples)
 	return o
 }
 

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 )
@@ -64,11 +65,7 @@ func MonteCarloMDE(sim Simulation, maxShift float64, decide Decider) (shift floa
 	if sim.N <= 0 || sim.M <= 0 || !(maxShift > 0) {
 		return math.NaN(), false
 	}
-	trials := sim.Trials
-	if trials <= 0 {
-		trials = 1000
-	}
-	draws := sim.draw(trials)
+	draws := sim.draw(cmp.Or(max(sim.Trials, 0), 1000))
 	if power(draws, maxShift, decide) < Power {
 		return math.NaN(), false
 	}
