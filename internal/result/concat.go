@@ -146,11 +146,9 @@ type PhaseCounters struct {
 	Statements []Statement
 }
 
-// CombineCounted is Combine where the work counters were read around each
-// phase's windows at once rather than around every window (reading them
-// can take longer than a short window): counted[p] is phase p's growth,
-// which the combined phase gets (a multi-phase run names the phase in
-// its notes, as MergePhases does). The windows themselves have none.
+// CombineCounted is Combine where the work counters were read once around
+// each phase's windows (reading them can outlast a short window):
+// counted[p] is phase p's growth, which the combined phase gets.
 func CombineCounted(windows []Run, counted []PhaseCounters) Run {
 	if len(windows) == 0 {
 		return Run{}
@@ -192,11 +190,10 @@ func CombineCounted(windows []Run, counted []PhaseCounters) Run {
 	return *MergePhases(phases)
 }
 
-// WindowPairs are the windows of the block designs of A/B: Base[i] and
-// Head[i] are window pair i, measured in block Block[i] (from 0, in
-// order). A block's run of a side is its windows combined (Combine); the
-// windows are the block's repeated measures, whose spread says how much
-// of the blocks' spread the windows alone explain (LeaveOneOut).
+// WindowPairs are the windows of A/B's blocks: Base[i] and Head[i] are
+// window pair i, measured in block Block[i] (from 0, in order). A block's
+// run of a side is its windows combined; their spread says how much of the
+// blocks' spread the windows alone explain (LeaveOneOut).
 type WindowPairs struct {
 	Base, Head []Run
 	Block      []int
@@ -225,10 +222,8 @@ func (w *WindowPairs) InBlocks(blocks int) int {
 }
 
 // LeaveOneOut is, for each window pair of block b, the block's runs of
-// each side without it: the delete-one-group jackknife's replicates of
-// the block's runs. Empty when the block has fewer than two window pairs.
-// A block is complete once a later one has begun, so its replicates are
-// kept; those of the last block are made afresh each call.
+// each side without it (jackknife replicates); empty below two pairs.
+// A block is whole once a later one has begun: its replicates are kept.
 func (w *WindowPairs) LeaveOneOut(b int) (base, head []Run) {
 	if r, ok := w.loo[b]; ok {
 		return r[0], r[1]

@@ -32,13 +32,12 @@ type Merged struct {
 // sharded benchmark.
 var ErrMerge = errors.New("cannot merge")
 
-// MergeShards combines the shard files of one sharded benchmark into the
-// result of the whole load, run k of every shard into run k: histograms
-// merged, counts summed, metrics summarized anew, never averaged. A merged
-// run's window spans the first shard's start to the last one's end, so no
-// rate is overstated; Overlap says how long all measured at once. Files
-// that are not every share of one benchmark, once, measured at the same
-// time, are refused. names name the files in errors (nil: by position).
+// MergeShards combines the shard files of one sharded benchmark, run k of
+// every shard into run k: histograms merged, counts summed, metrics
+// summarized anew. The window spans the first shard's start to the last
+// one's end, so no rate is overstated. Files that are not every share of
+// one benchmark, once, measured together, are refused. names name the
+// files in errors (nil: by position).
 func MergeShards(files []*File, names []string) (*File, error) {
 	name := func(i int) string {
 		if i < len(names) {

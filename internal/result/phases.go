@@ -28,12 +28,9 @@ var (
 	costMetrics = []string{CPUPerIteration}
 )
 
-// MergePhases is the Run of a run of several phases, each metric taken
-// from the phase that measures it (SourcePhases): throughput from the
-// closed phase, latency from the open one, CPU per iteration from
-// costPhase, error rates from the summed counts, peak RSS the largest.
-// Its counts are the phases' sums, its histograms the latency phase's;
-// Phases keeps every phase as measured.
+// MergePhases is the Run of a run of several phases, each metric from the
+// phase that measures it (SourcePhases), error rates from the summed
+// counts, peak RSS the largest; histograms are the latency phase's.
 func MergePhases(phases []Phase) *Run {
 	closed, open := phaseOf(phases, ModelClosed), phaseOf(phases, ModelOpen)
 	throughput, latency := cmp.Or(closed, open), cmp.Or(open, closed)
