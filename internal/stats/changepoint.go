@@ -9,34 +9,24 @@ import (
 	"slices"
 )
 
-// Change points of a series over time: E-divisive means (Matteson & James,
-// 2014) with its permutation test, then a merge that drops steps smaller
-// than a floor. The series holds one value per job, oldest first, on the
-// comparison scale (a job's runs share its drift and are never the
-// points). Each split is accepted only at a permutation p ≤ Alpha, and
-// nothing is split unless the first test rejects, so a clean series gets
-// a change point with probability at most Alpha
-// (TestChangePointsCleanSeries).
+// Change points of a series of jobs (one value each, oldest first, on the
+// comparison scale: a job's runs share its drift): E-divisive means
+// (Matteson & James, 2014) with its permutation test, then a merge of
+// steps below a floor. Nothing is split unless the first test rejects at
+// Alpha, so a clean series gets a change point with probability ≤ Alpha.
 
 // ChangePointOptions tune ChangePoints; zero values take the defaults.
 type ChangePointOptions struct {
-	// Alpha is the level of each permutation test (DefaultChangeAlpha).
-	Alpha float64
-	// Permutations per test (DefaultPermutations); p is at least
-	// 1/(Permutations+1), so it must exceed 1/Alpha − 1.
+	Alpha float64 // each permutation test's level
+	// Permutations per test: p ≥ 1/(Permutations+1), so it must exceed 1/Alpha − 1.
 	Permutations int
-	// MinSize is the fewest points a segment may hold (DefaultMinSegment).
-	MinSize int
-	// MinStep is the floor on the series' scale: a change point whose step
-	// (difference of its neighbouring segments' medians) is smaller in
-	// absolute value is merged away. 0 keeps every significant one.
-	MinStep float64
-	// Confidence of the step's bounds (0.95).
-	Confidence float64
-	// Resamples of the bootstrap behind the bounds (DefaultResamples).
-	Resamples int
-	// Seed makes the permutations and the bootstrap repeatable.
-	Seed uint64
+	MinSize      int // the fewest points of a segment
+	// MinStep merges away a change point whose step (difference of its
+	// neighbouring segments' medians) is smaller; 0 keeps every one.
+	MinStep    float64
+	Confidence float64 // of the step's bootstrap bounds (0.95)
+	Resamples  int
+	Seed       uint64 // makes the permutations and the bootstrap repeatable
 }
 
 // Defaults of ChangePointOptions.
@@ -49,21 +39,14 @@ const (
 
 // ChangePoint is one shift of a series' level.
 type ChangePoint struct {
-	// Index is the first point of the new level: the shift happened
-	// between point Index−1 and point Index.
-	Index int
-	// P is the permutation p-value of the split when it was found.
-	P float64
-	// Step is median(after) − median(before) of the neighbouring
-	// segments, on the series' scale; Lo and Hi bound it (bootstrap
-	// percentile interval at Confidence).
-	Step, Lo, Hi float64
-	// Before and After are the sizes of the neighbouring segments.
+	Index int     // the first point of the new level
+	P     float64 // the split's permutation p when it was found
+	// Step is median(after) − median(before) of the neighbouring segments
+	// (of sizes Before and After); Lo and Hi its bootstrap bounds.
+	Step, Lo, Hi  float64
 	Before, After int
-	// First and Last bound Index (both inclusive): where the shift may
-	// have happened, at about 95 % (a likelihood-ratio set for the
-	// location of a change in mean). The new level starts at one of the
-	// points First…Last.
+	// First and Last bound Index, inclusive, at about 95 % (a
+	// likelihood-ratio set for the location of a change in mean).
 	First, Last int
 }
 
