@@ -20,10 +20,8 @@ type Outputs struct {
 	ReportPath  string `output:"report_path"`
 	HTMLPath    string `output:"html_path"`   // the HTML report
 	CommentURL  string `output:"comment_url"` // empty when no comment was posted
-	// TargetLog holds the log files of the targets tailgate started, one
-	// path a line (base, then head, in A/B): the form
-	// actions/upload-artifact's path input takes. Empty when it started
-	// none.
+	// TargetLog is the started targets' log files, one a line (base, then
+	// head), as actions/upload-artifact's path takes them.
 	TargetLog string `output:"target_log"`
 }
 
@@ -39,17 +37,16 @@ const SummaryLimit = 1024 * 1024
 var ErrNotInStep = errors.New("not running in a GitHub Actions step")
 
 // Runtime issues workflow commands through go-githubactions and writes the
-// file commands (outputs, job summary) itself, since go-githubactions
-// v1.3.0 ends every output with one fixed delimiter (see heredoc). It
-// never panics: the first failed write to the log is kept for Err.
+// file commands itself, as go-githubactions v1.3.0 ends every output with
+// one fixed delimiter (see heredoc). It never panics: the first failed
+// write to the log is kept for Err.
 type Runtime struct {
 	action *githubactions.Action
 	getenv func(string) string
 	err    error
 	masked map[string]bool // what AddMask registered: each once
-
-	// After Seal: the command files as tailgate left them, and the
-	// variables of those another process changed.
+	// After Seal: the command files as tailgate left them, and those
+	// another process changed.
 	sealed   []commandFile
 	tampered []string
 }
