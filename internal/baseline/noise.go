@@ -20,8 +20,7 @@ import (
 const NoiseSchema = 1
 
 // NoiseJobs is how many earlier A/B jobs a noise file keeps per key: enough
-// that early looks need no t with 2 or 3 degrees of freedom, few enough
-// to follow a machine class that changes.
+// to spare early looks a t of 2 or 3 df, few enough to follow a machine.
 const NoiseJobs = 10
 
 // Bounds of the noise file: read up to MaxNoiseBytes, written pruned to
@@ -64,9 +63,8 @@ type NoiseKey struct {
 	Design         string `json:"design"`
 }
 
-// ReadNoise reads a noise file; a file that does not exist is an empty
-// one, and one that cannot be read or parsed is an error that names it
-// (it is then never overwritten).
+// ReadNoise reads a noise file: empty when there is none, an error naming
+// it (never overwritten) when it cannot be read.
 func ReadNoise(path string) (*Noise, error) {
 	data, err := bounded.ReadFile(path, "noise file", MaxNoiseBytes)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -167,8 +165,7 @@ func (n *Noise) pruned(max int) ([]byte, error) {
 	if len(n.Entries) > MaxNoiseEntries {
 		n.Entries = n.Entries[:MaxNoiseEntries]
 	}
-	// Each entry's share of the file, measured once: the file is the
-	// entries' encodings joined with commas, in a frame of a few bytes.
+	// The file is the entries' encodings joined by commas in a small frame.
 	size := len(`{"schema":0,"entries":[]}`) + 8
 	kept := 0
 	for _, e := range n.Entries {
