@@ -8,10 +8,8 @@ import (
 	"gonum.org/v1/gonum/stat"
 )
 
-// Noise is the measured noise of one metric on the comparison scale (logs
-// for ratio metrics, percentage points for rates): SigmaW within a job
-// (run to run), SigmaB between jobs (job to job drift), estimated from Jobs
-// A/A jobs of about Runs runs each.
+// Noise is one metric's noise on the comparison scale: SigmaW run to run
+// within a job, SigmaB job to job, from Jobs A/A jobs of about Runs runs.
 type Noise struct {
 	SigmaW float64 `json:"sigma_w"`
 	SigmaB float64 `json:"sigma_b"`
@@ -29,17 +27,15 @@ func (nz Noise) Check() error {
 	return nil
 }
 
-// minCalibrationJobs and minCalibrationRuns are the least data from which a
-// between-job and a within-job variance can be estimated at all.
+// The least data a between-job and a within-job variance need.
 const (
 	minCalibrationJobs = 2
 	minCalibrationRuns = 2
 )
 
-// Calibrate estimates σ_w and σ_b of a ratio metric from A/A jobs (one
-// slice of per-run values per job, all on one build) by a one-way
-// random-effects ANOVA on logs (stats.md §6.5). Jobs may have different
-// run counts. stats.md recommends ≥ 10 jobs; fewer are accepted.
+// Calibrate estimates σ_w and σ_b of a ratio metric from A/A jobs (each
+// job's per-run values, one build) by a one-way random-effects ANOVA on
+// logs (stats.md §6.5); run counts may differ.
 func Calibrate(jobs [][]float64) (Noise, error) { return Ratio.calibrate(jobs) }
 
 // CalibrateAbsolute is Calibrate for rate metrics in percent: the same
