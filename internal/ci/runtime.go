@@ -64,17 +64,15 @@ func NewRuntime(w io.Writer, getenv func(string) string) *Runtime {
 // Err returns the first error writing a workflow command to the log.
 func (r *Runtime) Err() error { return r.err }
 
-// Errorf emits an ::error annotation with a title.
+// Errorf, Warningf and Noticef emit an annotation with a title.
 func (r *Runtime) Errorf(title, format string, args ...any) {
 	r.command(func() { r.titled(title).Errorf(format, args...) })
 }
 
-// Warningf emits a ::warning annotation with a title.
 func (r *Runtime) Warningf(title, format string, args ...any) {
 	r.command(func() { r.titled(title).Warningf(format, args...) })
 }
 
-// Noticef emits a ::notice annotation with a title.
 func (r *Runtime) Noticef(title, format string, args ...any) {
 	r.command(func() { r.titled(title).Noticef(format, args...) })
 }

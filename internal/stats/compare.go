@@ -72,8 +72,7 @@ type Comparison struct {
 	Warnings               []Warning  // what limits the comparison
 }
 
-// Detectable is the smallest regression a comparison detects with 80 %
-// probability (stats.md §6.6).
+// Detectable is the smallest regression detected with 80 % probability.
 type Detectable struct {
 	Effect   float64 // on the comparison scale; NaN unless Possible
 	Method   string  // MethodFormula, MethodMonteCarlo or MethodPairs
