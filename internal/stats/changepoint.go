@@ -222,12 +222,9 @@ func merge(x []float64, found map[int]float64, minStep float64) []int {
 	return cuts
 }
 
-// relocate moves each cut to where the level changes: the split of its
-// neighbouring segments with the least squared error, each side at least
-// minLevel points. The energy statistic that found the cut weighs the
-// parts' sizes (mn/(m+n)) and so leans away from a short level: with 3
-// jobs before a step it split one job late. The first job at the new level
-// is what the user looks for, and least squares on the levels finds it.
+// relocate moves each cut to its neighbouring segments' least-squares
+// split (each side ≥ minLevel points): the energy statistic weighs the
+// parts' sizes (mn/(m+n)) and, with 3 jobs before a step, split one late.
 func relocate(x []float64, cuts []int, found map[int]float64) ([]int, map[int]float64) {
 	moved := map[int]float64{}
 	for i, c := range cuts {
@@ -379,22 +376,14 @@ func forSegments(n int, cuts []int, f func(s, e int)) {
 	f(s, n)
 }
 
-// What a short series can show: a step with s points on its shorter side,
-// perfectly separated, has a permutation p ≥ 2/C(n, s), so a few jobs
-// cannot show any step however large; the search says so instead of "no
-// change".
-
-// Reach is what a change-point search over a series can show.
+// Reach is what a change-point search over a series can show: a step
+// with s points on its shorter side has a permutation p ≥ 2/C(n, s), so a
+// few jobs cannot show any step, and the search says so.
 type Reach struct {
-	// Side is the fewest points a step needs on each side to be shown at
-	// alpha; 0 when the series is too short to show any step.
-	Side int
-	// Needed is the fewest points a series needs to show a step at alpha.
-	Needed int
-	// Step is the smallest step shown with 80 % power in the middle of
-	// the series at Noise, the standard deviation estimated from the
-	// differences of neighbouring points (which a step moves only once);
-	// +Inf when Side is 0.
+	Side   int // the fewest points a step needs on each side; 0: none shown
+	Needed int // the fewest points a series needs to show a step
+	// Step is the smallest step shown with 80 % power mid-series at Noise,
+	// the SD from neighbouring points' differences; +Inf when Side is 0.
 	Step, Noise float64
 }
 
@@ -420,11 +409,9 @@ func ReachOf(x []float64, alpha float64, minSize int) Reach {
 	return r
 }
 
-// shortestSide is the fewest points s (at least minSize) on the shorter
-// side of a step in n points for which 2/C(n, s) ≤ alpha/2; 0 when none.
-// The half is headroom: a step whose least p is just under alpha is found
-// or not as the noise shapes the statistic, and "can show" should mean it
-// is found.
+// shortestSide is the fewest points s ≥ minSize on the shorter side of a
+// step in n points with 2/C(n, s) ≤ alpha/2 (0 for none): the half is
+// headroom, so that "can show" means a step is found, not just reachable.
 func shortestSide(n int, alpha float64, minSize int) int {
 	for s := minSize; 2*s <= n; s++ {
 		if 4/choose(n, s) <= alpha {
