@@ -1,12 +1,10 @@
-// Package baseline owns the stored baselines, baselines/<name>.json: the
-// rolling window of per-run samples a head is judged against, the A/A jobs
-// of a calibration and the noise estimated from them; the history of main
-// beside each, baselines/<name>.history.jsonl (one line per recorded job);
-// the release tags a check compares with; and where a check
-// reads a baseline from (a Source: the working directory, or through git the
-// pull request's base commit or a branch only trusted runs write). Files are
-// written atomically and a file that cannot be read is reported, never
-// overwritten.
+// Package baseline owns the stored files: baselines/<name>.json (the
+// window of runs a head is judged against, and a calibration's A/A jobs
+// and noise), the history of main beside it, the noise file, the release
+// tags a check compares with, and where a check reads them from (a
+// Source: the working directory, or through git the PR's base commit or a
+// branch only trusted runs write). Files are written atomically; one that
+// cannot be read is reported, never overwritten.
 package baseline
 
 import (
@@ -16,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/atomicfile"
@@ -80,11 +79,10 @@ func Decode(name string, data []byte) (*File, error) {
 	return &f, nil
 }
 
-// Size bounds of the stored files tailgate reads (bounded.ReadFile): a
-// file past its bound is bad input (exit 2), never read whole. A baseline
-// holds a window of runs (a few kB each); a history is written at most
-// MaxHistoryBytes, and read up to twice that; maxGitFile bounds any file
-// read from a commit (feeds are the largest, 64 MiB).
+// Size bounds of the stored files read: one past its bound is bad input
+// (exit 2), never read whole. A history is written at most MaxHistoryBytes
+// and read up to twice that; maxGitFile bounds any other file read from a
+// commit (feeds are the largest, 64 MiB).
 const (
 	MaxBaselineBytes    = 16 << 20
 	MaxHistoryReadBytes = 2 * MaxHistoryBytes
@@ -180,8 +178,6 @@ func (f *File) Jobs() int {
 
 func copyMetrics(m map[string]float64) map[string]float64 {
 	c := make(map[string]float64, len(m))
-	for k, v := range m {
-		c[k] = v
-	}
+	maps.Copy(c, m)
 	return c
 }

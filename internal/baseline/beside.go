@@ -2,45 +2,9 @@ package baseline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 )
-
-// ReadHistoryBeside reads the history kept beside the baseline that src
-// reads, from the same place (the working directory, the PR's base commit,
-// or the baselines branch): a pull request can edit neither. It returns
-// nil and no error when there is no history there.
-func ReadHistoryBeside(ctx context.Context, src Source) (*History, error) {
-	var (
-		name string
-		data []byte
-		err  error
-	)
-	switch s := src.(type) {
-	case FileSource:
-		h, err := ReadHistory(HistoryPath(s.Path))
-		if errors.Is(err, ErrNotFound) {
-			return nil, nil
-		}
-		return h, err
-	case BaseCommitSource:
-		name = HistoryPath(s.Path) + " at " + shortSHA(s.Commit)
-		data, err = ReadFileAtCommit(ctx, s.Dir, s.Commit, HistoryPath(s.Path), "history", s.Git)
-	case BranchSource:
-		name = HistoryPath(s.Path) + " on branch " + s.Branch
-		data, err = ReadAtBranch(ctx, s.Dir, s.Branch, HistoryPath(s.Path), s.Git)
-	default:
-		return nil, fmt.Errorf("no history beside %s", src)
-	}
-	if errors.Is(err, ErrNotAtCommit) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return DecodeHistory(name, data)
-}
 
 // Tag is a release tag and the commit it points to.
 type Tag struct{ Name, Commit string }

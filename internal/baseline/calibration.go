@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -14,11 +15,8 @@ import (
 type Calibration struct {
 	Updated time.Time `json:"updated"`
 	// Jobs are the A/A jobs: each holds the per-run metrics of one job.
-	Jobs []CalibrationJob `json:"jobs"`
-	// Noise is the per-metric estimate computed from Jobs: the within-job
-	// and between-job standard deviations (of logs for ratio metrics, of
-	// percentage points for percent metrics).
-	Noise map[string]stats.Noise `json:"noise"`
+	Jobs  []CalibrationJob       `json:"jobs"`
+	Noise map[string]stats.Noise `json:"noise"` // per metric, estimated from Jobs
 }
 
 // CalibrationJob is one A/A job.
@@ -73,14 +71,20 @@ func (c *Calibration) keys() []string {
 	var out []string
 	for _, j := range c.Jobs {
 		for _, r := range j.Runs {
-			for k := range r {
-				if !slices.Contains(out, k) {
-					out = append(out, k)
-				}
-			}
+			out = appendNew(out, slices.Collect(maps.Keys(r))...)
 		}
 	}
 	return out
+}
+
+// appendNew appends the values list does not hold yet, each once.
+func appendNew(list []string, vals ...string) []string {
+	for _, v := range vals {
+		if !slices.Contains(list, v) {
+			list = append(list, v)
+		}
+	}
+	return list
 }
 
 // The warnings EstimateNoise raises.
@@ -91,17 +95,11 @@ const (
 	WarnRoughEstimate      stats.WarningCode = "rough_estimate"
 )
 
-// minCrossCheckJobs is how many jobs the empirical cross-check of the
-// noise model needs before its 95th percentile means anything.
-const minCrossCheckJobs = 5
-
-// minCrossCheckSigma leaves out metrics that showed no noise at all (an
-// open-loop rate that always met its target): there is nothing to compare.
-const minCrossCheckSigma = 0.001
-
-// recommendedJobs is how many calibration jobs give a firm estimate of the
-// between-job noise (stats.md §6.5).
-const recommendedJobs = 10
+const (
+	minCrossCheckJobs  = 5     // before the cross-check's 95th percentile means anything
+	minCrossCheckSigma = 0.001 // below it a metric showed no noise to compare (a met open-loop rate)
+	recommendedJobs    = 10    // for a firm between-job noise (stats.md §6.5)
+)
 
 // EstimateNoise recomputes the per-metric noise from the calibration jobs
 // and cross-checks it at level alpha against the job-to-job differences

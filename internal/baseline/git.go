@@ -44,16 +44,11 @@ var ErrNotAtCommit = errors.New("the file does not exist at that commit")
 
 var shaPattern = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 
-// ReadAtCommit reads the file at path (relative to repoDir) as it is in
-// commit baseSHA, never from the working tree, so a pull request cannot edit
-// the baseline it is judged against. When the checkout lacks the commit (a
-// shallow clone), it fetches just that commit from origin first.
-func ReadAtCommit(ctx context.Context, repoDir, baseSHA, file string, git Git) ([]byte, error) {
-	return ReadFileAtCommit(ctx, repoDir, baseSHA, file, "baseline", git)
-}
-
-// ReadFileAtCommit is ReadAtCommit for any file of the checkout (the
-// benchmark file, for the gate's policy); what names the file in errors.
+// ReadFileAtCommit reads file (relative to repoDir) as it is in commit,
+// never from the working tree, so a pull request cannot edit the baseline
+// (or benchmark file) it is judged by; what names the file in errors. When
+// the checkout lacks the commit (a shallow clone), it fetches just that
+// commit from origin first.
 func ReadFileAtCommit(ctx context.Context, repoDir, commit, file, what string, git Git) ([]byte, error) {
 	if !shaPattern.MatchString(commit) {
 		return nil, fmt.Errorf("read the %s at the base commit: %q is not a commit sha", what, commit)
@@ -71,23 +66,24 @@ func ReadFileAtCommit(ctx context.Context, repoDir, commit, file, what string, g
 }
 
 // ReadAtBranch reads the file at path (relative to repoDir) as it is at
-// the tip of branch on origin, fetching the branch first so the tip is current.
-func ReadAtBranch(ctx context.Context, repoDir, branch, file string, git Git) ([]byte, error) {
+// the tip of branch on origin, fetching the branch first so the tip is
+// current; what names the file in errors.
+func ReadAtBranch(ctx context.Context, repoDir, branch, file, what string, git Git) ([]byte, error) {
 	if !ValidBranch(branch) {
-		return nil, fmt.Errorf("read baseline from branch: %q is not a branch name", branch)
+		return nil, fmt.Errorf("read %s from branch: %q is not a branch name", what, branch)
 	}
-	spec, err := treePath(file, "baseline")
+	spec, err := treePath(file, what)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := git.Run(ctx, repoDir, "fetch", "--no-tags", "--depth=1", "origin", "refs/heads/"+branch); err != nil {
-		return nil, fmt.Errorf("fetch branch %s to read the baseline: %w", branch, err)
+		return nil, fmt.Errorf("fetch branch %s to read the %s: %w", branch, what, err)
 	}
 	out, err := git.Run(ctx, repoDir, "rev-parse", "--verify", "FETCH_HEAD^{commit}")
 	if err != nil {
 		return nil, fmt.Errorf("resolve the fetched branch %s: %w", branch, err)
 	}
-	return showAt(ctx, git, repoDir, strings.TrimSpace(string(out)), spec, file, "baseline")
+	return showAt(ctx, git, repoDir, strings.TrimSpace(string(out)), spec, file, what)
 }
 
 // showAt prints spec at rev, telling a missing file from a git failure.

@@ -102,7 +102,7 @@ func TestReadAtCommitIgnoresThePRsWorkingTree(t *testing.T) {
 	}
 	headBefore := git(t, r.workspace, "rev-parse", "HEAD")
 
-	got, err := ReadAtCommit(t.Context(), r.workspace, r.baseSHA, "baselines/api.json", g)
+	got, err := ReadFileAtCommit(t.Context(), r.workspace, r.baseSHA, "baselines/api.json", "baseline", g)
 	if err != nil {
 		t.Fatalf("BaselineFromBase: %v", err)
 	}
@@ -118,7 +118,7 @@ func TestReadAtCommitIgnoresThePRsWorkingTree(t *testing.T) {
 	}
 
 	// The commit is now present: no second fetch.
-	if _, err := ReadAtCommit(t.Context(), r.workspace, r.baseSHA, "./baselines/api.json", g); err != nil {
+	if _, err := ReadFileAtCommit(t.Context(), r.workspace, r.baseSHA, "./baselines/api.json", "baseline", g); err != nil {
 		t.Fatalf("second read: %v", err)
 	}
 	if g.fetches() != 1 {
@@ -129,7 +129,7 @@ func TestReadAtCommitIgnoresThePRsWorkingTree(t *testing.T) {
 func TestReadAtCommitRelativeToWorkingDirectory(t *testing.T) {
 	r := newGitRepos(t)
 	dir := filepath.Join(r.workspace, "services", "api")
-	got, err := ReadAtCommit(t.Context(), dir, r.baseSHA, "baselines/api.json", ExecGit{})
+	got, err := ReadFileAtCommit(t.Context(), dir, r.baseSHA, "baselines/api.json", "baseline", ExecGit{})
 	if err != nil || string(got) != `{"p99_ms": 30}` {
 		t.Errorf("read from services/api = %q, %v; want the subdirectory's baseline", got, err)
 	}
@@ -137,7 +137,7 @@ func TestReadAtCommitRelativeToWorkingDirectory(t *testing.T) {
 
 func TestReadAtCommitErrors(t *testing.T) {
 	r := newGitRepos(t)
-	_, err := ReadAtCommit(t.Context(), r.workspace, r.baseSHA, "baselines/missing.json", ExecGit{})
+	_, err := ReadFileAtCommit(t.Context(), r.workspace, r.baseSHA, "baselines/missing.json", "baseline", ExecGit{})
 	if !errors.Is(err, ErrNotAtCommit) {
 		t.Errorf("missing file: %v, want ErrNotAtCommit", err)
 	}
@@ -149,7 +149,7 @@ func TestReadAtCommitErrors(t *testing.T) {
 		{r.baseSHA, "/etc/passwd", "must be relative"},
 		{r.baseSHA, "", "must be relative"},
 	} {
-		if _, err := ReadAtCommit(t.Context(), r.workspace, tt.sha, tt.path, g); err == nil || !strings.Contains(err.Error(), tt.want) {
+		if _, err := ReadFileAtCommit(t.Context(), r.workspace, tt.sha, tt.path, "baseline", g); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("ReadAtCommit(%q, %q) = %v, want %q", tt.sha, tt.path, err, tt.want)
 		}
 	}
@@ -157,7 +157,7 @@ func TestReadAtCommitErrors(t *testing.T) {
 		t.Errorf("bad arguments still ran git: %v", g.cmds)
 	}
 	unknown := strings.Repeat("ab", 20)
-	if _, err := ReadAtCommit(t.Context(), r.workspace, unknown, "baselines/api.json", ExecGit{}); err == nil ||
+	if _, err := ReadFileAtCommit(t.Context(), r.workspace, unknown, "baselines/api.json", "baseline", ExecGit{}); err == nil ||
 		!strings.Contains(err.Error(), "fetch the base commit") {
 		t.Errorf("unknown commit: %v, want a fetch error", err)
 	}
@@ -165,18 +165,18 @@ func TestReadAtCommitErrors(t *testing.T) {
 
 func TestReadAtBranchReadsTheCurrentTip(t *testing.T) {
 	r := newGitRepos(t)
-	got, err := ReadAtBranch(t.Context(), r.workspace, "tailgate-baselines", "baselines/api.json", ExecGit{})
+	got, err := ReadAtBranch(t.Context(), r.workspace, "tailgate-baselines", "baselines/api.json", "baseline", ExecGit{})
 	if err != nil || string(got) != `{"p99_ms": 11, "branch": true}` {
 		t.Fatalf("read = %q, %v; want the branch's baseline", got, err)
 	}
 	git(t, r.origin, "checkout", "-q", "tailgate-baselines")
 	writeFile(t, filepath.Join(r.origin, "baselines", "api.json"), `{"p99_ms": 10}`)
 	git(t, r.origin, "commit", "-q", "-am", "newer push")
-	got, err = ReadAtBranch(t.Context(), r.workspace, "tailgate-baselines", "baselines/api.json", ExecGit{})
+	got, err = ReadAtBranch(t.Context(), r.workspace, "tailgate-baselines", "baselines/api.json", "baseline", ExecGit{})
 	if err != nil || string(got) != `{"p99_ms": 10}` {
 		t.Errorf("after a new push read = %q, %v; want the new tip", got, err)
 	}
-	if _, err := ReadAtBranch(t.Context(), r.workspace, "-x", "baselines/api.json", ExecGit{}); err == nil {
+	if _, err := ReadAtBranch(t.Context(), r.workspace, "-x", "baselines/api.json", "baseline", ExecGit{}); err == nil {
 		t.Error("a branch name starting with '-' was accepted")
 	}
 }

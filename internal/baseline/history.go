@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -15,11 +14,10 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// The history of main: one line of JSON per recorded job, oldest first, in
-// baselines/<name>.history.jsonl beside the baseline (so whatever persists
-// the baseline persists it too), keeping every job's per-run figures far
-// longer than the baseline's window, so that `tailgate history` can say
-// which commits shifted a metric.
+// The history of main: one line of JSON per recorded job, oldest first,
+// beside the baseline (baselines/<name>.history.jsonl), kept far longer
+// than the baseline's window, so `tailgate history` can say which commits
+// shifted a metric.
 
 // HistorySchemaVersion is the version of each history line this build
 // writes. Version 2 added the A/B link (Job.AB); version 1 lines are read
@@ -48,19 +46,13 @@ type Job struct {
 	Time           time.Time  `json:"time"`
 	DefinitionHash string     `json:"definition_hash,omitempty"`
 	Env            result.Env `json:"env"`
-	// Runner names the machine image the job ran on, where the CI says
-	// (GitHub's ImageOS and ImageVersion): a new image is not a code
-	// change. Empty when unknown.
-	Runner string `json:"runner,omitempty"`
-	// Runs hold each run's metrics, by metric key; a metric a run did not
-	// measure is absent.
-	Runs []map[string]float64 `json:"runs"`
-	// SetByLoad lists the metrics some run says its load fixes (an
-	// open-loop rate): they are never gated.
-	SetByLoad []string `json:"set_by_load,omitempty"`
-	// AB is the job's same-runner A/B of Commit against its parent on
-	// main, a link of main's chain; such a job keeps no Runs (they are not
-	// main's absolute level).
+	// Runner names the machine image (GitHub's ImageOS and ImageVersion):
+	// a new image is not a code change. Empty when unknown.
+	Runner    string               `json:"runner,omitempty"`
+	Runs      []map[string]float64 `json:"runs"`                  // each run's metrics
+	SetByLoad []string             `json:"set_by_load,omitempty"` // never gated
+	// AB is the job's same-runner A/B of Commit against its parent, a link
+	// of main's chain; such a job keeps no Runs.
 	AB *Comparison `json:"ab,omitempty"`
 }
 
@@ -75,15 +67,12 @@ type Comparison struct {
 // ComparedMetric is one gated metric's paired estimate.
 type ComparedMetric struct {
 	Key string `json:"key"`
-	// Change is the commit against its parent, signed as the values move:
-	// percent for ratio metrics, percentage points for rates; Lo and Hi
-	// are its 95 % bounds.
-	Change float64 `json:"change"`
-	Lo     float64 `json:"lo"`
-	Hi     float64 `json:"hi"`
-	// Outcome is the A/B's verdict on the metric: pass, regression,
-	// improvement or inconclusive.
-	Outcome string `json:"outcome"`
+	// Change is the commit against its parent, signed as the values move
+	// (percent, or points for rates); Lo and Hi its 95 % bounds.
+	Change  float64 `json:"change"`
+	Lo      float64 `json:"lo"`
+	Hi      float64 `json:"hi"`
+	Outcome string  `json:"outcome"` // pass, regression, improvement or inconclusive
 }
 
 // Results returns the job's runs as runs, which is all the analysis
@@ -204,11 +193,7 @@ func (h *History) Append(res *result.File, p Provenance, runner string, keep int
 		DefinitionHash: res.DefinitionHash, Env: res.Env, Runner: runner}
 	for _, r := range res.Runs {
 		job.Runs = append(job.Runs, copyMetrics(r.Metrics))
-		for _, key := range r.SetByLoad {
-			if !slices.Contains(job.SetByLoad, key) {
-				job.SetByLoad = append(job.SetByLoad, key)
-			}
-		}
+		job.SetByLoad = appendNew(job.SetByLoad, r.SetByLoad...)
 	}
 	h.add(job, keep)
 }

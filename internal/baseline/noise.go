@@ -20,8 +20,7 @@ import (
 const NoiseSchema = 1
 
 // NoiseJobs is how many earlier A/B jobs a noise file keeps per key: enough
-// that early looks need no t with 2 or 3 degrees of freedom, few enough
-// to follow a machine class that changes.
+// to spare early looks a t of 2 or 3 df, few enough to follow a machine.
 const NoiseJobs = 10
 
 // Bounds of the noise file: read up to MaxNoiseBytes, written pruned to
@@ -44,11 +43,8 @@ type Noise struct {
 // NoiseEntry is one benchmark definition on one machine class in one
 // design, with its last NoiseJobs jobs, newest last.
 type NoiseEntry struct {
-	Benchmark      string     `json:"benchmark"`
-	DefinitionHash string     `json:"definition_hash"`
-	Fingerprint    string     `json:"fingerprint"`
-	Design         string     `json:"design"`
-	Jobs           []NoiseJob `json:"jobs"`
+	NoiseKey
+	Jobs []NoiseJob `json:"jobs"`
 }
 
 // NoiseJob is one job's spread per metric key (the comparison scale: logs,
@@ -61,12 +57,14 @@ type NoiseJob struct {
 
 // NoiseKey picks an entry.
 type NoiseKey struct {
-	Benchmark, DefinitionHash, Fingerprint, Design string
+	Benchmark      string `json:"benchmark"`
+	DefinitionHash string `json:"definition_hash"`
+	Fingerprint    string `json:"fingerprint"`
+	Design         string `json:"design"`
 }
 
-// ReadNoise reads a noise file; a file that does not exist is an empty
-// one, and one that cannot be read or parsed is an error that names it
-// (it is then never overwritten).
+// ReadNoise reads a noise file: empty when there is none, an error naming
+// it (never overwritten) when it cannot be read.
 func ReadNoise(path string) (*Noise, error) {
 	data, err := bounded.ReadFile(path, "noise file", MaxNoiseBytes)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -124,7 +122,7 @@ func (n *Noise) Add(k NoiseKey, j NoiseJob) {
 	}
 	e := n.entry(k)
 	if e == nil {
-		n.Entries = append(n.Entries, NoiseEntry{Benchmark: k.Benchmark, DefinitionHash: k.DefinitionHash, Fingerprint: k.Fingerprint, Design: k.Design})
+		n.Entries = append(n.Entries, NoiseEntry{NoiseKey: k})
 		e = &n.Entries[len(n.Entries)-1]
 	}
 	e.Jobs = append(e.Jobs, j)
@@ -135,8 +133,8 @@ func (n *Noise) Add(k NoiseKey, j NoiseJob) {
 
 func (n *Noise) entry(k NoiseKey) *NoiseEntry {
 	for i := range n.Entries {
-		if e := &n.Entries[i]; (NoiseKey{e.Benchmark, e.DefinitionHash, e.Fingerprint, e.Design}) == k {
-			return e
+		if n.Entries[i].NoiseKey == k {
+			return &n.Entries[i]
 		}
 	}
 	return nil
@@ -167,8 +165,7 @@ func (n *Noise) pruned(max int) ([]byte, error) {
 	if len(n.Entries) > MaxNoiseEntries {
 		n.Entries = n.Entries[:MaxNoiseEntries]
 	}
-	// Each entry's share of the file, measured once: the file is the
-	// entries' encodings joined with commas, in a frame of a few bytes.
+	// The file is the entries' encodings joined by commas in a small frame.
 	size := len(`{"schema":0,"entries":[]}`) + 8
 	kept := 0
 	for _, e := range n.Entries {

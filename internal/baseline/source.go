@@ -15,6 +15,9 @@ type Source interface {
 	Read(ctx context.Context) (*File, error)
 	// String names the place, for reports.
 	String() string
+	// fetch reads the stored file what names ("baseline", or the
+	// "history" beside it) from the place, with the name messages give it.
+	fetch(ctx context.Context, what string) (name string, data []byte, err error)
 }
 
 // FileSource is a baseline file in the working directory.
@@ -26,12 +29,12 @@ type FileSource struct {
 
 var _ Source = FileSource{}
 
-func (s FileSource) Read(context.Context) (*File, error) {
-	bl, err := Read(s.Path)
-	if errors.Is(err, ErrNotFound) {
-		return nil, nil
-	}
-	return bl, err
+func (s FileSource) Read(ctx context.Context) (*File, error) { return readBaseline(ctx, s) }
+
+func (s FileSource) fetch(_ context.Context, what string) (string, []byte, error) {
+	file := storedPath(s.Path, what)
+	data, err := readStored(file, what)
+	return file, data, err
 }
 
 func (s FileSource) String() string {
@@ -42,7 +45,7 @@ func (s FileSource) String() string {
 }
 
 // BaseCommitSource is the baseline file as it is in the pull request's
-// base commit, which the pull request cannot edit (see ReadAtCommit).
+// base commit, which the pull request cannot edit (see ReadFileAtCommit).
 type BaseCommitSource struct {
 	Dir, Commit, Path string
 	Git               Git
@@ -50,8 +53,12 @@ type BaseCommitSource struct {
 
 var _ Source = BaseCommitSource{}
 
-func (s BaseCommitSource) Read(ctx context.Context) (*File, error) {
-	return decodeFromGit(s.String(), func() ([]byte, error) { return ReadAtCommit(ctx, s.Dir, s.Commit, s.Path, s.Git) })
+func (s BaseCommitSource) Read(ctx context.Context) (*File, error) { return readBaseline(ctx, s) }
+
+func (s BaseCommitSource) fetch(ctx context.Context, what string) (string, []byte, error) {
+	s.Path = storedPath(s.Path, what)
+	data, err := ReadFileAtCommit(ctx, s.Dir, s.Commit, s.Path, what, s.Git)
+	return s.String(), data, err
 }
 
 func (s BaseCommitSource) String() string {
@@ -67,21 +74,50 @@ type BranchSource struct {
 
 var _ Source = BranchSource{}
 
-func (s BranchSource) Read(ctx context.Context) (*File, error) {
-	return decodeFromGit(s.String(), func() ([]byte, error) { return ReadAtBranch(ctx, s.Dir, s.Branch, s.Path, s.Git) })
+func (s BranchSource) Read(ctx context.Context) (*File, error) { return readBaseline(ctx, s) }
+
+func (s BranchSource) fetch(ctx context.Context, what string) (string, []byte, error) {
+	s.Path = storedPath(s.Path, what)
+	data, err := ReadAtBranch(ctx, s.Dir, s.Branch, s.Path, what, s.Git)
+	return s.String(), data, err
 }
 
 func (s BranchSource) String() string { return fmt.Sprintf("%s on branch %s", s.Path, s.Branch) }
 
-// decodeFromGit reads a baseline with git: a file missing at the commit is
-// no baseline yet.
-func decodeFromGit(name string, read func() ([]byte, error)) (*File, error) {
-	data, err := read()
-	if errors.Is(err, ErrNotAtCommit) {
-		return nil, nil
+// storedPath is the file what names beside the baseline at path.
+func storedPath(path, what string) string {
+	if what == "history" {
+		return HistoryPath(path)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("reading the baseline: %w", err)
+	return path
+}
+
+// fetchStored is src's stored file what names; found is false, with no
+// error, when src has none.
+func fetchStored(ctx context.Context, src Source, what string) (name string, data []byte, found bool, err error) {
+	name, data, err = src.fetch(ctx, what)
+	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrNotAtCommit) {
+		return name, nil, false, nil
+	}
+	return name, data, err == nil, err
+}
+
+func readBaseline(ctx context.Context, src Source) (*File, error) {
+	name, data, found, err := fetchStored(ctx, src, "baseline")
+	if !found {
+		return nil, err
 	}
 	return Decode(name, data)
+}
+
+// ReadHistoryBeside reads the history kept beside the baseline that src
+// reads, from the same place (the working directory, the PR's base commit,
+// or the baselines branch): a pull request can edit neither. It returns
+// nil and no error when there is no history there.
+func ReadHistoryBeside(ctx context.Context, src Source) (*History, error) {
+	name, data, found, err := fetchStored(ctx, src, "history")
+	if !found {
+		return nil, err
+	}
+	return DecodeHistory(name, data)
 }

@@ -1,8 +1,6 @@
-// Package ci owns the GitHub Actions runtime contract: the job's context (the
-// environment and the event payload), the action's inputs and outputs, the
-// workflow commands (annotations, groups, masks) and the job summary. It is
-// the only package that imports go-githubactions; the environment and the
-// writers are injected.
+// Package ci owns the GitHub Actions runtime contract: the job's context,
+// the action's inputs and outputs, workflow commands and the job summary.
+// Only it imports go-githubactions; environment and writers are injected.
 package ci
 
 import (
@@ -40,15 +38,11 @@ type Context struct {
 	BaseRef string
 	HeadSHA string // the PR head (pull_request) or the run's head (workflow_run)
 	HeadRef string
-	// IsFork: the head repository is not the base repository (or was deleted).
-	IsFork bool
-	// ReadOnlyToken: GitHub gives this event a read-only GITHUB_TOKEN
-	// (fork or Dependabot pull_request), so API writes will get 403.
+	IsFork  bool // the head repository is another (or was deleted)
+	// ReadOnlyToken: the event's GITHUB_TOKEN is read-only (fork or
+	// Dependabot pull_request): API writes get 403.
 	ReadOnlyToken bool
-
-	// Push facts.
-	Before string // the sha the branch pointed at before the push
-
+	Before        string // push: the sha the branch pointed at before
 	// workflow_run facts: the run that triggered this workflow.
 	TriggerEvent      string
 	TriggerRunID      int64

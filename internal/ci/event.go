@@ -1,6 +1,7 @@
 package ci
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -81,14 +82,14 @@ func applyPullRequest(c *Context, ev eventPayload) error {
 	if pr == nil {
 		return fmt.Errorf("%s event payload %s has no pull_request object", c.EventName, c.EventPath)
 	}
-	c.PR = firstPositive(pr.Number, ev.Number)
+	c.PR = cmp.Or(max(pr.Number, 0), ev.Number)
 	if c.PR <= 0 {
 		return fmt.Errorf("%s event payload %s has no pull request number", c.EventName, c.EventPath)
 	}
 	c.PRs = []int{c.PR}
 	c.BaseSHA, c.BaseRef = pr.Base.SHA, pr.Base.Ref
 	c.HeadSHA, c.HeadRef = pr.Head.SHA, pr.Head.Ref
-	c.IsFork = isFork(pr.Head.Repo, pr.Base.Repo, ev.Repository)
+	c.IsFork = isFork(pr.Head.Repo, cmp.Or(pr.Base.Repo, ev.Repository))
 	readOnly := c.IsFork || c.Actor == "dependabot[bot]"
 	c.ReadOnlyToken = readOnly && c.EventName == "pull_request"
 	return nil
@@ -110,20 +111,13 @@ func applyWorkflowRun(c *Context, ev eventPayload) error {
 		}
 		c.PRs = append(c.PRs, pr.Number)
 	}
-	base := run.Repository
-	if base == nil {
-		base = ev.Repository
-	}
-	c.IsFork = isFork(run.HeadRepository, base, nil)
+	c.IsFork = isFork(run.HeadRepository, cmp.Or(run.Repository, ev.Repository))
 	return nil
 }
 
 // isFork reports whether head is another repository than base; a deleted
 // head repository (null) counts as a fork.
-func isFork(head, base, fallback *repoPayload) bool {
-	if base == nil {
-		base = fallback
-	}
+func isFork(head, base *repoPayload) bool {
 	if head == nil {
 		return true
 	}
@@ -131,13 +125,4 @@ func isFork(head, base, fallback *repoPayload) bool {
 		return head.Fork
 	}
 	return !strings.EqualFold(head.FullName, base.FullName)
-}
-
-func firstPositive(vals ...int) int {
-	for _, v := range vals {
-		if v > 0 {
-			return v
-		}
-	}
-	return 0
 }

@@ -13,11 +13,10 @@ import (
 	"strings"
 )
 
-// commandFiles are the variables naming the runner's file commands, which
-// set the step's outputs, the job summary, and later steps' variables and
-// PATH. Children never get the variables, but a child of the same user can
-// find the files in RUNNER_TEMP, so their content is checked against what
-// tailgate left there before each write and at the end of the step.
+// commandFiles are the variables naming the runner's file commands. A
+// child never gets them but can find the files in RUNNER_TEMP, so each is
+// checked against what tailgate left there before each write and at the
+// end of the step.
 var commandFiles = []string{"GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE"}
 
 // maxCommandFile bounds what tailgate reads back of one command file: the

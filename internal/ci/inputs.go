@@ -35,17 +35,12 @@ const (
 // BaselineFrom says where the baseline file is read from.
 type BaselineFrom string
 
-// The baseline sources. BaselineBranchPrefix is a prefix: "branch:NAME".
+// The baseline sources.
 const (
-	// BaselineAuto reads the PR's base commit on pull_request events and
-	// the checkout otherwise.
-	BaselineAuto BaselineFrom = "auto"
-	// BaselineBase reads the PR's base commit; an error outside PRs.
-	BaselineBase BaselineFrom = "base"
-	// BaselineWorkspace reads the checkout; a PR can edit it.
-	BaselineWorkspace BaselineFrom = "workspace"
-	// BaselineBranchPrefix reads the tip of a branch that only push runs write.
-	BaselineBranchPrefix BaselineFrom = "branch:"
+	BaselineAuto         BaselineFrom = "auto"      // the PR's base commit on pull_request, else the checkout
+	BaselineBase         BaselineFrom = "base"      // the PR's base commit; an error outside PRs
+	BaselineWorkspace    BaselineFrom = "workspace" // the checkout, which a PR can edit
+	BaselineBranchPrefix BaselineFrom = "branch:"   // branch:NAME, a branch only push runs write
 )
 
 // Branch returns the branch of a "branch:NAME" source.
@@ -58,12 +53,10 @@ func (b BaselineFrom) Branch() (string, bool) {
 // runs (how each side is built, started, reset, loaded and measured).
 type BenchmarkFrom string
 
-// The benchmark sources.
+// The benchmark sources: the base commit's file on both sides (a PR cannot
+// change how it is measured), or the PR's own, which trusts the PR.
 const (
-	// BenchmarkBase runs the benchmark file as the PR's base commit has
-	// it, on both sides: a PR cannot change how it is measured.
 	BenchmarkBase BenchmarkFrom = "base"
-	// BenchmarkHead runs the PR's own benchmark file: it trusts the PR.
 	BenchmarkHead BenchmarkFrom = "head"
 )
 
@@ -131,16 +124,13 @@ func ReadInputs(getenv func(string) string) (Inputs, error) {
 }
 
 func setInput(field reflect.Value, raw string) error {
-	if field.Kind() == reflect.Bool {
-		b, err := parseBool(raw)
-		if err != nil {
-			return err
-		}
-		field.SetBool(b)
+	if field.Kind() != reflect.Bool {
+		field.SetString(raw)
 		return nil
 	}
-	field.SetString(raw)
-	return nil
+	b, err := parseBool(raw)
+	field.SetBool(b)
+	return err
 }
 
 // parseBool accepts the YAML 1.2 core booleans, as actions/toolkit does.

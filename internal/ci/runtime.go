@@ -13,16 +13,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/ci/mdtrunc"
 )
 
-// The action's outputs, as declared in action.yml.
-const (
-	OutputVerdict     = "verdict"
-	OutputRegressions = "regressions"
-	OutputReportPath  = "report_path"
-	OutputHTMLPath    = "html_path"
-	OutputCommentURL  = "comment_url"
-	OutputTargetLog   = "target_log"
-)
-
 // Outputs is every output the action sets; the output tag is its name.
 type Outputs struct {
 	Verdict     string `output:"verdict"`     // pass, regression, inconclusive; error when tailgate could not judge
@@ -30,12 +20,13 @@ type Outputs struct {
 	ReportPath  string `output:"report_path"`
 	HTMLPath    string `output:"html_path"`   // the HTML report
 	CommentURL  string `output:"comment_url"` // empty when no comment was posted
-	// TargetLog holds the log files of the targets tailgate started, one
-	// path a line (base, then head, in A/B): the form
-	// actions/upload-artifact's path input takes. Empty when it started
-	// none.
+	// TargetLog is the started targets' log files, one a line (base, then
+	// head), as actions/upload-artifact's path takes them.
 	TargetLog string `output:"target_log"`
 }
+
+// OutputCommentURL is the output the PR comment's link is set in.
+const OutputCommentURL = "comment_url"
 
 // SummaryLimit is GitHub's per-step job summary limit; above it the runner
 // drops the whole summary.
@@ -46,17 +37,16 @@ const SummaryLimit = 1024 * 1024
 var ErrNotInStep = errors.New("not running in a GitHub Actions step")
 
 // Runtime issues workflow commands through go-githubactions and writes the
-// file commands (outputs, job summary) itself, since go-githubactions
-// v1.3.0 ends every output with one fixed delimiter (see heredoc). It
-// never panics: the first failed write to the log is kept for Err.
+// file commands itself, as go-githubactions v1.3.0 ends every output with
+// one fixed delimiter (see heredoc). It never panics: the first failed
+// write to the log is kept for Err.
 type Runtime struct {
 	action *githubactions.Action
 	getenv func(string) string
 	err    error
 	masked map[string]bool // what AddMask registered: each once
-
-	// After Seal: the command files as tailgate left them, and the
-	// variables of those another process changed.
+	// After Seal: the command files as tailgate left them, and those
+	// another process changed.
 	sealed   []commandFile
 	tampered []string
 }
@@ -74,17 +64,15 @@ func NewRuntime(w io.Writer, getenv func(string) string) *Runtime {
 // Err returns the first error writing a workflow command to the log.
 func (r *Runtime) Err() error { return r.err }
 
-// Errorf emits an ::error annotation with a title.
+// Errorf, Warningf and Noticef emit an annotation with a title.
 func (r *Runtime) Errorf(title, format string, args ...any) {
 	r.command(func() { r.titled(title).Errorf(format, args...) })
 }
 
-// Warningf emits a ::warning annotation with a title.
 func (r *Runtime) Warningf(title, format string, args ...any) {
 	r.command(func() { r.titled(title).Warningf(format, args...) })
 }
 
-// Noticef emits a ::notice annotation with a title.
 func (r *Runtime) Noticef(title, format string, args ...any) {
 	r.command(func() { r.titled(title).Noticef(format, args...) })
 }

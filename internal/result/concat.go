@@ -66,7 +66,7 @@ func sumResources(runs []Run) *Resources {
 func sumParts(runs []Run) []Part {
 	var out []Part
 	for _, name := range partNames(runs) {
-		p := Part{Name: name, Totals: map[string]float64{}}
+		p := Part{Name: name}
 		for i := range runs {
 			j := slices.IndexFunc(runs[i].Parts, func(q Part) bool { return q.Name == name })
 			if j < 0 {
@@ -75,22 +75,10 @@ func sumParts(runs []Run) []Part {
 			}
 			q := runs[i].Parts[j]
 			p.Processes = max(p.Processes, q.Processes)
-			for fig, v := range q.Totals {
-				if i > 0 {
-					if _, ok := p.Totals[fig]; !ok {
-						continue // a figure an earlier window lacked stays absent
-					}
-				}
-				if fig == FigurePeakRSS {
-					p.Totals[fig] = max(p.Totals[fig], v)
-				} else {
-					p.Totals[fig] += v
-				}
-			}
-			for fig := range p.Totals {
-				if _, ok := q.Totals[fig]; !ok {
-					delete(p.Totals, fig)
-				}
+			if i == 0 {
+				p.Totals = maps.Clone(q.Totals)
+			} else {
+				addCommon(p.Totals, q.Totals)
 			}
 		}
 		if len(p.Totals) == 0 {
@@ -116,26 +104,31 @@ func partNames(runs []Run) []string {
 // sumCounters adds each counter's growth over the windows, keeping only
 // the counters every window read.
 func sumCounters(runs []Run) map[string]float64 {
-	var out map[string]float64
-	for i := range runs {
-		c := runs[i].Counters
-		if i == 0 {
-			out = maps.Clone(c)
-			continue
-		}
-		for k := range out {
-			v, ok := c[k]
-			if !ok {
-				delete(out, k)
-				continue
-			}
-			out[k] += v
-		}
+	out := maps.Clone(runs[0].Counters)
+	for i := 1; i < len(runs); i++ {
+		addCommon(out, runs[i].Counters)
 	}
 	if len(out) == 0 {
 		return nil
 	}
 	return out
+}
+
+// addCommon adds b's values to the keys of a that b has too (the larger
+// of a peak memory) and drops the others: a figure some window lacks is
+// absent from the sum.
+func addCommon(a, b map[string]float64) {
+	for k, v := range a {
+		w, ok := b[k]
+		switch {
+		case !ok:
+			delete(a, k)
+		case k == FigurePeakRSS:
+			a[k] = max(v, w)
+		default:
+			a[k] = v + w
+		}
+	}
 }
 
 // Combine is one run made of consecutive windows of every phase on one
@@ -153,11 +146,9 @@ type PhaseCounters struct {
 	Statements []Statement
 }
 
-// CombineCounted is Combine where the work counters were read around each
-// phase's windows at once rather than around every window (reading them
-// can take longer than a short window): counted[p] is phase p's growth,
-// which the combined phase gets (a multi-phase run names the phase in
-// its notes, as MergePhases does). The windows themselves have none.
+// CombineCounted is Combine where the work counters were read once around
+// each phase's windows (reading them can outlast a short window):
+// counted[p] is phase p's growth, which the combined phase gets.
 func CombineCounted(windows []Run, counted []PhaseCounters) Run {
 	if len(windows) == 0 {
 		return Run{}
@@ -199,11 +190,10 @@ func CombineCounted(windows []Run, counted []PhaseCounters) Run {
 	return *MergePhases(phases)
 }
 
-// WindowPairs are the windows of the block designs of A/B: Base[i] and
-// Head[i] are window pair i, measured in block Block[i] (from 0, in
-// order). A block's run of a side is its windows combined (Combine); the
-// windows are the block's repeated measures, whose spread says how much
-// of the blocks' spread the windows alone explain (LeaveOneOut).
+// WindowPairs are the windows of A/B's blocks: Base[i] and Head[i] are
+// window pair i, measured in block Block[i] (from 0, in order). A block's
+// run of a side is its windows combined; their spread says how much of the
+// blocks' spread the windows alone explain (LeaveOneOut).
 type WindowPairs struct {
 	Base, Head []Run
 	Block      []int
@@ -232,10 +222,8 @@ func (w *WindowPairs) InBlocks(blocks int) int {
 }
 
 // LeaveOneOut is, for each window pair of block b, the block's runs of
-// each side without it: the delete-one-group jackknife's replicates of
-// the block's runs. Empty when the block has fewer than two window pairs.
-// A block is complete once a later one has begun, so its replicates are
-// kept; those of the last block are made afresh each call.
+// each side without it (jackknife replicates); empty below two pairs.
+// A block is whole once a later one has begun: its replicates are kept.
 func (w *WindowPairs) LeaveOneOut(b int) (base, head []Run) {
 	if r, ok := w.loo[b]; ok {
 		return r[0], r[1]

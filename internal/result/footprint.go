@@ -6,38 +6,31 @@ import (
 	"strings"
 )
 
-// PathCPUPerIteration is the CPU time per iteration of the whole request
-// path: the target's and every measured part's (target.measure), present
-// only when every one of them was measured.
+// PathCPUPerIteration is the whole request path's CPU per iteration,
+// present only when the target and every part (target.measure) were measured.
 const PathCPUPerIteration = "path_cpu_ms_per_iteration"
 
 // TargetPart is the name of the target's own part (its /proc figures
 // beside its CPU, which Resources holds).
 const TargetPart = "target"
 
-// Prefixes of the footprint's metric keys, which name a part or a counter
-// source of the config: part.<part>.<figure> and counter.<source>.<counter>.
+// Prefixes of the footprint's keys: part.<part>.<figure>, counter.<source>.<counter>.
 const (
 	PartPrefix    = "part."
 	CounterPrefix = "counter."
 )
 
 // Part is what one part of the request path (the target's process tree,
-// a database server's processes, a cgroup) used over a measured window.
+// a database server's processes, a cgroup) used over a measured window:
+// Totals by figure name (Figure*); a figure not read is absent, never zero.
 type Part struct {
-	Name string `json:"name"`
-	// Totals holds the part's figures over the window by figure name
-	// (Figure*): CPU seconds, bytes, counts, and the peak resident memory.
-	// A figure that could not be read is absent, never zero; a part that
-	// could not be read at all has none (and the run a note saying why).
-	Totals map[string]float64 `json:"totals,omitempty"`
-	// Processes is how many processes the part had over the window.
-	Processes int `json:"processes,omitempty"`
+	Name      string             `json:"name"`
+	Totals    map[string]float64 `json:"totals,omitempty"`
+	Processes int                `json:"processes,omitempty"`
 }
 
-// The figures of a Part. Counts and bytes become per-iteration metrics
-// (part.<name>.<figure>_per_iteration), CPU seconds milliseconds per
-// iteration, the peak memory megabytes.
+// The figures of a Part: counts and bytes become per-iteration metrics
+// (part.<name>.<figure>_per_iteration), CPU ms per iteration, peak MB.
 const (
 	FigureUserCPU     = "user_cpu_s"
 	FigureSystemCPU   = "system_cpu_s"
@@ -51,10 +44,8 @@ const (
 	FigureVolCtxt     = "voluntary_ctxt_switches"
 	FigureMinorFaults = "minor_faults"
 	FigureMajorFaults = "major_faults"
-	// FigureServerCPU is, for a part that selects processes by name, the
-	// CPU seconds of the whole process tree they belong to (a database
-	// server's, ended backends included): what the part's CPU is a share
-	// of.
+	// FigureServerCPU is the CPU of the whole tree a part's processes
+	// belong to (a database server's, ended backends included).
 	FigureServerCPU = "server_cpu_s"
 )
 
@@ -144,16 +135,10 @@ func IsFootprint(key string) bool {
 // goes through, in order.
 func Catalogue(keys ...string) []Metric {
 	out := slices.Clone(Metrics)
-	var extra []string
-	for _, k := range keys {
-		if _, ok := lookupDynamic(k); ok && !slices.Contains(extra, k) {
-			extra = append(extra, k)
+	for _, k := range slices.Compact(slices.Sorted(slices.Values(keys))) {
+		if m, ok := lookupDynamic(k); ok {
+			out = append(out, m)
 		}
-	}
-	slices.Sort(extra)
-	for _, k := range extra {
-		m, _ := lookupDynamic(k)
-		out = append(out, m)
 	}
 	return out
 }

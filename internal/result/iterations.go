@@ -33,9 +33,8 @@ func (it Iterations) MarshalJSON() ([]byte, error) {
 		Completed: ifCounted(it.Counted, CountCompleted, &it.Completed), Succeeded: ifCounted(it.Counted, CountSucceeded, &it.Succeeded)})
 }
 
-// UnmarshalJSON reads the form MarshalJSON writes: a count that is present
-// is counted, even when it is 0 (files written before counts could be
-// absent have all three).
+// UnmarshalJSON reads the form MarshalJSON writes: a count present is
+// counted, even when 0.
 func (it *Iterations) UnmarshalJSON(b []byte) error {
 	var j iterationsJSON
 	if err := json.Unmarshal(b, &j); err != nil {

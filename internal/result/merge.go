@@ -32,13 +32,12 @@ type Merged struct {
 // sharded benchmark.
 var ErrMerge = errors.New("cannot merge")
 
-// MergeShards combines the shard files of one sharded benchmark into the
-// result of the whole load, run k of every shard into run k: histograms
-// merged, counts summed, metrics summarized anew, never averaged. A merged
-// run's window spans the first shard's start to the last one's end, so no
-// rate is overstated; Overlap says how long all measured at once. Files
-// that are not every share of one benchmark, once, measured at the same
-// time, are refused. names name the files in errors (nil: by position).
+// MergeShards combines the shard files of one sharded benchmark, run k of
+// every shard into run k: histograms merged, counts summed, metrics
+// summarized anew. The window spans the first shard's start to the last
+// one's end, so no rate is overstated. Files that are not every share of
+// one benchmark, once, measured together, are refused. names name the
+// files in errors (nil: by position).
 func MergeShards(files []*File, names []string) (*File, error) {
 	name := func(i int) string {
 		if i < len(names) {
@@ -238,16 +237,20 @@ func addIterations(a *Iterations, b Iterations) {
 func mergeHists(runs []Run, of func(*Run) *hist.Histogram) *hist.Histogram {
 	var out *hist.Histogram
 	for i := range runs {
-		h := of(&runs[i])
-		switch {
-		case h == nil:
-		case out == nil:
-			out = h.Clone()
-		default:
-			out.Merge(h)
-		}
+		addHist(&out, of(&runs[i]))
 	}
 	return out
+}
+
+// addHist merges h into *into, a copy of h when *into is nil.
+func addHist(into **hist.Histogram, h *hist.Histogram) {
+	switch {
+	case h == nil:
+	case *into == nil:
+		*into = h.Clone()
+	default:
+		(*into).Merge(h)
+	}
 }
 
 // mergeSteps sums the steps by name, in the order they first appear.
@@ -263,13 +266,7 @@ func mergeSteps(runs []Run) []Step {
 			o := &out[j]
 			o.Requests += s.Requests
 			o.Failed += s.Failed
-			switch {
-			case s.Latency == nil:
-			case o.Latency == nil:
-				o.Latency = s.Latency.Clone()
-			default:
-				o.Latency.Merge(s.Latency)
-			}
+			addHist(&o.Latency, s.Latency)
 		}
 	}
 	return out

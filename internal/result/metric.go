@@ -4,21 +4,16 @@ package result
 type Better int
 
 const (
-	// HigherIsBetter: throughput, success rates.
-	HigherIsBetter Better = iota
-	// LowerIsBetter: latencies, error rates, CPU and memory.
-	LowerIsBetter
+	HigherIsBetter Better = iota // throughput, success rates
+	LowerIsBetter                // latencies, error rates, CPU and memory
 )
 
 // Scale says how changes of a metric are measured.
 type Scale int
 
 const (
-	// Ratio metrics are strictly positive and compared as ratios (in logs).
-	Ratio Scale = iota
-	// Percent metrics are shares in 0–100 that can be 0; they are compared as
-	// differences in percentage points.
-	Percent
+	Ratio   Scale = iota // strictly positive, compared as ratios (in logs)
+	Percent              // shares in 0–100, compared in percentage points
 )
 
 // Metric describes one figure that a run can carry.

@@ -28,12 +28,9 @@ var (
 	costMetrics = []string{CPUPerIteration}
 )
 
-// MergePhases is the Run of a run of several phases, each metric taken
-// from the phase that measures it (SourcePhases): throughput from the
-// closed phase, latency from the open one, CPU per iteration from
-// costPhase, error rates from the summed counts, peak RSS the largest.
-// Its counts are the phases' sums, its histograms the latency phase's;
-// Phases keeps every phase as measured.
+// MergePhases is the Run of a run of several phases, each metric from the
+// phase that measures it (SourcePhases), error rates from the summed
+// counts, peak RSS the largest; histograms are the latency phase's.
 func MergePhases(phases []Phase) *Run {
 	closed, open := phaseOf(phases, ModelClosed), phaseOf(phases, ModelOpen)
 	throughput, latency := cmp.Or(closed, open), cmp.Or(open, closed)
@@ -166,13 +163,8 @@ func take(run, from *Run, keys []string) {
 
 // addCounts adds a phase's iteration, request and error counts to run's.
 func addCounts(run, p *Run) {
-	it := &run.Iterations
-	it.Offered += p.Iterations.Offered
-	it.Started += p.Iterations.Started
-	it.Completed += p.Iterations.Completed
-	it.Succeeded += p.Iterations.Succeeded
-	it.Dropped += p.Iterations.Dropped
-	it.Counted = CountAll
+	addIterations(&run.Iterations, p.Iterations)
+	run.Iterations.Counted = CountAll
 	run.Requests = run.Requests.Plus(p.Requests)
 	for _, e := range p.Errors {
 		i := slices.IndexFunc(run.Errors, func(x ErrorClass) bool { return x.Class == e.Class && x.Step == e.Step })

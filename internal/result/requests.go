@@ -36,9 +36,8 @@ func (q Requests) MarshalJSON() ([]byte, error) {
 	return json.Marshal(requestsJSON{Total: ifCounted(q.Counted, CountTotal, &q.Total), Failed: ifCounted(q.Counted, CountFailed, &q.Failed)})
 }
 
-// UnmarshalJSON reads the form MarshalJSON writes: a count that is present
-// is counted, even when it is 0 (files written before counts could be
-// absent have both).
+// UnmarshalJSON reads the form MarshalJSON writes: a count present is
+// counted, even when 0.
 func (q *Requests) UnmarshalJSON(b []byte) error {
 	var j requestsJSON
 	if err := json.Unmarshal(b, &j); err != nil {

@@ -1,8 +1,7 @@
-// Package result owns the canonical measurement model: a File of Runs, each
-// Run with its counts, histograms and summary metrics, and its versioned JSON
-// form. The load engine and every importer produce it; baselines, the
-// statistics and the reports read it. It has no behaviour beyond computing
-// summaries, validation and (un)marshalling.
+// Package result owns the measurement model: a File of Runs with their
+// counts, histograms and summary metrics, in a versioned JSON form, and
+// how runs combine (phases, windows, shards). The load engine and the
+// importers write it; baselines, statistics and reports read it.
 package result
 
 import (
@@ -48,12 +47,8 @@ type Env struct {
 }
 
 // Run is one sample: one reset → verify → drain → warm-up → measure cycle
-// (or one imported result file).
-//
-// A figure the source did not measure is absent from the JSON, never zero:
-// Started and Window are left out when zero (tailgate's own runs always
-// have both), and Iterations and Requests hold only the counts the source
-// has.
+// (or one imported file). A figure the source did not measure is absent
+// from the JSON, never zero.
 type Run struct {
 	Index   int       `json:"index"`
 	Started time.Time `json:"started,omitzero"`
@@ -77,18 +72,14 @@ type Run struct {
 	// time (open model only).
 	ScheduleLag *hist.Histogram `json:"schedule_lag,omitempty"`
 	Resources   *Resources      `json:"resources,omitempty"`
-	// Parts is what each measured part of the request path used over the
-	// window (target.measure, and the target's own /proc counters as the
-	// part "target"); a part that could not be read is absent, with a note.
-	Parts []Part `json:"parts,omitempty"`
-	// Counters is each work counter's growth over the window, by
-	// "<source>.<counter>" (target.counters); a counter that could not be
-	// read at both ends is absent, with a note.
-	Counters map[string]float64 `json:"counters,omitempty"`
-	// Statements is what each database statement did over the window, for
-	// a counter source that reads them (pg_stat_statements): the report's
-	// "which statements changed". Reported, never gated.
-	Statements []Statement `json:"statements,omitempty"`
+	// Parts is what each measured part of the request path used
+	// (target.measure; the target's own /proc counters as part "target"),
+	// Counters each work counter's growth by "<source>.<counter>", and
+	// Statements each database statement's (reported, never gated); one
+	// that could not be read is absent, with a note.
+	Parts      []Part             `json:"parts,omitempty"`
+	Counters   map[string]float64 `json:"counters,omitempty"`
+	Statements []Statement        `json:"statements,omitempty"`
 	// Metrics are the summary figures the verdict reads, by metric key.
 	// Only measured metrics are present.
 	Metrics map[string]float64 `json:"metrics"`
@@ -98,14 +89,11 @@ type Run struct {
 	SetByLoad []string `json:"set_by_load,omitempty"`
 	// Notes are caveats about this run ("file was cut at line 812").
 	Notes []string `json:"notes,omitempty"`
-	// Overlap is, in a merged run, how many seconds every shard was
-	// measuring at once; Window is then the span from the first shard's
-	// start to the last one's end.
+	// Overlap is, in a merged run, how many seconds every shard measured
+	// at once (Window spans the first shard's start to the last one's end).
 	Overlap float64 `json:"overlap_s,omitzero"`
-	// Phases holds each phase of a run of several (load.phases), as
-	// measured, in the order they ran; the Run's own metrics are taken
-	// from them, each from the phase that measures it (docs/config.md,
-	// "phases").
+	// Phases holds each phase of a run of several (load.phases), in the
+	// order they ran; the Run's metrics are taken from them (MergePhases).
 	Phases []Phase `json:"phases,omitempty"`
 }
 
@@ -113,10 +101,9 @@ type Run struct {
 const ModelPhases = "phases"
 
 // Phase is one phase of a run: its name and everything it measured.
-// Skipped marks a phase a block of A/B left out (every gated metric taken
-// from it had decided): its Run holds the model and nothing measured, so
-// the metrics taken from it are absent from the merged run, never zero and
-// never another phase's.
+// Skipped marks a phase an A/B block left out (its gated metrics had all
+// decided): its Run measured nothing, so its metrics are absent from the
+// merged run.
 type Phase struct {
 	Name    string `json:"name"`
 	Skipped bool   `json:"skipped,omitzero"`

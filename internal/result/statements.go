@@ -6,18 +6,15 @@ import (
 	"strings"
 )
 
-// Statement is what one normalised database statement did over a
-// measured window (a counter source that reads pg_stat_statements): its
-// growth in calls, rows and blocks touched. Query is the server's
-// normalised text (constants replaced by $1, $2, …) through NormalQuery:
+// Statement is what one database statement did over a window (a counter
+// source reading pg_stat_statements): its growth in calls, rows and shared
+// blocks hit or read. Query is the server's text through NormalQuery:
 // untrusted, to be rendered inert.
 type Statement struct {
-	// Source is the counter source's name.
-	Source string  `json:"source"`
+	Source string  `json:"source"` // the counter source
 	Query  string  `json:"query"`
 	Calls  float64 `json:"calls"`
 	Rows   float64 `json:"rows"`
-	// Blocks are the shared buffer blocks it touched (hit or read).
 	Blocks float64 `json:"blocks"`
 }
 
@@ -73,15 +70,10 @@ func SumStatements(lists ...[]Statement) []Statement {
 	byKey := map[string]Statement{}
 	for _, list := range lists {
 		for _, s := range list {
-			sum, ok := byKey[s.Key()]
-			if !ok {
-				byKey[s.Key()] = s
-				continue
+			if sum, ok := byKey[s.Key()]; ok {
+				s.Calls, s.Rows, s.Blocks = sum.Calls+s.Calls, sum.Rows+s.Rows, sum.Blocks+s.Blocks
 			}
-			sum.Calls += s.Calls
-			sum.Rows += s.Rows
-			sum.Blocks += s.Blocks
-			byKey[s.Key()] = sum
+			byKey[s.Key()] = s
 		}
 	}
 	if len(byKey) == 0 {

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -8,34 +9,24 @@ import (
 	"slices"
 )
 
-// Change points of a series over time: E-divisive means (Matteson & James,
-// 2014) with its permutation test, then a merge that drops steps smaller
-// than a floor. The series holds one value per job, oldest first, on the
-// comparison scale (a job's runs share its drift and are never the
-// points). Each split is accepted only at a permutation p ≤ Alpha, and
-// nothing is split unless the first test rejects, so a clean series gets
-// a change point with probability at most Alpha
-// (TestChangePointsCleanSeries).
+// Change points of a series of jobs (one value each, oldest first, on the
+// comparison scale: a job's runs share its drift): E-divisive means
+// (Matteson & James, 2014) with its permutation test, then a merge of
+// steps below a floor. Nothing is split unless the first test rejects at
+// Alpha, so a clean series gets a change point with probability ≤ Alpha.
 
 // ChangePointOptions tune ChangePoints; zero values take the defaults.
 type ChangePointOptions struct {
-	// Alpha is the level of each permutation test (DefaultChangeAlpha).
-	Alpha float64
-	// Permutations per test (DefaultPermutations); p is at least
-	// 1/(Permutations+1), so it must exceed 1/Alpha − 1.
+	Alpha float64 // each permutation test's level
+	// Permutations per test: p ≥ 1/(Permutations+1), so it must exceed 1/Alpha − 1.
 	Permutations int
-	// MinSize is the fewest points a segment may hold (DefaultMinSegment).
-	MinSize int
-	// MinStep is the floor on the series' scale: a change point whose step
-	// (difference of its neighbouring segments' medians) is smaller in
-	// absolute value is merged away. 0 keeps every significant one.
-	MinStep float64
-	// Confidence of the step's bounds (0.95).
-	Confidence float64
-	// Resamples of the bootstrap behind the bounds (DefaultResamples).
-	Resamples int
-	// Seed makes the permutations and the bootstrap repeatable.
-	Seed uint64
+	MinSize      int // the fewest points of a segment
+	// MinStep merges away a change point whose step (difference of its
+	// neighbouring segments' medians) is smaller; 0 keeps every one.
+	MinStep    float64
+	Confidence float64 // of the step's bootstrap bounds (0.95)
+	Resamples  int
+	Seed       uint64 // makes the permutations and the bootstrap repeatable
 }
 
 // Defaults of ChangePointOptions.
@@ -48,21 +39,14 @@ const (
 
 // ChangePoint is one shift of a series' level.
 type ChangePoint struct {
-	// Index is the first point of the new level: the shift happened
-	// between point Index−1 and point Index.
-	Index int
-	// P is the permutation p-value of the split when it was found.
-	P float64
-	// Step is median(after) − median(before) of the neighbouring
-	// segments, on the series' scale; Lo and Hi bound it (bootstrap
-	// percentile interval at Confidence).
-	Step, Lo, Hi float64
-	// Before and After are the sizes of the neighbouring segments.
+	Index int     // the first point of the new level
+	P     float64 // the split's permutation p when it was found
+	// Step is median(after) − median(before) of the neighbouring segments
+	// (of sizes Before and After); Lo and Hi its bootstrap bounds.
+	Step, Lo, Hi  float64
 	Before, After int
-	// First and Last bound Index (both inclusive): where the shift may
-	// have happened, at about 95 % (a likelihood-ratio set for the
-	// location of a change in mean). The new level starts at one of the
-	// points First…Last.
+	// First and Last bound Index, inclusive, at about 95 % (a
+	// likelihood-ratio set for the location of a change in mean).
 	First, Last int
 }
 
@@ -84,21 +68,9 @@ func ChangePoints(x []float64, o ChangePointOptions) ([]ChangePoint, error) {
 }
 
 func (o ChangePointOptions) withDefaults() ChangePointOptions {
-	if o.Alpha == 0 {
-		o.Alpha = DefaultChangeAlpha
-	}
-	if o.Permutations == 0 {
-		o.Permutations = DefaultPermutations
-	}
-	if o.MinSize == 0 {
-		o.MinSize = DefaultMinSegment
-	}
-	if o.Confidence == 0 {
-		o.Confidence = 0.95
-	}
-	if o.Resamples == 0 {
-		o.Resamples = DefaultResamples
-	}
+	o.Alpha, o.Confidence = cmp.Or(o.Alpha, DefaultChangeAlpha), cmp.Or(o.Confidence, 0.95)
+	o.Permutations, o.MinSize = cmp.Or(o.Permutations, DefaultPermutations), cmp.Or(o.MinSize, DefaultMinSegment)
+	o.Resamples = cmp.Or(o.Resamples, DefaultResamples)
 	return o
 }
 
@@ -250,12 +222,9 @@ func merge(x []float64, found map[int]float64, minStep float64) []int {
 	return cuts
 }
 
-// relocate moves each cut to where the level changes: the split of its
-// neighbouring segments with the least squared error, each side at least
-// minLevel points. The energy statistic that found the cut weighs the
-// parts' sizes (mn/(m+n)) and so leans away from a short level: with 3
-// jobs before a step it split one job late. The first job at the new level
-// is what the user looks for, and least squares on the levels finds it.
+// relocate moves each cut to its neighbouring segments' least-squares
+// split (each side ≥ minLevel points): the energy statistic weighs the
+// parts' sizes (mn/(m+n)) and, with 3 jobs before a step, split one late.
 func relocate(x []float64, cuts []int, found map[int]float64) ([]int, map[int]float64) {
 	moved := map[int]float64{}
 	for i, c := range cuts {
@@ -360,7 +329,7 @@ func locationRange(before, after []float64) (int, int) {
 	y := append(slices.Clone(before), after...)
 	n := len(y)
 	gains := splitGains(y)
-	variance := (pooledSquares(before) + pooledSquares(after)) / float64(max(n-2, 1))
+	variance := (sumSquares(before) + sumSquares(after)) / float64(max(n-2, 1))
 	most := slices.Max(gains)
 	first, last := len(before), len(before)
 	for tau := 1; tau < n; tau++ {
@@ -369,16 +338,6 @@ func locationRange(before, after []float64) (int, int) {
 		}
 	}
 	return first, last
-}
-
-// pooledSquares is the sum of squared deviations of x from its mean.
-func pooledSquares(x []float64) float64 {
-	m := Mean(x)
-	var s float64
-	for _, v := range x {
-		s += (v - m) * (v - m)
-	}
-	return s
 }
 
 func resample(rng *rand.Rand, from, into []float64) {
@@ -417,22 +376,14 @@ func forSegments(n int, cuts []int, f func(s, e int)) {
 	f(s, n)
 }
 
-// What a short series can show: a step with s points on its shorter side,
-// perfectly separated, has a permutation p ≥ 2/C(n, s), so a few jobs
-// cannot show any step however large; the search says so instead of "no
-// change".
-
-// Reach is what a change-point search over a series can show.
+// Reach is what a change-point search over a series can show: a step
+// with s points on its shorter side has a permutation p ≥ 2/C(n, s), so a
+// few jobs cannot show any step, and the search says so.
 type Reach struct {
-	// Side is the fewest points a step needs on each side to be shown at
-	// alpha; 0 when the series is too short to show any step.
-	Side int
-	// Needed is the fewest points a series needs to show a step at alpha.
-	Needed int
-	// Step is the smallest step shown with 80 % power in the middle of
-	// the series at Noise, the standard deviation estimated from the
-	// differences of neighbouring points (which a step moves only once);
-	// +Inf when Side is 0.
+	Side   int // the fewest points a step needs on each side; 0: none shown
+	Needed int // the fewest points a series needs to show a step
+	// Step is the smallest step shown with 80 % power mid-series at Noise,
+	// the SD from neighbouring points' differences; +Inf when Side is 0.
 	Step, Noise float64
 }
 
@@ -458,11 +409,9 @@ func ReachOf(x []float64, alpha float64, minSize int) Reach {
 	return r
 }
 
-// shortestSide is the fewest points s (at least minSize) on the shorter
-// side of a step in n points for which 2/C(n, s) ≤ alpha/2; 0 when none.
-// The half is headroom: a step whose least p is just under alpha is found
-// or not as the noise shapes the statistic, and "can show" should mean it
-// is found.
+// shortestSide is the fewest points s ≥ minSize on the shorter side of a
+// step in n points with 2/C(n, s) ≤ alpha/2 (0 for none): the half is
+// headroom, so that "can show" means a step is found, not just reachable.
 func shortestSide(n int, alpha float64, minSize int) int {
 	for s := minSize; 2*s <= n; s++ {
 		if 4/choose(n, s) <= alpha {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/tailgate-ci/tailgate/internal/plural"
 )
 
 // Test names, as reports print them.
@@ -28,69 +30,49 @@ const (
 	FloorSpread
 )
 
-// Input is what the caller has for one metric: the samples, how they were
-// taken, and the question asked of them.
+// Input is what the caller has for one metric: the raw samples, how they
+// were taken, and the question asked of them. Floors are on the
+// comparison scale.
 type Input struct {
-	// Head and Base are the raw values (not on the comparison scale).
 	Head, Base []float64
 	Direction  Direction
 	Scale      Scale
-	// Paired: Head[i] and Base[i] were measured as a pair (A/B runs in
-	// ABBA order). The comparison is then made on the pairs' differences
-	// when the signed-rank test can reach α, and the floor is their spread.
+	// Paired: Head[i] and Base[i] are a pair (A/B runs in ABBA order),
+	// judged on their differences when the signed-rank test can reach α.
 	Paired bool
-	// Noise is the calibrated noise; nil when there is none. It enables
-	// the z-test where the rank test cannot reach α.
-	Noise *Noise
-	// BaseJobs is S_b, the number of jobs Base comes from (< 1 counts as 1).
+	Noise  *Noise // calibrated; nil for none (then no z-test)
+	// BaseJobs is S_b, the jobs Base comes from (< 1 counts as 1);
+	// SameJob: both sides ran in one job, so the between-job noise cancels.
 	BaseJobs int
-	// SameJob: both sides were measured in one job, so the between-job
-	// noise cancels.
-	SameJob bool
-	// Alpha is the one-sided level; K the number of gated metrics that
-	// share it (floors use α/K).
+	SameJob  bool
+	// Alpha is the one-sided level, shared by K gated metrics (floors use α/K).
 	Alpha float64
 	K     int
-	// Floor is the rule of an unpaired comparison's floor; FixedFloor
-	// holds the floor of the FixedFloor rule. All floors are on the
-	// comparison scale.
-	Floor      FloorRule
-	FixedFloor float64
-	// LeastFloor is the least floor measured noise may set (the
-	// resolution of a short benchmark), for calibrated, spread and paired
-	// floors; MinEffect is the least floor of any rule.
-	LeastFloor float64
-	MinEffect  float64
-	// Detect asks for the smallest regression the comparison detects.
-	Detect bool
+	// Floor is an unpaired comparison's floor rule, FixedFloor FloorFixed's
+	// value; LeastFloor the least floor measured noise may set (a short
+	// benchmark's resolution), MinEffect the least floor of any rule.
+	Floor                             FloorRule
+	FixedFloor, LeastFloor, MinEffect float64
+	Detect                            bool // asks for the smallest regression detected
 }
 
 // Comparison is what Compare found. Effects and floors are on the
 // comparison scale, oriented so that bigger is worse.
 type Comparison struct {
-	// Test names the test that produced the p-values ("" when none ran).
-	Test string
-	// Effect is the effect the test judged: d·ln(median(head)/median(base))
-	// for Ratio metrics, d·(median(head) − median(base)) for Points, the
-	// median of the pairs' differences for the signed-rank test.
-	Effect float64
-	// PairEffect is the median of the pairs' differences for paired
-	// samples (the typical pair's change); NaN otherwise.
-	PairEffect float64
-	// PWorse and PBetter are the one-sided p-values for "head is worse"
-	// and "head is better"; NaN when no test could run.
-	PWorse, PBetter float64
-	// Floor is the floor of the comparison; NaN without one.
-	Floor float64
-	// Detectable is the smallest regression detected with 80 % power,
-	// when Input.Detect asked for it.
-	Detectable Detectable
-	// Warnings say what limits the comparison (see the Warn… codes).
-	Warnings []Warning
+	Test string // the test behind the p-values; "" when none ran
+	// Effect is what the test judged: d·ln(median(head)/median(base)) for
+	// Ratio, d·(median(head) − median(base)) for Points, the pairs' median
+	// difference for the signed-rank test; PairEffect that median for any
+	// paired samples (NaN otherwise).
+	Effect, PairEffect float64
+	// PWorse and PBetter are the one-sided p-values of "head is worse"
+	// and "better"; NaN when no test ran. Floor is NaN without one.
+	PWorse, PBetter, Floor float64
+	Detectable             Detectable // when Input.Detect asked
+	Warnings               []Warning  // what limits the comparison
 }
 
-// Detectable is the smallest regression a comparison detects with 80 %
-// probability (stats.md §6.6).
+// Detectable is the smallest regression detected with 80 % probability.
 type Detectable struct {
 	Effect   float64 // on the comparison scale; NaN unless Possible
 	Method   string  // MethodFormula, MethodMonteCarlo or MethodPairs
@@ -277,11 +259,7 @@ func PairDifferences(head, base []float64, s Scale, dir Direction) ([]float64, e
 
 func needRuns(m int, alpha float64) string {
 	if n := RunsNeeded(m, alpha); n > 0 {
-		samples := "samples"
-		if m == 1 {
-			samples = "sample"
-		}
-		return fmt.Sprintf("too few samples: need ≥ %d head runs against %d baseline %s (or calibrate the noise)", n, m, samples)
+		return fmt.Sprintf("too few samples: need ≥ %d head runs against %s (or calibrate the noise)", n, plural.Count(m, "baseline sample", "baseline samples"))
 	}
 	return "too few samples for any test (calibrate the noise)"
 }

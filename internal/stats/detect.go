@@ -46,12 +46,9 @@ func (in Input) detect(floor float64) Detectable {
 	return dt
 }
 
-// noVariationNote explains a detectable effect that is not claimed because
-// the samples show no noise at all: a floor measured from them would be 0
-// and a ratio metric that never varies is likely fixed by the load (an
-// open-loop rate), so no figure computed from zero noise would be true.
-// noVariation is a spread (on the comparison scale) that is rounding, not
-// noise.
+// noVariation is a spread (comparison scale) that is rounding, not noise:
+// below it no detectable effect is claimed, as a floor measured from it
+// would be 0 and a metric that never varies is likely fixed by the load.
 const noVariation = 1e-9
 
 const noVariationNote = "every run measured the same value: no noise to size the detectable effect from (a figure the load fixes cannot show a regression)"
@@ -70,10 +67,8 @@ func (in Input) simulateMDE(nz Noise, floor, se float64) (float64, bool) {
 	return MonteCarloMDE(sim, maxShift, decide)
 }
 
-// detects is the detection of the MDE on raw values: an effect beyond the
-// floor that the test finds significant in the worse direction. It agrees
-// with Compare: the same test on the same samples, the cheap effect check
-// first, and only the one direction.
+// detects is Compare's detection on raw values: an effect beyond the
+// floor that the same test finds significant in the worse direction.
 func (in Input) detects(head, base []float64, floor float64) bool {
 	if !(in.effect(head, base) > floor) {
 		return false

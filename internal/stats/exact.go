@@ -17,15 +17,13 @@ const TestExactCount = "exact count (no spread)"
 // never above a tenth of the threshold, so it cannot hide an effect.
 const ExactTolerance = 0.002
 
-// ExactLook is the rule for exact counts of a ratio metric, at the first
-// look: when the first MinPairs values of each side lie within the
-// tolerance (ln(max/min)), the metric is a regression when the pairs'
-// mean difference is beyond max(minEffect, resolution), else a pass;
-// Lower and Upper are the least and largest difference. ok is false (the
-// t rule judges) with fewer pairs or when a side varies. It adds no false
-// alarm (the t rule calls such a difference a regression at its first
-// look too); it lets identical counts pass at once instead of waiting for
-// bounds the resolution keeps wide.
+// ExactLook judges exact counts of a ratio metric at the first look: when
+// the first MinPairs values of each side lie within the tolerance, a
+// regression when the pairs' mean difference is beyond max(minEffect,
+// resolution), else a pass (Lower and Upper the least and largest
+// difference); ok is false, for the t rule, otherwise. It adds no false
+// alarm (the t rule calls such a difference a regression at once too); it
+// lets identical counts pass instead of waiting for bounds to narrow.
 func (d SeqDesign) ExactLook(head, base []float64, dir Direction, minEffect, resolution float64) (dec SeqDecision, ok bool) {
 	d = d.WithDefaults()
 	m := d.MinPairs

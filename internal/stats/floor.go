@@ -7,11 +7,9 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// medianFactors[k-1] is c_k = k·Var(median of k iid N(0,1)), computed by
-// numerical integration of the order-statistic densities; it agrees with
-// the Monte Carlo table of stats.md §6.5 (c_4 = 1.19, c_10 = 1.38,
-// c_20 = 1.47, c_30 = 1.50). Even k are smaller because the median then
-// averages two values.
+// medianFactors[k-1] is c_k = k·Var(median of k iid N(0,1)), by numerical
+// integration of the order-statistic densities (stats.md §6.5's Monte
+// Carlo table agrees); even k are smaller, the median averaging two.
 var medianFactors = [...]float64{
 	1.0000, 1.0000, 1.3460, 1.1932, 1.4342, 1.2885, 1.4731, 1.3454, 1.4949, 1.3833,
 	1.5088, 1.4102, 1.5184, 1.4303, 1.5254, 1.4460, 1.5308, 1.4585, 1.5350, 1.4687,
@@ -71,10 +69,8 @@ func DropFloor(f float64) float64 {
 	return -math.Log1p(-f)
 }
 
-// CalibratedFloor is the floor calibrated noise sets for n head runs
-// against m base values from baseJobs jobs: Floor, but at least least (the
-// resolution of a short benchmark, so that a calibration that saw no noise
-// at all does not leave a floor of zero).
+// CalibratedFloor is Floor, but at least least (a short benchmark's
+// resolution: a calibration that saw no noise leaves no zero floor).
 func CalibratedFloor(nz Noise, n, m, baseJobs int, sameJob bool, alpha float64, k int, least float64) float64 {
 	return math.Max(Floor(nz, n, m, baseJobs, sameJob, alpha, k), least)
 }
@@ -131,9 +127,8 @@ func tUpper(a float64, df int) float64 {
 	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(1 - a)
 }
 
-// floorBelowNoise is the online sanity check of stats.md §6.3: an
-// uncalibrated floor smaller than z(1−α/K)·σ̂·sqrt(c_n/n + c_m/m), the
-// noise of the estimate itself.
+// floorBelowNoise (stats.md §6.3): an uncalibrated floor below the
+// estimate's own noise, z(1−α/K)·σ̂·sqrt(c_n/n + c_m/m).
 func (in Input) floorBelowNoise(floor float64) bool {
 	if in.Noise != nil || len(in.Base) < 2 || len(in.Head) < 2 {
 		return false
@@ -145,9 +140,8 @@ func (in Input) floorBelowNoise(floor float64) bool {
 	return floor < Floor(Noise{SigmaW: nz.SigmaW}, len(in.Head), len(in.Base), 1, true, in.Alpha, in.K)
 }
 
-// noise is the calibrated noise, or else the spread the samples show
-// (pooled within each side; between-job drift unknown). ok is false when
-// neither exists or the values cannot be put on the comparison scale.
+// noise is the calibrated noise, else the samples' spread pooled within
+// each side; ok is false when neither can be had.
 func (in Input) noise() (Noise, bool) {
 	if in.Noise != nil {
 		return *in.Noise, true

@@ -8,11 +8,9 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// ZTest is the small-sample test with calibrated noise: head and base are
-// on the comparison scale (logs for ratio metrics), and
-// z = d·(mean(head) − mean(base)) / sqrt(σ_b²(1+1/S_b) + σ_w²(1/n+1/m)).
-// sameJob drops the between-job term (A/B in one job). It returns the
-// one-sided p = 1 − Φ(z) for "head is worse".
+// ZTest is the small-sample test with calibrated noise, on the comparison
+// scale: z = d·(mean(head) − mean(base)) / sqrt(σ_b²(1+1/S_b) + σ_w²(1/n+1/m)),
+// without the σ_b term when sameJob; p = 1 − Φ(z) for "head is worse".
 func ZTest(head, base []float64, d Direction, nz Noise, baseJobs int, sameJob bool) (float64, error) {
 	if len(head) == 0 || len(base) == 0 {
 		return math.NaN(), fmt.Errorf("z-test needs values on both sides (head %d, base %d)", len(head), len(base))
@@ -28,12 +26,11 @@ func ZTest(head, base []float64, d Direction, nz Noise, baseJobs int, sameJob bo
 	return upperTail(diff, math.Sqrt(v), distuv.UnitNormal.Survival), nil
 }
 
-// TPrediction is the low-confidence fallback when the exact test cannot
-// reach α and no noise is calibrated: a t prediction test on the
-// comparison scale. With m ≥ 2 base values it uses the base spread,
-// t = (mean(head) − mean(base)) / (s_base·sqrt(1/n + 1/m)) with m−1 degrees
-// of freedom; with m = 1 and n ≥ 2 it uses the head spread with n−1. It
-// returns the one-sided p for "head is worse".
+// TPrediction is the low-confidence fallback without calibrated noise
+// where the exact test cannot reach α, on the comparison scale:
+// t = (mean(head) − mean(base)) / (s·sqrt(1/n + 1/m)) with the base's
+// spread (m−1 df), or with one base value the head's (n−1 df); the
+// one-sided p of "head is worse".
 func TPrediction(head, base []float64, d Direction) (float64, error) {
 	n, m := len(head), len(base)
 	var s, df float64

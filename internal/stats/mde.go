@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 )
@@ -33,10 +34,9 @@ func MDE(in MDEInput) float64 {
 	return math.Max(a, b)
 }
 
-// Simulation describes synthetic comparisons for MonteCarloMDE: base
-// values from BaseJobs jobs and head values from one job, with within-job
-// noise SigmaW and job offsets SigmaB (dropped when SameJob), on the
-// comparison scale.
+// Simulation describes MonteCarloMDE's synthetic comparisons: base values
+// from BaseJobs jobs, head values from one, with Noise (σ_b dropped when
+// SameJob), on the comparison scale.
 type Simulation struct {
 	Noise    Noise
 	N, M     int
@@ -46,29 +46,21 @@ type Simulation struct {
 	Trials   int // default 1000
 }
 
-// Decider judges one synthetic comparison: head and base are on the
-// comparison scale, oriented so that higher is worse. It returns true when
-// the gate would call a regression.
+// Decider reports whether the gate calls a regression on head and base
+// (comparison scale, higher is worse).
 type Decider func(head, base []float64) bool
 
-// bisectionSteps bounds the search; 10 halvings of the range resolve the
-// effect to 0.1 % of maxShift.
+// bisectionSteps: 10 halvings resolve the effect to 0.1 % of maxShift.
 const bisectionSteps = 10
 
-// MonteCarloMDE finds by bisection the smallest shift in (0, maxShift]
-// that decide detects in at least 80 % of sim.Trials synthetic
-// comparisons. Every probe reuses the same seeded noise (common random
-// numbers), so the answer is deterministic. ok is false when even maxShift
-// is detected less often.
+// MonteCarloMDE bisects for the smallest shift in (0, maxShift] that
+// decide detects in ≥ 80 % of sim.Trials synthetic comparisons, each
+// probe on the same seeded noise; ok is false when maxShift is not.
 func MonteCarloMDE(sim Simulation, maxShift float64, decide Decider) (shift float64, ok bool) {
 	if sim.N <= 0 || sim.M <= 0 || !(maxShift > 0) {
 		return math.NaN(), false
 	}
-	trials := sim.Trials
-	if trials <= 0 {
-		trials = 1000
-	}
-	draws := sim.draw(trials)
+	draws := sim.draw(cmp.Or(max(sim.Trials, 0), 1000))
 	if power(draws, maxShift, decide) < Power {
 		return math.NaN(), false
 	}

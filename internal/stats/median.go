@@ -57,12 +57,36 @@ func SampleSD(x []float64) float64 {
 	if len(x) < 2 {
 		return 0
 	}
-	m := Mean(x)
-	var ss float64
-	for _, v := range x {
-		ss += (v - m) * (v - m)
+	return math.Sqrt(sumSquares(x) / float64(len(x)-1))
+}
+
+// CV is the coefficient of variation of x: the sample standard deviation
+// (n−1) over the mean; 0 for fewer than two values or a zero mean.
+func CV(x []float64) float64 {
+	if len(x) < 2 {
+		return 0
 	}
-	return math.Sqrt(ss / float64(len(x)-1))
+	if mean := Mean(x); mean != 0 {
+		return SampleSD(x) / mean
+	}
+	return 0
+}
+
+// pooledSD is the within-side standard deviation pooled over both sides;
+// ok is false when neither side has two values.
+func pooledSD(a, b []float64) (sd float64, ok bool) {
+	df := max(len(a)-1, 0) + max(len(b)-1, 0)
+	return math.Sqrt((sumSquares(a) + sumSquares(b)) / float64(df)), df > 0
+}
+
+// sumSquares is the sum of squared deviations of x from its mean.
+func sumSquares(x []float64) float64 {
+	m := Mean(x)
+	var s float64
+	for _, v := range x {
+		s += (v - m) * (v - m)
+	}
+	return s
 }
 
 // Logs returns the natural logarithms of x, or an error naming the first

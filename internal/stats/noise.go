@@ -8,10 +8,8 @@ import (
 	"gonum.org/v1/gonum/stat"
 )
 
-// Noise is the measured noise of one metric on the comparison scale (logs
-// for ratio metrics, percentage points for rates): SigmaW within a job
-// (run to run), SigmaB between jobs (job to job drift), estimated from Jobs
-// A/A jobs of about Runs runs each.
+// Noise is one metric's noise on the comparison scale: SigmaW run to run
+// within a job, SigmaB job to job, from Jobs A/A jobs of about Runs runs.
 type Noise struct {
 	SigmaW float64 `json:"sigma_w"`
 	SigmaB float64 `json:"sigma_b"`
@@ -21,49 +19,39 @@ type Noise struct {
 
 // Check reports a noise value that cannot be used.
 func (nz Noise) Check() error {
-	for _, s := range []struct {
-		name string
-		v    float64
-	}{{"sigma_w", nz.SigmaW}, {"sigma_b", nz.SigmaB}} {
-		if !(s.v >= 0) || math.IsInf(s.v, 1) {
-			return fmt.Errorf("calibrated noise %s = %g is not a finite value ≥ 0; re-run calibrate", s.name, s.v)
+	for i, v := range []float64{nz.SigmaW, nz.SigmaB} {
+		if !(v >= 0) || math.IsInf(v, 1) {
+			return fmt.Errorf("calibrated noise %s = %g is not a finite value ≥ 0; re-run calibrate", [2]string{"sigma_w", "sigma_b"}[i], v)
 		}
 	}
 	return nil
 }
 
-// minCalibrationJobs and minCalibrationRuns are the least data from which a
-// between-job and a within-job variance can be estimated at all.
+// The least data a between-job and a within-job variance need.
 const (
 	minCalibrationJobs = 2
 	minCalibrationRuns = 2
 )
 
-// Calibrate estimates σ_w and σ_b of a ratio metric from A/A jobs (one
-// slice of per-run values per job, all on one build) by a one-way
-// random-effects ANOVA on logs (stats.md §6.5). Jobs may have different
-// run counts. stats.md recommends ≥ 10 jobs; fewer are accepted.
-func Calibrate(jobs [][]float64) (Noise, error) {
-	logs := make([][]float64, len(jobs))
-	for i, job := range jobs {
-		l, err := Logs(job)
-		if err != nil {
-			return Noise{}, fmt.Errorf("job %d: %w", i+1, err)
-		}
-		logs[i] = l
-	}
-	return varianceComponents(logs)
-}
+// Calibrate estimates σ_w and σ_b of a ratio metric from A/A jobs (each
+// job's per-run values, one build) by a one-way random-effects ANOVA on
+// logs (stats.md §6.5); run counts may differ.
+func Calibrate(jobs [][]float64) (Noise, error) { return Ratio.calibrate(jobs) }
 
 // CalibrateAbsolute is Calibrate for rate metrics in percent: the same
 // ANOVA on the raw values, so σ's are in percentage points (stats.md §6.7).
-func CalibrateAbsolute(jobs [][]float64) (Noise, error) {
+func CalibrateAbsolute(jobs [][]float64) (Noise, error) { return Points.calibrate(jobs) }
+
+func (s Scale) calibrate(jobs [][]float64) (Noise, error) {
+	y := make([][]float64, len(jobs))
 	for i, job := range jobs {
-		if err := CheckFinite(job); err != nil {
+		v, err := s.Values(job)
+		if err != nil {
 			return Noise{}, fmt.Errorf("job %d: %w", i+1, err)
 		}
+		y[i] = v
 	}
-	return varianceComponents(jobs)
+	return varianceComponents(y)
 }
 
 // varianceComponents is the one-way random-effects ANOVA, with the usual

@@ -6,16 +6,13 @@ import (
 	"gonum.org/v1/gonum/mathext"
 )
 
-// PoolNoise pools the spreads of one metric in earlier jobs into the prior
-// a sequential look uses (SeqDesign.Prior): the variances averaged by
-// their degrees of freedom, and as many degrees of freedom as the jobs'
-// agreement supports. Summing them would claim every job had the same
-// noise; on a shared machine a job beside a busy neighbour has twice the
-// spread (issue 19), and judged with the quiet jobs' noise at 16 degrees
-// of freedom it alarms too early. So the jobs' log variances vary by τ²
-// beyond their sampling (heterogeneity), and the prior is a scaled χ²
-// with 2/ν = τ² + 2/Σν_j: agreeing jobs keep Σν_j, jobs 2× apart in SD
-// keep about 4. Jobs with a zero spread count in the variance, not in τ².
+// PoolNoise pools one metric's spreads in earlier jobs into a sequential
+// look's prior (SeqDesign.Prior): the variances averaged by their degrees
+// of freedom, with as many degrees of freedom as the jobs' agreement
+// supports, not their sum: a job beside a busy neighbour has twice the
+// spread (issue 19). The log variances vary by τ² beyond sampling, and
+// 2/ν = τ² + 2/Σν_j: agreeing jobs keep Σν_j, jobs 2× apart in SD about 4.
+// Jobs with a zero spread count in the variance, not in τ².
 func PoolNoise(jobs []SeqPrior) SeqPrior {
 	var ss float64
 	df := 0

@@ -32,6 +32,7 @@
 package stats
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -244,24 +245,10 @@ func (s SeqDecision) Decided() bool { return s.Outcome != SeqContinue }
 
 // WithDefaults is the design with its zero fields set to the defaults.
 func (d SeqDesign) WithDefaults() SeqDesign {
-	if d.Alpha == 0 {
-		d.Alpha = DefaultSeqAlpha
-	}
-	if d.Beta == 0 {
-		d.Beta = DefaultSeqBeta
-	}
-	if d.MinPairs == 0 {
-		d.MinPairs = DefaultSeqMinPairs
-	}
-	if d.MaxPairs == 0 {
-		d.MaxPairs = max(DefaultSeqMaxPairs, d.MinPairs)
-	}
-	if d.Every == 0 {
-		d.Every = DefaultSeqEvery
-	}
-	if d.Rho == 0 {
-		d.Rho = DefaultSeqRho
-	}
+	d.Alpha, d.Beta = cmp.Or(d.Alpha, DefaultSeqAlpha), cmp.Or(d.Beta, DefaultSeqBeta)
+	d.MinPairs = cmp.Or(d.MinPairs, DefaultSeqMinPairs)
+	d.MaxPairs = cmp.Or(d.MaxPairs, max(DefaultSeqMaxPairs, d.MinPairs))
+	d.Every, d.Rho = cmp.Or(d.Every, DefaultSeqEvery), cmp.Or(d.Rho, DefaultSeqRho)
 	return d
 }
 

@@ -7,12 +7,10 @@ import (
 )
 
 // SignedRankTest is the exact one-sided Wilcoxon signed-rank test that the
-// paired differences d (worse-direction differences of A/B pairs, bigger is
-// worse) are centred above zero. Zeros are dropped (Wilcoxon's rule) and
-// tied magnitudes get mid-ranks; the null distribution of the positive rank
-// sum is counted exactly over all 2ⁿ sign patterns (a subset-sum over
-// doubled ranks), so ties and small n need no approximation. All-zero
-// differences are no change: P = 1. pBetter is the mirrored test.
+// pairs' differences d (bigger is worse) are centred above zero, and
+// pBetter the mirrored one. Zeros are dropped, ties get mid-ranks, and the
+// null distribution is counted exactly over all 2ⁿ sign patterns (a
+// subset-sum over doubled ranks). All-zero differences: P = 1.
 func SignedRankTest(d []float64) (pWorse, pBetter float64, err error) {
 	if len(d) == 0 {
 		return math.NaN(), math.NaN(), errors.New("signed-rank test needs at least one pair")

@@ -9,20 +9,15 @@ import (
 
 // UResult is the outcome of a one-sided Mann–Whitney U-test.
 type UResult struct {
-	// P is the one-sided p-value for "head is worse than base".
-	P float64
-	// AllEqual is set when every value on both sides is the same: no
-	// change, P = 1.
-	AllEqual bool
-	// Exact is false when go-moremath used its normal approximation (ties
-	// with more than 25 values on a side, or more than 50 without ties).
+	P        float64 // one-sided, for "head is worse than base"
+	AllEqual bool    // every value on both sides is the same: P = 1
+	// Exact is false where go-moremath approximates (ties with more than
+	// 25 values on a side, or more than 50 without ties).
 	Exact bool
 }
 
-// UTest runs the one-sided Mann–Whitney U-test of "head is worse than base"
-// in direction d (go-moremath's MannWhitneyUTest with LocationGreater when
-// higher is worse, LocationLess when lower is worse). The values need no
-// transformation: ranks are invariant under logarithms.
+// UTest runs go-moremath's one-sided Mann–Whitney U-test of "head is
+// worse than base" in direction d, on raw values (ranks ignore logs).
 func UTest(head, base []float64, d Direction) (UResult, error) {
 	if len(head) == 0 || len(base) == 0 {
 		return UResult{}, fmt.Errorf("u-test needs values on both sides (head %d, base %d)", len(head), len(base))

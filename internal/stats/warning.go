@@ -1,31 +1,23 @@
 package stats
 
-// Warning is a caveat about a comparison or a verdict, as a value: Code
-// says what kind it is, so that callers can test for it, and Message is
-// what reports print. It is an error, so it also fits where caveats are
-// collected as []error (benchmath's convention).
+import "slices"
+
+// Warning is a caveat about a comparison or a verdict: Code, for callers
+// to test, and Message, for reports. It is an error too.
 type Warning struct {
 	Code    WarningCode
 	Message string
 }
 
-// WarningCode names a kind of warning. Each package defines the codes of
-// the warnings it raises.
+// WarningCode names a kind of warning; each package defines its own.
 type WarningCode string
 
 // The warnings Compare raises.
 const (
-	// WarnCannotCompare: the values cannot be put on the comparison scale
-	// (a zero throughput, a NaN); no test ran.
-	WarnCannotCompare WarningCode = "cannot_compare"
-	// WarnTooFewSamples: no test can reach α with these sample sizes and
-	// no noise is calibrated.
-	WarnTooFewSamples WarningCode = "too_few_samples"
-	// WarnLowConfidence: the t prediction test ran, on few samples.
-	WarnLowConfidence WarningCode = "low_confidence"
-	// WarnFloorBelowNoise: an uncalibrated floor is smaller than the
-	// run-to-run noise the samples themselves show.
-	WarnFloorBelowNoise WarningCode = "floor_below_noise"
+	WarnCannotCompare   WarningCode = "cannot_compare"    // a value off the comparison scale (a zero throughput, a NaN)
+	WarnTooFewSamples   WarningCode = "too_few_samples"   // no test can reach α, no noise calibrated
+	WarnLowConfidence   WarningCode = "low_confidence"    // the t prediction test ran
+	WarnFloorBelowNoise WarningCode = "floor_below_noise" // an uncalibrated floor below the samples' own noise
 )
 
 func (w Warning) Error() string { return w.Message }
@@ -44,10 +36,5 @@ func Messages(ws []Warning) []string {
 
 // HasWarning reports whether ws holds a warning of code.
 func HasWarning(ws []Warning, code WarningCode) bool {
-	for _, w := range ws {
-		if w.Code == code {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(ws, func(w Warning) bool { return w.Code == code })
 }

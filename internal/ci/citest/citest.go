@@ -30,12 +30,11 @@ type Command struct {
 func Commands(log string) []Command {
 	var found []Command
 	for i, line := range Lines(log) {
-		if c, ok := parse(line); ok {
-			c.Line, c.Text = i+1, line
-			found = append(found, c)
-			continue
+		c, ok := parse(line)
+		if !ok {
+			c, ok = parse(withoutIgnorable(line))
 		}
-		if c, ok := parse(withoutIgnorable(line)); ok {
+		if ok {
 			c.Line, c.Text = i+1, line
 			found = append(found, c)
 		}

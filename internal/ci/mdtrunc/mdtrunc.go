@@ -11,10 +11,8 @@ import (
 
 // Fit returns md unchanged when it is at most limit bytes. Otherwise it cuts
 // md at the last line break that leaves room, closes any open code fence and
-// <details> block, appends note on a line of its own, and reports true. The
-// result is at most limit bytes whenever limit exceeds len(note) plus a few
-// bytes of closing tags; with an even smaller limit only note (cut to limit)
-// is returned.
+// <details> block, appends note on a line of its own, and reports true;
+// where even note and the closers do not fit, only note, cut to limit.
 func Fit(md string, limit int, note string) (string, bool) {
 	if len(md) <= limit {
 		return md, false
@@ -44,11 +42,7 @@ func Fit(md string, limit int, note string) (string, bool) {
 
 // openDetails counts <details> blocks opened in md and not closed.
 func openDetails(md string) int {
-	n := strings.Count(md, "<details") - strings.Count(md, "</details>")
-	if n < 0 {
-		return 0
-	}
-	return n
+	return max(0, strings.Count(md, "<details")-strings.Count(md, "</details>"))
 }
 
 // cutRunes returns the longest prefix of s of at most n bytes that does not
