@@ -56,7 +56,7 @@ type page struct {
 	Unit                                    string // what the A/B verdict judged: pair or block
 	Errors                                  []htmlError
 	Warnings, Notes                         []string
-	// Statements are the database statements whose work changed most, with their title (queries.go).
+	// Statements are the database statements whose work changed most, with their title.
 	Statements      []string
 	StatementsTitle string
 }

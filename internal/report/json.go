@@ -44,22 +44,9 @@ type jsonReport struct {
 	Errors         []errorFigures  `json:"errors"`
 	Sequential     *jsonSequential `json:"sequential,omitempty"`
 	// Runs are the gated metrics' figures per run, so that a report read back (tailgate comment) charts what decided.
-	Runs       *jsonRuns       `json:"runs,omitempty"`
-	TargetLog  *jsonTargetLog  `json:"target_log,omitempty"`
-	Statements []jsonStatement `json:"statements,omitempty"`
-}
-
-type jsonStatement struct {
-	Source string     `json:"source"`
-	Query  string     `json:"query"`
-	Base   [3]float64 `json:"base"`
-	Head   [3]float64 `json:"head"`
-}
-
-// jsonTargetLog is TargetLogs (a conversion).
-type jsonTargetLog struct {
-	Base string `json:"base,omitempty"`
-	Head string `json:"head,omitempty"`
+	Runs       *jsonRuns         `json:"runs,omitempty"`
+	TargetLog  *TargetLogs       `json:"target_log,omitempty"`
+	Statements []statementChange `json:"statements,omitempty"`
 }
 
 // jsonSequential is gate.Sequential, field for field (a conversion).
@@ -182,11 +169,9 @@ func toJSON(in Input) jsonReport {
 		r.Sequential = &seq
 	}
 	if st := in.statementChanges(htmlStatements); len(st) > 0 {
-		r.Statements = mapped(st, func(c statementChange) jsonStatement {
-			return jsonStatement{Source: c.Source, Query: fitText(c.Query), Base: c.Base, Head: c.Head}
-		})
+		r.Statements = mapped(st, func(c statementChange) statementChange { c.Query = fitText(c.Query); return c })
 	}
-	if l := jsonTargetLog(in.TargetLog); l != (jsonTargetLog{}) {
+	if l := in.TargetLog; l != (TargetLogs{}) {
 		r.TargetLog = &l
 	}
 	return r
@@ -357,7 +342,7 @@ func (c *checker) report(r jsonReport) {
 	c.regressions(r)
 }
 
-func (c *checker) statement(path string, s jsonStatement) {
+func (c *checker) statement(path string, s statementChange) {
 	if !sourcePattern.MatchString(s.Source) {
 		c.add(path+".source", "%q is not a counter source name (lower-case letters, digits and _)", clip(s.Source))
 	}
@@ -570,59 +555,42 @@ func fromJSON(r jsonReport) Input {
 		v.Detect = append(v.Detect, gate.Detectable{Key: d.Key, Label: cmp.Or(d.Label, byKey[d.Key].Label, d.Key), N: byKey[d.Key].HeadN,
 			M: byKey[d.Key].BaselineN, Effect: orNaN(d.Effect), Unit: d.Unit, Direction: d.Direction, Method: d.Method, Possible: d.Possible, Note: d.Note})
 	}
-	in := Input{Name: r.Benchmark, Mode: r.Mode, BaselineSource: r.BaselineSource, Verdict: v,
-		Head: detailsFromJSON(r.Steps, r.Errors), Base: detailsFromJSON(r.BaseSteps, nil), Notes: r.Notes}
+	var runs jsonRuns
 	if r.Runs != nil {
-		in.Base = withDetails(runsFromJSON(r.Runs.Base), in.Base)
-		in.Head = withDetails(runsFromJSON(r.Runs.Head), in.Head)
+		runs = *r.Runs
 	}
+	in := Input{Name: r.Benchmark, Mode: r.Mode, BaselineSource: r.BaselineSource, Verdict: v, Notes: r.Notes,
+		Head: runsFromJSON(runs.Head, r.Steps, r.Errors), Base: runsFromJSON(runs.Base, r.BaseSteps, nil)}
 	if l := r.TargetLog; l != nil {
-		in.TargetLog = TargetLogs(*l)
+		in.TargetLog = *l
 	}
-	if len(r.Statements) > 0 {
-		in.statements = mapped(r.Statements, func(s jsonStatement) statementChange {
-			return statementChange{Source: s.Source, Query: s.Query, Base: s.Base, Head: s.Head}
-		})
-	}
+	in.statements = r.Statements
 	return in
 }
 
-func runsFromJSON(figures []map[string]float64) []result.Run {
-	runs := mapped(figures, func(m map[string]float64) result.Run { return result.Run{Metrics: m} })
-	for i := range runs {
-		runs[i].Index = i
+// runsFromJSON rebuilds one side's runs: the gated figures by run, each run's steps (by run where
+// the file has them, else one run of sums) and the error classes (in the first run).
+func runsFromJSON(figures []map[string]float64, steps []jsonStep, errs []errorFigures) []result.Run {
+	n := len(figures)
+	if n == 0 && len(steps)+len(errs) > 0 {
+		n = 1
+		for _, s := range steps {
+			n = max(n, len(s.Runs))
+		}
 	}
-	return runs
-}
-
-// withDetails puts the steps and error classes of each run (detailsFromJSON) into the run of the same place.
-func withDetails(runs, details []result.Run) []result.Run {
-	if len(runs) == 0 {
-		return details
-	}
-	for i := range min(len(runs), len(details)) {
-		runs[i].Steps, runs[i].Errors = details[i].Steps, details[i].Errors
-	}
-	return runs
-}
-
-// detailsFromJSON rebuilds one side's runs' steps (by run where the file
-// has them, else one run of sums) and error classes (in the first run).
-func detailsFromJSON(steps []jsonStep, errs []errorFigures) []result.Run {
-	if len(steps) == 0 && len(errs) == 0 {
+	if n == 0 {
 		return nil
 	}
-	n := 1
-	for _, s := range steps {
-		n = max(n, len(s.Runs))
-	}
 	runs := make([]result.Run, n)
+	for i, m := range figures {
+		runs[i].Index, runs[i].Metrics = i, m
+	}
 	for _, s := range steps {
 		each := s.Runs
 		if len(each) == 0 {
 			each = []*jsonStepRun{{Requests: s.Requests, Failed: s.Failed, P50: s.P50, P95: s.P95}}
 		}
-		for i, r := range each {
+		for i, r := range each[:min(len(each), n)] {
 			if r == nil {
 				continue
 			}

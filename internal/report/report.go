@@ -58,20 +58,25 @@ type Origin struct {
 // through show (mdText for Markdown, plainText for the terminal).
 func headline(in Input, show func(string) string) string {
 	v := in.Verdict
-	switch v.Outcome {
-	case gate.Regression:
-		return fmt.Sprintf("regression in %s", strings.Join(regressionLabels(v, show), ", "))
-	case gate.Inconclusive:
-		if s := v.Sequential; s != nil && !s.Done {
-			return "undecided so far: " + show(s.Reason)
-		}
-		return "inconclusive: " + inconclusiveReason(v, show)
-	default:
-		if v.HasWarning(gate.WarnNoBaseline) {
-			return "pass (no baseline yet)"
-		}
+	switch {
+	case v.Outcome == gate.Regression:
+		return "regression in " + strings.Join(gatedLabels(v, gate.MetricRegression, show, func(f gate.Finding) string { return " (" + formatChange(f) + ")" }), ", ")
+	case v.Outcome != gate.Inconclusive && v.HasWarning(gate.WarnNoBaseline):
+		return "pass (no baseline yet)"
+	case v.Outcome != gate.Inconclusive:
 		return "pass: no gated metric regressed beyond its noise floor"
+	case v.Sequential != nil && !v.Sequential.Done:
+		return "undecided so far: " + show(v.Sequential.Reason)
+	case v.HasWarning(gate.WarnDefinitionChanged):
+		return "inconclusive: benchmark changed, re-record the baseline"
 	}
+	if labels := gatedLabels(v, gate.MetricInconclusive, show, func(gate.Finding) string { return "" }); len(labels) > 0 {
+		return "inconclusive: could not judge " + strings.Join(labels, ", ")
+	}
+	if len(v.Warnings) > 0 {
+		return "inconclusive: " + show(v.Warnings[len(v.Warnings)-1].Message)
+	}
+	return "inconclusive: nothing to judge"
 }
 
 // gatedLabels are the labels of the gated findings of outcome o, each through show and then with.
@@ -83,23 +88,6 @@ func gatedLabels(v gate.Verdict, o gate.MetricOutcome, show func(string) string,
 		}
 	}
 	return out
-}
-
-func regressionLabels(v gate.Verdict, show func(string) string) []string {
-	return gatedLabels(v, gate.MetricRegression, show, func(f gate.Finding) string { return " (" + formatChange(f) + ")" })
-}
-
-func inconclusiveReason(v gate.Verdict, show func(string) string) string {
-	if v.HasWarning(gate.WarnDefinitionChanged) {
-		return "benchmark changed, re-record the baseline"
-	}
-	if labels := gatedLabels(v, gate.MetricInconclusive, show, func(gate.Finding) string { return "" }); len(labels) > 0 {
-		return "could not judge " + strings.Join(labels, ", ")
-	}
-	if len(v.Warnings) > 0 {
-		return show(v.Warnings[len(v.Warnings)-1].Message)
-	}
-	return "nothing to judge"
 }
 
 // plainText shows text as it is: the terminal report's way.
@@ -247,22 +235,17 @@ func formatP(p float64) string {
 	return fmt.Sprintf("%.3f", p)
 }
 
-// findingNotes lists what a reader needs beside the table: notes, and the
-// tests that named says are worth naming; a note of white space is none.
-func findingNotes(findings []gate.Finding, named func(test string) bool) []string {
+// shownNotes are the notes beside a report's table: the findings' (with
+// the tests named says are worth naming; a note of white space is none),
+// notesOf, then the target logs'.
+func shownNotes(in Input, fs []gate.Finding, named func(test string) bool) []string {
 	var out []string
-	for _, f := range findings {
+	for _, f := range fs {
 		if note := noteOf(f, named); strings.TrimSpace(note) != "" {
 			out = append(out, f.Label+": "+note)
 		}
 	}
-	return out
-}
-
-// shownNotes are the notes beside a report's table: the findings' (with
-// the tests named says are worth naming), notesOf, then the target logs'.
-func shownNotes(in Input, fs []gate.Finding, named func(test string) bool) []string {
-	return slices.Concat(findingNotes(fs, named), notesOf(in), targetLogNotes(in))
+	return slices.Concat(out, notesOf(in), targetLogNotes(in))
 }
 
 // judgedLines are the sequential A/B's line and what the gate can detect, where there is one.
@@ -272,10 +255,13 @@ func judgedLines(v gate.Verdict, show func(string) string) []string {
 
 // noteOf is a finding's note, naming its test where named says it is worth naming.
 func noteOf(f gate.Finding, named func(test string) bool) string {
-	if named(f.Test) {
-		return joinNote("test: "+f.Test, f.Note)
+	switch {
+	case !named(f.Test):
+		return f.Note
+	case f.Note == "":
+		return "test: " + f.Test
 	}
-	return f.Note
+	return "test: " + f.Test + "; " + f.Note
 }
 
 // notExact reports a test the terminal names: any but the exact ones (the sequential line names that one).
@@ -286,13 +272,6 @@ func notExact(test string) bool {
 // lowConfidence reports whether a test is worth naming in a PR comment or
 // the HTML report: any but the exact ones (the paired A/B test is exact).
 func lowConfidence(test string) bool { return notExact(test) && test != stats.TestSignedRank }
-
-func joinNote(a, b string) string {
-	if b == "" {
-		return a
-	}
-	return a + "; " + b
-}
 
 // contextLine says what was compared, with the mode and the baseline's source shown through show.
 func contextLine(in Input, show func(string) string) string {

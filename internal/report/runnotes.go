@@ -86,7 +86,10 @@ func sideNote(side string, n, of int, unit, note string) string {
 
 // TargetLogs are the files holding the output of the targets tailgate
 // started (the head's in check and demo, each side's in A/B).
-type TargetLogs struct{ Base, Head string }
+type TargetLogs struct {
+	Base string `json:"base,omitempty"`
+	Head string `json:"head,omitempty"`
+}
 
 // Paths lists the log files, each once, the base's first.
 func (l TargetLogs) Paths() []string {
@@ -200,8 +203,10 @@ var statementFigures = [3]string{"calls", "rows", "blocks"}
 
 // statementChange is one statement's work per iteration on each side.
 type statementChange struct {
-	Source, Query string
-	Base, Head    [3]float64 // calls, rows, blocks per iteration
+	Source string     `json:"source"`
+	Query  string     `json:"query"`
+	Base   [3]float64 `json:"base"` // calls, rows, blocks per iteration
+	Head   [3]float64 `json:"head"`
 	// weight ranks the changes: the largest of its figures' changes as a
 	// share of that figure's total over all statements.
 	weight float64

@@ -115,13 +115,9 @@ func writeTextDetails(b *strings.Builder, in Input) {
 		b.WriteString("Errors (head):\n")
 		fmt.Fprintln(tw, "  class\tstep\tcount\tsample")
 		for _, e := range errs {
-			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\n", e.Class, e.Step, e.Count, oneLine(e.Sample))
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\n", e.Class, e.Step, e.Count, strings.Join(strings.Fields(e.Sample), " "))
 		}
 		tw.Flush()
 		b.WriteString("\n")
 	}
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
