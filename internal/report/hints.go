@@ -118,21 +118,13 @@ func medianOfRuns(runs []result.Run, key string) float64 {
 	return stats.Median(vals)
 }
 
-// shareParts are the parts with a share of their server's CPU in any run, sorted.
+// shareParts are the parts with a share of their server's CPU in any run or phase, sorted.
 func shareParts(sides ...[]result.Run) []string {
 	var parts []string
-	add := func(m map[string]float64) {
-		for k := range m {
+	for _, r := range slices.Concat(sides...) {
+		for _, k := range result.KeysOf([]result.Run{r}, mapped(r.Phases, func(p result.Phase) result.Run { return p.Run })) {
 			if p, ok := result.PartOfShareKey(k); ok && !slices.Contains(parts, p) {
 				parts = append(parts, p)
-			}
-		}
-	}
-	for _, runs := range sides {
-		for _, r := range runs {
-			add(r.Metrics)
-			for _, p := range r.Phases {
-				add(p.Run.Metrics)
 			}
 		}
 	}

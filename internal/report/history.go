@@ -120,10 +120,8 @@ func writeHistoryMetric(b *strings.Builder, in HistoryInput, m gate.HistoryMetri
 	switch {
 	case len(m.Changes) == 0 && m.Note != "" && m.Alpha == 0:
 		fmt.Fprintf(b, "not analysed: %s\n", m.Note)
-	case len(m.Changes) == 0 && m.Side == 0:
-		fmt.Fprintf(b, "no change point can be shown (%s)\n  %s\n", historyRule(m), reachText(m))
 	case len(m.Changes) == 0:
-		fmt.Fprintf(b, "no change point (%s)\n  %s\n", historyRule(m), reachText(m))
+		fmt.Fprintf(b, "no change point%s (%s)\n  %s\n", map[bool]string{true: " can be shown"}[m.Side == 0], historyRule(m), reachText(m))
 	default:
 		fmt.Fprintf(b, "%s (%s)\n", count(len(m.Changes), "change point", "change points"), historyRule(m))
 	}
@@ -338,14 +336,11 @@ func spanText(m result.Metric, c gate.Creep) string {
 
 // creepText is a metric's creep with its bounds, whether it is flagged and how it was measured.
 func creepText(m gate.ChainMetric) string {
-	return creepStep(m.Meta, m.Creep) + flaggedText(m.Meta, m.Creep) + spanText(m.Meta, m.Creep)
-}
-
-func flaggedText(m result.Metric, c gate.Creep) string {
-	if c.Worse {
-		return fmt.Sprintf(", flagged: worse than the %s floor with its bounds clear of zero", strings.TrimPrefix(metricStep(m, c.Floor), "+"))
+	flagged := ""
+	if m.Creep.Worse {
+		flagged = fmt.Sprintf(", flagged: worse than the %s floor with its bounds clear of zero", strings.TrimPrefix(metricStep(m.Meta, m.Creep.Floor), "+"))
 	}
-	return ""
+	return creepStep(m.Meta, m.Creep) + flagged + spanText(m.Meta, m.Creep)
 }
 
 func metricStep(m result.Metric, v float64) string { return formatDiff(v, points(m)) }

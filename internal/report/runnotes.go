@@ -150,31 +150,17 @@ func aaNotes(v gate.Verdict, base, head []result.Run) []string {
 		m, _ := result.Lookup(key)
 		note := fmt.Sprintf("A/A noise of %s: the %s of each side vary by %s (base) and %s (head), coefficient of variation",
 			m.Label, units, percentOf(stats.CV(a)), percentOf(stats.CV(b)))
-		if f, ok := findingOf(v, key); ok && formatChange(f) != "—" {
-			note += "; change head against base " + formatChange(f) + ", as in the table"
+		if i := slices.IndexFunc(v.Findings, func(f gate.Finding) bool { return f.Key == key }); i >= 0 && formatChange(v.Findings[i]) != "—" {
+			note += "; change head against base " + formatChange(v.Findings[i]) + ", as in the table"
 		}
 		notes = append(notes, note)
 	}
 	if v.Outcome != gate.Regression {
 		return append(notes, "A/A: no false alarm")
 	}
-	var labels []string
-	for _, f := range v.Findings {
-		if f.Gated && f.Outcome == gate.MetricRegression {
-			labels = append(labels, f.Label)
-		}
-	}
+	labels := gatedLabels(v, gate.MetricRegression, plainText, func(gate.Finding) string { return "" })
 	return append(notes, fmt.Sprintf("A/A: a false alarm in %s: the same build on both sides was called a regression; widen min_effect or look at the noise above",
 		strings.Join(labels, ", ")))
-}
-
-func findingOf(v gate.Verdict, key string) (gate.Finding, bool) {
-	for _, f := range v.Findings {
-		if f.Key == key {
-			return f, true
-		}
-	}
-	return gate.Finding{}, false
 }
 
 func percentOf(share float64) string { return fmt.Sprintf("%.1f %%", 100*share) }
