@@ -325,17 +325,17 @@ func (c *checker) report(r jsonReport) {
 		c.sequential("sequential", *s)
 	}
 	if r.Runs != nil {
-		c.runs("runs.base", r.Runs.Base)
-		c.runs("runs.head", r.Runs.Head)
+		each(c, "runs.base", r.Runs.Base, maxRowItems, c.runs)
+		each(c, "runs.head", r.Runs.Head, maxRowItems, c.runs)
 	}
 	each(c, "statements", r.Statements, htmlStatements, c.statement)
 	if l := r.TargetLog; l != nil {
-		if l.Base == "" && l.Head == "" {
+		if *l == (TargetLogs{}) {
 			c.add("target_log", "names no file")
 		}
-		for _, side := range []struct{ name, path string }{{"base", l.Base}, {"head", l.Head}} {
-			if side.path != "" {
-				c.targetLogPath("target_log."+side.name, side.path)
+		for i, path := range []string{l.Base, l.Head} {
+			if path != "" {
+				c.targetLogPath("target_log."+[]string{"base", "head"}[i], path)
 			}
 		}
 	}
@@ -366,20 +366,16 @@ func (c *checker) sequential(path string, s jsonSequential) {
 	c.text(path+".reason", s.Reason, maxTextRunes, false)
 }
 
-// runs checks the per-run figures of one side: at most maxRowItems runs,
-// each holding known metric keys and finite values.
-func (c *checker) runs(path string, runs []map[string]float64) {
-	c.length(path, len(runs), maxRowItems)
-	for i, figures := range runs {
-		for _, key := range slices.Sorted(maps.Keys(figures)) {
-			at := fmt.Sprintf("%s[%d].%s", path, i, clip(key))
-			if _, ok := result.Lookup(key); !ok || !(keyPattern.MatchString(key) || footprintKey.MatchString(key)) {
-				c.add(at, "is not a metric tailgate knows")
-				continue
-			}
-			v := figures[key]
-			c.finite(at, &v)
+// runs checks the per-run figures of one side: each run's known metric keys and finite values.
+func (c *checker) runs(path string, figures map[string]float64) {
+	for _, key := range slices.Sorted(maps.Keys(figures)) {
+		at := path + "." + clip(key)
+		if _, ok := result.Lookup(key); !ok || !(keyPattern.MatchString(key) || footprintKey.MatchString(key)) {
+			c.add(at, "is not a metric tailgate knows")
+			continue
 		}
+		v := figures[key]
+		c.finite(at, &v)
 	}
 }
 
