@@ -418,6 +418,7 @@ func newHistoryPage(in HistoryInput) (historyPage, error) {
 	p := historyPage{Name: pageText(in.Name), Context: unpathed(historySpan(in)), Headline: historyHeadline(in)}
 	p.Outcome, p.Class = historyBadge(in)
 	p.Title = visible(fmt.Sprintf("tailgate history · %s: %s", in.Name, p.Outcome), maxShownRunes)
+	var figs figures
 	for _, m := range changedFirst(in.Verdict.Metrics, in.Chain) {
 		if m.Alpha > 0 && p.Alpha == "" {
 			p.Alpha = strconv.FormatFloat(m.Alpha, 'g', 3, 64)
@@ -433,16 +434,12 @@ func newHistoryPage(in HistoryInput) (historyPage, error) {
 		} else if len(m.Changes) == 0 {
 			p.Notes = append(p.Notes, m.Meta.Label+": "+reachText(m))
 		}
-		if len(m.Values) == 0 {
-			continue
+		if len(m.Values) > 0 {
+			historyFigure(&figs, in, m)
 		}
-		fig, err := historyFigure(in, m)
-		if err != nil {
-			return historyPage{}, err
-		}
-		p.Figures = append(p.Figures, fig)
 	}
-	if err := p.addChain(in); err != nil {
+	p.Figures = figs.out
+	if err := cmp.Or(figs.err, p.addChain(in)); err != nil {
 		return historyPage{}, err
 	}
 	for i, j := range in.Jobs {
@@ -523,6 +520,7 @@ func (p *historyPage) addChain(in HistoryInput) error {
 	p.ChainSpan = fmt.Sprintf("%s; creep counted since %s.", chainSpan(c), visible(c.From, 40))
 	var flat []string
 	var shown []gate.ChainMetric
+	var figs figures
 	for _, m := range movedFirst(c.Metrics, chainMoved) {
 		if flatChain(c.Links, m.Meta.Key) {
 			flat = append(flat, m.Meta.Label)
@@ -533,20 +531,14 @@ func (p *historyPage) addChain(in HistoryInput) error {
 		if len(m.Culprits) > 0 {
 			row.Culprits = strings.Join(culpritTexts(in, m), "; ")
 			row.Level = levelState(m) + ": " + creepStep(m.Meta, m.Level)
-			if !m.Undone {
-				row.Class = "regression"
-			}
 		}
-		if m.Creep.Worse {
+		if (len(m.Culprits) > 0 && !m.Undone) || m.Creep.Worse {
 			row.Class = "regression"
 		}
 		p.Chain = append(p.Chain, row)
-		fig, err := chainFigure(in, m)
-		if err != nil {
-			return err
-		}
-		p.ChainFigures = append(p.ChainFigures, fig)
+		chainFigure(&figs, in, m)
 	}
+	p.ChainFigures = figs.out
 	if len(flat) > 0 {
 		p.Notes = append(p.Notes, fmt.Sprintf("%s: every commit's A/B measured no change, with bounds of 0 (the rate was the same, as 0, in every block of both sides); not drawn.", strings.Join(flat, ", ")))
 	}
@@ -554,20 +546,18 @@ func (p *historyPage) addChain(in HistoryInput) error {
 		row := historyLinkRow{N: i + 1, Commit: shortName(l.Commit), Parent: shortName(l.Parent), Time: l.Time.UTC().Format(minuteFormat), Job: pageText(orDash(l.Job))}
 		var changes []string
 		for _, m := range shown {
-			lm, ok := l.Metrics[m.Meta.Key]
-			if !ok {
-				continue
+			if lm, ok := l.Metrics[m.Meta.Key]; ok {
+				text := m.Meta.Label + " " + metricStep(m.Meta, lm.Change)
+				if lm.Outcome == gate.MetricRegression {
+					text, row.Class = text+" (regression)", "regression"
+				}
+				changes = append(changes, text)
 			}
-			text := m.Meta.Label + " " + metricStep(m.Meta, lm.Change)
-			if lm.Outcome == gate.MetricRegression {
-				text, row.Class = text+" (regression)", "regression"
-			}
-			changes = append(changes, text)
 		}
 		row.Change = orDash(strings.Join(changes, "; "))
 		p.Links = append(p.Links, row)
 	}
-	return nil
+	return figs.err
 }
 
 // flatChain reports whether every link that estimated metric key estimated exactly no change, bounds and all.
@@ -582,7 +572,7 @@ func flatChain(links []gate.ChainLink, key string) bool {
 
 // chainFigure draws a metric's running product of the chain's changes
 // with its 95 % bounds as dots and each culprit as a labelled line.
-func chainFigure(in HistoryInput, m gate.ChainMetric) (htmlFigure, error) {
+func chainFigure(figs *figures, in HistoryInput, m gate.ChainMetric) {
 	c := in.Chain
 	links := c.Links[min(c.Since, len(c.Links)):]
 	h := figure.History{Title: m.Meta.Label + " · A/B chain", YLabel: "change since " + orDash(axisCommit(firstParent(links))) + " (" + changeUnit(points(m.Meta)) + ")",
@@ -613,7 +603,7 @@ func chainFigure(in HistoryInput, m gate.ChainMetric) (htmlFigure, error) {
 	}
 	caption := fmt.Sprintf("%s along the A/B chain: the product of each commit's change against its parent since %s (line), %s%s, culprits dashed red. Creep %s.",
 		m.Meta.Label, visible(c.From, 40), bounds, spanLine, creepText(m))
-	return drawn(svg, err, caption)
+	figs.add(svg, err, caption)
 }
 
 // chainPoints are the running product of the links' changes of m with its 95 % bounds; from the latest culprit on
@@ -644,20 +634,15 @@ func firstParent(links []gate.ChainLink) string {
 
 // axisCommit is a commit's first 7 hex digits; anything else (the field is untrusted) is not drawn.
 func axisCommit(c string) string {
-	if len(c) < 7 {
+	if len(c) < 7 || strings.Trim(c, "0123456789abcdef") != "" {
 		return ""
-	}
-	for _, r := range c {
-		if !strings.ContainsRune("0123456789abcdef", r) {
-			return ""
-		}
 	}
 	return c[:7]
 }
 
 // historyFigure draws one metric over every job of the history (NaN where
 // a job did not measure it), so that its x positions are the jobs'.
-func historyFigure(in HistoryInput, m gate.HistoryMetric) (htmlFigure, error) {
+func historyFigure(figs *figures, in HistoryInput, m gate.HistoryMetric) {
 	n := len(in.Jobs)
 	h := figure.History{Title: m.Meta.Label, YLabel: axisLabel(m.Meta), Runs: make([][]float64, n), Medians: constant(math.NaN(), n),
 		Commits: mapped(in.Jobs, func(j gate.HistoryJob) string { return axisCommit(j.Commit) })}
@@ -683,5 +668,5 @@ func historyFigure(in HistoryInput, m gate.HistoryMetric) (htmlFigure, error) {
 		caption = fmt.Sprintf("%s over %s: no change point confirmed; the values step %s at %s (dashed grey), not confirmed: %s.",
 			m.Meta.Label, count(len(m.Values), "job", "jobs"), metricStep(m.Meta, c.Change), jobName(in.Jobs[c.At]), seenReason(m))
 	}
-	return drawn(svg, err, caption)
+	figs.add(svg, err, caption)
 }

@@ -133,9 +133,15 @@ func htmlFindings(fs []gate.Finding, c columns) []htmlFinding {
 	})
 }
 
-// drawn is a figure of svg (drawn by package figure from numbers and tailgate's own labels) with its caption.
-func drawn(svg string, err error, caption string) (htmlFigure, error) {
-	return htmlFigure{SVG: template.HTML(svg), Caption: caption}, err
+// figures collects figures, each an SVG drawn by package figure from numbers and tailgate's own labels with its
+// caption, and the first error drawing one.
+type figures struct {
+	out []htmlFigure
+	err error
+}
+
+func (f *figures) add(svg string, err error, caption string) {
+	f.out, f.err = append(f.out, htmlFigure{SVG: template.HTML(svg), Caption: caption}), cmp.Or(f.err, err)
 }
 
 // axisLabel is a metric's axis title: its label and unit (a rate per second says its unit already).
@@ -164,7 +170,7 @@ func decisiveFirst(all []series) []series {
 }
 
 func runFigures(all []series, base string) ([]htmlFigure, error) {
-	var out []htmlFigure
+	var figs figures
 	for _, s := range all {
 		title := fmt.Sprintf("%s: %s", s.Meta.Label, outcomeWord(s.Finding.Outcome))
 		var svg, caption string
@@ -181,13 +187,9 @@ func runFigures(all []series, base string) ([]htmlFigure, error) {
 				Limit: s.threshold()}.SVG()
 			caption = fmt.Sprintf("● %s runs, ▲ head runs, thick bars: the medians", base)
 		}
-		fig, err := drawn(svg, err, caption+floorText(s)+".")
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, fig)
+		figs.add(svg, err, caption+floorText(s)+".")
 	}
-	return out, nil
+	return figs.out, figs.err
 }
 
 // estimateText says what a pairs figure's dashed line (and bar) are.
@@ -227,7 +229,7 @@ func trendFigures(in Input, all []series) ([]htmlFigure, error) {
 		return nil, nil
 	}
 	marks := commitMarks(in.BaseOrigins)
-	var out []htmlFigure
+	var figs figures
 	for _, s := range all {
 		if s.Paired {
 			continue
@@ -240,13 +242,9 @@ func trendFigures(in Input, all []series) ([]htmlFigure, error) {
 		})
 		svg, err := figure.Trend{Title: s.Meta.Label + " over the baseline window", YLabel: axisLabel(s.Meta),
 			Base: base, Marks: marks, Head: s.Head, BaseMedian: s.Finding.BaseMedian, Limit: s.threshold()}.SVG()
-		fig, err := drawn(svg, err, "● baseline samples in the order they were recorded, labelled by commit; ▲ head runs; solid: the baseline median; dashed: the floor's limit.")
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, fig)
+		figs.add(svg, err, "● baseline samples in the order they were recorded, labelled by commit; ▲ head runs; solid: the baseline median; dashed: the floor's limit.")
 	}
-	return out, nil
+	return figs.out, figs.err
 }
 
 func commitMarks(origins []Origin) []figure.Mark {
@@ -306,8 +304,9 @@ func distribution(in Input) (*htmlFigure, string, error) {
 		caption += "; dashed blue: " + baseName(in)
 	}
 	svg, err := figure.Percentiles{Title: "Request latency by percentile (merged runs)", Curves: curves}.SVG()
-	fig, err := drawn(svg, err, caption+". The latency at each percentile of all the requests of a side's runs, merged.")
-	return &fig, note, err
+	var figs figures
+	figs.add(svg, err, caption+". The latency at each percentile of all the requests of a side's runs, merged.")
+	return &figs.out[0], note, figs.err
 }
 
 // noiseRows say, per compared gated metric, how noisy the runs were, the

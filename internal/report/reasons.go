@@ -307,19 +307,17 @@ func (t TrustedPolicy) Notes() []string {
 			"reset, loaded and measured: build, target, ab, dataset, drain, setup, feed, load, scenarios) come from " + t.Where +
 			", which the pull request cannot edit; both the base and the head are measured with it."
 	}
-	if len(t.Changed) > 0 {
-		notes = append(notes, fmt.Sprintf("This PR changes the gate's policy; it applies after merge (changed: %s). This check is judged by the policy of %s.",
-			strings.Join(t.Changed, ", "), t.Where))
-	}
-	if len(t.Procedure) > 0 {
-		notes = append(notes, fmt.Sprintf("This PR changes the benchmark (changed: %s): it is judged with the base's, and yours applies after merge. "+
-			"The head (and in mode ab the base) was built, started and measured with the benchmark of %s.", strings.Join(t.Procedure, ", "), t.Where))
-	}
-	if len(t.Definition) > 0 {
-		notes = append(notes, fmt.Sprintf("This PR changes the benchmark itself (changed: %s): what is measured is the pull request's own. "+
-			"A baseline recorded with the benchmark of %s is not compared with it (the check is inconclusive); "+
-			"fail_on_inconclusive: true fails such a PR, and mode: ab judges it by running the PR's benchmark on both builds.",
-			strings.Join(t.Definition, ", "), t.Where))
+	for i, changed := range [][]string{t.Changed, t.Procedure, t.Definition} {
+		if len(changed) > 0 {
+			notes = append(notes, fmt.Sprintf([...]string{
+				"This PR changes the gate's policy; it applies after merge (changed: %s). This check is judged by the policy of %s.",
+				"This PR changes the benchmark (changed: %s): it is judged with the base's, and yours applies after merge. " +
+					"The head (and in mode ab the base) was built, started and measured with the benchmark of %s.",
+				"This PR changes the benchmark itself (changed: %s): what is measured is the pull request's own. " +
+					"A baseline recorded with the benchmark of %s is not compared with it (the check is inconclusive); " +
+					"fail_on_inconclusive: true fails such a PR, and mode: ab judges it by running the PR's benchmark on both builds.",
+			}[i], strings.Join(changed, ", "), t.Where))
+		}
 	}
 	return notes
 }

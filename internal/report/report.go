@@ -357,15 +357,10 @@ func headBounds(f gate.Finding) (lo, hi float64) {
 
 // centreNote says what the base and head columns of a sequential A/B table are, when the findings have centres.
 func centreNote(v gate.Verdict) string {
-	if v.Sequential == nil {
+	if v.Sequential == nil || !slices.ContainsFunc(v.Findings, func(f gate.Finding) bool { return f.Center != "" }) {
 		return ""
 	}
-	for _, f := range v.Findings {
-		if f.Center != "" {
-			return "base and head are the geometric means of the judged " + v.Sequential.UnitWord(2) + " (means for rates); change is the paired estimate, corrected for the look that stopped the job (median-unbiased), so it can differ slightly from their ratio."
-		}
-	}
-	return ""
+	return "base and head are the geometric means of the judged " + v.Sequential.UnitWord(2) + " (means for rates); change is the paired estimate, corrected for the look that stopped the job (median-unbiased), so it can differ slightly from their ratio."
 }
 
 // runWord is what the head's runs are, in the plural when n is not 1:
@@ -399,9 +394,5 @@ func sequentialLine(s *gate.Sequential, show func(string) string) string {
 	return line + "."
 }
 
-func capitalize(s string) string {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
-}
+// capitalize capitalizes the first letter of tailgate's own words (never empty).
+func capitalize(s string) string { return strings.ToUpper(s[:1]) + s[1:] }

@@ -168,18 +168,18 @@ func (c stepChange) pair(i, k int) sidePair {
 	return newSidePair(b, h, bs, hs, i == 3, k)
 }
 
+func newSidePair(base, head float64, bs, hs []float64, points bool, k int) sidePair {
+	p := sidePair{Base: base, Head: head, points: points}
+	p.est, p.ok = p.estimate(bs, hs, k)
+	return p
+}
+
 // sidePair is one figure on both sides with its change's estimate (ok
 // false without); points for a rate (changes in points).
 type sidePair struct {
 	Base, Head float64
 	points, ok bool
 	est        stepEstimate
-}
-
-func newSidePair(base, head float64, bs, hs []float64, points bool, k int) sidePair {
-	p := sidePair{Base: base, Head: head, points: points}
-	p.est, p.ok = p.estimate(bs, hs, k)
-	return p
 }
 
 func (p sidePair) none() bool { return p.points && p.Base == 0 && p.Head == 0 }
