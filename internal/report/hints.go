@@ -156,10 +156,9 @@ func (l phaseLoad) where() string {
 	return "the " + l.name + " phase"
 }
 
-// busy is the service's CPU over the time iterations were in flight, as a share of one core;
-// counting only that time keeps an open phase far below capacity from reading as idle (a Flask app:
-// 15 % of its windows, 40 % of its iterations' time).
-// NaN where no window measured it.
+// busy is the service's CPU over the time iterations were in flight, as a share of one core; counting only that time
+// keeps an open phase far below capacity from reading as idle (a Flask app: 15 % of its windows, 40 % of its
+// iterations' time). NaN where no window measured it.
 func (l phaseLoad) busy() float64 {
 	if l.cpuWindow <= 0 {
 		return math.NaN()

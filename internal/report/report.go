@@ -235,9 +235,8 @@ func formatP(p float64) string {
 	return fmt.Sprintf("%.3f", p)
 }
 
-// shownNotes are the notes beside a report's table: the findings' (with
-// the tests named says are worth naming; a note of white space is none),
-// notesOf, then the target logs'.
+// shownNotes are the notes beside a report's table: the findings' (with the tests named says are worth naming; a note
+// of white space is none), notesOf, then the target logs'.
 func shownNotes(in Input, fs []gate.Finding, named func(test string) bool) []string {
 	var out []string
 	for _, f := range fs {
