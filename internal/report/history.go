@@ -44,7 +44,30 @@ func WriteHistoryText(w io.Writer, in HistoryInput) error {
 // regressed level first (with creep), then an unconfirmed step, then metrics too short to show any.
 func historyHeadline(in HistoryInput) string {
 	v, lv := in.Verdict, gate.Level(in.Verdict, in.Chain)
-	regressed, crept := slices.Concat(currentLines(in, lv.Changed), chainCurrentLines(in, lv.Culprit)), creepLines(in, lv.Crept)
+	view := "" // the absolute view named where the A/B chain is a second one
+	if len(in.Chain.Links) > 0 {
+		view = " (a change point of the jobs)"
+	}
+	regressed := mapped(lv.Changed, func(m gate.HistoryMetric) string {
+		c := m.Changes[len(m.Changes)-1]
+		return fmt.Sprintf("%s %s since %s%s", m.Meta.Label, metricStep(m.Meta, c.Change), jobName(in.Jobs[c.At]), view)
+	})
+	for _, m := range lv.Culprit { // the chain's, by the latest culprit
+		l := in.Chain.Links[m.Culprits[len(m.Culprits)-1]]
+		line := fmt.Sprintf("%s %s by %s (its own A/B on %s), which no later commit undid", m.Meta.Label, metricStep(m.Meta, l.Metrics[m.Meta.Key].Change),
+			shortName(l.Commit), l.Time.UTC().Format(time.DateOnly))
+		if m.Level.Worse {
+			line = fmt.Sprintf("%s %s since %s (its own A/B on %s)", m.Meta.Label, metricStep(m.Meta, m.Level.Change), shortName(l.Commit), l.Time.UTC().Format(time.DateOnly))
+		}
+		regressed = append(regressed, line)
+	}
+	crept := mapped(lv.Crept, func(m gate.ChainMetric) string {
+		how := ""
+		if m.Creep.Span != nil {
+			how = " (one A/B against " + shortName(m.Creep.Span.Parent) + ")"
+		}
+		return fmt.Sprintf("creep since %s: %s %s over %s%s", visible(in.Chain.From, 40), m.Meta.Label, creepStep(m.Meta, m.Creep), count(m.Creep.Links, "commit", "commits"), how)
+	})
 	switch {
 	case len(regressed) > 0:
 		line := "main is at a regressed level: " + strings.Join(regressed, "; ")
@@ -206,17 +229,6 @@ func jobName(j gate.HistoryJob) string {
 	return shortName(j.Commit)
 }
 
-func currentLines(in HistoryInput, cur []gate.HistoryMetric) []string {
-	view := "" // the absolute view named where the A/B chain is a second one
-	if len(in.Chain.Links) > 0 {
-		view = " (a change point of the jobs)"
-	}
-	return mapped(cur, func(m gate.HistoryMetric) string {
-		c := m.Changes[len(m.Changes)-1]
-		return fmt.Sprintf("%s %s since %s%s", m.Meta.Label, metricStep(m.Meta, c.Change), jobName(in.Jobs[c.At]), view)
-	})
-}
-
 // writeChain writes the A/B view: per gated metric its culprits, whether main is still at their level, and the creep.
 func writeChain(b *strings.Builder, in HistoryInput) {
 	c := in.Chain
@@ -271,28 +283,6 @@ func culpritTexts(in HistoryInput, m gate.ChainMetric) []string {
 		lm := l.Metrics[m.Meta.Key]
 		return fmt.Sprintf("%s on %s (its own A/B: %s, 95 %% bounds %s … %s)", shortName(l.Commit), l.Time.UTC().Format(time.DateOnly),
 			metricStep(m.Meta, lm.Change), boundStep(m.Meta, lm.Lo), boundStep(m.Meta, lm.Hi))
-	})
-}
-
-// chainCurrentLines name each metric the chain says main still sits at a regressed level of, by its latest culprit.
-func chainCurrentLines(in HistoryInput, cur []gate.ChainMetric) []string {
-	return mapped(cur, func(m gate.ChainMetric) string {
-		l := in.Chain.Links[m.Culprits[len(m.Culprits)-1]]
-		if m.Level.Worse {
-			return fmt.Sprintf("%s %s since %s (its own A/B on %s)", m.Meta.Label, metricStep(m.Meta, m.Level.Change), shortName(l.Commit), l.Time.UTC().Format(time.DateOnly))
-		}
-		return fmt.Sprintf("%s %s by %s (its own A/B on %s), which no later commit undid", m.Meta.Label, metricStep(m.Meta, l.Metrics[m.Meta.Key].Change),
-			shortName(l.Commit), l.Time.UTC().Format(time.DateOnly))
-	})
-}
-
-func creepLines(in HistoryInput, crept []gate.ChainMetric) []string {
-	return mapped(crept, func(m gate.ChainMetric) string {
-		how := ""
-		if m.Creep.Span != nil {
-			how = " (one A/B against " + shortName(m.Creep.Span.Parent) + ")"
-		}
-		return fmt.Sprintf("creep since %s: %s %s over %s%s", visible(in.Chain.From, 40), m.Meta.Label, creepStep(m.Meta, m.Creep), count(m.Creep.Links, "commit", "commits"), how)
 	})
 }
 

@@ -98,23 +98,16 @@ func newPage(in Input) (page, error) {
 	}
 	gated, reported := splitGated(v.Findings)
 	c := columnsOf(in.Verdict)
-	p.LimitHead, p.TestHead, p.PairsJudged = c.limitHead, c.testHead, in.Verdict.Sequential != nil
-	if seq := in.Verdict.Sequential; seq != nil {
-		p.Unit = seq.UnitWord(1)
-	}
+	p.LimitHead, p.TestHead, p.PairsJudged, p.Unit = c.limitHead, c.testHead, v.Sequential != nil, v.Sequential.UnitWord(1)
 	p.Gated, p.Reported = htmlFindings(gated, c), htmlFindings(reported, c)
 	p.Notes = shown(shownNotes(in, gated, lowConfidence))
 	p.Statements, p.StatementsTitle = statementLines(in, htmlStatements, clipped(htmlQueryRunes)), statementsTitle(in)
 	all := seriesOf(in)
-	var err error
-	if p.Runs, err = runFigures(decisiveFirst(all), baseName(in)); err != nil {
-		return page{}, err
-	}
-	if p.Trends, err = trendFigures(in, all); err != nil {
-		return page{}, err
-	}
-	if p.Distribution, p.DistributionNote, err = distribution(in); err != nil {
-		return page{}, err
+	var errs [3]error
+	p.Runs, errs[0] = runFigures(decisiveFirst(all), baseName(in))
+	p.Trends, errs[1] = trendFigures(in, all)
+	if p.Distribution, p.DistributionNote, errs[2] = distribution(in); cmp.Or(errs[:]...) != nil {
+		return page{}, cmp.Or(errs[:]...)
 	}
 	p.Noise = noiseRows(v, all, baseName(in))
 	p.Steps, p.BaseSteps = stepRows(in)

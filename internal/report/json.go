@@ -275,7 +275,9 @@ func (c *checker) add(path, format string, args ...any) {
 }
 
 func each[T any](c *checker, path string, items []T, most int, check func(string, T)) {
-	c.length(path, len(items), most)
+	if len(items) > most {
+		c.add(path, "has %d entries, more than %d", len(items), most)
+	}
 	for i, it := range items {
 		check(fmt.Sprintf("%s[%d]", path, i), it)
 	}
@@ -487,12 +489,6 @@ func (c *checker) bounded(path, s string, maxRunes int, required bool) {
 		c.add(path, "is empty")
 	case n > maxRunes:
 		c.add(path, "is %d characters long, more than %d", n, maxRunes)
-	}
-}
-
-func (c *checker) length(path string, n, maxItems int) {
-	if n > maxItems {
-		c.add(path, "has %d entries, more than %d", n, maxItems)
 	}
 }
 

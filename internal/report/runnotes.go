@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
-	"github.com/tailgate-ci/tailgate/internal/printable"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
@@ -125,10 +124,7 @@ const maxPathRunes = 1000
 
 // targetLogPath checks a target log's path from a report artifact.
 func (c *checker) targetLogPath(path, s string) {
-	c.bounded(path, s, maxPathRunes, true)
-	if err := printable.Check(s); err != nil {
-		c.add(path, "%v", err)
-	}
+	c.name(path, s, maxPathRunes, true)
 	if strings.Contains(s, "://") {
 		c.add(path, "%q is an address, not a file path", clip(s))
 	}
