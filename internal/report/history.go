@@ -232,8 +232,7 @@ func jobName(j gate.HistoryJob) string {
 // writeChain writes the A/B view: per gated metric its culprits, whether main is still at their level, and the creep.
 func writeChain(b *strings.Builder, in HistoryInput) {
 	c := in.Chain
-	n := len(c.Links)
-	if n == 0 {
+	if len(c.Links) == 0 {
 		return // no A/B view yet: the report is the absolute jobs'
 	}
 	fmt.Fprintf(b, "A/B chain of main: %s\n", chainSpan(c))

@@ -178,8 +178,7 @@ func toJSON(in Input) jsonReport {
 }
 
 func jsonSteps(runs []result.Run) []jsonStep {
-	var out []jsonStep
-	for _, s := range steps(runs) {
+	return mapped(steps(runs), func(s stepFigures) jsonStep {
 		js := jsonStep{stepFigures: s, P50: num(s.P50), P95: num(s.P95)}
 		for i, c := range s.counts {
 			var r *jsonStepRun
@@ -188,9 +187,8 @@ func jsonSteps(runs []result.Run) []jsonStep {
 			}
 			js.Runs = append(js.Runs, r)
 		}
-		out = append(out, js)
-	}
-	return out
+		return js
+	})
 }
 
 // gatedRuns are the per-run figures of the gated metrics of both sides;

@@ -121,12 +121,7 @@ func reportedTable(v gate.Verdict, fs []gate.Finding) (string, []string) {
 }
 
 // sideWord names the side judged against in a table: the baseline, or in A/B the base build.
-func sideWord(v gate.Verdict) string {
-	if v.Sequential != nil {
-		return "base"
-	}
-	return "baseline"
-}
+func sideWord(v gate.Verdict) string { return map[bool]string{true: "base", false: "baseline"}[v.Sequential != nil] }
 
 // orDash stands in for text that shows nothing, so that a cell or an
 // emphasis never ends up empty ("****" is a thematic break).

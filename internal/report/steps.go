@@ -188,20 +188,16 @@ func (p sidePair) fromTo(unit string) string {
 	return formatValue(p.Base, "") + " → " + formatValue(p.Head, unit)
 }
 
-// ratioChange is head against base in percent: never below −100 %; NaN
-// where a side is missing or the base is not positive.
-func (p sidePair) ratioChange() float64 {
-	if !(p.Base > 0) || math.IsNaN(p.Head) {
+// change is head against base: in points for a rate, else in percent (never below −100 %; NaN where a side is
+// missing or the base is not positive).
+func (p sidePair) change() float64 {
+	switch {
+	case p.points:
+		return p.Head - p.Base
+	case !(p.Base > 0) || math.IsNaN(p.Head):
 		return math.NaN()
 	}
 	return 100 * (p.Head/p.Base - 1)
-}
-
-func (p sidePair) change() float64 {
-	if p.points {
-		return p.Head - p.Base
-	}
-	return p.ratioChange()
 }
 
 // stepEstimate is a change with its bounds; score is its distance from

@@ -27,7 +27,6 @@ type Runs struct {
 	Limit float64
 }
 
-// SVG draws the plot.
 func (r Runs) SVG() (string, error) {
 	p := newPlot(r.Title, "", r.YLabel)
 	if !math.IsNaN(r.Limit) {
@@ -74,7 +73,6 @@ func (iv Interval) Bar() bool {
 	return !math.IsInf(iv.Lo, 0) || !math.IsInf(iv.Hi, 0)
 }
 
-// SVG draws the plot.
 func (pr Pairs) SVG() (string, error) {
 	p := newPlot(pr.Title, cmp.Or(pr.XLabel, "pair"), pr.YLabel)
 	n := float64(len(pr.Diffs))
@@ -197,7 +195,6 @@ var percentileTicks = plot.ConstantTicks{
 	{Value: 1000, Label: "99.9%"}, {Value: 10000, Label: "99.99%"},
 }
 
-// SVG draws the plot.
 func (pc Percentiles) SVG() (string, error) {
 	p := newPlot(pc.Title, "percentile", "latency (ms)")
 	p.X.Scale = plot.LogScale{}
@@ -246,7 +243,6 @@ type Mark struct {
 // maxMarks bounds the commit labels on the x axis.
 const maxMarks = 5
 
-// SVG draws the plot.
 func (t Trend) SVG() (string, error) {
 	p := newPlot(t.Title, "baseline samples, oldest first · head", t.YLabel)
 	m := len(t.Base)
@@ -316,7 +312,6 @@ type Change struct {
 	Label string
 }
 
-// SVG draws the plot.
 func (h History) SVG() (string, error) {
 	xLabel := "recorded job of main (#), oldest first"
 	if len(h.Commits) > 0 {
