@@ -93,10 +93,7 @@ func historyHeadline(in HistoryInput) string {
 // seenLines name each metric whose values step unconfirmed, and why.
 func seenLines(in HistoryInput, seen []gate.HistoryMetric) []string {
 	return mapped(seen, func(m gate.HistoryMetric) string {
-		why := "its p is above the search's α"
-		if m.TooFew() {
-			why = "too few jobs"
-		}
+		why := map[bool]string{true: "too few jobs", false: "its p is above the search's α"}[m.TooFew()]
 		return fmt.Sprintf("%s %s since %s (%s)", m.Meta.Label, metricStep(m.Meta, m.Seen.Change), jobName(in.Jobs[m.Seen.At]), why)
 	})
 }

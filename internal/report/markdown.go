@@ -121,7 +121,9 @@ func reportedTable(v gate.Verdict, fs []gate.Finding) (string, []string) {
 }
 
 // sideWord names the side judged against in a table: the baseline, or in A/B the base build.
-func sideWord(v gate.Verdict) string { return map[bool]string{true: "base", false: "baseline"}[v.Sequential != nil] }
+func sideWord(v gate.Verdict) string {
+	return map[bool]string{true: "base", false: "baseline"}[v.Sequential != nil]
+}
 
 // orDash stands in for text that shows nothing, so that a cell or an
 // emphasis never ends up empty ("****" is a thematic break).
@@ -166,10 +168,7 @@ func writeMarkdownDetails(d *mdDoc, in Input, cs []stepChange) {
 // any step failed a request (a column of "none" takes a phone's width).
 func stepChangeTable(cs, all []stepChange) (string, []string) {
 	failed := slices.ContainsFunc(all, func(c stepChange) bool { return !c.Errors.none() })
-	head := "| step | p50 | p95 |\n|---|---:|---:|\n"
-	if failed {
-		head = "| step | p50 | p95 | errors |\n|---|---:|---:|---:|\n"
-	}
+	head := map[bool]string{true: "| step | p50 | p95 | errors |\n|---|---:|---:|---:|\n", false: "| step | p50 | p95 |\n|---|---:|---:|\n"}[failed]
 	return head, mapped(cs, func(c stepChange) string {
 		row := fmt.Sprintf("| %s | %s | %s |", orDash(mdText(c.Name)), figureCell(c.P50, "ms", true), figureCell(c.P95, "ms", true))
 		if failed {

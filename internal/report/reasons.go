@@ -270,10 +270,7 @@ type TrustedPolicy struct {
 // OwnReason says why the pull request's own policy applies after all:
 // the base commit has no such file (err nil), or it does not load (err).
 func (t TrustedPolicy) OwnReason(err error) string {
-	own := "the gate's policy is this pull request's own"
-	if t.Whole {
-		own = "the gate's policy and the benchmark are this pull request's own"
-	}
+	own := map[bool]string{true: "the gate's policy and the benchmark are this pull request's own", false: "the gate's policy is this pull request's own"}[t.Whole]
 	if err == nil {
 		return fmt.Sprintf("%s does not exist, so %s (%s)", t.Where, own, t.HeadPath)
 	}

@@ -284,7 +284,9 @@ func contextLine(in Input, show func(string) string) string {
 }
 
 // baseName is what the report calls the base side: "base" for an A/B job's base target, else "baseline".
-func baseName(in Input) string { return map[bool]string{true: "base", false: "baseline"}[in.Mode == "ab"] }
+func baseName(in Input) string {
+	return map[bool]string{true: "base", false: "baseline"}[in.Mode == "ab"]
+}
 
 func splitGated(findings []gate.Finding) (gated, reported []gate.Finding) {
 	for _, f := range findings {

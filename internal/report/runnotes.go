@@ -21,10 +21,7 @@ const maxRunNotes = 5
 func runNotes(in Input) []string {
 	base, head := countNotes(in.Base), countNotes(in.Head)
 	ab := in.AB != nil
-	unit := "runs"
-	if ab {
-		unit = "blocks"
-	}
+	unit := map[bool]string{true: "blocks", false: "runs"}[ab]
 	var out []string
 	for _, n := range base.order {
 		if ab && head.counts[n] == len(in.Head) && base.counts[n] == len(in.Base) {
@@ -34,10 +31,7 @@ func runNotes(in Input) []string {
 		}
 		out = append(out, sideNote("base", base.counts[n], len(in.Base), unit, n))
 	}
-	side := "head"
-	if len(in.Base) == 0 {
-		side = "the runs" // a check's runs, judged against stored samples
-	}
+	side := map[bool]string{true: "the runs", false: "head"}[len(in.Base) == 0] // a check's runs, judged against stored samples
 	for _, n := range head.order {
 		if c, ok := head.counts[n]; ok {
 			out = append(out, sideNote(side, c, len(in.Head), unit, n))

@@ -82,7 +82,9 @@ func changeOf(m result.Metric, head, base float64) float64 {
 	return 100 * (head/base - 1)
 }
 
-func (s series) worseSign() float64 { return map[bool]float64{true: -1, false: 1}[s.Meta.Better == result.HigherIsBetter] }
+func (s series) worseSign() float64 {
+	return map[bool]float64{true: -1, false: 1}[s.Meta.Better == result.HigherIsBetter]
+}
 
 func (s series) hasFloor() bool { return !math.IsNaN(s.Finding.Floor) }
 

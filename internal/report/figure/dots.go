@@ -313,10 +313,7 @@ type Change struct {
 }
 
 func (h History) SVG() (string, error) {
-	xLabel := "recorded job of main (#), oldest first"
-	if len(h.Commits) > 0 {
-		xLabel = "commit of main, oldest first"
-	}
+	xLabel := map[bool]string{true: "commit of main, oldest first", false: "recorded job of main (#), oldest first"}[len(h.Commits) > 0]
 	p := newPlot(h.Title, xLabel, h.YLabel)
 	n, all := len(h.Medians), finite(slices.Concat(h.Runs...))
 	for _, c := range h.Changes {
