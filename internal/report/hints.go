@@ -230,11 +230,8 @@ const (
 func fewSamplesWarnings(runs []result.Run) []string {
 	least := int64(-1)
 	for _, r := range runs {
-		if r.Latency == nil {
-			continue
-		}
-		if n := r.Latency.Count(); least < 0 || n < least {
-			least = n
+		if r.Latency != nil && (least < 0 || r.Latency.Count() < least) {
+			least = r.Latency.Count()
 		}
 	}
 	switch {

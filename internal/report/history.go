@@ -322,10 +322,7 @@ func spanText(m result.Metric, c gate.Creep) string {
 
 // creepText is a metric's creep with its bounds, whether it is flagged and how it was measured.
 func creepText(m gate.ChainMetric) string {
-	flagged := ""
-	if m.Creep.Worse {
-		flagged = fmt.Sprintf(", flagged: worse than the %s floor with its bounds clear of zero", strings.TrimPrefix(metricStep(m.Meta, m.Creep.Floor), "+"))
-	}
+	flagged := map[bool]string{true: fmt.Sprintf(", flagged: worse than the %s floor with its bounds clear of zero", strings.TrimPrefix(metricStep(m.Meta, m.Creep.Floor), "+"))}[m.Creep.Worse]
 	return creepStep(m.Meta, m.Creep) + flagged + spanText(m.Meta, m.Creep)
 }
 

@@ -373,10 +373,7 @@ func sequentialLine(s *gate.Sequential, show func(string) string) string {
 	if s == nil {
 		return ""
 	}
-	windows := ""
-	if s.RunPairs > s.Pairs {
-		windows = fmt.Sprintf(" of %d window pairs", s.RunPairs)
-	}
+	windows := map[bool]string{true: fmt.Sprintf(" of %d window pairs", s.RunPairs)}[s.RunPairs > s.Pairs]
 	line := fmt.Sprintf("Sequential A/B: %d %s%s (first look at %d, budget %d)", s.Pairs, s.UnitWord(s.Pairs), windows, s.MinPairs, s.MaxPairs)
 	if s.Reason != "" {
 		line += ": " + show(s.Reason)

@@ -227,12 +227,10 @@ func (p sidePair) estimate(bs, hs []float64, k int) (e stepEstimate, ok bool) {
 		}
 	}
 	b, h := finiteOf(bs), finiteOf(hs)
-	var se float64
-	var n int
+	se, n := 0.0, 0
 	switch {
 	case len(bs) == len(hs) && len(d) >= 2:
-		n = len(d)
-		se = stats.SampleSD(d) / math.Sqrt(float64(n))
+		n, se = len(d), stats.SampleSD(d)/math.Sqrt(float64(len(d)))
 	case len(b) >= 2 && len(h) >= 2:
 		n = min(len(b), len(h)) // fewer degrees of freedom than Welch's: the bounds err wide
 		sb, sh := stats.SampleSD(b), stats.SampleSD(h)

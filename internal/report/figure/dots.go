@@ -364,10 +364,7 @@ func (h History) SVG() (string, error) {
 // ticks name the jobs at a round step, by commit (at most about 16) or number (about 7), and always
 // a change point's first job, so that the culprit reads off the axis.
 func (h History) ticks() plot.ConstantTicks {
-	n, most := len(h.Medians), 7
-	if len(h.Commits) > 0 {
-		most = 16
-	}
+	n, most := len(h.Medians), map[bool]int{true: 16, false: 7}[len(h.Commits) > 0]
 	step := 1
 	for _, s := range []int{1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000} {
 		step = s
