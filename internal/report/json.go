@@ -509,15 +509,7 @@ func (c *checker) finite(path string, v *float64) bool {
 // forbiddenRune rejects control characters other than tab and line breaks,
 // and the bidirectional overrides that make text read differently than it is.
 func forbiddenRune(r rune) bool {
-	switch {
-	case r == '\t' || r == '\n' || r == '\r':
-		return false
-	case unicode.IsControl(r):
-		return true
-	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
-		return true
-	}
-	return false
+	return unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
 }
 
 func clip(s string) string { return printable.Clip(s, 41) }

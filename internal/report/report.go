@@ -166,12 +166,9 @@ func formatValue(v float64, unit string) string {
 // fixed prints v with fewer decimals the larger it is: none from at[0]
 // on, one from at[1] on, …, len(at) below the last.
 func fixed(v float64, at ...float64) string {
-	d := len(at)
-	for i, a := range at {
-		if math.Abs(v) >= a {
-			d = i
-			break
-		}
+	d := slices.IndexFunc(at, func(a float64) bool { return math.Abs(v) >= a })
+	if d < 0 {
+		d = len(at)
 	}
 	return strconv.FormatFloat(v, 'f', d, 64)
 }
