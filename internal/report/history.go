@@ -239,8 +239,7 @@ func writeChain(b *strings.Builder, in HistoryInput) {
 			b.WriteString("no commit's own A/B found it regressed\n")
 		} else {
 			b.WriteString("regressed by " + strings.Join(culpritTexts(in, m), "; ") + "\n")
-			lv := m.Level
-			fmt.Fprintf(b, "    %s: %s since, over %s\n", levelState(m), creepStep(m.Meta, lv), count(lv.Links, "commit", "commits"))
+			fmt.Fprintf(b, "    %s: %s since, over %s\n", levelState(m), creepStep(m.Meta, m.Level), count(m.Level.Links, "commit", "commits"))
 		}
 		fmt.Fprintf(b, "    creep since %s (%s): %s\n", visible(c.From, 40), count(m.Creep.Links, "commit", "commits"), creepText(m))
 	}

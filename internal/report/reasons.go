@@ -235,14 +235,9 @@ func CreepNote(name string, runs int, findings []gate.Finding, otherDefinition b
 
 // CreepWarning is the warning of a gated metric beyond its floor the bad way against name, of runs runs.
 func CreepWarning(name string, runs int, f gate.Finding) string {
-	value := func(v float64) string {
-		if f.Unit == "/s" {
-			return fmt.Sprintf("%.4g/s", v)
-		}
-		return fmt.Sprintf("%.4g %s", v, f.Unit)
-	}
-	return fmt.Sprintf("creep: %s is %s worse than at %s (%d runs): %s → %s, beyond its floor, though the changes since may each have passed",
-		f.Label, creepFigure(f, f.Worse, "%.2f pp", "%.1f %%"), name, runs, value(f.BaseMedian), value(f.HeadMedian))
+	unit := map[bool]string{true: "/s", false: " " + f.Unit}[f.Unit == "/s"]
+	return fmt.Sprintf("creep: %s is %s worse than at %s (%d runs): %.4g%s → %.4g%s, beyond its floor, though the changes since may each have passed",
+		f.Label, creepFigure(f, f.Worse, "%.2f pp", "%.1f %%"), name, runs, f.BaseMedian, unit, f.HeadMedian, unit)
 }
 
 // CreepUnread is the note of a tag's creep the history could not be read for.

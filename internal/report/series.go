@@ -90,10 +90,7 @@ func (s series) hasFloor() bool { return !math.IsNaN(s.Finding.Floor) }
 
 // threshold is the value a head median must pass to exceed the floor; NaN without a floor.
 func (s series) threshold() float64 {
-	f := s.Finding
-	if !s.hasFloor() {
-		return math.NaN()
-	}
+	f := s.Finding // a NaN floor gives NaN
 	if points(s.Meta) {
 		return f.BaseMedian + s.worseSign()*f.Floor
 	}
