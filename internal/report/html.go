@@ -305,14 +305,10 @@ func distribution(in Input) (*htmlFigure, string, error) {
 // noiseRows say, per compared gated metric, how noisy the runs were, the
 // floor, the smallest regression the comparison detects, and what it saw.
 func noiseRows(v gate.Verdict, all []series, base string) []htmlNoise {
-	detects := map[string]gate.Detectable{}
-	for _, d := range v.Detect {
-		detects[d.Key] = d
-	}
 	return mapped(all, func(s series) htmlNoise {
 		row := htmlNoise{Label: pageText(s.Finding.Label), Floor: formatFloor(s.Finding), Observed: formatChange(s.Finding), Detects: "—", Noise: noiseText(s, base)}
-		if d, ok := detects[s.Finding.Key]; ok {
-			row.Detects = map[bool]string{true: detectText(d, plainText), false: "not reliably"}[d.Possible]
+		if i := slices.IndexFunc(v.Detect, func(d gate.Detectable) bool { return d.Key == s.Finding.Key }); i >= 0 {
+			row.Detects = map[bool]string{true: detectText(v.Detect[i], plainText), false: "not reliably"}[v.Detect[i].Possible]
 		}
 		return row
 	})
@@ -340,7 +336,8 @@ func stepRows(in Input) ([]htmlStep, bool) {
 	cs := stepChanges(in.Base, in.Head)
 	both := hasBaseSteps(cs)
 	return mapped(cs, func(c stepChange) htmlStep {
-		row := htmlStep{Name: pageText(c.Name), Requests: requestsCell(c), Failed: fmt.Sprint(c.Head.Failed)}
+		row := htmlStep{Name: pageText(c.Name), Requests: map[bool]string{true: requestsCell(c), false: fmt.Sprint(c.Head.Requests)}[both],
+			Failed: fmt.Sprint(c.Head.Failed)}
 		for i, p := range []sidePair{c.P50, c.P95, c.P99, c.Errors} {
 			cell := struct{ Value, Change string }{formatValue(p.Head, [4]string{"ms", "ms", "ms", "%"}[i]), changeText(p, false)}
 			switch {
@@ -350,9 +347,6 @@ func stepRows(in Input) ([]htmlStep, bool) {
 				cell.Value = p.fromTo([4]string{"ms", "ms", "ms", "%"}[i])
 			}
 			row.Cells = append(row.Cells, cell)
-		}
-		if !both {
-			row.Requests = fmt.Sprint(c.Head.Requests)
 		}
 		return row
 	}), both

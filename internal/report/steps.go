@@ -38,11 +38,8 @@ func steps(runs []result.Run) []stepFigures {
 			i, ok := at[st.Name]
 			if !ok {
 				i, at[st.Name] = len(out), len(out)
-				sf := stepFigures{Name: st.Name, counts: make([][2]int64, len(runs))}
-				for q := range sf.runs {
-					sf.runs[q] = constant(math.NaN(), len(runs))
-				}
-				out = append(out, sf)
+				nan := func() []float64 { return constant(math.NaN(), len(runs)) }
+				out = append(out, stepFigures{Name: st.Name, counts: make([][2]int64, len(runs)), runs: [3][]float64{nan(), nan(), nan()}})
 			}
 			sf := &out[i]
 			sf.Requests, sf.Failed, sf.counts[ri] = sf.Requests+st.Requests, sf.Failed+st.Failed, [2]int64{st.Requests, st.Failed}

@@ -251,8 +251,7 @@ func HTMLProblems(page string) HTMLReport {
 		}
 	}
 	for {
-		tt := z.Next()
-		switch tt {
+		switch tt := z.Next(); tt {
 		case html.ErrorToken:
 			if z.Err() != io.EOF {
 				rep.Problems = append(rep.Problems, "tokenizer: "+z.Err().Error())
