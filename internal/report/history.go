@@ -336,10 +336,7 @@ func shortSHA(s string) string { return s[:min(len(s), 12)] }
 // chainSaw says what the A/B chain saw of a change point's commits: the commits whose own A/B saw it, or that it judged
 // them and saw none (the level moved from outside the code); "" when it judged none.
 func chainSaw(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange) string {
-	var commits []string
-	for j := c.First; j <= c.Last; j++ {
-		commits = append(commits, in.Jobs[j].Commit)
-	}
+	commits := mapped(in.Jobs[c.First:c.Last+1], func(j gate.HistoryJob) string { return j.Commit })
 	culprits, judged := in.Chain.Judged(m.Meta.Key, commits)
 	switch {
 	case len(culprits) > 0:
@@ -469,12 +466,7 @@ func movedFirst[T any](xs []T, moved func(T) bool) []T {
 	return out
 }
 
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
+func b2i(b bool) int { return map[bool]int{true: 1}[b] }
 
 // changeRow is the table's row of a change point, or of the step the values show unconfirmed (m.Seen).
 func changeRow(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange, seen bool) historyChangeRow {

@@ -452,10 +452,7 @@ func (c *checker) regressions(r jsonReport) {
 
 // key checks a metric key: catalogued, or a footprint key tailgate makes.
 func (c *checker) key(path, s string) {
-	if keyPattern.MatchString(s) {
-		return
-	}
-	if _, known := result.Lookup(s); !known || !footprintKey.MatchString(s) {
+	if _, known := result.Lookup(s); !keyPattern.MatchString(s) && (!known || !footprintKey.MatchString(s)) {
 		c.add(path, "%q is not a metric key (lower-case letters, digits and _; or part.<part>.<figure>, counter.<source>.<counter>)", clip(s))
 	}
 }

@@ -157,10 +157,7 @@ func formatValue(v float64, unit string) string {
 	if a := math.Abs(v); a > 0 && a < 1 {
 		s = fmt.Sprintf("%.3g", v)
 	}
-	if unit == "" || unit == "/s" {
-		return s + unit
-	}
-	return s + " " + unit
+	return s + map[bool]string{true: unit, false: " " + unit}[unit == "" || unit == "/s"]
 }
 
 // fixed prints v with fewer decimals the larger it is: none from at[0]
