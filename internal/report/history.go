@@ -549,7 +549,11 @@ func flatChain(links []gate.ChainLink, key string) bool {
 func chainFigure(figs *figures, in HistoryInput, m gate.ChainMetric) {
 	c := in.Chain
 	links := c.Links[min(c.Since, len(c.Links)):]
-	h := figure.History{Title: m.Meta.Label + " · A/B chain", YLabel: "change since " + orDash(axisCommit(firstParent(links))) + " (" + changeUnit(points(m.Meta)) + ")",
+	since := ""
+	if len(links) > 0 {
+		since = links[0].Parent
+	}
+	h := figure.History{Title: m.Meta.Label + " · A/B chain", YLabel: "change since " + orDash(axisCommit(since)) + " (" + changeUnit(points(m.Meta)) + ")",
 		Commits: mapped(links, func(l gate.ChainLink) string { return axisCommit(l.Commit) })}
 	var from int
 	h.Medians, h.Runs, from = chainPoints(links, m, c.Since)
@@ -597,13 +601,6 @@ func chainPoints(links []gate.ChainLink, m gate.ChainMetric, since int) (line []
 		}
 	}
 	return line, bounds, from
-}
-
-func firstParent(links []gate.ChainLink) string {
-	if len(links) == 0 {
-		return ""
-	}
-	return links[0].Parent
 }
 
 // axisCommit is a commit's first 7 hex digits; anything else (the field is untrusted) is not drawn.

@@ -221,7 +221,13 @@ func trendFigures(in Input, all []series) ([]htmlFigure, error) {
 	if len(in.BaseOrigins) != len(in.Base) || len(in.Base) == 0 {
 		return nil, nil
 	}
-	marks := commitMarks(in.BaseOrigins)
+	var marks []figure.Mark // where each commit's (or job's) samples start
+	prev := ""
+	for i, o := range in.BaseOrigins {
+		if id := cmp.Or(o.Commit, o.Job); id != prev {
+			prev, marks = id, append(marks, figure.Mark{Index: i, Label: visible(id, 7)})
+		}
+	}
 	var figs figures
 	for _, s := range all {
 		if s.Paired {
@@ -238,17 +244,6 @@ func trendFigures(in Input, all []series) ([]htmlFigure, error) {
 		figs.add(svg, err, "● baseline samples in the order they were recorded, labelled by commit; ▲ head runs; solid: the baseline median; dashed: the floor's limit.")
 	}
 	return figs.out, figs.err
-}
-
-func commitMarks(origins []Origin) []figure.Mark {
-	var marks []figure.Mark
-	prev := ""
-	for i, o := range origins {
-		if id := cmp.Or(o.Commit, o.Job); id != prev {
-			prev, marks = id, append(marks, figure.Mark{Index: i, Label: visible(id, 7)})
-		}
-	}
-	return marks
 }
 
 // distributionQuantiles are the quantiles of the percentile plot: evenly spaced on the 1/(1−p) axis from p50 to p99.99.
