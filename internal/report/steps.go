@@ -289,10 +289,7 @@ func changeText(p sidePair, md bool) string {
 			hi = ">\u00a0+900"
 		}
 	}
-	bounds := " (" + lo + " … " + hi + ")"
-	if e.Lo == e.Hi { // every run changed alike: no noise to bound
-		bounds = ""
-	}
+	bounds := map[bool]string{false: " (" + lo + " … " + hi + ")"}[e.Lo == e.Hi] // every run changed alike: no noise to bound
 	switch {
 	case e.Mid == 0:
 		return change

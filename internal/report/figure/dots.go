@@ -78,10 +78,7 @@ func (pr Pairs) SVG() (string, error) {
 	n := float64(len(pr.Diffs))
 	lo, hi := 0.5, n+0.5
 	bar := pr.Estimate != nil && pr.Estimate.Bar()
-	right := hi
-	if bar {
-		right = hi + 1 // room for the bounds' bar, at n+1
-	}
+	right := hi + map[bool]float64{true: 1}[bar] // room for the bounds' bar, at n+1
 	if !math.IsNaN(pr.Limit) {
 		p.Add(band(lo, right, 0, pr.Limit), hline(lo, right, pr.Limit, limitColor, true))
 	}
