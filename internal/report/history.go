@@ -450,11 +450,9 @@ func historyBadge(in HistoryInput) (string, string) {
 
 // changedFirst orders the metrics that moved in either view first.
 func changedFirst(ms []gate.HistoryMetric, chain gate.ChainVerdict) []gate.HistoryMetric {
-	moved := map[string]bool{}
-	for _, m := range chain.Metrics {
-		moved[m.Meta.Key] = chainMoved(m)
-	}
-	return movedFirst(ms, func(m gate.HistoryMetric) bool { return len(m.Changes) > 0 || m.Seen != nil || moved[m.Meta.Key] })
+	return movedFirst(ms, func(m gate.HistoryMetric) bool {
+		return len(m.Changes) > 0 || m.Seen != nil || slices.ContainsFunc(chain.Metrics, func(c gate.ChainMetric) bool { return c.Meta.Key == m.Meta.Key && chainMoved(c) })
+	})
 }
 
 func chainMoved(m gate.ChainMetric) bool { return len(m.Culprits) > 0 || m.Creep.Worse }
