@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -106,10 +107,7 @@ func (r *ABRun) notes(in Input) []string {
 func (r *ABRun) blocksNote() string {
 	head := fmt.Sprintf("%d %s of at most %d in %s", r.Blocks, plural(r.Blocks, "block", "blocks"), r.MaxBlocks, r.Elapsed.Round(100*time.Millisecond))
 	if r.WholeRuns != "" {
-		order := make([]string, len(r.Order))
-		for i, base := range r.Order {
-			order[i] = map[bool]string{true: "A", false: "B"}[base]
-		}
+		order := mapped(r.Order, func(base bool) string { return map[bool]string{true: "A", false: "B"}[base] })
 		return fmt.Sprintf("%s, each a pair of whole runs, one side at a time, as %s; order of runs (A = base, B = head): %s",
 			head, r.WholeRuns, strings.Join(order, " "))
 	}
@@ -147,10 +145,7 @@ func (r *ABRun) windowOrder() string {
 // side's writes can fail the other's checks, which one side at a time
 // would not.
 func (r *ABRun) sharedStateNote(base, head []result.Run) string {
-	atOnce := false
-	for _, ph := range r.Phases {
-		atOnce = atOnce || ph.AtOnce
-	}
+	atOnce := slices.ContainsFunc(r.Phases, func(ph ABPhase) bool { return ph.AtOnce })
 	failed := func(runs []result.Run) (n, total int64) {
 		for _, r := range runs {
 			n, total = n+r.Requests.Failed, total+r.Requests.Total
@@ -205,11 +200,7 @@ func warmupNote(w result.Warmup) string {
 	}
 	sides := make([]string, 2)
 	for i, name := range []string{"base", "head"} {
-		vs := make([]string, len(w.Slices[i]))
-		for k, v := range w.Slices[i] {
-			vs[k] = formatValue(v, unit)
-		}
-		sides[i] = name + " " + strings.Join(vs, ", ")
+		sides[i] = name + " " + strings.Join(mapped(w.Slices[i], func(v float64) string { return formatValue(v, unit) }), ", ")
 	}
 	s := fmt.Sprintf("%s took %s in every block instead of load.warmup's %s, as the sides still got faster after it (%s in the first block's load.warmup and each %s after it: %s)",
 		phase, w.Found.Round(100*time.Millisecond), w.Configured, what, w.Slice, strings.Join(sides, "; "))

@@ -118,21 +118,13 @@ func medianOfRuns(runs []result.Run, key string) float64 {
 	return stats.Median(vals)
 }
 
-// shareParts are the parts with a share of their server's CPU in any run, sorted.
+// shareParts are the parts with a share of their server's CPU in any run or phase, sorted.
 func shareParts(sides ...[]result.Run) []string {
 	var parts []string
-	add := func(m map[string]float64) {
-		for k := range m {
+	for _, r := range slices.Concat(sides...) {
+		for _, k := range result.KeysOf([]result.Run{r}, mapped(r.Phases, func(p result.Phase) result.Run { return p.Run })) {
 			if p, ok := result.PartOfShareKey(k); ok && !slices.Contains(parts, p) {
 				parts = append(parts, p)
-			}
-		}
-	}
-	for _, runs := range sides {
-		for _, r := range runs {
-			add(r.Metrics)
-			for _, p := range r.Phases {
-				add(p.Run.Metrics)
 			}
 		}
 	}
@@ -164,10 +156,9 @@ func (l phaseLoad) where() string {
 	return "the " + l.name + " phase"
 }
 
-// busy is the service's CPU over the time iterations were in flight, as a share of one core;
-// counting only that time keeps an open phase far below capacity from reading as idle (a Flask app:
-// 15 % of its windows, 40 % of its iterations' time).
-// NaN where no window measured it.
+// busy is the service's CPU over the time iterations were in flight, as a share of one core; counting only that time
+// keeps an open phase far below capacity from reading as idle (a Flask app: 15 % of its windows, 40 % of its
+// iterations' time). NaN where no window measured it.
 func (l phaseLoad) busy() float64 {
 	if l.cpuWindow <= 0 {
 		return math.NaN()
@@ -239,11 +230,8 @@ const (
 func fewSamplesWarnings(runs []result.Run) []string {
 	least := int64(-1)
 	for _, r := range runs {
-		if r.Latency == nil {
-			continue
-		}
-		if n := r.Latency.Count(); least < 0 || n < least {
-			least = n
+		if r.Latency != nil && (least < 0 || r.Latency.Count() < least) {
+			least = r.Latency.Count()
 		}
 	}
 	switch {

@@ -44,7 +44,30 @@ func WriteHistoryText(w io.Writer, in HistoryInput) error {
 // regressed level first (with creep), then an unconfirmed step, then metrics too short to show any.
 func historyHeadline(in HistoryInput) string {
 	v, lv := in.Verdict, gate.Level(in.Verdict, in.Chain)
-	regressed, crept := slices.Concat(currentLines(in, lv.Changed), chainCurrentLines(in, lv.Culprit)), creepLines(in, lv.Crept)
+	view := "" // the absolute view named where the A/B chain is a second one
+	if len(in.Chain.Links) > 0 {
+		view = " (a change point of the jobs)"
+	}
+	regressed := mapped(lv.Changed, func(m gate.HistoryMetric) string {
+		c := m.Changes[len(m.Changes)-1]
+		return fmt.Sprintf("%s %s since %s%s", m.Meta.Label, metricStep(m.Meta, c.Change), jobName(in.Jobs[c.At]), view)
+	})
+	for _, m := range lv.Culprit { // the chain's, by the latest culprit
+		l := in.Chain.Links[m.Culprits[len(m.Culprits)-1]]
+		line := fmt.Sprintf("%s %s by %s (its own A/B on %s), which no later commit undid", m.Meta.Label, metricStep(m.Meta, l.Metrics[m.Meta.Key].Change),
+			shortName(l.Commit), l.Time.UTC().Format(time.DateOnly))
+		if m.Level.Worse {
+			line = fmt.Sprintf("%s %s since %s (its own A/B on %s)", m.Meta.Label, metricStep(m.Meta, m.Level.Change), shortName(l.Commit), l.Time.UTC().Format(time.DateOnly))
+		}
+		regressed = append(regressed, line)
+	}
+	crept := mapped(lv.Crept, func(m gate.ChainMetric) string {
+		how := ""
+		if m.Creep.Span != nil {
+			how = " (one A/B against " + shortName(m.Creep.Span.Parent) + ")"
+		}
+		return fmt.Sprintf("creep since %s: %s %s over %s%s", visible(in.Chain.From, 40), m.Meta.Label, creepStep(m.Meta, m.Creep), count(m.Creep.Links, "commit", "commits"), how)
+	})
 	switch {
 	case len(regressed) > 0:
 		line := "main is at a regressed level: " + strings.Join(regressed, "; ")
@@ -70,10 +93,7 @@ func historyHeadline(in HistoryInput) string {
 // seenLines name each metric whose values step unconfirmed, and why.
 func seenLines(in HistoryInput, seen []gate.HistoryMetric) []string {
 	return mapped(seen, func(m gate.HistoryMetric) string {
-		why := "its p is above the search's α"
-		if m.TooFew() {
-			why = "too few jobs"
-		}
+		why := map[bool]string{true: "too few jobs", false: "its p is above the search's α"}[m.TooFew()]
 		return fmt.Sprintf("%s %s since %s (%s)", m.Meta.Label, metricStep(m.Meta, m.Seen.Change), jobName(in.Jobs[m.Seen.At]), why)
 	})
 }
@@ -120,10 +140,8 @@ func writeHistoryMetric(b *strings.Builder, in HistoryInput, m gate.HistoryMetri
 	switch {
 	case len(m.Changes) == 0 && m.Note != "" && m.Alpha == 0:
 		fmt.Fprintf(b, "not analysed: %s\n", m.Note)
-	case len(m.Changes) == 0 && m.Side == 0:
-		fmt.Fprintf(b, "no change point can be shown (%s)\n  %s\n", historyRule(m), reachText(m))
 	case len(m.Changes) == 0:
-		fmt.Fprintf(b, "no change point (%s)\n  %s\n", historyRule(m), reachText(m))
+		fmt.Fprintf(b, "no change point%s (%s)\n  %s\n", map[bool]string{true: " can be shown"}[m.Side == 0], historyRule(m), reachText(m))
 	default:
 		fmt.Fprintf(b, "%s (%s)\n", count(len(m.Changes), "change point", "change points"), historyRule(m))
 	}
@@ -208,22 +226,10 @@ func jobName(j gate.HistoryJob) string {
 	return shortName(j.Commit)
 }
 
-func currentLines(in HistoryInput, cur []gate.HistoryMetric) []string {
-	view := "" // the absolute view named where the A/B chain is a second one
-	if len(in.Chain.Links) > 0 {
-		view = " (a change point of the jobs)"
-	}
-	return mapped(cur, func(m gate.HistoryMetric) string {
-		c := m.Changes[len(m.Changes)-1]
-		return fmt.Sprintf("%s %s since %s%s", m.Meta.Label, metricStep(m.Meta, c.Change), jobName(in.Jobs[c.At]), view)
-	})
-}
-
 // writeChain writes the A/B view: per gated metric its culprits, whether main is still at their level, and the creep.
 func writeChain(b *strings.Builder, in HistoryInput) {
 	c := in.Chain
-	n := len(c.Links)
-	if n == 0 {
+	if len(c.Links) == 0 {
 		return // no A/B view yet: the report is the absolute jobs'
 	}
 	fmt.Fprintf(b, "A/B chain of main: %s\n", chainSpan(c))
@@ -233,8 +239,7 @@ func writeChain(b *strings.Builder, in HistoryInput) {
 			b.WriteString("no commit's own A/B found it regressed\n")
 		} else {
 			b.WriteString("regressed by " + strings.Join(culpritTexts(in, m), "; ") + "\n")
-			lv := m.Level
-			fmt.Fprintf(b, "    %s: %s since, over %s\n", levelState(m), creepStep(m.Meta, lv), count(lv.Links, "commit", "commits"))
+			fmt.Fprintf(b, "    %s: %s since, over %s\n", levelState(m), creepStep(m.Meta, m.Level), count(m.Level.Links, "commit", "commits"))
 		}
 		fmt.Fprintf(b, "    creep since %s (%s): %s\n", visible(c.From, 40), count(m.Creep.Links, "commit", "commits"), creepText(m))
 	}
@@ -273,28 +278,6 @@ func culpritTexts(in HistoryInput, m gate.ChainMetric) []string {
 		lm := l.Metrics[m.Meta.Key]
 		return fmt.Sprintf("%s on %s (its own A/B: %s, 95 %% bounds %s … %s)", shortName(l.Commit), l.Time.UTC().Format(time.DateOnly),
 			metricStep(m.Meta, lm.Change), boundStep(m.Meta, lm.Lo), boundStep(m.Meta, lm.Hi))
-	})
-}
-
-// chainCurrentLines name each metric the chain says main still sits at a regressed level of, by its latest culprit.
-func chainCurrentLines(in HistoryInput, cur []gate.ChainMetric) []string {
-	return mapped(cur, func(m gate.ChainMetric) string {
-		l := in.Chain.Links[m.Culprits[len(m.Culprits)-1]]
-		if m.Level.Worse {
-			return fmt.Sprintf("%s %s since %s (its own A/B on %s)", m.Meta.Label, metricStep(m.Meta, m.Level.Change), shortName(l.Commit), l.Time.UTC().Format(time.DateOnly))
-		}
-		return fmt.Sprintf("%s %s by %s (its own A/B on %s), which no later commit undid", m.Meta.Label, metricStep(m.Meta, l.Metrics[m.Meta.Key].Change),
-			shortName(l.Commit), l.Time.UTC().Format(time.DateOnly))
-	})
-}
-
-func creepLines(in HistoryInput, crept []gate.ChainMetric) []string {
-	return mapped(crept, func(m gate.ChainMetric) string {
-		how := ""
-		if m.Creep.Span != nil {
-			how = " (one A/B against " + shortName(m.Creep.Span.Parent) + ")"
-		}
-		return fmt.Sprintf("creep since %s: %s %s over %s%s", visible(in.Chain.From, 40), m.Meta.Label, creepStep(m.Meta, m.Creep), count(m.Creep.Links, "commit", "commits"), how)
 	})
 }
 
@@ -338,14 +321,8 @@ func spanText(m result.Metric, c gate.Creep) string {
 
 // creepText is a metric's creep with its bounds, whether it is flagged and how it was measured.
 func creepText(m gate.ChainMetric) string {
-	return creepStep(m.Meta, m.Creep) + flaggedText(m.Meta, m.Creep) + spanText(m.Meta, m.Creep)
-}
-
-func flaggedText(m result.Metric, c gate.Creep) string {
-	if c.Worse {
-		return fmt.Sprintf(", flagged: worse than the %s floor with its bounds clear of zero", strings.TrimPrefix(metricStep(m, c.Floor), "+"))
-	}
-	return ""
+	flagged := map[bool]string{true: fmt.Sprintf(", flagged: worse than the %s floor with its bounds clear of zero", strings.TrimPrefix(metricStep(m.Meta, m.Creep.Floor), "+"))}[m.Creep.Worse]
+	return creepStep(m.Meta, m.Creep) + flagged + spanText(m.Meta, m.Creep)
 }
 
 func metricStep(m result.Metric, v float64) string { return formatDiff(v, points(m)) }
@@ -359,10 +336,7 @@ func shortSHA(s string) string { return s[:min(len(s), 12)] }
 // chainSaw says what the A/B chain saw of a change point's commits: the commits whose own A/B saw it, or that it judged
 // them and saw none (the level moved from outside the code); "" when it judged none.
 func chainSaw(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange) string {
-	var commits []string
-	for j := c.First; j <= c.Last; j++ {
-		commits = append(commits, in.Jobs[j].Commit)
-	}
+	commits := mapped(in.Jobs[c.First:c.Last+1], func(j gate.HistoryJob) string { return j.Commit })
 	culprits, judged := in.Chain.Judged(m.Meta.Key, commits)
 	switch {
 	case len(culprits) > 0:
@@ -423,6 +397,7 @@ func newHistoryPage(in HistoryInput) (historyPage, error) {
 	p := historyPage{Name: pageText(in.Name), Context: unpathed(historySpan(in)), Headline: historyHeadline(in)}
 	p.Outcome, p.Class = historyBadge(in)
 	p.Title = visible(fmt.Sprintf("tailgate history · %s: %s", in.Name, p.Outcome), maxShownRunes)
+	var figs figures
 	for _, m := range changedFirst(in.Verdict.Metrics, in.Chain) {
 		if m.Alpha > 0 && p.Alpha == "" {
 			p.Alpha = strconv.FormatFloat(m.Alpha, 'g', 3, 64)
@@ -438,16 +413,12 @@ func newHistoryPage(in HistoryInput) (historyPage, error) {
 		} else if len(m.Changes) == 0 {
 			p.Notes = append(p.Notes, m.Meta.Label+": "+reachText(m))
 		}
-		if len(m.Values) == 0 {
-			continue
+		if len(m.Values) > 0 {
+			historyFigure(&figs, in, m)
 		}
-		fig, err := historyFigure(in, m)
-		if err != nil {
-			return historyPage{}, err
-		}
-		p.Figures = append(p.Figures, fig)
 	}
-	if err := p.addChain(in); err != nil {
+	p.Figures = figs.out
+	if err := cmp.Or(figs.err, p.addChain(in)); err != nil {
 		return historyPage{}, err
 	}
 	for i, j := range in.Jobs {
@@ -479,11 +450,9 @@ func historyBadge(in HistoryInput) (string, string) {
 
 // changedFirst orders the metrics that moved in either view first.
 func changedFirst(ms []gate.HistoryMetric, chain gate.ChainVerdict) []gate.HistoryMetric {
-	moved := map[string]bool{}
-	for _, m := range chain.Metrics {
-		moved[m.Meta.Key] = chainMoved(m)
-	}
-	return movedFirst(ms, func(m gate.HistoryMetric) bool { return len(m.Changes) > 0 || m.Seen != nil || moved[m.Meta.Key] })
+	return movedFirst(ms, func(m gate.HistoryMetric) bool {
+		return len(m.Changes) > 0 || m.Seen != nil || slices.ContainsFunc(chain.Metrics, func(c gate.ChainMetric) bool { return c.Meta.Key == m.Meta.Key && chainMoved(c) })
+	})
 }
 
 func chainMoved(m gate.ChainMetric) bool { return len(m.Culprits) > 0 || m.Creep.Worse }
@@ -495,12 +464,7 @@ func movedFirst[T any](xs []T, moved func(T) bool) []T {
 	return out
 }
 
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
+func b2i(b bool) int { return map[bool]int{true: 1}[b] }
 
 // changeRow is the table's row of a change point, or of the step the values show unconfirmed (m.Seen).
 func changeRow(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange, seen bool) historyChangeRow {
@@ -528,6 +492,7 @@ func (p *historyPage) addChain(in HistoryInput) error {
 	p.ChainSpan = fmt.Sprintf("%s; creep counted since %s.", chainSpan(c), visible(c.From, 40))
 	var flat []string
 	var shown []gate.ChainMetric
+	var figs figures
 	for _, m := range movedFirst(c.Metrics, chainMoved) {
 		if flatChain(c.Links, m.Meta.Key) {
 			flat = append(flat, m.Meta.Label)
@@ -538,20 +503,14 @@ func (p *historyPage) addChain(in HistoryInput) error {
 		if len(m.Culprits) > 0 {
 			row.Culprits = strings.Join(culpritTexts(in, m), "; ")
 			row.Level = levelState(m) + ": " + creepStep(m.Meta, m.Level)
-			if !m.Undone {
-				row.Class = "regression"
-			}
 		}
-		if m.Creep.Worse {
+		if (len(m.Culprits) > 0 && !m.Undone) || m.Creep.Worse {
 			row.Class = "regression"
 		}
 		p.Chain = append(p.Chain, row)
-		fig, err := chainFigure(in, m)
-		if err != nil {
-			return err
-		}
-		p.ChainFigures = append(p.ChainFigures, fig)
+		chainFigure(&figs, in, m)
 	}
+	p.ChainFigures = figs.out
 	if len(flat) > 0 {
 		p.Notes = append(p.Notes, fmt.Sprintf("%s: every commit's A/B measured no change, with bounds of 0 (the rate was the same, as 0, in every block of both sides); not drawn.", strings.Join(flat, ", ")))
 	}
@@ -559,20 +518,18 @@ func (p *historyPage) addChain(in HistoryInput) error {
 		row := historyLinkRow{N: i + 1, Commit: shortName(l.Commit), Parent: shortName(l.Parent), Time: l.Time.UTC().Format(minuteFormat), Job: pageText(orDash(l.Job))}
 		var changes []string
 		for _, m := range shown {
-			lm, ok := l.Metrics[m.Meta.Key]
-			if !ok {
-				continue
+			if lm, ok := l.Metrics[m.Meta.Key]; ok {
+				text := m.Meta.Label + " " + metricStep(m.Meta, lm.Change)
+				if lm.Outcome == gate.MetricRegression {
+					text, row.Class = text+" (regression)", "regression"
+				}
+				changes = append(changes, text)
 			}
-			text := m.Meta.Label + " " + metricStep(m.Meta, lm.Change)
-			if lm.Outcome == gate.MetricRegression {
-				text, row.Class = text+" (regression)", "regression"
-			}
-			changes = append(changes, text)
 		}
 		row.Change = orDash(strings.Join(changes, "; "))
 		p.Links = append(p.Links, row)
 	}
-	return nil
+	return figs.err
 }
 
 // flatChain reports whether every link that estimated metric key estimated exactly no change, bounds and all.
@@ -587,10 +544,14 @@ func flatChain(links []gate.ChainLink, key string) bool {
 
 // chainFigure draws a metric's running product of the chain's changes
 // with its 95 % bounds as dots and each culprit as a labelled line.
-func chainFigure(in HistoryInput, m gate.ChainMetric) (htmlFigure, error) {
+func chainFigure(figs *figures, in HistoryInput, m gate.ChainMetric) {
 	c := in.Chain
 	links := c.Links[min(c.Since, len(c.Links)):]
-	h := figure.History{Title: m.Meta.Label + " · A/B chain", YLabel: "change since " + orDash(axisCommit(firstParent(links))) + " (" + changeUnit(points(m.Meta)) + ")",
+	since := ""
+	if len(links) > 0 {
+		since = links[0].Parent
+	}
+	h := figure.History{Title: m.Meta.Label + " · A/B chain", YLabel: "change since " + orDash(axisCommit(since)) + " (" + changeUnit(points(m.Meta)) + ")",
 		Commits: mapped(links, func(l gate.ChainLink) string { return axisCommit(l.Commit) })}
 	var from int
 	h.Medians, h.Runs, from = chainPoints(links, m, c.Since)
@@ -618,7 +579,7 @@ func chainFigure(in HistoryInput, m gate.ChainMetric) (htmlFigure, error) {
 	}
 	caption := fmt.Sprintf("%s along the A/B chain: the product of each commit's change against its parent since %s (line), %s%s, culprits dashed red. Creep %s.",
 		m.Meta.Label, visible(c.From, 40), bounds, spanLine, creepText(m))
-	return drawn(svg, err, caption)
+	figs.add(svg, err, caption)
 }
 
 // chainPoints are the running product of the links' changes of m with its 95 % bounds; from the latest culprit on
@@ -640,29 +601,17 @@ func chainPoints(links []gate.ChainLink, m gate.ChainMetric, since int) (line []
 	return line, bounds, from
 }
 
-func firstParent(links []gate.ChainLink) string {
-	if len(links) == 0 {
-		return ""
-	}
-	return links[0].Parent
-}
-
 // axisCommit is a commit's first 7 hex digits; anything else (the field is untrusted) is not drawn.
 func axisCommit(c string) string {
-	if len(c) < 7 {
+	if len(c) < 7 || strings.Trim(c, "0123456789abcdef") != "" {
 		return ""
-	}
-	for _, r := range c {
-		if !strings.ContainsRune("0123456789abcdef", r) {
-			return ""
-		}
 	}
 	return c[:7]
 }
 
 // historyFigure draws one metric over every job of the history (NaN where
 // a job did not measure it), so that its x positions are the jobs'.
-func historyFigure(in HistoryInput, m gate.HistoryMetric) (htmlFigure, error) {
+func historyFigure(figs *figures, in HistoryInput, m gate.HistoryMetric) {
 	n := len(in.Jobs)
 	h := figure.History{Title: m.Meta.Label, YLabel: axisLabel(m.Meta), Runs: make([][]float64, n), Medians: constant(math.NaN(), n),
 		Commits: mapped(in.Jobs, func(j gate.HistoryJob) string { return axisCommit(j.Commit) })}
@@ -688,5 +637,5 @@ func historyFigure(in HistoryInput, m gate.HistoryMetric) (htmlFigure, error) {
 		caption = fmt.Sprintf("%s over %s: no change point confirmed; the values step %s at %s (dashed grey), not confirmed: %s.",
 			m.Meta.Label, count(len(m.Values), "job", "jobs"), metricStep(m.Meta, c.Change), jobName(in.Jobs[c.At]), seenReason(m))
 	}
-	return drawn(svg, err, caption)
+	figs.add(svg, err, caption)
 }

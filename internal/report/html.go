@@ -56,7 +56,7 @@ type page struct {
 	Unit                                    string // what the A/B verdict judged: pair or block
 	Errors                                  []htmlError
 	Warnings, Notes                         []string
-	// Statements are the database statements whose work changed most, with their title (queries.go).
+	// Statements are the database statements whose work changed most, with their title.
 	Statements      []string
 	StatementsTitle string
 }
@@ -98,23 +98,16 @@ func newPage(in Input) (page, error) {
 	}
 	gated, reported := splitGated(v.Findings)
 	c := columnsOf(in.Verdict)
-	p.LimitHead, p.TestHead, p.PairsJudged = c.limitHead, c.testHead, in.Verdict.Sequential != nil
-	if seq := in.Verdict.Sequential; seq != nil {
-		p.Unit = seq.UnitWord(1)
-	}
+	p.LimitHead, p.TestHead, p.PairsJudged, p.Unit = c.limitHead, c.testHead, v.Sequential != nil, v.Sequential.UnitWord(1)
 	p.Gated, p.Reported = htmlFindings(gated, c), htmlFindings(reported, c)
 	p.Notes = shown(shownNotes(in, gated, lowConfidence))
 	p.Statements, p.StatementsTitle = statementLines(in, htmlStatements, clipped(htmlQueryRunes)), statementsTitle(in)
 	all := seriesOf(in)
-	var err error
-	if p.Runs, err = runFigures(decisiveFirst(all), baseName(in)); err != nil {
-		return page{}, err
-	}
-	if p.Trends, err = trendFigures(in, all); err != nil {
-		return page{}, err
-	}
-	if p.Distribution, p.DistributionNote, err = distribution(in); err != nil {
-		return page{}, err
+	var errs [3]error
+	p.Runs, errs[0] = runFigures(decisiveFirst(all), baseName(in))
+	p.Trends, errs[1] = trendFigures(in, all)
+	if p.Distribution, p.DistributionNote, errs[2] = distribution(in); cmp.Or(errs[:]...) != nil {
+		return page{}, cmp.Or(errs[:]...)
 	}
 	p.Noise = noiseRows(v, all, baseName(in))
 	p.Steps, p.BaseSteps = stepRows(in)
@@ -133,9 +126,15 @@ func htmlFindings(fs []gate.Finding, c columns) []htmlFinding {
 	})
 }
 
-// drawn is a figure of svg (drawn by package figure from numbers and tailgate's own labels) with its caption.
-func drawn(svg string, err error, caption string) (htmlFigure, error) {
-	return htmlFigure{SVG: template.HTML(svg), Caption: caption}, err
+// figures collects figures, each an SVG drawn by package figure from numbers and tailgate's own labels with its
+// caption, and the first error drawing one.
+type figures struct {
+	out []htmlFigure
+	err error
+}
+
+func (f *figures) add(svg string, err error, caption string) {
+	f.out, f.err = append(f.out, htmlFigure{SVG: template.HTML(svg), Caption: caption}), cmp.Or(f.err, err)
 }
 
 // axisLabel is a metric's axis title: its label and unit (a rate per second says its unit already).
@@ -164,7 +163,7 @@ func decisiveFirst(all []series) []series {
 }
 
 func runFigures(all []series, base string) ([]htmlFigure, error) {
-	var out []htmlFigure
+	var figs figures
 	for _, s := range all {
 		title := fmt.Sprintf("%s: %s", s.Meta.Label, outcomeWord(s.Finding.Outcome))
 		var svg, caption string
@@ -181,13 +180,9 @@ func runFigures(all []series, base string) ([]htmlFigure, error) {
 				Limit: s.threshold()}.SVG()
 			caption = fmt.Sprintf("● %s runs, ▲ head runs, thick bars: the medians", base)
 		}
-		fig, err := drawn(svg, err, caption+floorText(s)+".")
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, fig)
+		figs.add(svg, err, caption+floorText(s)+".")
 	}
-	return out, nil
+	return figs.out, figs.err
 }
 
 // estimateText says what a pairs figure's dashed line (and bar) are.
@@ -226,8 +221,14 @@ func trendFigures(in Input, all []series) ([]htmlFigure, error) {
 	if len(in.BaseOrigins) != len(in.Base) || len(in.Base) == 0 {
 		return nil, nil
 	}
-	marks := commitMarks(in.BaseOrigins)
-	var out []htmlFigure
+	var marks []figure.Mark // where each commit's (or job's) samples start
+	prev := ""
+	for i, o := range in.BaseOrigins {
+		if id := cmp.Or(o.Commit, o.Job); id != prev {
+			prev, marks = id, append(marks, figure.Mark{Index: i, Label: visible(id, 7)})
+		}
+	}
+	var figs figures
 	for _, s := range all {
 		if s.Paired {
 			continue
@@ -240,24 +241,9 @@ func trendFigures(in Input, all []series) ([]htmlFigure, error) {
 		})
 		svg, err := figure.Trend{Title: s.Meta.Label + " over the baseline window", YLabel: axisLabel(s.Meta),
 			Base: base, Marks: marks, Head: s.Head, BaseMedian: s.Finding.BaseMedian, Limit: s.threshold()}.SVG()
-		fig, err := drawn(svg, err, "● baseline samples in the order they were recorded, labelled by commit; ▲ head runs; solid: the baseline median; dashed: the floor's limit.")
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, fig)
+		figs.add(svg, err, "● baseline samples in the order they were recorded, labelled by commit; ▲ head runs; solid: the baseline median; dashed: the floor's limit.")
 	}
-	return out, nil
-}
-
-func commitMarks(origins []Origin) []figure.Mark {
-	var marks []figure.Mark
-	prev := ""
-	for i, o := range origins {
-		if id := cmp.Or(o.Commit, o.Job); id != prev {
-			prev, marks = id, append(marks, figure.Mark{Index: i, Label: visible(id, 7)})
-		}
-	}
-	return marks
+	return figs.out, figs.err
 }
 
 // distributionQuantiles are the quantiles of the percentile plot: evenly spaced on the 1/(1−p) axis from p50 to p99.99.
@@ -306,21 +292,18 @@ func distribution(in Input) (*htmlFigure, string, error) {
 		caption += "; dashed blue: " + baseName(in)
 	}
 	svg, err := figure.Percentiles{Title: "Request latency by percentile (merged runs)", Curves: curves}.SVG()
-	fig, err := drawn(svg, err, caption+". The latency at each percentile of all the requests of a side's runs, merged.")
-	return &fig, note, err
+	var figs figures
+	figs.add(svg, err, caption+". The latency at each percentile of all the requests of a side's runs, merged.")
+	return &figs.out[0], note, figs.err
 }
 
 // noiseRows say, per compared gated metric, how noisy the runs were, the
 // floor, the smallest regression the comparison detects, and what it saw.
 func noiseRows(v gate.Verdict, all []series, base string) []htmlNoise {
-	detects := map[string]gate.Detectable{}
-	for _, d := range v.Detect {
-		detects[d.Key] = d
-	}
 	return mapped(all, func(s series) htmlNoise {
 		row := htmlNoise{Label: pageText(s.Finding.Label), Floor: formatFloor(s.Finding), Observed: formatChange(s.Finding), Detects: "—", Noise: noiseText(s, base)}
-		if d, ok := detects[s.Finding.Key]; ok {
-			row.Detects = map[bool]string{true: detectText(d, plainText), false: "not reliably"}[d.Possible]
+		if i := slices.IndexFunc(v.Detect, func(d gate.Detectable) bool { return d.Key == s.Finding.Key }); i >= 0 {
+			row.Detects = map[bool]string{true: detectText(v.Detect[i], plainText), false: "not reliably"}[v.Detect[i].Possible]
 		}
 		return row
 	})
@@ -348,7 +331,8 @@ func stepRows(in Input) ([]htmlStep, bool) {
 	cs := stepChanges(in.Base, in.Head)
 	both := hasBaseSteps(cs)
 	return mapped(cs, func(c stepChange) htmlStep {
-		row := htmlStep{Name: pageText(c.Name), Requests: requestsCell(c), Failed: fmt.Sprint(c.Head.Failed)}
+		row := htmlStep{Name: pageText(c.Name), Requests: map[bool]string{true: requestsCell(c), false: fmt.Sprint(c.Head.Requests)}[both],
+			Failed: fmt.Sprint(c.Head.Failed)}
 		for i, p := range []sidePair{c.P50, c.P95, c.P99, c.Errors} {
 			cell := struct{ Value, Change string }{formatValue(p.Head, [4]string{"ms", "ms", "ms", "%"}[i]), changeText(p, false)}
 			switch {
@@ -358,9 +342,6 @@ func stepRows(in Input) ([]htmlStep, bool) {
 				cell.Value = p.fromTo([4]string{"ms", "ms", "ms", "%"}[i])
 			}
 			row.Cells = append(row.Cells, cell)
-		}
-		if !both {
-			row.Requests = fmt.Sprint(c.Head.Requests)
 		}
 		return row
 	}), both

@@ -44,22 +44,9 @@ type jsonReport struct {
 	Errors         []errorFigures  `json:"errors"`
 	Sequential     *jsonSequential `json:"sequential,omitempty"`
 	// Runs are the gated metrics' figures per run, so that a report read back (tailgate comment) charts what decided.
-	Runs       *jsonRuns       `json:"runs,omitempty"`
-	TargetLog  *jsonTargetLog  `json:"target_log,omitempty"`
-	Statements []jsonStatement `json:"statements,omitempty"`
-}
-
-type jsonStatement struct {
-	Source string     `json:"source"`
-	Query  string     `json:"query"`
-	Base   [3]float64 `json:"base"`
-	Head   [3]float64 `json:"head"`
-}
-
-// jsonTargetLog is TargetLogs (a conversion).
-type jsonTargetLog struct {
-	Base string `json:"base,omitempty"`
-	Head string `json:"head,omitempty"`
+	Runs       *jsonRuns         `json:"runs,omitempty"`
+	TargetLog  *TargetLogs       `json:"target_log,omitempty"`
+	Statements []statementChange `json:"statements,omitempty"`
 }
 
 // jsonSequential is gate.Sequential, field for field (a conversion).
@@ -182,19 +169,16 @@ func toJSON(in Input) jsonReport {
 		r.Sequential = &seq
 	}
 	if st := in.statementChanges(htmlStatements); len(st) > 0 {
-		r.Statements = mapped(st, func(c statementChange) jsonStatement {
-			return jsonStatement{Source: c.Source, Query: fitText(c.Query), Base: c.Base, Head: c.Head}
-		})
+		r.Statements = mapped(st, func(c statementChange) statementChange { c.Query = fitText(c.Query); return c })
 	}
-	if l := jsonTargetLog(in.TargetLog); l != (jsonTargetLog{}) {
+	if l := in.TargetLog; l != (TargetLogs{}) {
 		r.TargetLog = &l
 	}
 	return r
 }
 
 func jsonSteps(runs []result.Run) []jsonStep {
-	var out []jsonStep
-	for _, s := range steps(runs) {
+	return mapped(steps(runs), func(s stepFigures) jsonStep {
 		js := jsonStep{stepFigures: s, P50: num(s.P50), P95: num(s.P95)}
 		for i, c := range s.counts {
 			var r *jsonStepRun
@@ -203,9 +187,8 @@ func jsonSteps(runs []result.Run) []jsonStep {
 			}
 			js.Runs = append(js.Runs, r)
 		}
-		out = append(out, js)
-	}
-	return out
+		return js
+	})
 }
 
 // gatedRuns are the per-run figures of the gated metrics of both sides;
@@ -290,7 +273,9 @@ func (c *checker) add(path, format string, args ...any) {
 }
 
 func each[T any](c *checker, path string, items []T, most int, check func(string, T)) {
-	c.length(path, len(items), most)
+	if len(items) > most {
+		c.add(path, "has %d entries, more than %d", len(items), most)
+	}
 	for i, it := range items {
 		check(fmt.Sprintf("%s[%d]", path, i), it)
 	}
@@ -340,24 +325,24 @@ func (c *checker) report(r jsonReport) {
 		c.sequential("sequential", *s)
 	}
 	if r.Runs != nil {
-		c.runs("runs.base", r.Runs.Base)
-		c.runs("runs.head", r.Runs.Head)
+		each(c, "runs.base", r.Runs.Base, maxRowItems, c.runs)
+		each(c, "runs.head", r.Runs.Head, maxRowItems, c.runs)
 	}
 	each(c, "statements", r.Statements, htmlStatements, c.statement)
 	if l := r.TargetLog; l != nil {
-		if l.Base == "" && l.Head == "" {
+		if *l == (TargetLogs{}) {
 			c.add("target_log", "names no file")
 		}
-		for _, side := range []struct{ name, path string }{{"base", l.Base}, {"head", l.Head}} {
-			if side.path != "" {
-				c.targetLogPath("target_log."+side.name, side.path)
+		for i, path := range []string{l.Base, l.Head} {
+			if path != "" {
+				c.targetLogPath("target_log."+[]string{"base", "head"}[i], path)
 			}
 		}
 	}
 	c.regressions(r)
 }
 
-func (c *checker) statement(path string, s jsonStatement) {
+func (c *checker) statement(path string, s statementChange) {
 	if !sourcePattern.MatchString(s.Source) {
 		c.add(path+".source", "%q is not a counter source name (lower-case letters, digits and _)", clip(s.Source))
 	}
@@ -381,20 +366,16 @@ func (c *checker) sequential(path string, s jsonSequential) {
 	c.text(path+".reason", s.Reason, maxTextRunes, false)
 }
 
-// runs checks the per-run figures of one side: at most maxRowItems runs,
-// each holding known metric keys and finite values.
-func (c *checker) runs(path string, runs []map[string]float64) {
-	c.length(path, len(runs), maxRowItems)
-	for i, figures := range runs {
-		for _, key := range slices.Sorted(maps.Keys(figures)) {
-			at := fmt.Sprintf("%s[%d].%s", path, i, clip(key))
-			if _, ok := result.Lookup(key); !ok || !(keyPattern.MatchString(key) || footprintKey.MatchString(key)) {
-				c.add(at, "is not a metric tailgate knows")
-				continue
-			}
-			v := figures[key]
-			c.finite(at, &v)
+// runs checks the per-run figures of one side: each run's known metric keys and finite values.
+func (c *checker) runs(path string, figures map[string]float64) {
+	for _, key := range slices.Sorted(maps.Keys(figures)) {
+		at := path + "." + clip(key)
+		if _, ok := result.Lookup(key); !ok || !(keyPattern.MatchString(key) || footprintKey.MatchString(key)) {
+			c.add(at, "is not a metric tailgate knows")
+			continue
 		}
+		v := figures[key]
+		c.finite(at, &v)
 	}
 }
 
@@ -471,10 +452,7 @@ func (c *checker) regressions(r jsonReport) {
 
 // key checks a metric key: catalogued, or a footprint key tailgate makes.
 func (c *checker) key(path, s string) {
-	if keyPattern.MatchString(s) {
-		return
-	}
-	if _, known := result.Lookup(s); !known || !footprintKey.MatchString(s) {
+	if _, known := result.Lookup(s); !keyPattern.MatchString(s) && (!known || !footprintKey.MatchString(s)) {
 		c.add(path, "%q is not a metric key (lower-case letters, digits and _; or part.<part>.<figure>, counter.<source>.<counter>)", clip(s))
 	}
 }
@@ -509,12 +487,6 @@ func (c *checker) bounded(path, s string, maxRunes int, required bool) {
 	}
 }
 
-func (c *checker) length(path string, n, maxItems int) {
-	if n > maxItems {
-		c.add(path, "has %d entries, more than %d", n, maxItems)
-	}
-}
-
 func (c *checker) count(path string, n, maxN int64) {
 	if n < 0 || n > maxN {
 		c.add(path, "%d is outside [0, %d]", n, maxN)
@@ -534,15 +506,7 @@ func (c *checker) finite(path string, v *float64) bool {
 // forbiddenRune rejects control characters other than tab and line breaks,
 // and the bidirectional overrides that make text read differently than it is.
 func forbiddenRune(r rune) bool {
-	switch {
-	case r == '\t' || r == '\n' || r == '\r':
-		return false
-	case unicode.IsControl(r):
-		return true
-	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
-		return true
-	}
-	return false
+	return unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
 }
 
 func clip(s string) string { return printable.Clip(s, 41) }
@@ -570,59 +534,42 @@ func fromJSON(r jsonReport) Input {
 		v.Detect = append(v.Detect, gate.Detectable{Key: d.Key, Label: cmp.Or(d.Label, byKey[d.Key].Label, d.Key), N: byKey[d.Key].HeadN,
 			M: byKey[d.Key].BaselineN, Effect: orNaN(d.Effect), Unit: d.Unit, Direction: d.Direction, Method: d.Method, Possible: d.Possible, Note: d.Note})
 	}
-	in := Input{Name: r.Benchmark, Mode: r.Mode, BaselineSource: r.BaselineSource, Verdict: v,
-		Head: detailsFromJSON(r.Steps, r.Errors), Base: detailsFromJSON(r.BaseSteps, nil), Notes: r.Notes}
+	var runs jsonRuns
 	if r.Runs != nil {
-		in.Base = withDetails(runsFromJSON(r.Runs.Base), in.Base)
-		in.Head = withDetails(runsFromJSON(r.Runs.Head), in.Head)
+		runs = *r.Runs
 	}
+	in := Input{Name: r.Benchmark, Mode: r.Mode, BaselineSource: r.BaselineSource, Verdict: v, Notes: r.Notes,
+		Head: runsFromJSON(runs.Head, r.Steps, r.Errors), Base: runsFromJSON(runs.Base, r.BaseSteps, nil)}
 	if l := r.TargetLog; l != nil {
-		in.TargetLog = TargetLogs(*l)
+		in.TargetLog = *l
 	}
-	if len(r.Statements) > 0 {
-		in.statements = mapped(r.Statements, func(s jsonStatement) statementChange {
-			return statementChange{Source: s.Source, Query: s.Query, Base: s.Base, Head: s.Head}
-		})
-	}
+	in.statements = r.Statements
 	return in
 }
 
-func runsFromJSON(figures []map[string]float64) []result.Run {
-	runs := mapped(figures, func(m map[string]float64) result.Run { return result.Run{Metrics: m} })
-	for i := range runs {
-		runs[i].Index = i
+// runsFromJSON rebuilds one side's runs: the gated figures by run, each run's steps (by run where
+// the file has them, else one run of sums) and the error classes (in the first run).
+func runsFromJSON(figures []map[string]float64, steps []jsonStep, errs []errorFigures) []result.Run {
+	n := len(figures)
+	if n == 0 && len(steps)+len(errs) > 0 {
+		n = 1
+		for _, s := range steps {
+			n = max(n, len(s.Runs))
+		}
 	}
-	return runs
-}
-
-// withDetails puts the steps and error classes of each run (detailsFromJSON) into the run of the same place.
-func withDetails(runs, details []result.Run) []result.Run {
-	if len(runs) == 0 {
-		return details
-	}
-	for i := range min(len(runs), len(details)) {
-		runs[i].Steps, runs[i].Errors = details[i].Steps, details[i].Errors
-	}
-	return runs
-}
-
-// detailsFromJSON rebuilds one side's runs' steps (by run where the file
-// has them, else one run of sums) and error classes (in the first run).
-func detailsFromJSON(steps []jsonStep, errs []errorFigures) []result.Run {
-	if len(steps) == 0 && len(errs) == 0 {
+	if n == 0 {
 		return nil
 	}
-	n := 1
-	for _, s := range steps {
-		n = max(n, len(s.Runs))
-	}
 	runs := make([]result.Run, n)
+	for i, m := range figures {
+		runs[i].Index, runs[i].Metrics = i, m
+	}
 	for _, s := range steps {
 		each := s.Runs
 		if len(each) == 0 {
 			each = []*jsonStepRun{{Requests: s.Requests, Failed: s.Failed, P50: s.P50, P95: s.P95}}
 		}
-		for i, r := range each {
+		for i, r := range each[:min(len(each), n)] {
 			if r == nil {
 				continue
 			}

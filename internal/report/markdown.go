@@ -51,12 +51,16 @@ func Markdown(in Input) string {
 	tail := "<sub>" + contextLine(in, mdText) + "</sub>\n"
 	d := mdDoc{left: MaxMarkdownBytes - len(tail)}
 	d.write(Marker(in.Name) + "\n")
-	d.write(fmt.Sprintf("### %s tailgate · %s: %s\n\n", icon(v.Outcome), mdText(in.Name), headline(in, mdText)))
+	icon := cmp.Or(map[gate.Outcome]string{gate.Regression: "❌", gate.Inconclusive: "⚠️"}[v.Outcome], "✅")
+	d.write(fmt.Sprintf("### %s tailgate · %s: %s\n\n", icon, mdText(in.Name), headline(in, mdText)))
 	gated, reported := splitGated(v.Findings)
 	if len(gated) > 0 {
 		c := columnsOf(v)
 		d.rows(fmt.Sprintf("| gated metric | %s → head | change | %s | %s | verdict |\n|---|---:|---:|---:|---:|---|\n", sideWord(v), c.limitHead, c.testHead),
-			mapped(gated, func(f gate.Finding) string { return gatedRow(f, c) }), "\n")
+			mapped(gated, func(f gate.Finding) string {
+				verdict := map[bool]string{true: "❌ **regression**", false: outcomeWord(f.Outcome)}[f.Outcome == gate.MetricRegression]
+				return fmt.Sprintf("| **%s** | %s | %s | %s | %s | %s |\n", orDash(mdText(f.Label)), fromTo(f), formatChange(f), c.limit(f), c.test(f), verdict)
+			}), "\n")
 		if note := centreNote(v); note != "" {
 			d.write(note + "\n\n")
 		}
@@ -104,15 +108,6 @@ func mapped[T, U any](xs []T, f func(T) U) []U {
 	return out
 }
 
-func gatedRow(f gate.Finding, c columns) string {
-	verdict := outcomeWord(f.Outcome)
-	if f.Outcome == gate.MetricRegression {
-		verdict = "❌ **regression**"
-	}
-	return fmt.Sprintf("| **%s** | %s | %s | %s | %s | %s |\n", orDash(mdText(f.Label)), fromTo(f), formatChange(f),
-		c.limit(f), c.test(f), verdict)
-}
-
 // reportedTable is the reported-only table; a sequential A/B has no p for them, so no column stands empty.
 func reportedTable(v gate.Verdict, fs []gate.Finding) (string, []string) {
 	pHead, align, p := " p |", "---:|", func(f gate.Finding) string { return " " + formatP(f.P) + " |" }
@@ -127,19 +122,12 @@ func reportedTable(v gate.Verdict, fs []gate.Finding) (string, []string) {
 
 // sideWord names the side judged against in a table: the baseline, or in A/B the base build.
 func sideWord(v gate.Verdict) string {
-	if v.Sequential != nil {
-		return "base"
-	}
-	return "baseline"
+	return map[bool]string{true: "base", false: "baseline"}[v.Sequential != nil]
 }
 
 // orDash stands in for text that shows nothing, so that a cell or an
 // emphasis never ends up empty ("****" is a thematic break).
 func orDash(s string) string { return cmp.Or(s, "—") }
-
-func icon(o gate.Outcome) string {
-	return cmp.Or(map[gate.Outcome]string{gate.Regression: "❌", gate.Inconclusive: "⚠️"}[o], "✅")
-}
 
 // maxCommentSteps is how many steps the comment shows base → head before
 // it collapses the rest, which moved less: the comment stays short.
@@ -180,10 +168,7 @@ func writeMarkdownDetails(d *mdDoc, in Input, cs []stepChange) {
 // any step failed a request (a column of "none" takes a phone's width).
 func stepChangeTable(cs, all []stepChange) (string, []string) {
 	failed := slices.ContainsFunc(all, func(c stepChange) bool { return !c.Errors.none() })
-	head := "| step | p50 | p95 |\n|---|---:|---:|\n"
-	if failed {
-		head = "| step | p50 | p95 | errors |\n|---|---:|---:|---:|\n"
-	}
+	head := map[bool]string{true: "| step | p50 | p95 | errors |\n|---|---:|---:|---:|\n", false: "| step | p50 | p95 |\n|---|---:|---:|\n"}[failed]
 	return head, mapped(cs, func(c stepChange) string {
 		row := fmt.Sprintf("| %s | %s | %s |", orDash(mdText(c.Name)), figureCell(c.P50, "ms", true), figureCell(c.P95, "ms", true))
 		if failed {

@@ -12,11 +12,10 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
-// The sentences of how a job ran that the runner and the pipeline return
-// as facts (typed reasons), worded here once.
+// The sentences of how a job ran that the runner and the pipeline return as facts (typed reasons), worded here once.
 
-// ABStop is why an A/B job ended. Budget is the runner's: "pairs"
-// (MaxBlocks), "time" (MaxTime), or "" (the verdict ended it).
+// ABStop is why an A/B job ended. Budget is the runner's: "pairs" (the budget of MaxBlocks blocks), "time"
+// (ab.max_time, MaxTime), or "" (the verdict ended it).
 type ABStop struct {
 	Blocks, MaxBlocks int
 	Elapsed, MaxTime  time.Duration
@@ -74,8 +73,8 @@ const (
 	ProcedureHead
 )
 
-// ABSide is where an A/B side came from: a commit checked out in a
-// worktree and/or a target of its own (Started when tailgate starts it).
+// ABSide is where an A/B side came from: a commit checked out in a worktree (Ref, Commit) and/or a target of its own
+// (URL; Started when tailgate starts it).
 type ABSide struct {
 	Side, Ref, Commit, URL string
 	Own, Started           bool
@@ -100,9 +99,8 @@ func SideNotes(p Procedure, sides []ABSide) []string {
 	return out
 }
 
-// ABBaseline says what an A/B head was judged against: the base build
-// (ref at commit when built from one), itself (A/A), or a second process
-// of it.
+// ABBaseline says what an A/B head was judged against: the base build (ref at commit when built from one), itself
+// (A/A), or a second process of it.
 func ABBaseline(aa, twoProcesses bool, ref, commit string) string {
 	s := "the base build, measured in this job"
 	switch {
@@ -117,9 +115,8 @@ func ABBaseline(aa, twoProcesses bool, ref, commit string) string {
 	return s
 }
 
-// BaseRef says how a base ref given to the job (given, by from) met the
-// benchmark file's ab.base: it replaced ab.base.ref fileRef, or a base
-// that is a target of its own (own, at url) left it unused.
+// BaseRef says how a base ref given to the job (given, by from) met the benchmark file's ab.base: it replaced
+// ab.base.ref fileRef, or was not used by a base that is a target of its own (own, at url); nil when neither.
 func BaseRef(given, from, fileRef string, own bool, url string) []string {
 	switch {
 	case given == "":
@@ -131,11 +128,9 @@ func BaseRef(given, from, fileRef string, own bool, url string) []string {
 	return nil
 }
 
-// Sealing is how an A/B job's sides were kept apart: not at all (None:
-// the job started no process; Unsealed: why not, with ab.unsealed:
-// allow), each side's tree (Dirs: base, head), the runner's directories
-// each side wrote in a layer of its own (Shared), the root sockets
-// hidden (Sockets), and the base commit's files the head ran (Pinned).
+// Sealing is how an A/B job's sides were kept apart: not at all (None: the job started no process; Unsealed: why not,
+// with ab.unsealed: allow), each side's tree (Dirs: base, head), the runner's directories each side wrote in a layer of
+// its own (Shared), the root sockets hidden (Sockets), and the base commit's files the head ran (Pinned).
 type Sealing struct {
 	None                    bool
 	Unsealed                string
@@ -143,9 +138,8 @@ type Sealing struct {
 	Shared, Sockets, Pinned []string
 }
 
-// Notes say whether the sides were sealed, where each side's commands
-// ran, and with the base commit's benchmark which of its files the head
-// ran.
+// Notes say whether the sides were sealed, where each side's commands ran, and, with the base commit's benchmark
+// (fromBase), which of its files the head ran.
 func (s Sealing) Notes(fromBase bool) []string {
 	if s.None {
 		return nil
@@ -173,9 +167,8 @@ func (s Sealing) Notes(fromBase bool) []string {
 	return append(out, "the files the base commit's commands run came from the base commit for both sides (with benchmark_from: base, every file a command of the procedure names as its program, script or makefile, and every file under ab.procedure): "+strings.Join(s.Pinned, ", "))
 }
 
-// NoiseNotes say which noise an A/B verdict used, metric by metric: the
-// spread stored in the noise file path pooled with the job's own, or the
-// job's own and why.
+// NoiseNotes say which noise an A/B verdict used, metric by metric: the spread stored in the noise file path (stored,
+// from earlier jobs) pooled with the job's own, or the job's own and why.
 func NoiseNotes(path string, earlier int, stored map[string]stats.SeqPrior, v gate.Verdict) []string {
 	if v.Sequential == nil {
 		return nil
@@ -208,9 +201,8 @@ func NoiseNotes(path string, earlier int, stored map[string]stats.SeqPrior, v ga
 	return out
 }
 
-// SpreadText is a spread on the comparison scale in the finding's units,
-// with two significant digits where one decimal would read 0 (a nearly
-// exact count: "stored 0.0 % disagrees with 0.0 %" says nothing).
+// SpreadText is a spread on the comparison scale in the finding's units, with two significant digits where one decimal
+// would read 0 (a nearly exact count: "stored 0.0 % disagrees with 0.0 %" says nothing).
 func SpreadText(f gate.Finding, sd float64) string {
 	if f.Percent {
 		return fmt.Sprintf("%.2f pp", sd)
@@ -222,9 +214,8 @@ func SpreadText(f gate.Finding, sd float64) string {
 	return fmt.Sprintf("%.1f %%", pct)
 }
 
-// CreepNote is the note of a comparison of the head with an older state
-// of main (gate.creep.against), name, of runs runs: each gated metric's
-// change, or, with otherDefinition, that it was not compared.
+// CreepNote is the note of a comparison of the head with an older state of main (gate.creep.against), name, of runs
+// runs: each gated metric's change, or, with otherDefinition, that it was not compared.
 func CreepNote(name string, runs int, findings []gate.Finding, otherDefinition bool) string {
 	if otherDefinition {
 		return fmt.Sprintf("Creep against %s: not compared, it measured another benchmark definition.", name)
@@ -238,17 +229,14 @@ func CreepNote(name string, runs int, findings []gate.Finding, otherDefinition b
 	return fmt.Sprintf("Against %s (%d runs): %s.", name, runs, strings.Join(changes, ", "))
 }
 
-// CreepWarning is the warning of a gated metric beyond its floor the bad
-// way against name, of runs runs.
+// CreepWarning is the warning of a gated metric beyond its floor the bad way against name, of runs runs.
 func CreepWarning(name string, runs int, f gate.Finding) string {
-	unit := " " + f.Unit
-	if f.Unit == "/s" {
-		unit = f.Unit
-	}
+	unit := map[bool]string{true: "/s", false: " " + f.Unit}[f.Unit == "/s"]
 	return fmt.Sprintf("creep: %s is %s worse than at %s (%d runs): %.4g%s → %.4g%s, beyond its floor, though the changes since may each have passed",
 		f.Label, creepFigure(f, f.Worse, "%.2f pp", "%.1f %%"), name, runs, f.BaseMedian, unit, f.HeadMedian, unit)
 }
 
+// CreepUnread is the note of a tag's creep the history could not be read for.
 func CreepUnread(glob string, err error) string {
 	return fmt.Sprintf("Creep against tag %s: the history could not be read (%v).", glob, err)
 }
@@ -260,11 +248,9 @@ func creepFigure(f gate.Finding, v float64, pp, pct string) string {
 	return fmt.Sprintf(pct, v)
 }
 
-// TrustedPolicy is where a pull request's gate policy came from
-// (pipeline.TrustBase): the base commit's file (Where), with the benchmark
-// itself when Whole, and what the pull request changes of it: the
-// policy's keys (Changed), the procedure's (Procedure, when Whole), or
-// the definition's (Definition, when not Whole and it changed).
+// TrustedPolicy is where a pull request's gate policy came from (pipeline.TrustBase): the base commit's file (Where),
+// with the benchmark itself when Whole, and what the pull request changes of it: the policy's keys (Changed), the
+// procedure's (Procedure, when Whole), or the definition's (Definition, when not Whole and it changed).
 type TrustedPolicy struct {
 	Where, HeadPath                string
 	Whole                          bool
@@ -274,16 +260,14 @@ type TrustedPolicy struct {
 // OwnReason says why the pull request's own policy applies after all:
 // the base commit has no such file (err nil), or it does not load (err).
 func (t TrustedPolicy) OwnReason(err error) string {
-	own := "the gate's policy is this pull request's own"
-	if t.Whole {
-		own = "the gate's policy and the benchmark are this pull request's own"
-	}
+	own := map[bool]string{true: "the gate's policy and the benchmark are this pull request's own", false: "the gate's policy is this pull request's own"}[t.Whole]
 	if err == nil {
 		return fmt.Sprintf("%s does not exist, so %s (%s)", t.Where, own, t.HeadPath)
 	}
 	return fmt.Sprintf("%s does not load with this tailgate (%v), so %s (%s)", t.Where, err, own, t.HeadPath)
 }
 
+// Notes say where the policy (and with Whole the benchmark) came from, and what the pull request changes of it.
 func (t TrustedPolicy) Notes() []string {
 	notes := []string{"The gate's policy (gate: baseline, floors, metrics, min_effect, alpha, window; " +
 		"the A/B budget ab.min_blocks, ab.max_blocks, ab.max_time; load.runs; the credentials pass_env gives the benchmark) comes from " +
@@ -293,32 +277,30 @@ func (t TrustedPolicy) Notes() []string {
 			"reset, loaded and measured: build, target, ab, dataset, drain, setup, feed, load, scenarios) come from " + t.Where +
 			", which the pull request cannot edit; both the base and the head are measured with it."
 	}
-	if len(t.Changed) > 0 {
-		notes = append(notes, fmt.Sprintf("This PR changes the gate's policy; it applies after merge (changed: %s). This check is judged by the policy of %s.",
-			strings.Join(t.Changed, ", "), t.Where))
-	}
-	if len(t.Procedure) > 0 {
-		notes = append(notes, fmt.Sprintf("This PR changes the benchmark (changed: %s): it is judged with the base's, and yours applies after merge. "+
-			"The head (and in mode ab the base) was built, started and measured with the benchmark of %s.", strings.Join(t.Procedure, ", "), t.Where))
-	}
-	if len(t.Definition) > 0 {
-		notes = append(notes, fmt.Sprintf("This PR changes the benchmark itself (changed: %s): what is measured is the pull request's own. "+
-			"A baseline recorded with the benchmark of %s is not compared with it (the check is inconclusive); "+
-			"fail_on_inconclusive: true fails such a PR, and mode: ab judges it by running the PR's benchmark on both builds.",
-			strings.Join(t.Definition, ", "), t.Where))
+	for i, changed := range [][]string{t.Changed, t.Procedure, t.Definition} {
+		if len(changed) > 0 {
+			notes = append(notes, fmt.Sprintf([...]string{
+				"This PR changes the gate's policy; it applies after merge (changed: %s). This check is judged by the policy of %s.",
+				"This PR changes the benchmark (changed: %s): it is judged with the base's, and yours applies after merge. " +
+					"The head (and in mode ab the base) was built, started and measured with the benchmark of %s.",
+				"This PR changes the benchmark itself (changed: %s): what is measured is the pull request's own. " +
+					"A baseline recorded with the benchmark of %s is not compared with it (the check is inconclusive); " +
+					"fail_on_inconclusive: true fails such a PR, and mode: ab judges it by running the PR's benchmark on both builds.",
+			}[i], strings.Join(changed, ", "), t.Where))
+		}
 	}
 	return notes
 }
 
-// PhaseLogins are the logins of one phase (Name "" for the load).
+// PhaseLogins are the logins of one phase (Name "" for the load) for its workers, the open model's when Open.
 type PhaseLogins struct {
 	Name            string
 	Logins, Workers int
 	Open            bool
 }
 
-// SetupCost says what the setup steps cost in logins: each phase's, per
-// job of runs runs, and in A/B (maxBlocks above 0) per block.
+// SetupCost says what the setup steps cost in logins: each phase's, setup.run once per run and phase (setupRun), per
+// job of runs runs, and in A/B (maxBlocks above 0) per block, the phases sharing the first block's logins.
 func SetupCost(phases []PhaseLogins, setupRun bool, runs, maxBlocks int) string {
 	var parts []string
 	perRun, users := 0, 0

@@ -58,20 +58,25 @@ type Origin struct {
 // through show (mdText for Markdown, plainText for the terminal).
 func headline(in Input, show func(string) string) string {
 	v := in.Verdict
-	switch v.Outcome {
-	case gate.Regression:
-		return fmt.Sprintf("regression in %s", strings.Join(regressionLabels(v, show), ", "))
-	case gate.Inconclusive:
-		if s := v.Sequential; s != nil && !s.Done {
-			return "undecided so far: " + show(s.Reason)
-		}
-		return "inconclusive: " + inconclusiveReason(v, show)
-	default:
-		if v.HasWarning(gate.WarnNoBaseline) {
-			return "pass (no baseline yet)"
-		}
+	switch {
+	case v.Outcome == gate.Regression:
+		return "regression in " + strings.Join(gatedLabels(v, gate.MetricRegression, show, func(f gate.Finding) string { return " (" + formatChange(f) + ")" }), ", ")
+	case v.Outcome != gate.Inconclusive && v.HasWarning(gate.WarnNoBaseline):
+		return "pass (no baseline yet)"
+	case v.Outcome != gate.Inconclusive:
 		return "pass: no gated metric regressed beyond its noise floor"
+	case v.Sequential != nil && !v.Sequential.Done:
+		return "undecided so far: " + show(v.Sequential.Reason)
+	case v.HasWarning(gate.WarnDefinitionChanged):
+		return "inconclusive: benchmark changed, re-record the baseline"
 	}
+	if labels := gatedLabels(v, gate.MetricInconclusive, show, func(gate.Finding) string { return "" }); len(labels) > 0 {
+		return "inconclusive: could not judge " + strings.Join(labels, ", ")
+	}
+	if len(v.Warnings) > 0 {
+		return "inconclusive: " + show(v.Warnings[len(v.Warnings)-1].Message)
+	}
+	return "inconclusive: nothing to judge"
 }
 
 // gatedLabels are the labels of the gated findings of outcome o, each through show and then with.
@@ -83,23 +88,6 @@ func gatedLabels(v gate.Verdict, o gate.MetricOutcome, show func(string) string,
 		}
 	}
 	return out
-}
-
-func regressionLabels(v gate.Verdict, show func(string) string) []string {
-	return gatedLabels(v, gate.MetricRegression, show, func(f gate.Finding) string { return " (" + formatChange(f) + ")" })
-}
-
-func inconclusiveReason(v gate.Verdict, show func(string) string) string {
-	if v.HasWarning(gate.WarnDefinitionChanged) {
-		return "benchmark changed, re-record the baseline"
-	}
-	if labels := gatedLabels(v, gate.MetricInconclusive, show, func(gate.Finding) string { return "" }); len(labels) > 0 {
-		return "could not judge " + strings.Join(labels, ", ")
-	}
-	if len(v.Warnings) > 0 {
-		return show(v.Warnings[len(v.Warnings)-1].Message)
-	}
-	return "nothing to judge"
 }
 
 // plainText shows text as it is: the terminal report's way.
@@ -169,21 +157,15 @@ func formatValue(v float64, unit string) string {
 	if a := math.Abs(v); a > 0 && a < 1 {
 		s = fmt.Sprintf("%.3g", v)
 	}
-	if unit == "" || unit == "/s" {
-		return s + unit
-	}
-	return s + " " + unit
+	return s + map[bool]string{true: unit, false: " " + unit}[unit == "" || unit == "/s"]
 }
 
 // fixed prints v with fewer decimals the larger it is: none from at[0]
 // on, one from at[1] on, …, len(at) below the last.
 func fixed(v float64, at ...float64) string {
-	d := len(at)
-	for i, a := range at {
-		if math.Abs(v) >= a {
-			d = i
-			break
-		}
+	d := slices.IndexFunc(at, func(a float64) bool { return math.Abs(v) >= a })
+	if d < 0 {
+		d = len(at)
 	}
 	return strconv.FormatFloat(v, 'f', d, 64)
 }
@@ -247,22 +229,16 @@ func formatP(p float64) string {
 	return fmt.Sprintf("%.3f", p)
 }
 
-// findingNotes lists what a reader needs beside the table: notes, and the
-// tests that named says are worth naming; a note of white space is none.
-func findingNotes(findings []gate.Finding, named func(test string) bool) []string {
+// shownNotes are the notes beside a report's table: the findings' (with the tests named says are worth naming; a note
+// of white space is none), notesOf, then the target logs'.
+func shownNotes(in Input, fs []gate.Finding, named func(test string) bool) []string {
 	var out []string
-	for _, f := range findings {
+	for _, f := range fs {
 		if note := noteOf(f, named); strings.TrimSpace(note) != "" {
 			out = append(out, f.Label+": "+note)
 		}
 	}
-	return out
-}
-
-// shownNotes are the notes beside a report's table: the findings' (with
-// the tests named says are worth naming), notesOf, then the target logs'.
-func shownNotes(in Input, fs []gate.Finding, named func(test string) bool) []string {
-	return slices.Concat(findingNotes(fs, named), notesOf(in), targetLogNotes(in))
+	return slices.Concat(out, notesOf(in), targetLogNotes(in))
 }
 
 // judgedLines are the sequential A/B's line and what the gate can detect, where there is one.
@@ -272,10 +248,13 @@ func judgedLines(v gate.Verdict, show func(string) string) []string {
 
 // noteOf is a finding's note, naming its test where named says it is worth naming.
 func noteOf(f gate.Finding, named func(test string) bool) string {
-	if named(f.Test) {
-		return joinNote("test: "+f.Test, f.Note)
+	switch {
+	case !named(f.Test):
+		return f.Note
+	case f.Note == "":
+		return "test: " + f.Test
 	}
-	return f.Note
+	return "test: " + f.Test + "; " + f.Note
 }
 
 // notExact reports a test the terminal names: any but the exact ones (the sequential line names that one).
@@ -286,13 +265,6 @@ func notExact(test string) bool {
 // lowConfidence reports whether a test is worth naming in a PR comment or
 // the HTML report: any but the exact ones (the paired A/B test is exact).
 func lowConfidence(test string) bool { return notExact(test) && test != stats.TestSignedRank }
-
-func joinNote(a, b string) string {
-	if b == "" {
-		return a
-	}
-	return a + "; " + b
-}
 
 // contextLine says what was compared, with the mode and the baseline's source shown through show.
 func contextLine(in Input, show func(string) string) string {
@@ -307,10 +279,7 @@ func contextLine(in Input, show func(string) string) string {
 
 // baseName is what the report calls the base side: "base" for an A/B job's base target, else "baseline".
 func baseName(in Input) string {
-	if in.Mode == "ab" {
-		return "base"
-	}
-	return "baseline"
+	return map[bool]string{true: "base", false: "baseline"}[in.Mode == "ab"]
 }
 
 func splitGated(findings []gate.Finding) (gated, reported []gate.Finding) {
@@ -378,15 +347,10 @@ func headBounds(f gate.Finding) (lo, hi float64) {
 
 // centreNote says what the base and head columns of a sequential A/B table are, when the findings have centres.
 func centreNote(v gate.Verdict) string {
-	if v.Sequential == nil {
+	if v.Sequential == nil || !slices.ContainsFunc(v.Findings, func(f gate.Finding) bool { return f.Center != "" }) {
 		return ""
 	}
-	for _, f := range v.Findings {
-		if f.Center != "" {
-			return "base and head are the geometric means of the judged " + v.Sequential.UnitWord(2) + " (means for rates); change is the paired estimate, corrected for the look that stopped the job (median-unbiased), so it can differ slightly from their ratio."
-		}
-	}
-	return ""
+	return "base and head are the geometric means of the judged " + v.Sequential.UnitWord(2) + " (means for rates); change is the paired estimate, corrected for the look that stopped the job (median-unbiased), so it can differ slightly from their ratio."
 }
 
 // runWord is what the head's runs are, in the plural when n is not 1:
@@ -403,10 +367,7 @@ func sequentialLine(s *gate.Sequential, show func(string) string) string {
 	if s == nil {
 		return ""
 	}
-	windows := ""
-	if s.RunPairs > s.Pairs {
-		windows = fmt.Sprintf(" of %d window pairs", s.RunPairs)
-	}
+	windows := map[bool]string{true: fmt.Sprintf(" of %d window pairs", s.RunPairs)}[s.RunPairs > s.Pairs]
 	line := fmt.Sprintf("Sequential A/B: %d %s%s (first look at %d, budget %d)", s.Pairs, s.UnitWord(s.Pairs), windows, s.MinPairs, s.MaxPairs)
 	if s.Reason != "" {
 		line += ": " + show(s.Reason)
@@ -420,9 +381,5 @@ func sequentialLine(s *gate.Sequential, show func(string) string) string {
 	return line + "."
 }
 
-func capitalize(s string) string {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
-}
+// capitalize capitalizes the first letter of tailgate's own words (never empty).
+func capitalize(s string) string { return strings.ToUpper(s[:1]) + s[1:] }

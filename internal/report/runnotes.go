@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
-	"github.com/tailgate-ci/tailgate/internal/printable"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
@@ -22,10 +21,7 @@ const maxRunNotes = 5
 func runNotes(in Input) []string {
 	base, head := countNotes(in.Base), countNotes(in.Head)
 	ab := in.AB != nil
-	unit := "runs"
-	if ab {
-		unit = "blocks"
-	}
+	unit := map[bool]string{true: "blocks", false: "runs"}[ab]
 	var out []string
 	for _, n := range base.order {
 		if ab && head.counts[n] == len(in.Head) && base.counts[n] == len(in.Base) {
@@ -35,10 +31,7 @@ func runNotes(in Input) []string {
 		}
 		out = append(out, sideNote("base", base.counts[n], len(in.Base), unit, n))
 	}
-	side := "head"
-	if len(in.Base) == 0 {
-		side = "the runs" // a check's runs, judged against stored samples
-	}
+	side := map[bool]string{true: "the runs", false: "head"}[len(in.Base) == 0] // a check's runs, judged against stored samples
 	for _, n := range head.order {
 		if c, ok := head.counts[n]; ok {
 			out = append(out, sideNote(side, c, len(in.Head), unit, n))
@@ -86,7 +79,10 @@ func sideNote(side string, n, of int, unit, note string) string {
 
 // TargetLogs are the files holding the output of the targets tailgate
 // started (the head's in check and demo, each side's in A/B).
-type TargetLogs struct{ Base, Head string }
+type TargetLogs struct {
+	Base string `json:"base,omitempty"`
+	Head string `json:"head,omitempty"`
+}
 
 // Paths lists the log files, each once, the base's first.
 func (l TargetLogs) Paths() []string {
@@ -122,10 +118,7 @@ const maxPathRunes = 1000
 
 // targetLogPath checks a target log's path from a report artifact.
 func (c *checker) targetLogPath(path, s string) {
-	c.bounded(path, s, maxPathRunes, true)
-	if err := printable.Check(s); err != nil {
-		c.add(path, "%v", err)
-	}
+	c.name(path, s, maxPathRunes, true)
 	if strings.Contains(s, "://") {
 		c.add(path, "%q is an address, not a file path", clip(s))
 	}
@@ -147,31 +140,17 @@ func aaNotes(v gate.Verdict, base, head []result.Run) []string {
 		m, _ := result.Lookup(key)
 		note := fmt.Sprintf("A/A noise of %s: the %s of each side vary by %s (base) and %s (head), coefficient of variation",
 			m.Label, units, percentOf(stats.CV(a)), percentOf(stats.CV(b)))
-		if f, ok := findingOf(v, key); ok && formatChange(f) != "—" {
-			note += "; change head against base " + formatChange(f) + ", as in the table"
+		if i := slices.IndexFunc(v.Findings, func(f gate.Finding) bool { return f.Key == key }); i >= 0 && formatChange(v.Findings[i]) != "—" {
+			note += "; change head against base " + formatChange(v.Findings[i]) + ", as in the table"
 		}
 		notes = append(notes, note)
 	}
 	if v.Outcome != gate.Regression {
 		return append(notes, "A/A: no false alarm")
 	}
-	var labels []string
-	for _, f := range v.Findings {
-		if f.Gated && f.Outcome == gate.MetricRegression {
-			labels = append(labels, f.Label)
-		}
-	}
+	labels := gatedLabels(v, gate.MetricRegression, plainText, func(gate.Finding) string { return "" })
 	return append(notes, fmt.Sprintf("A/A: a false alarm in %s: the same build on both sides was called a regression; widen min_effect or look at the noise above",
 		strings.Join(labels, ", ")))
-}
-
-func findingOf(v gate.Verdict, key string) (gate.Finding, bool) {
-	for _, f := range v.Findings {
-		if f.Key == key {
-			return f, true
-		}
-	}
-	return gate.Finding{}, false
 }
 
 func percentOf(share float64) string { return fmt.Sprintf("%.1f %%", 100*share) }
@@ -200,8 +179,10 @@ var statementFigures = [3]string{"calls", "rows", "blocks"}
 
 // statementChange is one statement's work per iteration on each side.
 type statementChange struct {
-	Source, Query string
-	Base, Head    [3]float64 // calls, rows, blocks per iteration
+	Source string     `json:"source"`
+	Query  string     `json:"query"`
+	Base   [3]float64 `json:"base"` // calls, rows, blocks per iteration
+	Head   [3]float64 `json:"head"`
 	// weight ranks the changes: the largest of its figures' changes as a
 	// share of that figure's total over all statements.
 	weight float64

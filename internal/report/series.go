@@ -83,20 +83,14 @@ func changeOf(m result.Metric, head, base float64) float64 {
 }
 
 func (s series) worseSign() float64 {
-	if s.Meta.Better == result.HigherIsBetter {
-		return -1
-	}
-	return 1
+	return map[bool]float64{true: -1, false: 1}[s.Meta.Better == result.HigherIsBetter]
 }
 
 func (s series) hasFloor() bool { return !math.IsNaN(s.Finding.Floor) }
 
 // threshold is the value a head median must pass to exceed the floor; NaN without a floor.
 func (s series) threshold() float64 {
-	f := s.Finding
-	if !s.hasFloor() {
-		return math.NaN()
-	}
+	f := s.Finding // a NaN floor gives NaN
 	if points(s.Meta) {
 		return f.BaseMedian + s.worseSign()*f.Floor
 	}
@@ -194,7 +188,7 @@ func runsChart(s series, label string) (string, string) {
 	}
 	_, hi := extent(plots)
 	block := mermaidXY(label+" of each run: baseline samples b, head runs h", "", xs,
-		strings.TrimSpace(label+" "+mermaidText(unitWord(s.Meta.Unit))), 0, niceCeil(hi*1.1), plots)
+		strings.TrimSpace(label+" "+mermaidText(unitWord(s.Meta.Unit))), 0, niceRound(hi*1.1, math.Ceil), plots)
 	caption := fmt.Sprintf("Bars: %s of each baseline sample (b) and head run (h); lines: the baseline median", mdText(s.Finding.Label))
 	if s.hasFloor() {
 		caption += fmt.Sprintf(" and the floor's limit (a %s beyond it is a regression)", badMove(s))
@@ -218,7 +212,7 @@ func pairedChart(s series, label string) (string, string) {
 	lo, hi := extent(plots)
 	pad := math.Max((hi-lo)*0.1, 0.5)
 	unit := map[bool]string{false: "percent", true: "points"}[s.Finding.Percent]
-	block := mermaidXY(fmt.Sprintf("%s change of head against base in each %s", label, s.Unit), s.Unit, xs, "change ("+unit+")", niceFloor(lo-pad), niceCeil(hi+pad), plots)
+	block := mermaidXY(fmt.Sprintf("%s change of head against base in each %s", label, s.Unit), s.Unit, xs, "change ("+unit+")", niceRound(lo-pad, math.Floor), niceRound(hi+pad, math.Ceil), plots)
 	caption := fmt.Sprintf("The jagged line: each %s's change of %s, head against base (%s); flat lines: no change", s.Unit, mdText(s.Finding.Label), unit)
 	est := s.estimate()
 	switch {
@@ -256,10 +250,10 @@ func mermaidXY(title, xTitle string, xs []string, yTitle string, lo, hi float64,
 	if xTitle != "" {
 		xTitle = `"` + xTitle + `" `
 	}
-	fmt.Fprintf(&b, "    x-axis %s[%s]\n", xTitle, quotedList(xs))
+	fmt.Fprintf(&b, "    x-axis %s[%s]\n", xTitle, strings.Join(mapped(xs, func(x string) string { return `"` + mermaidText(x) + `"` }), ", "))
 	fmt.Fprintf(&b, "    y-axis \"%s\" %s --> %s\n", yTitle, mermaidNumber(lo), mermaidNumber(hi))
 	for _, p := range plots {
-		fmt.Fprintf(&b, "    %s \"%s\" [%s]\n", p.kind, p.name, numberList(p.values))
+		fmt.Fprintf(&b, "    %s \"%s\" [%s]\n", p.kind, p.name, strings.Join(mapped(p.values, mermaidNumber), ", "))
 	}
 	return b.String() + "```\n"
 }
@@ -285,12 +279,6 @@ func lastN(xs []float64, n int) []float64 { return xs[max(0, len(xs)-n):] }
 
 func constant(v float64, n int) []float64 { return slices.Repeat([]float64{v}, n) }
 
-func quotedList(xs []string) string {
-	return strings.Join(mapped(xs, func(x string) string { return `"` + mermaidText(x) + `"` }), ", ")
-}
-
-func numberList(vs []float64) string { return strings.Join(mapped(vs, mermaidNumber), ", ") }
-
 // mermaidNumber prints v as Mermaid reads a number: plain decimal, at
 // most four decimals, no "-0"; 0 for a value not finite.
 func mermaidNumber(v float64) string {
@@ -307,10 +295,8 @@ func mermaidNumber(v float64) string {
 	return s
 }
 
-// niceCeil and niceFloor round an axis end outwards to two significant digits, so that the axis reads as round numbers.
-func niceCeil(v float64) float64  { return niceRound(v, math.Ceil) }
-func niceFloor(v float64) float64 { return niceRound(v, math.Floor) }
-
+// niceRound rounds an axis end outwards (round: math.Ceil or math.Floor) to two significant digits, so that the axis
+// reads as round numbers.
 func niceRound(v float64, round func(float64) float64) float64 {
 	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0

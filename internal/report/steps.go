@@ -38,11 +38,8 @@ func steps(runs []result.Run) []stepFigures {
 			i, ok := at[st.Name]
 			if !ok {
 				i, at[st.Name] = len(out), len(out)
-				sf := stepFigures{Name: st.Name, counts: make([][2]int64, len(runs))}
-				for q := range sf.runs {
-					sf.runs[q] = constant(math.NaN(), len(runs))
-				}
-				out = append(out, sf)
+				nan := func() []float64 { return constant(math.NaN(), len(runs)) }
+				out = append(out, stepFigures{Name: st.Name, counts: make([][2]int64, len(runs)), runs: [3][]float64{nan(), nan(), nan()}})
 			}
 			sf := &out[i]
 			sf.Requests, sf.Failed, sf.counts[ri] = sf.Requests+st.Requests, sf.Failed+st.Failed, [2]int64{st.Requests, st.Failed}
@@ -168,6 +165,12 @@ func (c stepChange) pair(i, k int) sidePair {
 	return newSidePair(b, h, bs, hs, i == 3, k)
 }
 
+func newSidePair(base, head float64, bs, hs []float64, points bool, k int) sidePair {
+	p := sidePair{Base: base, Head: head, points: points}
+	p.est, p.ok = p.estimate(bs, hs, k)
+	return p
+}
+
 // sidePair is one figure on both sides with its change's estimate (ok
 // false without); points for a rate (changes in points).
 type sidePair struct {
@@ -176,32 +179,22 @@ type sidePair struct {
 	est        stepEstimate
 }
 
-func newSidePair(base, head float64, bs, hs []float64, points bool, k int) sidePair {
-	p := sidePair{Base: base, Head: head, points: points}
-	p.est, p.ok = p.estimate(bs, hs, k)
-	return p
-}
-
 func (p sidePair) none() bool { return p.points && p.Base == 0 && p.Head == 0 }
 
 func (p sidePair) fromTo(unit string) string {
 	return formatValue(p.Base, "") + " → " + formatValue(p.Head, unit)
 }
 
-// ratioChange is head against base in percent: never below −100 %; NaN
-// where a side is missing or the base is not positive.
-func (p sidePair) ratioChange() float64 {
-	if !(p.Base > 0) || math.IsNaN(p.Head) {
+// change is head against base: in points for a rate, else in percent (never below −100 %; NaN where a side is
+// missing or the base is not positive).
+func (p sidePair) change() float64 {
+	switch {
+	case p.points:
+		return p.Head - p.Base
+	case !(p.Base > 0) || math.IsNaN(p.Head):
 		return math.NaN()
 	}
 	return 100 * (p.Head/p.Base - 1)
-}
-
-func (p sidePair) change() float64 {
-	if p.points {
-		return p.Head - p.Base
-	}
-	return p.ratioChange()
 }
 
 // stepEstimate is a change with its bounds; score is its distance from
@@ -231,12 +224,10 @@ func (p sidePair) estimate(bs, hs []float64, k int) (e stepEstimate, ok bool) {
 		}
 	}
 	b, h := finiteOf(bs), finiteOf(hs)
-	var se float64
-	var n int
+	se, n := 0.0, 0
 	switch {
 	case len(bs) == len(hs) && len(d) >= 2:
-		n = len(d)
-		se = stats.SampleSD(d) / math.Sqrt(float64(n))
+		n, se = len(d), stats.SampleSD(d)/math.Sqrt(float64(len(d)))
 	case len(b) >= 2 && len(h) >= 2:
 		n = min(len(b), len(h)) // fewer degrees of freedom than Welch's: the bounds err wide
 		sb, sh := stats.SampleSD(b), stats.SampleSD(h)
@@ -298,10 +289,7 @@ func changeText(p sidePair, md bool) string {
 			hi = ">\u00a0+900"
 		}
 	}
-	bounds := " (" + lo + " … " + hi + ")"
-	if e.Lo == e.Hi { // every run changed alike: no noise to bound
-		bounds = ""
-	}
+	bounds := map[bool]string{false: " (" + lo + " … " + hi + ")"}[e.Lo == e.Hi] // every run changed alike: no noise to bound
 	switch {
 	case e.Mid == 0:
 		return change

@@ -104,10 +104,10 @@ func TestStepChangeMissingSideAndRatio(t *testing.T) {
 	if got := figureCell(cs[0].Errors, "%", false); got != "0.00 → 50.00 %, +50.00 pp, noise unknown" {
 		t.Errorf("error cell = %q", got)
 	}
-	if c := (sidePair{Base: 1e6, Head: 0.001}).ratioChange(); c < -100 || c > -99.99 {
+	if c := (sidePair{Base: 1e6, Head: 0.001}).change(); c < -100 || c > -99.99 {
 		t.Errorf("a thousand-fold fall is %v %%, want just above −100 %%", c)
 	}
-	if c := (sidePair{Base: 0, Head: 3}).ratioChange(); !math.IsNaN(c) {
+	if c := (sidePair{Base: 0, Head: 3}).change(); !math.IsNaN(c) {
 		t.Errorf("a change from 0 is %v, want none", c)
 	}
 }

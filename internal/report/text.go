@@ -92,36 +92,30 @@ func writeTextList(b *strings.Builder, title, bullet string, items []string) {
 // writeTextDetails writes the steps (base → head, or the head's) and the head runs' error classes.
 func writeTextDetails(b *strings.Builder, in Input) {
 	cs := stepChanges(in.Base, in.Head)
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	switch {
-	case hasBaseSteps(cs):
-		fmt.Fprintf(b, "%s:\n", stepsTitle(in))
-		fmt.Fprintln(tw, "  step\trequests\tp50\tp95\terrors")
-		for _, c := range cs {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", c.Name, requestsCell(c), figureCell(c.P50, "ms", false), figureCell(c.P95, "ms", false), figureCell(c.Errors, "%", false))
-		}
-	case len(cs) > 0:
-		fmt.Fprintf(b, "Per step (head, %d %s):\n", len(in.Head), runWord(in, len(in.Head)))
-		fmt.Fprintln(tw, "  step\trequests\tfailed\tp50\tp95")
-		for _, c := range cs {
-			fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s\n", c.Name, c.Head.Requests, c.Head.Failed, formatValue(c.Head.P50, "ms"), formatValue(c.Head.P95, "ms"))
-		}
+	if hasBaseSteps(cs) {
+		writeTextRows(b, stepsTitle(in), "step\trequests\tp50\tp95\terrors", mapped(cs, func(c stepChange) string {
+			return strings.Join([]string{c.Name, requestsCell(c), figureCell(c.P50, "ms", false), figureCell(c.P95, "ms", false), figureCell(c.Errors, "%", false)}, "\t")
+		}))
+	} else {
+		writeTextRows(b, fmt.Sprintf("Per step (head, %d %s)", len(in.Head), runWord(in, len(in.Head))), "step\trequests\tfailed\tp50\tp95", mapped(cs, func(c stepChange) string {
+			return fmt.Sprintf("%s\t%d\t%d\t%s\t%s", c.Name, c.Head.Requests, c.Head.Failed, formatValue(c.Head.P50, "ms"), formatValue(c.Head.P95, "ms"))
+		}))
 	}
-	if len(cs) > 0 {
-		tw.Flush()
-		b.WriteString("\n")
-	}
-	if errs := errorClasses(in.Head); len(errs) > 0 {
-		b.WriteString("Errors (head):\n")
-		fmt.Fprintln(tw, "  class\tstep\tcount\tsample")
-		for _, e := range errs {
-			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\n", e.Class, e.Step, e.Count, oneLine(e.Sample))
-		}
-		tw.Flush()
-		b.WriteString("\n")
-	}
+	writeTextRows(b, "Errors (head)", "class\tstep\tcount\tsample", mapped(errorClasses(in.Head), func(e errorFigures) string {
+		return fmt.Sprintf("%s\t%s\t%d\t%s", e.Class, e.Step, e.Count, strings.Join(strings.Fields(e.Sample), " "))
+	}))
 }
 
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+// writeTextRows writes a titled, indented table of tab-separated rows under head; nothing without rows.
+func writeTextRows(b *strings.Builder, title, head string, rows []string) {
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString(title + ":\n")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	for _, r := range append([]string{head}, rows...) {
+		fmt.Fprintln(tw, "  "+r)
+	}
+	tw.Flush()
+	b.WriteString("\n")
 }

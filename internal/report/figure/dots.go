@@ -27,7 +27,6 @@ type Runs struct {
 	Limit float64
 }
 
-// SVG draws the plot.
 func (r Runs) SVG() (string, error) {
 	p := newPlot(r.Title, "", r.YLabel)
 	if !math.IsNaN(r.Limit) {
@@ -74,16 +73,12 @@ func (iv Interval) Bar() bool {
 	return !math.IsInf(iv.Lo, 0) || !math.IsInf(iv.Hi, 0)
 }
 
-// SVG draws the plot.
 func (pr Pairs) SVG() (string, error) {
 	p := newPlot(pr.Title, cmp.Or(pr.XLabel, "pair"), pr.YLabel)
 	n := float64(len(pr.Diffs))
 	lo, hi := 0.5, n+0.5
 	bar := pr.Estimate != nil && pr.Estimate.Bar()
-	right := hi
-	if bar {
-		right = hi + 1 // room for the bounds' bar, at n+1
-	}
+	right := hi + map[bool]float64{true: 1}[bar] // room for the bounds' bar, at n+1
 	if !math.IsNaN(pr.Limit) {
 		p.Add(band(lo, right, 0, pr.Limit), hline(lo, right, pr.Limit, limitColor, true))
 	}
@@ -197,7 +192,6 @@ var percentileTicks = plot.ConstantTicks{
 	{Value: 1000, Label: "99.9%"}, {Value: 10000, Label: "99.99%"},
 }
 
-// SVG draws the plot.
 func (pc Percentiles) SVG() (string, error) {
 	p := newPlot(pc.Title, "percentile", "latency (ms)")
 	p.X.Scale = plot.LogScale{}
@@ -246,7 +240,6 @@ type Mark struct {
 // maxMarks bounds the commit labels on the x axis.
 const maxMarks = 5
 
-// SVG draws the plot.
 func (t Trend) SVG() (string, error) {
 	p := newPlot(t.Title, "baseline samples, oldest first · head", t.YLabel)
 	m := len(t.Base)
@@ -316,12 +309,8 @@ type Change struct {
 	Label string
 }
 
-// SVG draws the plot.
 func (h History) SVG() (string, error) {
-	xLabel := "recorded job of main (#), oldest first"
-	if len(h.Commits) > 0 {
-		xLabel = "commit of main, oldest first"
-	}
+	xLabel := map[bool]string{true: "commit of main, oldest first", false: "recorded job of main (#), oldest first"}[len(h.Commits) > 0]
 	p := newPlot(h.Title, xLabel, h.YLabel)
 	n, all := len(h.Medians), finite(slices.Concat(h.Runs...))
 	for _, c := range h.Changes {
@@ -372,10 +361,7 @@ func (h History) SVG() (string, error) {
 // ticks name the jobs at a round step, by commit (at most about 16) or number (about 7), and always
 // a change point's first job, so that the culprit reads off the axis.
 func (h History) ticks() plot.ConstantTicks {
-	n, most := len(h.Medians), 7
-	if len(h.Commits) > 0 {
-		most = 16
-	}
+	n, most := len(h.Medians), map[bool]int{true: 16, false: 7}[len(h.Commits) > 0]
 	step := 1
 	for _, s := range []int{1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000} {
 		step = s

@@ -73,15 +73,12 @@ var cssColors = func() *strings.Replacer {
 func newPlot(title, xLabel, yLabel string) *plot.Plot {
 	p := plot.New()
 	p.BackgroundColor = nil
-	p.Title.Text = title
-	p.Title.TextStyle.Font = font.From(sans, 12.5)
-	p.Title.Padding = 6
+	p.Title.Text, p.Title.Padding = title, 6
+	p.Title.TextStyle.Font, p.Title.TextStyle.Color = font.From(sans, 12.5), fg.color()
 	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
-		ax.Label.TextStyle.Font = font.From(sans, 11)
-		ax.Tick.Label.Font = font.From(sans, 11)
+		ax.Label.TextStyle.Font, ax.Tick.Label.Font = font.From(sans, 11), font.From(sans, 11)
 		ax.Color, ax.Label.TextStyle.Color, ax.Tick.Label.Color, ax.Tick.Color = fg.color(), fg.color(), fg.color(), fg.color()
 	}
-	p.Title.TextStyle.Color = fg.color()
 	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
 	p.Y.Tick.Marker = tidyTicks{}
 	g := plotter.NewGrid()

@@ -51,10 +51,11 @@ func walk(md string, visit func(n ast.Node) ast.WalkStatus) {
 	})
 }
 
-func lines(n ast.Node, src []byte) string {
+// segments is the text of segs in src, joined.
+func segments(segs *text.Segments, src []byte) string {
 	var b strings.Builder
-	for i := range n.Lines().Len() {
-		seg := n.Lines().At(i)
+	for i := range segs.Len() {
+		seg := segs.At(i)
 		b.Write(seg.Value(src))
 	}
 	return b.String()
@@ -84,13 +85,8 @@ func MarkdownProblems(md string, ownLinks ...string) []string {
 		case *ast.AutoLink:
 			out = append(out, fmt.Sprintf("autolink %q", n.URL(src)))
 		case *ast.RawHTML:
-			var b strings.Builder
-			for i := range n.Segments.Len() {
-				seg := n.Segments.At(i)
-				b.Write(seg.Value(src))
-			}
-			if !slices.Contains(ownRawHTML, b.String()) {
-				out = append(out, fmt.Sprintf("raw HTML %q", b.String()))
+			if raw := segments(n.Segments, src); !slices.Contains(ownRawHTML, raw) {
+				out = append(out, fmt.Sprintf("raw HTML %q", raw))
 			}
 		case *ast.HTMLBlock:
 			for i := range n.Lines().Len() {
@@ -217,7 +213,7 @@ func FencedBlocks(md, lang string) []string {
 	var out []string
 	walk(md, func(n ast.Node) ast.WalkStatus {
 		if f, ok := n.(*ast.FencedCodeBlock); ok && string(f.Language(src)) == lang {
-			out = append(out, lines(f, src))
+			out = append(out, segments(f.Lines(), src))
 		}
 		return ast.WalkContinue
 	})
@@ -255,8 +251,7 @@ func HTMLProblems(page string) HTMLReport {
 		}
 	}
 	for {
-		tt := z.Next()
-		switch tt {
+		switch tt := z.Next(); tt {
 		case html.ErrorToken:
 			if z.Err() != io.EOF {
 				rep.Problems = append(rep.Problems, "tokenizer: "+z.Err().Error())
