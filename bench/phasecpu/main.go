@@ -66,17 +66,17 @@ func main() {
 	b := &runner.Benchmark{Config: cfg, Environ: os.Environ(), Supervisor: []string{*bin, "supervise"}}
 	start := time.Now()
 	res, err := b.RunAB(context.Background(), runner.ABPlan{Base: cfg.Target, Head: cfg.Target, Order: config.OrderABBA,
-		MaxPairs: *pairs, Restart: *restart})
+		MaxBlocks: *pairs, Restart: *restart})
 	if err != nil {
 		fail(err)
 	}
-	fmt.Printf("%d A/A pairs in %s (restart %v, %d starts taking %s)\n", res.Pairs(), time.Since(start).Round(time.Second),
+	fmt.Printf("%d A/A pairs in %s (restart %v, %d starts taking %s)\n", res.Blocks(), time.Since(start).Round(time.Second),
 		*restart, res.Starts, res.StartTime.Round(time.Millisecond))
 	fmt.Printf("%-10s %12s %12s %14s %14s %12s\n", "phase", "iterations", "cpu ms/it", "run CV %", "pair sd %", "pair mean %")
 	for _, phase := range []string{"capacity", "latency", "whole run"} {
 		var a, h []float64
 		var its float64
-		for i := range res.Pairs() {
+		for i := range res.Blocks() {
 			x, nx := cpu(res.Base.Runs[i], phase)
 			y, _ := cpu(res.Head.Runs[i], phase)
 			a, h, its = append(a, x), append(h, y), its+nx

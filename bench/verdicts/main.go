@@ -29,7 +29,7 @@ import (
 type reportJSON struct {
 	Verdict    string `json:"verdict"`
 	Sequential *struct {
-		Pairs int `json:"pairs"`
+		Blocks int `json:"pairs"`
 	} `json:"sequential"`
 	Regressions []string `json:"regressions"`
 	Metrics     []struct {
@@ -92,8 +92,8 @@ func main() {
 		walls = append(walls, wall)
 		seq := ""
 		if rep.Sequential != nil {
-			pairs = append(pairs, float64(rep.Sequential.Pairs))
-			seq = fmt.Sprintf("  %2d pairs", rep.Sequential.Pairs)
+			pairs = append(pairs, float64(rep.Sequential.Blocks))
+			seq = fmt.Sprintf("  %2d pairs", rep.Sequential.Blocks)
 		}
 		var parts []string
 		for _, m := range rep.Metrics {

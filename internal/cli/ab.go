@@ -21,7 +21,7 @@ func init() {
 type abFlags struct {
 	baseRef       string
 	benchmarkFrom string
-	maxPairs      int
+	maxBlocks     int
 	maxTime       time.Duration
 	noise         string
 	windows       int
@@ -35,7 +35,7 @@ func (f *abFlags) register(fs *flag.FlagSet, withBase bool) {
 		fs.StringVar(&f.benchmarkFrom, "benchmark-from", string(ci.BenchmarkHead), "`whose` benchmark file runs on both builds: head (the working tree's) or base "+
 			"(the file as the base ref has it, with its gate's policy: what the Action does on a pull request, for CI systems where the change under test is untrusted)")
 	}
-	fs.IntVar(&f.maxPairs, "max-blocks", 0, "the budget of blocks (where blocks cannot run, each block is a pair of whole runs; overrides ab.max_blocks)")
+	fs.IntVar(&f.maxBlocks, "max-blocks", 0, "the budget of blocks (where blocks cannot run, each block is a pair of whole runs; overrides ab.max_blocks)")
 	fs.DurationVar(&f.maxTime, "max-time", 0, "the budget of time for the blocks, e.g. 5m (overrides ab.max_time)")
 	fs.IntVar(&f.windows, "windows", 0, "windows of each side per phase in a block (overrides ab.windows; default: as many as fill load.duration)")
 	fs.DurationVar(&f.window, "window", 0, "the measured length of each window of a block, e.g. 500ms (overrides ab.window)")
@@ -45,22 +45,22 @@ func (f *abFlags) register(fs *flag.FlagSet, withBase bool) {
 // apply puts the budget flags into the config's ab section (not --noise,
 // a cache beside the job whichever benchmark runs).
 func (f abFlags) apply(cfg *config.Config) error {
-	if f.maxPairs < 0 || f.maxTime < 0 || f.windows < 0 || f.window < 0 {
+	if f.maxBlocks < 0 || f.maxTime < 0 || f.windows < 0 || f.window < 0 {
 		return usageErr("--max-blocks, --max-time, --windows and --window must not be negative")
 	}
 	if f.windows > config.MaxWindows {
 		return usageErr("--windows %d: at most %d windows of each side per phase in a block", f.windows, config.MaxWindows)
 	}
-	if f.maxPairs == 0 && f.maxTime == 0 && f.windows == 0 && f.window == 0 {
+	if f.maxBlocks == 0 && f.maxTime == 0 && f.windows == 0 && f.window == 0 {
 		return nil
 	}
 	if cfg.AB == nil {
 		cfg.AB = config.DefaultAB()
 	}
-	if f.maxPairs > 0 && f.maxPairs < cfg.AB.MinPairs {
-		return usageErr("--max-blocks %d is below ab.min_blocks (%d)", f.maxPairs, cfg.AB.MinPairs)
+	if f.maxBlocks > 0 && f.maxBlocks < cfg.AB.MinBlocks {
+		return usageErr("--max-blocks %d is below ab.min_blocks (%d)", f.maxBlocks, cfg.AB.MinBlocks)
 	}
-	cfg.AB.Windows, cfg.AB.MaxPairs = cmp.Or(f.windows, cfg.AB.Windows), cmp.Or(f.maxPairs, cfg.AB.MaxPairs)
+	cfg.AB.Windows, cfg.AB.MaxBlocks = cmp.Or(f.windows, cfg.AB.Windows), cmp.Or(f.maxBlocks, cfg.AB.MaxBlocks)
 	cfg.AB.Window, cfg.AB.MaxTime = cmp.Or(config.Duration(f.window), cfg.AB.Window), cmp.Or(config.Duration(f.maxTime), cfg.AB.MaxTime)
 	return nil
 }

@@ -139,16 +139,16 @@ func describeAB(line func(k, format string, a ...any), cfg *config.Config, ab *c
 	}
 	shape := pipeline.ABShape(cfg, *ab)
 	if !shape.Blocks() {
-		line("unit", "a pair of whole runs, one side at a time, as %s; %s; %d to %d blocks", shape.WholeRuns, ab.Order, ab.MinPairs, ab.MaxPairs)
+		line("unit", "a pair of whole runs, one side at a time, as %s; %s; %d to %d blocks", shape.WholeRuns, ab.Order, ab.MinBlocks, ab.MaxBlocks)
 	} else {
 		how := "an open phase loads both sides at once; a closed one, measured both ways in the first block, loads them at once in the later blocks only where that changed neither side's CPU per iteration (nor the ratio of iterations/s where gated), else alternates"
 		if shape.Alternate != "" {
 			how = "every phase alternates between the sides, as " + shape.Alternate
 		}
 		line("unit", "a block: %d to %d; in a block each phase measures each side in %d windows of %s, each after a %s warm-up (the phase's warm-up first, longer in the first block while the sides still get faster); %s",
-			ab.MinPairs, ab.MaxPairs, shape.Windows, shape.Window, ab.WindowWarmup, how)
+			ab.MinBlocks, ab.MaxBlocks, shape.Windows, shape.Window, ab.WindowWarmup, how)
 	}
-	budget := fmt.Sprintf("at most %d %s", ab.MaxPairs, plural.Of(ab.MaxPairs, "block", "blocks"))
+	budget := fmt.Sprintf("at most %d %s", ab.MaxBlocks, plural.Of(ab.MaxBlocks, "block", "blocks"))
 	if ab.MaxTime > 0 {
 		budget += fmt.Sprintf(" or max_time %s (builds not counted), whichever comes first", ab.MaxTime)
 	}

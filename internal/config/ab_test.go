@@ -113,8 +113,8 @@ func TestABFromRefDefaults(t *testing.T) {
 	if ab.Base.Ref != "origin/main" || ab.Base.HasTarget() || !ab.Head.IsEmpty() {
 		t.Fatalf("ab = %+v", ab)
 	}
-	if ab.Order != OrderABBA || ab.Restart != RestartEveryPair || ab.MinPairs != DefaultMinBlocks ||
-		ab.MaxPairs != DefaultMaxBlocks || ab.Windows != 0 || ab.Window != DefaultWindow || ab.WindowWarmup != DefaultWindowWarmup || ab.MaxTime != 0 || ab.Noise != "" || ab.Phases != PhasesUndecided {
+	if ab.Order != OrderABBA || ab.Restart != RestartEveryPair || ab.MinBlocks != DefaultMinBlocks ||
+		ab.MaxBlocks != DefaultMaxBlocks || ab.Windows != 0 || ab.Window != DefaultWindow || ab.WindowWarmup != DefaultWindowWarmup || ab.MaxTime != 0 || ab.Noise != "" || ab.Phases != PhasesUndecided {
 		t.Errorf("ab defaults: %+v", ab)
 	}
 	if cfg.Build.Timeout != DefaultBuildTimeout || cfg.Build.DirIn("/tmp/t") != "/tmp/t" {
@@ -123,7 +123,7 @@ func TestABFromRefDefaults(t *testing.T) {
 	if got := ab.Head.TargetOr(cfg.Target); got.URL != cfg.Target.URL {
 		t.Errorf("an empty head is the top-level target, got %+v", got)
 	}
-	if d := DefaultAB(); d.Order != OrderABBA || d.Restart != RestartEveryPair || d.MinPairs != 3 || d.MaxPairs != 12 {
+	if d := DefaultAB(); d.Order != OrderABBA || d.Restart != RestartEveryPair || d.MinBlocks != 3 || d.MaxBlocks != 12 {
 		t.Errorf("DefaultAB = %+v", d)
 	}
 }
@@ -150,8 +150,8 @@ func TestABRemovedKeys(t *testing.T) {
 			}
 		}
 	}
-	if ab := mustParse(t, with("  min_blocks: 5\n  max_blocks: 9")).AB; ab.MinPairs != 5 || ab.MaxPairs != 9 {
-		t.Errorf("first look %d, budget %d; want 5, 9", ab.MinPairs, ab.MaxPairs)
+	if ab := mustParse(t, with("  min_blocks: 5\n  max_blocks: 9")).AB; ab.MinBlocks != 5 || ab.MaxBlocks != 9 {
+		t.Errorf("first look %d, budget %d; want 5, 9", ab.MinBlocks, ab.MaxBlocks)
 	}
 	if _, err := Parse("t.yml", []byte(with("  min_blocks: 2"))); err == nil || !strings.Contains(err.Error(), "ab.min_blocks: must be at least 3") {
 		t.Errorf("min_blocks 2: %v", err)

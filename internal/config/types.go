@@ -86,10 +86,10 @@ type AB struct {
 	Base  ABSide `yaml:"base"`
 	Head  ABSide `yaml:"head"`
 	Order string `yaml:"order"`
-	// MinPairs is the first look (ab.min_blocks), MaxPairs the budget of
+	// MinBlocks is the first look (ab.min_blocks), MaxBlocks the budget of
 	// blocks, MaxTime (0: none) a budget of time; whichever ends first.
-	MinPairs     int      `yaml:"min_blocks"`
-	MaxPairs     int      `yaml:"max_blocks"`
+	MinBlocks    int      `yaml:"min_blocks"`
+	MaxBlocks    int      `yaml:"max_blocks"`
 	MaxTime      Duration `yaml:"max_time"`
 	Restart      string   `yaml:"restart"`
 	Windows      int      `yaml:"windows"` // per side and phase in a block; 0: fill load.duration

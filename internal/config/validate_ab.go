@@ -37,11 +37,11 @@ func validateAB(cfg *Config, c *collector) {
 	if ab.WindowWarmup < 0 {
 		c.add("ab.window_warmup", "must not be negative, got %s", ab.WindowWarmup)
 	}
-	if ab.MinPairs < stats.SeqFirstLookMin {
-		c.add("ab.min_blocks", "must be at least %d (the spread of the blocks needs two degrees of freedom), got %d", stats.SeqFirstLookMin, ab.MinPairs)
+	if ab.MinBlocks < stats.SeqFirstLookMin {
+		c.add("ab.min_blocks", "must be at least %d (the spread of the blocks needs two degrees of freedom), got %d", stats.SeqFirstLookMin, ab.MinBlocks)
 	}
-	if ab.MaxPairs < ab.MinPairs || ab.MaxPairs > stats.SeqBudgetMax {
-		c.add("ab.max_blocks", "must be between the first look, ab.min_blocks (%d), and %d, got %d", ab.MinPairs, stats.SeqBudgetMax, ab.MaxPairs)
+	if ab.MaxBlocks < ab.MinBlocks || ab.MaxBlocks > stats.SeqBudgetMax {
+		c.add("ab.max_blocks", "must be between the first look, ab.min_blocks (%d), and %d, got %d", ab.MinBlocks, stats.SeqBudgetMax, ab.MaxBlocks)
 	}
 	validateSide(&ab.Base, "ab.base", cfg.Target, c)
 	validateSide(&ab.Head, "ab.head", cfg.Target, c)

@@ -62,7 +62,7 @@ func simulateBlocks(rng *rand.Rand, w abWorld, windows int, cpuEffect float64, p
 			wp.Block = append(wp.Block, b)
 		}
 		bl, hl = append(bl, geoJoin(bb)), append(hl, geoJoin(hh))
-		v := JudgeSequential(bl, hl, Policy{}, stats.SeqDesign{MinPairs: 3, MaxPairs: 10}, false, SeqOptions{Windows: wp, Prior: prior})
+		v := JudgeSequential(bl, hl, Policy{}, stats.SeqDesign{MinBlocks: 3, MaxBlocks: 10}, false, SeqOptions{Windows: wp, Prior: prior})
 		if v.Sequential.Done {
 			return v
 		}
@@ -88,12 +88,12 @@ func TestBlockDesignGateEvidence(t *testing.T) {
 		if v.Outcome == Regression {
 			alarms++
 		}
-		units += v.Sequential.Pairs
+		units += v.Sequential.Blocks
 		p := simulateBlocks(rng, realistic, windows, 0, pooledNoise(chain, stats.PoolNoise))
 		if p.Outcome == Regression {
 			priorAlarms++
 		}
-		priorUnits += p.Sequential.Pairs
+		priorUnits += p.Sequential.Blocks
 		if chain = append(chain, p.Noise); len(chain) > 10 {
 			chain = chain[1:]
 		}
@@ -215,7 +215,7 @@ func simulateBlocksLeavingOut(rng *rand.Rand, w abWorld, windows int, cpuEffect 
 			wp.Block = append(wp.Block, b)
 		}
 		bl, hl = append(bl, geoJoin(bb)), append(hl, geoJoin(hh))
-		v = JudgeSequential(bl, hl, Policy{}, stats.SeqDesign{MinPairs: 3, MaxPairs: 10}, false, SeqOptions{Windows: wp})
+		v = JudgeSequential(bl, hl, Policy{}, stats.SeqDesign{MinBlocks: 3, MaxBlocks: 10}, false, SeqOptions{Windows: wp})
 		if v.Sequential.Done {
 			return v, leftOut
 		}
@@ -243,8 +243,8 @@ func TestLeavingDecidedPhasesOutChangesNoDecision(t *testing.T) {
 		want := simulateBlocks(rand.New(rand.NewPCG(uint64(i), 0x1e)), realistic, windows, effect, nil)
 		got, n := simulateBlocksLeavingOut(rand.New(rand.NewPCG(uint64(i), 0x1e)), realistic, windows, effect)
 		leftOut += n
-		if got.Outcome != want.Outcome || got.Sequential.Pairs != want.Sequential.Pairs {
-			t.Fatalf("job %d: %s after %d blocks with p95 left out, %s after %d without", i, got.Outcome, got.Sequential.Pairs, want.Outcome, want.Sequential.Pairs)
+		if got.Outcome != want.Outcome || got.Sequential.Blocks != want.Sequential.Blocks {
+			t.Fatalf("job %d: %s after %d blocks with p95 left out, %s after %d without", i, got.Outcome, got.Sequential.Blocks, want.Outcome, want.Sequential.Blocks)
 		}
 		for _, f := range want.Findings {
 			g, _ := finding(got, f.Key)

@@ -77,7 +77,7 @@ func judgeBlocks(base, head []result.Run, blocks []int, p Policy, d stats.SeqDes
 func TestBlocksKeepTheLevelUnderAProcessBias(t *testing.T) {
 	t.Parallel()
 	p := Policy{Metrics: []string{cpu}, MinEffect: map[string]float64{cpu: 3}}
-	d := stats.SeqDesign{MinPairs: 3, MaxPairs: 8}
+	d := stats.SeqDesign{MinBlocks: 3, MaxBlocks: 8}
 	rng := rand.New(rand.NewPCG(21, 1))
 	const jobs = 600
 	byBlock, byPair := 0, 0
@@ -86,7 +86,7 @@ func TestBlocksKeepTheLevelUnderAProcessBias(t *testing.T) {
 		if judgeBlocks(base, head, blocks, p, d).Outcome == Regression {
 			byBlock++
 		}
-		pairs := stats.SeqDesign{MinPairs: 9, MaxPairs: 24}
+		pairs := stats.SeqDesign{MinBlocks: 9, MaxBlocks: 24}
 		if judgeLoop(base, head, p, pairs).Outcome == Regression {
 			byPair++
 		}
@@ -108,9 +108,9 @@ func TestBlocksAreTheUnits(t *testing.T) {
 	t.Parallel()
 	wb, wh, blocks := blockPairs(rand.New(rand.NewPCG(21, 2)), 5, 3, 0.02, 0.01, 1.4)
 	base, head, o := windowed(wb, wh, blocks)
-	v := JudgeSequential(base, head, Policy{Metrics: []string{cpu}}, stats.SeqDesign{MinPairs: 3, MaxPairs: 5}, true, o)
+	v := JudgeSequential(base, head, Policy{Metrics: []string{cpu}}, stats.SeqDesign{MinBlocks: 3, MaxBlocks: 5}, true, o)
 	s := v.Sequential
-	if s.Unit != "block" || s.Pairs != 5 || s.RunPairs != 15 || s.UnitWord(5) != "blocks" {
+	if s.Unit != "block" || s.Blocks != 5 || s.RunPairs != 15 || s.UnitWord(5) != "blocks" {
 		t.Fatalf("sequential %+v: want 5 blocks of 15 window pairs", s)
 	}
 	f, _ := finding(v, cpu)
@@ -128,7 +128,7 @@ func TestBlocksAreTheUnits(t *testing.T) {
 	// blocks judged to the two before it.
 	gapped := slices.Clone(head)
 	gapped[2] = run(map[string]float64{})
-	v = JudgeSequential(base, gapped, Policy{Metrics: []string{cpu}}, stats.SeqDesign{MinPairs: 3, MaxPairs: 5}, true, o)
+	v = JudgeSequential(base, gapped, Policy{Metrics: []string{cpu}}, stats.SeqDesign{MinBlocks: 3, MaxBlocks: 5}, true, o)
 	if f, _ := finding(v, cpu); f.Outcome != MetricInconclusive {
 		t.Errorf("a metric missing from block 3 after two whole blocks: %s, want inconclusive", f.Outcome)
 	}

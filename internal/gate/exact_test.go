@@ -34,9 +34,9 @@ func TestExactCountsDecideAtTheFirstLook(t *testing.T) {
 	withCalls(rng, head, 53)
 	v := judgeLoop(base, head, p, stats.SeqDesign{})
 	f := findingOf(t, v, calls)
-	if f.Outcome != MetricPass || f.DecidedAt != v.Sequential.MinPairs || f.Test != stats.TestExactCount ||
+	if f.Outcome != MetricPass || f.DecidedAt != v.Sequential.MinBlocks || f.Test != stats.TestExactCount ||
 		!strings.Contains(f.Note, "exact count, 53 → 53 per iteration") || !strings.Contains(f.Note, "(±0.0 %)") {
-		t.Fatalf("53 = 53: %s at %d by %q (%s); want a pass at the first look (%d) by the exact rule", f.Outcome, f.DecidedAt, f.Test, f.Note, v.Sequential.MinPairs)
+		t.Fatalf("53 = 53: %s at %d by %q (%s); want a pass at the first look (%d) by the exact rule", f.Outcome, f.DecidedAt, f.Test, f.Note, v.Sequential.MinBlocks)
 	}
 	if c := findingOf(t, v, cpu); c.Test != stats.TestSequential {
 		t.Errorf("noisy CPU judged by %q; want the sequential t rule", c.Test)
@@ -47,10 +47,10 @@ func TestExactCountsDecideAtTheFirstLook(t *testing.T) {
 	withCalls(rng, head, 72.01)
 	v = judgeLoop(base, head, p, stats.SeqDesign{})
 	f = findingOf(t, v, calls)
-	if v.Outcome != Regression || v.Sequential.Pairs != v.Sequential.MinPairs || f.Outcome != MetricRegression ||
+	if v.Outcome != Regression || v.Sequential.Blocks != v.Sequential.MinBlocks || f.Outcome != MetricRegression ||
 		!strings.Contains(f.Note, "53.01 → 72.01 per iteration") || !strings.Contains(f.Note, "+35.8 %") || math.Abs(f.Lower-f.Upper) > 0.1 {
 		t.Fatalf("53 → 72: job %s after %d blocks, calls %s [%.2f … %.2f] (%s); want a regression at the first look with the count in the note",
-			v.Outcome, v.Sequential.Pairs, f.Outcome, f.Lower, f.Upper, f.Note)
+			v.Outcome, v.Sequential.Blocks, f.Outcome, f.Lower, f.Upper, f.Note)
 	}
 	if !strings.Contains(v.Sequential.Reason, "pg calls") {
 		t.Errorf("reason %q does not name the count", v.Sequential.Reason)

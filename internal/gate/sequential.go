@@ -23,7 +23,7 @@ type SeqOptions struct {
 	// Prior is, per metric key, the spread of the units of earlier jobs
 	// (a noise file), pooled at each look where it agrees (stats.SeqPrior).
 	Prior map[string]stats.SeqPrior
-	// Budget, when above 0 and below d.MaxPairs, is the units a time
+	// Budget, when above 0 and below d.MaxBlocks, is the units a time
 	// budget allows at the job's pace: the detectable effect is priced
 	// for it. It changes no decision.
 	Budget int
@@ -40,7 +40,7 @@ type SeqOptions struct {
 // metrics, its looks replayed over the prefixes of the pairs so that it
 // keeps its first decision and the verdict depends only on the pairs. The
 // job is done at a regression, when every gated metric decided, or at the
-// budget (or final), never before d.MinPairs unless final; Detect is
+// budget (or final), never before d.MinBlocks unless final; Detect is
 // priced then.
 //
 // A gated metric missing from a pair is judged only on the pairs before
@@ -64,7 +64,7 @@ func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final
 		}
 		return units
 	}
-	seq := &Sequential{Pairs: units, MinPairs: d.MinPairs, MaxPairs: d.MaxPairs, Unit: blockUnit, RunPairs: runPairs(units)}
+	seq := &Sequential{Blocks: units, MinBlocks: d.MinBlocks, MaxBlocks: d.MaxBlocks, Unit: blockUnit, RunPairs: runPairs(units)}
 	v := Verdict{HeadRuns: units, BaseRuns: units, Sequential: seq, Outcome: Inconclusive, Warnings: setupWarnings(p)}
 	if err := d.Validate(); err != nil {
 		v.Warnings = append(v.Warnings, stats.Warn(WarnBadDesign, "sequential design: "+err.Error()))
@@ -74,13 +74,13 @@ func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final
 	if len(base) != len(head) {
 		v.Warnings = append(v.Warnings, stats.Warn(WarnUnpaired, fmt.Sprintf("%d base and %d head runs: only the first %d %s are judged", len(base), len(head), units, seq.UnitWord(units))))
 	}
-	if units > d.MaxPairs {
-		v.Warnings = append(v.Warnings, stats.Warn(WarnUnpaired, fmt.Sprintf("%d %s exceed the budget of %d: only the first %d are judged", units, seq.UnitWord(units), d.MaxPairs, d.MaxPairs)))
-		units = d.MaxPairs
-		seq.Pairs, v.HeadRuns, v.BaseRuns, seq.RunPairs = units, units, units, runPairs(units)
+	if units > d.MaxBlocks {
+		v.Warnings = append(v.Warnings, stats.Warn(WarnUnpaired, fmt.Sprintf("%d %s exceed the budget of %d: only the first %d are judged", units, seq.UnitWord(units), d.MaxBlocks, d.MaxBlocks)))
+		units = d.MaxBlocks
+		seq.Blocks, v.HeadRuns, v.BaseRuns, seq.RunPairs = units, units, units, runPairs(units)
 	}
 	base, head = base[:units], head[:units]
-	final = final || units == d.MaxPairs
+	final = final || units == d.MaxBlocks
 	if units == 0 {
 		v.Warnings = append(v.Warnings, fixedWarning(WarnNoHeadRuns))
 		seq.Done, seq.Reason = final, "no blocks yet"
@@ -99,14 +99,14 @@ func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final
 	if !p.AllowMissing {
 		v.Incomplete = lostFigures(looks)
 	}
-	seq.Done, seq.Reason, seq.MorePairs = stopping(v, looks, final, d)
+	seq.Done, seq.Reason, seq.MoreBlocks = stopping(v, looks, final, d)
 	if seq.Done {
 		finalizeUndecided(v.Findings, seq.Reason)
 		for i, l := range looks {
 			l.reportAdjusted(&v.Findings[i], k)
 		}
-		if o.Budget > 0 && o.Budget < d.MaxPairs {
-			seq.Budget = max(o.Budget, d.MinPairs)
+		if o.Budget > 0 && o.Budget < d.MaxBlocks {
+			seq.Budget = max(o.Budget, d.MinBlocks)
 		}
 		v.Detect = detectables(looks, d, seq.Budget, k)
 	}
@@ -136,11 +136,11 @@ func detectables(looks []seqLook, d stats.SeqDesign, budget, k int) []Detectable
 		case l.judged:
 			dd := l.design
 			if budget > 0 {
-				dd.MaxPairs = budget
+				dd.MaxBlocks = budget
 			}
 			out = append(out, l.detectable(dd, k))
 		case l.cut:
-			dt := l.mp.detectable(stats.Detectable{Method: stats.MethodSequential}, d.MaxPairs, d.MaxPairs, l.finding)
+			dt := l.mp.detectable(stats.Detectable{Method: stats.MethodSequential}, d.MaxBlocks, d.MaxBlocks, l.finding)
 			dt.Note = "not judged: " + l.gaps.String()
 			out = append(out, dt)
 		}
@@ -156,7 +156,7 @@ func (v *Verdict) judgeEach(policies []metricPolicy, base, head []result.Run, d 
 	for i, mp := range policies {
 		md := d
 		md.Prior = o.Prior[mp.meta.Key]
-		l := mp.judgePairs(base, head, md, k, final, o.Windows)
+		l := mp.judgeBlocks(base, head, md, k, final, o.Windows)
 		looks[i] = l
 		v.Findings = append(v.Findings, l.finding)
 		if l.units >= 2 && (l.judged || l.cut) {
@@ -262,8 +262,8 @@ func cannotCompareNote(err error) string {
 // or of one pair of whole runs where blocks of windows cannot run.
 const blockUnit = "block"
 
-// judgePairs judges one metric on the pairs of base and head.
-func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k int, final bool, windows *result.WindowPairs) seqLook {
+// judgeBlocks judges one metric on the pairs of base and head.
+func (mp metricPolicy) judgeBlocks(base, head []result.Run, d stats.SeqDesign, k int, final bool, windows *result.WindowPairs) seqLook {
 	key := mp.meta.Key
 	bv, hv := result.Values(base, key), result.Values(head, key)
 	l := seqLook{mp: mp, finding: mp.finding(bv, hv), gaps: gapsOf(base, head, key), design: d}
@@ -309,7 +309,7 @@ func (mp metricPolicy) judgePairs(base, head []result.Run, d stats.SeqDesign, k 
 		f.Outcome, f.Note, f.Test = MetricInconclusive, joinNotes("cannot judge: "+err.Error(), mp.note), ""
 		return l
 	}
-	l.decided(bv, hv, used, complete, d.MaxPairs)
+	l.decided(bv, hv, used, complete, d.MaxBlocks)
 	return l
 }
 
@@ -338,13 +338,13 @@ func (l *seqLook) decided(bv, hv []float64, used, complete, maxUnits int) {
 	f.Floor = mp.fromScale(l.dec.Threshold)
 	f.Estimate, f.Lower, f.Upper = mp.fromScale(l.dec.Estimate), mp.boundFromScale(l.dec.Lower), mp.boundFromScale(l.dec.Upper)
 	f.Worse, f.Change = f.Estimate, f.Estimate*mp.direction().Sign()
-	if n := l.dec.Pairs; n > 0 && !math.IsNaN(l.dec.Spread) {
+	if n := l.dec.Blocks; n > 0 && !math.IsNaN(l.dec.Spread) {
 		f.StdErr, f.DF = l.dec.Spread/math.Sqrt(float64(n)), l.dec.PriorDF+n-1
 		if l.exact {
 			f.StdErr = 0 // counts that do not vary: no noise to carry
 		}
 	}
-	if at := l.dec.Pairs; at < used { // the look that decided saw fewer
+	if at := l.dec.Blocks; at < used { // the look that decided saw fewer
 		f.Center, f.BaseCenter, f.HeadCenter = mp.centers(bv[:at], hv[:at])
 	}
 	if l.gaps.any() && !l.dec.Decided() {
@@ -356,7 +356,7 @@ func (l *seqLook) decided(bv, hv []float64, used, complete, maxUnits int) {
 	l.judged = true
 	f.Outcome = seqOutcome(l.dec)
 	if l.dec.Decided() {
-		f.DecidedAt = l.dec.Pairs
+		f.DecidedAt = l.dec.Blocks
 	}
 	f.Note = seqNote(*f, mp.direction().Sign(), l.dec, maxUnits)
 	if l.exact {
@@ -430,7 +430,7 @@ func seqNote(f Finding, sign float64, dec stats.SeqDecision, budget int) string 
 	if reason == stats.ReasonBudgetAtThreshold { // its "why" follows the bounds, in the job's unit
 		reason = stats.ReasonBudget
 	}
-	s := fmt.Sprintf("%s after %d %s", reason, dec.Pairs, plural.Of(dec.Pairs, unit, unit+"s"))
+	s := fmt.Sprintf("%s after %d %s", reason, dec.Blocks, plural.Of(dec.Blocks, unit, unit+"s"))
 	if !math.IsNaN(f.Lower) && !math.IsNaN(f.Upper) {
 		lo, hi := sign*f.Lower, sign*f.Upper
 		if sign < 0 {
@@ -442,8 +442,8 @@ func seqNote(f Finding, sign float64, dec stats.SeqDecision, budget int) string 
 	case dec.Outcome != stats.SeqInconclusive:
 	case dec.Reason == stats.ReasonBudgetAtThreshold:
 		s += fmt.Sprintf("; no practical number of %ss would likely decide at this spread", unit)
-	case practical(dec.MorePairs, budget):
-		s += fmt.Sprintf("; about %d more %s would likely decide", dec.MorePairs, plural.Of(dec.MorePairs, unit, unit+"s"))
+	case practical(dec.MoreBlocks, budget):
+		s += fmt.Sprintf("; about %d more %s would likely decide", dec.MoreBlocks, plural.Of(dec.MoreBlocks, unit, unit+"s"))
 	default:
 		s += fmt.Sprintf("; deciding would likely take more than %d more %ss (three budgets) at this spread", 3*budget, unit)
 	}
@@ -463,7 +463,7 @@ func exactNote(f Finding, dec stats.SeqDecision) string {
 		change = "±0.0 %"
 	}
 	return fmt.Sprintf("%s: exact count, %s → %s%s in each of the first %d %s (%s)", dec.Reason,
-		countText(f.BaseCenter), countText(f.HeadCenter), strings.TrimRight(per, " "), dec.Pairs, plural.Of(dec.Pairs, unit, unit+"s"), change)
+		countText(f.BaseCenter), countText(f.HeadCenter), strings.TrimRight(per, " "), dec.Blocks, plural.Of(dec.Blocks, unit, unit+"s"), change)
 }
 
 // countText prints a count whole when it is one (to two decimals).
@@ -510,7 +510,7 @@ func missingPairsNote(meta result.Metric, m, n int) string {
 // detectable is what the design catches with 80 % probability within its
 // pair budget at the spread the pairs showed.
 func (l seqLook) detectable(d stats.SeqDesign, k int) Detectable {
-	dt := l.mp.detectable(stats.Detectable{Method: stats.MethodSequential}, d.MaxPairs, d.MaxPairs, l.finding)
+	dt := l.mp.detectable(stats.Detectable{Method: stats.MethodSequential}, d.MaxBlocks, d.MaxBlocks, l.finding)
 	if l.exact { // no noise: any change beyond the threshold is seen at the first look
 		dt.Possible, dt.Effect = true, l.mp.fromScale(l.dec.Threshold)
 		return dt
@@ -520,7 +520,7 @@ func (l seqLook) detectable(d stats.SeqDesign, k int) Detectable {
 	case err != nil:
 		dt.Note = err.Error()
 	case math.IsNaN(x):
-		dt.Note = fmt.Sprintf("at the spread of these blocks no regression is caught reliably within %d blocks", d.MaxPairs)
+		dt.Note = fmt.Sprintf("at the spread of these blocks no regression is caught reliably within %d blocks", d.MaxBlocks)
 	default:
 		dt.Possible, dt.Effect = true, l.mp.fromScale(x)
 	}
@@ -531,7 +531,7 @@ func (l seqLook) detectable(d stats.SeqDesign, k int) Detectable {
 // undecided, how many more pairs would likely decide.
 func stopping(v Verdict, looks []seqLook, final bool, d stats.SeqDesign) (done bool, reason string, more int) {
 	seq := v.Sequential
-	n := seq.Pairs
+	n := seq.Blocks
 	after := fmt.Sprintf("after %d %s", n, seq.UnitWord(n))
 	var undecided, cut, hopeless []string
 	judged := 0
@@ -543,8 +543,8 @@ func stopping(v Verdict, looks []seqLook, final bool, d stats.SeqDesign) (done b
 			judged++
 			if !l.dec.Decided() || l.dec.Outcome == stats.SeqInconclusive {
 				undecided = append(undecided, l.finding.Label)
-				more = max(more, l.dec.MorePairs)
-				if !practical(l.dec.MorePairs, d.MaxPairs) {
+				more = max(more, l.dec.MoreBlocks)
+				if !practical(l.dec.MoreBlocks, d.MaxBlocks) {
 					hopeless = append(hopeless, l.finding.Label)
 				}
 			}
@@ -558,15 +558,15 @@ func stopping(v Verdict, looks []seqLook, final bool, d stats.SeqDesign) (done b
 	// decide within a practical number more; else say which would not.
 	ended := func(s string) (bool, string, int) {
 		if len(hopeless) > 0 {
-			return true, fmt.Sprintf("%s; deciding %s would likely take more than %d more %s (three budgets)", s, strings.Join(hopeless, ", "), 3*d.MaxPairs, seq.UnitWord(2)) + missing, 0
+			return true, fmt.Sprintf("%s; deciding %s would likely take more than %d more %s (three budgets)", s, strings.Join(hopeless, ", "), 3*d.MaxBlocks, seq.UnitWord(2)) + missing, 0
 		}
 		return true, s + missing, more
 	}
 	switch {
 	case len(v.Regressions) > 0:
 		return true, "regression " + after + " in " + strings.Join(labelsOf(v.Findings, v.Regressions), ", "), 0
-	case n < d.MinPairs && !final:
-		return false, fmt.Sprintf("%d of at least %d %s", n, d.MinPairs, seq.UnitWord(d.MinPairs)) + missing, 0
+	case n < d.MinBlocks && !final:
+		return false, fmt.Sprintf("%d of at least %d %s", n, d.MinBlocks, seq.UnitWord(d.MinBlocks)) + missing, 0
 	case judged == 0 && len(cut) == 0:
 		return true, "no gated metric was measured", 0
 	case judged == 0:
@@ -575,10 +575,10 @@ func stopping(v Verdict, looks []seqLook, final bool, d stats.SeqDesign) (done b
 		return true, "every gated metric decided " + after, 0
 	case len(undecided) == 0:
 		return true, "every other gated metric decided " + after + missing, 0
-	case n >= d.MaxPairs:
-		return ended(fmt.Sprintf("budget of %d %s spent; undecided: %s", d.MaxPairs, seq.UnitWord(d.MaxPairs), strings.Join(undecided, ", ")))
+	case n >= d.MaxBlocks:
+		return ended(fmt.Sprintf("budget of %d %s spent; undecided: %s", d.MaxBlocks, seq.UnitWord(d.MaxBlocks), strings.Join(undecided, ", ")))
 	case final:
-		return ended(fmt.Sprintf("stopped %s of a budget of %d; undecided: %s", after, d.MaxPairs, strings.Join(undecided, ", ")))
+		return ended(fmt.Sprintf("stopped %s of a budget of %d; undecided: %s", after, d.MaxBlocks, strings.Join(undecided, ", ")))
 	}
 	return false, "undecided " + after + ": " + strings.Join(undecided, ", ") + missing, 0
 }

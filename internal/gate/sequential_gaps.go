@@ -127,7 +127,7 @@ func gapWarnings(looks []seqLook) []stats.Warning {
 	if len(cut) == 0 {
 		return nil
 	}
-	return []stats.Warning{stats.Warn(WarnMissingInPairs, "missing from some blocks, so inconclusive: "+strings.Join(cut, "; "))}
+	return []stats.Warning{stats.Warn(WarnMissingInBlocks, "missing from some blocks, so inconclusive: "+strings.Join(cut, "; "))}
 }
 
 // oneSided reports whether some unit has the metric on one side and lacks

@@ -35,10 +35,10 @@ func TestSequentialGatedMetricMissingFromAPairNeverPasses(t *testing.T) {
 		t.Errorf("CPU note %q does not say which pair lacks it", f.Note)
 	}
 	s := v.Sequential
-	if !s.Done || s.Pairs >= 20 || !strings.Contains(s.Reason, "CPU/iteration") || !strings.Contains(s.Reason, "missing from some blocks") {
+	if !s.Done || s.Blocks >= 20 || !strings.Contains(s.Reason, "CPU/iteration") || !strings.Contains(s.Reason, "missing from some blocks") {
 		t.Errorf("sequential %+v: want done once the other metrics decided, the reason naming CPU/iteration", s)
 	}
-	if !v.HasWarning(WarnMissingInPairs) {
+	if !v.HasWarning(WarnMissingInBlocks) {
 		t.Errorf("no warning about the gap: %v", v.Warnings)
 	}
 	for _, d := range v.Detect {
@@ -68,7 +68,7 @@ func TestSequentialOneSidedGatedMetricIsInconclusive(t *testing.T) {
 	if v.Outcome != Inconclusive || f.Outcome != MetricInconclusive || !strings.Contains(f.Note, "head lacks it in every block") {
 		t.Errorf("CPU on the base side only: verdict %s, CPU %s %q; want inconclusive", v.Outcome, f.Outcome, f.Note)
 	}
-	if !v.Sequential.Done || v.Sequential.Pairs < v.Sequential.MinPairs {
+	if !v.Sequential.Done || v.Sequential.Blocks < v.Sequential.MinBlocks {
 		t.Errorf("sequential %+v: want done after the first look", v.Sequential)
 	}
 }

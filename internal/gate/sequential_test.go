@@ -54,16 +54,16 @@ func TestSequentialRegressionStopsEarly(t *testing.T) {
 	base, head := cpuPairs(rand.New(rand.NewPCG(51, 1)), 20, 0.02, 1.25)
 	v := judgeLoop(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{})
 	s := v.Sequential
-	if v.Outcome != Regression || !slices.Equal(v.Regressions, []string{cpu}) || !s.Done || s.Pairs >= 12 || s.Pairs < s.MinPairs {
-		t.Fatalf("+25 %% CPU: %s %v after %d pairs (%+v); want an early regression in CPU", v.Outcome, v.Regressions, s.Pairs, s)
+	if v.Outcome != Regression || !slices.Equal(v.Regressions, []string{cpu}) || !s.Done || s.Blocks >= 12 || s.Blocks < s.MinBlocks {
+		t.Fatalf("+25 %% CPU: %s %v after %d pairs (%+v); want an early regression in CPU", v.Outcome, v.Regressions, s.Blocks, s)
 	}
 	if !strings.Contains(s.Reason, "regression after") || !strings.Contains(s.Reason, "CPU/iteration") {
 		t.Errorf("reason %q should say a regression in CPU/iteration stopped the job", s.Reason)
 	}
 	f, _ := finding(v, cpu)
-	if f.DecidedAt != s.Pairs || !(f.Lower > 0) || !(f.Estimate > 15 && f.Estimate < 35) || !(f.Upper > f.Estimate) ||
+	if f.DecidedAt != s.Blocks || !(f.Lower > 0) || !(f.Estimate > 15 && f.Estimate < 35) || !(f.Upper > f.Estimate) ||
 		f.Worse != f.Estimate || f.Change != f.Estimate || f.Floor != 5 || f.FloorSource != FromMinEffect || f.Test != stats.TestSequential {
-		t.Errorf("CPU finding %+v: want the estimate near +25 %% inside positive bounds, decided at %d pairs, threshold 5 %%", f, s.Pairs)
+		t.Errorf("CPU finding %+v: want the estimate near +25 %% inside positive bounds, decided at %d pairs, threshold 5 %%", f, s.Blocks)
 	}
 	if !strings.Contains(f.Note, "worse beyond min_effect after") {
 		t.Errorf("note %q", f.Note)
@@ -82,7 +82,7 @@ func TestSequentialRegressionStopsEarly(t *testing.T) {
 	}
 	// The pairs after the decision change nothing: the verdict depends on
 	// the pairs, and a metric keeps its first decision.
-	again := JudgeSequential(base[:s.Pairs], head[:s.Pairs], Policy{Metrics: seqMetrics}, stats.SeqDesign{}, false, SeqOptions{})
+	again := JudgeSequential(base[:s.Blocks], head[:s.Blocks], Policy{Metrics: seqMetrics}, stats.SeqDesign{}, false, SeqOptions{})
 	if g, _ := finding(again, cpu); g.Estimate != f.Estimate || g.Outcome != f.Outcome {
 		t.Errorf("judged again: %+v, want %+v", g, f)
 	}
@@ -105,7 +105,7 @@ func TestSequentialPassAndUndecided(t *testing.T) {
 		}
 	}
 	v = judgeLoop(base, head, p, stats.SeqDesign{})
-	if v.Outcome != Pass || !v.Sequential.Done || v.Sequential.Pairs == 20 || !strings.Contains(v.Sequential.Reason, "every gated metric decided") {
+	if v.Outcome != Pass || !v.Sequential.Done || v.Sequential.Blocks == 20 || !strings.Contains(v.Sequential.Reason, "every gated metric decided") {
 		t.Fatalf("A/A at CV 1 %%: %s, %+v; want a pass before the budget", v.Outcome, v.Sequential)
 	}
 	for _, key := range seqMetrics {
@@ -146,29 +146,29 @@ func TestSequentialWithinMinEffect(t *testing.T) {
 func TestSequentialInconclusiveAtTheBudget(t *testing.T) {
 	t.Parallel()
 	base, head := cpuPairs(rand.New(rand.NewPCG(59, 1)), 12, 0.10, 1)
-	p, d := Policy{Metrics: []string{cpu}}, stats.SeqDesign{MaxPairs: 12}
+	p, d := Policy{Metrics: []string{cpu}}, stats.SeqDesign{MaxBlocks: 12}
 	v := judgeLoop(base, head, p, d)
 	f, _ := finding(v, cpu)
-	if v.Outcome != Inconclusive || f.Outcome != MetricInconclusive || v.Sequential.Pairs != 12 || !strings.Contains(v.Sequential.Reason, "budget of 12 blocks spent") {
+	if v.Outcome != Inconclusive || f.Outcome != MetricInconclusive || v.Sequential.Blocks != 12 || !strings.Contains(v.Sequential.Reason, "budget of 12 blocks spent") {
 		t.Fatalf("A/A at CV 10 %%, 12 pairs: %s/%s, %+v; want inconclusive at the budget", v.Outcome, f.Outcome, v.Sequential)
 	}
-	if v.Sequential.MorePairs < 1 || v.Sequential.MorePairs > 36 || !strings.Contains(f.Note, "more blocks would likely decide") {
-		t.Errorf("more pairs %d, note %q: want practical advice (at most three budgets)", v.Sequential.MorePairs, f.Note)
+	if v.Sequential.MoreBlocks < 1 || v.Sequential.MoreBlocks > 36 || !strings.Contains(f.Note, "more blocks would likely decide") {
+		t.Errorf("more pairs %d, note %q: want practical advice (at most three budgets)", v.Sequential.MoreBlocks, f.Note)
 	}
 	// An estimate close to min_effect at this spread would need more than
 	// three budgets more: no number is promised, and the reason says so.
 	nb, nh := cpuPairs(rand.New(rand.NewPCG(54, 1)), 12, 0.10, 1)
 	far := judgeLoop(nb, nh, p, d)
-	if ff, _ := finding(far, cpu); far.Sequential.MorePairs != 0 || !strings.Contains(ff.Note, "would likely take more than 36 more blocks") ||
+	if ff, _ := finding(far, cpu); far.Sequential.MoreBlocks != 0 || !strings.Contains(ff.Note, "would likely take more than 36 more blocks") ||
 		!strings.Contains(far.Sequential.Reason, "deciding CPU/iteration would likely take more than 36 more blocks") {
-		t.Errorf("near min_effect: more %d, note %q, reason %q; want no number promised", far.Sequential.MorePairs, ff.Note, far.Sequential.Reason)
+		t.Errorf("near min_effect: more %d, note %q, reason %q; want no number promised", far.Sequential.MoreBlocks, ff.Note, far.Sequential.Reason)
 	}
 	cut := JudgeSequential(base[:7], head[:7], p, d, true, SeqOptions{})
 	if !cut.Sequential.Done || cut.Outcome == Pass || !strings.Contains(cut.Sequential.Reason, "stopped after 7 blocks of a budget of 12") {
 		t.Errorf("final after 7 of 12: %s, %+v", cut.Outcome, cut.Sequential)
 	}
 	few := JudgeSequential(base[:2], head[:2], p, d, true, SeqOptions{})
-	if f, _ := finding(few, cpu); !few.Sequential.Done || f.Outcome != MetricInconclusive || few.Sequential.MorePairs != 2 {
+	if f, _ := finding(few, cpu); !few.Sequential.Done || f.Outcome != MetricInconclusive || few.Sequential.MoreBlocks != 2 {
 		t.Errorf("final after 2 pairs: %+v, %s; want inconclusive, 2 more pairs to the first look", few.Sequential, f.Outcome)
 	}
 }
@@ -232,7 +232,7 @@ func TestSequentialMissingMetricAndBadDesign(t *testing.T) {
 	if v.HasWarning(WarnOneSided) {
 		t.Errorf("a metric on both sides but not in every pair was called one-sided: %v", v.Warnings)
 	}
-	bad := JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{MinPairs: 2}, false, SeqOptions{})
+	bad := JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{MinBlocks: 2}, false, SeqOptions{})
 	if !bad.Sequential.Done || bad.Outcome != Inconclusive || !bad.HasWarning(WarnBadDesign) {
 		t.Errorf("a design with 2 pairs at the first look: %+v %v", bad.Sequential, bad.Warnings)
 	}
@@ -271,13 +271,13 @@ func TestSeqNoteUnits(t *testing.T) {
 		dec  stats.SeqDecision
 		want string
 	}{
-		{stats.SeqDecision{Outcome: stats.SeqInconclusive, Reason: stats.ReasonBudgetAtThreshold, Pairs: 9},
+		{stats.SeqDecision{Outcome: stats.SeqInconclusive, Reason: stats.ReasonBudgetAtThreshold, Blocks: 9},
 			"budget spent after 9 blocks (change +5.0 %, bounds −5.6 % … +12.6 %); no practical number of blocks would likely decide at this spread"},
-		{stats.SeqDecision{Outcome: stats.SeqInconclusive, Reason: stats.ReasonBudget, Pairs: 9, MorePairs: 11},
+		{stats.SeqDecision{Outcome: stats.SeqInconclusive, Reason: stats.ReasonBudget, Blocks: 9, MoreBlocks: 11},
 			"budget spent after 9 blocks (change +5.0 %, bounds −5.6 % … +12.6 %); about 11 more blocks would likely decide"},
-		{stats.SeqDecision{Outcome: stats.SeqInconclusive, Reason: stats.ReasonBudget, Pairs: 9, MorePairs: 40},
+		{stats.SeqDecision{Outcome: stats.SeqInconclusive, Reason: stats.ReasonBudget, Blocks: 9, MoreBlocks: 40},
 			"budget spent after 9 blocks (change +5.0 %, bounds −5.6 % … +12.6 %); deciding would likely take more than 27 more blocks (three budgets) at this spread"},
-		{stats.SeqDecision{Outcome: stats.SeqRegression, Reason: stats.ReasonBeyond, Pairs: 4},
+		{stats.SeqDecision{Outcome: stats.SeqRegression, Reason: stats.ReasonBeyond, Blocks: 4},
 			"worse beyond min_effect after 4 blocks (change +5.0 %, bounds −5.6 % … +12.6 %)"},
 	} {
 		if got := seqNote(f, 1, tc.dec, 9); got != tc.want {
@@ -293,7 +293,7 @@ func TestSeqNoteUnits(t *testing.T) {
 func TestSeqNoteChangeScale(t *testing.T) {
 	t.Parallel()
 	f := Finding{Estimate: 11.9, Lower: -139831.4, Upper: 89.6}
-	dec := stats.SeqDecision{Outcome: stats.SeqInconclusive, Reason: stats.ReasonBudget, Pairs: 9, MorePairs: 5}
+	dec := stats.SeqDecision{Outcome: stats.SeqInconclusive, Reason: stats.ReasonBudget, Blocks: 9, MoreBlocks: 5}
 	want := "budget spent after 9 blocks (change −11.9 %, bounds −89.6 % … +139831.4 %); about 5 more blocks would likely decide"
 	if got := seqNote(f, stats.LowerIsWorse.Sign(), dec, 9); got != want {
 		t.Errorf("seqNote:\n got %q\nwant %q", got, want)

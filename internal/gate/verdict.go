@@ -146,24 +146,24 @@ func (v Verdict) HasWarning(code stats.WarningCode) bool { return stats.HasWarni
 // Sequential describes a sequential A/B verdict; nil for fixed-sample
 // comparisons.
 type Sequential struct {
-	// Pairs is the units judged; MinPairs and MaxPairs the design's first
+	// Pairs is the units judged; MinBlocks and MaxBlocks the design's first
 	// look and budget.
-	Pairs, MinPairs, MaxPairs int
+	Blocks, MinBlocks, MaxBlocks int
 	// Done: the verdict is final (JudgeSequential says when); Detect is
 	// filled only then.
 	Done bool
 	// Reason says why the job stopped or goes on, e.g. "regression after
 	// 7 blocks in CPU/iteration".
 	Reason string
-	// MorePairs, when the budget ended undecided, is how many more units
+	// MoreBlocks, when the budget ended undecided, is how many more units
 	// would likely decide; 0 when unknown.
-	MorePairs int
+	MoreBlocks int
 	// Unit is what Pairs counts: "block" (RunPairs window pairs in all; a
 	// pair of whole runs is a block of one); older reports say "pair".
 	Unit     string
 	RunPairs int
 	// Budget is the units the binding time budget allows, when it binds
-	// before MaxPairs: what Detect is priced at. 0: MaxPairs.
+	// before MaxBlocks: what Detect is priced at. 0: MaxBlocks.
 	Budget int
 }
 

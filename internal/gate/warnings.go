@@ -29,7 +29,7 @@ const (
 	WarnUnpaired  stats.WarningCode = "unpaired"
 	// Sequential A/B: a gated metric is missing from some pairs (on one
 	// side or both) and is inconclusive for it.
-	WarnMissingInPairs stats.WarningCode = "missing_in_pairs"
+	WarnMissingInBlocks stats.WarningCode = "missing_in_pairs"
 	// Stored-baseline checks: a gated metric is missing from some runs of
 	// a side and is judged on the runs that have it.
 	WarnMissingInRuns stats.WarningCode = "missing_in_runs"

@@ -106,7 +106,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	if err := writeResult(o.ResultPath, res.Head); err != nil {
 		return Judged{}, err
 	}
-	fmt.Fprintln(env.log(), report.ABStopped(report.ABStop{Blocks: res.Units(), MaxBlocks: ab.MaxPairs, Elapsed: res.Elapsed, MaxTime: ab.MaxTime.D(), Budget: string(res.Budget)}, last))
+	fmt.Fprintln(env.log(), report.ABStopped(report.ABStop{Blocks: res.Units(), MaxBlocks: ab.MaxBlocks, Elapsed: res.Elapsed, MaxTime: ab.MaxTime.D(), Budget: string(res.Budget)}, last))
 	showRuns(env, "base:", res.Base)
 	showRuns(env, "head:", res.Head)
 	notes := append(append(append(append(o.Policy.notes(), o.baseNote()...), trees.notes(o.Policy)...), sealed.Notes(o.Policy.fromBase())...), noise.notes(last)...)
@@ -121,17 +121,17 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 // planned ends for time with a final look, which spends the level left).
 func sequentialLook(env Env, p gate.Policy, ab config.AB, noise *abNoise, last *gate.Verdict) func(*runner.ABResult, bool) bool {
 	return func(res *runner.ABResult, final bool) bool {
-		design := stats.SeqDesign{MinPairs: ab.MinPairs, MaxPairs: res.MaxUnits}
+		design := stats.SeqDesign{MinBlocks: ab.MinBlocks, MaxBlocks: res.MaxUnits}
 		*last = gate.JudgeSequential(res.Base.Runs, res.Head.Runs, p, design, final,
 			gate.SeqOptions{Windows: res.Windows, Prior: noise.stored(), Budget: res.Fits})
-		fmt.Fprintln(env.log(), report.ABLook(res.Units(), design.MaxPairs, *last))
+		fmt.Fprintln(env.log(), report.ABLook(res.Units(), design.MaxBlocks, *last))
 		return last.Sequential != nil && last.Sequential.Done
 	}
 }
 
 // abRun is how the job ran, as the facts the report words.
 func abRun(res *runner.ABResult, plan runner.ABPlan, ab config.AB, phases []config.PhaseLoad, aa bool) *report.ABRun {
-	r := &report.ABRun{Blocks: res.Units(), MaxBlocks: ab.MaxPairs, Elapsed: res.Elapsed, WholeRuns: plan.Shape.WholeRuns,
+	r := &report.ABRun{Blocks: res.Units(), MaxBlocks: ab.MaxBlocks, Elapsed: res.Elapsed, WholeRuns: plan.Shape.WholeRuns,
 		Windows: plan.Shape.Windows, Window: plan.Shape.Window, Alternate: plan.Shape.Alternate, RandomOrder: ab.Order == config.OrderRandom,
 		Restarted: plan.Restart, Starts: res.Starts, StartTime: res.StartTime, Spent: report.Spent(res.Spent, runner.SpentOrder), Warmups: res.Warmups, AA: aa}
 	if res.Planned > 0 {
@@ -157,7 +157,7 @@ func abRun(res *runner.ABResult, plan runner.ABPlan, ab config.AB, phases []conf
 func (o ABOptions) ab() (config.AB, error) {
 	out := *cmp.Or(o.Config.AB, config.DefaultAB())
 	if p := o.Policy; p != nil && p.Budget != nil {
-		out.MinPairs, out.MaxPairs, out.MaxTime, out.AllowMissing = p.Budget.MinPairs, p.Budget.MaxPairs, p.Budget.MaxTime, p.Budget.AllowMissing
+		out.MinBlocks, out.MaxBlocks, out.MaxTime, out.AllowMissing = p.Budget.MinBlocks, p.Budget.MaxBlocks, p.Budget.MaxTime, p.Budget.AllowMissing
 	}
 	if o.BaseRef != "" && (out.Base.Ref != "" || !out.Base.HasTarget()) {
 		out.Base.Ref = o.BaseRef
@@ -199,7 +199,7 @@ func gatedIn(v gate.Verdict, key string) bool {
 // taken from the phase called name (result.SourcePhases), so that later
 // blocks can leave it out.
 func phaseDecided(v gate.Verdict, phases []config.PhaseLoad, name string) bool {
-	if v.Sequential == nil || v.Sequential.Pairs < v.Sequential.MinPairs {
+	if v.Sequential == nil || v.Sequential.Blocks < v.Sequential.MinBlocks {
 		return false
 	}
 	at := slices.IndexFunc(phases, func(ph config.PhaseLoad) bool { return ph.Name == name })
@@ -299,7 +299,7 @@ func (t *trees) build(ctx context.Context, b *runner.Benchmark, cfg *config.Conf
 func (t *trees) plan(cfg *config.Config, ab config.AB, o ABOptions) runner.ABPlan {
 	base := ab.Base.TargetOr(cfg.Target).InTree(t.dir(runner.Base))
 	head := ab.Head.TargetOr(cfg.Target).InTree(t.dir(runner.Head))
-	plan := runner.ABPlan{Base: base, Head: head, AA: o.AA, Order: ab.Order, MaxPairs: ab.MaxPairs, MinPairs: ab.MinPairs,
+	plan := runner.ABPlan{Base: base, Head: head, AA: o.AA, Order: ab.Order, MaxBlocks: ab.MaxBlocks, MinBlocks: ab.MinBlocks,
 		MaxTime: ab.MaxTime.D(), Restart: ab.Restart == config.RestartEveryPair,
 		Shape: runner.Shape{WholeRuns: o.WholeRuns, Windows: ab.Windows, Window: ab.Window.D(), WindowWarmup: ab.WindowWarmup.D()}}
 	if o.AA && o.TwoProcesses {

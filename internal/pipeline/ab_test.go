@@ -464,8 +464,8 @@ func testABAddsUnits(t *testing.T, mode string) {
 				t.Fatalf("verdict %s, sequential %+v; want %s, done\n%s", j.Verdict.Outcome, seq, c.want, te.log.String())
 			}
 			units := len(j.Head.Runs) // a run per pair, or per block
-			if seq.Pairs != units || len(j.Base.Runs) != units || seq.RunPairs != units*perUnit || seq.UnitWord(2) != unit+"s" {
-				t.Errorf("the verdict judged %d %ss (%d window pairs), the job made %d base and %d head runs", seq.Pairs, seq.Unit, seq.RunPairs, len(j.Base.Runs), units)
+			if seq.Blocks != units || len(j.Base.Runs) != units || seq.RunPairs != units*perUnit || seq.UnitWord(2) != unit+"s" {
+				t.Errorf("the verdict judged %d %ss (%d window pairs), the job made %d base and %d head runs", seq.Blocks, seq.Unit, seq.RunPairs, len(j.Base.Runs), units)
 			}
 			switch {
 			case c.early && (units < 4 || units >= 12):
@@ -542,7 +542,7 @@ func TestABBudgetComesFromTheTrustedGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	seq := j.Verdict.Sequential
-	if j.Verdict.Outcome != gate.Regression || seq == nil || seq.Pairs < 4 || seq.MinPairs != 4 || seq.MaxPairs != 12 {
+	if j.Verdict.Outcome != gate.Regression || seq == nil || seq.Blocks < 4 || seq.MinBlocks != 4 || seq.MaxBlocks != 12 {
 		t.Fatalf("verdict %s after %d pairs (%+v); want a regression judged by the base commit's budget of 4–12 pairs\n%s",
 			j.Verdict.Outcome, len(j.Head.Runs), seq, te.log.String())
 	}
@@ -560,7 +560,7 @@ func TestPhaseDecided(t *testing.T) {
 		{Name: "latency", Load: config.Load{Model: config.ModelOpen}},
 	}
 	verdict := func(pairs int, outcomes map[string]gate.MetricOutcome) gate.Verdict {
-		v := gate.Verdict{Sequential: &gate.Sequential{Pairs: pairs, MinPairs: 3}}
+		v := gate.Verdict{Sequential: &gate.Sequential{Blocks: pairs, MinBlocks: 3}}
 		for key, o := range outcomes {
 			v.Findings = append(v.Findings, gate.Finding{Key: key, Gated: true, Outcome: o})
 		}

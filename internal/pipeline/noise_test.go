@@ -41,8 +41,8 @@ func TestABNoiseFileIsKeptAndPooled(t *testing.T) {
 		t.Fatalf("noise file after one job: %+v", n)
 	}
 	got := n.Entries[0].Jobs[0].Metrics[result.RequestErrorPct]
-	if got.DF != first.Verdict.Sequential.Pairs-1 || !(got.SD > 5) {
-		t.Errorf("kept spread %+v after %d blocks whose error rates alternate 20/0 points", got, first.Verdict.Sequential.Pairs)
+	if got.DF != first.Verdict.Sequential.Blocks-1 || !(got.SD > 5) {
+		t.Errorf("kept spread %+v after %d blocks whose error rates alternate 20/0 points", got, first.Verdict.Sequential.Blocks)
 	}
 	second := job()
 	wantIn(t, strings.Join(second.Notes, "\n"), "noise: pooled with 1 earlier job in "+path+" for request errors", "degrees of freedom")

@@ -104,15 +104,15 @@ func gateOf(cfg *config.Config) config.Gate {
 // allow lost figures, could end its own A/B job undecided, and
 // inconclusive passes.
 type Budget struct {
-	MinPairs     int             `yaml:"min_blocks"`
-	MaxPairs     int             `yaml:"max_blocks"`
+	MinBlocks    int             `yaml:"min_blocks"`
+	MaxBlocks    int             `yaml:"max_blocks"`
 	MaxTime      config.Duration `yaml:"max_time"`
 	AllowMissing bool            `yaml:"allow_missing"`
 }
 
 func budgetOf(cfg *config.Config) Budget {
 	ab := cmp.Or(cfg.AB, config.DefaultAB())
-	return Budget{MinPairs: ab.MinPairs, MaxPairs: ab.MaxPairs, MaxTime: ab.MaxTime, AllowMissing: ab.AllowMissing}
+	return Budget{MinBlocks: ab.MinBlocks, MaxBlocks: ab.MaxBlocks, MaxTime: ab.MaxTime, AllowMissing: ab.AllowMissing}
 }
 
 func (p *Policy) notes() []string {

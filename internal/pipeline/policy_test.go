@@ -176,8 +176,8 @@ func TestTrustedPolicyTakesTheABBudgetFromTheBase(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ab.MinPairs != tc.min || ab.MaxPairs != tc.max || ab.MaxTime.D() != tc.maxTime {
-			t.Errorf("%s: the job's budget is %d–%d pairs, %s; want the base commit's %d–%d, %s", name, ab.MinPairs, ab.MaxPairs, ab.MaxTime.D(), tc.min, tc.max, tc.maxTime)
+		if ab.MinBlocks != tc.min || ab.MaxBlocks != tc.max || ab.MaxTime.D() != tc.maxTime {
+			t.Errorf("%s: the job's budget is %d–%d pairs, %s; want the base commit's %d–%d, %s", name, ab.MinBlocks, ab.MaxBlocks, ab.MaxTime.D(), tc.min, tc.max, tc.maxTime)
 		}
 		notes := strings.Join(p.Notes, "\n")
 		for _, want := range []string{"ab.min_blocks, ab.max_blocks, ab.max_time", "This PR changes the gate's policy; it applies after merge", tc.changedKey} {
@@ -193,8 +193,8 @@ func TestTrustedPolicyTakesTheABBudgetFromTheBase(t *testing.T) {
 		t.Errorf("an unchanged budget: notes %q", same.Notes)
 	}
 	own := trustedGate(head, nil, false, where)
-	if ab, _ := (ABOptions{Config: head, Policy: own}).ab(); ab.MaxPairs != 4 {
-		t.Errorf("the PR's own policy: budget of %d pairs, want the PR's 4", ab.MaxPairs)
+	if ab, _ := (ABOptions{Config: head, Policy: own}).ab(); ab.MaxBlocks != 4 {
+		t.Errorf("the PR's own policy: budget of %d pairs, want the PR's 4", ab.MaxBlocks)
 	}
 }
 

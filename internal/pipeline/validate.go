@@ -48,7 +48,7 @@ func setupCost(plan *scenario.Plan, cfg *config.Config) string {
 	}
 	maxBlocks := 0
 	if cfg.AB != nil {
-		maxBlocks = cfg.AB.MaxPairs
+		maxBlocks = cfg.AB.MaxBlocks
 	}
 	var phases []report.PhaseLogins
 	for _, ph := range cfg.Load.RunPhases() {

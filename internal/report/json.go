@@ -51,15 +51,15 @@ type jsonReport struct {
 
 // jsonSequential is gate.Sequential, field for field (a conversion).
 type jsonSequential struct {
-	Pairs     int    `json:"pairs"`
-	MinPairs  int    `json:"min_pairs"`
-	MaxPairs  int    `json:"max_pairs"`
-	Done      bool   `json:"done"`
-	Reason    string `json:"reason"`
-	MorePairs int    `json:"more_pairs"`
-	Unit      string `json:"unit,omitempty"`
-	RunPairs  int    `json:"run_pairs,omitempty"`
-	Budget    int    `json:"budget,omitempty"`
+	Blocks     int    `json:"pairs"`
+	MinBlocks  int    `json:"min_pairs"`
+	MaxBlocks  int    `json:"max_pairs"`
+	Done       bool   `json:"done"`
+	Reason     string `json:"reason"`
+	MoreBlocks int    `json:"more_pairs"`
+	Unit       string `json:"unit,omitempty"`
+	RunPairs   int    `json:"run_pairs,omitempty"`
+	Budget     int    `json:"budget,omitempty"`
 }
 
 // jsonRuns are the per-run figures of the gated metrics of each side, in
@@ -355,13 +355,13 @@ func (c *checker) statement(path string, s statementChange) {
 }
 
 func (c *checker) sequential(path string, s jsonSequential) {
-	for name, n := range map[string]int{"pairs": s.Pairs, "min_pairs": s.MinPairs, "max_pairs": s.MaxPairs, "more_pairs": s.MorePairs,
+	for name, n := range map[string]int{"pairs": s.Blocks, "min_pairs": s.MinBlocks, "max_pairs": s.MaxBlocks, "more_pairs": s.MoreBlocks,
 		"run_pairs": s.RunPairs, "budget": s.Budget} {
 		c.count(path+"."+name, int64(n), maxRuns)
 	}
 	c.enum(path+".unit", s.Unit, units)
-	if s.MinPairs > s.MaxPairs {
-		c.add(path+".min_pairs", "%d is above max_pairs %d", s.MinPairs, s.MaxPairs)
+	if s.MinBlocks > s.MaxBlocks {
+		c.add(path+".min_pairs", "%d is above max_pairs %d", s.MinBlocks, s.MaxBlocks)
 	}
 	c.text(path+".reason", s.Reason, maxTextRunes, false)
 }

@@ -109,7 +109,7 @@ func detectLine(v gate.Verdict, show func(string) string) string {
 	s := fmt.Sprintf("With %d %s against %d baseline %s this gate ", v.HeadRuns, plural(v.HeadRuns, "run", "runs"),
 		v.BaseRuns, plural(v.BaseRuns, "sample", "samples"))
 	if q := v.Sequential; q != nil {
-		s = fmt.Sprintf("With up to %d %s this gate ", q.MaxPairs, q.UnitWord(q.MaxPairs))
+		s = fmt.Sprintf("With up to %d %s this gate ", q.MaxBlocks, q.UnitWord(q.MaxBlocks))
 		if q.Budget > 0 {
 			s = fmt.Sprintf("With the %d %s that ab.max_time allows at this job's pace this gate ", q.Budget, q.UnitWord(q.Budget))
 		}
@@ -271,7 +271,7 @@ func contextLine(in Input, show func(string) string) string {
 	v := in.Verdict
 	compared := fmt.Sprintf("%d head %s vs %d baseline %s", v.HeadRuns, plural(v.HeadRuns, "run", "runs"), v.BaseRuns, plural(v.BaseRuns, "sample", "samples"))
 	if s := v.Sequential; s != nil {
-		compared = fmt.Sprintf("%d %s of base and head", s.Pairs, s.UnitWord(s.Pairs))
+		compared = fmt.Sprintf("%d %s of base and head", s.Blocks, s.UnitWord(s.Blocks))
 	}
 	parts := []string{"mode " + show(in.Mode), "baseline " + show(in.BaselineSource), compared}
 	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "mode " || p == "baseline " }), " · ")
@@ -367,16 +367,16 @@ func sequentialLine(s *gate.Sequential, show func(string) string) string {
 	if s == nil {
 		return ""
 	}
-	windows := map[bool]string{true: fmt.Sprintf(" of %d window pairs", s.RunPairs)}[s.RunPairs > s.Pairs]
-	line := fmt.Sprintf("Sequential A/B: %d %s%s (first look at %d, budget %d)", s.Pairs, s.UnitWord(s.Pairs), windows, s.MinPairs, s.MaxPairs)
+	windows := map[bool]string{true: fmt.Sprintf(" of %d window pairs", s.RunPairs)}[s.RunPairs > s.Blocks]
+	line := fmt.Sprintf("Sequential A/B: %d %s%s (first look at %d, budget %d)", s.Blocks, s.UnitWord(s.Blocks), windows, s.MinBlocks, s.MaxBlocks)
 	if s.Reason != "" {
 		line += ": " + show(s.Reason)
 	}
 	if !s.Done {
 		line += "; not final"
 	}
-	if s.MorePairs > 0 {
-		line += fmt.Sprintf("; about %d more %s would likely decide", s.MorePairs, s.UnitWord(s.MorePairs))
+	if s.MoreBlocks > 0 {
+		line += fmt.Sprintf("; about %d more %s would likely decide", s.MoreBlocks, s.UnitWord(s.MoreBlocks))
 	}
 	return line + "."
 }

@@ -205,7 +205,7 @@ type WindowPairs struct {
 }
 
 // Pairs is the number of window pairs.
-func (w *WindowPairs) Pairs() int {
+func (w *WindowPairs) Blocks() int {
 	if w == nil {
 		return 0
 	}
@@ -215,7 +215,7 @@ func (w *WindowPairs) Pairs() int {
 // InBlocks is the number of window pairs in the first blocks blocks.
 func (w *WindowPairs) InBlocks(blocks int) int {
 	n := 0
-	for n < w.Pairs() && w.Block[n] < blocks {
+	for n < w.Blocks() && w.Block[n] < blocks {
 		n++
 	}
 	return n
@@ -229,7 +229,7 @@ func (w *WindowPairs) LeaveOneOut(b int) (base, head []Run) {
 		return r[0], r[1]
 	}
 	var idx []int
-	for i := 0; i < w.Pairs(); i++ {
+	for i := 0; i < w.Blocks(); i++ {
 		if w.Block[i] == b {
 			idx = append(idx, i)
 		}
@@ -254,7 +254,7 @@ func (w *WindowPairs) LeaveOneOut(b int) (base, head []Run) {
 		base = append(base, join(others(w.Base, i)))
 		head = append(head, join(others(w.Head, i)))
 	}
-	if idx[len(idx)-1] < w.Pairs()-1 { // a later block has begun: this one is whole
+	if idx[len(idx)-1] < w.Blocks()-1 { // a later block has begun: this one is whole
 		if w.loo == nil {
 			w.loo = map[int][2][]Run{}
 		}

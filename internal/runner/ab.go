@@ -28,12 +28,12 @@ type ABPlan struct {
 	Base, Head config.Target
 	AA         bool
 	Order      string // config.OrderABBA or config.OrderRandom
-	// MaxPairs is the budget of blocks (at least 1); MaxTime, when above
+	// MaxBlocks is the budget of blocks (at least 1); MaxTime, when above
 	// 0, the budget of time: no block starts that would likely end beyond
-	// it. MinPairs is the first look, the fewest blocks a time budget is
+	// it. MinBlocks is the first look, the fewest blocks a time budget is
 	// planned for (ABResult.Planned).
-	MaxPairs, MinPairs int
-	MaxTime            time.Duration
+	MaxBlocks, MinBlocks int
+	MaxTime              time.Duration
 	// Restart starts each side afresh for every block (for its run, in
 	// whole runs); without it both are started once for the job. A target
 	// started elsewhere is never restarted.
@@ -68,10 +68,10 @@ type ABResult struct {
 	// runner alone decides it. Fits is how many blocks MaxTime allows at
 	// the pace so far (0 without one); Planned (above 0) the budget fixed
 	// after the first block (FirstUnit its time) where MaxTime allows
-	// fewer than MaxPairs, at least MinPairs, so that the verdict spends
+	// fewer than MaxBlocks, at least MinBlocks, so that the verdict spends
 	// its level over the looks the job will have (not where blocks may
 	// leave phases out and grow shorter); MaxUnits the blocks the verdict
-	// plans for, Planned or else MaxPairs.
+	// plans for, Planned or else MaxBlocks.
 	Budget    Budget
 	Fits      int
 	Planned   int
@@ -93,13 +93,13 @@ const (
 
 func (r *ABResult) Units() int { return min(len(r.Base.Runs), len(r.Head.Runs)) }
 
-func (r *ABResult) Pairs() int { return r.Windows.Pairs() }
+func (r *ABResult) Blocks() int { return r.Windows.Blocks() }
 
 // RunAB measures base and head in one job, block after block
 // (runBlocks), until plan.Look ends the job or a budget is spent. An
 // error means no result.
 func (b *Benchmark) RunAB(ctx context.Context, plan ABPlan) (*ABResult, error) {
-	if plan.MaxPairs < 1 {
+	if plan.MaxBlocks < 1 {
 		return nil, errors.New("an A/B job needs a budget of at least 1 block")
 	}
 	compiled, err := b.compile()
@@ -107,7 +107,7 @@ func (b *Benchmark) RunAB(ctx context.Context, plan ABPlan) (*ABResult, error) {
 		return nil, err
 	}
 	plan = b.Resolve(plan)
-	j := &abJob{b: b, plan: plan, compiled: compiled, res: &ABResult{Base: b.newFile(), Head: b.newFile(), MaxUnits: plan.MaxPairs}}
+	j := &abJob{b: b, plan: plan, compiled: compiled, res: &ABResult{Base: b.newFile(), Head: b.newFile(), MaxUnits: plan.MaxBlocks}}
 	defer j.stopAll()
 	if !plan.Restart {
 		if err := j.startForJob(ctx); err != nil {
@@ -136,8 +136,8 @@ func (j *abJob) unitDone(n int, began time.Time) bool {
 	r.Elapsed = time.Since(began)
 	if per := r.Elapsed / time.Duration(n); j.plan.MaxTime > 0 && per > 0 {
 		r.Fits = int(j.plan.MaxTime / per)
-		if n == 1 && j.plan.SkipPhase == nil && r.Fits > 0 && r.Fits < j.plan.MaxPairs {
-			r.Planned, r.FirstUnit = max(r.Fits, j.plan.MinPairs), r.Elapsed
+		if n == 1 && j.plan.SkipPhase == nil && r.Fits > 0 && r.Fits < j.plan.MaxBlocks {
+			r.Planned, r.FirstUnit = max(r.Fits, j.plan.MinBlocks), r.Elapsed
 			r.MaxUnits = r.Planned
 		}
 	}
@@ -151,7 +151,7 @@ func (j *abJob) unitDone(n int, began time.Time) bool {
 // end beyond MaxTime at the pace so far), or "".
 func (j *abJob) budgetSpent(n int) Budget {
 	switch elapsed := j.res.Elapsed; {
-	case n >= j.plan.MaxPairs:
+	case n >= j.plan.MaxBlocks:
 		return BudgetBlocks
 	case j.res.Planned > 0 && n >= j.res.Planned, j.plan.MaxTime > 0 && elapsed+elapsed/time.Duration(n) > j.plan.MaxTime:
 		return BudgetTime

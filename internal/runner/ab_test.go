@@ -49,12 +49,12 @@ func TestRunABRestartsBothSidesEveryPair(t *testing.T) {
 		t.Run("restart="+strconv.FormatBool(restart), func(t *testing.T) {
 			base, head := serviceTarget(t, dir+"/b.env"), serviceTarget(t, dir+"/h.env")
 			r := abBenchmark(t, base.URL)
-			res, err := r.RunAB(context.Background(), ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxPairs: 3, Restart: restart, Shape: Shape{WholeRuns: "pairs under test"}})
+			res, err := r.RunAB(context.Background(), ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxBlocks: 3, Restart: restart, Shape: Shape{WholeRuns: "pairs under test"}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Pairs() != 3 || res.Budget != "pairs" {
-				t.Fatalf("%d pairs, budget %q; want 3 and the pair budget", res.Pairs(), res.Budget)
+			if res.Blocks() != 3 || res.Budget != "pairs" {
+				t.Fatalf("%d pairs, budget %q; want 3 and the pair budget", res.Blocks(), res.Budget)
 			}
 			for side, log := range map[string]string{"base": res.Base.TargetLog, "head": res.Head.TargetLog} {
 				pids := startedPIDs(t, log)
@@ -80,12 +80,12 @@ func TestRunABRestartedSidesMayShareAPort(t *testing.T) {
 	dir := t.TempDir()
 	tgt := serviceTarget(t, dir+"/t.env")
 	r := abBenchmark(t, tgt.URL)
-	res, err := r.RunAB(context.Background(), ABPlan{Base: tgt, Head: tgt, Order: config.OrderABBA, MaxPairs: 2, Restart: true, Shape: Shape{WholeRuns: "pairs under test"}})
+	res, err := r.RunAB(context.Background(), ABPlan{Base: tgt, Head: tgt, Order: config.OrderABBA, MaxBlocks: 2, Restart: true, Shape: Shape{WholeRuns: "pairs under test"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Pairs() != 2 || len(res.Base.Runs[1].Metrics) == 0 {
-		t.Fatalf("%d pairs; want 2 measured", res.Pairs())
+	if res.Blocks() != 2 || len(res.Base.Runs[1].Metrics) == 0 {
+		t.Fatalf("%d pairs; want 2 measured", res.Blocks())
 	}
 }
 
@@ -99,7 +99,7 @@ func TestRunABFillsThePortPlaceholder(t *testing.T) {
 	tgt.Start.Env[serveEnv] = "127.0.0.1:" + config.PortPlaceholder
 	for _, restart := range []bool{true, false} {
 		r := abBenchmark(t, tgt.URL)
-		res, err := r.RunAB(context.Background(), ABPlan{Base: tgt, Head: tgt, Order: config.OrderABBA, MaxPairs: 2, Restart: restart, Shape: Shape{WholeRuns: "pairs under test"}})
+		res, err := r.RunAB(context.Background(), ABPlan{Base: tgt, Head: tgt, Order: config.OrderABBA, MaxBlocks: 2, Restart: restart, Shape: Shape{WholeRuns: "pairs under test"}})
 		if err != nil {
 			t.Fatalf("restart %v: %v", restart, err)
 		}
@@ -128,13 +128,13 @@ type look struct {
 }
 
 func (l *look) look(res *ABResult, final bool) bool {
-	l.pairs, l.final, l.fits = append(l.pairs, res.Pairs()), append(l.final, final), append(l.fits, res.Fits)
-	return l.stop > 0 && res.Pairs() >= l.stop
+	l.pairs, l.final, l.fits = append(l.pairs, res.Blocks()), append(l.final, final), append(l.fits, res.Fits)
+	return l.stop > 0 && res.Blocks() >= l.stop
 }
 
 func TestRunABLooksAfterEveryPair(t *testing.T) {
 	base, head := newService(t), newService(t)
-	plan := ABPlan{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, Order: config.OrderABBA, MaxPairs: 5, Shape: Shape{WholeRuns: "pairs under test"}}
+	plan := ABPlan{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, Order: config.OrderABBA, MaxBlocks: 5, Shape: Shape{WholeRuns: "pairs under test"}}
 
 	stopped := &look{stop: 3}
 	plan.Look = stopped.look
@@ -142,8 +142,8 @@ func TestRunABLooksAfterEveryPair(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Pairs() != 3 || res.Budget != "" || !slices.Equal(stopped.pairs, []int{1, 2, 3}) || slices.Contains(stopped.final, true) {
-		t.Errorf("stopped by the look: %d pairs, budget %q, looks %v final %v", res.Pairs(), res.Budget, stopped.pairs, stopped.final)
+	if res.Blocks() != 3 || res.Budget != "" || !slices.Equal(stopped.pairs, []int{1, 2, 3}) || slices.Contains(stopped.final, true) {
+		t.Errorf("stopped by the look: %d pairs, budget %q, looks %v final %v", res.Blocks(), res.Budget, stopped.pairs, stopped.final)
 	}
 	if len(res.Order) != 6 {
 		t.Errorf("order %v, want the 6 runs made", res.Order)
@@ -155,8 +155,8 @@ func TestRunABLooksAfterEveryPair(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Pairs() != 5 || res.Budget != "pairs" || !slices.Equal(budget.final, []bool{false, false, false, false, true}) {
-		t.Errorf("to the budget: %d pairs, budget %q, final %v", res.Pairs(), res.Budget, budget.final)
+	if res.Blocks() != 5 || res.Budget != "pairs" || !slices.Equal(budget.final, []bool{false, false, false, false, true}) {
+		t.Errorf("to the budget: %d pairs, budget %q, final %v", res.Blocks(), res.Budget, budget.final)
 	}
 }
 
@@ -169,20 +169,20 @@ func TestRunABTimeBudget(t *testing.T) {
 	cfg.Load.Duration = config.Duration(300 * time.Millisecond) // a pair takes ≥ 600 ms
 	l := &look{}
 	plan := ABPlan{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, Order: config.OrderABBA,
-		MaxPairs: 50, MinPairs: 2, MaxTime: 2 * time.Second, Look: l.look, Shape: Shape{WholeRuns: "pairs under test"}}
+		MaxBlocks: 50, MinBlocks: 2, MaxTime: 2 * time.Second, Look: l.look, Shape: Shape{WholeRuns: "pairs under test"}}
 	start := time.Now()
 	res, err := (&Benchmark{Config: cfg}).RunAB(context.Background(), plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Budget != "time" || res.Pairs() < 1 || res.Pairs() > 3 {
-		t.Fatalf("%d pairs, budget %q; want the time budget to end it within 3 pairs", res.Pairs(), res.Budget)
+	if res.Budget != "time" || res.Blocks() < 1 || res.Blocks() > 3 {
+		t.Fatalf("%d pairs, budget %q; want the time budget to end it within 3 pairs", res.Blocks(), res.Budget)
 	}
 	if n := len(l.final); !l.final[n-1] || slices.Contains(l.final[:n-1], true) {
 		t.Errorf("finals %v: want exactly the last look final", l.final)
 	}
-	if fit := l.fits[0]; fit > 0 && (res.Planned != max(fit, 2) || res.FirstUnit <= 0 || res.Pairs() > res.Planned) {
-		t.Errorf("%d pairs of a planned %d (first pair %v, fits %v); want the budget planned from the first pair's pace", res.Pairs(), res.Planned, res.FirstUnit, l.fits)
+	if fit := l.fits[0]; fit > 0 && (res.Planned != max(fit, 2) || res.FirstUnit <= 0 || res.Blocks() > res.Planned) {
+		t.Errorf("%d pairs of a planned %d (first pair %v, fits %v); want the budget planned from the first pair's pace", res.Blocks(), res.Planned, res.FirstUnit, l.fits)
 	}
 	if time.Since(start) > 10*time.Second {
 		t.Errorf("took %v for a 2 s budget", time.Since(start))

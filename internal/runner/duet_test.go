@@ -74,7 +74,7 @@ func TestRunABMeasuresClosedPhaseBothWays(t *testing.T) {
 	base, head := serviceTarget(t, dir+"/b.env"), serviceTarget(t, dir+"/h.env")
 	r := abBenchmark(t, base.URL)
 	r.Config.Load.Phases = []config.Phase{{Name: "capacity", Model: config.ModelClosed, VUs: 2}}
-	plan := ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxPairs: 3, Restart: false,
+	plan := ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxBlocks: 3, Restart: false,
 		Shape: Shape{Windows: 2, Window: 200 * time.Millisecond, WindowWarmup: 20 * time.Millisecond}}
 	res, err := r.RunAB(context.Background(), plan)
 	if err != nil {

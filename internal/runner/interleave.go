@@ -43,7 +43,7 @@ func (j *abJob) runBlocks(ctx context.Context) (*ABResult, error) {
 	if !j.plan.Shape.Blocks() {
 		unit = j.wholeRuns
 	}
-	for blk := 0; blk < j.plan.MaxPairs; blk++ {
+	for blk := 0; blk < j.plan.MaxBlocks; blk++ {
 		m, err := unit(ctx, blk, rng, setups)
 		if err != nil {
 			return nil, fmt.Errorf("block %d: %w", blk+1, err)
@@ -93,7 +93,7 @@ func (j *abJob) wholeRun(ctx context.Context, side Side, i int, skip []bool) (*r
 	if j.plan.AA {
 		t.label = "base as " + t.label
 	}
-	return j.b.runOnce(ctx, j.compiled, &t, i, 2*j.plan.MaxPairs, skip)
+	return j.b.runOnce(ctx, j.compiled, &t, i, 2*j.plan.MaxBlocks, skip)
 }
 
 // blockRuns is what a block measured of each side: its windows (window w
@@ -169,7 +169,7 @@ func sameProcesses(a, b config.MeasurePart) bool {
 // warm-up and logs a worker in again whose session ended).
 func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*load.SetupCache) (m blockRuns, err error) {
 	obs := j.b.observer()
-	obs.RunStarted(blk, j.plan.MaxPairs, BlockLabel)
+	obs.RunStarted(blk, j.plan.MaxBlocks, BlockLabel)
 	defer func() { obs.RunDone(blk, nil, err) }()
 	obs.Step(blk, "start")
 	tgts, stop, err := j.blockTargets(ctx, Base, Head)

@@ -42,7 +42,7 @@ func TestRunABBlocks(t *testing.T) {
 				{Name: "latency", Model: config.ModelOpen, Rate: config.Rate{PerSecond: 50}, MaxInflight: 8},
 			}
 			l := &look{}
-			plan := ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxPairs: 3, Restart: restart, Look: l.look, Shape: Shape{Windows: 2, Window: 150 * time.Millisecond, WindowWarmup: 20 * time.Millisecond}}
+			plan := ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxBlocks: 3, Restart: restart, Look: l.look, Shape: Shape{Windows: 2, Window: 150 * time.Millisecond, WindowWarmup: 20 * time.Millisecond}}
 			if got := r.Resolve(plan).Shape; !got.Blocks() || got.Alternate != "" || got.Windows != 2 {
 				t.Fatalf("shape %+v, want blocks of 2 windows as planned", got)
 			}
@@ -50,8 +50,8 @@ func TestRunABBlocks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Units() != 3 || res.Pairs() != 6 || res.Budget != "pairs" || !slices.Equal(res.Windows.Block, []int{0, 0, 1, 1, 2, 2}) {
-				t.Fatalf("%d blocks of %d window pairs, blocks %v, budget %q; want 3 blocks of 2", res.Units(), res.Pairs(), res.Windows.Block, res.Budget)
+			if res.Units() != 3 || res.Blocks() != 6 || res.Budget != "pairs" || !slices.Equal(res.Windows.Block, []int{0, 0, 1, 1, 2, 2}) {
+				t.Fatalf("%d blocks of %d window pairs, blocks %v, budget %q; want 3 blocks of 2", res.Units(), res.Blocks(), res.Windows.Block, res.Budget)
 			}
 			if !slices.Equal(l.pairs, []int{2, 4, 6}) || !slices.Equal(l.final, []bool{false, false, true}) {
 				t.Errorf("looks after %v pairs, final %v: want one look per block", l.pairs, l.final)
@@ -207,13 +207,13 @@ func TestShapeAtOnceByPhase(t *testing.T) {
 // The dataset is reset once per side and phase of a block, not per window.
 func TestRunABInterleavedResetsPerBlock(t *testing.T) {
 	base, head := newService(t), newService(t)
-	plan := ABPlan{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, Order: config.OrderRandom, MaxPairs: 2, Shape: Shape{Windows: 3, Window: 100 * time.Millisecond}}
+	plan := ABPlan{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, Order: config.OrderRandom, MaxBlocks: 2, Shape: Shape{Windows: 3, Window: 100 * time.Millisecond}}
 	res, err := (&Benchmark{Config: benchConfig(base.URL, 1)}).RunAB(context.Background(), plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Pairs() != 6 || res.Units() != 2 {
-		t.Fatalf("%d window pairs in %d blocks, want 2 blocks of 3", res.Pairs(), res.Units())
+	if res.Blocks() != 6 || res.Units() != 2 {
+		t.Fatalf("%d window pairs in %d blocks, want 2 blocks of 3", res.Blocks(), res.Units())
 	}
 	for name, s := range map[string]*service{"base": base, "head": head} {
 		if n := s.resets.Load(); n != 2 {
@@ -260,7 +260,7 @@ func TestBlocksLeaveOutDecidedPhases(t *testing.T) {
 				{Name: "latency", Model: config.ModelOpen, Rate: config.Rate{PerSecond: 50}, MaxInflight: 8, Duration: d},
 			}
 			var asked []string
-			plan := ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxPairs: 3, Restart: false, Look: (&look{}).look,
+			plan := ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxBlocks: 3, Restart: false, Look: (&look{}).look,
 				SkipPhase: func(name string) bool {
 					asked = append(asked, name)
 					return slices.Contains(strings.Fields(skip), name)

@@ -74,7 +74,7 @@ func TestABDatabasePerSideFromEachTreesTemplate(t *testing.T) {
 			t.Fatalf("building %s's template: %v\n%s", side, err, log.String())
 		}
 	}
-	res, err := r.RunAB(context.Background(), ABPlan{Base: tgt, Head: tgt, Order: config.OrderABBA, MaxPairs: 2})
+	res, err := r.RunAB(context.Background(), ABPlan{Base: tgt, Head: tgt, Order: config.OrderABBA, MaxBlocks: 2})
 	if err != nil {
 		t.Fatalf("A/B on a database per side: %v\n%s", err, log.String())
 	}
@@ -147,7 +147,7 @@ INSERT INTO article SELECT i, 1 + i % 40 FROM generate_series(1, 500) i;`)
 	cfg.Load.Rate, cfg.Load.MaxInflight = config.Rate{PerSecond: 5}, 8
 	cfg.Load.Duration, cfg.Load.RequestTimeout = config.Duration(2*time.Second), config.Duration(15*time.Second)
 	r := &Benchmark{Config: cfg, Environ: append(os.Environ(), pg.Env()...), Supervisor: []string{testExe(t), supervisorArg}, TargetLogDir: dir}
-	res, err := r.RunAB(context.Background(), ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxPairs: 2})
+	res, err := r.RunAB(context.Background(), ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxBlocks: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

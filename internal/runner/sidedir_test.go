@@ -27,7 +27,7 @@ func TestABSidesGetTheirTreeAndTheirVerify(t *testing.T) {
 	plan := ABPlan{
 		Base:  baseSide.TargetOr(top).InTree(baseTree),
 		Head:  headSide.TargetOr(top).InTree(headTree),
-		Order: config.OrderABBA, MaxPairs: 2,
+		Order: config.OrderABBA, MaxBlocks: 2,
 	}
 	res, err := (&Benchmark{Config: cfg}).RunAB(context.Background(), plan)
 	if err != nil {

@@ -70,7 +70,7 @@ func TestRunABWarmsUpUntilTheSidesSettle(t *testing.T) {
 	base.Start.Env[warmingEnv], head.Start.Env[warmingEnv] = halfLife.String(), halfLife.String()
 	b := abBenchmark(t, base.URL)
 	b.Config.Load.Warmup = config.Duration(200 * time.Millisecond)
-	plan := ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxPairs: 2, Restart: true,
+	plan := ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxBlocks: 2, Restart: true,
 		Shape: Shape{Windows: 2, Window: 300 * time.Millisecond}}
 	res, err := b.RunAB(context.Background(), plan)
 	if err != nil {

@@ -18,7 +18,7 @@ const TestExactCount = "exact count (no spread)"
 const ExactTolerance = 0.002
 
 // ExactLook judges exact counts of a ratio metric at the first look: when
-// the first MinPairs values of each side lie within the tolerance, a
+// the first MinBlocks values of each side lie within the tolerance, a
 // regression when the pairs' mean difference is beyond max(minEffect,
 // resolution), else a pass (Lower and Upper the least and largest
 // difference); ok is false, for the t rule, otherwise. It adds no false
@@ -26,7 +26,7 @@ const ExactTolerance = 0.002
 // lets identical counts pass instead of waiting for bounds to narrow.
 func (d SeqDesign) ExactLook(head, base []float64, dir Direction, minEffect, resolution float64) (dec SeqDecision, ok bool) {
 	d = d.WithDefaults()
-	m := d.MinPairs
+	m := d.MinBlocks
 	if len(head) < m || len(base) < m {
 		return SeqDecision{}, false
 	}

@@ -10,16 +10,16 @@ import (
 // pass when the sides agree, a regression when they differ beyond the
 // threshold, with the exact difference as estimate and bounds.
 func TestExactLookDecidesAtTheFirstLook(t *testing.T) {
-	d := SeqDesign{MinPairs: 4}
+	d := SeqDesign{MinBlocks: 4}
 	same := []float64{53, 53.01, 53, 53.005, 53} // the fifth is past the first look
 	dec, ok := d.ExactLook(same, same, HigherIsWorse, math.Log(1.05), math.Log(1.01))
-	if !ok || dec.Outcome != SeqPass || dec.Reason != ReasonBelow || dec.Pairs != 4 || dec.Estimate != 0 {
+	if !ok || dec.Outcome != SeqPass || dec.Reason != ReasonBelow || dec.Blocks != 4 || dec.Estimate != 0 {
 		t.Fatalf("53 = 53: %+v ok=%v; want a pass at 4 pairs with estimate 0", dec, ok)
 	}
 	grown := []float64{72.01, 72.01, 72, 72.01}
 	dec, ok = d.ExactLook(grown, same, HigherIsWorse, math.Log(1.05), math.Log(1.01))
 	want := math.Log(72.0075 / 53.00375)
-	if !ok || dec.Outcome != SeqRegression || dec.Pairs != 4 || math.Abs(dec.Estimate-want) > 3e-4 ||
+	if !ok || dec.Outcome != SeqRegression || dec.Blocks != 4 || math.Abs(dec.Estimate-want) > 3e-4 ||
 		!(dec.Lower <= dec.Estimate && dec.Estimate <= dec.Upper) || dec.Upper-dec.Lower > 2*ExactTolerance {
 		t.Fatalf("53 → 72: %+v ok=%v; want a regression at 4 pairs, estimate %.4f within its exact bounds", dec, ok, want)
 	}
@@ -43,7 +43,7 @@ func TestExactLookDecidesAtTheFirstLook(t *testing.T) {
 // when a side varies beyond the tolerance, not at 0 (no ratio), and its
 // tolerance shrinks below a tenth of a small threshold.
 func TestExactLookRefusesWhatVaries(t *testing.T) {
-	d := SeqDesign{MinPairs: 4}
+	d := SeqDesign{MinBlocks: 4}
 	flat := []float64{53, 53, 53, 53}
 	cases := []struct {
 		name       string
@@ -69,7 +69,7 @@ func TestExactLookRefusesWhatVaries(t *testing.T) {
 // number of iterations) every look does. Fixed seed.
 func TestExactLookSeparatesCountsFromNoise(t *testing.T) {
 	rng := rand.New(rand.NewPCG(36, 3))
-	d := SeqDesign{MinPairs: 4}
+	d := SeqDesign{MinBlocks: 4}
 	draw := func(cv float64) []float64 {
 		out := make([]float64, 4)
 		for i := range out {

@@ -26,11 +26,11 @@ func ExampleSeqDesign_Look() {
 			return
 		}
 		if !dec.Decided() {
-			fmt.Printf("%d pairs: %s (%s)\n", dec.Pairs, dec.Outcome, dec.Reason)
+			fmt.Printf("%d pairs: %s (%s)\n", dec.Blocks, dec.Outcome, dec.Reason)
 			continue
 		}
 		fmt.Printf("%d pairs: %s (%s): %+.1f %% [%+.1f, %+.1f]\n",
-			dec.Pairs, dec.Outcome, dec.Reason, pct(dec.Estimate), pct(dec.Lower), pct(dec.Upper))
+			dec.Blocks, dec.Outcome, dec.Reason, pct(dec.Estimate), pct(dec.Lower), pct(dec.Upper))
 		fmt.Printf("with up to 20 pairs this gate detects ≥ %.1f %%\n", pct(dec.Detectable))
 		break
 	}

@@ -21,7 +21,7 @@ func (o SeqOutcome) String() string {
 // is worse) for one of k gated metrics. minEffect and resolution are on
 // the comparison scale and the threshold is the larger; the spread is
 // never taken below the resolution. Call it after every pair: between
-// planned looks it continues, at MaxPairs it never does. Look keeps no
+// planned looks it continues, at MaxBlocks it never does. Look keeps no
 // state; once a metric has decided, keep that decision (CombineSeq) rather
 // than looking again.
 func (d SeqDesign) Look(diffs []float64, minEffect, resolution float64, k int) (SeqDecision, error) {

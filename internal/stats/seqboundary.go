@@ -17,7 +17,7 @@ const (
 )
 
 // tBoundary holds the critical values of T_n = √n·mean/sd at one
-// one-sided level over one look schedule, indexed by n − MinPairs: crit at
+// one-sided level over one look schedule, indexed by n − MinBlocks: crit at
 // a planned look (+Inf where n is no look or spends nothing), final when n
 // is the last look (a time budget ran out there) and spends all the level
 // left.
@@ -212,7 +212,7 @@ func median3(a, b, c float64) float64 {
 }
 
 // standardPaths are seeded N(0,1) paths summarised at every n of a
-// schedule: mean[p][i] and sd[p][i] at n = MinPairs+i. A path with shift
+// schedule: mean[p][i] and sd[p][i] at n = MinBlocks+i. A path with shift
 // δ and scale σ has mean σ(mean+δ) and sd σ·sd, so one set prices every
 // effect and noise level (the detectable effect by common random numbers).
 type standardPaths struct {

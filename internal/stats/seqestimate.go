@@ -29,8 +29,8 @@ func (d SeqDesign) MedianUnbiased(dec SeqDecision, k int) float64 {
 	d = d.WithDefaults()
 	// The look's boundaries are those of the prior it pooled.
 	d.Prior = SeqPrior{SD: 1, DF: dec.PriorDF}
-	m, sd := dec.Pairs, dec.Spread
-	if m < d.MinPairs || !(sd > 0) || math.IsInf(sd, 0) || math.IsNaN(dec.Estimate) {
+	m, sd := dec.Blocks, dec.Spread
+	if m < d.MinBlocks || !(sd > 0) || math.IsInf(sd, 0) || math.IsNaN(dec.Estimate) {
 		return dec.Estimate
 	}
 	looks := d.earlierStops(m, k, dec.Threshold, sd)
@@ -102,7 +102,7 @@ type stopLook struct {
 func (d SeqDesign) earlierStops(m, k int, thr, sd float64) []stopLook {
 	var out []stopLook
 	sch := d.schedule()
-	for n := d.MinPairs; n < m; n++ {
+	for n := d.MinBlocks; n < m; n++ {
 		if !sch.isLook(n) {
 			continue
 		}

@@ -15,7 +15,7 @@ func stoppedEstimates(t *testing.T, seed uint64, jobs int, effect, sd, minEffect
 	t.Helper()
 	d := SeqDesign{}.WithDefaults()
 	rng := rand.New(rand.NewPCG(seed, 0xe57))
-	diffs := make([]float64, d.MaxPairs)
+	diffs := make([]float64, d.MaxBlocks)
 	for range jobs {
 		for i := range diffs {
 			diffs[i] = effect + sd*rng.NormFloat64()
@@ -24,7 +24,7 @@ func stoppedEstimates(t *testing.T, seed uint64, jobs int, effect, sd, minEffect
 		if err != nil {
 			t.Fatal(err)
 		}
-		raw, adj, looks = append(raw, dec.Estimate), append(adj, d.MedianUnbiased(dec, k)), append(looks, dec.Pairs)
+		raw, adj, looks = append(raw, dec.Estimate), append(adj, d.MedianUnbiased(dec, k)), append(looks, dec.Blocks)
 	}
 	return raw, adj, looks
 }
@@ -70,12 +70,12 @@ func TestMedianUnbiasedLandsOnTheEffect(t *testing.T) {
 func TestMedianUnbiasedKeepsWhatNeedsNoCorrection(t *testing.T) {
 	t.Parallel()
 	d := SeqDesign{}.WithDefaults()
-	first := SeqDecision{Pairs: d.MinPairs, Estimate: 0.2, Lower: 0.05, Upper: 0.3, Spread: 0.05, Threshold: 0.03}
+	first := SeqDecision{Blocks: d.MinBlocks, Estimate: 0.2, Lower: 0.05, Upper: 0.3, Spread: 0.05, Threshold: 0.03}
 	if got := d.MedianUnbiased(first, 1); got != first.Estimate {
 		t.Errorf("at the first look: %v, want the mean %v", got, first.Estimate)
 	}
 	later := first
-	later.Pairs, later.Lower = 12, 0.19
+	later.Blocks, later.Lower = 12, 0.19
 	if got := d.MedianUnbiased(later, 1); got < later.Lower || got > later.Upper {
 		t.Errorf("adjusted %v outside the bounds %v … %v", got, later.Lower, later.Upper)
 	}
@@ -99,7 +99,7 @@ func floats(x []int) []float64 {
 // the default budget that stopped at its last look.
 func BenchmarkMedianUnbiased(b *testing.B) {
 	d := SeqDesign{}.WithDefaults()
-	dec := SeqDecision{Pairs: d.MaxPairs, Estimate: 0.08, Lower: 0.01, Upper: 0.15, Spread: 0.1, Threshold: 0.03}
+	dec := SeqDecision{Blocks: d.MaxBlocks, Estimate: 0.08, Lower: 0.01, Upper: 0.15, Spread: 0.1, Threshold: 0.03}
 	for b.Loop() {
 		d.MedianUnbiased(dec, 4)
 	}

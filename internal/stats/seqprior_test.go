@@ -21,8 +21,8 @@ func priorJob(rng *rand.Rand, d SeqDesign, effect, sigma, thr float64, withPrior
 		d.Prior = SeqPrior{SD: SampleSD(earlier), DF: len(earlier) - 1}
 	}
 	s := jobSigma()
-	diffs := make([]float64, 0, d.MaxPairs)
-	for n := 1; n <= d.MaxPairs; n++ {
+	diffs := make([]float64, 0, d.MaxBlocks)
+	for n := 1; n <= d.MaxBlocks; n++ {
 		diffs = append(diffs, effect+s*rng.NormFloat64())
 		dec, err := d.look(diffs, thr, 0.001, 1, false, false)
 		if err != nil {
@@ -40,7 +40,7 @@ func priorJob(rng *rand.Rand, d SeqDesign, effect, sigma, thr float64, withPrior
 // prior's job, and decides a clear effect in fewer units than the job's
 // own t (whose first looks have 2 or 3 degrees of freedom).
 func TestSeqPriorHoldsLevelAndDecidesSooner(t *testing.T) {
-	d := SeqDesign{MinPairs: 3, MaxPairs: 12}.WithDefaults()
+	d := SeqDesign{MinBlocks: 3, MaxBlocks: 12}.WithDefaults()
 	const jobs, sigma, thr = 4000, 0.06, 0.05
 	rng := rand.New(rand.NewPCG(19, 3))
 	alarms := 0
@@ -59,7 +59,7 @@ func TestSeqPriorHoldsLevelAndDecidesSooner(t *testing.T) {
 		rng := rand.New(rand.NewPCG(19, 4))
 		for i := 0; i < 1000; i++ {
 			dec := priorJob(rng, d, effect, sigma, thr, withPrior)
-			mean += float64(dec.Pairs) / 1000
+			mean += float64(dec.Blocks) / 1000
 			if dec.Outcome == SeqRegression {
 				caught++
 			}
@@ -101,7 +101,7 @@ func TestSeqPriorInconsistentIsNotPooled(t *testing.T) {
 		{SeqPrior{SD: own / 10, DF: 30}, 0},
 		{SeqPrior{SD: math.NaN(), DF: 30}, 0},
 	} {
-		d := SeqDesign{MinPairs: 3, MaxPairs: 12, Prior: tc.prior}
+		d := SeqDesign{MinBlocks: 3, MaxBlocks: 12, Prior: tc.prior}
 		dec, err := d.Look(diffs, 0.05, 0.001, 1)
 		if err != nil {
 			t.Fatal(err)

@@ -10,7 +10,7 @@
 // Method: a group-sequential one-sample t test read as repeated confidence
 // bounds (Jennison & Turnbull, Biometrika 78(1), 1991, and "Group
 // Sequential Methods", 2000, ch. 7 and 9).
-//   - At looks n = MinPairs, MinPairs+Every, …, MaxPairs, T_n =
+//   - At looks n = MinBlocks, MinBlocks+Every, …, MaxBlocks, T_n =
 //     √n·(mean_n − θ)/sd_n. Under normal differences the law of (T_n) is
 //     free of σ, so critical values calibrated once by a seeded Monte Carlo
 //     hold the level up to its error (±3.5 %), whatever the noise; a
@@ -50,12 +50,12 @@ import (
 // every time (a budget of 12 catches +20 % at CV 10 % only 85 % of the
 // time; 40 pairs are needed for +10 % at CV 10 %).
 const (
-	DefaultSeqAlpha    = 0.05
-	DefaultSeqBeta     = 0.05
-	DefaultSeqMinPairs = 4
-	DefaultSeqMaxPairs = 20
-	DefaultSeqEvery    = 1
-	DefaultSeqRho      = 2
+	DefaultSeqAlpha     = 0.05
+	DefaultSeqBeta      = 0.05
+	DefaultSeqMinBlocks = 4
+	DefaultSeqMaxBlocks = 20
+	DefaultSeqEvery     = 1
+	DefaultSeqRho       = 2
 )
 
 // Limits of a design, for stats and for config's ab.min_blocks and
@@ -93,7 +93,7 @@ const (
 type SeqReason int
 
 const (
-	ReasonTooFewPairs SeqReason = iota
+	ReasonTooFewBlocks SeqReason = iota
 	ReasonBetweenLooks
 	ReasonUndecided
 	ReasonChangedNotBeyond
@@ -106,7 +106,7 @@ const (
 )
 
 var seqReasonText = [...]string{
-	ReasonTooFewPairs:       "fewer pairs than the first look",
+	ReasonTooFewBlocks:      "fewer pairs than the first look",
 	ReasonBetweenLooks:      "between looks",
 	ReasonUndecided:         "not yet clear",
 	ReasonChangedNotBeyond:  "changed, not yet clear whether beyond min_effect",
@@ -131,10 +131,10 @@ type SeqDesign struct {
 	// gated metric; Beta, per metric, the largest probability of passing
 	// an effect exactly at the threshold.
 	Alpha, Beta float64
-	// MinPairs is the first look; MaxPairs the budget; Every the look
+	// MinBlocks is the first look; MaxBlocks the budget; Every the look
 	// cadence in pairs (the budget is always a look).
-	MinPairs, MaxPairs, Every int
-	// Rho shapes the spending α·(n/MaxPairs)^ρ: 1 spends evenly.
+	MinBlocks, MaxBlocks, Every int
+	// Rho shapes the spending α·(n/MaxBlocks)^ρ: 1 spends evenly.
 	Rho  float64
 	Rule SeqRule
 	// Prior, when its DF is above 0, is the spread of earlier jobs' units:
@@ -219,7 +219,7 @@ func (p SeqPrior) pooled(sd float64, n int) float64 {
 type SeqDecision struct {
 	Outcome SeqOutcome
 	Reason  SeqReason
-	Pairs   int // judged
+	Blocks  int // judged
 	// Estimate is the mean difference; Lower and Upper its repeated
 	// confidence bounds (levels α/k and β); NaN before the first look and
 	// between looks, ±Inf at a look that spends nothing.
@@ -232,12 +232,12 @@ type SeqDecision struct {
 	Spread, OwnSpread float64
 	PriorDF           int
 	// Detectable is the smallest effect the design catches with 80 %
-	// probability within MaxPairs at Spread; set when the look decides,
+	// probability within MaxBlocks at Spread; set when the look decides,
 	// NaN when not computed or none is caught reliably.
 	Detectable float64
-	// MorePairs, when inconclusive, is about how many more pairs would
+	// MoreBlocks, when inconclusive, is about how many more pairs would
 	// likely (80 %) decide if the estimate and spread are the truth.
-	MorePairs int
+	MoreBlocks int
 }
 
 // Decided reports whether the look ends the metric's sequence.
@@ -246,8 +246,8 @@ func (s SeqDecision) Decided() bool { return s.Outcome != SeqContinue }
 // WithDefaults is the design with its zero fields set to the defaults.
 func (d SeqDesign) WithDefaults() SeqDesign {
 	d.Alpha, d.Beta = cmp.Or(d.Alpha, DefaultSeqAlpha), cmp.Or(d.Beta, DefaultSeqBeta)
-	d.MinPairs = cmp.Or(d.MinPairs, DefaultSeqMinPairs)
-	d.MaxPairs = cmp.Or(d.MaxPairs, max(DefaultSeqMaxPairs, d.MinPairs))
+	d.MinBlocks = cmp.Or(d.MinBlocks, DefaultSeqMinBlocks)
+	d.MaxBlocks = cmp.Or(d.MaxBlocks, max(DefaultSeqMaxBlocks, d.MinBlocks))
 	d.Every, d.Rho = cmp.Or(d.Every, DefaultSeqEvery), cmp.Or(d.Rho, DefaultSeqRho)
 	return d
 }
@@ -260,10 +260,10 @@ func (d SeqDesign) Validate() error {
 		return fmt.Errorf("sequential alpha %g is not in (0, 0.5)", d.Alpha)
 	case !(d.Beta > 0 && d.Beta < 0.5):
 		return fmt.Errorf("sequential beta %g is not in (0, 0.5)", d.Beta)
-	case d.MinPairs < SeqFirstLookMin:
-		return fmt.Errorf("minimum pairs %d is below %d (the spread needs 2 degrees of freedom)", d.MinPairs, SeqFirstLookMin)
-	case d.MaxPairs < d.MinPairs || d.MaxPairs > SeqBudgetMax:
-		return fmt.Errorf("pair budget %d is not between the minimum %d and %d", d.MaxPairs, d.MinPairs, SeqBudgetMax)
+	case d.MinBlocks < SeqFirstLookMin:
+		return fmt.Errorf("minimum pairs %d is below %d (the spread needs 2 degrees of freedom)", d.MinBlocks, SeqFirstLookMin)
+	case d.MaxBlocks < d.MinBlocks || d.MaxBlocks > SeqBudgetMax:
+		return fmt.Errorf("pair budget %d is not between the minimum %d and %d", d.MaxBlocks, d.MinBlocks, SeqBudgetMax)
 	case d.Every < 1:
 		return fmt.Errorf("look cadence %d is not ≥ 1 pair", d.Every)
 	case !(d.Rho > 0 && d.Rho <= 10):
@@ -275,7 +275,7 @@ func (d SeqDesign) Validate() error {
 }
 
 func (d SeqDesign) schedule() schedule {
-	return schedule{min: d.MinPairs, max: d.MaxPairs, every: d.Every, rho: d.Rho, prior: d.Prior.UsableDF()}
+	return schedule{min: d.MinBlocks, max: d.MaxBlocks, every: d.Every, rho: d.Rho, prior: d.Prior.UsableDF()}
 }
 
 // withPriorAt is the design of a look at n units whose own spread is sd:
@@ -307,7 +307,7 @@ func (d SeqDesign) ReplayWithin(diffs []float64, minEffect, resolution float64, 
 		}
 		return d
 	}
-	for n := d.MinPairs; n < len(diffs); n++ {
+	for n := d.MinBlocks; n < len(diffs); n++ {
 		dec, err := at(n).look(diffs[:n], minEffect, resolution, k, false, false)
 		if err != nil || dec.Decided() {
 			return dec, err
@@ -326,13 +326,13 @@ func (d SeqDesign) look(diffs []float64, minEffect, resolution float64, k int, f
 	}
 	k = max(k, 1)
 	n := len(diffs)
-	final = final || n == d.MaxPairs
+	final = final || n == d.MaxBlocks
 	dec := summarize(diffs, minEffect, resolution)
 	switch {
-	case n < d.MinPairs && final:
-		dec.Outcome, dec.Reason, dec.MorePairs = SeqInconclusive, ReasonTooFewPairs, d.MinPairs-n
-	case n < d.MinPairs:
-		dec.Reason = ReasonTooFewPairs
+	case n < d.MinBlocks && final:
+		dec.Outcome, dec.Reason, dec.MoreBlocks = SeqInconclusive, ReasonTooFewBlocks, d.MinBlocks-n
+	case n < d.MinBlocks:
+		dec.Reason = ReasonTooFewBlocks
 	case !final && !d.schedule().isLook(n):
 		dec.Reason = ReasonBetweenLooks
 	default:
@@ -351,7 +351,7 @@ func (d SeqDesign) look(diffs []float64, minEffect, resolution float64, k int, f
 // summarize is a decision that has not looked yet: the estimate and the
 // spread, with the bounds and the detectable effect unknown.
 func summarize(diffs []float64, minEffect, resolution float64) SeqDecision {
-	dec := SeqDecision{Pairs: len(diffs), Threshold: math.Max(minEffect, resolution),
+	dec := SeqDecision{Blocks: len(diffs), Threshold: math.Max(minEffect, resolution),
 		Estimate: math.NaN(), Lower: math.NaN(), Upper: math.NaN(), Spread: math.NaN(), OwnSpread: math.NaN(), Detectable: math.NaN()}
 	if len(diffs) > 0 {
 		dec.Estimate = Mean(diffs)
@@ -365,13 +365,13 @@ func summarize(diffs []float64, minEffect, resolution float64) SeqDecision {
 
 // judge sets the bounds at a look and decides.
 func (d SeqDesign) judge(dec *SeqDecision, k int, final bool) {
-	cLow, cUp := d.critical(dec.Pairs, k, final)
-	dec.Lower = bound(dec.Estimate, -cLow, dec.Spread, dec.Pairs)
-	dec.Upper = bound(dec.Estimate, cUp, dec.Spread, dec.Pairs)
+	cLow, cUp := d.critical(dec.Blocks, k, final)
+	dec.Lower = bound(dec.Estimate, -cLow, dec.Spread, dec.Blocks)
+	dec.Upper = bound(dec.Estimate, cUp, dec.Spread, dec.Blocks)
 	d.decide(dec, final)
 	if dec.Outcome == SeqInconclusive {
-		dec.MorePairs = d.morePairs(*dec, cLow, cUp)
-		if dec.MorePairs == 0 {
+		dec.MoreBlocks = d.moreBlocks(*dec, cLow, cUp)
+		if dec.MoreBlocks == 0 {
 			dec.Reason = ReasonBudgetAtThreshold
 		}
 	}
@@ -381,8 +381,8 @@ func (d SeqDesign) check(diffs []float64, minEffect, resolution float64) error {
 	if err := d.Validate(); err != nil {
 		return err
 	}
-	if len(diffs) > d.MaxPairs {
-		return fmt.Errorf("%d pairs exceed the budget of %d", len(diffs), d.MaxPairs)
+	if len(diffs) > d.MaxBlocks {
+		return fmt.Errorf("%d pairs exceed the budget of %d", len(diffs), d.MaxBlocks)
 	}
 	if !(minEffect >= 0) || math.IsInf(minEffect, 1) || !(resolution >= 0) || math.IsInf(resolution, 1) {
 		return fmt.Errorf("min_effect %g and resolution %g must be finite and ≥ 0", minEffect, resolution)
@@ -396,7 +396,7 @@ func (d SeqDesign) check(diffs []float64, minEffect, resolution float64) error {
 // critical returns the critical values of the lower bound (level α/k) and
 // the upper bound (level β) at n.
 func (d SeqDesign) critical(n, k int, final bool) (float64, float64) {
-	i := n - d.MinPairs
+	i := n - d.MinBlocks
 	low, up := d.boundaries(k)
 	if final {
 		return low.final[i], up.final[i]
@@ -444,7 +444,7 @@ func (d SeqDesign) decide(dec *SeqDecision, final bool) {
 }
 
 // Detectable is the smallest effect (comparison scale) that the design
-// calls a regression with 80 % probability within MaxPairs when the pair
+// calls a regression with 80 % probability within MaxBlocks when the pair
 // differences are normal with standard deviation sigma; NaN when even a
 // huge effect is not caught that often. It is a planning figure: the
 // report's "with up to N pairs this gate detects ≥ X".
@@ -520,7 +520,7 @@ func (d SeqDesign) priceDetectable(sigma, thr, resolution float64, k int) float6
 }
 
 // lookTerm is what criticalShift needs of one planned look: its index
-// n − MinPairs, the critical values of the lower and upper bounds, and 1/√n.
+// n − MinBlocks, the critical values of the lower and upper bounds, and 1/√n.
 type lookTerm struct {
 	i                int
 	low, up, invSqrt float64
@@ -530,9 +530,9 @@ type lookTerm struct {
 func (d SeqDesign) lookTerms(low, up *tBoundary) []lookTerm {
 	sch := d.schedule()
 	var out []lookTerm
-	for n := d.MinPairs; n <= d.MaxPairs; n++ {
+	for n := d.MinBlocks; n <= d.MaxBlocks; n++ {
 		if sch.isLook(n) {
-			i := n - d.MinPairs
+			i := n - d.MinBlocks
 			out = append(out, lookTerm{i: i, low: low.crit[i], up: up.crit[i], invSqrt: 1 / math.Sqrt(float64(n))})
 		}
 	}
@@ -585,11 +585,11 @@ func (d SeqDesign) criticalShift(mean, sd []float64, looks []lookTerm, thr, floo
 	return best
 }
 
-// morePairs projects, from the estimate and spread taken as the truth, the
+// moreBlocks projects, from the estimate and spread taken as the truth, the
 // total pairs a fixed look with this design's last critical values would
 // need to decide with 80 % probability, minus the pairs done. It returns 0
 // when more than maxPairsAdvice would be needed.
-func (d SeqDesign) morePairs(dec SeqDecision, cLow, cUp float64) int {
+func (d SeqDesign) moreBlocks(dec SeqDecision, cLow, cUp float64) int {
 	zp := distuv.UnitNormal.Quantile(Power)
 	est, sd, thr := dec.Estimate, dec.Spread, dec.Threshold
 	need := math.Inf(1)
@@ -606,7 +606,7 @@ func (d SeqDesign) morePairs(dec SeqDecision, cLow, cUp float64) int {
 	if !(need <= maxPairsAdvice) {
 		return 0
 	}
-	return max(int(math.Ceil(need))-dec.Pairs, 1)
+	return max(int(math.Ceil(need))-dec.Blocks, 1)
 }
 
 func sq(x float64) float64 { return x * x }

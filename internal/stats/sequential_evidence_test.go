@@ -147,7 +147,7 @@ func TestSequentialRestartCadence(t *testing.T) {
 		}
 		// Blocks of 2 pairs per process lifetime, judged as units.
 		w := pairWorld{cv: 0.02, drift: 0.08, bias: bias, restart: 2}
-		level := crossingRate(uint64(440+i), 10_000, SeqDesign{MaxPairs: 10}, w, 0, 1, 2)
+		level := crossingRate(uint64(440+i), 10_000, SeqDesign{MaxBlocks: 10}, w, 0, 1, 2)
 		line += fmt.Sprintf(" every 2 pairs, judged on 2-pair blocks: %5.2f %%", 100*level)
 		if !atMost(level, DefaultSeqAlpha, 10_000) {
 			t.Errorf("bias %.0f %%, blocks of 2: level %.2f %%, want ≤ 5 %%", 100*bias, 100*level)
@@ -250,7 +250,7 @@ func TestSequentialErrorRate(t *testing.T) {
 			t.Errorf("A/A at %.1f %% errors: %.1f %% false alarms", c.base, 100*got.rate(got.regression))
 		case c.effect >= 2 && got.rate(got.regression) < 0.95:
 			t.Errorf("+%.0f pp at %.1f %% errors caught in %.1f %%", c.effect, c.base, 100*got.rate(got.regression))
-		case c.base == 0 && got.meanPairs() != float64(DefaultSeqMinPairs):
+		case c.base == 0 && got.meanPairs() != float64(DefaultSeqMinBlocks):
 			t.Errorf("no errors on either side should pass at the first look, took %.1f pairs", got.meanPairs())
 		}
 	}

@@ -159,7 +159,7 @@ func simulateJob(rng *rand.Rand, d SeqDesign, cases []gateCase, k int) seqResult
 	for i, c := range cases {
 		sources[i] = c.world.job(rng, c.effect)
 	}
-	for n := 1; n <= d.MaxPairs; n++ {
+	for n := 1; n <= d.MaxBlocks; n++ {
 		for i, c := range cases {
 			diffs[i] = append(diffs[i], sources[i].next())
 			if decs[i].Decided() {
@@ -242,17 +242,17 @@ func rejectionRate(seed uint64, jobs int, d SeqDesign, w pairWorld, effect float
 	block = max(block, 1)
 	rng := rand.New(rand.NewPCG(seed, 0xc055))
 	hits := 0
-	units := make([]float64, 0, d.MaxPairs)
+	units := make([]float64, 0, d.MaxBlocks)
 	for range jobs {
 		src := w.job(rng, effect)
 		units = units[:0]
-		for n := 1; n <= d.MaxPairs; n++ {
+		for n := 1; n <= d.MaxBlocks; n++ {
 			var sum float64
 			for range block {
 				sum += src.next()
 			}
 			units = append(units, sum/float64(block))
-			if n >= d.MinPairs && reject(units) {
+			if n >= d.MinBlocks && reject(units) {
 				hits++
 				break
 			}
@@ -270,7 +270,7 @@ func crossingRate(seed uint64, jobs int, d SeqDesign, w pairWorld, effect float6
 	sch := d.schedule()
 	return rejectionRate(seed, jobs, d, w, effect, block, func(units []float64) bool {
 		n := len(units)
-		return sch.isLook(n) && bound(Mean(units), -low.crit[n-d.MinPairs], SampleSD(units), n) > 0
+		return sch.isLook(n) && bound(Mean(units), -low.crit[n-d.MinBlocks], SampleSD(units), n) > 0
 	})
 }
 
@@ -279,8 +279,8 @@ func crossingRate(seed uint64, jobs int, d SeqDesign, w pairWorld, effect float6
 // what looking without a sequential boundary does.
 func naiveRate(seed uint64, jobs int, d SeqDesign, w pairWorld, a float64) float64 {
 	d = d.WithDefaults()
-	quantiles := make([]float64, d.MaxPairs+1)
-	for n := d.MinPairs; n <= d.MaxPairs; n++ {
+	quantiles := make([]float64, d.MaxBlocks+1)
+	for n := d.MinBlocks; n <= d.MaxBlocks; n++ {
 		quantiles[n] = studentQuantile(1-a, n-1)
 	}
 	return rejectionRate(seed, jobs, d, w, 0, 1, func(units []float64) bool {

@@ -65,14 +65,14 @@ func tableDesigns(out *strings.Builder) {
 					if (every != 1 || min != 4) && beta != 0.05 {
 						continue
 					}
-					d := SeqDesign{Rho: rho, Every: every, MinPairs: min, Beta: beta}
+					d := SeqDesign{Rho: rho, Every: every, MinBlocks: min, Beta: beta}
 					fmt.Fprintf(out, "| %.0f | %d | %d | %.2f | %d | %s |\n", rho, every, min, beta, 20, designRow(&seed, d))
 				}
 			}
 		}
 	}
 	for _, budget := range []int{12, 30, 40} {
-		d := SeqDesign{MaxPairs: budget}
+		d := SeqDesign{MaxBlocks: budget}
 		fmt.Fprintf(out, "| %.0f | %d | %d | %.2f | %d | %s |\n", float64(DefaultSeqRho), 1, 4, DefaultSeqBeta, budget, designRow(&seed, d))
 	}
 }
@@ -128,7 +128,7 @@ func tableKinds(out *strings.Builder) {
 		{name: "error rate 2 %, 2000 requests/run", world: pairWorld{requests: 2000, baseRate: 2, drift: 0.5}, minEffect: 1, effects: []float64{0.5, 1, 2}, rate: true},
 	}
 	for _, budget := range []int{20, 40} {
-		d := SeqDesign{MaxPairs: budget}
+		d := SeqDesign{MaxBlocks: budget}
 		fmt.Fprintf(out, "\n## Metric kinds, budget %d pairs, judged as 1 of %d metrics, %d jobs per cell (regression / pass / inconclusive %%, pairs mean [min–max])\n", budget, gateMetrics, tableJobs)
 		fmt.Fprintln(out, "| metric | min_effect | A/A | effect 1 | effect 2 | effect 3 | detects ≥ (80 %) |")
 		fmt.Fprintln(out, "|---|---|---|---|---|---|---|")
@@ -182,9 +182,9 @@ func tableRestarts(out *strings.Builder) {
 				row += fmt.Sprintf(" %.1f %% |", 100*crossingRate(seed, tableJobs, SeqDesign{}, pairWorld{cv: cv, drift: 4 * cv, bias: bias, restart: r}, 0, 1, 1))
 			}
 			seed++
-			row += fmt.Sprintf(" %.1f %% |", 100*crossingRate(seed, tableJobs, SeqDesign{MaxPairs: 10}, pairWorld{cv: cv, drift: 4 * cv, bias: bias, restart: 2}, 0, 1, 2))
+			row += fmt.Sprintf(" %.1f %% |", 100*crossingRate(seed, tableJobs, SeqDesign{MaxBlocks: 10}, pairWorld{cv: cv, drift: 4 * cv, bias: bias, restart: 2}, 0, 1, 2))
 			seed++
-			row += fmt.Sprintf(" %.1f %% |", 100*crossingRate(seed, tableJobs, SeqDesign{MinPairs: 3, MaxPairs: 5}, pairWorld{cv: cv, drift: 4 * cv, bias: bias, restart: 4}, 0, 1, 4))
+			row += fmt.Sprintf(" %.1f %% |", 100*crossingRate(seed, tableJobs, SeqDesign{MinBlocks: 3, MaxBlocks: 5}, pairWorld{cv: cv, drift: 4 * cv, bias: bias, restart: 4}, 0, 1, 4))
 			fmt.Fprintln(out, row)
 		}
 	}
@@ -196,7 +196,7 @@ func tableRestarts(out *strings.Builder) {
 		d     SeqDesign
 		r     int
 		block int
-	}{{"restart every pair, 20 pairs", SeqDesign{}, 1, 1}, {"restart every 2, blocks, 10 blocks = 20 pairs", SeqDesign{MaxPairs: 10}, 2, 2}, {"restart every 2, blocks, 20 blocks = 40 pairs", SeqDesign{MaxPairs: 20}, 2, 2}} {
+	}{{"restart every pair, 20 pairs", SeqDesign{}, 1, 1}, {"restart every 2, blocks, 10 blocks = 20 pairs", SeqDesign{MaxBlocks: 10}, 2, 2}, {"restart every 2, blocks, 20 blocks = 40 pairs", SeqDesign{MaxBlocks: 20}, 2, 2}} {
 		row := "| " + a.name + " |"
 		for _, eff := range []float64{0.10, 0.20} {
 			seed++
@@ -221,7 +221,7 @@ func runBlockJobs(seed uint64, jobs int, d SeqDesign, bw blockWorld, effect floa
 	for range jobs {
 		src := bw.w.job(rng, effect)
 		var units []float64
-		for n := 1; n <= d.MaxPairs; n++ {
+		for n := 1; n <= d.MaxBlocks; n++ {
 			var s float64
 			for range bw.block {
 				s += src.next()
@@ -279,7 +279,7 @@ func tableRules(out *strings.Builder) {
 				row := fmt.Sprintf("| %.0f %% | %s | %d |", 100*pn, ruleName(rule), budget)
 				for _, eff := range []float64{0, 0.025, 0.05, 0.075, 0.10, 0.15, 0.20} {
 					seed++
-					got := runJobs(seed, tableJobs, SeqDesign{Rule: rule, MaxPairs: budget}, []gateCase{ratioCase(pn/math.Sqrt2, eff, 0.05)}, gateMetrics)
+					got := runJobs(seed, tableJobs, SeqDesign{Rule: rule, MaxBlocks: budget}, []gateCase{ratioCase(pn/math.Sqrt2, eff, 0.05)}, gateMetrics)
 					row += fmt.Sprintf(" %.1f (%.1f) |", 100*got.rate(got.regression), got.meanPairs())
 				}
 				fmt.Fprintln(out, row)
@@ -306,7 +306,7 @@ func tableAdvice(out *strings.Builder) {
 				src := pairWorld{cv: cv, drift: 4 * cv}.job(rng, logPct(eff))
 				var diffs []float64
 				var dec SeqDecision
-				for n := 1; n <= d.WithDefaults().MaxPairs; n++ {
+				for n := 1; n <= d.WithDefaults().MaxBlocks; n++ {
 					diffs = append(diffs, src.next())
 					if dec, _ = d.look(diffs, minEffect5, resolution, 1, false, false); dec.Decided() {
 						break
@@ -316,17 +316,17 @@ func tableAdvice(out *strings.Builder) {
 					continue
 				}
 				inco++
-				more = append(more, float64(dec.MorePairs))
-				if dec.MorePairs == 0 || dec.MorePairs > 180 {
+				more = append(more, float64(dec.MoreBlocks))
+				if dec.MoreBlocks == 0 || dec.MoreBlocks > 180 {
 					continue
 				}
 				within++
-				budget := int(math.Ceil(float64(dec.Pairs+dec.MorePairs)/10) * 10)
+				budget := int(math.Ceil(float64(dec.Blocks+dec.MoreBlocks)/10) * 10)
 				for len(diffs) < budget {
 					diffs = append(diffs, src.next())
 				}
-				longer := SeqDesign{MaxPairs: budget}
-				for n := longer.WithDefaults().MinPairs; n <= budget; n++ {
+				longer := SeqDesign{MaxBlocks: budget}
+				for n := longer.WithDefaults().MinBlocks; n <= budget; n++ {
 					if dd, _ := longer.look(diffs[:n], minEffect5, resolution, 1, false, false); dd.Decided() {
 						if dd.Outcome != SeqInconclusive {
 							decided++
@@ -352,7 +352,7 @@ func tableLooking(out *strings.Builder) {
 	for _, budget := range []int{10, 20, 40} {
 		for _, level := range []float64{0.05, 0.05 / 6} {
 			seed++
-			d := SeqDesign{MaxPairs: budget}
+			d := SeqDesign{MaxBlocks: budget}
 			k := int(math.Round(0.05 / level))
 			fmt.Fprintf(out, "| %d | %.2f %% | %.2f %% | %.2f %% | %.2f %% |\n", budget, 100*level,
 				100*crossingRate(seed, tableJobs, d, w, 0, k, 1), 100*naiveRate(seed, tableJobs, d, w, level), 100*msprtRate(seed, tableJobs, d, w, level, minEffect5))

@@ -106,8 +106,8 @@ func TestSeqLookReasons(t *testing.T) {
 		outcome SeqOutcome
 		reason  SeqReason
 	}{
-		{"too few", around(0.2, 0.01, 3), false, SeqContinue, ReasonTooFewPairs},
-		{"too few, time is up", around(0.2, 0.01, 3), true, SeqInconclusive, ReasonTooFewPairs},
+		{"too few", around(0.2, 0.01, 3), false, SeqContinue, ReasonTooFewBlocks},
+		{"too few, time is up", around(0.2, 0.01, 3), true, SeqInconclusive, ReasonTooFewBlocks},
 		{"20 % worse, quiet", around(0.2, 0.01, 4), false, SeqRegression, ReasonBeyond},
 		{"no change, quiet", around(0, 0.005, 4), false, SeqPass, ReasonBelow},
 		{"20 % better", around(-0.2, 0.01, 4), false, SeqPass, ReasonImproved},
@@ -131,15 +131,15 @@ func TestSeqLookReasons(t *testing.T) {
 			t.Errorf("%s: %s (%s), est %.4f [%.4f, %.4f]; want %s (%s)", c.name, dec.Outcome, dec.Reason,
 				dec.Estimate, dec.Lower, dec.Upper, c.outcome, c.reason)
 		}
-		if dec.Pairs != len(c.diffs) || dec.Threshold != minEffect5 {
-			t.Errorf("%s: pairs %d, threshold %v", c.name, dec.Pairs, dec.Threshold)
+		if dec.Blocks != len(c.diffs) || dec.Threshold != minEffect5 {
+			t.Errorf("%s: pairs %d, threshold %v", c.name, dec.Blocks, dec.Threshold)
 		}
 		decided := dec.Outcome != SeqContinue
 		if decided != dec.Decided() || (decided && math.IsNaN(dec.Detectable)) {
 			t.Errorf("%s: a decided look states what it could detect: %+v", c.name, dec)
 		}
-		if (dec.Outcome == SeqInconclusive) != (dec.MorePairs > 0 || dec.Reason == ReasonBudgetAtThreshold) {
-			t.Errorf("%s: more pairs %d with outcome %s (%s)", c.name, dec.MorePairs, dec.Outcome, dec.Reason)
+		if (dec.Outcome == SeqInconclusive) != (dec.MoreBlocks > 0 || dec.Reason == ReasonBudgetAtThreshold) {
+			t.Errorf("%s: more pairs %d with outcome %s (%s)", c.name, dec.MoreBlocks, dec.Outcome, dec.Reason)
 		}
 		if !math.IsNaN(dec.Lower) && !(dec.Lower <= dec.Estimate && dec.Estimate <= dec.Upper) {
 			t.Errorf("%s: estimate %v outside its bounds [%v, %v]", c.name, dec.Estimate, dec.Lower, dec.Upper)
@@ -152,8 +152,8 @@ func TestSeqLookReasons(t *testing.T) {
 	}
 	// The unclear case at the budget projects a plausible number of pairs.
 	dec, _ = d.Look(around(0.03, 0.08, 20), minEffect5, resolution, 1)
-	if dec.MorePairs < 20 || dec.MorePairs > maxPairsAdvice {
-		t.Errorf("estimate 3 %% ± 8 %% at 20 pairs: %d more pairs projected", dec.MorePairs)
+	if dec.MoreBlocks < 20 || dec.MoreBlocks > maxPairsAdvice {
+		t.Errorf("estimate 3 %% ± 8 %% at 20 pairs: %d more pairs projected", dec.MoreBlocks)
 	}
 }
 
@@ -196,9 +196,9 @@ func TestSeqBadInput(t *testing.T) {
 	good := []float64{0.1, 0.2, 0.1, 0.2}
 	for name, f := range map[string]func() (SeqDecision, error){
 		"NaN difference":       func() (SeqDecision, error) { return SeqDesign{}.Look([]float64{0.1, math.NaN()}, 0.05, 0.01, 1) },
-		"beyond the budget":    func() (SeqDecision, error) { return SeqDesign{MaxPairs: 4}.Look(append(good, 0.1), 0.05, 0.01, 1) },
-		"two pairs first look": func() (SeqDecision, error) { return SeqDesign{MinPairs: 2}.Look(good, 0.05, 0.01, 1) },
-		"budget below minimum": func() (SeqDecision, error) { return SeqDesign{MinPairs: 8, MaxPairs: 6}.Look(good, 0.05, 0.01, 1) },
+		"beyond the budget":    func() (SeqDecision, error) { return SeqDesign{MaxBlocks: 4}.Look(append(good, 0.1), 0.05, 0.01, 1) },
+		"two pairs first look": func() (SeqDecision, error) { return SeqDesign{MinBlocks: 2}.Look(good, 0.05, 0.01, 1) },
+		"budget below minimum": func() (SeqDecision, error) { return SeqDesign{MinBlocks: 8, MaxBlocks: 6}.Look(good, 0.05, 0.01, 1) },
 		"negative cadence":     func() (SeqDecision, error) { return SeqDesign{Every: -1}.Look(good, 0.05, 0.01, 1) },
 		"alpha 1":              func() (SeqDecision, error) { return SeqDesign{Alpha: 1}.Look(good, 0.05, 0.01, 1) },
 		"negative min_effect":  func() (SeqDecision, error) { return SeqDesign{}.Look(good, -0.05, 0.01, 1) },
@@ -267,13 +267,13 @@ func TestSeqFinalHoldsLevel(t *testing.T) {
 	const stop = 10
 	got := rejectionRate(41, 20_000, d, pairWorld{cv: 0.03, drift: 0.12}, 0, 1, func(units []float64) bool {
 		n := len(units)
-		c := low.crit[n-d.MinPairs]
+		c := low.crit[n-d.MinBlocks]
 		if n == stop {
-			c = low.final[n-d.MinPairs]
+			c = low.final[n-d.MinBlocks]
 		}
 		return n <= stop && bound(Mean(units), -c, SampleSD(units), n) > 0
 	})
-	t.Logf("stopped by time at %d of %d pairs: lower bound ever above 0 in %.2f %% of A/A jobs (α 5 %%)", stop, d.MaxPairs, 100*got)
+	t.Logf("stopped by time at %d of %d pairs: lower bound ever above 0 in %.2f %% of A/A jobs (α 5 %%)", stop, d.MaxBlocks, 100*got)
 	if got < 0.85*DefaultSeqAlpha || got > 1.15*DefaultSeqAlpha {
 		t.Errorf("time-budget stop: level %.2f %%, want 5 %% ± 15 %%", 100*got)
 	}
@@ -322,7 +322,7 @@ func TestSeqReplayKeepsTheFirstDecision(t *testing.T) {
 	d := SeqDesign{}.WithDefaults()
 	for trial := range 300 {
 		effect := []float64{0, logPct(0.05), logPct(0.15)}[trial%3]
-		n := 1 + rng.IntN(d.MaxPairs)
+		n := 1 + rng.IntN(d.MaxBlocks)
 		diffs := make([]float64, n)
 		for i := range diffs {
 			diffs[i] = effect + 0.04*rng.NormFloat64()
@@ -347,14 +347,14 @@ func TestSeqReplayKeepsTheFirstDecision(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Outcome != want.Outcome || got.Reason != want.Reason || got.Pairs != want.Pairs || !sameFloat(got.Lower, want.Lower) {
+		if got.Outcome != want.Outcome || got.Reason != want.Reason || got.Blocks != want.Blocks || !sameFloat(got.Lower, want.Lower) {
 			t.Fatalf("%d pairs (final %v): Replay %+v, looking pair by pair %+v", n, final, got, want)
 		}
 		if !math.IsNaN(got.Detectable) {
 			t.Fatalf("Replay priced the detectable effect: %+v", got)
 		}
 	}
-	if _, err := d.Replay(make([]float64, d.MaxPairs+1), minEffect5, resolution, 6, false); err == nil {
+	if _, err := d.Replay(make([]float64, d.MaxBlocks+1), minEffect5, resolution, 6, false); err == nil {
 		t.Error("Replay accepted more pairs than the budget")
 	}
 }
@@ -367,14 +367,14 @@ func sameFloat(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNa
 // blames the spread, not a closeness to min_effect it may not have.
 func TestBudgetAtThresholdReasonDoesNotClaimClosenessAlone(t *testing.T) {
 	t.Parallel()
-	d := SeqDesign{MinPairs: 4, MaxPairs: 8}
+	d := SeqDesign{MinBlocks: 4, MaxBlocks: 8}
 	diffs := []float64{0.9, -0.8, 0.95, -0.75, 0.85, -0.7}
 	dec, err := d.Final(diffs, minEffect5, resolution, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if dec.Outcome != SeqInconclusive || dec.MorePairs != 0 {
-		t.Fatalf("outcome %v, %d more pairs: want inconclusive with no practical number of pairs", dec.Outcome, dec.MorePairs)
+	if dec.Outcome != SeqInconclusive || dec.MoreBlocks != 0 {
+		t.Fatalf("outcome %v, %d more pairs: want inconclusive with no practical number of pairs", dec.Outcome, dec.MoreBlocks)
 	}
 	if got := dec.Reason.String(); got == "budget spent; the estimate sits at min_effect" {
 		t.Errorf("reason %q claims the estimate is at min_effect (estimate %.3f, threshold %.3f)", got, dec.Estimate, dec.Threshold)

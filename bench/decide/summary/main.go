@@ -30,7 +30,7 @@ type report struct {
 	Regressions []string `json:"regressions"`
 	Notes       []string `json:"notes"`
 	Sequential  *struct {
-		Pairs    int    `json:"pairs"`
+		Blocks   int    `json:"pairs"`
 		Unit     string `json:"unit"`
 		RunPairs int    `json:"run_pairs"`
 	} `json:"sequential"`
@@ -222,7 +222,7 @@ func table(jobs []job) {
 					if j.rep == nil || j.rep.Sequential == nil {
 						return 0, false
 					}
-					return float64(j.rep.Sequential.Pairs), true
+					return float64(j.rep.Sequential.Blocks), true
 				}, "%.0f"),
 				mmm(js, func(j job) (float64, bool) { return j.change("cpu_ms_per_iteration") }, "%+.1f"), decidedBy(js))
 		}
