@@ -69,6 +69,35 @@ func (l *LineReader) Row() bool {
 // Cut is the number of the line Row left out as cut, or 0.
 func (l *LineReader) Cut() int { return l.cut }
 
+// Header reads a first line that must be header (after a BOM); else a
+// *SyntaxError at line 1 saying what was expected.
+func (l *LineReader) Header(name, header, expected string) error {
+	if l.Row() && strings.TrimPrefix(string(l.Bytes()), "\ufeff") == header {
+		return nil
+	} else if err := l.Err(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return &SyntaxError{File: name, Line: 1, Msg: expected}
+}
+
+// Rows gives row each non-blank line Row gives, an error from it being a
+// *SyntaxError at that line; it returns the note for a cut last line.
+func (l *LineReader) Rows(name string, row func([]byte) error) ([]string, error) {
+	for l.Row() {
+		if len(bytes.TrimSpace(l.line)) == 0 {
+			continue
+		} else if err := row(l.line); err != nil {
+			return nil, &SyntaxError{File: name, Line: l.n, Msg: err.Error()}
+		}
+	}
+	if l.err != nil {
+		return nil, fmt.Errorf("%s: %w", name, l.err)
+	} else if l.cut > 0 {
+		return []string{CutNote(l.cut)}, nil
+	}
+	return nil, nil
+}
+
 // readLine is bufio.Reader.ReadBytes without the copy of a line that fits
 // the buffer; a longer one is put together in l.long (see AppendLong).
 func (l *LineReader) readLine() ([]byte, error) {

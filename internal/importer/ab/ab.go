@@ -291,7 +291,6 @@ func checkPercentiles(name string, rows []served) error {
 	return nil
 }
 
-// gnuplotFields is the number of fields of ab -g's rows.
 const gnuplotFields = 6
 
 // Import reads ab's rows split at their tabs (the date in the first field
@@ -299,38 +298,28 @@ const gnuplotFields = 6
 // and noted.
 func (Gnuplot) Import(name string, r io.Reader) (*result.Run, error) {
 	lines := importer.NewLineReader(r)
-	if !lines.Row() || strings.TrimPrefix(string(lines.Bytes()), "\ufeff") != gnuplotHeader {
-		if err := lines.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		return nil, &importer.SyntaxError{File: name, Line: 1, Msg: "expected ab -g's header starttime, seconds, ctime, dtime, ttime, wait"}
+	if err := lines.Header(name, gnuplotHeader, "expected ab -g's header starttime, seconds, ctime, dtime, ttime, wait"); err != nil {
+		return nil, err
 	}
 	b := rawrun.New(rawrun.Options{What: "requests"})
 	var span rawrun.Span
 	var row [][]byte
-	for lines.Row() {
-		if len(lines.Bytes()) == 0 {
-			continue
-		}
-		line := lines.Line()
-		row = splitTabs(row, lines.Bytes())
-		if len(row) != gnuplotFields {
-			return nil, &importer.SyntaxError{File: name, Line: line, Msg: fmt.Sprintf("%d fields, expected %d as in ab -g's header", len(row), gnuplotFields)}
+	notes, err := lines.Rows(name, func(line []byte) error {
+		if row = splitTabs(row, line); len(row) != gnuplotFields {
+			return fmt.Errorf("%d fields, expected %d as in ab -g's header", len(row), gnuplotFields)
 		}
 		sec, err1 := strconv.ParseInt(string(row[1]), 10, 64)
 		ms, err2 := strconv.ParseInt(string(row[4]), 10, 64)
 		if err1 != nil || err2 != nil || ms < 0 || ms > maxMillis {
-			return nil, &importer.SyntaxError{File: name, Line: line, Msg: fmt.Sprintf("expected Unix seconds and a total time in ms, got %q and %q", row[1], row[4])}
+			return fmt.Errorf("expected Unix seconds and a total time in ms, got %q and %q", row[1], row[4])
 		}
 		at := time.Unix(sec, 0)
-		if err := importer.CheckTime(at); err != nil {
-			return nil, &importer.SyntaxError{File: name, Line: line, Msg: err.Error()}
-		}
 		span.Add(at, at)
 		b.Request("(unnamed)", time.Duration(ms)*time.Millisecond)
-	}
-	if err := lines.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return importer.CheckTime(at)
+	})
+	if err != nil {
+		return nil, err
 	}
 	if b.Requests().Total == 0 {
 		return nil, &importer.Unsupported{File: name, Reason: "ab -g file of 0 requests"}
@@ -339,9 +328,7 @@ func (Gnuplot) Import(name string, r io.Reader) (*result.Run, error) {
 		"ab -g times requests in whole milliseconds and their starts in whole seconds")
 	run.Started = span.First.UTC()
 	run.Requests.Counted = result.CountTotal // failures unknown, not zero
-	if cut := lines.Cut(); cut > 0 {
-		run.Notes = append(run.Notes, importer.CutNote(cut))
-	}
+	run.Notes = append(run.Notes, notes...)
 	// Starts in whole seconds put the window within about a second of
 	// the truth: a rate from a short span would be off by up to 2×.
 	if span.Seconds() >= minGnuplotWindow {

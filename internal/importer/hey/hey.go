@@ -158,39 +158,29 @@ func (rep *report) Finish(name string) (*result.Run, error) {
 	return run, nil
 }
 
-// csvFields is the number of fields of hey -o csv's rows.
 const csvFields = 8
 
 func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 	lines := importer.NewLineReader(r)
-	if !lines.Row() || strings.TrimPrefix(string(lines.Bytes()), "\ufeff") != csvHeader {
-		if err := lines.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		return nil, &importer.SyntaxError{File: name, Line: 1, Msg: "expected hey -o csv's header " + csvHeader}
+	if err := lines.Header(name, csvHeader, "expected hey -o csv's header "+csvHeader); err != nil {
+		return nil, err
 	}
 	b := rawrun.New(rawrun.Options{What: "requests"})
 	first, last := math.Inf(1), math.Inf(-1)
 	var row [][]byte
 	var codes importer.Interner
-	for lines.Row() {
-		if len(lines.Bytes()) == 0 {
-			continue
-		}
-		line := lines.Line()
-		var err error
-		if row, err = importer.SplitCSV(row, lines.Bytes(), ','); err != nil {
-			return nil, &importer.SyntaxError{File: name, Line: line, Msg: err.Error() + "; expected hey -o csv's numbers"}
+	notes, err := lines.Rows(name, func(line []byte) (err error) {
+		if row, err = importer.SplitCSV(row, line, ','); err != nil {
+			return fmt.Errorf("%v; expected hey -o csv's numbers", err)
 		}
 		if len(row) != csvFields {
-			return nil, &importer.SyntaxError{File: name, Line: line, Msg: fmt.Sprintf("%d fields, expected %d as in hey -o csv's header", len(row), csvFields)}
+			return fmt.Errorf("%d fields, expected %d as in hey -o csv's header", len(row), csvFields)
 		}
 		rt, err1 := strconv.ParseFloat(string(row[0]), 64)
 		code, err2 := strconv.Atoi(string(row[6]))
 		off, err3 := strconv.ParseFloat(string(row[7]), 64)
 		if err1 != nil || err2 != nil || err3 != nil || !(rt >= 0) || rt > 1e7 || !(off >= 0) || off > 1e9 {
-			return nil, &importer.SyntaxError{File: name, Line: line, Msg: fmt.Sprintf(
-				"expected response-time and offset in seconds and a status code, got %q, %q, %q", row[0], row[7], row[6])}
+			return fmt.Errorf("expected response-time and offset in seconds and a status code, got %q, %q, %q", row[0], row[7], row[6])
 		}
 		first, last = min(first, off), max(last, off+rt)
 		st := b.Request("(unnamed)", time.Duration(rt*float64(time.Second)))
@@ -198,17 +188,16 @@ func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 			status := codes.String(row[6])
 			b.Fail(st, result.ErrStatus, status, "status "+status)
 		}
-	}
-	if err := lines.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if b.Requests().Total == 0 {
 		return nil, &importer.Unsupported{File: name, Reason: "hey -o csv of 0 responses: it lists responses only, so a run whose every request failed leaves only its header; import hey's text summary of the run, which counts the errors"}
 	}
 	run := b.Run("hey -o csv lists responses only: requests that got no response (hey's error distribution) are not in the file")
-	if cut := lines.Cut(); cut > 0 {
-		run.Notes = append(run.Notes, importer.CutNote(cut))
-	}
+	run.Notes = append(run.Notes, notes...)
 	run.Window = last - first
 	run.Summarize()
 	return run, nil

@@ -348,25 +348,18 @@ func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 	}
 	agg := newAggregator()
 	agg.perSecond = map[int64]int64{}
-	var notes []string
 	coarse := true
 	row := &csvRow{index: index, cols: len(cols)}
-	for lines.Row() {
-		if len(lines.Bytes()) == 0 {
-			continue
+	notes, err := lines.Rows(name, func(line []byte) error {
+		p, whole, err := row.point(line)
+		if err == nil {
+			coarse = coarse && whole
+			agg.add(p)
 		}
-		p, whole, err := row.point(lines.Bytes())
-		if err != nil {
-			return nil, &importer.SyntaxError{File: name, Line: lines.Line(), Msg: err.Error()}
-		}
-		coarse = coarse && whole
-		agg.add(p)
-	}
-	if err := lines.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if cut := lines.Cut(); cut > 0 {
-		notes = append(notes, importer.CutNote(cut))
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	if !coarse {
 		agg.perSecond = nil // the timestamps tell the window as they are

@@ -170,25 +170,17 @@ func readJSONLines(name string, r io.Reader, agg *tally) error {
 const csvFields = 7
 
 func readCSV(name string, r io.Reader, agg *tally) error {
-	lines := importer.NewLineReader(r)
 	var row csvRow
-	for lines.Row() {
-		if len(bytes.TrimSpace(lines.Bytes())) == 0 {
-			continue
-		}
-		h, err := row.hit(lines.Bytes())
+	notes, err := importer.NewLineReader(r).Rows(name, func(line []byte) error {
+		h, err := row.hit(line)
 		if err != nil {
-			return &importer.SyntaxError{File: name, Line: lines.Line(), Msg: err.Error() + "; expected a vegeta result as CSV (timestamp,code,latency,bytes_out,bytes_in,error,body,…)"}
+			return fmt.Errorf("%v; expected a vegeta result as CSV (timestamp,code,latency,bytes_out,bytes_in,error,body,…)", err)
 		}
 		agg.add(h)
-	}
-	if cut := lines.Cut(); cut > 0 {
-		agg.notes = append(agg.notes, importer.CutNote(cut))
-	}
-	if err := lines.Err(); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
+		return nil
+	})
+	agg.notes = append(agg.notes, notes...)
+	return err
 }
 
 // csvRow reads result lines in place, interning the strings a hit keeps.
