@@ -21,6 +21,7 @@ import (
 // cut). A line is read in place in the buffer, copied only when it is
 // longer: a per-request file is millions of short lines.
 type LineReader struct {
+	KeepCR   bool // a CR before the line break stays (see jmeter's rowReader)
 	br       *bufio.Reader
 	n        int
 	line     []byte
@@ -46,7 +47,9 @@ func (l *LineReader) Scan() bool {
 		return false
 	}
 	l.n++
-	l.line, l.complete = bytes.TrimRight(b, "\r\n"), err == nil
+	if l.line, l.complete = bytes.TrimSuffix(b, []byte("\n")), err == nil; !l.KeepCR {
+		l.line = bytes.TrimRight(l.line, "\r")
+	}
 	return true
 }
 

@@ -414,46 +414,28 @@ func looksLikeTimestamp(s string) bool {
 // line break) is read whole and parsed by encoding/csv, so that both read
 // every file alike.
 type rowReader struct {
-	br     *bufio.Reader
+	lines  *importer.LineReader
 	comma  byte
-	line   int // lines read so far
 	fields []string
-	long   []byte // a line longer than br's buffer, being put together
 }
 
 func newRowReader(br *bufio.Reader, comma rune) *rowReader {
-	return &rowReader{br: br, comma: byte(comma)}
+	lines := importer.NewLineReader(br)
+	// A CR before the line break stays: encoding/csv, which parses quoted
+	// records, must see it to refuse a stray one (`""\r\r`); the unquoted
+	// path drops it (see next).
+	lines.KeepCR = true
+	return &rowReader{lines: lines, comma: byte(comma)}
 }
 
 // readLine returns the next line and whether it had a line break.
 func (r *rowReader) readLine() (string, bool, error) {
-	r.long = r.long[:0]
-	for {
-		b, err := r.br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			importer.AppendLong(&r.long, b)
-			continue
-		}
-		if len(r.long) > 0 {
-			importer.AppendLong(&r.long, b)
-			b = r.long
-		}
-		if err != nil && err != io.EOF {
-			return "", false, err
-		}
-		if err == io.EOF && len(b) == 0 {
-			return "", false, io.EOF
-		}
-		complete := err == nil
-		n := len(b)
-		if complete {
-			n--
-		}
-		// A CR before the line break stays: encoding/csv, which parses
-		// quoted records, must see it to refuse a stray one (`""\r\r`);
-		// the unquoted path drops it (see next).
-		return string(b[:n]), complete, nil
+	if r.lines.Scan() {
+		return string(r.lines.Bytes()), r.lines.Complete(), nil
+	} else if err := r.lines.Err(); err != nil {
+		return "", false, err
 	}
+	return "", false, io.EOF
 }
 
 // next returns the next record, the line it starts on and whether it ends
@@ -467,12 +449,11 @@ func (r *rowReader) next() (row []string, start int, unterminated bool, err erro
 		if text, complete, err = r.readLine(); err != nil {
 			return nil, 0, false, err
 		}
-		r.line++
 		if (text == "" || text == "\r") && !complete {
 			return nil, 0, false, io.EOF
 		}
 	}
-	start = r.line
+	start = r.lines.Line()
 	if strings.IndexByte(text, '"') < 0 {
 		text = strings.TrimSuffix(text, "\r") // a CRLF, or a CR that ends the file
 		r.fields = r.fields[:0]
@@ -496,7 +477,6 @@ func (r *rowReader) next() (row []string, start int, unterminated bool, err erro
 		} else if err != nil {
 			return nil, 0, false, err
 		}
-		r.line++
 		record, complete = record+"\n"+more, done
 	}
 	cr := csv.NewReader(strings.NewReader(record))
