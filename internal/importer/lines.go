@@ -69,6 +69,12 @@ func (l *LineReader) Row() bool {
 	return true
 }
 
+// FirstLine is head's first line, without a byte order mark or line ending.
+func FirstLine(head []byte) string {
+	line, _, _ := bytes.Cut(bytes.TrimPrefix(head, []byte("\ufeff")), []byte{'\n'})
+	return strings.TrimRight(string(line), "\r")
+}
+
 // Cut is the number of the line Row left out as cut, or 0.
 func (l *LineReader) Cut() int { return l.cut }
 

@@ -221,13 +221,10 @@ const (
 	gnuplotHeader     = "starttime\tseconds\tctime\tdtime\tttime\twait"
 )
 
-func firstLine(head []byte) string {
-	line, _, _ := bytes.Cut(bytes.TrimPrefix(head, []byte("\ufeff")), []byte{'\n'})
-	return strings.TrimRight(string(line), "\r")
+func (Percentiles) Sniff(_ string, head []byte) bool {
+	return importer.FirstLine(head) == percentilesHeader
 }
-
-func (Percentiles) Sniff(_ string, head []byte) bool { return firstLine(head) == percentilesHeader }
-func (Gnuplot) Sniff(_ string, head []byte) bool     { return firstLine(head) == gnuplotHeader }
+func (Gnuplot) Sniff(_ string, head []byte) bool { return importer.FirstLine(head) == gnuplotHeader }
 
 func (Percentiles) Import(name string, r io.Reader) (*result.Run, error) {
 	cr := csv.NewReader(r)

@@ -49,13 +49,8 @@ func (LogFormat) Import(name string, r io.Reader) (*result.Run, error) {
 	}
 	p := &logParse{file: name, runs: newRunBuilder()}
 	lines := importer.NewLineReader(br)
-	for lines.Row() {
-		if err := p.record(string(lines.Bytes())); err != nil {
-			return nil, &importer.SyntaxError{File: name, Line: lines.Line(), Msg: err.Error()}
-		}
-	}
-	if err := lines.Err(); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, err)
+	if _, err := lines.Rows(name, func(b []byte) error { return p.record(string(b)) }); err != nil {
+		return nil, err
 	}
 	if cut := lines.Cut(); cut > 0 {
 		// Even a record that parses may have lost the end of its last

@@ -2,7 +2,6 @@ package jmeter
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -23,7 +22,7 @@ func (CSVFormat) Name() string { return "jmeter-jtl-csv" }
 
 // Sniff accepts JMeter's header row, or a sample in a default layout.
 func (CSVFormat) Sniff(_ string, head []byte) bool {
-	line := firstLine(head)
+	line := importer.FirstLine(head)
 	if line == "" || line[0] == '<' || line[0] == '{' || line[0] == '[' {
 		return false
 	}
@@ -52,7 +51,7 @@ func (t CSVFormat) Import(name string, r io.Reader) (*result.Run, error) {
 func (CSVFormat) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 	br := bufio.NewReaderSize(r, 64<<10) // Read has taken off a byte order mark
 	head, _ := br.Peek(64 << 10)
-	rows := newRowReader(br, delimiter(firstLine(head)))
+	rows := newRowReader(br, delimiter(importer.FirstLine(head)))
 	p := &csvParse{file: name, histograms: fileHistograms}
 	p.filter = newSampleFilter(&p.histograms)
 	for {
@@ -226,14 +225,6 @@ func (p *csvParse) finish() ([]*result.Run, error) {
 		}
 	}
 	return p.runs, nil
-}
-
-func firstLine(head []byte) string {
-	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
-	if i := bytes.IndexByte(head, '\n'); i >= 0 {
-		head = head[:i]
-	}
-	return strings.TrimRight(string(head), "\r")
 }
 
 // delimiter is the first of JMeter's usual delimiters on the first line;

@@ -286,19 +286,10 @@ func init() {
 // in [200, 400); status 0 means no response at all.
 func failedCode(code int) bool { return code < 200 || code >= 400 }
 
+// errorClass: status 0 is a request that got no response.
 func errorClass(code int, msg string) string {
-	switch {
-	case code != 0:
-		return result.ErrStatus
-	case isTimeout(msg):
-		return result.ErrTimeout
-	}
-	return result.ErrConnection
-}
-
-func isTimeout(msg string) bool {
-	m := strings.ToLower(msg)
-	return strings.Contains(m, "timeout") || strings.Contains(m, "deadline exceeded") || strings.Contains(m, "timed out")
+	return importer.MessageClasses{Status: func(string) bool { return code != 0 },
+		Timeout: []string{"timeout", "deadline exceeded", "timed out"}, Connection: []string{""}}.Class(msg)
 }
 
 func statusSample(code int, msg string) string {
