@@ -89,13 +89,17 @@ func (l *LineReader) Header(name, header, expected string) error {
 	return &SyntaxError{File: name, Line: 1, Msg: expected}
 }
 
-// Rows gives row each non-blank line Row gives, an error from it being a
-// *SyntaxError at that line; it returns the note for a cut last line.
-func (l *LineReader) Rows(name string, row func([]byte) error) ([]string, error) {
-	for l.Row() {
+// Rows gives row each non-blank line, an error from it being a
+// *SyntaxError at that line; it returns the note for a cut last line: one
+// Row leaves out, or with selfClosing (a JSON object closes itself, so a
+// last line without a line break that parses is whole) one row fails on.
+func (l *LineReader) Rows(name string, selfClosing bool, row func([]byte) error) ([]string, error) {
+	for selfClosing && l.Scan() || !selfClosing && l.Row() {
 		if len(bytes.TrimSpace(l.line)) == 0 {
 			continue
-		} else if err := row(l.line); err != nil {
+		} else if err := row(l.line); err != nil && selfClosing && !l.complete {
+			l.cut = l.n
+		} else if err != nil {
 			return nil, &SyntaxError{File: name, Line: l.n, Msg: err.Error()}
 		}
 	}

@@ -301,7 +301,7 @@ func (Gnuplot) Import(name string, r io.Reader) (*result.Run, error) {
 	b := rawrun.New(rawrun.Options{What: "requests"})
 	var span rawrun.Span
 	var row [][]byte
-	notes, err := lines.Rows(name, func(line []byte) error {
+	notes, err := lines.Rows(name, false, func(line []byte) error {
 		if row = splitTabs(row, line); len(row) != gnuplotFields {
 			return fmt.Errorf("%d fields, expected %d as in ab -g's header", len(row), gnuplotFields)
 		}

@@ -49,7 +49,7 @@ func (LogFormat) Import(name string, r io.Reader) (*result.Run, error) {
 	}
 	p := &logParse{file: name, runs: newRunBuilder()}
 	lines := importer.NewLineReader(br)
-	if _, err := lines.Rows(name, func(b []byte) error { return p.record(string(b)) }); err != nil {
+	if _, err := lines.Rows(name, false, func(b []byte) error { return p.record(string(b)) }); err != nil {
 		return nil, err
 	}
 	if cut := lines.Cut(); cut > 0 {

@@ -169,7 +169,7 @@ func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 	first, last := math.Inf(1), math.Inf(-1)
 	var row [][]byte
 	var codes importer.Interner
-	notes, err := lines.Rows(name, func(line []byte) (err error) {
+	notes, err := lines.Rows(name, false, func(line []byte) (err error) {
 		if row, err = importer.SplitCSV(row, line, ','); err != nil {
 			return fmt.Errorf("%v; expected hey -o csv's numbers", err)
 		}

@@ -273,43 +273,29 @@ const ndWhat = `a k6 --out json line: {"type":"Metric"|"Point","metric":…,"dat
 
 func (NDJSON) Import(name string, r io.Reader) (*result.Run, error) {
 	agg := newAggregator()
-	lines := importer.NewLineReader(r)
-	var notes []string
 	var pv pointView
 	fastTag := pv.tag
-	for lines.Scan() {
-		b := lines.Bytes()
+	notes, err := importer.NewLineReader(r).Rows(name, true, func(b []byte) error {
 		if pv.read(b) {
 			agg.add(point{metric: pv.strs.String(pv.metric), time: pv.time, value: pv.value, tag: fastTag})
-			continue
-		}
-		if len(bytes.TrimSpace(b)) == 0 {
-			continue
+			return nil
 		}
 		var l ndLine
-		err := json.Unmarshal(b, &l)
-		if err == nil && l.Type != "Metric" && l.Type != "Point" {
-			err = fmt.Errorf("unknown type %q", l.Type)
-		}
-		if err != nil && !lines.Complete() {
-			// A JSON object closes itself: a last line without a line
-			// break that parses is whole, one that does not is cut.
-			notes = append(notes, importer.CutNote(lines.Line()))
-			break
-		}
-		if err != nil {
-			return nil, &importer.SyntaxError{File: name, Line: lines.Line(), Msg: fmt.Sprintf("%v; expected %s", err, ndWhat)}
-		}
-		if l.Type == "Point" {
+		if err := json.Unmarshal(b, &l); err != nil {
+			return fmt.Errorf("%v; expected %s", err, ndWhat)
+		} else if l.Type != "Metric" && l.Type != "Point" {
+			return fmt.Errorf("unknown type %q; expected %s", l.Type, ndWhat)
+		} else if l.Type == "Point" {
 			tags := l.Data.Tags
 			agg.add(point{metric: l.Metric, time: l.Data.Time, value: l.Data.Value, tag: func(k string) string {
 				s, _ := tags[k].(string)
 				return s
 			}})
 		}
-	}
-	if err := lines.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	run, err := agg.run(name)
 	if err != nil {
@@ -350,7 +336,7 @@ func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 	agg.perSecond = map[int64]int64{}
 	coarse := true
 	row := &csvRow{index: index, cols: len(cols)}
-	notes, err := lines.Rows(name, func(line []byte) error {
+	notes, err := lines.Rows(name, false, func(line []byte) error {
 		p, whole, err := row.point(line)
 		if err == nil {
 			coarse = coarse && whole

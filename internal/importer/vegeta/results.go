@@ -136,32 +136,20 @@ func readGob(name string, r io.Reader, agg *tally) error {
 }
 
 func readJSONLines(name string, r io.Reader, agg *tally) error {
-	lines := importer.NewLineReader(r)
-	for lines.Scan() {
-		t := bytes.TrimSpace(lines.Bytes())
-		if len(t) == 0 {
-			continue
+	notes, err := importer.NewLineReader(r).Rows(name, true, func(line []byte) error {
+		h, err := decodeHit(bytes.TrimSpace(line))
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &typ) {
+			err = errors.New(importer.JSONTypeError(typ))
 		}
-		h, jerr := decodeHit(t)
-		if jerr != nil {
-			// A JSON object closes itself: a last line without a line
-			// break that parses is whole, one that does not is cut.
-			if !lines.Complete() {
-				agg.notes = append(agg.notes, importer.CutNote(lines.Line()))
-				return nil
-			}
-			var typ *json.UnmarshalTypeError
-			if errors.As(jerr, &typ) {
-				jerr = errors.New(importer.JSONTypeError(typ))
-			}
-			return &importer.SyntaxError{File: name, Line: lines.Line(), Msg: fmt.Sprintf("%v; expected a vegeta result as JSON ({\"code\":…,\"timestamp\":…,\"latency\":…})", jerr)}
+		if err != nil {
+			return fmt.Errorf("%v; expected a vegeta result as JSON ({\"code\":…,\"timestamp\":…,\"latency\":…})", err)
 		}
 		agg.add(h)
-	}
-	if err := lines.Err(); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
+		return nil
+	})
+	agg.notes = append(agg.notes, notes...)
+	return err
 }
 
 // csvFields are the columns every vegeta CSV has: timestamp, code,
@@ -171,7 +159,7 @@ const csvFields = 7
 
 func readCSV(name string, r io.Reader, agg *tally) error {
 	var row csvRow
-	notes, err := importer.NewLineReader(r).Rows(name, func(line []byte) error {
+	notes, err := importer.NewLineReader(r).Rows(name, false, func(line []byte) error {
 		h, err := row.hit(line)
 		if err != nil {
 			return fmt.Errorf("%v; expected a vegeta result as CSV (timestamp,code,latency,bytes_out,bytes_in,error,body,…)", err)
