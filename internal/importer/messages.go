@@ -16,8 +16,8 @@ import (
 // class: an HTTP status failure, else a timeout, else a transport failure,
 // else a failed expectation (a check or assertion of the script's own).
 type MessageClasses struct {
-	// Status reports a message that names an HTTP status failure; it sees
-	// the message as written.
+	// Status, when set, reports a message that names an HTTP status
+	// failure; it sees the message as written.
 	Status func(msg string) bool
 	// Timeout and Connection are lower-case fragments of the messages of
 	// timeouts and of transport failures.
@@ -28,7 +28,7 @@ type MessageClasses struct {
 func (c MessageClasses) Class(msg string) string {
 	lower := strings.ToLower(msg)
 	switch {
-	case c.Status(msg):
+	case c.Status != nil && c.Status(msg):
 		return result.ErrStatus
 	case containsAny(lower, c.Timeout):
 		return result.ErrTimeout

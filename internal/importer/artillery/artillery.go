@@ -278,7 +278,6 @@ func failures(run *result.Run, codes, errs map[string]float64, unanswered int64)
 
 // errorClasses classes Node's error codes (ETIMEDOUT, ECONNREFUSED, …).
 var errorClasses = importer.MessageClasses{
-	Status:     func(string) bool { return false },
 	Timeout:    []string{"timedout", "timeout"},
 	Connection: []string{"econn", "enotfound", "eai_again", "epipe", "socket", "ehostunreach", "enetunreach"},
 }

@@ -51,7 +51,6 @@ var classes = []struct {
 
 // errorClasses classes fasthttp's and net/http's error descriptions.
 var errorClasses = importer.MessageClasses{
-	Status:     func(string) bool { return false },
 	Timeout:    []string{"timeout", "timed out", "deadline exceeded"},
 	Connection: []string{"connect", "connection", "refused", "reset", "broken pipe", "eof", "closed"},
 }

@@ -55,7 +55,6 @@ var (
 	timeKeys = map[string]string{"Slowest": result.LatencyMax, "Average": result.LatencyMean}
 	// transport classes hey's error lines (Go's net/http errors).
 	transport = importer.MessageClasses{
-		Status:     func(string) bool { return false },
 		Timeout:    []string{"timeout", "deadline exceeded"},
 		Connection: []string{"dial", "connection", "eof", "broken pipe", "reset", "refused"},
 	}

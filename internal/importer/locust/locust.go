@@ -74,8 +74,7 @@ func classify(header []string) kind {
 func norm(h string) string { return strings.ToLower(strings.TrimSpace(h)) }
 
 func headerOf(head []byte) []string {
-	line, _, _ := bytes.Cut(bytes.TrimPrefix(head, []byte("\ufeff")), []byte{'\n'})
-	cr := csv.NewReader(bytes.NewReader(bytes.TrimRight(line, "\r")))
+	cr := csv.NewReader(strings.NewReader(importer.FirstLine(head)))
 	cr.LazyQuotes = true
 	rec, err := cr.Read()
 	if err != nil {

@@ -56,7 +56,6 @@ func plain(line string) string { return strings.TrimSpace(ansiRe.ReplaceAllStrin
 
 // transport classes oha's error messages (hyper's and the OS's).
 var transport = importer.MessageClasses{
-	Status:     func(string) bool { return false },
 	Timeout:    []string{"timeout", "timed out", "deadline"},
 	Connection: []string{"connect", "connection", "refused", "reset", "broken pipe", "eof", "dns"},
 }
