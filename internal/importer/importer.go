@@ -83,6 +83,10 @@ func Detect(name string, head []byte) (Format, error) {
 	return nil, fmt.Errorf("%s: format not recognised (known: %v); name it with --format", name, Names())
 }
 
+// MaxMillis bounds a request's time in milliseconds, far above any real
+// one, so that a corrupt value cannot overflow a time.Duration.
+const MaxMillis = 366 * 24 * 3600 * 1000
+
 // CheckEpochMillis checks a timestamp in epoch milliseconds, as JMeter and
 // Gatling write them: a value past the year 9999 is a corrupt file.
 func CheckEpochMillis(ms int64) error {

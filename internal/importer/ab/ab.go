@@ -307,7 +307,7 @@ func (Gnuplot) Import(name string, r io.Reader) (*result.Run, error) {
 		}
 		sec, err1 := strconv.ParseInt(string(row[1]), 10, 64)
 		ms, err2 := strconv.ParseInt(string(row[4]), 10, 64)
-		if err1 != nil || err2 != nil || ms < 0 || ms > maxMillis {
+		if err1 != nil || err2 != nil || ms < 0 || ms > importer.MaxMillis {
 			return fmt.Errorf("expected Unix seconds and a total time in ms, got %q and %q", row[1], row[4])
 		}
 		at := time.Unix(sec, 0)
@@ -343,9 +343,6 @@ func (Gnuplot) Import(name string, r io.Reader) (*result.Run, error) {
 // minGnuplotWindow is the shortest span of whole-second starts taken as
 // the window: the rate from it is then within about 5 % of the truth.
 const minGnuplotWindow = 20
-
-// maxMillis bounds a request's time, far above any real one.
-const maxMillis = 366 * 24 * 3600 * 1000
 
 func csvError(name string, err error) error {
 	var pe *csv.ParseError

@@ -86,10 +86,7 @@ type logParse struct {
 }
 
 func (p *logParse) record(line string) error {
-	if strings.TrimSpace(line) == "" {
-		return nil
-	}
-	f := strings.Split(line, "\t")
+	f := strings.Split(line, "\t") // blank lines: Rows skips them
 	p.seenRecord = true
 	switch f[0] {
 	case "REQUEST":
@@ -164,10 +161,6 @@ func pickLayout(f []string) (requestLayout, error) {
 	return requestLayout{}, fmt.Errorf("REQUEST record with %d fields; %s", len(f), layoutsHelp)
 }
 
-// maxDurationMS bounds a request's duration, far above any real one, so
-// that a corrupt time cannot overflow a time.Duration.
-const maxDurationMS = 366 * 24 * 3600 * 1000
-
 func isStatus(s string) bool { return s == "OK" || s == "KO" }
 
 func parseRequest(f []string) (request, error) {
@@ -186,7 +179,7 @@ func parseRequest(f []string) (request, error) {
 	if end < start {
 		return request{}, fmt.Errorf("request ends (%d) before it starts (%d)", end, start)
 	}
-	if end-start > maxDurationMS {
+	if end-start > importer.MaxMillis {
 		return request{}, fmt.Errorf("request lasts %d ms, more than a year: the start or end time is wrong", end-start)
 	}
 	if !isStatus(f[l.status]) {

@@ -36,13 +36,9 @@ type sample struct {
 
 func (s sample) end() time.Time { return s.start.Add(time.Duration(s.elapsedMS) * time.Millisecond) }
 
-// maxElapsedMS bounds a sample's elapsed time, far above any real one, so
-// that a corrupt value cannot overflow a time.Duration.
-const maxElapsedMS = 366 * 24 * 3600 * 1000
-
 func parseElapsed(s string) (int64, error) {
 	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	if err != nil || v < 0 || v > maxElapsedMS {
+	if err != nil || v < 0 || v > importer.MaxMillis {
 		return 0, fmt.Errorf("%q is not a whole number of milliseconds", s)
 	}
 	return v, nil
