@@ -259,6 +259,7 @@ func (t TextReport) ReadReports(name, expected string, r io.Reader, begin func(l
 // and every error is a request.
 type Sections struct {
 	Section  string // the heading of the section being read
+	CutIn    bool   // the file ends inside this report: see Cut
 	statuses map[int]int64
 	codes    []int // in the order read
 	errors   map[string]int64
@@ -350,8 +351,9 @@ func (d *Sections) Fill(run *result.Run, classes MessageClasses, skip func(msg s
 // only "[…] …" lines and the "Error distribution:" heading, so a line that
 // can begin neither is text after it (a closing fence in a README).
 func (d *Sections) Cut(partial string) bool {
-	return (d.Section != "Status code distribution:" && d.Section != "Error distribution:") ||
+	d.CutIn = (d.Section != "Status code distribution:" && d.Section != "Error distribution:") ||
 		strings.HasPrefix(partial, "[") || strings.HasPrefix("Error distribution:", partial)
+	return d.CutIn
 }
 
 // cutError adds to why a cut report holds no run that the file was cut.

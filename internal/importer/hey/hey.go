@@ -64,7 +64,6 @@ type report struct {
 	line    int
 	run     *result.Run
 	sawTime bool
-	cut     bool // the file ends inside this report: see Cut
 	importer.Sections
 }
 
@@ -129,28 +128,19 @@ func (rep *report) Take(text string) error {
 	return nil
 }
 
-// Cut: hey counts requests only in the status code and error
-// distributions that close its report, so a cut report's may be missing
-// statuses or errors (an error rate of 0 % for 6.5 %): its requests and
-// errors are unknown; its times and rate, each on a line of its own, stay.
-// A line in the distributions that cannot begin one of their lines is
-// text after the report (a closing fence in a README).
-func (rep *report) Cut(partial string) bool {
-	rep.cut = rep.Sections.Cut(partial)
-	return rep.cut
-}
-
 func (rep *report) Finish(name string) (*result.Run, error) {
 	run := rep.run
 	if !rep.sawTime {
 		return nil, &importer.SyntaxError{File: name, Line: rep.line, Msg: `the summary that starts here has no "Total:" line; expected a whole hey report`}
 	}
-	if rep.cut {
+	// hey counts requests only in the distributions that close its report:
+	// a cut one's may lack statuses or errors (0 % errors for 6.5 %).
+	if rep.CutIn {
 		run.Notes = append(run.Notes, "the report is cut in or before its status code and error distributions: requests, failures and errors are not counted")
 	} else if rep.Fill(run, transport, nil); run.Requests.Total == 0 {
 		return nil, &importer.Unsupported{File: name, Reason: fmt.Sprintf("the hey report at line %d lists no responses and no errors: nothing to judge", rep.line)}
 	}
-	if rep.cut || run.Requests.Failed == run.Requests.Total {
+	if rep.CutIn || run.Requests.Failed == run.Requests.Total {
 		importer.DropLatencies(run.Metrics, true) // the 0s hey prints when it timed nothing
 	}
 	run.Summarize()

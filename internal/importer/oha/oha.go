@@ -84,7 +84,6 @@ type report struct {
 	sawTime bool
 	// sawSuccess tells oha's summary from hey's, which has no such line.
 	sawSuccess bool
-	cut        bool // the file ends inside this report: see Cut
 	importer.Sections
 }
 
@@ -184,12 +183,12 @@ func (rep *report) summary(text string) error {
 // whose distributions are followed by other text is whole.
 func (rep *report) Cut(partial string) bool {
 	text := plain(partial) // a colour cut in its escape keeps its ESC
-	rep.cut = strings.Contains(text, "\x1b") || rep.Sections.Cut(text)
-	return rep.cut
+	rep.CutIn = strings.Contains(text, "\x1b") || rep.Sections.Cut(text)
+	return rep.CutIn
 }
 
 func (rep *report) Finish(name string) (*result.Run, error) {
-	if rep.cut && rep.sawTime && rep.sawSuccess {
+	if rep.CutIn && rep.sawTime && rep.sawSuccess {
 		rep.run.Notes = append(rep.run.Notes, "the summary is cut in or before its status code and error distributions: requests, failures and errors are not counted")
 		rep.run.Summarize()
 		return rep.run, nil
