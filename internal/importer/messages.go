@@ -51,6 +51,9 @@ func containsAny(s string, fragments []string) bool {
 // at most 200 characters.
 func OneLine(s string) string { return Clip(strings.Join(strings.Fields(s), " "), 200) }
 
+// Digits reports whether s is one or more ASCII digits.
+func Digits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
+
 // Clip cuts s to at most n characters, marking a cut with "…".
 func Clip(s string, n int) string {
 	if r := []rune(s); len(r) > n {

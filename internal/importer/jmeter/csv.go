@@ -36,7 +36,7 @@ func (CSVFormat) Sniff(_ string, head []byte) bool {
 	if isHeader(row) {
 		return true
 	}
-	if !looksLikeTimestamp(row[0]) || len(row) < 2 || !isDigits(row[1]) {
+	if !looksLikeTimestamp(row[0]) || len(row) < 2 || !importer.Digits(strings.TrimSpace(row[1])) {
 		return false
 	}
 	_, err = columnsFromDefaults(row)
@@ -236,11 +236,6 @@ func delimiter(line string) rune {
 	return ','
 }
 
-func isDigits(s string) bool {
-	s = strings.TrimSpace(s)
-	return s != "" && strings.Trim(s, "0123456789") == ""
-}
-
 // columns maps the JTL fields tailgate reads to their index in a row; -1
 // when the file lacks the field.
 type columns struct {
@@ -382,7 +377,7 @@ func (p *timeParser) zoneless() bool {
 }
 
 func detectLayout(s string) (string, bool) {
-	if s != "" && strings.Trim(s, "0123456789") == "" {
+	if importer.Digits(s) {
 		return "ms", true
 	}
 	for _, l := range dateLayouts {

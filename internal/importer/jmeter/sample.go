@@ -64,7 +64,7 @@ func (s sample) isSubSampleOf(parent sample) bool {
 
 func isDashedDigits(s string) bool {
 	for _, part := range strings.Split(s, "-") {
-		if part == "" || strings.Trim(part, "0123456789") != "" {
+		if !importer.Digits(part) {
 			return false
 		}
 	}

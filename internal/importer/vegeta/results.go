@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
@@ -74,10 +73,8 @@ func isJSONLines(head []byte) bool {
 func isCSV(head []byte) bool {
 	first, _, _ := bytes.Cut(head, []byte{'\n'})
 	f, err := csv.NewReader(bytes.NewReader(first)).Read()
-	return err == nil && len(f) >= csvFields && len(f[0]) >= 16 && digits(f[0]) && digits(f[1]) && len(f[1]) <= 3 && digits(f[2])
+	return err == nil && len(f) >= csvFields && len(f[0]) >= 16 && importer.Digits(f[0]) && importer.Digits(f[1]) && len(f[1]) <= 3 && importer.Digits(f[2])
 }
-
-func digits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
 
 func (Results) Sniff(_ string, head []byte) bool {
 	return isGob(head) || isJSONLines(head) || isCSV(head)
