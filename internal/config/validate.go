@@ -168,11 +168,7 @@ func isLoopback(host string) bool {
 }
 
 func validateLoad(l *Load, c *collector) {
-	for _, k := range []string{"load.command", "load.output", "load.format", "load.command_timeout"} {
-		if c.given(k) {
-			c.addKey(k, "only used with engine: command")
-		}
-	}
+	unused(c, "only used with engine: command", "load.command", "load.output", "load.format", "load.command_timeout")
 	if c.given("load.phases") {
 		validatePhases(l, c)
 	} else {
@@ -197,11 +193,7 @@ func validateCommandLoad(l *Load, c *collector) {
 		c.add("load.output", "required with engine: command: the result file the command writes, e.g. out/summary.json")
 	}
 	checkPositive(l.CommandTimeout, "load.command_timeout", c)
-	for _, k := range []string{"load.model", "load.rate", "load.ramp_from", "load.ramp", "load.max_inflight", "load.vus", "load.think", "load.warmup", "load.duration", "load.request_timeout", "load.client", "load.cookies", "load.phases", "scenarios"} {
-		if c.given(k) {
-			c.addKey(k, "not used with engine: command: the load tool's own script sets it")
-		}
-	}
+	unused(c, "not used with engine: command: the load tool's own script sets it", "load.model", "load.rate", "load.ramp_from", "load.ramp", "load.max_inflight", "load.vus", "load.think", "load.warmup", "load.duration", "load.request_timeout", "load.client", "load.cookies", "load.phases", "scenarios")
 }
 
 // modelKeys are the keys that say how work is offered: at the top of the
@@ -247,8 +239,15 @@ func validateClosed(l Load, path string, c *collector) {
 // notFor reports keys set under path that the chosen load model does not use.
 func notFor(c *collector, model, path string, keys ...string) {
 	for _, k := range keys {
-		if c.given(path + "." + k) {
-			c.addKey(path+"."+k, "not used by the %s model: remove it or set %s.model", model, path)
+		unused(c, fmt.Sprintf("not used by the %s model: remove it or set %s.model", model, path), path+"."+k)
+	}
+}
+
+// unused reports each of keys the file sets, with msg.
+func unused(c *collector, msg string, keys ...string) {
+	for _, k := range keys {
+		if c.given(k) {
+			c.addKey(k, "%s", msg)
 		}
 	}
 }
@@ -261,9 +260,7 @@ func validatePhases(l *Load, c *collector) {
 		return
 	}
 	for _, k := range modelKeys {
-		if c.given("load." + k) {
-			c.addKey("load."+k, "with load.phases, set it in each phase")
-		}
+		unused(c, "with load.phases, set it in each phase", "load."+k)
 	}
 	names, models := map[string]int{}, map[string]int{}
 	for i, p := range l.Phases {

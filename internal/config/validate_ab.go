@@ -10,21 +10,11 @@ import (
 
 func validateAB(cfg *Config, c *collector) {
 	ab := cfg.AB
-	if ab.Order != OrderABBA && ab.Order != OrderRandom {
-		c.add("ab.order", "invalid order %q: expected %s or %s", ab.Order, OrderABBA, OrderRandom)
-	}
-	if ab.Restart != RestartEveryPair && ab.Restart != RestartNever {
-		c.add("ab.restart", "invalid restart %q: expected %s (both sides started afresh for every pair) or %s", ab.Restart, RestartEveryPair, RestartNever)
-	}
-	if ab.Phases != PhasesUndecided && ab.Phases != PhasesAll {
-		c.add("ab.phases", "invalid phases %q: expected %s (a phase is left out of later blocks once its gated metrics have decided) or %s (every phase in every block)", ab.Phases, PhasesUndecided, PhasesAll)
-	}
-	if ab.Unsealed != UnsealedRefuse && ab.Unsealed != UnsealedAllow {
-		c.add("ab.unsealed", "invalid value %q: expected %s (the default: a job whose sides cannot be sealed off from each other fails) or %s (such a job runs unsealed, and its report says so)", ab.Unsealed, UnsealedRefuse, UnsealedAllow)
-	}
-	if ab.RootSockets != RootSocketsHide && ab.RootSockets != UnsealedAllow {
-		c.add("ab.root_sockets", "invalid value %q: expected %s (the default: no side reaches the docker, containerd or podman socket, which grant root) or %s (both sides reach them)", ab.RootSockets, RootSocketsHide, UnsealedAllow)
-	}
+	oneOf(c, "ab.order", ab.Order, "invalid order %q: expected %s or %s", OrderABBA, OrderRandom)
+	oneOf(c, "ab.restart", ab.Restart, "invalid restart %q: expected %s (both sides started afresh for every pair) or %s", RestartEveryPair, RestartNever)
+	oneOf(c, "ab.phases", ab.Phases, "invalid phases %q: expected %s (a phase is left out of later blocks once its gated metrics have decided) or %s (every phase in every block)", PhasesUndecided, PhasesAll)
+	oneOf(c, "ab.unsealed", ab.Unsealed, "invalid value %q: expected %s (the default: a job whose sides cannot be sealed off from each other fails) or %s (such a job runs unsealed, and its report says so)", UnsealedRefuse, UnsealedAllow)
+	oneOf(c, "ab.root_sockets", ab.RootSockets, "invalid value %q: expected %s (the default: no side reaches the docker, containerd or podman socket, which grant root) or %s (both sides reach them)", RootSocketsHide, UnsealedAllow)
 	for i, p := range ab.Procedure {
 		if clean := filepath.ToSlash(filepath.Clean(p)); p == "" || filepath.IsAbs(p) || clean == "." || clean == ".." || strings.HasPrefix(clean, "../") {
 			c.add(joinIndex("ab.procedure", i), "%q is not a directory or file inside the tree: give a path relative to the directory tailgate runs in, such as scripts/, other than that directory itself", p)
@@ -56,12 +46,7 @@ func validateAB(cfg *Config, c *collector) {
 // validateSide checks one side: its own target when it names one, and a
 // ref that tailgate can build and start.
 func validateSide(s *ABSide, path string, top Target, c *collector) {
-	if v := s.Verify; v != nil {
-		validateAction(&v.Action, path+".verify", c)
-		if v.Command != nil && len(v.Expect) > 0 {
-			c.add(path+".verify.expect", "expect checks a JSON response and needs a request; a command passes by exiting 0")
-		}
-	}
+	validateCheck(s.Verify, path+".verify", c)
 	if named := targetKeysGiven(path, c); s.HasTarget() || named != "" {
 		if !s.HasTarget() {
 			url := "http://127.0.0.1:8080"
@@ -125,6 +110,13 @@ func refProblem(ref string) string {
 		return "a ref cannot hold spaces or control characters"
 	}
 	return ""
+}
+
+// oneOf reports value at key unless it is a or b; format reads value, a, b.
+func oneOf(c *collector, key, value, format, a, b string) {
+	if value != a && value != b {
+		c.add(key, format, value, a, b)
+	}
 }
 
 func validateBuild(b *Build, c *collector) {

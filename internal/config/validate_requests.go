@@ -13,11 +13,16 @@ func validateDataset(ds *Dataset, c *collector) {
 	if ds.Reset != nil {
 		validateAction(ds.Reset, "dataset.reset", c)
 	}
-	if v := ds.Verify; v != nil {
-		validateAction(&v.Action, "dataset.verify", c)
-		if v.Command != nil && len(v.Expect) > 0 {
-			c.add("dataset.verify.expect", "expect checks a JSON response and needs a request; a command passes by exiting 0")
-		}
+	validateCheck(ds.Verify, "dataset.verify", c)
+}
+
+func validateCheck(v *Check, path string, c *collector) {
+	if v == nil {
+		return
+	}
+	validateAction(&v.Action, path, c)
+	if v.Command != nil && len(v.Expect) > 0 {
+		c.add(path+".expect", "expect checks a JSON response and needs a request; a command passes by exiting 0")
 	}
 }
 
