@@ -10,7 +10,6 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// YAML short tags of resolved scalars.
 const (
 	strTag   = "!!str"
 	intTag   = "!!int"
@@ -66,7 +65,6 @@ func (d *decoder) tooBig(n *yaml.Node, path string) bool {
 	return d.spend(n, nodeCost+len(resolveAlias(n).Value)+len(path)) || d.nodes > maxNodes || d.over
 }
 
-// clipPath is the start of a long key path, for a message.
 func clipPath(path string) string {
 	const keep = 80
 	if len(path) <= keep {
@@ -165,7 +163,6 @@ func (d *decoder) unknownKey(key *yaml.Node, path string, fields map[string]fiel
 	}
 }
 
-// unmarshaler returns v's yaml.Unmarshaler, if its pointer has one.
 func unmarshaler(v reflect.Value) (yaml.Unmarshaler, bool) {
 	if v.Kind() != reflect.Pointer && v.CanAddr() && reflect.PointerTo(v.Type()).Implements(unmarshalerType) {
 		return v.Addr().Interface().(yaml.Unmarshaler), true
@@ -215,7 +212,6 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string, depth in
 	v.Set(m)
 }
 
-// decodeEntry records where a key and its value are, then decodes the value.
 func (d *decoder) decodeEntry(p pair, v reflect.Value, path string, depth int) {
 	val := resolveAlias(p.value)
 	if !isNull(val) {
@@ -300,7 +296,6 @@ func (d *decoder) anyScalar(n *yaml.Node, path string) (any, bool) {
 	}
 }
 
-// decodeScalar reads strings, integers, floats and booleans.
 func (d *decoder) decodeScalar(n *yaml.Node, v reflect.Value, path string) {
 	tag, ok := n.ShortTag(), n.Kind == yaml.ScalarNode
 	switch v.Kind() {
@@ -332,7 +327,6 @@ func (d *decoder) decodeScalar(n *yaml.Node, v reflect.Value, path string) {
 	}
 }
 
-// kindName names what a Go kind expects, for messages.
 func kindName(k reflect.Kind) string {
 	switch k {
 	case reflect.String:
@@ -375,7 +369,6 @@ func posOf(n *yaml.Node) position { return position{n.Line, n.Column} }
 
 func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.ShortTag() == nullTag }
 
-// resolveAlias follows *alias nodes to their anchored value.
 func resolveAlias(n *yaml.Node) *yaml.Node {
 	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < maxDepth; i++ {
 		n = n.Alias

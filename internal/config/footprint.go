@@ -226,7 +226,6 @@ func validatePrometheus(p *PrometheusSource, key string, c *collector) {
 	}
 }
 
-// PartNames are the names of the measured parts, for metric keys.
 func (t *Target) PartNames() []string {
 	out := make([]string, len(t.Measure))
 	for i, p := range t.Measure {
@@ -235,7 +234,6 @@ func (t *Target) PartNames() []string {
 	return out
 }
 
-// String says what a part selects, for notes.
 func (p MeasurePart) String() string {
 	switch {
 	case p.PIDFile != "":

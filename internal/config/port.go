@@ -13,7 +13,6 @@ import (
 // target, so that the two sides of an A/B job never share one.
 const PortPlaceholder = "{{port}}"
 
-// UsesPort reports whether the target's URL asks for a free port.
 func (t Target) UsesPort() bool { return hasPort(t.URL) }
 
 // startUsesPort reports whether the start command or its environment

@@ -46,7 +46,6 @@ type Error struct {
 	Problems []Problem
 }
 
-// Error prints one problem per line.
 func (e *Error) Error() string {
 	lines := make([]string, len(e.Problems))
 	for i, p := range e.Problems {
@@ -55,7 +54,6 @@ func (e *Error) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// position is a place in the file.
 type position struct{ line, col int }
 
 // spot is where a key path appears: its key (the start of its section) and
@@ -80,7 +78,6 @@ func newCollector(file string) *collector {
 	return &collector{file: file, dir: filepath.Dir(file), spots: map[string]spot{}, flagged: map[string]bool{}}
 }
 
-// readFile reads a file the benchmark file names, at most max bytes.
 func (c *collector) readFile(p string, max int64) ([]byte, error) {
 	if c.read != nil {
 		return c.read(c.resolve(p), max)
@@ -88,7 +85,6 @@ func (c *collector) readFile(p string, max int64) ([]byte, error) {
 	return readLimited(c.resolve(p), max)
 }
 
-// resolve makes a path written in the file relative to its directory.
 func (c *collector) resolve(p string) string {
 	if filepath.IsAbs(p) {
 		return p
@@ -102,7 +98,6 @@ func (c *collector) given(path string) bool {
 	return ok
 }
 
-// addAt records a problem at an explicit position.
 func (c *collector) addAt(path string, at position, format string, a ...any) {
 	c.flagged[path] = true
 	c.problems = append(c.problems, Problem{
@@ -151,7 +146,6 @@ func (c *collector) addPointing(path string, atKey bool, format string, a ...any
 	c.addAt(path, at, format, a...)
 }
 
-// err returns the problems sorted by place, or nil when there are none.
 func (c *collector) err() error {
 	if len(c.problems) == 0 {
 		return nil
@@ -161,7 +155,6 @@ func (c *collector) err() error {
 	return &Error{Problems: ps}
 }
 
-// parentPath strips the last ".key" or "[i]" from a key path.
 func parentPath(p string) string {
 	i := strings.LastIndexAny(p, ".[")
 	if i < 0 {
@@ -170,7 +163,6 @@ func parentPath(p string) string {
 	return p[:i]
 }
 
-// joinKey appends a mapping key to a key path.
 func joinKey(path, key string) string {
 	if path == "" {
 		return key
@@ -178,5 +170,4 @@ func joinKey(path, key string) string {
 	return path + "." + key
 }
 
-// joinIndex appends a list index to a key path.
 func joinIndex(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }

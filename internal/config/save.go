@@ -69,7 +69,6 @@ func (s *SaveFrom) UnmarshalYAML(n *yaml.Node) error {
 	return fmt.Errorf("%s, got %s", saveForm, describe(n))
 }
 
-// MarshalYAML writes the forms UnmarshalYAML reads.
 func (s SaveFrom) MarshalYAML() (any, error) {
 	kind, name := s.Source()
 	m := map[string]string{}

@@ -32,13 +32,11 @@ type Config struct {
 	PassEnv []string `yaml:"pass_env"`
 }
 
-// A/B run orders.
 const (
 	OrderABBA   = "abba"
 	OrderRandom = "random"
 )
 
-// A/B restart policies.
 const (
 	// RestartEveryPair starts each side afresh for every block, so that
 	// what one process differs from another by is noise, not a bias.
@@ -339,7 +337,6 @@ type Phase struct {
 	Duration    Duration `yaml:"duration"`
 }
 
-// Default phase names.
 const (
 	PhaseCapacity = "capacity"
 	PhaseLatency  = "latency"

@@ -14,7 +14,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// validate checks the decoded, defaulted config and records every problem.
 func validate(cfg *Config, c *collector) {
 	validateName(cfg, c)
 	if cfg.needsTarget() || c.given("target") {
@@ -339,7 +338,6 @@ func checkCreepRef(ref string) error {
 	return nil
 }
 
-// validateMetricValues checks a map of metric key → non-negative value.
 func validateMetricValues(values map[string]float64, section string, c *collector) {
 	for _, m := range slices.Sorted(maps.Keys(values)) {
 		key := joinKey(section, m)

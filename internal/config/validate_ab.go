@@ -129,5 +129,4 @@ func validateBuild(b *Build, c *collector) {
 	checkPositive(b.Timeout, "build.timeout", c)
 }
 
-// DirIn is where the build runs in the source tree at tree.
 func (b Build) DirIn(tree string) string { return filepath.Join(tree, b.Dir) }

@@ -192,7 +192,6 @@ var (
 	methodPattern = regexp.MustCompile(`^[A-Z]+$`)
 )
 
-// validateRequest checks one request template at path.
 func validateRequest(r *Request, path string, c *collector) {
 	checkPath(r.Path, joinKey(path, "path"), c)
 	if !methodPattern.MatchString(r.Method) {
@@ -231,7 +230,6 @@ func checkPath(p, key string, c *collector) {
 	}
 }
 
-// checkJSONTemplates checks the string leaves of a JSON body.
 func checkJSONTemplates(v any, key string, c *collector) {
 	switch x := v.(type) {
 	case string:

@@ -32,10 +32,8 @@ func ParseDuration(s string) (Duration, error) {
 	return Duration(d), nil
 }
 
-// String writes the duration the way Go does ("1m30s", "500ms").
 func (d Duration) String() string { return time.Duration(d).String() }
 
-// UnmarshalYAML reads a duration from a scalar.
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	return scalar(n, "a duration such as 10s or 500ms", ParseDuration, d)
 }
@@ -55,7 +53,6 @@ func scalar[T any](n *yaml.Node, want string, parse func(string) (T, error), dst
 // MarshalYAML writes the duration as text that ParseDuration reads back.
 func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
 
-// rateUnits maps the unit after "/" to its length in seconds.
 var rateUnits = map[string]float64{"s": 1, "m": 60, "h": 3600}
 
 // ParseRate reads a strictly positive rate written as "50/s", "3000/m",
@@ -80,10 +77,8 @@ func ParseRate(s string) (Rate, error) {
 	return Rate{PerSecond: n / seconds}, nil
 }
 
-// IsZero reports whether no rate is set.
 func (r Rate) IsZero() bool { return r.PerSecond == 0 }
 
-// String writes the rate per second, e.g. "50/s".
 func (r Rate) String() string {
 	return strconv.FormatFloat(r.PerSecond, 'g', -1, 64) + "/s"
 }
@@ -96,7 +91,6 @@ func (r Rate) Interval() time.Duration {
 	return time.Duration(float64(time.Second) / r.PerSecond)
 }
 
-// UnmarshalYAML reads a rate from a scalar.
 func (r *Rate) UnmarshalYAML(n *yaml.Node) error {
 	return scalar(n, "a rate such as 50/s", ParseRate, r)
 }
@@ -110,7 +104,6 @@ func (r Rate) MarshalYAML() (any, error) {
 	return r.String(), nil
 }
 
-// IsZero reports whether no command is set.
 func (c Command) IsZero() bool { return len(c.Args) == 0 && c.Shell == "" }
 
 // String is the command as a user would type it (for messages).
@@ -128,7 +121,6 @@ func (c Command) String() string {
 	return strings.Join(quoted, " ")
 }
 
-// errEmptyCommand is returned for an empty command string or list.
 var errEmptyCommand = errors.New("empty command: expected a list such as [./server, --port, \"8080\"] or a shell string")
 
 // UnmarshalYAML reads a list of strings (Args, run directly) or a string
@@ -162,7 +154,6 @@ func (c *Command) UnmarshalYAML(n *yaml.Node) error {
 	}
 }
 
-// MarshalYAML writes Args as a list and Shell as a string.
 func (c Command) MarshalYAML() (any, error) {
 	if c.Shell != "" {
 		return c.Shell, nil

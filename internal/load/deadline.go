@@ -44,7 +44,6 @@ func (t *requestTimer) stop() (expired bool) {
 	return true
 }
 
-// close releases the context when the worker ends.
 func (t *requestTimer) close() {
 	if t.timer != nil {
 		t.timer.Stop()

@@ -122,7 +122,6 @@ func Run(ctx context.Context, plan *scenario.Plan, baseURL string, opt Options) 
 	return e.result(workers), nil
 }
 
-// newEngine checks the inputs and prepares the engine and its workers.
 func newEngine(plan *scenario.Plan, baseURL string, opt Options) (*engine, []*worker, error) {
 	if plan == nil {
 		return nil, nil, errors.New("load: no scenario plan")

@@ -168,7 +168,6 @@ func (h *fastHeader) SetCookies(dst []string) []string {
 // with a timeout error of its own.
 func (c *fastClient) done() bool { return false }
 
-// close lets go of the last response's body.
 func (c *fastClient) close() {
 	c.body.Reset(nil)
 	c.resp.Reset()
@@ -263,7 +262,6 @@ func (c *trackedConn) Close() error {
 	return c.Conn.Close()
 }
 
-// SetDeadline sets both deadlines through the two setters.
 func (c *trackedConn) SetDeadline(t time.Time) error {
 	return errors.Join(c.SetReadDeadline(t), c.SetWriteDeadline(t))
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 )
 
-// job is one scheduled iteration handed to a free worker.
 type job struct {
 	seq      uint64
 	due      time.Time

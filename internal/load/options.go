@@ -19,7 +19,6 @@ const (
 	ProgressInterval = 250 * time.Millisecond
 )
 
-// Load models.
 const (
 	Open   = config.ModelOpen
 	Closed = config.ModelClosed
@@ -85,7 +84,6 @@ type Progress struct {
 	Inflight, PeakInflight     int64
 }
 
-// Progress phases.
 const (
 	PhaseWarmup  = "warmup"
 	PhaseMeasure = "measure"

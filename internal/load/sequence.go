@@ -11,8 +11,6 @@ type Sequence struct {
 	next atomic.Uint64
 }
 
-// take returns the next number.
 func (s *Sequence) take() uint64 { return s.next.Add(1) - 1 }
 
-// Taken is how many numbers have been taken so far.
 func (s *Sequence) Taken() uint64 { return s.next.Load() }

@@ -113,7 +113,6 @@ func (w *worker) iterate(seq uint64, origin time.Time, measured bool) (ended tim
 	return w.ended
 }
 
-// step sends step i's request and checks the response.
 func (w *worker) step(i int, measured bool) outcome {
 	id := w.exec.StepID(i)
 	req, err := w.exec.Request(i)

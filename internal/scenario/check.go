@@ -67,7 +67,6 @@ type ResponseHeader interface {
 // NetHTTPHeader is net/http's form of a response's header fields.
 type NetHTTPHeader http.Header
 
-// Get returns the first value of the field name.
 func (h NetHTTPHeader) Get(name string) (string, bool) {
 	v := http.Header(h).Values(name)
 	if len(v) == 0 {
@@ -76,7 +75,6 @@ func (h NetHTTPHeader) Get(name string) (string, bool) {
 	return v[0], true
 }
 
-// SetCookies appends the Set-Cookie fields' values.
 func (h NetHTTPHeader) SetCookies(dst []string) []string { return append(dst, h["Set-Cookie"]...) }
 
 // Check checks the response of step i, drains its body (for the
@@ -243,7 +241,6 @@ func (x *Executor) matchTemplated(st *boundStep, body []byte) error {
 	return nil
 }
 
-// RequestFailed returns a Failure for a request that could not be built.
 func (x *Executor) RequestFailed(err error) *Failure { return x.expectFailedAt(0, err) }
 
 func (x *Executor) expectFailedAt(status int, err error) *Failure {

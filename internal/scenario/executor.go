@@ -190,7 +190,6 @@ func (x *Executor) startWithKept() {
 	}
 }
 
-// HasSetup reports whether the plan has setup steps of stage st.
 func (p *Plan) HasSetup(st Stage) bool { return p.setup[st] != nil }
 
 // BeginSetup makes the setup steps of stage st the current steps: they see
@@ -224,10 +223,8 @@ type Session struct {
 	cookies []cookie
 }
 
-// Cookies is the number of cookies the session holds.
 func (s Session) Cookies() int { return len(s.cookies) }
 
-// Kept returns a copy of what setup left this Executor.
 func (x *Executor) Kept() Session {
 	return Session{values: maps.Clone(x.kept), cookies: slices.Clone(x.keptJar)}
 }
@@ -276,14 +273,12 @@ func (x *Executor) Mask(s string) string {
 	return x.masker.Replace(s)
 }
 
-// Steps is the number of steps of the current iteration's scenario.
 func (x *Executor) Steps() int { return len(x.cur) }
 
 // StepID identifies step i of the current scenario; it indexes
 // Plan.StepNames. A setup step has none: -1.
 func (x *Executor) StepID(i int) int { return x.cur[i].id }
 
-// StepName names step i of the current steps.
 func (x *Executor) StepName(i int) string { return x.cur[i].name }
 
 // Describe says what step i's exchange sent and got, for a message about

@@ -42,7 +42,6 @@ type scope struct {
 	feed    *feedRows // nil: no feed
 }
 
-// label names the steps of the scope in messages.
 func (sc *scope) label(scenario string) string {
 	if sc.inStage {
 		return sc.stage.String()

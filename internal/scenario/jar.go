@@ -153,7 +153,6 @@ func (j *jar) reset(cookies []cookie) {
 	j.gen++
 }
 
-// snapshot returns a copy of the cookies held.
 func (j *jar) snapshot() []cookie { return slices.Clone(j.cookies) }
 
 // merge adds cookies, each replacing one of the same name and path.

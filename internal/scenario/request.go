@@ -24,7 +24,6 @@ type Request struct {
 	netHeader http.Header
 }
 
-// Header is one request header field.
 type Header struct{ Name, Value string }
 
 // Request renders step i of the current iteration. An error means the
