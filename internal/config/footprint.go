@@ -276,13 +276,11 @@ func validateFootprintKeys(cfg *Config, c *collector) {
 	for i, m := range cfg.Gate.Metrics { // set only when the file gives them
 		check(joinIndex("gate.metrics", i), m)
 	}
-	for _, section := range []struct {
-		name   string
-		values map[string]float64
-	}{{"gate.floors", cfg.Gate.Floors}, {"gate.min_effect", cfg.Gate.MinEffect}} {
-		for _, m := range slices.Sorted(maps.Keys(section.values)) {
-			check(joinKey(section.name, m), m)
-		}
+	for _, m := range slices.Sorted(maps.Keys(cfg.Gate.Floors)) {
+		check(joinKey("gate.floors", m), m)
+	}
+	for _, m := range slices.Sorted(maps.Keys(cfg.Gate.MinEffect)) {
+		check(joinKey("gate.min_effect", m), m)
 	}
 }
 

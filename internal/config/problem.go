@@ -124,23 +124,19 @@ func (c *collector) addKey(path string, format string, a ...any) {
 }
 
 func (c *collector) addPointing(path string, atKey bool, format string, a ...any) {
+	at, found := position{}, false
 	for p := path; ; p = parentPath(p) {
 		if c.flagged[p] {
 			return
 		}
+		if s, ok := c.spots[p]; ok && !found {
+			at, found = s.key, true
+			if p == path && !atKey {
+				at = s.val
+			}
+		}
 		if p == "" {
 			break
-		}
-	}
-	at := position{}
-	if s, ok := c.spots[path]; ok && !atKey {
-		at = s.val
-	} else {
-		for p := path; ; p = parentPath(p) {
-			if s, ok := c.spots[p]; ok || p == "" {
-				at = s.key
-				break
-			}
 		}
 	}
 	c.addAt(path, at, format, a...)

@@ -93,19 +93,16 @@ const (
 // HTTPClient, TLS, Progress and OnMeasure are left for the caller.
 func FromConfig(l config.Load) Options {
 	o := Options{
-		Model:          l.Model,
-		MaxInflight:    l.MaxInflight,
+		Model:          cmp.Or(l.Model, Open),
+		MaxInflight:    cmp.Or(l.MaxInflight, DefaultMaxInflight),
 		VUs:            l.VUs,
 		Think:          l.Think.D(),
 		Warmup:         l.Warmup.D(),
 		Duration:       l.Duration.D(),
-		RequestTimeout: l.RequestTimeout.D(),
+		RequestTimeout: cmp.Or(l.RequestTimeout.D(), DefaultRequestTimeout),
 		Client:         l.Client,
+		Pacer:          Constant{PerSecond: l.Rate.PerSecond},
 	}
-	o.Model = cmp.Or(o.Model, Open)
-	o.MaxInflight = cmp.Or(o.MaxInflight, DefaultMaxInflight)
-	o.RequestTimeout = cmp.Or(o.RequestTimeout, DefaultRequestTimeout)
-	o.Pacer = Constant{PerSecond: l.Rate.PerSecond}
 	if l.RampFrom != nil {
 		o.Pacer = LinearRamp{From: l.RampFrom.PerSecond, To: l.Rate.PerSecond, Over: l.Ramp.D()}
 	}

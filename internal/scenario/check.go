@@ -42,8 +42,7 @@ func (f *Failure) Message() string {
 	if i := strings.IndexAny(line, "\r\n"); i >= 0 {
 		line = line[:i]
 	}
-	line = strings.TrimSpace(line)
-	line = cmp.Or(line, http.StatusText(f.Status))
+	line = cmp.Or(strings.TrimSpace(line), http.StatusText(f.Status))
 	return strings.TrimSpace(fmt.Sprintf("%d %s", f.Status, line))
 }
 
