@@ -76,11 +76,7 @@ var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
 func readDocument(c *collector, data []byte) *yaml.Node {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			c.note(position{1, 1}, "the file is empty: expected a mapping with target, load and scenarios")
-			return nil
-		}
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) { // EOF: empty, said below
 		at := syntaxPosition(err, data)
 		c.note(at, "invalid YAML: %s%s", syntaxMessage(err), templateHint(data, at.line))
 		return nil
