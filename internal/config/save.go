@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -94,10 +95,7 @@ func (s SaveFrom) MarshalJSON() ([]byte, error) {
 // Source returns the kind of source (SaveJSON, SaveHeader, SaveCookie or
 // SaveBody) and the path or name read there.
 func (s SaveFrom) Source() (kind, name string) {
-	if s.From == "" {
-		return SaveJSON, s.Name
-	}
-	return s.From, s.Name
+	return cmp.Or(s.From, SaveJSON), s.Name
 }
 
 // CompileSaveRegex compiles a save's regex: at most one capturing group,
@@ -113,14 +111,5 @@ func CompileSaveRegex(re string) (*regexp.Regexp, error) {
 // isToken reports whether s is an HTTP token (RFC 9110 §5.6.2): a header
 // or cookie name.
 func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
-			return false
-		}
-	}
-	return true
+	return s != "" && !strings.ContainsFunc(s, func(c rune) bool { return c <= ' ' || c >= 0x7f || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, c) })
 }

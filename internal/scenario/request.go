@@ -128,10 +128,8 @@ func (x *Executor) renderHeaders(st *boundStep) ([]Header, error) {
 
 // checkHeaderValue refuses what would end or corrupt the header line.
 func checkHeaderValue(v string) error {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; (c < 0x20 && c != '\t') || c == 0x7f {
-			return fmt.Errorf("value %q contains the control character %#x", v, c)
-		}
+	if i := strings.IndexFunc(v, func(c rune) bool { return c < 0x20 && c != '\t' || c == 0x7f }); i >= 0 {
+		return fmt.Errorf("value %q contains the control character %#x", v, v[i])
 	}
 	return nil
 }
