@@ -39,12 +39,8 @@ func (e *engine) setup(workers []*worker) error {
 	if err != nil || !e.plan.HasSetup(scenario.SetupVU) {
 		return err
 	}
-	var (
-		mu    sync.Mutex
-		first error
-		wg    sync.WaitGroup
-	)
-	failed := func() bool { mu.Lock(); defer mu.Unlock(); return first != nil }
+	var wg sync.WaitGroup
+	errc := make(chan error, 1) // the first failure
 	slots := make(chan struct{}, setupParallel)
 	leaders := map[int]*worker{}
 	var followers []*worker
@@ -57,7 +53,7 @@ func (e *engine) setup(workers []*worker) error {
 		}
 		leaders[w.login] = w
 		slots <- struct{}{}
-		if failed() || e.hard.Err() != nil {
+		if len(errc) > 0 || e.hard.Err() != nil {
 			<-slots
 			break
 		}
@@ -71,19 +67,18 @@ func (e *engine) setup(workers []*worker) error {
 		wg.Go(func() {
 			defer func() { <-slots }()
 			if err := w.runSetup(scenario.SetupVU); err != nil {
-				mu.Lock()
-				if first == nil {
-					first = err
+				select {
+				case errc <- err:
+				default:
 				}
-				mu.Unlock()
 				return
 			}
 			cache.put(w.login, w.exec.Kept())
 		})
 	}
 	wg.Wait()
-	if first != nil {
-		return first
+	if len(errc) > 0 {
+		return <-errc
 	}
 	for _, w := range followers {
 		w.exec.Keep(w.leader.exec.Kept())

@@ -233,34 +233,27 @@ func (x *Executor) Kept() Session {
 // what every iteration starts with; long values and cookies (tokens,
 // sessions) are masked in messages from then on.
 func (x *Executor) Keep(s Session) {
-	long := false
-	for k, v := range s.values {
-		x.kept[k] = v
-		long = long || len(v) >= minKeptSecret
-	}
+	maps.Copy(x.kept, s.values)
 	if x.jar != nil && len(s.cookies) > 0 {
 		merged := jar{cookies: x.keptJar}
 		merged.merge(s.cookies)
 		x.keptJar = merged.cookies
-		for _, c := range s.cookies {
-			long = long || len(c.value) >= minKeptSecret
-		}
 	}
-	if !long {
-		return
-	}
-	secrets := slices.Collect(maps.Values(x.plan.env))
-	for _, v := range slices.Collect(maps.Values(x.kept)) {
+	secrets, long := slices.Collect(maps.Values(x.plan.env)), false
+	add := func(v string) {
 		if len(v) >= minKeptSecret {
-			secrets = append(secrets, v)
+			secrets, long = append(secrets, v), true
 		}
+	}
+	for _, v := range x.kept {
+		add(v)
 	}
 	for _, c := range x.keptJar {
-		if len(c.value) >= minKeptSecret {
-			secrets = append(secrets, c.value)
-		}
+		add(c.value)
 	}
-	x.masker = newMasker(maskForms(secrets))
+	if long {
+		x.masker = newMasker(maskForms(secrets))
+	}
 }
 
 // Mask replaces in s every secret this Executor knows of (the values of
