@@ -18,8 +18,7 @@ import (
 )
 
 // LoadFile reads, parses and validates the benchmark file at path: an
-// unreadable file is a wrapped error, one with problems an *Error listing
-// all of them.
+// unreadable file is a wrapped error, one with problems an *Error of them all.
 func LoadFile(path string) (*Config, error) {
 	data, err := bounded.ReadFile(path, "benchmark file", MaxFileSize)
 	if err != nil {

@@ -41,8 +41,8 @@ var unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
 const extensionPrefix = "x-"
 
 // decoder walks a YAML node tree against a Go value strictly (every key a
-// field, every scalar of the right type), reporting every problem with its
-// position and recording where each key path was written.
+// field, every scalar of the right type), reporting every problem at its
+// position; it records where each key path was written.
 type decoder struct {
 	c     *collector
 	nodes int // values read so far, aliases counted at every use

@@ -111,11 +111,10 @@ func (c *collector) note(at position, format string, a ...any) {
 	c.problems = append(c.problems, Problem{File: c.file, Line: at.line, Col: at.col, Msg: fmt.Sprintf(format, a...)})
 }
 
-// add records a problem about path: at its value when the file sets it,
-// else at the nearest enclosing key the file does set. A path (or an
-// enclosing one) that already has a problem gets no second one: the first
-// problem is the cause, the others would be consequences. addKey points
-// at the key itself (a bad name).
+// add records a problem about path, at its value when the file sets it, else
+// at the nearest enclosing key it sets; nothing when path or an enclosing one
+// has a problem already (that is the cause, this a consequence). addKey
+// points at the key itself (a bad name).
 func (c *collector) add(path string, format string, a ...any) {
 	c.addPointing(path, false, format, a...)
 }

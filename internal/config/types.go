@@ -109,11 +109,10 @@ type AB struct {
 	Procedure []string `yaml:"procedure"`
 }
 
-// ABSide is one side of an A/B job: a build from a git ref and/or the
-// target that serves it. A side that names a target (its url) is a target
-// of its own, which takes every top-level target key it does not set but
-// the ones that say which service it is (SideOwnKeys); one that names none
-// uses the top-level target.
+// ABSide is one side of an A/B job: a build from a git ref and/or the target
+// that serves it. A side with a url is a target of its own, taking every
+// top-level target key it leaves unset but SideOwnKeys (which say which
+// service it is); one without uses the top-level target.
 type ABSide struct {
 	Target `yaml:",inline"`
 	Ref    string `yaml:"ref"` // built in a temporary worktree
@@ -414,11 +413,10 @@ type HistoryRetention struct {
 	Jobs int `yaml:"jobs"`
 }
 
-// Creep lists the references a check compares the head with besides the
-// baseline window, to show a slow creep no single change shows: each is
-// CreepWindowStart (the oldest job of the window) or "tag:GLOB" (the
-// newest release tag matching GLOB that the history has a job of).
-// Default: both, with tag:v*; an empty list turns it off.
+// Creep lists what a check compares the head with besides the baseline
+// window, to show a slow creep no single change shows: CreepWindowStart (the
+// window's oldest job) or "tag:GLOB" (the newest release tag matching GLOB
+// with a job in the history). Default: both, with tag:v*; [] turns it off.
 type Creep struct {
 	Against []string `yaml:"against"`
 }

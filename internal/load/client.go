@@ -71,10 +71,9 @@ type netHTTPTransport struct {
 	timeout time.Duration   // of each request
 }
 
-// newNetHTTPTransport returns a client tuned for load on one host: no
-// proxy, no transparent gzip, keep-alive connections bounded by the
-// workers, redirects returned (a step expects a status), no idle timeout
-// (the run closes them at its end).
+// newNetHTTPTransport returns a client tuned for load on one host: no proxy,
+// no transparent gzip, keep-alives bounded by the workers, redirects returned
+// (a step expects a status), no idle timeout (the run closes them at its end).
 func newNetHTTPTransport(opt Options) *netHTTPTransport {
 	conns, timeout := opt.workers(), opt.RequestTimeout
 	tr := &http.Transport{

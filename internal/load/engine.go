@@ -64,8 +64,7 @@ func (l *liveCounts) enter() {
 
 // Run offers load to the target at baseURL as opt says and returns the
 // measured run, summarized. Failures under load are data in the result; an
-// error means misuse (bad options, a bad URL) or that ctx was cancelled, in
-// which case no partial result is returned.
+// error is misuse (bad options or URL) or ctx cancelled: no partial result.
 func Run(ctx context.Context, plan *scenario.Plan, baseURL string, opt Options) (*result.Run, error) {
 	e, workers, err := newEngine(plan, baseURL, opt)
 	if err != nil {

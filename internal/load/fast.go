@@ -75,10 +75,9 @@ func (t *fastTransport) close() {
 	t.hc.CloseIdleConnections()
 }
 
-// retryUnanswered sends a request a second time, as net/http does, when
-// the server closed the connection before answering and the method
-// changes nothing; the idle connections go first (the server has likely
-// closed them too).
+// retryUnanswered resends, as net/http does, a request whose connection the
+// server closed before answering when its method changes nothing; the idle
+// connections go first (the server has likely closed them too).
 func (t *fastTransport) retryUnanswered(req *fasthttp.Request, attempts int, err error) (resetTimeout, retry bool) {
 	if attempts > 1 || !replayable(req) || !unanswered(err) {
 		return false, false

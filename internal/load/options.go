@@ -32,9 +32,8 @@ const (
 )
 
 // Options say how a run offers work: iterations started in the Warmup count
-// in no figure; none starts after the Duration window, and those running
-// when it closes get RequestTimeout to finish (then they are cut, counted
-// as started, and noted).
+// in no figure; none starts after the Duration window, and those running then
+// get RequestTimeout to finish (then they are cut, counted as started, noted).
 type Options struct {
 	Model string // Open or Closed
 	// Open: Pacer schedules iteration starts, at most MaxInflight run at

@@ -28,11 +28,10 @@ func (e *SetupError) Error() string {
 	return fmt.Sprintf("%s step %q%s failed: %s", e.Stage, e.Step, who, e.What)
 }
 
-// setup runs the plan's setup steps before the load clock starts: the
-// run's once, then each login's (a closed-model VU's own; in the open
-// model one per scenario.Plan.SetupIdentity, shared by its workers),
-// setupParallel at a time. The first failure is returned, and stops the
-// setups not yet started.
+// setup runs the plan's setup steps before the load clock starts: the run's
+// once, then each login's (a closed-model VU's own; an open-model identity's,
+// Plan.SetupIdentity, shared by its workers), setupParallel at a time; the
+// first failure is returned and stops the setups not yet started.
 func (e *engine) setup(workers []*worker) error {
 	cache := e.opt.Setup
 	run, err := e.setupRun(workers)
@@ -108,9 +107,8 @@ func (e *engine) setupRun(workers []*worker) (scenario.Session, error) {
 	return kept, nil
 }
 
-// loginOf is the login worker w uses, which keys the SetupCache: a
-// closed-model VU's own, else its identity's (Plan.SetupIdentity), so
-// that open and closed phases reuse each other's logins.
+// loginOf keys worker w's login in the SetupCache: a closed-model VU's own,
+// else its identity's (Plan.SetupIdentity), so open and closed phases share logins.
 func (e *engine) loginOf(w *worker) int {
 	vu := e.opt.FirstVU + w.id
 	if e.opt.Model == Open {
@@ -180,11 +178,10 @@ func (w *worker) setupStep(st scenario.Stage, i int) error {
 	return fail(x.Describe(i, failure, err))
 }
 
-// SetupCache keeps what setup steps left (values and cookies) across the
-// runs given it: the run's setup (key −1) and each login's (engine.loginOf),
-// so that a login costs once per user, not once per run or phase. After a
-// reset or restart, which the service's sessions may not survive, the
-// caller calls Recheck (a nil cache keeps nothing).
+// SetupCache keeps what setup steps left (values, cookies) across the runs
+// given it, the run's (key −1) and each login's (engine.loginOf): a login
+// costs once per user, not per run or phase. After a reset or restart (which
+// sessions may not survive) the caller calls Recheck. Nil keeps nothing.
 type SetupCache struct {
 	mu   sync.Mutex
 	kept map[int]scenario.Session

@@ -2,12 +2,11 @@ package load
 
 import "fmt"
 
-// Shard is one share of a load that several generators offer one target
-// together (tailgate run --shard I/N): the Index-th, from 1, of Count; the
-// zero Shard is the whole load. Shard I takes iterations I-1, I-1+N, … of
-// the whole load's schedule and numbering ({{seq}}), so the shards
-// together offer exactly what one generator would, and never render the
-// same iteration; vu numbers continue from one shard to the next.
+// Shard is the Index-th (from 1) of Count shares of a load that several
+// generators offer one target together (tailgate run --shard I/N); zero is
+// the whole load. Shard I takes iterations I-1, I-1+N, … of the whole
+// schedule and numbering ({{seq}}), so the shards together offer exactly
+// what one generator would; vu numbers continue from shard to shard.
 type Shard struct {
 	Index, Count int
 }

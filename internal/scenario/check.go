@@ -76,10 +76,9 @@ func (h NetHTTPHeader) Get(name string) (string, bool) {
 
 func (h NetHTTPHeader) SetCookies(dst []string) []string { return append(dst, h["Set-Cookie"]...) }
 
-// Check checks the response of step i, drains its body (for the
-// connection's reuse) and saves values for later steps. A *Failure (valid
-// until the next Check) is a failed check; an error, a failed read. The
-// caller closes the body.
+// Check checks step i's response, drains its body (for the connection's
+// reuse) and saves values for later steps: a *Failure (valid until the next
+// Check) is a failed check, an error a failed read. The caller closes the body.
 func (x *Executor) Check(i int, resp Response) (*Failure, error) {
 	st := &x.cur[i]
 	x.takeCookies(resp.Header)
