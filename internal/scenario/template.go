@@ -157,10 +157,8 @@ func funcsFor(s *iterState) template.FuncMap {
 		// env and feed read values checked when the plan was compiled:
 		// a name that is not set, a column that does not exist, or a row
 		// where there is none fails the compile, not an iteration.
-		"env": func(name string) string { return s.env[name] },
-		"feed": func(column string) string {
-			return s.row[s.feed.columns[column]]
-		},
+		"env":  func(name string) string { return s.env[name] },
+		"feed": func(column string) string { return s.row[s.feed.columns[column]] },
 		"uuid": func() string {
 			var u [16]byte
 			a, b := s.rng.Uint64(), s.rng.Uint64()
