@@ -245,31 +245,25 @@ func (d *decoder) decodeAny(n *yaml.Node, path string, depth int) (any, bool) {
 	if d.tooBig(n, path) || d.tooDeep(n, path, depth) {
 		return nil, false
 	}
-	n = resolveAlias(n)
+	n, good := resolveAlias(n), true
+	child := func(k, v *yaml.Node, key string) any {
+		d.c.spots[key] = spot{key: posOf(resolveAlias(k)), val: posOf(resolveAlias(v))}
+		x, ok := d.decodeAny(v, key, depth+1)
+		good = good && ok
+		return x
+	}
 	switch n.Kind {
 	case yaml.MappingNode:
 		pairs, ok := d.pairs(n, path, "a mapping", depth)
-		if !ok {
-			return nil, false
-		}
 		m := make(map[string]any, len(pairs))
-		good := true
 		for _, p := range pairs {
-			key := joinKey(path, p.key.Value)
-			d.c.spots[key] = spot{key: posOf(p.key), val: posOf(resolveAlias(p.value))}
-			x, ok := d.decodeAny(p.value, key, depth+1)
-			good = good && ok
-			m[p.key.Value] = x
+			m[p.key.Value] = child(p.key, p.value, joinKey(path, p.key.Value))
 		}
-		return m, good
+		return m, ok && good
 	case yaml.SequenceNode:
 		s := make([]any, len(n.Content))
-		good := true
 		for i, item := range n.Content {
-			d.c.spots[joinIndex(path, i)] = spot{key: posOf(resolveAlias(item)), val: posOf(resolveAlias(item))}
-			x, ok := d.decodeAny(item, joinIndex(path, i), depth+1)
-			good = good && ok
-			s[i] = x
+			s[i] = child(item, item, joinIndex(path, i))
 		}
 		return s, good
 	}

@@ -60,7 +60,10 @@ func (s Shard) share(total int, what string) (n, first int, err error) {
 		return 0, 0, fmt.Errorf("%s is %d: it cannot be split into %d shards of at least one each", what, total, s.Count)
 	}
 	base, extra, i := total/s.Count, total%s.Count, s.Index-1
-	return base + btoi(i < extra), i*base + min(i, extra), nil
+	if i < extra { // the first extra shards take one more
+		return base + 1, i * (base + 1), nil
+	}
+	return base, i*base + extra, nil
 }
 
 // seqOf is the number of the k-th iteration this shard runs (k from 0).
@@ -69,11 +72,4 @@ func (s Shard) seqOf(k uint64) uint64 {
 		return k
 	}
 	return uint64(s.Index-1) + k*uint64(s.Count)
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
