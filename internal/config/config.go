@@ -123,8 +123,7 @@ func isParserError(msg string) bool {
 	return slices.ContainsFunc(parserErrors, func(p string) bool { return strings.HasPrefix(msg, p) })
 }
 
-// lineCount is the number of lines of data, a last one without a newline
-// included.
+// lineCount counts the lines of data, a last one without a newline too.
 func lineCount(data []byte) int {
 	n := bytes.Count(data, []byte("\n"))
 	if len(data) > 0 && data[len(data)-1] != '\n' {

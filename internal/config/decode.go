@@ -50,8 +50,7 @@ type decoder struct {
 	over  bool
 }
 
-// tooBig counts one value read at path and reports, once, when the budget
-// is spent.
+// tooBig counts a value read at path; it reports, once, a spent budget.
 func (d *decoder) tooBig(n *yaml.Node, path string) bool {
 	if len(path) > maxPath && !d.over {
 		d.over = true
@@ -77,8 +76,7 @@ func clipPath(path string) string {
 	return path[:cut]
 }
 
-// spend counts size bytes read at n and reports, once, when the budget of
-// expanded bytes is spent.
+// spend counts size bytes read at n; it reports, once, a spent budget.
 func (d *decoder) spend(n *yaml.Node, size int) bool {
 	d.bytes += size
 	if d.bytes > maxExpanded && !d.over {

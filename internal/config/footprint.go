@@ -284,8 +284,7 @@ func validateFootprintKeys(cfg *Config, c *collector) {
 	}
 }
 
-// footprintTargets are every target of the config: the top-level one and
-// the A/B sides' own.
+// footprintTargets are the top-level target and the A/B sides' own.
 func (c *Config) footprintTargets() []*Target {
 	targets := []*Target{&c.Target}
 	if ab := c.AB; ab != nil {

@@ -56,8 +56,7 @@ func (d *decoder) pairs(n *yaml.Node, path, want string, depth int) ([]pair, boo
 	return out, true
 }
 
-// mergedPairs returns the entries a merge key brings in: one mapping or a
-// list of mappings.
+// mergedPairs are the entries of a merge key's mapping or list of them.
 func (d *decoder) mergedPairs(v *yaml.Node, path string, depth int) []pair {
 	if d.exhausted() { // a merge of merges is exponential: stop at the budget
 		return nil
@@ -91,8 +90,7 @@ func (d *decoder) mergedPairs(v *yaml.Node, path string, depth int) []pair {
 
 type field struct{ index []int }
 
-// fieldsOf maps YAML keys to the fields of struct type t, descending into
-// `yaml:",inline"` structs.
+// fieldsOf maps YAML keys to t's fields, `yaml:",inline"` ones included.
 func fieldsOf(t reflect.Type) map[string]field {
 	out := map[string]field{}
 	for i := range t.NumField() {

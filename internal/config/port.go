@@ -15,8 +15,7 @@ const PortPlaceholder = "{{port}}"
 
 func (t Target) UsesPort() bool { return hasPort(t.URL) }
 
-// startUsesPort reports whether the start command or its environment
-// holds the placeholder.
+// startUsesPort reports whether start's command or env holds the placeholder.
 func (t Target) startUsesPort() bool {
 	s := t.Start
 	return s != nil && (hasPort(s.Command.Shell) || slices.ContainsFunc(s.Command.Args, hasPort) || slices.ContainsFunc(slices.Collect(maps.Values(s.Env)), hasPort))

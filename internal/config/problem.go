@@ -56,8 +56,7 @@ func (e *Error) Error() string {
 
 type position struct{ line, col int }
 
-// spot is where a key path appears: its key (the start of its section) and
-// its value.
+// spot is where a key path is: its key (where its section starts), its value.
 type spot struct{ key, val position }
 
 // collector gathers problems and remembers where every key path was read,

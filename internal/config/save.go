@@ -108,8 +108,7 @@ func CompileSaveRegex(re string) (*regexp.Regexp, error) {
 	return r, err
 }
 
-// isToken reports whether s is an HTTP token (RFC 9110 §5.6.2): a header
-// or cookie name.
+// isToken reports whether s is an HTTP token (RFC 9110 §5.6.2).
 func isToken(s string) bool {
 	return s != "" && !strings.ContainsFunc(s, func(c rune) bool { return c <= ' ' || c >= 0x7f || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, c) })
 }

@@ -152,8 +152,7 @@ func (s ABSide) TargetOr(top Target) Target {
 	return t
 }
 
-// Build is a command that builds the service in its source tree (in A/B,
-// in each side's).
+// Build builds the service in its source tree (in A/B, in each side's).
 type Build struct {
 	Command Command  `yaml:"command"`
 	Dir     string   `yaml:"dir"` // relative to the tree
@@ -321,8 +320,7 @@ func (l Load) FailedPercentAllowed() float64 {
 	return *l.MaxFailedPercent
 }
 
-// Phase is one part of a run: a load model offered for a warm-up and a
-// measured window.
+// Phase is one part of a run: a load model, its warm-up and measured window.
 type Phase struct {
 	Name        string   `yaml:"name"` // default PhaseCapacity (closed), PhaseLatency (open)
 	Model       string   `yaml:"model"`
@@ -437,6 +435,5 @@ type Rate struct {
 	PerSecond float64
 }
 
-// CookieJar reports whether each virtual user keeps a cookie jar
-// (load.cookies, on by default).
+// CookieJar reports whether each VU keeps cookies (load.cookies, default on).
 func (l Load) CookieJar() bool { return l.Cookies == nil || *l.Cookies }

@@ -147,8 +147,7 @@ func validateTargetURL(t *Target, key string, c *collector) {
 	}
 }
 
-// validateRemote refuses starting a service on another machine, or
-// sampling its process.
+// validateRemote refuses starting or sampling a service on another machine.
 func validateRemote(t *Target, key string, c *collector) {
 	if t.Start != nil {
 		c.addKey(key+".start", "a remote target cannot be started by tailgate: start runs the service on this machine; remove start, or remote: true and use a loopback url")

@@ -88,8 +88,7 @@ func validateSide(s *ABSide, path string, top Target, c *collector) {
 // name: any of them makes the side a target of its own.
 var sideTargetKeys = []string{"start", "ready", "pid_file", "remote", "tls", "measure", "counters"}
 
-// targetKeysGiven is the first of sideTargetKeys that the side at path
-// sets, or "".
+// targetKeysGiven is the first sideTargetKeys key the side at path sets, or "".
 func targetKeysGiven(path string, c *collector) string {
 	for _, k := range sideTargetKeys {
 		if c.given(path + "." + k) {

@@ -70,8 +70,7 @@ func validateFeed(cfg *Config, c *collector) {
 	}
 }
 
-// workersOf is how many virtual users or workers the load runs, and the
-// key that says so.
+// workersOf is how many VUs or workers the load runs, and the key saying so.
 func workersOf(l Load) (int, string) {
 	if l.Model == ModelClosed {
 		return l.VUs, "load.vus"

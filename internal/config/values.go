@@ -11,8 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// durationForm and rateForm are the hints every duration or rate error
-// ends with.
+// durationForm and rateForm end every duration or rate error.
 const (
 	durationForm = "expected a duration such as 10s, 500ms, 2m or 1m30s"
 	rateForm     = "expected a positive number per second, minute or hour, such as 50/s, 3000/m, 10/h, or a bare number meaning per second"
@@ -126,17 +125,14 @@ var errEmptyCommand = errors.New("empty command: expected a list such as [./serv
 // UnmarshalYAML reads a list of strings (Args, run directly) or a string
 // (Shell, run by sh -c).
 func (c *Command) UnmarshalYAML(n *yaml.Node) error {
-	switch n.Kind {
-	case yaml.ScalarNode:
-		if n.ShortTag() != strTag {
-			return fmt.Errorf("expected a command (a list of strings or a shell string), got %s", describe(n))
-		}
+	switch {
+	case n.Kind == yaml.ScalarNode && n.ShortTag() == strTag:
 		if strings.TrimSpace(n.Value) == "" {
 			return errEmptyCommand
 		}
 		*c = Command{Shell: n.Value}
 		return nil
-	case yaml.SequenceNode:
+	case n.Kind == yaml.SequenceNode:
 		args := make([]string, 0, len(n.Content))
 		for i, item := range n.Content {
 			if item.Kind != yaml.ScalarNode || item.ShortTag() == nullTag {
@@ -149,9 +145,8 @@ func (c *Command) UnmarshalYAML(n *yaml.Node) error {
 		}
 		*c = Command{Args: args}
 		return nil
-	default:
-		return fmt.Errorf("expected a command (a list of strings or a shell string), got %s", describe(n))
 	}
+	return fmt.Errorf("expected a command (a list of strings or a shell string), got %s", describe(n))
 }
 
 func (c Command) MarshalYAML() (any, error) {

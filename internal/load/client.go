@@ -26,8 +26,7 @@ type client interface {
 	close()
 }
 
-// transport makes the clients of a run's workers and owns their
-// connections.
+// transport makes a run's workers' clients and owns their connections.
 type transport interface {
 	// client returns a new worker's client; run is cancelled when the
 	// worker's requests must stop.
@@ -98,8 +97,7 @@ func (t *netHTTPTransport) client(run context.Context) client {
 	return &netHTTPClient{do: t.do, timer: newRequestTimer(run, t.timeout)}
 }
 
-// close closes idle connections; the ones in use end with their
-// requests' contexts.
+// close closes idle connections; those in use end with their requests.
 func (t *netHTTPTransport) close() {
 	if t.tr != nil {
 		t.tr.CloseIdleConnections()
@@ -122,8 +120,7 @@ func direct(c *http.Client, tr *http.Transport) sendFunc {
 	}
 }
 
-// netHTTPClient bounds each request, body read included, with its
-// worker's requestTimer.
+// netHTTPClient bounds each request, body included, with a requestTimer.
 type netHTTPClient struct {
 	do    sendFunc
 	timer *requestTimer

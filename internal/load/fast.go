@@ -143,8 +143,7 @@ func (c *fastClient) build(r *scenario.Request) {
 	c.from = scenario.Request{Method: r.Method, URL: r.URL, Header: append(c.from.Header[:0], r.Header...), Body: r.Body, Cookie: r.Cookie}
 }
 
-// fastHeader shows fasthttp's response header, names as received, to the
-// checks.
+// fastHeader shows fasthttp's response header to the checks, names as sent.
 type fastHeader fasthttp.ResponseHeader
 
 func (h *fastHeader) Get(name string) (string, bool) {

@@ -170,8 +170,7 @@ func (w *worker) tally(id int, took time.Duration, fail *scenario.Failure, err e
 	return failed
 }
 
-// exchange sends step i's request and checks its response, body read
-// included.
+// exchange sends step i's request and checks the response, body included.
 func (w *worker) exchange(req *scenario.Request, i int) (fail *scenario.Failure, expired bool, err error) {
 	resp, err := w.client.send(req)
 	if err == nil {

@@ -46,8 +46,7 @@ func (f *Failure) Message() string {
 	return strings.TrimSpace(fmt.Sprintf("%d %s", f.Status, line))
 }
 
-// Response is what the checks read of a response, whichever client
-// received it.
+// Response is what the checks read of a response, whichever client got it.
 type Response struct {
 	Status int
 	Body   io.Reader      // Check reads what the checks need and drains the rest
@@ -177,8 +176,7 @@ func (s saveRule) noMatch(step, v string, body []byte) error {
 	return fmt.Errorf("step %q save %s: regex %q matches nothing in %s", step, s.name, s.re, on)
 }
 
-// matchHeaders checks the step's header expectations on each field's
-// first value.
+// matchHeaders checks the header expectations on each field's first value.
 func matchHeaders(st *boundStep, h ResponseHeader) error {
 	for _, e := range st.expectHdr {
 		v, ok := "", false

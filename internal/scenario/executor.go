@@ -202,8 +202,7 @@ func (x *Executor) BeginSetup(st Stage) {
 	x.state.seq = 0 // {{seq}} counts iterations; setup is none
 }
 
-// setupStream seeds the random values of a setup stage, far from every
-// iteration's.
+// setupStream seeds a setup stage's random values, far from any iteration's.
 func setupStream(st Stage) uint64 { return 1<<63 + uint64(st) }
 
 // EndSetup keeps the values and cookies the setup steps left for every

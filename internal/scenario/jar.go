@@ -83,8 +83,7 @@ func defaultPath(path string) string {
 	return path[:i]
 }
 
-// pathMatches reports whether a cookie of path cp goes with a request for
-// path (RFC 6265 §5.1.4).
+// pathMatches reports whether cookie path cp covers path (RFC 6265 §5.1.4).
 func pathMatches(cp, path string) bool {
 	return strings.HasPrefix(path, cp) && (len(path) == len(cp) || cp[len(cp)-1] == '/' || path[len(cp)] == '/')
 }

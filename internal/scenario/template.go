@@ -174,8 +174,7 @@ func funcsFor(s *iterState) template.FuncMap {
 
 func (t *text) templated() bool { return t != nil && t.tmpl != nil }
 
-// bind is t bound to one Executor's template functions (a constant, t
-// itself).
+// bind binds t to one Executor's template functions (a constant: t itself).
 func (t *text) bind(funcs template.FuncMap) *text {
 	if t.tmpl == nil {
 		return t
