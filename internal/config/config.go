@@ -27,8 +27,7 @@ func LoadFile(path string) (*Config, error) {
 	return Parse(path, data)
 }
 
-// Parse parses and validates a benchmark file (path names it in messages
-// and gives the default name), defaults applied.
+// Parse parses and validates a benchmark file (path: in messages, default name).
 func Parse(path string, data []byte) (*Config, error) {
 	return parse(newCollector(path), path, data)
 }
@@ -70,8 +69,7 @@ func parse(c *collector, path string, data []byte) (*Config, error) {
 // yamlLine finds the line number in a yaml.v3 syntax error.
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
 
-// readDocument parses data as exactly one YAML document: its top node, or
-// nil after recording why there is none.
+// readDocument is data's one YAML document's top node, or nil (said why).
 func readDocument(c *collector, data []byte) *yaml.Node {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node

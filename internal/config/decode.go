@@ -86,8 +86,7 @@ func (d *decoder) spend(n *yaml.Node, size int) bool {
 	return d.bytes > maxExpanded
 }
 
-// tooDeep reports, once, a value nested more than maxDepth levels: the
-// file is then read no further.
+// tooDeep reports, once, nesting beyond maxDepth: the file is read no further.
 func (d *decoder) tooDeep(n *yaml.Node, path string, depth int) bool {
 	if depth <= maxDepth {
 		return false
@@ -99,8 +98,7 @@ func (d *decoder) tooDeep(n *yaml.Node, path string, depth int) bool {
 	return true
 }
 
-// exhausted reports whether the budget was spent: the config is then not
-// read whole, and nothing more is checked.
+// exhausted reports a spent budget: the config is then not read whole, nor checked.
 func (d *decoder) exhausted() bool { return d.over || d.nodes > maxNodes || d.bytes > maxExpanded }
 
 // decode fills v (addressable) from n; path names v in messages.
@@ -138,8 +136,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, depth int) 
 	}
 }
 
-// removedKeys are keys retired after a release of warnings, with what
-// replaced them (CHANGELOG.md).
+// removedKeys are keys retired after a release of warnings (CHANGELOG.md).
 var removedKeys = map[string]string{
 	"ab.min_pairs": "rename it ab.min_blocks",
 	"ab.max_pairs": "rename it ab.max_blocks",
@@ -237,8 +234,7 @@ func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string, depth 
 	v.Set(s)
 }
 
-// decodeAny reads free-form YAML (JSON bodies, expected values) into
-// plain Go values that encode to JSON.
+// decodeAny reads free-form YAML (JSON bodies, expected values) as plain values.
 func (d *decoder) decodeAny(n *yaml.Node, path string, depth int) (any, bool) {
 	if d.tooBig(n, path) || d.tooDeep(n, path, depth) {
 		return nil, false

@@ -168,8 +168,7 @@ func defaultSteps(steps []Step, c *collector, path string) {
 	}
 }
 
-// defaultRequest upper-cases the method ("post" works), by default GET,
-// or POST when there is a body.
+// defaultRequest upper-cases the method, by default GET (POST with a body).
 func defaultRequest(r *Request) {
 	r.Method = strings.ToUpper(r.Method)
 	if r.Method == "" && (r.JSON != nil || r.Body != "" || r.Form != nil) {

@@ -22,8 +22,7 @@ type Problem struct {
 	Msg string
 }
 
-// String formats the problem as "file:line:col: key: message", leaving out
-// the parts that are unknown.
+// String is "file:line:col: key: message", the parts that are unknown left out.
 func (p Problem) String() string {
 	s := p.File
 	if p.Line > 0 {
@@ -104,8 +103,7 @@ func (c *collector) addAt(path string, at position, format string, a ...any) {
 	})
 }
 
-// note records a problem about the file as a whole; unlike addAt it does
-// not silence later problems.
+// note records a problem about the whole file; unlike addAt it silences none.
 func (c *collector) note(at position, format string, a ...any) {
 	c.problems = append(c.problems, Problem{File: c.file, Line: at.line, Col: at.col, Msg: fmt.Sprintf(format, a...)})
 }

@@ -92,8 +92,7 @@ func (s SaveFrom) MarshalJSON() ([]byte, error) {
 	return json.Marshal(v)
 }
 
-// Source returns the kind of source (SaveJSON, SaveHeader, SaveCookie or
-// SaveBody) and the path or name read there.
+// Source is the kind of source (SaveJSON when unset) and the path or name.
 func (s SaveFrom) Source() (kind, name string) {
 	return cmp.Or(s.From, SaveJSON), s.Name
 }

@@ -121,8 +121,7 @@ type ABSide struct {
 	Verify *Check `yaml:"verify"`
 }
 
-// HasTarget reports whether the side names a target of its own; IsEmpty
-// whether it names neither that nor a ref.
+// HasTarget: the side is a target of its own; IsEmpty: neither that nor a ref.
 func (s ABSide) HasTarget() bool { return s.URL != "" }
 func (s ABSide) IsEmpty() bool   { return s.Ref == "" && !s.HasTarget() }
 
@@ -190,8 +189,7 @@ func (c *Config) RemoteTarget() bool {
 	return c.AB != nil && (c.AB.Base.Remote || c.AB.Head.Remote)
 }
 
-// TLS adds a private CA's certificates (PEM, relative to the config
-// file) to the system's roots.
+// TLS adds a private CA's PEM (relative to the config) to the system's roots.
 type TLS struct {
 	CAFile string `yaml:"ca_file"`
 	CAPEM  string `yaml:"-"` // CAFile's content, read and checked by Parse
@@ -204,8 +202,7 @@ type Start struct {
 	Env     map[string]string `yaml:"env"`
 }
 
-// Command is a program with arguments. In YAML it is either a list
-// (run directly) or a string (run by `sh -c`).
+// Command is a program: in YAML a list (run directly) or a string (sh -c).
 type Command struct {
 	Args  []string
 	Shell string
@@ -405,8 +402,7 @@ type Gate struct {
 	Creep   Creep            `yaml:"creep"`
 }
 
-// HistoryRetention is how many jobs of main's history record keeps (0:
-// baseline's default).
+// HistoryRetention is how many jobs of main's history record keeps (0: default).
 type HistoryRetention struct {
 	Jobs int `yaml:"jobs"`
 }

@@ -120,8 +120,7 @@ func validateTarget(t *Target, key string, c *collector) {
 	validateFootprint(t, key, c)
 }
 
-// validateTargetURL requires an http(s) URL on a loopback address, or
-// elsewhere when the target says remote: true.
+// validateTargetURL requires an http(s) URL on loopback, unless remote: true.
 func validateTargetURL(t *Target, key string, c *collector) {
 	urlKey := key + ".url"
 	if t.URL == "" {
@@ -198,8 +197,7 @@ func validateCommandLoad(l *Load, c *collector) {
 // load section, or in each phase.
 var modelKeys = []string{"model", "rate", "ramp_from", "ramp", "max_inflight", "vus", "think"}
 
-// validateModel checks the model keys of the load section or of a phase
-// (at path, "load" or "load.phases[i]").
+// validateModel checks the model keys at path ("load" or "load.phases[i]").
 func validateModel(l Load, path string, c *collector) {
 	switch l.Model {
 	case ModelOpen:
@@ -319,8 +317,7 @@ func validateGate(g *Gate, c *collector) {
 	}
 }
 
-// checkCreepRef checks one creep reference: window_start, or tag:GLOB with
-// a glob path.Match accepts.
+// checkCreepRef accepts window_start, or tag:GLOB with a glob path.Match takes.
 func checkCreepRef(ref string) error {
 	glob, isTag := strings.CutPrefix(ref, CreepTagPrefix)
 	switch {

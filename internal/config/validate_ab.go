@@ -43,8 +43,7 @@ func validateAB(cfg *Config, c *collector) {
 	}
 }
 
-// validateSide checks one side: its own target when it names one, and a
-// ref that tailgate can build and start.
+// validateSide checks a side's own target, and that tailgate can build its ref.
 func validateSide(s *ABSide, path string, top Target, c *collector) {
 	validateCheck(s.Verify, path+".verify", c)
 	if named := targetKeysGiven(path, c); s.HasTarget() || named != "" {

@@ -75,8 +75,7 @@ func validateScenarios(ss []Scenario, c *collector) {
 	}
 }
 
-// checkScenarioName requires a non-empty, printable name not used by an
-// earlier scenario (names).
+// checkScenarioName requires a non-empty printable name new to names.
 func checkScenarioName(name, key string, names map[string]int, i int, c *collector) {
 	switch j, dup := names[name]; {
 	case name == "":
@@ -245,8 +244,7 @@ func checkJSONTemplates(v any, key string, c *collector) {
 	}
 }
 
-// checkTemplate catches an unclosed {{ action; the template itself is run
-// by the scenario package.
+// checkTemplate catches an unclosed {{; package scenario runs the template.
 func checkTemplate(s, key string, c *collector) {
 	rest := s
 	for {

@@ -54,8 +54,7 @@ func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
 
 var rateUnits = map[string]float64{"s": 1, "m": 60, "h": 3600}
 
-// ParseRate reads a strictly positive rate written as "50/s", "3000/m",
-// "10/h" or "50" (per second).
+// ParseRate reads a rate above 0: "50/s", "3000/m", "10/h" or "50" (per second).
 func ParseRate(s string) (Rate, error) {
 	text := strings.TrimSpace(s)
 	num, unit, hasUnit := strings.Cut(text, "/")
@@ -94,8 +93,7 @@ func (r *Rate) UnmarshalYAML(n *yaml.Node) error {
 	return scalar(n, "a rate such as 50/s", ParseRate, r)
 }
 
-// MarshalYAML writes the rate per second; an unset rate is written as null
-// so that it reads back as unset.
+// MarshalYAML writes the rate per second, an unset one as null (read back unset).
 func (r Rate) MarshalYAML() (any, error) {
 	if r.IsZero() {
 		return nil, nil
@@ -122,8 +120,7 @@ func (c Command) String() string {
 
 var errEmptyCommand = errors.New("empty command: expected a list such as [./server, --port, \"8080\"] or a shell string")
 
-// UnmarshalYAML reads a list of strings (Args, run directly) or a string
-// (Shell, run by sh -c).
+// UnmarshalYAML reads a list of strings (Args) or a string (Shell, for sh -c).
 func (c *Command) UnmarshalYAML(n *yaml.Node) error {
 	switch {
 	case n.Kind == yaml.ScalarNode && n.ShortTag() == strTag:

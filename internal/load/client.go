@@ -59,8 +59,7 @@ func newTransport(opt Options, baseURL string) (transport, error) {
 	return nil, fmt.Errorf("client %q: use %q or %q", opt.Client, ClientFast, ClientNetHTTP)
 }
 
-// sendFunc sends one request: http.Client.Do, or the engine's own
-// shortcut to its Transport.
+// sendFunc sends one request: http.Client.Do, or the engine's own shortcut.
 type sendFunc func(*http.Request) (*http.Response, error)
 
 // netHTTPTransport sends through Go's net/http.

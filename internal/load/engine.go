@@ -19,8 +19,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/scenario"
 )
 
-// errGraceOver cancels iterations still running when the grace period
-// after the measure window ends.
+// errGraceOver cancels the iterations still running after the grace period.
 var errGraceOver = errors.New("grace period after the measure window is over")
 
 type engine struct {

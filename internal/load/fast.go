@@ -96,8 +96,7 @@ func replayable(req *fasthttp.Request) bool {
 	return h.IsGet() || h.IsHead() || h.IsOptions() || h.IsTrace()
 }
 
-// fastClient is one worker's view of the transport, with the request and
-// response buffers it reuses.
+// fastClient is a worker's view of the transport, with its reused buffers.
 type fastClient struct {
 	t    *fastTransport
 	req  fasthttp.Request
@@ -162,8 +161,7 @@ func (h *fastHeader) SetCookies(dst []string) []string {
 	return dst
 }
 
-// done reports no expiry: a request that outlives its deadline fails
-// with a timeout error of its own.
+// done reports no expiry: a request past its deadline fails with its own timeout.
 func (c *fastClient) done() bool { return false }
 
 func (c *fastClient) close() {
@@ -242,8 +240,7 @@ func (s *connSet) forget(c *trackedConn) {
 	s.mu.Unlock()
 }
 
-// trackedConn leaves its set when closed, and moves its deadlines in
-// steps of deadlineStep.
+// trackedConn leaves its set when closed; its deadlines move by deadlineStep.
 type trackedConn struct {
 	net.Conn
 	set           *connSet
@@ -283,8 +280,7 @@ func moveDeadline(last *int64, t time.Time, set func(time.Time) error) error {
 	return set(roundDeadline(t, key))
 }
 
-// deadlineKey numbers the step that t rounds up to; 0 is the zero time
-// (no deadline).
+// deadlineKey numbers the step t rounds up to; 0 is the zero time (no deadline).
 func deadlineKey(t time.Time) int64 {
 	if t.IsZero() {
 		return 0
@@ -292,8 +288,7 @@ func deadlineKey(t time.Time) int64 {
 	return (t.UnixNano() + int64(deadlineStep) - 1) / int64(deadlineStep)
 }
 
-// roundDeadline moves t up to the end of its step, keeping its monotonic
-// clock reading.
+// roundDeadline moves t up to its step's end, keeping its monotonic reading.
 func roundDeadline(t time.Time, key int64) time.Time {
 	if key == 0 {
 		return t

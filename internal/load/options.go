@@ -74,8 +74,7 @@ type Options struct {
 	Setup *SetupCache
 }
 
-// Progress is a snapshot of a run for a progress display. Counts cover the
-// measured window only.
+// Progress is a snapshot of a run; its counts cover the measured window only.
 type Progress struct {
 	Phase                      string        // PhaseWarmup or PhaseMeasure
 	Elapsed, Total             time.Duration // Total: warm-up plus measure window

@@ -86,8 +86,7 @@ func (e *engine) setup(workers []*worker) error {
 	return nil
 }
 
-// setupRun runs setup.run once (on the first worker) unless the cache
-// holds it, and gives every worker its session.
+// setupRun runs setup.run once (on worker 0) unless cached; every worker gets it.
 func (e *engine) setupRun(workers []*worker) (scenario.Session, error) {
 	if !e.plan.HasSetup(scenario.SetupRun) {
 		return scenario.Session{}, nil
@@ -140,8 +139,7 @@ func (w *worker) renew(out outcome) {
 	w.e.opt.Setup.checked(w.login, true)
 }
 
-// runSetup runs the setup steps of stage st on this worker's client and
-// keeps the values they save for its iterations.
+// runSetup runs stage st's setup steps and keeps what they save for iterations.
 func (w *worker) runSetup(st scenario.Stage) error {
 	w.begin(w.e.hard)
 	x := w.exec
@@ -238,8 +236,7 @@ func (c *SetupCache) Confirmed() {
 	c.checking, c.handed, c.confirmed = false, nil, nil
 }
 
-// Renewed returns how many reused sessions were logged in again and how
-// many were watched, over the cache's life.
+// Renewed counts the reused sessions logged in again, and those watched.
 func (c *SetupCache) Renewed() (renewed, watched int) {
 	if c == nil {
 		return 0, 0
@@ -249,8 +246,7 @@ func (c *SetupCache) Renewed() (renewed, watched int) {
 	return c.renewed, c.rechecked
 }
 
-// reuse reports whether the session of login id, handed to a worker
-// now, awaits its check.
+// reuse reports whether login id's session, handed out now, awaits its check.
 func (c *SetupCache) reuse(id int) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()

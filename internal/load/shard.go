@@ -53,8 +53,7 @@ func (s Shard) Split(o Options) (Options, error) {
 	return o, nil
 }
 
-// share divides total workers among the shards: this shard's count and
-// the number of its first worker.
+// share is this shard's count of total workers and the number of its first.
 func (s Shard) share(total int, what string) (n, first int, err error) {
 	if total < s.Count {
 		return 0, 0, fmt.Errorf("%s is %d: it cannot be split into %d shards of at least one each", what, total, s.Count)

@@ -11,8 +11,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/scenario"
 )
 
-// Error classes in report order; a class's index is its slot in a
-// worker's error table.
+// Error classes in report order; a class's index is its slot in a worker's table.
 var classes = [...]string{result.ErrStatus, result.ErrExpect, result.ErrTimeout, result.ErrConnection}
 
 const (
@@ -22,8 +21,7 @@ const (
 	slotConnection
 )
 
-// worker runs iterations on one goroutine; the engine reads its plain
-// counters after it is done.
+// worker runs iterations on one goroutine; its plain counters are read after.
 type worker struct {
 	e       *engine
 	id      int    // 0-based: the VU (closed model) or the slot (open model)
@@ -67,8 +65,7 @@ func newWorker(e *engine, id int) (*worker, error) {
 	}, nil
 }
 
-// begin gives the worker its client under the run's context (unless its
-// setup did) and returns its release.
+// begin gives the worker its client (unless its setup did) and returns its release.
 func (w *worker) begin(run context.Context) (end func()) {
 	if w.client == nil {
 		w.client = w.e.transport.client(run)

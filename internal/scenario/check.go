@@ -114,8 +114,7 @@ func (x *Executor) Check(i int, resp Response) (*Failure, error) {
 	return x.save(st, resp, body), nil
 }
 
-// save saves the step's values from the response (body, when read); a
-// value the response lacks fails the step.
+// save saves the step's values (body: when read); one missing fails the step.
 func (x *Executor) save(st *boundStep, resp Response, body []byte) *Failure {
 	for _, s := range st.save {
 		var v string

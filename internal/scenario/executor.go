@@ -176,8 +176,7 @@ func (x *Executor) Begin(seq uint64) {
 	}
 }
 
-// Err is why the current iteration cannot run: the feed has no row left
-// for it (at_end: fail). Nil otherwise.
+// Err is why the current iteration cannot run (the feed's rows ran out), or nil.
 func (x *Executor) Err() error { return x.feedErr }
 
 // startWithKept starts an iteration or a setup stage with the values
@@ -205,8 +204,7 @@ func (x *Executor) BeginSetup(st Stage) {
 // setupStream seeds a setup stage's random values, far from any iteration's.
 func setupStream(st Stage) uint64 { return 1<<63 + uint64(st) }
 
-// EndSetup keeps the values and cookies the setup steps left for every
-// later setup step and iteration of this Executor.
+// EndSetup keeps what the setup steps left for every later step of this Executor.
 func (x *Executor) EndSetup() {
 	s := Session{values: x.vars}
 	if x.jar != nil {
@@ -267,8 +265,7 @@ func (x *Executor) Mask(s string) string {
 
 func (x *Executor) Steps() int { return len(x.cur) }
 
-// StepID identifies step i of the current scenario; it indexes
-// Plan.StepNames. A setup step has none: -1.
+// StepID indexes Plan.StepNames for step i of the current steps; setup: -1.
 func (x *Executor) StepID(i int) int { return x.cur[i].id }
 
 func (x *Executor) StepName(i int) string { return x.cur[i].name }

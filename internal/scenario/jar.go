@@ -73,8 +73,7 @@ func (j *jar) domainMatches(domain string) bool {
 	return d == "" || d == j.host || strings.HasSuffix(j.host, "."+d) && net.ParseIP(j.host) == nil
 }
 
-// defaultPath is the path a cookie without one gets (RFC 6265 §5.1.4):
-// the request path up to its last slash.
+// defaultPath is a cookie's path by default (RFC 6265 §5.1.4): up to the last /.
 func defaultPath(path string) string {
 	i := strings.LastIndexByte(path, '/')
 	if i <= 0 {

@@ -52,8 +52,7 @@ func (x *Executor) Request(i int) (*Request, error) {
 	return &x.req, nil
 }
 
-// reqPath is the path of the request last rendered (for cookies): its
-// URL after the scheme and host, without the query.
+// reqPath is the last request's path (for cookies): after the host, no query.
 func (x *Executor) reqPath() string {
 	if len(x.req.URL) < x.origin {
 		return "/"

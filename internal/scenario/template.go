@@ -11,8 +11,7 @@ import (
 	"text/template/parse"
 )
 
-// text is one compiled string: a constant, or (with "{{") a template
-// executed per request.
+// text is one compiled string: a constant, or (with "{{") a template.
 type text struct {
 	static string
 	tmpl   *template.Template // nil for a constant
@@ -132,8 +131,7 @@ func (s *iterState) begin(seed int64, seq uint64) {
 
 const alphanumeric = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
-// funcsFor returns the template functions bound to s; with s == nil the
-// functions only serve to parse templates.
+// funcsFor returns the template functions bound to s (nil: for parsing only).
 func funcsFor(s *iterState) template.FuncMap {
 	return template.FuncMap{
 		"seq": func() uint64 { return s.seq },
