@@ -188,9 +188,7 @@ func validateCounterSource(s *CounterSource, key string, seen map[string]bool, c
 			c.add(k, "%q is not a counter name (letters, digits and _)", g)
 		}
 	}
-	if c.given(key+".timeout") && s.Timeout <= 0 {
-		c.add(key+".timeout", "must be longer than 0, got %s", s.Timeout)
-	}
+	checkPositive(s.Timeout, key+".timeout", c) // DefaultCounterTimeout unless given
 }
 
 func exactlyOne(set ...bool) bool {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -48,10 +49,7 @@ func validateSide(s *ABSide, path string, top Target, c *collector) {
 	validateCheck(s.Verify, path+".verify", c)
 	if named := targetKeysGiven(path, c); s.HasTarget() || named != "" {
 		if !s.HasTarget() {
-			url := "http://127.0.0.1:8080"
-			if top.URL != "" {
-				url = top.URL
-			}
+			url := cmp.Or(top.URL, "http://127.0.0.1:8080")
 			// At the key that was named: without url the side would be
 			// resolved to target alone, and that key silently ignored.
 			c.addAt(path+".url", c.spots[path+"."+named].key, "required: a side that names %s is a target of its own, with its own url (it takes from target every key it does not set but %s; without url, %s.%s would be ignored): give it its url (e.g. %s)",
