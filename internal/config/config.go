@@ -18,8 +18,7 @@ import (
 )
 
 // LoadFile reads, parses and validates the benchmark file at path: an
-// unreadable file is a wrapped error, one with problems an *Error listing
-// all of them.
+// unreadable file is a wrapped error, one with problems an *Error of them all.
 func LoadFile(path string) (*Config, error) {
 	data, err := bounded.ReadFile(path, "benchmark file", MaxFileSize)
 	if err != nil {
@@ -28,8 +27,7 @@ func LoadFile(path string) (*Config, error) {
 	return Parse(path, data)
 }
 
-// Parse parses and validates a benchmark file (path names it in messages
-// and gives the default name), defaults applied.
+// Parse parses and validates a benchmark file (path: in messages, default name).
 func Parse(path string, data []byte) (*Config, error) {
 	return parse(newCollector(path), path, data)
 }
@@ -71,16 +69,11 @@ func parse(c *collector, path string, data []byte) (*Config, error) {
 // yamlLine finds the line number in a yaml.v3 syntax error.
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
 
-// readDocument parses data as exactly one YAML document: its top node, or
-// nil after recording why there is none.
+// readDocument is data's one YAML document's top node, or nil (said why).
 func readDocument(c *collector, data []byte) *yaml.Node {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			c.note(position{1, 1}, "the file is empty: expected a mapping with target, load and scenarios")
-			return nil
-		}
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) { // EOF: empty, said below
 		at := syntaxPosition(err, data)
 		c.note(at, "invalid YAML: %s%s", syntaxMessage(err), templateHint(data, at.line))
 		return nil
@@ -128,8 +121,7 @@ func isParserError(msg string) bool {
 	return slices.ContainsFunc(parserErrors, func(p string) bool { return strings.HasPrefix(msg, p) })
 }
 
-// lineCount is the number of lines of data, a last one without a newline
-// included.
+// lineCount counts the lines of data, a last one without a newline too.
 func lineCount(data []byte) int {
 	n := bytes.Count(data, []byte("\n"))
 	if len(data) > 0 && data[len(data)-1] != '\n' {

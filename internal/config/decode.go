@@ -10,7 +10,6 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// YAML short tags of resolved scalars.
 const (
 	strTag   = "!!str"
 	intTag   = "!!int"
@@ -42,8 +41,8 @@ var unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
 const extensionPrefix = "x-"
 
 // decoder walks a YAML node tree against a Go value strictly (every key a
-// field, every scalar of the right type), reporting every problem with its
-// position and recording where each key path was written.
+// field, every scalar of the right type), reporting every problem at its
+// position; it records where each key path was written.
 type decoder struct {
 	c     *collector
 	nodes int // values read so far, aliases counted at every use
@@ -51,8 +50,7 @@ type decoder struct {
 	over  bool
 }
 
-// tooBig counts one value read at path and reports, once, when the budget
-// is spent.
+// tooBig counts a value read at path; it reports, once, a spent budget.
 func (d *decoder) tooBig(n *yaml.Node, path string) bool {
 	if len(path) > maxPath && !d.over {
 		d.over = true
@@ -66,7 +64,6 @@ func (d *decoder) tooBig(n *yaml.Node, path string) bool {
 	return d.spend(n, nodeCost+len(resolveAlias(n).Value)+len(path)) || d.nodes > maxNodes || d.over
 }
 
-// clipPath is the start of a long key path, for a message.
 func clipPath(path string) string {
 	const keep = 80
 	if len(path) <= keep {
@@ -79,8 +76,7 @@ func clipPath(path string) string {
 	return path[:cut]
 }
 
-// spend counts size bytes read at n and reports, once, when the budget of
-// expanded bytes is spent.
+// spend counts size bytes read at n; it reports, once, a spent budget.
 func (d *decoder) spend(n *yaml.Node, size int) bool {
 	d.bytes += size
 	if d.bytes > maxExpanded && !d.over {
@@ -90,8 +86,7 @@ func (d *decoder) spend(n *yaml.Node, size int) bool {
 	return d.bytes > maxExpanded
 }
 
-// tooDeep reports, once, a value nested more than maxDepth levels: the
-// file is then read no further.
+// tooDeep reports, once, nesting beyond maxDepth: the file is read no further.
 func (d *decoder) tooDeep(n *yaml.Node, path string, depth int) bool {
 	if depth <= maxDepth {
 		return false
@@ -103,8 +98,7 @@ func (d *decoder) tooDeep(n *yaml.Node, path string, depth int) bool {
 	return true
 }
 
-// exhausted reports whether the budget was spent: the config is then not
-// read whole, and nothing more is checked.
+// exhausted reports a spent budget: the config is then not read whole, nor checked.
 func (d *decoder) exhausted() bool { return d.over || d.nodes > maxNodes || d.bytes > maxExpanded }
 
 // decode fills v (addressable) from n; path names v in messages.
@@ -142,8 +136,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, depth int) 
 	}
 }
 
-// removedKeys are keys retired after a release of warnings, with what
-// replaced them (CHANGELOG.md).
+// removedKeys are keys retired after a release of warnings (CHANGELOG.md).
 var removedKeys = map[string]string{
 	"ab.min_pairs": "rename it ab.min_blocks",
 	"ab.max_pairs": "rename it ab.max_blocks",
@@ -165,7 +158,6 @@ func (d *decoder) unknownKey(key *yaml.Node, path string, fields map[string]fiel
 	}
 }
 
-// unmarshaler returns v's yaml.Unmarshaler, if its pointer has one.
 func unmarshaler(v reflect.Value) (yaml.Unmarshaler, bool) {
 	if v.Kind() != reflect.Pointer && v.CanAddr() && reflect.PointerTo(v.Type()).Implements(unmarshalerType) {
 		return v.Addr().Interface().(yaml.Unmarshaler), true
@@ -215,7 +207,6 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string, depth in
 	v.Set(m)
 }
 
-// decodeEntry records where a key and its value are, then decodes the value.
 func (d *decoder) decodeEntry(p pair, v reflect.Value, path string, depth int) {
 	val := resolveAlias(p.value)
 	if !isNull(val) {
@@ -243,37 +234,30 @@ func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string, depth 
 	v.Set(s)
 }
 
-// decodeAny reads free-form YAML (JSON bodies, expected values) into
-// plain Go values that encode to JSON.
+// decodeAny reads free-form YAML (JSON bodies, expected values) as plain values.
 func (d *decoder) decodeAny(n *yaml.Node, path string, depth int) (any, bool) {
 	if d.tooBig(n, path) || d.tooDeep(n, path, depth) {
 		return nil, false
 	}
-	n = resolveAlias(n)
+	n, good := resolveAlias(n), true
+	child := func(k, v *yaml.Node, key string) any {
+		d.c.spots[key] = spot{key: posOf(resolveAlias(k)), val: posOf(resolveAlias(v))}
+		x, ok := d.decodeAny(v, key, depth+1)
+		good = good && ok
+		return x
+	}
 	switch n.Kind {
 	case yaml.MappingNode:
 		pairs, ok := d.pairs(n, path, "a mapping", depth)
-		if !ok {
-			return nil, false
-		}
 		m := make(map[string]any, len(pairs))
-		good := true
 		for _, p := range pairs {
-			key := joinKey(path, p.key.Value)
-			d.c.spots[key] = spot{key: posOf(p.key), val: posOf(resolveAlias(p.value))}
-			x, ok := d.decodeAny(p.value, key, depth+1)
-			good = good && ok
-			m[p.key.Value] = x
+			m[p.key.Value] = child(p.key, p.value, joinKey(path, p.key.Value))
 		}
-		return m, good
+		return m, ok && good
 	case yaml.SequenceNode:
 		s := make([]any, len(n.Content))
-		good := true
 		for i, item := range n.Content {
-			d.c.spots[joinIndex(path, i)] = spot{key: posOf(resolveAlias(item)), val: posOf(resolveAlias(item))}
-			x, ok := d.decodeAny(item, joinIndex(path, i), depth+1)
-			good = good && ok
-			s[i] = x
+			s[i] = child(item, item, joinIndex(path, i))
 		}
 		return s, good
 	}
@@ -300,7 +284,6 @@ func (d *decoder) anyScalar(n *yaml.Node, path string) (any, bool) {
 	}
 }
 
-// decodeScalar reads strings, integers, floats and booleans.
 func (d *decoder) decodeScalar(n *yaml.Node, v reflect.Value, path string) {
 	tag, ok := n.ShortTag(), n.Kind == yaml.ScalarNode
 	switch v.Kind() {
@@ -332,7 +315,6 @@ func (d *decoder) decodeScalar(n *yaml.Node, v reflect.Value, path string) {
 	}
 }
 
-// kindName names what a Go kind expects, for messages.
 func kindName(k reflect.Kind) string {
 	switch k {
 	case reflect.String:
@@ -375,7 +357,6 @@ func posOf(n *yaml.Node) position { return position{n.Line, n.Column} }
 
 func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.ShortTag() == nullTag }
 
-// resolveAlias follows *alias nodes to their anchored value.
 func resolveAlias(n *yaml.Node) *yaml.Node {
 	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < maxDepth; i++ {
 		n = n.Alias

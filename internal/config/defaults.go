@@ -31,7 +31,6 @@ const (
 	DefaultBuildTimeout     = Duration(10 * time.Minute)
 )
 
-// applyDefaults fills every key the file left out.
 func applyDefaults(cfg *Config, c *collector) {
 	base := filepath.Base(cfg.Path)
 	setDefault(&cfg.Name, c, "name", strings.TrimSuffix(base, filepath.Ext(base)))
@@ -169,8 +168,7 @@ func defaultSteps(steps []Step, c *collector, path string) {
 	}
 }
 
-// defaultRequest upper-cases the method ("post" works), by default GET,
-// or POST when there is a body.
+// defaultRequest upper-cases the method, by default GET (POST with a body).
 func defaultRequest(r *Request) {
 	r.Method = strings.ToUpper(r.Method)
 	if r.Method == "" && (r.JSON != nil || r.Body != "" || r.Form != nil) {
@@ -179,7 +177,6 @@ func defaultRequest(r *Request) {
 	r.Method = cmp.Or(r.Method, "GET")
 }
 
-// setDefault sets *v to def unless the file gives the key path.
 func setDefault[T any](v *T, c *collector, path string, def T) {
 	if !c.given(path) {
 		*v = def

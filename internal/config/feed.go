@@ -99,8 +99,7 @@ func feedJSON(data []byte) ([]string, [][]string, error) {
 	return columns, rows, nil
 }
 
-// feedValue is a JSON value as a template writes it: strings as they are,
-// numbers and booleans as their JSON text.
+// feedValue is a JSON value as a template writes it: a string as it is, else JSON.
 func feedValue(v any) (string, error) {
 	switch x := v.(type) {
 	case string:

@@ -188,9 +188,7 @@ func validateCounterSource(s *CounterSource, key string, seen map[string]bool, c
 			c.add(k, "%q is not a counter name (letters, digits and _)", g)
 		}
 	}
-	if c.given(key+".timeout") && s.Timeout <= 0 {
-		c.add(key+".timeout", "must be longer than 0, got %s", s.Timeout)
-	}
+	checkPositive(s.Timeout, key+".timeout", c) // DefaultCounterTimeout unless given
 }
 
 func exactlyOne(set ...bool) bool {
@@ -226,7 +224,6 @@ func validatePrometheus(p *PrometheusSource, key string, c *collector) {
 	}
 }
 
-// PartNames are the names of the measured parts, for metric keys.
 func (t *Target) PartNames() []string {
 	out := make([]string, len(t.Measure))
 	for i, p := range t.Measure {
@@ -235,7 +232,6 @@ func (t *Target) PartNames() []string {
 	return out
 }
 
-// String says what a part selects, for notes.
 func (p MeasurePart) String() string {
 	switch {
 	case p.PIDFile != "":
@@ -278,18 +274,15 @@ func validateFootprintKeys(cfg *Config, c *collector) {
 	for i, m := range cfg.Gate.Metrics { // set only when the file gives them
 		check(joinIndex("gate.metrics", i), m)
 	}
-	for _, section := range []struct {
-		name   string
-		values map[string]float64
-	}{{"gate.floors", cfg.Gate.Floors}, {"gate.min_effect", cfg.Gate.MinEffect}} {
-		for _, m := range slices.Sorted(maps.Keys(section.values)) {
-			check(joinKey(section.name, m), m)
-		}
+	for _, m := range slices.Sorted(maps.Keys(cfg.Gate.Floors)) {
+		check(joinKey("gate.floors", m), m)
+	}
+	for _, m := range slices.Sorted(maps.Keys(cfg.Gate.MinEffect)) {
+		check(joinKey("gate.min_effect", m), m)
 	}
 }
 
-// footprintTargets are every target of the config: the top-level one and
-// the A/B sides' own.
+// footprintTargets are the top-level target and the A/B sides' own.
 func (c *Config) footprintTargets() []*Target {
 	targets := []*Target{&c.Target}
 	if ab := c.AB; ab != nil {

@@ -42,9 +42,8 @@ func (c *Config) Definition() Definition {
 	}
 }
 
-// DefinitionHash identifies the benchmark definition as "sha256:<hex>" of
-// its values (with defaults applied), so key order, comments, formatting
-// and a default written out do not change it.
+// DefinitionHash is "sha256:<hex>" of the definition's values, defaults
+// applied: key order, comments, formatting or a default written out leave it.
 func (c *Config) DefinitionHash() string {
 	def := c.Definition()
 	data, err := json.Marshal(def)

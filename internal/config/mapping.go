@@ -11,7 +11,6 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// pair is one key: value entry of a YAML mapping.
 type pair struct{ key, value *yaml.Node }
 
 // pairs returns the entries of mapping n with merge keys ("<<: *anchor")
@@ -57,8 +56,7 @@ func (d *decoder) pairs(n *yaml.Node, path, want string, depth int) ([]pair, boo
 	return out, true
 }
 
-// mergedPairs returns the entries a merge key brings in: one mapping or a
-// list of mappings.
+// mergedPairs are the entries of a merge key's mapping or list of them.
 func (d *decoder) mergedPairs(v *yaml.Node, path string, depth int) []pair {
 	if d.exhausted() { // a merge of merges is exponential: stop at the budget
 		return nil
@@ -90,11 +88,9 @@ func (d *decoder) mergedPairs(v *yaml.Node, path string, depth int) []pair {
 	return out
 }
 
-// field is a struct field reachable by a YAML key.
 type field struct{ index []int }
 
-// fieldsOf maps YAML keys to the fields of struct type t, descending into
-// `yaml:",inline"` structs.
+// fieldsOf maps YAML keys to t's fields, `yaml:",inline"` ones included.
 func fieldsOf(t reflect.Type) map[string]field {
 	out := map[string]field{}
 	for i := range t.NumField() {
@@ -118,7 +114,6 @@ func fieldsOf(t reflect.Type) map[string]field {
 	return out
 }
 
-// fieldNames lists the keys of a struct in sorted order.
 func fieldNames(fields map[string]field) []string { return slices.Sorted(maps.Keys(fields)) }
 
 // unknownKeyMsg says a key is unknown, suggests the closest known key when
@@ -131,7 +126,6 @@ func unknownKeyMsg(name string, known []string) string {
 	return msg + "; expected one of: " + strings.Join(known, ", ")
 }
 
-// closest returns the known key within a small edit distance of name, if any.
 func closest(name string, known []string) string {
 	best, bestDist := "", 3
 	if len(name) <= 3 {

@@ -9,8 +9,7 @@ type PhaseLoad struct {
 	Load Load
 }
 
-// RunPhases lists what one run offers: each phase of load.phases, or the
-// load section as one unnamed phase.
+// RunPhases are load.phases, or the load section as one unnamed phase.
 func (l Load) RunPhases() []PhaseLoad {
 	if len(l.Phases) == 0 {
 		return []PhaseLoad{{Load: l}}

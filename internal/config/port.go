@@ -13,11 +13,9 @@ import (
 // target, so that the two sides of an A/B job never share one.
 const PortPlaceholder = "{{port}}"
 
-// UsesPort reports whether the target's URL asks for a free port.
 func (t Target) UsesPort() bool { return hasPort(t.URL) }
 
-// startUsesPort reports whether the start command or its environment
-// holds the placeholder.
+// startUsesPort reports whether start's command or env holds the placeholder.
 func (t Target) startUsesPort() bool {
 	s := t.Start
 	return s != nil && (hasPort(s.Command.Shell) || slices.ContainsFunc(s.Command.Args, hasPort) || slices.ContainsFunc(slices.Collect(maps.Values(s.Env)), hasPort))

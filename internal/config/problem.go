@@ -22,8 +22,7 @@ type Problem struct {
 	Msg string
 }
 
-// String formats the problem as "file:line:col: key: message", leaving out
-// the parts that are unknown.
+// String is "file:line:col: key: message", the parts that are unknown left out.
 func (p Problem) String() string {
 	s := p.File
 	if p.Line > 0 {
@@ -46,7 +45,6 @@ type Error struct {
 	Problems []Problem
 }
 
-// Error prints one problem per line.
 func (e *Error) Error() string {
 	lines := make([]string, len(e.Problems))
 	for i, p := range e.Problems {
@@ -55,11 +53,9 @@ func (e *Error) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// position is a place in the file.
 type position struct{ line, col int }
 
-// spot is where a key path appears: its key (the start of its section) and
-// its value.
+// spot is where a key path is: its key (where its section starts), its value.
 type spot struct{ key, val position }
 
 // collector gathers problems and remembers where every key path was read,
@@ -80,7 +76,6 @@ func newCollector(file string) *collector {
 	return &collector{file: file, dir: filepath.Dir(file), spots: map[string]spot{}, flagged: map[string]bool{}}
 }
 
-// readFile reads a file the benchmark file names, at most max bytes.
 func (c *collector) readFile(p string, max int64) ([]byte, error) {
 	if c.read != nil {
 		return c.read(c.resolve(p), max)
@@ -88,7 +83,6 @@ func (c *collector) readFile(p string, max int64) ([]byte, error) {
 	return readLimited(c.resolve(p), max)
 }
 
-// resolve makes a path written in the file relative to its directory.
 func (c *collector) resolve(p string) string {
 	if filepath.IsAbs(p) {
 		return p
@@ -102,7 +96,6 @@ func (c *collector) given(path string) bool {
 	return ok
 }
 
-// addAt records a problem at an explicit position.
 func (c *collector) addAt(path string, at position, format string, a ...any) {
 	c.flagged[path] = true
 	c.problems = append(c.problems, Problem{
@@ -110,17 +103,15 @@ func (c *collector) addAt(path string, at position, format string, a ...any) {
 	})
 }
 
-// note records a problem about the file as a whole; unlike addAt it does
-// not silence later problems.
+// note records a problem about the whole file; unlike addAt it silences none.
 func (c *collector) note(at position, format string, a ...any) {
 	c.problems = append(c.problems, Problem{File: c.file, Line: at.line, Col: at.col, Msg: fmt.Sprintf(format, a...)})
 }
 
-// add records a problem about path: at its value when the file sets it,
-// else at the nearest enclosing key the file does set. A path (or an
-// enclosing one) that already has a problem gets no second one: the first
-// problem is the cause, the others would be consequences. addKey points
-// at the key itself (a bad name).
+// add records a problem about path, at its value when the file sets it, else
+// at the nearest enclosing key it sets; nothing when path or an enclosing one
+// has a problem already (that is the cause, this a consequence). addKey
+// points at the key itself (a bad name).
 func (c *collector) add(path string, format string, a ...any) {
 	c.addPointing(path, false, format, a...)
 }
@@ -129,29 +120,24 @@ func (c *collector) addKey(path string, format string, a ...any) {
 }
 
 func (c *collector) addPointing(path string, atKey bool, format string, a ...any) {
+	at, found := position{}, false
 	for p := path; ; p = parentPath(p) {
 		if c.flagged[p] {
 			return
+		}
+		if s, ok := c.spots[p]; ok && !found {
+			at, found = s.key, true
+			if p == path && !atKey {
+				at = s.val
+			}
 		}
 		if p == "" {
 			break
 		}
 	}
-	at := position{}
-	if s, ok := c.spots[path]; ok && !atKey {
-		at = s.val
-	} else {
-		for p := path; ; p = parentPath(p) {
-			if s, ok := c.spots[p]; ok || p == "" {
-				at = s.key
-				break
-			}
-		}
-	}
 	c.addAt(path, at, format, a...)
 }
 
-// err returns the problems sorted by place, or nil when there are none.
 func (c *collector) err() error {
 	if len(c.problems) == 0 {
 		return nil
@@ -161,7 +147,6 @@ func (c *collector) err() error {
 	return &Error{Problems: ps}
 }
 
-// parentPath strips the last ".key" or "[i]" from a key path.
 func parentPath(p string) string {
 	i := strings.LastIndexAny(p, ".[")
 	if i < 0 {
@@ -170,7 +155,6 @@ func parentPath(p string) string {
 	return p[:i]
 }
 
-// joinKey appends a mapping key to a key path.
 func joinKey(path, key string) string {
 	if path == "" {
 		return key
@@ -178,5 +162,4 @@ func joinKey(path, key string) string {
 	return path + "." + key
 }
 
-// joinIndex appends a list index to a key path.
 func joinIndex(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }

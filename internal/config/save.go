@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -69,7 +70,6 @@ func (s *SaveFrom) UnmarshalYAML(n *yaml.Node) error {
 	return fmt.Errorf("%s, got %s", saveForm, describe(n))
 }
 
-// MarshalYAML writes the forms UnmarshalYAML reads.
 func (s SaveFrom) MarshalYAML() (any, error) {
 	kind, name := s.Source()
 	m := map[string]string{}
@@ -92,13 +92,9 @@ func (s SaveFrom) MarshalJSON() ([]byte, error) {
 	return json.Marshal(v)
 }
 
-// Source returns the kind of source (SaveJSON, SaveHeader, SaveCookie or
-// SaveBody) and the path or name read there.
+// Source is the kind of source (SaveJSON when unset) and the path or name.
 func (s SaveFrom) Source() (kind, name string) {
-	if s.From == "" {
-		return SaveJSON, s.Name
-	}
-	return s.From, s.Name
+	return cmp.Or(s.From, SaveJSON), s.Name
 }
 
 // CompileSaveRegex compiles a save's regex: at most one capturing group,
@@ -111,17 +107,7 @@ func CompileSaveRegex(re string) (*regexp.Regexp, error) {
 	return r, err
 }
 
-// isToken reports whether s is an HTTP token (RFC 9110 §5.6.2): a header
-// or cookie name.
+// isToken reports whether s is an HTTP token (RFC 9110 §5.6.2).
 func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
-			return false
-		}
-	}
-	return true
+	return s != "" && !strings.ContainsFunc(s, func(c rune) bool { return c <= ' ' || c >= 0x7f || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, c) })
 }

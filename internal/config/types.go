@@ -32,13 +32,11 @@ type Config struct {
 	PassEnv []string `yaml:"pass_env"`
 }
 
-// A/B run orders.
 const (
 	OrderABBA   = "abba"
 	OrderRandom = "random"
 )
 
-// A/B restart policies.
 const (
 	// RestartEveryPair starts each side afresh for every block, so that
 	// what one process differs from another by is noise, not a bias.
@@ -111,11 +109,10 @@ type AB struct {
 	Procedure []string `yaml:"procedure"`
 }
 
-// ABSide is one side of an A/B job: a build from a git ref and/or the
-// target that serves it. A side that names a target (its url) is a target
-// of its own, which takes every top-level target key it does not set but
-// the ones that say which service it is (SideOwnKeys); one that names none
-// uses the top-level target.
+// ABSide is one side of an A/B job: a build from a git ref and/or the target
+// that serves it. A side with a url is a target of its own, taking every
+// top-level target key it leaves unset but SideOwnKeys (which say which
+// service it is); one without uses the top-level target.
 type ABSide struct {
 	Target `yaml:",inline"`
 	Ref    string `yaml:"ref"` // built in a temporary worktree
@@ -124,8 +121,7 @@ type ABSide struct {
 	Verify *Check `yaml:"verify"`
 }
 
-// HasTarget reports whether the side names a target of its own; IsEmpty
-// whether it names neither that nor a ref.
+// HasTarget: the side is a target of its own; IsEmpty: neither that nor a ref.
 func (s ABSide) HasTarget() bool { return s.URL != "" }
 func (s ABSide) IsEmpty() bool   { return s.Ref == "" && !s.HasTarget() }
 
@@ -155,8 +151,7 @@ func (s ABSide) TargetOr(top Target) Target {
 	return t
 }
 
-// Build is a command that builds the service in its source tree (in A/B,
-// in each side's).
+// Build builds the service in its source tree (in A/B, in each side's).
 type Build struct {
 	Command Command  `yaml:"command"`
 	Dir     string   `yaml:"dir"` // relative to the tree
@@ -194,8 +189,7 @@ func (c *Config) RemoteTarget() bool {
 	return c.AB != nil && (c.AB.Base.Remote || c.AB.Head.Remote)
 }
 
-// TLS adds a private CA's certificates (PEM, relative to the config
-// file) to the system's roots.
+// TLS adds a private CA's PEM (relative to the config) to the system's roots.
 type TLS struct {
 	CAFile string `yaml:"ca_file"`
 	CAPEM  string `yaml:"-"` // CAFile's content, read and checked by Parse
@@ -208,8 +202,7 @@ type Start struct {
 	Env     map[string]string `yaml:"env"`
 }
 
-// Command is a program with arguments. In YAML it is either a list
-// (run directly) or a string (run by `sh -c`).
+// Command is a program: in YAML a list (run directly) or a string (sh -c).
 type Command struct {
 	Args  []string
 	Shell string
@@ -324,8 +317,7 @@ func (l Load) FailedPercentAllowed() float64 {
 	return *l.MaxFailedPercent
 }
 
-// Phase is one part of a run: a load model offered for a warm-up and a
-// measured window.
+// Phase is one part of a run: a load model, its warm-up and measured window.
 type Phase struct {
 	Name        string   `yaml:"name"` // default PhaseCapacity (closed), PhaseLatency (open)
 	Model       string   `yaml:"model"`
@@ -339,7 +331,6 @@ type Phase struct {
 	Duration    Duration `yaml:"duration"`
 }
 
-// Default phase names.
 const (
 	PhaseCapacity = "capacity"
 	PhaseLatency  = "latency"
@@ -411,17 +402,15 @@ type Gate struct {
 	Creep   Creep            `yaml:"creep"`
 }
 
-// HistoryRetention is how many jobs of main's history record keeps (0:
-// baseline's default).
+// HistoryRetention is how many jobs of main's history record keeps (0: default).
 type HistoryRetention struct {
 	Jobs int `yaml:"jobs"`
 }
 
-// Creep lists the references a check compares the head with besides the
-// baseline window, to show a slow creep no single change shows: each is
-// CreepWindowStart (the oldest job of the window) or "tag:GLOB" (the
-// newest release tag matching GLOB that the history has a job of).
-// Default: both, with tag:v*; an empty list turns it off.
+// Creep lists what a check compares the head with besides the baseline
+// window, to show a slow creep no single change shows: CreepWindowStart (the
+// window's oldest job) or "tag:GLOB" (the newest release tag matching GLOB
+// with a job in the history). Default: both, with tag:v*; [] turns it off.
 type Creep struct {
 	Against []string `yaml:"against"`
 }
@@ -442,6 +431,5 @@ type Rate struct {
 	PerSecond float64
 }
 
-// CookieJar reports whether each virtual user keeps a cookie jar
-// (load.cookies, on by default).
+// CookieJar reports whether each VU keeps cookies (load.cookies, default on).
 func (l Load) CookieJar() bool { return l.Cookies == nil || *l.Cookies }

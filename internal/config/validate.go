@@ -14,7 +14,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// validate checks the decoded, defaulted config and records every problem.
 func validate(cfg *Config, c *collector) {
 	validateName(cfg, c)
 	if cfg.needsTarget() || c.given("target") {
@@ -121,8 +120,7 @@ func validateTarget(t *Target, key string, c *collector) {
 	validateFootprint(t, key, c)
 }
 
-// validateTargetURL requires an http(s) URL on a loopback address, or
-// elsewhere when the target says remote: true.
+// validateTargetURL requires an http(s) URL on loopback, unless remote: true.
 func validateTargetURL(t *Target, key string, c *collector) {
 	urlKey := key + ".url"
 	if t.URL == "" {
@@ -148,8 +146,7 @@ func validateTargetURL(t *Target, key string, c *collector) {
 	}
 }
 
-// validateRemote refuses starting a service on another machine, or
-// sampling its process.
+// validateRemote refuses starting or sampling a service on another machine.
 func validateRemote(t *Target, key string, c *collector) {
 	if t.Start != nil {
 		c.addKey(key+".start", "a remote target cannot be started by tailgate: start runs the service on this machine; remove start, or remote: true and use a loopback url")
@@ -168,11 +165,7 @@ func isLoopback(host string) bool {
 }
 
 func validateLoad(l *Load, c *collector) {
-	for _, k := range []string{"load.command", "load.output", "load.format", "load.command_timeout"} {
-		if c.given(k) {
-			c.addKey(k, "only used with engine: command")
-		}
-	}
+	unused(c, "only used with engine: command", "load.command", "load.output", "load.format", "load.command_timeout")
 	if c.given("load.phases") {
 		validatePhases(l, c)
 	} else {
@@ -197,19 +190,14 @@ func validateCommandLoad(l *Load, c *collector) {
 		c.add("load.output", "required with engine: command: the result file the command writes, e.g. out/summary.json")
 	}
 	checkPositive(l.CommandTimeout, "load.command_timeout", c)
-	for _, k := range []string{"load.model", "load.rate", "load.ramp_from", "load.ramp", "load.max_inflight", "load.vus", "load.think", "load.warmup", "load.duration", "load.request_timeout", "load.client", "load.cookies", "load.phases", "scenarios"} {
-		if c.given(k) {
-			c.addKey(k, "not used with engine: command: the load tool's own script sets it")
-		}
-	}
+	unused(c, "not used with engine: command: the load tool's own script sets it", "load.model", "load.rate", "load.ramp_from", "load.ramp", "load.max_inflight", "load.vus", "load.think", "load.warmup", "load.duration", "load.request_timeout", "load.client", "load.cookies", "load.phases", "scenarios")
 }
 
 // modelKeys are the keys that say how work is offered: at the top of the
 // load section, or in each phase.
 var modelKeys = []string{"model", "rate", "ramp_from", "ramp", "max_inflight", "vus", "think"}
 
-// validateModel checks the model keys of the load section or of a phase
-// (at path, "load" or "load.phases[i]").
+// validateModel checks the model keys at path ("load" or "load.phases[i]").
 func validateModel(l Load, path string, c *collector) {
 	switch l.Model {
 	case ModelOpen:
@@ -247,8 +235,15 @@ func validateClosed(l Load, path string, c *collector) {
 // notFor reports keys set under path that the chosen load model does not use.
 func notFor(c *collector, model, path string, keys ...string) {
 	for _, k := range keys {
-		if c.given(path + "." + k) {
-			c.addKey(path+"."+k, "not used by the %s model: remove it or set %s.model", model, path)
+		unused(c, fmt.Sprintf("not used by the %s model: remove it or set %s.model", model, path), path+"."+k)
+	}
+}
+
+// unused reports each of keys the file sets, with msg.
+func unused(c *collector, msg string, keys ...string) {
+	for _, k := range keys {
+		if c.given(k) {
+			c.addKey(k, "%s", msg)
 		}
 	}
 }
@@ -261,9 +256,7 @@ func validatePhases(l *Load, c *collector) {
 		return
 	}
 	for _, k := range modelKeys {
-		if c.given("load." + k) {
-			c.addKey("load."+k, "with load.phases, set it in each phase")
-		}
+		unused(c, "with load.phases, set it in each phase", "load."+k)
 	}
 	names, models := map[string]int{}, map[string]int{}
 	for i, p := range l.Phases {
@@ -324,8 +317,7 @@ func validateGate(g *Gate, c *collector) {
 	}
 }
 
-// checkCreepRef checks one creep reference: window_start, or tag:GLOB with
-// a glob path.Match accepts.
+// checkCreepRef accepts window_start, or tag:GLOB with a glob path.Match takes.
 func checkCreepRef(ref string) error {
 	glob, isTag := strings.CutPrefix(ref, CreepTagPrefix)
 	switch {
@@ -342,7 +334,6 @@ func checkCreepRef(ref string) error {
 	return nil
 }
 
-// validateMetricValues checks a map of metric key → non-negative value.
 func validateMetricValues(values map[string]float64, section string, c *collector) {
 	for _, m := range slices.Sorted(maps.Keys(values)) {
 		key := joinKey(section, m)

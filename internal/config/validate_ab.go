@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -10,21 +11,11 @@ import (
 
 func validateAB(cfg *Config, c *collector) {
 	ab := cfg.AB
-	if ab.Order != OrderABBA && ab.Order != OrderRandom {
-		c.add("ab.order", "invalid order %q: expected %s or %s", ab.Order, OrderABBA, OrderRandom)
-	}
-	if ab.Restart != RestartEveryPair && ab.Restart != RestartNever {
-		c.add("ab.restart", "invalid restart %q: expected %s (both sides started afresh for every pair) or %s", ab.Restart, RestartEveryPair, RestartNever)
-	}
-	if ab.Phases != PhasesUndecided && ab.Phases != PhasesAll {
-		c.add("ab.phases", "invalid phases %q: expected %s (a phase is left out of later blocks once its gated metrics have decided) or %s (every phase in every block)", ab.Phases, PhasesUndecided, PhasesAll)
-	}
-	if ab.Unsealed != UnsealedRefuse && ab.Unsealed != UnsealedAllow {
-		c.add("ab.unsealed", "invalid value %q: expected %s (the default: a job whose sides cannot be sealed off from each other fails) or %s (such a job runs unsealed, and its report says so)", ab.Unsealed, UnsealedRefuse, UnsealedAllow)
-	}
-	if ab.RootSockets != RootSocketsHide && ab.RootSockets != UnsealedAllow {
-		c.add("ab.root_sockets", "invalid value %q: expected %s (the default: no side reaches the docker, containerd or podman socket, which grant root) or %s (both sides reach them)", ab.RootSockets, RootSocketsHide, UnsealedAllow)
-	}
+	oneOf(c, "ab.order", ab.Order, "invalid order %q: expected %s or %s", OrderABBA, OrderRandom)
+	oneOf(c, "ab.restart", ab.Restart, "invalid restart %q: expected %s (both sides started afresh for every pair) or %s", RestartEveryPair, RestartNever)
+	oneOf(c, "ab.phases", ab.Phases, "invalid phases %q: expected %s (a phase is left out of later blocks once its gated metrics have decided) or %s (every phase in every block)", PhasesUndecided, PhasesAll)
+	oneOf(c, "ab.unsealed", ab.Unsealed, "invalid value %q: expected %s (the default: a job whose sides cannot be sealed off from each other fails) or %s (such a job runs unsealed, and its report says so)", UnsealedRefuse, UnsealedAllow)
+	oneOf(c, "ab.root_sockets", ab.RootSockets, "invalid value %q: expected %s (the default: no side reaches the docker, containerd or podman socket, which grant root) or %s (both sides reach them)", RootSocketsHide, UnsealedAllow)
 	for i, p := range ab.Procedure {
 		if clean := filepath.ToSlash(filepath.Clean(p)); p == "" || filepath.IsAbs(p) || clean == "." || clean == ".." || strings.HasPrefix(clean, "../") {
 			c.add(joinIndex("ab.procedure", i), "%q is not a directory or file inside the tree: give a path relative to the directory tailgate runs in, such as scripts/, other than that directory itself", p)
@@ -53,21 +44,12 @@ func validateAB(cfg *Config, c *collector) {
 	}
 }
 
-// validateSide checks one side: its own target when it names one, and a
-// ref that tailgate can build and start.
+// validateSide checks a side's own target, and that tailgate can build its ref.
 func validateSide(s *ABSide, path string, top Target, c *collector) {
-	if v := s.Verify; v != nil {
-		validateAction(&v.Action, path+".verify", c)
-		if v.Command != nil && len(v.Expect) > 0 {
-			c.add(path+".verify.expect", "expect checks a JSON response and needs a request; a command passes by exiting 0")
-		}
-	}
+	validateCheck(s.Verify, path+".verify", c)
 	if named := targetKeysGiven(path, c); s.HasTarget() || named != "" {
 		if !s.HasTarget() {
-			url := "http://127.0.0.1:8080"
-			if top.URL != "" {
-				url = top.URL
-			}
+			url := cmp.Or(top.URL, "http://127.0.0.1:8080")
 			// At the key that was named: without url the side would be
 			// resolved to target alone, and that key silently ignored.
 			c.addAt(path+".url", c.spots[path+"."+named].key, "required: a side that names %s is a target of its own, with its own url (it takes from target every key it does not set but %s; without url, %s.%s would be ignored): give it its url (e.g. %s)",
@@ -103,8 +85,7 @@ func validateSide(s *ABSide, path string, top Target, c *collector) {
 // name: any of them makes the side a target of its own.
 var sideTargetKeys = []string{"start", "ready", "pid_file", "remote", "tls", "measure", "counters"}
 
-// targetKeysGiven is the first of sideTargetKeys that the side at path
-// sets, or "".
+// targetKeysGiven is the first sideTargetKeys key the side at path sets, or "".
 func targetKeysGiven(path string, c *collector) string {
 	for _, k := range sideTargetKeys {
 		if c.given(path + "." + k) {
@@ -127,6 +108,13 @@ func refProblem(ref string) string {
 	return ""
 }
 
+// oneOf reports value at key unless it is a or b; format reads value, a, b.
+func oneOf(c *collector, key, value, format, a, b string) {
+	if value != a && value != b {
+		c.add(key, format, value, a, b)
+	}
+}
+
 func validateBuild(b *Build, c *collector) {
 	if b.Command.IsZero() {
 		c.add("build.command", "required: the command that builds the service in its tree, e.g. [go, build, -o, bin/server, ./cmd/server]")
@@ -137,5 +125,4 @@ func validateBuild(b *Build, c *collector) {
 	checkPositive(b.Timeout, "build.timeout", c)
 }
 
-// DirIn is where the build runs in the source tree at tree.
 func (b Build) DirIn(tree string) string { return filepath.Join(tree, b.Dir) }

@@ -13,11 +13,16 @@ func validateDataset(ds *Dataset, c *collector) {
 	if ds.Reset != nil {
 		validateAction(ds.Reset, "dataset.reset", c)
 	}
-	if v := ds.Verify; v != nil {
-		validateAction(&v.Action, "dataset.verify", c)
-		if v.Command != nil && len(v.Expect) > 0 {
-			c.add("dataset.verify.expect", "expect checks a JSON response and needs a request; a command passes by exiting 0")
-		}
+	validateCheck(ds.Verify, "dataset.verify", c)
+}
+
+func validateCheck(v *Check, path string, c *collector) {
+	if v == nil {
+		return
+	}
+	validateAction(&v.Action, path, c)
+	if v.Command != nil && len(v.Expect) > 0 {
+		c.add(path+".expect", "expect checks a JSON response and needs a request; a command passes by exiting 0")
 	}
 }
 
@@ -70,8 +75,7 @@ func validateScenarios(ss []Scenario, c *collector) {
 	}
 }
 
-// checkScenarioName requires a non-empty, printable name not used by an
-// earlier scenario (names).
+// checkScenarioName requires a non-empty printable name new to names.
 func checkScenarioName(name, key string, names map[string]int, i int, c *collector) {
 	switch j, dup := names[name]; {
 	case name == "":
@@ -187,7 +191,6 @@ var (
 	methodPattern = regexp.MustCompile(`^[A-Z]+$`)
 )
 
-// validateRequest checks one request template at path.
 func validateRequest(r *Request, path string, c *collector) {
 	checkPath(r.Path, joinKey(path, "path"), c)
 	if !methodPattern.MatchString(r.Method) {
@@ -226,7 +229,6 @@ func checkPath(p, key string, c *collector) {
 	}
 }
 
-// checkJSONTemplates checks the string leaves of a JSON body.
 func checkJSONTemplates(v any, key string, c *collector) {
 	switch x := v.(type) {
 	case string:
@@ -242,8 +244,7 @@ func checkJSONTemplates(v any, key string, c *collector) {
 	}
 }
 
-// checkTemplate catches an unclosed {{ action; the template itself is run
-// by the scenario package.
+// checkTemplate catches an unclosed {{; package scenario runs the template.
 func checkTemplate(s, key string, c *collector) {
 	rest := s
 	for {

@@ -53,12 +53,8 @@ func validateFeed(cfg *Config, c *collector) {
 		c.addKey("feed", "not used with engine: command: the load tool reads its own data files")
 		return
 	}
-	if f.Per != FeedPerVU && f.Per != FeedPerIteration {
-		c.add("feed.per", "unknown value %q: expected %s (each virtual user takes the next row) or %s (each iteration does)", f.Per, FeedPerVU, FeedPerIteration)
-	}
-	if f.AtEnd != FeedWrap && f.AtEnd != FeedFail {
-		c.add("feed.at_end", "unknown value %q: expected %s (start again at the first row) or %s (fail the run when the rows run out)", f.AtEnd, FeedWrap, FeedFail)
-	}
+	oneOf(c, "feed.per", f.Per, "unknown value %q: expected %s (each virtual user takes the next row) or %s (each iteration does)", FeedPerVU, FeedPerIteration)
+	oneOf(c, "feed.at_end", f.AtEnd, "unknown value %q: expected %s (start again at the first row) or %s (fail the run when the rows run out)", FeedWrap, FeedFail)
 	if f.File == "" {
 		c.add("feed.file", "required: a CSV file with a header line, or a JSON list of objects, e.g. users.csv")
 		return
@@ -74,8 +70,7 @@ func validateFeed(cfg *Config, c *collector) {
 	}
 }
 
-// workersOf is how many virtual users or workers the load runs, and the
-// key that says so.
+// workersOf is how many VUs or workers the load runs, and the key saying so.
 func workersOf(l Load) (int, string) {
 	if l.Model == ModelClosed {
 		return l.VUs, "load.vus"

@@ -2,15 +2,12 @@ package config
 
 import "strings"
 
-// validateUnusedTopKeys refuses what the top-level target says of which
-// service it is where tailgate ab would use it for neither side: with
-// both sides targets of their own, no side takes target.start, pid_file
-// or tls (SideOwnKeys), so a local side that starts and samples nothing
-// of its own, or an https side without a tls of its own, would silently
-// run without them. A side that names its own keeps the top-level ones
-// for run and check (the per-side database recipe). remote and url need
-// no rule here: a side's url is its own by definition, and a side on
-// another machine without its own remote is refused at its url.
+// validateUnusedTopKeys refuses target.start, pid_file or tls where tailgate
+// ab uses them for neither side: with both sides targets of their own
+// (SideOwnKeys), a local side that starts and samples nothing of its own, or
+// an https side without its own tls, would silently run without them (run
+// and check still use the top-level ones). url and remote need no rule: a
+// side's url is its own, and a remote side without remote is refused at it.
 func validateUnusedTopKeys(cfg *Config, c *collector) {
 	ab := cfg.AB
 	if !ab.Base.HasTarget() || !ab.Head.HasTarget() {

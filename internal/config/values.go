@@ -11,8 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// durationForm and rateForm are the hints every duration or rate error
-// ends with.
+// durationForm and rateForm end every duration or rate error.
 const (
 	durationForm = "expected a duration such as 10s, 500ms, 2m or 1m30s"
 	rateForm     = "expected a positive number per second, minute or hour, such as 50/s, 3000/m, 10/h, or a bare number meaning per second"
@@ -32,10 +31,8 @@ func ParseDuration(s string) (Duration, error) {
 	return Duration(d), nil
 }
 
-// String writes the duration the way Go does ("1m30s", "500ms").
 func (d Duration) String() string { return time.Duration(d).String() }
 
-// UnmarshalYAML reads a duration from a scalar.
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	return scalar(n, "a duration such as 10s or 500ms", ParseDuration, d)
 }
@@ -55,11 +52,9 @@ func scalar[T any](n *yaml.Node, want string, parse func(string) (T, error), dst
 // MarshalYAML writes the duration as text that ParseDuration reads back.
 func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
 
-// rateUnits maps the unit after "/" to its length in seconds.
 var rateUnits = map[string]float64{"s": 1, "m": 60, "h": 3600}
 
-// ParseRate reads a strictly positive rate written as "50/s", "3000/m",
-// "10/h" or "50" (per second).
+// ParseRate reads a rate above 0: "50/s", "3000/m", "10/h" or "50" (per second).
 func ParseRate(s string) (Rate, error) {
 	text := strings.TrimSpace(s)
 	num, unit, hasUnit := strings.Cut(text, "/")
@@ -80,10 +75,8 @@ func ParseRate(s string) (Rate, error) {
 	return Rate{PerSecond: n / seconds}, nil
 }
 
-// IsZero reports whether no rate is set.
 func (r Rate) IsZero() bool { return r.PerSecond == 0 }
 
-// String writes the rate per second, e.g. "50/s".
 func (r Rate) String() string {
 	return strconv.FormatFloat(r.PerSecond, 'g', -1, 64) + "/s"
 }
@@ -96,13 +89,11 @@ func (r Rate) Interval() time.Duration {
 	return time.Duration(float64(time.Second) / r.PerSecond)
 }
 
-// UnmarshalYAML reads a rate from a scalar.
 func (r *Rate) UnmarshalYAML(n *yaml.Node) error {
 	return scalar(n, "a rate such as 50/s", ParseRate, r)
 }
 
-// MarshalYAML writes the rate per second; an unset rate is written as null
-// so that it reads back as unset.
+// MarshalYAML writes the rate per second, an unset one as null (read back unset).
 func (r Rate) MarshalYAML() (any, error) {
 	if r.IsZero() {
 		return nil, nil
@@ -110,7 +101,6 @@ func (r Rate) MarshalYAML() (any, error) {
 	return r.String(), nil
 }
 
-// IsZero reports whether no command is set.
 func (c Command) IsZero() bool { return len(c.Args) == 0 && c.Shell == "" }
 
 // String is the command as a user would type it (for messages).
@@ -128,23 +118,18 @@ func (c Command) String() string {
 	return strings.Join(quoted, " ")
 }
 
-// errEmptyCommand is returned for an empty command string or list.
 var errEmptyCommand = errors.New("empty command: expected a list such as [./server, --port, \"8080\"] or a shell string")
 
-// UnmarshalYAML reads a list of strings (Args, run directly) or a string
-// (Shell, run by sh -c).
+// UnmarshalYAML reads a list of strings (Args) or a string (Shell, for sh -c).
 func (c *Command) UnmarshalYAML(n *yaml.Node) error {
-	switch n.Kind {
-	case yaml.ScalarNode:
-		if n.ShortTag() != strTag {
-			return fmt.Errorf("expected a command (a list of strings or a shell string), got %s", describe(n))
-		}
+	switch {
+	case n.Kind == yaml.ScalarNode && n.ShortTag() == strTag:
 		if strings.TrimSpace(n.Value) == "" {
 			return errEmptyCommand
 		}
 		*c = Command{Shell: n.Value}
 		return nil
-	case yaml.SequenceNode:
+	case n.Kind == yaml.SequenceNode:
 		args := make([]string, 0, len(n.Content))
 		for i, item := range n.Content {
 			if item.Kind != yaml.ScalarNode || item.ShortTag() == nullTag {
@@ -157,12 +142,10 @@ func (c *Command) UnmarshalYAML(n *yaml.Node) error {
 		}
 		*c = Command{Args: args}
 		return nil
-	default:
-		return fmt.Errorf("expected a command (a list of strings or a shell string), got %s", describe(n))
 	}
+	return fmt.Errorf("expected a command (a list of strings or a shell string), got %s", describe(n))
 }
 
-// MarshalYAML writes Args as a list and Shell as a string.
 func (c Command) MarshalYAML() (any, error) {
 	if c.Shell != "" {
 		return c.Shell, nil

@@ -26,8 +26,7 @@ type client interface {
 	close()
 }
 
-// transport makes the clients of a run's workers and owns their
-// connections.
+// transport makes a run's workers' clients and owns their connections.
 type transport interface {
 	// client returns a new worker's client; run is cancelled when the
 	// worker's requests must stop.
@@ -60,8 +59,7 @@ func newTransport(opt Options, baseURL string) (transport, error) {
 	return nil, fmt.Errorf("client %q: use %q or %q", opt.Client, ClientFast, ClientNetHTTP)
 }
 
-// sendFunc sends one request: http.Client.Do, or the engine's own
-// shortcut to its Transport.
+// sendFunc sends one request: http.Client.Do, or the engine's own shortcut.
 type sendFunc func(*http.Request) (*http.Response, error)
 
 // netHTTPTransport sends through Go's net/http.
@@ -71,10 +69,9 @@ type netHTTPTransport struct {
 	timeout time.Duration   // of each request
 }
 
-// newNetHTTPTransport returns a client tuned for load on one host: no
-// proxy, no transparent gzip, keep-alive connections bounded by the
-// workers, redirects returned (a step expects a status), no idle timeout
-// (the run closes them at its end).
+// newNetHTTPTransport returns a client tuned for load on one host: no proxy,
+// no transparent gzip, keep-alives bounded by the workers, redirects returned
+// (a step expects a status), no idle timeout (the run closes them at its end).
 func newNetHTTPTransport(opt Options) *netHTTPTransport {
 	conns, timeout := opt.workers(), opt.RequestTimeout
 	tr := &http.Transport{
@@ -99,8 +96,7 @@ func (t *netHTTPTransport) client(run context.Context) client {
 	return &netHTTPClient{do: t.do, timer: newRequestTimer(run, t.timeout)}
 }
 
-// close closes idle connections; the ones in use end with their
-// requests' contexts.
+// close closes idle connections; those in use end with their requests.
 func (t *netHTTPTransport) close() {
 	if t.tr != nil {
 		t.tr.CloseIdleConnections()
@@ -123,8 +119,7 @@ func direct(c *http.Client, tr *http.Transport) sendFunc {
 	}
 }
 
-// netHTTPClient bounds each request, body read included, with its
-// worker's requestTimer.
+// netHTTPClient bounds each request, body included, with a requestTimer.
 type netHTTPClient struct {
 	do    sendFunc
 	timer *requestTimer

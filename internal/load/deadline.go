@@ -5,11 +5,10 @@ import (
 	"time"
 )
 
-// requestTimer bounds each request of one worker on the net/http client,
-// body read included, without a context and a timer per request: one
-// context serves the requests one after another, one re-armed timer
-// cancels it (cause context.DeadlineExceeded) when a request overruns,
-// and the next request gets a fresh pair.
+// requestTimer bounds each request of a net/http worker, body read included,
+// with one context and one re-armed timer for its requests, not a pair per
+// request: a request that overruns cancels the context (cause
+// context.DeadlineExceeded), and the next one gets a fresh pair.
 type requestTimer struct {
 	parent  context.Context
 	timeout time.Duration
@@ -44,7 +43,6 @@ func (t *requestTimer) stop() (expired bool) {
 	return true
 }
 
-// close releases the context when the worker ends.
 func (t *requestTimer) close() {
 	if t.timer != nil {
 		t.timer.Stop()

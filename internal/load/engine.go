@@ -19,8 +19,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/scenario"
 )
 
-// errGraceOver cancels iterations still running when the grace period
-// after the measure window ends.
+// errGraceOver cancels the iterations still running after the grace period.
 var errGraceOver = errors.New("grace period after the measure window is over")
 
 type engine struct {
@@ -64,8 +63,7 @@ func (l *liveCounts) enter() {
 
 // Run offers load to the target at baseURL as opt says and returns the
 // measured run, summarized. Failures under load are data in the result; an
-// error means misuse (bad options, a bad URL) or that ctx was cancelled, in
-// which case no partial result is returned.
+// error is misuse (bad options or URL) or ctx cancelled: no partial result.
 func Run(ctx context.Context, plan *scenario.Plan, baseURL string, opt Options) (*result.Run, error) {
 	e, workers, err := newEngine(plan, baseURL, opt)
 	if err != nil {
@@ -122,7 +120,6 @@ func Run(ctx context.Context, plan *scenario.Plan, baseURL string, opt Options) 
 	return e.result(workers), nil
 }
 
-// newEngine checks the inputs and prepares the engine and its workers.
 func newEngine(plan *scenario.Plan, baseURL string, opt Options) (*engine, []*worker, error) {
 	if plan == nil {
 		return nil, nil, errors.New("load: no scenario plan")

@@ -75,10 +75,9 @@ func (t *fastTransport) close() {
 	t.hc.CloseIdleConnections()
 }
 
-// retryUnanswered sends a request a second time, as net/http does, when
-// the server closed the connection before answering and the method
-// changes nothing; the idle connections go first (the server has likely
-// closed them too).
+// retryUnanswered resends, as net/http does, a request whose connection the
+// server closed before answering when its method changes nothing; the idle
+// connections go first (the server has likely closed them too).
 func (t *fastTransport) retryUnanswered(req *fasthttp.Request, attempts int, err error) (resetTimeout, retry bool) {
 	if attempts > 1 || !replayable(req) || !unanswered(err) {
 		return false, false
@@ -97,8 +96,7 @@ func replayable(req *fasthttp.Request) bool {
 	return h.IsGet() || h.IsHead() || h.IsOptions() || h.IsTrace()
 }
 
-// fastClient is one worker's view of the transport, with the request and
-// response buffers it reuses.
+// fastClient is a worker's view of the transport, with its reused buffers.
 type fastClient struct {
 	t    *fastTransport
 	req  fasthttp.Request
@@ -144,8 +142,7 @@ func (c *fastClient) build(r *scenario.Request) {
 	c.from = scenario.Request{Method: r.Method, URL: r.URL, Header: append(c.from.Header[:0], r.Header...), Body: r.Body, Cookie: r.Cookie}
 }
 
-// fastHeader shows fasthttp's response header, names as received, to the
-// checks.
+// fastHeader shows fasthttp's response header to the checks, names as sent.
 type fastHeader fasthttp.ResponseHeader
 
 func (h *fastHeader) Get(name string) (string, bool) {
@@ -164,11 +161,9 @@ func (h *fastHeader) SetCookies(dst []string) []string {
 	return dst
 }
 
-// done reports no expiry: a request that outlives its deadline fails
-// with a timeout error of its own.
+// done reports no expiry: a request past its deadline fails with its own timeout.
 func (c *fastClient) done() bool { return false }
 
-// close lets go of the last response's body.
 func (c *fastClient) close() {
 	c.body.Reset(nil)
 	c.resp.Reset()
@@ -245,8 +240,7 @@ func (s *connSet) forget(c *trackedConn) {
 	s.mu.Unlock()
 }
 
-// trackedConn leaves its set when closed, and moves its deadlines in
-// steps of deadlineStep.
+// trackedConn leaves its set when closed; its deadlines move by deadlineStep.
 type trackedConn struct {
 	net.Conn
 	set           *connSet
@@ -263,7 +257,6 @@ func (c *trackedConn) Close() error {
 	return c.Conn.Close()
 }
 
-// SetDeadline sets both deadlines through the two setters.
 func (c *trackedConn) SetDeadline(t time.Time) error {
 	return errors.Join(c.SetReadDeadline(t), c.SetWriteDeadline(t))
 }
@@ -287,8 +280,7 @@ func moveDeadline(last *int64, t time.Time, set func(time.Time) error) error {
 	return set(roundDeadline(t, key))
 }
 
-// deadlineKey numbers the step that t rounds up to; 0 is the zero time
-// (no deadline).
+// deadlineKey numbers the step t rounds up to; 0 is the zero time (no deadline).
 func deadlineKey(t time.Time) int64 {
 	if t.IsZero() {
 		return 0
@@ -296,8 +288,7 @@ func deadlineKey(t time.Time) int64 {
 	return (t.UnixNano() + int64(deadlineStep) - 1) / int64(deadlineStep)
 }
 
-// roundDeadline moves t up to the end of its step, keeping its monotonic
-// clock reading.
+// roundDeadline moves t up to its step's end, keeping its monotonic reading.
 func roundDeadline(t time.Time, key int64) time.Time {
 	if key == 0 {
 		return t

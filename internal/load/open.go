@@ -6,17 +6,15 @@ import (
 	"time"
 )
 
-// job is one scheduled iteration handed to a free worker.
 type job struct {
 	seq      uint64
 	due      time.Time
 	measured bool
 }
 
-// runOpen starts one goroutine per allowed in-flight iteration and feeds
-// them from the scheduler until the window closes. free counts the
-// iterations that may still start (the scheduler takes, a worker gives
-// back), so a handed-out job never waits and jobs never blocks.
+// runOpen feeds one goroutine per allowed in-flight iteration from the
+// scheduler until the window closes; free counts the iterations that may still
+// start (the scheduler takes, a worker gives back), so jobs never blocks.
 func (e *engine) runOpen(workers []*worker) {
 	jobs := make(chan job, len(workers))
 	var free atomic.Int64

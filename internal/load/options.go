@@ -19,7 +19,6 @@ const (
 	ProgressInterval = 250 * time.Millisecond
 )
 
-// Load models.
 const (
 	Open   = config.ModelOpen
 	Closed = config.ModelClosed
@@ -33,9 +32,8 @@ const (
 )
 
 // Options say how a run offers work: iterations started in the Warmup count
-// in no figure; none starts after the Duration window, and those running
-// when it closes get RequestTimeout to finish (then they are cut, counted
-// as started, and noted).
+// in no figure; none starts after the Duration window, and those running then
+// get RequestTimeout to finish (then they are cut, counted as started, noted).
 type Options struct {
 	Model string // Open or Closed
 	// Open: Pacer schedules iteration starts, at most MaxInflight run at
@@ -76,8 +74,7 @@ type Options struct {
 	Setup *SetupCache
 }
 
-// Progress is a snapshot of a run for a progress display. Counts cover the
-// measured window only.
+// Progress is a snapshot of a run; its counts cover the measured window only.
 type Progress struct {
 	Phase                      string        // PhaseWarmup or PhaseMeasure
 	Elapsed, Total             time.Duration // Total: warm-up plus measure window
@@ -85,7 +82,6 @@ type Progress struct {
 	Inflight, PeakInflight     int64
 }
 
-// Progress phases.
 const (
 	PhaseWarmup  = "warmup"
 	PhaseMeasure = "measure"
@@ -95,19 +91,16 @@ const (
 // HTTPClient, TLS, Progress and OnMeasure are left for the caller.
 func FromConfig(l config.Load) Options {
 	o := Options{
-		Model:          l.Model,
-		MaxInflight:    l.MaxInflight,
+		Model:          cmp.Or(l.Model, Open),
+		MaxInflight:    cmp.Or(l.MaxInflight, DefaultMaxInflight),
 		VUs:            l.VUs,
 		Think:          l.Think.D(),
 		Warmup:         l.Warmup.D(),
 		Duration:       l.Duration.D(),
-		RequestTimeout: l.RequestTimeout.D(),
+		RequestTimeout: cmp.Or(l.RequestTimeout.D(), DefaultRequestTimeout),
 		Client:         l.Client,
+		Pacer:          Constant{PerSecond: l.Rate.PerSecond},
 	}
-	o.Model = cmp.Or(o.Model, Open)
-	o.MaxInflight = cmp.Or(o.MaxInflight, DefaultMaxInflight)
-	o.RequestTimeout = cmp.Or(o.RequestTimeout, DefaultRequestTimeout)
-	o.Pacer = Constant{PerSecond: l.Rate.PerSecond}
 	if l.RampFrom != nil {
 		o.Pacer = LinearRamp{From: l.RampFrom.PerSecond, To: l.Rate.PerSecond, Over: l.Ramp.D()}
 	}

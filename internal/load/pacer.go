@@ -28,9 +28,8 @@ func (c Constant) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool)
 
 func (c Constant) Rate(time.Duration) float64 { return c.PerSecond }
 
-// LinearRamp offers a rate rising (or falling) linearly from From to To
-// hits per second over Over, then staying at To: hit n is due when the
-// integral of the rate reaches n.
+// LinearRamp offers a rate moving linearly from From to To hits per second
+// over Over, then To: hit n is due when the rate's integral reaches n.
 type LinearRamp struct {
 	From, To float64
 	Over     time.Duration

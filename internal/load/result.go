@@ -7,12 +7,10 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// lagWarning is the p99 schedule lag beyond which the run says the
-// generator itself fell behind.
+// lagWarning is the p99 schedule lag beyond which the run notes a late generator.
 const lagWarning = 10 * time.Millisecond
 
-// result merges the workers' counters and the collector's histograms into
-// a summarized Run.
+// result merges the workers' counters and histograms into a summarized Run.
 func (e *engine) result(workers []*worker) *result.Run {
 	run := &result.Run{Started: e.warmEnd, Window: e.opt.Duration.Seconds(), Model: e.opt.Model, Latency: e.coll.latency}
 	steps := make([]result.Step, len(e.steps))

@@ -3,16 +3,13 @@ package load
 import "sync/atomic"
 
 // Sequence numbers the iterations of one dataset epoch (between two
-// resets): an iteration's {{seq}}, random values and feed row are drawn
-// from its number, so runs sharing a Sequence never offer a dataset a
-// unique value twice. The zero Sequence starts at 0; it is safe for
-// concurrent use.
+// resets): {{seq}}, random values and feed rows derive from the number, so
+// runs sharing a Sequence never offer a unique value twice. The zero
+// Sequence starts at 0; it is safe for concurrent use.
 type Sequence struct {
 	next atomic.Uint64
 }
 
-// take returns the next number.
 func (s *Sequence) take() uint64 { return s.next.Add(1) - 1 }
 
-// Taken is how many numbers have been taken so far.
 func (s *Sequence) Taken() uint64 { return s.next.Load() }

@@ -28,23 +28,18 @@ func (e *SetupError) Error() string {
 	return fmt.Sprintf("%s step %q%s failed: %s", e.Stage, e.Step, who, e.What)
 }
 
-// setup runs the plan's setup steps before the load clock starts: the
-// run's once, then each login's (a closed-model VU's own; in the open
-// model one per scenario.Plan.SetupIdentity, shared by its workers),
-// setupParallel at a time. The first failure is returned, and stops the
-// setups not yet started.
+// setup runs the plan's setup steps before the load clock starts: the run's
+// once, then each login's (a closed-model VU's own; an open-model identity's,
+// Plan.SetupIdentity, shared by its workers), setupParallel at a time; the
+// first failure is returned and stops the setups not yet started.
 func (e *engine) setup(workers []*worker) error {
 	cache := e.opt.Setup
 	run, err := e.setupRun(workers)
 	if err != nil || !e.plan.HasSetup(scenario.SetupVU) {
 		return err
 	}
-	var (
-		mu    sync.Mutex
-		first error
-		wg    sync.WaitGroup
-	)
-	failed := func() bool { mu.Lock(); defer mu.Unlock(); return first != nil }
+	var wg sync.WaitGroup
+	errc := make(chan error, 1) // the first failure
 	slots := make(chan struct{}, setupParallel)
 	leaders := map[int]*worker{}
 	var followers []*worker
@@ -57,7 +52,7 @@ func (e *engine) setup(workers []*worker) error {
 		}
 		leaders[w.login] = w
 		slots <- struct{}{}
-		if failed() || e.hard.Err() != nil {
+		if len(errc) > 0 || e.hard.Err() != nil {
 			<-slots
 			break
 		}
@@ -71,19 +66,18 @@ func (e *engine) setup(workers []*worker) error {
 		wg.Go(func() {
 			defer func() { <-slots }()
 			if err := w.runSetup(scenario.SetupVU); err != nil {
-				mu.Lock()
-				if first == nil {
-					first = err
+				select {
+				case errc <- err:
+				default:
 				}
-				mu.Unlock()
 				return
 			}
 			cache.put(w.login, w.exec.Kept())
 		})
 	}
 	wg.Wait()
-	if first != nil {
-		return first
+	if len(errc) > 0 {
+		return <-errc
 	}
 	for _, w := range followers {
 		w.exec.Keep(w.leader.exec.Kept())
@@ -92,8 +86,7 @@ func (e *engine) setup(workers []*worker) error {
 	return nil
 }
 
-// setupRun runs setup.run once (on the first worker) unless the cache
-// holds it, and gives every worker its session.
+// setupRun runs setup.run once (on worker 0) unless cached; every worker gets it.
 func (e *engine) setupRun(workers []*worker) (scenario.Session, error) {
 	if !e.plan.HasSetup(scenario.SetupRun) {
 		return scenario.Session{}, nil
@@ -113,9 +106,8 @@ func (e *engine) setupRun(workers []*worker) (scenario.Session, error) {
 	return kept, nil
 }
 
-// loginOf is the login worker w uses, which keys the SetupCache: a
-// closed-model VU's own, else its identity's (Plan.SetupIdentity), so
-// that open and closed phases reuse each other's logins.
+// loginOf keys worker w's login in the SetupCache: a closed-model VU's own,
+// else its identity's (Plan.SetupIdentity), so open and closed phases share logins.
 func (e *engine) loginOf(w *worker) int {
 	vu := e.opt.FirstVU + w.id
 	if e.opt.Model == Open {
@@ -147,8 +139,7 @@ func (w *worker) renew(out outcome) {
 	w.e.opt.Setup.checked(w.login, true)
 }
 
-// runSetup runs the setup steps of stage st on this worker's client and
-// keeps the values they save for its iterations.
+// runSetup runs stage st's setup steps and keeps what they save for iterations.
 func (w *worker) runSetup(st scenario.Stage) error {
 	w.begin(w.e.hard)
 	x := w.exec
@@ -185,11 +176,10 @@ func (w *worker) setupStep(st scenario.Stage, i int) error {
 	return fail(x.Describe(i, failure, err))
 }
 
-// SetupCache keeps what setup steps left (values and cookies) across the
-// runs given it: the run's setup (key −1) and each login's (engine.loginOf),
-// so that a login costs once per user, not once per run or phase. After a
-// reset or restart, which the service's sessions may not survive, the
-// caller calls Recheck (a nil cache keeps nothing).
+// SetupCache keeps what setup steps left (values, cookies) across the runs
+// given it, the run's (key −1) and each login's (engine.loginOf): a login
+// costs once per user, not per run or phase. After a reset or restart (which
+// sessions may not survive) the caller calls Recheck. Nil keeps nothing.
 type SetupCache struct {
 	mu   sync.Mutex
 	kept map[int]scenario.Session
@@ -246,8 +236,7 @@ func (c *SetupCache) Confirmed() {
 	c.checking, c.handed, c.confirmed = false, nil, nil
 }
 
-// Renewed returns how many reused sessions were logged in again and how
-// many were watched, over the cache's life.
+// Renewed counts the reused sessions logged in again, and those watched.
 func (c *SetupCache) Renewed() (renewed, watched int) {
 	if c == nil {
 		return 0, 0
@@ -257,8 +246,7 @@ func (c *SetupCache) Renewed() (renewed, watched int) {
 	return c.renewed, c.rechecked
 }
 
-// reuse reports whether the session of login id, handed to a worker
-// now, awaits its check.
+// reuse reports whether login id's session, handed out now, awaits its check.
 func (c *SetupCache) reuse(id int) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()

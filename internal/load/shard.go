@@ -2,12 +2,11 @@ package load
 
 import "fmt"
 
-// Shard is one share of a load that several generators offer one target
-// together (tailgate run --shard I/N): the Index-th, from 1, of Count; the
-// zero Shard is the whole load. Shard I takes iterations I-1, I-1+N, … of
-// the whole load's schedule and numbering ({{seq}}), so the shards
-// together offer exactly what one generator would, and never render the
-// same iteration; vu numbers continue from one shard to the next.
+// Shard is the Index-th (from 1) of Count shares of a load that several
+// generators offer one target together (tailgate run --shard I/N); zero is
+// the whole load. Shard I takes iterations I-1, I-1+N, … of the whole
+// schedule and numbering ({{seq}}), so the shards together offer exactly
+// what one generator would; vu numbers continue from shard to shard.
 type Shard struct {
 	Index, Count int
 }
@@ -54,14 +53,16 @@ func (s Shard) Split(o Options) (Options, error) {
 	return o, nil
 }
 
-// share divides total workers among the shards: this shard's count and
-// the number of its first worker.
+// share is this shard's count of total workers and the number of its first.
 func (s Shard) share(total int, what string) (n, first int, err error) {
 	if total < s.Count {
 		return 0, 0, fmt.Errorf("%s is %d: it cannot be split into %d shards of at least one each", what, total, s.Count)
 	}
 	base, extra, i := total/s.Count, total%s.Count, s.Index-1
-	return base + btoi(i < extra), i*base + min(i, extra), nil
+	if i < extra { // the first extra shards take one more
+		return base + 1, i * (base + 1), nil
+	}
+	return base, i*base + extra, nil
 }
 
 // seqOf is the number of the k-th iteration this shard runs (k from 0).
@@ -70,11 +71,4 @@ func (s Shard) seqOf(k uint64) uint64 {
 		return k
 	}
 	return uint64(s.Index-1) + k*uint64(s.Count)
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

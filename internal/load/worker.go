@@ -11,8 +11,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/scenario"
 )
 
-// Error classes in report order; a class's index is its slot in a
-// worker's error table.
+// Error classes in report order; a class's index is its slot in a worker's table.
 var classes = [...]string{result.ErrStatus, result.ErrExpect, result.ErrTimeout, result.ErrConnection}
 
 const (
@@ -22,8 +21,7 @@ const (
 	slotConnection
 )
 
-// worker runs iterations on one goroutine; the engine reads its plain
-// counters after it is done.
+// worker runs iterations on one goroutine; its plain counters are read after.
 type worker struct {
 	e       *engine
 	id      int    // 0-based: the VU (closed model) or the slot (open model)
@@ -67,8 +65,7 @@ func newWorker(e *engine, id int) (*worker, error) {
 	}, nil
 }
 
-// begin gives the worker its client under the run's context (unless its
-// setup did) and returns its release.
+// begin gives the worker its client (unless its setup did) and returns its release.
 func (w *worker) begin(run context.Context) (end func()) {
 	if w.client == nil {
 		w.client = w.e.transport.client(run)
@@ -113,7 +110,6 @@ func (w *worker) iterate(seq uint64, origin time.Time, measured bool) (ended tim
 	return w.ended
 }
 
-// step sends step i's request and checks the response.
 func (w *worker) step(i int, measured bool) outcome {
 	id := w.exec.StepID(i)
 	req, err := w.exec.Request(i)
@@ -171,8 +167,7 @@ func (w *worker) tally(id int, took time.Duration, fail *scenario.Failure, err e
 	return failed
 }
 
-// exchange sends step i's request and checks its response, body read
-// included.
+// exchange sends step i's request and checks the response, body included.
 func (w *worker) exchange(req *scenario.Request, i int) (fail *scenario.Failure, expired bool, err error) {
 	resp, err := w.client.send(req)
 	if err == nil {

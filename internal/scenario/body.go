@@ -64,8 +64,7 @@ func compileBody(where func(string) string, r *config.Request, sc *scope) (body,
 	return b, nil
 }
 
-// compileForm compiles form fields, in key order, into constant segments
-// around the templated values.
+// compileForm compiles form fields, in key order, into segments around leaves.
 func compileForm(where func(string) string, form map[string]string, sc *scope) (body, error) {
 	b := body{escape: appendFormValue, contentType: "application/x-www-form-urlencoded"}
 	seg := []byte{}

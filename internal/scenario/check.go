@@ -42,13 +42,11 @@ func (f *Failure) Message() string {
 	if i := strings.IndexAny(line, "\r\n"); i >= 0 {
 		line = line[:i]
 	}
-	line = strings.TrimSpace(line)
-	line = cmp.Or(line, http.StatusText(f.Status))
+	line = cmp.Or(strings.TrimSpace(line), http.StatusText(f.Status))
 	return strings.TrimSpace(fmt.Sprintf("%d %s", f.Status, line))
 }
 
-// Response is what the checks read of a response, whichever client
-// received it.
+// Response is what the checks read of a response, whichever client got it.
 type Response struct {
 	Status int
 	Body   io.Reader      // Check reads what the checks need and drains the rest
@@ -67,7 +65,6 @@ type ResponseHeader interface {
 // NetHTTPHeader is net/http's form of a response's header fields.
 type NetHTTPHeader http.Header
 
-// Get returns the first value of the field name.
 func (h NetHTTPHeader) Get(name string) (string, bool) {
 	v := http.Header(h).Values(name)
 	if len(v) == 0 {
@@ -76,13 +73,11 @@ func (h NetHTTPHeader) Get(name string) (string, bool) {
 	return v[0], true
 }
 
-// SetCookies appends the Set-Cookie fields' values.
 func (h NetHTTPHeader) SetCookies(dst []string) []string { return append(dst, h["Set-Cookie"]...) }
 
-// Check checks the response of step i, drains its body (for the
-// connection's reuse) and saves values for later steps. A *Failure (valid
-// until the next Check) is a failed check; an error, a failed read. The
-// caller closes the body.
+// Check checks step i's response, drains its body (for the connection's
+// reuse) and saves values for later steps: a *Failure (valid until the next
+// Check) is a failed check, an error a failed read. The caller closes the body.
 func (x *Executor) Check(i int, resp Response) (*Failure, error) {
 	st := &x.cur[i]
 	x.takeCookies(resp.Header)
@@ -119,8 +114,7 @@ func (x *Executor) Check(i int, resp Response) (*Failure, error) {
 	return x.save(st, resp, body), nil
 }
 
-// save saves the step's values from the response (body, when read); a
-// value the response lacks fails the step.
+// save saves the step's values (body: when read); one missing fails the step.
 func (x *Executor) save(st *boundStep, resp Response, body []byte) *Failure {
 	for _, s := range st.save {
 		var v string
@@ -181,8 +175,7 @@ func (s saveRule) noMatch(step, v string, body []byte) error {
 	return fmt.Errorf("step %q save %s: regex %q matches nothing in %s", step, s.name, s.re, on)
 }
 
-// matchHeaders checks the step's header expectations on each field's
-// first value.
+// matchHeaders checks the header expectations on each field's first value.
 func matchHeaders(st *boundStep, h ResponseHeader) error {
 	for _, e := range st.expectHdr {
 		v, ok := "", false
@@ -243,7 +236,6 @@ func (x *Executor) matchTemplated(st *boundStep, body []byte) error {
 	return nil
 }
 
-// RequestFailed returns a Failure for a request that could not be built.
 func (x *Executor) RequestFailed(err error) *Failure { return x.expectFailedAt(0, err) }
 
 func (x *Executor) expectFailedAt(status int, err error) *Failure {

@@ -176,8 +176,7 @@ func (x *Executor) Begin(seq uint64) {
 	}
 }
 
-// Err is why the current iteration cannot run: the feed has no row left
-// for it (at_end: fail). Nil otherwise.
+// Err is why the current iteration cannot run (the feed's rows ran out), or nil.
 func (x *Executor) Err() error { return x.feedErr }
 
 // startWithKept starts an iteration or a setup stage with the values
@@ -190,7 +189,6 @@ func (x *Executor) startWithKept() {
 	}
 }
 
-// HasSetup reports whether the plan has setup steps of stage st.
 func (p *Plan) HasSetup(st Stage) bool { return p.setup[st] != nil }
 
 // BeginSetup makes the setup steps of stage st the current steps: they see
@@ -203,12 +201,10 @@ func (x *Executor) BeginSetup(st Stage) {
 	x.state.seq = 0 // {{seq}} counts iterations; setup is none
 }
 
-// setupStream seeds the random values of a setup stage, far from every
-// iteration's.
+// setupStream seeds a setup stage's random values, far from any iteration's.
 func setupStream(st Stage) uint64 { return 1<<63 + uint64(st) }
 
-// EndSetup keeps the values and cookies the setup steps left for every
-// later setup step and iteration of this Executor.
+// EndSetup keeps what the setup steps left for every later step of this Executor.
 func (x *Executor) EndSetup() {
 	s := Session{values: x.vars}
 	if x.jar != nil {
@@ -224,10 +220,8 @@ type Session struct {
 	cookies []cookie
 }
 
-// Cookies is the number of cookies the session holds.
 func (s Session) Cookies() int { return len(s.cookies) }
 
-// Kept returns a copy of what setup left this Executor.
 func (x *Executor) Kept() Session {
 	return Session{values: maps.Clone(x.kept), cookies: slices.Clone(x.keptJar)}
 }
@@ -236,34 +230,27 @@ func (x *Executor) Kept() Session {
 // what every iteration starts with; long values and cookies (tokens,
 // sessions) are masked in messages from then on.
 func (x *Executor) Keep(s Session) {
-	long := false
-	for k, v := range s.values {
-		x.kept[k] = v
-		long = long || len(v) >= minKeptSecret
-	}
+	maps.Copy(x.kept, s.values)
 	if x.jar != nil && len(s.cookies) > 0 {
 		merged := jar{cookies: x.keptJar}
 		merged.merge(s.cookies)
 		x.keptJar = merged.cookies
-		for _, c := range s.cookies {
-			long = long || len(c.value) >= minKeptSecret
-		}
 	}
-	if !long {
-		return
-	}
-	secrets := slices.Collect(maps.Values(x.plan.env))
-	for _, v := range slices.Collect(maps.Values(x.kept)) {
+	secrets, long := slices.Collect(maps.Values(x.plan.env)), false
+	add := func(v string) {
 		if len(v) >= minKeptSecret {
-			secrets = append(secrets, v)
+			secrets, long = append(secrets, v), true
 		}
+	}
+	for _, v := range x.kept {
+		add(v)
 	}
 	for _, c := range x.keptJar {
-		if len(c.value) >= minKeptSecret {
-			secrets = append(secrets, c.value)
-		}
+		add(c.value)
 	}
-	x.masker = newMasker(maskForms(secrets))
+	if long {
+		x.masker = newMasker(maskForms(secrets))
+	}
 }
 
 // Mask replaces in s every secret this Executor knows of (the values of
@@ -276,14 +263,11 @@ func (x *Executor) Mask(s string) string {
 	return x.masker.Replace(s)
 }
 
-// Steps is the number of steps of the current iteration's scenario.
 func (x *Executor) Steps() int { return len(x.cur) }
 
-// StepID identifies step i of the current scenario; it indexes
-// Plan.StepNames. A setup step has none: -1.
+// StepID indexes Plan.StepNames for step i of the current steps; setup: -1.
 func (x *Executor) StepID(i int) int { return x.cur[i].id }
 
-// StepName names step i of the current steps.
 func (x *Executor) StepName(i int) string { return x.cur[i].name }
 
 // Describe says what step i's exchange sent and got, for a message about

@@ -31,8 +31,7 @@ func (s Stage) String() string {
 	return "setup.vu"
 }
 
-// scope is what the templates of one step may read: the variables saved
-// before it, the environment and the feed.
+// scope is what a step's templates may read: earlier saves, env and the feed.
 type scope struct {
 	saved   map[string]bool
 	savedBy string // where saved values come from, for messages
@@ -42,7 +41,6 @@ type scope struct {
 	feed    *feedRows // nil: no feed
 }
 
-// label names the steps of the scope in messages.
 func (sc *scope) label(scenario string) string {
 	if sc.inStage {
 		return sc.stage.String()
@@ -108,8 +106,7 @@ func (f *feedRows) row(n uint64, what string) ([]string, error) {
 	return f.rows[n%uint64(len(f.rows))], nil
 }
 
-// compileSetup compiles the setup stages and returns the variables their
-// steps save, which every scenario may read.
+// compileSetup compiles the setup stages; what their steps save, all may read.
 func (p *Plan) compileSetup(s *config.Setup, refs *envRefs) (map[string]bool, error) {
 	saved := map[string]bool{}
 	if s == nil {

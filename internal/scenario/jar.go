@@ -73,8 +73,7 @@ func (j *jar) domainMatches(domain string) bool {
 	return d == "" || d == j.host || strings.HasSuffix(j.host, "."+d) && net.ParseIP(j.host) == nil
 }
 
-// defaultPath is the path a cookie without one gets (RFC 6265 §5.1.4):
-// the request path up to its last slash.
+// defaultPath is a cookie's path by default (RFC 6265 §5.1.4): up to the last /.
 func defaultPath(path string) string {
 	i := strings.LastIndexByte(path, '/')
 	if i <= 0 {
@@ -83,13 +82,9 @@ func defaultPath(path string) string {
 	return path[:i]
 }
 
-// pathMatches reports whether a cookie of path cp goes with a request for
-// path (RFC 6265 §5.1.4).
+// pathMatches reports whether cookie path cp covers path (RFC 6265 §5.1.4).
 func pathMatches(cp, path string) bool {
-	if !strings.HasPrefix(path, cp) {
-		return false
-	}
-	return len(path) == len(cp) || cp[len(cp)-1] == '/' || path[len(cp)] == '/'
+	return strings.HasPrefix(path, cp) && (len(path) == len(cp) || cp[len(cp)-1] == '/' || path[len(cp)] == '/')
 }
 
 // header returns the Cookie header for a request for path ("" for none):
@@ -122,15 +117,8 @@ func (j *jar) header(path string, now time.Time) string {
 }
 
 func (j *jar) dropExpired(now time.Time) {
-	kept := j.cookies[:0]
-	for _, c := range j.cookies {
-		if c.expires.IsZero() || now.Before(c.expires) {
-			kept = append(kept, c)
-		}
-	}
-	if len(kept) != len(j.cookies) {
-		clear(j.cookies[len(kept):])
-		j.cookies = kept
+	n := len(j.cookies)
+	if j.cookies = slices.DeleteFunc(j.cookies, func(c cookie) bool { return !c.expires.IsZero() && !now.Before(c.expires) }); len(j.cookies) != n {
 		j.gen++
 	}
 }
@@ -153,20 +141,16 @@ func (j *jar) reset(cookies []cookie) {
 	j.gen++
 }
 
-// snapshot returns a copy of the cookies held.
 func (j *jar) snapshot() []cookie { return slices.Clone(j.cookies) }
 
 // merge adds cookies, each replacing one of the same name and path.
 func (j *jar) merge(cookies []cookie) {
-outer:
 	for _, c := range cookies {
 		j.gen++
-		for i := range j.cookies {
-			if j.cookies[i].name == c.name && j.cookies[i].path == c.path {
-				j.cookies[i] = c
-				continue outer
-			}
+		if i := slices.IndexFunc(j.cookies, func(o cookie) bool { return o.name == c.name && o.path == c.path }); i >= 0 {
+			j.cookies[i] = c
+		} else {
+			j.cookies = append(j.cookies, c)
 		}
-		j.cookies = append(j.cookies, c)
 	}
 }

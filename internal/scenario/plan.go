@@ -17,8 +17,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/config"
 )
 
-// MaxBodyBytes bounds how much of a response body is read when a step's
-// expectations or saved values need it.
+// MaxBodyBytes bounds what is read of a body for expectations and saves.
 const MaxBodyBytes = 1 << 20
 
 // Plan is the compiled form of a benchmark's scenarios: immutable, each
@@ -247,8 +246,7 @@ func compileStep(s *config.Step, index int, sc *scope) (*compiledStep, error) {
 	return st, nil
 }
 
-// compileExpect splits a step's expectations: header fields, templated
-// JSON values and constant ones.
+// compileExpect splits expectations: headers, templated values, constants.
 func (st *compiledStep) compileExpect(where func(string) string, expect map[string]any, sc *scope) (err error) {
 	for _, p := range slices.Sorted(maps.Keys(expect)) {
 		if hs, ok := expect[p].(map[string]any); ok && p == config.ExpectHeader {
@@ -271,8 +269,7 @@ func (st *compiledStep) compileExpect(where func(string) string, expect map[stri
 	return nil
 }
 
-// compileHeaderExpect compiles expect.header: header field → a regular
-// expression its value must match.
+// compileHeaderExpect compiles expect.header: field → regexp its value matches.
 func compileHeaderExpect(where func(string) string, hs map[string]any) ([]headerExpect, error) {
 	var out []headerExpect
 	for _, k := range slices.Sorted(maps.Keys(hs)) {
@@ -310,12 +307,10 @@ func compileHeaders(where func(string) string, hs map[string]string, sc *scope) 
 	return out, nil
 }
 
-// StepNames returns the unique step names in order of first appearance;
-// a StepID indexes this slice.
+// StepNames are the unique step names in order of first use; StepIDs index it.
 func (p *Plan) StepNames() []string { return append([]string(nil), p.stepNames...) }
 
-// Pick returns the index of the scenario iteration seq runs: a weighted
-// choice that depends only on the seed and seq.
+// Pick is the scenario iteration seq runs: weighted, from the seed and seq alone.
 func (p *Plan) Pick(seq uint64) int {
 	total := p.cumWeight[len(p.cumWeight)-1]
 	x := mix(uint64(p.seed)^0x5ca1ab1e, seq) % total

@@ -24,7 +24,6 @@ type Request struct {
 	netHeader http.Header
 }
 
-// Header is one request header field.
 type Header struct{ Name, Value string }
 
 // Request renders step i of the current iteration. An error means the
@@ -53,8 +52,7 @@ func (x *Executor) Request(i int) (*Request, error) {
 	return &x.req, nil
 }
 
-// reqPath is the path of the request last rendered (for cookies): its
-// URL after the scheme and host, without the query.
+// reqPath is the last request's path (for cookies): after the host, no query.
 func (x *Executor) reqPath() string {
 	if len(x.req.URL) < x.origin {
 		return "/"
@@ -129,10 +127,8 @@ func (x *Executor) renderHeaders(st *boundStep) ([]Header, error) {
 
 // checkHeaderValue refuses what would end or corrupt the header line.
 func checkHeaderValue(v string) error {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; (c < 0x20 && c != '\t') || c == 0x7f {
-			return fmt.Errorf("value %q contains the control character %#x", v, c)
-		}
+	if i := strings.IndexFunc(v, func(c rune) bool { return c < 0x20 && c != '\t' || c == 0x7f }); i >= 0 {
+		return fmt.Errorf("value %q contains the control character %#x", v, v[i])
 	}
 	return nil
 }

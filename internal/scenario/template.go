@@ -11,8 +11,7 @@ import (
 	"text/template/parse"
 )
 
-// text is one compiled string: a constant, or (with "{{") a template
-// executed per request.
+// text is one compiled string: a constant, or (with "{{") a template.
 type text struct {
 	static string
 	tmpl   *template.Template // nil for a constant
@@ -132,8 +131,7 @@ func (s *iterState) begin(seed int64, seq uint64) {
 
 const alphanumeric = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
-// funcsFor returns the template functions bound to s; with s == nil the
-// functions only serve to parse templates.
+// funcsFor returns the template functions bound to s (nil: for parsing only).
 func funcsFor(s *iterState) template.FuncMap {
 	return template.FuncMap{
 		"seq": func() uint64 { return s.seq },
@@ -157,10 +155,8 @@ func funcsFor(s *iterState) template.FuncMap {
 		// env and feed read values checked when the plan was compiled:
 		// a name that is not set, a column that does not exist, or a row
 		// where there is none fails the compile, not an iteration.
-		"env": func(name string) string { return s.env[name] },
-		"feed": func(column string) string {
-			return s.row[s.feed.columns[column]]
-		},
+		"env":  func(name string) string { return s.env[name] },
+		"feed": func(column string) string { return s.row[s.feed.columns[column]] },
 		"uuid": func() string {
 			var u [16]byte
 			a, b := s.rng.Uint64(), s.rng.Uint64()
@@ -176,8 +172,7 @@ func funcsFor(s *iterState) template.FuncMap {
 
 func (t *text) templated() bool { return t != nil && t.tmpl != nil }
 
-// bind is t bound to one Executor's template functions (a constant, t
-// itself).
+// bind binds t to one Executor's template functions (a constant: t itself).
 func (t *text) bind(funcs template.FuncMap) *text {
 	if t.tmpl == nil {
 		return t
