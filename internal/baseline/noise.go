@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -140,12 +138,8 @@ func (n *Noise) entry(k NoiseKey) *NoiseEntry {
 	return nil
 }
 
-// WriteNoise writes the file atomically, compact and pruned to its bounds,
-// making its directory.
+// WriteNoise writes the file atomically, compact and pruned to its bounds.
 func WriteNoise(path string, n *Noise) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("noise file: %w", err)
-	}
 	n.Schema = NoiseSchema
 	data, err := n.pruned(maxNoiseWrite)
 	if err != nil {

@@ -260,8 +260,7 @@ func mergeSteps(runs []Run) []Step {
 		for _, s := range runs[i].Steps {
 			j := slices.IndexFunc(out, func(o Step) bool { return o.Name == s.Name })
 			if j < 0 {
-				out = append(out, Step{Name: s.Name})
-				j = len(out) - 1
+				out, j = append(out, Step{Name: s.Name}), len(out)
 			}
 			o := &out[j]
 			o.Requests += s.Requests
@@ -280,17 +279,7 @@ var errorOrder = []string{ErrStatus, ErrExpect, ErrTimeout, ErrConnection}
 func mergeErrors(runs []Run, steps []Step) []ErrorClass {
 	var out []ErrorClass
 	for i := range runs {
-		for _, e := range runs[i].Errors {
-			j := slices.IndexFunc(out, func(o ErrorClass) bool { return o.Class == e.Class && o.Step == e.Step })
-			if j < 0 {
-				out = append(out, ErrorClass{Class: e.Class, Step: e.Step})
-				j = len(out) - 1
-			}
-			out[j].Count += e.Count
-			if out[j].Sample == "" {
-				out[j].Sample = e.Sample
-			}
-		}
+		out = addErrors(out, runs[i].Errors)
 	}
 	stepAt := func(name string) int {
 		return slices.IndexFunc(steps, func(s Step) bool { return s.Name == name })
@@ -299,6 +288,19 @@ func mergeErrors(runs []Run, steps []Step) []ErrorClass {
 		return cmp.Or(cmp.Compare(stepAt(a.Step), stepAt(b.Step)),
 			cmp.Compare(slices.Index(errorOrder, a.Class), slices.Index(errorOrder, b.Class)))
 	})
+	return out
+}
+
+// addErrors adds errs to out by step and class, keeping the first sample.
+func addErrors(out, errs []ErrorClass) []ErrorClass {
+	for _, e := range errs {
+		if j := slices.IndexFunc(out, func(o ErrorClass) bool { return o.Class == e.Class && o.Step == e.Step }); j >= 0 {
+			out[j].Count += e.Count
+			out[j].Sample = cmp.Or(out[j].Sample, e.Sample)
+		} else {
+			out = append(out, e)
+		}
+	}
 	return out
 }
 

@@ -166,14 +166,7 @@ func addCounts(run, p *Run) {
 	addIterations(&run.Iterations, p.Iterations)
 	run.Iterations.Counted = CountAll
 	run.Requests = run.Requests.Plus(p.Requests)
-	for _, e := range p.Errors {
-		i := slices.IndexFunc(run.Errors, func(x ErrorClass) bool { return x.Class == e.Class && x.Step == e.Step })
-		if i < 0 {
-			run.Errors = append(run.Errors, e)
-			continue
-		}
-		run.Errors[i].Count += e.Count
-	}
+	run.Errors = addErrors(run.Errors, p.Errors)
 }
 
 // mergePhaseSteps sums each step's requests over the phases and keeps the
