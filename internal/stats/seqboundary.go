@@ -3,6 +3,7 @@ package stats
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 )
 
@@ -160,11 +161,7 @@ func upperCut(t []float64, k int) float64 {
 	}
 	// Partition so that t[:k] holds the k largest values.
 	kth := selectDescending(t, k-1)
-	next := math.Inf(-1)
-	for _, v := range t[k:] {
-		next = math.Max(next, v)
-	}
-	return (kth + next) / 2
+	return (kth + slices.Max(t[k:])) / 2
 }
 
 // selectDescending reorders t so that t[k] is the value of rank k in
