@@ -58,11 +58,14 @@ func MergePhases(phases []Phase) *Run {
 	run.Resources = mergePhaseResources(phases)
 	take(run, throughput, throughputMetrics)
 	take(run, latency, latencyMetrics)
-	take(run, costPhase(closed, open), costMetrics)
+	// CPU per iteration comes from the throughput (closed) phase, whose
+	// window has no idle time whose background work an open phase charges
+	// to few iterations.
+	take(run, throughput, costMetrics)
 	if rss, ok := largest(phases, PeakRSS); ok {
 		run.Metrics[PeakRSS] = rss
 	}
-	mergeFootprint(run, phases, costPhase(closed, open))
+	mergeFootprint(run, phases, throughput)
 	overAll(run)
 	return run
 }
@@ -129,11 +132,6 @@ func measuredPhase(phases []Phase, r *Run) *Run {
 	}
 	return r
 }
-
-// costPhase is the phase CPU per iteration is taken from: the closed one,
-// whose window has no idle time whose background work an open phase
-// charges to few iterations.
-func costPhase(closed, open *Run) *Run { return cmp.Or(closed, open) }
 
 // phaseOf is the phase of the given model, or nil.
 func phaseOf(phases []Phase, model string) *Run {

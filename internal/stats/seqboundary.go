@@ -50,24 +50,37 @@ type boundaryKey struct {
 	level float64
 }
 
-var boundaries = struct {
+var (
+	boundaries memo[boundaryKey, *tBoundary]
+	pathSets   memo[schedule, *standardPaths]
+)
+
+// memo holds computed values by key, computing each on first use under
+// its lock, and starts afresh when it holds size values (0: unbounded).
+type memo[K comparable, V any] struct {
 	sync.Mutex
-	byKey map[boundaryKey]*tBoundary
-	power map[schedule]*standardPaths
-}{byKey: map[boundaryKey]*tBoundary{}, power: map[schedule]*standardPaths{}}
+	byKey map[K]V
+	size  int
+}
+
+func (m *memo[K, V]) get(key K, compute func() V) V {
+	m.Lock()
+	defer m.Unlock()
+	if v, ok := m.byKey[key]; ok {
+		return v
+	}
+	if m.byKey == nil || m.size > 0 && len(m.byKey) >= m.size {
+		m.byKey = map[K]V{}
+	}
+	v := compute()
+	m.byKey[key] = v
+	return v
+}
 
 // boundaryFor returns the cached boundary, calibrating it on first use
 // (about 50 ms for 20 pairs; deterministic: the seed is fixed).
 func boundaryFor(sch schedule, level float64) *tBoundary {
-	key := boundaryKey{sch, level}
-	boundaries.Lock()
-	defer boundaries.Unlock()
-	if b, ok := boundaries.byKey[key]; ok {
-		return b
-	}
-	b := calibrate(sch, level)
-	boundaries.byKey[key] = b
-	return b
+	return boundaries.get(boundaryKey{sch, level}, func() *tBoundary { return calibrate(sch, level) })
 }
 
 // calibrate simulates calibrationPaths standard normal paths pair by pair;
@@ -217,11 +230,10 @@ type standardPaths struct {
 }
 
 func standardPathsFor(sch schedule) *standardPaths {
-	boundaries.Lock()
-	defer boundaries.Unlock()
-	if p, ok := boundaries.power[sch]; ok {
-		return p
-	}
+	return pathSets.get(sch, func() *standardPaths { return simulatePaths(sch) })
+}
+
+func simulatePaths(sch schedule) *standardPaths {
 	rng := rand.New(rand.NewPCG(powerSeed, uint64(sch.max)))
 	p := &standardPaths{mean: make([][]float64, powerPaths), sd: make([][]float64, powerPaths)}
 	prior := priorSums(rand.New(rand.NewPCG(powerSeed, uint64(sch.prior))), powerPaths, sch.prior)
@@ -240,6 +252,5 @@ func standardPathsFor(sch schedule) *standardPaths {
 			}
 		}
 	}
-	boundaries.power[sch] = p
 	return p
 }

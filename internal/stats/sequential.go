@@ -36,7 +36,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -474,10 +473,7 @@ type detectableKey struct {
 	sigma, thr, resolve float64
 }
 
-var detectableMemo = struct {
-	sync.Mutex
-	byKey map[detectableKey]float64
-}{byKey: map[detectableKey]float64{}}
+var detectableMemo = memo[detectableKey, float64]{size: detectableMemoSize}
 
 func (d SeqDesign) detectable(sigma, thr, resolution float64, k int) float64 {
 	if !(sigma > 0) {
@@ -485,21 +481,8 @@ func (d SeqDesign) detectable(sigma, thr, resolution float64, k int) float64 {
 	}
 	step := math.Log1p(detectableGrid)
 	sigma = math.Exp(math.Round(math.Log(sigma)/step) * step)
-	key := detectableKey{d: d, k: k, sigma: sigma, thr: thr, resolve: resolution}
-	detectableMemo.Lock()
-	x, ok := detectableMemo.byKey[key]
-	detectableMemo.Unlock()
-	if ok {
-		return x
-	}
-	x = d.priceDetectable(sigma, thr, resolution, k)
-	detectableMemo.Lock()
-	if len(detectableMemo.byKey) >= detectableMemoSize {
-		clear(detectableMemo.byKey)
-	}
-	detectableMemo.byKey[key] = x
-	detectableMemo.Unlock()
-	return x
+	return detectableMemo.get(detectableKey{d: d, k: k, sigma: sigma, thr: thr, resolve: resolution},
+		func() float64 { return d.priceDetectable(sigma, thr, resolution, k) })
 }
 
 // priceDetectable is detectable, priced on the standard paths.
