@@ -193,7 +193,7 @@ func (h *History) Append(res *result.File, p Provenance, runner string, keep int
 		DefinitionHash: res.DefinitionHash, Env: res.Env, Runner: runner}
 	for _, r := range res.Runs {
 		job.Runs = append(job.Runs, copyMetrics(r.Metrics))
-		job.SetByLoad = appendNew(job.SetByLoad, r.SetByLoad...)
+		job.SetByLoad = result.AppendNew(job.SetByLoad, r.SetByLoad...)
 	}
 	h.add(job, keep)
 }

@@ -17,11 +17,7 @@ func Concat(runs []Run) Run {
 	addWork(&out, runs)
 	for i := range runs {
 		out.Window += runs[i].Window
-		for _, n := range runs[i].Notes {
-			if !slices.Contains(out.Notes, n) {
-				out.Notes = append(out.Notes, n)
-			}
-		}
+		out.Notes = AppendNew(out.Notes, runs[i].Notes...)
 	}
 	out.Resources = sumResources(runs)
 	out.Parts = sumParts(runs)
@@ -93,9 +89,7 @@ func partNames(runs []Run) []string {
 	var names []string
 	for i := range runs {
 		for _, p := range runs[i].Parts {
-			if !slices.Contains(names, p.Name) {
-				names = append(names, p.Name)
-			}
+			names = AppendNew(names, p.Name)
 		}
 	}
 	return names

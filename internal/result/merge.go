@@ -174,7 +174,7 @@ func addWork(out *Run, runs []Run) {
 	for i := range runs {
 		addIterations(&out.Iterations, runs[i].Iterations)
 		out.Requests = out.Requests.Plus(runs[i].Requests)
-		out.markSetByLoad(runs[i].SetByLoad...)
+		out.SetByLoad = AppendNew(out.SetByLoad, runs[i].SetByLoad...)
 	}
 	out.Latency = mergeHists(runs, func(r *Run) *hist.Histogram { return r.Latency })
 	out.IterationLatency = mergeHists(runs, func(r *Run) *hist.Histogram { return r.IterationLatency })

@@ -153,7 +153,7 @@ func take(run, from *Run, keys []string) {
 		if v, ok := from.Metrics[k]; ok {
 			run.Metrics[k] = v
 			if slices.Contains(from.SetByLoad, k) {
-				run.markSetByLoad(k)
+				run.SetByLoad = AppendNew(run.SetByLoad, k)
 			}
 		}
 	}
@@ -224,11 +224,12 @@ func overAll(run *Run) {
 	}
 }
 
-// markSetByLoad adds keys to the run's "set by the load" marks, once.
-func (r *Run) markSetByLoad(keys ...string) {
-	for _, k := range keys {
-		if !slices.Contains(r.SetByLoad, k) {
-			r.SetByLoad = append(r.SetByLoad, k)
+// AppendNew appends the values list does not hold yet, each once.
+func AppendNew(list []string, vals ...string) []string {
+	for _, v := range vals {
+		if !slices.Contains(list, v) {
+			list = append(list, v)
 		}
 	}
+	return list
 }
