@@ -145,9 +145,7 @@ func New(benchmark, definitionHash string, env result.Env, window int) *File {
 // another definition are not comparable.
 func (f *File) Append(res *result.File, p Provenance) {
 	if f.DefinitionHash != res.DefinitionHash {
-		f.Samples = nil
-		f.Calibration = nil
-		f.DefinitionHash = res.DefinitionHash
+		f.Samples, f.Calibration, f.DefinitionHash = nil, nil, res.DefinitionHash
 	}
 	f.Env = res.Env
 	for _, r := range res.Runs {

@@ -3,6 +3,7 @@ package baseline
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -220,9 +221,7 @@ func (h *History) add(job Job, keep int) {
 
 // trim keeps the last keep jobs within maxBytes.
 func (h *History) trim(keep, maxBytes int) {
-	if keep <= 0 {
-		keep = DefaultHistoryJobs
-	}
+	keep = cmp.Or(max(keep, 0), DefaultHistoryJobs)
 	if extra := len(h.Jobs) - keep; extra > 0 {
 		h.Jobs = h.Jobs[extra:]
 	}
