@@ -96,6 +96,8 @@ func storedLimit(what string) int64 {
 		return MaxBaselineBytes
 	case "history":
 		return MaxHistoryReadBytes
+	case "noise":
+		return MaxNoiseBytes
 	}
 	return maxGitFile
 }
