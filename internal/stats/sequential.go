@@ -277,15 +277,6 @@ func (d SeqDesign) schedule() schedule {
 	return schedule{min: d.MinBlocks, max: d.MaxBlocks, every: d.Every, rho: d.Rho, prior: d.Prior.UsableDF()}
 }
 
-// withPriorAt is the design of a look at n units whose own spread is sd:
-// with the prior when the two are consistent, else without one.
-func (d SeqDesign) withPriorAt(sd float64, n int) SeqDesign {
-	if !d.Prior.Consistent(sd, n) {
-		d.Prior = SeqPrior{}
-	}
-	return d
-}
-
 // ReplayWithin is the decision of one metric for a caller that keeps no
 // state and is handed all units so far: the first of the looks at
 // diffs[:1], diffs[:2], … that decided, else the look at all of diffs
@@ -335,7 +326,9 @@ func (d SeqDesign) look(diffs []float64, minEffect, resolution float64, k int, f
 	case !final && !d.schedule().isLook(n):
 		dec.Reason = ReasonBetweenLooks
 	default:
-		d = d.withPriorAt(dec.OwnSpread, n)
+		if !d.Prior.Consistent(dec.OwnSpread, n) { // the prior only while the look's own spread agrees
+			d.Prior = SeqPrior{}
+		}
 		if df := d.Prior.UsableDF(); df > 0 {
 			dec.Spread, dec.PriorDF = math.Max(d.Prior.pooled(dec.OwnSpread, n), resolution), df
 		}
@@ -489,7 +482,12 @@ func (d SeqDesign) detectable(sigma, thr, resolution float64, k int) float64 {
 func (d SeqDesign) priceDetectable(sigma, thr, resolution float64, k int) float64 {
 	paths := standardPathsFor(d.schedule())
 	low, up := d.boundaries(k)
-	looks := d.lookTerms(low, up)
+	var looks []lookTerm
+	for n := d.MinBlocks; n <= d.MaxBlocks; n++ {
+		if i := n - d.MinBlocks; d.schedule().isLook(n) {
+			looks = append(looks, lookTerm{i: i, low: low.crit[i], up: up.crit[i], invSqrt: 1 / math.Sqrt(float64(n))})
+		}
+	}
 	critical := make([]float64, len(paths.mean))
 	for p := range paths.mean {
 		critical[p] = d.criticalShift(paths.mean[p], paths.sd[p], looks, thr/sigma, resolution/sigma)
@@ -507,19 +505,6 @@ func (d SeqDesign) priceDetectable(sigma, thr, resolution float64, k int) float6
 type lookTerm struct {
 	i                int
 	low, up, invSqrt float64
-}
-
-// lookTerms lists the planned looks, once per pricing.
-func (d SeqDesign) lookTerms(low, up *tBoundary) []lookTerm {
-	sch := d.schedule()
-	var out []lookTerm
-	for n := d.MinBlocks; n <= d.MaxBlocks; n++ {
-		if sch.isLook(n) {
-			i := n - d.MinBlocks
-			out = append(out, lookTerm{i: i, low: low.crit[i], up: up.crit[i], invSqrt: 1 / math.Sqrt(float64(n))})
-		}
-	}
-	return out
 }
 
 // criticalShift is, for the standard path with running means mean and
