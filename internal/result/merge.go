@@ -193,27 +193,16 @@ type span struct {
 // the warm-up's start, equally long in every shard); runs that never
 // measured at once are refused.
 func windowOf(runs []Run) (span, error) {
-	var s span
-	var lastStart, firstEnd time.Time
+	starts, ends := make([]time.Time, len(runs)), make([]time.Time, len(runs))
 	for i := range runs {
 		r := &runs[i]
 		if r.Started.IsZero() || !(r.Window > 0) {
-			return s, fmt.Errorf("shard %d has no measure window (start and length)", i+1)
+			return span{}, fmt.Errorf("shard %d has no measure window (start and length)", i+1)
 		}
-		start, end := r.Started, r.Started.Add(time.Duration(r.Window*float64(time.Second)))
-		if i == 0 || start.Before(s.start) {
-			s.start = start
-		}
-		if i == 0 || end.After(s.end) {
-			s.end = end
-		}
-		if i == 0 || start.After(lastStart) {
-			lastStart = start
-		}
-		if i == 0 || end.Before(firstEnd) {
-			firstEnd = end
-		}
+		starts[i], ends[i] = r.Started, r.Started.Add(time.Duration(r.Window*float64(time.Second)))
 	}
+	s := span{start: slices.MinFunc(starts, time.Time.Compare), end: slices.MaxFunc(ends, time.Time.Compare)}
+	lastStart, firstEnd := slices.MaxFunc(starts, time.Time.Compare), slices.MinFunc(ends, time.Time.Compare)
 	if !firstEnd.After(lastStart) {
 		return s, fmt.Errorf("the shards' measure windows do not overlap (the last one started %s, the first one ended %s): they did not run at the same time; start every shard with the same --start-at",
 			lastStart.UTC().Format(time.RFC3339Nano), firstEnd.UTC().Format(time.RFC3339Nano))
