@@ -344,10 +344,7 @@ func (d SeqDesign) look(diffs []float64, minEffect, resolution float64, k int, f
 // spread, with the bounds and the detectable effect unknown.
 func summarize(diffs []float64, minEffect, resolution float64) SeqDecision {
 	dec := SeqDecision{Blocks: len(diffs), Threshold: math.Max(minEffect, resolution),
-		Estimate: math.NaN(), Lower: math.NaN(), Upper: math.NaN(), Spread: math.NaN(), OwnSpread: math.NaN(), Detectable: math.NaN()}
-	if len(diffs) > 0 {
-		dec.Estimate = Mean(diffs)
-	}
+		Estimate: Mean(diffs), Lower: math.NaN(), Upper: math.NaN(), Spread: math.NaN(), OwnSpread: math.NaN(), Detectable: math.NaN()}
 	if len(diffs) >= 2 {
 		dec.OwnSpread = SampleSD(diffs)
 		dec.Spread = math.Max(dec.OwnSpread, resolution)
