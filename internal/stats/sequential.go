@@ -207,12 +207,6 @@ func (p SeqPrior) Consistent(sd float64, n int) bool {
 	return ratio >= f.Quantile(priorConsistency/2) && ratio <= f.Quantile(1-priorConsistency/2)
 }
 
-// pooled is the spread of n units with sample sd pooled with the prior.
-func (p SeqPrior) pooled(sd float64, n int) float64 {
-	df := p.UsableDF()
-	return math.Sqrt((float64(n-1)*sd*sd + float64(df)*p.SD*p.SD) / float64(n-1+df))
-}
-
 // SeqDecision is one look's verdict for one metric. Values are on the
 // comparison scale (logs, or percentage points), bigger is worse.
 type SeqDecision struct {
@@ -329,8 +323,9 @@ func (d SeqDesign) look(diffs []float64, minEffect, resolution float64, k int, f
 		if !d.Prior.Consistent(dec.OwnSpread, n) { // the prior only while the look's own spread agrees
 			d.Prior = SeqPrior{}
 		}
-		if df := d.Prior.UsableDF(); df > 0 {
-			dec.Spread, dec.PriorDF = math.Max(d.Prior.pooled(dec.OwnSpread, n), resolution), df
+		if p, df := d.Prior, d.Prior.UsableDF(); df > 0 { // the look's spread pooled with the prior
+			pooled := math.Sqrt((float64(n-1)*dec.OwnSpread*dec.OwnSpread + float64(df)*p.SD*p.SD) / float64(n-1+df))
+			dec.Spread, dec.PriorDF = math.Max(pooled, resolution), df
 		}
 		d.judge(&dec, k, final)
 	}
