@@ -115,7 +115,7 @@ func calibrate(sch schedule, level float64) *tBoundary {
 		}
 		t := stat[:len(alive)]
 		for j, i := range alive {
-			t[j] = pooledT(mean[i], m2[i], n, prior[i], sch.prior)
+			t[j] = math.Sqrt(float64(n)) * mean[i] / pathSD(m2[i], n, prior[i], sch.prior)
 		}
 		idx := n - sch.min
 		b.final[idx] = upperCut(append(work[:0], t...), int(math.Round(level*total))-crossed)
@@ -138,12 +138,8 @@ func calibrate(sch schedule, level float64) *tBoundary {
 	return b
 }
 
-// pooledT is √n·mean/sd from a running mean and Welford sum, the sd pooled
-// with a prior sum of squares m20 of priorDF degrees of freedom.
-func pooledT(mean, m2 float64, n int, m20 float64, priorDF int) float64 {
-	return math.Sqrt(float64(n)) * mean / pathSD(m2, n, m20, priorDF)
-}
-
+// pathSD is a path's sd from its Welford sum m2, pooled with a prior sum
+// of squares m20 of priorDF degrees of freedom.
 func pathSD(m2 float64, n int, m20 float64, priorDF int) float64 {
 	return math.Sqrt((m2 + m20) / float64(n-1+priorDF))
 }
