@@ -35,7 +35,7 @@ func Concat(runs []Run) Run {
 // a figure some window lacks is absent from the sum (never a part of it).
 func sumResources(runs []Run) *Resources {
 	var out Resources
-	cpu, rss := true, false
+	cpu := true
 	for i := range runs {
 		r := runs[i].Resources
 		if r == nil || !(r.CPUSeconds > 0) {
@@ -43,15 +43,13 @@ func sumResources(runs []Run) *Resources {
 		}
 		if r != nil {
 			out.CPUSeconds += r.CPUSeconds
-			if r.PeakRSSBytes > 0 {
-				out.PeakRSSBytes, rss = max(out.PeakRSSBytes, r.PeakRSSBytes), true
-			}
+			out.PeakRSSBytes = max(out.PeakRSSBytes, r.PeakRSSBytes)
 		}
 	}
 	if !cpu {
 		out.CPUSeconds = 0
 	}
-	if !cpu && !rss {
+	if out == (Resources{}) {
 		return nil
 	}
 	return &out
