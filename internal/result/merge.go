@@ -296,22 +296,17 @@ func addErrors(out, errs []ErrorClass) []ErrorClass {
 // mergeResources keeps, of each figure, the largest any shard measured:
 // shards sample one shared target, so a sum would count it once per shard.
 func mergeResources(runs []Run) *Resources {
-	var out *Resources
+	var out Resources
 	for i := range runs {
-		r := runs[i].Resources
-		if r == nil {
-			continue
+		if r := runs[i].Resources; r != nil {
+			out.CPUSeconds = max(out.CPUSeconds, r.CPUSeconds)
+			out.PeakRSSBytes = max(out.PeakRSSBytes, r.PeakRSSBytes)
 		}
-		if out == nil {
-			out = &Resources{}
-		}
-		out.CPUSeconds = max(out.CPUSeconds, r.CPUSeconds)
-		out.PeakRSSBytes = max(out.PeakRSSBytes, r.PeakRSSBytes)
 	}
-	if out != nil && *out == (Resources{}) {
+	if out == (Resources{}) {
 		return nil
 	}
-	return out
+	return &out
 }
 
 // mergeNotes keeps every shard's notes, once for a note all shards have
