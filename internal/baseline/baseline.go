@@ -9,6 +9,7 @@ package baseline
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -73,9 +74,7 @@ func Decode(name string, data []byte) (*File, error) {
 	if f.Schema != SchemaVersion {
 		return nil, fmt.Errorf("%w: %s: schema %d, this build reads schema %d (it was not changed)", ErrCorrupt, name, f.Schema, SchemaVersion)
 	}
-	if f.Window <= 0 {
-		f.Window = DefaultWindow
-	}
+	f.Window = cmp.Or(max(f.Window, 0), DefaultWindow)
 	return &f, nil
 }
 
@@ -96,6 +95,8 @@ func storedLimit(what string) int64 {
 		return MaxBaselineBytes
 	case "history":
 		return MaxHistoryReadBytes
+	case "noise":
+		return MaxNoiseBytes
 	}
 	return maxGitFile
 }
@@ -134,10 +135,7 @@ func Write(path string, f *File) error {
 
 // New returns an empty baseline for a benchmark.
 func New(benchmark, definitionHash string, env result.Env, window int) *File {
-	if window <= 0 {
-		window = DefaultWindow
-	}
-	return &File{Schema: SchemaVersion, Benchmark: benchmark, DefinitionHash: definitionHash, Env: env, Window: window}
+	return &File{Schema: SchemaVersion, Benchmark: benchmark, DefinitionHash: definitionHash, Env: env, Window: cmp.Or(max(window, 0), DefaultWindow)}
 }
 
 // Append adds one sample per run and keeps the last Window samples.
@@ -145,9 +143,7 @@ func New(benchmark, definitionHash string, env result.Env, window int) *File {
 // another definition are not comparable.
 func (f *File) Append(res *result.File, p Provenance) {
 	if f.DefinitionHash != res.DefinitionHash {
-		f.Samples = nil
-		f.Calibration = nil
-		f.DefinitionHash = res.DefinitionHash
+		f.Samples, f.Calibration, f.DefinitionHash = nil, nil, res.DefinitionHash
 	}
 	f.Env = res.Env
 	for _, r := range res.Runs {

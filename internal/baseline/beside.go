@@ -1,6 +1,7 @@
 package baseline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -21,8 +22,6 @@ type GitTags struct {
 	Git Git
 }
 
-var _ TagLister = GitTags{}
-
 // Tags lists the tags matching glob, sorted by version, newest first;
 // an annotated tag gives the commit it points to.
 func (g GitTags) Tags(ctx context.Context, glob string) ([]Tag, error) {
@@ -39,11 +38,8 @@ func (g GitTags) Tags(ctx context.Context, glob string) ([]Tag, error) {
 		if len(f) != 3 {
 			continue
 		}
-		commit := f[1]
-		if f[2] != "" {
-			commit = f[2] // the commit an annotated tag points to
-		}
-		tags = append(tags, Tag{Name: f[0], Commit: commit})
+		// An annotated tag's commit is the one it points to.
+		tags = append(tags, Tag{Name: f[0], Commit: cmp.Or(f[2], f[1])})
 	}
 	return tags, nil
 }

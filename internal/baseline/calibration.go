@@ -71,20 +71,10 @@ func (c *Calibration) keys() []string {
 	var out []string
 	for _, j := range c.Jobs {
 		for _, r := range j.Runs {
-			out = appendNew(out, slices.Collect(maps.Keys(r))...)
+			out = result.AppendNew(out, slices.Collect(maps.Keys(r))...)
 		}
 	}
 	return out
-}
-
-// appendNew appends the values list does not hold yet, each once.
-func appendNew(list []string, vals ...string) []string {
-	for _, v := range vals {
-		if !slices.Contains(list, v) {
-			list = append(list, v)
-		}
-	}
-	return list
 }
 
 // The warnings EstimateNoise raises.

@@ -23,8 +23,6 @@ type Git interface {
 // ExecGit runs the git binary found on PATH, never prompting for credentials.
 type ExecGit struct{}
 
-var _ Git = ExecGit{}
-
 // Run runs git; a failure's error carries git's standard error.
 func (ExecGit) Run(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
@@ -120,12 +118,7 @@ func treePath(file, what string) (string, error) {
 	return "./" + clean, nil
 }
 
-func shortSHA(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
-}
+func shortSHA(sha string) string { return sha[:min(len(sha), 12)] }
 
 // ValidBranch reports whether name can name a branch for ReadAtBranch:
 // not empty, and nothing git would read as an option or revision syntax.

@@ -3,6 +3,7 @@ package baseline
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -193,7 +194,7 @@ func (h *History) Append(res *result.File, p Provenance, runner string, keep int
 		DefinitionHash: res.DefinitionHash, Env: res.Env, Runner: runner}
 	for _, r := range res.Runs {
 		job.Runs = append(job.Runs, copyMetrics(r.Metrics))
-		job.SetByLoad = appendNew(job.SetByLoad, r.SetByLoad...)
+		job.SetByLoad = result.AppendNew(job.SetByLoad, r.SetByLoad...)
 	}
 	h.add(job, keep)
 }
@@ -220,9 +221,7 @@ func (h *History) add(job Job, keep int) {
 
 // trim keeps the last keep jobs within maxBytes.
 func (h *History) trim(keep, maxBytes int) {
-	if keep <= 0 {
-		keep = DefaultHistoryJobs
-	}
+	keep = cmp.Or(max(keep, 0), DefaultHistoryJobs)
 	if extra := len(h.Jobs) - keep; extra > 0 {
 		h.Jobs = h.Jobs[extra:]
 	}

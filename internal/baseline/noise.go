@@ -5,14 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/atomicfile"
-	"github.com/tailgate-ci/tailgate/internal/bounded"
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
@@ -66,15 +62,12 @@ type NoiseKey struct {
 // ReadNoise reads a noise file: empty when there is none, an error naming
 // it (never overwritten) when it cannot be read.
 func ReadNoise(path string) (*Noise, error) {
-	data, err := bounded.ReadFile(path, "noise file", MaxNoiseBytes)
-	if errors.Is(err, fs.ErrNotExist) {
+	data, err := readStored(path, "noise")
+	if errors.Is(err, ErrNotFound) {
 		return &Noise{Schema: NoiseSchema}, nil
 	}
-	if bounded.IsTooLarge(err) {
-		return nil, fmt.Errorf("%w (remove it to start over)", err)
-	}
 	if err != nil {
-		return nil, fmt.Errorf("noise file: %w", err)
+		return nil, fmt.Errorf("%w (remove it to start over)", err)
 	}
 	var n Noise
 	if err := json.Unmarshal(data, &n); err != nil {
@@ -140,12 +133,8 @@ func (n *Noise) entry(k NoiseKey) *NoiseEntry {
 	return nil
 }
 
-// WriteNoise writes the file atomically, compact and pruned to its bounds,
-// making its directory.
+// WriteNoise writes the file atomically, compact and pruned to its bounds.
 func WriteNoise(path string, n *Noise) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("noise file: %w", err)
-	}
 	n.Schema = NoiseSchema
 	data, err := n.pruned(maxNoiseWrite)
 	if err != nil {

@@ -27,8 +27,6 @@ type FileSource struct {
 	Name string
 }
 
-var _ Source = FileSource{}
-
 func (s FileSource) Read(ctx context.Context) (*File, error) { return readBaseline(ctx, s) }
 
 func (s FileSource) fetch(_ context.Context, what string) (string, []byte, error) {
@@ -51,8 +49,6 @@ type BaseCommitSource struct {
 	Git               Git
 }
 
-var _ Source = BaseCommitSource{}
-
 func (s BaseCommitSource) Read(ctx context.Context) (*File, error) { return readBaseline(ctx, s) }
 
 func (s BaseCommitSource) fetch(ctx context.Context, what string) (string, []byte, error) {
@@ -71,8 +67,6 @@ type BranchSource struct {
 	Dir, Branch, Path string
 	Git               Git
 }
-
-var _ Source = BranchSource{}
 
 func (s BranchSource) Read(ctx context.Context) (*File, error) { return readBaseline(ctx, s) }
 

@@ -17,11 +17,7 @@ func Concat(runs []Run) Run {
 	addWork(&out, runs)
 	for i := range runs {
 		out.Window += runs[i].Window
-		for _, n := range runs[i].Notes {
-			if !slices.Contains(out.Notes, n) {
-				out.Notes = append(out.Notes, n)
-			}
-		}
+		out.Notes = AppendNew(out.Notes, runs[i].Notes...)
 	}
 	out.Resources = sumResources(runs)
 	out.Parts = sumParts(runs)
@@ -39,7 +35,7 @@ func Concat(runs []Run) Run {
 // a figure some window lacks is absent from the sum (never a part of it).
 func sumResources(runs []Run) *Resources {
 	var out Resources
-	cpu, rss := true, false
+	cpu := true
 	for i := range runs {
 		r := runs[i].Resources
 		if r == nil || !(r.CPUSeconds > 0) {
@@ -47,15 +43,13 @@ func sumResources(runs []Run) *Resources {
 		}
 		if r != nil {
 			out.CPUSeconds += r.CPUSeconds
-			if r.PeakRSSBytes > 0 {
-				out.PeakRSSBytes, rss = max(out.PeakRSSBytes, r.PeakRSSBytes), true
-			}
+			out.PeakRSSBytes = max(out.PeakRSSBytes, r.PeakRSSBytes)
 		}
 	}
 	if !cpu {
 		out.CPUSeconds = 0
 	}
-	if !cpu && !rss {
+	if out == (Resources{}) {
 		return nil
 	}
 	return &out
@@ -93,9 +87,7 @@ func partNames(runs []Run) []string {
 	var names []string
 	for i := range runs {
 		for _, p := range runs[i].Parts {
-			if !slices.Contains(names, p.Name) {
-				names = append(names, p.Name)
-			}
+			names = AppendNew(names, p.Name)
 		}
 	}
 	return names

@@ -174,7 +174,7 @@ func addWork(out *Run, runs []Run) {
 	for i := range runs {
 		addIterations(&out.Iterations, runs[i].Iterations)
 		out.Requests = out.Requests.Plus(runs[i].Requests)
-		out.markSetByLoad(runs[i].SetByLoad...)
+		out.SetByLoad = AppendNew(out.SetByLoad, runs[i].SetByLoad...)
 	}
 	out.Latency = mergeHists(runs, func(r *Run) *hist.Histogram { return r.Latency })
 	out.IterationLatency = mergeHists(runs, func(r *Run) *hist.Histogram { return r.IterationLatency })
@@ -193,27 +193,16 @@ type span struct {
 // the warm-up's start, equally long in every shard); runs that never
 // measured at once are refused.
 func windowOf(runs []Run) (span, error) {
-	var s span
-	var lastStart, firstEnd time.Time
+	starts, ends := make([]time.Time, len(runs)), make([]time.Time, len(runs))
 	for i := range runs {
 		r := &runs[i]
 		if r.Started.IsZero() || !(r.Window > 0) {
-			return s, fmt.Errorf("shard %d has no measure window (start and length)", i+1)
+			return span{}, fmt.Errorf("shard %d has no measure window (start and length)", i+1)
 		}
-		start, end := r.Started, r.Started.Add(time.Duration(r.Window*float64(time.Second)))
-		if i == 0 || start.Before(s.start) {
-			s.start = start
-		}
-		if i == 0 || end.After(s.end) {
-			s.end = end
-		}
-		if i == 0 || start.After(lastStart) {
-			lastStart = start
-		}
-		if i == 0 || end.Before(firstEnd) {
-			firstEnd = end
-		}
+		starts[i], ends[i] = r.Started, r.Started.Add(time.Duration(r.Window*float64(time.Second)))
 	}
+	s := span{start: slices.MinFunc(starts, time.Time.Compare), end: slices.MaxFunc(ends, time.Time.Compare)}
+	lastStart, firstEnd := slices.MaxFunc(starts, time.Time.Compare), slices.MinFunc(ends, time.Time.Compare)
 	if !firstEnd.After(lastStart) {
 		return s, fmt.Errorf("the shards' measure windows do not overlap (the last one started %s, the first one ended %s): they did not run at the same time; start every shard with the same --start-at",
 			lastStart.UTC().Format(time.RFC3339Nano), firstEnd.UTC().Format(time.RFC3339Nano))
@@ -260,8 +249,7 @@ func mergeSteps(runs []Run) []Step {
 		for _, s := range runs[i].Steps {
 			j := slices.IndexFunc(out, func(o Step) bool { return o.Name == s.Name })
 			if j < 0 {
-				out = append(out, Step{Name: s.Name})
-				j = len(out) - 1
+				out, j = append(out, Step{Name: s.Name}), len(out)
 			}
 			o := &out[j]
 			o.Requests += s.Requests
@@ -280,17 +268,7 @@ var errorOrder = []string{ErrStatus, ErrExpect, ErrTimeout, ErrConnection}
 func mergeErrors(runs []Run, steps []Step) []ErrorClass {
 	var out []ErrorClass
 	for i := range runs {
-		for _, e := range runs[i].Errors {
-			j := slices.IndexFunc(out, func(o ErrorClass) bool { return o.Class == e.Class && o.Step == e.Step })
-			if j < 0 {
-				out = append(out, ErrorClass{Class: e.Class, Step: e.Step})
-				j = len(out) - 1
-			}
-			out[j].Count += e.Count
-			if out[j].Sample == "" {
-				out[j].Sample = e.Sample
-			}
-		}
+		out = addErrors(out, runs[i].Errors)
 	}
 	stepAt := func(name string) int {
 		return slices.IndexFunc(steps, func(s Step) bool { return s.Name == name })
@@ -302,25 +280,33 @@ func mergeErrors(runs []Run, steps []Step) []ErrorClass {
 	return out
 }
 
+// addErrors adds errs to out by step and class, keeping the first sample.
+func addErrors(out, errs []ErrorClass) []ErrorClass {
+	for _, e := range errs {
+		if j := slices.IndexFunc(out, func(o ErrorClass) bool { return o.Class == e.Class && o.Step == e.Step }); j >= 0 {
+			out[j].Count += e.Count
+			out[j].Sample = cmp.Or(out[j].Sample, e.Sample)
+		} else {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // mergeResources keeps, of each figure, the largest any shard measured:
 // shards sample one shared target, so a sum would count it once per shard.
 func mergeResources(runs []Run) *Resources {
-	var out *Resources
+	var out Resources
 	for i := range runs {
-		r := runs[i].Resources
-		if r == nil {
-			continue
+		if r := runs[i].Resources; r != nil {
+			out.CPUSeconds = max(out.CPUSeconds, r.CPUSeconds)
+			out.PeakRSSBytes = max(out.PeakRSSBytes, r.PeakRSSBytes)
 		}
-		if out == nil {
-			out = &Resources{}
-		}
-		out.CPUSeconds = max(out.CPUSeconds, r.CPUSeconds)
-		out.PeakRSSBytes = max(out.PeakRSSBytes, r.PeakRSSBytes)
 	}
-	if out != nil && *out == (Resources{}) {
+	if out == (Resources{}) {
 		return nil
 	}
-	return out
+	return &out
 }
 
 // mergeNotes keeps every shard's notes, once for a note all shards have

@@ -58,11 +58,14 @@ func MergePhases(phases []Phase) *Run {
 	run.Resources = mergePhaseResources(phases)
 	take(run, throughput, throughputMetrics)
 	take(run, latency, latencyMetrics)
-	take(run, costPhase(closed, open), costMetrics)
+	// CPU per iteration comes from the throughput (closed) phase, whose
+	// window has no idle time whose background work an open phase charges
+	// to few iterations.
+	take(run, throughput, costMetrics)
 	if rss, ok := largest(phases, PeakRSS); ok {
 		run.Metrics[PeakRSS] = rss
 	}
-	mergeFootprint(run, phases, costPhase(closed, open))
+	mergeFootprint(run, phases, throughput)
 	overAll(run)
 	return run
 }
@@ -130,11 +133,6 @@ func measuredPhase(phases []Phase, r *Run) *Run {
 	return r
 }
 
-// costPhase is the phase CPU per iteration is taken from: the closed one,
-// whose window has no idle time whose background work an open phase
-// charges to few iterations.
-func costPhase(closed, open *Run) *Run { return cmp.Or(closed, open) }
-
 // phaseOf is the phase of the given model, or nil.
 func phaseOf(phases []Phase, model string) *Run {
 	for i := range phases {
@@ -155,7 +153,7 @@ func take(run, from *Run, keys []string) {
 		if v, ok := from.Metrics[k]; ok {
 			run.Metrics[k] = v
 			if slices.Contains(from.SetByLoad, k) {
-				run.markSetByLoad(k)
+				run.SetByLoad = AppendNew(run.SetByLoad, k)
 			}
 		}
 	}
@@ -166,14 +164,7 @@ func addCounts(run, p *Run) {
 	addIterations(&run.Iterations, p.Iterations)
 	run.Iterations.Counted = CountAll
 	run.Requests = run.Requests.Plus(p.Requests)
-	for _, e := range p.Errors {
-		i := slices.IndexFunc(run.Errors, func(x ErrorClass) bool { return x.Class == e.Class && x.Step == e.Step })
-		if i < 0 {
-			run.Errors = append(run.Errors, e)
-			continue
-		}
-		run.Errors[i].Count += e.Count
-	}
+	run.Errors = addErrors(run.Errors, p.Errors)
 }
 
 // mergePhaseSteps sums each step's requests over the phases and keeps the
@@ -233,11 +224,12 @@ func overAll(run *Run) {
 	}
 }
 
-// markSetByLoad adds keys to the run's "set by the load" marks, once.
-func (r *Run) markSetByLoad(keys ...string) {
-	for _, k := range keys {
-		if !slices.Contains(r.SetByLoad, k) {
-			r.SetByLoad = append(r.SetByLoad, k)
+// AppendNew appends the values list does not hold yet, each once.
+func AppendNew(list []string, vals ...string) []string {
+	for _, v := range vals {
+		if !slices.Contains(list, v) {
+			list = append(list, v)
 		}
 	}
+	return list
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -97,7 +98,7 @@ func divide(x []float64, o ChangePointOptions, rng *rand.Rand) map[int]float64 {
 	found := map[int]float64{}
 	var ws workspace
 	for {
-		cuts := sortedCuts(found)
+		cuts := slices.Sorted(maps.Keys(found))
 		best, q := bestSplit(x, cuts, o.MinSize, &ws)
 		if best < 0 {
 			return found
@@ -205,7 +206,7 @@ func (ws *workspace) prefixSums(seg []float64) []float64 {
 // neighbouring segments is below minStep, recomputing the neighbours'
 // steps after each removal.
 func merge(x []float64, found map[int]float64, minStep float64) []int {
-	cuts := sortedCuts(found)
+	cuts := slices.Sorted(maps.Keys(found))
 	for len(cuts) > 0 {
 		weakest, size := -1, math.Inf(1)
 		for i := range cuts {
@@ -354,15 +355,6 @@ func quantileSorted(s []float64, q float64) float64 {
 		return s[len(s)-1]
 	}
 	return s[i] + (pos-float64(i))*(s[i+1]-s[i])
-}
-
-func sortedCuts(found map[int]float64) []int {
-	cuts := make([]int, 0, len(found))
-	for c := range found {
-		cuts = append(cuts, c)
-	}
-	slices.Sort(cuts)
-	return cuts
 }
 
 // forSegments calls f with the bounds [s, e) of each segment cuts make of

@@ -106,7 +106,7 @@ const (
 func Compare(in Input) Comparison {
 	c := Comparison{Effect: math.NaN(), PairEffect: math.NaN(), PWorse: math.NaN(), PBetter: math.NaN()}
 	c.Floor = in.floor()
-	if d, err := in.differences(); in.Paired && err == nil {
+	if d, err := PairDifferences(in.Head, in.Base, in.Scale, in.Direction); in.Paired && err == nil {
 		c.PairEffect = Median(d)
 	}
 	in.test(&c)
@@ -203,7 +203,7 @@ func (in Input) oneSided(head, base, hs, bs []float64, d Direction) (p float64, 
 // testPairs judges the pairs on their differences: the effect is the
 // median difference, the test the exact signed-rank test.
 func (in Input) testPairs(c *Comparison) {
-	d, err := in.differences()
+	d, err := PairDifferences(in.Head, in.Base, in.Scale, in.Direction)
 	if err != nil {
 		c.cannot(err)
 		return
@@ -228,11 +228,6 @@ func (in Input) effect(head, base []float64) float64 {
 		return d * (Median(head) - Median(base))
 	}
 	return d * math.Log(Median(head)/Median(base))
-}
-
-// differences are the pairs' differences (PairDifferences).
-func (in Input) differences() ([]float64, error) {
-	return PairDifferences(in.Head, in.Base, in.Scale, in.Direction)
 }
 
 // PairDifferences are the differences of pairs (head[k], base[k]) on the

@@ -103,7 +103,7 @@ func (in Input) fromWorse(v []float64) []float64 {
 // (efficiency 3/π against t) and B = L + z(.8)·σ_d·sqrt(c_n/n) for the floor.
 func (in Input) detectPairs(floor float64) Detectable {
 	dt := Detectable{Effect: math.NaN(), Method: MethodPairs}
-	d, err := in.differences()
+	d, err := PairDifferences(in.Head, in.Base, in.Scale, in.Direction)
 	if err != nil || len(d) < 2 {
 		dt.Note = "too few pairs to measure their spread"
 		return dt

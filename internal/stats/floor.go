@@ -99,7 +99,7 @@ func (in Input) noiseFloor() float64 {
 // pairsFloor is the floor of paired samples, from the spread of their
 // differences: t(1−α/K, n−1)·sd(d)·sqrt(c_n/n); +Inf without a spread.
 func (in Input) pairsFloor() float64 {
-	d, err := in.differences()
+	d, err := PairDifferences(in.Head, in.Base, in.Scale, in.Direction)
 	if err != nil || len(d) < 2 {
 		return math.Inf(1)
 	}

@@ -78,9 +78,7 @@ func varianceComponents(y [][]float64) (Noise, error) {
 	grand /= float64(total)
 	var ssw, ssb float64
 	for i, job := range y {
-		for _, v := range job {
-			ssw += (v - means[i]) * (v - means[i])
-		}
+		ssw += sumSquares(job)
 		ssb += float64(len(job)) * (means[i] - grand) * (means[i] - grand)
 	}
 	msw := ssw / float64(total-k)

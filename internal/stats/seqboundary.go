@@ -3,6 +3,7 @@ package stats
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 )
 
@@ -49,24 +50,37 @@ type boundaryKey struct {
 	level float64
 }
 
-var boundaries = struct {
+var (
+	boundaries memo[boundaryKey, *tBoundary]
+	pathSets   memo[schedule, *standardPaths]
+)
+
+// memo holds computed values by key, computing each on first use under
+// its lock, and starts afresh when it holds size values (0: unbounded).
+type memo[K comparable, V any] struct {
 	sync.Mutex
-	byKey map[boundaryKey]*tBoundary
-	power map[schedule]*standardPaths
-}{byKey: map[boundaryKey]*tBoundary{}, power: map[schedule]*standardPaths{}}
+	byKey map[K]V
+	size  int
+}
+
+func (m *memo[K, V]) get(key K, compute func() V) V {
+	m.Lock()
+	defer m.Unlock()
+	if v, ok := m.byKey[key]; ok {
+		return v
+	}
+	if m.byKey == nil || m.size > 0 && len(m.byKey) >= m.size {
+		m.byKey = map[K]V{}
+	}
+	v := compute()
+	m.byKey[key] = v
+	return v
+}
 
 // boundaryFor returns the cached boundary, calibrating it on first use
 // (about 50 ms for 20 pairs; deterministic: the seed is fixed).
 func boundaryFor(sch schedule, level float64) *tBoundary {
-	key := boundaryKey{sch, level}
-	boundaries.Lock()
-	defer boundaries.Unlock()
-	if b, ok := boundaries.byKey[key]; ok {
-		return b
-	}
-	b := calibrate(sch, level)
-	boundaries.byKey[key] = b
-	return b
+	return boundaries.get(boundaryKey{sch, level}, func() *tBoundary { return calibrate(sch, level) })
 }
 
 // calibrate simulates calibrationPaths standard normal paths pair by pair;
@@ -101,7 +115,7 @@ func calibrate(sch schedule, level float64) *tBoundary {
 		}
 		t := stat[:len(alive)]
 		for j, i := range alive {
-			t[j] = pooledT(mean[i], m2[i], n, prior[i], sch.prior)
+			t[j] = math.Sqrt(float64(n)) * mean[i] / pathSD(m2[i], n, prior[i], sch.prior)
 		}
 		idx := n - sch.min
 		b.final[idx] = upperCut(append(work[:0], t...), int(math.Round(level*total))-crossed)
@@ -124,12 +138,8 @@ func calibrate(sch schedule, level float64) *tBoundary {
 	return b
 }
 
-// pooledT is √n·mean/sd from a running mean and Welford sum, the sd pooled
-// with a prior sum of squares m20 of priorDF degrees of freedom.
-func pooledT(mean, m2 float64, n int, m20 float64, priorDF int) float64 {
-	return math.Sqrt(float64(n)) * mean / pathSD(m2, n, m20, priorDF)
-}
-
+// pathSD is a path's sd from its Welford sum m2, pooled with a prior sum
+// of squares m20 of priorDF degrees of freedom.
 func pathSD(m2 float64, n int, m20 float64, priorDF int) float64 {
 	return math.Sqrt((m2 + m20) / float64(n-1+priorDF))
 }
@@ -160,11 +170,7 @@ func upperCut(t []float64, k int) float64 {
 	}
 	// Partition so that t[:k] holds the k largest values.
 	kth := selectDescending(t, k-1)
-	next := math.Inf(-1)
-	for _, v := range t[k:] {
-		next = math.Max(next, v)
-	}
-	return (kth + next) / 2
+	return (kth + slices.Max(t[k:])) / 2
 }
 
 // selectDescending reorders t so that t[k] is the value of rank k in
@@ -220,11 +226,10 @@ type standardPaths struct {
 }
 
 func standardPathsFor(sch schedule) *standardPaths {
-	boundaries.Lock()
-	defer boundaries.Unlock()
-	if p, ok := boundaries.power[sch]; ok {
-		return p
-	}
+	return pathSets.get(sch, func() *standardPaths { return simulatePaths(sch) })
+}
+
+func simulatePaths(sch schedule) *standardPaths {
 	rng := rand.New(rand.NewPCG(powerSeed, uint64(sch.max)))
 	p := &standardPaths{mean: make([][]float64, powerPaths), sd: make([][]float64, powerPaths)}
 	prior := priorSums(rand.New(rand.NewPCG(powerSeed, uint64(sch.prior))), powerPaths, sch.prior)
@@ -243,6 +248,5 @@ func standardPathsFor(sch schedule) *standardPaths {
 			}
 		}
 	}
-	boundaries.power[sch] = p
 	return p
 }

@@ -36,7 +36,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -208,12 +207,6 @@ func (p SeqPrior) Consistent(sd float64, n int) bool {
 	return ratio >= f.Quantile(priorConsistency/2) && ratio <= f.Quantile(1-priorConsistency/2)
 }
 
-// pooled is the spread of n units with sample sd pooled with the prior.
-func (p SeqPrior) pooled(sd float64, n int) float64 {
-	df := p.UsableDF()
-	return math.Sqrt((float64(n-1)*sd*sd + float64(df)*p.SD*p.SD) / float64(n-1+df))
-}
-
 // SeqDecision is one look's verdict for one metric. Values are on the
 // comparison scale (logs, or percentage points), bigger is worse.
 type SeqDecision struct {
@@ -278,15 +271,6 @@ func (d SeqDesign) schedule() schedule {
 	return schedule{min: d.MinBlocks, max: d.MaxBlocks, every: d.Every, rho: d.Rho, prior: d.Prior.UsableDF()}
 }
 
-// withPriorAt is the design of a look at n units whose own spread is sd:
-// with the prior when the two are consistent, else without one.
-func (d SeqDesign) withPriorAt(sd float64, n int) SeqDesign {
-	if !d.Prior.Consistent(sd, n) {
-		d.Prior = SeqPrior{}
-	}
-	return d
-}
-
 // ReplayWithin is the decision of one metric for a caller that keeps no
 // state and is handed all units so far: the first of the looks at
 // diffs[:1], diffs[:2], … that decided, else the look at all of diffs
@@ -336,9 +320,12 @@ func (d SeqDesign) look(diffs []float64, minEffect, resolution float64, k int, f
 	case !final && !d.schedule().isLook(n):
 		dec.Reason = ReasonBetweenLooks
 	default:
-		d = d.withPriorAt(dec.OwnSpread, n)
-		if df := d.Prior.UsableDF(); df > 0 {
-			dec.Spread, dec.PriorDF = math.Max(d.Prior.pooled(dec.OwnSpread, n), resolution), df
+		if !d.Prior.Consistent(dec.OwnSpread, n) { // the prior only while the look's own spread agrees
+			d.Prior = SeqPrior{}
+		}
+		if p, df := d.Prior, d.Prior.UsableDF(); df > 0 { // the look's spread pooled with the prior
+			pooled := math.Sqrt((float64(n-1)*dec.OwnSpread*dec.OwnSpread + float64(df)*p.SD*p.SD) / float64(n-1+df))
+			dec.Spread, dec.PriorDF = math.Max(pooled, resolution), df
 		}
 		d.judge(&dec, k, final)
 	}
@@ -352,10 +339,7 @@ func (d SeqDesign) look(diffs []float64, minEffect, resolution float64, k int, f
 // spread, with the bounds and the detectable effect unknown.
 func summarize(diffs []float64, minEffect, resolution float64) SeqDecision {
 	dec := SeqDecision{Blocks: len(diffs), Threshold: math.Max(minEffect, resolution),
-		Estimate: math.NaN(), Lower: math.NaN(), Upper: math.NaN(), Spread: math.NaN(), OwnSpread: math.NaN(), Detectable: math.NaN()}
-	if len(diffs) > 0 {
-		dec.Estimate = Mean(diffs)
-	}
+		Estimate: Mean(diffs), Lower: math.NaN(), Upper: math.NaN(), Spread: math.NaN(), OwnSpread: math.NaN(), Detectable: math.NaN()}
 	if len(diffs) >= 2 {
 		dec.OwnSpread = SampleSD(diffs)
 		dec.Spread = math.Max(dec.OwnSpread, resolution)
@@ -474,10 +458,7 @@ type detectableKey struct {
 	sigma, thr, resolve float64
 }
 
-var detectableMemo = struct {
-	sync.Mutex
-	byKey map[detectableKey]float64
-}{byKey: map[detectableKey]float64{}}
+var detectableMemo = memo[detectableKey, float64]{size: detectableMemoSize}
 
 func (d SeqDesign) detectable(sigma, thr, resolution float64, k int) float64 {
 	if !(sigma > 0) {
@@ -485,28 +466,20 @@ func (d SeqDesign) detectable(sigma, thr, resolution float64, k int) float64 {
 	}
 	step := math.Log1p(detectableGrid)
 	sigma = math.Exp(math.Round(math.Log(sigma)/step) * step)
-	key := detectableKey{d: d, k: k, sigma: sigma, thr: thr, resolve: resolution}
-	detectableMemo.Lock()
-	x, ok := detectableMemo.byKey[key]
-	detectableMemo.Unlock()
-	if ok {
-		return x
-	}
-	x = d.priceDetectable(sigma, thr, resolution, k)
-	detectableMemo.Lock()
-	if len(detectableMemo.byKey) >= detectableMemoSize {
-		clear(detectableMemo.byKey)
-	}
-	detectableMemo.byKey[key] = x
-	detectableMemo.Unlock()
-	return x
+	return detectableMemo.get(detectableKey{d: d, k: k, sigma: sigma, thr: thr, resolve: resolution},
+		func() float64 { return d.priceDetectable(sigma, thr, resolution, k) })
 }
 
 // priceDetectable is detectable, priced on the standard paths.
 func (d SeqDesign) priceDetectable(sigma, thr, resolution float64, k int) float64 {
 	paths := standardPathsFor(d.schedule())
 	low, up := d.boundaries(k)
-	looks := d.lookTerms(low, up)
+	var looks []lookTerm
+	for n := d.MinBlocks; n <= d.MaxBlocks; n++ {
+		if i := n - d.MinBlocks; d.schedule().isLook(n) {
+			looks = append(looks, lookTerm{i: i, low: low.crit[i], up: up.crit[i], invSqrt: 1 / math.Sqrt(float64(n))})
+		}
+	}
 	critical := make([]float64, len(paths.mean))
 	for p := range paths.mean {
 		critical[p] = d.criticalShift(paths.mean[p], paths.sd[p], looks, thr/sigma, resolution/sigma)
@@ -524,19 +497,6 @@ func (d SeqDesign) priceDetectable(sigma, thr, resolution float64, k int) float6
 type lookTerm struct {
 	i                int
 	low, up, invSqrt float64
-}
-
-// lookTerms lists the planned looks, once per pricing.
-func (d SeqDesign) lookTerms(low, up *tBoundary) []lookTerm {
-	sch := d.schedule()
-	var out []lookTerm
-	for n := d.MinBlocks; n <= d.MaxBlocks; n++ {
-		if sch.isLook(n) {
-			i := n - d.MinBlocks
-			out = append(out, lookTerm{i: i, low: low.crit[i], up: up.crit[i], invSqrt: 1 / math.Sqrt(float64(n))})
-		}
-	}
-	return out
 }
 
 // criticalShift is, for the standard path with running means mean and
