@@ -13,10 +13,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/pipeline"
 )
 
-func init() {
-	register("ab", "measure a base and a head build in one job, block after block (or pair after pair), until the verdict is clear", cmdAB)
-}
-
 // abFlags are the flags of the A/B job's budget and base.
 type abFlags struct {
 	baseRef       string

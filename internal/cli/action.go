@@ -17,10 +17,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/publish"
 )
 
-func init() {
-	register("action", "run as the GitHub Action step (inputs from INPUT_* variables)", cmdAction)
-}
-
 // forkNote says once, in the report and as a warning, why a fork PR gets
 // no comment.
 const forkNote = "this pull request comes from a fork, whose token cannot comment: the report is in the job summary (docs/github-action.md shows the workflow_run pattern that comments on fork PRs)"

@@ -8,10 +8,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/report"
 )
 
-func init() {
-	register("calibrate", "run A/A jobs on one build and store the measured noise in the baseline", cmdCalibrate)
-}
-
 func cmdCalibrate(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet("calibrate", "calibrate -c tailgate.yml [--jobs 10 | --append] [--pause 0s]", e.stderr)
 	var bf benchFlags

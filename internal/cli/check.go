@@ -10,10 +10,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-func init() {
-	register("check", "run the benchmark (or take --result) and judge it against the baseline", cmdCheck)
-}
-
 func cmdCheck(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet("check", "check -c tailgate.yml | --result result.json [--baseline FILE] [--report report.json]", e.stderr)
 	var bf benchFlags

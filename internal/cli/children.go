@@ -18,13 +18,11 @@ import (
 // SIGKILL, and outlives the SIGTERM to the group to report its end.
 const supervisorCommand = "supervise"
 
-func init() {
-	hidden[supervisorCommand] = func(_ context.Context, _ env, args []string) error {
-		if code := target.Supervise(args); code != 0 {
-			return statusError(code) // the command's own status: nothing to print
-		}
-		return nil
+func cmdSupervise(_ context.Context, _ env, args []string) error {
+	if code := target.Supervise(args); code != 0 {
+		return statusError(code) // the command's own status: nothing to print
 	}
+	return nil
 }
 
 // errQuiet ends a command with its exit code and no message.

@@ -20,10 +20,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/report"
 )
 
-func init() {
-	register("comment", "post the sticky PR comment from a report.json (the workflow_run publisher for fork PRs)", cmdComment)
-}
-
 // maxPRFileBytes bounds the PR number file of an artifact; maxPRNumber is
 // the largest number --pr and --pr-file accept.
 const (

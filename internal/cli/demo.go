@@ -17,10 +17,6 @@ import (
 //go:embed demo.yml
 var demoYAML string
 
-func init() {
-	register("demo", "the whole gate on the embedded demo service: its clean build against a slowed one, A/B (--mode check: against a stored baseline)", cmdDemo)
-}
-
 type demoFlags struct {
 	bench                 benchFlags
 	out, slowdown, mode   string

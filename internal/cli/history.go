@@ -19,10 +19,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/report"
 )
 
-func init() {
-	register("history", "find the commits where a gated metric of main shifted, and draw the trend page", cmdHistory)
-}
-
 // historySeed is the seed of the permutation tests: fixed, so that one
 // history always gives the same change points.
 const historySeed = 22

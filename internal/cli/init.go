@@ -19,10 +19,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/pipeline"
 )
 
-func init() {
-	register("init", "write a commented tailgate.yml for a service: its URL and how to start it", cmdInit)
-}
-
 // initFlags are what tailgate init asks of the user's service.
 type initFlags struct {
 	url, start, build, ready, name, out string

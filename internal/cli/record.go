@@ -14,10 +14,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/plural"
 )
 
-func init() {
-	register("baseline", "baseline record: run (or take --result) and append the runs to the baseline", cmdBaseline)
-}
-
 func cmdBaseline(ctx context.Context, e env, args []string) error {
 	const usage = "Usage: tailgate baseline record -c tailgate.yml | --result result.json (record -h for the flags)"
 	if len(args) == 1 && isHelp(args[0]) {

@@ -10,10 +10,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/pipeline"
 )
 
-func init() {
-	register("run", "run the benchmark and write the result JSON", cmdRun)
-}
-
 // benchFlags are the flags of every command that runs a benchmark.
 type benchFlags struct {
 	config   string

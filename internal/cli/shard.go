@@ -13,10 +13,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/runner"
 )
 
-func init() {
-	register("merge", "merge the shard results of one sharded run (run --shard I/N) into one", cmdMerge)
-}
-
 // shardFlags are the flags of `tailgate run` that make it one shard of a
 // load offered by several processes.
 type shardFlags struct {

@@ -12,10 +12,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/plural"
 )
 
-func init() {
-	register("validate", "check a benchmark file without running it: parse, validate, templates and {{env}} variables", cmdValidate)
-}
-
 func cmdValidate(_ context.Context, e env, args []string) error {
 	fs := newFlagSet("validate", "validate -c tailgate.yml", e.stderr)
 	path := fs.String("c", "tailgate.yml", "the benchmark `file`")
