@@ -100,8 +100,6 @@ func (a *actionRun) end(err error) error {
 	return err
 }
 
-// name is the benchmark's name, or before the config is read the config
-// file's name.
 func (a *actionRun) name() string {
 	if a.cfg != nil {
 		return a.cfg.Name
@@ -112,7 +110,6 @@ func (a *actionRun) name() string {
 	return "tailgate"
 }
 
-// run does what the mode says, with the same use cases as the commands.
 func (a *actionRun) run(ctx context.Context) error {
 	env := a.e.pipelineEnv(a.cfg, false)
 	switch a.in.Mode {
@@ -169,8 +166,6 @@ func (a *actionRun) recordChain(ctx context.Context, env pipeline.Env) error {
 	return a.recordAgainst(ctx, env, a.in.CreepSince, "input creep_since")
 }
 
-// recordAgainst judges the pushed commit against base in one A/B job and
-// appends it to the history beside the baseline.
 func (a *actionRun) recordAgainst(ctx context.Context, env pipeline.Env, base, from string) error {
 	j, err := pipeline.AB(ctx, env, pipeline.ABOptions{Config: a.cfg, BaseRef: base, BaseFrom: from, Git: baseline.ExecGit{}, NoiseDefault: DefaultNoisePath(a.e.getenv)})
 	if err != nil {
@@ -179,8 +174,6 @@ func (a *actionRun) recordAgainst(ctx context.Context, env pipeline.Env, base, f
 	return recordLink(ctx, a.e, a.cfg, j, baseline.HistoryPath(a.baselinePath(nil)), provenanceFlags{})
 }
 
-// check is mode check: the head's runs judged against the stored
-// baseline, read where the inputs say.
 func (a *actionRun) check(ctx context.Context, env pipeline.Env, pol *pipeline.Policy) (pipeline.Judged, error) {
 	src, err := a.baselineSource(a.baselinePath(pol))
 	if err != nil {

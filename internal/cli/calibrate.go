@@ -40,7 +40,6 @@ func cmdCalibrate(ctx context.Context, e env, args []string) error {
 	return calibrate(ctx, e, cfg, o, bf.quiet)
 }
 
-// calibrate calibrates and shows the noise and the floors it implies.
 func calibrate(ctx context.Context, e env, cfg *config.Config, o pipeline.CalibrateOptions, quiet bool) error {
 	cal, err := pipeline.Calibrate(ctx, e.pipelineEnv(cfg, quiet), o)
 	if err != nil {

@@ -91,7 +91,6 @@ func (t *targetOutput) Set(s string) error {
 	return nil
 }
 
-// apply sets where the target's output is shown live.
 func (t targetOutput) apply(e env) env {
 	if t == targetOutputLive {
 		e.targetLive = e.stderr

@@ -29,7 +29,6 @@ const (
 
 var prNumberPattern = regexp.MustCompile(`^[1-9][0-9]{0,9}$`)
 
-// commentFlags are the arguments of tailgate comment.
 type commentFlags struct {
 	report string
 	prFile string
@@ -118,7 +117,12 @@ func (f commentFlags) prNumber() (int, error) {
 		}
 		return f.pr, nil
 	}
-	data, err := readSmallFile(f.prFile, maxPRFileBytes)
+	file, err := openRegular(f.prFile)
+	if err != nil {
+		return 0, fmt.Errorf("--pr-file: %w", err)
+	}
+	defer file.Close()
+	data, err := bounded.Read(file, f.prFile, "pull request number file", maxPRFileBytes)
 	if err != nil {
 		return 0, fmt.Errorf("--pr-file: %w", err)
 	}
@@ -151,15 +155,6 @@ func readReportFile(path string) (report.Input, error) {
 		return report.Input{}, fmt.Errorf("--report %s: %w", path, err)
 	}
 	return in, nil
-}
-
-func readSmallFile(path string, limit int64) ([]byte, error) {
-	f, err := openRegular(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return bounded.Read(f, path, "pull request number file", limit)
 }
 
 // openRegular opens path when it is a regular file, not a link, and the

@@ -40,7 +40,6 @@ func cmdCompare(ctx context.Context, e env, args []string) error {
 	return conclude(ctx, j, rf.failOn(), rf.publishers(e)...)
 }
 
-// splitSides splits BASE... -- HEAD...
 func splitSides(args []string) (base, head []string, err error) {
 	i := slices.Index(args, "--")
 	if i < 0 {

@@ -32,8 +32,7 @@ func cmdImport(ctx context.Context, e env, args []string) error {
 			return usageErr("unknown --format %q; known: %s", *format, strings.Join(importer.Names(), ", "))
 		}
 	}
-	res := &result.File{Schema: result.SchemaVersion, Benchmark: *name, Created: time.Now().UTC()}
-	res.Benchmark = cmp.Or(res.Benchmark, "imported")
+	res := &result.File{Schema: result.SchemaVersion, Benchmark: cmp.Or(*name, "imported"), Created: time.Now().UTC()}
 	var formats []string
 	for _, path := range files {
 		im, err := importer.ReadContext(ctx, path, *format)

@@ -66,7 +66,6 @@ var initYAML string
 
 var initTemplate = template.Must(template.New("init.yml").Delims("[[", "]]").Funcs(template.FuncMap{"q": strconv.Quote}).Parse(initYAML))
 
-// render writes the benchmark file the flags describe.
 func (f initFlags) render() (string, error) {
 	base, path, ready, err := f.target()
 	if err != nil {

@@ -44,25 +44,18 @@ func DefaultNoisePath(getenv func(string) string) string {
 // else ~/.cache; a relative value is ignored, as XDG says); "" when
 // neither is set.
 func cacheDir(getenv func(string) string) string {
-	dir := getenv("XDG_CACHE_HOME")
-	if !filepath.IsAbs(dir) {
-		dir = ""
-		if home := getenv("HOME"); filepath.IsAbs(home) {
-			dir = filepath.Join(home, ".cache")
-		}
+	if dir := getenv("XDG_CACHE_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "tailgate")
 	}
-	if dir == "" {
-		return ""
+	if home := getenv("HOME"); filepath.IsAbs(home) {
+		return filepath.Join(home, ".cache", "tailgate")
 	}
-	return filepath.Join(dir, "tailgate")
+	return ""
 }
 
 // shortHash is the first 12 hex digits of a "sha256:<hex>" hash: enough
 // to tell this machine's few demo definitions apart.
 func shortHash(hash string) string {
 	hex := strings.TrimPrefix(hash, "sha256:")
-	if len(hex) > 12 {
-		hex = hex[:12]
-	}
-	return hex
+	return hex[:min(len(hex), 12)]
 }

@@ -49,7 +49,6 @@ func cmdBaseline(ctx context.Context, e env, args []string) error {
 	return record(ctx, e, cfg, o, bf.quiet)
 }
 
-// record records and says what it stored.
 func record(ctx context.Context, e env, cfg *config.Config, o pipeline.RecordOptions, quiet bool) error {
 	o.Runner = cmp.Or(o.Runner, runnerImage(e.getenv))
 	rec, err := pipeline.Record(ctx, e.pipelineEnv(cfg, quiet), o)

@@ -37,7 +37,6 @@ func cmdValidate(_ context.Context, e env, args []string) error {
 	return nil
 }
 
-// describeBenchmark says what a run of cfg will do, as tailgate read it.
 func describeBenchmark(w io.Writer, cfg *config.Config) {
 	line := func(k, format string, a ...any) { fmt.Fprintf(w, "  %-10s "+format+"\n", append([]any{k}, a...)...) }
 	line("benchmark", "%s", cfg.Name)
@@ -76,8 +75,6 @@ func describeBenchmark(w io.Writer, cfg *config.Config) {
 	}
 }
 
-// describeTarget says what the top-level target is and what of it is
-// measured.
 func describeTarget(line func(k, format string, a ...any), t config.Target) {
 	if t.URL == "" {
 		line("target", "none at the top level: each A/B side names its own")
@@ -100,7 +97,6 @@ func describeTarget(line func(k, format string, a ...any), t config.Target) {
 	}
 }
 
-// describeSetup says what setup and the feed do around the load.
 func describeSetup(line func(k, format string, a ...any), cfg *config.Config) {
 	if st := cfg.Setup; st != nil {
 		if len(st.Run) > 0 {
@@ -117,19 +113,14 @@ func describeSetup(line func(k, format string, a ...any), cfg *config.Config) {
 	}
 }
 
-// describeAB says how tailgate ab would run: each side, the unit it
-// counts, and the budget.
 func describeAB(line func(k, format string, a ...any), cfg *config.Config, ab *config.AB) {
 	line("A/B base", "%s", describeSide(ab.Base, "the PR's base commit in the Action, or tailgate ab --base-ref"))
 	line("A/B head", "%s", describeSide(ab.Head, "the working tree, started as target says"))
-	for _, side := range []struct {
-		name string
-		s    config.ABSide
-	}{{"base", ab.Base}, {"head", ab.Head}} {
-		if t := side.s.TargetOr(cfg.Target); side.s.HasTarget() {
-			line("", "%s measured: %s", side.name, describeMeasured(t))
+	for i, s := range []config.ABSide{ab.Base, ab.Head} {
+		if t, name := s.TargetOr(cfg.Target), [2]string{"base", "head"}[i]; s.HasTarget() {
+			line("", "%s measured: %s", name, describeMeasured(t))
 			if len(t.Counters) > 0 {
-				line("", "%s counters: %s", side.name, describeCounters(t.Counters))
+				line("", "%s counters: %s", name, describeCounters(t.Counters))
 			}
 		}
 	}
@@ -183,8 +174,6 @@ func describeMeasured(t config.Target) string {
 	return s
 }
 
-// describeCounters names each counter source, what it reads and which of
-// its counters are gated.
 func describeCounters(cs []config.CounterSource) string {
 	var out []string
 	for _, c := range cs {
