@@ -16,20 +16,18 @@ func Judge(base, head []result.Run, p Policy) Verdict {
 		v.Warnings = append(v.Warnings, stats.Warn(WarnBadAlpha, fmt.Sprintf("alpha %g is outside (0, 1); using %g", p.Alpha, DefaultAlpha)))
 	}
 	v.Warnings = append(v.Warnings, setupWarnings(p)...)
+	stop := func(o Outcome, code stats.WarningCode) Verdict {
+		v.Outcome, v.Warnings = o, append(v.Warnings, fixedWarning(code))
+		return v
+	}
 	switch {
 	case p.Context.DefinitionChanged:
-		v.Outcome = Inconclusive
-		v.Warnings = append(v.Warnings, fixedWarning(WarnDefinitionChanged))
-		return v
+		return stop(Inconclusive, WarnDefinitionChanged)
 	case len(head) == 0:
-		v.Outcome = Inconclusive
-		v.Warnings = append(v.Warnings, fixedWarning(WarnNoHeadRuns))
-		return v
+		return stop(Inconclusive, WarnNoHeadRuns)
 	case p.Context.NoBaseline || len(base) == 0:
-		v.Outcome = Pass
-		v.Warnings = append(v.Warnings, fixedWarning(WarnNoBaseline))
 		v.Findings = headOnly(head, p)
-		return v
+		return stop(Pass, WarnNoBaseline)
 	}
 	if p.Context.EnvDiffers {
 		v.Warnings = append(v.Warnings, envWarning(p.Context.EnvDiff))
@@ -86,7 +84,6 @@ func missingInRuns(findings []Finding, baseRuns, headRuns int) []stats.Warning {
 	return []stats.Warning{stats.Warn(WarnMissingInRuns, "some runs lack a gated metric, judged on the runs that have it: "+strings.Join(cut, "; "))}
 }
 
-// countGated counts the gated metrics that present reports measured.
 func countGated(policies []metricPolicy, present func(key string) bool) int {
 	k := 0
 	for _, mp := range policies {
@@ -173,17 +170,13 @@ func outcome(c stats.Comparison, alpha float64) MetricOutcome {
 // test could judge it, or that a regression rests on a low-confidence test.
 func comparisonNote(c stats.Comparison, o MetricOutcome) string {
 	for _, w := range c.Warnings {
-		switch {
-		case w.Code == stats.WarnCannotCompare || w.Code == stats.WarnTooFewSamples:
-			return w.Message
-		case w.Code == stats.WarnLowConfidence && o == MetricRegression:
+		if w.Code == stats.WarnCannotCompare || w.Code == stats.WarnTooFewSamples || (w.Code == stats.WarnLowConfidence && o == MetricRegression) {
 			return w.Message
 		}
 	}
 	return ""
 }
 
-// detectable states the comparison's detectable effect in user units.
 func (mp metricPolicy) detectable(d stats.Detectable, n, m int, f Finding) Detectable {
 	dt := Detectable{Key: mp.meta.Key, Label: mp.meta.Label, N: n, M: m, Effect: math.NaN(),
 		Unit: "%", Direction: "rise", Method: d.Method, Possible: d.Possible, Note: d.Note}
@@ -225,11 +218,8 @@ func missingNote(meta result.Metric, m, n int) string {
 }
 
 func joinNotes(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
+	if a == "" || b == "" {
+		return a + b
 	}
 	return a + "; " + b
 }
@@ -241,7 +231,6 @@ var measuredWhere = map[string]string{
 	result.DroppedPct:      "open model only",
 }
 
-// headOnly lists the head medians when there is nothing to compare with.
 func headOnly(head []result.Run, p Policy) []Finding {
 	policies, _ := metricPolicies(nil, head, p)
 	var out []Finding

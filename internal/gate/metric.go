@@ -73,14 +73,11 @@ func metricPolicies(base, head []result.Run, p Policy) ([]metricPolicy, []stats.
 
 const setByLoadNote = "set by the load (an open-loop rate is the offered rate): never gated"
 
-// setByLoad is the set of metric keys any run says its load fixes.
 func setByLoad(base, head []result.Run) map[string]bool {
 	out := map[string]bool{}
-	for _, runs := range [][]result.Run{base, head} {
-		for _, r := range runs {
-			for _, key := range r.SetByLoad {
-				out[key] = true
-			}
+	for _, r := range append(slices.Clip(base), head...) {
+		for _, key := range r.SetByLoad {
+			out[key] = true
 		}
 	}
 	return out
@@ -106,13 +103,9 @@ func substituteNotes(mp metricPolicy, p Policy) metricPolicy {
 // unless the load fixes either of them: a throughput that cannot move
 // stands in for nothing.
 func throughputSubstitute(base, head []result.Run, gated, fixed map[string]bool) bool {
-	if !gated[result.IterationsPerSec] || fixed[result.IterationsPerSec] || fixed[result.RequestsPerSec] {
-		return false
-	}
-	if allHave(base, result.IterationsPerSec) && allHave(head, result.IterationsPerSec) {
-		return false
-	}
-	if !allHave(base, result.RequestsPerSec) || !allHave(head, result.RequestsPerSec) {
+	if !gated[result.IterationsPerSec] || fixed[result.IterationsPerSec] || fixed[result.RequestsPerSec] ||
+		(allHave(base, result.IterationsPerSec) && allHave(head, result.IterationsPerSec)) ||
+		!allHave(base, result.RequestsPerSec) || !allHave(head, result.RequestsPerSec) {
 		return false
 	}
 	gated[result.RequestsPerSec] = true
@@ -150,7 +143,6 @@ func policyOne(m result.Metric, wanted bool, p Policy) metricPolicy {
 	return mp
 }
 
-// input states what the gate has for this metric, for stats.Compare.
 func (mp metricPolicy) input(base, head []float64, k int, p Policy) stats.Input {
 	in := stats.Input{
 		Head: head, Base: base, Direction: mp.direction(), Scale: mp.scale(), Paired: mp.paired,

@@ -205,7 +205,6 @@ func leastFloor(m result.Metric) float64 {
 	return stats.ToScale(stats.Ratio, direction(m), MinCalibratedFloorPercent)
 }
 
-// direction and scale say how stats compares metric m.
 func direction(m result.Metric) stats.Direction {
 	if m.Better == result.HigherIsBetter {
 		return stats.LowerIsWorse
