@@ -192,9 +192,8 @@ func (a *actionRun) abOptions(pol *pipeline.Policy) pipeline.ABOptions {
 	return o
 }
 
-// baselinePath is the baseline input, else the trusted policy's
-// gate.baseline (a PR cannot point its check at a fresh file), else the
-// benchmark file's.
+// baselinePath is the baseline input, else the trusted policy's (a PR
+// cannot point its check at a fresh file), else the benchmark file's.
 func (a *actionRun) baselinePath(pol *pipeline.Policy) string {
 	if pol != nil && a.in.Baseline == "" {
 		return pol.Gate.Baseline
@@ -216,9 +215,8 @@ func (a *actionRun) trustsBase() bool {
 	return (isBranch || a.in.BaselineFrom == ci.BaselineAuto) && a.job.IsPullRequest()
 }
 
-// policy is the benchmark file as the PR's base commit has it
-// (pipeline.TrustBase; with benchmark_from: head only its gate's policy),
-// nil when the step does not trust the base.
+// policy is the benchmark file as the PR's base commit has it (with
+// benchmark_from: head only its gate), nil when the step trusts no base.
 func (a *actionRun) policy(ctx context.Context) (*pipeline.Policy, error) {
 	if !a.trustsBase() {
 		return nil, nil

@@ -53,9 +53,8 @@ func isHelp(arg string) bool {
 	return arg == "-h" || arg == "-help" || arg == "--help"
 }
 
-// parseInterspersed parses flags before, between or after the positional
-// arguments (`compare A -- B --report r.json`) and returns those in order,
-// a "--" among them (compare's separator).
+// parseInterspersed parses flags among the positional arguments (`compare
+// A -- B --report r.json`) and returns those in order, a "--" among them.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {

@@ -81,9 +81,8 @@ func (f initFlags) render() (string, error) {
 	return b.String(), err
 }
 
-// target is what --url (or its default) names: the base URL, the first
-// step's path with its query, and the readiness path (--ready, else the
-// step's path).
+// target is what --url (or its default) names: the base URL, the step's
+// path with its query, and the readiness path (--ready, else the step's).
 func (f initFlags) target() (base, path, ready string, err error) {
 	if f.url == "" {
 		f.url = "http://127.0.0.1:8080/"

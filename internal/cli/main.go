@@ -117,9 +117,8 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) (
 	return exitCode(err)
 }
 
-// childTempDir makes the children's own TMPDIR, removed when tailgate
-// ends: never the runner's RUNNER_TEMP, which holds the job's command
-// files.
+// childTempDir makes the children's own TMPDIR, removed at the end: never
+// the runner's RUNNER_TEMP, which holds the job's command files.
 func childTempDir(e *env) (string, error) {
 	dir, err := os.MkdirTemp("", "tailgate-children-*")
 	if err != nil {

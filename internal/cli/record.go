@@ -92,9 +92,8 @@ func (p provenanceFlags) provenance(getenv func(string) string) baseline.Provena
 	return pr
 }
 
-// fromGit fills the commit and ref the flags and the runner's environment
-// left empty from the working directory's git checkout, and says what it
-// took (uncommitted changes included), or why it took nothing.
+// fromGit fills the commit and ref left empty from the git checkout, and
+// says what it took (uncommitted changes included), or why nothing.
 func (p provenanceFlags) fromGit(ctx context.Context, pr baseline.Provenance, git baseline.Git) (baseline.Provenance, string) {
 	if pr.Commit != "" && pr.Ref != "" {
 		return pr, ""
@@ -122,9 +121,8 @@ func (p provenanceFlags) fromGit(ctx context.Context, pr baseline.Provenance, gi
 	return pr, "from git: " + strings.Join(took, ", ") + " (--commit and --ref name others)"
 }
 
-// recordLink appends a finished A/B to main's history as a link of its
-// chain: the head commit (the flags', the runner's, else git's HEAD)
-// judged against the base commit the A/B built.
+// recordLink appends a finished A/B to main's history: the head commit
+// (the flags', the runner's, else git's HEAD) against the base it built.
 func recordLink(ctx context.Context, e env, cfg *config.Config, j pipeline.Judged, path string, prov provenanceFlags) error {
 	pr, note := prov.fromGit(ctx, prov.provenance(e.getenv), baseline.ExecGit{})
 	if note != "" {

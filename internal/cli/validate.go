@@ -155,9 +155,7 @@ func describeSide(s config.ABSide, empty string) string {
 	return cmp.Or(strings.Join(parts, ", "), empty)
 }
 
-// describeMeasured says whose CPU and memory a run measures: the target's
-// process tree where tailgate knows its pid, and the other parts named
-// under measure.
+// describeMeasured says whose CPU and memory a run measures.
 func describeMeasured(t config.Target) string {
 	var s string
 	switch {
