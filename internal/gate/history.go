@@ -282,10 +282,8 @@ func findChanges(hm *HistoryMetric, jobs []HistoryJob, alpha float64, seed uint6
 	return nil
 }
 
-// describe is change point cp of the metric's values in the history's
-// terms: jobs, medians, percent, and what changed besides the code from
-// the last job known at the old level to the last that may be the first
-// at the new one.
+// describe is change point cp in the history's terms: jobs, medians,
+// percent, and what changed besides the code within its range.
 func (hm *HistoryMetric) describe(jobs []HistoryJob, cp stats.ChangePoint) HistoryChange {
 	sc := scale(hm.Meta)
 	c := HistoryChange{At: hm.Jobs[cp.Index], First: hm.Jobs[cp.First], Last: hm.Jobs[cp.Last],

@@ -57,12 +57,10 @@ func Judge(base, head []result.Run, p Policy) Verdict {
 	return v
 }
 
-// missingInRuns handles each gated metric that some runs of a side lack (a
-// run whose measurement was not taken: left out, never read as 0). It is
-// judged on the runs that have it; a regression seen there stands, but
-// otherwise a head that lacks it in some runs is inconclusive, never a
-// pass, as in A/B: what made a run lack the metric may be the regression
-// itself. One warning names them all.
+// missingInRuns judges a gated metric some runs lack (never read as 0) on
+// the runs that have it: a regression there stands, else a head lacking it
+// is inconclusive, never a pass (what made a run lack the metric may be
+// the regression itself). One warning names them all.
 func missingInRuns(findings []Finding, baseRuns, headRuns int) []stats.Warning {
 	var cut []string
 	for i := range findings {
@@ -275,10 +273,8 @@ func overall(findings []Finding) (Outcome, []string) {
 	return Pass, nil
 }
 
-// findingWarnings are the warnings that follow from the findings: default
-// floors (naming c's calibrate command), floors below the visible noise,
-// metrics on one side only, and no gated metric compared. comparisons,
-// when given, are the findings' comparisons.
+// findingWarnings are the warnings that follow from the findings (and
+// their comparisons, when given).
 func findingWarnings(findings []Finding, comparisons []stats.Comparison, c Context) []stats.Warning {
 	measure, _, _ := c.calibrateAdvice()
 	var defaults, oneSided, tight []string

@@ -14,19 +14,17 @@ type metricPolicy struct {
 	meta   result.Metric
 	gated  bool
 	source FloorSource
-	// userFloor is the configured or default floor in the metric's user
-	// units (percent or percentage points); NaN for measured floors,
-	// which depend on the samples.
+	// userFloor is the configured or default floor in user units; NaN for
+	// measured floors.
 	userFloor float64
-	// minEffect is gate.min_effect in user units (0 when unset): no floor
-	// is below it. minEffectSet says whether the config names the metric.
+	// minEffect is gate.min_effect in user units (0 when unset);
+	// minEffectSet: the config names the metric.
 	minEffect    float64
 	minEffectSet bool
 	// paired: A/B runs made in pairs (ABBA), judged on the pairs'
 	// differences, which cancel the drift a job sees.
 	paired bool
-	// setByLoad: some run says the load fixes this metric; it is reported
-	// and never gated.
+	// setByLoad: some run says the load fixes this metric: never gated.
 	setByLoad bool
 	noise     *stats.Noise
 	note      string
@@ -37,8 +35,7 @@ func (mp metricPolicy) scale() stats.Scale         { return scale(mp.meta) }
 func (mp metricPolicy) percent() bool              { return mp.meta.Scale == result.Percent }
 
 // metricPolicies decides, for every metric present on either side and
-// every gated metric, whether it is gated and by which floor. It returns
-// them in catalogue order plus warnings about the policy.
+// every gated metric, whether it is gated and by which floor.
 func metricPolicies(base, head []result.Run, p Policy) ([]metricPolicy, []stats.Warning) {
 	var warnings []stats.Warning
 	gated := map[string]bool{}
@@ -160,8 +157,8 @@ func (mp metricPolicy) input(base, head []float64, k int, p Policy) stats.Input 
 	return in
 }
 
-// toScale and fromScale convert between user units (percent worse, or
-// percentage points worse) and the comparison scale.
+// toScale and fromScale convert between user units (percent or points
+// worse) and the comparison scale.
 func (mp metricPolicy) toScale(userWorse float64) float64 {
 	return stats.ToScale(mp.scale(), mp.direction(), userWorse)
 }
