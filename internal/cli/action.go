@@ -78,11 +78,10 @@ func newActionRun(e env, args []string) (*actionRun, error) {
 	return a, nil
 }
 
-// end leaves a trace of every failure but a regression (whose report is
-// published): an ::error annotation, a job summary and verdict=error. A
-// child that wrote the runner's command files fails the step even on a
-// pass (its figures are not to be trusted); a regression stays exit 1,
-// the tampering annotated.
+// end leaves a trace (annotation, job summary, verdict=error) of every
+// failure but a regression, whose report is published. A child that wrote
+// the runner's command files fails even a pass (its figures are not to be
+// trusted); a regression stays exit 1, the tampering annotated.
 func (a *actionRun) end(err error) error {
 	if terr := a.rt.Tampered(); terr != nil {
 		if exitCode(err) == ExitRegression {
@@ -141,11 +140,10 @@ func (a *actionRun) run(ctx context.Context) error {
 	return usageErr("unknown mode %q", a.in.Mode)
 }
 
-// recordChain is mode record's chain: the pushed commit judged against
-// its parent (the push's previous tip, else HEAD~1) in one A/B job,
-// appended to the history; a regression is recorded, not failed. With
-// creep_since a second A/B measures the creep since that ref in one job,
-// which a product of many links under-reads.
+// recordChain appends to the history the pushed commit judged against its
+// parent (the push's previous tip, else HEAD~1), a regression recorded,
+// not failed; with creep_since a second A/B measures the creep since that
+// ref in one job, which a product of many links under-reads.
 func (a *actionRun) recordChain(ctx context.Context, env pipeline.Env) error {
 	parent := a.job.Before
 	if parent == "" || strings.Trim(parent, "0") == "" {
@@ -254,10 +252,8 @@ func (a *actionRun) baselineSource(path string) (baseline.Source, error) {
 	return baseline.FileSource{Path: path, Name: path + " in the checkout"}, nil
 }
 
-// publish hands the judged comparison to every channel the runner offers
-// (report.json and the HTML report in RUNNER_TEMP, the job summary, the
-// sticky comment, the terminal, the outputs); the step ends as the fail_*
-// inputs say.
+// publish hands the judged comparison to every channel the runner offers;
+// the step ends as the fail_* inputs say.
 func (a *actionRun) publish(ctx context.Context, j pipeline.Judged) error {
 	if a.job.PR > 0 && a.job.ReadOnlyToken && a.in.Comment != ci.CommentNever {
 		j.Notes = append(j.Notes, forkNote)

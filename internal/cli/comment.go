@@ -35,10 +35,9 @@ type commentFlags struct {
 	pr     int
 }
 
-// cmdComment renders the sticky PR comment from a report.json and upserts
-// it, in a workflow_run job with a write token: the report and the PR
-// number a fork's run uploaded are untrusted data, validated and never
-// executed, the Markdown rendered here. A failure to post exits 3.
+// cmdComment upserts the sticky PR comment of a report.json in a
+// workflow_run job: the report and PR number a fork uploaded are
+// untrusted, validated and never executed, the Markdown rendered here.
 func cmdComment(ctx context.Context, e env, args []string) error {
 	f, err := parseCommentFlags(e, args)
 	if err != nil {

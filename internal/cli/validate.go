@@ -44,16 +44,14 @@ func describeBenchmark(w io.Writer, cfg *config.Config) {
 	if b := cfg.Build; b != nil {
 		line("build", "%s", b.Command.String())
 	}
-	switch ds := cfg.Dataset; {
-	case ds.Reset != nil && ds.Verify != nil:
-		line("dataset", "reset by %s; verified by %s", describeAction(*ds.Reset), describeAction(ds.Verify.Action))
-	case ds.Reset != nil:
-		line("dataset", "reset by %s", describeAction(*ds.Reset))
-	case ds.Verify != nil:
-		line("dataset", "verified by %s", describeAction(ds.Verify.Action))
-	default:
-		line("dataset", "no reset: every run starts from what the last one left")
+	var ds []string
+	if r := cfg.Dataset.Reset; r != nil {
+		ds = append(ds, "reset by "+describeAction(*r))
 	}
+	if v := cfg.Dataset.Verify; v != nil {
+		ds = append(ds, "verified by "+describeAction(v.Action))
+	}
+	line("dataset", "%s", cmp.Or(strings.Join(ds, "; "), "no reset: every run starts from what the last one left"))
 	if cfg.Load.Engine == config.EngineCommand {
 		line("load", "%s, output %s", cfg.Load.Command.String(), cfg.Load.Output)
 	} else {
