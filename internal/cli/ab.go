@@ -13,10 +13,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/pipeline"
 )
 
-func init() {
-	register("ab", "measure a base and a head build in one job, block after block (or pair after pair), until the verdict is clear", cmdAB)
-}
-
 // abFlags are the flags of the A/B job's budget and base.
 type abFlags struct {
 	baseRef       string
@@ -28,7 +24,6 @@ type abFlags struct {
 	window        time.Duration
 }
 
-// register adds the budget flags, and --base-ref when withBase is set.
 func (f *abFlags) register(fs *flag.FlagSet, withBase bool) {
 	if withBase {
 		fs.StringVar(&f.baseRef, "base-ref", "", "build the base from this git `ref` (e.g. origin/main); it replaces ab.base.ref")
@@ -120,7 +115,6 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 	return conclude(ctx, j, abFailOn(rf, *aa), rf.publishers(e)...)
 }
 
-// recordABBase appends the base side's runs of j to the baseline at path.
 func recordABBase(ctx context.Context, penv pipeline.Env, e env, cfg *config.Config, j pipeline.Judged, path string, prov provenanceFlags) error {
 	rec, err := pipeline.Record(ctx, penv, pipeline.RecordOptions{Config: cfg, Head: j.Base, Path: path, Provenance: prov.provenance(e.getenv)})
 	if err == nil {

@@ -17,10 +17,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/publish"
 )
 
-func init() {
-	register("action", "run as the GitHub Action step (inputs from INPUT_* variables)", cmdAction)
-}
-
 // forkNote says once, in the report and as a warning, why a fork PR gets
 // no comment.
 const forkNote = "this pull request comes from a fork, whose token cannot comment: the report is in the job summary (docs/github-action.md shows the workflow_run pattern that comments on fork PRs)"
@@ -82,11 +78,10 @@ func newActionRun(e env, args []string) (*actionRun, error) {
 	return a, nil
 }
 
-// end leaves a trace of every failure but a regression (whose report is
-// published): an ::error annotation, a job summary and verdict=error. A
-// child that wrote the runner's command files fails the step even on a
-// pass (its figures are not to be trusted); a regression stays exit 1,
-// the tampering annotated.
+// end leaves a trace (annotation, job summary, verdict=error) of every
+// failure but a regression, whose report is published. A child that wrote
+// the runner's command files fails even a pass (its figures are not to be
+// trusted); a regression stays exit 1, the tampering annotated.
 func (a *actionRun) end(err error) error {
 	if terr := a.rt.Tampered(); terr != nil {
 		if exitCode(err) == ExitRegression {
@@ -104,8 +99,6 @@ func (a *actionRun) end(err error) error {
 	return err
 }
 
-// name is the benchmark's name, or before the config is read the config
-// file's name.
 func (a *actionRun) name() string {
 	if a.cfg != nil {
 		return a.cfg.Name
@@ -116,7 +109,6 @@ func (a *actionRun) name() string {
 	return "tailgate"
 }
 
-// run does what the mode says, with the same use cases as the commands.
 func (a *actionRun) run(ctx context.Context) error {
 	env := a.e.pipelineEnv(a.cfg, false)
 	switch a.in.Mode {
@@ -148,11 +140,10 @@ func (a *actionRun) run(ctx context.Context) error {
 	return usageErr("unknown mode %q", a.in.Mode)
 }
 
-// recordChain is mode record's chain: the pushed commit judged against
-// its parent (the push's previous tip, else HEAD~1) in one A/B job,
-// appended to the history; a regression is recorded, not failed. With
-// creep_since a second A/B measures the creep since that ref in one job,
-// which a product of many links under-reads.
+// recordChain appends to the history the pushed commit judged against its
+// parent (the push's previous tip, else HEAD~1), a regression recorded,
+// not failed; with creep_since a second A/B measures the creep since that
+// ref in one job, which a product of many links under-reads.
 func (a *actionRun) recordChain(ctx context.Context, env pipeline.Env) error {
 	parent := a.job.Before
 	if parent == "" || strings.Trim(parent, "0") == "" {
@@ -173,8 +164,6 @@ func (a *actionRun) recordChain(ctx context.Context, env pipeline.Env) error {
 	return a.recordAgainst(ctx, env, a.in.CreepSince, "input creep_since")
 }
 
-// recordAgainst judges the pushed commit against base in one A/B job and
-// appends it to the history beside the baseline.
 func (a *actionRun) recordAgainst(ctx context.Context, env pipeline.Env, base, from string) error {
 	j, err := pipeline.AB(ctx, env, pipeline.ABOptions{Config: a.cfg, BaseRef: base, BaseFrom: from, Git: baseline.ExecGit{}, NoiseDefault: DefaultNoisePath(a.e.getenv)})
 	if err != nil {
@@ -183,8 +172,6 @@ func (a *actionRun) recordAgainst(ctx context.Context, env pipeline.Env, base, f
 	return recordLink(ctx, a.e, a.cfg, j, baseline.HistoryPath(a.baselinePath(nil)), provenanceFlags{})
 }
 
-// check is mode check: the head's runs judged against the stored
-// baseline, read where the inputs say.
 func (a *actionRun) check(ctx context.Context, env pipeline.Env, pol *pipeline.Policy) (pipeline.Judged, error) {
 	src, err := a.baselineSource(a.baselinePath(pol))
 	if err != nil {
@@ -203,9 +190,8 @@ func (a *actionRun) abOptions(pol *pipeline.Policy) pipeline.ABOptions {
 	return o
 }
 
-// baselinePath is the baseline input, else the trusted policy's
-// gate.baseline (a PR cannot point its check at a fresh file), else the
-// benchmark file's.
+// baselinePath is the baseline input, else the trusted policy's (a PR
+// cannot point its check at a fresh file), else the benchmark file's.
 func (a *actionRun) baselinePath(pol *pipeline.Policy) string {
 	if pol != nil && a.in.Baseline == "" {
 		return pol.Gate.Baseline
@@ -227,9 +213,8 @@ func (a *actionRun) trustsBase() bool {
 	return (isBranch || a.in.BaselineFrom == ci.BaselineAuto) && a.job.IsPullRequest()
 }
 
-// policy is the benchmark file as the PR's base commit has it
-// (pipeline.TrustBase; with benchmark_from: head only its gate's policy),
-// nil when the step does not trust the base.
+// policy is the benchmark file as the PR's base commit has it (with
+// benchmark_from: head only its gate), nil when the step trusts no base.
 func (a *actionRun) policy(ctx context.Context) (*pipeline.Policy, error) {
 	if !a.trustsBase() {
 		return nil, nil
@@ -267,10 +252,8 @@ func (a *actionRun) baselineSource(path string) (baseline.Source, error) {
 	return baseline.FileSource{Path: path, Name: path + " in the checkout"}, nil
 }
 
-// publish hands the judged comparison to every channel the runner offers
-// (report.json and the HTML report in RUNNER_TEMP, the job summary, the
-// sticky comment, the terminal, the outputs); the step ends as the fail_*
-// inputs say.
+// publish hands the judged comparison to every channel the runner offers;
+// the step ends as the fail_* inputs say.
 func (a *actionRun) publish(ctx context.Context, j pipeline.Judged) error {
 	if a.job.PR > 0 && a.job.ReadOnlyToken && a.in.Comment != ci.CommentNever {
 		j.Notes = append(j.Notes, forkNote)

@@ -8,10 +8,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/report"
 )
 
-func init() {
-	register("calibrate", "run A/A jobs on one build and store the measured noise in the baseline", cmdCalibrate)
-}
-
 func cmdCalibrate(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet("calibrate", "calibrate -c tailgate.yml [--jobs 10 | --append] [--pause 0s]", e.stderr)
 	var bf benchFlags
@@ -44,7 +40,6 @@ func cmdCalibrate(ctx context.Context, e env, args []string) error {
 	return calibrate(ctx, e, cfg, o, bf.quiet)
 }
 
-// calibrate calibrates and shows the noise and the floors it implies.
 func calibrate(ctx context.Context, e env, cfg *config.Config, o pipeline.CalibrateOptions, quiet bool) error {
 	cal, err := pipeline.Calibrate(ctx, e.pipelineEnv(cfg, quiet), o)
 	if err != nil {

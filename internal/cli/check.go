@@ -10,10 +10,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-func init() {
-	register("check", "run the benchmark (or take --result) and judge it against the baseline", cmdCheck)
-}
-
 func cmdCheck(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet("check", "check -c tailgate.yml | --result result.json [--baseline FILE] [--report report.json]", e.stderr)
 	var bf benchFlags
@@ -61,7 +57,6 @@ func benchInput(fs *flag.FlagSet, bf *benchFlags, resultPath string) (*config.Co
 	return cfg, head, err
 }
 
-// benchmarkName is the benchmark's name: the given runs', else the config's.
 func benchmarkName(cfg *config.Config, head *result.File) string {
 	if head != nil {
 		return head.Benchmark
@@ -75,7 +70,6 @@ func readResults(path string) (*result.File, error) {
 	return f, pipeline.Usage.Wrap(err)
 }
 
-// flagSet reports whether the flag was given on the command line.
 func flagSet(fs *flag.FlagSet, name string) bool {
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })

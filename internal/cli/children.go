@@ -18,13 +18,11 @@ import (
 // SIGKILL, and outlives the SIGTERM to the group to report its end.
 const supervisorCommand = "supervise"
 
-func init() {
-	hidden[supervisorCommand] = func(_ context.Context, _ env, args []string) error {
-		if code := target.Supervise(args); code != 0 {
-			return statusError(code) // the command's own status: nothing to print
-		}
-		return nil
+func cmdSupervise(_ context.Context, _ env, args []string) error {
+	if code := target.Supervise(args); code != 0 {
+		return statusError(code) // the command's own status: nothing to print
 	}
+	return nil
 }
 
 // errQuiet ends a command with its exit code and no message.
@@ -38,9 +36,7 @@ func (s statusError) Error() string { return errQuiet.Error() }
 func (s statusError) Unwrap() error { return errQuiet }
 
 // processes is how every command starts its children: under the
-// supervisor where tailgate can supervise (else directly, with a
-// parent-death signal where there is one), with the environment tailgate
-// was given (credentials removed), the target's output in a log file.
+// supervisor where it can, without credentials, the target's output logged.
 func (e env) processes() pipeline.Processes {
 	p := pipeline.Processes{Environ: e.environ, TargetLogDir: targetLogDir(e), TargetLive: e.targetLive, Hidden: runnerDirs(e)}
 	if target.CanSupervise {
@@ -49,9 +45,8 @@ func (e env) processes() pipeline.Processes {
 	return p
 }
 
-// runnerDirs are the directories of the runner's files that no child of
-// a sealed A/B job may see: the command files' and RUNNER_TEMP (the event
-// payload, the targets' logs).
+// runnerDirs are the runner's directories no child of a sealed A/B job may
+// see: the command files' and RUNNER_TEMP (event payload, targets' logs).
 func runnerDirs(e env) []string {
 	var dirs []string
 	for _, name := range []string{"GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY", "RUNNER_TEMP"} {
@@ -93,7 +88,6 @@ func (t *targetOutput) Set(s string) error {
 	return nil
 }
 
-// apply sets where the target's output is shown live.
 func (t targetOutput) apply(e env) env {
 	if t == targetOutputLive {
 		e.targetLive = e.stderr

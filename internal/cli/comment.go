@@ -20,10 +20,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/report"
 )
 
-func init() {
-	register("comment", "post the sticky PR comment from a report.json (the workflow_run publisher for fork PRs)", cmdComment)
-}
-
 // maxPRFileBytes bounds the PR number file of an artifact; maxPRNumber is
 // the largest number --pr and --pr-file accept.
 const (
@@ -33,17 +29,15 @@ const (
 
 var prNumberPattern = regexp.MustCompile(`^[1-9][0-9]{0,9}$`)
 
-// commentFlags are the arguments of tailgate comment.
 type commentFlags struct {
 	report string
 	prFile string
 	pr     int
 }
 
-// cmdComment renders the sticky PR comment from a report.json and upserts
-// it, in a workflow_run job with a write token: the report and the PR
-// number a fork's run uploaded are untrusted data, validated and never
-// executed, the Markdown rendered here. A failure to post exits 3.
+// cmdComment upserts the sticky PR comment of a report.json in a
+// workflow_run job: the report and PR number a fork uploaded are
+// untrusted, validated and never executed, the Markdown rendered here.
 func cmdComment(ctx context.Context, e env, args []string) error {
 	f, err := parseCommentFlags(e, args)
 	if err != nil {
@@ -122,7 +116,12 @@ func (f commentFlags) prNumber() (int, error) {
 		}
 		return f.pr, nil
 	}
-	data, err := readSmallFile(f.prFile, maxPRFileBytes)
+	file, err := openRegular(f.prFile)
+	if err != nil {
+		return 0, fmt.Errorf("--pr-file: %w", err)
+	}
+	defer file.Close()
+	data, err := bounded.Read(file, f.prFile, "pull request number file", maxPRFileBytes)
 	if err != nil {
 		return 0, fmt.Errorf("--pr-file: %w", err)
 	}
@@ -155,15 +154,6 @@ func readReportFile(path string) (report.Input, error) {
 		return report.Input{}, fmt.Errorf("--report %s: %w", path, err)
 	}
 	return in, nil
-}
-
-func readSmallFile(path string, limit int64) ([]byte, error) {
-	f, err := openRegular(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return bounded.Read(f, path, "pull request number file", limit)
 }
 
 // openRegular opens path when it is a regular file, not a link, and the

@@ -8,10 +8,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/pipeline"
 )
 
-func init() {
-	register("compare", "judge two sets of result files (tailgate, or any format import reads) without running", cmdCompare)
-}
-
 func cmdCompare(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet("compare", "compare [flags] BASE... -- HEAD...", e.stderr)
 	cfgPath := fs.String("c", "", "take the gate settings (metrics, floors, alpha) from this benchmark `file`")
@@ -44,7 +40,6 @@ func cmdCompare(ctx context.Context, e env, args []string) error {
 	return conclude(ctx, j, rf.failOn(), rf.publishers(e)...)
 }
 
-// splitSides splits BASE... -- HEAD...
 func splitSides(args []string) (base, head []string, err error) {
 	i := slices.Index(args, "--")
 	if i < 0 {

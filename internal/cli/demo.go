@@ -17,10 +17,6 @@ import (
 //go:embed demo.yml
 var demoYAML string
 
-func init() {
-	register("demo", "the whole gate on the embedded demo service: its clean build against a slowed one, A/B (--mode check: against a stored baseline)", cmdDemo)
-}
-
 type demoFlags struct {
 	bench                 benchFlags
 	out, slowdown, mode   string
@@ -88,7 +84,6 @@ func cmdDemo(ctx context.Context, e env, args []string) error {
 	return conclude(ctx, *j, f.reports.failOn(), f.reports.publishers(e)...)
 }
 
-// register adds the demo's flags.
 func (f *demoFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.mode, "mode", demoModeAB, "`ab`: the clean service against the one with --slowdown, side by side in one job, blocks until the verdict is clear; check: judged against this machine's stored baseline (recorded the first time)")
 	fs.Var((*countFlag)(&f.bench.runs), "runs", "--mode check: number of runs, `N` ≥ 1 (default 5)")
@@ -133,8 +128,6 @@ func (f *demoFlags) check() error {
 	return nil
 }
 
-// demoAB runs the clean demo service (base) against one with the
-// requested slowdown (head) in one job, blocks until the verdict is clear.
 func demoAB(ctx context.Context, e env, f demoFlags, head *config.Config) error {
 	base, err := demoConfig(demoFlags{bench: f.bench, rate: f.rate}, 0)
 	if err != nil {

@@ -28,20 +28,18 @@ func newFlagSet(name, usageLine string, w io.Writer) *flag.FlagSet {
 // parseFlags parses args and maps -h and flag errors to the right exit.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	err := fs.Parse(args)
-	if errors.Is(err, flag.ErrHelp) {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
 		return errHelpShown
 	}
-	if err != nil && fs.Lookup("max-blocks") != nil { // the commands that had them
-		for name, hint := range removedFlags {
-			if strings.HasSuffix(err.Error(), "defined: -"+name) {
-				return usageErr("--%s was removed after a release of warnings: %s", name, hint)
-			}
+	for name, hint := range removedFlags {
+		if fs.Lookup("max-blocks") != nil && strings.HasSuffix(err.Error(), "defined: -"+name) { // the commands that had them
+			return usageErr("--%s was removed after a release of warnings: %s", name, hint)
 		}
 	}
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	return nil
+	return usageErr("%v", err)
 }
 
 // removedFlags are flags retired after a release of warnings, with what
@@ -55,9 +53,8 @@ func isHelp(arg string) bool {
 	return arg == "-h" || arg == "-help" || arg == "--help"
 }
 
-// parseInterspersed parses flags before, between or after the positional
-// arguments (`compare A -- B --report r.json`) and returns those in order,
-// a "--" among them (compare's separator).
+// parseInterspersed parses flags among the positional arguments (`compare
+// A -- B --report r.json`) and returns those in order, a "--" among them.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {

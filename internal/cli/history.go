@@ -19,10 +19,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/report"
 )
 
-func init() {
-	register("history", "find the commits where a gated metric of main shifted, and draw the trend page", cmdHistory)
-}
-
 // historySeed is the seed of the permutation tests: fixed, so that one
 // history always gives the same change points.
 const historySeed = 22
@@ -83,9 +79,8 @@ func sinceOf(ctx context.Context, s string) (pipeline.Since, error) {
 	return pipeline.Since{Commit: sha, Name: s}, nil
 }
 
-// historyInput is the config (nil for a missing default tailgate.yml
-// with --history) and the history file: the flag's, else the one beside
-// the config's baseline.
+// historyInput is the config (nil for a missing default tailgate.yml with
+// --history) and the history file: the flag's, else beside the baseline.
 func historyInput(cfgPath string, cfgGiven bool, historyFlag string) (*config.Config, string, error) {
 	if historyFlag != "" && !cfgGiven {
 		if _, err := os.Stat(cfgPath); errors.Is(err, fs.ErrNotExist) {

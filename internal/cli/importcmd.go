@@ -15,10 +15,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-func init() {
-	register("import", "convert k6, Locust, JMeter, Gatling, vegeta, wrk, ab, hey, oha, bombardier or Artillery results to tailgate result JSON", cmdImport)
-}
-
 func cmdImport(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet("import", "import [--format F] [-o result.json] FILE...", e.stderr)
 	format := fs.String("format", "", "the `format` of every file (default: detected from content); one of "+strings.Join(importer.Names(), ", "))
@@ -36,8 +32,7 @@ func cmdImport(ctx context.Context, e env, args []string) error {
 			return usageErr("unknown --format %q; known: %s", *format, strings.Join(importer.Names(), ", "))
 		}
 	}
-	res := &result.File{Schema: result.SchemaVersion, Benchmark: *name, Created: time.Now().UTC()}
-	res.Benchmark = cmp.Or(res.Benchmark, "imported")
+	res := &result.File{Schema: result.SchemaVersion, Benchmark: cmp.Or(*name, "imported"), Created: time.Now().UTC()}
 	var formats []string
 	for _, path := range files {
 		im, err := importer.ReadContext(ctx, path, *format)

@@ -19,10 +19,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/pipeline"
 )
 
-func init() {
-	register("init", "write a commented tailgate.yml for a service: its URL and how to start it", cmdInit)
-}
-
 // initFlags are what tailgate init asks of the user's service.
 type initFlags struct {
 	url, start, build, ready, name, out string
@@ -70,7 +66,6 @@ var initYAML string
 
 var initTemplate = template.Must(template.New("init.yml").Delims("[[", "]]").Funcs(template.FuncMap{"q": strconv.Quote}).Parse(initYAML))
 
-// render writes the benchmark file the flags describe.
 func (f initFlags) render() (string, error) {
 	base, path, ready, err := f.target()
 	if err != nil {
@@ -86,9 +81,8 @@ func (f initFlags) render() (string, error) {
 	return b.String(), err
 }
 
-// target is what --url (or its default) names: the base URL, the first
-// step's path with its query, and the readiness path (--ready, else the
-// step's path).
+// target is what --url (or its default) names: the base URL, the step's
+// path with its query, and the readiness path (--ready, else the step's).
 func (f initFlags) target() (base, path, ready string, err error) {
 	if f.url == "" {
 		f.url = "http://127.0.0.1:8080/"

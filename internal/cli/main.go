@@ -37,17 +37,27 @@ type env struct {
 }
 
 type command struct {
-	summary string
+	summary string // "": hidden, not listed in help, run without a children's TMPDIR
 	run     func(ctx context.Context, e env, args []string) error
 }
 
-var commands = map[string]command{}
-
-// hidden commands are run like the others but not listed in help.
-var hidden = map[string]func(context.Context, env, []string) error{}
-
-func register(name, summary string, run func(context.Context, env, []string) error) {
-	commands[name] = command{summary, run}
+var commands = map[string]command{
+	"ab":              {"measure a base and a head build in one job, block after block (or pair after pair), until the verdict is clear", cmdAB},
+	"action":          {"run as the GitHub Action step (inputs from INPUT_* variables)", cmdAction},
+	"baseline":        {"baseline record: run (or take --result) and append the runs to the baseline", cmdBaseline},
+	"calibrate":       {"run A/A jobs on one build and store the measured noise in the baseline", cmdCalibrate},
+	"check":           {"run the benchmark (or take --result) and judge it against the baseline", cmdCheck},
+	"comment":         {"post the sticky PR comment from a report.json (the workflow_run publisher for fork PRs)", cmdComment},
+	"compare":         {"judge two sets of result files (tailgate, or any format import reads) without running", cmdCompare},
+	"demo":            {"the whole gate on the embedded demo service: its clean build against a slowed one, A/B (--mode check: against a stored baseline)", cmdDemo},
+	"history":         {"find the commits where a gated metric of main shifted, and draw the trend page", cmdHistory},
+	"import":          {"convert k6, Locust, JMeter, Gatling, vegeta, wrk, ab, hey, oha, bombardier or Artillery results to tailgate result JSON", cmdImport},
+	"init":            {"write a commented tailgate.yml for a service: its URL and how to start it", cmdInit},
+	"merge":           {"merge the shard results of one sharded run (run --shard I/N) into one", cmdMerge},
+	"run":             {"run the benchmark and write the result JSON", cmdRun},
+	"validate":        {"check a benchmark file without running it: parse, validate, templates and {{env}} variables", cmdValidate},
+	supervisorCommand: {"", cmdSupervise},
+	"demo-serve":      {"", cmdDemoServe},
 }
 
 // Main runs tailgate with args (without the program name) and returns the
@@ -84,16 +94,12 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) (
 		return ExitPass
 	}
 	cmd, ok := commands[name]
-	h, isHidden := hidden[name]
-	if isHidden {
-		cmd, ok = command{run: h}, true
-	}
 	if !ok {
 		fmt.Fprintf(stderr, "tailgate: unknown command %q\n\n", name)
 		usage(stderr)
 		return ExitUsage
 	}
-	if !isHidden {
+	if cmd.summary != "" {
 		tmp, err := childTempDir(&e)
 		if err != nil {
 			fmt.Fprintf(stderr, "tailgate %s: %v\n", name, err)
@@ -111,9 +117,8 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) (
 	return exitCode(err)
 }
 
-// childTempDir makes the children's own TMPDIR, removed when tailgate
-// ends: never the runner's RUNNER_TEMP, which holds the job's command
-// files.
+// childTempDir makes the children's own TMPDIR, removed at the end: never
+// the runner's RUNNER_TEMP, which holds the job's command files.
 func childTempDir(e *env) (string, error) {
 	dir, err := os.MkdirTemp("", "tailgate-children-*")
 	if err != nil {
@@ -131,7 +136,9 @@ Usage: tailgate <command> [flags]
 Commands:
 `)
 	for _, n := range slices.Sorted(maps.Keys(commands)) {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+		if s := commands[n].summary; s != "" {
+			fmt.Fprintf(w, "  %-10s %s\n", n, s)
+		}
 	}
 	fmt.Fprint(w, `  version    print the version
 

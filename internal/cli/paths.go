@@ -21,18 +21,16 @@ func baselinePath(flag string, cfg *config.Config, benchmark string) string {
 	}
 }
 
-// demoBaselinePath is the per-user, per-machine place of the demo
-// baseline of one benchmark definition (hash: config.DefinitionHash):
-// each definition (another --duration, --warmup or --rate) keeps its own,
-// so that trying one does not replace the baseline of another.
+// demoBaselinePath is the demo baseline of one benchmark definition
+// (config.DefinitionHash): trying another --duration, --warmup or --rate
+// does not replace the baseline of another.
 func demoBaselinePath(getenv func(string) string, hash string) string {
 	return filepath.Join(cmp.Or(cacheDir(getenv), "baselines"), "demo-baseline-"+shortHash(hash)+".json")
 }
 
 // DefaultNoisePath is the noise file an A/B job keeps when the benchmark
-// names none, so that every job after the first on a machine pools the
-// noise of the ones before it; "" where there is no cache directory (the
-// job then keeps none).
+// names none, so that later jobs on a machine pool the noise of earlier
+// ones; "" where there is no cache directory (the job then keeps none).
 func DefaultNoisePath(getenv func(string) string) string {
 	if dir := cacheDir(getenv); dir != "" {
 		return filepath.Join(dir, "noise.json")
@@ -41,28 +39,20 @@ func DefaultNoisePath(getenv func(string) string) string {
 }
 
 // cacheDir is tailgate's directory in the user's cache ($XDG_CACHE_HOME,
-// else ~/.cache; a relative value is ignored, as XDG says); "" when
-// neither is set.
+// else ~/.cache; a relative value is ignored, as XDG says), else "".
 func cacheDir(getenv func(string) string) string {
-	dir := getenv("XDG_CACHE_HOME")
-	if !filepath.IsAbs(dir) {
-		dir = ""
-		if home := getenv("HOME"); filepath.IsAbs(home) {
-			dir = filepath.Join(home, ".cache")
-		}
+	if dir := getenv("XDG_CACHE_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "tailgate")
 	}
-	if dir == "" {
-		return ""
+	if home := getenv("HOME"); filepath.IsAbs(home) {
+		return filepath.Join(home, ".cache", "tailgate")
 	}
-	return filepath.Join(dir, "tailgate")
+	return ""
 }
 
 // shortHash is the first 12 hex digits of a "sha256:<hex>" hash: enough
 // to tell this machine's few demo definitions apart.
 func shortHash(hash string) string {
 	hex := strings.TrimPrefix(hash, "sha256:")
-	if len(hex) > 12 {
-		hex = hex[:12]
-	}
-	return hex
+	return hex[:min(len(hex), 12)]
 }

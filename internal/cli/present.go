@@ -25,7 +25,6 @@ func (r *reportFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&r.failOnInconclusive, "fail-on-inconclusive", false, "exit 1 when the verdict is inconclusive")
 }
 
-// publishers are the terminal report and the files asked for.
 func (r reportFlags) publishers(e env) []publish.Publisher {
 	return []publish.Publisher{publish.Terminal{W: e.stdout}, publish.Files{JSON: r.jsonPath, Markdown: r.markdownPath},
 		publish.HTML{Path: r.htmlPath}}
@@ -36,7 +35,6 @@ func (r reportFlags) failOn() pipeline.FailOn {
 	return pipeline.FailOn{Regression: true, Inconclusive: r.failOnInconclusive, InconclusiveSetting: "--fail-on-inconclusive"}
 }
 
-// conclude publishes a judged comparison and ends as its verdict says.
 func conclude(ctx context.Context, j pipeline.Judged, fail pipeline.FailOn, pubs ...publish.Publisher) error {
 	if err := publish.All(ctx, j.Input, pubs...); err != nil {
 		return pipeline.Runtime.Wrap(err)

@@ -23,7 +23,7 @@ func newProgress(e env, cfg *config.Config, quiet bool) runner.Observer {
 		return nil
 	}
 	if isTerminal(e.stderr) && e.getenv("CI") == "" {
-		return &barProgress{w: e.stderr, window: cfg.Load.RunTime()}
+		return &barProgress{lineProgress: lineProgress{w: e.stderr}, window: cfg.Load.RunTime()}
 	}
 	p := &lineProgress{w: e.stderr}
 	if e.getenv("GITHUB_ACTIONS") == "true" {
@@ -78,14 +78,13 @@ func (p *lineProgress) RunDone(run int, r *result.Run, err error) {
 
 // barProgress draws a bar over each run's warm-up and measure window.
 type barProgress struct {
-	w      io.Writer
-	window time.Duration
-	bar    *progressbar.ProgressBar
-	name   string
+	lineProgress // its name and its line at the end, never in GitHub Actions
+	window       time.Duration
+	bar          *progressbar.ProgressBar
 }
 
 func (p *barProgress) RunStarted(run, runs int, label string) {
-	p.name = runName(run, runs, label)
+	p.lineProgress.RunStarted(run, runs, label)
 	p.bar = progressbar.NewOptions64(p.window.Milliseconds(),
 		progressbar.OptionSetWriter(p.w),
 		progressbar.OptionSetDescription(p.name+" preparing"),
@@ -106,9 +105,7 @@ func (p *barProgress) Progress(run int, pr load.Progress) {
 
 func (p *barProgress) RunDone(run int, r *result.Run, err error) {
 	p.bar.Finish()
-	if err == nil && r != nil {
-		fmt.Fprintf(p.w, "%s: %s\n", p.name, runLine(r))
-	}
+	p.lineProgress.RunDone(run, r, err)
 }
 
 // runLine is the one-line summary of a run; a figure the run lacks (a

@@ -14,10 +14,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/plural"
 )
 
-func init() {
-	register("baseline", "baseline record: run (or take --result) and append the runs to the baseline", cmdBaseline)
-}
-
 func cmdBaseline(ctx context.Context, e env, args []string) error {
 	const usage = "Usage: tailgate baseline record -c tailgate.yml | --result result.json (record -h for the flags)"
 	if len(args) == 1 && isHelp(args[0]) {
@@ -53,7 +49,6 @@ func cmdBaseline(ctx context.Context, e env, args []string) error {
 	return record(ctx, e, cfg, o, bf.quiet)
 }
 
-// record records and says what it stored.
 func record(ctx context.Context, e env, cfg *config.Config, o pipeline.RecordOptions, quiet bool) error {
 	o.Runner = cmp.Or(o.Runner, runnerImage(e.getenv))
 	rec, err := pipeline.Record(ctx, e.pipelineEnv(cfg, quiet), o)
@@ -97,9 +92,8 @@ func (p provenanceFlags) provenance(getenv func(string) string) baseline.Provena
 	return pr
 }
 
-// fromGit fills the commit and ref the flags and the runner's environment
-// left empty from the working directory's git checkout, and says what it
-// took (uncommitted changes included), or why it took nothing.
+// fromGit fills the commit and ref left empty from the git checkout, and
+// says what it took (uncommitted changes included), or why nothing.
 func (p provenanceFlags) fromGit(ctx context.Context, pr baseline.Provenance, git baseline.Git) (baseline.Provenance, string) {
 	if pr.Commit != "" && pr.Ref != "" {
 		return pr, ""
@@ -127,9 +121,8 @@ func (p provenanceFlags) fromGit(ctx context.Context, pr baseline.Provenance, gi
 	return pr, "from git: " + strings.Join(took, ", ") + " (--commit and --ref name others)"
 }
 
-// recordLink appends a finished A/B to main's history as a link of its
-// chain: the head commit (the flags', the runner's, else git's HEAD)
-// judged against the base commit the A/B built.
+// recordLink appends a finished A/B to main's history: the head commit
+// (the flags', the runner's, else git's HEAD) against the base it built.
 func recordLink(ctx context.Context, e env, cfg *config.Config, j pipeline.Judged, path string, prov provenanceFlags) error {
 	pr, note := prov.fromGit(ctx, prov.provenance(e.getenv), baseline.ExecGit{})
 	if note != "" {

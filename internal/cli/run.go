@@ -10,10 +10,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/pipeline"
 )
 
-func init() {
-	register("run", "run the benchmark and write the result JSON", cmdRun)
-}
-
 // benchFlags are the flags of every command that runs a benchmark.
 type benchFlags struct {
 	config   string
@@ -34,7 +30,6 @@ func (b *benchFlags) register(fs *flag.FlagSet) {
 	fs.Var(&b.output, "target-output", "a started target's output: `file` (a log file in $RUNNER_TEMP or the temp directory; its last lines are shown if it fails) or live (also on stderr)")
 }
 
-// load reads the benchmark file and applies the overrides.
 func (b *benchFlags) load() (*config.Config, error) {
 	if err := b.check(); err != nil {
 		return nil, err

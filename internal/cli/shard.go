@@ -13,10 +13,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/runner"
 )
 
-func init() {
-	register("merge", "merge the shard results of one sharded run (run --shard I/N) into one", cmdMerge)
-}
-
 // shardFlags are the flags of `tailgate run` that make it one shard of a
 // load offered by several processes.
 type shardFlags struct {
@@ -33,7 +29,6 @@ func (s *shardFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&s.every, "run-every", 0, "with --start-at and several runs: start run k at TIME + k × `duration`")
 }
 
-// sharding is what the flags ask for.
 func (s *shardFlags) sharding() (runner.Sharding, error) {
 	if s.part.set && s.part0.set {
 		return runner.Sharding{}, usageErr("give --shard or --shard0, not both")
@@ -48,7 +43,6 @@ func (s *shardFlags) sharding() (runner.Sharding, error) {
 	return runner.Sharding{Part: part, StartAt: s.startAt.t, Every: s.every}, nil
 }
 
-// shardValue is an "I/N" flag.
 type shardValue struct {
 	shard     load.Shard
 	zeroBased bool

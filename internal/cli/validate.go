@@ -12,10 +12,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/plural"
 )
 
-func init() {
-	register("validate", "check a benchmark file without running it: parse, validate, templates and {{env}} variables", cmdValidate)
-}
-
 func cmdValidate(_ context.Context, e env, args []string) error {
 	fs := newFlagSet("validate", "validate -c tailgate.yml", e.stderr)
 	path := fs.String("c", "tailgate.yml", "the benchmark `file`")
@@ -41,7 +37,6 @@ func cmdValidate(_ context.Context, e env, args []string) error {
 	return nil
 }
 
-// describeBenchmark says what a run of cfg will do, as tailgate read it.
 func describeBenchmark(w io.Writer, cfg *config.Config) {
 	line := func(k, format string, a ...any) { fmt.Fprintf(w, "  %-10s "+format+"\n", append([]any{k}, a...)...) }
 	line("benchmark", "%s", cfg.Name)
@@ -49,16 +44,14 @@ func describeBenchmark(w io.Writer, cfg *config.Config) {
 	if b := cfg.Build; b != nil {
 		line("build", "%s", b.Command.String())
 	}
-	switch ds := cfg.Dataset; {
-	case ds.Reset != nil && ds.Verify != nil:
-		line("dataset", "reset by %s; verified by %s", describeAction(*ds.Reset), describeAction(ds.Verify.Action))
-	case ds.Reset != nil:
-		line("dataset", "reset by %s", describeAction(*ds.Reset))
-	case ds.Verify != nil:
-		line("dataset", "verified by %s", describeAction(ds.Verify.Action))
-	default:
-		line("dataset", "no reset: every run starts from what the last one left")
+	var ds []string
+	if r := cfg.Dataset.Reset; r != nil {
+		ds = append(ds, "reset by "+describeAction(*r))
 	}
+	if v := cfg.Dataset.Verify; v != nil {
+		ds = append(ds, "verified by "+describeAction(v.Action))
+	}
+	line("dataset", "%s", cmp.Or(strings.Join(ds, "; "), "no reset: every run starts from what the last one left"))
 	if cfg.Load.Engine == config.EngineCommand {
 		line("load", "%s, output %s", cfg.Load.Command.String(), cfg.Load.Output)
 	} else {
@@ -80,8 +73,6 @@ func describeBenchmark(w io.Writer, cfg *config.Config) {
 	}
 }
 
-// describeTarget says what the top-level target is and what of it is
-// measured.
 func describeTarget(line func(k, format string, a ...any), t config.Target) {
 	if t.URL == "" {
 		line("target", "none at the top level: each A/B side names its own")
@@ -104,7 +95,6 @@ func describeTarget(line func(k, format string, a ...any), t config.Target) {
 	}
 }
 
-// describeSetup says what setup and the feed do around the load.
 func describeSetup(line func(k, format string, a ...any), cfg *config.Config) {
 	if st := cfg.Setup; st != nil {
 		if len(st.Run) > 0 {
@@ -121,19 +111,14 @@ func describeSetup(line func(k, format string, a ...any), cfg *config.Config) {
 	}
 }
 
-// describeAB says how tailgate ab would run: each side, the unit it
-// counts, and the budget.
 func describeAB(line func(k, format string, a ...any), cfg *config.Config, ab *config.AB) {
 	line("A/B base", "%s", describeSide(ab.Base, "the PR's base commit in the Action, or tailgate ab --base-ref"))
 	line("A/B head", "%s", describeSide(ab.Head, "the working tree, started as target says"))
-	for _, side := range []struct {
-		name string
-		s    config.ABSide
-	}{{"base", ab.Base}, {"head", ab.Head}} {
-		if t := side.s.TargetOr(cfg.Target); side.s.HasTarget() {
-			line("", "%s measured: %s", side.name, describeMeasured(t))
+	for i, s := range []config.ABSide{ab.Base, ab.Head} {
+		if t, name := s.TargetOr(cfg.Target), [2]string{"base", "head"}[i]; s.HasTarget() {
+			line("", "%s measured: %s", name, describeMeasured(t))
 			if len(t.Counters) > 0 {
-				line("", "%s counters: %s", side.name, describeCounters(t.Counters))
+				line("", "%s counters: %s", name, describeCounters(t.Counters))
 			}
 		}
 	}
@@ -168,9 +153,7 @@ func describeSide(s config.ABSide, empty string) string {
 	return cmp.Or(strings.Join(parts, ", "), empty)
 }
 
-// describeMeasured says whose CPU and memory a run measures: the target's
-// process tree where tailgate knows its pid, and the other parts named
-// under measure.
+// describeMeasured says whose CPU and memory a run measures.
 func describeMeasured(t config.Target) string {
 	var s string
 	switch {
@@ -187,8 +170,6 @@ func describeMeasured(t config.Target) string {
 	return s
 }
 
-// describeCounters names each counter source, what it reads and which of
-// its counters are gated.
 func describeCounters(cs []config.CounterSource) string {
 	var out []string
 	for _, c := range cs {

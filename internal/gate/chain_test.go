@@ -317,3 +317,8 @@ func TestCompose(t *testing.T) {
 		t.Errorf("+1.5 pp then +0.25 pp = %v pp, want +1.75", got)
 	}
 }
+
+// AnalyzeChain is AnalyzeChainFrom from link since's parent.
+func AnalyzeChain(links, spans []ChainLink, since int, from string, p HistoryPolicy) ChainVerdict {
+	return AnalyzeChainFrom(links, spans, since, "", from, p)
+}

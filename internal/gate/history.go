@@ -55,10 +55,8 @@ type HistoryMetric struct {
 	// the middle of the history (+Inf when Side is 0).
 	Side, Needed int
 	Visible      float64
-	// Seen is the step the values show when the search confirmed none
-	// (their best split into two levels, beyond the floor and clear of the
-	// noise between neighbouring jobs): what the eye sees in the figure,
-	// left unconfirmed by too few jobs on a side or a p above Alpha.
+	// Seen is the step the values show (their best split, beyond the floor
+	// and the noise between neighbouring jobs) when the search confirmed none.
 	Seen *HistoryChange
 	// Note says why the metric was not analysed, when it was not.
 	Note string
@@ -97,11 +95,8 @@ type HistoryVerdict struct {
 // TooFew reports whether these jobs can show no step of the metric at
 // all, or the step its values show has too few jobs on a side.
 func (hm HistoryMetric) TooFew() bool {
-	if hm.Side == 0 {
-		return true
-	}
-	if hm.Seen == nil {
-		return false
+	if hm.Side == 0 || hm.Seen == nil {
+		return hm.Side == 0
 	}
 	i, _ := slices.BinarySearch(hm.Jobs, hm.Seen.At)
 	return min(i, len(hm.Values)-i) < hm.Side
@@ -124,7 +119,6 @@ type MainLevel struct {
 	Unconfirmed []HistoryMetric
 }
 
-// Level reads both views of main's history.
 func Level(v HistoryVerdict, c ChainVerdict) MainLevel {
 	var l MainLevel
 	for _, m := range v.Metrics {
@@ -150,11 +144,9 @@ func Level(v HistoryVerdict, c ChainVerdict) MainLevel {
 }
 
 // AnalyzeHistory finds the change points of every gated metric the history
-// measured. A job's value is the median of its runs (its runs share its
-// drift and are not independent samples of main); steps below the floor
-// (historyFloor) are merged away, and each test runs at Alpha/K for K
-// analysed metrics, so that a history without any change gets a change
-// point with probability at most Alpha.
+// measured. A job's value is the median of its runs (which share its
+// drift); each test runs at Alpha/K, so that a history without any change
+// gets a change point with probability at most Alpha.
 func AnalyzeHistory(jobs []HistoryJob, p HistoryPolicy) (HistoryVerdict, error) {
 	var all []result.Run
 	for _, j := range jobs {
@@ -179,8 +171,6 @@ func AnalyzeHistory(jobs []HistoryJob, p HistoryPolicy) (HistoryVerdict, error) 
 	return v, nil
 }
 
-// gatedMetrics are the policy's gated metrics that measured reports true
-// of, in catalogue order.
 func gatedMetrics(p HistoryPolicy, measured func(key string) bool) []result.Metric {
 	wanted := (Policy{Metrics: p.Metrics}).metrics()
 	var out []result.Metric
@@ -218,10 +208,8 @@ const (
 	shortHistory        = 60
 )
 
-// enough: the metric has the jobs to hold two levels.
 func (hm HistoryMetric) enough() bool { return len(hm.Values) >= 2*historyMinSegment }
 
-// seriesOf collects metric m's values job by job.
 func seriesOf(jobs []HistoryJob, m result.Metric, floor float64) HistoryMetric {
 	hm := HistoryMetric{Meta: m, Floor: floor}
 	skipped := 0
@@ -251,9 +239,6 @@ func seriesOf(jobs []HistoryJob, m result.Metric, floor float64) HistoryMetric {
 	return hm
 }
 
-// findChanges runs the change-point search on one metric, says what its
-// jobs can show, and what step the values show if the search confirmed
-// none.
 func findChanges(hm *HistoryMetric, jobs []HistoryJob, alpha float64, seed uint64) error {
 	if len(hm.Values) == 0 {
 		return nil
@@ -297,10 +282,8 @@ func findChanges(hm *HistoryMetric, jobs []HistoryJob, alpha float64, seed uint6
 	return nil
 }
 
-// describe is change point cp of the metric's values in the history's
-// terms: jobs, medians, percent, and what changed besides the code from
-// the last job known at the old level to the last that may be the first
-// at the new one.
+// describe is change point cp in the history's terms: jobs, medians,
+// percent, and what changed besides the code within its range.
 func (hm *HistoryMetric) describe(jobs []HistoryJob, cp stats.ChangePoint) HistoryChange {
 	sc := scale(hm.Meta)
 	c := HistoryChange{At: hm.Jobs[cp.Index], First: hm.Jobs[cp.First], Last: hm.Jobs[cp.Last],
@@ -344,13 +327,10 @@ func environmentChanges(jobs []HistoryJob) (out []string, byEnv bool) {
 }
 
 func shortCommit(j HistoryJob) string {
-	switch {
-	case len(j.Commit) > 12:
-		return j.Commit[:12]
-	case j.Commit == "":
+	if j.Commit == "" {
 		return "job " + j.Job
 	}
-	return j.Commit
+	return j.Commit[:min(len(j.Commit), 12)]
 }
 
 // The chain of main: each commit judged against its parent by a
@@ -375,11 +355,7 @@ type LinkMetric struct {
 	Outcome        MetricOutcome
 }
 
-// regressed reports whether the link's own A/B found metric key regressed.
-func (l ChainLink) regressed(key string) bool {
-	lm, ok := l.Metrics[key]
-	return ok && lm.Outcome == MetricRegression
-}
+func (l ChainLink) regressed(key string) bool { return l.Metrics[key].Outcome == MetricRegression }
 
 // ChainVerdict is the chain's reading of each gated metric.
 type ChainVerdict struct {
@@ -409,10 +385,8 @@ type ChainMetric struct {
 	// to the newest link: whether main still sits at the level it
 	// regressed to. Valid when Culprits is not empty.
 	Level Creep
-	// Undone: the commits after the latest culprit are, together, an
-	// improvement their bounds confirm, and less than half the culprit's
-	// change is left. Without it main is taken to be at that level still
-	// (Level's bounds widen with every unchanged commit's noise).
+	// Undone: the commits after the latest culprit are an improvement
+	// their bounds confirm, leaving less than half the culprit's change.
 	Undone bool
 }
 
@@ -427,25 +401,21 @@ type Creep struct {
 	// Worse: beyond the floor the bad way, with its bounds on that side
 	// of zero.
 	Worse bool
-	// Span, when set, is the A/B that measured the change from the
-	// creep's start to its commit in one job (carrying the noise and lean
-	// of the sides once, where ten links add them up): the creep is its
-	// estimate times the links after it; SpanLinks counts the links it
-	// stands for, Chained is the links' own product over the stretch.
+	// Span, when set, is the A/B that measured the creep's start to its
+	// commit in one job (the sides' noise once, where ten links add it up):
+	// the creep is its estimate times the links after it; SpanLinks counts
+	// the links it stands for, Chained is their own product.
 	Span      *ChainLink
 	SpanLinks int
 	Chained   *Creep
 }
 
-// SplitChain separates the A/B entries of main's history (oldest first)
-// into the chain's links, each a commit judged against its parent, and
-// spans: an entry whose base is an earlier point of the chain than the
-// previous link's commit (a tag's, or a commit judged again against an
-// older one) measured the change of several links in one job, and so did
-// the last link's commit judged again against any other base (the
-// Action's creep_since after the link, a tag from before the chain's first
-// link: as a link it would replace that link). Any other entry whose base
-// the chain does not hold is a link after a gap.
+// SplitChain separates main's A/B entries (oldest first) into links, each
+// a commit judged against its parent, and spans, each the change of
+// several links in one job: an entry whose base is an earlier point of
+// the chain than the last link's commit, or the last link's commit judged
+// again against another base (creep_since, a tag older than the chain).
+// Any other entry whose base the chain lacks is a link after a gap.
 func SplitChain(entries []ChainLink) (links, spans []ChainLink) {
 	points := map[string]bool{}
 	for _, e := range entries {
@@ -472,16 +442,10 @@ func IsSpan(entries []ChainLink, entry ChainLink) bool {
 // z95 is the two-sided 95 % normal quantile of the links' bounds.
 const z95 = 1.959963984540054
 
-// AnalyzeChain reads the chain of links (oldest first), the creep counted
-// from link since on, named from.
-func AnalyzeChain(links, spans []ChainLink, since int, from string, p HistoryPolicy) ChainVerdict {
-	return AnalyzeChainFrom(links, spans, since, "", from, p)
-}
-
-// AnalyzeChainFrom is AnalyzeChain with the creep's start commit named
-// ("" for link since's parent): a span from start measures the creep
-// even where start precedes the chain (a tag older than its first link,
-// since 0), which no link's parent is.
+// AnalyzeChainFrom reads the chain of links (oldest first), the creep
+// counted from link since on, named from, starting at commit start (""
+// for link since's parent): a span from start measures the creep even
+// where start precedes the chain (a tag older than its first link).
 func AnalyzeChainFrom(links, spans []ChainLink, since int, start, from string, p HistoryPolicy) ChainVerdict {
 	v := ChainVerdict{Links: links, Spans: spans, Since: since, From: from}
 	for i := 1; i < len(links); i++ {
@@ -515,8 +479,7 @@ func AnalyzeChainFrom(links, spans []ChainLink, since int, start, from string, p
 // improve the metric, bounds and all (after), and less than half the
 // culprit's change is left (level, the product from the culprit on).
 func undone(culprit LinkMetric, level, after Creep, m result.Metric) bool {
-	sign := direction(m).Sign()
-	worst := after.Hi // the bound of the later changes on the bad side
+	sign, worst := direction(m).Sign(), after.Hi // the bound of the later changes on the bad side
 	if sign < 0 {
 		worst = after.Lo
 	}
@@ -600,15 +563,12 @@ func Compose(m result.Metric, a, b float64) float64 {
 }
 
 // LinkOf is the A/B verdict v as a link's metrics: each gated metric's
-// paired estimate with 95 % bounds, from the estimate's fixed-sample
-// standard error (Finding.StdErr) and Student's t at its degrees of
-// freedom. The verdict's own bounds are repeated confidence bounds at
-// levels α/K and β, far wider at the early looks where a link's job
-// stops: a chain that added those up overstated its creep's bounds about
-// twice (json-server, 10 links of +1.5 %: the links' estimates spread
-// 1.2 %, their bounds implied 2.3 %). Without a standard error (a verdict
-// of an older version) the bounds are read off the verdict's: too wide,
-// if anything. A metric without finite bounds is left out.
+// estimate with 95 % bounds from its fixed-sample standard error and
+// Student's t. The verdict's own repeated confidence bounds (levels α/K
+// and β) are far wider at the early looks where a link's job stops: added
+// up, they overstated a creep's bounds about twice (json-server, 10 links
+// of +1.5 %: estimates spread 1.2 %, bounds implied 2.3 %). Without a
+// standard error (an older verdict) they are read off the verdict's.
 func LinkOf(v Verdict, p Policy) map[string]LinkMetric {
 	gated := 0
 	for _, f := range v.Findings {
@@ -637,12 +597,7 @@ func LinkOf(v Verdict, p Policy) map[string]LinkMetric {
 }
 
 func finite(xs ...float64) bool {
-	for _, x := range xs {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(xs, func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) })
 }
 
 // Judged says what the chain saw of metric key among commits: the links
@@ -660,8 +615,8 @@ func (v ChainVerdict) Judged(key string, commits []string) (culprits []int, judg
 	return culprits, judged
 }
 
-// ChainProduct is the product of links' changes of metric m, with its
-// bounds, as AnalyzeChain's creep (the floor is the least calibrated one).
+// ChainProduct is the product of links' changes of metric m, as a
+// chain's creep (the floor is the least calibrated one).
 func ChainProduct(links []ChainLink, m result.Metric) Creep {
 	return product(links, m, historyFloor(m, HistoryPolicy{}))
 }

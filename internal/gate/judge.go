@@ -16,20 +16,18 @@ func Judge(base, head []result.Run, p Policy) Verdict {
 		v.Warnings = append(v.Warnings, stats.Warn(WarnBadAlpha, fmt.Sprintf("alpha %g is outside (0, 1); using %g", p.Alpha, DefaultAlpha)))
 	}
 	v.Warnings = append(v.Warnings, setupWarnings(p)...)
+	stop := func(o Outcome, code stats.WarningCode) Verdict {
+		v.Outcome, v.Warnings = o, append(v.Warnings, fixedWarning(code))
+		return v
+	}
 	switch {
 	case p.Context.DefinitionChanged:
-		v.Outcome = Inconclusive
-		v.Warnings = append(v.Warnings, fixedWarning(WarnDefinitionChanged))
-		return v
+		return stop(Inconclusive, WarnDefinitionChanged)
 	case len(head) == 0:
-		v.Outcome = Inconclusive
-		v.Warnings = append(v.Warnings, fixedWarning(WarnNoHeadRuns))
-		return v
+		return stop(Inconclusive, WarnNoHeadRuns)
 	case p.Context.NoBaseline || len(base) == 0:
-		v.Outcome = Pass
-		v.Warnings = append(v.Warnings, fixedWarning(WarnNoBaseline))
 		v.Findings = headOnly(head, p)
-		return v
+		return stop(Pass, WarnNoBaseline)
 	}
 	if p.Context.EnvDiffers {
 		v.Warnings = append(v.Warnings, envWarning(p.Context.EnvDiff))
@@ -59,12 +57,10 @@ func Judge(base, head []result.Run, p Policy) Verdict {
 	return v
 }
 
-// missingInRuns handles each gated metric that some runs of a side lack (a
-// run whose measurement was not taken: left out, never read as 0). It is
-// judged on the runs that have it; a regression seen there stands, but
-// otherwise a head that lacks it in some runs is inconclusive, never a
-// pass, as in A/B: what made a run lack the metric may be the regression
-// itself. One warning names them all.
+// missingInRuns judges a gated metric some runs lack (never read as 0) on
+// the runs that have it: a regression there stands, else a head lacking it
+// is inconclusive, never a pass (what made a run lack the metric may be
+// the regression itself). One warning names them all.
 func missingInRuns(findings []Finding, baseRuns, headRuns int) []stats.Warning {
 	var cut []string
 	for i := range findings {
@@ -86,7 +82,6 @@ func missingInRuns(findings []Finding, baseRuns, headRuns int) []stats.Warning {
 	return []stats.Warning{stats.Warn(WarnMissingInRuns, "some runs lack a gated metric, judged on the runs that have it: "+strings.Join(cut, "; "))}
 }
 
-// countGated counts the gated metrics that present reports measured.
 func countGated(policies []metricPolicy, present func(key string) bool) int {
 	k := 0
 	for _, mp := range policies {
@@ -173,17 +168,13 @@ func outcome(c stats.Comparison, alpha float64) MetricOutcome {
 // test could judge it, or that a regression rests on a low-confidence test.
 func comparisonNote(c stats.Comparison, o MetricOutcome) string {
 	for _, w := range c.Warnings {
-		switch {
-		case w.Code == stats.WarnCannotCompare || w.Code == stats.WarnTooFewSamples:
-			return w.Message
-		case w.Code == stats.WarnLowConfidence && o == MetricRegression:
+		if w.Code == stats.WarnCannotCompare || w.Code == stats.WarnTooFewSamples || (w.Code == stats.WarnLowConfidence && o == MetricRegression) {
 			return w.Message
 		}
 	}
 	return ""
 }
 
-// detectable states the comparison's detectable effect in user units.
 func (mp metricPolicy) detectable(d stats.Detectable, n, m int, f Finding) Detectable {
 	dt := Detectable{Key: mp.meta.Key, Label: mp.meta.Label, N: n, M: m, Effect: math.NaN(),
 		Unit: "%", Direction: "rise", Method: d.Method, Possible: d.Possible, Note: d.Note}
@@ -225,11 +216,8 @@ func missingNote(meta result.Metric, m, n int) string {
 }
 
 func joinNotes(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
+	if a == "" || b == "" {
+		return a + b
 	}
 	return a + "; " + b
 }
@@ -241,7 +229,6 @@ var measuredWhere = map[string]string{
 	result.DroppedPct:      "open model only",
 }
 
-// headOnly lists the head medians when there is nothing to compare with.
 func headOnly(head []result.Run, p Policy) []Finding {
 	policies, _ := metricPolicies(nil, head, p)
 	var out []Finding
@@ -286,10 +273,8 @@ func overall(findings []Finding) (Outcome, []string) {
 	return Pass, nil
 }
 
-// findingWarnings are the warnings that follow from the findings: default
-// floors (naming c's calibrate command), floors below the visible noise,
-// metrics on one side only, and no gated metric compared. comparisons,
-// when given, are the findings' comparisons.
+// findingWarnings are the warnings that follow from the findings (and
+// their comparisons, when given).
 func findingWarnings(findings []Finding, comparisons []stats.Comparison, c Context) []stats.Warning {
 	measure, _, _ := c.calibrateAdvice()
 	var defaults, oneSided, tight []string

@@ -14,19 +14,17 @@ type metricPolicy struct {
 	meta   result.Metric
 	gated  bool
 	source FloorSource
-	// userFloor is the configured or default floor in the metric's user
-	// units (percent or percentage points); NaN for measured floors,
-	// which depend on the samples.
+	// userFloor is the configured or default floor in user units; NaN for
+	// measured floors.
 	userFloor float64
-	// minEffect is gate.min_effect in user units (0 when unset): no floor
-	// is below it. minEffectSet says whether the config names the metric.
+	// minEffect is gate.min_effect in user units (0 when unset);
+	// minEffectSet: the config names the metric.
 	minEffect    float64
 	minEffectSet bool
 	// paired: A/B runs made in pairs (ABBA), judged on the pairs'
 	// differences, which cancel the drift a job sees.
 	paired bool
-	// setByLoad: some run says the load fixes this metric; it is reported
-	// and never gated.
+	// setByLoad: some run says the load fixes this metric: never gated.
 	setByLoad bool
 	noise     *stats.Noise
 	note      string
@@ -37,8 +35,7 @@ func (mp metricPolicy) scale() stats.Scale         { return scale(mp.meta) }
 func (mp metricPolicy) percent() bool              { return mp.meta.Scale == result.Percent }
 
 // metricPolicies decides, for every metric present on either side and
-// every gated metric, whether it is gated and by which floor. It returns
-// them in catalogue order plus warnings about the policy.
+// every gated metric, whether it is gated and by which floor.
 func metricPolicies(base, head []result.Run, p Policy) ([]metricPolicy, []stats.Warning) {
 	var warnings []stats.Warning
 	gated := map[string]bool{}
@@ -73,14 +70,11 @@ func metricPolicies(base, head []result.Run, p Policy) ([]metricPolicy, []stats.
 
 const setByLoadNote = "set by the load (an open-loop rate is the offered rate): never gated"
 
-// setByLoad is the set of metric keys any run says its load fixes.
 func setByLoad(base, head []result.Run) map[string]bool {
 	out := map[string]bool{}
-	for _, runs := range [][]result.Run{base, head} {
-		for _, r := range runs {
-			for _, key := range r.SetByLoad {
-				out[key] = true
-			}
+	for _, r := range append(slices.Clip(base), head...) {
+		for _, key := range r.SetByLoad {
+			out[key] = true
 		}
 	}
 	return out
@@ -106,13 +100,9 @@ func substituteNotes(mp metricPolicy, p Policy) metricPolicy {
 // unless the load fixes either of them: a throughput that cannot move
 // stands in for nothing.
 func throughputSubstitute(base, head []result.Run, gated, fixed map[string]bool) bool {
-	if !gated[result.IterationsPerSec] || fixed[result.IterationsPerSec] || fixed[result.RequestsPerSec] {
-		return false
-	}
-	if allHave(base, result.IterationsPerSec) && allHave(head, result.IterationsPerSec) {
-		return false
-	}
-	if !allHave(base, result.RequestsPerSec) || !allHave(head, result.RequestsPerSec) {
+	if !gated[result.IterationsPerSec] || fixed[result.IterationsPerSec] || fixed[result.RequestsPerSec] ||
+		(allHave(base, result.IterationsPerSec) && allHave(head, result.IterationsPerSec)) ||
+		!allHave(base, result.RequestsPerSec) || !allHave(head, result.RequestsPerSec) {
 		return false
 	}
 	gated[result.RequestsPerSec] = true
@@ -150,7 +140,6 @@ func policyOne(m result.Metric, wanted bool, p Policy) metricPolicy {
 	return mp
 }
 
-// input states what the gate has for this metric, for stats.Compare.
 func (mp metricPolicy) input(base, head []float64, k int, p Policy) stats.Input {
 	in := stats.Input{
 		Head: head, Base: base, Direction: mp.direction(), Scale: mp.scale(), Paired: mp.paired,
@@ -168,8 +157,8 @@ func (mp metricPolicy) input(base, head []float64, k int, p Policy) stats.Input 
 	return in
 }
 
-// toScale and fromScale convert between user units (percent worse, or
-// percentage points worse) and the comparison scale.
+// toScale and fromScale convert between user units (percent or points
+// worse) and the comparison scale.
 func (mp metricPolicy) toScale(userWorse float64) float64 {
 	return stats.ToScale(mp.scale(), mp.direction(), userWorse)
 }

@@ -106,15 +106,12 @@ type Policy struct {
 	Alpha float64
 	// Metrics are the gated metric keys; empty means DefaultMetrics.
 	Metrics []string
-	// Floors are user floors from the config (gate.floors): percent for
-	// ratio metrics, percentage points for rates. They stand in for the
-	// floor until the noise is measured (calibrated, or by the job in A/B),
-	// replace the defaults, and make any metric gateable.
+	// Floors are gate.floors (percent, points for rates): they stand in
+	// until the noise is measured, replace the defaults, and make any
+	// metric gateable.
 	Floors map[string]float64
-	// MinEffect is the smallest change worth failing for (gate.min_effect),
-	// in the units of Floors. Judge applies it on top of every floor;
-	// JudgeSequential judges against it, DefaultMinEffect standing in for
-	// the metrics it does not name.
+	// MinEffect is gate.min_effect in the units of Floors: Judge applies it
+	// on top of every floor, JudgeSequential judges against it.
 	MinEffect map[string]float64
 	// Noise is the calibrated noise by metric key (logs for ratio metrics,
 	// percentage points for rates).
@@ -145,13 +142,12 @@ type Context struct {
 	// DefinitionChanged: the benchmark definition differs from the one the
 	// baseline was recorded with; nothing is compared.
 	DefinitionChanged bool
-	// EnvDiffers: the environment fingerprint differs from the baseline's.
-	EnvDiffers bool
+	// EnvDiffers: the environment fingerprint differs from the baseline's;
 	// EnvDiff optionally says how ("cpu_model: A → B").
-	EnvDiff string
-	// CalibrationJobs is the number of A/A jobs behind the calibrated
-	// noise (0 when unknown), CalibrationSpan the time from the first of
-	// them to the last.
+	EnvDiffers bool
+	EnvDiff    string
+	// CalibrationJobs is the A/A jobs behind the calibrated noise (0 when
+	// unknown), CalibrationSpan the time from the first to the last.
 	CalibrationJobs int
 	CalibrationSpan time.Duration
 	// RemoteTarget: the target is on another machine (target.remote), so
@@ -205,7 +201,6 @@ func leastFloor(m result.Metric) float64 {
 	return stats.ToScale(stats.Ratio, direction(m), MinCalibratedFloorPercent)
 }
 
-// direction and scale say how stats compares metric m.
 func direction(m result.Metric) stats.Direction {
 	if m.Better == result.HigherIsBetter {
 		return stats.LowerIsWorse

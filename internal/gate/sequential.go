@@ -31,26 +31,18 @@ type SeqOptions struct {
 
 // JudgeSequential judges the pairs so far of a sequential A/B job (base[i]
 // and head[i] form pair i) under design d; the job loop calls it after
-// each pair and stops when Sequential.Done. final is set by the caller
-// when no more pairs will come (a time budget ran out: the reason must not
-// come from the results).
+// each pair and stops when Sequential.Done. final: no more pairs will come
+// (a time budget ran out: the reason must not come from the results).
 //
-// Every gated metric not set by the load is judged by stats.SeqDesign on
-// its pairs' differences against max(min_effect, resolution), as one of K
-// metrics, its looks replayed over the prefixes of the pairs so that it
-// keeps its first decision and the verdict depends only on the pairs. The
-// job is done at a regression, when every gated metric decided, or at the
-// budget (or final), never before d.MinBlocks unless final; Detect is
-// priced then.
-//
-// A gated metric missing from a pair is judged only on the pairs before
-// the first such gap: a decision made there stands, else it is
-// inconclusive. The pairs after a gap are not judged with it left out:
-// what made a run lack the metric may be the regression itself. K counts
-// every gated metric some pair measured, so it never falls as pairs come.
-//
-// d's zero fields take stats' defaults, its Alpha the policy's; p's floors
-// and calibrated noise do not apply (min_effect is the threshold).
+// Each gated metric not set by the load is judged by stats.SeqDesign on
+// its pairs' differences against max(min_effect, resolution), as one of K,
+// its looks replayed over the pairs' prefixes so that it keeps its first
+// decision and the verdict depends only on the pairs. A metric missing
+// from a pair is judged only on the pairs before that gap (what made a
+// run lack it may be the regression itself). K counts every gated metric
+// some pair measured, so it never falls as pairs come. d's zero fields
+// take stats' defaults, its Alpha the policy's; p's floors and noise do
+// not apply (min_effect is the threshold).
 func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final bool, o SeqOptions) Verdict {
 	p.SameJob, p.Paired = true, true
 	if d.Alpha == 0 {
@@ -97,7 +89,7 @@ func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final
 	v.Warnings = append(v.Warnings, findingWarnings(v.Findings, nil, Context{})...)
 	v.Warnings = append(v.Warnings, gapWarnings(looks)...)
 	if !p.AllowMissing {
-		v.Incomplete = lostFigures(looks)
+		v.Incomplete = cutLabels(looks, true)
 	}
 	seq.Done, seq.Reason, seq.MoreBlocks = stopping(v, looks, final, d)
 	if seq.Done {
@@ -113,11 +105,9 @@ func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final
 	return v
 }
 
-// reportAdjusted reports, once the job is done, the estimate corrected
-// for the bias of stopping at the look that decided (the mean over-reads
-// an effect that stopped the job early: stats.SeqDesign.MedianUnbiased);
-// the decision itself read the mean. An exact count has nothing to
-// correct.
+// reportAdjusted reports the estimate corrected for stopping at the look
+// that decided (the mean over-reads an effect that stopped the job early);
+// the decision itself read the mean.
 func (l seqLook) reportAdjusted(f *Finding, k int) {
 	if !l.judged || l.exact || !l.dec.Decided() {
 		return
@@ -169,9 +159,6 @@ func (v *Verdict) judgeEach(policies []metricPolicy, base, head []result.Run, d 
 	return looks
 }
 
-// seqLook is one metric of a sequential verdict: its finding and, for a
-// gated metric judged by the rule, the decision and the inputs of its
-// detectable effect.
 type seqLook struct {
 	mp      metricPolicy
 	finding Finding
@@ -180,15 +167,12 @@ type seqLook struct {
 	judged, cut bool
 	dec         stats.SeqDecision
 	gaps        pairGaps
-	// spread is the judged differences' standard deviation (at least the
-	// resolution); all three on the comparison scale.
+	// spread (the differences' SD, at least the resolution), minEffect
+	// and resolution are on the comparison scale.
 	spread, minEffect, resolution float64
-	// exact: decided by the exact-count rule (stats.SeqDesign.ExactLook).
-	exact bool
-	// within: the deciding look pooled the spread within blocks.
-	units  int
-	design stats.SeqDesign
-	within bool
+	exact, within                 bool // exact: stats.SeqDesign.ExactLook decided; within: the spread within blocks was pooled
+	units                         int
+	design                        stats.SeqDesign
 }
 
 // withinNoise is, for the look at each number of blocks up to units, the
@@ -237,7 +221,6 @@ func (mp metricPolicy) withinNoise(w *result.WindowPairs, units int) []stats.Seq
 	return out
 }
 
-// finalizeUndecided makes the metrics undecided at the end inconclusive.
 func finalizeUndecided(findings []Finding, reason string) {
 	for i := range findings {
 		if f := &findings[i]; f.Outcome == Undecided {
@@ -262,7 +245,6 @@ func cannotCompareNote(err error) string {
 // or of one pair of whole runs where blocks of windows cannot run.
 const blockUnit = "block"
 
-// judgeBlocks judges one metric on the pairs of base and head.
 func (mp metricPolicy) judgeBlocks(base, head []result.Run, d stats.SeqDesign, k int, final bool, windows *result.WindowPairs) seqLook {
 	key := mp.meta.Key
 	bv, hv := result.Values(base, key), result.Values(head, key)
@@ -383,8 +365,6 @@ func (l seqLook) missing() seqLook {
 	return l
 }
 
-// seqMinEffect is the metric's threshold on the comparison scale:
-// gate.min_effect, else the default.
 func (mp metricPolicy) seqMinEffect() float64 {
 	if !mp.minEffectSet {
 		return mp.toScale(defaultMinEffect(mp.meta.Key))
@@ -401,7 +381,6 @@ func (mp metricPolicy) boundFromScale(w float64) float64 {
 	return mp.fromScale(w)
 }
 
-// seqOutcome maps a metric's sequential decision to its outcome.
 func seqOutcome(dec stats.SeqDecision) MetricOutcome {
 	switch dec.Outcome {
 	case stats.SeqRegression:
@@ -425,8 +404,7 @@ func seqOutcome(dec stats.SeqDecision) MetricOutcome {
 // ratio's bound is never below −100 %), and for an undecided budget how
 // many more pairs would likely decide.
 func seqNote(f Finding, sign float64, dec stats.SeqDecision, budget int) string {
-	unit := blockUnit
-	reason := dec.Reason
+	unit, reason := blockUnit, dec.Reason
 	if reason == stats.ReasonBudgetAtThreshold { // its "why" follows the bounds, in the job's unit
 		reason = stats.ReasonBudget
 	}
@@ -453,8 +431,7 @@ func seqNote(f Finding, sign float64, dec stats.SeqDecision, budget int) string 
 // exactNote says what an exact count showed: its value on each side, as
 // a count, and the change, with the look that decided.
 func exactNote(f Finding, dec stats.SeqDecision) string {
-	unit := blockUnit
-	per := " " + f.Unit
+	unit, per := blockUnit, " "+f.Unit
 	if rest, ok := strings.CutPrefix(f.Unit, "/"); ok {
 		per = " per " + rest
 	}
@@ -466,7 +443,6 @@ func exactNote(f Finding, dec stats.SeqDecision) string {
 		countText(f.BaseCenter), countText(f.HeadCenter), strings.TrimRight(per, " "), dec.Blocks, plural.Of(dec.Blocks, unit, unit+"s"), change)
 }
 
-// countText prints a count whole when it is one (to two decimals).
 func countText(x float64) string {
 	if r := math.Round(x); math.Abs(x-r) < 0.005 {
 		return minus(fmt.Sprintf("%.0f", r))
@@ -496,10 +472,8 @@ func userEffect(f Finding, x float64) string {
 // practical: n more units are practical advice (three budgets at most).
 func practical(n, budget int) bool { return n > 0 && n <= 3*budget }
 
-// minus prints a real minus sign, as the reports do.
 func minus(s string) string { return strings.Replace(s, "-", "−", 1) }
 
-// missingPairsNote says that a metric is not in every pair.
 func missingPairsNote(meta result.Metric, m, n int) string {
 	if m == 0 || n == 0 {
 		return missingNote(meta, m, n)
@@ -530,11 +504,10 @@ func (l seqLook) detectable(d stats.SeqDesign, k int) Detectable {
 // stopping says whether the job is done, why, and, when it ends
 // undecided, how many more pairs would likely decide.
 func stopping(v Verdict, looks []seqLook, final bool, d stats.SeqDesign) (done bool, reason string, more int) {
-	seq := v.Sequential
-	n := seq.Blocks
+	seq, n := v.Sequential, v.Sequential.Blocks
 	after := fmt.Sprintf("after %d %s", n, seq.UnitWord(n))
 	var undecided, cut, hopeless []string
-	judged := 0
+	var judged int
 	for _, l := range looks {
 		switch {
 		case l.cut:
@@ -583,7 +556,6 @@ func stopping(v Verdict, looks []seqLook, final bool, d stats.SeqDesign) (done b
 	return false, "undecided " + after + ": " + strings.Join(undecided, ", ") + missing, 0
 }
 
-// labelsOf are the labels of the findings with the given keys.
 func labelsOf(findings []Finding, keys []string) []string {
 	var out []string
 	for _, f := range findings {

@@ -9,7 +9,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
-// cutNote says why a gated metric with a gap is inconclusive.
 func cutNote(g pairGaps, complete int) string {
 	s := "not judged: " + g.String()
 	if complete == 0 {
@@ -49,10 +48,7 @@ func (g pairGaps) any() bool { return len(g.base)+len(g.head) > 0 }
 // had decided (runner.ABPlan.SkipPhase).
 func (g pairGaps) tail() bool {
 	first := g.first()
-	if first == 0 || !slices.Equal(g.base, g.head) {
-		return false
-	}
-	return len(g.base) == g.pairs-first+1
+	return first > 0 && slices.Equal(g.base, g.head) && len(g.base) == g.pairs-first+1
 }
 
 // first is the first pair that lacks the metric on either side, 0 when
@@ -71,18 +67,14 @@ func (g pairGaps) String() string {
 		return "neither side has it in " + unitList(g.base, g.pairs)
 	}
 	var parts []string
-	for _, side := range []struct {
-		name  string
-		pairs []int
-	}{{"base", g.base}, {"head", g.head}} {
-		if len(side.pairs) == 0 {
-			continue
+	for i, side := range [][]int{g.base, g.head} {
+		if len(side) > 0 {
+			verb := " in "
+			if len(parts) == 0 {
+				verb = " lacks it in "
+			}
+			parts = append(parts, [2]string{"base", "head"}[i]+verb+unitList(side, g.pairs))
 		}
-		s := side.name
-		if len(parts) == 0 {
-			s += " lacks it"
-		}
-		parts = append(parts, s+" in "+unitList(side.pairs, g.pairs))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -103,12 +95,11 @@ func unitList(ps []int, of int) string {
 		for j+1 < len(ps) && ps[j+1] == ps[j]+1 {
 			j++
 		}
-		if j == i {
-			spans = append(spans, fmt.Sprint(ps[i]))
-		} else {
-			spans = append(spans, fmt.Sprintf("%d–%d", ps[i], ps[j]))
+		s := fmt.Sprint(ps[i])
+		if j > i {
+			s += fmt.Sprintf("–%d", ps[j])
 		}
-		i = j + 1
+		spans, i = append(spans, s), j+1
 	}
 	if len(spans) == 1 {
 		return unit + "s " + spans[0]
@@ -118,32 +109,22 @@ func unitList(ps []int, of int) string {
 
 // gapWarnings say once which gated metrics a gap left inconclusive.
 func gapWarnings(looks []seqLook) []stats.Warning {
-	var cut []string
-	for _, l := range looks {
-		if l.cut {
-			cut = append(cut, l.finding.Label+" ("+l.gaps.String()+")")
-		}
+	if cut := cutLabels(looks, false); len(cut) > 0 {
+		return []stats.Warning{stats.Warn(WarnMissingInBlocks, "missing from some blocks, so inconclusive: "+strings.Join(cut, "; "))}
 	}
-	if len(cut) == 0 {
-		return nil
-	}
-	return []stats.Warning{stats.Warn(WarnMissingInBlocks, "missing from some blocks, so inconclusive: "+strings.Join(cut, "; "))}
+	return nil
 }
 
-// oneSided reports whether some unit has the metric on one side and lacks
-// it on the other: a side lost a figure the other measured (a stopped
-// process, a lost sample), which a pass must not hide.
-func (g pairGaps) oneSided() bool { return !slices.Equal(g.base, g.head) }
-
-// lostFigures names the gated metrics a gap left undecided whose figures
-// one side measured and the other lost, with where: "CPU/iteration (head
-// lacks it in pair 2)".
-func lostFigures(looks []seqLook) []string {
-	var lost []string
+// cutLabels names the gated metrics a gap left undecided, with where:
+// "CPU/iteration (head lacks it in block 2)"; lost: only those one side
+// measured and the other lost (a stopped process, a lost sample), which a
+// pass must not hide.
+func cutLabels(looks []seqLook, lost bool) []string {
+	var out []string
 	for _, l := range looks {
-		if l.cut && l.gaps.oneSided() {
-			lost = append(lost, l.finding.Label+" ("+l.gaps.String()+")")
+		if l.cut && (!lost || !slices.Equal(l.gaps.base, l.gaps.head)) {
+			out = append(out, l.finding.Label+" ("+l.gaps.String()+")")
 		}
 	}
-	return lost
+	return out
 }

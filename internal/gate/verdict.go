@@ -106,17 +106,14 @@ type Finding struct {
 	Outcome     MetricOutcome
 	Note        string
 	N, M        int // head runs, baseline samples
-	// Sequential A/B only, NaN otherwise: Estimate is the mean pair
-	// difference in the bad direction at the deciding (or latest) look, in
-	// the units of Worse, corrected for the bias of stopping there
-	// (stats.SeqDesign.MedianUnbiased); Change and Worse are the same.
-	// Lower and Upper are its repeated confidence bounds (±Inf where a
-	// look bounds nothing); DecidedAt the pairs at the deciding look.
+	// Sequential A/B only, NaN otherwise: Estimate is Worse at the deciding
+	// (or latest) look, corrected for the bias of stopping there; Lower and
+	// Upper its repeated confidence bounds (±Inf where a look bounds
+	// nothing); DecidedAt the units at the deciding look.
 	Estimate, Lower, Upper float64
 	DecidedAt              int
 	// StdErr is Estimate's fixed-sample standard error on the comparison
-	// scale, with DF degrees of freedom (the prior's included): what a
-	// chain of main's commits adds up (LinkOf). Sequential only.
+	// scale with DF degrees of freedom, which a chain adds up (LinkOf).
 	StdErr float64
 	DF     int
 	// BaseCenter and HeadCenter are the sides' geometric means over the
@@ -146,11 +143,10 @@ func (v Verdict) HasWarning(code stats.WarningCode) bool { return stats.HasWarni
 // Sequential describes a sequential A/B verdict; nil for fixed-sample
 // comparisons.
 type Sequential struct {
-	// Pairs is the units judged; MinBlocks and MaxBlocks the design's first
-	// look and budget.
+	// Blocks is the units judged; MinBlocks and MaxBlocks the design's
+	// first look and budget.
 	Blocks, MinBlocks, MaxBlocks int
-	// Done: the verdict is final (JudgeSequential says when); Detect is
-	// filled only then.
+	// Done: the verdict is final; Detect is filled only then.
 	Done bool
 	// Reason says why the job stopped or goes on, e.g. "regression after
 	// 7 blocks in CPU/iteration".

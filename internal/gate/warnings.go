@@ -3,6 +3,7 @@ package gate
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/plural"
@@ -75,10 +76,9 @@ func envWarning(diff string) stats.Warning {
 // drift between CI jobs. They are raised only when some gated metric's
 // floor is calibrated.
 func calibrationWarnings(findings []Finding, c Context) []stats.Warning {
-	used := false
-	for _, f := range findings {
-		used = used || (f.Gated && f.FloorSource == FromCalibration && f.Outcome != NotAvailable)
-	}
+	used := slices.ContainsFunc(findings, func(f Finding) bool {
+		return f.Gated && f.FloorSource == FromCalibration && f.Outcome != NotAvailable
+	})
 	if !used || c.CalibrationJobs == 0 {
 		return nil
 	}
