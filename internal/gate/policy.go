@@ -111,7 +111,8 @@ type Policy struct {
 	// metric gateable.
 	Floors map[string]float64
 	// MinEffect is gate.min_effect in the units of Floors: Judge applies it
-	// on top of every floor, JudgeSequential judges against it.
+	// on top of every floor, JudgeSequential judges against it; a metric it
+	// does not name takes DefaultMinEffect.
 	MinEffect map[string]float64
 	// Noise is the calibrated noise by metric key (logs for ratio metrics,
 	// percentage points for rates).

@@ -206,7 +206,7 @@ func chainHistory(t *testing.T, codeStep bool) HistoryInput {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return HistoryInput{Name: "api", Source: "h.jsonl", Jobs: jobs, Verdict: v, Chain: gate.AnalyzeChain(links, nil, 0, "v1", gate.HistoryPolicy{})}
+	return HistoryInput{Name: "api", Source: "h.jsonl", Jobs: jobs, Verdict: v, Chain: gate.AnalyzeChainFrom(links, nil, 0, "", "v1", gate.HistoryPolicy{})}
 }
 
 // Both views name commit 07 for the step, and the report says which view
@@ -266,7 +266,7 @@ func TestHistoryChainStepNotUndoneByNoisyCommits(t *testing.T) {
 	for i := 1; i < len(links); i++ {
 		links[i].Parent = links[i-1].Commit
 	}
-	in := HistoryInput{Name: "items", Source: "h.jsonl", Chain: gate.AnalyzeChain(links, nil, 0, "v0", gate.HistoryPolicy{})}
+	in := HistoryInput{Name: "items", Source: "h.jsonl", Chain: gate.AnalyzeChainFrom(links, nil, 0, "", "v0", gate.HistoryPolicy{})}
 	text, page := renderHistory(t, in)
 	out := text.String()
 	for _, want := range []string{"regressed by 06000000000", "no later commit undid it: +",
@@ -285,7 +285,7 @@ func TestHistoryChainStepNotUndoneByNoisyCommits(t *testing.T) {
 	// The chain's only metric here is the one that moved; with one that
 	// did not beside it, the one that moved comes first in both.
 	links[0].Metrics[result.IterationsPerSec] = gate.LinkMetric{Change: 1, Lo: -3, Hi: 5, Outcome: gate.MetricPass}
-	in.Chain = gate.AnalyzeChain(links, nil, 0, "v0", gate.HistoryPolicy{})
+	in.Chain = gate.AnalyzeChainFrom(links, nil, 0, "", "v0", gate.HistoryPolicy{})
 	text, page = renderHistory(t, in)
 	out, html = text.String(), page.String()
 	if cpu, tput := strings.Index(out, "  CPU/iteration: regressed"), strings.Index(out, "  iterations/s: no commit"); cpu < 0 || tput < 0 || cpu > tput {
@@ -352,7 +352,7 @@ func TestHistoryCreepMeasuredBySpan(t *testing.T) {
 	entries = append(entries, gate.ChainLink{Commit: commit(10), Parent: commit(0), Job: "creep", Time: time.Date(2026, 12, 5, 4, 0, 0, 0, time.UTC),
 		Metrics: map[string]gate.LinkMetric{result.CPUPerIteration: {Change: 12.5, Lo: 6.4, Hi: 17.9, Outcome: gate.MetricRegression}}})
 	links, spans := gate.SplitChain(entries)
-	in := HistoryInput{Name: "items", Source: "h.jsonl", Chain: gate.AnalyzeChain(links, spans, 0, "v0", gate.HistoryPolicy{})}
+	in := HistoryInput{Name: "items", Source: "h.jsonl", Chain: gate.AnalyzeChainFrom(links, spans, 0, "", "v0", gate.HistoryPolicy{})}
 	text, page := renderHistory(t, in)
 	out := text.String()
 	for _, want := range []string{
@@ -408,7 +408,7 @@ func linksOnlyHistory() HistoryInput {
 	for i := 1; i < len(links); i++ {
 		links[i].Parent = links[i-1].Commit
 	}
-	return HistoryInput{Name: "items", Source: "/home/runner/work/_temp/history/main.jsonl", Chain: gate.AnalyzeChain(links, nil, 0, "v0.3.0", gate.HistoryPolicy{})}
+	return HistoryInput{Name: "items", Source: "/home/runner/work/_temp/history/main.jsonl", Chain: gate.AnalyzeChainFrom(links, nil, 0, "", "v0.3.0", gate.HistoryPolicy{})}
 }
 
 // The trend page of a history of links only (issue 45): one test per
@@ -456,7 +456,7 @@ func TestTrendOfLinksOnly(t *testing.T) {
 			lm.Outcome = gate.MetricPass
 			quiet.Chain.Links[i].Metrics[result.CPUPerIteration] = lm
 		}
-		quiet.Chain = gate.AnalyzeChain(quiet.Chain.Links, nil, 0, "v0.3.0", gate.HistoryPolicy{})
+		quiet.Chain = gate.AnalyzeChainFrom(quiet.Chain.Links, nil, 0, "", "v0.3.0", gate.HistoryPolicy{})
 		for _, tc := range []struct {
 			in   HistoryInput
 			want string
