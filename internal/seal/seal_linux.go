@@ -103,7 +103,12 @@ func Enter(s *Spec) error {
 		sources = append(sources, p.From)
 	}
 	for _, p := range s.Own {
-		if err := ownDir(p.From, p.Over == "/dev/shm"); err != nil {
+		// TMPDIR 0700, /dev/shm 1777 as the system's
+		err := os.MkdirAll(p.From, 0o700)
+		if err == nil && p.Over == "/dev/shm" {
+			err = os.Chmod(p.From, 0o1777)
+		}
+		if err != nil {
 			return fmt.Errorf("making the %s side's own %s: %w", s.Side, p.Over, err)
 		}
 		sources = append(sources, p.From)
@@ -131,7 +136,9 @@ func Enter(s *Spec) error {
 		}
 	}
 	var ro []string
-	for _, h := range byDepth(s.Hide) {
+	hide := slices.Clone(s.Hide) // parents first: one inside a hidden one is skipped
+	slices.SortStableFunc(hide, func(a, b string) int { return strings.Count(a, "/") - strings.Count(b, "/") })
+	for _, h := range hide {
 		if _, err := os.Lstat(h); err != nil {
 			continue // already inside a hidden directory, or gone
 		}
@@ -184,15 +191,6 @@ func Enter(s *Spec) error {
 	return nil
 }
 
-// byDepth orders paths parents first: one inside a hidden one is skipped.
-func byDepth(paths []string) []string {
-	out := slices.Clone(paths)
-	slices.SortStableFunc(out, func(a, b string) int {
-		return strings.Count(a, "/") - strings.Count(b, "/")
-	})
-	return out
-}
-
 // bindHeld mounts the directory held open as fd at target, making the
 // mount point first where a hidden directory took it away.
 func bindHeld(fd int, target string) error {
@@ -202,14 +200,6 @@ func bindHeld(fd int, target string) error {
 		}
 	}
 	return unix.Mount("/proc/self/fd/"+strconv.Itoa(fd), target, "", unix.MS_BIND|unix.MS_REC, "")
-}
-
-// ownDir makes a side's TMPDIR (0700) or /dev/shm (1777, as the system's).
-func ownDir(dir string, shm bool) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil || !shm {
-		return err
-	}
-	return os.Chmod(dir, 0o1777)
 }
 
 // layer mounts an overlay on l.Dir, the side's writes in l.Upper (in a

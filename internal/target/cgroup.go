@@ -1,6 +1,7 @@
 package target
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -111,22 +112,15 @@ func (c *cgroupWindow) apply(part string, totals map[string]float64) []string {
 	if c.memErr == nil && c.peakMem > 0 {
 		totals[result.FigurePeakRSS] = float64(c.peakMem)
 	} else {
-		notes = append(notes, fmt.Sprintf("part %s: memory.current not readable (%v): peak memory is the sum of its processes' RSS", part, missing(c.memErr)))
+		notes = append(notes, fmt.Sprintf("part %s: memory.current not readable (%v): peak memory is the sum of its processes' RSS", part, cmp.Or(c.memErr, errors.New("no value"))))
 	}
 	if c.ioErr == nil && c.firstIO != nil {
 		totals[result.FigureReadBytes] = float64(c.lastIO["rbytes"]) - float64(c.firstIO["rbytes"])
 		totals[result.FigureWriteBytes] = float64(c.lastIO["wbytes"]) - float64(c.firstIO["wbytes"])
 	} else {
-		notes = append(notes, fmt.Sprintf("part %s: io.stat not readable (%v): storage I/O is the sum of its processes'", part, missing(c.ioErr)))
+		notes = append(notes, fmt.Sprintf("part %s: io.stat not readable (%v): storage I/O is the sum of its processes'", part, cmp.Or(c.ioErr, errors.New("no value"))))
 	}
 	return notes
-}
-
-func missing(err error) error {
-	if err == nil {
-		return errors.New("no value")
-	}
-	return err
 }
 
 // readNumbers reads a /proc or cgroup file's numbers: "name: n" and

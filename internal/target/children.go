@@ -107,15 +107,7 @@ var credentialPrefixes = []string{"INPUT_", "ACTIONS_"}
 // IsCredential reports whether children lose the variable name by default.
 func IsCredential(name string) bool {
 	upper := strings.ToUpper(name)
-	if slices.Contains(credentialNames, upper) {
-		return true
-	}
-	for _, p := range credentialPrefixes {
-		if strings.HasPrefix(upper, p) {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(credentialNames, upper) || slices.ContainsFunc(credentialPrefixes, func(p string) bool { return strings.HasPrefix(upper, p) })
 }
 
 // OwnSupervisor is tailgate's executable and its hidden subcommand sub: on

@@ -2,7 +2,9 @@ package target
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -40,7 +42,7 @@ func runCommand(ctx context.Context, c *config.Command, ch Children) (stdout []b
 	saw = describe(c)
 	var out bytes.Buffer
 	combined := &lockedBuffer{}
-	if _, err = ch.runFor(ctx, c, CommandTimeout, teeWriter{&out, combined}, combined); err != nil {
+	if _, err = ch.runFor(ctx, c, CommandTimeout, io.MultiWriter(&out, combined), combined); err != nil {
 		if tail := lastBytes(combined.Bytes(), outputTail); tail != "" {
 			saw += " → output: " + tail
 		}
@@ -61,7 +63,9 @@ func (ch Children) runFor(ctx context.Context, c *config.Command, timeout time.D
 	p.cmd.Stdout, p.cmd.Stderr = stdout, stderr
 	p.cmd.WaitDelay = time.Second
 	start := time.Now()
-	err = p.run()
+	if err = p.start(); err == nil {
+		err = p.wait()
+	}
 	if ctx.Err() != nil {
 		err = fmt.Errorf("stopped after %v: %w", time.Since(start).Round(time.Millisecond), ctx.Err())
 	}
@@ -73,16 +77,6 @@ func (ch Children) runFor(ctx context.Context, c *config.Command, timeout time.D
 func CheckSeal(ctx context.Context, ch Children) error {
 	_, _, err := runCommand(ctx, &config.Command{Args: []string{"sh", "-c", ":"}}, ch)
 	return err
-}
-
-type teeWriter struct {
-	out      *bytes.Buffer
-	combined *lockedBuffer
-}
-
-func (t teeWriter) Write(p []byte) (int, error) {
-	t.out.Write(p)
-	return t.combined.Write(p)
 }
 
 // lockedBuffer is written by the stdout and stderr copiers at once.
@@ -135,8 +129,9 @@ func RunTool(ctx context.Context, c *config.Command, ch Children, timeout time.D
 	if err == nil {
 		return 0, nil
 	}
-	if code, ok := exitCodeOf(err); ok {
-		return code, nil
+	var ec interface{ ExitCode() int } // -1 for a signal
+	if errors.As(err, &ec) {
+		return ec.ExitCode(), nil
 	}
 	return 0, &StepError{Step: StepLoad, Saw: describe(c), Err: err}
 }
@@ -144,7 +139,7 @@ func RunTool(ctx context.Context, c *config.Command, ch Children, timeout time.D
 // RunBuild runs a build command in dir, its output to log with each line
 // prefixed "[label] "; a failure quotes the end of the output.
 func RunBuild(ctx context.Context, c *config.Command, ch Children, dir string, timeout time.Duration, log io.Writer, label string) error {
-	saw := describe(c) + " in " + dirName(dir)
+	saw := describe(c) + " in " + cmp.Or(dir, "the current directory")
 	out := newPrefixWriter(log, "["+label+"] ")
 	defer out.Flush()
 	ch.Dir = dir
@@ -156,12 +151,4 @@ func RunBuild(ctx context.Context, c *config.Command, ch Children, dir string, t
 		saw += " → output: " + t
 	}
 	return &StepError{Step: StepBuild, Saw: saw, Err: err}
-}
-
-// dirName names a working directory for messages.
-func dirName(dir string) string {
-	if dir == "" {
-		return "the current directory"
-	}
-	return dir
 }

@@ -211,16 +211,9 @@ func (w *partWindow) members(all []procStat) ([]procStat, error) {
 // matching are the processes the part's process match selects.
 func (w *partWindow) matching(all []procStat) []procStat {
 	m := w.spec.Process
-	var out []procStat
-	for _, st := range all {
-		if st.gone() {
-			continue
-		}
-		if m.Comm != "" {
-			if st.Comm == m.Comm {
-				out = append(out, st)
-			}
-			continue
+	return slices.DeleteFunc(slices.Clone(all), func(st procStat) bool {
+		if st.gone() || m.Comm != "" {
+			return st.gone() || st.Comm != m.Comm
 		}
 		key := procKey{st.PID, st.StartTime}
 		line, seen := w.cmdline[key]
@@ -230,11 +223,8 @@ func (w *partWindow) matching(all []procStat) []procStat {
 				w.cmdline[key] = line
 			}
 		}
-		if m.CmdlineRE != nil && line != "" && m.CmdlineRE.MatchString(line) {
-			out = append(out, st)
-		}
-	}
-	return out
+		return m.CmdlineRE == nil || line == "" || !m.CmdlineRE.MatchString(line)
+	})
 }
 
 func (w *partWindow) sample(all []procStat, first bool) {
@@ -379,26 +369,24 @@ func (w *partWindow) read(st procStat) procFigures {
 	if w.spec.hidden {
 		return fig
 	}
-	if io, err := readProcIO(st.PID); err == nil {
-		fig.io, fig.ioOK = io, true
-	} else if !ended(st, err) && w.ioLost == "" {
-		w.ioLost = fmt.Sprintf("I/O of process %d not readable: %v", st.PID, err)
-	}
-	if n, err := readVoluntaryCtxt(st.PID); err == nil {
-		fig.ctxt, fig.ctxtOK = n, true
-	} else if !ended(st, err) && w.ctxLost == "" {
-		w.ctxLost = fmt.Sprintf("context switches of process %d not readable: %v", st.PID, err)
-	}
+	var err error
+	fig.io, err = readProcIO(st.PID)
+	fig.ioOK = w.lost(&w.ioLost, "I/O", st, err)
+	fig.ctxt, err = readVoluntaryCtxt(st.PID)
+	fig.ctxtOK = w.lost(&w.ctxLost, "context switches", st, err)
 	return fig
 }
 
-// ended: the read failed because the process ended (not for permission).
-func ended(st procStat, err error) bool {
-	if st.gone() || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
-		return true
+// lost reports whether a read succeeded; one that failed not because the
+// process ended (for permission) marks the figure lost for the part.
+func (w *partWindow) lost(why *string, what string, st procStat, err error) bool {
+	if err == nil || st.gone() || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
+		return err == nil
 	}
-	now, serr := readStat(st.PID)
-	return serr != nil || now.StartTime != st.StartTime || now.gone()
+	if now, serr := readStat(st.PID); serr == nil && now.StartTime == st.StartTime && !now.gone() && *why == "" {
+		*why = fmt.Sprintf("%s of process %d not readable: %v", what, st.PID, err)
+	}
+	return false
 }
 
 func (w *partWindow) describe() string {
@@ -495,17 +483,18 @@ func (w *partWindow) result() (*result.Part, []string) {
 		totals[result.FigurePeakRSS] = float64(w.peakRSS)
 	}
 	var notes []string
+	for _, lost := range []string{w.ctxLost, w.ioLost} {
+		if lost != "" {
+			notes = append(notes, fmt.Sprintf("part %s: %s", name, lost))
+		}
+	}
 	if w.ctxLost == "" {
 		totals[result.FigureVolCtxt] = max(ctxt, 0)
-	} else {
-		notes = append(notes, fmt.Sprintf("part %s: %s", name, w.ctxLost))
 	}
-	if w.ioLost == "" {
-		for i, f := range ioFields {
+	for i, f := range ioFields {
+		if w.ioLost == "" {
 			totals[f[1]] = max(io[i], 0)
 		}
-	} else {
-		notes = append(notes, fmt.Sprintf("part %s: %s", name, w.ioLost))
 	}
 	if w.cgroup != nil {
 		notes = append(notes, w.cgroup.apply(name, totals)...)
@@ -526,7 +515,7 @@ func readProcIO(pid int) ([6]uint64, error) {
 	for i, f := range ioFields {
 		v, ok := values[f[0]]
 		if !ok {
-			return out, fmt.Errorf("/proc/%d/io has no %s", pid, f[0])
+			return [6]uint64{}, fmt.Errorf("/proc/%d/io has no %s", pid, f[0])
 		}
 		out[i] = v
 	}

@@ -33,7 +33,9 @@ func newPrefixWriter(dst io.Writer, prefix string) *prefixWriter {
 func (w *prefixWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.keepTail(p)
+	if w.tail = append(w.tail, p...); len(w.tail) > tailSize {
+		w.tail = append(w.tail[:0], w.tail[len(w.tail)-tailSize:]...)
+	}
 	w.partial = append(w.partial, p...)
 	for i := bytes.IndexByte(w.partial, '\n'); i >= 0; i = bytes.IndexByte(w.partial, '\n') {
 		w.emit(w.partial[:i+1])
@@ -96,13 +98,6 @@ func EscapeControls(s string) string {
 
 func needsEscape(r rune) bool {
 	return (unicode.IsControl(r) && r != '\t') || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
-}
-
-func (w *prefixWriter) keepTail(p []byte) {
-	w.tail = append(w.tail, p...)
-	if over := len(w.tail) - tailSize; over > 0 {
-		w.tail = append(w.tail[:0], w.tail[over:]...)
-	}
 }
 
 // targetOutput is a started target's output: to the log file, its end

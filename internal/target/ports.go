@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -183,32 +184,15 @@ func socketHolders(inodes map[uint64]bool, pids []int) []int {
 			pids = append(pids, st.PID)
 		}
 	}
-	var out []int
-	for _, pid := range pids {
-		if holdsSocket(pid, inodes) {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
-func holdsSocket(pid int, inodes map[uint64]bool) bool {
-	dir := filepath.Join(procRoot, strconv.Itoa(pid), "fd")
-	fds, err := os.ReadDir(dir)
-	if err != nil {
-		return false
-	}
-	for _, fd := range fds {
-		link, err := os.Readlink(filepath.Join(dir, fd.Name()))
-		if err != nil || !strings.HasPrefix(link, "socket:[") {
-			continue
-		}
-		n, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimPrefix(link, "socket:["), "]"), 10, 64)
-		if err == nil && inodes[n] {
-			return true
-		}
-	}
-	return false
+	return slices.DeleteFunc(slices.Clone(pids), func(pid int) bool {
+		dir := filepath.Join(procRoot, strconv.Itoa(pid), "fd")
+		fds, _ := os.ReadDir(dir)
+		return !slices.ContainsFunc(fds, func(fd os.DirEntry) bool {
+			link, err := os.Readlink(filepath.Join(dir, fd.Name()))
+			n, perr := strconv.ParseUint(strings.TrimSuffix(strings.TrimPrefix(link, "socket:["), "]"), 10, 64)
+			return err == nil && strings.HasPrefix(link, "socket:[") && perr == nil && inodes[n]
+		})
+	})
 }
 
 type errNotMeasured struct{ why string }

@@ -147,11 +147,11 @@ func Drain(ctx context.Context, client *http.Client, baseURL string, d *config.D
 
 func probeIdle(ctx context.Context, client *http.Client, baseURL string, d *config.Drain) (string, error) {
 	a, err := send(ctx, client, baseURL, &d.Probe)
-	if err != nil {
-		return a.Saw, err
+	if err == nil {
+		err = checkStatus(a.Status, d.Probe.Status)
 	}
-	if err := checkStatus(a.Status, d.Probe.Status); err != nil {
-		return a.Saw, err
+	if err == nil {
+		err = jsonmatch.Match(a.Body, d.Until)
 	}
-	return a.Saw, jsonmatch.Match(a.Body, d.Until)
+	return a.Saw, err
 }

@@ -162,24 +162,8 @@ func (p *proc) wait() error {
 	return err // the supervisor itself was killed: its own end says how
 }
 
-func (p *proc) run() error {
-	if err := p.start(); err != nil {
-		return err
-	}
-	return p.wait()
-}
-
 // group is the child's process group (the supervisor's, or the command's).
 func (p *proc) group() int { return p.cmd.Process.Pid }
-
-// exitCodeOf is the exit code in an error from wait (-1 for a signal).
-func exitCodeOf(err error) (int, bool) {
-	var ec interface{ ExitCode() int }
-	if errors.As(err, &ec) {
-		return ec.ExitCode(), true
-	}
-	return 0, false
-}
 
 // supervision is tailgate's end of the pipes to the supervisor: the life
 // pipe, whose write end only tailgate holds (the supervisor reads

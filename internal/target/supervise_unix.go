@@ -62,23 +62,20 @@ func Supervise(args []string) int {
 	// tailgate built for it (ChildEnv).
 	cmd := &exec.Cmd{Path: args[1], Args: args[2:], Stdout: os.Stdout, Stderr: os.Stderr}
 	dieWithParent(cmd) // should the supervisor itself be killed
+	var err error
 	if spec != nil {
-		if err := seal.Enter(spec); err != nil {
-			fmt.Fprintln(report, "failed", oneLine(err.Error()))
-			return 127
-		}
-		seal.CommandAttr(sysAttr(cmd), spec)
-		if !strings.ContainsRune(cmd.Path, '/') {
-			path, err := exec.LookPath(cmd.Path) // in the side's own view (newProc)
-			if err != nil {
-				fmt.Fprintln(report, "failed", oneLine(err.Error()))
-				return 127
+		if err = seal.Enter(spec); err == nil {
+			seal.CommandAttr(sysAttr(cmd), spec)
+			if !strings.ContainsRune(cmd.Path, '/') {
+				cmd.Path, err = exec.LookPath(cmd.Path) // in the side's own view (newProc)
 			}
-			cmd.Path = path
 		}
 	}
-	if err := cmd.Start(); err != nil {
-		fmt.Fprintln(report, "failed", oneLine(err.Error()))
+	if err == nil {
+		err = cmd.Start()
+	}
+	if err != nil {
+		fmt.Fprintln(report, "failed", strings.Join(strings.Fields(err.Error()), " "))
 		return 127
 	}
 	fmt.Fprintln(report, "pid", cmd.Process.Pid)
@@ -98,21 +95,15 @@ func Supervise(args []string) int {
 		endDescendants(os.Getpid(), exited)
 		return 1 // nobody is left to read a status
 	}
-	st := statusOf(cmd.ProcessState)
+	st := exitStatus{code: cmd.ProcessState.ExitCode()}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		st = exitStatus{signal: ws.Signal()}
+	}
 	fmt.Fprintln(report, st.line())
 	if st.signal != 0 {
 		return 128 + int(st.signal)
 	}
 	return st.code
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func statusOf(ps *os.ProcessState) exitStatus {
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return exitStatus{signal: ws.Signal()}
-	}
-	return exitStatus{code: ps.ExitCode()}
 }
 
 // endDescendants ends everything the supervisor leads (its process group)
