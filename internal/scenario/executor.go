@@ -208,7 +208,7 @@ func setupStream(st Stage) uint64 { return 1<<63 + uint64(st) }
 func (x *Executor) EndSetup() {
 	s := Session{values: x.vars}
 	if x.jar != nil {
-		s.cookies = x.jar.snapshot()
+		s.cookies = slices.Clone(x.jar.cookies)
 	}
 	x.Keep(s)
 }
