@@ -79,21 +79,13 @@ func (t *fastTransport) close() {
 // server closed before answering when its method changes nothing; the idle
 // connections go first (the server has likely closed them too).
 func (t *fastTransport) retryUnanswered(req *fasthttp.Request, attempts int, err error) (resetTimeout, retry bool) {
-	if attempts > 1 || !replayable(req) || !unanswered(err) {
+	h := &req.Header
+	if attempts > 1 || !(h.IsGet() || h.IsHead() || h.IsOptions() || h.IsTrace()) || !(errors.Is(err, io.EOF) ||
+		errors.Is(err, fasthttp.ErrConnectionClosed) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)) {
 		return false, false
 	}
 	t.hc.CloseIdleConnections()
 	return false, true
-}
-
-func unanswered(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, fasthttp.ErrConnectionClosed) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
-}
-
-func replayable(req *fasthttp.Request) bool {
-	h := &req.Header
-	return h.IsGet() || h.IsHead() || h.IsOptions() || h.IsTrace()
 }
 
 // fastClient is a worker's view of the transport, with its reused buffers.

@@ -150,8 +150,10 @@ func (w *worker) tally(id int, took time.Duration, fail *scenario.Failure, err e
 		if expired {
 			slot = slotTimeout
 		}
-		if e := w.fail(id, slot); e.sample == "" {
-			e.sample = w.exec.Mask(describe(slot, err, w.e.opt.RequestTimeout))
+		if e := w.fail(id, slot); e.sample == "" && slot == slotTimeout {
+			e.sample = w.exec.Mask(fmt.Sprintf("no response within %v: %v", w.e.opt.RequestTimeout, err))
+		} else if e.sample == "" {
+			e.sample = w.exec.Mask(err.Error())
 		}
 	case fail != nil:
 		slot := slotExpect
@@ -206,11 +208,4 @@ func transportSlot(err error) int {
 		return slotExpect
 	}
 	return slotConnection
-}
-
-func describe(slot int, err error, timeout time.Duration) string {
-	if slot == slotTimeout {
-		return fmt.Sprintf("no response within %v: %v", timeout, err)
-	}
-	return err.Error()
 }
