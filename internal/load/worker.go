@@ -77,7 +77,9 @@ func (w *worker) begin(run context.Context) (end func()) {
 // scheduled start in the open model), and returns when its last step
 // ended; it stops at its first failed step.
 func (w *worker) iterate(seq uint64, origin time.Time, measured bool) (ended time.Time) {
-	w.e.live.enter()
+	l := &w.e.live
+	for n, p := l.inflight.Add(1), l.peak.Load(); n > p && !l.peak.CompareAndSwap(p, n); p = l.peak.Load() {
+	}
 	defer w.e.live.inflight.Add(-1)
 	w.exec.Begin(seq)
 	if err := w.exec.Err(); err != nil {
