@@ -125,7 +125,11 @@ func (x *Executor) save(st *boundStep, resp Response, body []byte) *Failure {
 				v, ok = resp.Header.Get(s.path)
 			}
 		case config.SaveCookie:
-			v, ok = cookieSet(x.setCookies, s.path)
+			for _, line := range x.setCookies { // the value the last Set-Cookie of the name sets
+				if c, err := http.ParseSetCookie(line); err == nil && c.Name == s.path {
+					v, ok = c.Value, true
+				}
+			}
 		case config.SaveBody:
 			ok = true
 		default:
@@ -139,7 +143,11 @@ func (x *Executor) save(st *boundStep, resp Response, body []byte) *Failure {
 		if s.re != nil {
 			var found bool
 			if v, found = s.find(v, body); !found {
-				return x.expectFailedAt(resp.Status, s.noMatch(st.name, v, body))
+				on := fmt.Sprintf("%s %s %q", s.from, s.path, v)
+				if s.from == config.SaveBody {
+					on = "the body " + jsonmatch.Snippet(body)
+				}
+				return x.expectFailedAt(resp.Status, fmt.Errorf("step %q save %s: regex %q matches nothing in %s", st.name, s.name, s.re, on))
 			}
 		}
 		x.vars[s.name] = strings.Clone(v)
@@ -164,15 +172,6 @@ func (s saveRule) find(v string, body []byte) (string, bool) {
 		return string(body[loc[g]:loc[g+1]]), true
 	}
 	return v[loc[g]:loc[g+1]], true
-}
-
-// noMatch says which step's save a regex failed, and on what.
-func (s saveRule) noMatch(step, v string, body []byte) error {
-	on := fmt.Sprintf("%s %s %q", s.from, s.path, v)
-	if s.from == config.SaveBody {
-		on = "the body " + jsonmatch.Snippet(body)
-	}
-	return fmt.Errorf("step %q save %s: regex %q matches nothing in %s", step, s.name, s.re, on)
 }
 
 // matchHeaders checks the header expectations on each field's first value.
@@ -207,17 +206,6 @@ func (x *Executor) takeCookies(h ResponseHeader) {
 	for _, line := range x.setCookies {
 		x.jar.set(line, path, now)
 	}
-}
-
-// cookieSet returns the value the last Set-Cookie of name sets, if any.
-func cookieSet(lines []string, name string) (string, bool) {
-	v, ok := "", false
-	for _, line := range lines {
-		if c, err := http.ParseSetCookie(line); err == nil && c.Name == name {
-			v, ok = c.Value, true
-		}
-	}
-	return v, ok
 }
 
 // matchTemplated checks the expected values that are templates: each,
