@@ -120,7 +120,7 @@ func (w *worker) step(i int, measured bool) outcome {
 		if measured {
 			w.reqs[id].total++
 			if e := w.fail(id, slotExpect); e.sample == "" {
-				e.sample = w.exec.Mask(w.exec.RequestFailed(err).Message())
+				e.sample = w.exec.Mask(err.Error())
 			}
 		}
 		return failed

@@ -224,8 +224,6 @@ func (x *Executor) matchTemplated(st *boundStep, body []byte) error {
 	return nil
 }
 
-func (x *Executor) RequestFailed(err error) *Failure { return x.expectFailedAt(0, err) }
-
 func (x *Executor) expectFailedAt(status int, err error) *Failure {
 	x.fail = Failure{Kind: ExpectationFailed, Status: status, err: err}
 	return &x.fail
