@@ -102,7 +102,11 @@ func (c *fastClient) send(r *scenario.Request) (scenario.Response, error) {
 		c.build(r)
 	}
 	if err := c.t.hc.DoTimeout(&c.req, &c.resp, c.t.timeout); err != nil {
-		return scenario.Response{}, &url.Error{Op: errorOp(r.Method), URL: redacted(r.URL), Err: plainError(err)}
+		shown := r.URL
+		if u, perr := url.Parse(shown); perr == nil {
+			shown = u.Redacted()
+		}
+		return scenario.Response{}, &url.Error{Op: errorOp(r.Method), URL: shown, Err: plainError(err)}
 	}
 	c.body.Reset(c.resp.Body())
 	return scenario.Response{Status: c.resp.StatusCode(), Body: &c.body, Header: (*fastHeader)(&c.resp.Header)}, nil
@@ -174,14 +178,6 @@ func plainError(err error) error {
 		return errUnanswered
 	}
 	return err
-}
-
-func redacted(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	return u.Redacted()
 }
 
 // connSet tracks the fast transport's open connections: fasthttp closes
