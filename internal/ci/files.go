@@ -158,21 +158,17 @@ func restoreCommandFile(f commandFile) error {
 		return err
 	}
 	_, werr := tmp.Write(f.content)
-	if err := errors.Join(werr, tmp.Chmod(0o644), tmp.Close()); err != nil {
+	err = errors.Join(werr, tmp.Chmod(0o644), tmp.Close())
+	if st, lerr := os.Lstat(f.path); err == nil && lerr == nil && st.IsDir() {
+		err = os.RemoveAll(f.path)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), f.path)
+	}
+	if err != nil {
 		os.Remove(tmp.Name())
-		return err
 	}
-	if st, err := os.Lstat(f.path); err == nil && st.IsDir() {
-		if err := os.RemoveAll(f.path); err != nil {
-			os.Remove(tmp.Name())
-			return err
-		}
-	}
-	if err := os.Rename(tmp.Name(), f.path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
+	return err
 }
 
 // heredoc is one output in the runner's multi-line form, NAME<<DELIMITER,

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
@@ -115,22 +116,16 @@ func ReadInputs(getenv func(string) string) (Inputs, error) {
 		if raw == "" {
 			raw = f.Tag.Get("default")
 		}
-		if err := setInput(v.Field(i), raw); err != nil {
+		if v.Field(i).Kind() != reflect.Bool {
+			v.Field(i).SetString(raw)
+		} else if b, err := parseBool(raw); err != nil {
 			errs = append(errs, fmt.Errorf("input %s (%s): %w", name, InputEnv(name), err))
+		} else {
+			v.Field(i).SetBool(b)
 		}
 	}
 	errs = append(errs, in.validate()...)
 	return in, errors.Join(errs...)
-}
-
-func setInput(field reflect.Value, raw string) error {
-	if field.Kind() != reflect.Bool {
-		field.SetString(raw)
-		return nil
-	}
-	b, err := parseBool(raw)
-	field.SetBool(b)
-	return err
 }
 
 // parseBool accepts the YAML 1.2 core booleans, as actions/toolkit does.
@@ -171,15 +166,11 @@ func (in Inputs) validateCreepSince() error {
 }
 
 func (in Inputs) validateBaselineFrom() error {
-	switch in.BaselineFrom {
-	case BaselineAuto, BaselineBase, BaselineWorkspace:
+	if name, ok := in.BaselineFrom.Branch(); ok && baseline.ValidBranch(name) || slices.Contains([]BaselineFrom{BaselineAuto, BaselineBase, BaselineWorkspace}, in.BaselineFrom) {
 		return nil
 	}
 	if strings.HasPrefix(string(in.BaselineFrom), string(BaselineBranchPrefix)) {
-		if name, ok := in.BaselineFrom.Branch(); !ok || !baseline.ValidBranch(name) {
-			return fmt.Errorf("input baseline_from: %q does not name a branch: use branch:NAME, e.g. branch:tailgate-baselines", in.BaselineFrom)
-		}
-		return nil
+		return fmt.Errorf("input baseline_from: %q does not name a branch: use branch:NAME, e.g. branch:tailgate-baselines", in.BaselineFrom)
 	}
 	return fmt.Errorf("input baseline_from: %q is not one of auto, base, workspace, branch:NAME", in.BaselineFrom)
 }

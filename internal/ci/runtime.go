@@ -110,9 +110,16 @@ func (r *Runtime) titled(title string) *githubactions.Action {
 
 // command runs a go-githubactions call that panics on a write error.
 func (r *Runtime) command(f func()) {
-	if err := recovered(f); err != nil && r.err == nil {
-		r.err = fmt.Errorf("write a workflow command: %w", err)
-	}
+	defer func() {
+		if p := recover(); p != nil && r.err == nil {
+			err, ok := p.(error)
+			if !ok {
+				err = fmt.Errorf("%v", p)
+			}
+			r.err = fmt.Errorf("write a workflow command: %w", err)
+		}
+	}()
+	f()
 }
 
 // SetOutput sets one step output, in the multi-line form with a random
@@ -168,19 +175,4 @@ func (r *Runtime) AddStepSummary(markdown string) (truncated bool, err error) {
 		return truncated, fmt.Errorf("write the job summary: %w", err)
 	}
 	return truncated, nil
-}
-
-// recovered runs f and turns a panic into an error.
-func recovered(f func()) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			if e, ok := p.(error); ok {
-				err = e
-				return
-			}
-			err = fmt.Errorf("%v", p)
-		}
-	}()
-	f()
-	return nil
 }

@@ -15,15 +15,17 @@ func (s *Service) routes() *http.ServeMux {
 	m := http.NewServeMux()
 	m.HandleFunc("POST /complaints", s.authorized(s.handleCreate))
 	m.HandleFunc("POST /complaints/{id}/assign", s.authorized(s.handleAssign))
-	m.HandleFunc("POST /complaints/{id}/resolve", s.authorized(s.handleResolve))
+	m.HandleFunc("POST /complaints/{id}/resolve", s.authorized(s.byID(s.store.resolve)))
 	m.HandleFunc("GET /complaints/search", s.authorized(s.handleSearch))
-	m.HandleFunc("GET /complaints/{id}", s.authorized(s.handleGet))
+	m.HandleFunc("GET /complaints/{id}", s.authorized(s.byID(s.store.get)))
 	m.HandleFunc("POST /login", s.handleLogin)
 	m.HandleFunc("GET /me", s.authorized(s.handleMe))
 	m.HandleFunc("GET /health", s.handleHealth)
-	m.HandleFunc("GET /count", s.handleCount)
+	m.HandleFunc("GET /count", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]int{"count": s.store.count()})
+	})
 	m.HandleFunc("POST /reset", s.handleReset)
-	m.HandleFunc("GET /stats", s.handleStats)
+	m.HandleFunc("GET /stats", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, s.Counters()) })
 	m.HandleFunc("GET /{$}", s.handleHealth)
 	return m
 }
@@ -55,14 +57,12 @@ func (s *Service) handleAssign(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusAccepted, map[string]string{"id": id, "state": StateAccepted})
 }
 
-func (s *Service) handleResolve(w http.ResponseWriter, r *http.Request) {
-	c, err := s.store.resolve(r.PathValue("id"))
-	s.writeResult(w, r.PathValue("id"), c, err)
-}
-
-func (s *Service) handleGet(w http.ResponseWriter, r *http.Request) {
-	c, err := s.store.get(r.PathValue("id"))
-	s.writeResult(w, r.PathValue("id"), c, err)
+// byID answers a lifecycle call on the complaint the path names.
+func (s *Service) byID(op func(id string) (Complaint, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c, err := op(r.PathValue("id"))
+		s.writeResult(w, r.PathValue("id"), c, err)
+	}
 }
 
 func (s *Service) handleSearch(w http.ResponseWriter, r *http.Request) {
@@ -75,18 +75,10 @@ func (s *Service) handleHealth(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
-func (s *Service) handleCount(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]int{"count": s.store.count()})
-}
-
 func (s *Service) handleReset(w http.ResponseWriter, _ *http.Request) {
 	s.store.reset()
 	s.sessions.endAll()
 	writeJSON(w, http.StatusOK, map[string]int{"count": s.store.count()})
-}
-
-func (s *Service) handleStats(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, s.Counters())
 }
 
 // writeResult answers a lifecycle call. An invalid action is a 409 whose

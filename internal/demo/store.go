@@ -177,13 +177,8 @@ func matches(c *Complaint, q, needle, state string) bool {
 	if q == "" || c.ID == q {
 		return true
 	}
-	return containsFold(c.Title, needle) || containsFold(c.Body, needle)
-}
-
-// containsFold is a case-insensitive substring test; lower-casing each
-// stored text on every scan is deliberate per-record work.
-func containsFold(text, lowerNeedle string) bool {
-	return strings.Contains(strings.ToLower(text), lowerNeedle)
+	// lower-casing each stored text on every scan is deliberate per-record work
+	return strings.Contains(strings.ToLower(c.Title), needle) || strings.Contains(strings.ToLower(c.Body), needle)
 }
 
 func (s *store) scannedTotal() int64 {

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/tailgate-ci/tailgate/internal/clock"
 )
 
 // Client talks to one GitHub API (github.com, GHES, or a test fake).
@@ -63,7 +65,7 @@ func New(token, apiURL string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := config{httpClient: &http.Client{Timeout: 30 * time.Second}, retry: defaultRetry()}
+	cfg := config{httpClient: &http.Client{Timeout: 30 * time.Second}, retry: retryPolicy{attempts: 3, backoff: time.Second, maxWait: 10 * time.Second, sleep: clock.Sleep, now: time.Now}}
 	for _, o := range opts {
 		o(&cfg)
 	}

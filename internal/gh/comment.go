@@ -48,9 +48,7 @@ func (c *Client) Upsert(ctx context.Context, owner, repo string, pr int, marker,
 	}
 	body, truncated := fitBody(body, marker)
 	if existing != nil {
-		out, err := c.edit(ctx, owner, repo, existing.GetID(), body)
-		out.Truncated = truncated
-		return out, err
+		return c.edit(ctx, owner, repo, existing.GetID(), body, truncated)
 	}
 	made, _, err := c.api.Issues.CreateComment(ctx, owner, repo, pr, &github.IssueComment{Body: &body})
 	if err != nil {
@@ -67,12 +65,12 @@ func (c *Client) UpdateExisting(ctx context.Context, owner, repo string, pr int,
 		return Comment{}, false, err
 	}
 	body, truncated := fitBody(body, marker)
-	out, err := c.edit(ctx, owner, repo, existing.GetID(), body)
-	out.Truncated = truncated
+	out, err := c.edit(ctx, owner, repo, existing.GetID(), body, truncated)
 	return out, err == nil, err
 }
 
-// prepare checks the arguments and finds our existing comment, if any.
+// prepare checks the arguments and finds our existing comment, if any: the
+// first by the token's user that carries marker.
 func (c *Client) prepare(ctx context.Context, owner, repo string, pr int, marker string) (*github.IssueComment, error) {
 	if pr <= 0 {
 		// ListComments with 0 would list every comment in the repository.
@@ -88,12 +86,6 @@ func (c *Client) prepare(ctx context.Context, owner, repo string, pr int, marker
 	if err != nil {
 		return nil, err
 	}
-	return c.findOwn(ctx, owner, repo, pr, marker, author)
-}
-
-// findOwn pages through the PR's comments for the first one by author that
-// carries marker.
-func (c *Client) findOwn(ctx context.Context, owner, repo string, pr int, marker, author string) (*github.IssueComment, error) {
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for page := 0; page < maxCommentPages; page++ {
 		comments, resp, err := c.api.Issues.ListComments(ctx, owner, repo, pr, opts)
@@ -113,12 +105,12 @@ func (c *Client) findOwn(ctx context.Context, owner, repo string, pr int, marker
 	return nil, nil
 }
 
-func (c *Client) edit(ctx context.Context, owner, repo string, id int64, body string) (Comment, error) {
+func (c *Client) edit(ctx context.Context, owner, repo string, id int64, body string, truncated bool) (Comment, error) {
 	made, _, err := c.api.Issues.EditComment(ctx, owner, repo, id, &github.IssueComment{Body: &body})
 	if err != nil {
 		return Comment{}, fmt.Errorf("edit comment %d on %s/%s: %w", id, owner, repo, described(err))
 	}
-	return Comment{ID: made.GetID(), URL: made.GetHTMLURL()}, nil
+	return Comment{ID: made.GetID(), URL: made.GetHTMLURL(), Truncated: truncated}, nil
 }
 
 // fitBody makes sure body carries marker and fits MaxCommentBytes.

@@ -18,22 +18,14 @@ func IsPermission(err error) bool {
 	if !errors.As(err, &er) || er.Response == nil {
 		return false
 	}
-	switch er.Response.StatusCode {
-	case http.StatusForbidden:
-		return !isRateLimited(er.Response)
-	case http.StatusNotFound:
-		return true
-	}
-	return false
+	code := er.Response.StatusCode
+	return code == http.StatusNotFound || code == http.StatusForbidden && !isRateLimited(er.Response)
 }
 
 // isRateLimited tells a rate-limit response from a permission refusal by its
 // headers: an exhausted quota, or a Retry-After on a secondary limit.
 func isRateLimited(r *http.Response) bool {
-	if r.StatusCode == http.StatusTooManyRequests {
-		return true
-	}
-	return r.Header.Get("X-RateLimit-Remaining") == "0" || r.Header.Get("Retry-After") != ""
+	return r.StatusCode == http.StatusTooManyRequests || r.Header.Get("X-RateLimit-Remaining") == "0" || r.Header.Get("Retry-After") != ""
 }
 
 // maxServerText bounds how much of the server's own words an error quotes.

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/tailgate-ci/tailgate/internal/clock"
 )
 
 // retryPolicy bounds how often and how long a request is retried.
@@ -19,10 +17,6 @@ type retryPolicy struct {
 	maxWait  time.Duration // longest wait accepted; a longer hint is not waited for
 	sleep    func(context.Context, time.Duration) error
 	now      func() time.Time
-}
-
-func defaultRetry() retryPolicy {
-	return retryPolicy{attempts: 3, backoff: time.Second, maxWait: 10 * time.Second, sleep: clock.Sleep, now: time.Now}
 }
 
 // retryTransport retries rate-limited (primary and secondary) and 5xx
@@ -48,8 +42,13 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err := t.policy.sleep(req.Context(), wait); err != nil {
 			return nil, err
 		}
-		if req, err = rewind(req); err != nil {
-			return nil, err
+		if req.GetBody != nil { // send a fresh body
+			body, err := req.GetBody()
+			if err != nil {
+				return nil, err
+			}
+			req = req.Clone(req.Context())
+			req.Body = body
 		}
 	}
 }
@@ -109,18 +108,4 @@ func (t *retryTransport) hint(resp *http.Response) (time.Duration, bool) {
 		}
 	}
 	return 0, false
-}
-
-// rewind returns req ready to be sent again, with a fresh body.
-func rewind(req *http.Request) (*http.Request, error) {
-	if req.GetBody == nil {
-		return req, nil
-	}
-	body, err := req.GetBody()
-	if err != nil {
-		return nil, err
-	}
-	r := req.Clone(req.Context())
-	r.Body = body
-	return r, nil
 }

@@ -93,7 +93,7 @@ func newNetHTTPTransport(opt Options) *netHTTPTransport {
 }
 
 func (t *netHTTPTransport) client(run context.Context) client {
-	return &netHTTPClient{do: t.do, timer: newRequestTimer(run, t.timeout)}
+	return &netHTTPClient{do: t.do, timer: &requestTimer{parent: run, timeout: t.timeout}}
 }
 
 // close closes idle connections; those in use end with their requests.

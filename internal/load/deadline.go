@@ -17,10 +17,6 @@ type requestTimer struct {
 	timer   *time.Timer // nil before the first request and after one overran
 }
 
-func newRequestTimer(parent context.Context, timeout time.Duration) *requestTimer {
-	return &requestTimer{parent: parent, timeout: timeout}
-}
-
 // start arms the timer for one request and returns the request's context.
 func (t *requestTimer) start() context.Context {
 	if t.timer != nil {

@@ -55,12 +55,6 @@ type liveCounts struct {
 	completed, failed, dropped, inflight, peak atomic.Int64
 }
 
-func (l *liveCounts) enter() {
-	n := l.inflight.Add(1)
-	for p := l.peak.Load(); n > p && !l.peak.CompareAndSwap(p, n); p = l.peak.Load() {
-	}
-}
-
 // Run offers load to the target at baseURL as opt says and returns the
 // measured run, summarized. Failures under load are data in the result; an
 // error is misuse (bad options or URL) or ctx cancelled: no partial result.

@@ -79,21 +79,13 @@ func (t *fastTransport) close() {
 // server closed before answering when its method changes nothing; the idle
 // connections go first (the server has likely closed them too).
 func (t *fastTransport) retryUnanswered(req *fasthttp.Request, attempts int, err error) (resetTimeout, retry bool) {
-	if attempts > 1 || !replayable(req) || !unanswered(err) {
+	h := &req.Header
+	if attempts > 1 || !(h.IsGet() || h.IsHead() || h.IsOptions() || h.IsTrace()) || !(errors.Is(err, io.EOF) ||
+		errors.Is(err, fasthttp.ErrConnectionClosed) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)) {
 		return false, false
 	}
 	t.hc.CloseIdleConnections()
 	return false, true
-}
-
-func unanswered(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, fasthttp.ErrConnectionClosed) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
-}
-
-func replayable(req *fasthttp.Request) bool {
-	h := &req.Header
-	return h.IsGet() || h.IsHead() || h.IsOptions() || h.IsTrace()
 }
 
 // fastClient is a worker's view of the transport, with its reused buffers.
@@ -110,7 +102,11 @@ func (c *fastClient) send(r *scenario.Request) (scenario.Response, error) {
 		c.build(r)
 	}
 	if err := c.t.hc.DoTimeout(&c.req, &c.resp, c.t.timeout); err != nil {
-		return scenario.Response{}, &url.Error{Op: errorOp(r.Method), URL: redacted(r.URL), Err: plainError(err)}
+		shown := r.URL
+		if u, perr := url.Parse(shown); perr == nil {
+			shown = u.Redacted()
+		}
+		return scenario.Response{}, &url.Error{Op: errorOp(r.Method), URL: shown, Err: plainError(err)}
 	}
 	c.body.Reset(c.resp.Body())
 	return scenario.Response{Status: c.resp.StatusCode(), Body: &c.body, Header: (*fastHeader)(&c.resp.Header)}, nil
@@ -182,14 +178,6 @@ func plainError(err error) error {
 		return errUnanswered
 	}
 	return err
-}
-
-func redacted(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	return u.Redacted()
 }
 
 // connSet tracks the fast transport's open connections: fasthttp closes

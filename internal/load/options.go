@@ -140,9 +140,7 @@ func (o *Options) check() error {
 	if o.RequestTimeout < 0 {
 		errs = append(errs, fmt.Errorf("request_timeout %v is negative", o.RequestTimeout))
 	}
-	if err := o.Part.Check(); err != nil {
-		errs = append(errs, err)
-	}
+	errs = append(errs, o.Part.Check()) // errors.Join drops a nil
 	if o.FirstVU < 0 {
 		errs = append(errs, fmt.Errorf("first vu %d is negative", o.FirstVU))
 	}

@@ -44,7 +44,11 @@ func (e *engine) setup(workers []*worker) error {
 	leaders := map[int]*worker{}
 	var followers []*worker
 	for _, w := range workers {
-		w.login = e.loginOf(w)
+		// a closed-model VU's own login, else its identity's (Plan.SetupIdentity),
+		// so open and closed phases share logins
+		if w.login = e.opt.FirstVU + w.id; e.opt.Model == Open {
+			w.login = e.plan.SetupIdentity(w.login)
+		}
 		if l, ok := leaders[w.login]; ok {
 			w.leader = l
 			followers = append(followers, w)
@@ -106,16 +110,6 @@ func (e *engine) setupRun(workers []*worker) (scenario.Session, error) {
 	return kept, nil
 }
 
-// loginOf keys worker w's login in the SetupCache: a closed-model VU's own,
-// else its identity's (Plan.SetupIdentity), so open and closed phases share logins.
-func (e *engine) loginOf(w *worker) int {
-	vu := e.opt.FirstVU + w.id
-	if e.opt.Model == Open {
-		return e.plan.SetupIdentity(vu)
-	}
-	return vu
-}
-
 // renew checks a reused session by the first iteration it served: after
 // a failed one the worker logs in again. A login that fails then ends the
 // run, unless it was ending anyway (the session then stays unconfirmed,
@@ -144,40 +138,32 @@ func (w *worker) runSetup(st scenario.Stage) error {
 	w.begin(w.e.hard)
 	x := w.exec
 	x.BeginSetup(st)
+	vu := 0
+	if st == scenario.SetupVU {
+		vu = w.e.opt.FirstVU + w.id + 1 // {{vu}} + 1: a shard's users follow the earlier shards'
+	}
 	for i := 0; i < x.Steps(); i++ {
-		if err := w.setupStep(st, i); err != nil {
-			return err
+		fail := func(what string) error {
+			return &SetupError{Stage: st, VU: vu, Step: x.StepName(i), What: x.Mask(what)}
+		}
+		req, err := x.Request(i)
+		if err != nil {
+			return fail(err.Error())
+		}
+		failure, expired, err := w.exchange(req, i)
+		if err != nil && (expired || transportSlot(err) == slotTimeout) { // name the limit the service did not answer within
+			err = fmt.Errorf("no response within %v (load.request_timeout): %w", w.e.opt.RequestTimeout, err)
+		}
+		if err != nil || failure != nil {
+			return fail(x.Describe(i, failure, err))
 		}
 	}
 	x.EndSetup()
 	return nil
 }
 
-func (w *worker) setupStep(st scenario.Stage, i int) error {
-	x := w.exec
-	fail := func(what string) error {
-		vu := 0
-		if st == scenario.SetupVU {
-			vu = w.e.opt.FirstVU + w.id + 1 // {{vu}} + 1: a shard's users follow the earlier shards'
-		}
-		return &SetupError{Stage: st, VU: vu, Step: x.StepName(i), What: x.Mask(what)}
-	}
-	req, err := x.Request(i)
-	if err != nil {
-		return fail(err.Error())
-	}
-	failure, expired, err := w.exchange(req, i)
-	if err == nil && failure == nil {
-		return nil
-	}
-	if err != nil && (expired || transportSlot(err) == slotTimeout) { // name the limit the service did not answer within
-		err = fmt.Errorf("no response within %v (load.request_timeout): %w", w.e.opt.RequestTimeout, err)
-	}
-	return fail(x.Describe(i, failure, err))
-}
-
 // SetupCache keeps what setup steps left (values, cookies) across the runs
-// given it, the run's (key −1) and each login's (engine.loginOf): a login
+// given it, the run's (key −1) and each login's (worker.login): a login
 // costs once per user, not per run or phase. After a reset or restart (which
 // sessions may not survive) the caller calls Recheck. Nil keeps nothing.
 type SetupCache struct {

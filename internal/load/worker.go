@@ -77,7 +77,9 @@ func (w *worker) begin(run context.Context) (end func()) {
 // scheduled start in the open model), and returns when its last step
 // ended; it stops at its first failed step.
 func (w *worker) iterate(seq uint64, origin time.Time, measured bool) (ended time.Time) {
-	w.e.live.enter()
+	l := &w.e.live
+	for n, p := l.inflight.Add(1), l.peak.Load(); n > p && !l.peak.CompareAndSwap(p, n); p = l.peak.Load() {
+	}
 	defer w.e.live.inflight.Add(-1)
 	w.exec.Begin(seq)
 	if err := w.exec.Err(); err != nil {
@@ -118,7 +120,7 @@ func (w *worker) step(i int, measured bool) outcome {
 		if measured {
 			w.reqs[id].total++
 			if e := w.fail(id, slotExpect); e.sample == "" {
-				e.sample = w.exec.Mask(w.exec.RequestFailed(err).Message())
+				e.sample = w.exec.Mask(err.Error())
 			}
 		}
 		return failed
@@ -150,8 +152,10 @@ func (w *worker) tally(id int, took time.Duration, fail *scenario.Failure, err e
 		if expired {
 			slot = slotTimeout
 		}
-		if e := w.fail(id, slot); e.sample == "" {
-			e.sample = w.exec.Mask(describe(slot, err, w.e.opt.RequestTimeout))
+		if e := w.fail(id, slot); e.sample == "" && slot == slotTimeout {
+			e.sample = w.exec.Mask(fmt.Sprintf("no response within %v: %v", w.e.opt.RequestTimeout, err))
+		} else if e.sample == "" {
+			e.sample = w.exec.Mask(err.Error())
 		}
 	case fail != nil:
 		slot := slotExpect
@@ -206,11 +210,4 @@ func transportSlot(err error) int {
 		return slotExpect
 	}
 	return slotConnection
-}
-
-func describe(slot int, err error, timeout time.Duration) string {
-	if slot == slotTimeout {
-		return fmt.Sprintf("no response within %v: %v", timeout, err)
-	}
-	return err.Error()
 }

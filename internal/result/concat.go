@@ -59,7 +59,13 @@ func sumResources(runs []Run) *Resources {
 // the largest), keeping only the figures every window of the part has.
 func sumParts(runs []Run) []Part {
 	var out []Part
-	for _, name := range partNames(runs) {
+	var names []string
+	for i := range runs {
+		for _, p := range runs[i].Parts {
+			names = AppendNew(names, p.Name)
+		}
+	}
+	for _, name := range names {
 		p := Part{Name: name}
 		for i := range runs {
 			j := slices.IndexFunc(runs[i].Parts, func(q Part) bool { return q.Name == name })
@@ -81,16 +87,6 @@ func sumParts(runs []Run) []Part {
 		out = append(out, p)
 	}
 	return out
-}
-
-func partNames(runs []Run) []string {
-	var names []string
-	for i := range runs {
-		for _, p := range runs[i].Parts {
-			names = AppendNew(names, p.Name)
-		}
-	}
-	return names
 }
 
 // sumCounters adds each counter's growth over the windows, keeping only

@@ -49,11 +49,14 @@ func MergePhases(phases []Phase) *Run {
 	}
 	for _, p := range phases {
 		run.Window += p.Window
-		addCounts(run, &p.Run)
+		addIterations(&run.Iterations, p.Iterations)
+		run.Requests = run.Requests.Plus(p.Requests)
+		run.Errors = addErrors(run.Errors, p.Errors)
 		for _, n := range p.Notes {
 			run.Notes = append(run.Notes, p.Name+": "+n)
 		}
 	}
+	run.Iterations.Counted = CountAll
 	run.Steps = mergePhaseSteps(phases, cmp.Or(measuredPhase(phases, latency), throughput))
 	run.Resources = mergePhaseResources(phases)
 	take(run, throughput, throughputMetrics)
@@ -66,7 +69,14 @@ func MergePhases(phases []Phase) *Run {
 		run.Metrics[PeakRSS] = rss
 	}
 	mergeFootprint(run, phases, throughput)
-	overAll(run)
+	// the error rate and lifecycle success of the summed counts, by Summarize's formulas
+	counts := Run{Iterations: run.Iterations, Requests: run.Requests, Model: ModelClosed}
+	counts.Summarize()
+	for _, k := range []string{RequestErrorPct, LifecycleSuccess} {
+		if v, ok := counts.Metrics[k]; ok {
+			run.Metrics[k] = v
+		}
+	}
 	return run
 }
 
@@ -159,14 +169,6 @@ func take(run, from *Run, keys []string) {
 	}
 }
 
-// addCounts adds a phase's iteration, request and error counts to run's.
-func addCounts(run, p *Run) {
-	addIterations(&run.Iterations, p.Iterations)
-	run.Iterations.Counted = CountAll
-	run.Requests = run.Requests.Plus(p.Requests)
-	run.Errors = addErrors(run.Errors, p.Errors)
-}
-
 // mergePhaseSteps sums each step's requests over the phases and keeps the
 // latency phase's histograms.
 func mergePhaseSteps(phases []Phase, latency *Run) []Step {
@@ -210,18 +212,6 @@ func largest(phases []Phase, key string) (float64, bool) {
 		}
 	}
 	return out, found
-}
-
-// overAll sets the error rate and lifecycle success of the summed counts,
-// by the formulas of Summarize.
-func overAll(run *Run) {
-	counts := Run{Iterations: run.Iterations, Requests: run.Requests, Model: ModelClosed}
-	counts.Summarize()
-	for _, k := range []string{RequestErrorPct, LifecycleSuccess} {
-		if v, ok := counts.Metrics[k]; ok {
-			run.Metrics[k] = v
-		}
-	}
 }
 
 // AppendNew appends the values list does not hold yet, each once.

@@ -97,7 +97,7 @@ func placehold(v any, path string, leaf func(path, s string) (string, error)) (a
 		if !bytes.Contains([]byte(v), []byte("{{")) {
 			return v, nil
 		}
-		return leaf(jsonPath(path), v)
+		return leaf(cmp.Or(path, "(root)"), v)
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for _, k := range slices.Sorted(maps.Keys(v)) {
@@ -129,8 +129,6 @@ func join(path, k string) string {
 	}
 	return path + "." + k
 }
-
-func jsonPath(p string) string { return cmp.Or(p, "(root)") }
 
 // placeholder is a string no YAML author writes: NUL bytes marshal to \u0000.
 func placeholder(i int) string { return fmt.Sprintf("\x00tailgate-leaf-%d\x00", i) }

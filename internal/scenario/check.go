@@ -81,7 +81,7 @@ func (h NetHTTPHeader) SetCookies(dst []string) []string { return append(dst, h[
 func (x *Executor) Check(i int, resp Response) (*Failure, error) {
 	st := &x.cur[i]
 	x.takeCookies(resp.Header)
-	if !statusOK(st.status, resp.Status) {
+	if want, got := st.status, resp.Status; want == 0 && (got < 200 || got > 299) || want != 0 && got != want {
 		n, _ := io.ReadFull(resp.Body, x.fail.snippet[:])
 		_, _ = io.Copy(io.Discard, resp.Body) // the failure is known; a read error changes nothing
 		x.fail.Kind, x.fail.Status, x.fail.n, x.fail.err = StatusMismatch, resp.Status, n, nil
@@ -125,7 +125,11 @@ func (x *Executor) save(st *boundStep, resp Response, body []byte) *Failure {
 				v, ok = resp.Header.Get(s.path)
 			}
 		case config.SaveCookie:
-			v, ok = cookieSet(x.setCookies, s.path)
+			for _, line := range x.setCookies { // the value the last Set-Cookie of the name sets
+				if c, err := http.ParseSetCookie(line); err == nil && c.Name == s.path {
+					v, ok = c.Value, true
+				}
+			}
 		case config.SaveBody:
 			ok = true
 		default:
@@ -139,7 +143,11 @@ func (x *Executor) save(st *boundStep, resp Response, body []byte) *Failure {
 		if s.re != nil {
 			var found bool
 			if v, found = s.find(v, body); !found {
-				return x.expectFailedAt(resp.Status, s.noMatch(st.name, v, body))
+				on := fmt.Sprintf("%s %s %q", s.from, s.path, v)
+				if s.from == config.SaveBody {
+					on = "the body " + jsonmatch.Snippet(body)
+				}
+				return x.expectFailedAt(resp.Status, fmt.Errorf("step %q save %s: regex %q matches nothing in %s", st.name, s.name, s.re, on))
 			}
 		}
 		x.vars[s.name] = strings.Clone(v)
@@ -164,15 +172,6 @@ func (s saveRule) find(v string, body []byte) (string, bool) {
 		return string(body[loc[g]:loc[g+1]]), true
 	}
 	return v[loc[g]:loc[g+1]], true
-}
-
-// noMatch says which step's save a regex failed, and on what.
-func (s saveRule) noMatch(step, v string, body []byte) error {
-	on := fmt.Sprintf("%s %s %q", s.from, s.path, v)
-	if s.from == config.SaveBody {
-		on = "the body " + jsonmatch.Snippet(body)
-	}
-	return fmt.Errorf("step %q save %s: regex %q matches nothing in %s", step, s.name, s.re, on)
 }
 
 // matchHeaders checks the header expectations on each field's first value.
@@ -209,17 +208,6 @@ func (x *Executor) takeCookies(h ResponseHeader) {
 	}
 }
 
-// cookieSet returns the value the last Set-Cookie of name sets, if any.
-func cookieSet(lines []string, name string) (string, bool) {
-	v, ok := "", false
-	for _, line := range lines {
-		if c, err := http.ParseSetCookie(line); err == nil && c.Name == name {
-			v, ok = c.Value, true
-		}
-	}
-	return v, ok
-}
-
 // matchTemplated checks the expected values that are templates: each,
 // rendered, must equal the response's value as save reads it, so that a
 // saved number matches too.
@@ -236,8 +224,6 @@ func (x *Executor) matchTemplated(st *boundStep, body []byte) error {
 	return nil
 }
 
-func (x *Executor) RequestFailed(err error) *Failure { return x.expectFailedAt(0, err) }
-
 func (x *Executor) expectFailedAt(status int, err error) *Failure {
 	x.fail = Failure{Kind: ExpectationFailed, Status: status, err: err}
 	return &x.fail
@@ -253,11 +239,4 @@ func (x *Executor) readBody(body io.Reader) ([]byte, error) {
 	_, err := x.resp.ReadFrom(&x.limit)
 	x.limit.R = nil
 	return x.resp.Bytes(), err
-}
-
-func statusOK(want, got int) bool {
-	if want == 0 {
-		return got >= 200 && got <= 299
-	}
-	return got == want
 }

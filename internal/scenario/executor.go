@@ -197,18 +197,15 @@ func (p *Plan) HasSetup(st Stage) bool { return p.setup[st] != nil }
 func (x *Executor) BeginSetup(st Stage) {
 	x.cur = x.setup[st]
 	x.startWithKept()
-	x.state.begin(x.plan.seed, setupStream(st))
-	x.state.seq = 0 // {{seq}} counts iterations; setup is none
+	x.state.begin(x.plan.seed, 1<<63+uint64(st)) // a setup stage's random values, far from any iteration's
+	x.state.seq = 0                              // {{seq}} counts iterations; setup is none
 }
-
-// setupStream seeds a setup stage's random values, far from any iteration's.
-func setupStream(st Stage) uint64 { return 1<<63 + uint64(st) }
 
 // EndSetup keeps what the setup steps left for every later step of this Executor.
 func (x *Executor) EndSetup() {
 	s := Session{values: x.vars}
 	if x.jar != nil {
-		s.cookies = x.jar.snapshot()
+		s.cookies = slices.Clone(x.jar.cookies)
 	}
 	x.Keep(s)
 }

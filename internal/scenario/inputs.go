@@ -41,13 +41,6 @@ type scope struct {
 	feed    *feedRows // nil: no feed
 }
 
-func (sc *scope) label(scenario string) string {
-	if sc.inStage {
-		return sc.stage.String()
-	}
-	return fmt.Sprintf("scenario %q", scenario)
-}
-
 // envRefs looks up the variables templates read and records their values
 // in the plan, telling mask (Inputs.Mask) each value once.
 type envRefs struct {
@@ -137,8 +130,9 @@ func (sc *scope) checkInputs(root parse.Node) error {
 		}
 		for i, arg := range cmd.Args {
 			id, ok := arg.(*parse.IdentifierNode)
-			if ok && sc.inStage && sc.stage == SetupVU {
-				sc.env.plan.noteSetupVURead(id.Ident)
+			if p := sc.env.plan; ok && sc.inStage && sc.stage == SetupVU {
+				p.setupByVU = p.setupByVU || id.Ident == "vu"
+				p.setupByRow = p.setupByRow || id.Ident == "feed"
 			}
 			if !ok || (id.Ident != "env" && id.Ident != "feed") {
 				continue

@@ -97,10 +97,18 @@ func (j *jar) header(path string, now time.Time) string {
 	if j.built == j.gen+1 && j.builtPath == path && (j.expires.IsZero() || now.Before(j.expires)) {
 		return j.hdr
 	}
-	j.dropExpired(now)
+	n := len(j.cookies)
+	if j.cookies = slices.DeleteFunc(j.cookies, func(c cookie) bool { return !c.expires.IsZero() && !now.Before(c.expires) }); len(j.cookies) != n {
+		j.gen++
+	}
 	var b strings.Builder
 	j.expires = time.Time{}
-	for _, c := range j.sortedByPath() {
+	byPath := make([]*cookie, 0, len(j.cookies))
+	for i := range j.cookies {
+		byPath = append(byPath, &j.cookies[i])
+	}
+	slices.SortStableFunc(byPath, func(a, b *cookie) int { return len(b.path) - len(a.path) })
+	for _, c := range byPath {
 		if !pathMatches(c.path, path) || (c.secure && !j.secure) {
 			continue
 		}
@@ -116,22 +124,6 @@ func (j *jar) header(path string, now time.Time) string {
 	return j.hdr
 }
 
-func (j *jar) dropExpired(now time.Time) {
-	n := len(j.cookies)
-	if j.cookies = slices.DeleteFunc(j.cookies, func(c cookie) bool { return !c.expires.IsZero() && !now.Before(c.expires) }); len(j.cookies) != n {
-		j.gen++
-	}
-}
-
-func (j *jar) sortedByPath() []*cookie {
-	out := make([]*cookie, 0, len(j.cookies))
-	for i := range j.cookies {
-		out = append(out, &j.cookies[i])
-	}
-	slices.SortStableFunc(out, func(a, b *cookie) int { return len(b.path) - len(a.path) })
-	return out
-}
-
 // reset makes the jar hold exactly cookies (a copy).
 func (j *jar) reset(cookies []cookie) {
 	if slices.Equal(j.cookies, cookies) {
@@ -140,8 +132,6 @@ func (j *jar) reset(cookies []cookie) {
 	j.cookies = append(j.cookies[:0], cookies...)
 	j.gen++
 }
-
-func (j *jar) snapshot() []cookie { return slices.Clone(j.cookies) }
 
 // merge adds cookies, each replacing one of the same name and path.
 func (j *jar) merge(cookies []cookie) {

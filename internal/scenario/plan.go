@@ -37,15 +37,6 @@ type Plan struct {
 	setupByVU, setupByRow bool
 }
 
-func (p *Plan) noteSetupVURead(fn string) {
-	switch fn {
-	case "vu":
-		p.setupByVU = true
-	case "feed":
-		p.setupByRow = true
-	}
-}
-
 // Logins is how many times a phase of workers runs the setup.vu steps:
 // per virtual user (closed), per identity (open, SetupIdentity).
 func (p *Plan) Logins(open bool, workers int) int {
@@ -145,22 +136,12 @@ type Inputs struct {
 // CompileWith compiles scenarios with their setup steps, feed and
 // environment. Every error it returns is a *PlanError, found before
 // anything is sent.
-func CompileWith(scenarios []config.Scenario, in Inputs) (*Plan, error) {
-	p, err := compilePlan(scenarios, in)
-	if err != nil {
-		return nil, &PlanError{Err: err}
-	}
-	return p, nil
-}
-
-// PlanError is a definition that cannot run as written (or a variable it
-// reads that is not set): bad input, not a failed run.
-type PlanError struct{ Err error }
-
-func (e *PlanError) Error() string { return e.Err.Error() }
-func (e *PlanError) Unwrap() error { return e.Err }
-
-func compilePlan(scenarios []config.Scenario, in Inputs) (*Plan, error) {
+func CompileWith(scenarios []config.Scenario, in Inputs) (_ *Plan, err error) {
+	defer func() {
+		if err != nil {
+			err = &PlanError{Err: err}
+		}
+	}()
 	p := &Plan{seed: in.Seed, env: map[string]string{}, noCookies: in.NoCookies}
 	if in.Feed != nil {
 		p.feed = newFeedRows(in.Feed)
@@ -191,6 +172,13 @@ func compilePlan(scenarios []config.Scenario, in Inputs) (*Plan, error) {
 	return p, nil
 }
 
+// PlanError is a definition that cannot run as written (or a variable it
+// reads that is not set): bad input, not a failed run.
+type PlanError struct{ Err error }
+
+func (e *PlanError) Error() string { return e.Err.Error() }
+func (e *PlanError) Unwrap() error { return e.Err }
+
 // compileScenario compiles the steps of one scenario (or setup stage) in
 // scope, which gains what each step saves; ids and names give each step
 // its StepID (nil for setup steps, which have none).
@@ -199,7 +187,11 @@ func compileScenario(name string, steps []config.Step, sc *scope, ids map[string
 	for j := range steps {
 		st, err := compileStep(&steps[j], j, sc)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", sc.label(name), err)
+			where := fmt.Sprintf("scenario %q", name)
+			if sc.inStage {
+				where = sc.stage.String()
+			}
+			return nil, fmt.Errorf("%s: %w", where, err)
 		}
 		st.id = -1
 		if ids != nil {
