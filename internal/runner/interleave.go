@@ -290,31 +290,19 @@ func (s Shape) Blocks() bool { return s.WholeRuns == "" }
 
 // AtOnce reports whether the job's windows of phase ph load both sides at
 // the same time from the first block on: an open phase's do; a closed
-// phase's as the job's first block finds (pairAtOnce, duet.go). An open
-// phase's fixed rate asks neither side for all it can get, so a busy
-// neighbour does not split them unequally, and the moment's noise hits
-// both alike (PocketBase's latency phase beside a CPU hog: p95's block
-// spread 6.5 % at once, 8.9 % alternating, in half the time). A closed
-// phase's virtual users take all the machine gives, and two sides
-// loaded that hard at once share its cores, caches and scheduler: each
-// side's work per iteration then holds what the other made it pay, which
-// shrinks a change (Node with an in-memory N+1, hey's CPU per request:
-// +83 … +92 % alone, +68 … +71 % with both loaded at once; tailgate's
-// closed phase +69 … +75 % at once, +77 … +85 % alternating), and beside
-// a busy neighbour they share what is left unequally (Miniflux beside a
-// hog: throughput's block spread 13.0 % at once, 4.7 % alternating).
-// Sides that cannot be told apart while both are loaded alternate in
-// every phase.
+// phase's as the job's first block finds (pairAtOnce, duet.go says why).
+// An open phase's fixed rate asks neither side for all it can get, so a
+// busy neighbour does not split them unequally, and the moment's noise
+// hits both alike (PocketBase's latency phase beside a CPU hog: p95's
+// block spread 6.5 % at once, 8.9 % alternating, in half the time).
 func (s Shape) AtOnce(ph config.PhaseLoad) bool {
 	return s.Blocks() && s.Alternate == "" && ph.Load.Model == config.ModelOpen
 }
 
-// Resolve is plan with its Shape completed for this benchmark, once:
-// whole runs where blocks cannot run, why every phase must alternate, and
-// the windows: ab.windows, else as many windows of ab.window as fill the
+// Resolve is plan with its Shape completed for this benchmark, once: the
+// windows are ab.windows, else as many windows of ab.window as fill the
 // longest phase's duration (at least 2, so that a block holds repeated
-// measures: a phase shorter than two default windows is measured in two
-// windows of half its duration). A resolved plan is returned as it is.
+// measures).
 func (b *Benchmark) Resolve(plan ABPlan) ABPlan {
 	s := &plan.Shape
 	if s.resolved {
