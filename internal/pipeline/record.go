@@ -100,9 +100,7 @@ func stamped(p baseline.Provenance, t time.Time) baseline.Provenance {
 	return p
 }
 
-// LinkOptions are the options of RecordLink: the benchmark the finished
-// A/B (Judged) ran, the history file, and the head commit, its ref and
-// the job (the link's parent is Judged.BaseCommit).
+// LinkOptions are the options of RecordLink (the link's parent is Judged.BaseCommit).
 type LinkOptions struct {
 	Config     *config.Config
 	Judged     Judged
