@@ -17,16 +17,10 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/target"
 )
 
-// runBlocks runs the job in blocks: block after block, both sides
-// started for the block (unless kept for the job), then for each phase
-// both datasets reset, verified and drained once, both sides warmed up,
-// and the phase measured in short windows, loading both sides at once or
-// alternating between them (Shape.AtOnce); after the last phase both
-// drain. Window w of every phase makes side's run w of the block, so a
-// block gives as many pairs of runs as a phase has windows, all marked
-// with the block (ABResult.Windows). Where blocks cannot run, a block is
-// one window pair of whole runs (wholeRuns). plan.Look is called after
-// every block.
+// runBlocks runs the job block after block (block, else wholeRuns),
+// calling plan.Look after each. Window w of every phase makes side's run
+// w of the block, so a block gives as many pairs of runs as a phase has
+// windows, all marked with the block (ABResult.Windows).
 //
 // The two sides' windows of a pair are measured in the same moment or a
 // fraction of a second apart, so the machine's noise slower than that
@@ -173,8 +167,22 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 			}
 			continue
 		}
-		if err := j.prepareAndWarm(ctx, tgts, ph, blk, setups, order[:2]); err != nil {
+		// Each side's dataset once, one after the other (they may share a
+		// database), then the phase's warm-up.
+		for _, side := range order[:2] {
+			if err := j.b.prepare(ctx, tgts[side], blk); err != nil {
+				return m, fmt.Errorf("%s: %w", side, err)
+			}
+		}
+		obs.Step(blk, stepName("warm-up", ph.Name))
+		for _, c := range setups {
+			c.Recheck() // reset since, and maybe restarted: the warm-up checks the sessions
+		}
+		if err := j.warmUp(ctx, tgts, ph, blk, setups, order[:2]); err != nil {
 			return m, err
+		}
+		for _, c := range setups {
+			c.Confirmed()
 		}
 		obs.Step(blk, stepName(fmt.Sprintf("%d windows", 2*windows), ph.Name))
 		spans := j.openCounters(ctx, tgts)
@@ -199,28 +207,6 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 		m.block[side] = result.CombineCounted(m.windows[side], counted[side])
 	}
 	return m, nil
-}
-
-// prepareAndWarm readies both sides for a phase of block blk, in order:
-// each side's dataset once, one after the other (they may share a
-// database), then the phase's warm-up.
-func (j *abJob) prepareAndWarm(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, order []Side) error {
-	for _, side := range order {
-		if err := j.b.prepare(ctx, tgts[side], blk); err != nil {
-			return fmt.Errorf("%s: %w", side, err)
-		}
-	}
-	j.b.observer().Step(blk, stepName("warm-up", ph.Name))
-	for _, c := range setups {
-		c.Recheck() // reset since, and maybe restarted: the warm-up checks the sessions
-	}
-	if err := j.warmUp(ctx, tgts, ph, blk, setups, order); err != nil {
-		return err
-	}
-	for _, c := range setups {
-		c.Confirmed()
-	}
-	return nil
 }
 
 // skipped says which of a block's phases plan.SkipPhase leaves out: none
@@ -270,12 +256,10 @@ func (j *abJob) eachCounted(has func(Side) bool, read func(Side)) {
 // BlockLabel is the label the observer hears for a block; its RunDone gets nil.
 const BlockLabel = "block"
 
-// Shape is how an A/B job makes its units, by one rule: blocks of short
-// windows, each phase's windows loading both sides at once or alternating
-// between them (AtOnce), or, where blocks cannot run, of one window pair
-// of whole runs (WholeRuns says why; Windows is 1). Windows is the windows
-// of each side per phase (the same in every phase, so that window w of
-// each phase makes one run) and Window their measured length.
+// Shape is how an A/B job makes its blocks: of short windows, or, where
+// blocks cannot run, of one window pair of whole runs (WholeRuns says
+// why; Windows is 1). Windows is the windows of each side per phase (the
+// same in every phase, so that window w of each phase makes one run).
 type Shape struct {
 	WholeRuns    string
 	Alternate    string // why every phase alternates between the sides
@@ -383,30 +367,42 @@ func both(sides []Side, f func(Side) error) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(sides))
 	for i, side := range sides {
-		wg.Go(func() { errs[i] = unpanicked(func() error { return f(side) }) })
+		wg.Go(func() {
+			defer func() {
+				if p := recover(); p != nil {
+					errs[i] = fmt.Errorf("internal error: %v (%s)", p, bug.Site())
+				}
+			}()
+			errs[i] = f(side)
+		})
 	}
 	wg.Wait()
 	return errors.Join(errs...)
 }
 
-func unpanicked(f func() error) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("internal error: %v (%s)", p, bug.Site())
-		}
-	}()
-	return f()
-}
-
 // windows measures a phase's windows of both sides, handing each run to
 // keep: window pair w of both sides at once where the phase loads them at
-// once (pairAtOnce), else in order.
+// once (pairAtOnce), else in order. A window has the short window warm-up
+// (the phase's own came before the first) and no reset before it, so it
+// sees the writes of the block's windows before it (both sides alike).
 func (j *abJob) windows(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, order []Side, keep func(Side, int, *result.Run)) error {
 	measure := func(side Side, w int) error {
-		run, err := j.measureWindow(ctx, tgts[side], side, ph, blk, w, setups[side])
+		tgt, run := tgts[side], (*result.Run)(nil)
+		err := tgt.exited()
+		if err == nil {
+			pw := phaseWindow{duration: j.plan.Shape.Window, warmup: j.plan.Shape.WindowWarmup, setup: setups[side],
+				quiet: true, shadow: j.pairAtOnce(ph, blk, w) && side == Head, short: true}
+			if run, err = j.b.measurePhase(ctx, j.compiled, tgt, j.runIndex(blk, w), ph, phaseClock{}, pw); err == nil {
+				err = tgt.exited()
+			}
+		}
+		if err == nil { // a window whose work mostly failed is no sample, as a run is not
+			err = checkFailures(run, j.b.Config.Load.FailedPercentAllowed())
+		}
 		if err != nil {
 			return fmt.Errorf("%s window %d: %w", side, w+1, err)
 		}
+		j.sawWindow(ph, blk, w, side, run)
 		j.mu.Lock() // two windows loaded at once end at once
 		defer j.mu.Unlock()
 		keep(side, w, run)
@@ -427,30 +423,6 @@ func (j *abJob) windows(ctx context.Context, tgts [2]*running, ph config.PhaseLo
 		}
 	}
 	return nil
-}
-
-// measureWindow measures one window of phase ph on side's target, with
-// the short window warm-up (the phase's own came before the first); no
-// reset in between, so a window sees the writes of the block's windows
-// before it (both sides alike).
-func (j *abJob) measureWindow(ctx context.Context, tgt *running, side Side, ph config.PhaseLoad, blk, w int, setup *load.SetupCache) (*result.Run, error) {
-	if err := tgt.exited(); err != nil {
-		return nil, err
-	}
-	pw := phaseWindow{duration: j.plan.Shape.Window, warmup: j.plan.Shape.WindowWarmup, setup: setup,
-		quiet: true, shadow: j.pairAtOnce(ph, blk, w) && side == Head, short: true}
-	run, err := j.b.measurePhase(ctx, j.compiled, tgt, j.runIndex(blk, w), ph, phaseClock{}, pw)
-	if err == nil {
-		err = tgt.exited()
-	}
-	if err == nil { // a window whose work mostly failed is no sample, as a run is not
-		err = checkFailures(run, j.b.Config.Load.FailedPercentAllowed())
-	}
-	if err != nil {
-		return nil, err
-	}
-	j.sawWindow(ph, blk, w, side, run)
-	return run, nil
 }
 
 // runIndex numbers the windows of a side across blocks (within the job:

@@ -68,7 +68,7 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 			return nil, err
 		}
 	}
-	opt, err := b.loadOptions(ph.Load)
+	opt, err := b.Sharding.Part.Split(load.FromConfig(ph.Load)) // this shard's share
 	if err != nil {
 		return nil, err
 	}

@@ -53,9 +53,16 @@ func (t *running) inTree(path string) string {
 // start starts the target when it has a start command, else waits until
 // the target started elsewhere answers.
 func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*running, error) {
-	t, err := withFreePort(t)
-	if err != nil {
-		return nil, withLabel(side, err)
+	if t.UsesPort() { // a new free port at every start
+		u, err := url.Parse(strings.ReplaceAll(t.URL, config.PortPlaceholder, "1"))
+		if err != nil {
+			return nil, withLabel(side, fmt.Errorf("target url %q: %w", t.URL, err))
+		}
+		port, err := target.FreePort(u.Hostname())
+		if err != nil {
+			return nil, withLabel(side, &target.StepError{Step: target.StepStart, Err: err})
+		}
+		t = t.WithPort(port)
 	}
 	dir := t.Tree // TAILGATE_SIDE_DIR: an A/B side's worktree, else the working directory
 	if wd, err := os.Getwd(); dir == "" && err == nil {
@@ -102,23 +109,6 @@ func (t *running) pathOf(cfg config.Target) target.Path {
 	}
 	p.Counters = target.Counters{Sources: cfg.Counters, BaseURL: t.url, Client: t.client, Children: t.children}
 	return p
-}
-
-// withFreePort fills the target's port placeholder with a free port, a
-// new one at every start.
-func withFreePort(t config.Target) (config.Target, error) {
-	if !t.UsesPort() {
-		return t, nil
-	}
-	u, err := url.Parse(strings.ReplaceAll(t.URL, config.PortPlaceholder, "1"))
-	if err != nil {
-		return t, fmt.Errorf("target url %q: %w", t.URL, err)
-	}
-	port, err := target.FreePort(u.Hostname())
-	if err != nil {
-		return t, &target.StepError{Step: target.StepStart, Err: err}
-	}
-	return t.WithPort(port), nil
 }
 
 // Build runs the config's build command (if any) in the source tree at
