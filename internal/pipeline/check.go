@@ -5,6 +5,7 @@ import (
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/runner"
@@ -66,7 +67,13 @@ func Check(ctx context.Context, env Env, o CheckOptions) (Judged, error) {
 	}
 	p := policyFor(cfg, o.Policy, bl)
 	p.Context.CalibrateCommand = o.CalibrateCommand
-	v := judgeAgainstBaseline(head, bl, p)
+	var v gate.Verdict
+	if bl == nil {
+		p.Context.NoBaseline = true
+		v = gate.Judge(nil, head.Runs, p)
+	} else {
+		v = judgeRuns(&result.File{DefinitionHash: bl.DefinitionHash, Env: bl.Env, Runs: bl.Runs()}, head, p)
+	}
 	creepWarnings, creepNotes := creep(ctx, o, bl, head, p)
 	v.Warnings = append(v.Warnings, creepWarnings...)
 	source := report.StoredBaseline(o.Baseline.String(), false, 0, 0)
