@@ -20,41 +20,30 @@ import (
 // ABOptions are the options of AB.
 type ABOptions struct {
 	Config *config.Config // its ab section (else the defaults) names the builds and the budget
-	// BaseRef, when set, is the base's git ref given to the job (BaseFrom
-	// names by whom): it replaces ab.base.ref, and the report says so, or
-	// that a base of its own without ref left it unused.
+	// BaseRef replaces ab.base.ref (BaseFrom names who gave it), and the
+	// report says so, or that a base of its own without ref left it unused.
 	BaseRef, BaseFrom string
 	Git               baseline.Git
-	// Dir is the working tree: the head's source (unless ab.head.ref
-	// names another) and the repository a ref is checked out from.
-	Dir string
-	// Policy, when set, is the gate section and the A/B budget to judge
-	// by instead of Config's (TrustBase).
-	Policy *Policy
+	Dir               string  // the head's source (unless ab.head.ref) and the repository refs come from
+	Policy            *Policy // the gate and A/B budget to judge by instead of Config's (TrustBase)
 	// AA runs the base build on both sides; with TwoProcesses and
-	// ab.restart: never, the head side is a second process of it (the
-	// demo starts one), so that the A/A noise includes what two
-	// processes of one build differ by.
+	// ab.restart: never, the head side is a second process of it, so that
+	// the A/A noise includes what two processes of one build differ by.
 	AA, TwoProcesses bool
-	// ResultPath, when set, receives the head side's runs as soon as they
-	// are measured.
-	ResultPath string
-	// NoisePath is the noise file (else ab.noise, else NoiseDefault, the
-	// user's cache; ab.noise "off" keeps none): earlier jobs' spread is
-	// pooled where it agrees with this job's, which is added at the end.
+	ResultPath       string // receives the head side's runs
+	// NoisePath is the noise file (else ab.noise, else NoiseDefault; "off"
+	// keeps none): earlier jobs' spread is pooled where it agrees with this
+	// job's.
 	NoisePath, NoiseDefault string
-	// WholeRuns, when set, says why the job must measure blocks of whole
-	// runs (tailgate ab --record-base: a stored baseline holds whole runs
-	// of one side alone).
+	// WholeRuns says why the job must measure whole runs (--record-base: a
+	// stored baseline holds whole runs of one side alone).
 	WholeRuns string
 }
 
-// AB measures a base and a head build in one job, block after block
-// (runner.Shape), and judges head against base after every block
-// (gate.JudgeSequential) until the verdict is clear or the budget is
-// spent. A side built from a git ref is checked out in a temporary
-// worktree, built and started there, and removed at the end, also on
-// failure and cancellation.
+// AB measures a base and a head build in one job, block after block, and
+// judges head against base after every block until the verdict is clear
+// or the budget is spent. A side built from a git ref is checked out in a
+// temporary worktree, removed at the end, also on failure.
 //
 // No stored baseline is read: the sequential verdict uses no calibrated
 // noise (only the noise file of earlier A/B jobs), so a baseline file

@@ -16,12 +16,10 @@ import (
 
 // CalibrateOptions are the options of Calibrate.
 type CalibrateOptions struct {
-	Config *config.Config
-	Path   string // the baseline file the calibration is stored in
-	Jobs   int    // A/A jobs, each of load.runs runs
-	// Append adds the jobs to the stored calibration instead of starting
-	// over (one job per CI job measures the drift between jobs).
-	Append     bool
+	Config     *config.Config
+	Path       string              // the baseline file the calibration is stored in
+	Jobs       int                 // A/A jobs, each of load.runs runs
+	Append     bool                // to the stored calibration (one job per CI job measures the drift between jobs)
 	Pause      time.Duration       // between jobs, to spread them over time
 	Provenance baseline.Provenance // of a single appended job (as Record's)
 }

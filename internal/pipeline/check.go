@@ -5,6 +5,7 @@ import (
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/runner"
@@ -37,20 +38,14 @@ func Run(ctx context.Context, env Env, o RunOptions) (*result.File, error) {
 
 // CheckOptions are the options of Check.
 type CheckOptions struct {
-	// Config is the benchmark; its gate section is the policy. It may be
-	// nil when Head is given.
-	Config *config.Config
-	Head   *result.File // the runs to judge; nil to run the benchmark
-	// ResultPath, when set, receives the measured runs as soon as they
-	// are measured, so that nothing later can lose them.
-	ResultPath string
+	Config     *config.Config // its gate section is the policy; nil when Head is given
+	Head       *result.File   // the runs to judge; nil to run the benchmark
+	ResultPath string         // receives the measured runs at once, so that nothing later can lose them
 	Baseline   baseline.Source
-	// Policy, when set, is the gate section to judge by instead of
-	// Config's (TrustBase).
-	Policy *Policy
-	Tags   baseline.TagLister // the release tags gate.creep compares with; nil for none
-	// CalibrateCommand, when set, is the command the report advises for
-	// measuring the noise instead of `tailgate calibrate` (the demo's).
+	Policy     *Policy            // the gate section to judge by instead of Config's (TrustBase)
+	Tags       baseline.TagLister // the release tags gate.creep compares with; nil for none
+	// CalibrateCommand is the command the report advises for measuring the
+	// noise instead of `tailgate calibrate` (the demo's).
 	CalibrateCommand string
 }
 
@@ -72,7 +67,13 @@ func Check(ctx context.Context, env Env, o CheckOptions) (Judged, error) {
 	}
 	p := policyFor(cfg, o.Policy, bl)
 	p.Context.CalibrateCommand = o.CalibrateCommand
-	v := judgeAgainstBaseline(head, bl, p)
+	var v gate.Verdict
+	if bl == nil {
+		p.Context.NoBaseline = true
+		v = gate.Judge(nil, head.Runs, p)
+	} else {
+		v = judgeRuns(&result.File{DefinitionHash: bl.DefinitionHash, Env: bl.Env, Runs: bl.Runs()}, head, p)
+	}
 	creepWarnings, creepNotes := creep(ctx, o, bl, head, p)
 	v.Warnings = append(v.Warnings, creepWarnings...)
 	source := report.StoredBaseline(o.Baseline.String(), false, 0, 0)

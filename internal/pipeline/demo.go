@@ -11,12 +11,10 @@ import (
 
 // DemoOptions are the options of Demo.
 type DemoOptions struct {
-	Service *config.Config // the demo service to check
-	// Clean is the clean service, when Service is not (a slowdown, async
-	// answers): the baseline is always recorded from the clean service.
-	Clean        *config.Config
-	BaselinePath string // this machine's demo baseline
-	Rerecord     bool   // a new baseline even when there is one
+	Service      *config.Config // the demo service to check
+	Clean        *config.Config // the clean service, which the baseline is recorded from, when Service is not
+	BaselinePath string         // this machine's demo baseline
+	Rerecord     bool           // a new baseline even when there is one
 	ResultPath   string
 }
 

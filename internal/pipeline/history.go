@@ -14,9 +14,7 @@ import (
 
 // HistoryOptions are the options of History.
 type HistoryOptions struct {
-	// Config, when given, supplies the gated metrics, gate.min_effect and
-	// gate.alpha.
-	Config *config.Config
+	Config *config.Config // when given, the gated metrics, gate.min_effect and gate.alpha
 	Path   string
 	Seed   uint64 // the permutation tests': the same history and seed give the same change points
 	Since  Since  // where the chain's creep starts; zero for the whole chain

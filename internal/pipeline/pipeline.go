@@ -43,8 +43,7 @@ type Env struct {
 	Mask   func(value string)
 }
 
-// Processes describes the child processes of a benchmark (runner.Benchmark
-// has the meaning of each field).
+// Processes describes a benchmark's child processes (as runner.Benchmark's fields).
 type Processes struct {
 	Environ, Supervisor []string
 	TargetLogDir        string
@@ -138,8 +137,7 @@ func readBaseline(ctx context.Context, src baseline.Source) (*baseline.File, err
 }
 
 // policyFor builds the gate policy from the gate section (pol's, else the
-// config's when there is a config) and the noise calibrated into the
-// baseline.
+// config's) and the noise calibrated into the baseline.
 func policyFor(cfg *config.Config, pol *Policy, bl *baseline.File) gate.Policy {
 	var p gate.Policy
 	if cfg != nil {
@@ -156,16 +154,6 @@ func policyFor(cfg *config.Config, pol *Policy, bl *baseline.File) gate.Policy {
 		}
 	}
 	return p
-}
-
-// judgeAgainstBaseline judges head runs against a stored baseline (nil:
-// none yet).
-func judgeAgainstBaseline(head *result.File, bl *baseline.File, p gate.Policy) gate.Verdict {
-	if bl == nil {
-		p.Context.NoBaseline = true
-		return gate.Judge(nil, head.Runs, p)
-	}
-	return judgeRuns(&result.File{DefinitionHash: bl.DefinitionHash, Env: bl.Env, Runs: bl.Runs()}, head, p)
 }
 
 // baselineRuns are a stored baseline's samples as runs, for the reports,

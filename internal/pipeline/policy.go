@@ -24,14 +24,10 @@ import (
 // come from the benchmark file being run: on a pull request, the gate as
 // the PR's base commit has it (see TrustBase).
 type Policy struct {
-	Gate config.Gate
-	// Budget, when set, is the sequential A/B design to judge by instead
-	// of the ab section's own (its α is Gate.Alpha).
-	Budget *Budget
-	Notes  []string // where the policy comes from and whether the PR changes it
-	// Warning, when set, is why the policy is the pull request's own
-	// after all.
-	Warning string
+	Gate    config.Gate
+	Budget  *Budget  // the sequential A/B design to judge by instead of the ab section's own (α: Gate.Alpha)
+	Notes   []string // where the policy comes from and whether the PR changes it
+	Warning string   // why the policy is the pull request's own after all
 	// Runs, when above 0, replaces load.runs: the number of samples
 	// decides what the gate can detect, so a PR that cut it could make
 	// its own check too weak to fail.
@@ -43,19 +39,15 @@ type Policy struct {
 	PassEnv   []string
 	limitsEnv bool
 	// Benchmark, when set, is run instead of the one given: the base
-	// commit's, on both trees. Commit is the base commit read.
+	// commit's (Commit), on both trees.
 	Benchmark *config.Config
 	Commit    string
-	// procedure are the benchmark's keys the pull request changes, where
-	// the benchmark run instead comes from: for the error of a head that
-	// cannot run the base's.
-	procedure []string
+	procedure []string // the keys the pull request changes, for the error of a head that cannot run the base's
 	where     string
 }
 
-// benchmark is cfg as the policy lets it run: the policy's number of
-// runs and no credential for a child that the trusted config does not
-// pass on. cfg itself is not changed; nil stays nil.
+// benchmark is a copy of cfg as the policy lets it run: the policy's
+// number of runs and no credential the trusted config does not pass on.
 func (p *Policy) benchmark(cfg *config.Config) *config.Config {
 	if p != nil && p.Benchmark != nil {
 		c := *p.Benchmark
@@ -124,13 +116,11 @@ func (p *Policy) notes() []string {
 
 // BaseFile is the benchmark file as a pull request's base commit has it.
 type BaseFile struct {
-	Data  []byte
-	Found bool // false: the base commit has no such file (the PR adds tailgate)
-	// Where names it in the report ("tailgate.yml at the PR's base
-	// commit 3a9c5e7f1b2d"); Path is its path in the tree.
-	Where, Path string
-	// Read reads the files it names (feed.file, target.tls.ca_file) as
-	// the base commit has them; nil reads the working tree's.
+	Data        []byte
+	Found       bool   // false: the base commit has no such file (the PR adds tailgate)
+	Where, Path string // Where names it in the report ("tailgate.yml at the PR's base commit 3a9c5e7f1b2d")
+	// Read reads the files it names (feed.file, ...) as the base commit
+	// has them; nil reads the working tree's.
 	Read config.ReadFunc
 }
 
@@ -206,7 +196,9 @@ func trustedPolicy(head *config.Config, base BaseFile, whole bool) *Policy {
 	if head.Load.Runs != trusted.Load.Runs {
 		t.Changed = append(t.Changed, "load.runs")
 	}
-	if added := addedCredentials(trusted.PassEnv, head.PassEnv); len(added) > 0 {
+	if added := slices.DeleteFunc(slices.Clone(head.PassEnv), func(name string) bool {
+		return !target.IsCredential(name) || slices.Contains(trusted.PassEnv, name)
+	}); len(added) > 0 {
 		t.Changed = append(t.Changed, "pass_env (withheld: "+strings.Join(added, ", ")+")")
 	}
 	switch {
@@ -250,10 +242,9 @@ func procedureChanges(trusted, head *config.Config) []string {
 	return out
 }
 
-// keyChanges lists the keys (as the benchmark file spells them) whose
-// values differ between a and b, structs of them: a section with keys of
-// its own is looked into, down to three levels (ab.base.start), anything
-// else is named whole (scenarios, load.rate).
+// keyChanges lists the keys whose values differ between a and b: a
+// section with keys of its own is looked into, down to three levels
+// (ab.base.start), anything else is named whole (scenarios, load.rate).
 func keyChanges(prefix string, a, b reflect.Value, depth int) []string {
 	if a.Kind() == reflect.Pointer && b.Kind() == reflect.Pointer && !a.IsNil() && !b.IsNil() {
 		a, b = a.Elem(), b.Elem()
@@ -291,18 +282,6 @@ func hasKeys(t reflect.Type) bool {
 		}
 	}
 	return false
-}
-
-// addedCredentials are the credentials (target.IsCredential) head passes
-// on to children that trusted does not.
-func addedCredentials(trusted, head []string) []string {
-	var out []string
-	for _, name := range head {
-		if target.IsCredential(name) && !slices.Contains(trusted, name) {
-			out = append(out, name)
-		}
-	}
-	return out
 }
 
 // definitionChanges names the keys of the benchmark definition

@@ -17,18 +17,14 @@ import (
 
 // RecordOptions are the options of Record.
 type RecordOptions struct {
-	// Config is the benchmark; its gate.window bounds the baseline. It may
-	// be nil when Head is given.
-	Config *config.Config
-	Head   *result.File // the runs to record; nil to run the benchmark
-	Path   string       // the baseline file
+	Config *config.Config // its gate.window bounds the baseline; nil when Head is given
+	Head   *result.File   // the runs to record; nil to run the benchmark
+	Path   string         // the baseline file
 	// Provenance says which commit, ref and job the runs measured; Time is
 	// the runs' own, and an empty Job gets a local id from that time.
 	Provenance baseline.Provenance
-	// History is the history file the job is also appended to; empty for
-	// the one beside the baseline (baseline.HistoryPath).
-	History string
-	Runner  string // the CI's machine image, for the history ("" unknown)
+	History    string // the history file; "" for the one beside the baseline
+	Runner     string // the CI's machine image, for the history ("" unknown)
 }
 
 // Recorded is what Record stored, and where the history went.
@@ -100,9 +96,7 @@ func stamped(p baseline.Provenance, t time.Time) baseline.Provenance {
 	return p
 }
 
-// LinkOptions are the options of RecordLink: the benchmark the finished
-// A/B (Judged) ran, the history file, and the head commit, its ref and
-// the job (the link's parent is Judged.BaseCommit).
+// LinkOptions are the options of RecordLink (the link's parent is Judged.BaseCommit).
 type LinkOptions struct {
 	Config     *config.Config
 	Judged     Judged

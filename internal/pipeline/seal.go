@@ -76,17 +76,16 @@ func sealSides(ctx context.Context, env Env, o ABOptions, ab config.AB, cfg *con
 	if err == nil {
 		err = checkSeals(ctx, env, s.specs, s.Dirs)
 	}
-	switch {
-	case err == nil:
+	if err == nil {
 		return s, nil
-	case ab.Unsealed == config.UnsealedAllow:
-		s.remove(env)
+	}
+	s.remove(env)
+	if ab.Unsealed == config.UnsealedAllow {
 		s.specs = nil
 		s.Unsealed = err.Error()
 		fmt.Fprintf(env.log(), "warning: the sides run unsealed (ab.unsealed: allow): %v\n", err)
 		return s, nil
 	}
-	s.remove(env)
 	return nil, Runtime.Errorf("%v (%v): on Ubuntu 24.04 run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` before tailgate, or run it as root; ab.unsealed: allow runs the sides unsealed (docs/github-action.md#sealed-sides-mode-ab)", seal.ErrUnavailable, err)
 }
 
@@ -138,15 +137,10 @@ func (t *trees) sealSide(s runner.Side) seal.Side {
 }
 
 // pins are the files of the base commit that the procedure runs, each
-// mounted read-only over the head tree's own, by one rule: every file a
-// command of the procedure names as its program, script or makefile
-// (seal.Runs; the build, both sides' start commands, the dataset's reset
-// and verify commands, the counters' commands and a load tool's command),
-// and every file under ab.procedure. A file is taken when the base's
-// worktree holds it before the build (so it is the base commit's, not a
-// build's output). One the head's tree lacks, or holds as something
-// else, is an error: the head cannot run the base's procedure; so is a
-// makefile the head adds that make would read before the base's.
+// mounted read-only over the head tree's own: every file a command of the
+// procedure names as its program, script or makefile (seal.Runs), and
+// every file under ab.procedure, taken when the base's worktree holds it
+// before the build (so it is the base commit's, not a build's output).
 func (t *trees) pins(cfg *config.Config, ab config.AB) ([]seal.Pin, error) {
 	if t.side[runner.Base] == nil || t.dir(runner.Base) == t.dir(runner.Head) {
 		return nil, nil
@@ -202,8 +196,7 @@ func readsBefore(baseDir, rel string) bool {
 	return false
 }
 
-// namedCommand is a command of the procedure, the key that holds it, and
-// its working directory relative to the side's tree.
+// namedCommand is a command of the procedure, its key and its directory in the side's tree.
 type namedCommand struct {
 	key string
 	cmd config.Command

@@ -22,11 +22,9 @@ type Validation struct {
 	Setup    string // what the setup steps cost in logins; "" without any
 }
 
-// Validate checks a parsed, valid benchmark without running any load: its
-// scenarios compiled as a run would compile them, and the programs and
-// directories that start the target looked up. A scenario that cannot run
-// is a Usage error; what only a build or a later step may provide is a
-// warning.
+// Validate checks a parsed, valid benchmark without running any load. A
+// scenario that cannot run is a Usage error; what only a build or a later
+// step may provide is a warning.
 func Validate(env Env, cfg *config.Config) (Validation, error) {
 	var v Validation
 	b := env.benchmark(cfg)

@@ -23,27 +23,19 @@ func (s Side) String() string { return [2]string{"base", "head"}[s] }
 
 // ABPlan says how an A/B job runs its blocks.
 type ABPlan struct {
-	// Base and Head are the two targets as they are started (a build's
-	// start.dir in its tree). With AA the base stands on both sides.
-	Base, Head config.Target
+	Base, Head config.Target // as started (a build's start.dir in its tree); with AA the base stands on both sides
 	AA         bool
 	Order      string // config.OrderABBA or config.OrderRandom
-	// MaxBlocks is the budget of blocks (at least 1); MaxTime, when above
-	// 0, the budget of time: no block starts that would likely end beyond
-	// it. MinBlocks is the first look, the fewest blocks a time budget is
-	// planned for (ABResult.Planned).
+	// MaxTime, when above 0, is the budget of time: no block starts that
+	// would likely end beyond it. MinBlocks is the first look, the fewest
+	// blocks a time budget is planned for (ABResult.Planned).
 	MaxBlocks, MinBlocks int
 	MaxTime              time.Duration
-	// Restart starts each side afresh for every block (for its run, in
-	// whole runs); without it both are started once for the job. A target
-	// started elsewhere is never restarted.
-	Restart bool
+	Restart              bool // each side started afresh for every block; never a target started elsewhere
 	// Shape is how the job makes its blocks: the caller sets what it asks
 	// for, Resolve completes it once, and every reader reads that value.
 	Shape Shape
-	// Look is called after every block, final when a budget is spent; it
-	// returns true to end the job now.
-	Look func(res *ABResult, final bool) (stop bool)
+	Look  func(res *ABResult, final bool) (stop bool) // after every block, final when a budget is spent
 	// SkipPhase is asked before each block after the first which of its
 	// phases to leave out (those whose gated metrics have all decided);
 	// a block it would leave empty measures every phase.
@@ -59,19 +51,15 @@ type ABPlan struct {
 type ABResult struct {
 	Base, Head *result.File
 	Order      []Side
-	// Starts counts the target starts, StartTime the time they and the
-	// stops took; Elapsed is the blocks' whole time, starts included.
-	Starts    int
-	StartTime time.Duration
-	Elapsed   time.Duration
-	// Budget is the budget that ended the job, "" when Look did; the
-	// runner alone decides it. Fits is how many blocks MaxTime allows at
-	// the pace so far (0 without one); Planned (above 0) the budget fixed
-	// after the first block (FirstUnit its time) where MaxTime allows
-	// fewer than MaxBlocks, at least MinBlocks, so that the verdict spends
-	// its level over the looks the job will have (not where blocks may
-	// leave phases out and grow shorter); MaxUnits the blocks the verdict
-	// plans for, Planned or else MaxBlocks.
+	Starts     int // the target starts; StartTime: the time they and the stops took; Elapsed: the blocks' whole time
+	StartTime  time.Duration
+	Elapsed    time.Duration
+	// Budget ended the job ("" when Look did). Fits is how many blocks
+	// MaxTime allows at the pace so far; Planned (above 0) the budget fixed
+	// after the first block (FirstUnit its time) where MaxTime allows fewer
+	// than MaxBlocks, so that the verdict spends its level over the looks
+	// the job will have (not where blocks may leave phases out and grow
+	// shorter); MaxUnits is Planned or else MaxBlocks.
 	Budget    Budget
 	Fits      int
 	Planned   int
@@ -95,9 +83,8 @@ func (r *ABResult) Units() int { return min(len(r.Base.Runs), len(r.Head.Runs)) 
 
 func (r *ABResult) Blocks() int { return r.Windows.Blocks() }
 
-// RunAB measures base and head in one job, block after block
-// (runBlocks), until plan.Look ends the job or a budget is spent. An
-// error means no result.
+// RunAB measures base and head in one job, block after block, until
+// plan.Look ends the job or a budget is spent.
 func (b *Benchmark) RunAB(ctx context.Context, plan ABPlan) (*ABResult, error) {
 	if plan.MaxBlocks < 1 {
 		return nil, errors.New("an A/B job needs a budget of at least 1 block")
@@ -129,8 +116,7 @@ type abJob struct {
 	duets    map[string]*duetSeen // what the first block measured of each closed phase (duet.go)
 }
 
-// unitDone ends the n-th block: the time so far, the look, and whether a
-// budget or the look ends the job.
+// unitDone ends the n-th block and says whether a budget or the look ends the job.
 func (j *abJob) unitDone(n int, began time.Time) bool {
 	r := j.res
 	r.Elapsed = time.Since(began)
@@ -141,22 +127,16 @@ func (j *abJob) unitDone(n int, began time.Time) bool {
 			r.MaxUnits = r.Planned
 		}
 	}
-	r.Budget = j.budgetSpent(n)
+	switch { // the next block would likely end beyond MaxTime at the pace so far
+	case n >= j.plan.MaxBlocks:
+		r.Budget = BudgetBlocks
+	case r.Planned > 0 && n >= r.Planned, j.plan.MaxTime > 0 && r.Elapsed+r.Elapsed/time.Duration(n) > j.plan.MaxTime:
+		r.Budget = BudgetTime
+	default:
+		r.Budget = ""
+	}
 	stop := j.plan.Look != nil && j.plan.Look(r, r.Budget != "")
 	return r.Budget != "" || stop
-}
-
-// budgetSpent names the budget that allows no block after the first n:
-// of blocks, of time (the planned budget, or the next block would likely
-// end beyond MaxTime at the pace so far), or "".
-func (j *abJob) budgetSpent(n int) Budget {
-	switch elapsed := j.res.Elapsed; {
-	case n >= j.plan.MaxBlocks:
-		return BudgetBlocks
-	case j.res.Planned > 0 && n >= j.res.Planned, j.plan.MaxTime > 0 && elapsed+elapsed/time.Duration(n) > j.plan.MaxTime:
-		return BudgetTime
-	}
-	return ""
 }
 
 func (j *abJob) restartable(side Side) bool { return j.plan.target(side).Start != nil }
@@ -168,8 +148,7 @@ func (p ABPlan) target(side Side) config.Target {
 	return p.Head
 }
 
-// startForJob starts both targets once for the whole job; an A/A job
-// without restarts runs the base's one process on both sides.
+// startForJob starts both targets once; an A/A job runs the base's one process on both sides.
 func (j *abJob) startForJob(ctx context.Context) error {
 	base, err := j.start(ctx, Base)
 	if err != nil {

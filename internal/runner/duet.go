@@ -35,10 +35,9 @@ type duetSeen struct {
 	final     bool
 }
 
-// pairAtOnce reports whether window pair w of phase ph in block blk
-// loads both sides at once: an open phase's always (Shape.AtOnce), a
-// closed phase's probedAtOnce pairs in the first block, then as that block found
-// (judgeDuet); never where the sides cannot be told apart.
+// pairAtOnce reports whether window pair w of phase ph in block blk loads
+// both sides at once: an open phase's always (Shape.AtOnce), a closed
+// phase's probedAtOnce pairs in the first block, then as that block found.
 func (j *abJob) pairAtOnce(ph config.PhaseLoad, blk, w int) bool {
 	if !j.probes(ph) {
 		return j.plan.Shape.AtOnce(ph)

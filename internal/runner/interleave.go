@@ -17,16 +17,10 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/target"
 )
 
-// runBlocks runs the job in blocks: block after block, both sides
-// started for the block (unless kept for the job), then for each phase
-// both datasets reset, verified and drained once, both sides warmed up,
-// and the phase measured in short windows, loading both sides at once or
-// alternating between them (Shape.AtOnce); after the last phase both
-// drain. Window w of every phase makes side's run w of the block, so a
-// block gives as many pairs of runs as a phase has windows, all marked
-// with the block (ABResult.Windows). Where blocks cannot run, a block is
-// one window pair of whole runs (wholeRuns). plan.Look is called after
-// every block.
+// runBlocks runs the job block after block (block, else wholeRuns),
+// calling plan.Look after each. Window w of every phase makes side's run
+// w of the block, so a block gives as many pairs of runs as a phase has
+// windows, all marked with the block (ABResult.Windows).
 //
 // The two sides' windows of a pair are measured in the same moment or a
 // fraction of a second apart, so the machine's noise slower than that
@@ -65,13 +59,24 @@ func (j *abJob) runBlocks(ctx context.Context) (*ABResult, error) {
 }
 
 // wholeRuns measures block blk where blocks cannot run: one window pair,
-// each window a whole run of its side (every phase after its own reset,
-// verify and drain), one side at a time in the block's order, on the
-// side's target kept for the job or started for its run alone.
+// each window a whole run of its side, one side at a time in the block's
+// order, on the side's target kept for the job or started for its run alone.
 func (j *abJob) wholeRuns(ctx context.Context, blk int, rng *rand.Rand, _ [2]*load.SetupCache) (m blockRuns, err error) {
 	skip := j.skipped(blk, j.b.Config.Load.RunPhases())
 	for k, side := range j.windowOrder(blk, 1, rng) {
-		run, err := j.wholeRun(ctx, side, 2*blk+k, skip)
+		run, err := func() (*result.Run, error) {
+			tgts, stop, err := j.blockTargets(ctx, side)
+			defer stop()
+			if err != nil {
+				return nil, err
+			}
+			t := *tgts[side]
+			t.label = side.String()
+			if j.plan.AA {
+				t.label = "base as " + t.label
+			}
+			return j.b.runOnce(ctx, j.compiled, &t, 2*blk+k, 2*j.plan.MaxBlocks, skip)
+		}()
 		if err != nil {
 			return m, &SideError{Side: side.String(), Err: fmt.Errorf("%s run: %w", side, err)}
 		}
@@ -81,55 +86,28 @@ func (j *abJob) wholeRuns(ctx context.Context, blk int, rng *rand.Rand, _ [2]*lo
 	return m, nil
 }
 
-// wholeRun makes run i of side, labelled for the observer.
-func (j *abJob) wholeRun(ctx context.Context, side Side, i int, skip []bool) (*result.Run, error) {
-	tgts, stop, err := j.blockTargets(ctx, side)
-	defer stop()
-	if err != nil {
-		return nil, err
-	}
-	t := *tgts[side]
-	t.label = side.String()
-	if j.plan.AA {
-		t.label = "base as " + t.label
-	}
-	return j.b.runOnce(ctx, j.compiled, &t, i, 2*j.plan.MaxBlocks, skip)
-}
-
 // blockRuns is what a block measured of each side: its windows (window w
-// of every phase merged into one run, as a whole run is) and the block's run (each phase's windows concatenated, then the
-// phases merged).
+// of every phase merged into one run) and the block's run.
 type blockRuns struct {
 	windows [2][]result.Run
 	block   [2]result.Run
 }
 
-// sideBySideProblem says why the two sides cannot run at the same time, as
-// a block has both sides' processes up: tailgate
-// starts both, afresh for every unit, on one fixed address. Such a job
-// measures whole runs, one side at a time; "" when both can run.
-func (p ABPlan) sideBySideProblem() string {
-	head := p.target(Head)
-	if !p.Restart || p.Base.Start == nil || head.Start == nil || p.Base.UsesPort() || p.Base.URL != head.URL {
-		return ""
-	}
-	return fmt.Sprintf("both sides are started on %s, one fixed address, and a block runs them at the same time (write %s in the url and the start command to give each side a free port)",
-		p.Base.URL, config.PortPlaceholder)
-}
-
 // blocksProblem says why the job cannot measure blocks, whose windows
-// run the built-in generator on targets started once per block: a load
-// tool (engine: command) makes a whole run each time it is started, two
-// sides on one fixed address cannot both be up, and a base baseline
-// recorded from the job holds whole runs. "" when blocks can run.
+// run the built-in generator on both sides' targets up at once; "" when
+// blocks can run.
 func (b *Benchmark) blocksProblem(plan ABPlan) string {
+	head := plan.target(Head)
 	switch {
 	case b.Config.Load.Engine == config.EngineCommand:
 		return "the load tool (load.engine: command) makes a whole run each time it is started"
 	case plan.Shape.WholeRuns != "":
 		return plan.Shape.WholeRuns
+	case plan.Restart && plan.Base.Start != nil && head.Start != nil && !plan.Base.UsesPort() && plan.Base.URL == head.URL:
+		return fmt.Sprintf("both sides are started on %s, one fixed address, and a block runs them at the same time (write %s in the url and the start command to give each side a free port)",
+			plan.Base.URL, config.PortPlaceholder)
 	}
-	return plan.sideBySideProblem()
+	return ""
 }
 
 // DuetProblem says why the two sides cannot be told apart while both are
@@ -144,21 +122,13 @@ func (p ABPlan) DuetProblem() string {
 	}
 	for _, a := range p.Base.Measure {
 		for _, b := range head.Measure {
-			if sameProcesses(a, b) {
+			if a.PIDFile == b.PIDFile && a.Cgroup == b.Cgroup && (a.Process == nil) == (b.Process == nil) &&
+				(a.Process == nil || (a.Process.Comm == b.Process.Comm && a.Process.Cmdline == b.Process.Cmdline)) {
 				return fmt.Sprintf("both sides measure the same part %q of the request path (target.measure), whose work cannot be told apart by side while both are loaded", a.Name)
 			}
 		}
 	}
 	return ""
-}
-
-// sameProcesses reports whether two measured parts select the same
-// processes.
-func sameProcesses(a, b config.MeasurePart) bool {
-	if a.PIDFile != b.PIDFile || a.Cgroup != b.Cgroup || (a.Process == nil) != (b.Process == nil) {
-		return false
-	}
-	return a.Process == nil || (a.Process.Comm == b.Process.Comm && a.Process.Cmdline == b.Process.Cmdline)
 }
 
 // block measures one block and returns each side's runs of it. setups
@@ -197,8 +167,22 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 			}
 			continue
 		}
-		if err := j.prepareAndWarm(ctx, tgts, ph, blk, setups, order[:2]); err != nil {
+		// Each side's dataset once, one after the other (they may share a
+		// database), then the phase's warm-up.
+		for _, side := range order[:2] {
+			if err := j.b.prepare(ctx, tgts[side], blk); err != nil {
+				return m, fmt.Errorf("%s: %w", side, err)
+			}
+		}
+		obs.Step(blk, stepName("warm-up", ph.Name))
+		for _, c := range setups {
+			c.Recheck() // reset since, and maybe restarted: the warm-up checks the sessions
+		}
+		if err := j.warmUp(ctx, tgts, ph, blk, setups, order[:2]); err != nil {
 			return m, err
+		}
+		for _, c := range setups {
+			c.Confirmed()
 		}
 		obs.Step(blk, stepName(fmt.Sprintf("%d windows", 2*windows), ph.Name))
 		spans := j.openCounters(ctx, tgts)
@@ -216,34 +200,13 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 		if err := j.b.drainAfter(ctx, tgts[side], blk); err != nil {
 			return m, fmt.Errorf("%s: %w", side, err)
 		}
-	}
-	for _, side := range []Side{Base, Head} { // only the block's run has the counters (phaseWindow.short)
-		m.windows[side] = mergeWindows(measured[side])
+		for _, phases := range measured[side] { // each window's phases one run, as a whole run's are
+			m.windows[side] = append(m.windows[side], *merged(phases))
+		}
+		// only the block's run has the counters (phaseWindow.short)
 		m.block[side] = result.CombineCounted(m.windows[side], counted[side])
 	}
 	return m, nil
-}
-
-// prepareAndWarm readies both sides for a phase of block blk, in order:
-// each side's dataset once, one after the other (they may share a
-// database), then the phase's warm-up.
-func (j *abJob) prepareAndWarm(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, order []Side) error {
-	for _, side := range order {
-		if err := j.b.prepare(ctx, tgts[side], blk); err != nil {
-			return fmt.Errorf("%s: %w", side, err)
-		}
-	}
-	j.b.observer().Step(blk, stepName("warm-up", ph.Name))
-	for _, c := range setups {
-		c.Recheck() // reset since, and maybe restarted: the warm-up checks the sessions
-	}
-	if err := j.warmUp(ctx, tgts, ph, blk, setups, order); err != nil {
-		return err
-	}
-	for _, c := range setups {
-		c.Confirmed()
-	}
-	return nil
 }
 
 // skipped says which of a block's phases plan.SkipPhase leaves out: none
@@ -261,11 +224,9 @@ func (j *abJob) skipped(blk int, phases []config.PhaseLoad) []bool {
 	return skip
 }
 
-// openCounters starts each side's counter span over a phase's windows
-// (target.counters read now, both sides at once): a window of the block
-// is too short to read them around each (phaseWindow.short).
-// Nothing is loaded then, so reading both together disturbs no
-// measurement. A side without counters has no span.
+// openCounters starts each side's counter span over a phase's windows, as
+// a window is too short to read them around each (phaseWindow.short).
+// Nothing is loaded then, so reading both sides at once disturbs nothing.
 func (j *abJob) openCounters(ctx context.Context, tgts [2]*running) (spans [2]*target.PathWindow) {
 	j.eachCounted(func(side Side) bool { return len(tgts[side].path.Counters.Sources) > 0 }, func(side Side) {
 		spans[side] = target.Path{Counters: tgts[side].path.Counters}.Open(ctx)
@@ -273,8 +234,7 @@ func (j *abJob) openCounters(ctx context.Context, tgts [2]*running) (spans [2]*t
 	return spans
 }
 
-// closeCounters reads the counters again: each side's growth over the
-// phase's windows, with notes on those not read.
+// closeCounters reads each side's growth over the phase's windows.
 func (j *abJob) closeCounters(ctx context.Context, spans [2]*target.PathWindow) (out [2]result.PhaseCounters) {
 	j.eachCounted(func(side Side) bool { return spans[side] != nil }, func(side Side) {
 		f := spans[side].Close(ctx)
@@ -283,8 +243,7 @@ func (j *abJob) closeCounters(ctx context.Context, spans [2]*target.PathWindow) 
 	return out
 }
 
-// eachCounted runs read for the sides has selects, both at once, and
-// counts the time as TimeCounters.
+// eachCounted runs read for the sides has selects, at once, as TimeCounters.
 func (j *abJob) eachCounted(has func(Side) bool, read func(Side)) {
 	sides := slices.DeleteFunc([]Side{Base, Head}, func(side Side) bool { return !has(side) })
 	if len(sides) == 0 {
@@ -294,24 +253,16 @@ func (j *abJob) eachCounted(has func(Side) bool, read func(Side)) {
 	_ = both(sides, func(side Side) error { read(side); return nil })
 }
 
-// BlockLabel is the label the observer hears for a block
-// (Observer.RunStarted): its run is the block, and it ends without
-// a run of its own (RunDone gets nil).
+// BlockLabel is the label the observer hears for a block; its RunDone gets nil.
 const BlockLabel = "block"
 
-// Shape is how an A/B job makes its units, by one rule: blocks of short
-// windows, each phase's windows loading both sides at once or alternating
-// between them (AtOnce), or, where blocks cannot run, of one window pair
-// of whole runs (WholeRuns says why; Windows is 1). Windows is the windows
-// of each side per phase (the same in every phase, so that window w of
-// each phase makes one run) and Window their measured length.
+// Shape is how an A/B job makes its blocks: of short windows, or, where
+// blocks cannot run, of one window pair of whole runs (WholeRuns says
+// why; Windows is 1). Windows is the windows of each side per phase (the
+// same in every phase, so that window w of each phase makes one run).
 type Shape struct {
-	// WholeRuns says why each block is one pair of whole runs; "" for
-	// blocks of windows.
-	WholeRuns string
-	// Alternate says why every phase alternates between the sides (they
-	// cannot be told apart while both are loaded); "" when they can.
-	Alternate    string
+	WholeRuns    string
+	Alternate    string // why every phase alternates between the sides
 	Windows      int
 	Window       time.Duration
 	WindowWarmup time.Duration
@@ -323,31 +274,19 @@ func (s Shape) Blocks() bool { return s.WholeRuns == "" }
 
 // AtOnce reports whether the job's windows of phase ph load both sides at
 // the same time from the first block on: an open phase's do; a closed
-// phase's as the job's first block finds (pairAtOnce, duet.go). An open
-// phase's fixed rate asks neither side for all it can get, so a busy
-// neighbour does not split them unequally, and the moment's noise hits
-// both alike (PocketBase's latency phase beside a CPU hog: p95's block
-// spread 6.5 % at once, 8.9 % alternating, in half the time). A closed
-// phase's virtual users take all the machine gives, and two sides
-// loaded that hard at once share its cores, caches and scheduler: each
-// side's work per iteration then holds what the other made it pay, which
-// shrinks a change (Node with an in-memory N+1, hey's CPU per request:
-// +83 … +92 % alone, +68 … +71 % with both loaded at once; tailgate's
-// closed phase +69 … +75 % at once, +77 … +85 % alternating), and beside
-// a busy neighbour they share what is left unequally (Miniflux beside a
-// hog: throughput's block spread 13.0 % at once, 4.7 % alternating).
-// Sides that cannot be told apart while both are loaded alternate in
-// every phase.
+// phase's as the job's first block finds (pairAtOnce, duet.go says why).
+// An open phase's fixed rate asks neither side for all it can get, so a
+// busy neighbour does not split them unequally, and the moment's noise
+// hits both alike (PocketBase's latency phase beside a CPU hog: p95's
+// block spread 6.5 % at once, 8.9 % alternating, in half the time).
 func (s Shape) AtOnce(ph config.PhaseLoad) bool {
 	return s.Blocks() && s.Alternate == "" && ph.Load.Model == config.ModelOpen
 }
 
-// Resolve is plan with its Shape completed for this benchmark, once:
-// whole runs where blocks cannot run, why every phase must alternate, and
-// the windows: ab.windows, else as many windows of ab.window as fill the
+// Resolve is plan with its Shape completed for this benchmark, once: the
+// windows are ab.windows, else as many windows of ab.window as fill the
 // longest phase's duration (at least 2, so that a block holds repeated
-// measures: a phase shorter than two default windows is measured in two
-// windows of half its duration). A resolved plan is returned as it is.
+// measures).
 func (b *Benchmark) Resolve(plan ABPlan) ABPlan {
 	s := &plan.Shape
 	if s.resolved {
@@ -376,7 +315,7 @@ func (b *Benchmark) Resolve(plan ABPlan) ABPlan {
 }
 
 // blockTargets are the sides' targets for a block: those kept for the
-// job, else started now; stop stops those started for the block.
+// job, else started now (and stopped by stop).
 func (j *abJob) blockTargets(ctx context.Context, sides ...Side) ([2]*running, func(), error) {
 	var tgts [2]*running
 	var started []*running
@@ -428,33 +367,46 @@ func both(sides []Side, f func(Side) error) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(sides))
 	for i, side := range sides {
-		wg.Go(func() { errs[i] = unpanicked(func() error { return f(side) }) })
+		wg.Go(func() {
+			defer func() {
+				if p := recover(); p != nil {
+					errs[i] = fmt.Errorf("internal error: %v (%s)", p, bug.Site())
+				}
+			}()
+			errs[i] = f(side)
+		})
 	}
 	wg.Wait()
 	return errors.Join(errs...)
 }
 
-// unpanicked runs f and turns a panic in it into an error naming the
-// place it came from.
-func unpanicked(f func() error) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("internal error: %v (%s)", p, bug.Site())
-		}
-	}()
-	return f()
-}
-
 // windows measures a phase's windows of both sides, handing each run to
 // keep: window pair w of both sides at once where the phase loads them at
-// once (pairAtOnce), else in order.
+// once (pairAtOnce), else in order. A window has the short window warm-up
+// (the phase's own came before the first) and no reset before it, so it
+// sees the writes of the block's windows before it (both sides alike).
 func (j *abJob) windows(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, order []Side, keep func(Side, int, *result.Run)) error {
 	measure := func(side Side, w int) error {
-		run, err := j.measureWindow(ctx, tgts[side], side, ph, blk, w, setups[side])
+		tgt, run := tgts[side], (*result.Run)(nil)
+		err := tgt.exited()
+		if err == nil {
+			pw := phaseWindow{duration: j.plan.Shape.Window, warmup: j.plan.Shape.WindowWarmup, setup: setups[side],
+				quiet: true, shadow: j.pairAtOnce(ph, blk, w) && side == Head, short: true}
+			if run, err = j.b.measurePhase(ctx, j.compiled, tgt, j.runIndex(blk, w), ph, phaseClock{}, pw); err == nil {
+				err = tgt.exited()
+			}
+		}
+		if err == nil { // a window whose work mostly failed is no sample, as a run is not
+			err = checkFailures(run, j.b.Config.Load.FailedPercentAllowed())
+		}
 		if err != nil {
 			return fmt.Errorf("%s window %d: %w", side, w+1, err)
 		}
-		j.keepWindow(func() { keep(side, w, run); j.res.Order = append(j.res.Order, side) })
+		j.sawWindow(ph, blk, w, side, run)
+		j.mu.Lock() // two windows loaded at once end at once
+		defer j.mu.Unlock()
+		keep(side, w, run)
+		j.res.Order = append(j.res.Order, side)
 		return nil
 	}
 	for w := 0; w < len(order)/2; w++ {
@@ -473,50 +425,9 @@ func (j *abJob) windows(ctx context.Context, tgts [2]*running, ph config.PhaseLo
 	return nil
 }
 
-// keepWindow runs f under the job's lock: two windows loaded at once end
-// at once.
-func (j *abJob) keepWindow(f func()) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	f()
-}
-
-// measureWindow measures one window of phase ph on side's target, with
-// the short window warm-up (the phase's own came before the first); no
-// reset in between, so a window sees the writes of the block's windows
-// before it (both sides alike).
-func (j *abJob) measureWindow(ctx context.Context, tgt *running, side Side, ph config.PhaseLoad, blk, w int, setup *load.SetupCache) (*result.Run, error) {
-	if err := tgt.exited(); err != nil {
-		return nil, err
-	}
-	pw := phaseWindow{duration: j.plan.Shape.Window, warmup: j.plan.Shape.WindowWarmup, setup: setup,
-		quiet: true, shadow: j.pairAtOnce(ph, blk, w) && side == Head, short: true}
-	run, err := j.b.measurePhase(ctx, j.compiled, tgt, j.runIndex(blk, w), ph, phaseClock{}, pw)
-	if err == nil {
-		err = tgt.exited()
-	}
-	if err == nil { // a window whose work mostly failed is no sample, as a run is not
-		err = checkFailures(run, j.b.Config.Load.FailedPercentAllowed())
-	}
-	if err != nil {
-		return nil, err
-	}
-	j.sawWindow(ph, blk, w, side, run)
-	return run, nil
-}
-
 // runIndex numbers the windows of a side across blocks (within the job:
 // the observer hears of whole blocks, numbered blk).
 func (j *abJob) runIndex(blk, w int) int { return blk*config.MaxWindows + w }
-
-// mergeWindows makes each window's phases one run, as a whole run's are.
-func mergeWindows(windows [][]result.Phase) []result.Run {
-	out := make([]result.Run, 0, len(windows))
-	for _, phases := range windows {
-		out = append(out, *merged(phases))
-	}
-	return out
-}
 
 // merged is a run's phases as one run: the phase's own when it has one.
 func merged(phases []result.Phase) *result.Run {

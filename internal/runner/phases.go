@@ -10,9 +10,8 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/scenario"
 )
 
-// measure is one run's measurement, each phase (but those skip marks)
-// after its own reset, verify and drain, merged into one Run that keeps
-// every phase's own figures, then a drain.
+// measure is one run: each phase (but those skip marks) after its own
+// reset, verify and drain, merged into one Run, then a drain.
 func (b *Benchmark) measure(ctx context.Context, plan *scenario.Plan, tgt *running, i int, skip []bool) (*result.Run, error) {
 	phases := b.Config.Load.RunPhases()
 	clock := phaseClock{total: b.Config.Load.RunTime()}
@@ -40,21 +39,15 @@ type phaseClock struct {
 	done, total time.Duration
 }
 
-// phaseWindow says how one measured window of a phase runs; the blocks
-// of A/B measure many short windows of one phase on a target prepared
-// once.
+// phaseWindow says how one measured window of a phase runs.
 type phaseWindow struct {
-	prepare          bool          // after its own reset, verify and drain
-	warmup, duration time.Duration // above 0: instead of the phase's
-	// setup carries the setup steps' values from one window of a side's
-	// process to the next (the logins are not repeated).
-	setup      *load.SetupCache
-	warmupOnly bool // nothing sampled, all of it warm-up
-	probe      bool // a warm-up sampled like a window, to see whether the side is warm
-	quiet      bool // kept from the observer: blocks are reported whole
-	// shadow runs beside a window that accounts the wall time (the head
-	// of a pair loaded at once), so that the time spent adds up.
-	shadow bool
+	prepare          bool             // after its own reset, verify and drain
+	warmup, duration time.Duration    // above 0: instead of the phase's
+	setup            *load.SetupCache // the logins, carried from one window of a side's process to the next
+	warmupOnly       bool             // nothing sampled, all of it warm-up
+	probe            bool             // a warm-up sampled like a window, to see whether the side is warm
+	quiet            bool             // kept from the observer: blocks are reported whole
+	shadow           bool             // beside a window that accounts the wall time (the head of a pair loaded at once)
 	// short is a block's window: its warm-up is warmup exactly, 0
 	// included (the block warmed the target), and it reads no work
 	// counters (the block reads them around all of a phase's windows: a
@@ -75,10 +68,17 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 			return nil, err
 		}
 	}
-	opt, err := b.windowOptions(ph.Load, tgt, w)
+	opt, err := b.Sharding.Part.Split(load.FromConfig(ph.Load)) // this shard's share
 	if err != nil {
 		return nil, err
 	}
+	if w.warmup > 0 || w.short {
+		opt.Warmup = w.warmup
+	}
+	if w.duration > 0 {
+		opt.Duration = w.duration
+	}
+	opt.Setup, opt.Seq, opt.TLS = w.setup, b.sequence(tgt), tgt.tls
 	if clock.done == 0 { // the shards' runs start together (phases are not sharded)
 		if err := b.waitForStart(ctx, i); err != nil {
 			return nil, err
@@ -104,7 +104,16 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 	run, err := load.Run(ctx, plan, tgt.url, opt)
 	overhead := time.Since(began) - setupTook - opt.Warmup - opt.Duration
 	res, note, footprint := sampler.stop(ctx, tgt)
-	b.spendWindow(w, setupTook, overhead, opt)
+	if !w.shadow { // a warm-up's or a probe's load time all counts as warm-up
+		b.spend(TimeSetup, setupTook)
+		b.spend(TimeLoad, overhead)
+		if w.warmupOnly || w.probe {
+			b.spend(TimeWarmup, opt.Warmup+opt.Duration)
+		} else {
+			b.spend(TimeWarmup, opt.Warmup)
+			b.spend(TimeMeasured, opt.Duration)
+		}
+	}
 	if err != nil {
 		return nil, tgt.withOutput(err)
 	}
@@ -115,22 +124,6 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 	addResources(run, res, note)
 	footprint.AddTo(run)
 	return run, nil
-}
-
-// spendWindow counts where a window's time went: a shadow's nowhere,
-// a warm-up's or a probe's all load time as warm-up.
-func (b *Benchmark) spendWindow(w phaseWindow, setup, overhead time.Duration, opt load.Options) {
-	if w.shadow {
-		return
-	}
-	b.spend(TimeSetup, setup)
-	b.spend(TimeLoad, overhead)
-	if w.warmupOnly || w.probe {
-		b.spend(TimeWarmup, opt.Warmup+opt.Duration)
-	} else {
-		b.spend(TimeWarmup, opt.Warmup)
-		b.spend(TimeMeasured, opt.Duration)
-	}
 }
 
 // progress reports run i's load progress on the clock of the run's
@@ -144,21 +137,6 @@ func (clock phaseClock) progress(obs Observer, i int, phase string) func(load.Pr
 		}
 		obs.Progress(i, p)
 	}
-}
-
-func (b *Benchmark) windowOptions(l config.Load, tgt *running, w phaseWindow) (load.Options, error) {
-	opt, err := b.loadOptions(l)
-	if err != nil {
-		return opt, err
-	}
-	if w.warmup > 0 || w.short {
-		opt.Warmup = w.warmup
-	}
-	if w.duration > 0 {
-		opt.Duration = w.duration
-	}
-	opt.Setup, opt.Seq, opt.TLS = w.setup, b.sequence(tgt), tgt.tls
-	return opt, nil
 }
 
 func stepName(step, phase string) string {

@@ -42,29 +42,20 @@ type Benchmark struct {
 	Log      io.Writer        // the load tool's output (engine: command)
 	Now      func() time.Time // stamps the result and its runs; nil: the wall clock
 
-	// Environ is the environment tailgate was given ("NAME=value"): the
-	// children get it without credentials (but those config pass_env
-	// names).
+	// Environ is tailgate's environment: the children get it without
+	// credentials (but those config pass_env names).
 	Environ []string
-	// Supervisor runs target.Supervise (tailgate's hidden subcommand),
-	// under which every child is started so that it dies with tailgate;
-	// empty: children are started directly.
+	// Supervisor runs target.Supervise, under which every child is started
+	// so that it dies with tailgate; empty: children are started directly.
 	Supervisor []string
-	// Seals, by side, seal each A/B side's children off from the other
-	// side (package seal); nil: unsealed.
-	Seals map[string]*seal.Spec
-	// TargetLogDir keeps a started target's output, one file per side
-	// (the result's TargetLog); TargetLive also gets it as it comes,
-	// each line prefixed "[target] ".
+	Seals      map[string]*seal.Spec // by side: each A/B side's children sealed off from the other
+	// TargetLogDir keeps a started target's output, one file per side;
+	// TargetLive also gets it as it comes, each line prefixed "[target] ".
 	TargetLogDir string
 	TargetLive   io.Writer
-	// Sharding makes the benchmark one share of a load that several
-	// processes offer together (shard.go).
-	Sharding Sharding
-	// Getenv reads the environment for the templates' {{env "NAME"}}; Mask
-	// is given each value read as the scenarios are compiled, before
-	// anything starts (scenario.Inputs.Mask). Nil: no variable is set,
-	// nothing is masked.
+	Sharding     Sharding // one share of a load several processes offer together
+	// Getenv reads {{env "NAME"}}; Mask is given each value read as the
+	// scenarios are compiled, before anything starts. Nil: none.
 	Getenv func(string) string
 	Mask   func(value string)
 
@@ -93,14 +84,8 @@ func (b *Benchmark) sequence(tgt *running) *load.Sequence {
 	return s
 }
 
-func (b *Benchmark) newEpoch(tgt *running) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	delete(b.epochs, tgt.tree)
-}
-
 // Run builds and starts the target (when configured), runs every run and
-// stops the target. An error means no result.
+// stops the target.
 func (b *Benchmark) Run(ctx context.Context) (*result.File, error) {
 	plan, err := b.compile()
 	if err != nil {
@@ -225,8 +210,10 @@ func (b *Benchmark) prepare(ctx context.Context, tgt *running, i int) error {
 	if tgt.verify != nil {
 		ds.Verify = tgt.verify
 	}
-	if ds.Reset != nil {
-		b.newEpoch(tgt) // in every shard, though shard 1 alone resets: the shards' runs stay alike
+	if ds.Reset != nil { // a new epoch in every shard, though shard 1 alone resets: the shards' runs stay alike
+		b.mu.Lock()
+		delete(b.epochs, tgt.tree)
+		b.mu.Unlock()
 	}
 	if !b.Sharding.resetsDataset() {
 		ds = config.Dataset{}

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -21,27 +22,23 @@ import (
 
 // running is a target while the benchmark runs.
 type running struct {
-	label    string
-	side     string // "base" or "head" in A/B (TAILGATE_SIDE), else ""
-	url      string
-	proc     *target.Process
-	pid      int          // process to sample; 0 when unknown
-	client   *http.Client // for reset, verify and drain (not the load)
-	children target.Children
-	// notMeasured says why the CPU and memory of pid are not the target's.
-	notMeasured error
-	logPath     string      // the started target's output, or ""
-	remote      bool        // target.remote: its CPU and memory are not measured from here
-	tls         *tls.Config // nil: the system's roots
-	// ready is polled again after a reset command, which may restart the
-	// service.
-	ready  *config.Ready
-	path   target.Path   // what each window accounts beyond the target's CPU and memory
-	verify *config.Check // ab.<side>.verify; nil: dataset.verify
-	// tree is the A/B side's source tree, where its commands run; "" is
-	// the working directory. It also numbers the iterations
-	// (Benchmark.sequence): two sides built from one tree (A/A) may share
-	// one database file, so they draw from one sequence.
+	label       string
+	side        string // "base" or "head" in A/B (TAILGATE_SIDE), else ""
+	url         string
+	proc        *target.Process
+	pid         int          // process to sample; 0 when unknown
+	client      *http.Client // for reset, verify and drain (not the load)
+	children    target.Children
+	notMeasured error         // why the CPU and memory of pid are not the target's
+	logPath     string        // the started target's output, or ""
+	remote      bool          // target.remote: its CPU and memory are not measured from here
+	tls         *tls.Config   // nil: the system's roots
+	ready       *config.Ready // polled again after a reset command, which may restart the service
+	path        target.Path   // what each window accounts beyond the target's CPU and memory
+	verify      *config.Check // ab.<side>.verify; nil: dataset.verify
+	// tree is the A/B side's source tree, where its commands run ("": the
+	// working directory); two sides of one tree (A/A) may share one
+	// database file, so they draw from one sequence (Benchmark.sequence).
 	tree string
 }
 
@@ -53,26 +50,25 @@ func (t *running) inTree(path string) string {
 	return filepath.Join(t.tree, path)
 }
 
-// sideDir is the absolute source tree of t (TAILGATE_SIDE_DIR): the one
-// it was placed in (an A/B side's worktree), else the working directory.
-func sideDir(t config.Target) string {
-	if t.Tree != "" {
-		return t.Tree
-	}
-	if wd, err := os.Getwd(); err == nil {
-		return wd
-	}
-	return "."
-}
-
 // start starts the target when it has a start command, else waits until
 // the target started elsewhere answers.
 func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*running, error) {
-	t, err := withFreePort(t)
-	if err != nil {
-		return nil, withLabel(side, err)
+	if t.UsesPort() { // a new free port at every start
+		u, err := url.Parse(strings.ReplaceAll(t.URL, config.PortPlaceholder, "1"))
+		if err != nil {
+			return nil, withLabel(side, fmt.Errorf("target url %q: %w", t.URL, err))
+		}
+		port, err := target.FreePort(u.Hostname())
+		if err != nil {
+			return nil, withLabel(side, &target.StepError{Step: target.StepStart, Err: err})
+		}
+		t = t.WithPort(port)
 	}
-	ch := b.sideChildren(side).With(target.SideDirEnv + "=" + sideDir(t))
+	dir := t.Tree // TAILGATE_SIDE_DIR: an A/B side's worktree, else the working directory
+	if wd, err := os.Getwd(); dir == "" && err == nil {
+		dir = wd
+	}
+	ch := b.sideChildren(side).With(target.SideDirEnv + "=" + cmp.Or(dir, "."))
 	ch.Dir = t.Tree
 	tlsConfig, err := target.ClientTLS(t)
 	if err != nil {
@@ -99,9 +95,7 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 }
 
 // pathOf is what the target's windows account beside its CPU and memory:
-// its own process tree (beside other parts or counters), the parts of
-// target.measure and the counters of target.counters, read with this
-// target's URL and environment.
+// its own process tree, target.measure's parts and target.counters.
 func (t *running) pathOf(cfg config.Target) target.Path {
 	var p target.Path
 	if len(cfg.Measure) == 0 && len(cfg.Counters) == 0 {
@@ -117,27 +111,9 @@ func (t *running) pathOf(cfg config.Target) target.Path {
 	return p
 }
 
-// withFreePort fills the target's port placeholder with a free port, a
-// new one at every start.
-func withFreePort(t config.Target) (config.Target, error) {
-	if !t.UsesPort() {
-		return t, nil
-	}
-	u, err := url.Parse(strings.ReplaceAll(t.URL, config.PortPlaceholder, "1"))
-	if err != nil {
-		return t, fmt.Errorf("target url %q: %w", t.URL, err)
-	}
-	port, err := target.FreePort(u.Hostname())
-	if err != nil {
-		return t, &target.StepError{Step: target.StepStart, Err: err}
-	}
-	return t.WithPort(port), nil
-}
-
 // Build runs the config's build command (if any) in the source tree at
-// dir ("" for the current directory); side names the tree in A/B. The
-// build gets the children's environment (no credentials) with
-// TAILGATE_SIDE in A/B, and its output goes to the log.
+// dir ("" for the current directory) as a child of side; its output goes
+// to the log.
 func (b *Benchmark) Build(ctx context.Context, dir, side string) error {
 	bc := b.Config.Build
 	if bc == nil {
@@ -163,8 +139,7 @@ func (b *Benchmark) Build(ctx context.Context, dir, side string) error {
 }
 
 // sideChildren is how this benchmark's processes for side ("" outside
-// A/B) are started: sealed when Seals has the side's seal, and told
-// which side they are (TAILGATE_SIDE).
+// A/B) are started: with the side's seal, told their side (TAILGATE_SIDE).
 func (b *Benchmark) sideChildren(side string) target.Children {
 	ch := target.Children{Environ: b.Environ, PassEnv: b.Config.PassEnv, Supervisor: b.Supervisor, Seal: b.Seals[side]}
 	if side != "" {
@@ -173,8 +148,7 @@ func (b *Benchmark) sideChildren(side string) target.Children {
 	return ch
 }
 
-// targetLog is the log file of the target on side, one per side and
-// Benchmark; "" without TargetLogDir.
+// targetLog is the log file of the target on side; "" without TargetLogDir.
 func (b *Benchmark) targetLog(side string) (string, error) {
 	if b.TargetLogDir == "" {
 		return "", nil
@@ -204,8 +178,7 @@ func withLabel(label string, err error) error {
 	return &SideError{Side: label, Err: fmt.Errorf("%s target: %w", label, err)}
 }
 
-// SideError is a failure of one side of an A/B job: its build, its
-// start, or one of its runs.
+// SideError is a failure of one side of an A/B job.
 type SideError struct {
 	Side string
 	Err  error
@@ -233,7 +206,7 @@ func (t *running) stop() {
 func (t *running) exited() error { return withLabel(t.side, t.proc.Exited()) }
 
 // sampling measures the target's CPU and memory over a measure window,
-// started from the load engine's timer goroutine and stopped by the runner.
+// started from the load engine's timer goroutine.
 type sampling struct {
 	mu      sync.Mutex
 	path    *target.PathWindow
@@ -254,9 +227,8 @@ func (s *sampling) start(ctx context.Context, tgt *running, path target.Path) {
 	}
 }
 
-// stop ends the window and returns the target's CPU and memory, nil
-// where nothing could be measured (never zero) with a note saying why,
-// and the path's footprint.
+// stop ends the window: the target's CPU and memory (nil, never zero,
+// where not measured, with a note why) and the path's footprint.
 func (s *sampling) stop(ctx context.Context, tgt *running) (*result.Resources, string, target.PathFootprint) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

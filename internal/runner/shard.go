@@ -71,11 +71,6 @@ func (s Sharding) record(f *result.File) {
 	f.Shard = &result.Shard{Index: s.Part.Index, Count: s.Part.Count, StartAt: s.StartAt.UTC(), Every: s.Every.Seconds()}
 }
 
-// loadOptions are this shard's share of one load phase.
-func (b *Benchmark) loadOptions(l config.Load) (load.Options, error) {
-	return b.Sharding.Part.Split(load.FromConfig(l))
-}
-
 // waitForStart waits until run i's start time, once it is ready; a run
 // ready after that fails, since its window would not be the others'.
 func (b *Benchmark) waitForStart(ctx context.Context, i int) error {

@@ -21,8 +21,13 @@ import (
 func (b *Benchmark) measureTool(ctx context.Context, tgt *running, i, runs int) (*result.Run, error) {
 	l := b.Config.Load
 	output := tgt.inTree(l.Output)
-	if err := freshOutput(output); err != nil {
-		return nil, err
+	// The previous run's output goes, so that a tool that fails to write
+	// it is an error instead of a stale result.
+	if err := os.MkdirAll(filepath.Dir(output), 0o755); err != nil {
+		return nil, fmt.Errorf("preparing load.output: %w", err)
+	}
+	if err := os.Remove(output); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("removing the previous load.output: %w", err)
 	}
 	ch := tgt.children.With(target.TargetURLEnv+"="+tgt.url, "TAILGATE_OUTPUT="+output, "TAILGATE_RUN="+strconv.Itoa(i), "TAILGATE_RUNS="+strconv.Itoa(runs))
 	var sampler sampling
@@ -45,16 +50,4 @@ func (b *Benchmark) measureTool(ctx context.Context, tgt *running, i, runs int) 
 	addResources(run, res, note)
 	footprint.AddTo(run)
 	return run, nil
-}
-
-// freshOutput removes the previous run's output, so that a tool that fails
-// to write it is an error instead of a stale result.
-func freshOutput(path string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("preparing load.output: %w", err)
-	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("removing the previous load.output: %w", err)
-	}
-	return nil
 }

@@ -58,7 +58,7 @@ func (j *abJob) settle(ctx context.Context, tgts [2]*running, ph config.PhaseLoa
 	limit := max(settleCap*configured, settleMin)
 	metric := result.CPUPerIteration
 	var seen [2][]float64
-	total, d := time.Duration(0), configured
+	total, d, capped := time.Duration(0), configured, false
 	for {
 		runs, err := j.warmSlice(ctx, tgts, ph, blk, setups, order, d, true)
 		if err != nil {
@@ -76,14 +76,17 @@ func (j *abJob) settle(ctx context.Context, tgts [2]*running, ph config.PhaseLoa
 		if !stillFalling(seen) {
 			break
 		}
-		if total+slice > limit {
-			j.keepWarmup(ph, configured, slice, total, metric, seen, true)
-			return nil
+		if capped = total+slice > limit; capped {
+			break
 		}
 		d = slice
 	}
-	if cold := coldSlices(seen); cold > 0 {
-		j.keepWarmup(ph, configured, slice, configured+time.Duration(cold)*slice, metric, seen, false)
+	if cold := coldSlices(seen); cold > 0 || capped {
+		if !capped {
+			total = configured + time.Duration(cold)*slice
+		}
+		j.res.Warmups = append(j.res.Warmups, result.Warmup{Phase: ph.Name, Configured: configured, Slice: slice, Found: total,
+			Metric: metric, Slices: seen, Capped: capped})
 	}
 	return nil
 }
@@ -108,11 +111,6 @@ func coldSlices(seen [2][]float64) int {
 		}
 	}
 	return cold
-}
-
-func (j *abJob) keepWarmup(ph config.PhaseLoad, configured, slice, found time.Duration, metric string, seen [2][]float64, capped bool) {
-	j.res.Warmups = append(j.res.Warmups, result.Warmup{Phase: ph.Name, Configured: configured, Slice: slice, Found: found,
-		Metric: metric, Slices: seen, Capped: capped})
 }
 
 // watched is CPU per iteration where both sides measure it, else the
