@@ -137,13 +137,14 @@ const minuteFormat = "2006-01-02 15:04"
 
 func writeHistoryMetric(b *strings.Builder, in HistoryInput, m gate.HistoryMetric) {
 	fmt.Fprintf(b, "%s (%s): ", m.Meta.Label, count(len(m.Values), "job", "jobs"))
+	rule := fmt.Sprintf("α %.3g a test, steps under %g %s ignored", m.Alpha, m.Floor, changeUnit(points(m.Meta)))
 	switch {
 	case len(m.Changes) == 0 && m.Note != "" && m.Alpha == 0:
 		fmt.Fprintf(b, "not analysed: %s\n", m.Note)
 	case len(m.Changes) == 0:
-		fmt.Fprintf(b, "no change point%s (%s)\n  %s\n", map[bool]string{true: " can be shown"}[m.Side == 0], historyRule(m), reachText(m))
+		fmt.Fprintf(b, "no change point%s (%s)\n  %s\n", map[bool]string{true: " can be shown"}[m.Side == 0], rule, reachText(m))
 	default:
-		fmt.Fprintf(b, "%s (%s)\n", count(len(m.Changes), "change point", "change points"), historyRule(m))
+		fmt.Fprintf(b, "%s (%s)\n", count(len(m.Changes), "change point", "change points"), rule)
 	}
 	also := func(c gate.HistoryChange) {
 		for _, e := range c.Environment {
@@ -180,10 +181,6 @@ func seenReason(m gate.HistoryMetric) string {
 		return fmt.Sprintf("too few jobs (%d before it, %d from it on; a step needs %d on each side)", before, after, m.Side)
 	}
 	return "its permutation p is above α"
-}
-
-func historyRule(m gate.HistoryMetric) string {
-	return fmt.Sprintf("α %.3g a test, steps under %g %s ignored", m.Alpha, m.Floor, changeUnit(points(m.Meta)))
 }
 
 func levels(m gate.HistoryMetric, c gate.HistoryChange) string {
@@ -303,26 +300,20 @@ func boundText(v float64, format string) string {
 	return signed(v, "%.1g")
 }
 
-// spanText says how a creep measured by one A/B of a span was measured,
-// and what the commits' own A/Bs multiply to beside it.
-func spanText(m result.Metric, c gate.Creep) string {
-	if c.Span == nil {
-		return ""
-	}
-	s := fmt.Sprintf("; measured by one A/B of %s against %s on %s", shortName(c.Span.Commit), shortName(c.Span.Parent), c.Span.Time.UTC().Format(time.DateOnly))
-	if after := c.Links - c.SpanLinks; after > 0 {
-		s += " and the " + count(after, "commit", "commits") + " after it"
-	}
-	if c.Chained != nil {
-		s += "; the commits' own A/Bs multiply to " + creepStep(m, *c.Chained)
+// creepText is a metric's creep with its bounds, whether it is flagged and how it was measured: by one A/B of a
+// span, with what the commits' own A/Bs multiply to beside it.
+func creepText(m gate.ChainMetric) string {
+	s := creepStep(m.Meta, m.Creep) + map[bool]string{true: fmt.Sprintf(", flagged: worse than the %s floor with its bounds clear of zero", strings.TrimPrefix(metricStep(m.Meta, m.Creep.Floor), "+"))}[m.Creep.Worse]
+	if c := m.Creep; c.Span != nil {
+		s += fmt.Sprintf("; measured by one A/B of %s against %s on %s", shortName(c.Span.Commit), shortName(c.Span.Parent), c.Span.Time.UTC().Format(time.DateOnly))
+		if after := c.Links - c.SpanLinks; after > 0 {
+			s += " and the " + count(after, "commit", "commits") + " after it"
+		}
+		if c.Chained != nil {
+			s += "; the commits' own A/Bs multiply to " + creepStep(m.Meta, *c.Chained)
+		}
 	}
 	return s
-}
-
-// creepText is a metric's creep with its bounds, whether it is flagged and how it was measured.
-func creepText(m gate.ChainMetric) string {
-	flagged := map[bool]string{true: fmt.Sprintf(", flagged: worse than the %s floor with its bounds clear of zero", strings.TrimPrefix(metricStep(m.Meta, m.Creep.Floor), "+"))}[m.Creep.Worse]
-	return creepStep(m.Meta, m.Creep) + flagged + spanText(m.Meta, m.Creep)
 }
 
 func metricStep(m result.Metric, v float64) string { return formatDiff(v, points(m)) }
@@ -460,7 +451,7 @@ func chainMoved(m gate.ChainMetric) bool { return len(m.Culprits) > 0 || m.Creep
 // movedFirst orders the xs that moved before the others, each group in its order.
 func movedFirst[T any](xs []T, moved func(T) bool) []T {
 	out := slices.Clone(xs)
-	slices.SortStableFunc(out, func(a, b T) int { return cmp.Compare(b2i(!moved(a)), b2i(!moved(b))) })
+	slices.SortStableFunc(out, func(a, b T) int { return b2i(moved(b)) - b2i(moved(a)) })
 	return out
 }
 
