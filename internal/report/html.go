@@ -103,17 +103,41 @@ func newPage(in Input) (page, error) {
 	p.Notes = shown(shownNotes(in, gated, lowConfidence))
 	p.Statements, p.StatementsTitle = statementLines(in, htmlStatements, clipped(htmlQueryRunes)), statementsTitle(in)
 	all := seriesOf(in)
+	var figs figures
+	base := baseName(in)
+	for _, s := range decisiveFirst(all) {
+		title := fmt.Sprintf("%s: %s", s.Meta.Label, outcomeWord(s.Finding.Outcome))
+		var svg, caption string
+		var err error
+		if s.Paired {
+			est := s.estimate()
+			svg, err = figure.Pairs{Title: title, YLabel: "change, head vs base (" + changeUnit(s.Finding.Percent) + ")", XLabel: s.Unit, Diffs: s.Diffs, Limit: s.diffThreshold(),
+				Estimate: est}.SVG()
+			caption = fmt.Sprintf("▲ each %s's change of %s, head against base; dashed: ", s.Unit, s.Meta.Label) + estimateText(s, est)
+		} else {
+			svg, err = figure.Runs{Title: title, YLabel: axisLabel(s.Meta),
+				BaseName: fmt.Sprintf("%s (%d)", base, len(s.Base)), HeadName: fmt.Sprintf("head (%d)", len(s.Head)),
+				Base: s.Base, Head: s.Head, BaseMedian: s.Finding.BaseMedian, HeadMedian: s.Finding.HeadMedian,
+				Limit: s.threshold()}.SVG()
+			caption = fmt.Sprintf("● %s runs, ▲ head runs, thick bars: the medians", base)
+		}
+		figs.add(svg, err, caption+floorText(s)+".")
+	}
 	var errs [3]error
-	p.Runs, errs[0] = runFigures(decisiveFirst(all), baseName(in))
+	p.Runs, errs[0] = figs.out, figs.err
 	p.Trends, errs[1] = trendFigures(in, all)
 	if p.Distribution, p.DistributionNote, errs[2] = distribution(in); cmp.Or(errs[:]...) != nil {
 		return page{}, cmp.Or(errs[:]...)
 	}
-	p.Noise = noiseRows(v, all, baseName(in))
+	p.Noise = noiseRows(v, all, base)
 	p.Steps, p.BaseSteps = stepRows(in)
 	p.StepsTitle = capitalize(strings.TrimPrefix(stepsTitle(in), "Per step, ")) // under the heading "Per step"
-	p.BaseName = baseName(in)
-	p.Errors = errorRows(in)
+	p.BaseName = base
+	for i, runs := range [][]result.Run{in.Head, in.Base} {
+		for _, e := range errorClasses(runs) {
+			p.Errors = append(p.Errors, htmlError{Side: []string{"head", p.BaseName}[i], Class: pageText(e.Class), Step: pageText(e.Step), Count: fmt.Sprint(e.Count), Sample: pageText(e.Sample)})
+		}
+	}
 	return p, nil
 }
 
@@ -160,29 +184,6 @@ func decisiveFirst(all []series) []series {
 		}
 	}
 	return out
-}
-
-func runFigures(all []series, base string) ([]htmlFigure, error) {
-	var figs figures
-	for _, s := range all {
-		title := fmt.Sprintf("%s: %s", s.Meta.Label, outcomeWord(s.Finding.Outcome))
-		var svg, caption string
-		var err error
-		if s.Paired {
-			est := s.estimate()
-			svg, err = figure.Pairs{Title: title, YLabel: "change, head vs base (" + changeUnit(s.Finding.Percent) + ")", XLabel: s.Unit, Diffs: s.Diffs, Limit: s.diffThreshold(),
-				Estimate: est}.SVG()
-			caption = fmt.Sprintf("▲ each %s's change of %s, head against base; dashed: ", s.Unit, s.Meta.Label) + estimateText(s, est)
-		} else {
-			svg, err = figure.Runs{Title: title, YLabel: axisLabel(s.Meta),
-				BaseName: fmt.Sprintf("%s (%d)", base, len(s.Base)), HeadName: fmt.Sprintf("head (%d)", len(s.Head)),
-				Base: s.Base, Head: s.Head, BaseMedian: s.Finding.BaseMedian, HeadMedian: s.Finding.HeadMedian,
-				Limit: s.threshold()}.SVG()
-			caption = fmt.Sprintf("● %s runs, ▲ head runs, thick bars: the medians", base)
-		}
-		figs.add(svg, err, caption+floorText(s)+".")
-	}
-	return figs.out, figs.err
 }
 
 // estimateText says what a pairs figure's dashed line (and bar) are.
@@ -345,15 +346,4 @@ func stepRows(in Input) ([]htmlStep, bool) {
 		}
 		return row
 	}), both
-}
-
-func errorRows(in Input) []htmlError {
-	var out []htmlError
-	for i, runs := range [][]result.Run{in.Head, in.Base} {
-		side := []string{"head", baseName(in)}[i]
-		for _, e := range errorClasses(runs) {
-			out = append(out, htmlError{Side: side, Class: pageText(e.Class), Step: pageText(e.Step), Count: fmt.Sprint(e.Count), Sample: pageText(e.Sample)})
-		}
-	}
-	return out
 }
