@@ -341,13 +341,6 @@ func chainSaw(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange) strin
 	return ""
 }
 
-// WriteHistoryHTML writes the self-contained trend page of a history (no network request, no script). Untrusted text
-// goes through visible and html/template; figures carry tailgate's labels and short commits.
-func WriteHistoryHTML(w io.Writer, in HistoryInput) error {
-	page, err := newHistoryPage(in)
-	return render(w, "history.tmpl", page, err)
-}
-
 type historyPage struct {
 	Title, Name, Outcome, Class, Headline, Context, Alpha string
 	Changes                                               []historyChangeRow
@@ -384,7 +377,9 @@ type historyJobRow struct {
 	Commit, Ref, Time, Runs, Machine, Runner string
 }
 
-func newHistoryPage(in HistoryInput) (historyPage, error) {
+// WriteHistoryHTML writes the self-contained trend page of a history (no network request, no script). Untrusted text
+// goes through visible and html/template; figures carry tailgate's labels and short commits.
+func WriteHistoryHTML(w io.Writer, in HistoryInput) error {
 	p := historyPage{Name: pageText(in.Name), Context: unpathed(historySpan(in)), Headline: historyHeadline(in)}
 	p.Outcome, p.Class = historyBadge(in)
 	p.Title = visible(fmt.Sprintf("tailgate history · %s: %s", in.Name, p.Outcome), maxShownRunes)
@@ -410,13 +405,13 @@ func newHistoryPage(in HistoryInput) (historyPage, error) {
 	}
 	p.Figures = figs.out
 	if err := cmp.Or(figs.err, p.addChain(in)); err != nil {
-		return historyPage{}, err
+		return err
 	}
 	for i, j := range in.Jobs {
 		p.Jobs = append(p.Jobs, historyJobRow{N: i + 1, Commit: jobName(j), Ref: pageText(j.Ref), Time: j.Time.UTC().Format(minuteFormat),
 			Runs: strconv.Itoa(len(j.Runs)), Machine: pageText(j.Machine), Runner: pageText(orDash(j.Runner))})
 	}
-	return p, nil
+	return pageTemplates.ExecuteTemplate(w, "history.tmpl", p)
 }
 
 // historyBadge is the page's badge and class, read as the headline is.

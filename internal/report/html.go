@@ -23,21 +23,6 @@ var pageFiles embed.FS
 
 var pageTemplates = template.Must(template.ParseFS(pageFiles, "*.tmpl"))
 
-// render writes page through its template, unless making it failed.
-func render(w io.Writer, name string, page any, err error) error {
-	if err != nil {
-		return err
-	}
-	return pageTemplates.ExecuteTemplate(w, name, page)
-}
-
-// WriteHTML writes the self-contained HTML report (no network request, no script), light and dark,
-// readable at a phone's width. Untrusted text goes through visible, then html/template.
-func WriteHTML(w io.Writer, in Input) error {
-	page, err := newPage(in)
-	return render(w, "html.tmpl", page, err)
-}
-
 // page is what the template shows; every string in it is plain text.
 type page struct {
 	Title, Outcome, Name, Headline, Context string
@@ -87,7 +72,9 @@ type htmlError struct {
 
 func pageText(s string) string { return visible(s, maxShownRunes) }
 
-func newPage(in Input) (page, error) {
+// WriteHTML writes the self-contained HTML report (no network request, no script), light and dark,
+// readable at a phone's width. Untrusted text goes through visible, then html/template.
+func WriteHTML(w io.Writer, in Input) error {
 	v := in.Verdict
 	p := page{
 		Title:   visible(fmt.Sprintf("tailgate · %s: %s", in.Name, v.Outcome), maxShownRunes),
@@ -127,7 +114,7 @@ func newPage(in Input) (page, error) {
 	p.Runs, errs[0] = figs.out, figs.err
 	p.Trends, errs[1] = trendFigures(in, all)
 	if p.Distribution, p.DistributionNote, errs[2] = distribution(in); cmp.Or(errs[:]...) != nil {
-		return page{}, cmp.Or(errs[:]...)
+		return cmp.Or(errs[:]...)
 	}
 	p.Noise = noiseRows(v, all, base)
 	p.Steps, p.BaseSteps = stepRows(in)
@@ -138,7 +125,7 @@ func newPage(in Input) (page, error) {
 			p.Errors = append(p.Errors, htmlError{Side: []string{"head", p.BaseName}[i], Class: pageText(e.Class), Step: pageText(e.Step), Count: fmt.Sprint(e.Count), Sample: pageText(e.Sample)})
 		}
 	}
-	return p, nil
+	return pageTemplates.ExecuteTemplate(w, "html.tmpl", p)
 }
 
 func shown(items []string) []string { return mapped(items, pageText) }
