@@ -384,7 +384,9 @@ func WriteHistoryHTML(w io.Writer, in HistoryInput) error {
 	p.Outcome, p.Class = historyBadge(in)
 	p.Title = visible(fmt.Sprintf("tailgate history · %s: %s", in.Name, p.Outcome), maxShownRunes)
 	var figs figures
-	for _, m := range changedFirst(in.Verdict.Metrics, in.Chain) {
+	for _, m := range movedFirst(in.Verdict.Metrics, func(m gate.HistoryMetric) bool { // moved in either view
+		return len(m.Changes) > 0 || m.Seen != nil || slices.ContainsFunc(in.Chain.Metrics, func(c gate.ChainMetric) bool { return c.Meta.Key == m.Meta.Key && chainMoved(c) })
+	}) {
 		if m.Alpha > 0 && p.Alpha == "" {
 			p.Alpha = strconv.FormatFloat(m.Alpha, 'g', 3, 64)
 		}
@@ -434,13 +436,6 @@ func historyBadge(in HistoryInput) (string, string) {
 	return "steady", "steady"
 }
 
-// changedFirst orders the metrics that moved in either view first.
-func changedFirst(ms []gate.HistoryMetric, chain gate.ChainVerdict) []gate.HistoryMetric {
-	return movedFirst(ms, func(m gate.HistoryMetric) bool {
-		return len(m.Changes) > 0 || m.Seen != nil || slices.ContainsFunc(chain.Metrics, func(c gate.ChainMetric) bool { return c.Meta.Key == m.Meta.Key && chainMoved(c) })
-	})
-}
-
 func chainMoved(m gate.ChainMetric) bool { return len(m.Culprits) > 0 || m.Creep.Worse }
 
 // movedFirst orders the xs that moved before the others, each group in its order.
@@ -480,7 +475,10 @@ func (p *historyPage) addChain(in HistoryInput) error {
 	var shown []gate.ChainMetric
 	var figs figures
 	for _, m := range movedFirst(c.Metrics, chainMoved) {
-		if flatChain(c.Links, m.Meta.Key) {
+		if !slices.ContainsFunc(c.Links, func(l gate.ChainLink) bool { // flat: every link estimated exactly no change, bounds and all
+			lm, ok := l.Metrics[m.Meta.Key]
+			return ok && (lm.Change != 0 || lm.Lo != 0 || lm.Hi != 0)
+		}) {
 			flat = append(flat, m.Meta.Label)
 			continue
 		}
@@ -516,16 +514,6 @@ func (p *historyPage) addChain(in HistoryInput) error {
 		p.Links = append(p.Links, row)
 	}
 	return figs.err
-}
-
-// flatChain reports whether every link that estimated metric key estimated exactly no change, bounds and all.
-func flatChain(links []gate.ChainLink, key string) bool {
-	for _, l := range links {
-		if lm, ok := l.Metrics[key]; ok && (lm.Change != 0 || lm.Lo != 0 || lm.Hi != 0) {
-			return false
-		}
-	}
-	return true
 }
 
 // chainFigure draws a metric's running product of the chain's changes

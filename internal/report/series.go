@@ -165,15 +165,11 @@ const chartColors = `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette"
 
 // mermaidChart is the comment's chart of one series (xychart-beta, which draws no legend, so the
 // caption says what it shows). Labels go through mermaidText; numbers are plain decimals.
-func mermaidChart(s series) (block, caption string) {
-	label := mermaidText(s.Finding.Label)
-	if s.Paired {
+func mermaidChart(s series) (string, string) {
+	if label := mermaidText(s.Finding.Label); s.Paired {
 		return pairedChart(s, label)
 	}
-	return runsChart(s, label)
-}
-
-func runsChart(s series, label string) (string, string) {
+	label := mermaidText(s.Finding.Label)
 	base, head := lastN(s.Base, maxChartRuns), lastN(s.Head, maxChartRuns)
 	var xs []string
 	for i := range base {
