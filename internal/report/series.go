@@ -41,11 +41,17 @@ func seriesOf(in Input) []series {
 		if seq := in.Verdict.Sequential; seq != nil && seq.Unit != "" {
 			s.Unit = seq.Unit
 		}
-		if pairedJudged(in, f) {
+		// judged on pairs: an A/B job's runs, one of each side per pair
+		if f.Test == stats.TestSignedRank || f.Test == stats.TestSequential || f.Test == stats.TestExactCount ||
+			(in.Mode == "ab" && len(in.Base) == len(in.Head) && len(in.Base) > 0) {
 			s.Paired = true
 			s.Base, s.Head = pairs(in.Base, in.Head, f.Key)
 			for i := range s.Base {
-				s.Diffs = append(s.Diffs, changeOf(meta, s.Head[i], s.Base[i]))
+				d := 100 * (s.Head[i]/s.Base[i] - 1) // as the gate states a change: percent, or percentage points for rates
+				if points(meta) {
+					d = s.Head[i] - s.Base[i]
+				}
+				s.Diffs = append(s.Diffs, d)
 			}
 		} else {
 			s.Base, s.Head = result.Values(in.Base, f.Key), result.Values(in.Head, f.Key)
@@ -57,12 +63,6 @@ func seriesOf(in Input) []series {
 	return out
 }
 
-// pairedJudged reports whether the gate judged f on pairs: an A/B job's runs, one of each side per pair.
-func pairedJudged(in Input, f gate.Finding) bool {
-	return f.Test == stats.TestSignedRank || f.Test == stats.TestSequential || f.Test == stats.TestExactCount ||
-		(in.Mode == "ab" && len(in.Base) == len(in.Head) && len(in.Base) > 0)
-}
-
 func pairs(base, head []result.Run, key string) (b, h []float64) {
 	for i := range min(len(base), len(head)) {
 		bv, okB := base[i].Value(key)
@@ -72,14 +72,6 @@ func pairs(base, head []result.Run, key string) (b, h []float64) {
 		}
 	}
 	return b, h
-}
-
-// changeOf is head against base as the gate states a change: percent for ratio metrics, percentage points for rates.
-func changeOf(m result.Metric, head, base float64) float64 {
-	if points(m) {
-		return head - base
-	}
-	return 100 * (head/base - 1)
 }
 
 func (s series) worseSign() float64 {
