@@ -100,7 +100,14 @@ func WriteHTML(w io.Writer, in Input) error {
 			est := s.estimate()
 			svg, err = figure.Pairs{Title: title, YLabel: "change, head vs base (" + changeUnit(s.Finding.Percent) + ")", XLabel: s.Unit, Diffs: s.Diffs, Limit: s.diffThreshold(),
 				Estimate: est}.SVG()
-			caption = fmt.Sprintf("▲ each %s's change of %s, head against base; dashed: ", s.Unit, s.Meta.Label) + estimateText(s, est)
+			dashed := "the median change"
+			if est != nil {
+				dashed = "the sequential test's estimate of the change, " + formatDiff(est.Mid, s.Finding.Percent)
+			}
+			if est != nil && est.Bar() {
+				dashed += fmt.Sprintf("; the bar at the right: its bounds, %s … %s", formatDiff(est.Lo, s.Finding.Percent), formatDiff(est.Hi, s.Finding.Percent))
+			}
+			caption = fmt.Sprintf("▲ each %s's change of %s, head against base; dashed: %s", s.Unit, s.Meta.Label, dashed)
 		} else {
 			svg, err = figure.Runs{Title: title, YLabel: axisLabel(s.Meta),
 				BaseName: fmt.Sprintf("%s (%d)", base, len(s.Base)), HeadName: fmt.Sprintf("head (%d)", len(s.Head)),
@@ -117,7 +124,23 @@ func WriteHTML(w io.Writer, in Input) error {
 		return cmp.Or(errs[:]...)
 	}
 	p.Noise = noiseRows(v, all, base)
-	p.Steps, p.BaseSteps = stepRows(in)
+	cs := stepChanges(in.Base, in.Head)
+	p.BaseSteps = hasBaseSteps(cs)
+	p.Steps = mapped(cs, func(c stepChange) htmlStep {
+		row := htmlStep{Name: pageText(c.Name), Requests: map[bool]string{true: requestsCell(c), false: fmt.Sprint(c.Head.Requests)}[p.BaseSteps],
+			Failed: fmt.Sprint(c.Head.Failed)}
+		for i, sp := range []sidePair{c.P50, c.P95, c.P99, c.Errors} {
+			cell := struct{ Value, Change string }{formatValue(sp.Head, [4]string{"ms", "ms", "ms", "%"}[i]), changeText(sp, false)}
+			switch {
+			case sp.none():
+				cell.Value, cell.Change = "none", ""
+			case p.BaseSteps:
+				cell.Value = sp.fromTo([4]string{"ms", "ms", "ms", "%"}[i])
+			}
+			row.Cells = append(row.Cells, cell)
+		}
+		return row
+	})
 	p.StepsTitle = capitalize(strings.TrimPrefix(stepsTitle(in), "Per step, ")) // under the heading "Per step"
 	p.BaseName = base
 	for i, runs := range [][]result.Run{in.Head, in.Base} {
@@ -171,18 +194,6 @@ func decisiveFirst(all []series) []series {
 		}
 	}
 	return out
-}
-
-// estimateText says what a pairs figure's dashed line (and bar) are.
-func estimateText(s series, est *figure.Interval) string {
-	if est == nil {
-		return "the median change"
-	}
-	t := "the sequential test's estimate of the change, " + formatDiff(est.Mid, s.Finding.Percent)
-	if est.Bar() {
-		t += fmt.Sprintf("; the bar at the right: its bounds, %s … %s", formatDiff(est.Lo, s.Finding.Percent), formatDiff(est.Hi, s.Finding.Percent))
-	}
-	return t
 }
 
 // floorText says what a figure's shaded band and red dashed line are.
@@ -313,24 +324,4 @@ func noiseText(s series, base string) string {
 		return fmt.Sprintf("SD of the %s' changes %s", s.units(), spread(s.Diffs))
 	}
 	return base + " " + spread(s.Base) + " · head " + spread(s.Head)
-}
-
-func stepRows(in Input) ([]htmlStep, bool) {
-	cs := stepChanges(in.Base, in.Head)
-	both := hasBaseSteps(cs)
-	return mapped(cs, func(c stepChange) htmlStep {
-		row := htmlStep{Name: pageText(c.Name), Requests: map[bool]string{true: requestsCell(c), false: fmt.Sprint(c.Head.Requests)}[both],
-			Failed: fmt.Sprint(c.Head.Failed)}
-		for i, p := range []sidePair{c.P50, c.P95, c.P99, c.Errors} {
-			cell := struct{ Value, Change string }{formatValue(p.Head, [4]string{"ms", "ms", "ms", "%"}[i]), changeText(p, false)}
-			switch {
-			case p.none():
-				cell.Value, cell.Change = "none", ""
-			case both:
-				cell.Value = p.fromTo([4]string{"ms", "ms", "ms", "%"}[i])
-			}
-			row.Cells = append(row.Cells, cell)
-		}
-		return row
-	}), both
 }
