@@ -296,32 +296,27 @@ func distribution(in Input) (*htmlFigure, string, error) {
 	return &figs.out[0], note, figs.err
 }
 
-// noiseRows say, per compared gated metric, how noisy the runs were, the
-// floor, the smallest regression the comparison detects, and what it saw.
+// noiseRows say, per compared gated metric, how noisy the runs were (the SD of the pairs' changes in A/B, else each side's
+// CV, SD in points for rates), the floor, the smallest regression the comparison detects, and what it saw.
 func noiseRows(v gate.Verdict, all []series, base string) []htmlNoise {
 	return mapped(all, func(s series) htmlNoise {
-		row := htmlNoise{Label: pageText(s.Finding.Label), Floor: formatFloor(s.Finding), Observed: formatChange(s.Finding), Detects: "—", Noise: noiseText(s, base)}
+		spread := func(x []float64) string {
+			switch {
+			case len(x) < 2:
+				return "—"
+			case s.Finding.Percent || s.Paired:
+				return fmt.Sprintf(changeFormat(s.Finding.Percent)+" %s", stats.SampleSD(x), changeUnit(s.Finding.Percent))
+			}
+			return percentOf(stats.CV(x))
+		}
+		row := htmlNoise{Label: pageText(s.Finding.Label), Floor: formatFloor(s.Finding), Observed: formatChange(s.Finding), Detects: "—",
+			Noise: base + " " + spread(s.Base) + " · head " + spread(s.Head)}
+		if s.Paired {
+			row.Noise = fmt.Sprintf("SD of the %s' changes %s", s.units(), spread(s.Diffs))
+		}
 		if i := slices.IndexFunc(v.Detect, func(d gate.Detectable) bool { return d.Key == s.Finding.Key }); i >= 0 {
 			row.Detects = map[bool]string{true: detectText(v.Detect[i], plainText), false: "not reliably"}[v.Detect[i].Possible]
 		}
 		return row
 	})
-}
-
-// noiseText is the run-to-run spread: the SD of the pairs' changes in
-// A/B, else each side's CV (SD in points for rates).
-func noiseText(s series, base string) string {
-	spread := func(x []float64) string {
-		switch {
-		case len(x) < 2:
-			return "—"
-		case s.Finding.Percent || s.Paired:
-			return fmt.Sprintf(changeFormat(s.Finding.Percent)+" %s", stats.SampleSD(x), changeUnit(s.Finding.Percent))
-		}
-		return percentOf(stats.CV(x))
-	}
-	if s.Paired {
-		return fmt.Sprintf("SD of the %s' changes %s", s.units(), spread(s.Diffs))
-	}
-	return base + " " + spread(s.Base) + " · head " + spread(s.Head)
 }

@@ -175,8 +175,15 @@ func mermaidChart(s series) (string, string) {
 		plots = append(plots, plot{"line", "floor limit", constant(s.threshold(), len(xs))})
 	}
 	_, hi := extent(plots)
+	unit := "(" + s.Meta.Unit + ")" // spelled for a Mermaid label, which must hold no "%"
+	switch s.Meta.Unit {
+	case "%":
+		unit = "(percent)"
+	case "", "/s":
+		unit = ""
+	}
 	block := mermaidXY(label+" of each run: baseline samples b, head runs h", "", xs,
-		strings.TrimSpace(label+" "+mermaidText(unitWord(s.Meta.Unit))), 0, niceRound(hi*1.1, math.Ceil), plots)
+		strings.TrimSpace(label+" "+mermaidText(unit)), 0, niceRound(hi*1.1, math.Ceil), plots)
 	caption := fmt.Sprintf("Bars: %s of each baseline sample (b) and head run (h); lines: the baseline median", mdText(s.Finding.Label))
 	if s.hasFloor() {
 		caption += fmt.Sprintf(" and the floor's limit (a %s beyond it is a regression)", badMove(s))
@@ -250,17 +257,6 @@ func mermaidXY(title, xTitle string, xs []string, yTitle string, lo, hi float64,
 func badMove(s series) string { return map[bool]string{true: "drop", false: "rise"}[s.worseSign() < 0] }
 func badSide(s series) string {
 	return map[bool]string{true: "below", false: "above"}[s.worseSign() < 0]
-}
-
-// unitWord spells a unit for a Mermaid label, which must hold no "%".
-func unitWord(unit string) string {
-	switch unit {
-	case "%":
-		return "(percent)"
-	case "", "/s":
-		return ""
-	}
-	return "(" + unit + ")"
 }
 
 func lastN(xs []float64, n int) []float64 { return xs[max(0, len(xs)-n):] }
