@@ -85,8 +85,16 @@ const wholeShare = 90.0
 // partShareHints say, for each part below wholeShare of its server's CPU, how much it had and what
 // the rest is: work no side's path CPU holds (a pool that reconnects measured 5 %, issue 36).
 func partShareHints(in Input) []string {
-	var out []string
-	for _, part := range shareParts(in.Base, in.Head) {
+	var out, parts []string // parts: those with a share of their server's CPU in any run or phase, sorted
+	for _, r := range slices.Concat(in.Base, in.Head) {
+		for _, k := range result.KeysOf([]result.Run{r}, mapped(r.Phases, func(p result.Phase) result.Run { return p.Run })) {
+			if p, ok := result.PartOfShareKey(k); ok && !slices.Contains(parts, p) {
+				parts = append(parts, p)
+			}
+		}
+	}
+	slices.Sort(parts)
+	for _, part := range parts {
 		key := result.PartShareKey(part)
 		base, head := medianOfRuns(in.Base, key), medianOfRuns(in.Head, key)
 		if !(base < wholeShare) && !(head < wholeShare) { // NaN: not measured
@@ -116,20 +124,6 @@ func medianOfRuns(runs []result.Run, key string) float64 {
 		}
 	}
 	return stats.Median(vals)
-}
-
-// shareParts are the parts with a share of their server's CPU in any run or phase, sorted.
-func shareParts(sides ...[]result.Run) []string {
-	var parts []string
-	for _, r := range slices.Concat(sides...) {
-		for _, k := range result.KeysOf([]result.Run{r}, mapped(r.Phases, func(p result.Phase) result.Run { return p.Run })) {
-			if p, ok := result.PartOfShareKey(k); ok && !slices.Contains(parts, p) {
-				parts = append(parts, p)
-			}
-		}
-	}
-	slices.Sort(parts)
-	return parts
 }
 
 // sidesText words a share per side: "12 % of their server's CPU on the base and 14 % on the head", or one side's alone.
