@@ -132,7 +132,6 @@ func (r *ABRun) blocksNote() string {
 	return s
 }
 
-
 // sharedStateNote is the hint a job gives when requests failed on both
 // sides and some phase loaded both at once: two sides that share a
 // database (or any state) write to it at the same time then, and one
