@@ -381,7 +381,21 @@ type historyJobRow struct {
 // goes through visible and html/template; figures carry tailgate's labels and short commits.
 func WriteHistoryHTML(w io.Writer, in HistoryInput) error {
 	p := historyPage{Name: pageText(in.Name), Context: unpathed(historySpan(in)), Headline: historyHeadline(in)}
-	p.Outcome, p.Class = historyBadge(in)
+	p.Outcome, p.Class = "steady", "steady" // the badge, read as the headline is
+	switch lv := gate.Level(in.Verdict, in.Chain); {
+	case len(lv.Regressed) > 0:
+		p.Outcome, p.Class = "regressed", "regressed"
+	case len(lv.Crept) > 0:
+		p.Outcome, p.Class = "crept", "regressed"
+	case slices.ContainsFunc(in.Verdict.Metrics, func(m gate.HistoryMetric) bool { return m.Seen != nil }):
+		p.Outcome, p.Class = "step not confirmed", "inconclusive" // either way: the eye sees it
+	case len(in.Jobs) == 0 && len(in.Chain.Links) == 0:
+		p.Outcome, p.Class = "nothing recorded", "inconclusive"
+	case len(in.Jobs) == 0:
+		p.Outcome, p.Class = "no commit regressed", "steady"
+	case slices.ContainsFunc(in.Verdict.Metrics, gate.HistoryMetric.TooFew):
+		p.Outcome, p.Class = "too few jobs", "inconclusive"
+	}
 	p.Title = visible(fmt.Sprintf("tailgate history · %s: %s", in.Name, p.Outcome), maxShownRunes)
 	var figs figures
 	for _, m := range movedFirst(in.Verdict.Metrics, func(m gate.HistoryMetric) bool { // moved in either view
@@ -414,26 +428,6 @@ func WriteHistoryHTML(w io.Writer, in HistoryInput) error {
 			Runs: strconv.Itoa(len(j.Runs)), Machine: pageText(j.Machine), Runner: pageText(orDash(j.Runner))})
 	}
 	return pageTemplates.ExecuteTemplate(w, "history.tmpl", p)
-}
-
-// historyBadge is the page's badge and class, read as the headline is.
-func historyBadge(in HistoryInput) (string, string) {
-	v, chain := in.Verdict, in.Chain
-	switch lv := gate.Level(v, chain); {
-	case len(lv.Regressed) > 0:
-		return "regressed", "regressed"
-	case len(lv.Crept) > 0:
-		return "crept", "regressed"
-	case slices.ContainsFunc(v.Metrics, func(m gate.HistoryMetric) bool { return m.Seen != nil }):
-		return "step not confirmed", "inconclusive" // either way: the eye sees it
-	case len(in.Jobs) == 0 && len(chain.Links) == 0:
-		return "nothing recorded", "inconclusive"
-	case len(in.Jobs) == 0:
-		return "no commit regressed", "steady"
-	case slices.ContainsFunc(v.Metrics, gate.HistoryMetric.TooFew):
-		return "too few jobs", "inconclusive"
-	}
-	return "steady", "steady"
 }
 
 func chainMoved(m gate.ChainMetric) bool { return len(m.Culprits) > 0 || m.Creep.Worse }
