@@ -115,7 +115,8 @@ func (r *ABRun) blocksNote() string {
 	for _, ph := range r.Phases {
 		w := "both sides loaded at the same time"
 		if !ph.AtOnce {
-			w = "alternating between the sides (" + r.windowOrder() + ")"
+			w = "alternating between the sides (" + map[bool]string{true: "each window pair in a seeded random order",
+				false: "A B B A …, the first side changing from block to block"}[r.RandomOrder] + ")"
 		}
 		w += duetNote(ph.Duet)
 		if len(r.Phases) > 1 {
@@ -129,14 +130,6 @@ func (r *ABRun) blocksNote() string {
 		s += ", as " + r.Alternate
 	}
 	return s
-}
-
-// windowOrder says in what order alternating windows ran.
-func (r *ABRun) windowOrder() string {
-	if r.RandomOrder {
-		return "each window pair in a seeded random order"
-	}
-	return "A B B A …, the first side changing from block to block"
 }
 
 // sharedStateNote is the hint a job gives when requests failed on both

@@ -85,8 +85,16 @@ const wholeShare = 90.0
 // partShareHints say, for each part below wholeShare of its server's CPU, how much it had and what
 // the rest is: work no side's path CPU holds (a pool that reconnects measured 5 %, issue 36).
 func partShareHints(in Input) []string {
-	var out []string
-	for _, part := range shareParts(in.Base, in.Head) {
+	var out, parts []string // parts: those with a share of their server's CPU in any run or phase, sorted
+	for _, r := range slices.Concat(in.Base, in.Head) {
+		for _, k := range result.KeysOf([]result.Run{r}, mapped(r.Phases, func(p result.Phase) result.Run { return p.Run })) {
+			if p, ok := result.PartOfShareKey(k); ok && !slices.Contains(parts, p) {
+				parts = append(parts, p)
+			}
+		}
+	}
+	slices.Sort(parts)
+	for _, part := range parts {
 		key := result.PartShareKey(part)
 		base, head := medianOfRuns(in.Base, key), medianOfRuns(in.Head, key)
 		if !(base < wholeShare) && !(head < wholeShare) { // NaN: not measured
@@ -116,20 +124,6 @@ func medianOfRuns(runs []result.Run, key string) float64 {
 		}
 	}
 	return stats.Median(vals)
-}
-
-// shareParts are the parts with a share of their server's CPU in any run or phase, sorted.
-func shareParts(sides ...[]result.Run) []string {
-	var parts []string
-	for _, r := range slices.Concat(sides...) {
-		for _, k := range result.KeysOf([]result.Run{r}, mapped(r.Phases, func(p result.Phase) result.Run { return p.Run })) {
-			if p, ok := result.PartOfShareKey(k); ok && !slices.Contains(parts, p) {
-				parts = append(parts, p)
-			}
-		}
-	}
-	slices.Sort(parts)
-	return parts
 }
 
 // sidesText words a share per side: "12 % of their server's CPU on the base and 14 % on the head", or one side's alone.
@@ -225,27 +219,23 @@ const (
 	p95LeastSamples = 20
 )
 
-// fewSamplesWarnings say when runs' percentiles rest on so few requests
-// that they are the max and move with one slow request.
-func fewSamplesWarnings(runs []result.Run) []string {
-	least := int64(-1)
-	for _, r := range runs {
+// warningsOf are the verdict's warnings and the report's own about the head runs, in that order: where their
+// percentiles rest on so few requests that they are the max and move with one slow request.
+func warningsOf(in Input) []string {
+	out, least := stats.Messages(in.Verdict.Warnings), int64(-1)
+	for _, r := range in.Head {
 		if r.Latency != nil && (least < 0 || r.Latency.Count() < least) {
 			least = r.Latency.Count()
 		}
 	}
 	switch {
 	case least < 0 || least >= p99LeastSamples:
-		return nil
 	case least < p95LeastSamples:
-		return []string{fmt.Sprintf("latency p95 and p99 rest on as few as %d requests in a run (p95 needs %d, p99 %d to be more than the slowest request): read them as the max; measure longer or at a higher rate",
-			least, p95LeastSamples, p99LeastSamples)}
+		out = append(out, fmt.Sprintf("latency p95 and p99 rest on as few as %d requests in a run (p95 needs %d, p99 %d to be more than the slowest request): read them as the max; measure longer or at a higher rate",
+			least, p95LeastSamples, p99LeastSamples))
+	default:
+		out = append(out, fmt.Sprintf("latency p99 rests on as few as %d requests in a run (fewer than %d): it is the slowest request, the max; measure longer or at a higher rate to gate or read it",
+			least, p99LeastSamples))
 	}
-	return []string{fmt.Sprintf("latency p99 rests on as few as %d requests in a run (fewer than %d): it is the slowest request, the max; measure longer or at a higher rate to gate or read it",
-		least, p99LeastSamples)}
-}
-
-// warningsOf are the verdict's warnings and the report's own about the head runs, in that order.
-func warningsOf(in Input) []string {
-	return append(stats.Messages(in.Verdict.Warnings), fewSamplesWarnings(in.Head)...)
+	return out
 }

@@ -137,13 +137,14 @@ const minuteFormat = "2006-01-02 15:04"
 
 func writeHistoryMetric(b *strings.Builder, in HistoryInput, m gate.HistoryMetric) {
 	fmt.Fprintf(b, "%s (%s): ", m.Meta.Label, count(len(m.Values), "job", "jobs"))
+	rule := fmt.Sprintf("α %.3g a test, steps under %g %s ignored", m.Alpha, m.Floor, changeUnit(points(m.Meta)))
 	switch {
 	case len(m.Changes) == 0 && m.Note != "" && m.Alpha == 0:
 		fmt.Fprintf(b, "not analysed: %s\n", m.Note)
 	case len(m.Changes) == 0:
-		fmt.Fprintf(b, "no change point%s (%s)\n  %s\n", map[bool]string{true: " can be shown"}[m.Side == 0], historyRule(m), reachText(m))
+		fmt.Fprintf(b, "no change point%s (%s)\n  %s\n", map[bool]string{true: " can be shown"}[m.Side == 0], rule, reachText(m))
 	default:
-		fmt.Fprintf(b, "%s (%s)\n", count(len(m.Changes), "change point", "change points"), historyRule(m))
+		fmt.Fprintf(b, "%s (%s)\n", count(len(m.Changes), "change point", "change points"), rule)
 	}
 	also := func(c gate.HistoryChange) {
 		for _, e := range c.Environment {
@@ -180,10 +181,6 @@ func seenReason(m gate.HistoryMetric) string {
 		return fmt.Sprintf("too few jobs (%d before it, %d from it on; a step needs %d on each side)", before, after, m.Side)
 	}
 	return "its permutation p is above α"
-}
-
-func historyRule(m gate.HistoryMetric) string {
-	return fmt.Sprintf("α %.3g a test, steps under %g %s ignored", m.Alpha, m.Floor, changeUnit(points(m.Meta)))
 }
 
 func levels(m gate.HistoryMetric, c gate.HistoryChange) string {
@@ -303,26 +300,20 @@ func boundText(v float64, format string) string {
 	return signed(v, "%.1g")
 }
 
-// spanText says how a creep measured by one A/B of a span was measured,
-// and what the commits' own A/Bs multiply to beside it.
-func spanText(m result.Metric, c gate.Creep) string {
-	if c.Span == nil {
-		return ""
-	}
-	s := fmt.Sprintf("; measured by one A/B of %s against %s on %s", shortName(c.Span.Commit), shortName(c.Span.Parent), c.Span.Time.UTC().Format(time.DateOnly))
-	if after := c.Links - c.SpanLinks; after > 0 {
-		s += " and the " + count(after, "commit", "commits") + " after it"
-	}
-	if c.Chained != nil {
-		s += "; the commits' own A/Bs multiply to " + creepStep(m, *c.Chained)
+// creepText is a metric's creep with its bounds, whether it is flagged and how it was measured: by one A/B of a
+// span, with what the commits' own A/Bs multiply to beside it.
+func creepText(m gate.ChainMetric) string {
+	s := creepStep(m.Meta, m.Creep) + map[bool]string{true: fmt.Sprintf(", flagged: worse than the %s floor with its bounds clear of zero", strings.TrimPrefix(metricStep(m.Meta, m.Creep.Floor), "+"))}[m.Creep.Worse]
+	if c := m.Creep; c.Span != nil {
+		s += fmt.Sprintf("; measured by one A/B of %s against %s on %s", shortName(c.Span.Commit), shortName(c.Span.Parent), c.Span.Time.UTC().Format(time.DateOnly))
+		if after := c.Links - c.SpanLinks; after > 0 {
+			s += " and the " + count(after, "commit", "commits") + " after it"
+		}
+		if c.Chained != nil {
+			s += "; the commits' own A/Bs multiply to " + creepStep(m.Meta, *c.Chained)
+		}
 	}
 	return s
-}
-
-// creepText is a metric's creep with its bounds, whether it is flagged and how it was measured.
-func creepText(m gate.ChainMetric) string {
-	flagged := map[bool]string{true: fmt.Sprintf(", flagged: worse than the %s floor with its bounds clear of zero", strings.TrimPrefix(metricStep(m.Meta, m.Creep.Floor), "+"))}[m.Creep.Worse]
-	return creepStep(m.Meta, m.Creep) + flagged + spanText(m.Meta, m.Creep)
 }
 
 func metricStep(m result.Metric, v float64) string { return formatDiff(v, points(m)) }
@@ -348,13 +339,6 @@ func chainSaw(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange) strin
 		return fmt.Sprintf("the A/B chain judged %s and saw no regression: did it come from outside the code (runner, machine, a dependency outside the repository)?", plural(judged, "this commit", fmt.Sprintf("these %d commits", judged)))
 	}
 	return ""
-}
-
-// WriteHistoryHTML writes the self-contained trend page of a history (no network request, no script). Untrusted text
-// goes through visible and html/template; figures carry tailgate's labels and short commits.
-func WriteHistoryHTML(w io.Writer, in HistoryInput) error {
-	page, err := newHistoryPage(in)
-	return render(w, "history.tmpl", page, err)
 }
 
 type historyPage struct {
@@ -393,12 +377,30 @@ type historyJobRow struct {
 	Commit, Ref, Time, Runs, Machine, Runner string
 }
 
-func newHistoryPage(in HistoryInput) (historyPage, error) {
+// WriteHistoryHTML writes the self-contained trend page of a history (no network request, no script). Untrusted text
+// goes through visible and html/template; figures carry tailgate's labels and short commits.
+func WriteHistoryHTML(w io.Writer, in HistoryInput) error {
 	p := historyPage{Name: pageText(in.Name), Context: unpathed(historySpan(in)), Headline: historyHeadline(in)}
-	p.Outcome, p.Class = historyBadge(in)
+	p.Outcome, p.Class = "steady", "steady" // the badge, read as the headline is
+	switch lv := gate.Level(in.Verdict, in.Chain); {
+	case len(lv.Regressed) > 0:
+		p.Outcome, p.Class = "regressed", "regressed"
+	case len(lv.Crept) > 0:
+		p.Outcome, p.Class = "crept", "regressed"
+	case slices.ContainsFunc(in.Verdict.Metrics, func(m gate.HistoryMetric) bool { return m.Seen != nil }):
+		p.Outcome, p.Class = "step not confirmed", "inconclusive" // either way: the eye sees it
+	case len(in.Jobs) == 0 && len(in.Chain.Links) == 0:
+		p.Outcome, p.Class = "nothing recorded", "inconclusive"
+	case len(in.Jobs) == 0:
+		p.Outcome, p.Class = "no commit regressed", "steady"
+	case slices.ContainsFunc(in.Verdict.Metrics, gate.HistoryMetric.TooFew):
+		p.Outcome, p.Class = "too few jobs", "inconclusive"
+	}
 	p.Title = visible(fmt.Sprintf("tailgate history · %s: %s", in.Name, p.Outcome), maxShownRunes)
 	var figs figures
-	for _, m := range changedFirst(in.Verdict.Metrics, in.Chain) {
+	for _, m := range movedFirst(in.Verdict.Metrics, func(m gate.HistoryMetric) bool { // moved in either view
+		return len(m.Changes) > 0 || m.Seen != nil || slices.ContainsFunc(in.Chain.Metrics, func(c gate.ChainMetric) bool { return c.Meta.Key == m.Meta.Key && chainMoved(c) })
+	}) {
 		if m.Alpha > 0 && p.Alpha == "" {
 			p.Alpha = strconv.FormatFloat(m.Alpha, 'g', 3, 64)
 		}
@@ -419,40 +421,13 @@ func newHistoryPage(in HistoryInput) (historyPage, error) {
 	}
 	p.Figures = figs.out
 	if err := cmp.Or(figs.err, p.addChain(in)); err != nil {
-		return historyPage{}, err
+		return err
 	}
 	for i, j := range in.Jobs {
 		p.Jobs = append(p.Jobs, historyJobRow{N: i + 1, Commit: jobName(j), Ref: pageText(j.Ref), Time: j.Time.UTC().Format(minuteFormat),
 			Runs: strconv.Itoa(len(j.Runs)), Machine: pageText(j.Machine), Runner: pageText(orDash(j.Runner))})
 	}
-	return p, nil
-}
-
-// historyBadge is the page's badge and class, read as the headline is.
-func historyBadge(in HistoryInput) (string, string) {
-	v, chain := in.Verdict, in.Chain
-	switch lv := gate.Level(v, chain); {
-	case len(lv.Regressed) > 0:
-		return "regressed", "regressed"
-	case len(lv.Crept) > 0:
-		return "crept", "regressed"
-	case slices.ContainsFunc(v.Metrics, func(m gate.HistoryMetric) bool { return m.Seen != nil }):
-		return "step not confirmed", "inconclusive" // either way: the eye sees it
-	case len(in.Jobs) == 0 && len(chain.Links) == 0:
-		return "nothing recorded", "inconclusive"
-	case len(in.Jobs) == 0:
-		return "no commit regressed", "steady"
-	case slices.ContainsFunc(v.Metrics, gate.HistoryMetric.TooFew):
-		return "too few jobs", "inconclusive"
-	}
-	return "steady", "steady"
-}
-
-// changedFirst orders the metrics that moved in either view first.
-func changedFirst(ms []gate.HistoryMetric, chain gate.ChainVerdict) []gate.HistoryMetric {
-	return movedFirst(ms, func(m gate.HistoryMetric) bool {
-		return len(m.Changes) > 0 || m.Seen != nil || slices.ContainsFunc(chain.Metrics, func(c gate.ChainMetric) bool { return c.Meta.Key == m.Meta.Key && chainMoved(c) })
-	})
+	return pageTemplates.ExecuteTemplate(w, "history.tmpl", p)
 }
 
 func chainMoved(m gate.ChainMetric) bool { return len(m.Culprits) > 0 || m.Creep.Worse }
@@ -460,7 +435,7 @@ func chainMoved(m gate.ChainMetric) bool { return len(m.Culprits) > 0 || m.Creep
 // movedFirst orders the xs that moved before the others, each group in its order.
 func movedFirst[T any](xs []T, moved func(T) bool) []T {
 	out := slices.Clone(xs)
-	slices.SortStableFunc(out, func(a, b T) int { return cmp.Compare(b2i(!moved(a)), b2i(!moved(b))) })
+	slices.SortStableFunc(out, func(a, b T) int { return b2i(moved(b)) - b2i(moved(a)) })
 	return out
 }
 
@@ -494,7 +469,10 @@ func (p *historyPage) addChain(in HistoryInput) error {
 	var shown []gate.ChainMetric
 	var figs figures
 	for _, m := range movedFirst(c.Metrics, chainMoved) {
-		if flatChain(c.Links, m.Meta.Key) {
+		if !slices.ContainsFunc(c.Links, func(l gate.ChainLink) bool { // flat: every link estimated exactly no change, bounds and all
+			lm, ok := l.Metrics[m.Meta.Key]
+			return ok && (lm.Change != 0 || lm.Lo != 0 || lm.Hi != 0)
+		}) {
 			flat = append(flat, m.Meta.Label)
 			continue
 		}
@@ -530,16 +508,6 @@ func (p *historyPage) addChain(in HistoryInput) error {
 		p.Links = append(p.Links, row)
 	}
 	return figs.err
-}
-
-// flatChain reports whether every link that estimated metric key estimated exactly no change, bounds and all.
-func flatChain(links []gate.ChainLink, key string) bool {
-	for _, l := range links {
-		if lm, ok := l.Metrics[key]; ok && (lm.Change != 0 || lm.Lo != 0 || lm.Hi != 0) {
-			return false
-		}
-	}
-	return true
 }
 
 // chainFigure draws a metric's running product of the chain's changes

@@ -23,21 +23,6 @@ var pageFiles embed.FS
 
 var pageTemplates = template.Must(template.ParseFS(pageFiles, "*.tmpl"))
 
-// render writes page through its template, unless making it failed.
-func render(w io.Writer, name string, page any, err error) error {
-	if err != nil {
-		return err
-	}
-	return pageTemplates.ExecuteTemplate(w, name, page)
-}
-
-// WriteHTML writes the self-contained HTML report (no network request, no script), light and dark,
-// readable at a phone's width. Untrusted text goes through visible, then html/template.
-func WriteHTML(w io.Writer, in Input) error {
-	page, err := newPage(in)
-	return render(w, "html.tmpl", page, err)
-}
-
 // page is what the template shows; every string in it is plain text.
 type page struct {
 	Title, Outcome, Name, Headline, Context string
@@ -87,7 +72,9 @@ type htmlError struct {
 
 func pageText(s string) string { return visible(s, maxShownRunes) }
 
-func newPage(in Input) (page, error) {
+// WriteHTML writes the self-contained HTML report (no network request, no script), light and dark,
+// readable at a phone's width. Untrusted text goes through visible, then html/template.
+func WriteHTML(w io.Writer, in Input) error {
 	v := in.Verdict
 	p := page{
 		Title:   visible(fmt.Sprintf("tailgate · %s: %s", in.Name, v.Outcome), maxShownRunes),
@@ -103,18 +90,65 @@ func newPage(in Input) (page, error) {
 	p.Notes = shown(shownNotes(in, gated, lowConfidence))
 	p.Statements, p.StatementsTitle = statementLines(in, htmlStatements, clipped(htmlQueryRunes)), statementsTitle(in)
 	all := seriesOf(in)
+	var figs figures
+	base := baseName(in)
+	for _, s := range decisiveFirst(all) {
+		title := fmt.Sprintf("%s: %s", s.Meta.Label, outcomeWord(s.Finding.Outcome))
+		var svg, caption string
+		var err error
+		if s.Paired {
+			est := s.estimate()
+			svg, err = figure.Pairs{Title: title, YLabel: "change, head vs base (" + changeUnit(s.Finding.Percent) + ")", XLabel: s.Unit, Diffs: s.Diffs, Limit: s.diffThreshold(),
+				Estimate: est}.SVG()
+			dashed := "the median change"
+			if est != nil {
+				dashed = "the sequential test's estimate of the change, " + formatDiff(est.Mid, s.Finding.Percent)
+			}
+			if est != nil && est.Bar() {
+				dashed += fmt.Sprintf("; the bar at the right: its bounds, %s … %s", formatDiff(est.Lo, s.Finding.Percent), formatDiff(est.Hi, s.Finding.Percent))
+			}
+			caption = fmt.Sprintf("▲ each %s's change of %s, head against base; dashed: %s", s.Unit, s.Meta.Label, dashed)
+		} else {
+			svg, err = figure.Runs{Title: title, YLabel: axisLabel(s.Meta),
+				BaseName: fmt.Sprintf("%s (%d)", base, len(s.Base)), HeadName: fmt.Sprintf("head (%d)", len(s.Head)),
+				Base: s.Base, Head: s.Head, BaseMedian: s.Finding.BaseMedian, HeadMedian: s.Finding.HeadMedian,
+				Limit: s.threshold()}.SVG()
+			caption = fmt.Sprintf("● %s runs, ▲ head runs, thick bars: the medians", base)
+		}
+		figs.add(svg, err, caption+floorText(s)+".")
+	}
 	var errs [3]error
-	p.Runs, errs[0] = runFigures(decisiveFirst(all), baseName(in))
+	p.Runs, errs[0] = figs.out, figs.err
 	p.Trends, errs[1] = trendFigures(in, all)
 	if p.Distribution, p.DistributionNote, errs[2] = distribution(in); cmp.Or(errs[:]...) != nil {
-		return page{}, cmp.Or(errs[:]...)
+		return cmp.Or(errs[:]...)
 	}
-	p.Noise = noiseRows(v, all, baseName(in))
-	p.Steps, p.BaseSteps = stepRows(in)
+	p.Noise = noiseRows(v, all, base)
+	cs := stepChanges(in.Base, in.Head)
+	p.BaseSteps = hasBaseSteps(cs)
+	p.Steps = mapped(cs, func(c stepChange) htmlStep {
+		row := htmlStep{Name: pageText(c.Name), Requests: map[bool]string{true: requestsCell(c), false: fmt.Sprint(c.Head.Requests)}[p.BaseSteps],
+			Failed: fmt.Sprint(c.Head.Failed)}
+		for i, sp := range []sidePair{c.P50, c.P95, c.P99, c.Errors} {
+			cell := struct{ Value, Change string }{formatValue(sp.Head, [4]string{"ms", "ms", "ms", "%"}[i]), changeText(sp, false)}
+			switch {
+			case sp.none():
+				cell.Value, cell.Change = "none", ""
+			case p.BaseSteps:
+				cell.Value = sp.fromTo([4]string{"ms", "ms", "ms", "%"}[i])
+			}
+			row.Cells = append(row.Cells, cell)
+		}
+		return row
+	})
 	p.StepsTitle = capitalize(strings.TrimPrefix(stepsTitle(in), "Per step, ")) // under the heading "Per step"
-	p.BaseName = baseName(in)
-	p.Errors = errorRows(in)
-	return p, nil
+	p.BaseName = base
+	for i, runs := range [][]result.Run{in.Head, in.Base} {
+		for _, e := range errorClasses(runs) {
+			p.Errors = append(p.Errors, htmlError{Side: []string{"head", p.BaseName}[i], Class: pageText(e.Class), Step: pageText(e.Step), Count: fmt.Sprint(e.Count), Sample: pageText(e.Sample)})
+		}
+	}
+	return pageTemplates.ExecuteTemplate(w, "html.tmpl", p)
 }
 
 func shown(items []string) []string { return mapped(items, pageText) }
@@ -160,41 +194,6 @@ func decisiveFirst(all []series) []series {
 		}
 	}
 	return out
-}
-
-func runFigures(all []series, base string) ([]htmlFigure, error) {
-	var figs figures
-	for _, s := range all {
-		title := fmt.Sprintf("%s: %s", s.Meta.Label, outcomeWord(s.Finding.Outcome))
-		var svg, caption string
-		var err error
-		if s.Paired {
-			est := s.estimate()
-			svg, err = figure.Pairs{Title: title, YLabel: "change, head vs base (" + changeUnit(s.Finding.Percent) + ")", XLabel: s.Unit, Diffs: s.Diffs, Limit: s.diffThreshold(),
-				Estimate: est}.SVG()
-			caption = fmt.Sprintf("▲ each %s's change of %s, head against base; dashed: ", s.Unit, s.Meta.Label) + estimateText(s, est)
-		} else {
-			svg, err = figure.Runs{Title: title, YLabel: axisLabel(s.Meta),
-				BaseName: fmt.Sprintf("%s (%d)", base, len(s.Base)), HeadName: fmt.Sprintf("head (%d)", len(s.Head)),
-				Base: s.Base, Head: s.Head, BaseMedian: s.Finding.BaseMedian, HeadMedian: s.Finding.HeadMedian,
-				Limit: s.threshold()}.SVG()
-			caption = fmt.Sprintf("● %s runs, ▲ head runs, thick bars: the medians", base)
-		}
-		figs.add(svg, err, caption+floorText(s)+".")
-	}
-	return figs.out, figs.err
-}
-
-// estimateText says what a pairs figure's dashed line (and bar) are.
-func estimateText(s series, est *figure.Interval) string {
-	if est == nil {
-		return "the median change"
-	}
-	t := "the sequential test's estimate of the change, " + formatDiff(est.Mid, s.Finding.Percent)
-	if est.Bar() {
-		t += fmt.Sprintf("; the bar at the right: its bounds, %s … %s", formatDiff(est.Lo, s.Finding.Percent), formatDiff(est.Hi, s.Finding.Percent))
-	}
-	return t
 }
 
 // floorText says what a figure's shaded band and red dashed line are.
@@ -297,63 +296,27 @@ func distribution(in Input) (*htmlFigure, string, error) {
 	return &figs.out[0], note, figs.err
 }
 
-// noiseRows say, per compared gated metric, how noisy the runs were, the
-// floor, the smallest regression the comparison detects, and what it saw.
+// noiseRows say, per compared gated metric, how noisy the runs were (the SD of the pairs' changes in A/B, else each side's
+// CV, SD in points for rates), the floor, the smallest regression the comparison detects, and what it saw.
 func noiseRows(v gate.Verdict, all []series, base string) []htmlNoise {
 	return mapped(all, func(s series) htmlNoise {
-		row := htmlNoise{Label: pageText(s.Finding.Label), Floor: formatFloor(s.Finding), Observed: formatChange(s.Finding), Detects: "—", Noise: noiseText(s, base)}
+		spread := func(x []float64) string {
+			switch {
+			case len(x) < 2:
+				return "—"
+			case s.Finding.Percent || s.Paired:
+				return fmt.Sprintf(changeFormat(s.Finding.Percent)+" %s", stats.SampleSD(x), changeUnit(s.Finding.Percent))
+			}
+			return percentOf(stats.CV(x))
+		}
+		row := htmlNoise{Label: pageText(s.Finding.Label), Floor: formatFloor(s.Finding), Observed: formatChange(s.Finding), Detects: "—",
+			Noise: base + " " + spread(s.Base) + " · head " + spread(s.Head)}
+		if s.Paired {
+			row.Noise = fmt.Sprintf("SD of the %s' changes %s", s.units(), spread(s.Diffs))
+		}
 		if i := slices.IndexFunc(v.Detect, func(d gate.Detectable) bool { return d.Key == s.Finding.Key }); i >= 0 {
 			row.Detects = map[bool]string{true: detectText(v.Detect[i], plainText), false: "not reliably"}[v.Detect[i].Possible]
 		}
 		return row
 	})
-}
-
-// noiseText is the run-to-run spread: the SD of the pairs' changes in
-// A/B, else each side's CV (SD in points for rates).
-func noiseText(s series, base string) string {
-	spread := func(x []float64) string {
-		switch {
-		case len(x) < 2:
-			return "—"
-		case s.Finding.Percent || s.Paired:
-			return fmt.Sprintf(changeFormat(s.Finding.Percent)+" %s", stats.SampleSD(x), changeUnit(s.Finding.Percent))
-		}
-		return percentOf(stats.CV(x))
-	}
-	if s.Paired {
-		return fmt.Sprintf("SD of the %s' changes %s", s.units(), spread(s.Diffs))
-	}
-	return base + " " + spread(s.Base) + " · head " + spread(s.Head)
-}
-
-func stepRows(in Input) ([]htmlStep, bool) {
-	cs := stepChanges(in.Base, in.Head)
-	both := hasBaseSteps(cs)
-	return mapped(cs, func(c stepChange) htmlStep {
-		row := htmlStep{Name: pageText(c.Name), Requests: map[bool]string{true: requestsCell(c), false: fmt.Sprint(c.Head.Requests)}[both],
-			Failed: fmt.Sprint(c.Head.Failed)}
-		for i, p := range []sidePair{c.P50, c.P95, c.P99, c.Errors} {
-			cell := struct{ Value, Change string }{formatValue(p.Head, [4]string{"ms", "ms", "ms", "%"}[i]), changeText(p, false)}
-			switch {
-			case p.none():
-				cell.Value, cell.Change = "none", ""
-			case both:
-				cell.Value = p.fromTo([4]string{"ms", "ms", "ms", "%"}[i])
-			}
-			row.Cells = append(row.Cells, cell)
-		}
-		return row
-	}), both
-}
-
-func errorRows(in Input) []htmlError {
-	var out []htmlError
-	for i, runs := range [][]result.Run{in.Head, in.Base} {
-		side := []string{"head", baseName(in)}[i]
-		for _, e := range errorClasses(runs) {
-			out = append(out, htmlError{Side: side, Class: pageText(e.Class), Step: pageText(e.Step), Count: fmt.Sprint(e.Count), Sample: pageText(e.Sample)})
-		}
-	}
-	return out
 }

@@ -39,7 +39,7 @@ func visible(s string, maxRunes int) string {
 		}
 		n++
 		switch {
-		case isLineBreak(r):
+		case strings.ContainsRune("\t\n\v\f\r\u0085\u2028\u2029", r): // breaks or separates lines anywhere: in Markdown, a terminal, the runner's log
 			b.WriteByte(' ')
 		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
 			fmt.Fprintf(&b, "‹U+%04X›", r)
@@ -49,9 +49,6 @@ func visible(s string, maxRunes int) string {
 	}
 	return strings.TrimSpace(b.String())
 }
-
-// isLineBreak reports whether r breaks or separates lines anywhere: in Markdown, in a terminal, or in the runner's log.
-func isLineBreak(r rune) bool { return strings.ContainsRune("\t\n\v\f\r\u0085\u2028\u2029", r) }
 
 // mdEscaped are the ASCII punctuation characters that mean something in GitHub Flavored Markdown inside a line:
 // emphasis, code, strikethrough, links, images and footnotes, table cells, math ($), and # (headings, and references

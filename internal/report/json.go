@@ -139,12 +139,6 @@ func fitText(s string) string {
 
 // WriteJSON writes report.json (indented).
 func WriteJSON(w io.Writer, in Input) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(toJSON(in))
-}
-
-func toJSON(in Input) jsonReport {
 	v := in.Verdict
 	r := jsonReport{
 		Schema: JSONSchemaVersion, Benchmark: in.Name, Mode: in.Mode, BaselineSource: fitText(in.BaselineSource),
@@ -174,7 +168,9 @@ func toJSON(in Input) jsonReport {
 	if l := in.TargetLog; l != (TargetLogs{}) {
 		r.TargetLog = &l
 	}
-	return r
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
 }
 
 func jsonSteps(runs []result.Run) []jsonStep {

@@ -85,57 +85,18 @@ func Markdown(in Input) string {
 	notes := shownNotes(in, gated, lowConfidence) // the target logs' notes are the job summary's: the comment has none (publish.StickyComment)
 	ours := slices.Concat(provenanceNote(in.TriggerRun), trendNote(in.TrendURL))
 	d.list(detailsOpen+"<summary>Notes</summary>\n\n", "\n"+detailsClose+"\n\n", "", notes, ours...)
-	if len(reported) > 0 {
-		head, rows := reportedTable(v, reported)
+	if len(reported) > 0 { // a sequential A/B has no p for them, so no column stands empty
+		pHead, align, p := " p |", "---:|", func(f gate.Finding) string { return " " + formatP(f.P) + " |" }
+		if v.Sequential != nil {
+			pHead, align, p = "", "", func(gate.Finding) string { return "" }
+		}
+		head := fmt.Sprintf("| metric | %s → head | change |%s note |\n|---|---:|---:|%s---|\n", sideWord(v), pHead, align)
+		rows := mapped(reported, func(f gate.Finding) string {
+			return fmt.Sprintf("| %s | %s | %s |%s %s |\n", mdText(f.Label), fromTo(f), formatChange(f), p(f), mdText(noteOf(f, lowConfidence)))
+		})
 		d.details(fmt.Sprintf("%d reported-only %s (not gated)", len(reported), plural(len(reported), "metric", "metrics")), head, rows)
 	}
-	writeMarkdownDetails(&d, in, cs)
-	d.b.WriteString(tail)
-	return d.b.String()
-}
-
-// absPath is an absolute path as the job's notes name the runner's files:
-// the comment keeps its last part, the directory means nothing elsewhere.
-var absPath = regexp.MustCompile(`(^|[\s(=])(/[^\s/,;()'"]+)+/([^\s/,;()'"]*[^\s/,;()'".:])`)
-
-func unpathed(note string) string { return absPath.ReplaceAllString(note, "$1…/$3") }
-
-func mapped[T, U any](xs []T, f func(T) U) []U {
-	out := make([]U, len(xs))
-	for i, x := range xs {
-		out[i] = f(x)
-	}
-	return out
-}
-
-// reportedTable is the reported-only table; a sequential A/B has no p for them, so no column stands empty.
-func reportedTable(v gate.Verdict, fs []gate.Finding) (string, []string) {
-	pHead, align, p := " p |", "---:|", func(f gate.Finding) string { return " " + formatP(f.P) + " |" }
-	if v.Sequential != nil {
-		pHead, align, p = "", "", func(gate.Finding) string { return "" }
-	}
-	head := fmt.Sprintf("| metric | %s → head | change |%s note |\n|---|---:|---:|%s---|\n", sideWord(v), pHead, align)
-	return head, mapped(fs, func(f gate.Finding) string {
-		return fmt.Sprintf("| %s | %s | %s |%s %s |\n", mdText(f.Label), fromTo(f), formatChange(f), p(f), mdText(noteOf(f, lowConfidence)))
-	})
-}
-
-// sideWord names the side judged against in a table: the baseline, or in A/B the base build.
-func sideWord(v gate.Verdict) string {
-	return map[bool]string{true: "base", false: "baseline"}[v.Sequential != nil]
-}
-
-// orDash stands in for text that shows nothing, so that a cell or an
-// emphasis never ends up empty ("****" is a thematic break).
-func orDash(s string) string { return cmp.Or(s, "—") }
-
-// maxCommentSteps is how many steps the comment shows base → head before
-// it collapses the rest, which moved less: the comment stays short.
-const maxCommentSteps = 5
-
-// writeMarkdownDetails writes, collapsed, the steps past those shown
-// (or the head's figures) and the head runs' error classes.
-func writeMarkdownDetails(d *mdDoc, in Input, cs []stepChange) {
+	// Collapsed: the steps past those shown (or the head's figures) and the head runs' error classes.
 	var rows []string
 	if hasBaseSteps(cs) {
 		if rest := cs[min(len(cs), maxCommentSteps):]; len(rest) > 0 {
@@ -162,7 +123,36 @@ func writeMarkdownDetails(d *mdDoc, in Input, cs []stepChange) {
 	case len(rows) > 0:
 		d.details("Per-step figures and error classes of the head runs", "", rows)
 	}
+	d.b.WriteString(tail)
+	return d.b.String()
 }
+
+// absPath is an absolute path as the job's notes name the runner's files:
+// the comment keeps its last part, the directory means nothing elsewhere.
+var absPath = regexp.MustCompile(`(^|[\s(=])(/[^\s/,;()'"]+)+/([^\s/,;()'"]*[^\s/,;()'".:])`)
+
+func unpathed(note string) string { return absPath.ReplaceAllString(note, "$1…/$3") }
+
+func mapped[T, U any](xs []T, f func(T) U) []U {
+	out := make([]U, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
+}
+
+// sideWord names the side judged against in a table: the baseline, or in A/B the base build.
+func sideWord(v gate.Verdict) string {
+	return map[bool]string{true: "base", false: "baseline"}[v.Sequential != nil]
+}
+
+// orDash stands in for text that shows nothing, so that a cell or an
+// emphasis never ends up empty ("****" is a thematic break).
+func orDash(s string) string { return cmp.Or(s, "—") }
+
+// maxCommentSteps is how many steps the comment shows base → head before
+// it collapses the rest, which moved less: the comment stays short.
+const maxCommentSteps = 5
 
 // stepChangeTable is the table of steps cs; an errors column only where
 // any step failed a request (a column of "none" takes a phone's width).

@@ -70,18 +70,14 @@ func writeFootprintTable(w io.Writer, runs []result.Run) error {
 			continue
 		}
 		m, _ := result.Lookup(k)
+		cv := "–" // undefined: one run, or a mean of zero
+		if len(vals) > 1 && stats.Mean(vals) != 0 {
+			cv = fmt.Sprintf("%.1f%%", 100*stats.CV(vals))
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s–%s\t%s\t\n", k, m.Unit, len(vals), tableNumber(stats.Median(vals)),
-			tableNumber(vals[0]), tableNumber(vals[len(vals)-1]), cvCell(vals))
+			tableNumber(vals[0]), tableNumber(vals[len(vals)-1]), cv)
 	}
 	return tw.Flush()
-}
-
-// cvCell is the coefficient of variation, or "–" where it is undefined (one run, or a mean of zero).
-func cvCell(vals []float64) string {
-	if len(vals) < 2 || stats.Mean(vals) == 0 {
-		return "–"
-	}
-	return fmt.Sprintf("%.1f%%", 100*stats.CV(vals))
 }
 
 func sortedValues(runs []result.Run, key string) []float64 {

@@ -41,11 +41,17 @@ func seriesOf(in Input) []series {
 		if seq := in.Verdict.Sequential; seq != nil && seq.Unit != "" {
 			s.Unit = seq.Unit
 		}
-		if pairedJudged(in, f) {
+		// judged on pairs: an A/B job's runs, one of each side per pair
+		if f.Test == stats.TestSignedRank || f.Test == stats.TestSequential || f.Test == stats.TestExactCount ||
+			(in.Mode == "ab" && len(in.Base) == len(in.Head) && len(in.Base) > 0) {
 			s.Paired = true
 			s.Base, s.Head = pairs(in.Base, in.Head, f.Key)
 			for i := range s.Base {
-				s.Diffs = append(s.Diffs, changeOf(meta, s.Head[i], s.Base[i]))
+				d := 100 * (s.Head[i]/s.Base[i] - 1) // as the gate states a change: percent, or percentage points for rates
+				if points(meta) {
+					d = s.Head[i] - s.Base[i]
+				}
+				s.Diffs = append(s.Diffs, d)
 			}
 		} else {
 			s.Base, s.Head = result.Values(in.Base, f.Key), result.Values(in.Head, f.Key)
@@ -57,12 +63,6 @@ func seriesOf(in Input) []series {
 	return out
 }
 
-// pairedJudged reports whether the gate judged f on pairs: an A/B job's runs, one of each side per pair.
-func pairedJudged(in Input, f gate.Finding) bool {
-	return f.Test == stats.TestSignedRank || f.Test == stats.TestSequential || f.Test == stats.TestExactCount ||
-		(in.Mode == "ab" && len(in.Base) == len(in.Head) && len(in.Base) > 0)
-}
-
 func pairs(base, head []result.Run, key string) (b, h []float64) {
 	for i := range min(len(base), len(head)) {
 		bv, okB := base[i].Value(key)
@@ -72,14 +72,6 @@ func pairs(base, head []result.Run, key string) (b, h []float64) {
 		}
 	}
 	return b, h
-}
-
-// changeOf is head against base as the gate states a change: percent for ratio metrics, percentage points for rates.
-func changeOf(m result.Metric, head, base float64) float64 {
-	if points(m) {
-		return head - base
-	}
-	return 100 * (head/base - 1)
 }
 
 func (s series) worseSign() float64 {
@@ -165,15 +157,11 @@ const chartColors = `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette"
 
 // mermaidChart is the comment's chart of one series (xychart-beta, which draws no legend, so the
 // caption says what it shows). Labels go through mermaidText; numbers are plain decimals.
-func mermaidChart(s series) (block, caption string) {
-	label := mermaidText(s.Finding.Label)
-	if s.Paired {
+func mermaidChart(s series) (string, string) {
+	if label := mermaidText(s.Finding.Label); s.Paired {
 		return pairedChart(s, label)
 	}
-	return runsChart(s, label)
-}
-
-func runsChart(s series, label string) (string, string) {
+	label := mermaidText(s.Finding.Label)
 	base, head := lastN(s.Base, maxChartRuns), lastN(s.Head, maxChartRuns)
 	var xs []string
 	for i := range base {
@@ -187,8 +175,15 @@ func runsChart(s series, label string) (string, string) {
 		plots = append(plots, plot{"line", "floor limit", constant(s.threshold(), len(xs))})
 	}
 	_, hi := extent(plots)
+	unit := "(" + s.Meta.Unit + ")" // spelled for a Mermaid label, which must hold no "%"
+	switch s.Meta.Unit {
+	case "%":
+		unit = "(percent)"
+	case "", "/s":
+		unit = ""
+	}
 	block := mermaidXY(label+" of each run: baseline samples b, head runs h", "", xs,
-		strings.TrimSpace(label+" "+mermaidText(unitWord(s.Meta.Unit))), 0, niceRound(hi*1.1, math.Ceil), plots)
+		strings.TrimSpace(label+" "+mermaidText(unit)), 0, niceRound(hi*1.1, math.Ceil), plots)
 	caption := fmt.Sprintf("Bars: %s of each baseline sample (b) and head run (h); lines: the baseline median", mdText(s.Finding.Label))
 	if s.hasFloor() {
 		caption += fmt.Sprintf(" and the floor's limit (a %s beyond it is a regression)", badMove(s))
@@ -262,17 +257,6 @@ func mermaidXY(title, xTitle string, xs []string, yTitle string, lo, hi float64,
 func badMove(s series) string { return map[bool]string{true: "drop", false: "rise"}[s.worseSign() < 0] }
 func badSide(s series) string {
 	return map[bool]string{true: "below", false: "above"}[s.worseSign() < 0]
-}
-
-// unitWord spells a unit for a Mermaid label, which must hold no "%".
-func unitWord(unit string) string {
-	switch unit {
-	case "%":
-		return "(percent)"
-	case "", "/s":
-		return ""
-	}
-	return "(" + unit + ")"
 }
 
 func lastN(xs []float64, n int) []float64 { return xs[max(0, len(xs)-n):] }

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
-
-	"github.com/tailgate-ci/tailgate/internal/gate"
 )
 
 // WriteText writes the terminal report.
@@ -17,8 +15,19 @@ func WriteText(w io.Writer, in Input) error {
 	fmt.Fprintf(&b, "tailgate: %s: %s\n", in.Name, strings.ToUpper(string(in.Verdict.Outcome)))
 	fmt.Fprintf(&b, "  %s\n", headline(in, plainText))
 	fmt.Fprintf(&b, "  %s\n\n", contextLine(in, plainText))
-	if len(in.Verdict.Findings) > 0 {
-		writeTextTable(&b, in.Verdict)
+	if v := in.Verdict; len(v.Findings) > 0 {
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		c := columnsOf(v)
+		fmt.Fprintf(tw, "metric\t%s\thead\tchange\t%s\t%s\tverdict\n", sideWord(v), c.limitHead, c.testHead)
+		for _, f := range v.Findings {
+			base, head := sides(f)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", f.Label, formatValue(base, f.Unit),
+				formatValue(head, f.Unit), formatChange(f), c.limit(f), c.test(f), outcomeWord(f.Outcome))
+		}
+		tw.Flush()
+		if note := centreNote(v); note != "" {
+			fmt.Fprintln(&b, note)
+		}
 		b.WriteString("\n")
 	}
 	writeSparklines(&b, in)
@@ -31,21 +40,6 @@ func WriteText(w io.Writer, in Input) error {
 	writeTextDetails(&b, in)
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func writeTextTable(b *strings.Builder, v gate.Verdict) {
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	c := columnsOf(v)
-	fmt.Fprintf(tw, "metric\t%s\thead\tchange\t%s\t%s\tverdict\n", sideWord(v), c.limitHead, c.testHead)
-	for _, f := range v.Findings {
-		b, h := sides(f)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", f.Label, formatValue(b, f.Unit),
-			formatValue(h, f.Unit), formatChange(f), c.limit(f), c.test(f), outcomeWord(f.Outcome))
-	}
-	tw.Flush()
-	if note := centreNote(v); note != "" {
-		fmt.Fprintln(b, note)
-	}
 }
 
 var sparks = []rune("▁▂▃▄▅▆▇█")
