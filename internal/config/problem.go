@@ -27,9 +27,9 @@ func (p Problem) String() string {
 	s := p.File
 	if p.Line > 0 {
 		s += ":" + strconv.Itoa(p.Line)
-	}
-	if p.Line > 0 && p.Col > 0 {
-		s += ":" + strconv.Itoa(p.Col)
+		if p.Col > 0 {
+			s += ":" + strconv.Itoa(p.Col)
+		}
 	}
 	s += ": "
 	if _, _, bad := printable.Bad(p.Key); bad { // a key with a line break stays on its line
@@ -91,10 +91,7 @@ func (c *collector) resolve(p string) string {
 }
 
 // given reports whether the file sets path (to something other than null).
-func (c *collector) given(path string) bool {
-	_, ok := c.spots[path]
-	return ok
-}
+func (c *collector) given(path string) bool { _, ok := c.spots[path]; return ok }
 
 func (c *collector) addAt(path string, at position, format string, a ...any) {
 	c.flagged[path] = true
