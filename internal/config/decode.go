@@ -5,8 +5,8 @@ import (
 	"math"
 	"reflect"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/tailgate-ci/tailgate/internal/printable"
 	"gopkg.in/yaml.v3"
 )
 
@@ -54,7 +54,7 @@ type decoder struct {
 func (d *decoder) tooBig(n *yaml.Node, path string) bool {
 	if len(path) > maxPath && !d.over {
 		d.over = true
-		d.c.note(posOf(n), "a key path longer than %d bytes (%s…): refusing to read further", maxPath, clipPath(path))
+		d.c.note(posOf(n), "a key path longer than %d bytes (%s): refusing to read further", maxPath, printable.Clip(path, 80))
 	}
 	d.nodes++
 	if d.nodes == maxNodes+1 && !d.over {
@@ -62,18 +62,6 @@ func (d *decoder) tooBig(n *yaml.Node, path string) bool {
 		d.c.note(posOf(n), "the file expands to more than %d values (aliases and merge keys included): refusing to read further", maxNodes)
 	}
 	return d.spend(n, nodeCost+len(resolveAlias(n).Value)+len(path)) || d.nodes > maxNodes || d.over
-}
-
-func clipPath(path string) string {
-	const keep = 80
-	if len(path) <= keep {
-		return path
-	}
-	cut := keep
-	for cut > 0 && !utf8.RuneStart(path[cut]) {
-		cut--
-	}
-	return path[:cut]
 }
 
 // spend counts size bytes read at n; it reports, once, a spent budget.
@@ -110,8 +98,8 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, depth int) 
 	if isNull(n) {
 		return // null leaves the zero value: "not set"
 	}
-	if u, ok := unmarshaler(v); ok {
-		if err := u.UnmarshalYAML(n); err != nil {
+	if v.Kind() != reflect.Pointer && v.CanAddr() && reflect.PointerTo(v.Type()).Implements(unmarshalerType) {
+		if err := v.Addr().Interface().(yaml.Unmarshaler).UnmarshalYAML(n); err != nil {
 			d.c.addAt(path, posOf(n), "%s", err.Error())
 		}
 		return
@@ -156,13 +144,6 @@ func (d *decoder) unknownKey(key *yaml.Node, path string, fields map[string]fiel
 	if best := closest(key.Value, names); best != "" && !present[best] {
 		d.c.flagged[joinKey(path, best)] = true
 	}
-}
-
-func unmarshaler(v reflect.Value) (yaml.Unmarshaler, bool) {
-	if v.Kind() != reflect.Pointer && v.CanAddr() && reflect.PointerTo(v.Type()).Implements(unmarshalerType) {
-		return v.Addr().Interface().(yaml.Unmarshaler), true
-	}
-	return nil, false
 }
 
 func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, depth int) {

@@ -224,14 +224,6 @@ func validatePrometheus(p *PrometheusSource, key string, c *collector) {
 	}
 }
 
-func (t *Target) PartNames() []string {
-	out := make([]string, len(t.Measure))
-	for i, p := range t.Measure {
-		out[i] = p.Name
-	}
-	return out
-}
-
 func (p MeasurePart) String() string {
 	switch {
 	case p.PIDFile != "":
