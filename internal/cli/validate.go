@@ -40,7 +40,25 @@ func cmdValidate(_ context.Context, e env, args []string) error {
 func describeBenchmark(w io.Writer, cfg *config.Config) {
 	line := func(k, format string, a ...any) { fmt.Fprintf(w, "  %-10s "+format+"\n", append([]any{k}, a...)...) }
 	line("benchmark", "%s", cfg.Name)
-	describeTarget(line, cfg.Target)
+	if t := cfg.Target; t.URL == "" {
+		line("target", "none at the top level: each A/B side names its own")
+	} else {
+		target := t.URL
+		if t.Start != nil {
+			target += ", started by: " + t.Start.Command.String()
+			if t.Start.Dir != "" {
+				target += " (in " + t.Start.Dir + ")"
+			}
+		}
+		if t.Ready != nil {
+			target += ", ready at GET " + t.Ready.Path
+		}
+		line("target", "%s", target)
+		line("measured", "%s", describeMeasured(t))
+		if len(t.Counters) > 0 {
+			line("counters", "%s", describeCounters(t.Counters))
+		}
+	}
 	if b := cfg.Build; b != nil {
 		line("build", "%s", b.Command.String())
 	}
@@ -64,38 +82,6 @@ func describeBenchmark(w io.Writer, cfg *config.Config) {
 		}
 		line("runs", "%d of about %s of load each (resets, verifies, drains and starts come on top)", cfg.Load.Runs, cfg.Load.RunTime())
 	}
-	describeSetup(line, cfg)
-	for _, sc := range cfg.Scenarios {
-		line("scenario", "%s: %d %s, weight %d", sc.Name, len(sc.Steps), plural.Of(len(sc.Steps), "step", "steps"), sc.Weight)
-	}
-	if ab := cfg.AB; ab != nil {
-		describeAB(line, cfg, ab)
-	}
-}
-
-func describeTarget(line func(k, format string, a ...any), t config.Target) {
-	if t.URL == "" {
-		line("target", "none at the top level: each A/B side names its own")
-		return
-	}
-	target := t.URL
-	if t.Start != nil {
-		target += ", started by: " + t.Start.Command.String()
-		if t.Start.Dir != "" {
-			target += " (in " + t.Start.Dir + ")"
-		}
-	}
-	if t.Ready != nil {
-		target += ", ready at GET " + t.Ready.Path
-	}
-	line("target", "%s", target)
-	line("measured", "%s", describeMeasured(t))
-	if len(t.Counters) > 0 {
-		line("counters", "%s", describeCounters(t.Counters))
-	}
-}
-
-func describeSetup(line func(k, format string, a ...any), cfg *config.Config) {
 	if st := cfg.Setup; st != nil {
 		if len(st.Run) > 0 {
 			line("setup", "run: %s, once per run before the warm-up (not measured)", describeSteps(st.Run))
@@ -109,35 +95,37 @@ func describeSetup(line func(k, format string, a ...any), cfg *config.Config) {
 		end := map[string]string{config.FeedWrap: "then start again at the first", config.FeedFail: "then fail the run"}[f.AtEnd]
 		line("feed", "%s: %d %s of %s; %s takes the next row, %s", f.File, len(f.Rows), plural.Of(len(f.Rows), "row", "rows"), strings.Join(f.Columns, ", "), per, end)
 	}
-}
-
-func describeAB(line func(k, format string, a ...any), cfg *config.Config, ab *config.AB) {
-	line("A/B base", "%s", describeSide(ab.Base, "the PR's base commit in the Action, or tailgate ab --base-ref"))
-	line("A/B head", "%s", describeSide(ab.Head, "the working tree, started as target says"))
-	for i, s := range []config.ABSide{ab.Base, ab.Head} {
-		if t, name := s.TargetOr(cfg.Target), [2]string{"base", "head"}[i]; s.HasTarget() {
-			line("", "%s measured: %s", name, describeMeasured(t))
-			if len(t.Counters) > 0 {
-				line("", "%s counters: %s", name, describeCounters(t.Counters))
+	for _, sc := range cfg.Scenarios {
+		line("scenario", "%s: %d %s, weight %d", sc.Name, len(sc.Steps), plural.Of(len(sc.Steps), "step", "steps"), sc.Weight)
+	}
+	if ab := cfg.AB; ab != nil {
+		line("A/B base", "%s", describeSide(ab.Base, "the PR's base commit in the Action, or tailgate ab --base-ref"))
+		line("A/B head", "%s", describeSide(ab.Head, "the working tree, started as target says"))
+		for i, s := range []config.ABSide{ab.Base, ab.Head} {
+			if t, name := s.TargetOr(cfg.Target), [2]string{"base", "head"}[i]; s.HasTarget() {
+				line("", "%s measured: %s", name, describeMeasured(t))
+				if len(t.Counters) > 0 {
+					line("", "%s counters: %s", name, describeCounters(t.Counters))
+				}
 			}
 		}
-	}
-	shape := pipeline.ABShape(cfg, *ab)
-	if !shape.Blocks() {
-		line("unit", "a pair of whole runs, one side at a time, as %s; %s; %d to %d blocks", shape.WholeRuns, ab.Order, ab.MinBlocks, ab.MaxBlocks)
-	} else {
-		how := "an open phase loads both sides at once; a closed one, measured both ways in the first block, loads them at once in the later blocks only where that changed neither side's CPU per iteration (nor the ratio of iterations/s where gated), else alternates"
-		if shape.Alternate != "" {
-			how = "every phase alternates between the sides, as " + shape.Alternate
+		shape := pipeline.ABShape(cfg, *ab)
+		if !shape.Blocks() {
+			line("unit", "a pair of whole runs, one side at a time, as %s; %s; %d to %d blocks", shape.WholeRuns, ab.Order, ab.MinBlocks, ab.MaxBlocks)
+		} else {
+			how := "an open phase loads both sides at once; a closed one, measured both ways in the first block, loads them at once in the later blocks only where that changed neither side's CPU per iteration (nor the ratio of iterations/s where gated), else alternates"
+			if shape.Alternate != "" {
+				how = "every phase alternates between the sides, as " + shape.Alternate
+			}
+			line("unit", "a block: %d to %d; in a block each phase measures each side in %d windows of %s, each after a %s warm-up (the phase's warm-up first, longer in the first block while the sides still get faster); %s",
+				ab.MinBlocks, ab.MaxBlocks, shape.Windows, shape.Window, ab.WindowWarmup, how)
 		}
-		line("unit", "a block: %d to %d; in a block each phase measures each side in %d windows of %s, each after a %s warm-up (the phase's warm-up first, longer in the first block while the sides still get faster); %s",
-			ab.MinBlocks, ab.MaxBlocks, shape.Windows, shape.Window, ab.WindowWarmup, how)
+		budget := fmt.Sprintf("at most %d %s", ab.MaxBlocks, plural.Of(ab.MaxBlocks, "block", "blocks"))
+		if ab.MaxTime > 0 {
+			budget += fmt.Sprintf(" or max_time %s (builds not counted), whichever comes first", ab.MaxTime)
+		}
+		line("budget", "%s; a clear verdict ends the job sooner", budget)
 	}
-	budget := fmt.Sprintf("at most %d %s", ab.MaxBlocks, plural.Of(ab.MaxBlocks, "block", "blocks"))
-	if ab.MaxTime > 0 {
-		budget += fmt.Sprintf(" or max_time %s (builds not counted), whichever comes first", ab.MaxTime)
-	}
-	line("budget", "%s; a clear verdict ends the job sooner", budget)
 }
 
 // describeSide says what an A/B side is built and started from, or
