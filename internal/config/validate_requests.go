@@ -100,8 +100,7 @@ func validateSteps(steps []Step, path string, c *collector) {
 		validateRequest(&st.Request, stepPath, c)
 		checkStepName(st, stepPath, names, j, c)
 		checkSave(st.Save, stepPath+".save", c)
-		checkExpectTemplates(st.Expect, stepPath+".expect", c)
-		checkExpectHeaders(st.Expect, stepPath+".expect", c)
+		checkExpect(st.Expect, stepPath+".expect", c)
 	}
 }
 
@@ -148,9 +147,16 @@ func checkSave(save map[string]SaveFrom, path string, c *collector) {
 // '^/$'}}); any other key is a JSON path.
 const ExpectHeader = "header"
 
-// checkExpectHeaders checks a step's header expectations: header names,
-// and regular expressions that compile (they are not templates).
-func checkExpectHeaders(expect map[string]any, path string, c *collector) {
+// checkExpect checks a step's expected values that are templates
+// ({"slug": "{{.slug}}"}) as the request's templates are checked, and its
+// header expectations: header names, and regular expressions that compile
+// (they are not templates).
+func checkExpect(expect map[string]any, path string, c *collector) {
+	for _, k := range slices.Sorted(maps.Keys(expect)) {
+		if s, ok := expect[k].(string); ok {
+			checkTemplate(s, joinKey(path, k), c)
+		}
+	}
 	hs, _ := expect[ExpectHeader].(map[string]any)
 	for _, h := range slices.Sorted(maps.Keys(hs)) {
 		key := joinKey(joinKey(path, ExpectHeader), h)
