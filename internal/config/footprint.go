@@ -250,17 +250,11 @@ func validateFootprintKeys(cfg *Config, c *collector) {
 		}
 	}
 	check := func(key, metric string) {
-		if part, ok := strings.CutPrefix(metric, result.PartPrefix); ok {
-			name, _, _ := strings.Cut(part, ".")
-			if !parts[name] {
-				c.addKey(key, "%q names no part of target.measure (%s)", metric, strings.Join(slices.Sorted(maps.Keys(parts)), ", "))
-			}
+		if part, ok := strings.CutPrefix(metric, result.PartPrefix); ok && !parts[strings.Split(part, ".")[0]] {
+			c.addKey(key, "%q names no part of target.measure (%s)", metric, strings.Join(slices.Sorted(maps.Keys(parts)), ", "))
 		}
-		if counter, ok := strings.CutPrefix(metric, result.CounterPrefix); ok {
-			name, _, _ := strings.Cut(counter, ".")
-			if !sources[name] {
-				c.addKey(key, "%q names no counter source of target.counters", metric)
-			}
+		if counter, ok := strings.CutPrefix(metric, result.CounterPrefix); ok && !sources[strings.Split(counter, ".")[0]] {
+			c.addKey(key, "%q names no counter source of target.counters", metric)
 		}
 	}
 	for i, m := range cfg.Gate.Metrics { // set only when the file gives them
