@@ -41,7 +41,9 @@ func validateUnusedTopKeys(cfg *Config, c *collector) {
 }
 
 // sideKeys names key under each side: "ab.base.start and ab.head.start".
-func sideKeys(sides []string, key string) string { return strings.Join(sides, "."+key+" and ") + "." + key }
+func sideKeys(sides []string, key string) string {
+	return strings.Join(sides, "."+key+" and ") + "." + key
+}
 
 // NoTopTarget is the error of a command that runs the top-level target
 // (run, check, baseline record, calibrate) on a file whose only targets
