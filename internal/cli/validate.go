@@ -78,7 +78,11 @@ func describeBenchmark(w io.Writer, cfg *config.Config) {
 			if ph.Name == "" {
 				name = "load"
 			}
-			line("", "%s: %s", name, describeModel(ph.Load))
+			l, model := ph.Load, fmt.Sprintf("closed, %d virtual users", ph.Load.VUs)
+			if l.Model == config.ModelOpen {
+				model = fmt.Sprintf("open, %s (max_inflight %d)", l.Rate, l.MaxInflight)
+			}
+			line("", "%s: %s; %s warm-up + %s measured", name, model, l.Warmup, l.Duration)
 		}
 		line("runs", "%d of about %s of load each (resets, verifies, drains and starts come on top)", cfg.Load.Runs, cfg.Load.RunTime())
 	}
@@ -203,14 +207,6 @@ func describeUsers(l config.Load) string {
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, ", ")
-}
-
-func describeModel(l config.Load) string {
-	s := fmt.Sprintf("closed, %d virtual users", l.VUs)
-	if l.Model == config.ModelOpen {
-		s = fmt.Sprintf("open, %s (max_inflight %d)", l.Rate, l.MaxInflight)
-	}
-	return fmt.Sprintf("%s; %s warm-up + %s measured", s, l.Warmup, l.Duration)
 }
 
 func describeAction(a config.Action) string {
