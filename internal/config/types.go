@@ -12,8 +12,7 @@ import (
 
 // Config is one benchmark definition.
 type Config struct {
-	// Path is the file the config was read from (not part of the YAML).
-	Path string `yaml:"-"`
+	Path string `yaml:"-"` // the file it was read from
 
 	Name      string     `yaml:"name"`
 	Seed      int64      `yaml:"seed"`
@@ -32,36 +31,26 @@ type Config struct {
 	PassEnv []string `yaml:"pass_env"`
 }
 
+// Values of the ab keys.
 const (
 	OrderABBA   = "abba"
 	OrderRandom = "random"
-)
-
-const (
 	// RestartEveryPair starts each side afresh for every block, so that
 	// what one process differs from another by is noise, not a bias.
 	RestartEveryPair = "every_pair"
 	RestartNever     = "never"
-)
-
-// Values of ab.phases: PhasesUndecided leaves a phase out of a block once
-// every gated metric taken from it has decided.
-const (
+	// PhasesUndecided leaves a phase out of a block once every gated
+	// metric taken from it has decided.
 	PhasesUndecided = "undecided"
 	PhasesAll       = "all"
-)
-
-// Values of ab.unsealed (UnsealedRefuse: without the seal the head's code
-// could reach the base) and ab.root_sockets (RootSocketsHide hides the
-// container engines' sockets, UnsealedAllow shows them).
-const (
+	// UnsealedRefuse: without the seal the head's code could reach the
+	// base. RootSocketsHide hides the container engines' sockets from the
+	// sides, UnsealedAllow (ab.root_sockets too) shows them.
 	UnsealedRefuse  = "refuse"
 	UnsealedAllow   = "allow"
 	RootSocketsHide = "hide"
+	NoiseOff        = "off" // keeps no noise file
 )
-
-// NoiseOff as ab.noise keeps no noise file.
-const NoiseOff = "off"
 
 // Defaults of the ab section. A block measures both sides in windows of
 // DefaultWindow filling each phase's load.duration; where blocks cannot
@@ -180,8 +169,7 @@ type Target struct {
 	Verify *Check `yaml:"-" json:"-"`
 }
 
-// RemoteTarget reports whether any target of the benchmark is on another
-// machine (remote: true), so that the network is part of what it measures.
+// RemoteTarget: a target is on another machine, the network measured too.
 func (c *Config) RemoteTarget() bool {
 	if c.Target.Remote {
 		return true
@@ -266,6 +254,8 @@ const (
 	EngineCommand  = "command"
 	ClientFast     = "fast"
 	ClientNetHTTP  = "nethttp"
+	PhaseCapacity  = "capacity" // a closed phase's default name
+	PhaseLatency   = "latency"  // an open phase's
 )
 
 // Load says how work is offered and for how long.
@@ -330,11 +320,6 @@ type Phase struct {
 	Warmup      Duration `yaml:"warmup"`
 	Duration    Duration `yaml:"duration"`
 }
-
-const (
-	PhaseCapacity = "capacity"
-	PhaseLatency  = "latency"
-)
 
 // Scenario is a weighted sequence of steps: one iteration runs them in order.
 type Scenario struct {
