@@ -346,12 +346,15 @@ type Setup struct {
 	VU  []Step `yaml:"vu"`
 }
 
-// Values of feed.per and feed.at_end.
+// Values of feed.per and feed.at_end; the creep references: the window's
+// oldest job, a release tag.
 const (
 	FeedPerVU        = "vu"
 	FeedPerIteration = "iteration"
 	FeedWrap         = "wrap"
 	FeedFail         = "fail"
+	CreepWindowStart = "window_start"
+	CreepTagPrefix   = "tag:"
 )
 
 // Feed is a file of rows (CSV with a header line, or a JSON list of
@@ -399,12 +402,6 @@ type HistoryRetention struct {
 type Creep struct {
 	Against []string `yaml:"against"`
 }
-
-// The creep references: the window's oldest job, a release tag.
-const (
-	CreepWindowStart = "window_start"
-	CreepTagPrefix   = "tag:"
-)
 
 // Duration is a time.Duration written as "10s", "500ms".
 type Duration time.Duration
