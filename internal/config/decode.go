@@ -266,7 +266,7 @@ func (d *decoder) anyScalar(n *yaml.Node, path string) (any, bool) {
 }
 
 func (d *decoder) decodeScalar(n *yaml.Node, v reflect.Value, path string) {
-	tag, ok := n.ShortTag(), n.Kind == yaml.ScalarNode
+	tag, ok, want := n.ShortTag(), n.Kind == yaml.ScalarNode, "a string"
 	switch v.Kind() {
 	case reflect.String:
 		if ok {
@@ -274,17 +274,17 @@ func (d *decoder) decodeScalar(n *yaml.Node, v reflect.Value, path string) {
 		}
 	case reflect.Int, reflect.Int64, reflect.Int32:
 		var x int64
-		if ok = ok && tag == intTag && n.Decode(&x) == nil && !v.OverflowInt(x); ok {
+		if ok, want = ok && tag == intTag && n.Decode(&x) == nil && !v.OverflowInt(x), "an integer"; ok {
 			v.SetInt(x)
 		}
 	case reflect.Float64:
 		var x float64
-		if ok = ok && (tag == intTag || tag == floatTag) && n.Decode(&x) == nil && !math.IsNaN(x) && !math.IsInf(x, 0); ok {
+		if ok, want = ok && (tag == intTag || tag == floatTag) && n.Decode(&x) == nil && !math.IsNaN(x) && !math.IsInf(x, 0), "a number"; ok {
 			v.SetFloat(x)
 		}
 	case reflect.Bool:
 		var x bool
-		if ok = ok && tag == boolTag && n.Decode(&x) == nil; ok {
+		if ok, want = ok && tag == boolTag && n.Decode(&x) == nil, "true or false"; ok {
 			v.SetBool(x)
 		}
 	default:
@@ -292,22 +292,8 @@ func (d *decoder) decodeScalar(n *yaml.Node, v reflect.Value, path string) {
 		return
 	}
 	if !ok {
-		d.c.addAt(path, posOf(n), "expected %s, got %s", kindName(v.Kind()), describe(n))
+		d.c.addAt(path, posOf(n), "expected %s, got %s", want, describe(n))
 	}
-}
-
-func kindName(k reflect.Kind) string {
-	switch k {
-	case reflect.String:
-		return "a string"
-	case reflect.Int, reflect.Int64, reflect.Int32:
-		return "an integer"
-	case reflect.Float64:
-		return "a number"
-	case reflect.Bool:
-		return "true or false"
-	}
-	return "a value"
 }
 
 // describe says what a node is, for messages: "a list", `the string "x"`.
