@@ -119,9 +119,7 @@ func (s ABSide) IsEmpty() bool   { return s.Ref == "" && !s.HasTarget() }
 // same service's whichever build runs it, and is inherited.
 var SideOwnKeys = []string{"url", "remote", "tls", "start", "pid_file"}
 
-// TargetOr is the side's target: its own, which takes every key of top it
-// leaves unset but SideOwnKeys (the one rule a side resolves by), or else
-// top.
+// TargetOr is the side's own target, filled from top as ABSide says, or else top.
 func (s ABSide) TargetOr(top Target) Target {
 	t := top
 	if s.HasTarget() {

@@ -62,7 +62,15 @@ func validateScenarios(ss []Scenario, c *collector) {
 	for i := range ss {
 		path := joinIndex("scenarios", i)
 		s := &ss[i]
-		checkScenarioName(s.Name, path+".name", names, i, c)
+		switch j, dup := names[s.Name]; {
+		case s.Name == "":
+			c.add(path+".name", "must not be empty")
+		case !checkName(s.Name, path+".name", "scenario name", c):
+		case dup:
+			c.add(path+".name", "scenario name %q is already used by scenarios[%d]", s.Name, j)
+		default:
+			names[s.Name] = i
+		}
 		if s.Weight < 0 {
 			c.add(path+".weight", "must be 0 or more, got %d", s.Weight)
 		} else {
@@ -72,19 +80,6 @@ func validateScenarios(ss []Scenario, c *collector) {
 	}
 	if total == 0 {
 		c.add("scenarios", "the weights add up to 0: at least one scenario needs a positive weight")
-	}
-}
-
-// checkScenarioName requires a non-empty printable name new to names.
-func checkScenarioName(name, key string, names map[string]int, i int, c *collector) {
-	switch j, dup := names[name]; {
-	case name == "":
-		c.add(key, "must not be empty")
-	case !checkName(name, key, "scenario name", c):
-	case dup:
-		c.add(key, "scenario name %q is already used by scenarios[%d]", name, j)
-	default:
-		names[name] = i
 	}
 }
 
