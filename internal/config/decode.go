@@ -134,7 +134,7 @@ var removedKeys = map[string]string{
 // unknownKey reports a key the struct does not have; the absent key it
 // looks like a typo of is marked as dealt with ("required" would repeat
 // the mistake).
-func (d *decoder) unknownKey(key *yaml.Node, path string, fields map[string]field, present map[string]bool) {
+func (d *decoder) unknownKey(key *yaml.Node, path string, fields map[string][]int, present map[string]bool) {
 	names := fieldNames(fields)
 	if hint, ok := removedKeys[joinKey(path, key.Value)]; ok {
 		d.c.addAt(joinKey(path, key.Value), posOf(key), "%s was removed after a release of warnings: %s", key.Value, hint)
@@ -166,7 +166,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, depth
 			d.unknownKey(p.key, path, fields, present)
 			continue
 		}
-		d.decodeEntry(p, v.FieldByIndex(f.index), joinKey(path, name), depth)
+		d.decodeEntry(p, v.FieldByIndex(f), joinKey(path, name), depth)
 	}
 }
 

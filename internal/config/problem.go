@@ -77,17 +77,13 @@ func newCollector(file string) *collector {
 }
 
 func (c *collector) readFile(p string, max int64) ([]byte, error) {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(c.dir, p)
+	}
 	if c.read != nil {
-		return c.read(c.resolve(p), max)
+		return c.read(p, max)
 	}
-	return readLimited(c.resolve(p), max)
-}
-
-func (c *collector) resolve(p string) string {
-	if filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(c.dir, p)
+	return readLimited(p, max)
 }
 
 // given reports whether the file sets path (to something other than null).
