@@ -126,27 +126,21 @@ func validatePart(p *MeasurePart, key string, seen map[string]bool, c *collector
 	if !exactlyOne(p.PIDFile != "", p.Process != nil, p.Cgroup != "") {
 		c.addKey(key, "give exactly one of pid_file (a process and its descendants), process ({comm: postgres} or {cmdline: regexp}) or cgroup (a cgroup v2 directory)")
 	}
-	if m := p.Process; m != nil {
-		validateMatch(m, key+".process", c)
-	}
-	if p.Cgroup != "" && !strings.HasPrefix(p.Cgroup, "/") {
-		c.add(key+".cgroup", "%q: give the cgroup's absolute directory, e.g. /sys/fs/cgroup/system.slice/postgresql.service", p.Cgroup)
-	}
-}
-
-func validateMatch(m *ProcessMatch, key string, c *collector) {
-	switch {
+	switch m := p.Process; {
+	case m == nil:
 	case (m.Comm == "") == (m.Cmdline == ""):
-		c.addKey(key, "give exactly one of comm (the exact command name) or cmdline (a regular expression)")
+		c.addKey(key+".process", "give exactly one of comm (the exact command name) or cmdline (a regular expression)")
 	case len(m.Comm) > 15:
-		c.add(key+".comm", "%q is longer than the 15 characters the kernel keeps of a command name: use cmdline", m.Comm)
+		c.add(key+".process.comm", "%q is longer than the 15 characters the kernel keeps of a command name: use cmdline", m.Comm)
 	case m.Cmdline != "":
 		re, err := regexp.Compile(m.Cmdline)
 		if err != nil {
-			c.add(key+".cmdline", "not a regular expression: %v", err)
-			return
+			c.add(key+".process.cmdline", "not a regular expression: %v", err)
 		}
 		m.CmdlineRE = re
+	}
+	if p.Cgroup != "" && !strings.HasPrefix(p.Cgroup, "/") {
+		c.add(key+".cgroup", "%q: give the cgroup's absolute directory, e.g. /sys/fs/cgroup/system.slice/postgresql.service", p.Cgroup)
 	}
 }
 
