@@ -48,17 +48,9 @@ func validate(cfg *Config, c *collector) {
 	validateFeed(cfg, c)
 	validateGate(&cfg.Gate, c)
 	validateFootprintKeys(cfg, c)
-	validatePassEnv(cfg.PassEnv, c)
-}
-
-// envName is a variable name a shell can set.
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-func validatePassEnv(names []string, c *collector) {
 	seen := map[string]bool{}
-	for i, n := range names {
-		key := joinIndex("pass_env", i)
-		switch {
+	for i, n := range cfg.PassEnv {
+		switch key := joinIndex("pass_env", i); {
 		case !envName.MatchString(n):
 			c.add(key, "invalid variable name %q: expected letters, digits and _, not starting with a digit, e.g. GITHUB_TOKEN", n)
 		case seen[n]:
@@ -67,6 +59,9 @@ func validatePassEnv(names []string, c *collector) {
 		seen[n] = true
 	}
 }
+
+// envName is a variable name a shell can set (pass_env).
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // namePattern keeps names safe inside file paths (baselines/<name>.json).
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
