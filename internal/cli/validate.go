@@ -90,8 +90,16 @@ func describeBenchmark(w io.Writer, cfg *config.Config) {
 		if len(st.Run) > 0 {
 			line("setup", "run: %s, once per run before the warm-up (not measured)", describeSteps(st.Run))
 		}
-		if len(st.VU) > 0 {
-			line("setup", "vu: %s, once per virtual user or open-model worker (not measured): %s", describeSteps(st.VU), describeUsers(cfg.Load))
+		if len(st.VU) > 0 { // how often the vu steps run: each phase's virtual users or workers
+			var users []string
+			for _, ph := range cfg.Load.RunPhases() {
+				n, who := ph.Load.VUs, "virtual users"
+				if ph.Load.Model == config.ModelOpen {
+					n, who = ph.Load.MaxInflight, "workers (max_inflight)"
+				}
+				users = append(users, strings.TrimSuffix(fmt.Sprintf("%d %s in %s", n, who, ph.Name), " in "))
+			}
+			line("setup", "vu: %s, once per virtual user or open-model worker (not measured): %s", describeSteps(st.VU), strings.Join(users, ", "))
 		}
 	}
 	if f := cfg.Feed; f != nil {
@@ -189,24 +197,6 @@ func describeSteps(steps []config.Step) string {
 		names[i] = cmp.Or(st.Name, strings.TrimSpace(st.Method+" "+st.Path))
 	}
 	return fmt.Sprintf("%d %s (%s)", len(steps), plural.Of(len(steps), "step", "steps"), strings.Join(names, ", "))
-}
-
-// describeUsers says how many virtual users or workers each phase has:
-// how often the vu setup steps run.
-func describeUsers(l config.Load) string {
-	var parts []string
-	for _, ph := range l.RunPhases() {
-		n, who := ph.Load.VUs, "virtual users"
-		if ph.Load.Model == config.ModelOpen {
-			n, who = ph.Load.MaxInflight, "workers (max_inflight)"
-		}
-		s := fmt.Sprintf("%d %s", n, who)
-		if ph.Name != "" {
-			s += " in " + ph.Name
-		}
-		parts = append(parts, s)
-	}
-	return strings.Join(parts, ", ")
 }
 
 func describeAction(a config.Action) string {
