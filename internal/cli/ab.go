@@ -112,7 +112,7 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 			return err
 		}
 	}
-	return conclude(ctx, j, abFailOn(rf, *aa), rf.publishers(e)...)
+	return conclude(ctx, j, rf.failOn(*aa), rf.publishers(e)...)
 }
 
 func recordABBase(ctx context.Context, penv pipeline.Env, e env, cfg *config.Config, j pipeline.Judged, path string, prov provenanceFlags) error {
@@ -145,12 +145,4 @@ func (f abFlags) fromBase(ctx context.Context, e env, o *pipeline.ABOptions) err
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
 	}
 	return nil
-}
-
-// abFailOn: an A/A run measures noise; it has nothing to fail.
-func abFailOn(rf reportFlags, aa bool) pipeline.FailOn {
-	if aa {
-		return pipeline.FailOn{}
-	}
-	return rf.failOn()
 }

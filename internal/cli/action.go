@@ -21,8 +21,7 @@ import (
 // no comment.
 const forkNote = "this pull request comes from a fork, whose token cannot comment: the report is in the job summary (docs/github-action.md shows the workflow_run pattern that comments on fork PRs)"
 
-// actionRun is one step of the Action: its inputs, the job's context and
-// the runtime that speaks to the runner.
+// actionRun is one step of the Action.
 type actionRun struct {
 	e   env
 	in  ci.Inputs
@@ -203,14 +202,9 @@ func (a *actionRun) baselinePath(pol *pipeline.Policy) string {
 // from the PR's base commit: on a pull request, unless baseline_from is
 // workspace (with branch:NAME the policy still comes from the base).
 func (a *actionRun) trustsBase() bool {
-	_, isBranch := a.in.BaselineFrom.Branch()
-	switch {
-	case a.in.BaselineFrom == ci.BaselineWorkspace:
-		return false
-	case a.in.BaselineFrom == ci.BaselineBase:
-		return true
-	}
-	return (isBranch || a.in.BaselineFrom == ci.BaselineAuto) && a.job.IsPullRequest()
+	from := a.in.BaselineFrom
+	_, isBranch := from.Branch()
+	return from == ci.BaselineBase || (isBranch || from == ci.BaselineAuto) && a.job.IsPullRequest()
 }
 
 // policy is the benchmark file as the PR's base commit has it (with

@@ -32,7 +32,7 @@ func cmdCheck(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return conclude(ctx, j, rf.failOn(), rf.publishers(e)...)
+	return conclude(ctx, j, rf.failOn(false), rf.publishers(e)...)
 }
 
 // workdirTags are the release tags of the repository tailgate runs in,

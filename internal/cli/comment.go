@@ -65,20 +65,30 @@ func cmdComment(ctx context.Context, e env, args []string) error {
 	if job.Owner == "" {
 		return usageErr("GITHUB_REPOSITORY is unset: cannot tell which repository to comment on")
 	}
-	in, err := readReportFile(f.report)
+	file, err := openRegular(f.report) // never through a link an artifact might carry
+	if err != nil {
+		return pipeline.Usage.Wrap(fmt.Errorf("--report: %w", err))
+	}
+	defer file.Close()
+	in, err := report.ReadJSON(file)
+	if err != nil {
+		return pipeline.Usage.Wrap(fmt.Errorf("--report %s: %w", f.report, err))
+	}
+	in.TriggerRun = job.TriggerRunURL()
+	client, err := gh.New(token, job.APIURL)
 	if err != nil {
 		return pipeline.Usage.Wrap(err)
 	}
-	in.TriggerRun = job.TriggerRunURL()
-	url, err := postComment(ctx, job, token, pr, in)
-	if err != nil {
+	// the comment publisher, with failures returned rather than warned about
+	c := &publish.StickyComment{Commenter: client, Owner: job.Owner, Repo: job.Repo, PR: pr}
+	if err := c.Publish(ctx, in); err != nil {
 		if gh.IsPermission(err) {
 			rt.Warningf("PR comment failed", "the token may not comment on %s/%s#%d: give this workflow `permissions: pull-requests: write`", job.Owner, job.Repo, pr)
 		}
 		return pipeline.Runtime.Wrap(err)
 	}
-	fmt.Fprintf(e.stdout, "tailgate: sticky comment for %s on #%d: %s\n", in.Name, pr, url)
-	if err := rt.SetOutput(ci.OutputCommentURL, url); err != nil && !errors.Is(err, ci.ErrNotInStep) {
+	fmt.Fprintf(e.stdout, "tailgate: sticky comment for %s on #%d: %s\n", in.Name, pr, c.URL)
+	if err := rt.SetOutput(ci.OutputCommentURL, c.URL); err != nil && !errors.Is(err, ci.ErrNotInStep) {
 		return pipeline.Runtime.Wrap(err)
 	}
 	if err := rt.Err(); err != nil {
@@ -141,21 +151,6 @@ func checkTriggerPR(job ci.Context, pr int) error {
 	return fmt.Errorf("the artifact names PR #%d, but the triggering run was for %v: refusing to comment elsewhere", pr, job.PRs)
 }
 
-// readReportFile reads a report.json from a regular file, never through a
-// symbolic link an artifact might carry.
-func readReportFile(path string) (report.Input, error) {
-	f, err := openRegular(path)
-	if err != nil {
-		return report.Input{}, fmt.Errorf("--report: %w", err)
-	}
-	defer f.Close()
-	in, err := report.ReadJSON(f)
-	if err != nil {
-		return report.Input{}, fmt.Errorf("--report %s: %w", path, err)
-	}
-	return in, nil
-}
-
 // openRegular opens path when it is a regular file, not a link, and the
 // one looked at (a link swapped in between is not followed).
 func openRegular(path string) (*os.File, error) {
@@ -175,18 +170,4 @@ func openRegular(path string) (*os.File, error) {
 		return nil, fmt.Errorf("%s changed while it was opened", path)
 	}
 	return f, nil
-}
-
-// postComment upserts the sticky comment of the report's benchmark: the
-// comment publisher, with failures returned rather than warned about.
-func postComment(ctx context.Context, job ci.Context, token string, pr int, in report.Input) (string, error) {
-	client, err := gh.New(token, job.APIURL)
-	if err != nil {
-		return "", pipeline.Usage.Wrap(err)
-	}
-	c := &publish.StickyComment{Commenter: client, Owner: job.Owner, Repo: job.Repo, PR: pr}
-	if err := c.Publish(ctx, in); err != nil {
-		return "", err
-	}
-	return c.URL, nil
 }

@@ -81,7 +81,7 @@ func cmdDemo(ctx context.Context, e env, args []string) error {
 	if err != nil || j == nil {
 		return err
 	}
-	return conclude(ctx, *j, f.reports.failOn(), f.reports.publishers(e)...)
+	return conclude(ctx, *j, f.reports.failOn(false), f.reports.publishers(e)...)
 }
 
 func (f *demoFlags) register(fs *flag.FlagSet) {
@@ -146,7 +146,7 @@ func demoAB(ctx context.Context, e env, f demoFlags, head *config.Config) error 
 	if err != nil {
 		return err
 	}
-	return conclude(ctx, j, abFailOn(f.reports, f.aa), f.reports.publishers(e)...)
+	return conclude(ctx, j, f.reports.failOn(f.aa), f.reports.publishers(e)...)
 }
 
 // demoConfig fills the embedded demo benchmark with this executable and

@@ -99,13 +99,14 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) (
 		usage(stderr)
 		return ExitUsage
 	}
-	if cmd.summary != "" {
-		tmp, err := childTempDir(&e)
+	if cmd.summary != "" { // the children's own TMPDIR, never the runner's RUNNER_TEMP (the job's command files)
+		tmp, err := os.MkdirTemp("", "tailgate-children-*")
 		if err != nil {
-			fmt.Fprintf(stderr, "tailgate %s: %v\n", name, err)
+			fmt.Fprintf(stderr, "tailgate %s: making the children's temporary directory: %v\n", name, err)
 			return ExitRuntime
 		}
 		defer os.RemoveAll(tmp)
+		e.environ = append(slices.Clip(e.environ), "TMPDIR="+tmp)
 	}
 	err := cmd.run(ctx, e, rest)
 	if err == errHelpShown {
@@ -115,17 +116,6 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) (
 		fmt.Fprintf(stderr, "tailgate %s: %v\n", name, err)
 	}
 	return exitCode(err)
-}
-
-// childTempDir makes the children's own TMPDIR, removed at the end: never
-// the runner's RUNNER_TEMP, which holds the job's command files.
-func childTempDir(e *env) (string, error) {
-	dir, err := os.MkdirTemp("", "tailgate-children-*")
-	if err != nil {
-		return "", fmt.Errorf("making the children's temporary directory: %w", err)
-	}
-	e.environ = append(slices.Clip(e.environ), "TMPDIR="+dir)
-	return dir, nil
 }
 
 func usage(w io.Writer) {

@@ -30,8 +30,12 @@ func (r reportFlags) publishers(e env) []publish.Publisher {
 		publish.HTML{Path: r.htmlPath}}
 }
 
-// failOn: a regression fails, an inconclusive verdict when asked.
-func (r reportFlags) failOn() pipeline.FailOn {
+// failOn: a regression fails, an inconclusive verdict when asked; an A/A
+// run measures noise, and has nothing to fail.
+func (r reportFlags) failOn(aa bool) pipeline.FailOn {
+	if aa {
+		return pipeline.FailOn{}
+	}
 	return pipeline.FailOn{Regression: true, Inconclusive: r.failOnInconclusive, InconclusiveSetting: "--fail-on-inconclusive"}
 }
 

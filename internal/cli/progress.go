@@ -22,7 +22,7 @@ func newProgress(e env, cfg *config.Config, quiet bool) runner.Observer {
 	if quiet || cfg == nil {
 		return nil
 	}
-	if isTerminal(e.stderr) && e.getenv("CI") == "" {
+	if f, ok := e.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) && e.getenv("CI") == "" {
 		return &barProgress{lineProgress: lineProgress{w: e.stderr}, window: cfg.Load.RunTime()}
 	}
 	p := &lineProgress{w: e.stderr}
@@ -30,11 +30,6 @@ func newProgress(e env, cfg *config.Config, quiet bool) runner.Observer {
 		p.actions = ci.NewRuntime(e.stderr, e.getenv) // each run a collapsible group of the log
 	}
 	return p
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // lineProgress prints one line when a run starts and one when it ends; in

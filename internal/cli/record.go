@@ -41,11 +41,7 @@ func cmdBaseline(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	path := baselinePath(*blFlag, cfg, benchmarkName(cfg, head))
-	pr, note := prov.fromGit(ctx, prov.provenance(e.getenv), baseline.ExecGit{})
-	if note != "" {
-		fmt.Fprintln(e.stdout, note)
-	}
-	o := pipeline.RecordOptions{Config: cfg, Head: head, Path: path, Provenance: pr, History: *historyFlag, Runner: *runnerFlag}
+	o := pipeline.RecordOptions{Config: cfg, Head: head, Path: path, Provenance: prov.fromGit(ctx, e, baseline.ExecGit{}), History: *historyFlag, Runner: *runnerFlag}
 	return record(ctx, e, cfg, o, bf.quiet)
 }
 
@@ -92,17 +88,20 @@ func (p provenanceFlags) provenance(getenv func(string) string) baseline.Provena
 	return pr
 }
 
-// fromGit fills the commit and ref left empty from the git checkout, and
-// says what it took (uncommitted changes included), or why nothing.
-func (p provenanceFlags) fromGit(ctx context.Context, pr baseline.Provenance, git baseline.Git) (baseline.Provenance, string) {
+// fromGit is provenance with the commit and ref left empty filled from the
+// git checkout; it says what it took (uncommitted changes included), or why
+// nothing.
+func (p provenanceFlags) fromGit(ctx context.Context, e env, git baseline.Git) baseline.Provenance {
+	pr := p.provenance(e.getenv)
 	if pr.Commit != "" && pr.Ref != "" {
-		return pr, ""
+		return pr
 	}
 	var took []string
 	if pr.Commit == "" {
 		sha, err := baseline.ResolveCommit(ctx, ".", "HEAD", git)
 		if err != nil {
-			return pr, "no commit recorded: the working directory is not a git checkout (--commit and --ref name them)"
+			fmt.Fprintln(e.stdout, "no commit recorded: the working directory is not a git checkout (--commit and --ref name them)")
+			return pr
 		}
 		pr.Commit = sha
 		took = append(took, "commit "+sha)
@@ -118,16 +117,14 @@ func (p provenanceFlags) fromGit(ctx context.Context, pr baseline.Provenance, gi
 			took = append(took, "no ref (detached HEAD; --ref names it)")
 		}
 	}
-	return pr, "from git: " + strings.Join(took, ", ") + " (--commit and --ref name others)"
+	fmt.Fprintln(e.stdout, "from git: "+strings.Join(took, ", ")+" (--commit and --ref name others)")
+	return pr
 }
 
 // recordLink appends a finished A/B to main's history: the head commit
 // (the flags', the runner's, else git's HEAD) against the base it built.
 func recordLink(ctx context.Context, e env, cfg *config.Config, j pipeline.Judged, path string, prov provenanceFlags) error {
-	pr, note := prov.fromGit(ctx, prov.provenance(e.getenv), baseline.ExecGit{})
-	if note != "" {
-		fmt.Fprintln(e.stdout, note)
-	}
+	pr := prov.fromGit(ctx, e, baseline.ExecGit{})
 	hist, err := pipeline.RecordLink(pipeline.LinkOptions{Config: cfg, Judged: j, Path: path, Provenance: pr, Runner: runnerImage(e.getenv)})
 	if err != nil {
 		return err

@@ -40,7 +40,25 @@ func cmdValidate(_ context.Context, e env, args []string) error {
 func describeBenchmark(w io.Writer, cfg *config.Config) {
 	line := func(k, format string, a ...any) { fmt.Fprintf(w, "  %-10s "+format+"\n", append([]any{k}, a...)...) }
 	line("benchmark", "%s", cfg.Name)
-	describeTarget(line, cfg.Target)
+	if t := cfg.Target; t.URL == "" {
+		line("target", "none at the top level: each A/B side names its own")
+	} else {
+		target := t.URL
+		if t.Start != nil {
+			target += ", started by: " + t.Start.Command.String()
+			if t.Start.Dir != "" {
+				target += " (in " + t.Start.Dir + ")"
+			}
+		}
+		if t.Ready != nil {
+			target += ", ready at GET " + t.Ready.Path
+		}
+		line("target", "%s", target)
+		line("measured", "%s", describeMeasured(t))
+		if len(t.Counters) > 0 {
+			line("counters", "%s", describeCounters(t.Counters))
+		}
+	}
 	if b := cfg.Build; b != nil {
 		line("build", "%s", b.Command.String())
 	}
@@ -60,48 +78,28 @@ func describeBenchmark(w io.Writer, cfg *config.Config) {
 			if ph.Name == "" {
 				name = "load"
 			}
-			line("", "%s: %s", name, describeModel(ph.Load))
+			l, model := ph.Load, fmt.Sprintf("closed, %d virtual users", ph.Load.VUs)
+			if l.Model == config.ModelOpen {
+				model = fmt.Sprintf("open, %s (max_inflight %d)", l.Rate, l.MaxInflight)
+			}
+			line("", "%s: %s; %s warm-up + %s measured", name, model, l.Warmup, l.Duration)
 		}
 		line("runs", "%d of about %s of load each (resets, verifies, drains and starts come on top)", cfg.Load.Runs, cfg.Load.RunTime())
 	}
-	describeSetup(line, cfg)
-	for _, sc := range cfg.Scenarios {
-		line("scenario", "%s: %d %s, weight %d", sc.Name, len(sc.Steps), plural.Of(len(sc.Steps), "step", "steps"), sc.Weight)
-	}
-	if ab := cfg.AB; ab != nil {
-		describeAB(line, cfg, ab)
-	}
-}
-
-func describeTarget(line func(k, format string, a ...any), t config.Target) {
-	if t.URL == "" {
-		line("target", "none at the top level: each A/B side names its own")
-		return
-	}
-	target := t.URL
-	if t.Start != nil {
-		target += ", started by: " + t.Start.Command.String()
-		if t.Start.Dir != "" {
-			target += " (in " + t.Start.Dir + ")"
-		}
-	}
-	if t.Ready != nil {
-		target += ", ready at GET " + t.Ready.Path
-	}
-	line("target", "%s", target)
-	line("measured", "%s", describeMeasured(t))
-	if len(t.Counters) > 0 {
-		line("counters", "%s", describeCounters(t.Counters))
-	}
-}
-
-func describeSetup(line func(k, format string, a ...any), cfg *config.Config) {
 	if st := cfg.Setup; st != nil {
 		if len(st.Run) > 0 {
 			line("setup", "run: %s, once per run before the warm-up (not measured)", describeSteps(st.Run))
 		}
-		if len(st.VU) > 0 {
-			line("setup", "vu: %s, once per virtual user or open-model worker (not measured): %s", describeSteps(st.VU), describeUsers(cfg.Load))
+		if len(st.VU) > 0 { // how often the vu steps run: each phase's virtual users or workers
+			var users []string
+			for _, ph := range cfg.Load.RunPhases() {
+				n, who := ph.Load.VUs, "virtual users"
+				if ph.Load.Model == config.ModelOpen {
+					n, who = ph.Load.MaxInflight, "workers (max_inflight)"
+				}
+				users = append(users, strings.TrimSuffix(fmt.Sprintf("%d %s in %s", n, who, ph.Name), " in "))
+			}
+			line("setup", "vu: %s, once per virtual user or open-model worker (not measured): %s", describeSteps(st.VU), strings.Join(users, ", "))
 		}
 	}
 	if f := cfg.Feed; f != nil {
@@ -109,35 +107,37 @@ func describeSetup(line func(k, format string, a ...any), cfg *config.Config) {
 		end := map[string]string{config.FeedWrap: "then start again at the first", config.FeedFail: "then fail the run"}[f.AtEnd]
 		line("feed", "%s: %d %s of %s; %s takes the next row, %s", f.File, len(f.Rows), plural.Of(len(f.Rows), "row", "rows"), strings.Join(f.Columns, ", "), per, end)
 	}
-}
-
-func describeAB(line func(k, format string, a ...any), cfg *config.Config, ab *config.AB) {
-	line("A/B base", "%s", describeSide(ab.Base, "the PR's base commit in the Action, or tailgate ab --base-ref"))
-	line("A/B head", "%s", describeSide(ab.Head, "the working tree, started as target says"))
-	for i, s := range []config.ABSide{ab.Base, ab.Head} {
-		if t, name := s.TargetOr(cfg.Target), [2]string{"base", "head"}[i]; s.HasTarget() {
-			line("", "%s measured: %s", name, describeMeasured(t))
-			if len(t.Counters) > 0 {
-				line("", "%s counters: %s", name, describeCounters(t.Counters))
+	for _, sc := range cfg.Scenarios {
+		line("scenario", "%s: %d %s, weight %d", sc.Name, len(sc.Steps), plural.Of(len(sc.Steps), "step", "steps"), sc.Weight)
+	}
+	if ab := cfg.AB; ab != nil {
+		line("A/B base", "%s", describeSide(ab.Base, "the PR's base commit in the Action, or tailgate ab --base-ref"))
+		line("A/B head", "%s", describeSide(ab.Head, "the working tree, started as target says"))
+		for i, s := range []config.ABSide{ab.Base, ab.Head} {
+			if t, name := s.TargetOr(cfg.Target), [2]string{"base", "head"}[i]; s.HasTarget() {
+				line("", "%s measured: %s", name, describeMeasured(t))
+				if len(t.Counters) > 0 {
+					line("", "%s counters: %s", name, describeCounters(t.Counters))
+				}
 			}
 		}
-	}
-	shape := pipeline.ABShape(cfg, *ab)
-	if !shape.Blocks() {
-		line("unit", "a pair of whole runs, one side at a time, as %s; %s; %d to %d blocks", shape.WholeRuns, ab.Order, ab.MinBlocks, ab.MaxBlocks)
-	} else {
-		how := "an open phase loads both sides at once; a closed one, measured both ways in the first block, loads them at once in the later blocks only where that changed neither side's CPU per iteration (nor the ratio of iterations/s where gated), else alternates"
-		if shape.Alternate != "" {
-			how = "every phase alternates between the sides, as " + shape.Alternate
+		shape := pipeline.ABShape(cfg, *ab)
+		if !shape.Blocks() {
+			line("unit", "a pair of whole runs, one side at a time, as %s; %s; %d to %d blocks", shape.WholeRuns, ab.Order, ab.MinBlocks, ab.MaxBlocks)
+		} else {
+			how := "an open phase loads both sides at once; a closed one, measured both ways in the first block, loads them at once in the later blocks only where that changed neither side's CPU per iteration (nor the ratio of iterations/s where gated), else alternates"
+			if shape.Alternate != "" {
+				how = "every phase alternates between the sides, as " + shape.Alternate
+			}
+			line("unit", "a block: %d to %d; in a block each phase measures each side in %d windows of %s, each after a %s warm-up (the phase's warm-up first, longer in the first block while the sides still get faster); %s",
+				ab.MinBlocks, ab.MaxBlocks, shape.Windows, shape.Window, ab.WindowWarmup, how)
 		}
-		line("unit", "a block: %d to %d; in a block each phase measures each side in %d windows of %s, each after a %s warm-up (the phase's warm-up first, longer in the first block while the sides still get faster); %s",
-			ab.MinBlocks, ab.MaxBlocks, shape.Windows, shape.Window, ab.WindowWarmup, how)
+		budget := fmt.Sprintf("at most %d %s", ab.MaxBlocks, plural.Of(ab.MaxBlocks, "block", "blocks"))
+		if ab.MaxTime > 0 {
+			budget += fmt.Sprintf(" or max_time %s (builds not counted), whichever comes first", ab.MaxTime)
+		}
+		line("budget", "%s; a clear verdict ends the job sooner", budget)
 	}
-	budget := fmt.Sprintf("at most %d %s", ab.MaxBlocks, plural.Of(ab.MaxBlocks, "block", "blocks"))
-	if ab.MaxTime > 0 {
-		budget += fmt.Sprintf(" or max_time %s (builds not counted), whichever comes first", ab.MaxTime)
-	}
-	line("budget", "%s; a clear verdict ends the job sooner", budget)
 }
 
 // describeSide says what an A/B side is built and started from, or
@@ -197,32 +197,6 @@ func describeSteps(steps []config.Step) string {
 		names[i] = cmp.Or(st.Name, strings.TrimSpace(st.Method+" "+st.Path))
 	}
 	return fmt.Sprintf("%d %s (%s)", len(steps), plural.Of(len(steps), "step", "steps"), strings.Join(names, ", "))
-}
-
-// describeUsers says how many virtual users or workers each phase has:
-// how often the vu setup steps run.
-func describeUsers(l config.Load) string {
-	var parts []string
-	for _, ph := range l.RunPhases() {
-		n, who := ph.Load.VUs, "virtual users"
-		if ph.Load.Model == config.ModelOpen {
-			n, who = ph.Load.MaxInflight, "workers (max_inflight)"
-		}
-		s := fmt.Sprintf("%d %s", n, who)
-		if ph.Name != "" {
-			s += " in " + ph.Name
-		}
-		parts = append(parts, s)
-	}
-	return strings.Join(parts, ", ")
-}
-
-func describeModel(l config.Load) string {
-	s := fmt.Sprintf("closed, %d virtual users", l.VUs)
-	if l.Model == config.ModelOpen {
-		s = fmt.Sprintf("open, %s (max_inflight %d)", l.Rate, l.MaxInflight)
-	}
-	return fmt.Sprintf("%s; %s warm-up + %s measured", s, l.Warmup, l.Duration)
 }
 
 func describeAction(a config.Action) string {

@@ -98,7 +98,7 @@ func syntaxPosition(err error, data []byte) position {
 		return position{}
 	}
 	line, _ := strconv.Atoi(m[1])
-	if isParserError(syntaxMessage(err)) {
+	if msg := syntaxMessage(err); slices.ContainsFunc(parserErrors, func(p string) bool { return strings.HasPrefix(msg, p) }) {
 		// yaml.v3 adds 1 to the 0-based line of a scanner error but not
 		// of a parser error's; the construct the parser names may start
 		// past the file's last line (an unclosed one at the end).
@@ -115,10 +115,6 @@ var parserErrors = []string{
 	"did not find expected ',' or ']'", "did not find expected ',' or '}'",
 	"found duplicate %YAML directive", "found incompatible YAML document",
 	"found duplicate %TAG directive", "found undefined tag handle",
-}
-
-func isParserError(msg string) bool {
-	return slices.ContainsFunc(parserErrors, func(p string) bool { return strings.HasPrefix(msg, p) })
 }
 
 // lineCount counts the lines of data, a last one without a newline too.

@@ -5,8 +5,8 @@ import (
 	"math"
 	"reflect"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/tailgate-ci/tailgate/internal/printable"
 	"gopkg.in/yaml.v3"
 )
 
@@ -54,7 +54,7 @@ type decoder struct {
 func (d *decoder) tooBig(n *yaml.Node, path string) bool {
 	if len(path) > maxPath && !d.over {
 		d.over = true
-		d.c.note(posOf(n), "a key path longer than %d bytes (%s…): refusing to read further", maxPath, clipPath(path))
+		d.c.note(posOf(n), "a key path longer than %d bytes (%s): refusing to read further", maxPath, printable.Clip(path, 80))
 	}
 	d.nodes++
 	if d.nodes == maxNodes+1 && !d.over {
@@ -62,18 +62,6 @@ func (d *decoder) tooBig(n *yaml.Node, path string) bool {
 		d.c.note(posOf(n), "the file expands to more than %d values (aliases and merge keys included): refusing to read further", maxNodes)
 	}
 	return d.spend(n, nodeCost+len(resolveAlias(n).Value)+len(path)) || d.nodes > maxNodes || d.over
-}
-
-func clipPath(path string) string {
-	const keep = 80
-	if len(path) <= keep {
-		return path
-	}
-	cut := keep
-	for cut > 0 && !utf8.RuneStart(path[cut]) {
-		cut--
-	}
-	return path[:cut]
 }
 
 // spend counts size bytes read at n; it reports, once, a spent budget.
@@ -110,8 +98,8 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, depth int) 
 	if isNull(n) {
 		return // null leaves the zero value: "not set"
 	}
-	if u, ok := unmarshaler(v); ok {
-		if err := u.UnmarshalYAML(n); err != nil {
+	if v.Kind() != reflect.Pointer && v.CanAddr() && reflect.PointerTo(v.Type()).Implements(unmarshalerType) {
+		if err := v.Addr().Interface().(yaml.Unmarshaler).UnmarshalYAML(n); err != nil {
 			d.c.addAt(path, posOf(n), "%s", err.Error())
 		}
 		return
@@ -146,7 +134,7 @@ var removedKeys = map[string]string{
 // unknownKey reports a key the struct does not have; the absent key it
 // looks like a typo of is marked as dealt with ("required" would repeat
 // the mistake).
-func (d *decoder) unknownKey(key *yaml.Node, path string, fields map[string]field, present map[string]bool) {
+func (d *decoder) unknownKey(key *yaml.Node, path string, fields map[string][]int, present map[string]bool) {
 	names := fieldNames(fields)
 	if hint, ok := removedKeys[joinKey(path, key.Value)]; ok {
 		d.c.addAt(joinKey(path, key.Value), posOf(key), "%s was removed after a release of warnings: %s", key.Value, hint)
@@ -156,13 +144,6 @@ func (d *decoder) unknownKey(key *yaml.Node, path string, fields map[string]fiel
 	if best := closest(key.Value, names); best != "" && !present[best] {
 		d.c.flagged[joinKey(path, best)] = true
 	}
-}
-
-func unmarshaler(v reflect.Value) (yaml.Unmarshaler, bool) {
-	if v.Kind() != reflect.Pointer && v.CanAddr() && reflect.PointerTo(v.Type()).Implements(unmarshalerType) {
-		return v.Addr().Interface().(yaml.Unmarshaler), true
-	}
-	return nil, false
 }
 
 func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, depth int) {
@@ -185,7 +166,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, depth
 			d.unknownKey(p.key, path, fields, present)
 			continue
 		}
-		d.decodeEntry(p, v.FieldByIndex(f.index), joinKey(path, name), depth)
+		d.decodeEntry(p, v.FieldByIndex(f), joinKey(path, name), depth)
 	}
 }
 
@@ -285,7 +266,7 @@ func (d *decoder) anyScalar(n *yaml.Node, path string) (any, bool) {
 }
 
 func (d *decoder) decodeScalar(n *yaml.Node, v reflect.Value, path string) {
-	tag, ok := n.ShortTag(), n.Kind == yaml.ScalarNode
+	tag, ok, want := n.ShortTag(), n.Kind == yaml.ScalarNode, "a string"
 	switch v.Kind() {
 	case reflect.String:
 		if ok {
@@ -293,17 +274,17 @@ func (d *decoder) decodeScalar(n *yaml.Node, v reflect.Value, path string) {
 		}
 	case reflect.Int, reflect.Int64, reflect.Int32:
 		var x int64
-		if ok = ok && tag == intTag && n.Decode(&x) == nil && !v.OverflowInt(x); ok {
+		if ok, want = ok && tag == intTag && n.Decode(&x) == nil && !v.OverflowInt(x), "an integer"; ok {
 			v.SetInt(x)
 		}
 	case reflect.Float64:
 		var x float64
-		if ok = ok && (tag == intTag || tag == floatTag) && n.Decode(&x) == nil && !math.IsNaN(x) && !math.IsInf(x, 0); ok {
+		if ok, want = ok && (tag == intTag || tag == floatTag) && n.Decode(&x) == nil && !math.IsNaN(x) && !math.IsInf(x, 0), "a number"; ok {
 			v.SetFloat(x)
 		}
 	case reflect.Bool:
 		var x bool
-		if ok = ok && tag == boolTag && n.Decode(&x) == nil; ok {
+		if ok, want = ok && tag == boolTag && n.Decode(&x) == nil, "true or false"; ok {
 			v.SetBool(x)
 		}
 	default:
@@ -311,22 +292,8 @@ func (d *decoder) decodeScalar(n *yaml.Node, v reflect.Value, path string) {
 		return
 	}
 	if !ok {
-		d.c.addAt(path, posOf(n), "expected %s, got %s", kindName(v.Kind()), describe(n))
+		d.c.addAt(path, posOf(n), "expected %s, got %s", want, describe(n))
 	}
-}
-
-func kindName(k reflect.Kind) string {
-	switch k {
-	case reflect.String:
-		return "a string"
-	case reflect.Int, reflect.Int64, reflect.Int32:
-		return "an integer"
-	case reflect.Float64:
-		return "a number"
-	case reflect.Bool:
-		return "true or false"
-	}
-	return "a value"
 }
 
 // describe says what a node is, for messages: "a list", `the string "x"`.

@@ -126,27 +126,21 @@ func validatePart(p *MeasurePart, key string, seen map[string]bool, c *collector
 	if !exactlyOne(p.PIDFile != "", p.Process != nil, p.Cgroup != "") {
 		c.addKey(key, "give exactly one of pid_file (a process and its descendants), process ({comm: postgres} or {cmdline: regexp}) or cgroup (a cgroup v2 directory)")
 	}
-	if m := p.Process; m != nil {
-		validateMatch(m, key+".process", c)
-	}
-	if p.Cgroup != "" && !strings.HasPrefix(p.Cgroup, "/") {
-		c.add(key+".cgroup", "%q: give the cgroup's absolute directory, e.g. /sys/fs/cgroup/system.slice/postgresql.service", p.Cgroup)
-	}
-}
-
-func validateMatch(m *ProcessMatch, key string, c *collector) {
-	switch {
+	switch m := p.Process; {
+	case m == nil:
 	case (m.Comm == "") == (m.Cmdline == ""):
-		c.addKey(key, "give exactly one of comm (the exact command name) or cmdline (a regular expression)")
+		c.addKey(key+".process", "give exactly one of comm (the exact command name) or cmdline (a regular expression)")
 	case len(m.Comm) > 15:
-		c.add(key+".comm", "%q is longer than the 15 characters the kernel keeps of a command name: use cmdline", m.Comm)
+		c.add(key+".process.comm", "%q is longer than the 15 characters the kernel keeps of a command name: use cmdline", m.Comm)
 	case m.Cmdline != "":
 		re, err := regexp.Compile(m.Cmdline)
 		if err != nil {
-			c.add(key+".cmdline", "not a regular expression: %v", err)
-			return
+			c.add(key+".process.cmdline", "not a regular expression: %v", err)
 		}
 		m.CmdlineRE = re
+	}
+	if p.Cgroup != "" && !strings.HasPrefix(p.Cgroup, "/") {
+		c.add(key+".cgroup", "%q: give the cgroup's absolute directory, e.g. /sys/fs/cgroup/system.slice/postgresql.service", p.Cgroup)
 	}
 }
 
@@ -224,14 +218,6 @@ func validatePrometheus(p *PrometheusSource, key string, c *collector) {
 	}
 }
 
-func (t *Target) PartNames() []string {
-	out := make([]string, len(t.Measure))
-	for i, p := range t.Measure {
-		out[i] = p.Name
-	}
-	return out
-}
-
 func (p MeasurePart) String() string {
 	switch {
 	case p.PIDFile != "":
@@ -258,17 +244,11 @@ func validateFootprintKeys(cfg *Config, c *collector) {
 		}
 	}
 	check := func(key, metric string) {
-		if part, ok := strings.CutPrefix(metric, result.PartPrefix); ok {
-			name, _, _ := strings.Cut(part, ".")
-			if !parts[name] {
-				c.addKey(key, "%q names no part of target.measure (%s)", metric, strings.Join(slices.Sorted(maps.Keys(parts)), ", "))
-			}
+		if part, ok := strings.CutPrefix(metric, result.PartPrefix); ok && !parts[strings.Split(part, ".")[0]] {
+			c.addKey(key, "%q names no part of target.measure (%s)", metric, strings.Join(slices.Sorted(maps.Keys(parts)), ", "))
 		}
-		if counter, ok := strings.CutPrefix(metric, result.CounterPrefix); ok {
-			name, _, _ := strings.Cut(counter, ".")
-			if !sources[name] {
-				c.addKey(key, "%q names no counter source of target.counters", metric)
-			}
+		if counter, ok := strings.CutPrefix(metric, result.CounterPrefix); ok && !sources[strings.Split(counter, ".")[0]] {
+			c.addKey(key, "%q names no counter source of target.counters", metric)
 		}
 	}
 	for i, m := range cfg.Gate.Metrics { // set only when the file gives them

@@ -88,11 +88,9 @@ func (d *decoder) mergedPairs(v *yaml.Node, path string, depth int) []pair {
 	return out
 }
 
-type field struct{ index []int }
-
 // fieldsOf maps YAML keys to t's fields, `yaml:",inline"` ones included.
-func fieldsOf(t reflect.Type) map[string]field {
-	out := map[string]field{}
+func fieldsOf(t reflect.Type) map[string][]int {
+	out := map[string][]int{}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if !f.IsExported() {
@@ -104,17 +102,17 @@ func fieldsOf(t reflect.Type) map[string]field {
 		}
 		if strings.Contains(opts, "inline") && f.Type.Kind() == reflect.Struct {
 			for k, sub := range fieldsOf(f.Type) {
-				out[k] = field{index: append([]int{i}, sub.index...)}
+				out[k] = append([]int{i}, sub...)
 			}
 			continue
 		}
 		name = cmp.Or(name, strings.ToLower(f.Name))
-		out[name] = field{index: []int{i}}
+		out[name] = []int{i}
 	}
 	return out
 }
 
-func fieldNames(fields map[string]field) []string { return slices.Sorted(maps.Keys(fields)) }
+func fieldNames(fields map[string][]int) []string { return slices.Sorted(maps.Keys(fields)) }
 
 // unknownKeyMsg says a key is unknown, suggests the closest known key when
 // it looks like a typo, and lists the keys allowed here.

@@ -27,9 +27,9 @@ func (p Problem) String() string {
 	s := p.File
 	if p.Line > 0 {
 		s += ":" + strconv.Itoa(p.Line)
-	}
-	if p.Line > 0 && p.Col > 0 {
-		s += ":" + strconv.Itoa(p.Col)
+		if p.Col > 0 {
+			s += ":" + strconv.Itoa(p.Col)
+		}
 	}
 	s += ": "
 	if _, _, bad := printable.Bad(p.Key); bad { // a key with a line break stays on its line
@@ -77,24 +77,17 @@ func newCollector(file string) *collector {
 }
 
 func (c *collector) readFile(p string, max int64) ([]byte, error) {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(c.dir, p)
+	}
 	if c.read != nil {
-		return c.read(c.resolve(p), max)
+		return c.read(p, max)
 	}
-	return readLimited(c.resolve(p), max)
-}
-
-func (c *collector) resolve(p string) string {
-	if filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(c.dir, p)
+	return readLimited(p, max)
 }
 
 // given reports whether the file sets path (to something other than null).
-func (c *collector) given(path string) bool {
-	_, ok := c.spots[path]
-	return ok
-}
+func (c *collector) given(path string) bool { _, ok := c.spots[path]; return ok }
 
 func (c *collector) addAt(path string, at position, format string, a ...any) {
 	c.flagged[path] = true

@@ -12,8 +12,7 @@ import (
 
 // Config is one benchmark definition.
 type Config struct {
-	// Path is the file the config was read from (not part of the YAML).
-	Path string `yaml:"-"`
+	Path string `yaml:"-"` // the file it was read from
 
 	Name      string     `yaml:"name"`
 	Seed      int64      `yaml:"seed"`
@@ -32,36 +31,26 @@ type Config struct {
 	PassEnv []string `yaml:"pass_env"`
 }
 
+// Values of the ab keys.
 const (
 	OrderABBA   = "abba"
 	OrderRandom = "random"
-)
-
-const (
 	// RestartEveryPair starts each side afresh for every block, so that
 	// what one process differs from another by is noise, not a bias.
 	RestartEveryPair = "every_pair"
 	RestartNever     = "never"
-)
-
-// Values of ab.phases: PhasesUndecided leaves a phase out of a block once
-// every gated metric taken from it has decided.
-const (
+	// PhasesUndecided leaves a phase out of a block once every gated
+	// metric taken from it has decided.
 	PhasesUndecided = "undecided"
 	PhasesAll       = "all"
-)
-
-// Values of ab.unsealed (UnsealedRefuse: without the seal the head's code
-// could reach the base) and ab.root_sockets (RootSocketsHide hides the
-// container engines' sockets, UnsealedAllow shows them).
-const (
+	// UnsealedRefuse: without the seal the head's code could reach the
+	// base. RootSocketsHide hides the container engines' sockets from the
+	// sides, UnsealedAllow (ab.root_sockets too) shows them.
 	UnsealedRefuse  = "refuse"
 	UnsealedAllow   = "allow"
 	RootSocketsHide = "hide"
+	NoiseOff        = "off" // keeps no noise file
 )
-
-// NoiseOff as ab.noise keeps no noise file.
-const NoiseOff = "off"
 
 // Defaults of the ab section. A block measures both sides in windows of
 // DefaultWindow filling each phase's load.duration; where blocks cannot
@@ -130,9 +119,7 @@ func (s ABSide) IsEmpty() bool   { return s.Ref == "" && !s.HasTarget() }
 // same service's whichever build runs it, and is inherited.
 var SideOwnKeys = []string{"url", "remote", "tls", "start", "pid_file"}
 
-// TargetOr is the side's target: its own, which takes every key of top it
-// leaves unset but SideOwnKeys (the one rule a side resolves by), or else
-// top.
+// TargetOr is the side's own target, filled from top as ABSide says, or else top.
 func (s ABSide) TargetOr(top Target) Target {
 	t := top
 	if s.HasTarget() {
@@ -180,8 +167,7 @@ type Target struct {
 	Verify *Check `yaml:"-" json:"-"`
 }
 
-// RemoteTarget reports whether any target of the benchmark is on another
-// machine (remote: true), so that the network is part of what it measures.
+// RemoteTarget: a target is on another machine, the network measured too.
 func (c *Config) RemoteTarget() bool {
 	if c.Target.Remote {
 		return true
@@ -266,6 +252,8 @@ const (
 	EngineCommand  = "command"
 	ClientFast     = "fast"
 	ClientNetHTTP  = "nethttp"
+	PhaseCapacity  = "capacity" // a closed phase's default name
+	PhaseLatency   = "latency"  // an open phase's
 )
 
 // Load says how work is offered and for how long.
@@ -331,11 +319,6 @@ type Phase struct {
 	Duration    Duration `yaml:"duration"`
 }
 
-const (
-	PhaseCapacity = "capacity"
-	PhaseLatency  = "latency"
-)
-
 // Scenario is a weighted sequence of steps: one iteration runs them in order.
 type Scenario struct {
 	Name   string `yaml:"name"`
@@ -361,12 +344,15 @@ type Setup struct {
 	VU  []Step `yaml:"vu"`
 }
 
-// Values of feed.per and feed.at_end.
+// Values of feed.per and feed.at_end; the creep references: the window's
+// oldest job, a release tag.
 const (
 	FeedPerVU        = "vu"
 	FeedPerIteration = "iteration"
 	FeedWrap         = "wrap"
 	FeedFail         = "fail"
+	CreepWindowStart = "window_start"
+	CreepTagPrefix   = "tag:"
 )
 
 // Feed is a file of rows (CSV with a header line, or a JSON list of
@@ -414,12 +400,6 @@ type HistoryRetention struct {
 type Creep struct {
 	Against []string `yaml:"against"`
 }
-
-// The creep references: the window's oldest job, a release tag.
-const (
-	CreepWindowStart = "window_start"
-	CreepTagPrefix   = "tag:"
-)
 
 // Duration is a time.Duration written as "10s", "500ms".
 type Duration time.Duration

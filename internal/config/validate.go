@@ -48,17 +48,9 @@ func validate(cfg *Config, c *collector) {
 	validateFeed(cfg, c)
 	validateGate(&cfg.Gate, c)
 	validateFootprintKeys(cfg, c)
-	validatePassEnv(cfg.PassEnv, c)
-}
-
-// envName is a variable name a shell can set.
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-func validatePassEnv(names []string, c *collector) {
 	seen := map[string]bool{}
-	for i, n := range names {
-		key := joinIndex("pass_env", i)
-		switch {
+	for i, n := range cfg.PassEnv {
+		switch key := joinIndex("pass_env", i); {
 		case !envName.MatchString(n):
 			c.add(key, "invalid variable name %q: expected letters, digits and _, not starting with a digit, e.g. GITHUB_TOKEN", n)
 		case seen[n]:
@@ -67,6 +59,9 @@ func validatePassEnv(names []string, c *collector) {
 		seen[n] = true
 	}
 }
+
+// envName is a variable name a shell can set (pass_env).
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // namePattern keeps names safe inside file paths (baselines/<name>.json).
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
@@ -141,18 +136,13 @@ func validateTargetURL(t *Target, key string, c *collector) {
 		c.add(urlKey, "host %q is not this machine: tailgate only sends load to a loopback address (127.0.0.0/8, ::1 or localhost), where CI starts the service under test, unless the target says remote: true (%s.remote; the network is then part of what is measured)", u.Hostname(), key)
 	case local && t.Remote:
 		c.add(key+".remote", "the url's host %q is this machine: remove remote: true (it is for a service reached over the network)", u.Hostname())
-	case t.Remote:
-		validateRemote(t, key, c)
-	}
-}
-
-// validateRemote refuses starting or sampling a service on another machine.
-func validateRemote(t *Target, key string, c *collector) {
-	if t.Start != nil {
-		c.addKey(key+".start", "a remote target cannot be started by tailgate: start runs the service on this machine; remove start, or remote: true and use a loopback url")
-	}
-	if t.PIDFile != "" {
-		c.addKey(key+".pid_file", "a remote target's process cannot be sampled from this machine: remove pid_file (CPU and memory are not measured for a remote target)")
+	case t.Remote: // a service on another machine is neither started nor sampled
+		if t.Start != nil {
+			c.addKey(key+".start", "a remote target cannot be started by tailgate: start runs the service on this machine; remove start, or remote: true and use a loopback url")
+		}
+		if t.PIDFile != "" {
+			c.addKey(key+".pid_file", "a remote target's process cannot be sampled from this machine: remove pid_file (CPU and memory are not measured for a remote target)")
+		}
 	}
 }
 
@@ -199,43 +189,33 @@ var modelKeys = []string{"model", "rate", "ramp_from", "ramp", "max_inflight", "
 
 // validateModel checks the model keys at path ("load" or "load.phases[i]").
 func validateModel(l Load, path string, c *collector) {
+	notFor := func(model string, keys ...string) {
+		for _, k := range keys {
+			unused(c, fmt.Sprintf("not used by the %s model: remove it or set %s.model", model, path), path+"."+k)
+		}
+	}
 	switch l.Model {
 	case ModelOpen:
-		validateOpen(l, path, c)
+		if l.Rate.IsZero() {
+			c.add(path+".rate", "required with the open model: iterations started per second, e.g. 100/s")
+		}
+		if l.MaxInflight < 1 {
+			c.add(path+".max_inflight", "must be at least 1, got %d", l.MaxInflight)
+		}
+		switch {
+		case l.RampFrom != nil && l.Ramp <= 0:
+			c.add(path+".ramp", "required with ramp_from: how long the rate takes to rise, e.g. 5s")
+		case l.RampFrom == nil && c.given(path+".ramp"):
+			c.addKey(path+".ramp", "ramp needs ramp_from: the rate the ramp starts at, e.g. 10/s")
+		}
+		notFor("open", "vus", "think")
 	case ModelClosed:
-		validateClosed(l, path, c)
+		if l.VUs < 1 {
+			c.add(path+".vus", "required with the closed model: at least 1 virtual user, got %d", l.VUs)
+		}
+		notFor("closed", "rate", "ramp_from", "ramp", "max_inflight")
 	default:
 		c.add(path+".model", "unknown model %q: expected open (a fixed arrival rate) or closed (a fixed number of VUs)", l.Model)
-	}
-}
-
-func validateOpen(l Load, path string, c *collector) {
-	if l.Rate.IsZero() {
-		c.add(path+".rate", "required with the open model: iterations started per second, e.g. 100/s")
-	}
-	if l.MaxInflight < 1 {
-		c.add(path+".max_inflight", "must be at least 1, got %d", l.MaxInflight)
-	}
-	switch {
-	case l.RampFrom != nil && l.Ramp <= 0:
-		c.add(path+".ramp", "required with ramp_from: how long the rate takes to rise, e.g. 5s")
-	case l.RampFrom == nil && c.given(path+".ramp"):
-		c.addKey(path+".ramp", "ramp needs ramp_from: the rate the ramp starts at, e.g. 10/s")
-	}
-	notFor(c, "open", path, "vus", "think")
-}
-
-func validateClosed(l Load, path string, c *collector) {
-	if l.VUs < 1 {
-		c.add(path+".vus", "required with the closed model: at least 1 virtual user, got %d", l.VUs)
-	}
-	notFor(c, "closed", path, "rate", "ramp_from", "ramp", "max_inflight")
-}
-
-// notFor reports keys set under path that the chosen load model does not use.
-func notFor(c *collector, model, path string, keys ...string) {
-	for _, k := range keys {
-		unused(c, fmt.Sprintf("not used by the %s model: remove it or set %s.model", model, path), path+"."+k)
 	}
 }
 

@@ -3,6 +3,7 @@ package config
 import (
 	"cmp"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -47,7 +48,11 @@ func validateAB(cfg *Config, c *collector) {
 // validateSide checks a side's own target, and that tailgate can build its ref.
 func validateSide(s *ABSide, path string, top Target, c *collector) {
 	validateCheck(s.Verify, path+".verify", c)
-	if named := targetKeysGiven(path, c); s.HasTarget() || named != "" {
+	named := ""
+	if i := slices.IndexFunc(sideTargetKeys, func(k string) bool { return c.given(path + "." + k) }); i >= 0 {
+		named = sideTargetKeys[i]
+	}
+	if s.HasTarget() || named != "" {
 		if !s.HasTarget() {
 			url := cmp.Or(top.URL, "http://127.0.0.1:8080")
 			// At the key that was named: without url the side would be
@@ -84,16 +89,6 @@ func validateSide(s *ABSide, path string, top Target, c *collector) {
 // sideTargetKeys are the keys of a target besides url that an A/B side may
 // name: any of them makes the side a target of its own.
 var sideTargetKeys = []string{"start", "ready", "pid_file", "remote", "tls", "measure", "counters"}
-
-// targetKeysGiven is the first sideTargetKeys key the side at path sets, or "".
-func targetKeysGiven(path string, c *collector) string {
-	for _, k := range sideTargetKeys {
-		if c.given(path + "." + k) {
-			return k
-		}
-	}
-	return ""
-}
 
 // refProblem says why a ref cannot name a commit for git, or "".
 func refProblem(ref string) string {

@@ -62,7 +62,15 @@ func validateScenarios(ss []Scenario, c *collector) {
 	for i := range ss {
 		path := joinIndex("scenarios", i)
 		s := &ss[i]
-		checkScenarioName(s.Name, path+".name", names, i, c)
+		switch j, dup := names[s.Name]; {
+		case s.Name == "":
+			c.add(path+".name", "must not be empty")
+		case !checkName(s.Name, path+".name", "scenario name", c):
+		case dup:
+			c.add(path+".name", "scenario name %q is already used by scenarios[%d]", s.Name, j)
+		default:
+			names[s.Name] = i
+		}
 		if s.Weight < 0 {
 			c.add(path+".weight", "must be 0 or more, got %d", s.Weight)
 		} else {
@@ -72,19 +80,6 @@ func validateScenarios(ss []Scenario, c *collector) {
 	}
 	if total == 0 {
 		c.add("scenarios", "the weights add up to 0: at least one scenario needs a positive weight")
-	}
-}
-
-// checkScenarioName requires a non-empty printable name new to names.
-func checkScenarioName(name, key string, names map[string]int, i int, c *collector) {
-	switch j, dup := names[name]; {
-	case name == "":
-		c.add(key, "must not be empty")
-	case !checkName(name, key, "scenario name", c):
-	case dup:
-		c.add(key, "scenario name %q is already used by scenarios[%d]", name, j)
-	default:
-		names[name] = i
 	}
 }
 
@@ -100,8 +95,7 @@ func validateSteps(steps []Step, path string, c *collector) {
 		validateRequest(&st.Request, stepPath, c)
 		checkStepName(st, stepPath, names, j, c)
 		checkSave(st.Save, stepPath+".save", c)
-		checkExpectTemplates(st.Expect, stepPath+".expect", c)
-		checkExpectHeaders(st.Expect, stepPath+".expect", c)
+		checkExpect(st.Expect, stepPath+".expect", c)
 	}
 }
 
@@ -148,9 +142,16 @@ func checkSave(save map[string]SaveFrom, path string, c *collector) {
 // '^/$'}}); any other key is a JSON path.
 const ExpectHeader = "header"
 
-// checkExpectHeaders checks a step's header expectations: header names,
-// and regular expressions that compile (they are not templates).
-func checkExpectHeaders(expect map[string]any, path string, c *collector) {
+// checkExpect checks a step's expected values that are templates
+// ({"slug": "{{.slug}}"}) as the request's templates are checked, and its
+// header expectations: header names, and regular expressions that compile
+// (they are not templates).
+func checkExpect(expect map[string]any, path string, c *collector) {
+	for _, k := range slices.Sorted(maps.Keys(expect)) {
+		if s, ok := expect[k].(string); ok {
+			checkTemplate(s, joinKey(path, k), c)
+		}
+	}
 	hs, _ := expect[ExpectHeader].(map[string]any)
 	for _, h := range slices.Sorted(maps.Keys(hs)) {
 		key := joinKey(joinKey(path, ExpectHeader), h)

@@ -3,10 +3,8 @@ package config
 import (
 	"crypto/x509"
 	"fmt"
-	"maps"
 	"net/url"
 	"os"
-	"slices"
 
 	"github.com/tailgate-ci/tailgate/internal/bounded"
 )
@@ -33,16 +31,6 @@ func validateSetup(cfg *Config, c *collector) {
 	}
 }
 
-// checkExpectTemplates checks the expected values that are templates
-// ({"slug": "{{.slug}}"}) as the request's templates are checked.
-func checkExpectTemplates(expect map[string]any, path string, c *collector) {
-	for _, k := range slices.Sorted(maps.Keys(expect)) {
-		if s, ok := expect[k].(string); ok {
-			checkTemplate(s, joinKey(path, k), c)
-		}
-	}
-}
-
 // validateFeed checks the feed section and reads its file.
 func validateFeed(cfg *Config, c *collector) {
 	f := cfg.Feed
@@ -64,18 +52,14 @@ func validateFeed(cfg *Config, c *collector) {
 		return
 	}
 	if f.Per == FeedPerVU && f.AtEnd == FeedFail {
-		if n, what := workersOf(cfg.Load); n > len(f.Rows) {
+		n, what := cfg.Load.MaxInflight, "load.max_inflight"
+		if cfg.Load.Model == ModelClosed {
+			n, what = cfg.Load.VUs, "load.vus"
+		}
+		if n > len(f.Rows) {
 			c.add("feed.at_end", "%s has %d rows, and at_end: fail gives each virtual user a row of its own: %s %d needs %d; add rows or use at_end: wrap", f.File, len(f.Rows), what, n, n)
 		}
 	}
-}
-
-// workersOf is how many VUs or workers the load runs, and the key saying so.
-func workersOf(l Load) (int, string) {
-	if l.Model == ModelClosed {
-		return l.VUs, "load.vus"
-	}
-	return l.MaxInflight, "load.max_inflight"
 }
 
 // validateTLS checks a target's tls section and reads its CA file.

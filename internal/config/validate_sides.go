@@ -42,11 +42,7 @@ func validateUnusedTopKeys(cfg *Config, c *collector) {
 
 // sideKeys names key under each side: "ab.base.start and ab.head.start".
 func sideKeys(sides []string, key string) string {
-	out := make([]string, len(sides))
-	for i, s := range sides {
-		out[i] = s + "." + key
-	}
-	return strings.Join(out, " and ")
+	return strings.Join(sides, "."+key+" and ") + "." + key
 }
 
 // NoTopTarget is the error of a command that runs the top-level target
