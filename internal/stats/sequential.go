@@ -40,14 +40,11 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// Defaults of SeqDesign, chosen by the tables of sequential_tables_test.go
-// (a job of 6 metrics at run CV 3 %): looking after every pair costs
-// nothing and stops soonest; a first look at 4 pairs ends +20 % in 5.3
-// pairs on average (6.0 with a first look at 6); ρ = 2 keeps more of α
-// for the budget than even spending (ρ = 1): +5 points of power at CV 10 %
-// for +0.7 pairs on clear cases; 20 pairs catch +10 % at ≤ 5 % pair noise
-// every time (a budget of 12 catches +20 % at CV 10 % only 85 % of the
-// time; 40 pairs are needed for +10 % at CV 10 %).
+// Defaults of SeqDesign, by the tables of sequential_tables_test.go (6
+// metrics, run CV 3 %): a look every pair stops soonest; a first look at 4
+// ends +20 % in 5.3 pairs (6.0 at 6); ρ = 2 beats ρ = 1 by +5 points of
+// power at CV 10 % for +0.7 pairs; 20 pairs catch +10 % at ≤ 5 % pair noise
+// (12 catch +20 % at CV 10 % 85 % of the time; +10 % at CV 10 % needs 40).
 const (
 	DefaultSeqAlpha     = 0.05
 	DefaultSeqBeta      = 0.05
@@ -57,9 +54,8 @@ const (
 	DefaultSeqRho       = 2
 )
 
-// Limits of a design, for stats and for config's ab.min_blocks and
-// ab.max_blocks: the t statistic needs two degrees of freedom at the first
-// look, and calibration time grows with the budget.
+// Limits of a design (also config's ab.min_blocks, ab.max_blocks): t needs
+// 2 degrees of freedom at the first look; calibration grows with the budget.
 const (
 	SeqFirstLookMin = 3
 	SeqBudgetMax    = 500
@@ -68,9 +64,7 @@ const (
 // maxPairsAdvice bounds "more pairs would likely decide".
 const maxPairsAdvice = 1000
 
-// SeqRule says what counts as a regression: RuleChangeBeyond, the lower
-// bound above 0 and the estimate beyond the threshold; RuleBoundBeyond,
-// the lower bound itself beyond the threshold.
+// SeqRule says what counts as a regression (the package doc's rules).
 type SeqRule int
 
 const (
@@ -78,8 +72,7 @@ const (
 	RuleBoundBeyond
 )
 
-// SeqOutcome is what a look decides.
-type SeqOutcome int
+type SeqOutcome int // what a look decides
 
 const (
 	SeqContinue SeqOutcome = iota
@@ -88,8 +81,7 @@ const (
 	SeqInconclusive
 )
 
-// SeqReason says why a look decided what it did (String words each).
-type SeqReason int
+type SeqReason int // why a look decided what it did
 
 const (
 	ReasonTooFewBlocks SeqReason = iota
@@ -154,15 +146,13 @@ type SeqPrior struct {
 	Within bool    `json:"-"`
 }
 
-// Prior degrees of freedom are rounded down to this grid (calibrating a
-// boundary per value would be slow, and rounding down is conservative),
-// and capped at its last value: beyond it a prior makes the t statistic
-// nearly normal, and caps the weight old jobs can have.
+// Prior degrees of freedom are rounded down to this grid (a boundary per
+// value is slow to calibrate; down is conservative) and capped: beyond 64
+// t is nearly normal, and the cap bounds old jobs' weight.
 var priorGrid = []int{4, 8, 16, 32, 64}
 
-// priorConsistency is the two-sided level of the F test that a look's own
-// spread must pass against the prior's for the two to be pooled: a job
-// noisier or quieter than the stored noise uses its own.
+// priorConsistency is the two-sided level of the F test a look's spread
+// must pass for the prior to be pooled: an unlike job uses its own.
 const priorConsistency = 0.05
 
 // withinPretest is the level of the test that blocks differ beyond what
@@ -176,8 +166,7 @@ const priorConsistency = 0.05
 // +15 % effect.
 const withinPretest = 0.5
 
-// UsableDF is the prior's degrees of freedom a look can pool (on the
-// grid); 0 when it has too few to be used at all.
+// UsableDF is the prior's degrees of freedom on the grid; 0: unusable.
 func (p SeqPrior) UsableDF() int {
 	if !(p.SD > 0) || math.IsInf(p.SD, 1) {
 		return 0
@@ -191,9 +180,8 @@ func (p SeqPrior) UsableDF() int {
 	return df
 }
 
-// Consistent reports whether a spread sd of n units agrees with the prior:
-// the ratio of variances lies inside the central 1 − priorConsistency of
-// its F distribution.
+// Consistent reports whether a spread sd of n units agrees with the prior
+// (the variance ratio inside its F's central 1 − priorConsistency).
 func (p SeqPrior) Consistent(sd float64, n int) bool {
 	df := p.UsableDF()
 	if df == 0 || n < 2 || !(sd >= 0) {
@@ -233,10 +221,8 @@ type SeqDecision struct {
 	MoreBlocks int
 }
 
-// Decided reports whether the look ends the metric's sequence.
 func (s SeqDecision) Decided() bool { return s.Outcome != SeqContinue }
 
-// WithDefaults is the design with its zero fields set to the defaults.
 func (d SeqDesign) WithDefaults() SeqDesign {
 	d.Alpha, d.Beta = cmp.Or(d.Alpha, DefaultSeqAlpha), cmp.Or(d.Beta, DefaultSeqBeta)
 	d.MinBlocks = cmp.Or(d.MinBlocks, DefaultSeqMinBlocks)
@@ -245,7 +231,6 @@ func (d SeqDesign) WithDefaults() SeqDesign {
 	return d
 }
 
-// Validate reports a design that cannot be used (after defaults).
 func (d SeqDesign) Validate() error {
 	d = d.WithDefaults()
 	switch {
@@ -308,8 +293,7 @@ func (d SeqDesign) look(diffs []float64, minEffect, resolution float64, k int, f
 	if err := d.check(diffs, minEffect, resolution); err != nil {
 		return SeqDecision{}, err
 	}
-	k = max(k, 1)
-	n := len(diffs)
+	k, n := max(k, 1), len(diffs)
 	final = final || n == d.MaxBlocks
 	dec := summarize(diffs, minEffect, resolution)
 	switch {
@@ -335,8 +319,7 @@ func (d SeqDesign) look(diffs []float64, minEffect, resolution float64, k int, f
 	return dec, nil
 }
 
-// summarize is a decision that has not looked yet: the estimate and the
-// spread, with the bounds and the detectable effect unknown.
+// summarize is a decision before its look: estimate and spread only.
 func summarize(diffs []float64, minEffect, resolution float64) SeqDecision {
 	dec := SeqDecision{Blocks: len(diffs), Threshold: math.Max(minEffect, resolution),
 		Estimate: Mean(diffs), Lower: math.NaN(), Upper: math.NaN(), Spread: math.NaN(), OwnSpread: math.NaN(), Detectable: math.NaN()}
@@ -401,7 +384,6 @@ func bound(mean, c, sd float64, n int) float64 {
 	return mean + c*sd/math.Sqrt(float64(n))
 }
 
-// decide applies the rule to the bounds.
 func (d SeqDesign) decide(dec *SeqDecision, final bool) {
 	thr := dec.Threshold
 	regression := dec.Lower > thr
@@ -443,10 +425,9 @@ func (d SeqDesign) Detectable(sigma, minEffect, resolution float64, k int) (floa
 	return d.detectable(math.Max(sigma, resolution), math.Max(minEffect, resolution), resolution, max(k, 1)), nil
 }
 
-// The detectable effect (half a millisecond, priced for every gated
-// metric) is priced at the spread rounded to a geometric grid of 0.5 %,
-// which moves it by less than its Monte Carlo error, and the last
-// detectableMemoSize prices are kept.
+// The detectable effect (half a millisecond per gated metric) is priced
+// at the spread rounded to a geometric 0.5 % grid (less than its Monte
+// Carlo error), and the last detectableMemoSize prices are kept.
 const (
 	detectableGrid     = 0.005
 	detectableMemoSize = 4096
@@ -470,7 +451,6 @@ func (d SeqDesign) detectable(sigma, thr, resolution float64, k int) float64 {
 		func() float64 { return d.priceDetectable(sigma, thr, resolution, k) })
 }
 
-// priceDetectable is detectable, priced on the standard paths.
 func (d SeqDesign) priceDetectable(sigma, thr, resolution float64, k int) float64 {
 	paths := standardPathsFor(d.schedule())
 	low, up := d.boundaries(k)
@@ -492,8 +472,8 @@ func (d SeqDesign) priceDetectable(sigma, thr, resolution float64, k int) float6
 	return math.Max(x, 0) * sigma
 }
 
-// lookTerm is what criticalShift needs of one planned look: its index
-// n − MinBlocks, the critical values of the lower and upper bounds, and 1/√n.
+// lookTerm is one planned look: index n − MinBlocks, the bounds' critical
+// values, and 1/√n.
 type lookTerm struct {
 	i                int
 	low, up, invSqrt float64
