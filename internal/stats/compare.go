@@ -119,8 +119,7 @@ func Compare(in Input) Comparison {
 	return c
 }
 
-// Tested reports whether a test ran: the values could be compared and the
-// samples were enough.
+// Tested reports whether a test ran.
 func (c Comparison) Tested() bool {
 	return !HasWarning(c.Warnings, WarnCannotCompare) && !HasWarning(c.Warnings, WarnTooFewSamples)
 }
@@ -153,8 +152,15 @@ func (in Input) test(c *Comparison) {
 		return
 	}
 	n, m, alpha := len(in.Head), len(in.Base), in.Alpha
-	if in.Paired && math.Ldexp(1, -n) <= alpha {
-		in.testPairs(c)
+	if in.Paired && math.Ldexp(1, -n) <= alpha { // the pairs' median difference, by the exact signed-rank test
+		d, err := PairDifferences(in.Head, in.Base, in.Scale, in.Direction)
+		if err == nil {
+			c.Effect, c.Test = Median(d), TestSignedRank
+			c.PWorse, c.PBetter, err = SignedRankTest(d)
+		}
+		if err != nil {
+			c.cannot(err)
+		}
 		return
 	}
 	c.Effect = in.effect(in.Head, in.Base)
@@ -173,11 +179,8 @@ func (in Input) test(c *Comparison) {
 	}
 }
 
-// oneSided is the p-value of "head is worse in direction d" by the test
-// the samples allow (hs and bs on the comparison scale): the exact or
-// approximate U-test when it can reach α, else the z-test with calibrated
-// noise, else a t prediction test when a side has two values; test is ""
-// (and p NaN) when none can run or the U-test failed.
+// oneSided is the p of "head is worse in direction d" by Compare's unpaired
+// order of tests (hs, bs on the comparison scale); test "", p NaN: none ran.
 func (in Input) oneSided(head, base, hs, bs []float64, d Direction) (p float64, test string, err error) {
 	n, m := len(head), len(base)
 	switch {
@@ -198,20 +201,6 @@ func (in Input) oneSided(head, base, hs, bs []float64, d Direction) (p float64, 
 		return p, TestTPrediction, err
 	}
 	return math.NaN(), "", nil
-}
-
-// testPairs judges the pairs on their differences: the effect is the
-// median difference, the test the exact signed-rank test.
-func (in Input) testPairs(c *Comparison) {
-	d, err := PairDifferences(in.Head, in.Base, in.Scale, in.Direction)
-	if err != nil {
-		c.cannot(err)
-		return
-	}
-	c.Effect, c.Test = Median(d), TestSignedRank
-	if c.PWorse, c.PBetter, err = SignedRankTest(d); err != nil {
-		c.cannot(err)
-	}
 }
 
 // cannot records that the values could not be compared.
