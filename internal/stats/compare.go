@@ -96,13 +96,12 @@ const (
 	maxShiftNoises    = 20 // the largest simulated effect, in standard errors beyond the floor
 )
 
-// Compare judges head against base the way the samples allow (stats.md
-// §6.4): pairs by the exact signed-rank test on their differences when it
-// can reach α; otherwise the exact U-test when it can reach α, else the
-// z-test with calibrated noise, else a t prediction test when one side has
-// two values, else no test (too few samples). It returns the effect, both
-// one-sided p-values, the floor, the warnings and, when asked, the
-// detectable effect. Deciding what they mean is the caller's policy.
+// Compare judges head against base as the samples allow (stats.md §6.4):
+// pairs by the exact signed-rank test when it can reach α; else the U-test
+// when it can reach α, else the z-test with calibrated noise, else a t
+// prediction test when a side has two values, else none. It returns effect,
+// p-values, floor, warnings and, when asked, the detectable effect; what
+// they mean is the caller's policy.
 func Compare(in Input) Comparison {
 	c := Comparison{Effect: math.NaN(), PairEffect: math.NaN(), PWorse: math.NaN(), PBetter: math.NaN()}
 	c.Floor = in.floor()

@@ -134,12 +134,10 @@ type SeqDesign struct {
 	Prior SeqPrior
 }
 
-// SeqPrior is a noise estimate from earlier jobs: the standard deviation
-// of their units on the comparison scale, with its degrees of freedom.
-// Within marks one from inside the job (the spread of the window pairs
-// within blocks, scaled to a block): it holds only while blocks do not
-// differ beyond their windows, so it is pooled only while the blocks'
-// spread shows no sign of that (one-sided, at the lenient withinPretest).
+// SeqPrior is earlier jobs' units' SD (comparison scale) and its degrees
+// of freedom. Within marks one from inside the job (window pairs within
+// blocks, scaled to a block): it is pooled only while the blocks' spread
+// shows no sign of exceeding it (one-sided, at the lenient withinPretest).
 type SeqPrior struct {
 	SD     float64 `json:"sd"`
 	DF     int     `json:"df"`
@@ -155,15 +153,13 @@ var priorGrid = []int{4, 8, 16, 32, 64}
 // must pass for the prior to be pooled: an unlike job uses its own.
 const priorConsistency = 0.05
 
-// withinPretest is the level of the test that blocks differ beyond what
-// their windows' spread implies: a pooled within-block spread that hides a
-// process bias would make false alarms, so the test is lenient (a bias is
-// assumed at the first hint of one: the blocks' variance above the median
-// the windows imply). Measured (400 A/A jobs per cell, 3 windows a block,
-// 8 blocks): a process bias of 5 % per block at window noise 3 % gave
-// 5.25 % false alarms at this level (9.8 % when always pooled, 4.75 % at
-// 0.75); with no bias pooling saved 0.2 blocks on A/A and 0.2–0.5 on a
-// +15 % effect.
+// withinPretest is the level of the test that blocks differ beyond their
+// windows' spread: pooling a within-block spread that hides a process bias
+// makes false alarms, so a bias is assumed at its first hint (the blocks'
+// variance above the median the windows imply). Measured (400 A/A jobs per
+// cell, 8 blocks of 3 windows, window noise 3 %, bias 5 % per block): 5.25 %
+// false alarms (9.8 % always pooled, 4.75 % at 0.75); with no bias pooling
+// saved 0.2 blocks on A/A and 0.2–0.5 on +15 %.
 const withinPretest = 0.5
 
 // UsableDF is the prior's degrees of freedom on the grid; 0: unusable.
@@ -256,13 +252,12 @@ func (d SeqDesign) schedule() schedule {
 	return schedule{min: d.MinBlocks, max: d.MaxBlocks, every: d.Every, rho: d.Rho, prior: d.Prior.UsableDF()}
 }
 
-// ReplayWithin is the decision of one metric for a caller that keeps no
-// state and is handed all units so far: the first of the looks at
-// diffs[:1], diffs[:2], … that decided, else the look at all of diffs
-// (spending the level left when final is set). Every look uses k, so a
-// caller whose k changes replays the earlier looks at the new k. Without
-// a Prior of d's own the look at n units may pool within[n−1] (the spread
-// of the window pairs within blocks). Detectable is not filled.
+// ReplayWithin is one metric's decision from all units so far: the first
+// look at diffs[:1], diffs[:2], … that decided, else the look at all
+// (spending the level left when final). Every look uses k, so a changed k
+// replays the earlier looks. Without a Prior of d's own the look at n
+// units may pool within[n−1] (the window pairs' spread within blocks).
+// Detectable is not filled.
 func (d SeqDesign) ReplayWithin(diffs []float64, minEffect, resolution float64, k int, final bool, within []SeqPrior) (SeqDecision, error) {
 	d = d.WithDefaults()
 	if err := d.check(diffs, minEffect, resolution); err != nil {
@@ -285,9 +280,8 @@ func (d SeqDesign) ReplayWithin(diffs []float64, minEffect, resolution float64, 
 	return at(len(diffs)).look(diffs, minEffect, resolution, k, final, false)
 }
 
-// look is one look (final: it spends the level left and never continues);
-// detect fills Detectable when the look decides (about half a
-// millisecond; simulations of the decision alone skip it).
+// look is one look (final: spends the level left, never continues); detect
+// fills Detectable when it decides (half a millisecond; simulations skip it).
 func (d SeqDesign) look(diffs []float64, minEffect, resolution float64, k int, final, detect bool) (SeqDecision, error) {
 	d = d.WithDefaults()
 	if err := d.check(diffs, minEffect, resolution); err != nil {
@@ -409,11 +403,10 @@ func (d SeqDesign) decide(dec *SeqDecision, final bool) {
 	}
 }
 
-// Detectable is the smallest effect (comparison scale) that the design
-// calls a regression with 80 % probability within MaxBlocks when the pair
-// differences are normal with standard deviation sigma; NaN when even a
-// huge effect is not caught that often. It is a planning figure: the
-// report's "with up to N pairs this gate detects ≥ X".
+// Detectable is the smallest effect (comparison scale) called a regression
+// with 80 % probability within MaxBlocks at normal pair differences of SD
+// sigma; NaN when none is caught that often. The report's planning figure
+// "with up to N pairs this gate detects ≥ X".
 func (d SeqDesign) Detectable(sigma, minEffect, resolution float64, k int) (float64, error) {
 	d = d.WithDefaults()
 	if err := d.check(nil, minEffect, resolution); err != nil {
@@ -479,20 +472,13 @@ type lookTerm struct {
 	low, up, invSqrt float64
 }
 
-// criticalShift is, for the standard path with running means mean and
-// standard deviations sd, the smallest shift δ (in σ units) at which the
-// design calls it a regression within the budget. Raising δ only brings a
-// regression sooner and a pass later, so the path is a regression exactly
-// for δ above
-//
-//	min over looks n of max(r_n, max_{m<n} q_m),
-//
-// where the regression rule holds at n for δ > r_n and the pass rule at m
-// for δ < q_m. The power at δ is the share of paths whose critical shift
-// is below δ: no search over δ is needed. It runs for every path of every
-// pricing, so it compares with if rather than math.Max (the values are
-// never NaN: sd > 0 on every simulated path) and stops at the look after
-// which no later one can lower the minimum.
+// criticalShift is the smallest shift δ (in σ) at which the design calls
+// the standard path (running mean, sd) a regression within the budget.
+// Raising δ only brings a regression sooner and a pass later, so that is
+// δ above min over looks n of max(r_n, max_{m<n} q_m), the regression rule
+// holding at n for δ > r_n and the pass rule at m for δ < q_m; the power
+// at δ is the share of paths below it. Hot: if, not math.Max (sd > 0, no
+// NaN), and it stops once no later look can lower the minimum.
 func (d SeqDesign) criticalShift(mean, sd []float64, looks []lookTerm, thr, floor float64) float64 {
 	best, passBelow := math.Inf(1), math.Inf(-1)
 	changeBeyond := d.Rule == RuleChangeBeyond
@@ -525,10 +511,9 @@ func (d SeqDesign) criticalShift(mean, sd []float64, looks []lookTerm, thr, floo
 	return best
 }
 
-// moreBlocks projects, from the estimate and spread taken as the truth, the
-// total pairs a fixed look with this design's last critical values would
-// need to decide with 80 % probability, minus the pairs done. It returns 0
-// when more than maxPairsAdvice would be needed.
+// moreBlocks projects, taking estimate and spread as the truth, the pairs
+// beyond those done a fixed look at these critical values needs to decide
+// with 80 % probability; 0 beyond maxPairsAdvice.
 func (d SeqDesign) moreBlocks(dec SeqDecision, cLow, cUp float64) int {
 	zp := distuv.UnitNormal.Quantile(Power)
 	est, sd, thr := dec.Estimate, dec.Spread, dec.Threshold
