@@ -47,17 +47,15 @@ type HistoryMetric struct {
 	// Alpha the level of each permutation test.
 	Floor, Alpha float64
 	Changes      []HistoryChange
-	// Side is the fewest jobs a step needs on each side to be shown at
-	// Alpha (0: none can be), Needed the fewest jobs that can show one,
-	// and Visible the smallest step these jobs show with 80 % power in
-	// the middle of the history (+Inf when Side is 0).
+	// Side is the fewest jobs a step needs on each side at Alpha (0: none),
+	// Needed the fewest jobs that can show one, Visible the smallest step
+	// shown with 80 % power mid-history (+Inf when Side is 0).
 	Side, Needed int
 	Visible      float64
-	// Seen is the step the values show (their best split, beyond the floor
-	// and the noise between neighbouring jobs) when the search confirmed none.
+	// Seen is the step the values show (best split, beyond the floor and the
+	// neighbours' noise) when the search confirmed none.
 	Seen *HistoryChange
-	// Note says why the metric was not analysed, when it was not.
-	Note string
+	Note string // why the metric was not analysed
 }
 
 type HistoryChange struct {
@@ -106,10 +104,8 @@ type MainLevel struct {
 	Changed   []HistoryMetric
 	Culprit   []ChainMetric
 	Regressed []string
-	// Crept are the metrics whose creep since ChainVerdict.From is flagged.
-	Crept []ChainMetric
-	// Unconfirmed are the metrics with no change point whose values show
-	// a step the bad way (Seen) that the jobs so far cannot confirm.
+	Crept     []ChainMetric // creep since ChainVerdict.From flagged
+	// Unconfirmed: no change point, but a step the bad way (Seen).
 	Unconfirmed []HistoryMetric
 }
 

@@ -128,9 +128,8 @@ type SeqDesign struct {
 	// Rho shapes the spending α·(n/MaxBlocks)^ρ: 1 spends evenly.
 	Rho  float64
 	Rule SeqRule
-	// Prior, when its DF is above 0, is the spread of earlier jobs' units:
-	// at a look whose own spread is consistent with it the two are pooled,
-	// with critical values of a t at the pooled degrees of freedom.
+	// Prior (DF > 0): earlier jobs' spread, pooled at a look whose own
+	// spread agrees, with t critical values at the pooled df.
 	Prior SeqPrior
 }
 
@@ -201,19 +200,17 @@ type SeqDecision struct {
 	// confidence bounds (levels α/k and β); NaN before the first look and
 	// between looks, ±Inf at a look that spends nothing.
 	Estimate, Lower, Upper float64
-	// Threshold is max(min_effect, resolution).
-	Threshold float64
+	Threshold              float64 // max(min_effect, resolution)
 	// Spread is the standard deviation used (at least the resolution, the
 	// prior of PriorDF degrees of freedom pooled in), OwnSpread the job's
 	// own; NaN with fewer than 2 pairs.
 	Spread, OwnSpread float64
 	PriorDF           int
-	// Detectable is the smallest effect the design catches with 80 %
-	// probability within MaxBlocks at Spread; set when the look decides,
-	// NaN when not computed or none is caught reliably.
+	// Detectable is the smallest effect caught (80 %) within MaxBlocks at
+	// Spread, set when the look decides; NaN: not computed or none.
 	Detectable float64
-	// MoreBlocks, when inconclusive, is about how many more pairs would
-	// likely (80 %) decide if the estimate and spread are the truth.
+	// MoreBlocks, when inconclusive: about how many more pairs would likely
+	// (80 %) decide if estimate and spread are the truth.
 	MoreBlocks int
 }
 
