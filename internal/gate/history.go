@@ -339,16 +339,14 @@ func (l ChainLink) regressed(key string) bool { return l.Metrics[key].Outcome ==
 
 type ChainVerdict struct {
 	Links []ChainLink
-	// Spans are A/B jobs that judged a commit against an earlier point of
-	// the chain than its parent (a tag), each the change of several links
-	// measured in one job (SplitChain).
+	// Spans are A/B jobs that judged a commit against an earlier point than
+	// its parent (a tag): several links measured in one job (SplitChain).
 	Spans []ChainLink
 	// Since is the index of the first link the creep counts, and From
 	// names where it starts ("v1.4 (3a9c5e7)", "2026-11-01").
 	Since int
 	From  string
-	// Gaps are the links whose parent is not the previous link's commit:
-	// the changes between them were not judged.
+	// Gaps are the links whose parent is not the previous link's commit.
 	Gaps    []int
 	Metrics []ChainMetric
 }
@@ -359,9 +357,8 @@ type ChainMetric struct {
 	Culprits []int
 	// Creep is the product of the changes since ChainVerdict.Since.
 	Creep Creep
-	// Level is, for the latest culprit, the product of the changes from it
-	// to the newest link: whether main still sits at the level it
-	// regressed to. Valid when Culprits is not empty.
+	// Level is the product from the latest culprit to the newest link: is
+	// main still at the level it regressed to? Valid with Culprits.
 	Level Creep
 	// Undone: the commits after the latest culprit are an improvement
 	// their bounds confirm, leaving less than half the culprit's change.
@@ -380,9 +377,9 @@ type Creep struct {
 	// of zero.
 	Worse bool
 	// Span, when set, is the A/B that measured the creep's start to its
-	// commit in one job (the sides' noise once, where ten links add it up):
-	// the creep is its estimate times the links after it; SpanLinks counts
-	// the links it stands for, Chained is their own product.
+	// commit in one job (noise once, where ten links add it up), times the
+	// links after it; SpanLinks counts the links it stands for, Chained is
+	// their product.
 	Span      *ChainLink
 	SpanLinks int
 	Chained   *Creep

@@ -13,18 +13,16 @@ import (
 )
 
 type SeqOptions struct {
-	// Windows, when set, are the windows the blocks are made of (base[i]
-	// and head[i] are block i's runs, each its windows concatenated): the
-	// spread of the window pairs within their blocks, scaled to a block,
-	// is pooled with the blocks' own while the blocks show no sign of
-	// differing beyond their windows. Nil: every pair of runs is a unit.
+	// Windows, when set, are the blocks' windows (base[i], head[i] are block
+	// i's runs, windows concatenated): the window pairs' spread within
+	// blocks, scaled to a block, is pooled while the blocks show no sign of
+	// differing beyond it. Nil: every pair of runs is a unit.
 	Windows *result.WindowPairs
 	// Prior is, per metric key, the spread of the units of earlier jobs
 	// (a noise file), pooled at each look where it agrees (stats.SeqPrior).
 	Prior map[string]stats.SeqPrior
-	// Budget, when above 0 and below d.MaxBlocks, is the units a time
-	// budget allows at the job's pace: the detectable effect is priced
-	// for it. It changes no decision.
+	// Budget, in (0, d.MaxBlocks), is the units a time budget allows at the
+	// job's pace: the detectable effect is priced for it, no decision moves.
 	Budget int
 }
 
