@@ -101,26 +101,21 @@ type Policy struct {
 	Alpha float64
 	// Metrics are the gated metric keys; empty means DefaultMetrics.
 	Metrics []string
-	// Floors are gate.floors (percent, points for rates): they stand in
-	// until the noise is measured, replace the defaults, and make any
-	// metric gateable.
+	// Floors are gate.floors (percent, points for rates): until the noise
+	// is measured they replace the defaults and make any metric gateable.
 	Floors map[string]float64
 	// MinEffect is gate.min_effect in the units of Floors: Judge applies it
 	// on top of every floor, JudgeSequential judges against it; a metric it
 	// does not name takes DefaultMinEffect.
 	MinEffect map[string]float64
-	// Noise is the calibrated noise by metric key (logs for ratio metrics,
-	// percentage points for rates).
+	// Noise is the calibrated noise by metric key (logs; points for rates).
 	Noise map[string]stats.Noise
-	// BaselineJobs is S_b, the number of jobs the baseline samples come
-	// from; 0 counts as 1 (the most conservative).
+	// BaselineJobs is S_b, the baseline samples' jobs; 0 counts as 1.
 	BaselineJobs int
-	// SameJob is set for A/B comparisons measured in one job: the
-	// between-job noise then cancels and is left out of the floor.
+	// SameJob: A/B in one job; the between-job noise cancels, out of the floor.
 	SameJob bool
-	// Paired is set for A/B runs made in pairs (one of each side per pair,
-	// in the same order on both sides): metrics every run has are judged
-	// on the pairs' differences, which cancel the job's drift.
+	// Paired: A/B runs made in pairs; metrics every run has are judged on
+	// the pairs' differences, which cancel the job's drift.
 	Paired bool
 	// AllowMissing accepts, in a sequential A/B verdict, a gated metric
 	// that one side measured and the other lost as inconclusive; without

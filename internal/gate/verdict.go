@@ -71,10 +71,9 @@ type Verdict struct {
 	// the degrees of freedom of a stored noise a metric's looks pooled.
 	Noise     map[string]stats.SeqPrior
 	PriorUsed map[string]int
-	// Incomplete names, in a sequential verdict, the gated metrics one
-	// side measured and the other lost in some units, left undecided
-	// ("CPU/iteration (head lacks it in block 2)"): a failure of the job
-	// rather than a pass, unless Policy.AllowMissing.
+	// Incomplete names, in a sequential verdict, the gated metrics one side
+	// lost in some units, left undecided ("CPU/iteration (head lacks it in
+	// block 2)"): a failure, not a pass, unless Policy.AllowMissing.
 	Incomplete []string
 }
 
