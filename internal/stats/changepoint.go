@@ -280,8 +280,7 @@ func describeCuts(x []float64, cuts []int, found map[int]float64, o ChangePointO
 	return out
 }
 
-// bootstrapStep is the percentile interval of median(after) − median(before)
-// over resamples of each segment.
+// bootstrapStep is median(after) − median(before)'s percentile interval.
 func bootstrapStep(before, after []float64, o ChangePointOptions, stream uint64) (float64, float64) {
 	rng := rand.New(rand.NewPCG(o.Seed, stream+1))
 	steps := make([]float64, o.Resamples)
@@ -304,9 +303,8 @@ func bootstrapStep(before, after []float64, o ChangePointOptions, stream uint64)
 // probability 0.95 (Siegmund's approximation for a change in mean).
 const locationLR = 10.6
 
-// locationRange is the range of splits of before ++ after (as indexes of
-// the first point of the new level) the likelihood-ratio bound allows,
-// with the noise variance pooled from both sides around their means.
+// locationRange is the range of splits of before ++ after (first points of
+// the new level) locationLR allows, the noise variance pooled from both sides.
 func locationRange(before, after []float64) (int, int) {
 	y := append(slices.Clone(before), after...)
 	n := len(y)
@@ -338,8 +336,7 @@ func quantileSorted(s []float64, q float64) float64 {
 	return s[i] + (pos-float64(i))*(s[i+1]-s[i])
 }
 
-// forSegments calls f with the bounds [s, e) of each segment cuts make of
-// a series of n points.
+// forSegments calls f with [s, e) of each segment cuts make of n points.
 func forSegments(n int, cuts []int, f func(s, e int)) {
 	s := 0
 	for _, c := range cuts {

@@ -52,8 +52,7 @@ var (
 	pathSets   memo[schedule, *standardPaths]
 )
 
-// memo holds computed values by key, computing each on first use under
-// its lock, and starts afresh when it holds size values (0: unbounded).
+// memo computes each value on first use under its lock; it starts afresh at size values (0: unbounded).
 type memo[K comparable, V any] struct {
 	sync.Mutex
 	byKey map[K]V
@@ -74,17 +73,15 @@ func (m *memo[K, V]) get(key K, compute func() V) V {
 	return v
 }
 
-// boundaryFor returns the cached boundary, calibrating it on first use
-// (about 50 ms for 20 pairs; deterministic: the seed is fixed).
+// boundaryFor is the cached boundary, calibrated on first use (50 ms at 20 pairs; fixed seed).
 func boundaryFor(sch schedule, level float64) *tBoundary {
 	return boundaries.get(boundaryKey{sch, level}, func() *tBoundary { return calibrate(sch, level) })
 }
 
 // calibrate simulates calibrationPaths standard normal paths pair by pair;
-// at each planned look the critical value is the T that exactly the newly
-// allowed share of all paths exceeds among those not crossed yet (Lan and
-// DeMets' recursion, simulated because the t statistics are not jointly
-// normal).
+// a look's critical value is the T exactly the newly allowed share of all
+// paths exceeds among those not yet crossed (Lan and DeMets' recursion,
+// simulated: the t statistics are not jointly normal).
 func calibrate(sch schedule, level float64) *tBoundary {
 	rng := rand.New(rand.NewPCG(calibrationSeed, math.Float64bits(level)))
 	size := sch.max - sch.min + 1
