@@ -17,9 +17,8 @@ import (
 type HistoryJob struct {
 	Commit, Ref, Job string
 	Time             time.Time
-	// Machine is the environment fingerprint, Runner the CI's machine
-	// image ("" when unknown), Tool the Go and tailgate versions that
-	// measured; Definition is the benchmark definition's hash.
+	// Machine: environment fingerprint; Runner: CI machine image ("":
+	// unknown); Tool: Go and tailgate versions; Definition: its hash.
 	Machine, Runner, Tool, Definition string
 	Runs                              []result.Run
 }
@@ -38,13 +37,11 @@ type HistoryPolicy struct {
 
 type HistoryMetric struct {
 	Meta result.Metric
-	// Jobs are the indexes (into the history) of the jobs that measured
-	// the metric, Values their medians and Runs their run values.
+	// Jobs index the history's jobs that measured it; Values, Runs theirs.
 	Jobs   []int
 	Values []float64
 	Runs   [][]float64
-	// Floor is the smallest step counted, in percent (points for rates);
-	// Alpha the level of each permutation test.
+	// Floor: smallest step counted (percent, points for rates); Alpha: each test's level.
 	Floor, Alpha float64
 	Changes      []HistoryChange
 	// Side is the fewest jobs a step needs on each side at Alpha (0: none),
@@ -71,8 +68,7 @@ type HistoryChange struct {
 	// Worse: the step is in the metric's bad direction.
 	Worse bool
 	// Environment lists what changed in the range besides the code;
-	// ByEnvironment: the machine, runner image or definition among it, so
-	// the step need not be the code's.
+	// ByEnvironment: machine, runner or definition did, so maybe not the code.
 	Environment   []string
 	ByEnvironment bool
 }

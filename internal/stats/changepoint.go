@@ -22,8 +22,7 @@ type ChangePointOptions struct {
 	// Permutations per test: p ≥ 1/(Permutations+1), so it must exceed 1/Alpha − 1.
 	Permutations int
 	MinSize      int // the fewest points of a segment
-	// MinStep merges away a change point whose step (difference of its
-	// neighbouring segments' medians) is smaller; 0 keeps every one.
+	// MinStep merges away smaller steps (neighbour medians' difference); 0 keeps all.
 	MinStep    float64
 	Confidence float64 // of the step's bootstrap bounds (0.95)
 	Resamples  int
@@ -46,8 +45,7 @@ type ChangePoint struct {
 	// (of sizes Before and After); Lo and Hi its bootstrap bounds.
 	Step, Lo, Hi  float64
 	Before, After int
-	// First and Last bound Index, inclusive, at about 95 % (a
-	// likelihood-ratio set for the location of a change in mean).
+	// First…Last bound Index at about 95 % (a likelihood-ratio location set).
 	First, Last int
 }
 
