@@ -17,14 +17,12 @@ import (
 type HistoryJob struct {
 	Commit, Ref, Job string
 	Time             time.Time
-	// Machine is the environment fingerprint, Runner the CI's machine
-	// image ("" when unknown), Tool the Go and tailgate versions that
-	// measured; Definition is the benchmark definition's hash.
+	// Machine: environment fingerprint; Runner: CI machine image ("":
+	// unknown); Tool: Go and tailgate versions; Definition: its hash.
 	Machine, Runner, Tool, Definition string
 	Runs                              []result.Run
 }
 
-// HistoryPolicy is how a history is analysed.
 type HistoryPolicy struct {
 	// Alpha is the false-alarm rate of the whole analysis, split evenly
 	// over the gated metrics; 0 means DefaultAlpha.
@@ -37,32 +35,26 @@ type HistoryPolicy struct {
 	Seed uint64
 }
 
-// HistoryMetric is one gated metric over the history.
 type HistoryMetric struct {
 	Meta result.Metric
-	// Jobs are the indexes (into the history) of the jobs that measured
-	// the metric, Values their medians and Runs their run values.
+	// Jobs index the history's jobs that measured it; Values, Runs theirs.
 	Jobs   []int
 	Values []float64
 	Runs   [][]float64
-	// Floor is the smallest step counted, in percent (points for rates);
-	// Alpha the level of each permutation test.
+	// Floor: smallest step counted (percent, points for rates); Alpha: each test's level.
 	Floor, Alpha float64
 	Changes      []HistoryChange
-	// Side is the fewest jobs a step needs on each side to be shown at
-	// Alpha (0: none can be), Needed the fewest jobs that can show one,
-	// and Visible the smallest step these jobs show with 80 % power in
-	// the middle of the history (+Inf when Side is 0).
+	// Side is the fewest jobs a step needs on each side at Alpha (0: none),
+	// Needed the fewest jobs that can show one, Visible the smallest step
+	// shown with 80 % power mid-history (+Inf when Side is 0).
 	Side, Needed int
 	Visible      float64
-	// Seen is the step the values show (their best split, beyond the floor
-	// and the noise between neighbouring jobs) when the search confirmed none.
+	// Seen is the step the values show (best split, beyond the floor and the
+	// neighbours' noise) when the search confirmed none.
 	Seen *HistoryChange
-	// Note says why the metric was not analysed, when it was not.
-	Note string
+	Note string // why the metric was not analysed
 }
 
-// HistoryChange is one shift of a metric's level.
 type HistoryChange struct {
 	// At is the history index of the first job at the new level (the
 	// best estimate); First…Last the jobs it may be (inclusive): the
@@ -76,8 +68,7 @@ type HistoryChange struct {
 	// Worse: the step is in the metric's bad direction.
 	Worse bool
 	// Environment lists what changed in the range besides the code;
-	// ByEnvironment: the machine, runner image or definition among it, so
-	// the step need not be the code's.
+	// ByEnvironment: machine, runner or definition did, so maybe not the code.
 	Environment   []string
 	ByEnvironment bool
 }
@@ -86,14 +77,12 @@ type HistoryChange struct {
 // and with no change of machine, runner or definition in its range.
 func (c HistoryChange) Regression() bool { return c.Worse && !c.ByEnvironment }
 
-// HistoryVerdict is the analysis of a history.
 type HistoryVerdict struct {
 	Jobs    int
 	Metrics []HistoryMetric
 }
 
-// TooFew reports whether these jobs can show no step of the metric at
-// all, or the step its values show has too few jobs on a side.
+// TooFew: these jobs can show no step at all, or Seen has too few on a side.
 func (hm HistoryMetric) TooFew() bool {
 	if hm.Side == 0 || hm.Seen == nil {
 		return hm.Side == 0
@@ -102,9 +91,8 @@ func (hm HistoryMetric) TooFew() bool {
 	return min(i, len(hm.Values)-i) < hm.Side
 }
 
-// MainLevel is the one answer to "has main got slower?", from both views
-// of its history: the change points of the jobs' values (HistoryVerdict)
-// and the A/B chain (ChainVerdict).
+// MainLevel answers "has main got slower?" from the change points of its
+// jobs (HistoryVerdict) and its A/B chain (ChainVerdict).
 type MainLevel struct {
 	// Changed are the metrics whose latest change point is a regression,
 	// Culprit those a commit's own A/B found regressed that no later
@@ -112,10 +100,8 @@ type MainLevel struct {
 	Changed   []HistoryMetric
 	Culprit   []ChainMetric
 	Regressed []string
-	// Crept are the metrics whose creep since ChainVerdict.From is flagged.
-	Crept []ChainMetric
-	// Unconfirmed are the metrics with no change point whose values show
-	// a step the bad way (Seen) that the jobs so far cannot confirm.
+	Crept     []ChainMetric // creep since ChainVerdict.From flagged
+	// Unconfirmed: no change point, but a step the bad way (Seen).
 	Unconfirmed []HistoryMetric
 }
 
@@ -143,10 +129,9 @@ func Level(v HistoryVerdict, c ChainVerdict) MainLevel {
 	return l
 }
 
-// AnalyzeHistory finds the change points of every gated metric the history
-// measured. A job's value is the median of its runs (which share its
-// drift); each test runs at Alpha/K, so that a history without any change
-// gets a change point with probability at most Alpha.
+// AnalyzeHistory finds each gated metric's change points; a job's value is
+// its runs' median (they share its drift), each test at Alpha/K, so a
+// history without change gets one with probability at most Alpha.
 func AnalyzeHistory(jobs []HistoryJob, p HistoryPolicy) (HistoryVerdict, error) {
 	var all []result.Run
 	for _, j := range jobs {
@@ -195,15 +180,13 @@ func historyFloor(m result.Metric, p HistoryPolicy) float64 {
 	return math.Max(least, p.MinEffect[m.Key])
 }
 
-// historyMinSegment is the fewest jobs a level may hold in the search (the
-// relocation after it may leave a level of 2 at either end).
-const historyMinSegment = 3
-
-// A history of at most shortHistory jobs takes historyPermutations per
-// test, more than the default, so that its p, near its least possible
-// value, is estimated closely and one more job does not flip it; longer
-// ones take the default (each permutation costs the square of the jobs).
+// historyMinSegment is the fewest jobs a level holds in the search (the
+// relocation may leave 2 at either end). A history of at most shortHistory
+// jobs takes historyPermutations per test, so that its p, near its least
+// possible value, is close and one more job does not flip it (longer ones
+// take the default: a permutation costs the square of the jobs).
 const (
+	historyMinSegment   = 3
 	historyPermutations = 1999
 	shortHistory        = 60
 )
@@ -248,7 +231,7 @@ func findChanges(hm *HistoryMetric, jobs []HistoryJob, alpha float64, seed uint6
 	if err != nil {
 		return fmt.Errorf("history of %s: %w", hm.Meta.Key, err)
 	}
-	floor := math.Abs(stats.ToScale(sc, stats.HigherIsWorse, hm.Floor))
+	floor := math.Abs(toChainScale(hm.Meta, hm.Floor))
 	reach := stats.ReachOf(x, alpha, historyMinSegment)
 	hm.Side, hm.Needed, hm.Visible = reach.Side, reach.Needed, math.Max(math.Abs(userChange(sc, reach.Step)), hm.Floor)
 	if !hm.enough() {
@@ -294,8 +277,7 @@ func (hm *HistoryMetric) describe(jobs []HistoryJob, cp stats.ChangePoint) Histo
 	return c
 }
 
-// userChange is a step on the comparison scale in percent (points for
-// rates), signed as the values move.
+// userChange is a step on the comparison scale in percent (points for rates).
 func userChange(sc stats.Scale, step float64) float64 {
 	if sc == stats.Points {
 		return step
@@ -304,8 +286,7 @@ func userChange(sc stats.Scale, step float64) float64 {
 }
 
 // environmentChanges lists what changed between consecutive jobs besides
-// the code, and whether any of it (machine, runner, definition) can move
-// the figures by itself.
+// the code, and whether machine, runner or definition did (they move figures).
 func environmentChanges(jobs []HistoryJob) (out []string, byEnv bool) {
 	for i := 1; i < len(jobs); i++ {
 		a, b := jobs[i-1], jobs[i]
@@ -327,10 +308,7 @@ func environmentChanges(jobs []HistoryJob) (out []string, byEnv bool) {
 }
 
 func shortCommit(j HistoryJob) string {
-	if j.Commit == "" {
-		return "job " + j.Job
-	}
-	return j.Commit[:min(len(j.Commit), 12)]
+	return cmp.Or(j.Commit[:min(len(j.Commit), 12)], "job "+j.Job)
 }
 
 // The chain of main: each commit judged against its parent by a
@@ -339,7 +317,6 @@ func shortCommit(j HistoryJob) string {
 // changes, the links' independent errors adding in variance on the log
 // scale.
 
-// ChainLink is one commit of main judged against its parent.
 type ChainLink struct {
 	Commit, Parent, Job string
 	Time                time.Time
@@ -347,9 +324,8 @@ type ChainLink struct {
 	Metrics map[string]LinkMetric
 }
 
-// LinkMetric is one metric's paired estimate of a link: Change with its
-// 95 % bounds Lo and Hi, signed as the values move, in percent (points for
-// rates); Outcome is the A/B's verdict on it.
+// LinkMetric is a link's paired estimate: Change and 95 % bounds, signed
+// as the values move, in percent (points for rates), and the A/B's Outcome.
 type LinkMetric struct {
 	Change, Lo, Hi float64
 	Outcome        MetricOutcome
@@ -357,33 +333,28 @@ type LinkMetric struct {
 
 func (l ChainLink) regressed(key string) bool { return l.Metrics[key].Outcome == MetricRegression }
 
-// ChainVerdict is the chain's reading of each gated metric.
 type ChainVerdict struct {
 	Links []ChainLink
-	// Spans are A/B jobs that judged a commit against an earlier point of
-	// the chain than its parent (a tag), each the change of several links
-	// measured in one job (SplitChain).
+	// Spans are A/B jobs that judged a commit against an earlier point than
+	// its parent (a tag): several links measured in one job (SplitChain).
 	Spans []ChainLink
 	// Since is the index of the first link the creep counts, and From
 	// names where it starts ("v1.4 (3a9c5e7)", "2026-11-01").
 	Since int
 	From  string
-	// Gaps are the links whose parent is not the previous link's commit:
-	// the changes between them were not judged.
+	// Gaps are the links whose parent is not the previous link's commit.
 	Gaps    []int
 	Metrics []ChainMetric
 }
 
-// ChainMetric is one gated metric along the chain.
 type ChainMetric struct {
 	Meta result.Metric
 	// Culprits are the links whose own A/B found the metric regressed.
 	Culprits []int
 	// Creep is the product of the changes since ChainVerdict.Since.
 	Creep Creep
-	// Level is, for the latest culprit, the product of the changes from it
-	// to the newest link: whether main still sits at the level it
-	// regressed to. Valid when Culprits is not empty.
+	// Level is the product from the latest culprit to the newest link: is
+	// main still at the level it regressed to? Valid with Culprits.
 	Level Creep
 	// Undone: the commits after the latest culprit are an improvement
 	// their bounds confirm, leaving less than half the culprit's change.
@@ -402,20 +373,20 @@ type Creep struct {
 	// of zero.
 	Worse bool
 	// Span, when set, is the A/B that measured the creep's start to its
-	// commit in one job (the sides' noise once, where ten links add it up):
-	// the creep is its estimate times the links after it; SpanLinks counts
-	// the links it stands for, Chained is their own product.
+	// commit in one job (noise once, where ten links add it up), times the
+	// links after it; SpanLinks counts the links it stands for, Chained is
+	// their product.
 	Span      *ChainLink
 	SpanLinks int
 	Chained   *Creep
 }
 
-// SplitChain separates main's A/B entries (oldest first) into links, each
-// a commit judged against its parent, and spans, each the change of
-// several links in one job: an entry whose base is an earlier point of
-// the chain than the last link's commit, or the last link's commit judged
-// again against another base (creep_since, a tag older than the chain).
-// Any other entry whose base the chain lacks is a link after a gap.
+// SplitChain separates main's A/B entries (oldest first) into links (a
+// commit against its parent) and spans (several links in one job): an
+// entry based on an earlier point of the chain than the last link's
+// commit, or that commit again against another base (creep_since, a tag
+// older than the chain). Another entry with a base not in the chain is a
+// link after a gap.
 func SplitChain(entries []ChainLink) (links, spans []ChainLink) {
 	points := map[string]bool{}
 	for _, e := range entries {
@@ -431,21 +402,18 @@ func SplitChain(entries []ChainLink) (links, spans []ChainLink) {
 	return links, spans
 }
 
-// IsSpan reports whether entry, appended after entries, would be a span
-// of the chain (SplitChain) rather than a link.
+// IsSpan reports whether entry, appended to entries, would be a span.
 func IsSpan(entries []ChainLink, entry ChainLink) bool {
 	_, before := SplitChain(entries)
 	_, after := SplitChain(append(entries[:len(entries):len(entries)], entry))
 	return len(after) > len(before)
 }
 
-// z95 is the two-sided 95 % normal quantile of the links' bounds.
-const z95 = 1.959963984540054
+const z95 = 1.959963984540054 // the links' two-sided 95 % normal quantile
 
-// AnalyzeChainFrom reads the chain of links (oldest first), the creep
-// counted from link since on, named from, starting at commit start (""
-// for link since's parent): a span from start measures the creep even
-// where start precedes the chain (a tag older than its first link).
+// AnalyzeChainFrom reads the chain of links (oldest first), the creep from
+// link since on, named from, starting at commit start ("": link since's
+// parent); a span from start measures it even before the chain's first link.
 func AnalyzeChainFrom(links, spans []ChainLink, since int, start, from string, p HistoryPolicy) ChainVerdict {
 	v := ChainVerdict{Links: links, Spans: spans, Since: since, From: from}
 	for i := 1; i < len(links); i++ {
@@ -475,9 +443,8 @@ func AnalyzeChainFrom(links, spans []ChainLink, since int, start, from string, p
 	return v
 }
 
-// undone reports whether the links after a culprit undid its change: they
-// improve the metric, bounds and all (after), and less than half the
-// culprit's change is left (level, the product from the culprit on).
+// undone: the links after a culprit improve the metric, bounds and all,
+// and less than half its change is left (level: the product from it on).
 func undone(culprit LinkMetric, level, after Creep, m result.Metric) bool {
 	sign, worst := direction(m).Sign(), after.Hi // the bound of the later changes on the bad side
 	if sign < 0 {
@@ -486,10 +453,9 @@ func undone(culprit LinkMetric, level, after Creep, m result.Metric) bool {
 	return after.Links > 0 && sign*worst < 0 && sign*level.Change < sign*culprit.Change/2
 }
 
-// creepSince is the change of metric m from link since on: measured by
-// the span from start (link since's parent when "") that reaches
-// furthest (the latest of those), times the links after it, where one
-// estimated m; else the links' product.
+// creepSince is m's change from link since on: the furthest-reaching span
+// from start (link since's parent when "") that estimated m times the
+// links after it, else the links' product.
 func creepSince(links, spans []ChainLink, since int, start string, m result.Metric, floor float64) Creep {
 	chained := product(links[min(since, len(links)):], m, floor)
 	if since >= len(links) {
@@ -516,9 +482,8 @@ func creepSince(links, spans []ChainLink, since int, start string, m result.Metr
 	return c
 }
 
-// product multiplies the links' changes of metric m (adds them, for
-// rates); a link that did not estimate m counts as no change and says so
-// by not counting in Links.
+// product multiplies the links' changes of metric m (adds, for rates); a
+// link that did not estimate m is no change and does not count in Links.
 func product(links []ChainLink, m result.Metric, floor float64) Creep {
 	c := Creep{Floor: floor}
 	var sum, variance float64
@@ -535,7 +500,8 @@ func product(links []ChainLink, m result.Metric, floor float64) Creep {
 		c.Links++
 	}
 	half := z95 * math.Sqrt(variance)
-	c.Change, c.Lo, c.Hi = fromChainScale(m, sum), fromChainScale(m, sum-half), fromChainScale(m, sum+half)
+	sc := scale(m)
+	c.Change, c.Lo, c.Hi = userChange(sc, sum), userChange(sc, sum-half), userChange(sc, sum+half)
 	if c.Links == 1 { // one A/B's estimate: its own bounds, as it said them
 		c.Lo, c.Hi = only.Lo, only.Hi
 	}
@@ -549,17 +515,15 @@ func product(links []ChainLink, m result.Metric, floor float64) Creep {
 }
 
 // toChainScale is a change signed as the values move, in percent, on the
-// log scale; points stay points.
+// log scale (points stay points); userChange is its inverse.
 func toChainScale(m result.Metric, change float64) float64 {
 	return stats.ToScale(scale(m), stats.HigherIsWorse, change)
 }
 
-func fromChainScale(m result.Metric, w float64) float64 { return userChange(scale(m), w) }
-
 // Compose is a change a of metric m followed by a change b, in its change
 // units: percentages multiply, points add.
 func Compose(m result.Metric, a, b float64) float64 {
-	return fromChainScale(m, toChainScale(m, a)+toChainScale(m, b))
+	return userChange(scale(m), toChainScale(m, a)+toChainScale(m, b))
 }
 
 // LinkOf is the A/B verdict v as a link's metrics: each gated metric's
@@ -591,7 +555,7 @@ func LinkOf(v Verdict, p Policy) map[string]LinkMetric {
 		if finite(f.StdErr) && f.DF > 0 {
 			half = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(f.DF)}.Quantile(0.975) * f.StdErr
 		}
-		out[f.Key] = LinkMetric{Change: fromChainScale(m, w), Lo: fromChainScale(m, w-half), Hi: fromChainScale(m, w+half), Outcome: f.Outcome}
+		out[f.Key] = LinkMetric{Change: userChange(sc, w), Lo: userChange(sc, w-half), Hi: userChange(sc, w+half), Outcome: f.Outcome}
 	}
 	return out
 }
@@ -600,9 +564,8 @@ func finite(xs ...float64) bool {
 	return !slices.ContainsFunc(xs, func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) })
 }
 
-// Judged says what the chain saw of metric key among commits: the links
-// of those commits whose own A/B found it regressed, and how many of
-// the commits the chain judged at all.
+// Judged is, among commits, the links whose A/B found key regressed and
+// how many of the commits the chain judged.
 func (v ChainVerdict) Judged(key string, commits []string) (culprits []int, judged int) {
 	for i, l := range v.Links {
 		if slices.Contains(commits, l.Commit) {
@@ -615,8 +578,7 @@ func (v ChainVerdict) Judged(key string, commits []string) (culprits []int, judg
 	return culprits, judged
 }
 
-// ChainProduct is the product of links' changes of metric m, as a
-// chain's creep (the floor is the least calibrated one).
+// ChainProduct is product at the least calibrated floor.
 func ChainProduct(links []ChainLink, m result.Metric) Creep {
 	return product(links, m, historyFloor(m, HistoryPolicy{}))
 }

@@ -58,9 +58,8 @@ func Judge(base, head []result.Run, p Policy) Verdict {
 }
 
 // missingInRuns judges a gated metric some runs lack (never read as 0) on
-// the runs that have it: a regression there stands, else a head lacking it
-// is inconclusive, never a pass (what made a run lack the metric may be
-// the regression itself). One warning names them all.
+// the runs that have it: a regression stands, else a head lacking it is
+// inconclusive (the lack may be the regression). One warning names all.
 func missingInRuns(findings []Finding, baseRuns, headRuns int) []stats.Warning {
 	var cut []string
 	for i := range findings {
@@ -97,18 +96,15 @@ func countGated(policies []metricPolicy, present func(key string) bool) int {
 func (mp metricPolicy) judge(base, head []float64, k int, p Policy) (Finding, stats.Comparison) {
 	f := mp.finding(base, head)
 	if len(base) == 0 || len(head) == 0 {
-		f.Outcome = NotAvailable
-		f.Note = joinNotes(missingNote(mp.meta, len(base), len(head)), mp.note)
+		f.Outcome, f.Note = NotAvailable, joinNotes(missingNote(mp.meta, len(base), len(head)), mp.note)
 		return f, stats.Comparison{}
 	}
+	f.Change = mp.change(f.HeadMedian, f.BaseMedian)
 	if mp.setByLoad {
-		f.Outcome = SetByLoad
-		f.Change = mp.change(f.HeadMedian, f.BaseMedian)
-		f.Worse = f.Change * mp.direction().Sign()
+		f.Outcome, f.Worse = SetByLoad, f.Change*mp.direction().Sign()
 		return f, stats.Comparison{}
 	}
 	c := stats.Compare(mp.input(base, head, k, p))
-	f.Change = mp.change(f.HeadMedian, f.BaseMedian)
 	if !math.IsNaN(c.PairEffect) {
 		f.Change = mp.direction().Sign() * mp.fromScale(c.PairEffect) // the typical pair's change
 	}
@@ -121,8 +117,7 @@ func (mp metricPolicy) judge(base, head []float64, k int, p Policy) (Finding, st
 		f.P = c.ReportedP(p.Level())
 	}
 	o := outcome(c, p.Level())
-	f.Note = joinNotes(comparisonNote(c, o), mp.note)
-	f.Outcome = o
+	f.Note, f.Outcome = joinNotes(comparisonNote(c, o), mp.note), o
 	if !mp.gated {
 		f.Outcome = NotGated
 		if o == MetricRegression || o == WithinNoise || o == Improvement {
@@ -222,8 +217,7 @@ func joinNotes(a, b string) string {
 	return a + "; " + b
 }
 
-// measuredWhere says where the default metrics that some setups lack are
-// measured.
+// measuredWhere says where the default metrics some setups lack are measured.
 var measuredWhere = map[string]string{
 	result.CPUPerIteration: "measured where tailgate starts the target or reads its pid_file",
 	result.DroppedPct:      "open model only",
@@ -240,9 +234,8 @@ func headOnly(head []result.Run, p Policy) []Finding {
 	return out
 }
 
-// overall combines the gated findings: any regression fails; otherwise an
-// inconclusive gated metric, a gated metric the head runs lack, or no
-// gated metric compared at all, makes the verdict inconclusive.
+// overall combines the gated findings: any regression fails; else one
+// inconclusive or lacking in head, or none compared, is inconclusive.
 func overall(findings []Finding) (Outcome, []string) {
 	var regressions []string
 	inconclusive, compared := false, 0

@@ -95,10 +95,9 @@ func substituteNotes(mp metricPolicy, p Policy) metricPolicy {
 	return mp
 }
 
-// throughputSubstitute gates requests/s in place of iterations/s when a
-// side lacks iterations/s but both have requests/s (imported tools),
-// unless the load fixes either of them: a throughput that cannot move
-// stands in for nothing.
+// throughputSubstitute gates requests/s for iterations/s when a side lacks
+// the latter and both have the former (imported tools), unless the load
+// fixes either: a throughput that cannot move stands in for nothing.
 func throughputSubstitute(base, head []result.Run, gated, fixed map[string]bool) bool {
 	if !gated[result.IterationsPerSec] || fixed[result.IterationsPerSec] || fixed[result.RequestsPerSec] ||
 		(allHave(base, result.IterationsPerSec) && allHave(head, result.IterationsPerSec)) ||
@@ -175,9 +174,8 @@ func allHave(runs []result.Run, key string) bool {
 	return len(runs) > 0 && !slices.ContainsFunc(runs, func(r result.Run) bool { _, ok := r.Value(key); return !ok })
 }
 
-// centers are the centres of the two sides that a paired estimate is made
-// of: geometric means on the log scale (the mean log difference is the
-// log of their ratio), means for rates (percentage points).
+// centers are the sides' centres a paired estimate is made of: geometric
+// means (the mean log difference is their log ratio), means for rates.
 func (mp metricPolicy) centers(base, head []float64) (kind string, b, h float64) {
 	if mp.percent() {
 		return "mean", stats.Mean(base), stats.Mean(head)

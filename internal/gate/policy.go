@@ -66,22 +66,18 @@ var DefaultMinEffect = map[string]float64{
 	result.PathCPUPerIteration: 5,
 }
 
-// FootprintMinEffect is the default min_effect of the metrics of the
-// parts and counters a config names (part.*, counter.*), in percent: as
-// for CPU per iteration, 5 %; the near-deterministic counters (queries,
-// system calls per iteration) resolve it in few pairs.
+// FootprintMinEffect is the default min_effect (percent) of part.* and
+// counter.* metrics: as CPU per iteration's; the near-deterministic
+// counters (queries, system calls) resolve it in few pairs.
 const FootprintMinEffect = 5
 
 // defaultMinEffect is DefaultMinEffect's value for key, or
 // FootprintMinEffect for a part's or a counter's metric.
 func defaultMinEffect(key string) float64 {
-	if v, ok := DefaultMinEffect[key]; ok {
+	if v, ok := DefaultMinEffect[key]; ok || !result.IsFootprint(key) {
 		return v
 	}
-	if result.IsFootprint(key) {
-		return FootprintMinEffect
-	}
-	return 0
+	return FootprintMinEffect
 }
 
 // A calibration is firm when it comes from at least RecommendedCalibrationJobs
@@ -92,9 +88,8 @@ const (
 	MinCalibrationSpan         = 30 * time.Minute
 )
 
-// The least calibrated floors: 1 % for ratio metrics, 0.1 percentage
-// points for rates. Below them a difference is within the resolution of a
-// short benchmark, however quiet the calibration jobs were.
+// The least calibrated floors (percent, points for rates): below them a
+// difference is within a short benchmark's resolution, however quiet.
 const (
 	MinCalibratedFloorPercent = 1.0
 	MinCalibratedFloorPoints  = 0.1
@@ -106,26 +101,21 @@ type Policy struct {
 	Alpha float64
 	// Metrics are the gated metric keys; empty means DefaultMetrics.
 	Metrics []string
-	// Floors are gate.floors (percent, points for rates): they stand in
-	// until the noise is measured, replace the defaults, and make any
-	// metric gateable.
+	// Floors are gate.floors (percent, points for rates): until the noise
+	// is measured they replace the defaults and make any metric gateable.
 	Floors map[string]float64
 	// MinEffect is gate.min_effect in the units of Floors: Judge applies it
 	// on top of every floor, JudgeSequential judges against it; a metric it
 	// does not name takes DefaultMinEffect.
 	MinEffect map[string]float64
-	// Noise is the calibrated noise by metric key (logs for ratio metrics,
-	// percentage points for rates).
+	// Noise is the calibrated noise by metric key (logs; points for rates).
 	Noise map[string]stats.Noise
-	// BaselineJobs is S_b, the number of jobs the baseline samples come
-	// from; 0 counts as 1 (the most conservative).
+	// BaselineJobs is S_b, the baseline samples' jobs; 0 counts as 1.
 	BaselineJobs int
-	// SameJob is set for A/B comparisons measured in one job: the
-	// between-job noise then cancels and is left out of the floor.
+	// SameJob: A/B in one job; the between-job noise cancels, out of the floor.
 	SameJob bool
-	// Paired is set for A/B runs made in pairs (one of each side per pair,
-	// in the same order on both sides): metrics every run has are judged
-	// on the pairs' differences, which cancel the job's drift.
+	// Paired: A/B runs made in pairs; metrics every run has are judged on
+	// the pairs' differences, which cancel the job's drift.
 	Paired bool
 	// AllowMissing accepts, in a sequential A/B verdict, a gated metric
 	// that one side measured and the other lost as inconclusive; without
@@ -135,7 +125,6 @@ type Policy struct {
 	Context Context
 }
 
-// Context holds facts only the caller can establish.
 type Context struct {
 	// NoBaseline: there is no baseline yet; the head runs pass and should
 	// be recorded.
@@ -183,18 +172,16 @@ func (p Policy) metrics() []string {
 	return DefaultMetrics()
 }
 
-// CalibratedFloor is the floor the gate sets metric m, calibrated with nz,
-// for a check of n head runs against baseSamples samples from baseJobs
-// jobs with k gated metrics, on the comparison scale (before min_effect):
-// what the gate uses for a calibrated metric against a stored baseline.
+// CalibratedFloor is the floor (comparison scale, before min_effect) of
+// metric m calibrated with nz, for n head runs against baseSamples samples
+// from baseJobs jobs with k gated metrics, against a stored baseline.
 func CalibratedFloor(m result.Metric, nz stats.Noise, n, baseSamples, baseJobs, k int, alpha float64) float64 {
 	return stats.CalibratedFloor(nz, n, baseSamples, baseJobs, false, alpha, k, leastFloor(m))
 }
 
-// leastFloor is the least calibrated floor on the comparison scale: a
-// metric that measured no noise at all (an open-loop rate that always met
-// its target) would otherwise have a floor of zero, and one cut iteration
-// would fail the gate.
+// leastFloor is the least calibrated floor on the comparison scale: else a
+// metric with no noise at all (an open-loop rate always on target) would
+// have floor 0, and one cut iteration would fail the gate.
 func leastFloor(m result.Metric) float64 {
 	if m.Scale == result.Percent {
 		return stats.ToScale(stats.Points, direction(m), MinCalibratedFloorPoints)

@@ -12,37 +12,32 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
-// SeqOptions are what a sequential verdict may know besides the runs.
 type SeqOptions struct {
-	// Windows, when set, are the windows the blocks are made of (base[i]
-	// and head[i] are block i's runs, each its windows concatenated): the
-	// spread of the window pairs within their blocks, scaled to a block,
-	// is pooled with the blocks' own while the blocks show no sign of
-	// differing beyond their windows. Nil: every pair of runs is a unit.
+	// Windows, when set, are the blocks' windows (base[i], head[i] are block
+	// i's runs, windows concatenated): the window pairs' spread within
+	// blocks, scaled to a block, is pooled while the blocks show no sign of
+	// differing beyond it. Nil: every pair of runs is a unit.
 	Windows *result.WindowPairs
 	// Prior is, per metric key, the spread of the units of earlier jobs
 	// (a noise file), pooled at each look where it agrees (stats.SeqPrior).
 	Prior map[string]stats.SeqPrior
-	// Budget, when above 0 and below d.MaxBlocks, is the units a time
-	// budget allows at the job's pace: the detectable effect is priced
-	// for it. It changes no decision.
+	// Budget, in (0, d.MaxBlocks), is the units a time budget allows at the
+	// job's pace: the detectable effect is priced for it, no decision moves.
 	Budget int
 }
 
-// JudgeSequential judges the pairs so far of a sequential A/B job (base[i]
-// and head[i] form pair i) under design d; the job loop calls it after
-// each pair and stops when Sequential.Done. final: no more pairs will come
-// (a time budget ran out: the reason must not come from the results).
+// JudgeSequential judges the pairs so far of a sequential A/B job (base[i],
+// head[i] is pair i) under design d; the job loop calls it after each pair
+// until Sequential.Done. final: no more pairs will come (a time budget ran
+// out, not the results).
 //
-// Each gated metric not set by the load is judged by stats.SeqDesign on
-// its pairs' differences against max(min_effect, resolution), as one of K,
-// its looks replayed over the pairs' prefixes so that it keeps its first
-// decision and the verdict depends only on the pairs. A metric missing
-// from a pair is judged only on the pairs before that gap (what made a
-// run lack it may be the regression itself). K counts every gated metric
-// some pair measured, so it never falls as pairs come. d's zero fields
-// take stats' defaults, its Alpha the policy's; p's floors and noise do
-// not apply (min_effect is the threshold).
+// Each gated metric not set by the load is judged by stats.SeqDesign on its
+// pairs' differences against max(min_effect, resolution), as one of K, its
+// looks replayed over the prefixes so it keeps its first decision. A metric
+// missing from a pair is judged on the pairs before that gap (the lack may
+// be the regression). K counts every gated metric some pair measured, so
+// it never falls. d's zero fields take stats' defaults, its Alpha the
+// policy's; p's floors and noise do not apply.
 func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final bool, o SeqOptions) Verdict {
 	p.SameJob, p.Paired = true, true
 	if d.Alpha == 0 {
@@ -93,8 +88,11 @@ func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final
 	}
 	seq.Done, seq.Reason, seq.MoreBlocks = stopping(v, looks, final, d)
 	if seq.Done {
-		finalizeUndecided(v.Findings, seq.Reason)
 		for i, l := range looks {
+			if f := &v.Findings[i]; f.Outcome == Undecided {
+				f.Outcome = MetricInconclusive
+				f.Note = joinNotes(f.Note, "not decided when the job stopped ("+seq.Reason+")")
+			}
 			l.reportAdjusted(&v.Findings[i], k)
 		}
 		if o.Budget > 0 && o.Budget < d.MaxBlocks {
@@ -116,9 +114,8 @@ func (l seqLook) reportAdjusted(f *Finding, k int) {
 	f.Worse, f.Change = f.Estimate, f.Estimate*l.mp.direction().Sign()
 }
 
-// detectables prices, once the job is done, the smallest effect each
-// judged metric's design catches (at the time budget's units when one is
-// set) and says of each metric a gap cut that it was not judged.
+// detectables prices each judged metric's detectable effect (at the time
+// budget's units when set) and says of each a gap cut that it was not judged.
 func detectables(looks []seqLook, d stats.SeqDesign, budget, k int) []Detectable {
 	var out []Detectable
 	for _, l := range looks {
@@ -138,8 +135,8 @@ func detectables(looks []seqLook, d stats.SeqDesign, budget, k int) []Detectable
 	return out
 }
 
-// judgeEach looks at each metric with its stored noise, and keeps each
-// judged one's spread (the noise file's next entry) and the prior it used.
+// judgeEach looks at each metric with its stored noise, keeping each judged
+// one's spread (the noise file's next entry) and the prior it used.
 func (v *Verdict) judgeEach(policies []metricPolicy, base, head []result.Run, d stats.SeqDesign, k int, final bool, o SeqOptions) []seqLook {
 	looks := make([]seqLook, len(policies))
 	v.Noise, v.PriorUsed = map[string]stats.SeqPrior{}, map[string]int{}
@@ -175,12 +172,11 @@ type seqLook struct {
 	design                        stats.SeqDesign
 }
 
-// withinNoise is, for the look at each number of blocks up to units, the
-// spread of a block's difference that its windows explain: the
-// delete-one-window-pair jackknife variance (WindowPairs.LeaveOneOut)
-// averaged over the blocks so far, with the window pairs less one per
-// block as degrees of freedom. Nil without windows, or when some
-// replicate lacks the metric.
+// withinNoise is, for the look at each block count up to units, the spread
+// of a block's difference its windows explain: the delete-one-window-pair
+// jackknife variance (WindowPairs.LeaveOneOut) averaged over the blocks,
+// with window pairs less one per block as df. Nil without windows, or when
+// some replicate lacks the metric.
 func (mp metricPolicy) withinNoise(w *result.WindowPairs, units int) []stats.SeqPrior {
 	if w == nil {
 		return nil
@@ -221,18 +217,8 @@ func (mp metricPolicy) withinNoise(w *result.WindowPairs, units int) []stats.Seq
 	return out
 }
 
-func finalizeUndecided(findings []Finding, reason string) {
-	for i := range findings {
-		if f := &findings[i]; f.Outcome == Undecided {
-			f.Outcome = MetricInconclusive
-			f.Note = joinNotes(f.Note, "not decided when the job stopped ("+reason+")")
-		}
-	}
-}
-
-// cannotCompareNote says why a metric's units could not be paired: a
-// count that is 0 in some unit (no major fault, no disk write) is a real
-// measurement, but a ratio of it has no meaning.
+// cannotCompareNote says why units could not be paired: a count of 0 in
+// some unit (no disk write) is real, but a ratio of it has no meaning.
 func cannotCompareNote(err error) string {
 	var ve *stats.ValueError
 	if errors.As(err, &ve) && ve.Value == 0 {
@@ -241,9 +227,7 @@ func cannotCompareNote(err error) string {
 	return "cannot compare: " + err.Error()
 }
 
-// blockUnit is the unit every A/B job judges: a block, of window pairs,
-// or of one pair of whole runs where blocks of windows cannot run.
-const blockUnit = "block"
+const blockUnit = "block" // of window pairs, or one pair of whole runs where windows cannot run
 
 func (mp metricPolicy) judgeBlocks(base, head []result.Run, d stats.SeqDesign, k int, final bool, windows *result.WindowPairs) seqLook {
 	key := mp.meta.Key
@@ -257,8 +241,7 @@ func (mp metricPolicy) judgeBlocks(base, head []result.Run, d stats.SeqDesign, k
 	complete := l.gaps.first() - 1 // the pairs before the first gap
 	switch {
 	case len(bv) == 0 && len(hv) == 0:
-		f.Outcome = NotAvailable
-		f.Note = joinNotes(missingNote(mp.meta, 0, 0), mp.note)
+		f.Outcome, f.Note = NotAvailable, joinNotes(missingNote(mp.meta, 0, 0), mp.note)
 		return l
 	case complete < 0:
 		complete = len(base)
@@ -274,24 +257,22 @@ func (mp metricPolicy) judgeBlocks(base, head []result.Run, d stats.SeqDesign, k
 		}
 		return l
 	}
-	used := len(diffs)
-	l.units = used
+	l.units = len(diffs)
 	f.Center, f.BaseCenter, f.HeadCenter = mp.centers(bv, hv) // before a look, over every unit
 	f.Worse = mp.fromScale(stats.Mean(diffs))
 	f.Change = f.Worse * mp.direction().Sign()
-	switch {
-	case mp.setByLoad:
-		f.Outcome = SetByLoad
-		return l
-	case !mp.gated:
+	if mp.setByLoad || !mp.gated {
 		f.Outcome = NotGated
+		if mp.setByLoad {
+			f.Outcome = SetByLoad
+		}
 		return l
 	}
 	if err := l.look(d, bv, hv, diffs, k, final, windows); err != nil { // the design was validated and the differences are finite
 		f.Outcome, f.Note, f.Test = MetricInconclusive, joinNotes("cannot judge: "+err.Error(), mp.note), ""
 		return l
 	}
-	l.decided(bv, hv, used, complete, d.MaxBlocks)
+	l.decided(bv, hv, l.units, complete, d.MaxBlocks)
 	return l
 }
 
@@ -313,8 +294,8 @@ func (l *seqLook) look(d stats.SeqDesign, bv, hv, diffs []float64, k int, final 
 	return err
 }
 
-// decided fills the finding from the look's decision on the used units
-// (complete: those before the metric's first gap).
+// decided fills the finding from the look's decision (complete: the units
+// before the metric's first gap).
 func (l *seqLook) decided(bv, hv []float64, used, complete, maxUnits int) {
 	mp, f := l.mp, &l.finding
 	f.Floor = mp.fromScale(l.dec.Threshold)
@@ -330,13 +311,10 @@ func (l *seqLook) decided(bv, hv []float64, used, complete, maxUnits int) {
 		f.Center, f.BaseCenter, f.HeadCenter = mp.centers(bv[:at], hv[:at])
 	}
 	if l.gaps.any() && !l.dec.Decided() {
-		l.cut = true
-		f.Outcome = MetricInconclusive
-		f.Note = joinNotes(cutNote(l.gaps, complete), mp.note)
+		l.cut, f.Outcome, f.Note = true, MetricInconclusive, joinNotes(cutNote(l.gaps, complete), mp.note)
 		return
 	}
-	l.judged = true
-	f.Outcome = seqOutcome(l.dec)
+	l.judged, f.Outcome = true, seqOutcome(l.dec)
 	if l.dec.Decided() {
 		f.DecidedAt = l.dec.Blocks
 	}
@@ -355,13 +333,10 @@ func (l *seqLook) decided(bv, hv []float64, used, complete, maxUnits int) {
 func (l seqLook) missing() seqLook {
 	f := &l.finding
 	if !l.mp.gated {
-		f.Outcome = NotAvailable
-		f.Note = joinNotes(missingPairsNote(l.mp.meta, f.M, f.N), l.mp.note)
+		f.Outcome, f.Note = NotAvailable, joinNotes(missingPairsNote(l.mp.meta, f.M, f.N), l.mp.note)
 		return l
 	}
-	l.cut = true
-	f.Outcome = MetricInconclusive
-	f.Note = joinNotes(cutNote(l.gaps, 0), l.mp.note)
+	l.cut, f.Outcome, f.Note = true, MetricInconclusive, joinNotes(cutNote(l.gaps, 0), l.mp.note)
 	return l
 }
 
@@ -372,8 +347,7 @@ func (mp metricPolicy) seqMinEffect() float64 {
 	return mp.toScale(mp.minEffect)
 }
 
-// boundFromScale is fromScale for a repeated confidence bound, which is
-// ±Inf where a look bounds nothing.
+// boundFromScale is fromScale keeping a bound's ±Inf (a look bounding nothing).
 func (mp metricPolicy) boundFromScale(w float64) float64 {
 	if math.IsInf(w, 0) {
 		return w
@@ -428,8 +402,7 @@ func seqNote(f Finding, sign float64, dec stats.SeqDecision, budget int) string 
 	return s
 }
 
-// exactNote says what an exact count showed: its value on each side, as
-// a count, and the change, with the look that decided.
+// exactNote says an exact count's value on each side, the change and look.
 func exactNote(f Finding, dec stats.SeqDecision) string {
 	unit, per := blockUnit, " "+f.Unit
 	if rest, ok := strings.CutPrefix(f.Unit, "/"); ok {
@@ -481,8 +454,7 @@ func missingPairsNote(meta result.Metric, m, n int) string {
 	return fmt.Sprintf("not measured in every block (%d base, %d head runs have it)", m, n)
 }
 
-// detectable is what the design catches with 80 % probability within its
-// pair budget at the spread the pairs showed.
+// detectable is what the design catches (80 %) in its budget at the pairs' spread.
 func (l seqLook) detectable(d stats.SeqDesign, k int) Detectable {
 	dt := l.mp.detectable(stats.Detectable{Method: stats.MethodSequential}, d.MaxBlocks, d.MaxBlocks, l.finding)
 	if l.exact { // no noise: any change beyond the threshold is seen at the first look
@@ -501,8 +473,8 @@ func (l seqLook) detectable(d stats.SeqDesign, k int) Detectable {
 	return dt
 }
 
-// stopping says whether the job is done, why, and, when it ends
-// undecided, how many more pairs would likely decide.
+// stopping says whether the job is done, why, and, ending undecided, how
+// many more pairs would likely decide.
 func stopping(v Verdict, looks []seqLook, final bool, d stats.SeqDesign) (done bool, reason string, more int) {
 	seq, n := v.Sequential, v.Sequential.Blocks
 	after := fmt.Sprintf("after %d %s", n, seq.UnitWord(n))

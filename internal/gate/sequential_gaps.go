@@ -115,10 +115,9 @@ func gapWarnings(looks []seqLook) []stats.Warning {
 	return nil
 }
 
-// cutLabels names the gated metrics a gap left undecided, with where:
-// "CPU/iteration (head lacks it in block 2)"; lost: only those one side
-// measured and the other lost (a stopped process, a lost sample), which a
-// pass must not hide.
+// cutLabels names the gated metrics a gap left undecided, with where
+// ("CPU/iteration (head lacks it in block 2)"); lost: only those one side
+// lost (a stopped process, a lost sample), which a pass must not hide.
 func cutLabels(looks []seqLook, lost bool) []string {
 	var out []string
 	for _, l := range looks {

@@ -1,15 +1,12 @@
-// Package gate owns the decision policy: given baseline runs, head runs and
-// a Policy, it judges every metric (regression, changed within noise,
-// improvement, pass, inconclusive, not available, not gated, set by the
-// load), states what effect sizes the comparison could detect, and
-// combines the gated metrics into one Verdict. Judge compares two fixed
-// samples: the statistics of each metric come from stats.Compare, and the
-// gate decides which metrics are gated, by which floor, and what the
-// comparison means (regression ⇔ p ≤ α and effect > floor).
-// JudgeSequential judges the pairs of a sequential A/B job by the rule of
-// stats.SeqDesign and says whether the job may stop. It does no I/O; the
-// caller supplies the context (no baseline, definition changed,
-// environment differs, how the calibration was taken) it cannot see.
+// Package gate owns the decision policy: from baseline runs, head runs and
+// a Policy it judges every metric (MetricOutcome), states the effects the
+// comparison could detect, and combines the gated metrics into a Verdict.
+// Judge compares two fixed samples by stats.Compare, deciding which metrics
+// are gated, by which floor, and what the result means (regression ⇔ p ≤ α
+// and effect > floor); JudgeSequential judges a sequential A/B job's pairs
+// by stats.SeqDesign and says whether it may stop; AnalyzeHistory and
+// AnalyzeChainFrom read main's history. No I/O: the caller supplies the
+// Context it cannot see.
 package gate
 
 import "github.com/tailgate-ci/tailgate/internal/stats"
@@ -74,10 +71,9 @@ type Verdict struct {
 	// the degrees of freedom of a stored noise a metric's looks pooled.
 	Noise     map[string]stats.SeqPrior
 	PriorUsed map[string]int
-	// Incomplete names, in a sequential verdict, the gated metrics one
-	// side measured and the other lost in some units, left undecided
-	// ("CPU/iteration (head lacks it in block 2)"): a failure of the job
-	// rather than a pass, unless Policy.AllowMissing.
+	// Incomplete names, in a sequential verdict, the gated metrics one side
+	// lost in some units, left undecided ("CPU/iteration (head lacks it in
+	// block 2)"): a failure, not a pass, unless Policy.AllowMissing.
 	Incomplete []string
 }
 
@@ -96,11 +92,9 @@ type Finding struct {
 	Change float64
 	// Worse is the change in the bad direction, in the units of Change
 	// (negative when the metric improved); compared with Floor.
-	Worse float64
-	// P is the one-sided p-value in the direction the metric moved.
-	P float64
-	// Test names the test that produced P.
-	Test        string
+	Worse       float64
+	P           float64 // one-sided, in the direction the metric moved
+	Test        string  // the test that produced P
 	Floor       float64 // in the units of Change; NaN without a floor
 	FloorSource FloorSource
 	Outcome     MetricOutcome
@@ -146,11 +140,8 @@ type Sequential struct {
 	// Blocks is the units judged; MinBlocks and MaxBlocks the design's
 	// first look and budget.
 	Blocks, MinBlocks, MaxBlocks int
-	// Done: the verdict is final; Detect is filled only then.
-	Done bool
-	// Reason says why the job stopped or goes on, e.g. "regression after
-	// 7 blocks in CPU/iteration".
-	Reason string
+	Done                         bool   // the verdict is final; Detect is filled only then
+	Reason                       string // why the job stopped or goes on ("regression after 7 blocks in CPU/iteration")
 	// MoreBlocks, when the budget ended undecided, is how many more units
 	// would likely decide; 0 when unknown.
 	MoreBlocks int

@@ -21,24 +21,15 @@ const (
 	WarnDefaultFloors     stats.WarningCode = "default_floors"
 	WarnOneSided          stats.WarningCode = "one_sided"
 	WarnNothingCompared   stats.WarningCode = "nothing_compared"
-	// The calibration behind the floors is weak (Context.CalibrationJobs,
-	// CalibrationSpan).
-	WarnFewCalibrationJobs stats.WarningCode = "few_calibration_jobs"
-	WarnCalibrationBunched stats.WarningCode = "calibration_bunched"
-	// Sequential A/B: the design cannot be used, or the pairs do not match.
-	WarnBadDesign stats.WarningCode = "bad_design"
-	WarnUnpaired  stats.WarningCode = "unpaired"
-	// Sequential A/B: a gated metric is missing from some pairs (on one
-	// side or both) and is inconclusive for it.
-	WarnMissingInBlocks stats.WarningCode = "missing_in_pairs"
-	// Stored-baseline checks: a gated metric is missing from some runs of
-	// a side and is judged on the runs that have it.
-	WarnMissingInRuns stats.WarningCode = "missing_in_runs"
-	// The target is remote (Context.RemoteTarget).
-	WarnRemoteTarget stats.WarningCode = "remote_target"
-	// WarnCreep: the head is beyond the floor, the bad way, of an older
-	// reference than the baseline window (gate.creep): a slow creep.
-	WarnCreep stats.WarningCode = "creep"
+
+	WarnFewCalibrationJobs stats.WarningCode = "few_calibration_jobs" // weak calibration (Context.CalibrationJobs,
+	WarnCalibrationBunched stats.WarningCode = "calibration_bunched"  // CalibrationSpan)
+	WarnBadDesign          stats.WarningCode = "bad_design"           // sequential A/B: the design cannot be used,
+	WarnUnpaired           stats.WarningCode = "unpaired"             // or the pairs do not match
+	WarnMissingInBlocks    stats.WarningCode = "missing_in_pairs"     // sequential A/B: a gated metric some pairs lack is inconclusive
+	WarnMissingInRuns      stats.WarningCode = "missing_in_runs"      // stored baseline: judged on the runs that have it
+	WarnRemoteTarget       stats.WarningCode = "remote_target"        // Context.RemoteTarget
+	WarnCreep              stats.WarningCode = "creep"                // gate.creep: beyond the floor of an older reference, the bad way
 )
 
 // fixedTexts are the messages of the warnings whose text never varies.
@@ -71,10 +62,8 @@ func envWarning(diff string) stats.Warning {
 	return stats.Warn(WarnEnvDiffers, w)
 }
 
-// calibrationWarnings say when calibrated floors rest on a weak
-// calibration: too few jobs, or jobs too close in time to have seen the
-// drift between CI jobs. They are raised only when some gated metric's
-// floor is calibrated.
+// calibrationWarnings say when some gated metric's calibrated floor rests
+// on too few jobs, or jobs too close in time to see the drift between jobs.
 func calibrationWarnings(findings []Finding, c Context) []stats.Warning {
 	used := slices.ContainsFunc(findings, func(f Finding) bool {
 		return f.Gated && f.FloorSource == FromCalibration && f.Outcome != NotAvailable

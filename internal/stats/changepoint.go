@@ -22,8 +22,7 @@ type ChangePointOptions struct {
 	// Permutations per test: p ≥ 1/(Permutations+1), so it must exceed 1/Alpha − 1.
 	Permutations int
 	MinSize      int // the fewest points of a segment
-	// MinStep merges away a change point whose step (difference of its
-	// neighbouring segments' medians) is smaller; 0 keeps every one.
+	// MinStep merges away smaller steps (neighbour medians' difference); 0 keeps all.
 	MinStep    float64
 	Confidence float64 // of the step's bootstrap bounds (0.95)
 	Resamples  int
@@ -46,8 +45,7 @@ type ChangePoint struct {
 	// (of sizes Before and After); Lo and Hi its bootstrap bounds.
 	Step, Lo, Hi  float64
 	Before, After int
-	// First and Last bound Index, inclusive, at about 95 % (a
-	// likelihood-ratio set for the location of a change in mean).
+	// First…Last bound Index at about 95 % (a likelihood-ratio location set).
 	First, Last int
 }
 
@@ -55,16 +53,11 @@ type ChangePoint struct {
 // series too short to hold two segments has none.
 func ChangePoints(x []float64, o ChangePointOptions) ([]ChangePoint, error) {
 	o = o.withDefaults()
-	if err := o.check(); err != nil {
+	if err := cmp.Or(o.check(), CheckFinite(x)); err != nil {
 		return nil, err
 	}
-	if err := CheckFinite(x); err != nil {
-		return nil, err
-	}
-	rng := rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
-	found := divide(x, o, rng)
-	cuts := merge(x, found, o.MinStep)
-	cuts, found = relocate(x, cuts, found)
+	found := divide(x, o, rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15)))
+	cuts, found := relocate(x, merge(x, found, o.MinStep), found)
 	return describeCuts(x, cuts, found, o), nil
 }
 
@@ -91,9 +84,8 @@ func (o ChangePointOptions) check() error {
 	return nil
 }
 
-// divide is the hierarchical E-divisive procedure: split the segment with
-// the strongest divergence while the permutation test says the split is
-// significant. It returns the accepted splits with their p-values.
+// divide is hierarchical E-divisive: split the strongest segment while the
+// permutation test rejects; it returns the splits with their p-values.
 func divide(x []float64, o ChangePointOptions, rng *rand.Rand) map[int]float64 {
 	found := map[int]float64{}
 	var ws workspace
@@ -145,8 +137,7 @@ func permutationP(x []float64, cuts []int, q float64, o ChangePointOptions, rng 
 	return float64(exceed+1) / float64(o.Permutations+1)
 }
 
-// workspace holds the distance sums of one segment, reused across calls.
-type workspace struct{ rows []float64 }
+type workspace struct{ rows []float64 } // one segment's distance sums, reused
 
 // split returns the best split τ of seg (the first index of the second
 // part, each part at least minSize long) and its statistic: the largest
@@ -183,8 +174,7 @@ func (ws *workspace) split(seg []float64, minSize int) (int, float64) {
 	return best, bestQ
 }
 
-// prefixSums fills, for each i, the running sums Σ_{k<j} |seg[i]−seg[k]|
-// for j = 0…n.
+// prefixSums fills the running sums Σ_{k<j} |seg[i]−seg[k]|, j = 0…n.
 func (ws *workspace) prefixSums(seg []float64) []float64 {
 	n := len(seg)
 	size := n * (n + 1)
@@ -203,8 +193,7 @@ func (ws *workspace) prefixSums(seg []float64) []float64 {
 }
 
 // merge removes, weakest first, the splits whose step between their
-// neighbouring segments is below minStep, recomputing the neighbours'
-// steps after each removal.
+// neighbouring segments (recomputed after each removal) is below minStep.
 func merge(x []float64, found map[int]float64, minStep float64) []int {
 	cuts := slices.Sorted(maps.Keys(found))
 	for len(cuts) > 0 {
@@ -239,12 +228,10 @@ func relocate(x []float64, cuts []int, found map[int]float64) ([]int, map[int]fl
 	return cuts, moved
 }
 
-// minLevel is the fewest points a level may hold when a cut is relocated.
-const minLevel = 2
+const minLevel = 2 // the fewest points a level may hold when a cut is relocated
 
-// bestLevelSplit is the split of seg into two levels with the least squared
-// error around their means (each at least minLevel long); −1 when seg is
-// too short.
+// bestLevelSplit is the least-squares split of seg into two levels (each
+// at least minLevel long); −1 when seg is too short.
 func bestLevelSplit(seg []float64) int {
 	gains := splitGains(seg)
 	best, most := -1, math.Inf(-1)
@@ -256,8 +243,7 @@ func bestLevelSplit(seg []float64) int {
 	return best
 }
 
-// splitGains is, for each split tau of y, the squared error a split at tau
-// saves over no split (0 at tau = 0).
+// splitGains is the squared error a split at each tau of y saves (0 at 0).
 func splitGains(y []float64) []float64 {
 	n := len(y)
 	gains := make([]float64, n)
@@ -275,17 +261,10 @@ func splitGains(y []float64) []float64 {
 
 // segmentsAround returns the segments before and after cuts[i].
 func segmentsAround(x []float64, cuts []int, i int) (before, after []float64) {
-	start, end := 0, len(x)
-	if i > 0 {
-		start = cuts[i-1]
-	}
-	if i+1 < len(cuts) {
-		end = cuts[i+1]
-	}
-	return x[start:cuts[i]], x[cuts[i]:end]
+	b := append(append([]int{0}, cuts...), len(x))
+	return x[b[i]:b[i+1]], x[b[i+1]:b[i+2]]
 }
 
-// describeCuts gives each remaining cut its step, bounds and p-value.
 func describeCuts(x []float64, cuts []int, found map[int]float64, o ChangePointOptions) []ChangePoint {
 	out := make([]ChangePoint, len(cuts))
 	for i, c := range cuts {
@@ -299,8 +278,7 @@ func describeCuts(x []float64, cuts []int, found map[int]float64, o ChangePointO
 	return out
 }
 
-// bootstrapStep is the percentile interval of median(after) − median(before)
-// over resamples of each segment.
+// bootstrapStep is median(after) − median(before)'s percentile interval.
 func bootstrapStep(before, after []float64, o ChangePointOptions, stream uint64) (float64, float64) {
 	rng := rand.New(rand.NewPCG(o.Seed, stream+1))
 	steps := make([]float64, o.Resamples)
@@ -323,9 +301,8 @@ func bootstrapStep(before, after []float64, o ChangePointOptions, stream uint64)
 // probability 0.95 (Siegmund's approximation for a change in mean).
 const locationLR = 10.6
 
-// locationRange is the range of splits of before ++ after (as indexes of
-// the first point of the new level) the likelihood-ratio bound allows,
-// with the noise variance pooled from both sides around their means.
+// locationRange is the range of splits of before ++ after (first points of
+// the new level) locationLR allows, the noise variance pooled from both sides.
 func locationRange(before, after []float64) (int, int) {
 	y := append(slices.Clone(before), after...)
 	n := len(y)
@@ -357,8 +334,7 @@ func quantileSorted(s []float64, q float64) float64 {
 	return s[i] + (pos-float64(i))*(s[i+1]-s[i])
 }
 
-// forSegments calls f with the bounds [s, e) of each segment cuts make of
-// a series of n points.
+// forSegments calls f with [s, e) of each segment cuts make of n points.
 func forSegments(n int, cuts []int, f func(s, e int)) {
 	s := 0
 	for _, c := range cuts {

@@ -96,13 +96,12 @@ const (
 	maxShiftNoises    = 20 // the largest simulated effect, in standard errors beyond the floor
 )
 
-// Compare judges head against base the way the samples allow (stats.md
-// §6.4): pairs by the exact signed-rank test on their differences when it
-// can reach α; otherwise the exact U-test when it can reach α, else the
-// z-test with calibrated noise, else a t prediction test when one side has
-// two values, else no test (too few samples). It returns the effect, both
-// one-sided p-values, the floor, the warnings and, when asked, the
-// detectable effect. Deciding what they mean is the caller's policy.
+// Compare judges head against base as the samples allow (stats.md §6.4):
+// pairs by the exact signed-rank test when it can reach α; else the U-test
+// when it can reach α, else the z-test with calibrated noise, else a t
+// prediction test when a side has two values, else none. It returns effect,
+// p-values, floor, warnings and, when asked, the detectable effect; what
+// they mean is the caller's policy.
 func Compare(in Input) Comparison {
 	c := Comparison{Effect: math.NaN(), PairEffect: math.NaN(), PWorse: math.NaN(), PBetter: math.NaN()}
 	c.Floor = in.floor()
@@ -119,8 +118,7 @@ func Compare(in Input) Comparison {
 	return c
 }
 
-// Tested reports whether a test ran: the values could be compared and the
-// samples were enough.
+// Tested reports whether a test ran.
 func (c Comparison) Tested() bool {
 	return !HasWarning(c.Warnings, WarnCannotCompare) && !HasWarning(c.Warnings, WarnTooFewSamples)
 }
@@ -153,8 +151,15 @@ func (in Input) test(c *Comparison) {
 		return
 	}
 	n, m, alpha := len(in.Head), len(in.Base), in.Alpha
-	if in.Paired && math.Ldexp(1, -n) <= alpha {
-		in.testPairs(c)
+	if in.Paired && math.Ldexp(1, -n) <= alpha { // the pairs' median difference, by the exact signed-rank test
+		d, err := PairDifferences(in.Head, in.Base, in.Scale, in.Direction)
+		if err == nil {
+			c.Effect, c.Test = Median(d), TestSignedRank
+			c.PWorse, c.PBetter, err = SignedRankTest(d)
+		}
+		if err != nil {
+			c.cannot(err)
+		}
 		return
 	}
 	c.Effect = in.effect(in.Head, in.Base)
@@ -173,11 +178,8 @@ func (in Input) test(c *Comparison) {
 	}
 }
 
-// oneSided is the p-value of "head is worse in direction d" by the test
-// the samples allow (hs and bs on the comparison scale): the exact or
-// approximate U-test when it can reach α, else the z-test with calibrated
-// noise, else a t prediction test when a side has two values; test is ""
-// (and p NaN) when none can run or the U-test failed.
+// oneSided is the p of "head is worse in direction d" by Compare's unpaired
+// order of tests (hs, bs on the comparison scale); test "", p NaN: none ran.
 func (in Input) oneSided(head, base, hs, bs []float64, d Direction) (p float64, test string, err error) {
 	n, m := len(head), len(base)
 	switch {
@@ -198,20 +200,6 @@ func (in Input) oneSided(head, base, hs, bs []float64, d Direction) (p float64, 
 		return p, TestTPrediction, err
 	}
 	return math.NaN(), "", nil
-}
-
-// testPairs judges the pairs on their differences: the effect is the
-// median difference, the test the exact signed-rank test.
-func (in Input) testPairs(c *Comparison) {
-	d, err := PairDifferences(in.Head, in.Base, in.Scale, in.Direction)
-	if err != nil {
-		c.cannot(err)
-		return
-	}
-	c.Effect, c.Test = Median(d), TestSignedRank
-	if c.PWorse, c.PBetter, err = SignedRankTest(d); err != nil {
-		c.cannot(err)
-	}
 }
 
 // cannot records that the values could not be compared.

@@ -82,8 +82,7 @@ func (in Input) detects(head, base []float64, floor float64) bool {
 	return err == nil && pw <= in.Alpha
 }
 
-// fromWorse maps comparison-scale values oriented "higher is worse" back to
-// raw metric values.
+// fromWorse maps comparison-scale values (higher is worse) to raw values.
 func (in Input) fromWorse(v []float64) []float64 {
 	d := in.Direction.Sign()
 	out := make([]float64, len(v))

@@ -17,13 +17,11 @@ const TestExactCount = "exact count (no spread)"
 // never above a tenth of the threshold, so it cannot hide an effect.
 const ExactTolerance = 0.002
 
-// ExactLook judges exact counts of a ratio metric at the first look: when
-// the first MinBlocks values of each side lie within the tolerance, a
-// regression when the pairs' mean difference is beyond max(minEffect,
-// resolution), else a pass (Lower and Upper the least and largest
-// difference); ok is false, for the t rule, otherwise. It adds no false
-// alarm (the t rule calls such a difference a regression at once too); it
-// lets identical counts pass instead of waiting for bounds to narrow.
+// ExactLook judges exact counts (each side's first MinBlocks values within
+// the tolerance) at the first look: a regression when the pairs' mean
+// difference is beyond max(minEffect, resolution), else a pass (bounds the
+// least and largest difference); ok false: for the t rule. It adds no false
+// alarm (t calls such a difference at once too) and lets identical counts pass.
 func (d SeqDesign) ExactLook(head, base []float64, dir Direction, minEffect, resolution float64) (dec SeqDecision, ok bool) {
 	d = d.WithDefaults()
 	m := d.MinBlocks

@@ -75,8 +75,7 @@ func CalibratedFloor(nz Noise, n, m, baseJobs int, sameJob bool, alpha float64, 
 	return math.Max(Floor(nz, n, m, baseJobs, sameJob, alpha, k), least)
 }
 
-// floor is the floor of the comparison: the one the noise sets, and never
-// below the minimum effect.
+// floor is the comparison's floor: the noise's, never below MinEffect.
 func (in Input) floor() float64 {
 	return math.Max(in.noiseFloor(), in.MinEffect)
 }

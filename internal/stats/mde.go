@@ -9,8 +9,7 @@ import (
 // Power is the probability of detection the MDE promises.
 const Power = 0.80
 
-// MDEInput describes a comparison for the closed-form minimum detectable
-// effect; all values are on the comparison scale.
+// MDEInput is a comparison for the closed-form MDE, on the comparison scale.
 type MDEInput struct {
 	SigmaW float64 // within-job noise (drives the rank test)
 	SE     float64 // standard error of the effect estimate (see SE)

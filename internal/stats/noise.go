@@ -128,12 +128,11 @@ func JobToJobFloor(nz Noise, alpha float64) float64 {
 }
 
 // crossCheckTolerance is how far (as a factor) the empirical and the
-// parametric floor may differ before calibrate warns (a design choice,
-// stats.md §6.5).
+// parametric floor may differ before calibrate warns (stats.md §6.5).
 const crossCheckTolerance = 1.5
 
 // FloorsAgree reports whether the empirical and parametric pair floors are
-// within a factor of 1.5 of each other.
+// within crossCheckTolerance of each other.
 func FloorsAgree(empirical, parametric float64) bool {
 	if empirical <= 0 || parametric <= 0 {
 		return empirical <= 0 && parametric <= 0

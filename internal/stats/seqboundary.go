@@ -17,18 +17,16 @@ const (
 	powerSeed        = 0x5e9_90e5
 )
 
-// tBoundary holds the critical values of T_n = √n·mean/sd at one
-// one-sided level over one look schedule, indexed by n − MinBlocks: crit at
-// a planned look (+Inf where n is no look or spends nothing), final when n
-// is the last look (a time budget ran out there) and spends all the level
-// left.
+// tBoundary holds the critical values of T_n = √n·mean/sd at one one-sided
+// level and schedule, by n − MinBlocks: crit at a planned look (+Inf at no
+// look or one that spends nothing), final when n is the last look (a time
+// budget ran out) and spends the level left.
 type tBoundary struct {
 	crit, final []float64
 }
 
-// schedule is what a boundary depends on besides its level. prior is the
-// degrees of freedom of a noise estimate from earlier jobs pooled with the
-// job's own spread (0: none).
+// schedule is what a boundary depends on besides its level; prior is the
+// pooled earlier noise's degrees of freedom (0: none).
 type schedule struct {
 	min, max, every int
 	rho             float64
@@ -39,8 +37,7 @@ func (s schedule) isLook(n int) bool {
 	return n == s.max || (n >= s.min && (n-s.min)%s.every == 0)
 }
 
-// spent is the Kim–DeMets power-family spending function a·(n/N)^ρ: the
-// part of level a that the looks up to n may use together.
+// spent is the Kim–DeMets power-family spending a·(n/N)^ρ of level a.
 func (s schedule) spent(a float64, n int) float64 {
 	return a * math.Pow(float64(n)/float64(s.max), s.rho)
 }
@@ -55,8 +52,7 @@ var (
 	pathSets   memo[schedule, *standardPaths]
 )
 
-// memo holds computed values by key, computing each on first use under
-// its lock, and starts afresh when it holds size values (0: unbounded).
+// memo computes each value on first use under its lock; it starts afresh at size values (0: unbounded).
 type memo[K comparable, V any] struct {
 	sync.Mutex
 	byKey map[K]V
@@ -77,17 +73,15 @@ func (m *memo[K, V]) get(key K, compute func() V) V {
 	return v
 }
 
-// boundaryFor returns the cached boundary, calibrating it on first use
-// (about 50 ms for 20 pairs; deterministic: the seed is fixed).
+// boundaryFor is the cached boundary, calibrated on first use (50 ms at 20 pairs; fixed seed).
 func boundaryFor(sch schedule, level float64) *tBoundary {
 	return boundaries.get(boundaryKey{sch, level}, func() *tBoundary { return calibrate(sch, level) })
 }
 
 // calibrate simulates calibrationPaths standard normal paths pair by pair;
-// at each planned look the critical value is the T that exactly the newly
-// allowed share of all paths exceeds among those not crossed yet (Lan and
-// DeMets' recursion, simulated because the t statistics are not jointly
-// normal).
+// a look's critical value is the T exactly the newly allowed share of all
+// paths exceeds among those not yet crossed (Lan and DeMets' recursion,
+// simulated: the t statistics are not jointly normal).
 func calibrate(sch schedule, level float64) *tBoundary {
 	rng := rand.New(rand.NewPCG(calibrationSeed, math.Float64bits(level)))
 	size := sch.max - sch.min + 1
@@ -101,8 +95,7 @@ func calibrate(sch schedule, level float64) *tBoundary {
 	}
 	stat := make([]float64, calibrationPaths) // T of the alive paths, in their order
 	work := make([]float64, calibrationPaths) // a copy that upperCut may reorder
-	crossed := 0
-	total := float64(calibrationPaths)
+	crossed, total := 0, float64(calibrationPaths)
 	for n := 1; n <= sch.max; n++ {
 		for i := range mean {
 			x := rng.NormFloat64()
@@ -123,11 +116,10 @@ func calibrate(sch schedule, level float64) *tBoundary {
 		if !sch.isLook(n) {
 			continue
 		}
-		c := upperCut(append(work[:0], t...), int(math.Round(sch.spent(level, n)*total))-crossed)
-		b.crit[idx] = c
+		b.crit[idx] = upperCut(append(work[:0], t...), int(math.Round(sch.spent(level, n)*total))-crossed)
 		kept := alive[:0]
 		for j, i := range alive {
-			if t[j] > c {
+			if t[j] > b.crit[idx] {
 				crossed++
 			} else {
 				kept = append(kept, i)
@@ -138,15 +130,13 @@ func calibrate(sch schedule, level float64) *tBoundary {
 	return b
 }
 
-// pathSD is a path's sd from its Welford sum m2, pooled with a prior sum
-// of squares m20 of priorDF degrees of freedom.
+// pathSD is a path's sd from its Welford sum m2 and prior sum of squares m20.
 func pathSD(m2 float64, n int, m20 float64, priorDF int) float64 {
 	return math.Sqrt((m2 + m20) / float64(n-1+priorDF))
 }
 
-// priorSums draws, for each of paths standard normal paths, the sum of
-// squares of a prior noise estimate of df degrees of freedom (σ² = 1):
-// nil when df is 0.
+// priorSums draws per path the sum of squares of a prior of df degrees of
+// freedom (σ² = 1): zeros when df is 0.
 func priorSums(rng *rand.Rand, paths, df int) []float64 {
 	out := make([]float64, paths)
 	for i := range out {
@@ -158,9 +148,8 @@ func priorSums(rng *rand.Rand, paths, df int) []float64 {
 	return out
 }
 
-// upperCut returns a value that exactly k of t exceed: halfway between the
-// k-th and the (k+1)-th largest. k ≤ 0 gives +Inf (nothing to spend). t is
-// reordered.
+// upperCut returns a value exactly k of t exceed (halfway between the k-th
+// and (k+1)-th largest; +Inf for k ≤ 0), reordering t.
 func upperCut(t []float64, k int) float64 {
 	if k <= 0 || len(t) == 0 {
 		return math.Inf(1)
@@ -168,9 +157,7 @@ func upperCut(t []float64, k int) float64 {
 	if k >= len(t) {
 		return math.Inf(-1)
 	}
-	// Partition so that t[:k] holds the k largest values.
-	kth := selectDescending(t, k-1)
-	return (kth + slices.Max(t[k:])) / 2
+	return (selectDescending(t, k-1) + slices.Max(t[k:])) / 2 // t[:k] holds the k largest
 }
 
 // selectDescending reorders t so that t[k] is the value of rank k in
@@ -234,8 +221,7 @@ func simulatePaths(sch schedule) *standardPaths {
 	p := &standardPaths{mean: make([][]float64, powerPaths), sd: make([][]float64, powerPaths)}
 	prior := priorSums(rand.New(rand.NewPCG(powerSeed, uint64(sch.prior))), powerPaths, sch.prior)
 	for i := range p.mean {
-		p.mean[i] = make([]float64, sch.max-sch.min+1)
-		p.sd[i] = make([]float64, sch.max-sch.min+1)
+		p.mean[i], p.sd[i] = make([]float64, sch.max-sch.min+1), make([]float64, sch.max-sch.min+1)
 		var mean, m2 float64
 		for n := 1; n <= sch.max; n++ {
 			x := rng.NormFloat64()

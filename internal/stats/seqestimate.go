@@ -46,10 +46,9 @@ func (d SeqDesign) MedianUnbiased(dec SeqDecision, k int) float64 {
 	return math.Min(math.Max(est, dec.Lower), dec.Upper)
 }
 
-// solveIncreasing is the root of the increasing function f near x0,
-// within tol: a bracket of half-width w (doubled until it holds the
-// root), then regula falsi with the Illinois step, which converges in a
-// few evaluations where bisection takes a dozen.
+// solveIncreasing is the root of increasing f near x0, within tol: a
+// bracket of half-width w (doubled until it holds the root), then regula
+// falsi with the Illinois step (a few evaluations where bisection takes 12).
 func solveIncreasing(f func(float64) float64, x0, w, tol float64) float64 {
 	lo, hi := x0-w, x0+w
 	flo, fhi := f(lo), f(hi)
@@ -89,9 +88,8 @@ func solveIncreasing(f func(float64) float64, x0, w, tol float64) float64 {
 	return (lo + hi) / 2
 }
 
-// stopLook is a look before the one judged, with its stopping region in
-// units of the spread on the mean: a mean above reg stops for a
-// regression, below pass for a pass.
+// stopLook is an earlier look's stopping region on the mean, in spreads:
+// above reg a regression, below pass a pass.
 type stopLook struct {
 	n         int
 	reg, pass float64
@@ -128,18 +126,14 @@ func (d SeqDesign) earlierStops(m, k int, thr, sd float64) []stopLook {
 // reached m with a mean ≥ target), for units of mean μ and spread 1,
 // integrating the running sum on a grid of spacing h.
 func upperStagewise(mu float64, looks []stopLook, m int, target, h float64) float64 {
-	// The kernel of one unit: its density at the grid's offsets, wide
-	// enough to lose under 1e-12 of its mass.
-	const width = 6.5
+	const width = 6.5 // one unit's kernel loses under 1e-12 of its mass
 	k0 := int(math.Floor((mu - width) / h))
 	kernel := make([]float64, int(math.Ceil(2*width/h))+2)
 	for i := range kernel {
 		kernel[i] = h * normalPDF(float64(k0+i)*h-mu)
 	}
-	// dens[i] is the density of the running sum at (off+i)·h over the
-	// paths still running.
-	off := k0
-	dens := slices.Clone(kernel)
+	// dens[i] is the running sum's density at (off+i)·h over the paths running.
+	dens, off := slices.Clone(kernel), k0
 	upper, li := 0.0, 0
 	for n := 1; n <= m; n++ {
 		if n > 1 {
@@ -206,9 +200,7 @@ func convolve(dens []float64, off int, kernel []float64, k0 int) ([]float64, int
 			out[i+j] += f * g
 		}
 	}
-	// Tails below this carry nothing the estimate can see; cutting them
-	// keeps the grid from growing by a kernel's width at every unit.
-	const tail = 1e-15
+	const tail = 1e-15 // invisible to the estimate; cut, so the grid does not grow every unit
 	first, last := 0, len(out)-1
 	for first < last && out[first] < tail {
 		first++

@@ -40,14 +40,11 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// Defaults of SeqDesign, chosen by the tables of sequential_tables_test.go
-// (a job of 6 metrics at run CV 3 %): looking after every pair costs
-// nothing and stops soonest; a first look at 4 pairs ends +20 % in 5.3
-// pairs on average (6.0 with a first look at 6); ρ = 2 keeps more of α
-// for the budget than even spending (ρ = 1): +5 points of power at CV 10 %
-// for +0.7 pairs on clear cases; 20 pairs catch +10 % at ≤ 5 % pair noise
-// every time (a budget of 12 catches +20 % at CV 10 % only 85 % of the
-// time; 40 pairs are needed for +10 % at CV 10 %).
+// Defaults of SeqDesign, by the tables of sequential_tables_test.go (6
+// metrics, run CV 3 %): a look every pair stops soonest; a first look at 4
+// ends +20 % in 5.3 pairs (6.0 at 6); ρ = 2 beats ρ = 1 by +5 points of
+// power at CV 10 % for +0.7 pairs; 20 pairs catch +10 % at ≤ 5 % pair noise
+// (12 catch +20 % at CV 10 % 85 % of the time; +10 % at CV 10 % needs 40).
 const (
 	DefaultSeqAlpha     = 0.05
 	DefaultSeqBeta      = 0.05
@@ -57,9 +54,8 @@ const (
 	DefaultSeqRho       = 2
 )
 
-// Limits of a design, for stats and for config's ab.min_blocks and
-// ab.max_blocks: the t statistic needs two degrees of freedom at the first
-// look, and calibration time grows with the budget.
+// Limits of a design (also config's ab.min_blocks, ab.max_blocks): t needs
+// 2 degrees of freedom at the first look; calibration grows with the budget.
 const (
 	SeqFirstLookMin = 3
 	SeqBudgetMax    = 500
@@ -68,9 +64,7 @@ const (
 // maxPairsAdvice bounds "more pairs would likely decide".
 const maxPairsAdvice = 1000
 
-// SeqRule says what counts as a regression: RuleChangeBeyond, the lower
-// bound above 0 and the estimate beyond the threshold; RuleBoundBeyond,
-// the lower bound itself beyond the threshold.
+// SeqRule says what counts as a regression (the package doc's rules).
 type SeqRule int
 
 const (
@@ -78,8 +72,7 @@ const (
 	RuleBoundBeyond
 )
 
-// SeqOutcome is what a look decides.
-type SeqOutcome int
+type SeqOutcome int // what a look decides
 
 const (
 	SeqContinue SeqOutcome = iota
@@ -88,8 +81,7 @@ const (
 	SeqInconclusive
 )
 
-// SeqReason says why a look decided what it did (String words each).
-type SeqReason int
+type SeqReason int // why a look decided what it did
 
 const (
 	ReasonTooFewBlocks SeqReason = iota
@@ -136,48 +128,40 @@ type SeqDesign struct {
 	// Rho shapes the spending α·(n/MaxBlocks)^ρ: 1 spends evenly.
 	Rho  float64
 	Rule SeqRule
-	// Prior, when its DF is above 0, is the spread of earlier jobs' units:
-	// at a look whose own spread is consistent with it the two are pooled,
-	// with critical values of a t at the pooled degrees of freedom.
+	// Prior (DF > 0): earlier jobs' spread, pooled at a look whose own
+	// spread agrees, with t critical values at the pooled df.
 	Prior SeqPrior
 }
 
-// SeqPrior is a noise estimate from earlier jobs: the standard deviation
-// of their units on the comparison scale, with its degrees of freedom.
-// Within marks one from inside the job (the spread of the window pairs
-// within blocks, scaled to a block): it holds only while blocks do not
-// differ beyond their windows, so it is pooled only while the blocks'
-// spread shows no sign of that (one-sided, at the lenient withinPretest).
+// SeqPrior is earlier jobs' units' SD (comparison scale) and its degrees
+// of freedom. Within marks one from inside the job (window pairs within
+// blocks, scaled to a block): it is pooled only while the blocks' spread
+// shows no sign of exceeding it (one-sided, at the lenient withinPretest).
 type SeqPrior struct {
 	SD     float64 `json:"sd"`
 	DF     int     `json:"df"`
 	Within bool    `json:"-"`
 }
 
-// Prior degrees of freedom are rounded down to this grid (calibrating a
-// boundary per value would be slow, and rounding down is conservative),
-// and capped at its last value: beyond it a prior makes the t statistic
-// nearly normal, and caps the weight old jobs can have.
+// Prior degrees of freedom are rounded down to this grid (a boundary per
+// value is slow to calibrate; down is conservative) and capped: beyond 64
+// t is nearly normal, and the cap bounds old jobs' weight.
 var priorGrid = []int{4, 8, 16, 32, 64}
 
-// priorConsistency is the two-sided level of the F test that a look's own
-// spread must pass against the prior's for the two to be pooled: a job
-// noisier or quieter than the stored noise uses its own.
+// priorConsistency is the two-sided level of the F test a look's spread
+// must pass for the prior to be pooled: an unlike job uses its own.
 const priorConsistency = 0.05
 
-// withinPretest is the level of the test that blocks differ beyond what
-// their windows' spread implies: a pooled within-block spread that hides a
-// process bias would make false alarms, so the test is lenient (a bias is
-// assumed at the first hint of one: the blocks' variance above the median
-// the windows imply). Measured (400 A/A jobs per cell, 3 windows a block,
-// 8 blocks): a process bias of 5 % per block at window noise 3 % gave
-// 5.25 % false alarms at this level (9.8 % when always pooled, 4.75 % at
-// 0.75); with no bias pooling saved 0.2 blocks on A/A and 0.2–0.5 on a
-// +15 % effect.
+// withinPretest is the level of the test that blocks differ beyond their
+// windows' spread: pooling a within-block spread that hides a process bias
+// makes false alarms, so a bias is assumed at its first hint (the blocks'
+// variance above the median the windows imply). Measured (400 A/A jobs per
+// cell, 8 blocks of 3 windows, window noise 3 %, bias 5 % per block): 5.25 %
+// false alarms (9.8 % always pooled, 4.75 % at 0.75); with no bias pooling
+// saved 0.2 blocks on A/A and 0.2–0.5 on +15 %.
 const withinPretest = 0.5
 
-// UsableDF is the prior's degrees of freedom a look can pool (on the
-// grid); 0 when it has too few to be used at all.
+// UsableDF is the prior's degrees of freedom on the grid; 0: unusable.
 func (p SeqPrior) UsableDF() int {
 	if !(p.SD > 0) || math.IsInf(p.SD, 1) {
 		return 0
@@ -191,9 +175,8 @@ func (p SeqPrior) UsableDF() int {
 	return df
 }
 
-// Consistent reports whether a spread sd of n units agrees with the prior:
-// the ratio of variances lies inside the central 1 − priorConsistency of
-// its F distribution.
+// Consistent reports whether a spread sd of n units agrees with the prior
+// (the variance ratio inside its F's central 1 − priorConsistency).
 func (p SeqPrior) Consistent(sd float64, n int) bool {
 	df := p.UsableDF()
 	if df == 0 || n < 2 || !(sd >= 0) {
@@ -217,26 +200,22 @@ type SeqDecision struct {
 	// confidence bounds (levels α/k and β); NaN before the first look and
 	// between looks, ±Inf at a look that spends nothing.
 	Estimate, Lower, Upper float64
-	// Threshold is max(min_effect, resolution).
-	Threshold float64
+	Threshold              float64 // max(min_effect, resolution)
 	// Spread is the standard deviation used (at least the resolution, the
 	// prior of PriorDF degrees of freedom pooled in), OwnSpread the job's
 	// own; NaN with fewer than 2 pairs.
 	Spread, OwnSpread float64
 	PriorDF           int
-	// Detectable is the smallest effect the design catches with 80 %
-	// probability within MaxBlocks at Spread; set when the look decides,
-	// NaN when not computed or none is caught reliably.
+	// Detectable is the smallest effect caught (80 %) within MaxBlocks at
+	// Spread, set when the look decides; NaN: not computed or none.
 	Detectable float64
-	// MoreBlocks, when inconclusive, is about how many more pairs would
-	// likely (80 %) decide if the estimate and spread are the truth.
+	// MoreBlocks, when inconclusive: about how many more pairs would likely
+	// (80 %) decide if estimate and spread are the truth.
 	MoreBlocks int
 }
 
-// Decided reports whether the look ends the metric's sequence.
 func (s SeqDecision) Decided() bool { return s.Outcome != SeqContinue }
 
-// WithDefaults is the design with its zero fields set to the defaults.
 func (d SeqDesign) WithDefaults() SeqDesign {
 	d.Alpha, d.Beta = cmp.Or(d.Alpha, DefaultSeqAlpha), cmp.Or(d.Beta, DefaultSeqBeta)
 	d.MinBlocks = cmp.Or(d.MinBlocks, DefaultSeqMinBlocks)
@@ -245,7 +224,6 @@ func (d SeqDesign) WithDefaults() SeqDesign {
 	return d
 }
 
-// Validate reports a design that cannot be used (after defaults).
 func (d SeqDesign) Validate() error {
 	d = d.WithDefaults()
 	switch {
@@ -271,13 +249,12 @@ func (d SeqDesign) schedule() schedule {
 	return schedule{min: d.MinBlocks, max: d.MaxBlocks, every: d.Every, rho: d.Rho, prior: d.Prior.UsableDF()}
 }
 
-// ReplayWithin is the decision of one metric for a caller that keeps no
-// state and is handed all units so far: the first of the looks at
-// diffs[:1], diffs[:2], … that decided, else the look at all of diffs
-// (spending the level left when final is set). Every look uses k, so a
-// caller whose k changes replays the earlier looks at the new k. Without
-// a Prior of d's own the look at n units may pool within[n−1] (the spread
-// of the window pairs within blocks). Detectable is not filled.
+// ReplayWithin is one metric's decision from all units so far: the first
+// look at diffs[:1], diffs[:2], … that decided, else the look at all
+// (spending the level left when final). Every look uses k, so a changed k
+// replays the earlier looks. Without a Prior of d's own the look at n
+// units may pool within[n−1] (the window pairs' spread within blocks).
+// Detectable is not filled.
 func (d SeqDesign) ReplayWithin(diffs []float64, minEffect, resolution float64, k int, final bool, within []SeqPrior) (SeqDecision, error) {
 	d = d.WithDefaults()
 	if err := d.check(diffs, minEffect, resolution); err != nil {
@@ -300,16 +277,14 @@ func (d SeqDesign) ReplayWithin(diffs []float64, minEffect, resolution float64, 
 	return at(len(diffs)).look(diffs, minEffect, resolution, k, final, false)
 }
 
-// look is one look (final: it spends the level left and never continues);
-// detect fills Detectable when the look decides (about half a
-// millisecond; simulations of the decision alone skip it).
+// look is one look (final: spends the level left, never continues); detect
+// fills Detectable when it decides (half a millisecond; simulations skip it).
 func (d SeqDesign) look(diffs []float64, minEffect, resolution float64, k int, final, detect bool) (SeqDecision, error) {
 	d = d.WithDefaults()
 	if err := d.check(diffs, minEffect, resolution); err != nil {
 		return SeqDecision{}, err
 	}
-	k = max(k, 1)
-	n := len(diffs)
+	k, n := max(k, 1), len(diffs)
 	final = final || n == d.MaxBlocks
 	dec := summarize(diffs, minEffect, resolution)
 	switch {
@@ -335,8 +310,7 @@ func (d SeqDesign) look(diffs []float64, minEffect, resolution float64, k int, f
 	return dec, nil
 }
 
-// summarize is a decision that has not looked yet: the estimate and the
-// spread, with the bounds and the detectable effect unknown.
+// summarize is a decision before its look: estimate and spread only.
 func summarize(diffs []float64, minEffect, resolution float64) SeqDecision {
 	dec := SeqDecision{Blocks: len(diffs), Threshold: math.Max(minEffect, resolution),
 		Estimate: Mean(diffs), Lower: math.NaN(), Upper: math.NaN(), Spread: math.NaN(), OwnSpread: math.NaN(), Detectable: math.NaN()}
@@ -401,7 +375,6 @@ func bound(mean, c, sd float64, n int) float64 {
 	return mean + c*sd/math.Sqrt(float64(n))
 }
 
-// decide applies the rule to the bounds.
 func (d SeqDesign) decide(dec *SeqDecision, final bool) {
 	thr := dec.Threshold
 	regression := dec.Lower > thr
@@ -427,11 +400,10 @@ func (d SeqDesign) decide(dec *SeqDecision, final bool) {
 	}
 }
 
-// Detectable is the smallest effect (comparison scale) that the design
-// calls a regression with 80 % probability within MaxBlocks when the pair
-// differences are normal with standard deviation sigma; NaN when even a
-// huge effect is not caught that often. It is a planning figure: the
-// report's "with up to N pairs this gate detects ≥ X".
+// Detectable is the smallest effect (comparison scale) called a regression
+// with 80 % probability within MaxBlocks at normal pair differences of SD
+// sigma; NaN when none is caught that often. The report's planning figure
+// "with up to N pairs this gate detects ≥ X".
 func (d SeqDesign) Detectable(sigma, minEffect, resolution float64, k int) (float64, error) {
 	d = d.WithDefaults()
 	if err := d.check(nil, minEffect, resolution); err != nil {
@@ -443,10 +415,9 @@ func (d SeqDesign) Detectable(sigma, minEffect, resolution float64, k int) (floa
 	return d.detectable(math.Max(sigma, resolution), math.Max(minEffect, resolution), resolution, max(k, 1)), nil
 }
 
-// The detectable effect (half a millisecond, priced for every gated
-// metric) is priced at the spread rounded to a geometric grid of 0.5 %,
-// which moves it by less than its Monte Carlo error, and the last
-// detectableMemoSize prices are kept.
+// The detectable effect (half a millisecond per gated metric) is priced
+// at the spread rounded to a geometric 0.5 % grid (less than its Monte
+// Carlo error), and the last detectableMemoSize prices are kept.
 const (
 	detectableGrid     = 0.005
 	detectableMemoSize = 4096
@@ -470,7 +441,6 @@ func (d SeqDesign) detectable(sigma, thr, resolution float64, k int) float64 {
 		func() float64 { return d.priceDetectable(sigma, thr, resolution, k) })
 }
 
-// priceDetectable is detectable, priced on the standard paths.
 func (d SeqDesign) priceDetectable(sigma, thr, resolution float64, k int) float64 {
 	paths := standardPathsFor(d.schedule())
 	low, up := d.boundaries(k)
@@ -492,27 +462,20 @@ func (d SeqDesign) priceDetectable(sigma, thr, resolution float64, k int) float6
 	return math.Max(x, 0) * sigma
 }
 
-// lookTerm is what criticalShift needs of one planned look: its index
-// n − MinBlocks, the critical values of the lower and upper bounds, and 1/√n.
+// lookTerm is one planned look: index n − MinBlocks, the bounds' critical
+// values, and 1/√n.
 type lookTerm struct {
 	i                int
 	low, up, invSqrt float64
 }
 
-// criticalShift is, for the standard path with running means mean and
-// standard deviations sd, the smallest shift δ (in σ units) at which the
-// design calls it a regression within the budget. Raising δ only brings a
-// regression sooner and a pass later, so the path is a regression exactly
-// for δ above
-//
-//	min over looks n of max(r_n, max_{m<n} q_m),
-//
-// where the regression rule holds at n for δ > r_n and the pass rule at m
-// for δ < q_m. The power at δ is the share of paths whose critical shift
-// is below δ: no search over δ is needed. It runs for every path of every
-// pricing, so it compares with if rather than math.Max (the values are
-// never NaN: sd > 0 on every simulated path) and stops at the look after
-// which no later one can lower the minimum.
+// criticalShift is the smallest shift δ (in σ) at which the design calls
+// the standard path (running mean, sd) a regression within the budget.
+// Raising δ only brings a regression sooner and a pass later, so that is
+// δ above min over looks n of max(r_n, max_{m<n} q_m), the regression rule
+// holding at n for δ > r_n and the pass rule at m for δ < q_m; the power
+// at δ is the share of paths below it. Hot: if, not math.Max (sd > 0, no
+// NaN), and it stops once no later look can lower the minimum.
 func (d SeqDesign) criticalShift(mean, sd []float64, looks []lookTerm, thr, floor float64) float64 {
 	best, passBelow := math.Inf(1), math.Inf(-1)
 	changeBeyond := d.Rule == RuleChangeBeyond
@@ -545,10 +508,9 @@ func (d SeqDesign) criticalShift(mean, sd []float64, looks []lookTerm, thr, floo
 	return best
 }
 
-// moreBlocks projects, from the estimate and spread taken as the truth, the
-// total pairs a fixed look with this design's last critical values would
-// need to decide with 80 % probability, minus the pairs done. It returns 0
-// when more than maxPairsAdvice would be needed.
+// moreBlocks projects, taking estimate and spread as the truth, the pairs
+// beyond those done a fixed look at these critical values needs to decide
+// with 80 % probability; 0 beyond maxPairsAdvice.
 func (d SeqDesign) moreBlocks(dec SeqDecision, cLow, cUp float64) int {
 	zp := distuv.UnitNormal.Quantile(Power)
 	est, sd, thr := dec.Estimate, dec.Spread, dec.Threshold
