@@ -64,7 +64,6 @@ func Register(f Format) {
 	formats[f.Name()] = f
 }
 
-// Lookup returns the format with this name.
 func Lookup(name string) (Format, bool) {
 	f, ok := formats[name]
 	return f, ok

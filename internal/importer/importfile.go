@@ -108,7 +108,6 @@ func ReadContext(ctx context.Context, path, format string) (*Imported, error) {
 	return &Imported{Format: f.Name(), Runs: runs}, nil
 }
 
-// readHead reads the first headSize bytes of in, or all of a shorter file.
 func readHead(ctx context.Context, path string, in io.Reader) ([]byte, error) {
 	head := make([]byte, headSize)
 	n, err := io.ReadFull(in, head)

@@ -92,7 +92,6 @@ func IsCutJSON(data []byte, err error) bool {
 		errors.As(err, &syn) && syn.Offset >= int64(len(bytes.TrimRight(data, " \t\r\n")))
 }
 
-// CutJSON is the refusal of a cut JSON document.
 func CutJSON(file string, data []byte, expected string) error {
 	return &SyntaxError{File: file, Line: LineAt(data, int64(len(data))), Msg: "file is cut: the JSON ends before the document does; " + expected}
 }

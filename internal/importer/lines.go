@@ -175,7 +175,6 @@ type TextReport struct {
 	Whole func(line string) bool
 }
 
-// Report is the state of one text report while its lines are read.
 type Report interface {
 	Take(line string) error
 	// Cut says that the file ends in a line that was not read (partial is

@@ -24,7 +24,6 @@ type MessageClasses struct {
 	Timeout, Connection []string
 }
 
-// Class names the error class of msg.
 func (c MessageClasses) Class(msg string) string {
 	lower := strings.ToLower(msg)
 	switch {
@@ -51,7 +50,6 @@ func containsAny(s string, fragments []string) bool {
 // at most 200 characters.
 func OneLine(s string) string { return Clip(strings.Join(strings.Fields(s), " "), 200) }
 
-// Digits reports whether s is one or more ASCII digits.
 func Digits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
 
 // Clip cuts s to at most n characters, marking a cut with "…".

@@ -48,10 +48,8 @@ func (Text) Sniff(_ string, head []byte) bool {
 		strings.Contains(s, "Requests per second:")
 }
 
-// percentileKeys maps ab's "served within" table to metrics.
 var percentileKeys = map[int]string{50: result.LatencyP50, 90: result.LatencyP90, 95: result.LatencyP95, 99: result.LatencyP99, 100: result.LatencyMax}
 
-// report collects one report's figures.
 type report struct {
 	line                                 int
 	run                                  *result.Run

@@ -21,7 +21,6 @@ import (
 
 func init() { importer.Register(Report{}) }
 
-// Report reads an Artillery JSON report.
 type Report struct{}
 
 func (Report) Name() string { return "artillery-json" }
@@ -73,7 +72,6 @@ func (Report) Import(name string, r io.Reader) (*result.Run, error) {
 	return nil, &importer.SyntaxError{File: name, Msg: `the aggregate has neither 2.x's "counters" and "summaries" nor 1.x's "requestsCompleted" and "latency"; expected a ` + what}
 }
 
-// v2Latency maps 2.x summary stats to metrics.
 var v2Latency = []struct{ stat, key string }{
 	{"mean", result.LatencyMean}, {"median", result.LatencyP50}, {"p90", result.LatencyP90},
 	{"p95", result.LatencyP95}, {"p99", result.LatencyP99}, {"max", result.LatencyMax},

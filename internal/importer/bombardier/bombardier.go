@@ -109,7 +109,6 @@ var (
 	errorRe   = regexp.MustCompile(`^(.+) - (\d+)$`)
 )
 
-// report collects one text result's figures.
 type report struct {
 	line               int
 	run                *result.Run
@@ -122,7 +121,6 @@ func (t Text) Import(name string, r io.Reader) (*result.Run, error) {
 	return importer.One(name, "bombardier")(t.ImportAll(name, r))
 }
 
-// ImportAll reads every result of the file, in order.
 func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 	return importer.TextReport{Starts: startRe.MatchString}.ReadReports(name,
 		`no "Statistics  Avg  Stdev  Max" line; expected a bombardier result`, r, func(line int) importer.Report {

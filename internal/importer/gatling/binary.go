@@ -209,7 +209,6 @@ func opensWithRunRecord(head []byte) bool {
 	return b.err == nil && start >= 946684800000 && importer.CheckEpochMillis(start) == nil
 }
 
-// importBinaryLog reads a binary simulation.log into a run.
 func importBinaryLog(name string, r *bufio.Reader) (*result.Run, error) {
 	b := &binaryLog{r: r, cache: map[int32]string{}}
 	if b.byte() != recordRun || b.err != nil {

@@ -178,7 +178,6 @@ func (StatsFormat) Import(name string, r io.Reader) (*result.Run, error) {
 	return run, nil
 }
 
-// checkCounts rejects counts of nothing or impossible ones.
 func checkCounts(name string, n *figure) error {
 	total, ko := n.Total.V, n.KO.V
 	switch {
@@ -209,7 +208,6 @@ func requestSteps(ns nodes, out []result.Step) []result.Step {
 	return out
 }
 
-// jsonSyntaxError turns a decoding error into a SyntaxError with a line.
 func jsonSyntaxError(name string, data []byte, err error, expected string) error {
 	var ne *numberError
 	if errors.As(err, &ne) {

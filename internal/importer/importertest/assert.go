@@ -17,7 +17,6 @@ import (
 // Approx reports whether got is within rel (relative) of want.
 func Approx(got, want, rel float64) bool { return math.Abs(got-want) <= rel*want }
 
-// MustImport reads the file at path with format f, failing on an error.
 func MustImport(t *testing.T, f importer.Format, path string) *result.Run {
 	t.Helper()
 	run, err := ImportPath(f, path)
@@ -50,12 +49,10 @@ func WantAbsent(t *testing.T, run *result.Run, keys ...string) {
 	}
 }
 
-// HasNote reports whether one of the run's notes contains fragment.
 func HasNote(run *result.Run, fragment string) bool {
 	return slices.ContainsFunc(run.Notes, func(n string) bool { return strings.Contains(n, fragment) })
 }
 
-// StepNames lists the run's steps by name, in order.
 func StepNames(run *result.Run) []string {
 	var names []string
 	for _, s := range run.Steps {

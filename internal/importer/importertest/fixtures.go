@@ -78,7 +78,6 @@ func SharedFixtureFiles(folders ...string) []string {
 	return files
 }
 
-// Files lists the files matching any of these patterns.
 func Files(patterns ...string) []string {
 	var files []string
 	for _, p := range patterns {
@@ -98,7 +97,6 @@ func ReadHead(t testing.TB, path string) []byte {
 	return b[:min(len(b), headSize)]
 }
 
-// ImportPath reads the file at path with format f.
 func ImportPath(f importer.Format, path string) (*result.Run, error) {
 	fh, err := os.Open(path)
 	if err != nil {

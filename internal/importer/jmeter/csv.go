@@ -47,7 +47,6 @@ func (t CSVFormat) Import(name string, r io.Reader) (*result.Run, error) {
 	return importer.One(name, "JMeter")(t.ImportAll(name, r))
 }
 
-// ImportAll reads every run of the file (see runSplitter).
 func (CSVFormat) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 	br := bufio.NewReaderSize(r, 64<<10) // Read has taken off a byte order mark
 	head, _ := br.Peek(64 << 10)
@@ -85,7 +84,6 @@ func (CSVFormat) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 	return p.finish()
 }
 
-// csvParse is the state of one CSV import.
 type csvParse struct {
 	file      string
 	cols      *columns
@@ -388,7 +386,6 @@ func detectLayout(s string) (string, bool) {
 	return "", false
 }
 
-// looksLikeTimestamp reports whether s is a timestamp in a readable form.
 func looksLikeTimestamp(s string) bool {
 	_, ok := detectLayout(strings.TrimSpace(s))
 	return ok
@@ -414,7 +411,6 @@ func newRowReader(br *bufio.Reader, comma rune) *rowReader {
 	return &rowReader{lines: lines, comma: byte(comma)}
 }
 
-// readLine returns the next line and whether it had a line break.
 func (r *rowReader) readLine() (string, bool, error) {
 	if r.lines.Scan() {
 		return string(r.lines.Bytes()), r.lines.Complete(), nil

@@ -78,7 +78,6 @@ func (s *sample) setSuccess(v string) bool {
 	return v == "true" || v == "false"
 }
 
-// runBuilder accumulates samples into a run.
 type runBuilder struct {
 	rb         *rawrun.Builder
 	span       rawrun.Span

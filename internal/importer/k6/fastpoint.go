@@ -91,13 +91,11 @@ func (v *pointView) tag(key string) string {
 // tag cut to it clips as the whole would.
 const maxTag = 4 * (printable.MaxName + 1)
 
-// cursor walks a line.
 type cursor struct {
 	b []byte
 	i int
 }
 
-// lit consumes s if the line continues with it.
 func (c *cursor) lit(s string) bool {
 	if !bytes.HasPrefix(c.b[c.i:], []byte(s)) {
 		return false

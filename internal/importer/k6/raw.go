@@ -30,7 +30,6 @@ type point struct {
 	tag    func(key string) string
 }
 
-// aggregator folds a stream of k6 samples into a run.
 type aggregator struct {
 	span           rawrun.Span
 	requests       *rawrun.Builder

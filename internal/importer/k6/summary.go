@@ -184,7 +184,6 @@ func summarySteps(metrics map[string]stats) []result.Step {
 	return steps
 }
 
-// numbers keeps the numeric fields of a JSON object.
 func numbers(raw map[string]json.RawMessage) stats {
 	s := stats{}
 	for k, v := range raw {

@@ -11,7 +11,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// run assembles the family into one run.
 func (fam *family) run() (*result.Run, error) {
 	st, err := readTable(fam.stats)
 	if err != nil {

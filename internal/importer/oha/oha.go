@@ -77,7 +77,6 @@ func finish(name string, run *result.Run, t *importer.Sections, where string) (*
 	return run, nil
 }
 
-// report collects one text summary's figures.
 type report struct {
 	line    int
 	run     *result.Run
@@ -91,7 +90,6 @@ func (t Text) Import(name string, r io.Reader) (*result.Run, error) {
 	return importer.One(name, "oha")(t.ImportAll(name, r))
 }
 
-// ImportAll reads every summary of the file, in order.
 func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 	starts := func(line string) bool { return plain(line) == "Summary:" }
 	return importer.TextReport{Starts: starts}.ReadReports(name, `no "Summary:" line; expected an oha report`, r,

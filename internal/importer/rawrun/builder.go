@@ -31,7 +31,6 @@ type Options struct {
 	Budget *int
 }
 
-// Builder accumulates requests into a run.
 type Builder struct {
 	opts     Options
 	latency  *hist.Histogram
@@ -48,7 +47,6 @@ type Builder struct {
 // e.g. by HTTP status.
 type errKey struct{ class, step, detail string }
 
-// New returns an empty builder.
 func New(opts Options) *Builder {
 	return &Builder{
 		opts:     opts,
@@ -59,7 +57,6 @@ func New(opts Options) *Builder {
 	}
 }
 
-// Requests is the count of requests so far.
 func (b *Builder) Requests() result.Requests { return b.requests }
 
 // Request records one request of the named step that took d, and returns
@@ -150,7 +147,6 @@ type Span struct {
 	First, Last time.Time
 }
 
-// Add widens the span to cover a record from start to end.
 func (s *Span) Add(start, end time.Time) {
 	if s.First.IsZero() || start.Before(s.First) {
 		s.First = start
@@ -160,5 +156,4 @@ func (s *Span) Add(start, end time.Time) {
 	}
 }
 
-// Seconds is the span's length.
 func (s Span) Seconds() float64 { return s.Last.Sub(s.First).Seconds() }

@@ -289,7 +289,6 @@ func statusSample(code int, msg string) string {
 // possible, but not beyond this.
 const maxGobMessage = 64 << 20
 
-// errGobMessageTooBig is a message longer than maxGobMessage.
 var errGobMessageTooBig = errors.New("a gob message longer than 64 MiB")
 
 // gobFrames hands a gob stream to the decoder one whole message at a time.

@@ -130,7 +130,6 @@ func (rep *textRun) nameErrors() {
 	}
 }
 
-// applyTextLine takes the figures of one report line.
 func applyTextLine(run *result.Run, label string, fields, values []string) error {
 	if len(values) < len(fields) && label != "Status Codes" {
 		return fmt.Errorf("%s: %d values for %d fields [%s]", label, len(values), len(fields), strings.Join(fields, ", "))
