@@ -72,7 +72,6 @@ func Lookup(name string) (Format, bool) {
 // Names lists the registered formats, sorted.
 func Names() []string { return slices.Sorted(maps.Keys(formats)) }
 
-// Detect returns the format of a file from its name and first bytes.
 func Detect(name string, head []byte) (Format, error) {
 	for _, n := range Names() {
 		if f := formats[n]; f.Sniff(name, head) {

@@ -35,7 +35,6 @@ func NewLineReader(r io.Reader) *LineReader {
 	return &LineReader{br: bufio.NewReaderSize(r, 64<<10)}
 }
 
-// Scan advances to the next line; false at the end or on a read error.
 func (l *LineReader) Scan() bool {
 	b, err := l.readLine()
 	if err != nil && err != io.EOF {
@@ -75,7 +74,6 @@ func FirstLine(head []byte) string {
 	return strings.TrimRight(string(line), "\r")
 }
 
-// Cut is the number of the line Row left out as cut, or 0.
 func (l *LineReader) Cut() int { return l.cut }
 
 // Header reads a first line that must be header (after a BOM); else a
@@ -155,7 +153,6 @@ func (l *LineReader) Complete() bool { return l.complete }
 func (l *LineReader) Line() int      { return l.n }
 func (l *LineReader) Err() error     { return l.err }
 
-// CutNote is the run's note for a file whose last line is incomplete.
 func CutNote(line int) string {
 	return fmt.Sprintf("file was cut: line %d is incomplete and was skipped; the lines before it were imported", line)
 }

@@ -140,7 +140,6 @@ func Summarize(run *result.Run) {
 	run.Summarize()
 }
 
-// Percentiles are the metrics of the percentiles the tools report.
 var Percentiles = map[float64]string{50: result.LatencyP50, 90: result.LatencyP90, 95: result.LatencyP95, 99: result.LatencyP99}
 
 // Millis reads a tool's duration ("850.00us", "10.57ms", "1.50m") in

@@ -171,7 +171,6 @@ func (b *binaryLog) groups() []string {
 	return out
 }
 
-// runRecord reads the run's record: the start, and the Gatling version.
 func (b *binaryLog) runRecord() (start int64, version string, err error) {
 	version = b.string()
 	b.string() // simulation class

@@ -14,7 +14,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// Approx reports whether got is within rel (relative) of want.
 func Approx(got, want, rel float64) bool { return math.Abs(got-want) <= rel*want }
 
 func MustImport(t *testing.T, f importer.Format, path string) *result.Run {
@@ -39,7 +38,6 @@ func WantMetric(t *testing.T, run *result.Run, key string, want float64) {
 	}
 }
 
-// WantAbsent checks that a run has none of these metrics.
 func WantAbsent(t *testing.T, run *result.Run, keys ...string) {
 	t.Helper()
 	for _, k := range keys {
@@ -72,7 +70,6 @@ func FindStep(t *testing.T, run *result.Run, name string) result.Step {
 	return run.Steps[i]
 }
 
-// WantErrors checks a run's error classes, in order.
 func WantErrors(t *testing.T, run *result.Run, want []result.ErrorClass) {
 	t.Helper()
 	if !slices.Equal(run.Errors, want) {
@@ -165,7 +162,6 @@ func CheckOutcome(t *testing.T, run *result.Run, err error) []byte {
 	return buf.Bytes()
 }
 
-// CheckRequests holds a run to having requests.
 func CheckRequests(t *testing.T, run *result.Run) {
 	t.Helper()
 	if run.Requests.Total <= 0 {

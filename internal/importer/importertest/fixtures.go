@@ -106,7 +106,6 @@ func ImportPath(f importer.Format, path string) (*result.Run, error) {
 	return f.Import(path, fh)
 }
 
-// Testdata returns the bytes of a file in the package's testdata folder.
 func Testdata(t testing.TB, file string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", file))

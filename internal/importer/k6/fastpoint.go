@@ -25,7 +25,6 @@ type pointView struct {
 	metric []byte
 	time   time.Time
 	value  float64
-	// tags are the tags' keys and values, slices of the line.
 	tags [][2][]byte
 	// strs interns the tag values and metric names handed out: a run has
 	// few distinct ones, and a string per sample and tag was most of the

@@ -128,7 +128,6 @@ func stepName(p point) string {
 	return name
 }
 
-// run turns the aggregate into a run, or says why there is nothing to judge.
 func (a *aggregator) run(file string) (*result.Run, error) {
 	if a.requests.Requests().Total == 0 {
 		return nil, &importer.Unsupported{File: file, Reason: unsupportedReason(func(p string) bool { return a.prefixes[p] })}

@@ -109,7 +109,6 @@ func (b *Builder) step(name string) *result.Step {
 	return st
 }
 
-// takeBudget takes one step histogram from the shared budget, if any.
 func (b *Builder) takeBudget() bool {
 	if b.opts.Budget == nil {
 		return true
