@@ -25,7 +25,7 @@ type pointView struct {
 	metric []byte
 	time   time.Time
 	value  float64
-	tags [][2][]byte
+	tags   [][2][]byte
 	// strs interns the tag values and metric names handed out: a run has
 	// few distinct ones, and a string per sample and tag was most of the
 	// garbage.
