@@ -97,7 +97,6 @@ func allStats() ([]procStat, error) {
 	return out, nil
 }
 
-// tree is root and its descendants.
 func tree(all []procStat, root int) []procStat {
 	children := map[int][]int{}
 	byPID := map[int]procStat{}

@@ -269,7 +269,6 @@ func parseExitStatus(line string) (exitStatus, bool) {
 	return exitStatus{}, false
 }
 
-// err is nil for exit status 0, else the status.
 func (s exitStatus) err() error {
 	if s.signal == 0 && s.code == 0 {
 		return nil

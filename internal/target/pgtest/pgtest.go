@@ -20,7 +20,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/target/targettest"
 )
 
-// Cluster is a running test cluster.
 type Cluster struct {
 	// Dir holds the data directory (Data), the socket and the log.
 	Dir, Data string
@@ -32,7 +31,6 @@ type Cluster struct {
 	asUser []string
 }
 
-// PIDFile is the cluster's postmaster.pid.
 func (c *Cluster) PIDFile() string { return filepath.Join(c.Data, "postmaster.pid") }
 
 // Env is what a client (psql) needs to reach the cluster as its superuser.
@@ -137,7 +135,6 @@ func (c *Cluster) PSQL(t testing.TB, db, sql string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// PostmasterPID is the server's pid, from its pid file.
 func (c *Cluster) PostmasterPID(t testing.TB) int {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
