@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/target/targettest"
 )
@@ -133,22 +132,4 @@ func (c *Cluster) PSQL(t testing.TB, db, sql string) string {
 		t.Fatalf("psql -d %s -c %q: %v\n%s", db, sql, err, out)
 	}
 	return strings.TrimSpace(string(out))
-}
-
-func (c *Cluster) PostmasterPID(t testing.TB) int {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		data, err := os.ReadFile(c.PIDFile())
-		if err == nil {
-			line, _, _ := strings.Cut(string(data), "\n")
-			if pid, err := strconv.Atoi(strings.TrimSpace(line)); err == nil {
-				return pid
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no pid in %s: %v", c.PIDFile(), err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
