@@ -204,7 +204,6 @@ func (w *partWindow) members(all []procStat) ([]procStat, error) {
 	}
 }
 
-// matching are the processes the part's process match selects.
 func (w *partWindow) matching(all []procStat) []procStat {
 	m := w.spec.Process
 	return slices.DeleteFunc(slices.Clone(all), func(st procStat) bool {

@@ -123,7 +123,6 @@ func tree(all []procStat, root int) []procStat {
 	return out
 }
 
-// PIDFromFile reads the pid of a target started elsewhere from a pid file.
 func PIDFromFile(path string) (int, error) {
 	pid, err := pidFromFirstLine(path, "target pid file")
 	if err == nil {

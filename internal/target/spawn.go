@@ -24,7 +24,6 @@ const (
 	HoldFlag = "--hold"
 )
 
-// handshakeTimeout bounds the wait for the supervisor to say the pid.
 const handshakeTimeout = 20 * time.Second
 
 // proc is one child process tailgate starts: directly, or under the
