@@ -57,7 +57,6 @@ type ABRun struct {
 	AA bool
 }
 
-// ABPhase is how one phase's windows ran.
 type ABPhase struct {
 	Name   string
 	AtOnce bool

@@ -27,7 +27,6 @@ type HistoryInput struct {
 	Chain gate.ChainVerdict
 }
 
-// WriteHistoryText writes the terminal report of a history.
 func WriteHistoryText(w io.Writer, in HistoryInput) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "tailgate history · %s: %s\n\n", visible(in.Name, maxShownRunes), historySpan(in))

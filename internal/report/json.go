@@ -137,7 +137,6 @@ func fitText(s string) string {
 	return printable.Clip(s, maxTextRunes)
 }
 
-// WriteJSON writes report.json (indented).
 func WriteJSON(w io.Writer, in Input) error {
 	v := in.Verdict
 	r := jsonReport{

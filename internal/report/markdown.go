@@ -37,7 +37,6 @@ const (
 // marker and gh's note: a cut comment would break the chart.
 const MaxMarkdownBytes = 60000 - 2000
 
-// WriteMarkdown writes the report for a PR comment or a job summary (see Markdown).
 func WriteMarkdown(w io.Writer, in Input) error {
 	_, err := io.WriteString(w, Markdown(in))
 	return err

@@ -18,7 +18,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
-// Input is everything a report shows.
 type Input struct {
 	Name           string // benchmark name
 	Mode           string // "check", "compare", "ab", "demo"
@@ -141,7 +140,6 @@ func joinAnd(xs []string) string {
 // plural and count are package plural's, by report's short names.
 var plural, count = pl.Of, pl.Count
 
-// outcomeWord is how a metric's outcome reads in a table.
 func outcomeWord(o gate.MetricOutcome) string {
 	return cmp.Or(map[gate.MetricOutcome]string{gate.MetricRegression: "REGRESSION", gate.WithinNoise: "changed, within noise",
 		gate.WithinMinEffect: "changed, within min_effect", gate.SetByLoad: "set by the load", gate.Undecided: "undecided so far",

@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 )
 
-// WriteText writes the terminal report.
 func WriteText(w io.Writer, in Input) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "tailgate: %s: %s\n", in.Name, strings.ToUpper(string(in.Verdict.Outcome)))

@@ -53,7 +53,6 @@ func (c Children) With(vars ...string) Children {
 	return c
 }
 
-// Env is the child's environment.
 func (c Children) Env() []string { return ChildEnv(c.Environ, c.PassEnv, c.extra) }
 
 // ChildEnv is parent without the credentials (IsCredential) that pass does

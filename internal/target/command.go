@@ -21,7 +21,6 @@ const (
 	outputTail     = 1000            // bytes of output an error quotes
 )
 
-// describe renders a command for messages.
 func describe(c *config.Command) string {
 	if len(c.Args) > 0 {
 		q := make([]string, len(c.Args))

@@ -39,7 +39,6 @@ type CounterSnapshot struct {
 	read       map[string]bool             // the sources read
 }
 
-// Read reads every source once.
 func (c Counters) Read(ctx context.Context) CounterSnapshot {
 	snap := CounterSnapshot{Values: map[string]float64{}, read: map[string]bool{}}
 	for _, s := range c.Sources {

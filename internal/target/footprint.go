@@ -42,7 +42,6 @@ type Footprint struct {
 	stopOnce   sync.Once
 }
 
-// FootprintPart names what one part of the path is.
 type FootprintPart struct {
 	config.MeasurePart
 	// PID, when not 0, is the root of the process tree measured (the
@@ -146,7 +145,6 @@ var ioFields = [6][2]string{
 	{"read_bytes", result.FigureReadBytes}, {"write_bytes", result.FigureWriteBytes},
 }
 
-// procSpan is one process over the window.
 type procSpan struct {
 	first, last procFigures
 	parent      procKey // its parent when last seen
@@ -154,7 +152,6 @@ type procSpan struct {
 	inexact     bool    // a sample could not read its schedstat
 }
 
-// partWindow is one part's samples.
 type partWindow struct {
 	spec    FootprintPart
 	root    int // the pid file's or the started target's process
@@ -195,7 +192,6 @@ func (w *partWindow) fail(err error) {
 	}
 }
 
-// members are the part's processes in this sample.
 func (w *partWindow) members(all []procStat) ([]procStat, error) {
 	switch {
 	case w.root != 0:
@@ -208,7 +204,6 @@ func (w *partWindow) members(all []procStat) ([]procStat, error) {
 	}
 }
 
-// matching are the processes the part's process match selects.
 func (w *partWindow) matching(all []procStat) []procStat {
 	m := w.spec.Process
 	return slices.DeleteFunc(slices.Clone(all), func(st procStat) bool {
@@ -447,7 +442,6 @@ func (w *partWindow) eachSpan(f func(sp *procSpan, grow func(first, last uint64)
 	}
 }
 
-// result sums the part's spans.
 func (w *partWindow) result() (*result.Part, []string) {
 	name := w.spec.Name
 	why := w.gone
@@ -544,7 +538,6 @@ type Path struct {
 	Every time.Duration
 }
 
-// IsZero reports whether the path has nothing to account.
 func (p Path) IsZero() bool { return p.Root == 0 && len(p.Parts) == 0 && len(p.Counters.Sources) == 0 }
 
 // WithoutCounters is the path without counters, for windows whose
@@ -554,7 +547,6 @@ func (p Path) WithoutCounters() Path {
 	return p
 }
 
-// PathWindow is a Path over one window.
 type PathWindow struct {
 	path     Path
 	parts    *Footprint
@@ -583,7 +575,6 @@ func (p Path) Open(ctx context.Context) *PathWindow {
 	return w
 }
 
-// PathFootprint is what a window measured of the path.
 type PathFootprint struct {
 	Parts      []result.Part
 	Counters   map[string]float64

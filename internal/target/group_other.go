@@ -10,7 +10,6 @@ import (
 	"syscall"
 )
 
-// errNoGroups says why a started target cannot be managed here.
 var errNoGroups = errors.New("starting a target needs process groups (Linux or another Unix)")
 
 func inOwnGroup(*exec.Cmd) {}

@@ -51,7 +51,6 @@ func targetPort(baseURL string) (hosts []string, port int, ok bool) {
 	return []string{host}, port, true
 }
 
-// checkPortFree fails when something already listens on the target's port.
 func checkPortFree(baseURL string) error {
 	hosts, port, ok := targetPort(baseURL)
 	if !ok {

@@ -39,7 +39,6 @@ type Process struct {
 	stopErr  error
 }
 
-// StartOptions say how a target is started.
 type StartOptions struct {
 	Children Children
 	// LogPath gets the target's output appended; "": kept only to explain

@@ -97,7 +97,6 @@ func allStats() ([]procStat, error) {
 	return out, nil
 }
 
-// tree is root and its descendants.
 func tree(all []procStat, root int) []procStat {
 	children := map[int][]int{}
 	byPID := map[int]procStat{}
@@ -124,7 +123,6 @@ func tree(all []procStat, root int) []procStat {
 	return out
 }
 
-// PIDFromFile reads the pid of a target started elsewhere from a pid file.
 func PIDFromFile(path string) (int, error) {
 	pid, err := pidFromFirstLine(path, "target pid file")
 	if err == nil {

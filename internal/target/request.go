@@ -17,7 +17,6 @@ import (
 // maxBody bounds what is read of a probe or dataset response.
 const maxBody = 1 << 20
 
-// answer is what one request to the target got back.
 type answer struct {
 	Status int
 	Body   []byte

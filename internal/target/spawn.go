@@ -24,7 +24,6 @@ const (
 	HoldFlag = "--hold"
 )
 
-// handshakeTimeout bounds the wait for the supervisor to say the pid.
 const handshakeTimeout = 20 * time.Second
 
 // proc is one child process tailgate starts: directly, or under the
@@ -269,7 +268,6 @@ func parseExitStatus(line string) (exitStatus, bool) {
 	return exitStatus{}, false
 }
 
-// err is nil for exit status 0, else the status.
 func (s exitStatus) err() error {
 	if s.signal == 0 && s.code == 0 {
 		return nil

@@ -237,7 +237,6 @@ type Mark struct {
 	Label string
 }
 
-// maxMarks bounds the commit labels on the x axis.
 const maxMarks = 5
 
 func (t Trend) SVG() (string, error) {

@@ -32,7 +32,6 @@ const (
 // be 90 % of the page): FontStack's fallbacks share its metrics.
 const FontFamily = "Liberation Sans"
 
-// FontStack is the CSS font-family list of the figures' text.
 const FontStack = `'Liberation Sans', Arial, Helvetica, sans-serif`
 
 var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}

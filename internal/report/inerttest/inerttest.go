@@ -24,7 +24,6 @@ import (
 	"golang.org/x/net/html"
 )
 
-// Hostile is one entry of the hostile-input corpus.
 type Hostile = citest.Hostile
 
 // Corpus is the hostile-input corpus (citest.HostileStrings); one too small to exercise a renderer fails the test.
@@ -40,7 +39,6 @@ func Corpus(tb testing.TB) []Hostile {
 // gfm parses as GitHub does: tables, ~~strikethrough~~, bare URLs, www. and e-mail autolinks, task lists.
 var gfm = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.Linkify, extension.TaskList))
 
-// walk calls visit on entering each node of md's syntax tree.
 func walk(md string, visit func(n ast.Node) ast.WalkStatus) {
 	tree := gfm.Parser().Parse(text.NewReader([]byte(md)), parser.WithContext(parser.NewContext()))
 	ast.Walk(tree, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
@@ -51,7 +49,6 @@ func walk(md string, visit func(n ast.Node) ast.WalkStatus) {
 	})
 }
 
-// segments is the text of segs in src, joined.
 func segments(segs *text.Segments, src []byte) string {
 	var b strings.Builder
 	for i := range segs.Len() {

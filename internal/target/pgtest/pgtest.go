@@ -15,12 +15,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/target/targettest"
 )
 
-// Cluster is a running test cluster.
 type Cluster struct {
 	// Dir holds the data directory (Data), the socket and the log.
 	Dir, Data string
@@ -32,7 +30,6 @@ type Cluster struct {
 	asUser []string
 }
 
-// PIDFile is the cluster's postmaster.pid.
 func (c *Cluster) PIDFile() string { return filepath.Join(c.Data, "postmaster.pid") }
 
 // Env is what a client (psql) needs to reach the cluster as its superuser.
@@ -135,23 +132,4 @@ func (c *Cluster) PSQL(t testing.TB, db, sql string) string {
 		t.Fatalf("psql -d %s -c %q: %v\n%s", db, sql, err, out)
 	}
 	return strings.TrimSpace(string(out))
-}
-
-// PostmasterPID is the server's pid, from its pid file.
-func (c *Cluster) PostmasterPID(t testing.TB) int {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		data, err := os.ReadFile(c.PIDFile())
-		if err == nil {
-			line, _, _ := strings.Cut(string(data), "\n")
-			if pid, err := strconv.Atoi(strings.TrimSpace(line)); err == nil {
-				return pid
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no pid in %s: %v", c.PIDFile(), err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
