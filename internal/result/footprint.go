@@ -84,7 +84,6 @@ func PartOfShareKey(key string) (part string, ok bool) {
 	return part, ok && part != "" && !strings.Contains(part, ".")
 }
 
-// CounterKey is the metric key of a counter's growth per iteration.
 func CounterKey(source, counter string) string { return CounterPrefix + source + "." + counter }
 
 // partFigures describe a part's metrics by key suffix, their labels
@@ -125,7 +124,6 @@ func lookupDynamic(key string) (Metric, bool) {
 	return Metric{}, false
 }
 
-// IsFootprint reports whether key is a part's or a counter's metric.
 func IsFootprint(key string) bool {
 	return strings.HasPrefix(key, PartPrefix) || strings.HasPrefix(key, CounterPrefix) || key == PathCPUPerIteration
 }
@@ -143,7 +141,6 @@ func Catalogue(keys ...string) []Metric {
 	return out
 }
 
-// KeysOf are the metric keys any of the runs carries.
 func KeysOf(runs ...[]Run) []string {
 	keys := map[string]bool{}
 	for _, rs := range runs {

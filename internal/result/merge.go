@@ -135,7 +135,6 @@ func startText(s *Shard) string {
 	return t
 }
 
-// mergeRuns combines one run of every shard, in shard order.
 func mergeRuns(runs []Run) (Run, error) {
 	span, err := windowOf(runs)
 	if err != nil {
@@ -260,7 +259,6 @@ func mergeSteps(runs []Run) []Step {
 	return out
 }
 
-// errorOrder is the report order of the error classes.
 var errorOrder = []string{ErrStatus, ErrExpect, ErrTimeout, ErrConnection}
 
 // mergeErrors sums the failed requests by step and class, keeping the

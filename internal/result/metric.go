@@ -16,7 +16,6 @@ const (
 	Percent              // shares in 0–100, compared in percentage points
 )
 
-// Metric describes one figure that a run can carry.
 type Metric struct {
 	Key    string // the key in Run.Metrics and in every JSON file
 	Label  string // short human name for tables
