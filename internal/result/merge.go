@@ -182,7 +182,6 @@ func addWork(out *Run, runs []Run) {
 	out.Errors = mergeErrors(runs, out.Steps)
 }
 
-// span is the time the shards of one run measured in.
 type span struct {
 	start, end time.Time
 	overlap    time.Duration

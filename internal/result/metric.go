@@ -1,6 +1,5 @@
 package result
 
-// Better says which direction of a metric is good.
 type Better int
 
 const (
@@ -8,7 +7,6 @@ const (
 	LowerIsBetter                // latencies, error rates, CPU and memory
 )
 
-// Scale says how changes of a metric are measured.
 type Scale int
 
 const (

@@ -35,7 +35,6 @@ type File struct {
 	Runs   []Run   `json:"runs"`
 }
 
-// Env describes the machine and build that measured the runs.
 type Env struct {
 	CPUModel        string `json:"cpu_model,omitempty"`
 	Cores           int    `json:"cores,omitempty"`

@@ -70,7 +70,6 @@ func (r *envRefs) lookup(name string) error {
 	return nil
 }
 
-// feedRows is a compiled feed: its column indexes and rows.
 type feedRows struct {
 	file         string
 	columns      map[string]int
