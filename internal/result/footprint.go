@@ -74,7 +74,6 @@ func PartCPUKey(part string) string { return PartKey(part, partCPU) }
 // server's CPU, in percent.
 func PartShareKey(part string) string { return PartKey(part, partShare) }
 
-// PartOfShareKey is the part a PartShareKey names.
 func PartOfShareKey(key string) (part string, ok bool) {
 	rest, ok := strings.CutPrefix(key, PartPrefix)
 	if !ok {
