@@ -116,7 +116,6 @@ func feedValue(v any) (string, error) {
 	return "", errors.New("expected a string, number or boolean, got an object")
 }
 
-// checkColumns requires non-empty, distinct column names.
 func checkColumns(cols []string) error {
 	if len(cols) == 0 {
 		return errors.New("no columns")

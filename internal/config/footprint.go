@@ -74,7 +74,6 @@ var pgDatabase = regexp.MustCompile(`^[A-Za-z0-9_]*(\$\{TAILGATE_SIDE(:-[A-Za-z0
 // DefaultCounterTimeout bounds one read of a counter source.
 const DefaultCounterTimeout = Duration(10e9)
 
-// TargetPart is the reserved part name of the target itself.
 const TargetPart = result.TargetPart
 
 // partName is a part's or source's name (in metric keys); counterName a

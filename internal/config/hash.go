@@ -29,7 +29,6 @@ type Definition struct {
 	Feed  *Feed  `json:",omitempty" yaml:"feed"`
 }
 
-// Definition is the part of c that DefinitionHash identifies.
 func (c *Config) Definition() Definition {
 	load := c.Load
 	load.Runs = 0

@@ -137,7 +137,6 @@ func closest(name string, known []string) string {
 	return best
 }
 
-// editDistance is the Levenshtein distance between a and b.
 func editDistance(a, b string) int {
 	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
 	for j := range prev {

@@ -40,7 +40,6 @@ func (l Load) RunTime() time.Duration {
 	return d
 }
 
-// SetDuration sets the measured window of every phase (--duration).
 func (l *Load) SetDuration(d Duration) {
 	l.Duration = d
 	for i := range l.Phases {
@@ -48,7 +47,6 @@ func (l *Load) SetDuration(d Duration) {
 	}
 }
 
-// SetWarmup sets the warm-up of every phase (--warmup).
 func (l *Load) SetWarmup(d Duration) {
 	l.Warmup = d
 	for i := range l.Phases {

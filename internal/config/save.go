@@ -19,7 +19,6 @@ type SaveFrom struct {
 	Regex string // the value saved is its one group, or the whole match
 }
 
-// Sources of saved values.
 const (
 	SaveJSON   = "json"
 	SaveHeader = "header"

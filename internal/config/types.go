@@ -10,7 +10,6 @@ import (
 	"time"
 )
 
-// Config is one benchmark definition.
 type Config struct {
 	Path string `yaml:"-"` // the file it was read from
 
@@ -31,7 +30,6 @@ type Config struct {
 	PassEnv []string `yaml:"pass_env"`
 }
 
-// Values of the ab keys.
 const (
 	OrderABBA   = "abba"
 	OrderRandom = "random"
@@ -145,7 +143,6 @@ type Build struct {
 	Timeout Duration `yaml:"timeout"`
 }
 
-// Target is the service under test.
 type Target struct {
 	URL     string `yaml:"url"`
 	Start   *Start `yaml:"start"`
@@ -221,7 +218,6 @@ type Check struct {
 	Expect map[string]any `yaml:"expect"`
 }
 
-// Request is one HTTP request template.
 type Request struct {
 	Method  string            `yaml:"method"` // default GET
 	Path    string            `yaml:"path"`
@@ -326,7 +322,6 @@ type Scenario struct {
 	Steps  []Step `yaml:"steps"`
 }
 
-// Step is one request of a scenario.
 type Step struct {
 	Name    string `yaml:"name"`
 	Request `yaml:",inline"`
@@ -370,7 +365,6 @@ type Feed struct {
 	Content string     `yaml:"-" json:"content"`
 }
 
-// Gate is the decision policy.
 type Gate struct {
 	Baseline string `yaml:"baseline"` // default baselines/<name>.json
 	// Window and Alpha, 0 when not given, take the defaults of the

@@ -26,7 +26,6 @@ func validateCheck(v *Check, path string, c *collector) {
 	}
 }
 
-// validateAction requires exactly one of request and command.
 func validateAction(a *Action, path string, c *collector) {
 	switch {
 	case a.Request == nil && a.Command == nil:

@@ -9,7 +9,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/bounded"
 )
 
-// validateSetup checks the setup steps as scenario steps are checked.
 func validateSetup(cfg *Config, c *collector) {
 	s := cfg.Setup
 	if s == nil {
@@ -31,7 +30,6 @@ func validateSetup(cfg *Config, c *collector) {
 	}
 }
 
-// validateFeed checks the feed section and reads its file.
 func validateFeed(cfg *Config, c *collector) {
 	f := cfg.Feed
 	if f == nil {
@@ -107,7 +105,6 @@ func readLimited(path string, max int64) ([]byte, error) {
 	return data, err
 }
 
-// unwrapPath drops the path an *os.PathError repeats.
 func unwrapPath(err error) error {
 	if pe, ok := err.(*os.PathError); ok {
 		return pe.Err

@@ -62,7 +62,6 @@ func newTransport(opt Options, baseURL string) (transport, error) {
 // sendFunc sends one request: http.Client.Do, or the engine's own shortcut.
 type sendFunc func(*http.Request) (*http.Response, error)
 
-// netHTTPTransport sends through Go's net/http.
 type netHTTPTransport struct {
 	do      sendFunc
 	tr      *http.Transport // the engine's own; nil for the caller's client

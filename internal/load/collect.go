@@ -26,7 +26,6 @@ type sample struct {
 	kind sampleKind
 }
 
-// collector holds the run's histograms.
 type collector struct {
 	mu        sync.Mutex
 	steps     []*hist.Histogram // by step ID

@@ -17,7 +17,6 @@ type requestTimer struct {
 	timer   *time.Timer // nil before the first request and after one overran
 }
 
-// start arms the timer for one request and returns the request's context.
 func (t *requestTimer) start() context.Context {
 	if t.timer != nil {
 		t.timer.Reset(t.timeout)

@@ -19,7 +19,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/scenario"
 )
 
-// errGraceOver cancels the iterations still running after the grace period.
 var errGraceOver = errors.New("grace period after the measure window is over")
 
 type engine struct {

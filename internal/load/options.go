@@ -15,8 +15,7 @@ import (
 const (
 	DefaultMaxInflight    = 256
 	DefaultRequestTimeout = 10 * time.Second
-	// ProgressInterval is how often Options.Progress is called.
-	ProgressInterval = 250 * time.Millisecond
+	ProgressInterval      = 250 * time.Millisecond
 )
 
 const (

@@ -243,7 +243,6 @@ func (c *SetupCache) reuse(id int) bool {
 	return true
 }
 
-// checked records the outcome of a reused session's first iteration.
 func (c *SetupCache) checked(id int, renewed bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

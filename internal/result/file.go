@@ -10,10 +10,8 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/atomicfile"
 )
 
-// ErrSchema is returned for a result file of a schema this build cannot read.
 var ErrSchema = errors.New("unsupported result schema")
 
-// Decode reads a result File and checks its schema version.
 func Decode(r io.Reader) (*File, error) {
 	var f File
 	dec := json.NewDecoder(r)
@@ -31,7 +29,6 @@ func Decode(r io.Reader) (*File, error) {
 	return &f, nil
 }
 
-// ReadFile reads and decodes the result file at path.
 func ReadFile(path string) (*File, error) {
 	fh, err := os.Open(path)
 	if err != nil {

@@ -74,7 +74,6 @@ func PartCPUKey(part string) string { return PartKey(part, partCPU) }
 // server's CPU, in percent.
 func PartShareKey(part string) string { return PartKey(part, partShare) }
 
-// PartOfShareKey is the part a PartShareKey names.
 func PartOfShareKey(key string) (part string, ok bool) {
 	rest, ok := strings.CutPrefix(key, PartPrefix)
 	if !ok {
@@ -84,7 +83,6 @@ func PartOfShareKey(key string) (part string, ok bool) {
 	return part, ok && part != "" && !strings.Contains(part, ".")
 }
 
-// CounterKey is the metric key of a counter's growth per iteration.
 func CounterKey(source, counter string) string { return CounterPrefix + source + "." + counter }
 
 // partFigures describe a part's metrics by key suffix, their labels
@@ -125,7 +123,6 @@ func lookupDynamic(key string) (Metric, bool) {
 	return Metric{}, false
 }
 
-// IsFootprint reports whether key is a part's or a counter's metric.
 func IsFootprint(key string) bool {
 	return strings.HasPrefix(key, PartPrefix) || strings.HasPrefix(key, CounterPrefix) || key == PathCPUPerIteration
 }
@@ -143,7 +140,6 @@ func Catalogue(keys ...string) []Metric {
 	return out
 }
 
-// KeysOf are the metric keys any of the runs carries.
 func KeysOf(runs ...[]Run) []string {
 	keys := map[string]bool{}
 	for _, rs := range runs {

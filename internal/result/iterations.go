@@ -2,10 +2,8 @@ package result
 
 import "encoding/json"
 
-// Counts is a set of the iteration counts a run has.
 type Counts uint8
 
-// The iteration counts a source may have.
 const (
 	CountStarted Counts = 1 << iota
 	CountCompleted

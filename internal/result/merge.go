@@ -135,7 +135,6 @@ func startText(s *Shard) string {
 	return t
 }
 
-// mergeRuns combines one run of every shard, in shard order.
 func mergeRuns(runs []Run) (Run, error) {
 	span, err := windowOf(runs)
 	if err != nil {
@@ -183,7 +182,6 @@ func addWork(out *Run, runs []Run) {
 	out.Errors = mergeErrors(runs, out.Steps)
 }
 
-// span is the time the shards of one run measured in.
 type span struct {
 	start, end time.Time
 	overlap    time.Duration
@@ -260,7 +258,6 @@ func mergeSteps(runs []Run) []Step {
 	return out
 }
 
-// errorOrder is the report order of the error classes.
 var errorOrder = []string{ErrStatus, ErrExpect, ErrTimeout, ErrConnection}
 
 // mergeErrors sums the failed requests by step and class, keeping the

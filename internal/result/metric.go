@@ -1,6 +1,5 @@
 package result
 
-// Better says which direction of a metric is good.
 type Better int
 
 const (
@@ -8,7 +7,6 @@ const (
 	LowerIsBetter                // latencies, error rates, CPU and memory
 )
 
-// Scale says how changes of a metric are measured.
 type Scale int
 
 const (
@@ -16,7 +14,6 @@ const (
 	Percent              // shares in 0–100, compared in percentage points
 )
 
-// Metric describes one figure that a run can carry.
 type Metric struct {
 	Key    string // the key in Run.Metrics and in every JSON file
 	Label  string // short human name for tables

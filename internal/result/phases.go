@@ -143,7 +143,6 @@ func measuredPhase(phases []Phase, r *Run) *Run {
 	return r
 }
 
-// phaseOf is the phase of the given model, or nil.
 func phaseOf(phases []Phase, model string) *Run {
 	for i := range phases {
 		if phases[i].Model == model {

@@ -2,10 +2,8 @@ package result
 
 import "encoding/json"
 
-// RequestCounts is a set of the request counts a run has.
 type RequestCounts uint8
 
-// The request counts a source may have.
 const (
 	CountTotal RequestCounts = 1 << iota
 	CountFailed

@@ -10,7 +10,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/hist"
 )
 
-// SchemaVersion is the version of the result JSON written by this build.
 const SchemaVersion = 1
 
 // File is one benchmark's result: what `tailgate run` and `tailgate import`
@@ -36,7 +35,6 @@ type File struct {
 	Runs   []Run   `json:"runs"`
 }
 
-// Env describes the machine and build that measured the runs.
 type Env struct {
 	CPUModel        string `json:"cpu_model,omitempty"`
 	Cores           int    `json:"cores,omitempty"`
@@ -52,19 +50,16 @@ type Env struct {
 type Run struct {
 	Index   int       `json:"index"`
 	Started time.Time `json:"started,omitzero"`
-	// Window is the measured time (warm-up excluded), in seconds.
-	Window float64 `json:"window_s,omitzero"`
+	Window  float64   `json:"window_s,omitzero"` // measured, warm-up excluded
 	// Model is "open" or "closed" for tailgate runs, "phases" for a run of
 	// several phases (load.phases); empty for imported runs.
-	Model string `json:"model,omitempty"`
-	// OfferedRate is the open-loop target rate of iterations per second.
-	OfferedRate float64      `json:"offered_rate,omitempty"`
-	Iterations  Iterations   `json:"iterations,omitzero"`
-	Requests    Requests     `json:"requests,omitzero"`
-	Errors      []ErrorClass `json:"errors,omitempty"`
-	Steps       []Step       `json:"steps,omitempty"`
-	// Latency holds the service time of every request of every step.
-	Latency *hist.Histogram `json:"latency,omitempty"`
+	Model       string          `json:"model,omitempty"`
+	OfferedRate float64         `json:"offered_rate,omitempty"`
+	Iterations  Iterations      `json:"iterations,omitzero"`
+	Requests    Requests        `json:"requests,omitzero"`
+	Errors      []ErrorClass    `json:"errors,omitempty"`
+	Steps       []Step          `json:"steps,omitempty"`
+	Latency     *hist.Histogram `json:"latency,omitempty"`
 	// IterationLatency holds whole-iteration latency, timed from the
 	// scheduled start in the open model (no coordinated omission).
 	IterationLatency *hist.Histogram `json:"iteration_latency,omitempty"`
@@ -97,7 +92,6 @@ type Run struct {
 	Phases []Phase `json:"phases,omitempty"`
 }
 
-// ModelPhases is the Model of a run of several phases.
 const ModelPhases = "phases"
 
 // Phase is one phase of a run: its name and everything it measured.
@@ -149,7 +143,6 @@ type Requests struct {
 	Counted RequestCounts
 }
 
-// Error classes.
 const (
 	ErrStatus     = "unexpected_status"
 	ErrExpect     = "expectation_failed"
@@ -185,7 +178,6 @@ type Resources struct {
 	PeakRSSBytes int64   `json:"peak_rss_bytes,omitempty"`
 }
 
-// Value returns a metric of the run and whether the run has it.
 func (r *Run) Value(key string) (float64, bool) {
 	v, ok := r.Metrics[key]
 	return v, ok

@@ -148,7 +148,6 @@ func firstPlaceholder(doc []byte, n int) (at, idx int) {
 	return at, idx
 }
 
-// appendJSONString appends s as a JSON string literal.
 func appendJSONString(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')

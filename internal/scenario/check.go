@@ -62,7 +62,6 @@ type ResponseHeader interface {
 	SetCookies(dst []string) []string
 }
 
-// NetHTTPHeader is net/http's form of a response's header fields.
 type NetHTTPHeader http.Header
 
 func (h NetHTTPHeader) Get(name string) (string, bool) {

@@ -13,7 +13,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/config"
 )
 
-// Stage names a group of setup steps.
 type Stage int
 
 // Setup stages, in the order they run: once per run, then once per
@@ -71,7 +70,6 @@ func (r *envRefs) lookup(name string) error {
 	return nil
 }
 
-// feedRows is a compiled feed: its column indexes and rows.
 type feedRows struct {
 	file         string
 	columns      map[string]int
@@ -201,7 +199,6 @@ func maskForms(values []string) []string {
 	return slices.Compact(out)
 }
 
-// newMasker replaces every form in forms by the mask.
 func newMasker(forms []string) *strings.Replacer {
 	if len(forms) == 0 {
 		return nil
