@@ -49,7 +49,6 @@ type Context struct {
 	TriggerConclusion string
 }
 
-// IsPullRequest reports whether the job runs for a pull request event.
 func (c Context) IsPullRequest() bool {
 	return c.EventName == "pull_request" || c.EventName == "pull_request_target"
 }

@@ -130,7 +130,6 @@ func (g *Guard) startsCommand(r rune) bool {
 	return (r == ':' && g.lineStart) || (r == '[' && g.hashes >= 2)
 }
 
-// advance moves the stream's state past r.
 func (g *Guard) advance(r rune) {
 	switch {
 	case lineBreak(r):

@@ -12,7 +12,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 )
 
-// Mode is what the action does.
 type Mode string
 
 // The modes, one per tailgate command the action can run.
