@@ -62,7 +62,6 @@ func (c Context) TriggerRunURL() string {
 	return c.runURL(strconv.FormatInt(c.TriggerRunID, 10))
 }
 
-// runURL links the workflow run with the id in this repository.
 func (c Context) runURL(id string) string {
 	if c.ServerURL == "" || c.Owner == "" || id == "" {
 		return ""

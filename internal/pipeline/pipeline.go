@@ -88,7 +88,6 @@ func runBenchmark(ctx context.Context, b *runner.Benchmark) (*result.File, error
 	return res, runFailure(err) // nil stays nil
 }
 
-// runFailure is the error of a benchmark that did not finish.
 func runFailure(err error) error {
 	var plan *scenario.PlanError
 	switch {
