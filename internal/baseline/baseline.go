@@ -86,7 +86,6 @@ const (
 	maxGitFile          = 64 << 20
 )
 
-// storedLimit is the bound of the stored file that what names.
 func storedLimit(what string) int64 {
 	switch what {
 	case "baseline":

@@ -12,7 +12,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
-// NoiseSchema is the version of the noise file.
 const NoiseSchema = 1
 
 // NoiseJobs is how many earlier A/B jobs a noise file keeps per key: enough

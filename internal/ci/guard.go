@@ -125,7 +125,6 @@ func (g *Guard) write(p []byte, neutralise bool) (int, error) {
 	return len(p), nil
 }
 
-// startsCommand reports whether r, coming next, could begin a command.
 func (g *Guard) startsCommand(r rune) bool {
 	return (r == ':' && g.lineStart) || (r == '[' && g.hashes >= 2)
 }
