@@ -36,7 +36,6 @@ var (
 	ErrCorrupt = errors.New("baseline file unreadable")
 )
 
-// File is one benchmark's baseline.
 type File struct {
 	Schema         int        `json:"schema"`
 	Benchmark      string     `json:"benchmark"`
@@ -49,7 +48,6 @@ type File struct {
 	Calibration *Calibration `json:"calibration,omitempty"`
 }
 
-// Sample is one run of a recorded job.
 type Sample struct {
 	Commit  string             `json:"commit,omitempty"`
 	Ref     string             `json:"ref,omitempty"`
@@ -88,7 +86,6 @@ const (
 	maxGitFile          = 64 << 20
 )
 
-// storedLimit is the bound of the stored file that what names.
 func storedLimit(what string) int64 {
 	switch what {
 	case "baseline":
@@ -133,7 +130,6 @@ func Write(path string, f *File) error {
 	})
 }
 
-// New returns an empty baseline for a benchmark.
 func New(benchmark, definitionHash string, env result.Env, window int) *File {
 	return &File{Schema: SchemaVersion, Benchmark: benchmark, DefinitionHash: definitionHash, Env: env, Window: cmp.Or(max(window, 0), DefaultWindow)}
 }

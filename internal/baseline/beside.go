@@ -7,7 +7,6 @@ import (
 	"strings"
 )
 
-// Tag is a release tag and the commit it points to.
 type Tag struct{ Name, Commit string }
 
 // TagLister lists the tags matching a glob, newest version first.

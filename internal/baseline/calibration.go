@@ -19,14 +19,12 @@ type Calibration struct {
 	Noise map[string]stats.Noise `json:"noise"` // per metric, estimated from Jobs
 }
 
-// CalibrationJob is one A/A job.
 type CalibrationJob struct {
 	Job  string               `json:"job"`
 	Time time.Time            `json:"time"`
 	Runs []map[string]float64 `json:"runs"`
 }
 
-// AddJob appends one A/A job's runs to the calibration.
 func (f *File) AddJob(job string, at time.Time, runs []result.Run) {
 	if f.Calibration == nil {
 		f.Calibration = &Calibration{}
@@ -39,7 +37,6 @@ func (f *File) AddJob(job string, at time.Time, runs []result.Run) {
 	f.Calibration.Updated = at
 }
 
-// Span is the time from the first calibration job to the last.
 func (c *Calibration) Span() time.Duration {
 	if len(c.Jobs) == 0 {
 		return 0
@@ -66,7 +63,6 @@ func (c *Calibration) MetricJobs(key string) [][]float64 {
 	return jobs
 }
 
-// keys are the metric keys any job's runs carry.
 func (c *Calibration) keys() []string {
 	var out []string
 	for _, j := range c.Jobs {

@@ -207,7 +207,6 @@ func (h *History) AppendComparison(benchmark, definition string, env result.Env,
 		DefinitionHash: definition, Env: env, Runner: runner, AB: &c}, keep)
 }
 
-// add appends job, replacing a line of the same job id, and trims.
 func (h *History) add(job Job, keep int) {
 	kept := h.Jobs[:0:0]
 	for _, j := range h.Jobs {
@@ -219,7 +218,6 @@ func (h *History) add(job Job, keep int) {
 	h.trim(keep, MaxHistoryBytes)
 }
 
-// trim keeps the last keep jobs within maxBytes.
 func (h *History) trim(keep, maxBytes int) {
 	keep = cmp.Or(max(keep, 0), DefaultHistoryJobs)
 	if extra := len(h.Jobs) - keep; extra > 0 {

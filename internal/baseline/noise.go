@@ -12,7 +12,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
-// NoiseSchema is the version of the noise file.
 const NoiseSchema = 1
 
 // NoiseJobs is how many earlier A/B jobs a noise file keeps per key: enough
@@ -51,7 +50,6 @@ type NoiseJob struct {
 	Metrics map[string]stats.SeqPrior `json:"metrics"`
 }
 
-// NoiseKey picks an entry.
 type NoiseKey struct {
 	Benchmark      string `json:"benchmark"`
 	DefinitionHash string `json:"definition_hash"`
@@ -100,7 +98,6 @@ func (n *Noise) Prior(k NoiseKey) map[string]stats.SeqPrior {
 	return out
 }
 
-// Jobs is the number of jobs kept for k.
 func (n *Noise) Jobs(k NoiseKey) int {
 	if e := n.entry(k); e != nil {
 		return len(e.Jobs)

@@ -49,7 +49,6 @@ type Context struct {
 	TriggerConclusion string
 }
 
-// IsPullRequest reports whether the job runs for a pull request event.
 func (c Context) IsPullRequest() bool {
 	return c.EventName == "pull_request" || c.EventName == "pull_request_target"
 }
@@ -63,7 +62,6 @@ func (c Context) TriggerRunURL() string {
 	return c.runURL(strconv.FormatInt(c.TriggerRunID, 10))
 }
 
-// runURL links the workflow run with the id in this repository.
 func (c Context) runURL(id string) string {
 	if c.ServerURL == "" || c.Owner == "" || id == "" {
 		return ""

@@ -125,12 +125,10 @@ func (g *Guard) write(p []byte, neutralise bool) (int, error) {
 	return len(p), nil
 }
 
-// startsCommand reports whether r, coming next, could begin a command.
 func (g *Guard) startsCommand(r rune) bool {
 	return (r == ':' && g.lineStart) || (r == '[' && g.hashes >= 2)
 }
 
-// advance moves the stream's state past r.
 func (g *Guard) advance(r rune) {
 	switch {
 	case lineBreak(r):

@@ -12,7 +12,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 )
 
-// Mode is what the action does.
 type Mode string
 
 // The modes, one per tailgate command the action can run.
@@ -26,7 +25,6 @@ const (
 // CommentPolicy says when the action posts its sticky PR comment.
 type CommentPolicy string
 
-// The comment policies.
 const (
 	CommentAlways       CommentPolicy = "always"
 	CommentOnRegression CommentPolicy = "on_regression"
@@ -36,7 +34,6 @@ const (
 // BaselineFrom says where the baseline file is read from.
 type BaselineFrom string
 
-// The baseline sources.
 const (
 	BaselineAuto         BaselineFrom = "auto"      // the PR's base commit on pull_request, else the checkout
 	BaselineBase         BaselineFrom = "base"      // the PR's base commit; an error outside PRs

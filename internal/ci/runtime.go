@@ -81,7 +81,6 @@ func (r *Runtime) Noticef(title, format string, args ...any) {
 // not nest.
 func (r *Runtime) Group(title string) { r.command(func() { r.action.Group(title) }) }
 
-// EndGroup ends the group Group started.
 func (r *Runtime) EndGroup() { r.command(r.action.EndGroup) }
 
 // AddMask makes the runner replace secret with *** in the log from now on,
@@ -141,7 +140,6 @@ func (r *Runtime) SetOutput(name, value string) error {
 	return nil
 }
 
-// WriteOutputs sets every output in o.
 func (r *Runtime) WriteOutputs(o Outputs) error {
 	v := reflect.ValueOf(o)
 	var errs []error

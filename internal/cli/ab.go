@@ -13,7 +13,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/pipeline"
 )
 
-// abFlags are the flags of the A/B job's budget and base.
 type abFlags struct {
 	baseRef       string
 	benchmarkFrom string

@@ -21,7 +21,6 @@ import (
 // no comment.
 const forkNote = "this pull request comes from a fork, whose token cannot comment: the report is in the job summary (docs/github-action.md shows the workflow_run pattern that comments on fork PRs)"
 
-// actionRun is one step of the Action.
 type actionRun struct {
 	e   env
 	in  ci.Inputs

@@ -27,7 +27,6 @@ type demoFlags struct {
 	reports               reportFlags
 }
 
-// Demo modes.
 const (
 	demoModeAB    = "ab"
 	demoModeCheck = "check"

@@ -10,7 +10,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/runner"
 )
 
-// reportFlags choose the reports a judging command writes.
 type reportFlags struct {
 	jsonPath           string
 	markdownPath       string

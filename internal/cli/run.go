@@ -10,7 +10,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/pipeline"
 )
 
-// benchFlags are the flags of every command that runs a benchmark.
 type benchFlags struct {
 	config   string
 	runs     int

@@ -153,7 +153,6 @@ func describeSide(s config.ABSide, empty string) string {
 	return cmp.Or(strings.Join(parts, ", "), empty)
 }
 
-// describeMeasured says whose CPU and memory a run measures.
 func describeMeasured(t config.Target) string {
 	var s string
 	switch {

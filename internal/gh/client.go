@@ -31,7 +31,6 @@ type config struct {
 	retry      retryPolicy
 }
 
-// Option configures New.
 type Option func(*config)
 
 // WithHTTPClient sets the HTTP client whose transport carries the requests.

@@ -17,7 +17,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/worktree"
 )
 
-// ABOptions are the options of AB.
 type ABOptions struct {
 	Config *config.Config // its ab section (else the defaults) names the builds and the budget
 	// BaseRef replaces ab.base.ref (BaseFrom names who gave it), and the
@@ -245,7 +244,6 @@ func prepareTrees(ctx context.Context, env Env, o ABOptions, ab config.AB) (*tre
 	return t, nil
 }
 
-// sides are the sides that need a tree of their own.
 func (t *trees) sides() []runner.Side {
 	if t.aa {
 		return []runner.Side{runner.Base}
@@ -284,7 +282,6 @@ func (t *trees) build(ctx context.Context, b *runner.Benchmark, cfg *config.Conf
 	return nil
 }
 
-// plan is how the runner runs the job.
 func (t *trees) plan(cfg *config.Config, ab config.AB, o ABOptions) runner.ABPlan {
 	base := ab.Base.TargetOr(cfg.Target).InTree(t.dir(runner.Base))
 	head := ab.Head.TargetOr(cfg.Target).InTree(t.dir(runner.Head))

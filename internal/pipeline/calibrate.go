@@ -14,7 +14,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// CalibrateOptions are the options of Calibrate.
 type CalibrateOptions struct {
 	Config     *config.Config
 	Path       string              // the baseline file the calibration is stored in

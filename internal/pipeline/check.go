@@ -11,7 +11,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/runner"
 )
 
-// RunOptions are the options of Run.
 type RunOptions struct {
 	Config     *config.Config
 	ResultPath string
@@ -36,7 +35,6 @@ func Run(ctx context.Context, env Env, o RunOptions) (*result.File, error) {
 	return res, nil
 }
 
-// CheckOptions are the options of Check.
 type CheckOptions struct {
 	Config     *config.Config // its gate section is the policy; nil when Head is given
 	Head       *result.File   // the runs to judge; nil to run the benchmark

@@ -14,7 +14,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// CompareOptions are the options of Compare.
 type CompareOptions struct {
 	Base, Head *result.File
 	BaseFiles  int            // how many files the base side was read from

@@ -9,7 +9,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// DemoOptions are the options of Demo.
 type DemoOptions struct {
 	Service      *config.Config // the demo service to check
 	Clean        *config.Config // the clean service, which the baseline is recorded from, when Service is not

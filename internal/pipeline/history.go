@@ -12,7 +12,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/report"
 )
 
-// HistoryOptions are the options of History.
 type HistoryOptions struct {
 	Config *config.Config // when given, the gated metrics, gate.min_effect and gate.alpha
 	Path   string

@@ -4,7 +4,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// MergeOptions are the options of Merge.
 type MergeOptions struct {
 	Shards     []string // the result files of `run --shard I/N`, in any order
 	ResultPath string

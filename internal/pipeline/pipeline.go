@@ -51,7 +51,6 @@ type Processes struct {
 	Hidden              []string // the runner's files, which no child of a sealed A/B job may see
 }
 
-// benchmark is the runner of cfg in this environment.
 func (e Env) benchmark(cfg *config.Config) *runner.Benchmark {
 	return &runner.Benchmark{Config: cfg, Env: e.Machine, Observer: e.Progress, Log: e.log(), Now: e.Now,
 		Environ: e.Processes.Environ, Supervisor: e.Processes.Supervisor,
@@ -89,7 +88,6 @@ func runBenchmark(ctx context.Context, b *runner.Benchmark) (*result.File, error
 	return res, runFailure(err) // nil stays nil
 }
 
-// runFailure is the error of a benchmark that did not finish.
 func runFailure(err error) error {
 	var plan *scenario.PlanError
 	switch {

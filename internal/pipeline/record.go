@@ -15,7 +15,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-// RecordOptions are the options of Record.
 type RecordOptions struct {
 	Config *config.Config // its gate.window bounds the baseline; nil when Head is given
 	Head   *result.File   // the runs to record; nil to run the benchmark

@@ -15,7 +15,6 @@ import (
 	"unicode/utf8"
 )
 
-// Command is one workflow command found in a log.
 type Command struct {
 	Line   int    // 1-based, in the runner's line splitting
 	Text   string // the whole line
@@ -122,7 +121,6 @@ func withoutIgnorable(s string) string {
 	return b.String()
 }
 
-// Hostile is one entry of the hostile strings corpus.
 type Hostile struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`

@@ -63,7 +63,6 @@ type Comment struct {
 	User    User   `json:"user"`
 }
 
-// User is a comment's author.
 type User struct {
 	Login string `json:"login"`
 	Type  string `json:"type"` // "User" or "Bot"
@@ -81,7 +80,6 @@ type Reply struct {
 	Body   string
 }
 
-// Option configures New.
 type Option func(*Server)
 
 // Token sets the token every request must carry as "Bearer TOKEN".
@@ -130,10 +128,8 @@ func New(t testing.TB, opts ...Option) *Server {
 // URL is the API's base URL, as GITHUB_API_URL would give it (no slash).
 func (s *Server) URL() string { return s.srv.URL + BasePath }
 
-// HTTPClient is a client for the server.
 func (s *Server) HTTPClient() *http.Client { return s.srv.Client() }
 
-// Token is the token the server expects.
 func (s *Server) Token() string { return s.token }
 
 // Queue makes the next requests to key ("METHOD /path", the path below
@@ -174,7 +170,6 @@ func (s *Server) Authored(number int) []Comment {
 	return out
 }
 
-// Calls returns every request so far, in order.
 func (s *Server) Calls() []Call {
 	s.mu.Lock()
 	defer s.mu.Unlock()
