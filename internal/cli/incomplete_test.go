@@ -33,7 +33,7 @@ func TestABLostFigureIsARuntimeFailure(t *testing.T) {
 			"  windows: 2\n  window: 200ms\n  min_blocks: 3\n  max_blocks: 3\n  noise: 'off'\n"+
 			"  allow_missing: "+map[bool]string{false: "false", true: "true"}[allow]+"\n"+
 			"load: {model: closed, vus: 1, warmup: 0s, duration: 200ms}\n"+
-			"gate: {metrics: [cpu_ms_per_iteration, latency_p95_ms]}\n")
+			"gate: {metrics: [cpu_ms_per_iteration, request_error_pct]}\n")
 		step := runActionStep(t, fake, map[string]string{"config": cfg, "mode": "ab", "baseline": filepath.Join(dir, "none.json"),
 			"baseline_from": "workspace", "comment": "never"}, map[string]string{"TAILGATE_E2E_KEY": apiKey})
 		log := step.log.merged.String()
