@@ -42,7 +42,7 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"ab":              {"measure a base and a head build in one job, block after block (or pair after pair), until the verdict is clear", cmdAB},
+	"ab":              {"measure a base and a head build in one job, block after block, until the verdict is clear", cmdAB},
 	"action":          {"run as the GitHub Action step (inputs from INPUT_* variables)", cmdAction},
 	"baseline":        {"baseline record: run (or take --result) and append the runs to the baseline", cmdBaseline},
 	"calibrate":       {"run A/A jobs on one build and store the measured noise in the baseline", cmdCalibrate},
