@@ -63,23 +63,9 @@ func ReadContext(ctx context.Context, path, format string) (*Imported, error) {
 	// a parse that reads on.
 	stop := context.AfterFunc(ctx, func() { fh.Close() })
 	defer stop()
-	var in io.Reader = ctxReader{ctx, fh}
-	head, err := readHead(ctx, path, in)
+	head, in, err := readText(ctx, path, ctxReader{ctx, fh})
 	if err != nil {
 		return nil, err
-	}
-	// UTF-16 (PowerShell's > and Out-File before PowerShell 6) is read as
-	// the UTF-8 its tool wrote; so is a file with a UTF-8 byte order mark.
-	if enc := utf16Of(head); enc != nil {
-		in = transform.NewReader(io.MultiReader(bytes.NewReader(head), in), enc.NewDecoder())
-		if head, err = readHead(ctx, path, in); err != nil {
-			return nil, err
-		}
-	}
-	head = bytes.TrimPrefix(head, []byte("\ufeff"))
-	if len(bytes.TrimSpace(head)) == 0 {
-		// Before --format: "not recognised" would mislead.
-		return nil, &Unsupported{File: path, Reason: "the file is empty: the load tool wrote no result (did it fail before its report?)"}
 	}
 	if f == nil {
 		if f, err = Detect(path, head); err != nil {
@@ -87,17 +73,17 @@ func ReadContext(ctx context.Context, path, format string) (*Imported, error) {
 				"format not recognised (known: %s); name it with --format", strings.Join(Names(), ", "))}
 		}
 	}
-	runs, err := importAll(f, path, io.MultiReader(bytes.NewReader(head), in))
+	runs, err := importAll(f, path, in)
 	if ctx.Err() != nil {
 		return nil, ctx.Err() // whatever the format made of the cut-off read
 	}
+	var syn *SyntaxError
+	var uns *Unsupported
+	if err != nil && !errors.As(err, &syn) && !errors.As(err, &uns) { // these already name the file
+		err = fmt.Errorf("importing %s as %s: %w", path, f.Name(), err)
+	}
 	if err != nil {
-		var syn *SyntaxError
-		var uns *Unsupported
-		if errors.As(err, &syn) || errors.As(err, &uns) {
-			return nil, err // these already name the file
-		}
-		return nil, fmt.Errorf("importing %s as %s: %w", path, f.Name(), err)
+		return nil, err
 	}
 	for _, run := range runs {
 		if err := Encodable(path, run); err != nil {
@@ -106,6 +92,29 @@ func ReadContext(ctx context.Context, path, format string) (*Imported, error) {
 		clipNames(run)
 	}
 	return &Imported{Format: f.Name(), Runs: runs}, nil
+}
+
+// readText reads the head of a file of text: UTF-16 (PowerShell's > and
+// Out-File before PowerShell 6) is read as the UTF-8 its tool wrote, and
+// so is a file with a UTF-8 byte order mark. It returns the head Detect
+// sees, and the whole file, head and all, as UTF-8.
+func readText(ctx context.Context, path string, in io.Reader) ([]byte, io.Reader, error) {
+	head, err := readHead(ctx, path, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	if enc := utf16Of(head); enc != nil {
+		in = transform.NewReader(io.MultiReader(bytes.NewReader(head), in), enc.NewDecoder())
+		if head, err = readHead(ctx, path, in); err != nil {
+			return nil, nil, err
+		}
+	}
+	head = bytes.TrimPrefix(head, []byte("\ufeff"))
+	if len(bytes.TrimSpace(head)) == 0 {
+		// Before --format: "not recognised" would mislead.
+		return nil, nil, &Unsupported{File: path, Reason: "the file is empty: the load tool wrote no result (did it fail before its report?)"}
+	}
+	return head, io.MultiReader(bytes.NewReader(head), in), nil
 }
 
 func readHead(ctx context.Context, path string, in io.Reader) ([]byte, error) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -150,4 +151,21 @@ func Millis(s string) (float64, error) {
 		return 0, fmt.Errorf("expected a duration such as 10.57ms, got %q", s)
 	}
 	return float64(d) / float64(time.Millisecond), nil
+}
+
+// AddError lists n requests of a class in the run's errors, when there are
+// any.
+func AddError(run *result.Run, class string, n int64, sample string) {
+	if n > 0 {
+		run.Errors = append(run.Errors, result.ErrorClass{Class: class, Count: n, Sample: sample})
+	}
+}
+
+// Percentile sets the metric of the percentile p ("95", "99.00"), when
+// there is one, to v.
+func Percentile(metrics map[string]float64, p string, v float64) {
+	f, _ := strconv.ParseFloat(p, 64)
+	if key, ok := Percentiles[f]; ok {
+		metrics[key] = v
+	}
 }

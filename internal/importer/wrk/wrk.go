@@ -80,7 +80,6 @@ func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 }
 
 func (rep *report) Take(text string) error {
-	run := rep.run
 	rep.wrk2 = rep.wrk2 || strings.HasPrefix(text, "Thread calibration") || strings.Contains(text, "HdrHistogram")
 	if strings.HasPrefix(text, "Latency Distribution") {
 		rep.distributions++
@@ -88,43 +87,51 @@ func (rep *report) Take(text string) error {
 	if strings.Contains(text, "Uncorrected Latency") || strings.HasPrefix(text, "Uncorrected Percentile") {
 		rep.uncorrected = true
 	}
+	if ok, err := rep.latency(text); ok {
+		return err
+	}
+	return rep.counts(text)
+}
+
+// latency reads the Latency line and the rows of the latency tables;
+// false for any other line.
+func (rep *report) latency(text string) (bool, error) {
+	metrics := rep.run.Metrics
 	if m := latencyRe.FindStringSubmatch(text); m != nil && !rep.sawLatency && !strings.Contains(text, "nan") {
 		rep.sawLatency = true
 		mean, err1 := importer.Millis(m[1])
 		max, err2 := importer.Millis(m[3])
 		if err1 != nil || err2 != nil {
-			return fmt.Errorf("Latency: expected avg, stdev and max such as 15.52ms, got %q, %q", m[1], m[3])
+			return true, fmt.Errorf("Latency: expected avg, stdev and max such as 15.52ms, got %q, %q", m[1], m[3])
 		}
-		run.Metrics[result.LatencyMean], run.Metrics[result.LatencyMax] = mean, max
-		return nil
-	}
-	if m := spectrumRe.FindStringSubmatch(text); m != nil && !rep.uncorrected {
+		metrics[result.LatencyMean], metrics[result.LatencyMax] = mean, max
+	} else if m := spectrumRe.FindStringSubmatch(text); m != nil && !rep.uncorrected {
 		if v, err := strconv.ParseFloat(m[1], 64); err == nil && rep.spectrum[m[2]] == 0 {
 			if rep.spectrum == nil {
 				rep.spectrum = map[string]float64{}
 			}
 			rep.spectrum[m[2]] = v
 		}
-		return nil
-	}
-	if m := specMeanRe.FindStringSubmatch(text); m != nil && !rep.uncorrected && rep.specMean == 0 {
+	} else if m := specMeanRe.FindStringSubmatch(text); m != nil && !rep.uncorrected && rep.specMean == 0 {
 		rep.specMean, _ = strconv.ParseFloat(m[1], 64)
-		return nil
-	}
-	if m := percentRe.FindStringSubmatch(text); m != nil {
+	} else if m := percentRe.FindStringSubmatch(text); m != nil {
 		if rep.uncorrected || rep.distributions > 1 {
-			return nil // only the first table, wrk2's recorded latencies
+			return true, nil // only the first table, wrk2's recorded latencies
 		}
 		v, err := importer.Millis(m[2])
 		if err != nil {
-			return fmt.Errorf("latency %s%%: expected a duration such as 15.25ms, got %q", m[1], m[2])
+			return true, fmt.Errorf("latency %s%%: expected a duration such as 15.25ms, got %q", m[1], m[2])
 		}
-		p, _ := strconv.ParseFloat(m[1], 64)
-		if key, ok := importer.Percentiles[p]; ok {
-			run.Metrics[key] = v
-		}
-		return nil
+		importer.Percentile(metrics, m[1], v)
+	} else {
+		return false, nil
 	}
+	return true, nil
+}
+
+// counts reads the request count, the rate and the error lines.
+func (rep *report) counts(text string) error {
+	run := rep.run
 	if m := requestsRe.FindStringSubmatch(text); m != nil {
 		n, err1 := strconv.ParseInt(m[1], 10, 64)
 		d, err2 := time.ParseDuration(strings.TrimSpace(m[2]))
@@ -133,26 +140,19 @@ func (rep *report) Take(text string) error {
 		}
 		rep.sawCount = true
 		run.Requests.Total, run.Window = n, d.Seconds()
-		return nil
-	}
-	if m := rateRe.FindStringSubmatch(text); m != nil {
+	} else if m := rateRe.FindStringSubmatch(text); m != nil {
 		v, err := strconv.ParseFloat(m[1], 64)
 		if err != nil || v < 0 {
 			return fmt.Errorf("Requests/sec: expected a number, got %q", m[1])
 		}
-		run.Metrics[result.RequestsPerSec] = v
-		rep.sawRate = true
-		return nil
-	}
-	if m := socketRe.FindStringSubmatch(text); m != nil {
+		run.Metrics[result.RequestsPerSec], rep.sawRate = v, true
+	} else if m := socketRe.FindStringSubmatch(text); m != nil {
 		for _, s := range m[1:4] {
 			n, _ := strconv.ParseInt(s, 10, 64)
 			rep.connErrs += n
 		}
 		rep.timeouts, _ = strconv.ParseInt(m[4], 10, 64)
-		return nil
-	}
-	if m := non2xxRe.FindStringSubmatch(text); m != nil {
+	} else if m := non2xxRe.FindStringSubmatch(text); m != nil {
 		rep.bad, _ = strconv.ParseInt(m[1], 10, 64)
 	}
 	return nil
@@ -197,14 +197,10 @@ func (rep *report) Finish(name string) (*result.Run, error) {
 		run.Requests.Failed, run.Requests.Counted = 0, result.CountTotal
 		run.Notes = append(run.Notes, "the report ends before its Requests/sec line: wrk's error lines, which come before it, may be missing, so failed requests are not counted")
 	}
-	if rep.bad > 0 {
-		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrStatus, Count: rep.bad, Sample: "Non-2xx or 3xx responses"})
-	}
-	if rep.timeouts > 0 {
-		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrTimeout, Count: rep.timeouts, Sample: "socket timeout"})
-	}
+	importer.AddError(run, result.ErrStatus, rep.bad, "Non-2xx or 3xx responses")
+	importer.AddError(run, result.ErrTimeout, rep.timeouts, "socket timeout")
+	importer.AddError(run, result.ErrConnection, rep.connErrs, socketErrors)
 	if rep.connErrs > 0 {
-		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrConnection, Count: rep.connErrs, Sample: "socket errors (connect, read, write)"})
 		run.Notes = append(run.Notes, fmt.Sprintf("%d wrk socket errors (connect/read/write) are listed as errors but not counted as failed requests", rep.connErrs))
 	}
 	rep.timingNotes()
@@ -241,6 +237,8 @@ func (rep *report) spectrumP95() {
 	rep.run.Notes = append(rep.run.Notes, "wrk2's p95 (its spectrum's 0.950000 row) left out: the spectrum's unit could not be told from the figures it shares with the table")
 }
 
+const socketErrors = "socket errors (connect, read, write)"
+
 // failedRun is a report of 0 requests: a run whose every attempt failed
 // when wrk saw socket errors, else nothing to judge.
 func (rep *report) failedRun(name string) (*result.Run, error) {
@@ -254,12 +252,8 @@ func (rep *report) failedRun(name string) (*result.Run, error) {
 	// wrk counted 0 requests; its attempts that failed are socket errors,
 	// which it does not count as requests: no failed count.
 	run.Requests.Counted = result.CountTotal
-	if rep.connErrs > 0 {
-		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrConnection, Count: rep.connErrs, Sample: "socket errors (connect, read, write)"})
-	}
-	if rep.timeouts > 0 {
-		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrTimeout, Count: rep.timeouts, Sample: "socket timeout"})
-	}
+	importer.AddError(run, result.ErrConnection, rep.connErrs, socketErrors)
+	importer.AddError(run, result.ErrTimeout, rep.timeouts, "socket timeout")
 	run.Notes = append(run.Notes, fmt.Sprintf("no request completed: all %d of wrk's attempts ended in socket errors", errs))
 	run.Summarize()
 	return run, nil
