@@ -56,12 +56,14 @@ func (e *Unsupported) Error() string { return fmt.Sprintf("%s: %s", e.File, e.Re
 // before anything reads it: it needs no lock.
 var formats = map[string]Format{}
 
-// Register makes a format available; sub-packages call it from init.
-func Register(f Format) {
-	if _, dup := formats[f.Name()]; dup {
-		panic("importer: format registered twice: " + f.Name())
+// Register makes formats available; sub-packages call it from init.
+func Register(fs ...Format) {
+	for _, f := range fs {
+		if _, dup := formats[f.Name()]; dup {
+			panic("importer: format registered twice: " + f.Name())
+		}
+		formats[f.Name()] = f
 	}
-	formats[f.Name()] = f
 }
 
 func Lookup(name string) (Format, bool) {

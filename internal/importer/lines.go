@@ -190,7 +190,7 @@ type Report interface {
 }
 
 // ReadReports reads every report of a text file, each into the state
-// begin makes at its first line (numbered from 1), and returns their runs
+// begin makes at its first line (numbered from 1) around a new run, and returns their runs
 // in file order; a line Take fails on is a *SyntaxError at that line, and
 // so is a file without a report, saying what was expected.
 //
@@ -199,7 +199,7 @@ type Report interface {
 // figures cannot tell: so that line is left out, the report it belongs to
 // is told (Report.Cut), and its run gets a note (CutNote); unless Whole
 // says the line is complete (a report saved without its last line break).
-func (t TextReport) ReadReports(name, expected string, r io.Reader, begin func(line int) Report) ([]*result.Run, error) {
+func (t TextReport) ReadReports(name, expected string, r io.Reader, begin func(line int, run *result.Run) Report) ([]*result.Run, error) {
 	var reps []Report
 	cut, partial := 0, ""
 	lines := NewLineReader(r)
@@ -210,7 +210,7 @@ func (t TextReport) ReadReports(name, expected string, r io.Reader, begin func(l
 			break
 		}
 		if t.Starts(text) {
-			reps = append(reps, begin(lines.Line()))
+			reps = append(reps, begin(lines.Line(), &result.Run{Metrics: map[string]float64{}}))
 		}
 		if len(reps) == 0 {
 			if t.Before != nil {

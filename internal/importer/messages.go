@@ -77,16 +77,10 @@ func DropLatencies(m map[string]float64, zeroOnly bool) {
 // several times cheaper than encoding/csv, which reads a quoted row, so
 // that both read every line alike. dst is reused.
 func SplitCSV(dst [][]byte, line []byte, comma byte) ([][]byte, error) {
-	dst = dst[:0]
 	if bytes.IndexByte(line, '"') < 0 {
-		for {
-			i := bytes.IndexByte(line, comma)
-			if i < 0 {
-				return append(dst, line), nil
-			}
-			dst, line = append(dst, line[:i]), line[i+1:]
-		}
+		return Split(dst, line, comma), nil
 	}
+	dst = dst[:0]
 	cr := csv.NewReader(bytes.NewReader(line))
 	cr.Comma = rune(comma)
 	cr.FieldsPerRecord = -1
@@ -98,6 +92,18 @@ func SplitCSV(dst [][]byte, line []byte, comma byte) ([][]byte, error) {
 		dst = append(dst, []byte(s))
 	}
 	return dst, nil
+}
+
+// Split splits line at every sep into dst, which it reuses.
+func Split(dst [][]byte, line []byte, sep byte) [][]byte {
+	dst = dst[:0]
+	for {
+		i := bytes.IndexByte(line, sep)
+		if i < 0 {
+			return append(dst, line)
+		}
+		dst, line = append(dst, line[:i]), line[i+1:]
+	}
 }
 
 // maxInterned bounds the strings an Interner keeps: a file of a distinct

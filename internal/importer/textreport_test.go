@@ -30,7 +30,7 @@ func (r *totalsReport) Finish(string) (*result.Run, error) { return &result.Run{
 func countReports(name, text string) (totals [][]string, starts []int, err error) {
 	var reps []*totalsReport
 	_, err = importer.TextReport{Starts: func(line string) bool { return strings.HasPrefix(line, "Report") }}.ReadReports(
-		name, "expected a report", strings.NewReader(text), func(line int) importer.Report {
+		name, "expected a report", strings.NewReader(text), func(line int, _ *result.Run) importer.Report {
 			reps = append(reps, &totalsReport{})
 			starts = append(starts, line)
 			return reps[len(reps)-1]

@@ -4,7 +4,6 @@
 package ab
 
 import (
-	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -19,11 +18,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-func init() {
-	importer.Register(Text{})
-	importer.Register(Percentiles{})
-	importer.Register(Gnuplot{})
-}
+func init() { importer.Register(Text{}, Percentiles{}, Gnuplot{}) }
 
 // Text reads ab's text reports; a log may hold several (a sweep).
 type Text struct{}
@@ -80,9 +75,7 @@ func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 				aborted = importer.OneLine(text[i:])
 			}
 		},
-	}.ReadReports(name, `no "Server Software:" line; expected an ab report`, r, func(line int) importer.Report {
-		return &report{line: line, run: &result.Run{Metrics: map[string]float64{}}}
-	})
+	}.ReadReports(name, `no "Server Software:" line; expected an ab report`, r, func(line int, run *result.Run) importer.Report { return &report{line: line, run: run} })
 	if err != nil && aborted != "" {
 		return nil, &importer.Unsupported{File: name, Reason: fmt.Sprintf("ab stopped before its report (%s): nothing was measured", aborted)}
 	}
@@ -180,9 +173,7 @@ func (rep *report) Finish(name string) (*result.Run, error) {
 	transport := rep.connect + rep.receive + rep.exceptions + rep.writeErrs
 	run.Requests.Failed = min(rep.non2xx+transport, run.Requests.Total)
 	run.Requests.Counted = result.CountRequests
-	if rep.non2xx > 0 {
-		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrStatus, Count: rep.non2xx, Sample: "Non-2xx responses"})
-	}
+	importer.AddError(run, result.ErrStatus, rep.non2xx, "Non-2xx responses")
 	if transport > 0 {
 		// ab may count one request's failure twice (a receive error and
 		// an exception): the class holds no more than the failed requests.
@@ -300,7 +291,7 @@ func (Gnuplot) Import(name string, r io.Reader) (*result.Run, error) {
 	var span rawrun.Span
 	var row [][]byte
 	notes, err := lines.Rows(name, false, func(line []byte) error {
-		if row = splitTabs(row, line); len(row) != gnuplotFields {
+		if row = importer.Split(row, line, '\t'); len(row) != gnuplotFields {
 			return fmt.Errorf("%d fields, expected %d as in ab -g's header", len(row), gnuplotFields)
 		}
 		sec, err1 := strconv.ParseInt(string(row[1]), 10, 64)
@@ -348,16 +339,4 @@ func csvError(name string, err error) error {
 		return &importer.SyntaxError{File: name, Line: pe.Line, Msg: pe.Err.Error()}
 	}
 	return &importer.SyntaxError{File: name, Msg: err.Error()}
-}
-
-// splitTabs splits an ab -g row at its tabs (its date holds spaces only).
-func splitTabs(dst [][]byte, line []byte) [][]byte {
-	dst = dst[:0]
-	for {
-		i := bytes.IndexByte(line, '\t')
-		if i < 0 {
-			return append(dst, line)
-		}
-		dst, line = append(dst, line[:i]), line[i+1:]
-	}
 }

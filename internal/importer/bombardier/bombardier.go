@@ -17,10 +17,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-func init() {
-	importer.Register(Text{})
-	importer.Register(JSON{})
-}
+func init() { importer.Register(Text{}, JSON{}) }
 
 // Text reads bombardier's plain-text results; a log may hold several.
 type Text struct{}
@@ -65,9 +62,9 @@ func (c *counts) fill(run *result.Run) {
 	for i, cl := range classes {
 		n := c.byClass[i]
 		run.Requests.Total += n
-		if cl.failed && n > 0 {
+		if cl.failed {
 			run.Requests.Failed += n
-			run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrStatus, Count: n, Sample: "status " + cl.name})
+			importer.AddError(run, result.ErrStatus, n, "status "+cl.name)
 		}
 	}
 	run.Requests.Total += c.others
@@ -77,9 +74,7 @@ func (c *counts) fill(run *result.Run) {
 		listed += e.Count
 	}
 	run.Errors = append(run.Errors, c.errors...)
-	if rest := c.others - listed; rest > 0 {
-		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrConnection, Count: rest, Sample: "requests without a response (bombardier's \"others\")"})
-	}
+	importer.AddError(run, result.ErrConnection, c.others-listed, "requests without a response (bombardier's \"others\")")
 	run.Requests.Counted = result.CountRequests
 }
 
@@ -123,9 +118,7 @@ func (t Text) Import(name string, r io.Reader) (*result.Run, error) {
 
 func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 	return importer.TextReport{Starts: startRe.MatchString}.ReadReports(name,
-		`no "Statistics  Avg  Stdev  Max" line; expected a bombardier result`, r, func(line int) importer.Report {
-			return &report{line: line, run: &result.Run{Metrics: map[string]float64{}}}
-		})
+		`no "Statistics  Avg  Stdev  Max" line; expected a bombardier result`, r, func(line int, run *result.Run) importer.Report { return &report{line: line, run: run} })
 }
 
 func (rep *report) Take(text string) error {
@@ -163,10 +156,7 @@ func (rep *report) Take(text string) error {
 		if err != nil {
 			return fmt.Errorf("latency %s%%: %v", m[1], err)
 		}
-		p, _ := strconv.ParseFloat(m[1], 64)
-		if key, ok := importer.Percentiles[p]; ok {
-			run.Metrics[key] = v
-		}
+		importer.Percentile(run.Metrics, m[1], v)
 	case codesRe.MatchString(text):
 		for i, s := range codesRe.FindStringSubmatch(text)[1:] {
 			if rep.byClass[i] = atoi(s); rep.byClass[i] < 0 {

@@ -243,14 +243,9 @@ func importBinaryLog(name string, r *bufio.Reader) (*result.Run, error) {
 func (p *logParse) binaryRecord(b *binaryLog, h byte, runStart int64) error {
 	switch h {
 	case recordUser:
-		b.int()
-		b.bool()
-		b.int()
+		_, _, _ = b.int(), b.bool(), b.int()
 	case recordGroup:
-		b.groups()
-		b.int()
-		b.int()
-		b.int()
+		_, _, _, _ = b.groups(), b.int(), b.int(), b.int()
 		if b.err == nil {
 			b.bool()
 			p.groups++

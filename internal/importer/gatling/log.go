@@ -213,10 +213,7 @@ func millis(s, what string) (int64, error) {
 	return v, nil
 }
 
-func init() {
-	importer.Register(LogFormat{})
-	importer.Register(StatsFormat{})
-}
+func init() { importer.Register(LogFormat{}, StatsFormat{}) }
 
 // koClasses classes KO messages: Gatling's checks on the status read
 // "status.find.is(200), but actually found 500"; transport failures name

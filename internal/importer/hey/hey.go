@@ -18,10 +18,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-func init() {
-	importer.Register(Text{})
-	importer.Register(CSV{})
-}
+func init() { importer.Register(Text{}, CSV{}) }
 
 // Text reads hey's text summary; a log may hold several, each a run.
 type Text struct{}
@@ -74,9 +71,7 @@ func (t Text) Import(name string, r io.Reader) (*result.Run, error) {
 func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 	starts := func(line string) bool { return line == "Summary:" }
 	return importer.TextReport{Starts: starts}.ReadReports(name, `no "Summary:" line; expected a hey report`, r,
-		func(line int) importer.Report {
-			return &report{line: line, run: &result.Run{Metrics: map[string]float64{}}}
-		})
+		func(line int, run *result.Run) importer.Report { return &report{line: line, run: run} })
 }
 
 func (rep *report) Take(text string) error {
@@ -115,15 +110,12 @@ func (rep *report) Take(text string) error {
 		if m == nil {
 			return nil
 		}
-		p, _ := strconv.ParseFloat(m[1], 64)
 		v, err := strconv.ParseFloat(m[2], 64)
 		if err != nil || !(v >= 0) || v > 1e9 {
 			return fmt.Errorf("latency %s%%: expected seconds, got %q", m[1], m[2])
 		}
 		// hey 0.1.5 prints "0%% in 0.0000 secs" for a percentile it lacks.
-		if key, ok := importer.Percentiles[p]; ok {
-			run.Metrics[key] = 1000 * v
-		}
+		importer.Percentile(run.Metrics, m[1], 1000*v)
 	}
 	return nil
 }

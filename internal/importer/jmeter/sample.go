@@ -159,11 +159,7 @@ func (f *sampleFilter) finish(notes []string) *result.Run {
 	return f.requests.finish(notes)
 }
 
-func init() {
-	importer.Register(CSVFormat{})
-	importer.Register(XMLFormat{})
-	importer.Register(StatisticsFormat{})
-}
+func init() { importer.Register(CSVFormat{}, XMLFormat{}, StatisticsFormat{}) }
 
 // nonHTTPPrefix starts the response code JMeter writes when a request got
 // no HTTP response at all (the exception's class follows).

@@ -198,12 +198,7 @@ func coarseWindow(span rawrun.Span, perSecond map[int64]int64) float64 {
 	return float64(inner) + covered(first) + covered(last)
 }
 
-func init() {
-	importer.Register(SummaryExport{})
-	importer.Register(HandleSummary{})
-	importer.Register(NDJSON{})
-	importer.Register(CSV{})
-}
+func init() { importer.Register(SummaryExport{}, HandleSummary{}, MachineSummary{}, NDJSON{}, CSV{}) }
 
 // checksNote: a check is one assertion on one call, and k6 does not say its
 // iteration, so checks cannot give lifecycle success.

@@ -312,8 +312,6 @@ func noMetrics(name string, results json.RawMessage, what string) error {
 // and "p(95)": both are read.
 type MachineSummary struct{}
 
-func init() { importer.Register(MachineSummary{}) }
-
 func (MachineSummary) Name() string { return "k6-summary" }
 
 // machineRe finds the metadata's k6 version, which only this layout has.

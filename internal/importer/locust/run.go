@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tailgate-ci/tailgate/internal/importer"
+	"github.com/tailgate-ci/tailgate/internal/importer/rawrun"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
@@ -122,19 +123,19 @@ func (fam *family) addHistory(run *result.Run, total *statRow) error {
 	if err != nil || sp == nil {
 		return err
 	}
-	run.Started = sp.first
+	run.Started = sp.First
 	// Locust writes the final stats a moment after the last history row:
 	// a shortfall of up to 1 % (or one request) is the normal end of a run.
 	if n := sp.lastTotal; n >= 0 && total != nil && n < total.requests-1 && float64(n) < 0.99*float64(total.requests) {
 		run.Notes = append(run.Notes, fmt.Sprintf("stats history ends early (%d of %d requests): the window is taken from the request rate", n, total.requests))
 		return nil
 	}
-	end := sp.last
+	end := sp.Last
 	if !sp.stop.IsZero() && sp.stop.Before(end) && sp.lastTotal > 0 {
 		end = sp.stop
-		run.Notes = append(run.Notes, fmt.Sprintf("the stats history goes on for %v after the last requests: the window ends at %s", sp.last.Sub(end), end.UTC().Format(time.RFC3339)))
+		run.Notes = append(run.Notes, fmt.Sprintf("the stats history goes on for %v after the last requests: the window ends at %s", sp.Last.Sub(end), end.UTC().Format(time.RFC3339)))
 	}
-	if w := end.Sub(sp.first).Seconds(); w > 0 {
+	if w := end.Sub(sp.First).Seconds(); w > 0 {
 		run.Window = w
 	}
 	return nil
@@ -146,13 +147,14 @@ func addCutNote(run *result.Run, t *table) {
 	}
 }
 
-// span is what the stats history says about the run's time: lastTotal is
+// span is the time the stats history covers; lastTotal is
 // the last Aggregated row's cumulative request count (-1: no such column),
 // stop the row on which it last grew (where requests stopped, when the
 // history runs on idle after the test).
 type span struct {
-	first, last, stop time.Time
-	lastTotal         int64
+	rawrun.Span
+	stop      time.Time
+	lastTotal int64
 }
 
 // parseHistory reads the Timestamp column (Unix seconds) of every row.
@@ -171,12 +173,7 @@ func parseHistory(t *table) (*span, error) {
 		if err := importer.CheckTime(at); err != nil {
 			return nil, &importer.SyntaxError{File: t.file, Line: r.line, Msg: fmt.Sprintf("column \"timestamp\": %v", err)}
 		}
-		if s.first.IsZero() || at.Before(s.first) {
-			s.first = at
-		}
-		if at.After(s.last) {
-			s.last = at
-		}
+		s.Add(at, at)
 		if r.str("name") != "Aggregated" || !t.has("total request count") {
 			continue
 		}
@@ -191,7 +188,7 @@ func parseHistory(t *table) (*span, error) {
 			s.lastTotal = int64(n)
 		}
 	}
-	if s.first.IsZero() {
+	if s.First.IsZero() {
 		return nil, nil
 	}
 	return s, nil

@@ -17,10 +17,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
-func init() {
-	importer.Register(Text{})
-	importer.Register(JSON{})
-}
+func init() { importer.Register(Text{}, JSON{}) }
 
 // Text reads oha's text summary; a log may hold several, each a run.
 type Text struct{}
@@ -93,9 +90,7 @@ func (t Text) Import(name string, r io.Reader) (*result.Run, error) {
 func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 	starts := func(line string) bool { return plain(line) == "Summary:" }
 	return importer.TextReport{Starts: starts}.ReadReports(name, `no "Summary:" line; expected an oha report`, r,
-		func(line int) importer.Report {
-			return &report{line: line, run: &result.Run{Metrics: map[string]float64{}}}
-		})
+		func(line int, run *result.Run) importer.Report { return &report{line: line, run: run} })
 }
 
 // duration reads a figure in one of oha's units as milliseconds. NaN
@@ -131,9 +126,8 @@ func (rep *report) Take(line string) error {
 		if err != nil {
 			return fmt.Errorf("latency %s%%: %v", m[1], err)
 		}
-		p, _ := strconv.ParseFloat(m[1], 64) // "50.00", or "50" before oha 0.6
-		if key, known := importer.Percentiles[p]; known && ok {
-			rep.run.Metrics[key] = v
+		if ok { // "50.00", or "50" before oha 0.6
+			importer.Percentile(rep.run.Metrics, m[1], v)
 		}
 	}
 	return nil

@@ -261,11 +261,7 @@ func (t *tally) run(name string) (*result.Run, error) {
 	return run, nil
 }
 
-func init() {
-	importer.Register(Report{})
-	importer.Register(Results{})
-	importer.Register(Text{})
-}
+func init() { importer.Register(Report{}, Results{}, Text{}) }
 
 // failedCode is vegeta's own rule: a response succeeded when its status is
 // in [200, 400); status 0 means no response at all.

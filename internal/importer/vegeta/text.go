@@ -69,9 +69,7 @@ func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 		return m != nil && m[1] == "Requests"
 	}
 	return importer.TextReport{Starts: starts}.ReadReports(name,
-		"no \"Requests [total, rate, throughput]\" line; expected a vegeta text report", r, func(line int) importer.Report {
-			return &textRun{line: line, run: &result.Run{Metrics: map[string]float64{}}}
-		})
+		"no \"Requests [total, rate, throughput]\" line; expected a vegeta text report", r, func(line int, run *result.Run) importer.Report { return &textRun{line: line, run: run} })
 }
 
 func (rep *textRun) Take(text string) error {

@@ -74,9 +74,7 @@ func (Text) ImportAll(name string, r io.Reader) ([]*result.Run, error) {
 	// whole.
 	whole := func(line string) bool { return strings.HasPrefix(line, "Transfer/sec:") }
 	return importer.TextReport{Starts: runningRe.MatchString, Whole: whole}.ReadReports(name,
-		`no "Running … test @ …" line; expected a wrk or wrk2 report`, r, func(line int) importer.Report {
-			return &report{line: line, run: &result.Run{Metrics: map[string]float64{}}}
-		})
+		`no "Running … test @ …" line; expected a wrk or wrk2 report`, r, func(line int, run *result.Run) importer.Report { return &report{line: line, run: run} })
 }
 
 func (rep *report) Take(text string) error {
