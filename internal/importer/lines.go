@@ -256,10 +256,8 @@ func (t TextReport) ReadReports(name, expected string, r io.Reader, begin func(l
 type Sections struct {
 	Section  string // the heading of the section being read
 	CutIn    bool   // the file ends inside this report: see Cut
-	statuses map[int]int64
-	codes    []int // in the order read
-	errors   map[string]int64
-	messages []string
+	statuses counts[int]
+	errors   counts[string]
 }
 
 var (
@@ -298,42 +296,38 @@ func (d *Sections) Take(text string) (bool, error) {
 	return true, nil
 }
 
-func (d *Sections) AddStatus(code int, n int64) {
-	if _, ok := d.statuses[code]; !ok {
-		d.codes = append(d.codes, code)
-		d.statuses = made(d.statuses)
-	}
-	d.statuses[code] += n
+func (d *Sections) AddStatus(code int, n int64)  { d.statuses.add(code, n) }
+func (d *Sections) AddError(msg string, n int64) { d.errors.add(msg, n) }
+
+// counts counts by key, the keys in the order first added.
+type counts[K comparable] struct {
+	keys []K
+	n    map[K]int64
 }
 
-func (d *Sections) AddError(msg string, n int64) {
-	if _, ok := d.errors[msg]; !ok {
-		d.messages = append(d.messages, msg)
-		d.errors = made(d.errors)
+func (c *counts[K]) add(k K, n int64) {
+	if c.n == nil {
+		c.n = map[K]int64{}
 	}
-	d.errors[msg] += n
-}
-
-func made[K comparable](m map[K]int64) map[K]int64 {
-	if m == nil {
-		return map[K]int64{}
+	if _, ok := c.n[k]; !ok {
+		c.keys = append(c.keys, k)
 	}
-	return m
+	c.n[k] += n
 }
 
 // Fill counts the run's requests: a status outside 2xx/3xx or an error
 // failed one; skip, when set, leaves an error out (oha's in flight).
 func (d *Sections) Fill(run *result.Run, classes MessageClasses, skip func(msg string, n int64) bool) {
-	for _, code := range d.codes {
-		n := d.statuses[code]
+	for _, code := range d.statuses.keys {
+		n := d.statuses.n[code]
 		run.Requests.Total += n
 		if code < 200 || code >= 400 {
 			run.Requests.Failed += n
 			run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrStatus, Count: n, Sample: "status " + strconv.Itoa(code)})
 		}
 	}
-	for _, msg := range d.messages {
-		if n := d.errors[msg]; skip == nil || !skip(msg, n) {
+	for _, msg := range d.errors.keys {
+		if n := d.errors.n[msg]; skip == nil || !skip(msg, n) {
 			run.Requests.Total += n
 			run.Requests.Failed += n
 			run.Errors = append(run.Errors, result.ErrorClass{Class: classes.Class(msg), Count: n, Sample: OneLine(msg)})

@@ -129,7 +129,6 @@ func v2(name string, d doc) (*result.Run, error) {
 	}
 	responses, ok := c["http.responses"]
 	if !ok {
-		responses = 0
 		for _, n := range codes {
 			responses += n
 		}
@@ -169,10 +168,7 @@ var oldNames = []struct{ old, now string }{
 // reading serves both; a name the report also has in the later form
 // keeps that one.
 func modernNames[V any](m map[string]V) map[string]V {
-	out := make(map[string]V, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
+	out := maps.Clone(m)
 	for k, v := range m {
 		for _, n := range oldNames {
 			if rest, ok := strings.CutPrefix(k, n.old); ok {
@@ -193,11 +189,7 @@ func modernNames[V any](m map[string]V) map[string]V {
 // response, a failed expect check). Artillery does not fail a user on an
 // error status, so neither does this share.
 func lifecycleSuccess(run *result.Run, c map[string]float64) {
-	ok, hasOK := c["vusers.completed"]
-	failed, hasFailed := c["vusers.failed"]
-	if !hasOK && !hasFailed {
-		return
-	}
+	ok, failed := c["vusers.completed"], c["vusers.failed"]
 	done := importer.Count(ok) + importer.Count(failed)
 	if done == 0 {
 		return

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"unicode/utf16"
 
+	"golang.org/x/text/encoding/charmap"
+
 	"github.com/tailgate-ci/tailgate/internal/importer"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
@@ -110,11 +112,8 @@ func (b *binaryLog) string() string {
 	raw := b.buf.Bytes()
 	switch coder {
 	case 0: // Latin-1: each byte is its code point
-		var s strings.Builder
-		for _, c := range raw {
-			s.WriteRune(rune(c))
-		}
-		return sanitize(s.String())
+		s, _ := charmap.ISO8859_1.NewDecoder().Bytes(raw)
+		return sanitize(string(s))
 	case 1:
 		if len(raw)%2 != 0 {
 			b.fail(fmt.Errorf("a UTF-16 string of %d bytes, an odd number", len(raw)))

@@ -61,11 +61,9 @@ func (n *number) UnmarshalJSON(b []byte) error {
 		n.V, n.Set = v, true
 		return nil
 	}
-	if err := json.Unmarshal(b, &n.V); err != nil {
-		return err
-	}
-	n.Set = true
-	return nil
+	err := json.Unmarshal(b, &n.V)
+	n.Set = err == nil
+	return err
 }
 
 // numberError is a figure that is neither a number nor "-".

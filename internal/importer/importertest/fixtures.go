@@ -25,22 +25,16 @@ const headSize = 64 << 10
 func SharedFixtures(sub string) (dir string, ok bool) {
 	if base := os.Getenv("TAILGATE_FIXTURES"); base != "" {
 		dir = filepath.Join(base, sub)
-		_, err := os.Stat(dir)
-		return dir, err == nil
 	}
-	root, err := os.Getwd()
-	for err == nil {
-		if _, statErr := os.Stat(filepath.Join(root, "go.mod")); statErr == nil {
+	for root, err := os.Getwd(); dir == "" && err == nil; root, err = filepath.Dir(root), nil {
+		if _, err = os.Stat(filepath.Join(root, "go.mod")); err == nil {
 			dir = filepath.Join(root, "..", "shared", "fixtures", sub)
-			_, err = os.Stat(dir)
-			return dir, err == nil
-		}
-		if filepath.Dir(root) == root {
+		} else if filepath.Dir(root) == root {
 			break
 		}
-		root = filepath.Dir(root)
 	}
-	return "", false
+	_, err := os.Stat(dir)
+	return dir, dir != "" && err == nil
 }
 
 // FixturesDir is SharedFixtures for a test that needs them: it skips the
@@ -54,30 +48,19 @@ func FixturesDir(t testing.TB, sub string) string {
 	return dir
 }
 
-// FixtureFiles lists the files of one shared fixture folder, sorted, or
-// skips the test when the fixtures are absent.
-func FixtureFiles(t testing.TB, sub string) []string {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(FixturesDir(t, sub), "*")) // sorted
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
-}
-
 // SharedFixtureFiles lists the files of these shared fixture folders; none
 // when the fixtures are absent, so that a fuzzer still runs on its own seeds.
 func SharedFixtureFiles(folders ...string) []string {
-	var files []string
+	var patterns []string
 	for _, folder := range folders {
 		if dir, ok := SharedFixtures(folder); ok {
-			m, _ := filepath.Glob(filepath.Join(dir, "*"))
-			files = append(files, m...)
+			patterns = append(patterns, filepath.Join(dir, "*"))
 		}
 	}
-	return files
+	return Files(patterns...)
 }
 
+// Files lists the files that match the patterns, each pattern's sorted.
 func Files(patterns ...string) []string {
 	var files []string
 	for _, p := range patterns {
@@ -90,10 +73,7 @@ func Files(patterns ...string) []string {
 // ReadHead returns a file's first bytes, as much as Sniff sees.
 func ReadHead(t testing.TB, path string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, path)
 	return b[:min(len(b), headSize)]
 }
 
@@ -108,11 +88,16 @@ func ImportPath(f importer.Format, path string) (*result.Run, error) {
 
 func Testdata(t testing.TB, file string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", file))
+	return readFile(t, filepath.Join("testdata", file))
+}
+
+func readFile(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return data
+	return b
 }
 
 // Folder is a shared fixture folder and the format of its files.
@@ -128,7 +113,7 @@ type Folder struct {
 func ImportFolders(t *testing.T, folders ...Folder) {
 	for _, fo := range folders {
 		t.Run(fo.Dir, func(t *testing.T) {
-			files := FixtureFiles(t, fo.Dir)
+			files := Files(filepath.Join(FixturesDir(t, fo.Dir), "*"))
 			count := map[string]int{}
 			for _, path := range files {
 				name := filepath.Base(path)
@@ -159,12 +144,7 @@ func ImportFolders(t *testing.T, folders ...Folder) {
 // folder of every tool, each folder's format claims the files of its own
 // folder and no others.
 func SniffOnlyOwn(t *testing.T, folders ...Folder) {
-	root := FixturesDir(t, ".")
-	files, err := filepath.Glob(filepath.Join(root, "*", "*"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, path := range files {
+	for _, path := range Files(filepath.Join(FixturesDir(t, "."), "*", "*")) {
 		dir, name := filepath.Base(filepath.Dir(path)), filepath.Base(path)
 		head := ReadHead(t, path)
 		for _, fo := range folders {

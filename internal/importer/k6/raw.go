@@ -128,7 +128,8 @@ func stepName(p point) string {
 	return name
 }
 
-func (a *aggregator) run(file string) (*result.Run, error) {
+// run is the run of the samples added, with these notes last.
+func (a *aggregator) run(file string, last ...string) (*result.Run, error) {
 	if a.requests.Requests().Total == 0 {
 		return nil, &importer.Unsupported{File: file, Reason: unsupportedReason(func(p string) bool { return a.prefixes[p] })}
 	}
@@ -160,6 +161,7 @@ func (a *aggregator) run(file string) (*result.Run, error) {
 		run.Requests.Counted = result.CountTotal // some outcomes unknown: no failed count, and no error rate
 		run.Notes = append(run.Notes, fmt.Sprintf("request errors not available: %d requests carry neither an expected_response nor a status tag", a.unknownOutcome))
 	}
+	run.Notes = append(run.Notes, last...)
 	importer.Summarize(run)
 	return run, nil
 }
@@ -290,12 +292,7 @@ func (NDJSON) Import(name string, r io.Reader) (*result.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	run, err := agg.run(name)
-	if err != nil {
-		return nil, err
-	}
-	run.Notes = append(run.Notes, notes...)
-	return run, nil
+	return agg.run(name, notes...)
 }
 
 // CSV reads `k6 run --out csv`: a header, then one sample per line.
@@ -340,18 +337,12 @@ func (CSV) Import(name string, r io.Reader) (*result.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !coarse {
+	if coarse {
+		notes = append([]string{"timestamps have 1 s resolution: the window is estimated from the requests in the first and last second against the whole seconds between"}, notes...)
+	} else {
 		agg.perSecond = nil // the timestamps tell the window as they are
 	}
-	run, err := agg.run(name)
-	if err != nil {
-		return nil, err
-	}
-	if coarse {
-		run.Notes = append(run.Notes, "timestamps have 1 s resolution: the window is estimated from the requests in the first and last second against the whole seconds between")
-	}
-	run.Notes = append(run.Notes, notes...)
-	return run, nil
+	return agg.run(name, notes...)
 }
 
 // csvRow reads sample lines in place, interning the strings it hands out.

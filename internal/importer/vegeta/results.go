@@ -87,9 +87,9 @@ func (Results) Import(name string, r io.Reader) (*result.Run, error) {
 	var err error
 	switch t := bytes.TrimLeft(head, " \t\r\n\ufeff"); {
 	case len(t) > 0 && t[0] == '{':
-		err = readJSONLines(name, br, agg)
+		err = agg.readLines(name, br, true, decodeHit, `a vegeta result as JSON ({"code":…,"timestamp":…,"latency":…})`)
 	case len(t) > 0 && t[0] >= '0' && t[0] <= '9' && !isGob(head):
-		err = readCSV(name, br, agg)
+		err = agg.readLines(name, br, false, new(csvRow).hit, "a vegeta result as CSV (timestamp,code,latency,bytes_out,bytes_in,error,body,…)")
 	default:
 		err = readGob(name, br, agg)
 	}
@@ -132,20 +132,18 @@ func readGob(name string, r io.Reader, agg *tally) error {
 	}
 }
 
-func readJSONLines(name string, r io.Reader, agg *tally) error {
-	notes, err := importer.NewLineReader(r).Rows(name, true, func(line []byte) error {
-		h, err := decodeHit(bytes.TrimSpace(line))
-		var typ *json.UnmarshalTypeError
-		if errors.As(err, &typ) {
-			err = errors.New(importer.JSONTypeError(typ))
-		}
+// readLines reads a result a line (JSON lines close themselves, see
+// importer.LineReader.Rows); what is expected of a line that is none.
+func (t *tally) readLines(name string, r io.Reader, selfClosing bool, read func([]byte) (hit, error), what string) error {
+	notes, err := importer.NewLineReader(r).Rows(name, selfClosing, func(line []byte) error {
+		h, err := read(line)
 		if err != nil {
-			return fmt.Errorf("%v; expected a vegeta result as JSON ({\"code\":…,\"timestamp\":…,\"latency\":…})", err)
+			return fmt.Errorf("%v; expected %s", err, what)
 		}
-		agg.add(h)
+		t.add(h)
 		return nil
 	})
-	agg.notes = append(agg.notes, notes...)
+	t.notes = append(t.notes, notes...)
 	return err
 }
 
@@ -153,20 +151,6 @@ func readJSONLines(name string, r io.Reader, agg *tally) error {
 // latency, bytes_out, bytes_in, error, body; vegeta 12 adds attack, seq,
 // method, url and headers.
 const csvFields = 7
-
-func readCSV(name string, r io.Reader, agg *tally) error {
-	var row csvRow
-	notes, err := importer.NewLineReader(r).Rows(name, false, func(line []byte) error {
-		h, err := row.hit(line)
-		if err != nil {
-			return fmt.Errorf("%v; expected a vegeta result as CSV (timestamp,code,latency,bytes_out,bytes_in,error,body,…)", err)
-		}
-		agg.add(h)
-		return nil
-	})
-	agg.notes = append(agg.notes, notes...)
-	return err
-}
 
 // csvRow reads result lines in place, interning the strings a hit keeps.
 type csvRow struct {
@@ -201,7 +185,11 @@ func (r *csvRow) hit(line []byte) (hit, error) {
 // status 0 and no latency.
 func decodeHit(line []byte) (hit, error) {
 	var h hit
-	if err := json.Unmarshal(line, &h); err != nil {
+	line = bytes.TrimSpace(line)
+	var typ *json.UnmarshalTypeError
+	if err := json.Unmarshal(line, &h); errors.As(err, &typ) {
+		return h, errors.New(importer.JSONTypeError(typ))
+	} else if err != nil {
 		return h, err
 	}
 	var present struct {
