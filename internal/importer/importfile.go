@@ -73,7 +73,7 @@ func ReadContext(ctx context.Context, path, format string) (*Imported, error) {
 				"format not recognised (known: %s); name it with --format", strings.Join(Names(), ", "))}
 		}
 	}
-	runs, err := importAll(f, path, in)
+	runs, err := ImportAll(f, path, in)
 	if ctx.Err() != nil {
 		return nil, ctx.Err() // whatever the format made of the cut-off read
 	}
@@ -179,7 +179,8 @@ func ClipName(s string) string {
 	return printable.Clip(s, printable.MaxName)
 }
 
-func importAll(f Format, name string, r io.Reader) ([]*result.Run, error) {
+// ImportAll reads every run of a file in format f, one or several.
+func ImportAll(f Format, name string, r io.Reader) ([]*result.Run, error) {
 	if s, ok := f.(Several); ok {
 		return s.ImportAll(name, r)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,24 +28,16 @@ type MessageClasses struct {
 
 func (c MessageClasses) Class(msg string) string {
 	lower := strings.ToLower(msg)
+	in := func(f string) bool { return strings.Contains(lower, f) }
 	switch {
 	case c.Status != nil && c.Status(msg):
 		return result.ErrStatus
-	case containsAny(lower, c.Timeout):
+	case slices.ContainsFunc(c.Timeout, in):
 		return result.ErrTimeout
-	case containsAny(lower, c.Connection):
+	case slices.ContainsFunc(c.Connection, in):
 		return result.ErrConnection
 	}
 	return result.ErrExpect
-}
-
-func containsAny(s string, fragments []string) bool {
-	for _, f := range fragments {
-		if strings.Contains(s, f) {
-			return true
-		}
-	}
-	return false
 }
 
 // OneLine keeps a message to one readable line: white space folded, and
@@ -95,15 +88,14 @@ func SplitCSV(dst [][]byte, line []byte, comma byte) ([][]byte, error) {
 }
 
 // Split splits line at every sep into dst, which it reuses.
-func Split(dst [][]byte, line []byte, sep byte) [][]byte {
-	dst = dst[:0]
-	for {
-		i := bytes.IndexByte(line, sep)
-		if i < 0 {
-			return append(dst, line)
+func Split[S ~string | ~[]byte](dst []S, line S, sep byte) []S {
+	dst, start := dst[:0], 0
+	for i := 0; i < len(line); i++ {
+		if line[i] == sep {
+			dst, start = append(dst, line[start:i]), i+1
 		}
-		dst, line = append(dst, line[:i]), line[i+1:]
 	}
+	return append(dst, line[start:])
 }
 
 // maxInterned bounds the strings an Interner keeps: a file of a distinct

@@ -118,27 +118,19 @@ func (rep *report) Take(text string) error {
 	if m == nil {
 		return nil
 	}
-	switch m[1] {
-	case "Time taken for tests", "Complete requests", "Non-2xx responses", "Write errors", "Requests per second":
-	default:
-		return nil
-	}
+	set := map[string]func(v float64){
+		"Time taken for tests": func(v float64) { run.Window, rep.sawTime = v, true },
+		"Complete requests":    func(v float64) { run.Requests.Total, rep.sawCount = int64(v), true },
+		"Non-2xx responses":    func(v float64) { rep.non2xx = int64(v) },
+		"Write errors":         func(v float64) { rep.writeErrs = int64(v) },
+		"Requests per second":  func(v float64) { run.Metrics[result.RequestsPerSec] = v },
+	}[m[1]]
 	value := strings.TrimSpace(m[2])
 	v, err := strconv.ParseFloat(leadRe.FindString(value), 64)
-	if err != nil {
+	if set != nil && err != nil {
 		return fmt.Errorf("%s: expected a number, got %q", m[1], importer.Clip(value, 40))
-	}
-	switch m[1] {
-	case "Time taken for tests":
-		run.Window, rep.sawTime = v, true
-	case "Complete requests":
-		run.Requests.Total, rep.sawCount = int64(v), true
-	case "Non-2xx responses":
-		rep.non2xx = int64(v)
-	case "Write errors":
-		rep.writeErrs = int64(v)
-	case "Requests per second":
-		run.Metrics[result.RequestsPerSec] = v
+	} else if set != nil {
+		set(v)
 	}
 	return nil
 }

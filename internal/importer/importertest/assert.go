@@ -205,7 +205,7 @@ func Fuzz(f *testing.F, check func(*testing.T, *result.Run), formats ...importer
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, format := range formats {
 			format.Sniff("fuzz", data)
-			runs, err := importRuns(format, data)
+			runs, err := importer.ImportAll(format, "fuzz", bytes.NewReader(data))
 			if err != nil {
 				CheckOutcome(t, nil, err)
 				continue
@@ -221,14 +221,6 @@ func Fuzz(f *testing.F, check func(*testing.T, *result.Run), formats ...importer
 			}
 		}
 	})
-}
-
-func importRuns(format importer.Format, data []byte) ([]*result.Run, error) {
-	if s, ok := format.(importer.Several); ok {
-		return s.ImportAll("fuzz", bytes.NewReader(data))
-	}
-	run, err := format.Import("fuzz", bytes.NewReader(data))
-	return []*result.Run{run}, err
 }
 
 // AddSeeds adds these files to the fuzzer's corpus, each cut to max bytes

@@ -438,16 +438,7 @@ func (r *rowReader) next() (row []string, start int, unterminated bool, err erro
 	start = r.lines.Line()
 	if strings.IndexByte(text, '"') < 0 {
 		text = strings.TrimSuffix(text, "\r") // a CRLF, or a CR that ends the file
-		r.fields = r.fields[:0]
-		for {
-			i := strings.IndexByte(text, r.comma)
-			if i < 0 {
-				break
-			}
-			r.fields = append(r.fields, text[:i])
-			text = text[i+1:]
-		}
-		r.fields = append(r.fields, text)
+		r.fields = importer.Split(r.fields, text, r.comma)
 		return r.fields, start, !complete, nil
 	}
 	// A quoted field may run over lines: read until the quotes pair up.

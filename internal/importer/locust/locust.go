@@ -196,20 +196,24 @@ type row struct {
 // readTable parses a CSV file with a header. A malformed or short row is a
 // SyntaxError, unless it is the last one and the file lacks its final
 // newline: then the file was cut and the row is dropped.
+// A member that does not exist is no table, and no error.
 func readTable(m member) (*table, error) {
+	if m.data == nil {
+		return nil, nil
+	}
 	file, data := m.name, bytes.TrimPrefix(m.data, []byte("\ufeff"))
+	t := &table{file: file, cols: map[string]int{}}
 	// Python's csv module on Windows, writing to a text-mode file, ends
 	// rows with \r\r\n; read those as ordinary \r\n rows.
 	data = bytes.ReplaceAll(data, []byte("\r\r\n"), []byte("\r\n"))
 	whole := len(data) == 0 || data[len(data)-1] == '\n'
 	lastLine := 1 + bytes.Count(bytes.TrimRight(data, "\r\n"), []byte{'\n'})
-	cutRow := 0
 	if i := bytes.LastIndexByte(data, '\n'); !whole && i >= 0 && bytes.Contains(data, []byte("\r\n")) {
 		// Python's csv module (Locust 1.x and later) ends every row with
 		// \r\n, so a last row without it was cut, even where it parses
 		// ("12.3" of "12.34"). Locust 0.x joined its rows with \n and
 		// wrote no last one: there a row that does not parse is the cut.
-		data, cutRow = data[:i+1], lastLine
+		data, t.cutLine = data[:i+1], lastLine
 	}
 	cr := csv.NewReader(bytes.NewReader(data))
 	cr.FieldsPerRecord = -1
@@ -217,13 +221,11 @@ func readTable(m member) (*table, error) {
 	if err != nil {
 		return nil, &importer.SyntaxError{File: file, Line: 1, Msg: "expected a CSV header row"}
 	}
-	t := &table{file: file, cols: map[string]int{}}
 	for i, h := range header {
 		if _, dup := t.cols[norm(h)]; !dup {
 			t.cols[norm(h)] = i
 		}
 	}
-	t.cutLine = cutRow
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {

@@ -2,6 +2,7 @@ package locust
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,11 +18,9 @@ func (fam *family) run() (*result.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	var dist *table
-	if fam.dist.data != nil {
-		if dist, err = readTable(fam.dist); err != nil {
-			return nil, err
-		}
+	dist, err := readTable(fam.dist)
+	if err != nil {
+		return nil, err
 	}
 	rows, err := parseStats(st, dist)
 	if err != nil {
@@ -37,11 +36,9 @@ func (fam *family) run() (*result.Run, error) {
 	if err := fam.addHistory(run, total); err != nil {
 		return nil, err
 	}
-	if fam.failures.data != nil {
-		ft, err := readTable(fam.failures)
-		if err != nil {
-			return nil, err
-		}
+	if ft, err := readTable(fam.failures); err != nil {
+		return nil, err
+	} else if ft != nil {
 		addCutNote(run, ft)
 		if run.Errors, err = parseFailures(ft); err != nil {
 			return nil, err
@@ -53,11 +50,8 @@ func (fam *family) run() (*result.Run, error) {
 			break
 		}
 	}
-	for _, r := range rows {
-		if !utf8.ValidString(r.name) {
-			run.Notes = append(run.Notes, nonUTF8Note)
-			break
-		}
+	if slices.ContainsFunc(rows, func(r statRow) bool { return !utf8.ValidString(r.name) }) {
+		run.Notes = append(run.Notes, nonUTF8Note)
 	}
 	run.Summarize()
 	return run, nil
@@ -111,11 +105,8 @@ func (fam *family) addHistory(run *result.Run, total *statRow) error {
 	if rps := run.Metrics[result.RequestsPerSec]; rps > 0 {
 		run.Window = float64(run.Requests.Total) / rps
 	}
-	if fam.history.data == nil {
-		return nil
-	}
 	ht, err := readTable(fam.history)
-	if err != nil {
+	if err != nil || ht == nil {
 		return err
 	}
 	addCutNote(run, ht)
