@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,10 +35,7 @@ func JSONError(file string, data []byte, err error, expected string) error {
 // JSONTypeError says where a JSON value of the wrong kind is, and what
 // was there and what belongs there, in words of JSON.
 func JSONTypeError(typ *json.UnmarshalTypeError) string {
-	field := strings.TrimPrefix(typ.Field, ".")
-	if field == "" {
-		field = "the document"
-	}
+	field := cmp.Or(strings.TrimPrefix(typ.Field, "."), "the document")
 	return fmt.Sprintf("%s: %s where %s belongs", field, jsonFound(typ.Value), jsonWanted(typ.Type))
 }
 

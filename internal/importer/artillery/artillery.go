@@ -116,9 +116,7 @@ func v2(name string, d doc) (*result.Run, error) {
 		return nil, &importer.Unsupported{File: name, Reason: "no http.requests (or 2.0's engine.http.requests) counter: the Artillery report holds no HTTP requests (a test of another engine, such as socket.io or a browser?)"}
 	}
 	run := &result.Run{Requests: result.Requests{Total: importer.Count(total), Counted: result.CountRequests}, Metrics: map[string]float64{}}
-	if rt, ok := a.Summaries["http.response_time"]; ok {
-		copyStats(run.Metrics, rt, v2Latency)
-	}
+	copyStats(run.Metrics, a.Summaries["http.response_time"], v2Latency)
 	codes, errs := map[string]float64{}, map[string]float64{}
 	for k, v := range c {
 		if code, ok := strings.CutPrefix(k, "http.codes."); ok {

@@ -3,6 +3,7 @@ package gatling
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -250,12 +251,8 @@ func (p *logParse) binaryRecord(b *binaryLog, h byte, runStart int64) error {
 			p.groups++
 		}
 	case recordError:
-		msg := b.cached()
-		b.int()
-		p.errors++
-		if p.errorMsg == "" {
-			p.errorMsg = importer.OneLine(msg)
-		}
+		msg, _ := b.cached(), b.int()
+		p.errors, p.errorMsg = p.errors+1, cmp.Or(p.errorMsg, importer.OneLine(msg))
 	case recordRequest:
 		groups, name := b.groups(), b.cached()
 		s, e, ok, msg := b.int(), b.int(), b.bool(), b.cached()

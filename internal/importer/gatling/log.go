@@ -8,6 +8,7 @@ package gatling
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -168,12 +169,9 @@ func parseRequest(f []string) (request, error) {
 	if err != nil {
 		return request{}, err
 	}
-	start, err := millis(f[l.start], "start")
-	if err != nil {
-		return request{}, err
-	}
-	end, err := millis(f[l.end], "end")
-	if err != nil {
+	start, err1 := millis(f[l.start], "start")
+	end, err2 := millis(f[l.end], "end")
+	if err := cmp.Or(err1, err2); err != nil {
 		return request{}, err
 	}
 	if end < start {
@@ -185,13 +183,8 @@ func parseRequest(f []string) (request, error) {
 	if !isStatus(f[l.status]) {
 		return request{}, fmt.Errorf("status %q is not OK or KO; %s", importer.OneLine(f[l.status]), layoutsHelp)
 	}
-	return request{
-		step:    stepName(f[l.groups], f[l.name]),
-		start:   start,
-		end:     end,
-		ok:      f[l.status] == "OK",
-		message: strings.TrimSpace(f[l.message]),
-	}, nil
+	return request{step: stepName(f[l.groups], f[l.name]), start: start, end: end, ok: f[l.status] == "OK",
+		message: strings.TrimSpace(f[l.message])}, nil
 }
 
 // stepName joins the groups (comma-separated) and the name as the report does.

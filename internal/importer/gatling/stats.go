@@ -2,6 +2,7 @@ package gatling
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -192,10 +193,7 @@ func checkCounts(name string, n *figure) error {
 func requestSteps(ns nodes, out []result.Step) []result.Step {
 	for _, n := range ns {
 		if n.Type == "REQUEST" && n.Stats != nil {
-			st := result.Step{Name: n.Path, Metrics: n.Stats.metrics()}
-			if st.Name == "" {
-				st.Name = n.Name
-			}
+			st := result.Step{Name: cmp.Or(n.Path, n.Name), Metrics: n.Stats.metrics()}
 			if c := n.Stats.NumberOfRequests; c != nil {
 				st.Requests, st.Failed = int64(c.Total.V), int64(c.KO.V)
 			}

@@ -28,12 +28,10 @@ func MustImport(t *testing.T, f importer.Format, path string) *result.Run {
 // WantMetric checks a run's metric to histogram precision.
 func WantMetric(t *testing.T, run *result.Run, key string, want float64) {
 	t.Helper()
-	got, ok := run.Metrics[key]
-	if !ok {
+	switch got, ok := run.Metrics[key]; {
+	case !ok:
 		t.Errorf("metric %s absent, want %v", key, want)
-		return
-	}
-	if !Approx(got, want, 0.002) { // a histogram's 3 significant digits
+	case !Approx(got, want, 0.002): // a histogram's 3 significant digits
 		t.Errorf("metric %s = %v, want %v", key, got, want)
 	}
 }
@@ -86,13 +84,13 @@ func WantRequests(t *testing.T, run *result.Run, counted result.RequestCounts, w
 	if run.Requests.Counted != counted {
 		t.Errorf("requests %+v: counted %b, want %b", run.Requests, run.Requests.Counted, counted)
 	}
+	var fields map[string]json.RawMessage
 	data, err := json.Marshal(run)
+	if err == nil {
+		err = json.Unmarshal(data, &fields)
+	}
 	if err != nil {
 		t.Fatalf("run does not encode: %v", err)
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil {
-		t.Fatal(err)
 	}
 	got, ok := fields["requests"]
 	switch {
@@ -231,10 +229,7 @@ func AddSeeds(f *testing.F, max int, paths ...string) {
 		if st, err := os.Stat(path); err == nil && st.IsDir() {
 			continue // testdata/fuzz, the corpus Go keeps itself
 		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
+		b := readFile(f, path)
 		if max > 0 {
 			b = b[:min(len(b), max)]
 		}

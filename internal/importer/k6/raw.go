@@ -4,6 +4,7 @@ package k6
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -122,10 +123,7 @@ func stepName(p point) string {
 	if m := p.tag("method"); m != "" {
 		name = m + " " + name
 	}
-	if name == "" {
-		name = "(unnamed)"
-	}
-	return name
+	return cmp.Or(name, "(unnamed)")
 }
 
 // run is the run of the samples added, with these notes last.

@@ -79,8 +79,7 @@ func fromSummary(file string, s summary) (*result.Run, error) {
 	}
 	run := &result.Run{Metrics: map[string]float64{}}
 	copyStats(run.Metrics, dur, trendKeys)
-	reqs, hasReqs := s.metrics["http_reqs"]
-	if hasReqs {
+	if reqs, ok := s.metrics["http_reqs"]; ok {
 		if n, ok := reqs["count"]; ok {
 			run.Requests.Total, run.Requests.Counted = importer.Count(n), run.Requests.Counted|result.CountTotal
 		}
@@ -109,9 +108,7 @@ func fromSummary(file string, s summary) (*result.Run, error) {
 			run.Metrics[result.IterationsPerSec] = rate
 		}
 	}
-	if itd, ok := s.metrics["iteration_duration"]; ok {
-		copyStats(run.Metrics, itd, iterationKeys)
-	}
+	copyStats(run.Metrics, s.metrics["iteration_duration"], iterationKeys)
 	if d, ok := s.metrics["dropped_iterations"]; ok {
 		run.Iterations.Dropped = importer.Count(d["count"])
 		if offered := run.Iterations.Dropped + run.Iterations.Completed; offered > 0 {
@@ -126,7 +123,6 @@ func fromSummary(file string, s summary) (*result.Run, error) {
 	}
 	run.Steps = summarySteps(s.metrics)
 	importer.Summarize(run) // without a request count, no rate is derived from one
-
 	return run, nil
 }
 
@@ -176,11 +172,10 @@ func summarySteps(metrics map[string]stats) []result.Step {
 			}
 		}
 	}
-	steps := make([]result.Step, 0, len(byName))
-	for _, s := range byName {
-		steps = append(steps, *s)
+	var steps []result.Step
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		steps = append(steps, *byName[name])
 	}
-	sort.Slice(steps, func(i, j int) bool { return steps[i].Name < steps[j].Name })
 	return steps
 }
 

@@ -1,6 +1,7 @@
 package locust
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -14,12 +15,9 @@ import (
 )
 
 func (fam *family) run() (*result.Run, error) {
-	st, err := readTable(fam.stats)
-	if err != nil {
-		return nil, err
-	}
-	dist, err := readTable(fam.dist)
-	if err != nil {
+	st, err1 := readTable(fam.stats)
+	dist, err2 := readTable(fam.dist)
+	if err := cmp.Or(err1, err2); err != nil {
 		return nil, err
 	}
 	rows, err := parseStats(st, dist)

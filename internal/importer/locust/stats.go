@@ -1,6 +1,7 @@
 package locust
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strings"
@@ -83,18 +84,13 @@ func statOf(r row) (statRow, error) {
 	if typ != "" && typ != "None" {
 		s.name = typ + " " + name
 	}
-	n, _, err := r.num(colCount...)
-	if err != nil {
+	n, _, err1 := r.num(colCount...)
+	f, _, err2 := r.num(colFailures...)
+	rps, hasRPS, err3 := r.num("requests/s")
+	if err := cmp.Or(err1, err2, err3); err != nil {
 		return s, err
 	}
-	f, _, err := r.num(colFailures...)
-	if err != nil {
-		return s, err
-	}
-	s.requests, s.failed = int64(n), int64(f)
-	if s.rps, s.hasRPS, err = r.num("requests/s"); err != nil {
-		return s, err
-	}
+	s.requests, s.failed, s.rps, s.hasRPS = int64(n), int64(f), rps, hasRPS
 	for _, c := range latencyCols {
 		v, ok, err := r.num(c.names...)
 		if err != nil {

@@ -5,6 +5,7 @@ package vegeta
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"encoding/gob"
 	"encoding/json"
@@ -261,12 +262,7 @@ func errorClass(code int, msg string) string {
 		Timeout: []string{"timeout", "deadline exceeded", "timed out"}, Connection: []string{""}}.Class(msg)
 }
 
-func statusSample(code int, msg string) string {
-	if msg == "" {
-		return "status " + strconv.Itoa(code)
-	}
-	return msg
-}
+func statusSample(code int, msg string) string { return cmp.Or(msg, "status "+strconv.Itoa(code)) }
 
 // maxGobMessage bounds one message of a gob stream: a type definition or
 // one result. A result holds its response body, so a large one is
