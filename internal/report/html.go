@@ -295,14 +295,9 @@ func distribution(in Input) (*htmlFigure, string, error) {
 	if len(curves) == 0 {
 		return nil, note, nil
 	}
-	caption := "Solid orange: head"
-	if len(curves) == 2 {
-		caption += "; dashed blue: " + baseName(in)
-	}
+	caption := "Solid orange: head" + map[bool]string{true: "; dashed blue: " + baseName(in)}[len(curves) == 2]
 	svg, err := figure.Percentiles{Title: "Request latency by percentile (merged runs)", Curves: curves}.SVG()
-	var figs figures
-	figs.add(svg, err, caption+". The latency at each percentile of all the requests of a side's runs, merged.")
-	return &figs.out[0], note, figs.err
+	return &htmlFigure{SVG: template.HTML(svg), Caption: caption + ". The latency at each percentile of all the requests of a side's runs, merged."}, note, err
 }
 
 // noiseRows say, per compared gated metric, how noisy the runs were (the SD of the pairs' changes in A/B, else each side's

@@ -174,11 +174,8 @@ func stepChangeTable(cs, all []stepChange) (string, []string) {
 	failed := slices.ContainsFunc(all, func(c stepChange) bool { return !c.Errors.none() })
 	head := map[bool]string{true: "| step | p50 | p95 | errors |\n|---|---:|---:|---:|\n", false: "| step | p50 | p95 |\n|---|---:|---:|\n"}[failed]
 	return head, mapped(cs, func(c stepChange) string {
-		row := fmt.Sprintf("| %s | %s | %s |", orDash(mdText(c.Name)), figureCell(c.P50, "ms", true), figureCell(c.P95, "ms", true))
-		if failed {
-			row += " " + figureCell(c.Errors, "%", true) + " |"
-		}
-		return row + "\n"
+		errs := map[bool]string{true: " " + figureCell(c.Errors, "%", true) + " |"}[failed]
+		return fmt.Sprintf("| %s | %s | %s |%s\n", orDash(mdText(c.Name)), figureCell(c.P50, "ms", true), figureCell(c.P95, "ms", true), errs)
 	})
 }
 

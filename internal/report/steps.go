@@ -307,9 +307,7 @@ func requestsCell(c stepChange) string {
 }
 
 func stepsTitle(in Input) string {
-	over := fmt.Sprintf("%d %s a side", len(in.Head), runWord(in, len(in.Head)))
-	if len(in.Base) != len(in.Head) {
-		over = fmt.Sprintf("%d %s %s and %d head %s", len(in.Base), baseName(in), runWord(in, len(in.Base)), len(in.Head), runWord(in, len(in.Head)))
-	}
+	over := map[bool]string{true: fmt.Sprintf("%d %s a side", len(in.Head), runWord(in, len(in.Head))),
+		false: fmt.Sprintf("%d %s %s and %d head %s", len(in.Base), baseName(in), runWord(in, len(in.Base)), len(in.Head), runWord(in, len(in.Head)))}[len(in.Base) == len(in.Head)]
 	return fmt.Sprintf("Per step, %s → head (medians over %s; not gated; each change with its 95 %% bounds, all steps' together; the steps that moved beyond their noise first)", baseName(in), over)
 }
