@@ -45,10 +45,7 @@ func cmdImport(ctx context.Context, e env, args []string) error {
 		if !slices.Contains(formats, im.Format) {
 			formats = append(formats, im.Format)
 		}
-		how := "detected " + im.Format
-		if *format != "" {
-			how = "read as " + im.Format + " (--format)"
-		}
+		how := map[bool]string{true: "detected " + im.Format, false: "read as " + im.Format + " (--format)"}[*format == ""]
 		for _, run := range im.Runs {
 			run.Index = len(res.Runs)
 			res.Runs = append(res.Runs, *run)

@@ -33,13 +33,10 @@ func (s *shardFlags) sharding() (runner.Sharding, error) {
 	if s.part.set && s.part0.set {
 		return runner.Sharding{}, usageErr("give --shard or --shard0, not both")
 	}
-	part := s.part.shard
-	if s.part0.set {
-		part = s.part0.shard
-	}
 	if s.every != 0 && !s.startAt.set {
 		return runner.Sharding{}, usageErr("--run-every needs --start-at")
 	}
+	part := map[bool]load.Shard{false: s.part.shard, true: s.part0.shard}[s.part0.set]
 	return runner.Sharding{Part: part, StartAt: s.startAt.t, Every: s.every}, nil
 }
 
@@ -66,11 +63,8 @@ func (v *shardValue) Set(s string) error {
 	if v.zeroBased {
 		i++
 	}
-	switch {
-	case (n < 1 || i < 1 || i > n) && v.zeroBased:
-		return fmt.Errorf("%q: want K/N with 0 ≤ K < N", s)
-	case n < 1 || i < 1 || i > n:
-		return fmt.Errorf("%q: want I/N with 1 ≤ I ≤ N", s)
+	if n < 1 || i < 1 || i > n {
+		return fmt.Errorf("%q: want %s", s, map[bool]string{true: "K/N with 0 ≤ K < N", false: "I/N with 1 ≤ I ≤ N"}[v.zeroBased])
 	}
 	v.shard, v.set = load.Shard{Index: i, Count: n}, true
 	return nil

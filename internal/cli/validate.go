@@ -102,11 +102,8 @@ func describeLoad(line lineFunc, cfg *config.Config) {
 		line("load", "%s, output %s", cfg.Load.Command.String(), cfg.Load.Output)
 	} else {
 		for _, ph := range cfg.Load.RunPhases() {
-			l, model := ph.Load, fmt.Sprintf("closed, %d virtual users", ph.Load.VUs)
-			if l.Model == config.ModelOpen {
-				model = fmt.Sprintf("open, %s (max_inflight %d)", l.Rate, l.MaxInflight)
-			}
-			name := map[bool]string{true: "load", false: "phase " + ph.Name}[ph.Name == ""]
+			l, name := ph.Load, map[bool]string{true: "load", false: "phase " + ph.Name}[ph.Name == ""]
+			model := map[bool]string{false: fmt.Sprintf("closed, %d virtual users", l.VUs), true: fmt.Sprintf("open, %s (max_inflight %d)", l.Rate, l.MaxInflight)}[l.Model == config.ModelOpen]
 			line("", "%s: %s; %s warm-up + %s measured", name, model, l.Warmup, l.Duration)
 		}
 		line("runs", "%d of about %s of load each (resets, verifies, drains and starts come on top)", cfg.Load.Runs, cfg.Load.RunTime())
@@ -148,11 +145,8 @@ func describeAB(line lineFunc, cfg *config.Config, ab config.AB) {
 		line("unit", "a block: %d to %d; in a block each phase measures each side in %d windows of %s, each after a %s warm-up (the phase's warm-up first, longer in the first block while the sides still get faster); %s",
 			ab.MinBlocks, ab.MaxBlocks, shape.Windows, shape.Window, ab.WindowWarmup, how)
 	}
-	budget := fmt.Sprintf("at most %d %s", ab.MaxBlocks, plural.Of(ab.MaxBlocks, "block", "blocks"))
-	if ab.MaxTime > 0 {
-		budget += fmt.Sprintf(" or max_time %s (builds not counted), whichever comes first", ab.MaxTime)
-	}
-	line("budget", "%s; a clear verdict ends the job sooner", budget)
+	budget := map[bool]string{true: fmt.Sprintf(" or max_time %s (builds not counted), whichever comes first", ab.MaxTime)}[ab.MaxTime > 0]
+	line("budget", "at most %d %s%s; a clear verdict ends the job sooner", ab.MaxBlocks, plural.Of(ab.MaxBlocks, "block", "blocks"), budget)
 }
 
 // describeSide says what an A/B side is built and started from, or
