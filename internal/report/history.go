@@ -398,9 +398,7 @@ func WriteHistoryHTML(w io.Writer, in HistoryInput) error {
 		if m.Alpha > 0 && p.Alpha == "" {
 			p.Alpha = strconv.FormatFloat(m.Alpha, 'g', 3, 64)
 		}
-		for _, c := range m.Changes {
-			p.Changes = append(p.Changes, changeRow(in, m, c, false))
-		}
+		p.Changes = append(p.Changes, mapped(m.Changes, func(c gate.HistoryChange) historyChangeRow { return changeRow(in, m, c, false) })...)
 		if m.Seen != nil {
 			p.Changes = append(p.Changes, changeRow(in, m, *m.Seen, true))
 		}
