@@ -267,10 +267,8 @@ func (d *mdDoc) details(summary, head string, rows []string) {
 // verdict: each line of the error (it may quote a config) through mdText.
 func NoVerdictMarkdown(name string, code int, err error) string {
 	var lines strings.Builder
-	for i, line := range strings.Split(fmt.Sprint(err), "\n") {
-		if i == maxListItems {
-			break
-		}
+	all := strings.Split(fmt.Sprint(err), "\n")
+	for _, line := range all[:min(len(all), maxListItems)] {
 		if line = mdText(line); line != "" {
 			lines.WriteString("- " + line + "\n")
 		}
