@@ -88,9 +88,8 @@ func (p provenanceFlags) provenance(getenv func(string) string) baseline.Provena
 	return pr
 }
 
-// fromGit is provenance with the commit and ref left empty filled from the
-// git checkout; it says what it took (uncommitted changes included), or why
-// nothing.
+// fromGit is provenance with the commit and ref left empty filled from the git checkout; it says what it took
+// (uncommitted changes included), or why nothing.
 func (p provenanceFlags) fromGit(ctx context.Context, e env, git baseline.Git) baseline.Provenance {
 	pr := p.provenance(e.getenv)
 	if pr.Commit != "" && pr.Ref != "" {

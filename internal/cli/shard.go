@@ -13,8 +13,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/runner"
 )
 
-// shardFlags are the flags of `tailgate run` that make it one shard of a
-// load offered by several processes.
+// shardFlags are the flags of `tailgate run` that make it one shard of a load offered by several processes.
 type shardFlags struct {
 	part, part0 shardValue
 	startAt     timeValue
@@ -89,15 +88,13 @@ func (v *timeValue) Set(s string) (err error) {
 	return err
 }
 
-// parseTime reads RFC 3339 ("2026-11-29T21:00:00Z") or Unix seconds
-// ("1795986000", "1795986000.25").
+// parseTime reads RFC 3339 ("2026-11-29T21:00:00Z") or Unix seconds ("1795986000", "1795986000.25").
 func parseTime(s string) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t.UTC(), nil
 	}
-	// Read digit by digit, not as a float: every shard must get the same
-	// instant to the nanosecond from the same text.
+	// Read digit by digit, not as a float: every shard must get the same instant to the nanosecond from the same text.
 	bad := fmt.Errorf("%q: want an RFC 3339 time (2026-11-29T21:00:00Z) or Unix seconds", s)
 	whole, frac, _ := strings.Cut(s, ".")
 	secs, err := strconv.ParseInt(whole, 10, 64)

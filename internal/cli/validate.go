@@ -149,8 +149,7 @@ func describeAB(line lineFunc, cfg *config.Config, ab config.AB) {
 	line("budget", "at most %d %s%s; a clear verdict ends the job sooner", ab.MaxBlocks, plural.Of(ab.MaxBlocks, "block", "blocks"), budget)
 }
 
-// describeSide says what an A/B side is built and started from, or
-// where it comes from when the file leaves it empty.
+// describeSide says what an A/B side is built and started from, or where it comes from when the file leaves it empty.
 func describeSide(s config.ABSide, empty string) string {
 	var parts []string
 	if s.Ref != "" {
