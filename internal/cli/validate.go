@@ -77,10 +77,7 @@ func describeBenchmark(w io.Writer, cfg *config.Config) {
 func describeTarget(t config.Target) string {
 	s := t.URL
 	if t.Start != nil {
-		s += ", started by: " + t.Start.Command.String()
-		if t.Start.Dir != "" {
-			s += " (in " + t.Start.Dir + ")"
-		}
+		s += ", started by: " + t.Start.Command.String() + map[bool]string{true: " (in " + t.Start.Dir + ")"}[t.Start.Dir != ""]
 	}
 	if t.Ready != nil {
 		s += ", ready at GET " + t.Ready.Path
