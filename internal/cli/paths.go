@@ -11,14 +11,10 @@ import (
 // baselinePath is where a benchmark's baseline lives unless a flag says
 // otherwise: the config's gate.baseline, else baselines/<name>.json.
 func baselinePath(flag string, cfg *config.Config, benchmark string) string {
-	switch {
-	case flag != "":
-		return flag
-	case cfg != nil && cfg.Gate.Baseline != "":
-		return cfg.Gate.Baseline
-	default:
-		return "baselines/" + benchmark + ".json"
+	if cfg != nil {
+		flag = cmp.Or(flag, cfg.Gate.Baseline)
 	}
+	return cmp.Or(flag, "baselines/"+benchmark+".json")
 }
 
 // demoBaselinePath is the demo baseline of one benchmark definition (config.DefinitionHash): trying another --duration,
