@@ -469,13 +469,10 @@ func (p *historyPage) addChain(in HistoryInput) error {
 			continue
 		}
 		shown = append(shown, m)
-		row := historyChainRow{Metric: m.Meta.Label, Culprits: "none", Level: "—", Creep: creepText(m)}
+		row := historyChainRow{Metric: m.Meta.Label, Culprits: "none", Level: "—", Creep: creepText(m),
+			Class: map[bool]string{true: "regression"}[(len(m.Culprits) > 0 && !m.Undone) || m.Creep.Worse]}
 		if len(m.Culprits) > 0 {
-			row.Culprits = strings.Join(culpritTexts(in, m), "; ")
-			row.Level = levelState(m) + ": " + creepStep(m.Meta, m.Level)
-		}
-		if (len(m.Culprits) > 0 && !m.Undone) || m.Creep.Worse {
-			row.Class = "regression"
+			row.Culprits, row.Level = strings.Join(culpritTexts(in, m), "; "), levelState(m)+": "+creepStep(m.Meta, m.Level)
 		}
 		p.Chain = append(p.Chain, row)
 		chainFigure(&figs, in, m)
