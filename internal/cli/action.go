@@ -62,17 +62,12 @@ func newActionRun(e env, args []string) (*actionRun, error) {
 	if inErr != nil {
 		return a, pipeline.Usage.Wrap(inErr)
 	}
-	job, err := ci.Detect(e.getenv)
-	if err != nil {
+	var err error
+	if a.job, err = ci.Detect(e.getenv); err != nil {
 		return a, pipeline.Runtime.Wrap(err)
 	}
-	a.job = job
-	cfg, err := config.LoadFile(in.Config)
-	if err != nil {
-		return a, pipeline.Usage.Wrap(err)
-	}
-	a.cfg = cfg
-	return a, nil
+	a.cfg, err = config.LoadFile(in.Config) // nil with an error
+	return a, pipeline.Usage.Wrap(err)
 }
 
 // end leaves a trace (annotation, job summary, verdict=error) of every failure but a regression, whose report is
