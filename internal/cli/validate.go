@@ -112,11 +112,8 @@ func describeLoad(line lineFunc, cfg *config.Config) {
 	if st != nil && len(st.VU) > 0 { // how often the vu steps run: each phase's virtual users or workers
 		var users []string
 		for _, ph := range cfg.Load.RunPhases() {
-			n, who := ph.Load.VUs, "virtual users"
-			if ph.Load.Model == config.ModelOpen {
-				n, who = ph.Load.MaxInflight, "workers (max_inflight)"
-			}
-			users = append(users, strings.TrimSuffix(fmt.Sprintf("%d %s in %s", n, who, ph.Name), " in "))
+			who := map[bool]string{false: fmt.Sprintf("%d virtual users", ph.Load.VUs), true: fmt.Sprintf("%d workers (max_inflight)", ph.Load.MaxInflight)}[ph.Load.Model == config.ModelOpen]
+			users = append(users, strings.TrimSuffix(who+" in "+ph.Name, " in "))
 		}
 		line("setup", "vu: %s, once per virtual user or open-model worker (not measured): %s", describeSteps(st.VU), strings.Join(users, ", "))
 	}
