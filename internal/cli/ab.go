@@ -48,9 +48,7 @@ func (f abFlags) apply(cfg *config.Config) error {
 	if f.maxBlocks == 0 && f.maxTime == 0 && f.windows == 0 && f.window == 0 {
 		return nil
 	}
-	if cfg.AB == nil {
-		cfg.AB = config.DefaultAB()
-	}
+	cfg.AB = cmp.Or(cfg.AB, config.DefaultAB())
 	if f.maxBlocks > 0 && f.maxBlocks < cfg.AB.MinBlocks {
 		return usageErr("--max-blocks %d is below ab.min_blocks (%d)", f.maxBlocks, cfg.AB.MinBlocks)
 	}

@@ -17,8 +17,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/publish"
 )
 
-// forkNote says once, in the report and as a warning, why a fork PR gets
-// no comment.
+// forkNote says once, in the report and as a warning, why a fork PR gets no comment.
 const forkNote = "this pull request comes from a fork, whose token cannot comment: the report is in the job summary (docs/github-action.md shows the workflow_run pattern that comments on fork PRs)"
 
 type actionRun struct {
@@ -63,23 +62,17 @@ func newActionRun(e env, args []string) (*actionRun, error) {
 	if inErr != nil {
 		return a, pipeline.Usage.Wrap(inErr)
 	}
-	job, err := ci.Detect(e.getenv)
-	if err != nil {
+	var err error
+	if a.job, err = ci.Detect(e.getenv); err != nil {
 		return a, pipeline.Runtime.Wrap(err)
 	}
-	a.job = job
-	cfg, err := config.LoadFile(in.Config)
-	if err != nil {
-		return a, pipeline.Usage.Wrap(err)
-	}
-	a.cfg = cfg
-	return a, nil
+	a.cfg, err = config.LoadFile(in.Config) // nil with an error
+	return a, pipeline.Usage.Wrap(err)
 }
 
-// end leaves a trace (annotation, job summary, verdict=error) of every
-// failure but a regression, whose report is published. A child that wrote
-// the runner's command files fails even a pass (its figures are not to be
-// trusted); a regression stays exit 1, the tampering annotated.
+// end leaves a trace (annotation, job summary, verdict=error) of every failure but a regression, whose report is
+// published. A child that wrote the runner's command files fails even a pass (its figures are not to be trusted); a
+// regression stays exit 1, the tampering annotated.
 func (a *actionRun) end(err error) error {
 	if terr := a.rt.Tampered(); terr != nil {
 		if exitCode(err) == ExitRegression {
@@ -138,10 +131,9 @@ func (a *actionRun) run(ctx context.Context) error {
 	return usageErr("unknown mode %q", a.in.Mode)
 }
 
-// recordChain appends to the history the pushed commit judged against its
-// parent (the push's previous tip, else HEAD~1), a regression recorded,
-// not failed; with creep_since a second A/B measures the creep since that
-// ref in one job, which a product of many links under-reads.
+// recordChain appends to the history the pushed commit judged against its parent (the push's previous tip, else
+// HEAD~1), a regression recorded, not failed; with creep_since a second A/B measures the creep since that ref in one
+// job, which a product of many links under-reads.
 func (a *actionRun) recordChain(ctx context.Context, env pipeline.Env) error {
 	parent := a.job.Before
 	if parent == "" || strings.Trim(parent, "0") == "" {
@@ -197,9 +189,8 @@ func (a *actionRun) baselinePath(pol *pipeline.Policy) string {
 	return baselinePath(a.in.Baseline, a.cfg, a.cfg.Name)
 }
 
-// trustsBase reports whether the step reads what it is judged against
-// from the PR's base commit: on a pull request, unless baseline_from is
-// workspace (with branch:NAME the policy still comes from the base).
+// trustsBase reports whether the step reads what it is judged against from the PR's base commit: on a pull request,
+// unless baseline_from is workspace (with branch:NAME the policy still comes from the base).
 func (a *actionRun) trustsBase() bool {
 	from := a.in.BaselineFrom
 	_, isBranch := from.Branch()
@@ -228,9 +219,8 @@ func (a *actionRun) policy(ctx context.Context) (*pipeline.Policy, error) {
 	return pol, nil
 }
 
-// baselineSource is where the inputs say the baseline is read from: on a
-// pull request, by default the PR's base commit, so that a PR cannot edit
-// the baseline it is judged against.
+// baselineSource is where the inputs say the baseline is read from: on a pull request, by default the PR's base commit,
+// so that a PR cannot edit the baseline it is judged against.
 func (a *actionRun) baselineSource(path string) (baseline.Source, error) {
 	from := a.in.BaselineFrom
 	switch branch, isBranch := from.Branch(); {
@@ -245,8 +235,7 @@ func (a *actionRun) baselineSource(path string) (baseline.Source, error) {
 	return baseline.FileSource{Path: path, Name: path + " in the checkout"}, nil
 }
 
-// publish hands the judged comparison to every channel the runner offers;
-// the step ends as the fail_* inputs say.
+// publish hands the judged comparison to every channel the runner offers; the step ends as the fail_* inputs say.
 func (a *actionRun) publish(ctx context.Context, j pipeline.Judged) error {
 	if a.job.PR > 0 && a.job.ReadOnlyToken && a.in.Comment != ci.CommentNever {
 		j.Notes = append(j.Notes, forkNote)

@@ -35,8 +35,7 @@ func cmdCheck(ctx context.Context, e env, args []string) error {
 	return conclude(ctx, j, rf.failOn(false), rf.publishers(e)...)
 }
 
-// workdirTags are the release tags of the repository tailgate runs in,
-// which gate.creep compares with.
+// workdirTags are the release tags of the repository tailgate runs in, which gate.creep compares with.
 var workdirTags = baseline.GitTags{Dir: ".", Git: baseline.ExecGit{}}
 
 // benchInput is the config and, with --result, that file's runs (the

@@ -13,9 +13,8 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/target"
 )
 
-// supervisorCommand is the hidden subcommand every child runs under
-// (target.Supervise), which ends the child when tailgate dies, even by
-// SIGKILL, and outlives the SIGTERM to the group to report its end.
+// supervisorCommand is the hidden subcommand every child runs under (target.Supervise), which ends the child when
+// tailgate dies, even by SIGKILL, and outlives the SIGTERM to the group to report its end.
 const supervisorCommand = "supervise"
 
 func cmdSupervise(_ context.Context, _ env, args []string) error {
@@ -28,8 +27,7 @@ func cmdSupervise(_ context.Context, _ env, args []string) error {
 // errQuiet ends a command with its exit code and no message.
 var errQuiet = errors.New("exit without a message")
 
-// statusError ends the process with a given status and no message (the
-// supervisor's command's own).
+// statusError ends the process with a given status and no message (the supervisor's command's own).
 type statusError int
 
 func (s statusError) Error() string { return errQuiet.Error() }
@@ -74,8 +72,7 @@ const (
 	targetOutputLive = "live"
 )
 
-// targetOutput is --target-output: the target's output goes to its log
-// file, and with "live" also to stderr.
+// targetOutput is --target-output: the target's output goes to its log file, and with "live" also to stderr.
 type targetOutput string
 
 func (t *targetOutput) String() string { return string(*t) }

@@ -20,8 +20,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/report"
 )
 
-// maxPRFileBytes bounds the PR number file of an artifact; maxPRNumber is
-// the largest number --pr and --pr-file accept.
+// maxPRFileBytes bounds the PR number file of an artifact; maxPRNumber is the largest number --pr and --pr-file accept.
 const (
 	maxPRFileBytes = 32
 	maxPRNumber    = 1<<31 - 1
@@ -35,9 +34,8 @@ type commentFlags struct {
 	pr     int
 }
 
-// cmdComment upserts the sticky PR comment of a report.json in a
-// workflow_run job: the report and PR number a fork uploaded are
-// untrusted, validated and never executed, the Markdown rendered here.
+// cmdComment upserts the sticky PR comment of a report.json in a workflow_run job: the report and PR number a fork
+// uploaded are untrusted, validated and never executed, the Markdown rendered here.
 func cmdComment(ctx context.Context, e env, args []string) error {
 	f, err := parseCommentFlags(e, args)
 	if err != nil {

@@ -138,8 +138,7 @@ func demoAB(ctx context.Context, e env, f demoFlags, head *config.Config) error 
 	if err := f.budget.apply(head); err != nil {
 		return err
 	}
-	// With --aa both sides are the clean build, each its own process, as
-	// a real A/B's two builds are.
+	// With --aa both sides are the clean build, each its own process, as a real A/B's two builds are.
 	o := pipeline.ABOptions{Config: head, AA: f.aa, TwoProcesses: true, ResultPath: f.out, NoisePath: f.budget.noise, NoiseDefault: DefaultNoisePath(e.getenv)}
 	j, err := pipeline.AB(ctx, e.pipelineEnv(head, f.bench.quiet), o)
 	if err != nil {

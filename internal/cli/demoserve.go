@@ -7,8 +7,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/demo"
 )
 
-// cmdDemoServe runs the demo service until interrupted: the target
-// process `tailgate demo` starts.
+// cmdDemoServe runs the demo service until interrupted: the target process `tailgate demo` starts.
 func cmdDemoServe(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet("demo-serve", "demo-serve --addr 127.0.0.1:PORT [--slowdown 30%] [--async] [--auth]", e.stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `address` (loopback)")

@@ -42,8 +42,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	return usageErr("%v", err)
 }
 
-// removedFlags are flags retired after a release of warnings, with what
-// replaced them (CHANGELOG.md).
+// removedFlags are flags retired after a release of warnings, with what replaced them (CHANGELOG.md).
 var removedFlags = map[string]string{
 	"max-pairs": "use --max-blocks",
 	"design":    "every A/B job follows one rule (docs/config.md#ab); leave it out",

@@ -19,8 +19,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/report"
 )
 
-// historySeed is the seed of the permutation tests: fixed, so that one
-// history always gives the same change points.
+// historySeed is the seed of the permutation tests: fixed, so that one history always gives the same change points.
 const historySeed = 22
 
 func cmdHistory(ctx context.Context, e env, args []string) error {
@@ -63,8 +62,7 @@ func cmdHistory(ctx context.Context, e env, args []string) error {
 	return nil
 }
 
-// sinceOf reads --since: a date (YYYY-MM-DD, UTC), else a git ref of the
-// checkout, resolved to its commit.
+// sinceOf reads --since: a date (YYYY-MM-DD, UTC), else a git ref of the checkout, resolved to its commit.
 func sinceOf(ctx context.Context, s string) (pipeline.Since, error) {
 	if s == "" {
 		return pipeline.Since{}, nil

@@ -27,10 +27,8 @@ func cmdImport(ctx context.Context, e env, args []string) error {
 	if len(files) == 0 {
 		return usageErr("import needs at least one file")
 	}
-	if *format != "" {
-		if _, ok := importer.Lookup(*format); !ok {
-			return usageErr("unknown --format %q; known: %s", *format, strings.Join(importer.Names(), ", "))
-		}
+	if _, ok := importer.Lookup(*format); *format != "" && !ok {
+		return usageErr("unknown --format %q; known: %s", *format, strings.Join(importer.Names(), ", "))
 	}
 	res := &result.File{Schema: result.SchemaVersion, Benchmark: cmp.Or(*name, "imported"), Created: time.Now().UTC()}
 	var formats []string
@@ -45,10 +43,7 @@ func cmdImport(ctx context.Context, e env, args []string) error {
 		if !slices.Contains(formats, im.Format) {
 			formats = append(formats, im.Format)
 		}
-		how := "detected " + im.Format
-		if *format != "" {
-			how = "read as " + im.Format + " (--format)"
-		}
+		how := map[bool]string{true: "detected " + im.Format, false: "read as " + im.Format + " (--format)"}[*format == ""]
 		for _, run := range im.Runs {
 			run.Index = len(res.Runs)
 			res.Runs = append(res.Runs, *run)

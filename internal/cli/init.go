@@ -71,11 +71,8 @@ func (f initFlags) render() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	name := f.name
-	if name == "" {
-		wd, _ := os.Getwd()
-		name = cmp.Or(filepath.Base(wd), "service")
-	}
+	wd, _ := os.Getwd()
+	name := cmp.Or(f.name, filepath.Base(wd), "service")
 	var b strings.Builder
 	err = initTemplate.Execute(&b, map[string]string{"Out": f.out, "Name": name, "Base": base, "Start": f.start, "Ready": ready, "Build": f.build, "Path": path})
 	return b.String(), err
@@ -84,12 +81,7 @@ func (f initFlags) render() (string, error) {
 // target is what --url (or its default) names: the base URL, the step's
 // path with its query, and the readiness path (--ready, else the step's).
 func (f initFlags) target() (base, path, ready string, err error) {
-	if f.url == "" {
-		f.url = "http://127.0.0.1:8080/"
-		if f.start != "" {
-			f.url = "http://127.0.0.1:{{port}}/"
-		}
-	}
+	f.url = cmp.Or(f.url, map[bool]string{true: "http://127.0.0.1:8080/", false: "http://127.0.0.1:{{port}}/"}[f.start == ""])
 	u, err := url.Parse(strings.ReplaceAll(f.url, "{{port}}", "1"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", "", "", usageErr("--url: want an http URL such as http://127.0.0.1:{{port}}/items, got %q", f.url)

@@ -1,9 +1,7 @@
-// Package cli owns the tailgate command line: each subcommand turns its
-// flags (or, for `tailgate action`, the Action's inputs) into the options of
-// a pipeline use case, runs it, hands the result to its publishers, and maps
-// the error's kind to the exit code. It is the only package that touches the
-// process (arguments, environment, signals), and the one place where the
-// outside systems are wired in (the GitHub client, the git runner).
+// Package cli owns the tailgate command line: each subcommand turns its flags (or, for `tailgate action`, the Action's
+// inputs) into the options of a pipeline use case, runs it, hands the result to its publishers, and maps the error's
+// kind to the exit code. It is the only package that touches the process (arguments, environment, signals), and the one
+// place where the outside systems are wired in (the GitHub client, the git runner).
 package cli
 
 import (
@@ -60,15 +58,13 @@ var commands = map[string]command{
 	"demo-serve":      {"", cmdDemoServe},
 }
 
-// Main runs tailgate with args (without the program name) and returns the
-// process exit code. Both streams are guarded first (ci.Guard), everywhere
-// (a container's output reaches a job log unannounced): nothing tailgate
-// prints can form a workflow command; only a ci.Runtime issues them.
+// Main runs tailgate with args (without the program name) and returns the process exit code. Both streams are guarded
+// first (ci.Guard), everywhere (a container's output reaches a job log unannounced): nothing tailgate prints can form a
+// workflow command; only a ci.Runtime issues them.
 func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) (code int) {
 	stdout, stderr = ci.NewGuard(stdout), ci.NewGuard(stderr)
 	defer func() {
-		// A bug must not exit 2 (Go's for a panic, tailgate's for bad
-		// input); one line says what broke and where.
+		// A bug must not exit 2 (Go's for a panic, tailgate's for bad input); one line says what broke and where.
 		if p := recover(); p != nil {
 			fmt.Fprintf(stderr, "tailgate: internal error (a bug in tailgate; please report it): %v, in %s\n", p, bug.Site())
 			code = ExitRuntime

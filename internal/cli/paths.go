@@ -11,26 +11,20 @@ import (
 // baselinePath is where a benchmark's baseline lives unless a flag says
 // otherwise: the config's gate.baseline, else baselines/<name>.json.
 func baselinePath(flag string, cfg *config.Config, benchmark string) string {
-	switch {
-	case flag != "":
-		return flag
-	case cfg != nil && cfg.Gate.Baseline != "":
-		return cfg.Gate.Baseline
-	default:
-		return "baselines/" + benchmark + ".json"
+	if cfg != nil {
+		flag = cmp.Or(flag, cfg.Gate.Baseline)
 	}
+	return cmp.Or(flag, "baselines/"+benchmark+".json")
 }
 
-// demoBaselinePath is the demo baseline of one benchmark definition
-// (config.DefinitionHash): trying another --duration, --warmup or --rate
-// does not replace the baseline of another.
+// demoBaselinePath is the demo baseline of one benchmark definition (config.DefinitionHash): trying another --duration,
+// --warmup or --rate does not replace the baseline of another.
 func demoBaselinePath(getenv func(string) string, hash string) string {
 	return filepath.Join(cmp.Or(cacheDir(getenv), "baselines"), "demo-baseline-"+shortHash(hash)+".json")
 }
 
-// DefaultNoisePath is the noise file an A/B job keeps when the benchmark
-// names none, so that later jobs on a machine pool the noise of earlier
-// ones; "" where there is no cache directory (the job then keeps none).
+// DefaultNoisePath is the noise file an A/B job keeps when the benchmark names none, so that later jobs on a machine
+// pool the noise of earlier ones; "" where there is no cache directory (the job then keeps none).
 func DefaultNoisePath(getenv func(string) string) string {
 	if dir := cacheDir(getenv); dir != "" {
 		return filepath.Join(dir, "noise.json")

@@ -29,8 +29,7 @@ func (r reportFlags) publishers(e env) []publish.Publisher {
 		publish.HTML{Path: r.htmlPath}}
 }
 
-// failOn: a regression fails, an inconclusive verdict when asked; an A/A
-// run measures noise, and has nothing to fail.
+// failOn: a regression fails, an inconclusive verdict when asked; an A/A run measures noise, and has nothing to fail.
 func (r reportFlags) failOn(aa bool) pipeline.FailOn {
 	if aa {
 		return pipeline.FailOn{}

@@ -16,8 +16,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/runner"
 )
 
-// newProgress is a bar per run on a terminal, one line per run elsewhere,
-// nothing when quiet.
+// newProgress is a bar per run on a terminal, one line per run elsewhere, nothing when quiet.
 func newProgress(e env, cfg *config.Config, quiet bool) runner.Observer {
 	if quiet || cfg == nil {
 		return nil
@@ -47,8 +46,7 @@ func (p *lineProgress) RunStarted(run, runs int, label string) {
 	}
 }
 
-// runName is "run 3 of 10", in A/B "pair 2 of at most 20 (head)" (the
-// label names the side) or "block 2 of at most 12".
+// runName is "run 3 of 10", in A/B "pair 2 of at most 20 (head)" (the label names the side) or "block 2 of at most 12".
 func runName(run, runs int, label string) string {
 	if label == runner.BlockLabel { // the block designs report whole blocks
 		return fmt.Sprintf("block %d of at most %d", run+1, runs)

@@ -88,9 +88,8 @@ func (p provenanceFlags) provenance(getenv func(string) string) baseline.Provena
 	return pr
 }
 
-// fromGit is provenance with the commit and ref left empty filled from the
-// git checkout; it says what it took (uncommitted changes included), or why
-// nothing.
+// fromGit is provenance with the commit and ref left empty filled from the git checkout; it says what it took
+// (uncommitted changes included), or why nothing.
 func (p provenanceFlags) fromGit(ctx context.Context, e env, git baseline.Git) baseline.Provenance {
 	pr := p.provenance(e.getenv)
 	if pr.Commit != "" && pr.Ref != "" {
@@ -130,10 +129,8 @@ func recordLink(ctx context.Context, e env, cfg *config.Config, j pipeline.Judge
 		return err
 	}
 	n := len(hist.Jobs)
-	against := "its parent"
-	if n > 0 && strings.HasSuffix(hist.Jobs[n-1].Job, "/ab"+pipeline.SpanJobSuffix) {
-		against = "an earlier point of main's chain than its last link (a span: tailgate history reads the creep since it from this one job),"
-	}
+	span := n > 0 && strings.HasSuffix(hist.Jobs[n-1].Job, "/ab"+pipeline.SpanJobSuffix)
+	against := map[bool]string{false: "its parent", true: "an earlier point of main's chain than its last link (a span: tailgate history reads the creep since it from this one job),"}[span]
 	fmt.Fprintf(e.stdout, "appended the A/B of %.12s against %s %.12s to the history %s (%d %s)\n", pr.Commit, against, j.BaseCommit, path, n, plural.Of(n, "line", "lines"))
 	return nil
 }

@@ -41,8 +41,7 @@ func (b *benchFlags) load() (*config.Config, error) {
 	return cfg, nil
 }
 
-// check refuses a negative --warmup (--runs and --duration refuse theirs
-// as they are parsed).
+// check refuses a negative --warmup (--runs and --duration refuse theirs as they are parsed).
 func (b *benchFlags) check() error {
 	if b.warmup.set && b.warmup.d < 0 {
 		return usageErr("--warmup must not be negative")

@@ -13,8 +13,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/runner"
 )
 
-// shardFlags are the flags of `tailgate run` that make it one shard of a
-// load offered by several processes.
+// shardFlags are the flags of `tailgate run` that make it one shard of a load offered by several processes.
 type shardFlags struct {
 	part, part0 shardValue
 	startAt     timeValue
@@ -33,13 +32,10 @@ func (s *shardFlags) sharding() (runner.Sharding, error) {
 	if s.part.set && s.part0.set {
 		return runner.Sharding{}, usageErr("give --shard or --shard0, not both")
 	}
-	part := s.part.shard
-	if s.part0.set {
-		part = s.part0.shard
-	}
 	if s.every != 0 && !s.startAt.set {
 		return runner.Sharding{}, usageErr("--run-every needs --start-at")
 	}
+	part := map[bool]load.Shard{false: s.part.shard, true: s.part0.shard}[s.part0.set]
 	return runner.Sharding{Part: part, StartAt: s.startAt.t, Every: s.every}, nil
 }
 
@@ -66,11 +62,8 @@ func (v *shardValue) Set(s string) error {
 	if v.zeroBased {
 		i++
 	}
-	switch {
-	case (n < 1 || i < 1 || i > n) && v.zeroBased:
-		return fmt.Errorf("%q: want K/N with 0 ≤ K < N", s)
-	case n < 1 || i < 1 || i > n:
-		return fmt.Errorf("%q: want I/N with 1 ≤ I ≤ N", s)
+	if n < 1 || i < 1 || i > n {
+		return fmt.Errorf("%q: want %s", s, map[bool]string{true: "K/N with 0 ≤ K < N", false: "I/N with 1 ≤ I ≤ N"}[v.zeroBased])
 	}
 	v.shard, v.set = load.Shard{Index: i, Count: n}, true
 	return nil
@@ -95,15 +88,13 @@ func (v *timeValue) Set(s string) (err error) {
 	return err
 }
 
-// parseTime reads RFC 3339 ("2026-11-29T21:00:00Z") or Unix seconds
-// ("1795986000", "1795986000.25").
+// parseTime reads RFC 3339 ("2026-11-29T21:00:00Z") or Unix seconds ("1795986000", "1795986000.25").
 func parseTime(s string) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t.UTC(), nil
 	}
-	// Read digit by digit, not as a float: every shard must get the same
-	// instant to the nanosecond from the same text.
+	// Read digit by digit, not as a float: every shard must get the same instant to the nanosecond from the same text.
 	bad := fmt.Errorf("%q: want an RFC 3339 time (2026-11-29T21:00:00Z) or Unix seconds", s)
 	whole, frac, _ := strings.Cut(s, ".")
 	secs, err := strconv.ParseInt(whole, 10, 64)

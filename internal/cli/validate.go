@@ -37,27 +37,17 @@ func cmdValidate(_ context.Context, e env, args []string) error {
 	return nil
 }
 
+// lineFunc writes one line of the description: a key, then the formatted value.
+type lineFunc func(k, format string, a ...any)
+
 func describeBenchmark(w io.Writer, cfg *config.Config) {
 	line := func(k, format string, a ...any) { fmt.Fprintf(w, "  %-10s "+format+"\n", append([]any{k}, a...)...) }
 	line("benchmark", "%s", cfg.Name)
 	if t := cfg.Target; t.URL == "" {
 		line("target", "none at the top level: each A/B side names its own")
 	} else {
-		target := t.URL
-		if t.Start != nil {
-			target += ", started by: " + t.Start.Command.String()
-			if t.Start.Dir != "" {
-				target += " (in " + t.Start.Dir + ")"
-			}
-		}
-		if t.Ready != nil {
-			target += ", ready at GET " + t.Ready.Path
-		}
-		line("target", "%s", target)
-		line("measured", "%s", describeMeasured(t))
-		if len(t.Counters) > 0 {
-			line("counters", "%s", describeCounters(t.Counters))
-		}
+		line("target", "%s", describeTarget(t))
+		describeParts(line, t)
 	}
 	if b := cfg.Build; b != nil {
 		line("build", "%s", b.Command.String())
@@ -70,38 +60,7 @@ func describeBenchmark(w io.Writer, cfg *config.Config) {
 		ds = append(ds, "verified by "+describeAction(v.Action))
 	}
 	line("dataset", "%s", cmp.Or(strings.Join(ds, "; "), "no reset: every run starts from what the last one left"))
-	if cfg.Load.Engine == config.EngineCommand {
-		line("load", "%s, output %s", cfg.Load.Command.String(), cfg.Load.Output)
-	} else {
-		for _, ph := range cfg.Load.RunPhases() {
-			name := "phase " + ph.Name
-			if ph.Name == "" {
-				name = "load"
-			}
-			l, model := ph.Load, fmt.Sprintf("closed, %d virtual users", ph.Load.VUs)
-			if l.Model == config.ModelOpen {
-				model = fmt.Sprintf("open, %s (max_inflight %d)", l.Rate, l.MaxInflight)
-			}
-			line("", "%s: %s; %s warm-up + %s measured", name, model, l.Warmup, l.Duration)
-		}
-		line("runs", "%d of about %s of load each (resets, verifies, drains and starts come on top)", cfg.Load.Runs, cfg.Load.RunTime())
-	}
-	if st := cfg.Setup; st != nil {
-		if len(st.Run) > 0 {
-			line("setup", "run: %s, once per run before the warm-up (not measured)", describeSteps(st.Run))
-		}
-		if len(st.VU) > 0 { // how often the vu steps run: each phase's virtual users or workers
-			var users []string
-			for _, ph := range cfg.Load.RunPhases() {
-				n, who := ph.Load.VUs, "virtual users"
-				if ph.Load.Model == config.ModelOpen {
-					n, who = ph.Load.MaxInflight, "workers (max_inflight)"
-				}
-				users = append(users, strings.TrimSuffix(fmt.Sprintf("%d %s in %s", n, who, ph.Name), " in "))
-			}
-			line("setup", "vu: %s, once per virtual user or open-model worker (not measured): %s", describeSteps(st.VU), strings.Join(users, ", "))
-		}
-	}
+	describeLoad(line, cfg)
 	if f := cfg.Feed; f != nil {
 		per := map[string]string{config.FeedPerVU: "each virtual user", config.FeedPerIteration: "each iteration"}[f.Per]
 		end := map[string]string{config.FeedWrap: "then start again at the first", config.FeedFail: "then fail the run"}[f.AtEnd]
@@ -111,37 +70,80 @@ func describeBenchmark(w io.Writer, cfg *config.Config) {
 		line("scenario", "%s: %d %s, weight %d", sc.Name, len(sc.Steps), plural.Of(len(sc.Steps), "step", "steps"), sc.Weight)
 	}
 	if ab := cfg.AB; ab != nil {
-		line("A/B base", "%s", describeSide(ab.Base, "the PR's base commit in the Action, or tailgate ab --base-ref"))
-		line("A/B head", "%s", describeSide(ab.Head, "the working tree, started as target says"))
-		for i, s := range []config.ABSide{ab.Base, ab.Head} {
-			if t, name := s.TargetOr(cfg.Target), [2]string{"base", "head"}[i]; s.HasTarget() {
-				line("", "%s measured: %s", name, describeMeasured(t))
-				if len(t.Counters) > 0 {
-					line("", "%s counters: %s", name, describeCounters(t.Counters))
-				}
-			}
-		}
-		shape := pipeline.ABShape(cfg, *ab)
-		if !shape.Blocks() {
-			line("unit", "a pair of whole runs, one side at a time, as %s; %s; %d to %d blocks", shape.WholeRuns, ab.Order, ab.MinBlocks, ab.MaxBlocks)
-		} else {
-			how := "an open phase loads both sides at once; a closed one, measured both ways in the first block, loads them at once in the later blocks only where that changed neither side's CPU per iteration (nor the ratio of iterations/s where gated), else alternates"
-			if shape.Alternate != "" {
-				how = "every phase alternates between the sides, as " + shape.Alternate
-			}
-			line("unit", "a block: %d to %d; in a block each phase measures each side in %d windows of %s, each after a %s warm-up (the phase's warm-up first, longer in the first block while the sides still get faster); %s",
-				ab.MinBlocks, ab.MaxBlocks, shape.Windows, shape.Window, ab.WindowWarmup, how)
-		}
-		budget := fmt.Sprintf("at most %d %s", ab.MaxBlocks, plural.Of(ab.MaxBlocks, "block", "blocks"))
-		if ab.MaxTime > 0 {
-			budget += fmt.Sprintf(" or max_time %s (builds not counted), whichever comes first", ab.MaxTime)
-		}
-		line("budget", "%s; a clear verdict ends the job sooner", budget)
+		describeAB(line, cfg, *ab)
 	}
 }
 
-// describeSide says what an A/B side is built and started from, or
-// where it comes from when the file leaves it empty.
+func describeTarget(t config.Target) string {
+	s := t.URL
+	if t.Start != nil {
+		s += ", started by: " + t.Start.Command.String() + map[bool]string{true: " (in " + t.Start.Dir + ")"}[t.Start.Dir != ""]
+	}
+	if t.Ready != nil {
+		s += ", ready at GET " + t.Ready.Path
+	}
+	return s
+}
+
+// describeParts says what of t is measured and which counters are read.
+func describeParts(line lineFunc, t config.Target) {
+	line("measured", "%s", describeMeasured(t))
+	if len(t.Counters) > 0 {
+		line("counters", "%s", describeCounters(t.Counters))
+	}
+}
+
+// describeLoad says how each phase loads the target and how long the runs take, then the setup steps.
+func describeLoad(line lineFunc, cfg *config.Config) {
+	if cfg.Load.Engine == config.EngineCommand {
+		line("load", "%s, output %s", cfg.Load.Command.String(), cfg.Load.Output)
+	} else {
+		for _, ph := range cfg.Load.RunPhases() {
+			l, name := ph.Load, map[bool]string{true: "load", false: "phase " + ph.Name}[ph.Name == ""]
+			model := map[bool]string{false: fmt.Sprintf("closed, %d virtual users", l.VUs), true: fmt.Sprintf("open, %s (max_inflight %d)", l.Rate, l.MaxInflight)}[l.Model == config.ModelOpen]
+			line("", "%s: %s; %s warm-up + %s measured", name, model, l.Warmup, l.Duration)
+		}
+		line("runs", "%d of about %s of load each (resets, verifies, drains and starts come on top)", cfg.Load.Runs, cfg.Load.RunTime())
+	}
+	st := cfg.Setup
+	if st != nil && len(st.Run) > 0 {
+		line("setup", "run: %s, once per run before the warm-up (not measured)", describeSteps(st.Run))
+	}
+	if st != nil && len(st.VU) > 0 { // how often the vu steps run: each phase's virtual users or workers
+		var users []string
+		for _, ph := range cfg.Load.RunPhases() {
+			who := map[bool]string{false: fmt.Sprintf("%d virtual users", ph.Load.VUs), true: fmt.Sprintf("%d workers (max_inflight)", ph.Load.MaxInflight)}[ph.Load.Model == config.ModelOpen]
+			users = append(users, strings.TrimSuffix(who+" in "+ph.Name, " in "))
+		}
+		line("setup", "vu: %s, once per virtual user or open-model worker (not measured): %s", describeSteps(st.VU), strings.Join(users, ", "))
+	}
+}
+
+// describeAB says what each A/B side is, what a block is and the budget.
+func describeAB(line lineFunc, cfg *config.Config, ab config.AB) {
+	line("A/B base", "%s", describeSide(ab.Base, "the PR's base commit in the Action, or tailgate ab --base-ref"))
+	line("A/B head", "%s", describeSide(ab.Head, "the working tree, started as target says"))
+	for i, s := range []config.ABSide{ab.Base, ab.Head} {
+		if side := [2]string{"base", "head"}[i]; s.HasTarget() { // on lines of their own under the side's
+			describeParts(func(k, format string, a ...any) { line("", "%s "+k+": "+format, append([]any{side}, a...)...) }, s.TargetOr(cfg.Target))
+		}
+	}
+	shape := pipeline.ABShape(cfg, ab)
+	if !shape.Blocks() {
+		line("unit", "a pair of whole runs, one side at a time, as %s; %s; %d to %d blocks", shape.WholeRuns, ab.Order, ab.MinBlocks, ab.MaxBlocks)
+	} else {
+		how := "an open phase loads both sides at once; a closed one, measured both ways in the first block, loads them at once in the later blocks only where that changed neither side's CPU per iteration (nor the ratio of iterations/s where gated), else alternates"
+		if shape.Alternate != "" {
+			how = "every phase alternates between the sides, as " + shape.Alternate
+		}
+		line("unit", "a block: %d to %d; in a block each phase measures each side in %d windows of %s, each after a %s warm-up (the phase's warm-up first, longer in the first block while the sides still get faster); %s",
+			ab.MinBlocks, ab.MaxBlocks, shape.Windows, shape.Window, ab.WindowWarmup, how)
+	}
+	budget := map[bool]string{true: fmt.Sprintf(" or max_time %s (builds not counted), whichever comes first", ab.MaxTime)}[ab.MaxTime > 0]
+	line("budget", "at most %d %s%s; a clear verdict ends the job sooner", ab.MaxBlocks, plural.Of(ab.MaxBlocks, "block", "blocks"), budget)
+}
+
+// describeSide says what an A/B side is built and started from, or where it comes from when the file leaves it empty.
 func describeSide(s config.ABSide, empty string) string {
 	var parts []string
 	if s.Ref != "" {

@@ -43,10 +43,7 @@ func WriteHistoryText(w io.Writer, in HistoryInput) error {
 // regressed level first (with creep), then an unconfirmed step, then metrics too short to show any.
 func historyHeadline(in HistoryInput) string {
 	v, lv := in.Verdict, gate.Level(in.Verdict, in.Chain)
-	view := "" // the absolute view named where the A/B chain is a second one
-	if len(in.Chain.Links) > 0 {
-		view = " (a change point of the jobs)"
-	}
+	view := map[bool]string{true: " (a change point of the jobs)"}[len(in.Chain.Links) > 0] // the absolute view named where the A/B chain is a second one
 	regressed := mapped(lv.Changed, func(m gate.HistoryMetric) string {
 		c := m.Changes[len(m.Changes)-1]
 		return fmt.Sprintf("%s %s since %s%s", m.Meta.Label, metricStep(m.Meta, c.Change), jobName(in.Jobs[c.At]), view)
@@ -205,10 +202,8 @@ func historyStep(m gate.HistoryMetric, c gate.HistoryChange) string {
 // job at the old level, up to the last that may be the first at the new.
 func commitRange(in HistoryInput, c gate.HistoryChange) string {
 	last := in.Jobs[c.Last]
-	jobs := fmt.Sprintf("job #%d", c.First+1)
-	if c.First != c.Last {
-		jobs = fmt.Sprintf("one of jobs #%d–#%d, most likely #%d %s", c.First+1, c.Last+1, c.At+1, jobName(in.Jobs[c.At]))
-	}
+	jobs := map[bool]string{true: fmt.Sprintf("job #%d", c.First+1),
+		false: fmt.Sprintf("one of jobs #%d–#%d, most likely #%d %s", c.First+1, c.Last+1, c.At+1, jobName(in.Jobs[c.At]))}[c.First == c.Last]
 	if c.First == 0 {
 		return fmt.Sprintf("commits up to %s (%s)", jobName(last), jobs)
 	}
@@ -403,9 +398,7 @@ func WriteHistoryHTML(w io.Writer, in HistoryInput) error {
 		if m.Alpha > 0 && p.Alpha == "" {
 			p.Alpha = strconv.FormatFloat(m.Alpha, 'g', 3, 64)
 		}
-		for _, c := range m.Changes {
-			p.Changes = append(p.Changes, changeRow(in, m, c, false))
-		}
+		p.Changes = append(p.Changes, mapped(m.Changes, func(c gate.HistoryChange) historyChangeRow { return changeRow(in, m, c, false) })...)
 		if m.Seen != nil {
 			p.Changes = append(p.Changes, changeRow(in, m, *m.Seen, true))
 		}
@@ -476,13 +469,10 @@ func (p *historyPage) addChain(in HistoryInput) error {
 			continue
 		}
 		shown = append(shown, m)
-		row := historyChainRow{Metric: m.Meta.Label, Culprits: "none", Level: "—", Creep: creepText(m)}
+		row := historyChainRow{Metric: m.Meta.Label, Culprits: "none", Level: "—", Creep: creepText(m),
+			Class: map[bool]string{true: "regression"}[(len(m.Culprits) > 0 && !m.Undone) || m.Creep.Worse]}
 		if len(m.Culprits) > 0 {
-			row.Culprits = strings.Join(culpritTexts(in, m), "; ")
-			row.Level = levelState(m) + ": " + creepStep(m.Meta, m.Level)
-		}
-		if (len(m.Culprits) > 0 && !m.Undone) || m.Creep.Worse {
-			row.Class = "regression"
+			row.Culprits, row.Level = strings.Join(culpritTexts(in, m), "; "), levelState(m)+": "+creepStep(m.Meta, m.Level)
 		}
 		p.Chain = append(p.Chain, row)
 		chainFigure(&figs, in, m)

@@ -89,9 +89,29 @@ func WriteHTML(w io.Writer, in Input) error {
 	p.Gated, p.Reported = htmlFindings(gated, c), htmlFindings(reported, c)
 	p.Notes = shown(shownNotes(in, gated, lowConfidence))
 	p.Statements, p.StatementsTitle = statementLines(in, htmlStatements, clipped(htmlQueryRunes)), statementsTitle(in)
-	all := seriesOf(in)
+	all, base := seriesOf(in), baseName(in)
+	var errs [3]error
+	p.Runs, errs[0] = runFigures(all, base)
+	p.Trends, errs[1] = trendFigures(in, all)
+	if p.Distribution, p.DistributionNote, errs[2] = distribution(in); cmp.Or(errs[:]...) != nil {
+		return cmp.Or(errs[:]...)
+	}
+	p.Noise = noiseRows(v, all, base)
+	cs := stepChanges(in.Base, in.Head)
+	p.BaseSteps, p.BaseName = hasBaseSteps(cs), base
+	p.Steps = htmlSteps(cs, p.BaseSteps)
+	p.StepsTitle = capitalize(strings.TrimPrefix(stepsTitle(in), "Per step, ")) // under the heading "Per step"
+	for i, runs := range [][]result.Run{in.Head, in.Base} {
+		for _, e := range errorClasses(runs) {
+			p.Errors = append(p.Errors, htmlError{Side: []string{"head", p.BaseName}[i], Class: pageText(e.Class), Step: pageText(e.Step), Count: fmt.Sprint(e.Count), Sample: pageText(e.Sample)})
+		}
+	}
+	return pageTemplates.ExecuteTemplate(w, "html.tmpl", p)
+}
+
+// runFigures draw each compared gated metric's runs (or, paired, its pairs' changes), the decisive first.
+func runFigures(all []series, base string) ([]htmlFigure, error) {
 	var figs figures
-	base := baseName(in)
 	for _, s := range decisiveFirst(all) {
 		title := fmt.Sprintf("%s: %s", s.Meta.Label, outcomeWord(s.Finding.Outcome))
 		var svg, caption string
@@ -117,38 +137,27 @@ func WriteHTML(w io.Writer, in Input) error {
 		}
 		figs.add(svg, err, caption+floorText(s)+".")
 	}
-	var errs [3]error
-	p.Runs, errs[0] = figs.out, figs.err
-	p.Trends, errs[1] = trendFigures(in, all)
-	if p.Distribution, p.DistributionNote, errs[2] = distribution(in); cmp.Or(errs[:]...) != nil {
-		return cmp.Or(errs[:]...)
-	}
-	p.Noise = noiseRows(v, all, base)
-	cs := stepChanges(in.Base, in.Head)
-	p.BaseSteps = hasBaseSteps(cs)
-	p.Steps = mapped(cs, func(c stepChange) htmlStep {
-		row := htmlStep{Name: pageText(c.Name), Requests: map[bool]string{true: requestsCell(c), false: fmt.Sprint(c.Head.Requests)}[p.BaseSteps],
+	return figs.out, figs.err
+}
+
+// htmlSteps are the per-step rows: each figure base → head with its change where the base has step figures
+// (baseSteps), else the head's.
+func htmlSteps(cs []stepChange, baseSteps bool) []htmlStep {
+	return mapped(cs, func(c stepChange) htmlStep {
+		row := htmlStep{Name: pageText(c.Name), Requests: map[bool]string{true: requestsCell(c), false: fmt.Sprint(c.Head.Requests)}[baseSteps],
 			Failed: fmt.Sprint(c.Head.Failed)}
 		for i, sp := range []sidePair{c.P50, c.P95, c.P99, c.Errors} {
 			cell := struct{ Value, Change string }{formatValue(sp.Head, [4]string{"ms", "ms", "ms", "%"}[i]), changeText(sp, false)}
 			switch {
 			case sp.none():
 				cell.Value, cell.Change = "none", ""
-			case p.BaseSteps:
+			case baseSteps:
 				cell.Value = sp.fromTo([4]string{"ms", "ms", "ms", "%"}[i])
 			}
 			row.Cells = append(row.Cells, cell)
 		}
 		return row
 	})
-	p.StepsTitle = capitalize(strings.TrimPrefix(stepsTitle(in), "Per step, ")) // under the heading "Per step"
-	p.BaseName = base
-	for i, runs := range [][]result.Run{in.Head, in.Base} {
-		for _, e := range errorClasses(runs) {
-			p.Errors = append(p.Errors, htmlError{Side: []string{"head", p.BaseName}[i], Class: pageText(e.Class), Step: pageText(e.Step), Count: fmt.Sprint(e.Count), Sample: pageText(e.Sample)})
-		}
-	}
-	return pageTemplates.ExecuteTemplate(w, "html.tmpl", p)
 }
 
 func shown(items []string) []string { return mapped(items, pageText) }
@@ -286,14 +295,9 @@ func distribution(in Input) (*htmlFigure, string, error) {
 	if len(curves) == 0 {
 		return nil, note, nil
 	}
-	caption := "Solid orange: head"
-	if len(curves) == 2 {
-		caption += "; dashed blue: " + baseName(in)
-	}
+	caption := "Solid orange: head" + map[bool]string{true: "; dashed blue: " + baseName(in)}[len(curves) == 2]
 	svg, err := figure.Percentiles{Title: "Request latency by percentile (merged runs)", Curves: curves}.SVG()
-	var figs figures
-	figs.add(svg, err, caption+". The latency at each percentile of all the requests of a side's runs, merged.")
-	return &figs.out[0], note, figs.err
+	return &htmlFigure{SVG: template.HTML(svg), Caption: caption + ". The latency at each percentile of all the requests of a side's runs, merged."}, note, err
 }
 
 // noiseRows say, per compared gated metric, how noisy the runs were (the SD of the pairs' changes in A/B, else each side's

@@ -142,7 +142,7 @@ func WriteJSON(w io.Writer, in Input) error {
 	r := jsonReport{
 		Schema: JSONSchemaVersion, Benchmark: in.Name, Mode: in.Mode, BaselineSource: fitText(in.BaselineSource),
 		Verdict: v.Outcome, Summary: fitText(headline(in, plainText)), Regressions: append([]string{}, v.Regressions...),
-		HeadRuns: v.HeadRuns, BaselineRuns: v.BaseRuns, Warnings: mapped(warningsOf(in), fitText), Notes: mapped(notesOf(in), fitText),
+		Sequential: (*jsonSequential)(v.Sequential), HeadRuns: v.HeadRuns, BaselineRuns: v.BaseRuns, Warnings: mapped(warningsOf(in), fitText), Notes: mapped(notesOf(in), fitText),
 		Steps: append([]jsonStep{}, jsonSteps(in.Head)...), BaseSteps: jsonSteps(in.Base), Runs: gatedRuns(in),
 		Errors: mapped(errorClasses(in.Head), func(e errorFigures) errorFigures { e.Sample = fitText(e.Sample); return e }),
 		Metrics: mapped(v.Findings, func(f gate.Finding) jsonMetric {
@@ -156,10 +156,6 @@ func WriteJSON(w io.Writer, in Input) error {
 		Detectable: mapped(v.Detect, func(d gate.Detectable) jsonDetect {
 			return jsonDetect{Key: d.Key, Label: d.Label, Effect: num(d.Effect), Unit: d.Unit, Direction: d.Direction, Method: d.Method, Possible: d.Possible, Note: d.Note}
 		}),
-	}
-	if s := v.Sequential; s != nil {
-		seq := jsonSequential(*s)
-		r.Sequential = &seq
 	}
 	if st := in.statementChanges(htmlStatements); len(st) > 0 {
 		r.Statements = mapped(st, func(c statementChange) statementChange { c.Query = fitText(c.Query); return c })
@@ -508,7 +504,7 @@ func clip(s string) string { return printable.Clip(s, 41) }
 
 // fromJSON turns a checked report back into the Input it was written from, as far as the reports need it.
 func fromJSON(r jsonReport) Input {
-	v := gate.Verdict{Outcome: r.Verdict, Regressions: r.Regressions, HeadRuns: r.HeadRuns, BaseRuns: r.BaselineRuns}
+	v := gate.Verdict{Outcome: r.Verdict, Regressions: r.Regressions, HeadRuns: r.HeadRuns, BaseRuns: r.BaselineRuns, Sequential: (*gate.Sequential)(r.Sequential)}
 	if len(r.Warnings) > 0 {
 		v.Warnings = mapped(r.Warnings, gate.WarningOf)
 	}
@@ -521,25 +517,14 @@ func fromJSON(r jsonReport) Input {
 			Estimate: orNaN(m.Estimate), Lower: orNaN(m.Lower), Upper: orNaN(m.Upper), DecidedAt: m.DecidedAt,
 			Center: m.Center, BaseCenter: orNaN(m.BaselineCenter), HeadCenter: orNaN(m.HeadCenter)})
 	}
-	if s := r.Sequential; s != nil {
-		seq := gate.Sequential(*s)
-		v.Sequential = &seq
-	}
 	for _, d := range r.Detectable {
 		v.Detect = append(v.Detect, gate.Detectable{Key: d.Key, Label: cmp.Or(d.Label, byKey[d.Key].Label, d.Key), N: byKey[d.Key].HeadN,
 			M: byKey[d.Key].BaselineN, Effect: orNaN(d.Effect), Unit: d.Unit, Direction: d.Direction, Method: d.Method, Possible: d.Possible, Note: d.Note})
 	}
-	var runs jsonRuns
-	if r.Runs != nil {
-		runs = *r.Runs
-	}
-	in := Input{Name: r.Benchmark, Mode: r.Mode, BaselineSource: r.BaselineSource, Verdict: v, Notes: r.Notes,
-		Head: runsFromJSON(runs.Head, r.Steps, r.Errors), Base: runsFromJSON(runs.Base, r.BaseSteps, nil)}
-	if l := r.TargetLog; l != nil {
-		in.TargetLog = *l
-	}
-	in.statements = r.Statements
-	return in
+	runs := cmp.Or(r.Runs, &jsonRuns{})
+	return Input{Name: r.Benchmark, Mode: r.Mode, BaselineSource: r.BaselineSource, Verdict: v, Notes: r.Notes,
+		Head: runsFromJSON(runs.Head, r.Steps, r.Errors), Base: runsFromJSON(runs.Base, r.BaseSteps, nil),
+		TargetLog: *cmp.Or(r.TargetLog, &TargetLogs{}), statements: r.Statements}
 }
 
 // runsFromJSON rebuilds one side's runs: the gated figures by run, each run's steps (by run where

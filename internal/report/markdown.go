@@ -53,17 +53,7 @@ func Markdown(in Input) string {
 	icon := cmp.Or(map[gate.Outcome]string{gate.Regression: "❌", gate.Inconclusive: "⚠️"}[v.Outcome], "✅")
 	d.write(fmt.Sprintf("### %s tailgate · %s: %s\n\n", icon, mdText(in.Name), headline(in, mdText)))
 	gated, reported := splitGated(v.Findings)
-	if len(gated) > 0 {
-		c := columnsOf(v)
-		d.rows(fmt.Sprintf("| gated metric | %s → head | change | %s | %s | verdict |\n|---|---:|---:|---:|---:|---|\n", sideWord(v), c.limitHead, c.testHead),
-			mapped(gated, func(f gate.Finding) string {
-				verdict := map[bool]string{true: "❌ **regression**", false: outcomeWord(f.Outcome)}[f.Outcome == gate.MetricRegression]
-				return fmt.Sprintf("| **%s** | %s | %s | %s | %s | %s |\n", orDash(mdText(f.Label)), fromTo(f), formatChange(f), c.limit(f), c.test(f), verdict)
-			}), "\n")
-		if note := centreNote(v); note != "" {
-			d.write(note + "\n\n")
-		}
-	}
+	d.gatedTable(v, gated)
 	for _, line := range judgedLines(v, mdText) {
 		d.write(line + "\n\n")
 	}
@@ -84,18 +74,47 @@ func Markdown(in Input) string {
 	notes := shownNotes(in, gated, lowConfidence) // the target logs' notes are the job summary's: the comment has none (publish.StickyComment)
 	ours := slices.Concat(provenanceNote(in.TriggerRun), trendNote(in.TrendURL))
 	d.list(detailsOpen+"<summary>Notes</summary>\n\n", "\n"+detailsClose+"\n\n", "", notes, ours...)
-	if len(reported) > 0 { // a sequential A/B has no p for them, so no column stands empty
-		pHead, align, p := " p |", "---:|", func(f gate.Finding) string { return " " + formatP(f.P) + " |" }
-		if v.Sequential != nil {
-			pHead, align, p = "", "", func(gate.Finding) string { return "" }
-		}
-		head := fmt.Sprintf("| metric | %s → head | change |%s note |\n|---|---:|---:|%s---|\n", sideWord(v), pHead, align)
-		rows := mapped(reported, func(f gate.Finding) string {
-			return fmt.Sprintf("| %s | %s | %s |%s %s |\n", mdText(f.Label), fromTo(f), formatChange(f), p(f), mdText(noteOf(f, lowConfidence)))
-		})
-		d.details(fmt.Sprintf("%d reported-only %s (not gated)", len(reported), plural(len(reported), "metric", "metrics")), head, rows)
+	d.reportedTable(v, reported)
+	d.stepDetails(cs, errorClasses(in.Head))
+	d.b.WriteString(tail)
+	return d.b.String()
+}
+
+// gatedTable is the table of the gated metrics, with what its columns are in a sequential A/B.
+func (d *mdDoc) gatedTable(v gate.Verdict, gated []gate.Finding) {
+	if len(gated) == 0 {
+		return
 	}
-	// Collapsed: the steps past those shown (or the head's figures) and the head runs' error classes.
+	c := columnsOf(v)
+	d.rows(fmt.Sprintf("| gated metric | %s → head | change | %s | %s | verdict |\n|---|---:|---:|---:|---:|---|\n", sideWord(v), c.limitHead, c.testHead),
+		mapped(gated, func(f gate.Finding) string {
+			verdict := map[bool]string{true: "❌ **regression**", false: outcomeWord(f.Outcome)}[f.Outcome == gate.MetricRegression]
+			return fmt.Sprintf("| **%s** | %s | %s | %s | %s | %s |\n", orDash(mdText(f.Label)), fromTo(f), formatChange(f), c.limit(f), c.test(f), verdict)
+		}), "\n")
+	if note := centreNote(v); note != "" {
+		d.write(note + "\n\n")
+	}
+}
+
+// reportedTable is the collapsed table of the metrics reported, not gated; a sequential A/B has no p for them, so
+// no column stands empty.
+func (d *mdDoc) reportedTable(v gate.Verdict, reported []gate.Finding) {
+	if len(reported) == 0 {
+		return
+	}
+	pHead, align, p := " p |", "---:|", func(f gate.Finding) string { return " " + formatP(f.P) + " |" }
+	if v.Sequential != nil {
+		pHead, align, p = "", "", func(gate.Finding) string { return "" }
+	}
+	head := fmt.Sprintf("| metric | %s → head | change |%s note |\n|---|---:|---:|%s---|\n", sideWord(v), pHead, align)
+	rows := mapped(reported, func(f gate.Finding) string {
+		return fmt.Sprintf("| %s | %s | %s |%s %s |\n", mdText(f.Label), fromTo(f), formatChange(f), p(f), mdText(noteOf(f, lowConfidence)))
+	})
+	d.details(fmt.Sprintf("%d reported-only %s (not gated)", len(reported), plural(len(reported), "metric", "metrics")), head, rows)
+}
+
+// stepDetails collapses the steps past those shown (or the head's figures) and the head runs' error classes.
+func (d *mdDoc) stepDetails(cs []stepChange, errs []errorFigures) {
 	var rows []string
 	if hasBaseSteps(cs) {
 		if rest := cs[min(len(cs), maxCommentSteps):]; len(rest) > 0 {
@@ -103,13 +122,11 @@ func Markdown(in Input) string {
 			d.details(fmt.Sprintf("%d more %s (they moved less)", len(rest), plural(len(rest), "step", "steps")), head, rows)
 		}
 	} else if len(cs) > 0 {
-		rows = append(rows, "| step | requests | failed | p50 | p95 |\n|---|---:|---:|---:|---:|\n")
-		for _, c := range cs {
+		rows = append([]string{"| step | requests | failed | p50 | p95 |\n|---|---:|---:|---:|---:|\n"}, mapped(cs, func(c stepChange) string {
 			s := c.Head
-			rows = append(rows, fmt.Sprintf("| %s | %d | %d | %s | %s |\n", mdText(s.Name), s.Requests, s.Failed, formatValue(s.P50, "ms"), formatValue(s.P95, "ms")))
-		}
+			return fmt.Sprintf("| %s | %d | %d | %s | %s |\n", mdText(s.Name), s.Requests, s.Failed, formatValue(s.P50, "ms"), formatValue(s.P95, "ms"))
+		})...)
 	}
-	errs := errorClasses(in.Head)
 	if len(errs) > 0 && !hasBaseSteps(cs) {
 		rows = append(rows, "\n"+errorClassHead)
 	}
@@ -122,8 +139,6 @@ func Markdown(in Input) string {
 	case len(rows) > 0:
 		d.details("Per-step figures and error classes of the head runs", "", rows)
 	}
-	d.b.WriteString(tail)
-	return d.b.String()
 }
 
 // absPath is an absolute path as the job's notes name the runner's files:
@@ -159,11 +174,8 @@ func stepChangeTable(cs, all []stepChange) (string, []string) {
 	failed := slices.ContainsFunc(all, func(c stepChange) bool { return !c.Errors.none() })
 	head := map[bool]string{true: "| step | p50 | p95 | errors |\n|---|---:|---:|---:|\n", false: "| step | p50 | p95 |\n|---|---:|---:|\n"}[failed]
 	return head, mapped(cs, func(c stepChange) string {
-		row := fmt.Sprintf("| %s | %s | %s |", orDash(mdText(c.Name)), figureCell(c.P50, "ms", true), figureCell(c.P95, "ms", true))
-		if failed {
-			row += " " + figureCell(c.Errors, "%", true) + " |"
-		}
-		return row + "\n"
+		errs := map[bool]string{true: " " + figureCell(c.Errors, "%", true) + " |"}[failed]
+		return fmt.Sprintf("| %s | %s | %s |%s\n", orDash(mdText(c.Name)), figureCell(c.P50, "ms", true), figureCell(c.P95, "ms", true), errs)
 	})
 }
 
@@ -255,10 +267,8 @@ func (d *mdDoc) details(summary, head string, rows []string) {
 // verdict: each line of the error (it may quote a config) through mdText.
 func NoVerdictMarkdown(name string, code int, err error) string {
 	var lines strings.Builder
-	for i, line := range strings.Split(fmt.Sprint(err), "\n") {
-		if i == maxListItems {
-			break
-		}
+	all := strings.Split(fmt.Sprint(err), "\n")
+	for _, line := range all[:min(len(all), maxListItems)] {
 		if line = mdText(line); line != "" {
 			lines.WriteString("- " + line + "\n")
 		}

@@ -117,10 +117,7 @@ func detectLine(v gate.Verdict, show func(string) string) string {
 		s += "detects " + joinAnd(parts) + " (80 % power)"
 	}
 	if len(blind) > 0 {
-		if len(parts) > 0 {
-			s += "; it "
-		}
-		s += "cannot reliably detect a regression of " + joinAnd(blind)
+		s += map[bool]string{true: "; it "}[len(parts) > 0] + "cannot reliably detect a regression of " + joinAnd(blind)
 	}
 	return s + "."
 }

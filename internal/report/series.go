@@ -47,11 +47,8 @@ func seriesOf(in Input) []series {
 			s.Paired = true
 			s.Base, s.Head = pairs(in.Base, in.Head, f.Key)
 			for i := range s.Base {
-				d := 100 * (s.Head[i]/s.Base[i] - 1) // as the gate states a change: percent, or percentage points for rates
-				if points(meta) {
-					d = s.Head[i] - s.Base[i]
-				}
-				s.Diffs = append(s.Diffs, d)
+				// as the gate states a change: percent, or percentage points for rates
+				s.Diffs = append(s.Diffs, map[bool]float64{false: 100 * (s.Head[i]/s.Base[i] - 1), true: s.Head[i] - s.Base[i]}[points(meta)])
 			}
 		} else {
 			s.Base, s.Head = result.Values(in.Base, f.Key), result.Values(in.Head, f.Key)
@@ -163,13 +160,7 @@ func mermaidChart(s series) (string, string) {
 	}
 	label := mermaidText(s.Finding.Label)
 	base, head := lastN(s.Base, maxChartRuns), lastN(s.Head, maxChartRuns)
-	var xs []string
-	for i := range base {
-		xs = append(xs, fmt.Sprintf("b%d", len(s.Base)-len(base)+i+1))
-	}
-	for i := range head {
-		xs = append(xs, fmt.Sprintf("h%d", len(s.Head)-len(head)+i+1))
-	}
+	xs := append(lastLabels("b", len(base), len(s.Base)), lastLabels("h", len(head), len(s.Head))...)
 	plots := []plot{{"bar", "runs", append(slices.Clone(base), head...)}, {"line", "baseline median", constant(s.Finding.BaseMedian, len(xs))}}
 	if s.hasFloor() {
 		plots = append(plots, plot{"line", "floor limit", constant(s.threshold(), len(xs))})
@@ -184,10 +175,8 @@ func mermaidChart(s series) (string, string) {
 	}
 	block := mermaidXY(label+" of each run: baseline samples b, head runs h", "", xs,
 		strings.TrimSpace(label+" "+mermaidText(unit)), 0, niceRound(hi*1.1, math.Ceil), plots)
-	caption := fmt.Sprintf("Bars: %s of each baseline sample (b) and head run (h); lines: the baseline median", mdText(s.Finding.Label))
-	if s.hasFloor() {
-		caption += fmt.Sprintf(" and the floor's limit (a %s beyond it is a regression)", badMove(s))
-	}
+	caption := fmt.Sprintf("Bars: %s of each baseline sample (b) and head run (h); lines: the baseline median", mdText(s.Finding.Label)) +
+		map[bool]string{true: fmt.Sprintf(" and the floor's limit (a %s beyond it is a regression)", badMove(s))}[s.hasFloor()]
 	if len(base) < len(s.Base) {
 		caption += fmt.Sprintf("; the last %d of %d baseline samples", len(base), len(s.Base))
 	}
@@ -196,10 +185,7 @@ func mermaidChart(s series) (string, string) {
 
 func pairedChart(s series, label string) (string, string) {
 	diffs := lastN(s.Diffs, maxChartPairs)
-	var xs []string
-	for i := range diffs {
-		xs = append(xs, strconv.Itoa(len(s.Diffs)-len(diffs)+i+1))
-	}
+	xs := lastLabels("", len(diffs), len(s.Diffs))
 	plots := []plot{{"line", s.units(), diffs}, {"line", "no change", constant(0, len(xs))}}
 	if s.hasFloor() {
 		plots = append(plots, plot{"line", "floor limit", constant(s.diffThreshold(), len(xs))})
@@ -260,6 +246,15 @@ func badSide(s series) string {
 }
 
 func lastN(xs []float64, n int) []float64 { return xs[max(0, len(xs)-n):] }
+
+// lastLabels are the x labels of the last n of all values: prefix and the value's number from 1.
+func lastLabels(prefix string, n, all int) []string {
+	xs := make([]string, n)
+	for i := range xs {
+		xs[i] = prefix + strconv.Itoa(all-n+i+1)
+	}
+	return xs
+}
 
 func constant(v float64, n int) []float64 { return slices.Repeat([]float64{v}, n) }
 

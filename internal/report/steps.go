@@ -75,13 +75,6 @@ func stepQuantiles(st result.Step) [3]float64 {
 	return out
 }
 
-func (s stepFigures) perRun(i int) []float64 {
-	if i < 3 {
-		return s.runs[i]
-	}
-	return mapped(s.counts, func(c [2]int64) float64 { return errorRate(c[0], c[1]) })
-}
-
 // errorRate is failed requests in percent of requests; NaN without requests (a rate of nothing is not 0 %).
 func errorRate(requests, failed int64) float64 {
 	if requests == 0 {
@@ -158,7 +151,8 @@ func (c stepChange) pair(i, k int) sidePair {
 		if !ok {
 			return math.NaN(), nil
 		}
-		return [4]float64{s.P50, s.P95, s.P99, errorRate(s.Requests, s.Failed)}[i], s.perRun(i)
+		perRun := append(s.runs[:], mapped(s.counts, func(c [2]int64) float64 { return errorRate(c[0], c[1]) }))
+		return [4]float64{s.P50, s.P95, s.P99, errorRate(s.Requests, s.Failed)}[i], perRun[i]
 	}
 	b, bs := of(c.Base, c.hasBase)
 	h, hs := of(c.Head, c.hasHead)
@@ -307,9 +301,7 @@ func requestsCell(c stepChange) string {
 }
 
 func stepsTitle(in Input) string {
-	over := fmt.Sprintf("%d %s a side", len(in.Head), runWord(in, len(in.Head)))
-	if len(in.Base) != len(in.Head) {
-		over = fmt.Sprintf("%d %s %s and %d head %s", len(in.Base), baseName(in), runWord(in, len(in.Base)), len(in.Head), runWord(in, len(in.Head)))
-	}
+	over := map[bool]string{true: fmt.Sprintf("%d %s a side", len(in.Head), runWord(in, len(in.Head))),
+		false: fmt.Sprintf("%d %s %s and %d head %s", len(in.Base), baseName(in), runWord(in, len(in.Base)), len(in.Head), runWord(in, len(in.Head)))}[len(in.Base) == len(in.Head)]
 	return fmt.Sprintf("Per step, %s → head (medians over %s; not gated; each change with its 95 %% bounds, all steps' together; the steps that moved beyond their noise first)", baseName(in), over)
 }

@@ -11,9 +11,7 @@ import (
 
 func WriteText(w io.Writer, in Input) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "tailgate: %s: %s\n", in.Name, strings.ToUpper(string(in.Verdict.Outcome)))
-	fmt.Fprintf(&b, "  %s\n", headline(in, plainText))
-	fmt.Fprintf(&b, "  %s\n\n", contextLine(in, plainText))
+	fmt.Fprintf(&b, "tailgate: %s: %s\n  %s\n  %s\n\n", in.Name, strings.ToUpper(string(in.Verdict.Outcome)), headline(in, plainText), contextLine(in, plainText))
 	if v := in.Verdict; len(v.Findings) > 0 {
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		c := columnsOf(v)

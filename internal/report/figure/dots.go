@@ -30,14 +30,12 @@ type Runs struct {
 func (r Runs) SVG() (string, error) {
 	p := newPlot(r.Title, "", r.YLabel)
 	if !math.IsNaN(r.Limit) {
-		p.Add(band(-0.5, 1.5, r.BaseMedian, r.Limit), hline(-0.5, 1.5, r.Limit, limitColor, true))
+		p.Add(band(-0.5, 1.5, r.BaseMedian, r.Limit), hline(-0.5, 1.5, r.Limit, limitColor, true, 1.2))
 	}
 	p.Add(column(0, finite(r.Base), draw.CircleGlyph{}, baseColor), column(1, finite(r.Head), draw.PyramidGlyph{}, headColor))
 	for i, m := range []float64{r.BaseMedian, r.HeadMedian} {
 		if !math.IsNaN(m) {
-			l := hline(float64(i)-0.32, float64(i)+0.32, m, fg, false)
-			l.Width = vg.Points(2)
-			p.Add(l)
+			p.Add(hline(float64(i)-0.32, float64(i)+0.32, m, fg, false, 2))
 		}
 	}
 	pad(&p.Y, 0.08)
@@ -80,14 +78,14 @@ func (pr Pairs) SVG() (string, error) {
 	bar := pr.Estimate != nil && pr.Estimate.Bar()
 	right := hi + map[bool]float64{true: 1}[bar] // room for the bounds' bar, at n+1
 	if !math.IsNaN(pr.Limit) {
-		p.Add(band(lo, right, 0, pr.Limit), hline(lo, right, pr.Limit, limitColor, true))
+		p.Add(band(lo, right, 0, pr.Limit), hline(lo, right, pr.Limit, limitColor, true, 1.2))
 	}
-	p.Add(hline(lo, right, 0, fg, false), scatter(indexed(pr.Diffs, 1), draw.PyramidGlyph{}, headColor))
+	p.Add(hline(lo, right, 0, fg, false, 1.2), scatter(indexed(pr.Diffs, 1), draw.PyramidGlyph{}, headColor))
 	switch ds := finite(pr.Diffs); {
 	case pr.Estimate != nil && len(finite([]float64{pr.Estimate.Mid})) == 1:
-		p.Add(hline(lo, right, pr.Estimate.Mid, mutedColor, true))
+		p.Add(hline(lo, right, pr.Estimate.Mid, mutedColor, true, 1.2))
 	case len(ds) > 0:
-		p.Add(hline(lo, hi, stats.Median(ds), mutedColor, true))
+		p.Add(hline(lo, hi, stats.Median(ds), mutedColor, true, 1.2))
 	}
 	ticks := indexTicks(len(pr.Diffs), 0)
 	if bar {
@@ -106,8 +104,8 @@ func boundsBar(x float64, iv Interval, others []float64) []plot.Plotter {
 	shown := finite(append(others, iv.Mid, iv.Lo, iv.Hi))
 	reach := 0.05 * math.Max(slices.Max(shown)-slices.Min(shown), 1)
 	line := func(x0, y0, x1, y1 float64) plot.Plotter {
-		l := hline(x0, x1, y0, fg, false)
-		l.XYs[1].Y, l.Width = y1, vg.Points(1.6)
+		l := hline(x0, x1, y0, fg, false, 1.6)
+		l.XYs[1].Y = y1
 		return l
 	}
 	var out []plot.Plotter
@@ -146,9 +144,10 @@ func scatter(xys plotter.XYs, glyph draw.GlyphDrawer, r role) *plotter.Scatter {
 	return s
 }
 
-func hline(x0, x1, y float64, r role, dashed bool) *plotter.Line {
+// hline is a line at y from x0 to x1, width points wide.
+func hline(x0, x1, y float64, r role, dashed bool, width float64) *plotter.Line {
 	l := &plotter.Line{XYs: plotter.XYs{{X: x0, Y: y}, {X: x1, Y: y}}}
-	l.LineStyle = draw.LineStyle{Color: r.color(), Width: vg.Points(1.2)}
+	l.LineStyle = draw.LineStyle{Color: r.color(), Width: vg.Points(width)}
 	if dashed {
 		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	}
@@ -245,10 +244,10 @@ func (t Trend) SVG() (string, error) {
 	headAt := float64(m + 2) // one empty slot between the window and the head
 	end := headAt + float64(len(t.Head))
 	if !math.IsNaN(t.BaseMedian) {
-		p.Add(hline(0.5, end, t.BaseMedian, fg, false))
+		p.Add(hline(0.5, end, t.BaseMedian, fg, false, 1.2))
 	}
 	if !math.IsNaN(t.Limit) {
-		p.Add(hline(0.5, end, t.Limit, limitColor, true))
+		p.Add(hline(0.5, end, t.Limit, limitColor, true, 1.2))
 	}
 	p.Add(scatter(indexed(t.Base, 1), draw.CircleGlyph{}, baseColor), scatter(indexed(t.Head, headAt), draw.PyramidGlyph{}, headColor))
 	var ticks plot.ConstantTicks
@@ -337,11 +336,7 @@ func (h History) SVG() (string, error) {
 		p.Add(&plotter.Line{XYs: medians, LineStyle: draw.LineStyle{Color: baseColor.color(), Width: vg.Points(1)}})
 	}
 	for _, lv := range h.Levels {
-		l := hline(float64(lv.From)+0.5, float64(lv.To)+1.5, lv.Value, fg, lv.Unconfirmed)
-		if !lv.Unconfirmed {
-			l.Width = vg.Points(2.2)
-		}
-		p.Add(l)
+		p.Add(hline(float64(lv.From)+0.5, float64(lv.To)+1.5, lv.Value, fg, lv.Unconfirmed, map[bool]float64{true: 1.2, false: 2.2}[lv.Unconfirmed]))
 	}
 	p.X.Min, p.X.Max = 0.5, float64(n)+0.5
 	p.X.Tick.Marker = h.ticks()

@@ -110,7 +110,7 @@ func ShownText(md string) (prose, code string) {
 	inCode := 0
 	z := html.NewTokenizer(&rendered)
 	for {
-		switch z.Next() {
+		switch tt := z.Next(); tt {
 		case html.ErrorToken:
 			return p.String(), c.String()
 		case html.TextToken:
@@ -119,14 +119,9 @@ func ShownText(md string) (prose, code string) {
 			} else {
 				p.Write(z.Text())
 			}
-		case html.StartTagToken:
+		case html.StartTagToken, html.EndTagToken:
 			if name, _ := z.TagName(); string(name) == "code" {
-				inCode++
-			}
-			p.WriteByte(' ')
-		case html.EndTagToken:
-			if name, _ := z.TagName(); string(name) == "code" && inCode > 0 {
-				inCode--
+				inCode = max(0, inCode+map[bool]int{true: 1, false: -1}[tt == html.StartTagToken])
 			}
 			p.WriteByte(' ')
 		}
