@@ -43,9 +43,9 @@ func LookReason(v gate.Verdict) string {
 	case v.Sequential == nil:
 		return string(v.Outcome)
 	case v.Sequential.Done:
-		return fmt.Sprintf("%s (%s)", v.Outcome, v.Sequential.Reason)
+		return fmt.Sprintf("%s (%s)", v.Outcome, StopReason(v.Sequential))
 	}
-	return "continuing (" + v.Sequential.Reason + ")"
+	return "continuing (" + StopReason(v.Sequential) + ")"
 }
 
 // Spent says where a job's time went, stage by stage in order, each with
