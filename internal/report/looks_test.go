@@ -90,3 +90,18 @@ func TestGapsAndStopWording(t *testing.T) {
 		t.Errorf("warnings %q", got)
 	}
 }
+
+// What changed besides the code is said at the later job's commit, or its job number without one.
+func TestEnvText(t *testing.T) {
+	t.Parallel()
+	for e, want := range map[gate.EnvChange]string{
+		{What: "machine", From: "a", To: "b", Commit: "0123456789abcdef"}: "machine a → b (at 0123456789ab)",
+		{What: "runner", To: "ubuntu-24.04", Job: "7"}:                    "runner image unknown → ubuntu-24.04 (at job 7)",
+		{What: "definition", Commit: "abc"}:                               "benchmark definition changed (at abc)",
+		{What: "tool", From: "k6", To: "vegeta", Commit: "abc"}:           "measured by k6 → vegeta (at abc)",
+	} {
+		if got := EnvText(e); got != want {
+			t.Errorf("%+v: %q, want %q", e, got, want)
+		}
+	}
+}

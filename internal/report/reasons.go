@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -331,6 +332,18 @@ func SetupCost(phases []PhaseLogins, setupRun bool, runs, maxBlocks int) string 
 			2*users, 2*perRun, 2*perRun*maxBlocks, maxBlocks)
 	}
 	return s
+}
+
+// EnvText says what changed between jobs besides the code.
+func EnvText(e gate.EnvChange) string {
+	at := " (at " + cmp.Or(shortSHA(e.Commit), "job "+e.Job) + ")"
+	switch e.What {
+	case "definition":
+		return "benchmark definition changed" + at
+	case "runner":
+		return fmt.Sprintf("runner image %s → %s%s", cmp.Or(e.From, "unknown"), cmp.Or(e.To, "unknown"), at)
+	}
+	return fmt.Sprintf("%s %s → %s%s", map[string]string{"machine": "machine", "tool": "measured by"}[e.What], e.From, e.To, at)
 }
 
 // StoredBaseline says where a stored baseline came from and what it
