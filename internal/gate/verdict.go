@@ -114,7 +114,7 @@ type Finding struct {
 	// whose difference Change corrects. Sequential only.
 	BaseCenter, HeadCenter float64
 	Center                 string
-	// Look is, in a sequential verdict, what the look showed, which report words before Note (report.LookNote).
+	// Look is, in a sequential verdict, what the look showed, which report words before Note.
 	Look *Look
 }
 
@@ -179,8 +179,7 @@ type Why struct {
 	Labels, Hopeless, Missing []string
 }
 
-// Stop is the kind of a Why.
-type Stop int
+type Stop int // the kind of a Why
 
 const (
 	StopBadDesign Stop = iota + 1 // the design cannot be used

@@ -126,10 +126,7 @@ func blockList(ps []int, of int) string {
 		}
 		spans, i = append(spans, fmt.Sprint(ps[i])+map[bool]string{true: fmt.Sprintf("–%d", ps[j])}[j > i]), j+1
 	}
-	if len(spans) == 1 {
-		return "blocks " + spans[0]
-	}
-	return "blocks " + strings.Join(spans[:len(spans)-1], ", ") + " and " + spans[len(spans)-1]
+	return "blocks " + joinAnd(spans)
 }
 
 // Cut names the gated metrics a gap left undecided, with where ("CPU/iteration (head lacks it in block 2)"); with
@@ -156,8 +153,8 @@ func Warnings(v gate.Verdict) []string {
 }
 
 func detectNote(d gate.Detectable) string {
-	if d.Cut != nil {
-		return "not judged: " + GapsText(*d.Cut)
+	if d.Cut == nil {
+		return d.Note
 	}
-	return d.Note
+	return "not judged: " + GapsText(*d.Cut)
 }
