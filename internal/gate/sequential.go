@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -352,22 +353,12 @@ func (mp metricPolicy) boundFromScale(w float64) float64 {
 	return mp.fromScale(w)
 }
 
+// seqOutcome is a decision's outcome; a pass is an improvement or a change within min_effect when the look says so.
 func seqOutcome(dec stats.SeqDecision) MetricOutcome {
-	switch dec.Outcome {
-	case stats.SeqRegression:
-		return MetricRegression
-	case stats.SeqInconclusive:
-		return MetricInconclusive
-	case stats.SeqContinue:
-		return Undecided
+	if o, ok := map[stats.SeqOutcome]MetricOutcome{stats.SeqRegression: MetricRegression, stats.SeqInconclusive: MetricInconclusive, stats.SeqContinue: Undecided}[dec.Outcome]; ok {
+		return o
 	}
-	switch dec.Reason {
-	case stats.ReasonImproved:
-		return Improvement
-	case stats.ReasonChangedWithin:
-		return WithinMinEffect
-	}
-	return MetricPass
+	return cmp.Or(map[stats.SeqReason]MetricOutcome{stats.ReasonImproved: Improvement, stats.ReasonChangedWithin: WithinMinEffect}[dec.Reason], MetricPass)
 }
 
 // practical: n more units are practical advice (three budgets at most).
