@@ -11,6 +11,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/ci"
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/pipeline"
+	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
 type abFlags struct {
@@ -90,7 +91,7 @@ func cmdAB(ctx context.Context, e env, args []string) error {
 	}
 	o := pipeline.ABOptions{Config: cfg, AA: *aa, BaseRef: af.baseRef, BaseFrom: "--base-ref " + af.baseRef, Git: baseline.ExecGit{}, ResultPath: *out, NoisePath: af.noise, NoiseDefault: DefaultNoisePath(e.getenv)}
 	if *recordBase { // a block's short windows, each side started for the block, are no baseline samples
-		o.WholeRuns = "--record-base stores the base's runs in a baseline, whose samples are whole runs of one side alone"
+		o.WholeRuns = result.Apart{Why: result.RecordBase}
 	}
 	if err := af.fromBase(ctx, e, &o); err != nil {
 		return err

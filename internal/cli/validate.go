@@ -10,6 +10,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/pipeline"
 	"github.com/tailgate-ci/tailgate/internal/plural"
+	"github.com/tailgate-ci/tailgate/internal/report"
 )
 
 func cmdValidate(_ context.Context, e env, args []string) error {
@@ -130,11 +131,11 @@ func describeAB(line lineFunc, cfg *config.Config, ab config.AB) {
 	}
 	shape := pipeline.ABShape(cfg, ab)
 	if !shape.Blocks() {
-		line("unit", "a pair of whole runs, one side at a time, as %s; %s; %d to %d blocks", shape.WholeRuns, ab.Order, ab.MinBlocks, ab.MaxBlocks)
+		line("unit", "a pair of whole runs, one side at a time, as %s; %s; %d to %d blocks", report.ApartReason(shape.WholeRuns), ab.Order, ab.MinBlocks, ab.MaxBlocks)
 	} else {
 		how := "an open phase loads both sides at once; a closed one, measured both ways in the first block, loads them at once in the later blocks only where that changed neither side's CPU per iteration (nor the ratio of iterations/s where gated), else alternates"
-		if shape.Alternate != "" {
-			how = "every phase alternates between the sides, as " + shape.Alternate
+		if shape.Alternate.Why != 0 {
+			how = "every phase alternates between the sides, as " + report.ApartReason(shape.Alternate)
 		}
 		line("unit", "a block: %d to %d; in a block each phase measures each side in %d windows of %s, each after a %s warm-up (the phase's warm-up first, longer in the first block while the sides still get faster); %s",
 			ab.MinBlocks, ab.MaxBlocks, shape.Windows, shape.Window, ab.WindowWarmup, how)

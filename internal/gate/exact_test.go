@@ -35,8 +35,8 @@ func TestExactCountsDecideAtTheFirstLook(t *testing.T) {
 	v := judgeLoop(base, head, p, stats.SeqDesign{})
 	f := findingOf(t, v, calls)
 	if f.Outcome != MetricPass || f.DecidedAt != v.Sequential.MinBlocks || f.Test != stats.TestExactCount ||
-		!strings.Contains(f.Note, "exact count, 53 → 53 per iteration") || !strings.Contains(f.Note, "(±0.0 %)") {
-		t.Fatalf("53 = 53: %s at %d by %q (%s); want a pass at the first look (%d) by the exact rule", f.Outcome, f.DecidedAt, f.Test, f.Note, v.Sequential.MinBlocks)
+		f.Look == nil || !f.Look.Exact || math.Abs(f.BaseCenter-53) > 0.005 || math.Abs(f.HeadCenter-53) > 0.005 || math.Abs(f.Look.Change) >= 0.05 {
+		t.Fatalf("53 = 53: %s at %d by %q (%+v); want a pass at the first look (%d) by the exact rule", f.Outcome, f.DecidedAt, f.Test, f.Look, v.Sequential.MinBlocks)
 	}
 	if c := findingOf(t, v, cpu); c.Test != stats.TestSequential {
 		t.Errorf("noisy CPU judged by %q; want the sequential t rule", c.Test)
@@ -48,12 +48,12 @@ func TestExactCountsDecideAtTheFirstLook(t *testing.T) {
 	v = judgeLoop(base, head, p, stats.SeqDesign{})
 	f = findingOf(t, v, calls)
 	if v.Outcome != Regression || v.Sequential.Blocks != v.Sequential.MinBlocks || f.Outcome != MetricRegression ||
-		!strings.Contains(f.Note, "53.01 → 72.01 per iteration") || !strings.Contains(f.Note, "+35.8 %") || math.Abs(f.Lower-f.Upper) > 0.1 {
-		t.Fatalf("53 → 72: job %s after %d blocks, calls %s [%.2f … %.2f] (%s); want a regression at the first look with the count in the note",
-			v.Outcome, v.Sequential.Blocks, f.Outcome, f.Lower, f.Upper, f.Note)
+		math.Abs(f.BaseCenter-53.01) > 0.005 || math.Abs(f.HeadCenter-72.01) > 0.005 || math.Abs(f.Look.Change-35.8) > 0.05 || math.Abs(f.Lower-f.Upper) > 0.1 {
+		t.Fatalf("53 → 72: job %s after %d blocks, calls %s [%.2f … %.2f] (%+v); want a regression at the first look with the counts",
+			v.Outcome, v.Sequential.Blocks, f.Outcome, f.Lower, f.Upper, f.Look)
 	}
-	if !strings.Contains(v.Sequential.Reason, "pg calls") {
-		t.Errorf("reason %q does not name the count", v.Sequential.Reason)
+	if w := v.Sequential.Why; w.Stop != StopRegression || !strings.Contains(strings.Join(w.Labels, ", "), "pg calls") {
+		t.Errorf("why %+v does not name the count", w)
 	}
 	for _, d := range v.Detect {
 		if d.Key == calls && (!d.Possible || math.Abs(d.Effect-5) > 1e-9) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
@@ -62,7 +63,7 @@ func ExampleJudgeSequential() {
 		if !v.Sequential.Done {
 			continue
 		}
-		fmt.Println(v.Outcome, v.Sequential.Reason)
+		fmt.Println(v.Outcome, report.StopReason(v.Sequential))
 		for _, f := range v.Findings {
 			fmt.Printf("%s: %s at %d blocks, worse by %+.1f [%+.1f, %+.1f] against min_effect %g\n", f.Label, f.Outcome, f.DecidedAt, f.Estimate, f.Lower, f.Upper, f.Floor)
 		}

@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -69,9 +68,13 @@ type HistoryChange struct {
 	Worse bool
 	// Environment lists what changed in the range besides the code;
 	// ByEnvironment: machine, runner or definition did, so maybe not the code.
-	Environment   []string
+	Environment   []EnvChange
 	ByEnvironment bool
 }
+
+// EnvChange is a change between consecutive jobs besides the code, at the later one's Commit (or Job): What ("machine",
+// "runner", "definition" or "tool") went From → To (report words it).
+type EnvChange struct{ What, From, To, Commit, Job string }
 
 // Regression reports whether the change is a regression of the code: worse,
 // and with no change of machine, runner or definition in its range.
@@ -287,28 +290,18 @@ func userChange(sc stats.Scale, step float64) float64 {
 
 // environmentChanges lists what changed between consecutive jobs besides
 // the code, and whether machine, runner or definition did (they move figures).
-func environmentChanges(jobs []HistoryJob) (out []string, byEnv bool) {
+func environmentChanges(jobs []HistoryJob) (out []EnvChange, byEnv bool) {
 	for i := 1; i < len(jobs); i++ {
 		a, b := jobs[i-1], jobs[i]
-		at := " (at " + shortCommit(b) + ")"
-		if a.Machine != b.Machine {
-			out, byEnv = append(out, fmt.Sprintf("machine %s → %s%s", a.Machine, b.Machine, at)), true
-		}
-		if a.Runner != b.Runner {
-			out, byEnv = append(out, fmt.Sprintf("runner image %s → %s%s", cmp.Or(a.Runner, "unknown"), cmp.Or(b.Runner, "unknown"), at)), true
-		}
-		if a.Definition != b.Definition {
-			out, byEnv = append(out, "benchmark definition changed"+at), true
-		}
-		if a.Tool != b.Tool {
-			out = append(out, fmt.Sprintf("measured by %s → %s%s", a.Tool, b.Tool, at))
+		changes := []EnvChange{{"machine", a.Machine, b.Machine, b.Commit, b.Job}, {"runner", a.Runner, b.Runner, b.Commit, b.Job},
+			{"definition", "", "", b.Commit, b.Job}, {"tool", a.Tool, b.Tool, b.Commit, b.Job}} // a definition's hashes are not shown
+		for k, moved := range []bool{a.Machine != b.Machine, a.Runner != b.Runner, a.Definition != b.Definition, a.Tool != b.Tool} {
+			if moved {
+				out, byEnv = append(out, changes[k]), byEnv || k < 3
+			}
 		}
 	}
 	return slices.Compact(out), byEnv
-}
-
-func shortCommit(j HistoryJob) string {
-	return cmp.Or(j.Commit[:min(len(j.Commit), 12)], "job "+j.Job)
 }
 
 // The chain of main: each commit judged against its parent by a

@@ -1,13 +1,12 @@
 package gate
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
-	"github.com/tailgate-ci/tailgate/internal/plural"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
@@ -45,17 +44,11 @@ func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final
 	}
 	d = d.WithDefaults()
 	units := min(len(base), len(head))
-	runPairs := func(units int) int {
-		if o.Windows != nil {
-			return o.Windows.InBlocks(units)
-		}
-		return units
-	}
-	seq := &Sequential{Blocks: units, MinBlocks: d.MinBlocks, MaxBlocks: d.MaxBlocks, Unit: blockUnit, RunPairs: runPairs(units)}
+	seq := &Sequential{Blocks: units, MinBlocks: d.MinBlocks, MaxBlocks: d.MaxBlocks, Unit: blockUnit, RunPairs: o.runPairs(units)}
 	v := Verdict{HeadRuns: units, BaseRuns: units, Sequential: seq, Outcome: Inconclusive, Warnings: setupWarnings(p)}
 	if err := d.Validate(); err != nil {
 		v.Warnings = append(v.Warnings, stats.Warn(WarnBadDesign, "sequential design: "+err.Error()))
-		seq.Done, seq.Reason = true, "the sequential design cannot be used"
+		seq.Done, seq.Why = true, Why{Stop: StopBadDesign}
 		return v
 	}
 	if len(base) != len(head) {
@@ -64,13 +57,13 @@ func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final
 	if units > d.MaxBlocks {
 		v.Warnings = append(v.Warnings, stats.Warn(WarnUnpaired, fmt.Sprintf("%d %s exceed the budget of %d: only the first %d are judged", units, seq.UnitWord(units), d.MaxBlocks, d.MaxBlocks)))
 		units = d.MaxBlocks
-		seq.Blocks, v.HeadRuns, v.BaseRuns, seq.RunPairs = units, units, units, runPairs(units)
+		seq.Blocks, v.HeadRuns, v.BaseRuns, seq.RunPairs = units, units, units, o.runPairs(units)
 	}
 	base, head = base[:units], head[:units]
 	final = final || units == d.MaxBlocks
 	if units == 0 {
 		v.Warnings = append(v.Warnings, fixedWarning(WarnNoHeadRuns))
-		seq.Done, seq.Reason = final, "no blocks yet"
+		seq.Done, seq.Why = final, Why{Stop: StopNoBlocks}
 		return v
 	}
 
@@ -84,23 +77,35 @@ func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final
 	v.Warnings = append(v.Warnings, findingWarnings(v.Findings, nil, Context{})...)
 	v.Warnings = append(v.Warnings, gapWarnings(looks)...)
 	if !p.AllowMissing {
-		v.Incomplete = cutLabels(looks, true)
+		v.Incomplete = lost(looks)
 	}
-	seq.Done, seq.Reason, seq.MoreBlocks = stopping(v, looks, final, d)
-	if seq.Done {
-		for i, l := range looks {
-			if f := &v.Findings[i]; f.Outcome == Undecided {
-				f.Outcome = MetricInconclusive
-				f.Note = joinNotes(f.Note, "not decided when the job stopped ("+seq.Reason+")")
-			}
-			l.reportAdjusted(&v.Findings[i], k)
-		}
-		if o.Budget > 0 && o.Budget < d.MaxBlocks {
-			seq.Budget = max(o.Budget, d.MinBlocks)
-		}
-		v.Detect = detectables(looks, d, seq.Budget, k)
+	if seq.Done, seq.Why, seq.MoreBlocks = stopping(v, looks, final, d); seq.Done {
+		v.finish(looks, d, k, o.Budget)
 	}
 	return v
+}
+
+func (o SeqOptions) runPairs(units int) int {
+	if o.Windows != nil {
+		return o.Windows.InBlocks(units)
+	}
+	return units
+}
+
+// finish ends a verdict the job stops at: the undecided metrics inconclusive, the estimates adjusted, and what each
+// metric could detect priced at the time budget's units (budget) when it binds.
+func (v *Verdict) finish(looks []seqLook, d stats.SeqDesign, k, budget int) {
+	seq := v.Sequential
+	for i, l := range looks {
+		if f := &v.Findings[i]; f.Outcome == Undecided {
+			f.Outcome, f.Look.Stopped = MetricInconclusive, seq
+		}
+		l.reportAdjusted(&v.Findings[i], k)
+	}
+	if budget > 0 && budget < d.MaxBlocks {
+		seq.Budget = max(budget, d.MinBlocks)
+	}
+	v.Detect = detectables(looks, d, seq.Budget, k)
 }
 
 // reportAdjusted reports the estimate corrected for stopping at the look
@@ -128,7 +133,7 @@ func detectables(looks []seqLook, d stats.SeqDesign, budget, k int) []Detectable
 			out = append(out, l.detectable(dd, k))
 		case l.cut:
 			dt := l.mp.detectable(stats.Detectable{Method: stats.MethodSequential}, d.MaxBlocks, d.MaxBlocks, l.finding)
-			dt.Note = "not judged: " + l.gaps.String()
+			dt.Cut = &l.gaps
 			out = append(out, dt)
 		}
 	}
@@ -163,7 +168,7 @@ type seqLook struct {
 	// is its decision. cut: a gated metric a gap left undecided.
 	judged, cut bool
 	dec         stats.SeqDecision
-	gaps        pairGaps
+	gaps        Gaps
 	// spread (the differences' SD, at least the resolution), minEffect
 	// and resolution are on the comparison scale.
 	spread, minEffect, resolution float64
@@ -310,22 +315,15 @@ func (l *seqLook) decided(bv, hv []float64, used, complete, maxUnits int) {
 	if at := l.dec.Blocks; at < used { // the look that decided saw fewer
 		f.Center, f.BaseCenter, f.HeadCenter = mp.centers(bv[:at], hv[:at])
 	}
+	f.Note, f.Look = mp.note, &Look{Dec: l.dec, Exact: l.exact, Change: f.Change, Sign: mp.direction().Sign(), MaxBlocks: maxUnits, Complete: complete, Gaps: l.gaps}
 	if l.gaps.any() && !l.dec.Decided() {
-		l.cut, f.Outcome, f.Note = true, MetricInconclusive, joinNotes(cutNote(l.gaps, complete), mp.note)
+		l.cut, f.Outcome, f.Look.Cut = true, MetricInconclusive, true
 		return
 	}
 	l.judged, f.Outcome = true, seqOutcome(l.dec)
 	if l.dec.Decided() {
 		f.DecidedAt = l.dec.Blocks
 	}
-	f.Note = seqNote(*f, mp.direction().Sign(), l.dec, maxUnits)
-	if l.exact {
-		f.Note = exactNote(*f, l.dec)
-	}
-	if l.gaps.any() {
-		f.Note += "; " + l.gaps.String() + ", after the decision"
-	}
-	f.Note = joinNotes(f.Note, mp.note)
 }
 
 // missing is the look of a metric pair 1 already lacks: a gated one is
@@ -336,7 +334,7 @@ func (l seqLook) missing() seqLook {
 		f.Outcome, f.Note = NotAvailable, joinNotes(missingPairsNote(l.mp.meta, f.M, f.N), l.mp.note)
 		return l
 	}
-	l.cut, f.Outcome, f.Note = true, MetricInconclusive, joinNotes(cutNote(l.gaps, 0), l.mp.note)
+	l.cut, f.Outcome, f.Note, f.Look = true, MetricInconclusive, l.mp.note, &Look{Cut: true, Gaps: l.gaps}
 	return l
 }
 
@@ -355,97 +353,16 @@ func (mp metricPolicy) boundFromScale(w float64) float64 {
 	return mp.fromScale(w)
 }
 
+// seqOutcome is a decision's outcome; a pass is an improvement or a change within min_effect when the look says so.
 func seqOutcome(dec stats.SeqDecision) MetricOutcome {
-	switch dec.Outcome {
-	case stats.SeqRegression:
-		return MetricRegression
-	case stats.SeqInconclusive:
-		return MetricInconclusive
-	case stats.SeqContinue:
-		return Undecided
+	if o, ok := map[stats.SeqOutcome]MetricOutcome{stats.SeqRegression: MetricRegression, stats.SeqInconclusive: MetricInconclusive, stats.SeqContinue: Undecided}[dec.Outcome]; ok {
+		return o
 	}
-	switch dec.Reason {
-	case stats.ReasonImproved:
-		return Improvement
-	case stats.ReasonChangedWithin:
-		return WithinMinEffect
-	}
-	return MetricPass
-}
-
-// seqNote says what the pairs showed: the decision and its look, the
-// change with its bounds head against base (as the report shows them: a
-// ratio's bound is never below −100 %), and for an undecided budget how
-// many more pairs would likely decide.
-func seqNote(f Finding, sign float64, dec stats.SeqDecision, budget int) string {
-	unit, reason := blockUnit, dec.Reason
-	if reason == stats.ReasonBudgetAtThreshold { // its "why" follows the bounds, in the job's unit
-		reason = stats.ReasonBudget
-	}
-	s := fmt.Sprintf("%s after %d %s", reason, dec.Blocks, plural.Of(dec.Blocks, unit, unit+"s"))
-	if !math.IsNaN(f.Lower) && !math.IsNaN(f.Upper) {
-		lo, hi := sign*f.Lower, sign*f.Upper
-		if sign < 0 {
-			lo, hi = hi, lo
-		}
-		s += fmt.Sprintf(" (change %s, bounds %s … %s)", userEffect(f, sign*f.Estimate), userEffect(f, lo), userEffect(f, hi))
-	}
-	switch {
-	case dec.Outcome != stats.SeqInconclusive:
-	case dec.Reason == stats.ReasonBudgetAtThreshold:
-		s += fmt.Sprintf("; no practical number of %ss would likely decide at this spread", unit)
-	case practical(dec.MoreBlocks, budget):
-		s += fmt.Sprintf("; about %d more %s would likely decide", dec.MoreBlocks, plural.Of(dec.MoreBlocks, unit, unit+"s"))
-	default:
-		s += fmt.Sprintf("; deciding would likely take more than %d more %ss (three budgets) at this spread", 3*budget, unit)
-	}
-	return s
-}
-
-// exactNote says an exact count's value on each side, the change and look.
-func exactNote(f Finding, dec stats.SeqDecision) string {
-	unit, per := blockUnit, " "+f.Unit
-	if rest, ok := strings.CutPrefix(f.Unit, "/"); ok {
-		per = " per " + rest
-	}
-	change := userEffect(f, f.Change)
-	if math.Abs(f.Change) < 0.05 {
-		change = "±0.0 %"
-	}
-	return fmt.Sprintf("%s: exact count, %s → %s%s in each of the first %d %s (%s)", dec.Reason,
-		countText(f.BaseCenter), countText(f.HeadCenter), strings.TrimRight(per, " "), dec.Blocks, plural.Of(dec.Blocks, unit, unit+"s"), change)
-}
-
-func countText(x float64) string {
-	if r := math.Round(x); math.Abs(x-r) < 0.005 {
-		return minus(fmt.Sprintf("%.0f", r))
-	}
-	return minus(fmt.Sprintf("%.2f", x))
-}
-
-// userEffect prints an effect in the finding's units; one that rounds to
-// zero as ±0, as the reports' change column shows it (never −0.00).
-func userEffect(f Finding, x float64) string {
-	format, unit := "%+.1f", " %"
-	if f.Percent {
-		format, unit = "%+.2f", " pp"
-	}
-	switch s := fmt.Sprintf(format, x); {
-	case math.IsInf(x, -1):
-		return "−∞"
-	case math.IsInf(x, 1):
-		return "+∞"
-	case strings.Trim(s, "+-0.") == "":
-		return "±" + s[1:] + unit
-	default:
-		return minus(s) + unit
-	}
+	return cmp.Or(map[stats.SeqReason]MetricOutcome{stats.ReasonImproved: Improvement, stats.ReasonChangedWithin: WithinMinEffect}[dec.Reason], MetricPass)
 }
 
 // practical: n more units are practical advice (three budgets at most).
 func practical(n, budget int) bool { return n > 0 && n <= 3*budget }
-
-func minus(s string) string { return strings.Replace(s, "-", "−", 1) }
 
 func missingPairsNote(meta result.Metric, m, n int) string {
 	if m == 0 || n == 0 {
@@ -475,15 +392,13 @@ func (l seqLook) detectable(d stats.SeqDesign, k int) Detectable {
 
 // stopping says whether the job is done, why, and, ending undecided, how
 // many more pairs would likely decide.
-func stopping(v Verdict, looks []seqLook, final bool, d stats.SeqDesign) (done bool, reason string, more int) {
-	seq, n := v.Sequential, v.Sequential.Blocks
-	after := fmt.Sprintf("after %d %s", n, seq.UnitWord(n))
-	var undecided, cut, hopeless []string
+func stopping(v Verdict, looks []seqLook, final bool, d stats.SeqDesign) (done bool, why Why, more int) {
+	var undecided, hopeless []string
 	var judged int
 	for _, l := range looks {
 		switch {
 		case l.cut:
-			cut = append(cut, l.finding.Label)
+			why.Missing = append(why.Missing, l.finding.Label)
 		case l.judged:
 			judged++
 			if !l.dec.Decided() || l.dec.Outcome == stats.SeqInconclusive {
@@ -495,37 +410,30 @@ func stopping(v Verdict, looks []seqLook, final bool, d stats.SeqDesign) (done b
 			}
 		}
 	}
-	missing := ""
-	if len(cut) > 0 {
-		missing = "; missing from some blocks: " + strings.Join(cut, ", ")
+	n := v.Sequential.Blocks
+	switch why.Labels = undecided; {
+	case len(v.Regressions) > 0:
+		return true, Why{Stop: StopRegression, Labels: labelsOf(v.Findings, v.Regressions)}, 0
+	case n < d.MinBlocks && !final:
+		return false, Why{Stop: StopFirstLook, Missing: why.Missing}, 0
+	case judged == 0:
+		return true, Why{Stop: StopNoneMeasured, Missing: why.Missing}, 0
+	case len(undecided) == 0:
+		return true, Why{Stop: StopDecided, Missing: why.Missing}, 0
+	case n < d.MaxBlocks && !final:
+		why.Stop = StopUndecided
+		return false, why, 0
+	case n < d.MaxBlocks:
+		why.Stop = StopFinal
+	default:
+		why.Stop = StopBudget
 	}
 	// At the end: "N more" only when every undecided metric would likely
 	// decide within a practical number more; else say which would not.
-	ended := func(s string) (bool, string, int) {
-		if len(hopeless) > 0 {
-			return true, fmt.Sprintf("%s; deciding %s would likely take more than %d more %s (three budgets)", s, strings.Join(hopeless, ", "), 3*d.MaxBlocks, seq.UnitWord(2)) + missing, 0
-		}
-		return true, s + missing, more
+	if why.Hopeless = hopeless; len(hopeless) > 0 {
+		more = 0
 	}
-	switch {
-	case len(v.Regressions) > 0:
-		return true, "regression " + after + " in " + strings.Join(labelsOf(v.Findings, v.Regressions), ", "), 0
-	case n < d.MinBlocks && !final:
-		return false, fmt.Sprintf("%d of at least %d %s", n, d.MinBlocks, seq.UnitWord(d.MinBlocks)) + missing, 0
-	case judged == 0 && len(cut) == 0:
-		return true, "no gated metric was measured", 0
-	case judged == 0:
-		return true, "no gated metric was measured in every block" + missing, 0
-	case len(undecided) == 0 && len(cut) == 0:
-		return true, "every gated metric decided " + after, 0
-	case len(undecided) == 0:
-		return true, "every other gated metric decided " + after + missing, 0
-	case n >= d.MaxBlocks:
-		return ended(fmt.Sprintf("budget of %d %s spent; undecided: %s", d.MaxBlocks, seq.UnitWord(d.MaxBlocks), strings.Join(undecided, ", ")))
-	case final:
-		return ended(fmt.Sprintf("stopped %s of a budget of %d; undecided: %s", after, d.MaxBlocks, strings.Join(undecided, ", ")))
-	}
-	return false, "undecided " + after + ": " + strings.Join(undecided, ", ") + missing, 0
+	return true, why, more
 }
 
 func labelsOf(findings []Finding, keys []string) []string {

@@ -2,7 +2,7 @@ package gate
 
 import (
 	"math/rand/v2"
-	"strings"
+	"slices"
 	"testing"
 
 	"github.com/tailgate-ci/tailgate/internal/result"
@@ -31,18 +31,18 @@ func TestSequentialGatedMetricMissingFromAPairNeverPasses(t *testing.T) {
 	if v.Outcome == Pass || f.Outcome != MetricInconclusive || !f.Gated {
 		t.Fatalf("+30 %% CPU, missing from head in pair 2: verdict %s, CPU %s (%q); want inconclusive, never a pass", v.Outcome, f.Outcome, f.Note)
 	}
-	if !strings.Contains(f.Note, "head lacks it in block 2") {
-		t.Errorf("CPU note %q does not say which pair lacks it", f.Note)
+	if f.Look == nil || !f.Look.Cut || len(f.Look.Gaps.Base) > 0 || !slices.Equal(f.Look.Gaps.Head, []int{2}) {
+		t.Errorf("CPU look %+v does not say which pair lacks it", f.Look)
 	}
 	s := v.Sequential
-	if !s.Done || s.Blocks >= 20 || !strings.Contains(s.Reason, "CPU/iteration") || !strings.Contains(s.Reason, "missing from some blocks") {
+	if !s.Done || s.Blocks >= 20 || !slices.Equal(s.Why.Missing, []string{"CPU/iteration"}) {
 		t.Errorf("sequential %+v: want done once the other metrics decided, the reason naming CPU/iteration", s)
 	}
 	if !v.HasWarning(WarnMissingInBlocks) {
 		t.Errorf("no warning about the gap: %v", v.Warnings)
 	}
 	for _, d := range v.Detect {
-		if d.Key == cpu && (d.Possible || !strings.Contains(d.Note, "block 2")) {
+		if d.Key == cpu && (d.Possible || d.Cut == nil || !slices.Equal(d.Cut.Head, []int{2})) {
 			t.Errorf("detect %+v claims a sensitivity for a metric it could not judge", d)
 		}
 	}
@@ -52,7 +52,7 @@ func TestSequentialGatedMetricMissingFromAPairNeverPasses(t *testing.T) {
 	base, head = cpuPairs(rand.New(rand.NewPCG(62, 1)), 20, 0.01, 1.3)
 	withoutCPU(head, 11)
 	late := JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{}, true, SeqOptions{})
-	if g, _ := finding(late, cpu); late.Outcome != Regression || g.Outcome != MetricRegression || g.DecidedAt >= 12 || !strings.Contains(g.Note, "after the decision") {
+	if g, _ := finding(late, cpu); late.Outcome != Regression || g.Outcome != MetricRegression || g.DecidedAt >= 12 || g.Look.Cut || !slices.Equal(g.Look.Gaps.Head, []int{12}) {
 		t.Errorf("+30 %% CPU decided before the gap at pair 12: %s, CPU %+v", late.Outcome, g)
 	}
 }
@@ -65,8 +65,8 @@ func TestSequentialOneSidedGatedMetricIsInconclusive(t *testing.T) {
 	withoutCPU(head, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19)
 	v := judgeLoop(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{})
 	f, _ := finding(v, cpu)
-	if v.Outcome != Inconclusive || f.Outcome != MetricInconclusive || !strings.Contains(f.Note, "head lacks it in every block") {
-		t.Errorf("CPU on the base side only: verdict %s, CPU %s %q; want inconclusive", v.Outcome, f.Outcome, f.Note)
+	if v.Outcome != Inconclusive || f.Outcome != MetricInconclusive || !f.Look.Cut || len(f.Look.Gaps.Head) != f.Look.Gaps.Blocks {
+		t.Errorf("CPU on the base side only: verdict %s, CPU %s %+v; want inconclusive", v.Outcome, f.Outcome, f.Look)
 	}
 	if !v.Sequential.Done || v.Sequential.Blocks < v.Sequential.MinBlocks {
 		t.Errorf("sequential %+v: want done after the first look", v.Sequential)
@@ -111,7 +111,7 @@ func TestSequentialNeverDoneBeforeTheFirstLook(t *testing.T) {
 	for name, p := range map[string]Policy{"CPU missing from pair 1": gapped, "no gated metric measured": absent} {
 		for n := 1; n < 4; n++ {
 			if v := JudgeSequential(base[:n], head[:n], p, stats.SeqDesign{}, false, SeqOptions{}); v.Sequential.Done {
-				t.Errorf("%s: done after %d of at least 4 pairs (%s)", name, n, v.Sequential.Reason)
+				t.Errorf("%s: done after %d of at least 4 pairs (%+v)", name, n, v.Sequential.Why)
 			}
 		}
 		if v := JudgeSequential(base[:4], head[:4], p, stats.SeqDesign{}, false, SeqOptions{}); !v.Sequential.Done || v.Outcome != Inconclusive {
@@ -143,8 +143,8 @@ func TestSequentialMetricsOfAPhaseLeftOutKeepTheirFindings(t *testing.T) {
 	}
 	v := JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{}, true, SeqOptions{})
 	errs, _ := finding(v, result.RequestErrorPct)
-	if errs.Outcome != MetricPass || errs.DecidedAt > 4 || !strings.Contains(errs.Note, "neither side has it in blocks 5–12, after the decision") {
-		t.Errorf("error rate decided before the gap: %s at %d, note %q; want its pass kept and the gap named", errs.Outcome, errs.DecidedAt, errs.Note)
+	if errs.Outcome != MetricPass || errs.DecidedAt > 4 || errs.Look.Cut || len(errs.Look.Gaps.Base) != 8 || !slices.Equal(errs.Look.Gaps.Base, errs.Look.Gaps.Head) {
+		t.Errorf("error rate decided before the gap: %s at %d, look %+v; want its pass kept and the gap named", errs.Outcome, errs.DecidedAt, errs.Look)
 	}
 	p50, _ := finding(v, result.LatencyP50)
 	if p50.Outcome != NotGated || p50.N != 4 || p50.Change < 9.9 || p50.Change > 10.1 {

@@ -57,16 +57,16 @@ func TestSequentialRegressionStopsEarly(t *testing.T) {
 	if v.Outcome != Regression || !slices.Equal(v.Regressions, []string{cpu}) || !s.Done || s.Blocks >= 12 || s.Blocks < s.MinBlocks {
 		t.Fatalf("+25 %% CPU: %s %v after %d pairs (%+v); want an early regression in CPU", v.Outcome, v.Regressions, s.Blocks, s)
 	}
-	if !strings.Contains(s.Reason, "regression after") || !strings.Contains(s.Reason, "CPU/iteration") {
-		t.Errorf("reason %q should say a regression in CPU/iteration stopped the job", s.Reason)
+	if s.Why.Stop != StopRegression || !slices.Equal(s.Why.Labels, []string{"CPU/iteration"}) {
+		t.Errorf("why %+v should say a regression in CPU/iteration stopped the job", s.Why)
 	}
 	f, _ := finding(v, cpu)
 	if f.DecidedAt != s.Blocks || !(f.Lower > 0) || !(f.Estimate > 15 && f.Estimate < 35) || !(f.Upper > f.Estimate) ||
 		f.Worse != f.Estimate || f.Change != f.Estimate || f.Floor != 5 || f.FloorSource != FromMinEffect || f.Test != stats.TestSequential {
 		t.Errorf("CPU finding %+v: want the estimate near +25 %% inside positive bounds, decided at %d pairs, threshold 5 %%", f, s.Blocks)
 	}
-	if !strings.Contains(f.Note, "worse beyond min_effect after") {
-		t.Errorf("note %q", f.Note)
+	if f.Look == nil || f.Look.Dec.Reason != stats.ReasonBeyond || f.Look.Dec.Blocks != s.Blocks {
+		t.Errorf("look %+v", f.Look)
 	}
 	if len(v.Detect) != len(seqMetrics) {
 		t.Fatalf("detect %+v, want one per gated metric", v.Detect)
@@ -105,7 +105,7 @@ func TestSequentialPassAndUndecided(t *testing.T) {
 		}
 	}
 	v = judgeLoop(base, head, p, stats.SeqDesign{})
-	if v.Outcome != Pass || !v.Sequential.Done || v.Sequential.Blocks == 20 || !strings.Contains(v.Sequential.Reason, "every gated metric decided") {
+	if v.Outcome != Pass || !v.Sequential.Done || v.Sequential.Blocks == 20 || v.Sequential.Why.Stop != StopDecided || v.Sequential.Why.Missing != nil {
 		t.Fatalf("A/A at CV 1 %%: %s, %+v; want a pass before the budget", v.Outcome, v.Sequential)
 	}
 	for _, key := range seqMetrics {
@@ -149,22 +149,22 @@ func TestSequentialInconclusiveAtTheBudget(t *testing.T) {
 	p, d := Policy{Metrics: []string{cpu}}, stats.SeqDesign{MaxBlocks: 12}
 	v := judgeLoop(base, head, p, d)
 	f, _ := finding(v, cpu)
-	if v.Outcome != Inconclusive || f.Outcome != MetricInconclusive || v.Sequential.Blocks != 12 || !strings.Contains(v.Sequential.Reason, "budget of 12 blocks spent") {
+	if v.Outcome != Inconclusive || f.Outcome != MetricInconclusive || v.Sequential.Blocks != 12 || v.Sequential.Why.Stop != StopBudget {
 		t.Fatalf("A/A at CV 10 %%, 12 pairs: %s/%s, %+v; want inconclusive at the budget", v.Outcome, f.Outcome, v.Sequential)
 	}
-	if v.Sequential.MoreBlocks < 1 || v.Sequential.MoreBlocks > 36 || !strings.Contains(f.Note, "more blocks would likely decide") {
-		t.Errorf("more pairs %d, note %q: want practical advice (at most three budgets)", v.Sequential.MoreBlocks, f.Note)
+	if v.Sequential.MoreBlocks < 1 || v.Sequential.MoreBlocks > 36 || f.Look.MaxBlocks != 12 || f.Look.Dec.MoreBlocks != v.Sequential.MoreBlocks {
+		t.Errorf("more pairs %d, look %+v: want practical advice (at most three budgets)", v.Sequential.MoreBlocks, f.Look)
 	}
 	// An estimate close to min_effect at this spread would need more than
 	// three budgets more: no number is promised, and the reason says so.
 	nb, nh := cpuPairs(rand.New(rand.NewPCG(54, 1)), 12, 0.10, 1)
 	far := judgeLoop(nb, nh, p, d)
-	if ff, _ := finding(far, cpu); far.Sequential.MoreBlocks != 0 || !strings.Contains(ff.Note, "would likely take more than 36 more blocks") ||
-		!strings.Contains(far.Sequential.Reason, "deciding CPU/iteration would likely take more than 36 more blocks") {
-		t.Errorf("near min_effect: more %d, note %q, reason %q; want no number promised", far.Sequential.MoreBlocks, ff.Note, far.Sequential.Reason)
+	if ff, _ := finding(far, cpu); far.Sequential.MoreBlocks != 0 || practical(ff.Look.Dec.MoreBlocks, 12) || ff.Look.Dec.Reason == stats.ReasonBudgetAtThreshold ||
+		!slices.Equal(far.Sequential.Why.Hopeless, []string{"CPU/iteration"}) {
+		t.Errorf("near min_effect: more %d, look %+v, why %+v; want no number promised", far.Sequential.MoreBlocks, ff.Look, far.Sequential.Why)
 	}
 	cut := JudgeSequential(base[:7], head[:7], p, d, true, SeqOptions{})
-	if !cut.Sequential.Done || cut.Outcome == Pass || !strings.Contains(cut.Sequential.Reason, "stopped after 7 blocks of a budget of 12") {
+	if !cut.Sequential.Done || cut.Outcome == Pass || cut.Sequential.Why.Stop != StopFinal || cut.Sequential.Blocks != 7 {
 		t.Errorf("final after 7 of 12: %s, %+v", cut.Outcome, cut.Sequential)
 	}
 	few := JudgeSequential(base[:2], head[:2], p, d, true, SeqOptions{})
@@ -226,7 +226,7 @@ func TestSequentialMissingMetricAndBadDesign(t *testing.T) {
 	base, head := cpuPairs(rand.New(rand.NewPCG(56, 1)), 8, 0.01, 1)
 	delete(head[3].Metrics, cpu)
 	v := JudgeSequential(base, head, Policy{Metrics: seqMetrics}, stats.SeqDesign{}, false, SeqOptions{})
-	if f, _ := finding(v, cpu); f.Outcome != MetricInconclusive || !strings.Contains(f.Note, "head lacks it in block 4") {
+	if f, _ := finding(v, cpu); f.Outcome != MetricInconclusive || !f.Look.Cut || !slices.Equal(f.Look.Gaps.Head, []int{4}) {
 		t.Errorf("CPU missing from pair 4: %+v", f)
 	}
 	if v.HasWarning(WarnOneSided) {
@@ -258,52 +258,6 @@ func TestEveryMetricHasADefaultMinEffect(t *testing.T) {
 	}
 	if len(DefaultMinEffect) != len(result.Metrics) {
 		t.Errorf("%d default min_effects for %d metrics", len(DefaultMinEffect), len(result.Metrics))
-	}
-}
-
-// An undecided metric's note names the job's unit, the block, throughout, its reason
-// comes before the bounds, and only one clause says why more units would
-// or would not help.
-func TestSeqNoteUnits(t *testing.T) {
-	t.Parallel()
-	f := Finding{Estimate: 5.0, Lower: -5.6, Upper: 12.6}
-	for _, tc := range []struct {
-		dec  stats.SeqDecision
-		want string
-	}{
-		{stats.SeqDecision{Outcome: stats.SeqInconclusive, Reason: stats.ReasonBudgetAtThreshold, Blocks: 9},
-			"budget spent after 9 blocks (change +5.0 %, bounds −5.6 % … +12.6 %); no practical number of blocks would likely decide at this spread"},
-		{stats.SeqDecision{Outcome: stats.SeqInconclusive, Reason: stats.ReasonBudget, Blocks: 9, MoreBlocks: 11},
-			"budget spent after 9 blocks (change +5.0 %, bounds −5.6 % … +12.6 %); about 11 more blocks would likely decide"},
-		{stats.SeqDecision{Outcome: stats.SeqInconclusive, Reason: stats.ReasonBudget, Blocks: 9, MoreBlocks: 40},
-			"budget spent after 9 blocks (change +5.0 %, bounds −5.6 % … +12.6 %); deciding would likely take more than 27 more blocks (three budgets) at this spread"},
-		{stats.SeqDecision{Outcome: stats.SeqRegression, Reason: stats.ReasonBeyond, Blocks: 4},
-			"worse beyond min_effect after 4 blocks (change +5.0 %, bounds −5.6 % … +12.6 %)"},
-	} {
-		if got := seqNote(f, 1, tc.dec, 9); got != tc.want {
-			t.Errorf("seqNote:\n got %q\nwant %q", got, tc.want)
-		}
-	}
-}
-
-// A metric where lower is worse (throughput) says its change and bounds
-// head against base: a drop's worse-by bound of −139831.4 % (head 1399
-// times the base) is a change of +139831.4 %, and the lower bound, a drop
-// of 89.6 %, is −89.6 %: never below −100 %.
-func TestSeqNoteChangeScale(t *testing.T) {
-	t.Parallel()
-	f := Finding{Estimate: 11.9, Lower: -139831.4, Upper: 89.6}
-	dec := stats.SeqDecision{Outcome: stats.SeqInconclusive, Reason: stats.ReasonBudget, Blocks: 9, MoreBlocks: 5}
-	want := "budget spent after 9 blocks (change −11.9 %, bounds −89.6 % … +139831.4 %); about 5 more blocks would likely decide"
-	if got := seqNote(f, stats.LowerIsWorse.Sign(), dec, 9); got != want {
-		t.Errorf("seqNote:\n got %q\nwant %q", got, want)
-	}
-	if got := seqNote(Finding{Estimate: 11.9, Lower: math.Inf(-1), Upper: 20}, -1, dec, 9); !strings.Contains(got, "bounds −20.0 % … +∞") {
-		t.Errorf("an unbounded bound is not turned: %q", got)
-	}
-	// No change of a rate, turned, is ±0.00, as the table shows it.
-	if got := seqNote(Finding{Percent: true, Estimate: 0, Lower: -0.001, Upper: 0.4}, -1, dec, 9); !strings.Contains(got, "(change ±0.00 pp, bounds −0.40 pp … ±0.00 pp)") {
-		t.Errorf("a zero change is not ±0: %q", got)
 	}
 }
 

@@ -71,9 +71,8 @@ type Verdict struct {
 	// the degrees of freedom of a stored noise a metric's looks pooled.
 	Noise     map[string]stats.SeqPrior
 	PriorUsed map[string]int
-	// Incomplete names, in a sequential verdict, the gated metrics one side
-	// lost in some units, left undecided ("CPU/iteration (head lacks it in
-	// block 2)"): a failure, not a pass, unless Policy.AllowMissing.
+	// Incomplete are, in a sequential verdict, the keys of the gated metrics one side lost in some units, left
+	// undecided (report.Cut words them): a failure, not a pass, unless Policy.AllowMissing.
 	Incomplete []string
 }
 
@@ -115,6 +114,21 @@ type Finding struct {
 	// whose difference Change corrects. Sequential only.
 	BaseCenter, HeadCenter float64
 	Center                 string
+	// Look is, in a sequential verdict, what the look showed, which report words before Note.
+	Look *Look
+}
+
+// Look is what a sequential look showed of a metric: the decision (an exact count's when Exact), its change head
+// against base (Change, Sign: the change per unit worse) in a budget of MaxBlocks; the blocks that lack the metric
+// (Gaps), which left it undecided when Cut, Complete blocks before them; Stopped, the verdict's Sequential when the
+// job stopped with the metric undecided.
+type Look struct {
+	Dec                 stats.SeqDecision
+	Exact, Cut          bool
+	Change, Sign        float64
+	MaxBlocks, Complete int
+	Gaps                Gaps
+	Stopped             *Sequential
 }
 
 // Detectable states the smallest regression of a gated metric the
@@ -129,6 +143,7 @@ type Detectable struct {
 	Method    string  // how Effect was found: stats.MethodFormula, MethodMonteCarlo or MethodPairs
 	Possible  bool
 	Note      string
+	Cut       *Gaps // a gap left the metric unjudged (report words the note)
 }
 
 // HasWarning reports whether the verdict carries a warning of code.
@@ -140,8 +155,11 @@ type Sequential struct {
 	// Blocks is the units judged; MinBlocks and MaxBlocks the design's
 	// first look and budget.
 	Blocks, MinBlocks, MaxBlocks int
-	Done                         bool   // the verdict is final; Detect is filled only then
-	Reason                       string // why the job stopped or goes on ("regression after 7 blocks in CPU/iteration")
+	Done                         bool // the verdict is final; Detect is filled only then
+	// Why is why the job stopped or goes on, which report words (report.StopReason); a report read back has only
+	// the words (Reason: "regression after 7 blocks in CPU/iteration").
+	Why    Why
+	Reason string
 	// MoreBlocks, when the budget ended undecided, is how many more units
 	// would likely decide; 0 when unknown.
 	MoreBlocks int
@@ -153,6 +171,27 @@ type Sequential struct {
 	// before MaxBlocks: what Detect is priced at. 0: MaxBlocks.
 	Budget int
 }
+
+// Why is why a sequential job stopped or goes on: Stop, the metrics it names (Labels: regressed or undecided), those
+// no practical number of more blocks would likely decide (Hopeless) and the gated metrics some blocks lack (Missing).
+type Why struct {
+	Stop                      Stop
+	Labels, Hopeless, Missing []string
+}
+
+type Stop int // the kind of a Why
+
+const (
+	StopBadDesign Stop = iota + 1 // the design cannot be used
+	StopNoBlocks
+	StopRegression
+	StopFirstLook // fewer blocks than the first look
+	StopNoneMeasured
+	StopDecided
+	StopBudget
+	StopFinal     // no more blocks will come before the budget
+	StopUndecided // goes on
+)
 
 // UnitWord is the unit's name, plural when n is not 1.
 func (s *Sequential) UnitWord(n int) string {

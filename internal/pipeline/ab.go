@@ -36,7 +36,7 @@ type ABOptions struct {
 	NoisePath, NoiseDefault string
 	// WholeRuns says why the job must measure whole runs (--record-base: a
 	// stored baseline holds whole runs of one side alone).
-	WholeRuns string
+	WholeRuns result.Apart
 }
 
 // AB measures a base and a head build in one job, block after block, and

@@ -387,12 +387,12 @@ func designConfig(t *testing.T, yaml string) *config.Config {
 var abModes = []string{"alternating", "whole runs"}
 
 // modeEnv is te's environment for mode, and the options' WholeRuns.
-func modeEnv(te *testEnv, mode string) (Env, string) {
+func modeEnv(te *testEnv, mode string) (Env, result.Apart) {
 	env := te.env()
 	if mode == "whole runs" {
-		return env, "pairs under test"
+		return env, result.Apart{Why: result.RecordBase}
 	}
-	return env, ""
+	return env, result.Apart{}
 }
 
 // sequentialYAML is sequentialConfig's file.

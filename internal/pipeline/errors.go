@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/gate"
+	"github.com/tailgate-ci/tailgate/internal/report"
 )
 
 // Kind is what a failure means for the process; the CLI maps each kind to
@@ -77,7 +78,7 @@ func (f FailOn) Err(v gate.Verdict) error {
 		return Regression.Errorf("regression in %s", strings.Join(regressedLabels(v), ", "))
 	case len(v.Incomplete) > 0 && v.Outcome != gate.Regression:
 		return Runtime.Errorf("incomplete comparison, not a pass: one side measured and the other lost %s; "+
-			"set ab.allow_missing: true to accept such a job as inconclusive", strings.Join(v.Incomplete, "; "))
+			"set ab.allow_missing: true to accept such a job as inconclusive", strings.Join(report.Cut(v, v.Incomplete), "; "))
 	case v.Outcome == gate.Inconclusive && f.Inconclusive:
 		return Regression.Errorf("inconclusive, and %s is set", f.InconclusiveSetting)
 	}

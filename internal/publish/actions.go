@@ -27,8 +27,8 @@ func (s JobSummary) Publish(_ context.Context, in report.Input) error {
 		}
 		s.Runtime.Errorf("performance regression", "%s: %s regressed beyond the noise floor (see the job summary)", in.Name, labelOf(v, key))
 	}
-	for _, w := range v.Warnings {
-		s.Runtime.Warningf("tailgate", "%s", w.Message)
+	for _, w := range report.Warnings(v) {
+		s.Runtime.Warningf("tailgate", "%s", w)
 	}
 	if _, err := s.Runtime.AddStepSummary(report.Markdown(in)); err != nil && !errors.Is(err, ci.ErrNotInStep) {
 		s.Runtime.Warningf("job summary", "could not write the job summary: %v", err)

@@ -21,9 +21,9 @@ type ABRun struct {
 	Blocks, MaxBlocks int
 	Elapsed           time.Duration
 	// WholeRuns says why each block was a pair of whole runs, one side at
-	// a time; "" for blocks of windows. Order is then the runs' order,
+	// a time; zero for blocks of windows. Order is then the runs' order,
 	// true for the base.
-	WholeRuns string
+	WholeRuns result.Apart
 	Order     []bool
 	// Windows is each side's windows per phase in a block, Window their
 	// measured length.
@@ -32,10 +32,10 @@ type ABRun struct {
 	// Phases says of each phase whether its windows loaded both sides at
 	// once or alternated between them.
 	Phases []ABPhase
-	// Alternate says why every phase alternated ("" when the sides could
+	// Alternate says why every phase alternated (zero when the sides could
 	// be told apart while both were loaded); RandomOrder, that
 	// alternating windows ran in a seeded random order (else A B B A …).
-	Alternate   string
+	Alternate   result.Apart
 	RandomOrder bool
 	// Restarted: each side was started afresh for every block, Starts
 	// times in all, StartTime of starting and stopping.
@@ -105,10 +105,10 @@ func (r *ABRun) notes(in Input) []string {
 // or each phase's windows and how they ran.
 func (r *ABRun) blocksNote() string {
 	head := fmt.Sprintf("%d %s of at most %d in %s", r.Blocks, plural(r.Blocks, "block", "blocks"), r.MaxBlocks, r.Elapsed.Round(100*time.Millisecond))
-	if r.WholeRuns != "" {
+	if r.WholeRuns.Why != 0 {
 		order := mapped(r.Order, func(base bool) string { return map[bool]string{true: "A", false: "B"}[base] })
 		return fmt.Sprintf("%s, each a pair of whole runs, one side at a time, as %s; order of runs (A = base, B = head): %s",
-			head, r.WholeRuns, strings.Join(order, " "))
+			head, ApartReason(r.WholeRuns), strings.Join(order, " "))
 	}
 	how := make([]string, 0, len(r.Phases))
 	for _, ph := range r.Phases {
@@ -125,8 +125,8 @@ func (r *ABRun) blocksNote() string {
 	}
 	s := fmt.Sprintf("%s; in each block both sides were started once and each phase measured in %d windows of %s per side: %s",
 		head, r.Windows, r.Window, strings.Join(how, "; "))
-	if r.Alternate != "" {
-		s += ", as " + r.Alternate
+	if r.Alternate.Why != 0 {
+		s += ", as " + ApartReason(r.Alternate)
 	}
 	return s
 }

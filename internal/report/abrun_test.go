@@ -85,7 +85,7 @@ func TestABRunNotes(t *testing.T) {
 			t.Errorf("note %d:\n got %q\nwant %q…", i+1, got[i], want[i])
 		}
 	}
-	whole := &ABRun{Blocks: 2, MaxBlocks: 12, Elapsed: 9 * time.Second, WholeRuns: "the load tool (load.engine: command) makes a whole run each time it is started", Order: []bool{true, false, false, true}}
+	whole := &ABRun{Blocks: 2, MaxBlocks: 12, Elapsed: 9 * time.Second, WholeRuns: result.Apart{Why: result.CommandLoad}, Order: []bool{true, false, false, true}}
 	got = whole.notes(Input{})
 	if len(got) != 1 || got[0] != "2 blocks of at most 12 in 9s, each a pair of whole runs, one side at a time, as the load tool (load.engine: command) makes a whole run each time it is started; order of runs (A = base, B = head): A B B A" {
 		t.Errorf("whole runs: %q", got)

@@ -222,7 +222,7 @@ const (
 // warningsOf are the verdict's warnings and the report's own about the head runs, in that order: where their
 // percentiles rest on so few requests that they are the max and move with one slow request.
 func warningsOf(in Input) []string {
-	out, least := stats.Messages(in.Verdict.Warnings), int64(-1)
+	out, least := Warnings(in.Verdict), int64(-1)
 	for _, r := range in.Head {
 		if r.Latency != nil && (least < 0 || r.Latency.Count() < least) {
 			least = r.Latency.Count()

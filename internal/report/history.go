@@ -144,7 +144,7 @@ func writeHistoryMetric(b *strings.Builder, in HistoryInput, m gate.HistoryMetri
 	}
 	also := func(c gate.HistoryChange) {
 		for _, e := range c.Environment {
-			fmt.Fprintf(b, "      also changed: %s\n", visible(e, maxShownRunes))
+			fmt.Fprintf(b, "      also changed: %s\n", visible(EnvText(e), maxShownRunes))
 		}
 	}
 	if c := m.Seen; c != nil {
@@ -436,7 +436,7 @@ func b2i(b bool) int { return map[bool]int{true: 1}[b] }
 // changeRow is the table's row of a change point, or of the step the values show unconfirmed (m.Seen).
 func changeRow(in HistoryInput, m gate.HistoryMetric, c gate.HistoryChange, seen bool) historyChangeRow {
 	row := historyChangeRow{Metric: m.Meta.Label, Kind: changeWord(c), Step: historyStep(m, c), Levels: levels(m, c),
-		Range: strings.TrimPrefix(commitRange(in, c), "commits "), Environment: shown(c.Environment), Chain: orDash(chainSaw(in, m, c))}
+		Range: strings.TrimPrefix(commitRange(in, c), "commits "), Environment: shown(mapped(c.Environment, EnvText)), Chain: orDash(chainSaw(in, m, c))}
 	switch {
 	case seen:
 		row.Kind, row.Step, row.Class = "step not confirmed: "+seenReason(m), metricStep(m.Meta, c.Change), "unconfirmed"

@@ -51,15 +51,16 @@ type jsonReport struct {
 
 // jsonSequential is gate.Sequential, field for field (a conversion).
 type jsonSequential struct {
-	Blocks     int    `json:"pairs"`
-	MinBlocks  int    `json:"min_pairs"`
-	MaxBlocks  int    `json:"max_pairs"`
-	Done       bool   `json:"done"`
-	Reason     string `json:"reason"`
-	MoreBlocks int    `json:"more_pairs"`
-	Unit       string `json:"unit,omitempty"`
-	RunPairs   int    `json:"run_pairs,omitempty"`
-	Budget     int    `json:"budget,omitempty"`
+	Blocks     int      `json:"pairs"`
+	MinBlocks  int      `json:"min_pairs"`
+	MaxBlocks  int      `json:"max_pairs"`
+	Done       bool     `json:"done"`
+	Why        gate.Why `json:"-"`
+	Reason     string   `json:"reason"`
+	MoreBlocks int      `json:"more_pairs"`
+	Unit       string   `json:"unit,omitempty"`
+	RunPairs   int      `json:"run_pairs,omitempty"`
+	Budget     int      `json:"budget,omitempty"`
 }
 
 // jsonRuns are the per-run figures of the gated metrics of each side, in
@@ -142,20 +143,24 @@ func WriteJSON(w io.Writer, in Input) error {
 	r := jsonReport{
 		Schema: JSONSchemaVersion, Benchmark: in.Name, Mode: in.Mode, BaselineSource: fitText(in.BaselineSource),
 		Verdict: v.Outcome, Summary: fitText(headline(in, plainText)), Regressions: append([]string{}, v.Regressions...),
-		Sequential: (*jsonSequential)(v.Sequential), HeadRuns: v.HeadRuns, BaselineRuns: v.BaseRuns, Warnings: mapped(warningsOf(in), fitText), Notes: mapped(notesOf(in), fitText),
+		HeadRuns: v.HeadRuns, BaselineRuns: v.BaseRuns, Warnings: mapped(warningsOf(in), fitText), Notes: mapped(notesOf(in), fitText),
 		Steps: append([]jsonStep{}, jsonSteps(in.Head)...), BaseSteps: jsonSteps(in.Base), Runs: gatedRuns(in),
 		Errors: mapped(errorClasses(in.Head), func(e errorFigures) errorFigures { e.Sample = fitText(e.Sample); return e }),
 		Metrics: mapped(v.Findings, func(f gate.Finding) jsonMetric {
 			return jsonMetric{Key: f.Key, Label: f.Label, Unit: f.Unit, Gated: f.Gated,
 				BaselineMedian: num(f.BaseMedian), HeadMedian: num(f.HeadMedian),
 				Change: num(f.Change), ChangeUnit: changeUnit(f.Percent), Worse: num(f.Worse), P: num(f.P), Test: f.Test,
-				Floor: num(f.Floor), FloorSource: f.FloorSource, Verdict: f.Outcome, Note: f.Note, HeadN: f.N, BaselineN: f.M,
+				Floor: num(f.Floor), FloorSource: f.FloorSource, Verdict: f.Outcome, Note: findingNote(f), HeadN: f.N, BaselineN: f.M,
 				Estimate: num(f.Estimate), Lower: num(f.Lower), Upper: num(f.Upper), DecidedAt: f.DecidedAt,
 				Center: f.Center, BaselineCenter: num(f.BaseCenter), HeadCenter: num(f.HeadCenter)}
 		}),
 		Detectable: mapped(v.Detect, func(d gate.Detectable) jsonDetect {
-			return jsonDetect{Key: d.Key, Label: d.Label, Effect: num(d.Effect), Unit: d.Unit, Direction: d.Direction, Method: d.Method, Possible: d.Possible, Note: d.Note}
+			return jsonDetect{Key: d.Key, Label: d.Label, Effect: num(d.Effect), Unit: d.Unit, Direction: d.Direction, Method: d.Method, Possible: d.Possible, Note: detectNote(d)}
 		}),
+	}
+	if s := v.Sequential; s != nil {
+		seq := jsonSequential(*s)
+		seq.Reason, r.Sequential = StopReason(s), &seq
 	}
 	if st := in.statementChanges(htmlStatements); len(st) > 0 {
 		r.Statements = mapped(st, func(c statementChange) statementChange { c.Query = fitText(c.Query); return c })

@@ -1,14 +1,17 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/gate"
 	pl "github.com/tailgate-ci/tailgate/internal/plural"
+	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
@@ -43,9 +46,9 @@ func LookReason(v gate.Verdict) string {
 	case v.Sequential == nil:
 		return string(v.Outcome)
 	case v.Sequential.Done:
-		return fmt.Sprintf("%s (%s)", v.Outcome, v.Sequential.Reason)
+		return fmt.Sprintf("%s (%s)", v.Outcome, StopReason(v.Sequential))
 	}
-	return "continuing (" + v.Sequential.Reason + ")"
+	return "continuing (" + StopReason(v.Sequential) + ")"
 }
 
 // Spent says where a job's time went, stage by stage in order, each with
@@ -331,6 +334,29 @@ func SetupCost(phases []PhaseLogins, setupRun bool, runs, maxBlocks int) string 
 			2*users, 2*perRun, 2*perRun*maxBlocks, maxBlocks)
 	}
 	return s
+}
+
+// ApartReason says why an A/B job's blocks are pairs of whole runs, or why every phase alternates between the sides.
+func ApartReason(a result.Apart) string {
+	return [...]string{result.RecordBase: "--record-base stores the base's runs in a baseline, whose samples are whole runs of one side alone",
+		result.CommandLoad: "the load tool (load.engine: command) makes a whole run each time it is started",
+		result.FixedAddress: fmt.Sprintf("both sides are started on %s, one fixed address, and a block runs them at the same time (write %s in the url and the start command to give each side a free port)",
+			a.At, config.PortPlaceholder),
+		result.OneProcess: "one process stands on both sides (an A/A job with ab.restart: never)",
+		result.SameTarget: "both sides are the same target (" + a.At + ")",
+		result.SamePart:   fmt.Sprintf("both sides measure the same part %q of the request path (target.measure), whose work cannot be told apart by side while both are loaded", a.At)}[a.Why]
+}
+
+// EnvText says what changed between jobs besides the code.
+func EnvText(e gate.EnvChange) string {
+	at := " (at " + cmp.Or(shortSHA(e.Commit), "job "+e.Job) + ")"
+	switch e.What {
+	case "definition":
+		return "benchmark definition changed" + at
+	case "runner":
+		return fmt.Sprintf("runner image %s → %s%s", cmp.Or(e.From, "unknown"), cmp.Or(e.To, "unknown"), at)
+	}
+	return fmt.Sprintf("%s %s → %s%s", map[string]string{"machine": "machine", "tool": "measured by"}[e.What], e.From, e.To, at)
 }
 
 // StoredBaseline says where a stored baseline came from and what it

@@ -65,7 +65,7 @@ func headline(in Input, show func(string) string) string {
 	case v.Outcome != gate.Inconclusive:
 		return "pass: no gated metric regressed beyond its noise floor"
 	case v.Sequential != nil && !v.Sequential.Done:
-		return "undecided so far: " + show(v.Sequential.Reason)
+		return "undecided so far: " + show(StopReason(v.Sequential))
 	case v.HasWarning(gate.WarnDefinitionChanged):
 		return "inconclusive: benchmark changed, re-record the baseline"
 	}
@@ -73,7 +73,7 @@ func headline(in Input, show func(string) string) string {
 		return "inconclusive: could not judge " + strings.Join(labels, ", ")
 	}
 	if len(v.Warnings) > 0 {
-		return "inconclusive: " + show(v.Warnings[len(v.Warnings)-1].Message)
+		return "inconclusive: " + show(Warnings(v)[len(v.Warnings)-1])
 	}
 	return "inconclusive: nothing to judge"
 }
@@ -243,13 +243,14 @@ func judgedLines(v gate.Verdict, show func(string) string) []string {
 
 // noteOf is a finding's note, naming its test where named says it is worth naming.
 func noteOf(f gate.Finding, named func(test string) bool) string {
-	switch {
+	switch note := findingNote(f); {
 	case !named(f.Test):
-		return f.Note
-	case f.Note == "":
+		return note
+	case note == "":
 		return "test: " + f.Test
+	default:
+		return "test: " + f.Test + "; " + note
 	}
-	return "test: " + f.Test + "; " + f.Note
 }
 
 // notExact reports a test the terminal names: any but the exact ones (the sequential line names that one).
@@ -364,8 +365,8 @@ func sequentialLine(s *gate.Sequential, show func(string) string) string {
 	}
 	windows := map[bool]string{true: fmt.Sprintf(" of %d window pairs", s.RunPairs)}[s.RunPairs > s.Blocks]
 	line := fmt.Sprintf("Sequential A/B: %d %s%s (first look at %d, budget %d)", s.Blocks, s.UnitWord(s.Blocks), windows, s.MinBlocks, s.MaxBlocks)
-	if s.Reason != "" {
-		line += ": " + show(s.Reason)
+	if r := StopReason(s); r != "" {
+		line += ": " + show(r)
 	}
 	if !s.Done {
 		line += "; not final"

@@ -15,3 +15,22 @@ type Duet struct {
 	Inflation        [2]float64
 	Shift, Tolerance float64
 }
+
+// Apart is why an A/B job's blocks are pairs of whole runs (RecordBase, CommandLoad, FixedAddress) or why every phase
+// alternates between the sides (OneProcess, SameTarget, SamePart), with the address or the part it names (At); the
+// zero Apart: neither. report.ApartReason words it.
+type Apart struct {
+	Why ApartWhy
+	At  string
+}
+
+type ApartWhy int
+
+const (
+	RecordBase   ApartWhy = iota + 1 // a stored baseline holds whole runs of one side alone
+	CommandLoad                      // the load tool makes a whole run each time it is started
+	FixedAddress                     // both sides are started on one fixed address
+	OneProcess                       // an A/A job with ab.restart: never
+	SameTarget
+	SamePart // of the request path (target.measure)
+)

@@ -49,7 +49,7 @@ func TestRunABRestartsBothSidesEveryPair(t *testing.T) {
 		t.Run("restart="+strconv.FormatBool(restart), func(t *testing.T) {
 			base, head := serviceTarget(t, dir+"/b.env"), serviceTarget(t, dir+"/h.env")
 			r := abBenchmark(t, base.URL)
-			res, err := r.RunAB(context.Background(), ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxBlocks: 3, Restart: restart, Shape: Shape{WholeRuns: "pairs under test"}})
+			res, err := r.RunAB(context.Background(), ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxBlocks: 3, Restart: restart, Shape: Shape{WholeRuns: wholeIf("pairs under test")}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +80,7 @@ func TestRunABRestartedSidesMayShareAPort(t *testing.T) {
 	dir := t.TempDir()
 	tgt := serviceTarget(t, dir+"/t.env")
 	r := abBenchmark(t, tgt.URL)
-	res, err := r.RunAB(context.Background(), ABPlan{Base: tgt, Head: tgt, Order: config.OrderABBA, MaxBlocks: 2, Restart: true, Shape: Shape{WholeRuns: "pairs under test"}})
+	res, err := r.RunAB(context.Background(), ABPlan{Base: tgt, Head: tgt, Order: config.OrderABBA, MaxBlocks: 2, Restart: true, Shape: Shape{WholeRuns: wholeIf("pairs under test")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestRunABFillsThePortPlaceholder(t *testing.T) {
 	tgt.Start.Env[serveEnv] = "127.0.0.1:" + config.PortPlaceholder
 	for _, restart := range []bool{true, false} {
 		r := abBenchmark(t, tgt.URL)
-		res, err := r.RunAB(context.Background(), ABPlan{Base: tgt, Head: tgt, Order: config.OrderABBA, MaxBlocks: 2, Restart: restart, Shape: Shape{WholeRuns: "pairs under test"}})
+		res, err := r.RunAB(context.Background(), ABPlan{Base: tgt, Head: tgt, Order: config.OrderABBA, MaxBlocks: 2, Restart: restart, Shape: Shape{WholeRuns: wholeIf("pairs under test")}})
 		if err != nil {
 			t.Fatalf("restart %v: %v", restart, err)
 		}
@@ -134,7 +134,7 @@ func (l *look) look(res *ABResult, final bool) bool {
 
 func TestRunABLooksAfterEveryPair(t *testing.T) {
 	base, head := newService(t), newService(t)
-	plan := ABPlan{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, Order: config.OrderABBA, MaxBlocks: 5, Shape: Shape{WholeRuns: "pairs under test"}}
+	plan := ABPlan{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, Order: config.OrderABBA, MaxBlocks: 5, Shape: Shape{WholeRuns: wholeIf("pairs under test")}}
 
 	stopped := &look{stop: 3}
 	plan.Look = stopped.look
@@ -169,7 +169,7 @@ func TestRunABTimeBudget(t *testing.T) {
 	cfg.Load.Duration = config.Duration(300 * time.Millisecond) // a pair takes ≥ 600 ms
 	l := &look{}
 	plan := ABPlan{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, Order: config.OrderABBA,
-		MaxBlocks: 50, MinBlocks: 2, MaxTime: 2 * time.Second, Look: l.look, Shape: Shape{WholeRuns: "pairs under test"}}
+		MaxBlocks: 50, MinBlocks: 2, MaxTime: 2 * time.Second, Look: l.look, Shape: Shape{WholeRuns: wholeIf("pairs under test")}}
 	start := time.Now()
 	res, err := (&Benchmark{Config: cfg}).RunAB(context.Background(), plan)
 	if err != nil {

@@ -166,7 +166,7 @@ func TestABChildrenGetNoCredentials(t *testing.T) {
 		CommandTimeout: config.Duration(30 * time.Second),
 	}
 	r := &Benchmark{Config: cfg, Environ: append(os.Environ(), actionsEnv...), Supervisor: []string{testExe(t), supervisorArg}, TargetLogDir: dir}
-	res, err := r.RunAB(context.Background(), ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxBlocks: 1, Restart: true, Shape: Shape{WholeRuns: "pairs under test"}})
+	res, err := r.RunAB(context.Background(), ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxBlocks: 1, Restart: true, Shape: Shape{WholeRuns: wholeIf("pairs under test")}})
 	if err != nil {
 		t.Fatal(err)
 	}

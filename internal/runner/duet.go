@@ -64,7 +64,7 @@ func (j *abJob) pairAtOnce(ph config.PhaseLoad, blk, w int) bool {
 // a closed phase of blocks whose sides can be told apart.
 func (j *abJob) probes(ph config.PhaseLoad) bool {
 	s := j.plan.Shape
-	return s.Blocks() && s.Alternate == "" && ph.Load.Model != config.ModelOpen
+	return s.Blocks() && s.Alternate.Why == 0 && ph.Load.Model != config.ModelOpen
 }
 
 // probedAtOnce reports whether the first block loads window pair w of a

@@ -106,7 +106,7 @@ func TestPairAtOnceOnlyWhereTheSidesCanBeToldApart(t *testing.T) {
 	closed := config.PhaseLoad{Name: "capacity", Load: config.Load{Model: config.ModelClosed}}
 	open := config.PhaseLoad{Name: "latency", Load: config.Load{Model: config.ModelOpen}}
 	run := &result.Run{Metrics: map[string]float64{result.CPUPerIteration: 1, result.IterationsPerSec: 100}}
-	shared := &abJob{plan: ABPlan{Shape: Shape{Windows: 2, Alternate: "one part"}}, res: &ABResult{}}
+	shared := &abJob{plan: ABPlan{Shape: Shape{Windows: 2, Alternate: result.Apart{Why: result.SamePart, At: "one part"}}}, res: &ABResult{}}
 	apart := &abJob{plan: ABPlan{Shape: Shape{Windows: 2}}, res: &ABResult{}}
 	for blk := range 2 {
 		for w := range 2 {

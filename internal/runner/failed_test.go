@@ -75,7 +75,7 @@ func TestABStopsAtABrokenSide(t *testing.T) {
 	base, head := failingService(t, 10), failingService(t, 10)
 	r := &Benchmark{Config: benchConfig(base.URL, 2)}
 	for _, design := range []string{"whole runs", ""} {
-		res, err := r.RunAB(context.Background(), ABPlan{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, Order: config.OrderABBA, MaxBlocks: 2, Shape: Shape{WholeRuns: design, Windows: 2, Window: 100 * time.Millisecond}})
+		res, err := r.RunAB(context.Background(), ABPlan{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, Order: config.OrderABBA, MaxBlocks: 2, Shape: Shape{WholeRuns: wholeIf(design), Windows: 2, Window: 100 * time.Millisecond}})
 		var fe *FailedRunError
 		if res != nil || !errors.As(err, &fe) || fe.Failed != fe.Total {
 			t.Fatalf("%s: RunAB of two broken sides = %v, %v; want no result and a FailedRunError", design, res, err)

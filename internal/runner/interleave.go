@@ -94,41 +94,40 @@ type blockRuns struct {
 }
 
 // blocksProblem says why the job cannot measure blocks, whose windows
-// run the built-in generator on both sides' targets up at once; "" when
+// run the built-in generator on both sides' targets up at once; zero when
 // blocks can run.
-func (b *Benchmark) blocksProblem(plan ABPlan) string {
+func (b *Benchmark) blocksProblem(plan ABPlan) result.Apart {
 	head := plan.target(Head)
 	switch {
 	case b.Config.Load.Engine == config.EngineCommand:
-		return "the load tool (load.engine: command) makes a whole run each time it is started"
-	case plan.Shape.WholeRuns != "":
+		return result.Apart{Why: result.CommandLoad}
+	case plan.Shape.WholeRuns.Why != 0:
 		return plan.Shape.WholeRuns
 	case plan.Restart && plan.Base.Start != nil && head.Start != nil && !plan.Base.UsesPort() && plan.Base.URL == head.URL:
-		return fmt.Sprintf("both sides are started on %s, one fixed address, and a block runs them at the same time (write %s in the url and the start command to give each side a free port)",
-			plan.Base.URL, config.PortPlaceholder)
+		return result.Apart{Why: result.FixedAddress, At: plan.Base.URL}
 	}
-	return ""
+	return result.Apart{}
 }
 
 // DuetProblem says why the two sides cannot be told apart while both are
-// loaded, so that every phase alternates; "" when they can.
-func (p ABPlan) DuetProblem() string {
+// loaded, so that every phase alternates; zero when they can.
+func (p ABPlan) DuetProblem() result.Apart {
 	if p.AA && !p.Restart {
-		return "one process stands on both sides (an A/A job with ab.restart: never)"
+		return result.Apart{Why: result.OneProcess}
 	}
 	head := p.target(Head)
 	if p.Base.Start == nil && head.Start == nil && p.Base.URL == head.URL {
-		return "both sides are the same target (" + p.Base.URL + ")"
+		return result.Apart{Why: result.SameTarget, At: p.Base.URL}
 	}
 	for _, a := range p.Base.Measure {
 		for _, b := range head.Measure {
 			if a.PIDFile == b.PIDFile && a.Cgroup == b.Cgroup && (a.Process == nil) == (b.Process == nil) &&
 				(a.Process == nil || (a.Process.Comm == b.Process.Comm && a.Process.Cmdline == b.Process.Cmdline)) {
-				return fmt.Sprintf("both sides measure the same part %q of the request path (target.measure), whose work cannot be told apart by side while both are loaded", a.Name)
+				return result.Apart{Why: result.SamePart, At: a.Name}
 			}
 		}
 	}
-	return ""
+	return result.Apart{}
 }
 
 // block measures one block and returns each side's runs of it. setups
@@ -261,8 +260,8 @@ const BlockLabel = "block"
 // why; Windows is 1). Windows is the windows of each side per phase (the
 // same in every phase, so that window w of each phase makes one run).
 type Shape struct {
-	WholeRuns    string
-	Alternate    string // why every phase alternates between the sides
+	WholeRuns    result.Apart
+	Alternate    result.Apart // why every phase alternates between the sides
 	Windows      int
 	Window       time.Duration
 	WindowWarmup time.Duration
@@ -270,7 +269,7 @@ type Shape struct {
 }
 
 // Blocks reports whether the job measures blocks of windows.
-func (s Shape) Blocks() bool { return s.WholeRuns == "" }
+func (s Shape) Blocks() bool { return s.WholeRuns.Why == 0 }
 
 // AtOnce reports whether the job's windows of phase ph load both sides at
 // the same time from the first block on: an open phase's do; a closed
@@ -280,7 +279,7 @@ func (s Shape) Blocks() bool { return s.WholeRuns == "" }
 // hits both alike (PocketBase's latency phase beside a CPU hog: p95's
 // block spread 6.5 % at once, 8.9 % alternating, in half the time).
 func (s Shape) AtOnce(ph config.PhaseLoad) bool {
-	return s.Blocks() && s.Alternate == "" && ph.Load.Model == config.ModelOpen
+	return s.Blocks() && s.Alternate.Why == 0 && ph.Load.Model == config.ModelOpen
 }
 
 // Resolve is plan with its Shape completed for this benchmark, once: the
@@ -293,7 +292,7 @@ func (b *Benchmark) Resolve(plan ABPlan) ABPlan {
 		return plan
 	}
 	s.resolved = true
-	if s.WholeRuns = b.blocksProblem(plan); s.WholeRuns != "" {
+	if s.WholeRuns = b.blocksProblem(plan); !s.Blocks() {
 		s.Windows, s.Window, s.WindowWarmup = 1, 0, 0 // one window pair, each window a whole run
 		return plan
 	}

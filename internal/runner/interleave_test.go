@@ -43,7 +43,7 @@ func TestRunABBlocks(t *testing.T) {
 			}
 			l := &look{}
 			plan := ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxBlocks: 3, Restart: restart, Look: l.look, Shape: Shape{Windows: 2, Window: 150 * time.Millisecond, WindowWarmup: 20 * time.Millisecond}}
-			if got := r.Resolve(plan).Shape; !got.Blocks() || got.Alternate != "" || got.Windows != 2 {
+			if got := r.Resolve(plan).Shape; !got.Blocks() || got.Alternate.Why != 0 || got.Windows != 2 {
 				t.Fatalf("shape %+v, want blocks of 2 windows as planned", got)
 			}
 			res, err := r.RunAB(context.Background(), plan)
@@ -148,32 +148,32 @@ func TestShapeAlternatesOrRunsWholeRuns(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		plan ABPlan
-		why  string
+		why  result.Apart
 	}{
-		{"a shared part", ABPlan{Restart: true, Base: side("1", pg), Head: side("2", pg)}, `same part "postgres"`},
-		{"one process on both sides", ABPlan{AA: true, Base: side("1")}, "one process stands on both sides"},
-		{"one target elsewhere", ABPlan{Restart: true, Base: config.Target{URL: "http://127.0.0.1:9"}, Head: config.Target{URL: "http://127.0.0.1:9"}}, "same target"},
+		{"a shared part", ABPlan{Restart: true, Base: side("1", pg), Head: side("2", pg)}, result.Apart{Why: result.SamePart, At: "postgres"}},
+		{"one process on both sides", ABPlan{AA: true, Base: side("1")}, result.Apart{Why: result.OneProcess}},
+		{"one target elsewhere", ABPlan{Restart: true, Base: config.Target{URL: "http://127.0.0.1:9"}, Head: config.Target{URL: "http://127.0.0.1:9"}}, result.Apart{Why: result.SameTarget, At: "http://127.0.0.1:9"}},
 	} {
 		s := b.Resolve(c.plan).Shape
-		if !s.Blocks() || !strings.Contains(s.Alternate, c.why) || s.AtOnce(b.Config.Load.RunPhases()[0]) {
-			t.Errorf("%s: shape %+v, want blocks alternating because %q", c.name, s, c.why)
+		if !s.Blocks() || s.Alternate != c.why || s.AtOnce(b.Config.Load.RunPhases()[0]) {
+			t.Errorf("%s: shape %+v, want blocks alternating because %+v", c.name, s, c.why)
 		}
 	}
 	fixed := ABPlan{Restart: true, Base: side("8080"), Head: side("8080")}
-	if s := b.Resolve(fixed).Shape; s.Blocks() || !strings.Contains(s.WholeRuns, "one fixed address") {
+	if s := b.Resolve(fixed).Shape; s.Blocks() || s.WholeRuns != (result.Apart{Why: result.FixedAddress, At: "http://127.0.0.1:8080"}) {
 		t.Errorf("both sides started on one fixed port: shape %+v, want whole runs (one side at a time) and why", s)
 	}
 	tool := &Benchmark{Config: benchConfig("http://127.0.0.1:1", 1)}
 	tool.Config.Load.Engine = config.EngineCommand
-	if s := tool.Resolve(ABPlan{Restart: true, Base: side("1"), Head: side("2")}).Shape; s.Blocks() || !strings.Contains(s.WholeRuns, "load tool") {
+	if s := tool.Resolve(ABPlan{Restart: true, Base: side("1"), Head: side("2")}).Shape; s.Blocks() || s.WholeRuns.Why != result.CommandLoad {
 		t.Errorf("a load tool: shape %+v, want whole runs and why", s)
 	}
 	own := ABPlan{Restart: true, AA: true, Base: side("{{port}}")}
-	if s := b.Resolve(own).Shape; s.Alternate != "" || !s.Blocks() {
+	if s := b.Resolve(own).Shape; s.Alternate.Why != 0 || !s.Blocks() {
 		t.Errorf("an A/A job restarted every block (two processes): %+v, want both sides at once", s)
 	}
 	other := ABPlan{Restart: true, Base: side("1", pg), Head: side("2", config.MeasurePart{Name: "postgres", PIDFile: "/run/pg-head.pid"})}
-	if s := b.Resolve(other).Shape; s.Alternate != "" {
+	if s := b.Resolve(other).Shape; s.Alternate.Why != 0 {
 		t.Errorf("each side its own database server: %+v, want both sides at once", s)
 	}
 }
@@ -199,7 +199,7 @@ func TestShapeAtOnceByPhase(t *testing.T) {
 	}
 	pg := config.MeasurePart{Name: "postgres", PIDFile: "/run/pg.pid"}
 	shared := b.Resolve(ABPlan{Restart: true, Base: side("1", pg), Head: side("2", pg)}).Shape
-	if !strings.Contains(shared.Alternate, `same part "postgres"`) || shared.AtOnce(phases[0]) || shared.AtOnce(phases[1]) {
+	if shared.Alternate != (result.Apart{Why: result.SamePart, At: "postgres"}) || shared.AtOnce(phases[0]) || shared.AtOnce(phases[1]) {
 		t.Errorf("a shared part: shape %+v, want every phase alternating and why", shared)
 	}
 }
@@ -264,7 +264,7 @@ func TestBlocksLeaveOutDecidedPhases(t *testing.T) {
 				SkipPhase: func(name string) bool {
 					asked = append(asked, name)
 					return slices.Contains(strings.Fields(skip), name)
-				}, Shape: Shape{WholeRuns: c.whole, Windows: 2, Window: 150 * time.Millisecond, WindowWarmup: 20 * time.Millisecond}}
+				}, Shape: Shape{WholeRuns: wholeIf(c.whole), Windows: 2, Window: 150 * time.Millisecond, WindowWarmup: 20 * time.Millisecond}}
 			res, err := r.RunAB(context.Background(), plan)
 			if err != nil {
 				t.Fatal(err)
@@ -302,4 +302,9 @@ func TestBlocksLeaveOutDecidedPhases(t *testing.T) {
 			}
 		})
 	}
+}
+
+// wholeIf is the whole runs a test asks for by naming them; "" asks for blocks.
+func wholeIf(why string) result.Apart {
+	return map[bool]result.Apart{true: {Why: result.RecordBase}}[why != ""]
 }

@@ -229,7 +229,7 @@ func TestRunABInterleavesTwoTargets(t *testing.T) {
 	cfg := benchConfig(base.URL, 2)
 	obs := &recorder{}
 	r := &Benchmark{Config: cfg, Observer: obs}
-	res, err := r.RunAB(context.Background(), ABPlan{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, Order: config.OrderABBA, MaxBlocks: 2, Restart: true, Shape: Shape{WholeRuns: "pairs under test"}})
+	res, err := r.RunAB(context.Background(), ABPlan{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, Order: config.OrderABBA, MaxBlocks: 2, Restart: true, Shape: Shape{WholeRuns: wholeIf("pairs under test")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestRunABInterleavesTwoTargets(t *testing.T) {
 func TestRunABWithAAMeasuresTheBaseOnBothSides(t *testing.T) {
 	base, head := newService(t), newService(t)
 	r := &Benchmark{Config: benchConfig(base.URL, 2)}
-	res, err := r.RunAB(context.Background(), ABPlan{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, AA: true, Order: config.OrderABBA, MaxBlocks: 2, Shape: Shape{WholeRuns: "pairs under test"}})
+	res, err := r.RunAB(context.Background(), ABPlan{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, AA: true, Order: config.OrderABBA, MaxBlocks: 2, Shape: Shape{WholeRuns: wholeIf("pairs under test")}})
 	if err != nil {
 		t.Fatal(err)
 	}
