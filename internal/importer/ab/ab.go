@@ -222,8 +222,10 @@ func (Percentiles) Import(name string, r io.Reader) (*result.Run, error) {
 		if err == io.EOF {
 			break
 		}
-		if err != nil {
-			return nil, csvError(name, err)
+		if pe := (*csv.ParseError)(nil); errors.As(err, &pe) {
+			return nil, &importer.SyntaxError{File: name, Line: pe.Line, Msg: pe.Err.Error()}
+		} else if err != nil {
+			return nil, &importer.SyntaxError{File: name, Msg: err.Error()}
 		}
 		line, _ := cr.FieldPos(0)
 		p, err1 := strconv.Atoi(row[0])
@@ -324,11 +326,3 @@ func (Gnuplot) Import(name string, r io.Reader) (*result.Run, error) {
 // minGnuplotWindow is the shortest span of whole-second starts taken as
 // the window: the rate from it is then within about 5 % of the truth.
 const minGnuplotWindow = 20
-
-func csvError(name string, err error) error {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return &importer.SyntaxError{File: name, Line: pe.Line, Msg: pe.Err.Error()}
-	}
-	return &importer.SyntaxError{File: name, Msg: err.Error()}
-}
