@@ -46,11 +46,10 @@ func (Text) Sniff(_ string, head []byte) bool {
 var percentileKeys = map[int]string{50: result.LatencyP50, 90: result.LatencyP90, 95: result.LatencyP95, 99: result.LatencyP99, 100: result.LatencyMax}
 
 type report struct {
-	line                                 int
-	run                                  *result.Run
-	sawCount, sawTime                    bool
-	connect, receive, length, exceptions int64
-	non2xx, writeErrs                    int64
+	line                                                    int
+	run                                                     *result.Run
+	sawCount, sawTime                                       bool
+	connect, receive, length, exceptions, non2xx, writeErrs int64
 	// sawTotal and sawPercent/sawLongest tell a whole report from a cut
 	// one: ab always ends with the Connection Times table's Total row and,
 	// when it prints the percentile table, that table's 100 % row.

@@ -40,12 +40,8 @@ type report struct {
 }
 
 var latencyKeys = []struct{ field, key string }{
-	{"mean", result.LatencyMean},
-	{"50th", result.LatencyP50},
-	{"90th", result.LatencyP90},
-	{"95th", result.LatencyP95},
-	{"99th", result.LatencyP99},
-	{"max", result.LatencyMax},
+	{"mean", result.LatencyMean}, {"50th", result.LatencyP50}, {"90th", result.LatencyP90},
+	{"95th", result.LatencyP95}, {"99th", result.LatencyP99}, {"max", result.LatencyMax},
 }
 
 const reportWhat = `vegeta JSON report with "latencies", "requests" and "status_codes"`

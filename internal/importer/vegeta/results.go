@@ -48,9 +48,7 @@ type hit struct {
 
 // isGob: a gob stream opens with the type definition of vegeta's Result.
 func isGob(head []byte) bool {
-	if len(head) > 512 {
-		head = head[:512]
-	}
+	head = head[:min(len(head), 512)]
 	return bytes.Contains(head, []byte("\x06Result")) && bytes.Contains(head, []byte("Latency")) &&
 		bytes.Contains(head, []byte("Timestamp"))
 }
