@@ -36,11 +36,8 @@ var (
 // Sniff: ab's banner, or the three lines every ab report has.
 func (Text) Sniff(_ string, head []byte) bool {
 	s := string(head)
-	if strings.Contains(s, "This is ApacheBench") {
-		return true
-	}
-	return strings.Contains(s, "Complete requests:") && strings.Contains(s, "Time taken for tests:") &&
-		strings.Contains(s, "Requests per second:")
+	return strings.Contains(s, "This is ApacheBench") || strings.Contains(s, "Complete requests:") &&
+		strings.Contains(s, "Time taken for tests:") && strings.Contains(s, "Requests per second:")
 }
 
 var percentileKeys = map[int]string{50: result.LatencyP50, 90: result.LatencyP90, 95: result.LatencyP95, 99: result.LatencyP99, 100: result.LatencyMax}

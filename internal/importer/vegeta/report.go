@@ -116,10 +116,7 @@ func reportFailures(rep report) (int64, []result.ErrorClass) {
 func sampleFor(code int, msgs []string) string {
 	prefix := strconv.Itoa(code) + " "
 	for _, m := range msgs {
-		if code != 0 && strings.HasPrefix(m, prefix) {
-			return m
-		}
-		if code == 0 && !startsWithStatus(m) {
+		if code != 0 && strings.HasPrefix(m, prefix) || code == 0 && !startsWithStatus(m) {
 			return m
 		}
 	}

@@ -217,10 +217,7 @@ func (rep *report) Finish(name string) (*result.Run, error) {
 // a percentile both have); without such agreement it is left out.
 func (rep *report) spectrumP95() {
 	v95, ok := rep.spectrum["0.950000"]
-	if !ok || !rep.wrk2 {
-		return
-	}
-	if _, has := rep.run.Metrics[result.LatencyP95]; has {
+	if _, has := rep.run.Metrics[result.LatencyP95]; !ok || !rep.wrk2 || has {
 		return
 	}
 	m := rep.run.Metrics
