@@ -114,21 +114,24 @@ func (rep *report) Take(text string) error {
 	if m == nil {
 		return nil
 	}
-	set := map[string]func(v float64){
-		"Time taken for tests": func(v float64) { run.Window, rep.sawTime = v, true },
-		"Complete requests":    func(v float64) { run.Requests.Total, rep.sawCount = int64(v), true },
-		"Non-2xx responses":    func(v float64) { rep.non2xx = int64(v) },
-		"Write errors":         func(v float64) { rep.writeErrs = int64(v) },
-		"Requests per second":  func(v float64) { run.Metrics[result.RequestsPerSec] = v },
-	}[m[1]]
+	set := numberFields[m[1]]
 	value := strings.TrimSpace(m[2])
 	v, err := strconv.ParseFloat(leadRe.FindString(value), 64)
 	if set != nil && err != nil {
 		return fmt.Errorf("%s: expected a number, got %q", m[1], importer.Clip(value, 40))
 	} else if set != nil {
-		set(v)
+		set(rep, v)
 	}
 	return nil
+}
+
+// numberFields are the "Field: value" lines read, each into its figure.
+var numberFields = map[string]func(rep *report, v float64){
+	"Time taken for tests": func(rep *report, v float64) { rep.run.Window, rep.sawTime = v, true },
+	"Complete requests":    func(rep *report, v float64) { rep.run.Requests.Total, rep.sawCount = int64(v), true },
+	"Non-2xx responses":    func(rep *report, v float64) { rep.non2xx = int64(v) },
+	"Write errors":         func(rep *report, v float64) { rep.writeErrs = int64(v) },
+	"Requests per second":  func(rep *report, v float64) { rep.run.Metrics[result.RequestsPerSec] = v },
 }
 
 func atoi(s string) int64 {
