@@ -108,11 +108,8 @@ func CheckTime(t time.Time) error {
 // Count reads a count a report holds as a JSON number: values outside what
 // a count can be (negative, NaN, beyond 2^53) are clamped, never wrapped.
 func Count(v float64) int64 {
-	switch {
-	case !(v > 0):
+	if !(v > 0) {
 		return 0
-	case v > 1<<53:
-		return 1 << 53
 	}
-	return int64(v)
+	return int64(min(v, 1<<53))
 }

@@ -77,12 +77,12 @@ func ReadContext(ctx context.Context, path, format string) (*Imported, error) {
 	if ctx.Err() != nil {
 		return nil, ctx.Err() // whatever the format made of the cut-off read
 	}
-	var syn *SyntaxError
-	var uns *Unsupported
-	if err != nil && !errors.As(err, &syn) && !errors.As(err, &uns) { // these already name the file
-		err = fmt.Errorf("importing %s as %s: %w", path, f.Name(), err)
-	}
 	if err != nil {
+		var syn *SyntaxError
+		var uns *Unsupported
+		if !errors.As(err, &syn) && !errors.As(err, &uns) { // these already name the file
+			err = fmt.Errorf("importing %s as %s: %w", path, f.Name(), err)
+		}
 		return nil, err
 	}
 	for _, run := range runs {

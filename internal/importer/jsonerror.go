@@ -22,8 +22,10 @@ func JSONError(file string, data []byte, err error, expected string) error {
 	switch {
 	case len(bytes.TrimSpace(data)) == 0:
 		return &SyntaxError{File: file, Msg: "the file is empty; " + expected}
-	case IsCutJSON(data, err):
-		return CutJSON(file, data, expected)
+	// The end coming too early is a cut file (a summary holds one figure
+	// per key, and those after the cut are unknown, so it is refused).
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &syn) && syn.Offset >= int64(len(bytes.TrimRight(data, " \t\r\n"))):
+		return &SyntaxError{File: file, Line: LineAt(data, int64(len(data))), Msg: "file is cut: the JSON ends before the document does; " + expected}
 	case errors.As(err, &syn):
 		return &SyntaxError{File: file, Line: LineAt(data, syn.Offset), Msg: fmt.Sprintf("invalid JSON (%v); %s", syn, expected)}
 	case errors.As(err, &typ):
@@ -79,19 +81,6 @@ func jsonWanted(t reflect.Type) string {
 func LineAt(data []byte, off int64) int {
 	off = min(max(off, 0), int64(len(data)))
 	return 1 + bytes.Count(data[:off], []byte{'\n'})
-}
-
-// IsCutJSON reports whether err, of decoding the whole document data, is
-// its end coming too early: the file was cut (a summary holds one figure
-// per key, and those after the cut are unknown, so it is refused).
-func IsCutJSON(data []byte, err error) bool {
-	var syn *json.SyntaxError
-	return errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.As(err, &syn) && syn.Offset >= int64(len(bytes.TrimRight(data, " \t\r\n")))
-}
-
-func CutJSON(file string, data []byte, expected string) error {
-	return &SyntaxError{File: file, Line: LineAt(data, int64(len(data))), Msg: "file is cut: the JSON ends before the document does; " + expected}
 }
 
 // DecodeJSON reads the whole document r into v and returns its bytes; a

@@ -36,21 +36,17 @@ var (
 // Sniff: ab's banner, or the three lines every ab report has.
 func (Text) Sniff(_ string, head []byte) bool {
 	s := string(head)
-	if strings.Contains(s, "This is ApacheBench") {
-		return true
-	}
-	return strings.Contains(s, "Complete requests:") && strings.Contains(s, "Time taken for tests:") &&
-		strings.Contains(s, "Requests per second:")
+	return strings.Contains(s, "This is ApacheBench") || strings.Contains(s, "Complete requests:") &&
+		strings.Contains(s, "Time taken for tests:") && strings.Contains(s, "Requests per second:")
 }
 
 var percentileKeys = map[int]string{50: result.LatencyP50, 90: result.LatencyP90, 95: result.LatencyP95, 99: result.LatencyP99, 100: result.LatencyMax}
 
 type report struct {
-	line                                 int
-	run                                  *result.Run
-	sawCount, sawTime                    bool
-	connect, receive, length, exceptions int64
-	non2xx, writeErrs                    int64
+	line                                                    int
+	run                                                     *result.Run
+	sawCount, sawTime                                       bool
+	connect, receive, length, exceptions, non2xx, writeErrs int64
 	// sawTotal and sawPercent/sawLongest tell a whole report from a cut
 	// one: ab always ends with the Connection Times table's Total row and,
 	// when it prints the percentile table, that table's 100 % row.
@@ -118,21 +114,24 @@ func (rep *report) Take(text string) error {
 	if m == nil {
 		return nil
 	}
-	set := map[string]func(v float64){
-		"Time taken for tests": func(v float64) { run.Window, rep.sawTime = v, true },
-		"Complete requests":    func(v float64) { run.Requests.Total, rep.sawCount = int64(v), true },
-		"Non-2xx responses":    func(v float64) { rep.non2xx = int64(v) },
-		"Write errors":         func(v float64) { rep.writeErrs = int64(v) },
-		"Requests per second":  func(v float64) { run.Metrics[result.RequestsPerSec] = v },
-	}[m[1]]
+	set := numberFields[m[1]]
 	value := strings.TrimSpace(m[2])
 	v, err := strconv.ParseFloat(leadRe.FindString(value), 64)
 	if set != nil && err != nil {
 		return fmt.Errorf("%s: expected a number, got %q", m[1], importer.Clip(value, 40))
 	} else if set != nil {
-		set(v)
+		set(rep, v)
 	}
 	return nil
+}
+
+// numberFields are the "Field: value" lines read, each into its figure.
+var numberFields = map[string]func(rep *report, v float64){
+	"Time taken for tests": func(rep *report, v float64) { rep.run.Window, rep.sawTime = v, true },
+	"Complete requests":    func(rep *report, v float64) { rep.run.Requests.Total, rep.sawCount = int64(v), true },
+	"Non-2xx responses":    func(rep *report, v float64) { rep.non2xx = int64(v) },
+	"Write errors":         func(rep *report, v float64) { rep.writeErrs = int64(v) },
+	"Requests per second":  func(rep *report, v float64) { rep.run.Metrics[result.RequestsPerSec] = v },
 }
 
 func atoi(s string) int64 {
@@ -222,8 +221,10 @@ func (Percentiles) Import(name string, r io.Reader) (*result.Run, error) {
 		if err == io.EOF {
 			break
 		}
-		if err != nil {
-			return nil, csvError(name, err)
+		if pe := (*csv.ParseError)(nil); errors.As(err, &pe) {
+			return nil, &importer.SyntaxError{File: name, Line: pe.Line, Msg: pe.Err.Error()}
+		} else if err != nil {
+			return nil, &importer.SyntaxError{File: name, Msg: err.Error()}
 		}
 		line, _ := cr.FieldPos(0)
 		p, err1 := strconv.Atoi(row[0])
@@ -324,11 +325,3 @@ func (Gnuplot) Import(name string, r io.Reader) (*result.Run, error) {
 // minGnuplotWindow is the shortest span of whole-second starts taken as
 // the window: the rate from it is then within about 5 % of the truth.
 const minGnuplotWindow = 20
-
-func csvError(name string, err error) error {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return &importer.SyntaxError{File: name, Line: pe.Line, Msg: pe.Err.Error()}
-	}
-	return &importer.SyntaxError{File: name, Msg: err.Error()}
-}

@@ -211,11 +211,9 @@ func v1(name string, d doc) (*result.Run, error) {
 		run.Metrics[result.RequestsPerSec] = a.RPS.Mean
 	}
 	if a.ScenariosCreated != nil {
-		run.Iterations.Started = importer.Count(*a.ScenariosCreated)
-		run.Iterations.Counted = result.CountStarted
+		run.Iterations.Started, run.Iterations.Counted = importer.Count(*a.ScenariosCreated), result.CountStarted
 		if a.ScenariosCompleted != nil {
-			run.Iterations.Completed = importer.Count(*a.ScenariosCompleted)
-			run.Iterations.Counted |= result.CountCompleted
+			run.Iterations.Completed, run.Iterations.Counted = importer.Count(*a.ScenariosCompleted), result.CountStarted|result.CountCompleted
 		}
 	}
 	if run.Requests.Total == 0 {
@@ -231,12 +229,10 @@ func v1(name string, d doc) (*result.Run, error) {
 // without a response; < 0: no bound) failed no request: a note says them.
 func failures(run *result.Run, codes, errs map[string]float64, unanswered int64) {
 	for _, code := range slices.Sorted(maps.Keys(codes)) {
-		n, err := strconv.Atoi(code)
-		if err != nil || (n >= 200 && n < 400) || importer.Count(codes[code]) == 0 {
-			continue
+		if n, err := strconv.Atoi(code); err == nil && (n < 200 || n >= 400) {
+			run.Requests.Failed += importer.Count(codes[code])
+			importer.AddError(run, result.ErrStatus, importer.Count(codes[code]), "status "+code)
 		}
-		run.Requests.Failed += importer.Count(codes[code])
-		run.Errors = append(run.Errors, result.ErrorClass{Class: result.ErrStatus, Count: importer.Count(codes[code]), Sample: "status " + code})
 	}
 	keys := slices.Sorted(maps.Keys(errs))
 	sort.SliceStable(keys, func(i, j int) bool {
@@ -252,11 +248,8 @@ func failures(run *result.Run, codes, errs map[string]float64, unanswered int64)
 		if rest := importer.Count(errs[e]) - n; rest > 0 {
 			other = append(other, fmt.Sprintf("%d × %s", rest, importer.OneLine(e)))
 		}
-		if n == 0 {
-			continue
-		}
 		run.Requests.Failed += n
-		run.Errors = append(run.Errors, result.ErrorClass{Class: errorClasses.Class(e), Count: n, Sample: importer.OneLine(e)})
+		importer.AddError(run, errorClasses.Class(e), n, importer.OneLine(e))
 	}
 	run.Requests.Failed = min(run.Requests.Failed, run.Requests.Total)
 	if len(other) > 0 {

@@ -184,9 +184,7 @@ func atoi(s string) int64 {
 // count it does not have, so it is refused. A cut in the list of errors
 // after it loses message texts only.
 func (rep *report) Cut(string) bool {
-	if !rep.sawOthers {
-		rep.sawCodes = false
-	}
+	rep.sawCodes = rep.sawCodes && rep.sawOthers
 	return true
 }
 

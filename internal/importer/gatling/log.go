@@ -245,12 +245,10 @@ func (b *runBuilder) count() int64 { return b.rb.Requests().Total }
 
 func (b *runBuilder) add(q request) {
 	st := b.rb.Request(q.step, time.Duration(q.end-q.start)*time.Millisecond)
-	if b.count() == 1 || q.start < b.first {
+	if b.count() == 1 {
 		b.first = q.start
 	}
-	if q.end > b.last {
-		b.last = q.end
-	}
+	b.first, b.last = min(b.first, q.start), max(b.last, q.end)
 	if !q.ok {
 		b.rb.Fail(st, koClasses.Class(q.message), "", importer.OneLine(q.message))
 	}

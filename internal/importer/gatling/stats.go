@@ -153,8 +153,16 @@ func (StatsFormat) Import(name string, r io.Reader) (*result.Run, error) {
 		}
 	}
 	var doc document
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, jsonSyntaxError(name, data, err, expected)
+	var ne *numberError
+	if err := json.Unmarshal(data, &doc); errors.As(err, &ne) {
+		// The decoder gives no offset for it: name the line of its first use.
+		line := 0
+		if at := bytes.Index(data, []byte(strconv.Quote(ne.text))); at >= 0 {
+			line = importer.LineAt(data, int64(at))
+		}
+		return nil, &importer.SyntaxError{File: name, Line: line, Msg: fmt.Sprintf("%v; %s", ne, expected)}
+	} else if err != nil {
+		return nil, importer.JSONError(name, data, err, expected)
 	}
 	top, steps := doc.statistics, []result.Step(nil)
 	if doc.Stats != nil {
@@ -202,19 +210,6 @@ func requestSteps(ns nodes, out []result.Step) []result.Step {
 		out = requestSteps(n.Contents, out)
 	}
 	return out
-}
-
-func jsonSyntaxError(name string, data []byte, err error, expected string) error {
-	var ne *numberError
-	if errors.As(err, &ne) {
-		// The decoder gives no offset for it: name the line of its first use.
-		line := 0
-		if at := bytes.Index(data, []byte(strconv.Quote(ne.text))); at >= 0 {
-			line = importer.LineAt(data, int64(at))
-		}
-		return &importer.SyntaxError{File: name, Line: line, Msg: fmt.Sprintf("%v; %s", ne, expected)}
-	}
-	return importer.JSONError(name, data, err, expected)
 }
 
 // Gatling's HTML report (up to 3.13) writes js/stats.js beside

@@ -106,16 +106,14 @@ func (rep *report) Take(text string) error {
 			}
 		}
 	case "Latency distribution:":
-		m := percentRe.FindStringSubmatch(text)
-		if m == nil {
-			return nil
+		if m := percentRe.FindStringSubmatch(text); m != nil {
+			v, err := strconv.ParseFloat(m[2], 64)
+			if err != nil || !(v >= 0) || v > 1e9 {
+				return fmt.Errorf("latency %s%%: expected seconds, got %q", m[1], m[2])
+			}
+			// hey 0.1.5 prints "0%% in 0.0000 secs" for a percentile it lacks.
+			importer.Percentile(run.Metrics, m[1], 1000*v)
 		}
-		v, err := strconv.ParseFloat(m[2], 64)
-		if err != nil || !(v >= 0) || v > 1e9 {
-			return fmt.Errorf("latency %s%%: expected seconds, got %q", m[1], m[2])
-		}
-		// hey 0.1.5 prints "0%% in 0.0000 secs" for a percentile it lacks.
-		importer.Percentile(run.Metrics, m[1], 1000*v)
 	}
 	return nil
 }

@@ -57,17 +57,6 @@ func StepNames(run *result.Run) []string {
 	return names
 }
 
-// FindStep returns the run's step with this name, failing the test when
-// there is none.
-func FindStep(t *testing.T, run *result.Run, name string) result.Step {
-	t.Helper()
-	i := slices.IndexFunc(run.Steps, func(s result.Step) bool { return s.Name == name })
-	if i < 0 {
-		t.Fatalf("no step %q in %d steps", name, len(run.Steps))
-	}
-	return run.Steps[i]
-}
-
 func WantErrors(t *testing.T, run *result.Run, want []result.ErrorClass) {
 	t.Helper()
 	if !slices.Equal(run.Errors, want) {

@@ -324,14 +324,8 @@ func field(row []string, i int) string {
 // accepts a fractional second after the seconds, so "…ss.SSS" is covered.
 // Day-first and month-first forms like 05/12/2019 are ambiguous and not read.
 var dateLayouts = []string{
-	"2006/01/02 15:04:05",
-	"2006-01-02 15:04:05",
-	"2006-01-02T15:04:05Z07:00",
-	"2006-01-02T15:04:05Z0700",
-	"2006-01-02T15:04:05",
-	"2006/01/02 15:04:05 Z0700",
-	"2006-01-02 15:04:05 Z0700",
-	"02.01.2006 15:04:05",
+	"2006/01/02 15:04:05", "2006-01-02 15:04:05", "2006-01-02T15:04:05Z07:00", "2006-01-02T15:04:05Z0700",
+	"2006-01-02T15:04:05", "2006/01/02 15:04:05 Z0700", "2006-01-02 15:04:05 Z0700", "02.01.2006 15:04:05",
 }
 
 const layoutsHelp = "epoch milliseconds or a date like 2019/12/05 12:37:24, 2019-12-05 12:37:24.123 or 2019-12-05T12:37:24.123Z; " +

@@ -12,6 +12,7 @@ package jmeter
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -53,22 +54,9 @@ func (s sample) isTransaction() bool { return strings.HasPrefix(s.message, trans
 // parent: labelled "<parent>-<n>" (or "-<n>-<m>" for nested ones), on the
 // same thread and starting within the parent's time.
 func (s sample) isSubSampleOf(parent sample) bool {
-	if s.thread != parent.thread || !strings.HasPrefix(s.label, parent.label+"-") {
-		return false
-	}
-	if !isDashedDigits(s.label[len(parent.label)+1:]) {
-		return false
-	}
-	return !s.start.Before(parent.start) && !s.start.After(parent.end())
-}
-
-func isDashedDigits(s string) bool {
-	for _, part := range strings.Split(s, "-") {
-		if !importer.Digits(part) {
-			return false
-		}
-	}
-	return true
+	n, ok := strings.CutPrefix(s.label, parent.label+"-")
+	return ok && s.thread == parent.thread && !s.start.Before(parent.start) && !s.start.After(parent.end()) &&
+		!slices.ContainsFunc(strings.Split(n, "-"), func(n string) bool { return !importer.Digits(n) })
 }
 
 // setSuccess reads a success flag; false when it is neither true nor false.

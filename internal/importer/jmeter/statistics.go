@@ -92,7 +92,17 @@ func (StatisticsFormat) Import(name string, r io.Reader) (*result.Run, error) {
 	for _, label := range labels {
 		run.Steps = append(run.Steps, step(label, entries[label]))
 	}
-	run.Notes = statisticsNotes(labels)
+	run.Notes = []string{"summary file: figures as JMeter's dashboard computed them; pct1/pct2/pct3 read as p90/p95/p99 (JMeter's defaults)"}
+	for _, l := range labels {
+		m := subSampleLabel.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		if _, parent := slices.BinarySearch(labels, m[1]); parent { // labels are sorted
+			run.Notes = append(run.Notes, fmt.Sprintf("the Total counts sub-samples such as %q along with their parent %q: requests are counted more than once", l, m[1]))
+			break
+		}
+	}
 	return run, nil
 }
 
@@ -125,18 +135,3 @@ func step(label string, s labelStats) result.Step {
 }
 
 var subSampleLabel = regexp.MustCompile(`^(.+)-[0-9]+$`)
-
-func statisticsNotes(labels []string) []string {
-	notes := []string{"summary file: figures as JMeter's dashboard computed them; pct1/pct2/pct3 read as p90/p95/p99 (JMeter's defaults)"}
-	have := map[string]bool{}
-	for _, l := range labels {
-		have[l] = true
-	}
-	for _, l := range labels {
-		if m := subSampleLabel.FindStringSubmatch(l); m != nil && have[m[1]] {
-			notes = append(notes, fmt.Sprintf("the Total counts sub-samples such as %q along with their parent %q: requests are counted more than once", l, m[1]))
-			break
-		}
-	}
-	return notes
-}

@@ -148,12 +148,13 @@ func (p *xmlParse) samples() error {
 }
 
 func (p *xmlParse) cutOrFail(err error) error {
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || isXMLEOF(err) {
+	var se *xml.SyntaxError
+	syntax := errors.As(err, &se)
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || syntax && strings.Contains(se.Msg, "unexpected EOF") {
 		p.notes = append(p.notes, fmt.Sprintf("the file was cut at line %d (no closing </testResults>): the complete samples before it were imported", p.line()))
 		return nil
 	}
-	var se *xml.SyntaxError
-	if errors.As(err, &se) {
+	if syntax {
 		return p.syntax(se.Line, "malformed XML: %s", se.Msg)
 	}
 	var ne *strconv.NumError
@@ -161,11 +162,6 @@ func (p *xmlParse) cutOrFail(err error) error {
 		return p.syntax(p.line(), "%q is not a valid %s value", ne.Num, strings.TrimPrefix(ne.Func, "Parse"))
 	}
 	return fmt.Errorf("reading %s: %w", p.file, err)
-}
-
-func isXMLEOF(err error) bool {
-	var se *xml.SyntaxError
-	return errors.As(err, &se) && strings.Contains(se.Msg, "unexpected EOF")
 }
 
 // add applies the request rules: a transaction sample is excluded and its

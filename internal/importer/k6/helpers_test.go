@@ -3,6 +3,7 @@ package k6
 import (
 	"bytes"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,4 +57,15 @@ func importString(t *testing.T, f importer.Format, data string) *result.Run {
 		t.Fatalf("import: %v", err)
 	}
 	return run
+}
+
+// findStep returns the run's step with this name, failing the test when
+// there is none.
+func findStep(t *testing.T, run *result.Run, name string) result.Step {
+	t.Helper()
+	i := slices.IndexFunc(run.Steps, func(s result.Step) bool { return s.Name == name })
+	if i < 0 {
+		t.Fatalf("no step %q in %d steps", name, len(run.Steps))
+	}
+	return run.Steps[i]
 }

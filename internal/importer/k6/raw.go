@@ -32,17 +32,15 @@ type point struct {
 }
 
 type aggregator struct {
-	span           rawrun.Span
-	requests       *rawrun.Builder
-	iterLat        *hist.Histogram
-	iterations     int64
-	dropped        float64
-	sawDropped     bool
-	checksPass     float64
-	checksTotal    int64
-	sawChecks      bool
-	prefixes       map[string]bool
-	unknownOutcome int64 // requests without expected_response or status tag
+	span                  rawrun.Span
+	requests              *rawrun.Builder
+	iterLat               *hist.Histogram
+	iterations            int64
+	dropped, checksPass   float64
+	checksTotal           int64
+	sawDropped, sawChecks bool
+	prefixes              map[string]bool
+	unknownOutcome        int64 // requests without expected_response or status tag
 	// perSecond counts requests by second when the timestamps are whole
 	// seconds (CSV's default): see coarseWindow.
 	perSecond map[int64]int64

@@ -30,8 +30,8 @@ func TestNDJSONBuildsHistograms(t *testing.T) {
 	importertest.WantMetric(t, run, result.IterationsPerSec, 0.5)
 	importertest.WantMetric(t, run, result.IterationP50, 1500)
 	importertest.WantAbsent(t, run, result.LifecycleSuccess, result.DroppedPct)
-	list := importertest.FindStep(t, run, "GET list")
-	post := importertest.FindStep(t, run, "POST http://127.0.0.1/items")
+	list := findStep(t, run, "GET list")
+	post := findStep(t, run, "POST http://127.0.0.1/items")
 	if list.Requests != 3 || list.Failed != 1 || post.Requests != 2 || post.Failed != 1 || list.Latency.Count() != 3 {
 		t.Errorf("steps: list %+v post %+v", list, post)
 	}

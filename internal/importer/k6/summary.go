@@ -55,19 +55,11 @@ func thresholdsNote(ts []threshold) string {
 // trendKeys maps k6 trend stats to run metrics. p(99) appears only when the
 // test asked for it in summaryTrendStats; absent stats stay absent.
 var trendKeys = []struct{ stat, key string }{
-	{"avg", result.LatencyMean},
-	{"med", result.LatencyP50},
-	{"p(90)", result.LatencyP90},
-	{"p(95)", result.LatencyP95},
-	{"p(99)", result.LatencyP99},
-	{"max", result.LatencyMax},
+	{"avg", result.LatencyMean}, {"med", result.LatencyP50}, {"p(90)", result.LatencyP90},
+	{"p(95)", result.LatencyP95}, {"p(99)", result.LatencyP99}, {"max", result.LatencyMax},
 }
 
-var iterationKeys = []struct{ stat, key string }{
-	{"med", result.IterationP50},
-	{"p(95)", result.IterationP95},
-	{"p(99)", result.IterationP99},
-}
+var iterationKeys = []struct{ stat, key string }{{"med", result.IterationP50}, {"p(95)", result.IterationP95}, {"p(99)", result.IterationP99}}
 
 // fromSummary maps a k6 summary onto a run: only the figures the file has.
 func fromSummary(file string, s summary) (*result.Run, error) {

@@ -29,7 +29,7 @@ func TestSummaryExportCarriesOnlyItsFigures(t *testing.T) {
 	if run.Window != 10 || run.Latency != nil {
 		t.Errorf("window %v (want 10 = count/rate), latency histogram %v (want none)", run.Window, run.Latency)
 	}
-	login := importertest.FindStep(t, run, "login")
+	login := findStep(t, run, "login")
 	if login.Requests != 20 || login.Metrics[result.LatencyP95] != 150 {
 		t.Errorf("login step: %+v", login)
 	}

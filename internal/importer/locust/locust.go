@@ -42,12 +42,8 @@ var suffixes = []struct {
 	suffix string
 	kind   kind
 }{
-	{"_stats_history.csv", history},
-	{"_stats.csv", stats},
-	{"_requests.csv", stats},
-	{"_distribution.csv", distribution},
-	{"_failures.csv", failures},
-	{"_exceptions.csv", exceptions},
+	{"_stats_history.csv", history}, {"_stats.csv", stats}, {"_requests.csv", stats},
+	{"_distribution.csv", distribution}, {"_failures.csv", failures}, {"_exceptions.csv", exceptions},
 }
 
 // classify tells a family member from its header row.

@@ -3,6 +3,7 @@ package locust
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -87,9 +88,7 @@ func fillFromStats(run *result.Run, rows []statRow) *statRow {
 		return nil
 	}
 	run.Requests = result.Requests{Total: total.requests, Failed: total.failed, Counted: result.CountRequests}
-	for k, v := range total.metrics {
-		run.Metrics[k] = v
-	}
+	maps.Copy(run.Metrics, total.metrics)
 	if total.hasRPS && total.rps > 0 {
 		run.Metrics[result.RequestsPerSec] = total.rps
 	}

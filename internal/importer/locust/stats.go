@@ -3,6 +3,7 @@ package locust
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -69,9 +70,7 @@ func parseStats(t *table, dist *table) ([]statRow, error) {
 		if s.total {
 			key = "Total"
 		}
-		for k, v := range percentiles[key] {
-			s.metrics[k] = v
-		}
+		maps.Copy(s.metrics, percentiles[key])
 		rows = append(rows, s)
 	}
 	return rows, nil

@@ -118,16 +118,13 @@ func (rep *report) Take(line string) error {
 	// "Latency distribution:" before oha 0.6; the breakdowns by status
 	// class (--stats-success-breakdown) have headings of their own.
 	case "Response time distribution:", "Latency distribution:":
-		m := percentRe.FindStringSubmatch(text)
-		if m == nil {
-			return nil
-		}
-		v, ok, err := duration(m[2], m[3])
-		if err != nil {
-			return fmt.Errorf("latency %s%%: %v", m[1], err)
-		}
-		if ok { // "50.00", or "50" before oha 0.6
-			importer.Percentile(rep.run.Metrics, m[1], v)
+		if m := percentRe.FindStringSubmatch(text); m != nil {
+			v, ok, err := duration(m[2], m[3])
+			if err != nil {
+				return fmt.Errorf("latency %s%%: %v", m[1], err)
+			} else if ok { // "50.00", or "50" before oha 0.6
+				importer.Percentile(rep.run.Metrics, m[1], v)
+			}
 		}
 	}
 	return nil

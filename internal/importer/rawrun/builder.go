@@ -110,14 +110,11 @@ func (b *Builder) step(name string) *result.Step {
 }
 
 func (b *Builder) takeBudget() bool {
-	if b.opts.Budget == nil {
-		return true
+	ok := b.opts.Budget == nil || *b.opts.Budget > 0
+	if ok && b.opts.Budget != nil {
+		*b.opts.Budget--
 	}
-	if *b.opts.Budget <= 0 {
-		return false
-	}
-	*b.opts.Budget--
-	return true
+	return ok
 }
 
 // Run returns the run built so far, with these notes and one on the steps

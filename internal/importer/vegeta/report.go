@@ -40,12 +40,8 @@ type report struct {
 }
 
 var latencyKeys = []struct{ field, key string }{
-	{"mean", result.LatencyMean},
-	{"50th", result.LatencyP50},
-	{"90th", result.LatencyP90},
-	{"95th", result.LatencyP95},
-	{"99th", result.LatencyP99},
-	{"max", result.LatencyMax},
+	{"mean", result.LatencyMean}, {"50th", result.LatencyP50}, {"90th", result.LatencyP90},
+	{"95th", result.LatencyP95}, {"99th", result.LatencyP99}, {"max", result.LatencyMax},
 }
 
 const reportWhat = `vegeta JSON report with "latencies", "requests" and "status_codes"`
@@ -120,10 +116,7 @@ func reportFailures(rep report) (int64, []result.ErrorClass) {
 func sampleFor(code int, msgs []string) string {
 	prefix := strconv.Itoa(code) + " "
 	for _, m := range msgs {
-		if code != 0 && strings.HasPrefix(m, prefix) {
-			return m
-		}
-		if code == 0 && !startsWithStatus(m) {
+		if code != 0 && strings.HasPrefix(m, prefix) || code == 0 && !startsWithStatus(m) {
 			return m
 		}
 	}

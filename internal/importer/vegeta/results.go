@@ -48,9 +48,7 @@ type hit struct {
 
 // isGob: a gob stream opens with the type definition of vegeta's Result.
 func isGob(head []byte) bool {
-	if len(head) > 512 {
-		head = head[:512]
-	}
+	head = head[:min(len(head), 512)]
 	return bytes.Contains(head, []byte("\x06Result")) && bytes.Contains(head, []byte("Latency")) &&
 		bytes.Contains(head, []byte("Timestamp"))
 }
@@ -84,7 +82,7 @@ func (Results) Sniff(_ string, head []byte) bool {
 func (Results) Import(name string, r io.Reader) (*result.Run, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, _ := br.Peek(512)
-	agg := newTally()
+	agg := &tally{requests: rawrun.New(rawrun.Options{What: "targets", Pool: otherStep})}
 	var err error
 	switch t := bytes.TrimLeft(head, " \t\r\n\ufeff"); {
 	case len(t) > 0 && t[0] == '{':
@@ -102,8 +100,8 @@ func (Results) Import(name string, r io.Reader) (*result.Run, error) {
 
 // readGob decodes results until the stream ends; a stream that ends inside
 // a value was cut, and the complete values before it are kept.
-func readGob(name string, r io.Reader, agg *tally) error {
-	dec := gob.NewDecoder(newGobFrames(r))
+func readGob(name string, r *bufio.Reader, agg *tally) error {
+	dec := gob.NewDecoder(&gobFrames{r: r})
 	for i := 1; ; i++ {
 		var h hit
 		err := dec.Decode(&h)
@@ -214,10 +212,6 @@ type tally struct {
 	notes    []string
 }
 
-func newTally() *tally {
-	return &tally{requests: rawrun.New(rawrun.Options{What: "targets", Pool: otherStep})}
-}
-
 func (t *tally) add(h hit) {
 	t.span.Add(h.Timestamp, h.Timestamp)
 	step := t.requests.Request(stepName(h), h.Latency)
@@ -281,14 +275,6 @@ type gobFrames struct {
 	r   *bufio.Reader
 	msg bytes.Buffer // the current message, with its length prefix
 	err error
-}
-
-func newGobFrames(r io.Reader) *gobFrames {
-	br, ok := r.(*bufio.Reader)
-	if !ok {
-		br = bufio.NewReader(r)
-	}
-	return &gobFrames{r: br}
 }
 
 func (g *gobFrames) Read(p []byte) (int, error) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -147,14 +148,12 @@ func applyTextLine(run *result.Run, label string, fields, values []string) error
 			}
 		}
 	case "Duration":
-		for i, f := range fields {
-			if f == "attack" {
-				d, err := time.ParseDuration(values[i])
-				if err != nil {
-					return fmt.Errorf("Duration attack: expected a Go duration such as 10.5s, got %q", values[i])
-				}
-				run.Window = d.Seconds()
+		if i := slices.Index(fields, "attack"); i >= 0 {
+			d, err := time.ParseDuration(values[i])
+			if err != nil {
+				return fmt.Errorf("Duration attack: expected a Go duration such as 10.5s, got %q", values[i])
 			}
+			run.Window = d.Seconds()
 		}
 	case "Latencies":
 		for i, f := range fields {

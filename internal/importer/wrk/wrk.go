@@ -201,7 +201,12 @@ func (rep *report) Finish(name string) (*result.Run, error) {
 	if rep.connErrs > 0 {
 		run.Notes = append(run.Notes, fmt.Sprintf("%d wrk socket errors (connect/read/write) are listed as errors but not counted as failed requests", rep.connErrs))
 	}
-	rep.timingNotes()
+	switch {
+	case !rep.wrk2:
+		run.Notes = append(run.Notes, "wrk times each request from when it was sent, not from when it was due, so its latencies hide queueing under overload (coordinated omission); wrk2 corrects this")
+	case rep.uncorrected:
+		run.Notes = append(run.Notes, "wrk2 --u_latency: imported the recorded latencies (timed from when each request was due); the uncorrected table was ignored")
+	}
 	rep.spectrumP95()
 	run.Summarize()
 	return run, nil
@@ -212,10 +217,7 @@ func (rep *report) Finish(name string) (*result.Run, error) {
 // a percentile both have); without such agreement it is left out.
 func (rep *report) spectrumP95() {
 	v95, ok := rep.spectrum["0.950000"]
-	if !ok || !rep.wrk2 {
-		return
-	}
-	if _, has := rep.run.Metrics[result.LatencyP95]; has {
+	if _, has := rep.run.Metrics[result.LatencyP95]; !ok || !rep.wrk2 || has {
 		return
 	}
 	m := rep.run.Metrics
@@ -255,13 +257,4 @@ func (rep *report) failedRun(name string) (*result.Run, error) {
 	run.Notes = append(run.Notes, fmt.Sprintf("no request completed: all %d of wrk's attempts ended in socket errors", errs))
 	run.Summarize()
 	return run, nil
-}
-
-func (rep *report) timingNotes() {
-	switch {
-	case !rep.wrk2:
-		rep.run.Notes = append(rep.run.Notes, "wrk times each request from when it was sent, not from when it was due, so its latencies hide queueing under overload (coordinated omission); wrk2 corrects this")
-	case rep.uncorrected:
-		rep.run.Notes = append(rep.run.Notes, "wrk2 --u_latency: imported the recorded latencies (timed from when each request was due); the uncorrected table was ignored")
-	}
 }
