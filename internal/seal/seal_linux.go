@@ -90,14 +90,33 @@ func Enter(s *Spec) error {
 	if err != nil {
 		return fmt.Errorf("the %s side's working directory: %w", s.Side, err)
 	}
-	// What stays or is pinned is opened before anything is hidden: the
-	// base tree that a pin reads is hidden from the head.
 	held := map[string]int{}
 	defer func() {
 		for _, fd := range held {
 			unix.Close(fd)
 		}
 	}()
+	if err := s.open(held); err != nil {
+		return err
+	}
+	if err := s.mount(held); err != nil {
+		return err
+	}
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mounting the %s side's own /proc: %w", s.Side, err)
+	}
+	// The working directory is looked up again through the new mounts: a
+	// directory the side may not see is an error, not a way around them.
+	if err := os.Chdir(wd); err != nil {
+		return fmt.Errorf("working directory %s is hidden from the %s side", wd, s.Side)
+	}
+	return nil
+}
+
+// open holds open, by path, what stays or is pinned (making the side's own
+// TMPDIR and /dev/shm), before anything is hidden: the base tree that a
+// pin reads is hidden from the head.
+func (s *Spec) open(held map[string]int) error {
 	sources := slices.Concat(s.Keep, s.KeepReadOnly, s.Real)
 	for _, p := range s.Pins {
 		sources = append(sources, p.From)
@@ -123,6 +142,13 @@ func Enter(s *Spec) error {
 		}
 		held[p] = fd
 	}
+	return nil
+}
+
+// mount attaches the layers, keeps what stays real, hides, shows again
+// what is kept (show), then makes the hidden and read-only kept ones
+// read-only.
+func (s *Spec) mount(held map[string]int) error {
 	for i, l := range s.Layers {
 		err := unix.MoveMount(LayerFD+i, "", unix.AT_FDCWD, l.Dir, unix.MOVE_MOUNT_F_EMPTY_PATH)
 		unix.Close(LayerFD + i)
@@ -147,6 +173,25 @@ func Enter(s *Spec) error {
 		}
 		ro = append(ro, h)
 	}
+	if err := s.show(held); err != nil {
+		return err
+	}
+	for _, h := range ro {
+		if err := unix.Mount("", h, "", unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+			return fmt.Errorf("making hidden %s read-only: %w", h, err)
+		}
+	}
+	for _, k := range s.KeepReadOnly {
+		if err := remountReadOnly(k); err != nil {
+			return fmt.Errorf("making %s read-only for the %s side: %w", k, s.Side, err)
+		}
+	}
+	return nil
+}
+
+// show mounts, over the hidden directories, what the side keeps, its own
+// TMPDIR and /dev/shm, /dev/null over the sockets and the pins.
+func (s *Spec) show(held map[string]int) error {
 	for _, k := range slices.Concat(s.Keep, s.KeepReadOnly) {
 		if err := bindHeld(held[k], k); err != nil {
 			return fmt.Errorf("keeping %s visible to the %s side: %w", k, s.Side, err)
@@ -169,24 +214,6 @@ func Enter(s *Spec) error {
 		if err := pin(held[p.From], p.Over); err != nil {
 			return fmt.Errorf("taking %s from %s for the %s side: %w", p.Over, p.From, s.Side, err)
 		}
-	}
-	for _, h := range ro {
-		if err := unix.Mount("", h, "", unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-			return fmt.Errorf("making hidden %s read-only: %w", h, err)
-		}
-	}
-	for _, k := range s.KeepReadOnly {
-		if err := remountReadOnly(k); err != nil {
-			return fmt.Errorf("making %s read-only for the %s side: %w", k, s.Side, err)
-		}
-	}
-	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-		return fmt.Errorf("mounting the %s side's own /proc: %w", s.Side, err)
-	}
-	// The working directory is looked up again through the new mounts: a
-	// directory the side may not see is an error, not a way around them.
-	if err := os.Chdir(wd); err != nil {
-		return fmt.Errorf("working directory %s is hidden from the %s side", wd, s.Side)
 	}
 	return nil
 }
