@@ -76,11 +76,11 @@ const DefaultCounterTimeout = Duration(10e9)
 
 const TargetPart = result.TargetPart
 
-// partName is a part's or source's name (in metric keys); counterName a
+// partName is a part's or source's name (in metric keys); CounterName a
 // counter's (a Prometheus metric name, a JSON member).
 var (
 	partName    = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
-	counterName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]{0,127}$`)
+	CounterName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]{0,127}$`)
 )
 
 // GatedByDefault are the footprint metrics gated when gate.metrics is not
@@ -177,7 +177,7 @@ func validateCounterSource(s *CounterSource, key string, seen map[string]bool, c
 			c.add(k, "%q is not a pg_stat_statements counter (%s)", g, strings.Join(PGStatCounters, ", "))
 		case s.Prometheus != nil && !slices.Contains(s.Prometheus.Metrics, g):
 			c.add(k, "%q is not one of prometheus.metrics (%s)", g, strings.Join(s.Prometheus.Metrics, ", "))
-		case !counterName.MatchString(g):
+		case !CounterName.MatchString(g):
 			c.add(k, "%q is not a counter name (letters, digits and _)", g)
 		}
 	}
@@ -203,7 +203,7 @@ func validatePrometheus(p *PrometheusSource, key string, c *collector) {
 		switch {
 		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
 			c.add(key+".url", "invalid URL %q: expected http://127.0.0.1:port/path", p.URL)
-		case !isLoopback(u.Hostname()):
+		case !IsLoopback(u.Hostname()):
 			c.add(key+".url", "host %q is not this machine: counters are read from loopback only (127.0.0.0/8, ::1 or localhost), like the load", u.Hostname())
 		}
 	}
@@ -211,7 +211,7 @@ func validatePrometheus(p *PrometheusSource, key string, c *collector) {
 		c.add(key+".metrics", "required: the counters to read, e.g. [go_memstats_mallocs_total]")
 	}
 	for i, m := range p.Metrics {
-		if !counterName.MatchString(m) {
+		if !CounterName.MatchString(m) {
 			c.add(joinIndex(key+".metrics", i), "%q is not a Prometheus metric name", m)
 		}
 	}

@@ -166,10 +166,7 @@ type Target struct {
 
 // RemoteTarget: a target is on another machine, the network measured too.
 func (c *Config) RemoteTarget() bool {
-	if c.Target.Remote {
-		return true
-	}
-	return c.AB != nil && (c.AB.Base.Remote || c.AB.Head.Remote)
+	return c.Target.Remote || c.AB != nil && (c.AB.Base.Remote || c.AB.Head.Remote)
 }
 
 // TLS adds a private CA's PEM (relative to the config) to the system's roots.

@@ -16,16 +16,21 @@ import (
 
 func validate(cfg *Config, c *collector) {
 	validateName(cfg, c)
-	if cfg.needsTarget() || c.given("target") {
+	// The top-level target is used always without ab, and with ab when a
+	// side names no target of its own.
+	if cfg.AB == nil || !cfg.AB.Base.HasTarget() || !cfg.AB.Head.HasTarget() || c.given("target") {
 		validateTarget(&cfg.Target, "target", c)
 	}
-	if ab := cfg.AB; ab != nil {
+	if cfg.AB != nil {
 		validateAB(cfg, c)
 	}
 	if b := cfg.Build; b != nil {
 		validateBuild(b, c)
 	}
-	validateDataset(&cfg.Dataset, c)
+	if cfg.Dataset.Reset != nil {
+		validateAction(cfg.Dataset.Reset, "dataset.reset", c)
+	}
+	validateCheck(cfg.Dataset.Verify, "dataset.verify", c)
 	if cfg.Drain != nil {
 		validateDrain(cfg.Drain, c)
 	}
@@ -85,12 +90,6 @@ func validateName(cfg *Config, c *collector) {
 	c.add("name", "invalid name %q%s: use letters, digits, '.', '_' and '-', starting with a letter or digit", cfg.Name, from)
 }
 
-// needsTarget reports whether the top-level target is used: always
-// without ab, and with ab when a side names no target of its own.
-func (cfg *Config) needsTarget() bool {
-	return cfg.AB == nil || !cfg.AB.Base.HasTarget() || !cfg.AB.Head.HasTarget()
-}
-
 func validateTarget(t *Target, key string, c *collector) {
 	validateTargetURL(t, key, c)
 	switch {
@@ -118,10 +117,7 @@ func validateTarget(t *Target, key string, c *collector) {
 // validateTargetURL requires an http(s) URL on loopback, unless remote: true.
 func validateTargetURL(t *Target, key string, c *collector) {
 	urlKey := key + ".url"
-	if t.URL == "" {
-		if c.flagged[urlKey] { // said already, with what to do
-			return
-		}
+	if t.URL == "" { // nothing where said already, with what to do (add)
 		c.add(urlKey, "required: the base URL of the service under test, e.g. http://127.0.0.1:8080")
 		return
 	}
@@ -130,7 +126,7 @@ func validateTargetURL(t *Target, key string, c *collector) {
 		c.add(urlKey, "invalid URL %q: expected http://host:port or https://host:port", t.URL)
 		return
 	}
-	local := isLoopback(u.Hostname())
+	local := IsLoopback(u.Hostname())
 	switch {
 	case !local && !t.Remote && !c.flagged[key+".remote"]: // a remote: that did not read is the cause
 		c.add(urlKey, "host %q is not this machine: tailgate only sends load to a loopback address (127.0.0.0/8, ::1 or localhost), where CI starts the service under test, unless the target says remote: true (%s.remote; the network is then part of what is measured)", u.Hostname(), key)
@@ -146,7 +142,8 @@ func validateTargetURL(t *Target, key string, c *collector) {
 	}
 }
 
-func isLoopback(host string) bool {
+// IsLoopback: host is this machine (localhost, 127.0.0.0/8 or ::1).
+func IsLoopback(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}

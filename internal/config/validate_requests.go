@@ -9,13 +9,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/printable"
 )
 
-func validateDataset(ds *Dataset, c *collector) {
-	if ds.Reset != nil {
-		validateAction(ds.Reset, "dataset.reset", c)
-	}
-	validateCheck(ds.Verify, "dataset.verify", c)
-}
-
 func validateCheck(v *Check, path string, c *collector) {
 	if v == nil {
 		return

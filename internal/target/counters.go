@@ -11,7 +11,6 @@ import (
 	"maps"
 	"math"
 	"net/http"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -164,9 +163,6 @@ func splitSample(line string) (name, rest string, err error) {
 	return "", "", fmt.Errorf("label set of %s is not closed", name)
 }
 
-// counterName is a command's counter name: it becomes part of a metric key.
-var counterName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]{0,127}$`)
-
 // parseJSONCounters reads a command's JSON object of counters; a member
 // that is not a number (a null from an empty sum) is an error: a counter
 // not read is absent, never zero.
@@ -180,7 +176,7 @@ func parseJSONCounters(out []byte) (map[string]float64, error) {
 	values := map[string]float64{}
 	var bad []string
 	for k, v := range obj {
-		if !counterName.MatchString(k) {
+		if !config.CounterName.MatchString(k) {
 			bad = append(bad, fmt.Sprintf("%q (not a counter name: letters, digits and _)", snippet([]byte(k))))
 			continue
 		}

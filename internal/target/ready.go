@@ -13,12 +13,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/jsonmatch"
 )
 
-// Readiness defaults (config.Ready documents them).
-const (
-	DefaultReadyTimeout  = 30 * time.Second
-	DefaultReadyInterval = 100 * time.Millisecond
-)
-
 // WaitReady polls the readiness probe until it passes: r's path and status,
 // or, with r nil, any HTTP answer on "/".
 func WaitReady(ctx context.Context, client *http.Client, baseURL string, r *config.Ready) error {
@@ -77,9 +71,7 @@ func readyProbe(r *config.Ready) (config.Request, time.Duration, time.Duration) 
 	if r == nil {
 		r = &config.Ready{}
 	}
-	return config.Request{Path: cmp.Or(r.Path, "/")},
-		durationOr(r.Timeout.D(), DefaultReadyTimeout),
-		durationOr(r.Interval.D(), DefaultReadyInterval)
+	return config.Request{Path: cmp.Or(r.Path, "/")}, durationOr(r.Timeout.D(), config.DefaultReadyTimeout.D()), durationOr(r.Interval.D(), config.DefaultReadyInterval.D())
 }
 
 // checkReady: without a probe any HTTP answer means the target listens.
@@ -90,13 +82,6 @@ func checkReady(status int, r *config.Ready) error {
 	return checkStatus(status, cmp.Or(r.Status, http.StatusOK))
 }
 
-// Drain defaults (config.Drain documents them).
-const (
-	DefaultDrainQuiet    = 500 * time.Millisecond
-	DefaultDrainTimeout  = 30 * time.Second
-	DefaultDrainInterval = 100 * time.Millisecond
-)
-
 // Drain waits until d.Probe answers its status with d.Until's values
 // (e.g. {"pending": 0}) for the whole quiet period, failing after the
 // timeout with the last answer. A nil drain does nothing.
@@ -104,9 +89,8 @@ func Drain(ctx context.Context, client *http.Client, baseURL string, d *config.D
 	if d == nil {
 		return nil
 	}
-	quiet := durationOr(d.Quiet.D(), DefaultDrainQuiet)
-	timeout := durationOr(d.Timeout.D(), DefaultDrainTimeout)
-	interval := durationOr(d.Interval.D(), DefaultDrainInterval)
+	quiet, timeout := durationOr(d.Quiet.D(), config.DefaultDrainQuiet.D()), durationOr(d.Timeout.D(), config.DefaultDrainTimeout.D())
+	interval := durationOr(d.Interval.D(), config.DefaultDrainInterval.D())
 	deadline := time.Now().Add(timeout)
 	var idleSince time.Time // zero while the target is busy
 	var answered *StepError // the last probe the target answered
@@ -148,10 +132,7 @@ func Drain(ctx context.Context, client *http.Client, baseURL string, d *config.D
 func probeIdle(ctx context.Context, client *http.Client, baseURL string, d *config.Drain) (string, error) {
 	a, err := send(ctx, client, baseURL, &d.Probe)
 	if err == nil {
-		err = checkStatus(a.Status, d.Probe.Status)
-	}
-	if err == nil {
-		err = jsonmatch.Match(a.Body, d.Until)
+		err = cmp.Or(checkStatus(a.Status, d.Probe.Status), jsonmatch.Match(a.Body, d.Until))
 	}
 	return a.Saw, err
 }
