@@ -50,7 +50,10 @@ func applyDefaults(cfg *Config, c *collector) {
 	}
 	defaultLoad(&cfg.Load, c)
 	for i := range cfg.Scenarios {
-		defaultScenario(&cfg.Scenarios[i], c, joinIndex("scenarios", i), i)
+		s, path := &cfg.Scenarios[i], joinIndex("scenarios", i)
+		setDefault(&s.Name, c, path+".name", fmt.Sprintf("scenario-%d", i+1))
+		setDefault(&s.Weight, c, path+".weight", DefaultWeight)
+		defaultSteps(s.Steps, c, path+".steps")
 	}
 	if s := cfg.Setup; s != nil {
 		defaultSteps(s.Run, c, "setup.run")
@@ -151,12 +154,6 @@ func defaultPhase(p *Phase, top Load, c *collector, path string) {
 	setDefault(&p.Duration, c, path+".duration", top.Duration)
 	name := map[string]string{ModelOpen: PhaseLatency, ModelClosed: PhaseCapacity}[p.Model]
 	setDefault(&p.Name, c, path+".name", cmp.Or(name, p.Model)) // an unknown model, reported as such
-}
-
-func defaultScenario(s *Scenario, c *collector, path string, i int) {
-	setDefault(&s.Name, c, path+".name", fmt.Sprintf("scenario-%d", i+1))
-	setDefault(&s.Weight, c, path+".weight", DefaultWeight)
-	defaultSteps(s.Steps, c, path+".steps")
 }
 
 // defaultSteps names each step "<METHOD> <path>" unless it has a name.

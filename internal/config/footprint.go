@@ -103,9 +103,7 @@ func validateFootprint(t *Target, key string, c *collector) {
 	for i := range t.Measure {
 		validatePart(&t.Measure[i], joinIndex(key+".measure", i), names, c)
 	}
-	if t.Remote && len(t.Measure) > 0 {
-		c.addKey(key+".measure", "the processes beside a remote target are on another machine: remove measure")
-	}
+	c.addKeyIf(t.Remote && len(t.Measure) > 0, key+".measure", "the processes beside a remote target are on another machine: remove measure")
 	sources := map[string]bool{}
 	for i := range t.Counters {
 		validateCounterSource(&t.Counters[i], joinIndex(key+".counters", i), sources, c)
@@ -122,9 +120,7 @@ func validatePart(p *MeasurePart, key string, seen map[string]bool, c *collector
 		c.add(key+".name", "part %q is listed twice", p.Name)
 	}
 	seen[p.Name] = true
-	if !exactlyOne(p.PIDFile != "", p.Process != nil, p.Cgroup != "") {
-		c.addKey(key, "give exactly one of pid_file (a process and its descendants), process ({comm: postgres} or {cmdline: regexp}) or cgroup (a cgroup v2 directory)")
-	}
+	c.addKeyIf(!exactlyOne(p.PIDFile != "", p.Process != nil, p.Cgroup != ""), key, "give exactly one of pid_file (a process and its descendants), process ({comm: postgres} or {cmdline: regexp}) or cgroup (a cgroup v2 directory)")
 	switch m := p.Process; {
 	case m == nil:
 	case (m.Comm == "") == (m.Cmdline == ""):
@@ -133,14 +129,10 @@ func validatePart(p *MeasurePart, key string, seen map[string]bool, c *collector
 		c.add(key+".process.comm", "%q is longer than the 15 characters the kernel keeps of a command name: use cmdline", m.Comm)
 	case m.Cmdline != "":
 		re, err := regexp.Compile(m.Cmdline)
-		if err != nil {
-			c.add(key+".process.cmdline", "not a regular expression: %v", err)
-		}
+		c.addIf(err != nil, key+".process.cmdline", "not a regular expression: %v", err)
 		m.CmdlineRE = re
 	}
-	if p.Cgroup != "" && !strings.HasPrefix(p.Cgroup, "/") {
-		c.add(key+".cgroup", "%q: give the cgroup's absolute directory, e.g. /sys/fs/cgroup/system.slice/postgresql.service", p.Cgroup)
-	}
+	c.addIf(p.Cgroup != "" && !strings.HasPrefix(p.Cgroup, "/"), key+".cgroup", "%q: give the cgroup's absolute directory, e.g. /sys/fs/cgroup/system.slice/postgresql.service", p.Cgroup)
 }
 
 func validateCounterSource(s *CounterSource, key string, seen map[string]bool, c *collector) {
@@ -151,9 +143,7 @@ func validateCounterSource(s *CounterSource, key string, seen map[string]bool, c
 		c.add(key+".name", "counter source %q is listed twice", s.Name)
 	}
 	seen[s.Name] = true
-	if !exactlyOne(s.Prometheus != nil, s.Command != nil, s.PGStatStatements != nil) {
-		c.addKey(key, "give exactly one of prometheus ({path: /metrics, metrics: [...]}), command (printing a JSON object of counters) or pg_stat_statements ({database: app})")
-	}
+	c.addKeyIf(!exactlyOne(s.Prometheus != nil, s.Command != nil, s.PGStatStatements != nil), key, "give exactly one of prometheus ({path: /metrics, metrics: [...]}), command (printing a JSON object of counters) or pg_stat_statements ({database: app})")
 	if p := s.PGStatStatements; p != nil {
 		switch {
 		case p.Database == "":
@@ -161,13 +151,9 @@ func validateCounterSource(s *CounterSource, key string, seen map[string]bool, c
 		case !pgDatabase.MatchString(p.Database):
 			c.add(key+".pg_stat_statements.database", "%q is not a database name (letters, digits and _, with ${TAILGATE_SIDE} or ${TAILGATE_SIDE:-name} for the side's)", p.Database)
 		}
-		if strings.ContainsAny(p.Connect, "'\\\n") {
-			c.add(key+".pg_stat_statements.connect", "%q: a connection string without quotes, backslashes or line breaks, e.g. host=127.0.0.1 port=5432 user=postgres dbname=postgres", p.Connect)
-		}
+		c.addIf(strings.ContainsAny(p.Connect, "'\\\n"), key+".pg_stat_statements.connect", "%q: a connection string without quotes, backslashes or line breaks, e.g. host=127.0.0.1 port=5432 user=postgres dbname=postgres", p.Connect)
 	}
-	if s.Command != nil && s.Command.IsZero() {
-		c.add(key+".command", "is empty: give the command whose stdout is a JSON object of counters")
-	}
+	c.addIf(s.Command != nil && s.Command.IsZero(), key+".command", "is empty: give the command whose stdout is a JSON object of counters")
 	if p := s.Prometheus; p != nil {
 		validatePrometheus(p, key+".prometheus", c)
 	}
@@ -207,13 +193,9 @@ func validatePrometheus(p *PrometheusSource, key string, c *collector) {
 			c.add(key+".url", "host %q is not this machine: counters are read from loopback only (127.0.0.0/8, ::1 or localhost), like the load", u.Hostname())
 		}
 	}
-	if len(p.Metrics) == 0 {
-		c.add(key+".metrics", "required: the counters to read, e.g. [go_memstats_mallocs_total]")
-	}
+	c.addIf(len(p.Metrics) == 0, key+".metrics", "required: the counters to read, e.g. [go_memstats_mallocs_total]")
 	for i, m := range p.Metrics {
-		if !CounterName.MatchString(m) {
-			c.add(joinIndex(key+".metrics", i), "%q is not a Prometheus metric name", m)
-		}
+		c.addIf(!CounterName.MatchString(m), joinIndex(key+".metrics", i), "%q is not a Prometheus metric name", m)
 	}
 }
 

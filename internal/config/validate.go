@@ -43,9 +43,7 @@ func validate(cfg *Config, c *collector) {
 	default:
 		c.add("load.engine", "unknown engine %q: expected tailgate (the built-in generator) or command (your load tool)", cfg.Load.Engine)
 	}
-	if cfg.Load.Runs < 1 {
-		c.add("load.runs", "must be at least 1, got %d", cfg.Load.Runs)
-	}
+	c.addIf(cfg.Load.Runs < 1, "load.runs", "must be at least 1, got %d", cfg.Load.Runs)
 	if p := cfg.Load.FailedPercentAllowed(); p < 0 || p > 100 || p != p {
 		c.add("load.max_failed_percent", "must be a percentage from 0 to 100 (100 accepts any run), got %v", p)
 	}
@@ -98,12 +96,8 @@ func validateTarget(t *Target, key string, c *collector) {
 	case t.URL != "" && t.startUsesPort() && !t.UsesPort():
 		c.add(key+".start", "the start command uses %s but %s.url does not: the target would listen where tailgate does not send the load", PortPlaceholder, key)
 	}
-	if t.Start != nil && t.Start.Command.IsZero() {
-		c.add(key+".start.command", "required: the command that starts the service, e.g. [./server, --port, \"8080\"]")
-	}
-	if t.Start != nil && t.PIDFile != "" {
-		c.addKey(key+".pid_file", "pid_file is for a target started elsewhere; with start, tailgate knows the pid itself: remove one of them")
-	}
+	c.addIf(t.Start != nil && t.Start.Command.IsZero(), key+".start.command", "required: the command that starts the service, e.g. [./server, --port, \"8080\"]")
+	c.addKeyIf(t.Start != nil && t.PIDFile != "", key+".pid_file", "pid_file is for a target started elsewhere; with start, tailgate knows the pid itself: remove one of them")
 	if r := t.Ready; r != nil {
 		checkPath(r.Path, key+".ready.path", c)
 		checkStatus(r.Status, key+".ready.status", c)
@@ -133,12 +127,8 @@ func validateTargetURL(t *Target, key string, c *collector) {
 	case local && t.Remote:
 		c.add(key+".remote", "the url's host %q is this machine: remove remote: true (it is for a service reached over the network)", u.Hostname())
 	case t.Remote: // a service on another machine is neither started nor sampled
-		if t.Start != nil {
-			c.addKey(key+".start", "a remote target cannot be started by tailgate: start runs the service on this machine; remove start, or remote: true and use a loopback url")
-		}
-		if t.PIDFile != "" {
-			c.addKey(key+".pid_file", "a remote target's process cannot be sampled from this machine: remove pid_file (CPU and memory are not measured for a remote target)")
-		}
+		c.addKeyIf(t.Start != nil, key+".start", "a remote target cannot be started by tailgate: start runs the service on this machine; remove start, or remote: true and use a loopback url")
+		c.addKeyIf(t.PIDFile != "", key+".pid_file", "a remote target's process cannot be sampled from this machine: remove pid_file (CPU and memory are not measured for a remote target)")
 	}
 }
 
@@ -170,12 +160,8 @@ func validateLoad(l *Load, c *collector) {
 // validateCommandLoad checks engine: command, where the user's tool makes
 // the load: the built-in generator's keys have no meaning there.
 func validateCommandLoad(l *Load, c *collector) {
-	if l.Command == nil || l.Command.IsZero() {
-		c.add("load.command", "required with engine: command: the load tool's command, e.g. k6 run --summary-export \"$TAILGATE_OUTPUT\" script.js")
-	}
-	if l.Output == "" {
-		c.add("load.output", "required with engine: command: the result file the command writes, e.g. out/summary.json")
-	}
+	c.addIf(l.Command == nil || l.Command.IsZero(), "load.command", "required with engine: command: the load tool's command, e.g. k6 run --summary-export \"$TAILGATE_OUTPUT\" script.js")
+	c.addIf(l.Output == "", "load.output", "required with engine: command: the result file the command writes, e.g. out/summary.json")
 	checkPositive(l.CommandTimeout, "load.command_timeout", c)
 	unused(c, "not used with engine: command: the load tool's own script sets it", "load.model", "load.rate", "load.ramp_from", "load.ramp", "load.max_inflight", "load.vus", "load.think", "load.warmup", "load.duration", "load.request_timeout", "load.client", "load.cookies", "load.phases", "scenarios")
 }
@@ -193,12 +179,8 @@ func validateModel(l Load, path string, c *collector) {
 	}
 	switch l.Model {
 	case ModelOpen:
-		if l.Rate.IsZero() {
-			c.add(path+".rate", "required with the open model: iterations started per second, e.g. 100/s")
-		}
-		if l.MaxInflight < 1 {
-			c.add(path+".max_inflight", "must be at least 1, got %d", l.MaxInflight)
-		}
+		c.addIf(l.Rate.IsZero(), path+".rate", "required with the open model: iterations started per second, e.g. 100/s")
+		c.addIf(l.MaxInflight < 1, path+".max_inflight", "must be at least 1, got %d", l.MaxInflight)
 		switch {
 		case l.RampFrom != nil && l.Ramp <= 0:
 			c.add(path+".ramp", "required with ramp_from: how long the rate takes to rise, e.g. 5s")
@@ -207,9 +189,7 @@ func validateModel(l Load, path string, c *collector) {
 		}
 		notFor("open", "vus", "think")
 	case ModelClosed:
-		if l.VUs < 1 {
-			c.add(path+".vus", "required with the closed model: at least 1 virtual user, got %d", l.VUs)
-		}
+		c.addIf(l.VUs < 1, path+".vus", "required with the closed model: at least 1 virtual user, got %d", l.VUs)
 		notFor("closed", "rate", "ramp_from", "ramp", "max_inflight")
 	default:
 		c.add(path+".model", "unknown model %q: expected open (a fixed arrival rate) or closed (a fixed number of VUs)", l.Model)
@@ -219,9 +199,7 @@ func validateModel(l Load, path string, c *collector) {
 // unused reports each of keys the file sets, with msg.
 func unused(c *collector, msg string, keys ...string) {
 	for _, k := range keys {
-		if c.given(k) {
-			c.addKey(k, "%s", msg)
-		}
+		c.addKeyIf(c.given(k), k, "%s", msg)
 	}
 }
 
@@ -240,9 +218,7 @@ func validatePhases(l *Load, c *collector) {
 		path := joinIndex("load.phases", i)
 		validateModel(p.load(*l), path, c)
 		checkPositive(p.Duration, path+".duration", c)
-		if p.Warmup < 0 {
-			c.add(path+".warmup", "must not be negative, got %s", p.Warmup)
-		}
+		c.addIf(p.Warmup < 0, path+".warmup", "must not be negative, got %s", p.Warmup)
 		switch j, dup := names[p.Name]; {
 		case len(p.Name) > maxPhaseName:
 			c.add(path+".name", "phase name %.40q… is %d characters long: use at most %d", p.Name, len(p.Name), maxPhaseName)
@@ -260,33 +236,23 @@ func validatePhases(l *Load, c *collector) {
 }
 
 func validateGate(g *Gate, c *collector) {
-	if g.Baseline == "" {
-		c.add("gate.baseline", "must not be empty: the baseline file, e.g. baselines/api.json")
-	}
-	if c.given("gate.window") && g.Window < 2 {
-		c.add("gate.window", "must be at least 2 samples, got %d", g.Window)
-	}
-	if c.given("gate.alpha") && !(g.Alpha > 0 && g.Alpha <= 0.5) {
-		c.add("gate.alpha", "must be in (0, 0.5], got %g; 0.05 is usual", g.Alpha)
-	}
-	if c.given("gate.metrics") && len(g.Metrics) == 0 {
-		c.add("gate.metrics", "lists no metric: leave it out for the defaults (docs/config.md#gate)")
-	}
+	c.addIf(g.Baseline == "", "gate.baseline", "must not be empty: the baseline file, e.g. baselines/api.json")
+	c.addIf(c.given("gate.window") && g.Window < 2, "gate.window", "must be at least 2 samples, got %d", g.Window)
+	c.addIf(c.given("gate.alpha") && !(g.Alpha > 0 && g.Alpha <= 0.5), "gate.alpha", "must be in (0, 0.5], got %g; 0.05 is usual", g.Alpha)
+	c.addIf(c.given("gate.metrics") && len(g.Metrics) == 0, "gate.metrics", "lists no metric: leave it out for the defaults (docs/config.md#gate)")
 	seen := map[string]bool{}
 	for i, m := range g.Metrics {
-		key := joinIndex("gate.metrics", i)
-		if _, ok := result.Lookup(m); !ok {
-			c.add(key, "unknown metric %q: expected one of %s", m, metricKeys())
-		} else if seen[m] {
-			c.add(key, "metric %q is listed twice", m)
+		switch _, ok := result.Lookup(m); {
+		case !ok:
+			c.add(joinIndex("gate.metrics", i), "unknown metric %q: expected one of %s", m, metricKeys())
+		case seen[m]:
+			c.add(joinIndex("gate.metrics", i), "metric %q is listed twice", m)
 		}
 		seen[m] = true
 	}
 	validateMetricValues(g.Floors, "gate.floors", c)
 	validateMetricValues(g.MinEffect, "gate.min_effect", c)
-	if c.given("gate.history.jobs") && g.History.Jobs < 2 {
-		c.add("gate.history.jobs", "must be at least 2 jobs, got %d", g.History.Jobs)
-	}
+	c.addIf(c.given("gate.history.jobs") && g.History.Jobs < 2, "gate.history.jobs", "must be at least 2 jobs, got %d", g.History.Jobs)
 	for i, ref := range g.Creep.Against {
 		if err := checkCreepRef(ref); err != nil {
 			c.add(joinIndex("gate.creep.against", i), "%v", err)
@@ -331,13 +297,9 @@ func metricKeys() string {
 }
 
 func checkPositive(d Duration, key string, c *collector) {
-	if d <= 0 {
-		c.add(key, "must be longer than 0, got %s", d)
-	}
+	c.addIf(d <= 0, key, "must be longer than 0, got %s", d)
 }
 
 func checkStatus(status int, key string, c *collector) {
-	if status < 100 || status > 599 {
-		c.add(key, "invalid HTTP status %d: expected 100–599", status)
-	}
+	c.addIf(status < 100 || status > 599, key, "invalid HTTP status %d: expected 100–599", status)
 }

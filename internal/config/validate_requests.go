@@ -14,9 +14,7 @@ func validateCheck(v *Check, path string, c *collector) {
 		return
 	}
 	validateAction(&v.Action, path, c)
-	if v.Command != nil && len(v.Expect) > 0 {
-		c.add(path+".expect", "expect checks a JSON response and needs a request; a command passes by exiting 0")
-	}
+	c.addIf(v.Command != nil && len(v.Expect) > 0, path+".expect", "expect checks a JSON response and needs a request; a command passes by exiting 0")
 }
 
 func validateAction(a *Action, path string, c *collector) {
@@ -34,14 +32,10 @@ func validateAction(a *Action, path string, c *collector) {
 
 func validateDrain(d *Drain, c *collector) {
 	validateRequest(&d.Probe, "drain.probe", c)
-	if len(d.Until) == 0 {
-		c.add("drain.until", "required: the JSON values that mean idle, e.g. {pending: 0}")
-	}
+	c.addIf(len(d.Until) == 0, "drain.until", "required: the JSON values that mean idle, e.g. {pending: 0}")
 	checkPositive(d.Timeout, "drain.timeout", c)
 	checkPositive(d.Interval, "drain.interval", c)
-	if d.Timeout > 0 && d.Quiet >= d.Timeout {
-		c.add("drain.quiet", "quiet (%s) must be shorter than timeout (%s), or the drain can never succeed", d.Quiet, d.Timeout)
-	}
+	c.addIf(d.Timeout > 0 && d.Quiet >= d.Timeout, "drain.quiet", "quiet (%s) must be shorter than timeout (%s), or the drain can never succeed", d.Quiet, d.Timeout)
 }
 
 func validateScenarios(ss []Scenario, c *collector) {
@@ -52,8 +46,7 @@ func validateScenarios(ss []Scenario, c *collector) {
 	names := map[string]int{}
 	total := 0
 	for i := range ss {
-		path := joinIndex("scenarios", i)
-		s := &ss[i]
+		path, s := joinIndex("scenarios", i), &ss[i]
 		switch j, dup := names[s.Name]; {
 		case s.Name == "":
 			c.add(path+".name", "must not be empty")
@@ -70,9 +63,7 @@ func validateScenarios(ss []Scenario, c *collector) {
 		}
 		validateSteps(s.Steps, path+".steps", c)
 	}
-	if total == 0 {
-		c.add("scenarios", "the weights add up to 0: at least one scenario needs a positive weight")
-	}
+	c.addIf(total == 0, "scenarios", "the weights add up to 0: at least one scenario needs a positive weight")
 }
 
 func validateSteps(steps []Step, path string, c *collector) {
@@ -82,8 +73,7 @@ func validateSteps(steps []Step, path string, c *collector) {
 	}
 	names := map[string]int{}
 	for j := range steps {
-		st := &steps[j]
-		stepPath := joinIndex(path, j)
+		st, stepPath := &steps[j], joinIndex(path, j)
 		validateRequest(&st.Request, stepPath, c)
 		checkStepName(st, stepPath, names, j, c)
 		checkSave(st.Save, stepPath+".save", c)
@@ -186,9 +176,7 @@ var (
 
 func validateRequest(r *Request, path string, c *collector) {
 	checkPath(r.Path, joinKey(path, "path"), c)
-	if !methodPattern.MatchString(r.Method) {
-		c.add(joinKey(path, "method"), "invalid method %q: expected GET, POST, PUT, PATCH, DELETE, …", r.Method)
-	}
+	c.addIf(!methodPattern.MatchString(r.Method), joinKey(path, "method"), "invalid method %q: expected GET, POST, PUT, PATCH, DELETE, …", r.Method)
 	if given := slices.DeleteFunc([]string{"json", "body", "form"}, func(k string) bool {
 		return k == "json" && r.JSON == nil || k == "body" && r.Body == "" || k == "form" && r.Form == nil
 	}); len(given) > 1 {

@@ -54,9 +54,7 @@ func validateFeed(cfg *Config, c *collector) {
 		if cfg.Load.Model == ModelClosed {
 			n, what = cfg.Load.VUs, "load.vus"
 		}
-		if n > len(f.Rows) {
-			c.add("feed.at_end", "%s has %d rows, and at_end: fail gives each virtual user a row of its own: %s %d needs %d; add rows or use at_end: wrap", f.File, len(f.Rows), what, n, n)
-		}
+		c.addIf(n > len(f.Rows), "feed.at_end", "%s has %d rows, and at_end: fail gives each virtual user a row of its own: %s %d needs %d; add rows or use at_end: wrap", f.File, len(f.Rows), what, n, n)
 	}
 }
 

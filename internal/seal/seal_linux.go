@@ -203,11 +203,10 @@ func (s *Spec) show(held map[string]int) error {
 		}
 	}
 	for _, f := range s.Sockets {
-		if _, err := os.Lstat(f); err != nil {
-			continue
-		}
-		if err := unix.Mount("/dev/null", f, "", unix.MS_BIND, ""); err != nil {
-			return fmt.Errorf("hiding %s from the %s side: %w", f, s.Side, err)
+		if _, err := os.Lstat(f); err == nil {
+			if err := unix.Mount("/dev/null", f, "", unix.MS_BIND, ""); err != nil {
+				return fmt.Errorf("hiding %s from the %s side: %w", f, s.Side, err)
+			}
 		}
 	}
 	for _, p := range s.Pins {

@@ -176,21 +176,18 @@ func parseJSONCounters(out []byte) (map[string]float64, error) {
 	values := map[string]float64{}
 	var bad []string
 	for k, v := range obj {
-		if !config.CounterName.MatchString(k) {
-			bad = append(bad, fmt.Sprintf("%q (not a counter name: letters, digits and _)", snippet([]byte(k))))
-			continue
-		}
-		n, ok := v.(json.Number)
-		if !ok {
-			bad = append(bad, fmt.Sprintf("%s (%v)", k, v))
-			continue
-		}
+		n, isNumber := v.(json.Number)
 		f, err := n.Float64()
-		if err != nil {
+		switch {
+		case !config.CounterName.MatchString(k):
+			bad = append(bad, fmt.Sprintf("%q (not a counter name: letters, digits and _)", snippet([]byte(k))))
+		case !isNumber:
+			bad = append(bad, fmt.Sprintf("%s (%v)", k, v))
+		case err != nil:
 			bad = append(bad, k)
-			continue
+		default:
+			values[k] = f
 		}
-		values[k] = f
 	}
 	if len(bad) > 0 {
 		slices.Sort(bad)

@@ -116,11 +116,7 @@ func (f *Footprint) Close() ([]result.Part, []string) {
 			continue
 		}
 		part, pnotes := p.result()
-		notes = append(notes, pnotes...)
-		if part == nil { // listed but not measured: no figures, so no path CPU either
-			part = &result.Part{Name: p.spec.Name}
-		}
-		parts = append(parts, *part)
+		parts, notes = append(parts, part), append(notes, pnotes...)
 	}
 	return parts, notes
 }
@@ -236,7 +232,7 @@ func (w *partWindow) sample(all []procStat, first bool) {
 	// ever seen.
 	if first && len(members) == 0 && w.spec.Process == nil {
 		if w.root != 0 {
-			w.fail(errProcessGone(w.root))
+			w.fail(fmt.Errorf("process %d is not running", w.root))
 		} else {
 			w.fail(fmt.Errorf("no process found (%s)", w.describe()))
 		}
@@ -442,9 +438,10 @@ func (w *partWindow) eachSpan(f func(sp *procSpan, grow func(first, last uint64)
 	}
 }
 
-func (w *partWindow) result() (*result.Part, []string) {
-	name := w.spec.Name
-	why := w.gone
+// result is the part's figures; one not measured has its name alone (no
+// figures, so no path CPU either).
+func (w *partWindow) result() (result.Part, []string) {
+	name, why := w.spec.Name, w.gone
 	switch {
 	case w.err != nil:
 		why = w.err.Error()
@@ -453,7 +450,7 @@ func (w *partWindow) result() (*result.Part, []string) {
 			"measure their server whole (pid_file of it: its ended children count through it) or its cgroup", w.describe(), w.every)
 	}
 	if why != "" {
-		return nil, []string{fmt.Sprintf("part %s not measured: %s", name, why)}
+		return result.Part{Name: name}, []string{fmt.Sprintf("part %s not measured: %s", name, why)}
 	}
 	var user, system, minflt, majflt, ctxt float64
 	var io [len(ioFields)]float64
@@ -496,7 +493,7 @@ func (w *partWindow) result() (*result.Part, []string) {
 	if w.serverOK && w.serverLast >= w.serverFirst {
 		totals[result.FigureServerCPU] = float64(w.serverLast-w.serverFirst) / clockTicks
 	}
-	return &result.Part{Name: name, Totals: totals, Processes: len(w.spans)}, notes
+	return result.Part{Name: name, Totals: totals, Processes: len(w.spans)}, notes
 }
 
 // readProcIO reads /proc/<pid>/io (its owner's and root's only).

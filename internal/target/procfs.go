@@ -84,15 +84,11 @@ func allStats() ([]procStat, error) {
 	}
 	out := make([]procStat, 0, len(entries))
 	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			if st, err := readStat(pid); err == nil {
+				out = append(out, st)
+			}
 		}
-		st, err := readStat(pid)
-		if err != nil {
-			continue
-		}
-		out = append(out, st)
 	}
 	return out, nil
 }
@@ -107,18 +103,14 @@ func tree(all []procStat, root int) []procStat {
 	if _, ok := byPID[root]; !ok {
 		return nil
 	}
-	var out []procStat
-	queue := []int{root}
-	seen := map[int]bool{}
-	for len(queue) > 0 {
-		pid := queue[0]
-		queue = queue[1:]
-		if seen[pid] {
-			continue
+	out, seen := []procStat{byPID[root]}, map[int]bool{root: true} // breadth first
+	for i := 0; i < len(out); i++ {
+		for _, pid := range children[out[i].PID] {
+			if !seen[pid] {
+				seen[pid] = true
+				out = append(out, byPID[pid])
+			}
 		}
-		seen[pid] = true
-		out = append(out, byPID[pid])
-		queue = append(queue, children[pid]...)
 	}
 	return out
 }
@@ -147,10 +139,6 @@ func pidFromFirstLine(path, what string) (int, error) {
 		return 0, fmt.Errorf("%s %s holds %q, want a process id", what, path, snippet([]byte(line)))
 	}
 	return pid, nil
-}
-
-func errProcessGone(pid int) error {
-	return fmt.Errorf("process %d is not running", pid)
 }
 
 // threadNanos returns the CPU time, in nanoseconds, that the live threads

@@ -39,10 +39,11 @@ func waitReady(ctx context.Context, client *http.Client, baseURL string, r *conf
 	var lastErr error
 	for {
 		a, err := send(ctx, client, baseURL, &probe)
+		if err == nil && r != nil { // without a probe any HTTP answer means the target listens
+			err = checkStatus(a.Status, cmp.Or(r.Status, http.StatusOK))
+		}
 		if err == nil {
-			if err = checkReady(a.Status, r); err == nil {
-				return nil
-			}
+			return nil
 		}
 		if ctx.Err() == nil { // an attempt cut short by the deadline says nothing
 			lastSaw, lastErr = a.Saw, err
@@ -72,14 +73,6 @@ func readyProbe(r *config.Ready) (config.Request, time.Duration, time.Duration) 
 		r = &config.Ready{}
 	}
 	return config.Request{Path: cmp.Or(r.Path, "/")}, durationOr(r.Timeout.D(), config.DefaultReadyTimeout.D()), durationOr(r.Interval.D(), config.DefaultReadyInterval.D())
-}
-
-// checkReady: without a probe any HTTP answer means the target listens.
-func checkReady(status int, r *config.Ready) error {
-	if r == nil {
-		return nil
-	}
-	return checkStatus(status, cmp.Or(r.Status, http.StatusOK))
 }
 
 // Drain waits until d.Probe answers its status with d.Until's values
