@@ -44,9 +44,8 @@ func validate(cfg *Config, c *collector) {
 		c.add("load.engine", "unknown engine %q: expected tailgate (the built-in generator) or command (your load tool)", cfg.Load.Engine)
 	}
 	c.addIf(cfg.Load.Runs < 1, "load.runs", "must be at least 1, got %d", cfg.Load.Runs)
-	if p := cfg.Load.FailedPercentAllowed(); p < 0 || p > 100 || p != p {
-		c.add("load.max_failed_percent", "must be a percentage from 0 to 100 (100 accepts any run), got %v", p)
-	}
+	p := cfg.Load.FailedPercentAllowed()
+	c.addIf(p < 0 || p > 100 || p != p, "load.max_failed_percent", "must be a percentage from 0 to 100 (100 accepts any run), got %v", p)
 	validateSetup(cfg, c)
 	validateFeed(cfg, c)
 	validateGate(&cfg.Gate, c)
@@ -228,9 +227,8 @@ func validatePhases(l *Load, c *collector) {
 			c.add(path+".name", "phase name %q is already used by load.phases[%d]", p.Name, j)
 		}
 		names[p.Name] = i
-		if j, dup := models[p.Model]; dup {
-			c.add(path+".model", "load.phases[%d] is already %s: a run has at most one closed phase (its iterations/s is the throughput) and one open phase (its latency and dropped work)", j, p.Model)
-		}
+		j, dup := models[p.Model]
+		c.addIf(dup, path+".model", "load.phases[%d] is already %s: a run has at most one closed phase (its iterations/s is the throughput) and one open phase (its latency and dropped work)", j, p.Model)
 		models[p.Model] = i
 	}
 }
@@ -254,9 +252,8 @@ func validateGate(g *Gate, c *collector) {
 	validateMetricValues(g.MinEffect, "gate.min_effect", c)
 	c.addIf(c.given("gate.history.jobs") && g.History.Jobs < 2, "gate.history.jobs", "must be at least 2 jobs, got %d", g.History.Jobs)
 	for i, ref := range g.Creep.Against {
-		if err := checkCreepRef(ref); err != nil {
-			c.add(joinIndex("gate.creep.against", i), "%v", err)
-		}
+		err := checkCreepRef(ref)
+		c.addIf(err != nil, joinIndex("gate.creep.against", i), "%v", err)
 	}
 }
 

@@ -57,9 +57,8 @@ func validateSide(s *ABSide, path string, top Target, c *collector) {
 		c.addIf(c.given(path+".ref"), path+".ref", "must not be empty: a git commit, branch or tag, e.g. origin/main")
 		return
 	}
-	if msg := refProblem(s.Ref); msg != "" {
-		c.add(path+".ref", "%s", msg)
-	}
+	msg := refProblem(s.Ref)
+	c.addIf(msg != "", path+".ref", "%s", msg)
 	switch t := s.TargetOr(top); {
 	case t.PIDFile != "":
 		c.addKey(path+".pid_file", "a side built from ref is started by tailgate, which knows its pid: remove pid_file")

@@ -112,9 +112,8 @@ func checkSave(save map[string]SaveFrom, path string, c *collector) {
 			c.add(key, "%s name %q is not a valid %s name: letters, digits and !#$%%&'*+-.^_`|~ only", kind, name, kind)
 		}
 		if re := save[v].Regex; re != "" {
-			if _, err := CompileSaveRegex(re); err != nil {
-				c.add(joinKey(key, saveRegex), "invalid regular expression %q: %v", re, err)
-			}
+			_, err := CompileSaveRegex(re)
+			c.addIf(err != nil, joinKey(key, saveRegex), "invalid regular expression %q: %v", re, err)
 		}
 	}
 }
@@ -146,9 +145,8 @@ func checkExpect(expect map[string]any, path string, c *collector) {
 		case strings.Contains(re, "{{"):
 			c.add(key, "a header expectation is a regular expression, not a template: %q", re)
 		default:
-			if _, err := regexp.Compile(re); err != nil {
-				c.add(key, "invalid regular expression %q: %v", re, err)
-			}
+			_, err := regexp.Compile(re)
+			c.addIf(err != nil, key, "invalid regular expression %q: %v", re, err)
 		}
 	}
 }

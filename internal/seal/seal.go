@@ -142,9 +142,7 @@ type Job struct {
 // tree, Hidden and State, keeps its own tree where it lies inside one,
 // has its own TMPDIR and /dev/shm (under State), a layer over each Shared
 // directory outside the trees, and no Sockets.
-func Sides(j Job) (base, head *Spec) {
-	return j.spec(j.Base, j.Head), j.spec(j.Head, j.Base)
-}
+func Sides(j Job) (base, head *Spec) { return j.spec(j.Base, j.Head), j.spec(j.Head, j.Base) }
 
 func (j Job) spec(own, other Side) *Spec {
 	s := &Spec{Side: own.Name, UID: os.Geteuid(), GID: os.Getegid()}

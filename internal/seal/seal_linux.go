@@ -96,10 +96,10 @@ func Enter(s *Spec) error {
 			unix.Close(fd)
 		}
 	}()
-	if err := s.open(held); err != nil {
+	if err := s.prepare(held); err != nil {
 		return err
 	}
-	if err := s.mount(held); err != nil {
+	if err := s.hide(held); err != nil {
 		return err
 	}
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
@@ -113,10 +113,11 @@ func Enter(s *Spec) error {
 	return nil
 }
 
-// open holds open, by path, what stays or is pinned (making the side's own
-// TMPDIR and /dev/shm), before anything is hidden: the base tree that a
-// pin reads is hidden from the head.
-func (s *Spec) open(held map[string]int) error {
+// prepare does what comes before anything is hidden: it holds open, by
+// path, what stays or is pinned (the base tree that a pin reads is hidden
+// from the head), making the side's own TMPDIR and /dev/shm, then attaches
+// the layers and keeps what stays real in them.
+func (s *Spec) prepare(held map[string]int) error {
 	sources := slices.Concat(s.Keep, s.KeepReadOnly, s.Real)
 	for _, p := range s.Pins {
 		sources = append(sources, p.From)
@@ -142,13 +143,6 @@ func (s *Spec) open(held map[string]int) error {
 		}
 		held[p] = fd
 	}
-	return nil
-}
-
-// mount attaches the layers, keeps what stays real, hides, shows again
-// what is kept (show), then makes the hidden and read-only kept ones
-// read-only.
-func (s *Spec) mount(held map[string]int) error {
 	for i, l := range s.Layers {
 		err := unix.MoveMount(LayerFD+i, "", unix.AT_FDCWD, l.Dir, unix.MOVE_MOUNT_F_EMPTY_PATH)
 		unix.Close(LayerFD + i)
@@ -161,6 +155,13 @@ func (s *Spec) mount(held map[string]int) error {
 			return fmt.Errorf("keeping %s the %s side's own: %w", r, s.Side, err)
 		}
 	}
+	return nil
+}
+
+// hide hides, mounts over the hidden directories what the side keeps, its
+// own TMPDIR and /dev/shm, /dev/null over the sockets and the pins, then
+// makes the hidden and the read-only kept ones read-only.
+func (s *Spec) hide(held map[string]int) error {
 	var ro []string
 	hide := slices.Clone(s.Hide) // parents first: one inside a hidden one is skipped
 	slices.SortStableFunc(hide, func(a, b string) int { return strings.Count(a, "/") - strings.Count(b, "/") })
@@ -173,25 +174,6 @@ func (s *Spec) mount(held map[string]int) error {
 		}
 		ro = append(ro, h)
 	}
-	if err := s.show(held); err != nil {
-		return err
-	}
-	for _, h := range ro {
-		if err := unix.Mount("", h, "", unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-			return fmt.Errorf("making hidden %s read-only: %w", h, err)
-		}
-	}
-	for _, k := range s.KeepReadOnly {
-		if err := remountReadOnly(k); err != nil {
-			return fmt.Errorf("making %s read-only for the %s side: %w", k, s.Side, err)
-		}
-	}
-	return nil
-}
-
-// show mounts, over the hidden directories, what the side keeps, its own
-// TMPDIR and /dev/shm, /dev/null over the sockets and the pins.
-func (s *Spec) show(held map[string]int) error {
 	for _, k := range slices.Concat(s.Keep, s.KeepReadOnly) {
 		if err := bindHeld(held[k], k); err != nil {
 			return fmt.Errorf("keeping %s visible to the %s side: %w", k, s.Side, err)
@@ -212,6 +194,16 @@ func (s *Spec) show(held map[string]int) error {
 	for _, p := range s.Pins {
 		if err := pin(held[p.From], p.Over); err != nil {
 			return fmt.Errorf("taking %s from %s for the %s side: %w", p.Over, p.From, s.Side, err)
+		}
+	}
+	for _, h := range ro {
+		if err := unix.Mount("", h, "", unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+			return fmt.Errorf("making hidden %s read-only: %w", h, err)
+		}
+	}
+	for _, k := range s.KeepReadOnly {
+		if err := remountReadOnly(k); err != nil {
+			return fmt.Errorf("making %s read-only for the %s side: %w", k, s.Side, err)
 		}
 	}
 	return nil
@@ -352,18 +344,11 @@ func (s *Spec) Release() {
 }
 
 func (h *holder) stop() {
-	h.conn.Close()
-	done := make(chan struct{})
-	go func() {
-		h.cmd.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		h.cmd.Process.Kill()
-		<-done
-	}
+	h.conn.Close() // the holder ends at the socket's end-of-file, else is killed
+	cmd := h.cmd
+	kill := time.AfterFunc(5*time.Second, func() { cmd.Process.Kill() })
+	cmd.Wait()
+	kill.Stop()
 	h.cmd = nil
 }
 
@@ -464,13 +449,10 @@ func HostPID(supervisor, nsPID int) (int, error) {
 		return 0, err
 	}
 	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		ppid, nspids, ok := statusIDs(filepath.Join("/proc", e.Name(), "status"))
-		if ok && ppid == supervisor && len(nspids) > 1 && nspids[len(nspids)-1] == nsPID {
-			return pid, nil
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			if ppid, nspids, ok := statusIDs(filepath.Join("/proc", e.Name(), "status")); ok && ppid == supervisor && len(nspids) > 1 && nspids[len(nspids)-1] == nsPID {
+				return pid, nil
+			}
 		}
 	}
 	return 0, fmt.Errorf("no process started by the supervisor (pid %d) is pid %d in its namespace", supervisor, nsPID)

@@ -1,6 +1,7 @@
 package target
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -182,11 +183,7 @@ func newPartWindow(p FootprintPart, every time.Duration) *partWindow {
 	return w
 }
 
-func (w *partWindow) fail(err error) {
-	if w.err == nil {
-		w.err = err
-	}
-}
+func (w *partWindow) fail(err error) { w.err = cmp.Or(w.err, err) }
 
 func (w *partWindow) members(all []procStat) ([]procStat, error) {
 	switch {
@@ -286,9 +283,7 @@ func (w *partWindow) record(all, members []procStat, first bool) {
 		}
 		sp.last, sp.present, sp.parent = fig, true, byPID[st.PPID]
 	}
-	if b := rss * int64(os.Getpagesize()); b > w.peakRSS {
-		w.peakRSS = b
-	}
+	w.peakRSS = max(w.peakRSS, rss*int64(os.Getpagesize()))
 }
 
 // sampleServer follows the CPU of the members' server (findServer) while

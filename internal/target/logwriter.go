@@ -2,6 +2,7 @@ package target
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -139,10 +140,7 @@ func (o *targetOutput) close() {
 
 // lastLines is the end of the output for an error, and where all of it is.
 func (o *targetOutput) lastLines() string {
-	s := EscapeControls(lastLines(o.view.Tail(), tailLines, outputTail))
-	if s == "" {
-		s = "no output"
-	}
+	s := cmp.Or(EscapeControls(lastLines(o.view.Tail(), tailLines, outputTail)), "no output")
 	if o.path != "" {
 		s += " (all of it in " + o.path + ")"
 	}

@@ -1,6 +1,7 @@
 package target
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -108,9 +109,7 @@ func launch(s *config.Start, o StartOptions) (*Process, error) {
 	if err != nil {
 		return nil, &StepError{Step: StepStart, Err: fmt.Errorf("target.start: %w", err)}
 	}
-	if s.Dir != "" {
-		child.cmd.Dir = s.Dir
-	}
+	child.cmd.Dir = cmp.Or(s.Dir, child.cmd.Dir)
 	out, err := openTargetOutput(o.LogPath, o.Live)
 	if err != nil {
 		return nil, &StepError{Step: StepStart, Err: err}

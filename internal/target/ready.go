@@ -62,10 +62,7 @@ func notReady(ctx context.Context, saw string, last error, timeout time.Duration
 	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return &StepError{Step: StepReady, Saw: saw, Err: ctx.Err()}
 	}
-	if last == nil {
-		last = errors.New("no answer")
-	}
-	return &StepError{Step: StepReady, Saw: saw, Err: fmt.Errorf("%w (not ready after %v)", last, timeout)}
+	return &StepError{Step: StepReady, Saw: saw, Err: fmt.Errorf("%w (not ready after %v)", cmp.Or(last, errors.New("no answer")), timeout)}
 }
 
 func readyProbe(r *config.Ready) (config.Request, time.Duration, time.Duration) {
@@ -111,9 +108,7 @@ func Drain(ctx context.Context, client *http.Client, baseURL string, d *config.D
 				// the probe the deadline cut says nothing: the last answer does
 				saw, err = answered.Saw, answered.Err
 			}
-			if err == nil {
-				err = errors.New("idle, but not for the quiet period")
-			}
+			err = cmp.Or(err, errors.New("idle, but not for the quiet period"))
 			return &StepError{Step: StepDrain, Saw: saw, Err: fmt.Errorf("%w (not idle for %v within %v)", err, quiet, timeout)}
 		}
 		if err := clock.Sleep(ctx, interval); err != nil {
