@@ -176,10 +176,6 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, depth
 }
 
 func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string, depth int) {
-	if v.Type().Key().Kind() != reflect.String {
-		d.c.addAt(path, posOf(n), "internal error: map key type %s is not supported", v.Type().Key())
-		return
-	}
 	pairs, ok := d.pairs(n, path, "a mapping", depth)
 	if !ok {
 		return
@@ -208,8 +204,7 @@ func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string, depth 
 	}
 	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 	for i, item := range n.Content {
-		itemPath := joinIndex(path, i)
-		item = resolveAlias(item)
+		itemPath, item := joinIndex(path, i), resolveAlias(item)
 		d.c.spots[itemPath] = spot{key: posOf(item), val: posOf(item)}
 		if isNull(item) {
 			d.c.addAt(itemPath, posOf(item), "empty list item")

@@ -4,6 +4,7 @@
 package config
 
 import (
+	"cmp"
 	"reflect"
 	"slices"
 	"strings"
@@ -130,9 +131,7 @@ func (s ABSide) TargetOr(top Target) Target {
 			}
 		}
 	}
-	if s.Verify != nil {
-		t.Verify = s.Verify
-	}
+	t.Verify = cmp.Or(s.Verify, t.Verify)
 	return t
 }
 

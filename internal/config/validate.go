@@ -149,11 +149,7 @@ func validateLoad(l *Load, c *collector) {
 	}
 	checkPositive(l.Duration, "load.duration", c)
 	checkPositive(l.RequestTimeout, "load.request_timeout", c)
-	switch l.Client {
-	case "", ClientFast, ClientNetHTTP:
-	default:
-		c.add("load.client", "unknown client %q: expected fast (the default) or nethttp (Go's net/http)", l.Client)
-	}
+	c.addIf(!slices.Contains([]string{"", ClientFast, ClientNetHTTP}, l.Client), "load.client", "unknown client %q: expected fast (the default) or nethttp (Go's net/http)", l.Client)
 }
 
 // validateCommandLoad checks engine: command, where the user's tool makes

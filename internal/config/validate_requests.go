@@ -56,11 +56,8 @@ func validateScenarios(ss []Scenario, c *collector) {
 		default:
 			names[s.Name] = i
 		}
-		if s.Weight < 0 {
-			c.add(path+".weight", "must be 0 or more, got %d", s.Weight)
-		} else {
-			total += s.Weight
-		}
+		c.addIf(s.Weight < 0, path+".weight", "must be 0 or more, got %d", s.Weight)
+		total += max(s.Weight, 0)
 		validateSteps(s.Steps, path+".steps", c)
 	}
 	c.addIf(total == 0, "scenarios", "the weights add up to 0: at least one scenario needs a positive weight")

@@ -10,33 +10,26 @@ import (
 )
 
 func validateSetup(cfg *Config, c *collector) {
-	s := cfg.Setup
-	if s == nil {
-		return
-	}
-	if cfg.Load.Engine == EngineCommand {
+	switch s := cfg.Setup; {
+	case s == nil:
+	case cfg.Load.Engine == EngineCommand:
 		c.addKey("setup", "not used with engine: command: the load tool's own script logs in (k6's setup(), Locust's on_start)")
-		return
-	}
-	if !c.given("setup.run") && !c.given("setup.vu") {
+	case !c.given("setup.run") && !c.given("setup.vu"):
 		c.add("setup", "lists no steps: give run (once per run), vu (once per virtual user) or both, e.g. vu: [{path: /login, json: {…}, save: {token: token}}]")
-		return
-	}
-	if c.given("setup.run") {
-		validateSteps(s.Run, "setup.run", c)
-	}
-	if c.given("setup.vu") {
-		validateSteps(s.VU, "setup.vu", c)
+	default:
+		if c.given("setup.run") {
+			validateSteps(s.Run, "setup.run", c)
+		}
+		if c.given("setup.vu") {
+			validateSteps(s.VU, "setup.vu", c)
+		}
 	}
 }
 
 func validateFeed(cfg *Config, c *collector) {
 	f := cfg.Feed
-	if f == nil {
-		return
-	}
-	if cfg.Load.Engine == EngineCommand {
-		c.addKey("feed", "not used with engine: command: the load tool reads its own data files")
+	if f == nil || cfg.Load.Engine == EngineCommand {
+		c.addKeyIf(f != nil, "feed", "not used with engine: command: the load tool reads its own data files")
 		return
 	}
 	oneOf(c, "feed.per", f.Per, "unknown value %q: expected %s (each virtual user takes the next row) or %s (each iteration does)", FeedPerVU, FeedPerIteration)

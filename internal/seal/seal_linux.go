@@ -66,17 +66,14 @@ var dumpable sync.Mutex
 // tailgate is dumpable only while it starts the child, whose PID
 // namespace cannot find tailgate's /proc.
 func Start(cmd *exec.Cmd) error {
-	if os.Geteuid() == 0 {
-		return cmd.Start()
+	if os.Geteuid() != 0 {
+		dumpable.Lock()
+		defer dumpable.Unlock()
+		if was, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0); err == nil && was != 1 {
+			unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
+			defer unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+		}
 	}
-	dumpable.Lock()
-	defer dumpable.Unlock()
-	was, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)
-	if err != nil || was == 1 {
-		return cmd.Start()
-	}
-	unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
-	defer unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	return cmd.Start()
 }
 

@@ -41,14 +41,7 @@ type CounterSnapshot struct {
 func (c Counters) Read(ctx context.Context) CounterSnapshot {
 	snap := CounterSnapshot{Values: map[string]float64{}, read: map[string]bool{}}
 	for _, s := range c.Sources {
-		var values map[string]float64
-		var stmts map[string]result.Statement
-		var err error
-		if s.PGStatStatements != nil {
-			values, stmts, err = c.readPGStat(ctx, s)
-		} else {
-			values, err = c.readSource(ctx, s)
-		}
+		values, stmts, err := c.readSource(ctx, s)
 		if err != nil {
 			snap.Notes = append(snap.Notes, fmt.Sprintf("counters %s not read: %v", s.Name, err))
 			continue
@@ -65,17 +58,23 @@ func (c Counters) Read(ctx context.Context) CounterSnapshot {
 	return snap
 }
 
-func (c Counters) readSource(ctx context.Context, s config.CounterSource) (map[string]float64, error) {
+// readSource reads a source's counters, and pg_stat_statements' statements.
+func (c Counters) readSource(ctx context.Context, s config.CounterSource) (values map[string]float64, stmts map[string]result.Statement, err error) {
+	if s.PGStatStatements != nil {
+		return c.readPGStat(ctx, s)
+	}
 	ctx, cancel := context.WithTimeout(ctx, durationOr(s.Timeout.D(), config.DefaultCounterTimeout.D()))
 	defer cancel()
 	if p := s.Prometheus; p != nil {
-		return c.readPrometheus(ctx, cmp.Or(p.URL, joinURL(c.BaseURL, p.Path)), p.Metrics)
+		values, err = c.readPrometheus(ctx, cmp.Or(p.URL, joinURL(c.BaseURL, p.Path)), p.Metrics)
+		return values, nil, err
 	}
 	out, saw, err := runCommand(ctx, s.Command, c.Children)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", saw, err)
+		return nil, nil, fmt.Errorf("%s: %w", saw, err)
 	}
-	return parseJSONCounters(out)
+	values, err = parseJSONCounters(out)
+	return values, nil, err
 }
 
 func (c Counters) readPrometheus(ctx context.Context, url string, names []string) (map[string]float64, error) {

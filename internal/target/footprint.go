@@ -561,9 +561,7 @@ func (p Path) Open(ctx context.Context) *PathWindow {
 	if len(parts) > 0 {
 		w.parts = OpenFootprint(parts, p.Every)
 	}
-	if len(p.Counters.Sources) > 0 {
-		w.counters = p.Counters.Read(ctx)
-	}
+	w.counters = p.Counters.Read(ctx) // none without sources
 	return w
 }
 

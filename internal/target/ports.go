@@ -220,11 +220,8 @@ func checkOwner(baseURL string, pgid, pid int) (notMeasured error, err error) {
 		return nil, nil
 	}
 	inodes, ok := portSockets(port, true)
-	if !ok {
-		return nil, nil
-	}
 	all, aerr := allStats()
-	if aerr != nil {
+	if !ok || aerr != nil {
 		return nil, nil
 	}
 	if len(inodes) == 0 {

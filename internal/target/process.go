@@ -86,11 +86,10 @@ func Start(ctx context.Context, baseURL string, t config.Target, o StartOptions)
 func external(ctx context.Context, client *http.Client, baseURL string, t config.Target) (*Process, error) {
 	p := &Process{done: make(chan struct{})}
 	if t.PIDFile != "" {
-		pid, err := PIDFromFile(t.PIDFile)
-		if err != nil {
+		var err error
+		if p.pid, err = PIDFromFile(t.PIDFile); err != nil {
 			return nil, &StepError{Step: StepStart, Err: fmt.Errorf("target.pid_file: %w", err)}
 		}
-		p.pid = pid
 	}
 	// The pid file's process is measured whoever holds the port (a proxy).
 	if err := WaitReady(ctx, client, baseURL, t.Ready); err != nil {

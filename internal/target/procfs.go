@@ -18,10 +18,8 @@ const clockTicks = 100
 
 // procStat is what tailgate reads of /proc/<pid>/stat (see proc(5)).
 type procStat struct {
-	PID                              int
+	PID, PPID, PGRP                  int
 	State                            byte
-	PPID                             int
-	PGRP                             int
 	CPUTicks                         uint64 // utime+stime+cutime+cstime
 	ChildTicks                       uint64 // cutime+cstime: of children it reaped
 	StartTime                        uint64 // ticks after boot; with PID it names a process uniquely
@@ -56,10 +54,7 @@ func parseStat(pid int, line string) (procStat, error) {
 		return v
 	}
 	st := procStat{
-		PID:        pid,
-		State:      fields[0][0],
-		PPID:       int(num(4)),
-		PGRP:       int(num(5)),
+		PID: pid, State: fields[0][0], PPID: int(num(4)), PGRP: int(num(5)),
 		CPUTicks:   num(14) + num(15) + num(16) + num(17),
 		ChildTicks: num(16) + num(17),
 		StartTime:  num(22),

@@ -203,10 +203,8 @@ func (s *supervision) start(cmd *exec.Cmd, sealed bool) (int, error) {
 	s.file.SetReadDeadline(time.Now().Add(handshakeTimeout))
 	line, err := s.report.ReadString('\n')
 	word, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
-	if err == nil && word == "pid" {
-		if pid, perr := strconv.Atoi(rest); perr == nil && pid > 0 {
-			return pid, nil
-		}
+	if pid, perr := strconv.Atoi(rest); err == nil && word == "pid" && perr == nil && pid > 0 {
+		return pid, nil
 	}
 	// Not started: the supervisor said why, or it is no supervisor.
 	signalGroup(cmd.Process.Pid, syscall.SIGKILL)
