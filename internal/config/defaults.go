@@ -122,14 +122,13 @@ func defaultDataset(ds *Dataset) {
 
 func defaultLoad(l *Load, c *collector) {
 	setDefault(&l.Engine, c, "load.engine", EngineTailgate)
+	setDefault(&l.Runs, c, "load.runs", DefaultRuns)
 	if l.Engine == EngineCommand {
 		setDefault(&l.CommandTimeout, c, "load.command_timeout", DefaultCommandTimeout)
-		setDefault(&l.Runs, c, "load.runs", DefaultRuns)
 		return
 	}
 	setDefault(&l.Warmup, c, "load.warmup", DefaultWarmup)
 	setDefault(&l.Duration, c, "load.duration", DefaultDuration)
-	setDefault(&l.Runs, c, "load.runs", DefaultRuns)
 	setDefault(&l.RequestTimeout, c, "load.request_timeout", DefaultRequestTimeout)
 	if c.given("load.phases") {
 		for i := range l.Phases {

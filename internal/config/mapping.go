@@ -85,11 +85,8 @@ func fieldsOf(t reflect.Type) map[string][]int {
 	out := map[string][]int{}
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
 		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "-" {
+		if !f.IsExported() || name == "-" {
 			continue
 		}
 		if strings.Contains(opts, "inline") && f.Type.Kind() == reflect.Struct {

@@ -80,17 +80,14 @@ func validateSteps(steps []Step, path string, c *collector) {
 
 // checkStepName requires step names unique within their scenario (names).
 func checkStepName(st *Step, stepPath string, names map[string]int, j int, c *collector) {
-	if st.Path == "" && !c.given(stepPath+".name") {
-		return // the default name of a step without a path says nothing new
-	}
-	if c.given(stepPath+".name") && !checkName(st.Name, stepPath+".name", "step name", c) {
-		return
-	}
-	if k, dup := names[st.Name]; dup {
+	switch k, dup := names[st.Name]; {
+	case st.Path == "" && !c.given(stepPath+".name"): // the default name of a step without a path says nothing new
+	case c.given(stepPath+".name") && !checkName(st.Name, stepPath+".name", "step name", c):
+	case dup:
 		c.add(stepPath+".name", "step name %q is already used by step %d of this scenario: give each step a distinct name", st.Name, k)
-		return
+	default:
+		names[st.Name] = j
 	}
-	names[st.Name] = j
 }
 
 // checkSave requires variable names usable as {{.name}} and a source

@@ -113,11 +113,10 @@ func (f *Footprint) Close() ([]result.Part, []string) {
 	var parts []result.Part
 	var notes []string
 	for _, p := range f.parts {
-		if p.spec.hidden {
-			continue
+		if !p.spec.hidden {
+			part, pnotes := p.result()
+			parts, notes = append(parts, part), append(notes, pnotes...)
 		}
-		part, pnotes := p.result()
-		parts, notes = append(parts, part), append(notes, pnotes...)
 	}
 	return parts, notes
 }

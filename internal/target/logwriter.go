@@ -123,19 +123,15 @@ func openTargetOutput(path string, live io.Writer) (*targetOutput, error) {
 }
 
 // Write never fails: a full disk or a closed log must not break the
-// target's pipe (it would die of SIGPIPE).
+// target's pipe (it would die of SIGPIPE). A nil file (no log) does nothing.
 func (o *targetOutput) Write(p []byte) (int, error) {
-	if o.file != nil {
-		o.file.Write(p)
-	}
+	o.file.Write(p)
 	return o.view.Write(p)
 }
 
 func (o *targetOutput) close() {
 	o.view.Flush()
-	if o.file != nil {
-		o.file.Close()
-	}
+	o.file.Close()
 }
 
 // lastLines is the end of the output for an error, and where all of it is.

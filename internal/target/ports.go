@@ -1,7 +1,6 @@
 package target
 
 import (
-	"bufio"
 	"cmp"
 	"encoding/binary"
 	"encoding/hex"
@@ -124,18 +123,16 @@ const tcpListen = "0A"
 func portSockets(port int, listening bool) (inodes map[uint64]bool, ok bool) {
 	inodes = map[uint64]bool{}
 	for _, name := range []string{"tcp", "tcp6"} {
-		f, err := os.Open(filepath.Join(procRoot, "net", name))
+		data, err := os.ReadFile(filepath.Join(procRoot, "net", name))
 		if err != nil {
 			continue
 		}
 		ok = true
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if inode, state, match := socketLine(sc.Text(), port); match && (state == tcpListen) == listening {
+		for line := range strings.Lines(string(data)) {
+			if inode, state, match := socketLine(line, port); match && (state == tcpListen) == listening {
 				inodes[inode] = true
 			}
 		}
-		f.Close()
 	}
 	return inodes, ok
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -144,12 +145,7 @@ func others(self int) (pids []int, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	members := tree(all, self)
-	for _, st := range all {
-		if st.PGRP == self {
-			members = append(members, st)
-		}
-	}
+	members := append(tree(all, self), slices.DeleteFunc(all, func(st procStat) bool { return st.PGRP != self })...)
 	seen := map[int]bool{self: true}
 	for _, st := range members {
 		if !seen[st.PID] && !st.gone() {
