@@ -140,6 +140,5 @@ func templateHint(data []byte, line int) string {
 var unquotedTemplate = regexp.MustCompile(`\{\{[^{}"']*\}\}`)
 
 func syntaxMessage(err error) string {
-	msg := yamlLine.ReplaceAllString(err.Error(), "")
-	return strings.TrimPrefix(msg, "yaml: ")
+	return strings.TrimPrefix(yamlLine.ReplaceAllString(err.Error(), ""), "yaml: ")
 }

@@ -225,12 +225,10 @@ func validateFootprintKeys(cfg *Config, c *collector) {
 		}
 	}
 	check := func(key, metric string) {
-		if part, ok := strings.CutPrefix(metric, result.PartPrefix); ok && !parts[strings.Split(part, ".")[0]] {
-			c.addKey(key, "%q names no part of target.measure (%s)", metric, strings.Join(slices.Sorted(maps.Keys(parts)), ", "))
-		}
-		if counter, ok := strings.CutPrefix(metric, result.CounterPrefix); ok && !sources[strings.Split(counter, ".")[0]] {
-			c.addKey(key, "%q names no counter source of target.counters", metric)
-		}
+		part, isPart := strings.CutPrefix(metric, result.PartPrefix)
+		c.addKeyIf(isPart && !parts[strings.Split(part, ".")[0]], key, "%q names no part of target.measure (%s)", metric, strings.Join(slices.Sorted(maps.Keys(parts)), ", "))
+		counter, isCounter := strings.CutPrefix(metric, result.CounterPrefix)
+		c.addKeyIf(isCounter && !sources[strings.Split(counter, ".")[0]], key, "%q names no counter source of target.counters", metric)
 	}
 	for i, m := range cfg.Gate.Metrics { // set only when the file gives them
 		check(joinIndex("gate.metrics", i), m)

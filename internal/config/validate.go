@@ -73,18 +73,16 @@ var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 const maxPhaseName = 40
 
 func validateName(cfg *Config, c *collector) {
-	if err := printable.Long(cfg.Name, printable.MaxName); err != nil {
-		c.add("name", "the name %.40q… %v", cfg.Name, err)
-		return
-	}
-	if namePattern.MatchString(cfg.Name) {
-		return
-	}
 	from := ""
 	if !c.given("name") {
 		from = " (taken from the file name; set name: to choose another)"
 	}
-	c.add("name", "invalid name %q%s: use letters, digits, '.', '_' and '-', starting with a letter or digit", cfg.Name, from)
+	switch err := printable.Long(cfg.Name, printable.MaxName); {
+	case err != nil:
+		c.add("name", "the name %.40q… %v", cfg.Name, err)
+	case !namePattern.MatchString(cfg.Name):
+		c.add("name", "invalid name %q%s: use letters, digits, '.', '_' and '-', starting with a letter or digit", cfg.Name, from)
+	}
 }
 
 func validateTarget(t *Target, key string, c *collector) {

@@ -18,9 +18,8 @@ func validateAB(cfg *Config, c *collector) {
 	oneOf(c, "ab.unsealed", ab.Unsealed, "invalid value %q: expected %s (the default: a job whose sides cannot be sealed off from each other fails) or %s (such a job runs unsealed, and its report says so)", UnsealedRefuse, UnsealedAllow)
 	oneOf(c, "ab.root_sockets", ab.RootSockets, "invalid value %q: expected %s (the default: no side reaches the docker, containerd or podman socket, which grant root) or %s (both sides reach them)", RootSocketsHide, UnsealedAllow)
 	for i, p := range ab.Procedure {
-		if clean := filepath.ToSlash(filepath.Clean(p)); p == "" || filepath.IsAbs(p) || clean == "." || clean == ".." || strings.HasPrefix(clean, "../") {
-			c.add(joinIndex("ab.procedure", i), "%q is not a directory or file inside the tree: give a path relative to the directory tailgate runs in, such as scripts/, other than that directory itself", p)
-		}
+		clean := filepath.ToSlash(filepath.Clean(p))
+		c.addIf(p == "" || filepath.IsAbs(p) || clean == "." || clean == ".." || strings.HasPrefix(clean, "../"), joinIndex("ab.procedure", i), "%q is not a directory or file inside the tree: give a path relative to the directory tailgate runs in, such as scripts/, other than that directory itself", p)
 	}
 	c.addIf(ab.Windows < 0 || ab.Windows > MaxWindows, "ab.windows", "must be between 1 and %d windows of each side per phase in a block, or 0 for as many as fill load.duration, got %d", MaxWindows, ab.Windows)
 	checkPositive(ab.Window, "ab.window", c)

@@ -57,9 +57,8 @@ func validateTLS(t *Target, key string, c *collector) {
 		return
 	}
 	tlsKey := key + ".tls"
-	if u, err := url.Parse(t.URL); err == nil && u.Scheme == "http" {
-		c.addKey(tlsKey, "tls is for an https url; %q is http", t.URL)
-	}
+	u, err := url.Parse(t.URL)
+	c.addKeyIf(err == nil && u.Scheme == "http", tlsKey, "tls is for an https url; %q is http", t.URL)
 	if t.TLS.CAFile == "" {
 		c.add(tlsKey+".ca_file", "required: a PEM file of the CA certificates that signed the target's certificate (the system's roots are trusted anyway)")
 		return

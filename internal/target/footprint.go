@@ -404,8 +404,7 @@ func (w *partWindow) resources() (*result.Resources, error) {
 	if exact {
 		res.CPUSeconds = max(nanos/1e9+child/clockTicks, 0)
 	}
-	if res.CPUSeconds <= 0 {
-		res.CPUSeconds = 0
+	if res.CPUSeconds <= 0 { // max made it 0, never -0
 		return res, fmt.Errorf("the samples of process %d showed no CPU time (less than the %d ms resolution of clock ticks?)", w.root, 1000/clockTicks)
 	}
 	return res, nil

@@ -18,6 +18,7 @@ import (
 	"unicode"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/printable"
 )
 
 // The process that answers on the target's port must be the one measured:
@@ -109,10 +110,7 @@ func describeProcess(pid int) string {
 		}
 		return r
 	}, s)
-	if r := []rune(s); len(r) > 120 {
-		s = string(r[:119]) + "…"
-	}
-	return fmt.Sprintf("pid %d (%s)", pid, s)
+	return fmt.Sprintf("pid %d (%s)", pid, printable.Clip(s, 120))
 }
 
 // tcpListen is the socket state LISTEN in /proc/net/tcp.

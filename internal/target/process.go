@@ -71,7 +71,7 @@ func Start(ctx context.Context, baseURL string, t config.Target, o StartOptions)
 		p.Stop()
 		return nil, err
 	}
-	notMeasured, err := checkOwner(baseURL, p.pgid, p.pid)
+	p.notMeasured, err = checkOwner(baseURL, p.pgid, p.pid)
 	if err == nil {
 		err = p.Exited() // it may have died while the other one answered
 	}
@@ -79,7 +79,6 @@ func Start(ctx context.Context, baseURL string, t config.Target, o StartOptions)
 		p.Stop()
 		return nil, &StepError{Step: StepReady, Err: err}
 	}
-	p.notMeasured = notMeasured
 	return p, nil
 }
 
@@ -113,8 +112,7 @@ func launch(s *config.Start, o StartOptions) (*Process, error) {
 	if err != nil {
 		return nil, &StepError{Step: StepStart, Err: err}
 	}
-	child.cmd.Stdout, child.cmd.Stderr = out, out
-	child.cmd.WaitDelay = ioWait
+	child.cmd.Stdout, child.cmd.Stderr, child.cmd.WaitDelay = out, out, ioWait
 	if err := child.start(); err != nil {
 		out.close()
 		return nil, &StepError{Step: StepStart, Saw: describe(&s.Command), Err: err}
