@@ -166,12 +166,11 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, depth
 		if path == "" && strings.HasPrefix(name, extensionPrefix) {
 			continue // a place for anchors (x-common: &common …), read only where aliased
 		}
-		f, known := fields[name]
-		if !known {
+		if f, known := fields[name]; known {
+			d.decodeEntry(p, v.FieldByIndex(f), joinKey(path, name), depth)
+		} else {
 			d.unknownKey(p.key, path, fields, present)
-			continue
 		}
-		d.decodeEntry(p, v.FieldByIndex(f), joinKey(path, name), depth)
 	}
 }
 

@@ -104,10 +104,7 @@ func fieldsOf(t reflect.Type) map[string][]int {
 func fieldNames(fields map[string][]int) []string { return slices.Sorted(maps.Keys(fields)) }
 
 func closest(name string, known []string) string {
-	best, bestDist := "", 3
-	if len(name) <= 3 {
-		bestDist = 2
-	}
+	best, bestDist := "", 2+btoi(len(name) > 3) // a short name: one edit at most
 	for _, k := range known {
 		if d := editDistance(strings.ToLower(name), k); d < bestDist {
 			best, bestDist = k, d
