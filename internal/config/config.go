@@ -28,9 +28,7 @@ func LoadFile(path string) (*Config, error) {
 }
 
 // Parse parses and validates a benchmark file (path: in messages, default name).
-func Parse(path string, data []byte) (*Config, error) {
-	return parse(newCollector(path), path, data)
-}
+func Parse(path string, data []byte) (*Config, error) { return parse(newCollector(path), path, data) }
 
 // ReadFunc reads a file of at most max bytes (more is an error).
 type ReadFunc func(path string, max int64) ([]byte, error)
@@ -142,6 +140,5 @@ func templateHint(data []byte, line int) string {
 var unquotedTemplate = regexp.MustCompile(`\{\{[^{}"']*\}\}`)
 
 func syntaxMessage(err error) string {
-	msg := yamlLine.ReplaceAllString(err.Error(), "")
-	return strings.TrimPrefix(msg, "yaml: ")
+	return strings.TrimPrefix(yamlLine.ReplaceAllString(err.Error(), ""), "yaml: ")
 }

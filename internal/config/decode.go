@@ -52,26 +52,26 @@ type decoder struct {
 
 // tooBig counts a value read at path; it reports, once, a spent budget.
 func (d *decoder) tooBig(n *yaml.Node, path string) bool {
-	if len(path) > maxPath && !d.over {
-		d.over = true
-		d.c.note(posOf(n), "a key path longer than %d bytes (%s): refusing to read further", maxPath, printable.Clip(path, 80))
-	}
+	d.refuse(len(path) > maxPath, n, "a key path longer than %d bytes (%s)", maxPath, printable.Clip(path, 80))
 	d.nodes++
-	if d.nodes == maxNodes+1 && !d.over {
-		d.over = true
-		d.c.note(posOf(n), "the file expands to more than %d values (aliases and merge keys included): refusing to read further", maxNodes)
-	}
+	d.refuse(d.nodes == maxNodes+1, n, "the file expands to more than %d values (aliases and merge keys included)", maxNodes)
 	return d.spend(n, nodeCost+len(resolveAlias(n).Value)+len(path)) || d.nodes > maxNodes || d.over
 }
 
 // spend counts size bytes read at n; it reports, once, a spent budget.
 func (d *decoder) spend(n *yaml.Node, size int) bool {
 	d.bytes += size
-	if d.bytes > maxExpanded && !d.over {
-		d.over = true
-		d.c.note(posOf(n), "the file expands to more than %d MiB (aliases and merge keys included): refusing to read further", maxExpanded>>20)
-	}
+	d.refuse(d.bytes > maxExpanded, n, "the file expands to more than %d MiB (aliases and merge keys included)", maxExpanded>>20)
 	return d.bytes > maxExpanded
+}
+
+// refuse reports, the first time a budget is spent (when over), that the
+// file is read no further.
+func (d *decoder) refuse(over bool, n *yaml.Node, format string, a ...any) {
+	if over && !d.over {
+		d.over = true
+		d.c.note(posOf(n), format+": refusing to read further", a...)
+	}
 }
 
 // tooDeep reports, once, nesting beyond maxDepth: the file is read no further.
@@ -135,13 +135,18 @@ var removedKeys = map[string]string{
 // looks like a typo of is marked as dealt with ("required" would repeat
 // the mistake).
 func (d *decoder) unknownKey(key *yaml.Node, path string, fields map[string][]int, present map[string]bool) {
-	names := fieldNames(fields)
-	if hint, ok := removedKeys[joinKey(path, key.Value)]; ok {
-		d.c.addAt(joinKey(path, key.Value), posOf(key), "%s was removed after a release of warnings: %s", key.Value, hint)
+	names, at := fieldNames(fields), joinKey(path, key.Value)
+	if hint, ok := removedKeys[at]; ok {
+		d.c.addAt(at, posOf(key), "%s was removed after a release of warnings: %s", key.Value, hint)
 		return
 	}
-	d.c.addAt(joinKey(path, key.Value), posOf(key), "%s", unknownKeyMsg(key.Value, names))
-	if best := closest(key.Value, names); best != "" && !present[best] {
+	// The closest known key is suggested when the key looks like a typo.
+	msg, best := fmt.Sprintf("unknown key %q", key.Value), closest(key.Value, names)
+	if best != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	d.c.addAt(at, posOf(key), "%s; expected one of: %s", msg, strings.Join(names, ", "))
+	if best != "" && !present[best] {
 		d.c.flagged[joinKey(path, best)] = true
 	}
 }
@@ -161,20 +166,15 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, depth
 		if path == "" && strings.HasPrefix(name, extensionPrefix) {
 			continue // a place for anchors (x-common: &common …), read only where aliased
 		}
-		f, known := fields[name]
-		if !known {
+		if f, known := fields[name]; known {
+			d.decodeEntry(p, v.FieldByIndex(f), joinKey(path, name), depth)
+		} else {
 			d.unknownKey(p.key, path, fields, present)
-			continue
 		}
-		d.decodeEntry(p, v.FieldByIndex(f), joinKey(path, name), depth)
 	}
 }
 
 func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string, depth int) {
-	if v.Type().Key().Kind() != reflect.String {
-		d.c.addAt(path, posOf(n), "internal error: map key type %s is not supported", v.Type().Key())
-		return
-	}
 	pairs, ok := d.pairs(n, path, "a mapping", depth)
 	if !ok {
 		return
@@ -203,8 +203,7 @@ func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string, depth 
 	}
 	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 	for i, item := range n.Content {
-		itemPath := joinIndex(path, i)
-		item = resolveAlias(item)
+		itemPath, item := joinIndex(path, i), resolveAlias(item)
 		d.c.spots[itemPath] = spot{key: posOf(item), val: posOf(item)}
 		if isNull(item) {
 			d.c.addAt(itemPath, posOf(item), "empty list item")

@@ -50,7 +50,10 @@ func applyDefaults(cfg *Config, c *collector) {
 	}
 	defaultLoad(&cfg.Load, c)
 	for i := range cfg.Scenarios {
-		defaultScenario(&cfg.Scenarios[i], c, joinIndex("scenarios", i), i)
+		s, path := &cfg.Scenarios[i], joinIndex("scenarios", i)
+		setDefault(&s.Name, c, path+".name", fmt.Sprintf("scenario-%d", i+1))
+		setDefault(&s.Weight, c, path+".weight", DefaultWeight)
+		defaultSteps(s.Steps, c, path+".steps")
 	}
 	if s := cfg.Setup; s != nil {
 		defaultSteps(s.Run, c, "setup.run")
@@ -119,14 +122,13 @@ func defaultDataset(ds *Dataset) {
 
 func defaultLoad(l *Load, c *collector) {
 	setDefault(&l.Engine, c, "load.engine", EngineTailgate)
+	setDefault(&l.Runs, c, "load.runs", DefaultRuns)
 	if l.Engine == EngineCommand {
 		setDefault(&l.CommandTimeout, c, "load.command_timeout", DefaultCommandTimeout)
-		setDefault(&l.Runs, c, "load.runs", DefaultRuns)
 		return
 	}
 	setDefault(&l.Warmup, c, "load.warmup", DefaultWarmup)
 	setDefault(&l.Duration, c, "load.duration", DefaultDuration)
-	setDefault(&l.Runs, c, "load.runs", DefaultRuns)
 	setDefault(&l.RequestTimeout, c, "load.request_timeout", DefaultRequestTimeout)
 	if c.given("load.phases") {
 		for i := range l.Phases {
@@ -151,12 +153,6 @@ func defaultPhase(p *Phase, top Load, c *collector, path string) {
 	setDefault(&p.Duration, c, path+".duration", top.Duration)
 	name := map[string]string{ModelOpen: PhaseLatency, ModelClosed: PhaseCapacity}[p.Model]
 	setDefault(&p.Name, c, path+".name", cmp.Or(name, p.Model)) // an unknown model, reported as such
-}
-
-func defaultScenario(s *Scenario, c *collector, path string, i int) {
-	setDefault(&s.Name, c, path+".name", fmt.Sprintf("scenario-%d", i+1))
-	setDefault(&s.Weight, c, path+".weight", DefaultWeight)
-	defaultSteps(s.Steps, c, path+".steps")
 }
 
 // defaultSteps names each step "<METHOD> <path>" unless it has a name.

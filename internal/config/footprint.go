@@ -76,11 +76,11 @@ const DefaultCounterTimeout = Duration(10e9)
 
 const TargetPart = result.TargetPart
 
-// partName is a part's or source's name (in metric keys); counterName a
+// partName is a part's or source's name (in metric keys); CounterName a
 // counter's (a Prometheus metric name, a JSON member).
 var (
 	partName    = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
-	counterName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]{0,127}$`)
+	CounterName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]{0,127}$`)
 )
 
 // GatedByDefault are the footprint metrics gated when gate.metrics is not
@@ -103,9 +103,7 @@ func validateFootprint(t *Target, key string, c *collector) {
 	for i := range t.Measure {
 		validatePart(&t.Measure[i], joinIndex(key+".measure", i), names, c)
 	}
-	if t.Remote && len(t.Measure) > 0 {
-		c.addKey(key+".measure", "the processes beside a remote target are on another machine: remove measure")
-	}
+	c.addKeyIf(t.Remote && len(t.Measure) > 0, key+".measure", "the processes beside a remote target are on another machine: remove measure")
 	sources := map[string]bool{}
 	for i := range t.Counters {
 		validateCounterSource(&t.Counters[i], joinIndex(key+".counters", i), sources, c)
@@ -122,9 +120,7 @@ func validatePart(p *MeasurePart, key string, seen map[string]bool, c *collector
 		c.add(key+".name", "part %q is listed twice", p.Name)
 	}
 	seen[p.Name] = true
-	if !exactlyOne(p.PIDFile != "", p.Process != nil, p.Cgroup != "") {
-		c.addKey(key, "give exactly one of pid_file (a process and its descendants), process ({comm: postgres} or {cmdline: regexp}) or cgroup (a cgroup v2 directory)")
-	}
+	c.addKeyIf(!exactlyOne(p.PIDFile != "", p.Process != nil, p.Cgroup != ""), key, "give exactly one of pid_file (a process and its descendants), process ({comm: postgres} or {cmdline: regexp}) or cgroup (a cgroup v2 directory)")
 	switch m := p.Process; {
 	case m == nil:
 	case (m.Comm == "") == (m.Cmdline == ""):
@@ -133,14 +129,10 @@ func validatePart(p *MeasurePart, key string, seen map[string]bool, c *collector
 		c.add(key+".process.comm", "%q is longer than the 15 characters the kernel keeps of a command name: use cmdline", m.Comm)
 	case m.Cmdline != "":
 		re, err := regexp.Compile(m.Cmdline)
-		if err != nil {
-			c.add(key+".process.cmdline", "not a regular expression: %v", err)
-		}
+		c.addIf(err != nil, key+".process.cmdline", "not a regular expression: %v", err)
 		m.CmdlineRE = re
 	}
-	if p.Cgroup != "" && !strings.HasPrefix(p.Cgroup, "/") {
-		c.add(key+".cgroup", "%q: give the cgroup's absolute directory, e.g. /sys/fs/cgroup/system.slice/postgresql.service", p.Cgroup)
-	}
+	c.addIf(p.Cgroup != "" && !strings.HasPrefix(p.Cgroup, "/"), key+".cgroup", "%q: give the cgroup's absolute directory, e.g. /sys/fs/cgroup/system.slice/postgresql.service", p.Cgroup)
 }
 
 func validateCounterSource(s *CounterSource, key string, seen map[string]bool, c *collector) {
@@ -151,9 +143,7 @@ func validateCounterSource(s *CounterSource, key string, seen map[string]bool, c
 		c.add(key+".name", "counter source %q is listed twice", s.Name)
 	}
 	seen[s.Name] = true
-	if !exactlyOne(s.Prometheus != nil, s.Command != nil, s.PGStatStatements != nil) {
-		c.addKey(key, "give exactly one of prometheus ({path: /metrics, metrics: [...]}), command (printing a JSON object of counters) or pg_stat_statements ({database: app})")
-	}
+	c.addKeyIf(!exactlyOne(s.Prometheus != nil, s.Command != nil, s.PGStatStatements != nil), key, "give exactly one of prometheus ({path: /metrics, metrics: [...]}), command (printing a JSON object of counters) or pg_stat_statements ({database: app})")
 	if p := s.PGStatStatements; p != nil {
 		switch {
 		case p.Database == "":
@@ -161,13 +151,9 @@ func validateCounterSource(s *CounterSource, key string, seen map[string]bool, c
 		case !pgDatabase.MatchString(p.Database):
 			c.add(key+".pg_stat_statements.database", "%q is not a database name (letters, digits and _, with ${TAILGATE_SIDE} or ${TAILGATE_SIDE:-name} for the side's)", p.Database)
 		}
-		if strings.ContainsAny(p.Connect, "'\\\n") {
-			c.add(key+".pg_stat_statements.connect", "%q: a connection string without quotes, backslashes or line breaks, e.g. host=127.0.0.1 port=5432 user=postgres dbname=postgres", p.Connect)
-		}
+		c.addIf(strings.ContainsAny(p.Connect, "'\\\n"), key+".pg_stat_statements.connect", "%q: a connection string without quotes, backslashes or line breaks, e.g. host=127.0.0.1 port=5432 user=postgres dbname=postgres", p.Connect)
 	}
-	if s.Command != nil && s.Command.IsZero() {
-		c.add(key+".command", "is empty: give the command whose stdout is a JSON object of counters")
-	}
+	c.addIf(s.Command != nil && s.Command.IsZero(), key+".command", "is empty: give the command whose stdout is a JSON object of counters")
 	if p := s.Prometheus; p != nil {
 		validatePrometheus(p, key+".prometheus", c)
 	}
@@ -177,7 +163,7 @@ func validateCounterSource(s *CounterSource, key string, seen map[string]bool, c
 			c.add(k, "%q is not a pg_stat_statements counter (%s)", g, strings.Join(PGStatCounters, ", "))
 		case s.Prometheus != nil && !slices.Contains(s.Prometheus.Metrics, g):
 			c.add(k, "%q is not one of prometheus.metrics (%s)", g, strings.Join(s.Prometheus.Metrics, ", "))
-		case !counterName.MatchString(g):
+		case !CounterName.MatchString(g):
 			c.add(k, "%q is not a counter name (letters, digits and _)", g)
 		}
 	}
@@ -203,17 +189,13 @@ func validatePrometheus(p *PrometheusSource, key string, c *collector) {
 		switch {
 		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
 			c.add(key+".url", "invalid URL %q: expected http://127.0.0.1:port/path", p.URL)
-		case !isLoopback(u.Hostname()):
+		case !IsLoopback(u.Hostname()):
 			c.add(key+".url", "host %q is not this machine: counters are read from loopback only (127.0.0.0/8, ::1 or localhost), like the load", u.Hostname())
 		}
 	}
-	if len(p.Metrics) == 0 {
-		c.add(key+".metrics", "required: the counters to read, e.g. [go_memstats_mallocs_total]")
-	}
+	c.addIf(len(p.Metrics) == 0, key+".metrics", "required: the counters to read, e.g. [go_memstats_mallocs_total]")
 	for i, m := range p.Metrics {
-		if !counterName.MatchString(m) {
-			c.add(joinIndex(key+".metrics", i), "%q is not a Prometheus metric name", m)
-		}
+		c.addIf(!CounterName.MatchString(m), joinIndex(key+".metrics", i), "%q is not a Prometheus metric name", m)
 	}
 }
 
@@ -243,12 +225,10 @@ func validateFootprintKeys(cfg *Config, c *collector) {
 		}
 	}
 	check := func(key, metric string) {
-		if part, ok := strings.CutPrefix(metric, result.PartPrefix); ok && !parts[strings.Split(part, ".")[0]] {
-			c.addKey(key, "%q names no part of target.measure (%s)", metric, strings.Join(slices.Sorted(maps.Keys(parts)), ", "))
-		}
-		if counter, ok := strings.CutPrefix(metric, result.CounterPrefix); ok && !sources[strings.Split(counter, ".")[0]] {
-			c.addKey(key, "%q names no counter source of target.counters", metric)
-		}
+		part, isPart := strings.CutPrefix(metric, result.PartPrefix)
+		c.addKeyIf(isPart && !parts[strings.Split(part, ".")[0]], key, "%q names no part of target.measure (%s)", metric, strings.Join(slices.Sorted(maps.Keys(parts)), ", "))
+		counter, isCounter := strings.CutPrefix(metric, result.CounterPrefix)
+		c.addKeyIf(isCounter && !sources[strings.Split(counter, ".")[0]], key, "%q names no counter source of target.counters", metric)
 	}
 	for i, m := range cfg.Gate.Metrics { // set only when the file gives them
 		check(joinIndex("gate.metrics", i), m)

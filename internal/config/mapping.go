@@ -2,7 +2,6 @@ package config
 
 import (
 	"cmp"
-	"fmt"
 	"maps"
 	"reflect"
 	"slices"
@@ -38,19 +37,12 @@ func (d *decoder) pairs(n *yaml.Node, path, want string, depth int) ([]pair, boo
 	}
 	out := make([]pair, 0, len(explicit)+len(merged))
 	first := map[string]*yaml.Node{}
-	for _, p := range explicit {
-		if prev, dup := first[p.key.Value]; dup {
-			d.c.addAt(joinKey(path, p.key.Value), posOf(p.key),
-				"key %q is given twice (first at line %d)", p.key.Value, prev.Line)
-			continue
-		}
-		first[p.key.Value] = p.key
-		out = append(out, p)
-	}
-	for _, p := range merged {
-		if _, seen := first[p.key.Value]; !seen {
+	for i, p := range slices.Concat(explicit, merged) {
+		if prev, dup := first[p.key.Value]; !dup {
 			first[p.key.Value] = p.key
 			out = append(out, p)
+		} else if i < len(explicit) { // a merged key is overridden, not given twice
+			d.c.addAt(joinKey(path, p.key.Value), posOf(p.key), "key %q is given twice (first at line %d)", p.key.Value, prev.Line)
 		}
 	}
 	return out, true
@@ -93,11 +85,8 @@ func fieldsOf(t reflect.Type) map[string][]int {
 	out := map[string][]int{}
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
 		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "-" {
+		if !f.IsExported() || name == "-" {
 			continue
 		}
 		if strings.Contains(opts, "inline") && f.Type.Kind() == reflect.Struct {
@@ -114,21 +103,8 @@ func fieldsOf(t reflect.Type) map[string][]int {
 
 func fieldNames(fields map[string][]int) []string { return slices.Sorted(maps.Keys(fields)) }
 
-// unknownKeyMsg says a key is unknown, suggests the closest known key when
-// it looks like a typo, and lists the keys allowed here.
-func unknownKeyMsg(name string, known []string) string {
-	msg := fmt.Sprintf("unknown key %q", name)
-	if best := closest(name, known); best != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", best)
-	}
-	return msg + "; expected one of: " + strings.Join(known, ", ")
-}
-
 func closest(name string, known []string) string {
-	best, bestDist := "", 3
-	if len(name) <= 3 {
-		bestDist = 2
-	}
+	best, bestDist := "", 2+btoi(len(name) > 3) // a short name: one edit at most
 	for _, k := range known {
 		if d := editDistance(strings.ToLower(name), k); d < bestDist {
 			best, bestDist = k, d

@@ -112,6 +112,18 @@ func (c *collector) addKey(path string, format string, a ...any) {
 	c.addPointing(path, true, format, a...)
 }
 
+// addIf and addKeyIf are add and addKey when bad.
+func (c *collector) addIf(bad bool, path string, format string, a ...any) {
+	if bad {
+		c.addPointing(path, false, format, a...)
+	}
+}
+func (c *collector) addKeyIf(bad bool, path string, format string, a ...any) {
+	if bad {
+		c.addPointing(path, true, format, a...)
+	}
+}
+
 func (c *collector) addPointing(path string, atKey bool, format string, a ...any) {
 	at, found := position{}, false
 	for p := path; ; p = parentPath(p) {

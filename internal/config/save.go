@@ -92,9 +92,7 @@ func (s SaveFrom) MarshalJSON() ([]byte, error) {
 }
 
 // Source is the kind of source (SaveJSON when unset) and the path or name.
-func (s SaveFrom) Source() (kind, name string) {
-	return cmp.Or(s.From, SaveJSON), s.Name
-}
+func (s SaveFrom) Source() (kind, name string) { return cmp.Or(s.From, SaveJSON), s.Name }
 
 // CompileSaveRegex compiles a save's regex: at most one capturing group,
 // whose text is the value saved (without one, the whole match).

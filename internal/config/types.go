@@ -4,6 +4,7 @@
 package config
 
 import (
+	"cmp"
 	"reflect"
 	"slices"
 	"strings"
@@ -130,9 +131,7 @@ func (s ABSide) TargetOr(top Target) Target {
 			}
 		}
 	}
-	if s.Verify != nil {
-		t.Verify = s.Verify
-	}
+	t.Verify = cmp.Or(s.Verify, t.Verify)
 	return t
 }
 
@@ -166,10 +165,7 @@ type Target struct {
 
 // RemoteTarget: a target is on another machine, the network measured too.
 func (c *Config) RemoteTarget() bool {
-	if c.Target.Remote {
-		return true
-	}
-	return c.AB != nil && (c.AB.Base.Remote || c.AB.Head.Remote)
+	return c.Target.Remote || c.AB != nil && (c.AB.Base.Remote || c.AB.Head.Remote)
 }
 
 // TLS adds a private CA's PEM (relative to the config) to the system's roots.

@@ -16,16 +16,21 @@ import (
 
 func validate(cfg *Config, c *collector) {
 	validateName(cfg, c)
-	if cfg.needsTarget() || c.given("target") {
+	// The top-level target is used always without ab, and with ab when a
+	// side names no target of its own.
+	if cfg.AB == nil || !cfg.AB.Base.HasTarget() || !cfg.AB.Head.HasTarget() || c.given("target") {
 		validateTarget(&cfg.Target, "target", c)
 	}
-	if ab := cfg.AB; ab != nil {
+	if cfg.AB != nil {
 		validateAB(cfg, c)
 	}
 	if b := cfg.Build; b != nil {
 		validateBuild(b, c)
 	}
-	validateDataset(&cfg.Dataset, c)
+	if cfg.Dataset.Reset != nil {
+		validateAction(cfg.Dataset.Reset, "dataset.reset", c)
+	}
+	validateCheck(cfg.Dataset.Verify, "dataset.verify", c)
 	if cfg.Drain != nil {
 		validateDrain(cfg.Drain, c)
 	}
@@ -38,12 +43,9 @@ func validate(cfg *Config, c *collector) {
 	default:
 		c.add("load.engine", "unknown engine %q: expected tailgate (the built-in generator) or command (your load tool)", cfg.Load.Engine)
 	}
-	if cfg.Load.Runs < 1 {
-		c.add("load.runs", "must be at least 1, got %d", cfg.Load.Runs)
-	}
-	if p := cfg.Load.FailedPercentAllowed(); p < 0 || p > 100 || p != p {
-		c.add("load.max_failed_percent", "must be a percentage from 0 to 100 (100 accepts any run), got %v", p)
-	}
+	c.addIf(cfg.Load.Runs < 1, "load.runs", "must be at least 1, got %d", cfg.Load.Runs)
+	p := cfg.Load.FailedPercentAllowed()
+	c.addIf(p < 0 || p > 100 || p != p, "load.max_failed_percent", "must be a percentage from 0 to 100 (100 accepts any run), got %v", p)
 	validateSetup(cfg, c)
 	validateFeed(cfg, c)
 	validateGate(&cfg.Gate, c)
@@ -71,24 +73,16 @@ var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 const maxPhaseName = 40
 
 func validateName(cfg *Config, c *collector) {
-	if err := printable.Long(cfg.Name, printable.MaxName); err != nil {
-		c.add("name", "the name %.40q… %v", cfg.Name, err)
-		return
-	}
-	if namePattern.MatchString(cfg.Name) {
-		return
-	}
 	from := ""
 	if !c.given("name") {
 		from = " (taken from the file name; set name: to choose another)"
 	}
-	c.add("name", "invalid name %q%s: use letters, digits, '.', '_' and '-', starting with a letter or digit", cfg.Name, from)
-}
-
-// needsTarget reports whether the top-level target is used: always
-// without ab, and with ab when a side names no target of its own.
-func (cfg *Config) needsTarget() bool {
-	return cfg.AB == nil || !cfg.AB.Base.HasTarget() || !cfg.AB.Head.HasTarget()
+	switch err := printable.Long(cfg.Name, printable.MaxName); {
+	case err != nil:
+		c.add("name", "the name %.40q… %v", cfg.Name, err)
+	case !namePattern.MatchString(cfg.Name):
+		c.add("name", "invalid name %q%s: use letters, digits, '.', '_' and '-', starting with a letter or digit", cfg.Name, from)
+	}
 }
 
 func validateTarget(t *Target, key string, c *collector) {
@@ -99,12 +93,8 @@ func validateTarget(t *Target, key string, c *collector) {
 	case t.URL != "" && t.startUsesPort() && !t.UsesPort():
 		c.add(key+".start", "the start command uses %s but %s.url does not: the target would listen where tailgate does not send the load", PortPlaceholder, key)
 	}
-	if t.Start != nil && t.Start.Command.IsZero() {
-		c.add(key+".start.command", "required: the command that starts the service, e.g. [./server, --port, \"8080\"]")
-	}
-	if t.Start != nil && t.PIDFile != "" {
-		c.addKey(key+".pid_file", "pid_file is for a target started elsewhere; with start, tailgate knows the pid itself: remove one of them")
-	}
+	c.addIf(t.Start != nil && t.Start.Command.IsZero(), key+".start.command", "required: the command that starts the service, e.g. [./server, --port, \"8080\"]")
+	c.addKeyIf(t.Start != nil && t.PIDFile != "", key+".pid_file", "pid_file is for a target started elsewhere; with start, tailgate knows the pid itself: remove one of them")
 	if r := t.Ready; r != nil {
 		checkPath(r.Path, key+".ready.path", c)
 		checkStatus(r.Status, key+".ready.status", c)
@@ -118,10 +108,7 @@ func validateTarget(t *Target, key string, c *collector) {
 // validateTargetURL requires an http(s) URL on loopback, unless remote: true.
 func validateTargetURL(t *Target, key string, c *collector) {
 	urlKey := key + ".url"
-	if t.URL == "" {
-		if c.flagged[urlKey] { // said already, with what to do
-			return
-		}
+	if t.URL == "" { // nothing where said already, with what to do (add)
 		c.add(urlKey, "required: the base URL of the service under test, e.g. http://127.0.0.1:8080")
 		return
 	}
@@ -130,23 +117,20 @@ func validateTargetURL(t *Target, key string, c *collector) {
 		c.add(urlKey, "invalid URL %q: expected http://host:port or https://host:port", t.URL)
 		return
 	}
-	local := isLoopback(u.Hostname())
+	local := IsLoopback(u.Hostname())
 	switch {
 	case !local && !t.Remote && !c.flagged[key+".remote"]: // a remote: that did not read is the cause
 		c.add(urlKey, "host %q is not this machine: tailgate only sends load to a loopback address (127.0.0.0/8, ::1 or localhost), where CI starts the service under test, unless the target says remote: true (%s.remote; the network is then part of what is measured)", u.Hostname(), key)
 	case local && t.Remote:
 		c.add(key+".remote", "the url's host %q is this machine: remove remote: true (it is for a service reached over the network)", u.Hostname())
 	case t.Remote: // a service on another machine is neither started nor sampled
-		if t.Start != nil {
-			c.addKey(key+".start", "a remote target cannot be started by tailgate: start runs the service on this machine; remove start, or remote: true and use a loopback url")
-		}
-		if t.PIDFile != "" {
-			c.addKey(key+".pid_file", "a remote target's process cannot be sampled from this machine: remove pid_file (CPU and memory are not measured for a remote target)")
-		}
+		c.addKeyIf(t.Start != nil, key+".start", "a remote target cannot be started by tailgate: start runs the service on this machine; remove start, or remote: true and use a loopback url")
+		c.addKeyIf(t.PIDFile != "", key+".pid_file", "a remote target's process cannot be sampled from this machine: remove pid_file (CPU and memory are not measured for a remote target)")
 	}
 }
 
-func isLoopback(host string) bool {
+// IsLoopback: host is this machine (localhost, 127.0.0.0/8 or ::1).
+func IsLoopback(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}
@@ -163,22 +147,14 @@ func validateLoad(l *Load, c *collector) {
 	}
 	checkPositive(l.Duration, "load.duration", c)
 	checkPositive(l.RequestTimeout, "load.request_timeout", c)
-	switch l.Client {
-	case "", ClientFast, ClientNetHTTP:
-	default:
-		c.add("load.client", "unknown client %q: expected fast (the default) or nethttp (Go's net/http)", l.Client)
-	}
+	c.addIf(!slices.Contains([]string{"", ClientFast, ClientNetHTTP}, l.Client), "load.client", "unknown client %q: expected fast (the default) or nethttp (Go's net/http)", l.Client)
 }
 
 // validateCommandLoad checks engine: command, where the user's tool makes
 // the load: the built-in generator's keys have no meaning there.
 func validateCommandLoad(l *Load, c *collector) {
-	if l.Command == nil || l.Command.IsZero() {
-		c.add("load.command", "required with engine: command: the load tool's command, e.g. k6 run --summary-export \"$TAILGATE_OUTPUT\" script.js")
-	}
-	if l.Output == "" {
-		c.add("load.output", "required with engine: command: the result file the command writes, e.g. out/summary.json")
-	}
+	c.addIf(l.Command == nil || l.Command.IsZero(), "load.command", "required with engine: command: the load tool's command, e.g. k6 run --summary-export \"$TAILGATE_OUTPUT\" script.js")
+	c.addIf(l.Output == "", "load.output", "required with engine: command: the result file the command writes, e.g. out/summary.json")
 	checkPositive(l.CommandTimeout, "load.command_timeout", c)
 	unused(c, "not used with engine: command: the load tool's own script sets it", "load.model", "load.rate", "load.ramp_from", "load.ramp", "load.max_inflight", "load.vus", "load.think", "load.warmup", "load.duration", "load.request_timeout", "load.client", "load.cookies", "load.phases", "scenarios")
 }
@@ -196,12 +172,8 @@ func validateModel(l Load, path string, c *collector) {
 	}
 	switch l.Model {
 	case ModelOpen:
-		if l.Rate.IsZero() {
-			c.add(path+".rate", "required with the open model: iterations started per second, e.g. 100/s")
-		}
-		if l.MaxInflight < 1 {
-			c.add(path+".max_inflight", "must be at least 1, got %d", l.MaxInflight)
-		}
+		c.addIf(l.Rate.IsZero(), path+".rate", "required with the open model: iterations started per second, e.g. 100/s")
+		c.addIf(l.MaxInflight < 1, path+".max_inflight", "must be at least 1, got %d", l.MaxInflight)
 		switch {
 		case l.RampFrom != nil && l.Ramp <= 0:
 			c.add(path+".ramp", "required with ramp_from: how long the rate takes to rise, e.g. 5s")
@@ -210,9 +182,7 @@ func validateModel(l Load, path string, c *collector) {
 		}
 		notFor("open", "vus", "think")
 	case ModelClosed:
-		if l.VUs < 1 {
-			c.add(path+".vus", "required with the closed model: at least 1 virtual user, got %d", l.VUs)
-		}
+		c.addIf(l.VUs < 1, path+".vus", "required with the closed model: at least 1 virtual user, got %d", l.VUs)
 		notFor("closed", "rate", "ramp_from", "ramp", "max_inflight")
 	default:
 		c.add(path+".model", "unknown model %q: expected open (a fixed arrival rate) or closed (a fixed number of VUs)", l.Model)
@@ -222,9 +192,7 @@ func validateModel(l Load, path string, c *collector) {
 // unused reports each of keys the file sets, with msg.
 func unused(c *collector, msg string, keys ...string) {
 	for _, k := range keys {
-		if c.given(k) {
-			c.addKey(k, "%s", msg)
-		}
+		c.addKeyIf(c.given(k), k, "%s", msg)
 	}
 }
 
@@ -243,9 +211,7 @@ func validatePhases(l *Load, c *collector) {
 		path := joinIndex("load.phases", i)
 		validateModel(p.load(*l), path, c)
 		checkPositive(p.Duration, path+".duration", c)
-		if p.Warmup < 0 {
-			c.add(path+".warmup", "must not be negative, got %s", p.Warmup)
-		}
+		c.addIf(p.Warmup < 0, path+".warmup", "must not be negative, got %s", p.Warmup)
 		switch j, dup := names[p.Name]; {
 		case len(p.Name) > maxPhaseName:
 			c.add(path+".name", "phase name %.40q… is %d characters long: use at most %d", p.Name, len(p.Name), maxPhaseName)
@@ -255,45 +221,33 @@ func validatePhases(l *Load, c *collector) {
 			c.add(path+".name", "phase name %q is already used by load.phases[%d]", p.Name, j)
 		}
 		names[p.Name] = i
-		if j, dup := models[p.Model]; dup {
-			c.add(path+".model", "load.phases[%d] is already %s: a run has at most one closed phase (its iterations/s is the throughput) and one open phase (its latency and dropped work)", j, p.Model)
-		}
+		j, dup := models[p.Model]
+		c.addIf(dup, path+".model", "load.phases[%d] is already %s: a run has at most one closed phase (its iterations/s is the throughput) and one open phase (its latency and dropped work)", j, p.Model)
 		models[p.Model] = i
 	}
 }
 
 func validateGate(g *Gate, c *collector) {
-	if g.Baseline == "" {
-		c.add("gate.baseline", "must not be empty: the baseline file, e.g. baselines/api.json")
-	}
-	if c.given("gate.window") && g.Window < 2 {
-		c.add("gate.window", "must be at least 2 samples, got %d", g.Window)
-	}
-	if c.given("gate.alpha") && !(g.Alpha > 0 && g.Alpha <= 0.5) {
-		c.add("gate.alpha", "must be in (0, 0.5], got %g; 0.05 is usual", g.Alpha)
-	}
-	if c.given("gate.metrics") && len(g.Metrics) == 0 {
-		c.add("gate.metrics", "lists no metric: leave it out for the defaults (docs/config.md#gate)")
-	}
+	c.addIf(g.Baseline == "", "gate.baseline", "must not be empty: the baseline file, e.g. baselines/api.json")
+	c.addIf(c.given("gate.window") && g.Window < 2, "gate.window", "must be at least 2 samples, got %d", g.Window)
+	c.addIf(c.given("gate.alpha") && !(g.Alpha > 0 && g.Alpha <= 0.5), "gate.alpha", "must be in (0, 0.5], got %g; 0.05 is usual", g.Alpha)
+	c.addIf(c.given("gate.metrics") && len(g.Metrics) == 0, "gate.metrics", "lists no metric: leave it out for the defaults (docs/config.md#gate)")
 	seen := map[string]bool{}
 	for i, m := range g.Metrics {
-		key := joinIndex("gate.metrics", i)
-		if _, ok := result.Lookup(m); !ok {
-			c.add(key, "unknown metric %q: expected one of %s", m, metricKeys())
-		} else if seen[m] {
-			c.add(key, "metric %q is listed twice", m)
+		switch _, ok := result.Lookup(m); {
+		case !ok:
+			c.add(joinIndex("gate.metrics", i), "unknown metric %q: expected one of %s", m, metricKeys())
+		case seen[m]:
+			c.add(joinIndex("gate.metrics", i), "metric %q is listed twice", m)
 		}
 		seen[m] = true
 	}
 	validateMetricValues(g.Floors, "gate.floors", c)
 	validateMetricValues(g.MinEffect, "gate.min_effect", c)
-	if c.given("gate.history.jobs") && g.History.Jobs < 2 {
-		c.add("gate.history.jobs", "must be at least 2 jobs, got %d", g.History.Jobs)
-	}
+	c.addIf(c.given("gate.history.jobs") && g.History.Jobs < 2, "gate.history.jobs", "must be at least 2 jobs, got %d", g.History.Jobs)
 	for i, ref := range g.Creep.Against {
-		if err := checkCreepRef(ref); err != nil {
-			c.add(joinIndex("gate.creep.against", i), "%v", err)
-		}
+		err := checkCreepRef(ref)
+		c.addIf(err != nil, joinIndex("gate.creep.against", i), "%v", err)
 	}
 }
 
@@ -334,13 +288,9 @@ func metricKeys() string {
 }
 
 func checkPositive(d Duration, key string, c *collector) {
-	if d <= 0 {
-		c.add(key, "must be longer than 0, got %s", d)
-	}
+	c.addIf(d <= 0, key, "must be longer than 0, got %s", d)
 }
 
 func checkStatus(status int, key string, c *collector) {
-	if status < 100 || status > 599 {
-		c.add(key, "invalid HTTP status %d: expected 100–599", status)
-	}
+	c.addIf(status < 100 || status > 599, key, "invalid HTTP status %d: expected 100–599", status)
 }

@@ -18,31 +18,20 @@ func validateAB(cfg *Config, c *collector) {
 	oneOf(c, "ab.unsealed", ab.Unsealed, "invalid value %q: expected %s (the default: a job whose sides cannot be sealed off from each other fails) or %s (such a job runs unsealed, and its report says so)", UnsealedRefuse, UnsealedAllow)
 	oneOf(c, "ab.root_sockets", ab.RootSockets, "invalid value %q: expected %s (the default: no side reaches the docker, containerd or podman socket, which grant root) or %s (both sides reach them)", RootSocketsHide, UnsealedAllow)
 	for i, p := range ab.Procedure {
-		if clean := filepath.ToSlash(filepath.Clean(p)); p == "" || filepath.IsAbs(p) || clean == "." || clean == ".." || strings.HasPrefix(clean, "../") {
-			c.add(joinIndex("ab.procedure", i), "%q is not a directory or file inside the tree: give a path relative to the directory tailgate runs in, such as scripts/, other than that directory itself", p)
-		}
+		clean := filepath.ToSlash(filepath.Clean(p))
+		c.addIf(p == "" || filepath.IsAbs(p) || clean == "." || clean == ".." || strings.HasPrefix(clean, "../"), joinIndex("ab.procedure", i), "%q is not a directory or file inside the tree: give a path relative to the directory tailgate runs in, such as scripts/, other than that directory itself", p)
 	}
-	if ab.Windows < 0 || ab.Windows > MaxWindows {
-		c.add("ab.windows", "must be between 1 and %d windows of each side per phase in a block, or 0 for as many as fill load.duration, got %d", MaxWindows, ab.Windows)
-	}
+	c.addIf(ab.Windows < 0 || ab.Windows > MaxWindows, "ab.windows", "must be between 1 and %d windows of each side per phase in a block, or 0 for as many as fill load.duration, got %d", MaxWindows, ab.Windows)
 	checkPositive(ab.Window, "ab.window", c)
-	if ab.WindowWarmup < 0 {
-		c.add("ab.window_warmup", "must not be negative, got %s", ab.WindowWarmup)
-	}
-	if ab.MinBlocks < stats.SeqFirstLookMin {
-		c.add("ab.min_blocks", "must be at least %d (the spread of the blocks needs two degrees of freedom), got %d", stats.SeqFirstLookMin, ab.MinBlocks)
-	}
-	if ab.MaxBlocks < ab.MinBlocks || ab.MaxBlocks > stats.SeqBudgetMax {
-		c.add("ab.max_blocks", "must be between the first look, ab.min_blocks (%d), and %d, got %d", ab.MinBlocks, stats.SeqBudgetMax, ab.MaxBlocks)
-	}
+	c.addIf(ab.WindowWarmup < 0, "ab.window_warmup", "must not be negative, got %s", ab.WindowWarmup)
+	c.addIf(ab.MinBlocks < stats.SeqFirstLookMin, "ab.min_blocks", "must be at least %d (the spread of the blocks needs two degrees of freedom), got %d", stats.SeqFirstLookMin, ab.MinBlocks)
+	c.addIf(ab.MaxBlocks < ab.MinBlocks || ab.MaxBlocks > stats.SeqBudgetMax, "ab.max_blocks", "must be between the first look, ab.min_blocks (%d), and %d, got %d", ab.MinBlocks, stats.SeqBudgetMax, ab.MaxBlocks)
 	validateSide(&ab.Base, "ab.base", cfg.Target, c)
 	validateSide(&ab.Head, "ab.head", cfg.Target, c)
 	validateUnusedTopKeys(cfg, c)
 	base, head := ab.Base.TargetOr(cfg.Target), ab.Head.TargetOr(cfg.Target)
 	oneAddress := base.URL == head.URL && !base.UsesPort()
-	if ab.Restart == RestartNever && !ab.Base.IsEmpty() && oneAddress {
-		c.add("ab.restart", "with restart: never both sides run at once, and both would use %s: write %s in the URL and start command, or give each side its own url", base.URL, PortPlaceholder)
-	}
+	c.addIf(ab.Restart == RestartNever && !ab.Base.IsEmpty() && oneAddress, "ab.restart", "with restart: never both sides run at once, and both would use %s: write %s in the URL and start command, or give each side its own url", base.URL, PortPlaceholder)
 }
 
 // validateSide checks a side's own target, and that tailgate can build its ref.
@@ -61,19 +50,14 @@ func validateSide(s *ABSide, path string, top Target, c *collector) {
 				named, strings.Join(SideOwnKeys, ", "), path, named, url)
 		}
 		validateTarget(&s.Target, path, c)
-		if s.HasTarget() && s.Remote && len(top.Measure) > 0 && !c.given(path+".measure") {
-			c.addKey(path+".remote", "a side takes target.measure unless it sets its own, and the processes beside a remote side are on another machine: write %s.measure: [] (measure none)", path)
-		}
+		c.addKeyIf(s.HasTarget() && s.Remote && len(top.Measure) > 0 && !c.given(path+".measure"), path+".remote", "a side takes target.measure unless it sets its own, and the processes beside a remote side are on another machine: write %s.measure: [] (measure none)", path)
 	}
 	if s.Ref == "" {
-		if c.given(path + ".ref") {
-			c.add(path+".ref", "must not be empty: a git commit, branch or tag, e.g. origin/main")
-		}
+		c.addIf(c.given(path+".ref"), path+".ref", "must not be empty: a git commit, branch or tag, e.g. origin/main")
 		return
 	}
-	if msg := refProblem(s.Ref); msg != "" {
-		c.add(path+".ref", "%s", msg)
-	}
+	msg := refProblem(s.Ref)
+	c.addIf(msg != "", path+".ref", "%s", msg)
 	switch t := s.TargetOr(top); {
 	case t.PIDFile != "":
 		c.addKey(path+".pid_file", "a side built from ref is started by tailgate, which knows its pid: remove pid_file")
@@ -105,18 +89,12 @@ func refProblem(ref string) string {
 
 // oneOf reports value at key unless it is a or b; format reads value, a, b.
 func oneOf(c *collector, key, value, format, a, b string) {
-	if value != a && value != b {
-		c.add(key, format, value, a, b)
-	}
+	c.addIf(value != a && value != b, key, format, value, a, b)
 }
 
 func validateBuild(b *Build, c *collector) {
-	if b.Command.IsZero() {
-		c.add("build.command", "required: the command that builds the service in its tree, e.g. [go, build, -o, bin/server, ./cmd/server]")
-	}
-	if filepath.IsAbs(b.Dir) || b.Dir == ".." || strings.HasPrefix(filepath.ToSlash(b.Dir), "../") {
-		c.add("build.dir", "must be a directory inside the tree, relative to it, got %q", b.Dir)
-	}
+	c.addIf(b.Command.IsZero(), "build.command", "required: the command that builds the service in its tree, e.g. [go, build, -o, bin/server, ./cmd/server]")
+	c.addIf(filepath.IsAbs(b.Dir) || b.Dir == ".." || strings.HasPrefix(filepath.ToSlash(b.Dir), "../"), "build.dir", "must be a directory inside the tree, relative to it, got %q", b.Dir)
 	checkPositive(b.Timeout, "build.timeout", c)
 }
 

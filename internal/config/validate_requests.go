@@ -9,21 +9,12 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/printable"
 )
 
-func validateDataset(ds *Dataset, c *collector) {
-	if ds.Reset != nil {
-		validateAction(ds.Reset, "dataset.reset", c)
-	}
-	validateCheck(ds.Verify, "dataset.verify", c)
-}
-
 func validateCheck(v *Check, path string, c *collector) {
 	if v == nil {
 		return
 	}
 	validateAction(&v.Action, path, c)
-	if v.Command != nil && len(v.Expect) > 0 {
-		c.add(path+".expect", "expect checks a JSON response and needs a request; a command passes by exiting 0")
-	}
+	c.addIf(v.Command != nil && len(v.Expect) > 0, path+".expect", "expect checks a JSON response and needs a request; a command passes by exiting 0")
 }
 
 func validateAction(a *Action, path string, c *collector) {
@@ -41,14 +32,10 @@ func validateAction(a *Action, path string, c *collector) {
 
 func validateDrain(d *Drain, c *collector) {
 	validateRequest(&d.Probe, "drain.probe", c)
-	if len(d.Until) == 0 {
-		c.add("drain.until", "required: the JSON values that mean idle, e.g. {pending: 0}")
-	}
+	c.addIf(len(d.Until) == 0, "drain.until", "required: the JSON values that mean idle, e.g. {pending: 0}")
 	checkPositive(d.Timeout, "drain.timeout", c)
 	checkPositive(d.Interval, "drain.interval", c)
-	if d.Timeout > 0 && d.Quiet >= d.Timeout {
-		c.add("drain.quiet", "quiet (%s) must be shorter than timeout (%s), or the drain can never succeed", d.Quiet, d.Timeout)
-	}
+	c.addIf(d.Timeout > 0 && d.Quiet >= d.Timeout, "drain.quiet", "quiet (%s) must be shorter than timeout (%s), or the drain can never succeed", d.Quiet, d.Timeout)
 }
 
 func validateScenarios(ss []Scenario, c *collector) {
@@ -59,8 +46,7 @@ func validateScenarios(ss []Scenario, c *collector) {
 	names := map[string]int{}
 	total := 0
 	for i := range ss {
-		path := joinIndex("scenarios", i)
-		s := &ss[i]
+		path, s := joinIndex("scenarios", i), &ss[i]
 		switch j, dup := names[s.Name]; {
 		case s.Name == "":
 			c.add(path+".name", "must not be empty")
@@ -70,16 +56,11 @@ func validateScenarios(ss []Scenario, c *collector) {
 		default:
 			names[s.Name] = i
 		}
-		if s.Weight < 0 {
-			c.add(path+".weight", "must be 0 or more, got %d", s.Weight)
-		} else {
-			total += s.Weight
-		}
+		c.addIf(s.Weight < 0, path+".weight", "must be 0 or more, got %d", s.Weight)
+		total += max(s.Weight, 0)
 		validateSteps(s.Steps, path+".steps", c)
 	}
-	if total == 0 {
-		c.add("scenarios", "the weights add up to 0: at least one scenario needs a positive weight")
-	}
+	c.addIf(total == 0, "scenarios", "the weights add up to 0: at least one scenario needs a positive weight")
 }
 
 func validateSteps(steps []Step, path string, c *collector) {
@@ -89,8 +70,7 @@ func validateSteps(steps []Step, path string, c *collector) {
 	}
 	names := map[string]int{}
 	for j := range steps {
-		st := &steps[j]
-		stepPath := joinIndex(path, j)
+		st, stepPath := &steps[j], joinIndex(path, j)
 		validateRequest(&st.Request, stepPath, c)
 		checkStepName(st, stepPath, names, j, c)
 		checkSave(st.Save, stepPath+".save", c)
@@ -100,17 +80,14 @@ func validateSteps(steps []Step, path string, c *collector) {
 
 // checkStepName requires step names unique within their scenario (names).
 func checkStepName(st *Step, stepPath string, names map[string]int, j int, c *collector) {
-	if st.Path == "" && !c.given(stepPath+".name") {
-		return // the default name of a step without a path says nothing new
-	}
-	if c.given(stepPath+".name") && !checkName(st.Name, stepPath+".name", "step name", c) {
-		return
-	}
-	if k, dup := names[st.Name]; dup {
+	switch k, dup := names[st.Name]; {
+	case st.Path == "" && !c.given(stepPath+".name"): // the default name of a step without a path says nothing new
+	case c.given(stepPath+".name") && !checkName(st.Name, stepPath+".name", "step name", c):
+	case dup:
 		c.add(stepPath+".name", "step name %q is already used by step %d of this scenario: give each step a distinct name", st.Name, k)
-		return
+	default:
+		names[st.Name] = j
 	}
-	names[st.Name] = j
 }
 
 // checkSave requires variable names usable as {{.name}} and a source
@@ -129,9 +106,8 @@ func checkSave(save map[string]SaveFrom, path string, c *collector) {
 			c.add(key, "%s name %q is not a valid %s name: letters, digits and !#$%%&'*+-.^_`|~ only", kind, name, kind)
 		}
 		if re := save[v].Regex; re != "" {
-			if _, err := CompileSaveRegex(re); err != nil {
-				c.add(joinKey(key, saveRegex), "invalid regular expression %q: %v", re, err)
-			}
+			_, err := CompileSaveRegex(re)
+			c.addIf(err != nil, joinKey(key, saveRegex), "invalid regular expression %q: %v", re, err)
 		}
 	}
 }
@@ -163,9 +139,8 @@ func checkExpect(expect map[string]any, path string, c *collector) {
 		case strings.Contains(re, "{{"):
 			c.add(key, "a header expectation is a regular expression, not a template: %q", re)
 		default:
-			if _, err := regexp.Compile(re); err != nil {
-				c.add(key, "invalid regular expression %q: %v", re, err)
-			}
+			_, err := regexp.Compile(re)
+			c.addIf(err != nil, key, "invalid regular expression %q: %v", re, err)
 		}
 	}
 }
@@ -193,9 +168,7 @@ var (
 
 func validateRequest(r *Request, path string, c *collector) {
 	checkPath(r.Path, joinKey(path, "path"), c)
-	if !methodPattern.MatchString(r.Method) {
-		c.add(joinKey(path, "method"), "invalid method %q: expected GET, POST, PUT, PATCH, DELETE, …", r.Method)
-	}
+	c.addIf(!methodPattern.MatchString(r.Method), joinKey(path, "method"), "invalid method %q: expected GET, POST, PUT, PATCH, DELETE, …", r.Method)
 	if given := slices.DeleteFunc([]string{"json", "body", "form"}, func(k string) bool {
 		return k == "json" && r.JSON == nil || k == "body" && r.Body == "" || k == "form" && r.Form == nil
 	}); len(given) > 1 {

@@ -10,33 +10,26 @@ import (
 )
 
 func validateSetup(cfg *Config, c *collector) {
-	s := cfg.Setup
-	if s == nil {
-		return
-	}
-	if cfg.Load.Engine == EngineCommand {
+	switch s := cfg.Setup; {
+	case s == nil:
+	case cfg.Load.Engine == EngineCommand:
 		c.addKey("setup", "not used with engine: command: the load tool's own script logs in (k6's setup(), Locust's on_start)")
-		return
-	}
-	if !c.given("setup.run") && !c.given("setup.vu") {
+	case !c.given("setup.run") && !c.given("setup.vu"):
 		c.add("setup", "lists no steps: give run (once per run), vu (once per virtual user) or both, e.g. vu: [{path: /login, json: {…}, save: {token: token}}]")
-		return
-	}
-	if c.given("setup.run") {
-		validateSteps(s.Run, "setup.run", c)
-	}
-	if c.given("setup.vu") {
-		validateSteps(s.VU, "setup.vu", c)
+	default:
+		if c.given("setup.run") {
+			validateSteps(s.Run, "setup.run", c)
+		}
+		if c.given("setup.vu") {
+			validateSteps(s.VU, "setup.vu", c)
+		}
 	}
 }
 
 func validateFeed(cfg *Config, c *collector) {
 	f := cfg.Feed
-	if f == nil {
-		return
-	}
-	if cfg.Load.Engine == EngineCommand {
-		c.addKey("feed", "not used with engine: command: the load tool reads its own data files")
+	if f == nil || cfg.Load.Engine == EngineCommand {
+		c.addKeyIf(f != nil, "feed", "not used with engine: command: the load tool reads its own data files")
 		return
 	}
 	oneOf(c, "feed.per", f.Per, "unknown value %q: expected %s (each virtual user takes the next row) or %s (each iteration does)", FeedPerVU, FeedPerIteration)
@@ -54,9 +47,7 @@ func validateFeed(cfg *Config, c *collector) {
 		if cfg.Load.Model == ModelClosed {
 			n, what = cfg.Load.VUs, "load.vus"
 		}
-		if n > len(f.Rows) {
-			c.add("feed.at_end", "%s has %d rows, and at_end: fail gives each virtual user a row of its own: %s %d needs %d; add rows or use at_end: wrap", f.File, len(f.Rows), what, n, n)
-		}
+		c.addIf(n > len(f.Rows), "feed.at_end", "%s has %d rows, and at_end: fail gives each virtual user a row of its own: %s %d needs %d; add rows or use at_end: wrap", f.File, len(f.Rows), what, n, n)
 	}
 }
 
@@ -66,9 +57,8 @@ func validateTLS(t *Target, key string, c *collector) {
 		return
 	}
 	tlsKey := key + ".tls"
-	if u, err := url.Parse(t.URL); err == nil && u.Scheme == "http" {
-		c.addKey(tlsKey, "tls is for an https url; %q is http", t.URL)
-	}
+	u, err := url.Parse(t.URL)
+	c.addKeyIf(err == nil && u.Scheme == "http", tlsKey, "tls is for an https url; %q is http", t.URL)
 	if t.TLS.CAFile == "" {
 		c.add(tlsKey+".ca_file", "required: a PEM file of the CA certificates that signed the target's certificate (the system's roots are trusted anyway)")
 		return

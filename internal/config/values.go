@@ -77,9 +77,7 @@ func ParseRate(s string) (Rate, error) {
 
 func (r Rate) IsZero() bool { return r.PerSecond == 0 }
 
-func (r Rate) String() string {
-	return strconv.FormatFloat(r.PerSecond, 'g', -1, 64) + "/s"
-}
+func (r Rate) String() string { return strconv.FormatFloat(r.PerSecond, 'g', -1, 64) + "/s" }
 
 // Interval is the time between two events at this rate (0 for no rate).
 func (r Rate) Interval() time.Duration {

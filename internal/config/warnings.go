@@ -24,8 +24,7 @@ func (c *Config) Warnings(logins func(workers int) int) []string {
 		return w
 	}
 	for _, ph := range c.Load.RunPhases() {
-		l := ph.Load
-		n := logins(l.MaxInflight)
+		l, n := ph.Load, logins(ph.Load.MaxInflight)
 		if l.Model != ModelOpen || n <= setupWorkersWarnAbove {
 			continue
 		}

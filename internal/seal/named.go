@@ -71,17 +71,14 @@ func runsOf(words []string) []string {
 	if sub != "" && len(rest) > 0 && rest[0] == sub {
 		rest = rest[1:]
 	}
-	for _, w := range rest {
-		switch {
-		case w == "-c" || w == "-m" || w == "-e": // code or a module, not a file
-			return out
-		case strings.HasPrefix(w, "-"):
-			continue
-		}
-		if p, ok := pathWord(w); ok {
-			out = append(out, p)
-		}
+	// The script is the first word that is not an option, unless code or a
+	// module (-c, -m, -e) comes first.
+	i := slices.IndexFunc(rest, func(w string) bool { return !strings.HasPrefix(w, "-") || w == "-c" || w == "-m" || w == "-e" })
+	if i < 0 || strings.HasPrefix(rest[i], "-") {
 		return out
+	}
+	if p, ok := pathWord(rest[i]); ok {
+		out = append(out, p)
 	}
 	return out
 }

@@ -103,23 +103,19 @@ func Decode(arg string) (*Spec, error) {
 	if err := json.Unmarshal([]byte(arg), &s); err != nil {
 		return nil, fmt.Errorf("reading the seal: %w", err)
 	}
-	for _, p := range s.paths() {
-		if !filepath.IsAbs(p) {
+	paths := slices.Concat(s.Hide, s.Keep, s.KeepReadOnly, s.Real, s.Sockets)
+	for _, p := range slices.Concat(s.Pins, s.Own) {
+		paths = append(paths, p.From, p.Over)
+	}
+	for _, l := range s.Layers {
+		paths = append(paths, l.Dir, l.Upper, l.Work)
+	}
+	for _, p := range paths {
+		if p != "" && !filepath.IsAbs(p) {
 			return nil, fmt.Errorf("reading the seal: path %q is not absolute", p)
 		}
 	}
 	return &s, nil
-}
-
-func (s *Spec) paths() []string {
-	out := slices.Concat(s.Hide, s.Keep, s.KeepReadOnly, s.Real, s.Sockets)
-	for _, p := range slices.Concat(s.Pins, s.Own) {
-		out = append(out, p.From, p.Over)
-	}
-	for _, l := range s.Layers {
-		out = append(out, l.Dir, l.Upper, l.Work)
-	}
-	return slices.DeleteFunc(out, func(p string) bool { return p == "" })
 }
 
 // Side is one side of a job for Sides: its name, its source tree, and the
@@ -142,9 +138,7 @@ type Job struct {
 // tree, Hidden and State, keeps its own tree where it lies inside one,
 // has its own TMPDIR and /dev/shm (under State), a layer over each Shared
 // directory outside the trees, and no Sockets.
-func Sides(j Job) (base, head *Spec) {
-	return j.spec(j.Base, j.Head), j.spec(j.Head, j.Base)
-}
+func Sides(j Job) (base, head *Spec) { return j.spec(j.Base, j.Head), j.spec(j.Head, j.Base) }
 
 func (j Job) spec(own, other Side) *Spec {
 	s := &Spec{Side: own.Name, UID: os.Geteuid(), GID: os.Getegid()}

@@ -66,17 +66,14 @@ var dumpable sync.Mutex
 // tailgate is dumpable only while it starts the child, whose PID
 // namespace cannot find tailgate's /proc.
 func Start(cmd *exec.Cmd) error {
-	if os.Geteuid() == 0 {
-		return cmd.Start()
+	if os.Geteuid() != 0 {
+		dumpable.Lock()
+		defer dumpable.Unlock()
+		if was, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0); err == nil && was != 1 {
+			unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
+			defer unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+		}
 	}
-	dumpable.Lock()
-	defer dumpable.Unlock()
-	was, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)
-	if err != nil || was == 1 {
-		return cmd.Start()
-	}
-	unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
-	defer unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	return cmd.Start()
 }
 
@@ -90,14 +87,34 @@ func Enter(s *Spec) error {
 	if err != nil {
 		return fmt.Errorf("the %s side's working directory: %w", s.Side, err)
 	}
-	// What stays or is pinned is opened before anything is hidden: the
-	// base tree that a pin reads is hidden from the head.
 	held := map[string]int{}
 	defer func() {
 		for _, fd := range held {
 			unix.Close(fd)
 		}
 	}()
+	if err := s.prepare(held); err != nil {
+		return err
+	}
+	if err := s.hide(held); err != nil {
+		return err
+	}
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mounting the %s side's own /proc: %w", s.Side, err)
+	}
+	// The working directory is looked up again through the new mounts: a
+	// directory the side may not see is an error, not a way around them.
+	if err := os.Chdir(wd); err != nil {
+		return fmt.Errorf("working directory %s is hidden from the %s side", wd, s.Side)
+	}
+	return nil
+}
+
+// prepare does what comes before anything is hidden: it holds open, by
+// path, what stays or is pinned (the base tree that a pin reads is hidden
+// from the head), making the side's own TMPDIR and /dev/shm, then attaches
+// the layers and keeps what stays real in them.
+func (s *Spec) prepare(held map[string]int) error {
 	sources := slices.Concat(s.Keep, s.KeepReadOnly, s.Real)
 	for _, p := range s.Pins {
 		sources = append(sources, p.From)
@@ -135,6 +152,13 @@ func Enter(s *Spec) error {
 			return fmt.Errorf("keeping %s the %s side's own: %w", r, s.Side, err)
 		}
 	}
+	return nil
+}
+
+// hide hides, mounts over the hidden directories what the side keeps, its
+// own TMPDIR and /dev/shm, /dev/null over the sockets and the pins, then
+// makes the hidden and the read-only kept ones read-only.
+func (s *Spec) hide(held map[string]int) error {
 	var ro []string
 	hide := slices.Clone(s.Hide) // parents first: one inside a hidden one is skipped
 	slices.SortStableFunc(hide, func(a, b string) int { return strings.Count(a, "/") - strings.Count(b, "/") })
@@ -158,11 +182,10 @@ func Enter(s *Spec) error {
 		}
 	}
 	for _, f := range s.Sockets {
-		if _, err := os.Lstat(f); err != nil {
-			continue
-		}
-		if err := unix.Mount("/dev/null", f, "", unix.MS_BIND, ""); err != nil {
-			return fmt.Errorf("hiding %s from the %s side: %w", f, s.Side, err)
+		if _, err := os.Lstat(f); err == nil {
+			if err := unix.Mount("/dev/null", f, "", unix.MS_BIND, ""); err != nil {
+				return fmt.Errorf("hiding %s from the %s side: %w", f, s.Side, err)
+			}
 		}
 	}
 	for _, p := range s.Pins {
@@ -179,14 +202,6 @@ func Enter(s *Spec) error {
 		if err := remountReadOnly(k); err != nil {
 			return fmt.Errorf("making %s read-only for the %s side: %w", k, s.Side, err)
 		}
-	}
-	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-		return fmt.Errorf("mounting the %s side's own /proc: %w", s.Side, err)
-	}
-	// The working directory is looked up again through the new mounts: a
-	// directory the side may not see is an error, not a way around them.
-	if err := os.Chdir(wd); err != nil {
-		return fmt.Errorf("working directory %s is hidden from the %s side", wd, s.Side)
 	}
 	return nil
 }
@@ -326,18 +341,11 @@ func (s *Spec) Release() {
 }
 
 func (h *holder) stop() {
-	h.conn.Close()
-	done := make(chan struct{})
-	go func() {
-		h.cmd.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		h.cmd.Process.Kill()
-		<-done
-	}
+	h.conn.Close() // the holder ends at the socket's end-of-file, else is killed
+	cmd := h.cmd
+	kill := time.AfterFunc(5*time.Second, func() { cmd.Process.Kill() })
+	cmd.Wait()
+	kill.Stop()
 	h.cmd = nil
 }
 
@@ -438,13 +446,10 @@ func HostPID(supervisor, nsPID int) (int, error) {
 		return 0, err
 	}
 	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		ppid, nspids, ok := statusIDs(filepath.Join("/proc", e.Name(), "status"))
-		if ok && ppid == supervisor && len(nspids) > 1 && nspids[len(nspids)-1] == nsPID {
-			return pid, nil
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			if ppid, nspids, ok := statusIDs(filepath.Join("/proc", e.Name(), "status")); ok && ppid == supervisor && len(nspids) > 1 && nspids[len(nspids)-1] == nsPID {
+				return pid, nil
+			}
 		}
 	}
 	return 0, fmt.Errorf("no process started by the supervisor (pid %d) is pid %d in its namespace", supervisor, nsPID)

@@ -38,19 +38,13 @@ func openCgroup(dir string) (*cgroupWindow, error) {
 func (c *cgroupWindow) pids() ([]int, error) {
 	var out []int
 	err := filepath.WalkDir(c.dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if path == c.dir {
-				return err
-			}
+		if err != nil && path == c.dir {
+			return err
+		}
+		if err != nil || !d.IsDir() {
 			return nil // a child cgroup removed meanwhile
 		}
-		if !d.IsDir() {
-			return nil
-		}
-		data, err := os.ReadFile(filepath.Join(path, "cgroup.procs"))
-		if err != nil {
-			return nil
-		}
+		data, _ := os.ReadFile(filepath.Join(path, "cgroup.procs")) // none when removed meanwhile
 		for _, f := range strings.Fields(string(data)) {
 			if pid, err := strconv.Atoi(f); err == nil {
 				out = append(out, pid)
@@ -127,10 +121,7 @@ func (c *cgroupWindow) apply(part string, totals map[string]float64) []string {
 // "name n" lines, and "k=n" fields summed over lines (io.stat's devices).
 func readNumbers(path string) (map[string]uint64, error) {
 	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return parseNumbers(string(data)), nil
+	return parseNumbers(string(data)), err // none when unread
 }
 
 func parseNumbers(data string) map[string]uint64 {

@@ -70,11 +70,9 @@ func ChildEnv(parent, pass, extra []string) []string {
 		out = append(out, kv)
 	}
 	for _, kv := range parent {
-		name, _, ok := strings.Cut(kv, "=")
-		if !ok || name == "" || (IsCredential(name) && !slices.Contains(pass, name)) {
-			continue
+		if name, _, ok := strings.Cut(kv, "="); ok && name != "" && (!IsCredential(name) || slices.Contains(pass, name)) {
+			add(kv)
 		}
-		add(kv)
 	}
 	for _, kv := range extra {
 		add(kv)

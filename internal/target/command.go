@@ -59,8 +59,7 @@ func (ch Children) runFor(ctx context.Context, c *config.Command, timeout time.D
 	if p, err = ch.newProc(ctx, c); err != nil {
 		return nil, err
 	}
-	p.cmd.Stdout, p.cmd.Stderr = stdout, stderr
-	p.cmd.WaitDelay = time.Second
+	p.cmd.Stdout, p.cmd.Stderr, p.cmd.WaitDelay = stdout, stderr, time.Second
 	start := time.Now()
 	if err = p.start(); err == nil {
 		err = p.wait()

@@ -11,7 +11,6 @@ import (
 	"maps"
 	"math"
 	"net/http"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,14 +41,7 @@ type CounterSnapshot struct {
 func (c Counters) Read(ctx context.Context) CounterSnapshot {
 	snap := CounterSnapshot{Values: map[string]float64{}, read: map[string]bool{}}
 	for _, s := range c.Sources {
-		var values map[string]float64
-		var stmts map[string]result.Statement
-		var err error
-		if s.PGStatStatements != nil {
-			values, stmts, err = c.readPGStat(ctx, s)
-		} else {
-			values, err = c.readSource(ctx, s)
-		}
+		values, stmts, err := c.readSource(ctx, s)
 		if err != nil {
 			snap.Notes = append(snap.Notes, fmt.Sprintf("counters %s not read: %v", s.Name, err))
 			continue
@@ -66,17 +58,23 @@ func (c Counters) Read(ctx context.Context) CounterSnapshot {
 	return snap
 }
 
-func (c Counters) readSource(ctx context.Context, s config.CounterSource) (map[string]float64, error) {
+// readSource reads a source's counters, and pg_stat_statements' statements.
+func (c Counters) readSource(ctx context.Context, s config.CounterSource) (values map[string]float64, stmts map[string]result.Statement, err error) {
+	if s.PGStatStatements != nil {
+		return c.readPGStat(ctx, s)
+	}
 	ctx, cancel := context.WithTimeout(ctx, durationOr(s.Timeout.D(), config.DefaultCounterTimeout.D()))
 	defer cancel()
 	if p := s.Prometheus; p != nil {
-		return c.readPrometheus(ctx, cmp.Or(p.URL, joinURL(c.BaseURL, p.Path)), p.Metrics)
+		values, err = c.readPrometheus(ctx, cmp.Or(p.URL, joinURL(c.BaseURL, p.Path)), p.Metrics)
+		return values, nil, err
 	}
 	out, saw, err := runCommand(ctx, s.Command, c.Children)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", saw, err)
+		return nil, nil, fmt.Errorf("%s: %w", saw, err)
 	}
-	return parseJSONCounters(out)
+	values, err = parseJSONCounters(out)
+	return values, nil, err
 }
 
 func (c Counters) readPrometheus(ctx context.Context, url string, names []string) (map[string]float64, error) {
@@ -164,9 +162,6 @@ func splitSample(line string) (name, rest string, err error) {
 	return "", "", fmt.Errorf("label set of %s is not closed", name)
 }
 
-// counterName is a command's counter name: it becomes part of a metric key.
-var counterName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]{0,127}$`)
-
 // parseJSONCounters reads a command's JSON object of counters; a member
 // that is not a number (a null from an empty sum) is an error: a counter
 // not read is absent, never zero.
@@ -180,21 +175,18 @@ func parseJSONCounters(out []byte) (map[string]float64, error) {
 	values := map[string]float64{}
 	var bad []string
 	for k, v := range obj {
-		if !counterName.MatchString(k) {
-			bad = append(bad, fmt.Sprintf("%q (not a counter name: letters, digits and _)", snippet([]byte(k))))
-			continue
-		}
-		n, ok := v.(json.Number)
-		if !ok {
-			bad = append(bad, fmt.Sprintf("%s (%v)", k, v))
-			continue
-		}
+		n, isNumber := v.(json.Number)
 		f, err := n.Float64()
-		if err != nil {
+		switch {
+		case !config.CounterName.MatchString(k):
+			bad = append(bad, fmt.Sprintf("%q (not a counter name: letters, digits and _)", snippet([]byte(k))))
+		case !isNumber:
+			bad = append(bad, fmt.Sprintf("%s (%v)", k, v))
+		case err != nil:
 			bad = append(bad, k)
-			continue
+		default:
+			values[k] = f
 		}
-		values[k] = f
 	}
 	if len(bad) > 0 {
 		slices.Sort(bad)

@@ -18,18 +18,19 @@ func Reset(ctx context.Context, client *http.Client, baseURL string, a *config.A
 		return nil
 	}
 	saw, err := perform(ctx, client, baseURL, a, nil, ch)
-	if err != nil {
-		return &StepError{Step: StepReset, Saw: saw, Err: sealedHint(err, a, ch)}
-	}
-	return nil
+	return stepError(StepReset, saw, err, a, ch)
 }
 
-// sealedHint says what a sealed side's failed dataset command could see.
-func sealedHint(err error, a *config.Action, ch Children) error {
-	if a.Command == nil || ch.Seal == nil {
-		return err
+// stepError is nil, or the failed step, saying what a sealed side's failed
+// dataset command could see.
+func stepError(step, saw string, err error, a *config.Action, ch Children) error {
+	if err == nil {
+		return nil
 	}
-	return fmt.Errorf("%w (it ran sealed, in the %s side's own environment: one TMPDIR and /dev/shm shared by all of that side's commands for the whole job, and a layer of its own over $HOME, /tmp and the writable PATH directories; it sees what that side's build, start and earlier commands wrote there and what was there when the job started, never what the other side wrote: keep the dataset under $TMPDIR or the side's tree, $TAILGATE_SIDE_DIR)", err, ch.Seal.Side)
+	if a.Command != nil && ch.Seal != nil {
+		err = fmt.Errorf("%w (it ran sealed, in the %s side's own environment: one TMPDIR and /dev/shm shared by all of that side's commands for the whole job, and a layer of its own over $HOME, /tmp and the writable PATH directories; it sees what that side's build, start and earlier commands wrote there and what was there when the job started, never what the other side wrote: keep the dataset under $TMPDIR or the side's tree, $TAILGATE_SIDE_DIR)", err, ch.Seal.Side)
+	}
+	return &StepError{Step: step, Saw: saw, Err: err}
 }
 
 // Verify checks the dataset after a reset as Reset acts, the answer or
@@ -40,10 +41,7 @@ func Verify(ctx context.Context, client *http.Client, baseURL string, c *config.
 		return nil
 	}
 	saw, err := perform(ctx, client, baseURL, &c.Action, c.Expect, ch)
-	if err != nil {
-		return &StepError{Step: StepVerify, Saw: saw, Err: sealedHint(err, &c.Action, ch)}
-	}
-	return nil
+	return stepError(StepVerify, saw, err, &c.Action, ch)
 }
 
 func perform(ctx context.Context, client *http.Client, baseURL string, a *config.Action, expect map[string]any, ch Children) (string, error) {

@@ -1,6 +1,7 @@
 package target
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -112,15 +113,10 @@ func (f *Footprint) Close() ([]result.Part, []string) {
 	var parts []result.Part
 	var notes []string
 	for _, p := range f.parts {
-		if p.spec.hidden {
-			continue
+		if !p.spec.hidden {
+			part, pnotes := p.result()
+			parts, notes = append(parts, part), append(notes, pnotes...)
 		}
-		part, pnotes := p.result()
-		notes = append(notes, pnotes...)
-		if part == nil { // listed but not measured: no figures, so no path CPU either
-			part = &result.Part{Name: p.spec.Name}
-		}
-		parts = append(parts, *part)
 	}
 	return parts, notes
 }
@@ -186,11 +182,7 @@ func newPartWindow(p FootprintPart, every time.Duration) *partWindow {
 	return w
 }
 
-func (w *partWindow) fail(err error) {
-	if w.err == nil {
-		w.err = err
-	}
-}
+func (w *partWindow) fail(err error) { w.err = cmp.Or(w.err, err) }
 
 func (w *partWindow) members(all []procStat) ([]procStat, error) {
 	switch {
@@ -236,7 +228,7 @@ func (w *partWindow) sample(all []procStat, first bool) {
 	// ever seen.
 	if first && len(members) == 0 && w.spec.Process == nil {
 		if w.root != 0 {
-			w.fail(errProcessGone(w.root))
+			w.fail(fmt.Errorf("process %d is not running", w.root))
 		} else {
 			w.fail(fmt.Errorf("no process found (%s)", w.describe()))
 		}
@@ -290,9 +282,7 @@ func (w *partWindow) record(all, members []procStat, first bool) {
 		}
 		sp.last, sp.present, sp.parent = fig, true, byPID[st.PPID]
 	}
-	if b := rss * int64(os.Getpagesize()); b > w.peakRSS {
-		w.peakRSS = b
-	}
+	w.peakRSS = max(w.peakRSS, rss*int64(os.Getpagesize()))
 }
 
 // sampleServer follows the CPU of the members' server (findServer) while
@@ -414,8 +404,7 @@ func (w *partWindow) resources() (*result.Resources, error) {
 	if exact {
 		res.CPUSeconds = max(nanos/1e9+child/clockTicks, 0)
 	}
-	if res.CPUSeconds <= 0 {
-		res.CPUSeconds = 0
+	if res.CPUSeconds <= 0 { // max made it 0, never -0
 		return res, fmt.Errorf("the samples of process %d showed no CPU time (less than the %d ms resolution of clock ticks?)", w.root, 1000/clockTicks)
 	}
 	return res, nil
@@ -442,9 +431,10 @@ func (w *partWindow) eachSpan(f func(sp *procSpan, grow func(first, last uint64)
 	}
 }
 
-func (w *partWindow) result() (*result.Part, []string) {
-	name := w.spec.Name
-	why := w.gone
+// result is the part's figures; one not measured has its name alone (no
+// figures, so no path CPU either).
+func (w *partWindow) result() (result.Part, []string) {
+	name, why := w.spec.Name, w.gone
 	switch {
 	case w.err != nil:
 		why = w.err.Error()
@@ -453,7 +443,7 @@ func (w *partWindow) result() (*result.Part, []string) {
 			"measure their server whole (pid_file of it: its ended children count through it) or its cgroup", w.describe(), w.every)
 	}
 	if why != "" {
-		return nil, []string{fmt.Sprintf("part %s not measured: %s", name, why)}
+		return result.Part{Name: name}, []string{fmt.Sprintf("part %s not measured: %s", name, why)}
 	}
 	var user, system, minflt, majflt, ctxt float64
 	var io [len(ioFields)]float64
@@ -496,7 +486,7 @@ func (w *partWindow) result() (*result.Part, []string) {
 	if w.serverOK && w.serverLast >= w.serverFirst {
 		totals[result.FigureServerCPU] = float64(w.serverLast-w.serverFirst) / clockTicks
 	}
-	return &result.Part{Name: name, Totals: totals, Processes: len(w.spans)}, notes
+	return result.Part{Name: name, Totals: totals, Processes: len(w.spans)}, notes
 }
 
 // readProcIO reads /proc/<pid>/io (its owner's and root's only).
@@ -569,9 +559,7 @@ func (p Path) Open(ctx context.Context) *PathWindow {
 	if len(parts) > 0 {
 		w.parts = OpenFootprint(parts, p.Every)
 	}
-	if len(p.Counters.Sources) > 0 {
-		w.counters = p.Counters.Read(ctx)
-	}
+	w.counters = p.Counters.Read(ctx) // none without sources
 	return w
 }
 

@@ -11,9 +11,7 @@ import (
 
 // inOwnGroup makes cmd the leader of a new process group, so that stopping
 // it reaches everything it started.
-func inOwnGroup(cmd *exec.Cmd) {
-	sysAttr(cmd).Setpgid = true
-}
+func inOwnGroup(cmd *exec.Cmd) { sysAttr(cmd).Setpgid = true }
 
 func sysAttr(cmd *exec.Cmd) *syscall.SysProcAttr {
 	if cmd.SysProcAttr == nil {

@@ -2,6 +2,7 @@ package target
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -122,27 +123,20 @@ func openTargetOutput(path string, live io.Writer) (*targetOutput, error) {
 }
 
 // Write never fails: a full disk or a closed log must not break the
-// target's pipe (it would die of SIGPIPE).
+// target's pipe (it would die of SIGPIPE). A nil file (no log) does nothing.
 func (o *targetOutput) Write(p []byte) (int, error) {
-	if o.file != nil {
-		o.file.Write(p)
-	}
+	o.file.Write(p)
 	return o.view.Write(p)
 }
 
 func (o *targetOutput) close() {
 	o.view.Flush()
-	if o.file != nil {
-		o.file.Close()
-	}
+	o.file.Close()
 }
 
 // lastLines is the end of the output for an error, and where all of it is.
 func (o *targetOutput) lastLines() string {
-	s := EscapeControls(lastLines(o.view.Tail(), tailLines, outputTail))
-	if s == "" {
-		s = "no output"
-	}
+	s := cmp.Or(EscapeControls(lastLines(o.view.Tail(), tailLines, outputTail)), "no output")
 	if o.path != "" {
 		s += " (all of it in " + o.path + ")"
 	}

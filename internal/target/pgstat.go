@@ -45,16 +45,13 @@ type pgStatReading struct {
 	} `json:"statements"`
 }
 
-// pgStatCommand is the psql command that reads p; the shell expands the
-// database name (validated: letters, digits, _ and ${TAILGATE_SIDE…}).
-func pgStatCommand(p *config.PGStatSource) *config.Command {
-	connect := cmp.Or(p.Connect, "dbname=postgres")
-	return &config.Command{Args: []string{"sh", "-c",
-		`printf '%s\n' "$` + pgStatQueryEnv + `" | psql -X -q -At -v ON_ERROR_STOP=1 -d '` + connect + `' -v db="` + p.Database + `"`}}
-}
-
 func (c Counters) readPGStat(ctx context.Context, s config.CounterSource) (map[string]float64, map[string]result.Statement, error) {
-	out, saw, err := runCommand(ctx, pgStatCommand(s.PGStatStatements), c.Children.With(pgStatQueryEnv+"="+pgStatQuery))
+	// psql reads the query; the shell expands the database name
+	// (validated: letters, digits, _ and ${TAILGATE_SIDE…}).
+	p := s.PGStatStatements
+	psql := &config.Command{Args: []string{"sh", "-c", `printf '%s\n' "$` + pgStatQueryEnv + `" | psql -X -q -At -v ON_ERROR_STOP=1 -d '` +
+		cmp.Or(p.Connect, "dbname=postgres") + `' -v db="` + p.Database + `"`}}
+	out, saw, err := runCommand(ctx, psql, c.Children.With(pgStatQueryEnv+"="+pgStatQuery))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", saw, err)
 	}

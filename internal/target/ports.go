@@ -1,7 +1,6 @@
 package target
 
 import (
-	"bufio"
 	"cmp"
 	"encoding/binary"
 	"encoding/hex"
@@ -17,6 +16,9 @@ import (
 	"strings"
 	"syscall"
 	"unicode"
+
+	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/printable"
 )
 
 // The process that answers on the target's port must be the one measured:
@@ -27,8 +29,8 @@ import (
 // targetPort is a loopback target URL's TCP port and the hosts to probe.
 func targetPort(baseURL string) (hosts []string, port int, ok bool) {
 	u, err := url.Parse(baseURL)
-	if err != nil || u.Hostname() == "" {
-		return nil, 0, false
+	if err != nil || !config.IsLoopback(u.Hostname()) {
+		return nil, 0, false // not this machine: nothing to probe here
 	}
 	switch p := u.Port(); {
 	case p != "":
@@ -41,14 +43,24 @@ func targetPort(baseURL string) (hosts []string, port int, ok bool) {
 	default:
 		port = 80
 	}
-	host := u.Hostname()
+	return loopbackHosts(u.Hostname()), port, true
+}
+
+// loopbackHosts are the addresses of a loopback host: localhost is two.
+func loopbackHosts(host string) []string {
 	if strings.EqualFold(host, "localhost") {
-		return []string{"127.0.0.1", "::1"}, port, true
+		return []string{"127.0.0.1", "::1"}
 	}
-	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-		return nil, 0, false // not this machine: nothing to probe here
+	return []string{host}
+}
+
+// tryListen listens on host and port, and closes what it opened.
+func tryListen(host string, port int) error {
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	if err == nil {
+		ln.Close()
 	}
-	return []string{host}, port, true
+	return err
 }
 
 func checkPortFree(baseURL string) error {
@@ -57,12 +69,7 @@ func checkPortFree(baseURL string) error {
 		return nil
 	}
 	for _, h := range hosts {
-		ln, err := net.Listen("tcp", net.JoinHostPort(h, strconv.Itoa(port)))
-		if err == nil {
-			ln.Close()
-			continue
-		}
-		if errors.Is(err, syscall.EADDRINUSE) {
+		if err := tryListen(h, port); errors.Is(err, syscall.EADDRINUSE) {
 			return &StepError{Step: StepStart, Err: fmt.Errorf("port %d of %s is already in use by %s: stop it, or give the target another port", port, baseURL, describeHolders(port))}
 		}
 	}
@@ -103,10 +110,7 @@ func describeProcess(pid int) string {
 		}
 		return r
 	}, s)
-	if r := []rune(s); len(r) > 120 {
-		s = string(r[:119]) + "…"
-	}
-	return fmt.Sprintf("pid %d (%s)", pid, s)
+	return fmt.Sprintf("pid %d (%s)", pid, printable.Clip(s, 120))
 }
 
 // tcpListen is the socket state LISTEN in /proc/net/tcp.
@@ -117,18 +121,16 @@ const tcpListen = "0A"
 func portSockets(port int, listening bool) (inodes map[uint64]bool, ok bool) {
 	inodes = map[uint64]bool{}
 	for _, name := range []string{"tcp", "tcp6"} {
-		f, err := os.Open(filepath.Join(procRoot, "net", name))
+		data, err := os.ReadFile(filepath.Join(procRoot, "net", name))
 		if err != nil {
 			continue
 		}
 		ok = true
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if inode, state, match := socketLine(sc.Text(), port); match && (state == tcpListen) == listening {
+		for line := range strings.Lines(string(data)) {
+			if inode, state, match := socketLine(line, port); match && (state == tcpListen) == listening {
 				inodes[inode] = true
 			}
 		}
-		f.Close()
 	}
 	return inodes, ok
 }
@@ -213,11 +215,8 @@ func checkOwner(baseURL string, pgid, pid int) (notMeasured error, err error) {
 		return nil, nil
 	}
 	inodes, ok := portSockets(port, true)
-	if !ok {
-		return nil, nil
-	}
 	all, aerr := allStats()
-	if aerr != nil {
+	if !ok || aerr != nil {
 		return nil, nil
 	}
 	if len(inodes) == 0 {
@@ -276,13 +275,9 @@ const (
 // 127.0.0.1 and ::1). Should another take it first, the start fails with
 // the port and its holder named.
 func FreePort(host string) (int, error) {
-	hosts := []string{host}
-	if strings.EqualFold(host, "localhost") {
-		hosts = []string{"127.0.0.1", "::1"}
-	}
 	for range freePortTries {
 		port := freePortLow + rand.IntN(freePortHigh-freePortLow)
-		if portFreeOn(hosts, port) {
+		if portFreeOn(loopbackHosts(host), port) {
 			return port, nil
 		}
 	}
@@ -292,12 +287,7 @@ func FreePort(host string) (int, error) {
 // portFreeOn: port can be listened on at every host this machine has.
 func portFreeOn(hosts []string, port int) bool {
 	for _, h := range hosts {
-		ln, err := net.Listen("tcp", net.JoinHostPort(h, strconv.Itoa(port)))
-		if err == nil {
-			ln.Close()
-			continue
-		}
-		if errors.Is(err, syscall.EADDRINUSE) || errors.Is(err, syscall.EACCES) || len(hosts) == 1 {
+		if err := tryListen(h, port); err != nil && (errors.Is(err, syscall.EADDRINUSE) || errors.Is(err, syscall.EACCES) || len(hosts) == 1) {
 			return false
 		}
 	}

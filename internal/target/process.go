@@ -1,6 +1,7 @@
 package target
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -70,7 +71,7 @@ func Start(ctx context.Context, baseURL string, t config.Target, o StartOptions)
 		p.Stop()
 		return nil, err
 	}
-	notMeasured, err := checkOwner(baseURL, p.pgid, p.pid)
+	p.notMeasured, err = checkOwner(baseURL, p.pgid, p.pid)
 	if err == nil {
 		err = p.Exited() // it may have died while the other one answered
 	}
@@ -78,18 +79,16 @@ func Start(ctx context.Context, baseURL string, t config.Target, o StartOptions)
 		p.Stop()
 		return nil, &StepError{Step: StepReady, Err: err}
 	}
-	p.notMeasured = notMeasured
 	return p, nil
 }
 
 func external(ctx context.Context, client *http.Client, baseURL string, t config.Target) (*Process, error) {
 	p := &Process{done: make(chan struct{})}
 	if t.PIDFile != "" {
-		pid, err := PIDFromFile(t.PIDFile)
-		if err != nil {
+		var err error
+		if p.pid, err = PIDFromFile(t.PIDFile); err != nil {
 			return nil, &StepError{Step: StepStart, Err: fmt.Errorf("target.pid_file: %w", err)}
 		}
-		p.pid = pid
 	}
 	// The pid file's process is measured whoever holds the port (a proxy).
 	if err := WaitReady(ctx, client, baseURL, t.Ready); err != nil {
@@ -108,15 +107,12 @@ func launch(s *config.Start, o StartOptions) (*Process, error) {
 	if err != nil {
 		return nil, &StepError{Step: StepStart, Err: fmt.Errorf("target.start: %w", err)}
 	}
-	if s.Dir != "" {
-		child.cmd.Dir = s.Dir
-	}
+	child.cmd.Dir = cmp.Or(s.Dir, child.cmd.Dir)
 	out, err := openTargetOutput(o.LogPath, o.Live)
 	if err != nil {
 		return nil, &StepError{Step: StepStart, Err: err}
 	}
-	child.cmd.Stdout, child.cmd.Stderr = out, out
-	child.cmd.WaitDelay = ioWait
+	child.cmd.Stdout, child.cmd.Stderr, child.cmd.WaitDelay = out, out, ioWait
 	if err := child.start(); err != nil {
 		out.close()
 		return nil, &StepError{Step: StepStart, Saw: describe(&s.Command), Err: err}

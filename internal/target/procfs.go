@@ -18,10 +18,8 @@ const clockTicks = 100
 
 // procStat is what tailgate reads of /proc/<pid>/stat (see proc(5)).
 type procStat struct {
-	PID                              int
+	PID, PPID, PGRP                  int
 	State                            byte
-	PPID                             int
-	PGRP                             int
 	CPUTicks                         uint64 // utime+stime+cutime+cstime
 	ChildTicks                       uint64 // cutime+cstime: of children it reaped
 	StartTime                        uint64 // ticks after boot; with PID it names a process uniquely
@@ -56,10 +54,7 @@ func parseStat(pid int, line string) (procStat, error) {
 		return v
 	}
 	st := procStat{
-		PID:        pid,
-		State:      fields[0][0],
-		PPID:       int(num(4)),
-		PGRP:       int(num(5)),
+		PID: pid, State: fields[0][0], PPID: int(num(4)), PGRP: int(num(5)),
 		CPUTicks:   num(14) + num(15) + num(16) + num(17),
 		ChildTicks: num(16) + num(17),
 		StartTime:  num(22),
@@ -84,15 +79,11 @@ func allStats() ([]procStat, error) {
 	}
 	out := make([]procStat, 0, len(entries))
 	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			if st, err := readStat(pid); err == nil {
+				out = append(out, st)
+			}
 		}
-		st, err := readStat(pid)
-		if err != nil {
-			continue
-		}
-		out = append(out, st)
 	}
 	return out, nil
 }
@@ -107,18 +98,14 @@ func tree(all []procStat, root int) []procStat {
 	if _, ok := byPID[root]; !ok {
 		return nil
 	}
-	var out []procStat
-	queue := []int{root}
-	seen := map[int]bool{}
-	for len(queue) > 0 {
-		pid := queue[0]
-		queue = queue[1:]
-		if seen[pid] {
-			continue
+	out, seen := []procStat{byPID[root]}, map[int]bool{root: true} // breadth first
+	for i := 0; i < len(out); i++ {
+		for _, pid := range children[out[i].PID] {
+			if !seen[pid] {
+				seen[pid] = true
+				out = append(out, byPID[pid])
+			}
 		}
-		seen[pid] = true
-		out = append(out, byPID[pid])
-		queue = append(queue, children[pid]...)
 	}
 	return out
 }
@@ -147,10 +134,6 @@ func pidFromFirstLine(path, what string) (int, error) {
 		return 0, fmt.Errorf("%s %s holds %q, want a process id", what, path, snippet([]byte(line)))
 	}
 	return pid, nil
-}
-
-func errProcessGone(pid int) error {
-	return fmt.Errorf("process %d is not running", pid)
 }
 
 // threadNanos returns the CPU time, in nanoseconds, that the live threads

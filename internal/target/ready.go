@@ -13,12 +13,6 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/jsonmatch"
 )
 
-// Readiness defaults (config.Ready documents them).
-const (
-	DefaultReadyTimeout  = 30 * time.Second
-	DefaultReadyInterval = 100 * time.Millisecond
-)
-
 // WaitReady polls the readiness probe until it passes: r's path and status,
 // or, with r nil, any HTTP answer on "/".
 func WaitReady(ctx context.Context, client *http.Client, baseURL string, r *config.Ready) error {
@@ -45,10 +39,11 @@ func waitReady(ctx context.Context, client *http.Client, baseURL string, r *conf
 	var lastErr error
 	for {
 		a, err := send(ctx, client, baseURL, &probe)
+		if err == nil && r != nil { // without a probe any HTTP answer means the target listens
+			err = checkStatus(a.Status, cmp.Or(r.Status, http.StatusOK))
+		}
 		if err == nil {
-			if err = checkReady(a.Status, r); err == nil {
-				return nil
-			}
+			return nil
 		}
 		if ctx.Err() == nil { // an attempt cut short by the deadline says nothing
 			lastSaw, lastErr = a.Saw, err
@@ -67,35 +62,15 @@ func notReady(ctx context.Context, saw string, last error, timeout time.Duration
 	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return &StepError{Step: StepReady, Saw: saw, Err: ctx.Err()}
 	}
-	if last == nil {
-		last = errors.New("no answer")
-	}
-	return &StepError{Step: StepReady, Saw: saw, Err: fmt.Errorf("%w (not ready after %v)", last, timeout)}
+	return &StepError{Step: StepReady, Saw: saw, Err: fmt.Errorf("%w (not ready after %v)", cmp.Or(last, errors.New("no answer")), timeout)}
 }
 
 func readyProbe(r *config.Ready) (config.Request, time.Duration, time.Duration) {
 	if r == nil {
 		r = &config.Ready{}
 	}
-	return config.Request{Path: cmp.Or(r.Path, "/")},
-		durationOr(r.Timeout.D(), DefaultReadyTimeout),
-		durationOr(r.Interval.D(), DefaultReadyInterval)
+	return config.Request{Path: cmp.Or(r.Path, "/")}, durationOr(r.Timeout.D(), config.DefaultReadyTimeout.D()), durationOr(r.Interval.D(), config.DefaultReadyInterval.D())
 }
-
-// checkReady: without a probe any HTTP answer means the target listens.
-func checkReady(status int, r *config.Ready) error {
-	if r == nil {
-		return nil
-	}
-	return checkStatus(status, cmp.Or(r.Status, http.StatusOK))
-}
-
-// Drain defaults (config.Drain documents them).
-const (
-	DefaultDrainQuiet    = 500 * time.Millisecond
-	DefaultDrainTimeout  = 30 * time.Second
-	DefaultDrainInterval = 100 * time.Millisecond
-)
 
 // Drain waits until d.Probe answers its status with d.Until's values
 // (e.g. {"pending": 0}) for the whole quiet period, failing after the
@@ -104,9 +79,8 @@ func Drain(ctx context.Context, client *http.Client, baseURL string, d *config.D
 	if d == nil {
 		return nil
 	}
-	quiet := durationOr(d.Quiet.D(), DefaultDrainQuiet)
-	timeout := durationOr(d.Timeout.D(), DefaultDrainTimeout)
-	interval := durationOr(d.Interval.D(), DefaultDrainInterval)
+	quiet, timeout := durationOr(d.Quiet.D(), config.DefaultDrainQuiet.D()), durationOr(d.Timeout.D(), config.DefaultDrainTimeout.D())
+	interval := durationOr(d.Interval.D(), config.DefaultDrainInterval.D())
 	deadline := time.Now().Add(timeout)
 	var idleSince time.Time // zero while the target is busy
 	var answered *StepError // the last probe the target answered
@@ -134,9 +108,7 @@ func Drain(ctx context.Context, client *http.Client, baseURL string, d *config.D
 				// the probe the deadline cut says nothing: the last answer does
 				saw, err = answered.Saw, answered.Err
 			}
-			if err == nil {
-				err = errors.New("idle, but not for the quiet period")
-			}
+			err = cmp.Or(err, errors.New("idle, but not for the quiet period"))
 			return &StepError{Step: StepDrain, Saw: saw, Err: fmt.Errorf("%w (not idle for %v within %v)", err, quiet, timeout)}
 		}
 		if err := clock.Sleep(ctx, interval); err != nil {
@@ -148,10 +120,7 @@ func Drain(ctx context.Context, client *http.Client, baseURL string, d *config.D
 func probeIdle(ctx context.Context, client *http.Client, baseURL string, d *config.Drain) (string, error) {
 	a, err := send(ctx, client, baseURL, &d.Probe)
 	if err == nil {
-		err = checkStatus(a.Status, d.Probe.Status)
-	}
-	if err == nil {
-		err = jsonmatch.Match(a.Body, d.Until)
+		err = cmp.Or(checkStatus(a.Status, d.Probe.Status), jsonmatch.Match(a.Body, d.Until))
 	}
 	return a.Saw, err
 }

@@ -73,8 +73,7 @@ func (ch Children) newProc(ctx context.Context, c *config.Command) (*proc, error
 		seal.SupervisorAttr(sysAttr(p.cmd))
 		p.spec, p.hold = ch.Seal, append(slices.Clone(ch.Supervisor), HoldFlag)
 	}
-	p.cmd.Dir = ch.Dir
-	p.cmd.Env = ch.Env()
+	p.cmd.Dir, p.cmd.Env = ch.Dir, ch.Env()
 	inOwnGroup(p.cmd)
 	p.cmd.Cancel = func() error { return signalGroup(p.cmd.Process.Pid, syscall.SIGKILL) }
 	return p, nil
@@ -125,11 +124,9 @@ func (p *proc) start() error {
 // checkDir names a missing working directory, which the start's error
 // would not (it names the program, or under the supervisor tailgate).
 func checkDir(dir string) error {
-	if dir == "" {
-		return nil
-	}
 	st, err := os.Stat(dir)
 	switch {
+	case dir == "": // tailgate's own
 	case errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("working directory %s does not exist", dir)
 	case err != nil:
@@ -203,10 +200,8 @@ func (s *supervision) start(cmd *exec.Cmd, sealed bool) (int, error) {
 	s.file.SetReadDeadline(time.Now().Add(handshakeTimeout))
 	line, err := s.report.ReadString('\n')
 	word, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
-	if err == nil && word == "pid" {
-		if pid, perr := strconv.Atoi(rest); perr == nil && pid > 0 {
-			return pid, nil
-		}
+	if pid, perr := strconv.Atoi(rest); err == nil && word == "pid" && perr == nil && pid > 0 {
+		return pid, nil
 	}
 	// Not started: the supervisor said why, or it is no supervisor.
 	signalGroup(cmd.Process.Pid, syscall.SIGKILL)

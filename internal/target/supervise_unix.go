@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -55,12 +56,35 @@ func Supervise(args []string) int {
 		fmt.Fprintln(report, "failed supervisor: want -- PATH ARGV0 [ARG...]")
 		return 2
 	}
+	cmd, err := startSupervised(args[1], args[2:], spec)
+	if err != nil {
+		fmt.Fprintln(report, "failed", strings.Join(strings.Fields(err.Error()), " "))
+		return 127
+	}
+	fmt.Fprintln(report, "pid", cmd.Process.Pid)
+	if !outlives(cmd, life) {
+		return 1 // nobody is left to read a status
+	}
+	st := exitStatus{code: cmd.ProcessState.ExitCode()}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		st = exitStatus{signal: ws.Signal()}
+	}
+	fmt.Fprintln(report, st.line())
+	if st.signal != 0 {
+		return 128 + int(st.signal)
+	}
+	return st.code
+}
+
+// startSupervised starts the command path (argv) on this goroutine's
+// locked thread, in spec's seal when not nil.
+func startSupervised(path string, argv []string, spec *seal.Spec) (*exec.Cmd, error) {
 	// A parent-death signal follows the thread that forked, so this
 	// goroutine keeps its thread for the supervisor's whole life.
 	runtime.LockOSThread()
 	// Env left nil: the command gets the supervisor's environment, which
 	// tailgate built for it (ChildEnv).
-	cmd := &exec.Cmd{Path: args[1], Args: args[2:], Stdout: os.Stdout, Stderr: os.Stderr}
+	cmd := &exec.Cmd{Path: path, Args: argv, Stdout: os.Stdout, Stderr: os.Stderr}
 	dieWithParent(cmd) // should the supervisor itself be killed
 	var err error
 	if spec != nil {
@@ -74,11 +98,12 @@ func Supervise(args []string) int {
 	if err == nil {
 		err = cmd.Start()
 	}
-	if err != nil {
-		fmt.Fprintln(report, "failed", strings.Join(strings.Fields(err.Error()), " "))
-		return 127
-	}
-	fmt.Fprintln(report, "pid", cmd.Process.Pid)
+	return cmd, err
+}
+
+// outlives waits for the command to exit (true) or tailgate to be gone
+// (false, after ending the supervisor's group and tree).
+func outlives(cmd *exec.Cmd, life *os.File) bool {
 	exited := make(chan struct{})
 	go func() {
 		cmd.Wait()
@@ -91,19 +116,11 @@ func Supervise(args []string) int {
 	}()
 	select {
 	case <-exited:
+		return true
 	case <-orphaned:
 		endDescendants(os.Getpid(), exited)
-		return 1 // nobody is left to read a status
+		return false
 	}
-	st := exitStatus{code: cmd.ProcessState.ExitCode()}
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		st = exitStatus{signal: ws.Signal()}
-	}
-	fmt.Fprintln(report, st.line())
-	if st.signal != 0 {
-		return 128 + int(st.signal)
-	}
-	return st.code
 }
 
 // endDescendants ends everything the supervisor leads (its process group)
@@ -128,12 +145,7 @@ func others(self int) (pids []int, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	members := tree(all, self)
-	for _, st := range all {
-		if st.PGRP == self {
-			members = append(members, st)
-		}
-	}
+	members := append(tree(all, self), slices.DeleteFunc(all, func(st procStat) bool { return st.PGRP != self })...)
 	seen := map[int]bool{self: true}
 	for _, st := range members {
 		if !seen[st.PID] && !st.gone() {
