@@ -189,13 +189,9 @@ func (b *Benchmark) runOnce(ctx context.Context, plan *scenario.Plan, tgt *runni
 		if run, err = b.measureTool(ctx, tgt, i, runs); err != nil {
 			return nil, err
 		}
-		return run, b.drainAfter(ctx, tgt, i)
+		return run, b.drain(ctx, TimeDrain, i, tgt)
 	}
 	return b.measure(ctx, plan, tgt, i, skip)
-}
-
-func (b *Benchmark) drainAfter(ctx context.Context, tgt *running, i int) error {
-	return b.drain(ctx, TimeDrain, i, tgt)
 }
 
 // drain waits until each of tgts (base, head) is idle, all at once: a
