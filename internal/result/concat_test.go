@@ -104,6 +104,29 @@ func TestCombineAndLeaveOneOut(t *testing.T) {
 	}
 }
 
+// A look reads the last block's replicates once per gated metric: they
+// are merged once while the block keeps its size, and again when it grows.
+func TestLeaveOneOutMergesALastBlockOnce(t *testing.T) {
+	t.Parallel()
+	var base, head []Run
+	for i := range 3 {
+		base = append(base, window(ModelClosed, int64(100+i), time.Millisecond, 0.2, 0))
+		head = append(head, window(ModelClosed, int64(100+i), time.Millisecond, 0.3, 0))
+	}
+	joins := 0
+	w := &WindowPairs{Base: base[:2], Head: head[:2], Block: []int{0, 0}, Join: func(rs []Run) Run { joins++; return Combine(rs) }}
+	for range 4 {
+		w.LeaveOneOut(0)
+	}
+	if joins != 4 {
+		t.Errorf("%d merges for 4 reads of a block of 2 pairs, want 4 (2 replicates a side, once)", joins)
+	}
+	w.Base, w.Head, w.Block = base, head, []int{0, 0, 0}
+	if lb, _ := w.LeaveOneOut(0); len(lb) != 3 || lb[0].Iterations.Completed != 203 || joins != 10 {
+		t.Errorf("the block grown to 3 pairs: %d replicates, the first of %d iterations, %d merges; want 3, 203, 10", len(lb), lb[0].Iterations.Completed, joins)
+	}
+}
+
 // A phase a block left out (SkippedPhase) gives the merged run nothing:
 // the metrics taken from it are absent, not zero and not taken from the
 // phase that was measured, while those of the measured phase and the

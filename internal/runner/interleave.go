@@ -167,11 +167,14 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 			continue
 		}
 		// Each side's dataset once, one after the other (they may share a
-		// database), then the phase's warm-up.
+		// database), both drained, then the phase's warm-up.
 		for _, side := range order[:2] {
-			if err := j.b.prepare(ctx, tgts[side], blk); err != nil {
+			if err := j.b.reset(ctx, tgts[side], blk); err != nil {
 				return m, fmt.Errorf("%s: %w", side, err)
 			}
+		}
+		if err := j.b.drain(ctx, TimePrepare, blk, tgts[Base], tgts[Head]); err != nil {
+			return m, err
 		}
 		obs.Step(blk, stepName("warm-up", ph.Name))
 		for _, c := range setups {
@@ -195,10 +198,10 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 			counted[side] = append(counted[side], c)
 		}
 	}
+	if err := j.b.drain(ctx, TimeDrain, blk, tgts[Base], tgts[Head]); err != nil {
+		return m, err
+	}
 	for _, side := range []Side{Base, Head} {
-		if err := j.b.drainAfter(ctx, tgts[side], blk); err != nil {
-			return m, fmt.Errorf("%s: %w", side, err)
-		}
 		for _, phases := range measured[side] { // each window's phases one run, as a whole run's are
 			m.windows[side] = append(m.windows[side], *merged(phases))
 		}

@@ -2,10 +2,14 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -224,6 +228,44 @@ func TestRunABInterleavedResetsPerBlock(t *testing.T) {
 		if res.Order[k] == res.Order[k+1] {
 			t.Errorf("window pair %d is %v %v", k/2, res.Order[k], res.Order[k+1])
 		}
+	}
+}
+
+// A block drains both sides at once (after resetting them one after the
+// other): a side's quiet period does not wait for the other's. Each
+// service here reports work pending until the other side too has been
+// probed in the last second, so drains one after the other time out.
+func TestBlocksDrainBothSidesAtOnce(t *testing.T) {
+	t.Parallel()
+	var probed [2]atomic.Int64 // unix nanoseconds of each side's last drain probe
+	var urls [2]string
+	for side := range urls {
+		mux := http.NewServeMux()
+		mux.HandleFunc("POST /reset", func(http.ResponseWriter, *http.Request) {})
+		mux.HandleFunc("GET /count", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(`{"count":3}`)) })
+		mux.HandleFunc("GET /items", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(`{"ok":true}`)) })
+		mux.HandleFunc("GET /stats", func(w http.ResponseWriter, _ *http.Request) {
+			probed[side].Store(time.Now().UnixNano())
+			pending := 1
+			if time.Since(time.Unix(0, probed[1-side].Load())) < time.Second {
+				pending = 0
+			}
+			fmt.Fprintf(w, `{"pending":%d}`, pending)
+		})
+		srv := httptest.NewServer(mux)
+		t.Cleanup(srv.Close)
+		urls[side] = srv.URL
+	}
+	cfg := benchConfig(urls[0], 1)
+	cfg.Drain = &config.Drain{Probe: config.Request{Method: "GET", Path: "/stats"}, Until: map[string]any{"pending": 0},
+		Quiet: config.Duration(1500 * time.Millisecond), Timeout: config.Duration(4 * time.Second), Interval: config.Duration(20 * time.Millisecond)}
+	plan := ABPlan{Base: config.Target{URL: urls[0]}, Head: config.Target{URL: urls[1]}, MaxBlocks: 1, Shape: Shape{Windows: 2, Window: 100 * time.Millisecond}}
+	b := &Benchmark{Config: cfg}
+	if _, err := b.RunAB(context.Background(), plan); err != nil {
+		t.Fatalf("drains one side at a time: %v", err)
+	}
+	if spent := b.SpentSoFar(); spent[TimePrepare]+spent[TimeDrain] > 5500*time.Millisecond {
+		t.Errorf("prepare %v and drain %v for one phase and the block: counted once for both sides, want under 5.5s", spent[TimePrepare], spent[TimeDrain])
 	}
 }
 

@@ -30,7 +30,7 @@ func (b *Benchmark) measure(ctx context.Context, plan *scenario.Plan, tgt *runni
 	}
 	run := merged(measured)
 	run.Index = i
-	return run, b.drainAfter(ctx, tgt, i)
+	return run, b.drain(ctx, TimeDrain, i, tgt)
 }
 
 // phaseClock places a phase's progress within the whole run, so that a

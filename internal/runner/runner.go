@@ -189,23 +189,39 @@ func (b *Benchmark) runOnce(ctx context.Context, plan *scenario.Plan, tgt *runni
 		if run, err = b.measureTool(ctx, tgt, i, runs); err != nil {
 			return nil, err
 		}
-		return run, b.drainAfter(ctx, tgt, i)
+		return run, b.drain(ctx, TimeDrain, i, tgt)
 	}
 	return b.measure(ctx, plan, tgt, i, skip)
 }
 
-func (b *Benchmark) drainAfter(ctx context.Context, tgt *running, i int) error {
+// drain waits until each of tgts (base, head) is idle, all at once: a
+// side's quiet period need not wait for the other's. Its time is stage k.
+func (b *Benchmark) drain(ctx context.Context, k string, i int, tgts ...*running) error {
 	d := b.Config.Drain
 	if d == nil {
 		return nil
 	}
 	b.observer().Step(i, "drain")
-	defer b.timed(TimeDrain, time.Now())
-	return target.Drain(ctx, tgt.client, tgt.url, d)
+	defer b.timed(k, time.Now())
+	return both([]Side{Base, Head}[:len(tgts)], func(side Side) error {
+		err := target.Drain(ctx, tgts[side].client, tgts[side].url, d)
+		if err != nil && len(tgts) > 1 {
+			err = fmt.Errorf("%s: %w", side, err)
+		}
+		return err
+	})
 }
 
 // prepare resets, verifies and drains the target.
 func (b *Benchmark) prepare(ctx context.Context, tgt *running, i int) error {
+	if err := b.reset(ctx, tgt, i); err != nil {
+		return err
+	}
+	return b.drain(ctx, TimePrepare, i, tgt)
+}
+
+// reset resets and verifies the target's dataset.
+func (b *Benchmark) reset(ctx context.Context, tgt *running, i int) error {
 	ds, obs := b.Config.Dataset, b.observer()
 	if tgt.verify != nil {
 		ds.Verify = tgt.verify
@@ -238,13 +254,7 @@ func (b *Benchmark) prepare(ctx context.Context, tgt *running, i int) error {
 	}
 	if ds.Verify != nil {
 		obs.Step(i, "verify")
-		if err := target.Verify(ctx, tgt.client, tgt.url, ds.Verify, tgt.children); err != nil {
-			return err
-		}
-	}
-	if d := b.Config.Drain; d != nil {
-		obs.Step(i, "drain")
-		return target.Drain(ctx, tgt.client, tgt.url, d)
+		return target.Verify(ctx, tgt.client, tgt.url, ds.Verify, tgt.children)
 	}
 	return nil
 }
