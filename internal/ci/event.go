@@ -67,10 +67,7 @@ func applyEvent(c *Context) error {
 	case "pull_request", "pull_request_target":
 		return applyPullRequest(c, ev)
 	case "push":
-		c.Before = ev.Before
-		if ev.After != "" {
-			c.HeadSHA = ev.After
-		}
+		c.Before, c.HeadSHA = ev.Before, cmp.Or(ev.After, c.HeadSHA)
 	case "workflow_run":
 		return applyWorkflowRun(c, ev)
 	}
