@@ -65,11 +65,10 @@ type ResponseHeader interface {
 type NetHTTPHeader http.Header
 
 func (h NetHTTPHeader) Get(name string) (string, bool) {
-	v := http.Header(h).Values(name)
-	if len(v) == 0 {
-		return "", false
+	if v := http.Header(h).Values(name); len(v) > 0 {
+		return v[0], true
 	}
-	return v[0], true
+	return "", false
 }
 
 func (h NetHTTPHeader) SetCookies(dst []string) []string { return append(dst, h["Set-Cookie"]...) }
