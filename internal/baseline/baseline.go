@@ -99,12 +99,16 @@ func storedLimit(what string) int64 {
 }
 
 // Read reads the baseline at path; ErrNotFound when there is none.
-func Read(path string) (*File, error) {
-	data, err := readStored(path, "baseline")
+func Read(path string) (*File, error) { return readAt(path, "baseline", Decode) }
+
+// readAt decodes the stored file what names at path; ErrNotFound when
+// there is none.
+func readAt[T any](path, what string, decode func(string, []byte) (*T, error)) (*T, error) {
+	data, err := readStored(path, what)
 	if err != nil {
 		return nil, err
 	}
-	return Decode(path, data)
+	return decode(path, data)
 }
 
 // readStored reads a stored file (what names it in errors); ErrNotFound
