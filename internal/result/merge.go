@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -158,7 +159,7 @@ func mergeRuns(runs []Run) (Run, error) {
 	if offered {
 		out.OfferedRate = float64(out.Iterations.Offered) / out.Window
 	}
-	out.Resources = mergeResources(runs)
+	out.Resources = foldResources(runs, math.Max) // shards sample one shared target: a sum would count it once per shard
 	out.Notes = mergeNotes(runs, span)
 	out.Summarize()
 	return out, nil
@@ -290,13 +291,13 @@ func addErrors(out, errs []ErrorClass) []ErrorClass {
 	return out
 }
 
-// mergeResources keeps, of each figure, the largest any shard measured:
-// shards sample one shared target, so a sum would count it once per shard.
-func mergeResources(runs []Run) *Resources {
+// foldResources is the runs' CPU folded by cpu and their largest peak
+// memory; nil when none measured either.
+func foldResources(runs []Run, cpu func(sum, v float64) float64) *Resources {
 	var out Resources
 	for i := range runs {
 		if r := runs[i].Resources; r != nil {
-			out.CPUSeconds = max(out.CPUSeconds, r.CPUSeconds)
+			out.CPUSeconds = cpu(out.CPUSeconds, r.CPUSeconds)
 			out.PeakRSSBytes = max(out.PeakRSSBytes, r.PeakRSSBytes)
 		}
 	}
@@ -305,6 +306,8 @@ func mergeResources(runs []Run) *Resources {
 	}
 	return &out
 }
+
+func add(a, b float64) float64 { return a + b }
 
 // mergeNotes keeps every shard's notes, once for a note all shards have
 // and with the shards it came from otherwise, after a note on the window.

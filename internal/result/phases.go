@@ -58,7 +58,7 @@ func MergePhases(phases []Phase) *Run {
 	}
 	run.Iterations.Counted = CountAll
 	run.Steps = mergePhaseSteps(phases, cmp.Or(measuredPhase(phases, latency), throughput))
-	run.Resources = mergePhaseResources(phases)
+	run.Resources = foldResources(runsOf(phases), add)
 	take(run, throughput, throughputMetrics)
 	take(run, latency, latencyMetrics)
 	// CPU per iteration comes from the throughput (closed) phase, whose
@@ -84,11 +84,7 @@ func MergePhases(phases []Phase) *Run {
 // CPU, I/O and counters, the work counters) from the cost phase, as CPU
 // per iteration, and each part's peak memory as the largest of any phase.
 func mergeFootprint(run *Run, phases []Phase, cost *Run) {
-	runs := make([]Run, len(phases))
-	for i := range phases {
-		runs[i] = phases[i].Run
-	}
-	for _, key := range KeysOf(runs) {
+	for _, key := range KeysOf(runsOf(phases)) {
 		switch {
 		case !IsFootprint(key):
 		case strings.HasSuffix(key, ".peak_rss_mb"):
@@ -144,10 +140,8 @@ func measuredPhase(phases []Phase, r *Run) *Run {
 }
 
 func phaseOf(phases []Phase, model string) *Run {
-	for i := range phases {
-		if phases[i].Model == model {
-			return &phases[i].Run
-		}
+	if i := slices.IndexFunc(phases, func(p Phase) bool { return p.Model == model }); i >= 0 {
+		return &phases[i].Run
 	}
 	return nil
 }
@@ -186,20 +180,12 @@ func mergePhaseSteps(phases []Phase, latency *Run) []Step {
 	return steps
 }
 
-// mergePhaseResources is the CPU of all phases' windows and the largest RSS;
-// nil when no phase measured either.
-func mergePhaseResources(phases []Phase) *Resources {
-	var sum Resources
-	for _, p := range phases {
-		if r := p.Resources; r != nil {
-			sum.CPUSeconds += r.CPUSeconds
-			sum.PeakRSSBytes = max(sum.PeakRSSBytes, r.PeakRSSBytes)
-		}
+func runsOf(phases []Phase) []Run {
+	runs := make([]Run, len(phases))
+	for i := range phases {
+		runs[i] = phases[i].Run
 	}
-	if sum == (Resources{}) {
-		return nil
-	}
-	return &sum
+	return runs
 }
 
 func largest(phases []Phase, key string) (float64, bool) {
