@@ -115,8 +115,7 @@ func (x *Executor) Check(i int, resp Response) (*Failure, error) {
 // save saves the step's values (body: when read); one missing fails the step.
 func (x *Executor) save(st *boundStep, resp Response, body []byte) *Failure {
 	for _, s := range st.save {
-		var v string
-		ok := false
+		v, ok := "", false
 		switch s.from {
 		case config.SaveHeader:
 			if resp.Header != nil {

@@ -23,12 +23,7 @@ const (
 	stages
 )
 
-func (s Stage) String() string {
-	if s == SetupRun {
-		return "setup.run"
-	}
-	return "setup.vu"
-}
+func (s Stage) String() string { return [stages]string{"setup.run", "setup.vu"}[s] }
 
 // scope is what a step's templates may read: earlier saves, env and the feed.
 type scope struct {
@@ -152,10 +147,7 @@ func (sc *scope) checkInputs(root parse.Node) error {
 
 // quotedName is the string literal of a call `name "arg"` at cmd.Args[i].
 func quotedName(cmd *parse.CommandNode, i int) (string, bool) {
-	if i != 0 || len(cmd.Args) != 2 {
-		return "", false
-	}
-	if s, ok := cmd.Args[1].(*parse.StringNode); ok {
+	if s, ok := cmd.Args[len(cmd.Args)-1].(*parse.StringNode); ok && i == 0 && len(cmd.Args) == 2 {
 		return s.Text, true
 	}
 	return "", false
