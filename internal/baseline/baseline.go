@@ -65,8 +65,7 @@ type Provenance struct {
 // Decode parses a baseline file. The name is used in messages.
 func Decode(name string, data []byte) (*File, error) {
 	var f File
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&f); err != nil {
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&f); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v (fix or remove the file; it was not changed)", ErrCorrupt, name, err)
 	}
 	if f.Schema != SchemaVersion {

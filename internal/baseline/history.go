@@ -167,13 +167,11 @@ func WriteHistory(path string, h *History) error {
 	return atomicfile.Write(path, func(w io.Writer) error { return h.encode(w) })
 }
 
+// encode writes a line of JSON per job (json.Marshal's, as trim counts it).
 func (h *History) encode(w io.Writer) error {
+	enc := json.NewEncoder(w)
 	for _, j := range h.Jobs {
-		line, err := json.Marshal(j)
-		if err != nil {
-			return err
-		}
-		if _, err := w.Write(append(line, '\n')); err != nil {
+		if err := enc.Encode(j); err != nil {
 			return err
 		}
 	}
