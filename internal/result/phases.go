@@ -65,18 +65,12 @@ func MergePhases(phases []Phase) *Run {
 	// window has no idle time whose background work an open phase charges
 	// to few iterations.
 	take(run, throughput, costMetrics)
-	if rss, ok := largest(phases, PeakRSS); ok {
-		run.Metrics[PeakRSS] = rss
-	}
+	setLargest(run, phases, PeakRSS)
 	mergeFootprint(run, phases, throughput)
 	// the error rate and lifecycle success of the summed counts, by Summarize's formulas
 	counts := Run{Iterations: run.Iterations, Requests: run.Requests, Model: ModelClosed}
 	counts.Summarize()
-	for _, k := range []string{RequestErrorPct, LifecycleSuccess} {
-		if v, ok := counts.Metrics[k]; ok {
-			run.Metrics[k] = v
-		}
-	}
+	take(run, &counts, []string{RequestErrorPct, LifecycleSuccess})
 	return run
 }
 
@@ -88,9 +82,7 @@ func mergeFootprint(run *Run, phases []Phase, cost *Run) {
 		switch {
 		case !IsFootprint(key):
 		case strings.HasSuffix(key, ".peak_rss_mb"):
-			if rss, ok := largest(phases, key); ok {
-				run.Metrics[key] = rss
-			}
+			setLargest(run, phases, key)
 		default:
 			take(run, cost, []string{key})
 		}
@@ -188,15 +180,14 @@ func runsOf(phases []Phase) []Run {
 	return runs
 }
 
-func largest(phases []Phase, key string) (float64, bool) {
-	var out float64
-	found := false
+// setLargest sets key to the largest value of it (at least 0) a phase
+// measured; absent when none did.
+func setLargest(run *Run, phases []Phase, key string) {
 	for _, p := range phases {
 		if v, ok := p.Metrics[key]; ok {
-			out, found = max(out, v), true
+			run.Metrics[key] = max(run.Metrics[key], v)
 		}
 	}
-	return out, found
 }
 
 // AppendNew appends the values list does not hold yet, each once.
