@@ -319,9 +319,7 @@ func mergeNotes(runs []Run, s span) []string {
 	from := map[string][]int{}
 	for i := range runs {
 		for _, note := range runs[i].Notes {
-			if _, seen := from[note]; !seen {
-				order = append(order, note)
-			}
+			order = AppendNew(order, note)
 			if idx := from[note]; len(idx) == 0 || idx[len(idx)-1] != i+1 {
 				from[note] = append(idx, i+1)
 			}
@@ -347,9 +345,7 @@ func mergeNotes(runs []Run, s span) []string {
 func envDifference(shards []*File) string {
 	var kinds []string
 	for _, f := range shards {
-		if fp := f.Env.Fingerprint(); !slices.Contains(kinds, fp) {
-			kinds = append(kinds, fp)
-		}
+		kinds = AppendNew(kinds, f.Env.Fingerprint())
 	}
 	if len(kinds) < 2 {
 		return ""

@@ -161,8 +161,7 @@ func (sc *scope) checkFeed(column string) error {
 		return fmt.Errorf("{{feed %q}}: setup.run runs once per run, for no virtual user, so it has no row of the feed", column)
 	case sc.inStage && sc.feed.perIteration:
 		return fmt.Errorf("{{feed %q}}: the feed gives a row to each iteration (per: iteration), so setup.vu has none; use per: vu", column)
-	}
-	if _, ok := sc.feed.columns[column]; !ok {
+	case !slices.Contains(sc.feed.names, column):
 		return fmt.Errorf("{{feed %q}}: %s has no column %q (columns: %s)", column, sc.feed.file, column, strings.Join(sc.feed.names, ", "))
 	}
 	return nil
