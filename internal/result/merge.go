@@ -316,26 +316,18 @@ func mergeNotes(runs []Run, s span) []string {
 	out := []string{fmt.Sprintf("merged from %d shards, which measured together for %.2f s of the %.2f s window",
 		n, s.overlap.Seconds(), s.end.Sub(s.start).Seconds())}
 	var order []string
-	from := map[string][]int{}
+	from := map[string][]string{} // the shards (from 1) a note came from
 	for i := range runs {
 		for _, note := range runs[i].Notes {
 			order = AppendNew(order, note)
-			if idx := from[note]; len(idx) == 0 || idx[len(idx)-1] != i+1 {
-				from[note] = append(idx, i+1)
-			}
+			from[note] = AppendNew(from[note], fmt.Sprint(i+1))
 		}
 	}
 	for _, note := range order {
-		idx := from[note]
-		if len(idx) == n {
-			out = append(out, note)
-			continue
+		if idx := from[note]; len(idx) < n {
+			note = fmt.Sprintf("%s %s of %d: %s", plural.Of(len(idx), "shard", "shards"), strings.Join(idx, ", "), n, note)
 		}
-		list := make([]string, len(idx))
-		for i, x := range idx {
-			list[i] = fmt.Sprint(x)
-		}
-		out = append(out, fmt.Sprintf("%s %s of %d: %s", plural.Of(len(idx), "shard", "shards"), strings.Join(list, ", "), n, note))
+		out = append(out, note)
 	}
 	return out
 }
