@@ -16,6 +16,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/atomicfile"
@@ -148,9 +149,7 @@ func (f *File) Append(res *result.File, p Provenance) {
 	for _, r := range res.Runs {
 		f.Samples = append(f.Samples, Sample{Commit: p.Commit, Ref: p.Ref, Job: p.Job, Time: p.Time, Metrics: copyMetrics(r.Metrics)})
 	}
-	if extra := len(f.Samples) - f.Window; extra > 0 {
-		f.Samples = append([]Sample(nil), f.Samples[extra:]...)
-	}
+	f.Samples = slices.Clone(f.Samples[max(len(f.Samples)-f.Window, 0):])
 }
 
 // Runs returns the samples as runs, which is all the verdict needs of them.
