@@ -16,6 +16,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/atomicfile"
@@ -65,8 +66,7 @@ type Provenance struct {
 // Decode parses a baseline file. The name is used in messages.
 func Decode(name string, data []byte) (*File, error) {
 	var f File
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&f); err != nil {
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&f); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v (fix or remove the file; it was not changed)", ErrCorrupt, name, err)
 	}
 	if f.Schema != SchemaVersion {
@@ -99,12 +99,16 @@ func storedLimit(what string) int64 {
 }
 
 // Read reads the baseline at path; ErrNotFound when there is none.
-func Read(path string) (*File, error) {
-	data, err := readStored(path, "baseline")
+func Read(path string) (*File, error) { return readAt(path, "baseline", Decode) }
+
+// readAt decodes the stored file what names at path; ErrNotFound when
+// there is none.
+func readAt[T any](path, what string, decode func(string, []byte) (*T, error)) (*T, error) {
+	data, err := readStored(path, what)
 	if err != nil {
 		return nil, err
 	}
-	return Decode(path, data)
+	return decode(path, data)
 }
 
 // readStored reads a stored file (what names it in errors); ErrNotFound
@@ -145,9 +149,7 @@ func (f *File) Append(res *result.File, p Provenance) {
 	for _, r := range res.Runs {
 		f.Samples = append(f.Samples, Sample{Commit: p.Commit, Ref: p.Ref, Job: p.Job, Time: p.Time, Metrics: copyMetrics(r.Metrics)})
 	}
-	if extra := len(f.Samples) - f.Window; extra > 0 {
-		f.Samples = append([]Sample(nil), f.Samples[extra:]...)
-	}
+	f.Samples = slices.Clone(f.Samples[max(len(f.Samples)-f.Window, 0):])
 }
 
 // Runs returns the samples as runs, which is all the verdict needs of them.

@@ -1,6 +1,7 @@
 package baseline
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -26,9 +27,7 @@ type CalibrationJob struct {
 }
 
 func (f *File) AddJob(job string, at time.Time, runs []result.Run) {
-	if f.Calibration == nil {
-		f.Calibration = &Calibration{}
-	}
+	f.Calibration = cmp.Or(f.Calibration, &Calibration{})
 	cj := CalibrationJob{Job: job, Time: at}
 	for _, r := range runs {
 		cj.Runs = append(cj.Runs, copyMetrics(r.Metrics))

@@ -123,10 +123,7 @@ func shortSHA(sha string) string { return sha[:min(len(sha), 12)] }
 // ValidBranch reports whether name can name a branch for ReadAtBranch:
 // not empty, and nothing git would read as an option or revision syntax.
 func ValidBranch(name string) bool {
-	if name == "" || strings.HasPrefix(name, "-") || strings.Contains(name, "..") {
-		return false
-	}
-	return !strings.ContainsAny(name, " ~^:?*[\\\t\n")
+	return name != "" && !strings.HasPrefix(name, "-") && !strings.Contains(name, "..") && !strings.ContainsAny(name, " ~^:?*[\\\t\n")
 }
 
 // FilesAtCommit reads files (paths relative to repoDir) as commit has

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -158,13 +159,7 @@ func checkComparison(c Comparison) error {
 }
 
 // ReadHistory reads the history at path; ErrNotFound when there is none.
-func ReadHistory(path string) (*History, error) {
-	data, err := readStored(path, "history")
-	if err != nil {
-		return nil, err
-	}
-	return DecodeHistory(path, data)
-}
+func ReadHistory(path string) (*History, error) { return readAt(path, "history", DecodeHistory) }
 
 // WriteHistory replaces the file at path atomically: a failure leaves the
 // old file as it was.
@@ -172,13 +167,11 @@ func WriteHistory(path string, h *History) error {
 	return atomicfile.Write(path, func(w io.Writer) error { return h.encode(w) })
 }
 
+// encode writes a line of JSON per job (json.Marshal's, as trim counts it).
 func (h *History) encode(w io.Writer) error {
+	enc := json.NewEncoder(w)
 	for _, j := range h.Jobs {
-		line, err := json.Marshal(j)
-		if err != nil {
-			return err
-		}
-		if _, err := w.Write(append(line, '\n')); err != nil {
+		if err := enc.Encode(j); err != nil {
 			return err
 		}
 	}
@@ -208,21 +201,13 @@ func (h *History) AppendComparison(benchmark, definition string, env result.Env,
 }
 
 func (h *History) add(job Job, keep int) {
-	kept := h.Jobs[:0:0]
-	for _, j := range h.Jobs {
-		if j.Job != job.Job {
-			kept = append(kept, j)
-		}
-	}
-	h.Jobs = append(kept, job)
+	h.Jobs = append(slices.DeleteFunc(slices.Clone(h.Jobs), func(j Job) bool { return j.Job == job.Job }), job)
 	h.trim(keep, MaxHistoryBytes)
 }
 
 func (h *History) trim(keep, maxBytes int) {
 	keep = cmp.Or(max(keep, 0), DefaultHistoryJobs)
-	if extra := len(h.Jobs) - keep; extra > 0 {
-		h.Jobs = h.Jobs[extra:]
-	}
+	h.Jobs = h.Jobs[max(len(h.Jobs)-keep, 0):]
 	size := 0
 	for i := len(h.Jobs) - 1; i >= 0; i-- {
 		line, _ := json.Marshal(h.Jobs[i])

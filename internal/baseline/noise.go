@@ -116,16 +116,12 @@ func (n *Noise) Add(k NoiseKey, j NoiseJob) {
 		e = &n.Entries[len(n.Entries)-1]
 	}
 	e.Jobs = append(e.Jobs, j)
-	if extra := len(e.Jobs) - NoiseJobs; extra > 0 {
-		e.Jobs = slices.Delete(e.Jobs, 0, extra)
-	}
+	e.Jobs = e.Jobs[max(len(e.Jobs)-NoiseJobs, 0):]
 }
 
 func (n *Noise) entry(k NoiseKey) *NoiseEntry {
-	for i := range n.Entries {
-		if n.Entries[i].NoiseKey == k {
-			return &n.Entries[i]
-		}
+	if i := slices.IndexFunc(n.Entries, func(e NoiseEntry) bool { return e.NoiseKey == k }); i >= 0 {
+		return &n.Entries[i]
 	}
 	return nil
 }
@@ -148,9 +144,7 @@ func WriteNoise(path string, n *Noise) error {
 // with one entry left, its oldest jobs), and returns the encoding.
 func (n *Noise) pruned(max int) ([]byte, error) {
 	slices.SortStableFunc(n.Entries, func(a, b NoiseEntry) int { return b.last().Compare(a.last()) }) // newest first
-	if len(n.Entries) > MaxNoiseEntries {
-		n.Entries = n.Entries[:MaxNoiseEntries]
-	}
+	n.Entries = n.Entries[:min(len(n.Entries), MaxNoiseEntries)]
 	// The file is the entries' encodings joined by commas in a small frame.
 	size := len(`{"schema":0,"entries":[]}`) + 8
 	kept := 0

@@ -1,6 +1,7 @@
 package baseline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,12 +36,7 @@ func (s FileSource) fetch(_ context.Context, what string) (string, []byte, error
 	return file, data, err
 }
 
-func (s FileSource) String() string {
-	if s.Name != "" {
-		return s.Name
-	}
-	return s.Path
-}
+func (s FileSource) String() string { return cmp.Or(s.Name, s.Path) }
 
 // BaseCommitSource is the baseline file as it is in the pull request's
 // base commit, which the pull request cannot edit (see ReadFileAtCommit).
@@ -86,22 +82,21 @@ func storedPath(path, what string) string {
 	return path
 }
 
-// fetchStored is src's stored file what names; found is false, with no
-// error, when src has none.
-func fetchStored(ctx context.Context, src Source, what string) (name string, data []byte, found bool, err error) {
-	name, data, err = src.fetch(ctx, what)
-	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrNotAtCommit) {
-		return name, nil, false, nil
-	}
-	return name, data, err == nil, err
+func readBaseline(ctx context.Context, src Source) (*File, error) {
+	return readFrom(ctx, src, "baseline", Decode)
 }
 
-func readBaseline(ctx context.Context, src Source) (*File, error) {
-	name, data, found, err := fetchStored(ctx, src, "baseline")
-	if !found {
+// readFrom decodes src's stored file what names; nil and no error when
+// src has none.
+func readFrom[T any](ctx context.Context, src Source, what string, decode func(string, []byte) (*T, error)) (*T, error) {
+	name, data, err := src.fetch(ctx, what)
+	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrNotAtCommit) {
+		return nil, nil
+	}
+	if err != nil {
 		return nil, err
 	}
-	return Decode(name, data)
+	return decode(name, data)
 }
 
 // ReadHistoryBeside reads the history kept beside the baseline that src
@@ -109,9 +104,5 @@ func readBaseline(ctx context.Context, src Source) (*File, error) {
 // or the baselines branch): a pull request can edit neither. It returns
 // nil and no error when there is no history there.
 func ReadHistoryBeside(ctx context.Context, src Source) (*History, error) {
-	name, data, found, err := fetchStored(ctx, src, "history")
-	if !found {
-		return nil, err
-	}
-	return DecodeHistory(name, data)
+	return readFrom(ctx, src, "history", DecodeHistory)
 }

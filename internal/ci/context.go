@@ -98,10 +98,8 @@ func Detect(getenv func(string) string) (Context, error) {
 		}
 		c.Owner, c.Repo = owner, name
 	}
-	if c.RunID != "" {
-		if _, err := strconv.ParseInt(c.RunID, 10, 64); err != nil {
-			return c, fmt.Errorf("GITHUB_RUN_ID %q is not a number", c.RunID)
-		}
+	if _, err := strconv.ParseInt(c.RunID, 10, 64); c.RunID != "" && err != nil {
+		return c, fmt.Errorf("GITHUB_RUN_ID %q is not a number", c.RunID)
 	}
 	if c.EventPath == "" {
 		if c.IsActions && (c.IsPullRequest() || c.EventName == "workflow_run") {

@@ -67,10 +67,7 @@ func applyEvent(c *Context) error {
 	case "pull_request", "pull_request_target":
 		return applyPullRequest(c, ev)
 	case "push":
-		c.Before = ev.Before
-		if ev.After != "" {
-			c.HeadSHA = ev.After
-		}
+		c.Before, c.HeadSHA = ev.Before, cmp.Or(ev.After, c.HeadSHA)
 	case "workflow_run":
 		return applyWorkflowRun(c, ev)
 	}
@@ -90,8 +87,7 @@ func applyPullRequest(c *Context, ev eventPayload) error {
 	c.BaseSHA, c.BaseRef = pr.Base.SHA, pr.Base.Ref
 	c.HeadSHA, c.HeadRef = pr.Head.SHA, pr.Head.Ref
 	c.IsFork = isFork(pr.Head.Repo, cmp.Or(pr.Base.Repo, ev.Repository))
-	readOnly := c.IsFork || c.Actor == "dependabot[bot]"
-	c.ReadOnlyToken = readOnly && c.EventName == "pull_request"
+	c.ReadOnlyToken = (c.IsFork || c.Actor == "dependabot[bot]") && c.EventName == "pull_request"
 	return nil
 }
 

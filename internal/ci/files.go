@@ -48,7 +48,6 @@ func (r *Runtime) Seal() error {
 		if path == "" {
 			continue
 		}
-		f := commandFile{name: name, path: path}
 		data, exists, err := readCommandFile(path)
 		if errors.Is(err, errNotRegular) {
 			continue // a device or pipe (GITHUB_OUTPUT=/dev/null outside a runner): nothing to restore
@@ -56,8 +55,7 @@ func (r *Runtime) Seal() error {
 		if err != nil {
 			return fmt.Errorf("reading the runner's %s before starting any process: %w", name, err)
 		}
-		f.content, f.exists = data, exists
-		r.sealed = append(r.sealed, f)
+		r.sealed = append(r.sealed, commandFile{name: name, path: path, exists: exists, content: data})
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package ci
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"reflect"
@@ -109,10 +110,7 @@ func ReadInputs(getenv func(string) string) (Inputs, error) {
 	for i := range v.NumField() {
 		f := v.Type().Field(i)
 		name := f.Tag.Get("input")
-		raw := action.GetInput(name)
-		if raw == "" {
-			raw = f.Tag.Get("default")
-		}
+		raw := cmp.Or(action.GetInput(name), f.Tag.Get("default"))
 		if v.Field(i).Kind() != reflect.Bool {
 			v.Field(i).SetString(raw)
 		} else if b, err := parseBool(raw); err != nil {

@@ -58,6 +58,7 @@ func NewRuntime(w io.Writer, getenv func(string) string) *Runtime {
 	return &Runtime{
 		action: githubactions.New(githubactions.WithWriter(commandWriter(w)), githubactions.WithGetenv(getenv)),
 		getenv: getenv,
+		masked: map[string]bool{},
 	}
 }
 
@@ -91,9 +92,6 @@ func (r *Runtime) AddMask(secret string) {
 		line = strings.TrimSuffix(line, "\r")
 		if strings.TrimSpace(line) == "" || r.masked[line] {
 			continue
-		}
-		if r.masked == nil {
-			r.masked = map[string]bool{}
 		}
 		r.masked[line] = true
 		r.command(func() { r.action.AddMask(line) })

@@ -15,17 +15,15 @@ func Concat(runs []Run) Run {
 	}
 	out := Run{Started: runs[0].Started, Model: runs[0].Model, OfferedRate: runs[0].OfferedRate}
 	addWork(&out, runs)
+	lists := make([][]Statement, len(runs))
 	for i := range runs {
 		out.Window += runs[i].Window
 		out.Notes = AppendNew(out.Notes, runs[i].Notes...)
+		lists[i] = runs[i].Statements
 	}
 	out.Resources = sumResources(runs)
 	out.Parts = sumParts(runs)
 	out.Counters = sumCounters(runs)
-	lists := make([][]Statement, len(runs))
-	for i := range runs {
-		lists[i] = runs[i].Statements
-	}
 	out.Statements = SumStatements(lists...)
 	out.Summarize()
 	return out
@@ -34,25 +32,10 @@ func Concat(runs []Run) Run {
 // sumResources adds the windows' CPU and keeps the largest peak memory;
 // a figure some window lacks is absent from the sum (never a part of it).
 func sumResources(runs []Run) *Resources {
-	var out Resources
-	cpu := true
-	for i := range runs {
-		r := runs[i].Resources
-		if r == nil || !(r.CPUSeconds > 0) {
-			cpu = false
-		}
-		if r != nil {
-			out.CPUSeconds += r.CPUSeconds
-			out.PeakRSSBytes = max(out.PeakRSSBytes, r.PeakRSSBytes)
-		}
+	if slices.ContainsFunc(runs, func(r Run) bool { return r.Resources == nil || !(r.Resources.CPUSeconds > 0) }) {
+		return foldResources(runs, func(float64, float64) float64 { return 0 })
 	}
-	if !cpu {
-		out.CPUSeconds = 0
-	}
-	if out == (Resources{}) {
-		return nil
-	}
-	return &out
+	return foldResources(runs, add)
 }
 
 // sumParts adds each part's figures over the windows (the peak memory

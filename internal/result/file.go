@@ -14,8 +14,7 @@ var ErrSchema = errors.New("unsupported result schema")
 
 func Decode(r io.Reader) (*File, error) {
 	var f File
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&f); err != nil {
+	if err := json.NewDecoder(r).Decode(&f); err != nil {
 		return nil, fmt.Errorf("not a tailgate result file: %w", err)
 	}
 	if f.Schema != SchemaVersion {

@@ -75,12 +75,9 @@ func PartCPUKey(part string) string { return PartKey(part, partCPU) }
 func PartShareKey(part string) string { return PartKey(part, partShare) }
 
 func PartOfShareKey(key string) (part string, ok bool) {
-	rest, ok := strings.CutPrefix(key, PartPrefix)
-	if !ok {
-		return "", false
-	}
+	rest, prefixed := strings.CutPrefix(key, PartPrefix)
 	part, ok = strings.CutSuffix(rest, "."+partShare)
-	return part, ok && part != "" && !strings.Contains(part, ".")
+	return part, prefixed && ok && part != "" && !strings.Contains(part, ".")
 }
 
 func CounterKey(source, counter string) string { return CounterPrefix + source + "." + counter }
@@ -105,12 +102,9 @@ func lookupDynamic(key string) (Metric, bool) {
 		}
 		return Metric{key, source + " " + counter, "/iteration", LowerIsBetter, Ratio}, true
 	}
-	rest, ok := strings.CutPrefix(key, PartPrefix)
-	if !ok {
-		return Metric{}, false
-	}
+	rest, prefixed := strings.CutPrefix(key, PartPrefix)
 	part, fig, ok := strings.Cut(rest, ".")
-	if !ok || part == "" {
+	if !prefixed || !ok || part == "" {
 		return Metric{}, false
 	}
 	if m, ok := partFigures[fig]; ok {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -158,7 +159,7 @@ func mergeRuns(runs []Run) (Run, error) {
 	if offered {
 		out.OfferedRate = float64(out.Iterations.Offered) / out.Window
 	}
-	out.Resources = mergeResources(runs)
+	out.Resources = foldResources(runs, math.Max) // shards sample one shared target: a sum would count it once per shard
 	out.Notes = mergeNotes(runs, span)
 	out.Summarize()
 	return out, nil
@@ -290,13 +291,13 @@ func addErrors(out, errs []ErrorClass) []ErrorClass {
 	return out
 }
 
-// mergeResources keeps, of each figure, the largest any shard measured:
-// shards sample one shared target, so a sum would count it once per shard.
-func mergeResources(runs []Run) *Resources {
+// foldResources is the runs' CPU folded by cpu and their largest peak
+// memory; nil when none measured either.
+func foldResources(runs []Run, cpu func(sum, v float64) float64) *Resources {
 	var out Resources
 	for i := range runs {
 		if r := runs[i].Resources; r != nil {
-			out.CPUSeconds = max(out.CPUSeconds, r.CPUSeconds)
+			out.CPUSeconds = cpu(out.CPUSeconds, r.CPUSeconds)
 			out.PeakRSSBytes = max(out.PeakRSSBytes, r.PeakRSSBytes)
 		}
 	}
@@ -306,6 +307,8 @@ func mergeResources(runs []Run) *Resources {
 	return &out
 }
 
+func add(a, b float64) float64 { return a + b }
+
 // mergeNotes keeps every shard's notes, once for a note all shards have
 // and with the shards it came from otherwise, after a note on the window.
 func mergeNotes(runs []Run, s span) []string {
@@ -313,28 +316,18 @@ func mergeNotes(runs []Run, s span) []string {
 	out := []string{fmt.Sprintf("merged from %d shards, which measured together for %.2f s of the %.2f s window",
 		n, s.overlap.Seconds(), s.end.Sub(s.start).Seconds())}
 	var order []string
-	from := map[string][]int{}
+	from := map[string][]string{} // the shards (from 1) a note came from
 	for i := range runs {
 		for _, note := range runs[i].Notes {
-			if _, seen := from[note]; !seen {
-				order = append(order, note)
-			}
-			if idx := from[note]; len(idx) == 0 || idx[len(idx)-1] != i+1 {
-				from[note] = append(idx, i+1)
-			}
+			order = AppendNew(order, note)
+			from[note] = AppendNew(from[note], fmt.Sprint(i+1))
 		}
 	}
 	for _, note := range order {
-		idx := from[note]
-		if len(idx) == n {
-			out = append(out, note)
-			continue
+		if idx := from[note]; len(idx) < n {
+			note = fmt.Sprintf("%s %s of %d: %s", plural.Of(len(idx), "shard", "shards"), strings.Join(idx, ", "), n, note)
 		}
-		list := make([]string, len(idx))
-		for i, x := range idx {
-			list[i] = fmt.Sprint(x)
-		}
-		out = append(out, fmt.Sprintf("%s %s of %d: %s", plural.Of(len(idx), "shard", "shards"), strings.Join(list, ", "), n, note))
+		out = append(out, note)
 	}
 	return out
 }
@@ -344,9 +337,7 @@ func mergeNotes(runs []Run, s span) []string {
 func envDifference(shards []*File) string {
 	var kinds []string
 	for _, f := range shards {
-		if fp := f.Env.Fingerprint(); !slices.Contains(kinds, fp) {
-			kinds = append(kinds, fp)
-		}
+		kinds = AppendNew(kinds, f.Env.Fingerprint())
 	}
 	if len(kinds) < 2 {
 		return ""

@@ -1,5 +1,7 @@
 package result
 
+import "slices"
+
 type Better int
 
 const (
@@ -69,10 +71,8 @@ var Metrics = []Metric{
 // Lookup returns the description of a metric key: a catalogued one, or a
 // footprint key naming a part's figure or a counter (footprint.go).
 func Lookup(key string) (Metric, bool) {
-	for _, m := range Metrics {
-		if m.Key == key {
-			return m, true
-		}
+	if i := slices.IndexFunc(Metrics, func(m Metric) bool { return m.Key == key }); i >= 0 {
+		return Metrics[i], true
 	}
 	return lookupDynamic(key)
 }

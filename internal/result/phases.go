@@ -58,25 +58,19 @@ func MergePhases(phases []Phase) *Run {
 	}
 	run.Iterations.Counted = CountAll
 	run.Steps = mergePhaseSteps(phases, cmp.Or(measuredPhase(phases, latency), throughput))
-	run.Resources = mergePhaseResources(phases)
+	run.Resources = foldResources(runsOf(phases), add)
 	take(run, throughput, throughputMetrics)
 	take(run, latency, latencyMetrics)
 	// CPU per iteration comes from the throughput (closed) phase, whose
 	// window has no idle time whose background work an open phase charges
 	// to few iterations.
 	take(run, throughput, costMetrics)
-	if rss, ok := largest(phases, PeakRSS); ok {
-		run.Metrics[PeakRSS] = rss
-	}
+	setLargest(run, phases, PeakRSS)
 	mergeFootprint(run, phases, throughput)
 	// the error rate and lifecycle success of the summed counts, by Summarize's formulas
 	counts := Run{Iterations: run.Iterations, Requests: run.Requests, Model: ModelClosed}
 	counts.Summarize()
-	for _, k := range []string{RequestErrorPct, LifecycleSuccess} {
-		if v, ok := counts.Metrics[k]; ok {
-			run.Metrics[k] = v
-		}
-	}
+	take(run, &counts, []string{RequestErrorPct, LifecycleSuccess})
 	return run
 }
 
@@ -84,17 +78,11 @@ func MergePhases(phases []Phase) *Run {
 // CPU, I/O and counters, the work counters) from the cost phase, as CPU
 // per iteration, and each part's peak memory as the largest of any phase.
 func mergeFootprint(run *Run, phases []Phase, cost *Run) {
-	runs := make([]Run, len(phases))
-	for i := range phases {
-		runs[i] = phases[i].Run
-	}
-	for _, key := range KeysOf(runs) {
+	for _, key := range KeysOf(runsOf(phases)) {
 		switch {
 		case !IsFootprint(key):
 		case strings.HasSuffix(key, ".peak_rss_mb"):
-			if rss, ok := largest(phases, key); ok {
-				run.Metrics[key] = rss
-			}
+			setLargest(run, phases, key)
 		default:
 			take(run, cost, []string{key})
 		}
@@ -144,10 +132,8 @@ func measuredPhase(phases []Phase, r *Run) *Run {
 }
 
 func phaseOf(phases []Phase, model string) *Run {
-	for i := range phases {
-		if phases[i].Model == model {
-			return &phases[i].Run
-		}
+	if i := slices.IndexFunc(phases, func(p Phase) bool { return p.Model == model }); i >= 0 {
+		return &phases[i].Run
 	}
 	return nil
 }
@@ -186,31 +172,22 @@ func mergePhaseSteps(phases []Phase, latency *Run) []Step {
 	return steps
 }
 
-// mergePhaseResources is the CPU of all phases' windows and the largest RSS;
-// nil when no phase measured either.
-func mergePhaseResources(phases []Phase) *Resources {
-	var sum Resources
-	for _, p := range phases {
-		if r := p.Resources; r != nil {
-			sum.CPUSeconds += r.CPUSeconds
-			sum.PeakRSSBytes = max(sum.PeakRSSBytes, r.PeakRSSBytes)
-		}
+func runsOf(phases []Phase) []Run {
+	runs := make([]Run, len(phases))
+	for i := range phases {
+		runs[i] = phases[i].Run
 	}
-	if sum == (Resources{}) {
-		return nil
-	}
-	return &sum
+	return runs
 }
 
-func largest(phases []Phase, key string) (float64, bool) {
-	var out float64
-	found := false
+// setLargest sets key to the largest value of it (at least 0) a phase
+// measured; absent when none did.
+func setLargest(run *Run, phases []Phase, key string) {
 	for _, p := range phases {
 		if v, ok := p.Metrics[key]; ok {
-			out, found = max(out, v), true
+			run.Metrics[key] = max(run.Metrics[key], v)
 		}
 	}
-	return out, found
 }
 
 // AppendNew appends the values list does not hold yet, each once.

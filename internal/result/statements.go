@@ -76,12 +76,5 @@ func SumStatements(lists ...[]Statement) []Statement {
 			byKey[s.Key()] = s
 		}
 	}
-	if len(byKey) == 0 {
-		return nil
-	}
-	out := make([]Statement, 0, len(byKey))
-	for _, k := range slices.Sorted(maps.Keys(byKey)) {
-		out = append(out, byKey[k])
-	}
-	return out
+	return slices.SortedFunc(maps.Values(byKey), func(a, b Statement) int { return strings.Compare(a.Key(), b.Key()) })
 }

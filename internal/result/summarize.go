@@ -27,17 +27,16 @@ func (r *Run) Summarize() {
 	if h := r.Latency; h != nil && h.Count() > 0 {
 		q := h.Quantiles(0.50, 0.90, 0.95, 0.99)
 		set(LatencyMean, ms(h.Mean()))
-		set(LatencyP50, ms(q[0]))
-		set(LatencyP90, ms(q[1]))
-		set(LatencyP95, ms(q[2]))
-		set(LatencyP99, ms(q[3]))
+		for i, k := range []string{LatencyP50, LatencyP90, LatencyP95, LatencyP99} {
+			set(k, ms(q[i]))
+		}
 		set(LatencyMax, ms(h.Max()))
 	}
 	if h := r.IterationLatency; h != nil && h.Count() > 0 {
 		q := h.Quantiles(0.50, 0.95, 0.99)
-		set(IterationP50, ms(q[0]))
-		set(IterationP95, ms(q[1]))
-		set(IterationP99, ms(q[2]))
+		for i, k := range []string{IterationP50, IterationP95, IterationP99} {
+			set(k, ms(q[i]))
+		}
 	}
 	if h := r.ScheduleLag; h != nil && h.Count() > 0 {
 		set(ScheduleLagP99, ms(h.Quantile(0.99)))

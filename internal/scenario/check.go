@@ -65,11 +65,10 @@ type ResponseHeader interface {
 type NetHTTPHeader http.Header
 
 func (h NetHTTPHeader) Get(name string) (string, bool) {
-	v := http.Header(h).Values(name)
-	if len(v) == 0 {
-		return "", false
+	if v := http.Header(h).Values(name); len(v) > 0 {
+		return v[0], true
 	}
-	return v[0], true
+	return "", false
 }
 
 func (h NetHTTPHeader) SetCookies(dst []string) []string { return append(dst, h["Set-Cookie"]...) }
@@ -116,8 +115,7 @@ func (x *Executor) Check(i int, resp Response) (*Failure, error) {
 // save saves the step's values (body: when read); one missing fails the step.
 func (x *Executor) save(st *boundStep, resp Response, body []byte) *Failure {
 	for _, s := range st.save {
-		var v string
-		ok := false
+		v, ok := "", false
 		switch s.from {
 		case config.SaveHeader:
 			if resp.Header != nil {

@@ -273,18 +273,15 @@ func (x *Executor) StepName(i int) string { return x.cur[i].name }
 func (x *Executor) Describe(i int, fail *Failure, err error) string {
 	st := &x.cur[i]
 	line := st.method + " " + strings.TrimPrefix(x.req.URL, st.prefix)
-	var what string
 	switch {
 	case err != nil:
-		what = line + ": " + err.Error()
+		return x.Mask(line + ": " + err.Error())
 	case fail.Kind == StatusMismatch:
 		want := "2xx"
 		if st.status != 0 {
 			want = strconv.Itoa(st.status)
 		}
-		what = fmt.Sprintf("%s → %s (want %s)", line, fail.Message(), want)
-	default:
-		what = fmt.Sprintf("%s → %d: %s", line, fail.Status, fail.Message())
+		return x.Mask(fmt.Sprintf("%s → %s (want %s)", line, fail.Message(), want))
 	}
-	return x.Mask(what)
+	return x.Mask(fmt.Sprintf("%s → %d: %s", line, fail.Status, fail.Message()))
 }

@@ -23,12 +23,7 @@ const (
 	stages
 )
 
-func (s Stage) String() string {
-	if s == SetupRun {
-		return "setup.run"
-	}
-	return "setup.vu"
-}
+func (s Stage) String() string { return [stages]string{"setup.run", "setup.vu"}[s] }
 
 // scope is what a step's templates may read: earlier saves, env and the feed.
 type scope struct {
@@ -152,10 +147,7 @@ func (sc *scope) checkInputs(root parse.Node) error {
 
 // quotedName is the string literal of a call `name "arg"` at cmd.Args[i].
 func quotedName(cmd *parse.CommandNode, i int) (string, bool) {
-	if i != 0 || len(cmd.Args) != 2 {
-		return "", false
-	}
-	if s, ok := cmd.Args[1].(*parse.StringNode); ok {
+	if s, ok := cmd.Args[len(cmd.Args)-1].(*parse.StringNode); ok && i == 0 && len(cmd.Args) == 2 {
 		return s.Text, true
 	}
 	return "", false
@@ -169,8 +161,7 @@ func (sc *scope) checkFeed(column string) error {
 		return fmt.Errorf("{{feed %q}}: setup.run runs once per run, for no virtual user, so it has no row of the feed", column)
 	case sc.inStage && sc.feed.perIteration:
 		return fmt.Errorf("{{feed %q}}: the feed gives a row to each iteration (per: iteration), so setup.vu has none; use per: vu", column)
-	}
-	if _, ok := sc.feed.columns[column]; !ok {
+	case !slices.Contains(sc.feed.names, column):
 		return fmt.Errorf("{{feed %q}}: %s has no column %q (columns: %s)", column, sc.feed.file, column, strings.Join(sc.feed.names, ", "))
 	}
 	return nil

@@ -305,13 +305,8 @@ func (p *Plan) StepNames() []string { return append([]string(nil), p.stepNames..
 // Pick is the scenario iteration seq runs: weighted, from the seed and seq alone.
 func (p *Plan) Pick(seq uint64) int {
 	total := p.cumWeight[len(p.cumWeight)-1]
-	x := mix(uint64(p.seed)^0x5ca1ab1e, seq) % total
-	for i, c := range p.cumWeight {
-		if x < c {
-			return i
-		}
-	}
-	return len(p.cumWeight) - 1 // unreachable: x < total
+	i, _ := slices.BinarySearch(p.cumWeight, mix(uint64(p.seed)^0x5ca1ab1e, seq)%total+1) // the first c > x
+	return i
 }
 
 // mix derives a well-spread 64-bit value from two inputs (splitmix64).

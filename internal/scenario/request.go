@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -57,14 +58,8 @@ func (x *Executor) reqPath() string {
 	if len(x.req.URL) < x.origin {
 		return "/"
 	}
-	p := x.req.URL[x.origin:]
-	if i := strings.IndexByte(p, '?'); i >= 0 {
-		p = p[:i]
-	}
-	if p == "" {
-		return "/"
-	}
-	return p
+	p, _, _ := strings.Cut(x.req.URL[x.origin:], "?")
+	return cmp.Or(p, "/")
 }
 
 // renderURL renders the path onto the base URL, escaped as net/http
@@ -113,11 +108,9 @@ func (x *Executor) renderHeaders(st *boundStep) ([]Header, error) {
 		if !h.value.templated() {
 			continue
 		}
-		if err := h.value.render(&x.buf, x.vars); err != nil {
-			return nil, fmt.Errorf("step %q header %s: %w", st.name, h.name, err)
-		}
+		err := h.value.render(&x.buf, x.vars)
 		v := x.buf.String()
-		if err := checkHeaderValue(v); err != nil {
+		if err := cmp.Or(err, checkHeaderValue(v)); err != nil {
 			return nil, fmt.Errorf("step %q header %s: %w", st.name, h.name, err)
 		}
 		x.hdrs = append(x.hdrs, Header{Name: h.name, Value: v})

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -159,10 +160,8 @@ func funcsFor(s *iterState) template.FuncMap {
 		"feed": func(column string) string { return s.row[s.feed.columns[column]] },
 		"uuid": func() string {
 			var u [16]byte
-			a, b := s.rng.Uint64(), s.rng.Uint64()
-			for i := 0; i < 8; i++ {
-				u[i], u[8+i] = byte(a>>(8*i)), byte(b>>(8*i))
-			}
+			binary.LittleEndian.PutUint64(u[:8], s.rng.Uint64())
+			binary.LittleEndian.PutUint64(u[8:], s.rng.Uint64())
 			u[6] = u[6]&0x0f | 0x40 // version 4
 			u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
 			return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])

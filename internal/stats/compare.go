@@ -103,8 +103,7 @@ const (
 // p-values, floor, warnings and, when asked, the detectable effect; what
 // they mean is the caller's policy.
 func Compare(in Input) Comparison {
-	c := Comparison{Effect: math.NaN(), PairEffect: math.NaN(), PWorse: math.NaN(), PBetter: math.NaN()}
-	c.Floor = in.floor()
+	c := Comparison{Effect: math.NaN(), PairEffect: math.NaN(), PWorse: math.NaN(), PBetter: math.NaN(), Floor: in.floor()}
 	if d, err := PairDifferences(in.Head, in.Base, in.Scale, in.Direction); in.Paired && err == nil {
 		c.PairEffect = Median(d)
 	}

@@ -63,10 +63,7 @@ func SampleSD(x []float64) float64 {
 // CV is the coefficient of variation of x: the sample standard deviation
 // (n−1) over the mean; 0 for fewer than two values or a zero mean.
 func CV(x []float64) float64 {
-	if len(x) < 2 {
-		return 0
-	}
-	if mean := Mean(x); mean != 0 {
+	if mean := Mean(x); len(x) >= 2 && mean != 0 {
 		return SampleSD(x) / mean
 	}
 	return 0

@@ -50,7 +50,7 @@ func logVarianceHeterogeneity(jobs []SeqPrior) float64 {
 	for i, j := range jobs {
 		half := float64(j.DF) / 2
 		ys[i] = 2*math.Log(j.SD) - (mathext.Digamma(half) - math.Log(half))
-		ws[i] = 1 / trigamma(half)
+		ws[i] = 1 / mathext.Zeta(2, half) // the trigamma ψ′(x) is the Hurwitz ζ(2, x)
 		sw += ws[i]
 		sw2 += ws[i] * ws[i]
 		swy += ws[i] * ys[i]
@@ -62,6 +62,3 @@ func logVarianceHeterogeneity(jobs []SeqPrior) float64 {
 	}
 	return math.Max(0, (q-float64(len(jobs)-1))/(sw-sw2/sw))
 }
-
-// trigamma is ψ′(x) = ζ(2, x), the Hurwitz zeta function at 2.
-func trigamma(x float64) float64 { return mathext.Zeta(2, x) }

@@ -261,12 +261,11 @@ func (d SeqDesign) ReplayWithin(diffs []float64, minEffect, resolution float64, 
 		return SeqDecision{}, err
 	}
 	at := func(n int) SeqDesign {
+		dn := d
 		if d.Prior.UsableDF() == 0 && n-1 < len(within) {
-			dn := d
 			dn.Prior = within[n-1]
-			return dn
 		}
-		return d
+		return dn
 	}
 	for n := d.MinBlocks; n < len(diffs); n++ {
 		dec, err := at(n).look(diffs[:n], minEffect, resolution, k, false, false)

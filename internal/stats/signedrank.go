@@ -3,6 +3,7 @@ package stats
 import (
 	"errors"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -18,12 +19,7 @@ func SignedRankTest(d []float64) (pWorse, pBetter float64, err error) {
 	if err := CheckFinite(d); err != nil {
 		return math.NaN(), math.NaN(), err
 	}
-	var nz []float64
-	for _, x := range d {
-		if x != 0 {
-			nz = append(nz, x)
-		}
-	}
+	nz := slices.DeleteFunc(slices.Clone(d), func(x float64) bool { return x == 0 })
 	if len(nz) == 0 {
 		return 1, 1, nil
 	}

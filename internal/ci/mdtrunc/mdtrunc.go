@@ -27,17 +27,10 @@ func Fit(md string, limit int, note string) (string, bool) {
 	if i := strings.LastIndexByte(head, '\n'); i > 0 {
 		head = head[:i]
 	}
-	var b strings.Builder
-	b.WriteString(head)
 	if strings.Count(head, "```")%2 == 1 {
-		b.WriteString("\n```")
+		head += "\n```"
 	}
-	for open := openDetails(head); open > 0; open-- {
-		b.WriteString("\n</details>")
-	}
-	b.WriteString("\n\n")
-	b.WriteString(note)
-	return b.String(), true
+	return head + strings.Repeat("\n</details>", openDetails(head)) + "\n\n" + note, true
 }
 
 // openDetails counts <details> blocks opened in md and not closed.
@@ -48,12 +41,10 @@ func openDetails(md string) int {
 // cutRunes returns the longest prefix of s of at most n bytes that does not
 // split a UTF-8 sequence.
 func cutRunes(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
 	if len(s) <= n {
 		return s
 	}
+	n = max(n, 0)
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
