@@ -64,8 +64,11 @@ func TestLocustMasterAndTwoWorkers(t *testing.T) {
 	mustWrite(t, filepath.Join(dir, "locustfile.py"), locustfile)
 	// The documented example, shorter and on this test's service and port;
 	// the locustfile by its whole path, which tells this test's processes.
+	// Runs of 2 s: a run's start (three Pythons, the workers joining) takes
+	// longer than that, and 2 s of 4 users make ~100 requests of the head
+	// (60 ms each) and ~400 of the base, plenty for one verdict.
 	cfg := strings.NewReplacer("http://127.0.0.1:8080", base.URL, "5557", freePort(t), "locustfile.py", filepath.Join(dir, "locustfile.py"),
-		"-u 20 -r 20 -t 30s", "-u 4 -r 4 -t 6s", "runs: 5", "runs: 2").Replace(string(mustRead(t, "../../testdata/config/locust-workers.yml")))
+		"-u 20 -r 20 -t 30s", "-u 4 -r 4 -t 2s", "runs: 5", "runs: 2").Replace(string(mustRead(t, "../../testdata/config/locust-workers.yml")))
 	mustWrite(t, filepath.Join(dir, "tailgate.yml"), cfg)
 	t.Cleanup(func() {
 		if left := processesWith(filepath.Join(dir, "locustfile.py")); len(left) > 0 {

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"flag"
 	"github.com/tailgate-ci/tailgate/internal/runner"
 	"os"
 	"os/exec"
@@ -25,6 +26,16 @@ func TestMain(m *testing.M) {
 		// caught, not ignored: an ignored signal would stay ignored in the command
 		signal.Notify(make(chan os.Signal, 1), syscall.SIGTERM, os.Interrupt)
 		os.Exit(target.Supervise(os.Args[2:]))
+	}
+	// The parallel tests wait on windows of load against services that
+	// sleep or fail, not on the CPU: -parallel defaulted to GOMAXPROCS (2
+	// in CI) and left them mostly idle, so unless it is given they run 4
+	// at a time. Tests that measure CPU per iteration stay serial.
+	flag.Parse()
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+	if !explicit {
+		flag.Set("test.parallel", "4")
 	}
 	os.Exit(m.Run())
 }
