@@ -34,8 +34,8 @@ import (
 // cpu.stat, memory.current and io.stat lose nothing.
 //
 // It also measures a started target's CPU time and peak memory
-// (Path.Root): exact from schedstat where the kernel keeps it, else from
-// clock ticks.
+// (Path.Root): exact from each process's CPU-time clock (ended threads
+// included), else from clock ticks.
 type Footprint struct {
 	parts      []*partWindow
 	stop, done chan struct{}
@@ -48,8 +48,8 @@ type FootprintPart struct {
 	// PID, when not 0, is the root of the process tree measured (the
 	// target tailgate started), in place of PIDFile, Process and Cgroup.
 	PID int
-	// resources: the part is Path.Root (the window's Resources, schedstat
-	// read too); hidden: only for that, not listed among the parts.
+	// resources: the part is Path.Root (the window's Resources, CPU-time
+	// clock read too); hidden: only for that, not listed among the parts.
 	resources, hidden bool
 }
 
@@ -128,8 +128,8 @@ type procFigures struct {
 	io             [len(ioFields)]uint64
 	ctxt           uint64 // voluntary context switches: own only
 	ioOK, ctxtOK   bool
-	// nanos: its live threads' run time (schedstat, Path.Root only);
-	// child: the reaped children's ticks, which schedstat lacks.
+	// nanos: its threads' run time (its CPU-time clock, Path.Root only);
+	// child: the reaped children's ticks, which that clock lacks.
 	nanos, child uint64
 	nanosOK      bool
 }
@@ -145,7 +145,7 @@ type procSpan struct {
 	first, last procFigures
 	parent      procKey // its parent when last seen
 	present     bool    // seen by the latest sample
-	inexact     bool    // a sample could not read its schedstat
+	inexact     bool    // a sample could not read its CPU-time clock
 }
 
 type partWindow struct {
@@ -272,7 +272,7 @@ func (w *partWindow) record(all, members []procStat, first bool) {
 			w.spans[key] = sp
 		}
 		sp.inexact = sp.inexact || !fig.nanosOK
-		// A thread that ends takes its run time along: keep the most seen.
+		// An unreadable clock (the process ending) keeps the most seen.
 		fig.nanos = max(fig.nanos, sp.last.nanos)
 		if !fig.ioOK { // ended between reading its stat and its io: keep the last seen
 			fig.io = sp.last.io
@@ -349,7 +349,7 @@ func (w *partWindow) read(st procStat) procFigures {
 		minflt: st.MinFlt + st.CMinFlt, majflt: st.MajFlt + st.CMajFlt, child: st.ChildTicks,
 	}
 	if w.spec.resources {
-		fig.nanos, fig.nanosOK = threadNanos(st.PID)
+		fig.nanos, fig.nanosOK = processNanos(st.PID)
 	}
 	if w.spec.hidden {
 		return fig
