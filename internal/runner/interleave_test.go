@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -349,4 +350,30 @@ func TestBlocksLeaveOutDecidedPhases(t *testing.T) {
 // wholeIf is the whole runs a test asks for by naming them; "" asks for blocks.
 func wholeIf(why string) result.Apart {
 	return map[bool]result.Apart{true: {Why: result.RecordBase}}[why != ""]
+}
+
+// The drain at a block's end is for the next block's processes: targets
+// stopped right after the block are not drained (issue 46), those kept
+// for the job are.
+func TestBlocksDrainOnlyKeptTargets(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, restart := range []bool{true, false} {
+		t.Run("restart="+strconv.FormatBool(restart), func(t *testing.T) {
+			t.Parallel()
+			tag := strconv.FormatBool(restart)
+			base, head := serviceTarget(t, dir+"/b"+tag+".env"), serviceTarget(t, dir+"/h"+tag+".env")
+			r := abBenchmark(t, base.URL)
+			r.Config.Drain = &config.Drain{Probe: config.Request{Method: "GET", Path: "/count"}, Until: map[string]any{"count": 3},
+				Quiet: config.Duration(200 * time.Millisecond), Timeout: config.Duration(5 * time.Second), Interval: config.Duration(20 * time.Millisecond)}
+			plan := ABPlan{Base: base, Head: head, MaxBlocks: 2, Restart: restart, Shape: Shape{Windows: 2, Window: 100 * time.Millisecond}}
+			if _, err := r.RunAB(context.Background(), plan); err != nil {
+				t.Fatal(err)
+			}
+			spent := r.SpentSoFar()
+			if drained := spent[TimeDrain] > 0; drained == restart || spent[TimePrepare] <= 0 {
+				t.Errorf("restart %v: drain %v after the blocks, prepare %v: want a drain after a block only for targets kept", restart, spent[TimeDrain], spent[TimePrepare])
+			}
+		})
+	}
 }
