@@ -377,3 +377,31 @@ func TestBlocksDrainOnlyKeptTargets(t *testing.T) {
 		})
 	}
 }
+
+// Where a job's time went covers its wall time: what no stage names (the
+// look after each block here) is the stage "other" (issue 46).
+func TestSpentCoversTheJobsWallTime(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /reset", func(http.ResponseWriter, *http.Request) {})
+	mux.HandleFunc("GET /count", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(`{"count":3}`)) })
+	mux.HandleFunc("GET /items", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(`{"ok":true}`)) })
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	b := &Benchmark{Config: benchConfig(srv.URL, 1)}
+	look := func(*ABResult, bool) bool { time.Sleep(300 * time.Millisecond); return false }
+	plan := ABPlan{Base: config.Target{URL: srv.URL}, Head: config.Target{URL: srv.URL}, AA: true, MaxBlocks: 2, Look: look, Shape: Shape{Windows: 2, Window: 100 * time.Millisecond}}
+	began := time.Now()
+	res, err := b.RunAB(context.Background(), plan)
+	wall := time.Since(began)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum time.Duration
+	for _, d := range res.Spent {
+		sum += d
+	}
+	if sum < wall-50*time.Millisecond || sum > wall || res.Spent[TimeOther] < 600*time.Millisecond {
+		t.Errorf("stages %v sum to %v of a job of %v: want the wall time, the looks in %q", res.Spent, sum, wall, TimeOther)
+	}
+}
