@@ -95,13 +95,20 @@ func (b *Benchmark) RunAB(ctx context.Context, plan ABPlan) (*ABResult, error) {
 	}
 	plan = b.Resolve(plan)
 	j := &abJob{b: b, plan: plan, compiled: compiled, res: &ABResult{Base: b.newFile(), Head: b.newFile(), MaxUnits: plan.MaxBlocks}}
-	defer j.stopAll()
+	defer func(began time.Time) {
+		rest := time.Since(began) + b.SpentSoFar()[TimeBuild] // the builds came before the job
+		for _, d := range b.SpentSoFar() {
+			rest -= d
+		}
+		b.spend(TimeOther, rest)
+		j.res.Spent = b.SpentSoFar()
+	}(time.Now())
+	defer j.stopAll() // runs first: the stops count in the job's time
 	if !plan.Restart {
 		if err := j.startForJob(ctx); err != nil {
 			return nil, err
 		}
 	}
-	defer func() { j.res.Spent = b.SpentSoFar() }()
 	return j.runBlocks(ctx)
 }
 

@@ -198,7 +198,8 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 			counted[side] = append(counted[side], c)
 		}
 	}
-	if err := j.b.drain(ctx, TimeDrain, blk, tgts[Base], tgts[Head]); err != nil {
+	kept := slices.DeleteFunc(slices.Clone(tgts[:]), func(t *running) bool { return !slices.Contains(j.kept[:], t) }) // stop ends the others
+	if err := j.b.drain(ctx, TimeDrain, blk, kept...); err != nil {
 		return m, err
 	}
 	for _, side := range []Side{Base, Head} {

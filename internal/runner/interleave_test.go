@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -349,4 +350,58 @@ func TestBlocksLeaveOutDecidedPhases(t *testing.T) {
 // wholeIf is the whole runs a test asks for by naming them; "" asks for blocks.
 func wholeIf(why string) result.Apart {
 	return map[bool]result.Apart{true: {Why: result.RecordBase}}[why != ""]
+}
+
+// The drain at a block's end is for the next block's processes: targets
+// stopped right after the block are not drained (issue 46), those kept
+// for the job are.
+func TestBlocksDrainOnlyKeptTargets(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, restart := range []bool{true, false} {
+		t.Run("restart="+strconv.FormatBool(restart), func(t *testing.T) {
+			t.Parallel()
+			tag := strconv.FormatBool(restart)
+			base, head := serviceTarget(t, dir+"/b"+tag+".env"), serviceTarget(t, dir+"/h"+tag+".env")
+			r := abBenchmark(t, base.URL)
+			r.Config.Drain = &config.Drain{Probe: config.Request{Method: "GET", Path: "/count"}, Until: map[string]any{"count": 3},
+				Quiet: config.Duration(200 * time.Millisecond), Timeout: config.Duration(5 * time.Second), Interval: config.Duration(20 * time.Millisecond)}
+			plan := ABPlan{Base: base, Head: head, MaxBlocks: 2, Restart: restart, Shape: Shape{Windows: 2, Window: 100 * time.Millisecond}}
+			if _, err := r.RunAB(context.Background(), plan); err != nil {
+				t.Fatal(err)
+			}
+			spent := r.SpentSoFar()
+			if drained := spent[TimeDrain] > 0; drained == restart || spent[TimePrepare] <= 0 {
+				t.Errorf("restart %v: drain %v after the blocks, prepare %v: want a drain after a block only for targets kept", restart, spent[TimeDrain], spent[TimePrepare])
+			}
+		})
+	}
+}
+
+// Where a job's time went covers its wall time: what no stage names (the
+// look after each block here) is the stage "other" (issue 46).
+func TestSpentCoversTheJobsWallTime(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /reset", func(http.ResponseWriter, *http.Request) {})
+	mux.HandleFunc("GET /count", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(`{"count":3}`)) })
+	mux.HandleFunc("GET /items", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(`{"ok":true}`)) })
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	b := &Benchmark{Config: benchConfig(srv.URL, 1)}
+	look := func(*ABResult, bool) bool { time.Sleep(300 * time.Millisecond); return false }
+	plan := ABPlan{Base: config.Target{URL: srv.URL}, Head: config.Target{URL: srv.URL}, AA: true, MaxBlocks: 2, Look: look, Shape: Shape{Windows: 2, Window: 100 * time.Millisecond}}
+	began := time.Now()
+	res, err := b.RunAB(context.Background(), plan)
+	wall := time.Since(began)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum time.Duration
+	for _, d := range res.Spent {
+		sum += d
+	}
+	if sum < wall-50*time.Millisecond || sum > wall || res.Spent[TimeOther] < 600*time.Millisecond {
+		t.Errorf("stages %v sum to %v of a job of %v: want the wall time, the looks in %q", res.Spent, sum, wall, TimeOther)
+	}
 }

@@ -198,7 +198,7 @@ func (b *Benchmark) runOnce(ctx context.Context, plan *scenario.Plan, tgt *runni
 // side's quiet period need not wait for the other's. Its time is stage k.
 func (b *Benchmark) drain(ctx context.Context, k string, i int, tgts ...*running) error {
 	d := b.Config.Drain
-	if d == nil {
+	if d == nil || len(tgts) == 0 {
 		return nil
 	}
 	b.observer().Step(i, "drain")

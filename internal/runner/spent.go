@@ -18,10 +18,11 @@ const (
 	TimeWarmup   = "warm-up"  // warm-up before a measured window
 	TimeMeasured = "measured" // measured windows
 	TimeCounters = "counters" // reading the work counters around a block's phase
+	TimeOther    = "other"    // the rest of a job: the look after each block, closing the windows' samplers, …
 )
 
 // SpentOrder is the order the stages are reported in.
-var SpentOrder = []string{TimeBuild, TimeStart, TimePrepare, TimeDrain, TimeSetup, TimeLoad, TimeWarmup, TimeCounters, TimeMeasured}
+var SpentOrder = []string{TimeBuild, TimeStart, TimePrepare, TimeDrain, TimeSetup, TimeLoad, TimeWarmup, TimeCounters, TimeOther, TimeMeasured}
 
 type Spent map[string]time.Duration
 

@@ -38,6 +38,7 @@ import (
 // included), else from clock ticks.
 type Footprint struct {
 	parts      []*partWindow
+	roots      []int
 	stop, done chan struct{}
 	mu         sync.Mutex
 	stopOnce   sync.Once
@@ -68,6 +69,7 @@ func OpenFootprint(parts []FootprintPart, every time.Duration) *Footprint {
 	every = durationOr(every, DefaultSampleEvery)
 	for _, p := range parts {
 		f.parts = append(f.parts, newPartWindow(p, every))
+		f.roots = append(f.roots, f.parts[len(f.parts)-1].root) // 0: not a tree, all is read
 	}
 	f.sample(true)
 	go f.loop(every)
@@ -89,7 +91,7 @@ func (f *Footprint) loop(every time.Duration) {
 }
 
 func (f *Footprint) sample(first bool) {
-	all, err := allStats()
+	all, err := allStats(f.roots...)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, p := range f.parts {

@@ -346,3 +346,28 @@ func TestFootprintProcessesThatComeAndGo(t *testing.T) {
 		t.Errorf("no note says why part never is absent: %q", notes)
 	}
 }
+
+// A tree's samples read its processes and the new ones each time, not
+// every process (issue 46): the test's own process, outside the tree,
+// is read about once while the tree's root is read at every sample.
+func TestFootprintTreeSamplesSkipOtherProcesses(t *testing.T) {
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	reads := map[int]int{}
+	scanMu.Lock()
+	statOf = func(pid int) (procStat, error) { reads[pid]++; return readStat(pid) }
+	scanMu.Unlock()
+	t.Cleanup(func() { scanMu.Lock(); statOf = readStat; scanMu.Unlock() })
+	f := OpenFootprint([]FootprintPart{{MeasurePart: config.MeasurePart{Name: "sleep"}, PID: cmd.Process.Pid}}, 10*time.Millisecond)
+	time.Sleep(400 * time.Millisecond)
+	parts, notes := f.Close()
+	scanMu.Lock()
+	root, self := reads[cmd.Process.Pid], reads[os.Getpid()]
+	scanMu.Unlock()
+	if len(parts) != 1 || parts[0].Processes != 1 || root < 8 || 4*self > root {
+		t.Errorf("parts %+v (notes %q): the root read %d times, this process %d: want every sample to read the root, the others about once", parts, notes, root, self)
+	}
+}
