@@ -166,25 +166,8 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 			}
 			continue
 		}
-		// Each side's dataset once, one after the other (they may share a
-		// database), both drained, then the phase's warm-up.
-		for _, side := range order[:2] {
-			if err := j.b.reset(ctx, tgts[side], blk); err != nil {
-				return m, fmt.Errorf("%s: %w", side, err)
-			}
-		}
-		if err := j.b.drain(ctx, TimePrepare, blk, tgts[Base], tgts[Head]); err != nil {
+		if err := j.preparePhase(ctx, tgts, ph, blk, setups, order[:2]); err != nil {
 			return m, err
-		}
-		obs.Step(blk, stepName("warm-up", ph.Name))
-		for _, c := range setups {
-			c.Recheck() // reset since, and maybe restarted: the warm-up checks the sessions
-		}
-		if err := j.warmUp(ctx, tgts, ph, blk, setups, order[:2]); err != nil {
-			return m, err
-		}
-		for _, c := range setups {
-			c.Confirmed()
 		}
 		obs.Step(blk, stepName(fmt.Sprintf("%d windows", 2*windows), ph.Name))
 		spans := j.openCounters(ctx, tgts)
@@ -202,14 +185,44 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 	if err := j.b.drain(ctx, TimeDrain, blk, kept...); err != nil {
 		return m, err
 	}
+	return assembleBlock(measured, counted), nil
+}
+
+// preparePhase resets each side's dataset once, one after the other (they
+// may share a database), drains both, then warms both up for the phase.
+func (j *abJob) preparePhase(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, sides []Side) error {
+	for _, side := range sides {
+		if err := j.b.reset(ctx, tgts[side], blk); err != nil {
+			return fmt.Errorf("%s: %w", side, err)
+		}
+	}
+	if err := j.b.drain(ctx, TimePrepare, blk, tgts[Base], tgts[Head]); err != nil {
+		return err
+	}
+	j.b.observer().Step(blk, stepName("warm-up", ph.Name))
+	for _, c := range setups {
+		c.Recheck() // reset since, and maybe restarted: the warm-up checks the sessions
+	}
+	if err := j.warmUp(ctx, tgts, ph, blk, setups, sides); err != nil {
+		return err
+	}
+	for _, c := range setups {
+		c.Confirmed()
+	}
+	return nil
+}
+
+// assembleBlock makes each side's window runs (each window's phases one
+// run, as a whole run's are) and its block run, which alone has the
+// counters (phaseWindow.short).
+func assembleBlock(measured [2][][]result.Phase, counted [2][]result.PhaseCounters) (m blockRuns) {
 	for _, side := range []Side{Base, Head} {
-		for _, phases := range measured[side] { // each window's phases one run, as a whole run's are
+		for _, phases := range measured[side] {
 			m.windows[side] = append(m.windows[side], *merged(phases))
 		}
-		// only the block's run has the counters (phaseWindow.short)
 		m.block[side] = result.CombineCounted(m.windows[side], counted[side])
 	}
-	return m, nil
+	return m
 }
 
 // skipped says which of a block's phases plan.SkipPhase leaves out: none

@@ -68,17 +68,10 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 			return nil, err
 		}
 	}
-	opt, err := b.Sharding.Part.Split(load.FromConfig(ph.Load)) // this shard's share
+	opt, err := b.windowOptions(tgt, ph, w)
 	if err != nil {
 		return nil, err
 	}
-	if w.warmup > 0 || w.short {
-		opt.Warmup = w.warmup
-	}
-	if w.duration > 0 {
-		opt.Duration = w.duration
-	}
-	opt.Setup, opt.Seq, opt.TLS = w.setup, b.sequence(tgt), tgt.tls
 	if clock.done == 0 { // the shards' runs start together (phases are not sharded)
 		if err := b.waitForStart(ctx, i); err != nil {
 			return nil, err
@@ -104,15 +97,8 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 	run, err := load.Run(ctx, plan, tgt.url, opt)
 	overhead := time.Since(began) - setupTook - opt.Warmup - opt.Duration
 	res, note, footprint := sampler.stop(ctx, tgt)
-	if !w.shadow { // a warm-up's or a probe's load time all counts as warm-up
-		b.spend(TimeSetup, setupTook)
-		b.spend(TimeLoad, overhead)
-		if w.warmupOnly || w.probe {
-			b.spend(TimeWarmup, opt.Warmup+opt.Duration)
-		} else {
-			b.spend(TimeWarmup, opt.Warmup)
-			b.spend(TimeMeasured, opt.Duration)
-		}
+	if !w.shadow {
+		b.spendWindow(w, opt, setupTook, overhead)
 	}
 	if err != nil {
 		return nil, tgt.withOutput(err)
@@ -124,6 +110,36 @@ func (b *Benchmark) measurePhase(ctx context.Context, plan *scenario.Plan, tgt *
 	addResources(run, res, note)
 	footprint.AddTo(run)
 	return run, nil
+}
+
+// windowOptions is the load of this shard's share of phase ph, timed as
+// window w says, with the side's logins, sequence and TLS.
+func (b *Benchmark) windowOptions(tgt *running, ph config.PhaseLoad, w phaseWindow) (load.Options, error) {
+	opt, err := b.Sharding.Part.Split(load.FromConfig(ph.Load))
+	if err != nil {
+		return opt, err
+	}
+	if w.warmup > 0 || w.short {
+		opt.Warmup = w.warmup
+	}
+	if w.duration > 0 {
+		opt.Duration = w.duration
+	}
+	opt.Setup, opt.Seq, opt.TLS = w.setup, b.sequence(tgt), tgt.tls
+	return opt, nil
+}
+
+// spendWindow accounts a window's time: a warm-up's or a probe's load
+// time all counts as warm-up.
+func (b *Benchmark) spendWindow(w phaseWindow, opt load.Options, setupTook, overhead time.Duration) {
+	b.spend(TimeSetup, setupTook)
+	b.spend(TimeLoad, overhead)
+	if w.warmupOnly || w.probe {
+		b.spend(TimeWarmup, opt.Warmup+opt.Duration)
+	} else {
+		b.spend(TimeWarmup, opt.Warmup)
+		b.spend(TimeMeasured, opt.Duration)
+	}
 }
 
 // progress reports run i's load progress on the clock of the run's
