@@ -7,6 +7,7 @@
 #               this machine's noise says otherwise)
 #   regression  a check of the service made 30 % slower
 #   ab          an A/B job, clean base against a head 20 % slower
+#   aa          an A/B job of one build against itself (a clean PR)
 # Then it renders each Markdown comment as GitHub would show it
 # (bench/html/mdview: goldmark with GitHub's extensions; the ```mermaid blocks
 # drawn by Mermaid when MERMAID_JS names a local mermaid.min.js, as GitHub draws
@@ -60,6 +61,8 @@ echo "check of a 30 % slowdown" >&2
 judged demo --slowdown 30% --html "$out/regression.html" --markdown "$out/regression.md"
 echo "A/B of a 20 % slowdown" >&2
 judged "$work/tailgate" demo -q --slowdown 20% --html "$out/ab.html" --markdown "$out/ab.md"
+echo "A/B of one build against itself" >&2
+judged "$work/tailgate" demo -q --aa --html "$out/aa.html" --markdown "$out/aa.md"
 
 # shot URL PNG WIDTH [chromium flags...]
 shot() {
@@ -75,7 +78,7 @@ mermaid=()
 if [ -n "${MERMAID_JS:-}" ]; then
 	mermaid=(-mermaid "$MERMAID_JS")
 fi
-for name in check regression ab; do
+for name in check regression ab aa; do
 	echo "screenshots of $name" >&2
 	for width in 1280 390; do
 		shot "file://$out/$name.html" "$out/$name-$width.png" "$width"

@@ -86,10 +86,11 @@ func (d *mdDoc) gatedTable(v gate.Verdict, gated []gate.Finding) {
 		return
 	}
 	c := columnsOf(v)
-	d.rows(fmt.Sprintf("| gated metric | %s → head | change | %s | %s | verdict |\n|---|---:|---:|---:|---:|---|\n", sideWord(v), c.limitHead, c.testHead),
+	// The verdict, the change and its bounds first: a phone shows the first columns.
+	d.rows(fmt.Sprintf("| gated metric | verdict | change | %s | %s | %s → head |\n|---|---|---:|---:|---:|---:|\n", c.testHead, c.limitHead, sideWord(v)),
 		mapped(gated, func(f gate.Finding) string {
 			verdict := map[bool]string{true: "❌ **regression**", false: outcomeWord(f.Outcome)}[f.Outcome == gate.MetricRegression]
-			return fmt.Sprintf("| **%s** | %s | %s | %s | %s | %s |\n", orDash(mdText(f.Label)), fromTo(f), formatChange(f), c.limit(f), c.test(f), verdict)
+			return fmt.Sprintf("| **%s** | %s | %s | %s | %s | %s |\n", orDash(mdText(f.Label)), verdict, formatChange(f), c.test(f), c.limit(f), fromTo(f))
 		}), "\n")
 	if note := centreNote(v); note != "" {
 		d.write(note + "\n\n")

@@ -211,8 +211,8 @@ func TestMarkdownContent(t *testing.T) {
 		t.Errorf("marker and one-line verdict must come first:\n%s", strings.Join(lines[:2], "\n"))
 	}
 	for _, want := range []string{
-		"| gated metric | baseline → head | change | floor | p | verdict |",
-		"| **iterations/s** | 99.80/s → 80.00/s | −19.8 % | 6.7 % (default) | <0.001 | ❌ **regression** |",
+		"| gated metric | verdict | change | p | floor | baseline → head |",
+		"| **iterations/s** | ❌ **regression** | −19.8 % | <0.001 | 6.7 % (default) | 99.80/s → 80.00/s |",
 		"<details><summary>3 reported-only metrics (not gated)</summary>", "| requests/s | 399.2/s → 320.0/s |",
 		"```mermaid\n" + chartColors + "\nxychart-beta\n",
 		"With 5 runs against 30 baseline samples this gate detects a drop of ≥",
@@ -291,7 +291,7 @@ func TestSetByLoadAndSequentialText(t *testing.T) {
 	md := Markdown(seq)
 	for _, want := range []string{"Sequential A/B: 8 blocks (first look at 4, budget 20): regression after 8 blocks in iterations/s.",
 		"With up to 20 blocks this gate detects a drop of ≥", `worse beyond min\_effect after 4 blocks`,
-		"| gated metric | base → head | change | min_effect | bounds | verdict |", "| 5.0 % | [−27.9 … ±0.0] % |", // A/B words, no p
+		"| gated metric | verdict | change | bounds | min_effect | base → head |", "| [−27.9 … ±0.0] % | 5.0 % |", // A/B words, no p
 		"| metric | base → head | change | note |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("sequential markdown lacks %q:\n%s", want, md)

@@ -144,9 +144,9 @@ func TestCommentLayout(t *testing.T) {
 		if lines[0] != Marker("api") || !strings.HasPrefix(lines[1], tc.verdict) {
 			t.Errorf("%s: the marker and verdict line come first: %q", tc.name, lines[:2])
 		}
-		gatedAt := strings.Index(md, "| gated metric | baseline → head | change | floor | p | verdict |")
+		gatedAt := strings.Index(md, "| gated metric | verdict | change | p | floor | baseline → head |")
 		if in.Verdict.Sequential != nil { // A/B: min_effect and the bounds, no p-value
-			gatedAt = strings.Index(md, "| gated metric | base → head | change | min_effect | bounds | verdict |")
+			gatedAt = strings.Index(md, "| gated metric | verdict | change | bounds | min_effect | base → head |")
 		}
 		detailsAt := strings.Index(md, "reported-only metrics (not gated)</summary>")
 		_, reported := splitGated(in.Verdict.Findings)
@@ -157,7 +157,7 @@ func TestCommentLayout(t *testing.T) {
 			t.Errorf("%s: the gated metrics must come first and the reported-only ones collapsed after them", tc.name)
 		}
 		for _, f := range in.Verdict.Findings {
-			row := "| **" + f.Label + "** | " + fromTo(f)
+			row := "| **" + f.Label + "** | "
 			if f.Gated != (strings.Index(md, row) >= 0 && strings.Index(md, row) < detailsAt) {
 				t.Errorf("%s: %s (gated %v) is in the wrong table", tc.name, f.Label, f.Gated)
 			}
