@@ -177,8 +177,8 @@ func pidFromFirstLine(path, what string) (int, error) {
 // live threads' /proc/<pid>/task/*/schedstat instead misses every thread
 // that ended between two reads: a server that answers each connection in
 // a thread of its own (Python's ThreadingHTTPServer, Radicale) read a
-// tenth of its CPU that way (17 of 163 ms a lifecycle). ok is false where the clock cannot be read
-// (the process is gone).
+// tenth of its CPU that way (17 of 163 ms a lifecycle). ok is false where
+// the clock cannot be read (the process is gone).
 func processNanos(pid int) (nanos uint64, ok bool) {
 	var ts unix.Timespec
 	if err := unix.ClockGettime(int32(^pid<<3|cpuClockSched), &ts); err != nil {
