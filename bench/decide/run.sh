@@ -3,7 +3,7 @@
 #
 #   bench/decide/run.sh SERVICE N [TAILGATE_AB_ARGS...]
 #
-# SERVICE is pocketbase, miniflux, gunicorn or httpbin (bench/decide/SERVICE.sh says how to
+# SERVICE is pocketbase, miniflux, gunicorn, httpbin or radicale (bench/decide/SERVICE.sh says how to
 # build it, which config to run and which head build each arm is). N jobs
 # per arm: A/A (clean against clean, two processes), slow10 and slow30
 # (a build with about +10 % and +30 % CPU per lifecycle, as a peer tool
@@ -15,6 +15,10 @@
 # CPU hog at normal priority (HOGS busy loops, default 1) started before a
 # job and stopped after it, for every other round ("half", the default),
 # "all" or "none".
+#
+# TAILGATE_BIN=FILE runs that binary instead of one built from this tree
+# (e.g. one built from another checkout), TAILGATE_REV=COMMIT names its
+# commit in the info (Go stamps none here: GOFLAGS=-buildvcs=false).
 #
 # NOISE_FROM=DIR seeds the series' noise file with an earlier series' (a
 # series continued, as a CI cache would be restored): DIR/cache is copied.
@@ -36,7 +40,7 @@
 set -euo pipefail
 service=${1:-}
 n=${2:-}
-[[ -n $service && $n =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 pocketbase|miniflux|gunicorn|httpbin N [TAILGATE_AB_ARGS...]" >&2; exit 2; }
+[[ -n $service && $n =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 pocketbase|miniflux|gunicorn|httpbin|radicale N [TAILGATE_AB_ARGS...]" >&2; exit 2; }
 shift 2
 extra=("$@")
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -71,11 +75,17 @@ if [[ -n ${NOISE_FROM:-} ]]; then
 	cp -r "$NOISE_FROM/cache/." "$OUT/cache/"
 	echo "$NOISE_FROM" >"$OUT/noise-from.txt"
 fi
-go build -o "$OUT/tailgate" ./cmd/tailgate
+if [[ -n ${TAILGATE_BIN:-} ]]; then
+	cp "$TAILGATE_BIN" "$OUT/tailgate"
+	rev="${TAILGATE_REV:-of an unnamed commit} (TAILGATE_BIN=$TAILGATE_BIN)"
+else
+	go build -o "$OUT/tailgate" ./cmd/tailgate
+	rev="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- cmd internal || echo '+dirty')"
+fi
 prepare
 {
 	echo "service $service, $n jobs per arm, arms: ${arms[*]}, NOISY=$NOISY HOGS=$HOGS, $(if [[ -n ${BLOCKS:-} ]]; then echo "exactly $BLOCKS blocks, no noise file"; else echo "--max-time $MAX_TIME"; fi)${extra[*]:+, extra: ${extra[*]}}${NOISE_FROM:+, noise file from $NOISE_FROM}"
-	echo "tailgate $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- cmd internal || echo '+dirty')"
+	echo "tailgate $rev"
 	echo "started $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$OUT/info.txt"
 if [[ " ${arms[*]} " == *" slow"* ]]; then

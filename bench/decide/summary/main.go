@@ -192,6 +192,7 @@ func main() {
 		table(js)
 		designsRan(js)
 		bars(js)
+		issue46(js, os.Args[1])
 		spread(js)
 		blockTimes(js)
 		fmt.Println()
@@ -337,7 +338,7 @@ func decidedBy(js []job) string {
 
 // knownArms are the arms of the drivers, in the order tables list them;
 // an arm a driver adds later comes after them.
-var knownArms = []string{"aa", "slow10", "slow30", "n1", "noidx"}
+var knownArms = []string{"aa", "slow5", "slow10", "slow30", "n1", "noidx"}
 
 // armsOf is the arms the jobs ran, known ones first.
 func armsOf(jobs []job) []string {
@@ -554,4 +555,99 @@ func median(xs []float64) float64 {
 		m = (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
 	}
 	return m
+}
+
+// issue46 prints issue 46's bars, scaled from 20 jobs to the jobs there
+// are (A/A ≥ 19 of 20 pass and no regression; +5 % ≥ 18 of 20 regression
+// within 150 s and none pass; +10 % every job; A/A median ≤ 90 s beside
+// the hog, ≤ 70 s without), the A/A jobs' lean (mean and standard error
+// of their estimates) and each slow arm's median estimates beside the
+// peer tool's median effect (DIR/effects.tsv, columns SLOW_pct).
+func issue46(jobs []job, dir string) {
+	by := map[string][]job{}
+	for _, j := range jobs {
+		by[j.arm] = append(by[j.arm], j)
+	}
+	count := func(arm string, f func(job) bool) int {
+		k := 0
+		for _, j := range by[arm] {
+			if f(j) {
+				k++
+			}
+		}
+		return k
+	}
+	is := func(v string) func(job) bool { return func(j job) bool { return j.verdict() == v } }
+	check := map[bool]string{true: "met", false: "NOT met"}
+	scaled := func(of20, n int) int { return int(math.Ceil(float64(of20) * float64(n) / 20)) }
+	if n := len(by["aa"]); n > 0 {
+		p, r := count("aa", is("pass")), count("aa", is("regression"))
+		fmt.Printf("issue 46 A/A: ≥ 19 of 20 pass (%d of %d here), none a regression: %d pass, %d regression: %s\n", scaled(19, n), n, p, r, check[p >= scaled(19, n) && r == 0])
+		for _, noisy := range []bool{true, false} {
+			limit := map[bool]float64{true: 90, false: 70}[noisy]
+			var secs []float64
+			for _, j := range by["aa"] {
+				if j.noisy == noisy {
+					secs = append(secs, j.seconds)
+				}
+			}
+			if len(secs) > 0 {
+				fmt.Printf("issue 46 A/A median wall ≤ %.0f s (%s): %.0f s over %d jobs: %s\n", limit, map[bool]string{true: "hog", false: "quiet"}[noisy], median(secs), len(secs), check[median(secs) <= limit])
+			}
+		}
+		for _, key := range []string{"cpu_ms_per_iteration", "iterations_per_s"} {
+			var v []float64
+			for _, j := range by["aa"] {
+				if x, ok := j.change(key); ok {
+					v = append(v, x)
+				}
+			}
+			if len(v) > 1 {
+				mean, ss := 0.0, 0.0
+				for _, x := range v {
+					mean += x / float64(len(v))
+				}
+				for _, x := range v {
+					ss += (x - mean) * (x - mean)
+				}
+				fmt.Printf("A/A lean, %s: mean %+.2f %%, standard error %.2f %% (%d jobs)\n", key, mean, math.Sqrt(ss/float64(len(v)-1)/float64(len(v))), len(v))
+			}
+		}
+	}
+	if n := len(by["slow5"]); n > 0 {
+		r := count("slow5", func(j job) bool { return j.verdict() == "regression" && j.seconds <= 150 })
+		p := count("slow5", is("pass"))
+		fmt.Printf("issue 46 +5 %%: ≥ 18 of 20 a regression within 150 s (%d of %d here), none pass: %d within 150 s, %d pass: %s\n", scaled(18, n), n, r, p, check[r >= scaled(18, n) && p == 0])
+	}
+	if n := len(by["slow10"]); n > 0 {
+		r := count("slow10", is("regression"))
+		fmt.Printf("issue 46 +10 %%: every job a regression: %d of %d: %s\n", r, n, check[r == n])
+	}
+	peer := map[string][]float64{}
+	if data, err := os.ReadFile(filepath.Join(dir, "effects.tsv")); err == nil {
+		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+		head := strings.Split(lines[0], "\t")
+		for _, l := range lines[1:] {
+			for i, f := range strings.Split(l, "\t") {
+				if i < len(head) && strings.HasSuffix(head[i], "_pct") {
+					peer[strings.TrimSuffix(head[i], "_pct")] = append(peer[strings.TrimSuffix(head[i], "_pct")], atof(f))
+				}
+			}
+		}
+	}
+	for _, arm := range []string{"slow5", "slow10", "slow30"} {
+		if len(by[arm]) == 0 {
+			continue
+		}
+		est := func(key string) string {
+			return mmm(by[arm], func(j job) (float64, bool) { return j.change(key) }, "%+.1f")
+		}
+		line := fmt.Sprintf("%s estimates: CPU/iteration %s %%, iterations/s %s %%", arm, est("cpu_ms_per_iteration"), est("iterations_per_s"))
+		if p := peer[arm]; len(p) > 0 {
+			slices.Sort(p)
+			line += fmt.Sprintf("; the peer tool's effect %+.1f [%+.1f–%+.1f] %% over %d rounds", median(p), p[0], p[len(p)-1], len(p))
+		}
+		fmt.Println(line)
+	}
+	fmt.Println()
 }
