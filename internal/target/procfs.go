@@ -115,7 +115,10 @@ func allStats(roots ...int) ([]procStat, error) {
 			}
 		}
 	}
-	scanAt, scanned = time.Now(), out
+	if len(known) == 0 { // a whole read: what a later scan reuses is never older than a second
+		scanAt = time.Now()
+	}
+	scanned = out
 	return out, nil
 }
 
