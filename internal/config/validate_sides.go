@@ -45,12 +45,23 @@ func sideKeys(sides []string, key string) string {
 	return strings.Join(sides, "."+key+" and ") + "." + key
 }
 
+// HeadAlone makes ab.head's target the top-level one of a file whose only
+// targets are the A/B sides' own, and says whether it did: tailgate run
+// (README's smoke step) runs that side alone, as tailgate ab starts it.
+func (cfg *Config) HeadAlone() bool {
+	if cfg.Target.URL != "" || cfg.AB == nil || !cfg.AB.Head.HasTarget() {
+		return false
+	}
+	cfg.Target = cfg.AB.Head.TargetOr(cfg.Target)
+	return true
+}
+
 // NoTopTarget is the error of a command that runs the top-level target
-// (run, check, baseline record, calibrate) on a file whose only targets
+// (check, baseline record, calibrate) on a file whose only targets
 // are the A/B sides' own: without it the run waited for a url of "".
 func (cfg *Config) NoTopTarget() error {
 	if cfg.Target.URL != "" {
 		return nil
 	}
-	return &Error{Problems: []Problem{{File: cfg.Path, Key: "target.url", Msg: "required to run the benchmark alone: ab.base and ab.head are targets of their own, which only tailgate ab runs; give target a url (and start)"}}}
+	return &Error{Problems: []Problem{{File: cfg.Path, Key: "target.url", Msg: "required to run the benchmark alone: ab.base and ab.head are targets of their own, which tailgate ab runs (tailgate run, ab.head's alone); give target a url (and start)"}}}
 }

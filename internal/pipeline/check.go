@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
+	"slices"
 
 	"github.com/tailgate-ci/tailgate/internal/baseline"
 	"github.com/tailgate-ci/tailgate/internal/config"
@@ -9,6 +11,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/report"
 	"github.com/tailgate-ci/tailgate/internal/result"
 	"github.com/tailgate-ci/tailgate/internal/runner"
+	"github.com/tailgate-ci/tailgate/internal/target"
 )
 
 type RunOptions struct {
@@ -19,6 +22,10 @@ type RunOptions struct {
 
 // Run measures the benchmark, writes the result file and shows the runs.
 func Run(ctx context.Context, env Env, o RunOptions) (*result.File, error) {
+	if o.Config.HeadAlone() { // README's smoke step on a file written for tailgate ab
+		fmt.Fprintf(env.log(), "tailgate run: no top-level target: running ab.head's (%s) from the working tree, as tailgate ab starts that side (TAILGATE_SIDE=head)\n", o.Config.Target.URL)
+		env.Processes.Environ = append(slices.Clip(env.Processes.Environ), target.SideEnv+"=head")
+	}
 	if err := o.Sharding.Check(o.Config); err != nil {
 		return nil, Usage.Wrap(err)
 	}
