@@ -304,4 +304,9 @@ scenarios: [{steps: [{path: /}]}]
 	if err == nil || !strings.Contains(err.Error(), "ab.head.verify.expect: expect checks a JSON response and needs a request") {
 		t.Errorf("a command verify with expect: %v", err)
 	}
+	// a regex that does not compile is refused at its file, line and key
+	_, err = Parse("ab.yml", []byte(strings.Replace(src, "head: {verify: {request: {path: /count}, expect: {count: 4}}}", "head: {verify: {request: {path: /cal/}, regex: '<count>(300</count>'}}", 1)))
+	if err == nil || !strings.Contains(err.Error(), "ab.yml:6:") || !strings.Contains(err.Error(), `ab.head.verify.regex: invalid regular expression "<count>(300</count>"`) {
+		t.Errorf("a verify regex that does not compile: %v", err)
+	}
 }

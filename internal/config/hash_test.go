@@ -97,6 +97,7 @@ func TestDefinitionHashSeesEveryChange(t *testing.T) {
 		"template":      {`"/c/{{.id}}"`, `"/c/{{.id}}/x"`},
 		"reset":         {"path: /reset", "path: /reset2"},
 		"verify expect": {"count: 3", "count: 4"},
+		"verify regex":  {"expect: {count: 3}", "expect: {count: 3}, regex: '\"count\"'"},
 		"drain until":   {"pending: 0", "pending: 1"},
 		"scenario name": {"name: life", "name: life2"},
 		"phases":        {"load: {rate: 100/s,", "load: {phases: [{model: closed, vus: 2}, {rate: 100/s}],"},

@@ -208,10 +208,12 @@ type Action struct {
 }
 
 // Check is an Action whose outcome must match: a request's status and
-// JSON values (Expect), a command's exit status 0.
+// JSON values (Expect), a command's exit status 0; either's body (stdout)
+// Regex (omitted when unset, so older definitions keep their hash).
 type Check struct {
 	Action `yaml:",inline"`
 	Expect map[string]any `yaml:"expect"`
+	Regex  string         `json:",omitempty" yaml:"regex"`
 }
 
 type Request struct {

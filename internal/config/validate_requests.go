@@ -14,7 +14,9 @@ func validateCheck(v *Check, path string, c *collector) {
 		return
 	}
 	validateAction(&v.Action, path, c)
-	c.addIf(v.Command != nil && len(v.Expect) > 0, path+".expect", "expect checks a JSON response and needs a request; a command passes by exiting 0")
+	c.addIf(v.Command != nil && len(v.Expect) > 0, path+".expect", "expect checks a JSON response and needs a request; a command passes by exiting 0 (regex: checks any answer's text, e.g. XML)")
+	_, err := regexp.Compile(v.Regex)
+	c.addIf(err != nil, path+".regex", "invalid regular expression %q: %v", v.Regex, err)
 }
 
 func validateAction(a *Action, path string, c *collector) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/jsonmatch"
@@ -17,7 +18,7 @@ func Reset(ctx context.Context, client *http.Client, baseURL string, a *config.A
 	if a == nil {
 		return nil
 	}
-	saw, err := perform(ctx, client, baseURL, a, nil, ch)
+	_, saw, err := perform(ctx, client, baseURL, a, ch)
 	return stepError(StepReset, saw, err, a, ch)
 }
 
@@ -34,33 +35,37 @@ func stepError(step, saw string, err error, a *config.Action, ch Children) error
 }
 
 // Verify checks the dataset after a reset as Reset acts, the answer or
-// the command's stdout matching the JSON values of c.Expect (e.g.
-// {"count": 3}). A nil check does nothing.
+// the command's stdout holding the JSON values of c.Expect (e.g.
+// {"count": 3}) and matching c.Regex. A nil check does nothing.
 func Verify(ctx context.Context, client *http.Client, baseURL string, c *config.Check, ch Children) error {
 	if c == nil {
 		return nil
 	}
-	saw, err := perform(ctx, client, baseURL, &c.Action, c.Expect, ch)
+	out, saw, err := perform(ctx, client, baseURL, &c.Action, ch)
+	if err == nil && c.Command != nil && (len(c.Expect) > 0 || c.Regex != "") {
+		saw += " → " + snippet(out)
+	}
+	if err == nil {
+		err = jsonmatch.Match(out, c.Expect)
+	}
+	if re, _ := regexp.Compile(c.Regex); err == nil && re != nil && !re.Match(out) { // validated
+		err = fmt.Errorf("the answer does not match regex %q", c.Regex)
+	}
 	return stepError(StepVerify, saw, err, &c.Action, ch)
 }
 
-func perform(ctx context.Context, client *http.Client, baseURL string, a *config.Action, expect map[string]any, ch Children) (string, error) {
+// perform sends the request or runs the command: the answer's body (the
+// command's stdout), what it shows of it, and whether it failed.
+func perform(ctx context.Context, client *http.Client, baseURL string, a *config.Action, ch Children) ([]byte, string, error) {
 	switch {
 	case a.Request != nil:
 		ans, err := send(ctx, client, baseURL, a.Request)
-		if err != nil {
-			return ans.Saw, err
+		if err == nil {
+			err = checkStatus(ans.Status, a.Request.Status)
 		}
-		if err := checkStatus(ans.Status, a.Request.Status); err != nil {
-			return ans.Saw, err
-		}
-		return ans.Saw, jsonmatch.Match(ans.Body, expect)
+		return ans.Body, ans.Saw, err
 	case a.Command != nil:
-		stdout, saw, err := runCommand(ctx, a.Command, ch.With(TargetURLEnv+"="+baseURL))
-		if err != nil || len(expect) == 0 {
-			return saw, err
-		}
-		return saw + " → " + snippet(stdout), jsonmatch.Match(stdout, expect)
+		return runCommand(ctx, a.Command, ch.With(TargetURLEnv+"="+baseURL))
 	}
-	return "", errors.New("neither a request nor a command is set")
+	return nil, "", errors.New("neither a request nor a command is set")
 }

@@ -3,6 +3,7 @@ package target
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -237,5 +238,53 @@ func TestResetCommandIsKilledAtItsDeadline(t *testing.T) {
 		if strings.Contains(string(cmdline), marker) && !st.gone() {
 			t.Errorf("process %d of the reset command still runs: %q", st.PID, cmdline)
 		}
+	}
+}
+
+// dataset.verify.regex checks an answer that is no JSON (XML, iCalendar):
+// the body, or a command's stdout, must match it; a mismatch fails the
+// verify naming the regex and showing what was seen (issue 46: Radicale's
+// calendar needed a curl | grep command).
+func TestVerifyRegexChecksAnXMLAnswer(t *testing.T) {
+	t.Parallel()
+	count := atomic.Int32{}
+	count.Store(300)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != "PROPFIND" {
+			http.Error(w, "want PROPFIND", http.StatusMethodNotAllowed)
+			return
+		}
+		w.WriteHeader(207)
+		fmt.Fprintf(w, "<multistatus xmlns=\"DAV:\"><response><prop><count>%d</count></prop></response></multistatus>", count.Load())
+	}))
+	t.Cleanup(srv.Close)
+	cfg, err := config.Parse("v.yml", []byte(`target: {url: "http://127.0.0.1:8080"}
+dataset:
+  verify:
+    request: {method: PROPFIND, path: /cal/, headers: {Depth: "0"}, status: 207}
+    regex: '<count>300</count>'
+load: {model: closed, vus: 1}
+scenarios: [{steps: [{path: /}]}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, check := context.Background(), cfg.Dataset.Verify
+	if err := Verify(ctx, nil, srv.URL, check, supervised(t)); err != nil {
+		t.Fatalf("verify of 300 events: %v", err)
+	}
+	count.Store(301)
+	err = Verify(ctx, nil, srv.URL, check, supervised(t))
+	want := `dataset verify: PROPFIND /cal/ → 207 <multistatus xmlns="DAV:"><response><prop><count>301</count></prop></response></multistatus>: the answer does not match regex "<count>300</count>"`
+	if err == nil || err.Error() != want {
+		t.Fatalf("verify of 301 events = %v\nwant %s", err, want)
+	}
+	cmd := &config.Check{Action: config.Action{Command: &config.Command{Shell: "echo 'UID:a'; echo 'UID:b'"}}, Regex: `(?m)^UID:b$`}
+	if err := Verify(ctx, nil, "", cmd, supervised(t)); err != nil {
+		t.Fatalf("verify command whose stdout matches: %v", err)
+	}
+	cmd.Regex = `^UID:c`
+	if err := Verify(ctx, nil, "", cmd, supervised(t)); err == nil || !strings.Contains(err.Error(), `→ UID:a UID:b: the answer does not match regex "^UID:c"`) {
+		t.Fatalf("verify command whose stdout does not match = %v", err)
 	}
 }
