@@ -76,6 +76,6 @@ func ExampleJudgeSequential() {
 	// regression regression after 5 blocks in CPU/iteration
 	// request errors: pass at 4 blocks, worse by +0.0 [-0.5, +0.4] against min_effect 1
 	// CPU/iteration: regression at 5 blocks, worse by +12.9 [+2.2, +22.3] against min_effect 5
-	// with up to 20 blocks this gate detects a rise of ≥ 1.0 pp in request errors
-	// with up to 20 blocks this gate detects a rise of ≥ 5.2 % in CPU/iteration
+	// with up to 20 blocks this gate detects a rise of ≥ 0.6 pp in request errors
+	// with up to 20 blocks this gate detects a rise of ≥ 3.4 % in CPU/iteration
 }

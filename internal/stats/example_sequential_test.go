@@ -40,6 +40,6 @@ func ExampleSeqDesign_Look() {
 	// 3 pairs: continue (fewer pairs than the first look)
 	// 4 pairs: continue (not yet clear)
 	// 5 pairs: continue (not yet clear)
-	// 6 pairs: regression (worse beyond min_effect): +12.1 % [+2.0, +19.5]
-	// with up to 20 pairs this gate detects ≥ 5.2 %
+	// 6 pairs: regression (worse, estimate beyond half of min_effect): +12.1 % [+2.0, +19.5]
+	// with up to 20 pairs this gate detects ≥ 3.7 %
 }
