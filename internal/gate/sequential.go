@@ -39,8 +39,8 @@ type SeqOptions struct {
 // policy's; p's floors and noise do not apply.
 func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final bool, o SeqOptions) Verdict {
 	p.SameJob, p.Paired = true, true
-	if d.Alpha == 0 {
-		d.Alpha = p.Level()
+	if d.Alpha == 0 && p.Level() == p.Alpha { // gate.alpha given; else the A/B's own default
+		d.Alpha = p.Alpha
 	}
 	d = d.WithDefaults()
 	units := min(len(base), len(head))

@@ -48,8 +48,14 @@ import (
 // ends +20 % in 5.3 pairs (6.0 at 6); ρ = 2 beats ρ = 1 by +5 points of
 // power at CV 10 % for +0.7 pairs; 20 pairs catch +10 % at ≤ 5 % pair noise
 // (12 catch +20 % at CV 10 % 85 % of the time; +10 % at CV 10 % needs 40).
+//
+// α is 0.02, not gate.alpha's 0.05 of stored-baseline checks: with the
+// regression rule's half threshold a job's false alarms come near α
+// itself (3.6–4.9 % of A/A jobs at 5–10 % block spread at 0.05, 0.9–1.1 %
+// at 0.02), while +5 % at a 3 % block spread is still caught in 89 % of
+// jobs (sequential_rule_test.go). gate.alpha, when given, replaces it.
 const (
-	DefaultSeqAlpha     = 0.05
+	DefaultSeqAlpha     = 0.02
 	DefaultSeqBeta      = 0.05
 	DefaultSeqMinBlocks = 4
 	DefaultSeqMaxBlocks = 20
