@@ -56,8 +56,8 @@ func TestExactCountsDecideAtTheFirstLook(t *testing.T) {
 		t.Errorf("why %+v does not name the count", w)
 	}
 	for _, d := range v.Detect {
-		if d.Key == calls && (!d.Possible || math.Abs(d.Effect-5) > 1e-9) {
-			t.Errorf("detectable change of an exact count: %+v; want min_effect (5 %%)", d)
+		if d.Key == calls && (!d.Possible || math.Abs(d.Effect-100*(math.Sqrt(1.05)-1)) > 1e-9) {
+			t.Errorf("detectable change of an exact count: %+v; want half of min_effect (+2.47 %%, half of ln 1.05)", d)
 		}
 	}
 }

@@ -73,9 +73,9 @@ func ExampleJudgeSequential() {
 		break
 	}
 	// Output:
-	// regression regression after 5 blocks in CPU/iteration
-	// request errors: pass at 4 blocks, worse by +0.0 [-0.5, +0.4] against min_effect 1
-	// CPU/iteration: regression at 5 blocks, worse by +12.9 [+2.2, +22.3] against min_effect 5
-	// with up to 20 blocks this gate detects a rise of ≥ 1.0 pp in request errors
-	// with up to 20 blocks this gate detects a rise of ≥ 5.2 % in CPU/iteration
+	// regression regression after 6 blocks in CPU/iteration
+	// request errors: pass at 4 blocks, worse by +0.0 [-0.7, +0.4] against min_effect 1
+	// CPU/iteration: regression at 6 blocks, worse by +12.1 [+1.4, +19.5] against min_effect 5
+	// with up to 20 blocks this gate detects a rise of ≥ 0.6 pp in request errors
+	// with up to 20 blocks this gate detects a rise of ≥ 3.7 % in CPU/iteration
 }

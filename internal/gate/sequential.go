@@ -39,8 +39,8 @@ type SeqOptions struct {
 // policy's; p's floors and noise do not apply.
 func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final bool, o SeqOptions) Verdict {
 	p.SameJob, p.Paired = true, true
-	if d.Alpha == 0 {
-		d.Alpha = p.Level()
+	if d.Alpha == 0 && p.Level() == p.Alpha { // gate.alpha given; else the A/B's own default
+		d.Alpha = p.Alpha
 	}
 	d = d.WithDefaults()
 	units := min(len(base), len(head))
@@ -374,8 +374,8 @@ func missingPairsNote(meta result.Metric, m, n int) string {
 // detectable is what the design catches (80 %) in its budget at the pairs' spread.
 func (l seqLook) detectable(d stats.SeqDesign, k int) Detectable {
 	dt := l.mp.detectable(stats.Detectable{Method: stats.MethodSequential}, d.MaxBlocks, d.MaxBlocks, l.finding)
-	if l.exact { // no noise: any change beyond the threshold is seen at the first look
-		dt.Possible, dt.Effect = true, l.mp.fromScale(l.dec.Threshold)
+	if l.exact { // no noise: any change beyond the rule's mean (ExactLook's Detectable) is seen at the first look
+		dt.Possible, dt.Effect = true, l.mp.fromScale(l.dec.Detectable)
 		return dt
 	}
 	x, err := d.Detectable(l.spread, l.minEffect, l.resolution, k)

@@ -47,7 +47,7 @@ func TestAANotesAgreeWithTheTable(t *testing.T) {
 func TestAANotesInBlocksWithoutAlarm(t *testing.T) {
 	t.Parallel()
 	base, head := abRuns(6, 1, 1)
-	v := gate.JudgeSequential(base, head, gate.Policy{}, stats.SeqDesign{MinBlocks: 3, MaxBlocks: 6}, true, gate.SeqOptions{})
+	v := gate.JudgeSequential(base, head, gate.Policy{Alpha: 0.05}, stats.SeqDesign{MinBlocks: 3, MaxBlocks: 6}, true, gate.SeqOptions{})
 	v.Sequential.Unit = "block"
 	notes := aaNotes(v, base, head)
 	if !strings.Contains(strings.Join(notes, "\n"), "A/A noise of iterations/s: the blocks of each side vary by ") || notes[len(notes)-1] != "A/A: no false alarm" {

@@ -38,7 +38,7 @@ func commentJob(t *testing.T, slow float64) Input {
 			}
 		}
 	}
-	v := gate.JudgeSequential(base, head, gate.Policy{}, stats.SeqDesign{MinBlocks: 3, MaxBlocks: 8}, true, gate.SeqOptions{})
+	v := gate.JudgeSequential(base, head, gate.Policy{Alpha: 0.05}, stats.SeqDesign{MinBlocks: 3, MaxBlocks: 8}, true, gate.SeqOptions{})
 	v.Sequential.Unit = "block"
 	return Input{Name: "api", Mode: "ab", Verdict: v, Base: base, Head: head,
 		AB: &ABRun{Blocks: 8, MaxBlocks: 8, Elapsed: time.Minute, AA: slow == 1},

@@ -61,7 +61,7 @@ func TestReadJSONReadsEveryMetricTheRunnerProduces(t *testing.T) {
 		}
 		base, head = append(base, b), append(head, h)
 	}
-	v := gate.JudgeSequential(base, head, gate.Policy{Metrics: keys}, stats.SeqDesign{}, true, gate.SeqOptions{})
+	v := gate.JudgeSequential(base, head, gate.Policy{Metrics: keys, Alpha: 0.05}, stats.SeqDesign{}, true, gate.SeqOptions{})
 	in := Input{Name: "shop", Mode: "ab", Verdict: v, Base: base, Head: head}
 
 	var js bytes.Buffer

@@ -25,7 +25,7 @@ func TestSeqNoteUnits(t *testing.T) {
 		{stats.SeqDecision{Outcome: stats.SeqInconclusive, Reason: stats.ReasonBudget, Blocks: 9, MoreBlocks: 40},
 			"budget spent after 9 blocks (change +5.0 %, bounds −5.6 % … +12.6 %); deciding would likely take more than 27 more blocks (three budgets) at this spread"},
 		{stats.SeqDecision{Outcome: stats.SeqRegression, Reason: stats.ReasonBeyond, Blocks: 4},
-			"worse beyond min_effect after 4 blocks (change +5.0 %, bounds −5.6 % … +12.6 %)"},
+			"worse, estimate beyond half of min_effect after 4 blocks (change +5.0 %, bounds −5.6 % … +12.6 %)"},
 	} {
 		f := gate.Finding{Lower: -5.6, Upper: 12.6, Look: &gate.Look{Dec: tc.dec, Change: 5, Sign: 1, MaxBlocks: 9}}
 		if got := findingNote(f); got != tc.want {

@@ -255,7 +255,7 @@ func TestReadJSONReadsASequentialReport(t *testing.T) {
 	t.Parallel()
 	base, head := fixtureRuns(8, 1, false), fixtureRuns(8, 0.97, true)
 	for _, pairs := range []int{2, 8} {
-		in := Input{Name: "api", Mode: "ab", Verdict: gate.JudgeSequential(base[:pairs], head[:pairs], gate.Policy{}, stats.SeqDesign{}, false, gate.SeqOptions{}), Head: head}
+		in := Input{Name: "api", Mode: "ab", Verdict: gate.JudgeSequential(base[:pairs], head[:pairs], gate.Policy{Alpha: 0.05}, stats.SeqDesign{}, false, gate.SeqOptions{}), Head: head}
 		var js bytes.Buffer
 		if err := WriteJSON(&js, in); err != nil {
 			t.Fatal(err)

@@ -105,7 +105,7 @@ func cases() map[string]Input {
 	base, slow := fixtureRuns(30, 1, false), fixtureRuns(5, 0.8, true)
 	same := fixtureRuns(5, 1.01, false)
 	abBase, abHead := abRuns(8, 0.88, 1.3)
-	seq := gate.JudgeSequential(abBase, abHead, gate.Policy{}, stats.SeqDesign{MinBlocks: 6, MaxBlocks: 8}, true, gate.SeqOptions{})
+	seq := gate.JudgeSequential(abBase, abHead, gate.Policy{Alpha: 0.05}, stats.SeqDesign{MinBlocks: 6, MaxBlocks: 8}, true, gate.SeqOptions{})
 	return map[string]Input{
 		"regression": {Name: "api", Mode: "check", BaselineSource: "baselines/api.json at origin/main",
 			Verdict: gate.Judge(base, slow, gate.Policy{BaselineJobs: 6}), Head: slow, Base: base, BaseOrigins: origins(len(base)),
@@ -122,7 +122,7 @@ func cases() map[string]Input {
 		"toofew": {Name: "api", Mode: "compare", BaselineSource: "one.json",
 			Verdict: gate.Judge(base[:1], slow[:1], gate.Policy{}), Head: slow[:1], Base: base[:1]},
 		"sequential": {Name: "api", Mode: "ab", BaselineSource: "the base target, measured in this job",
-			Verdict: gate.JudgeSequential(base[:8], fixtureRuns(8, 0.8, false), gate.Policy{}, stats.SeqDesign{}, false, gate.SeqOptions{}), Head: slow},
+			Verdict: gate.JudgeSequential(base[:8], fixtureRuns(8, 0.8, false), gate.Policy{Alpha: 0.05}, stats.SeqDesign{}, false, gate.SeqOptions{}), Head: slow},
 	}
 }
 
@@ -290,7 +290,7 @@ func TestSetByLoadAndSequentialText(t *testing.T) {
 	seq := cases()["sequential"]
 	md := Markdown(seq)
 	for _, want := range []string{"Sequential A/B: 8 blocks (first look at 4, budget 20): regression after 8 blocks in iterations/s.",
-		"With up to 20 blocks this gate detects a drop of ≥", `worse beyond min\_effect after 4 blocks`,
+		"With up to 20 blocks this gate detects a drop of ≥", `worse, estimate beyond half of min\_effect after 4 blocks`,
 		"| gated metric | verdict | change | bounds | min_effect | base → head |", "| [−27.9 … ±0.0] % | 5.0 % |", // A/B words, no p
 		"| metric | base → head | change | note |"} {
 		if !strings.Contains(md, want) {

@@ -202,7 +202,7 @@ func pairedChart(s series, label string) (string, string) {
 		if !math.IsNaN(est.Lo) && !math.IsNaN(est.Hi) {
 			caption += fmt.Sprintf(", bounds %s … %s", formatDiff(est.Lo, s.Finding.Percent), formatDiff(est.Hi, s.Finding.Percent))
 		}
-		caption += fmt.Sprintf(": a regression when it is beyond min_effect and both bounds are %s zero", badSide(s))
+		caption += fmt.Sprintf(": a regression when it is beyond half of min_effect and both bounds are %s zero", badSide(s))
 	case s.hasFloor():
 		caption += fmt.Sprintf(" and the floor's limit (a %s beyond it is a regression)", badMove(s))
 	}

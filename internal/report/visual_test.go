@@ -191,7 +191,7 @@ func TestCommentLayout(t *testing.T) {
 		// A sequential A/B chart's caption gives the estimate the test
 		// judged and its bounds, in the chart's signs.
 		if tc.name == "ab" && !strings.Contains(md, "The sequential test's estimate of the change is −11.9 %, bounds −13.1 % … −9.9 %: "+
-			"a regression when it is beyond min_effect and both bounds are below zero.") {
+			"a regression when it is beyond half of min_effect and both bounds are below zero.") {
 			t.Errorf("ab: the chart's caption lacks the sequential estimate and bounds")
 		}
 	}

@@ -19,7 +19,7 @@ const ExactTolerance = 0.002
 
 // ExactLook judges exact counts (each side's first MinBlocks values within
 // the tolerance) at the first look: a regression when the pairs' mean
-// difference is beyond max(minEffect, resolution), else a pass (bounds the
+// difference is beyond the rule's (regressionMean), else a pass (bounds the
 // least and largest difference); ok false: for the t rule. It adds no false
 // alarm (t calls such a difference at once too) and lets identical counts pass.
 func (d SeqDesign) ExactLook(head, base []float64, dir Direction, minEffect, resolution float64) (dec SeqDecision, ok bool) {
@@ -40,9 +40,9 @@ func (d SeqDesign) ExactLook(head, base []float64, dir Direction, minEffect, res
 	}
 	dec = summarize(diffs, minEffect, resolution)
 	dec.Lower, dec.Upper = slices.Min(diffs), slices.Max(diffs)
-	dec.Detectable = thr
+	dec.Detectable = d.regressionMean(thr)
 	switch {
-	case dec.Estimate > thr:
+	case dec.Estimate > dec.Detectable:
 		dec.Outcome, dec.Reason = SeqRegression, ReasonBeyond
 	case dec.Upper < -tol:
 		dec.Outcome, dec.Reason = SeqPass, ReasonImproved

@@ -33,6 +33,11 @@ func TestExactLookDecidesAtTheFirstLook(t *testing.T) {
 	if dec, ok = d.ExactLook(slightly, same, HigherIsWorse, math.Log(1.05), 0); !ok || dec.Outcome != SeqPass || dec.Reason != ReasonChangedWithin {
 		t.Errorf("53 → 54.06: %+v ok=%v; want a pass, changed within", dec, ok)
 	}
+	// 3.5 % more against 5 %: beyond half of min_effect, as the t rule calls it.
+	more := []float64{54.86, 54.86, 54.86, 54.86}
+	if dec, ok = d.ExactLook(more, same, HigherIsWorse, math.Log(1.05), 0); !ok || dec.Outcome != SeqRegression || dec.Detectable != math.Log(1.05)/2 {
+		t.Errorf("53 → 54.86: %+v ok=%v; want a regression, detectable half of min_effect", dec, ok)
+	}
 	// Throughput (lower is worse) that halved in every pair.
 	if dec, ok = d.ExactLook([]float64{50, 50, 50, 50}, []float64{100, 100, 100, 100}, LowerIsWorse, math.Log(1.05), 0); !ok || dec.Outcome != SeqRegression {
 		t.Errorf("throughput 100 → 50 in every pair: %+v ok=%v; want a regression", dec, ok)

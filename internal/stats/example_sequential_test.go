@@ -13,7 +13,7 @@ import (
 func ExampleSeqDesign_Look() {
 	head := []float64{1.19, 1.08, 1.15, 1.10, 1.13, 1.09, 1.16, 1.11}
 	base := []float64{1.02, 0.99, 1.01, 1.00, 0.98, 1.01, 1.03, 0.99}
-	design := stats.SeqDesign{} // α 5 % over looks and metrics, pairs 4…20
+	design := stats.SeqDesign{} // α 2 % over looks and metrics, pairs 4…20
 	minEffect, resolution := math.Log1p(0.05), math.Log1p(0.01)
 	pct := func(x float64) float64 { return 100 * math.Expm1(x) }
 
@@ -40,6 +40,7 @@ func ExampleSeqDesign_Look() {
 	// 3 pairs: continue (fewer pairs than the first look)
 	// 4 pairs: continue (not yet clear)
 	// 5 pairs: continue (not yet clear)
-	// 6 pairs: regression (worse beyond min_effect): +12.1 % [+2.0, +19.5]
-	// with up to 20 pairs this gate detects ≥ 5.2 %
+	// 6 pairs: continue (not yet clear)
+	// 7 pairs: regression (worse, estimate beyond half of min_effect): +12.2 % [+3.4, +17.5]
+	// with up to 20 pairs this gate detects ≥ 3.8 %
 }

@@ -108,7 +108,7 @@ func (d SeqDesign) earlierStops(m, k int, thr, sd float64) []stopLook {
 		root := math.Sqrt(float64(n))
 		reg := thr/sd + cLow/root
 		if d.Rule == RuleChangeBeyond {
-			reg = math.Max(cLow/root, thr/sd)
+			reg = math.Max(cLow/root, d.regressionMean(thr)/sd)
 		}
 		pass := thr/sd - cUp/root
 		if math.IsInf(cUp, 1) {

@@ -197,7 +197,7 @@ func TestSequentialRunOrder(t *testing.T) {
 }
 
 // TestSequentialRuleChoice compares the two regression rules: "lower bound
-// above 0 and estimate beyond min_effect" (default) against "lower bound
+// above 0 and estimate beyond half of min_effect" (default) against "lower bound
 // beyond min_effect" (the minimal-effect test stats.md §4.4 found too
 // strict for fixed samples).
 func TestSequentialRuleChoice(t *testing.T) {
@@ -206,7 +206,7 @@ func TestSequentialRuleChoice(t *testing.T) {
 		var power [2]float64
 		for r, rule := range []SeqRule{RuleChangeBeyond, RuleBoundBeyond} {
 			d := SeqDesign{Rule: rule}
-			line := fmt.Sprintf("pair noise %.0f %%, rule %-14s", 100*pairNoise, ruleName(rule))
+			line := fmt.Sprintf("pair noise %.0f %%, rule %-17s", 100*pairNoise, ruleName(rule))
 			for j, eff := range []float64{0.025, 0.05, 0.10, 0.20} {
 				got := runJobs(uint64(600+100*i+10*r+j), evidenceGates, d, []gateCase{ratioCase(cv, eff, 0.05)}, gateMetrics)
 				line += fmt.Sprintf(" | +%.1f %%: %5.1f %% in %4.1f pairs", 100*eff, 100*got.rate(got.regression), got.meanPairs())
@@ -229,7 +229,7 @@ func ruleName(r SeqRule) string {
 	if r == RuleBoundBeyond {
 		return "lower>min"
 	}
-	return "lower>0&est>min"
+	return "lower>0&est>min/2"
 }
 
 // TestSequentialErrorRate: an error rate in percentage points from runs of

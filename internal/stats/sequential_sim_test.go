@@ -152,6 +152,12 @@ type seqResult struct {
 // pair, a decided metric keeps its decision, and the job stops at the
 // first regression or when every metric has decided.
 func simulateJob(rng *rand.Rand, d SeqDesign, cases []gateCase, k int) seqResult {
+	return simulateJobBy(rng, d, cases, k, nil)
+}
+
+// simulateJobBy is simulateJob with each look re-decided by redecide
+// (final: the budget's look), a rule other than the design's; nil keeps it.
+func simulateJobBy(rng *rand.Rand, d SeqDesign, cases []gateCase, k int, redecide func(dec *SeqDecision, final bool)) seqResult {
 	d = d.WithDefaults()
 	sources := make([]*pairSource, len(cases))
 	diffs := make([][]float64, len(cases))
@@ -168,6 +174,9 @@ func simulateJob(rng *rand.Rand, d SeqDesign, cases []gateCase, k int) seqResult
 			dec, err := d.look(diffs[i], c.minEffect, c.resolution, k, false, false)
 			if err != nil {
 				panic(err) // the simulation only makes valid input
+			}
+			if redecide != nil {
+				redecide(&dec, n == d.MaxBlocks)
 			}
 			decs[i] = dec
 		}
@@ -212,10 +221,15 @@ func (t tally) pairRange() (int, int) { return slices.Min(t.pairs), slices.Max(t
 
 // runJobs simulates jobs of one setting with a fixed seed.
 func runJobs(seed uint64, jobs int, d SeqDesign, cases []gateCase, k int) tally {
+	return runJobsBy(seed, jobs, d, cases, k, nil)
+}
+
+// runJobsBy is runJobs with looks re-decided (simulateJobBy).
+func runJobsBy(seed uint64, jobs int, d SeqDesign, cases []gateCase, k int, redecide func(*SeqDecision, bool)) tally {
 	rng := newRand(seed)
 	var t tally
 	for range jobs {
-		t.add(simulateJob(rng, d, cases, k))
+		t.add(simulateJobBy(rng, d, cases, k, redecide))
 	}
 	return t
 }

@@ -269,7 +269,7 @@ func tableRobustness(out *strings.Builder) {
 }
 
 func tableRules(out *strings.Builder) {
-	fmt.Fprintf(out, "\n## Regression rule: lower>0 & estimate>min_effect (default) vs lower>min_effect; 1 of %d metrics, min_effect 5 %%, %d jobs: regression %% (pairs mean)\n", gateMetrics, tableJobs)
+	fmt.Fprintf(out, "\n## Regression rule: lower>0 & estimate>min_effect/2 (default) vs lower>min_effect; 1 of %d metrics, min_effect 5 %%, %d jobs: regression %% (pairs mean)\n", gateMetrics, tableJobs)
 	fmt.Fprintln(out, "| pair noise | rule | budget | A/A | +2.5 % | +5 % | +7.5 % | +10 % | +15 % | +20 % |")
 	fmt.Fprintln(out, "|---|---|---|---|---|---|---|---|---|---|")
 	seed := uint64(5000)

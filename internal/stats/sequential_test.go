@@ -115,8 +115,9 @@ func TestSeqLookReasons(t *testing.T) {
 		{"unclear at 6", around(0.03, 0.08, 6), false, SeqContinue, ReasonUndecided},
 		{"unclear at the budget", around(0.03, 0.08, 20), false, SeqInconclusive, ReasonBudget},
 		{"unclear when time is up", around(0.03, 0.08, 10), true, SeqInconclusive, ReasonBudget},
-		{"at min_effect at the budget", around(minEffect5, 0.08, 20), false, SeqInconclusive, ReasonBudgetAtThreshold},
-		{"changed, not yet beyond", around(0.045, 0.01, 16), false, SeqContinue, ReasonChangedNotBeyond},
+		{"beyond min_effect, unclear at the budget", around(0.055, 0.15, 20), false, SeqInconclusive, ReasonBudget},
+		{"at half of min_effect at the budget, very noisy", around(minEffect5/2, 0.3, 20), false, SeqInconclusive, ReasonBudgetAtThreshold},
+		{"4.5 % worse, beyond half of min_effect", around(0.045, 0.01, 16), false, SeqRegression, ReasonBeyond},
 	}
 	for _, c := range cases {
 		look := d.Look
@@ -144,6 +145,10 @@ func TestSeqLookReasons(t *testing.T) {
 		if !math.IsNaN(dec.Lower) && !(dec.Lower <= dec.Estimate && dec.Estimate <= dec.Upper) {
 			t.Errorf("%s: estimate %v outside its bounds [%v, %v]", c.name, dec.Estimate, dec.Lower, dec.Upper)
 		}
+	}
+	// The bound rule waits for the lower bound to pass min_effect itself.
+	if dec, _ := (SeqDesign{Rule: RuleBoundBeyond}).Look(around(0.045, 0.01, 16), minEffect5, resolution, 1); dec.Outcome != SeqContinue || dec.Reason != ReasonChangedNotBeyond {
+		t.Errorf("4.5 %% worse under the bound rule: %s (%s), want continue (%s)", dec.Outcome, dec.Reason, ReasonChangedNotBeyond)
 	}
 	// Between planned looks the design continues without bounds.
 	dec, _ := SeqDesign{Every: 2}.Look(around(0.2, 0.01, 5), minEffect5, resolution, 1)
@@ -254,8 +259,10 @@ func TestSeqDetectableMatchesSimulation(t *testing.T) {
 			t.Errorf("CV %.0f %%: detectable %.4f caught %.1f %% of jobs, want 80 %% ± 3", 100*cv, x, 100*power)
 		}
 	}
-	if x, _ := d.Detectable(0, minEffect5, resolution, 6); !(x >= minEffect5 && x < 2*minEffect5) {
-		t.Errorf("a noiseless metric detects about min_effect: %v", x)
+	// The rule calls a mean beyond half of min_effect: a quiet metric
+	// detects less than min_effect, never half of it or less.
+	if x, _ := d.Detectable(0, minEffect5, resolution, 6); !(x > minEffect5/2 && x < minEffect5) {
+		t.Errorf("a noiseless metric detects between half of min_effect and min_effect: %v", x)
 	}
 }
 
