@@ -16,12 +16,19 @@ func (e *engine) runClosed(workers []*worker) {
 			defer w.begin(e.hard)()
 			now := time.Now()
 			for e.hard.Err() == nil && now.Before(e.end) {
-				now = w.iterate(e.opt.Part.seqOf(e.seq.take()), now, !now.Before(e.warmEnd))
+				measured := !now.Before(e.warmEnd)
+				if measured && w.first.IsZero() {
+					w.first = now
+				}
+				now = w.iterate(e.opt.Part.seqOf(e.seq.take()), now, measured)
 				if e.opt.Think > 0 {
 					if !e.sleepUntil(now.Add(e.opt.Think)) {
 						return
 					}
 					now = time.Now()
+				}
+				if measured {
+					w.next = now
 				}
 			}
 		})
