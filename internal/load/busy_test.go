@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -101,5 +102,33 @@ func TestFewIterationsPerUserWarnsToRaiseTheWindow(t *testing.T) {
 	}
 	if short := warned(sleepyWindows(t, 5*time.Millisecond, 500*time.Millisecond, 2)); strings.Contains(short, "ab.window") {
 		t.Errorf("5 ms lifecycles: warned of few iterations:\n%s", short)
+	}
+}
+
+// After a warm-up, a closed window opens (OnMeasure: the CPU sampling)
+// only once no warm-up iteration is in flight: the sample holds no work
+// the window does not count, as it holds the iterations in flight at the
+// window's close, which the window counts.
+func TestClosedWindowOpensWithNoWarmupIterationInFlight(t *testing.T) {
+	t.Parallel()
+	var inflight, atOpen, after atomic.Int64
+	var opened atomic.Bool
+	atOpen.Store(-1)
+	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+		inflight.Add(1)
+		if opened.Load() {
+			after.Add(1)
+		}
+		time.Sleep(200 * time.Millisecond)
+		inflight.Add(-1)
+	})
+	opt := closedOpts(2, 300*time.Millisecond, 500*time.Millisecond)
+	opt.OnMeasure = func() { atOpen.Store(inflight.Load()); opened.Store(true) }
+	r := run(t, compile(t, 1, oneStep("wait", "/")), srv.URL, opt)
+	if n := atOpen.Load(); n != 0 {
+		t.Errorf("%d requests in flight when the window opened, want 0 (200 ms lifecycles, 300 ms warm-up)", n)
+	}
+	if n := after.Load(); n != r.Requests.Total || n < 2 {
+		t.Errorf("%d requests started after the window opened, the run counts %d: want the same, at least 2", n, r.Requests.Total)
 	}
 }

@@ -9,17 +9,39 @@ import (
 // until the window closes. Latency counts from each iteration's actual
 // start: in a closed model, no iteration waits for a free worker, and
 // without think time the next one starts as the last one ends.
+//
+// The window opens (and OnMeasure with it, after a warm-up) once every
+// user has ended the iteration it was in at the warm-up's end: the
+// target's CPU sampled over the window then holds no part of an iteration
+// the window does not count, as it holds the whole of the iterations in
+// flight at its close, which it counts. The window still closes at its
+// nominal end; iterations/s rates the users' busy time (busy).
 func (e *engine) runClosed(workers []*worker) {
-	var wg sync.WaitGroup
+	var wg, warm sync.WaitGroup
+	warm.Add(len(workers))
+	open := make(chan struct{})
+	go func() {
+		warm.Wait()
+		if e.opt.OnMeasure != nil && e.opt.Warmup > 0 {
+			e.opt.OnMeasure()
+		}
+		close(open)
+	}()
 	for _, w := range workers {
 		wg.Go(func() {
 			defer w.begin(e.hard)()
+			warmed := sync.OnceFunc(warm.Done)
+			defer warmed()
 			now := time.Now()
 			for e.hard.Err() == nil && now.Before(e.end) {
-				measured := !now.Before(e.warmEnd)
-				if measured && w.first.IsZero() {
+				if w.first.IsZero() && !now.Before(e.warmEnd) {
+					warmed()
+					if now = e.opened(open); e.hard.Err() != nil || !now.Before(e.end) {
+						return
+					}
 					w.first = now
 				}
+				measured := !w.first.IsZero()
 				now = w.iterate(e.opt.Part.seqOf(e.seq.take()), now, measured)
 				if e.opt.Think > 0 {
 					if !e.sleepUntil(now.Add(e.opt.Think)) {
@@ -35,4 +57,13 @@ func (e *engine) runClosed(workers []*worker) {
 	}
 	e.sleepUntil(e.end)
 	e.finish(&wg)
+}
+
+// opened waits for the window to open (or the run to end) and returns the time.
+func (e *engine) opened(open <-chan struct{}) time.Time {
+	select {
+	case <-open:
+	case <-e.hard.Done():
+	}
+	return time.Now()
 }
