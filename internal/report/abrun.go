@@ -80,12 +80,12 @@ func (r *ABRun) fewIterationsWarning(in Input) string {
 		return ""
 	}
 	least, phase := math.Inf(1), ""
-	for _, ph := range r.Phases {
+	for _, ph := range slices.DeleteFunc(slices.Clone(r.Phases), func(ph ABPhase) bool { return ph.VUs <= 0 }) {
 		for _, run := range slices.Concat(in.Base, in.Head) {
 			if i := slices.IndexFunc(run.Phases, func(p result.Phase) bool { return p.Name == ph.Name }); i >= 0 {
 				run = run.Phases[i].Run
 			}
-			if n := float64(run.Iterations.Completed) / float64(ph.VUs*r.Windows); ph.VUs > 0 && n > 0 && n < least {
+			if n := float64(run.Iterations.Completed) / float64(ph.VUs*r.Windows); n > 0 && n < least {
 				least, phase = n, ph.Name
 			}
 		}
