@@ -73,8 +73,9 @@ type ABPhase struct {
 const leastPerUser = 3
 
 // fewIterationsWarning says when a closed phase's windows held fewer than
-// leastPerUser iterations per virtual user, on average over a block's
-// windows of either side, and the ab.window that would hold that many.
+// leastPerUser iterations per virtual user at some block's iterations/s
+// (either side), and the ab.window that would hold that many: from the
+// rate, as a window shorter than a lifecycle still counts one per user.
 func (r *ABRun) fewIterationsWarning(in Input) string {
 	if r == nil || r.WholeRuns.Why != 0 || r.Windows <= 0 {
 		return ""
@@ -85,7 +86,7 @@ func (r *ABRun) fewIterationsWarning(in Input) string {
 			if i := slices.IndexFunc(run.Phases, func(p result.Phase) bool { return p.Name == ph.Name }); i >= 0 {
 				run = run.Phases[i].Run
 			}
-			if n := float64(run.Iterations.Completed) / float64(ph.VUs*r.Windows); n > 0 && n < least {
+			if n := run.Metrics[result.IterationsPerSec] * r.Window.Seconds() / float64(ph.VUs); n > 0 && n < least {
 				least, phase = n, ph.Name
 			}
 		}
@@ -97,7 +98,7 @@ func (r *ABRun) fewIterationsWarning(in Input) string {
 		phase = " of phase " + phase
 	}
 	want := time.Duration(math.Ceil(leastPerUser/least*r.Window.Seconds())) * time.Second
-	return fmt.Sprintf("the closed windows%s held as few as %.1f iterations per virtual user (fewer than %d), so iterations/s rests on a few long lifecycles: raise ab.window to %s to hold at least %d",
+	return fmt.Sprintf("the closed windows%s held as few as %.1f iterations per virtual user at their iterations/s (fewer than %d), so it rests on a few long lifecycles: raise ab.window to %s to hold at least %d",
 		phase, least, leastPerUser, want, leastPerUser)
 }
 
