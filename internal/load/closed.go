@@ -10,12 +10,9 @@ import (
 // start: in a closed model, no iteration waits for a free worker, and
 // without think time the next one starts as the last one ends.
 //
-// The window opens (and OnMeasure with it, after a warm-up) once every
-// user has ended the iteration it was in at the warm-up's end: the
-// target's CPU sampled over the window then holds no part of an iteration
-// the window does not count, as it holds the whole of the iterations in
-// flight at its close, which it counts. The window still closes at its
-// nominal end; iterations/s rates the users' busy time (busy).
+// The window (and OnMeasure, after a warm-up) opens once every user ended
+// its warm-up iteration, so the CPU sampled holds only iterations counted,
+// as at the close; it closes at its nominal end (iterations/s: busy).
 func (e *engine) runClosed(workers []*worker) {
 	var wg, warm sync.WaitGroup
 	warm.Add(len(workers))

@@ -58,13 +58,10 @@ func (e *engine) result(workers []*worker) *result.Run {
 	return run
 }
 
-// busy is the time a closed run's completed iterations are rated over:
-// their count over the sum of each user's own rate, its completed
-// iterations over its busy time (Little's law for a closed loop). A count
-// over the nominal window is a small integer where lifecycles are long
-// (4 users of 500 ms lifecycles read 8.00/s in every 500 ms window); the
-// users' rates are not. Users that completed none stand for the mean of
-// those that did; 0 when none did (the window then rates the count).
+// busy is the time a closed run's completed iterations are rated over: their count over the sum of each
+// user's own rate (its iterations over its busy time), not over the window, where a count of long lifecycles
+// is a small integer (Radicale's 500 ms windows read 8.00/s in every one). Users that completed none stand
+// for the mean of those that did; 0 when none did (the window then rates the count).
 func busy(workers []*worker, completed int64) float64 {
 	var rate float64
 	var n int

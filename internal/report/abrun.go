@@ -67,15 +67,12 @@ type ABPhase struct {
 	Duet *result.Duet
 }
 
-// leastPerUser is the fewest iterations per virtual user a closed
-// window should hold: with fewer, each user's rate rests on one or two
-// long lifecycles, which the window's edges cut.
+// leastPerUser is the fewest iterations per virtual user a closed window should hold.
 const leastPerUser = 3
 
-// fewIterationsWarning says when a closed phase's windows held fewer than
-// leastPerUser iterations per virtual user at some block's iterations/s
-// (either side), and the ab.window that would hold that many: from the
-// rate, as a window shorter than a lifecycle still counts one per user.
+// fewIterationsWarning says when a closed phase's windows held fewer than leastPerUser iterations per user
+// at some block's iterations/s (either side; the rate, as a window shorter than a lifecycle still counts
+// one), and the ab.window that would hold that many.
 func (r *ABRun) fewIterationsWarning(in Input) string {
 	if r == nil || r.WholeRuns.Why != 0 || r.Windows <= 0 {
 		return ""
