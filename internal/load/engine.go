@@ -90,7 +90,7 @@ func Run(ctx context.Context, plan *scenario.Plan, baseURL string, opt Options) 
 	e.start = time.Now()
 	e.warmEnd = e.start.Add(opt.Warmup)
 	e.end = e.warmEnd.Add(opt.Duration)
-	if opt.OnMeasure != nil && opt.Warmup > 0 {
+	if opt.OnMeasure != nil && opt.Warmup > 0 && opt.Model == Open { // a closed window opens in runClosed
 		measure := time.AfterFunc(opt.Warmup, opt.OnMeasure)
 		defer measure.Stop()
 	}

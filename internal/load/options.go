@@ -58,7 +58,8 @@ type Options struct {
 	FirstVU int
 	// OnMeasure, when set, is called once when the measured window starts
 	// (to start sampling the target): after a warm-up from another
-	// goroutine; without one before the first iteration, the window's
+	// goroutine (closed model: once every user ended its warm-up
+	// iteration); without one before the first iteration, the window's
 	// clock starting when it returns.
 	OnMeasure func()
 	// Seq, when set, numbers the iterations ({{seq}}) on from earlier runs

@@ -36,6 +36,9 @@ type worker struct {
 	recheck bool              // its first iteration confirms a reused session (SetupCache.Recheck)
 	login   int               // keys its session in the SetupCache
 	leader  *worker           // whose login it shares (nil: its own)
+	// first is when its first measured iteration started, next when it
+	// would start the one after its last (closed model): its busy time.
+	first, next time.Time
 }
 
 type stepCount struct{ total, failed int64 }

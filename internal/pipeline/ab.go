@@ -130,6 +130,9 @@ func abRun(res *runner.ABResult, plan runner.ABPlan, ab config.AB, phases []conf
 	}
 	for _, ph := range phases {
 		p := report.ABPhase{Name: ph.Name, AtOnce: plan.Shape.AtOnce(ph)}
+		if ph.Load.Model == config.ModelClosed {
+			p.VUs = ph.Load.VUs
+		}
 		for _, d := range res.Duets {
 			if d.Phase == ph.Name {
 				p.AtOnce, p.Duet = d.AtOnce, &d

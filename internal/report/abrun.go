@@ -60,9 +60,43 @@ type ABRun struct {
 type ABPhase struct {
 	Name   string
 	AtOnce bool
+	// VUs is a closed phase's virtual users (load.vus); 0 for an open one.
+	VUs int
 	// Duet, for a closed phase, is what the first block found measuring
 	// it both ways, which decided AtOnce for the later blocks.
 	Duet *result.Duet
+}
+
+// leastPerUser is the fewest iterations per virtual user a closed window should hold.
+const leastPerUser = 3
+
+// fewIterationsWarning says when a closed phase's windows held fewer than leastPerUser iterations per user
+// at some block's iterations/s (either side; the rate, as a window shorter than a lifecycle still counts
+// one), and the ab.window that would hold that many.
+func (r *ABRun) fewIterationsWarning(in Input) string {
+	if r == nil || r.WholeRuns.Why != 0 || r.Windows <= 0 {
+		return ""
+	}
+	least, phase := math.Inf(1), ""
+	for _, ph := range slices.DeleteFunc(slices.Clone(r.Phases), func(ph ABPhase) bool { return ph.VUs <= 0 }) {
+		for _, run := range slices.Concat(in.Base, in.Head) {
+			if i := slices.IndexFunc(run.Phases, func(p result.Phase) bool { return p.Name == ph.Name }); i >= 0 {
+				run = run.Phases[i].Run
+			}
+			if n := run.Metrics[result.IterationsPerSec] * r.Window.Seconds() / float64(ph.VUs); n > 0 && n < least {
+				least, phase = n, ph.Name
+			}
+		}
+	}
+	if !(least < leastPerUser) {
+		return ""
+	}
+	if len(r.Phases) > 1 {
+		phase = " of phase " + phase
+	}
+	want := time.Duration(math.Ceil(leastPerUser/least*r.Window.Seconds())) * time.Second
+	return fmt.Sprintf("the closed windows%s held as few as %.1f iterations per virtual user at their iterations/s (fewer than %d), so it rests on a few long lifecycles: raise ab.window to %s to hold at least %d",
+		phase, least, leastPerUser, want, leastPerUser)
 }
 
 // notes are the sentences of an A/B job's run, in the order a reader

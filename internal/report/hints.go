@@ -219,10 +219,14 @@ const (
 	p95LeastSamples = 20
 )
 
-// warningsOf are the verdict's warnings and the report's own about the head runs, in that order: where their
-// percentiles rest on so few requests that they are the max and move with one slow request.
+// warningsOf are the verdict's warnings and the report's own, in that order: an A/B job's closed windows that held
+// few iterations per virtual user, and head runs whose percentiles rest on so few requests that they are the max
+// and move with one slow request.
 func warningsOf(in Input) []string {
 	out, least := Warnings(in.Verdict), int64(-1)
+	if w := in.AB.fewIterationsWarning(in); w != "" {
+		out = append(out, w)
+	}
 	for _, r := range in.Head {
 		if r.Latency != nil && (least < 0 || r.Latency.Count() < least) {
 			least = r.Latency.Count()

@@ -8,7 +8,10 @@ import (
 // Concat is one run made of consecutive windows of one phase: counts,
 // time, CPU and footprint totals summed, histograms merged, peak memory
 // the largest, and metrics summarized afresh (a percentile of every
-// request, not a mean of percentiles). Concat of no runs is the zero Run.
+// request, not a mean of percentiles; iterations/s the count over the
+// windows' busy times summed where each has one, so that a block's rate
+// is its windows' rates weighted by their counts). Concat of no runs is
+// the zero Run.
 func Concat(runs []Run) Run {
 	if len(runs) == 0 {
 		return Run{}
@@ -17,9 +20,12 @@ func Concat(runs []Run) Run {
 	addWork(&out, runs)
 	lists := make([][]Statement, len(runs))
 	for i := range runs {
-		out.Window += runs[i].Window
+		out.Window, out.Busy = out.Window+runs[i].Window, out.Busy+runs[i].Busy
 		out.Notes = AppendNew(out.Notes, runs[i].Notes...)
 		lists[i] = runs[i].Statements
+	}
+	if slices.ContainsFunc(runs, func(r Run) bool { return !(r.Busy > 0) }) {
+		out.Busy = 0
 	}
 	out.Resources = sumResources(runs)
 	out.Parts = sumParts(runs)

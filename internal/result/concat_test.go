@@ -205,3 +205,23 @@ func TestSourcePhases(t *testing.T) {
 		}
 	}
 }
+
+// A block of closed windows is rated over its windows' busy times summed:
+// each window's rate weighted by its count; a window without a busy time
+// (an import, an open run) leaves the block rated over the nominal windows.
+func TestConcatRatesOverTheWindowsBusyTimes(t *testing.T) {
+	win := func(busy float64) Run {
+		return Run{Window: 0.5, Busy: busy, Model: ModelClosed, Iterations: Iterations{Completed: 4, Counted: CountAll},
+			Requests: Requests{Total: 8, Counted: CountRequests}}
+	}
+	r := Concat([]Run{win(0.6), win(0.66)})
+	if got := r.Metrics[IterationsPerSec]; math.Abs(got-8/1.26) > 1e-9 || r.Busy != 1.26 {
+		t.Errorf("iterations/s %v over busy %v, want 8/1.26 (count over the busy times summed)", got, r.Busy)
+	}
+	if got := r.Metrics[RequestsPerSec]; math.Abs(got-16/1.26) > 1e-9 {
+		t.Errorf("requests/s %v, want 16/1.26", got)
+	}
+	if r := Concat([]Run{win(0.6), win(0)}); r.Busy != 0 || r.Metrics[IterationsPerSec] != 8 {
+		t.Errorf("a window without a busy time: busy %v, iterations/s %v; want 0 and 8 (count over the windows)", r.Busy, r.Metrics[IterationsPerSec])
+	}
+}

@@ -51,6 +51,10 @@ type Run struct {
 	Index   int       `json:"index"`
 	Started time.Time `json:"started,omitzero"`
 	Window  float64   `json:"window_s,omitzero"` // measured, warm-up excluded
+	// Busy (closed model) is the time iterations/s and requests/s are
+	// rated over: the completed iterations over the sum of each virtual
+	// user's own rate (its iterations over its busy time). Zero: Window.
+	Busy float64 `json:"busy_s,omitzero"`
 	// Model is "open" or "closed" for tailgate runs, "phases" for a run of
 	// several phases (load.phases); empty for imported runs.
 	Model       string          `json:"model,omitempty"`

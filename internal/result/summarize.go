@@ -1,6 +1,9 @@
 package result
 
-import "time"
+import (
+	"cmp"
+	"time"
+)
 
 // Summarize fills r.Metrics from the run's counts, histograms and resources.
 // Metrics whose inputs the run lacks are left out — a count the source did
@@ -16,12 +19,12 @@ func (r *Run) Summarize() {
 		}
 	}
 	it, req := r.Iterations, r.Requests
-	if r.Window > 0 {
+	if per := cmp.Or(r.Busy, r.Window); per > 0 {
 		if it.Counted&CountCompleted != 0 {
-			set(IterationsPerSec, float64(it.Completed)/r.Window)
+			set(IterationsPerSec, float64(it.Completed)/per)
 		}
 		if req.Counted&CountTotal != 0 {
-			set(RequestsPerSec, float64(req.Total)/r.Window)
+			set(RequestsPerSec, float64(req.Total)/per)
 		}
 	}
 	if h := r.Latency; h != nil && h.Count() > 0 {
