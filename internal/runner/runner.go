@@ -222,39 +222,63 @@ func (b *Benchmark) prepare(ctx context.Context, tgt *running, i int) error {
 
 // reset resets and verifies the target's dataset.
 func (b *Benchmark) reset(ctx context.Context, tgt *running, i int) error {
-	ds, obs := b.Config.Dataset, b.observer()
+	if err := b.restore(ctx, tgt, i); err != nil {
+		return err
+	}
+	if b.dataset(tgt).Verify != nil {
+		b.observer().Step(i, "verify")
+	}
+	defer b.timed(TimePrepare, time.Now())
+	return b.verify(ctx, tgt)
+}
+
+// dataset is the reset and verify this process runs on tgt: none in a
+// shard that does not reset.
+func (b *Benchmark) dataset(tgt *running) config.Dataset {
+	ds := b.Config.Dataset
 	if tgt.verify != nil {
 		ds.Verify = tgt.verify
 	}
-	if ds.Reset != nil { // a new epoch in every shard, though shard 1 alone resets: the shards' runs stay alike
+	if !b.Sharding.resetsDataset() {
+		return config.Dataset{}
+	}
+	return ds
+}
+
+// restore resets the target's dataset.
+func (b *Benchmark) restore(ctx context.Context, tgt *running, i int) error {
+	if b.Config.Dataset.Reset != nil { // a new epoch in every shard, though shard 1 alone resets: the shards' runs stay alike
 		b.mu.Lock()
 		delete(b.epochs, tgt.tree)
 		b.mu.Unlock()
 	}
-	if !b.Sharding.resetsDataset() {
-		ds = config.Dataset{}
+	ds := b.dataset(tgt)
+	if ds.Reset == nil {
+		return nil
 	}
 	defer b.timed(TimePrepare, time.Now())
-	if ds.Reset != nil {
-		obs.Step(i, "reset")
-		if err := target.Reset(ctx, tgt.client, tgt.url, ds.Reset, tgt.children); err != nil {
-			return err
-		}
-		// A reset command may restart the service or its listener (a
-		// database restored under it, a container restarted): it is
-		// ready again before anything is asked of it.
-		if ds.Reset.Command != nil {
-			if err := tgt.proc.ReadyAgain(ctx, tgt.client, tgt.url, tgt.ready); err != nil {
-				if exited := tgt.exited(); exited != nil {
-					return exited
-				}
-				return &target.StepError{Step: target.StepReset, Err: fmt.Errorf("not ready again after the reset command: %w", err)}
+	b.observer().Step(i, "reset")
+	if err := target.Reset(ctx, tgt.client, tgt.url, ds.Reset, tgt.children); err != nil {
+		return err
+	}
+	// A reset command may restart the service or its listener (a
+	// database restored under it, a container restarted): it is
+	// ready again before anything is asked of it.
+	if ds.Reset.Command != nil {
+		if err := tgt.proc.ReadyAgain(ctx, tgt.client, tgt.url, tgt.ready); err != nil {
+			if exited := tgt.exited(); exited != nil {
+				return exited
 			}
+			return &target.StepError{Step: target.StepReset, Err: fmt.Errorf("not ready again after the reset command: %w", err)}
 		}
 	}
-	if ds.Verify != nil {
-		obs.Step(i, "verify")
-		return target.Verify(ctx, tgt.client, tgt.url, ds.Verify, tgt.children)
+	return nil
+}
+
+// verify checks the target's dataset, where a verify is set.
+func (b *Benchmark) verify(ctx context.Context, tgt *running) error {
+	if v := b.dataset(tgt).Verify; v != nil {
+		return target.Verify(ctx, tgt.client, tgt.url, v, tgt.children)
 	}
 	return nil
 }
