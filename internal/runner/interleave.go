@@ -200,8 +200,8 @@ func (j *abJob) preparePhase(ctx context.Context, tgts [2]*running, ph config.Ph
 	}
 	j.b.observer().Step(blk, "verify")
 	began := time.Now()
-	err := both(sides, func(side Side) error {
-		err := j.b.verify(ctx, tgts[side])
+	err := both(sides, func(side Side) error { // the observer hears from one goroutine
+		err := j.b.verify(ctx, tgts[side], blk, nopObserver{})
 		if err == nil {
 			err = target.Drain(ctx, tgts[side].client, tgts[side].url, j.b.Config.Drain)
 		}

@@ -225,11 +225,8 @@ func (b *Benchmark) reset(ctx context.Context, tgt *running, i int) error {
 	if err := b.restore(ctx, tgt, i); err != nil {
 		return err
 	}
-	if b.dataset(tgt).Verify != nil {
-		b.observer().Step(i, "verify")
-	}
 	defer b.timed(TimePrepare, time.Now())
-	return b.verify(ctx, tgt)
+	return b.verify(ctx, tgt, i, b.observer())
 }
 
 // dataset is the reset and verify this process runs on tgt: none in a
@@ -276,8 +273,9 @@ func (b *Benchmark) restore(ctx context.Context, tgt *running, i int) error {
 }
 
 // verify checks the target's dataset, where a verify is set.
-func (b *Benchmark) verify(ctx context.Context, tgt *running) error {
+func (b *Benchmark) verify(ctx context.Context, tgt *running, i int, obs Observer) error {
 	if v := b.dataset(tgt).Verify; v != nil {
+		obs.Step(i, "verify")
 		return target.Verify(ctx, tgt.client, tgt.url, v, tgt.children)
 	}
 	return nil
