@@ -214,31 +214,25 @@ func (b *Benchmark) drain(ctx context.Context, k string, i int, tgts ...*running
 
 // prepare resets, verifies and drains the target.
 func (b *Benchmark) prepare(ctx context.Context, tgt *running, i int) error {
-	if err := b.reset(ctx, tgt, i); err != nil {
-		return err
-	}
-	return b.drain(ctx, TimePrepare, i, tgt)
-}
-
-// reset resets and verifies the target's dataset.
-func (b *Benchmark) reset(ctx context.Context, tgt *running, i int) error {
 	if err := b.restore(ctx, tgt, i); err != nil {
 		return err
 	}
-	defer b.timed(TimePrepare, time.Now())
-	return b.verify(ctx, tgt, i, b.observer())
+	began := time.Now()
+	err := b.verify(ctx, tgt, i, b.observer())
+	if b.timed(TimePrepare, began); err != nil {
+		return err
+	}
+	return b.drain(ctx, TimePrepare, i, tgt)
 }
 
 // dataset is the reset and verify this process runs on tgt: none in a
 // shard that does not reset.
 func (b *Benchmark) dataset(tgt *running) config.Dataset {
 	ds := b.Config.Dataset
-	if tgt.verify != nil {
-		ds.Verify = tgt.verify
-	}
 	if !b.Sharding.resetsDataset() {
 		return config.Dataset{}
 	}
+	ds.Verify = cmp.Or(tgt.verify, ds.Verify)
 	return ds
 }
 
