@@ -41,6 +41,10 @@ const (
 	// faster (steeply at first, so a test's slices differ by far more than
 	// the noise of a loaded machine).
 	warmingEnv = "TAILGATE_RUNNER_TEST_WARMING"
+	// spellEnv, when set, is a moment D: GET /items does 5 times its work
+	// from D to 1.5·D after the first request and its usual work else, as a
+	// service that does not warm up is slowed a while by a busy neighbour.
+	spellEnv = "TAILGATE_RUNNER_TEST_SPELL"
 )
 
 func serveService(addr string) int {
@@ -50,15 +54,19 @@ func serveService(addr string) int {
 	mux.HandleFunc("POST /reset", func(http.ResponseWriter, *http.Request) {})
 	mux.HandleFunc("GET /count", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(`{"count":3}`)) })
 	slow, _ := time.ParseDuration(os.Getenv(warmingEnv))
+	spell, _ := time.ParseDuration(os.Getenv(spellEnv))
 	var first sync.Once
 	var warmAt atomic.Int64
 	mux.HandleFunc("GET /items", func(w http.ResponseWriter, _ *http.Request) {
 		// some work, so that a window of requests takes measurable CPU
 		work := 200_000
+		first.Do(func() { warmAt.Store(time.Now().UnixNano()) })
+		since := time.Since(time.Unix(0, warmAt.Load()))
 		if slow > 0 {
-			first.Do(func() { warmAt.Store(time.Now().UnixNano()) })
-			halves := float64(time.Since(time.Unix(0, warmAt.Load()))) / float64(slow)
-			work += int(2_000_000 * math.Exp2(-halves))
+			work += int(2_000_000 * math.Exp2(-float64(since)/float64(slow)))
+		}
+		if spell > 0 && since >= spell && since < spell*3/2 {
+			work *= 5
 		}
 		x := 0
 		for i := 0; i < work; i++ {

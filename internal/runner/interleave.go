@@ -189,14 +189,29 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 }
 
 // preparePhase resets each side's dataset once, one after the other (they
-// may share a database), drains both, then warms both up for the phase.
+// may share a database), then verifies and drains both at once (each side
+// its own: nothing writes the datasets then), then warms both up for the
+// phase.
 func (j *abJob) preparePhase(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, sides []Side) error {
 	for _, side := range sides {
-		if err := j.b.reset(ctx, tgts[side], blk); err != nil {
+		if err := j.b.restore(ctx, tgts[side], blk); err != nil {
 			return fmt.Errorf("%s: %w", side, err)
 		}
 	}
-	if err := j.b.drain(ctx, TimePrepare, blk, tgts[Base], tgts[Head]); err != nil {
+	j.b.observer().Step(blk, "verify")
+	began := time.Now()
+	err := both(sides, func(side Side) error { // the observer hears from one goroutine
+		err := j.b.verify(ctx, tgts[side], blk, nopObserver{})
+		if err == nil {
+			err = target.Drain(ctx, tgts[side].client, tgts[side].url, j.b.Config.Drain)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", side, err)
+		}
+		return nil
+	})
+	j.b.timed(TimePrepare, began)
+	if err != nil {
 		return err
 	}
 	j.b.observer().Step(blk, stepName("warm-up", ph.Name))

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -403,5 +404,52 @@ func TestSpentCoversTheJobsWallTime(t *testing.T) {
 	}
 	if sum < wall-50*time.Millisecond || sum > wall || res.Spent[TimeOther] < 600*time.Millisecond {
 		t.Errorf("stages %v sum to %v of a job of %v: want the wall time, the looks in %q", res.Spent, sum, wall, TimeOther)
+	}
+}
+
+// Per phase a block resets the two sides' datasets one after the other
+// (they may share a database) and then verifies both at once: nothing
+// writes either dataset while they are checked, and a block waits for one
+// verify instead of two.
+func TestABBlockResetsInTurnVerifiesAtOnce(t *testing.T) {
+	t.Parallel()
+	base, head := newService(t), newService(t)
+	log := filepath.Join(t.TempDir(), "steps")
+	step := func(name string) *config.Command { // its start and end as nanoseconds, 400 ms apart
+		return &config.Command{Shell: `echo "` + name + ` $TAILGATE_SIDE $(date +%s%N) start" >> ` + log +
+			`; sleep 0.4; echo "` + name + ` $TAILGATE_SIDE $(date +%s%N) end" >> ` + log}
+	}
+	cfg := benchConfig(base.URL, 1)
+	cfg.Dataset = config.Dataset{Reset: &config.Action{Command: step("reset")}, Verify: &config.Check{Action: config.Action{Command: step("verify")}}}
+	plan := ABPlan{Base: config.Target{URL: base.URL}, Head: config.Target{URL: head.URL}, Order: config.OrderABBA, MaxBlocks: 2}
+	if _, err := (&Benchmark{Config: cfg}).RunAB(context.Background(), plan); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spans := map[string][][2]int64{} // "reset base": its spans in order
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.Fields(line)
+		at, _ := strconv.ParseInt(f[2], 10, 64)
+		k := f[0] + " " + f[1]
+		if f[3] == "start" {
+			spans[k] = append(spans[k], [2]int64{at, 0})
+		} else {
+			spans[k][len(spans[k])-1][1] = at
+		}
+	}
+	for _, name := range []string{"reset", "verify"} {
+		bs, hs := spans[name+" base"], spans[name+" head"]
+		if len(bs) != 2 || len(hs) != 2 {
+			t.Fatalf("%s: %d base and %d head spans, want one per block and side:\n%s", name, len(bs), len(hs), b)
+		}
+		for k := range bs {
+			overlap := max(bs[k][0], hs[k][0]) < min(bs[k][1], hs[k][1])
+			if overlap != (name == "verify") {
+				t.Errorf("block %d: the sides' %ss overlap %v, want %v:\n%s", k+1, name, overlap, name == "verify", b)
+			}
+		}
 	}
 }

@@ -214,47 +214,63 @@ func (b *Benchmark) drain(ctx context.Context, k string, i int, tgts ...*running
 
 // prepare resets, verifies and drains the target.
 func (b *Benchmark) prepare(ctx context.Context, tgt *running, i int) error {
-	if err := b.reset(ctx, tgt, i); err != nil {
+	if err := b.restore(ctx, tgt, i); err != nil {
+		return err
+	}
+	began := time.Now()
+	err := b.verify(ctx, tgt, i, b.observer())
+	if b.timed(TimePrepare, began); err != nil {
 		return err
 	}
 	return b.drain(ctx, TimePrepare, i, tgt)
 }
 
-// reset resets and verifies the target's dataset.
-func (b *Benchmark) reset(ctx context.Context, tgt *running, i int) error {
-	ds, obs := b.Config.Dataset, b.observer()
-	if tgt.verify != nil {
-		ds.Verify = tgt.verify
+// dataset is the reset and verify this process runs on tgt: none in a
+// shard that does not reset.
+func (b *Benchmark) dataset(tgt *running) config.Dataset {
+	ds := b.Config.Dataset
+	if !b.Sharding.resetsDataset() {
+		return config.Dataset{}
 	}
-	if ds.Reset != nil { // a new epoch in every shard, though shard 1 alone resets: the shards' runs stay alike
+	ds.Verify = cmp.Or(tgt.verify, ds.Verify)
+	return ds
+}
+
+// restore resets the target's dataset.
+func (b *Benchmark) restore(ctx context.Context, tgt *running, i int) error {
+	if b.Config.Dataset.Reset != nil { // a new epoch in every shard, though shard 1 alone resets: the shards' runs stay alike
 		b.mu.Lock()
 		delete(b.epochs, tgt.tree)
 		b.mu.Unlock()
 	}
-	if !b.Sharding.resetsDataset() {
-		ds = config.Dataset{}
+	ds := b.dataset(tgt)
+	if ds.Reset == nil {
+		return nil
 	}
 	defer b.timed(TimePrepare, time.Now())
-	if ds.Reset != nil {
-		obs.Step(i, "reset")
-		if err := target.Reset(ctx, tgt.client, tgt.url, ds.Reset, tgt.children); err != nil {
-			return err
-		}
-		// A reset command may restart the service or its listener (a
-		// database restored under it, a container restarted): it is
-		// ready again before anything is asked of it.
-		if ds.Reset.Command != nil {
-			if err := tgt.proc.ReadyAgain(ctx, tgt.client, tgt.url, tgt.ready); err != nil {
-				if exited := tgt.exited(); exited != nil {
-					return exited
-				}
-				return &target.StepError{Step: target.StepReset, Err: fmt.Errorf("not ready again after the reset command: %w", err)}
+	b.observer().Step(i, "reset")
+	if err := target.Reset(ctx, tgt.client, tgt.url, ds.Reset, tgt.children); err != nil {
+		return err
+	}
+	// A reset command may restart the service or its listener (a
+	// database restored under it, a container restarted): it is
+	// ready again before anything is asked of it.
+	if ds.Reset.Command != nil {
+		if err := tgt.proc.ReadyAgain(ctx, tgt.client, tgt.url, tgt.ready); err != nil {
+			if exited := tgt.exited(); exited != nil {
+				return exited
 			}
+			return &target.StepError{Step: target.StepReset, Err: fmt.Errorf("not ready again after the reset command: %w", err)}
 		}
 	}
-	if ds.Verify != nil {
+	return nil
+}
+
+// verify checks the target's dataset, where a verify is set.
+func (b *Benchmark) verify(ctx context.Context, tgt *running, i int, obs Observer) error {
+	if v := b.dataset(tgt).Verify; v != nil {
 		obs.Step(i, "verify")
-		return target.Verify(ctx, tgt.client, tgt.url, ds.Verify, tgt.children)
+		return target.Verify(ctx, tgt.client, tgt.url, v, tgt.children)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/load"
 	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
 // A runtime that compiles as it runs (a JIT: Node, a JVM) does start-up
@@ -92,19 +93,24 @@ func (j *abJob) settle(ctx context.Context, tgts [2]*running, ph config.PhaseLoa
 }
 
 // coldSlices is how many slices after load.warmup's were still cold on
-// some side: the last one more than settleFall above the level the side
-// settled at, the lower of its last two slices (the last alone, high by
-// chance, would pass a cold slice for warm).
+// some side: up to the side's last slice that fell more than settleFall
+// below every slice before it (falling), the last one more than
+// settleFall above the level the side settled at, the median of the
+// slices from that fall on. A slice after the last fall is noise, however
+// high: a side no longer getting faster is not warming (a flat service's
+// slow slice lengthened every block's warm-up); and a level of the lowest
+// slice would make one low by chance pass those before it for cold.
 func coldSlices(seen [2][]float64) int {
 	cold := 0
 	for _, vs := range seen {
-		n := len(vs)
-		if n < 2 {
-			continue
+		last := 0
+		for k := 1; k < len(vs); k++ {
+			if falling(vs[:k+1]) {
+				last = k
+			}
 		}
-		settled := min(vs[n-1], vs[n-2])
-		for k := n - 2; k >= 1; k-- {
-			if vs[k] > (1+settleFall)*settled {
+		for k := last; k >= 1; k-- {
+			if vs[k] > (1+settleFall)*stats.Median(vs[last:]) {
 				cold = max(cold, k)
 				break
 			}
@@ -124,16 +130,23 @@ func watched(runs [2]*result.Run, metric string) string {
 	return metric
 }
 
-// stillFalling reports whether some side's last slice did more than
-// settleFall better than every slice before it, or has no slice before it
-// to be compared with: its runtime is still getting faster.
+// stillFalling reports whether some side's last slice has no slice before
+// it to be compared with or is falling: its runtime is still getting
+// faster.
 func stillFalling(seen [2][]float64) bool {
 	for _, vs := range seen {
-		if n := len(vs); n == 1 || n > 1 && vs[n-1] < (1-settleFall)*slices.Min(vs[:n-1]) {
+		if len(vs) == 1 || falling(vs) {
 			return true
 		}
 	}
 	return false
+}
+
+// falling reports whether the last of vs is more than settleFall below
+// every value before it.
+func falling(vs []float64) bool {
+	n := len(vs)
+	return n > 1 && vs[n-1] < (1-settleFall)*slices.Min(vs[:n-1])
 }
 
 // warmSlice loads both sides at once for d, unmeasured; probe samples it
