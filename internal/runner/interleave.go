@@ -141,7 +141,11 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 	obs.RunStarted(blk, j.plan.MaxBlocks, BlockLabel)
 	defer func() { obs.RunDone(blk, nil, err) }()
 	obs.Step(blk, "start")
-	tgts, stop, err := j.blockTargets(ctx, Base, Head)
+	// The side started (and stopped) first changes from block to block, as
+	// the side loaded first does: a fixed order is a difference between
+	// the sides that no number of blocks removes.
+	first := Side(blk % 2)
+	tgts, stop, err := j.blockTargets(ctx, first, 1-first)
 	defer stop()
 	if err != nil {
 		return m, err

@@ -453,3 +453,22 @@ func TestABBlockResetsInTurnVerifiesAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// Sides started afresh for every block are started (and stopped) in turn:
+// base first in the first block, head first in the next, and so on.
+func TestBlocksStartTheSidesInTurn(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	base, head := serviceTarget(t, dir+"/b.env"), serviceTarget(t, dir+"/h.env")
+	for _, tgt := range []*config.Target{&base, &head} {
+		tgt.Start.Command.Shell = `echo "$TAILGATE_SIDE" >> "` + dir + `/starts"; ` + tgt.Start.Command.Shell
+	}
+	plan := ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxBlocks: 3, Restart: true, Shape: Shape{Windows: 2, Window: 100 * time.Millisecond}}
+	if _, err := abBenchmark(t, base.URL).RunAB(context.Background(), plan); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(dir + "/starts")
+	if got := strings.Fields(string(b)); err != nil || !slices.Equal(got, []string{"base", "head", "head", "base", "base", "head"}) {
+		t.Errorf("the sides started in the order %q (%v), want base first in blocks 1 and 3, head first in block 2", got, err)
+	}
+}

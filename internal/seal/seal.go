@@ -168,7 +168,11 @@ func (j Job) spec(own, other Side) *Spec {
 	if j.TempDir != "" {
 		s.Own = append(s.Own, Pin{From: mine("tmp"), Over: j.TempDir})
 	}
-	s.Own = append(s.Own, Pin{From: mine("shm"), Over: "/dev/shm"})
+	shm := mine("shm")
+	if ram, err := os.Readlink(filepath.Join(j.State, shmLink)); err == nil {
+		shm = filepath.Join(ram, own.Name) // NewState's RAM disk
+	}
+	s.Own = append(s.Own, Pin{From: shm, Over: "/dev/shm"})
 	for i, d := range j.Shared {
 		if within(d, own.Tree) || within(d, other.Tree) {
 			continue // the trees are the sides' own already
@@ -202,31 +206,54 @@ func appendOnce(list []string, s string) []string {
 // ErrUnavailable wraps the reason the sides cannot be sealed here.
 var ErrUnavailable = errors.New("the sides of an A/B job cannot be sealed off from each other here")
 
+// shmLink, in Job.State, links to where the sides' own /dev/shm lie when
+// NewState could make them on the system's /dev/shm.
+const shmLink = "shm"
+
 // NewState makes Job.State outside every shared directory (overlayfs
-// refuses an upper directory inside a lower one).
+// refuses an upper directory inside a lower one), and the sides' own
+// /dev/shm on the system's, a RAM disk, where the state lies elsewhere
+// (on a disk, /var/tmp: a service that keeps its data on /dev/shm, as
+// for a RAM disk, would fsync to the disk).
 func NewState(shared []string) (string, error) {
 	tried := []string{os.TempDir(), "/var/tmp", "/dev/shm"}
+	apart := func(root string) bool {
+		return !slices.ContainsFunc(shared, func(d string) bool { return within(root, d) || within(d, root) })
+	}
 	for _, root := range tried {
-		if slices.ContainsFunc(shared, func(d string) bool { return within(root, d) || within(d, root) }) {
+		if !apart(root) {
 			continue
 		}
 		if dir, err := os.MkdirTemp(root, "tailgate-sides-"); err == nil {
+			if root != "/dev/shm" && apart("/dev/shm") {
+				if ram, err := os.MkdirTemp("/dev/shm", "tailgate-shm-"); err == nil && os.Symlink(ram, filepath.Join(dir, shmLink)) != nil {
+					os.Remove(ram)
+				}
+			}
 			return dir, nil
 		}
 	}
 	return "", fmt.Errorf("%w: no directory to keep each side's own files in outside %s (tried %s)", ErrUnavailable, strings.Join(shared, ", "), strings.Join(tried, ", "))
 }
 
-// RemoveState removes Job.State, also what a side left unreadable (an
-// overlay's work directory is mode 0).
+// RemoveState removes Job.State and the sides' own /dev/shm, also what a
+// side left unreadable (an overlay's work directory is mode 0).
 func RemoveState(dir string) error {
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if d != nil && d.IsDir() {
-			os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	return os.RemoveAll(dir)
+	dirs := []string{dir}
+	if ram, err := os.Readlink(filepath.Join(dir, shmLink)); err == nil {
+		dirs = append(dirs, ram)
+	}
+	var errs []error
+	for _, dir := range slices.Backward(dirs) { // the link last
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if d != nil && d.IsDir() {
+				os.Chmod(p, 0o700)
+			}
+			return nil
+		})
+		errs = append(errs, os.RemoveAll(dir))
+	}
+	return errors.Join(errs...)
 }
 
 // Getenv is name's value in environ, the last entry winning as exec does.

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // The shared directories are $HOME, /tmp and PATH's writable directories
@@ -50,5 +52,48 @@ func TestSharedAndState(t *testing.T) {
 	}
 	if _, err := os.Stat(state); !os.IsNotExist(err) {
 		t.Errorf("the state %s is left: %v", state, err)
+	}
+}
+
+// Each side's own /dev/shm is a RAM disk, as the system's is, though the
+// job's state lies on a disk (/var/tmp where /tmp is shared): a service
+// that keeps its data on /dev/shm (Radicale, bench/radicale) would
+// otherwise fsync every write to the disk. RemoveState removes it.
+func TestOwnShmIsARAMDisk(t *testing.T) {
+	var fs unix.Statfs_t
+	if err := unix.Statfs("/dev/shm", &fs); err != nil || fs.Type != unix.TMPFS_MAGIC {
+		t.Skip("/dev/shm is not a tmpfs here")
+	}
+	state, err := NewState(Shared([]string{"HOME=" + t.TempDir()}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer RemoveState(state)
+	base, head := Sides(Job{Base: Side{Name: "base", Tree: "/w/base"}, Head: Side{Name: "head", Tree: "/w/head"}, State: state})
+	var shms []string
+	for _, s := range []*Spec{base, head} {
+		for _, p := range s.Own {
+			if p.Over != "/dev/shm" {
+				continue
+			}
+			shms = append(shms, p.From)
+			if err := os.MkdirAll(p.From, 0o700); err != nil { // as the supervisor does
+				t.Fatal(err)
+			}
+			if err := unix.Statfs(p.From, &fs); err != nil || fs.Type != unix.TMPFS_MAGIC {
+				t.Errorf("the %s side's /dev/shm %s (state %s) is no tmpfs: type %#x, %v", s.Side, p.From, state, fs.Type, err)
+			}
+		}
+	}
+	if len(shms) != 2 || shms[0] == shms[1] {
+		t.Fatalf("the sides' own /dev/shm: %q", shms)
+	}
+	if err := RemoveState(state); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range append(shms, state) {
+		if _, err := os.Lstat(d); !os.IsNotExist(err) {
+			t.Errorf("%s is left: %v", d, err)
+		}
 	}
 }

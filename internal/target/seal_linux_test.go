@@ -252,3 +252,19 @@ func BenchmarkChildStart(b *testing.B) {
 		})
 	}
 }
+
+// A sealed side's own /dev/shm is a RAM disk, as the system's is, though
+// the job's state lies on a disk: a service that keeps its data there
+// (bench/radicale) would otherwise fsync every write to the disk.
+func TestSealedSidesShmIsARAMDisk(t *testing.T) {
+	if out, err := exec.Command("stat", "-f", "-c", "%T", "/dev/shm").Output(); err != nil || strings.TrimSpace(string(out)) != "tmpfs" {
+		t.Skipf("the system's /dev/shm is no tmpfs: %q %v", out, err)
+	}
+	_, _, _, head := twoTrees(t)
+	ch := sealedOrSkip(t, head)
+	probe := config.Command{Args: []string{"stat", "-f", "-c", "%T", "/dev/shm"}}
+	out, saw, err := runCommand(context.Background(), &probe, ch)
+	if err != nil || strings.TrimSpace(string(out)) != "tmpfs" {
+		t.Errorf("the head's /dev/shm is %q, not a tmpfs (%s: %v)", out, saw, err)
+	}
+}
