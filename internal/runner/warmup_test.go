@@ -103,32 +103,3 @@ func TestRunABWarmsUpUntilTheSidesSettle(t *testing.T) {
 		}
 	}
 }
-
-// A service that does not warm up keeps load.warmup for every block though
-// it was slow for a moment (a busy neighbour) right after the other side's
-// start-up cost fell: a slow slice after no fall is noise, not a runtime
-// getting faster. (The other side's slices, on a machine others load too,
-// may still fall by chance: only the slow side's are judged here.)
-func TestRunABFlatServiceSlowSliceIsNoWarmUp(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	base, head := serviceTarget(t, dir+"/base.env"), serviceTarget(t, dir+"/head.env")
-	// the base's extra start-up work is gone within load.warmup's slice, so
-	// its next slice falls and the first block takes another; the head's
-	// slow moment (5 times the work from 1.2 to 1.8 s) falls in the slice
-	// after load.warmup's
-	base.Start.Env[warmingEnv], head.Start.Env[spellEnv] = "100ms", "1200ms"
-	b := abBenchmark(t, base.URL)
-	b.Config.Load.Warmup = config.Duration(time.Second)
-	plan := ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxBlocks: 1, Restart: true,
-		Shape: Shape{Windows: 2, Window: 300 * time.Millisecond}}
-	res, err := b.RunAB(context.Background(), plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range res.Warmups {
-		if cold := coldSlices([2][]float64{nil, w.Slices[Head]}); cold > 0 || w.Capped {
-			t.Errorf("warm-up found %s (capped %v), %d slices cold on the head, want none: slices %v", w.Found, w.Capped, cold, w.Slices)
-		}
-	}
-}
