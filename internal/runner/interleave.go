@@ -205,17 +205,15 @@ func (j *abJob) preparePhase(ctx context.Context, tgts [2]*running, ph config.Ph
 	j.b.observer().Step(blk, "verify")
 	began := time.Now()
 	err := both(sides, func(side Side) error { // the observer hears from one goroutine
-		err := j.b.verify(ctx, tgts[side], blk, nopObserver{})
-		if err == nil {
-			err = target.Drain(ctx, tgts[side].client, tgts[side].url, j.b.Config.Drain)
-		}
-		if err != nil {
+		if err := j.b.verify(ctx, tgts[side], blk, nopObserver{}); err != nil {
 			return fmt.Errorf("%s: %w", side, err)
 		}
 		return nil
 	})
-	j.b.timed(TimePrepare, began)
-	if err != nil {
+	if j.b.timed(TimePrepare, began); err != nil {
+		return err
+	}
+	if err := j.b.drain(ctx, TimePrepare, blk, tgts[Base], tgts[Head]); err != nil {
 		return err
 	}
 	j.b.observer().Step(blk, stepName("warm-up", ph.Name))

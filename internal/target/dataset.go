@@ -48,8 +48,10 @@ func Verify(ctx context.Context, client *http.Client, baseURL string, c *config.
 	if err == nil {
 		err = jsonmatch.Match(out, c.Expect)
 	}
-	if re, _ := regexp.Compile(c.Regex); err == nil && re != nil && !re.Match(out) { // validated
-		err = fmt.Errorf("the answer does not match regex %q", c.Regex)
+	if err == nil && c.Regex != "" {
+		if re, rerr := regexp.Compile(c.Regex); rerr != nil || !re.Match(out) { // validate refuses a bad one
+			err = fmt.Errorf("the answer does not match regex %q", c.Regex)
+		}
 	}
 	return stepError(StepVerify, saw, err, &c.Action, ch)
 }
