@@ -1,6 +1,9 @@
 package config
 
-import "strings"
+import (
+	"cmp"
+	"strings"
+)
 
 // validateUnusedTopKeys refuses target.start, pid_file or tls where tailgate
 // ab uses them for neither side: with both sides targets of their own
@@ -47,12 +50,15 @@ func sideKeys(sides []string, key string) string {
 
 // HeadAlone makes ab.head's target the top-level one of a file whose only
 // targets are the A/B sides' own, and says whether it did: tailgate run
-// (README's smoke step) runs that side alone, as tailgate ab starts it.
+// (README's smoke step) runs that side alone, as tailgate ab starts it,
+// its own dataset check included. Not a head built from a ref: run
+// builds the working tree.
 func (cfg *Config) HeadAlone() bool {
-	if cfg.Target.URL != "" || cfg.AB == nil || !cfg.AB.Head.HasTarget() {
+	if cfg.Target.URL != "" || cfg.AB == nil || !cfg.AB.Head.HasTarget() || cfg.AB.Head.Ref != "" {
 		return false
 	}
 	cfg.Target = cfg.AB.Head.TargetOr(cfg.Target)
+	cfg.Dataset.Verify = cmp.Or(cfg.AB.Head.Verify, cfg.Dataset.Verify)
 	return true
 }
 
