@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The effect of the injected builds as a peer tool sees it: wrk (2 threads,
-# one connection each, the lifecycle of lifecycle.lua) against each build in
+# The effect of the injected builds as a peer tool sees it: wrk (CONNS threads,
+# a connection each, by default ab.yml's 4 closed users, as the effect of a fixed
+# burn depends on the load: Radicale's own cost per lifecycle grows with its
+# threads' contention for the GIL; the lifecycle of lifecycle.lua) against each build in
 # turn. A round starts clean, slow5 and slow10 side by side (each on a fresh
 # copy of the dataset, serve.sh), warms each up, then alternates wrk between
 # them in SLICE-second slices, in the order ABC CBA ABC … (rotated round by
@@ -10,12 +12,12 @@
 # Radicale serves each connection in a thread of its own), and per round
 # each slow build's change against that round's clean. A non-2xx answer
 # fails the round.
-#   bench/radicale/measure-injected.sh [-r ROUNDS] [-s SLICES] [-d SLICE_SECONDS]
+#   bench/radicale/measure-injected.sh [-r ROUNDS] [-s SLICES] [-d SLICE_SECONDS] [-c CONNS]
 set -euo pipefail
 DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 OUT=$DIR/../out/radicale
-rounds=5 slices=4 dur=2
-while getopts r:s:d: o; do case $o in r) rounds=$OPTARG ;; s) slices=$OPTARG ;; d) dur=$OPTARG ;; *) exit 2 ;; esac; done
+rounds=5 slices=4 dur=2 conns=4
+while getopts r:s:d:c: o; do case $o in r) rounds=$OPTARG ;; s) slices=$OPTARG ;; d) dur=$OPTARG ;; c) conns=$OPTARG ;; *) exit 2 ;; esac; done
 tck=$(getconf CLK_TCK)
 builds=(clean slow5 slow10)
 declare -A port=([clean]=18232 [slow5]=18233 [slow10]=18234) pid=()
@@ -24,7 +26,7 @@ stop() { for b in "${!pid[@]}"; do kill "${pid[$b]}" 2>/dev/null || true; wait "
 trap stop EXIT
 lifecycles() { # BUILD TAG SECONDS: runs wrk, prints its requests
 	local out
-	out=$(wrk -t2 -c2 -d"$3s" -s "$DIR/lifecycle.lua" "http://127.0.0.1:${port[$1]}" -- "$2")
+	out=$(wrk -t"$conns" -c"$conns" -d"$3s" -s "$DIR/lifecycle.lua" "http://127.0.0.1:${port[$1]}" -- "$2")
 	! grep -q 'Non-2xx' <<<"$out" || { echo "measure-injected: $1: $(grep Non-2xx <<<"$out")" >&2; exit 3; }
 	awk '/requests in/ {print $1}' <<<"$out"
 }
