@@ -387,3 +387,13 @@ func TestUnquotedTemplateInFlowMappingGetsAHint(t *testing.T) {
 		t.Errorf("err = %v, want no template hint", err)
 	}
 }
+
+// A path may begin with a template (a link saved from an earlier answer):
+// the request checks that it renders a leading "/".
+func TestPathMayBeginWithATemplate(t *testing.T) {
+	src := lines(targetOK, l("load: {rate: 1}", "scenarios:", "  - steps:",
+		"      - {path: /page, save: {next: {header: Location}}}", "      - path: '{{.next}}'"))
+	if _, err := Parse("ok.yml", []byte(src)); err != nil {
+		t.Fatalf("a path that is a saved value: %v", err)
+	}
+}

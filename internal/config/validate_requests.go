@@ -189,12 +189,14 @@ func validateRequest(r *Request, path string, c *collector) {
 	checkJSONTemplates(r.JSON, joinKey(path, "json"), c)
 }
 
-// checkPath requires a path starting with "/" (and well-formed templates).
+// checkPath requires a path starting with "/" or with a template (a link
+// saved from an answer: the request checks that it renders a "/", so no
+// value can name another host), and well-formed templates.
 func checkPath(p, key string, c *collector) {
 	switch {
 	case p == "":
 		c.add(key, "required: a path starting with /, e.g. /items")
-	case !strings.HasPrefix(p, "/"):
+	case !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "{{"):
 		c.add(key, "path %q must start with /: the target URL gives scheme, host and port", p)
 	case printable.Check(p) != nil:
 		r, pos, _ := printable.Bad(p)

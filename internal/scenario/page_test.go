@@ -144,3 +144,30 @@ func TestCompileRejectsBadRegex(t *testing.T) {
 		}
 	}
 }
+
+// A path may be a saved value (a link read from an answer); it must render
+// a leading "/", so no value from a server can make the request name
+// another host ("@host/…" after the target's URL).
+func TestPathFromASavedValue(t *testing.T) {
+	t.Parallel()
+	srv := pageServer(t)
+	index := config.Step{Name: "index", Request: config.Request{Path: "/page"},
+		Save: map[string]config.SaveFrom{"loc": {From: config.SaveHeader, Name: "Location"}}}
+	next := config.Step{Name: "next", Request: config.Request{Path: "{{.loc}}"}}
+	for _, loc := range []string{"", "@example.org/x", "items/57"} {
+		x, _ := firstRequest(t, mustCompile(t, index, next), srv.URL)
+		if f := exchange(t, x, srv, 0); f != nil {
+			t.Fatalf("Check: %s", f.Message())
+		}
+		if loc != "" {
+			x.vars["loc"] = loc // as a server could have answered
+		}
+		req, err := x.Request(1)
+		switch {
+		case loc == "" && (err != nil || req.URL != srv.URL+"/items/57"):
+			t.Errorf("saved /items/57: request %v, error %v; want %s/items/57", req, err, srv.URL)
+		case loc != "" && (err == nil || !strings.Contains(err.Error(), "does not start with /")):
+			t.Errorf("saved %q: request %v, error %v; want it refused", loc, req, err)
+		}
+	}
+}

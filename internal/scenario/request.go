@@ -68,6 +68,10 @@ func (x *Executor) renderURL(st *boundStep) (string, error) {
 	if err := st.path.render(&x.buf, x.vars); err != nil {
 		return "", fmt.Errorf("step %q path: %w", st.name, err)
 	}
+	if p := x.buf.Bytes(); len(p) == 0 || p[0] != '/' {
+		// appended to the target's URL, "@host/…" would name another host
+		return "", fmt.Errorf("step %q path %q does not start with /: a templated path must render one", st.name, p)
+	}
 	x.url = append(append(x.url[:0], st.prefix...), x.buf.Bytes()...)
 	if plainURL(x.url) {
 		return string(x.url), nil
