@@ -31,7 +31,7 @@ done
 # the seed: a Verdaccio open for registration on an empty storage
 rm -rf "$OUT/seed" && mkdir -p "$OUT/seed"
 sed 's/^    max_users: -1$/    max_users: 16/' "$DIR/config.yaml" >"$OUT/seed/config.yaml"
-port=18251
+port=18261
 node "$DIR/start.mjs" "$OUT/clean" "$OUT/seed/config.yaml" "$port" &
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT

@@ -21,7 +21,7 @@ while getopts r:s:d:c: o; do case $o in r) rounds=$OPTARG ;; s) slices=$OPTARG ;
 ((conns >= 1 && conns <= 16)) || { echo "measure-injected: -c takes 1 to 16 (the seed's users)" >&2; exit 2; }
 tck=$(getconf CLK_TCK)
 builds=(clean slow5 slow10)
-declare -A port=([clean]=18252 [slow5]=18253 [slow10]=18254) pid=() tokens=()
+declare -A port=([clean]=18262 [slow5]=18263 [slow10]=18264) pid=() tokens=()
 cpu() { awk '{print $14+$15}' "/proc/$1/stat"; }
 stop() { for b in "${!pid[@]}"; do kill "${pid[$b]}" 2>/dev/null || true; wait "${pid[$b]}" 2>/dev/null || true; done; pid=(); }
 trap stop EXIT
