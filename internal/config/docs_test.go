@@ -161,6 +161,19 @@ func TestBenchFilesParse(t *testing.T) {
 	if r := cfg.Dataset.Reset; r == nil || r.Command == nil || cfg.AB.Head.Start == nil || cfg.AB.Base.Start == nil {
 		t.Errorf("reset %+v, sides' starts %v %v", r, cfg.AB.Base.Start, cfg.AB.Head.Start)
 	}
+	// bench/verdaccio/ab.yml, an npm registry: a JSON path with escaped dots
+	// read by a regex, and logins from a feed in setup.vu
+	npm, err := LoadFile("../../bench/verdaccio/ab.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := SaveFrom{Name: `versions.1\.0\.0.dist.tarball`, Regex: `^https?://[^/]+/(.+)$`}
+	if got := npm.Scenarios[0].Steps[1].Save["tarball"]; got.Name != want.Name || got.Regex != want.Regex || got.From != "" && got.From != SaveJSON {
+		t.Errorf("tarball saved from %+v", got)
+	}
+	if vu := npm.Setup.VU; len(vu) != 1 || vu[0].Headers["Authorization"] != `Basic {{feed "basic"}}` || npm.Feed == nil {
+		t.Errorf("setup.vu %+v, feed %v", vu, npm.Feed)
+	}
 }
 
 func TestDocsYAMLExamples(t *testing.T) {
