@@ -375,7 +375,7 @@ func (s *Shape) chooseWindow(ph config.PhaseLoad, runs [2]*result.Run) {
 	if w := min((3*s.Lifecycle+step-1)/step*step, 5*time.Second, s.longest/2); w > s.Window {
 		s.Window = w
 		if s.fill {
-			s.Windows = max(int(s.longest/w), 2)
+			s.Windows = min(max(int(s.longest/w), 2), config.MaxWindows)
 		}
 	}
 }
