@@ -78,3 +78,43 @@ func TestRunABChoosesTheWindowOfSlowLifecycles(t *testing.T) {
 		}
 	})
 }
+
+// The window chosen from a warm-up: at least the default, 3 lifecycles of
+// a virtual user of the slower side rounded up to 250 ms, at most 5 s and
+// half the longest phase; a count set is kept, ab.windows 0 fills the
+// phase; an open first phase, or a window the file sets, keeps Resolve's.
+func TestChooseWindow(t *testing.T) {
+	t.Parallel()
+	closed := config.PhaseLoad{Name: "c", Load: config.Load{Model: config.ModelClosed, VUs: 4}}
+	open := config.PhaseLoad{Name: "o", Load: config.Load{Model: config.ModelOpen, Rate: config.Rate{PerSecond: 5}}}
+	ips := func(v float64) *result.Run {
+		return &result.Run{Metrics: map[string]float64{result.IterationsPerSec: v}}
+	}
+	for _, c := range []struct {
+		name            string
+		window          time.Duration
+		windows         int
+		duration        time.Duration
+		ph              config.PhaseLoad
+		base, head      float64 // iterations/s of 4 users
+		wantN           int
+		want, lifecycle time.Duration
+	}{
+		{"short lifecycles: the default", 0, 0, 4 * time.Second, closed, 400, 380, 8, 500 * time.Millisecond, 10526 * time.Microsecond},
+		{"500 ms lifecycles: 1.5 s, 2 fill 4 s", 0, 0, 4 * time.Second, closed, 8, 8, 2, 1500 * time.Millisecond, 500 * time.Millisecond},
+		{"the slower side decides", 0, 0, 10 * time.Second, closed, 8, 5, 4, 2500 * time.Millisecond, 800 * time.Millisecond},
+		{"half the longest phase", 0, 0, 2 * time.Second, closed, 4, 4, 2, time.Second, time.Second},
+		{"at most 5 s", 0, 0, 60 * time.Second, closed, 1, 1, 12, 5 * time.Second, 4 * time.Second},
+		{"a count set is kept", 0, 10, 4 * time.Second, closed, 8, 8, 10, 1500 * time.Millisecond, 500 * time.Millisecond},
+		{"an open first phase", 0, 0, 4 * time.Second, open, 8, 8, 8, 500 * time.Millisecond, 0},
+		{"a window set", 500 * time.Millisecond, 0, 4 * time.Second, closed, 8, 8, 8, 500 * time.Millisecond, 0},
+	} {
+		b := &Benchmark{Config: &config.Config{Load: config.Load{Model: config.ModelClosed, VUs: 4, Duration: config.Duration(c.duration)}}}
+		s := b.Resolve(ABPlan{Shape: Shape{Window: c.window, Windows: c.windows}}).Shape
+		s.chooseWindow(c.ph, [2]*result.Run{ips(c.base), ips(c.head)})
+		s.chooseWindow(closed, [2]*result.Run{ips(0.1), ips(0.1)}) // a later phase changes nothing
+		if s.Windows != c.wantN || s.Window != c.want || s.Lifecycle.Round(time.Microsecond) != c.lifecycle {
+			t.Errorf("%s: %d windows of %s from %s lifecycles, want %d of %s from %s", c.name, s.Windows, s.Window, s.Lifecycle, c.wantN, c.want, c.lifecycle)
+		}
+	}
+}
