@@ -114,7 +114,7 @@ func TestABFromRefDefaults(t *testing.T) {
 		t.Fatalf("ab = %+v", ab)
 	}
 	if ab.Order != OrderABBA || ab.Restart != RestartEveryPair || ab.MinBlocks != DefaultMinBlocks ||
-		ab.MaxBlocks != DefaultMaxBlocks || ab.Windows != 0 || ab.Window != DefaultWindow || ab.WindowWarmup != DefaultWindowWarmup || ab.MaxTime != 0 || ab.Noise != "" || ab.Phases != PhasesUndecided {
+		ab.MaxBlocks != DefaultMaxBlocks || ab.Windows != 0 || ab.Window != 0 || ab.WindowWarmup != DefaultWindowWarmup || ab.MaxTime != 0 || ab.Noise != "" || ab.Phases != PhasesUndecided {
 		t.Errorf("ab defaults: %+v", ab)
 	}
 	if cfg.Build.Timeout != DefaultBuildTimeout || cfg.Build.DirIn("/tmp/t") != "/tmp/t" {

@@ -96,7 +96,6 @@ func defaultAB(ab *AB, c *collector) {
 	setDefault(&ab.Restart, c, "ab.restart", RestartEveryPair)
 	setDefault(&ab.MinBlocks, c, "ab.min_blocks", DefaultMinBlocks)
 	setDefault(&ab.MaxBlocks, c, "ab.max_blocks", max(DefaultMaxBlocks, ab.MinBlocks))
-	setDefault(&ab.Window, c, "ab.window", DefaultWindow)
 	setDefault(&ab.WindowWarmup, c, "ab.window_warmup", DefaultWindowWarmup)
 	setDefault(&ab.Phases, c, "ab.phases", PhasesUndecided)
 	setDefault(&ab.Unsealed, c, "ab.unsealed", UnsealedRefuse)

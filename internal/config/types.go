@@ -52,7 +52,8 @@ const (
 )
 
 // Defaults of the ab section. A block measures both sides in windows of
-// DefaultWindow filling each phase's load.duration; where blocks cannot
+// at least DefaultWindow filling each phase's load.duration (an unset
+// ab.window is chosen by the job: runner.Shape); where blocks cannot
 // run, a block is one pair of whole runs.
 const (
 	DefaultMinBlocks    = 3
@@ -79,7 +80,7 @@ type AB struct {
 	MaxTime      Duration `yaml:"max_time"`
 	Restart      string   `yaml:"restart"`
 	Windows      int      `yaml:"windows"` // per side and phase in a block; 0: fill load.duration
-	Window       Duration `yaml:"window"`
+	Window       Duration `yaml:"window"`  // 0: the job chooses
 	WindowWarmup Duration `yaml:"window_warmup"`
 	Phases       string   `yaml:"phases"`
 	// Noise is the file of earlier jobs' spread: "" the user's cache,

@@ -26,9 +26,10 @@ type ABRun struct {
 	WholeRuns result.Apart
 	Order     []bool
 	// Windows is each side's windows per phase in a block, Window their
-	// measured length.
-	Windows int
-	Window  time.Duration
+	// measured length; Lifecycle, above 0, the lifecycle per virtual user
+	// the first block's warm-up measured, that the job chose Window from.
+	Windows           int
+	Window, Lifecycle time.Duration
 	// Phases says of each phase whether its windows loaded both sides at
 	// once or alternated between them.
 	Phases []ABPhase
@@ -157,8 +158,10 @@ func (r *ABRun) blocksNote() string {
 		}
 		how = append(how, w)
 	}
-	s := fmt.Sprintf("%s; in each block both sides were started once and each phase measured in %d windows of %s per side: %s",
-		head, r.Windows, r.Window, strings.Join(how, "; "))
+	chosen := map[bool]string{true: fmt.Sprintf(" (ab.window unset: chosen to hold %d lifecycles of a virtual user, %s each in the first block's warm-up, within 500ms–5s and half the longest phase)",
+		leastPerUser, r.Lifecycle.Round(time.Millisecond))}[r.Lifecycle > 0]
+	s := fmt.Sprintf("%s; in each block both sides were started once and each phase measured in %d windows of %s per side%s: %s",
+		head, r.Windows, r.Window, chosen, strings.Join(how, "; "))
 	if r.Alternate.Why != 0 {
 		s += ", as " + ApartReason(r.Alternate)
 	}

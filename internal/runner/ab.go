@@ -69,6 +69,7 @@ type ABResult struct {
 	Spent     Spent
 	Warmups   []result.Warmup // the phases the first block found to warm up longer than load.warmup
 	Duets     []result.Duet   // the closed phases the first block measured both ways
+	Shape     Shape           // the plan's, with the window the first block chose
 }
 
 // Budget names a budget of an A/B job.

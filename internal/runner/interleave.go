@@ -49,6 +49,7 @@ func (j *abJob) runBlocks(ctx context.Context) (*ABResult, error) {
 			w.Block = append(w.Block, blk)
 		}
 		m.block[Base].Index, m.block[Head].Index = blk, blk
+		j.res.Shape = j.plan.Shape
 		j.res.Base.Runs = append(j.res.Base.Runs, m.block[Base])
 		j.res.Head.Runs = append(j.res.Head.Runs, m.block[Head])
 		if j.unitDone(blk+1, began) {
@@ -172,6 +173,11 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 		}
 		if err := j.preparePhase(ctx, tgts, ph, blk, setups, order[:2]); err != nil {
 			return m, err
+		}
+		if windows != j.plan.Shape.Windows { // chosen in the first warm-up (chooseWindow): no window measured yet
+			windows = j.plan.Shape.Windows
+			measured = [2][][]result.Phase{make([][]result.Phase, windows), make([][]result.Phase, windows)}
+			order = append(order[:2:2], j.windowOrder(blk, windows, rng)[2:]...)
 		}
 		obs.Step(blk, stepName(fmt.Sprintf("%d windows", 2*windows), ph.Name))
 		spans := j.openCounters(ctx, tgts)
@@ -300,6 +306,11 @@ type Shape struct {
 	Window       time.Duration
 	WindowWarmup time.Duration
 	resolved     bool
+	// Lifecycle, above 0, is the lifecycle per virtual user the first
+	// block's warm-up measured, that Window was chosen from (chooseWindow).
+	Lifecycle    time.Duration
+	choose, fill bool          // ab.window unset; ab.windows 0
+	longest      time.Duration // the longest phase's load.duration
 }
 
 // Blocks reports whether the job measures blocks of windows.
@@ -331,20 +342,42 @@ func (b *Benchmark) Resolve(plan ABPlan) ABPlan {
 		return plan
 	}
 	s.Alternate = plan.DuetProblem()
-	asked := s.Window
-	s.Window = cmp.Or(asked, config.DefaultWindow.D())
-	if s.Windows > 0 {
+	s.choose, s.fill = s.Window == 0, s.Windows == 0
+	s.Window = cmp.Or(s.Window, config.DefaultWindow.D())
+	for _, ph := range b.Config.Load.RunPhases() {
+		s.longest = max(s.longest, ph.Load.Duration.D())
+	}
+	if !s.fill {
 		return plan
 	}
-	var longest time.Duration
-	for _, ph := range b.Config.Load.RunPhases() {
-		longest = max(longest, ph.Load.Duration.D())
-	}
-	s.Windows = min(max(int((longest+s.Window/2)/s.Window), 2), config.MaxWindows)
-	if asked == 0 && longest > 0 && s.Windows*int(s.Window) > int(longest) {
-		s.Window = longest / time.Duration(s.Windows) // a phase shorter than two default windows: two shorter ones
+	s.Windows = min(max(int((s.longest+s.Window/2)/s.Window), 2), config.MaxWindows)
+	if s.choose && s.longest > 0 && s.Windows*int(s.Window) > int(s.longest) {
+		s.Window = s.longest / time.Duration(s.Windows) // a phase shorter than two default windows: two shorter ones
 	}
 	return plan
+}
+
+// chooseWindow fixes the job's window where ab.window is unset, before any
+// window is measured, from the first phase's warm-up in the first block
+// (runs: each side's last slice) when that phase is closed: 3 lifecycles of
+// a virtual user at the slower side's iterations/s (its users' rates
+// summed), in steps of 250 ms, up to 5 s and half the longest phase. Every
+// block, side and phase keeps it (window w of every phase makes one run),
+// and ab.windows 0 then fills load.duration with fewer windows.
+func (s *Shape) chooseWindow(ph config.PhaseLoad, runs [2]*result.Run) {
+	for _, run := range runs {
+		if ips := run.Metrics[result.IterationsPerSec]; s.choose && ph.Load.Model == config.ModelClosed && ips > 0 {
+			s.Lifecycle = max(s.Lifecycle, time.Duration(float64(ph.Load.VUs)/ips*float64(time.Second)))
+		}
+	}
+	s.choose = false
+	const step = 250 * time.Millisecond
+	if w := min((3*s.Lifecycle+step-1)/step*step, 5*time.Second, s.longest/2); w > s.Window {
+		s.Window = w
+		if s.fill {
+			s.Windows = min(max(int(s.longest/w), 2), config.MaxWindows)
+		}
+	}
 }
 
 // blockTargets are the sides' targets for a block: those kept for the

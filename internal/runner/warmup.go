@@ -60,9 +60,10 @@ func (j *abJob) settle(ctx context.Context, tgts [2]*running, ph config.PhaseLoa
 	metric := result.CPUPerIteration
 	var seen [2][]float64
 	total, d, capped := time.Duration(0), configured, false
+	var runs [2]*result.Run
 	for {
-		runs, err := j.warmSlice(ctx, tgts, ph, blk, setups, order, d, true)
-		if err != nil {
+		var err error
+		if runs, err = j.warmSlice(ctx, tgts, ph, blk, setups, order, d, true); err != nil {
 			return err
 		}
 		total += d
@@ -82,6 +83,7 @@ func (j *abJob) settle(ctx context.Context, tgts [2]*running, ph config.PhaseLoa
 		}
 		d = slice
 	}
+	j.plan.Shape.chooseWindow(ph, runs)
 	if cold := coldSlices(seen); cold > 0 || capped {
 		if !capped {
 			total = configured + time.Duration(cold)*slice
