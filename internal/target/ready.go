@@ -120,7 +120,11 @@ func Drain(ctx context.Context, client *http.Client, baseURL string, d *config.D
 			err = cmp.Or(err, errors.New("idle, but not for the quiet period"))
 			return &StepError{Step: StepDrain, Saw: saw, Err: fmt.Errorf("%w (not idle for %v within %v)", err, quiet, timeout)}
 		}
-		if err := clock.Sleep(ctx, interval); err != nil {
+		wait := interval
+		if err == nil { // the quiet period ends before the next poll: poll as it ends
+			wait = min(interval, idleSince.Add(quiet).Sub(now))
+		}
+		if err := clock.Sleep(ctx, wait); err != nil {
 			return &StepError{Step: StepDrain, Saw: saw, Err: err}
 		}
 	}

@@ -72,3 +72,23 @@ func TestStopReturnsSoonAfterTheTargetEnds(t *testing.T) {
 		t.Errorf("the fastest of 5 stops took %v, want under 18 ms (the old poll slept 20 ms)", fastest)
 	}
 }
+
+// An idle target drains when its quiet period ends, not at the first poll
+// after it: the drain before each phase's warm-up took up to an interval
+// more than the quiet period.
+func TestDrainEndsWithTheQuietPeriod(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Write([]byte(`{"pending": 0}`))
+	}))
+	defer srv.Close()
+	d := &config.Drain{Probe: config.Request{Path: "/stats"}, Until: map[string]any{"pending": 0},
+		Quiet: config.Duration(300 * time.Millisecond), Interval: config.Duration(280 * time.Millisecond), Timeout: config.Duration(10 * time.Second)}
+	began := time.Now()
+	if err := Drain(context.Background(), nil, srv.URL, d); err != nil {
+		t.Fatal(err)
+	}
+	// idle at 0 ms; polls at 280 and 560 ms before, at 280 and 300 ms now
+	if took := time.Since(began); took < 300*time.Millisecond || took > 480*time.Millisecond {
+		t.Errorf("drained after %v, want the quiet period (300ms) and not the next poll (560ms)", took)
+	}
+}
