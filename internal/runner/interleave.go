@@ -307,7 +307,8 @@ type Shape struct {
 	WindowWarmup time.Duration
 	resolved     bool
 	// Lifecycle, above 0, is the lifecycle per virtual user the first
-	// block's warm-up measured, that Window was chosen from (chooseWindow).
+	// block's warm-up measured, from which Window was lengthened
+	// (chooseWindow).
 	Lifecycle    time.Duration
 	choose, fill bool          // ab.window unset; ab.windows 0
 	longest      time.Duration // the longest phase's load.duration
@@ -365,15 +366,16 @@ func (b *Benchmark) Resolve(plan ABPlan) ABPlan {
 // block, side and phase keeps it (window w of every phase makes one run),
 // and ab.windows 0 then fills load.duration with fewer windows.
 func (s *Shape) chooseWindow(ph config.PhaseLoad, runs [2]*result.Run) {
+	var life time.Duration
 	for _, run := range runs {
 		if ips := run.Metrics[result.IterationsPerSec]; s.choose && ph.Load.Model == config.ModelClosed && ips > 0 {
-			s.Lifecycle = max(s.Lifecycle, time.Duration(float64(ph.Load.VUs)/ips*float64(time.Second)))
+			life = max(life, time.Duration(float64(ph.Load.VUs)/ips*float64(time.Second)))
 		}
 	}
 	s.choose = false
 	const step = 250 * time.Millisecond
-	if w := min((3*s.Lifecycle+step-1)/step*step, 5*time.Second, s.longest/2); w > s.Window {
-		s.Window = w
+	if w := min((3*life+step-1)/step*step, 5*time.Second, s.longest/2); w > s.Window {
+		s.Window, s.Lifecycle = w, life // the report says why only where the window grew
 		if s.fill {
 			s.Windows = min(max(int(s.longest/w), 2), config.MaxWindows)
 		}
