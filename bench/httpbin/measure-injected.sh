@@ -1,40 +1,30 @@
 #!/usr/bin/env bash
 # The effect of the injected builds as a peer tool sees it: wrk (CONNS
-# connections, by default ab.yml's 4 closed users: the effect of a fixed burn
-# depends on the load; the lifecycle of lifecycle.lua) against each build in turn,
-# the builds alternating clean, slow5, slow10 and rotated round by round;
-# per build the server's CPU (utime+stime from /proc) per request, and per
-# round each slow build's change against that round's clean.
-#   bench/httpbin/measure-injected.sh [-r ROUNDS] [-d SECONDS] [-c CONNS]
+# connections, by default ab.yml's 4 closed users: the effect of a fixed
+# burn depends on the load; the lifecycle of lifecycle.lua) against each
+# build in the rounds of bench/lib/peer-rounds.sh: clean, slow5 and slow10
+# running side by side, wrk alternating between them in slices, per build
+# the server's CPU per lifecycle (4 requests) over its slices. One process
+# per build per round started, measured for 5 s and stopped spread its
+# rounds by −11 … +37 % (2026-12-07): slices alternating between running
+# builds let the machine's changing load fall on all three alike.
+#   bench/httpbin/measure-injected.sh [-r ROUNDS] [-s SLICES] [-d SLICE_SECONDS] [-c CONNS]
 set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-OUT=$ROOT/bench/out/httpbin
-rounds=5 dur=5 conns=4
-while getopts r:d:c: o; do case $o in r) rounds=$OPTARG ;; d) dur=$OPTARG ;; c) conns=$OPTARG ;; *) exit 2 ;; esac; done
-tck=$(getconf CLK_TCK)
-port=18231
-cpu() { awk '{print $14+$15}' "/proc/$1/stat"; }
-one() { # one BUILD: prints CPU µs per request
-	"$OUT/httpbin-$1" "127.0.0.1:$port" 2>/dev/null &
-	local pid=$! ok=0
-	for _ in $(seq 50); do curl -fs -o /dev/null "http://127.0.0.1:$port/status/200" && { ok=1; break; }; sleep 0.1; done
-	((ok)) || { kill "$pid"; echo "measure-injected: $1 did not start" >&2; exit 3; }
-	wrk -t1 -c"$conns" -d1s -s "$ROOT/bench/httpbin/lifecycle.lua" "http://127.0.0.1:$port" >/dev/null # warm-up
-	local c0 c1 n
-	c0=$(cpu "$pid")
-	n=$(wrk -t1 -c"$conns" -d"${dur}s" -s "$ROOT/bench/httpbin/lifecycle.lua" "http://127.0.0.1:$port" | awk '/requests in/ {print $1}')
-	c1=$(cpu "$pid")
-	kill "$pid"; wait "$pid" 2>/dev/null || true
-	echo "scale=3; ($c1 - $c0) * 1000000 / $tck / $n" | bc
+DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+OUT=$DIR/../out/httpbin
+rounds=5 slices=4 dur=2 conns=4
+while getopts r:s:d:c: o; do case $o in r) rounds=$OPTARG ;; s) slices=$OPTARG ;; d) dur=$OPTARG ;; c) conns=$OPTARG ;; *) exit 2 ;; esac; done
+declare -A port=([clean]=18231 [slow5]=18237 [slow10]=18238)
+per=4
+# shellcheck source=bench/lib/peer-rounds.sh
+source "$DIR/../lib/peer-rounds.sh"
+start() { "$OUT/httpbin-$1" "127.0.0.1:${port[$1]}" 2>/dev/null & pid[$1]=$!; }
+ready() {
+	for _ in $(seq 50); do curl -fs -o /dev/null "http://127.0.0.1:${port[$1]}/status/200" && return; sleep 0.1; done
+	echo "measure-injected: $1 did not start" >&2
+	exit 3
 }
-builds=(clean slow5 slow10)
-echo -e "round\tclean_us\tslow5_us\tslow10_us\tslow5_pct\tslow10_pct" | tee "$OUT/effects.tsv"
-for ((r = 1; r <= rounds; r++)); do
-	declare -A v=()
-	for ((k = 0; k < 3; k++)); do
-		b=${builds[$(((k + r) % 3))]}
-		v[$b]=$(one "$b")
-	done
-	printf '%d\t%s\t%s\t%s\t%+.1f\t%+.1f\n' "$r" "${v[clean]}" "${v[slow5]}" "${v[slow10]}" \
-		"$(echo "100*(${v[slow5]}/${v[clean]}-1)" | bc -l)" "$(echo "100*(${v[slow10]}/${v[clean]}-1)" | bc -l)" | tee -a "$OUT/effects.tsv"
-done
+lifecycles() { # BUILD TAG SECONDS: runs wrk, prints its requests
+	wrk -t"$((conns < 2 ? conns : 2))" -c"$conns" -d"$3s" -s "$DIR/lifecycle.lua" "http://127.0.0.1:${port[$1]}" | awk '/requests in/ {print $1}'
+}
+peer_rounds

@@ -39,7 +39,7 @@ peer_round() { # ROUND: one round's line of effects.tsv
 		done
 	done
 	stop
-	for b in "${builds[@]}"; do v[$b]=$(echo "scale=3; ${ticks[$b]} * 1000 * $per / $tck / ${reqs[$b]}" | bc); done
+	for b in "${builds[@]}"; do v[$b]=$(echo "scale=6; ${ticks[$b]} * 1000 * $per / $tck / ${reqs[$b]}" | bc); done
 	printf '%d\t%s\t%s\t%s\t%s\t%+.1f\t%+.1f\n' "$r" "$load" "${v[clean]}" "${v[slow5]}" "${v[slow10]}" \
 		"$(echo "100*(${v[slow5]}/${v[clean]}-1)" | bc -l)" "$(echo "100*(${v[slow10]}/${v[clean]}-1)" | bc -l)"
 }
