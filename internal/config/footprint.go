@@ -183,7 +183,7 @@ func validatePrometheus(p *PrometheusSource, key string, c *collector) {
 	case (p.Path == "") == (p.URL == ""):
 		c.addKey(key, "give exactly one of path (requested on the target's url, e.g. /metrics) or url (an exporter's, on loopback)")
 	case p.Path != "":
-		checkPath(p.Path, key+".path", c)
+		checkPath(p.Path, key+".path", false, c)
 	default:
 		u, err := url.Parse(p.URL)
 		switch {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -388,12 +389,25 @@ func TestUnquotedTemplateInFlowMappingGetsAHint(t *testing.T) {
 	}
 }
 
-// A path may begin with a template (a link saved from an earlier answer):
-// the request checks that it renders a leading "/".
+// A step's path may begin with a template (a link saved from an earlier
+// answer): the request checks that it renders a leading "/". A dataset
+// action's or a probe's path is sent as written, so there it stays an
+// error: "{{env "P"}}" would be sent as those characters.
 func TestPathMayBeginWithATemplate(t *testing.T) {
 	src := lines(targetOK, l("load: {rate: 1}", "scenarios:", "  - steps:",
 		"      - {path: /page, save: {next: {header: Location}}}", "      - path: '{{.next}}'"))
 	if _, err := Parse("ok.yml", []byte(src)); err != nil {
 		t.Fatalf("a path that is a saved value: %v", err)
+	}
+	src = lines(targetOK, l("dataset:", "  reset: {request: {method: POST, path: '{{.x}}'}}",
+		"drain: {probe: {path: '{{env \"P\"}}'}, until: {n: 0}}", "load: {rate: 1}"), scenarioOK)
+	var keys []string
+	for _, p := range problemsOf(t, src) {
+		if strings.Contains(p.Msg, "must start with /") {
+			keys = append(keys, p.Key)
+		}
+	}
+	if want := []string{"dataset.reset.request.path", "drain.probe.path"}; !slices.Equal(keys, want) {
+		t.Errorf("paths refused at %v, want %v", keys, want)
 	}
 }

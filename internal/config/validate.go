@@ -96,7 +96,7 @@ func validateTarget(t *Target, key string, c *collector) {
 	c.addIf(t.Start != nil && t.Start.Command.IsZero(), key+".start.command", "required: the command that starts the service, e.g. [./server, --port, \"8080\"]")
 	c.addKeyIf(t.Start != nil && t.PIDFile != "", key+".pid_file", "pid_file is for a target started elsewhere; with start, tailgate knows the pid itself: remove one of them")
 	if r := t.Ready; r != nil {
-		checkPath(r.Path, key+".ready.path", c)
+		checkPath(r.Path, key+".ready.path", false, c)
 		checkStatus(r.Status, key+".ready.status", c)
 		checkPositive(r.Timeout, key+".ready.timeout", c)
 		checkPositive(r.Interval, key+".ready.interval", c)

@@ -26,14 +26,14 @@ func validateAction(a *Action, path string, c *collector) {
 	case a.Request != nil && a.Command != nil:
 		c.add(path+".command", "give a request or a command, not both")
 	case a.Request != nil:
-		validateRequest(a.Request, path+".request", c)
+		validateRequest(a.Request, path+".request", false, c)
 	case a.Command.IsZero():
 		c.add(path+".command", "required: the command to run")
 	}
 }
 
 func validateDrain(d *Drain, c *collector) {
-	validateRequest(&d.Probe, "drain.probe", c)
+	validateRequest(&d.Probe, "drain.probe", false, c)
 	c.addIf(len(d.Until) == 0, "drain.until", "required: the JSON values that mean idle, e.g. {pending: 0}")
 	checkPositive(d.Timeout, "drain.timeout", c)
 	checkPositive(d.Interval, "drain.interval", c)
@@ -73,7 +73,7 @@ func validateSteps(steps []Step, path string, c *collector) {
 	names := map[string]int{}
 	for j := range steps {
 		st, stepPath := &steps[j], joinIndex(path, j)
-		validateRequest(&st.Request, stepPath, c)
+		validateRequest(&st.Request, stepPath, true, c)
 		checkStepName(st, stepPath, names, j, c)
 		checkSave(st.Save, stepPath+".save", c)
 		checkExpect(st.Expect, stepPath+".expect", c)
@@ -168,8 +168,10 @@ var (
 	methodPattern = regexp.MustCompile(`^[A-Z]+$`)
 )
 
-func validateRequest(r *Request, path string, c *collector) {
-	checkPath(r.Path, joinKey(path, "path"), c)
+// validateRequest checks a request; rendered says its templates are
+// rendered (a step's), so its path may begin with one.
+func validateRequest(r *Request, path string, rendered bool, c *collector) {
+	checkPath(r.Path, joinKey(path, "path"), rendered, c)
 	c.addIf(!methodPattern.MatchString(r.Method), joinKey(path, "method"), "invalid method %q: expected GET, POST, PUT, PATCH, DELETE, …", r.Method)
 	if given := slices.DeleteFunc([]string{"json", "body", "form"}, func(k string) bool {
 		return k == "json" && r.JSON == nil || k == "body" && r.Body == "" || k == "form" && r.Form == nil
@@ -189,14 +191,15 @@ func validateRequest(r *Request, path string, c *collector) {
 	checkJSONTemplates(r.JSON, joinKey(path, "json"), c)
 }
 
-// checkPath requires a path starting with "/" or with a template (a link
-// saved from an answer: the request checks that it renders a "/", so no
-// value can name another host), and well-formed templates.
-func checkPath(p, key string, c *collector) {
+// checkPath requires a path starting with "/", or, where the path is
+// rendered (rendered: a step's), with a template (a link saved from an
+// answer: the request checks that it renders a "/", so no value can name
+// another host); and well-formed templates.
+func checkPath(p, key string, rendered bool, c *collector) {
 	switch {
 	case p == "":
 		c.add(key, "required: a path starting with /, e.g. /items")
-	case !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "{{"):
+	case !strings.HasPrefix(p, "/") && !(rendered && strings.HasPrefix(p, "{{")):
 		c.add(key, "path %q must start with /: the target URL gives scheme, host and port", p)
 	case printable.Check(p) != nil:
 		r, pos, _ := printable.Bad(p)
