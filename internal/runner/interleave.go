@@ -49,13 +49,13 @@ func (j *abJob) runBlocks(ctx context.Context) (*ABResult, error) {
 			w.Block = append(w.Block, blk)
 		}
 		m.block[Base].Index, m.block[Head].Index = blk, blk
-		j.res.Shape = j.plan.Shape
 		j.res.Base.Runs = append(j.res.Base.Runs, m.block[Base])
 		j.res.Head.Runs = append(j.res.Head.Runs, m.block[Head])
 		if j.unitDone(blk+1, began) {
 			break
 		}
 	}
+	j.res.Shape = j.plan.Shape // with the window the first block chose
 	return j.res, nil
 }
 
@@ -366,13 +366,17 @@ func (b *Benchmark) Resolve(plan ABPlan) ABPlan {
 // block, side and phase keeps it (window w of every phase makes one run),
 // and ab.windows 0 then fills load.duration with fewer windows.
 func (s *Shape) chooseWindow(ph config.PhaseLoad, runs [2]*result.Run) {
+	if !s.choose || ph.Load.Model != config.ModelClosed {
+		s.choose = false
+		return
+	}
+	s.choose = false
 	var life time.Duration
 	for _, run := range runs {
-		if ips := run.Metrics[result.IterationsPerSec]; s.choose && ph.Load.Model == config.ModelClosed && ips > 0 {
+		if ips := run.Metrics[result.IterationsPerSec]; ips > 0 {
 			life = max(life, time.Duration(float64(ph.Load.VUs)/ips*float64(time.Second)))
 		}
 	}
-	s.choose = false
 	const step = 250 * time.Millisecond
 	if w := min((3*life+step-1)/step*step, 5*time.Second, s.longest/2); w > s.Window {
 		s.Window, s.Lifecycle = w, life // the report says why only where the window grew
