@@ -133,7 +133,7 @@ func describeAB(line lineFunc, cfg *config.Config, ab config.AB) {
 	if !shape.Blocks() {
 		line("unit", "a pair of whole runs, one side at a time, as %s; %s; %d to %d blocks", report.ApartReason(shape.WholeRuns), ab.Order, ab.MinBlocks, ab.MaxBlocks)
 	} else {
-		how := "an open phase loads both sides at once; a closed one, measured both ways in the first block, loads them at once in the later blocks only where that changed neither side's CPU per iteration (nor the ratio of iterations/s where gated), else alternates"
+		how := "an open phase loads both sides at once; a closed one, probed both ways before the first block's windows, loads them at once only where that changed neither side's CPU per iteration (nor the ratio of iterations/s where gated), else alternates"
 		if shape.Alternate.Why != 0 {
 			how = "every phase alternates between the sides, as " + report.ApartReason(shape.Alternate)
 		}

@@ -63,8 +63,8 @@ type ABPhase struct {
 	AtOnce bool
 	// VUs is a closed phase's virtual users (load.vus); 0 for an open one.
 	VUs int
-	// Duet, for a closed phase, is what the first block found measuring
-	// it both ways, which decided AtOnce for the later blocks.
+	// Duet, for a closed phase, is what the first block's probe found
+	// measuring it both ways, which decided AtOnce for the blocks.
 	Duet *result.Duet
 }
 
@@ -245,13 +245,13 @@ func duetNote(d *result.Duet) string {
 		return ""
 	}
 	if !d.Measured {
-		return " after the first block, which measured it both ways but had no CPU per iteration of both sides to show that loading them together changes nothing"
+		return ", as the first block's probe of both ways (before its windows, no part of a block) had no CPU per iteration of both sides to show that loading them together changes nothing"
 	}
 	pct := func(x float64) string { return signed(100*(math.Exp(x)-1), "%.1f") + " %" }
 	ratio := ""
 	if d.Throughput {
 		ratio = " and the head-to-base ratio of iterations/s by " + pct(d.Shift)
 	}
-	return fmt.Sprintf(" after the first block, which measured it both ways: loaded together, CPU per iteration changed by %s (base) and %s (head)%s, %s ±%.0f %%",
+	return fmt.Sprintf(", as the first block's probe of both ways found (before its windows, no part of a block): loaded together, CPU per iteration changed by %s (base) and %s (head)%s, %s ±%.0f %%",
 		pct(d.Inflation[0]), pct(d.Inflation[1]), ratio, map[bool]string{true: "within", false: "not all within"}[d.AtOnce], 100*(math.Exp(d.Tolerance)-1))
 }

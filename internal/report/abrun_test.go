@@ -102,7 +102,7 @@ func TestABRunNotes(t *testing.T) {
 	}
 }
 
-// A closed phase decided by its first block says what that block found:
+// A closed phase decided by its first block says what that block's probe found:
 // each side's change of CPU per iteration when loaded together and the
 // throughput ratio's where gated, or that no CPU was there to show it.
 func TestDuetNote(t *testing.T) {
@@ -111,7 +111,7 @@ func TestDuetNote(t *testing.T) {
 	unmeasured := &result.Duet{Phase: "capacity", Tolerance: 0.05}
 	r := &ABRun{Blocks: 3, MaxBlocks: 12, Elapsed: 30 * time.Second, Windows: 2, Window: time.Second,
 		Phases: []ABPhase{{Name: "capacity", AtOnce: true, Duet: once}}}
-	if got, want := r.blocksNote(), "both sides loaded at the same time after the first block, which measured it both ways: loaded together, CPU per iteration changed by +1.0 % (base) and −2.0 % (head) and the head-to-base ratio of iterations/s by +3.0 %, within ±5 %"; !strings.HasSuffix(got, want) {
+	if got, want := r.blocksNote(), "both sides loaded at the same time, as the first block's probe of both ways found (before its windows, no part of a block): loaded together, CPU per iteration changed by +1.0 % (base) and −2.0 % (head) and the head-to-base ratio of iterations/s by +3.0 %, within ±5 %"; !strings.HasSuffix(got, want) {
 		t.Errorf("note %q\nwant it to end %q", got, want)
 	}
 	r.Phases[0] = ABPhase{Name: "capacity", Duet: unmeasured}

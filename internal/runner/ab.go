@@ -68,7 +68,7 @@ type ABResult struct {
 	Windows   *result.WindowPairs // the blocks' window pairs (a block of whole runs has one)
 	Spent     Spent
 	Warmups   []result.Warmup // the phases the first block found to warm up longer than load.warmup
-	Duets     []result.Duet   // the closed phases the first block measured both ways
+	Duets     []result.Duet   // the closed phases the first block probed both ways
 	Shape     Shape           // the plan's, with the window the first block chose
 }
 

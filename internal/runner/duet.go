@@ -1,9 +1,12 @@
 package runner
 
 import (
+	"context"
 	"math"
+	"math/rand/v2"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/load"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
@@ -17,48 +20,80 @@ import (
 // per request: +83 … +92 % alone, +68 … +71 % with both loaded at once),
 // and beside a busy neighbour they share what is left unequally
 // (Miniflux beside a hog: throughput's block spread 13.0 % at once,
-// 4.7 % alternating). So the first block measures each closed phase both
-// ways, half its window pairs alternating and half at once, and
-// the later blocks load both sides at once only where neither mattered:
+// 4.7 % alternating). So the first block probes each closed phase both
+// ways before its windows, half the probe's window pairs alternating and
+// half at once, and its windows and the later blocks' load both sides at
+// once only where neither mattered:
 // each side's CPU per iteration at once within duetTolerance of its own
 // alternating windows (an inflation of δ shrinks a change r to about
 // r/(1+δ)), and the head-to-base ratio of the phase's throughput as
 // well. Anything else, a side without CPU measured among it, alternates:
-// the rule errs towards the measure that cannot shrink a change.
+// the rule errs towards the measure that cannot shrink a change. The
+// probe is kept out of the block: a block measured half one way and half
+// the other weighs its sides by how the pair at once shared the machine,
+// which on a service that must alternate made the first block 3–4 times
+// as spread as the later ones (Verdaccio A/A, 6 jobs of 4 blocks: CPU per
+// iteration head to base −15.1 … +16.9 % in the first, SD 3 % after),
+// and with 2 windows its one pair at once always started the head first.
 const duetTolerance = 0.05 // in logs: a +10 % change reads at least +9.5 %
 
 // duetSeen is the first block's log values of a closed phase by mode
 // (0 alternating, 1 at once) and side.
 type duetSeen struct {
 	cpu, tput [2][2][]float64
-	windows   int
 	final     bool
 }
 
 // pairAtOnce reports whether window pair w of phase ph in block blk loads
 // both sides at once: an open phase's always (Shape.AtOnce), a closed
-// phase's probedAtOnce pairs in the first block, then as that block found.
+// phase's as the first block's probe found (probeDuet), judged again once
+// the first look has said what is gated.
 func (j *abJob) pairAtOnce(ph config.PhaseLoad, blk, w int) bool {
 	if !j.probes(ph) {
 		return j.plan.Shape.AtOnce(ph)
-	}
-	if blk == 0 {
-		return probedAtOnce(w)
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	seen := j.duets[ph.Name]
 	for i, d := range j.res.Duets {
 		if d.Phase == ph.Name {
-			if !seen.final { // judged again once the first look has said what is gated
+			if blk > 0 && !seen.final {
 				seen.final = true
 				j.res.Duets[i] = j.judgeDuet(ph, seen)
 			}
 			return j.res.Duets[i].AtOnce
 		}
 	}
-	return false // the first block did not measure it both ways
+	return false // not probed: alternating cannot shrink a change
 }
+
+// probeDuet measures the first block's probe of closed phase ph: its
+// window pairs (at most maxProbePairs) alternating and at once
+// (probedAtOnce), timed as warm-up and kept out of the block, then
+// judges how the phase's windows load the sides (judgeDuet).
+func (j *abJob) probeDuet(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, rng *rand.Rand) error {
+	pairs := min(j.plan.Shape.Windows, maxProbePairs)
+	seen := &duetSeen{}
+	j.mu.Lock()
+	if j.duets == nil {
+		j.duets = map[string]*duetSeen{}
+	}
+	j.duets[ph.Name] = seen
+	j.mu.Unlock()
+	err := j.windows(ctx, tgts, ph, blk, setups, j.windowOrder(blk, pairs, rng), windowRun{atOnce: probedAtOnce, keep: seen.saw, probe: true})
+	if err != nil {
+		return err
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.res.Duets = append(j.res.Duets, j.judgeDuet(ph, seen))
+	return nil
+}
+
+// maxProbePairs bounds the probe's window pairs: 2 a way tell an
+// inflation of the size duetTolerance bounds from a shift between
+// windows of half a second or more.
+const maxProbePairs = 4
 
 // probes reports whether the job decides phase ph from its first block:
 // a closed phase of blocks whose sides can be told apart.
@@ -67,37 +102,17 @@ func (j *abJob) probes(ph config.PhaseLoad) bool {
 	return s.Blocks() && s.Alternate.Why == 0 && ph.Load.Model != config.ModelOpen
 }
 
-// probedAtOnce reports whether the first block loads window pair w of a
-// closed phase at once: pairs 1, 2, 5, 6, …, so that the alternating
-// ones (0, 3, 4, 7, …) take turns at which side goes first.
+// probedAtOnce reports whether the probe loads window pair w at once:
+// pairs 1, 2, 5, 6, …, so that the alternating ones (0, 3, 4, 7, …) take
+// turns at which side goes first.
 func probedAtOnce(w int) bool { return w%4 == 1 || w%4 == 2 }
 
-// sawWindow keeps what the first block's window pair w of a closed phase
-// measured of side, for pairAtOnce's decision.
-func (j *abJob) sawWindow(ph config.PhaseLoad, blk, w int, side Side, run *result.Run) {
-	if blk != 0 || !j.probes(ph) {
-		return
-	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.duets == nil {
-		j.duets = map[string]*duetSeen{}
-	}
-	seen := j.duets[ph.Name]
-	if seen == nil {
-		seen = &duetSeen{}
-		j.duets[ph.Name] = seen
-	}
-	seen.windows++
+// saw keeps what the probe's window pair w measured of side.
+func (seen *duetSeen) saw(side Side, w int, run *result.Run) {
 	mode := 0
 	if probedAtOnce(w) {
 		mode = 1
 	}
-	defer func() {
-		if seen.windows == 2*j.plan.Shape.Windows { // the phase's last window of the block
-			j.res.Duets = append(j.res.Duets, j.judgeDuet(ph, seen))
-		}
-	}()
 	for _, m := range []struct {
 		key  string
 		into *[2][2][]float64

@@ -64,10 +64,11 @@ func TestJudgeDuet(t *testing.T) {
 	}
 }
 
-// A job's first block measures a closed phase both ways, its first
-// window pair alternating and its second at once; the later blocks run
-// as it found: a pair's two windows overlap in time when at once and do
-// not when alternating.
+// A job's first block probes a closed phase both ways before its
+// windows, its probe's first window pair alternating and its second at
+// once; every block's windows, the first's included, then run as the
+// probe found (a pair's two windows overlap in time when at once and do
+// not when alternating), and the probe's windows are no part of a block.
 func TestRunABMeasuresClosedPhaseBothWays(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -88,19 +89,19 @@ func TestRunABMeasuresClosedPhaseBothWays(t *testing.T) {
 		return a.Started.Before(end(b)) && b.Started.Before(end(a))
 	}
 	w := res.Windows
+	if blocks := len(res.Base.Runs); len(w.Base) != 2*blocks || len(res.Order) != 4*blocks {
+		t.Fatalf("%d window pairs, %d windows in order for %d blocks: want 2 pairs a block, the probe's left out", len(w.Base), len(res.Order), blocks)
+	}
 	for k := range w.Base {
-		want := res.Duets[0].AtOnce
-		if w.Block[k] == 0 {
-			want = probedAtOnce(k)
-		}
-		if got := overlap(w.Base[k], w.Head[k]); got != want {
+		if got, want := overlap(w.Base[k], w.Head[k]), res.Duets[0].AtOnce; got != want {
 			t.Errorf("block %d window pair %d: overlapping %v, want %v (duet %+v)", w.Block[k]+1, k, got, want, res.Duets[0])
 		}
 	}
 }
 
 // Sides that cannot be told apart while both are loaded alternate in
-// every pair of every block, and no first block is judged for them; an
+// every pair of every block, and no probe is judged for them; a closed
+// phase alternates until its probe is judged, then runs as it found; an
 // open phase runs at once throughout.
 func TestPairAtOnceOnlyWhereTheSidesCanBeToldApart(t *testing.T) {
 	closed := config.PhaseLoad{Name: "capacity", Load: config.Load{Model: config.ModelClosed}}
@@ -108,14 +109,24 @@ func TestPairAtOnceOnlyWhereTheSidesCanBeToldApart(t *testing.T) {
 	run := &result.Run{Metrics: map[string]float64{result.CPUPerIteration: 1, result.IterationsPerSec: 100}}
 	shared := &abJob{plan: ABPlan{Shape: Shape{Windows: 2, Alternate: result.Apart{Why: result.SamePart, At: "one part"}}}, res: &ABResult{}}
 	apart := &abJob{plan: ABPlan{Shape: Shape{Windows: 2}}, res: &ABResult{}}
+	if shared.probes(closed) || !apart.probes(closed) || apart.probes(open) {
+		t.Fatal("want a probe of the closed phase where the sides can be told apart, and of no open phase")
+	}
+	if apart.pairAtOnce(closed, 0, 1) {
+		t.Error("a closed phase not yet probed loaded at once")
+	}
+	seen := &duetSeen{}
+	for w := range 2 {
+		for side := range 2 {
+			seen.saw(Side(side), w, run)
+		}
+	}
+	apart.duets = map[string]*duetSeen{closed.Name: seen}
+	apart.res.Duets = append(apart.res.Duets, apart.judgeDuet(closed, seen))
 	for blk := range 2 {
 		for w := range 2 {
-			for side := range 2 {
-				shared.sawWindow(closed, blk, w, Side(side), run)
-				apart.sawWindow(closed, blk, w, Side(side), run)
-			}
-			if shared.pairAtOnce(closed, blk, w) || !apart.pairAtOnce(open, blk, w) {
-				t.Errorf("block %d pair %d: shared sides loaded at once, or an open phase alternated", blk, w)
+			if shared.pairAtOnce(closed, blk, w) || !apart.pairAtOnce(closed, blk, w) || !apart.pairAtOnce(open, blk, w) {
+				t.Errorf("block %d pair %d: shared sides loaded at once, or a phase that changed nothing alternated", blk, w)
 			}
 		}
 	}

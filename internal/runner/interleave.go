@@ -181,8 +181,17 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 		}
 		obs.Step(blk, stepName(fmt.Sprintf("%d windows", 2*windows), ph.Name))
 		spans := j.openCounters(ctx, tgts)
-		err := j.windows(ctx, tgts, ph, blk, setups, order, func(side Side, w int, run *result.Run) {
-			measured[side][w] = append(measured[side][w], result.Phase{Name: ph.Name, Run: *run})
+		if blk == 0 && j.probes(ph) {
+			if err := j.probeDuet(ctx, tgts, ph, blk, setups, rng); err != nil {
+				return m, err
+			}
+		}
+		err := j.windows(ctx, tgts, ph, blk, setups, order, windowRun{
+			atOnce: func(w int) bool { return j.pairAtOnce(ph, blk, w) },
+			keep: func(side Side, w int, run *result.Run) {
+				measured[side][w] = append(measured[side][w], result.Phase{Name: ph.Name, Run: *run})
+				j.res.Order = append(j.res.Order, side)
+			},
 		})
 		if err != nil {
 			return m, err
@@ -452,18 +461,27 @@ func both(sides []Side, f func(Side) error) error {
 	return errors.Join(errs...)
 }
 
+// windowRun says how a phase's windows run: which pairs load both sides
+// at once, and what keeps each window's run; a probe's are timed as
+// warm-up and not part of the block (probeDuet).
+type windowRun struct {
+	atOnce func(w int) bool
+	keep   func(side Side, w int, run *result.Run)
+	probe  bool
+}
+
 // windows measures a phase's windows of both sides, handing each run to
-// keep: window pair w of both sides at once where the phase loads them at
-// once (pairAtOnce), else in order. A window has the short window warm-up
-// (the phase's own came before the first) and no reset before it, so it
-// sees the writes of the block's windows before it (both sides alike).
-func (j *abJob) windows(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, order []Side, keep func(Side, int, *result.Run)) error {
+// how.keep: window pair w of both sides at once where how.atOnce(w), else
+// in order. A window has the short window warm-up (the phase's own came
+// before the first) and no reset before it, so it sees the writes of the
+// block's windows before it (both sides alike).
+func (j *abJob) windows(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, order []Side, how windowRun) error {
 	measure := func(side Side, w int) error {
 		tgt, run := tgts[side], (*result.Run)(nil)
 		err := tgt.exited()
 		if err == nil {
 			pw := phaseWindow{duration: j.plan.Shape.Window, warmup: j.plan.Shape.WindowWarmup, setup: setups[side],
-				quiet: true, shadow: j.pairAtOnce(ph, blk, w) && side == Head, short: true}
+				quiet: true, shadow: how.atOnce(w) && side == Head, short: true, probe: how.probe}
 			if run, err = j.b.measurePhase(ctx, j.compiled, tgt, j.runIndex(blk, w), ph, phaseClock{}, pw); err == nil {
 				err = tgt.exited()
 			}
@@ -474,15 +492,13 @@ func (j *abJob) windows(ctx context.Context, tgts [2]*running, ph config.PhaseLo
 		if err != nil {
 			return fmt.Errorf("%s window %d: %w", side, w+1, err)
 		}
-		j.sawWindow(ph, blk, w, side, run)
 		j.mu.Lock() // two windows loaded at once end at once
 		defer j.mu.Unlock()
-		keep(side, w, run)
-		j.res.Order = append(j.res.Order, side)
+		how.keep(side, w, run)
 		return nil
 	}
 	for w := 0; w < len(order)/2; w++ {
-		if j.pairAtOnce(ph, blk, w) {
+		if how.atOnce(w) {
 			if err := both(order[2*w:2*w+2], func(side Side) error { return measure(side, w) }); err != nil {
 				return err
 			}
