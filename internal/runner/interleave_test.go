@@ -129,10 +129,10 @@ func TestRunABBlocks(t *testing.T) {
 				}
 			}
 			// Windows at once are counted once: the open phase takes
-			// half the time of an alternating closed one (the first
-			// block's closed phase three windows' time, the later
-			// blocks' two or four, as the first block found).
-			measured := time.Duration(2*3+3+2*map[bool]int{true: 2, false: 4}[res.Duets[0].AtOnce]) * 150 * time.Millisecond
+			// half the time of an alternating closed one (every block's
+			// closed phase two windows' time or four, as the first
+			// block's probe found; the probe's time is warm-up).
+			measured := time.Duration(3*2+3*map[bool]int{true: 2, false: 4}[res.Duets[0].AtOnce]) * 150 * time.Millisecond
 			if got := res.Spent[TimeMeasured]; got != measured || res.Spent[TimeStart] <= 0 || res.Spent[TimePrepare] <= 0 || res.Spent[TimeWarmup] <= 0 {
 				t.Errorf("time by stage %v: want %v measured, and the starts, resets and warm-ups", res.Spent, measured)
 			}
