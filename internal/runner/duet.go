@@ -67,11 +67,16 @@ func (j *abJob) pairAtOnce(ph config.PhaseLoad, blk, w int) bool {
 	return false // not probed: alternating cannot shrink a change
 }
 
-// probeDuet measures the first block's probe of closed phase ph: its
-// window pairs (at most maxProbePairs) alternating and at once
-// (probedAtOnce), timed as warm-up and kept out of the block, then
-// judges how the phase's windows load the sides (judgeDuet).
+// probeDuet measures the first block's probe of a closed phase ph whose
+// sides can be told apart (probes): its window pairs (at most
+// maxProbePairs) alternating and at once (probedAtOnce), timed as warm-up
+// and kept out of the block, then judges how the phase's windows load the
+// sides (judgeDuet). Any other phase and block it leaves alone.
 func (j *abJob) probeDuet(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, rng *rand.Rand) error {
+	if blk != 0 || !j.probes(ph) {
+		return nil
+	}
+	j.b.observer().Step(blk, stepName("probe", ph.Name))
 	pairs := min(j.plan.Shape.Windows, maxProbePairs)
 	seen := &duetSeen{}
 	j.mu.Lock()

@@ -2,8 +2,12 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -132,5 +136,47 @@ func TestPairAtOnceOnlyWhereTheSidesCanBeToldApart(t *testing.T) {
 	}
 	if len(shared.res.Duets) != 0 || len(apart.res.Duets) != 1 || !apart.res.Duets[0].AtOnce {
 		t.Errorf("duets %+v (shared) and %+v (apart): want none, and one at once (nothing changed)", shared.res.Duets, apart.res.Duets)
+	}
+}
+
+// The probe is no part of the first block: the work counters are read
+// around the block's own windows only, so the requests a closed phase's
+// iteration costs read alike in every block (with the probe inside
+// them, the first block's read about twice the later blocks').
+func TestProbeIsNoPartOfTheFirstBlock(t *testing.T) {
+	t.Parallel()
+	var urls [2]string
+	for side := range urls {
+		var served atomic.Int64
+		mux := http.NewServeMux()
+		mux.HandleFunc("POST /reset", func(http.ResponseWriter, *http.Request) {})
+		mux.HandleFunc("GET /count", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(`{"count":3}`)) })
+		mux.HandleFunc("GET /items", func(w http.ResponseWriter, _ *http.Request) { served.Add(1); w.Write([]byte(`{"ok":true}`)) })
+		mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintf(w, "items_served %d\n", served.Load()) })
+		srv := httptest.NewServer(mux)
+		t.Cleanup(srv.Close)
+		urls[side] = srv.URL
+	}
+	target := func(url string) config.Target {
+		return config.Target{URL: url, Counters: []config.CounterSource{{Name: "svc", Prometheus: &config.PrometheusSource{Path: "/metrics", Metrics: []string{"items_served"}}}}}
+	}
+	cfg := benchConfig(urls[0], 1)
+	cfg.Load.Phases = []config.Phase{{Name: "capacity", Model: config.ModelClosed, VUs: 2}}
+	plan := ABPlan{Base: target(urls[0]), Head: target(urls[1]), MaxBlocks: 3, Order: config.OrderABBA,
+		Shape: Shape{Windows: 2, Window: 150 * time.Millisecond, WindowWarmup: 20 * time.Millisecond}}
+	res, err := (&Benchmark{Config: cfg}).RunAB(context.Background(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Duets) != 1 {
+		t.Fatalf("duets %+v: want the closed phase probed", res.Duets)
+	}
+	key := result.CounterKey("svc", "items_served")
+	for _, f := range []*result.File{res.Base, res.Head} {
+		for i, blk := range f.Runs {
+			if got, ok := blk.Metrics[key]; !ok || got < 0.8 || got > 1.25 {
+				t.Errorf("block %d: %v requests per iteration (%v), want about 1, as the scenario sends", i+1, got, ok)
+			}
+		}
 	}
 }

@@ -163,12 +163,7 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 		// do not depend on which phases were.
 		order := j.windowOrder(blk, windows, rng)
 		if skip[p] {
-			for side := range measured {
-				for w := range measured[side] {
-					measured[side][w] = append(measured[side][w], result.SkippedPhase(ph.Name, ph.Load.Model))
-				}
-				counted[side] = append(counted[side], result.PhaseCounters{})
-			}
+			skipPhase(&measured, &counted, ph)
 			continue
 		}
 		if err := j.preparePhase(ctx, tgts, ph, blk, setups, order[:2]); err != nil {
@@ -179,13 +174,11 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 			measured = [2][][]result.Phase{make([][]result.Phase, windows), make([][]result.Phase, windows)}
 			order = append(order[:2:2], j.windowOrder(blk, windows, rng)[2:]...)
 		}
+		if err := j.probeDuet(ctx, tgts, ph, blk, setups, rng); err != nil { // before the counters: no part of the block
+			return m, err
+		}
 		obs.Step(blk, stepName(fmt.Sprintf("%d windows", 2*windows), ph.Name))
 		spans := j.openCounters(ctx, tgts)
-		if blk == 0 && j.probes(ph) {
-			if err := j.probeDuet(ctx, tgts, ph, blk, setups, rng); err != nil {
-				return m, err
-			}
-		}
 		err := j.windows(ctx, tgts, ph, blk, setups, order, windowRun{
 			atOnce: func(w int) bool { return j.pairAtOnce(ph, blk, w) },
 			keep: func(side Side, w int, run *result.Run) {
@@ -200,11 +193,28 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 			counted[side] = append(counted[side], c)
 		}
 	}
-	kept := slices.DeleteFunc(slices.Clone(tgts[:]), func(t *running) bool { return !slices.Contains(j.kept[:], t) }) // stop ends the others
+	return j.endBlock(ctx, blk, tgts, measured, counted)
+}
+
+// endBlock drains the targets kept for the job (stop ends the others) and
+// assembles the block's runs.
+func (j *abJob) endBlock(ctx context.Context, blk int, tgts [2]*running, measured [2][][]result.Phase, counted [2][]result.PhaseCounters) (blockRuns, error) {
+	kept := slices.DeleteFunc(slices.Clone(tgts[:]), func(t *running) bool { return !slices.Contains(j.kept[:], t) })
 	if err := j.b.drain(ctx, TimeDrain, blk, kept...); err != nil {
-		return m, err
+		return blockRuns{}, err
 	}
 	return assembleBlock(measured, counted), nil
+}
+
+// skipPhase marks phase ph left out of a block on both sides: absent from
+// every window, no counters.
+func skipPhase(measured *[2][][]result.Phase, counted *[2][]result.PhaseCounters, ph config.PhaseLoad) {
+	for side := range measured {
+		for w := range measured[side] {
+			measured[side][w] = append(measured[side][w], result.SkippedPhase(ph.Name, ph.Load.Model))
+		}
+		counted[side] = append(counted[side], result.PhaseCounters{})
+	}
 }
 
 // preparePhase resets each side's dataset once, one after the other (they
