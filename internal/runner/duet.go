@@ -37,8 +37,9 @@ import (
 // and with 2 windows its one pair at once always started the head first.
 const duetTolerance = 0.05 // in logs: a +10 % change reads at least +9.5 %
 
-// duetSeen is the first block's log values of a closed phase by mode
-// (0 alternating, 1 at once) and side.
+// duetSeen is the first block's probe of a closed phase: its log values
+// by mode (0 alternating, 1 at once) and side; final once judged again
+// after the first block.
 type duetSeen struct {
 	cpu, tput [2][2][]float64
 	final     bool
