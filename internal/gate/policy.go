@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"slices"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/result"
@@ -164,6 +165,11 @@ func (p Policy) Level() float64 {
 	}
 	return DefaultAlpha
 }
+
+// Gates reports whether the policy names metric key among those it gates
+// (a metric the load sets is still never gated): what a job may ask
+// before any look has judged a block.
+func (p Policy) Gates(key string) bool { return slices.Contains(p.metrics(), key) }
 
 func (p Policy) metrics() []string {
 	if len(p.Metrics) > 0 {

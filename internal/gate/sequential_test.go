@@ -282,3 +282,15 @@ func TestCannotCompareNote(t *testing.T) {
 		t.Errorf("negative: got %q", got)
 	}
 }
+
+// Gates answers before any look what the verdict will gate, as far as the
+// policy names it: an A/B job reads it before its first block (whether a
+// closed phase's throughput ratio counts in its probe, runner/duet.go).
+func TestPolicyGatesWhatItNames(t *testing.T) {
+	if !(Policy{}).Gates(result.IterationsPerSec) || !(Policy{}).Gates(result.CPUPerIteration) || (Policy{}).Gates(result.RequestsPerSec) {
+		t.Error("the default policy: want iterations/s and CPU per iteration gated, requests/s not")
+	}
+	if p := (Policy{Metrics: []string{result.CPUPerIteration}}); p.Gates(result.IterationsPerSec) || !p.Gates(result.CPUPerIteration) {
+		t.Error("gate.metrics [cpu_ms_per_iteration]: want iterations/s not gated, CPU per iteration gated")
+	}
+}

@@ -83,7 +83,7 @@ func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 		plan.SkipPhase = func(name string) bool { return phaseDecided(last, phases, name) }
 	}
 	plan.Look = sequentialLook(env, p, ab, noise, &last)
-	plan.Gated = func(key string) bool { return gatedIn(last, key) }
+	plan.Gated = p.Gates
 	res, err := b.RunAB(ctx, plan)
 	if err != nil {
 		return Judged{}, runFailure(o.Policy.sideFailure(err))
@@ -174,17 +174,6 @@ func (o ABOptions) baseNote() []string {
 		return nil // the file's own ref, pinned to the commit it named
 	}
 	return report.BaseRef(o.BaseRef, cmp.Or(o.BaseFrom, "the base ref given to the job"), ab.Base.Ref, ab.Base.HasTarget(), ab.Base.URL)
-}
-
-// gatedIn reports whether a look gated metric key (so far as it knows:
-// before the first look, every metric may be).
-func gatedIn(v gate.Verdict, key string) bool {
-	for _, f := range v.Findings {
-		if f.Key == key {
-			return f.Gated
-		}
-	}
-	return len(v.Findings) == 0
 }
 
 // phaseDecided reports whether a look has decided every gated metric

@@ -40,8 +40,8 @@ type ABPlan struct {
 	// phases to leave out (those whose gated metrics have all decided);
 	// a block it would leave empty measures every phase.
 	SkipPhase func(name string) bool
-	// Gated, asked after the first look, says whether the verdict gates a
-	// metric (duet.go); nil: every metric is.
+	// Gated says whether the verdict gates a metric, as the policy names
+	// them before any look (duet.go); nil: every metric is.
 	Gated func(key string) bool
 }
 
@@ -119,9 +119,8 @@ type abJob struct {
 	plan     ABPlan
 	compiled *scenario.Plan
 	res      *ABResult
-	kept     [2]*running          // the targets started once for the job, by side
-	mu       sync.Mutex           // guards res while two windows loaded at once end at once
-	duets    map[string]*duetSeen // what the first block measured of each closed phase (duet.go)
+	kept     [2]*running // the targets started once for the job, by side
+	mu       sync.Mutex  // guards res while two windows loaded at once end at once
 }
 
 // unitDone ends the n-th block and says whether a budget or the look ends the job.

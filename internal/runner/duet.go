@@ -38,31 +38,23 @@ import (
 const duetTolerance = 0.05 // in logs: a +10 % change reads at least +9.5 %
 
 // duetSeen is the first block's probe of a closed phase: its log values
-// by mode (0 alternating, 1 at once) and side; final once judged again
-// after the first block.
+// by mode (0 alternating, 1 at once) and side.
 type duetSeen struct {
 	cpu, tput [2][2][]float64
-	final     bool
 }
 
-// pairAtOnce reports whether window pair w of phase ph in block blk loads
-// both sides at once: an open phase's always (Shape.AtOnce), a closed
-// phase's as the first block's probe found (probeDuet), judged again once
-// the first look has said what is gated.
-func (j *abJob) pairAtOnce(ph config.PhaseLoad, blk, w int) bool {
+// pairAtOnce reports whether window pair w of phase ph loads both sides at
+// once: an open phase's always (Shape.AtOnce), a closed phase's as the
+// first block's probe found (probeDuet), the same in every block.
+func (j *abJob) pairAtOnce(ph config.PhaseLoad) bool {
 	if !j.probes(ph) {
 		return j.plan.Shape.AtOnce(ph)
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	seen := j.duets[ph.Name]
-	for i, d := range j.res.Duets {
+	for _, d := range j.res.Duets {
 		if d.Phase == ph.Name {
-			if blk > 0 && !seen.final {
-				seen.final = true
-				j.res.Duets[i] = j.judgeDuet(ph, seen)
-			}
-			return j.res.Duets[i].AtOnce
+			return d.AtOnce
 		}
 	}
 	return false // not probed: alternating cannot shrink a change
@@ -80,12 +72,6 @@ func (j *abJob) probeDuet(ctx context.Context, tgts [2]*running, ph config.Phase
 	j.b.observer().Step(blk, stepName("probe", ph.Name))
 	pairs := min(j.plan.Shape.Windows, maxProbePairs)
 	seen := &duetSeen{}
-	j.mu.Lock()
-	if j.duets == nil {
-		j.duets = map[string]*duetSeen{}
-	}
-	j.duets[ph.Name] = seen
-	j.mu.Unlock()
 	err := j.windows(ctx, tgts, ph, blk, setups, j.windowOrder(blk, pairs, rng), windowRun{atOnce: probedAtOnce, keep: seen.saw, probe: true})
 	if err != nil {
 		return err

@@ -105,38 +105,68 @@ func TestRunABMeasuresClosedPhaseBothWays(t *testing.T) {
 
 // Sides that cannot be told apart while both are loaded alternate in
 // every pair of every block, and no probe is judged for them; a closed
-// phase alternates until its probe is judged, then runs as it found; an
-// open phase runs at once throughout.
+// phase alternates until its probe is judged, then runs as it found in
+// every block; an open phase runs at once throughout.
 func TestPairAtOnceOnlyWhereTheSidesCanBeToldApart(t *testing.T) {
 	closed := config.PhaseLoad{Name: "capacity", Load: config.Load{Model: config.ModelClosed}}
 	open := config.PhaseLoad{Name: "latency", Load: config.Load{Model: config.ModelOpen}}
-	run := &result.Run{Metrics: map[string]float64{result.CPUPerIteration: 1, result.IterationsPerSec: 100}}
 	shared := &abJob{plan: ABPlan{Shape: Shape{Windows: 2, Alternate: result.Apart{Why: result.SamePart, At: "one part"}}}, res: &ABResult{}}
 	apart := &abJob{plan: ABPlan{Shape: Shape{Windows: 2}}, res: &ABResult{}}
 	if shared.probes(closed) || !apart.probes(closed) || apart.probes(open) {
 		t.Fatal("want a probe of the closed phase where the sides can be told apart, and of no open phase")
 	}
-	if apart.pairAtOnce(closed, 0, 1) {
+	if apart.pairAtOnce(closed) {
 		t.Error("a closed phase not yet probed loaded at once")
 	}
-	seen := &duetSeen{}
-	for w := range 2 {
-		for side := range 2 {
-			seen.saw(Side(side), w, run)
-		}
-	}
-	apart.duets = map[string]*duetSeen{closed.Name: seen}
-	apart.res.Duets = append(apart.res.Duets, apart.judgeDuet(closed, seen))
-	for blk := range 2 {
-		for w := range 2 {
-			if shared.pairAtOnce(closed, blk, w) || !apart.pairAtOnce(closed, blk, w) || !apart.pairAtOnce(open, blk, w) {
-				t.Errorf("block %d pair %d: shared sides loaded at once, or a phase that changed nothing alternated", blk, w)
-			}
-		}
+	apart.res.Duets = append(apart.res.Duets, apart.judgeDuet(closed, probeOf(1, 1)))
+	if shared.pairAtOnce(closed) || !apart.pairAtOnce(closed) || !apart.pairAtOnce(open) {
+		t.Error("shared sides loaded at once, or a phase that changed nothing alternated")
 	}
 	if len(shared.res.Duets) != 0 || len(apart.res.Duets) != 1 || !apart.res.Duets[0].AtOnce {
 		t.Errorf("duets %+v (shared) and %+v (apart): want none, and one at once (nothing changed)", shared.res.Duets, apart.res.Duets)
 	}
+}
+
+// Whether the throughput ratio counts is known before the first block:
+// the policy's gated metrics say it (ABPlan.Gated), so the probe is judged
+// once and the first block's windows run as the later ones (it was judged
+// again after the first look, and where iterations/s was not gated the
+// first block alternated and the later ones loaded both at once).
+func TestProbeJudgedOnceByThePolicysGatedMetrics(t *testing.T) {
+	closed := config.PhaseLoad{Name: "capacity", Load: config.Load{Model: config.ModelClosed}}
+	shifted := probeOf(1, 1.2) // at once the head's share of the machine grew by a fifth, CPU alike
+	for _, c := range []struct {
+		gated      func(string) bool
+		throughput bool
+	}{
+		{nil, true},
+		{func(k string) bool { return k == result.CPUPerIteration }, false},
+		{func(k string) bool { return k == result.IterationsPerSec }, true},
+	} {
+		j := &abJob{plan: ABPlan{Shape: Shape{Windows: 2}, Gated: c.gated}, res: &ABResult{}}
+		j.res.Duets = append(j.res.Duets, j.judgeDuet(closed, shifted))
+		d := j.res.Duets[0]
+		if d.Throughput != c.throughput || d.AtOnce == c.throughput || j.pairAtOnce(closed) != d.AtOnce {
+			t.Errorf("iterations/s gated %v: duet %+v, at once %v: want the shift counted only where gated, alternating then",
+				c.throughput, d, j.pairAtOnce(closed))
+		}
+	}
+}
+
+// probeOf is a probe of 2 window pairs a way in which loading both at once
+// leaves CPU per iteration alone and multiplies the head's iterations/s by
+// headAtOnce (the base's by baseAtOnce).
+func probeOf(baseAtOnce, headAtOnce float64) *duetSeen {
+	seen := &duetSeen{}
+	for w := range 4 {
+		for side, k := range [2]float64{baseAtOnce, headAtOnce} {
+			if !probedAtOnce(w) {
+				k = 1
+			}
+			seen.saw(Side(side), w, &result.Run{Metrics: map[string]float64{result.CPUPerIteration: 1, result.IterationsPerSec: 100 * k}})
+		}
+	}
+	return seen
 }
 
 // The probe is no part of the first block: the work counters are read

@@ -178,9 +178,9 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 			return m, err
 		}
 		obs.Step(blk, stepName(fmt.Sprintf("%d windows", 2*windows), ph.Name))
-		spans := j.openCounters(ctx, tgts)
+		spans, atOnce := j.openCounters(ctx, tgts), j.pairAtOnce(ph)
 		err := j.windows(ctx, tgts, ph, blk, setups, order, windowRun{
-			atOnce: func(w int) bool { return j.pairAtOnce(ph, blk, w) },
+			atOnce: func(int) bool { return atOnce },
 			keep: func(side Side, w int, run *result.Run) {
 				measured[side][w] = append(measured[side][w], result.Phase{Name: ph.Name, Run: *run})
 				j.res.Order = append(j.res.Order, side)
