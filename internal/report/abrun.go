@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
@@ -27,9 +28,12 @@ type ABRun struct {
 	Order     []bool
 	// Windows is each side's windows per phase in a block, Window their
 	// measured length; Lifecycle, above 0, the lifecycle per virtual user
-	// the first block's warm-up measured, that the job chose Window from.
-	Windows           int
+	// the first block's warm-up measured, that the job chose Window from
+	// (Chosen) or raised Windows from Fills, the windows that fill the
+	// longest phase.
+	Windows, Fills    int
 	Window, Lifecycle time.Duration
+	Chosen            bool
 	// Phases says of each phase whether its windows loaded both sides at
 	// once or alternated between them.
 	Phases []ABPhase
@@ -158,14 +162,29 @@ func (r *ABRun) blocksNote() string {
 		}
 		how = append(how, w)
 	}
-	chosen := map[bool]string{true: fmt.Sprintf(" (ab.window unset: chosen to hold %d lifecycles of a virtual user, %s each in the first block's warm-up, within 500ms–5s and half the longest phase)",
-		leastPerUser, r.Lifecycle.Round(time.Millisecond))}[r.Lifecycle > 0]
 	s := fmt.Sprintf("%s; in each block both sides were started once and each phase measured in %d windows of %s per side%s: %s",
-		head, r.Windows, r.Window, chosen, strings.Join(how, "; "))
+		head, r.Windows, r.Window, r.windowsChosen(), strings.Join(how, "; "))
 	if r.Alternate.Why != 0 {
 		s += ", as " + ApartReason(r.Alternate)
 	}
 	return s
+}
+
+// windowsChosen says how the job chose its windows from the lifecycle the
+// first block's warm-up measured, where it did.
+func (r *ABRun) windowsChosen() string {
+	var why []string
+	if r.Chosen {
+		why = append(why, fmt.Sprintf("ab.window unset: chosen to hold %d lifecycles of a virtual user, within 500ms–5s and half the longest phase", leastPerUser))
+	}
+	if r.Fills > 0 {
+		why = append(why, fmt.Sprintf("ab.windows unset: %d rather than the %d that fill load.duration, so that a side's windows of a phase hold %d lifecycles of a virtual user",
+			r.Windows, r.Fills, config.BlockLifecycles))
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%s; a lifecycle took %s in the first block's warm-up)", strings.Join(why, "; "), r.Lifecycle.Round(time.Millisecond))
 }
 
 // sharedStateNote is the hint a job gives when requests failed on both

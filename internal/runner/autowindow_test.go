@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -27,16 +28,16 @@ func TestRunABChoosesTheWindowOfSlowLifecycles(t *testing.T) {
 		t.Cleanup(srv.Close)
 		return srv.URL
 	}
-	job := func(t *testing.T, asked time.Duration) (*ABResult, string) {
+	job := func(t *testing.T, asked time.Duration, duration ...time.Duration) (*ABResult, string) {
 		base, head := config.Target{URL: sleepy(t)}, config.Target{URL: sleepy(t)}
 		b := abBenchmark(t, base.URL)
 		b.Config.Load = config.Load{Engine: config.EngineTailgate, Model: config.ModelClosed, VUs: 2, RequestTimeout: config.Duration(5 * time.Second),
-			Warmup: config.Duration(500 * time.Millisecond), Duration: config.Duration(4 * time.Second)}
+			Warmup: config.Duration(500 * time.Millisecond), Duration: config.Duration(append(duration, 4*time.Second)[0])}
 		res, err := b.RunAB(context.Background(), ABPlan{Base: base, Head: head, Order: config.OrderABBA, MaxBlocks: 2, Shape: Shape{Window: asked}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		ab := &report.ABRun{Blocks: 2, MaxBlocks: 2, Windows: res.Shape.Windows, Window: res.Shape.Window, Lifecycle: res.Shape.Lifecycle,
+		ab := &report.ABRun{Blocks: 2, MaxBlocks: 2, Windows: res.Shape.Windows, Window: res.Shape.Window, Lifecycle: res.Shape.Lifecycle, Chosen: res.Shape.Chosen, Fills: res.Shape.Fills,
 			Phases: []report.ABPhase{{Name: "load", VUs: 2}}}
 		var out bytes.Buffer
 		if err := report.WriteText(&out, report.Input{Name: "x", Mode: "ab", Head: res.Head.Runs, Base: res.Base.Runs, AB: ab}); err != nil {
@@ -77,12 +78,28 @@ func TestRunABChoosesTheWindowOfSlowLifecycles(t *testing.T) {
 			t.Errorf("report of a window set: want it as set and the warning:\n%s", text)
 		}
 	})
+	// 4 windows of 250 ms fill a 1 s phase but hold 5 lifecycles of a
+	// user: the job measures 7 or 8 (8 lifecycles at 200–250 ms each).
+	t.Run("set, few lifecycles a block", func(t *testing.T) {
+		t.Parallel()
+		more, text := job(t, 250*time.Millisecond, time.Second)
+		s := more.Shape
+		if s.Window != 250*time.Millisecond || s.Fills != 4 || s.Windows < 7 || s.Windows > 8 || len(more.Windows.Base) != 2*s.Windows {
+			t.Errorf("ab.window 250ms in a 1 s phase: %d windows (%d fill it) of %s, %d window pairs in 2 blocks, want 7 or 8 a block, 4 filling it",
+				s.Windows, s.Fills, s.Window, len(more.Windows.Base))
+		}
+		want := fmt.Sprintf("%d windows of 250ms per side (ab.windows unset: %d rather than the 4 that fill load.duration, so that a side's windows of a phase hold 8 lifecycles of a virtual user; a lifecycle took ", s.Windows, s.Windows)
+		if !strings.Contains(text, want) {
+			t.Errorf("report: want %q in\n%s", want, text)
+		}
+	})
 }
 
 // The window chosen from a warm-up: at least the default, 3 lifecycles of
 // a virtual user of the slower side rounded up to 250 ms, at most 5 s and
 // half the longest phase; a count set is kept, ab.windows 0 fills the
-// phase; an open first phase, or a window the file sets, keeps Resolve's.
+// phase, with more windows where those would hold fewer than 8 lifecycles
+// of a user (a window set too); an open first phase keeps Resolve's.
 func TestChooseWindow(t *testing.T) {
 	t.Parallel()
 	closed := config.PhaseLoad{Name: "c", Load: config.Load{Model: config.ModelClosed, VUs: 4}}
@@ -97,24 +114,26 @@ func TestChooseWindow(t *testing.T) {
 		duration        time.Duration
 		ph              config.PhaseLoad
 		base, head      float64 // iterations/s of 4 users
-		wantN           int
+		wantN, fills    int
 		want, lifecycle time.Duration
 	}{
-		{"short lifecycles: the default, not said to be chosen", 0, 0, 4 * time.Second, closed, 400, 380, 8, 500 * time.Millisecond, 0},
-		{"500 ms lifecycles: 1.5 s, 2 fill 4 s", 0, 0, 4 * time.Second, closed, 8, 8, 2, 1500 * time.Millisecond, 500 * time.Millisecond},
-		{"the slower side decides", 0, 0, 10 * time.Second, closed, 8, 5, 4, 2500 * time.Millisecond, 800 * time.Millisecond},
-		{"half the longest phase", 0, 0, 2 * time.Second, closed, 4, 4, 2, time.Second, time.Second},
-		{"at most 5 s", 0, 0, 60 * time.Second, closed, 1, 1, 12, 5 * time.Second, 4 * time.Second},
-		{"a count set is kept", 0, 10, 4 * time.Second, closed, 8, 8, 10, 1500 * time.Millisecond, 500 * time.Millisecond},
-		{"an open first phase", 0, 0, 4 * time.Second, open, 8, 8, 8, 500 * time.Millisecond, 0},
-		{"a window set", 500 * time.Millisecond, 0, 4 * time.Second, closed, 8, 8, 8, 500 * time.Millisecond, 0},
+		{"short lifecycles: the default, not said to be chosen", 0, 0, 4 * time.Second, closed, 400, 380, 8, 0, 500 * time.Millisecond, 0},
+		{"500 ms lifecycles: 1.5 s, 2 fill 4 s but hold 6: 3", 0, 0, 4 * time.Second, closed, 8, 8, 3, 2, 1500 * time.Millisecond, 500 * time.Millisecond},
+		{"the slower side decides", 0, 0, 10 * time.Second, closed, 8, 5, 4, 0, 2500 * time.Millisecond, 800 * time.Millisecond},
+		{"half the longest phase: 8 windows hold 8", 0, 0, 2 * time.Second, closed, 4, 4, 8, 2, time.Second, time.Second},
+		{"at most 5 s", 0, 0, 60 * time.Second, closed, 1, 1, 12, 0, 5 * time.Second, 4 * time.Second},
+		{"a count set is kept", 0, 10, 4 * time.Second, closed, 8, 8, 10, 0, 1500 * time.Millisecond, 500 * time.Millisecond},
+		{"an open first phase", 0, 0, 4 * time.Second, open, 8, 8, 8, 0, 500 * time.Millisecond, 0},
+		{"a window set", 500 * time.Millisecond, 0, 4 * time.Second, closed, 8, 8, 8, 0, 500 * time.Millisecond, 0},
+		{"a window set, 2.1 lifecycles in each (Radicale): 4 hold 8", 2 * time.Second, 0, 4 * time.Second, closed, 4.2, 4.3, 4, 2, 2 * time.Second, 952381 * time.Microsecond},
+		{"a window and a count set", 2 * time.Second, 2, 4 * time.Second, closed, 4.2, 4.3, 2, 0, 2 * time.Second, 0},
 	} {
 		b := &Benchmark{Config: &config.Config{Load: config.Load{Model: config.ModelClosed, VUs: 4, Duration: config.Duration(c.duration)}}}
 		s := b.Resolve(ABPlan{Shape: Shape{Window: c.window, Windows: c.windows}}).Shape
 		s.chooseWindow(c.ph, [2]*result.Run{ips(c.base), ips(c.head)})
 		s.chooseWindow(closed, [2]*result.Run{ips(0.1), ips(0.1)}) // a later phase changes nothing
-		if s.Windows != c.wantN || s.Window != c.want || s.Lifecycle.Round(time.Microsecond) != c.lifecycle {
-			t.Errorf("%s: %d windows of %s from %s lifecycles, want %d of %s from %s", c.name, s.Windows, s.Window, s.Lifecycle, c.wantN, c.want, c.lifecycle)
+		if s.Windows != c.wantN || s.Fills != c.fills || s.Window != c.want || s.Lifecycle.Round(time.Microsecond) != c.lifecycle {
+			t.Errorf("%s: %d windows (%d fill) of %s from %s lifecycles, want %d (%d) of %s from %s", c.name, s.Windows, s.Fills, s.Window, s.Lifecycle, c.wantN, c.fills, c.want, c.lifecycle)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -326,9 +327,12 @@ type Shape struct {
 	WindowWarmup time.Duration
 	resolved     bool
 	// Lifecycle, above 0, is the lifecycle per virtual user the first
-	// block's warm-up measured, from which Window was lengthened
+	// block's warm-up measured, from which Window was lengthened (Chosen)
+	// or Windows raised from the Fills that fill the longest phase
 	// (chooseWindow).
 	Lifecycle    time.Duration
+	Chosen       bool
+	Fills        int
 	choose, fill bool          // ab.window unset; ab.windows 0
 	longest      time.Duration // the longest phase's load.duration
 }
@@ -377,19 +381,21 @@ func (b *Benchmark) Resolve(plan ABPlan) ABPlan {
 	return plan
 }
 
-// chooseWindow fixes the job's window where ab.window is unset, before any
-// window is measured, from the first phase's warm-up in the first block
-// (runs: each side's last slice) when that phase is closed: 3 lifecycles of
-// a virtual user at the slower side's iterations/s (its users' rates
-// summed), in steps of 250 ms, up to 5 s and half the longest phase. Every
-// block, side and phase keeps it (window w of every phase makes one run),
-// and ab.windows 0 then fills load.duration with fewer windows.
+// chooseWindow fixes the job's windows before any is measured, from the
+// first phase's warm-up in the first block (runs: each side's last slice)
+// when that phase is closed, at the lifecycle of a virtual user of the
+// slower side (its users' rates summed). ab.window unset: 3 lifecycles, in
+// steps of 250 ms, up to 5 s and half the longest phase; ab.windows 0 then
+// fills load.duration with fewer windows, and takes more than fill it
+// where a side's windows of a phase would hold fewer than BlockLifecycles
+// of a user's (a phase measured beyond its duration). Every block, side
+// and phase keeps them (window w of every phase makes one run).
 func (s *Shape) chooseWindow(ph config.PhaseLoad, runs [2]*result.Run) {
-	if !s.choose || ph.Load.Model != config.ModelClosed {
-		s.choose = false
+	choose, fill := s.choose, s.fill
+	s.choose, s.fill = false, false
+	if ph.Load.Model != config.ModelClosed {
 		return
 	}
-	s.choose = false
 	var life time.Duration
 	for _, run := range runs {
 		if ips := run.Metrics[result.IterationsPerSec]; ips > 0 {
@@ -397,11 +403,14 @@ func (s *Shape) chooseWindow(ph config.PhaseLoad, runs [2]*result.Run) {
 		}
 	}
 	const step = 250 * time.Millisecond
-	if w := min((3*life+step-1)/step*step, 5*time.Second, s.longest/2); w > s.Window {
-		s.Window, s.Lifecycle = w, life // the report says why only where the window grew
-		if s.fill {
+	if w := min((3*life+step-1)/step*step, 5*time.Second, s.longest/2); choose && w > s.Window {
+		s.Window, s.Lifecycle, s.Chosen = w, life, true // the report says why only where the window grew
+		if fill {
 			s.Windows = min(max(int(s.longest/w), 2), config.MaxWindows)
 		}
+	}
+	if n := int(math.Ceil(config.BlockLifecycles * life.Seconds() / s.Window.Seconds())); fill && n > s.Windows {
+		s.Fills, s.Windows, s.Lifecycle = s.Windows, min(n, config.MaxWindows), life
 	}
 }
 
