@@ -184,7 +184,7 @@ func (r *ABRun) windowsChosen() string {
 	if len(why) == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (%s; a lifecycle took %s in the first block's warm-up)", strings.Join(why, "; "), r.Lifecycle.Round(time.Millisecond))
+	return fmt.Sprintf(" (%s; a lifecycle took %s in the first block, before its windows)", strings.Join(why, "; "), r.Lifecycle.Round(time.Millisecond))
 }
 
 // sharedStateNote is the hint a job gives when requests failed on both

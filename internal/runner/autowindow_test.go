@@ -131,7 +131,9 @@ func TestChooseWindow(t *testing.T) {
 		b := &Benchmark{Config: &config.Config{Load: config.Load{Model: config.ModelClosed, VUs: 4, Duration: config.Duration(c.duration)}}}
 		s := b.Resolve(ABPlan{Shape: Shape{Window: c.window, Windows: c.windows}}).Shape
 		s.chooseWindow(c.ph, [2]*result.Run{ips(c.base), ips(c.head)})
+		s.holdLifecycles(s.warmLife)                               // a phase not probed: the warm-up's lifecycle
 		s.chooseWindow(closed, [2]*result.Run{ips(0.1), ips(0.1)}) // a later phase changes nothing
+		s.holdLifecycles(10 * time.Second)
 		if s.Windows != c.wantN || s.Fills != c.fills || s.Window != c.want || s.Lifecycle.Round(time.Microsecond) != c.lifecycle {
 			t.Errorf("%s: %d windows (%d fill) of %s from %s lifecycles, want %d (%d) of %s from %s", c.name, s.Windows, s.Fills, s.Window, s.Lifecycle, c.wantN, c.fills, c.want, c.lifecycle)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
 	"github.com/tailgate-ci/tailgate/internal/load"
@@ -67,6 +68,9 @@ func (j *abJob) pairAtOnce(ph config.PhaseLoad) bool {
 // sides (judgeDuet). Any other phase and block it leaves alone.
 func (j *abJob) probeDuet(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, rng *rand.Rand) error {
 	if blk != 0 || !j.probes(ph) {
+		if blk == 0 {
+			j.plan.Shape.holdLifecycles(j.plan.Shape.warmLife)
+		}
 		return nil
 	}
 	j.b.observer().Step(blk, stepName("probe", ph.Name))
@@ -78,8 +82,25 @@ func (j *abJob) probeDuet(ctx context.Context, tgts [2]*running, ph config.Phase
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.res.Duets = append(j.res.Duets, j.judgeDuet(ph, seen))
+	d := j.judgeDuet(ph, seen)
+	j.res.Duets = append(j.res.Duets, d)
+	j.plan.Shape.holdLifecycles(seen.lifecycle(ph.Load.VUs, d.AtOnce))
 	return nil
+}
+
+// lifecycle is a virtual user's lifecycle on the slower side in the
+// probe's windows of the mode the phase's windows run in: a warm-up loads
+// both sides at once, and where they then alternate a lifecycle may take
+// another time (Radicale's about twice as long, so the warm-up's asked for
+// too few windows).
+func (seen *duetSeen) lifecycle(vus int, atOnce bool) time.Duration {
+	var life time.Duration
+	for _, logs := range seen.tput[map[bool]int{false: 0, true: 1}[atOnce]] {
+		if len(logs) > 0 {
+			life = max(life, time.Duration(float64(vus)/math.Exp(meanOf(logs))*float64(time.Second)))
+		}
+	}
+	return life
 }
 
 // maxProbePairs bounds the probe's window pairs: 2 a way tell an

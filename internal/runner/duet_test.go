@@ -153,6 +153,34 @@ func TestProbeJudgedOnceByThePolicysGatedMetrics(t *testing.T) {
 	}
 }
 
+// The windows a block needs to hold 8 lifecycles of a user are counted
+// from the probe's windows of the mode the phase runs in: Radicale's
+// lifecycles took about twice as long alternating as in the warm-up,
+// which loads both sides at once.
+func TestWindowsHoldLifecyclesAsThePhaseRuns(t *testing.T) {
+	for _, atOnce := range []bool{false, true} {
+		// 4 users: 2 lifecycles/s alternating (2 s each), 4/s at once (1 s each)
+		seen := probeOf(2, 2)
+		for mode := range seen.tput {
+			for side := range seen.tput[mode] {
+				for k := range seen.tput[mode][side] {
+					seen.tput[mode][side][k] = math.Log(float64(2 * (mode + 1)))
+				}
+			}
+		}
+		s := Shape{Windows: 2, Window: 2 * time.Second, fill: true}
+		life := seen.lifecycle(4, atOnce)
+		s.holdLifecycles(life)
+		want := map[bool]int{false: 8, true: 4}[atOnce] // 8 lifecycles of 2 s (1 s) in windows of 2 s
+		if s.Windows != want || s.Fills != 2 {
+			t.Errorf("at once %v: lifecycle %s, %d windows (from %d), want %d", atOnce, life, s.Windows, s.Fills, want)
+		}
+		if s.holdLifecycles(10 * life); s.Windows != want {
+			t.Errorf("at once %v: raised again to %d windows, want the first decision kept", atOnce, s.Windows)
+		}
+	}
+}
+
 // probeOf is a probe of 2 window pairs a way in which loading both at once
 // leaves CPU per iteration alone and multiplies the head's iterations/s by
 // headAtOnce (the base's by baseAtOnce).

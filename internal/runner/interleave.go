@@ -170,13 +170,13 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 		if err := j.preparePhase(ctx, tgts, ph, blk, setups, order[:2]); err != nil {
 			return m, err
 		}
-		if windows != j.plan.Shape.Windows { // chosen in the first warm-up (chooseWindow): no window measured yet
+		if err := j.probeDuet(ctx, tgts, ph, blk, setups, rng); err != nil { // before the counters: no part of the block
+			return m, err
+		}
+		if windows != j.plan.Shape.Windows { // chosen in the first warm-up or probe: no window measured yet
 			windows = j.plan.Shape.Windows
 			measured = [2][][]result.Phase{make([][]result.Phase, windows), make([][]result.Phase, windows)}
 			order = append(order[:2:2], j.windowOrder(blk, windows, rng)[2:]...)
-		}
-		if err := j.probeDuet(ctx, tgts, ph, blk, setups, rng); err != nil { // before the counters: no part of the block
-			return m, err
 		}
 		obs.Step(blk, stepName(fmt.Sprintf("%d windows", 2*windows), ph.Name))
 		spans, atOnce := j.openCounters(ctx, tgts), j.pairAtOnce(ph)
@@ -327,12 +327,13 @@ type Shape struct {
 	WindowWarmup time.Duration
 	resolved     bool
 	// Lifecycle, above 0, is the lifecycle per virtual user the first
-	// block's warm-up measured, from which Window was lengthened (Chosen)
-	// or Windows raised from the Fills that fill the longest phase
-	// (chooseWindow).
+	// block measured before its windows, from which Window was lengthened
+	// (Chosen, chooseWindow) or Windows raised from the Fills that fill
+	// the longest phase (holdLifecycles).
 	Lifecycle    time.Duration
 	Chosen       bool
 	Fills        int
+	warmLife     time.Duration // the first closed phase's, in its warm-up
 	choose, fill bool          // ab.window unset; ab.windows 0
 	longest      time.Duration // the longest phase's load.duration
 }
@@ -381,19 +382,18 @@ func (b *Benchmark) Resolve(plan ABPlan) ABPlan {
 	return plan
 }
 
-// chooseWindow fixes the job's windows before any is measured, from the
-// first phase's warm-up in the first block (runs: each side's last slice)
-// when that phase is closed, at the lifecycle of a virtual user of the
-// slower side (its users' rates summed). ab.window unset: 3 lifecycles, in
-// steps of 250 ms, up to 5 s and half the longest phase; ab.windows 0 then
-// fills load.duration with fewer windows, and takes more than fill it
-// where a side's windows of a phase would hold fewer than BlockLifecycles
-// of a user's (a phase measured beyond its duration). Every block, side
-// and phase keeps them (window w of every phase makes one run).
+// chooseWindow fixes the job's window where ab.window is unset, before any
+// window is measured, from the first phase's warm-up in the first block
+// (runs: each side's last slice) when that phase is closed: 3 lifecycles of
+// a virtual user at the slower side's iterations/s (its users' rates
+// summed), in steps of 250 ms, up to 5 s and half the longest phase. Every
+// block, side and phase keeps it (window w of every phase makes one run),
+// and ab.windows 0 then fills load.duration with fewer windows.
 func (s *Shape) chooseWindow(ph config.PhaseLoad, runs [2]*result.Run) {
-	choose, fill := s.choose, s.fill
-	s.choose, s.fill = false, false
+	choose := s.choose
+	s.choose = false
 	if ph.Load.Model != config.ModelClosed {
+		s.fill = false
 		return
 	}
 	var life time.Duration
@@ -405,10 +405,21 @@ func (s *Shape) chooseWindow(ph config.PhaseLoad, runs [2]*result.Run) {
 	const step = 250 * time.Millisecond
 	if w := min((3*life+step-1)/step*step, 5*time.Second, s.longest/2); choose && w > s.Window {
 		s.Window, s.Lifecycle, s.Chosen = w, life, true // the report says why only where the window grew
-		if fill {
+		if s.fill {
 			s.Windows = min(max(int(s.longest/w), 2), config.MaxWindows)
 		}
 	}
+	s.warmLife = life
+}
+
+// holdLifecycles raises the windows, where ab.windows is unset, so that a
+// side's windows of the first, closed phase hold config.BlockLifecycles of
+// a virtual user's (life, as the phase's windows will run: the probe's of
+// that mode, else the warm-up's), measured beyond load.duration if need
+// be; once.
+func (s *Shape) holdLifecycles(life time.Duration) {
+	fill := s.fill
+	s.fill = false
 	if n := int(math.Ceil(config.BlockLifecycles * life.Seconds() / s.Window.Seconds())); fill && n > s.Windows {
 		s.Fills, s.Windows, s.Lifecycle = s.Windows, min(n, config.MaxWindows), life
 	}
