@@ -28,9 +28,9 @@ type ABRun struct {
 	Order     []bool
 	// Windows is each side's windows per phase in a block, Window their
 	// measured length; Lifecycle, above 0, the lifecycle per virtual user
-	// the first block's warm-up measured, that the job chose Window from
-	// (Chosen) or raised Windows from Fills, the windows that fill the
-	// longest phase.
+	// the first block measured before its windows, that the job chose
+	// Window from (Chosen) or raised Windows from Fills, the windows that
+	// fill the longest phase.
 	Windows, Fills    int
 	Window, Lifecycle time.Duration
 	Chosen            bool
@@ -171,7 +171,7 @@ func (r *ABRun) blocksNote() string {
 }
 
 // windowsChosen says how the job chose its windows from the lifecycle the
-// first block's warm-up measured, where it did.
+// first block measured, where it did.
 func (r *ABRun) windowsChosen() string {
 	var why []string
 	if r.Chosen {
