@@ -63,11 +63,8 @@ const (
 	// MaxWindows bounds the windows of each side per phase in a block.
 	MaxWindows = 200
 	// BlockLifecycles is the fewest lifecycles of a virtual user a side's
-	// windows of a closed phase hold in a block where ab.windows is unset:
-	// where they held about 4 (Radicale, 2 windows of 2 s) the blocks' CPU
-	// per iteration spread 8.7 %, with 4 such windows 4.5 % (A/A, 16
-	// blocks each), worth the longer block; at 16 (Verdaccio) twice the
-	// windows bought no more than their time (bench/decide/RESULTS.md).
+	// windows of a closed phase hold in a block where ab.windows is unset
+	// (bench/decide/RESULTS.md, "How many windows a block").
 	BlockLifecycles = 8
 )
 

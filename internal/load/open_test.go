@@ -18,7 +18,7 @@ import (
 
 func compile(t testing.TB, seed int64, scenarios ...config.Scenario) *scenario.Plan {
 	t.Helper()
-	p, err := scenario.Compile(scenarios, seed)
+	p, err := scenario.CompileWith(scenarios, scenario.Inputs{Seed: seed})
 	if err != nil {
 		t.Fatalf("Compile: %v", err)
 	}

@@ -41,12 +41,9 @@ type ABOptions struct {
 
 // AB measures a base and a head build in one job, block after block, and
 // judges head against base after every block until the verdict is clear
-// or the budget is spent. A side built from a git ref is checked out in a
-// temporary worktree, removed at the end, also on failure.
-//
-// No stored baseline is read: the sequential verdict uses no calibrated
-// noise (only the noise file of earlier A/B jobs), so a baseline file
-// could only make the job fail without changing its verdict.
+// or the budget is spent; a side built from a git ref is checked out in a
+// temporary worktree, removed at the end. No stored baseline is read: it
+// could only fail the job, never change the verdict.
 func AB(ctx context.Context, env Env, o ABOptions) (Judged, error) {
 	cfg := o.Policy.benchmark(o.Config)
 	o.Config = cfg

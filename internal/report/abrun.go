@@ -173,18 +173,15 @@ func (r *ABRun) blocksNote() string {
 // windowsChosen says how the job chose its windows from the lifecycle the
 // first block measured, where it did.
 func (r *ABRun) windowsChosen() string {
-	var why []string
-	if r.Chosen {
-		why = append(why, fmt.Sprintf("ab.window unset: chosen to hold %d lifecycles of a virtual user, within 500ms–5s and half the longest phase", leastPerUser))
-	}
+	why := map[bool]string{true: fmt.Sprintf("ab.window unset: chosen to hold %d lifecycles of a virtual user, within 500ms–5s and half the longest phase; ", leastPerUser)}[r.Chosen]
 	if r.Fills > 0 {
-		why = append(why, fmt.Sprintf("ab.windows unset: %d rather than the %d that fill load.duration, so that a side's windows of a phase hold %d lifecycles of a virtual user",
-			r.Windows, r.Fills, config.BlockLifecycles))
+		why += fmt.Sprintf("ab.windows unset: %d rather than the %d that fill load.duration, so that a side's windows of a phase hold %d lifecycles of a virtual user; ",
+			r.Windows, r.Fills, config.BlockLifecycles)
 	}
-	if len(why) == 0 {
+	if why == "" {
 		return ""
 	}
-	return fmt.Sprintf(" (%s; a lifecycle took %s in the first block, before its windows)", strings.Join(why, "; "), r.Lifecycle.Round(time.Millisecond))
+	return fmt.Sprintf(" (%sa lifecycle took %s in the first block, before its windows)", why, r.Lifecycle.Round(time.Millisecond))
 }
 
 // sharedStateNote is the hint a job gives when requests failed on both

@@ -82,8 +82,6 @@ const (
 
 func (r *ABResult) Units() int { return min(len(r.Base.Runs), len(r.Head.Runs)) }
 
-func (r *ABResult) Blocks() int { return r.Windows.Blocks() }
-
 // RunAB measures base and head in one job, block after block, until
 // plan.Look ends the job or a budget is spent.
 func (b *Benchmark) RunAB(ctx context.Context, plan ABPlan) (*ABResult, error) {

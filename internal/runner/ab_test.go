@@ -53,8 +53,8 @@ func TestRunABRestartsBothSidesEveryPair(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Blocks() != 3 || res.Budget != "pairs" {
-				t.Fatalf("%d pairs, budget %q; want 3 and the pair budget", res.Blocks(), res.Budget)
+			if res.Windows.Blocks() != 3 || res.Budget != "pairs" {
+				t.Fatalf("%d pairs, budget %q; want 3 and the pair budget", res.Windows.Blocks(), res.Budget)
 			}
 			for side, log := range map[string]string{"base": res.Base.TargetLog, "head": res.Head.TargetLog} {
 				pids := startedPIDs(t, log)
@@ -84,8 +84,8 @@ func TestRunABRestartedSidesMayShareAPort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Blocks() != 2 || len(res.Base.Runs[1].Metrics) == 0 {
-		t.Fatalf("%d pairs; want 2 measured", res.Blocks())
+	if res.Windows.Blocks() != 2 || len(res.Base.Runs[1].Metrics) == 0 {
+		t.Fatalf("%d pairs; want 2 measured", res.Windows.Blocks())
 	}
 }
 
@@ -128,8 +128,8 @@ type look struct {
 }
 
 func (l *look) look(res *ABResult, final bool) bool {
-	l.pairs, l.final, l.fits = append(l.pairs, res.Blocks()), append(l.final, final), append(l.fits, res.Fits)
-	return l.stop > 0 && res.Blocks() >= l.stop
+	l.pairs, l.final, l.fits = append(l.pairs, res.Windows.Blocks()), append(l.final, final), append(l.fits, res.Fits)
+	return l.stop > 0 && res.Windows.Blocks() >= l.stop
 }
 
 func TestRunABLooksAfterEveryPair(t *testing.T) {
@@ -142,8 +142,8 @@ func TestRunABLooksAfterEveryPair(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Blocks() != 3 || res.Budget != "" || !slices.Equal(stopped.pairs, []int{1, 2, 3}) || slices.Contains(stopped.final, true) {
-		t.Errorf("stopped by the look: %d pairs, budget %q, looks %v final %v", res.Blocks(), res.Budget, stopped.pairs, stopped.final)
+	if res.Windows.Blocks() != 3 || res.Budget != "" || !slices.Equal(stopped.pairs, []int{1, 2, 3}) || slices.Contains(stopped.final, true) {
+		t.Errorf("stopped by the look: %d pairs, budget %q, looks %v final %v", res.Windows.Blocks(), res.Budget, stopped.pairs, stopped.final)
 	}
 	if len(res.Order) != 6 {
 		t.Errorf("order %v, want the 6 runs made", res.Order)
@@ -155,8 +155,8 @@ func TestRunABLooksAfterEveryPair(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Blocks() != 5 || res.Budget != "pairs" || !slices.Equal(budget.final, []bool{false, false, false, false, true}) {
-		t.Errorf("to the budget: %d pairs, budget %q, final %v", res.Blocks(), res.Budget, budget.final)
+	if res.Windows.Blocks() != 5 || res.Budget != "pairs" || !slices.Equal(budget.final, []bool{false, false, false, false, true}) {
+		t.Errorf("to the budget: %d pairs, budget %q, final %v", res.Windows.Blocks(), res.Budget, budget.final)
 	}
 }
 
@@ -175,14 +175,14 @@ func TestRunABTimeBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Budget != "time" || res.Blocks() < 1 || res.Blocks() > 3 {
-		t.Fatalf("%d pairs, budget %q; want the time budget to end it within 3 pairs", res.Blocks(), res.Budget)
+	if res.Budget != "time" || res.Windows.Blocks() < 1 || res.Windows.Blocks() > 3 {
+		t.Fatalf("%d pairs, budget %q; want the time budget to end it within 3 pairs", res.Windows.Blocks(), res.Budget)
 	}
 	if n := len(l.final); !l.final[n-1] || slices.Contains(l.final[:n-1], true) {
 		t.Errorf("finals %v: want exactly the last look final", l.final)
 	}
-	if fit := l.fits[0]; fit > 0 && (res.Planned != max(fit, 2) || res.FirstUnit <= 0 || res.Blocks() > res.Planned) {
-		t.Errorf("%d pairs of a planned %d (first pair %v, fits %v); want the budget planned from the first pair's pace", res.Blocks(), res.Planned, res.FirstUnit, l.fits)
+	if fit := l.fits[0]; fit > 0 && (res.Planned != max(fit, 2) || res.FirstUnit <= 0 || res.Windows.Blocks() > res.Planned) {
+		t.Errorf("%d pairs of a planned %d (first pair %v, fits %v); want the budget planned from the first pair's pace", res.Windows.Blocks(), res.Planned, res.FirstUnit, l.fits)
 	}
 	if time.Since(start) > 10*time.Second {
 		t.Errorf("took %v for a 2 s budget", time.Since(start))

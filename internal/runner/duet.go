@@ -12,30 +12,17 @@ import (
 )
 
 // Whether a closed phase's windows load both sides at once is decided by
-// the job from its own first block (issue 46.1). Loading both at once
-// measures each side for the whole of a window pair's time instead of
-// half of it, but a closed phase's virtual users take all the machine
-// gives, and two sides loaded that hard at once can make each pay for
-// the other: each side's work per iteration then holds a share of the
-// other's, which shrinks a change (Node with an in-memory N+1, hey's CPU
-// per request: +83 … +92 % alone, +68 … +71 % with both loaded at once),
-// and beside a busy neighbour they share what is left unequally
-// (Miniflux beside a hog: throughput's block spread 13.0 % at once,
-// 4.7 % alternating). So the first block probes each closed phase both
-// ways before its windows, half the probe's window pairs alternating and
-// half at once, and its windows and the later blocks' load both sides at
-// once only where neither mattered:
-// each side's CPU per iteration at once within duetTolerance of its own
-// alternating windows (an inflation of δ shrinks a change r to about
-// r/(1+δ)), and the head-to-base ratio of the phase's throughput as
-// well. Anything else, a side without CPU measured among it, alternates:
-// the rule errs towards the measure that cannot shrink a change. The
-// probe is kept out of the block: a block measured half one way and half
-// the other weighs its sides by how the pair at once shared the machine,
-// which on a service that must alternate made the first block 3–4 times
-// as spread as the later ones (Verdaccio A/A, 6 jobs of 4 blocks: CPU per
-// iteration head to base −15.1 … +16.9 % in the first, SD 3 % after),
-// and with 2 windows its one pair at once always started the head first.
+// the job (issue 46.1). At once measures each side for all of a window
+// pair's time, not half, but two sides that each take all the machine
+// gives can make each pay for the other, which shrinks a change (Node,
+// an N+1: +83 … +92 % alone, +68 … +71 % at once), and beside a busy
+// neighbour share what is left unequally. So a probe before the first
+// block's windows loads half its pairs each way, and every block loads at
+// once only where neither mattered: each side's CPU per iteration, and
+// the head-to-base ratio of throughput, within duetTolerance (an
+// inflation δ shrinks a change r to about r/(1+δ)); anything else, CPU
+// unmeasured included, alternates. The probe is no part of a block: a
+// block measured half each way spread 3–4 times as wide (Verdaccio).
 const duetTolerance = 0.05 // in logs: a +10 % change reads at least +9.5 %
 
 // duetSeen is the first block's probe of a closed phase: its log values
@@ -88,11 +75,9 @@ func (j *abJob) probeDuet(ctx context.Context, tgts [2]*running, ph config.Phase
 	return nil
 }
 
-// lifecycle is a virtual user's lifecycle on the slower side in the
-// probe's windows of the mode the phase's windows run in: a warm-up loads
-// both sides at once, and where they then alternate a lifecycle may take
-// another time (Radicale's about twice as long, so the warm-up's asked for
-// too few windows).
+// lifecycle is a virtual user's on the slower side in the probe's windows
+// of the mode the phase runs in (the warm-up loads both at once: Radicale's
+// then took half the time they took alternating).
 func (seen *duetSeen) lifecycle(vus int, atOnce bool) time.Duration {
 	var life time.Duration
 	for _, logs := range seen.tput[map[bool]int{false: 0, true: 1}[atOnce]] {

@@ -19,16 +19,11 @@ import (
 )
 
 // runBlocks runs the job block after block (block, else wholeRuns),
-// calling plan.Look after each. Window w of every phase makes side's run
-// w of the block, so a block gives as many pairs of runs as a phase has
-// windows, all marked with the block (ABResult.Windows).
-//
-// The two sides' windows of a pair are measured in the same moment or a
-// fraction of a second apart, so the machine's noise slower than that
-// moves both alike and cancels in their difference, while starting both
-// sides afresh for each block keeps what two processes of one build
-// differ by a noise between blocks, which the verdict (judging blocks)
-// sees.
+// calling plan.Look after each; window w of every phase makes side's run w
+// of the block (ABResult.Windows). A pair's windows run at once or a
+// moment apart, so slower noise cancels in their difference; restarting
+// both sides every block makes what two processes differ by a noise
+// between blocks, which the verdict sees.
 func (j *abJob) runBlocks(ctx context.Context) (*ABResult, error) {
 	began := time.Now()
 	rng := rand.New(rand.NewPCG(uint64(j.b.Config.Seed), 0x1e))
@@ -412,11 +407,9 @@ func (s *Shape) chooseWindow(ph config.PhaseLoad, runs [2]*result.Run) {
 	s.warmLife = life
 }
 
-// holdLifecycles raises the windows, where ab.windows is unset, so that a
-// side's windows of the first, closed phase hold config.BlockLifecycles of
-// a virtual user's (life, as the phase's windows will run: the probe's of
-// that mode, else the warm-up's), measured beyond load.duration if need
-// be; once.
+// holdLifecycles raises the windows once, where ab.windows is unset, so
+// that a side's windows of the first, closed phase hold BlockLifecycles of
+// a user's lifecycles (life) even beyond load.duration.
 func (s *Shape) holdLifecycles(life time.Duration) {
 	fill := s.fill
 	s.fill = false

@@ -56,8 +56,8 @@ func TestRunABBlocks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Units() != 3 || res.Blocks() != 6 || res.Budget != "pairs" || !slices.Equal(res.Windows.Block, []int{0, 0, 1, 1, 2, 2}) {
-				t.Fatalf("%d blocks of %d window pairs, blocks %v, budget %q; want 3 blocks of 2", res.Units(), res.Blocks(), res.Windows.Block, res.Budget)
+			if res.Units() != 3 || res.Windows.Blocks() != 6 || res.Budget != "pairs" || !slices.Equal(res.Windows.Block, []int{0, 0, 1, 1, 2, 2}) {
+				t.Fatalf("%d blocks of %d window pairs, blocks %v, budget %q; want 3 blocks of 2", res.Units(), res.Windows.Blocks(), res.Windows.Block, res.Budget)
 			}
 			if !slices.Equal(l.pairs, []int{2, 4, 6}) || !slices.Equal(l.final, []bool{false, false, true}) {
 				t.Errorf("looks after %v pairs, final %v: want one look per block", l.pairs, l.final)
@@ -218,8 +218,8 @@ func TestRunABInterleavedResetsPerBlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Blocks() != 6 || res.Units() != 2 {
-		t.Fatalf("%d window pairs in %d blocks, want 2 blocks of 3", res.Blocks(), res.Units())
+	if res.Windows.Blocks() != 6 || res.Units() != 2 {
+		t.Fatalf("%d window pairs in %d blocks, want 2 blocks of 3", res.Windows.Blocks(), res.Units())
 	}
 	for name, s := range map[string]*service{"base": base, "head": head} {
 		if n := s.resets.Load(); n != 2 {

@@ -12,13 +12,10 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
-// A runtime that compiles as it runs (a JIT: Node, a JVM) does start-up
-// work for seconds, the same on both sides, which dilutes the change under
-// test when a block's windows measure it (Node with an N+1: +38.5 % after
-// a 1 s warm-up, +53.9 % after 6 s). So in the job's first block each
-// phase warms up for load.warmup and then, slice after slice, while either
-// side's work per iteration still falls; every later block warms up as
-// long, so every block is measured alike.
+// A runtime that compiles as it runs (Node, a JVM) works for seconds at
+// start, diluting the change under test (Node, an N+1: +38.5 % after a 1 s
+// warm-up, +53.9 % after 6 s). So the first block warms each phase up past
+// load.warmup while either side still gets faster; later blocks as long.
 const (
 	// settleSlice is the shortest slice added to a warm-up: shorter ones
 	// hold too few iterations for their work per iteration to mean much.
@@ -95,13 +92,10 @@ func (j *abJob) settle(ctx context.Context, tgts [2]*running, ph config.PhaseLoa
 }
 
 // coldSlices is how many slices after load.warmup's were still cold on
-// some side: up to the side's last slice that fell more than settleFall
-// below every slice before it (falling), the last one more than
-// settleFall above the level the side settled at, the median of the
-// slices from that fall on. A slice after the last fall is noise, however
-// high: a side no longer getting faster is not warming (a flat service's
-// slow slice lengthened every block's warm-up); and a level of the lowest
-// slice would make one low by chance pass those before it for cold.
+// some side: up to its last falling slice, the last one more than
+// settleFall above the median of the slices from that fall on. A slice
+// after the last fall is noise, however high (a flat service's slow slice
+// lengthened every block's warm-up).
 func coldSlices(seen [2][]float64) int {
 	cold := 0
 	for _, vs := range seen {

@@ -111,12 +111,6 @@ type saveRule struct {
 
 func (s saveRule) fromBody() bool { return s.from == config.SaveJSON || s.from == config.SaveBody }
 
-// Compile compiles scenarios; seed makes every random value and scenario
-// pick reproducible. Steps of one name share a StepID (a results line).
-func Compile(scenarios []config.Scenario, seed int64) (*Plan, error) {
-	return CompileWith(scenarios, Inputs{Seed: seed})
-}
-
 // Inputs are what a plan draws on besides its scenarios.
 type Inputs struct {
 	Seed      int64         // every random value and scenario pick derives from it

@@ -34,6 +34,12 @@ func echoServer(t *testing.T) *httptest.Server {
 	return s
 }
 
+// Compile compiles scenarios with nothing but a seed, which makes every
+// random value and scenario pick reproducible.
+func Compile(scenarios []config.Scenario, seed int64) (*Plan, error) {
+	return CompileWith(scenarios, Inputs{Seed: seed})
+}
+
 func mustCompile(t *testing.T, steps ...config.Step) *Plan {
 	t.Helper()
 	p, err := Compile([]config.Scenario{{Name: "s", Steps: steps}}, 42)
