@@ -95,7 +95,7 @@ func bench(f flags) error {
 		return err
 	}
 	defer stop()
-	plan, err := scenario.Compile([]config.Scenario{{Name: "ok", Steps: []config.Step{{Name: "ok", Request: config.Request{Path: "/"}}}}}, 1)
+	plan, err := scenario.CompileWith([]config.Scenario{{Name: "ok", Steps: []config.Step{{Name: "ok", Request: config.Request{Path: "/"}}}}}, scenario.Inputs{Seed: 1})
 	if err != nil {
 		return err
 	}

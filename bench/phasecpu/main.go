@@ -70,13 +70,13 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	fmt.Printf("%d A/A pairs in %s (restart %v, %d starts taking %s)\n", res.Blocks(), time.Since(start).Round(time.Second),
+	fmt.Printf("%d A/A pairs in %s (restart %v, %d starts taking %s)\n", res.Windows.Blocks(), time.Since(start).Round(time.Second),
 		*restart, res.Starts, res.StartTime.Round(time.Millisecond))
 	fmt.Printf("%-10s %12s %12s %14s %14s %12s\n", "phase", "iterations", "cpu ms/it", "run CV %", "pair sd %", "pair mean %")
 	for _, phase := range []string{"capacity", "latency", "whole run"} {
 		var a, h []float64
 		var its float64
-		for i := range res.Blocks() {
+		for i := range res.Windows.Blocks() {
 			x, nx := cpu(res.Base.Runs[i], phase)
 			y, _ := cpu(res.Head.Runs[i], phase)
 			a, h, its = append(a, x), append(h, y), its+nx
