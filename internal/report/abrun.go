@@ -175,7 +175,7 @@ func (r *ABRun) blocksNote() string {
 func (r *ABRun) windowsChosen() string {
 	why := map[bool]string{true: fmt.Sprintf("ab.window unset: chosen to hold %d lifecycles of a virtual user, within 500ms–5s and half the longest phase; ", leastPerUser)}[r.Chosen]
 	if r.Fills > 0 {
-		why += fmt.Sprintf("ab.windows unset: %d rather than the %d that fill load.duration, so that a side's windows of a phase hold %d lifecycles of a virtual user; ",
+		why += fmt.Sprintf("ab.windows unset: %d rather than the %d that fill load.duration, toward %d lifecycles of a virtual user a block, at most twice as many windows; ",
 			r.Windows, r.Fills, config.BlockLifecycles)
 	}
 	if why == "" {

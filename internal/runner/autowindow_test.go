@@ -88,7 +88,7 @@ func TestRunABChoosesTheWindowOfSlowLifecycles(t *testing.T) {
 			t.Errorf("ab.window 250ms in a 1 s phase: %d windows (%d fill it) of %s, %d window pairs in 2 blocks, want 7 or 8 a block, 4 filling it",
 				s.Windows, s.Fills, s.Window, len(more.Windows.Base))
 		}
-		want := fmt.Sprintf("%d windows of 250ms per side (ab.windows unset: %d rather than the 4 that fill load.duration, so that a side's windows of a phase hold 8 lifecycles of a virtual user; a lifecycle took ", s.Windows, s.Windows)
+		want := fmt.Sprintf("%d windows of 250ms per side (ab.windows unset: %d rather than the 4 that fill load.duration, toward 8 lifecycles of a virtual user a block, at most twice as many windows; a lifecycle took ", s.Windows, s.Windows)
 		if !strings.Contains(text, want) {
 			t.Errorf("report: want %q in\n%s", want, text)
 		}
@@ -98,8 +98,9 @@ func TestRunABChoosesTheWindowOfSlowLifecycles(t *testing.T) {
 // The window chosen from a warm-up: at least the default, 3 lifecycles of
 // a virtual user of the slower side rounded up to 250 ms, at most 5 s and
 // half the longest phase; a count set is kept, ab.windows 0 fills the
-// phase, with more windows where those would hold fewer than 8 lifecycles
-// of a user (a window set too); an open first phase keeps Resolve's.
+// phase, with more windows (at most twice as many) where those would hold
+// fewer than 8 lifecycles of a user (a window set too); an open first
+// phase keeps Resolve's.
 func TestChooseWindow(t *testing.T) {
 	t.Parallel()
 	closed := config.PhaseLoad{Name: "c", Load: config.Load{Model: config.ModelClosed, VUs: 4}}
@@ -120,7 +121,7 @@ func TestChooseWindow(t *testing.T) {
 		{"short lifecycles: the default, not said to be chosen", 0, 0, 4 * time.Second, closed, 400, 380, 8, 0, 500 * time.Millisecond, 0},
 		{"500 ms lifecycles: 1.5 s, 2 fill 4 s but hold 6: 3", 0, 0, 4 * time.Second, closed, 8, 8, 3, 2, 1500 * time.Millisecond, 500 * time.Millisecond},
 		{"the slower side decides", 0, 0, 10 * time.Second, closed, 8, 5, 4, 0, 2500 * time.Millisecond, 800 * time.Millisecond},
-		{"half the longest phase: 8 windows hold 8", 0, 0, 2 * time.Second, closed, 4, 4, 8, 2, time.Second, time.Second},
+		{"half the longest phase: 8 would hold 8, at most twice 2", 0, 0, 2 * time.Second, closed, 4, 4, 4, 2, time.Second, time.Second},
 		{"at most 5 s", 0, 0, 60 * time.Second, closed, 1, 1, 12, 0, 5 * time.Second, 4 * time.Second},
 		{"a count set is kept", 0, 10, 4 * time.Second, closed, 8, 8, 10, 0, 1500 * time.Millisecond, 500 * time.Millisecond},
 		{"an open first phase", 0, 0, 4 * time.Second, open, 8, 8, 8, 0, 500 * time.Millisecond, 0},

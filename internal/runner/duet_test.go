@@ -168,11 +168,11 @@ func TestWindowsHoldLifecyclesAsThePhaseRuns(t *testing.T) {
 				}
 			}
 		}
-		s := Shape{Windows: 2, Window: 2 * time.Second, fill: true}
+		s := Shape{Windows: 3, Window: 2 * time.Second, fill: true}
 		life := seen.lifecycle(4, atOnce)
 		s.holdLifecycles(life)
-		want := map[bool]int{false: 8, true: 4}[atOnce] // 8 lifecycles of 2 s (1 s) in windows of 2 s
-		if s.Windows != want || s.Fills != 2 {
+		want := map[bool]int{false: 6, true: 4}[atOnce] // 8 lifecycles of 2 s (1 s) in windows of 2 s, at most twice 3
+		if s.Windows != want || s.Fills != 3 {
 			t.Errorf("at once %v: lifecycle %s, %d windows (from %d), want %d", atOnce, life, s.Windows, s.Fills, want)
 		}
 		if s.holdLifecycles(10 * life); s.Windows != want {

@@ -407,14 +407,14 @@ func (s *Shape) chooseWindow(ph config.PhaseLoad, runs [2]*result.Run) {
 	s.warmLife = life
 }
 
-// holdLifecycles raises the windows once, where ab.windows is unset, so
-// that a side's windows of the first, closed phase hold BlockLifecycles of
-// a user's lifecycles (life) even beyond load.duration.
+// holdLifecycles raises the windows once, where ab.windows is unset, so a
+// side's windows of the first, closed phase hold BlockLifecycles of a user's
+// lifecycles (life), up to twice those that fill load.duration (a budget).
 func (s *Shape) holdLifecycles(life time.Duration) {
 	fill := s.fill
 	s.fill = false
 	if n := int(math.Ceil(config.BlockLifecycles * life.Seconds() / s.Window.Seconds())); fill && n > s.Windows {
-		s.Fills, s.Windows, s.Lifecycle = s.Windows, min(n, config.MaxWindows), life
+		s.Fills, s.Windows, s.Lifecycle = s.Windows, min(n, 2*s.Windows, config.MaxWindows), life
 	}
 }
 
