@@ -32,7 +32,7 @@ func (f *abFlags) register(fs *flag.FlagSet, withBase bool) {
 	}
 	fs.IntVar(&f.maxBlocks, "max-blocks", 0, "the budget of blocks (where blocks cannot run, each block is a pair of whole runs; overrides ab.max_blocks)")
 	fs.DurationVar(&f.maxTime, "max-time", 0, "the budget of time for the blocks, e.g. 5m (overrides ab.max_time)")
-	fs.IntVar(&f.windows, "windows", 0, "windows of each side per phase in a block (overrides ab.windows; default: as many as fill load.duration)")
+	fs.IntVar(&f.windows, "windows", 0, "windows of each side per phase in a block (overrides ab.windows; default: as many as fill load.duration, up to twice that where they would hold under 8 lifecycles of a virtual user)")
 	fs.DurationVar(&f.window, "window", 0, "the measured length of each window of a block, e.g. 2s (overrides ab.window; default: 500ms, or longer where the first block's warm-up finds slow lifecycles)")
 	fs.StringVar(&f.noise, "noise", "", "a noise `file`: the spread of earlier A/B jobs' units, pooled where it agrees with this job's and counted only as far as those jobs agree with each other; this job's is added (overrides ab.noise)")
 }

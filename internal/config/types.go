@@ -62,9 +62,8 @@ const (
 	DefaultWindowWarmup = Duration(0)
 	// MaxWindows bounds the windows of each side per phase in a block.
 	MaxWindows = 200
-	// BlockLifecycles is the fewest lifecycles of a virtual user a side's
-	// windows of a closed phase hold in a block where ab.windows is unset
-	// (bench/decide/RESULTS.md, "How many windows a block").
+	// BlockLifecycles: the fewest lifecycles of a user a side's closed windows
+	// hold a block, ab.windows unset (bench/decide/RESULTS.md).
 	BlockLifecycles = 8
 )
 

@@ -21,7 +21,7 @@ func validateAB(cfg *Config, c *collector) {
 		clean := filepath.ToSlash(filepath.Clean(p))
 		c.addIf(p == "" || filepath.IsAbs(p) || clean == "." || clean == ".." || strings.HasPrefix(clean, "../"), joinIndex("ab.procedure", i), "%q is not a directory or file inside the tree: give a path relative to the directory tailgate runs in, such as scripts/, other than that directory itself", p)
 	}
-	c.addIf(ab.Windows < 0 || ab.Windows > MaxWindows, "ab.windows", "must be between 1 and %d windows of each side per phase in a block, or 0 for as many as fill load.duration, got %d", MaxWindows, ab.Windows)
+	c.addIf(ab.Windows < 0 || ab.Windows > MaxWindows, "ab.windows", "must be between 1 and %d windows of each side per phase in a block, or 0 for as many as fill load.duration (more where lifecycles are long), got %d", MaxWindows, ab.Windows)
 	c.addIf(c.given("ab.window") && ab.Window <= 0, "ab.window", "must be longer than 0, got %s", ab.Window)
 	c.addIf(ab.WindowWarmup < 0, "ab.window_warmup", "must not be negative, got %s", ab.WindowWarmup)
 	c.addIf(ab.MinBlocks < stats.SeqFirstLookMin, "ab.min_blocks", "must be at least %d (the spread of the blocks needs two degrees of freedom), got %d", stats.SeqFirstLookMin, ab.MinBlocks)

@@ -118,7 +118,7 @@ func sequentialLook(env Env, p gate.Policy, ab config.AB, noise *abNoise, last *
 // abRun is how the job ran, as the facts the report words.
 func abRun(res *runner.ABResult, plan runner.ABPlan, ab config.AB, phases []config.PhaseLoad, aa bool) *report.ABRun {
 	r := &report.ABRun{Blocks: res.Units(), MaxBlocks: ab.MaxBlocks, Elapsed: res.Elapsed, WholeRuns: plan.Shape.WholeRuns,
-		Windows: plan.Shape.Windows, Fills: plan.Shape.Fills, Window: plan.Shape.Window, Lifecycle: plan.Shape.Lifecycle, Chosen: plan.Shape.Chosen, Alternate: plan.Shape.Alternate, RandomOrder: ab.Order == config.OrderRandom,
+		Windows: plan.Shape.Windows, Fills: plan.Shape.Fills, Window: plan.Shape.Window, Lifecycle: plan.Shape.Lifecycle, RaisedFor: plan.Shape.RaisedFor, Chosen: plan.Shape.Chosen, Alternate: plan.Shape.Alternate, RandomOrder: ab.Order == config.OrderRandom,
 		Restarted: plan.Restart, Starts: res.Starts, StartTime: res.StartTime, Spent: report.Spent(res.Spent, runner.SpentOrder), Warmups: res.Warmups, AA: aa}
 	if res.Planned > 0 {
 		r.Planned, r.MaxTime, r.FirstBlock = res.Planned, ab.MaxTime.String(), res.FirstUnit

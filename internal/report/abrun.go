@@ -27,13 +27,12 @@ type ABRun struct {
 	WholeRuns result.Apart
 	Order     []bool
 	// Windows is each side's windows per phase in a block, Window their
-	// measured length; Lifecycle, above 0, the lifecycle per virtual user
-	// the first block measured before its windows, that the job chose
-	// Window from (Chosen) or raised Windows from Fills, the windows that
-	// fill the longest phase.
-	Windows, Fills    int
-	Window, Lifecycle time.Duration
-	Chosen            bool
+	// measured length: chosen for Lifecycle (a virtual user's in the
+	// warm-up) where Chosen, raised from Fills (those that fill the longest
+	// phase) for RaisedFor (as the windows run) where Fills > 0.
+	Windows, Fills               int
+	Window, Lifecycle, RaisedFor time.Duration
+	Chosen                       bool
 	// Phases says of each phase whether its windows loaded both sides at
 	// once or alternated between them.
 	Phases []ABPhase
@@ -170,18 +169,18 @@ func (r *ABRun) blocksNote() string {
 	return s
 }
 
-// windowsChosen says how the job chose its windows from the lifecycle the
-// first block measured, where it did.
+// windowsChosen says how the job chose its windows, where it did.
 func (r *ABRun) windowsChosen() string {
-	why := map[bool]string{true: fmt.Sprintf("ab.window unset: chosen to hold %d lifecycles of a virtual user, within 500ms–5s and half the longest phase; ", leastPerUser)}[r.Chosen]
+	var why []string
+	if r.Chosen {
+		why = append(why, fmt.Sprintf("ab.window unset: chosen to hold %d lifecycles of a virtual user (%s each in the warm-up), within 500ms–5s and half the longest phase",
+			leastPerUser, r.Lifecycle.Round(time.Millisecond)))
+	}
 	if r.Fills > 0 {
-		why += fmt.Sprintf("ab.windows unset: %d rather than the %d that fill load.duration, toward %d lifecycles of a virtual user a block, at most twice as many windows; ",
-			r.Windows, r.Fills, config.BlockLifecycles)
+		why = append(why, fmt.Sprintf("ab.windows unset: %d rather than the %d that fill load.duration, toward %d lifecycles of a virtual user a block (%s each as the windows run), at most twice as many",
+			r.Windows, r.Fills, config.BlockLifecycles, r.RaisedFor.Round(time.Millisecond)))
 	}
-	if why == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (%sa lifecycle took %s in the first block, before its windows)", why, r.Lifecycle.Round(time.Millisecond))
+	return map[bool]string{true: " (" + strings.Join(why, "; ") + ")"}[len(why) > 0]
 }
 
 // sharedStateNote is the hint a job gives when requests failed on both

@@ -37,7 +37,7 @@ func TestRunABChoosesTheWindowOfSlowLifecycles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ab := &report.ABRun{Blocks: 2, MaxBlocks: 2, Windows: res.Shape.Windows, Window: res.Shape.Window, Lifecycle: res.Shape.Lifecycle, Chosen: res.Shape.Chosen, Fills: res.Shape.Fills,
+		ab := &report.ABRun{Blocks: 2, MaxBlocks: 2, Windows: res.Shape.Windows, Window: res.Shape.Window, Lifecycle: res.Shape.Lifecycle, RaisedFor: res.Shape.RaisedFor, Chosen: res.Shape.Chosen, Fills: res.Shape.Fills,
 			Phases: []report.ABPhase{{Name: "load", VUs: 2}}}
 		var out bytes.Buffer
 		if err := report.WriteText(&out, report.Input{Name: "x", Mode: "ab", Head: res.Head.Runs, Base: res.Base.Runs, AB: ab}); err != nil {
@@ -63,7 +63,7 @@ func TestRunABChoosesTheWindowOfSlowLifecycles(t *testing.T) {
 				t.Errorf("block %d: %s windows held %.1f iterations per user, want at least 3", r.Index+1, s.Window, per)
 			}
 		}
-		if !strings.Contains(text, "windows of "+s.Window.String()+" per side (ab.window unset: chosen to hold 3 lifecycles of a virtual user, ") ||
+		if !strings.Contains(text, "windows of "+s.Window.String()+" per side (ab.window unset: chosen to hold 3 lifecycles of a virtual user (") ||
 			strings.Contains(text, "raise ab.window") {
 			t.Errorf("report: want the chosen window and why, and no warning:\n%s", text)
 		}
@@ -71,8 +71,8 @@ func TestRunABChoosesTheWindowOfSlowLifecycles(t *testing.T) {
 	t.Run("set", func(t *testing.T) {
 		t.Parallel()
 		kept, text := job(t, 500*time.Millisecond)
-		if s := kept.Shape; s.Window != 500*time.Millisecond || s.Windows != 8 || s.Lifecycle != 0 {
-			t.Errorf("ab.window 500ms: %d windows of %s (lifecycle %s), want 8 of 500ms as set", s.Windows, s.Window, s.Lifecycle)
+		if s := kept.Shape; s.Window != 500*time.Millisecond || s.Windows != 8 || s.Chosen || s.Fills != 0 {
+			t.Errorf("ab.window 500ms: %d windows of %s (chosen %v, %d fill), want 8 of 500ms as set", s.Windows, s.Window, s.Chosen, s.Fills)
 		}
 		if !strings.Contains(text, "8 windows of 500ms per side:") || !strings.Contains(text, "raise ab.window to 1s") {
 			t.Errorf("report of a window set: want it as set and the warning:\n%s", text)
@@ -88,7 +88,7 @@ func TestRunABChoosesTheWindowOfSlowLifecycles(t *testing.T) {
 			t.Errorf("ab.window 250ms in a 1 s phase: %d windows (%d fill it) of %s, %d window pairs in 2 blocks, want 7 or 8 a block, 4 filling it",
 				s.Windows, s.Fills, s.Window, len(more.Windows.Base))
 		}
-		want := fmt.Sprintf("%d windows of 250ms per side (ab.windows unset: %d rather than the 4 that fill load.duration, toward 8 lifecycles of a virtual user a block, at most twice as many windows; a lifecycle took ", s.Windows, s.Windows)
+		want := fmt.Sprintf("%d windows of 250ms per side (ab.windows unset: %d rather than the 4 that fill load.duration, toward 8 lifecycles of a virtual user a block (%s each as the windows run), at most twice as many)", s.Windows, s.Windows, s.RaisedFor.Round(time.Millisecond))
 		if !strings.Contains(text, want) {
 			t.Errorf("report: want %q in\n%s", want, text)
 		}
@@ -118,25 +118,28 @@ func TestChooseWindow(t *testing.T) {
 		wantN, fills    int
 		want, lifecycle time.Duration
 	}{
-		{"short lifecycles: the default, not said to be chosen", 0, 0, 4 * time.Second, closed, 400, 380, 8, 0, 500 * time.Millisecond, 0},
+		{"short lifecycles: the default, not said to be chosen", 0, 0, 4 * time.Second, closed, 400, 380, 8, 0, 500 * time.Millisecond, 10526 * time.Microsecond},
 		{"500 ms lifecycles: 1.5 s, 2 fill 4 s but hold 6: 3", 0, 0, 4 * time.Second, closed, 8, 8, 3, 2, 1500 * time.Millisecond, 500 * time.Millisecond},
 		{"the slower side decides", 0, 0, 10 * time.Second, closed, 8, 5, 4, 0, 2500 * time.Millisecond, 800 * time.Millisecond},
 		{"half the longest phase: 8 would hold 8, at most twice 2", 0, 0, 2 * time.Second, closed, 4, 4, 4, 2, time.Second, time.Second},
 		{"at most 5 s", 0, 0, 60 * time.Second, closed, 1, 1, 12, 0, 5 * time.Second, 4 * time.Second},
 		{"a count set is kept", 0, 10, 4 * time.Second, closed, 8, 8, 10, 0, 1500 * time.Millisecond, 500 * time.Millisecond},
 		{"an open first phase", 0, 0, 4 * time.Second, open, 8, 8, 8, 0, 500 * time.Millisecond, 0},
-		{"a window set", 500 * time.Millisecond, 0, 4 * time.Second, closed, 8, 8, 8, 0, 500 * time.Millisecond, 0},
+		{"a window set", 500 * time.Millisecond, 0, 4 * time.Second, closed, 8, 8, 8, 0, 500 * time.Millisecond, 500 * time.Millisecond},
 		{"a window set, 2.1 lifecycles in each (Radicale): 4 hold 8", 2 * time.Second, 0, 4 * time.Second, closed, 4.2, 4.3, 4, 2, 2 * time.Second, 952381 * time.Microsecond},
 		{"a window and a count set", 2 * time.Second, 2, 4 * time.Second, closed, 4.2, 4.3, 2, 0, 2 * time.Second, 0},
 	} {
 		b := &Benchmark{Config: &config.Config{Load: config.Load{Model: config.ModelClosed, VUs: 4, Duration: config.Duration(c.duration)}}}
 		s := b.Resolve(ABPlan{Shape: Shape{Window: c.window, Windows: c.windows}}).Shape
 		s.chooseWindow(c.ph, [2]*result.Run{ips(c.base), ips(c.head)})
-		s.holdLifecycles(s.warmLife)                               // a phase not probed: the warm-up's lifecycle
+		s.holdLifecycles(s.Lifecycle)                              // a phase not probed: the warm-up's lifecycle
 		s.chooseWindow(closed, [2]*result.Run{ips(0.1), ips(0.1)}) // a later phase changes nothing
 		s.holdLifecycles(10 * time.Second)
-		if s.Windows != c.wantN || s.Fills != c.fills || s.Window != c.want || s.Lifecycle.Round(time.Microsecond) != c.lifecycle {
-			t.Errorf("%s: %d windows (%d fill) of %s from %s lifecycles, want %d (%d) of %s from %s", c.name, s.Windows, s.Fills, s.Window, s.Lifecycle, c.wantN, c.fills, c.want, c.lifecycle)
+		chosen := c.window == 0 && c.want != 500*time.Millisecond
+		raised := map[bool]time.Duration{true: s.Lifecycle}[c.fills > 0]
+		if s.Windows != c.wantN || s.Fills != c.fills || s.Window != c.want || s.Lifecycle.Round(time.Microsecond) != c.lifecycle || s.Chosen != chosen || s.RaisedFor != raised {
+			t.Errorf("%s: %d windows (%d fill, raised for %s) of %s (chosen %v) from %s lifecycles, want %d (%d) of %s (%v) from %s",
+				c.name, s.Windows, s.Fills, s.RaisedFor, s.Window, s.Chosen, s.Lifecycle, c.wantN, c.fills, c.want, chosen, c.lifecycle)
 		}
 	}
 }

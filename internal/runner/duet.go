@@ -31,8 +31,8 @@ type duetSeen struct {
 	cpu, tput [2][2][]float64
 }
 
-// pairAtOnce reports whether window pair w of phase ph loads both sides at
-// once: an open phase's always (Shape.AtOnce), a closed phase's as the
+// pairAtOnce reports whether the window pairs of phase ph load both sides
+// at once: an open phase's always (Shape.AtOnce), a closed phase's as the
 // first block's probe found (probeDuet), the same in every block.
 func (j *abJob) pairAtOnce(ph config.PhaseLoad) bool {
 	if !j.probes(ph) {
@@ -52,27 +52,24 @@ func (j *abJob) pairAtOnce(ph config.PhaseLoad) bool {
 // sides can be told apart (probes): its window pairs (at most
 // maxProbePairs) alternating and at once (probedAtOnce), timed as warm-up
 // and kept out of the block, then judges how the phase's windows load the
-// sides (judgeDuet). Any other phase and block it leaves alone.
-func (j *abJob) probeDuet(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, rng *rand.Rand) error {
+// sides (judgeDuet); it returns a user's lifecycle in the probe's windows
+// of the mode decided. Any other phase and block it leaves alone (0).
+func (j *abJob) probeDuet(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, rng *rand.Rand) (time.Duration, error) {
 	if blk != 0 || !j.probes(ph) {
-		if blk == 0 {
-			j.plan.Shape.holdLifecycles(j.plan.Shape.warmLife)
-		}
-		return nil
+		return 0, nil
 	}
 	j.b.observer().Step(blk, stepName("probe", ph.Name))
 	pairs := min(j.plan.Shape.Windows, maxProbePairs)
 	seen := &duetSeen{}
 	err := j.windows(ctx, tgts, ph, blk, setups, j.windowOrder(blk, pairs, rng), windowRun{atOnce: probedAtOnce, keep: seen.saw, probe: true})
 	if err != nil {
-		return err
+		return 0, err
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	d := j.judgeDuet(ph, seen)
 	j.res.Duets = append(j.res.Duets, d)
-	j.plan.Shape.holdLifecycles(seen.lifecycle(ph.Load.VUs, d.AtOnce))
-	return nil
+	return seen.lifecycle(ph.Load.VUs, d.AtOnce), nil
 }
 
 // lifecycle is a virtual user's on the slower side in the probe's windows
@@ -82,7 +79,7 @@ func (seen *duetSeen) lifecycle(vus int, atOnce bool) time.Duration {
 	var life time.Duration
 	for _, logs := range seen.tput[map[bool]int{false: 0, true: 1}[atOnce]] {
 		if len(logs) > 0 {
-			life = max(life, time.Duration(float64(vus)/math.Exp(meanOf(logs))*float64(time.Second)))
+			life = max(life, lifecycle(vus, math.Exp(meanOf(logs))))
 		}
 	}
 	return life

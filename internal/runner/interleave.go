@@ -165,17 +165,19 @@ func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*l
 		if err := j.preparePhase(ctx, tgts, ph, blk, setups, order[:2]); err != nil {
 			return m, err
 		}
-		if err := j.probeDuet(ctx, tgts, ph, blk, setups, rng); err != nil { // before the counters: no part of the block
+		life, err := j.probeDuet(ctx, tgts, ph, blk, setups, rng) // before the counters: no part of the block
+		if err != nil {
 			return m, err
 		}
-		if windows != j.plan.Shape.Windows { // chosen in the first warm-up or probe: no window measured yet
+		j.plan.Shape.holdLifecycles(cmp.Or(life, j.plan.Shape.Lifecycle)) // once: lifecycles as the windows run (probe), else warm-up
+		if windows != j.plan.Shape.Windows {                              // chosen in the first warm-up or probe: no window measured yet
 			windows = j.plan.Shape.Windows
 			measured = [2][][]result.Phase{make([][]result.Phase, windows), make([][]result.Phase, windows)}
 			order = append(order[:2:2], j.windowOrder(blk, windows, rng)[2:]...)
 		}
 		obs.Step(blk, stepName(fmt.Sprintf("%d windows", 2*windows), ph.Name))
 		spans, atOnce := j.openCounters(ctx, tgts), j.pairAtOnce(ph)
-		err := j.windows(ctx, tgts, ph, blk, setups, order, windowRun{
+		err = j.windows(ctx, tgts, ph, blk, setups, order, windowRun{
 			atOnce: func(int) bool { return atOnce },
 			keep: func(side Side, w int, run *result.Run) {
 				measured[side][w] = append(measured[side][w], result.Phase{Name: ph.Name, Run: *run})
@@ -321,16 +323,14 @@ type Shape struct {
 	Window       time.Duration
 	WindowWarmup time.Duration
 	resolved     bool
-	// Lifecycle, above 0, is the lifecycle per virtual user the first
-	// block measured before its windows, from which Window was lengthened
-	// (Chosen, chooseWindow) or Windows raised from the Fills that fill
-	// the longest phase (holdLifecycles).
-	Lifecycle    time.Duration
-	Chosen       bool
-	Fills        int
-	warmLife     time.Duration // the first closed phase's, in its warm-up
-	choose, fill bool          // ab.window unset; ab.windows 0
-	longest      time.Duration // the longest phase's load.duration
+	// Lifecycle is a user's in the first closed phase's warm-up, Window set
+	// for it where Chosen (chooseWindow); RaisedFor, the one Windows was
+	// raised for from the Fills that fill the longest phase (holdLifecycles).
+	Lifecycle, RaisedFor time.Duration
+	Chosen               bool
+	Fills                int
+	choose, fill         bool          // ab.window unset; ab.windows 0
+	longest              time.Duration // the longest phase's load.duration
 }
 
 // Blocks reports whether the job measures blocks of windows.
@@ -387,24 +387,28 @@ func (b *Benchmark) Resolve(plan ABPlan) ABPlan {
 func (s *Shape) chooseWindow(ph config.PhaseLoad, runs [2]*result.Run) {
 	choose := s.choose
 	s.choose = false
-	if ph.Load.Model != config.ModelClosed {
-		s.fill = false
+	if ph.Load.Model != config.ModelClosed || !choose && !s.fill { // an open first phase, or nothing left to choose
+		s.fill = s.fill && ph.Load.Model == config.ModelClosed
 		return
 	}
-	var life time.Duration
 	for _, run := range runs {
-		if ips := run.Metrics[result.IterationsPerSec]; ips > 0 {
-			life = max(life, time.Duration(float64(ph.Load.VUs)/ips*float64(time.Second)))
-		}
+		s.Lifecycle = max(s.Lifecycle, lifecycle(ph.Load.VUs, run.Metrics[result.IterationsPerSec]))
 	}
 	const step = 250 * time.Millisecond
-	if w := min((3*life+step-1)/step*step, 5*time.Second, s.longest/2); choose && w > s.Window {
-		s.Window, s.Lifecycle, s.Chosen = w, life, true // the report says why only where the window grew
+	if w := min((3*s.Lifecycle+step-1)/step*step, 5*time.Second, s.longest/2); choose && w > s.Window {
+		s.Window, s.Chosen = w, true // the report says why only where the window grew
 		if s.fill {
 			s.Windows = min(max(int(s.longest/w), 2), config.MaxWindows)
 		}
 	}
-	s.warmLife = life
+}
+
+// lifecycle is a virtual user's at the users' summed iterations/s (0: none).
+func lifecycle(vus int, ips float64) time.Duration {
+	if !(ips > 0) {
+		return 0
+	}
+	return time.Duration(float64(vus) / ips * float64(time.Second))
 }
 
 // holdLifecycles raises the windows once, where ab.windows is unset, so a
@@ -414,7 +418,7 @@ func (s *Shape) holdLifecycles(life time.Duration) {
 	fill := s.fill
 	s.fill = false
 	if n := int(math.Ceil(config.BlockLifecycles * life.Seconds() / s.Window.Seconds())); fill && n > s.Windows {
-		s.Fills, s.Windows, s.Lifecycle = s.Windows, min(n, 2*s.Windows, config.MaxWindows), life
+		s.Fills, s.Windows, s.RaisedFor = s.Windows, min(n, 2*s.Windows, config.MaxWindows), life
 	}
 }
 
