@@ -34,9 +34,10 @@ type SeqOptions struct {
 // pairs' differences against max(min_effect, resolution), as one of K, its
 // looks replayed over the prefixes so it keeps its first decision. A metric
 // missing from a pair is judged on the pairs before that gap (the lack may
-// be the regression). K counts every gated metric some pair measured, so
-// it never falls. d's zero fields take stats' defaults, its Alpha the
-// policy's; p's floors and noise do not apply.
+// be the regression). K counts every gated metric some pair measured but
+// those the first look found inert, so it never falls after that look.
+// d's zero fields take stats' defaults, its Alpha the policy's; p's
+// floors and noise do not apply.
 func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final bool, o SeqOptions) Verdict {
 	p.SameJob, p.Paired = true, true
 	if d.Alpha == 0 && p.Level() == p.Alpha { // gate.alpha given; else the A/B's own default
@@ -70,9 +71,14 @@ func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final
 	policies, warnings := metricPolicies(base, head, p)
 	v.Warnings = append(v.Warnings, warnings...)
 	// K: the gated metrics some pair measured on either side, so that K
-	// only grows as pairs are added.
+	// only grows as pairs are added, less those the first look showed
+	// cannot regress (inert).
 	k := countGated(policies, func(key string) bool { return hasKey(base, key) || hasKey(head, key) })
 	looks := v.judgeEach(policies, base, head, d, k, final, o)
+	if n := inert(looks, d); n > 0 && n < k {
+		k -= n
+		looks = v.judgeEach(policies, base, head, d, k, final, o)
+	}
 	v.Outcome, v.Regressions = overall(v.Findings)
 	v.Warnings = append(v.Warnings, findingWarnings(v.Findings, nil, Context{})...)
 	v.Warnings = append(v.Warnings, gapWarnings(looks)...)
@@ -83,6 +89,25 @@ func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final
 		v.finish(looks, d, k, o.Budget)
 	}
 	return v
+}
+
+// inert counts the gated metrics whose first look decided them without
+// the level: exactly (counts that do not vary), or a pass with every
+// pair's difference exactly 0 (no errors on either side). Decisions are
+// kept, so neither can regress later, and a test that cannot reject needs
+// no share of α (Tarone, Biometrics 46, 1990): the others are judged as
+// one of K less these. Which they are does not depend on K (a pass reads
+// the upper bound, at β), so K is fixed from the first look on.
+func inert(looks []seqLook, d stats.SeqDesign) int {
+	n := 0
+	for _, l := range looks {
+		dec := l.dec
+		atFirst := l.judged && dec.Decided() && dec.Blocks <= d.MinBlocks
+		if atFirst && (l.exact || dec.Outcome == stats.SeqPass && dec.OwnSpread == 0 && dec.Estimate == 0) {
+			n++
+		}
+	}
+	return n
 }
 
 func (o SeqOptions) runPairs(units int) int {
@@ -144,7 +169,7 @@ func detectables(looks []seqLook, d stats.SeqDesign, budget, k int) []Detectable
 // one's spread (the noise file's next entry) and the prior it used.
 func (v *Verdict) judgeEach(policies []metricPolicy, base, head []result.Run, d stats.SeqDesign, k int, final bool, o SeqOptions) []seqLook {
 	looks := make([]seqLook, len(policies))
-	v.Noise, v.PriorUsed = map[string]stats.SeqPrior{}, map[string]int{}
+	v.Findings, v.Noise, v.PriorUsed = nil, map[string]stats.SeqPrior{}, map[string]int{}
 	for i, mp := range policies {
 		md := d
 		md.Prior = o.Prior[mp.meta.Key]

@@ -294,3 +294,51 @@ func TestPolicyGatesWhatItNames(t *testing.T) {
 		t.Error("gate.metrics [cpu_ms_per_iteration]: want iterations/s not gated, CPU per iteration gated")
 	}
 }
+
+// Rates at 0 on both sides through the first look cannot regress (their
+// pass is kept): they take no share of α, so CPU is judged as one of the
+// metrics that can, its lower bound that of a job gating CPU and
+// throughput alone. Rates that differ before the first look count; a rate
+// that rises only after it changes nothing. The upper bound (β) never
+// depends on K.
+func TestInertMetricsTakeNoShareOfAlpha(t *testing.T) {
+	t.Parallel()
+	base, head := cpuPairs(rand.New(rand.NewPCG(53, 1)), 5, 0.03, 1.04)
+	rates := []string{result.RequestErrorPct, result.LifecycleSuccess}
+	withRates := func(runs []result.Run, errors ...float64) []result.Run {
+		out := make([]result.Run, len(runs))
+		for i, r := range runs {
+			out[i] = run(map[string]float64{cpu: r.Metrics[cpu], tput: r.Metrics[tput], result.RequestErrorPct: errors[i], result.LifecycleSuccess: 100})
+		}
+		return out
+	}
+	judge := func(metrics []string, base, head []result.Run, n int) (Finding, Verdict) {
+		v := JudgeSequential(base[:n], head[:n], Policy{Metrics: metrics}, stats.SeqDesign{}, false, SeqOptions{})
+		f, _ := finding(v, cpu)
+		return f, v
+	}
+	zeros := []float64{0, 0, 0, 0, 0}
+	for _, n := range []int{4, 5} { // the first look, and one after it
+		alone, _ := judge([]string{cpu, tput}, base, head, n)
+		inert, v := judge(append([]string{cpu, tput}, rates...), withRates(base, zeros...), withRates(head, zeros...), n)
+		if inert.Lower != alone.Lower || inert.Upper != alone.Upper || math.IsNaN(alone.Lower) {
+			t.Errorf("%d pairs, rates at 0: CPU bounds [%g, %g], want those of CPU and throughput alone [%g, %g]", n, inert.Lower, inert.Upper, alone.Lower, alone.Upper)
+		}
+		for _, key := range rates {
+			if f, _ := finding(v, key); f.Outcome != MetricPass || f.DecidedAt != 4 {
+				t.Errorf("%d pairs, %s at 0: %s decided at %d, want a pass at the first look", n, key, f.Outcome, f.DecidedAt)
+			}
+		}
+		// Errors that differ in the second pair: a test that can reject.
+		counted, _ := judge(append([]string{cpu, tput}, rates...), withRates(base, zeros...), withRates(head, 0, 0.5, 0, 0, 0), n)
+		if !(counted.Lower < alone.Lower) || counted.Upper != alone.Upper {
+			t.Errorf("%d pairs, errors differing: CPU bounds [%g, %g], want a lower bound below %g (one of 3) and the upper %g", n, counted.Lower, counted.Upper, alone.Lower, alone.Upper)
+		}
+	}
+	// Errors rising after the first look: the pass is kept and K with it.
+	late, v := judge(append([]string{cpu, tput}, rates...), withRates(base, zeros...), withRates(head, 0, 0, 0, 0, 3), 5)
+	alone, _ := judge([]string{cpu, tput}, base, head, 5)
+	if f, _ := finding(v, result.RequestErrorPct); late.Lower != alone.Lower || f.Outcome != MetricPass || f.DecidedAt != 4 {
+		t.Errorf("errors rising at pair 5: CPU lower bound %g (want %g), errors %s at %d (want the first look's pass)", late.Lower, alone.Lower, f.Outcome, f.DecidedAt)
+	}
+}

@@ -113,3 +113,27 @@ func TestMedianUnbiasedUnderHalfMinEffect(t *testing.T) {
 		}
 	}
 }
+
+// K counts the gated metrics that can still regress after the first look
+// (gate's inert ones, the error rates at 0 on both sides, take no share):
+// a job of the default metrics whose three rates are inert is one of 3
+// tests, not 6. +5 % is then caught sooner and more often, and an A/A job
+// of three noisy metrics still fails at most α.
+func TestThreeMetricsThatCanRegressOfSix(t *testing.T) {
+	for i, spread := range []float64{0.03, 0.05} {
+		c := []gateCase{blockCase(spread, 0.05)}
+		three := runJobsBy(uint64(4900+i), evidenceGates, abDesign, c, 3, nil)
+		six := runJobsBy(uint64(4900+i), evidenceGates, abDesign, c, gateMetrics, nil)
+		aa := runJobsBy(uint64(4910+i), evidenceGates, abDesign, repeat(blockCase(spread, 0), 3), 3, nil)
+		t.Logf("+5 %% at block spread %.0f %%: caught %s in %.2f blocks as one of 3, %s in %.2f as one of 6; passed %s, %s; A/A of 3 false alarms %s",
+			100*spread, rulePct(three, three.regression), three.meanPairs(), rulePct(six, six.regression), six.meanPairs(),
+			rulePct(three, three.pass), rulePct(six, six.pass), rulePct(aa, aa.regression))
+		if three.rate(three.regression) <= six.rate(six.regression) || three.meanPairs() >= six.meanPairs() {
+			t.Errorf("spread %.0f %%: one of 3 should catch +5 %% more often and sooner than one of 6", 100*spread)
+		}
+		if !atMost(aa.rate(aa.regression), DefaultSeqAlpha, aa.jobs) || !atMost(three.rate(three.pass), DefaultSeqBeta, three.jobs) {
+			t.Errorf("spread %.0f %%: A/A false alarms %.2f %% (α 2 %%), +5 %% passed %.2f %% (β 5 %%)",
+				100*spread, 100*aa.rate(aa.regression), 100*three.rate(three.pass))
+		}
+	}
+}
