@@ -291,7 +291,7 @@ func TestSetByLoadAndSequentialText(t *testing.T) {
 	md := Markdown(seq)
 	for _, want := range []string{"Sequential A/B: 8 blocks (first look at 4, budget 20): regression after 8 blocks in iterations/s.",
 		"With up to 20 blocks this gate detects a drop of ≥", `worse, estimate beyond half of min\_effect after 4 blocks`,
-		"| gated metric | verdict | change | bounds | min_effect | base → head |", "| [−27.9 … ±0.0] % | 5.0 % |", // A/B words, no p
+		"| gated metric | verdict | change | bounds | min_effect | base → head |", "| [−27.9 … −3.7] % | 5.0 % |", // A/B words, no p
 		"| metric | base → head | change | note |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("sequential markdown lacks %q:\n%s", want, md)

@@ -190,7 +190,7 @@ func TestCommentLayout(t *testing.T) {
 		}
 		// A sequential A/B chart's caption gives the estimate the test
 		// judged and its bounds, in the chart's signs.
-		if tc.name == "ab" && !strings.Contains(md, "The sequential test's estimate of the change is −11.9 %, bounds −13.1 % … −9.9 %: "+
+		if tc.name == "ab" && !strings.Contains(md, "The sequential test's estimate of the change is −11.9 %, bounds −13.1 % … −10.2 %: "+
 			"a regression when it is beyond half of min_effect and both bounds are below zero.") {
 			t.Errorf("ab: the chart's caption lacks the sequential estimate and bounds")
 		}
@@ -314,7 +314,7 @@ func TestHTMLReportStructure(t *testing.T) {
 			"a stored baseline keeps each sample", "0a1b2c3", "409 &lt;INVALID ACTION&gt;", "p99", `<th class="num">floor</th>`}},
 		{"pass", judgedCases()["pass"], 4, []string{"No latency histograms for the baseline and head side"}},
 		{"ab", ab, 4 + 1, []string{"each block&#39;s change of iterations/s", "Sequential A/B: 8 blocks (first look at 6, budget 8)", "SD of the blocks&#39; changes",
-			"the sequential test&#39;s estimate of the change, −11.9 %; the bar at the right: its bounds, −13.1 % … −9.9 %",
+			"the sequential test&#39;s estimate of the change, −11.9 %; the bar at the right: its bounds, −13.1 % … −10.2 %",
 			"shaded: min_effect, 5.0 %; a regression when the estimate is past the red dashed line and the whole bar below zero", ">bounds</text>",
 			`<th class="num">min_effect</th>`}},
 		{"toofew", judgedCases()["toofew"], 4, []string{"inconclusive", "not reliably"}},
