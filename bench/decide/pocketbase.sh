@@ -10,14 +10,18 @@ source bench/pocketbase/password.sh
 CONFIG=bench/pocketbase/ab.yml
 
 prepare() {
-	[[ -x bench/out/pocketbase/pocketbase-slow30 && -d bench/out/pocketbase/golden ]] || bench/pocketbase/build.sh
+	[[ -x bench/out/pocketbase/pocketbase-slow5 && -x bench/out/pocketbase/pocketbase-slow30 && -d bench/out/pocketbase/golden ]] || bench/pocketbase/build.sh
 	command -v hey >/dev/null || PATH=$PATH:$(go env GOPATH)/bin
 	command -v hey >/dev/null || go install github.com/rakyll/hey@v0.1.5
 }
 
 # The effects as hey sees them (3 rounds, closed loop at the capacity
-# phase's 8 connections), and the head build of an arm: PB_HEAD (run.sh's
-# defaults).
-EFFECTS_SCRIPT=bench/pocketbase/measure-injected.sh
-EFFECTS_TSV=bench/out/pocketbase/effects.tsv
+# phase's 8 connections) of the builds the arms name, and the head build
+# of an arm: PB_HEAD (run.sh's default).
 HEAD_VAR=PB_HEAD
+measure_effects() {
+	local builds=clean arm
+	for arm in "${arms[@]}"; do [[ $arm == aa ]] || builds+=" $arm"; done
+	bench/pocketbase/measure-injected.sh -r "${EFFECT_ROUNDS:-3}" -b "$builds" 2>&1 | tail -6
+	cp bench/out/pocketbase/effects.tsv "$1/effects.tsv" 2>/dev/null || true
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # serve.sh BUILD PORT: starts one PocketBase benchmark instance on
 # 127.0.0.1:PORT from a fresh copy of the golden data dir, in the
-# foreground; BUILD is clean, slow10 or slow30. This is the start command of
+# foreground; BUILD is clean, slow5, slow10 or slow30. This is the start command of
 # the tailgate configs (PORT is tailgate's {{port}}): the server replaces
 # this shell (exec), so the pid tailgate samples is the server's.
 #

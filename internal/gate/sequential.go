@@ -26,18 +26,14 @@ type SeqOptions struct {
 }
 
 // JudgeSequential judges the pairs so far of a sequential A/B job (base[i],
-// head[i] is pair i) under design d; the job loop calls it after each pair
-// until Sequential.Done. final: no more pairs will come (a time budget ran
-// out, not the results).
-//
-// Each gated metric not set by the load is judged by stats.SeqDesign on its
-// pairs' differences against max(min_effect, resolution), as one of K, its
-// looks replayed over the prefixes so it keeps its first decision. A metric
-// missing from a pair is judged on the pairs before that gap (the lack may
-// be the regression). K counts every gated metric some pair measured but
-// those the first look found inert, so it never falls after that look.
-// d's zero fields take stats' defaults, its Alpha the policy's; p's
-// floors and noise do not apply.
+// head[i] is pair i) under design d, after each pair until Sequential.Done;
+// final: no more pairs will come (a time budget ran out). Each gated metric
+// not set by the load is judged by stats.SeqDesign on its pairs'
+// differences against max(min_effect, resolution), as one of K (the gated
+// metrics measured, less the inert), its looks replayed over the prefixes
+// so it keeps its first decision; a metric missing from a pair, on the
+// pairs before that gap (the lack may be the regression). d's zero fields
+// take stats' defaults, its Alpha the policy's; p's floors and noise do not apply.
 func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final bool, o SeqOptions) Verdict {
 	p.SameJob, p.Paired = true, true
 	if d.Alpha == 0 && p.Level() == p.Alpha { // gate.alpha given; else the A/B's own default
@@ -70,9 +66,7 @@ func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final
 
 	policies, warnings := metricPolicies(base, head, p)
 	v.Warnings = append(v.Warnings, warnings...)
-	// K: the gated metrics some pair measured on either side, so that K
-	// only grows as pairs are added, less those the first look showed
-	// cannot regress (inert).
+	// K grows as pairs measure more metrics, and is fixed at the first look.
 	k := countGated(policies, func(key string) bool { return hasKey(base, key) || hasKey(head, key) })
 	looks := v.judgeEach(policies, base, head, d, k, final, o)
 	if n := inert(looks, d); n > 0 && n < k {
@@ -91,19 +85,16 @@ func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final
 	return v
 }
 
-// inert counts the gated metrics whose first look decided them without
-// the level: exactly (counts that do not vary), or a pass with every
-// pair's difference exactly 0 (no errors on either side). Decisions are
-// kept, so neither can regress later, and a test that cannot reject needs
-// no share of α (Tarone, Biometrics 46, 1990): the others are judged as
-// one of K less these. Which they are does not depend on K (a pass reads
-// the upper bound, at β), so K is fixed from the first look on.
-func inert(looks []seqLook, d stats.SeqDesign) int {
-	n := 0
+// inert counts the gated metrics their first look decided without the
+// level: exactly, or a pass with every pair's difference 0 (no errors on
+// either side). Kept decisions cannot regress later, and a test that
+// cannot reject needs no share of α (Tarone, Biometrics 46, 1990); which
+// they are does not depend on K (a pass reads the upper bound, at β).
+func inert(looks []seqLook, d stats.SeqDesign) (n int) {
 	for _, l := range looks {
 		dec := l.dec
-		atFirst := l.judged && dec.Decided() && dec.Blocks <= d.MinBlocks
-		if atFirst && (l.exact || dec.Outcome == stats.SeqPass && dec.OwnSpread == 0 && dec.Estimate == 0) {
+		if l.judged && dec.Decided() && dec.Blocks <= d.MinBlocks &&
+			(l.exact || dec.Outcome == stats.SeqPass && dec.OwnSpread == 0 && dec.Estimate == 0) {
 			n++
 		}
 	}

@@ -12,17 +12,14 @@ import (
 )
 
 // Whether a closed phase's windows load both sides at once is decided by
-// the job (issue 46.1). At once measures each side for all of a window
-// pair's time, not half, but two sides that each take all the machine
-// gives can make each pay for the other, which shrinks a change (Node,
-// an N+1: +83 … +92 % alone, +68 … +71 % at once), and beside a busy
-// neighbour share what is left unequally. So a probe before the first
-// block's windows loads half its pairs each way, and every block loads at
-// once only where neither mattered: each side's CPU per iteration, and
-// the head-to-base ratio of throughput, within duetTolerance (an
-// inflation δ shrinks a change r to about r/(1+δ)); anything else, CPU
-// unmeasured included, alternates. The probe is no part of a block: a
-// block measured half each way spread 3–4 times as wide (Verdaccio).
+// the job. At once measures each side all of a window pair's time, but two
+// sides that each take all the machine gives can make each pay for the
+// other, shrinking a change (Node, an N+1: +83 … +92 % alone, +68 … +71 %
+// at once), or share a busy machine unequally. So a probe before the first
+// block's windows loads half its pairs each way, and blocks load at once
+// only where each side's CPU per iteration and the head-to-base ratio of
+// throughput stay within duetTolerance (an inflation δ shrinks a change r
+// to about r/(1+δ)); anything else, CPU unmeasured included, alternates.
 const duetTolerance = 0.05 // in logs: a +10 % change reads at least +9.5 %
 
 // duetSeen is the first block's probe of a closed phase: its log values
@@ -49,11 +46,10 @@ func (j *abJob) pairAtOnce(ph config.PhaseLoad) bool {
 }
 
 // probeDuet measures the first block's probe of a closed phase ph whose
-// sides can be told apart (probes): its window pairs (at most
-// maxProbePairs) alternating and at once (probedAtOnce), timed as warm-up
-// and kept out of the block, then judges how the phase's windows load the
-// sides (judgeDuet); it returns a user's lifecycle in the probe's windows
-// of the mode decided. Any other phase and block it leaves alone (0).
+// sides can be told apart (probes): up to maxProbePairs window pairs each
+// way, timed as warm-up, out of the block; judgeDuet decides how the
+// phase's windows load the sides. It returns a user's lifecycle in the
+// probe's windows of the mode decided; other phases and blocks, 0.
 func (j *abJob) probeDuet(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, rng *rand.Rand) (time.Duration, error) {
 	if blk != 0 || !j.probes(ph) {
 		return 0, nil
@@ -97,9 +93,8 @@ func (j *abJob) probes(ph config.PhaseLoad) bool {
 	return s.Blocks() && s.Alternate.Why == 0 && ph.Load.Model != config.ModelOpen
 }
 
-// probedAtOnce reports whether the probe loads window pair w at once:
-// pairs 1, 2, 5, 6, …, so that the alternating ones (0, 3, 4, 7, …) take
-// turns at which side goes first.
+// probedAtOnce reports whether the probe loads window pair w at once (1, 2,
+// 5, 6, …), so that the alternating ones take turns at which goes first.
 func probedAtOnce(w int) bool { return w%4 == 1 || w%4 == 2 }
 
 // saw keeps what the probe's window pair w measured of side.

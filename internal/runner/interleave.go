@@ -20,10 +20,9 @@ import (
 
 // runBlocks runs the job block after block (block, else wholeRuns),
 // calling plan.Look after each; window w of every phase makes side's run w
-// of the block (ABResult.Windows). A pair's windows run at once or a
-// moment apart, so slower noise cancels in their difference; restarting
-// both sides every block makes what two processes differ by a noise
-// between blocks, which the verdict sees.
+// of the block (ABResult.Windows). A pair's windows run at once or a moment
+// apart, so slower noise cancels in their difference; restarts every block
+// make what two processes differ by a noise between blocks.
 func (j *abJob) runBlocks(ctx context.Context) (*ABResult, error) {
 	began := time.Now()
 	rng := rand.New(rand.NewPCG(uint64(j.b.Config.Seed), 0x1e))
@@ -90,9 +89,8 @@ type blockRuns struct {
 	block   [2]result.Run
 }
 
-// blocksProblem says why the job cannot measure blocks, whose windows
-// run the built-in generator on both sides' targets up at once; zero when
-// blocks can run.
+// blocksProblem says why the job cannot measure blocks (the built-in
+// generator on both sides' targets up at once); zero when it can.
 func (b *Benchmark) blocksProblem(plan ABPlan) result.Apart {
 	head := plan.target(Head)
 	switch {
@@ -128,11 +126,10 @@ func (p ABPlan) DuetProblem() result.Apart {
 }
 
 // block measures one block and returns each side's runs of it. setups
-// keeps each side's logins (what its setup steps left) for the whole job:
-// a login costs once per virtual user and side, not once per phase and
-// block, where the service keeps its sessions across a phase's reset and
-// a block's restart (load.SetupCache.Recheck checks them in each phase's
-// warm-up and logs a worker in again whose session ended).
+// keeps each side's logins for the whole job: a login costs once per
+// virtual user and side where the service keeps its sessions across resets
+// and restarts (load.SetupCache.Recheck checks them in each warm-up and
+// logs a worker in again whose session ended).
 func (j *abJob) block(ctx context.Context, blk int, rng *rand.Rand, setups [2]*load.SetupCache) (m blockRuns, err error) {
 	obs := j.b.observer()
 	obs.RunStarted(blk, j.plan.MaxBlocks, BlockLabel)
@@ -215,10 +212,8 @@ func skipPhase(measured *[2][][]result.Phase, counted *[2][]result.PhaseCounters
 	}
 }
 
-// preparePhase resets each side's dataset once, one after the other (they
-// may share a database), then verifies and drains both at once (each side
-// its own: nothing writes the datasets then), then warms both up for the
-// phase.
+// preparePhase resets each side's dataset, one after the other (they may
+// share a database), verifies and drains both at once, and warms both up.
 func (j *abJob) preparePhase(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, sides []Side) error {
 	for _, side := range sides {
 		if err := j.b.restore(ctx, tgts[side], blk); err != nil {
@@ -280,9 +275,8 @@ func (j *abJob) skipped(blk int, phases []config.PhaseLoad) []bool {
 	return skip
 }
 
-// openCounters starts each side's counter span over a phase's windows, as
-// a window is too short to read them around each (phaseWindow.short).
-// Nothing is loaded then, so reading both sides at once disturbs nothing.
+// openCounters starts each side's counter span over a phase's windows
+// (too short to read around each), both at once: nothing is loaded then.
 func (j *abJob) openCounters(ctx context.Context, tgts [2]*running) (spans [2]*target.PathWindow) {
 	j.eachCounted(func(side Side) bool { return len(tgts[side].path.Counters.Sources) > 0 }, func(side Side) {
 		spans[side] = target.Path{Counters: tgts[side].path.Counters}.Open(ctx)

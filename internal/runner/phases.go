@@ -48,11 +48,9 @@ type phaseWindow struct {
 	probe            bool             // a warm-up sampled like a window, to see whether the side is warm
 	quiet            bool             // kept from the observer: blocks are reported whole
 	shadow           bool             // beside a window that accounts the wall time (the head of a pair loaded at once)
-	// short is a block's window: its warm-up is warmup exactly, 0
-	// included (the block warmed the target), and it reads no work
-	// counters (the block reads them around all of a phase's windows: a
-	// read around every half-second window took a third of a block's
-	// time, issue 19).
+	// short is a block's window: its warm-up is warmup exactly, 0 included,
+	// and it reads no work counters (the block reads them around a phase's
+	// windows: a read around each took a third of a block's time).
 	short bool
 }
 

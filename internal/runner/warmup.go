@@ -13,9 +13,9 @@ import (
 )
 
 // A runtime that compiles as it runs (Node, a JVM) works for seconds at
-// start, diluting the change under test (Node, an N+1: +38.5 % after a 1 s
-// warm-up, +53.9 % after 6 s). So the first block warms each phase up past
-// load.warmup while either side still gets faster; later blocks as long.
+// start, diluting the change (Node, an N+1: +38.5 % after a 1 s warm-up,
+// +53.9 % after 6 s): the first block warms each phase up while either
+// side still gets faster, later blocks as long.
 const (
 	// settleSlice is the shortest slice added to a warm-up: shorter ones
 	// hold too few iterations for their work per iteration to mean much.
@@ -23,16 +23,14 @@ const (
 	// settleFall: a slice's work per iteration lower than every slice
 	// before it by less than this is the slices' own noise.
 	settleFall = 0.10
-	// settleCap bounds the warm-up found, as a multiple of load.warmup
-	// and at least settleMin: a side that keeps getting faster (a cache
-	// that fills for minutes) must not spend the job's budget warming.
+	// settleCap bounds the warm-up, a multiple of load.warmup, at least
+	// settleMin: a cache that fills for minutes must not spend the budget.
 	settleCap = 10
 	settleMin = 10 * time.Second
 )
 
 // warmUp warms both sides up for a phase at once, logging in their
-// virtual users. The job's first block finds how long (settle); later
-// blocks warm up that long.
+// virtual users, as long as the job's first block found (settle).
 func (j *abJob) warmUp(ctx context.Context, tgts [2]*running, ph config.PhaseLoad, blk int, setups [2]*load.SetupCache, order []Side) error {
 	if blk == 0 {
 		return j.settle(ctx, tgts, ph, blk, setups, order)
