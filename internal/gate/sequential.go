@@ -66,7 +66,7 @@ func JudgeSequential(base, head []result.Run, p Policy, d stats.SeqDesign, final
 
 	policies, warnings := metricPolicies(base, head, p)
 	v.Warnings = append(v.Warnings, warnings...)
-	// K grows as pairs measure more metrics, and is fixed at the first look.
+	// K: the gated metrics some pair measured, less those the first look found inert.
 	k := countGated(policies, func(key string) bool { return hasKey(base, key) || hasKey(head, key) })
 	looks := v.judgeEach(policies, base, head, d, k, final, o)
 	if n := inert(looks, d); n > 0 && n < k {
