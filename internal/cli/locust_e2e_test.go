@@ -3,12 +3,14 @@ package cli_test
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -106,16 +108,23 @@ func TestLocustMasterAndTwoWorkers(t *testing.T) {
 	}
 }
 
-// freePort is a loopback port free a moment ago, for Locust's master.
+// freePort is a loopback port free a moment ago, for Locust's master,
+// below Linux's ephemeral range (32768 and up): the master binds it again
+// for each of the test's runs, and a port :0 hands out may meanwhile be
+// taken by another test's outgoing connection ("the Locust master port
+// was busy", seen once in CI).
 func freePort(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(os.Getpid())))
+	for range 200 {
+		port := strconv.Itoa(20000 + rng.IntN(12000))
+		if l, err := net.Listen("tcp", "127.0.0.1:"+port); err == nil {
+			l.Close()
+			return port
+		}
 	}
-	defer l.Close()
-	_, port, _ := net.SplitHostPort(l.Addr().String())
-	return port
+	t.Fatal("no free loopback port in 20000–31999 after 200 tries")
+	return ""
 }
 
 // processesWith lists the running processes whose command line holds s.
