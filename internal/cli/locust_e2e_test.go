@@ -3,8 +3,6 @@ package cli_test
 import (
 	"bytes"
 	"fmt"
-	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/target"
 )
 
 // locustfile is what the recipe's users run: one request, a short think.
@@ -109,22 +108,16 @@ func TestLocustMasterAndTwoWorkers(t *testing.T) {
 }
 
 // freePort is a loopback port free a moment ago, for Locust's master,
-// below Linux's ephemeral range (32768 and up): the master binds it again
-// for each of the test's runs, and a port :0 hands out may meanwhile be
-// taken by another test's outgoing connection ("the Locust master port
-// was busy", seen once in CI).
+// which binds it again for each of the test's runs: below the ephemeral
+// range (target.FreePort), so that no test's outgoing connection takes it
+// meanwhile, as one from :0 once was ("the Locust master port was busy").
 func freePort(t *testing.T) string {
 	t.Helper()
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(os.Getpid())))
-	for range 200 {
-		port := strconv.Itoa(20000 + rng.IntN(12000))
-		if l, err := net.Listen("tcp", "127.0.0.1:"+port); err == nil {
-			l.Close()
-			return port
-		}
+	port, err := target.FreePort("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("no free loopback port in 20000–31999 after 200 tries")
-	return ""
+	return strconv.Itoa(port)
 }
 
 // processesWith lists the running processes whose command line holds s.
