@@ -138,7 +138,8 @@ func describeAB(line lineFunc, cfg *config.Config, ab config.AB) {
 			how = "every phase alternates between the sides, as " + report.ApartReason(shape.Alternate)
 		}
 		line("unit", "a block: %d to %d; in a block each phase measures each side in %d windows of %s%s, each after a %s warm-up (the phase's warm-up first, longer in the first block while the sides still get faster); %s",
-			ab.MinBlocks, ab.MaxBlocks, shape.Windows, shape.Window, map[bool]string{true: " (ab.window unset: longer where 3 lifecycles of a virtual user take longer in the first block's warm-up)"}[ab.Window == 0], ab.WindowWarmup, how)
+			ab.MinBlocks, ab.MaxBlocks, shape.Windows, shape.Window, map[bool]string{true: " (ab.window unset: longer where 3 lifecycles of a virtual user take longer in the first block's warm-up)"}[ab.Window == 0]+
+				map[bool]string{true: fmt.Sprintf(" (ab.windows unset: up to twice as many where they would hold under %d lifecycles of a virtual user a block)", config.BlockLifecycles)}[ab.Windows == 0], ab.WindowWarmup, how)
 	}
 	budget := map[bool]string{true: fmt.Sprintf(" or max_time %s (builds not counted), whichever comes first", ab.MaxTime)}[ab.MaxTime > 0]
 	line("budget", "at most %d %s%s; a clear verdict ends the job sooner", ab.MaxBlocks, plural.Of(ab.MaxBlocks, "block", "blocks"), budget)

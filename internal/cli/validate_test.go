@@ -85,7 +85,7 @@ ab:
 		"feed       users.csv: 3 rows of email, password; each virtual user takes the next row, then start again at the first",
 		"A/B base   git ref origin/main (built and started by tailgate in a worktree)",
 		"A/B head   the working tree, started as target says",
-		"unit       a block: 3 to 10; in a block each phase measures each side in 20 windows of 500ms (ab.window unset: longer where 3 lifecycles of a virtual user take longer in the first block's warm-up), ",
+		"unit       a block: 3 to 10; in a block each phase measures each side in 20 windows of 500ms (ab.window unset: longer where 3 lifecycles of a virtual user take longer in the first block's warm-up) (ab.windows unset: up to twice as many where they would hold under 8 lifecycles of a virtual user a block), ",
 		// the job's own rule: both sides measure one PostgreSQL, whose work
 		// cannot be told apart by side while both are loaded
 		`every phase alternates between the sides, as both sides measure the same part "db"`,

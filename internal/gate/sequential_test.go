@@ -299,8 +299,8 @@ func TestPolicyGatesWhatItNames(t *testing.T) {
 // pass is kept): they take no share of α, so CPU is judged as one of the
 // metrics that can, its lower bound that of a job gating CPU and
 // throughput alone. Rates that differ before the first look count; a rate
-// that rises only after it changes nothing. The upper bound (β) never
-// depends on K.
+// that rises only after it changes nothing; nor does a count decided
+// exactly. The upper bound (β) never depends on K.
 func TestInertMetricsTakeNoShareOfAlpha(t *testing.T) {
 	t.Parallel()
 	base, head := cpuPairs(rand.New(rand.NewPCG(53, 1)), 5, 0.03, 1.04)
@@ -340,5 +340,14 @@ func TestInertMetricsTakeNoShareOfAlpha(t *testing.T) {
 	alone, _ := judge([]string{cpu, tput}, base, head, 5)
 	if f, _ := finding(v, result.RequestErrorPct); late.Lower != alone.Lower || f.Outcome != MetricPass || f.DecidedAt != 4 {
 		t.Errorf("errors rising at pair 5: CPU lower bound %g (want %g), errors %s at %d (want the first look's pass)", late.Lower, alone.Lower, f.Outcome, f.DecidedAt)
+	}
+	// A counter's count per iteration alike on both sides (pg_stat_statements
+	// calls): decided exactly, it takes no share either.
+	cb, ch := withRates(base, zeros...), withRates(head, zeros...)
+	rng := rand.New(rand.NewPCG(53, 2))
+	withCalls(rng, cb, 53)
+	withCalls(rng, ch, 53)
+	if exact, _ := judge([]string{cpu, tput, calls}, cb, ch, 5); exact.Lower != alone.Lower {
+		t.Errorf("an exact count beside CPU: CPU's lower bound %g, want that of CPU and throughput alone (%g)", exact.Lower, alone.Lower)
 	}
 }

@@ -18,11 +18,10 @@ import (
 	"github.com/tailgate-ci/tailgate/internal/target"
 )
 
-// runBlocks runs the job block after block (block, else wholeRuns),
-// calling plan.Look after each; window w of every phase makes side's run w
-// of the block (ABResult.Windows). A pair's windows run at once or a moment
-// apart, so slower noise cancels in their difference; restarts every block
-// make what two processes differ by a noise between blocks.
+// runBlocks runs the job block after block (block, else wholeRuns), calling
+// plan.Look after each; window w of every phase is side's run w of the block.
+// A pair's windows run at once or a moment apart (slower noise cancels); restarts
+// every block make what two processes differ by a noise between blocks.
 func (j *abJob) runBlocks(ctx context.Context) (*ABResult, error) {
 	began := time.Now()
 	rng := rand.New(rand.NewPCG(uint64(j.b.Config.Seed), 0x1e))
