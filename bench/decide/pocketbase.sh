@@ -3,7 +3,7 @@
 # library (bench/pocketbase/app), its A/B benchmark bench/pocketbase/ab.yml
 # (a signed-in 5-step lifecycle, a closed capacity phase and an open
 # latency phase), and the injected CPU regressions of build.sh (a
-# middleware that chains SHA-256: PB_BURN10 and PB_BURN30 rounds per
+# middleware that chains SHA-256: PB_BURN5, PB_BURN10 and PB_BURN30 rounds per
 # request), measured with hey before the series.
 # shellcheck source=bench/pocketbase/password.sh
 source bench/pocketbase/password.sh

@@ -25,11 +25,19 @@
 #   bench/pocketbase/measure-injected.sh                # 5 rounds, 1600 requests per kind, 8 connections per build
 #   bench/pocketbase/measure-injected.sh -q 100 -n 500  # at a fixed rate instead: 500 requests per kind at 100/s
 #   bench/pocketbase/measure-injected.sh -r 3 -n 800
+#   bench/pocketbase/measure-injected.sh -a -r 10       # builds one after another, the order reversed every round
 #
 # The default is closed-loop at the concurrency of the benchmark's capacity
 # phase (8), whose CPU per lifecycle the gate judges: the CPU a request
 # costs falls as concurrency rises (a fixed cost is a larger share of a
 # cheaper lifecycle), so the injected effect is measured where it is gated.
+#
+# With -a the builds take turns instead of running at once: for each kind
+# one build is loaded while the others idle, in the order of -b, reversed
+# every other round (so that neither build always comes first). Each build
+# then has the machine to itself, as an A/B whose sides alternate; a Go
+# server with idle cores costs more CPU per request than one sharing them
+# (its scheduler spins), so the two modes need not agree.
 #
 # Prints per build the CPU per lifecycle, median [min–max] over the rounds,
 # and its ratio to clean within each round. Raw rows and hey outputs go to
@@ -39,12 +47,13 @@
 set -euo pipefail
 
 usage() {
-	echo "usage: $0 [-r ROUNDS] [-n REQUESTS_PER_KIND] [-q RATE_PER_S | -c CONNECTIONS] [-p FIRST_PORT] [-b \"clean slow10 slow30\"]" >&2
+	echo "usage: $0 [-a] [-r ROUNDS] [-n REQUESTS_PER_KIND] [-q RATE_PER_S | -c CONNECTIONS] [-p FIRST_PORT] [-b \"clean slow10 slow30\"]" >&2
 	exit 2
 }
-ROUNDS=5 N=1600 RATE=0 CONC=8 PORT=18194 BUILDS="clean slow10 slow30" SETTLE=3.5
-while getopts "r:n:q:c:p:b:h" opt; do
+ROUNDS=5 N=1600 RATE=0 CONC=8 PORT=18194 BUILDS="clean slow10 slow30" SETTLE=3.5 TURNS=0
+while getopts "ar:n:q:c:p:b:h" opt; do
 	case $opt in
+	a) TURNS=1 ;;
 	r) ROUNDS=$OPTARG ;;
 	n) N=$OPTARG ;;
 	q) RATE=$OPTARG CONC=0 ;;
@@ -173,19 +182,20 @@ load() {
 # ok_count FILE: the 2xx responses hey reports.
 ok_count() { awk '/^ *\[2[0-9][0-9]\]/ {s += $2} END {print s + 0}' "$1"; }
 
-# measure ROUND KIND: one kind on every build at once.
+# measure ROUND KIND BUILD...: one kind on the builds named, at once.
 measure() {
 	local r=$1 kind=$2 b
+	shift 2
 	declare -A id c0 t0 hp
-	for b in "${BUILD_LIST[@]}"; do id[$b]=$(setup "$b" "$kind"); done
-	for b in "${BUILD_LIST[@]}"; do c0[$b]=$(cpu_ns "${PID[$b]}") t0[$b]=$(cpu_ticks "${PID[$b]}"); done
-	for b in "${BUILD_LIST[@]}"; do
+	for b in "$@"; do id[$b]=$(setup "$b" "$kind"); done
+	for b in "$@"; do c0[$b]=$(cpu_ns "${PID[$b]}") t0[$b]=$(cpu_ticks "${PID[$b]}"); done
+	for b in "$@"; do
 		load "$b" "$kind" "${id[$b]}" "$OUT/hey-r$r-$b-$kind.txt" &
 		hp[$b]=$!
 	done
-	for b in "${BUILD_LIST[@]}"; do wait "${hp[$b]}"; done
+	for b in "$@"; do wait "${hp[$b]}"; done
 	sleep "$SETTLE" # PocketBase writes its request log in batches, at the latest 3 s after the last request
-	for b in "${BUILD_LIST[@]}"; do
+	for b in "$@"; do
 		local c1 t1 ok h=$OUT/hey-r$r-$b-$kind.txt
 		c1=$(cpu_ns "${PID[$b]}") t1=$(cpu_ticks "${PID[$b]}")
 		ok=$(ok_count "$h")
@@ -202,6 +212,7 @@ measure() {
 ROWS=$OUT/rows.tsv
 printf 'round\tbuild\tkind\trequests\tcpu_ms\tcpu_ms_ticks\tus_per_req\n' >"$ROWS"
 if ((CONC > 0)); then how="closed, $CONC connections per build"; else how="$RATE/s per build"; fi
+((TURNS)) && how+=", builds taking turns" || how+=", builds at once"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg); $ROUNDS rounds, $N requests per kind, $how" | tee "$OUT/load.txt"
 KINDS=(create get assign resolve search)
 for ((r = 1; r <= ROUNDS; r++)); do
@@ -214,7 +225,15 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		done
 	done
 	sleep "$SETTLE"
-	for kind in "${KINDS[@]}"; do measure "$r" "$kind"; done
+	order=("${BUILD_LIST[@]}")
+	if ((TURNS && r % 2 == 0)); then for ((i = 0; i < ${#BUILD_LIST[@]}; i++)); do order[i]=${BUILD_LIST[-1 - i]}; done; fi
+	for kind in "${KINDS[@]}"; do
+		if ((TURNS)); then
+			for b in "${order[@]}"; do measure "$r" "$kind" "$b"; done
+		else
+			measure "$r" "$kind" "${BUILD_LIST[@]}"
+		fi
+	done
 	stop_servers
 	"$BENCH/effects-summary.sh" round "$ROWS" "$r"
 done
