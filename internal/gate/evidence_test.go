@@ -90,6 +90,17 @@ func TestCalibratedFloorsUnderDrift(t *testing.T) {
 		}
 	}
 	t.Logf("the same with 10 calibration jobs instead of 20: %.1f %%", 100*float64(fp10)/simulatedGates)
+	// Gating two metrics alone, K = 2 (Judge does not drop the rates at 0
+	// from K, as JudgeSequential does, for this): measured for the record.
+	fp2 := 0
+	for range simulatedGates {
+		noise := w.calibrate(rng, calibrationJobs, 5)
+		base, head := w.jobs(rng, 6, 5), w.job(rng, 5, 1, 1)
+		if Judge(base, head, Policy{BaselineJobs: 6, Noise: noise, Metrics: []string{result.IterationsPerSec, result.LatencyP95}}).Outcome == Regression {
+			fp2++
+		}
+	}
+	t.Logf("two gated metrics alone (K = 2): %.1f %%", 100*float64(fp2)/simulatedGates)
 	if !(def > cal) {
 		t.Errorf("default floors (%.1f %%) should suffer more from drift than calibrated ones (%.1f %%)", 100*def, 100*cal)
 	}

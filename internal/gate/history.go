@@ -527,12 +527,7 @@ func Compose(m result.Metric, a, b float64) float64 {
 // of +1.5 %: estimates spread 1.2 %, bounds implied 2.3 %). Without a
 // standard error (an older verdict) they are read off the verdict's.
 func LinkOf(v Verdict, p Policy) map[string]LinkMetric {
-	gated := 0
-	for _, f := range v.Findings {
-		if f.Gated && f.Outcome != NotAvailable {
-			gated++
-		}
-	}
+	gated := len(slices.DeleteFunc(slices.Clone(v.Findings), func(f Finding) bool { return !f.Gated || f.Outcome == NotAvailable }))
 	zSpan := distuv.UnitNormal.Quantile(1-p.Level()/float64(max(gated, 1))) + distuv.UnitNormal.Quantile(1-stats.DefaultSeqBeta)
 	out := map[string]LinkMetric{}
 	for _, f := range v.Findings {

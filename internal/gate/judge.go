@@ -3,6 +3,7 @@ package gate
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/tailgate-ci/tailgate/internal/result"
@@ -39,7 +40,9 @@ func Judge(base, head []result.Run, p Policy) Verdict {
 		policies[i].paired = p.Paired && len(base) == len(head) &&
 			len(result.Values(base, key)) == len(base) && len(result.Values(head, key)) == len(head)
 	}
-	// K: the gated metrics present on both sides share the family-wise α.
+	// K: the gated metrics present on both sides share the family-wise α;
+	// not less those at 0 as in an A/B: under drift the calibrated floors'
+	// level leans on that slack (two gated metrics alone: 5–6 % A/A alarms).
 	k := max(countGated(policies, func(key string) bool { return hasKey(base, key) && hasKey(head, key) }), 1)
 	comparisons := make([]stats.Comparison, len(policies))
 	for i, mp := range policies {
@@ -82,13 +85,7 @@ func missingInRuns(findings []Finding, baseRuns, headRuns int) []stats.Warning {
 }
 
 func countGated(policies []metricPolicy, present func(key string) bool) int {
-	k := 0
-	for _, mp := range policies {
-		if mp.gated && present(mp.meta.Key) {
-			k++
-		}
-	}
-	return k
+	return len(slices.DeleteFunc(slices.Clone(policies), func(mp metricPolicy) bool { return !mp.gated || !present(mp.meta.Key) }))
 }
 
 // judge produces the finding of one metric, and the comparison behind it
