@@ -108,7 +108,9 @@ func TestCookieJarPerVirtualUser(t *testing.T) {
 	forEachClient(t, func(t *testing.T, client string) {
 		s := newSessionServer()
 		srv := server(t, s.ServeHTTP)
-		opt := closedOpts(3, 50*time.Millisecond, 300*time.Millisecond)
+		// 1 s: a CI run of every package at once once measured no request
+		// in 300 ms; 10 requests hold with headroom in either client
+		opt := closedOpts(3, 50*time.Millisecond, time.Second)
 		opt.Client = client
 		r := run(t, sessionPlan(t, false), srv.URL, opt)
 		if r.Requests.Total < 10 || r.Requests.Failed != 0 || r.Iterations.Succeeded != r.Iterations.Completed {
