@@ -37,20 +37,59 @@ func MedianFactor(k int) float64 {
 // sqrt(σ_b²(1+1/S_b) + σ_w²(c_n/n + c_m/m)). sameJob (A/B in one job)
 // drops the between-job term. baseJobs < 1 counts as 1 (conservative).
 func SE(nz Noise, n, m, baseJobs int, sameJob bool) float64 {
+	a, b := seCoefficients(n, m, baseJobs, sameJob)
+	return math.Sqrt(a*nz.SigmaB*nz.SigmaB + b*nz.SigmaW*nz.SigmaW)
+}
+
+// seCoefficients are SE² = a·σ_b² + b·σ_w²'s a and b.
+func seCoefficients(n, m, baseJobs int, sameJob bool) (a, b float64) {
 	if n <= 0 || m <= 0 {
-		return math.NaN()
+		return math.NaN(), math.NaN()
 	}
-	v := nz.SigmaW * nz.SigmaW * (MedianFactor(n)/float64(n) + MedianFactor(m)/float64(m))
 	if !sameJob {
-		v += nz.SigmaB * nz.SigmaB * (1 + 1/float64(max(baseJobs, 1)))
+		a = 1 + 1/float64(max(baseJobs, 1))
 	}
-	return math.Sqrt(v)
+	return a, MedianFactor(n)/float64(n) + MedianFactor(m)/float64(m)
 }
 
 // Floor is the calibrated noise floor on the comparison scale,
-// L = z(1−α/K)·SE: K gated metrics share the family-wise α (stats.md §0).
+// L = t(1−α/K, df)·SE: K gated metrics share the family-wise α (stats.md
+// §0), and df is what the calibration measured SE² on, so that a floor
+// from 10 jobs stands wider than one from 40. With z in place of t, two
+// gated metrics under drift as large as the run noise raised 6–7 % A/A
+// alarms in simulation, not 5 %.
 func Floor(nz Noise, n, m, baseJobs int, sameJob bool, alpha float64, k int) float64 {
-	return zUpper(alpha/float64(max(k, 1))) * SE(nz, n, m, baseJobs, sameJob)
+	a, b := seCoefficients(n, m, baseJobs, sameJob)
+	return quantileUpper(alpha/float64(max(k, 1)), nz.df(a, b)) * SE(nz, n, m, baseJobs, sameJob)
+}
+
+// df is the Satterthwaite degrees of freedom of SE² = a·σ_b² + b·σ_w² as
+// the calibration's ANOVA estimated it: from its mean squares, MS_b on
+// Jobs−1 df and MS_w on Jobs·(Runs−1), with σ_b² = (MS_b − MS_w)/Runs.
+// σ_b² takes MS_b's spread, which holds σ_w²/Runs as well, so its df are
+// fewer than Jobs−1. A noise that does not say how it was measured (no
+// jobs or runs) has +Inf: the normal quantile.
+func (nz Noise) df(a, b float64) float64 {
+	jobs, runs := float64(nz.Jobs), float64(nz.Runs)
+	if nz.Jobs < minCalibrationJobs || nz.Runs < minCalibrationRuns {
+		return math.Inf(1)
+	}
+	msw := nz.SigmaW * nz.SigmaW
+	msb := runs*nz.SigmaB*nz.SigmaB + msw
+	between, within := a/runs*msb, (b-a/runs)*msw
+	v := between + within
+	if !(v > 0) {
+		return math.Inf(1)
+	}
+	return v * v / (between*between/(jobs-1) + within*within/(jobs*(runs-1)))
+}
+
+// quantileUpper is t(1−a) with df degrees of freedom; z(1−a) for df +Inf.
+func quantileUpper(a, df float64) float64 {
+	if math.IsInf(df, 1) {
+		return zUpper(a)
+	}
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - a)
 }
 
 // zUpper is the standard normal quantile z(1−a).
@@ -104,7 +143,7 @@ func (in Input) pairsFloor() float64 {
 	}
 	sd := math.Sqrt(stat.Variance(d, nil))
 	n := len(d)
-	return tUpper(in.Alpha/float64(max(in.K, 1)), n-1) * sd * math.Sqrt(MedianFactor(n)/float64(n))
+	return quantileUpper(in.Alpha/float64(max(in.K, 1)), float64(n-1)) * sd * math.Sqrt(MedianFactor(n)/float64(n))
 }
 
 // spreadFloor is the FloorSpread rule. Without two values on some side
@@ -117,13 +156,8 @@ func (in Input) spreadFloor() float64 {
 		return math.Inf(1)
 	}
 	n, m := len(in.Head), len(in.Base)
-	t := tUpper(in.Alpha/float64(max(in.K, 1)), n+m-2)
+	t := quantileUpper(in.Alpha/float64(max(in.K, 1)), float64(n+m-2))
 	return t * sd * math.Sqrt(MedianFactor(n)/float64(n)+MedianFactor(m)/float64(m))
-}
-
-// tUpper is the Student t quantile t(1−a) with df degrees of freedom.
-func tUpper(a float64, df int) float64 {
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(1 - a)
 }
 
 // floorBelowNoise (stats.md §6.3): an uncalibrated floor below the

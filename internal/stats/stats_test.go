@@ -241,6 +241,32 @@ func TestFloorAndMDEMatchResearch(t *testing.T) {
 	}
 }
 
+// TestFloorWidensWithFewerCalibrationJobs: the calibrated floor takes t
+// on the degrees of freedom the calibration measured SE² on, so that a
+// floor from few jobs stands wider; a noise without jobs and runs keeps z.
+func TestFloorWidensWithFewerCalibrationJobs(t *testing.T) {
+	t.Parallel()
+	sw := math.Sqrt(math.Log(1 + 0.07*0.07))
+	floor := func(jobs int) float64 {
+		return Floor(Noise{SigmaW: sw, SigmaB: sw, Jobs: jobs, Runs: 5}, 5, 30, 6, false, 0.05, 2)
+	}
+	if f10, f40, fz := floor(10), floor(40), floor(0); !(f10 > f40 && f40 > fz) {
+		t.Errorf("floors from 10, 40 and unknown jobs: %.4f, %.4f, %.4f; want each wider than the next", f10, f40, fz)
+	}
+	// The limits of Satterthwaite's df: within a job only σ_w², on
+	// Jobs·(Runs−1) df; between jobs only, σ_b²'s Jobs−1.
+	nz := Noise{SigmaW: sw, SigmaB: sw, Jobs: 10, Runs: 5}
+	if got := nz.df(0, 0.3); math.Abs(got-40) > 1e-9 {
+		t.Errorf("same-job df = %.3f, want 10·(5−1) = 40", got)
+	}
+	if got := (Noise{SigmaW: 1e-9, SigmaB: sw, Jobs: 10, Runs: 5}).df(1.2, 0.3); math.Abs(got-9) > 1e-6 {
+		t.Errorf("between-job df = %.3f, want 10−1 = 9", got)
+	}
+	if got := (Noise{SigmaW: sw}).df(1.2, 0.3); !math.IsInf(got, 1) {
+		t.Errorf("df of a noise without jobs = %v, want +Inf (z)", got)
+	}
+}
+
 func TestMonteCarloMDEMatchesSimulation(t *testing.T) {
 	t.Parallel()
 	// stats.md §5 S2: CV 7 %, floor 6.7 %, 5 vs 5, U-test + floor: 14.3 %.
