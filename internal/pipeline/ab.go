@@ -121,7 +121,7 @@ func abRun(res *runner.ABResult, plan runner.ABPlan, ab config.AB, phases []conf
 		Windows: plan.Shape.Windows, Fills: plan.Shape.Fills, Window: plan.Shape.Window, Lifecycle: plan.Shape.Lifecycle, RaisedFor: plan.Shape.RaisedFor, Chosen: plan.Shape.Chosen, Alternate: plan.Shape.Alternate, RandomOrder: ab.Order == config.OrderRandom,
 		Restarted: plan.Restart, Starts: res.Starts, StartTime: res.StartTime, Spent: report.Spent(res.Spent, runner.SpentOrder), Warmups: res.Warmups, AA: aa}
 	if res.Planned > 0 {
-		r.Planned, r.MaxTime, r.FirstBlock = res.Planned, ab.MaxTime.String(), res.FirstUnit
+		r.Planned, r.MaxTime, r.Pace = res.Planned, ab.MaxTime.String(), res.PlanPace
 	}
 	for _, s := range res.Order {
 		r.Order = append(r.Order, s == runner.Base)

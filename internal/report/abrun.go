@@ -49,11 +49,11 @@ type ABRun struct {
 	// Spent is where the job's time went ("start 1.2 s (10 %), …").
 	Spent string
 	// Planned, when above 0, is the blocks that ab.max_time (MaxTime)
-	// allows at the first block's pace (FirstBlock), fewer than
-	// MaxBlocks: the verdict was planned for that many.
-	Planned    int
-	MaxTime    string
-	FirstBlock time.Duration
+	// allows at the pace of a block (Pace) before the first look, fewer
+	// than MaxBlocks: the verdict was planned for that many.
+	Planned int
+	MaxTime string
+	Pace    time.Duration
 	// Warmups are the phases whose warm-up the first block found longer
 	// than load.warmup.
 	Warmups []result.Warmup
@@ -130,8 +130,8 @@ func (r *ABRun) notes(in Input) []string {
 		add("where the time went: " + r.Spent)
 	}
 	if r.Planned > 0 {
-		add(fmt.Sprintf("budget: ab.max_time (%s) allows about %d %s at the first one's pace (%s), fewer than ab.max_blocks (%d): the verdict was planned for %d",
-			r.MaxTime, r.Planned, plural(r.Planned, "block", "blocks"), r.FirstBlock.Round(100*time.Millisecond), r.MaxBlocks, r.Planned))
+		add(fmt.Sprintf("budget: ab.max_time (%s) allows about %d %s at %s a block, fewer than ab.max_blocks (%d): the verdict was planned for %d",
+			r.MaxTime, r.Planned, plural(r.Planned, "block", "blocks"), r.Pace.Round(100*time.Millisecond), r.MaxBlocks, r.Planned))
 	}
 	if r.AA {
 		notes = append(notes, aaNotes(in.Verdict, in.Base, in.Head)...)

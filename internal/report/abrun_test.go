@@ -69,13 +69,13 @@ func TestABRunNotes(t *testing.T) {
 	blocks := &ABRun{Blocks: 5, MaxBlocks: 12, Elapsed: 61 * time.Second, Windows: 2, Window: 2 * time.Second,
 		Phases:    []ABPhase{{Name: "capacity"}, {Name: "latency", AtOnce: true}},
 		Restarted: true, Starts: 10, StartTime: 3 * time.Second,
-		Spent: "start 3.0 s (5 %)", Planned: 9, MaxTime: "150s", FirstBlock: 16 * time.Second}
+		Spent: "start 3.0 s (5 %)", Planned: 9, MaxTime: "150s", Pace: 16 * time.Second}
 	got := blocks.notes(Input{})
 	want := []string{
 		"5 blocks of at most 12 in 1m1s; in each block both sides were started once and each phase measured in 2 windows of 2s per side: phase capacity alternating between the sides (A B B A …, the first side changing from block to block); phase latency both sides loaded at the same time",
 		"each side was started afresh for every block: 10 starts, 3s of starting and stopping",
 		"where the time went: start 3.0 s (5 %)",
-		"budget: ab.max_time (150s) allows about 9 blocks at the first one's pace (16s), fewer than ab.max_blocks (12): the verdict was planned for 9",
+		"budget: ab.max_time (150s) allows about 9 blocks at 16s a block, fewer than ab.max_blocks (12): the verdict was planned for 9",
 	}
 	if len(got) != len(want) {
 		t.Fatalf("%d notes, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))

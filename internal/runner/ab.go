@@ -55,16 +55,17 @@ type ABResult struct {
 	StartTime  time.Duration
 	Elapsed    time.Duration
 	// Budget ended the job ("" when Look did). Fits is how many blocks
-	// MaxTime allows at the pace so far; Planned (above 0) the budget fixed
-	// after the first block (FirstUnit its time) where MaxTime allows fewer
-	// than MaxBlocks, so that the verdict spends its level over the looks
-	// the job will have (not where blocks may leave phases out and grow
-	// shorter); MaxUnits is Planned or else MaxBlocks.
+	// MaxTime allows at the pace so far (ABResult.pace); Planned (above 0)
+	// the budget fixed before the first look (PlanPace the pace then) where
+	// MaxTime allows fewer than MaxBlocks, so that the verdict spends its
+	// level over the looks the job will have (not where blocks may leave
+	// phases out and grow shorter); MaxUnits is Planned or else MaxBlocks.
 	Budget    Budget
 	Fits      int
 	Planned   int
 	MaxUnits  int
-	FirstUnit time.Duration
+	PlanPace  time.Duration
+	firstUnit time.Duration
 	Windows   *result.WindowPairs // the blocks' window pairs (a block of whole runs has one)
 	Spent     Spent
 	Warmups   []result.Warmup // the phases the first block found to warm up longer than load.warmup
@@ -79,6 +80,17 @@ const (
 	BudgetBlocks Budget = "pairs" // ab.max_blocks
 	BudgetTime   Budget = "time"  // ab.max_time, or the blocks planned from it
 )
+
+// pace is how long the next block will likely take: the mean of the
+// blocks after the first, which alone probes, settles and starts cold
+// (go-httpbin beside a busy neighbour: 14.6 s, then 9.5 s a block; planned
+// at the first block's pace, the job ended at 100 s of 150), else the first's.
+func (r *ABResult) pace(n int) time.Duration {
+	if n < 2 {
+		return r.Elapsed
+	}
+	return (r.Elapsed - r.firstUnit) / time.Duration(n-1)
+}
 
 func (r *ABResult) Units() int { return min(len(r.Base.Runs), len(r.Head.Runs)) }
 
@@ -121,21 +133,26 @@ type abJob struct {
 	mu       sync.Mutex  // guards res while two windows loaded at once end at once
 }
 
-// unitDone ends the n-th block and says whether a budget or the look ends the job.
-func (j *abJob) unitDone(n int, began time.Time) bool {
+// unitDone ends the n-th block, elapsed after the job began, and says
+// whether a budget or the look ends the job.
+func (j *abJob) unitDone(n int, elapsed time.Duration) bool {
 	r := j.res
-	r.Elapsed = time.Since(began)
-	if per := r.Elapsed / time.Duration(n); j.plan.MaxTime > 0 && per > 0 {
-		r.Fits = int(j.plan.MaxTime / per)
-		if n == 1 && j.plan.SkipPhase == nil && r.Fits > 0 && r.Fits < j.plan.MaxBlocks {
-			r.Planned, r.FirstUnit = max(r.Fits, j.plan.MinBlocks), r.Elapsed
+	r.Elapsed = elapsed
+	if n == 1 {
+		r.firstUnit = elapsed
+	}
+	pace := r.pace(n)
+	if j.plan.MaxTime > 0 && pace > 0 {
+		r.Fits = n + max(int((j.plan.MaxTime-r.Elapsed)/pace), 0)
+		if n == min(2, max(j.plan.MinBlocks, 1)) && j.plan.SkipPhase == nil && r.Fits < j.plan.MaxBlocks {
+			r.Planned, r.PlanPace = max(r.Fits, j.plan.MinBlocks), pace
 			r.MaxUnits = r.Planned
 		}
 	}
 	switch { // the next block would likely end beyond MaxTime at the pace so far
 	case n >= j.plan.MaxBlocks:
 		r.Budget = BudgetBlocks
-	case r.Planned > 0 && n >= r.Planned, j.plan.MaxTime > 0 && r.Elapsed+r.Elapsed/time.Duration(n) > j.plan.MaxTime:
+	case r.Planned > 0 && n >= r.Planned, j.plan.MaxTime > 0 && r.Elapsed+pace > j.plan.MaxTime:
 		r.Budget = BudgetTime
 	default:
 		r.Budget = ""

@@ -45,7 +45,7 @@ func (j *abJob) runBlocks(ctx context.Context) (*ABResult, error) {
 		m.block[Base].Index, m.block[Head].Index = blk, blk
 		j.res.Base.Runs = append(j.res.Base.Runs, m.block[Base])
 		j.res.Head.Runs = append(j.res.Head.Runs, m.block[Head])
-		if j.unitDone(blk+1, began) {
+		if j.unitDone(blk+1, time.Since(began)) {
 			break
 		}
 	}
