@@ -81,10 +81,8 @@ const (
 	BudgetTime   Budget = "time"  // ab.max_time, or the blocks planned from it
 )
 
-// pace is how long the next block will likely take: the mean of the
-// blocks after the first, which alone probes, settles and starts cold
-// (go-httpbin beside a busy neighbour: 14.6 s, then 9.5 s a block; planned
-// at the first block's pace, the job ended at 100 s of 150), else the first's.
+// pace is the next block's likely time: the mean of those after the first,
+// which alone probes, settles and starts cold (go-httpbin: 14.6 s, then 9.5).
 func (r *ABResult) pace(n int) time.Duration {
 	if n < 2 {
 		return r.Elapsed
@@ -137,8 +135,7 @@ type abJob struct {
 // whether a budget or the look ends the job.
 func (j *abJob) unitDone(n int, elapsed time.Duration) bool {
 	r := j.res
-	r.Elapsed = elapsed
-	if n == 1 {
+	if r.Elapsed = elapsed; n == 1 {
 		r.firstUnit = elapsed
 	}
 	pace := r.pace(n)

@@ -35,11 +35,13 @@ const (
 	// itemsSQLEnv, when set, is SQL that GET /items runs with psql (on
 	// the database of the PG* environment) before it answers.
 	itemsSQLEnv = "TAILGATE_RUNNER_TEST_ITEMS_SQL"
-	// warmingEnv, when set, is a half-life: GET /items starts at 11 times
+	// warmingEnv, when set, is a half-life: GET /items starts at 41 times
 	// its work at the first request, and the extra work halves every
 	// half-life, as a runtime that compiles its hot paths as it runs gets
 	// faster (steeply at first, so a test's slices differ by far more than
-	// the noise of a loaded machine).
+	// the noise of a loaded machine: at 11 times, a run beside every
+	// package's tests saw the fourth slice 8 % below the third, the fixed
+	// cost of a request grown with the load, and stopped a slice early).
 	warmingEnv = "TAILGATE_RUNNER_TEST_WARMING"
 	// spellEnv, when set, is a moment D: GET /items does 5 times its work
 	// from D to 1.5·D after the first request and its usual work else, as a
@@ -63,7 +65,7 @@ func serveService(addr string) int {
 		first.Do(func() { warmAt.Store(time.Now().UnixNano()) })
 		since := time.Since(time.Unix(0, warmAt.Load()))
 		if slow > 0 {
-			work += int(2_000_000 * math.Exp2(-float64(since)/float64(slow)))
+			work += int(8_000_000 * math.Exp2(-float64(since)/float64(slow)))
 		}
 		if spell > 0 && since >= spell && since < spell*3/2 {
 			work *= 5

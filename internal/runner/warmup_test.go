@@ -69,8 +69,8 @@ func TestColdSlices(t *testing.T) {
 // long as the first found, which the result keeps for the report.
 func TestRunABWarmsUpUntilTheSidesSettle(t *testing.T) {
 	t.Parallel()
-	// the extra work halves every 500 ms: from 10 times the settled work
-	// at the start to about as much again in the slice ending at 2.2 s
+	// the extra work halves every 500 ms: from 40 times the settled work
+	// at the start to about as much again in the slice ending at 3.2 s
 	const halfLife = 500 * time.Millisecond
 	dir := t.TempDir()
 	base, head := serviceTarget(t, dir+"/base.env"), serviceTarget(t, dir+"/head.env")

@@ -52,36 +52,24 @@ func seCoefficients(n, m, baseJobs int, sameJob bool) (a, b float64) {
 	return a, MedianFactor(n)/float64(n) + MedianFactor(m)/float64(m)
 }
 
-// Floor is the calibrated noise floor on the comparison scale,
-// L = t(1−α/K, df)·SE: K gated metrics share the family-wise α (stats.md
-// §0), and df is what the calibration measured SE² on, so that a floor
-// from 10 jobs stands wider than one from 40. With z in place of t, two
-// gated metrics under drift as large as the run noise raised 6–7 % A/A
-// alarms in simulation, not 5 %.
+// Floor is the calibrated noise floor on the comparison scale, L = t(1−α/K,
+// df)·SE: K gated metrics share the family-wise α (stats.md §0); with z for
+// t, two gated under drift raised 6–7 % simulated A/A alarms, not 5 %.
 func Floor(nz Noise, n, m, baseJobs int, sameJob bool, alpha float64, k int) float64 {
 	a, b := seCoefficients(n, m, baseJobs, sameJob)
 	return quantileUpper(alpha/float64(max(k, 1)), nz.df(a, b)) * SE(nz, n, m, baseJobs, sameJob)
 }
 
-// df is the Satterthwaite degrees of freedom of SE² = a·σ_b² + b·σ_w² as
-// the calibration's ANOVA estimated it: from its mean squares, MS_b on
-// Jobs−1 df and MS_w on Jobs·(Runs−1), with σ_b² = (MS_b − MS_w)/Runs.
-// σ_b² takes MS_b's spread, which holds σ_w²/Runs as well, so its df are
-// fewer than Jobs−1. A noise that does not say how it was measured (no
-// jobs or runs) has +Inf: the normal quantile.
+// df is Satterthwaite's for SE² = a·σ_b² + b·σ_w² from the calibration's
+// mean squares, MS_b on Jobs−1 df, MS_w on Jobs·(Runs−1), σ_b² = (MS_b −
+// MS_w)/Runs; +Inf (z) for a noise that does not say how it was measured.
 func (nz Noise) df(a, b float64) float64 {
-	jobs, runs := float64(nz.Jobs), float64(nz.Runs)
-	if nz.Jobs < minCalibrationJobs || nz.Runs < minCalibrationRuns {
-		return math.Inf(1)
+	jobs, runs, msw := float64(nz.Jobs), float64(nz.Runs), nz.SigmaW*nz.SigmaW
+	between, within := a/runs*(runs*nz.SigmaB*nz.SigmaB+msw), (b-a/runs)*msw
+	if v := between + within; nz.Jobs >= minCalibrationJobs && nz.Runs >= minCalibrationRuns && v > 0 {
+		return v * v / (between*between/(jobs-1) + within*within/(jobs*(runs-1)))
 	}
-	msw := nz.SigmaW * nz.SigmaW
-	msb := runs*nz.SigmaB*nz.SigmaB + msw
-	between, within := a/runs*msb, (b-a/runs)*msw
-	v := between + within
-	if !(v > 0) {
-		return math.Inf(1)
-	}
-	return v * v / (between*between/(jobs-1) + within*within/(jobs*(runs-1)))
+	return math.Inf(1)
 }
 
 // quantileUpper is t(1−a) with df degrees of freedom; z(1−a) for df +Inf.
