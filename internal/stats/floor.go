@@ -62,12 +62,14 @@ func Floor(nz Noise, n, m, baseJobs int, sameJob bool, alpha float64, k int) flo
 
 // df is Satterthwaite's for SE² = a·σ_b² + b·σ_w² from the calibration's
 // mean squares, MS_b on Jobs−1 df, MS_w on Jobs·(Runs−1), σ_b² = (MS_b −
-// MS_w)/Runs; +Inf (z) for a noise that does not say how it was measured.
+// MS_w)/Runs, at least Jobs−1 (MS_w's coefficient b − a/Runs can be below
+// 0, and Satterthwaite's df then below both); +Inf (z) for a noise that
+// does not say how it was measured.
 func (nz Noise) df(a, b float64) float64 {
 	jobs, runs, msw := float64(nz.Jobs), float64(nz.Runs), nz.SigmaW*nz.SigmaW
 	between, within := a/runs*(runs*nz.SigmaB*nz.SigmaB+msw), (b-a/runs)*msw
 	if v := between + within; nz.Jobs >= minCalibrationJobs && nz.Runs >= minCalibrationRuns && v > 0 {
-		return v * v / (between*between/(jobs-1) + within*within/(jobs*(runs-1)))
+		return max(v*v/(between*between/(jobs-1)+within*within/(jobs*(runs-1))), jobs-1)
 	}
 	return math.Inf(1)
 }

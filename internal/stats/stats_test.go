@@ -262,6 +262,11 @@ func TestFloorWidensWithFewerCalibrationJobs(t *testing.T) {
 	if got := (Noise{SigmaW: 1e-9, SigmaB: sw, Jobs: 10, Runs: 5}).df(1.2, 0.3); math.Abs(got-9) > 1e-6 {
 		t.Errorf("between-job df = %.3f, want 10−1 = 9", got)
 	}
+	// many head runs against a drift estimated at 0: MS_w's coefficient
+	// below 0 would take Satterthwaite's df under 1; never below Jobs−1
+	if got := (Noise{SigmaW: sw, Jobs: 2, Runs: 5}).df(1.2, 0.1); got != 1 {
+		t.Errorf("df with a negative coefficient = %.3f, want Jobs−1 = 1 at the least", got)
+	}
 	if got := (Noise{SigmaW: sw}).df(1.2, 0.3); !math.IsInf(got, 1) {
 		t.Errorf("df of a noise without jobs = %v, want +Inf (z)", got)
 	}
