@@ -20,8 +20,9 @@ const (
 
 // FloorRule says where the floor of an unpaired comparison comes from
 // (paired samples carry their own): FloorFixed is Input.FixedFloor (NaN
-// for none), FloorCalibrated t(1−α/K, df)·SE under Input.Noise (df its calibration's), FloorSpread
-// t(1−α/K, n+m−2)·σ̂·sqrt(c_n/n + c_m/m) with σ̂ pooled within the sides.
+// for none), FloorCalibrated t(1−α/K, df)·SE under Input.Noise (df its
+// calibration's), FloorSpread t(1−α/K, n+m−2)·σ̂·sqrt(c_n/n + c_m/m) with
+// σ̂ pooled within the sides.
 type FloorRule int
 
 const (

@@ -253,14 +253,15 @@ func TestFloorWidensWithFewerCalibrationJobs(t *testing.T) {
 	if f10, f40, fz := floor(10), floor(40), floor(0); !(f10 > f40 && f40 > fz) {
 		t.Errorf("floors from 10, 40 and unknown jobs: %.4f, %.4f, %.4f; want each wider than the next", f10, f40, fz)
 	}
-	// The limits of Satterthwaite's df: within a job only σ_w², on
-	// Jobs·(Runs−1) df; between jobs only, σ_b²'s Jobs−1.
+	// Satterthwaite's df: within a job only σ_w², on Jobs·(Runs−1) df; the
+	// floors above (5 runs against 6 jobs' 30, σ_b = σ_w) 10.37, computed
+	// by hand from MS_b = 5σ_b² + σ_w² and MS_w = σ_w², above the least 9
 	nz := Noise{SigmaW: sw, SigmaB: sw, Jobs: 10, Runs: 5}
 	if got := nz.df(0, 0.3); math.Abs(got-40) > 1e-9 {
 		t.Errorf("same-job df = %.3f, want 10·(5−1) = 40", got)
 	}
-	if got := (Noise{SigmaW: 1e-9, SigmaB: sw, Jobs: 10, Runs: 5}).df(1.2, 0.3); math.Abs(got-9) > 1e-6 {
-		t.Errorf("between-job df = %.3f, want 10−1 = 9", got)
+	if got := nz.df(seCoefficients(5, 30, 6, false)); math.Abs(got-10.37) > 0.01 {
+		t.Errorf("df of 5 against 30 from 6 jobs = %.3f, want 10.37", got)
 	}
 	// many head runs against a drift estimated at 0: MS_w's coefficient
 	// below 0 would take Satterthwaite's df under 1; never below Jobs−1
