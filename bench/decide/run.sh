@@ -3,7 +3,7 @@
 #
 #   bench/decide/run.sh SERVICE N [TAILGATE_AB_ARGS...]
 #
-# SERVICE is pocketbase, miniflux, gunicorn, httpbin, radicale or verdaccio (bench/decide/SERVICE.sh says how to
+# SERVICE is pocketbase, miniflux, gunicorn, httpbin, radicale, verdaccio or caddy (bench/decide/SERVICE.sh says how to
 # build it, which config to run and which head build each arm is). N jobs
 # per arm: A/A (clean against clean, two processes), slow10 and slow30
 # (a build with about +10 % and +30 % CPU per lifecycle, as a peer tool
@@ -40,7 +40,7 @@
 set -euo pipefail
 service=${1:-}
 n=${2:-}
-[[ -n $service && $n =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 pocketbase|miniflux|gunicorn|httpbin|radicale|verdaccio N [TAILGATE_AB_ARGS...]" >&2; exit 2; }
+[[ -n $service && $n =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 pocketbase|miniflux|gunicorn|httpbin|radicale|verdaccio|caddy N [TAILGATE_AB_ARGS...]" >&2; exit 2; }
 shift 2
 extra=("$@")
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)

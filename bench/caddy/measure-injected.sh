@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The effect of the injected builds as a peer tool sees it: wrk (CONNS
+# connections, by default ab.yml's 4 closed users; the lifecycle of
+# lifecycle.lua) against clean, slow5 and slow10 running side by side, in
+# the alternating rounds of bench/lib/peer-rounds.sh, per build the
+# server's CPU per lifecycle (4 requests) over its slices.
+#   bench/caddy/measure-injected.sh [-r ROUNDS] [-s SLICES] [-d SLICE_SECONDS] [-c CONNS]
+set -euo pipefail
+DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$DIR/../.." && pwd)
+OUT=$DIR/../out/caddy
+rounds=5 slices=4 dur=2 conns=4
+while getopts r:s:d:c: o; do case $o in r) rounds=$OPTARG ;; s) slices=$OPTARG ;; d) dur=$OPTARG ;; c) conns=$OPTARG ;; *) exit 2 ;; esac; done
+declare -A port=([clean]=18331 [slow5]=18337 [slow10]=18338)
+per=4
+# shellcheck source=bench/lib/peer-rounds.sh
+source "$DIR/../lib/peer-rounds.sh"
+start() { (cd "$ROOT" && PORT=${port[$1]} exec "$OUT/caddy-$1" run --config bench/caddy/Caddyfile --adapter caddyfile) >/dev/null 2>&1 & pid[$1]=$!; }
+ready() {
+	for _ in $(seq 50); do curl -fs -o /dev/null "http://127.0.0.1:${port[$1]}/data.json" && return; sleep 0.1; done
+	echo "measure-injected: $1 did not start" >&2
+	exit 3
+}
+lifecycles() { # BUILD TAG SECONDS: runs wrk, prints its requests
+	wrk -t"$((conns < 2 ? conns : 2))" -c"$conns" -d"$3s" -s "$DIR/lifecycle.lua" "http://127.0.0.1:${port[$1]}" | awk '/requests in/ {print $1}'
+}
+peer_rounds
