@@ -8,19 +8,14 @@
 set -euo pipefail
 DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$DIR/../.." && pwd)
-OUT=$DIR/../out/caddy
-rounds=5 slices=4 dur=2 conns=4
-while getopts r:s:d:c: o; do case $o in r) rounds=$OPTARG ;; s) slices=$OPTARG ;; d) dur=$OPTARG ;; c) conns=$OPTARG ;; *) exit 2 ;; esac; done
-declare -A port=([clean]=18331 [slow5]=18337 [slow10]=18338)
-per=4
 # shellcheck source=bench/lib/peer-rounds.sh
 source "$DIR/../lib/peer-rounds.sh"
+peer_options "$@"
+OUT=$DIR/../out/caddy
+declare -A port=([clean]=18331 [slow5]=18337 [slow10]=18338)
+per=4
 start() { (cd "$ROOT" && PORT=${port[$1]} exec "$OUT/caddy-$1" run --config bench/caddy/Caddyfile --adapter caddyfile) >/dev/null 2>&1 & pid[$1]=$!; }
-ready() {
-	for _ in $(seq 50); do curl -fs -o /dev/null "http://127.0.0.1:${port[$1]}/data.json" && return; sleep 0.1; done
-	echo "measure-injected: $1 did not start" >&2
-	exit 3
-}
+ready() { await "$1" "http://127.0.0.1:${port[$1]}/data.json"; }
 lifecycles() { # BUILD TAG SECONDS: runs wrk, prints its requests
 	wrk -t"$((conns < 2 ? conns : 2))" -c"$conns" -d"$3s" -s "$DIR/lifecycle.lua" "http://127.0.0.1:${port[$1]}" | awk '/requests in/ {print $1}'
 }

@@ -9,16 +9,32 @@
 # all its threads, ended ones included), and per round each slow build's
 # change against that round's clean; effects.tsv in OUT.
 #
-# The caller sets OUT, rounds, slices, dur, per (requests per lifecycle),
-# port[BUILD], and defines start BUILD (in the background, setting
-# pid[BUILD]), ready BUILD (returns once the build answers, else exits 3)
-# and lifecycles BUILD TAG SECONDS (runs wrk, prints its requests).
+# The caller sets OUT, per (requests per lifecycle) and port[BUILD], reads
+# its flags with peer_options "$@" (or sets rounds, slices, dur, conns),
+# and defines start BUILD (in the background, setting pid[BUILD]), ready
+# BUILD (returns once the build answers, else exits 3: await helps) and
+# lifecycles BUILD TAG SECONDS (runs wrk, prints its requests).
 tck=$(getconf CLK_TCK)
 builds=(clean slow5 slow10)
 declare -A pid=()
 cpu() { awk '{print $14+$15}' "/proc/$1/stat"; }
 stop() { for b in "${!pid[@]}"; do kill "${pid[$b]}" 2>/dev/null || true; wait "${pid[$b]}" 2>/dev/null || true; done; pid=(); }
 trap stop EXIT
+# peer_options "$@": the flags of every measure-injected.sh,
+# [-r ROUNDS] [-s SLICES] [-d SLICE_SECONDS] [-c CONNS].
+peer_options() {
+	rounds=5 slices=4 dur=2 conns=4
+	local o OPTIND=1
+	while getopts r:s:d:c: o; do case $o in r) rounds=$OPTARG ;; s) slices=$OPTARG ;; d) dur=$OPTARG ;; c) conns=$OPTARG ;; *) exit 2 ;; esac; done
+}
+# await BUILD URL [CURL_ARGS...]: returns once URL answers 2xx, else (15 s) exits 3.
+await() {
+	local b=$1 url=$2
+	shift 2
+	for _ in $(seq 150); do curl -fs -o /dev/null "$@" "$url" && return; sleep 0.1; done
+	echo "measure-injected: $b did not start" >&2
+	exit 3
+}
 median() { sort -g | awk '{a[NR]=$1} END {m = NR % 2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2; printf "median %+.1f %% [%+.1f … %+.1f] over %d rounds", m, a[1], a[NR], NR}'; }
 
 peer_round() { # ROUND: one round's line of effects.tsv

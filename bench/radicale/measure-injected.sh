@@ -10,19 +10,14 @@
 #   bench/radicale/measure-injected.sh [-r ROUNDS] [-s SLICES] [-d SLICE_SECONDS] [-c CONNS]
 set -euo pipefail
 DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-OUT=$DIR/../out/radicale
-rounds=5 slices=4 dur=2 conns=4
-while getopts r:s:d:c: o; do case $o in r) rounds=$OPTARG ;; s) slices=$OPTARG ;; d) dur=$OPTARG ;; c) conns=$OPTARG ;; *) exit 2 ;; esac; done
-declare -A port=([clean]=18232 [slow5]=18233 [slow10]=18234)
-per=5
 # shellcheck source=bench/lib/peer-rounds.sh
 source "$DIR/../lib/peer-rounds.sh"
+peer_options "$@"
+OUT=$DIR/../out/radicale
+declare -A port=([clean]=18232 [slow5]=18233 [slow10]=18234)
+per=5
 start() { TAILGATE_SIDE=measure-$1 "$DIR/serve.sh" "$1" "${port[$1]}" 2>/dev/null & pid[$1]=$!; }
-ready() {
-	for _ in $(seq 150); do curl -fs -o /dev/null -u tg:tg "http://127.0.0.1:${port[$1]}/tg/team/" && return; sleep 0.1; done
-	echo "measure-injected: $1 did not start" >&2
-	exit 3
-}
+ready() { await "$1" "http://127.0.0.1:${port[$1]}/tg/team/" -u tg:tg; }
 lifecycles() { # BUILD TAG SECONDS: runs wrk, prints its requests
 	local out
 	out=$(wrk -t"$conns" -c"$conns" -d"$3s" -s "$DIR/lifecycle.lua" "http://127.0.0.1:${port[$1]}" -- "$2")

@@ -9,19 +9,16 @@
 #   bench/verdaccio/measure-injected.sh [-r ROUNDS] [-s SLICES] [-d SLICE_SECONDS] [-c CONNECTIONS]
 set -euo pipefail
 DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=bench/lib/peer-rounds.sh
+source "$DIR/../lib/peer-rounds.sh"
+peer_options "$@"
 OUT=$DIR/../out/verdaccio
-rounds=5 slices=4 dur=2 conns=4
-while getopts r:s:d:c: o; do case $o in r) rounds=$OPTARG ;; s) slices=$OPTARG ;; d) dur=$OPTARG ;; c) conns=$OPTARG ;; *) exit 2 ;; esac; done
 ((conns >= 1 && conns <= 16)) || { echo "measure-injected: -c takes 1 to 16 (the seed's users)" >&2; exit 2; }
 declare -A port=([clean]=18262 [slow5]=18263 [slow10]=18264) tokens=()
 per=7
-# shellcheck source=bench/lib/peer-rounds.sh
-source "$DIR/../lib/peer-rounds.sh"
 start() { TAILGATE_SIDE=measure-$1 "$DIR/serve.sh" "$1" "${port[$1]}" >/dev/null 2>&1 & pid[$1]=$!; }
 ready() {
-	local ok=0
-	for _ in $(seq 150); do curl -fs -o /dev/null "http://127.0.0.1:${port[$1]}/-/ping" && { ok=1; break; }; sleep 0.1; done
-	((ok)) || { echo "measure-injected: $1 did not start" >&2; exit 3; }
+	await "$1" "http://127.0.0.1:${port[$1]}/-/ping"
 	tokens[$1]=$(login "$1")
 	[[ $(wc -w <<<"${tokens[$1]}") == "$conns" ]] || { echo "measure-injected: $1: a login failed" >&2; exit 3; }
 }
