@@ -95,8 +95,9 @@ func TestSpreadTextKeepsSmallSpreadsApart(t *testing.T) {
 	}
 }
 
-// Stored noise too uncertain to pool (earlier jobs whose spreads disagree,
-// stats.PoolNoise) is not said to disagree with this job's.
+// Stored noise too uncertain to pool is not said to disagree with this
+// job's, and the note says which made it uncertain: too few earlier
+// blocks, or earlier jobs whose spreads disagree (stats.PoolNoise).
 func TestNoiseNotesTellTooUncertainFromDisagreeing(t *testing.T) {
 	f := gate.Finding{Key: result.IterationsPerSec, Label: "iterations/s"}
 	v := gate.Verdict{Sequential: &gate.Sequential{}, Findings: []gate.Finding{f},
@@ -106,7 +107,8 @@ func TestNoiseNotesTellTooUncertainFromDisagreeing(t *testing.T) {
 		prior stats.SeqPrior
 		want  string
 	}{
-		{stats.SeqPrior{SD: math.Log(1.05), DF: 3}, "iterations/s (stored 5.0 % is worth 3 degrees of freedom, too few to pool"},
+		{stats.SeqPrior{SD: math.Log(1.05), DF: 3, Summed: 3}, "iterations/s (stored 5.0 % has 3 degrees of freedom, too few to pool: too few earlier blocks)"},
+		{stats.SeqPrior{SD: math.Log(1.05), DF: 1, Summed: 40}, "iterations/s (stored 5.0 % comes from earlier jobs whose spreads disagree with each other: worth 1 of their 40 degrees of freedom, too few to pool)"},
 		{stats.SeqPrior{SD: math.Log(1.20), DF: 16}, "iterations/s (stored 20.0 % disagrees with this job's 4.0 %)"},
 	} {
 		n.prior = map[string]stats.SeqPrior{f.Key: c.prior}

@@ -170,6 +170,16 @@ func (s Sealing) Notes(fromBase bool) []string {
 	return append(out, "the files the base commit's commands run came from the base commit for both sides (with benchmark_from: base, every file a command of the procedure names as its program, script or makefile, and every file under ab.procedure): "+strings.Join(s.Pinned, ", "))
 }
 
+// tooUncertain says why a stored spread is too uncertain to pool: the
+// earlier jobs' spreads disagree with each other (a runner sometimes
+// busy), or they hold too few blocks.
+func tooUncertain(p stats.SeqPrior) string {
+	if (stats.SeqPrior{SD: p.SD, DF: p.Summed}).UsableDF() > 0 {
+		return fmt.Sprintf("comes from earlier jobs whose spreads disagree with each other: worth %d of their %d degrees of freedom, too few to pool", p.DF, p.Summed)
+	}
+	return fmt.Sprintf("has %d degrees of freedom, too few to pool: too few earlier blocks", p.DF)
+}
+
 // NoiseNotes say which noise an A/B verdict used, metric by metric: the spread stored in the noise file path (stored,
 // from earlier jobs) pooled with the job's own, or the job's own and why.
 func NoiseNotes(path string, earlier int, stored map[string]stats.SeqPrior, v gate.Verdict) []string {
@@ -188,7 +198,7 @@ func NoiseNotes(path string, earlier int, stored map[string]stats.SeqPrior, v ga
 		case df > 0:
 			pooled = append(pooled, fmt.Sprintf("%s (stored spread %s, %d degrees of freedom)", f.Label, SpreadText(f, p.SD), df))
 		case p.UsableDF() == 0:
-			own = append(own, fmt.Sprintf("%s (stored %s is worth %d degrees of freedom, too few to pool: too few earlier blocks, or earlier jobs whose spreads disagree with each other)", f.Label, SpreadText(f, p.SD), p.DF))
+			own = append(own, fmt.Sprintf("%s (stored %s %s)", f.Label, SpreadText(f, p.SD), tooUncertain(p)))
 		default:
 			own = append(own, fmt.Sprintf("%s (stored %s disagrees with this job's %s)", f.Label, SpreadText(f, p.SD), SpreadText(f, mine.SD)))
 		}

@@ -2,14 +2,18 @@ package runner
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"os"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/target"
 )
 
 // logged are the first submatches of re in the log, in order: what the
@@ -115,6 +119,51 @@ func TestRunABFillsThePortPlaceholder(t *testing.T) {
 		}
 		if !restart && base[0] == head[0] {
 			t.Errorf("both sides run at once on %s", base[0])
+		}
+	}
+}
+
+// A drawn port another process takes before the start (parallel jobs on
+// one runner) is drawn again, a bounded number of times; a start whose
+// every draw is taken fails naming the port's holder.
+func TestRunABDrawsAgainAPortTakenBeforeTheStart(t *testing.T) {
+	t.Parallel()
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	heldPort := held.Addr().(*net.TCPAddr).Port
+	dir := t.TempDir()
+	tgt := serviceTarget(t, dir+"/t.env")
+	tgt.URL = "http://127.0.0.1:" + config.PortPlaceholder
+	tgt.Start.Env[serveEnv] = "127.0.0.1:" + config.PortPlaceholder
+	for _, taken := range []int{1, portDraws} {
+		draws := 0
+		r := abBenchmark(t, tgt.URL)
+		r.FreePort = func(host string) (int, error) {
+			if draws++; draws <= taken {
+				return heldPort, nil
+			}
+			return target.FreePort(host)
+		}
+		res, err := r.RunAB(context.Background(), ABPlan{Base: tgt, Head: tgt, Order: config.OrderABBA, MaxBlocks: 1, Restart: true, Shape: Shape{WholeRuns: wholeIf("pairs under test")}})
+		if taken == portDraws {
+			if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("port %d", heldPort)) || draws != portDraws {
+				t.Errorf("every draw taken: err %v after %d draws, want the port named after %d", err, draws, portDraws)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("one draw taken: %v", err)
+		}
+		for _, addr := range append(startedAddrs(t, res.Base.TargetLog), startedAddrs(t, res.Head.TargetLog)...) {
+			if addr == held.Addr().String() {
+				t.Errorf("started on the taken port %s", addr)
+			}
+		}
+		if draws != 3 { // the taken one, then one a side
+			t.Errorf("%d draws, want 3", draws)
 		}
 	}
 }

@@ -58,6 +58,9 @@ type Benchmark struct {
 	// scenarios are compiled, before anything starts. Nil: none.
 	Getenv func(string) string
 	Mask   func(value string)
+	// FreePort draws the port of a target whose URL has {{port}}; nil:
+	// target.FreePort.
+	FreePort func(host string) (int, error)
 
 	mu         sync.Mutex
 	logs       map[string]string // log file per side

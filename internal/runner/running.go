@@ -52,17 +52,10 @@ func (t *running) inTree(path string) string {
 
 // start starts the target when it has a start command, else waits until
 // the target started elsewhere answers.
-func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*running, error) {
-	if t.UsesPort() { // a new free port at every start
-		u, err := url.Parse(strings.ReplaceAll(t.URL, config.PortPlaceholder, "1"))
-		if err != nil {
-			return nil, withLabel(side, fmt.Errorf("target url %q: %w", t.URL, err))
-		}
-		port, err := target.FreePort(u.Hostname())
-		if err != nil {
-			return nil, withLabel(side, &target.StepError{Step: target.StepStart, Err: err})
-		}
-		t = t.WithPort(port)
+func (b *Benchmark) start(ctx context.Context, cfg config.Target, side string) (*running, error) {
+	t, err := b.withFreePort(cfg)
+	if err != nil {
+		return nil, withLabel(side, err)
 	}
 	dir := t.Tree // TAILGATE_SIDE_DIR: an A/B side's worktree, else the working directory
 	if wd, err := os.Getwd(); dir == "" && err == nil {
@@ -84,6 +77,11 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 		opt.LogPath = path
 	}
 	p, err := target.Start(ctx, t.URL, t, opt)
+	for try := 1; err != nil && cfg.UsesPort() && target.PortTaken(err) && try < portDraws; try++ {
+		if t, err = b.withFreePort(cfg); err == nil { // taken since the draw: draw again
+			p, err = target.Start(ctx, t.URL, t, opt)
+		}
+	}
 	if err != nil {
 		return nil, withLabel(side, startFailure(err, resetErr))
 	}
@@ -92,6 +90,30 @@ func (b *Benchmark) start(ctx context.Context, t config.Target, side string) (*r
 		remote: t.Remote, tls: tlsConfig, verify: t.Verify, ready: t.Ready, tree: t.Tree}
 	rt.path = rt.pathOf(t)
 	return rt, nil
+}
+
+// portDraws bounds the ports drawn for one start: another process may
+// take a drawn port before the start (parallel jobs on one runner).
+const portDraws = 3
+
+// withFreePort is t on a new free port where its URL has {{port}}.
+func (b *Benchmark) withFreePort(t config.Target) (config.Target, error) {
+	if !t.UsesPort() {
+		return t, nil
+	}
+	u, err := url.Parse(strings.ReplaceAll(t.URL, config.PortPlaceholder, "1"))
+	if err != nil {
+		return t, fmt.Errorf("target url %q: %w", t.URL, err)
+	}
+	draw := target.FreePort
+	if b.FreePort != nil {
+		draw = b.FreePort
+	}
+	port, err := draw(u.Hostname())
+	if err != nil {
+		return t, &target.StepError{Step: target.StepStart, Err: err}
+	}
+	return t.WithPort(port), nil
 }
 
 // pathOf is what the target's windows account beside its CPU and memory:

@@ -30,7 +30,7 @@ func PoolNoise(jobs []SeqPrior) SeqPrior {
 	if df == 0 {
 		return SeqPrior{}
 	}
-	out := SeqPrior{SD: math.Sqrt(ss / float64(df)), DF: df}
+	out := SeqPrior{SD: math.Sqrt(ss / float64(df)), DF: df, Summed: df}
 	if tau2 := logVarianceHeterogeneity(spread); tau2 > 0 {
 		out.DF = min(df, int(2/(tau2+2/float64(df))))
 	}

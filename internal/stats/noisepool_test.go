@@ -51,6 +51,9 @@ func TestPoolNoiseShrinksTheDegreesOfFreedomOfDisagreeingJobs(t *testing.T) {
 		// other job made them
 		p := PoolNoise(jobSpreads(rng, 10, 3, 0.03, 0.06))
 		dfs = append(dfs, p.DF)
+		if p.Summed != 30 { // what the report calls their degrees of freedom
+			t.Fatalf("summed df %d, want the jobs' 30", p.Summed)
+		}
 	}
 	// τ² = Var ln σ² = (ln 4)²/4 ≈ 0.48: about 4 df for the next job;
 	// 10 jobs of 3 df estimate it roughly, so half of the pools at most

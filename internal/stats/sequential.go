@@ -150,6 +150,10 @@ type SeqPrior struct {
 	SD     float64 `json:"sd"`
 	DF     int     `json:"df"`
 	Within bool    `json:"-"`
+	// Summed is the jobs' degrees of freedom before their disagreement
+	// discounted them (PoolNoise), so that a report can say which made
+	// DF small: few earlier blocks, or jobs unlike each other.
+	Summed int `json:"-"`
 }
 
 // Prior degrees of freedom are rounded down to this grid (a boundary per

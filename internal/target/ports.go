@@ -70,10 +70,24 @@ func checkPortFree(baseURL string) error {
 	}
 	for _, h := range hosts {
 		if err := tryListen(h, port); errors.Is(err, syscall.EADDRINUSE) {
-			return &StepError{Step: StepStart, Err: fmt.Errorf("port %d of %s is already in use by %s: stop it, or give the target another port", port, baseURL, describeHolders(port))}
+			return &StepError{Step: StepStart, Err: portTaken(fmt.Sprintf("port %d of %s is already in use by %s: stop it, or give the target another port", port, baseURL, describeHolders(port)))}
 		}
 	}
 	return nil
+}
+
+// portTaken is the error of a start refused because another process holds
+// the target's port.
+type portTaken string
+
+func (e portTaken) Error() string { return string(e) }
+
+// PortTaken reports whether a start failed because another process held
+// the port: a port drawn by FreePort may be taken between the draw and
+// the start, and is then drawn again.
+func PortTaken(err error) bool {
+	var e portTaken
+	return errors.As(err, &e)
 }
 
 // describeHolders names the processes listening on port, else those whose
@@ -273,7 +287,7 @@ const (
 
 // FreePort returns a TCP port free just now on host (localhost: on
 // 127.0.0.1 and ::1). Should another take it first, the start fails with
-// the port and its holder named.
+// the port and its holder named (PortTaken).
 func FreePort(host string) (int, error) {
 	for range freePortTries {
 		port := freePortLow + rand.IntN(freePortHigh-freePortLow)
