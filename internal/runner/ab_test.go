@@ -162,8 +162,8 @@ func TestRunABDrawsAgainAPortTakenBeforeTheStart(t *testing.T) {
 				t.Errorf("started on the taken port %s", addr)
 			}
 		}
-		if draws != 3 { // the taken one, then one a side
-			t.Errorf("%d draws, want 3", draws)
+		if draws < 3 { // the taken one, then one a side (more if a parallel test took one)
+			t.Errorf("%d draws, want at least 3", draws)
 		}
 	}
 }
