@@ -19,6 +19,9 @@ import (
 
 var burnRounds = "0"
 
+// rounds is burnRounds parsed once, off the request path.
+var rounds, _ = strconv.Atoi(burnRounds)
+
 func init() {
 	caddy.RegisterModule(Burn{})
 	httpcaddyfile.RegisterHandlerDirective("burn", func(httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
@@ -38,7 +41,6 @@ func (Burn) CaddyModule() caddy.ModuleInfo {
 }
 
 func (*Burn) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	rounds, _ := strconv.Atoi(burnRounds)
 	// every build sets the header, so that they differ in the rounds alone;
 	// it keeps the work from being optimised away
 	w.Header().Set("X-Burn", string('a'+rune(burn(rounds)%26)))
