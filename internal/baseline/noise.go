@@ -77,7 +77,10 @@ func ReadNoise(path string) (*Noise, error) {
 	return &n, nil
 }
 
-// Prior is the pooled spread per metric of the entry's jobs (stats.PoolNoise).
+// Prior is the pooled spread per metric of the entry's jobs (stats.PoolNoise),
+// also where their disagreement leaves it no degrees of freedom: a look
+// pools only a prior it can use (SeqPrior.UsableDF), and the report says
+// why this one was not.
 func (n *Noise) Prior(k NoiseKey) map[string]stats.SeqPrior {
 	e := n.entry(k)
 	if e == nil {
@@ -91,7 +94,7 @@ func (n *Noise) Prior(k NoiseKey) map[string]stats.SeqPrior {
 	}
 	out := map[string]stats.SeqPrior{}
 	for key, jobs := range perMetric {
-		if p := stats.PoolNoise(jobs); p.DF > 0 {
+		if p := stats.PoolNoise(jobs); p.Summed > 0 {
 			out[key] = p
 		}
 	}

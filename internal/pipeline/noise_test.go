@@ -114,4 +114,11 @@ func TestNoiseNotesTellTooUncertainFromDisagreeing(t *testing.T) {
 		n.prior = map[string]stats.SeqPrior{f.Key: c.prior}
 		wantIn(t, strings.Join(n.notes(v), "\n"), "noise: this job's own for "+c.want)
 	}
+	// a look that pooled its own windows' spread (16 df) where the stored
+	// one was unusable did not pool the noise file
+	v.PriorUsed = map[string]int{f.Key: 16}
+	n.prior = map[string]stats.SeqPrior{f.Key: {SD: math.Log(1.05), DF: 1, Summed: 40}}
+	if notes := strings.Join(n.notes(v), "\n"); strings.Contains(notes, "pooled with") || !strings.Contains(notes, "this job's own for iterations/s") {
+		t.Errorf("windows' spread pooled, the stored unusable: notes %q, want this job's own", notes)
+	}
 }

@@ -195,7 +195,7 @@ func NoiseNotes(path string, earlier int, stored map[string]stats.SeqPrior, v ga
 		mine, judged := v.Noise[f.Key]
 		switch df := v.PriorUsed[f.Key]; {
 		case !ok || !judged || !(p.SD > 0): // not judged, or a spread of 0 (a rate that never moved): nothing to pool
-		case df > 0:
+		case df > 0 && p.UsableDF() > 0: // else the prior was the job's own windows (gate.withinNoise)
 			pooled = append(pooled, fmt.Sprintf("%s (stored spread %s, %d degrees of freedom)", f.Label, SpreadText(f, p.SD), df))
 		case p.UsableDF() == 0:
 			own = append(own, fmt.Sprintf("%s (stored %s %s)", f.Label, SpreadText(f, p.SD), tooUncertain(p)))
