@@ -1,6 +1,7 @@
 package result
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"testing"
@@ -102,6 +103,68 @@ func TestCombineAndLeaveOneOut(t *testing.T) {
 	if lb, _ := (&WindowPairs{Base: base[:1], Head: head[:1], Block: []int{0}}).LeaveOneOut(0); lb != nil {
 		t.Errorf("a block of one window pair has no replicates, got %d", len(lb))
 	}
+}
+
+// Settle leaves a block's windows and replicates without histograms, and
+// the replicates' metrics (latency p95 among them, which only the
+// histograms give) as they were made from the whole windows; a later
+// block keeps its histograms until it settles, and a block's run made from
+// the windows before keeps its own.
+func TestSettleKeepsTheReplicatesMetricsAndDropsTheHistograms(t *testing.T) {
+	t.Parallel()
+	phases := func(closed, open Run) Run {
+		closed.Steps = []Step{{Name: "get", Requests: 4 * closed.Iterations.Completed, Latency: closed.Latency}}
+		return *MergePhases([]Phase{{Name: "capacity", Run: closed}, {Name: "latency", Run: open}})
+	}
+	var base, head []Run
+	for i := range 6 {
+		base = append(base, phases(window(ModelClosed, int64(100+i), time.Millisecond, 0.2, 0), window(ModelOpen, 20, time.Duration(3+i)*time.Millisecond, 0.05, 0)))
+		head = append(head, phases(window(ModelClosed, int64(100+i), time.Millisecond, 0.3, 0), window(ModelOpen, 20, time.Duration(4+i)*time.Millisecond, 0.05, 0)))
+	}
+	blocks := []int{0, 0, 0, 1, 1, 1}
+	want, _ := (&WindowPairs{Base: slices.Clone(base), Head: slices.Clone(head), Block: blocks}).LeaveOneOut(0)
+	block := Combine(base[:3])
+	joins := 0
+	w := &WindowPairs{Base: slices.Clone(base), Head: slices.Clone(head), Block: blocks, Join: func(rs []Run) Run { joins++; return Combine(rs) }}
+	w.Settle(0)
+	lb, _ := w.LeaveOneOut(0)
+	if joins != 6 || len(lb) != 3 {
+		t.Fatalf("%d merges and %d replicates after settling block 0 and reading it, want 6 and 3 (made once, by Settle)", joins, len(lb))
+	}
+	for i := range lb {
+		if _, ok := want[i].Metrics[LatencyP95]; !ok || !maps.Equal(lb[i].Metrics, want[i].Metrics) {
+			t.Errorf("replicate %d's metrics %v, want those made from the whole windows %v", i, lb[i].Metrics, want[i].Metrics)
+		}
+	}
+	for i, r := range append(append(w.Base[:3:3], w.Head[:3]...), lb...) {
+		if hasHistogram(r) {
+			t.Errorf("run %d of the settled block still holds a histogram", i)
+		}
+	}
+	if !hasHistogram(w.Base[3]) || !hasHistogram(w.Head[5]) {
+		t.Error("block 1, not settled, lost its windows' histograms")
+	}
+	if !hasHistogram(block) || block.Metrics[LatencyP95] < 4.9 {
+		t.Errorf("the block's run made before lost its histograms (p95 %v ms, want 5)", block.Metrics[LatencyP95])
+	}
+}
+
+// hasHistogram reports whether r, its steps or its phases hold one.
+func hasHistogram(r Run) bool {
+	if r.Latency != nil || r.IterationLatency != nil || r.ScheduleLag != nil {
+		return true
+	}
+	for _, s := range r.Steps {
+		if s.Latency != nil {
+			return true
+		}
+	}
+	for _, p := range r.Phases {
+		if hasHistogram(p.Run) {
+			return true
+		}
+	}
+	return false
 }
 
 // A look reads the last block's replicates once per gated metric: they

@@ -5,6 +5,7 @@
 package result
 
 import (
+	"slices"
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/hist"
@@ -97,6 +98,22 @@ type Run struct {
 }
 
 const ModelPhases = "phases"
+
+// WithoutHistograms is the run without its latency histograms (its own,
+// its steps' and its phases'), its counts and metrics kept: a copy for
+// what reads only those, where holding the histograms costs memory.
+func (r Run) WithoutHistograms() Run {
+	r.Latency, r.IterationLatency, r.ScheduleLag = nil, nil, nil
+	r.Steps = slices.Clone(r.Steps)
+	for i := range r.Steps {
+		r.Steps[i].Latency = nil
+	}
+	r.Phases = slices.Clone(r.Phases)
+	for i := range r.Phases {
+		r.Phases[i].Run = r.Phases[i].Run.WithoutHistograms()
+	}
+	return r
+}
 
 // Phase is one phase of a run: its name and everything it measured.
 // Skipped marks a phase an A/B block left out (its gated metrics had all

@@ -42,6 +42,7 @@ func (j *abJob) runBlocks(ctx context.Context) (*ABResult, error) {
 			w.Base, w.Head = append(w.Base, m.windows[Base][k]), append(w.Head, m.windows[Head][k])
 			w.Block = append(w.Block, blk)
 		}
+		w.Settle(blk)
 		m.block[Base].Index, m.block[Head].Index = blk, blk
 		j.res.Base.Runs = append(j.res.Base.Runs, m.block[Base])
 		j.res.Head.Runs = append(j.res.Head.Runs, m.block[Head])
