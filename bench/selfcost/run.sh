@@ -44,6 +44,7 @@ for ((r = 1; r <= rounds; r++)); do
 			sleep 0.2
 		done
 		wait "$pid" && code=0 || code=$?
+		pkill -P "$watchdog" sleep 2>/dev/null || true # its sleep, which would outlive it
 		kill "$watchdog" 2>/dev/null || true
 		printf '%s\t%s\t%d\t%.0f\t%.1f\n' "$bin" "$r" "$code" "$((hwm / 1024))" "$(echo "$cpu / $ticks" | bc -l)" | tee -a "$OUT/jobs.tsv"
 	done

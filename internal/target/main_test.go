@@ -99,6 +99,22 @@ func serveDemo(addr string) int {
 
 func freeAddr(t *testing.T) string { return targettest.FreeAddr(t) }
 
+// startOnFreeAddr starts tgt on a loopback address drawn now, drawing
+// again where a process of a test running beside it took the port between
+// the draw and the start (as the runner's start draws again): the tests
+// that call it judge how a start fails for other reasons.
+func startOnFreeAddr(t *testing.T, tgt config.Target, o StartOptions) (*Process, error) {
+	t.Helper()
+	for range 3 {
+		p, err := Start(context.Background(), "http://"+freeAddr(t), tgt, o)
+		if !PortTaken(err) {
+			return p, err
+		}
+	}
+	t.Fatal("3 drawn ports were taken before the start")
+	return nil, nil
+}
+
 // groupMembers lists the running (not zombie) processes of group pgid.
 func groupMembers(t *testing.T, pgid int) []int {
 	t.Helper()

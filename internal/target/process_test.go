@@ -187,7 +187,7 @@ func TestStartFailsWhenTargetExitsBeforeReady(t *testing.T) {
 			tgt.Ready = &config.Ready{Path: "/", Timeout: config.Duration(20 * time.Second)}
 			log := filepath.Join(t.TempDir(), "target.log")
 			start := time.Now()
-			_, err := Start(context.Background(), "http://"+freeAddr(t), tgt, StartOptions{Children: m.children(t), LogPath: log})
+			_, err := startOnFreeAddr(t, tgt, StartOptions{Children: m.children(t), LogPath: log})
 			var se *StepError
 			if !errors.As(err, &se) || se.Step != StepReady {
 				t.Fatalf("Start = %v, want a ready StepError", err)
@@ -216,7 +216,7 @@ func TestStartReadinessTimeout(t *testing.T) {
 	tgt := shellTarget(`echo $$ > "` + pidFile + `"; exec sleep 30`)
 	// long enough for the script to write its pid on a busy machine
 	tgt.Ready = &config.Ready{Path: "/health", Timeout: config.Duration(2 * time.Second), Interval: config.Duration(50 * time.Millisecond)}
-	_, err := Start(context.Background(), "http://"+freeAddr(t), tgt, StartOptions{Children: supervised(t)})
+	_, err := startOnFreeAddr(t, tgt, StartOptions{Children: supervised(t)})
 	if err == nil || !strings.Contains(err.Error(), "ready: GET /health") || !strings.Contains(err.Error(), "not ready after 2s") {
 		t.Fatalf("Start = %v, want a readiness timeout naming the probe", err)
 	}
@@ -375,7 +375,7 @@ func TestReadinessChecksStatus(t *testing.T) {
 
 func TestStartRejectsEmptyCommand(t *testing.T) {
 	t.Parallel()
-	_, err := Start(context.Background(), "http://"+freeAddr(t), config.Target{Start: &config.Start{}}, StartOptions{})
+	_, err := startOnFreeAddr(t, config.Target{Start: &config.Start{}}, StartOptions{})
 	if err == nil || !strings.Contains(err.Error(), "command is empty") {
 		t.Fatalf("Start with no command = %v, want a clear error", err)
 	}
@@ -386,7 +386,7 @@ func TestStartWithAMissingProgram(t *testing.T) {
 	for _, m := range modes {
 		for _, prog := range []string{"/no/such/server", "no-such-server-tailgate"} {
 			tgt := config.Target{Start: &config.Start{Command: config.Command{Args: []string{prog}}}}
-			_, err := Start(context.Background(), "http://"+freeAddr(t), tgt, StartOptions{Children: m.children(t)})
+			_, err := startOnFreeAddr(t, tgt, StartOptions{Children: m.children(t)})
 			var se *StepError
 			if !errors.As(err, &se) || se.Step != StepStart || !strings.Contains(err.Error(), prog) {
 				t.Errorf("%s: Start of %s = %v, want a start error naming it", m.name, prog, err)
@@ -402,7 +402,7 @@ func TestStartWithAMissingDir(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no-such-dir")
 	for _, m := range modes {
 		tgt := config.Target{Start: &config.Start{Command: config.Command{Args: []string{"sh", "-c", "sleep 10"}}, Dir: missing}}
-		_, err := Start(context.Background(), "http://"+freeAddr(t), tgt, StartOptions{Children: m.children(t)})
+		_, err := startOnFreeAddr(t, tgt, StartOptions{Children: m.children(t)})
 		var se *StepError
 		if !errors.As(err, &se) || se.Step != StepStart || !strings.Contains(err.Error(), "working directory "+missing+" does not exist") {
 			t.Errorf("%s: Start in a missing dir = %v, want a start error naming the directory", m.name, err)
