@@ -205,7 +205,7 @@ func (w *WindowPairs) InBlocks(blocks int) int {
 // 180 kB), which the garbage collector swept while the next windows ran.
 // Call it once the block's last window pair is in.
 func (w *WindowPairs) Settle(b int) {
-	base, head := w.LeaveOneOut(b)
+	base, head := w.LeaveOneOut(b) // the cache's own slices: set in place
 	for _, runs := range [][]Run{base, head} {
 		for i := range runs {
 			runs[i] = runs[i].WithoutHistograms()

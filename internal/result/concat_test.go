@@ -147,6 +147,10 @@ func TestSettleKeepsTheReplicatesMetricsAndDropsTheHistograms(t *testing.T) {
 	if !hasHistogram(block) || block.Metrics[LatencyP95] < 4.9 {
 		t.Errorf("the block's run made before lost its histograms (p95 %v ms, want 5)", block.Metrics[LatencyP95])
 	}
+	// a block of whole runs is a copy of its one window, sharing its steps and phases
+	if !hasHistogram(base[0].Phases[0].Run) || base[0].Phases[0].Steps[0].Latency == nil {
+		t.Error("a copy of a settled window lost the histograms of its steps or phases")
+	}
 }
 
 // hasHistogram reports whether r, its steps or its phases hold one.
