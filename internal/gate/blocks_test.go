@@ -137,3 +137,31 @@ func TestBlocksAreTheUnits(t *testing.T) {
 		t.Errorf("a metric missing from block 3 after two whole blocks: %s, want inconclusive", f.Outcome)
 	}
 }
+
+// The look says how much of the blocks' spread their windows explain: the
+// noise within them (8 windows of cv 8 % a side: √2·8/√8 = 4 % a block's
+// change), apart from what the blocks' processes differ by (3 % a side:
+// 4.2 %), which longer blocks would not narrow.
+func TestLookSplitsTheSpreadIntoWindowsAndBetweenBlocks(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		bias, between float64
+	}{{0.03, math.Sqrt2 * 0.03}, {0, 0}} {
+		wb, wh, blocks := blockPairs(rand.New(rand.NewPCG(21, 3)), 60, 8, 0.08, tc.bias, 1)
+		base, head, o := windowed(wb, wh, blocks)
+		v := JudgeSequential(base, head, Policy{Metrics: []string{cpu}}, stats.SeqDesign{MinBlocks: 60, MaxBlocks: 60}, true, o)
+		f, _ := finding(v, cpu)
+		if f.Look == nil {
+			t.Fatalf("bias %g: no look", tc.bias)
+		}
+		own, windows := f.Look.Dec.OwnSpread, f.Look.WindowsSD
+		between := math.Sqrt(math.Max(own*own-windows*windows, 0))
+		t.Logf("bias %g: blocks spread %.4f, windows %.4f, between %.4f", tc.bias, own, windows, between)
+		if math.Abs(windows-0.04) > 0.004 { // the jackknife over 420 window pairs: about 3 % of it
+			t.Errorf("bias %g: the windows explain %.4f of a block's change, want 0.040 ± 0.004", tc.bias, windows)
+		}
+		if math.Abs(between-tc.between) > 0.015 { // 59 blocks' own spread: about 9 % of it
+			t.Errorf("bias %g: %.4f lies between blocks, want %.3f ± 0.015", tc.bias, between, tc.between)
+		}
+	}
+}

@@ -189,8 +189,10 @@ type seqLook struct {
 	// and resolution are on the comparison scale.
 	spread, minEffect, resolution float64
 	exact, within                 bool // exact: stats.SeqDesign.ExactLook decided; within: the spread within blocks was pooled
-	units                         int
-	design                        stats.SeqDesign
+	// windowsSD is the part of the deciding look's spread its blocks' windows explain (withinNoise); 0: unknown.
+	windowsSD float64
+	units     int
+	design    stats.SeqDesign
 }
 
 // withinNoise is, for the look at each block count up to units, the spread
@@ -309,7 +311,11 @@ func (l *seqLook) look(d stats.SeqDesign, bv, hv, diffs []float64, k int, final 
 	if dec, ok := d.ExactLook(hv, bv, mp.direction(), l.minEffect, l.resolution); mp.scale() == stats.Ratio && ok {
 		l.dec, l.exact, l.finding.Test = dec, true, stats.TestExactCount
 	} else {
-		l.dec, err = d.ReplayWithin(diffs, l.minEffect, l.resolution, k, final && !l.gaps.any(), mp.withinNoise(windows, len(diffs)))
+		within := mp.withinNoise(windows, len(diffs))
+		l.dec, err = d.ReplayWithin(diffs, l.minEffect, l.resolution, k, final && !l.gaps.any(), within)
+		if n := l.dec.Blocks; n > 0 && n <= len(within) {
+			l.windowsSD = within[n-1].SD
+		}
 	}
 	l.within = l.dec.PriorDF > 0 && d.Prior.DF == 0
 	return err
@@ -331,7 +337,8 @@ func (l *seqLook) decided(bv, hv []float64, used, complete, maxUnits int) {
 	if at := l.dec.Blocks; at < used { // the look that decided saw fewer
 		f.Center, f.BaseCenter, f.HeadCenter = mp.centers(bv[:at], hv[:at])
 	}
-	f.Note, f.Look = mp.note, &Look{Dec: l.dec, Exact: l.exact, Change: f.Change, Sign: mp.direction().Sign(), MaxBlocks: maxUnits, Complete: complete, Gaps: l.gaps}
+	f.Note, f.Look = mp.note, &Look{Dec: l.dec, Exact: l.exact, Change: f.Change, Sign: mp.direction().Sign(), MaxBlocks: maxUnits, Complete: complete, Gaps: l.gaps,
+		WindowsSD: l.windowsSD}
 	if l.gaps.any() && !l.dec.Decided() {
 		l.cut, f.Outcome, f.Look.Cut = true, MetricInconclusive, true
 		return

@@ -121,7 +121,9 @@ type Finding struct {
 // Look is what a sequential look showed of a metric: the decision (an exact count's when Exact), its change head
 // against base (Change, Sign: the change per unit worse) in a budget of MaxBlocks; the blocks that lack the metric
 // (Gaps), which left it undecided when Cut, Complete blocks before them; Stopped, the verdict's Sequential when the
-// job stopped with the metric undecided.
+// job stopped with the metric undecided; WindowsSD, the part of the blocks' own spread (Dec.OwnSpread) that the
+// noise within their windows explains, on the comparison scale (0: no windows, or not known): the rest lies between
+// blocks, which longer blocks do not narrow.
 type Look struct {
 	Dec                 stats.SeqDecision
 	Exact, Cut          bool
@@ -129,6 +131,7 @@ type Look struct {
 	MaxBlocks, Complete int
 	Gaps                Gaps
 	Stopped             *Sequential
+	WindowsSD           float64
 }
 
 // Detectable states the smallest regression of a gated metric the

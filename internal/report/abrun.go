@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tailgate-ci/tailgate/internal/config"
+	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/result"
 )
 
@@ -129,6 +130,7 @@ func (r *ABRun) notes(in Input) []string {
 	if r.Spent != "" {
 		add("where the time went: " + r.Spent)
 	}
+	add(spreadNote(in.Verdict))
 	if r.Planned > 0 {
 		add(fmt.Sprintf("budget: ab.max_time (%s) allows about %d %s at %s a block, fewer than ab.max_blocks (%d): the verdict was planned for %d",
 			r.MaxTime, r.Planned, plural(r.Planned, "block", "blocks"), r.Pace.Round(100*time.Millisecond), r.MaxBlocks, r.Planned))
@@ -227,6 +229,37 @@ func skippedNote(blocks []result.Run) string {
 		return ""
 	}
 	return strings.Join(parts, "; ") + ", once every gated metric taken from it had decided: the time went to the undecided metrics, and the decided ones keep their decisions, made on the blocks that measured them"
+}
+
+// spreadNote splits each gated metric's spread of a block's change at the
+// deciding look into the noise within the blocks' windows, which more
+// windows a block (a longer load.duration) narrows, and the rest, which
+// lies between blocks (each block's processes, its moment) and only more
+// blocks average out: which of the two buys a tighter verdict here.
+func spreadNote(v gate.Verdict) string {
+	var parts []string
+	for _, f := range v.Findings {
+		l := f.Look
+		if !f.Gated || l == nil || l.Exact || orderStatistics[f.Key] || !(l.WindowsSD > 0) || !(l.Dec.OwnSpread > 0) {
+			continue
+		}
+		own, windows := l.Dec.OwnSpread, l.WindowsSD
+		between := math.Sqrt(math.Max(own*own-windows*windows, 0))
+		parts = append(parts, fmt.Sprintf("%s %s (windows %s, between blocks %s)", f.Label, SpreadText(f, own), SpreadText(f, windows), SpreadText(f, between)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "what a block's change spread by (SD over the blocks), and how much of it the noise within their windows explains, which a longer load.duration narrows; the rest lies between blocks and only more blocks narrow it: " +
+		strings.Join(parts, "; ")
+}
+
+// orderStatistics are the metrics whose spread a block's windows cannot
+// split: the jackknife over the windows overstates a quantile's or a
+// maximum's (Caddy's latency p95: windows 5.5 %, the blocks 2.3 %).
+var orderStatistics = map[string]bool{
+	result.LatencyP50: true, result.LatencyP90: true, result.LatencyP95: true, result.LatencyP99: true, result.LatencyMax: true,
+	result.IterationP50: true, result.IterationP95: true, result.IterationP99: true, result.PeakRSS: true, result.ScheduleLagP99: true,
 }
 
 // warmupNote says how long a phase warmed up and why: the figures of

@@ -1,11 +1,14 @@
 package report
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tailgate-ci/tailgate/internal/gate"
 	"github.com/tailgate-ci/tailgate/internal/result"
+	"github.com/tailgate-ci/tailgate/internal/stats"
 )
 
 // A job whose requests failed on both sides in a phase loading both at
@@ -117,5 +120,28 @@ func TestDuetNote(t *testing.T) {
 	r.Phases[0] = ABPhase{Name: "capacity", Duet: unmeasured}
 	if got := r.blocksNote(); !strings.Contains(got, "alternating between the sides (A B B A") || !strings.Contains(got, "had no CPU per iteration of both sides") {
 		t.Errorf("note %q: want alternating, and why", got)
+	}
+}
+
+// The spread note splits each gated metric's spread into its windows' and
+// the rest, and leaves out what has no windows (whole runs) or no spread.
+func TestSpreadNoteSplitsTheBlocksSpread(t *testing.T) {
+	look := func(own, windows float64) *gate.Look {
+		return &gate.Look{Dec: stats.SeqDecision{OwnSpread: own}, WindowsSD: windows}
+	}
+	v := gate.Verdict{Findings: []gate.Finding{
+		{Label: "CPU/iteration", Gated: true, Look: look(math.Log(1.05), math.Log(1.03))},
+		{Label: "iterations/s", Gated: true, Look: look(0.04, 0)},                           // whole runs: no windows
+		{Label: "latency p50", Gated: false, Look: look(0.04, 0.03)},                        // reported only
+		{Key: result.LatencyP95, Label: "latency p95", Gated: true, Look: look(0.02, 0.05)}, // a quantile: the jackknife overstates it
+		{Label: "request errors", Gated: true, Percent: true, Look: look(0.5, 0.6)},         // windows above the blocks' own, by chance
+	}}
+	want := "what a block's change spread by (SD over the blocks), and how much of it the noise within their windows explains, which a longer load.duration narrows; the rest lies between blocks and only more blocks narrow it: " +
+		"CPU/iteration 5.0 % (windows 3.0 %, between blocks 4.0 %); request errors 0.50 pp (windows 0.60 pp, between blocks 0.00 pp)"
+	if got := spreadNote(v); got != want {
+		t.Errorf("spreadNote:\n got %s\nwant %s", got, want)
+	}
+	if got := spreadNote(gate.Verdict{}); got != "" {
+		t.Errorf("no findings: %q, want no note", got)
 	}
 }
