@@ -3,7 +3,10 @@
 For each shape: the SD of the blocks' head-to-base log ratio (each job's
 mean removed, pooled over the jobs, with its degrees of freedom), the
 measured and the wall seconds per block, and the variance times the wall
-seconds (the lower, the more a second of the job buys).
+seconds (the lower, the more a second of the job buys). Where the jobs'
+reports split each spread (tailgate's note since the stop of 2026-12-08),
+the root mean square of what the windows explain and of the rest, which
+lies between blocks, over the jobs.
 """
 import glob
 import json
@@ -28,7 +31,11 @@ def main(out):
         pairs = list(zip(runs.get("base", []), runs.get("head", [])))
         if not pairs or not m or not wall:
             continue
-        d = by.setdefault(shape, {"jobs": 0, "blocks": 0, "measured": 0.0, "wall": 0.0, **{k: [0.0, 0] for k in METRICS}})
+        d = by.setdefault(shape, {"jobs": 0, "blocks": 0, "measured": 0.0, "wall": 0.0, "split": [], **{k: [0.0, 0] for k in METRICS}})
+        note = next((n for n in r.get("notes", []) if n.startswith("what a block's change spread by")), "")
+        m_split = re.search(r"CPU/iteration [0-9.]+ % \(windows ([0-9.]+) %, between blocks ([0-9.]+) %\)", note)
+        if m_split:
+            d["split"].append((float(m_split.group(1)), float(m_split.group(2))))
         d["jobs"] += 1
         d["blocks"] += len(pairs)
         d["measured"] += float(m.group(1))
@@ -48,6 +55,9 @@ def main(out):
             sd = math.sqrt(ss / df) * 100 if df else float("nan")
             cells.append(f"{sd:>26.2f} ({df:>2}) {sd * sd * wall:>8.0f}")
         print(f"{shape:16} {d['jobs']:>4} {d['blocks']:>6} {per:>10.1f} {wall:>6.1f}  " + "  ".join(cells))
+        if d["split"]:
+            rms = [math.sqrt(sum(x[i] ** 2 for x in d["split"]) / len(d["split"])) for i in (0, 1)]
+            print(f"{'':16} CPU/iteration, as the {len(d['split'])} jobs' notes split it: windows {rms[0]:.2f} %, between blocks {rms[1]:.2f} % (root mean square)")
 
 
 def order(shape):
