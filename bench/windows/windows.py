@@ -18,7 +18,10 @@ phase, else the first phase's):
   same block (each side's block mean removed): the time the noise lasts;
 - with --sampler (bench/windows/sampler.py's file), the correlation of the
   pair log ratio with the difference of a CPU hog's share and of the
-  runner's own CPU per iteration (the dump's "self") within blocks.
+  runner's own CPU per iteration (the dump's "self") within blocks, and the
+  head-to-base change with and without adjusting for each: on an injected
+  build, whether the covariate moves with the change (and so would shrink
+  it).
 """
 import bisect
 import collections
@@ -142,6 +145,7 @@ def covariates(windows, sampler):
         return None if a is None or b is None else 2 * (b[2] - a[2]) / (b[0] - a[0])
 
     out = {"hog": ([], []), "runner": ([], [])}
+    raw = {"hog": ([], []), "runner": ([], [])}  # the pairs' own differences: what the change moved
     for w in windows.values():
         ks = sorted({k for k, _ in w if (k, 0) in w and (k, 1) in w})
         diffs = {k: w[(k, 1)]["cpu"] - w[(k, 0)]["cpu"] for k in ks}
@@ -154,10 +158,16 @@ def covariates(windows, sampler):
             mx, my = sum(dx.values()) / len(ok), sum(diffs[k] for k in ok) / len(ok)
             out[name][0].extend(dx[k] - mx for k in ok)
             out[name][1].extend(diffs[k] - my for k in ok)
+            raw[name][0].extend(dx[k] for k in ok)
+            raw[name][1].extend(diffs[k] for k in ok)
     for name, (x, y) in out.items():
         r = corr(x, y) if len(x) > 2 else float("nan")
         if not math.isnan(r):
             print(f"pairs against the {name}'s difference within blocks: r = {r:.2f} over {len(x)} pairs, adjusting would leave {100 * math.sqrt(1 - r * r):.0f} % of a pair's SD")
+            bx, by = raw[name]
+            slope = sum(a * b for a, b in zip(x, y)) / sum(a * a for a in x)
+            mx, my = sum(bx) / len(bx), sum(by) / len(by)
+            print(f"  head against base: CPU per iteration {100 * my:+.1f} %, the {name}'s covariate {mx:+.3f}; adjusted (slope {slope:.2f} within blocks) {100 * (my - slope * mx):+.1f} %")
 
 
 def main(argv):
